@@ -1,0 +1,59 @@
+// Package errs defines the error types every Macroscope package reports, so
+// that front ends (the command line, the Python bridge) can tell a broken
+// input file from a bad argument and say precisely where the problem is.
+package errs
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FormatError reports malformed or inconsistent input data. File, Line and
+// Offset locate the problem as precisely as the reader knows it; zero values
+// mean "not known" (Line counts from 1, Offset is a byte offset).
+type FormatError struct {
+	File   string
+	Line   int
+	Offset int64
+	Err    error
+}
+
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	} else if e.Offset > 0 {
+		fmt.Fprintf(&b, ": byte %d", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Format returns a FormatError for file and line whose cause is formatted
+// like fmt.Errorf.
+func Format(file string, line int, format string, args ...any) *FormatError {
+	return &FormatError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+// ArgumentError reports a parameter value that cannot be used, such as a
+// negative number of slices or an empty time window.
+type ArgumentError struct {
+	Name   string // parameter name as the user spells it
+	Reason string
+}
+
+func (e *ArgumentError) Error() string {
+	if e.Name == "" {
+		return e.Reason
+	}
+	return e.Name + ": " + e.Reason
+}
+
+// Argument returns an ArgumentError for the named parameter.
+func Argument(name, format string, args ...any) *ArgumentError {
+	return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}

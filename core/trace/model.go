@@ -1,0 +1,122 @@
+// Package trace is Macroscope's canonical model of an execution trace: a
+// hierarchy of typed containers (machines, processes, threads, links...)
+// holding state intervals, piecewise-constant variables, links between
+// containers and point events. Every reader produces it; every analysis
+// consumes it.
+//
+// Readers stream: they call a Sink as entities complete, so an analysis that
+// only needs a summary (a microscopic model, moments) never holds the events.
+// Trace itself is the Sink that keeps everything, stored column-wise.
+package trace
+
+// Kind says what a Type describes.
+type Kind uint8
+
+// The kinds of types.
+const (
+	KindContainer Kind = iota
+	KindState
+	KindVariable
+	KindEvent
+	KindLink
+)
+
+var kindNames = [...]string{"Container", "State", "Variable", "Event", "Link"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(?)"
+}
+
+// None marks an absent reference (the root's parent, a type without parent).
+const None int32 = -1
+
+// Type describes containers or entities (states, variables, events, links).
+type Type struct {
+	Name   string
+	Alias  string // identifier used in the file, if different from Name
+	Kind   Kind
+	Parent int32  // container type whose containers hold these; None for the root type
+	Start  int32  // links only: container type of the source
+	End    int32  // links only: container type of the destination
+	Color  string // as given in the file ("r g b" in [0,1]), possibly empty
+}
+
+// Container is a node of the resource hierarchy. End is Unset while the
+// container lives; Finish sets it for the containers still alive.
+type Container struct {
+	Name     string
+	Alias    string
+	Type     int32 // index into Trace.Types; None for the root
+	Parent   int32 // index into Trace.Containers; None for the root
+	Start    Time
+	End      Time
+	Children []int32
+}
+
+// Value is a named value of a state, event or link type (Pajé's entity value).
+type Value struct {
+	Type  int32
+	Name  string
+	Alias string
+	Color string
+}
+
+// State is a state interval. Depth is the nesting level: 0 for a state set
+// directly, n for the n-th pushed over it (Pajé's "imbrication").
+type State struct {
+	Container, Type, Value int32
+	Start, End             Time
+	Depth                  int32
+}
+
+// Variable is one piece of a piecewise-constant variable.
+type Variable struct {
+	Container, Type int32
+	Start, End      Time
+	Value           float64
+}
+
+// Link is a communication or relation between two containers.
+type Link struct {
+	Container   int32 // the common container the link is declared in
+	Type, Value int32
+	Start, End  Time
+	From, To    int32 // source and destination containers
+	Key         string
+	Size        float64 // bytes, when the format tells; NaN otherwise
+}
+
+// Event is a point event.
+type Event struct {
+	Container, Type, Value int32
+	Time                   Time
+}
+
+// Sink receives a trace as a reader decodes it. Definitions (types, values,
+// containers) come before anything that refers to them; an entity comes
+// once it is complete. Indices are dense and assigned in arrival order, so
+// the n-th DefineType call defines type n; container 0 is the root, which
+// exists before the first call, so the first CreateContainer makes container
+// 1. Finish comes last, once, with the first and last instants of the trace;
+// containers still alive then end at the last.
+type Sink interface {
+	DefineType(t Type)
+	DefineValue(v Value)
+	CreateContainer(c Container)
+	DestroyContainer(id int32, at Time)
+	State(s State)
+	Variable(v Variable)
+	Link(l Link)
+	Event(e Event)
+	Finish(start, end Time)
+}
+
+// ReadOptions are the options every reader accepts.
+type ReadOptions struct {
+	// Progress, if set, is called now and then with the number of input
+	// bytes consumed so far and the total (0 when unknown).
+	Progress func(done, total int64)
+}

@@ -1,0 +1,104 @@
+package trace
+
+import (
+	"math"
+	"strings"
+)
+
+// Unset is the End of a container that has not been destroyed yet.
+const Unset Time = math.MinInt64
+
+// Trace is a complete trace in memory. Entities are stored column-wise in
+// the order the reader completed them.
+type Trace struct {
+	Files      []string
+	Types      []Type
+	Values     []Value
+	Containers []Container // Containers[0] is the root
+	States     []State
+	Variables  []Variable
+	Links      []Link
+	Events     []Event
+	Start, End Time // first and last instant of the trace
+}
+
+// New returns an empty trace whose root container is named "0" like
+// PajeNG's, ready to receive a reader's calls.
+func New(files ...string) *Trace {
+	return &Trace{
+		Files:      files,
+		Containers: []Container{{Name: "0", Alias: "0", Type: None, Parent: None}},
+	}
+}
+
+// DefineType implements Sink.
+func (t *Trace) DefineType(ty Type) { t.Types = append(t.Types, ty) }
+
+// DefineValue implements Sink.
+func (t *Trace) DefineValue(v Value) { t.Values = append(t.Values, v) }
+
+// CreateContainer implements Sink.
+func (t *Trace) CreateContainer(c Container) {
+	id := int32(len(t.Containers))
+	c.End = Unset
+	t.Containers = append(t.Containers, c)
+	if c.Parent != None {
+		p := &t.Containers[c.Parent]
+		p.Children = append(p.Children, id)
+	}
+}
+
+// DestroyContainer implements Sink.
+func (t *Trace) DestroyContainer(id int32, at Time) { t.Containers[id].End = at }
+
+// State implements Sink.
+func (t *Trace) State(s State) { t.States = append(t.States, s) }
+
+// Variable implements Sink.
+func (t *Trace) Variable(v Variable) { t.Variables = append(t.Variables, v) }
+
+// Link implements Sink.
+func (t *Trace) Link(l Link) { t.Links = append(t.Links, l) }
+
+// Event implements Sink.
+func (t *Trace) Event(e Event) { t.Events = append(t.Events, e) }
+
+// Finish implements Sink: containers still alive end with the trace.
+func (t *Trace) Finish(start, end Time) {
+	t.Start, t.End = start, end
+	t.Containers[0].Start = start
+	for i := range t.Containers {
+		if t.Containers[i].End == Unset {
+			t.Containers[i].End = end
+		}
+	}
+}
+
+// ContainerPath returns the names from the root's child down to container
+// id, joined by sep. The root itself has the empty path.
+func (t *Trace) ContainerPath(id int32, sep string) string {
+	var names []string
+	for c := id; c > 0; c = t.Containers[c].Parent {
+		names = append(names, t.Containers[c].Name)
+	}
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	return strings.Join(names, sep)
+}
+
+// TypeName returns the name of type id, or "" for None.
+func (t *Trace) TypeName(id int32) string {
+	if id == None {
+		return ""
+	}
+	return t.Types[id].Name
+}
+
+// ValueName returns the name of value id, or "" for None.
+func (t *Trace) ValueName(id int32) string {
+	if id == None {
+		return ""
+	}
+	return t.Values[id].Name
+}
