@@ -49,4 +49,3 @@ func hsv(h, s, v float64) color.RGBA {
 	m := v - c
 	return color.RGBA{uint8(255 * (r + m)), uint8(255 * (g + m)), uint8(255 * (b + m)), 255}
 }
-
