@@ -27,6 +27,7 @@ const (
 	evStartLink
 	evEndLink
 	evNewEvent
+	evTraceFile
 	numEventKinds
 )
 
@@ -49,16 +50,26 @@ var eventNames = map[string]eventKind{
 	"PajeStartLink":           evStartLink,
 	"PajeEndLink":             evEndLink,
 	"PajeNewEvent":            evNewEvent,
+	"PajeTraceFile":           evTraceFile,
 }
 
-// role is the meaning of a field for the simulator.
+var kindNames [numEventKinds]string
+
+func init() {
+	for name, k := range eventNames {
+		kindNames[k] = name
+	}
+}
+
+// role is the meaning of a field. The order is PajeNG's, which lists
+// missing fields in this order.
 type role uint8
 
 const (
 	roleNone role = iota // a user field: kept out of the model
+	roleEvent            // the event id, always the first field of a line
 	roleTime
 	roleName
-	roleAlias
 	roleType
 	roleContainer
 	roleStartContainerType
@@ -67,36 +78,38 @@ const (
 	roleEndContainer
 	roleValue
 	roleKey
+	roleAlias
 	roleColor
+	roleLine
+	roleFile
+	roleFilename
 	numRoles
 )
 
-var roleNames = map[string]role{
-	"Time":               roleTime,
-	"Name":               roleName,
-	"Alias":              roleAlias,
-	"Type":               roleType,
-	"Container":          roleContainer,
-	"StartContainerType": roleStartContainerType,
-	"EndContainerType":   roleEndContainerType,
-	"StartContainer":     roleStartContainer,
-	"EndContainer":       roleEndContainer,
-	"Value":              roleValue,
-	"Key":                roleKey,
-	"Color":              roleColor,
-	// Names of the original Pajé dialect, still found in old traces.
+var roleLabels = [numRoles]string{"", "Event", "Time", "Name", "Type", "Container",
+	"StartContainerType", "EndContainerType", "StartContainer", "EndContainer",
+	"Value", "Key", "Alias", "Color", "Line", "File", "Filename"}
+
+var roleNames = map[string]role{}
+
+// oldRoleNames are the field names of the original Pajé dialect, which
+// PajeNG accepts only with --no-strict.
+var oldRoleNames = map[string]role{
 	"ContainerType":       roleType,
 	"EntityType":          roleType,
-	"SourceContainer":     roleStartContainer,
-	"DestContainer":       roleEndContainer,
 	"SourceContainerType": roleStartContainerType,
 	"DestContainerType":   roleEndContainerType,
+	"SourceContainer":     roleStartContainer,
+	"DestContainer":       roleEndContainer,
 }
 
-var roleLabels = [numRoles]string{"", "Time", "Name", "Alias", "Type", "Container",
-	"StartContainerType", "EndContainerType", "StartContainer", "EndContainer", "Value", "Key", "Color"}
+func init() {
+	for r := roleTime; r < numRoles; r++ {
+		roleNames[roleLabels[r]] = r
+	}
+}
 
-// required lists the fields each event kind cannot do without.
+// required lists the fields each event kind cannot do without, in role order.
 var required = [numEventKinds][]role{
 	evDefineContainerType: {roleName, roleType},
 	evDefineStateType:     {roleName, roleType},
@@ -116,6 +129,7 @@ var required = [numEventKinds][]role{
 	evStartLink:           {roleTime, roleType, roleContainer, roleValue, roleStartContainer, roleKey},
 	evEndLink:             {roleTime, roleType, roleContainer, roleValue, roleEndContainer, roleKey},
 	evNewEvent:            {roleTime, roleType, roleContainer, roleValue},
+	evTraceFile:           {roleType, roleContainer, roleFilename},
 }
 
 var fieldTypes = map[string]bool{"date": true, "int": true, "double": true, "float": true, "hex": true, "string": true, "color": true}
@@ -123,54 +137,87 @@ var fieldTypes = map[string]bool{"date": true, "int": true, "double": true, "flo
 // eventDef is a parsed %EventDef block.
 type eventDef struct {
 	name   string
+	id     string
 	kind   eventKind
 	line   int      // where the definition starts
-	roles  []role   // role of each field, in file order
+	names  []string // field names as written, in file order (the event id excluded)
 	types  []string // declared type of each field
+	roles  []role   // role of each field
 	column [numRoles]int
 }
 
-func newEventDef(name string, line int) (*eventDef, error) {
+func newEventDef(name, id string, line int) (*eventDef, bool) {
 	kind, ok := eventNames[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown event %q in %%EventDef", name)
+		return nil, false
 	}
-	d := &eventDef{name: name, kind: kind, line: line}
+	d := &eventDef{name: name, id: id, kind: kind, line: line}
 	for i := range d.column {
 		d.column[i] = -1
 	}
-	return d, nil
+	return d, true
 }
 
-func (d *eventDef) addField(name, typ string) error {
+// addField adds a field; strict rejects the old dialect's names, which then
+// count as user fields, as in PajeNG.
+func (d *eventDef) addField(name, typ string, strict bool) error {
 	if !fieldTypes[typ] {
 		return fmt.Errorf("field %s of %s has unknown type %q", name, d.name, typ)
 	}
-	r := roleNames[name]
+	r, ok := roleNames[name]
+	if !ok && !strict {
+		r = oldRoleNames[name]
+	}
 	if r != roleNone {
 		if d.column[r] >= 0 {
-			return fmt.Errorf("field %s appears twice in %s", name, d.name)
+			return fmt.Errorf("field %s of %s is defined twice", roleLabels[r], d.name)
 		}
 		d.column[r] = len(d.roles)
 	}
-	d.roles = append(d.roles, r)
+	d.names = append(d.names, name)
 	d.types = append(d.types, typ)
+	d.roles = append(d.roles, r)
 	return nil
 }
 
-func (d *eventDef) finish() error {
-	if d.kind == evDestroyContainer && d.column[roleName] < 0 {
-		// Old SimGrid traces name the destroyed container in a Container field.
-		d.column[roleName] = d.column[roleContainer]
-	}
-	var missing []string
+// missing returns the required fields the definition lacks.
+func (d *eventDef) missing() []role {
+	var out []role
 	for _, r := range required[d.kind] {
 		if d.column[r] < 0 {
-			missing = append(missing, roleLabels[r])
+			out = append(out, r)
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("definition of %s (line %d) lacks the field(s) %s", d.name, d.line, strings.Join(missing, ", "))
+	return out
+}
+
+// finish checks the definition. Unless strict, a DestroyContainer that
+// names its container in a Container field, as SimGrid did until 2011, is
+// accepted.
+func (d *eventDef) finish(strict bool) []role {
+	if !strict && d.kind == evDestroyContainer && d.column[roleName] < 0 && d.column[roleContainer] >= 0 {
+		d.column[roleName] = d.column[roleContainer]
 	}
-	return nil
+	return d.missing()
+}
+
+// pajengInvalid is the text pj_dump prints for an invalid definition.
+func (d *eventDef) pajengInvalid(missing []role, line int, tokens []string) string {
+	var b strings.Builder
+	b.WriteString("This event definition is invalid:\n")
+	b.WriteString("This is the event definition of the problematic event:\n")
+	fmt.Fprintf(&b, "  %%EventDef %s %s\n", d.name, d.id)
+	for i := range d.names {
+		fmt.Fprintf(&b, "  %%    %s %s\n", d.names[i], d.types[i])
+	}
+	b.WriteString("  %EndEventDef\n")
+	fmt.Fprintf(&b, "Obligatory fields expected for a %s event definition:\n", d.name)
+	b.WriteString("Event ")
+	for _, r := range required[d.kind] {
+		b.WriteString(roleLabels[r])
+		b.WriteByte(' ')
+	}
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "When treating line (Line: %d, Fields: %d, Contents: '%s')\n", line, len(tokens), strings.Join(tokens, " "))
+	return b.String()
 }

@@ -1,21 +1,59 @@
 // Package paje reads traces in the Pajé format (the text format of PajeNG,
-// SimGrid, StarPU and Akypuera) and streams them into a trace.Sink with
-// PajeNG's semantics.
+// SimGrid, StarPU and Akypuera) and streams them into a trace.Sink with the
+// semantics of PajeNG 1.3.6, the reference implementation:
+//
+//   - types and containers are referred to by their identifier: the alias
+//     when the definition gave one, the name otherwise;
+//   - a value not defined by PajeDefineEntityValue is defined on first use;
+//   - time may go backwards between containers, but not within the entities
+//     of one type in one container;
+//   - SetVariable, AddVariable and SubVariable at the instant of the previous
+//     change of the same variable update that change instead of making a
+//     piece of zero length;
+//   - destroying a container destroys its descendants; events addressed to a
+//     destroyed container are ignored;
+//   - the trace ends at the date of its last timed event, where every
+//     container still alive is destroyed.
+//
+// Beyond PajeNG, the reader accepts the field names of the original Pajé
+// dialect unless Options.Strict, and the DestroyContainer events of SimGrid
+// traces written before 2012, which name the container in a Container field.
 package paje
 
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
+
+// Options tune the reader beyond trace.ReadOptions. The zero value reads
+// every trace PajeNG reads, with exact values.
+type Options struct {
+	trace.ReadOptions
+	// Strict rejects the field names of the original Pajé dialect
+	// (ContainerType, EntityType...), as pj_dump does without --no-strict.
+	Strict bool
+	// SinglePrecision rounds variable values to float32 before use, as
+	// PajeNG does; sums of AddVariable and SubVariable are then those of
+	// pj_dump to the last bit. Values beyond float32 become infinite.
+	SinglePrecision bool
+	// NoImbrication flattens nested states, as pj_dump --no-imbrication:
+	// PushState ends the state it covers and PopState starts it again.
+	NoImbrication bool
+	// IgnoreIncompleteLinks drops the links that never get both ends
+	// instead of failing, as pj_dump --ignore-incomplete-links.
+	IgnoreIncompleteLinks bool
+}
+
+// PajeNG returns the options under which the reader behaves as pj_dump
+// with default arguments.
+func PajeNG() Options { return Options{Strict: true, SinglePrecision: true} }
 
 // ReadFile reads a whole Pajé trace into memory.
 func ReadFile(path string) (*trace.Trace, error) {
@@ -28,115 +66,169 @@ func ReadFile(path string) (*trace.Trace, error) {
 
 // Read streams the Pajé trace at path into sink.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	f, err := os.Open(path)
-	if err != nil {
+	return ReadFiles([]string{path}, sink, Options{ReadOptions: opt})
+}
+
+// ReadFiles streams several files into sink as one trace, as if they were
+// concatenated: a file may use the definitions, types and containers of the
+// files before it (a header file followed by per-process event files, for
+// instance). Errors name the file and line where they occur.
+func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
+	var total int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			total += st.Size()
+		}
+	}
+	d := newDecoder(sink, opt, total)
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = d.decode(f, p)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return d.finish()
+}
+
+// Decode reads a Pajé trace from r; name labels errors, total is the input
+// size for progress reports (0 if unknown).
+func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+	return DecodeWith(r, name, total, sink, Options{ReadOptions: opt})
+}
+
+// DecodeWith is Decode with the Pajé options.
+func DecodeWith(r io.Reader, name string, total int64, sink trace.Sink, opt Options) error {
+	d := newDecoder(sink, opt, total)
+	if err := d.decode(r, name); err != nil {
 		return err
 	}
-	defer f.Close()
-	var total int64
-	if st, err := f.Stat(); err == nil {
-		total = st.Size()
-	}
-	return Decode(f, path, total, sink, opt)
+	return d.finish()
 }
 
 // progressEvery is how many bytes pass between two progress reports.
 const progressEvery = 4 << 20
 
-// Decode reads a Pajé trace from r; name labels errors, total is the input
-// size for progress reports (0 if unknown).
-func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
-	d := decoder{file: name, defs: map[string]*eventDef{}, sim: newSimulator(name, sink)}
+type decoder struct {
+	opt    Options
+	file   string
+	line   int
+	defs   map[string]*eventDef // by event id
+	open   *eventDef            // definition being read
+	fields [][]byte
+	quoted []bool
+	sim    *simulator
+
+	total, done, nextReport int64
+	long                    []byte
+}
+
+func newDecoder(sink trace.Sink, opt Options, total int64) *decoder {
+	return &decoder{opt: opt, defs: map[string]*eventDef{}, sim: newSimulator(sink, opt), total: total}
+}
+
+func (d *decoder) decode(r io.Reader, name string) error {
+	d.file, d.line = name, 0
+	d.sim.file = name
 	br := bufio.NewReaderSize(r, 1<<20)
-	var done, nextReport int64
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			// A line longer than the buffer: collect it whole.
-			long := append([]byte(nil), line...)
+			d.long = append(d.long[:0], line...)
 			for err == bufio.ErrBufferFull {
 				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
+				d.long = append(d.long, line...)
 			}
-			line = long
+			line = d.long
 		}
 		if len(line) > 0 {
-			done += int64(len(line))
+			d.done += int64(len(line))
 			d.line++
 			if perr := d.parseLine(line); perr != nil {
 				return perr
 			}
-			if opt.Progress != nil && done >= nextReport {
-				opt.Progress(done, total)
-				nextReport = done + progressEvery
+			if d.opt.Progress != nil && d.done >= d.nextReport {
+				d.opt.Progress(d.done, d.total)
+				d.nextReport = d.done + progressEvery
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return &errs.FormatError{File: name, Line: d.line, Offset: done, Err: err}
+			return &errs.FormatError{File: name, Line: d.line, Offset: d.done, Err: err}
 		}
 	}
 	if d.open != nil {
 		return errs.Format(name, d.open.line, "%%EventDef %s is never closed by %%EndEventDef", d.open.name)
 	}
+	return nil
+}
+
+func (d *decoder) finish() error {
+	if len(d.defs) == 0 {
+		return errs.Format(d.file, d.line, "not a Pajé trace: no %%EventDef")
+	}
 	if err := d.sim.finish(); err != nil {
 		return err
 	}
-	if opt.Progress != nil {
-		opt.Progress(done, total)
+	if d.opt.Progress != nil {
+		d.opt.Progress(d.done, d.total)
 	}
 	return nil
 }
 
-type decoder struct {
-	file   string
-	line   int
-	defs   map[string]*eventDef // by event id
-	open   *eventDef            // definition being read
-	openID string
-	fields [][]byte
-	sim    *simulator
+func (d *decoder) fail(err error) error {
+	return &errs.FormatError{File: d.file, Line: d.line, Err: err}
 }
 
-func (d *decoder) fail(format string, args ...any) error {
+func (d *decoder) failf(format string, args ...any) error {
 	return errs.Format(d.file, d.line, format, args...)
 }
 
 func (d *decoder) parseLine(line []byte) error {
-	line = bytes.TrimRight(line, "\r\n")
-	trimmed := bytes.TrimLeft(line, " \t")
-	if len(trimmed) == 0 || trimmed[0] == '#' {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	i := 0
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] == '#' {
 		return nil
 	}
 	if !utf8.Valid(line) {
-		return d.fail("line is not valid UTF-8")
+		return d.failf("line is not valid UTF-8")
 	}
-	if trimmed[0] == '%' {
-		return d.parseHeader(trimmed[1:])
+	if line[i] == '%' {
+		return d.parseHeader(line[i+1:])
 	}
 	if d.open != nil {
-		return d.fail("event line inside the definition of %s, before %%EndEventDef", d.open.name)
+		return d.failf("event line inside the definition of %s, before %%EndEventDef", d.open.name)
 	}
 	var err error
-	d.fields, err = splitFields(line, d.fields)
+	d.fields, d.quoted, err = splitFields(line, d.fields, d.quoted)
 	if err != nil {
-		return d.fail("%v", err)
+		return d.failf("%v", err)
+	}
+	if len(d.fields) == 0 { // a line holding only a comment
+		return nil
 	}
 	def := d.defs[string(d.fields[0])]
 	if def == nil {
-		return d.fail("unknown event id %q (no %%EventDef defines it)", d.fields[0])
+		msg := "Event with id '" + string(d.fields[0]) + "' has not been defined"
+		return d.fail(decodeError(msg, d.line, d.fields))
 	}
-	values := d.fields[1:]
-	if len(values) != len(def.roles) {
-		return d.fail("event %s (%s) has %d fields, its definition on line %d has %d",
-			d.fields[0], def.name, len(values), def.line, len(def.roles))
+	if n := len(d.fields) - 1; n != len(def.roles) {
+		return d.failf("event %s (%s) has %d fields, its definition on line %d has %d",
+			d.fields[0], def.name, n, def.line, len(def.roles))
 	}
-	if err := d.sim.event(def, values, d.line); err != nil {
-		return err
-	}
-	return nil
+	return d.sim.event(def, d.fields, d.quoted, d.line)
 }
 
 func (d *decoder) parseHeader(rest []byte) error {
@@ -144,60 +236,47 @@ func (d *decoder) parseHeader(rest []byte) error {
 	switch {
 	case len(words) > 0 && string(words[0]) == "EventDef":
 		if d.open != nil {
-			return d.fail("%%EventDef inside the definition of %s", d.open.name)
+			return d.failf("%%EventDef inside the definition of %s", d.open.name)
 		}
 		if len(words) != 3 {
-			return d.fail("%%EventDef needs an event name and an id")
+			return d.failf("%%EventDef needs an event name and an id")
 		}
-		def, err := newEventDef(string(words[1]), d.line)
-		if err != nil {
-			return d.fail("%v", err)
+		def, ok := newEventDef(string(words[1]), string(words[2]), d.line)
+		if !ok {
+			return d.failf("unknown event %q in %%EventDef", words[1])
 		}
-		id := string(words[2])
-		if _, dup := d.defs[id]; dup {
-			return d.fail("event id %s is defined twice", id)
+		if _, dup := d.defs[def.id]; dup {
+			return d.failf("event id %s is defined twice", def.id)
 		}
-		d.open, d.openID = def, id
+		d.open = def
 	case len(words) > 0 && string(words[0]) == "EndEventDef":
 		if d.open == nil {
-			return d.fail("%%EndEventDef without %%EventDef")
+			return d.failf("%%EndEventDef without %%EventDef")
 		}
-		if err := d.open.finish(); err != nil {
-			return d.fail("%v", err)
+		if missing := d.open.finish(d.opt.Strict); len(missing) > 0 {
+			labels := make([]string, len(missing))
+			for i, r := range missing {
+				labels[i] = roleLabels[r]
+			}
+			tokens := strings.Fields("%" + string(rest))
+			return d.fail(&Error{
+				Msg: "definition of " + d.open.name + " (line " + itoa(d.open.line) +
+					") lacks the field(s) " + strings.Join(labels, ", "),
+				PajeNG: d.open.pajengInvalid(missing, d.line, tokens),
+			})
 		}
-		d.defs[d.openID] = d.open
+		d.defs[d.open.id] = d.open
 		d.open = nil
 	default:
 		if d.open == nil {
-			return d.fail("field definition outside %%EventDef")
+			return d.failf("field definition outside %%EventDef")
 		}
 		if len(words) != 2 {
-			return d.fail("a field definition is %% Name type")
+			return d.failf("a field definition is %% Name type")
 		}
-		if err := d.open.addField(string(words[0]), string(words[1])); err != nil {
-			return d.fail("%v", err)
+		if err := d.open.addField(string(words[0]), string(words[1]), d.opt.Strict); err != nil {
+			return d.failf("%v", err)
 		}
 	}
 	return nil
-}
-
-// parseDate reads a Time field.
-func parseDate(b []byte) (trace.Time, error) {
-	t, err := trace.ParseTime(string(b))
-	if err != nil {
-		return 0, fmt.Errorf("bad time %q: %w", b, err)
-	}
-	return t, nil
-}
-
-func parseDouble(b []byte) (float64, error) {
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) {
-			err = ne.Err
-		}
-		return 0, fmt.Errorf("bad number %q: %w", b, err)
-	}
-	return v, nil
 }

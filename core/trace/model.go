@@ -42,6 +42,10 @@ type Type struct {
 	Start  int32  // links only: container type of the source
 	End    int32  // links only: container type of the destination
 	Color  string // as given in the file ("r g b" in [0,1]), possibly empty
+	// Quoted tells that the file wrote Name between double quotes. Names
+	// never keep the quotes; writers that reproduce a tool's output
+	// verbatim (PajeNG keeps them) need to know.
+	Quoted bool
 }
 
 // Container is a node of the resource hierarchy. End is Unset while the
@@ -54,14 +58,16 @@ type Container struct {
 	Start    Time
 	End      Time
 	Children []int32
+	Quoted   bool // the file wrote Name between double quotes (see Type.Quoted)
 }
 
 // Value is a named value of a state, event or link type (Pajé's entity value).
 type Value struct {
-	Type  int32
-	Name  string
-	Alias string
-	Color string
+	Type   int32
+	Name   string
+	Alias  string
+	Color  string
+	Quoted bool // the file wrote Name between double quotes (see Type.Quoted)
 }
 
 // State is a state interval. Depth is the nesting level: 0 for a state set
@@ -70,6 +76,11 @@ type State struct {
 	Container, Type, Value int32
 	Start, End             Time
 	Depth                  int32
+	// Order ranks the state among those of its container and type by the
+	// moment it began (0, 1, 2...): states that begin at the same instant
+	// keep the order in which the file opened them, which their End and
+	// Depth cannot always tell.
+	Order int32
 }
 
 // Variable is one piece of a piecewise-constant variable.

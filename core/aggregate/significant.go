@@ -1,0 +1,152 @@
+package aggregate
+
+import (
+	"math"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// Solver is an aggregation that can be solved for any p.
+type Solver interface {
+	Solve(p float64) (*Partition, error)
+}
+
+// Level is one distinct optimal partition and the range of p over which it
+// is optimal.
+type Level struct {
+	PLow, PHigh float64
+	Partition   *Partition
+}
+
+// samePartition compares partitions the way Ocelotl does, by their gain
+// and loss: two partitions with equal quality are indistinguishable to the
+// trade-off.
+func samePartition(a, b *Partition) bool { return a.Gain == b.Gain && a.Loss == b.Loss }
+
+// SignificantExact returns every distinct optimal partition, in increasing
+// order of p, with the exact p where each stops being optimal.
+//
+// For a fixed partition, pIC(p) = p*(G+L) - L is linear in p, so the
+// optimum over p is the upper envelope of lines. Starting from the
+// solutions at p = 0 and p = 1, the solver is asked at the intersection of
+// the two lines; a strictly better solution there is a new vertex of the
+// envelope (recurse on both sides), otherwise the two partitions meet at
+// that p. It needs 2k-1 solves for k partitions and misses none.
+func SignificantExact(s Solver) ([]Level, error) {
+	lo, err := s.Solve(0)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := s.Solve(1)
+	if err != nil {
+		return nil, err
+	}
+	var levels []Level
+	var walk func(a, b *Partition) error
+	walk = func(a, b *Partition) error {
+		if samePartition(a, b) {
+			return nil
+		}
+		sa, sb := a.Gain+a.Loss, b.Gain+b.Loss
+		if sb <= sa { // parallel or inverted lines: b dominates from a.P on
+			levels = append(levels, Level{PHigh: math.Max(a.P, b.P), Partition: a})
+			return nil
+		}
+		p := (b.Loss - a.Loss) / (sb - sa)
+		p = math.Min(math.Max(p, a.P), b.P)
+		c, err := s.Solve(p)
+		if err != nil {
+			return err
+		}
+		lineA := p*sa - a.Loss
+		if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b, p)) {
+			levels = append(levels, Level{PHigh: p, Partition: a})
+			return nil
+		}
+		if err := walk(a, c); err != nil {
+			return err
+		}
+		return walk(c, b)
+	}
+	if err := walk(lo, hi); err != nil {
+		return nil, err
+	}
+	levels = append(levels, Level{PHigh: 1, Partition: hi})
+	for i := range levels {
+		if i > 0 {
+			levels[i].PLow = levels[i-1].PHigh
+		}
+	}
+	return dedupe(levels), nil
+}
+
+// tolerance absorbs rounding when comparing a new solution's value with a
+// line evaluated at the same p.
+func tolerance(a, b *Partition, p float64) float64 {
+	scale := math.Max(math.Abs(a.Gain)+math.Abs(a.Loss), math.Abs(b.Gain)+math.Abs(b.Loss))
+	return 1e-12 * math.Max(scale, 1e-300)
+}
+
+// SignificantDichotomy is Ocelotl's search: bisect [p1, p2] while the
+// solutions at both ends differ and p2 - p1 > threshold. Partitions optimal
+// only on ranges narrower than threshold may be missed, and the reported
+// p ranges are only as precise as threshold.
+func SignificantDichotomy(s Solver, threshold float64) ([]Level, error) {
+	if !(threshold > 0 && threshold < 1) {
+		return nil, errs.Argument("threshold", "must be in (0, 1), got %v", threshold)
+	}
+	lo, err := s.Solve(0)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := s.Solve(1)
+	if err != nil {
+		return nil, err
+	}
+	sols := []*Partition{lo}
+	var walk func(a, b *Partition) error
+	walk = func(a, b *Partition) error {
+		if samePartition(a, b) || b.P-a.P <= threshold {
+			return nil
+		}
+		c, err := s.Solve((a.P + b.P) / 2)
+		if err != nil {
+			return err
+		}
+		if err := walk(a, c); err != nil {
+			return err
+		}
+		sols = append(sols, c)
+		return walk(c, b)
+	}
+	if err := walk(lo, hi); err != nil {
+		return nil, err
+	}
+	sols = append(sols, hi)
+	var levels []Level
+	for i, sol := range sols {
+		if i > 0 && samePartition(sol, levels[len(levels)-1].Partition) {
+			levels[len(levels)-1].PHigh = sol.P
+			continue
+		}
+		if len(levels) > 0 {
+			levels[len(levels)-1].PHigh = sol.P
+		}
+		levels = append(levels, Level{PLow: sol.P, PHigh: sol.P, Partition: sol})
+	}
+	levels[len(levels)-1].PHigh = 1
+	return levels, nil
+}
+
+// dedupe merges consecutive levels holding the same partition.
+func dedupe(levels []Level) []Level {
+	out := levels[:0]
+	for _, l := range levels {
+		if n := len(out); n > 0 && samePartition(out[n-1].Partition, l.Partition) {
+			out[n-1].PHigh = l.PHigh
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}

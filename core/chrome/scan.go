@@ -1,0 +1,464 @@
+package chrome
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// maxNesting bounds the depth of nested arrays and objects the scanner
+// accepts, so that hostile input cannot exhaust the stack.
+const maxNesting = 512
+
+// scanner reads JSON tokens from a stream without building values. It keeps
+// a window of the input in buf; token slices it returns alias that window
+// (or scratch) and stay valid only until the next call.
+type scanner struct {
+	file    string
+	r       io.Reader // nil when the whole input is in buf
+	buf     []byte
+	pos     int   // next unread byte
+	end     int   // bytes of buf holding input
+	base    int64 // input offset of buf[0]
+	line    int   // line of buf[pos], from 1
+	keep    int   // first byte of a token being read, kept on refill; -1 if none
+	hold    int   // first byte of a value being captured whole; -1 if none
+	eof     bool
+	readErr error // the reader's error, if it failed before the end
+	scratch []byte
+}
+
+func newScanner(file string, r io.Reader) *scanner {
+	return &scanner{file: file, r: r, buf: make([]byte, 256<<10), line: 1, keep: -1, hold: -1}
+}
+
+// newBytesScanner scans b, which starts on the given line of file.
+func newBytesScanner(file string, b []byte, line int) *scanner {
+	return &scanner{file: file, buf: b, end: len(b), line: line, keep: -1, hold: -1, eof: true}
+}
+
+// offset is the input offset of the next unread byte.
+func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
+
+func (s *scanner) fail(format string, args ...any) error {
+	return &errs.FormatError{File: s.file, Line: s.line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
+}
+
+// failEnd reports input that stops in the middle of something.
+func (s *scanner) failEnd(what string) error {
+	if s.readErr != nil {
+		cause := s.readErr
+		if errors.Is(cause, io.ErrUnexpectedEOF) {
+			cause = errors.New("compressed data is truncated")
+		}
+		return s.fail("reading %s: %w", what, cause)
+	}
+	return s.fail("input ends inside %s", what)
+}
+
+// fill reads more input into buf, keeping the bytes from the earliest of
+// pos, keep and hold. It reports false at the end of the input.
+func (s *scanner) fill() bool {
+	if s.eof || s.readErr != nil {
+		return false
+	}
+	from := s.pos
+	if s.keep >= 0 && s.keep < from {
+		from = s.keep
+	}
+	if s.hold >= 0 && s.hold < from {
+		from = s.hold
+	}
+	if from > 0 {
+		n := copy(s.buf, s.buf[from:s.end])
+		s.base += int64(from)
+		s.pos -= from
+		s.end = n
+		if s.keep >= 0 {
+			s.keep -= from
+		}
+		if s.hold >= 0 {
+			s.hold -= from
+		}
+	}
+	if s.end == len(s.buf) {
+		grown := make([]byte, 2*len(s.buf))
+		copy(grown, s.buf[:s.end])
+		s.buf = grown
+	}
+	for range 100 {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err == io.EOF {
+			s.eof = true
+		} else if err != nil {
+			s.readErr = err
+		}
+		if n > 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+	s.readErr = io.ErrNoProgress
+	return false
+}
+
+// peek skips blanks and returns the next byte without consuming it; ok is
+// false at the end of the input.
+func (s *scanner) peek() (c byte, ok bool) {
+	for {
+		for s.pos < s.end {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\r':
+				s.pos++
+			case '\n':
+				s.pos++
+				s.line++
+			default:
+				return c, true
+			}
+		}
+		if !s.fill() {
+			return 0, false
+		}
+	}
+}
+
+// expect consumes the byte c, after blanks.
+func (s *scanner) expect(c byte, where string) error {
+	got, ok := s.peek()
+	if !ok {
+		return s.failEnd(where)
+	}
+	if got != c {
+		return s.fail("expected %q in %s, found %s", c, where, describe(got))
+	}
+	s.pos++
+	return nil
+}
+
+// describe names a byte for error messages.
+func describe(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", c)
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// str reads a string and returns its decoded bytes.
+func (s *scanner) str() ([]byte, error) { return s.scanString(true) }
+
+// scanString reads a string token; when decode is false it only validates
+// it and returns nil.
+func (s *scanner) scanString(decode bool) ([]byte, error) {
+	c, ok := s.peek()
+	if !ok {
+		return nil, s.failEnd("a string")
+	}
+	if c != '"' {
+		return nil, s.fail("expected a string, found %s", describe(c))
+	}
+	s.pos++
+	s.keep = s.pos
+	i := s.pos
+	escaped, wide := false, false
+	for {
+		if i >= s.end {
+			off := i - s.keep
+			if !s.fill() {
+				s.keep = -1
+				return nil, s.failEnd("a string")
+			}
+			i = s.keep + off
+			continue
+		}
+		c := s.buf[i]
+		if c == '"' {
+			break
+		}
+		switch {
+		case c == '\\':
+			escaped = true
+			i += 2
+			continue
+		case c < 0x20:
+			s.pos = i
+			s.keep = -1
+			return nil, s.fail("control character 0x%02x in a string", c)
+		case c >= 0x80:
+			wide = true
+		}
+		i++
+	}
+	tok := s.buf[s.keep:i]
+	s.keep = -1
+	if wide && !utf8.Valid(tok) {
+		return nil, s.fail("string is not valid UTF-8")
+	}
+	s.pos = i + 1
+	if !escaped {
+		if !decode {
+			return nil, nil
+		}
+		return tok, nil
+	}
+	out, err := unescape(tok, s.scratch[:0])
+	if err != nil {
+		return nil, s.fail("%v", err)
+	}
+	s.scratch = out
+	return out, nil
+}
+
+// unescape appends the decoded form of a string body with escapes to out.
+// Escaped UTF-16 surrogates that do not pair become U+FFFD, as in
+// encoding/json.
+func unescape(tok, out []byte) ([]byte, error) {
+	for i := 0; i < len(tok); {
+		c := tok[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		if i+1 >= len(tok) {
+			return out, errors.New("string ends with a lone backslash")
+		}
+		e := tok[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(tok[i:])
+			if !ok {
+				return out, errors.New(`bad \u escape in a string`)
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+1 < len(tok) && tok[i] == '\\' && tok[i+1] == 'u' {
+					if v, ok := hex4(tok[i+2:]); ok {
+						r2 = v
+					}
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return out, fmt.Errorf("bad escape %s in a string", describe(e))
+		}
+	}
+	return out, nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// number reads a number token and returns its text.
+func (s *scanner) number() ([]byte, error) {
+	if _, ok := s.peek(); !ok {
+		return nil, s.failEnd("a number")
+	}
+	s.keep = s.pos
+	i := s.pos
+	for {
+		if i >= s.end {
+			off := i - s.keep
+			if !s.fill() {
+				break
+			}
+			i = s.keep + off
+			continue
+		}
+		c := s.buf[i]
+		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+			i++
+			continue
+		}
+		break
+	}
+	tok := s.buf[s.keep:i]
+	s.keep = -1
+	if !validNumber(tok) {
+		return nil, s.fail("bad number %q", tok)
+	}
+	s.pos = i
+	return tok, nil
+}
+
+// validNumber checks the JSON number grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// literal consumes the keyword word (true, false or null).
+func (s *scanner) literal(word string) error {
+	for s.end-s.pos < len(word) {
+		if !s.fill() {
+			break
+		}
+	}
+	if s.end-s.pos < len(word) || string(s.buf[s.pos:s.pos+len(word)]) != word {
+		return s.fail("bad literal, expected %s", word)
+	}
+	s.pos += len(word)
+	return nil
+}
+
+// skip consumes one value of any kind, checking its syntax.
+func (s *scanner) skip(depth int) error {
+	c, ok := s.peek()
+	if !ok {
+		return s.failEnd("a value")
+	}
+	switch {
+	case c == '{' || c == '[':
+		if depth >= maxNesting {
+			return s.fail("values nested more than %d deep", maxNesting)
+		}
+		return s.skipContainer(c, depth)
+	case c == '"':
+		_, err := s.scanString(false)
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, err := s.number()
+		return err
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	}
+	return s.fail("expected a value, found %s", describe(c))
+}
+
+func (s *scanner) skipContainer(open byte, depth int) error {
+	close, what := byte(']'), "an array"
+	if open == '{' {
+		close, what = '}', "an object"
+	}
+	s.pos++
+	c, ok := s.peek()
+	if !ok {
+		return s.failEnd(what)
+	}
+	if c == close {
+		s.pos++
+		return nil
+	}
+	for {
+		if open == '{' {
+			if _, err := s.scanString(false); err != nil {
+				return err
+			}
+			if err := s.expect(':', what); err != nil {
+				return err
+			}
+		}
+		if err := s.skip(depth + 1); err != nil {
+			return err
+		}
+		c, ok := s.peek()
+		if !ok {
+			return s.failEnd(what)
+		}
+		s.pos++
+		if c == close {
+			return nil
+		}
+		if c != ',' {
+			s.pos--
+			return s.fail("expected ',' or %q in %s, found %s", close, what, describe(c))
+		}
+	}
+}
+
+// capture consumes one value and returns a copy of its text, appended to
+// dst, together with the line it starts on.
+func (s *scanner) capture(dst []byte) ([]byte, int, error) {
+	if _, ok := s.peek(); !ok {
+		return dst, 0, s.failEnd("a value")
+	}
+	line := s.line
+	s.hold = s.pos
+	err := s.skip(0)
+	if err == nil {
+		dst = append(dst, s.buf[s.hold:s.pos]...)
+	}
+	s.hold = -1
+	return dst, line, err
+}

@@ -1,0 +1,54 @@
+// Package micro builds the microscopic model of seed 000 (Ocelotl): for
+// every resource s (a leaf of the container hierarchy), every time slice t
+// of a window cut into N equal slices, and every state x, the proportion
+// rho_x(s,t) of the slice that s spends in x.
+//
+// Durations are accumulated exactly: times are integer nanoseconds, and
+// slice boundaries fall on integers once positions are scaled by N, so each
+// cell's total time is an exact integer before the single division that
+// turns it into a proportion.
+package micro
+
+import (
+	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Model is a microscopic model: a hierarchy whose leaves are resources,
+// and a dense array of values indexed by leaf, slice and state.
+type Model struct {
+	Tree *hier.Tree
+	// Container maps each tree node to its trace container, or trace.None
+	// for a synthetic node (the leaf holding a container's own states when
+	// it also has children).
+	Container []int32
+	States    []string // label of each state (the x dimension)
+	Slices    int
+	Start     trace.Time // window start
+	End       trace.Time // window end
+	// Values holds rho_x(s,t) at [(leaf*Slices+slice)*len(States)+state].
+	Values []float64
+}
+
+// NumLeaves returns the number of resources.
+func (m *Model) NumLeaves() int { return len(m.Tree.Leaves) }
+
+// Value returns rho_x(s,t) for leaf s, slice t and state x.
+func (m *Model) Value(leaf, slice, state int) float64 {
+	return m.Values[(leaf*m.Slices+slice)*len(m.States)+state]
+}
+
+// SliceStart returns the start of slice k (k = Slices gives the window end).
+// Boundaries are rounded down to the nanosecond for display; the model
+// itself uses the exact rational boundaries.
+func (m *Model) SliceStart(k int) trace.Time {
+	w := int64(m.End - m.Start)
+	// k*w may overflow int64 only when the window times slices does, which
+	// Build rejects.
+	return m.Start + trace.Time(int64(k)*w/int64(m.Slices))
+}
+
+// SliceDuration returns the length of one slice in seconds.
+func (m *Model) SliceDuration() float64 {
+	return (m.End - m.Start).Seconds() / float64(m.Slices)
+}

@@ -1,0 +1,178 @@
+package moments
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Result holds the power sums of every container once a trace is read.
+type Result struct {
+	// Start and End bound the analysed window [Start, End): the options'
+	// window, completed by the trace's bounds.
+	Start, End trace.Time
+	// Containers describes the hierarchy, by container id (0 is the root).
+	Containers []Container
+	// Resources lists the containers whose type holds a selected state
+	// type, in depth-first order (children in creation order): the rows
+	// of a Gantt chart.
+	Resources []int32
+	// Busy holds, by container id, the sums of the container's own busy
+	// function (not its descendants'; see Subtree).
+	Busy []Sums
+	// States holds with Options.ByState the sums of each value's busy
+	// time on each container that has some, ordered by container id and
+	// value id; the gaps of Options.Gaps come first, with value
+	// trace.None. A container's per-value sums add up to its Busy sums.
+	States []StateSums
+}
+
+// Container is a node of the resource hierarchy.
+type Container struct {
+	Name       string
+	Type       string // container type name; "" for the root
+	Parent     int32  // trace.None for the root
+	Children   []int32
+	Start, End trace.Time // life of the container
+}
+
+// StateSums is the busy time of one state value on one container.
+type StateSums struct {
+	Container int32
+	Value     int32  // trace value id; trace.None for time in no state
+	Name      string // value name; NoStateName for time in no state
+	Type      string // state type name; "" for time in no state
+	Sums      Sums
+}
+
+// Result returns the sums once Finish has been called. It reports the
+// first inconsistency found in the stream, and an *errs.ArgumentError
+// when a state type or value named in the options is not in the trace or
+// the window does not meet the trace.
+func (a *Accumulator) Result() (*Result, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	if !a.finished {
+		return nil, errors.New("moments: the trace is not finished (Finish was not called)")
+	}
+	for i, ok := range a.typeMatched {
+		if !ok {
+			return nil, errs.Argument("state_types", "the trace has no state type %q", a.opt.StateTypes[i])
+		}
+	}
+	for i, ok := range a.valueMatched {
+		if !ok {
+			return nil, errs.Argument("values", "no selected state type has a value named %q", a.opt.Values[i])
+		}
+	}
+	r := &Result{Start: a.start, End: a.end}
+	if a.opt.Start != nil {
+		r.Start = *a.opt.Start
+	}
+	if a.opt.End != nil {
+		r.End = *a.opt.End
+	}
+	if r.End <= r.Start {
+		return nil, errs.Argument("window", "the window [%s, %s) does not meet the trace [%s, %s]", r.Start, r.End, a.start, a.end)
+	}
+	holds := map[int32]bool{} // container types holding a selected state type
+	for _, t := range a.types {
+		if t.selected {
+			holds[t.parent] = true
+		}
+	}
+	r.Containers = make([]Container, len(a.containers))
+	r.Busy = make([]Sums, len(a.containers))
+	for id, c := range a.containers {
+		typ := ""
+		if c.typ >= 0 && int(c.typ) < len(a.types) {
+			typ = a.types[c.typ].name
+		}
+		r.Containers[id] = Container{Name: c.name, Type: typ, Parent: c.parent,
+			Children: slices.Clone(c.children), Start: c.start, End: c.end}
+		r.Busy[id] = c.busy
+	}
+	for _, id := range r.Order() {
+		if holds[a.containers[id].typ] {
+			r.Resources = append(r.Resources, id)
+		}
+	}
+	r.States = slices.Clone(a.states)
+	for i := range r.States {
+		s := &r.States[i]
+		if s.Value == trace.None {
+			s.Name = NoStateName
+			continue
+		}
+		v := a.values[s.Value]
+		s.Name, s.Type = v.name, a.types[v.typ].name
+	}
+	slices.SortFunc(r.States, func(x, y StateSums) int {
+		if x.Container != y.Container {
+			return int(x.Container - y.Container)
+		}
+		return int(x.Value - y.Value)
+	})
+	return r, nil
+}
+
+// Order returns every container id in depth-first preorder from the root,
+// children in creation order.
+func (r *Result) Order() []int32 {
+	order := make([]int32, 0, len(r.Containers))
+	stack := []int32{0}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		order = append(order, id)
+		ch := r.Containers[id].Children
+		for i := len(ch) - 1; i >= 0; i-- {
+			stack = append(stack, ch[i])
+		}
+	}
+	return order
+}
+
+// Subtree returns, by container id, the sums of every hierarchy node: the
+// busy functions of the container itself and of all its descendants,
+// added. A container's own states thus count in its node.
+//
+// A node's busy function counts how many of its resources are busy, so
+// its m0 is their total busy time and 2 m2 >= m0 no longer holds; divide
+// m0 by the number of resources for a per-resource scale.
+func (r *Result) Subtree() []Sums {
+	sub := slices.Clone(r.Busy)
+	// A child is created after its parent: its id is larger.
+	for id := len(sub) - 1; id > 0; id-- {
+		sub[r.Containers[id].Parent].Merge(sub[id])
+	}
+	return sub
+}
+
+// Group returns the sums of the busy functions of the given containers'
+// own states, added (a container listed twice counts twice).
+func (r *Result) Group(ids []int32) (Sums, error) {
+	var s Sums
+	for _, id := range ids {
+		if id < 0 || int(id) >= len(r.Busy) {
+			return Sums{}, errs.Argument("containers", "no container %d (the trace has %d)", id, len(r.Busy))
+		}
+		s.Merge(r.Busy[id])
+	}
+	return s, nil
+}
+
+// Path returns the names from the root's child down to container id,
+// joined by sep.
+func (r *Result) Path(id int32, sep string) string {
+	var names []string
+	for c := id; c > 0; c = r.Containers[c].Parent {
+		names = append(names, r.Containers[c].Name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, sep)
+}
