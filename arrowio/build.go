@@ -1,0 +1,99 @@
+// Package arrowio converts Macroscope's results to Apache Arrow record
+// batches, the one representation every front end shares: Python receives
+// them through the Arrow C stream interface without a copy, and files are
+// written from them as Parquet, Feather or CSV.
+//
+// Every function takes the allocator the arrays live in. Arrays crossing to
+// another runtime through the C data interface must not live in Go memory,
+// so the Python bridge passes a C allocator (memory/mallocator).
+package arrowio
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// columns assembles a record batch column by column.
+type columns struct {
+	mem    memory.Allocator
+	fields []arrow.Field
+	arrays []arrow.Array
+	rows   int
+}
+
+func newColumns(mem memory.Allocator, rows int) *columns {
+	return &columns{mem: mem, rows: rows}
+}
+
+func (c *columns) add(name string, a arrow.Array) {
+	c.fields = append(c.fields, arrow.Field{Name: name, Type: a.DataType()})
+	c.arrays = append(c.arrays, a)
+}
+
+func (c *columns) float64s(name string, v []float64) {
+	b := array.NewFloat64Builder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, nil)
+	c.add(name, b.NewArray())
+}
+
+func (c *columns) int64s(name string, v []int64) {
+	b := array.NewInt64Builder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, nil)
+	c.add(name, b.NewArray())
+}
+
+func (c *columns) int32s(name string, v []int32) {
+	b := array.NewInt32Builder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, nil)
+	c.add(name, b.NewArray())
+}
+
+func (c *columns) strings(name string, v []string) {
+	b := array.NewStringBuilder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, nil)
+	c.add(name, b.NewArray())
+}
+
+// categories adds a dictionary-encoded string column: codes index into
+// labels. pandas receives it as a Categorical, which keeps repeated
+// labels (a resource path on a million rows) from costing a string each.
+func (c *columns) categories(name string, labels []string, codes []int32) {
+	dict := array.NewStringBuilder(c.mem)
+	defer dict.Release()
+	dict.AppendValues(labels, nil)
+	d := dict.NewArray()
+	defer d.Release()
+	idx := array.NewInt32Builder(c.mem)
+	defer idx.Release()
+	idx.AppendValues(codes, nil)
+	ix := idx.NewArray()
+	defer ix.Release()
+	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	c.add(name, array.NewDictionaryArray(typ, ix, d))
+}
+
+// batch returns the record batch and releases the columns' references.
+func (c *columns) batch(meta map[string]string) arrow.RecordBatch {
+	var md *arrow.Metadata
+	if len(meta) > 0 {
+		keys := make([]string, 0, len(meta))
+		vals := make([]string, 0, len(meta))
+		for k, v := range meta {
+			keys = append(keys, k)
+			vals = append(vals, v)
+		}
+		m := arrow.NewMetadata(keys, vals)
+		md = &m
+	}
+	schema := arrow.NewSchema(c.fields, md)
+	rec := array.NewRecordBatch(schema, c.arrays, int64(c.rows))
+	for _, a := range c.arrays {
+		a.Release()
+	}
+	return rec
+}

@@ -1,0 +1,124 @@
+// Package files writes Arrow record batches to Parquet, Feather (Arrow IPC
+// file) or CSV files. It is separate from arrowio because the Parquet
+// writer is large: only programs that write files link it.
+package files
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// Write writes rec to path in the format its extension names: .parquet,
+// .feather or .arrow, or .csv.
+func Write(rec arrow.RecordBatch, path string) error {
+	var write func(arrow.RecordBatch, *os.File) error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		write = writeParquet
+	case ".feather", ".arrow":
+		write = writeFeather
+	case ".csv":
+		write = writeCSV
+	default:
+		return errs.Argument("path", "%q: unknown table format (use .parquet, .feather, .arrow or .csv)", path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(rec, f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func writeParquet(rec arrow.RecordBatch, f *os.File) error {
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rec); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func writeFeather(rec arrow.RecordBatch, f *os.File) error {
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rec); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// writeCSV writes dictionary columns as their labels: CSV has no
+// dictionaries.
+func writeCSV(rec arrow.RecordBatch, f *os.File) error {
+	plain, err := decodeDictionaries(rec)
+	if err != nil {
+		return err
+	}
+	defer plain.Release()
+	w := csv.NewWriter(f, plain.Schema(), csv.WithHeader(true))
+	if err := w.Write(plain); err != nil {
+		return err
+	}
+	w.Flush()
+	return w.Error()
+}
+
+func decodeDictionaries(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	// Decoded columns stay in Go memory: they only feed the CSV writer.
+	fields := append([]arrow.Field(nil), rec.Schema().Fields()...)
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, col := range rec.Columns() {
+		d, ok := col.(*array.Dictionary)
+		if !ok {
+			col.Retain()
+			cols[i] = col
+			continue
+		}
+		labels, ok := d.Dictionary().(*array.String)
+		if !ok {
+			return nil, fmt.Errorf("column %s: only string dictionaries can be written as CSV", fields[i].Name)
+		}
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		for r := 0; r < d.Len(); r++ {
+			if d.IsNull(r) {
+				b.AppendNull()
+			} else {
+				b.Append(labels.Value(d.GetValueIndex(r)))
+			}
+		}
+		cols[i] = b.NewArray()
+		b.Release()
+		fields[i].Type = arrow.BinaryTypes.String
+	}
+	md := rec.Schema().Metadata()
+	out := array.NewRecordBatch(arrow.NewSchema(fields, &md), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package arrowio
+
+import (
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// PathSep separates names in the resource paths of every table.
+const PathSep = "/"
+
+// leafPaths returns the path of every leaf of m, in leaf order.
+func leafPaths(m *micro.Model) []string {
+	paths := make([]string, len(m.Tree.Leaves))
+	for i, n := range m.Tree.Leaves {
+		paths[i] = m.Tree.Path(n, PathSep)
+	}
+	return paths
+}
+
+// MicroTable is the long form of a microscopic model: one row per
+// resource, slice and state, with the time spent (seconds) and the
+// proportion of the slice.
+func MicroTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
+	leaves, slices, states := m.NumLeaves(), m.Slices, len(m.States)
+	rows := leaves * slices * states
+	resource := make([]int32, rows)
+	slice := make([]int32, rows)
+	sliceStart := make([]float64, rows)
+	sliceEnd := make([]float64, rows)
+	state := make([]int32, rows)
+	duration := make([]float64, rows)
+	bounds := make([]float64, slices+1)
+	for k := range bounds {
+		bounds[k] = m.SliceStart(k).Seconds()
+	}
+	dt := m.SliceDuration()
+	for i, v := range m.Values {
+		leaf, rest := i/(slices*states), i%(slices*states)
+		k, x := rest/states, rest%states
+		resource[i], slice[i], state[i] = int32(leaf), int32(k), int32(x)
+		sliceStart[i], sliceEnd[i] = bounds[k], bounds[k+1]
+		duration[i] = v * dt
+	}
+	c := newColumns(mem, rows)
+	c.categories("resource", leafPaths(m), resource)
+	c.int32s("slice", slice)
+	c.float64s("slice_start", sliceStart)
+	c.float64s("slice_end", sliceEnd)
+	c.categories("state", m.States, state)
+	c.float64s("duration", duration)
+	c.float64s("proportion", m.Values)
+	return c.batch(modelMeta(m))
+}
+
+func modelMeta(m *micro.Model) map[string]string {
+	return map[string]string{
+		"macroscope.slices": strconv.Itoa(m.Slices),
+		"macroscope.start":  m.Start.String(),
+		"macroscope.end":    m.End.String(),
+	}
+}
+
+// PartitionTable lists the aggregates of a partition of model m: the
+// hierarchy node and time range of each, its size, its mode state (the
+// state with the largest mean proportion over the block) and that
+// proportion, the mean proportion of every state (one column per state,
+// named "prop:" + state), and its gain and loss.
+func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, mem memory.Allocator) arrow.RecordBatch {
+	n := len(p.Parts)
+	node := make([]string, n)
+	depth := make([]int32, n)
+	first := make([]int32, n)
+	last := make([]int32, n)
+	start := make([]float64, n)
+	end := make([]float64, n)
+	leaves := make([]int32, n)
+	mode := make([]int32, n)
+	modeProp := make([]float64, n)
+	gain := make([]float64, n)
+	loss := make([]float64, n)
+	props := make([][]float64, len(m.States))
+	for x := range props {
+		props[x] = make([]float64, n)
+	}
+	means := make([]float64, len(m.States))
+	for i, pt := range p.Parts {
+		node[i] = m.Tree.Path(pt.Node, PathSep)
+		depth[i] = m.Tree.Depth[pt.Node]
+		first[i], last[i] = pt.First, pt.Last
+		start[i] = m.SliceStart(int(pt.First)).Seconds()
+		end[i] = m.SliceStart(int(pt.Last) + 1).Seconds()
+		leaves[i] = int32(m.Tree.NumLeaves(pt.Node))
+		aggregate.MeanValues(in, pt, means)
+		x, v := aggregate.Mode(means)
+		mode[i], modeProp[i] = int32(x), v
+		for x, v := range means {
+			props[x][i] = v
+		}
+		gain[i], loss[i] = pt.Gain, pt.Loss
+	}
+	c := newColumns(mem, n)
+	c.strings("node", node)
+	c.int32s("depth", depth)
+	c.int32s("first_slice", first)
+	c.int32s("last_slice", last)
+	c.float64s("start", start)
+	c.float64s("end", end)
+	c.int32s("leaves", leaves)
+	c.categories("mode", m.States, mode)
+	c.float64s("mode_proportion", modeProp)
+	for x, s := range m.States {
+		c.float64s("prop:"+s, props[x])
+	}
+	c.float64s("gain", gain)
+	c.float64s("loss", loss)
+	meta := modelMeta(m)
+	meta["macroscope.p"] = strconv.FormatFloat(p.P, 'g', -1, 64)
+	meta["macroscope.gain"] = strconv.FormatFloat(p.Gain, 'g', -1, 64)
+	meta["macroscope.loss"] = strconv.FormatFloat(p.Loss, 'g', -1, 64)
+	meta["macroscope.pic"] = strconv.FormatFloat(p.Value, 'g', -1, 64)
+	return c.batch(meta)
+}
+
+// LevelsTable lists distinct optimal partitions: the range of p where each
+// is optimal, its gain, loss and number of aggregates.
+func LevelsTable(levels []aggregate.Level, mem memory.Allocator) arrow.RecordBatch {
+	n := len(levels)
+	lo, hi := make([]float64, n), make([]float64, n)
+	gain, loss := make([]float64, n), make([]float64, n)
+	parts := make([]int64, n)
+	for i, l := range levels {
+		lo[i], hi[i] = l.PLow, l.PHigh
+		gain[i], loss[i] = l.Partition.Gain, l.Partition.Loss
+		parts[i] = int64(len(l.Partition.Parts))
+	}
+	c := newColumns(mem, n)
+	c.float64s("p_low", lo)
+	c.float64s("p_high", hi)
+	c.float64s("gain", gain)
+	c.float64s("loss", loss)
+	c.int64s("aggregates", parts)
+	return c.batch(nil)
+}
+
+// ContainersTable lists the containers of a trace (the root excluded) in
+// depth-first order: path, name, type, parent path, depth, life span.
+func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	var order []int32
+	var depths []int32
+	var walk func(c int32, d int32)
+	walk = func(c int32, d int32) {
+		if c != 0 {
+			order = append(order, c)
+			depths = append(depths, d)
+		}
+		for _, k := range t.Containers[c].Children {
+			walk(k, d+1)
+		}
+	}
+	walk(0, 0)
+	n := len(order)
+	path, name, typ, parent := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	start, end := make([]float64, n), make([]float64, n)
+	startNs, endNs := make([]int64, n), make([]int64, n)
+	for i, id := range order {
+		c := t.Containers[id]
+		path[i] = t.ContainerPath(id, PathSep)
+		name[i] = c.Name
+		typ[i] = t.TypeName(c.Type)
+		parent[i] = t.ContainerPath(c.Parent, PathSep)
+		start[i], end[i] = c.Start.Seconds(), c.End.Seconds()
+		startNs[i], endNs[i] = int64(c.Start), int64(c.End)
+	}
+	c := newColumns(mem, n)
+	c.strings("path", path)
+	c.strings("name", name)
+	c.strings("type", typ)
+	c.strings("parent", parent)
+	c.int32s("depth", depths)
+	c.float64s("start", start)
+	c.float64s("end", end)
+	c.int64s("start_ns", startNs)
+	c.int64s("end_ns", endNs)
+	return c.batch(nil)
+}
+
+// StatesTable lists the state intervals of a trace: container path, state
+// type, value, start, end, duration (seconds), nesting depth and the exact
+// start and end in nanoseconds.
+func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	n := len(t.States)
+	paths := make([]string, len(t.Containers))
+	for i := range t.Containers {
+		paths[i] = t.ContainerPath(int32(i), PathSep)
+	}
+	typeNames := make([]string, len(t.Types))
+	for i, ty := range t.Types {
+		typeNames[i] = ty.Name
+	}
+	valueNames := make([]string, len(t.Values))
+	for i, v := range t.Values {
+		valueNames[i] = v.Name
+	}
+	cont, typ, val, depth := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	start, end, dur := make([]float64, n), make([]float64, n), make([]float64, n)
+	startNs, endNs := make([]int64, n), make([]int64, n)
+	for i, s := range t.States {
+		cont[i], typ[i], val[i], depth[i] = s.Container, s.Type, s.Value, s.Depth
+		start[i], end[i], dur[i] = s.Start.Seconds(), s.End.Seconds(), (s.End - s.Start).Seconds()
+		startNs[i], endNs[i] = int64(s.Start), int64(s.End)
+	}
+	c := newColumns(mem, n)
+	c.categories("container", paths, cont)
+	c.categories("type", typeNames, typ)
+	c.categories("value", valueNames, val)
+	c.float64s("start", start)
+	c.float64s("end", end)
+	c.float64s("duration", dur)
+	c.int32s("depth", depth)
+	c.int64s("start_ns", startNs)
+	c.int64s("end_ns", endNs)
+	return c.batch(nil)
+}

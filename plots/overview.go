@@ -1,0 +1,307 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+)
+
+// OverviewOptions set the size and look of the overview figure.
+type OverviewOptions struct {
+	Width, Height vg.Length // figure size in points (1/72 in); 0 for defaults
+	Format        Format    // PNG (default) or SVG
+	Title         string
+	// PixelThreshold: a split node whose children would be drawn thinner
+	// than this many pixels is drawn as one visual aggregate. 0 means 1.
+	PixelThreshold float64
+}
+
+// Overview draws the spatiotemporal overview of seed 000 (section IV): one
+// row per resource, grouped by the hierarchy; each aggregate a rectangle
+// over its time range and its node's rows, in the colour of its mode state
+// with an opacity that grows with the mode's proportion (Ocelotl's alpha =
+// 30 + 225 min(proportion, 1) out of 255). Nodes too thin to show their
+// children are drawn as visual aggregates: one block per time range their
+// children share, marked with a diagonal when the children are cut in time
+// at the same places and a cross when they are not.
+func Overview(m *micro.Model, in aggregate.Input, p *aggregate.Partition, opt OverviewOptions) ([]byte, error) {
+	if opt.Width == 0 {
+		opt.Width = 10 * vg.Inch
+	}
+	if opt.Height == 0 {
+		opt.Height = 6 * vg.Inch
+	}
+	if opt.Format == "" {
+		opt.Format = PNG
+	}
+	if opt.PixelThreshold <= 0 {
+		opt.PixelThreshold = 1
+	}
+	ov := &overview{m: m, in: in, p: p, opt: opt}
+	return Render(opt.Width, opt.Height, opt.Format, ov.draw)
+}
+
+type overview struct {
+	m   *micro.Model
+	in  aggregate.Input
+	p   *aggregate.Partition
+	opt OverviewOptions
+}
+
+const (
+	legendWidth = 1.6 * vg.Inch
+	stripWidth  = 5 * vg.Millimeter / 2
+	gap         = 4
+)
+
+var labelFont = font.From(plot.DefaultFont, 8)
+
+func (ov *overview) draw(c draw.Canvas) {
+	m := ov.m
+	rows := float64(m.NumLeaves())
+	levels := int(maxDepth(m))
+	plt := plot.New()
+	plt.Title.Text = ov.opt.Title
+	plt.X.Label.Text = "time (s)"
+	plt.X.Min, plt.X.Max = m.Start.Seconds(), m.End.Seconds()
+	plt.Y.Min, plt.Y.Max = 0, rows
+	plt.Y.Tick.Marker = ov.groupTicks(c.Size().Y)
+	plt.Y.Tick.Label.Font = labelFont
+	plt.Y.Padding, plt.X.Padding = 0, 0
+	plt.Add(ov)
+	right := legendWidth + vg.Length(levels)*stripWidth + gap
+	area := draw.Crop(c, 0, -right, 0, 0)
+	plt.Draw(area)
+	data := plt.DataCanvas(area)
+	ov.drawStrips(data, levels)
+	ov.drawLegend(c, data, right-vg.Length(levels)*stripWidth-gap)
+}
+
+func maxDepth(m *micro.Model) int32 {
+	d := int32(0)
+	for _, x := range m.Tree.Depth {
+		d = max(d, x)
+	}
+	return d
+}
+
+// Plot implements plot.Plotter: the aggregates.
+func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
+	m, tree := ov.m, ov.m.Tree
+	tx, ty := plt.Transforms(&c)
+	rows := float64(m.NumLeaves())
+	// Pixels per row: sizes are in points, PNG has dpi/72 pixels per point.
+	rowPx := float64(c.Size().Y) / rows * dpi / 72
+	bounds := make([]float64, m.Slices+1)
+	for k := range bounds {
+		bounds[k] = m.SliceStart(k).Seconds()
+	}
+	rect := func(n int32, first, last int) vg.Rectangle {
+		return vg.Rectangle{
+			Min: vg.Point{X: tx(bounds[first]), Y: ty(rows - float64(tree.LeafHi[n]))},
+			Max: vg.Point{X: tx(bounds[last+1]), Y: ty(rows - float64(tree.LeafLo[n]))},
+		}
+	}
+	means := make([]float64, len(m.States))
+	fill := func(n int32, first, last int) vg.Rectangle {
+		aggregate.MeanValues(ov.in, aggregate.Part{Node: n, First: int32(first), Last: int32(last)}, means)
+		x, v := aggregate.Mode(means)
+		r := rect(n, first, last)
+		if v == 0 { // no state at all: leave the background
+			return r
+		}
+		col := CategoryColor(x)
+		c.SetColor(color.NRGBA{col.R, col.G, col.B, uint8(30 + 225*math.Min(v, 1))})
+		c.Fill(r.Path())
+		return r
+	}
+	edge := draw.LineStyle{Color: color.RGBA{255, 255, 255, 255}, Width: vg.Length(0.4)}
+	mark := draw.LineStyle{Color: color.RGBA{40, 40, 40, 255}, Width: vg.Length(0.5)}
+	visual := ov.visualAggregates(rowPx)
+	for _, pt := range ov.p.Parts {
+		if v := visual[ancestorIn(tree, pt.Node, visual)]; v != nil {
+			continue // drawn with its visual aggregate
+		}
+		r := fill(pt.Node, int(pt.First), int(pt.Last))
+		if r.Size().Y*dpi/72 >= 4 && r.Size().X*dpi/72 >= 4 {
+			c.StrokeLines(edge, rectLines(r)...)
+		}
+	}
+	for n, va := range visual {
+		for b := 0; b+1 < len(va.cuts); b++ {
+			r := fill(n, va.cuts[b], va.cuts[b+1]-1)
+			c.StrokeLines(edge, rectLines(r)...)
+			if r.Size().X*dpi/72 < 3 || r.Size().Y*dpi/72 < 3 {
+				continue
+			}
+			c.StrokeLine2(mark, r.Min.X, r.Min.Y, r.Max.X, r.Max.Y)
+			if !va.sameCuts {
+				c.StrokeLine2(mark, r.Min.X, r.Max.Y, r.Max.X, r.Min.Y)
+			}
+		}
+	}
+}
+
+func rectLines(r vg.Rectangle) [][]vg.Point {
+	return [][]vg.Point{{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}, r.Min}}
+}
+
+// visualAggregate is a node drawn as a block per shared time range.
+type visualAggregate struct {
+	cuts     []int // slice boundaries shared by all parts below, 0 and Slices included
+	sameCuts bool  // every child subtree has exactly these cuts
+}
+
+// visualAggregates finds the highest nodes that are split in the partition
+// while one of their children would be thinner than the pixel threshold.
+func (ov *overview) visualAggregates(rowPx float64) map[int32]*visualAggregate {
+	tree := ov.m.Tree
+	split := make([]bool, tree.Len()) // node has parts strictly below it
+	for _, pt := range ov.p.Parts {
+		for n := tree.Parent[pt.Node]; n >= 0; n = tree.Parent[n] {
+			split[n] = true
+		}
+	}
+	out := map[int32]*visualAggregate{}
+	var walk func(n int32)
+	walk = func(n int32) {
+		if !split[n] {
+			return
+		}
+		for _, c := range tree.Children[n] {
+			if float64(tree.NumLeaves(c))*rowPx < ov.opt.PixelThreshold {
+				out[n] = ov.sharedCuts(n)
+				return
+			}
+		}
+		for _, c := range tree.Children[n] {
+			walk(c)
+		}
+	}
+	walk(0)
+	return out
+}
+
+// sharedCuts returns the time boundaries every leaf row under n has, and
+// whether all rows have the same boundaries.
+func (ov *overview) sharedCuts(n int32) *visualAggregate {
+	tree := ov.m.Tree
+	perLeaf := map[int32]map[int]bool{}
+	for _, pt := range ov.p.Parts {
+		if pt.Node < n || pt.Node >= tree.End[n] {
+			continue
+		}
+		for l := tree.LeafLo[pt.Node]; l < tree.LeafHi[pt.Node]; l++ {
+			if perLeaf[l] == nil {
+				perLeaf[l] = map[int]bool{}
+			}
+			perLeaf[l][int(pt.First)] = true
+		}
+	}
+	count := map[int]int{}
+	for _, cuts := range perLeaf {
+		for c := range cuts {
+			count[c]++
+		}
+	}
+	leaves := tree.NumLeaves(n)
+	va := &visualAggregate{sameCuts: true}
+	for c, k := range count {
+		if k == leaves {
+			va.cuts = append(va.cuts, c)
+		} else {
+			va.sameCuts = false
+		}
+	}
+	va.cuts = append(va.cuts, ov.m.Slices)
+	sort.Ints(va.cuts)
+	return va
+}
+
+// ancestorIn returns the nearest ancestor of n (or n) that is a key of
+// set, or -1.
+func ancestorIn(tree *hier.Tree, n int32, set map[int32]*visualAggregate) int32 {
+	for ; n >= 0; n = tree.Parent[n] {
+		if _, ok := set[n]; ok {
+			return n
+		}
+	}
+	return -1
+}
+
+// groupTicks labels the rows by the deepest hierarchy level whose nodes
+// all fit, one label per node at its centre, with ticks at boundaries.
+func (ov *overview) groupTicks(height vg.Length) plot.Ticker {
+	tree := ov.m.Tree
+	rows := float64(ov.m.NumLeaves())
+	maxLabels := int(height / (labelFont.Size * 1.3))
+	byDepth := map[int32][]int32{}
+	for n := int32(1); n < int32(tree.Len()); n++ {
+		byDepth[tree.Depth[n]] = append(byDepth[tree.Depth[n]], n)
+	}
+	var chosen []int32
+	for d := int32(1); len(byDepth[d]) > 0; d++ {
+		if len(byDepth[d]) > maxLabels {
+			break
+		}
+		chosen = byDepth[d]
+	}
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		var ticks []plot.Tick
+		for _, n := range chosen {
+			mid := rows - float64(tree.LeafLo[n]+tree.LeafHi[n])/2
+			ticks = append(ticks, plot.Tick{Value: mid, Label: tree.Names[n]})
+			ticks = append(ticks, plot.Tick{Value: rows - float64(tree.LeafLo[n])})
+		}
+		if len(chosen) == 0 {
+			ticks = append(ticks, plot.Tick{Value: rows / 2, Label: fmt.Sprintf("%d resources", int(rows))})
+		}
+		return ticks
+	})
+}
+
+// drawStrips draws, right of the data area, one strip per hierarchy level
+// with alternating shades per node, so groups read at a glance.
+func (ov *overview) drawStrips(data draw.Canvas, levels int) {
+	tree := ov.m.Tree
+	rows := float64(ov.m.NumLeaves())
+	h := data.Max.Y - data.Min.Y
+	y := func(leaf int32) vg.Length { return data.Max.Y - h*vg.Length(float64(leaf)/rows) }
+	shades := []color.Color{color.Gray{200}, color.Gray{150}}
+	seen := map[int32]int{}
+	for n := int32(1); n < int32(tree.Len()); n++ {
+		d := tree.Depth[n]
+		x0 := data.Max.X + gap + vg.Length(d-1)*stripWidth
+		r := vg.Rectangle{Min: vg.Point{X: x0, Y: y(tree.LeafHi[n])}, Max: vg.Point{X: x0 + stripWidth - 0.5, Y: y(tree.LeafLo[n])}}
+		data.SetColor(shades[seen[d]%2])
+		seen[d]++
+		data.Fill(r.Path())
+	}
+}
+
+// drawLegend lists the states with their colours.
+func (ov *overview) drawLegend(c, data draw.Canvas, width vg.Length) {
+	sty := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+	x := c.Max.X - width + gap
+	y := data.Max.Y - labelFont.Size
+	box := labelFont.Size
+	for i, s := range ov.m.States {
+		if y < data.Min.Y {
+			break
+		}
+		c.SetColor(CategoryColor(i))
+		c.Fill(vg.Rectangle{Min: vg.Point{X: x, Y: y - box/2}, Max: vg.Point{X: x + box, Y: y + box/2}}.Path())
+		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, s)
+		y -= box * 1.5
+	}
+}
