@@ -52,6 +52,13 @@ func (c *columns) int32s(name string, v []int32) {
 	c.add(name, b.NewArray())
 }
 
+func (c *columns) bools(name string, v []bool) {
+	b := array.NewBooleanBuilder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, nil)
+	c.add(name, b.NewArray())
+}
+
 func (c *columns) strings(name string, v []string) {
 	b := array.NewStringBuilder(c.mem)
 	defer b.Release()
@@ -62,7 +69,9 @@ func (c *columns) strings(name string, v []string) {
 // categories adds a dictionary-encoded string column: codes index into
 // labels. pandas receives it as a Categorical, which keeps repeated
 // labels (a resource path on a million rows) from costing a string each.
+// Equal labels are merged (pandas requires distinct categories).
 func (c *columns) categories(name string, labels []string, codes []int32) {
+	labels, codes = uniqueLabels(labels, codes)
 	dict := array.NewStringBuilder(c.mem)
 	defer dict.Release()
 	dict.AppendValues(labels, nil)
@@ -96,4 +105,28 @@ func (c *columns) batch(meta map[string]string) arrow.RecordBatch {
 		a.Release()
 	}
 	return rec
+}
+
+// uniqueLabels merges equal labels, renumbering codes if needed.
+func uniqueLabels(labels []string, codes []int32) ([]string, []int32) {
+	first := make(map[string]int32, len(labels))
+	remap := make([]int32, len(labels))
+	var unique []string
+	for i, l := range labels {
+		j, ok := first[l]
+		if !ok {
+			j = int32(len(unique))
+			first[l] = j
+			unique = append(unique, l)
+		}
+		remap[i] = j
+	}
+	if len(unique) == len(labels) {
+		return labels, codes
+	}
+	out := make([]int32, len(codes))
+	for i, c := range codes {
+		out[i] = remap[c]
+	}
+	return unique, out
 }

@@ -128,16 +128,19 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 }
 
 // LevelsTable lists distinct optimal partitions: the range of p where each
-// is optimal, its gain, loss and number of aggregates.
-func LevelsTable(levels []aggregate.Level, mem memory.Allocator) arrow.RecordBatch {
+// is optimal, its gain, loss and number of aggregates, and which one is
+// recommended (index recommended; -1 for none).
+func LevelsTable(levels []aggregate.Level, recommended int, mem memory.Allocator) arrow.RecordBatch {
 	n := len(levels)
 	lo, hi := make([]float64, n), make([]float64, n)
 	gain, loss := make([]float64, n), make([]float64, n)
 	parts := make([]int64, n)
+	rec := make([]bool, n)
 	for i, l := range levels {
 		lo[i], hi[i] = l.PLow, l.PHigh
 		gain[i], loss[i] = l.Partition.Gain, l.Partition.Loss
 		parts[i] = int64(len(l.Partition.Parts))
+		rec[i] = i == recommended
 	}
 	c := newColumns(mem, n)
 	c.float64s("p_low", lo)
@@ -145,6 +148,7 @@ func LevelsTable(levels []aggregate.Level, mem memory.Allocator) arrow.RecordBat
 	c.float64s("gain", gain)
 	c.float64s("loss", loss)
 	c.int64s("aggregates", parts)
+	c.bools("recommended", rec)
 	return c.batch(nil)
 }
 

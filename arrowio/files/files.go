@@ -5,6 +5,7 @@ package files
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // Write writes rec to path in the format its extension names: .parquet,
 // .feather or .arrow, or .csv.
 func Write(rec arrow.RecordBatch, path string) error {
-	var write func(arrow.RecordBatch, *os.File) error
+	var write func(arrow.RecordBatch, io.Writer) error
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet":
 		write = writeParquet
@@ -39,7 +40,9 @@ func Write(rec arrow.RecordBatch, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := write(rec, f); err != nil {
+	// Hide Close from the writers (pqarrow closes what it can), so that the
+	// file is closed once, here, and its error reported.
+	if err := write(rec, struct{ io.Writer }{f}); err != nil {
 		f.Close()
 		os.Remove(path)
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -47,7 +50,7 @@ func Write(rec arrow.RecordBatch, path string) error {
 	return f.Close()
 }
 
-func writeParquet(rec arrow.RecordBatch, f *os.File) error {
+func writeParquet(rec arrow.RecordBatch, f io.Writer) error {
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
 	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -60,7 +63,7 @@ func writeParquet(rec arrow.RecordBatch, f *os.File) error {
 	return w.Close()
 }
 
-func writeFeather(rec arrow.RecordBatch, f *os.File) error {
+func writeFeather(rec arrow.RecordBatch, f io.Writer) error {
 	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
 	if err != nil {
 		return err
@@ -74,7 +77,7 @@ func writeFeather(rec arrow.RecordBatch, f *os.File) error {
 
 // writeCSV writes dictionary columns as their labels: CSV has no
 // dictionaries.
-func writeCSV(rec arrow.RecordBatch, f *os.File) error {
+func writeCSV(rec arrow.RecordBatch, f io.Writer) error {
 	plain, err := decodeDictionaries(rec)
 	if err != nil {
 		return err

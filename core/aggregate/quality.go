@@ -2,8 +2,6 @@ package aggregate
 
 import "math"
 
-func log2(x float64) float64 { return math.Log2(x) }
-
 // xlog2x returns x log2 x, with 0 log 0 = 0.
 func xlog2x(x float64) float64 {
 	if x <= 0 {
@@ -62,11 +60,31 @@ func intervalQualities(s nodeStats, slices, states, leaves int, acc []float64, f
 				xl += xlog2x(acc[x])
 			}
 			ent += s.ent[j]
-			gain := xl - ent
-			loss := total*math.Log2(float64(leaves*(j-i+1))) - gain
-			// Both are non-negative in exact arithmetic; rounding must not
-			// make an aggregate look better than its cells.
-			fn(i, j, max(gain, 0), max(loss, 0))
+			gain, loss := gainLoss(xl, ent, total, leaves*(j-i+1))
+			fn(i, j, gain, loss)
 		}
 	}
+}
+
+// gainLoss finishes the measures of a block of size cells whose per-state
+// sums V_x give xl = sum_x V_x log2 V_x and total = sum_x V_x, and whose
+// cells give ent = sum_c v_c log2 v_c:
+//
+//	gain = xl - ent        loss = total log2(size) - gain
+//
+// Both are non-negative in exact arithmetic. Results within rounding
+// error of zero (relative to the terms subtracted) are zero: a homogeneous
+// block loses nothing, and noise must not tell it from one that does.
+func gainLoss(xl, ent, total float64, size int) (gain, loss float64) {
+	scale := total * math.Log2(float64(size))
+	noise := 1e-13 * (math.Abs(xl) + math.Abs(ent) + scale)
+	gain = xl - ent
+	if gain <= noise {
+		gain = 0
+	}
+	loss = scale - gain
+	if loss <= noise {
+		loss = 0
+	}
+	return gain, loss
 }

@@ -58,12 +58,12 @@ type Spatiotemporal struct {
 	gain0, loss0 float64 // normalisation constants (1 when off)
 	tri          int     // intervals per node
 	// cache holds gain and loss of every (node, interval), or is nil.
-	cache []gainLoss
+	cache []cachedGL
 }
 
-// gainLoss is a cached gain and loss. float32 would halve the cache, but
+// cachedGL is a cached gain and loss. float32 would halve the cache, but
 // exact ties need full precision.
-type gainLoss = [2]float64
+type cachedGL = [2]float64
 
 // NewSpatiotemporal prepares the aggregation of in.
 func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
@@ -87,7 +87,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 		}
 	}
 	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; need <= opt.CacheBytes {
-		s.cache = make([]gainLoss, int64(in.Tree.Len())*int64(s.tri))
+		s.cache = make([]cachedGL, int64(in.Tree.Len())*int64(s.tri))
 		s.fillCache()
 	}
 	return s, nil
@@ -106,9 +106,7 @@ func rootQuality(in Input) (gain, loss float64) {
 		total += v
 		xl += xlog2x(v)
 	}
-	gain = max(xl-ent, 0)
-	loss = max(total*log2(float64(len(in.Values)/in.States))-gain, 0)
-	return gain, loss
+	return gainLoss(xl, ent, total, len(in.Values)/in.States)
 }
 
 // triIndex numbers the intervals [i..j], 0 <= i <= j < n, of one node.
@@ -226,7 +224,36 @@ func (a quality) better(b quality) bool {
 	return a.l < b.l
 }
 
-func (a quality) plus(b quality) quality { return quality{a.v + b.v, a.g + b.g, a.l + b.l} }
+// table holds a quality for every interval of one node in three T x T
+// arrays (value, gain, loss) so that the hot loop of the dynamic program
+// streams through values only.
+type table struct{ v, g, l []float64 }
+
+func newTable(T int) table {
+	return table{make([]float64, T*T), make([]float64, T*T), make([]float64, T*T)}
+}
+
+func (t table) at(k int) quality { return quality{t.v[k], t.g[k], t.l[k]} }
+
+func (t table) set(k int, q quality) { t.v[k], t.g[k], t.l[k] = q.v, q.g, q.l }
+
+func (t table) clear() {
+	clear(t.v)
+	clear(t.g)
+	clear(t.l)
+}
+
+func (t table) add(o table) {
+	addTo(t.v, o.v)
+	addTo(t.g, o.g)
+	addTo(t.l, o.l)
+}
+
+func addTo(dst, src []float64) {
+	for i, x := range src {
+		dst[i] += x
+	}
+}
 
 // decisions records, for every node and interval, how the optimum was
 // reached: split[node*tri+k] is true when the node is split into its
@@ -239,10 +266,10 @@ type decisions struct {
 }
 
 // dpResult is what a node hands to its parent: its best quality for every
-// interval (square table, row i holds [i..j]) and, when qualities are not
-// cached, its stats.
+// interval (row i holds [i..j]) and, when qualities are not cached, its
+// stats.
 type dpResult struct {
-	best  []quality
+	best  table
 	stats nodeStats
 }
 
@@ -254,36 +281,35 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 	T := s.in.Slices
 	nodes := s.in.Tree.Len()
 	dec := decisions{split: make([]bool, nodes*s.tri), cut: make([]uint16, nodes*s.tri)}
-	pool := sync.Pool{New: func() any { return make([]quality, T*T) }}
+	pool := sync.Pool{New: func() any { return newTable(T) }}
 	postOrder(s.in.Tree, s.opt.Workers, s.newScratch, func(n int32, kids []dpResult, w *scratch) dpResult {
 		var kidStats []nodeStats
-		var kidSum []quality
+		var kidSum table
 		if len(kids) > 0 {
-			kidSum = pool.Get().([]quality)
-			clear(kidSum)
+			kidSum = pool.Get().(table)
+			kidSum.clear()
 			for _, k := range kids {
-				for i, q := range k.best {
-					kidSum[i] = kidSum[i].plus(q)
-				}
+				kidSum.add(k.best)
 				pool.Put(k.best)
 				if k.stats.v != nil {
 					kidStats = append(kidStats, k.stats)
 				}
 			}
 		}
-		// aggT[j*T+i] = best of "aggregate or split into children" over [i..j].
-		aggT := pool.Get().([]quality)
+		// agg holds at [j*T+i] the best of "aggregate or split into
+		// children" over [i..j] (transposed: the hot loop reads it by start).
+		agg := pool.Get().(table)
 		base := int(n) * s.tri
 		setAgg := func(i, j int, g, l float64) {
 			g, l = g/s.gain0, l/s.loss0
 			q := quality{p*g - (1-p)*l, g, l}
-			if kidSum != nil {
-				if k := kidSum[i*T+j]; k.better(q) {
+			if kidSum.v != nil {
+				if k := kidSum.at(i*T + j); k.better(q) {
 					q = k
 					dec.split[base+triIndex(i, j)] = true
 				}
 			}
-			aggT[j*T+i] = q
+			agg.set(j*T+i, q)
 		}
 		var st nodeStats
 		if s.cache != nil {
@@ -297,29 +323,63 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 			st = s.stats(n, kidStats, w)
 			intervalQualities(st, T, s.in.States, s.in.Tree.NumLeaves(n), w.acc, setAgg)
 		}
-		if kidSum != nil {
+		if kidSum.v != nil {
 			pool.Put(kidSum)
 		}
-		// best[i*T+j] over [i..j]: the last piece is aggT[j][cut+1..j].
-		best := pool.Get().([]quality)
-		for j := 0; j < T; j++ {
-			col := aggT[j*T : j*T+T]
-			for i := j; i >= 0; i-- {
-				row := best[i*T : i*T+T]
-				q, c := col[i], 0
-				for cut := i; cut < j; cut++ {
-					if cand := row[cut].plus(col[cut+1]); cand.better(q) {
-						q, c = cand, cut+1
-					}
-				}
-				row[j] = q
-				dec.cut[base+triIndex(i, j)] = uint16(c)
-			}
-		}
-		pool.Put(aggT)
+		best := pool.Get().(table)
+		bestIntervals(T, agg, best, dec.cut[base:base+s.tri])
+		pool.Put(agg)
 		return dpResult{best: best, stats: st}
 	})
 	return s.reconstruct(p, dec), nil
+}
+
+// bestIntervals fills best (row i holds [i..j]) with the optimum over
+// every interval of one node, given agg (transposed), and records the
+// time cut chosen for each interval in cut (triangular index).
+//
+//	best(i,j) = max( agg(i,j), max over cut of best(i,cut) + agg(cut+1,j) )
+//
+// The loop compares values only; gains and losses are looked at on exact
+// ties, and composed once the winning cut is known.
+func bestIntervals(T int, agg, best table, cut []uint16) {
+	for j := 0; j < T; j++ {
+		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
+		for i := j; i >= 0; i-- {
+			bv, bg, bl := best.v[i*T:(i+1)*T], best.g[i*T:(i+1)*T], best.l[i*T:(i+1)*T]
+			qv, c := av[i], 0
+			// Candidates cut after k in [i, j): best(i,k) + agg(k+1,j).
+			heads, tails := bv[i:j], av[i+1:j+1]
+			tails = tails[:len(heads)] // lets the compiler drop bounds checks
+			for m, h := range heads {
+				x := h + tails[m]
+				if x < qv {
+					continue
+				}
+				k := i + m
+				if x > qv {
+					qv, c = x, k+1
+					continue
+				}
+				// Exact tie in value: larger gain, then smaller loss wins;
+				// an equal candidate does not replace the earlier one.
+				cg, cl := bg[k]+ag[k+1], bl[k]+al[k+1]
+				qg, ql := ag[i], al[i]
+				if c > 0 {
+					qg, ql = bg[c-1]+ag[c], bl[c-1]+al[c]
+				}
+				if cg > qg || (cg == qg && cl < ql) {
+					c = k + 1
+				}
+			}
+			if c == 0 {
+				bv[j], bg[j], bl[j] = av[i], ag[i], al[i]
+			} else {
+				bv[j], bg[j], bl[j] = qv, bg[c-1]+ag[c], bl[c-1]+al[c]
+			}
+			cut[triIndex(i, j)] = uint16(c)
+		}
+	}
 }
 
 // reconstruct walks the decisions from the root over the whole time range.
@@ -367,6 +427,15 @@ func (s *Spatiotemporal) reconstruct(p float64, dec decisions) *Partition {
 	return part
 }
 
+// Scale returns the gain and loss of aggregating the whole model into one
+// part, in the units of this engine's results (1, 1 when normalised).
+func (s *Spatiotemporal) Scale() (gain0, loss0 float64) {
+	if s.opt.Normalize {
+		return 1, 1
+	}
+	return rootQuality(s.in)
+}
+
 // PartQuality returns the (normalised, if so configured) gain and loss of
 // aggregating node n over slices i..j.
 func (s *Spatiotemporal) PartQuality(n int32, i, j int) (gain, loss float64) {
@@ -397,7 +466,5 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 		total += v
 		xl += xlog2x(v)
 	}
-	gain = max(xl-ent, 0)
-	loss = max(total*log2(float64(t.NumLeaves(n)*(j-i+1)))-gain, 0)
-	return gain, loss
+	return gainLoss(xl, ent, total, t.NumLeaves(n)*(j-i+1))
 }

@@ -1,0 +1,74 @@
+// Command macroscope turns execution traces into macroscopic views.
+//
+//	macroscope overview [flags] trace     spatiotemporal overview (PNG + Parquet)
+//	macroscope help                       this text
+//
+// Run "macroscope <command> -h" for a command's flags.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"overview", "spatiotemporal overview of a trace: significant p, optimal aggregation, figure and table", runOverview},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout, stderr)
+			if err == nil {
+				return 0
+			}
+			if errors.Is(err, errUsage) {
+				return 2
+			}
+			fmt.Fprintln(stderr, "macroscope:", describe(err))
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "macroscope: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// errUsage reports bad command-line usage the flag package already printed.
+var errUsage = errors.New("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: macroscope <command> [flags] [arguments]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'macroscope <command> -h' for a command's flags.")
+}
+
+// describe prefixes argument errors with "invalid" so the user knows the
+// problem is the command line, not the data.
+func describe(err error) string {
+	var ae *errs.ArgumentError
+	if errors.As(err, &ae) {
+		return "invalid " + ae.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,50 @@
+"""Compile the Go core into the one gopy extension module of the wheel.
+
+gopy generates CPython bindings for the Go package ./pybind and builds them
+into a shared library; this hook runs it and places the generated modules
+under macroscope/_native/ in the wheel.
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class GopyBuildHook(BuildHookInterface):
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version, build_data):
+        if self.target_name != "wheel":
+            return
+        root = pathlib.Path(self.root)
+        out = root / "build" / "gopy"
+        if out.exists():
+            shutil.rmtree(out)
+        env = dict(os.environ)
+        with tempfile.TemporaryDirectory() as tools:
+            # gopy formats its output with goimports, which must be on PATH;
+            # go.mod pins it as a tool, so build that version.
+            run(["go", "build", "-o", tools, "golang.org/x/tools/cmd/goimports"], root, env)
+            env["PATH"] = tools + os.pathsep + env.get("PATH", "")
+            env.setdefault("CGO_ENABLED", "1")
+            run(["go", "tool", "gopy", "build", f"-vm={sys.executable}", "-output=build/gopy",
+                 "-name=native", "-no-make", "./pybind"], root, env)
+        libs = list(out.glob("_native*.so")) + list(out.glob("_native*.pyd"))
+        if not libs:
+            raise RuntimeError(f"gopy produced no extension module in {out}")
+        for name in ["__init__.py", "go.py", "pybind.py"]:
+            build_data["force_include"][str(out / name)] = f"macroscope/_native/{name}"
+        for lib in libs:
+            build_data["force_include"][str(lib)] = f"macroscope/_native/{lib.name}"
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
+
+
+def run(cmd, cwd, env):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=cwd, env=env, check=True)

@@ -1,0 +1,63 @@
+package pybind
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime/debug"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// errorPrefix starts every error message that crosses to Python. gopy
+// raises RuntimeError with the message; the Python layer recognises the
+// prefix, decodes the JSON after it and raises the matching exception
+// class with the file, line and cause as attributes.
+const errorPrefix = "macroscope-error:"
+
+// bridgeError is the JSON form of an error.
+type bridgeError struct {
+	Kind    string `json:"kind"` // format, argument, not_found, io, internal
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Offset  int64  `json:"offset,omitempty"`
+	Cause   string `json:"cause,omitempty"`
+	Param   string `json:"param,omitempty"`
+}
+
+func encode(err error) error {
+	if err == nil {
+		return nil
+	}
+	be := bridgeError{Kind: "io", Message: err.Error()}
+	var fe *errs.FormatError
+	var ae *errs.ArgumentError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &fe):
+		be.Kind, be.File, be.Line, be.Offset, be.Cause = "format", fe.File, fe.Line, fe.Offset, fe.Err.Error()
+	case errors.As(err, &ae):
+		be.Kind, be.Param, be.Cause = "argument", ae.Name, ae.Reason
+	case errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe):
+		be.Kind, be.File, be.Cause = "not_found", pe.Path, pe.Err.Error()
+	case errors.As(err, &pe):
+		be.File, be.Cause = pe.Path, pe.Err.Error()
+	}
+	b, _ := json.Marshal(be)
+	return errors.New(errorPrefix + string(b))
+}
+
+// guard turns a panic into an internal error and encodes *err. Every
+// exported function defers it: a Go panic would otherwise abort the
+// Python process, and with it the user's Jupyter kernel.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		be := bridgeError{Kind: "internal", Message: fmt.Sprintf("internal error: %v", r), Cause: string(debug.Stack())}
+		b, _ := json.Marshal(be)
+		*err = errors.New(errorPrefix + string(b))
+		return
+	}
+	*err = encode(*err)
+}

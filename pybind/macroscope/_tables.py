@@ -1,0 +1,36 @@
+"""The common behaviour of every result that is a table."""
+
+from __future__ import annotations
+
+import functools
+
+import pyarrow as pa
+
+from . import _bridge
+
+
+class TableResult:
+    """A result backed by an Arrow table built on demand by the Go core.
+
+    Subclasses implement ``_export(address)``.
+    """
+
+    def _export(self, address: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @functools.cached_property
+    def _table(self) -> pa.Table:
+        return _bridge.table(self._export)
+
+    def to_arrow(self) -> pa.Table:
+        """The result as a pyarrow Table (zero-copy from the Go core)."""
+        return self._table
+
+    def to_pandas(self):
+        """The result as a pandas DataFrame."""
+        return _bridge.to_pandas(self._table)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """Arrow PyCapsule stream protocol: lets polars, duckdb and others
+        read the result directly."""
+        return self._table.__arrow_c_stream__(requested_schema)
