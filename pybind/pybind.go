@@ -200,7 +200,7 @@ func (m *MicroModel) SignificantP(options string, addr uintptr) (err error) {
 	var levels []aggregate.Level
 	switch o.Method {
 	case "exact":
-		levels, err = aggregate.SignificantExact(e)
+		levels, err = aggregate.SignificantExact(e, o.Threshold)
 	case "dichotomy":
 		levels, err = aggregate.SignificantDichotomy(e, o.Threshold)
 	default:

@@ -31,6 +31,7 @@ func runOverview(args []string, stdout, stderr io.Writer) error {
 	png := fs.String("o", "overview.png", "figure file (.png or .svg)")
 	table := fs.String("table", "aggregates.parquet", "aggregates table (.parquet, .feather or .csv); empty for none")
 	levelsOut := fs.String("levels", "", "table of the significant p values (.parquet, .feather or .csv)")
+	threshold := fs.Float64("threshold", 1e-3, "resolution in p of the search for significant levels (0: all)")
 	width := fs.Int("width", 960, "figure width in pixels")
 	height := fs.Int("height", 576, "figure height in pixels")
 	fs.Usage = func() {
@@ -68,7 +69,7 @@ func runOverview(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	levels, err := aggregate.SignificantExact(engine)
+	levels, err := aggregate.SignificantExact(engine, *threshold)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func BenchmarkSignificant64(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		levels, err := SignificantExact(st)
+		levels, err := SignificantExact(st, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,7 +23,7 @@ type Level struct {
 // trade-off.
 func samePartition(a, b *Partition) bool { return a.Gain == b.Gain && a.Loss == b.Loss }
 
-// SignificantExact returns every distinct optimal partition, in increasing
+// SignificantExact returns the distinct optimal partitions, in increasing
 // order of p, with the exact p where each stops being optimal.
 //
 // For a fixed partition, pIC(p) = p*(G+L) - L is linear in p, so the
@@ -31,8 +31,19 @@ func samePartition(a, b *Partition) bool { return a.Gain == b.Gain && a.Loss == 
 // solutions at p = 0 and p = 1, the solver is asked at the intersection of
 // the two lines; a strictly better solution there is a new vertex of the
 // envelope (recurse on both sides), otherwise the two partitions meet at
-// that p. It needs 2k-1 solves for k partitions and misses none.
-func SignificantExact(s Solver) ([]Level, error) {
+// that p. With resolution 0 it needs 2k-1 solves for k partitions and
+// misses none.
+//
+// A resolution r > 0 stops the search between two solutions found less
+// than r apart in p: partitions optimal only within such a range are not
+// listed, and the two neighbours are reported to meet where their lines
+// cross. Near p = 0 there are often hundreds of partitions that differ by
+// a few cells; r = 1e-3 keeps the levels an analyst can tell apart at a
+// fraction of the cost.
+func SignificantExact(s Solver, resolution float64) ([]Level, error) {
+	if !(resolution >= 0 && resolution < 1) {
+		return nil, errs.Argument("threshold", "must be in [0, 1), got %v", resolution)
+	}
 	lo, err := s.Solve(0)
 	if err != nil {
 		return nil, err
@@ -41,34 +52,8 @@ func SignificantExact(s Solver) ([]Level, error) {
 	if err != nil {
 		return nil, err
 	}
-	var levels []Level
-	var walk func(a, b *Partition) error
-	walk = func(a, b *Partition) error {
-		if samePartition(a, b) {
-			return nil
-		}
-		sa, sb := a.Gain+a.Loss, b.Gain+b.Loss
-		if sb <= sa { // parallel or inverted lines: b dominates from a.P on
-			levels = append(levels, Level{PHigh: math.Max(a.P, b.P), Partition: a})
-			return nil
-		}
-		p := (b.Loss - a.Loss) / (sb - sa)
-		p = math.Min(math.Max(p, a.P), b.P)
-		c, err := s.Solve(p)
-		if err != nil {
-			return err
-		}
-		lineA := p*sa - a.Loss
-		if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b, p)) {
-			levels = append(levels, Level{PHigh: p, Partition: a})
-			return nil
-		}
-		if err := walk(a, c); err != nil {
-			return err
-		}
-		return walk(c, b)
-	}
-	if err := walk(lo, hi); err != nil {
+	levels, err := envelopeBetween(s, lo, hi, resolution)
+	if err != nil {
 		return nil, err
 	}
 	levels = append(levels, Level{PHigh: 1, Partition: hi})
@@ -80,9 +65,44 @@ func SignificantExact(s Solver) ([]Level, error) {
 	return dedupe(levels), nil
 }
 
+// envelopeBetween returns the levels from a up to (not including) b, each
+// with the p where it gives way to the next. (Exploring the two halves
+// concurrently made sweeps slower: every solve is already parallel.)
+func envelopeBetween(s Solver, a, b *Partition, resolution float64) ([]Level, error) {
+	if samePartition(a, b) {
+		return nil, nil
+	}
+	sa, sb := a.Gain+a.Loss, b.Gain+b.Loss
+	if sb <= sa { // parallel or inverted lines: b dominates from a.P on
+		return []Level{{PHigh: math.Max(a.P, b.P), Partition: a}}, nil
+	}
+	p := (b.Loss - a.Loss) / (sb - sa)
+	p = math.Min(math.Max(p, a.P), b.P)
+	if b.P-a.P <= resolution {
+		return []Level{{PHigh: p, Partition: a}}, nil
+	}
+	c, err := s.Solve(p)
+	if err != nil {
+		return nil, err
+	}
+	lineA := p*sa - a.Loss
+	if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b)) {
+		return []Level{{PHigh: p, Partition: a}}, nil
+	}
+	left, err := envelopeBetween(s, a, c, resolution)
+	if err != nil {
+		return nil, err
+	}
+	right, err := envelopeBetween(s, c, b, resolution)
+	if err != nil {
+		return nil, err
+	}
+	return append(left, right...), nil
+}
+
 // tolerance absorbs rounding when comparing a new solution's value with a
 // line evaluated at the same p.
-func tolerance(a, b *Partition, p float64) float64 {
+func tolerance(a, b *Partition) float64 {
 	scale := math.Max(math.Abs(a.Gain)+math.Abs(a.Loss), math.Abs(b.Gain)+math.Abs(b.Loss))
 	return 1e-12 * math.Max(scale, 1e-300)
 }

@@ -67,7 +67,7 @@ func TestSignificantExactIsTheEnvelope(t *testing.T) {
 			lines = append(lines, gl)
 		}
 		want := envelope(lines)
-		levels, err := SignificantExact(st)
+		levels, err := SignificantExact(st, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestSignificantOn64Leaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	levels, err := SignificantExact(st)
+	levels, err := SignificantExact(st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -283,6 +283,10 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 	dec := decisions{split: make([]bool, nodes*s.tri), cut: make([]uint16, nodes*s.tri)}
 	pool := sync.Pool{New: func() any { return newTable(T) }}
 	postOrder(s.in.Tree, s.opt.Workers, s.newScratch, func(n int32, kids []dpResult, w *scratch) dpResult {
+		base := int(n) * s.tri
+		if len(kids) == 1 && s.cache != nil {
+			return s.solveChain(p, n, kids[0], dec)
+		}
 		var kidStats []nodeStats
 		var kidSum table
 		if len(kids) > 0 {
@@ -299,7 +303,6 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 		// agg holds at [j*T+i] the best of "aggregate or split into
 		// children" over [i..j] (transposed: the hot loop reads it by start).
 		agg := pool.Get().(table)
-		base := int(n) * s.tri
 		setAgg := func(i, j int, g, l float64) {
 			g, l = g/s.gain0, l/s.loss0
 			q := quality{p*g - (1-p)*l, g, l}
@@ -332,6 +335,32 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 		return dpResult{best: best, stats: st}
 	})
 	return s.reconstruct(p, dec), nil
+}
+
+// solveChain handles a node with a single child, which covers the same
+// cells: keeping the block whole at n or taking the child's best are the
+// only choices, and a time cut at n cannot beat the child's own optimum
+// (the child's best over [i..j] is at least the sum of its bests over
+// any two halves). That turns the O(T^3) loop into O(T^2) for the chains
+// that hierarchies such as host > process > thread are full of.
+func (s *Spatiotemporal) solveChain(p float64, n int32, kid dpResult, dec decisions) dpResult {
+	T := s.in.Slices
+	base := int(n) * s.tri
+	best := kid.best
+	for j := 0; j < T; j++ {
+		for i := 0; i <= j; i++ {
+			k := triIndex(i, j)
+			gl := s.cache[base+k]
+			g, l := gl[0]/s.gain0, gl[1]/s.loss0
+			q := quality{p*g - (1-p)*l, g, l}
+			if best.at(i*T + j).better(q) {
+				dec.split[base+k] = true
+			} else {
+				best.set(i*T+j, q)
+			}
+		}
+	}
+	return dpResult{best: best}
 }
 
 // bestIntervals fills best (row i holds [i..j]) with the optimum over

@@ -66,18 +66,27 @@ class MicroModel(TableResult):
         opts = _bridge.options(normalize=bool(normalize))
         return Aggregation(_bridge.call(self._h.Aggregate, float(p), opts))
 
-    def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True):
+    def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
+                      recommend: str = "knee"):
         """DataFrame of the distinct optimal partitions as p goes from 0 to
         1: the range [p_low, p_high] over which each is optimal, its gain,
-        loss and number of aggregates.
+        loss and number of aggregates, and which one is ``recommended``.
 
-        ``method="exact"`` finds every partition and the exact p where it
-        changes (the optimum is the upper envelope of the lines
-        p*(gain+loss) - loss). ``method="dichotomy"`` is Ocelotl's search,
-        bisecting while the two ends differ and are more than ``threshold``
-        apart; ``threshold`` only applies to it.
+        ``method="exact"`` asks the solver where the lines p*(gain+loss) -
+        loss of two known optima cross, so breakpoints are exact; with
+        ``threshold=0`` it lists every distinct optimal partition, and with
+        ``threshold > 0`` it does not look between optima found less than
+        ``threshold`` apart in p (partitions optimal only on such narrow
+        ranges are skipped). ``method="dichotomy"`` is Ocelotl's search:
+        bisect while the two ends differ and are more than ``threshold``
+        apart.
+
+        ``recommend`` picks the level to show first: ``"knee"`` (closest to
+        full gain at no loss, on normalised measures) or ``"ocelotl"``
+        (after the largest jump of | |dGain| - |dLoss| |).
         """
-        opts = _bridge.options(method=method, threshold=float(threshold), normalize=bool(normalize))
+        opts = _bridge.options(method=method, threshold=float(threshold), normalize=bool(normalize),
+                               recommend=recommend)
         return _bridge.to_pandas(_bridge.table(self._h.SignificantP, opts))
 
     def __repr__(self) -> str:

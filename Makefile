@@ -1,0 +1,54 @@
+# Macroscope: the two commands of the README, and what they need.
+#
+#   make demo   set everything up, run the overview of the bundled trace
+#   make test   set everything up, run every test (Go, Python, notebooks)
+#
+# Set-up is idempotent and incremental: the virtual environment is created
+# once, and the package is rebuilt only when its sources change.
+
+PYTHON  ?= python3
+GO      ?= go
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+TRACE   := testdata/jacobi32.trace
+OUT     := out
+
+GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
+PY_SOURCES := $(shell find pybind/macroscope -name '*.py' -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
+
+.PHONY: demo test setup go-test py-test notebooks bench clean
+
+demo: setup
+	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
+
+test: setup go-test py-test
+
+setup: $(VENV)/.installed
+
+# The virtual environment with the test and notebook dependencies.
+$(VENV)/.deps: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -m pip install --quiet "pybindgen>=0.22.1" "hatchling>=1.25" \
+		"pyarrow>=14" "pandas>=2.1" "numpy>=1.24" \
+		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66"
+	$(GO) mod download
+	touch $@
+
+# The package itself: gopy compiles the Go core into one extension module.
+$(VENV)/.installed: $(VENV)/.deps $(GO_SOURCES) $(PY_SOURCES) go.mod go.sum
+	$(VPY) -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
+	touch $@
+
+go-test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+py-test: setup
+	$(VPY) -m pytest -q pybind/tests
+
+bench: setup
+	$(VPY) bench/zero_copy.py
+
+clean:
+	rm -rf $(VENV) build $(OUT)
