@@ -66,8 +66,8 @@ func init() {
 type role uint8
 
 const (
-	roleNone role = iota // a user field: kept out of the model
-	roleEvent            // the event id, always the first field of a line
+	roleNone  role = iota // a user field: kept out of the model
+	roleEvent             // the event id, always the first field of a line
 	roleTime
 	roleName
 	roleType

@@ -53,11 +53,30 @@ func parseDate(b []byte) (trace.Time, error) {
 	if t, ok := parseDatePlain(b); ok {
 		return t, nil
 	}
+	if hugeExponent(b) {
+		// Exact conversion of 1e-99999999 would take forever; no date
+		// written in seconds needs such an exponent.
+		return 0, &fieldError{"time", string(b), errors.New("exponent out of range")}
+	}
 	t, err := trace.ParseTime(string(b))
 	if err != nil {
 		return 0, &fieldError{"time", string(b), err}
 	}
 	return t, nil
+}
+
+// hugeExponent tells whether a number's decimal exponent exceeds 40 in size.
+func hugeExponent(b []byte) bool {
+	i := bytes.IndexAny(b, "eE")
+	if i < 0 {
+		return false
+	}
+	e := b[i+1:]
+	if len(e) > 0 && (e[0] == '-' || e[0] == '+') {
+		e = e[1:]
+	}
+	e = bytes.TrimLeft(e, "0")
+	return len(e) > 2 || (len(e) == 2 && string(e) > "40")
 }
 
 // parseDatePlain is the allocation-free path of trace.ParseTime for the

@@ -16,8 +16,11 @@
 //     container still alive is destroyed.
 //
 // Beyond PajeNG, the reader accepts the field names of the original Pajé
-// dialect unless Options.Strict, and the DestroyContainer events of SimGrid
-// traces written before 2012, which name the container in a Container field.
+// dialect unless Options.Strict, and, unless Options.StrictPajeNG, two
+// habits of SimGrid traces written before 2012: DestroyContainer events that
+// name the container in a Container field, and containers named "0" like
+// the root (a reference to "0" then means the root or that container,
+// whichever has the type the event expects).
 package paje
 
 import (
@@ -25,6 +28,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,6 +50,13 @@ type Options struct {
 	// NoImbrication flattens nested states, as pj_dump --no-imbrication:
 	// PushState ends the state it covers and PopState starts it again.
 	NoImbrication bool
+	// StrictPajeNG refuses what PajeNG 1.3.6 refuses although the reader
+	// can make sense of it: AddVariable and SubVariable on a variable that
+	// has no value yet (otherwise it starts from 0, as in PajeNG's
+	// development version), a DestroyContainer that names its container in a
+	// Container field, and containers whose identifier is "0" (the root's);
+	// SimGrid wrote the last three before 2012.
+	StrictPajeNG bool
 	// IgnoreIncompleteLinks drops the links that never get both ends
 	// instead of failing, as pj_dump --ignore-incomplete-links.
 	IgnoreIncompleteLinks bool
@@ -53,7 +64,7 @@ type Options struct {
 
 // PajeNG returns the options under which the reader behaves as pj_dump
 // with default arguments.
-func PajeNG() Options { return Options{Strict: true, SinglePrecision: true} }
+func PajeNG() Options { return Options{Strict: true, SinglePrecision: true, StrictPajeNG: true} }
 
 // ReadFile reads a whole Pajé trace into memory.
 func ReadFile(path string) (*trace.Trace, error) {
@@ -253,14 +264,14 @@ func (d *decoder) parseHeader(rest []byte) error {
 		if d.open == nil {
 			return d.failf("%%EndEventDef without %%EventDef")
 		}
-		if missing := d.open.finish(d.opt.Strict); len(missing) > 0 {
+		if missing := d.open.finish(d.opt.StrictPajeNG); len(missing) > 0 {
 			labels := make([]string, len(missing))
 			for i, r := range missing {
 				labels[i] = roleLabels[r]
 			}
 			tokens := strings.Fields("%" + string(rest))
 			return d.fail(&Error{
-				Msg: "definition of " + d.open.name + " (line " + itoa(d.open.line) +
+				Msg: "definition of " + d.open.name + " (line " + strconv.Itoa(d.open.line) +
 					") lacks the field(s) " + strings.Join(labels, ", "),
 				PajeNG: d.open.pajengInvalid(missing, d.line, tokens),
 			})

@@ -2,8 +2,7 @@ package paje
 
 import (
 	"fmt"
-	"math"
-	"sort"
+	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -11,103 +10,156 @@ import (
 
 // simulator turns Pajé events into complete entities, as PajeNG does.
 type simulator struct {
-	file string
-	sink trace.Sink
-	line int
+	file   string
+	sink   trace.Sink
+	opt    Options
+	line   int
+	fields [][]byte // the current event's fields, id first, for error texts
+	events int64
 
-	typeKeys   keys
-	types      []trace.Type
-	contKeys   keys // "0" is the root
-	containers []*liveContainer
-	valueByKey map[valueKey]int32
-	links      map[linkKey]*pendingLink
+	types      []typeInfo
+	typeIDs    map[string]int32 // by identifier; "0" is the root type (trace.None)
+	containers []*container
+	contIDs    map[string]int32 // by identifier; "0" is the root
+	slots      map[slotKey]*slot
+	valueNames []string // by value index
 
-	started     bool
-	first, last trace.Time
+	lastKnown trace.Time // date of the last event that had one, as PajeNG
+	timed     bool
+	first     trace.Time
+	rootEnd   trace.Time // when the file destroys the root
+	zero      int32      // the container whose identifier is "0", like the root's; 0 if none
 }
 
-// liveContainer is what the simulator tracks of a container.
-type liveContainer struct {
+// resolveZero picks, for a reference to "0", the root or the container
+// named "0", whichever has the container type want.
+func (s *simulator) resolveZero(id, want int32) int32 {
+	if id == 0 && s.zero > 0 && want != trace.None && s.containers[s.zero].typ == want {
+		return s.zero
+	}
+	return id
+}
+
+// typeInfo is what the simulator keeps of a type.
+type typeInfo struct {
+	kind       trace.Kind
+	parent     int32
+	start, end int32 // link types: container types of the ends
+	name       string
+	values     map[string]int32 // by identifier
+}
+
+// container is what the simulator keeps of a container.
+type container struct {
 	typ       int32
-	start     trace.Time
+	name      string
+	last      trace.Time // date of the last event addressed to it; its end once destroyed
 	destroyed bool
-	stacks    map[int32][]openState   // by state type
-	variables map[int32]*openVariable // by variable type
+	children  []int32
+	slots     []*slot // its entity slots, in creation order
+}
+
+// slotKey names the entities of one type in one container.
+type slotKey struct{ container, typ int32 }
+
+// slot holds the open entities of one type in one container, and what
+// PajeNG's time-order check needs of the last entity it recorded there.
+type slot struct {
+	typ                int32
+	hasLast            bool
+	lastOpen           bool // the last entity has no end yet
+	lastStart, lastEnd trace.Time
+
+	stack []openState // states, bottom first
+	order int32       // next State.Order
+
+	varStart trace.Time // the open piece of a variable (when hasLast)
+	varValue float64
+
+	pending map[string]*pendingLink // links by key
+	used    map[string]struct{}     // keys of the links completed
 }
 
 type openState struct {
-	value int32
-	start trace.Time
-}
-
-type openVariable struct {
-	value float64
-	start trace.Time
-}
-
-type valueKey struct {
-	typ  int32
-	name string
-}
-
-type linkKey struct {
-	typ int32
-	key string
+	value, depth, order int32
+	start               trace.Time
+	coveredAt           trace.Time // NoImbrication: when a PushState covered it
+	covered             bool
 }
 
 type pendingLink struct {
 	link               trace.Link
 	haveStart, haveEnd bool
 	line               int
+	file               string
 }
 
-func newSimulator(file string, sink trace.Sink) *simulator {
+func newSimulator(sink trace.Sink, opt Options) *simulator {
 	return &simulator{
-		file:       file,
 		sink:       sink,
-		typeKeys:   newKeys("0", trace.None),
-		contKeys:   newKeys("0", 0),
-		containers: []*liveContainer{{typ: trace.None}},
-		valueByKey: map[valueKey]int32{},
-		links:      map[linkKey]*pendingLink{},
+		opt:        opt,
+		typeIDs:    map[string]int32{"0": trace.None},
+		contIDs:    map[string]int32{"0": 0},
+		containers: []*container{{typ: trace.None, name: "0"}},
+		slots:      map[slotKey]*slot{},
+		lastKnown:  -trace.Second,
 	}
 }
 
-func (s *simulator) fail(format string, args ...any) error {
-	return errs.Format(s.file, s.line, format, args...)
+// fail reports an error at the current line.
+func (s *simulator) fail(e *Error) error {
+	return &errs.FormatError{File: s.file, Line: s.line, Err: e}
 }
 
-// fields gives access to an event's values by role.
-type fields struct {
+// failSim reports an event PajeNG's simulation refuses with exception class.
+func (s *simulator) failSim(class, msg string) error {
+	return s.fail(simulationError(class, msg, s.line, s.fields))
+}
+
+// failAround reports an error whose PajeNG text quotes the event in the
+// middle of the message: before + " in (event)" + after.
+func (s *simulator) failAround(class, before, after string) error {
+	desc := fmt.Sprintf("(Line: %d, Fields: '%d, Contents: '%s')", s.line, len(s.fields), eventText(s.fields))
+	return s.fail(&Error{Msg: before + after, PajeNG: class + ": " + before + " in " + desc + after + "\n"})
+}
+
+// failf reports an error whose PajeNG text is not reproduced.
+func (s *simulator) failf(format string, args ...any) error {
+	return s.fail(&Error{Msg: fmt.Sprintf(format, args...)})
+}
+
+// eventFields gives access to an event's fields by role.
+type eventFields struct {
 	def    *eventDef
 	values [][]byte
+	quoted []bool
 }
 
-func (f fields) get(r role) string {
+func (f eventFields) get(r role) []byte {
 	if c := f.def.column[r]; c >= 0 {
-		return string(f.values[c])
+		return f.values[c]
 	}
-	return ""
+	return nil
 }
 
-func (f fields) has(r role) bool { return f.def.column[r] >= 0 }
+func (f eventFields) isQuoted(r role) bool {
+	c := f.def.column[r]
+	return c >= 0 && f.quoted[c]
+}
 
-func (s *simulator) event(def *eventDef, values [][]byte, line int) error {
-	s.line = line
-	f := fields{def, values}
-	var at trace.Time
-	if f.has(roleTime) {
-		var err error
-		if at, err = parseDate(values[def.column[roleTime]]); err != nil {
-			return s.fail("%v", err)
+func (s *simulator) event(def *eventDef, fields [][]byte, quoted []bool, line int) error {
+	s.line, s.fields = line, fields
+	s.events++
+	f := eventFields{def, fields[1:], quoted[1:]}
+	if c := def.column[roleTime]; c >= 0 {
+		t, err := parseDate(f.values[c])
+		if err != nil {
+			return s.fail(&Error{Msg: err.Error()})
 		}
-		if !s.started {
-			s.first, s.last, s.started = at, at, true
+		s.lastKnown = t
+		if !s.timed {
+			s.first, s.timed = t, true
 		}
-		if at < s.last {
-			return s.fail("time goes backwards: %s after %s", at, s.last)
-		}
-		s.last = at
 	}
 	switch def.kind {
 	case evDefineContainerType, evDefineStateType, evDefineVariableType, evDefineEventType, evDefineLinkType:
@@ -115,19 +167,23 @@ func (s *simulator) event(def *eventDef, values [][]byte, line int) error {
 	case evDefineEntityValue:
 		return s.defineValue(f)
 	case evCreateContainer:
-		return s.createContainer(f, at)
+		return s.createContainer(f)
 	case evDestroyContainer:
-		return s.destroyContainer(f, at)
+		return s.destroyEvent(f)
 	case evSetState, evPushState, evPopState, evResetState:
-		return s.state(def.kind, f, at)
+		return s.state(def.kind, f)
 	case evSetVariable, evAddVariable, evSubVariable:
-		return s.variable(def.kind, f, at)
+		return s.variable(def.kind, f)
 	case evStartLink, evEndLink:
-		return s.link(def.kind, f, at)
+		return s.link(def.kind, f)
 	case evNewEvent:
-		return s.newEvent(f, at)
+		return s.newEvent(f)
+	case evTraceFile:
+		// PajeNG reads the definition and ignores the event: the file it
+		// names is not read.
+		return nil
 	}
-	return s.fail("event %s is not supported", def.name)
+	return s.failf("event %s is not supported", def.name)
 }
 
 var typeKinds = map[eventKind]trace.Kind{
@@ -138,362 +194,299 @@ var typeKinds = map[eventKind]trace.Kind{
 	evDefineLinkType:      trace.KindLink,
 }
 
-// keys finds types and containers by alias or name. Aliases are unique;
-// names need not be (g5k.trace has two container types named LINK), and a
-// name refers to the most recent definition that carries it.
-type keys struct {
-	alias, name map[string]int32
+var kindLabels = map[trace.Kind]string{
+	trace.KindContainer: "Container", trace.KindState: "State", trace.KindVariable: "Variable",
+	trace.KindEvent: "Event", trace.KindLink: "Link",
 }
 
-func newKeys(root string, id int32) keys {
-	return keys{alias: map[string]int32{root: id}, name: map[string]int32{root: id}}
+// identifier is the key PajeNG files a definition under.
+func identifier(name, alias []byte) []byte {
+	if len(alias) > 0 {
+		return alias
+	}
+	return name
 }
 
-func (k keys) lookup(key string) (int32, bool) {
-	if id, ok := k.alias[key]; ok {
-		return id, true
+func (s *simulator) kindOf(typ int32) trace.Kind {
+	if typ == trace.None {
+		return trace.KindContainer
 	}
-	id, ok := k.name[key]
-	return id, ok
+	return s.types[typ].kind
 }
 
-// add registers id under name and alias; it fails if the alias is taken.
-func (k keys) add(id int32, name, alias string) bool {
-	if alias != "" {
-		if _, dup := k.alias[alias]; dup {
-			return false
-		}
-		k.alias[alias] = id
-	}
-	k.name[name] = id
-	return true
-}
-
-func (s *simulator) lookupType(key string, want trace.Kind) (int32, error) {
-	id, ok := s.typeKeys.lookup(key)
-	if !ok {
-		return 0, s.fail("unknown type %q", key)
-	}
-	if id == trace.None {
-		if want == trace.KindContainer {
-			return id, nil
-		}
-		return 0, s.fail("type %q is the root container type, not a %s type", key, want)
-	}
-	if got := s.types[id].Kind; got != want {
-		return 0, s.fail("type %q is a %s type, not a %s type", key, got, want)
-	}
-	return id, nil
-}
-
-func (s *simulator) defineType(kind eventKind, f fields) error {
+func (s *simulator) defineType(ev eventKind, f eventFields) error {
+	kind := typeKinds[ev]
 	name, alias := f.get(roleName), f.get(roleAlias)
-	parent, err := s.lookupType(f.get(roleType), trace.KindContainer)
-	if err != nil {
-		return err
+	if kind == trace.KindContainer && string(name) == "0" {
+		return s.failSim("PajeTypeException", "The type name '0' is reserved and should not be used")
 	}
-	t := trace.Type{Name: name, Alias: alias, Kind: typeKinds[kind], Parent: parent,
-		Start: trace.None, End: trace.None, Color: f.get(roleColor)}
-	if kind == evDefineLinkType {
-		if t.Start, err = s.lookupType(f.get(roleStartContainerType), trace.KindContainer); err != nil {
-			return err
+	parent, ok := s.typeIDs[string(f.get(roleType))]
+	if !ok {
+		return s.failSim("PajeTypeException", "Unknow container type '"+string(f.get(roleType))+"'")
+	}
+	if s.kindOf(parent) != trace.KindContainer {
+		return s.failf("type %q is a %s type, which cannot hold types", f.get(roleType), s.kindOf(parent))
+	}
+	t := trace.Type{Name: string(name), Alias: string(alias), Kind: kind, Parent: parent,
+		Start: trace.None, End: trace.None, Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}
+	if kind == trace.KindLink {
+		var ok bool
+		if t.Start, ok = s.typeIDs[string(f.get(roleStartContainerType))]; !ok {
+			return s.failAround("PajeTypeException", "Unknow start container type '"+string(f.get(roleStartContainerType))+"' for link definition", "")
 		}
-		if t.End, err = s.lookupType(f.get(roleEndContainerType), trace.KindContainer); err != nil {
-			return err
+		if t.End, ok = s.typeIDs[string(f.get(roleEndContainerType))]; !ok {
+			return s.failAround("PajeTypeException", "Unknow end container type '"+string(f.get(roleEndContainerType))+"' for link definition", "")
 		}
 	}
-	id := int32(len(s.types))
-	if !s.typeKeys.add(id, name, alias) {
-		return s.fail("type alias %q is defined twice", alias)
+	id := string(identifier(name, alias))
+	if _, dup := s.typeIDs[id]; dup {
+		suffix := " already defined"
+		if kind == trace.KindContainer {
+			suffix += "."
+		}
+		return s.failAround("PajeTypeException", kindLabels[kind]+" type '"+id+"'", suffix)
 	}
-	s.types = append(s.types, t)
+	n := int32(len(s.types))
+	s.typeIDs[id] = n
+	s.types = append(s.types, typeInfo{kind: kind, parent: parent, start: t.Start, end: t.End, name: t.Name})
 	s.sink.DefineType(t)
 	return nil
 }
 
-func (s *simulator) defineValue(f fields) error {
-	typ, ok := s.typeKeys.lookup(f.get(roleType))
-	if !ok || typ == trace.None {
-		return s.fail("unknown type %q", f.get(roleType))
-	}
-	switch s.types[typ].Kind {
-	case trace.KindState, trace.KindEvent, trace.KindLink:
-	default:
-		return s.fail("type %q is a %s type, which has no named values", f.get(roleType), s.types[typ].Kind)
+func (s *simulator) defineValue(f eventFields) error {
+	typeKey := string(f.get(roleType))
+	typ, ok := s.typeIDs[typeKey]
+	if !ok {
+		return s.failSim("PajeTypeException", "Unknow type '"+typeKey+"'")
 	}
 	name, alias := f.get(roleName), f.get(roleAlias)
-	if _, dup := s.valueByKey[valueKey{typ, name}]; dup {
-		return s.fail("value %q of type %q is defined twice", name, s.types[typ].Name)
+	switch s.kindOf(typ) {
+	case trace.KindContainer:
+		return s.failSim("PajeTypeException", "Trying to define the value '"+string(name)+"' for the type '"+typeKey+"' (which is a container type) is invalid")
+	case trace.KindVariable:
+		return s.failSim("PajeTypeException", "Trying to define the value '"+string(name)+"' for the type '"+typeKey+"' (which is a variable type) is invalid")
 	}
-	s.addValue(trace.Value{Type: typ, Name: name, Alias: alias, Color: f.get(roleColor)})
+	ti := &s.types[typ]
+	if len(alias) > 0 {
+		if _, dup := ti.values[string(alias)]; dup {
+			return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(alias)+"' for the type '"+typeKey+"'")
+		}
+	} else if _, dup := ti.values[string(name)]; dup {
+		return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(name)+"' for the type '"+typeKey+"'")
+	}
+	s.addValue(typ, trace.Value{Type: typ, Name: string(name), Alias: string(alias),
+		Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}, string(identifier(name, alias)))
 	return nil
 }
 
-func (s *simulator) addValue(v trace.Value) int32 {
-	id := int32(len(s.valueByKey))
-	s.valueByKey[valueKey{v.Type, v.Name}] = id
-	if v.Alias != "" {
-		s.valueByKey[valueKey{v.Type, v.Alias}] = id
+func (s *simulator) addValue(typ int32, v trace.Value, id string) int32 {
+	ti := &s.types[typ]
+	if ti.values == nil {
+		ti.values = map[string]int32{}
 	}
+	n := int32(len(s.valueNames))
+	ti.values[id] = n
+	s.valueNames = append(s.valueNames, v.Name)
 	s.sink.DefineValue(v)
-	return id
+	return n
 }
 
-// value finds a value of typ by alias or name, creating it on first use as
-// PajeNG does for values that were never defined.
-func (s *simulator) value(typ int32, key string) int32 {
-	if id, ok := s.valueByKey[valueKey{typ, key}]; ok {
+func (s *simulator) valueName(typ, v int32) string { return s.valueNames[v] }
+
+// value finds a value of typ by identifier, defining it on first use as
+// PajeNG does.
+func (s *simulator) value(typ int32, key []byte, quoted bool) int32 {
+	if id, ok := s.types[typ].values[string(key)]; ok {
 		return id
 	}
-	return s.addValue(trace.Value{Type: typ, Name: key})
+	name := string(key)
+	return s.addValue(typ, trace.Value{Type: typ, Name: name, Quoted: quoted}, name)
 }
 
-func (s *simulator) lookupContainer(key string) (int32, *liveContainer, error) {
-	id, ok := s.contKeys.lookup(key)
-	if !ok {
-		return 0, nil, s.fail("unknown container %q", key)
-	}
-	return id, s.containers[id], nil
-}
-
-func (s *simulator) createContainer(f fields, at trace.Time) error {
-	typ, err := s.lookupType(f.get(roleType), trace.KindContainer)
-	if err != nil {
-		return err
-	}
-	parent, pc, err := s.lookupContainer(f.get(roleContainer))
-	if err != nil {
-		return err
-	}
-	if typ == trace.None {
-		return s.fail("a container cannot have the root type")
-	}
-	if want := s.types[typ].Parent; want != pc.typ {
-		return s.fail("container type %q belongs in %s containers, not in %q",
-			s.types[typ].Name, s.typeLabel(want), f.get(roleContainer))
-	}
-	if pc.destroyed {
-		return s.fail("parent container %q was destroyed", f.get(roleContainer))
-	}
+func (s *simulator) createContainer(f eventFields) error {
 	name, alias := f.get(roleName), f.get(roleAlias)
-	id := int32(len(s.containers))
-	if !s.contKeys.add(id, name, alias) {
-		return s.fail("container alias %q is defined twice", alias)
+	id := identifier(name, alias)
+	zero := string(id) == "0"
+	if zero && (s.opt.StrictPajeNG || s.zero > 0) {
+		return s.failSim("PajeTypeException", "The container name '0' is reserved and should not be used")
 	}
-	s.containers = append(s.containers, &liveContainer{typ: typ, start: at})
-	s.sink.CreateContainer(trace.Container{Name: name, Alias: alias, Type: typ, Parent: parent, Start: at, End: trace.Unset})
-	return nil
-}
-
-func (s *simulator) typeLabel(id int32) string {
-	if id == trace.None {
-		return "the root"
+	typeKey := f.get(roleType)
+	typ, ok := s.typeIDs[string(typeKey)]
+	if !ok {
+		return s.failSim("PajeTypeException", "Unknown container type '"+string(typeKey)+"'")
 	}
-	return fmt.Sprintf("%q", s.types[id].Name)
-}
-
-func (s *simulator) destroyContainer(f fields, at trace.Time) error {
-	id, c, err := s.lookupContainer(f.get(roleName))
-	if err != nil {
-		return err
+	if s.kindOf(typ) != trace.KindContainer {
+		return s.failSim("PajeTypeException", "Not a container type '"+string(typeKey)+"'")
 	}
-	typ, err := s.lookupType(f.get(roleType), trace.KindContainer)
-	if err != nil {
-		return err
+	parentKey := f.get(roleContainer)
+	parent, ok := s.contIDs[string(parentKey)]
+	if !ok {
+		return s.failSim("PajeContainerException", "Unknown container '"+string(parentKey)+"'")
 	}
-	if typ != c.typ {
-		return s.fail("container %q is not of type %q", f.get(roleName), f.get(roleType))
+	if typ != trace.None {
+		parent = s.resolveZero(parent, s.types[typ].parent)
 	}
-	if c.destroyed {
-		return s.fail("container %q is destroyed twice", f.get(roleName))
+	pc := s.containers[parent]
+	if typ == trace.None || s.types[typ].parent != pc.typ {
+		return s.failf("container type %q is not a child type of the type of container %q", typeKey, parentKey)
 	}
-	s.closeContainer(id, c, at)
-	c.destroyed = true
-	s.sink.DestroyContainer(id, at)
-	return nil
-}
-
-// closeContainer ends everything still open in container id at time at.
-// Types are visited in a fixed order so that output is deterministic.
-func (s *simulator) closeContainer(id int32, c *liveContainer, at trace.Time) {
-	for _, typ := range sortedKeys(c.stacks) {
-		s.closeStates(id, typ, c.stacks[typ], 0, at)
-		c.stacks[typ] = c.stacks[typ][:0]
+	if _, dup := s.contIDs[string(id)]; dup && !zero {
+		return s.failSim("PajeContainerException", "(Container, name: '"+string(name)+"' alias: '"+string(alias)+"') already exists")
 	}
-	for _, typ := range sortedKeys(c.variables) {
-		v := c.variables[typ]
-		s.sink.Variable(trace.Variable{Container: id, Type: typ, Start: v.start, End: at, Value: v.value})
-		delete(c.variables, typ)
-	}
-}
-
-func sortedKeys[V any](m map[int32]V) []int32 {
-	keys := make([]int32, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	return keys
-}
-
-// closeStates ends the states of stack from the top down to depth from.
-func (s *simulator) closeStates(cont, typ int32, stack []openState, from int, at trace.Time) {
-	for d := len(stack) - 1; d >= from; d-- {
-		st := stack[d]
-		s.sink.State(trace.State{Container: cont, Type: typ, Value: st.value, Start: st.start, End: at, Depth: int32(d)})
-	}
-}
-
-// entityTarget resolves the Type and Container fields of an entity event.
-func (s *simulator) entityTarget(f fields, kind trace.Kind) (typ, cont int32, c *liveContainer, err error) {
-	if typ, err = s.lookupType(f.get(roleType), kind); err != nil {
-		return
-	}
-	if cont, c, err = s.lookupContainer(f.get(roleContainer)); err != nil {
-		return
-	}
-	if want := s.types[typ].Parent; want != c.typ {
-		err = s.fail("%s type %q belongs in %s containers, not in %q",
-			kind, s.types[typ].Name, s.typeLabel(want), f.get(roleContainer))
-		return
-	}
-	if c.destroyed {
-		err = s.fail("container %q was destroyed", f.get(roleContainer))
-	}
-	return
-}
-
-func (s *simulator) state(kind eventKind, f fields, at trace.Time) error {
-	typ, cont, c, err := s.entityTarget(f, trace.KindState)
-	if err != nil {
-		return err
-	}
-	if c.stacks == nil {
-		c.stacks = map[int32][]openState{}
-	}
-	stack := c.stacks[typ]
-	switch kind {
-	case evSetState:
-		s.closeStates(cont, typ, stack, 0, at)
-		stack = append(stack[:0], openState{s.value(typ, f.get(roleValue)), at})
-	case evPushState:
-		stack = append(stack, openState{s.value(typ, f.get(roleValue)), at})
-	case evPopState:
-		if len(stack) == 0 {
-			return s.fail("PopState on container %q: no %q state to pop", f.get(roleContainer), s.types[typ].Name)
-		}
-		s.closeStates(cont, typ, stack, len(stack)-1, at)
-		stack = stack[:len(stack)-1]
-	case evResetState:
-		s.closeStates(cont, typ, stack, 0, at)
-		stack = stack[:0]
-	}
-	c.stacks[typ] = stack
-	return nil
-}
-
-func (s *simulator) variable(kind eventKind, f fields, at trace.Time) error {
-	typ, cont, c, err := s.entityTarget(f, trace.KindVariable)
-	if err != nil {
-		return err
-	}
-	v, err := parseDouble([]byte(f.get(roleValue)))
-	if err != nil {
-		return s.fail("%v", err)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return s.fail("variable value %q is not a finite number", f.get(roleValue))
-	}
-	if c.variables == nil {
-		c.variables = map[int32]*openVariable{}
-	}
-	prev := c.variables[typ]
-	if prev == nil && kind != evSetVariable {
-		return s.fail("%s on variable %q of %q, which has no value yet", f.def.name, s.types[typ].Name, f.get(roleContainer))
-	}
-	next := v
-	switch kind {
-	case evAddVariable:
-		next = prev.value + v
-	case evSubVariable:
-		next = prev.value - v
-	}
-	if prev != nil {
-		s.sink.Variable(trace.Variable{Container: cont, Type: typ, Start: prev.start, End: at, Value: prev.value})
-	}
-	c.variables[typ] = &openVariable{value: next, start: at}
-	return nil
-}
-
-func (s *simulator) link(kind eventKind, f fields, at trace.Time) error {
-	typ, cont, _, err := s.entityTarget(f, trace.KindLink)
-	if err != nil {
-		return err
-	}
-	k := linkKey{typ, f.get(roleKey)}
-	p := s.links[k]
-	if p == nil {
-		p = &pendingLink{line: s.line, link: trace.Link{Container: cont, Type: typ, Value: trace.None,
-			From: trace.None, To: trace.None, Key: k.key, Size: math.NaN()}}
-		s.links[k] = p
-	}
-	endRole := roleStartContainer
-	if kind == evEndLink {
-		endRole = roleEndContainer
-	}
-	end, _, err := s.lookupContainer(f.get(endRole))
-	if err != nil {
-		return err
-	}
-	if kind == evStartLink {
-		if p.haveStart {
-			return s.fail("StartLink with key %q of type %q is already open (line %d)", k.key, s.types[typ].Name, p.line)
-		}
-		p.haveStart, p.link.Start, p.link.From = true, at, end
-		p.link.Value = s.value(typ, f.get(roleValue))
+	n := int32(len(s.containers))
+	if zero {
+		s.zero = n
 	} else {
-		if p.haveEnd {
-			return s.fail("EndLink with key %q of type %q is already pending (line %d)", k.key, s.types[typ].Name, p.line)
-		}
-		p.haveEnd, p.link.End, p.link.To = true, at, end
-		if p.link.Value == trace.None {
-			p.link.Value = s.value(typ, f.get(roleValue))
-		}
+		s.contIDs[string(id)] = n
 	}
-	if p.haveStart && p.haveEnd {
-		if p.link.End < p.link.Start {
-			return s.fail("link with key %q ends at %s, before it starts at %s", k.key, p.link.End, p.link.Start)
+	s.containers = append(s.containers, &container{typ: typ, name: string(name), last: s.lastKnown})
+	pc.children = append(pc.children, n)
+	s.sink.CreateContainer(trace.Container{Name: string(name), Alias: string(alias), Type: typ, Parent: parent,
+		Start: s.lastKnown, End: trace.Unset, Quoted: f.isQuoted(roleName)})
+	return nil
+}
+
+func (s *simulator) destroyEvent(f eventFields) error {
+	typeKey := f.get(roleType)
+	typ, ok := s.typeIDs[string(typeKey)]
+	if !ok {
+		return s.failSim("PajeTypeException", "Unknown container type '"+string(typeKey)+"'")
+	}
+	nameKey := f.get(roleName)
+	id, ok := s.contIDs[string(nameKey)]
+	if !ok {
+		return s.failSim("PajeContainerException", "Unknown container '"+string(nameKey)+"'")
+	}
+	id = s.resolveZero(id, typ)
+	c := s.containers[id]
+	if c.typ != typ {
+		return s.failf("container %q is not of type %q", nameKey, typeKey)
+	}
+	at := s.lastKnown
+	if at < c.last {
+		return s.failSim("PajeSimulationException", "Illegal, container events are not time-ordered")
+	}
+	if c.destroyed {
+		return nil // PajeNG ignores what comes to a destroyed container
+	}
+	if id == 0 {
+		s.rootEnd = at
+	}
+	return s.destroy(id, at)
+}
+
+// destroy ends container id and its descendants at instant at, closing
+// everything still open in them.
+func (s *simulator) destroy(id int32, at trace.Time) error {
+	c := s.containers[id]
+	if !c.destroyed {
+		c.destroyed, c.last = true, at
+		for _, sl := range c.slots {
+			if s.kindOf(sl.typ) == trace.KindVariable && sl.hasLast {
+				s.sink.Variable(trace.Variable{Container: id, Type: sl.typ, Start: sl.varStart, End: at, Value: sl.varValue})
+				sl.lastOpen, sl.lastEnd = false, at
+			}
 		}
-		s.sink.Link(p.link)
-		delete(s.links, k)
+		if !s.opt.IgnoreIncompleteLinks {
+			if err := s.checkPendingLinks(id); err != nil {
+				return err
+			}
+		}
+		for _, sl := range c.slots {
+			if len(sl.stack) > 0 {
+				s.closeStates(id, sl, 0, at)
+			}
+			sl.pending = nil
+		}
+		s.sink.DestroyContainer(id, at)
+	}
+	for _, child := range c.children {
+		if err := s.destroy(child, at); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func (s *simulator) newEvent(f fields, at trace.Time) error {
-	typ, cont, _, err := s.entityTarget(f, trace.KindEvent)
-	if err != nil {
-		return err
-	}
-	s.sink.Event(trace.Event{Container: cont, Type: typ, Value: s.value(typ, f.get(roleValue)), Time: at})
-	return nil
-}
-
-// finish closes what is still open at the end of the trace.
-func (s *simulator) finish() error {
-	for _, p := range s.links {
+// checkPendingLinks fails on the first slot of container id that holds
+// links missing an end, listing them as PajeNG does.
+func (s *simulator) checkPendingLinks(id int32) error {
+	c := s.containers[id]
+	for _, sl := range c.slots {
+		if len(sl.pending) == 0 {
+			continue
+		}
+		keys := sortedKeys(sl.pending)
+		text := "List of incomplete links in container '" + c.name + "':\n"
+		for _, k := range keys {
+			text += s.pendingDescription(sl.pending[k]) + "\n"
+		}
+		text += "PajeLinkException: Incomplete links at the end of container with name '" + c.name + "'\n"
+		p := sl.pending[keys[0]]
 		side := "EndLink"
 		if !p.haveStart {
 			side = "StartLink"
 		}
-		return errs.Format(s.file, p.line, "link with key %q of type %q never gets its %s",
-			p.link.Key, s.types[p.link.Type].Name, side)
+		return &errs.FormatError{File: p.file, Line: p.line, Err: &Error{
+			Msg: fmt.Sprintf("link with key %q of type %q in container %q never gets its %s (%d incomplete link(s))",
+				p.link.Key, s.types[sl.typ].name, c.name, side, len(keys)),
+			PajeNG: text,
+		}}
 	}
-	for id, c := range s.containers {
-		if !c.destroyed {
-			s.closeContainer(int32(id), c, s.last)
+	return nil
+}
+
+func (s *simulator) pendingDescription(p *pendingLink) string {
+	start, end := "-1.000000", "-1.000000"
+	from, to := "NULL", "NULL"
+	if p.haveStart {
+		start = strconv.FormatFloat(p.link.Start.Seconds(), 'f', 6, 64)
+		from = s.containers[p.link.From].name
+	}
+	if p.haveEnd {
+		end = strconv.FormatFloat(p.link.End.Seconds(), 'f', 6, 64)
+		to = s.containers[p.link.To].name
+	}
+	return "Link, " + s.containers[p.link.Container].name + ", " + s.types[p.link.Type].name + ", " +
+		start + ", " + end + ", 0.000000, " + s.valueName(p.link.Type, p.link.Value) + ", " + from + ", " + to + ", " + p.link.Key
+}
+
+// finish destroys what is still alive at the date of the last event, as
+// PajeNG does when the file ends.
+func (s *simulator) finish() error {
+	at := s.lastKnown
+	if !s.timed {
+		at = 0
+	}
+	end := at
+	if s.containers[0].destroyed {
+		end = s.rootEnd
+	}
+	root := s.containers[0]
+	if !root.destroyed {
+		// The root is never handed to the sink as destroyed: Finish ends it.
+		root.destroyed = true
+		for _, sl := range root.slots {
+			if s.kindOf(sl.typ) == trace.KindVariable && sl.hasLast {
+				s.sink.Variable(trace.Variable{Container: 0, Type: sl.typ, Start: sl.varStart, End: at, Value: sl.varValue})
+			}
+		}
+		if !s.opt.IgnoreIncompleteLinks {
+			if err := s.checkPendingLinks(0); err != nil {
+				return err
+			}
+		}
+		for _, sl := range root.slots {
+			if len(sl.stack) > 0 {
+				s.closeStates(0, sl, 0, at)
+			}
 		}
 	}
-	s.sink.Finish(s.first, s.last)
+	for _, child := range root.children {
+		if err := s.destroy(child, at); err != nil {
+			return err
+		}
+	}
+	s.sink.Finish(s.first, end)
 	return nil
 }

@@ -1,0 +1,293 @@
+package paje
+
+import (
+	"math"
+	"sort"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// target resolves the Container and Type fields of a state, variable or
+// event, in PajeNG's order of checks.
+func (s *simulator) target(f eventFields, kind trace.Kind) (int32, *container, int32, error) {
+	contKey := f.get(roleContainer)
+	cont, ok := s.contIDs[string(contKey)]
+	if !ok {
+		return 0, nil, 0, s.failSim("PajeContainerException", "Unknown container '"+string(contKey)+"'")
+	}
+	if s.zero > 0 && cont == 0 {
+		// The type decides between the root and a container named "0".
+		if typ, ok := s.typeIDs[string(f.get(roleType))]; ok && typ != trace.None {
+			cont = s.resolveZero(cont, s.types[typ].parent)
+		}
+	}
+	typ, err := s.entityType(f, kind, cont)
+	return cont, s.containers[cont], typ, err
+}
+
+func (s *simulator) entityType(f eventFields, kind trace.Kind, cont int32) (int32, error) {
+	typeKey := f.get(roleType)
+	typ, ok := s.typeIDs[string(typeKey)]
+	if !ok {
+		return 0, s.failSim("PajeTypeException", "Unknown type '"+string(typeKey)+"'")
+	}
+	if got := s.kindOf(typ); got != kind {
+		return 0, s.failf("type %q is a %s type, not a %s type", typeKey, got, kind)
+	}
+	if s.types[typ].parent != s.containers[cont].typ {
+		return 0, s.failf("type %q does not belong in containers of the type of %q", typeKey, f.get(roleContainer))
+	}
+	return typ, nil
+}
+
+// slot returns the entities of type typ in container cont.
+func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
+	k := slotKey{cont, typ}
+	sl := s.slots[k]
+	if sl == nil {
+		sl = &slot{typ: typ}
+		s.slots[k] = sl
+		c.slots = append(c.slots, sl)
+	}
+	return sl
+}
+
+// checkOrder is PajeNG's time-order check: nothing may happen in a slot
+// before the start, or the end if it has one, of the last entity recorded
+// there.
+func (s *simulator) checkOrder(sl *slot, at trace.Time) error {
+	if sl.hasLast && (sl.lastStart > at || (!sl.lastOpen && sl.lastEnd > at)) {
+		return s.failSim("PajeSimulationException", "Illegal, trace is not time-ordered")
+	}
+	return nil
+}
+
+func (s *simulator) state(kind eventKind, f eventFields) error {
+	cont, c, typ, err := s.target(f, trace.KindState)
+	if err != nil {
+		return err
+	}
+	var val int32
+	if kind == evSetState || kind == evPushState {
+		val = s.value(typ, f.get(roleValue), f.isQuoted(roleValue))
+	}
+	if c.destroyed {
+		return nil
+	}
+	at := s.lastKnown
+	sl := s.slot(cont, c, typ)
+	if err := s.checkOrder(sl, at); err != nil {
+		return err
+	}
+	switch kind {
+	case evSetState:
+		s.closeStates(cont, sl, 0, at)
+		s.pushState(sl, val, 0, at)
+	case evPushState:
+		depth := int32(len(sl.stack))
+		if s.opt.NoImbrication && depth > 0 {
+			top := &sl.stack[depth-1]
+			top.covered, top.coveredAt = true, at
+		}
+		s.pushState(sl, val, depth, at)
+	case evPopState:
+		if len(sl.stack) == 0 {
+			return s.failSim("PajeStateException", "Illegal pop event of a state that has no value")
+		}
+		s.closeStates(cont, sl, len(sl.stack)-1, at)
+		if n := len(sl.stack); s.opt.NoImbrication && n > 0 {
+			// The state uncovered ends where it was covered and starts
+			// again as a new state.
+			top := sl.stack[n-1]
+			s.sink.State(trace.State{Container: cont, Type: typ, Value: top.value, Start: top.start,
+				End: top.coveredAt, Depth: top.depth, Order: top.order})
+			sl.stack = sl.stack[:n-1]
+			s.pushState(sl, top.value, top.depth, at)
+		}
+	case evResetState:
+		s.closeStates(cont, sl, 0, at)
+	}
+	c.last = at
+	return nil
+}
+
+func (s *simulator) pushState(sl *slot, val, depth int32, at trace.Time) {
+	sl.stack = append(sl.stack, openState{value: val, depth: depth, order: sl.order, start: at})
+	sl.order++
+	sl.hasLast, sl.lastOpen, sl.lastStart = true, true, at
+}
+
+// closeStates ends the states of the slot's stack from the top down to
+// index from, at instant at.
+func (s *simulator) closeStates(cont int32, sl *slot, from int, at trace.Time) {
+	for d := len(sl.stack) - 1; d >= from; d-- {
+		st := sl.stack[d]
+		s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
+			Depth: st.depth, Order: st.order})
+		if st.order == sl.order-1 {
+			sl.lastOpen, sl.lastEnd = false, at
+		}
+	}
+	sl.stack = sl.stack[:from]
+}
+
+func (s *simulator) variable(kind eventKind, f eventFields) error {
+	cont, c, typ, err := s.target(f, trace.KindVariable)
+	if err != nil {
+		return err
+	}
+	v, err := parseValue(f.get(roleValue), s.opt.SinglePrecision)
+	if err != nil {
+		return s.fail(&Error{Msg: err.Error()})
+	}
+	if c.destroyed {
+		return nil
+	}
+	at := s.lastKnown
+	sl := s.slot(cont, c, typ)
+	if kind != evSetVariable && !sl.hasLast && s.opt.StrictPajeNG {
+		if kind == evAddVariable {
+			return s.failSim("PajeVariableException", "Illegal addition to a variable that has no value (yet)")
+		}
+		return s.failSim("PajeVariableException", "Illegal subtraction from a variable that has no value (yet)")
+	}
+	c.last = at
+	next := v
+	if sl.hasLast {
+		if err := s.checkOrder(sl, at); err != nil {
+			return err
+		}
+		switch kind {
+		case evAddVariable:
+			next = sl.varValue + v
+		case evSubVariable:
+			next = sl.varValue - v
+		}
+		if sl.varStart == at {
+			// A change at the instant of the previous one updates it.
+			sl.varValue = next
+			return nil
+		}
+		s.sink.Variable(trace.Variable{Container: cont, Type: typ, Start: sl.varStart, End: at, Value: sl.varValue})
+	}
+	if !sl.hasLast && kind == evSubVariable {
+		next = -v // from an implicit zero, as PajeNG's development version
+	}
+	sl.hasLast, sl.lastOpen, sl.lastStart = true, true, at
+	sl.varStart, sl.varValue = at, next
+	return nil
+}
+
+func (s *simulator) newEvent(f eventFields) error {
+	cont, c, typ, err := s.target(f, trace.KindEvent)
+	if err != nil {
+		return err
+	}
+	val := s.value(typ, f.get(roleValue), f.isQuoted(roleValue))
+	if c.destroyed {
+		return nil
+	}
+	at := s.lastKnown
+	sl := s.slot(cont, c, typ)
+	if err := s.checkOrder(sl, at); err != nil {
+		return err
+	}
+	s.sink.Event(trace.Event{Container: cont, Type: typ, Value: val, Time: at})
+	sl.hasLast, sl.lastOpen, sl.lastStart, sl.lastEnd = true, false, at, at
+	c.last = at
+	return nil
+}
+
+func (s *simulator) link(kind eventKind, f eventFields) error {
+	contKey := f.get(roleContainer)
+	cont, ok := s.contIDs[string(contKey)]
+	if !ok {
+		return s.failSim("PajeContainerException", "Unknown container '"+string(contKey)+"'")
+	}
+	endRole, side := roleStartContainer, "start"
+	if kind == evEndLink {
+		endRole, side = roleEndContainer, "end"
+	}
+	endKey := f.get(endRole)
+	end, ok := s.contIDs[string(endKey)]
+	if !ok {
+		return s.failSim("PajeContainerException", "Unknown "+side+" container '"+string(endKey)+"'")
+	}
+	if s.zero > 0 && cont == 0 {
+		if typ, ok := s.typeIDs[string(f.get(roleType))]; ok && typ != trace.None {
+			cont = s.resolveZero(cont, s.types[typ].parent)
+		}
+	}
+	typ, err := s.entityType(f, trace.KindLink, cont)
+	if err != nil {
+		return err
+	}
+	want := s.types[typ].start
+	if kind == evEndLink {
+		want = s.types[typ].end
+	}
+	end = s.resolveZero(end, want)
+	if s.containers[end].typ != want {
+		return s.failf("container %q is not of the type expected at the %s of link type %q", endKey, side, s.types[typ].name)
+	}
+	val := s.value(typ, f.get(roleValue), f.isQuoted(roleValue))
+	c := s.containers[cont]
+	if c.destroyed {
+		return nil
+	}
+	at := s.lastKnown
+	sl := s.slot(cont, c, typ)
+	key := f.get(roleKey)
+	if _, used := sl.used[string(key)]; used {
+		return s.failAround("PajeLinkException", "Illegal event", ", the key was already used for another link")
+	}
+	c.last = at
+	p := sl.pending[string(key)]
+	if p == nil {
+		p = &pendingLink{line: s.line, file: s.file, link: trace.Link{Container: cont, Type: typ, Value: val,
+			From: trace.None, To: trace.None, Key: string(key), Size: math.NaN()}}
+		if sl.pending == nil {
+			sl.pending = map[string]*pendingLink{}
+		}
+		sl.pending[p.link.Key] = p
+	} else if (kind == evStartLink && p.haveStart) || (kind == evEndLink && p.haveEnd) {
+		return s.failf("%s with key %q of type %q is already pending since line %d",
+			kindNames[kind], key, s.types[typ].name, p.line)
+	}
+	if kind == evStartLink {
+		p.haveStart, p.link.Start, p.link.From = true, at, end
+	} else {
+		p.haveEnd, p.link.End, p.link.To = true, at, end
+	}
+	if !(p.haveStart && p.haveEnd) {
+		return nil
+	}
+	if p.link.Value != val {
+		other := "PajeStartLink"
+		if kind == evStartLink {
+			other = "PajeEndLink"
+		}
+		return s.failAround("PajeLinkException", "Illegal "+kindNames[kind],
+			", value is different from the value of the corresponding "+other+" (which had "+s.valueNames[p.link.Value]+")")
+	}
+	if err := s.checkOrder(sl, at); err != nil {
+		return err
+	}
+	s.sink.Link(p.link)
+	delete(sl.pending, p.link.Key)
+	if sl.used == nil {
+		sl.used = map[string]struct{}{}
+	}
+	sl.used[p.link.Key] = struct{}{}
+	sl.hasLast, sl.lastOpen, sl.lastStart, sl.lastEnd = true, false, p.link.Start, p.link.End
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

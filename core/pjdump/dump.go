@@ -1,0 +1,213 @@
+// Package pjdump writes a trace in the CSV-like text of PajeNG's pj_dump,
+// byte for byte, so that scripts written for pj_dump (R and StarVZ
+// pipelines, for instance) can read Macroscope's output, and so that our Pajé
+// reader can be checked against pj_dump.
+//
+// The trace must come from core/paje, which records what the output needs
+// (the order in which states began, names that were quoted). For output
+// identical to pj_dump's, read with paje.PajeNG() options, which round
+// variable values to float32 as PajeNG does; pj_dump --no-imbrication and
+// --ignore-incomplete-links are reader options too (paje.Options).
+//
+// Times are printed from the trace's nanoseconds: the double nearest to
+// the decimal value, which is what pj_dump's atof gives when the file
+// writes at most nine decimals. Dates with more decimals are rounded to the
+// nanosecond first, so their last printed digit can differ from pj_dump's.
+package pjdump
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Style selects which PajeNG's output to reproduce.
+type Style uint8
+
+const (
+	// PajeNG136 is PajeNG 1.3.6, the pj_dump of Debian and Ubuntu: names are
+	// printed without quotes, and of the entities that begin at the last
+	// instant of the trace only the first of each type and container is
+	// printed (pj_dump selects entities with a binary search on their start
+	// that stops one past the end).
+	PajeNG136 Style = iota
+	// Upstream is PajeNG's development version (the expected outputs of its
+	// test suite): the names of containers and types keep the double quotes
+	// the file wrote, and every entity is printed.
+	Upstream
+)
+
+// Options select the output.
+type Options struct {
+	Style Style
+}
+
+// Write writes t as pj_dump does: each container's line, then the
+// entities it holds, depth first.
+func Write(w io.Writer, t *trace.Trace, opt Options) error {
+	x := newIndex(t, opt)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var line []byte
+	end := t.End.Seconds()
+	x.walk(func(c int32) {
+		line = x.appendContainer(line[:0], c)
+		bw.Write(line)
+	}, func(c, ty int32) {
+		e := x.ents[slot{c, ty}]
+		if e == nil {
+			return
+		}
+		switch t.Types[ty].Kind {
+		case trace.KindState:
+			lo, hi := x.window(len(e.states), func(i int) float64 { return t.States[e.states[i]].Start.Seconds() }, end)
+			for _, i := range e.states[lo:hi] {
+				line = x.appendState(line[:0], &t.States[i])
+				bw.Write(line)
+			}
+		case trace.KindVariable:
+			lo, hi := x.window(len(e.variables), func(i int) float64 { return t.Variables[e.variables[i]].Start.Seconds() }, end)
+			for _, i := range e.variables[lo:hi] {
+				line = x.appendVariable(line[:0], &t.Variables[i])
+				bw.Write(line)
+			}
+		case trace.KindLink:
+			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links[e.links[i]].Start.Seconds() }, end)
+			for _, i := range e.links[lo:hi] {
+				line = x.appendLink(line[:0], &t.Links[i])
+				bw.Write(line)
+			}
+		case trace.KindEvent:
+			lo, hi := x.window(len(e.events), func(i int) float64 { return t.Events[e.events[i]].Time.Seconds() }, end)
+			for _, i := range e.events[lo:hi] {
+				line = x.appendEvent(line[:0], &t.Events[i])
+				bw.Write(line)
+			}
+		}
+	})
+	return bw.Flush()
+}
+
+// window returns the range of the n entities (in PajeNG's order, whose
+// starts are given by start) that pj_dump prints for the time window from 0
+// to end. PajeNG 1.3.6 takes std::lower_bound of both limits on the starts,
+// steps one back from the first and one forward from the second; the order
+// need not be sorted (links complete out of order), so the binary search is
+// reproduced step by step.
+func (x *index) window(n int, start func(int) float64, end float64) (int, int) {
+	if x.opt.Style == Upstream {
+		return 0, n
+	}
+	lo := lowerBound(n, start, 0)
+	hi := lowerBound(n, start, end)
+	if lo > 0 {
+		lo--
+	}
+	if hi < n {
+		hi++
+	}
+	if lo > hi {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// lowerBound is libstdc++'s std::lower_bound on n elements.
+func lowerBound(n int, at func(int) float64, v float64) int {
+	first, count := 0, n
+	for count > 0 {
+		half := count >> 1
+		mid := first + half
+		if at(mid) < v {
+			first = mid + 1
+			count -= half + 1
+		} else {
+			count = half
+		}
+	}
+	return first
+}
+
+func (x *index) appendContainer(b []byte, id int32) []byte {
+	var parent, typ string
+	var start, end float64
+	if id == 0 {
+		// PajeNG's root starts at 0 and ends with the trace.
+		parent, typ, start, end = "0", "0", 0, x.t.End.Seconds()
+	} else {
+		c := &x.t.Containers[id]
+		parent, typ = x.containerName(c.Parent), x.typeName(c.Type)
+		start, end = c.Start.Seconds(), c.End.Seconds()
+	}
+	b = append(b, "Container, "...)
+	b = append(b, parent...)
+	b = append(b, ", "...)
+	b = append(b, typ...)
+	b = append(b, ", "...)
+	b = appendShortest(b, start)
+	b = append(b, ", "...)
+	b = appendShortest(b, end)
+	b = append(b, ", "...)
+	b = appendShortest(b, end-start)
+	b = append(b, ", "...)
+	b = append(b, x.containerName(id)...)
+	return append(b, '\n')
+}
+
+// appendHead appends the columns every entity line starts with.
+func (x *index) appendHead(b []byte, kind string, cont, typ int32) []byte {
+	b = append(b, kind...)
+	b = append(b, ", "...)
+	b = append(b, x.containerName(cont)...)
+	b = append(b, ", "...)
+	b = append(b, x.typeName(typ)...)
+	return append(b, ", "...)
+}
+
+// appendSpan appends start, end and duration.
+func appendSpan(b []byte, start, end trace.Time) []byte {
+	s, e := start.Seconds(), end.Seconds()
+	b = appendFixed(b, s)
+	b = append(b, ", "...)
+	b = appendFixed(b, e)
+	b = append(b, ", "...)
+	b = appendFixed(b, e-s)
+	return append(b, ", "...)
+}
+
+func (x *index) appendState(b []byte, s *trace.State) []byte {
+	b = x.appendHead(b, "State", s.Container, s.Type)
+	b = appendSpan(b, s.Start, s.End)
+	b = appendFixed(b, float64(s.Depth))
+	b = append(b, ", "...)
+	b = append(b, x.valueName(s.Value)...)
+	return append(b, '\n')
+}
+
+func (x *index) appendVariable(b []byte, v *trace.Variable) []byte {
+	b = x.appendHead(b, "Variable", v.Container, v.Type)
+	b = appendSpan(b, v.Start, v.End)
+	b = appendFixed(b, v.Value)
+	return append(b, '\n')
+}
+
+func (x *index) appendLink(b []byte, l *trace.Link) []byte {
+	b = x.appendHead(b, "Link", l.Container, l.Type)
+	b = appendSpan(b, l.Start, l.End)
+	b = append(b, x.valueName(l.Value)...)
+	b = append(b, ", "...)
+	b = append(b, x.containerName(l.From)...)
+	b = append(b, ", "...)
+	b = append(b, x.containerName(l.To)...)
+	b = append(b, ", "...)
+	b = append(b, l.Key...)
+	return append(b, '\n')
+}
+
+func (x *index) appendEvent(b []byte, e *trace.Event) []byte {
+	b = x.appendHead(b, "Event", e.Container, e.Type)
+	b = appendFixed(b, e.Time.Seconds())
+	b = append(b, ", "...)
+	b = append(b, x.valueName(e.Value)...)
+	return append(b, '\n')
+}
