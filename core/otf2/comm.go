@@ -1,0 +1,124 @@
+package otf2
+
+import (
+	"fmt"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// commRanks tells which location holds each rank of a communicator.
+type commRanks struct {
+	name string
+	self bool    // a self-like communicator: rank 0 is the calling location
+	locs []int32 // location index of each rank
+}
+
+// rankLocation returns the location of the peer rank of a point-to-point
+// record (the receiver of a send, the sender of a receive).
+func (s *simulator) rankLocation(loc int, r *record) (int32, error) {
+	c, err := s.comm(r.ref)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case c.self && r.peer == 0:
+		return int32(loc), nil
+	case !c.self && uint64(r.peer) < uint64(len(c.locs)):
+		return c.locs[r.peer], nil
+	}
+	size := len(c.locs)
+	if c.self {
+		size = 1
+	}
+	return 0, s.fail(loc, r, "%s names rank %d of communicator %q, which has %d ranks", recordName(r.kind), r.peer, c.name, size)
+}
+
+// comm resolves a communicator's ranks once: its group lists ranks of the
+// COMM_LOCATIONS group of the same paradigm, which lists locations.
+func (s *simulator) comm(id uint32) (*commRanks, error) {
+	if c, ok := s.comms[id]; ok {
+		return c, nil
+	}
+	path := s.a.globalDefsPath()
+	def, ok := s.defs.comms[id]
+	if !ok {
+		if at, inter := s.defs.interComms[id]; inter {
+			return nil, &errs.FormatError{File: path, Offset: at, Err: fmt.Errorf("communicator %d is an inter-communicator, which this reader does not support", id)}
+		}
+		return nil, &errs.FormatError{File: path, Err: fmt.Errorf("communicator %d is not defined", id)}
+	}
+	fail := func(format string, args ...any) error {
+		return &errs.FormatError{File: path, Offset: def.at, Err: fmt.Errorf("communicator %d: "+format, append([]any{id}, args...)...)}
+	}
+	name, derr := s.defs.str(def.name, "name of communicator "+itoa(uint64(id)), def.at)
+	if derr != nil {
+		return nil, s.failDecode(derr)
+	}
+	if name == "" {
+		name = "Comm " + itoa(uint64(id))
+	}
+	c := &commRanks{name: name}
+	g, ok := s.defs.groups[def.group]
+	if !ok {
+		return nil, fail("its group %d is not defined", def.group)
+	}
+	switch g.kind {
+	case groupTypeCommSelf:
+		c.self = true
+	case groupTypeCommLocations:
+		ranks, err := s.locationIndexes(g.members)
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		c.locs = ranks
+	case groupTypeCommGroup:
+		world, ok := s.commLocations(g.paradigm)
+		if !ok {
+			return nil, fail("no COMM_LOCATIONS group of paradigm %d lists its locations", g.paradigm)
+		}
+		members := world.members
+		if g.flags&groupFlagGlobalMembers == 0 {
+			members = make([]uint64, len(g.members))
+			for i, m := range g.members {
+				if m >= uint64(len(world.members)) {
+					return nil, fail("its rank %d is member %d of a COMM_LOCATIONS group of %d", i, m, len(world.members))
+				}
+				members[i] = world.members[m]
+			}
+		}
+		ranks, err := s.locationIndexes(members)
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		c.locs = ranks
+	default:
+		return nil, fail("its group %d has type %d, not a communicator group", def.group, g.kind)
+	}
+	s.comms[id] = c
+	return c, nil
+}
+
+// commLocations finds the COMM_LOCATIONS group of a paradigm; if several
+// exist, the one with the smallest ID.
+func (s *simulator) commLocations(paradigm uint8) (group, bool) {
+	var best group
+	bestID, found := uint32(0), false
+	for id, g := range s.defs.groups {
+		if g.kind == groupTypeCommLocations && g.paradigm == paradigm && (!found || id < bestID) {
+			best, bestID, found = g, id, true
+		}
+	}
+	return best, found
+}
+
+func (s *simulator) locationIndexes(ids []uint64) ([]int32, error) {
+	out := make([]int32, len(ids))
+	for i, id := range ids {
+		j, ok := s.h.locIndex[id]
+		if !ok {
+			return nil, fmt.Errorf("rank %d is location %d, which is not defined", i, id)
+		}
+		out[i] = int32(j)
+	}
+	return out, nil
+}

@@ -1,0 +1,177 @@
+package otf2
+
+import (
+	"runtime"
+	"sync"
+)
+
+// The event files of all locations are decoded in parallel by a pool of
+// workers, a batch at a time, and merged into one stream in a deterministic
+// order: by timestamp (in ticks, after clock correction), then by location
+// in the order of their definitions, then in file order. Each location has
+// at most two batches in memory: the one being merged and the next one,
+// decoded ahead by a worker.
+
+// stream is one location's event file as the merge sees it.
+type stream struct {
+	loc   int // index of the location in definition order
+	file  *eventFile
+	ready chan *batch // the next batch, decoded by a worker
+	spare *batch      // the batch a worker fills next
+	cur   *batch
+	i     int // next record of cur
+}
+
+// head is the stream's next record.
+func (s *stream) head() *record { return &s.cur.records[s.i] }
+
+// before orders streams by their next record.
+func (s *stream) before(t *stream) bool {
+	a, b := s.head(), t.head()
+	if a.ticks != b.ticks {
+		return a.ticks < b.ticks
+	}
+	return s.loc < t.loc
+}
+
+// merger runs the workers and the merge.
+type merger struct {
+	streams []*stream
+	max     int // records per batch
+	jobs    chan *stream
+	quit    chan struct{}
+	wg      sync.WaitGroup
+	heap    []*stream
+	// progress, if set, learns the input bytes of each batch the merge
+	// starts on.
+	progress func(bytes int64)
+}
+
+// totalBuffered is the number of records held in batches over all
+// locations, so that memory hardly grows with the number of locations:
+// batches shrink as locations multiply, down to 64 records, still enough to
+// amortise reopening the file for each batch.
+const totalBuffered = 1 << 17
+
+func newMerger(streams []*stream) *merger {
+	perBatch := totalBuffered / (2 * max(len(streams), 1))
+	return &merger{
+		streams: streams,
+		max:     min(max(perBatch, 64), 4096),
+		jobs:    make(chan *stream, len(streams)),
+		quit:    make(chan struct{}),
+	}
+}
+
+func (m *merger) worker() {
+	defer m.wg.Done()
+	var buf []byte
+	for {
+		select {
+		case <-m.quit:
+			return
+		case s := <-m.jobs:
+			b := s.spare
+			buf = s.file.fill(b, m.max, buf)
+			s.ready <- b
+		}
+	}
+}
+
+// run calls fn for every record of every location, in merge order. fn
+// receives the location index, the record and the metric values of its
+// batch. run stops at the first error, of decoding or of fn.
+func (m *merger) run(fn func(loc int, r *record, values []float64) error) error {
+	workers := min(runtime.GOMAXPROCS(0), len(m.streams))
+	m.wg.Add(workers)
+	for range workers {
+		go m.worker()
+	}
+	defer func() {
+		close(m.quit)
+		m.wg.Wait()
+	}()
+	for _, s := range m.streams {
+		s.ready = make(chan *batch, 1)
+		s.spare = &batch{}
+		m.jobs <- s
+	}
+	for _, s := range m.streams {
+		ok, err := m.next(s)
+		if err != nil {
+			return err
+		}
+		if ok {
+			m.heap = append(m.heap, s)
+		}
+	}
+	for i := len(m.heap)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	for len(m.heap) > 0 {
+		s := m.heap[0]
+		if err := fn(s.loc, s.head(), s.cur.values); err != nil {
+			return err
+		}
+		s.i++
+		if s.i == len(s.cur.records) {
+			ok, err := m.next(s)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				last := len(m.heap) - 1
+				m.heap[0] = m.heap[last]
+				m.heap = m.heap[:last]
+			}
+		}
+		if len(m.heap) > 0 {
+			m.down(0)
+		}
+	}
+	return nil
+}
+
+// next makes the stream's next batch current and asks a worker for the one
+// after. It reports false when the stream has no more records, and the
+// decoding error met at this point of the stream, if any.
+func (m *merger) next(s *stream) (bool, error) {
+	for {
+		if s.cur != nil && (s.cur.err != nil || s.cur.done) {
+			return false, s.cur.err
+		}
+		b := <-s.ready
+		if m.progress != nil {
+			m.progress(b.bytes)
+		}
+		s.spare, s.cur, s.i = s.cur, b, 0
+		if s.spare == nil {
+			s.spare = &batch{}
+		}
+		if b.err == nil && !b.done {
+			m.jobs <- s
+		}
+		if len(b.records) > 0 {
+			return true, nil
+		}
+	}
+}
+
+// down restores the heap order below position i.
+func (m *merger) down(i int) {
+	h := m.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && h[r].before(h[l]) {
+			l = r
+		}
+		if !h[l].before(h[i]) {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+}

@@ -1,0 +1,114 @@
+package otf2
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ReadFile reads a whole OTF2 archive into memory. path is the archive's
+// anchor file (traces.otf2) or the directory that holds it.
+func ReadFile(path string) (*trace.Trace, error) {
+	t := trace.New(path)
+	if err := Read(path, t, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Read streams the OTF2 archive whose anchor file is path (or the
+// directory that holds it) into sink. The location files are decoded in
+// parallel; the sink is called from the calling goroutine only, in an
+// order that does not depend on scheduling.
+func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	arch, err := open(path)
+	if err != nil {
+		return err
+	}
+	return arch.read(sink, opt)
+}
+
+// archive is an opened archive: its anchor, definitions and event files.
+type archive struct {
+	anchor  *anchor
+	defs    *definitions
+	tb      timeBase
+	streams []*stream
+	total   int64 // bytes of the event files
+}
+
+// open reads the anchor file, the global definitions and every location's
+// definitions, and prepares the event files for reading.
+func open(path string) (*archive, error) {
+	anchorPath, err := findAnchor(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := readAnchor(anchorPath)
+	if err != nil {
+		return nil, err
+	}
+	defs, err := readDefinitions(a)
+	if err != nil {
+		return nil, err
+	}
+	arch := &archive{anchor: a, defs: defs, tb: timeBase{defs.clock.offset, defs.clock.resolution}}
+	for i, l := range defs.locations {
+		path := a.eventsPath(l.id)
+		st, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) && l.events == 0 {
+			continue // a location that recorded nothing may have no file
+		}
+		if err != nil { // the definition announces events the archive lacks
+			return nil, &errs.FormatError{File: a.globalDefsPath(), Offset: l.at,
+				Err: fmt.Errorf("location %d announces %d events, but its event file cannot be read: %w", l.id, l.events, err)}
+		}
+		local, err := readLocalDefs(a, l.id)
+		if err != nil {
+			return nil, err
+		}
+		arch.total += st.Size()
+		arch.streams = append(arch.streams, &stream{loc: i, file: &eventFile{
+			path: path, size: st.Size(), chunkSize: int64(a.chunkEvents),
+			maps: &local.maps, clock: local.clock, tb: arch.tb,
+		}})
+	}
+	return arch, nil
+}
+
+// progressEvery is how many bytes pass between two progress reports.
+const progressEvery = 4 << 20
+
+func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
+	h := &hierarchy{
+		sym: newSymbols(sink), defs: arch.defs, defsPath: arch.anchor.globalDefsPath(),
+		types: []int32{trace.None}, nodes: map[uint32]int32{}, groups: map[uint32]int32{},
+		locIndex: map[uint64]int{},
+	}
+	if err := h.build(0); err != nil {
+		return err
+	}
+	sim := newSimulator(arch.anchor, arch.defs, h)
+	m := newMerger(arch.streams)
+	var done, next int64
+	if opt.Progress != nil {
+		m.progress = func(n int64) {
+			if done += n; done >= next {
+				opt.Progress(done, arch.total)
+				next = done + progressEvery
+			}
+		}
+	}
+	if err := m.run(sim.handle); err != nil {
+		return err
+	}
+	sim.finish()
+	if opt.Progress != nil {
+		opt.Progress(done, arch.total)
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+package otf2
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Names of the types the reader derives (see the package documentation).
+const (
+	regionType      = "Region"
+	messageType     = "MPI message"
+	collectiveType  = "MPI collective"
+	programType     = "Program"
+	measurementType = "Measurement"
+	parameterType   = "Parameter"
+	otherType       = "Other"
+	unmatchedType   = "Unmatched MPI message"
+)
+
+// simulator turns the merged records into states, links, variables and
+// events. It only keeps what is still open: the region stack of each
+// location, the latest sample of each metric series and the messages whose
+// other end has not been seen yet.
+type simulator struct {
+	a     *anchor
+	defs  *definitions
+	h     *hierarchy
+	sym   *symbols
+	sink  trace.Sink
+	locs  []locationState
+	comms map[uint32]*commRanks
+
+	regionValues map[regionUse]int32    // state value of a region on a state type
+	metricSeries map[metricUse][]series // series a metric's samples feed
+	series       map[seriesKey]*sample
+	seriesOrder  []seriesKey // creation order, for a deterministic end
+
+	pending map[messageKey]*messageQueue
+
+	started     bool
+	first, last trace.Time
+}
+
+type locationState struct {
+	stack  []openRegion
+	begun  int32 // states begun on the location, for State.Order
+	region int32 // the location's region state type, None until needed
+}
+
+type openRegion struct {
+	value int32
+	start trace.Time
+	order int32
+}
+
+type regionUse struct {
+	typ    int32
+	region uint32
+}
+
+// metricUse is a metric recorded by a location: its samples feed one series
+// per member, in the recorder's container or in the metric's scope.
+type metricUse struct {
+	metric uint32
+	loc    int
+}
+
+type seriesKey struct {
+	container, typ int32
+}
+
+type series struct {
+	key    seriesKey
+	latest *sample
+}
+
+// sample is the latest sample of a series, which holds until the next one.
+type sample struct {
+	value float64
+	start trace.Time
+	valid bool // a sample was seen
+}
+
+// messageKey is what matches a send with its receive: MPI delivers the
+// messages of one sender to one receiver, communicator and tag in order.
+type messageKey struct {
+	from, to  int32 // location indexes
+	comm, tag uint32
+}
+
+// messageQueue holds the sends (or the receives) of one key waiting for
+// their other end, oldest first.
+type messageQueue struct {
+	sends bool
+	ends  []messageEnd
+}
+
+type messageEnd struct {
+	time   trace.Time
+	size   uint64
+	loc    int32
+	offset int64
+}
+
+func newSimulator(a *anchor, defs *definitions, h *hierarchy) *simulator {
+	s := &simulator{
+		a: a, defs: defs, h: h, sym: h.sym, sink: h.sym.sink,
+		locs:         make([]locationState, len(h.locations)),
+		comms:        map[uint32]*commRanks{},
+		regionValues: map[regionUse]int32{},
+		metricSeries: map[metricUse][]series{},
+		series:       map[seriesKey]*sample{},
+		pending:      map[messageKey]*messageQueue{},
+	}
+	for i := range s.locs {
+		s.locs[i].region = trace.None
+	}
+	return s
+}
+
+func (s *simulator) fail(loc int, r *record, format string, args ...any) error {
+	return &errs.FormatError{File: s.a.eventsPath(s.defs.locations[loc].id), Offset: r.offset, Err: fmt.Errorf(format, args...)}
+}
+
+func (s *simulator) failDecode(e *decodeError) error {
+	return &errs.FormatError{File: s.a.globalDefsPath(), Offset: e.offset, Err: errorString(e.msg)}
+}
+
+// handle processes one record of location loc.
+func (s *simulator) handle(loc int, r *record, values []float64) error {
+	if !s.started {
+		s.first, s.started = r.time, true
+	}
+	s.last = r.time
+	switch r.kind {
+	case evEnter:
+		return s.enter(loc, r)
+	case evLeave:
+		return s.leave(loc, r)
+	case evMpiSend, evMpiIsend:
+		return s.message(loc, r, true)
+	case evMpiRecv, evMpiIrecv:
+		return s.message(loc, r, false)
+	case evMetric:
+		return s.metric(loc, r, values[r.first:r.first+uint32(r.n)])
+	case evMpiCollectiveEnd:
+		return s.event(loc, r, collectiveType, collectiveName(r.tag))
+	case evProgramBegin, evProgramEnd:
+		return s.event(loc, r, programType, recordName(r.kind))
+	case evMeasurementOnOff:
+		mode := "MeasurementOn"
+		if r.tag != 1 {
+			mode = "MeasurementOff"
+		}
+		return s.event(loc, r, measurementType, mode)
+	case evBufferFlush:
+		return s.event(loc, r, measurementType, "BufferFlush")
+	case evParameterString, evParameterInt, evParameterUnsignedInt:
+		p, ok := s.defs.parameters[r.ref]
+		if !ok {
+			return s.fail(loc, r, "%s refers to Parameter %d, which is not defined", recordName(r.kind), r.ref)
+		}
+		name, derr := s.defs.str(p.name, "name of parameter "+itoa(uint64(r.ref)), p.at)
+		if derr != nil {
+			return s.failDecode(derr)
+		}
+		return s.event(loc, r, parameterType, name)
+	case evMpiIsendComplete, evMpiIrecvRequest, evMpiRequestTest, evMpiRequestCancelled, evMpiCollectiveBegin:
+		// Bookkeeping of requests and collectives: the matching records
+		// above carry what the trace model needs.
+		return nil
+	}
+	if name := recordName(r.kind); name != "" {
+		return s.event(loc, r, otherType, name)
+	}
+	return nil // a record type from a later OTF2 version, skipped
+}
+
+func (s *simulator) enter(loc int, r *record) error {
+	st := &s.locs[loc]
+	if st.region == trace.None {
+		st.region = s.sym.entityType(trace.KindState, regionType, s.h.locations[loc].typ)
+	}
+	value, ok := s.regionValues[regionUse{st.region, r.ref}]
+	if !ok {
+		reg, ok := s.defs.regions[r.ref]
+		if !ok {
+			return s.fail(loc, r, "Enter refers to Region %d, which is not defined", r.ref)
+		}
+		name, derr := s.defs.str(reg.name, "name of region "+itoa(uint64(r.ref)), reg.at)
+		if derr != nil {
+			return s.failDecode(derr)
+		}
+		value = s.sym.value(st.region, name)
+		s.regionValues[regionUse{st.region, r.ref}] = value
+	}
+	st.stack = append(st.stack, openRegion{value: value, start: r.time, order: st.begun})
+	st.begun++
+	return nil
+}
+
+// leave closes the innermost open region. Hand-instrumented programs leave
+// regions out of order at times (the stencil4d traces do); the innermost
+// region is closed anyway, so that the nesting stays a stack.
+func (s *simulator) leave(loc int, r *record) error {
+	st := &s.locs[loc]
+	if len(st.stack) == 0 {
+		return s.fail(loc, r, "Leave of region %d while no region is entered", r.ref)
+	}
+	s.closeRegions(loc, len(st.stack)-1, r.time)
+	return nil
+}
+
+// closeRegions ends the regions of loc from the innermost down to depth.
+func (s *simulator) closeRegions(loc, depth int, at trace.Time) {
+	st := &s.locs[loc]
+	c := s.h.locations[loc].container
+	for d := len(st.stack) - 1; d >= depth; d-- {
+		o := st.stack[d]
+		s.sink.State(trace.State{Container: c, Type: st.region, Value: o.value, Start: o.start, End: at, Depth: int32(d), Order: o.order})
+	}
+	st.stack = st.stack[:depth]
+}
+
+func (s *simulator) event(loc int, r *record, typeName, value string) error {
+	p := s.h.locations[loc]
+	typ := s.sym.entityType(trace.KindEvent, typeName, p.typ)
+	s.sink.Event(trace.Event{Container: p.container, Type: typ, Value: s.sym.value(typ, value), Time: r.time})
+	return nil
+}
+
+// metric records one sample of each member of the metric. A sample holds
+// until the next sample of the same series.
+func (s *simulator) metric(loc int, r *record, values []float64) error {
+	use := metricUse{r.ref, loc}
+	targets, ok := s.metricSeries[use]
+	if !ok {
+		var err error
+		if targets, err = s.resolveMetric(loc, r); err != nil {
+			return err
+		}
+		s.metricSeries[use] = targets
+	}
+	if len(values) != len(targets) {
+		return s.fail(loc, r, "Metric has %d values, metric %d has %d members", len(values), r.ref, len(targets))
+	}
+	for i, t := range targets {
+		if prev := t.latest; prev.valid {
+			s.sink.Variable(trace.Variable{Container: t.key.container, Type: t.key.typ, Start: prev.start, End: r.time, Value: prev.value})
+		}
+		*t.latest = sample{value: values[i], start: r.time, valid: true}
+	}
+	return nil
+}
+
+// resolveMetric finds the series a metric recorded by loc feeds, defining
+// their variable types.
+func (s *simulator) resolveMetric(loc int, r *record) ([]series, error) {
+	m, ok := s.defs.metrics[r.ref]
+	if !ok {
+		return nil, s.fail(loc, r, "Metric refers to metric %d, which is not defined", r.ref)
+	}
+	where := s.h.locations[loc]
+	members := m.members
+	if m.instance {
+		class, ok := s.defs.metrics[m.class]
+		if !ok || class.instance {
+			return nil, s.fail(loc, r, "metric instance %d refers to metric class %d, which is not defined", r.ref, m.class)
+		}
+		members = class.members
+		if m.scopeKind != scopeGroup { // a group has no container: keep the recorder
+			if where, ok = s.h.scope(m.scopeKind, m.scope); !ok {
+				return nil, s.fail(loc, r, "metric instance %d reports on scope %d of kind %d, which is not defined", r.ref, m.scope, m.scopeKind)
+			}
+		}
+	}
+	targets := make([]series, len(members))
+	for i, id := range members {
+		mem, ok := s.defs.members[id]
+		if !ok {
+			return nil, s.fail(loc, r, "metric %d has member %d, which is not defined", r.ref, id)
+		}
+		name, derr := s.defs.str(mem.name, "name of metric member "+itoa(uint64(id)), mem.at)
+		if derr != nil {
+			return nil, s.failDecode(derr)
+		}
+		k := seriesKey{where.container, s.sym.entityType(trace.KindVariable, name, where.typ)}
+		latest := s.series[k]
+		if latest == nil {
+			latest = &sample{}
+			s.series[k] = latest
+			s.seriesOrder = append(s.seriesOrder, k)
+		}
+		targets[i] = series{k, latest}
+	}
+	return targets, nil
+}
+
+// message pairs the sends and receives of point-to-point messages into
+// links from the sender's location to the receiver's.
+func (s *simulator) message(loc int, r *record, send bool) error {
+	peer, err := s.rankLocation(loc, r)
+	if err != nil {
+		return err
+	}
+	k := messageKey{from: int32(loc), to: peer, comm: r.ref, tag: r.tag}
+	if !send {
+		k.from, k.to = peer, int32(loc)
+	}
+	end := messageEnd{time: r.time, size: r.size, loc: int32(loc), offset: r.offset}
+	q := s.pending[k]
+	if q == nil || q.sends == send {
+		if q == nil {
+			q = &messageQueue{sends: send}
+			s.pending[k] = q
+		}
+		q.ends = append(q.ends, end)
+		return nil
+	}
+	other := q.ends[0]
+	q.ends = q.ends[1:]
+	if len(q.ends) == 0 {
+		delete(s.pending, k)
+	}
+	sender, receiver := other, end
+	if send {
+		sender, receiver = end, other
+	}
+	s.link(k, sender, receiver)
+	return nil
+}
+
+func (s *simulator) link(k messageKey, sender, receiver messageEnd) {
+	from, to := s.h.locations[k.from], s.h.locations[k.to]
+	typ := s.sym.typ(typeKey{kind: trace.KindLink, name: messageType, parent: trace.None, from: from.typ, to: to.typ})
+	s.sink.Link(trace.Link{
+		Container: 0, Type: typ, Value: s.sym.value(typ, s.comms[k.comm].name),
+		Start: sender.time, End: receiver.time, From: from.container, To: to.container,
+		Key: itoa(uint64(k.tag)), Size: float64(sender.size),
+	})
+}
+
+// finish ends everything still open at the end of the trace, reports the
+// messages whose other end never came as events, and finishes the sink.
+func (s *simulator) finish() {
+	start, end := trace.Time(0), trace.Time(0)
+	if s.started {
+		start, end = min(start, s.first), s.last
+	}
+	// The clock properties give the trace's length: it ends there unless
+	// clock corrections moved records beyond.
+	if clk := s.defs.clock; clk.length <= math.MaxUint64-clk.offset {
+		if t, ok := (timeBase{clk.offset, clk.resolution}).toTime(clk.offset + clk.length); ok {
+			end = max(end, t)
+		}
+	}
+	for loc := range s.locs {
+		s.closeRegions(loc, 0, end)
+	}
+	for _, k := range s.seriesOrder {
+		v := s.series[k]
+		if !v.valid {
+			continue
+		}
+		s.sink.Variable(trace.Variable{Container: k.container, Type: k.typ, Start: v.start, End: end, Value: v.value})
+	}
+	var lost []messageEnd
+	var sends []bool
+	for _, q := range s.pending {
+		for _, e := range q.ends {
+			lost = append(lost, e)
+			sends = append(sends, q.sends)
+		}
+	}
+	order := make([]int, len(lost))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		a, b := lost[i], lost[j]
+		return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.loc, b.loc), cmp.Compare(a.offset, b.offset))
+	})
+	for _, i := range order {
+		e, value := lost[i], "receive"
+		if sends[i] {
+			value = "send"
+		}
+		p := s.h.locations[e.loc]
+		typ := s.sym.entityType(trace.KindEvent, unmatchedType, p.typ)
+		s.sink.Event(trace.Event{Container: p.container, Type: typ, Value: s.sym.value(typ, value), Time: e.time})
+	}
+	s.sink.Finish(start, end)
+}
