@@ -114,15 +114,18 @@ func (s *scanner) fill() bool {
 func (s *scanner) peek() (c byte, ok bool) {
 	for {
 		for s.pos < s.end {
-			switch c := s.buf[s.pos]; c {
-			case ' ', '\t', '\r':
-				s.pos++
+			c := s.buf[s.pos]
+			if c > ' ' {
+				return c, true
+			}
+			switch c {
 			case '\n':
-				s.pos++
 				s.line++
+			case ' ', '\t', '\r':
 			default:
 				return c, true
 			}
+			s.pos++
 		}
 		if !s.fill() {
 			return 0, false
@@ -150,6 +153,15 @@ func describe(c byte) string {
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
 }
+
+// stringSpecial marks the bytes a string scan must look at: the closing
+// quote, backslash, control characters and the bytes of multi-byte UTF-8.
+var stringSpecial = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return
+}()
 
 // str reads a string and returns its decoded bytes.
 func (s *scanner) str() ([]byte, error) { return s.scanString(true) }
@@ -179,6 +191,10 @@ func (s *scanner) scanString(decode bool) ([]byte, error) {
 			continue
 		}
 		c := s.buf[i]
+		if !stringSpecial[c] {
+			i++
+			continue
+		}
 		if c == '"' {
 			break
 		}
@@ -191,9 +207,8 @@ func (s *scanner) scanString(decode bool) ([]byte, error) {
 			s.pos = i
 			s.keep = -1
 			return nil, s.fail("control character 0x%02x in a string", c)
-		case c >= 0x80:
-			wide = true
 		}
+		wide = true
 		i++
 	}
 	tok := s.buf[s.keep:i]
@@ -304,10 +319,11 @@ func (s *scanner) number() ([]byte, error) {
 	for {
 		if i >= s.end {
 			off := i - s.keep
-			if !s.fill() {
+			more := s.fill() // moves the window, even when it finds no more input
+			i = s.keep + off
+			if !more {
 				break
 			}
-			i = s.keep + off
 			continue
 		}
 		c := s.buf[i]

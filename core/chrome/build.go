@@ -1,0 +1,424 @@
+package chrome
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// link is a matched pair of flow points.
+type link struct{ from, to int32 }
+
+// unmatched is a flow point no link uses, reported as a point event.
+type unmatched struct {
+	point int32
+	what  string
+}
+
+// build turns what was collected into sink calls: types, containers in
+// display order, then states, events, variables and links.
+func (c *collector) build(file string, sink trace.Sink) error {
+	if err := c.matchBeginEnd(file); err != nil {
+		return err
+	}
+	if err := c.nest(file); err != nil {
+		return err
+	}
+	links, lost := c.matchFlows()
+
+	e := emitter{c: c, sink: sink, values: map[[2]int32]int32{}}
+	e.defineTypes(len(links) > 0, len(lost) > 0)
+	e.createContainers()
+	e.states()
+	e.instants()
+	e.flows(links, lost)
+	e.variables()
+	if c.timed {
+		sink.Finish(c.first, c.last)
+	} else {
+		sink.Finish(0, 0)
+	}
+	return nil
+}
+
+// matchBeginEnd pairs each thread's B and E events in time order (file
+// order for equal times): an E closes the latest open B. A B still open at
+// the end of the input ends with the trace, as in the trace viewers; an E
+// with nothing open is an error.
+func (c *collector) matchBeginEnd(file string) error {
+	for ti := range c.threads {
+		t := &c.threads[ti]
+		if len(t.marks) == 0 {
+			continue
+		}
+		slices.SortFunc(t.marks, func(a, b mark) int {
+			if r := cmp.Compare(a.ts, b.ts); r != 0 {
+				return r
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		var open []mark
+		for _, m := range t.marks {
+			if m.begin {
+				open = append(open, m)
+				continue
+			}
+			if len(open) == 0 {
+				return errs.Format(file, int(m.line), "end event (ph E) at ts %s on pid %s tid %s closes nothing",
+					micros(m.ts), c.strs.str(c.procs[t.proc].key), c.strs.str(t.key))
+			}
+			b := open[len(open)-1]
+			open = open[:len(open)-1]
+			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, seq: b.seq})
+		}
+		for _, b := range open {
+			t.slices = append(t.slices, slice{start: b.ts, end: c.last, name: b.name, seq: b.seq})
+		}
+		t.marks = nil
+	}
+	return nil
+}
+
+// micros formats nanoseconds as the microseconds the file holds.
+func micros(t trace.Time) string {
+	s := strconv.FormatFloat(float64(t)/1e3, 'f', 3, 64)
+	if t > -1<<53 && t < 1<<53 {
+		return s
+	}
+	return strconv.FormatInt(int64(t), 10) + "ns"
+}
+
+// nest assigns depths and lanes thread by thread and binds flow points.
+func (c *collector) nest(file string) error {
+	slices.SortFunc(c.flows, func(a, b flowPoint) int {
+		if r := cmp.Compare(a.thread, b.thread); r != 0 {
+			return r
+		}
+		if r := cmp.Compare(a.ts, b.ts); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	next := 0
+	for ti := range c.threads {
+		t := &c.threads[ti]
+		first := next
+		for next < len(c.flows) && c.flows[next].thread == int32(ti) {
+			next++
+		}
+		lanes, ok := nestThread(t.slices, c.flows[first:next])
+		if !ok {
+			return errs.Format(file, 0, "pid %s tid %s has more than %d mutually overlapping slices",
+				c.strs.str(c.procs[t.proc].key), c.strs.str(t.key), maxLanes)
+		}
+		t.lanes = lanes
+	}
+	return nil
+}
+
+// matchFlows links the flow points of each flow in time order, as Perfetto
+// does: s opens the flow, t links from the last point and becomes it, f
+// links from the last point and leaves the flow open, so one launch may
+// fan out to several kernels. The points no link uses are returned too.
+func (c *collector) matchFlows() ([]link, []unmatched) {
+	slices.SortFunc(c.flows, func(a, b flowPoint) int {
+		for _, r := range [...]int{cmp.Compare(a.cat, b.cat), cmp.Compare(a.id, b.id), cmp.Compare(a.scope, b.scope), cmp.Compare(a.ts, b.ts)} {
+			if r != 0 {
+				return r
+			}
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	var links []link
+	var lost []unmatched
+	sameFlow := func(a, b *flowPoint) bool { return a.cat == b.cat && a.id == b.id && a.scope == b.scope }
+	for i := 0; i < len(c.flows); {
+		from, linked := int32(-1), false
+		j := i
+		for ; j < len(c.flows) && sameFlow(&c.flows[i], &c.flows[j]); j++ {
+			p := &c.flows[j]
+			switch {
+			case p.phase == 's':
+				if from >= 0 && !linked {
+					lost = append(lost, unmatched{from, "start without end"})
+				}
+				from, linked = int32(j), false
+			case from < 0:
+				what := "end without start"
+				if p.phase == 't' {
+					what = "step without start"
+				}
+				lost = append(lost, unmatched{int32(j), what})
+			default:
+				links = append(links, link{from, int32(j)})
+				linked = true
+				if p.phase == 't' {
+					from = int32(j)
+				}
+			}
+		}
+		if from >= 0 && !linked {
+			lost = append(lost, unmatched{from, "start without end"})
+		}
+		i = j
+	}
+	return links, lost
+}
+
+// emitter makes the sink calls.
+type emitter struct {
+	c    *collector
+	sink trace.Sink
+
+	nTypes                                               int32
+	process, thread, state, instant, procInstant, global int32
+	flow, lostFlow                                       int32
+	counters                                             []int32
+
+	values   map[[2]int32]int32 // (type, interned name) -> value
+	nValues  int32
+	nConts   int32
+	procCont []int32
+	thrCont  []int32 // container of a thread's lane 0; lane k is thrCont+k
+}
+
+func (e *emitter) define(t trace.Type) int32 {
+	e.sink.DefineType(t)
+	e.nTypes++
+	return e.nTypes - 1
+}
+
+// defineTypes defines the container types and the entity types the trace
+// uses, in a fixed order.
+func (e *emitter) defineTypes(links, lostFlows bool) {
+	c := e.c
+	kindOf := func(name string, kind trace.Kind, parent int32) int32 {
+		return e.define(trace.Type{Name: name, Kind: kind, Parent: parent, Start: trace.None, End: trace.None})
+	}
+	e.process = kindOf("Process", trace.KindContainer, trace.None)
+	e.thread = kindOf("Thread", trace.KindContainer, e.process)
+	e.state, e.instant, e.procInstant, e.global, e.flow, e.lostFlow = trace.None, trace.None, trace.None, trace.None, trace.None, trace.None
+	for _, t := range c.threads {
+		if len(t.slices) > 0 {
+			e.state = kindOf("Slice", trace.KindState, e.thread)
+			break
+		}
+	}
+	var scopes [3]bool
+	for _, in := range c.instants {
+		switch in.scope {
+		case 't':
+			scopes[0] = true
+		case 'p':
+			scopes[1] = true
+		default:
+			scopes[2] = true
+		}
+	}
+	if scopes[0] {
+		e.instant = kindOf("Instant", trace.KindEvent, e.thread)
+	}
+	if scopes[1] {
+		e.procInstant = kindOf("Process instant", trace.KindEvent, e.process)
+	}
+	if scopes[2] {
+		e.global = kindOf("Global instant", trace.KindEvent, trace.None)
+	}
+	if links {
+		e.flow = e.define(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+	}
+	if lostFlows {
+		e.lostFlow = kindOf("Unmatched flow", trace.KindEvent, e.thread)
+	}
+	for _, k := range c.counterTypes {
+		name := c.strs.str(k.name) + " " + c.strs.str(k.key)
+		e.counters = append(e.counters, kindOf(name, trace.KindVariable, e.process))
+	}
+}
+
+// value returns the value of type typ named by interned string name,
+// defining it on first use.
+func (e *emitter) value(typ, name int32) int32 {
+	k := [2]int32{typ, name}
+	if v, ok := e.values[k]; ok {
+		return v
+	}
+	v := e.nValues
+	e.nValues++
+	e.values[k] = v
+	e.sink.DefineValue(trace.Value{Type: typ, Name: e.c.strs.str(name)})
+	return v
+}
+
+// order sorts items for display: those with a sort index (explicit, or
+// their numeric id) by it, the others after them; ties keep the order of
+// first appearance.
+func order(n int, rank func(i int) (int64, bool)) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		ra, oka := rank(a)
+		rb, okb := rank(b)
+		switch {
+		case oka && okb:
+			return cmp.Compare(ra, rb)
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
+func (e *emitter) rank(explicit bool, index int64, key int32) (int64, bool) {
+	if explicit {
+		return index, true
+	}
+	n, err := strconv.ParseInt(e.c.strs.str(key), 10, 64)
+	return n, err == nil
+}
+
+func (e *emitter) create(name, alias string, typ, parent int32) int32 {
+	e.nConts++ // the root is container 0
+	e.sink.CreateContainer(trace.Container{Name: name, Alias: alias, Type: typ, Parent: parent,
+		Start: e.c.first, End: trace.Unset})
+	return e.nConts
+}
+
+// createContainers creates processes in display order, each followed by
+// its threads, each thread followed by its overlap lanes.
+func (e *emitter) createContainers() {
+	c := e.c
+	e.procCont = make([]int32, len(c.procs))
+	e.thrCont = make([]int32, len(c.threads))
+	procs := order(len(c.procs), func(i int) (int64, bool) {
+		return e.rank(c.procs[i].hasSortIndex, c.procs[i].sortIndex, c.procs[i].key)
+	})
+	for _, pi := range procs {
+		p := &c.procs[pi]
+		name := c.strs.str(p.key)
+		if p.name != none {
+			name = c.strs.str(p.name)
+		}
+		if labels := c.strs.str(p.labels); labels != "" && labels != name {
+			name += " (" + labels + ")"
+		}
+		e.procCont[pi] = e.create(name, c.strs.str(p.key), e.process, 0)
+		threads := order(len(p.threads), func(i int) (int64, bool) {
+			t := &c.threads[p.threads[i]]
+			return e.rank(t.hasSortIndex, t.sortIndex, t.key)
+		})
+		for _, k := range threads {
+			ti := p.threads[k]
+			t := &c.threads[ti]
+			name, alias := c.strs.str(t.key), c.strs.str(t.key)
+			if t.name != none {
+				name = c.strs.str(t.name)
+			}
+			e.thrCont[ti] = e.create(name, alias, e.thread, e.procCont[pi])
+			for lane := int32(1); lane < t.lanes; lane++ {
+				n := strconv.Itoa(int(lane))
+				e.create(name+" (overlap lane "+n+")", alias+"#"+n, e.thread, e.procCont[pi])
+			}
+		}
+	}
+}
+
+// states emits the slices thread by thread, each thread's in start order.
+func (e *emitter) states() {
+	c := e.c
+	for ti := range c.threads {
+		for _, s := range c.threads[ti].slices {
+			e.sink.State(trace.State{Container: e.thrCont[ti] + s.lane, Type: e.state,
+				Value: e.value(e.state, s.name), Start: s.start, End: s.end, Depth: s.depth})
+		}
+	}
+}
+
+// instants emits instant events by container, then time.
+func (e *emitter) instants() {
+	c := e.c
+	type placed struct {
+		cont, typ int32
+		in        *instant
+	}
+	all := make([]placed, len(c.instants))
+	for i := range c.instants {
+		in := &c.instants[i]
+		switch in.scope {
+		case 't':
+			all[i] = placed{e.thrCont[in.owner], e.instant, in}
+		case 'p':
+			all[i] = placed{e.procCont[in.owner], e.procInstant, in}
+		default:
+			all[i] = placed{0, e.global, in}
+		}
+	}
+	slices.SortFunc(all, func(a, b placed) int {
+		if r := cmp.Compare(a.cont, b.cont); r != 0 {
+			return r
+		}
+		if r := cmp.Compare(a.in.ts, b.in.ts); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.in.seq, b.in.seq)
+	})
+	for _, p := range all {
+		e.sink.Event(trace.Event{Container: p.cont, Type: p.typ, Value: e.value(p.typ, p.in.name), Time: p.in.ts})
+	}
+}
+
+// flows emits the links, then the flow points no link uses.
+func (e *emitter) flows(links []link, lost []unmatched) {
+	c := e.c
+	cont := func(p *flowPoint) int32 { return e.thrCont[p.thread] + p.lane }
+	for _, l := range links {
+		from, to := &c.flows[l.from], &c.flows[l.to]
+		key := c.strs.str(from.id)
+		if from.cat != none {
+			key = c.strs.str(from.cat) + ":" + key
+		}
+		e.sink.Link(trace.Link{Container: 0, Type: e.flow, Value: e.value(e.flow, from.name),
+			Start: from.at, End: to.at, From: cont(from), To: cont(to), Key: key, Size: math.NaN()})
+	}
+	for _, u := range lost {
+		p := &c.flows[u.point]
+		what := u.what
+		if p.cat != none {
+			what = c.strs.str(p.cat) + ": " + what
+		}
+		name := c.strs.id([]byte(what))
+		e.sink.Event(trace.Event{Container: cont(p), Type: e.lostFlow, Value: e.value(e.lostFlow, name), Time: p.ts})
+	}
+}
+
+// variables emits each counter series of each process as a piecewise
+// constant variable: a sample holds until the next one, the last until the
+// end of the trace.
+func (e *emitter) variables() {
+	c := e.c
+	slices.SortFunc(c.samples, func(a, b sample) int {
+		for _, r := range [...]int{cmp.Compare(a.proc, b.proc), cmp.Compare(a.typ, b.typ), cmp.Compare(a.ts, b.ts)} {
+			if r != 0 {
+				return r
+			}
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	for i, s := range c.samples {
+		end := c.last
+		if i+1 < len(c.samples) && c.samples[i+1].proc == s.proc && c.samples[i+1].typ == s.typ {
+			end = c.samples[i+1].ts
+		}
+		e.sink.Variable(trace.Variable{Container: e.procCont[s.proc], Type: e.counters[s.typ],
+			Start: s.ts, End: end, Value: s.value})
+	}
+}

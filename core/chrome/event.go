@@ -1,0 +1,446 @@
+package chrome
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// none marks an absent interned string.
+const none int32 = -1
+
+// interner gives each distinct string a dense id, so that the events kept
+// until the end of the input hold 4-byte ids instead of strings.
+type interner struct {
+	ids  map[string]int32
+	strs []string
+}
+
+func newInterner() *interner { return &interner{ids: map[string]int32{}} }
+
+func (in *interner) id(b []byte) int32 {
+	if id, ok := in.ids[string(b)]; ok { // no allocation for the lookup
+		return id
+	}
+	s := string(b)
+	id := int32(len(in.strs))
+	in.ids[s] = id
+	in.strs = append(in.strs, s)
+	return id
+}
+
+func (in *interner) str(id int32) string {
+	if id == none {
+		return ""
+	}
+	return in.strs[id]
+}
+
+// series is one value of a counter event.
+type series struct {
+	key   int32
+	value float64
+}
+
+// rawEvent holds the fields of one event object that the reader uses.
+type rawEvent struct {
+	ph            byte
+	name, cat     int32
+	pid, tid      int32 // text of the number or string, interned
+	id            int32
+	idLocal       bool // id came from id2.local, which is scoped by pid
+	ts, dur       trace.Time
+	hasTs, hasDur bool
+	bindEnclosing bool // bp is "e"
+	scope         byte // s of an instant: 'g', 'p' or 't'
+
+	// Arguments of metadata and counter events.
+	argName, argLabels int32
+	sortIndex          int64
+	hasSortIndex       bool
+	counters           []series
+
+	// args met before ph, kept as text until ph tells whether they matter.
+	argsText []byte
+	argsLine int
+
+	line   int
+	offset int64
+}
+
+func (e *rawEvent) reset(line int, offset int64) {
+	counters, argsText := e.counters[:0], e.argsText[:0]
+	*e = rawEvent{name: none, cat: none, pid: none, tid: none, id: none,
+		argName: none, argLabels: none, counters: counters, argsText: argsText,
+		line: line, offset: offset}
+}
+
+// wantsArgs tells whether the arguments of an event of phase ph are used.
+func wantsArgs(ph byte) bool { return ph == 'M' || ph == 'C' }
+
+// readEvent reads one event object into e.
+func (d *decoder) readEvent(e *rawEvent) error {
+	s := d.sc
+	e.reset(s.line, s.offset())
+	s.pos++ // the '{' the caller saw
+	c, ok := s.peek()
+	if !ok {
+		return s.failEnd("an event")
+	}
+	if c == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := d.readField(e, key); err != nil {
+			return err
+		}
+		c, ok := s.peek()
+		if !ok {
+			return s.failEnd("an event")
+		}
+		s.pos++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			s.pos--
+			return s.fail("expected ',' or '}' in an event, found %s", describe(c))
+		}
+	}
+	if len(e.argsText) > 0 && wantsArgs(e.ph) {
+		sub := newBytesScanner(d.file, e.argsText, e.argsLine)
+		return d.readArgs(sub, e)
+	}
+	return nil
+}
+
+// readField reads the value of the field named key. The key aliases the
+// scanner's buffer, so it is compared before anything else is read.
+func (d *decoder) readField(e *rawEvent, key []byte) error {
+	s := d.sc
+	var field byte
+	switch string(key) {
+	case "ph":
+		field = 'h'
+	case "name":
+		field = 'n'
+	case "cat":
+		field = 'c'
+	case "pid":
+		field = 'p'
+	case "tid":
+		field = 't'
+	case "ts":
+		field = 's'
+	case "dur":
+		field = 'd'
+	case "id":
+		field = 'i'
+	case "id2":
+		field = '2'
+	case "bp":
+		field = 'b'
+	case "s":
+		field = 'S'
+	case "args":
+		field = 'a'
+	}
+	if err := s.expect(':', "an event"); err != nil {
+		return err
+	}
+	if field == 0 {
+		return s.skip(1)
+	}
+	if c, ok := s.peek(); ok && c == 'n' {
+		return s.literal("null") // a null field counts as absent
+	}
+	var err error
+	switch field {
+	case 'h':
+		var v []byte
+		if v, err = s.str(); err == nil {
+			if len(v) != 1 {
+				return s.fail("ph %q is not a single character", v)
+			}
+			e.ph = v[0]
+		}
+	case 'n':
+		e.name, err = d.internString()
+	case 'c':
+		e.cat, err = d.internString()
+	case 'p':
+		e.pid, err = d.internScalar("pid")
+	case 't':
+		e.tid, err = d.internScalar("tid")
+	case 's':
+		e.ts, err = d.micros("ts")
+		e.hasTs = err == nil
+	case 'd':
+		e.dur, err = d.micros("dur")
+		e.hasDur = err == nil
+	case 'i':
+		e.id, err = d.internScalar("id")
+		e.idLocal = false
+	case '2':
+		err = d.readID2(e)
+	case 'b':
+		var v []byte
+		if v, err = s.str(); err == nil {
+			e.bindEnclosing = string(v) == "e"
+		}
+	case 'S':
+		var v []byte
+		if v, err = s.str(); err == nil {
+			if len(v) != 1 || (v[0] != 'g' && v[0] != 'p' && v[0] != 't') {
+				return s.fail("instant scope s is %q, not \"g\", \"p\" or \"t\"", v)
+			}
+			e.scope = v[0]
+		}
+	case 'a':
+		switch {
+		case e.ph == 0:
+			e.argsText = e.argsText[:0]
+			e.argsText, e.argsLine, err = s.capture(e.argsText)
+		case wantsArgs(e.ph):
+			err = d.readArgs(s, e)
+		default:
+			err = s.skip(1)
+		}
+	}
+	return err
+}
+
+func (d *decoder) internString() (int32, error) {
+	v, err := d.sc.str()
+	if err != nil {
+		return none, err
+	}
+	return d.strs.id(v), nil
+}
+
+// internScalar reads a pid, tid or id, which writers give as numbers or
+// strings; both are kept as text, so 7 and "7" name the same thing.
+func (d *decoder) internScalar(what string) (int32, error) {
+	s := d.sc
+	c, ok := s.peek()
+	if !ok {
+		return none, s.failEnd(what)
+	}
+	var v []byte
+	var err error
+	switch {
+	case c == '"':
+		v, err = s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		v, err = s.number()
+	default:
+		return none, s.fail("%s must be a number or a string, found %s", what, describe(c))
+	}
+	if err != nil {
+		return none, err
+	}
+	return d.strs.id(v), nil
+}
+
+// micros reads a time in microseconds, a number or a string holding one.
+func (d *decoder) micros(what string) (trace.Time, error) {
+	s := d.sc
+	c, ok := s.peek()
+	if !ok {
+		return 0, s.failEnd(what)
+	}
+	var v []byte
+	var err error
+	switch {
+	case c == '"':
+		v, err = s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		v, err = s.number()
+	default:
+		return 0, s.fail("%s must be a number, found %s", what, describe(c))
+	}
+	if err != nil {
+		return 0, err
+	}
+	t, err := parseMicros(v)
+	if err != nil {
+		return 0, s.fail("%s %q: %v", what, v, err)
+	}
+	return t, nil
+}
+
+// readID2 reads {"local": id} or {"global": id}.
+func (d *decoder) readID2(e *rawEvent) error {
+	s := d.sc
+	if err := s.expect('{', "id2"); err != nil {
+		return err
+	}
+	found := false
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		local, global := string(key) == "local", string(key) == "global"
+		if err := s.expect(':', "id2"); err != nil {
+			return err
+		}
+		switch {
+		case local || global:
+			if e.id, err = d.internScalar("id2"); err != nil {
+				return err
+			}
+			e.idLocal, found = local, true
+		default:
+			if err := s.skip(1); err != nil {
+				return err
+			}
+		}
+		c, ok := s.peek()
+		if !ok {
+			return s.failEnd("id2")
+		}
+		s.pos++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			s.pos--
+			return s.fail("expected ',' or '}' in id2, found %s", describe(c))
+		}
+	}
+	if !found {
+		return s.fail(`id2 has neither "local" nor "global"`)
+	}
+	return nil
+}
+
+// readArgs reads the args object of a metadata or counter event from s,
+// which is the main scanner or one over text captured earlier.
+func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
+	if err := s.expect('{', "args"); err != nil {
+		return err
+	}
+	if c, ok := s.peek(); ok && c == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if e.ph == 'C' {
+			err = d.readCounterArg(s, e, d.strs.id(key))
+		} else {
+			err = d.readMetadataArg(s, e, key)
+		}
+		if err != nil {
+			return err
+		}
+		c, ok := s.peek()
+		if !ok {
+			return s.failEnd("args")
+		}
+		s.pos++
+		if c == '}' {
+			return nil
+		}
+		if c != ',' {
+			s.pos--
+			return s.fail("expected ',' or '}' in args, found %s", describe(c))
+		}
+	}
+}
+
+func (d *decoder) readMetadataArg(s *scanner, e *rawEvent, key []byte) error {
+	var field byte
+	switch string(key) {
+	case "name":
+		field = 'n'
+	case "labels":
+		field = 'l'
+	case "sort_index":
+		field = 's'
+	}
+	if err := s.expect(':', "args"); err != nil {
+		return err
+	}
+	c, _ := s.peek()
+	if field == 0 || c == 'n' {
+		return s.skip(1)
+	}
+	switch field {
+	case 'n', 'l':
+		v, err := s.str()
+		if err != nil {
+			return err
+		}
+		if field == 'n' {
+			e.argName = d.strs.id(v)
+		} else {
+			e.argLabels = d.strs.id(v)
+		}
+	case 's':
+		v, err := scalarText(s)
+		if err != nil {
+			return err
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return s.fail("sort_index %q is not an integer", v)
+		}
+		e.sortIndex, e.hasSortIndex = n, true
+	}
+	return nil
+}
+
+func (d *decoder) readCounterArg(s *scanner, e *rawEvent, key int32) error {
+	if err := s.expect(':', "args"); err != nil {
+		return err
+	}
+	v, err := scalarText(s)
+	if err != nil {
+		return err
+	}
+	x, err := strconv.ParseFloat(string(v), 64)
+	if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		err = errors.New("not finite")
+	}
+	if err != nil {
+		return s.fail("counter %q: value %q of %q is not a finite number", d.strs.str(e.name), v, d.strs.str(key))
+	}
+	e.counters = append(e.counters, series{key, x})
+	return nil
+}
+
+// scalarText reads a number, or a string that should hold one.
+func scalarText(s *scanner) ([]byte, error) {
+	c, ok := s.peek()
+	if !ok {
+		return nil, s.failEnd("a number")
+	}
+	switch {
+	case c == '"':
+		return s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	}
+	return nil, s.fail("expected a number, found %s", describe(c))
+}
+
+// phaseName names a phase for error messages.
+func phaseName(ph byte) string {
+	if ph == 0 {
+		return "no ph"
+	}
+	return fmt.Sprintf("ph %q", ph)
+}

@@ -1,0 +1,151 @@
+package chrome
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// smallSeeds are real traces small enough to seed the fuzzer.
+var smallSeeds = []string{
+	"/hta/tests/data/call_stack/backward_thread.json",
+	"/hta/tests/data/critical_path/cuda_event_sync/event_sync_trace.json.gz",
+	"/hta/tests/data/trace_file_list/inference_rank_1.json.gz",
+	"/hta/tests/data/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+	"/hatchet/perfflow_hist/perfflow.quartz1532.3570764.pfw",
+}
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// FuzzDecode checks that no input makes the reader panic, that every
+// failure is a FormatError, and that what it accepts is consistent.
+func FuzzDecode(f *testing.F) {
+	for _, name := range smallSeeds {
+		if b, err := os.ReadFile(corpus + name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`[{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"E","pid":1,"tid":1,"ts":2},` +
+		`{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":1}},{"ph":"i","s":"g","ts":3},` +
+		`{"ph":"s","cat":"c","id":1,"pid":1,"tid":1,"ts":1},{"ph":"f","cat":"c","id":1,"pid":2,"tid":1,"ts":4}]`))
+	f.Add(gzipped([]byte(`{"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1.5,"dur":2}]}`)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := trace.New()
+		err := Decode(bytes.NewReader(data), "fuzz", 0, tr, trace.ReadOptions{})
+		if err != nil {
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is a %T, not a *errs.FormatError", err, err)
+			}
+			return
+		}
+		checkConsistent(t, tr)
+	})
+}
+
+// checkConsistent checks the invariants of any trace the reader produces.
+func checkConsistent(t *testing.T, tr *trace.Trace) {
+	t.Helper()
+	nc, nt, nv := int32(len(tr.Containers)), int32(len(tr.Types)), int32(len(tr.Values))
+	inRange := func(a, b trace.Time) bool { return tr.Start <= a && a <= b && b <= tr.End }
+	for _, s := range tr.States {
+		if s.Container <= 0 || s.Container >= nc || s.Type < 0 || s.Type >= nt || s.Value < 0 || s.Value >= nv ||
+			s.Depth < 0 || !inRange(s.Start, s.End) {
+			t.Fatalf("bad state %+v", s)
+		}
+	}
+	for _, l := range tr.Links {
+		if l.From <= 0 || l.From >= nc || l.To <= 0 || l.To >= nc || !inRange(l.Start, l.End) {
+			t.Fatalf("bad link %+v", l)
+		}
+	}
+	for _, v := range tr.Variables {
+		if v.Container <= 0 || v.Container >= nc || !inRange(v.Start, v.End) {
+			t.Fatalf("bad variable %+v", v)
+		}
+	}
+	for _, e := range tr.Events {
+		if e.Container < 0 || e.Container >= nc || e.Time < tr.Start || e.Time > tr.End {
+			t.Fatalf("bad event %+v", e)
+		}
+	}
+	for i, c := range tr.Containers[1:] {
+		if c.Parent < 0 || c.Parent > int32(i) {
+			t.Fatalf("container %d has parent %d", i+1, c.Parent)
+		}
+	}
+}
+
+// TestSmallReads decodes inputs delivered a byte at a time, so that every
+// token straddles a refill of the scanner's window, and compares with a
+// whole read.
+func TestSmallReads(t *testing.T) {
+	inputs := map[string][]byte{
+		"long name": []byte(`[{"ph":"X","name":"` + strings.Repeat("é", 300<<10) + `","pid":1,"tid":1,"ts":1,"dur":1}, {"ph":"M","name":"x","args":` +
+			strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) + `}`),
+	}
+	for _, name := range smallSeeds {
+		if b, err := os.ReadFile(corpus + name); err == nil {
+			inputs[name] = b
+		}
+	}
+	for name, in := range inputs {
+		whole, err := decodeBytes(in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkConsistent(t, whole)
+		bytewise := trace.New()
+		if err := Decode(iotest.OneByteReader(bytes.NewReader(in)), "mem", 0, bytewise, trace.ReadOptions{}); err != nil {
+			t.Fatalf("%s read a byte at a time: %v", name, err)
+		}
+		if !reflect.DeepEqual(withoutNaN(whole), withoutNaN(bytewise)) {
+			t.Errorf("%s: reading a byte at a time changes the result", name)
+		}
+	}
+}
+
+// withoutNaN replaces NaN link sizes, which reflect.DeepEqual never finds
+// equal, by zero.
+func withoutNaN(tr *trace.Trace) *trace.Trace {
+	for i := range tr.Links {
+		if math.IsNaN(tr.Links[i].Size) {
+			tr.Links[i].Size = 0
+		}
+	}
+	return tr
+}
+
+// TestReadError checks that an I/O error is reported, not taken for the end
+// of an array-form trace, whether it comes first or after a complete event.
+func TestReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	in := []byte(`[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},`)
+	for _, r := range []io.Reader{
+		iotest.ErrReader(boom),
+		io.MultiReader(bytes.NewReader(in), iotest.ErrReader(boom)),
+		io.MultiReader(bytes.NewReader(gzipped(in)[:30]), iotest.ErrReader(boom)),
+	} {
+		err := Decode(r, "slow.json", 0, trace.New(), trace.ReadOptions{})
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || !errors.Is(err, boom) {
+			t.Errorf("got %v", err)
+		}
+	}
+}

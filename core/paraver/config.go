@@ -1,0 +1,254 @@
+package paraver
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// Config holds the names a trace's companion files give: the .pcf names
+// states, event types and event values; the .row names the resources
+// (applications, tasks, threads, nodes, CPUs). A zero Config names nothing,
+// and the reader falls back on numbers.
+type Config struct {
+	states     map[int64]named
+	eventTypes map[int64]*eventType
+	levels     map[string][]string // by level: APPL, TASK, THREAD, NODE, CPU...
+}
+
+type named struct{ name, color string }
+
+type eventType struct {
+	name   string
+	values map[int64]string
+}
+
+// ConfigPaths returns the .pcf and .row files that go with the trace at
+// path: x.prv and x.prv.gz go with x.pcf and x.row.
+func ConfigPaths(path string) (pcf, row string) {
+	base := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".prv")
+	return base + ".pcf", base + ".row"
+}
+
+// LoadConfig reads a .pcf and a .row file; an empty path, or a file that
+// does not exist, is skipped.
+func LoadConfig(pcfPath, rowPath string) (*Config, error) {
+	cfg := &Config{states: map[int64]named{}, eventTypes: map[int64]*eventType{}, levels: map[string][]string{}}
+	for _, f := range []struct {
+		path  string
+		parse func(*Config, *lineReader) error
+	}{{pcfPath, (*Config).parsePCF}, {rowPath, (*Config).parseRow}} {
+		if f.path == "" {
+			continue
+		}
+		file, err := os.Open(f.path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = f.parse(cfg, &lineReader{file: f.path, r: bufio.NewReader(file)})
+		file.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// lineReader yields the lines of a companion file with their numbers.
+type lineReader struct {
+	file string
+	r    *bufio.Reader
+	line int
+}
+
+// next returns the next line without its end of line; ok is false at the
+// end of the file.
+func (l *lineReader) next() (string, bool, error) {
+	s, err := l.r.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", false, &errs.FormatError{File: l.file, Line: l.line + 1, Err: err}
+	}
+	if s == "" && err == io.EOF {
+		return "", false, nil
+	}
+	l.line++
+	if !utf8.ValidString(s) {
+		return "", false, l.fail("line is not valid UTF-8")
+	}
+	return strings.TrimRight(s, "\r\n"), true, nil
+}
+
+func (l *lineReader) fail(format string, args ...any) error {
+	return errs.Format(l.file, l.line, format, args...)
+}
+
+// isKeyword tells whether a .pcf line opens a section (STATES,
+// EVENT_TYPE...).
+func isKeyword(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'A' || c > 'Z') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// parsePCF reads the sections STATES ("id name"), STATES_COLOR
+// ("id {r,g,b}"), EVENT_TYPE ("gradient id name", several types may share
+// a block) and VALUES ("value name", for the types of the block before).
+// Other sections (DEFAULT_OPTIONS, GRADIENT_COLOR...) are display settings
+// and are skipped.
+func (cfg *Config) parsePCF(l *lineReader) error {
+	section := ""
+	var block []*eventType // types of the current EVENT_TYPE block
+	for {
+		line, ok, err := l.next()
+		if err != nil || !ok {
+			return err
+		}
+		text := strings.TrimSpace(line)
+		if isKeyword(text) {
+			section = text
+			if section == "EVENT_TYPE" {
+				block = block[:0]
+			}
+			continue
+		}
+		if text == "" {
+			continue
+		}
+		switch section {
+		case "STATES", "STATES_COLOR":
+			id, rest, err := leadingInt(text)
+			if err != nil {
+				return l.fail("%s: %v", section, err)
+			}
+			st := cfg.states[id]
+			if section == "STATES" {
+				st.name = rest
+			} else if st.color, err = parseColor(rest); err != nil {
+				return l.fail("STATES_COLOR: %v", err)
+			}
+			cfg.states[id] = st
+		case "EVENT_TYPE":
+			fields := strings.Fields(text)
+			if len(fields) < 2 {
+				return l.fail("EVENT_TYPE: expected a gradient, a type and a name")
+			}
+			id, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return l.fail("EVENT_TYPE: bad event type %q", fields[1])
+			}
+			_, name, _ := strings.Cut(strings.TrimSpace(text[len(fields[0]):]), fields[1])
+			et := &eventType{name: strings.TrimSpace(name), values: map[int64]string{}}
+			if old := cfg.eventTypes[id]; old != nil {
+				et.values = old.values // a type declared twice keeps its values
+			}
+			cfg.eventTypes[id] = et
+			block = append(block, et)
+		case "VALUES":
+			v, name, err := leadingInt(text)
+			if err != nil {
+				return l.fail("VALUES: %v", err)
+			}
+			if len(block) == 0 {
+				return l.fail("VALUES without an EVENT_TYPE before it")
+			}
+			for _, et := range block {
+				et.values[v] = name
+			}
+		}
+	}
+}
+
+// leadingInt splits "12   some name" into 12 and "some name".
+func leadingInt(s string) (int64, string, error) {
+	num, rest := s, ""
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		num, rest = s[:i], s[i+1:]
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return 0, "", fmt.Errorf("expected a number at the start of %q", s)
+	}
+	return v, strings.TrimSpace(rest), nil
+}
+
+// parseColor turns "{117,195,255}" into Pajé's "r g b" in [0, 1].
+func parseColor(s string) (string, error) {
+	inner, ok := strings.CutPrefix(s, "{")
+	if inner, ok = strings.CutSuffix(inner, "}"); !ok {
+		return "", fmt.Errorf("color %q is not {r,g,b}", s)
+	}
+	parts := strings.Split(inner, ",")
+	if len(parts) != 3 {
+		return "", fmt.Errorf("color %q is not {r,g,b}", s)
+	}
+	out := make([]string, 3)
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 0 || v > 255 {
+			return "", fmt.Errorf("color %q: component %q is not in 0..255", s, p)
+		}
+		out[i] = strconv.FormatFloat(float64(v)/255, 'g', 6, 64)
+	}
+	return strings.Join(out, " "), nil
+}
+
+// parseRow reads "LEVEL <name> SIZE <n>" lines, each followed by n names.
+func (cfg *Config) parseRow(l *lineReader) error {
+	for {
+		line, ok, err := l.next()
+		if err != nil || !ok {
+			return err
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "LEVEL" || f[2] != "SIZE" {
+			return l.fail(`expected "LEVEL <name> SIZE <n>", found %q`, line)
+		}
+		n, err := strconv.Atoi(f[3])
+		if err != nil || n < 0 || n > maxResources {
+			return l.fail("bad size %q", f[3])
+		}
+		names := make([]string, 0, n)
+		for range n {
+			name, ok, err := l.next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return l.fail("LEVEL %s declares %d names, the file ends after %d", f[1], n, len(names))
+			}
+			names = append(names, strings.TrimSpace(name))
+		}
+		cfg.levels[f[1]] = names
+	}
+}
+
+// level returns the i-th (0-based) name of a .row level, if it has one.
+func (cfg *Config) level(name string, i int) (string, bool) {
+	if cfg == nil {
+		return "", false
+	}
+	names := cfg.levels[name]
+	if i < len(names) {
+		return names[i], true
+	}
+	return "", false
+}

@@ -1,0 +1,66 @@
+// Package paraver reads traces in the Paraver format of the BSC tools
+// (Extrae, Dimemas): a .prv file of records, possibly gzip-compressed, with
+// a .pcf file naming states, event types and event values, and a .row file
+// naming resources. It streams them into a trace.Sink.
+//
+// # Header
+//
+// The first line is
+//
+//	#Paraver (date):duration[_unit]:resources:nApps:app1:...[,nComms]
+//
+// The unit is _ns, _us, _ms or _s; without one the times are microseconds,
+// as Paraver's own reader takes them (the .pcf of such traces says UNITS
+// MICROSEC). Every time is converted to nanoseconds exactly (the records
+// hold integers). The resources are 0 (none), a number of nodes of one CPU
+// each, or nNodes(cpus,...); each application is nTasks(threads:node,...).
+//
+// # Hierarchy
+//
+// By default (ByThread) the containers are applications, their tasks and
+// the tasks' threads, as the header declares them, named by the .row file
+// (levels APPL, TASK, THREAD) or after Paraver's labels: "APPL 1",
+// "TASK 1.2", "THREAD 1.2.1" (aliases "1", "1.2", "1.2.1"). ReadView with
+// ByCPU places the same records on nodes and their CPUs instead (levels
+// NODE and CPU; "NODE 1", "CPU 3"), using the CPU field of each record;
+// records with CPU 0 (unknown) cannot be placed and are an error. All
+// containers live from 0 to the end of the trace.
+//
+// # Records
+//
+//   - 1:cpu:appl:task:thread:begin:end:state is a state of type "State",
+//     valued by the .pcf's name for the state (or its number), colored by
+//     STATES_COLOR. States of a thread do not nest: depth is 0. Zero-length
+//     states are kept (Paraver's viewer skips them).
+//   - 2:cpu:appl:task:thread:time:type:value[:type:value...] is one point
+//     event per pair. Each Paraver event type becomes an event type (alias:
+//     its number) named by the .pcf, and each value a value named by the
+//     .pcf's VALUES or its number. Counters and call-stack samples are
+//     events too: the reader does not interpret Extrae's conventions
+//     (value 0 ending what a non-zero value began).
+//   - 3:sender cpu:appl:task:thread:logical send:physical send:receiver
+//     cpu:appl:task:thread:logical receive:physical receive:size:tag is a
+//     link of type "Communication" from the sender to the receiver,
+//     declared in the root, valued by the tag, with Size in bytes. It runs
+//     from the logical send (when the sender issued it) to the physical
+//     receive (when the data arrived), the span that clock skew between
+//     nodes cannot make negative in practice; a link that still ends
+//     before it starts is an error.
+//   - 4:cpu:appl:task:thread:time:communicator:send size:receive
+//     size:operation:root, the collective operations of older traces
+//     (which Paraver's reader skips), becomes a point event "Global
+//     operation" valued by the operation number.
+//   - c:appl:id:n:task... declares a communicator; it is checked and
+//     skipped, the model having no place for it.
+//
+// Lines starting with # after the header are comments. Anything else is
+// an error giving the file, the line and the cause, as are records naming
+// resources the header does not declare, negative times and malformed
+// numbers.
+//
+// # Memory
+//
+// Records are turned into sink calls as they are read; the reader keeps
+// only the containers declared by the header and the types and values
+// seen, so memory does not grow with the number of records.
+package paraver

@@ -1,0 +1,238 @@
+package paraver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+const twoThreads = "#Paraver (x):1000_ns:2(1,1):1:2(1:1,1:2)\n"
+
+func decode(in []byte, view View) (*trace.Trace, error) {
+	tr := trace.New()
+	return tr, Decode(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{})
+}
+
+func TestSynthetic(t *testing.T) {
+	in := twoThreads +
+		"# a comment\n" +
+		"\n" +
+		"1:2:1:2:1:0:10:1\n" +
+		"1:1:1:1:1:5:5:3\n" +
+		"2:1:1:1:1:7:100:1:200:42\n" +
+		"3:1:1:1:1:10:11:2:1:2:1:12:20:64:7\n" +
+		"4:2:1:2:1:30:1:8:8:11:0\n" +
+		"c:1:2:2:1:2\n" +
+		"1:1:1:1:1:5:1500:2\r\n"
+	tr, err := decode([]byte(in), ByThread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type st struct {
+		cont, value string
+		start, end  trace.Time
+	}
+	var states []st
+	for _, s := range tr.States {
+		states = append(states, st{tr.Containers[s.Container].Alias, tr.ValueName(s.Value), s.Start, s.End})
+	}
+	want := []st{{"1.2.1", "1", 0, 10}, {"1.1.1", "3", 5, 5}, {"1.1.1", "2", 5, 1500}}
+	if !equal(states, want) {
+		t.Errorf("states %v, want %v", states, want)
+	}
+	var events []string
+	for _, e := range tr.Events {
+		events = append(events, tr.Types[e.Type].Alias+"|"+tr.TypeName(e.Type)+"="+tr.ValueName(e.Value)+"@"+tr.Containers[e.Container].Alias+"@"+e.Time.String())
+	}
+	wantEvents := []string{"100|100=1@1.1.1@0.000000007", "200|200=42@1.1.1@0.000000007", "|Global operation=11@1.2.1@0.000000030"}
+	if !equal(events, wantEvents) {
+		t.Errorf("events %v, want %v", events, wantEvents)
+	}
+	if len(tr.Links) != 1 {
+		t.Fatalf("%d links", len(tr.Links))
+	}
+	l := tr.Links[0]
+	if tr.Containers[l.From].Alias != "1.1.1" || tr.Containers[l.To].Alias != "1.2.1" || l.Start != 10 || l.End != 20 || l.Size != 64 || tr.ValueName(l.Value) != "7" || l.Container != 0 {
+		t.Errorf("link %+v", l)
+	}
+	// The last record ends after the duration the header gives.
+	if tr.Start != 0 || tr.End != 1500 {
+		t.Errorf("range [%d, %d]", tr.Start, tr.End)
+	}
+
+	byCPU, err := decode([]byte(in), ByCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := byCPU.ContainerPath(byCPU.States[0].Container, "/"); got != "NODE 2/CPU 2" {
+		t.Errorf("by CPU, the first state is on %q", got)
+	}
+}
+
+func equal[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		view View
+		line int
+		want string
+	}{
+		{"", ByThread, 1, "empty input"},
+		{"hello\n", ByThread, 1, "not a Paraver trace"},
+		{"#Paraver (x):1:0:1:1(1:0)\xff\n", ByThread, 1, "not valid UTF-8"},
+		{twoThreads + "1:1:1:1:1:0:5\n", ByThread, 2, "a state record has 8 fields, this one has 7"},
+		{twoThreads + "1:1:1:1:1:0:5:x\n", ByThread, 2, `field 8 is "x"`},
+		{twoThreads + "1:1:1:1:1:0:5:99999999999999999999\n", ByThread, 2, "not an integer"},
+		{twoThreads + "1:1:1:1:1:9:5:1\n", ByThread, 2, "ends at 5, before it begins at 9"},
+		{twoThreads + "1:1:1:1:1:-1:5:1\n", ByThread, 2, "negative time"},
+		{"#Paraver (x):1:0:1:1(1:0)\n1:0:1:1:1:0:9223372036854776:1\n", ByThread, 2, "time 9223372036854776: out of range"},
+		{twoThreads + "1:3:1:1:1:0:5:1\n", ByThread, 2, "CPU 3 does not exist"},
+		{twoThreads + "1:1:2:1:1:0:5:1\n", ByThread, 2, "application 2 does not exist"},
+		{twoThreads + "1:1:1:3:1:0:5:1\n", ByThread, 2, "task 1.3 does not exist"},
+		{twoThreads + "1:1:1:1:2:0:5:1\n", ByThread, 2, "thread 1.1.2 does not exist"},
+		{twoThreads + "1:0:1:1:1:0:5:1\n", ByCPU, 2, "names no CPU"},
+		{"#Paraver (x):1:0:1:1(1:0)\n", ByCPU, 1, "cannot be read by CPU"},
+		{twoThreads + "2:1:1:1:1:0:5\n", ByThread, 2, "type:value pairs"},
+		{twoThreads + "2:1:1:1:1:0:5:1:6\n", ByThread, 2, "type:value pairs"},
+		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:9:64:7\n", ByThread, 2, "received at 9, before it is sent at 10"},
+		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:-1:7\n", ByThread, 2, "negative communication size"},
+		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:64\n", ByThread, 2, "15 fields"},
+		{twoThreads + "4:1:1:1:1:10:1:1:1:1\n", ByThread, 2, "11 fields"},
+		{twoThreads + "c:1:2:3:1:2\n", ByThread, 2, "followed by n tasks"},
+		{twoThreads + "c:2:2:1:1\n", ByThread, 2, "application 2, which does not exist"},
+		{twoThreads + "c:1:2:1:3\n", ByThread, 2, "task 3"},
+		{twoThreads + "\n\n5:1:1:1:1:0\n", ByThread, 4, "unknown record type '5'"},
+		{twoThreads + "12345\n", ByThread, 2, "expected a record"},
+		{twoThreads + "1:\n", ByThread, 2, "not an integer"},
+	} {
+		_, err := decode([]byte(c.in), c.view)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) {
+			t.Errorf("%q: got %v, want a FormatError", c.in, err)
+			continue
+		}
+		if !strings.Contains(fe.Err.Error(), c.want) || fe.Line != c.line || fe.File != "t.prv" {
+			t.Errorf("%q: got %v (line %d), want line %d and %q", c.in, fe, fe.Line, c.line, c.want)
+		}
+	}
+}
+
+func TestTruncatedGzip(t *testing.T) {
+	needFiles(t, qsort+".gz")
+	full, err := os.ReadFile(qsort + ".gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{5, 20, len(full) / 2, len(full) - 4} {
+		_, err := decode(full[:cut], ByThread)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) {
+			t.Errorf("cut at %d: got %v", cut, err)
+		}
+	}
+	_, err = decode(full[:len(full)/2], ByThread)
+	if !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("cut in the middle: %v", err)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		pcf, row string
+		line     int
+		want     string
+	}{
+		{pcf: "STATES\n0 Idle\nx Bad\n", line: 3, want: "expected a number"},
+		{pcf: "VALUES\n1 a\n", line: 2, want: "VALUES without an EVENT_TYPE"},
+		{pcf: "EVENT_TYPE\n6\n", line: 2, want: "expected a gradient, a type and a name"},
+		{pcf: "EVENT_TYPE\n6 x name\n", line: 2, want: "bad event type"},
+		{pcf: "STATES_COLOR\n0 {1,2}\n", line: 2, want: "not {r,g,b}"},
+		{pcf: "STATES\n0 \xe9t\xe9\n", line: 2, want: "not valid UTF-8"},
+		{row: "LEVEL THREAD SIZE 2\nTHREAD 1.1.1\n", line: 2, want: "declares 2 names"},
+		{row: "LEVEL THREAD\n", line: 1, want: "LEVEL <name> SIZE <n>"},
+		{row: "LEVEL THREAD SIZE x\n", line: 1, want: "bad size"},
+	} {
+		var pcf, row string
+		if c.pcf != "" {
+			pcf = write("t.pcf", c.pcf)
+		}
+		if c.row != "" {
+			row = write("t.row", c.row)
+		}
+		_, err := LoadConfig(pcf, row)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.Line != c.line || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q%q: got %v, want line %d and %q", c.pcf, c.row, err, c.line, c.want)
+		}
+	}
+	// A trace whose .pcf is broken does not read.
+	prv := write("t.prv", twoThreads)
+	write("t.pcf", "STATES\nbad\n")
+	if _, err := ReadFile(prv); err == nil || !strings.Contains(err.Error(), "t.pcf:2") {
+		t.Errorf("broken .pcf: %v", err)
+	}
+}
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// FuzzDecode checks that no input makes the reader panic and that every
+// failure is a FormatError, in both views.
+func FuzzDecode(f *testing.F) {
+	if b, err := os.ReadFile(qsort); err == nil {
+		f.Add(b)
+		f.Add(gzipped(b))
+	}
+	f.Add([]byte(twoThreads + "1:2:1:2:1:0:10:1\n2:1:1:1:1:7:100:1:200:42\n3:1:1:1:1:10:11:2:1:2:1:12:20:64:7\n4:2:1:2:1:30:1:8:8:11:0\nc:1:2:2:1:2\n"))
+	// A header of a few bytes may declare a million threads, each a
+	// container: valid, but too slow for fuzzing.
+	defer func(saved int) { maxResources = saved }(maxResources)
+	maxResources = 1 << 10
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, view := range []View{ByThread, ByCPU} {
+			tr, err := decode(data, view)
+			if err != nil {
+				var fe *errs.FormatError
+				if !errors.As(err, &fe) {
+					t.Fatalf("error %v is a %T", err, err)
+				}
+				continue
+			}
+			for _, s := range tr.States {
+				if s.Container <= 0 || int(s.Container) >= len(tr.Containers) || s.End < s.Start || s.End > tr.End {
+					t.Fatalf("bad state %+v", s)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,240 @@
+package paraver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// header is what the first line of a .prv file declares.
+type header struct {
+	date  string
+	end   trace.Time // the trace's duration, in nanoseconds
+	unit  int64      // nanoseconds per time unit of the records
+	nodes []int      // CPUs of each node; nil when the trace has no resource model
+	apps  []app
+	comms int // communicator lines ("c:") that follow
+}
+
+type app struct {
+	tasks []task
+}
+
+type task struct {
+	threads int
+	node    int // 1-based; 0 when unknown
+}
+
+func (h *header) cpus() int {
+	n := 0
+	for _, c := range h.nodes {
+		n += c
+	}
+	return n
+}
+
+// maxResources bounds the threads, and the CPUs, a header may declare, so
+// that a corrupt header of a few bytes cannot make the reader create
+// containers without end. It is far above the traces of the largest runs;
+// the fuzz test lowers it.
+var maxResources = 1 << 20
+
+// units maps the suffix of the trace duration to nanoseconds. Without a
+// suffix Paraver takes microseconds, as its own reader does.
+var units = map[string]int64{"": 1000, "_ns": 1, "_us": 1000, "_ms": 1000000, "_s": 1000000000}
+
+// parseHeader parses
+//
+//	#Paraver (dd/mm/yy at hh:mm):duration[_unit]:resources:nApps:app1:app2...[,nComms]
+//
+// where resources is 0 (none), nNodes (one CPU each) or nNodes(cpus,...),
+// and each application is nTasks(threads:node,...).
+func parseHeader(line string) (*header, error) {
+	rest, ok := strings.CutPrefix(line, "#Paraver ")
+	if !ok {
+		return nil, errors.New(`not a Paraver trace: the first line does not start with "#Paraver "`)
+	}
+	date, rest, ok := strings.Cut(rest, "):")
+	if !ok || !strings.HasPrefix(date, "(") {
+		return nil, errors.New("header: expected (date): after #Paraver")
+	}
+	h := &header{date: date[1:]}
+	c := &cursor{s: rest}
+
+	duration := c.until(':')
+	digits := strings.TrimRight(duration, "_abcdefghijklmnopqrstuvwxyz")
+	unit, ok := units[duration[len(digits):]]
+	if !ok {
+		return nil, fmt.Errorf("header: unknown time unit %q", duration[len(digits):])
+	}
+	h.unit = unit
+	d, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("header: bad trace duration %q", duration)
+	}
+	if h.end, err = scale(d, unit); err != nil {
+		return nil, fmt.Errorf("header: trace duration %q: %v", duration, err)
+	}
+	if err := c.expect(':'); err != nil {
+		return nil, err
+	}
+
+	nodes, err := c.count("number of nodes", 0)
+	if err != nil {
+		return nil, err
+	}
+	totalCPUs := 0
+	if c.peek() == '(' {
+		c.i++
+		for n := range nodes {
+			cpus, err := c.count("number of CPUs", 1)
+			if err != nil {
+				return nil, err
+			}
+			if totalCPUs += cpus; totalCPUs > maxResources {
+				return nil, fmt.Errorf("header declares more than %d CPUs", maxResources)
+			}
+			h.nodes = append(h.nodes, cpus)
+			if n < nodes-1 {
+				err = c.expect(',')
+			} else {
+				err = c.expect(')')
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for range nodes {
+			h.nodes = append(h.nodes, 1)
+		}
+	}
+	if err := c.expect(':'); err != nil {
+		return nil, err
+	}
+
+	apps, err := c.count("number of applications", 1)
+	if err != nil {
+		return nil, err
+	}
+	threads := 0
+	for a := range apps {
+		if err := c.expect(':'); err != nil {
+			return nil, err
+		}
+		tasks, err := c.count("number of tasks", 1)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expect('('); err != nil {
+			return nil, err
+		}
+		var ap app
+		for t := range tasks {
+			n, err := c.count("number of threads", 1)
+			if err != nil {
+				return nil, err
+			}
+			if threads += n; threads > maxResources {
+				return nil, fmt.Errorf("header declares more than %d threads", maxResources)
+			}
+			if err := c.expect(':'); err != nil {
+				return nil, err
+			}
+			node, err := c.count("node", 0)
+			if err != nil {
+				return nil, err
+			}
+			if node > len(h.nodes) {
+				return nil, fmt.Errorf("header: task %d.%d runs on node %d, but there are %d nodes", a+1, t+1, node, len(h.nodes))
+			}
+			ap.tasks = append(ap.tasks, task{threads: n, node: node})
+			if t < tasks-1 {
+				err = c.expect(',')
+			} else {
+				err = c.expect(')')
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		h.apps = append(h.apps, ap)
+	}
+	if c.peek() == ',' {
+		c.i++
+		if h.comms, err = c.count("number of communicators", 0); err != nil {
+			return nil, err
+		}
+	}
+	if c.i != len(c.s) {
+		return nil, fmt.Errorf("header: unexpected %q after the applications", c.s[c.i:])
+	}
+	return h, nil
+}
+
+// scale converts a count of time units to nanoseconds.
+func scale(v, unit int64) (trace.Time, error) {
+	if v > math.MaxInt64/unit || v < math.MinInt64/unit {
+		return 0, errors.New("out of range (more than 292 years in nanoseconds)")
+	}
+	return trace.Time(v * unit), nil
+}
+
+// cursor walks the header text.
+type cursor struct {
+	s string
+	i int
+}
+
+func (c *cursor) peek() byte {
+	if c.i < len(c.s) {
+		return c.s[c.i]
+	}
+	return 0
+}
+
+func (c *cursor) until(b byte) string {
+	start := c.i
+	for c.i < len(c.s) && c.s[c.i] != b {
+		c.i++
+	}
+	return c.s[start:c.i]
+}
+
+func (c *cursor) expect(b byte) error {
+	if c.peek() != b {
+		if c.i >= len(c.s) {
+			return fmt.Errorf("header: expected %q, found the end of the line", b)
+		}
+		return fmt.Errorf("header: expected %q at column %d, found %q", b, c.i+1, c.s[c.i])
+	}
+	c.i++
+	return nil
+}
+
+// count reads a decimal count of at least min.
+func (c *cursor) count(what string, min int) (int, error) {
+	start := c.i
+	for c.i < len(c.s) && c.s[c.i] >= '0' && c.s[c.i] <= '9' {
+		c.i++
+	}
+	n, err := strconv.Atoi(c.s[start:c.i])
+	if err != nil || n < min || n > maxResources {
+		return 0, fmt.Errorf("header: bad %s %q", what, c.s[start:c.i])
+	}
+	return n, nil
+}
+
+func (h *header) threads() int {
+	n := 0
+	for _, a := range h.apps {
+		for _, t := range a.tasks {
+			n += t.threads
+		}
+	}
+	return n
+}

@@ -1,0 +1,231 @@
+package pjcsv
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ReadFile reads a whole trace dump (a file, or a directory of split
+// files) into memory.
+func ReadFile(path string) (*trace.Trace, error) {
+	t := trace.New(path)
+	if err := Read(path, t, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Options tune the reader beyond trace.ReadOptions.
+type Options struct {
+	trace.ReadOptions
+	// OnInverted, if set, is called with the file and line of each state,
+	// variable or link row whose end precedes its start, and the row is
+	// skipped; otherwise such a row fails the read. StarVZ's dumps hold a
+	// few: variables set after their container was destroyed, which
+	// pj_dump prints as pieces of negative duration.
+	OnInverted func(file string, line int)
+}
+
+// Read streams the dump at path into sink. A file is read alone; a
+// directory is read as the split files of one trace (see Files).
+func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	return ReadWith(path, sink, Options{ReadOptions: opt})
+}
+
+// ReadWith is Read with Options.
+func ReadWith(path string, sink trace.Sink, opt Options) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return ReadFiles([]string{path}, sink, opt)
+	}
+	files, err := Files(path)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errs.Argument("path", "directory %s holds no pj_dump files", path)
+	}
+	return ReadFiles(files, sink, opt)
+}
+
+// Files lists the pj_dump files of one trace in dir, hierarchy first:
+// entities.csv (StarVZ) and *.container.csv (pj_dump_csv), then StarVZ's
+// paje.*.csv and pj_dump_csv's *.state.csv, *.variable.csv, *.event.csv
+// and *.link.csv, each possibly gzip-compressed. Other files (StarVZ's
+// rec.tasks.csv, dag.csv...) are not trace dumps and are left out.
+func Files(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var hierarchy, rest []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name(), ".gz")
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case name == "entities.csv" || strings.HasSuffix(name, ".container.csv"):
+			hierarchy = append(hierarchy, path)
+		case strings.HasPrefix(name, "paje.") && strings.HasSuffix(name, ".csv"),
+			strings.HasSuffix(name, ".state.csv"), strings.HasSuffix(name, ".variable.csv"),
+			strings.HasSuffix(name, ".event.csv"), strings.HasSuffix(name, ".link.csv"):
+			rest = append(rest, path)
+		}
+	}
+	sort.Strings(hierarchy)
+	sort.Strings(rest)
+	return append(hierarchy, rest...), nil
+}
+
+// ReadFiles reads the files of one trace, in order, into sink: the
+// container hierarchy must come before the entities that refer to it.
+func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
+	var total int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			total += st.Size()
+		}
+	}
+	d := newDecoder(sink)
+	d.onInverted = opt.OnInverted
+	var done int64
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		n, err := d.decode(f, p, done, total, opt.ReadOptions)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		done += n
+	}
+	return d.finish()
+}
+
+// Decode reads one pj_dump stream, plain or gzip-compressed, from r; name
+// labels errors, total is the input size for progress reports (0 if
+// unknown).
+func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+	d := newDecoder(sink)
+	if _, err := d.decode(r, name, 0, total, opt); err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+// progressEvery is how many bytes pass between two progress reports.
+const progressEvery = 4 << 20
+
+var errTruncated = errors.New("compressed data is truncated")
+
+// decode reads one file and returns how many bytes it consumed; before is
+// the count of the files read earlier, for progress reports.
+func (d *decoder) decode(r io.Reader, name string, before, total int64, opt trace.ReadOptions) (int64, error) {
+	counted := &countingReader{r: r}
+	br := bufio.NewReaderSize(counted, 1<<20)
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return 0, &errs.FormatError{File: name, Err: err}
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return 0, &errs.FormatError{File: name, Err: err}
+		}
+		defer gz.Close()
+		br = bufio.NewReaderSize(gz, 1<<20)
+	}
+	d.startFile(name)
+	var done, nextReport int64
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			if err == io.ErrUnexpectedEOF {
+				err = errTruncated
+			}
+			return 0, &errs.FormatError{File: name, Line: d.line + 1, Offset: done, Err: err}
+		}
+		if len(line) > 0 {
+			done += int64(len(line))
+			d.line++
+			if err := d.parseLine(line); err != nil {
+				return 0, err
+			}
+			if opt.Progress != nil && counted.n >= nextReport {
+				opt.Progress(before+counted.n, total)
+				nextReport = counted.n + progressEvery
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(before+counted.n, total)
+	}
+	return counted.n, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (d *decoder) parseLine(line []byte) error {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	if !utf8.Valid(line) {
+		return d.fail("line is not valid UTF-8")
+	}
+	var err error
+	if d.fields, err = splitLine(line, d.fields); err != nil {
+		return d.fail("%v", err)
+	}
+	if !d.sawData {
+		if l, ok := parseHeader(d.fields); ok {
+			d.layout, d.hasHeader = l, true
+			if first := string(d.fields[0].text); first != "Nature" && first != "Parent" {
+				d.headerNature = first
+				d.layout = extendLayout(d.layout, first, len(d.fields))
+			}
+			d.sawData = true
+			return nil
+		}
+	}
+	d.sawData = true
+	return d.data()
+}
