@@ -40,7 +40,10 @@ type MomentsOptions struct {
 	// TimeMin and TimeMax bound the time axis in seconds; when both are
 	// zero it fits the drawn moments.
 	TimeMin, TimeMax float64
-	Groups           []RowGroup
+	// TimeLabel names the time axis; "time (s)" by default. Set it when
+	// the rows' means are measured from an origin (Sums.MomentsFrom).
+	TimeLabel string
+	Groups    []RowGroup
 }
 
 // Colours of the moment display (after Godin, Quinn and Pancake, Fig. 3):
@@ -116,7 +119,10 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 	}
 	p := plot.New()
 	p.Title.Text = opt.Title
-	p.X.Label.Text = "time (s)"
+	p.X.Label.Text = opt.TimeLabel
+	if p.X.Label.Text == "" {
+		p.X.Label.Text = "time (s)"
+	}
 	// Keep the axis lines off the outermost rows.
 	p.X.Padding, p.Y.Padding = 2*pointsPerPixel, 2*pointsPerPixel
 	p.X.Min, p.X.Max = opt.TimeMin, opt.TimeMax

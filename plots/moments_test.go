@@ -230,7 +230,7 @@ func TestMomentsFigureDense(t *testing.T) {
 
 // More rows than pixels: the figure still renders, at the maximum height.
 func TestMomentsFigureManyRows(t *testing.T) {
-	rows := make([]MomentRow, 20000)
+	rows := make([]MomentRow, 6000)
 	for i := range rows {
 		rows[i].Moments = moments.Moments{M0: 1, M1: float64(i % 100), M2: 1, M3: 0.3}
 	}
@@ -308,5 +308,18 @@ func TestHierarchyRows(t *testing.T) {
 	}
 	if _, err := MomentsFigure(rows, MomentsOptions{Groups: groups}); err != nil {
 		t.Error(err)
+	}
+}
+
+// A thousand resources, one pixel row each, as in a large moment display.
+func BenchmarkMomentsFigure(b *testing.B) {
+	rows := make([]MomentRow, 1000)
+	for i := range rows {
+		rows[i].Moments = moments.Moments{M0: 3, M1: 10 + float64(i%97)/10, M2: 2 + float64(i%13)/5, M3: float64(i%7) - 3}
+	}
+	for b.Loop() {
+		if _, err := MomentsFigure(rows, MomentsOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

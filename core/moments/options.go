@@ -106,8 +106,9 @@ type Options struct {
 	// Nesting says how nested states count (default Innermost).
 	Nesting Nesting
 	// Gaps also counts as busy the time a resource spends in no state of
-	// a selected type during its life: the computation between MPI calls
-	// in a trace that only records MPI states, for instance.
+	// the selected type during its life: the computation between MPI
+	// calls in a trace that only records MPI states, for instance. It
+	// needs a single selected state type per resource type.
 	Gaps bool
 	// Start and End bound the window [Start, End) that clips every busy
 	// interval; nil means the trace's start or end.

@@ -2,6 +2,7 @@ package moments
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -79,11 +80,16 @@ func (a *Accumulator) Result() (*Result, error) {
 	if r.End <= r.Start {
 		return nil, errs.Argument("window", "the window [%s, %s) does not meet the trace [%s, %s]", r.Start, r.End, a.start, a.end)
 	}
-	holds := map[int32]bool{} // container types holding a selected state type
+	holds := map[int32]string{} // container type -> a selected state type it holds
 	for _, t := range a.types {
-		if t.selected {
-			holds[t.parent] = true
+		if !t.selected {
+			continue
 		}
+		if other, dup := holds[t.parent]; dup && a.opt.Gaps {
+			return nil, errs.Argument("gaps", "%s containers hold several selected state types (%q, %q), and time in no state is defined for one only; choose it with state_types",
+				a.typeLabel(t.parent), other, t.name)
+		}
+		holds[t.parent] = t.name
 	}
 	r.Containers = make([]Container, len(a.containers))
 	r.Busy = make([]Sums, len(a.containers))
@@ -97,7 +103,7 @@ func (a *Accumulator) Result() (*Result, error) {
 		r.Busy[id] = c.busy
 	}
 	for _, id := range r.Order() {
-		if holds[a.containers[id].typ] {
+		if _, ok := holds[a.containers[id].typ]; ok {
 			r.Resources = append(r.Resources, id)
 		}
 	}
@@ -175,4 +181,11 @@ func (r *Result) Path(id int32, sep string) string {
 	}
 	slices.Reverse(names)
 	return strings.Join(names, sep)
+}
+
+func (a *Accumulator) typeLabel(id int32) string {
+	if id == trace.None {
+		return "root"
+	}
+	return fmt.Sprintf("%q", a.types[id].name)
 }
