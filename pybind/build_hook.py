@@ -22,7 +22,7 @@ class GopyBuildHook(BuildHookInterface):
         if self.target_name != "wheel":
             return
         root = pathlib.Path(self.root)
-        out = root / "build" / "gopy"
+        out = root / "build" / "_gopy"  # "_": keeps it out of "go ./..." patterns
         if out.exists():
             shutil.rmtree(out)
         env = dict(os.environ)
@@ -32,7 +32,7 @@ class GopyBuildHook(BuildHookInterface):
             run(["go", "build", "-o", tools, "golang.org/x/tools/cmd/goimports"], root, env)
             env["PATH"] = tools + os.pathsep + env.get("PATH", "")
             env.setdefault("CGO_ENABLED", "1")
-            run(["go", "tool", "gopy", "build", f"-vm={sys.executable}", "-output=build/gopy",
+            run(["go", "tool", "gopy", "build", f"-vm={sys.executable}", "-output=build/_gopy",
                  "-name=native", "-no-make", "./pybind"], root, env)
         libs = list(out.glob("_native*.so")) + list(out.glob("_native*.pyd"))
         if not libs:

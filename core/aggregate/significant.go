@@ -20,8 +20,16 @@ type Level struct {
 
 // samePartition compares partitions the way Ocelotl does, by their gain
 // and loss: two partitions with equal quality are indistinguishable to the
-// trade-off.
-func samePartition(a, b *Partition) bool { return a.Gain == b.Gain && a.Loss == b.Loss }
+// trade-off. Equal means equal up to rounding: merging identical rows in
+// one order or another gives the same quality, computed with different
+// round-off.
+func samePartition(a, b *Partition) bool {
+	return nearlyEqual(a.Gain, b.Gain) && nearlyEqual(a.Loss, b.Loss)
+}
+
+func nearlyEqual(x, y float64) bool {
+	return math.Abs(x-y) <= 1e-12*math.Max(1, math.Max(math.Abs(x), math.Abs(y)))
+}
 
 // SignificantExact returns the distinct optimal partitions, in increasing
 // order of p, with the exact p where each stops being optimal.
