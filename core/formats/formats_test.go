@@ -1,0 +1,61 @@
+package formats
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var shared = filepath.Join("..", "..", "..", "shared", "traces")
+
+func TestDetectCorpus(t *testing.T) {
+	cases := map[string]string{
+		"pajeng/traces/simu-mardi.trace":                    "paje",
+		"pipit/tests/data/ping-pong-otf2":                   "otf2",
+		"pipit/tests/data/ping-pong-otf2/traces.otf2":       "otf2",
+		"hta/tests/data/trace_diff/control/control.json.gz": "chrome",
+		"paraver/test/cutter/qsort_beo3.prv":                "paraver",
+		"paraver/test/cutter/qsort_beo3.prv.gz":             "paraver",
+		"pajeng/oracles/032_pj_dump_simu_mardi_trace.out":   "pjdump",
+		"starvz/inst/extdata/lu_trace":                      "pjdump",
+		"smpi-nas/is_B_64.trace":                            "paje",
+		"hatchet/perfflow_hist/laghos_1iter.pfw":            "chrome",
+	}
+	for rel, want := range cases {
+		path := filepath.Join(shared, rel)
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("skipping %s: %v", rel, err)
+			continue
+		}
+		f, err := Detect(path)
+		if err != nil || f.Name != want {
+			t.Errorf("Detect(%s) = %q, %v; want %q", rel, f.Name, err, want)
+		}
+	}
+}
+
+func TestDetectByContent(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"paje":    "# comment\n%EventDef PajeDefineContainerType 0\n",
+		"chrome":  "  [{\"ph\": \"X\"}]",
+		"paraver": "#Paraver (01/01/04 at 00:00):100_ns:0:1:1(1:1)\n",
+		"pjdump":  "Container, 0, 0, 0, 1, 1, 0\n",
+	} {
+		path := filepath.Join(dir, name+".data")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := Detect(path); err != nil || f.Name != name {
+			t.Errorf("content %q detected as %q, %v", body, f.Name, err)
+		}
+	}
+	unknown := filepath.Join(dir, "x.data")
+	os.WriteFile(unknown, []byte("hello"), 0o644)
+	if _, err := Detect(unknown); err == nil {
+		t.Error("unknown content was given a format")
+	}
+	if _, err := ByName("nope"); err == nil {
+		t.Error("unknown format name accepted")
+	}
+}
