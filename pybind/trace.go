@@ -1,0 +1,82 @@
+package pybind
+
+import (
+	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Trace is a trace read into memory.
+type Trace struct {
+	t *trace.Trace
+}
+
+// ReadPaje reads a Pajé trace file.
+func ReadPaje(path string) (tr *Trace, err error) {
+	defer guard(&err)
+	t, err := paje.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Trace{t: t}, nil
+}
+
+// Summary describes the trace as JSON: files, time span and counts.
+func (t *Trace) Summary() (js string, err error) {
+	defer guard(&err)
+	tr := t.t
+	return toJSON(map[string]any{
+		"files": tr.Files, "start": tr.Start.Seconds(), "end": tr.End.Seconds(),
+		"containers": len(tr.Containers) - 1, "states": len(tr.States), "variables": len(tr.Variables),
+		"links": len(tr.Links), "events": len(tr.Events), "types": len(tr.Types),
+	})
+}
+
+// Table exports one of the trace's tables ("containers" or "states") to
+// the ArrowArrayStream at addr.
+func (t *Trace) Table(name string, addr uintptr) (err error) {
+	defer guard(&err)
+	switch name {
+	case "containers":
+		return export(arrowio.ContainersTable(t.t, cmem), addr)
+	case "states":
+		return export(arrowio.StatesTable(t.t, cmem), addr)
+	}
+	return errs.Argument("table", "unknown trace table %q", name)
+}
+
+// microOptions mirror Trace.micro's keyword arguments.
+type microOptions struct {
+	Slices     int      `json:"slices"`
+	Start      *float64 `json:"start"`
+	End        *float64 `json:"end"`
+	StateTypes []string `json:"state_types"`
+	Depth      *int     `json:"depth"`
+}
+
+// Micro builds the microscopic model; options is a JSON object.
+func (t *Trace) Micro(options string) (m *MicroModel, err error) {
+	defer guard(&err)
+	o := microOptions{Slices: 100}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Depth: micro.Innermost}
+	if o.Depth != nil {
+		opt.Depth = *o.Depth
+	}
+	if opt.Start, err = seconds("start", o.Start); err != nil {
+		return nil, err
+	}
+	if opt.End, err = seconds("end", o.End); err != nil {
+		return nil, err
+	}
+	model, err := micro.Build(t.t, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values}}, nil
+}
