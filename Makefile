@@ -8,10 +8,10 @@
 
 PYTHON  ?= python3
 GO      ?= go
-VENV    := .venv
+VENV    ?= .venv
 VPY     := $(VENV)/bin/python
 TRACE   := testdata/jacobi32.trace
-OUT     := out
+OUT     ?= out
 
 GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
 PY_SOURCES := $(shell find pybind/macroscope -name '*.py' -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py

@@ -22,9 +22,12 @@ class GopyBuildHook(BuildHookInterface):
         if self.target_name != "wheel":
             return
         root = pathlib.Path(self.root)
-        out = root / "build" / "_gopy"  # "_": keeps it out of "go ./..." patterns
-        if out.exists():
-            shutil.rmtree(out)
+        # gopy must write inside the module (its go build needs go.mod). A
+        # directory per build lets builds run side by side; "_" keeps it out
+        # of "go ./..." patterns.
+        (root / "build").mkdir(exist_ok=True)
+        out = pathlib.Path(tempfile.mkdtemp(prefix="_gopy_", dir=root / "build"))
+        self._out = out
         env = dict(os.environ)
         with tempfile.TemporaryDirectory() as tools:
             # gopy formats its output with goimports, which must be on PATH;
@@ -32,7 +35,7 @@ class GopyBuildHook(BuildHookInterface):
             run(["go", "build", "-o", tools, "golang.org/x/tools/cmd/goimports"], root, env)
             env["PATH"] = tools + os.pathsep + env.get("PATH", "")
             env.setdefault("CGO_ENABLED", "1")
-            run(["go", "tool", "gopy", "build", f"-vm={sys.executable}", "-output=build/_gopy",
+            run(["go", "tool", "gopy", "build", f"-vm={sys.executable}", f"-output={out.relative_to(root)}",
                  "-name=native", "-no-make", "./pybind"], root, env)
         libs = list(out.glob("_native*.so")) + list(out.glob("_native*.pyd"))
         if not libs:
@@ -43,6 +46,11 @@ class GopyBuildHook(BuildHookInterface):
             build_data["force_include"][str(lib)] = f"macroscope/_native/{lib.name}"
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
+
+    def finalize(self, version, build_data, artifact_path):
+        out = getattr(self, "_out", None)
+        if out is not None:
+            shutil.rmtree(out, ignore_errors=True)
 
 
 def run(cmd, cwd, env):
