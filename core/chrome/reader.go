@@ -3,6 +3,7 @@ package chrome
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 
@@ -42,7 +43,7 @@ const progressEvery = 4 << 20
 // progress reports (0 if unknown). Nothing reaches sink unless the whole
 // input is valid.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
-	counted := &countingReader{r: r, progress: opt.Progress, total: total, next: progressEvery}
+	counted := &countingReader{r: r, progress: opt.Progress, opt: opt, total: total, next: progressEvery}
 	br := bufio.NewReaderSize(counted, 64<<10)
 	var in io.Reader = br
 	magic, err := br.Peek(2)
@@ -60,6 +61,12 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
 	d.strs = d.col.strs
 	if err := d.readTrace(); err != nil {
+		if errors.Is(err, trace.ErrCanceled) {
+			return trace.ErrCanceled
+		}
+		return err
+	}
+	if err := opt.Canceled(); err != nil {
 		return err
 	}
 	if err := d.col.build(name, sink); err != nil {
@@ -71,9 +78,11 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	return nil
 }
 
-// countingReader counts the bytes read from the file and reports progress.
+// countingReader counts the bytes read from the file, reports progress
+// and stops reading once the read is canceled.
 type countingReader struct {
 	r        io.Reader
+	opt      trace.ReadOptions
 	done     int64
 	total    int64
 	next     int64
@@ -81,6 +90,9 @@ type countingReader struct {
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.opt.Canceled(); err != nil {
+		return 0, err
+	}
 	n, err := c.r.Read(p)
 	c.done += int64(n)
 	if c.progress != nil && c.done >= c.next {

@@ -83,6 +83,10 @@ func open(path string) (*archive, error) {
 // progressEvery is how many bytes pass between two progress reports.
 const progressEvery = 4 << 20
 
+// cancelEvery is how many records pass between two looks at
+// ReadOptions.Cancel.
+const cancelEvery = 1 << 14
+
 func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 	h := &hierarchy{
 		sym: newSymbols(sink), defs: arch.defs, defsPath: arch.anchor.globalDefsPath(),
@@ -103,7 +107,22 @@ func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 			}
 		}
 	}
-	if err := m.run(sim.handle); err != nil {
+	handle := sim.handle
+	if opt.Cancel != nil {
+		var records int
+		handle = func(loc int, r *record, values []float64) error {
+			if records++; records%cancelEvery == 0 {
+				if err := opt.Canceled(); err != nil {
+					return err
+				}
+			}
+			return sim.handle(loc, r, values)
+		}
+	}
+	if err := opt.Canceled(); err != nil {
+		return err
+	}
+	if err := m.run(handle); err != nil {
 		return err
 	}
 	sim.finish()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -55,6 +56,66 @@ func BenchmarkReadTrace(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// synthInput is a machine room of 512 cores (2 sites x 4 clusters x 8
+// machines x 8 cores) changing state 10^6 times, as core/synth writes it
+// (about 25 MB).
+var synthInput = sync.OnceValues(func() ([]byte, synth.Stats) {
+	var b bytes.Buffer
+	st, err := synth.WritePaje(&b, synth.Config{Sites: 2, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	return b.Bytes(), st
+})
+
+// BenchmarkReadSynth streams the synthetic trace into a sink that keeps
+// nothing: the reader's own speed. events/s counts the event lines.
+func BenchmarkReadSynth(b *testing.B) {
+	in, st := synthInput()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var s countSink
+		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, &s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		if int64(s.states) != st.States {
+			b.Fatalf("%d states, want %d", s.states, st.States)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkReadSynthLineByLine is BenchmarkReadSynth without the pipeline.
+func BenchmarkReadSynthLineByLine(b *testing.B) {
+	in, st := synthInput()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		var s countSink
+		d := newDecoder(&s, Options{}, 0)
+		d.serial = true
+		if err := d.decode(bytes.NewReader(in), "synth.trace"); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkReadSynthTrace reads the synthetic trace into memory.
+func BenchmarkReadSynthTrace(b *testing.B) {
+	in, st := synthInput()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, trace.New(), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
 // TestGeneratedTraceIsConsistent checks the generator against the reader:

@@ -9,15 +9,15 @@ import (
 
 // target resolves the Container and Type fields of a state, variable or
 // event, in PajeNG's order of checks.
-func (s *simulator) target(f eventFields, kind trace.Kind) (int32, *container, int32, error) {
-	contKey := f.get(roleContainer)
-	cont, ok := s.contIDs[string(contKey)]
+func (s *simulator) target(f *eventFields, kind trace.Kind) (int32, *container, int32, error) {
+	contKey, h := f.key(roleContainer)
+	cont, ok := s.contIDs.getHashed(contKey, h)
 	if !ok {
 		return 0, nil, 0, s.failSim("PajeContainerException", "Unknown container '"+string(contKey)+"'")
 	}
 	if s.zero > 0 && cont == 0 {
 		// The type decides between the root and a container named "0".
-		if typ, ok := s.typeIDs[string(f.get(roleType))]; ok && typ != trace.None {
+		if typ, ok := s.typeIDs.get(f.get(roleType)); ok && typ != trace.None {
 			cont = s.resolveZero(cont, s.types[typ].parent)
 		}
 	}
@@ -25,9 +25,9 @@ func (s *simulator) target(f eventFields, kind trace.Kind) (int32, *container, i
 	return cont, s.containers[cont], typ, err
 }
 
-func (s *simulator) entityType(f eventFields, kind trace.Kind, cont int32) (int32, error) {
-	typeKey := f.get(roleType)
-	typ, ok := s.typeIDs[string(typeKey)]
+func (s *simulator) entityType(f *eventFields, kind trace.Kind, cont int32) (int32, error) {
+	typeKey, h := f.key(roleType)
+	typ, ok := s.typeIDs.getHashed(typeKey, h)
 	if !ok {
 		return 0, s.failSim("PajeTypeException", "Unknown type '"+string(typeKey)+"'")
 	}
@@ -40,15 +40,16 @@ func (s *simulator) entityType(f eventFields, kind trace.Kind, cont int32) (int3
 	return typ, nil
 }
 
-// slot returns the entities of type typ in container cont.
+// slot returns the entities of type typ in container c. Containers hold
+// few types: a look through their slots beats a map.
 func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
-	k := slotKey{cont, typ}
-	sl := s.slots[k]
-	if sl == nil {
-		sl = &slot{typ: typ}
-		s.slots[k] = sl
-		c.slots = append(c.slots, sl)
+	for _, sl := range c.slots {
+		if sl.typ == typ {
+			return sl
+		}
 	}
+	sl := &slot{typ: typ}
+	c.slots = append(c.slots, sl)
 	return sl
 }
 
@@ -62,14 +63,14 @@ func (s *simulator) checkOrder(sl *slot, at trace.Time) error {
 	return nil
 }
 
-func (s *simulator) state(kind eventKind, f eventFields) error {
+func (s *simulator) state(kind eventKind, f *eventFields) error {
 	cont, c, typ, err := s.target(f, trace.KindState)
 	if err != nil {
 		return err
 	}
 	var val int32
 	if kind == evSetState || kind == evPushState {
-		val = s.value(typ, f.get(roleValue), f.isQuoted(roleValue))
+		val = s.value(typ, f, roleValue)
 	}
 	if c.destroyed {
 		return nil
@@ -131,7 +132,7 @@ func (s *simulator) closeStates(cont int32, sl *slot, from int, at trace.Time) {
 	sl.stack = sl.stack[:from]
 }
 
-func (s *simulator) variable(kind eventKind, f eventFields) error {
+func (s *simulator) variable(kind eventKind, f *eventFields) error {
 	cont, c, typ, err := s.target(f, trace.KindVariable)
 	if err != nil {
 		return err
@@ -178,12 +179,12 @@ func (s *simulator) variable(kind eventKind, f eventFields) error {
 	return nil
 }
 
-func (s *simulator) newEvent(f eventFields) error {
+func (s *simulator) newEvent(f *eventFields) error {
 	cont, c, typ, err := s.target(f, trace.KindEvent)
 	if err != nil {
 		return err
 	}
-	val := s.value(typ, f.get(roleValue), f.isQuoted(roleValue))
+	val := s.value(typ, f, roleValue)
 	if c.destroyed {
 		return nil
 	}
@@ -198,9 +199,9 @@ func (s *simulator) newEvent(f eventFields) error {
 	return nil
 }
 
-func (s *simulator) link(kind eventKind, f eventFields) error {
+func (s *simulator) link(kind eventKind, f *eventFields) error {
 	contKey := f.get(roleContainer)
-	cont, ok := s.contIDs[string(contKey)]
+	cont, ok := s.contIDs.get(contKey)
 	if !ok {
 		return s.failSim("PajeContainerException", "Unknown container '"+string(contKey)+"'")
 	}
@@ -209,12 +210,12 @@ func (s *simulator) link(kind eventKind, f eventFields) error {
 		endRole, side = roleEndContainer, "end"
 	}
 	endKey := f.get(endRole)
-	end, ok := s.contIDs[string(endKey)]
+	end, ok := s.contIDs.get(endKey)
 	if !ok {
 		return s.failSim("PajeContainerException", "Unknown "+side+" container '"+string(endKey)+"'")
 	}
 	if s.zero > 0 && cont == 0 {
-		if typ, ok := s.typeIDs[string(f.get(roleType))]; ok && typ != trace.None {
+		if typ, ok := s.typeIDs.get(f.get(roleType)); ok && typ != trace.None {
 			cont = s.resolveZero(cont, s.types[typ].parent)
 		}
 	}
@@ -230,7 +231,7 @@ func (s *simulator) link(kind eventKind, f eventFields) error {
 	if s.containers[end].typ != want {
 		return s.failf("container %q is not of the type expected at the %s of link type %q", endKey, side, s.types[typ].name)
 	}
-	val := s.value(typ, f.get(roleValue), f.isQuoted(roleValue))
+	val := s.value(typ, f, roleValue)
 	c := s.containers[cont]
 	if c.destroyed {
 		return nil

@@ -1,6 +1,7 @@
 package paje
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -144,6 +145,10 @@ type eventDef struct {
 	types  []string // declared type of each field
 	roles  []role   // role of each field
 	column [numRoles]int
+	// keyed lists the columns of the identifiers every event of this kind
+	// looks up (Type, Container, Value): their hashes are computed along
+	// with the fields, by the tokenizers.
+	keyed []int
 }
 
 func newEventDef(name, id string, line int) (*eventDef, bool) {
@@ -198,7 +203,27 @@ func (d *eventDef) finish(strict bool) []role {
 	if !strict && d.kind == evDestroyContainer && d.column[roleName] < 0 && d.column[roleContainer] >= 0 {
 		d.column[roleName] = d.column[roleContainer]
 	}
+	for _, r := range []role{roleType, roleContainer, roleValue} {
+		if c := d.column[r]; c >= 0 {
+			d.keyed = append(d.keyed, c)
+		}
+	}
 	return d.missing()
+}
+
+// hashKeys sets the hashes of the keyed fields among fields (the event id
+// excluded).
+func (d *eventDef) hashKeys(buf []byte, fields []span) {
+	for _, c := range d.keyed {
+		f := &fields[c]
+		if n := f.to - f.from; n <= shortKey && int(f.from)+8 <= len(buf) {
+			// One load, masked to the key's bytes: hashKey's word.
+			x := binary.LittleEndian.Uint64(buf[f.from:]) & (1<<(8*n) - 1)
+			f.hash = shortHash(x, int(n))
+		} else {
+			f.hash = hashKey(buf[f.from:f.to])
+		}
+	}
 }
 
 // pajengInvalid is the text pj_dump prints for an invalid definition.

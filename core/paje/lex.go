@@ -2,51 +2,103 @@ package paje
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// splitFields splits an event line into its blank-separated fields. A field
-// that starts with a double quote runs to the next double quote and may hold
-// blanks; the quotes are not part of the field, and quoted[i] records them.
-// An unquoted field that starts with '#' begins a comment, as in PajeNG.
-// Fields alias line, which the caller must not modify while they are in use.
-func splitFields(line []byte, fields [][]byte, quoted []bool) ([][]byte, []bool, error) {
-	fields, quoted = fields[:0], quoted[:0]
-	i := 0
+// span locates a field in a buffer: buf[from:to]. quoted records that
+// the file wrote it between double quotes (which the span excludes); hash
+// is its hashKey, for the lookups of identifiers, once eventDef.hashKeys
+// has set it.
+type span struct {
+	from, to uint32
+	hash     uint64
+	quoted   bool
+}
+
+// maxBuffer bounds the buffers fields are located in: spans hold 32-bit
+// offsets. Lines in longer buffers (a line of 4 GB...) are read alone.
+const maxBuffer = 1<<32 - 1
+
+// appendFields splits the event line buf[pos:end] into its blank-separated
+// fields. A field that starts with a double quote runs to the next double
+// quote and may hold blanks; the quotes are not part of the field. An
+// unquoted field that starts with '#' begins a comment, as in PajeNG.
+func appendFields(buf []byte, pos, end int, spans []span) ([]span, error) {
+	i := pos
 	for {
-		for i < len(line) && isBlank(line[i]) {
+		for i < end && blank[buf[i]] {
 			i++
 		}
-		if i == len(line) || line[i] == '#' {
-			return fields, quoted, nil
+		if i == end || buf[i] == '#' {
+			return spans, nil
 		}
-		if line[i] == '"' {
-			end := bytes.IndexByte(line[i+1:], '"')
-			if end < 0 {
-				return fields, quoted, errors.New("unterminated quoted string")
+		if buf[i] == '"' {
+			n := bytes.IndexByte(buf[i+1:end], '"')
+			if n < 0 {
+				return spans, errors.New("unterminated quoted string")
 			}
-			fields = append(fields, line[i+1:i+1+end])
-			quoted = append(quoted, true)
-			i += end + 2
-			if i < len(line) && !isBlank(line[i]) {
-				return fields, quoted, errors.New("quoted string followed by text without a blank")
+			from := i + 1
+			i = from + n
+			spans = append(spans, span{from: uint32(from), to: uint32(i), quoted: true})
+			i++
+			if i < end && !blank[buf[i]] {
+				return spans, errors.New("quoted string followed by text without a blank")
 			}
 			continue
 		}
-		start := i
-		for i < len(line) && !isBlank(line[i]) {
-			i++
-		}
-		fields = append(fields, line[start:i])
-		quoted = append(quoted, false)
+		from := i
+		i = fieldEnd(buf, i+1, end)
+		spans = append(spans, span{from: uint32(from), to: uint32(i)})
 	}
 }
 
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+// fieldEnd returns the index of the first blank of buf[i:end], or end. It
+// looks eight bytes at a time for a byte below '!' (blanks are; so is the
+// '\n' that ends a line) and may read past end, within buf.
+func fieldEnd(buf []byte, i, end int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(buf[i:])
+		if m := (x - 0x21*ones) &^ x & highs; m != 0 {
+			// The lowest flagged byte is below '!'; those above it may
+			// be flagged by the borrow: look at this one only.
+			j := i + bits.TrailingZeros64(m)/8
+			if j >= end {
+				return end
+			}
+			if blank[buf[j]] {
+				return j
+			}
+			i = j + 1
+			continue
+		}
+		if i += 8; i >= end {
+			return end
+		}
+	}
+	for i < end && !blank[buf[i]] {
+		i++
+	}
+	return i
+}
+
+// fieldList returns the fields spans locate in buf, for error texts.
+func fieldList(buf []byte, spans []span) [][]byte {
+	out := make([][]byte, len(spans))
+	for i, s := range spans {
+		out[i] = buf[s.from:s.to]
+	}
+	return out
+}
+
+// blank tells the bytes that separate fields.
+var blank = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
 
 // parseDate reads a Time field: decimal seconds, exact to the nanosecond.
 func parseDate(b []byte) (trace.Time, error) {
@@ -82,6 +134,22 @@ func hugeExponent(b []byte) bool {
 // parseDatePlain is the allocation-free path of trace.ParseTime for the
 // common form [-]digits[.digits] with at most nine decimals.
 func parseDatePlain(b []byte) (trace.Time, bool) {
+	// The most common form first: digits, '.' and nine decimals.
+	if n := len(b); n >= 11 && n <= 20 && b[n-10] == '.' {
+		if frac, ok := eightDigits(b[n-9:]); ok && b[n-1]-'0' <= 9 {
+			var whole uint64
+			for _, c := range b[:n-10] {
+				if c-'0' > 9 {
+					goto general
+				}
+				whole = whole*10 + uint64(c-'0')
+			}
+			if whole <= 9e9 {
+				return trace.Time(whole*1e9 + frac*10 + uint64(b[n-1]-'0')), true
+			}
+		}
+	}
+general:
 	i, neg := 0, false
 	if i < len(b) && (b[i] == '-' || b[i] == '+') {
 		neg = b[i] == '-'
@@ -99,7 +167,15 @@ func parseDatePlain(b []byte) (trace.Time, bool) {
 	var frac uint64
 	scale := uint64(1e9)
 	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		i++
+		if i+8 <= len(b) {
+			if v, ok := eightDigits(b[i:]); ok {
+				frac, scale = v*10, 10
+				digits += 8
+				i += 8
+			}
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 			if scale == 1 {
 				// Decimals past the ninth: zeros change nothing, others
 				// need rounding, which the slow path does.
@@ -121,6 +197,22 @@ func parseDatePlain(b []byte) (trace.Time, bool) {
 		v = -v
 	}
 	return v, true
+}
+
+// eightDigits reads the eight decimal digits at the start of b (which has
+// at least eight bytes) at once.
+func eightDigits(b []byte) (uint64, bool) {
+	x := binary.LittleEndian.Uint64(b)
+	// Every byte is a digit: its high nibble is 3, and still is once 6 is
+	// added (0x39 + 6 = 0x3f, 0x3a + 6 = 0x40).
+	if (x&0xf0f0f0f0f0f0f0f0)|((x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0)>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	// Combine digits pairwise, then pairs, then quadruples (the first
+	// digit is the lowest byte and the most significant).
+	x = (x & 0x0f0f0f0f0f0f0f0f) * (1 + 10<<8) >> 8
+	x = (x & 0x00ff00ff00ff00ff) * (1 + 100<<16) >> 16
+	return (x & 0x0000ffff0000ffff) * (1 + 10000<<32) >> 32, true
 }
 
 // parseValue reads a variable's value. single rounds it to float32 first,

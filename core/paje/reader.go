@@ -21,6 +21,12 @@
 // name the container in a Container field, and containers named "0" like
 // the root (a reference to "0" then means the root or that container,
 // whichever has the type the event expects).
+//
+// The reader is a pipeline (see pipeline.go): chunks of lines are split
+// into fields and dates on every core while the simulation consumes them
+// in file order; lines the fast path does not take, and every error, go
+// through the line-by-line decoder, so results, errors and line numbers
+// do not depend on the chunking.
 package paje
 
 import (
@@ -30,6 +36,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -121,30 +128,52 @@ func DecodeWith(r io.Reader, name string, total int64, sink trace.Sink, opt Opti
 	return d.finish()
 }
 
-// progressEvery is how many bytes pass between two progress reports.
-const progressEvery = 4 << 20
+// progressEvery is how many bytes pass between two progress reports and
+// two looks at ReadOptions.Cancel.
+const progressEvery = 1 << 20
 
 type decoder struct {
-	opt    Options
-	file   string
-	line   int
-	defs   map[string]*eventDef // by event id
-	open   *eventDef            // definition being read
-	fields [][]byte
-	quoted []bool
-	sim    *simulator
+	opt   Options
+	file  string
+	line  int
+	defs  map[string]*eventDef // by event id
+	open  *eventDef            // definition being read
+	spans []span               // the fields of the line being read
+	sim   *simulator
 
 	total, done, nextReport int64
 	long                    []byte
+
+	// tables is the snapshot of defs and open the tokenizers work with.
+	tables atomic.Pointer[defTable]
+	// serial reads line by line, without the pipeline (for tests), and
+	// chunkSize, if positive, replaces defaultChunk.
+	serial    bool
+	chunkSize int
 }
 
 func newDecoder(sink trace.Sink, opt Options, total int64) *decoder {
-	return &decoder{opt: opt, defs: map[string]*eventDef{}, sim: newSimulator(sink, opt), total: total}
+	d := &decoder{opt: opt, defs: map[string]*eventDef{}, sim: newSimulator(sink, opt), total: total}
+	d.publish()
+	return d
 }
 
-func (d *decoder) decode(r io.Reader, name string) error {
-	d.file, d.line = name, 0
-	d.sim.file = name
+// publish makes the current definitions those the tokenizers use.
+func (d *decoder) publish() {
+	t := &defTable{ids: newIDTable(), open: d.open != nil}
+	for id, def := range d.defs {
+		t.ids.put(id, int32(len(t.defs)))
+		t.defs = append(t.defs, def)
+		if len(id) == 1 {
+			t.byChar[id[0]] = def
+		}
+	}
+	d.tables.Store(t)
+}
+
+// decodeLines reads r line by line, without the pipeline: the reference
+// the pipeline must agree with, and what it falls back on.
+func (d *decoder) decodeLines(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -158,25 +187,49 @@ func (d *decoder) decode(r io.Reader, name string) error {
 			line = d.long
 		}
 		if len(line) > 0 {
-			d.done += int64(len(line))
-			d.line++
-			if perr := d.parseLine(line); perr != nil {
+			if perr := d.lineRead(line); perr != nil {
 				return perr
-			}
-			if d.opt.Progress != nil && d.done >= d.nextReport {
-				d.opt.Progress(d.done, d.total)
-				d.nextReport = d.done + progressEvery
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return &errs.FormatError{File: name, Line: d.line, Offset: d.done, Err: err}
+			return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
 		}
 	}
+	return d.endOfInput()
+}
+
+// lineRead parses one line, '\n' included if it has one.
+func (d *decoder) lineRead(line []byte) error {
+	d.done += int64(len(line))
+	d.line++
+	if err := d.parseLine(line); err != nil {
+		return err
+	}
+	return d.report()
+}
+
+// report calls ReadOptions.Progress and looks at ReadOptions.Cancel when
+// progressEvery bytes have passed since it last did.
+func (d *decoder) report() error {
+	if d.done >= d.nextReport {
+		if err := d.opt.Canceled(); err != nil {
+			return err
+		}
+		if d.opt.Progress != nil {
+			d.opt.Progress(d.done, d.total)
+		}
+		d.nextReport = d.done + progressEvery
+	}
+	return nil
+}
+
+// endOfInput checks that the input did not stop inside a definition.
+func (d *decoder) endOfInput() error {
 	if d.open != nil {
-		return errs.Format(name, d.open.line, "%%EventDef %s is never closed by %%EndEventDef", d.open.name)
+		return errs.Format(d.file, d.open.line, "%%EventDef %s is never closed by %%EndEventDef", d.open.name)
 	}
 	return nil
 }
@@ -207,7 +260,7 @@ func (d *decoder) parseLine(line []byte) error {
 		line = line[:n-1]
 	}
 	i := 0
-	for i < len(line) && isBlank(line[i]) {
+	for i < len(line) && blank[line[i]] {
 		i++
 	}
 	if i == len(line) || line[i] == '#' {
@@ -222,24 +275,29 @@ func (d *decoder) parseLine(line []byte) error {
 	if d.open != nil {
 		return d.failf("event line inside the definition of %s, before %%EndEventDef", d.open.name)
 	}
+	if len(line) > maxBuffer {
+		return d.failf("line of %d bytes, more than the %d the reader takes", len(line), maxBuffer)
+	}
 	var err error
-	d.fields, d.quoted, err = splitFields(line, d.fields, d.quoted)
+	d.spans, err = appendFields(line, i, len(line), d.spans[:0])
 	if err != nil {
 		return d.failf("%v", err)
 	}
-	if len(d.fields) == 0 { // a line holding only a comment
+	if len(d.spans) == 0 { // a line holding only a comment
 		return nil
 	}
-	def := d.defs[string(d.fields[0])]
+	id := line[d.spans[0].from:d.spans[0].to]
+	def := d.defs[string(id)]
 	if def == nil {
-		msg := "Event with id '" + string(d.fields[0]) + "' has not been defined"
-		return d.fail(decodeError(msg, d.line, d.fields))
+		msg := "Event with id '" + string(id) + "' has not been defined"
+		return d.fail(decodeError(msg, d.line, fieldList(line, d.spans)))
 	}
-	if n := len(d.fields) - 1; n != len(def.roles) {
+	if n := len(d.spans) - 1; n != len(def.roles) {
 		return d.failf("event %s (%s) has %d fields, its definition on line %d has %d",
-			d.fields[0], def.name, n, def.line, len(def.roles))
+			id, def.name, n, def.line, len(def.roles))
 	}
-	return d.sim.event(def, d.fields, d.quoted, d.line)
+	def.hashKeys(line, d.spans[1:])
+	return d.sim.event(def, line, d.spans, d.line)
 }
 
 func (d *decoder) parseHeader(rest []byte) error {
@@ -260,6 +318,7 @@ func (d *decoder) parseHeader(rest []byte) error {
 			return d.failf("event id %s is defined twice", def.id)
 		}
 		d.open = def
+		d.publish()
 	case len(words) > 0 && string(words[0]) == "EndEventDef":
 		if d.open == nil {
 			return d.failf("%%EndEventDef without %%EventDef")
@@ -278,6 +337,7 @@ func (d *decoder) parseHeader(rest []byte) error {
 		}
 		d.defs[d.open.id] = d.open
 		d.open = nil
+		d.publish()
 	default:
 		if d.open == nil {
 			return d.failf("field definition outside %%EventDef")

@@ -10,18 +10,18 @@ import (
 
 // simulator turns Pajé events into complete entities, as PajeNG does.
 type simulator struct {
-	file   string
-	sink   trace.Sink
-	opt    Options
-	line   int
-	fields [][]byte // the current event's fields, id first, for error texts
-	events int64
+	file  string
+	sink  trace.Sink
+	opt   Options
+	line  int
+	buf   []byte // the current event's fields, id first, are spans of buf
+	spans []span
+	cur   eventFields // the same, by role
 
 	types      []typeInfo
-	typeIDs    map[string]int32 // by identifier; "0" is the root type (trace.None)
+	typeIDs    *idTable // by identifier; "0" is the root type (trace.None)
 	containers []*container
-	contIDs    map[string]int32 // by identifier; "0" is the root
-	slots      map[slotKey]*slot
+	contIDs    *idTable // by identifier; "0" is the root
 	valueNames []string // by value index
 
 	lastKnown trace.Time // date of the last event that had one, as PajeNG
@@ -46,7 +46,7 @@ type typeInfo struct {
 	parent     int32
 	start, end int32 // link types: container types of the ends
 	name       string
-	values     map[string]int32 // by identifier
+	values     *idTable // by identifier; nil until the first value
 }
 
 // container is what the simulator keeps of a container.
@@ -58,9 +58,6 @@ type container struct {
 	children  []int32
 	slots     []*slot // its entity slots, in creation order
 }
-
-// slotKey names the entities of one type in one container.
-type slotKey struct{ container, typ int32 }
 
 // slot holds the open entities of one type in one container, and what
 // PajeNG's time-order check needs of the last entity it recorded there.
@@ -95,15 +92,17 @@ type pendingLink struct {
 }
 
 func newSimulator(sink trace.Sink, opt Options) *simulator {
-	return &simulator{
+	s := &simulator{
 		sink:       sink,
 		opt:        opt,
-		typeIDs:    map[string]int32{"0": trace.None},
-		contIDs:    map[string]int32{"0": 0},
+		typeIDs:    newIDTable(),
+		contIDs:    newIDTable(),
 		containers: []*container{{typ: trace.None, name: "0"}},
-		slots:      map[slotKey]*slot{},
 		lastKnown:  -trace.Second,
 	}
+	s.typeIDs.put("0", trace.None)
+	s.contIDs.put("0", 0)
+	return s
 }
 
 // fail reports an error at the current line.
@@ -113,13 +112,13 @@ func (s *simulator) fail(e *Error) error {
 
 // failSim reports an event PajeNG's simulation refuses with exception class.
 func (s *simulator) failSim(class, msg string) error {
-	return s.fail(simulationError(class, msg, s.line, s.fields))
+	return s.fail(simulationError(class, msg, s.line, fieldList(s.buf, s.spans)))
 }
 
 // failAround reports an error whose PajeNG text quotes the event in the
 // middle of the message: before + " in (event)" + after.
 func (s *simulator) failAround(class, before, after string) error {
-	desc := fmt.Sprintf("(Line: %d, Fields: '%d, Contents: '%s')", s.line, len(s.fields), eventText(s.fields))
+	desc := fmt.Sprintf("(Line: %d, Fields: '%d, Contents: '%s')", s.line, len(s.spans), eventText(fieldList(s.buf, s.spans)))
 	return s.fail(&Error{Msg: before + after, PajeNG: class + ": " + before + " in " + desc + after + "\n"})
 }
 
@@ -130,35 +129,60 @@ func (s *simulator) failf(format string, args ...any) error {
 
 // eventFields gives access to an event's fields by role.
 type eventFields struct {
-	def    *eventDef
-	values [][]byte
-	quoted []bool
+	def   *eventDef
+	buf   []byte
+	spans []span // the fields after the event id
 }
 
-func (f eventFields) get(r role) []byte {
+func (f *eventFields) get(r role) []byte {
 	if c := f.def.column[r]; c >= 0 {
-		return f.values[c]
+		s := f.spans[c]
+		return f.buf[s.from:s.to]
 	}
 	return nil
 }
 
-func (f eventFields) isQuoted(r role) bool {
-	c := f.def.column[r]
-	return c >= 0 && f.quoted[c]
+// key returns a field and its hash, for a lookup.
+func (f *eventFields) key(r role) ([]byte, uint64) {
+	if c := f.def.column[r]; c >= 0 {
+		s := &f.spans[c]
+		return f.buf[s.from:s.to], s.hash
+	}
+	return nil, emptyKeyHash
 }
 
-func (s *simulator) event(def *eventDef, fields [][]byte, quoted []bool, line int) error {
-	s.line, s.fields = line, fields
-	s.events++
-	f := eventFields{def, fields[1:], quoted[1:]}
+// emptyKeyHash is the hash of the empty identifier.
+var emptyKeyHash = hashKey(nil)
+
+func (f *eventFields) isQuoted(r role) bool {
+	c := f.def.column[r]
+	return c >= 0 && f.spans[c].quoted
+}
+
+// event simulates the event whose fields, id first, spans locates in buf.
+func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) error {
+	var t trace.Time
 	if c := def.column[roleTime]; c >= 0 {
-		t, err := parseDate(f.values[c])
-		if err != nil {
+		var err error
+		f := spans[1+c]
+		if t, err = parseDate(buf[f.from:f.to]); err != nil {
+			s.line, s.buf, s.spans = line, buf, spans
 			return s.fail(&Error{Msg: err.Error()})
 		}
-		s.lastKnown = t
+	}
+	return s.eventAt(def, buf, spans, line, t)
+}
+
+// eventAt simulates an event whose date, if its definition has a Time
+// field, was parsed already: at.
+func (s *simulator) eventAt(def *eventDef, buf []byte, spans []span, line int, at trace.Time) error {
+	s.line, s.buf, s.spans = line, buf, spans
+	f := &s.cur
+	*f = eventFields{def, buf, spans[1:]}
+	if def.column[roleTime] >= 0 {
+		s.lastKnown = at
 		if !s.timed {
-			s.first, s.timed = t, true
+			s.first, s.timed = at, true
 		}
 	}
 	switch def.kind {
@@ -214,13 +238,13 @@ func (s *simulator) kindOf(typ int32) trace.Kind {
 	return s.types[typ].kind
 }
 
-func (s *simulator) defineType(ev eventKind, f eventFields) error {
+func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 	kind := typeKinds[ev]
 	name, alias := f.get(roleName), f.get(roleAlias)
 	if kind == trace.KindContainer && string(name) == "0" {
 		return s.failSim("PajeTypeException", "The type name '0' is reserved and should not be used")
 	}
-	parent, ok := s.typeIDs[string(f.get(roleType))]
+	parent, ok := s.typeIDs.get(f.get(roleType))
 	if !ok {
 		return s.failSim("PajeTypeException", "Unknow container type '"+string(f.get(roleType))+"'")
 	}
@@ -231,15 +255,15 @@ func (s *simulator) defineType(ev eventKind, f eventFields) error {
 		Start: trace.None, End: trace.None, Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}
 	if kind == trace.KindLink {
 		var ok bool
-		if t.Start, ok = s.typeIDs[string(f.get(roleStartContainerType))]; !ok {
+		if t.Start, ok = s.typeIDs.get(f.get(roleStartContainerType)); !ok {
 			return s.failAround("PajeTypeException", "Unknow start container type '"+string(f.get(roleStartContainerType))+"' for link definition", "")
 		}
-		if t.End, ok = s.typeIDs[string(f.get(roleEndContainerType))]; !ok {
+		if t.End, ok = s.typeIDs.get(f.get(roleEndContainerType)); !ok {
 			return s.failAround("PajeTypeException", "Unknow end container type '"+string(f.get(roleEndContainerType))+"' for link definition", "")
 		}
 	}
 	id := string(identifier(name, alias))
-	if _, dup := s.typeIDs[id]; dup {
+	if _, dup := s.typeIDs.get([]byte(id)); dup {
 		suffix := " already defined"
 		if kind == trace.KindContainer {
 			suffix += "."
@@ -247,15 +271,15 @@ func (s *simulator) defineType(ev eventKind, f eventFields) error {
 		return s.failAround("PajeTypeException", kindLabels[kind]+" type '"+id+"'", suffix)
 	}
 	n := int32(len(s.types))
-	s.typeIDs[id] = n
+	s.typeIDs.put(id, n)
 	s.types = append(s.types, typeInfo{kind: kind, parent: parent, start: t.Start, end: t.End, name: t.Name})
 	s.sink.DefineType(t)
 	return nil
 }
 
-func (s *simulator) defineValue(f eventFields) error {
+func (s *simulator) defineValue(f *eventFields) error {
 	typeKey := string(f.get(roleType))
-	typ, ok := s.typeIDs[typeKey]
+	typ, ok := s.typeIDs.get([]byte(typeKey))
 	if !ok {
 		return s.failSim("PajeTypeException", "Unknow type '"+typeKey+"'")
 	}
@@ -268,10 +292,10 @@ func (s *simulator) defineValue(f eventFields) error {
 	}
 	ti := &s.types[typ]
 	if len(alias) > 0 {
-		if _, dup := ti.values[string(alias)]; dup {
+		if _, dup := ti.values.get(alias); dup {
 			return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(alias)+"' for the type '"+typeKey+"'")
 		}
-	} else if _, dup := ti.values[string(name)]; dup {
+	} else if _, dup := ti.values.get(name); dup {
 		return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(name)+"' for the type '"+typeKey+"'")
 	}
 	s.addValue(typ, trace.Value{Type: typ, Name: string(name), Alias: string(alias),
@@ -282,10 +306,10 @@ func (s *simulator) defineValue(f eventFields) error {
 func (s *simulator) addValue(typ int32, v trace.Value, id string) int32 {
 	ti := &s.types[typ]
 	if ti.values == nil {
-		ti.values = map[string]int32{}
+		ti.values = newIDTable()
 	}
 	n := int32(len(s.valueNames))
-	ti.values[id] = n
+	ti.values.put(id, n)
 	s.valueNames = append(s.valueNames, v.Name)
 	s.sink.DefineValue(v)
 	return n
@@ -295,15 +319,16 @@ func (s *simulator) valueName(typ, v int32) string { return s.valueNames[v] }
 
 // value finds a value of typ by identifier, defining it on first use as
 // PajeNG does.
-func (s *simulator) value(typ int32, key []byte, quoted bool) int32 {
-	if id, ok := s.types[typ].values[string(key)]; ok {
+func (s *simulator) value(typ int32, f *eventFields, r role) int32 {
+	key, h := f.key(r)
+	if id, ok := s.types[typ].values.getHashed(key, h); ok {
 		return id
 	}
 	name := string(key)
-	return s.addValue(typ, trace.Value{Type: typ, Name: name, Quoted: quoted}, name)
+	return s.addValue(typ, trace.Value{Type: typ, Name: name, Quoted: f.isQuoted(r)}, name)
 }
 
-func (s *simulator) createContainer(f eventFields) error {
+func (s *simulator) createContainer(f *eventFields) error {
 	name, alias := f.get(roleName), f.get(roleAlias)
 	id := identifier(name, alias)
 	zero := string(id) == "0"
@@ -311,7 +336,7 @@ func (s *simulator) createContainer(f eventFields) error {
 		return s.failSim("PajeTypeException", "The container name '0' is reserved and should not be used")
 	}
 	typeKey := f.get(roleType)
-	typ, ok := s.typeIDs[string(typeKey)]
+	typ, ok := s.typeIDs.get(typeKey)
 	if !ok {
 		return s.failSim("PajeTypeException", "Unknown container type '"+string(typeKey)+"'")
 	}
@@ -319,7 +344,7 @@ func (s *simulator) createContainer(f eventFields) error {
 		return s.failSim("PajeTypeException", "Not a container type '"+string(typeKey)+"'")
 	}
 	parentKey := f.get(roleContainer)
-	parent, ok := s.contIDs[string(parentKey)]
+	parent, ok := s.contIDs.get(parentKey)
 	if !ok {
 		return s.failSim("PajeContainerException", "Unknown container '"+string(parentKey)+"'")
 	}
@@ -330,14 +355,14 @@ func (s *simulator) createContainer(f eventFields) error {
 	if typ == trace.None || s.types[typ].parent != pc.typ {
 		return s.failf("container type %q is not a child type of the type of container %q", typeKey, parentKey)
 	}
-	if _, dup := s.contIDs[string(id)]; dup && !zero {
+	if _, dup := s.contIDs.get(id); dup && !zero {
 		return s.failSim("PajeContainerException", "(Container, name: '"+string(name)+"' alias: '"+string(alias)+"') already exists")
 	}
 	n := int32(len(s.containers))
 	if zero {
 		s.zero = n
 	} else {
-		s.contIDs[string(id)] = n
+		s.contIDs.put(string(id), n)
 	}
 	s.containers = append(s.containers, &container{typ: typ, name: string(name), last: s.lastKnown})
 	pc.children = append(pc.children, n)
@@ -346,14 +371,14 @@ func (s *simulator) createContainer(f eventFields) error {
 	return nil
 }
 
-func (s *simulator) destroyEvent(f eventFields) error {
+func (s *simulator) destroyEvent(f *eventFields) error {
 	typeKey := f.get(roleType)
-	typ, ok := s.typeIDs[string(typeKey)]
+	typ, ok := s.typeIDs.get(typeKey)
 	if !ok {
 		return s.failSim("PajeTypeException", "Unknown container type '"+string(typeKey)+"'")
 	}
 	nameKey := f.get(roleName)
-	id, ok := s.contIDs[string(nameKey)]
+	id, ok := s.contIDs.get(nameKey)
 	if !ok {
 		return s.failSim("PajeContainerException", "Unknown container '"+string(nameKey)+"'")
 	}

@@ -59,8 +59,9 @@ func ReadView(path string, view View, sink trace.Sink, opt trace.ReadOptions) er
 	return Decode(f, path, total, cfg, view, sink, opt)
 }
 
-// progressEvery is how many bytes pass between two progress reports.
-const progressEvery = 4 << 20
+// progressEvery is how many bytes pass between two progress reports and
+// two looks at ReadOptions.Cancel.
+const progressEvery = 1 << 20
 
 // Decode reads a .prv trace, plain or gzip-compressed (recognised by its
 // magic bytes), from r; name labels errors, total is the input size for
@@ -110,8 +111,13 @@ func Decode(r io.Reader, name string, total int64, cfg *Config, view View, sink 
 			if perr := d.parseLine(line); perr != nil {
 				return perr
 			}
-			if opt.Progress != nil && counted.n >= nextReport {
-				opt.Progress(counted.n, total)
+			if counted.n >= nextReport {
+				if err := opt.Canceled(); err != nil {
+					return err
+				}
+				if opt.Progress != nil {
+					opt.Progress(counted.n, total)
+				}
 				nextReport = counted.n + progressEvery
 			}
 		}

@@ -131,8 +131,9 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	return d.finish()
 }
 
-// progressEvery is how many bytes pass between two progress reports.
-const progressEvery = 4 << 20
+// progressEvery is how many bytes pass between two progress reports and
+// two looks at ReadOptions.Cancel.
+const progressEvery = 1 << 20
 
 var errTruncated = errors.New("compressed data is truncated")
 
@@ -177,8 +178,13 @@ func (d *decoder) decode(r io.Reader, name string, before, total int64, opt trac
 			if err := d.parseLine(line); err != nil {
 				return 0, err
 			}
-			if opt.Progress != nil && counted.n >= nextReport {
-				opt.Progress(before+counted.n, total)
+			if counted.n >= nextReport {
+				if err := opt.Canceled(); err != nil {
+					return 0, err
+				}
+				if opt.Progress != nil {
+					opt.Progress(before+counted.n, total)
+				}
 				nextReport = counted.n + progressEvery
 			}
 		}

@@ -41,6 +41,21 @@ const (
 // Options select the output.
 type Options struct {
 	Style Style
+	// Precision is the number of decimals of the times and values of
+	// entities, as pj_dump -l sets it: 0 keeps pj_dump's default of 6, and
+	// a negative value asks for none (-l 0).
+	Precision int
+}
+
+// decimals is the precision the options ask for.
+func (o Options) decimals() int {
+	switch {
+	case o.Precision == 0:
+		return 6
+	case o.Precision < 0:
+		return 0
+	}
+	return o.Precision
 }
 
 // Write writes t as pj_dump does: each container's line, then the
@@ -165,20 +180,23 @@ func (x *index) appendHead(b []byte, kind string, cont, typ int32) []byte {
 }
 
 // appendSpan appends start, end and duration.
-func appendSpan(b []byte, start, end trace.Time) []byte {
+func (x *index) appendSpan(b []byte, start, end trace.Time) []byte {
 	s, e := start.Seconds(), end.Seconds()
-	b = appendFixed(b, s)
+	b = x.appendFixed(b, s)
 	b = append(b, ", "...)
-	b = appendFixed(b, e)
+	b = x.appendFixed(b, e)
 	b = append(b, ", "...)
-	b = appendFixed(b, e-s)
+	b = x.appendFixed(b, e-s)
 	return append(b, ", "...)
 }
 
+// appendFixed appends v with the chosen number of decimals.
+func (x *index) appendFixed(b []byte, v float64) []byte { return appendFixed(b, v, x.prec) }
+
 func (x *index) appendState(b []byte, s *trace.State) []byte {
 	b = x.appendHead(b, "State", s.Container, s.Type)
-	b = appendSpan(b, s.Start, s.End)
-	b = appendFixed(b, float64(s.Depth))
+	b = x.appendSpan(b, s.Start, s.End)
+	b = x.appendFixed(b, float64(s.Depth))
 	b = append(b, ", "...)
 	b = append(b, x.valueName(s.Value)...)
 	return append(b, '\n')
@@ -186,14 +204,14 @@ func (x *index) appendState(b []byte, s *trace.State) []byte {
 
 func (x *index) appendVariable(b []byte, v *trace.Variable) []byte {
 	b = x.appendHead(b, "Variable", v.Container, v.Type)
-	b = appendSpan(b, v.Start, v.End)
-	b = appendFixed(b, v.Value)
+	b = x.appendSpan(b, v.Start, v.End)
+	b = x.appendFixed(b, v.Value)
 	return append(b, '\n')
 }
 
 func (x *index) appendLink(b []byte, l *trace.Link) []byte {
 	b = x.appendHead(b, "Link", l.Container, l.Type)
-	b = appendSpan(b, l.Start, l.End)
+	b = x.appendSpan(b, l.Start, l.End)
 	b = append(b, x.valueName(l.Value)...)
 	b = append(b, ", "...)
 	b = append(b, x.containerName(l.From)...)
@@ -206,7 +224,7 @@ func (x *index) appendLink(b []byte, l *trace.Link) []byte {
 
 func (x *index) appendEvent(b []byte, e *trace.Event) []byte {
 	b = x.appendHead(b, "Event", e.Container, e.Type)
-	b = appendFixed(b, e.Time.Seconds())
+	b = x.appendFixed(b, e.Time.Seconds())
 	b = append(b, ", "...)
 	b = append(b, x.valueName(e.Value)...)
 	return append(b, '\n')

@@ -5,13 +5,14 @@ import (
 	"strconv"
 )
 
-// appendFixed appends v as C's "%.6f", which pj_dump uses for the times and
-// values of entities. strconv rounds exactly, as glibc does.
-func appendFixed(b []byte, v float64) []byte {
+// appendFixed appends v as C's "%.*f" with prec decimals, which pj_dump
+// uses for the times and values of entities ("%.6f" unless -l). strconv
+// rounds exactly, as glibc does.
+func appendFixed(b []byte, v float64, prec int) []byte {
 	if s, ok := nonFinite(v); ok {
 		return append(b, s...)
 	}
-	return strconv.AppendFloat(b, v, 'f', 6, 64)
+	return strconv.AppendFloat(b, v, 'f', prec, 64)
 }
 
 // appendShortest appends v as a C++ stream prints a double by default (six

@@ -13,6 +13,7 @@ import (
 type index struct {
 	t     *trace.Trace
 	opt   Options
+	prec  int               // decimals of entity times and values
 	types map[int32][]int32 // contained types by container type (trace.None: the root type)
 	kids  [][]int32         // children of each container, sorted by identifier
 	ents  map[slot]*entities
@@ -26,7 +27,7 @@ type entities struct {
 }
 
 func newIndex(t *trace.Trace, opt Options) *index {
-	x := &index{t: t, opt: opt, types: map[int32][]int32{}, kids: make([][]int32, len(t.Containers)), ents: map[slot]*entities{}}
+	x := &index{t: t, opt: opt, prec: opt.decimals(), types: map[int32][]int32{}, kids: make([][]int32, len(t.Containers)), ents: map[slot]*entities{}}
 	for i := range t.Types {
 		p := t.Types[i].Parent
 		x.types[p] = append(x.types[p], int32(i))

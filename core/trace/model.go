@@ -130,4 +130,8 @@ type ReadOptions struct {
 	// Progress, if set, is called now and then with the number of input
 	// bytes consumed so far and the total (0 when unknown).
 	Progress func(done, total int64)
+	// Cancel, if set, stops the read once it is closed: the reader returns
+	// ErrCanceled soon after (it looks at least every few megabytes of
+	// input), leaving the sink with part of the trace, to be discarded.
+	Cancel <-chan struct{}
 }

@@ -1,0 +1,229 @@
+package paje
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// The decoder reads in a pipeline: one goroutine cuts the input into
+// chunks of whole lines, workers tokenize chunks in parallel (fields,
+// event definitions, dates), and the decoder's goroutine simulates the
+// records of each chunk in file order. Memory is bounded by the chunks in
+// flight, whatever the size of the input.
+
+// defaultChunk is the size chunks are cut at (a chunk holds at least one
+// whole line, however long); chunksInFlight bounds the chunks read ahead.
+const (
+	defaultChunk   = 256 << 10
+	chunksInFlight = 8
+)
+
+// chunk is a piece of the input made of whole lines, the last of which
+// may lack its '\n' at the end of the input.
+type chunk struct {
+	buf   []byte // data and what is read beyond it
+	data  []byte // the lines
+	tab   *defTable
+	recs  []record
+	spans []span
+	// stop is where the tokenizer stopped (len(data) if it did not):
+	// stopLine lines come before it.
+	stop     int
+	stopLine int32
+	last     bool  // the input ends with this chunk
+	readErr  error // the error that ended the input, if not io.EOF
+	ready    chan struct{}
+}
+
+// decode reads r, named name in errors, through the pipeline.
+func (d *decoder) decode(r io.Reader, name string) error {
+	d.file, d.line = name, 0
+	d.sim.file = name
+	if d.serial {
+		return d.decodeLines(r)
+	}
+	size := d.chunkSize
+	if size <= 0 {
+		size = defaultChunk
+	}
+	// Most traces define their events in their first lines: the first
+	// chunk is read here, before the tokenizers start, so that they know
+	// the definitions. (When they do not, the chunks tokenized without
+	// them are read line by line: slower, and as right.)
+	first := getChunk(size)
+	defer chunkPool.Put(first)
+	carry := first.fill(r, nil, size)
+	first.tab = d.tables.Load()
+	first.tokenize()
+	if err := d.consume(first); err != nil {
+		return err
+	}
+	if first.last {
+		return d.endOfInput()
+	}
+
+	chunks := make(chan *chunk, chunksInFlight)
+	free := make(chan *chunk, chunksInFlight)
+	work := make(chan *chunk, chunksInFlight)
+	quit := make(chan struct{})
+	free <- first
+	for range chunksInFlight - 1 {
+		c := getChunk(size)
+		defer chunkPool.Put(c)
+		free <- c
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(quit)
+
+	wg.Add(1)
+	go func() { // the cutter
+		defer wg.Done()
+		defer close(work)
+		for {
+			var c *chunk
+			select {
+			case c = <-free:
+			case <-quit:
+				return
+			}
+			carry = c.fill(r, carry, size)
+			work <- c
+			chunks <- c
+			if c.last {
+				return
+			}
+		}
+	}()
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() { // a tokenizer
+			defer wg.Done()
+			for c := range work {
+				c.tab = d.tables.Load()
+				c.tokenize()
+				c.ready <- struct{}{}
+			}
+		}()
+	}
+	for c := range chunks {
+		<-c.ready
+		if err := d.consume(c); err != nil {
+			return err
+		}
+		if c.last {
+			break
+		}
+		free <- c
+	}
+	return d.endOfInput()
+}
+
+// chunkPool keeps chunks, and the memory their buffers and records
+// reached, from one read to the next.
+var chunkPool sync.Pool
+
+// getChunk returns a chunk ready for lines of size bytes: records and
+// fields are allocated for the common line of about twenty bytes.
+func getChunk(size int) *chunk {
+	c, _ := chunkPool.Get().(*chunk)
+	if c == nil {
+		c = &chunk{ready: make(chan struct{}, 1)}
+	}
+	if cap(c.recs) < size/16 {
+		c.recs = make([]record, 0, size/16)
+	}
+	if cap(c.spans) < size/4 {
+		c.spans = make([]span, 0, size/4)
+	}
+	c.last, c.readErr = false, nil
+	select {
+	case <-c.ready: // the signal of a chunk tokenized but never consumed
+	default:
+	}
+	return c
+}
+
+// fill reads the next chunk: carry (the beginning of a line read with the
+// previous chunk) and what follows, up to the last '\n' once size bytes
+// are there. It returns what follows that '\n', to carry on.
+func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
+	if cap(c.buf) < size+len(carry) {
+		c.buf = make([]byte, 0, size+len(carry))
+	}
+	buf := append(c.buf[:0], carry...)
+	want := size // read at least this much before looking for a '\n'
+	scanned := 0 // no '\n' in buf[:scanned]
+	for {
+		for len(buf) < want {
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err != nil {
+				if err != io.EOF {
+					c.readErr = err
+				}
+				c.buf, c.data, c.last = buf, buf, true
+				return carry[:0]
+			}
+		}
+		if i := bytes.LastIndexByte(buf[scanned:], '\n'); i >= 0 {
+			cut := scanned + i + 1
+			carry = append(carry[:0], buf[cut:]...)
+			c.buf, c.data, c.last = buf, buf[:cut], false
+			return carry
+		}
+		// A line longer than what was read: read on, in a bigger buffer
+		// once this one is full.
+		scanned = len(buf)
+		if len(buf) == cap(buf) {
+			bigger := make([]byte, len(buf), 2*cap(buf))
+			copy(bigger, buf)
+			buf = bigger
+		}
+		want = len(buf) + 1
+	}
+}
+
+// consume simulates the records of a chunk, then reads line by line what
+// the tokenizer left. A chunk tokenized with definitions that have changed
+// since is read line by line whole.
+func (d *decoder) consume(c *chunk) error {
+	stop, stopLine := c.stop, c.stopLine
+	if c.tab != d.tables.Load() {
+		stop, stopLine = 0, 0
+	}
+	if stop > 0 {
+		base := d.line
+		for i := range c.recs {
+			r := &c.recs[i]
+			fields := c.spans[r.first : int(r.first)+len(r.def.roles)+1]
+			if err := d.sim.eventAt(r.def, c.data, fields, base+int(r.line), r.at); err != nil {
+				d.line = base + int(r.line)
+				return err
+			}
+		}
+		d.line = base + int(stopLine)
+		d.done += int64(stop)
+		if err := d.report(); err != nil {
+			return err
+		}
+	}
+	for rest := c.data[stop:]; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		if err := d.lineRead(line); err != nil {
+			return err
+		}
+	}
+	if c.readErr != nil {
+		return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: c.readErr}
+	}
+	return nil
+}

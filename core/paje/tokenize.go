@@ -1,0 +1,211 @@
+package paje
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// defTable is an immutable snapshot of the event definitions, which the
+// tokenizers read while the simulation goes on. The decoder publishes a
+// new one whenever a definition opens or completes.
+type defTable struct {
+	ids    *idTable       // event id -> index into defs
+	defs   []*eventDef    // completed definitions
+	byChar [256]*eventDef // definitions whose id is one byte long, the most common
+	open   bool           // a definition is being read: event lines are errors
+}
+
+func (t *defTable) lookup(id []byte) *eventDef {
+	if len(id) == 1 {
+		return t.byChar[id[0]]
+	}
+	if i, ok := t.ids.get(id); ok {
+		return t.defs[i]
+	}
+	return nil
+}
+
+// record is an event line the tokenizer understood: its definition, its
+// line (1-based, within the chunk), its fields (spans[first:first+n], n
+// the definition's count plus the id) and its date if it has one.
+type record struct {
+	def   *eventDef
+	at    trace.Time
+	line  int32
+	first int32
+}
+
+// tokenize splits a chunk of whole lines into records, as parseLine would,
+// until the first line it cannot take without the simulation's state or
+// that is wrong: a definition line, a line PajeNG refuses, a date that
+// does not parse. It sets c.stop and c.stopLine there (or at the end), so
+// that the decoder takes over line by line and reports errors itself.
+func (c *chunk) tokenize() {
+	c.recs, c.spans = c.recs[:0], c.spans[:0]
+	data := c.data
+	tab := c.tab
+	c.stop, c.stopLine = 0, 0
+	if tab.open || len(data) > maxBuffer {
+		return
+	}
+	pos, line := 0, int32(0)
+	for pos < len(data) {
+		end, ok := c.plainLine(tab, data, pos, line+1)
+		if !ok {
+			end = len(data)
+			if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+				end = pos + i
+			}
+			if !c.tokenizeLine(tab, data, pos, end, line+1) {
+				break
+			}
+		}
+		line++
+		pos = end + 1
+	}
+	c.stop, c.stopLine = min(pos, len(data)), line
+}
+
+// plainLine tokenizes the line at data[pos:] if plainFields takes it and
+// its record is simple, and returns where the line ends.
+func (c *chunk) plainLine(tab *defTable, data []byte, pos int, line int32) (int, bool) {
+	first := len(c.spans)
+	spans, end, ok := plainFields(data, pos, c.spans)
+	if !ok {
+		return 0, false
+	}
+	fields := spans[first:]
+	if len(fields) == 0 {
+		return end, true // blank
+	}
+	id := data[fields[0].from:fields[0].to]
+	def := tab.lookup(id)
+	if def == nil || len(fields)-1 != len(def.roles) || id[0] == '%' {
+		return 0, false
+	}
+	r := record{def: def, line: line, first: int32(first)}
+	if col := def.column[roleTime]; col >= 0 {
+		f := fields[1+col]
+		t, err := parseDate(data[f.from:f.to])
+		if err != nil {
+			return 0, false
+		}
+		r.at = t
+	}
+	def.hashKeys(data, fields[1:])
+	c.spans = spans
+	c.recs = append(c.recs, r)
+	return end, true
+}
+
+// plainFields splits the line at data[pos:] at its spaces, if it is made
+// of spaces and of printable ASCII characters other than '"' and '#' (most
+// event lines are): then its fields are those appendFields would find. It
+// returns where the line ends (its '\n', or the end of data). It looks at
+// eight bytes at a time, finding fields and the '\n' in the same pass, and
+// gives up (false) on any other line.
+func plainFields(data []byte, pos int, spans []span) ([]span, int, bool) {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	open := len(spans)        // the first field not ended yet
+	prevSpace := uint64(0x80) // the byte before the line counts as a space
+	end := -1
+	for i := pos; end < 0; i += 8 {
+		var x uint64
+		if i+8 <= len(data) {
+			x = binary.LittleEndian.Uint64(data[i:])
+		} else {
+			// The end of the input reads as a '\n'.
+			for k := len(data) - 1; k >= i; k-- {
+				x = x<<8 | uint64(data[k])
+			}
+			beyond := ^uint64(0) << (8 * uint(len(data)-i))
+			x = x&^beyond | '\n'*ones&beyond
+		}
+		// High bit of each byte: a space; below '$' (so '\n', '"', '#',
+		// controls and tabs, and '!' too, rare enough); from 0x80 up.
+		t := x ^ ' '*ones
+		space := ^((t&lows + lows) | t) & highs
+		below := ^((x&lows + (0x80-'$')*ones) | x) & highs
+		if odd := below&^space | x&highs; odd != 0 {
+			j := uint(bits.TrailingZeros64(odd)) &^ 7
+			if byte(x>>j) != '\n' {
+				return spans, 0, false
+			}
+			end = i + int(j>>3)
+			space |= highs &^ (1<<j - 1) // the '\n' and beyond end fields
+		}
+		// A field starts at a non-space after a space, and ends at a space
+		// after a non-space. Starts and ends alternate, so the k-th end
+		// closes the k-th field.
+		before := space<<8 | prevSpace
+		prevSpace = space >> 56
+		for starts := ^space & highs & before; starts != 0; starts &= starts - 1 {
+			spans = append(spans, span{from: uint32(i + bits.TrailingZeros64(starts)>>3)})
+		}
+		for ends := space &^ before; ends != 0; ends &= ends - 1 {
+			spans[open].to = uint32(i + bits.TrailingZeros64(ends)>>3)
+			open++
+		}
+	}
+	return spans, end, true
+}
+
+// tokenizeLine reads the line data[pos:end] that plainLine did not take;
+// false means the line needs the line-by-line path.
+func (c *chunk) tokenizeLine(tab *defTable, data []byte, pos, end int, line int32) bool {
+	i := pos
+	for i < end && blank[data[i]] {
+		i++
+	}
+	if i == end || data[i] == '#' {
+		return true // blank or comment
+	}
+	if data[i] == '%' || !isText(data[pos:end]) {
+		return false
+	}
+	first := len(c.spans)
+	spans, err := appendFields(data, i, end, c.spans)
+	if err != nil {
+		return false
+	}
+	fields := spans[first:]
+	id := data[fields[0].from:fields[0].to]
+	def := tab.lookup(id)
+	if def == nil || len(fields)-1 != len(def.roles) {
+		return false
+	}
+	r := record{def: def, line: line, first: int32(first)}
+	if col := def.column[roleTime]; col >= 0 {
+		f := fields[1+col]
+		t, err := parseDate(data[f.from:f.to])
+		if err != nil {
+			return false
+		}
+		r.at = t
+	}
+	def.hashKeys(data, fields[1:])
+	c.spans = spans
+	c.recs = append(c.recs, r)
+	return true
+}
+
+// isText tells whether a line is valid UTF-8, looking eight bytes at a
+// time for the common case of pure ASCII.
+func isText(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return utf8.Valid(b)
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return utf8.Valid(b)
+		}
+	}
+	return true
+}
