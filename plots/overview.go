@@ -60,7 +60,7 @@ type overview struct {
 
 const (
 	legendWidth = 1.6 * vg.Inch
-	stripWidth  = 5 * vg.Millimeter / 2
+	stripWidth  = 12 // points: room for a rotated label
 	gap         = 4
 )
 
@@ -69,7 +69,7 @@ var labelFont = font.From(plot.DefaultFont, 8)
 func (ov *overview) draw(c draw.Canvas) {
 	m := ov.m
 	rows := float64(m.NumLeaves())
-	levels := int(maxDepth(m))
+	levels := len(ov.groupLevels())
 	plt := plot.New()
 	plt.Title.Text = ov.opt.Title
 	plt.X.Label.Text = "time (s)"
@@ -87,12 +87,23 @@ func (ov *overview) draw(c draw.Canvas) {
 	ov.drawLegend(c, data, right-vg.Length(levels)*stripWidth-gap)
 }
 
-func maxDepth(m *micro.Model) int32 {
-	d := int32(0)
-	for _, x := range m.Tree.Depth {
-		d = max(d, x)
+// groupLevels returns the depths drawn as strips right of the rows: the
+// levels above the row labels where some node groups several resources.
+// Levels of single-resource nodes (a host running one process) are named
+// in the row labels instead.
+func (ov *overview) groupLevels() []int32 {
+	tree := ov.m.Tree
+	grouping := map[int32]bool{}
+	for n := int32(1); n < int32(tree.Len()); n++ {
+		if tree.NumLeaves(n) > 1 {
+			grouping[tree.Depth[n]] = true
+		}
 	}
-	return d
+	var out []int32
+	for d := int32(1); grouping[d]; d++ {
+		out = append(out, d)
+	}
+	return out
 }
 
 // Plot implements plot.Plotter: the aggregates.
@@ -260,7 +271,7 @@ func (ov *overview) groupTicks(height vg.Length) plot.Ticker {
 		var ticks []plot.Tick
 		for _, n := range chosen {
 			mid := rows - float64(tree.LeafLo[n]+tree.LeafHi[n])/2
-			ticks = append(ticks, plot.Tick{Value: mid, Label: tree.Names[n]})
+			ticks = append(ticks, plot.Tick{Value: mid, Label: chainName(tree, n)})
 			ticks = append(ticks, plot.Tick{Value: rows - float64(tree.LeafLo[n])})
 		}
 		if len(chosen) == 0 {
@@ -270,22 +281,48 @@ func (ov *overview) groupTicks(height vg.Length) plot.Ticker {
 	})
 }
 
-// drawStrips draws, right of the data area, one strip per hierarchy level
-// with alternating shades per node, so groups read at a glance.
+// chainName names node n by the nodes above it that hold the same
+// resources (a host and its only process: "host-3/rank-3"), so that the
+// labels of one level tell the levels collapsed into it.
+func chainName(tree *hier.Tree, n int32) string {
+	name := tree.Names[n]
+	for p := tree.Parent[n]; p > 0 && len(tree.Children[p]) == 1; p = tree.Parent[p] {
+		name = tree.Names[p] + "/" + name
+	}
+	return name
+}
+
+// drawStrips draws, right of the data area, one strip per grouping level
+// (groupLevels) with alternating shades per node and the node's name
+// written along it where it fits, so groups read at a glance.
 func (ov *overview) drawStrips(data draw.Canvas, levels int) {
 	tree := ov.m.Tree
 	rows := float64(ov.m.NumLeaves())
 	h := data.Max.Y - data.Min.Y
 	y := func(leaf int32) vg.Length { return data.Max.Y - h*vg.Length(float64(leaf)/rows) }
-	shades := []color.Color{color.Gray{200}, color.Gray{150}}
+	shades := []color.Color{color.Gray{215}, color.Gray{175}}
+	sty := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler,
+		Rotation: -math.Pi / 2, XAlign: draw.XCenter, YAlign: draw.YCenter}
+	column := map[int32]int{}
+	for i, d := range ov.groupLevels() {
+		column[d] = i
+	}
 	seen := map[int32]int{}
 	for n := int32(1); n < int32(tree.Len()); n++ {
 		d := tree.Depth[n]
-		x0 := data.Max.X + gap + vg.Length(d-1)*stripWidth
+		col, ok := column[d]
+		if !ok {
+			continue
+		}
+		x0 := data.Max.X + gap + vg.Length(col)*stripWidth
 		r := vg.Rectangle{Min: vg.Point{X: x0, Y: y(tree.LeafHi[n])}, Max: vg.Point{X: x0 + stripWidth - 0.5, Y: y(tree.LeafLo[n])}}
 		data.SetColor(shades[seen[d]%2])
 		seen[d]++
 		data.Fill(r.Path())
+		name := chainName(tree, n)
+		if sty.Width(name)+4 <= r.Max.Y-r.Min.Y {
+			data.FillText(sty, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}, name)
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package aggregate
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
@@ -9,6 +11,82 @@ import (
 // Solver is an aggregation that can be solved for any p.
 type Solver interface {
 	Solve(p float64) (*Partition, error)
+}
+
+// reuser is a Solver that solves faster between two of its own solutions
+// (see sweep.go), with the given number of goroutines, and can leave out
+// the parts of its solutions.
+type reuser interface {
+	solveReusing(p float64, a, b *Partition, workers int, compact bool) (*Partition, error)
+	release(*Partition)
+}
+
+// sweeper solves through a reuser when the solver is one, and lets the
+// search explore disjoint ranges of p concurrently: solves between two
+// close solutions touch few nodes, too few to keep every core busy.
+type sweeper struct {
+	s Solver
+	// spare holds a token per goroutine that may still be started.
+	spare chan struct{}
+	// compact drops the parts of every solution (SignificantCompact).
+	compact bool
+}
+
+func newSweeper(s Solver) sweeper {
+	w := sweeper{s: s}
+	if _, ok := s.(reuser); ok {
+		w.spare = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
+	}
+	return w
+}
+
+func (w sweeper) solve(p float64, a, b *Partition) (part *Partition, err error) {
+	if r, ok := w.s.(reuser); ok {
+		workers := 1 // the other cores run other ranges
+		if len(w.spare) == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		part, err = r.solveReusing(p, a, b, workers, w.compact)
+	} else {
+		part, err = w.s.Solve(p)
+	}
+	if err == nil && w.compact && part.Parts != nil {
+		part.NumParts = len(part.Parts)
+		part.Parts = nil
+	}
+	return part, err
+}
+
+// both runs left and right, concurrently when a goroutine is spare.
+func (w sweeper) both(left, right func() error) error {
+	select {
+	case w.spare <- struct{}{}:
+	default:
+		if err := left(); err != nil {
+			return err
+		}
+		return right()
+	}
+	var wg sync.WaitGroup
+	var rerr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer func() { <-w.spare }()
+		rerr = right()
+	}()
+	lerr := left()
+	wg.Wait()
+	if lerr != nil {
+		return lerr
+	}
+	return rerr
+}
+
+func (w sweeper) release(x *Partition) {
+	if r, ok := w.s.(reuser); ok {
+		r.release(x)
+	}
 }
 
 // Level is one distinct optimal partition and the range of p over which it
@@ -48,19 +126,39 @@ func nearlyEqual(x, y float64) bool {
 // cross. Near p = 0 there are often hundreds of partitions that differ by
 // a few cells; r = 1e-3 keeps the levels an analyst can tell apart at a
 // fraction of the cost.
+//
+// Solvers that can reuse their solutions (the spatiotemporal engine) keep
+// the two solutions bracketing each search and solve in between only what
+// can change (see sweep.go), within their Options.SweepBytes.
 func SignificantExact(s Solver, resolution float64) ([]Level, error) {
+	return significantExact(newSweeper(s), resolution)
+}
+
+// SignificantCompact is SignificantExact without the parts of the levels'
+// partitions (Parts is nil, NumParts counts them): a sweep of a large model
+// finds thousands of partitions of up to a part per cell, too many to keep.
+// Solve at a level's p to get its parts.
+func SignificantCompact(s Solver, resolution float64) ([]Level, error) {
+	w := newSweeper(s)
+	w.compact = true
+	return significantExact(w, resolution)
+}
+
+func significantExact(w sweeper, resolution float64) ([]Level, error) {
 	if !(resolution >= 0 && resolution < 1) {
 		return nil, errs.Argument("threshold", "must be in [0, 1), got %v", resolution)
 	}
-	lo, err := s.Solve(0)
+	lo, err := w.solve(0, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := s.Solve(1)
+	defer w.release(lo)
+	hi, err := w.solve(1, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	levels, err := envelopeBetween(s, lo, hi, resolution)
+	defer w.release(hi)
+	levels, err := envelopeBetween(w, lo, hi, resolution)
 	if err != nil {
 		return nil, err
 	}
@@ -74,9 +172,8 @@ func SignificantExact(s Solver, resolution float64) ([]Level, error) {
 }
 
 // envelopeBetween returns the levels from a up to (not including) b, each
-// with the p where it gives way to the next. (Exploring the two halves
-// concurrently made sweeps slower: every solve is already parallel.)
-func envelopeBetween(s Solver, a, b *Partition, resolution float64) ([]Level, error) {
+// with the p where it gives way to the next.
+func envelopeBetween(s sweeper, a, b *Partition, resolution float64) ([]Level, error) {
 	if samePartition(a, b) {
 		return nil, nil
 	}
@@ -89,19 +186,23 @@ func envelopeBetween(s Solver, a, b *Partition, resolution float64) ([]Level, er
 	if b.P-a.P <= resolution {
 		return []Level{{PHigh: p, Partition: a}}, nil
 	}
-	c, err := s.Solve(p)
+	c, err := s.solve(p, a, b)
 	if err != nil {
 		return nil, err
 	}
+	defer s.release(c)
 	lineA := p*sa - a.Loss
 	if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b)) {
 		return []Level{{PHigh: p, Partition: a}}, nil
 	}
-	left, err := envelopeBetween(s, a, c, resolution)
-	if err != nil {
-		return nil, err
-	}
-	right, err := envelopeBetween(s, c, b, resolution)
+	var left, right []Level
+	err = s.both(func() (err error) {
+		left, err = envelopeBetween(s, a, c, resolution)
+		return err
+	}, func() (err error) {
+		right, err = envelopeBetween(s, c, b, resolution)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -123,24 +224,28 @@ func SignificantDichotomy(s Solver, threshold float64) ([]Level, error) {
 	if !(threshold > 0 && threshold < 1) {
 		return nil, errs.Argument("threshold", "must be in (0, 1), got %v", threshold)
 	}
-	lo, err := s.Solve(0)
+	w := sweeper{s: s}
+	lo, err := w.solve(0, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := s.Solve(1)
+	defer w.release(lo)
+	hi, err := w.solve(1, nil, nil)
 	if err != nil {
 		return nil, err
 	}
+	defer w.release(hi)
 	sols := []*Partition{lo}
 	var walk func(a, b *Partition) error
 	walk = func(a, b *Partition) error {
 		if samePartition(a, b) || b.P-a.P <= threshold {
 			return nil
 		}
-		c, err := s.Solve((a.P + b.P) / 2)
+		c, err := w.solve((a.P+b.P)/2, a, b)
 		if err != nil {
 			return err
 		}
+		defer w.release(c)
 		if err := walk(a, c); err != nil {
 			return err
 		}

@@ -1,16 +1,15 @@
 package aggregate
 
 import (
-	"runtime"
-	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/hier"
 )
 
 // Part is one aggregate of a partition: node Node of the hierarchy over
-// slices First..Last (inclusive).
+// slices First..Last (inclusive), with its gain and loss in the units of
+// the engine that found it.
 type Part struct {
 	Node        int32
 	First, Last int32
@@ -19,25 +18,17 @@ type Part struct {
 
 // Partition is an optimal partition for one value of p.
 type Partition struct {
-	P          float64
-	Parts      []Part // sorted by node (preorder), then time
+	P     float64
+	Parts []Part // sorted by node (preorder), then time; nil when dropped (SignificantCompact)
+	// NumParts is the number of aggregates, len(Parts) unless they were
+	// dropped.
+	NumParts   int
 	Gain, Loss float64
 	Value      float64 // pIC = sum over parts of p*gain - (1-p)*loss
-}
 
-// Options tune the measures.
-type Options struct {
-	// Normalize divides gains by the gain of aggregating the whole model
-	// into one part, and losses by its loss, so that both lie in [0, 1].
-	// That is what lpaggreg's R binding does; it changes which partition is
-	// optimal for a given p (not the set of optimal partitions).
-	Normalize bool
-	// CacheBytes bounds the memory used to keep the gain and loss of every
-	// (node, interval) between solves; 0 means 2 GiB. Larger models
-	// recompute them on every solve.
-	CacheBytes int64
-	// Workers is the number of goroutines; 0 means GOMAXPROCS.
-	Workers int
+	// kept is what a sweep reuses of this solution while it searches
+	// nearby values of p (nil once released).
+	kept *keptSolution
 }
 
 // Spatiotemporal finds optimal partitions of (hierarchy x ordered time) by
@@ -53,78 +44,71 @@ type Options struct {
 //
 // A Spatiotemporal is safe for concurrent use.
 type Spatiotemporal struct {
-	in           Input
-	opt          Options
-	gain0, loss0 float64 // normalisation constants (1 when off)
-	tri          int     // intervals per node
-	// cache holds gain and loss of every (node, interval), or is nil.
-	cache []cachedGL
+	in       Input
+	opt      Options
+	u        units
+	tri      int // intervals per node
+	width    int // bytes per cut decision
+	internal int // nodes with children
+	// cache holds the gain and loss (engine units) of aggregating every
+	// (node, interval), or is nil.
+	cache []line
+	// kept counts the bytes of solutions kept for reuse (see sweep.go).
+	kept atomic.Int64
+	// tables recycles the T x T tables of the dynamic program across nodes
+	// and solves.
+	tables sync.Pool
 }
-
-// cachedGL is a cached gain and loss. float32 would halve the cache, but
-// exact ties need full precision.
-type cachedGL = [2]float64
 
 // NewSpatiotemporal prepares the aggregation of in.
 func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	if err := in.validate(); err != nil {
 		return nil, err
 	}
-	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	if opt.CacheBytes == 0 {
-		opt.CacheBytes = 2 << 30
-	}
-	s := &Spatiotemporal{in: in, opt: opt, gain0: 1, loss0: 1, tri: in.Slices * (in.Slices + 1) / 2}
+	T := in.Slices
+	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
+	s.tables.New = func() any { return newTable(T) }
+	s.u = units{gain: opt.Gain, gain0: 1, loss0: 1}
 	if opt.Normalize {
-		g, l := rootQuality(in)
-		if g > 0 {
-			s.gain0 = g
-		}
-		if l > 0 {
-			s.loss0 = l
+		g, l := rootQuality(in, opt.Workers)
+		s.u = s.u.normalised(s.u.of(g, l, len(in.Values)/in.States))
+	}
+	for n := 0; n < in.Tree.Len(); n++ {
+		if !in.Tree.IsLeaf(int32(n)) {
+			s.internal++
 		}
 	}
-	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; need <= opt.CacheBytes {
-		s.cache = make([]cachedGL, int64(in.Tree.Len())*int64(s.tri))
+	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; opt.CacheBytes > 0 && need <= opt.CacheBytes {
+		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri))
 		s.fillCache()
 	}
 	return s, nil
 }
 
-// rootQuality returns the gain and loss of aggregating everything.
-func rootQuality(in Input) (gain, loss float64) {
-	sums := make([]float64, in.States)
-	ent := 0.0
-	for i, v := range in.Values {
-		sums[i%in.States] += v
-		ent += xlog2x(v)
-	}
-	total, xl := 0.0, 0.0
-	for _, v := range sums {
-		total += v
-		xl += xlog2x(v)
-	}
-	return gainLoss(xl, ent, total, len(in.Values)/in.States)
-}
+// Kind implements Engine.
+func (s *Spatiotemporal) Kind() Kind { return KindSpatiotemporal }
 
 // triIndex numbers the intervals [i..j], 0 <= i <= j < n, of one node.
 func triIndex(i, j int) int { return j*(j+1)/2 + i }
 
 func (s *Spatiotemporal) fillCache() {
-	s.postOrder(func(n int32, kids []nodeStats, w *scratch) nodeStats {
-		st := s.stats(n, kids, w)
+	postOrder(s.in.Tree, s.opt.Workers, nil, s.newScratch, func(n int32, kids []nodeStats, w *scratch) nodeStats {
+		st := s.stats(n, kids)
 		base := int(n) * s.tri
-		intervalQualities(st, s.in.Slices, s.in.States, s.in.Tree.NumLeaves(n), w.acc, func(i, j int, g, l float64) {
-			s.cache[base+triIndex(i, j)] = [2]float64{g, l}
+		leaves := s.in.Tree.NumLeaves(n)
+		intervalQualities(st, s.in.Slices, s.in.States, leaves, w.acc, func(i, j int, g, l float64) {
+			s.cache[base+triIndex(i, j)] = s.u.of(g, l, leaves*(j-i+1))
 		})
 		return st
 	})
 }
 
 // stats returns the stats of node n given its children's.
-func (s *Spatiotemporal) stats(n int32, kids []nodeStats, w *scratch) nodeStats {
+func (s *Spatiotemporal) stats(n int32, kids []nodeStats) nodeStats {
 	t := s.in.Tree
 	if t.IsLeaf(n) {
 		return leafStats(s.in, int(t.LeafLo[n]))
@@ -136,77 +120,8 @@ func (s *Spatiotemporal) stats(n int32, kids []nodeStats, w *scratch) nodeStats 
 	return st
 }
 
-// scratch is per-goroutine working memory.
-type scratch struct {
-	acc []float64
-}
-
-// postOrder calls visit for every node after its children, passing the
-// children's results, in parallel over disjoint subtrees. Results of a
-// node's children are released once the node has been visited.
-func postOrder[R any](t *hier.Tree, workers int, newScratch func() *scratch, visit func(n int32, kids []R, w *scratch) R) R {
-	// Split the tree into enough disjoint subtrees to keep workers busy.
-	frontier := []int32{0}
-	for len(frontier) < 8*workers {
-		var next []int32
-		grew := false
-		for _, n := range frontier {
-			if t.IsLeaf(n) {
-				next = append(next, n)
-				continue
-			}
-			next = append(next, t.Children[n]...)
-			grew = true
-		}
-		if !grew {
-			break
-		}
-		frontier = next
-	}
-	done := make(map[int32]R, len(frontier))
-	if len(frontier) > 1 {
-		var mu sync.Mutex
-		jobs := make(chan int32)
-		var wg sync.WaitGroup
-		for k := 0; k < workers; k++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w := newScratch()
-				for n := range jobs {
-					r := visitSubtree(t, n, nil, w, visit)
-					mu.Lock()
-					done[n] = r
-					mu.Unlock()
-				}
-			}()
-		}
-		for _, n := range frontier {
-			jobs <- n
-		}
-		close(jobs)
-		wg.Wait()
-	}
-	return visitSubtree(t, 0, done, newScratch(), visit)
-}
-
-func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, w *scratch, visit func(int32, []R, *scratch) R) R {
-	if r, ok := done[n]; ok {
-		return r
-	}
-	kids := make([]R, len(t.Children[n]))
-	for i, c := range t.Children[n] {
-		kids[i] = visitSubtree(t, c, done, w, visit)
-	}
-	return visit(n, kids, w)
-}
-
-func (s *Spatiotemporal) postOrder(visit func(n int32, kids []nodeStats, w *scratch) nodeStats) {
-	postOrder(s.in.Tree, s.opt.Workers, s.newScratch, visit)
-}
-
 func (s *Spatiotemporal) newScratch() *scratch {
-	return &scratch{acc: make([]float64, s.in.States)}
+	return &scratch{acc: make([]float64, s.in.States), frozen: make([]bool, s.tri), lines: make([]line, s.tri)}
 }
 
 // quality of a candidate: its pIC value, gain and loss.
@@ -223,6 +138,8 @@ func (a quality) better(b quality) bool {
 	}
 	return a.l < b.l
 }
+
+func (q line) quality(p float64) quality { return quality{q.at(p), q.g, q.l} }
 
 // table holds a quality for every interval of one node in three T x T
 // arrays (value, gain, loss) so that the hot loop of the dynamic program
@@ -255,22 +172,27 @@ func addTo(dst, src []float64) {
 	}
 }
 
-// decisions records, for every node and interval, how the optimum was
-// reached: split[node*tri+k] is true when the node is split into its
-// children over interval k (else aggregated), and cut[node*tri+k] is 0
-// when the interval is not cut in time, or c+1 when it is cut after
-// slice c.
-type decisions struct {
-	split []bool
-	cut   []uint16
+// nodeResult is what a node hands to its parent: its best quality for
+// every interval, either as a table of values at p (row i holds [i..j])
+// or, for a node whose solution is reused unchanged, as its best lines
+// (triangular index) to evaluate at p; and, when qualities are not
+// cached, its stats.
+type nodeResult struct {
+	best  table
+	lines []line
+	stats nodeStats
 }
 
-// dpResult is what a node hands to its parent: its best quality for every
-// interval (row i holds [i..j]) and, when qualities are not cached, its
-// stats.
-type dpResult struct {
-	best  table
-	stats nodeStats
+// run is one solve: the decisions it takes and, when the solution is kept
+// for reuse, the best line of every (node, interval).
+type run struct {
+	s     *Spatiotemporal
+	p     float64
+	dec   []nodeDecisions
+	lines [][]line     // nil when the solution is not kept
+	br    *bracket     // solutions to reuse, or nil
+	pool  *sync.Pool   // of tables
+	fresh atomic.Int64 // bytes allocated for this solution's own blocks
 }
 
 // Solve returns the optimal partition for p in [0, 1].
@@ -278,63 +200,155 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
-	T := s.in.Slices
+	return s.solve(p, nil, false, false, s.opt.Workers), nil
+}
+
+// solve runs the dynamic program for p, reusing br when not nil, and
+// keeps the solution for reuse when keep is set. A compact solution has
+// its measures but not its parts (see SignificantCompact).
+func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, workers int) *Partition {
 	nodes := s.in.Tree.Len()
-	dec := decisions{split: make([]bool, nodes*s.tri), cut: make([]uint16, nodes*s.tri)}
-	pool := sync.Pool{New: func() any { return newTable(T) }}
-	postOrder(s.in.Tree, s.opt.Workers, s.newScratch, func(n int32, kids []dpResult, w *scratch) dpResult {
-		base := int(n) * s.tri
-		if len(kids) == 1 && s.cache != nil {
-			return s.solveChain(p, n, kids[0], dec)
+	r := &run{s: s, p: p, br: br, pool: &s.tables}
+	if br != nil {
+		// Start from a's blocks: nodes whose solution does not change
+		// keep them, the others get fresh ones.
+		r.dec = append([]nodeDecisions(nil), br.a.kept.dec...)
+		if keep {
+			r.lines = append([][]line(nil), br.a.kept.lines...)
 		}
-		var kidStats []nodeStats
-		var kidSum table
-		if len(kids) > 0 {
-			kidSum = pool.Get().(table)
-			kidSum.clear()
-			for _, k := range kids {
-				kidSum.add(k.best)
-				pool.Put(k.best)
-				if k.stats.v != nil {
-					kidStats = append(kidStats, k.stats)
-				}
+	} else {
+		r.dec = make([]nodeDecisions, nodes)
+		arena := newDecisionArena(s.tri, s.width, nodes, s.internal)
+		for n := range r.dec {
+			r.dec[n] = arena.block(s.in.Tree.IsLeaf(int32(n)))
+		}
+		if keep {
+			r.lines = make([][]line, nodes)
+			flat := make([]line, nodes*s.tri)
+			for n := range r.lines {
+				r.lines[n] = flat[n*s.tri : (n+1)*s.tri : (n+1)*s.tri]
+			}
+			r.fresh.Store(s.fullStateBytes())
+		}
+	}
+	var skip func(int32) (nodeResult, bool)
+	if br != nil {
+		skip = r.skip
+	}
+	root := postOrder(s.in.Tree, workers, skip, s.newScratch, r.visit)
+	if root.best.v != nil {
+		r.pool.Put(root.best)
+	}
+	var part *Partition
+	if compact {
+		part = s.measure(p, r.dec)
+	} else {
+		part = s.reconstruct(p, r.dec)
+	}
+	if keep {
+		part.kept = &keptSolution{lines: r.lines, dec: r.dec, bytes: r.fresh.Load()}
+	}
+	return part
+}
+
+// visit solves node n given its children's results.
+func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
+	s, p, T := r.s, r.p, r.s.in.Slices
+	leaf := s.in.Tree.IsLeaf(n)
+	d := r.dec[n]
+	if r.br != nil { // fresh blocks: a's stay with a
+		d = nodeDecisions{cut: make([]byte, s.tri*s.width)}
+		if !leaf {
+			d.split = make([]uint64, splitWords(s.tri))
+		}
+		r.dec[n] = d
+		r.fresh.Add(decisionBytes(s.tri, s.width, leaf))
+	}
+	var kidSum table
+	var kidStats []nodeStats
+	if len(kids) > 0 {
+		kidSum = r.pool.Get().(table)
+		r.sumKids(kidSum, kids, w)
+		for _, k := range kids {
+			if k.stats.v != nil {
+				kidStats = append(kidStats, k.stats)
 			}
 		}
-		// agg holds at [j*T+i] the best of "aggregate or split into
-		// children" over [i..j] (transposed: the hot loop reads it by start).
-		agg := pool.Get().(table)
-		setAgg := func(i, j int, g, l float64) {
-			g, l = g/s.gain0, l/s.loss0
-			q := quality{p*g - (1-p)*l, g, l}
-			if kidSum.v != nil {
-				if k := kidSum.at(i*T + j); k.better(q) {
-					q = k
-					dec.split[base+triIndex(i, j)] = true
-				}
+	}
+	base := int(n) * s.tri
+	if len(kids) == 1 && s.cache != nil {
+		return r.finish(n, r.solveChain(n, kidSum, d), nodeStats{})
+	}
+	// agg holds at [j*T+i] the best of "aggregate or split into children"
+	// over [i..j] (transposed: the hot loop reads it by start).
+	agg := r.pool.Get().(table)
+	leaves := s.in.Tree.NumLeaves(n)
+	setAgg := func(i, j int, q quality) {
+		if !leaf {
+			if k := kidSum.at(i*T + j); k.better(q) {
+				q = k
+				d.setSplit(triIndex(i, j))
 			}
-			agg.set(j*T+i, q)
 		}
-		var st nodeStats
-		if s.cache != nil {
-			for j := 0; j < T; j++ {
-				for i := 0; i <= j; i++ {
-					gl := s.cache[base+triIndex(i, j)]
-					setAgg(i, j, gl[0], gl[1])
-				}
+		agg.set(j*T+i, q)
+	}
+	var st nodeStats
+	if s.cache != nil {
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				setAgg(i, j, s.cache[base+triIndex(i, j)].quality(p))
 			}
-		} else {
-			st = s.stats(n, kidStats, w)
-			intervalQualities(st, T, s.in.States, s.in.Tree.NumLeaves(n), w.acc, setAgg)
 		}
-		if kidSum.v != nil {
-			pool.Put(kidSum)
+	} else {
+		st = s.stats(n, kidStats)
+		intervalQualities(st, T, s.in.States, leaves, w.acc, func(i, j int, g, l float64) {
+			setAgg(i, j, s.u.of(g, l, leaves*(j-i+1)).quality(p))
+		})
+	}
+	if !leaf {
+		r.pool.Put(kidSum)
+	}
+	best := r.pool.Get().(table)
+	bestIntervals(T, agg, best, d, s.width, r.frozenCells(n, w))
+	r.pool.Put(agg)
+	return r.finish(n, best, st)
+}
+
+// sumKids sets sum to the sum of the children's best qualities. Children
+// solved at p hand over tables of values; the lines of children whose
+// solution is reused are added up first and evaluated at p once per
+// interval.
+func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
+	sum.clear()
+	var reused []line
+	for _, k := range kids {
+		if k.best.v != nil {
+			sum.add(k.best)
+			r.pool.Put(k.best)
+			continue
 		}
-		best := pool.Get().(table)
-		bestIntervals(T, agg, best, dec.cut[base:base+s.tri])
-		pool.Put(agg)
-		return dpResult{best: best, stats: st}
-	})
-	return s.reconstruct(p, dec), nil
+		if reused == nil {
+			reused = w.lines
+			clear(reused)
+		}
+		for x, ln := range k.lines {
+			reused[x].g += ln.g
+			reused[x].l += ln.l
+		}
+	}
+	if reused == nil {
+		return
+	}
+	T := r.s.in.Slices
+	for j := 0; j < T; j++ {
+		for i := 0; i <= j; i++ {
+			ln := reused[triIndex(i, j)]
+			x := i*T + j
+			sum.v[x] += ln.at(r.p)
+			sum.g[x] += ln.g
+			sum.l[x] += ln.l
+		}
+	}
 }
 
 // solveChain handles a node with a single child, which covers the same
@@ -343,41 +357,65 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 // (the child's best over [i..j] is at least the sum of its bests over
 // any two halves). That turns the O(T^3) loop into O(T^2) for the chains
 // that hierarchies such as host > process > thread are full of.
-func (s *Spatiotemporal) solveChain(p float64, n int32, kid dpResult, dec decisions) dpResult {
-	T := s.in.Slices
+func (r *run) solveChain(n int32, best table, d nodeDecisions) table {
+	s, T := r.s, r.s.in.Slices
 	base := int(n) * s.tri
-	best := kid.best
 	for j := 0; j < T; j++ {
 		for i := 0; i <= j; i++ {
 			k := triIndex(i, j)
-			gl := s.cache[base+k]
-			g, l := gl[0]/s.gain0, gl[1]/s.loss0
-			q := quality{p*g - (1-p)*l, g, l}
+			q := s.cache[base+k].quality(r.p)
 			if best.at(i*T + j).better(q) {
-				dec.split[base+k] = true
+				d.setSplit(k)
 			} else {
 				best.set(i*T+j, q)
 			}
 		}
 	}
-	return dpResult{best: best}
+	return best
+}
+
+// finish records n's best lines when the solution is kept.
+func (r *run) finish(n int32, best table, st nodeStats) nodeResult {
+	if r.lines != nil {
+		T := r.s.in.Slices
+		ls := r.lines[n]
+		if r.br != nil {
+			ls = make([]line, r.s.tri)
+			r.lines[n] = ls
+			r.fresh.Add(int64(r.s.tri) * 16)
+		}
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				ls[triIndex(i, j)] = line{best.g[i*T+j], best.l[i*T+j]}
+			}
+		}
+	}
+	return nodeResult{best: best, stats: st}
 }
 
 // bestIntervals fills best (row i holds [i..j]) with the optimum over
 // every interval of one node, given agg (transposed), and records the
-// time cut chosen for each interval in cut (triangular index).
+// time cut chosen for each interval in d.
 //
 //	best(i,j) = max( agg(i,j), max over cut of best(i,cut) + agg(cut+1,j) )
 //
 // The loop compares values only; gains and losses are looked at on exact
-// ties, and composed once the winning cut is known.
-func bestIntervals(T int, agg, best table, cut []uint16) {
+// ties, and composed once the winning cut is known. Intervals fr marks
+// as unchanged take their known optimum without searching.
+func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells) {
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
 		for i := j; i >= 0; i-- {
 			bv, bg, bl := best.v[i*T:(i+1)*T], best.g[i*T:(i+1)*T], best.l[i*T:(i+1)*T]
+			k := triIndex(i, j)
+			if fr != nil && fr.mask[k] {
+				ln := fr.lines[k]
+				bv[j], bg[j], bl[j] = ln.at(fr.p), ln.g, ln.l
+				d.setCut(k, width, fr.dec.cutAt(k, width))
+				continue
+			}
 			qv, c := av[i], 0
-			// Candidates cut after k in [i, j): best(i,k) + agg(k+1,j).
+			// Candidates cut after m in [i, j): best(i,m) + agg(m+1,j).
 			heads, tails := bv[i:j], av[i+1:j+1]
 			tails = tails[:len(heads)] // lets the compiler drop bounds checks
 			for m, h := range heads {
@@ -385,20 +423,20 @@ func bestIntervals(T int, agg, best table, cut []uint16) {
 				if x < qv {
 					continue
 				}
-				k := i + m
+				cut := i + m
 				if x > qv {
-					qv, c = x, k+1
+					qv, c = x, cut+1
 					continue
 				}
 				// Exact tie in value: larger gain, then smaller loss wins;
 				// an equal candidate does not replace the earlier one.
-				cg, cl := bg[k]+ag[k+1], bl[k]+al[k+1]
+				cg, cl := bg[cut]+ag[cut+1], bl[cut]+al[cut+1]
 				qg, ql := ag[i], al[i]
 				if c > 0 {
 					qg, ql = bg[c-1]+ag[c], bl[c-1]+al[c]
 				}
 				if cg > qg || (cg == qg && cl < ql) {
-					c = k + 1
+					c = cut + 1
 				}
 			}
 			if c == 0 {
@@ -406,94 +444,147 @@ func bestIntervals(T int, agg, best table, cut []uint16) {
 			} else {
 				bv[j], bg[j], bl[j] = qv, bg[c-1]+ag[c], bl[c-1]+al[c]
 			}
-			cut[triIndex(i, j)] = uint16(c)
+			if c != 0 {
+				d.setCut(k, width, c)
+			}
 		}
 	}
 }
 
-// reconstruct walks the decisions from the root over the whole time range.
-func (s *Spatiotemporal) reconstruct(p float64, dec decisions) *Partition {
-	t := s.in.Tree
-	part := &Partition{P: p}
-	type block struct {
-		n      int32
-		i, j   int
-		wholeN bool // true: decide between aggregate/split only (no time cut)
-	}
-	stack := []block{{0, 0, s.in.Slices - 1, false}}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		k := int(b.n)*s.tri + triIndex(b.i, b.j)
-		if !b.wholeN {
-			if c := int(dec.cut[k]); c > 0 {
-				stack = append(stack, block{b.n, b.i, c - 1, false}, block{b.n, c, b.j, true})
-				continue
-			}
-		}
-		if dec.split[k] {
-			for _, c := range t.Children[b.n] {
-				stack = append(stack, block{c, b.i, b.j, false})
-			}
-			continue
-		}
-		part.Parts = append(part.Parts, Part{Node: b.n, First: int32(b.i), Last: int32(b.j)})
-	}
-	sort.Slice(part.Parts, func(a, b int) bool {
-		x, y := part.Parts[a], part.Parts[b]
-		if x.Node != y.Node {
-			return x.Node < y.Node
-		}
-		return x.First < y.First
+// reconstruct walks the decisions from the root over the whole time range:
+// once to count the parts, once to list them (partitions of large models
+// have tens of millions of parts; growing the list would copy it over and
+// over).
+func (s *Spatiotemporal) reconstruct(p float64, dec []nodeDecisions) *Partition {
+	count := 0
+	s.walkDecisions(dec, func(int32, int, int) { count++ })
+	part := &Partition{P: p, Parts: make([]Part, 0, count)}
+	s.walkDecisions(dec, func(n int32, i, j int) {
+		part.Parts = append(part.Parts, Part{Node: n, First: int32(i), Last: int32(j)})
 	})
-	for i := range part.Parts {
-		pt := &part.Parts[i]
-		pt.Gain, pt.Loss = s.PartQuality(pt.Node, int(pt.First), int(pt.Last))
+	finishPartition(part, s, s.opt.Workers)
+	return part
+}
+
+// measure returns the partition the decisions lead to without listing its
+// parts: only its measures, added in the order of the parts (so that they
+// are the same as the full partition's).
+func (s *Spatiotemporal) measure(p float64, dec []nodeDecisions) *Partition {
+	part := &Partition{P: p}
+	s.walkDecisions(dec, func(n int32, i, j int) {
+		g, l := s.PartQuality(n, i, j)
+		part.NumParts++
+		part.Gain += g
+		part.Loss += l
+		part.Value += p*g - (1-p)*l
+	})
+	return part
+}
+
+// walkDecisions calls emit for every aggregate the decisions lead to, by
+// node in preorder, then by time (the order of Partition.Parts).
+//
+// Nodes are visited in preorder with the blocks of time their parent
+// hands them (the whole range for the root), in time order. A node cuts
+// each block in time where its decisions say so; each piece is then either
+// an aggregate or handed to every child.
+func (s *Spatiotemporal) walkDecisions(dec []nodeDecisions, emit func(n int32, i, j int)) {
+	t := s.in.Tree
+	nodes := t.Len()
+	type block struct {
+		i, j int32
+		next int32 // next block of the same node, -1 at the end
+	}
+	blocks := []block{{0, int32(s.in.Slices - 1), -1}}
+	head := make([]int32, nodes)
+	tail := make([]int32, nodes)
+	for n := range head {
+		head[n], tail[n] = -1, -1
+	}
+	head[0], tail[0] = 0, 0
+	var pieces [][2]int
+	for n := int32(0); n < int32(nodes); n++ {
+		d := dec[n]
+		for b := head[n]; b >= 0; b = blocks[b].next {
+			// The pieces of [i..j], last first: best(i,j) is best(i,c-1)
+			// then the piece [c..j].
+			pieces = pieces[:0]
+			i, j := int(blocks[b].i), int(blocks[b].j)
+			for {
+				c := d.cutAt(triIndex(i, j), s.width)
+				if c == 0 {
+					pieces = append(pieces, [2]int{i, j})
+					break
+				}
+				pieces = append(pieces, [2]int{c, j})
+				j = c - 1
+			}
+			for k := len(pieces) - 1; k >= 0; k-- {
+				pi, pj := pieces[k][0], pieces[k][1]
+				if !d.splitAt(triIndex(pi, pj)) {
+					emit(n, pi, pj)
+					continue
+				}
+				for _, c := range t.Children[n] {
+					blocks = append(blocks, block{int32(pi), int32(pj), -1})
+					nb := int32(len(blocks) - 1)
+					if tail[c] < 0 {
+						head[c] = nb
+					} else {
+						blocks[tail[c]].next = nb
+					}
+					tail[c] = nb
+				}
+			}
+		}
+	}
+}
+
+// finishPartition fills in the measures of the parts, which the engines
+// list by node then time, and the partition's totals. Partitions of large
+// models have tens of millions of parts: they are measured in parallel,
+// and added in order.
+func finishPartition(part *Partition, e Engine, workers int) {
+	parts := part.Parts
+	chunk := max(1, (len(parts)+workers-1)/workers)
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(parts); lo += chunk {
+		hi := min(lo+chunk, len(parts))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				pt := &parts[i]
+				pt.Gain, pt.Loss = e.PartQuality(pt.Node, int(pt.First), int(pt.Last))
+			}
+		}()
+	}
+	wg.Wait()
+	part.NumParts = len(parts)
+	p := part.P
+	for _, pt := range parts {
 		part.Gain += pt.Gain
 		part.Loss += pt.Loss
 		part.Value += p*pt.Gain - (1-p)*pt.Loss
 	}
-	return part
 }
 
 // Scale returns the gain and loss of aggregating the whole model into one
 // part, in the units of this engine's results (1, 1 when normalised).
 func (s *Spatiotemporal) Scale() (gain0, loss0 float64) {
-	if s.opt.Normalize {
-		return 1, 1
-	}
-	return rootQuality(s.in)
+	g, l := rootQuality(s.in, s.opt.Workers)
+	q := s.u.of(g, l, len(s.in.Values)/s.in.States)
+	return q.g, q.l
 }
 
-// PartQuality returns the (normalised, if so configured) gain and loss of
+// PartQuality returns the gain and loss, in this engine's units, of
 // aggregating node n over slices i..j.
 func (s *Spatiotemporal) PartQuality(n int32, i, j int) (gain, loss float64) {
 	if s.cache != nil {
-		gl := s.cache[int(n)*s.tri+triIndex(i, j)]
-		return gl[0] / s.gain0, gl[1] / s.loss0
+		q := s.cache[int(n)*s.tri+triIndex(i, j)]
+		return q.g, q.l
 	}
 	g, l := blockQuality(s.in, n, i, j)
-	return g / s.gain0, l / s.loss0
-}
-
-// blockQuality computes gain and loss of one block directly from the cells.
-func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
-	t := in.Tree
-	acc := make([]float64, in.States)
-	ent := 0.0
-	for leaf := t.LeafLo[n]; leaf < t.LeafHi[n]; leaf++ {
-		for sl := i; sl <= j; sl++ {
-			row := in.Values[(int(leaf)*in.Slices+sl)*in.States:][:in.States]
-			for x, v := range row {
-				acc[x] += v
-				ent += xlog2x(v)
-			}
-		}
-	}
-	total, xl := 0.0, 0.0
-	for _, v := range acc {
-		total += v
-		xl += xlog2x(v)
-	}
-	return gainLoss(xl, ent, total, t.NumLeaves(n)*(j-i+1))
+	q := s.u.of(g, l, s.in.Tree.NumLeaves(n)*(j-i+1))
+	return q.g, q.l
 }

@@ -1,64 +1,161 @@
 package micro
 
 import (
+	"math"
 	"sort"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// accumulator sums, per cell, the time resources spend in each state. It
-// works on positions scaled by n (the number of slices): there, slice k is
-// [k*w, (k+1)*w) with w the window length, so every boundary is an
-// integer and sums are exact.
-type accumulator struct {
+// grid cuts the window [start, end] into n equal slices. It works on
+// positions scaled by n: there, slice k is [k*w, (k+1)*w) with w the
+// window length, so every boundary is an integer and sums of durations are
+// exact.
+type grid struct {
 	start, end trace.Time
 	n          int64
-	nStates    int
-	cells      []int64
+	nCat       int // categories per cell
+	leaves     int
 }
 
-// add counts [a, b) for leaf and state, clipped to the window.
-func (acc *accumulator) add(leaf, state int, a, b trace.Time) {
-	if a < acc.start {
-		a = acc.start
+func (g grid) width() int64 { return int64(g.end - g.start) }
+
+func (g grid) cells() int { return g.leaves * int(g.n) * g.nCat }
+
+// cell returns the index of (leaf, slice, category).
+func (g grid) cell(leaf, k, cat int) int { return (leaf*int(g.n)+k)*g.nCat + cat }
+
+// spans calls fn for every slice k that [a, b) overlaps, clipped to the
+// window, with the overlap in scaled units (n per nanosecond).
+func (g grid) spans(a, b trace.Time, fn func(k int, d int64)) {
+	if a < g.start {
+		a = g.start
 	}
-	if b > acc.end {
-		b = acc.end
+	if b > g.end {
+		b = g.end
 	}
 	if b <= a {
 		return
 	}
-	w := int64(acc.end - acc.start)
-	x0 := int64(a-acc.start) * acc.n
-	x1 := int64(b-acc.start) * acc.n
-	k := x0 / w
-	base := leaf * int(acc.n) * acc.nStates
-	for x := x0; x < x1; k++ {
-		next := (k + 1) * w
-		if next > x1 {
-			next = x1
-		}
-		acc.cells[base+int(k)*acc.nStates+state] += next - x
+	w := g.width()
+	x0 := int64(a-g.start) * g.n
+	x1 := int64(b-g.start) * g.n
+	for x, k := x0, x0/w; x < x1; k++ {
+		next := min((k+1)*w, x1)
+		fn(int(k), next-x)
 		x = next
 	}
 }
 
-// proportions divides each cell by the scaled slice length (the window
-// length w), once.
-func (acc *accumulator) proportions() []float64 {
-	w := float64(acc.end - acc.start)
-	out := make([]float64, len(acc.cells))
-	for i, c := range acc.cells {
-		out[i] = float64(c) / w
+// sliceOf returns the slice holding instant at, or -1 outside the window.
+func (g grid) sliceOf(at trace.Time) int {
+	if at < g.start || at > g.end {
+		return -1
+	}
+	if at == g.end {
+		return int(g.n) - 1
+	}
+	return int(int64(at-g.start) * g.n / g.width())
+}
+
+// buildStates computes the state metrics: the proportion of each slice
+// spent in each state, or with average the mean length in seconds of the
+// stays that contribute to each cell.
+func buildStates(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool, depth int, average bool) []float64 {
+	durations := make([]int64, g.cells())
+	var counts []int32
+	if average {
+		counts = make([]int32, g.cells())
+	}
+	// A piece of state s lasting [a, b); counted holds the last slice
+	// where s was counted as a stay (pieces of one state come in order).
+	add := func(s *trace.State, a, b trace.Time, counted *int) {
+		leaf := leafOf[s.Container]
+		if leaf < 0 {
+			return
+		}
+		cat := int(category(categoryOf, len(t.Values), s.Type, s.Value))
+		g.spans(a, b, func(k int, d int64) {
+			c := g.cell(int(leaf), k, cat)
+			durations[c] += d
+			if average && *counted < k {
+				counts[c]++
+				*counted = k
+			}
+		})
+	}
+	if depth == Innermost {
+		forEachExclusive(t, typeSel, add)
+	} else {
+		for i := range t.States {
+			if s := &t.States[i]; typeSel[s.Type] && s.Depth == int32(depth) {
+				counted := -1
+				add(s, s.Start, s.End, &counted)
+			}
+		}
+	}
+	out := make([]float64, len(durations))
+	if average {
+		// durations are in 1/n ns.
+		scale := float64(g.n) * 1e9
+		for i, d := range durations {
+			if counts[i] > 0 {
+				out[i] = float64(d) / (scale * float64(counts[i]))
+			}
+		}
+		return out
+	}
+	// A slice is w scaled units long: one division per cell.
+	w := float64(g.width())
+	for i, d := range durations {
+		out[i] = float64(d) / w
 	}
 	return out
+}
+
+// buildEvents counts the events of each category per cell.
+func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool) []float64 {
+	out := make([]float64, g.cells())
+	for _, e := range t.Events {
+		if !typeSel[e.Type] || leafOf[e.Container] < 0 {
+			continue
+		}
+		if k := g.sliceOf(e.Time); k >= 0 {
+			out[g.cell(int(leafOf[e.Container]), k, int(category(categoryOf, len(t.Values), e.Type, e.Value)))]++
+		}
+	}
+	return out
+}
+
+// buildVariables computes the time average of every variable per cell.
+func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool) ([]float64, error) {
+	out := make([]float64, g.cells())
+	for _, v := range t.Variables {
+		if !typeSel[v.Type] || leafOf[v.Container] < 0 {
+			continue
+		}
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			return nil, errs.Argument("variables", "variable %s of %s is %v at %s s", t.Types[v.Type].Name,
+				t.ContainerPath(v.Container, "/"), v.Value, v.Start)
+		}
+		leaf, cat := int(leafOf[v.Container]), int(categoryOf[v.Type])
+		g.spans(v.Start, v.End, func(k int, d int64) {
+			out[g.cell(leaf, k, cat)] += v.Value * float64(d)
+		})
+	}
+	w := float64(g.width())
+	for i := range out {
+		out[i] /= w
+	}
+	return out, nil
 }
 
 // forEachExclusive calls add for the exclusive pieces of the states of the
 // selected types: the parts of each state not covered by a state nested
 // in it on the same container and state type. At every instant, the
 // deepest open state is the one counted.
-func forEachExclusive(t *trace.Trace, typeSel []bool, add func(container, value int32, a, b trace.Time)) {
+func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a, b trace.Time, counted *int)) {
 	type key struct{ container, typ int32 }
 	groups := map[key][]int32{}
 	for i, s := range t.States {
@@ -68,10 +165,11 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(container, value 
 		}
 	}
 	type open struct {
-		s      trace.State
-		cursor trace.Time // start of the part not yet counted
+		s       *trace.State
+		cursor  trace.Time // start of the part not yet counted
+		counted int        // see buildStates
 	}
-	var stack []open
+	var stack []*open
 	for _, idx := range groups {
 		sort.Slice(idx, func(i, j int) bool {
 			a, b := t.States[idx[i]], t.States[idx[j]]
@@ -88,7 +186,7 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(container, value 
 		pop := func(stop trace.Time) {
 			top := stack[len(stack)-1]
 			if stop > top.cursor {
-				add(top.s.Container, top.s.Value, top.cursor, stop)
+				add(top.s, top.cursor, stop, &top.counted)
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 && stack[len(stack)-1].cursor < stop {
@@ -96,7 +194,7 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(container, value 
 			}
 		}
 		for _, i := range idx {
-			s := t.States[i]
+			s := &t.States[i]
 			// Close what ended, and whatever is not an ancestor of s (an
 			// overlapping sibling is cut where s starts).
 			for len(stack) > 0 {
@@ -108,13 +206,13 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(container, value 
 				break
 			}
 			if len(stack) > 0 {
-				parent := &stack[len(stack)-1]
+				parent := stack[len(stack)-1]
 				if s.Start > parent.cursor {
-					add(parent.s.Container, parent.s.Value, parent.cursor, s.Start)
+					add(parent.s, parent.cursor, s.Start, &parent.counted)
 				}
 				parent.cursor = s.Start
 			}
-			stack = append(stack, open{s, s.Start})
+			stack = append(stack, &open{s, s.Start, -1})
 		}
 		for len(stack) > 0 {
 			pop(stack[len(stack)-1].s.End)

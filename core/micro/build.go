@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
@@ -18,14 +19,20 @@ const Innermost = -1
 // aggregation algorithms stop being interactive (Ocelotl's limit).
 const MaxSlices = 10000
 
-// Options choose the window, the resolution and the states of a model.
+// Options choose the window, the resolution, the metric and the entities
+// of a model.
 type Options struct {
 	Slices int         // number of equal time slices, 1..MaxSlices
 	Start  *trace.Time // window start; nil for the trace start
 	End    *trace.Time // window end; nil for the trace end
-	// StateTypes restricts the model to states of these type names; empty
-	// means every state type.
+	// Metric is what each cell measures; empty means StateDuration.
+	Metric Metric
+	// StateTypes restricts the model to entities of these type names (state
+	// types for the state metrics, event types for EventCount, variable
+	// types for VariableAverage); empty means every type of the metric's
+	// kind. Types is a synonym, added to it.
 	StateTypes []string
+	Types      []string
 	// Depth selects how nested states count: Innermost (the default) counts
 	// the top of the stack only, so a resource is in exactly one state at a
 	// time; Depth >= 0 counts the states at that nesting depth only.
@@ -35,12 +42,20 @@ type Options struct {
 // Build computes the microscopic model of t.
 //
 // Resources are the containers of the types that can hold the selected
-// states; their ancestors form the hierarchy above them and containers of
-// other types are left out. A resource without any state in the window is
+// entities; their ancestors form the hierarchy above them and containers of
+// other types are left out. A resource without any entity in the window is
 // kept as an all-zero leaf (as Ocelotl does in spatiotemporal mode). A
-// resource that has states of its own and also resources below it gets a
-// synthetic leaf child, named "name (self)", for its own states.
+// resource that has entities of its own and also resources below it gets a
+// synthetic leaf child, named "name (self)", for its own entities.
+//
+// Slices are half-open, [start_k, start_k+1), except the last, which also
+// holds the window's end: an event exactly at the end counts in the last
+// slice, and one exactly on an inner boundary in the slice it opens.
 func Build(t *trace.Trace, opt Options) (*Model, error) {
+	metric, err := ParseMetric(string(opt.Metric))
+	if err != nil {
+		return nil, err
+	}
 	start, end, err := window(t, opt)
 	if err != nil {
 		return nil, err
@@ -57,37 +72,28 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if opt.Depth < Innermost {
 		return nil, errs.Argument("depth", "must be -1 (innermost) or a nesting depth >= 0, got %d", opt.Depth)
 	}
-	typeSel, err := selectStateTypes(t, opt.StateTypes)
+	kind := metric.entityKind()
+	typeSel, err := selectTypes(t, kind, append(append([]string(nil), opt.StateTypes...), opt.Types...))
 	if err != nil {
 		return nil, err
 	}
-	stateOf, labels := stateIndex(t, typeSel)
-	m := &Model{States: labels, Slices: opt.Slices, Start: start, End: end}
-	leafOf := buildTree(t, typeSel, m)
+	categoryOf, labels := categories(t, kind, typeSel)
+	m := &Model{States: labels, Slices: opt.Slices, Start: start, End: end, Metric: metric}
+	leafOf := buildTree(t, kind, typeSel, m)
 	if len(m.Tree.Leaves) == 0 {
-		return nil, errs.Argument("state_types", "no container can hold the selected states")
+		return nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
 	}
-	acc := accumulator{
-		start: start, end: end, n: int64(opt.Slices), nStates: len(labels),
-		cells: make([]int64, len(m.Tree.Leaves)*opt.Slices*len(labels)),
-	}
-	add := func(c, value int32, a, b trace.Time) {
-		leaf := leafOf[c]
-		if leaf < 0 {
-			return
-		}
-		acc.add(int(leaf), int(stateOf[value]), a, b)
-	}
-	if opt.Depth == Innermost {
-		forEachExclusive(t, typeSel, add)
-	} else {
-		for _, s := range t.States {
-			if typeSel[s.Type] && s.Depth == int32(opt.Depth) {
-				add(s.Container, s.Value, s.Start, s.End)
-			}
+	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(labels), leaves: len(m.Tree.Leaves)}
+	switch metric {
+	case StateDuration, StateAverageDuration:
+		m.Values = buildStates(t, g, leafOf, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
+	case EventCount:
+		m.Values = buildEvents(t, g, leafOf, categoryOf, typeSel)
+	case VariableAverage:
+		if m.Values, err = buildVariables(t, g, leafOf, categoryOf, typeSel); err != nil {
+			return nil, err
 		}
 	}
-	m.Values = acc.proportions()
 	return m, nil
 }
 
@@ -105,44 +111,61 @@ func window(t *trace.Trace, opt Options) (start, end trace.Time, err error) {
 	return start, end, nil
 }
 
-func selectStateTypes(t *trace.Trace, names []string) ([]bool, error) {
+// selectTypes marks the types of the given kind named in names (all of
+// them when names is empty).
+func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error) {
 	sel := make([]bool, len(t.Types))
 	any := false
 	for i, ty := range t.Types {
-		if ty.Kind == trace.KindState && (len(names) == 0 || slices.Contains(names, ty.Name)) {
+		if ty.Kind == kind && (len(names) == 0 || slices.Contains(names, ty.Name)) {
 			sel[i], any = true, true
 		}
 	}
 	for _, n := range names {
 		found := false
 		for i, ty := range t.Types {
-			if ty.Name == n && ty.Kind == trace.KindState {
+			if ty.Name == n && ty.Kind == kind {
 				found = sel[i]
 			}
 		}
 		if !found {
-			return nil, errs.Argument("state_types", "the trace has no state type %q", n)
+			return nil, errs.Argument("state_types", "the trace has no %s type %q", strings.ToLower(kind.String()), n)
 		}
 	}
 	if !any {
-		return nil, errs.Argument("state_types", "the trace has no state type")
+		return nil, errs.Argument("state_types", "the trace has no %s type", strings.ToLower(kind.String()))
 	}
 	return sel, nil
 }
 
-// stateIndex numbers the values of the selected state types. A label is the
+// categories numbers the categories of the selected types: the values of
+// state and event types (an event or state without a value counts under
+// its type's name), or the variable types themselves. A label is the
 // value's name, prefixed by its type's name when two selected types share
-// a value name.
-func stateIndex(t *trace.Trace, typeSel []bool) (stateOf []int32, labels []string) {
-	stateOf = make([]int32, len(t.Values))
+// a name. categoryOf maps a value (states, events) or a type (variables)
+// to its category; for states and events, categoryOf[len(t.Values)+typ]
+// is the category of type typ's entities without a value (-1 if unused).
+func categories(t *trace.Trace, kind trace.Kind, typeSel []bool) (categoryOf []int32, labels []string) {
+	if kind == trace.KindVariable {
+		categoryOf = make([]int32, len(t.Types))
+		for i, ty := range t.Types {
+			categoryOf[i] = -1
+			if typeSel[i] {
+				categoryOf[i] = int32(len(labels))
+				labels = append(labels, ty.Name)
+			}
+		}
+		return categoryOf, labels
+	}
 	count := map[string]int{}
 	for _, v := range t.Values {
 		if typeSel[v.Type] {
 			count[v.Name]++
 		}
 	}
+	categoryOf = make([]int32, len(t.Values)+len(t.Types))
 	for i, v := range t.Values {
-		stateOf[i] = -1
+		categoryOf[i] = -1
 		if !typeSel[v.Type] {
 			continue
 		}
@@ -150,16 +173,43 @@ func stateIndex(t *trace.Trace, typeSel []bool) (stateOf []int32, labels []strin
 		if count[v.Name] > 1 {
 			label = fmt.Sprintf("%s:%s", t.Types[v.Type].Name, v.Name)
 		}
-		stateOf[i] = int32(len(labels))
+		categoryOf[i] = int32(len(labels))
 		labels = append(labels, label)
 	}
-	return stateOf, labels
+	for i := range t.Types {
+		categoryOf[len(t.Values)+i] = -1
+	}
+	// Entities without a value get a category per type, on first use.
+	mark := func(typ, value int32) {
+		if value == trace.None && typeSel[typ] && categoryOf[len(t.Values)+int(typ)] < 0 {
+			categoryOf[len(t.Values)+int(typ)] = int32(len(labels))
+			labels = append(labels, t.Types[typ].Name)
+		}
+	}
+	if kind == trace.KindEvent {
+		for _, e := range t.Events {
+			mark(e.Type, e.Value)
+		}
+	} else {
+		for _, s := range t.States {
+			mark(s.Type, s.Value)
+		}
+	}
+	return categoryOf, labels
+}
+
+// category returns the category of an entity of type typ with value value.
+func category(categoryOf []int32, nValues int, typ, value int32) int32 {
+	if value == trace.None {
+		return categoryOf[nValues+int(typ)]
+	}
+	return categoryOf[value]
 }
 
 // buildTree fills m.Tree and m.Container and returns, for each trace
 // container, its leaf index (-1 when it is not a resource).
-func buildTree(t *trace.Trace, typeSel []bool, m *Model) []int32 {
-	holds := make([]bool, len(t.Types)) // container types that hold selected states
+func buildTree(t *trace.Trace, kind trace.Kind, typeSel []bool, m *Model) []int32 {
+	holds := make([]bool, len(t.Types)) // container types that hold selected entities
 	for i, ty := range t.Types {
 		if typeSel[i] && ty.Parent != trace.None {
 			holds[ty.Parent] = true
@@ -167,9 +217,24 @@ func buildTree(t *trace.Trace, typeSel []bool, m *Model) []int32 {
 	}
 	isResource := func(c int32) bool { return c > 0 && holds[t.Containers[c].Type] }
 	hasData := make([]bool, len(t.Containers))
-	for _, s := range t.States {
-		if typeSel[s.Type] {
-			hasData[s.Container] = true
+	switch kind {
+	case trace.KindState:
+		for _, s := range t.States {
+			if typeSel[s.Type] {
+				hasData[s.Container] = true
+			}
+		}
+	case trace.KindEvent:
+		for _, e := range t.Events {
+			if typeSel[e.Type] {
+				hasData[e.Container] = true
+			}
+		}
+	case trace.KindVariable:
+		for _, v := range t.Variables {
+			if typeSel[v.Type] {
+				hasData[v.Container] = true
+			}
 		}
 	}
 	// keep[c]: c is a resource or has one below it.

@@ -1,7 +1,9 @@
 // Package micro builds the microscopic model of seed 000 (Ocelotl): for
 // every resource s (a leaf of the container hierarchy), every time slice t
 // of a window cut into N equal slices, and every state x, the proportion
-// rho_x(s,t) of the slice that s spends in x.
+// rho_x(s,t) of the slice that s spends in x. It also builds the other
+// microscopic descriptions Ocelotl offers (see Metric): average state
+// duration, event counts and time-averaged variables.
 //
 // Durations are accumulated exactly: times are integer nanoseconds, and
 // slice boundaries fall on integers once positions are scaled by N, so each
@@ -22,18 +24,24 @@ type Model struct {
 	// for a synthetic node (the leaf holding a container's own states when
 	// it also has children).
 	Container []int32
-	States    []string // label of each state (the x dimension)
-	Slices    int
-	Start     trace.Time // window start
-	End       trace.Time // window end
-	// Values holds rho_x(s,t) at [(leaf*Slices+slice)*len(States)+state].
+	// States labels each category (the x dimension): state values, event
+	// values or variable types, depending on Metric.
+	States []string
+	// Metric is what Values measure; empty means StateDuration (models
+	// made by hand).
+	Metric Metric
+	Slices int
+	Start  trace.Time // window start
+	End    trace.Time // window end
+	// Values holds the metric of each cell (rho_x(s,t) for StateDuration)
+	// at [(leaf*Slices+slice)*len(States)+state].
 	Values []float64
 }
 
 // NumLeaves returns the number of resources.
 func (m *Model) NumLeaves() int { return len(m.Tree.Leaves) }
 
-// Value returns rho_x(s,t) for leaf s, slice t and state x.
+// Value returns the metric of leaf s, slice t and category x.
 func (m *Model) Value(leaf, slice, state int) float64 {
 	return m.Values[(leaf*m.Slices+slice)*len(m.States)+state]
 }

@@ -1,0 +1,139 @@
+package aggregate
+
+import (
+	"runtime"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// Kind names one of the three families of partitions.
+type Kind string
+
+// The kinds of aggregation.
+const (
+	// KindSpatiotemporal: any partition consistent with the hierarchy and
+	// the order of time (seed 000, Algorithm 1).
+	KindSpatiotemporal Kind = "spatiotemporal"
+	// KindSpatial: a cut of the hierarchy, every aggregate spanning the
+	// whole time window (seed 003, Algorithm 1).
+	KindSpatial Kind = "spatial"
+	// KindTemporal: one set of time cuts shared by every resource,
+	// resources never merged (lpaggreg's OLP).
+	KindTemporal Kind = "temporal"
+)
+
+// ParseKind reads a kind name (case-insensitive).
+func ParseKind(s string) (Kind, error) {
+	switch k := Kind(strings.ToLower(strings.TrimSpace(s))); k {
+	case KindSpatiotemporal, KindSpatial, KindTemporal:
+		return k, nil
+	case "":
+		return KindSpatiotemporal, nil
+	}
+	return "", errs.Argument("kind", "unknown kind %q (use %q, %q or %q)", s, KindSpatiotemporal, KindSpatial, KindTemporal)
+}
+
+// GainMeasure names how the simplification an aggregate brings is measured.
+type GainMeasure string
+
+// The gain measures of seed 003 (section 3.4).
+const (
+	// GainEntropy is the entropy reduction sum_x (V_x log2 V_x - sum_c v_c
+	// log2 v_c): the information needed to tell the cells apart.
+	GainEntropy GainMeasure = "entropy"
+	// GainSize is |A| - 1, the number of values an aggregate saves (one
+	// value per cell, whatever the number of states). It is not in the units
+	// of the loss, so use it with normalisation.
+	GainSize GainMeasure = "size"
+)
+
+// ParseGain reads a gain measure name (case-insensitive; empty means
+// entropy).
+func ParseGain(s string) (GainMeasure, error) {
+	switch g := GainMeasure(strings.ToLower(strings.TrimSpace(s))); g {
+	case GainEntropy, GainSize:
+		return g, nil
+	case "":
+		return GainEntropy, nil
+	}
+	return "", errs.Argument("gain", "unknown gain measure %q (use %q or %q)", s, GainEntropy, GainSize)
+}
+
+// Window is a range of slices, First..Last inclusive.
+type Window struct {
+	First, Last int
+}
+
+// Options tune the measures and the resources an engine may use.
+type Options struct {
+	// Normalize divides every gain by the gain of the coarsest partition
+	// of the kind (the one optimal at p = 1: the root over the whole time
+	// for the spatiotemporal kind, the root over the window for the
+	// spatial kind, every resource over the whole time for the temporal
+	// kind) and every loss by its loss, so that both lie in [0, 1]. That
+	// is what lpaggreg's R binding does. It changes which partition is
+	// optimal for a given p, not the set of partitions that are optimal for
+	// some p.
+	Normalize bool
+	// Gain chooses the gain measure; empty means GainEntropy.
+	Gain GainMeasure
+	// Window restricts the spatial kind to a range of slices; nil means
+	// every slice. The other kinds ignore it.
+	Window *Window
+	// CacheBytes bounds the memory used to keep the gain and loss of every
+	// (node, interval) between solves; 0 means 2 GiB, a negative value
+	// disables the cache. Larger models recompute them on every solve.
+	CacheBytes int64
+	// SweepBytes bounds the memory the significant-p sweeps use to keep the
+	// solutions they reuse (see SignificantExact); 0 means 1 GiB, a
+	// negative value disables reuse.
+	SweepBytes int64
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = 2 << 30
+	}
+	if o.SweepBytes == 0 {
+		o.SweepBytes = 1 << 30
+	}
+	g, err := ParseGain(string(o.Gain))
+	if err != nil {
+		return o, err
+	}
+	o.Gain = g
+	return o, nil
+}
+
+// Engine is an aggregation of one kind, ready to be solved for any p.
+type Engine interface {
+	Solver
+	// Kind tells which partitions the engine searches.
+	Kind() Kind
+	// Scale returns the gain and loss of the coarsest partition of the
+	// kind, in the units of the engine's results (1, 1 when normalised).
+	Scale() (gain0, loss0 float64)
+	// PartQuality returns the gain and loss, in the engine's units, of
+	// aggregating node n over slices i..j.
+	PartQuality(n int32, i, j int) (gain, loss float64)
+}
+
+// New prepares an aggregation engine of the given kind.
+func New(kind Kind, in Input, opt Options) (Engine, error) {
+	switch kind {
+	case KindSpatiotemporal, "":
+		return NewSpatiotemporal(in, opt)
+	case KindSpatial:
+		return NewSpatial(in, opt)
+	case KindTemporal:
+		return NewTemporal(in, opt)
+	}
+	_, err := ParseKind(string(kind))
+	return nil, err
+}

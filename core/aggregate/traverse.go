@@ -1,0 +1,111 @@
+package aggregate
+
+import (
+	"sync"
+
+	"github.com/macroscope-hpc/macroscope/core/hier"
+)
+
+// scratch is per-goroutine working memory.
+type scratch struct {
+	acc    []float64 // one value per state
+	frozen []bool    // one flag per interval of a node
+	lines  []line    // one line per interval of a node
+}
+
+// postOrder calls visit for every node after its children, passing the
+// children's results, in parallel over disjoint subtrees, and returns the
+// root's result. skip, if not nil, may stand in for a whole subtree: when
+// skip(n) reports true, n's subtree is not visited and the value skip
+// returned is n's result. skip and visit must be safe for concurrent use
+// on disjoint subtrees.
+func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), newScratch func() *scratch, visit func(n int32, kids []R, w *scratch) R) R {
+	done := map[int32]R{}
+	skipped := func(n int32) bool {
+		if skip == nil {
+			return false
+		}
+		r, ok := skip(n)
+		if ok {
+			done[n] = r
+		}
+		return ok
+	}
+	if skipped(0) {
+		return done[0]
+	}
+	// Split the tree into enough disjoint subtrees to keep workers busy.
+	frontier := []int32{0}
+	for len(frontier) < 8*workers {
+		var next []int32
+		grew := false
+		for _, n := range frontier {
+			if _, ok := done[n]; ok || t.IsLeaf(n) {
+				next = append(next, n)
+				continue
+			}
+			for _, c := range t.Children[n] {
+				skipped(c)
+				next = append(next, c)
+			}
+			grew = true
+		}
+		if !grew {
+			break
+		}
+		frontier = next
+	}
+	var todo []int32
+	for _, n := range frontier {
+		if _, ok := done[n]; !ok {
+			todo = append(todo, n)
+		}
+	}
+	if len(todo) > 1 && workers > 1 {
+		results := make([]R, len(todo))
+		jobs := make(chan int)
+		var wg sync.WaitGroup
+		for k := 0; k < min(workers, len(todo)); k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w := newScratch()
+				for i := range jobs {
+					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit)
+				}
+			}()
+		}
+		for i := range todo {
+			jobs <- i
+		}
+		close(jobs)
+		wg.Wait()
+		for i, n := range todo {
+			done[n] = results[i]
+		}
+	}
+	return visitSubtree(t, 0, done, skip, newScratch(), visit)
+}
+
+// visitSubtree visits n's subtree sequentially. done holds the results
+// already known.
+func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int32) (R, bool), w *scratch, visit func(int32, []R, *scratch) R) R {
+	if r, ok := done[n]; ok {
+		return r
+	}
+	kids := make([]R, len(t.Children[n]))
+	for i, c := range t.Children[n] {
+		if r, ok := done[c]; ok {
+			kids[i] = r
+			continue
+		}
+		if skip != nil {
+			if r, ok := skip(c); ok {
+				kids[i] = r
+				continue
+			}
+		}
+		kids[i] = visitSubtree(t, c, done, skip, w, visit)
+	}
+	return visit(n, kids, w)
+}
