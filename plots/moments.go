@@ -44,6 +44,20 @@ type MomentsOptions struct {
 	// the rows' means are measured from an origin (Sums.MomentsFrom).
 	TimeLabel string
 	Groups    []RowGroup
+	// Legend names the colours of the norm bars (MomentRow.Color), in
+	// lines under the key.
+	Legend []LegendEntry
+	// Lines, when set, draws row i on line Lines[i] (0 at the top), so
+	// that rows over disjoint time ranges share a line, such as the
+	// aggregates of one hierarchy node. Groups then count lines, and a
+	// line is labelled by its first row.
+	Lines []int
+}
+
+// LegendEntry names a colour of a moment display.
+type LegendEntry struct {
+	Label string
+	Color color.RGBA
 }
 
 // Colours of the moment display (after Godin, Quinn and Pancake, Fig. 3):
@@ -61,6 +75,8 @@ const (
 	pointsPerPixel = vg.Length(72.0 / dpi)
 	labelledRow    = 9  // points: rows at least this tall get a label
 	keyHeight      = 16 // points: the strip holding the key above the plot
+	legendLine     = 13 // points: a line of the legend
+	legendSwatch   = 10 // points: width of a legend colour swatch
 	maxPixelRows   = 4000
 )
 
@@ -84,6 +100,18 @@ type momentsFigure struct {
 	width, height vg.Length
 	keyHeight     vg.Length // strip above the plot for the key
 	format        Format
+
+	legend [][]LegendEntry // lines of the legend, under the key
+	line   []int           // line of each row; nil: row i on line i
+	lines  int             // number of lines
+}
+
+// lineOf returns the line row i is drawn on.
+func (f *momentsFigure) lineOf(i int) int {
+	if f.line == nil {
+		return i
+	}
+	return f.line[i]
 }
 
 func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, error) {
@@ -99,9 +127,22 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 			return nil, errs.Argument("rows", "row %d (%s): moments %+v are not finite", i, r.Label, m)
 		}
 	}
+	lines := len(rows)
+	if opt.Lines != nil {
+		if len(opt.Lines) != len(rows) {
+			return nil, errs.Argument("lines", "%d lines for %d rows", len(opt.Lines), len(rows))
+		}
+		lines = 0
+		for _, l := range opt.Lines {
+			if l < 0 {
+				return nil, errs.Argument("lines", "negative line %d", l)
+			}
+			lines = max(lines, l+1)
+		}
+	}
 	for _, g := range opt.Groups {
-		if g.Start < 0 || g.End > len(rows) || g.Start >= g.End {
-			return nil, errs.Argument("groups", "group %q covers rows [%d, %d), outside the %d rows", g.Label, g.Start, g.End, len(rows))
+		if g.Start < 0 || g.End > lines || g.Start >= g.End {
+			return nil, errs.Argument("groups", "group %q covers rows [%d, %d), outside the %d rows", g.Label, g.Start, g.End, lines)
 		}
 	}
 	if opt.Width < 0 || opt.Height < 0 {
@@ -110,7 +151,8 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 	if !finite(opt.TimeMin) || !finite(opt.TimeMax) || (opt.TimeMin != 0 || opt.TimeMax != 0) && opt.TimeMax <= opt.TimeMin {
 		return nil, errs.Argument("time_range", "empty time range [%v, %v]", opt.TimeMin, opt.TimeMax)
 	}
-	f := &momentsFigure{rows: rows, groups: opt.Groups, format: opt.Format, width: snapUp(opt.Width), keyHeight: keyHeight}
+	f := &momentsFigure{rows: rows, groups: opt.Groups, format: opt.Format, width: snapUp(opt.Width), keyHeight: keyHeight,
+		line: opt.Lines, lines: lines}
 	if f.format == "" {
 		f.format = PNG
 	}
@@ -129,21 +171,23 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 	if opt.TimeMin == 0 && opt.TimeMax == 0 {
 		p.X.Min, p.X.Max = timeRange(rows)
 	}
-	n := float64(len(rows))
+	n := float64(lines)
 	p.Y.Min, p.Y.Max = 0, n
 	p.Add(momentBars{f})
 	f.plot = p
+	f.legend = f.legendLines(opt.Legend)
+	f.keyHeight += legendLine * vg.Length(len(f.legend))
 
 	// Row height: 12 points for a few rows, one pixel each for many.
 	rowPt := vg.Length(12)
-	if len(rows) > 50 {
-		rowPt = max(pointsPerPixel, min(12, 600/vg.Length(len(rows))))
+	if lines > 50 {
+		rowPt = max(pointsPerPixel, min(12, 600/vg.Length(lines)))
 	}
-	dataHeight := rowPt * vg.Length(len(rows))
+	dataHeight := rowPt * vg.Length(lines)
 	if dataHeight > maxPixelRows*pointsPerPixel {
 		dataHeight = maxPixelRows * pointsPerPixel
 	}
-	f.yTicks(dataHeight / vg.Length(len(rows)))
+	f.yTicks(dataHeight / vg.Length(lines))
 	f.height = snapUp(opt.Height)
 	if f.height == 0 {
 		// The axes take the same room whatever the height: measure it
@@ -156,6 +200,10 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 	}
 	if f.dataCanvas(f.height).Rectangle.Size().Y <= 0 {
 		return nil, errs.Argument("size", "a height of %v points leaves no room for the rows", f.height)
+	}
+	if opt.Height != 0 {
+		// Label the rows by the height they got, not the default one.
+		f.yTicks(f.dataCanvas(f.height).Rectangle.Size().Y / vg.Length(lines))
 	}
 	return f, nil
 }
@@ -190,11 +238,15 @@ func timeRange(rows []MomentRow) (lo, hi float64) {
 
 // yTicks labels the rows when they are tall enough, else the groups.
 func (f *momentsFigure) yTicks(rowHeight vg.Length) {
-	n := float64(len(f.rows))
+	n := float64(f.lines)
 	var ticks plot.ConstantTicks
 	if rowHeight >= labelledRow {
+		labelled := make([]bool, f.lines)
 		for i, r := range f.rows {
-			ticks = append(ticks, plot.Tick{Value: n - float64(i) - 0.5, Label: r.Label})
+			if l := f.lineOf(i); !labelled[l] {
+				labelled[l] = true
+				ticks = append(ticks, plot.Tick{Value: n - float64(l) - 0.5, Label: r.Label})
+			}
 		}
 	} else {
 		for _, g := range f.groups {
@@ -204,6 +256,7 @@ func (f *momentsFigure) yTicks(rowHeight vg.Length) {
 		}
 	}
 	f.plot.Y.Tick.Marker = ticks
+	f.plot.Y.Label.Text = ""
 	if len(ticks) == 0 {
 		f.plot.Y.Label.Text = "resources"
 	}
@@ -230,7 +283,9 @@ func (f *momentsFigure) draw(c draw.Canvas) {
 func (f *momentsFigure) drawKey(c draw.Canvas) {
 	sty := f.plot.X.Tick.Label
 	x := c.Min.X + 6
-	y := c.Max.Y - f.keyHeight/2
+	legend := legendLine * vg.Length(len(f.legend))
+	y := c.Max.Y - (f.keyHeight-legend)/2
+	defer f.drawLegend(c, y-keyHeight/2)
 	const sw = 14 // swatch width
 	item := func(label string, swatch func(x vg.Length)) {
 		swatch(x)
@@ -282,7 +337,7 @@ func snapY(y vg.Length, snap bool) vg.Length {
 
 func (b momentBars) Plot(c draw.Canvas, p *plot.Plot) {
 	rows := b.f.rows
-	n := float64(len(rows))
+	n := float64(b.f.lines)
 	trX, trY := p.Transforms(&c)
 	rowHeight := (trY(n) - trY(0)) / vg.Length(n)
 	snap := rowHeight >= pointsPerPixel*0.999
@@ -294,25 +349,37 @@ func (b momentBars) Plot(c draw.Canvas, p *plot.Plot) {
 		return min(max(v, c.Min.X-1), c.Max.X+1)
 	}
 	b.separators(c, trY, snap)
-	for i, r := range rows {
-		m := r.Moments
-		if m.M0 == 0 {
-			continue
-		}
-		y0 := snapY(trY(n-float64(i)-1), snap)
-		y1 := snapY(trY(n-float64(i)), snap)
+	// geometry returns the vertical extent of row i's marks.
+	geometry := func(i int) (y0, y1, mid, thin, devHalf vg.Length) {
+		l := float64(b.f.lineOf(i))
+		y0 = snapY(trY(n-l-1), snap)
+		y1 = snapY(trY(n-l), snap)
 		if !dense { // leave a gap between rows
 			gap := (y1 - y0) * 0.1
 			y0, y1 = y0+gap, y1-gap
 		}
 		mid, half := (y0+y1)/2, (y1-y0)/2
-		thin, devHalf := half, half
+		thin, devHalf = half, half
 		if !dense {
 			thin = max(half/5, pointsPerPixel/2)
 			devHalf = half * 0.6
 		}
-		// Deviation bars under the norm bar, which covers their middle.
-		fillRect(&c, color.Black, x(m.M1-m.M2), mid-devHalf, x(m.M1+m.M2), mid+devHalf)
+		return
+	}
+	// Deviation bars first, under every norm bar, which covers their
+	// middle (and, on a shared line, a neighbour's deviation).
+	for i, r := range rows {
+		if m := r.Moments; m.M0 > 0 {
+			_, _, mid, _, devHalf := geometry(i)
+			fillRect(&c, color.Black, x(m.M1-m.M2), mid-devHalf, x(m.M1+m.M2), mid+devHalf)
+		}
+	}
+	for i, r := range rows {
+		m := r.Moments
+		if m.M0 == 0 {
+			continue
+		}
+		y0, y1, mid, thin, _ := geometry(i)
 		clr := color.Color(normGrey)
 		if r.Color.A != 0 {
 			clr = r.Color
@@ -331,7 +398,7 @@ func (b momentBars) Plot(c draw.Canvas, p *plot.Plot) {
 // each group but the first, under the rows so that it never hides them:
 // it shows through the blank parts.
 func (b momentBars) separators(c draw.Canvas, trY func(float64) vg.Length, snap bool) {
-	n := float64(len(b.f.rows))
+	n := float64(b.f.lines)
 	for _, g := range b.f.groups {
 		if g.Start == 0 {
 			continue
@@ -362,4 +429,37 @@ func HierarchyRows(r *moments.Result) ([]MomentRow, []RowGroup) {
 		groups = append(groups, RowGroup{Label: label, Start: i, End: i + 1})
 	}
 	return rows, groups
+}
+
+// legendLines lays the legend entries out in lines that fit the width.
+func (f *momentsFigure) legendLines(entries []LegendEntry) [][]LegendEntry {
+	sty := f.plot.X.Tick.Label
+	var lines [][]LegendEntry
+	x := vg.Length(0)
+	for i, e := range entries {
+		w := legendSwatch + 3 + sty.Width(e.Label) + 12
+		if i == 0 || x+w > f.width-12 {
+			lines = append(lines, nil)
+			x = 0
+		}
+		lines[len(lines)-1] = append(lines[len(lines)-1], e)
+		x += w
+	}
+	return lines
+}
+
+// drawLegend draws the legend lines from top downwards.
+func (f *momentsFigure) drawLegend(c draw.Canvas, top vg.Length) {
+	sty := f.plot.X.Tick.Label
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
+	for i, line := range f.legend {
+		y := top - legendLine*(vg.Length(i)+0.5)
+		x := c.Min.X + 6
+		for _, e := range line {
+			fillRect(&c, e.Color, x, y-4, x+legendSwatch, y+4)
+			x += legendSwatch + 3
+			c.FillText(sty, vg.Point{X: x, Y: y}, e.Label)
+			x += sty.Width(e.Label) + 12
+		}
+	}
 }

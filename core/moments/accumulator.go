@@ -61,6 +61,21 @@ type container struct {
 	destroyed  bool
 	busy       Sums
 	streams    []stream // one per selected state type seen on this container
+
+	// run is the latest busy interval not yet added to busy: an interval
+	// that starts where it ends extends it, so that a resource going from
+	// busy state to busy state costs one Sums.Add per busy period rather
+	// than one per state (the sums are those of the same busy function).
+	run        bool
+	runA, runB trace.Time
+}
+
+// flushRun adds the pending run to the busy sums.
+func (c *container) flushRun() {
+	if c.run {
+		c.busy.Add(c.runA, c.runB)
+		c.run = false
+	}
 }
 
 type stateKey struct{ container, value int32 }
@@ -243,7 +258,13 @@ func (a *Accumulator) emit(id, v int32, x, y trace.Time) {
 	if y <= x {
 		return
 	}
-	a.containers[id].busy.Add(x, y)
+	c := &a.containers[id]
+	if c.run && x == c.runB {
+		c.runB = y
+	} else {
+		c.flushRun()
+		c.run, c.runA, c.runB = true, x, y
+	}
 	if a.opt.ByState {
 		a.stateSums(id, v).Add(x, y)
 	}
@@ -254,7 +275,9 @@ func (a *Accumulator) emitSums(id, v int32, s Sums) {
 	if s.Empty() {
 		return
 	}
-	a.containers[id].busy.Merge(s)
+	c := &a.containers[id]
+	c.flushRun()
+	c.busy.Merge(s)
 	if a.opt.ByState {
 		a.stateSums(id, v).Merge(s)
 	}

@@ -93,6 +93,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	r.Containers = make([]Container, len(a.containers))
 	r.Busy = make([]Sums, len(a.containers))
+	for id := range a.containers {
+		a.containers[id].flushRun()
+	}
 	for id, c := range a.containers {
 		typ := ""
 		if c.typ >= 0 && int(c.typ) < len(a.types) {

@@ -1,0 +1,192 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/moments"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// RootLabel labels the root of the hierarchy, whose path is empty.
+const RootLabel = "(all)"
+
+// ResultRows lays out rows of moments (moments.Result.Rows) for
+// MomentsFigure, with means measured from origin:
+//
+//   - ByResource: one row per resource labelled by its name, grouped by
+//     the deepest level of the hierarchy whose groups hold two rows on
+//     average (machines rather than one-process hosts);
+//   - ByState: one row per resource and state labelled "name state",
+//     grouped by state (states in order of appearance, resources in
+//     hierarchy order within each), the norm bar in the state's colour
+//     (named by the legend): a dense display shows each state's area;
+//   - ByNode: one row per node labelled by its path, grouped by the
+//     subtrees of the root's children.
+//
+// A row adding up several resources (a node) has its norm divided by
+// their number, so that its bar is the mean busy time of a resource and
+// fits on the time axis; its other moments are those of the sum.
+// Groups are returned only when there are several.
+func ResultRows(rows []moments.Row, by moments.By, origin trace.Time) ([]MomentRow, []RowGroup, []LegendEntry) {
+	out := make([]MomentRow, len(rows))
+	keys := make([]string, len(rows)) // group of each row
+	stateColor, legend := StateColors(rows)
+	depth := rowAncestorDepth(rows)
+	for i, r := range rows {
+		m := r.Sums.MomentsFrom(origin)
+		if r.Resources > 1 {
+			m.M0 /= float64(r.Resources)
+		}
+		out[i] = MomentRow{Label: r.Name, Moments: m}
+		switch by {
+		case moments.ByResource:
+			keys[i] = rowAncestor(r.Path, depth)
+		case moments.ByState:
+			out[i].Label = r.Name + " " + r.State
+			keys[i] = r.State
+			out[i].Color = stateColor[r.State]
+		case moments.ByNode:
+			out[i].Label = rowGroupLabel(r.Path)
+			keys[i] = rowAncestor(r.Path, 1)
+		}
+	}
+	if by == moments.ByState {
+		// State by state: a stable sort keeps the hierarchy order within.
+		rank := map[string]int{}
+		for i, e := range legend {
+			rank[e.Label] = i
+		}
+		order := make([]int, len(out))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return rank[keys[a]] - rank[keys[b]] })
+		sorted, sortedKeys := make([]MomentRow, len(out)), make([]string, len(out))
+		for i, j := range order {
+			sorted[i], sortedKeys[i] = out[j], keys[j]
+		}
+		out, keys = sorted, sortedKeys
+	}
+	return out, RunGroups(keys), legend
+}
+
+// StateColors gives each state of rows a colour, in order of appearance,
+// and the legend naming them; rows without a state get none.
+func StateColors(rows []moments.Row) (map[string]color.RGBA, []LegendEntry) {
+	colors := map[string]color.RGBA{}
+	var legend []LegendEntry
+	for _, r := range rows {
+		if _, ok := colors[r.State]; ok || r.State == "" {
+			continue
+		}
+		// Colour 0 is the skew line's: skip it.
+		clr := CategoryColor(len(colors) + 1)
+		colors[r.State] = clr
+		legend = append(legend, LegendEntry{Label: r.State, Color: clr})
+	}
+	return colors, legend
+}
+
+// RunGroups groups the runs of equal keys, labelled by the key (the root
+// label for an empty one); it returns nil for fewer than two groups.
+func RunGroups(keys []string) []RowGroup {
+	var groups []RowGroup
+	for i, k := range keys {
+		if n := len(groups); n > 0 && i > 0 && keys[i-1] == k {
+			groups[n-1].End = i + 1
+			continue
+		}
+		groups = append(groups, RowGroup{Label: rowGroupLabel(k), Start: i, End: i + 1})
+	}
+	if len(groups) < 2 {
+		return nil
+	}
+	return groups
+}
+
+// rowAncestor returns the first depth names of path.
+func rowAncestor(path string, depth int) string {
+	if depth <= 0 || path == "" {
+		return ""
+	}
+	names := strings.SplitN(path, moments.PathSep, depth+1)
+	return strings.Join(names[:min(depth, len(names))], moments.PathSep)
+}
+
+// rowAncestorDepth chooses the depth of the ancestors that group resource
+// rows: the deepest whose groups hold at least two rows on average, above
+// the rows themselves.
+func rowAncestorDepth(rows []moments.Row) int {
+	deepest := 0
+	for _, r := range rows {
+		if r.Path != "" {
+			deepest = max(deepest, strings.Count(r.Path, moments.PathSep))
+		}
+	}
+	for d := deepest; d > 0; d-- {
+		runs := 0
+		for i, r := range rows {
+			if i == 0 || rowAncestor(r.Path, d) != rowAncestor(rows[i-1].Path, d) {
+				runs++
+			}
+		}
+		if 2*runs <= len(rows) {
+			return d
+		}
+	}
+	return 0
+}
+
+func rowGroupLabel(path string) string {
+	if path == "" {
+		return RootLabel
+	}
+	return path
+}
+
+// FitTimeRange returns the smallest range holding [lo, hi] (such as the
+// analysed window) and every mark of rows, with a 2% margin.
+func FitTimeRange(rows []MomentRow, lo, hi float64) (float64, float64) {
+	flo, fhi := timeRange(rows)
+	busy := false
+	for _, r := range rows {
+		busy = busy || r.Moments.M0 > 0
+	}
+	if !busy {
+		flo, fhi = lo, hi
+	}
+	pad := (hi - lo) * 0.02
+	return min(flo, lo-pad), max(fhi, hi+pad)
+}
+
+// TimeOrigin chooses the origin of a moment display's time axis for the
+// window [start, end): the trace clock's zero, unless the clock is far
+// from zero compared with the window (Unix timestamps), in which case the
+// window start, so that the axis reads in seconds into the run. It also
+// returns the axis label.
+func TimeOrigin(start, end trace.Time) (trace.Time, string) {
+	if start != 0 && math.Abs(start.Seconds()) > 100*(end-start).Seconds() {
+		return start, fmt.Sprintf("time (s) since %s s", start)
+	}
+	return 0, "time (s)"
+}
+
+// ResultFigure draws rows of moments of kind by (moments.Result.Rows)
+// analysed over the window [start, end): ResultRows laid out on a time
+// axis holding the window and every mark. opt sets the size, format and
+// title; its rows, groups, time range and legend are filled in.
+func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt MomentsOptions) ([]byte, error) {
+	if len(rows) == 0 {
+		return nil, errs.Argument("rows", "there are no %s rows to draw", by)
+	}
+	origin, label := TimeOrigin(start, end)
+	fig, groups, legend := ResultRows(rows, by, origin)
+	opt.TimeMin, opt.TimeMax = FitTimeRange(fig, (start - origin).Seconds(), (end - origin).Seconds())
+	opt.TimeLabel, opt.Groups, opt.Legend = label, groups, legend
+	return MomentsFigure(fig, opt)
+}

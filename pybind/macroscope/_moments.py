@@ -1,0 +1,243 @@
+"""Moments of utilization (seed 001): four numbers per resource that sketch
+when and how evenly it was busy, computed exactly while a trace streams by.
+
+For a resource's busy function g(t) (1 while in a busy state, else 0):
+
+    m0 = integral of g                norm: total busy time
+    m1 = (1/m0) integral of t g       mean: when the work happened
+    m2 = sqrt(3 mu2)                  scaled deviation: one unbroken busy
+                                      bar has m2 = m0 / 2, gaps make it larger
+    m3 = 3 cbrt(mu3)                  scaled skew: > 0 when the bulk of the
+                                      work comes before m1, < 0 after
+
+with mu_k = (1/m0) integral of (t - m1)^k g. Everything is in seconds.
+
+Which states make a resource busy:
+
+    busy=None                every state (the default)
+    busy=["compute"]         only these state values
+    idle=["MPI_Wait"]        every state but these
+                             (also spelled busy={"all_but": ["MPI_Wait"]})
+    gaps=True                also the time a resource spends in no state
+                             (busy=[], gaps=True: only that time)
+
+Nested states (Pajé's PushState, OTF2 regions) count with the state on top
+of the stack (``nesting="innermost"``), or the resource is busy while any
+busy state is open (``nesting="union"``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import os
+
+from . import _bridge
+from ._errors import InvalidArgumentError
+from ._tables import TableResult
+
+# Figures are sized in pixels at 96 dpi; the Go side works in points.
+_POINTS_PER_PIXEL = 72 / 96
+
+
+class Figure(bytes):
+    """The bytes of an image file, which Jupyter displays as the image."""
+
+    def __new__(cls, data: bytes, format: str):
+        self = super().__new__(cls, data)
+        self.format = format
+        return self
+
+    def _repr_png_(self):
+        return bytes(self) if self.format == "png" else None
+
+    def _repr_svg_(self):
+        return bytes(self).decode() if self.format == "svg" else None
+
+    def __repr__(self) -> str:
+        return f"<{self.format.upper()} image, {len(self)} bytes>"
+
+
+class Moments(TableResult):
+    """Moments of utilization, one row per resource, state of a resource,
+    hierarchy node or aggregate, and their moment display.
+
+    ``to_pandas()`` has the columns
+
+    - ``resource`` (path of the resource, by resource or state) or ``node``
+      (path of the hierarchy node or aggregate; the root's path is empty
+      for a trace, the model's root name for an aggregation);
+    - ``aggregate_id`` (row of ``agg.to_pandas()``), ``start``, ``end``
+      (its time range, s) for aggregates; ``resources`` (how many resources
+      the row adds up) for nodes and aggregates; ``state`` and ``type``
+      (state value and state type; ``(no state)`` for gaps) by state;
+    - ``m0``, ``m1``, ``m2``, ``m3``: the moments in seconds, m1 on the
+      trace clock; m1..m3 are NaN for a row without busy time;
+    - ``busy_ns``: m0 exactly, in integer nanoseconds;
+    - ``P0``..``P3``: the raw power sums, integral of (t - origin)^k g(t)
+      dt in s^(k+1), and their ``origin`` (s; exactly: ``origin_ns``).
+
+    Power sums add up: the moments of any set of rows are those of their
+    summed power sums, once brought to a common origin (P_k about o' =
+    sum over j of C(k,j) (o - o')^(k-j) P_j about o). A node's row adds its
+    resources' busy functions, so its m0 is their total busy time.
+
+    Displaying the object in Jupyter shows :meth:`plot`.
+    """
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def _export(self, address):
+        self._h.Table(address)
+
+    @functools.cached_property
+    def _info(self) -> dict:
+        return _bridge.call_json(self._h.Info)
+
+    @property
+    def by(self) -> str:
+        """What a row stands for: resource, state, node or aggregate."""
+        return self._info["by"]
+
+    @property
+    def start(self) -> float:
+        """Start of the analysed window, in seconds."""
+        return self._info["start"]
+
+    @property
+    def end(self) -> float:
+        """End of the analysed window, in seconds."""
+        return self._info["end"]
+
+    @property
+    def busy(self) -> str:
+        """Which states counted as busy, in words."""
+        return self._info["busy"]
+
+    def __len__(self) -> int:
+        return self._info["rows"]
+
+    def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int | None = None,
+             format: str | None = None, title: str | None = None):
+        """Draw the moment display of seed 001 (Fig. 3, and Fig. 6 for many
+        rows): per row, a grey bar of length m0 centred at m1 with a tick at
+        m1, black bars out to m1 - m2 and m1 + m2, and a thin line from m1
+        to m1 + m3. Rows follow the hierarchy top to bottom; with many rows
+        each gets a pixel and neighbours merge into areas. A node's or an
+        aggregate's bar shows the mean busy time of its resources (m0
+        divided by their number). By state, each state has its colour.
+
+        Sizes are in pixels; the default height gives each row 12 pixels
+        when there are few and one pixel each when there are many. With
+        ``path`` the image is written there (the format follows the
+        extension, .png or .svg) and the path returned; otherwise the image
+        bytes are returned (as a bytes object that Jupyter displays).
+        """
+        if format is None:
+            format = "svg" if path is not None and os.fspath(path).lower().endswith(".svg") else "png"
+        for name, v in (("width", width), ("height", height)):
+            if v is not None and (not isinstance(v, numbers.Real) or isinstance(v, bool) or not v > 0
+                                  or not math.isfinite(v)):
+                raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
+        opts = _bridge.options(width=width * _POINTS_PER_PIXEL,
+                               height=None if height is None else height * _POINTS_PER_PIXEL,
+                               format=format, title=title)
+        data = bytes(_bridge.call(self._h.Plot, opts))
+        if path is None:
+            return Figure(data, "svg" if str(format).lower().endswith("svg") else "png")
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def _repr_png_(self):
+        return bytes(self.plot()) if len(self) else None
+
+    def __repr__(self) -> str:
+        i = self._info
+        return (f"<macroscope.Moments by {i['by']}: {i['rows']} rows, busy = {i['busy']}, "
+                f"window {i['start']:g}-{i['end']:g} s>")
+
+
+def _names(param, v) -> list[str] | None:
+    """A list of state (or state type) names: None, a name, or a list."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in v):
+        return sorted(v) if isinstance(v, (set, frozenset)) else list(v)
+    raise InvalidArgumentError(f"{param}: must be a state name or a list of names, got {v!r}", param=param)
+
+
+def _busy(busy, idle) -> dict:
+    """Translate the spellings of the busy states into busy=[...] (only
+    these count) or idle=[...] (all but these count)."""
+    if isinstance(busy, dict):
+        if set(busy) != {"all_but"}:
+            raise InvalidArgumentError(f'busy: a dict must be {{"all_but": [names]}}, got {busy!r}', param="busy")
+        if idle is not None:
+            raise InvalidArgumentError("busy: give the busy states or the idle ones (idle=...), not both",
+                                       param="busy")
+        return {"idle": _names("busy", busy["all_but"])}
+    busy, idle = _names("busy", busy), _names("idle", idle)
+    if busy is not None and idle is not None:
+        raise InvalidArgumentError("busy: give the busy states or the idle ones (idle=...), not both", param="busy")
+    return {"busy": busy, "idle": idle}
+
+
+def _instant(param, v):
+    """A time in seconds for the Go side: a number, or a decimal string
+    read exactly (for nanoseconds on a clock near 1e9 s)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v):
+        return float(v)
+    raise InvalidArgumentError(f"{param}: must be a finite number of seconds or a decimal string, got {v!r}",
+                               param=param)
+
+
+def _options(busy, idle, by, state_types, nesting, gaps, start=None, end=None) -> str:
+    if not isinstance(by, str):
+        raise InvalidArgumentError(f"by: must be a string, got {by!r}", param="by")
+    if not isinstance(nesting, str):
+        raise InvalidArgumentError(f"nesting: must be innermost or union, got {nesting!r}", param="nesting")
+    if not isinstance(gaps, bool):
+        raise InvalidArgumentError(f"gaps: must be True or False, got {gaps!r}", param="gaps")
+    return _bridge.options(**_busy(busy, idle), by=by, state_types=_names("state_types", state_types),
+                           nesting=nesting, gaps=gaps, start=_instant("start", start), end=_instant("end", end))
+
+
+def trace_moments(trace, busy=None, by="resource", start=None, end=None, idle=None, state_types=None,
+                  nesting="innermost", gaps=False) -> Moments:
+    """The moments of a trace in memory: see :meth:`macroscope.Trace.moments`."""
+    opts = _options(busy, idle, by, state_types, nesting, gaps, start, end)
+    return Moments(_bridge.call(trace._h.Moments, opts))
+
+
+def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: str = "resource",
+            start=None, end=None, idle=None, state_types=None, nesting: str = "innermost",
+            gaps: bool = False) -> Moments:
+    """Moments of utilization of every resource of the trace file at
+    ``path``, computed while reading it: the states are not kept, so
+    memory grows with the number of resources, not of events.
+
+    ``format`` names the reader (paje, otf2, chrome, paraver, pjdump);
+    by default it is chosen by extension or content. The other arguments
+    are those of :meth:`macroscope.Trace.moments`.
+    """
+    opts = _options(busy, idle, by, state_types, nesting, gaps, start, end)
+    if format is not None and not isinstance(format, str):
+        raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
+    return Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(path), format or "", opts))
+
+
+def aggregation_moments(agg, busy=None, by="aggregate", idle=None, state_types=None, nesting="innermost",
+                        gaps=False) -> Moments:
+    """The moments of the aggregates of an aggregation: see
+    :meth:`macroscope.Aggregation.moments`."""
+    opts = _options(busy, idle, by, state_types, nesting, gaps)
+    return Moments(_bridge.call(agg._h.Moments, opts))

@@ -1,0 +1,248 @@
+package pybind
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/moments"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+// Moments is a table of moments of utilization (seed 001) and its moment
+// display.
+type Moments struct {
+	rows       []moments.Row
+	cols       arrowio.MomentsColumns
+	kind       string // resource, state, node or aggregate
+	busy       string // what counts as busy, in words
+	source     string // the trace file, for titles
+	start, end trace.Time
+	// figure draws the rows with the size, format and title of opt.
+	figure func(opt plots.MomentsOptions) ([]byte, error)
+}
+
+// momentsOptions mirror the keyword arguments of Trace.moments.
+type momentsOptions struct {
+	Busy       *[]string       `json:"busy"` // only these values count
+	Idle       *[]string       `json:"idle"` // every value but these counts
+	StateTypes []string        `json:"state_types"`
+	Nesting    string          `json:"nesting"`
+	Gaps       bool            `json:"gaps"`
+	By         string          `json:"by"`
+	Start      json.RawMessage `json:"start"` // seconds: a JSON number or a decimal string
+	End        json.RawMessage `json:"end"`
+}
+
+func parseMomentsOptions(js string) (o momentsOptions, opt moments.Options, err error) {
+	if err = decodeOptions(js, &o); err != nil {
+		return
+	}
+	switch {
+	case o.Busy != nil && o.Idle != nil:
+		err = errs.Argument("busy", "give the busy states or the idle ones (idle=...), not both")
+		return
+	case o.Busy != nil:
+		opt.Select, opt.Values = moments.Only, *o.Busy
+	case o.Idle != nil:
+		opt.Select, opt.Values = moments.AllBut, *o.Idle
+	}
+	for _, names := range [][]string{opt.Values, o.StateTypes} {
+		for _, name := range names {
+			if name == "" {
+				err = errs.Argument("busy", "empty state name in %q", names)
+				return
+			}
+		}
+	}
+	opt.StateTypes, opt.Gaps = o.StateTypes, o.Gaps
+	if opt.Nesting, err = moments.ParseNesting(o.Nesting); err != nil {
+		return
+	}
+	if opt.Start, err = parseInstant("start", o.Start); err != nil {
+		return
+	}
+	opt.End, err = parseInstant("end", o.End)
+	return
+}
+
+// parseInstant reads an instant in seconds from its JSON text, exactly: a
+// number such as 1.5 or 1e-3, or a string holding one, such as
+// "1700000000.123456789" (a float64 near 1e9 s cannot hold nanoseconds).
+func parseInstant(name string, raw json.RawMessage) (*trace.Time, error) {
+	text := strings.TrimSpace(string(raw))
+	if text == "" || text == "null" {
+		return nil, nil
+	}
+	if strings.HasPrefix(text, `"`) {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, errs.Argument(name, "%s is not a string", raw)
+		}
+		text = strings.TrimSpace(text)
+	}
+	t, err := trace.ParseTime(text)
+	if err != nil {
+		return nil, errs.Argument(name, "%q is not a number of seconds: %v", text, err)
+	}
+	return &t, nil
+}
+
+// describeBusy says in words which states count as busy.
+func describeBusy(opt moments.Options) string {
+	list := func(names []string) string {
+		if len(names) > 3 {
+			return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+		}
+		return strings.Join(names, ", ")
+	}
+	var s string
+	switch {
+	case opt.Select == moments.Only && len(opt.Values) == 0:
+		return "time in no state"
+	case opt.Select == moments.Only:
+		s = list(opt.Values)
+	case opt.Select == moments.AllBut && len(opt.Values) > 0:
+		s = "all states but " + list(opt.Values)
+	default:
+		s = "all states"
+	}
+	if opt.Gaps {
+		s += " and time in no state"
+	}
+	if len(opt.StateTypes) > 0 {
+		s += " (" + list(opt.StateTypes) + ")"
+	}
+	return s
+}
+
+// resultMoments lays out a result by resource, state or node.
+func resultMoments(r *moments.Result, by moments.By, opt moments.Options, source string) (*Moments, error) {
+	rows, err := r.Rows(by)
+	if err != nil {
+		return nil, err
+	}
+	return &Moments{
+		rows: rows, cols: arrowio.MomentsColumnsFor(by), kind: by.String(), busy: describeBusy(opt),
+		source: source, start: r.Start, end: r.End,
+		figure: func(opt plots.MomentsOptions) ([]byte, error) {
+			return plots.ResultFigure(rows, by, r.Start, r.End, opt)
+		},
+	}, nil
+}
+
+// Moments computes the moments of utilization of the trace's resources;
+// options is a JSON object (see momentsOptions).
+func (t *Trace) Moments(options string) (m *Moments, err error) {
+	defer guard(&err)
+	o, opt, err := parseMomentsOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	by, err := moments.ParseBy(o.By)
+	if err != nil {
+		return nil, err
+	}
+	opt.ByState = by == moments.ByState
+	r, err := moments.Compute(t.t, opt)
+	if err != nil {
+		return nil, err
+	}
+	source := ""
+	if len(t.t.Files) > 0 {
+		source = t.t.Files[0]
+	}
+	return resultMoments(r, by, opt, source)
+}
+
+// MomentsFromFile computes moments of utilization while reading the trace
+// at path with the reader named format ("" to detect it), without keeping
+// its events: memory grows with the number of resources, not of states.
+func MomentsFromFile(path, format, options string) (m *Moments, err error) {
+	defer guard(&err)
+	o, opt, err := parseMomentsOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	by, err := moments.ParseBy(o.By)
+	if err != nil {
+		return nil, err
+	}
+	opt.ByState = by == moments.ByState
+	acc, err := moments.New(opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := formats.Read(path, format, acc, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	r, err := acc.Result()
+	if err != nil {
+		return nil, streamError(path, err)
+	}
+	return resultMoments(r, by, opt, path)
+}
+
+// streamError attributes to the file an inconsistency the accumulator
+// found in what the reader delivered (states overlapping, for instance):
+// the trace is at fault, not the options.
+func streamError(path string, err error) error {
+	var ae *errs.ArgumentError
+	if errors.As(err, &ae) {
+		return err
+	}
+	return &errs.FormatError{File: path, Err: err}
+}
+
+// Info describes the table as JSON: row kind, window, rows, source, busy.
+func (m *Moments) Info() (js string, err error) {
+	defer guard(&err)
+	return toJSON(map[string]any{
+		"by": m.kind, "start": m.start.Seconds(), "end": m.end.Seconds(),
+		"start_ns": int64(m.start), "end_ns": int64(m.end),
+		"rows": len(m.rows), "source": m.source, "busy": m.busy,
+	})
+}
+
+// Table exports the moments (see arrowio.MomentsTable).
+func (m *Moments) Table(addr uintptr) (err error) {
+	defer guard(&err)
+	meta := map[string]string{
+		"macroscope.start": m.start.String(), "macroscope.end": m.end.String(),
+		"macroscope.by": m.kind, "macroscope.busy": m.busy,
+	}
+	return export(arrowio.MomentsTable(m.rows, m.cols, meta, cmem), addr)
+}
+
+// Plot draws the moment display and returns the image file's bytes.
+func (m *Moments) Plot(options string) (img []byte, err error) {
+	defer guard(&err)
+	o := plotOptions{Format: "png"}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	f, err := plots.ParseFormat(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	return momentsFigure(m, o.Title, vg.Length(o.Width), vg.Length(o.Height), f)
+}
+
+// momentsFigure draws m, titled after its source and busy states unless
+// title is given.
+func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Format) ([]byte, error) {
+	if title == "" {
+		title = fmt.Sprintf("moments of utilization by %s (busy: %s)", m.kind, m.busy)
+		if m.source != "" {
+			title = filepath.Base(m.source) + ": " + title
+		}
+	}
+	return m.figure(plots.MomentsOptions{Width: width, Height: height, Format: f, Title: title})
+}
