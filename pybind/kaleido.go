@@ -1,0 +1,191 @@
+package pybind
+
+import (
+	"encoding/json"
+
+	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/kaleido"
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+// CallTree is a dynamic call or spawn tree (seed 002).
+type CallTree struct {
+	t *kaleido.Tree
+}
+
+// callTreeOptions mirror Trace.call_tree's keyword arguments.
+type callTreeOptions struct {
+	StateTypes   []string `json:"state_types"`
+	Containers   []string `json:"containers"`
+	Root         string   `json:"root"`
+	PerContainer bool     `json:"per_container"`
+}
+
+// CallTreeOfTrace builds the call tree of the nested states of a trace.
+func CallTreeOfTrace(t *Trace, options string) (c *CallTree, err error) {
+	defer guard(&err)
+	var o callTreeOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	tree, err := kaleido.FromTrace(t.t, kaleido.TraceOptions{
+		StateTypes: o.StateTypes, Containers: o.Containers, Root: o.Root, PerContainer: o.PerContainer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &CallTree{t: tree}, nil
+}
+
+type treeTableOptions struct {
+	Order string `json:"order"` // "start" or "rows"
+}
+
+// CallTreeFromTable builds a tree from the table in the ArrowArrayStream
+// at addr (columns id, parent, and optionally procedure, pe, start or
+// start_ns; see arrowio.ImportCallTree).
+func CallTreeFromTable(addr uintptr, options string) (c *CallTree, err error) {
+	defer guard(&err)
+	o := treeTableOptions{Order: "rows"}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	if o.Order != "rows" && o.Order != "start" {
+		return nil, errs.Argument("order", "must be \"rows\" or \"start\", got %q", o.Order)
+	}
+	tree, err := arrowio.ImportCallTree(addr, arrowio.TreeTableOptions{OrderByStart: o.Order == "start"})
+	if err != nil {
+		return nil, err
+	}
+	return &CallTree{t: tree}, nil
+}
+
+// Info describes the tree as JSON.
+func (c *CallTree) Info() (js string, err error) {
+	defer guard(&err)
+	t := c.t
+	ids := "int"
+	switch {
+	case t.StrKeys != nil:
+		ids = "str"
+	case t.IntKeys == nil:
+		ids = "node"
+	}
+	return toJSON(map[string]any{
+		"nodes": t.Len(), "height": t.Height, "procedures": len(t.Procedures), "pes": len(t.PEs),
+		"has_start": t.HasStart(), "has_procedure": t.Procedure != nil, "has_pe": t.PE != nil,
+		"ids": ids, "root": t.Key(0),
+	})
+}
+
+// Table exports the nodes of the tree.
+func (c *CallTree) Table(addr uintptr) (err error) {
+	defer guard(&err)
+	return export(arrowio.CallTreeTable(c.t, cmem), addr)
+}
+
+type layoutOptions struct {
+	Width        float64         `json:"width"`
+	LevelSpacing float64         `json:"level_spacing"`
+	Subtree      json.RawMessage `json:"subtree"`
+	MinSector    float64         `json:"min_sector"`
+}
+
+// Layout lays the tree out in a window (seed 002).
+func (c *CallTree) Layout(options string) (k *Kaleidoscope, err error) {
+	defer guard(&err)
+	o := layoutOptions{Width: 850}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	sub, err := c.node(o.Subtree)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.t.Layout(kaleido.Options{Width: o.Width, LevelSpacing: o.LevelSpacing, Subtree: sub, MinSector: o.MinSector})
+	if err != nil {
+		return nil, err
+	}
+	return &Kaleidoscope{l: l}, nil
+}
+
+// node finds the node whose id is the JSON value raw (absent: the root).
+func (c *CallTree) node(raw json.RawMessage) (int32, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	t := c.t
+	if t.StrKeys != nil {
+		var key string
+		if err := json.Unmarshal(raw, &key); err != nil {
+			return 0, errs.Argument("subtree", "ids of this tree are strings, got %s", raw)
+		}
+		for v, r := range t.Row {
+			if t.StrKeys[r] == key {
+				return int32(v), nil
+			}
+		}
+		return 0, errs.Argument("subtree", "no node with id %q", key)
+	}
+	var id int64
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return 0, errs.Argument("subtree", "ids of this tree are integers, got %s", raw)
+	}
+	if t.IntKeys == nil { // a trace's tree: ids are node numbers
+		if id >= 0 && id < int64(t.Len()) {
+			return int32(id), nil
+		}
+	} else {
+		for v, r := range t.Row {
+			if t.IntKeys[r] == id {
+				return int32(v), nil
+			}
+		}
+	}
+	return 0, errs.Argument("subtree", "no node with id %d", id)
+}
+
+// Kaleidoscope is a call tree laid out radially (seed 002).
+type Kaleidoscope struct {
+	l *kaleido.Layout
+}
+
+// Info describes the layout as JSON: the window and the condensing.
+func (k *Kaleidoscope) Info() (js string, err error) {
+	defer guard(&err)
+	l := k.l
+	c := l.Condensing
+	return toJSON(map[string]any{
+		"width": l.Width, "level_spacing": l.Spacing, "min_sector": l.MinSector, "root": l.Tree.Key(l.Root),
+		"nodes": l.Len(), "height": c.Height, "h_max": c.MaxHeight, "condensed": c.Active,
+		"c0": c.C0, "threshold": c.Threshold, "levels": l.Levels,
+		"kept": l.NumKept, "drawn": l.NumDrawn, "collapsed": l.NumCollapsed,
+	})
+}
+
+// Table exports the laid-out nodes.
+func (k *Kaleidoscope) Table(addr uintptr) (err error) {
+	defer guard(&err)
+	return export(arrowio.KaleidoscopeTable(k.l, cmem), addr)
+}
+
+type kaleidoPlotOptions struct {
+	View   string `json:"view"`
+	Format string `json:"format"`
+	Title  string `json:"title"`
+}
+
+// Plot draws the kaleidoscope and returns the image file's bytes.
+func (k *Kaleidoscope) Plot(options string) (img []byte, err error) {
+	defer guard(&err)
+	o := kaleidoPlotOptions{Format: "png", View: plots.KaleidoscopeByPE}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	f, err := plots.ParseFormat(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	return plots.Kaleidoscope(k.l, plots.KaleidoscopeOptions{View: o.View, Format: f, Title: o.Title})
+}
