@@ -130,3 +130,69 @@ func uniqueLabels(labels []string, codes []int32) ([]string, []int32) {
 	}
 	return unique, out
 }
+
+// optionalCategories is categories where a negative code (trace.None, an
+// entity without a value) becomes a null.
+func (c *columns) optionalCategories(name string, labels []string, codes []int32) {
+	valid := make([]bool, len(codes))
+	fixed := make([]int32, len(codes))
+	nulls := false
+	for i, k := range codes {
+		if k >= 0 {
+			valid[i], fixed[i] = true, k
+		} else {
+			nulls = true
+		}
+	}
+	if !nulls {
+		c.categories(name, labels, codes)
+		return
+	}
+	if len(labels) == 0 { // a dictionary needs one label for the null slots to point at
+		labels = []string{""}
+	}
+	labels, fixed = uniqueLabels(labels, fixed)
+	dict := array.NewStringBuilder(c.mem)
+	defer dict.Release()
+	dict.AppendValues(labels, nil)
+	d := dict.NewArray()
+	defer d.Release()
+	idx := array.NewInt32Builder(c.mem)
+	defer idx.Release()
+	idx.AppendValues(fixed, valid)
+	ix := idx.NewArray()
+	defer ix.Release()
+	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	c.add(name, array.NewDictionaryArray(typ, ix, d))
+}
+
+// optionalFloat64s adds a float column where NaN, the model's mark of an
+// unknown number, becomes a null.
+func (c *columns) optionalFloat64s(name string, v []float64) {
+	valid := make([]bool, len(v))
+	nulls := false
+	for i, x := range v {
+		valid[i] = x == x
+		nulls = nulls || !valid[i]
+	}
+	if !nulls {
+		valid = nil
+	}
+	b := array.NewFloat64Builder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, valid)
+	c.add(name, b.NewArray())
+}
+
+// optionalStrings adds a string column where the empty string becomes a
+// null.
+func (c *columns) optionalStrings(name string, v []string) {
+	valid := make([]bool, len(v))
+	for i, s := range v {
+		valid[i] = s != ""
+	}
+	b := array.NewStringBuilder(c.mem)
+	defer b.Release()
+	b.AppendValues(v, valid)
+	c.add(name, b.NewArray())
+}

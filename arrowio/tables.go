@@ -25,8 +25,13 @@ func leafPaths(m *micro.Model) []string {
 
 // MicroTable is the long form of a microscopic model: one row per
 // resource, slice and state, with the time spent (seconds) and the
-// proportion of the slice.
+// proportion of the slice. Models of other metrics (micro.Metric) have,
+// instead of the last two, a column named after their categories
+// ("state", "event" or "variable") and a "value" column.
 func MicroTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
+	if m.Metric != "" && m.Metric != micro.StateDuration {
+		return metricTable(m, mem)
+	}
 	leaves, slices, states := m.NumLeaves(), m.Slices, len(m.States)
 	rows := leaves * slices * states
 	resource := make([]int32, rows)
@@ -56,6 +61,37 @@ func MicroTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("duration", duration)
 	c.float64s("proportion", m.Values)
 	return c.batch(modelMeta(m))
+}
+
+// metricTable is MicroTable for the metrics other than state duration.
+func metricTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
+	leaves, slices, states := m.NumLeaves(), m.Slices, len(m.States)
+	rows := leaves * slices * states
+	resource := make([]int32, rows)
+	slice := make([]int32, rows)
+	sliceStart := make([]float64, rows)
+	sliceEnd := make([]float64, rows)
+	state := make([]int32, rows)
+	bounds := make([]float64, slices+1)
+	for k := range bounds {
+		bounds[k] = m.SliceStart(k).Seconds()
+	}
+	for i := range m.Values {
+		leaf, rest := i/(slices*states), i%(slices*states)
+		k, x := rest/states, rest%states
+		resource[i], slice[i], state[i] = int32(leaf), int32(k), int32(x)
+		sliceStart[i], sliceEnd[i] = bounds[k], bounds[k+1]
+	}
+	c := newColumns(mem, rows)
+	c.categories("resource", leafPaths(m), resource)
+	c.int32s("slice", slice)
+	c.float64s("slice_start", sliceStart)
+	c.float64s("slice_end", sliceEnd)
+	c.categories(m.Metric.Dimension(), m.States, state)
+	c.float64s("value", m.Values)
+	meta := modelMeta(m)
+	meta["macroscope.metric"] = string(m.Metric)
+	return c.batch(meta)
 }
 
 func modelMeta(m *micro.Model) map[string]string {
@@ -139,7 +175,7 @@ func LevelsTable(levels []aggregate.Level, recommended int, mem memory.Allocator
 	for i, l := range levels {
 		lo[i], hi[i] = l.PLow, l.PHigh
 		gain[i], loss[i] = l.Partition.Gain, l.Partition.Loss
-		parts[i] = int64(len(l.Partition.Parts))
+		parts[i] = int64(max(l.Partition.NumParts, len(l.Partition.Parts)))
 		rec[i] = i == recommended
 	}
 	c := newColumns(mem, n)
@@ -231,3 +267,167 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.int64s("end_ns", endNs)
 	return c.batch(nil)
 }
+
+// traceNames holds the labels the tables of a trace share: the path of
+// every container and the names of types and values, indexed as in the
+// trace.
+type traceNames struct {
+	paths, types, values []string
+}
+
+func namesOf(t *trace.Trace) traceNames {
+	n := traceNames{
+		paths:  make([]string, len(t.Containers)),
+		types:  make([]string, len(t.Types)),
+		values: make([]string, len(t.Values)),
+	}
+	for i := range t.Containers {
+		n.paths[i] = t.ContainerPath(int32(i), PathSep)
+	}
+	for i := range t.Types {
+		n.types[i] = t.Types[i].Name
+	}
+	for i := range t.Values {
+		n.values[i] = t.Values[i].Name
+	}
+	return n
+}
+
+// spans fills the start, end and duration columns (seconds) and their
+// exact nanosecond forms.
+type spans struct {
+	start, end, dur []float64
+	startNs, endNs  []int64
+}
+
+func newSpans(n int) spans {
+	return spans{make([]float64, n), make([]float64, n), make([]float64, n), make([]int64, n), make([]int64, n)}
+}
+
+func (s spans) set(i int, start, end trace.Time) {
+	s.start[i], s.end[i], s.dur[i] = start.Seconds(), end.Seconds(), (end - start).Seconds()
+	s.startNs[i], s.endNs[i] = int64(start), int64(end)
+}
+
+// VariablesTable lists the pieces of the trace's variables: container
+// path, variable type, start, end, duration (seconds), value and the exact
+// start and end in nanoseconds. A variable holds its value over the piece.
+func VariablesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	names := namesOf(t)
+	n := len(t.Variables)
+	cont, typ := make([]int32, n), make([]int32, n)
+	value := make([]float64, n)
+	s := newSpans(n)
+	for i, v := range t.Variables {
+		cont[i], typ[i], value[i] = v.Container, v.Type, v.Value
+		s.set(i, v.Start, v.End)
+	}
+	c := newColumns(mem, n)
+	c.categories("container", names.paths, cont)
+	c.categories("type", names.types, typ)
+	c.float64s("start", s.start)
+	c.float64s("end", s.end)
+	c.float64s("duration", s.dur)
+	c.float64s("value", value)
+	c.int64s("start_ns", s.startNs)
+	c.int64s("end_ns", s.endNs)
+	return c.batch(nil)
+}
+
+// LinksTable lists the links of a trace: the container the link is
+// declared in, link type, value (null if none), source and destination
+// container paths, start, end, duration (seconds), key, size in bytes
+// (null when the format does not tell) and the exact start and end in
+// nanoseconds.
+func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	names := namesOf(t)
+	n := len(t.Links)
+	cont, typ, val, from, to := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	key := make([]string, n)
+	size := make([]float64, n)
+	s := newSpans(n)
+	for i, l := range t.Links {
+		cont[i], typ[i], val[i], from[i], to[i] = l.Container, l.Type, l.Value, l.From, l.To
+		key[i], size[i] = l.Key, l.Size
+		s.set(i, l.Start, l.End)
+	}
+	c := newColumns(mem, n)
+	c.categories("container", names.paths, cont)
+	c.categories("type", names.types, typ)
+	c.optionalCategories("value", names.values, val)
+	c.categories("source", names.paths, from)
+	c.categories("destination", names.paths, to)
+	c.float64s("start", s.start)
+	c.float64s("end", s.end)
+	c.float64s("duration", s.dur)
+	c.optionalStrings("key", key)
+	c.optionalFloat64s("size", size)
+	c.int64s("start_ns", s.startNs)
+	c.int64s("end_ns", s.endNs)
+	return c.batch(nil)
+}
+
+// EventsTable lists the point events of a trace: container path, event
+// type, value (null if none), time (seconds) and the exact time in
+// nanoseconds.
+func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	names := namesOf(t)
+	n := len(t.Events)
+	cont, typ, val := make([]int32, n), make([]int32, n), make([]int32, n)
+	at := make([]float64, n)
+	atNs := make([]int64, n)
+	for i, e := range t.Events {
+		cont[i], typ[i], val[i] = e.Container, e.Type, e.Value
+		at[i], atNs[i] = e.Time.Seconds(), int64(e.Time)
+	}
+	c := newColumns(mem, n)
+	c.categories("container", names.paths, cont)
+	c.categories("type", names.types, typ)
+	c.optionalCategories("value", names.values, val)
+	c.float64s("time", at)
+	c.int64s("time_ns", atNs)
+	return c.batch(nil)
+}
+
+// TypesTable lists the type hierarchy of a trace, one row per type in
+// definition order: name, kind (Container, State, Variable, Event, Link),
+// parent (the container type holding it; null at the top), alias (null if
+// none), color (null if none), the number of values defined for it, and
+// for link types the container types of their source and destination.
+func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	n := len(t.Types)
+	names := make([]string, n)
+	kind, parent, source, dest := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	alias, color := make([]string, n), make([]string, n)
+	values := make([]int64, n)
+	for _, v := range t.Values {
+		if v.Type >= 0 && int(v.Type) < n {
+			values[v.Type]++
+		}
+	}
+	kinds := make([]string, len(kindLabels))
+	for k := range kindLabels {
+		kinds[k] = kindLabels[k].String()
+	}
+	for i, ty := range t.Types {
+		names[i], alias[i], color[i] = ty.Name, ty.Alias, ty.Color
+		kind[i], parent[i] = int32(ty.Kind), ty.Parent
+		source[i], dest[i] = trace.None, trace.None
+		if ty.Kind == trace.KindLink {
+			source[i], dest[i] = ty.Start, ty.End
+		}
+	}
+	c := newColumns(mem, n)
+	c.strings("name", names)
+	c.categories("kind", kinds, kind)
+	c.optionalCategories("parent", names, parent)
+	c.optionalStrings("alias", alias)
+	c.optionalStrings("color", color)
+	c.int64s("values", values)
+	c.optionalCategories("source_type", names, source)
+	c.optionalCategories("destination_type", names, dest)
+	return c.batch(nil)
+}
+
+// kindLabels lists the kinds in the order of their values.
+var kindLabels = []trace.Kind{trace.KindContainer, trace.KindState, trace.KindVariable, trace.KindEvent, trace.KindLink}

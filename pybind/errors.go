@@ -35,7 +35,10 @@ func encode(err error) error {
 	var fe *errs.FormatError
 	var ae *errs.ArgumentError
 	var pe *fs.PathError
+	var panicked *panicError
 	switch {
+	case errors.As(err, &panicked):
+		be.Kind, be.Message, be.Cause = "internal", "internal error: "+fmt.Sprint(panicked.value), string(panicked.stack)
 	case errors.As(err, &fe):
 		be.Kind, be.File, be.Line, be.Offset, be.Cause = "format", fe.File, fe.Line, fe.Offset, fe.Err.Error()
 	case errors.As(err, &ae):
@@ -48,6 +51,15 @@ func encode(err error) error {
 	b, _ := json.Marshal(be)
 	return errors.New(errorPrefix + string(b))
 }
+
+// panicError is a panic recovered on a goroutine of the facade (see
+// Reading), carried to the call that reports it.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
 
 // guard turns a panic into an internal error and encodes *err. Every
 // exported function defers it: a Go panic would otherwise abort the

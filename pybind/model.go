@@ -18,7 +18,13 @@ type MicroModel struct {
 	m       *micro.Model
 	in      aggregate.Input
 	mu      sync.Mutex
-	engines map[bool]*aggregate.Spatiotemporal // by normalisation
+	engines map[engineKey]aggregate.Engine
+	levels  map[levelsKey][]aggregate.Level // significant p, by engine and search
+
+	// source and stateTypes are the trace and state types the model was
+	// built from, for the moments of aggregates.
+	source     *Trace
+	stateTypes []string
 }
 
 // Info describes the model as JSON.
@@ -27,7 +33,15 @@ func (m *MicroModel) Info() (js string, err error) {
 	return toJSON(map[string]any{
 		"slices": m.m.Slices, "start": m.m.Start.Seconds(), "end": m.m.End.Seconds(),
 		"states": m.m.States, "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
+		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
 	})
+}
+
+func metricOf(m *micro.Model) micro.Metric {
+	if m.Metric == "" {
+		return micro.StateDuration
+	}
+	return m.Metric
 }
 
 // Table exports the long table of the model.
@@ -36,36 +50,72 @@ func (m *MicroModel) Table(addr uintptr) (err error) {
 	return export(arrowio.MicroTable(m.m, cmem), addr)
 }
 
+// aggregateOptions choose the engine: the kind of partitions, the
+// measures and, for the spatial kind, the window of slices.
 type aggregateOptions struct {
-	Normalize *bool `json:"normalize"`
+	Kind      string  `json:"kind"`
+	Normalize *bool   `json:"normalize"`
+	Gain      string  `json:"gain"`
+	Window    *[2]int `json:"window"` // first and last slice, inclusive
 }
 
-func (m *MicroModel) engine(options string) (*aggregate.Spatiotemporal, error) {
+// engineKey identifies an engine; engines keep their caches across p.
+type engineKey struct {
+	kind        aggregate.Kind
+	normalize   bool
+	gain        aggregate.GainMeasure
+	first, last int
+}
+
+// levelsKey identifies a significant-p search on an engine.
+type levelsKey struct {
+	engine    engineKey
+	method    string
+	threshold float64
+}
+
+func (m *MicroModel) engine(options string) (aggregate.Engine, engineKey, error) {
 	o := aggregateOptions{}
 	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
+		return nil, engineKey{}, err
 	}
-	normalize := o.Normalize == nil || *o.Normalize
+	kind, err := aggregate.ParseKind(o.Kind)
+	if err != nil {
+		return nil, engineKey{}, err
+	}
+	gain, err := aggregate.ParseGain(o.Gain)
+	if err != nil {
+		return nil, engineKey{}, err
+	}
+	key := engineKey{kind: kind, normalize: o.Normalize == nil || *o.Normalize, gain: gain, first: 0, last: m.m.Slices - 1}
+	opt := aggregate.Options{Normalize: key.normalize, Gain: gain}
+	if o.Window != nil {
+		if kind != aggregate.KindSpatial {
+			return nil, engineKey{}, errs.Argument("window", "only the spatial kind aggregates over a window of slices; build the model on a shorter window (Trace.micro(start=, end=)) instead")
+		}
+		key.first, key.last = o.Window[0], o.Window[1]
+		opt.Window = &aggregate.Window{First: key.first, Last: key.last}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if e := m.engines[normalize]; e != nil {
-		return e, nil
+	if e := m.engines[key]; e != nil {
+		return e, key, nil
 	}
-	e, err := aggregate.NewSpatiotemporal(m.in, aggregate.Options{Normalize: normalize})
+	e, err := aggregate.New(kind, m.in, opt)
 	if err != nil {
-		return nil, err
+		return nil, engineKey{}, err
 	}
 	if m.engines == nil {
-		m.engines = map[bool]*aggregate.Spatiotemporal{}
+		m.engines = map[engineKey]aggregate.Engine{}
 	}
-	m.engines[normalize] = e
-	return e, nil
+	m.engines[key] = e
+	return e, key, nil
 }
 
 // Aggregate computes the optimal spatiotemporal partition for p.
 func (m *MicroModel) Aggregate(p float64, options string) (a *Aggregation, err error) {
 	defer guard(&err)
-	e, err := m.engine(options)
+	e, _, err := m.engine(options)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +123,7 @@ func (m *MicroModel) Aggregate(p float64, options string) (a *Aggregation, err e
 	if err != nil {
 		return nil, err
 	}
-	return &Aggregation{model: m, part: part}, nil
+	return &Aggregation{model: m, part: part, kind: e.Kind()}, nil
 }
 
 type significantOptions struct {
@@ -82,44 +132,101 @@ type significantOptions struct {
 	Recommend string  `json:"recommend"`
 }
 
-// SignificantP exports the table of distinct optimal partitions.
-func (m *MicroModel) SignificantP(options string, addr uintptr) (err error) {
-	defer guard(&err)
+// significant returns the distinct optimal partitions the options ask
+// for (kept, since sweeps are the expensive part), the engine, and the
+// index of the recommended one.
+func (m *MicroModel) significant(options string) ([]aggregate.Level, aggregate.Engine, int, error) {
 	o := significantOptions{Method: "exact", Threshold: 1e-3, Recommend: aggregate.RuleKnee}
 	if err := decodeOptions(options, &o); err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	if _, _, err := aggregate.Recommend(nil, o.Recommend, 1, 1); err != nil {
-		return err // before the sweep, which may take a while
+		return nil, nil, 0, err // before the sweep, which may take a while
 	}
-	e, err := m.engine(options)
+	if o.Method != "exact" && o.Method != "dichotomy" {
+		return nil, nil, 0, errs.Argument("method", "must be \"exact\" or \"dichotomy\", got %q", o.Method)
+	}
+	e, key, err := m.engine(options)
 	if err != nil {
-		return err
+		return nil, nil, 0, err
 	}
-	var levels []aggregate.Level
-	switch o.Method {
-	case "exact":
-		levels, err = aggregate.SignificantExact(e, o.Threshold)
-	case "dichotomy":
-		levels, err = aggregate.SignificantDichotomy(e, o.Threshold)
-	default:
-		err = errs.Argument("method", "must be \"exact\" or \"dichotomy\", got %q", o.Method)
-	}
-	if err != nil {
-		return err
+	lk := levelsKey{key, o.Method, o.Threshold}
+	m.mu.Lock()
+	levels, ok := m.levels[lk]
+	m.mu.Unlock()
+	if !ok {
+		// Only the levels' measures are kept: a sweep may find thousands of
+		// partitions, and Aggregate solves any of them again.
+		if o.Method == "exact" {
+			levels, err = aggregate.SignificantCompact(e, o.Threshold)
+		} else {
+			levels, err = aggregate.SignificantDichotomy(e, o.Threshold)
+			for _, l := range levels {
+				l.Partition.NumParts, l.Partition.Parts = len(l.Partition.Parts), nil
+			}
+		}
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		m.mu.Lock()
+		if m.levels == nil {
+			m.levels = map[levelsKey][]aggregate.Level{}
+		}
+		m.levels[lk] = levels
+		m.mu.Unlock()
 	}
 	g0, l0 := e.Scale()
 	rec, _, err := aggregate.Recommend(levels, o.Recommend, g0, l0)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return levels, e, rec, nil
+}
+
+// SignificantP exports the table of distinct optimal partitions.
+func (m *MicroModel) SignificantP(options string, addr uintptr) (err error) {
+	defer guard(&err)
+	levels, _, rec, err := m.significant(options)
 	if err != nil {
 		return err
 	}
 	return export(arrowio.LevelsTable(levels, rec, cmem), addr)
 }
 
+type qualityPlotOptions struct {
+	plotOptions
+	LogP bool `json:"log_p"`
+}
+
+// PlotQuality draws the quality curves (gain and loss of the optimal
+// partition against p) of the significant-p search the options ask for,
+// and returns the image file's bytes.
+func (m *MicroModel) PlotQuality(options string) (img []byte, err error) {
+	defer guard(&err)
+	o := qualityPlotOptions{plotOptions: plotOptions{Format: "png"}}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	f, err := plots.ParseFormat(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	levels, e, rec, err := m.significant(options)
+	if err != nil {
+		return nil, err
+	}
+	g0, l0 := e.Scale()
+	return plots.QualityCurves(levels, g0, l0, plots.QualityOptions{
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+		Recommended: (levels[rec].PLow + levels[rec].PHigh) / 2, LogP: o.LogP,
+	})
+}
+
 // Aggregation is an optimal partition of a model.
 type Aggregation struct {
 	model *MicroModel
 	part  *aggregate.Partition
+	kind  aggregate.Kind
 }
 
 // Info describes the partition as JSON: p, gain, loss, pIC, aggregates.
@@ -127,7 +234,7 @@ func (a *Aggregation) Info() (js string, err error) {
 	defer guard(&err)
 	return toJSON(map[string]any{
 		"p": a.part.P, "gain": a.part.Gain, "loss": a.part.Loss, "pic": a.part.Value,
-		"aggregates": len(a.part.Parts),
+		"aggregates": len(a.part.Parts), "kind": string(a.kind),
 	})
 }
 

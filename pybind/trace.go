@@ -11,7 +11,9 @@ import (
 
 // Trace is a trace read into memory.
 type Trace struct {
-	t *trace.Trace
+	t        *trace.Trace
+	format   string   // the reader's name, "table" for a table of intervals
+	warnings []string // what the reader skipped, for Python to warn about
 }
 
 // ReadPaje reads a Pajé trace file.
@@ -21,7 +23,7 @@ func ReadPaje(path string) (tr *Trace, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Trace{t: t}, nil
+	return &Trace{t: t, format: "paje"}, nil
 }
 
 // Summary describes the trace as JSON: files, time span and counts.
@@ -32,11 +34,13 @@ func (t *Trace) Summary() (js string, err error) {
 		"files": tr.Files, "start": tr.Start.Seconds(), "end": tr.End.Seconds(),
 		"containers": len(tr.Containers) - 1, "states": len(tr.States), "variables": len(tr.Variables),
 		"links": len(tr.Links), "events": len(tr.Events), "types": len(tr.Types),
+		"format": t.format, "warnings": t.warnings,
 	})
 }
 
-// Table exports one of the trace's tables ("containers" or "states") to
-// the ArrowArrayStream at addr.
+// Table exports one of the trace's tables ("containers", "states",
+// "variables", "links", "events" or "types") to the ArrowArrayStream at
+// addr.
 func (t *Trace) Table(name string, addr uintptr) (err error) {
 	defer guard(&err)
 	switch name {
@@ -44,6 +48,14 @@ func (t *Trace) Table(name string, addr uintptr) (err error) {
 		return export(arrowio.ContainersTable(t.t, cmem), addr)
 	case "states":
 		return export(arrowio.StatesTable(t.t, cmem), addr)
+	case "variables":
+		return export(arrowio.VariablesTable(t.t, cmem), addr)
+	case "links":
+		return export(arrowio.LinksTable(t.t, cmem), addr)
+	case "events":
+		return export(arrowio.EventsTable(t.t, cmem), addr)
+	case "types":
+		return export(arrowio.TypesTable(t.t, cmem), addr)
 	}
 	return errs.Argument("table", "unknown trace table %q", name)
 }
@@ -55,6 +67,8 @@ type microOptions struct {
 	End        *float64 `json:"end"`
 	StateTypes []string `json:"state_types"`
 	Depth      *int     `json:"depth"`
+	Metric     string   `json:"metric"`
+	Types      []string `json:"types"`
 }
 
 // Micro builds the microscopic model; options is a JSON object.
@@ -64,7 +78,8 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
-	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Depth: micro.Innermost}
+	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Types: o.Types, Depth: micro.Innermost,
+		Metric: micro.Metric(o.Metric)}
 	if o.Depth != nil {
 		opt.Depth = *o.Depth
 	}
@@ -78,5 +93,6 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values}}, nil
+	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
+		source: t, stateTypes: momentsStateTypes(opt)}, nil
 }

@@ -1,6 +1,9 @@
 // Command macroscope turns execution traces into macroscopic views.
 //
 //	macroscope overview [flags] trace     spatiotemporal overview (PNG + Parquet)
+//	macroscope moments [flags] trace      moments of utilization (table, CSV/Parquet, figure)
+//	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
+//	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
 //	macroscope help                       this text
 //
 // Run "macroscope <command> -h" for a command's flags.
@@ -23,6 +26,9 @@ type command struct {
 
 var commands = []command{
 	{"overview", "spatiotemporal overview of a trace: significant p, optimal aggregation, figure and table", runOverview},
+	{"moments", "moments of utilization of every resource, computed while reading: table and figure", runMoments},
+	{"synth", "synthetic trace of any size (Pajé or Parquet) with anomalies where asked", runSynth},
+	{"dump", "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags", runDump},
 }
 
 func main() {
@@ -43,6 +49,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if errors.Is(err, errUsage) {
 				return 2
 			}
+			var st exitStatus
+			if errors.As(err, &st) {
+				return int(st)
+			}
 			fmt.Fprintln(stderr, "macroscope:", describe(err))
 			return 1
 		}
@@ -54,6 +64,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // errUsage reports bad command-line usage the flag package already printed.
 var errUsage = errors.New("usage")
+
+// exitStatus ends a command that has already said what went wrong (as
+// dump does, in pj_dump's words) with that exit status.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: macroscope <command> [flags] [arguments]\n\ncommands:")

@@ -15,8 +15,8 @@ import (
 	"github.com/macroscope-hpc/macroscope/arrowio/files"
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -34,8 +34,9 @@ func runOverview(args []string, stdout, stderr io.Writer) error {
 	threshold := fs.Float64("threshold", 1e-3, "resolution in p of the search for significant levels (0: all)")
 	width := fs.Int("width", 960, "figure width in pixels")
 	height := fs.Int("height", 576, "figure height in pixels")
+	traceFormat := fs.String("format", "", "trace format ("+formatNames()+"); default: by extension or content")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: macroscope overview [flags] trace.paje\n\nAggregates the trace optimally in space and time (Ocelotl's technique) and draws the overview.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: macroscope overview [flags] trace\n\nAggregates the trace optimally in space and time (Ocelotl's technique) and draws the overview.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -46,7 +47,7 @@ func runOverview(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	began := time.Now()
-	t, err := paje.ReadFile(fs.Arg(0))
+	t, err := formats.ReadFile(fs.Arg(0), *traceFormat)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 """Macroscope: macroscopic views of execution traces of parallel programs.
 
     >>> import macroscope as ms
-    >>> trace = ms.read_paje("run.trace")
+    >>> trace = ms.read("run.trace")      # Pajé, OTF2, Chrome JSON, Paraver, pj_dump CSV
     >>> model = trace.micro(slices=100)
     >>> model.significant_p()            # the levels of detail worth looking at
     >>> agg = model.aggregate(0.3)
@@ -16,19 +16,37 @@ from ._errors import (
     TraceFormatError,
     TraceNotFoundError,
 )
+from ._kaleido import CallTree, Kaleidoscope
 from ._model import Aggregation, MicroModel
-from ._trace import Trace, read_paje
+from ._synth import synth
+from ._moments import Moments, moments
+from ._from_table import from_pandas, read_table
+from ._readers import FORMATS, read, read_chrome, read_otf2, read_paje, read_paraver, read_pjdump
+from ._trace import Trace
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "FORMATS",
     "Aggregation",
+    "CallTree",
     "InternalError",
     "InvalidArgumentError",
+    "Kaleidoscope",
     "MacroscopeError",
     "MicroModel",
+    "Moments",
     "Trace",
     "TraceFormatError",
     "TraceNotFoundError",
+    "from_pandas",
+    "moments",
+    "read",
+    "read_chrome",
+    "read_otf2",
     "read_paje",
+    "read_paraver",
+    "read_pjdump",
+    "read_table",
+    "synth",
 ]

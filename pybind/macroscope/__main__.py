@@ -1,8 +1,9 @@
 """python -m macroscope overview TRACE [--out DIR]: the main job.
 
-Reads a trace, builds the microscopic model, finds the significant levels
-of detail, aggregates at the recommended one, and writes the overview
-figure and the tables (Parquet) to DIR.
+Reads a trace of any format Macroscope knows, builds the microscopic
+model, finds the significant levels of detail, aggregates at the
+recommended one, and writes the overview figure and the tables (Parquet)
+to DIR.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import macroscope as ms
 
 def overview(args) -> int:
     began = time.perf_counter()
-    trace = ms.read_paje(args.trace)
+    trace = ms.read(args.trace, format=args.format, progress=None if sys.stderr.isatty() else False)
     print(f"trace      {trace}")
     model = trace.micro(slices=args.slices, start=args.start, end=args.end)
     print(f"model      {model}")
@@ -49,8 +50,10 @@ def overview(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m macroscope", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    ov = sub.add_parser("overview", help="spatiotemporal overview of a Pajé trace")
+    ov = sub.add_parser("overview", help="spatiotemporal overview of a trace (Pajé, OTF2, Chrome, Paraver, pj_dump)")
     ov.add_argument("trace")
+    ov.add_argument("--format", choices=ms.FORMATS, default=None,
+                    help="trace format (default: by extension or content)")
     ov.add_argument("--out", default="out", help="output directory (default: out)")
     ov.add_argument("--slices", type=int, default=100)
     ov.add_argument("--start", type=float, default=None, help="window start (s)")

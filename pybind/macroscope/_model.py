@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 
@@ -14,12 +15,31 @@ from ._tables import TableResult
 _POINTS_PER_PIXEL = 72 / 96
 
 
+_KINDS = ("spatiotemporal", "spatial", "temporal")
+
+
 class MicroModel(TableResult):
     """The microscopic model of seed 000: resources x time slices x states.
 
     ``to_pandas()`` gives the long table: resource (path), slice,
     slice_start, slice_end (s), state, duration (s spent in the state
-    during the slice) and proportion (of the slice).
+    during the slice) and proportion (of the slice). Models of the other
+    metrics (see :meth:`macroscope.Trace.micro`) have a column named after
+    their categories ("state", "event" or "variable") and a "value" column
+    instead of the last three.
+
+    Three kinds of optimal partitions aggregate the model (``kind=``):
+
+    * ``"spatiotemporal"``: any partition consistent with the hierarchy and
+      the order of time (seed 000, Algorithm 1, solved exactly);
+    * ``"spatial"``: a cut of the hierarchy, each aggregate a node over the
+      whole time window (seed 003, Algorithm 1); ``window=(first, last)``
+      restricts it to a range of slices;
+    * ``"temporal"``: one set of time cuts shared by every resource,
+      resources never merged (lpaggreg's OLP).
+
+    All three measure their aggregates alike (gain and loss over the cells
+    resource x slice they cover), so their qualities compare directly.
     """
 
     def __init__(self, handle):
@@ -52,25 +72,42 @@ class MicroModel(TableResult):
     def resources(self) -> int:
         return self._info["resources"]
 
-    def aggregate(self, p: float, normalize: bool = True) -> "Aggregation":
-        """The optimal spatiotemporal partition for the trade-off ``p`` in
-        [0, 1] (seed 000, Algorithm 1, solved exactly): 0 keeps every cell,
-        1 merges everything.
+    @property
+    def metric(self) -> str:
+        """What each cell measures: "state_duration", "state_average_duration",
+        "event_count" or "variable_average"."""
+        return self._info.get("metric", "state_duration")
 
+    def aggregate(self, p: float, normalize: bool = True, *, kind: str = "spatiotemporal", gain: str = "entropy",
+                  window: tuple[int, int] | None = None) -> "Aggregation":
+        """The optimal partition of the given ``kind`` (see the class) for
+        the trade-off ``p`` in [0, 1]: it maximises p * gain - (1 - p) * loss
+        over the partitions of its kind. 0 keeps every cell, 1 merges
+        everything.
+
+        ``gain`` is "entropy" (the reduction of entropy, seed 000) or "size"
+        (the number of values saved, |A| - 1 per aggregate, seed 003); the
+        loss is the Kullback-Leibler divergence of the cells to their mean.
         With ``normalize`` (the default) gain and loss are divided by those
-        of the single aggregate of the whole model, so that p has the same
-        meaning whatever the size of the trace; the whole model becomes one
-        aggregate for p a little above 0.5.
+        of the coarsest partition of the kind (the one optimal at p = 1), so
+        both run from 0 to 1 and p reads the same on any model: p / (1 - p)
+        is the share of the total loss one accepts to pay for each share of
+        the total gain. The coarsest partition becomes optimal a little
+        above p = 0.5 on most models.
+
+        ``window=(first, last)`` (slices, inclusive) restricts the spatial
+        kind to part of the model's time.
         """
         _check_p(p)
-        opts = _bridge.options(normalize=bool(normalize))
-        return Aggregation(_bridge.call(self._h.Aggregate, float(p), opts))
+        return Aggregation(_bridge.call(self._h.Aggregate, float(p), _engine_options(kind, normalize, gain, window)))
 
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
-                      recommend: str = "knee"):
-        """DataFrame of the distinct optimal partitions as p goes from 0 to
-        1: the range [p_low, p_high] over which each is optimal, its gain,
-        loss and number of aggregates, and which one is ``recommended``.
+                      recommend: str = "knee", kind: str = "spatiotemporal", gain: str = "entropy",
+                      window: tuple[int, int] | None = None):
+        """DataFrame of the distinct optimal partitions of ``kind`` as p goes
+        from 0 to 1: the range [p_low, p_high] over which each is optimal,
+        its gain, loss and number of aggregates, and which one is
+        ``recommended``.
 
         ``method="exact"`` asks the solver where the lines p*(gain+loss) -
         loss of two known optima cross, so breakpoints are exact; with
@@ -79,20 +116,93 @@ class MicroModel(TableResult):
         ``threshold`` apart in p (partitions optimal only on such narrow
         ranges are skipped). ``method="dichotomy"`` is Ocelotl's search:
         bisect while the two ends differ and are more than ``threshold``
-        apart.
+        apart. Raw measures (``normalize=False``) put the interesting
+        levels of large models at tiny p: use ``threshold=0`` there.
 
         ``recommend`` picks the level to show first: ``"knee"`` (closest to
-        full gain at no loss, on normalised measures) or ``"ocelotl"``
-        (after the largest jump of | |dGain| - |dLoss| |).
+        full gain at no loss, on normalised measures; lpaggreg's p_opt) or
+        ``"ocelotl"`` (after the largest jump of | |dGain| - |dLoss| |,
+        Ocelotl's default). ``kind``, ``normalize``, ``gain`` and ``window``
+        are those of :meth:`aggregate`. Results are kept: asking again is
+        free.
         """
-        opts = _bridge.options(method=method, threshold=float(threshold), normalize=bool(normalize),
-                               recommend=recommend)
+        opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window)
         return _bridge.to_pandas(_bridge.table(self._h.SignificantP, opts))
+
+    def recommended_p(self, **kwargs) -> float:
+        """The p to look at first: the middle of the range of the level
+        :meth:`significant_p` recommends (same keyword arguments)."""
+        levels = self.significant_p(**kwargs)
+        row = levels[levels.recommended].iloc[0]
+        return float((row.p_low + row.p_high) / 2)
+
+    def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
+                      normalize: bool = True, gain: str = "entropy", window: tuple[int, int] | None = None):
+        """DataFrame of the quality curves: the gain and loss of the optimal
+        partition (and its number of aggregates) against p, a step function
+        given by its vertices: two rows per level, at p_low and p_high, so
+        that plotting ``p`` against ``gain`` and ``loss`` draws the steps.
+        Arguments are those of :meth:`significant_p`."""
+        import pandas as pd
+
+        levels = self.significant_p(threshold=threshold, method=method, normalize=normalize, kind=kind, gain=gain,
+                                    window=window)
+        rows = []
+        for lv in levels.itertuples():
+            for p in (lv.p_low, lv.p_high):
+                rows.append((p, lv.gain, lv.loss, lv.aggregates))
+        return pd.DataFrame(rows, columns=["p", "gain", "loss", "aggregates"])
+
+    def plot_quality(self, path: str | os.PathLike | None = None, kind: str = "spatiotemporal",
+                     threshold: float = 1e-3, method: str = "exact", normalize: bool = True, gain: str = "entropy",
+                     window: tuple[int, int] | None = None, recommend: str = "knee", log_p: bool = False,
+                     width: int = 768, height: int = 576, format: str | None = None, title: str | None = None):
+        """Draw the quality curves (Ocelotl's): gain (green) and loss (red) of
+        the optimal partition of ``kind`` against p, as fractions of those of
+        the coarsest partition, the number of aggregates below, and the
+        recommended p dashed. ``log_p`` puts p on a logarithmic axis.
+
+        Sizes are in pixels. With ``path`` the image is written there (the
+        format follows the extension, .png or .svg) and the path returned;
+        otherwise the image bytes are returned.
+        """
+        if format is None:
+            format = "svg" if path is not None and str(path).lower().endswith(".svg") else "png"
+        opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window))
+        opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=format,
+                    log_p=bool(log_p))
+        if title is not None:
+            opts["title"] = title
+        data = bytes(_bridge.call(self._h.PlotQuality, json.dumps(opts)))
+        if path is None:
+            return data
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
 
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "
                 f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s>")
+
+
+def _engine_options(kind, normalize, gain, window) -> str:
+    if kind not in _KINDS:
+        raise InvalidArgumentError(f"kind: must be one of {', '.join(_KINDS)}, got {kind!r}", param="kind")
+    if window is not None:
+        try:
+            first, last = (int(x) for x in window)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"window: must be a pair of slice indices, got {window!r}",
+                                       param="window") from None
+        window = [first, last]
+    return _bridge.options(kind=kind, normalize=bool(normalize), gain=gain, window=window)
+
+
+def _significant_options(threshold, method, normalize, recommend, kind, gain, window) -> str:
+    opts = json.loads(_engine_options(kind, normalize, gain, window))
+    opts.update(method=method, threshold=float(threshold), recommend=recommend)
+    return json.dumps(opts)
 
 
 def _check_p(p):
@@ -106,7 +216,9 @@ class Aggregation(TableResult):
     ``to_pandas()`` lists the aggregates: node (hierarchy path), depth,
     first_slice, last_slice, start, end (s), leaves (resources covered),
     mode (the state with the largest mean proportion), mode_proportion,
-    ``prop:<state>`` for every state, gain and loss.
+    ``prop:<state>`` for every state, gain and loss. Spatial aggregates
+    span the whole window (their first and last slices are the window's);
+    temporal aggregates are single resources.
     """
 
     def __init__(self, handle):
@@ -122,6 +234,11 @@ class Aggregation(TableResult):
     @property
     def p(self) -> float:
         return self._info["p"]
+
+    @property
+    def kind(self) -> str:
+        """The kind of partition: "spatiotemporal", "spatial" or "temporal"."""
+        return self._info.get("kind", "spatiotemporal")
 
     @property
     def gain(self) -> float:
@@ -165,7 +282,19 @@ class Aggregation(TableResult):
     def _repr_png_(self):
         return self.plot()
 
+    def moments(self, busy=None, by: str = "aggregate", *, idle=None, state_types=None, nesting: str = "innermost",
+                gaps: bool = False):
+        """Moments of utilization of every aggregate: the busy functions of
+        the resources under its node, added, over its time range. ``by`` is
+        "aggregate" or "state"; the other arguments are those of
+        :meth:`macroscope.Trace.moments` (state types default to the
+        model's)."""
+        from ._moments import aggregation_moments
+
+        return aggregation_moments(self, busy=busy, by=by, idle=idle, state_types=state_types, nesting=nesting,
+                                   gaps=gaps)
+
     def __repr__(self) -> str:
         i = self._info
-        return (f"<macroscope.Aggregation p={i['p']:g}: {i['aggregates']} aggregates, "
+        return (f"<macroscope.Aggregation {i.get('kind', 'spatiotemporal')} p={i['p']:g}: {i['aggregates']} aggregates, "
                 f"gain {i['gain']:.6g}, loss {i['loss']:.6g}>")

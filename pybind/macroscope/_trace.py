@@ -8,15 +8,19 @@ import os
 
 from . import _bridge
 from ._errors import InvalidArgumentError
+from ._kaleido import CallTree
 from ._model import MicroModel
 
 
 class Trace:
     """An execution trace held in memory by the Go core.
 
-    Obtain one with :func:`read_paje`. Tables of its content are available
-    as pandas DataFrames (``containers``, ``states``) and the microscopic
-    model of seed 000 with :meth:`micro`.
+    Obtain one with :func:`read` (or the reader of a format:
+    :func:`read_paje`, :func:`read_otf2`...), or build one from a table of
+    intervals with :func:`from_pandas`. Tables of its content are available
+    as pandas DataFrames (``containers``, ``states``, ``variables``,
+    ``links``, ``events``, ``types``) and the microscopic model of seed 000
+    with :meth:`micro`.
     """
 
     def __init__(self, handle):
@@ -56,34 +60,134 @@ class Trace:
         start_ns, end_ns."""
         return self._frame("states")
 
+    @functools.cached_property
+    def variables(self):
+        """DataFrame of the pieces of the variables (each holds its value
+        from start to end): container (path), type, start, end, duration
+        (s), value and the exact start_ns, end_ns."""
+        return self._frame("variables")
+
+    @functools.cached_property
+    def links(self):
+        """DataFrame of the links (messages, flows...): container (where
+        declared), type, value, source and destination (paths), start, end,
+        duration (s), key, size (bytes; NaN when the format does not tell)
+        and the exact start_ns, end_ns."""
+        return self._frame("links")
+
+    @functools.cached_property
+    def events(self):
+        """DataFrame of the point events: container (path), type, value,
+        time (s) and the exact time_ns."""
+        return self._frame("events")
+
+    @functools.cached_property
+    def types(self):
+        """DataFrame of the type hierarchy, in definition order: name, kind
+        (Container, State, Variable, Event, Link), parent (the container
+        type holding it), alias, color, number of values, and for links the
+        source_type and destination_type."""
+        return self._frame("types")
+
+    @property
+    def format(self) -> str:
+        """The reader that read the trace ("paje", "otf2", "chrome",
+        "paraver", "pjdump"), or "table" for :func:`from_pandas`."""
+        return self._summary.get("format", "")
+
+    def to_pjdump(self, path: str | os.PathLike | None = None, *, style: str = "pajeng",
+                  header: bool = False, precision: int | None = None) -> str | None:
+        """The trace as pj_dump prints it: one CSV-like line per container
+        and entity. Written to ``path``, or returned as a string if None.
+
+        ``style="pajeng"`` is the pj_dump of PajeNG 1.3.6 (Debian, Ubuntu):
+        for a trace read by ``read_paje(path, strict=True)`` the text is
+        byte for byte pj_dump's. ``style="upstream"`` is PajeNG's
+        development version (names keep their quotes, no entity at the last
+        instant is left out). ``header=True`` adds pj_dump -h's column
+        names, and ``precision`` sets the decimals of the times and values of
+        entities (pj_dump -l; default 6).
+        """
+        text = _bridge.call(self._h.Pjdump, "" if path is None else os.fspath(path),
+                            _bridge.options(style=style, header=bool(header),
+                                            precision=None if precision is None else int(precision)))
+        return text if path is None else None
+
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,
-              state_types: list[str] | None = None, depth: int | None = None) -> MicroModel:
+              state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
+              types: list[str] | None = None) -> MicroModel:
         """Build the microscopic model: for every resource, each of
         ``slices`` equal time slices of [start, end] (seconds; default the
         whole trace) and every state, the proportion of the slice spent in
         the state.
 
-        ``state_types`` restricts the model to these state types (default
-        all); resources are the containers that can hold them. ``depth``
-        selects how nested states count: None (innermost: the top of the
-        stack, so a resource is in one state at a time) or a nesting level
-        (0 = the outermost states only).
+        ``metric`` chooses what each cell measures (Ocelotl's microscopic
+        descriptions): "state_duration" (the proportion above),
+        "state_average_duration" (the mean length in seconds of the stays in
+        each state that overlap the slice), "event_count" (events of each
+        value in the slice; an event on a slice boundary counts in the slice
+        it opens, one at the window's end in the last) or
+        "variable_average" (time average of each variable over the slice,
+        0 where undefined).
+
+        ``state_types`` (or its synonym ``types``) restricts the model to
+        these types of the metric's entities (default all); resources are
+        the containers that can hold them. A resource with no data is kept
+        as an all-zero row; a container with data of its own and resources
+        below it gets an extra row, "name (self)". ``depth`` selects how
+        nested states count: None (innermost: the top of the stack, so a
+        resource is in one state at a time) or a nesting level (0 = the
+        outermost states only).
         """
         for name, v in (("start", start), ("end", end)):
             if v is not None and not math.isfinite(v):
                 raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
         if isinstance(state_types, str):
             state_types = [state_types]
-        opts = _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth)
+        if isinstance(types, str):
+            types = [types]
+        opts = _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
+                               metric=metric, types=types)
         return MicroModel(_bridge.call(self._h.Micro, opts))
+
+    def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,
+                nesting: str = "innermost", gaps: bool = False):
+        """Moments of utilization (seed 001) of every resource, as a
+        :class:`macroscope.Moments` table with a moment display.
+
+        ``busy`` chooses the busy states: None (all), a list of state
+        values (only these), or ``idle=[...]`` for all but these (also
+        ``busy={"all_but": [...]}``); ``gaps=True`` also counts time in no
+        state. ``by`` is "resource", "state" (per resource and state value;
+        they add up to the resource) or "node" (every hierarchy node, its
+        resources added). ``start``, ``end`` clip to a window (seconds, or
+        decimal strings for exact nanoseconds). ``state_types`` restricts
+        the state types; ``nesting`` is "innermost" or "union".
+        """
+        from ._moments import trace_moments
+
+        return trace_moments(self, busy=busy, by=by, start=start, end=end, idle=idle, state_types=state_types,
+                             nesting=nesting, gaps=gaps)
+
+    def call_tree(self, state_types: list[str] | None = None, containers: list[str] | None = None,
+                  per_container: bool = False, root: str = "program") -> "CallTree":
+        """The dynamic call tree of the nested states (seed 002): a state at
+        depth d+1 that began inside a state at depth d of the same container
+        and state type is its callee. The outermost states of all containers
+        hang from one synthetic root named ``root`` (no PE), grouped by
+        container, then state type, in time order; ``per_container`` adds
+        one node per container between them. A node's PE is its container
+        (path), its procedure the state's value, its start the state's.
+
+        ``state_types`` and ``containers`` (names or paths; a container
+        brings its descendants) restrict the states used. Lay the tree out
+        with :meth:`CallTree.layout`.
+        """
+        return CallTree._of_trace(self._h, state_types=state_types, containers=containers,
+                                  per_container=per_container, root=root)
 
     def __repr__(self) -> str:
         s = self._summary
         return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
                 f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
                 f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s>")
-
-
-def read_paje(path: str | os.PathLike) -> Trace:
-    """Read a Pajé trace file (SimGrid, StarPU, PajeNG...)."""
-    return Trace(_bridge.call(_bridge.native.ReadPaje, os.fspath(path)))

@@ -1,0 +1,298 @@
+package intervals
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Options describe the table's hierarchy.
+type Options struct {
+	// Sep separates the names of a resource path; "/" if empty.
+	Sep string
+	// Levels names the container types, outermost first; the default names
+	// are "Level 1", "Level 2"...
+	Levels []string
+	// StateType names the state type of rows that give none; "State" if
+	// empty.
+	StateType string
+}
+
+// Builder collects the rows of a table and turns them into a trace.
+type Builder struct {
+	opt        Options
+	rows       []row
+	containers []container       // containers[0] is the root
+	byPath     map[string]int32  // container index by path
+	types      []stateType       // state types, in order of first use
+	typeIndex  map[typeKey]int32 // by container depth and name
+	first      bool              // no row yet
+	start, end trace.Time
+}
+
+type row struct {
+	container, typ, value int32
+	start, end            trace.Time
+}
+
+type container struct {
+	name, path string
+	parent     int32
+	depth      int // 1 for the root's children
+}
+
+type stateType struct {
+	name   string
+	depth  int
+	values []string
+	index  map[string]int32
+}
+
+type typeKey struct {
+	depth int
+	name  string
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder(opt Options) *Builder {
+	if opt.Sep == "" {
+		opt.Sep = "/"
+	}
+	if opt.StateType == "" {
+		opt.StateType = "State"
+	}
+	return &Builder{
+		opt:        opt,
+		containers: []container{{parent: trace.None}},
+		byPath:     map[string]int32{},
+		typeIndex:  map[typeKey]int32{},
+		first:      true,
+	}
+}
+
+// Rows returns the number of rows added.
+func (b *Builder) Rows() int { return len(b.rows) }
+
+// Grow makes room for n more rows, for callers that know how many come.
+func (b *Builder) Grow(n int) { b.rows = slices.Grow(b.rows, n) }
+
+// Add adds the next row: a state of type typ ("" for Options.StateType)
+// valued state on the resource at path, from start to end. The strings may
+// point into memory that changes after the call (Arrow buffers): Add copies
+// what it keeps.
+func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
+	n := len(b.rows)
+	if end < start {
+		return errs.Argument("end", "row %d: the state ends at %v s, before it starts at %v s", n, end, start)
+	}
+	c, err := b.resource(path, n)
+	if err != nil {
+		return err
+	}
+	if typ == "" {
+		typ = b.opt.StateType
+	}
+	depth := b.containers[c].depth
+	k := typeKey{depth, typ}
+	ti, ok := b.typeIndex[k]
+	if !ok {
+		ti = int32(len(b.types))
+		k.name = strings.Clone(typ)
+		b.types = append(b.types, stateType{name: k.name, depth: depth, index: map[string]int32{}})
+		b.typeIndex[k] = ti
+	}
+	st := &b.types[ti]
+	vi, ok := st.index[state]
+	if !ok {
+		vi = int32(len(st.values))
+		state = strings.Clone(state)
+		st.values = append(st.values, state)
+		st.index[state] = vi
+	}
+	b.rows = append(b.rows, row{container: c, typ: ti, value: vi, start: start, end: end})
+	if b.first || start < b.start {
+		b.start = start
+	}
+	if b.first || end > b.end {
+		b.end = end
+	}
+	b.first = false
+	return nil
+}
+
+// resource returns the container at path, creating it and its ancestors.
+func (b *Builder) resource(path string, n int) (int32, error) {
+	if c, ok := b.byPath[path]; ok {
+		return c, nil
+	}
+	if path == "" {
+		return 0, errs.Argument("resource", "row %d: the resource path is empty", n)
+	}
+	names := strings.Split(path, b.opt.Sep)
+	parent := int32(0)
+	for i, name := range names {
+		if name == "" {
+			return 0, errs.Argument("resource", "row %d: resource path %q has an empty name (separator %q)", n, path, b.opt.Sep)
+		}
+		prefix := strings.Join(names[:i+1], b.opt.Sep)
+		c, ok := b.byPath[prefix]
+		if !ok {
+			name, prefix = strings.Clone(name), strings.Clone(prefix)
+			if lv := b.opt.Levels; len(lv) > 0 && i >= len(lv) {
+				return 0, errs.Argument("levels", "row %d: resource path %q is %d deep, but only %d level names are given", n, path, len(names), len(lv))
+			}
+			c = int32(len(b.containers))
+			b.containers = append(b.containers, container{name: name, path: prefix, parent: parent, depth: i + 1})
+			b.byPath[prefix] = c
+		}
+		parent = c
+	}
+	return parent, nil
+}
+
+// levelName names the container type of depth d (from 1).
+func (b *Builder) levelName(d int) string {
+	if d <= len(b.opt.Levels) {
+		return b.opt.Levels[d-1]
+	}
+	return fmt.Sprintf("Level %d", d)
+}
+
+// Finish checks that the states of each resource nest, and streams the
+// trace into sink.
+func (b *Builder) Finish(sink trace.Sink) error {
+	if len(b.rows) == 0 {
+		return errs.Argument("table", "the table has no rows")
+	}
+	depth, order, err := b.stack()
+	if err != nil {
+		return err
+	}
+	maxDepth := 0
+	for _, c := range b.containers {
+		maxDepth = max(maxDepth, c.depth)
+	}
+	// Container types are 0..maxDepth-1, one per level; state types follow.
+	for d := 1; d <= maxDepth; d++ {
+		parent := int32(d - 2)
+		if d == 1 {
+			parent = trace.None
+		}
+		sink.DefineType(trace.Type{Name: b.levelName(d), Kind: trace.KindContainer, Parent: parent})
+	}
+	valueBase := make([]int32, len(b.types))
+	var values int32
+	for i, st := range b.types {
+		sink.DefineType(trace.Type{Name: st.name, Kind: trace.KindState, Parent: int32(st.depth - 1)})
+		valueBase[i] = values
+		values += int32(len(st.values))
+	}
+	for i, st := range b.types {
+		for _, v := range st.values {
+			sink.DefineValue(trace.Value{Type: int32(maxDepth + i), Name: v})
+		}
+	}
+	if t, ok := sink.(*trace.Trace); ok { // spare it the growing
+		t.States = slices.Grow(t.States, len(b.rows))
+	}
+	for _, c := range b.containers[1:] {
+		sink.CreateContainer(trace.Container{Name: c.name, Alias: c.path, Type: int32(c.depth - 1), Parent: c.parent, Start: b.start})
+	}
+	for i, r := range b.rows {
+		sink.State(trace.State{
+			Container: r.container, Type: int32(maxDepth) + r.typ, Value: valueBase[r.typ] + r.value,
+			Start: r.start, End: r.end, Depth: depth[i], Order: order[i],
+		})
+	}
+	sink.Finish(b.start, b.end)
+	return nil
+}
+
+// stack computes the nesting depth of every row and its rank among the
+// rows of its resource and type by start (ties in row order), and fails on
+// states that overlap without nesting.
+func (b *Builder) stack() (depth, order []int32, err error) {
+	groups := b.groups()
+	depth = make([]int32, len(b.rows))
+	order = make([]int32, len(b.rows))
+	var open []int32
+	for _, g := range groups {
+		// Enclosing states first: among equal starts, the longest.
+		enclosingFirst := func(i, j int32) int {
+			a, c := &b.rows[i], &b.rows[j]
+			if a.start != c.start {
+				return cmp.Compare(a.start, c.start)
+			}
+			return cmp.Compare(c.end, a.end)
+		}
+		if slices.IsSortedFunc(g, enclosingFirst) { // the common case: nothing to sort
+			for k, i := range g {
+				order[i] = int32(k)
+			}
+		} else {
+			slices.SortStableFunc(g, func(i, j int32) int { return cmp.Compare(b.rows[i].start, b.rows[j].start) })
+			for k, i := range g {
+				order[i] = int32(k)
+			}
+			slices.SortStableFunc(g, enclosingFirst)
+		}
+		open = open[:0]
+		for _, i := range g {
+			r := b.rows[i]
+			// Intervals are half-open: a state that ends when another
+			// starts does not hold it.
+			for len(open) > 0 && b.rows[open[len(open)-1]].end <= r.start {
+				open = open[:len(open)-1]
+			}
+			if len(open) > 0 {
+				top := open[len(open)-1]
+				if r.end > b.rows[top].end {
+					lo, hi := min(top, i), max(top, i)
+					return nil, nil, errs.Argument("start", "rows %d and %d: states of type %q on resource %q overlap without nesting (%v-%v s and %v-%v s)",
+						lo, hi, b.types[r.typ].name, b.containers[r.container].path,
+						b.rows[lo].start, b.rows[lo].end, b.rows[hi].start, b.rows[hi].end)
+				}
+			}
+			depth[i] = int32(len(open))
+			open = append(open, i)
+		}
+	}
+	return depth, order, nil
+}
+
+// groups lists the rows of each resource and state type, the groups in
+// order of their first row so that the first overlap reported does not
+// depend on map order.
+func (b *Builder) groups() [][]int32 {
+	var groups [][]int32
+	add := func(g int, i int) { groups[g] = append(groups[g], int32(i)) }
+	types := len(b.types)
+	if dense := len(b.containers) * types; dense <= 1<<22 {
+		index := make([]int32, dense)
+		for i, r := range b.rows {
+			k := int(r.container)*types + int(r.typ)
+			if index[k] == 0 {
+				groups = append(groups, nil)
+				index[k] = int32(len(groups))
+			}
+			add(int(index[k])-1, i)
+		}
+		return groups
+	}
+	index := map[[2]int32]int{}
+	for i, r := range b.rows {
+		k := [2]int32{r.container, r.typ}
+		g, ok := index[k]
+		if !ok {
+			g = len(groups)
+			index[k] = g
+			groups = append(groups, nil)
+		}
+		add(g, i)
+	}
+	return groups
+}

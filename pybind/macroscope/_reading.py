@@ -1,0 +1,130 @@
+"""Reading a trace while Python stays responsive.
+
+The Go core reads on a goroutine of its own; Python polls it every tenth of
+a second (each poll waits in Go with the GIL released), shows the progress
+and, when the user interrupts (Ctrl-C, Jupyter's stop button), asks the
+reader to stop before letting the interruption through.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+
+from . import _bridge
+from ._errors import InvalidArgumentError
+
+_POLL_MS = 100
+
+
+def run(path, options: dict, progress=None):
+    """Read the trace at ``path`` with the native reader options and return
+    its native handle, reporting progress as :func:`macroscope.read`
+    documents."""
+    report = _reporter(progress, os.path.basename(os.fspath(path)))
+    reading = _bridge.call(_bridge.native.StartRead, os.fspath(path), json.dumps(options))
+    try:
+        while not _bridge.call(reading.Wait, _POLL_MS):
+            if report is not None:
+                report.update(*_progress(reading))
+    except BaseException:
+        # KeyboardInterrupt, or an exception from a progress callback: stop
+        # the reader (it looks at least every megabyte or so) and wait for
+        # it, so that no goroutine keeps reading behind the user's back.
+        _bridge.call(reading.Cancel)
+        while not _bridge.call(reading.Wait, _POLL_MS):
+            pass
+        if report is not None:
+            report.close()
+        raise
+    try:
+        handle = _bridge.call(reading.Trace)
+    except BaseException:
+        if report is not None:
+            report.close()
+        raise
+    if report is not None:
+        report.finish(*_progress(reading))
+    return handle
+
+
+def _progress(reading) -> tuple[int, int]:
+    p = _bridge.call_json(reading.Progress)
+    return p["done"], p["total"]
+
+
+def _reporter(progress, desc):
+    """The progress display ``progress`` asks for: None (a tqdm bar if tqdm
+    is installed, shown when the read lasts over a second), True (a tqdm
+    bar), False (nothing) or a callable ``f(done, total)``."""
+    if progress is False:
+        return None
+    if callable(progress):
+        return _Callback(progress)
+    if progress is None or progress is True:
+        try:
+            import tqdm  # noqa: F401 - only checks that it is there
+        except ImportError:
+            if progress is None:
+                return None
+            raise InvalidArgumentError(
+                "progress: progress=True draws a tqdm progress bar, but tqdm is not installed "
+                "(pip install tqdm, or pass progress=False or a callable)", param="progress") from None
+        return _Bar(desc, delay=1.0 if progress is None else 0.0)
+    raise InvalidArgumentError(f"progress: must be None, True, False or a callable, got {progress!r}",
+                               param="progress")
+
+
+class _Callback:
+    def __init__(self, fn):
+        self._fn = fn
+
+    def update(self, done, total):
+        self._fn(done, total)
+
+    def finish(self, done, total):
+        self._fn(done, total)
+
+    def close(self):
+        pass
+
+
+class _Bar:
+    """A tqdm bar counting input bytes: the notebook widget when available,
+    text otherwise."""
+
+    def __init__(self, desc, delay):
+        self._desc, self._delay, self._bar = desc, delay, None
+
+    def _make(self, total):
+        kwargs = dict(total=total or None, desc=self._desc, unit="B", unit_scale=True, unit_divisor=1024,
+                      delay=self._delay)
+        # tqdm.auto picks the notebook widget in Jupyter, which needs
+        # ipywidgets (without it tqdm warns, then fails); text otherwise.
+        if importlib.util.find_spec("ipywidgets") is not None:
+            try:
+                from tqdm.auto import tqdm
+
+                return tqdm(**kwargs)
+            except Exception:
+                pass
+        from tqdm import tqdm
+
+        return tqdm(**kwargs)
+
+    def update(self, done, total):
+        if self._bar is None:
+            self._bar = self._make(total)
+        elif total and self._bar.total != total:
+            self._bar.total = total
+        self._bar.update(done - self._bar.n)
+
+    def finish(self, done, total):
+        self.update(done, total)
+        self.close()
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -1,0 +1,109 @@
+"""Progress reports and interruption of long reads."""
+
+import os
+import sys
+
+import pytest
+
+import macroscope as ms
+from macroscope import _bridge
+
+HEADER = """%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeSetState 3
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+0 H 0 Host
+1 S H State
+2 0 h1 H 0 host1
+"""
+
+
+@pytest.fixture(scope="module")
+def big_trace(tmp_path_factory):
+    """A Pajé trace of about 24 MB: long enough to be read in many steps."""
+    path = tmp_path_factory.mktemp("big") / "big.trace"
+    with open(path, "w") as f:
+        f.write(HEADER)
+        for i in range(1_000_000):
+            f.write(f"3 {i // 1000}.{i % 1000:06d} S h1 s{i % 3}\n")
+    return path
+
+
+def test_callable_progress_reaches_the_file_size(big_trace):
+    calls = []
+    trace = ms.read(big_trace, progress=lambda done, total: calls.append((done, total)))
+    size = os.path.getsize(big_trace)
+    assert calls[-1] == (size, size)
+    assert all(total in (0, size) for _, total in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert len(trace.states) == 1_000_000
+
+
+def test_progress_bar(capfd, bundled_trace):
+    pytest.importorskip("tqdm")
+    ms.read(bundled_trace, progress=True)
+    err = capfd.readouterr().err
+    assert "jacobi32.trace" in err and "100%" in err
+    ms.read(bundled_trace, progress=False)
+    ms.read(bundled_trace)  # a bar only for reads longer than a second
+    assert capfd.readouterr().err == ""
+
+
+def test_progress_without_tqdm(monkeypatch, bundled_trace):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now fails
+    with pytest.raises(ms.InvalidArgumentError, match="tqdm is not installed") as info:
+        ms.read(bundled_trace, progress=True)
+    assert info.value.param == "progress"
+    assert len(ms.read(bundled_trace).states) == len(ms.read(bundled_trace, progress=False).states)
+
+
+def test_bad_progress_argument(bundled_trace):
+    with pytest.raises(ms.InvalidArgumentError):
+        ms.read(bundled_trace, progress="yes")
+
+
+def test_interrupt_cancels_the_read(monkeypatch, big_trace):
+    started = []
+    start = _bridge.native.StartRead
+    monkeypatch.setattr(_bridge.native, "StartRead", lambda *args: started.append(start(*args)) or started[-1])
+    reports = []
+
+    def interrupt(done, total):
+        reports.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ms.read(big_trace, progress=interrupt)
+    reading = started[0]
+    assert reading.Wait(0)  # the reader has stopped...
+    with pytest.raises(ms.MacroscopeError, match="reading canceled"):
+        _bridge.call(reading.Trace)  # ...because it was canceled
+    assert len(reports) == 1 and reports[0] < os.path.getsize(big_trace)
+
+
+def test_errors_of_the_reader_still_surface(tmp_path):
+    path = tmp_path / "bad.trace"
+    path.write_text(HEADER + "3 1.0 S h1 a\n" * 3 + "9 2.0 S h1 x\n")
+    calls = []
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(path, progress=lambda d, t: calls.append(d))
+    assert info.value.line == 30
