@@ -17,7 +17,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/kaleido"
 )
 
-// The kaleidoscope views of seed 002: what the colours show.
+// The kaleidoscope views of Tick and Park 1991: what the colours show.
 const (
 	KaleidoscopeByPE        = "pe"        // the processing element of each node
 	KaleidoscopeByProcedure = "procedure" // the procedure each node runs
@@ -49,7 +49,7 @@ var (
 	kalTitleFont = font.From(plot.DefaultFont, 11)
 )
 
-// Kaleidoscope draws a laid-out tree as in seed 002: each family (a drawn
+// Kaleidoscope draws a laid-out tree as in Tick and Park 1991: each family (a drawn
 // node and its children) a polygon from the parent through its children,
 // shared among the children, each part in its child's colour. Children
 // less than a pixel apart share one part, in their most common colour;
@@ -321,7 +321,7 @@ func newKaleidoPaint(l *kaleido.Layout, view string) (*kaleidoPaint, error) {
 	return k, nil
 }
 
-// Spectrum maps f in [0, 1] onto the colour spectrum of seed 002's time
+// Spectrum maps f in [0, 1] onto the colour spectrum of Tick and Park 1991's time
 // view: blue, cyan, green, yellow, red, magenta (hues 240 down to -60).
 func Spectrum(f float64) color.RGBA {
 	f = math.Max(0, math.Min(1, f))

@@ -26,7 +26,7 @@ type OverviewOptions struct {
 	PixelThreshold float64
 }
 
-// Overview draws the spatiotemporal overview of seed 000 (section IV): one
+// Overview draws the spatiotemporal overview of Dosimont et al. 2014 (section IV): one
 // row per resource, grouped by the hierarchy; each aggregate a rectangle
 // over its time range and its node's rows, in the colour of its mode state
 // with an opacity that grows with the mode's proportion (Ocelotl's alpha =

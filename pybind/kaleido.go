@@ -9,7 +9,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
-// CallTree is a dynamic call or spawn tree (seed 002).
+// CallTree is a dynamic call or spawn tree (Tick and Park 1991).
 type CallTree struct {
 	t *kaleido.Tree
 }
@@ -92,7 +92,7 @@ type layoutOptions struct {
 	MinSector    float64         `json:"min_sector"`
 }
 
-// Layout lays the tree out in a window (seed 002).
+// Layout lays the tree out in a window (Tick and Park 1991).
 func (c *CallTree) Layout(options string) (k *Kaleidoscope, err error) {
 	defer guard(&err)
 	o := layoutOptions{Width: 850}
@@ -146,7 +146,7 @@ func (c *CallTree) node(raw json.RawMessage) (int32, error) {
 	return 0, errs.Argument("subtree", "no node with id %d", id)
 }
 
-// Kaleidoscope is a call tree laid out radially (seed 002).
+// Kaleidoscope is a call tree laid out radially (Tick and Park 1991).
 type Kaleidoscope struct {
 	l *kaleido.Layout
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
-// Moments is a table of moments of utilization (seed 001) and its moment
+// Moments is a table of moments of utilization (Godin, Quinn and Pancake) and its moment
 // display.
 type Moments struct {
 	rows       []moments.Row

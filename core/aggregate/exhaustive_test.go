@@ -147,7 +147,7 @@ func naiveQuality(in Input, p Part, measure GainMeasure) (gain, loss float64) {
 }
 
 // hierarchyCuts lists every cut of n's subtree: n itself, or a cut of each
-// child (seed 003's aggregations), each node over slices i..j.
+// child (Lamarche-Perrin et al.'s aggregations), each node over slices i..j.
 func hierarchyCuts(t *hier.Tree, n int32, i, j int) [][]Part {
 	out := [][]Part{{{Node: n, First: int32(i), Last: int32(j)}}}
 	if t.IsLeaf(n) {

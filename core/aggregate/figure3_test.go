@@ -9,7 +9,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/hier"
 )
 
-// figure3 is an artificial trace like seed 000's Figure 3: 12 resources in
+// figure3 is an artificial trace like Dosimont et al. 2014's Figure 3: 12 resources in
 // 3 clusters of 4 (S_A, S_B, S_C), 20 slices, 2 states (rho and 1-rho),
 // made of the patterns of Figure 3.d:
 //

@@ -1,7 +1,7 @@
 // Package aggregate computes the optimal aggregations of a microscopic
 // model: partitions of (hierarchy x time) that trade information loss for
-// simplicity, following seed 000 (Ocelotl's spatiotemporal aggregation)
-// and seed 003 (Viva's spatial aggregation).
+// simplicity, following Dosimont et al. 2014 (Ocelotl's spatiotemporal aggregation)
+// and Lamarche-Perrin et al. (Viva's spatial aggregation).
 //
 // Three kinds of partitions are searched (Kind): any partition consistent
 // with the hierarchy and the order of time (Spatiotemporal), cuts of the

@@ -13,10 +13,10 @@ type Kind string
 // The kinds of aggregation.
 const (
 	// KindSpatiotemporal: any partition consistent with the hierarchy and
-	// the order of time (seed 000, Algorithm 1).
+	// the order of time (Dosimont et al. 2014, Algorithm 1).
 	KindSpatiotemporal Kind = "spatiotemporal"
 	// KindSpatial: a cut of the hierarchy, every aggregate spanning the
-	// whole time window (seed 003, Algorithm 1).
+	// whole time window (Lamarche-Perrin et al., Algorithm 1).
 	KindSpatial Kind = "spatial"
 	// KindTemporal: one set of time cuts shared by every resource,
 	// resources never merged (lpaggreg's OLP).
@@ -37,7 +37,7 @@ func ParseKind(s string) (Kind, error) {
 // GainMeasure names how the simplification an aggregate brings is measured.
 type GainMeasure string
 
-// The gain measures of seed 003 (section 3.4).
+// The gain measures of Lamarche-Perrin et al. (section 3.4).
 const (
 	// GainEntropy is the entropy reduction sum_x (V_x log2 V_x - sum_c v_c
 	// log2 v_c): the information needed to tell the cells apart.

@@ -51,7 +51,7 @@ func BenchmarkSpatiotemporalMillionx30(b *testing.B) {
 	b.ReportMetric(peakRSS()/(1<<30), "peakGiB")
 }
 
-// BenchmarkSpatialMillion finds the optimal spatial cut of seed 003's
+// BenchmarkSpatialMillion finds the optimal spatial cut of Lamarche-Perrin et al.'s
 // one-million-process scenario, from the model to the partition.
 func BenchmarkSpatialMillion(b *testing.B) {
 	m, err := synthmodel.Million().Model()

@@ -230,7 +230,7 @@ func TestSolveBetweenIsOptimal(t *testing.T) {
 
 // lpaggreg's dichotomy (threshold 0.001, partition comparison fixed) found
 // 176 distinct partitions on the 100-leaf synthetic model and 426 on the
-// 900-leaf one (REFERENCE section 11); Ocelotl's search here finds the
+// 900-leaf one (measured with lpaggreg); Ocelotl's search here finds the
 // same numbers, and each of them is one of the exact sweep's levels.
 func TestDichotomyMatchesLpaggregCounts(t *testing.T) {
 	cases := []struct{ fanout, want int }{{10, 176}}

@@ -13,7 +13,7 @@ import (
 // Its aggregates cover the same cells (resource x slice) as the other
 // kinds and are measured alike, so its partitions are spatiotemporal
 // partitions without time cuts and the three kinds compare directly.
-// Seed 003 measures each resource by its values summed over the window
+// Lamarche-Perrin et al. measures each resource by its values summed over the window
 // instead; by the chain rule of the Kullback-Leibler divergence both
 // differ by the same constant for every cut (the gain and loss inside each
 // resource's row), so the optimal cut at every p is the same.

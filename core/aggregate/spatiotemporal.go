@@ -32,7 +32,7 @@ type Partition struct {
 }
 
 // Spatiotemporal finds optimal partitions of (hierarchy x ordered time) by
-// the dynamic program of seed 000 (Algorithm 1), in its exact form: at every
+// the dynamic program of Dosimont et al. 2014 (Algorithm 1), in its exact form: at every
 // node and time interval, keep the block whole, split it into the node's
 // children, or cut it in time. Unlike lpaggreg's DLP, the first time block
 // of a node may also be split by its children.

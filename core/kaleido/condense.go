@@ -6,7 +6,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
-// Condensing is the level-condensing plan of seed 002 (section 3.1) for a
+// Condensing is the level-condensing plan of Tick and Park 1991 (section 3.1) for a
 // tree of height Height in a window of width w with d pixels between
 // levels. When Active is false every level is kept.
 type Condensing struct {

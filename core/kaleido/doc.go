@@ -1,5 +1,5 @@
 // Package kaleido lays out a dynamic call or spawn tree radially, as the
-// kaleidoscope visualization of seed 002 (Tick and Park, VISTA) does: the
+// kaleidoscope visualization of Tick and Park 1991 (Tick and Park, VISTA) does: the
 // root at the centre, each level on a circle, each node inside a sector of
 // its parent's sector sized by its weight, and the whole tree condensed to
 // fit a window.
@@ -17,7 +17,7 @@
 // container owns one contiguous angular range. Nodes are numbered in
 // depth-first preorder, so a subtree is a contiguous range of nodes.
 //
-// # Layout (REFERENCE section 6)
+// # Layout
 //
 // Level is the depth below the root (0 for the root) and the height of a
 // tree the longest root-to-leaf path plus one. In a window of width w with

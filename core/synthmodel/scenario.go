@@ -7,7 +7,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/micro"
 )
 
-// Scenario is the large-scale validation of seed 003 (section 5.3):
+// Scenario is the large-scale validation of Lamarche-Perrin et al. (section 5.3):
 // processes grouped by machine, cluster, super-cluster and site, with two
 // states (VS0, VS1). Every process spends a share r of its time in VS0 and
 // 1-r in VS1, with
@@ -35,7 +35,7 @@ type Scenario struct {
 	Contrast float64
 }
 
-// Million is the scenario of seed 003: 10 sites, 100 super-clusters, 1,000
+// Million is the scenario of Lamarche-Perrin et al.: 10 sites, 100 super-clusters, 1,000
 // clusters, 10,000 machines and 1,000,000 processes, in one slice.
 func Million() Scenario {
 	return Scenario{Fanout: [5]int{10, 10, 10, 10, 100}, Slices: 1, Noise: 0.002, Contrast: 0.4}

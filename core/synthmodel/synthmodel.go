@@ -4,7 +4,7 @@
 //   - LCG is the deterministic model the reference measurements of
 //     lpaggreg (Ocelotl's engine) used: a balanced hierarchy with
 //     pseudo-random state proportions and one anomaly.
-//   - Scenario is the large-scale validation of seed 003 (section 5.3):
+//   - Scenario is the large-scale validation of Lamarche-Perrin et al. (section 5.3):
 //     processes grouped by machine, cluster, super-cluster and site, all
 //     alike except where heterogeneity is injected at each level.
 package synthmodel

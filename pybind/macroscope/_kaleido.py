@@ -1,4 +1,4 @@
-"""Kaleidoscope views of dynamic call and spawn trees (seed 002, VISTA).
+"""Kaleidoscope views of dynamic call and spawn trees (Tick and Park 1991, VISTA).
 
 A :class:`CallTree` comes from the nested states of a trace
 (:meth:`Trace.call_tree`), from a table with one row per node
@@ -186,7 +186,7 @@ class CallTree(TableResult):
     def layout(self, width: int = 850, level_spacing: float | None = None, subtree=None,
                min_sector: float = 1.0) -> "Kaleidoscope":
         """Lay the tree out radially in a window ``width`` pixels wide
-        (seed 002, REFERENCE section 6).
+        (Tick and Park 1991).
 
         ``level_spacing`` is the distance d in pixels between levels;
         None picks the largest whole number that fits the view, at least 4
@@ -216,7 +216,7 @@ class CallTree(TableResult):
 
 
 class Kaleidoscope(TableResult):
-    """A call tree laid out radially (seed 002), with its views.
+    """A call tree laid out radially (Tick and Park 1991), with its views.
 
     ``to_pandas()`` lists the nodes of the view in preorder: the columns of
     :class:`CallTree`, then kept (survives level condensing), level (the

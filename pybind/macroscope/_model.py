@@ -19,7 +19,7 @@ _KINDS = ("spatiotemporal", "spatial", "temporal")
 
 
 class MicroModel(TableResult):
-    """The microscopic model of seed 000: resources x time slices x states.
+    """The microscopic model of Dosimont et al. 2014: resources x time slices x states.
 
     ``to_pandas()`` gives the long table: resource (path), slice,
     slice_start, slice_end (s), state, duration (s spent in the state
@@ -31,9 +31,9 @@ class MicroModel(TableResult):
     Three kinds of optimal partitions aggregate the model (``kind=``):
 
     * ``"spatiotemporal"``: any partition consistent with the hierarchy and
-      the order of time (seed 000, Algorithm 1, solved exactly);
+      the order of time (Dosimont et al. 2014, Algorithm 1, solved exactly);
     * ``"spatial"``: a cut of the hierarchy, each aggregate a node over the
-      whole time window (seed 003, Algorithm 1); ``window=(first, last)``
+      whole time window (Lamarche-Perrin et al., Algorithm 1); ``window=(first, last)``
       restricts it to a range of slices;
     * ``"temporal"``: one set of time cuts shared by every resource,
       resources never merged (lpaggreg's OLP).
@@ -85,8 +85,8 @@ class MicroModel(TableResult):
         over the partitions of its kind. 0 keeps every cell, 1 merges
         everything.
 
-        ``gain`` is "entropy" (the reduction of entropy, seed 000) or "size"
-        (the number of values saved, |A| - 1 per aggregate, seed 003); the
+        ``gain`` is "entropy" (the reduction of entropy, Dosimont et al. 2014) or "size"
+        (the number of values saved, |A| - 1 per aggregate, Lamarche-Perrin et al.); the
         loss is the Kullback-Leibler divergence of the cells to their mean.
         With ``normalize`` (the default) gain and loss are divided by those
         of the coarsest partition of the kind (the one optimal at p = 1), so
@@ -260,7 +260,7 @@ class Aggregation(TableResult):
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 576,
              format: str | None = None, title: str | None = None):
-        """Draw the overview figure of seed 000: one row per resource grouped
+        """Draw the overview figure of Dosimont et al. 2014: one row per resource grouped
         by the hierarchy, one rectangle per aggregate in the colour of its
         mode state, more opaque as the mode dominates.
 

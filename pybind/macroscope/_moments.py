@@ -1,4 +1,4 @@
-"""Moments of utilization (seed 001): four numbers per resource that sketch
+"""Moments of utilization (Godin, Quinn and Pancake): four numbers per resource that sketch
 when and how evenly it was busy, computed exactly while a trace streams by.
 
 For a resource's busy function g(t) (1 while in a busy state, else 0):
@@ -121,7 +121,7 @@ class Moments(TableResult):
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int | None = None,
              format: str | None = None, title: str | None = None):
-        """Draw the moment display of seed 001 (Fig. 3, and Fig. 6 for many
+        """Draw the moment display of Godin, Quinn and Pancake (Fig. 3, and Fig. 6 for many
         rows): per row, a grey bar of length m0 centred at m1 with a tick at
         m1, black bars out to m1 - m2 and m1 + m2, and a thin line from m1
         to m1 + m3. Rows follow the hierarchy top to bottom; with many rows

@@ -19,7 +19,7 @@ class Trace:
     :func:`read_paje`, :func:`read_otf2`...), or build one from a table of
     intervals with :func:`from_pandas`. Tables of its content are available
     as pandas DataFrames (``containers``, ``states``, ``variables``,
-    ``links``, ``events``, ``types``) and the microscopic model of seed 000
+    ``links``, ``events``, ``types``) and the microscopic model of Dosimont et al. 2014
     with :meth:`micro`.
     """
 
@@ -152,7 +152,7 @@ class Trace:
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,
                 nesting: str = "innermost", gaps: bool = False):
-        """Moments of utilization (seed 001) of every resource, as a
+        """Moments of utilization (Godin, Quinn and Pancake) of every resource, as a
         :class:`macroscope.Moments` table with a moment display.
 
         ``busy`` chooses the busy states: None (all), a list of state
@@ -171,7 +171,7 @@ class Trace:
 
     def call_tree(self, state_types: list[str] | None = None, containers: list[str] | None = None,
                   per_container: bool = False, root: str = "program") -> "CallTree":
-        """The dynamic call tree of the nested states (seed 002): a state at
+        """The dynamic call tree of the nested states (Tick and Park 1991): a state at
         depth d+1 that began inside a state at depth d of the same container
         and state type is its callee. The outermost states of all containers
         hang from one synthetic root named ``root`` (no PE), grouped by

@@ -1,4 +1,4 @@
-"""Kaleidoscope views of call and spawn trees (seed 002): trees from traces
+"""Kaleidoscope views of call and spawn trees (Tick and Park 1991): trees from traces
 and tables, the layout against a plain reimplementation of the paper's
 rules, hand-computed values, errors, and the figure's pixels."""
 
@@ -19,7 +19,7 @@ from conftest import shared
 
 
 def reference_layout(ids, parents, width, d, min_sector=1.0, subtree=None):
-    """The layout of REFERENCE section 6, written plainly: ids in sibling
+    """The kaleidoscope layout rules, written plainly: ids in sibling
     order, parents[i] the parent id (None for the root). Returns a dict
     id -> (kept, level, shown_parent, weight, start, extent, x, y, drawn,
     collapsed)."""
