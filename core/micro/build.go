@@ -60,30 +60,19 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.Slices < 1 || opt.Slices > MaxSlices {
-		return nil, errs.Argument("slices", "must be between 1 and %d, got %d", MaxSlices, opt.Slices)
-	}
-	if int64(end-start) > math.MaxInt64/int64(opt.Slices) {
-		return nil, errs.Argument("slices", "a %s s window cut into %d slices exceeds the nanosecond arithmetic; use a shorter window or fewer slices", end-start, opt.Slices)
-	}
-	if int64(end-start) < int64(opt.Slices) {
-		return nil, errs.Argument("slices", "%d slices do not fit in a window of %d ns", opt.Slices, end-start)
-	}
-	if opt.Depth < Innermost {
-		return nil, errs.Argument("depth", "must be -1 (innermost) or a nesting depth >= 0, got %d", opt.Depth)
+	if err := checkGrid(opt, start, end); err != nil {
+		return nil, err
 	}
 	kind := metric.entityKind()
-	typeSel, err := selectTypes(t, kind, append(append([]string(nil), opt.StateTypes...), opt.Types...))
+	typeSel, err := selectTypes(t, kind, typeNames(opt))
 	if err != nil {
 		return nil, err
 	}
-	categoryOf, labels := categories(t, kind, typeSel)
-	m := &Model{States: labels, Slices: opt.Slices, Start: start, End: end, Metric: metric}
-	leafOf := buildTree(t, kind, typeSel, m)
-	if len(m.Tree.Leaves) == 0 {
-		return nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
+	m, leafOf, categoryOf, err := layout(t, metric, typeSel, scanUsage(t, kind, typeSel), opt.Slices, start, end)
+	if err != nil {
+		return nil, err
 	}
-	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(labels), leaves: len(m.Tree.Leaves)}
+	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
 	switch metric {
 	case StateDuration, StateAverageDuration:
 		m.Values = buildStates(t, g, leafOf, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
@@ -95,6 +84,82 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// typeNames returns the type names the options select (none: all).
+func typeNames(opt Options) []string {
+	return append(append([]string(nil), opt.StateTypes...), opt.Types...)
+}
+
+// checkGrid checks the resolution and the nesting option against the
+// window [start, end].
+func checkGrid(opt Options, start, end trace.Time) error {
+	if opt.Slices < 1 || opt.Slices > MaxSlices {
+		return errs.Argument("slices", "must be between 1 and %d, got %d", MaxSlices, opt.Slices)
+	}
+	if int64(end-start) > math.MaxInt64/int64(opt.Slices) {
+		return errs.Argument("slices", "a %s s window cut into %d slices exceeds the nanosecond arithmetic; use a shorter window or fewer slices", end-start, opt.Slices)
+	}
+	if int64(end-start) < int64(opt.Slices) {
+		return errs.Argument("slices", "%d slices do not fit in a window of %d ns", opt.Slices, end-start)
+	}
+	if opt.Depth < Innermost {
+		return errs.Argument("depth", "must be -1 (innermost) or a nesting depth >= 0, got %d", opt.Depth)
+	}
+	return nil
+}
+
+// usage is what a model's layout needs to know of the entities: which
+// containers hold entities of the selected types, and which selected types
+// have entities without a value, in the order of their first such entity.
+type usage struct {
+	hasData []bool // by container
+	noValue []int32
+}
+
+// scanUsage computes the usage of the entities of kind in t.
+func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
+	u := usage{hasData: make([]bool, len(t.Containers))}
+	seen := make([]bool, len(t.Types))
+	mark := func(container, typ, value int32) {
+		if !typeSel[typ] {
+			return
+		}
+		u.hasData[container] = true
+		if value == trace.None && kind != trace.KindVariable && !seen[typ] {
+			seen[typ] = true
+			u.noValue = append(u.noValue, typ)
+		}
+	}
+	switch kind {
+	case trace.KindState:
+		for _, s := range t.States {
+			mark(s.Container, s.Type, s.Value)
+		}
+	case trace.KindEvent:
+		for _, e := range t.Events {
+			mark(e.Container, e.Type, e.Value)
+		}
+	case trace.KindVariable:
+		for _, v := range t.Variables {
+			mark(v.Container, v.Type, 0)
+		}
+	}
+	return u
+}
+
+// layout makes the model's hierarchy and categories from the definitions
+// of t (types, values, containers) and the usage of its entities: the
+// model without its values, each container's leaf (-1 for none) and the
+// category map (see categories).
+func layout(t *trace.Trace, metric Metric, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf []int32, err error) {
+	categoryOf, labels := categories(t, metric.entityKind(), typeSel, u.noValue)
+	m = &Model{States: labels, Slices: slices, Start: start, End: end, Metric: metric}
+	leafOf = buildTree(t, typeSel, u.hasData, m)
+	if len(m.Tree.Leaves) == 0 {
+		return nil, nil, nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
+	}
+	return m, leafOf, categoryOf, nil
 }
 
 func window(t *trace.Trace, opt Options) (start, end trace.Time, err error) {
@@ -145,7 +210,7 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 // a name. categoryOf maps a value (states, events) or a type (variables)
 // to its category; for states and events, categoryOf[len(t.Values)+typ]
 // is the category of type typ's entities without a value (-1 if unused).
-func categories(t *trace.Trace, kind trace.Kind, typeSel []bool) (categoryOf []int32, labels []string) {
+func categories(t *trace.Trace, kind trace.Kind, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
 	if kind == trace.KindVariable {
 		categoryOf = make([]int32, len(t.Types))
 		for i, ty := range t.Types {
@@ -179,21 +244,11 @@ func categories(t *trace.Trace, kind trace.Kind, typeSel []bool) (categoryOf []i
 	for i := range t.Types {
 		categoryOf[len(t.Values)+i] = -1
 	}
-	// Entities without a value get a category per type, on first use.
-	mark := func(typ, value int32) {
-		if value == trace.None && typeSel[typ] && categoryOf[len(t.Values)+int(typ)] < 0 {
-			categoryOf[len(t.Values)+int(typ)] = int32(len(labels))
-			labels = append(labels, t.Types[typ].Name)
-		}
-	}
-	if kind == trace.KindEvent {
-		for _, e := range t.Events {
-			mark(e.Type, e.Value)
-		}
-	} else {
-		for _, s := range t.States {
-			mark(s.Type, s.Value)
-		}
+	// Entities without a value get a category per type, in the order of
+	// first use.
+	for _, typ := range noValue {
+		categoryOf[len(t.Values)+int(typ)] = int32(len(labels))
+		labels = append(labels, t.Types[typ].Name)
 	}
 	return categoryOf, labels
 }
@@ -207,8 +262,9 @@ func category(categoryOf []int32, nValues int, typ, value int32) int32 {
 }
 
 // buildTree fills m.Tree and m.Container and returns, for each trace
-// container, its leaf index (-1 when it is not a resource).
-func buildTree(t *trace.Trace, kind trace.Kind, typeSel []bool, m *Model) []int32 {
+// container, its leaf index (-1 when it is not a resource). hasData tells
+// the containers holding entities of the selected types.
+func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, m *Model) []int32 {
 	holds := make([]bool, len(t.Types)) // container types that hold selected entities
 	for i, ty := range t.Types {
 		if typeSel[i] && ty.Parent != trace.None {
@@ -216,27 +272,6 @@ func buildTree(t *trace.Trace, kind trace.Kind, typeSel []bool, m *Model) []int3
 		}
 	}
 	isResource := func(c int32) bool { return c > 0 && holds[t.Containers[c].Type] }
-	hasData := make([]bool, len(t.Containers))
-	switch kind {
-	case trace.KindState:
-		for _, s := range t.States {
-			if typeSel[s.Type] {
-				hasData[s.Container] = true
-			}
-		}
-	case trace.KindEvent:
-		for _, e := range t.Events {
-			if typeSel[e.Type] {
-				hasData[e.Container] = true
-			}
-		}
-	case trace.KindVariable:
-		for _, v := range t.Variables {
-			if typeSel[v.Type] {
-				hasData[v.Container] = true
-			}
-		}
-	}
 	// keep[c]: c is a resource or has one below it.
 	keep := make([]bool, len(t.Containers))
 	for c := len(t.Containers) - 1; c > 0; c-- {

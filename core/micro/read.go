@@ -1,0 +1,191 @@
+package micro
+
+import (
+	"errors"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Source streams a trace into a sink. Stream may call it more than once.
+type Source func(sink trace.Sink, opt trace.ReadOptions) error
+
+// Probe guesses the first and last instants of the trace a Source
+// streams, without reading it (paje.Extent); ok is false when it cannot.
+type Probe func() (start, end trace.Time, ok bool)
+
+// Summary tells what a streaming build read.
+type Summary struct {
+	Counts
+	Start, End trace.Time // the trace's first and last instants
+	// Passes counts the reads of the input: 1 when the window was given
+	// or guessed right, 2 when a first read had to find it.
+	Passes int
+	// InMemory tells that the innermost states could not be followed while
+	// streaming (ErrNesting): the last read kept the whole trace and the
+	// model is Build's.
+	InMemory bool
+}
+
+// Stream builds the microscopic model of the trace src streams, as Build
+// would on the whole trace, without keeping its entities (see
+// Accumulator).
+//
+// The slices depend on the window. With opt.Start and opt.End given, one
+// read is enough. Otherwise probe (if not nil) guesses the trace's
+// extent; the read checks the guess, and reads again with the right
+// window when it was wrong. Without a guess, a first read finds the
+// extent. Progress reports count the bytes of every read, the total
+// growing with the reads. A stream whose nesting cannot be followed
+// (ErrNesting) is read once more into memory and given to Build.
+func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model, *Summary, error) {
+	if _, err := ParseMetric(string(opt.Metric)); err != nil {
+		return nil, nil, err
+	}
+	if opt.Start != nil && opt.End != nil {
+		if *opt.End <= *opt.Start {
+			return nil, nil, errs.Argument("window", "empty time window [%s, %s] s", *opt.Start, *opt.End)
+		}
+		if err := checkGrid(opt, *opt.Start, *opt.End); err != nil {
+			return nil, nil, err
+		}
+	} else if err := checkOptions(opt); err != nil {
+		return nil, nil, err
+	}
+	r := &reads{src: src, ro: ro, expected: 1}
+	sum := &Summary{}
+	var start, end trace.Time
+	known := true
+	if opt.Start == nil || opt.End == nil {
+		known = false
+		if probe != nil {
+			start, end, known = probe()
+		}
+		if !known {
+			// A first read to find the extent.
+			r.expected = 2
+			var ext extent
+			if err := r.read(&ext); err != nil {
+				return nil, nil, err
+			}
+			start, end, known = ext.start, ext.end, true
+		}
+	}
+	if opt.Start != nil {
+		start = *opt.Start
+	}
+	if opt.End != nil {
+		end = *opt.End
+	}
+	for {
+		acc, err := NewAccumulator(opt, start, end)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := r.read(acc); err != nil {
+			return nil, nil, err
+		}
+		sum.Counts = acc.Counts()
+		sum.Start, sum.End, _ = acc.Extent()
+		m, err := acc.Model()
+		switch {
+		case errors.Is(err, ErrWindow) && r.passes < 3:
+			// The guess was wrong: read again with the window found.
+			r.expected++
+			start, end = sum.Start, sum.End
+			if opt.Start != nil {
+				start = *opt.Start
+			}
+			if opt.End != nil {
+				end = *opt.End
+			}
+			continue
+		case errors.Is(err, ErrNesting):
+			r.expected++
+			t := trace.New()
+			if err := r.read(t); err != nil {
+				return nil, nil, err
+			}
+			m, err := Build(t, opt)
+			if err != nil {
+				return nil, nil, err
+			}
+			sum.InMemory = true
+			sum.Passes = r.passes
+			return m, sum, nil
+		case err != nil:
+			return nil, nil, err
+		}
+		sum.Passes = r.passes
+		return m, sum, nil
+	}
+}
+
+// reads runs the reads of a Stream, with progress over all of them.
+type reads struct {
+	src      Source
+	ro       trace.ReadOptions
+	passes   int
+	expected int   // reads foreseen so far
+	offset   int64 // bytes read by the reads before
+	total    int64 // bytes of one read (0 if unknown)
+}
+
+func (r *reads) read(sink trace.Sink) error {
+	if err := r.ro.Canceled(); err != nil {
+		return err
+	}
+	r.passes++
+	ro := r.ro
+	if ro.Progress != nil {
+		report := r.ro.Progress
+		ro.Progress = func(done, total int64) {
+			r.total = total
+			report(r.offset+done, total*int64(max(r.expected, r.passes)))
+		}
+	}
+	err := r.src(sink, ro)
+	r.offset += r.total
+	return err
+}
+
+// extent is a sink that only keeps the trace's first and last instants.
+type extent struct {
+	start, end trace.Time
+}
+
+func (*extent) DefineType(trace.Type)              {}
+func (*extent) DefineValue(trace.Value)            {}
+func (*extent) CreateContainer(trace.Container)    {}
+func (*extent) DestroyContainer(int32, trace.Time) {}
+func (*extent) State(trace.State)                  {}
+func (*extent) Variable(trace.Variable)            {}
+func (*extent) Link(trace.Link)                    {}
+func (*extent) Event(trace.Event)                  {}
+func (e *extent) Finish(start, end trace.Time)     { e.start, e.end = start, end }
+
+// ReadFile builds the microscopic model of the trace file at path while
+// reading it with the reader named format ("" to detect it), as Build
+// would on the whole trace (see Stream). For Pajé traces the extent is
+// guessed from the first and last lines of the file (paje.Extent): one
+// read is enough unless the guess is wrong. Other formats are read twice
+// unless opt gives the whole window.
+func ReadFile(path, format string, opt Options, ro trace.ReadOptions) (*Model, *Summary, error) {
+	var f formats.Format
+	var err error
+	if format == "" {
+		f, err = formats.Detect(path)
+	} else {
+		f, err = formats.ByName(format)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var probe Probe
+	if f.Name == "paje" {
+		probe = func() (trace.Time, trace.Time, bool) { return paje.Extent([]string{path}, paje.Options{}) }
+	}
+	return Stream(func(sink trace.Sink, ro trace.ReadOptions) error { return f.Read(path, sink, ro) }, opt, ro, probe)
+}

@@ -1,0 +1,579 @@
+package micro
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ErrWindow is Accumulator.Model's error when the trace's window is not the
+// one the accumulator sliced: the start or end it assumed (a guess, see
+// NewAccumulator) is not the trace's. Reading again with the window the
+// accumulator learnt (Accumulator.Extent) gives the model.
+var ErrWindow = errors.New("micro: the trace's window is not the one assumed")
+
+// ErrNesting is Accumulator.Model's error when the innermost states could
+// not be followed while streaming: the states of a container and type did
+// not arrive as a stack of nested states (see Accumulator). Build on the
+// whole trace gives the model.
+var ErrNesting = errors.New("micro: the states do not arrive as nested states")
+
+// Counts tells how many entities a reader delivered.
+type Counts struct {
+	Containers, States, Variables, Links, Events int64
+}
+
+// Accumulator is a trace.Sink that builds the microscopic model while a
+// reader streams a trace, without keeping the entities: Model returns
+// exactly what Build returns on the whole trace, cell by cell.
+//
+// It keeps the definitions (types, values, containers), one row of
+// Slices cells per container and category that received data (what the
+// model holds), and for nested states, per container, state type and open
+// nesting level, the slices the completed inner states cover until their
+// enclosing state arrives: memory grows with the model and the nesting
+// depth, not with the number of events.
+//
+// Slice boundaries depend on the window, which the caller gives (the
+// options' Start and End, or for those left to the trace a guess such as
+// paje.Extent). Model checks the guess against the trace's first and last
+// instants given to Finish and returns ErrWindow when it was wrong.
+//
+// The innermost state (Options.Depth == Innermost) is found from the
+// order in which states complete: on one container and state type, the
+// states at one depth arrive in time order without overlapping, and a
+// state arrives after the states nested in it (the stack of Pajé's
+// PushState and PopState, OTF2's Enter and Leave). Time not covered by
+// a state nested in a state is that state's own. A stream that breaks
+// the rule makes Model return ErrNesting.
+type Accumulator struct {
+	opt     Options
+	metric  Metric
+	kind    trace.Kind
+	names   []string
+	g       grid
+	active  bool // the window is valid: cells are accumulated
+	average bool
+
+	skel *trace.Trace // the definitions
+
+	typeSel     []bool // by type
+	hasData     []bool // by container
+	noValueSeen []bool // by type
+	noValue     []int32
+
+	// Categories get a dense key on first use: keyOfValue by value id,
+	// keyOfType by type (entities without a value; variable types); keys
+	// maps a key back: a value id, or -1-type.
+	keyOfValue []int32
+	keyOfType  []int32
+	keys       []int32
+
+	conts []contAcc // by container
+
+	nan      map[int32]nanVariable // first non-finite variable per container
+	nanCount int
+
+	err        error // why the stream cannot be followed (ErrNesting)
+	finished   bool
+	start, end trace.Time // the trace's, from Finish
+	counts     Counts
+
+	pieces []piece // scratch
+}
+
+// contAcc is what the accumulator keeps of a container: its rows (by
+// category key) and, for innermost states, its nesting streams.
+type contAcc struct {
+	dur    [][]int64   // scaled durations (states), counts (events)
+	stays  [][]int32   // StateAverageDuration: stays per cell
+	sum    [][]float64 // VariableAverage: integrals (value x scaled time)
+	groups []group
+}
+
+// group follows the states of one state type on one container.
+type group struct {
+	typ    int32
+	levels []level // levels[d]: states at depth d
+}
+
+// level holds what the states completed at one depth leave to their
+// enclosing state, which arrives later: how many, where the first starts
+// and the last ends, and the slices they cover.
+type level struct {
+	seen        bool
+	lastEnd     trace.Time // end of the latest state at this depth
+	n           int        // completed since the enclosing state's predecessor
+	first, last trace.Time
+	cover       []piece
+}
+
+// piece is a part of slice k, d scaled units long.
+type piece struct {
+	k int32
+	d int64
+}
+
+type nanVariable struct {
+	seq int
+	v   trace.Variable
+}
+
+// NewAccumulator returns an accumulator that slices the window [start,
+// end]: the options' Start and End when they are set (they must then be
+// start and end), a guess of the trace's first and last instants
+// otherwise. Errors are those of the options alone (metric, slices,
+// depth); those of the window come from Model, as Build would give them.
+func NewAccumulator(opt Options, start, end trace.Time) (*Accumulator, error) {
+	metric, err := ParseMetric(string(opt.Metric))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOptions(opt); err != nil {
+		return nil, err
+	}
+	if (opt.Start != nil && *opt.Start != start) || (opt.End != nil && *opt.End != end) {
+		return nil, errs.Argument("window", "the window [%s, %s] s is not the options' one", start, end)
+	}
+	a := &Accumulator{
+		opt:     opt,
+		metric:  metric,
+		kind:    metric.entityKind(),
+		names:   typeNames(opt),
+		average: metric == StateAverageDuration,
+		skel:    trace.New(),
+		hasData: []bool{false},
+		conts:   []contAcc{{}},
+		nan:     map[int32]nanVariable{},
+	}
+	a.g = grid{start: start, end: end, n: int64(opt.Slices)}
+	a.active = end > start && checkGrid(opt, start, end) == nil
+	return a, nil
+}
+
+// checkOptions checks what Build checks that does not depend on the window.
+func checkOptions(opt Options) error {
+	if opt.Slices < 1 || opt.Slices > MaxSlices {
+		return errs.Argument("slices", "must be between 1 and %d, got %d", MaxSlices, opt.Slices)
+	}
+	if opt.Depth < Innermost {
+		return errs.Argument("depth", "must be -1 (innermost) or a nesting depth >= 0, got %d", opt.Depth)
+	}
+	return nil
+}
+
+// Counts returns how many entities the accumulator received.
+func (a *Accumulator) Counts() Counts { return a.counts }
+
+// Extent returns the trace's first and last instants, once Finish has
+// come.
+func (a *Accumulator) Extent() (start, end trace.Time, ok bool) { return a.start, a.end, a.finished }
+
+// DefineType implements trace.Sink.
+func (a *Accumulator) DefineType(t trace.Type) {
+	a.skel.DefineType(t)
+	a.typeSel = append(a.typeSel, t.Kind == a.kind && (len(a.names) == 0 || slices.Contains(a.names, t.Name)))
+	a.noValueSeen = append(a.noValueSeen, false)
+	a.keyOfType = append(a.keyOfType, -1)
+}
+
+// DefineValue implements trace.Sink. Only the values of the metric's kind
+// of types keep their names.
+func (a *Accumulator) DefineValue(v trace.Value) {
+	if v.Type < 0 || int(v.Type) >= len(a.typeSel) || !a.typeSel[v.Type] {
+		v = trace.Value{Type: v.Type}
+	}
+	a.skel.DefineValue(v)
+	a.keyOfValue = append(a.keyOfValue, -1)
+}
+
+// CreateContainer implements trace.Sink.
+func (a *Accumulator) CreateContainer(c trace.Container) {
+	a.counts.Containers++
+	a.skel.CreateContainer(c)
+	a.hasData = append(a.hasData, false)
+	a.conts = append(a.conts, contAcc{})
+}
+
+// DestroyContainer implements trace.Sink.
+func (a *Accumulator) DestroyContainer(id int32, at trace.Time) { a.skel.DestroyContainer(id, at) }
+
+// Link implements trace.Sink: links are counted only.
+func (a *Accumulator) Link(trace.Link) { a.counts.Links++ }
+
+// Finish implements trace.Sink.
+func (a *Accumulator) Finish(start, end trace.Time) {
+	a.skel.Finish(start, end)
+	a.start, a.end, a.finished = start, end, true
+	if a.kind != trace.KindState || a.opt.Depth != Innermost || a.err != nil {
+		return
+	}
+	// A state nested in no state that arrived is an orphan.
+	for c := range a.conts {
+		for _, gr := range a.conts[c].groups {
+			for d := 1; d < len(gr.levels); d++ {
+				if gr.levels[d].n > 0 {
+					a.failNesting("container %d: %d state(s) at depth %d end without an enclosing state", c, gr.levels[d].n, d)
+					return
+				}
+			}
+		}
+	}
+}
+
+func (a *Accumulator) failNesting(format string, args ...any) {
+	if a.err == nil {
+		a.err = fmt.Errorf("%w: "+format, append([]any{ErrNesting}, args...)...)
+	}
+}
+
+// use records that container c has an entity of selected type typ with
+// value v (trace.None for none) and returns the entity's category key.
+func (a *Accumulator) use(c, typ, v int32) int32 {
+	a.hasData[c] = true
+	if a.kind == trace.KindVariable {
+		return a.key(&a.keyOfType[typ], -1-typ)
+	}
+	if v == trace.None {
+		if !a.noValueSeen[typ] {
+			a.noValueSeen[typ] = true
+			a.noValue = append(a.noValue, typ)
+		}
+		return a.key(&a.keyOfType[typ], -1-typ)
+	}
+	return a.key(&a.keyOfValue[v], v)
+}
+
+func (a *Accumulator) key(slot *int32, code int32) int32 {
+	if *slot < 0 {
+		*slot = int32(len(a.keys))
+		a.keys = append(a.keys, code)
+	}
+	return *slot
+}
+
+// durRow returns container c's row of durations or counts for key.
+func (a *Accumulator) durRow(c *contAcc, key int32) []int64 {
+	for int(key) >= len(c.dur) {
+		c.dur = append(c.dur, nil)
+		if a.average {
+			c.stays = append(c.stays, nil)
+		}
+	}
+	if c.dur[key] == nil {
+		c.dur[key] = make([]int64, a.g.n)
+		if a.average {
+			c.stays[key] = make([]int32, a.g.n)
+		}
+	}
+	return c.dur[key]
+}
+
+// spans returns the pieces of [x, y) in the window, slice by slice (see
+// grid.spans), in the accumulator's scratch space.
+func (a *Accumulator) spans(x, y trace.Time) []piece {
+	g := &a.g
+	ps := a.pieces[:0]
+	if x < g.start {
+		x = g.start
+	}
+	if y > g.end {
+		y = g.end
+	}
+	if y > x {
+		w := int64(g.end - g.start)
+		x0 := int64(x-g.start) * g.n
+		x1 := int64(y-g.start) * g.n
+		for p, k := x0, x0/w; p < x1; k++ {
+			next := min((k+1)*w, x1)
+			ps = append(ps, piece{int32(k), next - p})
+			p = next
+		}
+	}
+	a.pieces = ps
+	return ps
+}
+
+// State implements trace.Sink.
+func (a *Accumulator) State(s trace.State) {
+	a.counts.States++
+	if a.kind != trace.KindState || !a.typeSel[s.Type] {
+		return
+	}
+	key := a.use(s.Container, s.Type, s.Value)
+	if !a.active || a.err != nil {
+		return
+	}
+	c := &a.conts[s.Container]
+	if a.opt.Depth != Innermost {
+		if s.Depth == int32(a.opt.Depth) {
+			a.add(c, key, a.spans(s.Start, s.End))
+		}
+		return
+	}
+	a.innermost(c, key, s)
+}
+
+// add adds pieces of one stay to the row of key.
+func (a *Accumulator) add(c *contAcc, key int32, ps []piece) {
+	if len(ps) == 0 {
+		return
+	}
+	row := a.durRow(c, key)
+	for _, p := range ps {
+		row[p.k] += p.d
+	}
+	if a.average {
+		stays := c.stays[key]
+		for _, p := range ps {
+			if p.d > 0 {
+				stays[p.k]++
+			}
+		}
+	}
+}
+
+// innermost accounts for state s of category key on container c: the
+// time of s not covered by the states nested in it, which have arrived.
+func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
+	var gr *group
+	for i := range c.groups {
+		if c.groups[i].typ == s.Type {
+			gr = &c.groups[i]
+			break
+		}
+	}
+	if gr == nil {
+		c.groups = append(c.groups, group{typ: s.Type})
+		gr = &c.groups[len(c.groups)-1]
+	}
+	d := int(s.Depth)
+	if d < 0 || s.End < s.Start {
+		a.failNesting("a state of type %d on container %d has depth %d and lasts [%s, %s]", s.Type, s.Container, d, s.Start, s.End)
+		return
+	}
+	for len(gr.levels) < d+2 {
+		gr.levels = append(gr.levels, level{})
+	}
+	lv, inner := &gr.levels[d], &gr.levels[d+1]
+	if lv.seen && s.Start < lv.lastEnd {
+		a.failNesting("a state on container %d starts at %s, before the previous one at depth %d ends (%s)", s.Container, s.Start, d, lv.lastEnd)
+		return
+	}
+	if inner.n > 0 && (inner.first < s.Start || inner.last > s.End) {
+		a.failNesting("a state on container %d [%s, %s] does not enclose the states nested in it [%s, %s]", s.Container, s.Start, s.End, inner.first, inner.last)
+		return
+	}
+	for e := d + 2; e < len(gr.levels); e++ {
+		if gr.levels[e].n > 0 {
+			a.failNesting("container %d: a state at depth %d completed without the state enclosing it", s.Container, e)
+			return
+		}
+	}
+	ps := a.spans(s.Start, s.End)
+	if inner.n == 0 || len(inner.cover) == 0 {
+		a.add(c, key, ps)
+	} else {
+		// Own time: the pieces minus what the nested states cover, slice
+		// by slice (both in slice order).
+		j, ok := 0, true
+		for i := range ps {
+			for j < len(inner.cover) && inner.cover[j].k < ps[i].k {
+				ok = false // covered time outside the state
+				j++
+			}
+			if j < len(inner.cover) && inner.cover[j].k == ps[i].k {
+				ps[i].d -= inner.cover[j].d
+				j++
+			}
+			ok = ok && ps[i].d >= 0
+		}
+		if !ok || j != len(inner.cover) {
+			a.failNesting("the states nested in a state on container %d [%s, %s] cover more than it", s.Container, s.Start, s.End)
+			return
+		}
+		a.add(c, key, ps)
+		// The full span is what the enclosing state loses.
+		ps = a.spans(s.Start, s.End)
+	}
+	inner.n, inner.cover = 0, inner.cover[:0]
+	lv.seen, lv.lastEnd = true, s.End
+	if d > 0 {
+		if lv.n == 0 {
+			lv.first = s.Start
+		}
+		lv.n++
+		lv.last = s.End
+		for _, p := range ps {
+			if n := len(lv.cover); n > 0 && lv.cover[n-1].k == p.k {
+				lv.cover[n-1].d += p.d
+			} else {
+				lv.cover = append(lv.cover, p)
+			}
+		}
+	}
+}
+
+// Event implements trace.Sink.
+func (a *Accumulator) Event(e trace.Event) {
+	a.counts.Events++
+	if a.kind != trace.KindEvent || !a.typeSel[e.Type] {
+		return
+	}
+	key := a.use(e.Container, e.Type, e.Value)
+	if !a.active {
+		return
+	}
+	if k := a.g.sliceOf(e.Time); k >= 0 {
+		a.durRow(&a.conts[e.Container], key)[k]++
+	}
+}
+
+// Variable implements trace.Sink.
+func (a *Accumulator) Variable(v trace.Variable) {
+	a.counts.Variables++
+	if a.kind != trace.KindVariable || !a.typeSel[v.Type] {
+		return
+	}
+	key := a.use(v.Container, v.Type, 0)
+	if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+		a.nanCount++
+		if _, ok := a.nan[v.Container]; !ok {
+			a.nan[v.Container] = nanVariable{a.nanCount, v}
+		}
+		return
+	}
+	if !a.active {
+		return
+	}
+	c := &a.conts[v.Container]
+	for int(key) >= len(c.sum) {
+		c.sum = append(c.sum, nil)
+	}
+	if c.sum[key] == nil {
+		c.sum[key] = make([]float64, a.g.n)
+	}
+	row := c.sum[key]
+	for _, p := range a.spans(v.Start, v.End) {
+		row[p.k] += v.Value * float64(p.d)
+	}
+}
+
+// Model returns the model of the trace streamed, as Build gives it, once
+// Finish has come: ErrWindow if the window sliced is not the trace's,
+// ErrNesting if the innermost states could not be followed, Build's
+// errors otherwise.
+func (a *Accumulator) Model() (*Model, error) {
+	if !a.finished {
+		return nil, errors.New("micro: the trace has not been read to its end")
+	}
+	start, end := a.start, a.end
+	if a.opt.Start != nil {
+		start = *a.opt.Start
+	}
+	if a.opt.End != nil {
+		end = *a.opt.End
+	}
+	if end <= start {
+		return nil, errs.Argument("window", "empty time window [%s, %s] s", start, end)
+	}
+	if err := checkGrid(a.opt, start, end); err != nil {
+		return nil, err
+	}
+	if start != a.g.start || end != a.g.end {
+		return nil, ErrWindow
+	}
+	t := a.skel
+	typeSel, err := selectTypes(t, a.kind, a.names)
+	if err != nil {
+		return nil, err
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	m, leafOf, categoryOf, err := layout(t, a.metric, typeSel, usage{hasData: a.hasData, noValue: a.noValue}, a.opt.Slices, start, end)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.nanError(leafOf); err != nil {
+		return nil, err
+	}
+	g := a.g
+	g.nCat, g.leaves = len(m.States), len(m.Tree.Leaves)
+	out := make([]float64, g.cells())
+	w := float64(g.width())
+	scale := float64(g.n) * 1e9
+	for ci := range a.conts {
+		leaf := int(leafOf[ci])
+		if leaf < 0 {
+			continue
+		}
+		c := &a.conts[ci]
+		for key, code := range a.keys {
+			var cat int32
+			switch {
+			case code >= 0:
+				cat = categoryOf[code]
+			case a.kind == trace.KindVariable:
+				cat = categoryOf[-1-code]
+			default:
+				cat = categoryOf[len(t.Values)+int(-1-code)]
+			}
+			if cat < 0 {
+				continue
+			}
+			cell := func(k int) int { return g.cell(leaf, k, int(cat)) }
+			switch a.metric {
+			case StateDuration:
+				if key < len(c.dur) && c.dur[key] != nil {
+					for k, d := range c.dur[key] {
+						out[cell(k)] = float64(d) / w
+					}
+				}
+			case StateAverageDuration:
+				if key < len(c.dur) && c.dur[key] != nil {
+					for k, d := range c.dur[key] {
+						if n := c.stays[key][k]; n > 0 {
+							out[cell(k)] = float64(d) / (scale * float64(n))
+						}
+					}
+				}
+			case EventCount:
+				if key < len(c.dur) && c.dur[key] != nil {
+					for k, d := range c.dur[key] {
+						out[cell(k)] = float64(d)
+					}
+				}
+			case VariableAverage:
+				if key < len(c.sum) && c.sum[key] != nil {
+					for k, v := range c.sum[key] {
+						out[cell(k)] = v / w
+					}
+				}
+			}
+		}
+	}
+	m.Values = out
+	return m, nil
+}
+
+// nanError is Build's error for the first non-finite variable of a
+// resource, if any.
+func (a *Accumulator) nanError(leafOf []int32) error {
+	first := nanVariable{seq: -1}
+	for c, nv := range a.nan {
+		if leafOf[c] >= 0 && (first.seq < 0 || nv.seq < first.seq) {
+			first = nv
+		}
+	}
+	if first.seq < 0 {
+		return nil
+	}
+	v := first.v
+	return errs.Argument("variables", "variable %s of %s is %v at %s s", a.skel.Types[v.Type].Name,
+		a.skel.ContainerPath(v.Container, "/"), v.Value, v.Start)
+}
