@@ -13,11 +13,7 @@ import (
 
 // ReadFile reads a whole Chrome trace into memory.
 func ReadFile(path string) (*trace.Trace, error) {
-	t := trace.New(path)
-	if err := Read(path, t, trace.ReadOptions{}); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return trace.Load(path, Read)
 }
 
 // Read streams the Chrome trace at path, plain or gzip-compressed, into

@@ -13,11 +13,7 @@ import (
 // ReadFile reads a whole OTF2 archive into memory. path is the archive's
 // anchor file (traces.otf2) or the directory that holds it.
 func ReadFile(path string) (*trace.Trace, error) {
-	t := trace.New(path)
-	if err := Read(path, t, trace.ReadOptions{}); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return trace.Load(path, Read)
 }
 
 // Read streams the OTF2 archive whose anchor file is path (or the

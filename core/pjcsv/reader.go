@@ -1,10 +1,7 @@
 package pjcsv
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,17 +10,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // ReadFile reads a whole trace dump (a file, or a directory of split
 // files) into memory.
 func ReadFile(path string) (*trace.Trace, error) {
-	t := trace.New(path)
-	if err := Read(path, t, trace.ReadOptions{}); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return trace.Load(path, Read)
 }
 
 // Options tune the reader beyond trace.ReadOptions.
@@ -131,82 +125,14 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	return d.finish()
 }
 
-// progressEvery is how many bytes pass between two progress reports and
-// two looks at ReadOptions.Cancel.
-const progressEvery = 1 << 20
-
-var errTruncated = errors.New("compressed data is truncated")
-
 // decode reads one file and returns how many bytes it consumed; before is
 // the count of the files read earlier, for progress reports.
 func (d *decoder) decode(r io.Reader, name string, before, total int64, opt trace.ReadOptions) (int64, error) {
-	counted := &countingReader{r: r}
-	br := bufio.NewReaderSize(counted, 1<<20)
-	magic, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return 0, &errs.FormatError{File: name, Err: err}
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return 0, &errs.FormatError{File: name, Err: err}
-		}
-		defer gz.Close()
-		br = bufio.NewReaderSize(gz, 1<<20)
-	}
 	d.startFile(name)
-	var done, nextReport int64
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err != nil && err != io.EOF {
-			if err == io.ErrUnexpectedEOF {
-				err = errTruncated
-			}
-			return 0, &errs.FormatError{File: name, Line: d.line + 1, Offset: done, Err: err}
-		}
-		if len(line) > 0 {
-			done += int64(len(line))
-			d.line++
-			if err := d.parseLine(line); err != nil {
-				return 0, err
-			}
-			if counted.n >= nextReport {
-				if err := opt.Canceled(); err != nil {
-					return 0, err
-				}
-				if opt.Progress != nil {
-					opt.Progress(before+counted.n, total)
-				}
-				nextReport = counted.n + progressEvery
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	if opt.Progress != nil {
-		opt.Progress(before+counted.n, total)
-	}
-	return counted.n, nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	return textlines.Scan(r, textlines.Input{Name: name, Before: before, Total: total}, opt, func(line []byte, n int) error {
+		d.line = n
+		return d.parseLine(line)
+	})
 }
 
 func (d *decoder) parseLine(line []byte) error {

@@ -31,6 +31,19 @@ func New(files ...string) *Trace {
 	}
 }
 
+// ReadFunc is a reader's streaming entry point: it decodes the trace at
+// path into sink.
+type ReadFunc func(path string, sink Sink, opt ReadOptions) error
+
+// Load reads the trace at path into memory with read.
+func Load(path string, read ReadFunc) (*Trace, error) {
+	t := New(path)
+	if err := read(path, t, ReadOptions{}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // DefineType implements Sink.
 func (t *Trace) DefineType(ty Type) { t.Types = append(t.Types, ty) }
 

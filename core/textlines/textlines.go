@@ -1,0 +1,106 @@
+// Package textlines reads line-oriented text traces (Paraver records,
+// pj_dump tables): plain or gzip-compressed input, recognised by its magic
+// bytes, lines of any length, progress reports and cancellation every
+// megabyte, and errors that name the file, the line and the byte offset.
+package textlines
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"io"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ReportEvery is how many input bytes pass between two progress reports
+// and two looks at ReadOptions.Cancel.
+const ReportEvery = 1 << 20
+
+// ErrTruncated is the cause of the error on compressed input that ends in
+// the middle of its data.
+var ErrTruncated = errors.New("compressed data is truncated")
+
+// Input names a stream for errors and places it in a larger read for
+// progress reports.
+type Input struct {
+	Name   string // the file, for errors
+	Before int64  // input bytes of the files read before this one
+	Total  int64  // input bytes of the whole read; 0 if unknown
+}
+
+// Scan calls line for each line of r, with its terminator, and its number
+// counted from 1. It stops at the first error line returns, at a read
+// error (a partial last line is then not passed on: the error says where
+// the input broke), or once opt.Cancel is closed. It reports progress to
+// opt.Progress and returns the number of input bytes consumed.
+func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (int64, error) {
+	counted := &countingReader{r: r}
+	br := bufio.NewReaderSize(counted, 1<<20)
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		return 0, &errs.FormatError{File: in.Name, Err: err}
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return 0, &errs.FormatError{File: in.Name, Err: err}
+		}
+		defer gz.Close()
+		br = bufio.NewReaderSize(gz, 1<<20)
+	}
+	var done, nextReport int64
+	n := 0
+	for {
+		text, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long := append([]byte(nil), text...)
+			for err == bufio.ErrBufferFull {
+				text, err = br.ReadSlice('\n')
+				long = append(long, text...)
+			}
+			text = long
+		}
+		if err != nil && err != io.EOF {
+			if err == io.ErrUnexpectedEOF {
+				err = ErrTruncated
+			}
+			return counted.n, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: err}
+		}
+		if len(text) > 0 {
+			done += int64(len(text))
+			n++
+			if err := line(text, n); err != nil {
+				return counted.n, err
+			}
+			if counted.n >= nextReport {
+				if err := opt.Canceled(); err != nil {
+					return counted.n, err
+				}
+				if opt.Progress != nil {
+					opt.Progress(in.Before+counted.n, in.Total)
+				}
+				nextReport = counted.n + ReportEvery
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(in.Before+counted.n, in.Total)
+	}
+	return counted.n, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,94 @@
+package textlines
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+func gz(t *testing.T, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(text))
+	w.Close()
+	return b.Bytes()
+}
+
+func collect(t *testing.T, input []byte, opt trace.ReadOptions) ([]string, error) {
+	t.Helper()
+	var lines []string
+	_, err := Scan(bytes.NewReader(input), Input{Name: "f.txt"}, opt, func(text []byte, n int) error {
+		if n != len(lines)+1 {
+			t.Fatalf("line %d numbered %d", len(lines)+1, n)
+		}
+		lines = append(lines, string(text))
+		return nil
+	})
+	return lines, err
+}
+
+func TestPlainAndGzipGiveTheSameLines(t *testing.T) {
+	long := strings.Repeat("x", 3<<20) // longer than the buffer
+	text := "a\n\nb c\r\n" + long + "\nlast without newline"
+	want := []string{"a\n", "\n", "b c\r\n", long + "\n", "last without newline"}
+	for name, input := range map[string][]byte{"plain": []byte(text), "gzip": gz(t, text)} {
+		got, err := collect(t, input, trace.ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d lines, want %d", name, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: line %d differs", name, i+1)
+			}
+		}
+	}
+}
+
+func TestTruncatedGzipNamesTheLine(t *testing.T) {
+	full := gz(t, strings.Repeat("0123456789\n", 100000))
+	_, err := collect(t, full[:len(full)/2], trace.ReadOptions{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != "f.txt" || fe.Line < 2 || !errors.Is(err, ErrTruncated) {
+		t.Fatalf("got %#v", err)
+	}
+}
+
+func TestLineErrorStopsTheScan(t *testing.T) {
+	stop := errors.New("bad record")
+	calls := 0
+	_, err := Scan(strings.NewReader("1\n2\n3\n"), Input{Name: "f"}, trace.ReadOptions{}, func(_ []byte, n int) error {
+		calls++
+		if n == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || calls != 2 {
+		t.Fatalf("err %v after %d calls", err, calls)
+	}
+}
+
+func TestCancelAndProgress(t *testing.T) {
+	input := []byte(strings.Repeat("0123456789\n", 300000)) // ~3.3 MB
+	var last, total int64
+	opt := trace.ReadOptions{Progress: func(done, all int64) { last, total = done, all }}
+	n, err := Scan(bytes.NewReader(input), Input{Name: "f", Before: 7, Total: 99}, opt, func([]byte, int) error { return nil })
+	if err != nil || n != int64(len(input)) || last != 7+n || total != 99 {
+		t.Fatalf("n %d err %v progress %d/%d", n, err, last, total)
+	}
+	cancel := make(chan struct{})
+	close(cancel)
+	_, err = Scan(bytes.NewReader(input), Input{Name: "f"}, trace.ReadOptions{Cancel: cancel}, func([]byte, int) error { return nil })
+	if !errors.Is(err, trace.ErrCanceled) {
+		t.Fatalf("canceled scan: %v", err)
+	}
+}
