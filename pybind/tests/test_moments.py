@@ -13,39 +13,13 @@ import pandas as pd
 import pytest
 
 import macroscope as ms
-from conftest import shared
+from conftest import paje_header, shared
 
 NS = 10**9
 
-HEADER = """%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajePushState 3
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 4
-% Time date
-% Type string
-% Container string
-%EndEventDef
-0 N 0 Node
+HEADER = paje_header(
+    "PajeDefineContainerType", "PajeDefineStateType", "PajeCreateContainer", "PajePushState", "PajePopState",
+) + """0 N 0 Node
 0 P N Proc
 1 S P State
 """

@@ -6,32 +6,12 @@ import sys
 import pytest
 
 import macroscope as ms
+from conftest import paje_header
 from macroscope import _bridge
 
-HEADER = """%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 3
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-0 H 0 Host
+HEADER = paje_header(
+    "PajeDefineContainerType", "PajeDefineStateType", "PajeCreateContainer", "PajeSetState",
+) + """0 H 0 Host
 1 S H State
 2 0 h1 H 0 host1
 """
