@@ -4,6 +4,7 @@
 //	macroscope moments [flags] trace      moments of utilization (table, CSV/Parquet, figure)
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
 //	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
+//	macroscope treemap [flags] trace      treemap of the optimal aggregation (PNG + Parquet)
 //	macroscope help                       this text
 //
 // Run "macroscope <command> -h" for a command's flags.
@@ -29,6 +30,7 @@ var commands = []command{
 	{"moments", "moments of utilization of every resource, computed while reading: table and figure", runMoments},
 	{"synth", "synthetic trace of any size (Pajé or Parquet) with anomalies where asked", runSynth},
 	{"dump", "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags", runDump},
+	{"treemap", "squarified treemap of the optimal cut of the hierarchy: figure and table of rectangles", runTreemap},
 }
 
 func main() {

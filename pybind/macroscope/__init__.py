@@ -23,6 +23,7 @@ from ._moments import Moments, moments
 from ._from_table import from_pandas, read_table
 from ._readers import FORMATS, read, read_chrome, read_otf2, read_paje, read_paraver, read_pjdump
 from ._trace import Trace
+from ._treemap import Treemap
 
 __version__ = "0.1.0"
 
@@ -39,6 +40,7 @@ __all__ = [
     "Trace",
     "TraceFormatError",
     "TraceNotFoundError",
+    "Treemap",
     "from_pandas",
     "moments",
     "read",

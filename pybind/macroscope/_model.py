@@ -294,6 +294,36 @@ class Aggregation(TableResult):
         return aggregation_moments(self, busy=busy, by=by, idle=idle, state_types=state_types, nesting=nesting,
                                    gaps=gaps)
 
+    def treemap(self, value: str = "leaves", width: float = 1.0, height: float = 1.0, *, padding: float = 0.0,
+                header: float = 0.0, root: str | None = None):
+        """The squarified treemap of the aggregation (Lamarche-Perrin et al. 2014):
+        every aggregate a rectangle of area proportional to its number of
+        resources (``value="leaves"``) or its activity (``"activity"``: the
+        seconds spent in states over the window), nested inside the
+        rectangles of its ancestors, laid out in a ``width`` x ``height``
+        rectangle. ``padding`` and ``header`` leave room inside each group
+        (same units); ``root`` (a node path) lays out that subtree only.
+        Returns a :class:`macroscope.Treemap` (a table of rectangles; shown
+        as the figure in Jupyter). See docs/treemap.md."""
+        from ._treemap import treemap
+
+        return treemap(self, value, width, height, padding, header, root)
+
+    def plot_treemap(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
+                     value: str = "leaves", root: str | None = None, proportions: bool = False, zooms: int = 3,
+                     format: str | None = None, title: str | None = None):
+        """Draw the treemap figure: aggregates in the colour of their mode
+        state (opacity from its share, as in :meth:`plot`) or divided into
+        a strip per state (``proportions=True``), framed and named groups,
+        a legend, and up to ``zooms`` enlarged views of detailed groups too
+        small to read (circled on the map). Sizes are in pixels. With
+        ``path`` the image is written there (PNG or SVG by the extension)
+        and the path returned; otherwise the image bytes are returned."""
+        from ._treemap import plot_treemap
+
+        return plot_treemap(self, path, width, height, value=value, root=root, proportions=proportions, zooms=zooms,
+                            format=format, title=title)
+
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.Aggregation {i.get('kind', 'spatiotemporal')} p={i['p']:g}: {i['aggregates']} aggregates, "
