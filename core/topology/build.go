@@ -616,6 +616,9 @@ func (tp *Topology) integrate() {
 	}
 }
 
+// Trace returns the trace the graph comes from.
+func (tp *Topology) Trace() *trace.Trace { return tp.tr }
+
 // Window returns the time window.
 func (tp *Topology) Window() (start, end trace.Time) { return tp.start, tp.end }
 

@@ -443,7 +443,7 @@ func (tp *Topology) ExpandAll() {
 
 // Collapsed returns the paths of the collapsed groups, sorted.
 func (tp *Topology) Collapsed() []string {
-	var paths []string
+	paths := []string{}
 	for c := range tp.collapsed {
 		paths = append(paths, tp.paths[c])
 	}

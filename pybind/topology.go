@@ -1,0 +1,347 @@
+package pybind
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/forcelayout"
+	"github.com/macroscope-hpc/macroscope/core/topology"
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+// Topology is the topology-based view of a trace (Schnorr, Legrand and
+// Vincent 2012) and the state of its exploration: collapsed groups,
+// window, positions. Unlike the other results it changes (collapse,
+// expand, layout); a mutex serialises the calls.
+type Topology struct {
+	mu     sync.Mutex
+	tp     *topology.Topology
+	source string
+	stats  *forcelayout.Stats // of the last layout
+}
+
+// topologyOptions mirror Trace.topology's keyword arguments.
+type topologyOptions struct {
+	Size   json.RawMessage `json:"size"`  // a name, a list of names, or {kind: name}
+	Fill   json.RawMessage `json:"fill"`  // idem
+	Edges  json.RawMessage `json:"edges"` // "platform", "communications" or a list of link types
+	Kinds  []string        `json:"kinds"`
+	Start  json.RawMessage `json:"start"`
+	End    json.RawMessage `json:"end"`
+	Charge string          `json:"charge"`
+}
+
+// metric decodes a size or fill option.
+func metric(name string, raw json.RawMessage) (names []string, byKind map[string]string, err error) {
+	text := strings.TrimSpace(string(raw))
+	switch {
+	case text == "" || text == "null":
+		return nil, nil, nil
+	case strings.HasPrefix(text, `"`):
+		var s string
+		err = json.Unmarshal(raw, &s)
+		names = []string{s}
+	case strings.HasPrefix(text, "["):
+		err = json.Unmarshal(raw, &names)
+	case strings.HasPrefix(text, "{"):
+		err = json.Unmarshal(raw, &byKind)
+	default:
+		err = fmt.Errorf("not a name")
+	}
+	if err != nil {
+		return nil, nil, errs.Argument(name, "must be a variable name, a list of names or a dict {kind: name}, got %s", raw)
+	}
+	return names, byKind, nil
+}
+
+// TopologyOfTrace builds the topology-based view of a trace; options is a
+// JSON object (see topologyOptions).
+func (t *Trace) Topology(options string) (tp *Topology, err error) {
+	defer guard(&err)
+	var o topologyOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	opt := topology.Options{Kinds: o.Kinds, Charge: o.Charge}
+	if opt.Size, opt.SizeByKind, err = metric("size", o.Size); err != nil {
+		return nil, err
+	}
+	if opt.Fill, opt.FillByKind, err = metric("fill", o.Fill); err != nil {
+		return nil, err
+	}
+	if text := strings.TrimSpace(string(o.Edges)); text != "" && text != "null" {
+		if strings.HasPrefix(text, "[") {
+			if err := json.Unmarshal(o.Edges, &opt.EdgeTypes); err != nil {
+				return nil, errs.Argument("edges", "must be \"platform\", \"communications\" or a list of link types, got %s", text)
+			}
+		} else if err := json.Unmarshal(o.Edges, &opt.EdgeSource); err != nil {
+			return nil, errs.Argument("edges", "must be \"platform\", \"communications\" or a list of link types, got %s", text)
+		}
+	}
+	if opt.Start, err = parseInstant("start", o.Start); err != nil {
+		return nil, err
+	}
+	if opt.End, err = parseInstant("end", o.End); err != nil {
+		return nil, err
+	}
+	g, err := topology.Build(t.t, opt)
+	if err != nil {
+		return nil, err
+	}
+	source := ""
+	if len(t.t.Files) > 0 {
+		source = t.t.Files[0]
+	}
+	return &Topology{tp: g, source: source}, nil
+}
+
+// Info describes the view as JSON: counts, kinds and their metrics, the
+// window, the collapsed groups and the last layout.
+func (g *Topology) Info() (js string, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	v := g.tp.View()
+	kinds, size, fill := g.tp.Kinds()
+	start, end := g.tp.Window()
+	kept, skipped := g.tp.Links()
+	aggregated := 0
+	for _, n := range v.Nodes {
+		if n.Aggregated {
+			aggregated++
+		}
+	}
+	info := map[string]any{
+		"nodes": len(v.Nodes), "edges": len(v.Edges), "aggregated": aggregated, "resources": g.tp.Leaves(),
+		"kinds": kinds, "size": size, "fill": fill, "edge_types": g.tp.EdgeTypes(),
+		"links": kept, "links_skipped": skipped,
+		"start": start.Seconds(), "end": end.Seconds(), "start_ns": int64(start), "end_ns": int64(end),
+		"collapsed": g.tp.Collapsed(), "laid_out": g.tp.LaidOut(), "source": g.source,
+	}
+	if s := g.stats; s != nil {
+		last := 0.0
+		if len(s.Energy) > 0 {
+			last = s.Energy[len(s.Energy)-1]
+		}
+		info["layout"] = map[string]any{"iterations": s.Iterations, "converged": s.Converged, "energy": last}
+	}
+	return toJSON(info)
+}
+
+// Groups lists the groups that can be collapsed, as JSON: paths, depths.
+func (g *Topology) Groups() (js string, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	paths, depths := g.tp.Groups()
+	return toJSON(map[string]any{"paths": paths, "depths": depths})
+}
+
+// Table exports the "nodes" or "edges" of the view.
+func (g *Topology) Table(name string, addr uintptr) (err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	start, end := g.tp.Window()
+	meta := map[string]string{"macroscope.start": start.String(), "macroscope.end": end.String()}
+	switch name {
+	case "nodes":
+		return export(arrowio.TopologyNodesTable(g.tp.View(), meta, cmem), addr)
+	case "edges":
+		return export(arrowio.TopologyEdgesTable(g.tp.View(), meta, cmem), addr)
+	}
+	return errs.Argument("table", "unknown topology table %q (nodes or edges)", name)
+}
+
+// Collapse replaces the nodes of the group at path by one node per kind.
+func (g *Topology) Collapse(path string) (err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tp.Collapse(path)
+}
+
+// Expand undoes Collapse.
+func (g *Topology) Expand(path string) (err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tp.Expand(path)
+}
+
+// CollapseDepth shows the graph with every group at depth d collapsed.
+func (g *Topology) CollapseDepth(d int) (err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tp.CollapseDepth(d)
+}
+
+// ExpandAll expands every group.
+func (g *Topology) ExpandAll() (err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tp.ExpandAll()
+	return nil
+}
+
+type windowOptions struct {
+	Start json.RawMessage `json:"start"`
+	End   json.RawMessage `json:"end"`
+}
+
+// SetWindow changes the time window ({"start": s, "end": s}; an absent
+// bound is the trace's), keeping positions and collapsed groups.
+func (g *Topology) SetWindow(options string) (err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var o windowOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return err
+	}
+	start, end := g.tp.Trace().Start, g.tp.Trace().End
+	if s, err := parseInstant("start", o.Start); err != nil {
+		return err
+	} else if s != nil {
+		start = *s
+	}
+	if e, err := parseInstant("end", o.End); err != nil {
+		return err
+	} else if e != nil {
+		end = *e
+	}
+	return g.tp.SetWindow(start, end)
+}
+
+// topoLayoutOptions mirror Topology.layout's keyword arguments.
+type topoLayoutOptions struct {
+	Iterations int      `json:"iterations"`
+	Seed       uint64   `json:"seed"`
+	Theta      *float64 `json:"theta"`
+	Exact      bool     `json:"exact"`
+	RestLength float64  `json:"rest_length"`
+	Attraction float64  `json:"attraction"`
+	Repulsion  float64  `json:"repulsion"`
+	Tolerance  float64  `json:"tolerance"`
+}
+
+func (o topoLayoutOptions) params() (forcelayout.Params, error) {
+	p := forcelayout.Params{MaxIterations: o.Iterations, Seed: o.Seed, Exact: o.Exact,
+		RestLength: o.RestLength, Attraction: o.Attraction, Repulsion: o.Repulsion, Tolerance: o.Tolerance}
+	if o.Iterations < 0 {
+		return p, errs.Argument("iterations", "must be positive, got %d", o.Iterations)
+	}
+	if o.Theta != nil {
+		p.Theta, p.ExactTheta = *o.Theta, *o.Theta == 0
+	}
+	return p, nil
+}
+
+// Layout runs the force-directed layout from the current positions and
+// returns its statistics as JSON.
+func (g *Topology) Layout(options string) (js string, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var o topoLayoutOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return "", err
+	}
+	p, err := o.params()
+	if err != nil {
+		return "", err
+	}
+	st, err := g.tp.Layout(p)
+	if err != nil {
+		return "", err
+	}
+	g.stats = &st
+	return toJSON(map[string]any{"iterations": st.Iterations, "converged": st.Converged, "energy": st.Energy})
+}
+
+type topoPlotOptions struct {
+	Width   float64  `json:"width"`
+	Height  float64  `json:"height"`
+	Format  string   `json:"format"`
+	Title   *string  `json:"title"`
+	Labels  bool     `json:"labels"`
+	MaxNode float64  `json:"max_node"`
+	Notes   []string `json:"notes"`
+}
+
+// Plot draws the view (laying it out first if the graph changed since the
+// last layout) and returns the image file's bytes; width and height are
+// in pixels.
+func (g *Topology) Plot(options string) (img []byte, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	o := topoPlotOptions{Format: "png", Width: 960, Height: 820}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	f, err := plots.ParseFormat(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	if !(o.Width > 0 && o.Height > 0) {
+		return nil, errs.Argument("width", "width and height must be positive pixels, got %v x %v", o.Width, o.Height)
+	}
+	if !g.tp.LaidOut() {
+		st, err := g.tp.Layout(forcelayout.Params{})
+		if err != nil {
+			return nil, err
+		}
+		g.stats = &st
+	}
+	title := ""
+	if o.Title != nil {
+		title = *o.Title
+	} else {
+		title = "topology"
+		if g.source != "" {
+			title = filepath.Base(g.source) + ": topology"
+		}
+	}
+	notes := o.Notes
+	if notes == nil {
+		notes = g.notes()
+	}
+	const ptPerPx = 72.0 / 96
+	return plots.Topology(g.tp.View(), plots.TopologyOptions{
+		Width: vg.Length(o.Width * ptPerPx), Height: vg.Length(o.Height * ptPerPx), Format: f,
+		Title: title, Notes: notes, Labels: o.Labels, MaxNode: vg.Length(o.MaxNode * ptPerPx),
+	})
+}
+
+// notes says what the figure shows: counts, window, metrics.
+func (g *Topology) notes() []string {
+	v := g.tp.View()
+	start, end := g.tp.Window()
+	kinds, size, fill := g.tp.Kinds()
+	var metrics []string
+	for i, k := range kinds {
+		s, f := size[i], fill[i]
+		if s == "" {
+			s = "-"
+		}
+		if f == "" {
+			f = "-"
+		}
+		metrics = append(metrics, fmt.Sprintf("%s %s/%s", k, f, s))
+	}
+	first := fmt.Sprintf("%d nodes, %d edges; window [%g, %g] s", len(v.Nodes), len(v.Edges), start.Seconds(), end.Seconds())
+	if c := g.tp.Collapsed(); len(c) > 0 {
+		first += fmt.Sprintf("; %d groups collapsed", len(c))
+	}
+	return []string{first, "fill (used/capacity): " + strings.Join(metrics, ", ")}
+}
