@@ -87,7 +87,7 @@ func runTreemap(args []string, stdout, stderr io.Writer) error {
 		if m, err = sc.Model(); err != nil {
 			return err
 		}
-		name = fmt.Sprintf("%d processes", sc.Processes())
+		name = thousands(sc.Processes()) + " processes"
 	} else {
 		opt := micro.Options{Slices: *slices, Depth: micro.Innermost}
 		if opt.Start, err = parseSeconds("start", *start); err != nil {
@@ -168,4 +168,13 @@ func runTreemap(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "done in    %.2f s\n", time.Since(began).Seconds())
 	return nil
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
