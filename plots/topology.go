@@ -229,13 +229,30 @@ func polygon(pts []vg.Point) vg.Path {
 	return path
 }
 
-func (f *topoFigure) node(c draw.Canvas, p vg.Point, n topology.Node, maxNode vg.Length, rank int) {
-	side := vg.Length(math.Max(n.Size*float64(maxNode), 1.5))
+// side returns the side of a node's square (the shapes have its area).
+func side(n topology.Node, maxNode vg.Length) vg.Length {
 	if math.IsNaN(n.Size) {
-		side = 1.5
+		return 1.5
 	}
+	return vg.Length(math.Max(n.Size*float64(maxNode), 1.5))
+}
+
+// halfHeight returns how far a node's shape reaches below its centre.
+func halfHeight(n topology.Node, maxNode vg.Length) vg.Length {
+	s := side(n, maxNode)
+	switch n.Shape {
+	case topology.Square:
+		return s / 2
+	case topology.Diamond:
+		return s / 2 * math.Sqrt2
+	}
+	return s / vg.Length(math.Sqrt(math.Pi))
+}
+
+func (f *topoFigure) node(c draw.Canvas, p vg.Point, n topology.Node, maxNode vg.Length, rank int) {
+	s := side(n, maxNode)
 	col := TopologyKindColor(n.Kind, rank)
-	pts := outline(n.Shape, p, side)
+	pts := outline(n.Shape, p, s)
 	c.SetColor(color.White)
 	c.Fill(polygon(pts))
 	if math.IsNaN(n.Ratio) {
@@ -255,7 +272,7 @@ func (f *topoFigure) node(c draw.Canvas, p vg.Point, n topology.Node, maxNode vg
 	if n.Aggregated {
 		width = 1.4
 	}
-	if side < 3 {
+	if s < 3 {
 		width = 0.3
 	}
 	c.SetLineStyle(draw.LineStyle{Color: col, Width: width})
@@ -289,7 +306,7 @@ func (f *topoFigure) labels(c draw.Canvas, at func(topology.Node) vg.Point, maxN
 		}
 		for _, n := range v.Nodes {
 			p := at(n)
-			c.FillText(sty, vg.Point{X: p.X, Y: p.Y - vg.Length(n.Size)*maxNode/2 - 1}, n.Name)
+			c.FillText(sty, vg.Point{X: p.X, Y: p.Y - halfHeight(n, maxNode) - 1}, n.Name)
 		}
 		return
 	}
@@ -299,7 +316,7 @@ func (f *topoFigure) labels(c draw.Canvas, at func(topology.Node) vg.Point, maxN
 	for _, g := range groups {
 		n := v.Nodes[best[g]]
 		p := at(n)
-		c.FillText(sty, vg.Point{X: p.X, Y: p.Y - vg.Length(math.Max(n.Size, 0.3))*maxNode*0.75 - 1}, n.Name)
+		c.FillText(sty, vg.Point{X: p.X, Y: p.Y - halfHeight(n, maxNode) - 1}, n.Name)
 	}
 }
 

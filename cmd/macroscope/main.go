@@ -5,6 +5,7 @@
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
 //	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
 //	macroscope treemap [flags] trace      treemap of the optimal aggregation (PNG + Parquet)
+//	macroscope topology [flags] trace     topology-based view: graph of resources (PNG, CSV/Parquet)
 //	macroscope help                       this text
 //
 // Run "macroscope <command> -h" for a command's flags.
@@ -31,6 +32,7 @@ var commands = []command{
 	{"synth", "synthetic trace of any size (Pajé or Parquet) with anomalies where asked", runSynth},
 	{"dump", "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags", runDump},
 	{"treemap", "squarified treemap of the optimal cut of the hierarchy: figure and table of rectangles", runTreemap},
+	{"topology", "topology-based view: resources and their links as a graph, sized by capacity, filled by use", runTopology},
 }
 
 func main() {

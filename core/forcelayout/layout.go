@@ -34,7 +34,7 @@
 // squared forces, stops changing (its spread over the last Window
 // iterations under Tolerance of its mean; Viva waited for the standard
 // deviation of its last 256 energies to fall under a fixed threshold),
-// when no node moves by more than MinMove, or after MaxIterations.
+// when no node is pulled by more than MinMove, or after MaxIterations.
 //
 // Runs are deterministic: positions that are not given are drawn from a
 // generator seeded with Params.Seed, forces are summed in a fixed order
@@ -76,9 +76,10 @@ type Params struct {
 	// a negative value runs no iteration (only places missing nodes).
 	MaxIterations int
 	// Tolerance and Window define convergence: the run stops once the
-	// energies of the last Window iterations (10) spread by less than
-	// Tolerance (0.01) of their mean, or once no node moves by more than
-	// MinMove (1e-3 k) in an iteration.
+	// energies of the last Window iterations (50) spread by less than
+	// Tolerance (1e-3) of their mean, or once the forces are so weak that
+	// no node would move by more than MinMove (1e-3 k) in a plain step
+	// (its force over its stiffness).
 	Tolerance float64
 	Window    int
 	MinMove   float64
@@ -108,10 +109,10 @@ func (p Params) Defaults() Params {
 		p.MaxIterations = 500
 	}
 	if p.Tolerance == 0 {
-		p.Tolerance = 0.01
+		p.Tolerance = 1e-3
 	}
 	if p.Window == 0 {
-		p.Window = 10
+		p.Window = 50
 	}
 	if p.MinMove == 0 {
 		p.MinMove = 1e-3 * p.RestLength
@@ -177,26 +178,31 @@ func Layout(g Graph, x, y []float64, p Params) (Stats, error) {
 		st.Energy = append(st.Energy, e)
 		// A stiff node (a hub, a heavy charge among others) moves by its
 		// force over its stiffness, so that it does not overshoot.
+		// Converged when no node would move by MinMove in a plain step
+		// (FIRE's own steps shrink on every turn, so they cannot tell).
+		pull := 0.0
 		for i := range g.N {
 			m := math.Max(1, stiff[i])
 			fx[i] /= m
 			fy[i] /= m
+			pull = math.Max(pull, fx[i]*fx[i]+fy[i]*fy[i])
+		}
+		if math.Sqrt(pull) < p.MinMove {
+			st.Converged = true
+			break
 		}
 		f.step(fx, fy, vx, vy)
-		moved := 0.0
 		for i := range g.N {
 			dx, dy := f.dt*vx[i], f.dt*vy[i]
-			l := math.Hypot(dx, dy)
-			if l > st.Step {
-				dx, dy, l = dx*st.Step/l, dy*st.Step/l, st.Step
+			if l := math.Hypot(dx, dy); l > st.Step {
+				dx, dy = dx*st.Step/l, dy*st.Step/l
 				vx[i], vy[i] = dx/f.dt, dy/f.dt
 			}
 			x[i] += dx
 			y[i] += dy
-			moved = math.Max(moved, l)
 		}
 		st.Iterations++
-		if moved < p.MinMove || stable(st.Energy, p) {
+		if stable(st.Energy, p) {
 			st.Converged = true
 			break
 		}

@@ -78,7 +78,8 @@ const (
 type Options struct {
 	// Kinds are the container types whose containers are the nodes. Nil:
 	// the types at the ends of the edge link types, and the platform types
-	// (HOST, LINK, ROUTER) the trace has.
+	// (HOST, LINK, ROUTER) the trace has unless the edges are all
+	// communications.
 	Kinds []string
 	// EdgeTypes are the link types whose links are edges. Nil: chosen by
 	// EdgeSource.
@@ -211,7 +212,7 @@ func (tp *Topology) chooseEdgeTypes(opt Options) ([]int32, error) {
 			continue
 		}
 		all = append(all, int32(i))
-		if ty.Start >= 0 && ty.End >= 0 && isPlatformKind(t.Types[ty.Start].Name) && isPlatformKind(t.Types[ty.End].Name) {
+		if tp.structural(int32(i)) {
 			platform = append(platform, int32(i))
 		} else {
 			other = append(other, int32(i))
@@ -310,8 +311,14 @@ func (tp *Topology) chooseKinds(opt Options, linkTypes []int32) ([]int32, error)
 			}
 		}
 	}
+	// The platform's types, unless the edges are communications: hosts
+	// without a link of their own would only float around the processes.
+	platform := len(linkTypes) == 0
+	for _, lt := range linkTypes {
+		platform = platform || tp.structural(lt)
+	}
 	for _, ct := range containerTypes {
-		if isPlatformKind(t.Types[ct].Name) {
+		if platform && isPlatformKind(t.Types[ct].Name) {
 			add(ct)
 		}
 	}
@@ -481,13 +488,21 @@ func (tp *Topology) nodeOf(c int32) int32 {
 	return -1
 }
 
+// structural tells whether a link type joins platform containers (HOST,
+// LINK, ROUTER): a relation of the platform, not a communication.
+func (tp *Topology) structural(lt int32) bool {
+	t := tp.tr
+	ty := t.Types[lt]
+	return ty.Start >= 0 && ty.End >= 0 && isPlatformKind(t.Types[ty.Start].Name) && isPlatformKind(t.Types[ty.End].Name)
+}
+
 // collectLinks keeps the links of the edge types between two nodes.
 func (tp *Topology) collectLinks(linkTypes []int32) {
 	t := tp.tr
 	structural := make(map[int32]bool)
 	for _, lt := range linkTypes {
 		ty := t.Types[lt]
-		structural[lt] = ty.Start >= 0 && ty.End >= 0 && isPlatformKind(t.Types[ty.Start].Name) && isPlatformKind(t.Types[ty.End].Name)
+		structural[lt] = tp.structural(lt)
 		if n := ty.Name; !slices.Contains(tp.edgeTypes, n) {
 			tp.edgeTypes = append(tp.edgeTypes, n)
 		}

@@ -498,6 +498,9 @@ func (tp *Topology) unplaced() bool {
 	return false
 }
 
+// coarseIterations caps the layout of each coarse level.
+const coarseIterations = 200
+
 // coarseToFine lays out the levels of the hierarchy above the current
 // view, then restores the collapsed groups.
 func (tp *Topology) coarseToFine(p forcelayout.Params) error {
@@ -511,6 +514,9 @@ func (tp *Topology) coarseToFine(p forcelayout.Params) error {
 		deepest = max(deepest, d)
 	}
 	final := tp.view
+	// Coarse levels only prepare the next: a shorter run each.
+	level := p.Defaults()
+	level.MaxIterations = min(level.MaxIterations, coarseIterations)
 	defer func() {
 		tp.collapsed = user
 		tp.invalidate()
@@ -533,7 +539,7 @@ func (tp *Topology) coarseToFine(p forcelayout.Params) error {
 		if d > 1 && sameNodes(prev, tp.view) {
 			continue // the groups collapsed by the caller hide this level
 		}
-		if _, err := tp.layoutView(p); err != nil {
+		if _, err := tp.layoutView(level); err != nil {
 			return err
 		}
 	}

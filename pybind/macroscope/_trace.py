@@ -186,8 +186,38 @@ class Trace:
         return CallTree._of_trace(self._h, state_types=state_types, containers=containers,
                                   per_container=per_container, root=root)
 
+    def topology(self, size=None, fill=None, edges=None, start=None, end=None, *, kinds=None,
+                 charge: str | None = None) -> "Topology":
+        """The topology-based view of Schnorr, Legrand and Vincent 2012: a
+        graph of the trace's resources (nodes) and their relations (edges),
+        sized by capacity and filled by utilization over [start, end]
+        (seconds, or decimal strings; default the whole trace), as a
+        :class:`macroscope.Topology` to collapse, expand, lay out and plot.
+
+        ``edges`` is None (the platform's topology links if the trace has
+        any, else its communications), "platform", "communications" or a
+        list of link type names. Nodes are the containers of the types at
+        the ends of those links and the platform types (HOST, LINK, ROUTER),
+        or those named by ``kinds``. ``size`` and ``fill`` name the capacity
+        and utilization variables: a name, a list of candidates (each kind
+        takes the first it has) or a dict {kind: name}; by default
+        power/speed/bandwidth and power_used/speed_used/bandwidth_used, as
+        SimGrid writes them. ``charge`` is an aggregate's charge in the
+        layout: "sqrt" (of its number of members; default), "members"
+        (Triva's rule) or "unit".
+        """
+        from ._topology import Topology
+
+        return Topology._of_trace(self._h, size=size, fill=fill, edges=edges, start=start, end=end, kinds=kinds,
+                                  charge=charge)
+
     def __repr__(self) -> str:
-        s = self._summary
-        return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
-                f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
-                f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s>")
+        return describe(self._summary)
+
+
+def describe(s: dict) -> str:
+    """A trace's one-line description, from its summary (the counts of
+    what was read)."""
+    return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
+            f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
+            f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s>")
