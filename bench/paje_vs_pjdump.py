@@ -1,52 +1,64 @@
 """Macroscope's Pajé reader against pj_dump (PajeNG 1.3.6), in one run, on
 the same synthetic trace written by `macroscope synth`.
 
-Each command runs in its own process, REPEAT times; the table shows the
-best wall-clock time (process start-up included, for both) and the peak
-resident memory (ru_maxrss of the child). Commands:
+Each command runs in its own process, REPEAT times, the commands taking
+turns (pj_dump, ours, pj_dump, ours...) so that a change of load on the
+machine hits them alike. Every run goes through /usr/bin/time -v (when
+installed), whose "Maximum resident set size" is the peak memory; the
+table shows the best and the median wall-clock time (process start-up
+included, for both), the median CPU time (user + system) and the largest
+peak RSS. Commands:
 
     pj_dump -q T          PajeNG reads and simulates the trace, prints nothing
     pj_dump T >/dev/null  PajeNG reads, simulates and dumps every entity
     pajeread -sink count  our reader, streaming into a sink that counts
+    pajeread -sink stream our reader + the microscopic model built while
+                          reading (micro.ReadFile, 100 slices): nothing kept
+                          but the model
     pajeread -sink trace  our reader, the whole trace in memory
-    pajeread -sink micro  the same, then the microscopic model (100 slices)
+    pajeread -sink micro  the same, then the microscopic model (micro.Build)
 
 MB/s and events/s are the trace's size and event lines (everything but the
-%EventDef header) over the time. Speed-ups are pj_dump's time over ours;
-the last column is our peak memory over pj_dump's. Needs Go and pj_dump
-(Debian package pajeng).
+%EventDef header) over the best time. Speed-ups are pj_dump's best time over
+ours (and median over median); the last column is our peak memory over
+pj_dump's. Needs Go and pj_dump (Debian package pajeng).
 
 Usage: python3 bench/paje_vs_pjdump.py [--events N] [--repeat R] [--trace FILE]
+                                       [--sinks count,stream,trace,micro] [--no-dump]
 """
 
 import argparse
 import os
 import pathlib
+import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
+TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 
-def run(cmd, stdout=subprocess.DEVNULL):
-    """Run cmd; return (wall seconds, peak RSS in bytes, stdout text)."""
+def run(cmd):
+    """Run cmd with stdout to /dev/null; return (wall s, CPU s, peak RSS bytes)."""
+    full = [TIME, "-v"] + cmd if TIME else cmd
     began = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE)
-    out = proc.stdout.read() if stdout == subprocess.PIPE else b""
+    proc = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     took = time.perf_counter() - began
-    err = proc.stderr.read()
+    err = proc.stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(map(str, cmd))} failed: {err.decode(errors='replace')}")
-    return took, usage.ru_maxrss * 1024, out.decode()
-
-
-def best(cmd, repeat, stdout=subprocess.DEVNULL):
-    runs = [run(cmd, stdout) for _ in range(repeat)]
-    return min(r[0] for r in runs), max(r[1] for r in runs), runs[0][2]
+        sys.exit(f"{' '.join(map(str, cmd))} failed: {err}")
+    cpu = usage.ru_utime + usage.ru_stime
+    rss = usage.ru_maxrss * 1024
+    if TIME:
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
+        if m:
+            rss = int(m.group(1)) * 1024
+    return took, cpu, rss
 
 
 def event_lines(path):
@@ -61,8 +73,10 @@ def event_lines(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=5_000_000, help="state changes of the generated trace")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each command (best time kept)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each command")
     ap.add_argument("--trace", help="use this Pajé trace instead of generating one")
+    ap.add_argument("--sinks", default="count,stream,trace,micro", help="our commands to run (pajeread sinks)")
+    ap.add_argument("--no-dump", action="store_true", help="skip pj_dump > /dev/null (the slowest)")
     args = ap.parse_args()
     if shutil.which("pj_dump") is None:
         sys.exit("pj_dump is not installed (Debian package pajeng)")
@@ -79,24 +93,36 @@ def main():
         size = trace.stat().st_size
         events = event_lines(trace)
         print(f"trace: {trace.name if not args.trace else trace}, {size / 1e6:.1f} MB, {events:,} events; "
-              f"best of {args.repeat} runs, {os.cpu_count()} cores\n")
+              f"{args.repeat} runs of each command, taking turns; {os.cpu_count()} cores; "
+              f"load average before: {os.getloadavg()[0]:.1f}\n")
 
-        rows = []
-        for name, cmd in (("pj_dump -q", ["pj_dump", "-q", str(trace)]),
-                          ("pj_dump > /dev/null", ["pj_dump", str(trace)])):
-            t, rss, _ = best(cmd, args.repeat)
-            rows.append((name, t, rss))
-        for sink in ("count", "trace", "micro"):
-            t, rss, _ = best([str(tmp / "pajeread"), "-sink", sink, str(trace)], args.repeat, subprocess.PIPE)
-            rows.append((f"Macroscope, sink {sink}", t, rss))
+        commands = [("pj_dump -q", ["pj_dump", "-q", str(trace)])]
+        if not args.no_dump:
+            commands.append(("pj_dump > /dev/null", ["pj_dump", str(trace)]))
+        for sink in args.sinks.split(","):
+            commands.append((f"Macroscope, sink {sink}", [str(tmp / "pajeread"), "-sink", sink, str(trace)]))
+        runs = {name: [] for name, _ in commands}
+        for _ in range(args.repeat):
+            for name, cmd in commands:
+                runs[name].append(run(cmd))
 
-        quiet, dump = rows[0], rows[1]
-        print("| reader | time (s) | MB/s | M events/s | peak RSS (MB) | speed-up vs pj_dump -q / pj_dump | RSS / pj_dump's |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for name, t, rss in rows:
-            speed = f"{quiet[1] / t:.1f}x / {dump[1] / t:.1f}x"
-            print(f"| {name} | {t:.2f} | {size / t / 1e6:.0f} | {events / t / 1e6:.2f} | {rss / 1e6:.0f} | {speed} "
-                  f"| {rss / dump[2]:.3f} |")
+        def stats(name):
+            rs = runs[name]
+            walls = [r[0] for r in rs]
+            return min(walls), statistics.median(walls), statistics.median(r[1] for r in rs), max(r[2] for r in rs)
+
+        quiet = stats("pj_dump -q")
+        dump = stats("pj_dump > /dev/null") if not args.no_dump else None
+        print("| command | best (s) | median (s) | CPU (s) | MB/s | M events/s | peak RSS (MB) "
+              "| speed-up vs pj_dump -q, best / median | vs pj_dump, best / median | RSS / pj_dump's |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, _ in commands:
+            best, med, cpu, rss = stats(name)
+            vs_dump = f"{dump[0] / best:.1f}x / {dump[1] / med:.1f}x" if dump else "-"
+            print(f"| {name} | {best:.2f} | {med:.2f} | {cpu:.2f} | {size / best / 1e6:.0f} | {events / best / 1e6:.2f} "
+                  f"| {rss / 1e6:.0f} | {quiet[0] / best:.1f}x / {quiet[1] / med:.1f}x | {vs_dump} "
+                  f"| {rss / quiet[3]:.3f} |")
+        print(f"\nload average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,9 @@ type MicroModel struct {
 	// built from, for the moments of aggregates.
 	source     *Trace
 	stateTypes []string
+	// summary describes the trace a model built while reading came from
+	// (StartReadMicro); nil for a model built from a trace in memory.
+	summary map[string]any
 }
 
 // Info describes the model as JSON.
@@ -32,8 +35,9 @@ func (m *MicroModel) Info() (js string, err error) {
 	defer guard(&err)
 	return toJSON(map[string]any{
 		"slices": m.m.Slices, "start": m.m.Start.Seconds(), "end": m.m.End.Seconds(),
-		"states": m.m.States, "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
+		"states": append([]string{}, m.m.States...), "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
+		"trace": m.summary,
 	})
 }
 

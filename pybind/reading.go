@@ -142,8 +142,9 @@ func (r *Reading) Trace() (t *Trace, err error) {
 	return r.result, r.err
 }
 
-// readFunc reads a trace into t and returns the warnings the read gave.
-type readFunc func(t *trace.Trace, opt trace.ReadOptions) (warnings []string, err error)
+// readFunc streams a trace into sink and returns the warnings the read
+// gave.
+type readFunc func(sink trace.Sink, opt trace.ReadOptions) (warnings []string, err error)
 
 // reader chooses the reader for path and checks that the options given
 // are those of its format.
@@ -179,7 +180,7 @@ func (o *readOptions) reader(path string) (readFunc, string, error) {
 		}
 		opt.IgnoreIncompleteLinks = o.IgnoreIncompleteLinks != nil && *o.IgnoreIncompleteLinks
 		paths := append([]string{path}, o.Paths...)
-		return func(t *trace.Trace, ro trace.ReadOptions) ([]string, error) {
+		return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
 			opt.ReadOptions = ro
 			return nil, paje.ReadFiles(paths, t, opt)
 		}, f.Name, nil
@@ -194,12 +195,12 @@ func (o *readOptions) reader(path string) (readFunc, string, error) {
 				return nil, "", errs.Argument("view", "%q is not a view (thread or cpu)", *o.View)
 			}
 		}
-		return func(t *trace.Trace, ro trace.ReadOptions) ([]string, error) {
+		return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
 			return nil, paraver.ReadView(path, view, t, ro)
 		}, f.Name, nil
 	case "pjdump":
 		skip := o.SkipInverted != nil && *o.SkipInverted
-		return func(t *trace.Trace, ro trace.ReadOptions) ([]string, error) {
+		return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
 			var skipped []string
 			opt := pjcsv.Options{ReadOptions: ro}
 			if skip {
@@ -211,7 +212,7 @@ func (o *readOptions) reader(path string) (readFunc, string, error) {
 			return invertedWarning(skipped), nil
 		}, f.Name, nil
 	}
-	return func(t *trace.Trace, ro trace.ReadOptions) ([]string, error) {
+	return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
 		return nil, f.Read(path, t, ro)
 	}, f.Name, nil
 }

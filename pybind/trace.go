@@ -74,19 +74,8 @@ type microOptions struct {
 // Micro builds the microscopic model; options is a JSON object.
 func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 	defer guard(&err)
-	o := microOptions{Slices: 100}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Types: o.Types, Depth: micro.Innermost,
-		Metric: micro.Metric(o.Metric)}
-	if o.Depth != nil {
-		opt.Depth = *o.Depth
-	}
-	if opt.Start, err = seconds("start", o.Start); err != nil {
-		return nil, err
-	}
-	if opt.End, err = seconds("end", o.End); err != nil {
+	opt, err := parseMicroOptions(options)
+	if err != nil {
 		return nil, err
 	}
 	model, err := micro.Build(t.t, opt)

@@ -6,6 +6,8 @@
 //	pajeread -sink count trace    stream into a sink that only counts
 //	pajeread -sink trace trace    read the whole trace into memory
 //	pajeread -sink micro trace    in memory, then the microscopic model
+//	pajeread -sink stream trace   the microscopic model while reading
+//	                              (micro.ReadFile: nothing kept but the model)
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -44,14 +47,17 @@ type result struct {
 	States     int     `json:"states"`
 	Containers int     `json:"containers"`
 	Leaves     int     `json:"leaves,omitempty"`
+	Passes     int     `json:"passes,omitempty"` // reads of the file (stream)
 	MaxRSSKB   int64   `json:"max_rss_kb"`
+	CPUSeconds float64 `json:"cpu_seconds"` // user + system time of the process
 }
 
 func main() {
-	sink := flag.String("sink", "count", "count, trace or micro")
+	sink := flag.String("sink", "count", "count, trace, micro or stream")
 	slices := flag.Int("slices", 100, "time slices of the microscopic model")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: pajeread [-sink count|trace|micro] [-slices n] trace.paje")
+		fmt.Fprintln(os.Stderr, "usage: pajeread [-sink count|trace|micro|stream] [-slices n] trace.paje")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -65,6 +71,16 @@ func main() {
 		fail(err)
 	}
 	r := result{Sink: *sink, Bytes: st.Size()}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	began := time.Now()
 	switch *sink {
 	case "count":
@@ -86,6 +102,12 @@ func main() {
 			}
 			r.Leaves = m.NumLeaves()
 		}
+	case "stream":
+		m, sum, err := micro.ReadFile(path, "paje", micro.Options{Slices: *slices, Depth: micro.Innermost}, trace.ReadOptions{})
+		if err != nil {
+			fail(err)
+		}
+		r.States, r.Containers, r.Leaves, r.Passes = int(sum.States), int(sum.Containers), m.NumLeaves(), sum.Passes
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -94,6 +116,7 @@ func main() {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		r.MaxRSSKB = ru.Maxrss
+		r.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	}
 	json.NewEncoder(os.Stdout).Encode(r)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/arrowio/files"
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -47,20 +46,20 @@ func runOverview(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	began := time.Now()
-	t, err := formats.ReadFile(fs.Arg(0), *traceFormat)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "trace      %s: %d containers, %d states, %.6g-%.6g s\n",
-		fs.Arg(0), len(t.Containers)-1, len(t.States), t.Start.Seconds(), t.End.Seconds())
 	opt := micro.Options{Slices: *slices, Depth: micro.Innermost}
+	var err error
 	if opt.Start, err = parseSeconds("start", *start); err != nil {
 		return err
 	}
 	if opt.End, err = parseSeconds("end", *end); err != nil {
 		return err
 	}
-	m, err := micro.Build(t, opt)
+	// The model is built while reading: the trace's events are not kept.
+	m, sum, err := micro.ReadFile(fs.Arg(0), *traceFormat, opt, trace.ReadOptions{})
+	if sum != nil {
+		fmt.Fprintf(stdout, "trace      %s: %d containers, %d states, %.6g-%.6g s\n",
+			fs.Arg(0), sum.Containers, sum.States, sum.Start.Seconds(), sum.End.Seconds())
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package micro
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -40,6 +41,9 @@ type Summary struct {
 // extent. Progress reports count the bytes of every read, the total
 // growing with the reads. A stream whose nesting cannot be followed
 // (ErrNesting) is read once more into memory and given to Build.
+//
+// The summary comes with the errors found once the trace is read (those
+// of Build on a valid trace: no such state type...), nil with the others.
 func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model, *Summary, error) {
 	if _, err := ParseMetric(string(opt.Metric)); err != nil {
 		return nil, nil, err
@@ -84,12 +88,25 @@ func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model,
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := r.read(acc); err != nil {
+		// The accumulator works on its own goroutine, beside the reader,
+		// and stops the read when the states turn out not to nest.
+		stop := make(chan struct{})
+		var once sync.Once
+		acc.OnNestingError = func() { once.Do(func() { close(stop) }) }
+		pipe := newAsync(acc)
+		err = r.readUntil(pipe, stop)
+		pipe.close()
+		if err != nil && !(errors.Is(err, trace.ErrCanceled) && acc.err != nil && r.ro.Canceled() == nil) {
 			return nil, nil, err
 		}
-		sum.Counts = acc.Counts()
-		sum.Start, sum.End, _ = acc.Extent()
-		m, err := acc.Model()
+		var m *Model
+		if acc.err != nil {
+			err = acc.err // the read may have stopped short: no Model
+		} else {
+			sum.Counts = acc.Counts()
+			sum.Start, sum.End, _ = acc.Extent()
+			m, err = acc.Model()
+		}
 		switch {
 		case errors.Is(err, ErrWindow) && r.passes < 3:
 			// The guess was wrong: read again with the window found.
@@ -109,18 +126,41 @@ func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model,
 				return nil, nil, err
 			}
 			m, err := Build(t, opt)
-			if err != nil {
-				return nil, nil, err
-			}
+			sum.Counts = Counts{Containers: int64(len(t.Containers) - 1), States: int64(len(t.States)),
+				Variables: int64(len(t.Variables)), Links: int64(len(t.Links)), Events: int64(len(t.Events))}
+			sum.Start, sum.End = t.Start, t.End
 			sum.InMemory = true
 			sum.Passes = r.passes
-			return m, sum, nil
+			return m, sum, err
 		case err != nil:
-			return nil, nil, err
+			sum.Passes = r.passes
+			return nil, sum, err
 		}
 		sum.Passes = r.passes
 		return m, sum, nil
 	}
+}
+
+// Load builds the model as Build does, from the whole trace src streams
+// into memory: for readers that hold the whole input in memory anyway
+// (Chrome's JSON), where streaming would save nothing.
+func Load(src Source, opt Options, ro trace.ReadOptions) (*Model, *Summary, error) {
+	if _, err := ParseMetric(string(opt.Metric)); err != nil {
+		return nil, nil, err
+	}
+	if err := checkOptions(opt); err != nil {
+		return nil, nil, err
+	}
+	t := trace.New()
+	if err := src(t, ro); err != nil {
+		return nil, nil, err
+	}
+	sum := &Summary{Start: t.Start, End: t.End, Passes: 1, InMemory: true, Counts: Counts{
+		Containers: int64(len(t.Containers) - 1), States: int64(len(t.States)), Variables: int64(len(t.Variables)),
+		Links: int64(len(t.Links)), Events: int64(len(t.Events)),
+	}}
+	m, err := Build(t, opt)
+	return m, sum, err
 }
 
 // reads runs the reads of a Stream, with progress over all of them.
@@ -151,6 +191,26 @@ func (r *reads) read(sink trace.Sink) error {
 	return err
 }
 
+// readUntil reads into sink, canceled also when stop is closed.
+func (r *reads) readUntil(sink trace.Sink, stop <-chan struct{}) error {
+	cancel := make(chan struct{})
+	over := make(chan struct{})
+	defer close(over)
+	saved := r.ro.Cancel
+	go func() {
+		select {
+		case <-saved: // nil: never
+		case <-stop:
+		case <-over:
+			return
+		}
+		close(cancel)
+	}()
+	r.ro.Cancel = cancel
+	defer func() { r.ro.Cancel = saved }()
+	return r.read(sink)
+}
+
 // extent is a sink that only keeps the trace's first and last instants.
 type extent struct {
 	start, end trace.Time
@@ -170,8 +230,9 @@ func (e *extent) Finish(start, end trace.Time)     { e.start, e.end = start, end
 // reading it with the reader named format ("" to detect it), as Build
 // would on the whole trace (see Stream). For Pajé traces the extent is
 // guessed from the first and last lines of the file (paje.Extent): one
-// read is enough unless the guess is wrong. Other formats are read twice
-// unless opt gives the whole window.
+// read is enough unless the guess is wrong. Chrome's JSON, which its
+// reader parses whole, is read into memory (Load); other formats are read
+// twice unless opt gives the whole window.
 func ReadFile(path, format string, opt Options, ro trace.ReadOptions) (*Model, *Summary, error) {
 	var f formats.Format
 	var err error
@@ -183,9 +244,13 @@ func ReadFile(path, format string, opt Options, ro trace.ReadOptions) (*Model, *
 	if err != nil {
 		return nil, nil, err
 	}
+	src := func(sink trace.Sink, ro trace.ReadOptions) error { return f.Read(path, sink, ro) }
 	var probe Probe
-	if f.Name == "paje" {
+	switch f.Name {
+	case "paje":
 		probe = func() (trace.Time, trace.Time, bool) { return paje.Extent([]string{path}, paje.Options{}) }
+	case "chrome":
+		return Load(src, opt, ro)
 	}
-	return Stream(func(sink trace.Sink, ro trace.ReadOptions) error { return f.Read(path, sink, ro) }, opt, ro, probe)
+	return Stream(src, opt, ro, probe)
 }

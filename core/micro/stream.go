@@ -84,6 +84,10 @@ type Accumulator struct {
 	counts     Counts
 
 	pieces []piece // scratch
+
+	// OnNestingError, if set, is called once when the stream turns out not
+	// to be nested (Model will return ErrNesting): the read can stop there.
+	OnNestingError func()
 }
 
 // contAcc is what the accumulator keeps of a container: its rows (by
@@ -228,6 +232,9 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 func (a *Accumulator) failNesting(format string, args ...any) {
 	if a.err == nil {
 		a.err = fmt.Errorf("%w: "+format, append([]any{ErrNesting}, args...)...)
+		if a.OnNestingError != nil {
+			a.OnNestingError()
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ from ._synth import synth
 from ._moments import Moments, moments
 from ._from_table import from_pandas, read_table
 from ._readers import FORMATS, read, read_chrome, read_otf2, read_paje, read_paraver, read_pjdump
+from ._stream import read_micro
 from ._topology import Topology
 from ._trace import Trace
 from ._treemap import Treemap
@@ -47,6 +48,7 @@ __all__ = [
     "moments",
     "read",
     "read_chrome",
+    "read_micro",
     "read_otf2",
     "read_paje",
     "read_paraver",

@@ -16,13 +16,15 @@ import time
 import pyarrow.parquet as pq
 
 import macroscope as ms
+from macroscope._trace import describe
 
 
 def overview(args) -> int:
     began = time.perf_counter()
-    trace = ms.read(args.trace, format=args.format, progress=None if sys.stderr.isatty() else False)
-    print(f"trace      {trace}")
-    model = trace.micro(slices=args.slices, start=args.start, end=args.end)
+    # The model is built while reading: the trace's events are not kept.
+    model = ms.read_micro(args.trace, slices=args.slices, start=args.start, end=args.end, format=args.format,
+                          progress=None if sys.stderr.isatty() else False)
+    print(f"trace      {describe(model.trace_info)}")
     print(f"model      {model}")
     levels = model.significant_p()
     rec = levels[levels["recommended"]].iloc[0]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
@@ -42,16 +41,6 @@ class MicroModel(TableResult):
     resource x slice they cover), so their qualities compare directly.
     """
 
-    def __init__(self, handle):
-        self._h = handle
-
-    def _export(self, address):
-        self._h.Table(address)
-
-    @functools.cached_property
-    def _info(self) -> dict:
-        return _bridge.call_json(self._h.Info)
-
     @property
     def slices(self) -> int:
         return self._info["slices"]
@@ -71,6 +60,15 @@ class MicroModel(TableResult):
     @property
     def resources(self) -> int:
         return self._info["resources"]
+
+    @property
+    def trace_info(self) -> dict | None:
+        """For a model built by :func:`macroscope.read_micro`, what was read:
+        files, format, containers, states, variables, links and events
+        (counts), start and end (the trace's, s), passes (reads of the input)
+        and in_memory (whether the last read had to keep the trace; see
+        docs/ingestion.md). None for a model built from a :class:`Trace`."""
+        return self._info.get("trace")
 
     @property
     def metric(self) -> str:
@@ -220,16 +218,6 @@ class Aggregation(TableResult):
     span the whole window (their first and last slices are the window's);
     temporal aggregates are single resources.
     """
-
-    def __init__(self, handle):
-        self._h = handle
-
-    def _export(self, address):
-        self._h.Table(address)
-
-    @functools.cached_property
-    def _info(self) -> dict:
-        return _bridge.call_json(self._h.Info)
 
     @property
     def p(self) -> float:

@@ -18,12 +18,15 @@ from ._errors import InvalidArgumentError
 _POLL_MS = 100
 
 
-def run(path, options: dict, progress=None):
+def run(path, options: dict, progress=None, *, start=None, args=(), result="Trace"):
     """Read the trace at ``path`` with the native reader options and return
     its native handle, reporting progress as :func:`macroscope.read`
-    documents."""
+    documents. ``start`` (default ``StartRead``) starts the native reading
+    with ``path``, the options and ``args``; the handle is its ``result``
+    method's."""
     report = _reporter(progress, os.path.basename(os.fspath(path)))
-    reading = _bridge.call(_bridge.native.StartRead, os.fspath(path), json.dumps(options))
+    start = start or _bridge.native.StartRead
+    reading = _bridge.call(start, os.fspath(path), json.dumps(options), *args)
     try:
         while not _bridge.call(reading.Wait, _POLL_MS):
             if report is not None:
@@ -39,7 +42,7 @@ def run(path, options: dict, progress=None):
             report.close()
         raise
     try:
-        handle = _bridge.call(reading.Trace)
+        handle = _bridge.call(getattr(reading, result))
     except BaseException:
         if report is not None:
             report.close()
