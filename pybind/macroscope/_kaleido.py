@@ -12,7 +12,6 @@ coloured by processing element, procedure or start time.
 from __future__ import annotations
 
 import ctypes
-import functools
 import math
 import os
 
@@ -52,18 +51,8 @@ class CallTree(TableResult):
     in ``trace.states`` (``state``), depth, procedure, pe and start (s).
     """
 
-    def __init__(self, handle):
-        self._h = handle
-
-    def _export(self, address):
-        self._h.Table(address)
-
     def to_pandas(self) -> pd.DataFrame:
         return _frame(self._table)
-
-    @functools.cached_property
-    def _info(self) -> dict:
-        return _bridge.call_json(self._h.Info)
 
     @classmethod
     def from_pandas(cls, df: pd.DataFrame, id: str = "id", parent: str = "parent",
@@ -228,18 +217,11 @@ class Kaleidoscope(TableResult):
     """
 
     def __init__(self, handle, tree: CallTree | None = None):
-        self._h = handle
+        super().__init__(handle)
         self._tree = tree
-
-    def _export(self, address):
-        self._h.Table(address)
 
     def to_pandas(self) -> pd.DataFrame:
         return _frame(self._table)
-
-    @functools.cached_property
-    def _info(self) -> dict:
-        return _bridge.call_json(self._h.Info)
 
     def __len__(self) -> int:
         return self._info["nodes"]

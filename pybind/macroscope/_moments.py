@@ -28,7 +28,6 @@ busy state is open (``nesting="union"``).
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import os
@@ -85,16 +84,6 @@ class Moments(TableResult):
 
     Displaying the object in Jupyter shows :meth:`plot`.
     """
-
-    def __init__(self, handle):
-        self._h = handle
-
-    def _export(self, address):
-        self._h.Table(address)
-
-    @functools.cached_property
-    def _info(self) -> dict:
-        return _bridge.call_json(self._h.Info)
 
     @property
     def by(self) -> str:

@@ -12,11 +12,20 @@ from . import _bridge
 class TableResult:
     """A result backed by an Arrow table built on demand by the Go core.
 
-    Subclasses implement ``_export(address)``.
+    ``handle`` is the Go object: its ``Table(address)`` exports the table
+    into the ArrowArrayStream at address, and its ``Info()`` describes the
+    result as JSON (``_info``).
     """
 
-    def _export(self, address: int) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def __init__(self, handle):
+        self._h = handle
+
+    def _export(self, address: int) -> None:
+        self._h.Table(address)
+
+    @functools.cached_property
+    def _info(self) -> dict:
+        return _bridge.call_json(self._h.Info)
 
     @functools.cached_property
     def _table(self) -> pa.Table:

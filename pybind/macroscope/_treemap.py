@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import numbers
@@ -59,16 +58,9 @@ class Treemap(TableResult):
     """
 
     def __init__(self, handle, aggregation, root):
-        self._h = handle
+        super().__init__(handle)
         self._agg = aggregation
         self._root = root
-
-    def _export(self, address):
-        self._h.Table(address)
-
-    @functools.cached_property
-    def _info(self) -> dict:
-        return _bridge.call_json(self._h.Info)
 
     value = property(lambda self: self._info["value"], doc='What areas measure: "leaves" or "activity".')
     width = property(lambda self: self._info["width"], doc="Width of the root's rectangle.")
