@@ -184,6 +184,22 @@ func (g *Topology) CollapseDepth(d int) (err error) {
 	return g.tp.CollapseDepth(d)
 }
 
+// CollapseOptimal collapses the groups of the optimal spatial aggregation
+// of Lamarche-Perrin et al. 2014 at p and returns their paths as JSON.
+func (g *Topology) CollapseOptimal(p float64) (js string, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	paths, err := g.tp.CollapseOptimal(p)
+	if err != nil {
+		return "", err
+	}
+	if paths == nil {
+		paths = []string{}
+	}
+	return toJSON(paths)
+}
+
 // ExpandAll expands every group.
 func (g *Topology) ExpandAll() (err error) {
 	defer guard(&err)

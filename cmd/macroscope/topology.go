@@ -30,6 +30,7 @@ func runTopology(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&fill, "fill", "comma-separated names of the utilization variable (default: power_used, speed_used, bandwidth_used)")
 	fs.Var(&collapse, "collapse", "comma-separated paths of groups to collapse (\"\" is the root)")
 	depth := fs.Int("depth", 0, "collapse every group at this depth of the hierarchy (1: the children of the root); 0: none")
+	optimal := fs.Float64("optimal", -1, "collapse the groups of the optimal spatial aggregation at this p in [0, 1] (Lamarche-Perrin et al. 2014)")
 	format := fs.String("format", "", "trace format (paje, otf2, chrome, paraver, pjdump); default: by extension or content")
 	start := fs.String("start", "", "window start in seconds (default: trace start)")
 	end := fs.String("end", "", "window end in seconds (default: trace end)")
@@ -110,6 +111,13 @@ flags:`)
 		if err := tp.CollapseDepth(*depth); err != nil {
 			return err
 		}
+	}
+	if *optimal >= 0 {
+		groups, err := tp.CollapseOptimal(*optimal)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "optimal %d groups collapsed at p = %g\n", len(groups), *optimal)
 	}
 	if collapse.set {
 		for _, g := range collapse.names {

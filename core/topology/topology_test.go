@@ -3,8 +3,10 @@ package topology
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -538,3 +540,145 @@ func TestLayoutDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// smallGrid is a synthetic platform: 2 sites of 2 clusters of 3 hosts,
+// with powers and uses chosen so that some groups are uniform and others
+// not.
+func smallGrid() *trace.Trace {
+	t := trace.New("grid")
+	t.DefineType(trace.Type{Name: "SITE", Kind: trace.KindContainer, Parent: trace.None})
+	t.DefineType(trace.Type{Name: "CLUSTER", Kind: trace.KindContainer, Parent: 0})
+	t.DefineType(trace.Type{Name: "HOST", Kind: trace.KindContainer, Parent: 1})
+	t.DefineType(trace.Type{Name: "power", Kind: trace.KindVariable, Parent: 2})
+	t.DefineType(trace.Type{Name: "power_used", Kind: trace.KindVariable, Parent: 2})
+	power := [][]float64{{10, 10, 10}, {10, 10, 10}, {5, 20, 5}, {8, 8, 8}}
+	used := [][]float64{{5, 5, 5}, {2, 9, 5}, {5, 2, 1}, {4, 4, 4}}
+	id := int32(1)
+	for s := range 2 {
+		site := id
+		t.CreateContainer(trace.Container{Name: fmt.Sprintf("s%d", s), Type: 0, Parent: 0})
+		id++
+		for c := range 2 {
+			cl := id
+			t.CreateContainer(trace.Container{Name: fmt.Sprintf("c%d", c), Type: 1, Parent: site})
+			id++
+			for h := range 3 {
+				t.CreateContainer(trace.Container{Name: fmt.Sprintf("h%d", h), Type: 2, Parent: cl})
+				t.Variable(trace.Variable{Container: id, Type: 3, Start: 0, End: 10 * trace.Second, Value: power[2*s+c][h]})
+				t.Variable(trace.Variable{Container: id, Type: 4, Start: 0, End: 10 * trace.Second, Value: used[2*s+c][h]})
+				id++
+			}
+		}
+	}
+	t.Finish(0, 10*trace.Second)
+	return t
+}
+
+// gainLoss measures an aggregate of rows (one value per state each) as
+// Lamarche-Perrin et al. do: entropy reduction and Kullback-Leibler loss.
+func gainLoss(rows [][]float64) (gain, loss float64) {
+	xlogx := func(v float64) float64 {
+		if v <= 0 {
+			return 0
+		}
+		return v * math.Log2(v)
+	}
+	for x := range rows[0] {
+		total, ent := 0.0, 0.0
+		for _, r := range rows {
+			total += r[x]
+			ent += xlogx(r[x])
+		}
+		gain += xlogx(total) - ent
+		for _, r := range rows {
+			if r[x] > 0 {
+				loss += r[x] * math.Log2(r[x]*float64(len(rows))/total)
+			}
+		}
+	}
+	return
+}
+
+// The automatic groups are the best cut: every cut of the small grid,
+// measured independently, does no better.
+func TestCollapseOptimalIsBest(t *testing.T) {
+	tr := smallGrid()
+	tp := build(t, tr, Options{})
+	// Rows of the hosts: used and unused power over the total power.
+	leaves := tp.View().Nodes
+	total := 0.0
+	for _, n := range leaves {
+		total += n.CapacityMean
+	}
+	row := map[string][]float64{}
+	for _, n := range leaves {
+		row[n.Path] = []float64{n.UsageMean / total, (n.CapacityMean - n.UsageMean) / total}
+	}
+	rowsUnder := func(prefix string) [][]float64 {
+		var rs [][]float64
+		for _, n := range leaves {
+			if prefix == "" || strings.HasPrefix(n.Path, prefix+"/") {
+				rs = append(rs, row[n.Path])
+			}
+		}
+		return rs
+	}
+	g0, l0 := gainLoss(rowsUnder(""))
+	value := func(p float64, groups []string) float64 {
+		v := 0.0
+		for _, g := range groups {
+			gain, loss := gainLoss(rowsUnder(g))
+			v += p*gain/g0 - (1-p)*loss/l0
+		}
+		return v
+	}
+	// Every cut: the root; or per site, the site or a choice per cluster.
+	siteCuts := func(s string) [][]string {
+		return [][]string{{s}, {}, {s + "/c0"}, {s + "/c1"}, {s + "/c0", s + "/c1"}}
+	}
+	var cuts [][]string
+	cuts = append(cuts, []string{""})
+	for _, a := range siteCuts("s0") {
+		for _, b := range siteCuts("s1") {
+			cuts = append(cuts, append(append([]string{}, a...), b...))
+		}
+	}
+	for _, p := range []float64{0, 0.1, 0.3, 0.5, 0.7, 0.9, 1} {
+		got, err := tp.CollapseOptimal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := math.Inf(-1)
+		for _, c := range cuts {
+			best = math.Max(best, value(p, c))
+		}
+		if v := value(p, got); math.Abs(v-best) > 1e-12 {
+			t.Errorf("p=%g: collapsed %q (value %.15g), the best cut is worth %.15g", p, got, v, best)
+		}
+		if !equalStrings(tp.Collapsed(), sorted(got)) {
+			t.Errorf("p=%g: view collapses %q, not %q", p, tp.Collapsed(), got)
+		}
+		t.Logf("p=%g: %q, %d nodes", p, got, len(tp.View().Nodes))
+	}
+	// p = 1 collapses everything; p = 0 collapses only uniform groups
+	// (s0/c0: same power and use everywhere; s1/c1 too).
+	got, _ := tp.CollapseOptimal(1)
+	if !equalStrings(got, []string{""}) || len(tp.View().Nodes) != 1 {
+		t.Errorf("p=1: %q", got)
+	}
+	got, _ = tp.CollapseOptimal(0)
+	if !equalStrings(sorted(got), []string{"s0/c0", "s1/c1"}) {
+		t.Errorf("p=0: %q, want the two uniform clusters", got)
+	}
+	if _, err := tp.CollapseOptimal(1.5); err == nil {
+		t.Error("p=1.5 accepted")
+	}
+}
+
+func sorted(s []string) []string {
+	c := append([]string(nil), s...)
+	slices.Sort(c)
+	return c
+}
+
+func equalStrings(a, b []string) bool { return slices.Equal(a, b) }

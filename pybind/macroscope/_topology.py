@@ -182,6 +182,21 @@ class Topology:
         _bridge.call(self._h.CollapseDepth, depth)
         return self
 
+    def collapse_optimal(self, p: float = 0.5) -> "Topology":
+        """Choose the groups to collapse automatically: the optimal spatial
+        aggregation of Lamarche-Perrin et al. 2014 over the window, the cut
+        of the hierarchy that best trades the simplicity an aggregate
+        brings for the information it hides, at p in [0, 1] (gain and loss
+        normalised). Each resource contributes its used and unused capacity
+        (its capacity alone for kinds without utilization), as a share of
+        its kind's total: p = 0 collapses only groups whose members are
+        alike, p = 1 the whole graph. The view then shows exactly those
+        groups collapsed (:attr:`collapsed` lists them)."""
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise InvalidArgumentError(f"p: must be a number in [0, 1], got {p!r}", param="p")
+        _bridge.call(self._h.CollapseOptimal, float(p))
+        return self
+
     def expand_all(self) -> "Topology":
         """Expand every group."""
         _bridge.call(self._h.ExpandAll)

@@ -216,3 +216,17 @@ def test_errors(g5k, ms_trace):
         topo.layout(iterations=0)
     with pytest.raises(ms.InvalidArgumentError, match="unknown layout parameter"):
         topo.layout(spring=2)
+
+
+def test_collapse_optimal(g5k):
+    topo = g5k.topology()
+    assert len(topo.collapse_optimal(1.0)) == 3 and topo.collapsed == [""]
+    topo.collapse_optimal(0.5)
+    groups = set(topo.groups["path"])
+    assert topo.collapsed and set(topo.collapsed) <= groups
+    assert 3 < len(topo) < 4732
+    # Every collapsed group is one node per kind it holds.
+    nodes = topo.nodes
+    assert set(nodes.loc[nodes["aggregated"], "group"]) == set(topo.collapsed)
+    with pytest.raises(ms.InvalidArgumentError, match="p"):
+        topo.collapse_optimal(2)
