@@ -93,16 +93,42 @@ type Accumulator struct {
 // contAcc is what the accumulator keeps of a container: its rows (by
 // category key) and, for innermost states, its nesting streams.
 type contAcc struct {
-	dur    [][]int64   // scaled durations (states), counts (events)
-	stays  [][]int32   // StateAverageDuration: stays per cell
-	sum    [][]float64 // VariableAverage: integrals (value x scaled time)
+	dur   [][]int64   // scaled durations (states), counts (events)
+	stays [][]int32   // StateAverageDuration: stays per cell
+	sum   [][]float64 // VariableAverage: integrals (value x scaled time)
+	// The nesting streams, by state type: the first in place (the common
+	// case: one state type per container), the others after it.
+	g0     group
 	groups []group
+}
+
+// group returns the nesting stream of state type typ on c, creating it.
+func (c *contAcc) group(typ int32) *group {
+	if c.g0.used && c.g0.typ == typ {
+		return &c.g0
+	}
+	if !c.g0.used {
+		c.g0 = group{typ: typ, used: true}
+		return &c.g0
+	}
+	for i := range c.groups {
+		if c.groups[i].typ == typ {
+			return &c.groups[i]
+		}
+	}
+	c.groups = append(c.groups, group{typ: typ, used: true})
+	return &c.groups[len(c.groups)-1]
 }
 
 // group follows the states of one state type on one container.
 type group struct {
-	typ    int32
-	levels []level // levels[d]: states at depth d
+	typ      int32
+	used     bool
+	seen0    bool       // a state at depth 0 arrived
+	lastEnd0 trace.Time // the end of the latest one
+	pending  int        // states waiting for their enclosing state, at every depth
+	k        int64      // the slice of the latest state's start (a hint)
+	levels   []level    // levels[d]: states at depth d (d > 0), and their cover
 }
 
 // level holds what the states completed at one depth leave to their
@@ -218,7 +244,7 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 	}
 	// A state nested in no state that arrived is an orphan.
 	for c := range a.conts {
-		for _, gr := range a.conts[c].groups {
+		for _, gr := range append([]group{a.conts[c].g0}, a.conts[c].groups...) {
 			for d := 1; d < len(gr.levels); d++ {
 				if gr.levels[d].n > 0 {
 					a.failNesting("container %d: %d state(s) at depth %d end without an enclosing state", c, gr.levels[d].n, d)
@@ -322,7 +348,55 @@ func (a *Accumulator) State(s trace.State) {
 		}
 		return
 	}
+	// The common case: a state at depth 0 with nothing nested in it.
+	if gr := &c.g0; s.Depth == 0 && gr.typ == s.Type && gr.used {
+		if gr.pending == 0 && (!gr.seen0 || s.Start >= gr.lastEnd0) && s.End >= s.Start {
+			gr.seen0, gr.lastEnd0 = true, s.End
+			a.addStay(c, gr, key, s.Start, s.End)
+			return
+		}
+	}
 	a.innermost(c, key, s)
+}
+
+// addStay adds the time of [x, y) in the window to the row of key, as add
+// does with spans, finding the first slice from the group's hint.
+func (a *Accumulator) addStay(c *contAcc, gr *group, key int32, x, y trace.Time) {
+	g := &a.g
+	if x < g.start {
+		x = g.start
+	}
+	if y > g.end {
+		y = g.end
+	}
+	if y <= x {
+		return
+	}
+	w := int64(g.end - g.start)
+	x0 := int64(x-g.start) * g.n
+	x1 := int64(y-g.start) * g.n
+	k := gr.k
+	if lo := k * w; x0 < lo || x0 >= lo+4*w {
+		k = x0 / w
+	} else {
+		for x0 >= (k+1)*w {
+			k++
+		}
+	}
+	gr.k = k
+	row := a.durRow(c, key)
+	var stays []int32
+	if a.average {
+		stays = c.stays[key]
+	}
+	for p := x0; p < x1; k++ {
+		next := min((k+1)*w, x1)
+		row[k] += next - p
+		if stays != nil {
+			stays[k]++
+		}
+		p = next
+	}
 }
 
 // add adds pieces of one stay to the row of key.
@@ -347,17 +421,7 @@ func (a *Accumulator) add(c *contAcc, key int32, ps []piece) {
 // innermost accounts for state s of category key on container c: the
 // time of s not covered by the states nested in it, which have arrived.
 func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
-	var gr *group
-	for i := range c.groups {
-		if c.groups[i].typ == s.Type {
-			gr = &c.groups[i]
-			break
-		}
-	}
-	if gr == nil {
-		c.groups = append(c.groups, group{typ: s.Type})
-		gr = &c.groups[len(c.groups)-1]
-	}
+	gr := c.group(s.Type)
 	d := int(s.Depth)
 	if d < 0 || s.End < s.Start {
 		a.failNesting("a state of type %d on container %d has depth %d and lasts [%s, %s]", s.Type, s.Container, d, s.Start, s.End)
@@ -367,8 +431,12 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		gr.levels = append(gr.levels, level{})
 	}
 	lv, inner := &gr.levels[d], &gr.levels[d+1]
-	if lv.seen && s.Start < lv.lastEnd {
-		a.failNesting("a state on container %d starts at %s, before the previous one at depth %d ends (%s)", s.Container, s.Start, d, lv.lastEnd)
+	seen, lastEnd := &lv.seen, &lv.lastEnd
+	if d == 0 {
+		seen, lastEnd = &gr.seen0, &gr.lastEnd0
+	}
+	if *seen && s.Start < *lastEnd {
+		a.failNesting("a state on container %d starts at %s, before the previous one at depth %d ends (%s)", s.Container, s.Start, d, *lastEnd)
 		return
 	}
 	if inner.n > 0 && (inner.first < s.Start || inner.last > s.End) {
@@ -407,13 +475,15 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		// The full span is what the enclosing state loses.
 		ps = a.spans(s.Start, s.End)
 	}
+	gr.pending -= inner.n
 	inner.n, inner.cover = 0, inner.cover[:0]
-	lv.seen, lv.lastEnd = true, s.End
+	*seen, *lastEnd = true, s.End
 	if d > 0 {
 		if lv.n == 0 {
 			lv.first = s.Start
 		}
 		lv.n++
+		gr.pending++
 		lv.last = s.End
 		for _, p := range ps {
 			if n := len(lv.cover); n > 0 && lv.cover[n-1].k == p.k {
