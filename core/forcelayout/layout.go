@@ -31,10 +31,10 @@
 // et al. 2006): nodes gather speed while the forces keep pointing the
 // same way and stop dead when they turn against the motion. A move is
 // capped at Step. The layout stops when the energy, the sum of the
-// squared forces, stops changing (its spread over the last Window
-// iterations under Tolerance of its mean; Viva waited for the standard
-// deviation of its last 256 energies to fall under a fixed threshold),
-// when no node is pulled by more than MinMove, or after MaxIterations.
+// squared forces, stops falling (no new low by Tolerance in the last
+// Window iterations; Viva waited for the standard deviation of its last
+// 256 energies to fall under a fixed threshold), when no node is pulled
+// by more than MinMove, or after MaxIterations.
 //
 // Runs are deterministic: positions that are not given are drawn from a
 // generator seeded with Params.Seed, forces are summed in a fixed order
@@ -76,10 +76,10 @@ type Params struct {
 	// a negative value runs no iteration (only places missing nodes).
 	MaxIterations int
 	// Tolerance and Window define convergence: the run stops once the
-	// energies of the last Window iterations (50) spread by less than
-	// Tolerance (1e-3) of their mean, or once the forces are so weak that
-	// no node would move by more than MinMove (1e-3 k) in a plain step
-	// (its force over its stiffness).
+	// last Window iterations (100) did not lower the energy by Tolerance
+	// (1%) below its lowest value before them, or once the forces are so
+	// weak that no node would move by more than MinMove (1e-3 k) in a
+	// plain step (its force over its stiffness).
 	Tolerance float64
 	Window    int
 	MinMove   float64
@@ -109,10 +109,10 @@ func (p Params) Defaults() Params {
 		p.MaxIterations = 500
 	}
 	if p.Tolerance == 0 {
-		p.Tolerance = 1e-3
+		p.Tolerance = 0.01
 	}
 	if p.Window == 0 {
-		p.Window = 50
+		p.Window = 100
 	}
 	if p.MinMove == 0 {
 		p.MinMove = 1e-3 * p.RestLength
@@ -262,19 +262,27 @@ func (f *fire) step(ax, ay, vx, vy []float64) {
 	}
 }
 
-// stable tells whether the last Window energies spread by less than
-// Tolerance of their mean.
+// stable tells whether the energy stopped falling: none of the last
+// Window iterations brought it below (1 - Tolerance) times its lowest
+// value before them. Lowest values rather than the last one, because the
+// Barnes-Hut forces change by jumps as cells open and close: near
+// equilibrium the energy wavers around a floor instead of falling to
+// zero.
 func stable(energy []float64, p Params) bool {
-	if len(energy) < p.Window {
+	w := p.Window
+	if len(energy) <= w {
 		return false
 	}
-	w := energy[len(energy)-p.Window:]
-	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-	for _, e := range w {
-		lo, hi, sum = math.Min(lo, e), math.Max(hi, e), sum+e
+	before := math.Inf(1)
+	for _, e := range energy[:len(energy)-w] {
+		before = math.Min(before, e)
 	}
-	mean := sum / float64(len(w))
-	return hi-lo <= p.Tolerance*mean
+	for _, e := range energy[len(energy)-w:] {
+		if e < (1-p.Tolerance)*before {
+			return false
+		}
+	}
+	return true
 }
 
 func (g Graph) validate(x, y []float64) error {
