@@ -15,7 +15,7 @@ type Metric string
 // The metrics of Ocelotl's microscopic descriptions.
 const (
 	// StateDuration is the proportion of the slice the resource spends in
-	// each state (seed 000's rho). The default.
+	// each state (Dosimont et al. 2014's rho). The default.
 	StateDuration Metric = "state_duration"
 	// StateAverageDuration is the average length, in seconds, of the
 	// resource's stays in each state during the slice: the time spent in

@@ -1,4 +1,4 @@
-// Package micro builds the microscopic model of seed 000 (Ocelotl): for
+// Package micro builds the microscopic model of Dosimont et al. 2014 (Ocelotl): for
 // every resource s (a leaf of the container hierarchy), every time slice t
 // of a window cut into N equal slices, and every state x, the proportion
 // rho_x(s,t) of the slice that s spends in x. It also builds the other
