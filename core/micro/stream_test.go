@@ -15,6 +15,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -654,4 +655,30 @@ func BenchmarkAccumulatorState(b *testing.B) {
 		feed(acc, n)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n+n/3*2), "ns/state")
+}
+
+// BenchmarkReadFileSynth builds the model of a synthetic Pajé trace of
+// 512 cores and 10^6 state changes (about 25 MB, as core/synth writes it)
+// while reading it: the streaming path's own speed (paje's
+// BenchmarkReadSynth reads the same trace into a sink that keeps nothing).
+func BenchmarkReadFileSynth(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "synth.trace")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := synth.WritePaje(f, synth.Config{Sites: 2, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	b.SetBytes(st.Bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, sum, err := ReadFile(path, "paje", Options{Slices: 100, Depth: Innermost}, trace.ReadOptions{})
+		if err != nil || sum.Passes != 1 || sum.States != st.States || m.NumLeaves() != 512 {
+			b.Fatalf("%v, %+v", err, sum)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
