@@ -80,14 +80,6 @@ func precision(v string) int {
 	return n
 }
 
-func formatNames() string {
-	names := make([]string, len(formats.All))
-	for i, f := range formats.All {
-		names[i] = f.Name
-	}
-	return strings.Join(names, ", ")
-}
-
 // parseDumpArgs reads the command line as pj_dump's argp does: options
 // before or after the file, letters grouped (-nq), values after "=" or as
 // the next argument, long names abbreviated to any unambiguous prefix, and

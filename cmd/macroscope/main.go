@@ -1,14 +1,19 @@
 // Command macroscope turns execution traces into macroscopic views.
 //
-//	macroscope overview [flags] trace     spatiotemporal overview (PNG + Parquet)
-//	macroscope moments [flags] trace      moments of utilization (table, CSV/Parquet, figure)
+//	macroscope overview [flags] trace     optimal aggregation (spatiotemporal, spatial or temporal): figure, tables
+//	macroscope moments [flags] trace      moments of utilization: table, figure
+//	macroscope treemap [flags] trace      treemap of the optimal aggregation: figure, table
+//	macroscope topology [flags] trace     topology-based view, a graph of resources: figure, tables
+//	macroscope kaleido [flags] trace      kaleidoscope of the call tree: figure, table
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
 //	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
-//	macroscope treemap [flags] trace      treemap of the optimal aggregation (PNG + Parquet)
-//	macroscope topology [flags] trace     topology-based view: graph of resources (PNG, CSV/Parquet)
 //	macroscope help                       this text
 //
-// Run "macroscope <command> -h" for a command's flags.
+// Run "macroscope <command> -h" for a command's flags. Figures are PNG or
+// SVG, tables Parquet, Feather or CSV, by their extension; -out DIR puts
+// them in DIR. Exit status: 0 done, 1 a failure (the trace could not be
+// read, a result not computed or written: the message names the file and
+// line), 2 bad usage (an unknown flag, a missing argument, a bad value).
 package main
 
 import (
@@ -20,19 +25,21 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
+// command is a command of the command line. Most run with a cli made
+// from their synopsis and description (see newCLI); dump, which reads its
+// arguments as pj_dump does, runs on the raw arguments.
 type command struct {
-	name    string
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
+	name     string
+	summary  string // a line of the list of commands
+	synopsis string // what follows "macroscope name" on the usage line
+	about    string // the description under the usage line
+	run      func(c *cli) error
+	raw      func(args []string, stdout, stderr io.Writer) error
 }
 
 var commands = []command{
-	{"overview", "spatiotemporal overview of a trace: significant p, optimal aggregation, figure and table", runOverview},
-	{"moments", "moments of utilization of every resource, computed while reading: table and figure", runMoments},
-	{"synth", "synthetic trace of any size (Pajé or Parquet) with anomalies where asked", runSynth},
-	{"dump", "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags", runDump},
-	{"treemap", "squarified treemap of the optimal cut of the hierarchy: figure and table of rectangles", runTreemap},
-	{"topology", "topology-based view: resources and their links as a graph, sized by capacity, filled by use", runTopology},
+	overviewCommand, momentsCommand, treemapCommand, topologyCommand, kaleidoCommand, synthCommand,
+	{name: "dump", summary: "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags", raw: runDump},
 }
 
 func main() {
@@ -46,18 +53,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			err := c.run(args[1:], stdout, stderr)
-			if err == nil {
-				return 0
-			}
-			if errors.Is(err, errUsage) {
-				return 2
+			var err error
+			if c.raw != nil {
+				err = c.raw(args[1:], stdout, stderr)
+			} else {
+				err = c.run(newCLI(c, args[1:], stdout, stderr))
 			}
 			var st exitStatus
-			if errors.As(err, &st) {
+			var ae *errs.ArgumentError
+			switch {
+			case err == nil || errors.Is(err, errHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				return 2
+			case errors.As(err, &st):
 				return int(st)
+			case errors.As(err, &ae):
+				// The command line is at fault, not the data.
+				fmt.Fprintf(stderr, "macroscope %s: invalid %v\n", c.name, ae)
+				return 2
 			}
-			fmt.Fprintln(stderr, "macroscope:", describe(err))
+			fmt.Fprintf(stderr, "macroscope %s: %v\n", c.name, err)
 			return 1
 		}
 	}
@@ -68,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // errUsage reports bad command-line usage the flag package already printed.
 var errUsage = errors.New("usage")
+
+// errHelp ends a command whose help was asked for and printed.
+var errHelp = errors.New("help")
 
 // exitStatus ends a command that has already said what went wrong (as
 // dump does, in pj_dump's words) with that exit status.
@@ -80,15 +99,5 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'macroscope <command> -h' for a command's flags.")
-}
-
-// describe prefixes argument errors with "invalid" so the user knows the
-// problem is the command line, not the data.
-func describe(err error) string {
-	var ae *errs.ArgumentError
-	if errors.As(err, &ae) {
-		return "invalid " + ae.Error()
-	}
-	return err.Error()
+	fmt.Fprintln(w, "\nRun 'macroscope <command> -h' for a command's flags. Exit status: 0 done,\n1 a failure (reading, computing or writing), 2 bad usage.")
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -26,57 +24,57 @@ func (a *anomalyFlags) Set(s string) error {
 	return nil
 }
 
-func runSynth(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("synth", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c := synth.Config{}
-	fs.IntVar(&c.Sites, "sites", 2, "number of sites")
-	fs.IntVar(&c.Clusters, "clusters", 4, "clusters per site")
-	fs.IntVar(&c.Machines, "machines", 8, "machines per cluster")
-	fs.IntVar(&c.Cores, "cores", 8, "cores per machine")
-	fs.Int64Var(&c.Events, "events", 1_000_000, "number of state changes (the trace has about as many)")
+var synthCommand = command{
+	name:     "synth",
+	summary:  "synthetic trace of any size (Pajé or Parquet) with anomalies where asked",
+	synopsis: "[flags] out.trace|out.parquet",
+	about: `
+Writes a synthetic trace: sites of clusters of machines of cores changing
+state, with anomalies where asked. Pajé traces (PajeSetState events) read
+with pj_dump; Parquet files hold one row per state interval. The same flags
+give the same bytes.`,
+	run: runSynth,
+}
+
+func runSynth(c *cli) error {
+	fs := c.fs
+	cfg := synth.Config{}
+	fs.IntVar(&cfg.Sites, "sites", 2, "number of sites")
+	fs.IntVar(&cfg.Clusters, "clusters", 4, "clusters per site")
+	fs.IntVar(&cfg.Machines, "machines", 8, "machines per cluster")
+	fs.IntVar(&cfg.Cores, "cores", 8, "cores per machine")
+	fs.Int64Var(&cfg.Events, "events", 1_000_000, "number of state changes (the trace has about as many)")
 	mean := fs.String("mean", "0.001", "mean state duration in seconds")
-	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the random generator: the same seed gives the same trace")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the random generator: the same seed gives the same trace")
 	states := fs.String("states", "", "states and weights, Name=weight,... (default "+defaultStates()+")")
 	format := fs.String("format", "", "paje or parquet (default: from the extension, .parquet or Pajé)")
 	var anomalies anomalyFlags
 	fs.Var(&anomalies, "anomaly", "an anomaly, level:i/j/...:State=weight[,...][@from-to], e.g.\n"+
 		"machine:1/0/2:MPI_Wait=6@0.25-0.75 gives MPI_Wait the weight 6 on machine 2 of\n"+
 		"cluster 0 of site 1 from 25% to 75% of the trace (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: macroscope synth [flags] out.trace|out.parquet\n\n"+
-			"Writes a synthetic trace: sites of clusters of machines of cores changing state, with\n"+
-			"anomalies where asked. Pajé traces (PajeSetState events) read with pj_dump; Parquet\n"+
-			"files hold one row per state interval. The same flags give the same bytes.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errUsage
+	if err := c.parse(1, 1); err != nil {
+		return err
 	}
 	m, err := trace.ParseTime(*mean)
 	if err != nil {
 		return errs.Argument("mean", "%q: %v", *mean, err)
 	}
-	c.Mean = m
+	cfg.Mean = m
 	if *states != "" {
-		if c.States, err = synth.ParseStates(*states); err != nil {
+		if cfg.States, err = synth.ParseStates(*states); err != nil {
 			return err
 		}
 	}
-	c.Anomalies = anomalies
+	cfg.Anomalies = anomalies
 	began := time.Now()
-	st, err := synth.WriteFile(fs.Arg(0), *format, c)
+	st, err := synth.WriteFile(fs.Arg(0), *format, cfg)
 	if err != nil {
 		return err
 	}
 	took := time.Since(began).Seconds()
-	fmt.Fprintf(stdout, "wrote      %s: %d containers (%d cores), %d states, %d bytes, [0, %s] s\n",
-		fs.Arg(0), st.Containers, c.NumCores(), st.States, st.Bytes, st.Duration)
-	fmt.Fprintf(stdout, "done in    %.2f s (%.0f MB/s)\n", took, float64(st.Bytes)/took/1e6)
+	c.say("wrote", "%s: %d containers (%d cores), %d states, %d bytes, [0, %s] s",
+		fs.Arg(0), st.Containers, cfg.NumCores(), st.States, st.Bytes, st.Duration)
+	c.say("done in", "%.2f s (%.0f MB/s)", took, float64(st.Bytes)/took/1e6)
 	return nil
 }
 

@@ -46,23 +46,14 @@ func TestSynthCommand(t *testing.T) {
 
 func TestSynthCommandRefusesBadArguments(t *testing.T) {
 	dir := t.TempDir()
-	for _, c := range []struct {
-		args []string
-		code int
-		msg  string
-	}{
+	checkRefusals(t, []refusal{
 		{[]string{"synth"}, 2, "usage"},
 		{[]string{"synth", "-anomaly", "rack:0:A=1", dir + "/x.trace"}, 2, "unknown level"},
-		{[]string{"synth", "-sites", "0", dir + "/x.trace"}, 1, "invalid sites"},
-		{[]string{"synth", "-mean", "soon", dir + "/x.trace"}, 1, "invalid mean"},
-		{[]string{"synth", "-format", "otf2", dir + "/x.trace"}, 1, "invalid format"},
-		{[]string{"synth", "-states", "A=1", "-anomaly", "site:0:Z=1", dir + "/x.trace"}, 1, `unknown state "Z"`},
-	} {
-		var stdout, stderr bytes.Buffer
-		if code := run(c.args, &stdout, &stderr); code != c.code || !strings.Contains(stderr.String(), c.msg) {
-			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, stderr.String(), c.code, c.msg)
-		}
-	}
+		{[]string{"synth", "-sites", "0", dir + "/x.trace"}, 2, "invalid sites"},
+		{[]string{"synth", "-mean", "soon", dir + "/x.trace"}, 2, "invalid mean"},
+		{[]string{"synth", "-format", "otf2", dir + "/x.trace"}, 2, "invalid format"},
+		{[]string{"synth", "-states", "A=1", "-anomaly", "site:0:Z=1", dir + "/x.trace"}, 2, `unknown state "Z"`},
+	})
 	if _, err := os.Stat(dir + "/x.trace"); !os.IsNotExist(err) {
 		t.Error("a refused command left a file")
 	}

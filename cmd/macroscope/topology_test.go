@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"image/png"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,11 +13,7 @@ import (
 // count every message between two ranks, a figure that decodes.
 func TestTopologyCommand(t *testing.T) {
 	dir := t.TempDir()
-	nodes, edges, figure := filepath.Join(dir, "n.csv"), filepath.Join(dir, "e.csv"), filepath.Join(dir, "g.png")
-	code, out, errOut := runCLI("topology", "-nodes", nodes, "-edges-table", edges, "-o", figure, "-width", "500", "-height", "400", bundledTrace)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := mustRun(t, "topology", "-out", dir, "-nodes", "n.csv", "-edges-table", "tables/e.csv", "-o", "g.png", "-width", "500", "-height", "400", bundledTrace)
 	tr, err := paje.ReadFile(bundledTrace)
 	if err != nil {
 		t.Fatal(err)
@@ -36,48 +29,25 @@ func TestTopologyCommand(t *testing.T) {
 			messages++
 		}
 	}
-	if !strings.Contains(out, strconv.Itoa(ranks)+" nodes") {
+	if !strings.Contains(out, "graph      "+strconv.Itoa(ranks)+" nodes") {
 		t.Errorf("output does not report %d nodes:\n%s", ranks, out)
 	}
-	readCSV := func(path string) [][]string {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		rows, err := csv.NewReader(f).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows
-	}
-	if n := len(readCSV(nodes)) - 1; n != ranks {
+	if n := len(readCSV(t, filepath.Join(dir, "n.csv")).rows); n != ranks {
 		t.Errorf("%d node rows, %d ranks", n, ranks)
 	}
+	edges := readCSV(t, filepath.Join(dir, "tables", "e.csv"))
 	total := 0
-	for _, r := range readCSV(edges)[1:] {
-		c, err := strconv.Atoi(r[3])
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += c
+	for i := range edges.rows {
+		total += int(edges.float(t, i, "count"))
 	}
 	if total != messages {
 		t.Errorf("edges count %d messages, the trace has %d", total, messages)
 	}
-	f, err := os.Open(figure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != 500 || b.Dy() != 400 {
-		t.Errorf("figure %v, want 500 x 400", b)
-	}
-	if code, _, errOut := runCLI("topology", "-collapse", "nowhere", bundledTrace); code != 1 || !strings.Contains(errOut, `no container "nowhere"`) {
-		t.Errorf("exit %d, %q", code, errOut)
-	}
+	checkSize(t, readPNG(t, filepath.Join(dir, "g.png")), 500, 400)
+	checkRefusals(t, []refusal{
+		{[]string{"topology", "-collapse", "nowhere", bundledTrace}, 2, `no container "nowhere"`},
+		{[]string{"topology", "-optimal", "2", bundledTrace}, 2, "invalid optimal"},
+		{[]string{"topology", "-o", "g.png", "-height", "0", bundledTrace}, 2, "invalid width"},
+		{[]string{"topology", bundledTrace, "more"}, 2, "usage: macroscope topology [flags] trace"},
+	})
 }
