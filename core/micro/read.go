@@ -2,6 +2,7 @@ package micro
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -88,14 +89,20 @@ func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model,
 		if err != nil {
 			return nil, nil, err
 		}
-		// The accumulator works on its own goroutine, beside the reader,
-		// and stops the read when the states turn out not to nest.
+		// The accumulator stops the read when the states turn out not to
+		// nest. With cores to spare it works on its own goroutine, beside
+		// the reader; with two, the reader's tokenizers take the second core
+		// already, and handing the states over would cost more than it saves.
 		stop := make(chan struct{})
 		var once sync.Once
 		acc.OnNestingError = func() { once.Do(func() { close(stop) }) }
-		pipe := newAsync(acc)
-		err = r.readUntil(pipe, stop)
-		pipe.close()
+		if runtime.GOMAXPROCS(0) >= asyncMinProcs {
+			pipe := newAsync(acc)
+			err = r.readUntil(pipe, stop)
+			pipe.close()
+		} else {
+			err = r.readUntil(acc, stop)
+		}
 		if err != nil && !(errors.Is(err, trace.ErrCanceled) && acc.err != nil && r.ro.Canceled() == nil) {
 			return nil, nil, err
 		}
@@ -162,6 +169,10 @@ func Load(src Source, opt Options, ro trace.ReadOptions) (*Model, *Summary, erro
 	m, err := Build(t, opt)
 	return m, sum, err
 }
+
+// asyncMinProcs is the number of processors from which Stream runs the
+// accumulator on a goroutine of its own.
+var asyncMinProcs = 3
 
 // reads runs the reads of a Stream, with progress over all of them.
 type reads struct {

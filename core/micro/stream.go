@@ -75,6 +75,19 @@ type Accumulator struct {
 
 	conts []contAcc // by container
 
+	// The cells, slice by slice: dur[k][col] holds the scaled durations
+	// (states) or counts (events) of column col in slice k, stays[k][col]
+	// the stays (StateAverageDuration), sum[k][col] the integrals of
+	// value x scaled time (VariableAverage). A column is a container and
+	// category that received data (colCont, colKey). At any moment the
+	// states arriving fall in one or two slices: their cells are close
+	// together, whatever the container.
+	dur     [][]int64
+	stays   [][]int32
+	sum     [][]float64
+	colCont []int32
+	colKey  []int32
+
 	nan      map[int32]nanVariable // first non-finite variable per container
 	nanCount int
 
@@ -90,12 +103,10 @@ type Accumulator struct {
 	OnNestingError func()
 }
 
-// contAcc is what the accumulator keeps of a container: its rows (by
-// category key) and, for innermost states, its nesting streams.
+// contAcc is what the accumulator keeps of a container: the columns of
+// its categories and, for innermost states, its nesting streams.
 type contAcc struct {
-	dur   [][]int64   // scaled durations (states), counts (events)
-	stays [][]int32   // StateAverageDuration: stays per cell
-	sum   [][]float64 // VariableAverage: integrals (value x scaled time)
+	cols []int32 // by category key: column + 1, 0 for none yet
 	// The nesting streams, by state type: the first in place (the common
 	// case: one state type per container), the others after it.
 	g0     group
@@ -289,21 +300,38 @@ func (a *Accumulator) key(slot *int32, code int32) int32 {
 	return *slot
 }
 
-// durRow returns container c's row of durations or counts for key.
-func (a *Accumulator) durRow(c *contAcc, key int32) []int64 {
-	for int(key) >= len(c.dur) {
-		c.dur = append(c.dur, nil)
+// col returns the column of container ci's category key, making it.
+func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
+	if int(key) < len(c.cols) && c.cols[key] > 0 {
+		return c.cols[key] - 1
+	}
+	for int(key) >= len(c.cols) {
+		c.cols = append(c.cols, 0)
+	}
+	col := int32(len(a.colCont))
+	c.cols[key] = col + 1
+	a.colCont, a.colKey = append(a.colCont, ci), append(a.colKey, key)
+	if a.dur == nil && a.sum == nil {
+		if a.kind == trace.KindVariable {
+			a.sum = make([][]float64, a.g.n)
+		} else {
+			a.dur = make([][]int64, a.g.n)
+		}
 		if a.average {
-			c.stays = append(c.stays, nil)
+			a.stays = make([][]int32, a.g.n)
 		}
 	}
-	if c.dur[key] == nil {
-		c.dur[key] = make([]int64, a.g.n)
+	for k := range a.g.n {
+		if a.sum != nil {
+			a.sum[k] = append(a.sum[k], 0)
+		} else {
+			a.dur[k] = append(a.dur[k], 0)
+		}
 		if a.average {
-			c.stays[key] = make([]int32, a.g.n)
+			a.stays[k] = append(a.stays[k], 0)
 		}
 	}
-	return c.dur[key]
+	return col
 }
 
 // spans returns the pieces of [x, y) in the window, slice by slice (see
@@ -344,7 +372,7 @@ func (a *Accumulator) State(s trace.State) {
 	c := &a.conts[s.Container]
 	if a.opt.Depth != Innermost {
 		if s.Depth == int32(a.opt.Depth) {
-			a.add(c, key, a.spans(s.Start, s.End))
+			a.add(c, s.Container, key, a.spans(s.Start, s.End))
 		}
 		return
 	}
@@ -352,7 +380,7 @@ func (a *Accumulator) State(s trace.State) {
 	if gr := &c.g0; s.Depth == 0 && gr.typ == s.Type && gr.used {
 		if gr.pending == 0 && (!gr.seen0 || s.Start >= gr.lastEnd0) && s.End >= s.Start {
 			gr.seen0, gr.lastEnd0 = true, s.End
-			a.addStay(c, gr, key, s.Start, s.End)
+			a.addStay(c, s.Container, gr, key, s.Start, s.End)
 			return
 		}
 	}
@@ -361,7 +389,7 @@ func (a *Accumulator) State(s trace.State) {
 
 // addStay adds the time of [x, y) in the window to the row of key, as add
 // does with spans, finding the first slice from the group's hint.
-func (a *Accumulator) addStay(c *contAcc, gr *group, key int32, x, y trace.Time) {
+func (a *Accumulator) addStay(c *contAcc, ci int32, gr *group, key int32, x, y trace.Time) {
 	g := &a.g
 	if x < g.start {
 		x = g.start
@@ -384,36 +412,27 @@ func (a *Accumulator) addStay(c *contAcc, gr *group, key int32, x, y trace.Time)
 		}
 	}
 	gr.k = k
-	row := a.durRow(c, key)
-	var stays []int32
-	if a.average {
-		stays = c.stays[key]
-	}
+	col := a.col(c, ci, key)
 	for p := x0; p < x1; k++ {
 		next := min((k+1)*w, x1)
-		row[k] += next - p
-		if stays != nil {
-			stays[k]++
+		a.dur[k][col] += next - p
+		if a.average {
+			a.stays[k][col]++
 		}
 		p = next
 	}
 }
 
-// add adds pieces of one stay to the row of key.
-func (a *Accumulator) add(c *contAcc, key int32, ps []piece) {
+// add adds pieces of one stay of container ci to the column of key.
+func (a *Accumulator) add(c *contAcc, ci, key int32, ps []piece) {
 	if len(ps) == 0 {
 		return
 	}
-	row := a.durRow(c, key)
+	col := a.col(c, ci, key)
 	for _, p := range ps {
-		row[p.k] += p.d
-	}
-	if a.average {
-		stays := c.stays[key]
-		for _, p := range ps {
-			if p.d > 0 {
-				stays[p.k]++
-			}
+		a.dur[p.k][col] += p.d
+		if a.average && p.d > 0 {
+			a.stays[p.k][col]++
 		}
 	}
 }
@@ -451,7 +470,7 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 	}
 	ps := a.spans(s.Start, s.End)
 	if inner.n == 0 || len(inner.cover) == 0 {
-		a.add(c, key, ps)
+		a.add(c, s.Container, key, ps)
 	} else {
 		// Own time: the pieces minus what the nested states cover, slice
 		// by slice (both in slice order).
@@ -471,7 +490,7 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 			a.failNesting("the states nested in a state on container %d [%s, %s] cover more than it", s.Container, s.Start, s.End)
 			return
 		}
-		a.add(c, key, ps)
+		a.add(c, s.Container, key, ps)
 		// The full span is what the enclosing state loses.
 		ps = a.spans(s.Start, s.End)
 	}
@@ -506,7 +525,7 @@ func (a *Accumulator) Event(e trace.Event) {
 		return
 	}
 	if k := a.g.sliceOf(e.Time); k >= 0 {
-		a.durRow(&a.conts[e.Container], key)[k]++
+		a.dur[k][a.col(&a.conts[e.Container], e.Container, key)]++
 	}
 }
 
@@ -527,16 +546,13 @@ func (a *Accumulator) Variable(v trace.Variable) {
 	if !a.active {
 		return
 	}
-	c := &a.conts[v.Container]
-	for int(key) >= len(c.sum) {
-		c.sum = append(c.sum, nil)
+	ps := a.spans(v.Start, v.End)
+	if len(ps) == 0 {
+		return
 	}
-	if c.sum[key] == nil {
-		c.sum[key] = make([]float64, a.g.n)
-	}
-	row := c.sum[key]
-	for _, p := range a.spans(v.Start, v.End) {
-		row[p.k] += v.Value * float64(p.d)
+	col := a.col(&a.conts[v.Container], v.Container, key)
+	for _, p := range ps {
+		a.sum[p.k][col] += v.Value * float64(p.d)
 	}
 }
 
@@ -584,53 +600,36 @@ func (a *Accumulator) Model() (*Model, error) {
 	out := make([]float64, g.cells())
 	w := float64(g.width())
 	scale := float64(g.n) * 1e9
-	for ci := range a.conts {
+	for col, ci := range a.colCont {
 		leaf := int(leafOf[ci])
 		if leaf < 0 {
 			continue
 		}
-		c := &a.conts[ci]
-		for key, code := range a.keys {
-			var cat int32
-			switch {
-			case code >= 0:
-				cat = categoryOf[code]
-			case a.kind == trace.KindVariable:
-				cat = categoryOf[-1-code]
-			default:
-				cat = categoryOf[len(t.Values)+int(-1-code)]
-			}
-			if cat < 0 {
-				continue
-			}
-			cell := func(k int) int { return g.cell(leaf, k, int(cat)) }
+		var cat int32
+		switch code := a.keys[a.colKey[col]]; {
+		case code >= 0:
+			cat = categoryOf[code]
+		case a.kind == trace.KindVariable:
+			cat = categoryOf[-1-code]
+		default:
+			cat = categoryOf[len(t.Values)+int(-1-code)]
+		}
+		if cat < 0 {
+			continue
+		}
+		for k := range g.n {
+			cell := g.cell(leaf, int(k), int(cat))
 			switch a.metric {
 			case StateDuration:
-				if key < len(c.dur) && c.dur[key] != nil {
-					for k, d := range c.dur[key] {
-						out[cell(k)] = float64(d) / w
-					}
-				}
+				out[cell] = float64(a.dur[k][col]) / w
 			case StateAverageDuration:
-				if key < len(c.dur) && c.dur[key] != nil {
-					for k, d := range c.dur[key] {
-						if n := c.stays[key][k]; n > 0 {
-							out[cell(k)] = float64(d) / (scale * float64(n))
-						}
-					}
+				if n := a.stays[k][col]; n > 0 {
+					out[cell] = float64(a.dur[k][col]) / (scale * float64(n))
 				}
 			case EventCount:
-				if key < len(c.dur) && c.dur[key] != nil {
-					for k, d := range c.dur[key] {
-						out[cell(k)] = float64(d)
-					}
-				}
+				out[cell] = float64(a.dur[k][col])
 			case VariableAverage:
-				if key < len(c.sum) && c.sum[key] != nil {
-					for k, v := range c.sum[key] {
-						out[cell(k)] = v / w
-					}
-				}
+				out[cell] = a.sum[k][col] / w
 			}
 		}
 	}

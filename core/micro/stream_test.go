@@ -271,6 +271,15 @@ func exactProbe(t *trace.Trace) Probe {
 }
 
 func TestStreamEqualsBuildOnRandomTraces(t *testing.T) {
+	// The accumulator on its own goroutine (async) or the reader's.
+	defer func(n int) { asyncMinProcs = n }(asyncMinProcs)
+	for _, procs := range []int{1, 1 << 20} {
+		asyncMinProcs = procs
+		streamEqualsBuildOnRandomTraces(t)
+	}
+}
+
+func streamEqualsBuildOnRandomTraces(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for iter := 0; iter < 30; iter++ {
 		var rec recording
@@ -386,6 +395,14 @@ func overlapping() *trace.Trace {
 }
 
 func TestStreamFallsBackOnBrokenNesting(t *testing.T) {
+	defer func(n int) { asyncMinProcs = n }(asyncMinProcs)
+	for _, procs := range []int{1, 1 << 20} {
+		asyncMinProcs = procs
+		streamFallsBackOnBrokenNesting(t)
+	}
+}
+
+func streamFallsBackOnBrokenNesting(t *testing.T) {
 	cases := map[string]*trace.Trace{"overlap": overlapping()}
 	// A nested state that ends after its enclosing state, one without an
 	// enclosing state, and one that arrives after it.
