@@ -31,9 +31,9 @@ type Counts struct {
 // reader streams a trace, without keeping the entities: Model returns
 // exactly what Build returns on the whole trace, cell by cell.
 //
-// It keeps the definitions (types, values, containers), one row of
-// Slices cells per container and category that received data (what the
-// model holds), and for nested states, per container, state type and open
+// It keeps the definitions (types, values, containers), Slices cells per
+// container and category that received data (what the model holds), and
+// for nested states, per container, state type and open
 // nesting level, the slices the completed inner states cover until their
 // enclosing state arrives: memory grows with the model and the nesting
 // depth, not with the number of events.
