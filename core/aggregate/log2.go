@@ -36,3 +36,31 @@ func log2(x float64) float64 {
 	ln1p := r * (1 - r*(1.0/2-r*(1.0/3-r*(1.0/4-r*(1.0/5-r*(1.0/6))))))
 	return float64(exp-1023) + (log2Table[idx] + ln1p*(1/math.Ln2))
 }
+
+// xlog2xToGeneric sets dst[k] to xlog2x(src[k]) for every k: log2
+// written out in the loop (it is too large for the compiler to inline), so
+// that the logarithms of consecutive elements overlap. The arithmetic is
+// that of xlog2x, operation for operation: the results are the same bits.
+// xlog2xTo does the same, two elements per instruction where assembly is
+// available (log2_amd64.s).
+func xlog2xToGeneric(dst, src []float64) {
+	dst = dst[:len(src)]
+	const shift = 52 - log2TableBits
+	for k, x := range src {
+		if x <= 0 {
+			dst[k] = 0
+			continue
+		}
+		bits := math.Float64bits(x)
+		exp := int(bits>>52) & 0x7ff
+		if exp == 0 {
+			dst[k] = x * log2(x) // subnormal
+			continue
+		}
+		mant := bits & (1<<52 - 1)
+		idx := mant >> shift & (1<<log2TableBits - 1)
+		r := float64(mant&(1<<shift-1)) * 0x1p-52 * log2InvTable[idx]
+		ln1p := r * (1 - r*(1.0/2-r*(1.0/3-r*(1.0/4-r*(1.0/5-r*(1.0/6))))))
+		dst[k] = x * (float64(exp-1023) + (log2Table[idx] + ln1p*(1/math.Ln2)))
+	}
+}

@@ -56,15 +56,22 @@ func (u units) normalised(coarse line) units {
 type nodeStats struct {
 	v   []float64
 	ent []float64
+	// ownV tells whether v may be reused once the stats are consumed (a
+	// leaf's v is the input's).
+	ownV bool
 }
 
-func leafStats(in Input, leaf int) nodeStats {
+// leafStats returns the stats of a leaf, its ent in ent (in.Slices
+// values); tmp is scratch space for in.Slices * in.States values.
+func leafStats(in Input, leaf int, ent, tmp []float64) nodeStats {
 	n := in.Slices * in.States
-	s := nodeStats{v: in.Values[leaf*n : (leaf+1)*n : (leaf+1)*n], ent: make([]float64, in.Slices)}
-	for t := 0; t < in.Slices; t++ {
+	s := nodeStats{v: in.Values[leaf*n : (leaf+1)*n : (leaf+1)*n], ent: ent[:in.Slices]}
+	xl := tmp[:n]
+	xlog2xTo(xl, s.v)
+	for t := range s.ent {
 		e := 0.0
-		for x := 0; x < in.States; x++ {
-			e += xlog2x(s.v[t*in.States+x])
+		for _, v := range xl[t*in.States : (t+1)*in.States] {
+			e += v
 		}
 		s.ent[t] = e
 	}
@@ -80,35 +87,107 @@ func (s *nodeStats) add(o nodeStats) {
 	}
 }
 
-// intervalQualities calls fn(i, j, gain, loss) with the raw entropy gain
-// and loss of every interval [i..j] of the node whose stats are s and
-// which has leaves leaves.
+// intervalScratch is the working memory of intervalQualities for one
+// node.
+type intervalScratch struct {
+	sums  []float64 // states * tri
+	total []float64 // tri
+	xl    []float64 // tri
+	ent   []float64 // slices
+	out   []line    // tri
+}
+
+func newIntervalScratch(slices, states int) intervalScratch {
+	tri := slices * (slices + 1) / 2
+	return intervalScratch{
+		sums:  make([]float64, tri*states),
+		total: make([]float64, tri),
+		xl:    make([]float64, tri),
+		ent:   make([]float64, slices),
+		out:   make([]line, tri),
+	}
+}
+
+// intervalQualities returns the raw entropy gain and loss of every
+// interval [i..j] of the node whose stats are s and which has leaves
+// leaves, at w.out[triIndex(i, j)] (w.out is returned). logSize holds
+// log2(leaves * n) for every length n.
 //
 // Sums run forward from i, never as differences of prefix sums: a single
 // cell then has gain and loss exactly 0, and sums of identical cells do
-// not suffer cancellation.
-func intervalQualities(s nodeStats, slices, states, leaves int, acc []float64, fn func(i, j int, gain, loss float64)) {
-	// log2 of the block sizes, by length.
-	logSize := make([]float64, slices+1)
-	for n := 1; n <= slices; n++ {
-		logSize[n] = log2(float64(leaves * n))
-	}
-	for i := 0; i < slices; i++ {
-		clear(acc)
-		ent := 0.0
-		for j := i; j < slices; j++ {
-			row := s.v[j*states : (j+1)*states]
-			total, xl := 0.0, 0.0
-			for x, v := range row {
-				acc[x] += v
-				total += acc[x]
-				xl += xlog2x(acc[x])
+// not suffer cancellation. The work is organised in flat passes over all
+// the intervals of the node, one state at a time (the sums V_x, their
+// totals, their x log2 x, then the measures), with the same operations in
+// the same order as interval by interval, so the same results:
+//
+//	V_x(i,j) = V_x(i,j-1) + v_x(j)        V_x(j,j) = 0 + v_x(j)
+//	total = ((0 + V_0) + V_1) + ...       xl = ((0 + V_0 log2 V_0) + ...) + ...
+//	ent(i,j) = ent(i,j-1) + ent(j)
+func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *intervalScratch) []line {
+	T, X := slices, states
+	tri := T * (T + 1) / 2
+	sums := w.sums[:X*tri] // state x, interval k at x*tri+k
+	for x := 0; x < X; x++ {
+		sx := sums[x*tri : (x+1)*tri]
+		for j := 0; j < T; j++ {
+			v := s.v[j*X+x]
+			col := sx[triIndex(0, j) : triIndex(0, j)+j+1]
+			if j > 0 {
+				prev := sx[triIndex(0, j-1) : triIndex(0, j-1)+j]
+				col := col[:len(prev)]
+				for i, a := range prev {
+					col[i] = a + v
+				}
 			}
-			ent += s.ent[j]
-			gain, loss := gainLossLog(xl, ent, total, logSize[j-i+1])
-			fn(i, j, gain, loss)
+			col[j] = 0 + v
 		}
 	}
+	totals, xl := w.total[:tri], w.xl[:tri]
+	sumStates(totals, sums, X)
+	xlog2xTo(sums, sums)
+	sumStates(xl, sums, X)
+	out, ent := w.out[:tri], w.ent[:T]
+	for j := 0; j < T; j++ {
+		e := s.ent[j]
+		for i := range ent[:j] {
+			ent[i] += e
+		}
+		ent[j] = 0 + e
+		base := triIndex(0, j)
+		col, tot, xls := out[base:base+j+1], totals[base:base+j+1], xl[base:base+j+1]
+		for i := range col {
+			g, l := gainLossLog(xls[i], ent[i], tot[i], logSize[j-i+1])
+			col[i] = line{g, l}
+		}
+	}
+	return out
+}
+
+// sumStates sets dst[k] to ((0 + src[k]) + src[tri+k]) + ... over the X
+// blocks of len(dst) values of src.
+func sumStates(dst, src []float64, X int) {
+	tri := len(dst)
+	for k, a := range src[:tri] {
+		dst[k] = 0 + a
+	}
+	for x := 1; x < X; x++ {
+		sx := src[x*tri : (x+1)*tri]
+		sx = sx[:len(dst)]
+		for k, a := range sx {
+			dst[k] += a
+		}
+	}
+}
+
+// logSizes returns log2(leaves * n) for n in 0..slices (0 for n = 0): the
+// log2 of the sizes of a node's blocks, by length.
+func logSizes(dst []float64, slices, leaves int) []float64 {
+	dst = dst[:slices+1]
+	dst[0] = 0
+	for n := 1; n <= slices; n++ {
+		dst[n] = log2(float64(leaves * n))
+	}
+	return dst
 }
 
 // gainLoss finishes the measures of a block of size cells whose per-state
@@ -151,13 +230,22 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 		acc = make([]float64, in.States)
 	}
 	ent := 0.0
+	var xlb [256]float64
 	for leaf := t.LeafLo[n]; leaf < t.LeafHi[n]; leaf++ {
-		for sl := i; sl <= j; sl++ {
-			row := in.Values[(int(leaf)*in.Slices+sl)*in.States:][:in.States]
-			for x, v := range row {
-				acc[x] += v
-				ent += xlog2x(v)
+		// The leaf's cells over i..j are contiguous: their x log2 x in
+		// batches, added in the same order.
+		lo := (int(leaf)*in.Slices + i) * in.States
+		cells := in.Values[lo : lo+(j-i+1)*in.States]
+		for x := range cells {
+			acc[x%in.States] += cells[x]
+		}
+		for len(cells) > 0 {
+			batch := xlb[:min(len(cells), len(xlb))]
+			xlog2xTo(batch, cells[:len(batch)])
+			for _, v := range batch {
+				ent += v
 			}
+			cells = cells[len(batch):]
 		}
 	}
 	total, xl := 0.0, 0.0
@@ -192,12 +280,21 @@ func rootQuality(in Input, workers int) (gain, loss float64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var xl [1024]float64
 			for c := range next {
 				sums := make([]float64, X)
 				ent := 0.0
-				for i, v := range in.Values[c*chunk*row : min((c+1)*chunk, leaves)*row] {
+				values := in.Values[c*chunk*row : min((c+1)*chunk, leaves)*row]
+				for i, v := range values {
 					sums[i%X] += v
-					ent += xlog2x(v)
+				}
+				for len(values) > 0 {
+					batch := xl[:min(len(values), len(xl))]
+					xlog2xTo(batch, values[:len(batch)])
+					for _, v := range batch {
+						ent += v
+					}
+					values = values[len(batch):]
 				}
 				parts[c] = partial{sums, ent}
 			}

@@ -82,16 +82,27 @@ func (s *Spatial) windowQualities() []line {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var xlb [256]float64
 			for leaf := lo; leaf < hi; leaf++ {
 				n := leaves[leaf]
 				acc := sums[int(n)*X : int(n+1)*X]
-				for sl := s.first; sl <= s.last; sl++ {
-					row := s.in.Values[(leaf*s.in.Slices+sl)*X:][:X]
-					for x, v := range row {
-						acc[x] += v
-						ent[n] += xlog2x(v)
-					}
+				// The leaf's cells over the window are contiguous: their
+				// x log2 x in batches, added in the same order.
+				first := (leaf*s.in.Slices + s.first) * X
+				cells := s.in.Values[first : first+(s.last-s.first+1)*X]
+				for x, v := range cells {
+					acc[x%X] += v
 				}
+				e := ent[n]
+				for len(cells) > 0 {
+					batch := xlb[:min(len(cells), len(xlb))]
+					xlog2xTo(batch, cells[:len(batch)])
+					for _, v := range batch {
+						e += v
+					}
+					cells = cells[len(batch):]
+				}
+				ent[n] = e
 			}
 		}()
 	}
@@ -106,11 +117,13 @@ func (s *Spatial) windowQualities() []line {
 	q := make([]line, nodes)
 	width := s.last - s.first + 1
 	u := units{gain: s.opt.Gain, gain0: 1, loss0: 1}
+	xls := make([]float64, len(sums))
+	xlog2xTo(xls, sums)
 	for n := range q {
 		total, xl := 0.0, 0.0
-		for _, v := range sums[n*X : (n+1)*X] {
+		for x, v := range sums[n*X : (n+1)*X] {
 			total += v
-			xl += xlog2x(v)
+			xl += xls[n*X+x]
 		}
 		size := t.NumLeaves(int32(n)) * width
 		g, l := gainLoss(xl, ent[n], total, size)

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -71,7 +72,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	}
 	T := in.Slices
 	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
-	s.tables.New = func() any { return newTable(T) }
+	s.tables.New = func() any { t := newTable(T); return &t }
 	s.u = units{gain: opt.Gain, gain0: 1, loss0: 1}
 	if opt.Normalize {
 		g, l := rootQuality(in, opt.Workers)
@@ -97,23 +98,32 @@ func triIndex(i, j int) int { return j*(j+1)/2 + i }
 
 func (s *Spatiotemporal) fillCache() {
 	postOrder(s.in.Tree, s.opt.Workers, nil, s.newScratch, func(n int32, kids []nodeStats, w *scratch) nodeStats {
-		st := s.stats(n, kids)
-		base := int(n) * s.tri
+		st := s.stats(n, kids, w)
+		for _, k := range kids {
+			w.recycle(k)
+		}
+		T := s.in.Slices
 		leaves := s.in.Tree.NumLeaves(n)
-		intervalQualities(st, s.in.Slices, s.in.States, leaves, w.acc, func(i, j int, g, l float64) {
-			s.cache[base+triIndex(i, j)] = s.u.of(g, l, leaves*(j-i+1))
-		})
+		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
+		s.toUnits(s.cache[int(n)*s.tri:][:s.tri], raw, leaves)
 		return st
 	})
 }
 
 // stats returns the stats of node n given its children's.
-func (s *Spatiotemporal) stats(n int32, kids []nodeStats) nodeStats {
+// Its buffers come from w (see scratch.recycle).
+func (s *Spatiotemporal) stats(n int32, kids []nodeStats, w *scratch) nodeStats {
 	t := s.in.Tree
 	if t.IsLeaf(n) {
-		return leafStats(s.in, int(t.LeafLo[n]))
+		return leafStats(s.in, int(t.LeafLo[n]), w.buffer(&w.freeEnt, s.in.Slices), w.cells)
 	}
-	st := nodeStats{v: make([]float64, s.in.Slices*s.in.States), ent: make([]float64, s.in.Slices)}
+	st := nodeStats{
+		v:    w.buffer(&w.freeV, s.in.Slices*s.in.States),
+		ent:  w.buffer(&w.freeEnt, s.in.Slices),
+		ownV: true,
+	}
+	clear(st.v)
+	clear(st.ent)
 	for _, k := range kids {
 		st.add(k)
 	}
@@ -121,7 +131,25 @@ func (s *Spatiotemporal) stats(n int32, kids []nodeStats) nodeStats {
 }
 
 func (s *Spatiotemporal) newScratch() *scratch {
-	return &scratch{acc: make([]float64, s.in.States), frozen: make([]bool, s.tri), lines: make([]line, s.tri)}
+	return &scratch{
+		frozen: make([]bool, s.tri), lines: make([]line, s.tri), logSize: make([]float64, s.in.Slices+1),
+		top: make([]float64, s.in.Slices), pos: make([]int, s.in.Slices),
+		cells:  make([]float64, s.in.Slices*s.in.States),
+		negInf: negInfs(s.in.Slices*s.in.Slices + tablePad),
+		iq:     newIntervalScratch(s.in.Slices, s.in.States),
+	}
+}
+
+// toUnits sets dst (triangular index) to the raw qualities raw of a node
+// with leaves leaves, in the engine's units.
+func (s *Spatiotemporal) toUnits(dst, raw []line, leaves int) {
+	T := s.in.Slices
+	for j := 0; j < T; j++ {
+		for i := 0; i <= j; i++ {
+			k := triIndex(i, j)
+			dst[k] = s.u.of(raw[k].g, raw[k].l, leaves*(j-i+1))
+		}
+	}
 }
 
 // quality of a candidate: its pIC value, gain and loss.
@@ -147,7 +175,21 @@ func (q line) quality(p float64) quality { return quality{q.at(p), q.g, q.l} }
 type table struct{ v, g, l []float64 }
 
 func newTable(T int) table {
-	return table{make([]float64, T*T), make([]float64, T*T), make([]float64, T*T)}
+	// v has room after its T*T values for a vector read past a row's end
+	// (see columnBest).
+	return table{make([]float64, T*T, T*T+tablePad), make([]float64, T*T), make([]float64, T*T)}
+}
+
+// tablePad is the number of values a table's v holds after its T*T.
+const tablePad = 4
+
+// negInfs returns n times -Inf.
+func negInfs(n int) []float64 {
+	s := make([]float64, n)
+	for k := range s {
+		s[k] = math.Inf(-1)
+	}
+	return s
 }
 
 func (t table) at(k int) quality { return quality{t.v[k], t.g[k], t.l[k]} }
@@ -160,25 +202,41 @@ func (t table) clear() {
 	clear(t.l)
 }
 
-func (t table) add(o table) {
-	addTo(t.v, o.v)
-	addTo(t.g, o.g)
-	addTo(t.l, o.l)
+// copyTri sets the upper triangle of t (row i, columns i..T-1: the
+// intervals) to that of o.
+func (t table) copyTri(o table, T int) {
+	for i := 0; i < T; i++ {
+		lo, hi := i*T+i, (i+1)*T
+		copy(t.v[lo:hi], o.v[lo:hi])
+		copy(t.g[lo:hi], o.g[lo:hi])
+		copy(t.l[lo:hi], o.l[lo:hi])
+	}
+}
+
+// addTri adds the upper triangle of o to that of t.
+func (t table) addTri(o table, T int) {
+	for i := 0; i < T; i++ {
+		lo, hi := i*T+i, (i+1)*T
+		addTo(t.v[lo:hi], o.v[lo:hi])
+		addTo(t.g[lo:hi], o.g[lo:hi])
+		addTo(t.l[lo:hi], o.l[lo:hi])
+	}
 }
 
 func addTo(dst, src []float64) {
+	dst = dst[:len(src)]
 	for i, x := range src {
 		dst[i] += x
 	}
 }
 
 // nodeResult is what a node hands to its parent: its best quality for
-// every interval, either as a table of values at p (row i holds [i..j])
-// or, for a node whose solution is reused unchanged, as its best lines
-// (triangular index) to evaluate at p; and, when qualities are not
-// cached, its stats.
+// every interval, either as a table of values at p (row i holds [i..j];
+// the parent hands it back to the pool) or, for a node whose solution is
+// reused unchanged, as its best lines (triangular index) to evaluate at
+// p; and, when qualities are not cached, its stats.
 type nodeResult struct {
-	best  table
+	best  *table
 	lines []line
 	stats nodeStats
 }
@@ -191,7 +249,7 @@ type run struct {
 	dec   []nodeDecisions
 	lines [][]line     // nil when the solution is not kept
 	br    *bracket     // solutions to reuse, or nil
-	pool  *sync.Pool   // of tables
+	pool  *sync.Pool   // of *table
 	fresh atomic.Int64 // bytes allocated for this solution's own blocks
 }
 
@@ -236,7 +294,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 		skip = r.skip
 	}
 	root := postOrder(s.in.Tree, workers, skip, s.newScratch, r.visit)
-	if root.best.v != nil {
+	if root.best != nil {
 		r.pool.Put(root.best)
 	}
 	var part *Partition
@@ -253,7 +311,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 
 // visit solves node n given its children's results.
 func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
-	s, p, T := r.s, r.p, r.s.in.Slices
+	s, T := r.s, r.s.in.Slices
 	leaf := s.in.Tree.IsLeaf(n)
 	d := r.dec[n]
 	if r.br != nil { // fresh blocks: a's stay with a
@@ -264,16 +322,18 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.dec[n] = d
 		r.fresh.Add(decisionBytes(s.tri, s.width, leaf))
 	}
-	var kidSum table
+	var kidSum *table
 	var kidStats []nodeStats
 	if len(kids) > 0 {
-		kidSum = r.pool.Get().(table)
-		r.sumKids(kidSum, kids, w)
+		kidSum = r.pool.Get().(*table)
+		r.sumKids(*kidSum, kids, w)
+		kidStats = w.kidStats[:0]
 		for _, k := range kids {
 			if k.stats.v != nil {
 				kidStats = append(kidStats, k.stats)
 			}
 		}
+		w.kidStats = kidStats[:0]
 	}
 	base := int(n) * s.tri
 	if len(kids) == 1 && s.cache != nil {
@@ -281,37 +341,53 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	}
 	// agg holds at [j*T+i] the best of "aggregate or split into children"
 	// over [i..j] (transposed: the hot loop reads it by start).
-	agg := r.pool.Get().(table)
-	leaves := s.in.Tree.NumLeaves(n)
-	setAgg := func(i, j int, q quality) {
-		if !leaf {
-			if k := kidSum.at(i*T + j); k.better(q) {
-				q = k
-				d.setSplit(triIndex(i, j))
-			}
-		}
-		agg.set(j*T+i, q)
+	agg := r.pool.Get().(*table)
+	var kidBest table
+	if kidSum != nil {
+		kidBest = *kidSum
 	}
 	var st nodeStats
 	if s.cache != nil {
-		for j := 0; j < T; j++ {
-			for i := 0; i <= j; i++ {
-				setAgg(i, j, s.cache[base+triIndex(i, j)].quality(p))
-			}
-		}
+		r.aggregateOrSplit(*agg, kidBest, s.cache[base:base+s.tri], d, leaf)
 	} else {
-		st = s.stats(n, kidStats)
-		intervalQualities(st, T, s.in.States, leaves, w.acc, func(i, j int, g, l float64) {
-			setAgg(i, j, s.u.of(g, l, leaves*(j-i+1)).quality(p))
-		})
+		st = s.stats(n, kidStats, w)
+		leaves := s.in.Tree.NumLeaves(n)
+		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
+		s.toUnits(raw, raw, leaves)
+		r.aggregateOrSplit(*agg, kidBest, raw, d, leaf)
+		for _, k := range kidStats {
+			w.recycle(k)
+		}
 	}
-	if !leaf {
+	if kidSum != nil {
 		r.pool.Put(kidSum)
 	}
-	best := r.pool.Get().(table)
-	bestIntervals(T, agg, best, d, s.width, r.frozenCells(n, w))
+	best := r.pool.Get().(*table)
+	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.top, w.pos, w.negInf)
 	r.pool.Put(agg)
 	return r.finish(n, best, st)
+}
+
+// aggregateOrSplit sets agg (transposed) to the best of aggregating the
+// node over every interval (its qualities q, triangular index) and, for a
+// node with children, splitting it into them (their summed bests kidSum),
+// recording the splits in d.
+func (r *run) aggregateOrSplit(agg, kidSum table, q []line, d nodeDecisions, leaf bool) {
+	T, p := r.s.in.Slices, r.p
+	for j := 0; j < T; j++ {
+		av, ag, al := agg.v[j*T:][:j+1], agg.g[j*T:][:j+1], agg.l[j*T:][:j+1]
+		qs := q[triIndex(0, j):][:j+1]
+		for i := range av {
+			a := qs[i].quality(p)
+			if !leaf {
+				if k := kidSum.at(i*T + j); k.better(a) {
+					a = k
+					d.setSplit(triIndex(i, j))
+				}
+			}
+			av[i], ag[i], al[i] = a.v, a.g, a.l
+		}
+	}
 }
 
 // sumKids sets sum to the sum of the children's best qualities. Children
@@ -319,11 +395,17 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 // solution is reused are added up first and evaluated at p once per
 // interval.
 func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
-	sum.clear()
+	T := r.s.in.Slices
+	first := true // sum holds nothing yet
 	var reused []line
 	for _, k := range kids {
-		if k.best.v != nil {
-			sum.add(k.best)
+		if k.best != nil {
+			if first {
+				sum.copyTri(*k.best, T) // 0 + x is x: no value is -0
+				first = false
+			} else {
+				sum.addTri(*k.best, T)
+			}
 			r.pool.Put(k.best)
 			continue
 		}
@@ -336,10 +418,12 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 			reused[x].l += ln.l
 		}
 	}
+	if first {
+		sum.clear()
+	}
 	if reused == nil {
 		return
 	}
-	T := r.s.in.Slices
 	for j := 0; j < T; j++ {
 		for i := 0; i <= j; i++ {
 			ln := reused[triIndex(i, j)]
@@ -357,7 +441,8 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 // (the child's best over [i..j] is at least the sum of its bests over
 // any two halves). That turns the O(T^3) loop into O(T^2) for the chains
 // that hierarchies such as host > process > thread are full of.
-func (r *run) solveChain(n int32, best table, d nodeDecisions) table {
+func (r *run) solveChain(n int32, bestp *table, d nodeDecisions) *table {
+	best := *bestp
 	s, T := r.s, r.s.in.Slices
 	base := int(n) * s.tri
 	for j := 0; j < T; j++ {
@@ -371,11 +456,11 @@ func (r *run) solveChain(n int32, best table, d nodeDecisions) table {
 			}
 		}
 	}
-	return best
+	return bestp
 }
 
 // finish records n's best lines when the solution is kept.
-func (r *run) finish(n int32, best table, st nodeStats) nodeResult {
+func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 	if r.lines != nil {
 		T := r.s.in.Slices
 		ls := r.lines[n]
@@ -399,56 +484,78 @@ func (r *run) finish(n int32, best table, st nodeStats) nodeResult {
 //
 //	best(i,j) = max( agg(i,j), max over cut of best(i,cut) + agg(cut+1,j) )
 //
-// The loop compares values only; gains and losses are looked at on exact
-// ties, and composed once the winning cut is known. Intervals fr marks
-// as unchanged take their known optimum without searching.
-func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells) {
+// Candidates are taken in order: keeping the interval whole, then cuts
+// after i, i+1, ...; the first of those with the largest value wins,
+// unless a later one of the same value has a larger gain, or the same gain
+// and a smaller loss. columnBest finds the winner of every interval of a
+// column; gains and losses are composed once the winning cut is known.
+// Intervals fr marks as unchanged take their known optimum without
+// searching. top and pos are scratch space for T values, negInf holds
+// T*T+tablePad times -Inf.
+func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, top []float64, pos []int, negInf []float64) {
+	// Every value of best not yet computed is -Inf, also past its end, so
+	// that columnBest may read whole vectors (agg's are past each column's
+	// j+1 values, and not +Inf or NaN: a table holds qualities or -Inf).
+	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
+	copy(best.v[:T*T+tablePad], negInf)
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
-		for i := j; i >= 0; i-- {
-			bv, bg, bl := best.v[i*T:(i+1)*T], best.g[i*T:(i+1)*T], best.l[i*T:(i+1)*T]
-			k := triIndex(i, j)
+		columnBest(bv[:T*T+tablePad], bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1])
+		for i, c := range pos[:j+1] {
+			k, row := triIndex(i, j), i*T
 			if fr != nil && fr.mask[k] {
 				ln := fr.lines[k]
-				bv[j], bg[j], bl[j] = ln.at(fr.p), ln.g, ln.l
+				bv[row+j], bg[row+j], bl[row+j] = ln.at(fr.p), ln.g, ln.l
 				d.setCut(k, width, fr.dec.cutAt(k, width))
 				continue
 			}
-			qv, c := av[i], 0
-			// Candidates cut after m in [i, j): best(i,m) + agg(m+1,j).
-			heads, tails := bv[i:j], av[i+1:j+1]
-			tails = tails[:len(heads)] // lets the compiler drop bounds checks
-			for m, h := range heads {
-				x := h + tails[m]
-				if x < qv {
-					continue
-				}
-				cut := i + m
-				if x > qv {
-					qv, c = x, cut+1
-					continue
-				}
-				// Exact tie in value: larger gain, then smaller loss wins;
-				// an equal candidate does not replace the earlier one.
-				cg, cl := bg[cut]+ag[cut+1], bl[cut]+al[cut+1]
-				qg, ql := ag[i], al[i]
-				if c > 0 {
-					qg, ql = bg[c-1]+ag[c], bl[c-1]+al[c]
-				}
-				if cg > qg || (cg == qg && cl < ql) {
-					c = cut + 1
-				}
+			var qv float64
+			if c > 0 {
+				c += i // the cut after i+pos-1
+				qv = bv[row+c-1] + av[c]
+			} else if c < 0 { // only NaN qualities (overflowing values) come here
+				qv, c = scanCandidates(i, j, av, ag, al, bv[row:row+T], bg[row:row+T], bl[row:row+T])
 			}
 			if c == 0 {
-				bv[j], bg[j], bl[j] = av[i], ag[i], al[i]
-			} else {
-				bv[j], bg[j], bl[j] = qv, bg[c-1]+ag[c], bl[c-1]+al[c]
+				bv[row+j], bg[row+j], bl[row+j] = av[i], ag[i], al[i]
+				continue
 			}
-			if c != 0 {
+			bv[row+j], bg[row+j], bl[row+j] = qv, bg[row+c-1]+ag[c], bl[row+c-1]+al[c]
+			if width == 1 {
+				d.cut[k] = byte(c)
+			} else {
 				d.setCut(k, width, c)
 			}
 		}
 	}
+}
+
+// scanCandidates is the plain search for the best candidate for [i..j]:
+// in order, the larger value, then the larger gain, then the smaller loss
+// wins.
+func scanCandidates(i, j int, av, ag, al, bv, bg, bl []float64) (qv float64, c int) {
+	qv = av[i]
+	heads, tails := bv[i:j], av[i+1:j+1]
+	for m, h := range heads {
+		x := h + tails[m]
+		if x < qv {
+			continue
+		}
+		cut := i + m
+		if x > qv {
+			qv, c = x, cut+1
+			continue
+		}
+		cg, cl := bg[cut]+ag[cut+1], bl[cut]+al[cut+1]
+		qg, ql := ag[i], al[i]
+		if c > 0 {
+			qg, ql = bg[c-1]+ag[c], bl[c-1]+al[c]
+		}
+		if cg > qg || (cg == qg && cl < ql) {
+			c = cut + 1
+		}
+	}
+	return qv, c
 }
 
 // reconstruct walks the decisions from the root over the whole time range:

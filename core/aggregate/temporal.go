@@ -55,17 +55,22 @@ func NewTemporal(in Input, opt Options) (*Temporal, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			acc := make([]float64, in.States)
+			iq := newIntervalScratch(T, in.States)
+			logSize := logSizes(make([]float64, T+1), T, 1)
+			ent := make([]float64, T)
+			cells := make([]float64, T*in.States)
 			for k := range next {
 				sum := make([]line, tri)
 				for leaf := k; leaf < leaves; leaf += tasks {
-					st := leafStats(in, leaf)
-					intervalQualities(st, T, in.States, 1, acc, func(i, j int, g, l float64) {
-						q := u.of(g, l, j-i+1)
-						x := triIndex(i, j)
-						sum[x].g += q.g
-						sum[x].l += q.l
-					})
+					raw := intervalQualities(leafStats(in, leaf, ent, cells), T, in.States, logSize, &iq)
+					for j := 0; j < T; j++ {
+						for i := 0; i <= j; i++ {
+							x := triIndex(i, j)
+							q := u.of(raw[x].g, raw[x].l, j-i+1)
+							sum[x].g += q.g
+							sum[x].l += q.l
+						}
+					}
 				}
 				partial[k] = sum
 			}

@@ -8,9 +8,37 @@ import (
 
 // scratch is per-goroutine working memory.
 type scratch struct {
-	acc    []float64 // one value per state
-	frozen []bool    // one flag per interval of a node
-	lines  []line    // one line per interval of a node
+	frozen  []bool    // one flag per interval of a node
+	lines   []line    // one line per interval of a node
+	logSize []float64 // one value per length of interval, and 0
+	top     []float64 // one value per slice
+	pos     []int     // one value per slice
+	cells   []float64 // one value per slice and state
+	negInf  []float64 // -Inf, as many as a table's v holds
+	iq      intervalScratch
+	// Buffers of node stats no longer needed, to reuse.
+	freeV, freeEnt [][]float64
+	kidStats       []nodeStats
+}
+
+// buffer returns a buffer of n values from free, or a new one.
+func (w *scratch) buffer(free *[][]float64, n int) []float64 {
+	if k := len(*free); k > 0 {
+		b := (*free)[k-1]
+		*free = (*free)[:k-1]
+		return b
+	}
+	return make([]float64, n)
+}
+
+// recycle hands the buffers of consumed stats back for reuse.
+func (w *scratch) recycle(st nodeStats) {
+	if st.ownV {
+		w.freeV = append(w.freeV, st.v)
+	}
+	if st.ent != nil {
+		w.freeEnt = append(w.freeEnt, st.ent)
+	}
 }
 
 // postOrder calls visit for every node after its children, passing the

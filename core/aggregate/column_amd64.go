@@ -1,0 +1,22 @@
+//go:build amd64 && !purego
+
+package aggregate
+
+// columnBestSSE2 is columnBestGeneric in SSE2 assembly (two values per
+// instruction), columnBestAVX2 in AVX2 (four). v, g and l must hold the
+// first j+1 rows of T values; av, ag and al at least j+1 values; pos as
+// many as top.
+//
+//go:noescape
+func columnBestSSE2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
+
+//go:noescape
+func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
+
+func columnBest(v, g, l []float64, T int, av, ag, al, top []float64, pos []int) {
+	if hasAVX2 {
+		columnBestAVX2(v, g, l, T, av, ag, al, top, pos)
+	} else {
+		columnBestSSE2(v, g, l, T, av, ag, al, top, pos)
+	}
+}

@@ -1,0 +1,242 @@
+package aggregate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The kernels of the spatiotemporal dynamic program (bestIntervals,
+// columnBest, xlog2xTo, intervalQualities) are checked bit for bit against
+// the plain loops they replace.
+
+// bestIntervalsScan is the plain dynamic program: for every interval, the
+// candidates one after the other; the larger value wins, then the larger
+// gain, then the smaller loss, and an equal candidate does not replace an
+// earlier one.
+func bestIntervalsScan(T int, agg, best table, d nodeDecisions) {
+	for j := 0; j < T; j++ {
+		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
+		for i := j; i >= 0; i-- {
+			bv, bg, bl := best.v[i*T:(i+1)*T], best.g[i*T:(i+1)*T], best.l[i*T:(i+1)*T]
+			qv, qg, ql, c := av[i], ag[i], al[i], 0
+			for m := i; m < j; m++ {
+				x, g, l := bv[m]+av[m+1], bg[m]+ag[m+1], bl[m]+al[m+1]
+				if x > qv || (x == qv && (g > qg || (g == qg && l < ql))) {
+					qv, qg, ql, c = x, g, l, m+1
+				}
+			}
+			bv[j], bg[j], bl[j] = qv, qg, ql
+			d.setCut(triIndex(i, j), 1, c)
+		}
+	}
+}
+
+// leafTables returns the tables of "aggregate" qualities at p of leaves
+// of lpaggreg's synthetic model, normalised: their values are small, and
+// many candidates tie by rounding.
+func leafTables(T, depth int, p float64, count int) []table {
+	in := lcgModel(10, depth, T)
+	e, err := NewSpatiotemporal(in, Options{Normalize: true})
+	if err != nil {
+		panic(err)
+	}
+	r := &run{s: e, p: p}
+	var out []table
+	for _, leaf := range in.Tree.Leaves[:count] {
+		agg := newTable(T)
+		r.aggregateOrSplit(agg, table{}, e.cache[int(leaf)*e.tri:][:e.tri], nodeDecisions{}, true)
+		out = append(out, agg)
+	}
+	return out
+}
+
+// randomTables returns tables of random qualities; with small integer
+// gains and losses, most candidates tie exactly.
+func randomTables(rng *rand.Rand, T, count int, integers bool) []table {
+	var out []table
+	for c := 0; c < count; c++ {
+		agg := newTable(T)
+		p := rng.Float64()
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				g, l := rng.Float64(), rng.Float64()
+				if integers {
+					g, l, p = float64(rng.IntN(3)), float64(rng.IntN(3)), 0.5
+				}
+				agg.set(j*T+i, quality{p*g - (1-p)*l, g, l})
+			}
+		}
+		// Stale values in the unused half, as tables from the pool have.
+		for j := 0; j < T; j++ {
+			for i := j + 1; i < T; i++ {
+				agg.v[j*T+i] = rng.NormFloat64() * 1e300
+			}
+		}
+		out = append(out, agg)
+	}
+	return out
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkBestIntervals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, T := range []int{1, 2, 3, 4, 5, 7, 9, 30, 65, 66, 100} {
+		depth := 3
+		if T <= 30 {
+			depth = 4
+		}
+		var tabs []table
+		for _, p := range []float64{0.1, 0.5, 0.9} {
+			tabs = append(tabs, leafTables(T, depth, p, 5)...)
+		}
+		tabs = append(tabs, randomTables(rng, T, 20, true)...)
+		tabs = append(tabs, randomTables(rng, T, 5, false)...)
+		tri := T * (T + 1) / 2
+		top, pos, negInf := make([]float64, T), make([]int, T), negInfs(T*T+tablePad)
+		for n, agg := range tabs {
+			want, got := newTable(T), newTable(T)
+			for k := range got.v { // stale values in the table
+				got.v[k] = rng.NormFloat64()
+			}
+			dw := nodeDecisions{cut: make([]byte, tri)}
+			dg := nodeDecisions{cut: make([]byte, tri)}
+			bestIntervalsScan(T, agg, want, dw)
+			bestIntervals(T, agg, got, dg, 1, nil, top, pos, negInf)
+			for i := 0; i < T; i++ {
+				lo, hi := i*T+i, (i+1)*T
+				if !sameBits(want.v[lo:hi], got.v[lo:hi]) || !sameBits(want.g[lo:hi], got.g[lo:hi]) || !sameBits(want.l[lo:hi], got.l[lo:hi]) {
+					t.Fatalf("T=%d table %d: row %d differs", T, n, i)
+				}
+			}
+			if string(dw.cut) != string(dg.cut) {
+				t.Fatalf("T=%d table %d: cuts differ", T, n)
+			}
+		}
+	}
+}
+
+func TestBestIntervalsMatchesScan(t *testing.T) { checkBestIntervals(t) }
+
+func checkColumnBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, T := range []int{1, 2, 5, 30, 70} {
+		for n, agg := range append(randomTables(rng, T, 30, true), randomTables(rng, T, 10, false)...) {
+			// best as the dynamic program leaves it before column j.
+			best := newTable(T)
+			d := nodeDecisions{cut: make([]byte, T*(T+1)/2)}
+			bestIntervalsScan(T, agg, best, d)
+			for j := 0; j < T; j++ {
+				v := negInfs(T*T + tablePad)
+				for i := 0; i < j; i++ {
+					copy(v[i*T+i:i*T+j], best.v[i*T+i:i*T+j])
+				}
+				av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
+				topW, posW := make([]float64, j+1), make([]int, j+1)
+				topG, posG := make([]float64, j+1), make([]int, j+1)
+				columnBestGeneric(v, best.g, best.l, T, av[:j+1], ag[:j+1], al[:j+1], topW, posW)
+				columnBest(v, best.g, best.l, T, av[:j+1], ag[:j+1], al[:j+1], topG, posG)
+				for i := range posW {
+					if posW[i] != posG[i] || topW[i] != topG[i] {
+						t.Fatalf("T=%d table %d column %d row %d: %v %d, want %v %d", T, n, j, i, topG[i], posG[i], topW[i], posW[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestColumnBestMatchesGeneric(t *testing.T) { checkColumnBest(t) }
+
+func checkXlog2x(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	src := []float64{0, 5e-324, 1e-310, 0x1p-1022, 1, 2, 0.5, math.MaxFloat64, math.Inf(1)}
+	for i := 0; i < 200_000; i++ {
+		switch rng.IntN(6) {
+		case 0:
+			src = append(src, 0)
+		case 1:
+			src = append(src, float64(rng.IntN(100)))
+		case 2:
+			src = append(src, math.Ldexp(1+rng.Float64(), rng.IntN(2100)-1075))
+		default:
+			src = append(src, rng.Float64()*math.Ldexp(1, rng.IntN(200)-100))
+		}
+	}
+	for lo := 0; lo < len(src); {
+		hi := min(lo+rng.IntN(40), len(src))
+		s := src[lo:hi]
+		dst := make([]float64, len(s))
+		xlog2xTo(dst, s)
+		inPlace := append([]float64(nil), s...)
+		xlog2xTo(inPlace, inPlace)
+		for k, x := range s {
+			want := xlog2x(x)
+			if math.Float64bits(dst[k]) != math.Float64bits(want) || math.Float64bits(inPlace[k]) != math.Float64bits(want) {
+				t.Fatalf("x log2 x of %v: %v (in place %v), want %v", x, dst[k], inPlace[k], want)
+			}
+		}
+		lo = hi
+	}
+}
+
+func TestXlog2xToMatches(t *testing.T) { checkXlog2x(t) }
+
+// intervalQualitiesDirect is the interval-by-interval computation.
+func intervalQualitiesDirect(s nodeStats, slices, states, leaves int) []line {
+	out := make([]line, slices*(slices+1)/2)
+	acc := make([]float64, states)
+	for i := 0; i < slices; i++ {
+		clear(acc)
+		ent := 0.0
+		for j := i; j < slices; j++ {
+			total, xl := 0.0, 0.0
+			for x, v := range s.v[j*states : (j+1)*states] {
+				acc[x] += v
+				total += acc[x]
+				xl += xlog2x(acc[x])
+			}
+			ent += s.ent[j]
+			g, l := gainLoss(xl, ent, total, leaves*(j-i+1))
+			out[triIndex(i, j)] = line{g, l}
+		}
+	}
+	return out
+}
+
+func TestIntervalQualitiesMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for iter := 0; iter < 300; iter++ {
+		T, X, leaves := 1+rng.IntN(40), 1+rng.IntN(9), 1+rng.IntN(1000)
+		in := Input{Slices: T, States: X, Values: make([]float64, T*X)}
+		for k := range in.Values {
+			switch rng.IntN(4) {
+			case 0: // zero
+			case 1:
+				in.Values[k] = float64(rng.IntN(4)) // ties
+			default:
+				in.Values[k] = rng.Float64() * float64(leaves)
+			}
+		}
+		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X))
+		w := newIntervalScratch(T, X)
+		got := intervalQualities(st, T, X, logSizes(make([]float64, T+1), T, leaves), &w)
+		want := intervalQualitiesDirect(st, T, X, leaves)
+		for k := range want {
+			if math.Float64bits(got[k].g) != math.Float64bits(want[k].g) || math.Float64bits(got[k].l) != math.Float64bits(want[k].l) {
+				t.Fatalf("iter %d interval %d: %v, want %v", iter, k, got[k], want[k])
+			}
+		}
+	}
+}
