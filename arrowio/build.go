@@ -27,7 +27,9 @@ func newColumns(mem memory.Allocator, rows int) *columns {
 }
 
 func (c *columns) add(name string, a arrow.Array) {
-	c.fields = append(c.fields, arrow.Field{Name: name, Type: a.DataType()})
+	// A column with nulls must be declared nullable: Parquet writes it as
+	// a required column otherwise, which no reader can read back.
+	c.fields = append(c.fields, arrow.Field{Name: name, Type: a.DataType(), Nullable: a.NullN() > 0})
 	c.arrays = append(c.arrays, a)
 }
 

@@ -79,6 +79,19 @@ func same(a, b float64) bool {
 	return a == b || (math.IsNaN(a) && math.IsNaN(b))
 }
 
+// The default table is Parquet, read back whole: the root's parent is its
+// one null.
+func TestKaleidoCommandParquet(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "kaleido", "-out", dir, bundledTrace)
+	tbl := readParquet(t, filepath.Join(dir, "kaleido.parquet"))
+	parent := tbl.Column(tbl.Schema().FieldIndices("parent")[0])
+	if tbl.NumRows() != 10273 || parent.NullN() != 1 {
+		t.Errorf("%d rows, %d null parents; want 10273 nodes (the states and the root), 1", tbl.NumRows(), parent.NullN())
+	}
+	readPNG(t, filepath.Join(dir, "kaleido.png"))
+}
+
 func TestKaleidoCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.trace")
