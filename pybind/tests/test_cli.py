@@ -176,7 +176,7 @@ def test_topology_of_grid5000(tmp_path):
     same_table(tmp_path / "nodes.parquet", tp.to_arrow("nodes"))
     same_table(tmp_path / "edges.parquet", tp.to_arrow("edges"))
     assert is_png(tmp_path / "topology.png")
-    out = ok("topology", g5k, "--optimal", 0.5, "--out", tmp_path)
+    out = ok("topology", g5k, "--optimal", 0.5, "--iterations", 20, "--out", tmp_path)
     assert line(out, "graph") == f"graph      {ms.read(g5k).topology().collapse_optimal(0.5)}"
 
 
