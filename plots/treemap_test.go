@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"image/png"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -24,39 +23,11 @@ import (
 // exactly its injected heterogeneity.
 func detailedCut(t testing.TB, sc synthmodel.Scenario) (*micro.Model, *aggregate.Partition) {
 	t.Helper()
-	m, err := sc.Model()
+	m, part, err := sc.DetailedCut()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := aggregate.NewSpatial(synthmodel.Input(m), aggregate.Options{Normalize: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	levels, err := aggregate.SignificantCompact(e, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := sc.Detailed()
-	sort.Strings(want)
-	for _, l := range levels {
-		if l.Partition.NumParts != len(want) {
-			continue
-		}
-		part, err := e.Solve((l.PLow + l.PHigh) / 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]string, len(part.Parts))
-		for i, p := range part.Parts {
-			got[i] = m.Tree.Path(p.Node, "/")
-		}
-		sort.Strings(got)
-		if slices.Equal(got, want) {
-			return m, part
-		}
-	}
-	t.Fatalf("no optimal cut details the heterogeneity of %d processes", sc.Processes())
-	return nil, nil
+	return m, part
 }
 
 func decodePNG(t *testing.T, img []byte) image.Image {

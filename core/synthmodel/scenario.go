@@ -2,7 +2,10 @@ package synthmodel
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 )
@@ -150,6 +153,45 @@ func (s Scenario) Detailed() []string {
 		walk(fmt.Sprintf("%s-%d", levelNames[0], i), []int{i}, 1)
 	}
 	return out
+}
+
+// DetailedCut builds the scenario's model and returns it with the optimal
+// spatial cut (normalised measures) that details exactly the injected
+// heterogeneity, the cut Detailed names, found among every optimal cut as p
+// goes from 0 to 1. It fails if no optimal cut is that one.
+func (s Scenario) DetailedCut() (*micro.Model, *aggregate.Partition, error) {
+	m, err := s.Model()
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := aggregate.NewSpatial(Input(m), aggregate.Options{Normalize: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	levels, err := aggregate.SignificantCompact(e, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	want := s.Detailed()
+	sort.Strings(want)
+	for _, l := range levels {
+		if l.Partition.NumParts != len(want) {
+			continue
+		}
+		part, err := e.Solve((l.PLow + l.PHigh) / 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		got := make([]string, len(part.Parts))
+		for i, p := range part.Parts {
+			got[i] = m.Tree.Path(p.Node, "/")
+		}
+		sort.Strings(got)
+		if slices.Equal(got, want) {
+			return m, part, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("no optimal spatial cut details exactly the heterogeneity of %d processes", s.Processes())
 }
 
 // Paths returns the path of every node of the scenario's tree, as Detailed

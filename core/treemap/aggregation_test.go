@@ -3,8 +3,6 @@ package treemap
 import (
 	"errors"
 	"math"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -17,39 +15,14 @@ import (
 )
 
 // detailedCut returns the optimal spatial cut of the scenario that details
-// exactly its injected heterogeneity (found among every optimal cut).
+// exactly its injected heterogeneity.
 func detailedCut(t testing.TB, sc synthmodel.Scenario) (*micro.Model, *aggregate.Partition) {
 	t.Helper()
-	m, err := sc.Model()
+	m, part, err := sc.DetailedCut()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := aggregate.NewSpatial(synthmodel.Input(m), aggregate.Options{Normalize: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	levels, err := aggregate.SignificantExact(e, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := sc.Detailed()
-	sort.Strings(want)
-	for _, l := range levels {
-		got := make([]string, len(l.Partition.Parts))
-		for i, p := range l.Partition.Parts {
-			got[i] = m.Tree.Path(p.Node, "/")
-		}
-		sort.Strings(got)
-		if slices.Equal(got, want) {
-			part, err := e.Solve((l.PLow + l.PHigh) / 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m, part
-		}
-	}
-	t.Fatalf("no optimal cut details the heterogeneity of %d processes", sc.Processes())
-	return nil, nil
+	return m, part
 }
 
 // checkMap verifies the treemap of a partition against the partition: the
