@@ -99,13 +99,14 @@ func StartReadMicro(path, options, modelOptions string) (r *MicroReading, err er
 			warnings, err = read(sink, ro)
 			return err
 		}
-		stream := micro.Stream
+		var m *micro.Model
+		var sum *micro.Summary
+		var err error
 		if format == "chrome" { // its reader holds the whole document anyway
-			stream = func(src micro.Source, opt micro.Options, ro trace.ReadOptions, _ micro.Probe) (*micro.Model, *micro.Summary, error) {
-				return micro.Load(src, opt, ro)
-			}
+			m, sum, err = micro.Load(src, opt, ro)
+		} else {
+			m, sum, err = micro.StreamWith(src, opt, ro, micro.StreamOptions{Probe: probe, StartOrdered: format == "pjdump"})
 		}
-		m, sum, err := stream(src, opt, ro, probe)
 		if err != nil {
 			r.err = err
 			return

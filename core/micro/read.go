@@ -46,6 +46,23 @@ type Summary struct {
 // The summary comes with the errors found once the trace is read (those
 // of Build on a valid trace: no such state type...), nil with the others.
 func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model, *Summary, error) {
+	return StreamWith(src, opt, ro, StreamOptions{Probe: probe})
+}
+
+// StreamOptions tell Stream about its source.
+type StreamOptions struct {
+	// Probe, if not nil, guesses the trace's extent.
+	Probe Probe
+	// StartOrdered tells that the source delivers the states of each
+	// container and state type in the order they start, each before the
+	// states nested in it (pj_dump's tables), rather than when they end
+	// (see Accumulator.StartOrdered).
+	StartOrdered bool
+}
+
+// StreamWith is Stream with the options of the source.
+func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOptions) (*Model, *Summary, error) {
+	probe := sopt.Probe
 	if _, err := ParseMetric(string(opt.Metric)); err != nil {
 		return nil, nil, err
 	}
@@ -96,6 +113,7 @@ func Stream(src Source, opt Options, ro trace.ReadOptions, probe Probe) (*Model,
 		stop := make(chan struct{})
 		var once sync.Once
 		acc.OnNestingError = func() { once.Do(func() { close(stop) }) }
+		acc.StartOrdered = sopt.StartOrdered
 		if runtime.GOMAXPROCS(0) >= asyncMinProcs {
 			pipe := newAsync(acc)
 			err = r.readUntil(pipe, stop)
@@ -243,7 +261,8 @@ func (e *extent) Finish(start, end trace.Time)     { e.start, e.end = start, end
 // guessed from the first and last lines of the file (paje.Extent): one
 // read is enough unless the guess is wrong. Chrome's JSON, which its
 // reader parses whole, is read into memory (Load); other formats are read
-// twice unless opt gives the whole window.
+// twice unless opt gives the whole window. pj_dump's tables give the
+// states in the order they start (StreamOptions.StartOrdered).
 func ReadFile(path, format string, opt Options, ro trace.ReadOptions) (*Model, *Summary, error) {
 	var f formats.Format
 	var err error
@@ -263,5 +282,5 @@ func ReadFile(path, format string, opt Options, ro trace.ReadOptions) (*Model, *
 	case "chrome":
 		return Load(src, opt, ro)
 	}
-	return Stream(src, opt, ro, probe)
+	return StreamWith(src, opt, ro, StreamOptions{Probe: probe, StartOrdered: f.Name == "pjdump"})
 }

@@ -101,6 +101,13 @@ type Accumulator struct {
 	// OnNestingError, if set, is called once when the stream turns out not
 	// to be nested (Model will return ErrNesting): the read can stop there.
 	OnNestingError func()
+
+	// StartOrdered, set before the first state, tells that on each
+	// container and state type the states arrive in the order they start
+	// (by start, then depth, then end), each before the states nested in
+	// it, as pj_dump prints them, rather than when they end. The stream
+	// must then follow that order, or Model returns ErrNesting.
+	StartOrdered bool
 }
 
 // contAcc is what the accumulator keeps of a container: the columns of
@@ -140,6 +147,22 @@ type group struct {
 	pending  int        // states waiting for their enclosing state, at every depth
 	k        int64      // the slice of the latest state's start (a hint)
 	levels   []level    // levels[d]: states at depth d (d > 0), and their cover
+
+	// StartOrdered streams: the latest state, and the states that may
+	// still have states nested in them, outermost first.
+	prev    trace.State
+	hasPrev bool
+	open    []openState
+}
+
+// openState is a state of a StartOrdered stream that may still get states
+// nested in it: its column, interval and depth, and with
+// StateAverageDuration its own time slice by slice so far.
+type openState struct {
+	col        int32
+	start, end trace.Time
+	depth      int32
+	own        []piece
 }
 
 // level holds what the states completed at one depth leave to their
@@ -376,6 +399,10 @@ func (a *Accumulator) State(s trace.State) {
 		}
 		return
 	}
+	if a.StartOrdered {
+		a.innermostStartOrdered(c, key, s)
+		return
+	}
 	// The common case: a state at depth 0 with nothing nested in it.
 	if gr := &c.g0; s.Depth == 0 && gr.typ == s.Type && gr.used {
 		if gr.pending == 0 && (!gr.seen0 || s.Start >= gr.lastEnd0) && s.End >= s.Start {
@@ -510,6 +537,94 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 			} else {
 				lv.cover = append(lv.cover, p)
 			}
+		}
+	}
+}
+
+// innermostStartOrdered accounts for state s of category key on
+// container c in a StartOrdered stream: s counts whole, and its time is
+// taken from the state it is nested in, which arrived before it.
+func (a *Accumulator) innermostStartOrdered(c *contAcc, key int32, s trace.State) {
+	gr := c.group(s.Type)
+	d := s.Depth
+	if d < 0 || s.End < s.Start {
+		a.failNesting("a state of type %d on container %d has depth %d and lasts [%s, %s]", s.Type, s.Container, d, s.Start, s.End)
+		return
+	}
+	// In order: by start, depth and end. Zero-length states count for
+	// nothing, so their place does not matter, as long as they do not
+	// fall inside a state at their depth or deeper (below).
+	if s.Start < s.End {
+		if p := gr.prev; gr.hasPrev && !(p.Start < s.Start || p.Start == s.Start && (p.Depth < d || p.Depth == d && p.End < s.End)) {
+			a.failNesting("a state on container %d [%s, %s] at depth %d arrives after [%s, %s] at depth %d", s.Container, s.Start, s.End, d, p.Start, p.End, p.Depth)
+			return
+		}
+		gr.prev, gr.hasPrev = s, true
+	}
+	// The states at depth d or deeper are over: they must have ended.
+	for n := len(gr.open); n > 0 && gr.open[n-1].depth >= d; n-- {
+		if top := gr.open[n-1]; top.end > s.Start {
+			a.failNesting("a state on container %d [%s, %s] at depth %d starts before [%s, %s] at depth %d ends", s.Container, s.Start, s.End, d, top.start, top.end, top.depth)
+			return
+		}
+		gr.open = gr.open[:n-1]
+	}
+	if s.Start == s.End {
+		// A zero-length state counts for nothing and holds nothing; it
+		// may come after a state that starts with it and ends an enclosing
+		// state, as Build sorts them.
+		return
+	}
+	var parent *openState
+	if d > 0 {
+		n := len(gr.open)
+		if n == 0 || gr.open[n-1].depth != d-1 || s.Start < gr.open[n-1].start || s.End > gr.open[n-1].end {
+			a.failNesting("a state on container %d [%s, %s] at depth %d is not nested in a state at depth %d", s.Container, s.Start, s.End, d, d-1)
+			return
+		}
+		parent = &gr.open[n-1]
+	}
+	ps := a.spans(s.Start, s.End)
+	a.add(c, s.Container, key, ps)
+	if parent != nil && len(ps) > 0 {
+		if parent.col < 0 { // cannot be: s lies in it
+			a.failNesting("a state on container %d [%s, %s] lies outside the window, not the state nested in it", s.Container, parent.start, parent.end)
+			return
+		}
+		// The enclosing state loses the time of s.
+		j := 0
+		for _, p := range ps {
+			a.dur[p.k][parent.col] -= p.d
+			if !a.average {
+				continue
+			}
+			for j < len(parent.own) && parent.own[j].k < p.k {
+				j++
+			}
+			if j == len(parent.own) || parent.own[j].k != p.k || parent.own[j].d < p.d {
+				a.failNesting("the states nested in a state on container %d [%s, %s] cover more than it", s.Container, parent.start, parent.end)
+				return
+			}
+			if parent.own[j].d -= p.d; parent.own[j].d == 0 {
+				a.stays[p.k][parent.col]-- // no time of its own left in the slice
+			}
+		}
+	}
+	// s may get nested states: keep it open, reusing the space of a
+	// state closed before.
+	n := len(gr.open)
+	if n < cap(gr.open) {
+		gr.open = gr.open[:n+1]
+	} else {
+		gr.open = append(gr.open, openState{})
+	}
+	o := &gr.open[n]
+	o.col, o.start, o.end, o.depth = -1, s.Start, s.End, d
+	o.own = o.own[:0]
+	if len(ps) > 0 {
+		o.col = a.col(c, s.Container, key)
+		if a.average {
+			o.own = append(o.own, ps...)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -410,6 +411,9 @@ func streamFallsBackOnBrokenNesting(t *testing.T) {
 		"sticks out": {{Value: 1, Start: 10, End: 70, Depth: 1}, {Value: 0, Start: 0, End: 60}},
 		"orphan":     {{Value: 0, Start: 0, End: 60}, {Value: 1, Start: 70, End: 80, Depth: 1}},
 		"late child": {{Value: 0, Start: 0, End: 60}, {Value: 1, Start: 10, End: 20, Depth: 1}, {Value: 0, Start: 60, End: 90}},
+		// Build cuts the first state where the zero-length one starts.
+		"zero-length inside":       {{Value: 0, Start: 0, End: 60}, {Value: 1, Start: 30, End: 30}},
+		"zero-length child inside": {{Value: 1, Start: 5, End: 20, Depth: 1}, {Value: 1, Start: 10, End: 10, Depth: 1}, {Value: 0, Start: 0, End: 60}},
 	} {
 		tr := overlapping()
 		tr.States = nil
@@ -445,6 +449,15 @@ func streamFallsBackOnBrokenNesting(t *testing.T) {
 			if states > 2*len(tr.States)+asyncBatch {
 				t.Errorf("%s: %d states delivered", name, states)
 			}
+			// The same states in the order they start.
+			var rec recording
+			replay(tr)(&rec, trace.ReadOptions{})
+			sorted := startOrdered(rec)
+			st := trace.New()
+			sorted(st, trace.ReadOptions{})
+			want, wantErr = Build(st, opt)
+			got, sum, err = StreamWith(sorted, opt, trace.ReadOptions{}, StreamOptions{Probe: exactProbe(tr), StartOrdered: true})
+			sameResult(t, name+", start-ordered", want, wantErr, got, err)
 		}
 	}
 }
@@ -698,4 +711,127 @@ func BenchmarkReadFileSynth(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// startOrdered returns a source that replays rec with every state after
+// the other calls, in the order the states start (by start, depth and
+// end), as pj_dump prints them.
+func startOrdered(rec recording) Source {
+	var calls recording
+	var finish func(trace.Sink)
+	var states []trace.State
+	for _, call := range rec {
+		var probe discardSink
+		call(&probe)
+		switch {
+		case probe.state != nil:
+			states = append(states, *probe.state)
+		case probe.finished:
+			finish = call
+		default:
+			calls = append(calls, call)
+		}
+	}
+	sort.SliceStable(states, func(i, j int) bool {
+		a, b := states[i], states[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		if a.Depth != b.Depth {
+			return a.Depth < b.Depth
+		}
+		return a.End < b.End
+	})
+	return func(sink trace.Sink, ro trace.ReadOptions) error {
+		calls.source(sink, ro)
+		for _, s := range states {
+			sink.State(s)
+		}
+		finish(sink)
+		return nil
+	}
+}
+
+// discardSink tells which call a recorded call is.
+type discardSink struct {
+	state    *trace.State
+	finished bool
+}
+
+func (d *discardSink) DefineType(trace.Type)              {}
+func (d *discardSink) DefineValue(trace.Value)            {}
+func (d *discardSink) CreateContainer(trace.Container)    {}
+func (d *discardSink) DestroyContainer(int32, trace.Time) {}
+func (d *discardSink) State(s trace.State)                { d.state = &s }
+func (d *discardSink) Variable(trace.Variable)            {}
+func (d *discardSink) Link(trace.Link)                    {}
+func (d *discardSink) Event(trace.Event)                  {}
+func (d *discardSink) Finish(trace.Time, trace.Time)      { d.finished = true }
+
+func TestStreamStartOrderedEqualsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	streamed, fellBack := 0, 0
+	for iter := 0; iter < 30; iter++ {
+		var rec recording
+		randomStream(rng, &rec)
+		src := startOrdered(rec)
+		tr := trace.New()
+		src(tr, trace.ReadOptions{})
+		for _, opt := range optionSets(tr, iter%5 == 0) {
+			want, wantErr := Build(tr, opt)
+			got, sum, err := StreamWith(src, opt, trace.ReadOptions{}, StreamOptions{Probe: exactProbe(tr), StartOrdered: true})
+			sameResult(t, fmt.Sprintf("trace %d, %s", iter, describe(opt)), want, wantErr, got, err)
+			if err == nil && opt.Depth == Innermost && opt.Metric.entityKind() == trace.KindState {
+				if sum.InMemory {
+					fellBack++
+				} else {
+					streamed++
+				}
+			}
+			// The same stream, not announced as start-ordered, is read
+			// into memory in the end: still the same model.
+			if opt.Slices == 100 && opt.Start == nil {
+				got, _, err := Stream(src, opt, trace.ReadOptions{}, exactProbe(tr))
+				sameResult(t, fmt.Sprintf("trace %d, %s, not announced", iter, describe(opt)), want, wantErr, got, err)
+			}
+		}
+	}
+	t.Logf("%d innermost models streamed, %d read into memory (states that start together at one depth)", streamed, fellBack)
+	if streamed < fellBack {
+		t.Errorf("only %d of %d innermost models streamed", streamed, streamed+fellBack)
+	}
+}
+
+func TestStreamPjdumpTables(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "shared", "traces", "pajeng", "oracles")
+	paths, _ := filepath.Glob(filepath.Join(root, "0[23][0-9]_pj_dump_*_trace.out"))
+	if len(paths) == 0 {
+		t.Skip("the shared trace corpus is absent")
+	}
+	streamed := 0
+	for _, path := range paths {
+		tr, readErr := formats.ReadFile(path, "pjdump")
+		for _, opt := range optionSets(trOrEmpty(tr), false) {
+			if tr == nil {
+				opt.Start, opt.End = nil, nil
+			}
+			got, sum, err := ReadFile(path, "pjdump", opt, trace.ReadOptions{})
+			what := fmt.Sprintf("%s, %s", filepath.Base(path), describe(opt))
+			if readErr != nil {
+				if err == nil || err.Error() != readErr.Error() {
+					t.Fatalf("%s: the reader fails with %v, the stream with %v", what, readErr, err)
+				}
+				continue
+			}
+			want, wantErr := Build(tr, opt)
+			sameResult(t, what, want, wantErr, got, err)
+			if err == nil && !sum.InMemory {
+				streamed++
+			}
+		}
+	}
+	if streamed == 0 {
+		t.Error("no pj_dump table streamed")
+	}
+	t.Logf("%d models of %d pj_dump tables streamed", streamed, len(paths))
 }
