@@ -31,9 +31,35 @@ type Reading struct {
 	cancelOnce  sync.Once
 	read, total atomic.Int64 // bytes
 
-	// Set before done is closed.
-	result *Trace
-	err    error
+	// Set before done is closed: the trace (StartRead) or the model built
+	// while reading (StartReadMicro), or the error that stopped the read.
+	trace *Trace
+	model *MicroModel
+	err   error
+}
+
+// newReading returns a Reading and the reader options that report to it
+// and stop when it is canceled.
+func newReading() (*Reading, trace.ReadOptions) {
+	r := &Reading{done: make(chan struct{}), cancel: make(chan struct{})}
+	return r, trace.ReadOptions{Cancel: r.cancel, Progress: func(done, total int64) {
+		r.read.Store(done)
+		r.total.Store(total)
+	}}
+}
+
+// parseReadOptions decodes the options of StartRead (readOptions); an
+// unknown option is an error.
+func parseReadOptions(options string) (readOptions, error) {
+	var o readOptions
+	dec := json.NewDecoder(strings.NewReader(options))
+	dec.DisallowUnknownFields()
+	if options != "" {
+		if err := dec.Decode(&o); err != nil {
+			return o, errs.Argument("options", "%v", err)
+		}
+	}
+	return o, nil
 }
 
 // readOptions mirror the keyword arguments of macroscope.read and the
@@ -57,44 +83,36 @@ type readOptions struct {
 // once.
 func StartRead(path string, options string) (r *Reading, err error) {
 	defer guard(&err)
-	var o readOptions
-	dec := json.NewDecoder(strings.NewReader(options))
-	dec.DisallowUnknownFields()
-	if options != "" {
-		if err := dec.Decode(&o); err != nil {
-			return nil, errs.Argument("options", "%v", err)
-		}
+	o, err := parseReadOptions(options)
+	if err != nil {
+		return nil, err
 	}
 	read, format, err := o.reader(path)
 	if err != nil {
 		return nil, err
 	}
-	r = &Reading{done: make(chan struct{}), cancel: make(chan struct{})}
-	opt := trace.ReadOptions{Cancel: r.cancel, Progress: func(done, total int64) {
-		r.read.Store(done)
-		r.total.Store(total)
-	}}
-	go r.run(func() (*Trace, error) {
+	r, opt := newReading()
+	go r.run(func() error {
 		t := trace.New(append([]string{path}, o.Paths...)...)
 		warnings, err := read(t, opt)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			r.trace = &Trace{t: t, format: format, warnings: warnings}
 		}
-		return &Trace{t: t, format: format, warnings: warnings}, nil
+		return err
 	})
 	return r, nil
 }
 
-// run runs read, keeping its result and turning a panic into an internal
-// error, since nothing would recover it on this goroutine.
-func (r *Reading) run(read func() (*Trace, error)) {
+// run runs read on the calling goroutine, keeping its error and turning a
+// panic into an internal error, since nothing would recover it there.
+func (r *Reading) run(read func() error) {
 	defer close(r.done)
 	defer func() {
 		if p := recover(); p != nil {
-			r.result, r.err = nil, &panicError{value: p, stack: debug.Stack()}
+			r.trace, r.model, r.err = nil, nil, &panicError{value: p, stack: debug.Stack()}
 		}
 	}()
-	r.result, r.err = read()
+	r.err = read()
 }
 
 // Wait waits up to the given number of milliseconds for the read to end,
@@ -120,26 +138,34 @@ func (r *Reading) Wait(milliseconds int) (finished bool, err error) {
 }
 
 // Progress returns {"done": bytes read, "total": bytes to read (0 if
-// unknown)} as JSON.
+// unknown)} as JSON; a trace read twice counts twice.
 func (r *Reading) Progress() (js string, err error) {
 	defer guard(&err)
 	return fmt.Sprintf(`{"done":%d,"total":%d}`, r.read.Load(), r.total.Load()), nil
 }
 
 // Cancel asks the reader to stop; Wait then soon reports the end, and
-// Trace the error trace.ErrCanceled.
+// Trace or Model the error trace.ErrCanceled.
 func (r *Reading) Cancel() (err error) {
 	defer guard(&err)
 	r.cancelOnce.Do(func() { close(r.cancel) })
 	return nil
 }
 
-// Trace returns the trace read, or the error that stopped the read. It
-// waits for the end of the read.
+// Trace returns the trace read (StartRead), or the error that stopped the
+// read. It waits for the end of the read.
 func (r *Reading) Trace() (t *Trace, err error) {
 	defer guard(&err)
 	<-r.done
-	return r.result, r.err
+	return r.trace, r.err
+}
+
+// Model returns the model built while reading (StartReadMicro), or the
+// error that stopped the read. It waits for the end of the read.
+func (r *Reading) Model() (m *MicroModel, err error) {
+	defer guard(&err)
+	<-r.done
+	return r.model, r.err
 }
 
 // readFunc streams a trace into sink and returns the warnings the read

@@ -87,8 +87,8 @@ func TestReadingCanceled(t *testing.T) {
 }
 
 func TestReadingPanicSurfaces(t *testing.T) {
-	r := &Reading{done: make(chan struct{}), cancel: make(chan struct{})}
-	go r.run(func() (*Trace, error) { panic("boom") })
+	r, _ := newReading()
+	go r.run(func() error { panic("boom") })
 	_, err := r.Trace()
 	if be := decoded(t, err); be.Kind != "internal" || be.Message != "internal error: boom" || !strings.Contains(be.Cause, "reading_test.go") {
 		t.Fatalf("panic became %+v", be)

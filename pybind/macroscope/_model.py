@@ -184,6 +184,20 @@ class MicroModel(TableResult):
                 f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s>")
 
 
+def model_options(slices, start, end, state_types, depth, metric, types) -> str:
+    """The JSON options of a microscopic model, checked (Trace.micro and
+    read_micro take the same)."""
+    for name, v in (("start", start), ("end", end)):
+        if v is not None and not math.isfinite(v):
+            raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
+    if isinstance(state_types, str):
+        state_types = [state_types]
+    if isinstance(types, str):
+        types = [types]
+    return _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
+                           metric=metric, types=types)
+
+
 def _engine_options(kind, normalize, gain, window) -> str:
     if kind not in _KINDS:
         raise InvalidArgumentError(f"kind: must be one of {', '.join(_KINDS)}, got {kind!r}", param="kind")

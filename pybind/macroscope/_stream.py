@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from collections.abc import Sequence
 
 from . import _bridge, _reading
 from ._errors import InvalidArgumentError
-from ._model import MicroModel
+from ._model import MicroModel, model_options
 from ._readers import _OPTIONS
 
 
@@ -66,17 +65,9 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         if not isinstance(format, str):
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options["format"] = format
-    for name, v in (("start", start), ("end", end)):
-        if v is not None and not math.isfinite(v):
-            raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
-    if isinstance(state_types, str):
-        state_types = [state_types]
-    if isinstance(types, str):
-        types = [types]
-    model_options = _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types,
-                                    depth=depth, metric=metric, types=types)
     handle = _reading.run(paths[0], options, progress, start=_bridge.native.StartReadMicro,
-                          args=(model_options,), result="Model")
+                          args=(model_options(slices, start, end, state_types, depth, metric, types),),
+                          result="Model")
     model = MicroModel(handle)
     for message in (model.trace_info or {}).get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=2)

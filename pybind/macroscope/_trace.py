@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import functools
-import math
 import os
 
 from . import _bridge
-from ._errors import InvalidArgumentError
 from ._kaleido import CallTree
-from ._model import MicroModel
+from ._model import MicroModel, model_options
 
 
 class Trace:
@@ -139,15 +137,7 @@ class Trace:
         resource is in one state at a time) or a nesting level (0 = the
         outermost states only).
         """
-        for name, v in (("start", start), ("end", end)):
-            if v is not None and not math.isfinite(v):
-                raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
-        if isinstance(state_types, str):
-            state_types = [state_types]
-        if isinstance(types, str):
-            types = [types]
-        opts = _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
-                               metric=metric, types=types)
+        opts = model_options(slices, start, end, state_types, depth, metric, types)
         return MicroModel(_bridge.call(self._h.Micro, opts))
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,

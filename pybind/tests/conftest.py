@@ -56,3 +56,25 @@ def paje_header(*events: str) -> str:
         fields = "".join(f"% {f}\n" for f in _PAJE_FIELDS[name])
         blocks.append(f"%EventDef {name} {number}\n{fields}%EndEventDef\n")
     return "".join(blocks)
+
+
+# One host in one state type: the trace the progress and streaming tests
+# append SetState lines (event 3) to.
+ONE_HOST = paje_header(
+    "PajeDefineContainerType", "PajeDefineStateType", "PajeCreateContainer", "PajeSetState",
+) + """0 H 0 Host
+1 S H State
+2 0 h1 H 0 host1
+"""
+
+
+@pytest.fixture(scope="session")
+def big_trace(tmp_path_factory):
+    """A Pajé trace of about 24 MB: long enough to be read in many steps.
+    State i lasts 1 ms, the values s0, s1, s2 in turn."""
+    path = tmp_path_factory.mktemp("big") / "big.trace"
+    with open(path, "w") as f:
+        f.write(ONE_HOST)
+        for i in range(1_000_000):
+            f.write(f"3 {i // 1000}.{i % 1000:06d} S h1 s{i % 3}\n")
+    return path

@@ -7,7 +7,6 @@ import math
 import struct
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import macroscope as ms

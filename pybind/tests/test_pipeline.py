@@ -5,10 +5,8 @@ import collections
 import struct
 
 import numpy as np
-import pandas as pd
 import pytest
 
-import macroscope as ms
 from conftest import shared
 
 
@@ -87,6 +85,9 @@ def model(request):
 
 def test_aggregation_is_a_partition(model):
     cells = model.to_pandas()
+    resources = list(dict.fromkeys(cells.resource.astype(str)))
+    all_cells = set(zip(cells.resource.astype(str), cells.slice))
+    assert len(all_cells) == model.resources * model.slices
     for p in [0.0, 0.2, 0.45, 0.6, 1.0]:
         agg = model.aggregate(p)
         frame = agg.to_pandas()
@@ -94,8 +95,12 @@ def test_aggregation_is_a_partition(model):
         assert agg.pic == pytest.approx(p * agg.gain - (1 - p) * agg.loss, abs=1e-12)
         assert frame.gain.sum() == pytest.approx(agg.gain) and frame.loss.sum() == pytest.approx(agg.loss)
         # Every (resource, slice) cell is covered exactly once.
-        size = frame.leaves * (frame.last_slice - frame.first_slice + 1)
-        assert size.sum() == model.resources * model.slices
+        covered = collections.Counter()
+        for row in frame.itertuples():
+            rs = [r for r in resources if row.node == "root" or r == row.node or r.startswith(row.node + "/")]
+            assert len(rs) == row.leaves
+            covered.update((r, k) for r in rs for k in range(row.first_slice, row.last_slice + 1))
+        assert set(covered) == all_cells and set(covered.values()) == {1}
         props = frame[[c for c in frame.columns if c.startswith("prop:")]]
         assert list(props.columns) == ["prop:" + s for s in model.states]
         np.testing.assert_allclose(props.max(axis=1), frame.mode_proportion)

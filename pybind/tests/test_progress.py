@@ -6,26 +6,8 @@ import sys
 import pytest
 
 import macroscope as ms
-from conftest import paje_header
+from conftest import ONE_HOST
 from macroscope import _bridge
-
-HEADER = paje_header(
-    "PajeDefineContainerType", "PajeDefineStateType", "PajeCreateContainer", "PajeSetState",
-) + """0 H 0 Host
-1 S H State
-2 0 h1 H 0 host1
-"""
-
-
-@pytest.fixture(scope="module")
-def big_trace(tmp_path_factory):
-    """A Pajé trace of about 24 MB: long enough to be read in many steps."""
-    path = tmp_path_factory.mktemp("big") / "big.trace"
-    with open(path, "w") as f:
-        f.write(HEADER)
-        for i in range(1_000_000):
-            f.write(f"3 {i // 1000}.{i % 1000:06d} S h1 s{i % 3}\n")
-    return path
 
 
 def test_callable_progress_reaches_the_file_size(big_trace):
@@ -82,7 +64,7 @@ def test_interrupt_cancels_the_read(monkeypatch, big_trace):
 
 def test_errors_of_the_reader_still_surface(tmp_path):
     path = tmp_path / "bad.trace"
-    path.write_text(HEADER + "3 1.0 S h1 a\n" * 3 + "9 2.0 S h1 x\n")
+    path.write_text(ONE_HOST + "3 1.0 S h1 a\n" * 3 + "9 2.0 S h1 x\n")
     calls = []
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read(path, progress=lambda d, t: calls.append(d))

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import warnings
 from decimal import Decimal
-from pathlib import Path
 
 import pandas as pd
 import pytest

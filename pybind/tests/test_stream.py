@@ -10,7 +10,7 @@ import pytest
 import macroscope as ms
 from macroscope import _bridge
 
-from conftest import SHARED, shared
+from conftest import ONE_HOST, SHARED, shared
 
 OPTIONS = [
     {},
@@ -140,46 +140,6 @@ def test_wrong_guess_of_the_window_means_a_second_read(tmp_path, bundled_trace):
     assert model.end == 9.0
 
 
-HEADER = """%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 3
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-0 H 0 Host
-1 S H State
-2 0 h1 H 0 host1
-"""
-
-
-@pytest.fixture(scope="module")
-def big_trace(tmp_path_factory):
-    """A Pajé trace of about 24 MB: long enough to be read in many steps."""
-    path = tmp_path_factory.mktemp("big") / "big.trace"
-    with open(path, "w") as f:
-        f.write(HEADER)
-        for i in range(1_000_000):
-            f.write(f"3 {i // 1000}.{i % 1000:06d} S h1 s{i % 3}\n")
-    return path
-
-
 def test_progress_callback(big_trace):
     calls = []
     model = ms.read_micro(big_trace, slices=10, progress=lambda done, total: calls.append((done, total)))
@@ -217,7 +177,7 @@ def huge_trace(tmp_path_factory):
     """A Pajé trace of about 100 MB, which takes the reader some time."""
     path = tmp_path_factory.mktemp("huge") / "huge.trace"
     with open(path, "w") as f:
-        f.write(HEADER)
+        f.write(ONE_HOST)
         for block in range(400):
             f.write("".join(f"3 {block}.{i:06d} S h1 s{i % 3}\n" for i in range(10_000)))
     return path
@@ -244,12 +204,12 @@ def test_interrupt_cancels_the_read(monkeypatch, huge_trace):
 
 def test_errors(tmp_path, bundled_trace):
     bad = tmp_path / "bad.trace"
-    bad.write_text(HEADER + "3 1.0 S h1 a\n" * 3 + "9 2.0 S h1 x\n")
+    bad.write_text(ONE_HOST + "3 1.0 S h1 a\n" * 3 + "9 2.0 S h1 x\n")
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read_micro(bad, progress=False)
     assert info.value.line == 30 and info.value.file == str(bad)
     broken = tmp_path / "broken.trace"
-    broken.write_text(HEADER + "3 1.0 S h1 a\n3 zero S h1 b\n")
+    broken.write_text(ONE_HOST + "3 1.0 S h1 a\n3 zero S h1 b\n")
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read_micro(broken, progress=False)
     assert info.value.line == 28 and "zero" in str(info.value)

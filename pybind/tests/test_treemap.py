@@ -2,7 +2,6 @@
 and the microscopic model, Lamarche-Perrin et al.'s scenario, figures and
 errors."""
 
-import io
 import struct
 
 import numpy as np
