@@ -184,19 +184,39 @@ p2_end:
 done:
 	RET
 
+// lanes<>+32*(r-1): the mask of the first r lanes of a vector.
+DATA lanes<>+0(SB)/8, $-1
+DATA lanes<>+8(SB)/8, $0
+DATA lanes<>+16(SB)/8, $0
+DATA lanes<>+24(SB)/8, $0
+DATA lanes<>+32(SB)/8, $-1
+DATA lanes<>+40(SB)/8, $-1
+DATA lanes<>+48(SB)/8, $0
+DATA lanes<>+56(SB)/8, $0
+DATA lanes<>+64(SB)/8, $-1
+DATA lanes<>+72(SB)/8, $-1
+DATA lanes<>+80(SB)/8, $-1
+DATA lanes<>+88(SB)/8, $0
+DATA lanes<>+96(SB)/8, $-1
+DATA lanes<>+104(SB)/8, $-1
+DATA lanes<>+112(SB)/8, $-1
+DATA lanes<>+120(SB)/8, $-1
+GLOBL lanes<>(SB), RODATA|NOPTR, $128
+
+DATA neginf<>+0(SB)/8, $0xFFF0000000000000
+GLOBL neginf<>(SB), RODATA|NOPTR, $8
+
 // func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
 //
-// columnBestSSE2 with four lanes (VEX encoding throughout), for tables
-// padded so that a row may be read in whole vectors: v holds -Inf at every
-// position not yet computed and 3 more values after its T*T, av 3 more
-// finite or -Inf values after its j+1. The candidates read past the row
-// are then -Inf, never the largest nor equal to it. When a row has at most
-// 64 candidates (always when T <= 65), pass 2 collects which equal the
+// columnBestSSE2 with four lanes (VEX encoding throughout). A row is read
+// in whole vectors, up to 3 values past its end (v and av must have room
+// for them); those lanes are set to -Inf before the maximum is taken, and
+// dropped from the candidates equal to it. When a row has at most 64
+// candidates (always when T <= 65), pass 2 collects which equal the
 // maximum in a bit mask, without a branch per vector.
 //
-// Registers: R11 = i, SI = h, DI = av, BX = t, DX = n then the vectors of
-// the row, R8 = the winner, Y0 = top, X8 and X9 = the winner's gain and
-// loss.
+// Registers: R11 = i, SI = h, DI = av, BX = t, DX = n, R8 = the winner,
+// Y0 = top, X8 and X9 = the winner's gain and loss.
 TEXT ·columnBestAVX2(SB), NOSPLIT, $0-200
 	MOVQ v_base+0(FP), SI
 	MOVQ av_base+80(FP), DI
@@ -209,16 +229,23 @@ avx_loop_i:
 	MOVQ top_len+160(FP), DX
 	DECQ DX
 	SUBQ R11, DX // n
-	ADDQ $3, DX
-	SHRQ $2, DX  // vectors
 
-	// Pass 1: the maximum, in Y0 and Y1.
+	// Pass 1: the maximum, in Y0 and Y1: whole vectors, then the last
+	// one with its lanes past the row set to -Inf.
 	VBROADCASTSD (DI)(R11*8), Y0
 	VMOVAPD      Y0, Y1
 	XORQ         AX, AX // byte offset
+	TESTQ        DX, DX
+	JEQ          avx_p1_end
+	MOVQ         DX, R13
+	DECQ         R13
+	MOVQ         R13, R12
+	SHRQ         $2, R13 // whole vectors before the last
+	ANDQ         $3, R12
+	SHLQ         $5, R12 // offset of the mask of the last vector's lanes
 
 avx_p1_2:
-	CMPQ    DX, $2
+	CMPQ    R13, $2
 	JLT     avx_p1_1
 	VMOVUPD (SI)(AX*1), Y2
 	VADDPD  (BX)(AX*1), Y2, Y2
@@ -227,15 +254,25 @@ avx_p1_2:
 	VADDPD  32(BX)(AX*1), Y3, Y3
 	VMAXPD  Y3, Y1, Y1
 	ADDQ    $64, AX
-	SUBQ    $2, DX
+	SUBQ    $2, R13
 	JMP     avx_p1_2
 
 avx_p1_1:
-	TESTQ   DX, DX
-	JEQ     avx_p1_end
+	TESTQ   R13, R13
+	JEQ     avx_p1_last
 	VMOVUPD (SI)(AX*1), Y2
 	VADDPD  (BX)(AX*1), Y2, Y2
 	VMAXPD  Y2, Y0, Y0
+	ADDQ    $32, AX
+
+avx_p1_last:
+	LEAQ         lanes<>(SB), R9
+	VMOVUPD      (R9)(R12*1), Y4
+	VBROADCASTSD neginf<>(SB), Y5
+	VMOVUPD      (SI)(AX*1), Y2
+	VADDPD       (BX)(AX*1), Y2, Y2
+	VBLENDVPD    Y4, Y2, Y5, Y2
+	VMAXPD       Y2, Y0, Y0
 
 avx_p1_end:
 	VMAXPD       Y1, Y0, Y0
@@ -247,7 +284,8 @@ avx_p1_end:
 	VMOVSD       X0, (R9)(R11*8)
 	VBROADCASTSD X0, Y0 // top in every lane
 
-	// Pass 2: is agg(i,j) the largest?
+	// Pass 2: is agg(i,j) the largest? (Lanes past the row hold values
+	// of other intervals: their bits are dropped.)
 	MOVQ     $-1, R8
 	VMOVSD   (DI)(R11*8), X2
 	VUCOMISD X0, X2
@@ -287,6 +325,17 @@ avx_mask:
 	JMP       avx_mask
 
 avx_mask_done:
+	MOVQ top_len+160(FP), CX
+	DECQ CX
+	SUBQ R11, CX // n
+	CMPQ CX, $64
+	JGE  avx_mask_all
+	MOVQ $1, R9
+	SHLQ CX, R9
+	DECQ R9
+	ANDQ R9, R13 // the candidates of the row only
+
+avx_mask_all:
 	XORQ AX, AX // base of the candidate numbers in R12
 	MOVQ R13, R12
 
@@ -354,6 +403,14 @@ avx_long_loop:
 	VADDPD    (BX)(AX*8), Y2, Y2
 	VCMPPD    $0, Y0, Y2, Y2
 	VMOVMSKPD Y2, R12
+	MOVQ      DX, CX
+	SUBQ      AX, CX // candidates left in the row
+	CMPQ      CX, $4
+	JGE       avx_long_hits
+	MOVQ      $1, R9
+	SHLQ      CX, R9
+	DECQ      R9
+	ANDQ      R9, R12
 
 avx_long_hits:
 	TESTQ R12, R12

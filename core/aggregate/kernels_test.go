@@ -104,7 +104,7 @@ func checkBestIntervals(t *testing.T) {
 		tabs = append(tabs, randomTables(rng, T, 20, true)...)
 		tabs = append(tabs, randomTables(rng, T, 5, false)...)
 		tri := T * (T + 1) / 2
-		top, pos, negInf := make([]float64, T), make([]int, T), negInfs(T*T+tablePad)
+		top, pos := make([]float64, T), make([]int, T)
 		for n, agg := range tabs {
 			want, got := newTable(T), newTable(T)
 			for k := range got.v { // stale values in the table
@@ -113,7 +113,7 @@ func checkBestIntervals(t *testing.T) {
 			dw := nodeDecisions{cut: make([]byte, tri)}
 			dg := nodeDecisions{cut: make([]byte, tri)}
 			bestIntervalsScan(T, agg, want, dw)
-			bestIntervals(T, agg, got, dg, 1, nil, top, pos, negInf)
+			bestIntervals(T, agg, got, dg, 1, nil, top, pos)
 			for i := 0; i < T; i++ {
 				lo, hi := i*T+i, (i+1)*T
 				if !sameBits(want.v[lo:hi], got.v[lo:hi]) || !sameBits(want.g[lo:hi], got.g[lo:hi]) || !sameBits(want.l[lo:hi], got.l[lo:hi]) {
@@ -138,11 +138,25 @@ func checkColumnBest(t *testing.T) {
 			d := nodeDecisions{cut: make([]byte, T*(T+1)/2)}
 			bestIntervalsScan(T, agg, best, d)
 			for j := 0; j < T; j++ {
-				v := negInfs(T*T + tablePad)
+				// Values not to be read as candidates: larger than any, or
+				// equal to some.
+				junk := 1e300
+				if n%2 == 1 {
+					junk = agg.v[j*T]
+				}
+				v := make([]float64, T*T, T*T+tablePad)
+				for k := range v[:cap(v)] {
+					v[:cap(v)][k] = junk
+				}
 				for i := 0; i < j; i++ {
 					copy(v[i*T+i:i*T+j], best.v[i*T+i:i*T+j])
 				}
-				av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
+				a := make([]float64, T*T, T*T+tablePad)
+				for k := range a[:cap(a)] {
+					a[:cap(a)][k] = junk
+				}
+				copy(a[j*T:j*T+j+1], agg.v[j*T:j*T+j+1])
+				av, ag, al := a[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
 				topW, posW := make([]float64, j+1), make([]int, j+1)
 				topG, posG := make([]float64, j+1), make([]int, j+1)
 				columnBestGeneric(v, best.g, best.l, T, av[:j+1], ag[:j+1], al[:j+1], topW, posW)
@@ -185,6 +199,16 @@ func checkXlog2x(t *testing.T) {
 			want := xlog2x(x)
 			if math.Float64bits(dst[k]) != math.Float64bits(want) || math.Float64bits(inPlace[k]) != math.Float64bits(want) {
 				t.Fatalf("x log2 x of %v: %v (in place %v), want %v", x, dst[k], inPlace[k], want)
+			}
+		}
+		// Accumulated: set, then added to.
+		tw, xw := make([]float64, len(s)), make([]float64, len(s))
+		tg, xg := make([]float64, len(s)), make([]float64, len(s))
+		for _, first := range []bool{true, false, false} {
+			xlogAccumulateGeneric(s, tw, xw, first)
+			xlogAccumulate(s, tg, xg, first)
+			if !sameBits(tw, tg) || !sameBits(xw, xg) {
+				t.Fatalf("accumulating %v: %v %v, want %v %v", s, tg, xg, tw, xw)
 			}
 		}
 		lo = hi

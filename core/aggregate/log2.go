@@ -64,3 +64,19 @@ func xlog2xToGeneric(dst, src []float64) {
 		dst[k] = x * (float64(exp-1023) + (log2Table[idx] + ln1p*(1/math.Ln2)))
 	}
 }
+
+// xlogAccumulateGeneric adds sums[k] to totals[k] and xlog2x(sums[k]) to
+// xl[k] for every k, or sets them to 0 plus those when first. xlogAccumulate
+// does the same, two elements per instruction where assembly is
+// available.
+func xlogAccumulateGeneric(sums, totals, xl []float64, first bool) {
+	totals, xl = totals[:len(sums)], xl[:len(sums)]
+	for k, x := range sums {
+		if first {
+			totals[k], xl[k] = 0+x, 0+xlog2x(x)
+		} else {
+			totals[k] += x
+			xl[k] += xlog2x(x)
+		}
+	}
+}

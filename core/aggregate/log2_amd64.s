@@ -133,3 +133,263 @@ loop:
 done:
 	MOVQ DX, ret+48(FP)
 	RET
+
+// func xlogAccPairs(sums, totals, xl []float64, first bool) int
+//
+// For every pair of sums (an even number, not negative), as xlog2xPairs:
+// totals[k] += sums[k] and xl[k] += sums[k] log2 sums[k] (0 + each when
+// first), stopping before the first pair holding a subnormal number.
+TEXT ·xlogAccPairs(SB), NOSPLIT, $0-88
+	MOVQ sums_base+0(FP), SI
+	MOVQ totals_base+24(FP), DI
+	MOVQ xl_base+48(FP), R10
+	MOVBQZX first+72(FP), R11
+	MOVQ sums_len+8(FP), CX
+	SHRQ $1, CX
+	LEAQ ·log2Table(SB), R8
+	LEAQ ·log2InvTable(SB), R9
+	XORQ DX, DX // elements done
+
+	MOVQ       $0x000FFFFFFFFFFFFF, AX
+	MOVQ       AX, X8
+	PUNPCKLQDQ X8, X8 // mantissa mask
+	MOVQ       $0x00000FFFFFFFFFFF, AX
+	MOVQ       AX, X9
+	PUNPCKLQDQ X9, X9 // mask of the bits below the table index
+	MOVQ       $0x4330000000000000, AX
+	MOVQ       AX, X10
+	PUNPCKLQDQ X10, X10 // 2^52
+	MOVQ       $0x3FF71547652B82FE, AX
+	MOVQ       AX, X12
+	PUNPCKLQDQ X12, X12 // 1/ln 2
+	MOVQ       $0x43300000000003FF, AX
+	MOVQ       AX, X13
+	PUNPCKLQDQ X13, X13 // 2^52 + 1023
+	XORPS      X14, X14 // 0
+
+acc_loop:
+	TESTQ CX, CX
+	JEQ   acc_done
+	MOVUPD (SI), X0 // x
+
+	// X7: x <= 0; stop at a lane with 0 < x < smallest normal.
+	MOVAPS   X0, X7
+	CMPPD    X14, X7, $2
+	MOVAPS   X0, X5
+	MOVUPD   xlogc<>+0(SB), X6
+	CMPPD    X6, X5, $1
+	MOVAPS   X7, X6
+	ANDNPD   X5, X6
+	MOVMSKPD X6, AX
+	TESTQ    AX, AX
+	JNE      acc_done
+
+	MOVAPS X0, X1
+	PSRLQ  $52, X1 // e
+	MOVAPS X0, X2
+	PAND   X8, X2 // mant
+	MOVAPS X2, X3
+	PSRLQ  $44, X3 // idx
+	PAND   X9, X2
+	POR    X10, X2
+	SUBPD  X10, X2 // float64(mant & (2^44-1))
+	MOVUPD xlogc<>+112(SB), X5
+	MULPD  X5, X2
+
+	MOVQ   X3, AX
+	PSHUFD $0xEE, X3, X3
+	MOVQ   X3, BX
+	MOVSD  (R9)(AX*8), X3
+	MOVHPD (R9)(BX*8), X3
+	MULPD  X3, X2 // r
+	MOVSD  (R8)(AX*8), X6
+	MOVHPD (R8)(BX*8), X6 // log2Table[idx]
+
+	MOVUPD xlogc<>+16(SB), X4
+	MULPD  X2, X4
+	MOVUPD xlogc<>+32(SB), X5
+	SUBPD  X4, X5
+	MULPD  X2, X5
+	MOVUPD xlogc<>+48(SB), X4
+	SUBPD  X5, X4
+	MULPD  X2, X4
+	MOVUPD xlogc<>+64(SB), X5
+	SUBPD  X4, X5
+	MULPD  X2, X5
+	MOVUPD xlogc<>+80(SB), X4
+	SUBPD  X5, X4
+	MULPD  X2, X4
+	MOVUPD xlogc<>+96(SB), X5
+	SUBPD  X4, X5
+	MULPD  X2, X5 // ln1p
+	MULPD  X12, X5
+	ADDPD  X6, X5
+
+	POR   X10, X1
+	SUBPD X13, X1 // float64(e - 1023)
+	ADDPD X1, X5
+	MULPD X0, X5 // x log2 x
+
+	ANDNPD X5, X7 // 0 where x <= 0
+
+	// totals += x, xl += x log2 x (0 + each the first time).
+	TESTQ  R11, R11
+	JEQ    acc_add
+	XORPS  X1, X1
+	ADDPD  X0, X1
+	MOVUPD X1, (DI)
+	XORPS  X1, X1
+	ADDPD  X7, X1
+	MOVUPD X1, (R10)
+	JMP    acc_next
+
+acc_add:
+	MOVUPD (DI), X1
+	ADDPD  X0, X1
+	MOVUPD X1, (DI)
+	MOVUPD (R10), X1
+	ADDPD  X7, X1
+	MOVUPD X1, (R10)
+
+acc_next:
+	ADDQ $16, SI
+	ADDQ $16, DI
+	ADDQ $16, R10
+	ADDQ $2, DX
+	DECQ CX
+	JMP  acc_loop
+
+acc_done:
+	MOVQ DX, ret+80(FP)
+	RET
+
+// func xlogAccQuads(sums, totals, xl []float64, first bool) int
+//
+// xlogAccPairs with four lanes (AVX2), for a multiple of four sums. The
+// tables are read element by element (gathers are slow on some
+// processors).
+TEXT ·xlogAccQuads(SB), NOSPLIT, $0-88
+	MOVQ    sums_base+0(FP), SI
+	MOVQ    totals_base+24(FP), DI
+	MOVQ    xl_base+48(FP), R10
+	MOVBQZX first+72(FP), R11
+	MOVQ    sums_len+8(FP), CX
+	SHRQ    $2, CX
+	LEAQ    ·log2Table(SB), R8
+	LEAQ    ·log2InvTable(SB), R9
+	XORQ    DX, DX // elements done
+
+	MOVQ         $0x000FFFFFFFFFFFFF, AX
+	MOVQ         AX, X8
+	VBROADCASTSD X8, Y8 // mantissa mask
+	MOVQ         $0x00000FFFFFFFFFFF, AX
+	MOVQ         AX, X9
+	VBROADCASTSD X9, Y9 // mask of the bits below the table index
+	MOVQ         $0x4330000000000000, AX
+	MOVQ         AX, X10
+	VBROADCASTSD X10, Y10 // 2^52
+	MOVQ         $0x3FF71547652B82FE, AX
+	MOVQ         AX, X12
+	VBROADCASTSD X12, Y12 // 1/ln 2
+	MOVQ         $0x43300000000003FF, AX
+	MOVQ         AX, X13
+	VBROADCASTSD X13, Y13 // 2^52 + 1023
+	VXORPD       Y14, Y14, Y14 // 0
+
+quad_loop:
+	TESTQ   CX, CX
+	JEQ     quad_done
+	VMOVUPD (SI), Y0 // x
+
+	// Y7: x <= 0; stop at a lane with 0 < x < smallest normal.
+	VCMPPD       $2, Y14, Y0, Y7
+	VBROADCASTSD xlogc<>+0(SB), Y5
+	VCMPPD       $1, Y5, Y0, Y5
+	VANDNPD      Y5, Y7, Y6
+	VMOVMSKPD    Y6, AX
+	TESTQ        AX, AX
+	JNE          quad_done
+
+	VPSRLQ       $52, Y0, Y1 // e
+	VPAND        Y8, Y0, Y2  // mant
+	VPSRLQ       $44, Y2, Y3 // idx
+	VPAND        Y9, Y2, Y2
+	VPOR         Y10, Y2, Y2
+	VSUBPD       Y10, Y2, Y2 // float64(mant & (2^44-1))
+	VBROADCASTSD xlogc<>+112(SB), Y11
+	VMULPD       Y11, Y2, Y2
+
+	// Y4 = log2InvTable[idx], Y6 = log2Table[idx].
+	VMOVQ        X3, AX
+	VPEXTRQ      $1, X3, BX
+	VEXTRACTI128 $1, Y3, X3
+	VMOVQ        X3, R12
+	VPEXTRQ      $1, X3, R13
+	VMOVSD       (R9)(AX*8), X4
+	VMOVHPD      (R9)(BX*8), X4, X4
+	VMOVSD       (R9)(R12*8), X5
+	VMOVHPD      (R9)(R13*8), X5, X5
+	VINSERTF128  $1, X5, Y4, Y4
+	VMOVSD       (R8)(AX*8), X6
+	VMOVHPD      (R8)(BX*8), X6, X6
+	VMOVSD       (R8)(R12*8), X5
+	VMOVHPD      (R8)(R13*8), X5, X5
+	VINSERTF128  $1, X5, Y6, Y6
+	VMULPD       Y4, Y2, Y2 // r
+
+	VBROADCASTSD xlogc<>+16(SB), Y4
+	VMULPD       Y4, Y2, Y4
+	VBROADCASTSD xlogc<>+32(SB), Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       Y5, Y2, Y5
+	VBROADCASTSD xlogc<>+48(SB), Y4
+	VSUBPD       Y5, Y4, Y4
+	VMULPD       Y4, Y2, Y4
+	VBROADCASTSD xlogc<>+64(SB), Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       Y5, Y2, Y5
+	VBROADCASTSD xlogc<>+80(SB), Y4
+	VSUBPD       Y5, Y4, Y4
+	VMULPD       Y4, Y2, Y4
+	VBROADCASTSD xlogc<>+96(SB), Y5
+	VSUBPD       Y4, Y5, Y5
+	VMULPD       Y5, Y2, Y5 // ln1p
+	VMULPD       Y12, Y5, Y5
+	VADDPD       Y6, Y5, Y5
+
+	VPOR   Y10, Y1, Y1
+	VSUBPD Y13, Y1, Y1 // float64(e - 1023)
+	VADDPD Y1, Y5, Y5
+	VMULPD Y0, Y5, Y5  // x log2 x
+
+	VANDNPD Y5, Y7, Y7 // 0 where x <= 0
+
+	// totals += x, xl += x log2 x (0 + each the first time).
+	TESTQ   R11, R11
+	JEQ     quad_add
+	VADDPD  Y0, Y14, Y1
+	VMOVUPD Y1, (DI)
+	VADDPD  Y7, Y14, Y1
+	VMOVUPD Y1, (R10)
+	JMP     quad_next
+
+quad_add:
+	VMOVUPD (DI), Y1
+	VADDPD  Y0, Y1, Y1
+	VMOVUPD Y1, (DI)
+	VMOVUPD (R10), Y1
+	VADDPD  Y7, Y1, Y1
+	VMOVUPD Y1, (R10)
+
+quad_next:
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R10
+	ADDQ $4, DX
+	DECQ CX
+	JMP  quad_loop
+
+quad_done:
+	VZEROUPPER
+	MOVQ DX, ret+80(FP)
+	RET

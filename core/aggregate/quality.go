@@ -90,7 +90,7 @@ func (s *nodeStats) add(o nodeStats) {
 // intervalScratch is the working memory of intervalQualities for one
 // node.
 type intervalScratch struct {
-	sums  []float64 // states * tri
+	sums  []float64 // tri
 	total []float64 // tri
 	xl    []float64 // tri
 	ent   []float64 // slices
@@ -100,7 +100,7 @@ type intervalScratch struct {
 func newIntervalScratch(slices, states int) intervalScratch {
 	tri := slices * (slices + 1) / 2
 	return intervalScratch{
-		sums:  make([]float64, tri*states),
+		sums:  make([]float64, tri),
 		total: make([]float64, tri),
 		xl:    make([]float64, tri),
 		ent:   make([]float64, slices),
@@ -116,9 +116,10 @@ func newIntervalScratch(slices, states int) intervalScratch {
 // Sums run forward from i, never as differences of prefix sums: a single
 // cell then has gain and loss exactly 0, and sums of identical cells do
 // not suffer cancellation. The work is organised in flat passes over all
-// the intervals of the node, one state at a time (the sums V_x, their
-// totals, their x log2 x, then the measures), with the same operations in
-// the same order as interval by interval, so the same results:
+// the intervals of the node, one state at a time (its sums V_x, added to
+// the totals, and their x log2 x, added to xl), then the measures, with
+// the same operations in the same order as interval by interval, so the
+// same results:
 //
 //	V_x(i,j) = V_x(i,j-1) + v_x(j)        V_x(j,j) = 0 + v_x(j)
 //	total = ((0 + V_0) + V_1) + ...       xl = ((0 + V_0 log2 V_0) + ...) + ...
@@ -126,14 +127,13 @@ func newIntervalScratch(slices, states int) intervalScratch {
 func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *intervalScratch) []line {
 	T, X := slices, states
 	tri := T * (T + 1) / 2
-	sums := w.sums[:X*tri] // state x, interval k at x*tri+k
+	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
 	for x := 0; x < X; x++ {
-		sx := sums[x*tri : (x+1)*tri]
 		for j := 0; j < T; j++ {
 			v := s.v[j*X+x]
-			col := sx[triIndex(0, j) : triIndex(0, j)+j+1]
+			col := sums[triIndex(0, j) : triIndex(0, j)+j+1]
 			if j > 0 {
-				prev := sx[triIndex(0, j-1) : triIndex(0, j-1)+j]
+				prev := sums[triIndex(0, j-1) : triIndex(0, j-1)+j]
 				col := col[:len(prev)]
 				for i, a := range prev {
 					col[i] = a + v
@@ -141,11 +141,8 @@ func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *in
 			}
 			col[j] = 0 + v
 		}
+		xlogAccumulate(sums, totals, xl, x == 0)
 	}
-	totals, xl := w.total[:tri], w.xl[:tri]
-	sumStates(totals, sums, X)
-	xlog2xTo(sums, sums)
-	sumStates(xl, sums, X)
 	out, ent := w.out[:tri], w.ent[:T]
 	for j := 0; j < T; j++ {
 		e := s.ent[j]
@@ -161,22 +158,6 @@ func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *in
 		}
 	}
 	return out
-}
-
-// sumStates sets dst[k] to ((0 + src[k]) + src[tri+k]) + ... over the X
-// blocks of len(dst) values of src.
-func sumStates(dst, src []float64, X int) {
-	tri := len(dst)
-	for k, a := range src[:tri] {
-		dst[k] = 0 + a
-	}
-	for x := 1; x < X; x++ {
-		sx := src[x*tri : (x+1)*tri]
-		sx = sx[:len(dst)]
-		for k, a := range sx {
-			dst[k] += a
-		}
-	}
 }
 
 // logSizes returns log2(leaves * n) for n in 0..slices (0 for n = 0): the

@@ -1,7 +1,6 @@
 package aggregate
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 
@@ -134,9 +133,8 @@ func (s *Spatiotemporal) newScratch() *scratch {
 	return &scratch{
 		frozen: make([]bool, s.tri), lines: make([]line, s.tri), logSize: make([]float64, s.in.Slices+1),
 		top: make([]float64, s.in.Slices), pos: make([]int, s.in.Slices),
-		cells:  make([]float64, s.in.Slices*s.in.States),
-		negInf: negInfs(s.in.Slices*s.in.Slices + tablePad),
-		iq:     newIntervalScratch(s.in.Slices, s.in.States),
+		cells: make([]float64, s.in.Slices*s.in.States),
+		iq:    newIntervalScratch(s.in.Slices, s.in.States),
 	}
 }
 
@@ -175,22 +173,13 @@ func (q line) quality(p float64) quality { return quality{q.at(p), q.g, q.l} }
 type table struct{ v, g, l []float64 }
 
 func newTable(T int) table {
-	// v has room after its T*T values for a vector read past a row's end
-	// (see columnBest).
+	// v and its rows may be read in whole vectors, past their end (see
+	// columnBest).
 	return table{make([]float64, T*T, T*T+tablePad), make([]float64, T*T), make([]float64, T*T)}
 }
 
 // tablePad is the number of values a table's v holds after its T*T.
 const tablePad = 4
-
-// negInfs returns n times -Inf.
-func negInfs(n int) []float64 {
-	s := make([]float64, n)
-	for k := range s {
-		s[k] = math.Inf(-1)
-	}
-	return s
-}
 
 func (t table) at(k int) quality { return quality{t.v[k], t.g[k], t.l[k]} }
 
@@ -363,7 +352,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.pool.Put(kidSum)
 	}
 	best := r.pool.Get().(*table)
-	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.top, w.pos, w.negInf)
+	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.top, w.pos)
 	r.pool.Put(agg)
 	return r.finish(n, best, st)
 }
@@ -490,17 +479,12 @@ func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 // and a smaller loss. columnBest finds the winner of every interval of a
 // column; gains and losses are composed once the winning cut is known.
 // Intervals fr marks as unchanged take their known optimum without
-// searching. top and pos are scratch space for T values, negInf holds
-// T*T+tablePad times -Inf.
-func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, top []float64, pos []int, negInf []float64) {
-	// Every value of best not yet computed is -Inf, also past its end, so
-	// that columnBest may read whole vectors (agg's are past each column's
-	// j+1 values, and not +Inf or NaN: a table holds qualities or -Inf).
+// searching. top and pos are scratch space for T values.
+func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, top []float64, pos []int) {
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
-	copy(best.v[:T*T+tablePad], negInf)
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
-		columnBest(bv[:T*T+tablePad], bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1])
+		columnBest(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1])
 		for i, c := range pos[:j+1] {
 			k, row := triIndex(i, j), i*T
 			if fr != nil && fr.mask[k] {
@@ -558,17 +542,10 @@ func scanCandidates(i, j int, av, ag, al, bv, bg, bl []float64) (qv float64, c i
 	return qv, c
 }
 
-// reconstruct walks the decisions from the root over the whole time range:
-// once to count the parts, once to list them (partitions of large models
-// have tens of millions of parts; growing the list would copy it over and
-// over).
+// reconstruct lists the parts the decisions lead to (see listParts) and
+// measures them.
 func (s *Spatiotemporal) reconstruct(p float64, dec []nodeDecisions) *Partition {
-	count := 0
-	s.walkDecisions(dec, func(int32, int, int) { count++ })
-	part := &Partition{P: p, Parts: make([]Part, 0, count)}
-	s.walkDecisions(dec, func(n int32, i, j int) {
-		part.Parts = append(part.Parts, Part{Node: n, First: int32(i), Last: int32(j)})
-	})
+	part := &Partition{P: p, Parts: s.listParts(dec, s.opt.Workers)}
 	finishPartition(part, s, s.opt.Workers)
 	return part
 }
@@ -586,65 +563,6 @@ func (s *Spatiotemporal) measure(p float64, dec []nodeDecisions) *Partition {
 		part.Value += p*g - (1-p)*l
 	})
 	return part
-}
-
-// walkDecisions calls emit for every aggregate the decisions lead to, by
-// node in preorder, then by time (the order of Partition.Parts).
-//
-// Nodes are visited in preorder with the blocks of time their parent
-// hands them (the whole range for the root), in time order. A node cuts
-// each block in time where its decisions say so; each piece is then either
-// an aggregate or handed to every child.
-func (s *Spatiotemporal) walkDecisions(dec []nodeDecisions, emit func(n int32, i, j int)) {
-	t := s.in.Tree
-	nodes := t.Len()
-	type block struct {
-		i, j int32
-		next int32 // next block of the same node, -1 at the end
-	}
-	blocks := []block{{0, int32(s.in.Slices - 1), -1}}
-	head := make([]int32, nodes)
-	tail := make([]int32, nodes)
-	for n := range head {
-		head[n], tail[n] = -1, -1
-	}
-	head[0], tail[0] = 0, 0
-	var pieces [][2]int
-	for n := int32(0); n < int32(nodes); n++ {
-		d := dec[n]
-		for b := head[n]; b >= 0; b = blocks[b].next {
-			// The pieces of [i..j], last first: best(i,j) is best(i,c-1)
-			// then the piece [c..j].
-			pieces = pieces[:0]
-			i, j := int(blocks[b].i), int(blocks[b].j)
-			for {
-				c := d.cutAt(triIndex(i, j), s.width)
-				if c == 0 {
-					pieces = append(pieces, [2]int{i, j})
-					break
-				}
-				pieces = append(pieces, [2]int{c, j})
-				j = c - 1
-			}
-			for k := len(pieces) - 1; k >= 0; k-- {
-				pi, pj := pieces[k][0], pieces[k][1]
-				if !d.splitAt(triIndex(pi, pj)) {
-					emit(n, pi, pj)
-					continue
-				}
-				for _, c := range t.Children[n] {
-					blocks = append(blocks, block{int32(pi), int32(pj), -1})
-					nb := int32(len(blocks) - 1)
-					if tail[c] < 0 {
-						head[c] = nb
-					} else {
-						blocks[tail[c]].next = nb
-					}
-					tail[c] = nb
-				}
-			}
-		}
-	}
 }
 
 // finishPartition fills in the measures of the parts, which the engines

@@ -14,7 +14,6 @@ type scratch struct {
 	top     []float64 // one value per slice
 	pos     []int     // one value per slice
 	cells   []float64 // one value per slice and state
-	negInf  []float64 // -Inf, as many as a table's v holds
 	iq      intervalScratch
 	// Buffers of node stats no longer needed, to reuse.
 	freeV, freeEnt [][]float64
