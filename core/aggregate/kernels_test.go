@@ -45,7 +45,7 @@ func leafTables(T, depth int, p float64, count int) []table {
 	var out []table
 	for _, leaf := range in.Tree.Leaves[:count] {
 		agg := newTable(T)
-		r.aggregateOrSplit(agg, table{}, e.cache[int(leaf)*e.tri:][:e.tri], nodeDecisions{}, true)
+		r.aggregateOrSplit(agg, table{}, e.cache[int(leaf)*e.tri:][:e.tri], false, 0, nodeDecisions{}, true)
 		out = append(out, agg)
 	}
 	return out

@@ -337,13 +337,12 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	}
 	var st nodeStats
 	if s.cache != nil {
-		r.aggregateOrSplit(*agg, kidBest, s.cache[base:base+s.tri], d, leaf)
+		r.aggregateOrSplit(*agg, kidBest, s.cache[base:base+s.tri], false, 0, d, leaf)
 	} else {
 		st = s.stats(n, kidStats, w)
 		leaves := s.in.Tree.NumLeaves(n)
 		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
-		s.toUnits(raw, raw, leaves)
-		r.aggregateOrSplit(*agg, kidBest, raw, d, leaf)
+		r.aggregateOrSplit(*agg, kidBest, raw, true, leaves, d, leaf)
 		for _, k := range kidStats {
 			w.recycle(k)
 		}
@@ -358,16 +357,21 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 }
 
 // aggregateOrSplit sets agg (transposed) to the best of aggregating the
-// node over every interval (its qualities q, triangular index) and, for a
-// node with children, splitting it into them (their summed bests kidSum),
-// recording the splits in d.
-func (r *run) aggregateOrSplit(agg, kidSum table, q []line, d nodeDecisions, leaf bool) {
-	T, p := r.s.in.Slices, r.p
+// node over every interval (its qualities q, triangular index; raw
+// measures of a node of leaves leaves if raw, else in the engine's units)
+// and, for a node with children, splitting it into them (their summed
+// bests kidSum), recording the splits in d.
+func (r *run) aggregateOrSplit(agg, kidSum table, q []line, raw bool, leaves int, d nodeDecisions, leaf bool) {
+	T, p, u := r.s.in.Slices, r.p, r.s.u
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:][:j+1], agg.g[j*T:][:j+1], agg.l[j*T:][:j+1]
 		qs := q[triIndex(0, j):][:j+1]
 		for i := range av {
-			a := qs[i].quality(p)
+			ln := qs[i]
+			if raw {
+				ln = u.of(ln.g, ln.l, leaves*(j-i+1))
+			}
+			a := ln.quality(p)
 			if !leaf {
 				if k := kidSum.at(i*T + j); k.better(a) {
 					a = k
