@@ -22,9 +22,14 @@ package aggregate
 //   - pos[i] to the winning candidate: 0 for agg(i,j), m-i+1 for
 //     best(i,m) + agg(m+1,j); -1 if no candidate equals top[i], which only
 //     NaN values can cause.
-func columnBestGeneric(v, g, l []float64, T int, av, ag, al, top []float64, pos []int) {
+//
+// Rows i with skip[i] set are left alone (skip may be nil).
+func columnBestGeneric(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool) {
 	j := len(top) - 1
 	for i := 0; i <= j; i++ {
+		if skip != nil && skip[i] {
+			continue
+		}
 		heads, tails := v[i*T+i:i*T+j], av[i+1:j+1]
 		tails = tails[:len(heads)] // lets the compiler drop bounds checks
 		m0, m1 := av[i], av[i]

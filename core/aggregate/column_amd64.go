@@ -10,15 +10,15 @@ package aggregate
 // room), and ignores them.
 //
 //go:noescape
-func columnBestSSE2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
+func columnBestSSE2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
 
 //go:noescape
-func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
+func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
 
-func columnBest(v, g, l []float64, T int, av, ag, al, top []float64, pos []int) {
+func columnBest(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool) {
 	if hasAVX2 {
-		columnBestAVX2(v, g, l, T, av, ag, al, top, pos)
+		columnBestAVX2(v, g, l, T, av, ag, al, top, pos, skip)
 	} else {
-		columnBestSSE2(v, g, l, T, av, ag, al, top, pos)
+		columnBestSSE2(v, g, l, T, av, ag, al, top, pos, skip)
 	}
 }

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func columnBest(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
+// func columnBestSSE2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
 //
 // For i = 0..j (j = len(top)-1), with h = &v[i*T+i], t = &av[i+1] and
 // n = j-i candidates after the first (av[i]):
@@ -15,14 +15,22 @@
 //
 // Registers: SI = h, DI = av, CX = i, AX = k, BX = t, DX = n, R8 = the
 // winner, X0 = top (both lanes), X8 and X9 = the winner's gain and loss.
-TEXT ·columnBestSSE2(SB), NOSPLIT, $0-200
+TEXT ·columnBestSSE2(SB), NOSPLIT, $0-224
 	MOVQ v_base+0(FP), SI
 	MOVQ av_base+80(FP), DI
 	XORQ CX, CX
 
 loop_i:
-	CMPQ CX, top_len+160(FP)
-	JGE  done
+	CMPQ  CX, top_len+160(FP)
+	JGE   done
+	MOVQ  skip_base+200(FP), R9
+	TESTQ R9, R9
+	JEQ   row
+	MOVBQZX (R9)(CX*1), R12
+	TESTQ R12, R12
+	JNE   next_row // a row the caller does not need
+
+row:
 
 	// Pass 1: the maximum, in X0 and X1 (two lanes each).
 	MOVSD    (DI)(CX*8), X0
@@ -176,6 +184,8 @@ hits_done:
 p2_end:
 	MOVQ pos_base+176(FP), R9
 	MOVQ R8, (R9)(CX*8)
+
+next_row:
 	MOVQ T+72(FP), R9
 	LEAQ 8(SI)(R9*8), SI // next row, one further along
 	INCQ CX
@@ -206,7 +216,7 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $128
 DATA neginf<>+0(SB)/8, $0xFFF0000000000000
 GLOBL neginf<>(SB), RODATA|NOPTR, $8
 
-// func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int)
+// func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
 //
 // columnBestSSE2 with four lanes (VEX encoding throughout). A row is read
 // in whole vectors, up to 3 values past its end (v and av must have room
@@ -217,14 +227,22 @@ GLOBL neginf<>(SB), RODATA|NOPTR, $8
 //
 // Registers: R11 = i, SI = h, DI = av, BX = t, DX = n, R8 = the winner,
 // Y0 = top, X8 and X9 = the winner's gain and loss.
-TEXT ·columnBestAVX2(SB), NOSPLIT, $0-200
+TEXT ·columnBestAVX2(SB), NOSPLIT, $0-224
 	MOVQ v_base+0(FP), SI
 	MOVQ av_base+80(FP), DI
 	XORQ R11, R11
 
 avx_loop_i:
-	CMPQ R11, top_len+160(FP)
-	JGE  avx_done
+	CMPQ  R11, top_len+160(FP)
+	JGE   avx_done
+	MOVQ  skip_base+200(FP), R9
+	TESTQ R9, R9
+	JEQ   avx_row
+	MOVBQZX (R9)(R11*1), R12
+	TESTQ R12, R12
+	JNE   avx_next_row // a row the caller does not need
+
+avx_row:
 	LEAQ 8(DI)(R11*8), BX
 	MOVQ top_len+160(FP), DX
 	DECQ DX
@@ -461,6 +479,8 @@ avx_long_next:
 avx_p2_end:
 	MOVQ pos_base+176(FP), R9
 	MOVQ R8, (R9)(R11*8)
+
+avx_next_row:
 	MOVQ T+72(FP), R9
 	LEAQ 8(SI)(R9*8), SI // next row, one further along
 	INCQ R11

@@ -488,7 +488,11 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
-		columnBest(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1])
+		var skip []bool // the intervals of the column known without search
+		if fr != nil {
+			skip = fr.mask[triIndex(0, j) : triIndex(0, j)+j+1]
+		}
+		columnBest(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1], skip)
 		for i, c := range pos[:j+1] {
 			k, row := triIndex(i, j), i*T
 			if fr != nil && fr.mask[k] {
