@@ -16,7 +16,7 @@ import (
 // size, in a hierarchy machine m > processes p1, p2.
 func smallTrace() *trace.Trace {
 	t := trace.New("small")
-	t.DefineType(trace.Type{Name: "Machine", Kind: trace.KindContainer, Parent: trace.None})   // 0
+	t.DefineType(trace.Type{Name: "Machine", Kind: trace.KindContainer, Parent: trace.None})    // 0
 	t.DefineType(trace.Type{Name: "Process", Alias: "P", Kind: trace.KindContainer, Parent: 0}) // 1
 	t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: 1, Color: "1 0 0"})   // 2
 	t.DefineType(trace.Type{Name: "Load", Kind: trace.KindVariable, Parent: 1})                 // 3

@@ -29,19 +29,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// discard is a sink that drops everything: reading alone.
-type discard struct{ states int }
-
-func (*discard) DefineType(trace.Type)              {}
-func (*discard) DefineValue(trace.Value)            {}
-func (*discard) CreateContainer(trace.Container)    {}
-func (*discard) DestroyContainer(int32, trace.Time) {}
-func (d *discard) State(trace.State)                { d.states++ }
-func (*discard) Variable(trace.Variable)            {}
-func (*discard) Link(trace.Link)                    {}
-func (*discard) Event(trace.Event)                  {}
-func (*discard) Finish(trace.Time, trace.Time)      {}
-
 // mode is one way of reading the trace.
 type mode struct {
 	name string
@@ -61,7 +48,7 @@ func momentsMode(name string, opt moments.Options) mode {
 }
 
 var modes = []mode{
-	{"read alone", nil, func() (trace.Sink, error) { return &discard{}, nil }, keep},
+	{"read alone", nil, func() (trace.Sink, error) { return &trace.Counter{}, nil }, keep},
 	momentsMode("moments, every state busy", moments.Options{}),
 	momentsMode("moments, all but MPI_Wait", moments.Options{Select: moments.AllBut, Values: []string{"MPI_Wait"}}),
 	momentsMode("moments per state", moments.Options{ByState: true}),

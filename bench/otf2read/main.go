@@ -13,21 +13,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// counter is a sink that only counts what it receives.
-type counter struct {
-	containers, states, variables, links, events int
-}
-
-func (c *counter) DefineType(trace.Type)              {}
-func (c *counter) DefineValue(trace.Value)            {}
-func (c *counter) CreateContainer(trace.Container)    { c.containers++ }
-func (c *counter) DestroyContainer(int32, trace.Time) {}
-func (c *counter) State(trace.State)                  { c.states++ }
-func (c *counter) Variable(trace.Variable)            { c.variables++ }
-func (c *counter) Link(trace.Link)                    { c.links++ }
-func (c *counter) Event(trace.Event)                  { c.events++ }
-func (c *counter) Finish(trace.Time, trace.Time)      {}
-
 func main() {
 	repeat := flag.Int("n", 5, "number of runs; the best time is printed")
 	flag.Usage = func() {
@@ -40,10 +25,10 @@ func main() {
 		os.Exit(2)
 	}
 	for _, path := range flag.Args() {
-		var c counter
+		var c trace.Counter
 		best := time.Duration(1<<63 - 1)
 		for range max(*repeat, 1) {
-			c = counter{}
+			c = trace.Counter{}
 			start := time.Now()
 			if err := otf2.Read(path, &c, trace.ReadOptions{}); err != nil {
 				fmt.Fprintln(os.Stderr, "otf2read:", err)
@@ -52,6 +37,6 @@ func main() {
 			best = min(best, time.Since(start))
 		}
 		fmt.Printf("%s\t%.6f s\t%d containers, %d states, %d variable pieces, %d links, %d events\n",
-			path, best.Seconds(), c.containers, c.states, c.variables, c.links, c.events)
+			path, best.Seconds(), c.Containers, c.States, c.Variables, c.Links, c.Events)
 	}
 }

@@ -24,21 +24,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// counter is a sink that only counts what it receives.
-type counter struct {
-	containers, states, variables, links, events int
-}
-
-func (c *counter) DefineType(trace.Type)              {}
-func (c *counter) DefineValue(trace.Value)            {}
-func (c *counter) CreateContainer(trace.Container)    { c.containers++ }
-func (c *counter) DestroyContainer(int32, trace.Time) {}
-func (c *counter) State(trace.State)                  { c.states++ }
-func (c *counter) Variable(trace.Variable)            { c.variables++ }
-func (c *counter) Link(trace.Link)                    { c.links++ }
-func (c *counter) Event(trace.Event)                  { c.events++ }
-func (c *counter) Finish(trace.Time, trace.Time)      {}
-
 // result is what pajeread prints, as one JSON object.
 type result struct {
 	Sink       string  `json:"sink"`
@@ -84,11 +69,11 @@ func main() {
 	began := time.Now()
 	switch *sink {
 	case "count":
-		var c counter
+		var c trace.Counter
 		if err := paje.Read(path, &c, trace.ReadOptions{}); err != nil {
 			fail(err)
 		}
-		r.States, r.Containers = c.states, c.containers
+		r.States, r.Containers = c.States, c.Containers
 	case "trace", "micro":
 		t := trace.New(path)
 		if err := paje.Read(path, t, trace.ReadOptions{}); err != nil {

@@ -10,20 +10,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// countSink counts entities and keeps nothing, like an analysis that only
-// needs a summary.
-type countSink struct{ states, variables, others int }
-
-func (c *countSink) DefineType(trace.Type)              {}
-func (c *countSink) DefineValue(trace.Value)            {}
-func (c *countSink) CreateContainer(trace.Container)    {}
-func (c *countSink) DestroyContainer(int32, trace.Time) {}
-func (c *countSink) State(trace.State)                  { c.states++ }
-func (c *countSink) Variable(trace.Variable)            { c.variables++ }
-func (c *countSink) Link(trace.Link)                    { c.others++ }
-func (c *countSink) Event(trace.Event)                  { c.others++ }
-func (c *countSink) Finish(trace.Time, trace.Time)      {}
-
 const benchEvents = 1_000_000
 
 var benchInput = sync.OnceValue(func() []byte {
@@ -38,7 +24,7 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var s countSink
+		var s trace.Counter
 		if err := DecodeWith(bytes.NewReader(in), "bench.trace", 0, &s, Options{}); err != nil {
 			b.Fatal(err)
 		}
@@ -77,12 +63,12 @@ func BenchmarkReadSynth(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var s countSink
+		var s trace.Counter
 		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, &s, Options{}); err != nil {
 			b.Fatal(err)
 		}
-		if int64(s.states) != st.States {
-			b.Fatalf("%d states, want %d", s.states, st.States)
+		if int64(s.States) != st.States {
+			b.Fatalf("%d states, want %d", s.States, st.States)
 		}
 	}
 	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -93,7 +79,7 @@ func BenchmarkReadSynthLineByLine(b *testing.B) {
 	in, st := synthInput()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		var s countSink
+		var s trace.Counter
 		d := newDecoder(&s, Options{}, 0)
 		d.serial = true
 		if err := d.decode(bytes.NewReader(in), "synth.trace"); err != nil {
@@ -122,7 +108,7 @@ func BenchmarkReadSynthTrace(b *testing.B) {
 // every SetState and PushState line opens one state that ends.
 func TestGeneratedTraceIsConsistent(t *testing.T) {
 	in := generate(genConfig{processes: 5, events: 2000, seed: 1})
-	var s countSink
+	var s trace.Counter
 	if err := DecodeWith(strings.NewReader(in), "gen.trace", 0, &s, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +118,7 @@ func TestGeneratedTraceIsConsistent(t *testing.T) {
 			opened++
 		}
 	}
-	if s.states != opened || s.variables == 0 {
-		t.Fatalf("%d states for %d opened, %d variable pieces", s.states, opened, s.variables)
+	if s.States != opened || s.Variables == 0 {
+		t.Fatalf("%d states for %d opened, %d variable pieces", s.States, opened, s.Variables)
 	}
 }

@@ -35,7 +35,7 @@ func Extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
 	if len(paths) == 0 {
 		return 0, 0, false
 	}
-	d := newDecoder(discard{}, opt, 0)
+	d := newDecoder(&trace.Counter{}, opt, 0)
 	found := false
 	var budget int64 = probeHead
 	for _, p := range paths {
@@ -182,16 +182,3 @@ func (d *decoder) probeLine(line []byte, define bool) (trace.Time, bool, error) 
 
 // errProbe stops a probe that cannot conclude.
 var errProbe = errors.New("cannot probe")
-
-// discard is a sink that keeps nothing.
-type discard struct{}
-
-func (discard) DefineType(trace.Type)              {}
-func (discard) DefineValue(trace.Value)            {}
-func (discard) CreateContainer(trace.Container)    {}
-func (discard) DestroyContainer(int32, trace.Time) {}
-func (discard) State(trace.State)                  {}
-func (discard) Variable(trace.Variable)            {}
-func (discard) Link(trace.Link)                    {}
-func (discard) Event(trace.Event)                  {}
-func (discard) Finish(trace.Time, trace.Time)      {}

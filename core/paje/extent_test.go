@@ -9,14 +9,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// finishSink keeps what Finish says.
-type finishSink struct {
-	discard
-	start, end trace.Time
-}
-
-func (f *finishSink) Finish(start, end trace.Time) { f.start, f.end = start, end }
-
 func TestExtentOfCorpus(t *testing.T) {
 	var paths []string
 	filepath.Walk(corpus, func(path string, info os.FileInfo, err error) error {
@@ -30,7 +22,7 @@ func TestExtentOfCorpus(t *testing.T) {
 	}
 	right := 0
 	for _, p := range paths {
-		var f finishSink
+		var f trace.Counter
 		if err := Read(p, &f, trace.ReadOptions{}); err != nil {
 			continue // not a readable Pajé trace
 		}
@@ -39,8 +31,8 @@ func TestExtentOfCorpus(t *testing.T) {
 			t.Logf("%s: no guess", p)
 			continue
 		}
-		if first != f.start || last != f.end {
-			t.Errorf("%s: guessed [%s, %s], read [%s, %s]", p, first, last, f.start, f.end)
+		if first != f.Start || last != f.End {
+			t.Errorf("%s: guessed [%s, %s], read [%s, %s]", p, first, last, f.Start, f.End)
 			continue
 		}
 		right++
@@ -80,9 +72,9 @@ func TestExtentCases(t *testing.T) {
 		if ok != c.ok || (ok && (first != c.first || last != c.last)) {
 			t.Errorf("%s: [%s, %s] %v, want [%s, %s] %v", c.name, first, last, ok, c.first, c.last, c.ok)
 		}
-		if f := (finishSink{}); ok {
-			if err := Read(p, &f, trace.ReadOptions{}); err == nil && (f.start != first || f.end != last) {
-				t.Errorf("%s: the read says [%s, %s]", c.name, f.start, f.end)
+		if f := (trace.Counter{}); ok {
+			if err := Read(p, &f, trace.ReadOptions{}); err == nil && (f.Start != first || f.End != last) {
+				t.Errorf("%s: the read says [%s, %s]", c.name, f.Start, f.End)
 			}
 		}
 	}

@@ -212,7 +212,7 @@ func TestPipelineStopsItsGoroutines(t *testing.T) {
 	in := generate(genConfig{processes: 8, events: 100_000, seed: 4})
 	in = in[:len(in)/2] + "99 bad\n" + in[len(in)/2:]
 	before := runtime.NumGoroutine()
-	d := newDecoder(&countSink{}, Options{}, 0)
+	d := newDecoder(&trace.Counter{}, Options{}, 0)
 	d.chunkSize = 4096
 	err := d.decode(bytes.NewReader([]byte(in)), "bad.trace")
 	var fe *errs.FormatError
