@@ -1,12 +1,12 @@
 package chrome
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // TestCancel stops the read of a 10 MB trace at its first progress report:
@@ -25,29 +25,10 @@ func TestCancel(t *testing.T) {
 	}
 	b.WriteString("]")
 	text := b.String()
-
-	stop := make(chan struct{})
-	reports := 0
-	partial := trace.New()
-	err := Decode(strings.NewReader(text), "big.json", int64(len(text)), partial, trace.ReadOptions{
-		Cancel: stop,
-		Progress: func(done, total int64) {
-			if reports++; reports == 1 {
-				close(stop)
-			}
-		}})
-	if !errors.Is(err, trace.ErrCanceled) {
-		t.Fatalf("canceled read: err = %v, want ErrCanceled", err)
-	}
+	partial, _, reports := tracetest.Cancel(t, n, func(sink trace.Sink, opt trace.ReadOptions) error {
+		return Decode(strings.NewReader(text), "big.json", int64(len(text)), sink, opt)
+	})
 	if reports != 1 || len(partial.States) != 0 || len(partial.Containers) != 1 {
 		t.Fatalf("canceled read went on: %d reports, %d states, %d containers", reports, len(partial.States), len(partial.Containers))
-	}
-
-	full := trace.New()
-	if err := Decode(strings.NewReader(text), "big.json", 0, full, trace.ReadOptions{Cancel: make(chan struct{})}); err != nil {
-		t.Fatal(err)
-	}
-	if len(full.States) != n {
-		t.Fatalf("read with an open Cancel channel: %d states, want %d", len(full.States), n)
 	}
 }

@@ -1,11 +1,11 @@
 package paje
 
 import (
-	"errors"
 	"path/filepath"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // TestCancel stops a read of several megabytes at its first progress
@@ -20,27 +20,10 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stop := make(chan struct{})
-	reports := 0
-	partial := trace.New(path)
-	err = Read(path, partial, trace.ReadOptions{Cancel: stop, Progress: func(done, total int64) {
-		if reports++; reports == 1 {
-			close(stop)
-		}
-	}})
-	if !errors.Is(err, trace.ErrCanceled) {
-		t.Fatalf("read canceled at its first report: err = %v, want ErrCanceled", err)
-	}
-	if reports != 1 || len(partial.States) >= len(full.States) || partial.End != 0 {
-		t.Fatalf("canceled read went on: %d reports, %d of %d states, end %v", reports, len(partial.States), len(full.States), partial.End)
-	}
-
-	open := make(chan struct{})
-	again := trace.New(path)
-	if err := Read(path, again, trace.ReadOptions{Cancel: open}); err != nil {
-		t.Fatal(err)
-	}
-	if len(again.States) != len(full.States) || again.End != full.End {
-		t.Fatalf("read with an open Cancel channel: %d states, end %v; want %d, %v", len(again.States), again.End, len(full.States), full.End)
+	_, again, reports := tracetest.Cancel(t, len(full.States), func(sink trace.Sink, opt trace.ReadOptions) error {
+		return Read(path, sink, opt)
+	})
+	if reports != 1 || again.End != full.End {
+		t.Fatalf("%d reports; read with an open Cancel channel ends at %v, want %v", reports, again.End, full.End)
 	}
 }

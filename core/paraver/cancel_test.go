@@ -1,12 +1,12 @@
 package paraver
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // TestCancel stops the read of a 5 MB trace at its first progress report;
@@ -22,29 +22,9 @@ func TestCancel(t *testing.T) {
 		n++
 	}
 	text := b.String()
-
-	stop := make(chan struct{})
-	reports := 0
-	partial := trace.New()
-	err := Decode(strings.NewReader(text), "big.prv", int64(len(text)), nil, ByThread, partial, trace.ReadOptions{
-		Cancel: stop,
-		Progress: func(done, total int64) {
-			if reports++; reports == 1 {
-				close(stop)
-			}
-		}})
-	if !errors.Is(err, trace.ErrCanceled) {
-		t.Fatalf("canceled read: err = %v, want ErrCanceled", err)
-	}
-	if reports != 1 || len(partial.States) >= n || partial.End != 0 {
-		t.Fatalf("canceled read went on: %d reports, %d of %d states, end %v", reports, len(partial.States), n, partial.End)
-	}
-
-	full := trace.New()
-	if err := Decode(strings.NewReader(text), "big.prv", 0, nil, ByThread, full, trace.ReadOptions{Cancel: make(chan struct{})}); err != nil {
-		t.Fatal(err)
-	}
-	if len(full.States) != n {
-		t.Fatalf("read with an open Cancel channel: %d states, want %d", len(full.States), n)
+	if _, _, reports := tracetest.Cancel(t, n, func(sink trace.Sink, opt trace.ReadOptions) error {
+		return Decode(strings.NewReader(text), "big.prv", int64(len(text)), nil, ByThread, sink, opt)
+	}); reports != 1 {
+		t.Fatalf("canceled read went on: %d reports", reports)
 	}
 }
