@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 const corpus = "../../../shared/traces"
@@ -47,20 +49,6 @@ func buildCLI(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return filepath.Join(binDir, "macroscope")
-}
-
-// pajeCorpus lists the Pajé traces of the shared corpus.
-func pajeCorpus(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	for _, dir := range []string{"pajeng/traces", "pajeng/traces/multiple_files", "simgrid/extracted", "simgrid/historical", "smpi-nas"} {
-		files, _ := filepath.Glob(filepath.Join(corpus, dir, "*.trace"))
-		out = append(out, files...)
-	}
-	if len(out) == 0 {
-		t.Skip("the shared trace corpus (" + corpus + ") is absent")
-	}
-	return out
 }
 
 // result is what a run printed, the files it wrote and its exit status.
@@ -112,7 +100,7 @@ func TestDumpAgainstPjDump(t *testing.T) {
 	if err != nil {
 		t.Skip("pj_dump (Debian package pajeng) is not installed")
 	}
-	traces := pajeCorpus(t)
+	traces := tracetest.PajeCorpus(t, corpus)
 	bin := buildCLI(t)
 	variants := [][]string{
 		{},

@@ -18,6 +18,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // recording keeps the calls a reader makes to its sink, to replay them in
@@ -551,24 +552,15 @@ func TestStreamProgressCountsEveryRead(t *testing.T) {
 	}
 }
 
-// corpusPaje lists the Pajé traces of the shared corpus.
+// corpusPaje lists the Pajé traces of the shared corpus that define
+// their events (a file that only includes others does not).
 func corpusPaje(t *testing.T) []string {
-	root := filepath.Join("..", "..", "..", "shared", "traces")
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("the shared trace corpus is absent")
-	}
 	var out []string
-	filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() || !strings.HasSuffix(path, ".trace") {
-			return nil
+	for _, path := range tracetest.PajeCorpus(t, filepath.Join("..", "..", "..", "shared", "traces")) {
+		if head, err := os.ReadFile(path); err == nil && strings.Contains(string(head[:min(len(head), 4096)]), "EventDef") {
+			out = append(out, path)
 		}
-		if f, err := formats.Detect(path); err == nil && f.Name == "paje" {
-			if head, err := os.ReadFile(path); err == nil && strings.Contains(string(head[:min(len(head), 4096)]), "EventDef") {
-				out = append(out, path)
-			}
-		}
-		return nil
-	})
+	}
 	if len(out) < 20 {
 		t.Fatalf("only %d Pajé traces in the corpus", len(out))
 	}

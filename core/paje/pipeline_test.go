@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // logSink writes down every call it receives, in order.
@@ -104,15 +104,7 @@ func sameAsSerial(t *testing.T, what string, files [][2]string, opt Options, r f
 // TestPipelineReadsTheCorpusAsLineByLine reads every Pajé trace of the
 // corpus both ways, with the options of pj_dump and ours.
 func TestPipelineReadsTheCorpusAsLineByLine(t *testing.T) {
-	var paths []string
-	for _, dir := range []string{"pajeng/traces", "pajeng/traces/multiple_files", "simgrid/extracted", "simgrid/historical", "smpi-nas"} {
-		m, _ := filepath.Glob(filepath.Join(corpus, dir, "*.trace"))
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		t.Skip("the shared trace corpus (" + corpus + ") is absent")
-	}
-	for _, p := range paths {
+	for _, p := range tracetest.PajeCorpus(t, corpus) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // TestHeaderAgainstPjDump compares WriteHeader with the lines pj_dump -h
@@ -18,7 +19,7 @@ func TestHeaderAgainstPjDump(t *testing.T) {
 	if err != nil {
 		t.Skip("pj_dump (Debian package pajeng) is not installed")
 	}
-	paths := pajeTraces(t)
+	paths := tracetest.PajeCorpus(t, corpus)
 	dir := t.TempDir()
 	for i, p := range probes {
 		path := filepath.Join(dir, "probe"+itoa(i)+".trace")

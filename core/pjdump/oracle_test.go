@@ -14,23 +14,10 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 const corpus = "../../../shared/traces"
-
-// pajeTraces lists the Pajé traces of the shared corpus.
-func pajeTraces(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	for _, dir := range []string{"pajeng/traces", "pajeng/traces/multiple_files", "simgrid/extracted", "simgrid/historical", "smpi-nas"} {
-		files, _ := filepath.Glob(filepath.Join(corpus, dir, "*.trace"))
-		out = append(out, files...)
-	}
-	if len(out) == 0 {
-		t.Skip("the shared trace corpus (" + corpus + ") is absent")
-	}
-	return out
-}
 
 // run is one pj_dump invocation: its options, mapped onto ours.
 type run struct {
@@ -162,7 +149,7 @@ func TestLivePjDump(t *testing.T) {
 		{"entity-hierarchy", []string{"-q", "--entity-hierarchy"}, run{strict: true, entityHierarchy: true}},
 		{"type-hierarchy", []string{"-q", "--type-hierarchy"}, run{strict: true, typeHierarchy: true}},
 	}
-	for _, path := range pajeTraces(t) {
+	for _, path := range tracetest.PajeCorpus(t, corpus) {
 		for _, v := range variants {
 			t.Run(filepath.Base(path)+"/"+v.name, func(t *testing.T) {
 				want, wantErr := livePjDump(t, bin, v.args, path)
