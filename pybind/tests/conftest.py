@@ -1,3 +1,4 @@
+import os
 import pathlib
 
 import pytest
@@ -78,3 +79,29 @@ def big_trace(tmp_path_factory):
         for i in range(1_000_000):
             f.write(f"3 {i // 1000}.{i % 1000:06d} S h1 s{i % 3}\n")
     return path
+
+
+def check_interrupt_cancels(monkeypatch, read, start, result, path):
+    """A KeyboardInterrupt raised by the progress callback of read(path)
+    (a reader started by the native function named start) stops the Go
+    reader, whose result (the method named result) is then the
+    cancellation error."""
+    import macroscope as ms
+    from macroscope import _bridge
+
+    started = []
+    native = getattr(_bridge.native, start)
+    monkeypatch.setattr(_bridge.native, start, lambda *args: started.append(native(*args)) or started[-1])
+    reports = []
+
+    def interrupt(done, total):
+        reports.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        read(path, progress=interrupt)
+    reading = started[0]
+    assert reading.Wait(0)  # the reader has stopped...
+    with pytest.raises(ms.MacroscopeError, match="reading canceled"):
+        _bridge.call(getattr(reading, result))  # ...because it was canceled
+    assert len(reports) == 1 and reports[0] < os.path.getsize(path)

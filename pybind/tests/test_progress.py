@@ -6,8 +6,7 @@ import sys
 import pytest
 
 import macroscope as ms
-from conftest import ONE_HOST
-from macroscope import _bridge
+from conftest import ONE_HOST, check_interrupt_cancels
 
 
 def test_callable_progress_reaches_the_file_size(big_trace):
@@ -44,22 +43,7 @@ def test_bad_progress_argument(bundled_trace):
 
 
 def test_interrupt_cancels_the_read(monkeypatch, big_trace):
-    started = []
-    start = _bridge.native.StartRead
-    monkeypatch.setattr(_bridge.native, "StartRead", lambda *args: started.append(start(*args)) or started[-1])
-    reports = []
-
-    def interrupt(done, total):
-        reports.append(done)
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        ms.read(big_trace, progress=interrupt)
-    reading = started[0]
-    assert reading.Wait(0)  # the reader has stopped...
-    with pytest.raises(ms.MacroscopeError, match="reading canceled"):
-        _bridge.call(reading.Trace)  # ...because it was canceled
-    assert len(reports) == 1 and reports[0] < os.path.getsize(big_trace)
+    check_interrupt_cancels(monkeypatch, ms.read, "StartRead", "Trace", big_trace)
 
 
 def test_errors_of_the_reader_still_surface(tmp_path):

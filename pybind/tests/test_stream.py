@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 
 import macroscope as ms
-from macroscope import _bridge
 
-from conftest import ONE_HOST, SHARED, shared
+from conftest import ONE_HOST, SHARED, check_interrupt_cancels, shared
 
 OPTIONS = [
     {},
@@ -184,22 +183,7 @@ def huge_trace(tmp_path_factory):
 
 
 def test_interrupt_cancels_the_read(monkeypatch, huge_trace):
-    started = []
-    start = _bridge.native.StartReadMicro
-    monkeypatch.setattr(_bridge.native, "StartReadMicro", lambda *args: started.append(start(*args)) or started[-1])
-    reports = []
-
-    def interrupt(done, total):
-        reports.append(done)
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        ms.read_micro(huge_trace, progress=interrupt)
-    reading = started[0]
-    assert reading.Wait(0)  # the reader has stopped...
-    with pytest.raises(ms.MacroscopeError, match="reading canceled"):
-        _bridge.call(reading.Model)  # ...because it was canceled
-    assert len(reports) == 1 and reports[0] < os.path.getsize(huge_trace)
+    check_interrupt_cancels(monkeypatch, ms.read_micro, "StartReadMicro", "Model", huge_trace)
 
 
 def test_errors(tmp_path, bundled_trace):
