@@ -74,6 +74,12 @@ func (c *columns) strings(name string, v []string) {
 // Equal labels are merged (pandas requires distinct categories).
 func (c *columns) categories(name string, labels []string, codes []int32) {
 	labels, codes = uniqueLabels(labels, codes)
+	c.dictionary(name, labels, codes, nil)
+}
+
+// dictionary adds a dictionary-encoded string column of distinct labels;
+// valid marks the rows that are not null (nil: every row).
+func (c *columns) dictionary(name string, labels []string, codes []int32, valid []bool) {
 	dict := array.NewStringBuilder(c.mem)
 	defer dict.Release()
 	dict.AppendValues(labels, nil)
@@ -81,7 +87,7 @@ func (c *columns) categories(name string, labels []string, codes []int32) {
 	defer d.Release()
 	idx := array.NewInt32Builder(c.mem)
 	defer idx.Release()
-	idx.AppendValues(codes, nil)
+	idx.AppendValues(codes, valid)
 	ix := idx.NewArray()
 	defer ix.Release()
 	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
@@ -154,18 +160,7 @@ func (c *columns) optionalCategories(name string, labels []string, codes []int32
 		labels = []string{""}
 	}
 	labels, fixed = uniqueLabels(labels, fixed)
-	dict := array.NewStringBuilder(c.mem)
-	defer dict.Release()
-	dict.AppendValues(labels, nil)
-	d := dict.NewArray()
-	defer d.Release()
-	idx := array.NewInt32Builder(c.mem)
-	defer idx.Release()
-	idx.AppendValues(fixed, valid)
-	ix := idx.NewArray()
-	defer ix.Release()
-	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-	c.add(name, array.NewDictionaryArray(typ, ix, d))
+	c.dictionary(name, labels, fixed, valid)
 }
 
 // optionalFloat64s adds a float column where NaN, the model's mark of an

@@ -175,26 +175,15 @@ func (c *columns) nullableInt64s(name string, v []int64, valid []bool) {
 // nullableCategories adds a dictionary column of labels[codes[v]] for v in
 // [lo, hi), null where the code is None or codes is nil.
 func (c *columns) nullableCategories(name string, labels []string, codes []int32, lo, hi int32) {
-	n := int(hi - lo)
-	idx := array.NewInt32Builder(c.mem)
-	defer idx.Release()
-	idx.Reserve(n)
-	for v := lo; v < hi; v++ {
-		if codes == nil || codes[v] == kaleido.None {
-			idx.AppendNull()
-		} else {
-			idx.Append(codes[v])
+	fixed, valid := make([]int32, hi-lo), make([]bool, hi-lo)
+	if codes != nil {
+		for v := lo; v < hi; v++ {
+			if codes[v] != kaleido.None {
+				fixed[v-lo], valid[v-lo] = codes[v], true
+			}
 		}
 	}
-	ix := idx.NewArray()
-	defer ix.Release()
-	dict := array.NewStringBuilder(c.mem)
-	defer dict.Release()
-	dict.AppendValues(labels, nil)
-	d := dict.NewArray()
-	defer d.Release()
-	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-	c.add(name, array.NewDictionaryArray(typ, ix, d))
+	c.dictionary(name, labels, fixed, valid)
 }
 
 // TreeTableOptions tell how to read a tree table.

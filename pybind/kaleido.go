@@ -180,10 +180,7 @@ type kaleidoPlotOptions struct {
 func (k *Kaleidoscope) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
 	o := kaleidoPlotOptions{Format: "png", View: plots.KaleidoscopeByPE}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	f, err := plots.ParseFormat(o.Format)
+	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}

@@ -208,10 +208,7 @@ type qualityPlotOptions struct {
 func (m *MicroModel) PlotQuality(options string) (img []byte, err error) {
 	defer guard(&err)
 	o := qualityPlotOptions{plotOptions: plotOptions{Format: "png"}}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	f, err := plots.ParseFormat(o.Format)
+	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -259,10 +256,7 @@ type plotOptions struct {
 func (a *Aggregation) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
 	o := plotOptions{Format: "png"}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	f, err := plots.ParseFormat(o.Format)
+	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}

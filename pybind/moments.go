@@ -138,19 +138,26 @@ func resultMoments(r *moments.Result, by moments.By, opt moments.Options, source
 	}, nil
 }
 
+// parseResourceMoments decodes the options of the moments of a trace's
+// resources, states or nodes (Trace.Moments, MomentsFromFile).
+func parseResourceMoments(options string) (moments.By, moments.Options, error) {
+	o, opt, err := parseMomentsOptions(options)
+	if err != nil {
+		return 0, opt, err
+	}
+	by, err := moments.ParseBy(o.By)
+	opt.ByState = by == moments.ByState
+	return by, opt, err
+}
+
 // Moments computes the moments of utilization of the trace's resources;
 // options is a JSON object (see momentsOptions).
 func (t *Trace) Moments(options string) (m *Moments, err error) {
 	defer guard(&err)
-	o, opt, err := parseMomentsOptions(options)
+	by, opt, err := parseResourceMoments(options)
 	if err != nil {
 		return nil, err
 	}
-	by, err := moments.ParseBy(o.By)
-	if err != nil {
-		return nil, err
-	}
-	opt.ByState = by == moments.ByState
 	r, err := moments.Compute(t.t, opt)
 	if err != nil {
 		return nil, err
@@ -167,15 +174,10 @@ func (t *Trace) Moments(options string) (m *Moments, err error) {
 // its events: memory grows with the number of resources, not of states.
 func MomentsFromFile(path, format, options string) (m *Moments, err error) {
 	defer guard(&err)
-	o, opt, err := parseMomentsOptions(options)
+	by, opt, err := parseResourceMoments(options)
 	if err != nil {
 		return nil, err
 	}
-	by, err := moments.ParseBy(o.By)
-	if err != nil {
-		return nil, err
-	}
-	opt.ByState = by == moments.ByState
 	acc, err := moments.New(opt)
 	if err != nil {
 		return nil, err
@@ -225,10 +227,7 @@ func (m *Moments) Table(addr uintptr) (err error) {
 func (m *Moments) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
 	o := plotOptions{Format: "png"}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	f, err := plots.ParseFormat(o.Format)
+	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}

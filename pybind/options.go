@@ -6,6 +6,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/plots"
 )
 
 // Options arrive from Python as JSON objects: the facade stays a handful
@@ -33,4 +34,14 @@ func seconds(name string, s *float64) (*trace.Time, error) {
 		return nil, errs.Argument(name, "%v s is out of range", *s)
 	}
 	return &t, nil
+}
+
+// decodePlotOptions decodes the options of a Plot method into o, whose
+// field format names the image format (defaulted by the caller), and
+// returns that format.
+func decodePlotOptions(js string, o any, format *string) (plots.Format, error) {
+	if err := decodeOptions(js, o); err != nil {
+		return "", err
+	}
+	return plots.ParseFormat(*format)
 }

@@ -302,10 +302,7 @@ func (g *Topology) Plot(options string) (img []byte, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	o := topoPlotOptions{Format: "png", Width: 960, Height: 820}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	f, err := plots.ParseFormat(o.Format)
+	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}

@@ -95,10 +95,7 @@ type treemapPlotOptions struct {
 func (a *Aggregation) PlotTreemap(options string) (img []byte, err error) {
 	defer guard(&err)
 	o := treemapPlotOptions{plotOptions: plotOptions{Format: "png"}}
-	if err := decodeOptions(options, &o); err != nil {
-		return nil, err
-	}
-	f, err := plots.ParseFormat(o.Format)
+	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}
