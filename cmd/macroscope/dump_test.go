@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -129,7 +128,7 @@ func TestDumpAgainstPjDump(t *testing.T) {
 					compared.Add(1)
 					if got.status != want.status || got.stdout != want.stdout || got.stderr != want.stderr || !equalFiles(got.files, want.files) {
 						t.Errorf("%v: differs from pj_dump: status %d (pj_dump %d), stderr %q (pj_dump %q)\n%s",
-							v, got.status, want.status, got.stderr, want.stderr, firstDiff(got.stdout, want.stdout))
+							v, got.status, want.status, got.stderr, want.stderr, tracetest.FirstDiff(got.stdout, want.stdout))
 					}
 				}
 			})
@@ -165,7 +164,7 @@ func TestDumpStdinAndMissingFile(t *testing.T) {
 		got := execute(t, bin, append([]string{"dump"}, c.args...), c.stdin)
 		if got.status != want.status || got.stdout != want.stdout || got.stderr != want.stderr {
 			t.Errorf("%v: status %d (pj_dump %d), stderr %q (pj_dump %q)\n%s", c.args, got.status, want.status,
-				got.stderr, want.stderr, firstDiff(got.stdout, want.stdout))
+				got.stderr, want.stderr, tracetest.FirstDiff(got.stdout, want.stdout))
 		}
 	}
 }
@@ -180,24 +179,6 @@ func equalFiles(a, b map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n  got:  " + gl + "\n  want: " + wl
-		}
-	}
-	return "(same output)"
 }
 
 func TestParseDumpArgs(t *testing.T) {

@@ -121,7 +121,7 @@ func TestOracles(t *testing.T) {
 			continue
 		}
 		if got != string(want) {
-			t.Errorf("%s (%s): output differs from the oracle:\n%s", file, command, firstDiff(got, string(want)))
+			t.Errorf("%s (%s): output differs from the oracle:\n%s", file, command, tracetest.FirstDiff(got, string(want)))
 		}
 		compared++
 	}
@@ -162,7 +162,7 @@ func TestLivePjDump(t *testing.T) {
 					t.Fatalf("pj_dump reads the trace but we fail: %s", got)
 				}
 				if got != want {
-					t.Errorf("output differs from pj_dump %v:\n%s", v.args, firstDiff(got, want))
+					t.Errorf("output differs from pj_dump %v:\n%s", v.args, tracetest.FirstDiff(got, want))
 				}
 			})
 		}
@@ -193,25 +193,6 @@ func livePjDump(t *testing.T, bin string, args []string, path string) (stdout, s
 		return o.String() + e.String(), err.Error()
 	}
 	return o.String(), ""
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + itoa(i+1) + ":\n  got:  " + gl + "\n  want: " + wl +
-				"\n(" + itoa(len(g)) + " lines against " + itoa(len(w)) + ")"
-		}
-	}
-	return "(same lines)"
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // probes are small traces that exercise one rule of PajeNG's simulation
@@ -69,7 +71,7 @@ func TestProbesAgainstPjDump(t *testing.T) {
 			got, failed := dump(t, path, v.r, PajeNG136)
 			if failed != (wantErr != "") || got != want {
 				t.Errorf("%s %v: differs from pj_dump (ours failed: %v, pj_dump: %q)\n%s\n--- ours:\n%s--- pj_dump:\n%s",
-					p.name, v.args, failed, wantErr, firstDiff(got, want), got, want)
+					p.name, v.args, failed, wantErr, tracetest.FirstDiff(got, want), got, want)
 			}
 		}
 	}
