@@ -137,3 +137,11 @@ func New(kind Kind, in Input, opt Options) (Engine, error) {
 	_, err := ParseKind(string(kind))
 	return nil, err
 }
+
+// prepare checks the input of an engine and completes its options.
+func prepare(in Input, opt Options) (Options, error) {
+	if err := in.validate(); err != nil {
+		return opt, err
+	}
+	return opt.withDefaults()
+}

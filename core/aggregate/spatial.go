@@ -34,10 +34,7 @@ type Spatial struct {
 // NewSpatial prepares the spatial aggregation of in over opt.Window (the
 // whole model when nil).
 func NewSpatial(in Input, opt Options) (*Spatial, error) {
-	if err := in.validate(); err != nil {
-		return nil, err
-	}
-	opt, err := opt.withDefaults()
+	opt, err := prepare(in, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -62,10 +62,7 @@ type Spatiotemporal struct {
 
 // NewSpatiotemporal prepares the aggregation of in.
 func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
-	if err := in.validate(); err != nil {
-		return nil, err
-	}
-	opt, err := opt.withDefaults()
+	opt, err := prepare(in, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -30,10 +30,7 @@ type Temporal struct {
 // NewTemporal prepares the temporal aggregation of in: the qualities of
 // every interval, summed over resources, in O(resources T^2 states).
 func NewTemporal(in Input, opt Options) (*Temporal, error) {
-	if err := in.validate(); err != nil {
-		return nil, err
-	}
-	opt, err := opt.withDefaults()
+	opt, err := prepare(in, opt)
 	if err != nil {
 		return nil, err
 	}
