@@ -134,4 +134,7 @@ type ReadOptions struct {
 	// ErrCanceled soon after (it looks at least every few megabytes of
 	// input), leaving the sink with part of the trace, to be discarded.
 	Cancel <-chan struct{}
+	// Notes, if set, receives what the reader skipped, tolerated or found
+	// missing (see Notes; readers call o.Skip, o.Warn, o.Incomplete).
+	Notes *Notes
 }

@@ -1,0 +1,236 @@
+package ingest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Format describes a trace format and opens its files.
+type Format struct {
+	// Name is the format's identifier, as users spell it (format="paje").
+	Name string
+	// Summary says in a line what writes such files.
+	Summary string
+	// Extensions are the lower-case file name endings of the format, with
+	// the dot (".prv"). Compressed variants need not be listed: detection
+	// strips ".gz", ".bz2" and ".zst" first.
+	Extensions []string
+	// Sniff reports whether the first bytes of a file (decompressed) look
+	// like this format; nil if the content cannot tell.
+	Sniff func(head []byte) bool
+	// SniffDir reports whether a directory holds a trace of this format
+	// (an OTF2 archive, a database); nil for single-file formats.
+	SniffDir func(dir string) bool
+	// Options are the options the reader takes, besides those every
+	// reader takes (trace.ReadOptions).
+	Options []Option
+	// Open checks the options and prepares the read of the trace at path.
+	// It may look at the file (to find companion files, to check a
+	// header) but does not read the trace.
+	Open func(path string, opt Values) (*Source, error)
+}
+
+// Source is an opened trace, ready to be streamed, once or several times.
+type Source struct {
+	// Read streams the trace into sink.
+	Read func(sink trace.Sink, opt trace.ReadOptions) error
+	// Probe, if not nil, guesses the first and last instants of the trace
+	// cheaply, without reading it all; ok is false when it cannot tell.
+	Probe func() (start, end trace.Time, ok bool)
+	// StartOrdered tells that the states of each container and type come
+	// in the order they start, each before the states nested in it
+	// (pj_dump's tables), rather than in the order they end.
+	StartOrdered bool
+	// Whole tells that the reader holds the whole input in memory before
+	// it delivers anything (JSON, databases): streaming the model from it
+	// would save nothing, so the model builder reads it into memory once.
+	Whole bool
+	// Files are the files the trace is made of, for the record.
+	Files []string
+}
+
+// OptionKind is the type of an option's value.
+type OptionKind uint8
+
+// The kinds of option values.
+const (
+	Bool    OptionKind = iota // true or false
+	String                    // any text; Choices, if set, lists the accepted ones
+	Strings                   // a list of texts
+	Int                       // an integer
+)
+
+func (k OptionKind) String() string {
+	switch k {
+	case Bool:
+		return "bool"
+	case String:
+		return "str"
+	case Strings:
+		return "list[str]"
+	case Int:
+		return "int"
+	}
+	return "?"
+}
+
+// Option is an option of a reader.
+type Option struct {
+	Name    string
+	Kind    OptionKind
+	Default any      // the value when the option is not given
+	Choices []string // String options only: the accepted values (empty: any)
+	Doc     string
+}
+
+// Values are the options a user gave, by name, as JSON decodes them (bool,
+// string, float64, []any) or as Go code sets them (bool, string, int,
+// []string).
+type Values map[string]any
+
+// Check verifies that every value in v is an option of f, of its kind,
+// and returns the values completed with the defaults, converted to the
+// option's Go type (bool, string, []string, int).
+func (f Format) Check(v Values) (Values, error) {
+	out := Values{}
+	byName := map[string]Option{}
+	for _, o := range f.Options {
+		byName[o.Name] = o
+		if o.Default != nil {
+			out[o.Name] = o.Default
+		}
+	}
+	names := make([]string, 0, len(v))
+	for name := range v {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		o, ok := byName[name]
+		if !ok {
+			return nil, errs.Argument(name, "is not an option of the %s reader (%s)", f.Name, f.optionList())
+		}
+		val, err := o.convert(v[name])
+		if err != nil {
+			return nil, err
+		}
+		out[name] = val
+	}
+	return out, nil
+}
+
+func (f Format) optionList() string {
+	if len(f.Options) == 0 {
+		return "it takes none"
+	}
+	names := make([]string, len(f.Options))
+	for i, o := range f.Options {
+		names[i] = o.Name
+	}
+	return "it takes " + strings.Join(names, ", ")
+}
+
+func (o Option) convert(v any) (any, error) {
+	bad := func() error { return errs.Argument(o.Name, "wants a %s, not %v (%T)", o.Kind, v, v) }
+	switch o.Kind {
+	case Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, bad()
+		}
+		return b, nil
+	case String:
+		s, ok := v.(string)
+		if !ok {
+			return nil, bad()
+		}
+		if len(o.Choices) > 0 {
+			for _, c := range o.Choices {
+				if s == c {
+					return s, nil
+				}
+			}
+			return nil, errs.Argument(o.Name, "%q is not one of %s", s, strings.Join(o.Choices, ", "))
+		}
+		return s, nil
+	case Strings:
+		switch l := v.(type) {
+		case []string:
+			return l, nil
+		case []any:
+			out := make([]string, len(l))
+			for i, e := range l {
+				s, ok := e.(string)
+				if !ok {
+					return nil, bad()
+				}
+				out[i] = s
+			}
+			return out, nil
+		case string:
+			return []string{l}, nil
+		}
+		return nil, bad()
+	case Int:
+		switch n := v.(type) {
+		case int:
+			return n, nil
+		case int64:
+			return int(n), nil
+		case float64:
+			if n != float64(int(n)) {
+				return nil, bad()
+			}
+			return int(n), nil
+		}
+		return nil, bad()
+	}
+	return nil, fmt.Errorf("option %s: unknown kind %d", o.Name, o.Kind)
+}
+
+// Bool returns the boolean option name (false if absent).
+func (v Values) Bool(name string) bool {
+	b, _ := v[name].(bool)
+	return b
+}
+
+// String returns the text option name ("" if absent).
+func (v Values) String(name string) string {
+	s, _ := v[name].(string)
+	return s
+}
+
+// Strings returns the list option name (nil if absent).
+func (v Values) Strings(name string) []string {
+	l, _ := v[name].([]string)
+	return l
+}
+
+// Int returns the integer option name (0 if absent).
+func (v Values) Int(name string) int {
+	n, _ := v[name].(int)
+	return n
+}
+
+// Has reports whether option name was given or has a default.
+func (v Values) Has(name string) bool {
+	_, ok := v[name]
+	return ok
+}
+
+// ReadFunc adapts a reader's plain entry point to a Source's Read.
+func ReadFunc(path string, read func(path string, sink trace.Sink, opt trace.ReadOptions) error) func(trace.Sink, trace.ReadOptions) error {
+	return func(sink trace.Sink, opt trace.ReadOptions) error { return read(path, sink, opt) }
+}
+
+// Simple returns a Format's Open for a reader without options that reads
+// one file or directory with read.
+func Simple(read func(path string, sink trace.Sink, opt trace.ReadOptions) error) func(string, Values) (*Source, error) {
+	return func(path string, _ Values) (*Source, error) {
+		return &Source{Read: ReadFunc(path, read), Files: []string{path}}, nil
+	}
+}

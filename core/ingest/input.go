@@ -1,0 +1,190 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// Compression names a compression of the input, recognised by its magic
+// bytes.
+type Compression uint8
+
+// The compressions readers undo.
+const (
+	Plain Compression = iota
+	Gzip
+	Bzip2
+	Zstd
+)
+
+func (c Compression) String() string {
+	return [...]string{"plain", "gzip", "bzip2", "zstd"}[c]
+}
+
+// CompressedExtensions are the file name endings of compressed files,
+// stripped before a format is told by its extension.
+var CompressedExtensions = []string{".gz", ".bz2", ".zst", ".zstd"}
+
+// StripCompressed returns name without a compression extension.
+func StripCompressed(name string) string {
+	lower := strings.ToLower(name)
+	for _, ext := range CompressedExtensions {
+		if strings.HasSuffix(lower, ext) {
+			return name[:len(name)-len(ext)]
+		}
+	}
+	return name
+}
+
+// Sniff tells the compression of a stream from its first bytes.
+func Sniff(head []byte) Compression {
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return Gzip
+	case len(head) >= 3 && bytes.HasPrefix(head, []byte("BZh")) && (len(head) < 4 || head[3] >= '1' && head[3] <= '9'):
+		return Bzip2
+	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return Zstd
+	}
+	return Plain
+}
+
+// DefaultMaxDecompressed bounds what a compressed input may expand to,
+// unless the reader is told otherwise: decompression bombs stop with an
+// error instead of filling the memory or the disk.
+const DefaultMaxDecompressed int64 = 64 << 30
+
+// ErrTruncated is the cause of the error on compressed input that ends in
+// the middle of its data.
+var ErrTruncated = errors.New("compressed data is truncated")
+
+// Decompress returns a reader of br's content, decompressed if br starts
+// with the magic bytes of gzip, bzip2 or zstd, and a function that
+// releases the decompressor. name labels errors. The reader fails with a
+// FormatError once more than limit bytes came out (limit <= 0: no limit),
+// and with ErrTruncated when compressed data ends early.
+func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), error) {
+	head, err := br.Peek(4)
+	if err != nil && err != io.EOF {
+		return nil, nil, &errs.FormatError{File: name, Err: err}
+	}
+	var r io.Reader
+	release := func() {}
+	c := Sniff(head)
+	switch c {
+	case Plain:
+		return br, release, nil
+	case Gzip:
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, &errs.FormatError{File: name, Err: fmt.Errorf("broken gzip header: %w", err)}
+		}
+		r, release = gz, func() { gz.Close() }
+	case Bzip2:
+		r = bzip2.NewReader(br)
+	case Zstd:
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, nil, &errs.FormatError{File: name, Err: fmt.Errorf("broken zstd header: %w", err)}
+		}
+		r, release = zr, zr.Close
+	}
+	return &decompressed{r: r, name: name, kind: c, limit: limit}, release, nil
+}
+
+// decompressed counts what comes out of a decompressor, stops past the
+// limit and names the errors.
+type decompressed struct {
+	r     io.Reader
+	name  string
+	kind  Compression
+	n     int64
+	limit int64
+}
+
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	if d.limit > 0 && d.n > d.limit {
+		return n, &errs.FormatError{File: d.name, Err: fmt.Errorf(
+			"%s data expands past %d bytes, the limit (a decompression bomb?); raise max_decompressed to read it", d.kind, d.limit)}
+	}
+	switch {
+	case err == nil || err == io.EOF:
+		return n, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return n, &errs.FormatError{File: d.name, Err: ErrTruncated}
+	}
+	var fe *errs.FormatError
+	if errors.As(err, &fe) {
+		return n, err
+	}
+	return n, &errs.FormatError{File: d.name, Err: fmt.Errorf("%s: %w", d.kind, err)}
+}
+
+// CheckPath refuses what is neither a regular file nor a directory
+// (devices, FIFOs, sockets): reading /dev/zero never ends, and a FIFO
+// with no writer blocks forever.
+func CheckPath(path string) (os.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, errs.Format(path, 0, "is not a regular file (%s): only files and directories are read", kindOf(st.Mode()))
+	}
+	return st, nil
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// Head returns up to n bytes of the file at path, decompressed if it is
+// compressed.
+func Head(path string, n int) ([]byte, error) {
+	if _, err := CheckPath(path); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, release, err := Decompress(bufio.NewReader(f), path, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	head := make([]byte, n)
+	k, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		var fe *errs.FormatError
+		if errors.As(err, &fe) && errors.Is(err, ErrTruncated) {
+			return head[:k], nil
+		}
+		return nil, err
+	}
+	return head[:k], nil
+}

@@ -1,0 +1,111 @@
+package trace
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Notes collect what a reader skipped, tolerated or found missing, so that
+// the user is told (trace.warnings, the command's output) instead of
+// getting a smaller trace without a word. A nil *Notes ignores everything,
+// so readers call its methods without checking.
+type Notes struct {
+	mu         sync.Mutex
+	skipped    map[string]int64
+	order      []string
+	warnings   []string
+	incomplete []string
+}
+
+// Skip counts n entries of the given kind ("events of phase 'P'") that
+// the reader did not model.
+func (n *Notes) Skip(what string, count int64) {
+	if n == nil || count == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.skipped == nil {
+		n.skipped = map[string]int64{}
+	}
+	if _, ok := n.skipped[what]; !ok {
+		n.order = append(n.order, what)
+	}
+	n.skipped[what] += count
+}
+
+// Warn records a remark about the input, worded like fmt.Sprintf.
+func (n *Notes) Warn(format string, args ...any) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.warnings = append(n.warnings, fmt.Sprintf(format, args...))
+}
+
+// Incomplete records that the trace read lacks part of what the input was
+// meant to hold (a cut last record, a missing companion file), and why.
+func (n *Notes) Incomplete(format string, args ...any) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.incomplete = append(n.incomplete, fmt.Sprintf(format, args...))
+}
+
+// Skipped returns the counts of what was skipped, by kind.
+func (n *Notes) Skipped() map[string]int64 {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[string]int64, len(n.skipped))
+	for k, v := range n.skipped {
+		out[k] = v
+	}
+	return out
+}
+
+// IncompleteReasons returns why the trace is incomplete; none if it is
+// complete.
+func (n *Notes) IncompleteReasons() []string {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.incomplete...)
+}
+
+// Messages words every note for the user: the reasons the trace is
+// incomplete, the warnings, then one line per kind of skipped entry, in the
+// order first met.
+func (n *Notes) Messages() []string {
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []string
+	for _, r := range n.incomplete {
+		out = append(out, "incomplete: "+r)
+	}
+	out = append(out, n.warnings...)
+	for _, what := range n.order {
+		out = append(out, fmt.Sprintf("skipped %d %s", n.skipped[what], what))
+	}
+	return out
+}
+
+// Skip counts entries the reader did not model (see Notes.Skip).
+func (o ReadOptions) Skip(what string, count int64) { o.Notes.Skip(what, count) }
+
+// Warn records a remark about the input (see Notes.Warn).
+func (o ReadOptions) Warn(format string, args ...any) { o.Notes.Warn(format, args...) }
+
+// Incomplete records that part of the input is missing (see
+// Notes.Incomplete).
+func (o ReadOptions) Incomplete(format string, args ...any) { o.Notes.Incomplete(format, args...) }
