@@ -27,6 +27,7 @@ setup: $(VENV)/.installed
 
 # The virtual environment with the test and notebook dependencies.
 $(VENV)/.deps: pyproject.toml
+	@echo "Creating $(VENV) and installing the Python dependencies"
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) -m pip install --quiet "pybindgen>=0.22.1" "hatchling>=1.25" \
@@ -36,8 +37,14 @@ $(VENV)/.deps: pyproject.toml
 	touch $@
 
 # The package itself: gopy compiles the Go core into one extension module.
+# pip is quiet but for the build hook's progress lines; its whole output
+# is in build/pip.log, printed if the build fails.
 $(VENV)/.installed: $(VENV)/.deps $(GO_SOURCES) $(PY_SOURCES) go.mod go.sum
-	$(VPY) -m pip install --quiet --no-deps --no-build-isolation --force-reinstall .
+	@echo "Building the Go extension (minutes the first time; log in build/pip.log)"
+	@mkdir -p build
+	@bash -o pipefail -c '$(VPY) -m pip install -v --no-deps --no-build-isolation --force-reinstall . 2>&1 \
+		| tee build/pip.log | { grep --line-buffered "^macroscope build:" || true; }' \
+		|| { tail -n 60 build/pip.log; exit 1; }
 	touch $@
 
 go-test:

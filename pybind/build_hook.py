@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
@@ -53,6 +55,26 @@ class GopyBuildHook(BuildHookInterface):
             shutil.rmtree(out, ignore_errors=True)
 
 
+def say(message):
+    # The Makefile shows the lines that start so while pip works quietly.
+    print("macroscope build:", message, flush=True)
+
+
 def run(cmd, cwd, env):
-    print("+", " ".join(cmd), flush=True)
-    subprocess.run(cmd, cwd=cwd, env=env, check=True)
+    """Run cmd, saying every 15 s that it still works: compiling the Go core
+    takes minutes the first time, which should not look like a hang."""
+    say(" ".join(cmd))
+    began = time.monotonic()
+    done = threading.Event()
+
+    def heartbeat():
+        while not done.wait(15):
+            say(f"still compiling ({time.monotonic() - began:.0f} s)")
+
+    beat = threading.Thread(target=heartbeat, daemon=True)
+    beat.start()
+    try:
+        subprocess.run(cmd, cwd=cwd, env=env, check=True)
+    finally:
+        done.set()
+    say(f"done in {time.monotonic() - began:.0f} s")

@@ -1,10 +1,8 @@
 package pybind
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -13,9 +11,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/paje"
-	"github.com/macroscope-hpc/macroscope/core/paraver"
-	"github.com/macroscope-hpc/macroscope/core/pjcsv"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -42,39 +38,39 @@ type Reading struct {
 // and stop when it is canceled.
 func newReading() (*Reading, trace.ReadOptions) {
 	r := &Reading{done: make(chan struct{}), cancel: make(chan struct{})}
-	return r, trace.ReadOptions{Cancel: r.cancel, Progress: func(done, total int64) {
+	return r, trace.ReadOptions{Cancel: r.cancel, Notes: &trace.Notes{}, Progress: func(done, total int64) {
 		r.read.Store(done)
 		r.total.Store(total)
 	}}
 }
 
-// parseReadOptions decodes the options of StartRead (readOptions); an
-// unknown option is an error.
-func parseReadOptions(options string) (readOptions, error) {
-	var o readOptions
-	dec := json.NewDecoder(strings.NewReader(options))
-	dec.DisallowUnknownFields()
+// openTrace opens the trace at path through the registry's door;
+// options is a JSON object of the reader's options, with "format" naming
+// the format (detected when absent). The options are checked against the
+// format's (an option of another format is an error).
+func openTrace(path string, options string) (*ingest.Source, string, error) {
+	values := ingest.Values{}
 	if options != "" {
-		if err := dec.Decode(&o); err != nil {
-			return o, errs.Argument("options", "%v", err)
+		dec := json.NewDecoder(strings.NewReader(options))
+		if err := dec.Decode(&values); err != nil {
+			return nil, "", errs.Argument("options", "%v", err)
 		}
 	}
-	return o, nil
+	format, _ := values["format"].(string)
+	delete(values, "format")
+	src, f, err := formats.Open(path, format, values)
+	if err != nil {
+		return nil, "", err
+	}
+	return src, f.Name, nil
 }
 
-// readOptions mirror the keyword arguments of macroscope.read and the
-// per-format readers. Pointers tell an option given from one left out, so
-// that an option the format does not have is an error, not ignored.
-type readOptions struct {
-	Format string   `json:"format"`
-	Paths  []string `json:"paths"` // Pajé only: more files read after the first, as one trace
-	// Pajé.
-	Strict                *bool `json:"strict"`
-	IgnoreIncompleteLinks *bool `json:"ignore_incomplete_links"`
-	// Paraver.
-	View *string `json:"view"`
-	// pj_dump tables.
-	SkipInverted *bool `json:"skip_inverted"`
+// Formats describes every format and the options of its reader, as JSON:
+// the Python package builds its readers' signatures from it.
+func Formats() (js string, err error) {
+	defer guard(&err)
+	b, err := json.Marshal(formats.Describe())
+	return string(b), err
 }
 
 // StartRead starts reading the trace at path in the background; options
@@ -83,20 +79,16 @@ type readOptions struct {
 // once.
 func StartRead(path string, options string) (r *Reading, err error) {
 	defer guard(&err)
-	o, err := parseReadOptions(options)
-	if err != nil {
-		return nil, err
-	}
-	read, format, err := o.reader(path)
+	src, format, err := openTrace(path, options)
 	if err != nil {
 		return nil, err
 	}
 	r, opt := newReading()
 	go r.run(func() error {
-		t := trace.New(append([]string{path}, o.Paths...)...)
-		warnings, err := read(t, opt)
+		t := trace.New(src.Files...)
+		err := src.Read(t, opt)
 		if err == nil {
-			r.trace = &Trace{t: t, format: format, warnings: warnings}
+			r.trace = &Trace{t: t, format: format, warnings: opt.Notes.Messages(), notes: opt.Notes}
 		}
 		return err
 	})
@@ -168,93 +160,3 @@ func (r *Reading) Model() (m *MicroModel, err error) {
 	return r.model, r.err
 }
 
-// readFunc streams a trace into sink and returns the warnings the read
-// gave.
-type readFunc func(sink trace.Sink, opt trace.ReadOptions) (warnings []string, err error)
-
-// reader chooses the reader for path and checks that the options given
-// are those of its format.
-func (o *readOptions) reader(path string) (readFunc, string, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, "", err
-	}
-	var f formats.Format
-	var err error
-	if o.Format == "" {
-		f, err = formats.Detect(path)
-	} else {
-		f, err = formats.ByName(o.Format)
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	foreign := map[string]bool{ // options of other formats that were given
-		"strict": o.Strict != nil && f.Name != "paje", "ignore_incomplete_links": o.IgnoreIncompleteLinks != nil && f.Name != "paje",
-		"view": o.View != nil && f.Name != "paraver", "skip_inverted": o.SkipInverted != nil && f.Name != "pjdump",
-		"paths": len(o.Paths) > 0 && f.Name != "paje",
-	}
-	for _, name := range []string{"strict", "ignore_incomplete_links", "view", "skip_inverted", "paths"} {
-		if foreign[name] {
-			return nil, "", errs.Argument(name, "is not an option of the %s reader", f.Name)
-		}
-	}
-	switch f.Name {
-	case "paje":
-		opt := paje.Options{}
-		if o.Strict != nil && *o.Strict {
-			opt = paje.PajeNG()
-		}
-		opt.IgnoreIncompleteLinks = o.IgnoreIncompleteLinks != nil && *o.IgnoreIncompleteLinks
-		paths := append([]string{path}, o.Paths...)
-		return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
-			opt.ReadOptions = ro
-			return nil, paje.ReadFiles(paths, t, opt)
-		}, f.Name, nil
-	case "paraver":
-		view := paraver.ByThread
-		if o.View != nil {
-			switch *o.View {
-			case "thread":
-			case "cpu":
-				view = paraver.ByCPU
-			default:
-				return nil, "", errs.Argument("view", "%q is not a view (thread or cpu)", *o.View)
-			}
-		}
-		return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
-			return nil, paraver.ReadView(path, view, t, ro)
-		}, f.Name, nil
-	case "pjdump":
-		skip := o.SkipInverted != nil && *o.SkipInverted
-		return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
-			var skipped []string
-			opt := pjcsv.Options{ReadOptions: ro}
-			if skip {
-				opt.OnInverted = func(file string, line int) { skipped = append(skipped, fmt.Sprintf("%s:%d", file, line)) }
-			}
-			if err := pjcsv.ReadWith(path, t, opt); err != nil {
-				return nil, err
-			}
-			return invertedWarning(skipped), nil
-		}, f.Name, nil
-	}
-	return func(t trace.Sink, ro trace.ReadOptions) ([]string, error) {
-		return nil, f.Read(path, t, ro)
-	}, f.Name, nil
-}
-
-// invertedWarning words the rows skip_inverted skipped, naming the first
-// few.
-func invertedWarning(rows []string) []string {
-	if len(rows) == 0 {
-		return nil
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "skipped %d row(s) ending before they start: ", len(rows))
-	const shown = 5
-	b.WriteString(strings.Join(rows[:min(len(rows), shown)], ", "))
-	if len(rows) > shown {
-		fmt.Fprintf(&b, " and %d more", len(rows)-shown)
-	}
-	return []string{b.String()}
-}

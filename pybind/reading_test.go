@@ -98,7 +98,9 @@ func TestReadingPanicSurfaces(t *testing.T) {
 func TestStartReadOptions(t *testing.T) {
 	cases := []struct{ path, options, kind, param, text string }{
 		{jacobi, `{"view":"cpu"}`, "argument", "view", "not an option of the paje reader"},
-		{jacobi, `{"vieww":"cpu"}`, "argument", "options", `unknown field "vieww"`},
+		{jacobi, `{"vieww":"cpu"}`, "argument", "vieww", `not an option of the paje reader (it takes strict`},
+		{jacobi, `{"strict":"yes"}`, "argument", "strict", `wants a bool`},
+		{jacobi, `[1]`, "argument", "options", `cannot unmarshal`},
 		{jacobi, `{"format":"xml"}`, "argument", "format", `unknown format "xml"`},
 		{"/no/such/trace.paje", "", "not_found", "", ""},
 	}

@@ -3,8 +3,6 @@ package pybind
 import (
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/paje"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // parseMicroOptions decodes the options of Trace.micro (microOptions).
@@ -34,43 +32,19 @@ func parseMicroOptions(options string) (micro.Options, error) {
 // reading starts are reported at once.
 func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) {
 	defer guard(&err)
-	o, err := parseReadOptions(options)
-	if err != nil {
-		return nil, err
-	}
 	opt, err := parseMicroOptions(modelOptions)
 	if err != nil {
 		return nil, err
 	}
-	read, format, err := o.reader(path)
+	src, format, err := openTrace(path, options)
 	if err != nil {
 		return nil, err
 	}
-	files := append([]string{path}, o.Paths...)
-	var probe micro.Probe
-	if format == "paje" {
-		po := paje.Options{}
-		if o.Strict != nil && *o.Strict {
-			po = paje.PajeNG()
-		}
-		probe = func() (trace.Time, trace.Time, bool) { return paje.Extent(files, po) }
-	}
+	files := src.Files
 	r, ro := newReading()
 	go r.run(func() error {
-		var warnings []string
-		src := func(sink trace.Sink, ro trace.ReadOptions) error {
-			var err error
-			warnings, err = read(sink, ro)
-			return err
-		}
-		var m *micro.Model
-		var sum *micro.Summary
-		var err error
-		if format == "chrome" { // its reader holds the whole document anyway
-			m, sum, err = micro.Load(src, opt, ro)
-		} else {
-			m, sum, err = micro.StreamWith(src, opt, ro, micro.StreamOptions{Probe: probe, StartOrdered: format == "pjdump"})
-		}
+		m, sum, err := micro.FromSource(src, opt, ro)
+		warnings := ro.Notes.Messages()
 		if err != nil {
 			return err
 		}

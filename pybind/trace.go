@@ -14,6 +14,7 @@ type Trace struct {
 	t        *trace.Trace
 	format   string   // the reader's name, "table" for a table of intervals
 	warnings []string // what the reader skipped, for Python to warn about
+	notes    *trace.Notes
 }
 
 // ReadPaje reads a Pajé trace file.
@@ -34,7 +35,8 @@ func (t *Trace) Summary() (js string, err error) {
 		"files": tr.Files, "start": tr.Start.Seconds(), "end": tr.End.Seconds(),
 		"containers": len(tr.Containers) - 1, "states": len(tr.States), "variables": len(tr.Variables),
 		"links": len(tr.Links), "events": len(tr.Events), "types": len(tr.Types),
-		"format": t.format, "warnings": t.warnings,
+		"format": t.format, "warnings": t.warnings, "skipped": t.notes.Skipped(),
+		"incomplete": t.notes.IncompleteReasons(),
 	})
 }
 

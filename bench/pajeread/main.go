@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -88,7 +89,11 @@ func main() {
 			r.Leaves = m.NumLeaves()
 		}
 	case "stream":
-		m, sum, err := micro.ReadFile(path, "paje", micro.Options{Slices: *slices, Depth: micro.Innermost}, trace.ReadOptions{})
+		src, _, err := formats.Open(path, "paje", nil)
+		if err != nil {
+			fail(err)
+		}
+		m, sum, err := micro.FromSource(src, micro.Options{Slices: *slices, Depth: micro.Innermost}, trace.ReadOptions{})
 		if err != nil {
 			fail(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -40,6 +41,8 @@ type cli struct {
 	usage  string // synopsis and description
 
 	format        *string // -format: the trace's format
+	readerFlags   nameList // -read name=value: options of the format's reader
+	readerOptions ingest.Values
 	startS, endS  *string // -start, -end
 	slices        *int    // -slices
 	out           *string // -out: directory of relative output files
@@ -87,6 +90,7 @@ func (c *cli) usageError() error {
 // traceFlags declares -format.
 func (c *cli) traceFlags() {
 	c.format = c.fs.String("format", "", "trace format ("+formatNames()+"); default: by extension or content")
+	c.fs.Var(&c.readerFlags, "read", "options of the format's reader, as name=value,... (e.g. strict=true, view=cpu, sort=true)")
 }
 
 // windowFlags declares -start and -end.
@@ -185,6 +189,16 @@ func (c *cli) parse(min, max int) error {
 			return err
 		}
 	}
+	if c.readerFlags.set {
+		c.readerOptions = ingest.Values{}
+		for _, nv := range c.readerFlags.names {
+			name, value, ok := strings.Cut(nv, "=")
+			if !ok {
+				return errs.Argument("read", "%q is not name=value", nv)
+			}
+			c.readerOptions[strings.TrimSpace(name)] = ingest.Text(strings.TrimSpace(value))
+		}
+	}
 	if c.figure != nil && *c.figure != "" {
 		if c.imgFormat, err = plots.ParseFormat(*c.figure); err != nil {
 			return errs.Argument("o", "%q: a figure is written as .png or .svg", *c.figure)
@@ -230,13 +244,33 @@ func (c *cli) sayTrace(path string, containers, states int, start, end trace.Tim
 	c.say("trace", "%s: %d containers, %d states, %.6g-%.6g s", path, containers, states, start.Seconds(), end.Seconds())
 }
 
+// open opens the trace through the registry's door, with the reader
+// options given on the command line.
+func (c *cli) open(path string) (*ingest.Source, error) {
+	src, _, err := formats.Open(path, *c.format, c.readerOptions)
+	return src, err
+}
+
+// sayNotes reports what the reader skipped, tolerated or found missing.
+func (c *cli) sayNotes(notes *trace.Notes) {
+	for _, m := range notes.Messages() {
+		c.say("warning", "%s", m)
+	}
+}
+
 // readTrace reads the whole trace into memory.
 func (c *cli) readTrace(path string) (*trace.Trace, error) {
-	t, err := formats.ReadFile(path, *c.format)
+	src, err := c.open(path)
 	if err != nil {
 		return nil, err
 	}
+	t := trace.New(src.Files...)
+	notes := &trace.Notes{}
+	if err := src.Read(t, trace.ReadOptions{Notes: notes}); err != nil {
+		return nil, err
+	}
 	c.sayTrace(path, len(t.Containers)-1, len(t.States), t.Start, t.End)
+	c.sayNotes(notes)
 	return t, nil
 }
 
@@ -244,9 +278,15 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 // events are not kept.
 func (c *cli) readModel(path string) (*micro.Model, error) {
 	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end}
-	m, sum, err := micro.ReadFile(path, *c.format, opt, trace.ReadOptions{})
+	src, err := c.open(path)
+	if err != nil {
+		return nil, err
+	}
+	notes := &trace.Notes{}
+	m, sum, err := micro.FromSource(src, opt, trace.ReadOptions{Notes: notes})
 	if sum != nil {
 		c.sayTrace(path, int(sum.Containers), int(sum.States), sum.Start, sum.End)
+		c.sayNotes(notes)
 	}
 	if err != nil {
 		return nil, err
@@ -359,13 +399,7 @@ func parseSeconds(name, s string) (*trace.Time, error) {
 	return &t, nil
 }
 
-func formatNames() string {
-	names := make([]string, len(formats.All))
-	for i, f := range formats.All {
-		names[i] = f.Name
-	}
-	return strings.Join(names, ", ")
-}
+func formatNames() string { return strings.Join(formats.Names(), ", ") }
 
 // nameList is a comma-separated list flag that remembers whether it was
 // given, so that "-busy=" (no state is busy) differs from no flag.

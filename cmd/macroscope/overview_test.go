@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -47,7 +49,11 @@ func TestOverviewOfAnOTF2Archive(t *testing.T) {
 // kind: a spatial partition is constant along every row of the figure, a
 // temporal one is not.
 func TestOverviewKinds(t *testing.T) {
-	m, _, err := micro.ReadFile(bundledTrace, "", micro.Options{Slices: 20, Depth: micro.Innermost}, trace.ReadOptions{})
+	src, _, err := formats.Open(bundledTrace, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := micro.FromSource(src, micro.Options{Slices: 20, Depth: micro.Innermost}, trace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,16 @@
-// Package formats finds the reader for a trace file and runs it: by the
-// name the user gives, else by the file's extension, else by its first
-// bytes.
+// Package formats is the registry of the trace formats Macroscope reads:
+// it finds the format of a file (by the name the user gives, else by the
+// file's extension, else by its first bytes or the files of its
+// directory) and opens it through the format's reader (package ingest).
+// Adding a format is one line in All.
 package formats
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/chrome"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/paraver"
@@ -21,94 +18,114 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// Format is a trace format Macroscope reads.
-type Format struct {
-	Name       string
-	Summary    string
-	Extensions []string // lower case, with the dot; ".gz" variants listed too
-	Read       func(path string, sink trace.Sink, opt trace.ReadOptions) error
-	// sniff reports whether the first bytes (decompressed) look like this
-	// format.
-	sniff func(head []byte) bool
+// All lists the formats, in the order detection tries them.
+var All = []ingest.Format{
+	paje.Format,
+	otf2.Format,
+	chrome.Format,
+	paraver.Format,
+	pjcsv.Format,
 }
 
-// All lists the formats, in the order detection tries them.
-var All = []Format{
-	{Name: "paje", Summary: "Pajé (PajeNG, SimGrid, StarPU, Akypuera)", Extensions: []string{".paje", ".trace"},
-		Read: paje.Read, sniff: looksPaje},
-	{Name: "otf2", Summary: "OTF2 archive (Score-P): the .otf2 anchor file or its directory", Extensions: []string{".otf2"},
-		Read: otf2.Read},
-	{Name: "chrome", Summary: "Chrome/Perfetto trace-event JSON (PyTorch Kineto, PerfFlowAspect), plain or gzip",
-		Extensions: []string{".json", ".json.gz", ".pfw"}, Read: chrome.Read, sniff: looksJSON},
-	{Name: "paraver", Summary: "Paraver .prv (with .pcf and .row beside it)", Extensions: []string{".prv", ".prv.gz"},
-		Read: paraver.Read, sniff: func(h []byte) bool { return bytes.HasPrefix(h, []byte("#Paraver")) }},
-	{Name: "pjdump", Summary: "pj_dump CSV output, or a StarVZ directory of split CSV files",
-		Extensions: []string{".csv", ".csv.gz"}, Read: pjcsv.Read, sniff: looksPjdump},
+// Names returns the names of the formats, in the order of All.
+func Names() []string {
+	names := make([]string, len(All))
+	for i, f := range All {
+		names[i] = f.Name
+	}
+	return names
 }
 
 // ByName returns the format called name.
-func ByName(name string) (Format, error) {
+func ByName(name string) (ingest.Format, error) {
 	for _, f := range All {
 		if f.Name == name {
 			return f, nil
 		}
 	}
-	names := make([]string, len(All))
-	for i, f := range All {
-		names[i] = f.Name
-	}
-	return Format{}, errs.Argument("format", "unknown format %q (one of %s)", name, strings.Join(names, ", "))
+	return ingest.Format{}, errs.Argument("format", "unknown format %q (one of %s)", name, strings.Join(Names(), ", "))
 }
 
-// Detect chooses the format of path.
-func Detect(path string) (Format, error) {
-	st, err := os.Stat(path)
+// Detect chooses the format of path: for a directory, the first format
+// that recognises its files; for a file, its extension (compression
+// extensions stripped), else its first bytes (decompressed).
+func Detect(path string) (ingest.Format, error) {
+	st, err := ingest.CheckPath(path)
 	if err != nil {
-		return Format{}, err
+		return ingest.Format{}, err
 	}
 	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "traces.otf2")); err == nil {
-			return ByName("otf2")
-		}
-		if files, err := pjcsv.Files(path); err == nil && len(files) > 0 {
-			return ByName("pjdump")
-		}
-		return Format{}, errs.Argument("path", "%s is a directory holding neither an OTF2 archive nor pj_dump files", path)
-	}
-	lower := strings.ToLower(path)
-	for _, f := range All {
-		for _, ext := range f.Extensions {
-			if strings.HasSuffix(lower, ext) {
+		for _, f := range All {
+			if f.SniffDir != nil && f.SniffDir(path) {
 				return f, nil
 			}
 		}
+		return ingest.Format{}, errs.Format(path, 0, "is a directory holding no trace Macroscope knows (%s)", strings.Join(Names(), ", "))
 	}
-	head, err := firstBytes(path, 512)
+	head, err := ingest.Head(path, 4096)
 	if err != nil {
-		return Format{}, err
+		return ingest.Format{}, err
 	}
+	lower := strings.ToLower(ingest.StripCompressed(path))
+	var byExt []ingest.Format
 	for _, f := range All {
-		if f.sniff != nil && f.sniff(head) {
+		for _, ext := range f.Extensions {
+			if strings.HasSuffix(lower, ext) {
+				byExt = append(byExt, f)
+			}
+		}
+	}
+	// The extension decides, unless its formats' content tells otherwise
+	// (.json and .trace are written by more than one producer).
+	for _, f := range byExt {
+		if f.Sniff == nil || f.Sniff(head) {
 			return f, nil
 		}
 	}
-	return Format{}, errs.Format(path, 1, "cannot tell the trace format from the name or the content; name it (format=...)")
+	for _, f := range All {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f, nil
+		}
+	}
+	if len(byExt) > 0 {
+		return byExt[0], nil // its reader says what is wrong
+	}
+	return ingest.Format{}, errs.Format(path, 0, "cannot tell the trace format from the name or the content; name it (format=..., one of %s)",
+		strings.Join(Names(), ", "))
+}
+
+// Open finds the format of path (named, or detected when name is "") and
+// opens the trace with the options given, checked against the format's.
+func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, error) {
+	if _, err := ingest.CheckPath(path); err != nil {
+		return nil, ingest.Format{}, err
+	}
+	var f ingest.Format
+	var err error
+	if name == "" {
+		f, err = Detect(path)
+	} else {
+		f, err = ByName(name)
+	}
+	if err != nil {
+		return nil, f, err
+	}
+	checked, err := f.Check(opt)
+	if err != nil {
+		return nil, f, err
+	}
+	src, err := f.Open(path, checked)
+	return src, f, err
 }
 
 // Read streams the trace at path into sink, with the reader named format
-// ("" to detect it).
+// ("" to detect it) and its default options.
 func Read(path, format string, sink trace.Sink, opt trace.ReadOptions) error {
-	var f Format
-	var err error
-	if format == "" {
-		f, err = Detect(path)
-	} else {
-		f, err = ByName(format)
-	}
+	src, _, err := Open(path, format, nil)
 	if err != nil {
 		return err
 	}
-	return f.Read(path, sink, opt)
+	return src.Read(sink, opt)
 }
 
 // ReadFile reads a whole trace into memory.
@@ -120,49 +137,35 @@ func ReadFile(path, format string) (*trace.Trace, error) {
 	return t, nil
 }
 
-// firstBytes returns up to n bytes of the file, decompressed if gzip.
-func firstBytes(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		if r, err = gzip.NewReader(br); err != nil {
-			return nil, errs.Format(path, 0, "broken gzip header: %v", err)
+// Describe lists every format with its options, for the front ends: the
+// Python package takes the names of its readers' options from here.
+func Describe() []Description {
+	out := make([]Description, len(All))
+	for i, f := range All {
+		d := Description{Name: f.Name, Summary: f.Summary, Extensions: f.Extensions, Directory: f.SniffDir != nil}
+		for _, o := range f.Options {
+			d.Options = append(d.Options, OptionDescription{Name: o.Name, Kind: o.Kind.String(), Default: o.Default,
+				Choices: o.Choices, Doc: o.Doc})
 		}
+		out[i] = d
 	}
-	head := make([]byte, n)
-	k, err := io.ReadFull(r, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, err
-	}
-	return head[:k], nil
+	return out
 }
 
-func looksPaje(h []byte) bool {
-	for _, line := range bytes.Split(h, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		return bytes.HasPrefix(line, []byte("%EventDef")) || bytes.HasPrefix(line, []byte("% EventDef"))
-	}
-	return false
+// Description is a format as the front ends see it.
+type Description struct {
+	Name       string              `json:"name"`
+	Summary    string              `json:"summary"`
+	Extensions []string            `json:"extensions"`
+	Directory  bool                `json:"directory"` // a directory can hold a trace of it
+	Options    []OptionDescription `json:"options"`
 }
 
-func looksJSON(h []byte) bool {
-	h = bytes.TrimLeft(h, " \t\r\n\ufeff")
-	return len(h) > 0 && (h[0] == '{' || h[0] == '[')
-}
-
-func looksPjdump(h []byte) bool {
-	for _, kind := range []string{"Container, ", "State, ", "Variable, ", "Link, ", "Event, "} {
-		if bytes.HasPrefix(h, []byte(kind)) {
-			return true
-		}
-	}
-	return false
+// OptionDescription is an option of a reader as the front ends see it.
+type OptionDescription struct {
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Default any      `json:"default,omitempty"`
+	Choices []string `json:"choices,omitempty"`
+	Doc     string   `json:"doc"`
 }

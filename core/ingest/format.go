@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -134,8 +135,31 @@ func (f Format) optionList() string {
 	return "it takes " + strings.Join(names, ", ")
 }
 
+// Text is an option's value written as text (on a command line): Check
+// converts it to the option's kind.
+type Text string
+
 func (o Option) convert(v any) (any, error) {
 	bad := func() error { return errs.Argument(o.Name, "wants a %s, not %v (%T)", o.Kind, v, v) }
+	if t, ok := v.(Text); ok {
+		switch o.Kind {
+		case Bool:
+			b, err := strconv.ParseBool(string(t))
+			if err != nil {
+				return nil, errs.Argument(o.Name, "wants true or false, not %q", string(t))
+			}
+			return b, nil
+		case Int:
+			n, err := strconv.Atoi(string(t))
+			if err != nil {
+				return nil, errs.Argument(o.Name, "wants an integer, not %q", string(t))
+			}
+			return n, nil
+		case Strings:
+			return strings.Split(string(t), ":"), nil
+		}
+		v = string(t)
+	}
 	switch o.Kind {
 	case Bool:
 		b, ok := v.(bool)

@@ -6,8 +6,7 @@ import (
 	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -255,32 +254,14 @@ func (*extent) Link(trace.Link)                    {}
 func (*extent) Event(trace.Event)                  {}
 func (e *extent) Finish(start, end trace.Time)     { e.start, e.end = start, end }
 
-// ReadFile builds the microscopic model of the trace file at path while
-// reading it with the reader named format ("" to detect it), as Build
-// would on the whole trace (see Stream). For Pajé traces the extent is
-// guessed from the first and last lines of the file (paje.Extent): one
-// read is enough unless the guess is wrong. Chrome's JSON, which its
-// reader parses whole, is read into memory (Load); other formats are read
-// twice unless opt gives the whole window. pj_dump's tables give the
-// states in the order they start (StreamOptions.StartOrdered).
-func ReadFile(path, format string, opt Options, ro trace.ReadOptions) (*Model, *Summary, error) {
-	var f formats.Format
-	var err error
-	if format == "" {
-		f, err = formats.Detect(path)
-	} else {
-		f, err = formats.ByName(format)
+// FromSource builds the microscopic model of an opened trace (see
+// package ingest), as Build would on the whole trace: while reading it
+// (Stream, with the source's Probe guessing the extent and its order of
+// states), or, for readers that hold the whole input in memory anyway
+// (Source.Whole: JSON, databases), from the trace in memory (Load).
+func FromSource(src *ingest.Source, opt Options, ro trace.ReadOptions) (*Model, *Summary, error) {
+	if src.Whole {
+		return Load(src.Read, opt, ro)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	src := func(sink trace.Sink, ro trace.ReadOptions) error { return f.Read(path, sink, ro) }
-	var probe Probe
-	switch f.Name {
-	case "paje":
-		probe = func() (trace.Time, trace.Time, bool) { return paje.Extent([]string{path}, paje.Options{}) }
-	case "chrome":
-		return Load(src, opt, ro)
-	}
-	return StreamWith(src, opt, ro, StreamOptions{Probe: probe, StartOrdered: f.Name == "pjdump"})
+	return StreamWith(src.Read, opt, ro, StreamOptions{Probe: src.Probe, StartOrdered: src.StartOrdered})
 }

@@ -21,7 +21,10 @@ from ._model import Aggregation, MicroModel
 from ._synth import synth
 from ._moments import Moments, moments
 from ._from_table import from_pandas, read_table
-from ._readers import FORMATS, read, read_chrome, read_otf2, read_paje, read_paraver, read_pjdump
+from . import _readers
+from ._readers import FORMATS, formats, read, read_paje
+
+globals().update({name: getattr(_readers, name) for name in _readers.__all__})
 from ._stream import read_micro
 from ._topology import Topology
 from ._trace import Trace
@@ -44,6 +47,7 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "formats",
     "from_pandas",
     "moments",
     "read",
@@ -56,3 +60,6 @@ __all__ = [
     "read_table",
     "synth",
 ]
+
+# Every format of the Go registry has its read_<format>.
+__all__ += [name for name in _readers.__all__ if name not in __all__]

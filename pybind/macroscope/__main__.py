@@ -158,7 +158,7 @@ def _names(text: str) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m macroscope", description=__doc__.splitlines()[0],
+    parser = argparse.ArgumentParser(prog="macroscope", description=__doc__.splitlines()[0],
                                      epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawTextHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 

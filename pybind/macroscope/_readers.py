@@ -1,39 +1,55 @@
 """Reading trace files: one function per format, and one that finds the
-format."""
+format.
+
+The formats and the options of their readers are the Go registry's
+(``formats.Describe``): this module builds ``read_<format>`` for each, so a
+format added in Go is readable here without a line of Python.
+"""
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Sequence
 
-from . import _reading
+from . import _bridge, _reading
+from ._errors import InvalidArgumentError
 from ._trace import Trace
 
-# The options of each reader, as the keyword arguments of read() spell them.
-_OPTIONS = {
-    "paje": ("strict", "ignore_incomplete_links"),
-    "otf2": (),
-    "chrome": (),
-    "paraver": ("view",),
-    "pjdump": ("skip_inverted",),
-}
+_DESCRIPTIONS = {d["name"]: d for d in _bridge.call_json(_bridge.native.Formats)}
 
-FORMATS = tuple(_OPTIONS)
+# The options of each reader, as the keyword arguments of read() spell them.
+_OPTIONS = {name: tuple(o["name"] for o in d["options"] or ()) for name, d in _DESCRIPTIONS.items()}
+
+FORMATS = tuple(_DESCRIPTIONS)
+
+
+def formats():
+    """The formats Macroscope reads, with the options of their readers, as
+    a pandas DataFrame (one row per format)."""
+    import pandas as pd
+
+    rows = []
+    for d in _DESCRIPTIONS.values():
+        rows.append({
+            "format": d["name"], "summary": d["summary"], "extensions": ", ".join(d["extensions"] or ()),
+            "directory": d["directory"],
+            "options": ", ".join(o["name"] for o in d["options"] or ()),
+        })
+    return pd.DataFrame(rows)
 
 
 def read(path: str | os.PathLike, format: str | None = None, *, progress=None, **options) -> Trace:
-    """Read a trace of any format Macroscope knows, found by ``format`` or
-    else by the file's extension or first bytes:
-
-    ``"paje"``      Pajé (PajeNG, SimGrid, StarPU, Akypuera): :func:`read_paje`
-    ``"otf2"``      OTF2 archive (Score-P): :func:`read_otf2`
-    ``"chrome"``    Chrome/Perfetto trace-event JSON (PyTorch): :func:`read_chrome`
-    ``"paraver"``   Paraver .prv (Extrae): :func:`read_paraver`
-    ``"pjdump"``    pj_dump CSV, or a StarVZ directory: :func:`read_pjdump`
+    """Read a trace of any format Macroscope knows (:data:`FORMATS`,
+    :func:`formats`), found by ``format`` or else by the file's extension,
+    its first bytes (compressed files are looked into: gzip, bzip2, zstd)
+    or, for a directory, the files it holds.
 
     ``options`` are those of the format's reader (``strict``, ``view``,
-    ``skip_inverted``...); an option of another format is an error.
+    ``skip_inverted``, ``sort``...); an option of another format is an error.
+    What a reader skipped or tolerated is in ``trace.warnings`` (and is
+    warned about).
 
     ``progress``: None (default) shows a tqdm bar if tqdm is installed and
     the read lasts over a second; True always shows one (tqdm required);
@@ -53,8 +69,54 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, *
     return _read(path, format, options, progress)
 
 
+def _read(path, format, options, progress) -> Trace:
+    options = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in options.items()}
+    if format is not None:
+        options["format"] = format
+    trace = Trace(_reading.run(path, options, progress))
+    for message in trace._summary.get("warnings") or ():
+        warnings.warn(message, UserWarning, stacklevel=3)
+    return trace
+
+
+def _reader(d):
+    """``read_<format>`` for the format described by d: its options are
+    keyword arguments with the reader's defaults."""
+    name = d["name"]
+    opts = d["options"] or ()
+
+    def reader(path, *, progress=None, **options):
+        for key in options:
+            if key not in _OPTIONS[name]:
+                raise TypeError(f"read_{name}() got an unexpected keyword argument {key!r}")
+        given = {k: v for k, v in options.items() if v is not None}
+        return _read(path, name, given, progress)
+
+    params = [inspect.Parameter("path", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for o in opts:
+        params.append(inspect.Parameter(o["name"], inspect.Parameter.KEYWORD_ONLY, default=o.get("default")))
+    params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
+    reader.__signature__ = inspect.Signature(params, return_annotation=Trace)
+    reader.__name__ = reader.__qualname__ = f"read_{name}"
+    lines = [f"Read a trace in the {name} format: {d['summary']}.", ""]
+    if d["extensions"]:
+        lines.append("Files ending in " + ", ".join(d["extensions"]) + " (plain or compressed with gzip, bzip2 or zstd).")
+    if d["directory"]:
+        lines.append("A directory holding such a trace is read whole.")
+    if opts:
+        lines += ["", "Options:"]
+        lines += [f"``{o['name']}`` ({o['kind']}, default {o.get('default')!r}): {o['doc']}" for o in opts]
+    lines += ["", "``progress``: see :func:`read`. Raises as :func:`read` does."]
+    reader.__doc__ = "\n".join(lines)
+    return reader
+
+
+_READERS = {f"read_{name}": _reader(d) for name, d in _DESCRIPTIONS.items()}
+globals().update(_READERS)
+
+
 def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: bool = False,
-              ignore_incomplete_links: bool = False, progress=None) -> Trace:
+              ignore_incomplete_links: bool = False, progress=None, **options) -> Trace:
     """Read a Pajé trace (SimGrid, StarPU, PajeNG, Akypuera...) with the
     semantics of PajeNG, the reference implementation. ``path`` may be a
     list of files read one after the other as one trace (a header file and
@@ -65,60 +127,20 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     habits before 2012 that PajeNG refuses, and rounds variable values to
     single precision; :meth:`Trace.to_pjdump` then prints what pj_dump
     prints, byte for byte. ``ignore_incomplete_links=True`` drops links
-    that never get both ends instead of failing. ``progress``: see
+    that never get both ends instead of failing. Other ``options`` are
+    those of the Pajé reader (:func:`formats`). ``progress``: see
     :func:`read`.
     """
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
-        from ._errors import InvalidArgumentError
-
         raise InvalidArgumentError("path: no file given", param="path")
-    options = {"strict": strict, "ignore_incomplete_links": ignore_incomplete_links}
+    for key in options:
+        if key not in _OPTIONS["paje"]:
+            raise TypeError(f"read_paje() got an unexpected keyword argument {key!r}")
+    options = {"strict": strict, "ignore_incomplete_links": ignore_incomplete_links, **options}
     if len(paths) > 1:
         options["paths"] = [os.fspath(p) for p in paths[1:]]
     return _read(paths[0], "paje", options, progress)
 
 
-def read_otf2(path: str | os.PathLike, *, progress=None) -> Trace:
-    """Read an OTF2 archive (Score-P): its anchor file ``traces.otf2`` or
-    the directory holding it. Regions become states, metrics variables, MPI
-    messages links (with their size in bytes) and the other records events.
-    No OTF2 library is needed. ``progress``: see :func:`read`."""
-    return _read(path, "otf2", {}, progress)
-
-
-def read_chrome(path: str | os.PathLike, *, progress=None) -> Trace:
-    """Read a Chrome/Perfetto trace-event JSON file, plain or gzipped (the
-    PyTorch profiler's, PerfFlowAspect's...): processes hold threads,
-    slices become nested states, counters variables, flows links and
-    instants events. ``progress``: see :func:`read`."""
-    return _read(path, "chrome", {}, progress)
-
-
-def read_paraver(path: str | os.PathLike, *, view: str = "thread", progress=None) -> Trace:
-    """Read a Paraver trace (``.prv`` or ``.prv.gz``, Extrae, Dimemas), named
-    after the ``.pcf`` and ``.row`` files beside it. ``view="thread"`` places
-    records on application > task > thread, ``view="cpu"`` on node > CPU.
-    ``progress``: see :func:`read`."""
-    return _read(path, "paraver", {"view": view}, progress)
-
-
-def read_pjdump(path: str | os.PathLike, *, skip_inverted: bool = False, progress=None) -> Trace:
-    """Read pj_dump's CSV output, pj_dump_csv's split files, or a StarVZ
-    directory (``paje.*.csv.gz`` and ``entities.csv``), rebuilding the trace
-    they describe.
-
-    Rows that end before they start are an error, unless
-    ``skip_inverted=True``: they are then skipped with a warning naming
-    them (StarVZ's dumps hold a few). ``progress``: see :func:`read`."""
-    return _read(path, "pjdump", {"skip_inverted": skip_inverted}, progress)
-
-
-def _read(path, format, options, progress) -> Trace:
-    options = dict(options)
-    if format is not None:
-        options["format"] = format
-    trace = Trace(_reading.run(path, options, progress))
-    for message in trace._summary.get("warnings") or ():
-        warnings.warn(message, UserWarning, stacklevel=3)
-    return trace
+__all__ = ["FORMATS", "formats", "read", *sorted(_READERS)]

@@ -88,6 +88,25 @@ class Trace:
         return self._frame("types")
 
     @property
+    def warnings(self) -> list[str]:
+        """What the reader skipped, tolerated or found missing, worded for
+        the user: the reasons the trace is incomplete, remarks, then a line
+        per kind of entry skipped with its count (``"skipped 12 events of
+        phase 'P' (samples)"``). Empty when the file was read whole."""
+        return list(self._summary.get("warnings") or ())
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        """The counts of what the reader did not model, by kind."""
+        return dict(self._summary.get("skipped") or {})
+
+    @property
+    def complete(self) -> bool:
+        """False when part of the input was missing or cut (the reasons are
+        in :attr:`warnings`)."""
+        return not self._summary.get("incomplete")
+
+    @property
     def format(self) -> str:
         """The reader that read the trace ("paje", "otf2", "chrome",
         "paraver", "pjdump"), or "table" for :func:`from_pandas`."""
@@ -210,4 +229,5 @@ def describe(s: dict) -> str:
     what was read)."""
     return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
             f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
-            f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s>")
+            f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s"
+            f"{', INCOMPLETE' if s.get('incomplete') else ''}>")

@@ -1,0 +1,27 @@
+package chrome
+
+import (
+	"bytes"
+
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Format is the Chrome trace-event format, for the door (package ingest).
+var Format = ingest.Format{
+	Name:       "chrome",
+	Summary:    "Chrome/Perfetto trace-event JSON (Chrome, catapult, Perfetto, PyTorch Kineto, PerfFlowAspect)",
+	Extensions: []string{".json", ".pfw"},
+	Sniff:      Looks,
+	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
+		// The reader parses the whole document before it delivers anything.
+		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return Read(path, sink, ro) },
+			Whole: true, Files: []string{path}}, nil
+	},
+}
+
+// Looks reports whether the first bytes of a file look like JSON.
+func Looks(h []byte) bool {
+	h = bytes.TrimLeft(h, " \t\r\n\ufeff")
+	return len(h) > 0 && (h[0] == '{' || h[0] == '[')
+}

@@ -1,0 +1,58 @@
+package paje
+
+import (
+	"bytes"
+
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Format is the Pajé format, for the door (package ingest).
+var Format = ingest.Format{
+	Name:       "paje",
+	Summary:    "Pajé (PajeNG, SimGrid, StarPU, Akypuera)",
+	Extensions: []string{".paje", ".trace"},
+	Sniff:      Looks,
+	Options: []ingest.Option{
+		{Name: "strict", Kind: ingest.Bool, Default: false,
+			Doc: "read exactly as pj_dump (PajeNG 1.3.6) does, refusing what it refuses and rounding variables to single precision"},
+		{Name: "ignore_incomplete_links", Kind: ingest.Bool, Default: false,
+			Doc: "drop the links that never get both ends instead of failing"},
+		{Name: "paths", Kind: ingest.Strings,
+			Doc: "more files read after the first, as one trace (a header file and per-process files)"},
+	},
+	Open: open,
+}
+
+func open(path string, v ingest.Values) (*ingest.Source, error) {
+	opt := Options{}
+	if v.Bool("strict") {
+		opt = PajeNG()
+	}
+	opt.IgnoreIncompleteLinks = v.Bool("ignore_incomplete_links")
+	files := append([]string{path}, v.Strings("paths")...)
+	return &ingest.Source{
+		Read: func(sink trace.Sink, ro trace.ReadOptions) error {
+			o := opt
+			o.ReadOptions = ro
+			return ReadFiles(files, sink, o)
+		},
+		// The first and last lines of the files tell the extent: one read
+		// is enough to build a model unless the guess is wrong.
+		Probe: func() (trace.Time, trace.Time, bool) { return Extent(files, opt) },
+		Files: files,
+	}, nil
+}
+
+// Looks reports whether the first bytes of a file look like a Pajé
+// trace: comments, then an event definition.
+func Looks(h []byte) bool {
+	for _, line := range bytes.Split(h, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		return bytes.HasPrefix(line, []byte("%EventDef")) || bytes.HasPrefix(line, []byte("% EventDef"))
+	}
+	return false
+}
