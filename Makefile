@@ -43,7 +43,7 @@ $(VENV)/.installed: $(VENV)/.deps $(GO_SOURCES) $(PY_SOURCES) go.mod go.sum
 	@echo "Building the Go extension (minutes the first time; log in build/pip.log)"
 	@mkdir -p build
 	@bash -o pipefail -c '$(VPY) -m pip install -v --no-deps --no-build-isolation --force-reinstall . 2>&1 \
-		| tee build/pip.log | { grep --line-buffered "^macroscope build:" || true; }' \
+		| tee build/pip.log | { sed -un "s/^ *macroscope build:/ /p" || true; }' \
 		|| { tail -n 60 build/pip.log; exit 1; }
 	touch $@
 

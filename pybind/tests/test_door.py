@@ -1,0 +1,108 @@
+"""The door every trace comes through: formats and their options come from
+the Go registry, compressed files and paths of every kind are read, and
+what is not a file is refused before anything is read."""
+
+import bz2
+import gzip
+import inspect
+import os
+import pathlib
+import shutil
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import macroscope as ms
+from conftest import shared
+
+
+def test_every_format_has_its_reader_with_the_go_options():
+    table = ms.formats()
+    assert tuple(table.format) == ms.FORMATS
+    for name in ms.FORMATS:
+        reader = getattr(ms, f"read_{name}")
+        assert f"read_{name}" in ms.__all__
+        params = inspect.signature(reader).parameters
+        options = [o for o in table.set_index("format").loc[name, "options"].split(", ") if o]
+        for option in options:
+            if (name, option) == ("paje", "paths"):
+                continue  # read_paje takes a list of paths instead
+            assert option in params, (name, option)
+        assert "progress" in params
+
+
+def test_reader_options_are_checked_in_go(bundled_trace):
+    with pytest.raises(ms.InvalidArgumentError) as info:
+        ms.read(bundled_trace, strict="yes")
+    assert info.value.param == "strict" and "bool" in str(info.value)
+    with pytest.raises(ms.InvalidArgumentError) as info:
+        ms.read(bundled_trace, format="paraver", view="diagonal")
+    assert info.value.param == "view" and "thread" in str(info.value)
+    with pytest.raises(TypeError, match="nope"):
+        ms.read_paraver(bundled_trace, nope=1)
+
+
+@pytest.mark.parametrize("compress", ["gzip", "bzip2"])
+def test_compressed_files_read_as_the_plain_one(tmp_path, bundled_trace, compress):
+    data = bundled_trace.read_bytes()
+    # A name that does not say it is compressed: the content tells.
+    path = tmp_path / ("jacobi.trace.gz" if compress == "gzip" else "jacobi.trace")
+    path.write_bytes(gzip.compress(data) if compress == "gzip" else bz2.compress(data))
+    plain = ms.read(bundled_trace)
+    packed = ms.read(path)
+    assert packed.format == "paje"
+    assert len(packed.states) == len(plain.states) == 10272
+    assert (packed.states.start_ns.values == plain.states.start_ns.values).all()
+    model = ms.read_micro(path, slices=10).to_pandas()
+    assert model.equals(ms.read_micro(bundled_trace, slices=10).to_pandas())
+
+
+def test_truncated_compressed_file_names_the_file(tmp_path, bundled_trace):
+    path = tmp_path / "cut.trace.bz2"
+    packed = bz2.compress(bundled_trace.read_bytes())
+    path.write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(path)
+    assert info.value.file == str(path)
+
+
+def test_paths_of_every_kind(bundled_trace):
+    as_path = ms.read(pathlib.Path(bundled_trace))
+    as_str = ms.read(str(bundled_trace))
+    as_bytes_path = ms.read_paje(pathlib.PurePath(bundled_trace))
+    assert len(as_path.states) == len(as_str.states) == len(as_bytes_path.states)
+    assert len(ms.read_micro(pathlib.Path(bundled_trace), slices=5).to_pandas()) > 0
+
+
+def test_devices_are_refused():
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read("/dev/zero", format="paje")
+    assert "not a regular file" in str(info.value) and info.value.file == "/dev/zero"
+
+
+def test_a_fifo_without_writer_does_not_hang(tmp_path):
+    fifo = tmp_path / "pipe.trace"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            ms.read(fifo)
+        except ms.TraceFormatError as exc:
+            outcome.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive(), "reading a FIFO hangs"
+    assert outcome and "named pipe" in str(outcome[0])
+
+
+def test_console_script_is_installed():
+    script = pathlib.Path(sys.executable).with_name("macroscope")
+    assert script.exists(), "pip install puts a macroscope command beside python"
+    run = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "usage: macroscope" in run.stdout
