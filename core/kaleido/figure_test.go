@@ -236,9 +236,6 @@ func TestFigureViews(t *testing.T) {
 	}
 	fromTrace := func(read func(string) (*trace.Trace, error), path string) func() (*kaleido.Tree, error) {
 		return func() (*kaleido.Tree, error) {
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("%s is absent", path)
-			}
 			tr, err := read(path)
 			if err != nil {
 				return nil, err
@@ -254,8 +251,15 @@ func TestFigureViews(t *testing.T) {
 		{"spawn", func() (*kaleido.Tree, error) { return spawnTree(100_000, 1), nil },
 			map[string]color.RGBA{"pe": plots.CategoryColor(0), "time": plots.Spectrum(0)}},
 	}
+	corpusPaths := map[string]string{"native": "../../../shared/traces/pajeng/traces/native_sample.trace",
+		"kineto": "../../../shared/traces/hta/tests/data/rank_non_gpu/rank_non_gpu.json.gz"}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if path, ok := corpusPaths[c.name]; ok {
+				if _, err := os.Stat(path); err != nil {
+					t.Skipf("%s is absent", path)
+				}
+			}
 			tree, err := c.tree()
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package pjcsv
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ type inverted struct {
 // that end before they start.
 func readStarVZ(t *testing.T, dir string) (*trace.Trace, []inverted) {
 	t.Helper()
+	needCorpus(t, dir)
 	tr := trace.New(dir)
 	var skipped []inverted
 	err := ReadWith(dir, tr, Options{OnInverted: func(file string, line int) {
@@ -60,6 +62,7 @@ func TestStarVZCounts(t *testing.T) {
 		{qrTrace, 72582, 30344, 718, 11966, "paje.variable.csv.gz:30345: ends at 16320.365904, before it starts at 16320.388418",
 			[]inverted{{"paje.variable.csv.gz", 30345}}, 27, 0, 24},
 	} {
+		needCorpus(t, c.dir)
 		_, err := ReadFile(c.dir)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) || !strings.HasSuffix(err.Error(), c.firstInverted) {
@@ -129,5 +132,14 @@ func TestStarVZHierarchy(t *testing.T) {
 		return s.Start == 823973000 && s.End == 5900164000 && tr.ValueName(s.Value) == "dplrnt" && s.Depth == 0
 	}) {
 		t.Error("no dplrnt state on 0_CPU0 from 0.823973 to 5.900164")
+	}
+}
+
+// needCorpus skips the test when path, a part of the shared corpus, is
+// absent.
+func needCorpus(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s is absent (the shared trace corpus is not beside the repository)", path)
 	}
 }
