@@ -86,7 +86,7 @@ func StartRead(path string, options string) (r *Reading, err error) {
 	r, opt := newReading()
 	go r.run(func() error {
 		t := trace.New(src.Files...)
-		err := src.Read(t, opt)
+		err := readGuarded(path, func() error { return src.Read(t, opt) })
 		if err == nil {
 			r.trace = &Trace{t: t, format: format, warnings: opt.Notes.Messages(), notes: opt.Notes}
 		}
@@ -105,6 +105,19 @@ func (r *Reading) run(read func() error) {
 		}
 	}()
 	r.err = read()
+}
+
+// readGuarded runs a read of file, turning a panic in the reader or a
+// library it calls (a database driver, a decompressor) into a
+// FormatError naming the file: the input made it fail, and the user must
+// learn which file, not see the interpreter die.
+func readGuarded(file string, read func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &errs.FormatError{File: file, Err: fmt.Errorf("the reader failed on this input (%v); please report it with the file", p)}
+		}
+	}()
+	return read()
 }
 
 // Wait waits up to the given number of milliseconds for the read to end,

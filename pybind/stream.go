@@ -43,7 +43,12 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 	files := src.Files
 	r, ro := newReading()
 	go r.run(func() error {
-		m, sum, err := micro.FromSource(src, opt, ro)
+		var m *micro.Model
+		var sum *micro.Summary
+		err := readGuarded(path, func() (err error) {
+			m, sum, err = micro.FromSource(src, opt, ro)
+			return err
+		})
 		warnings := ro.Notes.Messages()
 		if err != nil {
 			return err

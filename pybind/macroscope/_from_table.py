@@ -92,6 +92,9 @@ def read_table(path: str | os.PathLike, resource: str = "resource", start: str =
             raise InvalidArgumentError(
                 f"path: cannot tell the table format of {path} (.parquet, .feather, .arrow, .csv or .tsv)",
                 param="path")
+        # A file with corrupt offsets reads without complaint and crashes
+        # whatever touches its buffers: check every buffer before use.
+        table.validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
