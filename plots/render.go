@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -26,18 +27,19 @@ type Format string
 const (
 	PNG Format = "png"
 	SVG Format = "svg"
+	PDF Format = "pdf"
 )
 
-// ParseFormat accepts "png" or "svg" in any case, or a file name ending so.
+// ParseFormat accepts "png", "svg" or "pdf" in any case, or a file name
+// ending so.
 func ParseFormat(s string) (Format, error) {
 	s = strings.ToLower(s)
-	switch {
-	case s == "png" || strings.HasSuffix(s, ".png"):
-		return PNG, nil
-	case s == "svg" || strings.HasSuffix(s, ".svg"):
-		return SVG, nil
+	for _, f := range []Format{PNG, SVG, PDF} {
+		if s == string(f) || strings.HasSuffix(s, "."+string(f)) {
+			return f, nil
+		}
 	}
-	return "", errs.Argument("format", "%q is neither png nor svg", s)
+	return "", errs.Argument("format", "%q is not png, svg or pdf", s)
 }
 
 // dpi of PNG output: sizes are given in points (1/72 in), so at 96 dpi a
@@ -66,6 +68,15 @@ func Render(width, height vg.Length, format Format, drawFn func(draw.Canvas)) ([
 		drawFn(dc)
 		if _, err := c.WriteTo(&buf); err != nil {
 			return nil, fmt.Errorf("encoding SVG: %w", err)
+		}
+	case PDF:
+		c := vgpdf.New(width, height)
+		dc := draw.New(c)
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		drawFn(dc)
+		if _, err := c.WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("encoding PDF: %w", err)
 		}
 	default:
 		return nil, errs.Argument("format", "unknown image format %q", format)

@@ -9,6 +9,7 @@
     >>> agg.plot("overview.png")         # the overview figure
 """
 
+from ._figure import Figure
 from ._errors import (
     InternalError,
     InvalidArgumentError,
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FORMATS",
+    "Figure",
     "Aggregation",
     "CallTree",
     "InternalError",

@@ -82,7 +82,8 @@ def overview(args) -> list[str]:
     model = _read_model(args)
     agg, levels, p = _aggregate(args, model)
     kind = "" if args.kind == "spatiotemporal" else f", {args.kind} aggregation"
-    png = agg.plot(_output(args, "overview.png"), title=f"{os.path.basename(args.trace)}{kind}, p = {p:.3g}")
+    png = _output(args, "overview.png")
+    agg.plot(png, title=f"{os.path.basename(args.trace)}{kind}, p = {p:.3g}")
     parquet = _write_table(args, "aggregates.parquet", agg.to_arrow())
     levels_path = _output(args, "levels.parquet")
     levels.to_parquet(levels_path)
@@ -99,7 +100,8 @@ def treemap(args) -> list[str]:
     agg, _, p = _aggregate(args, model, sweep=False)
     tm = agg.treemap(value=args.value, root=args.root)
     print(f"treemap    {tm}")
-    png = agg.plot_treemap(_output(args, "treemap.png"), value=args.value, root=args.root,
+    png = _output(args, "treemap.png")
+    agg.plot_treemap(png, value=args.value, root=args.root,
                            proportions=args.proportions, zooms=args.zooms,
                            title=f"{os.path.basename(args.trace)}, {args.kind} aggregation, p = {p:.3g}")
     return [png, _write_table(args, "treemap.parquet", tm.to_arrow())]
@@ -119,7 +121,8 @@ def topology(args) -> list[str]:
     tp.layout(iterations=args.iterations, seed=args.seed)
     stats = tp.layout_stats
     print(f"layout     {stats['iterations']} iterations (converged: {stats['converged']}), energy {stats['energy']:.4g}")
-    png = tp.plot(_output(args, "topology.png"), title=f"{os.path.basename(args.trace)}: topology")
+    png = _output(args, "topology.png")
+    tp.plot(png, title=f"{os.path.basename(args.trace)}: topology")
     return [png, _write_table(args, "nodes.parquet", tp.to_arrow("nodes")),
             _write_table(args, "edges.parquet", tp.to_arrow("edges"))]
 
@@ -136,7 +139,8 @@ def moments(args) -> list[str]:
             shown["node"] = shown["node"].astype(str).replace("", "(all)")
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.9g}"))
     parquet = _write_table(args, "moments.parquet", m.to_arrow())
-    png = m.plot(_output(args, "moments.png"), title=f"{os.path.basename(args.trace)}: moments of utilization by {m.by}")
+    png = _output(args, "moments.png")
+    m.plot(png, title=f"{os.path.basename(args.trace)}: moments of utilization by {m.by}")
     return [parquet, png]
 
 
@@ -148,7 +152,8 @@ def kaleido(args) -> list[str]:
     kal = tree.layout(width=args.width, level_spacing=args.spacing, subtree=args.subtree,
                       min_sector=args.min_sector)
     print(f"layout     {kal}")
-    png = kal.plot(view=args.view, path=_output(args, "kaleido.png"))
+    png = _output(args, "kaleido.png")
+    kal.plot(view=args.view, path=png)
     return [png, _write_table(args, "kaleido.parquet", kal.to_arrow())]
 
 

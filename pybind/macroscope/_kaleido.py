@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import _bridge
+from . import _bridge, _figure
 from ._errors import InvalidArgumentError
 from ._tables import TableResult
 
@@ -256,18 +256,12 @@ class Kaleidoscope(TableResult):
         """
         if view not in _VIEWS:
             raise InvalidArgumentError(f"view: must be one of {', '.join(_VIEWS)}, got {view!r}", param="view")
-        if format is None:
-            format = "svg" if path is not None and str(path).lower().endswith(".svg") else "png"
-        data = bytes(_bridge.call(self._h.Plot, _bridge.options(view=view, format=format, title=title)))
-        if path is None:
-            return data
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
+        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(view=view, format=fmt, title=title)),
+                            path, format, title or f"kaleidoscope ({view})")
 
     def _repr_png_(self):
         views = self._tree.views if self._tree is not None else list(_VIEWS)
-        return self.plot(view=views[0]) if views else None
+        return self.plot(view=views[0]).to_bytes("png") if views else None
 
     def __repr__(self) -> str:
         i = self._info

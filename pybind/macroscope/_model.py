@@ -6,7 +6,7 @@ import json
 import math
 import os
 
-from . import _bridge
+from . import _bridge, _figure
 from ._errors import InvalidArgumentError
 from ._tables import TableResult
 
@@ -164,19 +164,12 @@ class MicroModel(TableResult):
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
-        if format is None:
-            format = "svg" if path is not None and str(path).lower().endswith(".svg") else "png"
         opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window))
-        opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=format,
-                    log_p=bool(log_p))
+        opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, log_p=bool(log_p))
         if title is not None:
             opts["title"] = title
-        data = bytes(_bridge.call(self._h.PlotQuality, json.dumps(opts)))
-        if path is None:
-            return data
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
+        return _figure.plot(lambda fmt: _bridge.call(self._h.PlotQuality, json.dumps({**opts, "format": fmt})),
+                            path, format, title or "quality curves")
 
     def __repr__(self) -> str:
         i = self._info
@@ -270,19 +263,12 @@ class Aggregation(TableResult):
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
-        if format is None:
-            format = os.fspath(path) if path is not None and str(path).lower().endswith(".svg") else "png"
-        opts = _bridge.options(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL,
-                               format=format, title=title)
-        data = bytes(_bridge.call(self._h.Plot, opts))
-        if path is None:
-            return data
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
+        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+            width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=fmt, title=title)),
+            path, format, title or "overview")
 
     def _repr_png_(self):
-        return self.plot()
+        return self.plot().to_bytes("png")
 
     def moments(self, busy=None, by: str = "aggregate", *, idle=None, state_types=None, nesting: str = "innermost",
                 gaps: bool = False):

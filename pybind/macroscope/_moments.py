@@ -32,7 +32,7 @@ import math
 import numbers
 import os
 
-from . import _bridge
+from . import _bridge, _figure
 from ._errors import InvalidArgumentError
 from ._tables import TableResult
 
@@ -40,22 +40,7 @@ from ._tables import TableResult
 _POINTS_PER_PIXEL = 72 / 96
 
 
-class Figure(bytes):
-    """The bytes of an image file, which Jupyter displays as the image."""
-
-    def __new__(cls, data: bytes, format: str):
-        self = super().__new__(cls, data)
-        self.format = format
-        return self
-
-    def _repr_png_(self):
-        return bytes(self) if self.format == "png" else None
-
-    def _repr_svg_(self):
-        return bytes(self).decode() if self.format == "svg" else None
-
-    def __repr__(self) -> str:
-        return f"<{self.format.upper()} image, {len(self)} bytes>"
+Figure = _figure.Figure  # the figure type every plot() returns
 
 
 class Moments(TableResult):
@@ -124,24 +109,16 @@ class Moments(TableResult):
         extension, .png or .svg) and the path returned; otherwise the image
         bytes are returned (as a bytes object that Jupyter displays).
         """
-        if format is None:
-            format = "svg" if path is not None and os.fspath(path).lower().endswith(".svg") else "png"
         for name, v in (("width", width), ("height", height)):
             if v is not None and (not isinstance(v, numbers.Real) or isinstance(v, bool) or not v > 0
                                   or not math.isfinite(v)):
                 raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
-        opts = _bridge.options(width=width * _POINTS_PER_PIXEL,
-                               height=None if height is None else height * _POINTS_PER_PIXEL,
-                               format=format, title=title)
-        data = bytes(_bridge.call(self._h.Plot, opts))
-        if path is None:
-            return Figure(data, "svg" if str(format).lower().endswith("svg") else "png")
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
+        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+            width=width * _POINTS_PER_PIXEL, height=None if height is None else height * _POINTS_PER_PIXEL,
+            format=fmt, title=title)), path, format, title or "moments")
 
     def _repr_png_(self):
-        return bytes(self.plot()) if len(self) else None
+        return self.plot().to_bytes("png") if len(self) else None
 
     def __repr__(self) -> str:
         i = self._info

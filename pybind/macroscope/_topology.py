@@ -18,9 +18,9 @@ import os
 import pandas as pd
 import pyarrow as pa
 
-from . import _bridge
+from . import _bridge, _figure
 from ._errors import InvalidArgumentError
-from ._moments import Figure
+
 
 _TABLES = ("nodes", "edges")
 
@@ -258,22 +258,17 @@ class Topology:
         (PNG or SVG by the extension) and the path returned; otherwise its
         bytes are returned (as a bytes object that Jupyter displays).
         """
-        if format is None:
-            format = "svg" if path is not None and str(path).lower().endswith(".svg") else "png"
         for name, v in (("width", width), ("height", height)):
             if not isinstance(v, (int, float)) or not v > 0:
                 raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
-        data = bytes(_bridge.call(self._h.Plot, _bridge.options(
-            width=float(width), height=float(height), format=format, title=title, labels=bool(labels),
-            max_node=None if max_node is None else float(max_node))))
-        if path is None:
-            return Figure(data, format)
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
+        # Other formats are drawn when asked, from the view as it is then:
+        # draw them all before collapsing or expanding if they must agree.
+        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+            width=float(width), height=float(height), format=fmt, title=title, labels=bool(labels),
+            max_node=None if max_node is None else float(max_node))), path, format, title or "topology")
 
     def _repr_png_(self):
-        return bytes(self.plot())
+        return self.plot().to_bytes("png")
 
     def __repr__(self) -> str:
         i = self._info

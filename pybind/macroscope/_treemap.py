@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import os
+import json
 import numbers
 
-from . import _bridge
+from . import _bridge, _figure
 from ._errors import InvalidArgumentError
 from ._tables import TableResult
 
@@ -80,7 +81,7 @@ class Treemap(TableResult):
                             proportions=proportions, zooms=zooms, format=format, title=title)
 
     def _repr_png_(self):
-        return self.plot()
+        return self.plot().to_bytes("png")
 
     def __repr__(self) -> str:
         i = self._info
@@ -97,17 +98,11 @@ def treemap(agg, value="leaves", width=1.0, height=1.0, padding=0.0, header=0.0,
 
 def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=None, proportions=False, zooms=3,
                  format=None, title=None):
-    if format is None:
-        format = "svg" if path is not None and str(path).lower().endswith(".svg") else "png"
     if isinstance(zooms, bool) or not isinstance(zooms, numbers.Integral) or zooms < 0:
         raise InvalidArgumentError(f"zooms: must be a non-negative integer, got {zooms!r}", param="zooms")
     opts = _bridge.options(width=_positive("width", width) * _POINTS_PER_PIXEL,
-                           height=_positive("height", height) * _POINTS_PER_PIXEL, format=format, title=title,
+                           height=_positive("height", height) * _POINTS_PER_PIXEL, title=title,
                            value=_value(value), root=_root(root), proportions=bool(proportions),
                            zooms=int(zooms) if zooms > 0 else -1)
-    data = bytes(_bridge.call(agg._h.PlotTreemap, opts))
-    if path is None:
-        return data
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
+    return _figure.plot(lambda fmt: _bridge.call(agg._h.PlotTreemap, json.dumps({**json.loads(opts), "format": fmt})),
+                        path, format, title or "treemap")

@@ -1,0 +1,91 @@
+"""The one figure type every ``plot()`` returns."""
+
+from __future__ import annotations
+
+import os
+import struct
+
+from ._errors import InvalidArgumentError
+
+FORMATS = ("png", "svg", "pdf")
+
+
+def format_of(path) -> str:
+    """The image format a file name asks for, by its extension."""
+    ext = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise InvalidArgumentError(
+            f"path: {os.fspath(path)!r} does not end in .png, .svg or .pdf, so its image format is unknown",
+            param="path")
+    return ext
+
+
+class Figure:
+    """A figure drawn by the Go core: shown inline in Jupyter, saved with
+    :meth:`save` (PNG, SVG or PDF by the file's extension) or turned into
+    the bytes of an image file with :meth:`to_bytes`. ``bytes(figure)`` is
+    its PNG.
+
+    The figure is drawn when it is made (so that a bad option fails at
+    once) and again for each other format asked, once."""
+
+    def __init__(self, render, title: str = ""):
+        # render(format) -> bytes: draws the figure in that format.
+        self._render = render
+        self._cache: dict[str, bytes] = {}
+        self.title = title
+        self.to_bytes("png")
+
+    def to_bytes(self, format: str = "png") -> bytes:
+        """The figure as the bytes of a ``format`` file ("png", "svg" or "pdf")."""
+        format = str(format).lower()
+        if format not in FORMATS:
+            raise InvalidArgumentError(f"format: {format!r} is not one of {', '.join(FORMATS)}", param="format")
+        if format not in self._cache:
+            self._cache[format] = bytes(self._render(format))
+        return self._cache[format]
+
+    def save(self, path: str | os.PathLike) -> Figure:
+        """Write the figure to ``path``, in the format its extension names
+        (.png, .svg, .pdf; any other is an error). Returns the figure."""
+        data = self.to_bytes(format_of(path))
+        with open(path, "wb") as f:
+            f.write(data)
+        return self
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """Width and height in pixels (of the PNG, at 96 dpi)."""
+        png = self.to_bytes("png")
+        return struct.unpack(">II", png[16:24])
+
+    def __bytes__(self) -> bytes:
+        return self.to_bytes("png")
+
+    def _repr_png_(self):
+        return self.to_bytes("png")
+
+    def _repr_svg_(self):
+        return self.to_bytes("svg").decode()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        # PNG only: a notebook that stored SVG too would double in size.
+        return {"image/png": self.to_bytes("png")}
+
+    def __repr__(self) -> str:
+        w, h = self.size
+        title = f" {self.title!r}" if self.title else ""
+        return f"<macroscope.Figure{title} {w}x{h} px>"
+
+
+def plot(render, path=None, format=None, title: str = "") -> Figure:
+    """The Figure of ``render``, saved to ``path`` when given. ``format``
+    (an old argument) only checks that it agrees with the path."""
+    if format is not None and str(format).lower() not in FORMATS:
+        raise InvalidArgumentError(f"format: {format!r} is not one of {', '.join(FORMATS)}", param="format")
+    if path is not None:
+        format_of(path)
+    fig = Figure(render, title=title or "")
+    if path is not None:
+        fig.save(path)
+    return fig
