@@ -2,12 +2,10 @@ package nsys
 
 import (
 	"database/sql"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/sqlitedb"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -68,7 +66,7 @@ type reader struct {
 	// for the ranges of a process that did not create the domain.
 	domains    map[[2]int64]string
 	domainByID map[int64]string
-	done, rows int64            // rows read, rows to read (progress)
+	done, rows int64 // rows read, rows to read (progress)
 
 	first, last int64 // the trace's extent
 }
@@ -328,6 +326,3 @@ func (r *reader) interval(table string, start, end sql.NullInt64) bool {
 	}
 	return true
 }
-
-var _ = fmt.Sprintf
-var _ = errs.Format
