@@ -33,6 +33,9 @@ func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) er
 		return err
 	}
 	defer db.Close()
+	if err := checkSize(path); err != nil {
+		return err
+	}
 	if !looksNsys(db) {
 		return db.Errorf("is a SQLite database but not an Nsight Systems export (no StringIds table with CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS or OSRT_API)")
 	}
