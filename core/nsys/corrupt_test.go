@@ -1,12 +1,12 @@
 package nsys
 
 import (
-	"math/rand"
-	"time"
 	"errors"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
