@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -73,8 +74,8 @@ func (r *reader) emit(sink trace.Sink) error {
 	}
 	for t, n := range laned {
 		if n > 0 {
-			r.opt.Warn("%d %s states overlap others of their %s without nesting in them: they are on overlap lanes, "+
-				"sibling containers named \"<name> (overlap lane k)\"", n, r.stypes[t].name, kindNames[r.stypes[t].on])
+			r.opt.Warn("%d %s states overlap others on their %s without nesting: they are on overlap lanes, "+
+				"sibling containers named \"<name> (overlap lane k)\"", n, r.stypes[t].name, strings.ToLower(kindNames[r.stypes[t].on]))
 		}
 	}
 
