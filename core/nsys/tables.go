@@ -105,7 +105,7 @@ func (r *reader) place(table string, row *gpuRow, t int32, value string, what st
 }
 
 // isNCCL tells a kernel of NCCL, the collective communication library:
-// its kernels are named ncclKernel_* (up to NCCL 2.18) or ncclDevKernel_*.
+// its kernels are named ncclDevKernel_* (ncclKernel_* in older versions).
 func isNCCL(short, demangled string) bool {
 	return strings.HasPrefix(short, "nccl") || strings.HasPrefix(demangled, "nccl")
 }
