@@ -1,6 +1,7 @@
 package nsys
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -408,10 +410,20 @@ func checkNesting(t testing.TB, tr *trace.Trace) {
 			if d == 0 {
 				continue
 			}
+			// The states at depth d-1 do not overlap: the one that may
+			// contain s is the latest to start at or before it.
+			outer := byDepth[d-1]
+			slices.SortFunc(outer, func(a, b trace.State) int { return cmp.Compare(a.Start, b.Start) })
 			for _, s := range list {
+				i, _ := slices.BinarySearchFunc(outer, s.Start, func(p trace.State, at trace.Time) int {
+					if p.Start <= at {
+						return -1
+					}
+					return 1
+				})
 				found := false
-				for _, p := range byDepth[d-1] {
-					if p.Start <= s.Start && s.End <= p.End {
+				for j := i - 1; j >= 0 && outer[j].Start == outer[i-1].Start; j-- {
+					if s.End <= outer[j].End {
 						found = true
 						break
 					}
@@ -421,5 +433,37 @@ func checkNesting(t testing.TB, tr *trace.Trace) {
 				}
 			}
 		}
+	}
+}
+
+// TestOldSchema reads tables with the columns of early exports only: no
+// shortName, correlationId, textId or domainId. What the columns would
+// give is left out (no links), the rest is read.
+func TestOldSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.sqlite")
+	writeDB(t, path, fmt.Sprintf(`CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaLaunch'), (2, 'kernel(int)');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, %[1]d, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER,
+	globalPid INTEGER, demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (15, 40, 0, 1, 7, %[2]d, 2);
+CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER);
+INSERT INTO NVTX_EVENTS VALUES (5, 50, 59, 'main', %[1]d)`, t1, p1))
+	if !Looks(path) {
+		t.Error("Looks = false")
+	}
+	tr, notes := readTrace(t, path, Options{})
+	var got []string
+	for _, typ := range []string{typeRuntime, typeKernel, typePushPop} {
+		got = append(got, stateList(tr, typ)...)
+	}
+	want := []string{
+		"host/Process 100/Thread 100|cudaLaunch|10|20|0",
+		"host/GPU 0/Context 1/Stream 7|kernel(int)|15|40|0",
+		"host/Process 100/Thread 100|main|5|50|0",
+	}
+	if !reflect.DeepEqual(got, want) || len(tr.Links) != 0 || len(notes.Messages()) != 0 {
+		t.Errorf("%v, want %v; %d links; notes %v", got, want, len(tr.Links), notes.Messages())
 	}
 }
