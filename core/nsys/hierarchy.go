@@ -152,6 +152,11 @@ func (h *hierarchy) name(n int32) (string, string) {
 		if name, ok := h.procNames[gpid]; ok && name != "" {
 			return fmt.Sprintf("%s (%d)", name, nd.id), id
 		}
+		// Without PROCESSES (or its row), the main thread's name, which
+		// Linux gives from the executable.
+		if name, ok := h.threadNames[gpid|nd.id]; ok && name != "" {
+			return fmt.Sprintf("%s (%d)", name, nd.id), id
+		}
 		return "Process " + id, id
 	case kThread:
 		p := &h.nodes[nd.parent]

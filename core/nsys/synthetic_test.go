@@ -437,12 +437,15 @@ func checkNesting(t testing.TB, tr *trace.Trace) {
 }
 
 // TestOldSchema reads tables with the columns of early exports only: no
-// shortName, correlationId, textId or domainId. What the columns would
-// give is left out (no links), the rest is read.
+// shortName, correlationId, textId or domainId, and no PROCESSES (the
+// main thread names the process). What the columns would give is left
+// out (no links), the rest is read.
 func TestOldSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.sqlite")
 	writeDB(t, path, fmt.Sprintf(`CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
-INSERT INTO StringIds VALUES (1, 'cudaLaunch'), (2, 'kernel(int)');
+INSERT INTO StringIds VALUES (1, 'cudaLaunch'), (2, 'kernel(int)'), (3, 'a.out');
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (3, 0, %[1]d);
 CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER);
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, %[1]d, 1);
 CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER,
@@ -459,9 +462,9 @@ INSERT INTO NVTX_EVENTS VALUES (5, 50, 59, 'main', %[1]d)`, t1, p1))
 		got = append(got, stateList(tr, typ)...)
 	}
 	want := []string{
-		"host/Process 100/Thread 100|cudaLaunch|10|20|0",
+		"host/a.out (100)/a.out (100)|cudaLaunch|10|20|0",
 		"host/GPU 0/Context 1/Stream 7|kernel(int)|15|40|0",
-		"host/Process 100/Thread 100|main|5|50|0",
+		"host/a.out (100)/a.out (100)|main|5|50|0",
 	}
 	if !reflect.DeepEqual(got, want) || len(tr.Links) != 0 || len(notes.Messages()) != 0 {
 		t.Errorf("%v, want %v; %d links; notes %v", got, want, len(tr.Links), notes.Messages())
