@@ -1,0 +1,25 @@
+// Package nsys reads the SQLite databases Nsight Systems exports
+// (nsys export --type sqlite) and streams them into a trace.Sink.
+//
+// See docs/readers/nsys.md for the model; in short:
+//
+//   - Containers: Host > Process > Thread for the CPU side, Host > Device
+//     > Context > Stream for the GPU side, each known by its ids (global
+//     thread id, device, context and stream ids), never merged by name.
+//   - States, one state type per kind: CUDA runtime API, CUDA driver API,
+//     OS runtime and NVTX ranges on threads; CUDA kernel, NCCL kernel,
+//     CUDA memcpy and CUDA memset on streams. NVTX ranges get one state
+//     type per kind (push/pop, start/end) and domain.
+//   - Links "CUDA launch" from an API call to the GPU work of the same
+//     correlation id; point events "NVTX mark".
+//
+// Times are the database's integer nanoseconds, unchanged. States of one
+// container and type that cannot nest go to overlap lanes, sibling
+// containers, so that every container holds properly nested states.
+// Tables not modeled are counted in the notes, row by row.
+//
+// A database is queried with a pure-Go SQLite driver (package sqlitedb),
+// read-only. The whole database is read before anything is delivered:
+// which containers exist, and how many overlap lanes they need, is only
+// known at the end, so the reader keeps a 40-byte record per state.
+package nsys

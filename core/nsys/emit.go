@@ -1,0 +1,231 @@
+package nsys
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+var nan = math.NaN()
+
+// emitter numbers what it hands to the sink.
+type emitter struct {
+	r       *reader
+	sink    trace.Sink
+	nTypes  int32
+	nValues int32
+	nConts  int32 // the root is container 0
+
+	contType  [nKinds]int32
+	stateType []int32   // by reader state type
+	valueID   [][]int32 // by reader state type, by value: -1 until defined
+}
+
+func (e *emitter) define(t trace.Type) int32 {
+	e.sink.DefineType(t)
+	e.nTypes++
+	return e.nTypes - 1
+}
+
+func (e *emitter) defineValue(typ int32, name string) int32 {
+	e.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	e.nValues++
+	return e.nValues - 1
+}
+
+// emit nests the states, then delivers the definitions, the containers,
+// the states container by container in the order they complete, the
+// marks, the launch links, and Finish.
+func (r *reader) emit(sink trace.Sink) error {
+	groups := make([]*group, 0, len(r.groups))
+	for _, g := range r.groups {
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, func(a, b *group) int {
+		if c := cmp.Compare(a.node, b.node); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.stype, b.stype)
+	})
+	laned := make([]int64, len(r.stypes))
+	for _, g := range groups {
+		lanes, ok := nest(g.spans)
+		if !ok {
+			name, _ := r.h.name(g.node)
+			return r.db.Errorf("the %s states of %s overlap on more than %d lanes: they are not intervals of one thread or stream",
+				r.stypes[g.stype].name, name, maxLanes)
+		}
+		n := &r.h.nodes[g.node]
+		n.lanes = max(n.lanes, lanes)
+		g.laneBySeq = make([]int32, len(g.spans))
+		for _, s := range g.spans {
+			g.laneBySeq[s.seq] = s.lane
+			if s.lane > 0 {
+				laned[g.stype]++
+			}
+		}
+		if err := r.opt.Canceled(); err != nil {
+			return err
+		}
+	}
+	for t, n := range laned {
+		if n > 0 {
+			r.opt.Warn("%d %s states overlap others on their %s without nesting: they are on overlap lanes, "+
+				"sibling containers named \"<name> (overlap lane k)\"", n, r.stypes[t].name, strings.ToLower(kindNames[r.stypes[t].on]))
+		}
+	}
+
+	e := &emitter{r: r, sink: sink}
+	e.defineTypes()
+	first := r.first
+	if first > r.last { // nothing at all
+		first, r.last = 0, 0
+	}
+	for _, h := range r.h.roots() {
+		e.create(h, 0, trace.Time(first))
+	}
+	if err := r.opt.Canceled(); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		e.states(g)
+	}
+	e.marks()
+	e.links()
+	sink.Finish(trace.Time(first), trace.Time(r.last))
+	return nil
+}
+
+// defineTypes defines the container types present, in a fixed order, then
+// the state types in the order the tables first used them, the mark event
+// type and the launch link type.
+func (e *emitter) defineTypes() {
+	r := e.r
+	var present [nKinds]bool
+	for i := range r.h.nodes {
+		present[r.h.nodes[i].kind] = true
+	}
+	parentOf := [nKinds]kind{kHost, kHost, kProcess, kHost, kDevice, kContext}
+	for k := kHost; k < nKinds; k++ {
+		e.contType[k] = trace.None
+		if !present[k] {
+			continue
+		}
+		parent := trace.None
+		if k != kHost {
+			parent = e.contType[parentOf[k]]
+		}
+		e.contType[k] = e.define(trace.Type{Name: kindNames[k], Kind: trace.KindContainer, Parent: parent,
+			Start: trace.None, End: trace.None})
+	}
+	e.stateType = make([]int32, len(r.stypes))
+	e.valueID = make([][]int32, len(r.stypes))
+	for t := range r.stypes {
+		st := &r.stypes[t]
+		e.stateType[t] = e.define(trace.Type{Name: st.name, Kind: trace.KindState, Parent: e.contType[st.on],
+			Start: trace.None, End: trace.None})
+		e.valueID[t] = make([]int32, len(st.values))
+		for i := range e.valueID[t] {
+			e.valueID[t][i] = -1
+		}
+	}
+}
+
+// create creates node n and, after it, its overlap lanes, then its
+// children.
+func (e *emitter) create(n, parent int32, start trace.Time) {
+	h := e.r.h
+	nd := &h.nodes[n]
+	name, alias := h.name(n)
+	mk := func(name, alias string) int32 {
+		e.nConts++
+		e.sink.CreateContainer(trace.Container{Name: name, Alias: alias, Type: e.contType[nd.kind], Parent: parent,
+			Start: start, End: trace.Unset})
+		return e.nConts
+	}
+	nd.cont = mk(name, alias)
+	for lane := int32(1); lane < nd.lanes; lane++ {
+		k := strconv.Itoa(int(lane))
+		mk(name+" (overlap lane "+k+")", alias+"#"+k)
+	}
+	h.order(nd.children)
+	for _, c := range nd.children {
+		e.create(c, nd.cont, start)
+	}
+}
+
+// states delivers a group's states lane by lane in the order they
+// complete: by end, inner before outer.
+func (e *emitter) states(g *group) {
+	slices.SortFunc(g.spans, byCompletion)
+	cont := e.r.h.nodes[g.node].cont
+	typ := e.stateType[g.stype]
+	ids := e.valueID[g.stype]
+	for _, s := range g.spans {
+		v := ids[s.value]
+		if v < 0 {
+			v = e.defineValue(typ, e.r.stypes[g.stype].values[s.value])
+			ids[s.value] = v
+		}
+		e.sink.State(trace.State{Container: cont + s.lane, Type: typ, Value: v,
+			Start: trace.Time(s.start), End: trace.Time(s.end), Depth: s.depth, Order: s.order})
+	}
+	g.spans = nil
+}
+
+// marks delivers the NVTX marks by container, then time.
+func (e *emitter) marks() {
+	r := e.r
+	if len(r.marks) == 0 {
+		return
+	}
+	typ := e.define(trace.Type{Name: typeMark, Kind: trace.KindEvent, Parent: e.contType[kThread],
+		Start: trace.None, End: trace.None})
+	ids := make([]int32, len(r.markT.values))
+	for i := range ids {
+		ids[i] = -1
+	}
+	slices.SortStableFunc(r.marks, func(a, b mark) int {
+		if c := cmp.Compare(a.node, b.node); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	for _, m := range r.marks {
+		if ids[m.value] < 0 {
+			ids[m.value] = e.defineValue(typ, r.markT.values[m.value])
+		}
+		e.sink.Event(trace.Event{Container: r.h.nodes[m.node].cont, Type: typ, Value: ids[m.value], Time: trace.Time(m.at)})
+	}
+}
+
+// links delivers a link from each API call to each GPU operation it
+// launched (same process, same correlation id), from the call's start to
+// the operation's start.
+func (e *emitter) links() {
+	r := e.r
+	typ, values := trace.None, map[string]int32{}
+	for _, op := range r.gpuOp {
+		api, ok := r.apis[op.corr]
+		if !ok {
+			continue
+		}
+		if typ == trace.None {
+			typ = e.define(trace.Type{Name: typeLaunch, Kind: trace.KindLink, Parent: trace.None,
+				Start: e.contType[kThread], End: e.contType[kStream]})
+		}
+		v, ok := values[op.what]
+		if !ok {
+			v = e.defineValue(typ, op.what)
+			values[op.what] = v
+		}
+		from := r.h.nodes[api.g.node].cont + api.g.laneBySeq[api.seq]
+		to := r.h.nodes[op.g.node].cont + op.g.laneBySeq[op.seq]
+		e.sink.Link(trace.Link{Container: 0, Type: typ, Value: v, Start: trace.Time(api.start), End: trace.Time(op.start),
+			From: from, To: to, Key: strconv.FormatInt(op.corr.id, 10), Size: op.size})
+	}
+}

@@ -1,0 +1,290 @@
+package nsys
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// The state types, each its own so that a view can pick one.
+const (
+	typeRuntime  = "CUDA runtime API"
+	typeDriver   = "CUDA driver API"
+	typeKernel   = "CUDA kernel"
+	typeNCCL     = "NCCL kernel"
+	typeMemcpy   = "CUDA memcpy"
+	typeMemset   = "CUDA memset"
+	typePushPop  = "NVTX push/pop range"
+	typeStartEnd = "NVTX start/end range"
+	typeOSRT     = "OS runtime"
+	typeMark     = "NVTX mark"
+	typeLaunch   = "CUDA launch"
+)
+
+// readAPI reads the CUDA runtime or driver API calls: states on the
+// calling thread, valued by the function name, and the correlation ids
+// that tie them to the GPU work they launch.
+func (r *reader) readAPI(table, typeName string, driver bool) error {
+	var start, end, gtid, corr, nameID sql.NullInt64
+	var name sql.NullString
+	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM "%s"`, r.col(table, "globalTid"),
+		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), table)
+	t := r.stateType(typeName, kThread)
+	return r.scan(table, q, []any{&start, &end, &gtid, &corr, &nameID, &name}, func() error {
+		if err := r.tick(); err != nil {
+			return err
+		}
+		if !r.interval(table, start, end) {
+			return nil
+		}
+		if !gtid.Valid {
+			r.opt.Skip("rows of "+table+" without a thread (null globalTid)", 1)
+			return nil
+		}
+		fn := r.str(nameID)
+		if fn == "" {
+			fn = name.String
+		}
+		if fn == "" {
+			fn = "(unknown function)"
+		}
+		g, seq := r.add(r.h.thread(gtid.Int64), t, start.Int64, end.Int64, r.value(t, fn))
+		if corr.Valid {
+			k := corrKey{gtid.Int64 &^ idMask, corr.Int64}
+			old, ok := r.apis[k]
+			// The runtime call wins over a driver call; of two calls of one
+			// table (older exports record cudaLaunchKernel around
+			// cudaLaunchKernel_v7000), the outermost.
+			if !ok || old.driver && !driver || old.driver == driver &&
+				(start.Int64 < old.start || start.Int64 == old.start && end.Int64 > old.end) {
+				r.apis[k] = apiRef{g: g, seq: seq, start: start.Int64, end: end.Int64, driver: driver}
+			}
+		}
+		return nil
+	})
+}
+
+// gpuRow reads the columns every GPU activity table shares, and more.
+type gpuRow struct {
+	start, end, device, context, stream, corr, gpid sql.NullInt64
+}
+
+func (r *reader) gpuQuery(table string, more ...string) string {
+	cols := []string{"start", "end", r.col(table, "deviceId"), r.col(table, "contextId"), r.col(table, "streamId"),
+		r.col(table, "correlationId"), r.col(table, "globalPid")}
+	for _, m := range more {
+		cols = append(cols, r.col(table, m))
+	}
+	return `SELECT ` + strings.Join(cols, ", ") + ` FROM "` + table + `"`
+}
+
+func (g *gpuRow) dest(more ...any) []any {
+	return append([]any{&g.start, &g.end, &g.device, &g.context, &g.stream, &g.corr, &g.gpid}, more...)
+}
+
+// place records a GPU operation on its stream, and its correlation id.
+func (r *reader) place(table string, row *gpuRow, t int32, value string, what string, size float64) error {
+	if err := r.tick(); err != nil {
+		return err
+	}
+	if !r.interval(table, row.start, row.end) {
+		return nil
+	}
+	if !row.device.Valid || !row.context.Valid || !row.stream.Valid {
+		r.opt.Skip("rows of "+table+" without a device, context or stream", 1)
+		return nil
+	}
+	gpid := row.gpid.Int64 &^ idMask // null: process 0 of host 0
+	n := r.h.stream(gpid, row.device.Int64, row.context.Int64, row.stream.Int64)
+	g, seq := r.add(n, t, row.start.Int64, row.end.Int64, r.value(t, value))
+	if row.corr.Valid {
+		r.gpuOp = append(r.gpuOp, gpuRef{corr: corrKey{gpid, row.corr.Int64}, g: g, seq: seq,
+			start: row.start.Int64, what: what, size: size})
+	}
+	return nil
+}
+
+// isNCCL tells a kernel of NCCL, the collective communication library:
+// its kernels are named ncclDevKernel_* (ncclKernel_* in older versions).
+func isNCCL(short, demangled string) bool {
+	return strings.HasPrefix(short, "nccl") || strings.HasPrefix(demangled, "nccl")
+}
+
+func (r *reader) readKernels() error {
+	const table = "CUPTI_ACTIVITY_KIND_KERNEL"
+	var row gpuRow
+	var short, demangled sql.NullInt64
+	kernel, nccl := int32(-1), int32(-1)
+	return r.scan(table, r.gpuQuery(table, "shortName", "demangledName"), row.dest(&short, &demangled), func() error {
+		s, d := r.str(short), r.str(demangled)
+		name := s
+		if r.o.DemangledNames && d != "" || name == "" {
+			name = d
+		}
+		if name == "" {
+			name = "(unnamed kernel)"
+		}
+		var t int32
+		if isNCCL(s, d) {
+			if nccl < 0 {
+				nccl = r.stateType(typeNCCL, kStream)
+			}
+			t = nccl
+		} else {
+			if kernel < 0 {
+				kernel = r.stateType(typeKernel, kStream)
+			}
+			t = kernel
+		}
+		return r.place(table, &row, t, name, "kernel", nan)
+	})
+}
+
+// copyKinds are CUPTI's memcpy kinds (ENUM_CUDA_MEMCPY_OPER), shortened
+// as the CUDA tools print them.
+var copyKinds = []string{"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+	"UVM HtoD", "UVM DtoH", "UVM DtoD"}
+
+func copyKind(k sql.NullInt64) string {
+	if k.Valid && k.Int64 >= 0 && k.Int64 < int64(len(copyKinds)) {
+		return copyKinds[k.Int64]
+	}
+	if k.Valid {
+		return fmt.Sprintf("kind %d", k.Int64)
+	}
+	return copyKinds[0]
+}
+
+func size(b sql.NullInt64) float64 {
+	if b.Valid {
+		return float64(b.Int64)
+	}
+	return nan
+}
+
+func (r *reader) readMemcpy() error {
+	const table = "CUPTI_ACTIVITY_KIND_MEMCPY"
+	var row gpuRow
+	var kind, bytes sql.NullInt64
+	t := r.stateType(typeMemcpy, kStream)
+	return r.scan(table, r.gpuQuery(table, "copyKind", "bytes"), row.dest(&kind, &bytes), func() error {
+		return r.place(table, &row, t, "Memcpy "+copyKind(kind), "memcpy", size(bytes))
+	})
+}
+
+func (r *reader) readMemset() error {
+	const table = "CUPTI_ACTIVITY_KIND_MEMSET"
+	var row gpuRow
+	var bytes sql.NullInt64
+	t := r.stateType(typeMemset, kStream)
+	return r.scan(table, r.gpuQuery(table, "bytes"), row.dest(&bytes), func() error {
+		return r.place(table, &row, t, "Memset", "memset", size(bytes))
+	})
+}
+
+func (r *reader) readOSRT() error {
+	const table = "OSRT_API"
+	var start, end, gtid, nameID sql.NullInt64
+	q := `SELECT start, end, ` + r.col(table, "globalTid") + `, ` + r.col(table, "nameId") + ` FROM OSRT_API`
+	t := r.stateType(typeOSRT, kThread)
+	return r.scan(table, q, []any{&start, &end, &gtid, &nameID}, func() error {
+		if err := r.tick(); err != nil {
+			return err
+		}
+		if !r.interval(table, start, end) {
+			return nil
+		}
+		if !gtid.Valid {
+			r.opt.Skip("rows of "+table+" without a thread (null globalTid)", 1)
+			return nil
+		}
+		fn := r.str(nameID)
+		if fn == "" {
+			fn = "(unknown function)"
+		}
+		r.add(r.h.thread(gtid.Int64), t, start.Int64, end.Int64, r.value(t, fn))
+		return nil
+	})
+}
+
+// nvtxSkipped names the NVTX event types not modeled, for the notes.
+var nvtxSkipped = map[int64]string{
+	nvtxCategory: "category definitions", nvtxtCategory: "category definitions", nvtxDomainDestroy: "domain destructions",
+	nvtxNameCudaDevice: "CUDA device names", 98: "CUDA context names", 99: "CUDA stream names",
+}
+
+// readNVTX reads the NVTX annotations: push/pop ranges and start/end
+// ranges become states on the thread that opened them, one state type per
+// kind and domain (each domain has its own stack), and marks point
+// events. Domain creations and thread names were read with the names.
+func (r *reader) readNVTX() error {
+	const table = "NVTX_EVENTS"
+	var start, end, typ, gtid, textID, domain sql.NullInt64
+	var text sql.NullString
+	q := `SELECT start, end, eventType, ` + r.col(table, "globalTid") + `, ` + r.col(table, "text") + `, ` +
+		r.col(table, "textId") + `, ` + r.col(table, "domainId") + ` FROM NVTX_EVENTS`
+	return r.scan(table, q, []any{&start, &end, &typ, &gtid, &text, &textID, &domain}, func() error {
+		if err := r.tick(); err != nil {
+			return err
+		}
+		var base string
+		switch typ.Int64 {
+		case nvtxPushPop, nvtxtPushPop:
+			base = typePushPop
+		case nvtxStartEnd, nvtxtStartEnd:
+			base = typeStartEnd
+		case nvtxMark, nvtxtMark:
+			base = typeMark
+		case nvtxThread, nvtxDomainCreate:
+			return nil // read with the names
+		default:
+			what := nvtxSkipped[typ.Int64]
+			if what == "" {
+				what = "events"
+			}
+			r.opt.Skip(fmt.Sprintf("NVTX %s (eventType %d)", what, typ.Int64), 1)
+			return nil
+		}
+		if !gtid.Valid {
+			r.opt.Skip("rows of "+table+" without a thread (null globalTid)", 1)
+			return nil
+		}
+		msg := text.String
+		if !text.Valid {
+			msg = r.str(textID)
+		}
+		if msg == "" {
+			msg = "(no message)"
+		}
+		thread := r.h.thread(gtid.Int64)
+		if base == typeMark {
+			if !start.Valid {
+				r.opt.Skip("NVTX marks without a time", 1)
+				return nil
+			}
+			r.marks = append(r.marks, mark{node: thread, at: start.Int64, value: r.markValue(msg)})
+			r.extend(start.Int64, start.Int64)
+			return nil
+		}
+		if !r.interval(table, start, end) {
+			return nil
+		}
+		name := base
+		if domain.Valid && domain.Int64 != 0 {
+			name += " (" + r.domainName(gtid.Int64&^idMask, domain.Int64) + ")"
+		}
+		t := r.stateType(name, kThread)
+		r.add(thread, t, start.Int64, end.Int64, r.value(t, msg))
+		return nil
+	})
+}
+
+func (r *reader) domainName(gpid, id int64) string {
+	if name, ok := r.domains[[2]int64{gpid, id}]; ok {
+		return name
+	}
+	if name, ok := r.domainByID[id]; ok {
+		return name
+	}
+	return fmt.Sprintf("domain %d", id)
+}
