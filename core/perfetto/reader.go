@@ -38,13 +38,19 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if st.IsDir() {
 		return errs.Format(path, 0, "is a directory, not a Perfetto trace")
 	}
-	size := st.Size()
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	return decode(open, path, st.Size(), sink, opt)
+}
+
+// decode reads the trace that open opens, twice; name labels errors and
+// size is the input's size for progress reports.
+func decode(open func() (io.ReadCloser, error), name string, size int64, sink trace.Sink, opt trace.ReadOptions) error {
 	cat := newCatalog()
-	if err := walk(path, size, 0, opt, cat.packet); err != nil {
+	if err := walk(open, name, size, 0, opt, cat.packet); err != nil {
 		return err
 	}
-	d := newDecoder(path, sink, opt, cat)
-	if err := walk(path, size, 1, opt, d.packet); err != nil {
+	d := newDecoder(name, sink, opt, cat)
+	if err := walk(open, name, size, 1, opt, d.packet); err != nil {
 		return err
 	}
 	d.finish()
@@ -58,8 +64,8 @@ const progressEvery = 4 << 20
 // walk reads the packets of the file at path and hands each to fn with
 // its offset. pass (0 or 1) places the progress reports: each pass reads
 // the whole file, so the total reported is twice its size.
-func walk(path string, size int64, pass int, opt trace.ReadOptions, fn func(pkt []byte, off int64) error) error {
-	f, err := os.Open(path)
+func walk(open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions, fn func(pkt []byte, off int64) error) error {
+	f, err := open()
 	if err != nil {
 		return err
 	}
