@@ -219,10 +219,15 @@ func (c *catalog) nameThread(pid, tid int32, name string) {
 	}
 }
 
+// threadDescriptor reads a ThreadDescriptor packet of an old writer: its
+// reference time precedes the delta-encoded times of its sequence.
 func (c *catalog) threadDescriptor(f field) error {
-	pid, tid, name, _, err := threadDescriptor(f)
+	pid, tid, name, refUS, err := threadDescriptor(f)
 	if err == nil {
 		c.nameThread(pid, tid, name)
+		if refUS != 0 {
+			c.sawTime(refUS * 1000)
+		}
 	}
 	return err
 }
