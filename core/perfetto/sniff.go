@@ -8,7 +8,8 @@ import (
 // Perfetto trace: a Trace message whose first field is a packet (field 1,
 // length-delimited, so the first byte is 0x0a) whose own fields are
 // TracePacket fields of the right wire types, and, if the first packet
-// ends within head, a second packet starting the same way. Text starting
+// ends within head, a second packet starting the same way. A first
+// packet longer than head must show at least two whole fields. Text starting
 // with a newline decodes as protobuf surprisingly often; its fields are
 // not those of a packet.
 func Sniff(head []byte) bool {
@@ -30,7 +31,7 @@ func Sniff(head []byte) bool {
 			body = body[:n]
 		}
 		known, ok := packetFields(body, whole)
-		if !ok || known == 0 {
+		if !ok || known == 0 || !whole && known < 2 {
 			return false
 		}
 		packets++
@@ -58,6 +59,12 @@ func packetFields(b []byte, whole bool) (int, bool) {
 		m := protowire.ConsumeFieldValue(num, typ, b[n:])
 		if m < 0 {
 			return count, !whole
+		}
+		if typ == protowire.BytesType && holdsMessage(num) {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			if !validMessage(v) {
+				return count, false
+			}
 		}
 		count++
 		b = b[n+m:]
@@ -87,4 +94,31 @@ func wireTypeFits(num protowire.Number, typ protowire.Type) bool {
 	}
 	_, known := packetKinds[num]
 	return known || num >= 1000 && num <= 1999
+}
+
+// holdsMessage tells the length-delimited TracePacket fields that hold a
+// message rather than raw bytes.
+func holdsMessage(num protowire.Number) bool {
+	switch num {
+	case pktCompressedPackets, pktZstdCompressed, 36: // 36: synchronization_marker
+		return false
+	}
+	return true
+}
+
+// validMessage reports whether b parses as a protobuf message: fields of
+// the wire types messages use, each whole, up to its last byte.
+func validMessage(b []byte) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || typ == protowire.StartGroupType || typ == protowire.EndGroupType {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return false
+		}
+		b = b[n+m:]
+	}
+	return true
 }
