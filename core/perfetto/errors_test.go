@@ -37,6 +37,7 @@ func TestCorruptInput(t *testing.T) {
 		{"group at the top", cat(first, []byte{0x0b, 0x0c}), int64(len(first)), "wire type 3"},
 		{"field number 0", cat(first, []byte{0x02, 0x00}), int64(len(first)), "invalid field number 0"},
 		{"huge packet", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x80, 0x10}), int64(len(first)), "more than a trace packet may hold"},
+		{"length past the input", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x32, 1, 2, 3}), int64(len(first)), "104857600 bytes announced, 3 present"},
 		{"varint overflow", cat(first, bytes.Repeat([]byte{0xff}, 11)), int64(len(first)), "malformed varint"},
 		{"broken compressed packets", traceOf(pkt(sub(50, []byte("not zlib")))), 5, "broken compressed packets"},
 		{"corrupt inside compressed packets", traceOf(pkt(sub(50, zlibbed(t, traceOf(pkt(sub(11, []byte{0x0f}))))))), 5, "in compressed packets"},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -167,11 +168,7 @@ func (r *packetReader) next() ([]byte, int64, error) {
 				return nil, 0, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, n, maxPacket)
 			}
 			body := r.off
-			if cap(r.buf) < int(n) {
-				r.buf = make([]byte, n)
-			}
-			r.buf = r.buf[:n]
-			k, err := io.ReadFull(r.br, r.buf)
+			k, err := r.fill(int(n))
 			r.off += int64(k)
 			if err != nil {
 				if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -201,6 +198,23 @@ func (r *packetReader) next() ([]byte, int64, error) {
 		}
 		r.others++
 	}
+}
+
+// fill reads the next n bytes into r.buf. The buffer grows with what
+// arrives, a megabyte at a time, so that a corrupt length costs no more
+// memory than the input holds.
+func (r *packetReader) fill(n int) (int, error) {
+	r.buf = r.buf[:0]
+	for len(r.buf) < n {
+		chunk := min(n-len(r.buf), 1<<20)
+		have := len(r.buf)
+		r.buf = slices.Grow(r.buf, chunk)[:have+chunk]
+		k, err := io.ReadFull(r.br, r.buf[have:])
+		if err != nil {
+			return have + k, err
+		}
+	}
+	return n, nil
 }
 
 // cut words an error met while reading a field's head.
