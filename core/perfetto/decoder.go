@@ -1,11 +1,9 @@
 package perfetto
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The second pass: packets become containers, states, events, variables
@@ -330,6 +328,9 @@ func (d *decoder) processTree(f field) error {
 // finish closes what is still open at the end of the trace and reports
 // the notes.
 func (d *decoder) finish() {
+	if d.cat.hasFirst { // containers start there
+		d.saw(trace.Time(d.cat.first))
+	}
 	end := d.last
 	for _, id := range d.stackIDs {
 		d.closeAll(id, end)
@@ -369,11 +370,5 @@ func (d *decoder) finish() {
 	for _, what := range d.noteOrder {
 		d.opt.Skip(what, d.notes[what])
 	}
-	if d.cat.hasFirst && (!d.timed || trace.Time(d.cat.first) < d.first) {
-		d.saw(trace.Time(d.cat.first))
-	}
 	d.m.sink.Finish(d.first, d.last)
 }
-
-// describe words a field number for errors.
-func describe(n protowire.Number) string { return fmt.Sprintf("field %d", n) }

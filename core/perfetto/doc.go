@@ -67,9 +67,10 @@
 // (trusted_packet_sequence_id) has its incremental state: interned names,
 // TracePacketDefaults (default track, default extra counter tracks,
 // default clock) and sequence-scoped clocks, forgotten when a packet sets
-// SEQ_INCREMENTAL_STATE_CLEARED. After previous_packet_dropped, until the
-// next such packet, packets that set SEQ_NEEDS_INCREMENTAL_STATE are
-// skipped and counted, as trace processor does. Events with no track and
+// SEQ_INCREMENTAL_STATE_CLEARED. Packets that set
+// SEQ_NEEDS_INCREMENTAL_STATE on a sequence whose state is not valid
+// (never cleared, or lost after previous_packet_dropped) are skipped and
+// counted, as trace processor does. Events with no track and
 // no default track go to the thread of the sequence's ThreadDescriptor
 // packet (old writers), else to the global track.
 //

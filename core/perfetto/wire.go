@@ -55,11 +55,9 @@ func (f field) Double() float64 { return math.Float64frombits(f.U) }
 func (f field) String() string  { return string(f.B) }
 func (f field) isVarint() bool  { return f.Typ == protowire.VarintType }
 func (f field) isBytes() bool   { return f.Typ == protowire.BytesType }
-func (f field) isFixed64() bool { return f.Typ == protowire.Fixed64Type }
 func (f field) isScalar() bool {
 	return f.Typ != protowire.BytesType && f.Typ != protowire.StartGroupType
 }
-func (f field) msgAt() (b []byte, off int64) { return f.B, f.Off }
 
 // fields calls fn for each field of the message b, which starts at input
 // offset base. A malformed field stops the walk with a corrupt error.
