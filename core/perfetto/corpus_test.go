@@ -2,6 +2,7 @@ package perfetto
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -84,6 +85,8 @@ type oracle struct {
 	depths    map[int32]int // depth of each begin, per track stack
 	links     int
 	timestamp []uint64
+	withCats  int // events with categories
+	withArgs  int // events with arguments (fields the model does not read)
 }
 
 func walkOracle(t *testing.T, path string) *oracle {
@@ -150,6 +153,22 @@ func walkOracle(t *testing.T, path string) *oracle {
 				}
 			case 11: // TrackEvent
 				e := pbFields(t, f.b)
+				cats, args := false, false
+				for _, g := range e {
+					switch g.num {
+					case 3, 22:
+						cats = true
+					case 1, 6, 9, 10, 11, 12, 16, 23, 30, 31, 36, 42, 44, 45, 46, 47, 48:
+					default:
+						args = true
+					}
+				}
+				if cats {
+					o.withCats++
+				}
+				if args {
+					o.withArgs++
+				}
 				typ, _ := get(e, 9)
 				track, _ := get(e, 11)
 				switch typ.v {
@@ -235,8 +254,9 @@ func TestNestedTracks(t *testing.T) {
 	if lo, hi := minMax(o.timestamp); tr.Start != lo || tr.End != hi {
 		t.Errorf("span %v..%v, want %v..%v", tr.Start, tr.End, lo, hi)
 	}
-	if msgs := notes.Messages(); len(msgs) != 0 {
-		t.Errorf("notes: %q", msgs)
+	checkNotes(t, notes, fmt.Sprintf("skipped %d categories of track events (not kept)", o.withCats))
+	if o.withCats != 1364 || o.withArgs != 0 {
+		t.Errorf("oracle: %d events with categories, %d with arguments", o.withCats, o.withArgs)
 	}
 	// The numbers the oracle found, for the record.
 	if o.packets != 4092 || len(o.tracks) != 1364 || o.begins != 1364 || o.links != 1360 {
@@ -262,8 +282,11 @@ func TestTypedArgs(t *testing.T) {
 		event Process 5/t1 1 Instant "name3" 3000
 		span 0 3000
 	`)
-	if msgs := notes.Messages(); len(msgs) != 0 {
-		t.Errorf("notes: %q", msgs)
+	checkNotes(t, notes,
+		fmt.Sprintf("skipped %d categories of track events (not kept)", o.withCats),
+		fmt.Sprintf("skipped %d arguments of track events (debug annotations, typed fields: not kept)", o.withArgs))
+	if o.withCats != 3 || o.withArgs != 3 {
+		t.Errorf("oracle: %d events with categories, %d with arguments", o.withCats, o.withArgs)
 	}
 }
 

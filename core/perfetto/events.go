@@ -27,6 +27,8 @@ type trackEvent struct {
 	durUS                int64
 	absUS, deltaUS       int64
 	hasAbsUS, hasDeltaUS bool
+	categories           bool // categories, not kept
+	args                 bool // arguments (debug annotations, typed fields), not kept
 }
 
 // Legacy (JSON-like) phases of TrackEvent.LegacyEvent.
@@ -68,6 +70,12 @@ func parseTrackEvent(f field) (trackEvent, error) {
 			e.absUS, e.hasAbsUS = g.Int64(), true
 		case teTimestampDeltaUS:
 			e.deltaUS, e.hasDeltaUS = g.Int64(), true
+		case teCategoryIIDs, teCategories:
+			e.categories = true
+		case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
+			// Thread time and instruction counts of old writers: the
+			// extra counter values replaced them.
+			e.args = true
 		case teLegacyEvent:
 			e.legacy = true
 			return fields(g.B, g.Off, func(h field) error {
@@ -83,6 +91,8 @@ func parseTrackEvent(f field) (trackEvent, error) {
 				}
 				return nil
 			})
+		default:
+			e.args = true
 		}
 		return nil
 	})
@@ -197,6 +207,12 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		return nil
 	}
 
+	if e.categories {
+		d.skip("categories of track events (not kept)", 1)
+	}
+	if e.args {
+		d.skip("arguments of track events (debug annotations, typed fields: not kept)", 1)
+	}
 	d.extraCounters(seq, &e, ts)
 	if kind != typeCounter {
 		for _, id := range e.flows {

@@ -43,6 +43,10 @@ const (
 // TrackEvent and TrackEventDefaults (track_event.proto).
 const (
 	teTimestampDeltaUS   = 1
+	teThreadTimeDeltaUS  = 2
+	teInstrDelta         = 8
+	teThreadTimeAbsUS    = 17
+	teInstrAbs           = 20
 	teCategoryIIDs       = 3
 	teLegacyEvent        = 6
 	teType               = 9

@@ -20,7 +20,7 @@ func TestHierarchyAndSlices(t *testing.T) {
 			sub(2, vint(1, 21), vint(3, 20), str(2, "worker")),
 			sub(2, vint(1, 11), vint(3, 10), str(2, "not-main")))),
 		pkt(ts(50), te(evType(instant), named("global-instant"))),
-		pkt(ts(100), te(evType(begin), onTrack(2), named("outer"))),
+		pkt(ts(100), te(evType(begin), onTrack(2), named("outer"), str(22, "cat"), vint(3, 1), sub(4, str(10, "k")))),
 		pkt(ts(105), te(evType(begin), onTrack(3), named("req"))),
 		pkt(ts(110), te(evType(begin), onTrack(2), named("inner"))),
 		pkt(ts(120), te(evType(end), onTrack(2))),
@@ -57,6 +57,8 @@ func TestHierarchyAndSlices(t *testing.T) {
 	checkTypes(t, tr)
 	checkNotes(t, notes,
 		"1 slices were still open at the end of the trace: they end with it, at 0.000000400 s",
+		"skipped 1 categories of track events (not kept)",
+		"skipped 1 arguments of track events (debug annotations, typed fields: not kept)",
 		"skipped 1 slice ends with no open slice on their track")
 	for i, c := range tr.Containers[1:] {
 		if c.Start != 50 || c.End != 400 {
