@@ -63,7 +63,8 @@
 //     compact sched_waking events are counted.
 //
 // Event names come from the event or from the interned data of its
-// sequence (name_iid). Categories are not kept. Each packet sequence
+// sequence (name_iid). Categories and arguments (debug annotations, typed
+// fields) are not kept: the events carrying them are counted. Each packet sequence
 // (trusted_packet_sequence_id) has its incremental state: interned names,
 // TracePacketDefaults (default track, default extra counter tracks,
 // default clock) and sequence-scoped clocks, forgotten when a packet sets
