@@ -52,8 +52,9 @@ type packetHead struct {
 	extra              int // further data fields (a oneof holds one)
 }
 
+// decoder is the second pass: it keeps the state of each sequence and what
+// is open (slices, counter values, flows, running threads) until it ends.
 type decoder struct {
-	file  string
 	opt   trace.ReadOptions
 	cat   *catalog
 	m     *model
@@ -79,13 +80,13 @@ type decoder struct {
 	unterminated int64
 }
 
-func newDecoder(file string, sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
+func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	start := trace.Time(0)
 	if cat.hasFirst {
 		start = trace.Time(cat.first)
 	}
 	m := newModel(sink, start)
-	return &decoder{file: file, opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
+	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
 		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}

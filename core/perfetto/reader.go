@@ -49,7 +49,7 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 	if err := walk(open, name, size, 0, opt, cat.packet); err != nil {
 		return err
 	}
-	d := newDecoder(name, sink, opt, cat)
+	d := newDecoder(sink, opt, cat)
 	if err := walk(open, name, size, 1, opt, d.packet); err != nil {
 		return err
 	}
