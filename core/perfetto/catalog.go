@@ -1,0 +1,355 @@
+package perfetto
+
+// The first pass: what names and places the containers get. Track
+// descriptors, process and thread descriptors and process trees may come
+// anywhere in the file (another sequence's packets, the end of the trace),
+// while a container must be created, with its name and parent, before the
+// first state in it. The catalog keeps them: one small record per track,
+// process and thread, never per event.
+
+// trackKind tells what a track describes.
+type trackKind uint8
+
+const (
+	trackCustom  trackKind = iota // async, global or custom track
+	trackProcess                  // the process-global track of a process
+	trackThread                   // the track of a thread
+	trackCounter                  // a counter: its values become a variable
+)
+
+// trackInfo is what a TrackDescriptor tells of a track.
+type trackInfo struct {
+	kind      trackKind
+	parent    uint64
+	hasParent bool
+	name      string
+	pid, tid  int32
+	mult      int64 // counter values' unit multiplier (0: 1)
+	increment bool  // counter values are deltas
+}
+
+type catalog struct {
+	tracks      map[uint64]*trackInfo
+	procNames   map[int32]string
+	threadNames map[int32]string
+	threadPID   map[int32]int32
+	// seqClock is each sequence's default timestamp clock, to tell which
+	// packet timestamps are absolute boot-time ones.
+	seqClock map[uint32]uint32
+	// first is the earliest boot-time timestamp met (packets, clock
+	// snapshots, ftrace events): containers start there.
+	first    int64
+	hasFirst bool
+}
+
+func newCatalog() *catalog {
+	return &catalog{tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{},
+		threadNames: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
+}
+
+func (c *catalog) sawTime(t int64) {
+	if !c.hasFirst || t < c.first {
+		c.first, c.hasFirst = t, true
+	}
+}
+
+// packet reads what the catalog needs from one packet.
+func (c *catalog) packet(b []byte, off int64) error {
+	var ts uint64
+	var hasTS, hasClock bool
+	var clock, seq uint32
+	var defaults []byte
+	var defaultsOff int64
+	err := fields(b, off, func(f field) error {
+		switch f.Num {
+		case pktTimestamp:
+			ts, hasTS = f.U, f.isVarint()
+		case pktClockID:
+			clock, hasClock = uint32(f.U), true
+		case pktSequenceID:
+			seq = uint32(f.U)
+		case pktDefaults:
+			defaults, defaultsOff = f.B, f.Off
+		case pktTrackDescriptor:
+			return c.trackDescriptor(f)
+		case pktProcessDescriptor:
+			pid, name, err := processDescriptor(f)
+			if err == nil {
+				c.nameProcess(pid, name)
+			}
+			return err
+		case pktThreadDescriptor:
+			return c.threadDescriptor(f)
+		case pktProcessTree:
+			return c.processTree(f)
+		case pktClockSnapshot:
+			return fields(f.B, f.Off, func(g field) error {
+				if g.Num != csClocks || !g.isBytes() {
+					return nil
+				}
+				var id uint64
+				var t uint64
+				err := fields(g.B, g.Off, func(h field) error {
+					switch h.Num {
+					case clkID:
+						id = h.U
+					case clkTimestamp:
+						t = h.U
+					}
+					return nil
+				})
+				if err == nil && id == clockBoottime {
+					c.sawTime(int64(t))
+				}
+				return err
+			})
+		case pktFtraceEvents:
+			return c.ftraceTimes(f)
+		case pktCompressedPackets, pktZstdCompressed:
+			if f.isBytes() {
+				return eachInner(f, f.Num == pktZstdCompressed, c.packet)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if defaults != nil {
+		err := fields(defaults, defaultsOff, func(f field) error {
+			if f.Num == defaultsClockID {
+				c.seqClock[seq] = uint32(f.U)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if !hasClock {
+		clock = c.seqClock[seq]
+	}
+	if hasTS && (clock == 0 || clock == clockBoottime) {
+		c.sawTime(int64(ts))
+	}
+	return nil
+}
+
+// trackDescriptor records a track; a track described twice keeps what
+// its first description said, completed by the later ones.
+func (c *catalog) trackDescriptor(f field) error {
+	var uuid uint64
+	t := trackInfo{}
+	var procName, threadName string
+	err := fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case tdUUID:
+			uuid = g.U
+		case tdParentUUID:
+			t.parent, t.hasParent = g.U, true
+		case tdName, tdStaticName, tdAtraceName:
+			if g.isBytes() {
+				t.name = g.String()
+			}
+		case tdProcess:
+			pid, name, err := processDescriptor(g)
+			if err != nil {
+				return err
+			}
+			if t.kind != trackThread {
+				t.kind = trackProcess
+			}
+			t.pid, procName = pid, name
+		case tdThread:
+			pid, tid, name, _, err := threadDescriptor(g)
+			if err != nil {
+				return err
+			}
+			t.kind, t.pid, t.tid, threadName = trackThread, pid, tid, name
+		case tdCounter:
+			t.kind = trackCounter
+			return fields(g.B, g.Off, func(h field) error {
+				switch h.Num {
+				case cdUnitMult:
+					t.mult = h.Int64()
+				case cdIncremental:
+					t.increment = h.Bool()
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	switch t.kind {
+	case trackProcess:
+		c.nameProcess(t.pid, procName)
+	case trackThread:
+		c.nameThread(t.pid, t.tid, threadName)
+	}
+	if old, ok := c.tracks[uuid]; ok {
+		if old.name == "" {
+			old.name = t.name
+		}
+		if !old.hasParent {
+			old.parent, old.hasParent = t.parent, t.hasParent
+		}
+		return nil
+	}
+	c.tracks[uuid] = &t
+	return nil
+}
+
+func (c *catalog) nameProcess(pid int32, name string) {
+	if name != "" && c.procNames[pid] == "" {
+		c.procNames[pid] = name
+	}
+}
+
+func (c *catalog) nameThread(pid, tid int32, name string) {
+	if name != "" && c.threadNames[tid] == "" {
+		c.threadNames[tid] = name
+	}
+	if pid != 0 {
+		if _, ok := c.threadPID[tid]; !ok {
+			c.threadPID[tid] = pid
+		}
+	}
+}
+
+// threadDescriptor reads a ThreadDescriptor packet of an old writer: its
+// reference time precedes the delta-encoded times of its sequence.
+func (c *catalog) threadDescriptor(f field) error {
+	pid, tid, name, refUS, err := threadDescriptor(f)
+	if err == nil {
+		c.nameThread(pid, tid, name)
+		if refUS != 0 {
+			c.sawTime(refUS * 1000)
+		}
+	}
+	return err
+}
+
+// processDescriptor reads a ProcessDescriptor: its pid and name (the
+// process name, else the first word of its command line).
+func processDescriptor(f field) (pid int32, name string, err error) {
+	var cmdline string
+	err = fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case pdPID:
+			pid = g.Int32()
+		case pdProcessName:
+			name = g.String()
+		case pdCmdline:
+			if cmdline == "" {
+				cmdline = g.String()
+			}
+		}
+		return nil
+	})
+	if name == "" {
+		name = cmdline
+	}
+	return pid, name, err
+}
+
+// threadDescriptor reads a ThreadDescriptor.
+func threadDescriptor(f field) (pid, tid int32, name string, refUS int64, err error) {
+	err = fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case thPID:
+			pid = g.Int32()
+		case thTID:
+			tid = g.Int32()
+		case thThreadName:
+			name = g.String()
+		case thRefTimeUS:
+			refUS = g.Int64()
+		}
+		return nil
+	})
+	return
+}
+
+// processTree reads the names of processes (first word of the command
+// line) and threads, and which process each thread belongs to.
+func (c *catalog) processTree(f field) error {
+	return fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case ptProcesses:
+			pid, name, err := treeProcess(g)
+			if err == nil {
+				c.nameProcess(pid, name)
+			}
+			return err
+		case ptThreads:
+			tid, tgid, name, err := treeThread(g)
+			if err == nil {
+				c.nameThread(tgid, tid, name)
+			}
+			return err
+		}
+		return nil
+	})
+}
+
+func treeProcess(f field) (pid int32, name string, err error) {
+	err = fields(f.B, f.Off, func(h field) error {
+		switch h.Num {
+		case ptpPID:
+			pid = h.Int32()
+		case ptpCmdline:
+			if name == "" {
+				name = h.String()
+			}
+		}
+		return nil
+	})
+	return
+}
+
+func treeThread(f field) (tid, tgid int32, name string, err error) {
+	err = fields(f.B, f.Off, func(h field) error {
+		switch h.Num {
+		case pttTID:
+			tid = h.Int32()
+		case pttTGID:
+			tgid = h.Int32()
+		case pttName:
+			name = h.String()
+		}
+		return nil
+	})
+	return
+}
+
+// ftraceTimes notes the first ftrace timestamp of a bundle.
+func (c *catalog) ftraceTimes(f field) error {
+	return fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case fbEvent:
+			return fields(g.B, g.Off, func(h field) error {
+				if h.Num == feTimestamp {
+					c.sawTime(int64(h.U))
+				}
+				return nil
+			})
+		case fbCompactSched:
+			return fields(g.B, g.Off, func(h field) error {
+				if h.Num == csSwitchTS || h.Num == csWakingTS {
+					first := true
+					return uints(h, false, func(v uint64) {
+						if first {
+							c.sawTime(int64(v))
+							first = false
+						}
+					})
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+}

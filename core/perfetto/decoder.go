@@ -1,0 +1,375 @@
+package perfetto
+
+import (
+	"sort"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// The second pass: packets become containers, states, events, variables
+// and links as they come.
+
+// sequence is the incremental state of a packet sequence (one writer,
+// trusted_packet_sequence_id): interned names, defaults, clocks.
+type sequence struct {
+	valid        bool // an SEQ_INCREMENTAL_STATE_CLEARED packet came, and no loss since
+	names        map[uint64]string
+	hasDefTrack  bool
+	defTrack     uint64
+	defExtra     []uint64 // default extra_counter_track_uuids
+	defExtraDbl  []uint64 // default extra_double_counter_track_uuids
+	defClock     uint32
+	clocks       map[uint32]*clock // sequence-scoped clocks (ids >= 64)
+	counters     map[uint64]float64
+	legacyThread bool // a ThreadDescriptor packet gave the sequence's thread
+	pid, tid     int32
+	refUS        int64 // legacy delta timestamps accumulate from here
+}
+
+// reset forgets the incremental state, as SEQ_INCREMENTAL_STATE_CLEARED
+// asks.
+func (s *sequence) reset() {
+	s.names = map[uint64]string{}
+	s.hasDefTrack, s.defTrack, s.defExtra, s.defExtraDbl, s.defClock = false, 0, nil, nil, 0
+	s.clocks = map[uint32]*clock{}
+	s.counters = map[uint64]float64{}
+}
+
+// packetHead holds the fields of a TracePacket other than its data.
+type packetHead struct {
+	ts                 uint64
+	hasTS              bool
+	clock              uint32
+	hasClock           bool
+	seq                uint32
+	flags              uint64
+	cleared, dropped   bool
+	interned, defaults field
+	hasInterned        bool
+	hasDefaults        bool
+	data               field
+	hasData            bool
+	extra              int // further data fields (a oneof holds one)
+}
+
+// decoder is the second pass: it keeps the state of each sequence and what
+// is open (slices, counter values, flows, running threads) until it ends.
+type decoder struct {
+	opt   trace.ReadOptions
+	cat   *catalog
+	m     *model
+	conts *containers
+	seqs  map[uint32]*sequence
+
+	first, last trace.Time
+	timed       bool
+
+	stacks   map[int32]*stack
+	stackIDs []int32 // containers with a stack, in creation order
+	counters map[uint64]*counterTrack
+	ctrOrder []uint64
+	ctrNames map[[2]int32]uint64 // (container, variable type) -> counter track using it
+	flows    map[uint64]*flowPoint
+	cpus     map[uint32]*cpuState
+	cpuOrder []uint32
+
+	global       map[uint32]*clock // builtin clocks' latest relation to boot time
+	unconverted  map[uint32]int64  // packets on clocks with no relation to boot time
+	notes        map[string]int64  // what is skipped, by kind
+	noteOrder    []string
+	unterminated int64
+}
+
+func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
+	start := trace.Time(0)
+	if cat.hasFirst {
+		start = trace.Time(cat.first)
+	}
+	m := newModel(sink, start)
+	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
+		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, cpus: map[uint32]*cpuState{},
+		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
+}
+
+// skip counts n things of a kind the reader does not model; the counts go
+// to the notes at the end, so that the hot path costs a map update.
+func (d *decoder) skip(what string, n int64) {
+	if _, ok := d.notes[what]; !ok {
+		d.noteOrder = append(d.noteOrder, what)
+	}
+	d.notes[what] += n
+}
+
+// saw extends the trace's span to t.
+func (d *decoder) saw(t trace.Time) {
+	if !d.timed {
+		d.first, d.last, d.timed = t, t, true
+		return
+	}
+	if t < d.first {
+		d.first = t
+	}
+	if t > d.last {
+		d.last = t
+	}
+}
+
+func (d *decoder) sequence(id uint32) *sequence {
+	s := d.seqs[id]
+	if s == nil {
+		s = &sequence{}
+		s.reset()
+		d.seqs[id] = s
+	}
+	return s
+}
+
+// packet decodes one TracePacket.
+func (d *decoder) packet(b []byte, off int64) error {
+	var p packetHead
+	err := fields(b, off, func(f field) error {
+		switch f.Num {
+		case pktTimestamp:
+			p.ts, p.hasTS = f.U, f.isVarint()
+		case pktClockID:
+			p.clock, p.hasClock = uint32(f.U), true
+		case pktSequenceID:
+			p.seq = uint32(f.U)
+		case pktSequenceFlags:
+			p.flags = f.U
+		case pktIncrementalCleared:
+			p.cleared = p.cleared || f.Bool()
+		case pktPreviousDropped:
+			p.dropped = f.U != 0
+		case pktInternedData:
+			p.interned, p.hasInterned = f, true
+		case pktDefaults:
+			p.defaults, p.hasDefaults = f, true
+		default:
+			if isPacketMeta(f.Num) {
+				return nil
+			}
+			if p.hasData {
+				p.extra++
+				return nil
+			}
+			p.data, p.hasData = f, true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.hasData && (p.data.Num == pktCompressedPackets || p.data.Num == pktZstdCompressed) && p.data.isBytes() {
+		return eachInner(p.data, p.data.Num == pktZstdCompressed, d.packet)
+	}
+	if p.extra > 0 {
+		d.skip("extra data fields in packets (a packet holds one)", int64(p.extra))
+	}
+	seq := d.sequence(p.seq)
+	if p.dropped {
+		seq.valid = false
+	}
+	if p.cleared || p.flags&seqIncrementalCleared != 0 {
+		seq.reset()
+		seq.valid = true
+	}
+	if p.flags&seqNeedsIncremental != 0 && !seq.valid {
+		d.skip("packets whose sequence's incremental state was lost or never set", 1)
+		return nil
+	}
+	if p.hasInterned {
+		if err := d.intern(seq, p.interned); err != nil {
+			return err
+		}
+	}
+	if p.hasDefaults {
+		if err := d.defaults(seq, p.defaults); err != nil {
+			return err
+		}
+	}
+	var ts trace.Time
+	timed := false
+	if p.hasTS {
+		var ok bool
+		ts, ok = d.timestamp(seq, &p)
+		if !ok {
+			d.skip("packets on a sequence-scoped clock with no clock snapshot on their sequence", 1)
+			return nil
+		}
+		timed = true
+		d.saw(ts)
+	}
+	if !p.hasData {
+		return nil
+	}
+	f := p.data
+	switch f.Num {
+	case pktTrackEvent:
+		return d.trackEvent(seq, f, ts, timed)
+	case pktTrackDescriptor:
+		return d.trackDescriptor(f)
+	case pktClockSnapshot:
+		return d.clockSnapshot(seq, f)
+	case pktProcessTree:
+		return d.processTree(f)
+	case pktFtraceEvents:
+		return d.ftrace(f)
+	case pktThreadDescriptor:
+		pid, tid, _, ref, err := threadDescriptor(f)
+		if err != nil {
+			return err
+		}
+		seq.legacyThread, seq.pid, seq.tid, seq.refUS = true, pid, tid, ref
+		d.conts.thread(pid, tid)
+	case pktProcessDescriptor:
+		pid, _, err := processDescriptor(f)
+		if err != nil {
+			return err
+		}
+		d.conts.process(pid)
+	default:
+		d.skip(packetKind(f.Num), 1)
+	}
+	return nil
+}
+
+// intern adds a packet's interned event names to its sequence. Categories
+// and the other interned data are not kept: the model has no place for
+// them.
+func (d *decoder) intern(seq *sequence, f field) error {
+	return fields(f.B, f.Off, func(g field) error {
+		if g.Num != idEventNames || !g.isBytes() {
+			return nil
+		}
+		var iid uint64
+		var name string
+		err := fields(g.B, g.Off, func(h field) error {
+			switch h.Num {
+			case internIID:
+				iid = h.U
+			case internName:
+				name = h.String()
+			}
+			return nil
+		})
+		seq.names[iid] = name
+		return err
+	})
+}
+
+// defaults reads a TracePacketDefaults: the default clock and the
+// default track and extra counter tracks of track events.
+func (d *decoder) defaults(seq *sequence, f field) error {
+	return fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case defaultsClockID:
+			seq.defClock = uint32(g.U)
+		case defaultsTrackEvent:
+			seq.defExtra, seq.defExtraDbl = nil, nil
+			return fields(g.B, g.Off, func(h field) error {
+				switch h.Num {
+				case teTrackUUID:
+					seq.hasDefTrack, seq.defTrack = true, h.U
+				case teExtraCounterUUIDs:
+					return uints(h, false, func(v uint64) { seq.defExtra = append(seq.defExtra, v) })
+				case teExtraDoubleUUIDs:
+					return uints(h, false, func(v uint64) { seq.defExtraDbl = append(seq.defExtraDbl, v) })
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+}
+
+// trackDescriptor creates the container of a track where it is described,
+// so that tracks without events appear too. Counter tracks hold variables,
+// not states: they get no container.
+func (d *decoder) trackDescriptor(f field) error {
+	var uuid uint64
+	err := fields(f.B, f.Off, func(g field) error {
+		if g.Num == tdUUID {
+			uuid = g.U
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if t := d.cat.tracks[uuid]; t != nil && t.kind == trackCounter {
+		return nil
+	}
+	d.conts.track(uuid)
+	return nil
+}
+
+// processTree creates the containers of the processes and threads listed.
+func (d *decoder) processTree(f field) error {
+	return fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case ptProcesses:
+			pid, _, err := treeProcess(g)
+			if err == nil {
+				d.conts.process(pid)
+			}
+			return err
+		case ptThreads:
+			tid, tgid, _, err := treeThread(g)
+			if err == nil {
+				d.conts.thread(tgid, tid)
+			}
+			return err
+		}
+		return nil
+	})
+}
+
+// finish closes what is still open at the end of the trace and reports
+// the notes.
+func (d *decoder) finish() {
+	if d.cat.hasFirst { // containers start there
+		d.saw(trace.Time(d.cat.first))
+	}
+	end := d.last
+	for _, id := range d.stackIDs {
+		d.closeAll(id, end)
+	}
+	for _, uuid := range d.ctrOrder {
+		d.counters[uuid].flush(d, end)
+	}
+	for _, n := range d.cpuOrder {
+		d.cpus[n].close(d, end)
+	}
+	lone := int64(0)
+	for _, fp := range d.flows {
+		if !fp.linked {
+			lone++
+		}
+	}
+	if lone > 0 {
+		d.skip("flow points no other event continues (flows of one event)", lone)
+	}
+	if d.unterminated > 0 {
+		d.opt.Warn("%d slices were still open at the end of the trace: they end with it, at %s s", d.unterminated, end)
+	}
+	if d.conts.undescribed > 0 {
+		d.opt.Warn("%d tracks are used without a track descriptor: they are containers named by their uuid under the root", d.conts.undescribed)
+	}
+	if d.conts.cycles > 0 {
+		d.opt.Warn("%d tracks have parents that loop: they are placed under the root", d.conts.cycles)
+	}
+	clocks := make([]uint32, 0, len(d.unconverted))
+	for c := range d.unconverted {
+		clocks = append(clocks, c)
+	}
+	sort.Slice(clocks, func(i, j int) bool { return clocks[i] < clocks[j] })
+	for _, c := range clocks {
+		d.opt.Warn("%d packets have timestamps on clock %d, which no clock snapshot relates to boot time: they are used as they are", d.unconverted[c], c)
+	}
+	for _, what := range d.noteOrder {
+		d.opt.Skip(what, d.notes[what])
+	}
+	d.m.sink.Finish(d.first, d.last)
+}

@@ -1,0 +1,95 @@
+// Package perfetto reads Perfetto protobuf traces (.perfetto-trace,
+// .pftrace, .pb), as written by the Perfetto tracing service, the Perfetto
+// SDK and Android, and streams them into a trace.Sink.
+//
+// # Input
+//
+// A trace is a protobuf Trace message: a sequence of TracePacket fields
+// (field 1, length-delimited). The reader decodes them one at a time from
+// a buffered reader, with google.golang.org/protobuf/encoding/protowire,
+// decoding by hand only the fields it uses (numbers from Perfetto's
+// .proto files); the file is never held whole. It may be compressed with
+// gzip, bzip2 or zstd; packets compressed inside the trace
+// (compressed_packets, zstd_compressed_packets) are expanded. The file is
+// read twice: first for the descriptions of tracks, processes and threads
+// (which may come anywhere, from any writer), then for the events, so that
+// each container is created with its name and parent before anything is
+// put in it. A cut or corrupt file is a FormatError giving the byte
+// offset (in the decompressed input) of the packet or field at fault.
+//
+// # Hierarchy
+//
+// Track descriptors build the containers:
+//
+//   - a track with a process descriptor is the container "Process" of its
+//     pid, under the root, named "<name> <pid>" (process name, else first
+//     word of the command line, from the descriptors or the process tree);
+//   - a track with a thread descriptor is the container "Thread" of its
+//     tid, under its process (named as above), or under the root when no
+//     pid is known; all tracks of one thread share its container;
+//   - any other track (async, custom, global) is a container "Track" named
+//     by the track under its parent track's container, or under the root;
+//     the implicit global track (uuid 0) is the track "Global";
+//   - a counter track is no container: its values are a variable named by
+//     the track in its parent track's container (the root without one).
+//
+// Process trees (ps/process_tree.proto) create the processes and threads
+// they list and name them. Each CPU of ftrace data is a container "CPU"
+// under the root. A pid or tid reused during the trace is one container.
+//
+// # Events
+//
+//   - TYPE_SLICE_BEGIN and TYPE_SLICE_END: states "Slice" valued by the
+//     event name, nested per container (Depth 0 outermost; Order counts the
+//     begins). A slice still open at the end of the trace ends with it, and
+//     a warning counts them; an end with nothing open is skipped and
+//     counted.
+//   - TYPE_INSTANT: events "Instant".
+//   - TYPE_COUNTER, and extra_counter_values of any event (their tracks
+//     from the event or the sequence's defaults): pieces of the counter's
+//     variable, each value holding until the next, the last until the end
+//     of the trace. Unit multipliers and incremental counters are applied.
+//   - Legacy events (TrackEvent.LegacyEvent) with phases B, E, X (complete
+//     slices, with duration_us) and I, i, R, n (instants); other phases are
+//     counted.
+//   - flow_ids and terminating_flow_ids: links "Flow" declared in the root,
+//     from the earlier to the later of two successive events of a flow (in
+//     file order), valued by the name of the source event, with the flow id
+//     as Key. A terminating id ends the flow. Flows of a single event are
+//     counted.
+//   - sched_switch events of ftrace bundles and their compact encoding:
+//     states "Running" on the CPU valued by the thread switched to,
+//     "<comm> <pid>"; the idle task is no state. Other ftrace events and
+//     compact sched_waking events are counted.
+//
+// Event names come from the event or from the interned data of its
+// sequence (name_iid). Categories and arguments (debug annotations, typed
+// fields) are not kept: the events carrying them are counted. Each packet sequence
+// (trusted_packet_sequence_id) has its incremental state: interned names,
+// TracePacketDefaults (default track, default extra counter tracks,
+// default clock) and sequence-scoped clocks, forgotten when a packet sets
+// SEQ_INCREMENTAL_STATE_CLEARED. Packets that set
+// SEQ_NEEDS_INCREMENTAL_STATE on a sequence whose state is not valid
+// (never cleared, or lost after previous_packet_dropped) are skipped and
+// counted, as trace processor does. Events with no track and
+// no default track go to the thread of the sequence's ThreadDescriptor
+// packet (old writers), else to the global track.
+//
+// # Time
+//
+// Times are nanoseconds of boot time, Perfetto's trace clock: timestamps
+// with no clock id or BOOTTIME are used as they are. Sequence-scoped clocks
+// (ids 64 to 127, often incremental, as the SDK writes them) and other
+// built-in clocks are converted through the latest ClockSnapshot relating
+// them to boot time (of their sequence, for the former). A built-in clock
+// no snapshot relates is used as it is, with a warning; a packet on a
+// sequence-scoped clock with no snapshot is skipped and counted. Old
+// events with microsecond timestamps (timestamp_absolute_us,
+// timestamp_delta_us from the ThreadDescriptor's reference) are converted
+// to nanoseconds. The trace spans from the first to the last timestamp of
+// any packet; containers live that whole span.
+//
+// Every other kind of packet (Android system data, winscope, profiles,
+// statistics, configuration...) is skipped and counted by kind in the
+// notes ("packets of kind winscope/surfaceflinger_layers_snapshot").
+package perfetto

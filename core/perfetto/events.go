@@ -1,0 +1,443 @@
+package perfetto
+
+import (
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// trackEvent is what the reader uses of a TrackEvent.
+type trackEvent struct {
+	typ                  uint64
+	name                 string
+	hasName              bool
+	nameIID              uint64
+	hasNameIID           bool
+	track                uint64
+	hasTrack             bool
+	counter              float64
+	hasCounter           bool
+	extraUUIDs           []uint64
+	extraValues          []int64
+	extraDblUUIDs        []uint64
+	extraDblValues       []float64
+	flows, terminating   []uint64
+	legacy               bool
+	phase                int64
+	durUS                int64
+	absUS, deltaUS       int64
+	hasAbsUS, hasDeltaUS bool
+	categories           bool // categories, not kept
+	args                 bool // arguments (debug annotations, typed fields), not kept
+}
+
+// Legacy (JSON-like) phases of TrackEvent.LegacyEvent.
+const (
+	phaseBegin    = 'B'
+	phaseEnd      = 'E'
+	phaseComplete = 'X'
+)
+
+func parseTrackEvent(f field) (trackEvent, error) {
+	var e trackEvent
+	err := fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case teType:
+			e.typ = g.U
+		case teName:
+			e.name, e.hasName = g.String(), true
+		case teNameIID:
+			e.nameIID, e.hasNameIID = g.U, true
+		case teTrackUUID:
+			e.track, e.hasTrack = g.U, true
+		case teCounterValue:
+			e.counter, e.hasCounter = float64(g.Int64()), true
+		case teDoubleCounterValue:
+			e.counter, e.hasCounter = g.Double(), true
+		case teExtraCounterUUIDs:
+			return uints(g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
+		case teExtraCounterValues:
+			return uints(g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
+		case teExtraDoubleUUIDs:
+			return uints(g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
+		case teExtraDoubleValues:
+			return uints(g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
+		case teFlowIDs, teFlowIDsOld:
+			return uints(g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
+		case teTerminatingFlowIDs, teTerminatingOld:
+			return uints(g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
+		case teTimestampAbsUS:
+			e.absUS, e.hasAbsUS = g.Int64(), true
+		case teTimestampDeltaUS:
+			e.deltaUS, e.hasDeltaUS = g.Int64(), true
+		case teCategoryIIDs, teCategories:
+			e.categories = true
+		case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
+			// Thread time and instruction counts of old writers: the
+			// extra counter values replaced them.
+			e.args = true
+		case teLegacyEvent:
+			e.legacy = true
+			return fields(g.B, g.Off, func(h field) error {
+				switch h.Num {
+				case legacyNameIID:
+					if !e.hasNameIID {
+						e.nameIID, e.hasNameIID = h.U, true
+					}
+				case legacyPhase:
+					e.phase = h.Int64()
+				case legacyDurationUS:
+					e.durUS = h.Int64()
+				}
+				return nil
+			})
+		default:
+			e.args = true
+		}
+		return nil
+	})
+	return e, err
+}
+
+// trackEvent turns a TrackEvent into a slice boundary, an instant, a
+// counter sample, and flow points.
+func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) error {
+	e, err := parseTrackEvent(f)
+	if err != nil {
+		return err
+	}
+	// Events of old writers carry their time in microseconds (absolute, or
+	// deltas from the sequence's ThreadDescriptor).
+	switch {
+	case timed:
+	case e.hasAbsUS:
+		ts, timed = trace.Time(e.absUS)*1000, true
+	case e.hasDeltaUS && seq.legacyThread:
+		seq.refUS += e.deltaUS
+		ts, timed = trace.Time(seq.refUS)*1000, true
+	}
+	if !timed {
+		d.skip("track events without a timestamp", 1)
+		return nil
+	}
+	d.saw(ts)
+
+	kind := e.typ
+	var dur trace.Time
+	if kind == 0 && e.legacy {
+		switch e.phase {
+		case phaseBegin:
+			kind = typeSliceBegin
+		case phaseEnd:
+			kind = typeSliceEnd
+		case phaseComplete:
+			kind, dur = typeSliceBegin, trace.Time(e.durUS)*1000
+			if dur < 0 {
+				dur = 0
+			}
+		case 'I', 'i', 'R', 'n':
+			kind = typeInstant
+		default:
+			d.skip("legacy track events of phase '"+string(rune(e.phase))+"'", 1)
+			return nil
+		}
+	}
+
+	name := e.name
+	if !e.hasName && e.hasNameIID {
+		n, ok := seq.names[e.nameIID]
+		if !ok {
+			d.skip("event names whose interned id is unknown on their sequence (named by the id)", 1)
+			n = "iid " + strconv.FormatUint(e.nameIID, 10)
+		}
+		name = n
+	}
+
+	uuid, hasTrack := e.track, e.hasTrack
+	if !hasTrack && seq.hasDefTrack {
+		uuid, hasTrack = seq.defTrack, true
+	}
+	var cont int32
+	if kind != typeCounter {
+		if t := d.cat.tracks[uuid]; hasTrack && t != nil && t.kind == trackCounter {
+			d.skip("track events other than counters on counter tracks", 1)
+			return nil
+		}
+		switch {
+		case hasTrack:
+			cont = d.conts.track(uuid)
+		case seq.legacyThread:
+			cont = d.conts.thread(seq.pid, seq.tid)
+		default:
+			cont = d.conts.track(0)
+		}
+	}
+
+	switch kind {
+	case typeSliceBegin:
+		st := d.stack(cont)
+		st.expire(d, ts)
+		end := open
+		if e.legacy && e.phase == phaseComplete {
+			end = ts + dur
+			d.saw(end)
+		}
+		st.push(slice{start: ts, end: end, value: d.m.value(st.typ, nameOr(name)), order: st.order})
+		st.order++
+	case typeSliceEnd:
+		st := d.stack(cont)
+		st.expire(d, ts)
+		if !st.pop(d, ts) {
+			d.skip("slice ends with no open slice on their track", 1)
+		}
+	case typeInstant:
+		d.stack(cont).expire(d, ts)
+		typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
+		d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, nameOr(name)), Time: ts})
+	case typeCounter:
+		if !e.hasCounter {
+			d.skip("counter events without a value", 1)
+		} else if !hasTrack {
+			d.skip("counter events without a track", 1)
+		} else {
+			d.sample(seq, uuid, ts, e.counter)
+		}
+	default:
+		d.skip("track events of unknown type "+strconv.FormatUint(kind, 10), 1)
+		return nil
+	}
+
+	if e.categories {
+		d.skip("categories of track events (not kept)", 1)
+	}
+	if e.args {
+		d.skip("arguments of track events (debug annotations, typed fields: not kept)", 1)
+	}
+	d.extraCounters(seq, &e, ts)
+	if kind != typeCounter {
+		for _, id := range e.flows {
+			d.flow(id, cont, ts, name, false)
+		}
+		for _, id := range e.terminating {
+			d.flow(id, cont, ts, name, true)
+		}
+	}
+	return nil
+}
+
+func nameOr(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return name
+}
+
+// extraCounters records the counter values an event carries for other
+// tracks (thread time, instruction counts...).
+func (d *decoder) extraCounters(seq *sequence, e *trackEvent, ts trace.Time) {
+	uuids := e.extraUUIDs
+	if len(uuids) == 0 {
+		uuids = seq.defExtra
+	}
+	for i, v := range e.extraValues {
+		if i >= len(uuids) {
+			d.skip("extra counter values without a counter track", int64(len(e.extraValues)-i))
+			break
+		}
+		d.sample(seq, uuids[i], ts, float64(v))
+	}
+	uuids = e.extraDblUUIDs
+	if len(uuids) == 0 {
+		uuids = seq.defExtraDbl
+	}
+	for i, v := range e.extraDblValues {
+		if i >= len(uuids) {
+			d.skip("extra counter values without a counter track", int64(len(e.extraDblValues)-i))
+			break
+		}
+		d.sample(seq, uuids[i], ts, v)
+	}
+}
+
+// open is the end of a slice whose end is not known yet.
+const open trace.Time = -1 << 63
+
+// slice is an open slice on a stack.
+type slice struct {
+	start, end trace.Time // end: open, or the end of a complete (legacy X) slice
+	value      int32
+	order      int32
+}
+
+// stack holds the open slices of a container: slices nest per container,
+// so thread tracks of one thread share a stack.
+type stack struct {
+	cont, typ int32
+	open      []slice
+	order     int32 // begins so far: the Order of the next state
+}
+
+func (d *decoder) stack(cont int32) *stack {
+	st := d.stacks[cont]
+	if st == nil {
+		st = &stack{cont: cont, typ: d.m.typ(trace.KindState, "Slice", d.m.contType[cont])}
+		d.stacks[cont] = st
+		d.stackIDs = append(d.stackIDs, cont)
+	}
+	return st
+}
+
+func (st *stack) push(s slice) { st.open = append(st.open, s) }
+
+// emit delivers the top slice, ended at end.
+func (st *stack) emit(d *decoder, end trace.Time) {
+	top := st.open[len(st.open)-1]
+	st.open = st.open[:len(st.open)-1]
+	if end < top.start {
+		d.skip("slices ending before they begin (made empty)", 1)
+		end = top.start
+	}
+	d.m.sink.State(trace.State{Container: st.cont, Type: st.typ, Value: top.value,
+		Start: top.start, End: end, Depth: int32(len(st.open)), Order: top.order})
+}
+
+// expire delivers the complete slices that end at or before t.
+func (st *stack) expire(d *decoder, t trace.Time) {
+	for len(st.open) > 0 {
+		top := st.open[len(st.open)-1]
+		if top.end == open || top.end > t {
+			return
+		}
+		st.emit(d, top.end)
+	}
+}
+
+// pop ends the innermost open slice at t; false if there is none.
+func (st *stack) pop(d *decoder, t trace.Time) bool {
+	if len(st.open) == 0 {
+		return false
+	}
+	end := t
+	if top := st.open[len(st.open)-1]; top.end != open {
+		end = top.end
+	}
+	st.emit(d, end)
+	return true
+}
+
+// closeAll ends what is still open on container id at the end of the
+// trace.
+func (d *decoder) closeAll(id int32, end trace.Time) {
+	st := d.stacks[id]
+	for len(st.open) > 0 {
+		top := st.open[len(st.open)-1]
+		if top.end != open {
+			st.emit(d, top.end)
+			continue
+		}
+		d.unterminated++
+		st.emit(d, end)
+	}
+}
+
+// counterTrack is the state of a counter track: the last sample holds
+// until the next one.
+type counterTrack struct {
+	cont, typ int32
+	has       bool
+	at        trace.Time
+	value     float64
+}
+
+func (c *counterTrack) flush(d *decoder, end trace.Time) {
+	if !c.has {
+		return
+	}
+	if end < c.at {
+		end = c.at
+	}
+	d.m.sink.Variable(trace.Variable{Container: c.cont, Type: c.typ, Start: c.at, End: end, Value: c.value})
+}
+
+// sample records a value of counter track uuid at t.
+func (d *decoder) sample(seq *sequence, uuid uint64, t trace.Time, v float64) {
+	info := d.cat.tracks[uuid]
+	if info == nil || info.kind != trackCounter {
+		d.skip("counter values for tracks that are not counter tracks", 1)
+		return
+	}
+	if info.mult != 0 {
+		v *= float64(info.mult)
+	}
+	if info.increment {
+		v += seq.counters[uuid]
+		seq.counters[uuid] = v
+	}
+	c := d.counters[uuid]
+	if c == nil {
+		c = d.counterTrack(uuid, info)
+	}
+	if c.has {
+		if t < c.at {
+			d.skip("counter values earlier than the previous value of their track", 1)
+			return
+		}
+		d.m.sink.Variable(trace.Variable{Container: c.cont, Type: c.typ, Start: c.at, End: t, Value: c.value})
+	}
+	c.has, c.at, c.value = true, t, v
+}
+
+// counterTrack places a counter track: a variable named by the track in
+// its parent track's container. Two counters of one name in one container
+// are told apart by their uuid.
+func (d *decoder) counterTrack(uuid uint64, info *trackInfo) *counterTrack {
+	cont := d.conts.counterParent(info, uuid)
+	s := strconv.FormatUint(uuid, 10)
+	name := info.name
+	if name == "" {
+		name = "Counter " + s
+	}
+	typ := d.m.typ(trace.KindVariable, name, d.m.contType[cont])
+	if other, ok := d.ctrNames[[2]int32{cont, typ}]; ok && other != uuid {
+		typ = d.m.typ(trace.KindVariable, name+" "+s, d.m.contType[cont])
+	}
+	d.ctrNames[[2]int32{cont, typ}] = uuid
+	c := &counterTrack{cont: cont, typ: typ}
+	d.counters[uuid] = c
+	d.ctrOrder = append(d.ctrOrder, uuid)
+	return c
+}
+
+// flowPoint is the latest event of a flow.
+type flowPoint struct {
+	cont   int32
+	at     trace.Time
+	name   string
+	linked bool
+}
+
+// flow adds an event to flow id: a link joins it to the flow's previous
+// event, the earlier of the two being the source. A terminating id ends
+// the flow, so that the id may start another.
+func (d *decoder) flow(id uint64, cont int32, t trace.Time, name string, terminate bool) {
+	prev := d.flows[id]
+	if prev == nil && terminate {
+		d.skip("flow points no other event continues (flows of one event)", 1)
+		return
+	}
+	if prev != nil {
+		from, to := prev, &flowPoint{cont: cont, at: t, name: name}
+		if t < prev.at {
+			from, to = to, from
+		}
+		typ := d.m.linkType(d.m.contType[from.cont], d.m.contType[to.cont])
+		d.m.sink.Link(trace.Link{Container: 0, Type: typ, Value: d.m.value(typ, nameOr(from.name)),
+			Start: from.at, End: to.at, From: from.cont, To: to.cont,
+			Key: strconv.FormatUint(id, 10), Size: nan})
+	}
+	if terminate {
+		delete(d.flows, id)
+		return
+	}
+	d.flows[id] = &flowPoint{cont: cont, at: t, name: name, linked: prev != nil}
+}

@@ -1,0 +1,61 @@
+package perfetto
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// FuzzDecode feeds arbitrary bytes to the reader and the sniffer: they
+// must not panic, the reader fails only with a FormatError, and what it
+// delivers keeps the model's invariants.
+func FuzzDecode(f *testing.F) {
+	first, second := goodTrace()
+	f.Add(cat(first, second))
+	f.Add(traceOf(
+		pkt(trackDesc(1, processDesc(10, "app"))),
+		pkt(trackDesc(2, threadDesc(10, 11, "main"))),
+		pkt(trackDesc(3, parentUUID(2), trackName("c"), counterDesc(vint(5, 1)))),
+		pkt(seqID(7), flags(cleared), interned(map[uint64]string{1: "a"}, 1),
+			sub(59, vint(58, 64), sub(11, vint(11, 2))),
+			sub(6, sub(1, vint(1, 6), vint(2, 1000)), sub(1, vint(1, 64), vint(2, 10), vint(3, 1)))),
+		pkt(seqID(7), flags(needs), ts(5), te(evType(begin), nameIID(1), fix64(47, 5))),
+		pkt(seqID(7), flags(needs), ts(5), te(evType(counter), onTrack(3), vint(30, 4))),
+		pkt(seqID(7), flags(needs), ts(3), te(evType(end), fix64(48, 5))),
+	))
+	f.Add(traceOf(
+		pkt(sub(1, vint(1, 0), sub(2, vint(1, 100), sub(4, str(5, "A"), vint(6, 5))))),
+		pkt(sub(1, vint(1, 1), sub(4, str(5, "C"), sub(1, []byte{10, 5}), sub(3, []byte{7, 0}), sub(6, []byte{0, 0})))),
+		pkt(seqID(5), sub(44, vint(1, 3), vint(2, 4), vint(6, 1000))),
+		pkt(seqID(5), te(vint(1, 10), named("x"), sub(6, vint(2, 'X'), vint(3, 5)))),
+	))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		Sniff(data)
+		tr, _, err := readBytes(data)
+		if err != nil {
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v (%T) is not a FormatError", err, err)
+			}
+			return
+		}
+		for i, c := range tr.Containers[1:] {
+			if c.Parent < 0 || c.Parent > int32(i) {
+				t.Fatalf("container %d has parent %d", i+1, c.Parent)
+			}
+		}
+		for _, s := range tr.States {
+			if s.End < s.Start || s.Depth < 0 || s.Start < tr.Start || s.End > tr.End {
+				t.Fatalf("state %+v in a trace spanning %v..%v", s, tr.Start, tr.End)
+			}
+		}
+		for _, v := range tr.Variables {
+			if v.End < v.Start {
+				t.Fatalf("variable %+v", v)
+			}
+		}
+		_ = trace.Time(0)
+	})
+}

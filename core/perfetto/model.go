@@ -1,0 +1,225 @@
+package perfetto
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// The model side of the decoder: types, values and containers, defined on
+// first use so that the sink gets each before anything refers to it.
+
+// typeKey identifies a type: its kind, name and parent container type
+// (links: their source and destination container types).
+type typeKey struct {
+	kind       trace.Kind
+	name       string
+	parent, to int32
+}
+
+type valueKey struct {
+	typ  int32
+	name string
+}
+
+// model hands out the dense indices of the sink.
+type model struct {
+	sink     trace.Sink
+	types    map[typeKey]int32
+	values   map[valueKey]int32
+	nTypes   int32
+	nValues  int32
+	contType []int32 // container type of each container; the root's is None
+	start    trace.Time
+}
+
+func newModel(sink trace.Sink, start trace.Time) *model {
+	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{},
+		contType: []int32{trace.None}, start: start}
+}
+
+// typ returns the type of kind named name whose containers are of type
+// parent, defining it on first use.
+func (m *model) typ(kind trace.Kind, name string, parent int32) int32 {
+	k := typeKey{kind: kind, name: name, parent: parent, to: trace.None}
+	if id, ok := m.types[k]; ok {
+		return id
+	}
+	id := m.nTypes
+	m.nTypes++
+	m.types[k] = id
+	m.sink.DefineType(trace.Type{Name: name, Kind: kind, Parent: parent, Start: trace.None, End: trace.None})
+	return id
+}
+
+// linkType returns the type of flows from containers of type from to
+// containers of type to, declared in the root.
+func (m *model) linkType(from, to int32) int32 {
+	k := typeKey{kind: trace.KindLink, name: "Flow", parent: from, to: to}
+	if id, ok := m.types[k]; ok {
+		return id
+	}
+	id := m.nTypes
+	m.nTypes++
+	m.types[k] = id
+	m.sink.DefineType(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: from, End: to})
+	return id
+}
+
+func (m *model) value(typ int32, name string) int32 {
+	k := valueKey{typ, name}
+	if id, ok := m.values[k]; ok {
+		return id
+	}
+	id := m.nValues
+	m.nValues++
+	m.values[k] = id
+	m.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	return id
+}
+
+// container creates a container of the container type named typeName
+// under parent.
+func (m *model) container(typeName, name, alias string, parent int32) int32 {
+	t := m.typ(trace.KindContainer, typeName, m.contType[parent])
+	id := int32(len(m.contType))
+	m.contType = append(m.contType, t)
+	m.sink.CreateContainer(trace.Container{Name: name, Alias: alias, Type: t, Parent: parent,
+		Start: m.start, End: trace.Unset})
+	return id
+}
+
+// containers maps what the file identifies (tracks, pids, tids, CPUs) to
+// containers, creating them and their ancestors on first use.
+type containers struct {
+	m       *model
+	cat     *catalog
+	tracks  map[uint64]int32
+	procs   map[int32]int32
+	threads map[int32]int32
+	cpus    map[uint32]int32
+	global  int32 // the implicit global track (uuid 0), 0 until used
+	// undescribed counts the tracks events refer to without a descriptor.
+	undescribed int64
+	// cycles counts tracks whose parents loop.
+	cycles int64
+}
+
+func newContainers(m *model, cat *catalog) *containers {
+	return &containers{m: m, cat: cat, tracks: map[uint64]int32{}, procs: map[int32]int32{},
+		threads: map[int32]int32{}, cpus: map[uint32]int32{}}
+}
+
+func (c *containers) process(pid int32) int32 {
+	if id, ok := c.procs[pid]; ok {
+		return id
+	}
+	p := strconv.Itoa(int(pid))
+	name := "Process " + p
+	if n := c.cat.procNames[pid]; n != "" {
+		name = n + " " + p
+	}
+	id := c.m.container("Process", name, p, 0)
+	c.procs[pid] = id
+	return id
+}
+
+// thread returns the container of thread tid; pid 0 takes the process the
+// catalog knows, if any, else the thread sits under the root.
+func (c *containers) thread(pid, tid int32) int32 {
+	if id, ok := c.threads[tid]; ok {
+		return id
+	}
+	if pid == 0 {
+		pid = c.cat.threadPID[tid]
+	}
+	parent := int32(0)
+	if pid != 0 {
+		parent = c.process(pid)
+	}
+	t := strconv.Itoa(int(tid))
+	name := "Thread " + t
+	if n := c.cat.threadNames[tid]; n != "" {
+		name = n + " " + t
+	}
+	id := c.m.container("Thread", name, t, parent)
+	c.threads[tid] = id
+	return id
+}
+
+func (c *containers) cpu(n uint32) int32 {
+	if id, ok := c.cpus[n]; ok {
+		return id
+	}
+	s := strconv.FormatUint(uint64(n), 10)
+	id := c.m.container("CPU", "CPU "+s, s, 0)
+	c.cpus[n] = id
+	return id
+}
+
+// maxTrackDepth bounds the chain of parents followed: deeper, the parents
+// are taken to loop.
+const maxTrackDepth = 256
+
+// track returns the container of the track uuid (not a counter track):
+// its thread, its process, or a container of type "Track" under its
+// parent track's container, or under the root.
+func (c *containers) track(uuid uint64) int32 {
+	return c.trackAt(uuid, 0)
+}
+
+func (c *containers) trackAt(uuid uint64, depth int) int32 {
+	if id, ok := c.tracks[uuid]; ok {
+		return id
+	}
+	t := c.cat.tracks[uuid]
+	var id int32
+	switch {
+	case t == nil && uuid == 0:
+		id = c.m.container("Track", "Global", "0", 0)
+	case t == nil:
+		c.undescribed++
+		s := strconv.FormatUint(uuid, 10)
+		id = c.m.container("Track", "Track "+s, s, 0)
+	case t.kind == trackThread:
+		id = c.thread(t.pid, t.tid)
+	case t.kind == trackProcess:
+		id = c.process(t.pid)
+	default:
+		parent := int32(0)
+		if t.hasParent && t.parent != uuid {
+			if depth >= maxTrackDepth {
+				c.cycles++
+			} else if pt := c.cat.tracks[t.parent]; pt == nil || pt.kind != trackCounter {
+				parent = c.trackAt(t.parent, depth+1)
+			}
+		}
+		if id, ok := c.tracks[uuid]; ok { // created while creating its parents (a loop)
+			return id
+		}
+		s := strconv.FormatUint(uuid, 10)
+		name := t.name
+		if name == "" {
+			name = "Track " + s
+		}
+		id = c.m.container("Track", name, s, parent)
+	}
+	c.tracks[uuid] = id
+	return id
+}
+
+// counterParent returns the container that holds the variable of counter
+// track t: its parent track's, else the root.
+func (c *containers) counterParent(t *trackInfo, uuid uint64) int32 {
+	if !t.hasParent || t.parent == uuid {
+		return 0
+	}
+	if pt := c.cat.tracks[t.parent]; pt != nil && pt.kind == trackCounter {
+		return 0
+	}
+	return c.track(t.parent)
+}
+
+// nan is the size of links, which the format does not give.
+var nan = math.NaN()

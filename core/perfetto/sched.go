@@ -1,0 +1,193 @@
+package perfetto
+
+import (
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Kernel scheduling: the sched_switch events of ftrace bundles (and their
+// compact encoding) tell which thread runs on each CPU. Each CPU is a
+// container of type "CPU" under the root holding states "Running" valued
+// by the thread that runs, "<comm> <pid>"; the idle task (pid 0) is no
+// state. What ran before a CPU's first switch is unknown and not shown;
+// the thread running at the end of the trace runs until then.
+
+// cpuState is what runs on a CPU since when.
+type cpuState struct {
+	cont, typ int32
+	running   bool
+	since     trace.Time
+	value     int32
+	order     int32
+	lastAt    trace.Time
+}
+
+func (d *decoder) cpu(n uint32) *cpuState {
+	c := d.cpus[n]
+	if c == nil {
+		cont := d.conts.cpu(n)
+		c = &cpuState{cont: cont, typ: d.m.typ(trace.KindState, "Running", d.m.contType[cont])}
+		d.cpus[n] = c
+		d.cpuOrder = append(d.cpuOrder, n)
+	}
+	return c
+}
+
+// switchTo ends what ran on the CPU at t and starts thread pid (comm).
+func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
+	if c.running && t < c.since {
+		d.skip("sched_switch events earlier than the previous one on their CPU", 1)
+		return
+	}
+	d.saw(t)
+	c.close(d, t)
+	if pid == 0 {
+		return
+	}
+	if comm == "" {
+		comm = d.cat.threadNames[pid]
+	}
+	name := strconv.Itoa(int(pid))
+	if comm != "" {
+		name = comm + " " + name
+	}
+	c.running, c.since, c.value = true, t, d.m.value(c.typ, name)
+}
+
+func (c *cpuState) close(d *decoder, t trace.Time) {
+	if !c.running {
+		return
+	}
+	d.m.sink.State(trace.State{Container: c.cont, Type: c.typ, Value: c.value, Start: c.since, End: t, Order: c.order})
+	c.order++
+	c.running = false
+}
+
+// ftrace reads an FtraceEventBundle: the sched_switch events of one CPU.
+func (d *decoder) ftrace(f field) error {
+	var cpu uint32
+	var events, compact []field
+	other := int64(0)
+	err := fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case fbCPU:
+			cpu = uint32(g.U)
+		case fbEvent:
+			events = append(events, g)
+		case fbCompactSched:
+			compact = append(compact, g)
+		case fbFtraceClock:
+			if g.U > 1 { // FTRACE_CLOCK_GLOBAL, LOCAL, MONO_RAW: not boot time
+				other++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if other > 0 {
+		d.skip("ftrace bundles on a clock other than boot time (times used as they are)", other)
+	}
+	for _, ev := range events {
+		if err := d.ftraceEvent(cpu, ev); err != nil {
+			return err
+		}
+	}
+	for _, cs := range compact {
+		if err := d.compactSched(cpu, cs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) ftraceEvent(cpu uint32, f field) error {
+	var ts uint64
+	var sw field
+	isSwitch, otherKind := false, false
+	err := fields(f.B, f.Off, func(g field) error {
+		switch {
+		case g.Num == feTimestamp:
+			ts = g.U
+		case g.Num == feSchedSwitch && g.isBytes():
+			sw, isSwitch = g, true
+		case g.Num == 2 || g.Num == 5: // pid, common_flags
+		default:
+			otherKind = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !isSwitch {
+		if otherKind {
+			d.skip("ftrace events other than sched_switch", 1)
+		}
+		return nil
+	}
+	var comm string
+	var pid int32
+	err = fields(sw.B, sw.Off, func(g field) error {
+		switch g.Num {
+		case ssNextComm:
+			comm = g.String()
+		case ssNextPID:
+			pid = g.Int32()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.cpu(cpu).switchTo(d, trace.Time(ts), comm, pid)
+	return nil
+}
+
+// compactSched reads the compact encoding of sched_switch: columns of
+// delta-encoded timestamps, next pids and next comms (indices into the
+// bundle's intern table). sched_waking events are counted, not modeled.
+func (d *decoder) compactSched(cpu uint32, f field) error {
+	var table []string
+	var times []uint64
+	var pids, comms []uint64
+	waking := int64(0)
+	err := fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case csInternTable:
+			table = append(table, g.String())
+		case csSwitchTS:
+			return uints(g, false, func(v uint64) { times = append(times, v) })
+		case csSwitchPID:
+			return uints(g, false, func(v uint64) { pids = append(pids, v) })
+		case csSwitchComm:
+			return uints(g, false, func(v uint64) { comms = append(comms, v) })
+		case csWakingTS:
+			return uints(g, false, func(uint64) { waking++ })
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(pids) != len(times) || len(comms) != len(times) {
+		return corruptf(f.Off, "compact sched_switch columns differ in length: %d timestamps, %d pids, %d comms",
+			len(times), len(pids), len(comms))
+	}
+	d.skip("compact sched_waking events", waking)
+	c := d.cpu(cpu)
+	var t uint64
+	for i := range times {
+		t += times[i]
+		comm := ""
+		if k := comms[i]; k < uint64(len(table)) {
+			comm = table[k]
+		} else {
+			return corruptf(f.Off, "compact sched_switch %d names comm %d of an intern table of %d", i, k, len(table))
+		}
+		c.switchTo(d, trace.Time(t), comm, int32(pids[i]))
+	}
+	return nil
+}
