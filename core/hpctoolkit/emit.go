@@ -172,3 +172,9 @@ func (l *flame) close(t trace.Time, keep int) {
 		})
 	}
 }
+
+// lineStat is what a read tells of one trace line, for the tests.
+type lineStat struct {
+	container int32
+	samples   int64
+}

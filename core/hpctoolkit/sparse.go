@@ -112,11 +112,18 @@ func openSparse(dir string, o Options) (*sparseDB, error) {
 	return db, nil
 }
 
-// read streams the database's traces into sink.
+
 func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
+	_, err := db.readLines(sink, opt)
+	return err
+}
+
+// readLines streams the traces into sink and tells how many samples each
+// trace line had.
+func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, error) {
 	tf, _, err := openAt(db.traceFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tf.Close()
 
@@ -127,7 +134,7 @@ func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	origin, end := trace.Time(0), trace.Time(0)
 	if !db.traces.empty {
 		if db.traces.max-db.traces.min >= 1<<62 {
-			return (&blob{file: db.traceFile}).failed(0x10, "the traces span %d ns: the timestamps are corrupt", db.traces.max-db.traces.min)
+			return nil, (&blob{file: db.traceFile}).failed(0x10, "the traces span %d ns: the timestamps are corrupt", db.traces.max-db.traces.min)
 		}
 		end = trace.Time(db.traces.max - db.traces.min)
 	}
@@ -148,6 +155,7 @@ func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	}
 
 	var done int64
+	var stats []lineStat
 	unknown := int64(0)
 	for i, l := range lines {
 		fl := newFlame(b, &db.meta.fr, conts[i])
@@ -177,22 +185,23 @@ func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fl.close(end, 0)
+		stats = append(stats, lineStat{container: fl.container, samples: fl.samples})
 		done += int64(l.end - l.start)
 		if opt.Progress != nil {
 			opt.Progress(done, db.traceSize)
 		}
 		if err := opt.Canceled(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if unknown > 0 {
 		opt.Notes.Skip("samples in a context meta.db does not list (taken as idle)", unknown)
 	}
 	sink.Finish(0, end)
-	return nil
+	return stats, nil
 }
 
 // isSparseFile tells the files of a version 4 database by name.

@@ -266,6 +266,13 @@ func (db *xmlDB) traceHeader(h []byte, file string) (big bool, rec uint64, err e
 
 // read streams the traces into sink.
 func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
+	_, err := db.readLines(sink, opt)
+	return err
+}
+
+// readLines streams the traces into sink and tells how many samples each
+// trace line had.
+func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, error) {
 	var total int64
 	for _, l := range db.lines {
 		if st, err := os.Stat(l.file); err == nil {
@@ -282,7 +289,7 @@ func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 				return nil
 			})
 			if err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if lo > hi {
@@ -305,7 +312,7 @@ func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	end, ok := toTime(hi)
 	if !ok {
-		return errs.Format(db.file, 0, "the traces' time range [%d, %d] is too long", lo, hi)
+		return nil, errs.Format(db.file, 0, "the traces' time range [%d, %d] is too long", lo, hi)
 	}
 
 	b := newBuilder(sink)
@@ -314,6 +321,7 @@ func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 		conts[i] = b.container(l.path, 0)
 	}
 	var done int64
+	var stats []lineStat
 	unknown := int64(0)
 	for i, l := range db.lines {
 		fl := newFlame(b, &db.fr, conts[i])
@@ -340,9 +348,10 @@ func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fl.close(end, 0)
+		stats = append(stats, lineStat{container: fl.container, samples: fl.samples})
 		if st, err := os.Stat(l.file); err == nil {
 			done += st.Size()
 		}
@@ -350,14 +359,14 @@ func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 			opt.Progress(done, total)
 		}
 		if err := opt.Canceled(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if unknown > 0 {
 		opt.Notes.Skip("samples in a call path experiment.xml does not list (taken as idle)", unknown)
 	}
 	sink.Finish(0, end)
-	return nil
+	return stats, nil
 }
 
 // scan calls fn with the timestamp, call path id and offset of each record
