@@ -112,7 +112,6 @@ func openSparse(dir string, o Options) (*sparseDB, error) {
 	return db, nil
 }
 
-
 func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	_, err := db.readLines(sink, opt)
 	return err

@@ -29,10 +29,22 @@ func (w *wbuf) zeros(n int) uint64 {
 	return at
 }
 
-func (w *wbuf) u8(v uint8) uint64   { at := w.off(); w.b = append(w.b, v); return at }
-func (w *wbuf) u16(v uint16) uint64 { at := w.off(); w.b = binary.LittleEndian.AppendUint16(w.b, v); return at }
-func (w *wbuf) u32(v uint32) uint64 { at := w.off(); w.b = binary.LittleEndian.AppendUint32(w.b, v); return at }
-func (w *wbuf) u64(v uint64) uint64 { at := w.off(); w.b = binary.LittleEndian.AppendUint64(w.b, v); return at }
+func (w *wbuf) u8(v uint8) uint64 { at := w.off(); w.b = append(w.b, v); return at }
+func (w *wbuf) u16(v uint16) uint64 {
+	at := w.off()
+	w.b = binary.LittleEndian.AppendUint16(w.b, v)
+	return at
+}
+func (w *wbuf) u32(v uint32) uint64 {
+	at := w.off()
+	w.b = binary.LittleEndian.AppendUint32(w.b, v)
+	return at
+}
+func (w *wbuf) u64(v uint64) uint64 {
+	at := w.off()
+	w.b = binary.LittleEndian.AppendUint64(w.b, v)
+	return at
+}
 
 func (w *wbuf) str(s string) uint64 {
 	at := w.off()
