@@ -377,7 +377,11 @@ func (db *xmlDB) scan(file string, fn func(ts, cpid uint64, at int64) error) err
 		return err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
+	return db.scanReader(bufio.NewReaderSize(f, 1<<16), file, fn)
+}
+
+// scanReader is scan on the content of a *.hpctrace file.
+func (db *xmlDB) scanReader(r io.Reader, file string, fn func(ts, cpid uint64, at int64) error) error {
 	hdr := make([]byte, max(db.hdr, 24))
 	if _, err := io.ReadFull(r, hdr); err != nil {
 		return &errs.FormatError{File: file, Err: errors.New("the trace file is cut in its header")}
