@@ -156,3 +156,8 @@ func TestXMLCorrupt(t *testing.T) {
 	os.WriteFile(tf, hpctrace(binary.BigEndian, [2]uint64{5000, 100}), 0o644)
 	wantFormatError(t, Read(dir, trace.New(), trace.ReadOptions{}), "outside the traces' range")
 }
+
+var (
+	bigEndian    binary.AppendByteOrder = binary.BigEndian
+	littleEndian binary.AppendByteOrder = binary.LittleEndian
+)
