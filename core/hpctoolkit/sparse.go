@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -95,7 +96,7 @@ func openSparse(dir string, o Options) (*sparseDB, error) {
 	tf, size, err := openAt(db.traceFile)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: the database has no trace.db: it holds profiles only (run hpcrun with -t to trace)", dir)
+			return nil, errs.Format(dir, 0, "the database has no trace.db: it holds profiles only (run hpcrun with -t to trace)")
 		}
 		return nil, err
 	}
