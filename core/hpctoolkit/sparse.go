@@ -113,6 +113,7 @@ func openSparse(dir string, o Options) (*sparseDB, error) {
 	return db, nil
 }
 
+// read streams the database's traces into sink.
 func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	_, err := db.readLines(sink, opt)
 	return err

@@ -265,6 +265,7 @@ func (db *xmlDB) traceHeader(h []byte, file string) (big bool, rec uint64, err e
 }
 
 // read streams the traces into sink.
+// read streams the traces into sink.
 func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	_, err := db.readLines(sink, opt)
 	return err
