@@ -93,6 +93,37 @@ func TestSniffRefuses(t *testing.T) {
 	wantFormatError(t, Read(filepath.Join(other, "x.txt"), trace.New(), trace.ReadOptions{}), "not an HPCToolkit database")
 }
 
+// Probe tells the span from the headers: trace.db's minimum and maximum,
+// experiment.xml's db-min-time and db-max-time.
+func TestProbe(t *testing.T) {
+	for _, c := range []struct {
+		dir string
+		end trace.Time
+	}{{sample().write(t), 900}, {writeXMLDB(t), 1000000}} {
+		src, err := Format.Open(c.dir, ingest.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start, end, ok := src.Probe()
+		if !ok || start != 0 || end != c.end {
+			t.Errorf("%s: probe %v %v %v, want 0 %v true", c.dir, start, end, ok, c.end)
+		}
+	}
+}
+
+// Older experiment.xml files start with the DTD, whose DOCTYPE names the
+// root element.
+func TestSniffDoctype(t *testing.T) {
+	f := filepath.Join(corpus(t, "hatchet", "tests", "data", "hpctoolkit-cpi-database"), "experiment.xml")
+	head, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Format.Sniff(head[:512]) {
+		t.Error("hatchet's experiment.xml is not recognised")
+	}
+}
+
 // A database without trace.db holds profiles only.
 func TestNoTraceDB(t *testing.T) {
 	dir := sample().write(t)

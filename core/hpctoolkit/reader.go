@@ -37,7 +37,7 @@ var Format = ingest.Format{
 		if err != nil {
 			return nil, err
 		}
-		return &ingest.Source{Read: r.read, Whole: true, Files: r.files}, nil
+		return &ingest.Source{Read: r.read, Probe: r.probe, Whole: true, Files: r.files}, nil
 	},
 }
 
@@ -49,8 +49,9 @@ func sniff(head []byte) bool {
 	if bytes.HasPrefix(head, []byte("HPCTOOLKIT")) || bytes.HasPrefix(head, []byte("HPCRUN-trace")) {
 		return true
 	}
-	i := bytes.Index(head, []byte("<HPCToolkitExperiment"))
-	return i >= 0 && i < 512
+	// The root element, or the DOCTYPE that older files put before it
+	// with the whole DTD.
+	return bytes.Contains(head, []byte("<HPCToolkitExperiment")) || bytes.Contains(head, []byte("<!DOCTYPE HPCToolkitExperiment"))
 }
 
 // SniffDir reports whether dir holds an HPCToolkit database with traces:
@@ -92,7 +93,12 @@ func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) er
 type opened struct {
 	read  func(trace.Sink, trace.ReadOptions) error
 	files []string
+	end   trace.Time // the end of the trace, known from the headers
+	known bool       // end is known
 }
+
+// probe tells the span of the trace from what open decoded.
+func (o *opened) probe() (start, end trace.Time, ok bool) { return 0, o.end, o.known }
 
 // open finds the database directory of path and decodes what describes
 // the traces; the samples are read by read.
@@ -121,13 +127,21 @@ func open(path string, o Options) (*opened, error) {
 			return nil, err
 		}
 		files := []string{filepath.Join(dir, "meta.db"), filepath.Join(dir, "profile.db"), db.traceFile}
-		return &opened{read: db.read, files: files}, nil
+		r := &opened{read: db.read, files: files, known: true}
+		if !db.traces.empty && db.traces.max-db.traces.min < 1<<62 {
+			r.end = trace.Time(db.traces.max - db.traces.min)
+		}
+		return r, nil
 	case xmlDB:
 		db, err := openXML(dir, o)
 		if err != nil {
 			return nil, err
 		}
-		return &opened{read: db.read, files: db.files}, nil
+		r := &opened{read: db.read, files: db.files}
+		if db.hasMM {
+			r.end, r.known = db.toTime(db.min, db.max, db.max)
+		}
+		return r, nil
 	}
 	return nil, errs.Format(path, 0, "not an HPCToolkit database: no meta.db nor experiment.xml in %s", dir)
 }

@@ -166,6 +166,9 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 				if err := opt.Canceled(); err != nil {
 					return err
 				}
+				if n%(1<<16) == 0 && opt.Progress != nil {
+					opt.Progress(done+int64(n)*recordSize, db.traceSize)
+				}
 			}
 			if ts < db.traces.min || ts-db.traces.min > uint64(end) {
 				return (&blob{file: db.traceFile}).failed(l.start+uint64(n-1)*recordSize, "timestamp %d lies outside the traces' range [%d, %d]", ts, db.traces.min, db.traces.max)

@@ -297,20 +297,7 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 			lo, hi = 0, 0
 		}
 	}
-	toTime := func(ts uint64) (trace.Time, bool) {
-		d := ts - lo
-		if ts < lo || d > hi-lo {
-			return 0, false
-		}
-		if 1e9%db.unit == 0 {
-			m := uint64(1e9) / db.unit
-			if d > (1<<62)/m {
-				return 0, false
-			}
-			return trace.Time(d * m), true
-		}
-		return trace.FromSeconds(float64(d) / float64(db.unit))
-	}
+	toTime := func(ts uint64) (trace.Time, bool) { return db.toTime(lo, hi, ts) }
 	end, ok := toTime(hi)
 	if !ok {
 		return nil, errs.Format(db.file, 0, "the traces' time range [%d, %d] is too long", lo, hi)
@@ -331,6 +318,9 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 			if n++; n%4096 == 0 {
 				if err := opt.Canceled(); err != nil {
 					return err
+				}
+				if n%(1<<16) == 0 && opt.Progress != nil {
+					opt.Progress(done+at, total)
 				}
 			}
 			t, ok := toTime(ts)
@@ -368,6 +358,23 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 	}
 	sink.Finish(0, end)
 	return stats, nil
+}
+
+// toTime converts a timestamp of the range [lo, hi] to a time from lo, in
+// nanoseconds; false if it lies outside or does not fit.
+func (db *xmlDB) toTime(lo, hi, ts uint64) (trace.Time, bool) {
+	d := ts - lo
+	if ts < lo || d > hi-lo {
+		return 0, false
+	}
+	if 1e9%db.unit == 0 {
+		m := uint64(1e9) / db.unit
+		if d > (1<<62)/m {
+			return 0, false
+		}
+		return trace.Time(d * m), true
+	}
+	return trace.FromSeconds(float64(d) / float64(db.unit))
 }
 
 // scan calls fn with the timestamp, call path id and offset of each record
