@@ -2,6 +2,8 @@ package hpctoolkit
 
 import (
 	"bufio"
+	"compress/gzip"
+	"io"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -171,13 +173,23 @@ type goldenSample struct {
 var prettyKinds = map[string]string{"NODE": "Node", "RANK": "Rank", "THREAD": "Thread", "GPUCONTEXT": "GPU context", "GPUSTREAM": "GPU stream"}
 
 func readGolden(t *testing.T, name string) []goldenLine {
-	f, err := os.Open(filepath.Join("testdata", name+".golden"))
-	if err != nil {
-		t.Fatal(err)
+	file := filepath.Join("testdata", name+".golden")
+	var r io.Reader
+	if f, err := os.Open(file); err == nil {
+		defer f.Close()
+		r = f
+	} else {
+		f, err := os.Open(file + ".gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if r, err = gzip.NewReader(f); err != nil {
+			t.Fatal(err)
+		}
 	}
-	defer f.Close()
 	var out []goldenLine
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
 		if rest, ok := strings.CutPrefix(line, "line "); ok {
@@ -212,9 +224,18 @@ func readGolden(t *testing.T, name string) []goldenLine {
 // oracle finds for the sample's context, at the oracle's depth; idle
 // samples have no state open.
 func TestGoldenCallPaths(t *testing.T) {
-	for _, name := range []string{"ping-pong", "multithread", "vectorAdd", "acc_f3"} {
+	goldens := map[string][]string{
+		"ping-pong":     sparseDBs["ping-pong"],
+		"multithread":   sparseDBs["multithread"],
+		"vectorAdd":     sparseDBs["vectorAdd"],
+		"acc_f3":        sparseDBs["acc_f3"],
+		"lulesh-3lines": sparseDBs["lulesh"], // lines 0, 8 and 100 of 135
+		"xml-vectorAdd": {"hpctoolkit-db", "xml", "vectorAdd"},
+		"xml-acc_f3":    {"hpctoolkit-db", "xml", "acc_f3"},
+	}
+	for name, parts := range goldens {
 		t.Run(name, func(t *testing.T) {
-			dir := corpus(t, sparseDBs[name]...)
+			dir := corpus(t, parts...)
 			tr, _ := readStats(t, dir, Options{})
 			byPath := map[string]int32{}
 			for i := range tr.Containers {

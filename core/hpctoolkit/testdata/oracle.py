@@ -6,8 +6,18 @@ the timestamp relative to the traces' minimum, the context id, the name of
 the innermost procedure frame (entry point or function context) enclosing
 the context and that frame's depth ("-" for context 0).
 
+For an XML database (experiment.xml and *.hpctrace files), the lines are
+the trace files in name order, named by rank and thread, the records those
+of each file (big-endian time and call path id after a 32-byte header),
+times relative to db-min-time in nanoseconds, and frames the procedure
+frames (PF, Pr, A) of experiment.xml's tree, call path ids being the "it"
+attributes.
+
 Usage: oracle.py DATABASE_DIR > golden.txt
 """
+import glob
+import os
+import xml.etree.ElementTree as ET
 import struct
 import sys
 
@@ -86,4 +96,36 @@ def main(db):
             print(ts - tmin, c, depth, name, sep="\t")
 
 
-main(sys.argv[1])
+def main_xml(db):
+    root = ET.parse(db + "/experiment.xml").getroot()
+    procs = {p.get("i"): p.get("n") for p in root.iter("Procedure")}
+    tdb = next(root.iter("TraceDB"))
+    unit, lo = int(tdb.get("u")), int(tdb.get("db-min-time"))
+    frames = {}  # it -> (name, depth)
+
+    def walk(node, frame):
+        for c in node:
+            f = frame
+            if c.tag in ("PF", "Pr", "A"):
+                f = (procs.get(c.get("n"), "<unknown procedure>"), 0 if frame is None else frame[1] + 1)
+            if c.get("it") is not None:
+                frames[int(c.get("it"))] = f
+            walk(c, f)
+
+    walk(next(root.iter("SecCallPathProfileData")), None)
+    files = sorted(glob.glob(db + "/*.hpctrace"))
+    for i, f in enumerate(files):
+        d = open(f, "rb").read()
+        parts = os.path.basename(f)[: -len(".hpctrace")].split("-")
+        n = (len(d) - 32) // 12
+        print("line", i, "NODE=%d RANK=%d THREAD=%d" % (int(parts[-3], 16), int(parts[-5]), int(parts[-4])), n)
+        for k in range(n):
+            ts, c = struct.unpack_from(">QI", d, 32 + 12 * k)
+            name, depth = frames.get(c, ("-", "-"))
+            print((ts - lo) * (10**9 // unit), c, depth, name, sep="\t")
+
+
+if os.path.exists(sys.argv[1] + "/meta.db"):
+    main(sys.argv[1])
+else:
+    main_xml(sys.argv[1])
