@@ -3,9 +3,9 @@ package hpctoolkit
 import (
 	"bufio"
 	"compress/gzip"
-	"io"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
