@@ -17,9 +17,6 @@ type meta struct {
 	// frameOf maps a context identifier to its frame: the context itself
 	// if it is a frame, else its nearest enclosing frame.
 	frameOf map[uint32]int32
-	// function maps a context identifier to the name of its function, for
-	// function contexts only (what a test compares with the file).
-	function map[uint32]string
 }
 
 // Context lexical types (meta.db Context Tree section).
@@ -73,7 +70,7 @@ func decodeMeta(b *blob, loops bool) (*meta, error) {
 	}
 	general, idNames, ctxSec := h.sections[0], h.sections[1], h.sections[3]
 	modSec, fileSec, funSec := h.sections[5], h.sections[6], h.sections[7]
-	m := &meta{frameOf: map[uint32]int32{}, function: map[uint32]string{}}
+	m := &meta{frameOf: map[uint32]int32{}}
 
 	if general.size >= 8 {
 		if p := b.u64(general.ptr, "the database title pointer"); p != 0 {
@@ -244,7 +241,6 @@ func decodeMeta(b *blob, loops bool) (*meta, error) {
 						name = funcNames[j]
 					}
 				}
-				m.function[id] = name
 				frame = m.fr.add(name, p.frame)
 			case lexLoop:
 				if loops {

@@ -1,6 +1,7 @@
 package hpctoolkit
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -161,3 +162,24 @@ var (
 	bigEndian    binary.AppendByteOrder = binary.BigEndian
 	littleEndian binary.AppendByteOrder = binary.LittleEndian
 )
+
+// Data-centric traces (flag bit 0 of the header) carry a metric id after
+// each record's call path id: 16-byte records.
+func TestHpctraceDataCentric(t *testing.T) {
+	b := hpctrace(bigEndian)
+	b[len(b)-1] = 1 // the flags, big-endian
+	for _, r := range [][3]uint64{{1000, 100, 7}, {1100, 101, 8}} {
+		b = binary.BigEndian.AppendUint64(b, r[0])
+		b = binary.BigEndian.AppendUint32(b, uint32(r[1]))
+		b = binary.BigEndian.AppendUint32(b, uint32(r[2]))
+	}
+	var got [][2]uint64
+	db := &xmlDB{hdr: 32}
+	err := db.scanReader(bytes.NewReader(b), "x.hpctrace", func(ts, cpid uint64, at int64) error {
+		got = append(got, [2]uint64{ts, cpid})
+		return nil
+	})
+	if err != nil || !slices.Equal(got, [][2]uint64{{1000, 100}, {1100, 101}}) {
+		t.Errorf("records %v (%v), want (1000, 100) and (1100, 101)", got, err)
+	}
+}
