@@ -455,3 +455,38 @@ func TestCancel(t *testing.T) {
 		return Read(dir, sink, opt)
 	})
 }
+
+// Every state equals an interval of pipit's reader (its Enter and Leave
+// events paired, testdata/pipit-ping-pong.intervals), with loops as
+// frames as pipit has them: same rank, depth, start, end and name.
+func TestPipitIntervals(t *testing.T) {
+	dir := corpus(t, sparseDBs["ping-pong"]...)
+	tr, _ := readStats(t, dir, Options{Loops: true})
+	var got []string
+	for _, s := range tr.States {
+		rank := strings.TrimPrefix(tr.Containers[tr.Containers[s.Container].Parent].Name, "Rank ")
+		name := tr.Values[s.Value].Name
+		if strings.HasPrefix(name, "loop at ") {
+			name = "loop"
+		}
+		got = append(got, fmt.Sprintf("%s\t%d\t%d\t%d\t%s", rank, s.Depth, s.Start, s.End, name))
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "pipit-ping-pong.intervals"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			want = append(want, l)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) != 259 {
+		t.Fatalf("%d pipit intervals, want 259", len(want))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("states differ from pipit's intervals:\n%s", tracetest.FirstDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
+	}
+}
