@@ -490,3 +490,12 @@ func TestPipitIntervals(t *testing.T) {
 		t.Errorf("states differ from pipit's intervals:\n%s", tracetest.FirstDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
 	}
 }
+
+func BenchmarkReadLulesh(b *testing.B) {
+	dir := corpus(b, sparseDBs["lulesh"]...)
+	for b.Loop() {
+		if err := Read(dir, trace.New(), trace.ReadOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

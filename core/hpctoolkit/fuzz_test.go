@@ -55,7 +55,7 @@ func FuzzTrace(f *testing.F) {
 		}
 		for _, l := range db.lines {
 			n := uint64(0)
-			err := scanLine(r, "trace.db", l, func(uint64, uint32) error { n++; return nil })
+			_, err := scanLine(r, "trace.db", l, nil, func(uint64, uint32) error { n++; return nil })
 			onlyFormatErrors(t, err)
 			if err == nil && n != l.records() {
 				t.Fatalf("%d records scanned, the header says %d", n, l.records())

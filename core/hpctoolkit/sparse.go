@@ -157,11 +157,12 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 
 	var done int64
 	var stats []lineStat
+	var buf []byte
 	unknown := int64(0)
 	for i, l := range lines {
 		fl := newFlame(b, &db.meta.fr, conts[i])
 		n := 0
-		err := scanLine(tf, db.traceFile, l, func(ts uint64, ctx uint32) error {
+		buf, err = scanLine(tf, db.traceFile, l, buf, func(ts uint64, ctx uint32) error {
 			if n++; n%4096 == 0 {
 				if err := opt.Canceled(); err != nil {
 					return err

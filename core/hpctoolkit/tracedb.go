@@ -79,20 +79,23 @@ func decodeTraceHeaders(r io.ReaderAt, size int64, file string) (*traceDB, error
 const chunkRecords = 1 << 14
 
 // scanLine calls fn with each record of line l in order, reading it by
-// chunks. fn returning an error stops the scan.
-func scanLine(r io.ReaderAt, file string, l traceLine, fn func(ts uint64, ctx uint32) error) error {
-	buf := make([]byte, chunkRecords*recordSize)
+// chunks into buf (grown as needed, returned for the next line). fn
+// returning an error stops the scan.
+func scanLine(r io.ReaderAt, file string, l traceLine, buf []byte, fn func(ts uint64, ctx uint32) error) ([]byte, error) {
+	if want := min(l.end-l.start, chunkRecords*recordSize); uint64(len(buf)) < want {
+		buf = make([]byte, want)
+	}
 	for off := l.start; off < l.end; {
 		n := min(uint64(len(buf)), l.end-off)
 		if _, err := r.ReadAt(buf[:n], int64(off)); err != nil {
-			return (&blob{file: file}).failed(off, "%v", err)
+			return buf, (&blob{file: file}).failed(off, "%v", err)
 		}
 		for k := uint64(0); k < n; k += recordSize {
 			if err := fn(binary.LittleEndian.Uint64(buf[k:]), binary.LittleEndian.Uint32(buf[k+8:])); err != nil {
-				return err
+				return buf, err
 			}
 		}
 		off += n
 	}
-	return nil
+	return buf, nil
 }
