@@ -3,9 +3,11 @@ package hpctoolkit
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -182,4 +184,57 @@ func TestHpctraceDataCentric(t *testing.T) {
 	if err != nil || !slices.Equal(got, [][2]uint64{{1000, 100}, {1100, 101}}) {
 		t.Errorf("records %v (%v), want (1000, 100) and (1100, 101)", got, err)
 	}
+}
+
+// The procedure frames of hatchet's cpi database (experiment.xml 2.0,
+// profile only) are named as hatchet names them in its reference table
+// (hpctoolkit-cpi-graphframe.csv: node id, name and type of every node;
+// hatchet prefixes a frame reached through a call site with the call's
+// line, "27:MPI_Init").
+func TestXMLFramesAgainstHatchet(t *testing.T) {
+	dir := corpus(t, "hatchet", "tests", "data")
+	f, err := os.Open(filepath.Join(dir, "hpctoolkit-cpi-database", "experiment.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	db := &xmlDB{file: "experiment.xml"}
+	if err := db.decode(f, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(mustOpen(t, filepath.Join(dir, "hpctoolkit-cpi-graphframe.csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range rows[1:] {
+		nid, name, typ := r[4], r[5], r[6]
+		if typ != "PF" {
+			continue
+		}
+		if i := strings.IndexByte(name, ':'); i > 0 && strings.Trim(name[:i], "0123456789") == "" {
+			name = name[i+1:]
+		}
+		id, _ := strconv.ParseUint(nid, 10, 64)
+		fr, ok := db.ids[id]
+		if !ok {
+			t.Fatalf("node %s unknown", nid)
+		}
+		if got := db.fr.name[fr]; got != name {
+			t.Errorf("node %s: frame %q, hatchet %q", nid, got, name)
+		}
+		checked++
+	}
+	if checked != 4*26 {
+		t.Errorf("%d rows checked, want 104 (26 frames, 4 ranks)", checked)
+	}
+}
+
+func mustOpen(t *testing.T, name string) *os.File {
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
