@@ -238,3 +238,30 @@ func mustOpen(t *testing.T, name string) *os.File {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
+
+// Without db-min-time and db-max-time the range is that of the samples;
+// without the unit u, timestamps below 10^17 are microseconds.
+func TestXMLTimeRange(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		end      trace.Time
+	}{
+		{`db-min-time="1000" db-max-time="2000" `, ``, 500000},
+		{`u="1000000" `, ``, 1000000},
+	} {
+		dir := writeXMLDB(t)
+		x := strings.Replace(synthXML, c.from, c.to, 1)
+		if x == synthXML {
+			t.Fatalf("%q not in the XML", c.from)
+		}
+		os.WriteFile(filepath.Join(dir, "experiment.xml"), []byte(x), 0o644)
+		tr := trace.New()
+		if err := Read(dir, tr, trace.ReadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if tr.End != c.end || len(tr.States) != 7 {
+			t.Errorf("without %s: end %d (want %d), %d states", c.from, tr.End, c.end, len(tr.States))
+		}
+		checkNesting(t, tr)
+	}
+}
