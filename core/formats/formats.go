@@ -10,10 +10,13 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/chrome"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/hpctoolkit"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/nsys"
 	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/paraver"
+	"github.com/macroscope-hpc/macroscope/core/perfetto"
 	"github.com/macroscope-hpc/macroscope/core/pjcsv"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -25,6 +28,9 @@ var All = []ingest.Format{
 	chrome.Format,
 	paraver.Format,
 	pjcsv.Format,
+	nsys.Format,
+	hpctoolkit.Format,
+	perfetto.Format,
 }
 
 // Names returns the names of the formats, in the order of All.
@@ -78,12 +84,12 @@ func Detect(path string) (ingest.Format, error) {
 	// The extension decides, unless its formats' content tells otherwise
 	// (.json and .trace are written by more than one producer).
 	for _, f := range byExt {
-		if f.Sniff == nil || f.Sniff(head) {
+		if sniff(f, path, head) != no {
 			return f, nil
 		}
 	}
 	for _, f := range All {
-		if f.Sniff != nil && f.Sniff(head) {
+		if sniff(f, path, head) == yes {
 			return f, nil
 		}
 	}
@@ -92,6 +98,26 @@ func Detect(path string) (ingest.Format, error) {
 	}
 	return ingest.Format{}, errs.Format(path, 0, "cannot tell the trace format from the name or the content; name it (format=..., one of %s)",
 		strings.Join(Names(), ", "))
+}
+
+type verdict uint8
+
+const (
+	cannotTell verdict = iota
+	yes
+	no
+)
+
+// sniff asks format f whether the file at path, whose first bytes are
+// head, is one of its own.
+func sniff(f ingest.Format, path string, head []byte) verdict {
+	switch {
+	case f.Sniff != nil && f.Sniff(head), f.Sniff == nil && f.SniffFile != nil && f.SniffFile(path):
+		return yes
+	case f.Sniff == nil && f.SniffFile == nil:
+		return cannotTell
+	}
+	return no
 }
 
 // Open finds the format of path (named, or detected when name is "") and

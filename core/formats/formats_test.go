@@ -10,16 +10,24 @@ var shared = filepath.Join("..", "..", "..", "shared", "traces")
 
 func TestDetectCorpus(t *testing.T) {
 	cases := map[string]string{
-		"pajeng/traces/simu-mardi.trace":                    "paje",
-		"pipit/tests/data/ping-pong-otf2":                   "otf2",
-		"pipit/tests/data/ping-pong-otf2/traces.otf2":       "otf2",
-		"hta/tests/data/trace_diff/control/control.json.gz": "chrome",
-		"paraver/test/cutter/qsort_beo3.prv":                "paraver",
-		"paraver/test/cutter/qsort_beo3.prv.gz":             "paraver",
-		"pajeng/oracles/032_pj_dump_simu_mardi_trace.out":   "pjdump",
-		"starvz/inst/extdata/lu_trace":                      "pjdump",
-		"smpi-nas/is_B_64.trace":                            "paje",
-		"hatchet/perfflow_hist/laghos_1iter.pfw":            "chrome",
+		"pajeng/traces/simu-mardi.trace":                         "paje",
+		"pipit/tests/data/ping-pong-otf2":                        "otf2",
+		"pipit/tests/data/ping-pong-otf2/traces.otf2":            "otf2",
+		"hta/tests/data/trace_diff/control/control.json.gz":      "chrome",
+		"paraver/test/cutter/qsort_beo3.prv":                     "paraver",
+		"paraver/test/cutter/qsort_beo3.prv.gz":                  "paraver",
+		"pajeng/oracles/032_pj_dump_simu_mardi_trace.out":        "pjdump",
+		"starvz/inst/extdata/lu_trace":                           "pjdump",
+		"smpi-nas/is_B_64.trace":                                 "paje",
+		"hatchet/perfflow_hist/laghos_1iter.pfw":                 "chrome",
+		"nsys/h100_2gpu_1s.sqlite":                               "nsys",
+		"pipit/hist/data/saxpy-mpi-cuda_nsys_perlmutter0.sqlite": "nsys",
+		"hpctoolkit-db/vectorAdd":                                "hpctoolkit",
+		"hpctoolkit-db/vectorAdd/meta.db":                        "hpctoolkit",
+		"hpctoolkit-db/xml/vectorAdd":                            "hpctoolkit",
+		"pipit/tests/data/ping-pong-hpctoolkit":                  "hpctoolkit",
+		"perfetto/perfetto/nested_tracks.perfetto-trace":         "perfetto",
+		"perfetto/perfetto/track_event_typed_args.pb":            "perfetto",
 	}
 	for rel, want := range cases {
 		path := filepath.Join(shared, rel)

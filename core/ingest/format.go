@@ -23,6 +23,11 @@ type Format struct {
 	// Sniff reports whether the first bytes of a file (decompressed) look
 	// like this format; nil if the content cannot tell.
 	Sniff func(head []byte) bool
+	// SniffFile, for formats whose first bytes are shared with others
+	// (SQLite databases), reports whether the file at path is of this
+	// format by looking further (its tables); it is asked only when Sniff
+	// is nil.
+	SniffFile func(path string) bool
 	// SniffDir reports whether a directory holds a trace of this format
 	// (an OTF2 archive, a database); nil for single-file formats.
 	SniffDir func(dir string) bool

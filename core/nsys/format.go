@@ -12,12 +12,13 @@ import (
 
 // Format is the Nsight Systems SQLite export format. It has no Sniff: every
 // SQLite database starts with the same magic bytes (rocprof's RPD too), so
-// the first bytes cannot tell an Nsight Systems export; a registry that
-// met a SQLite database asks Looks, which reads the schema.
+// the first bytes cannot tell an Nsight Systems export; the registry asks
+// Looks (SniffFile), which reads the schema.
 var Format = ingest.Format{
 	Name:       name,
 	Summary:    "Nsight Systems SQLite export (nsys export --type sqlite)",
 	Extensions: extensions,
+	SniffFile:  Looks,
 	Options:    options,
 	Open:       open,
 }

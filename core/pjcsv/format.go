@@ -58,4 +58,3 @@ func Looks(h []byte) bool {
 	}
 	return false
 }
-
