@@ -40,6 +40,7 @@ func TestCorpusAgainstGoTool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkNesting(t, tr)
 			got, want := modelFacts(tr), oracle(t, path)
 			if filepath.Base(filepath.Dir(path)) == "v1-binary" {
 				got, want = got.withoutTimes(), want.withoutTimes()
