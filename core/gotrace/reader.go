@@ -38,8 +38,12 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 }
 
 // checkEvery is how many events pass between two looks at Cancel and
-// two progress reports.
+// two progress reports; they also happen at each generation's start.
 const checkEvery = 4096
+
+// recoverPanics turns the parser's panics on malformed input into
+// errors; fuzzing turns it off to tell them from the reader's own bugs.
+var recoverPanics = true
 
 // Decode reads a Go execution trace from r, plain or compressed; name
 // labels errors, total is the size of r for progress reports (0 if
@@ -62,6 +66,9 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 		return err
 	}
 	defer func() {
+		if !recoverPanics {
+			return
+		}
 		if p := recover(); p != nil {
 			err = &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d (the parser failed: %v)", counted.n, p)}
 		}
@@ -80,7 +87,7 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 			return parseError(name, counted.n, err)
 		}
 		b.event(ev)
-		if n%checkEvery == 0 {
+		if n%checkEvery == 0 || ev.Kind() == xtrace.EventSync {
 			if err := opt.Canceled(); err != nil {
 				return err
 			}
