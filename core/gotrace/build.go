@@ -365,11 +365,12 @@ func (b *builder) goTransition(ev xtrace.Event, st xtrace.StateTransition, now t
 		// first frame is the function it runs. The event's own stack is
 		// the creator's.
 		g.fn = innermost(st.Stack)
-		b.ensure(g)
 		if parent := b.running(ev); parent != nil && parent != g {
 			b.sink.Link(trace.Link{Container: b.goroutines, Type: b.lSpawn, Value: b.value(b.lSpawn, g.label()),
-				Start: now, End: now, From: b.ensure(parent), To: g.cid, Size: math.NaN()})
-		}
+				Start: now, End: now, From: b.ensure(parent), To: b.ensure(g), Size: math.NaN()})
+		} else if g.fn != "" {
+			b.ensure(g)
+		} // else (a C thread calling Go) created when needed, once a stack may have named it
 	} else if g.fn == "" {
 		g.fn = outermost(st.Stack)
 	}
