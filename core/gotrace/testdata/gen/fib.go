@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/debug"
 	"runtime/trace"
 )
 
@@ -39,6 +40,9 @@ func main() {
 	n := flag.Int("n", 10, "which Fibonacci number to compute")
 	path := flag.String("o", "fib.trace", "trace file to write")
 	flag.Parse()
+	// No garbage collection: the runtime's GC workers, created by
+	// whichever goroutine starts a cycle, would join the spawn tree.
+	debug.SetGCPercent(-1)
 	f, err := os.Create(*path)
 	if err != nil {
 		log.Fatal(err)
