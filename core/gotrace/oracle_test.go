@@ -23,9 +23,10 @@ import (
 // facts are the entities of a trace as sorted lines of text, one per
 // entity, so that two sources compare exactly.
 type facts struct {
-	goStates, pStates, regions, links, logs, ranges, variables []string
-	pRunning                                                   []string // "P<id> span" of each goroutine run
-	end                                                        trace.Time
+	goStates, pStates, regions, links, ranges, variables []string
+	logs                                                 []string // logs, task beginnings and ends, labels
+	pRunning                                             []string // "P<id> span" of each goroutine run
+	end                                                  trace.Time
 }
 
 var (
@@ -35,6 +36,8 @@ var (
 	nameRE  = regexp.MustCompile(`^ Name=("(?:[^"\\]|\\.)*") Scope=(\w+)(?:\((\d+)\))?`)
 	regRE   = regexp.MustCompile(`^ Task=\d+ Type=("(?:[^"\\]|\\.)*")`)
 	logRE   = regexp.MustCompile(`^ Task=\d+ Category=("(?:[^"\\]|\\.)*") Message=("(?:[^"\\]|\\.)*")`)
+	taskRE  = regexp.MustCompile(`^ ID=\d+ Parent=\d+ Type=("(?:[^"\\]|\\.)*")`)
+	labelRE = regexp.MustCompile(`^ Label=("(?:[^"\\]|\\.)*") Resource=Goroutine\((\d+)\)`)
 	metRE   = regexp.MustCompile(`^ Name=("(?:[^"\\]|\\.)*") Value=Value\{Uint64\((\d+)\)\}`)
 	unquote = func(t *testing.T, s string) string {
 		u, err := strconv.Unquote(s)
@@ -162,6 +165,13 @@ func oracle(t *testing.T, path string) facts {
 				text = c + ": " + text
 			}
 			f.logs = append(f.logs, fmt.Sprintf("G%s %d-%d %s", g, now, now, text))
+		case "TaskBegin", "TaskEnd":
+			s := taskRE.FindStringSubmatch(rest)
+			kind := map[string]string{"TaskBegin": EventTaskBegin, "TaskEnd": EventTaskEnd}[kind]
+			f.logs = append(f.logs, fmt.Sprintf("G%s %d-%d %s: %s", g, now, now, kind, unquote(t, s[1])))
+		case "Label":
+			s := labelRE.FindStringSubmatch(rest)
+			f.logs = append(f.logs, fmt.Sprintf("G%s %d-%d %s: %s", s[2], now, now, EventLabel, unquote(t, s[1])))
 		case "RangeBegin", "RangeActive", "RangeEnd":
 			s := nameRE.FindStringSubmatch(rest)
 			name, scope, id := unquote(t, s[1]), s[2], s[3]
@@ -282,8 +292,11 @@ func modelFacts(tr *trace.Trace) facts {
 		f.links = append(f.links, fmt.Sprintf("%s->%s %d-%d", alias(l.From), alias(l.To), l.Start, l.End))
 	}
 	for _, e := range tr.Events {
-		if tr.TypeName(e.Type) == EventLog {
+		switch name := tr.TypeName(e.Type); name {
+		case EventLog:
 			f.logs = append(f.logs, fmt.Sprintf("%s %d-%d %s", alias(e.Container), e.Time, e.Time, tr.ValueName(e.Value)))
+		default:
+			f.logs = append(f.logs, fmt.Sprintf("%s %d-%d %s: %s", alias(e.Container), e.Time, e.Time, name, tr.ValueName(e.Value)))
 		}
 	}
 	for _, v := range tr.Variables {
@@ -314,7 +327,7 @@ func compareFacts(t *testing.T, got, want facts) {
 	check("P states", got.pStates, want.pStates)
 	check("regions", got.regions, want.regions)
 	check("spawn links", got.links, want.links)
-	check("logs", got.logs, want.logs)
+	check("logs, tasks and labels", got.logs, want.logs)
 	check("runtime ranges", got.ranges, want.ranges)
 	check("metrics", got.variables, want.variables)
 	check("goroutine runs on Ps", got.pRunning, want.pRunning)
