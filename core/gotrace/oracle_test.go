@@ -27,6 +27,7 @@ type facts struct {
 	logs                                                 []string // logs, task beginnings and ends, labels
 	pRunning                                             []string // "P<id> span" of each goroutine run
 	end                                                  trace.Time
+	samples                                              int64 // CPU profile samples, skipped
 }
 
 var (
@@ -165,6 +166,8 @@ func oracle(t *testing.T, path string) facts {
 				text = c + ": " + text
 			}
 			f.logs = append(f.logs, fmt.Sprintf("G%s %d-%d %s", g, now, now, text))
+		case "StackSample":
+			f.samples++
 		case "TaskBegin", "TaskEnd":
 			s := taskRE.FindStringSubmatch(rest)
 			kind := map[string]string{"TaskBegin": EventTaskBegin, "TaskEnd": EventTaskEnd}[kind]
@@ -250,7 +253,8 @@ func (f facts) withoutTimes() facts {
 		slices.Sort(out)
 		return out
 	}
-	return facts{blur(f.goStates), blur(f.pStates), blur(f.regions), blur(f.links), blur(f.logs), blur(f.ranges), blur(f.variables), blur(f.pRunning), 0}
+	return facts{goStates: blur(f.goStates), pStates: blur(f.pStates), regions: blur(f.regions), links: blur(f.links),
+		ranges: blur(f.ranges), variables: blur(f.variables), logs: blur(f.logs), pRunning: blur(f.pRunning), samples: f.samples}
 }
 
 func (f *facts) sort() {
@@ -331,6 +335,9 @@ func compareFacts(t *testing.T, got, want facts) {
 	check("runtime ranges", got.ranges, want.ranges)
 	check("metrics", got.variables, want.variables)
 	check("goroutine runs on Ps", got.pRunning, want.pRunning)
+	if got.samples != want.samples {
+		t.Errorf("%d CPU profile samples skipped, want %d", got.samples, want.samples)
+	}
 	if got.end != want.end {
 		t.Errorf("end %v, want %v", got.end, want.end)
 	}
