@@ -59,10 +59,13 @@ func version(head []byte, file string) (int, error) {
 	return v, nil
 }
 
-// textHint explains the text form of Go traces that the Go source tree
-// keeps for its parser tests: it is not what runtime/trace writes.
+// textForm matches the start of the text form of Go traces that the Go
+// source tree keeps for its parser tests, bare or in a txtar file.
+var textForm = regexp.MustCompile(`(?m)^Trace Go1\.[0-9]+$|^-- expect --`)
+
+// textHint explains the text form: it is not what runtime/trace writes.
 func textHint(head []byte) string {
-	if regexp.MustCompile(`(?m)^Trace Go1\.[0-9]+$|^-- expect --`).Match(head) {
+	if textForm.Match(head) {
 		return " (this is the text form of the Go runtime's parser tests, which only the Go tree's internal trace tools turn into a binary trace)"
 	}
 	return ""
