@@ -14,8 +14,11 @@
 // it began. The trees of all containers hang under one synthetic root,
 // "program", whose children are the outermost states grouped by container
 // (in container order), then by state type, then in time order; so every
-// container owns one contiguous angular range. Nodes are numbered in
-// depth-first preorder, so a subtree is a contiguous range of nodes.
+// container owns one contiguous angular range. A spawn tree comes from
+// the links of a trace with FromSpawnLinks: a link from container A to
+// container B says that A created B (a goroutine, a process), and each
+// container is a node. Nodes are numbered in depth-first preorder, so a
+// subtree is a contiguous range of nodes.
 //
 // # Layout
 //

@@ -1,0 +1,68 @@
+// Package gotrace reads Go execution traces, as runtime/trace, `go test
+// -trace` and net/http/pprof's /debug/pprof/trace write them, and streams
+// them into a trace.Sink.
+//
+// # Input
+//
+// The trace is decoded by golang.org/x/exp/trace, the Go project's own
+// parser (the one `go tool trace` uses, exported), which reads the format
+// of Go 1.22 and later (up to Go 1.26's) as a stream of generations of a
+// few megabytes, and the older format of Go 1.11 to 1.21, which it parses
+// whole in memory and converts. The formats of Go 1.5 to 1.10 are refused
+// with a FormatError naming the version, as is the text form of the
+// runtime's parser tests ("Trace Go1.22" ...), which runtime/trace never
+// writes. The file may be gzip, bzip2 or zstd compressed. Files are
+// recognized by their header, "go 1.NN trace\x00\x00\x00" (Sniff): Go
+// traces have no extension of their own, and ".trace" is Pajé's.
+//
+// Times are the parser's nanoseconds, less the time of the first event,
+// which becomes 0; the trace ends with its last event.
+//
+// # Model
+//
+// Three containers hang from the root:
+//
+//   - "Runtime" holds the global ranges of the runtime as states: "GC
+//     concurrent mark phase" and "STW" (valued "stop-the-world (reason)");
+//     and the runtime's metrics (heap in use, heap goal, GOMAXPROCS) as
+//     variables named as runtime/metrics names them, each value holding
+//     until the next different one.
+//   - "Goroutines" holds a "Goroutine" container per goroutine, named "G<id>
+//     <function>" (alias "G<id>"). A goroutine created during the trace is
+//     created then, named after the function it starts in, and destroyed
+//     when it exits. One that exists when the trace starts is born at 0
+//     and named after the outermost frame of the first stack seen of it
+//     (none may be: it is then just "G<id>"). Its states, of type
+//     "Goroutine state", are running, runnable, syscall and "waiting:
+//     <reason>" ("waiting: chan receive"; "waiting" without a reason), from
+//     the parser's state transitions. User regions (trace.WithRegion,
+//     trace.StartRegion) are states of type "Region" valued by the region
+//     type, nested with their Depth; GC mark assists are states of type
+//     "GC mark assist". trace.Log calls are events "Log" valued "category:
+//     message", trace.NewTask and Task.End events "Task begin" and "Task
+//     end" valued by the task type, and the runtime's goroutine labels
+//     ("GC (dedicated)") events "Label".
+//   - "Procs" holds a "P" container per P (logical processor), "P<id>",
+//     with states "P state" (running, idle), "Running goroutine" (valued by
+//     the function of the goroutine the P runs, one state per run) and "GC
+//     incremental sweep".
+//
+// A goroutine created by another is joined to it by a link of type
+// "spawn" (LinkSpawn), from the creator to the new goroutine at the
+// instant of creation, valued by the new goroutine's function:
+// kaleido.FromSpawnLinks builds the goroutine spawn tree from them.
+// Goroutines created outside any goroutine (by the runtime, or by C code
+// calling Go) have no link.
+//
+// States still open when the trace ends end with it. Goroutine states and
+// ranges that the parser restates at each generation's start are not
+// split there.
+//
+// # Not modelled
+//
+// Counted in trace.Notes as skipped: CPU profile samples (when the
+// program also ran the CPU profiler), experimental events, thread state
+// transitions, region ends whose beginning precedes the trace, ranges of
+// resources not yet seen. Stacks are not kept, beyond naming goroutines.
+// Tasks are not joined across goroutines.
+package gotrace

@@ -1,0 +1,132 @@
+package gotrace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	xtrace "golang.org/x/exp/trace"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ReadFile reads a whole Go execution trace into memory.
+func ReadFile(path string) (*trace.Trace, error) {
+	return trace.Load(path, Read)
+}
+
+// Read streams the Go execution trace at path, plain or compressed
+// (gzip, bzip2, zstd), into sink.
+func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	st, err := ingest.CheckPath(path)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return errs.Format(path, 0, "is a directory, not a Go execution trace")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return Decode(f, path, st.Size(), sink, opt)
+}
+
+// checkEvery is how many events pass between two looks at Cancel and
+// two progress reports; they also happen at each generation's start.
+const checkEvery = 4096
+
+// recoverPanics turns the parser's panics on malformed input into
+// errors; fuzzing turns it off to tell them from the reader's own bugs.
+var recoverPanics = true
+
+// Decode reads a Go execution trace from r, plain or compressed; name
+// labels errors, total is the size of r for progress reports (0 if
+// unknown).
+//
+// The parser delivers a generation (a few megabytes of events) at a time
+// once it has checked it, so a malformed trace may have delivered the
+// generations before the fault; the error says so, and the sink is then
+// to be discarded. The parser's panics on malformed input are errors too.
+func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) (err error) {
+	counted := &countingReader{r: r}
+	in, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 64<<10), name, ingest.DefaultMaxDecompressed)
+	if err != nil {
+		return err
+	}
+	defer release()
+	br := bufio.NewReader(in)
+	head, _ := br.Peek(headerLen + 1)
+	if _, err := version(head, name); err != nil {
+		return err
+	}
+	defer func() {
+		if !recoverPanics {
+			return
+		}
+		if p := recover(); p != nil {
+			err = &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d (the parser failed: %v)", counted.n, p)}
+		}
+	}()
+	xr, err := xtrace.NewReader(br)
+	if err != nil {
+		return parseError(name, counted.n, err)
+	}
+	b := newBuilder(sink, opt)
+	for n := 1; ; n++ {
+		ev, err := xr.ReadEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return parseError(name, counted.n, err)
+		}
+		b.event(ev)
+		if n%checkEvery == 0 || ev.Kind() == xtrace.EventSync {
+			if err := opt.Canceled(); err != nil {
+				return err
+			}
+			if opt.Progress != nil {
+				opt.Progress(counted.n, total)
+			}
+		}
+	}
+	if err := opt.Canceled(); err != nil {
+		return err
+	}
+	b.finish()
+	if opt.Progress != nil {
+		opt.Progress(counted.n, total)
+	}
+	return nil
+}
+
+// parseError wraps an error of the parser. Errors of the input itself
+// (decompression, the size limit) are already FormatErrors.
+func parseError(name string, read int64, err error) error {
+	var fe *errs.FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &errs.FormatError{File: name, Err: fmt.Errorf("the Go execution trace is cut short after %d bytes: %w", read, err)}
+	}
+	return &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d: %w", read, err)}
+}
+
+// countingReader counts the bytes read from the file.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
