@@ -10,6 +10,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/chrome"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/gotrace"
 	"github.com/macroscope-hpc/macroscope/core/hpctoolkit"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/nsys"
@@ -31,6 +32,7 @@ var All = []ingest.Format{
 	nsys.Format,
 	hpctoolkit.Format,
 	perfetto.Format,
+	gotrace.Format,
 }
 
 // Names returns the names of the formats, in the order of All.
