@@ -1,7 +1,6 @@
 package rocprof
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -71,11 +70,7 @@ func runPrefix(name string) (string, bool) {
 // sniffCSV reports whether head starts with the header of a rocprofv3
 // trace CSV file.
 func sniffCSV(head []byte) bool {
-	line := firstLine(head)
-	if !bytes.HasSuffix(line, []byte("\n")) {
-		return false
-	}
-	h, err := parseHeader(line)
+	h, err := parseHeader(firstLine(head))
 	if err != nil {
 		return false
 	}

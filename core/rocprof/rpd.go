@@ -1,0 +1,231 @@
+package rocprof
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/sqlitedb"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// An RPD file (rocmProfileData's tracer) is a SQLite database: rocpd_api
+// holds the host API calls (pid, tid, start, end, apiName_id), rocpd_op
+// the GPU operations (gpuId, queueId, start, end, description_id: the
+// kernel name, opType_id: KernelExecution, CopyHostToDevice...),
+// rocpd_string the names, rocpd_api_ops which call launched which
+// operation, and rocpd_monitor samples of device clocks and the like.
+
+// sniffRPD reports whether head is the start of an RPD database: a SQLite
+// file whose schema, in its first page, names rocpd_op.
+func sniffRPD(head []byte) bool {
+	return sqlitedb.Looks(head) && bytes.Contains(head, []byte("rocpd_op"))
+}
+
+// ReadRPD reads an RPD database into sink.
+func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	db, err := sqlitedb.Open(path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, t := range []string{"rocpd_op", "rocpd_api", "rocpd_string"} {
+		if !db.HasTable(t) {
+			return db.Errorf("not an RPD database: no %s table", t)
+		}
+	}
+	m := newModel()
+	host := m.host("")
+	names, err := rpdStrings(db)
+	if err != nil {
+		return err
+	}
+	name := func(id int64) string {
+		if s, ok := names[id]; ok {
+			return s
+		}
+		return "string " + strconv.FormatInt(id, 10)
+	}
+	var reversed, rows int64
+	tick := func() error {
+		rows++
+		if rows%4096 == 0 {
+			return opt.Canceled()
+		}
+		return nil
+	}
+
+	// Host API calls, by id for the links.
+	apiRec := map[int64]int32{}
+	rs, err := db.Query(`SELECT id, pid, tid, start, "end", apiName_id, args_id FROM rocpd_api ORDER BY id`)
+	if err != nil {
+		return db.Errorf("reading rocpd_api: %v", err)
+	}
+	for rs.Next() {
+		var id, pid, tid, start, end, nameID, argsID int64
+		if err := rs.Scan(&id, &pid, &tid, &start, &end, &nameID, &argsID); err != nil {
+			rs.Close()
+			return db.Errorf("reading rocpd_api: %v", err)
+		}
+		if end < start {
+			reversed++
+			continue
+		}
+		c := m.thread(host, pid, tid)
+		kind, label := kindHIP, name(nameID)
+		if label == "UserMarker" { // roctx ranges: the message is in args
+			kind, label = kindMarker, name(argsID)
+			if start == end {
+				m.addMark(c, label, trace.Time(start))
+				continue
+			}
+		}
+		apiRec[id] = m.add(c, kind, label, trace.Time(start), trace.Time(end), id, nan)
+		if err := tick(); err != nil {
+			rs.Close()
+			return err
+		}
+	}
+	if err := closeRows(db, rs, "rocpd_api"); err != nil {
+		return err
+	}
+
+	// GPU operations: kernels (their description is the kernel name) and
+	// copies, fills, barriers (named by their type).
+	opRec := map[int64]int32{}
+	rs, err = db.Query(`SELECT id, gpuId, queueId, start, "end", description_id, opType_id FROM rocpd_op ORDER BY id`)
+	if err != nil {
+		return db.Errorf("reading rocpd_op: %v", err)
+	}
+	for rs.Next() {
+		var id, gpu, queue, start, end, desc, typ int64
+		if err := rs.Scan(&id, &gpu, &queue, &start, &end, &desc, &typ); err != nil {
+			rs.Close()
+			return db.Errorf("reading rocpd_op: %v", err)
+		}
+		if end < start {
+			reversed++
+			continue
+		}
+		opType, label := name(typ), name(desc)
+		kind := kindCopy
+		if strings.Contains(opType, "Kernel") {
+			kind = kindKernel
+		}
+		if label == "" {
+			label = opType
+		}
+		g := strconv.FormatInt(gpu, 10)
+		a := m.agent(host, g, gpu, "GPU "+g)
+		c := m.queue(a, "Queue "+strconv.FormatInt(queue, 10), queue)
+		opRec[id] = m.add(c, kind, label, trace.Time(start), trace.Time(end), 0, nan)
+		if err := tick(); err != nil {
+			rs.Close()
+			return err
+		}
+	}
+	if err := closeRows(db, rs, "rocpd_op"); err != nil {
+		return err
+	}
+
+	if err := rpdLinks(db, m, apiRec, opRec); err != nil {
+		return err
+	}
+	if err := rpdMonitor(db, m, host, opt); err != nil {
+		return err
+	}
+	opt.Skip("RPD rows ending before they start", reversed)
+	if err := opt.Canceled(); err != nil {
+		return err
+	}
+	return m.emit(sink, path)
+}
+
+func closeRows(db *sqlitedb.DB, rs interface {
+	Close() error
+	Err() error
+}, table string) error {
+	if err := rs.Err(); err != nil {
+		rs.Close()
+		return db.Errorf("reading %s: %v", table, err)
+	}
+	if err := rs.Close(); err != nil {
+		return db.Errorf("reading %s: %v", table, err)
+	}
+	return nil
+}
+
+func rpdStrings(db *sqlitedb.DB) (map[int64]string, error) {
+	rs, err := db.Query(`SELECT id, string FROM rocpd_string`)
+	if err != nil {
+		return nil, db.Errorf("reading rocpd_string: %v", err)
+	}
+	names := map[int64]string{}
+	for rs.Next() {
+		var id int64
+		var s string
+		if err := rs.Scan(&id, &s); err != nil {
+			rs.Close()
+			return nil, db.Errorf("reading rocpd_string: %v", err)
+		}
+		names[id] = s
+	}
+	return names, closeRows(db, rs, "rocpd_string")
+}
+
+// rpdLinks links each API call to the operations it launched
+// (rocpd_api_ops), the correlation RPD records explicitly.
+func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
+	if !db.HasTable("rocpd_api_ops") {
+		return nil
+	}
+	rs, err := db.Query(`SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id`)
+	if err != nil {
+		return db.Errorf("reading rocpd_api_ops: %v", err)
+	}
+	for rs.Next() {
+		var api, op int64
+		if err := rs.Scan(&api, &op); err != nil {
+			rs.Close()
+			return db.Errorf("reading rocpd_api_ops: %v", err)
+		}
+		a, okA := apiRec[api]
+		o, okO := opRec[op]
+		if okA && okO {
+			m.links = append(m.links, [2]int32{a, o})
+		}
+	}
+	return closeRows(db, rs, "rocpd_api_ops")
+}
+
+// rpdMonitor reads the device samples (clocks...) of rocpd_monitor as
+// variables of their GPU; samples of other devices, or whose value is not
+// a number, are counted as skipped.
+func rpdMonitor(db *sqlitedb.DB, m *model, host int32, opt trace.ReadOptions) error {
+	if !db.HasTable("rocpd_monitor") {
+		return nil
+	}
+	rs, err := db.Query(`SELECT deviceType, deviceId, monitorType, start, "end", value FROM rocpd_monitor ORDER BY id`)
+	if err != nil {
+		return db.Errorf("reading rocpd_monitor: %v", err)
+	}
+	var skipped int64
+	for rs.Next() {
+		var devType, monType, value string
+		var dev, start, end int64
+		if err := rs.Scan(&devType, &dev, &monType, &start, &end, &value); err != nil {
+			rs.Close()
+			return db.Errorf("reading rocpd_monitor: %v", err)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if devType != "gpu" || err != nil || math.IsNaN(v) || end < start {
+			skipped++
+			continue
+		}
+		g := strconv.FormatInt(dev, 10)
+		m.addSample(m.agent(host, g, dev, "GPU "+g), monType, trace.Time(start), trace.Time(end), v)
+	}
+	opt.Skip("rocpd_monitor samples not of a GPU or not numbers", skipped)
+	return closeRows(db, rs, "rocpd_monitor")
+}
