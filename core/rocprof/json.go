@@ -187,11 +187,18 @@ func readJSON(path string, in io.Reader, counted *countingReader, total int64, s
 // wrap turns decoding errors into FormatErrors placed in the decompressed
 // text.
 func (r *jsonReader) wrap(err error) error {
+	off := r.dec.InputOffset()
 	var fe *errs.FormatError
-	if errors.As(err, &fe) || errors.Is(err, trace.ErrCanceled) {
+	if errors.As(err, &fe) {
+		if fe.Offset == 0 && fe.Line == 0 && off > 0 {
+			// The decompressor failed: say how far the text went.
+			return &errs.FormatError{File: fe.File, Offset: off, Err: fe.Err}
+		}
 		return err
 	}
-	off := r.dec.InputOffset()
+	if errors.Is(err, trace.ErrCanceled) {
+		return err
+	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
