@@ -154,21 +154,33 @@ func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions
 	if len(files) == 0 {
 		return errs.Argument("files", "no file to read")
 	}
-	var total, done int64
-	for _, f := range files {
+	var total int64
+	in := make([]csvFile, len(files))
+	for i, f := range files {
 		if st, err := os.Stat(f); err == nil {
 			total += st.Size()
 		}
+		in[i] = csvFile{path: f, strict: strict}
 	}
+	for i := range in {
+		in[i].total = total
+	}
+	return readCSV(in, sink, opt)
+}
+
+// readCSV reads the files as one trace.
+func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
+	var done int64
 	m := newModel()
 	host := m.host("")
 	prefixes := map[string]bool{}
-	for _, path := range files {
+	for _, f := range files {
+		path := f.path
 		if p, ok := runPrefix(path); ok {
 			prefixes[p] = true
 		}
 		r := &csvReader{m: m, host: host, opt: opt, path: path}
-		f := csvFile{path: path, strict: strict, before: done, total: total}
+		f.before = done
 		_, size, err := f.read(opt, filepath.Base(path), r.head)
 		if err != nil {
 			return err
@@ -187,7 +199,7 @@ func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions
 	if err := opt.Canceled(); err != nil {
 		return err
 	}
-	return m.emit(sink, files[0])
+	return m.emit(sink, files[0].path)
 }
 
 // csvReader reads the rows of one rocprofv3 CSV file into the model.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -158,6 +159,7 @@ type csvFile struct {
 	strict bool
 	before int64 // bytes of the files read before, for progress
 	total  int64
+	data   []byte // the content, if given (tests); else read from path
 }
 
 type rowError struct{ msg string }
@@ -175,25 +177,29 @@ func badRow(format string, args ...any) error { return &rowError{fmt.Sprintf(for
 // returns the number of rows read and the bytes of input.
 func (f csvFile) read(opt trace.ReadOptions, what string,
 	head func(h header, line int) (func(r *row) error, error)) (rows int64, size int64, err error) {
-	if _, err := ingest.CheckPath(f.path); err != nil {
-		return 0, 0, err
+	var in io.Reader
+	if f.data == nil {
+		if _, err := ingest.CheckPath(f.path); err != nil {
+			return 0, 0, err
+		}
+		file, err := os.Open(f.path)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer file.Close()
+		dec, release, err := ingest.Decompress(bufio.NewReaderSize(file, 1<<16), f.path, ingest.DefaultMaxDecompressed)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer release()
+		in = dec
 	}
-	file, err := os.Open(f.path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer file.Close()
-	in, release, err := ingest.Decompress(bufio.NewReaderSize(file, 1<<16), f.path, ingest.DefaultMaxDecompressed)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer release()
 	var handle func(r *row) error
 	var ncols int
 	var skipped int64
 	warned := false
 	r := &row{file: f.path}
-	size, err = textlines.Scan(in, textlines.Input{Name: f.path, Before: f.before, Total: f.total}, opt, func(text []byte, n int) error {
+	line := func(text []byte, n int) error {
 		cut := text[len(text)-1] != '\n'
 		if n == 1 {
 			h, err := parseHeader(text)
@@ -240,7 +246,12 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 			warned = true
 		}
 		return nil
-	})
+	}
+	if in != nil {
+		size, err = textlines.Scan(in, textlines.Input{Name: f.path, Before: f.before, Total: f.total}, opt, line)
+	} else {
+		size, err = scanBytes(f.data, line)
+	}
 	if errors.Is(err, errStopFile) {
 		err = nil
 	}
@@ -252,3 +263,20 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 }
 
 var errStopFile = errors.New("stop reading the file")
+
+// scanBytes calls line for each line of data held in memory, as
+// textlines.Scan does for a stream, without its large buffer.
+func scanBytes(data []byte, line func(text []byte, n int) error) (int64, error) {
+	size := int64(len(data))
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			i = len(data) - 1
+		}
+		if err := line(data[:i+1], n); err != nil {
+			return 0, err
+		}
+		data = data[i+1:]
+	}
+	return size, nil
+}

@@ -65,11 +65,13 @@ var LegacyCSVFormat = ingest.Format{
 }
 
 // RPDFormat is the SQLite database of rocmProfileData (rocpd, rpd_tracer).
+// It is told by its extension: the first bytes of a SQLite file do not say
+// which tables it holds (the schema of the corpus's files starts past byte
+// 12,000), and other profilers write SQLite too.
 var RPDFormat = ingest.Format{
 	Name:       "rpd",
 	Summary:    "rocmProfileData RPD SQLite database (rocpd_api, rocpd_op, rocpd_api_ops)",
 	Extensions: []string{".rpd"},
-	Sniff:      sniffRPD,
 	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
 		if _, err := ingest.CheckPath(path); err != nil {
 			return nil, err

@@ -64,12 +64,16 @@ func ReadLegacyCSV(path string, strict bool, sink trace.Sink, opt trace.ReadOpti
 	if st, err := os.Stat(path); err == nil {
 		total = st.Size()
 	}
+	return readLegacy(csvFile{path: path, strict: strict, total: total}, sink, opt)
+}
+
+func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
+	path := f.path
 	m := newModel()
 	host := m.host("")
 	var lay legacyLayout
 	var counters, reversed int64
 	ncounters := 0
-	f := csvFile{path: path, strict: strict, total: total}
 	_, _, err := f.read(opt, "kernel dispatch", func(h header, _ int) (func(*row) error, error) {
 		var ok bool
 		lay, ok = legacyHeader(h)

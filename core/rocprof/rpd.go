@@ -1,7 +1,6 @@
 package rocprof
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -16,12 +15,6 @@ import (
 // kernel name, opType_id: KernelExecution, CopyHostToDevice...),
 // rocpd_string the names, rocpd_api_ops which call launched which
 // operation, and rocpd_monitor samples of device clocks and the like.
-
-// sniffRPD reports whether head is the start of an RPD database: a SQLite
-// file whose schema, in its first page, names rocpd_op.
-func sniffRPD(head []byte) bool {
-	return sqlitedb.Looks(head) && bytes.Contains(head, []byte("rocpd_op"))
-}
 
 // ReadRPD reads an RPD database into sink.
 func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
