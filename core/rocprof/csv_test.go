@@ -1,6 +1,8 @@
 package rocprof
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -241,5 +243,36 @@ func TestCSVCancel(t *testing.T) {
 	err := ReadCSV([]string{path}, false, partial, trace.ReadOptions{Cancel: stop})
 	if !errors.Is(err, trace.ErrCanceled) || len(partial.States) != 0 {
 		t.Errorf("canceled read: %v, %d states", err, len(partial.States))
+	}
+}
+
+// TestCSVCutCompressed: a gzip-compressed CSV file cut short is an error
+// naming the file and the line where the text broke.
+func TestCSVCutCompressed(t *testing.T) {
+	src := corpus(t, "rocprofv3-csv", "prefill_kernel_trace.csv")
+	text, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	gz.Write(text)
+	gz.Close()
+	p := writeFile(t, t.TempDir(), "1_kernel_trace.csv.gz", buf.String()[:buf.Len()/2])
+	err = ReadCSV([]string{p}, false, trace.New(), trace.ReadOptions{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != p || fe.Line <= 1 {
+		t.Errorf("cut gzip: %v", err)
+	}
+}
+
+// TestCSVDuplicateColumns: a header naming a column twice still counts its
+// fields right.
+func TestCSVDuplicateColumns(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "1_kernel_trace.csv", strings.TrimSuffix(kernelHeader, "\n")+`,"Kind"`+"\n"+
+		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k",2,130,140,"x"`+"\n")
+	tr, notes := readCSVFiles(t, []string{p})
+	if len(tr.States) != 1 || len(notes.Messages()) != 0 {
+		t.Errorf("%d states, notes %q", len(tr.States), notes.Messages())
 	}
 }

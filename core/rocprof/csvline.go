@@ -206,7 +206,8 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 			if err != nil || len(h) < 2 {
 				return errs.Format(f.path, 1, "not a CSV header")
 			}
-			ncols = len(h)
+			cols, _ := splitCSV(trimEOL(text), nil)
+			ncols = len(cols)
 			handle, err = head(h, 1)
 			if err != nil {
 				return err

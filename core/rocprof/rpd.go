@@ -2,6 +2,7 @@ package rocprof
 
 import (
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -131,6 +132,11 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	opt.Skip("RPD rows ending before they start", reversed)
 	if err := opt.Canceled(); err != nil {
 		return err
+	}
+	if opt.Progress != nil {
+		if st, err := os.Stat(path); err == nil {
+			opt.Progress(st.Size(), st.Size())
+		}
 	}
 	return m.emit(sink, path)
 }
