@@ -126,7 +126,8 @@ type jsonElement struct {
 	agents  []jsonAgent
 	strs    jsonStrings
 	symbols map[int64]string
-	recs    []pending
+	recs    []pending // records waiting for tables that come after them
+	res     *resolver // once the tables are read
 }
 
 // jsonReader walks the token stream.
@@ -314,6 +315,7 @@ func (r *jsonReader) element() error {
 		return err
 	}
 	e := &jsonElement{symbols: map[int64]string{}}
+	seen := map[string]bool{}
 	for {
 		k, ok, err := r.key()
 		if err != nil {
@@ -341,6 +343,11 @@ func (r *jsonReader) element() error {
 				}
 			}
 		case "buffer_records":
+			// rocprofv3 writes the tables first: the records are then
+			// added as they come, without waiting for the element's end.
+			if seen["metadata"] && seen["agents"] && seen["strings"] && seen["kernel_symbols"] && e.res == nil {
+				e.res = newResolver(r.m, e)
+			}
 			err = r.bufferRecords(e)
 		case "callback_records":
 			err = r.countLists("callback records of kind %q")
@@ -350,8 +357,16 @@ func (r *jsonReader) element() error {
 		if err != nil {
 			return err
 		}
+		seen[k] = true
 	}
-	return r.resolve(e)
+	if e.res == nil {
+		e.res = newResolver(r.m, e)
+	}
+	for i := range e.recs {
+		e.res.add(e.recs[i].list, &e.recs[i].r)
+	}
+	e.res.done(r.opt)
+	return nil
 }
 
 // bufferRecords streams the lists of buffer_records.
@@ -383,7 +398,11 @@ func (r *jsonReader) bufferRecords(e *jsonElement) error {
 				if err := r.dec.Decode(&rec); err != nil {
 					return err
 				}
-				e.recs = append(e.recs, pending{list: list, r: rec})
+				if e.res != nil {
+					e.res.add(list, &rec)
+				} else {
+					e.recs = append(e.recs, pending{list: list, r: rec})
+				}
 			}
 			if err := r.tick(); err != nil {
 				return err
@@ -417,99 +436,117 @@ func (r *jsonReader) countLists(what string) error {
 	}
 }
 
-// resolve names the records of an element and adds them to the model.
-func (r *jsonReader) resolve(e *jsonElement) error {
-	m := r.m
-	host := m.host(e.meta.Node.Hostname)
-	agents := map[uint64]*jsonAgent{}
+// resolver names the records of an element with its tables and adds them
+// to the model.
+type resolver struct {
+	m        *model
+	e        *jsonElement
+	host     int32
+	agents   map[uint64]*jsonAgent
+	markers  map[int64]string
+	reversed int64 // records ending before they start
+	unnamed  int64 // API records whose kind is not in the tables
+}
+
+func newResolver(m *model, e *jsonElement) *resolver {
+	v := &resolver{m: m, e: e, host: m.host(e.meta.Node.Hostname),
+		agents: map[uint64]*jsonAgent{}, markers: map[int64]string{}}
 	for i := range e.agents {
-		agents[e.agents[i].ID.Handle] = &e.agents[i]
+		v.agents[e.agents[i].ID.Handle] = &e.agents[i]
 	}
-	agentCont := func(h uint64) int32 {
-		a, ok := agents[h]
-		if !ok {
-			return m.agent(host, "handle "+strconv.FormatUint(h, 10), 1<<62, "Agent handle "+strconv.FormatUint(h, 10))
-		}
-		key := strconv.FormatInt(a.NodeID, 10)
-		name := "Agent " + key
-		if a.ProductName != "" {
-			name += " (" + a.ProductName + ")"
-		} else if a.Name != "" {
-			name += " (" + a.Name + ")"
-		}
-		return m.agent(host, key, a.NodeID, name)
-	}
-	markers := map[int64]string{}
 	for _, kv := range e.strs.MarkerAPI {
-		markers[kv.Key] = kv.Value
+		v.markers[kv.Key] = kv.Value
 	}
-	kindName := func(k int32) (string, bool) {
-		if k < 0 || int(k) >= len(e.strs.BufferRecords) {
-			return "", false
-		}
-		return e.strs.BufferRecords[k].Kind, true
+	return v
+}
+
+// agent returns the container of the agent of handle h, named "Agent
+// <node id> (<product>)" as rocprofv3 numbers agents in its CSV files.
+func (v *resolver) agent(h uint64) int32 {
+	a, ok := v.agents[h]
+	if !ok {
+		return v.m.agent(v.host, "handle "+strconv.FormatUint(h, 10), 1<<62, "Agent handle "+strconv.FormatUint(h, 10))
 	}
-	opName := func(k, op int32) string {
-		if k >= 0 && int(k) < len(e.strs.BufferRecords) {
-			ops := e.strs.BufferRecords[k].Operations
-			if op >= 0 && int(op) < len(ops) {
-				return ops[op]
-			}
-		}
-		return "operation " + strconv.Itoa(int(op))
+	key := strconv.FormatInt(a.NodeID, 10)
+	name := "Agent " + key
+	if a.ProductName != "" {
+		name += " (" + a.ProductName + ")"
+	} else if a.Name != "" {
+		name += " (" + a.Name + ")"
 	}
-	var reversed, unnamed int64
-	for i := range e.recs {
-		p := &e.recs[i]
-		rec := &p.r
-		if rec.End < rec.Start {
-			reversed++
-			continue
-		}
-		start, end, corr := trace.Time(rec.Start), trace.Time(rec.End), rec.Correlation.Internal
-		switch p.list {
-		case listKernel:
-			a := agentCont(rec.Dispatch.Agent.Handle)
-			q := rec.Dispatch.Queue.Handle
-			c := m.queue(a, "Queue "+strconv.FormatUint(q, 10), int64(q))
-			name, ok := e.symbols[rec.Dispatch.KernelID]
-			if !ok {
-				name = "kernel " + strconv.FormatInt(rec.Dispatch.KernelID, 10)
-			}
-			m.add(c, kindKernel, name, start, end, corr, nan)
-		case listCopy:
-			dev := rec.Src.Handle
-			if a, ok := agents[dev]; ok && a.Type == 1 {
-				dev = rec.Dst.Handle
-			}
-			c := m.queue(agentCont(dev), "Memory copies", 1<<62)
-			size := nan
-			if rec.Bytes != nil {
-				size = float64(*rec.Bytes)
-			}
-			m.add(c, kindCopy, opName(rec.Kind, rec.Operation), start, end, corr, size)
-		case listAPI:
-			domain, ok := kindName(rec.Kind)
-			if !ok {
-				unnamed++
-				continue
-			}
-			kind := apiKind(domain)
-			name := opName(rec.Kind, rec.Operation)
-			if kind == kindMarker {
-				if msg, ok := markers[corr]; ok {
-					name = msg
-				}
-			}
-			c := m.thread(host, e.meta.PID, rec.ThreadID)
-			if kind == kindMarker && start == end {
-				m.addMark(c, name, start)
-				continue
-			}
-			m.add(c, kind, name, start, end, corr, nan)
+	return v.m.agent(v.host, key, a.NodeID, name)
+}
+
+func (v *resolver) kindName(k int32) (string, bool) {
+	if k < 0 || int(k) >= len(v.e.strs.BufferRecords) {
+		return "", false
+	}
+	return v.e.strs.BufferRecords[k].Kind, true
+}
+
+func (v *resolver) opName(k, op int32) string {
+	if k >= 0 && int(k) < len(v.e.strs.BufferRecords) {
+		ops := v.e.strs.BufferRecords[k].Operations
+		if op >= 0 && int(op) < len(ops) {
+			return ops[op]
 		}
 	}
-	r.opt.Skip("records ending before they start", reversed)
-	r.opt.Skip("API records whose kind is not in the string tables", unnamed)
-	return nil
+	return "operation " + strconv.Itoa(int(op))
+}
+
+// add adds one record of list to the model.
+func (v *resolver) add(list int8, rec *jsonRecord) {
+	m := v.m
+	if rec.End < rec.Start {
+		v.reversed++
+		return
+	}
+	start, end, corr := trace.Time(rec.Start), trace.Time(rec.End), rec.Correlation.Internal
+	switch list {
+	case listKernel:
+		q := rec.Dispatch.Queue.Handle
+		c := m.queue(v.agent(rec.Dispatch.Agent.Handle), "Queue "+strconv.FormatUint(q, 10), int64(q))
+		name, ok := v.e.symbols[rec.Dispatch.KernelID]
+		if !ok {
+			name = "kernel " + strconv.FormatInt(rec.Dispatch.KernelID, 10)
+		}
+		m.add(c, kindKernel, name, start, end, corr, nan)
+	case listCopy:
+		// The device end: the destination when the source is a CPU.
+		dev := rec.Src.Handle
+		if a, ok := v.agents[dev]; ok && a.Type == 1 {
+			dev = rec.Dst.Handle
+		}
+		c := m.queue(v.agent(dev), "Memory copies", 1<<62)
+		size := nan
+		if rec.Bytes != nil {
+			size = float64(*rec.Bytes)
+		}
+		m.add(c, kindCopy, v.opName(rec.Kind, rec.Operation), start, end, corr, size)
+	case listAPI:
+		domain, ok := v.kindName(rec.Kind)
+		if !ok {
+			v.unnamed++
+			return
+		}
+		kind := apiKind(domain)
+		name := v.opName(rec.Kind, rec.Operation)
+		if kind == kindMarker {
+			if msg, ok := v.markers[corr]; ok {
+				name = msg
+			}
+		}
+		c := m.thread(v.host, v.e.meta.PID, rec.ThreadID)
+		if kind == kindMarker && start == end {
+			m.addMark(c, name, start)
+			return
+		}
+		m.add(c, kind, name, start, end, corr, nan)
+	}
+}
+
+// done reports what the element's records lacked.
+func (v *resolver) done(opt trace.ReadOptions) {
+	opt.Skip("records ending before they start", v.reversed)
+	opt.Skip("API records whose kind is not in the string tables", v.unnamed)
 }
