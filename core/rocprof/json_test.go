@@ -12,6 +12,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // The counts come from Python's json module on the file:
@@ -171,15 +172,8 @@ func TestJSONCorrupt(t *testing.T) {
 
 func TestJSONCancel(t *testing.T) {
 	path := corpus(t, "rocprofv3-tracelens", "908_results.json.gz")
-	reports := 0
-	stop := make(chan struct{})
-	partial := trace.New()
-	err := ReadJSON(path, partial, trace.ReadOptions{Cancel: stop, Progress: func(done, total int64) {
-		if reports++; reports == 1 {
-			close(stop)
-		}
-	}})
-	if !errors.Is(err, trace.ErrCanceled) || len(partial.States) != 0 || reports != 1 {
-		t.Errorf("canceled read: %v, %d states, %d reports", err, len(partial.States), reports)
+	_, _, reports := tracetest.Cancel(t, 43915, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
+	if reports != 1 {
+		t.Errorf("%d progress reports after the cancel", reports)
 	}
 }

@@ -174,10 +174,29 @@ func rpdStrings(db *sqlitedb.DB) (map[int64]string, error) {
 }
 
 // rpdLinks links each API call to the operations it launched
-// (rocpd_api_ops), the correlation RPD records explicitly.
+// (rocpd_api_ops), the correlation RPD records explicitly. A copy's link
+// carries its size, from rocpd_copyapi.
 func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
 	if !db.HasTable("rocpd_api_ops") {
 		return nil
+	}
+	sizes := map[int64]int64{}
+	if db.HasColumn("rocpd_copyapi", "api_ptr_id") && db.HasColumn("rocpd_copyapi", "size") {
+		rs, err := db.Query(`SELECT api_ptr_id, size FROM rocpd_copyapi`)
+		if err != nil {
+			return db.Errorf("reading rocpd_copyapi: %v", err)
+		}
+		for rs.Next() {
+			var api, size int64
+			if err := rs.Scan(&api, &size); err != nil {
+				rs.Close()
+				return db.Errorf("reading rocpd_copyapi: %v", err)
+			}
+			sizes[api] = size
+		}
+		if err := closeRows(db, rs, "rocpd_copyapi"); err != nil {
+			return err
+		}
 	}
 	rs, err := db.Query(`SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id`)
 	if err != nil {
@@ -193,6 +212,9 @@ func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
 		o, okO := opRec[op]
 		if okA && okO {
 			m.links = append(m.links, [2]int32{a, o})
+			if size, ok := sizes[api]; ok {
+				m.recs[o].bytes = float64(size)
+			}
 		}
 	}
 	return closeRows(db, rs, "rocpd_api_ops")

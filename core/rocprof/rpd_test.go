@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,18 @@ func TestRPDCounts(t *testing.T) {
 	}
 	if len(tr.Links) != 85 {
 		t.Errorf("%d links, want 85 (rows of rocpd_api_ops)", len(tr.Links))
+	}
+	// SELECT count(*), sum(size) FROM rocpd_api_ops A JOIN rocpd_copyapi C
+	// ON C.api_ptr_id = A.api_id  -> 55|2032000296
+	sized, bytes := 0, 0.0
+	for _, l := range tr.Links {
+		if !math.IsNaN(l.Size) {
+			sized++
+			bytes += l.Size
+		}
+	}
+	if sized != 55 || bytes != 2032000296 {
+		t.Errorf("%d links with a size, %v bytes; want 55, 2032000296", sized, bytes)
 	}
 	if len(tr.Variables) != 15 {
 		t.Errorf("%d variables, want 15 (rows of rocpd_monitor)", len(tr.Variables))
