@@ -220,7 +220,7 @@ type csvReader struct {
 }
 
 // head classifies the file and returns the row handler.
-func (r *csvReader) head(h header, _ int) (func(*row) error, error) {
+func (r *csvReader) head(h header) (func(*row) error, error) {
 	r.kind = classify(h)
 	r.start, r.end, r.corr = h.col("Start_Timestamp"), h.col("End_Timestamp"), h.col("Correlation_Id")
 	switch r.kind {

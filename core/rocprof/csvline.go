@@ -131,11 +131,9 @@ func firstLine(head []byte) []byte {
 	return head
 }
 
-// row is a parsed data line and its position, for errors.
+// row is a parsed data line.
 type row struct {
 	fields [][]byte
-	file   string
-	line   int
 }
 
 func (r *row) str(i int) string {
@@ -162,21 +160,18 @@ type csvFile struct {
 	data   []byte // the content, if given (tests); else read from path
 }
 
-type rowError struct{ msg string }
-
-func (e *rowError) Error() string { return e.msg }
-
-func badRow(format string, args ...any) error { return &rowError{fmt.Sprintf(format, args...)} }
+// badRow describes why a row cannot be read.
+func badRow(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // read reads the file: its header goes to head, which returns the row
-// handler (nil to stop reading the file), then each data row goes to that
+// handler or an error, then each data row goes to that
 // handler, which returns an error for a row it cannot read. Such rows are
 // skipped and counted (as "<what> rows that cannot be read") or, with
 // strict, make the read fail; a last line without its line break that
 // cannot be read is a cut record: the trace is marked incomplete. It
 // returns the number of rows read and the bytes of input.
 func (f csvFile) read(opt trace.ReadOptions, what string,
-	head func(h header, line int) (func(r *row) error, error)) (rows int64, size int64, err error) {
+	head func(h header) (func(r *row) error, error)) (rows int64, size int64, err error) {
 	var in io.Reader
 	if f.data == nil {
 		if _, err := ingest.CheckPath(f.path); err != nil {
@@ -198,7 +193,7 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 	var ncols int
 	var skipped int64
 	warned := false
-	r := &row{file: f.path}
+	r := &row{}
 	line := func(text []byte, n int) error {
 		cut := text[len(text)-1] != '\n'
 		if n == 1 {
@@ -208,14 +203,8 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 			}
 			cols, _ := splitCSV(trimEOL(text), nil)
 			ncols = len(cols)
-			handle, err = head(h, 1)
-			if err != nil {
-				return err
-			}
-			if handle == nil {
-				return errStopFile
-			}
-			return nil
+			handle, err = head(h)
+			return err
 		}
 		body := trimEOL(text)
 		if len(bytes.TrimSpace(body)) == 0 {
@@ -223,7 +212,6 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 		}
 		var err error
 		r.fields, err = splitCSV(body, r.fields)
-		r.line = n
 		if err == nil && len(r.fields) != ncols {
 			err = fmt.Errorf("%d fields, the header has %d", len(r.fields), ncols)
 		}
@@ -253,17 +241,12 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 	} else {
 		size, err = scanBytes(f.data, line)
 	}
-	if errors.Is(err, errStopFile) {
-		err = nil
-	}
-	if err == nil && handle == nil && ncols == 0 {
+	if err == nil && handle == nil {
 		err = errs.Format(f.path, 0, "empty file: no CSV header")
 	}
 	opt.Skip(what+" rows that cannot be read", skipped)
 	return rows, size, err
 }
-
-var errStopFile = errors.New("stop reading the file")
 
 // scanBytes calls line for each line of data held in memory, as
 // textlines.Scan does for a stream, without its large buffer.

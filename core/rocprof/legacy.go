@@ -74,7 +74,7 @@ func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	var lay legacyLayout
 	var counters, reversed int64
 	ncounters := 0
-	_, _, err := f.read(opt, "kernel dispatch", func(h header, _ int) (func(*row) error, error) {
+	_, _, err := f.read(opt, "kernel dispatch", func(h header) (func(*row) error, error) {
 		var ok bool
 		lay, ok = legacyHeader(h)
 		if !ok {
