@@ -276,3 +276,36 @@ func TestCSVDuplicateColumns(t *testing.T) {
 		t.Errorf("%d states, notes %q", len(tr.States), notes.Messages())
 	}
 }
+
+// TestCSVCorrupt flips bytes of a corpus file: each read gives a trace
+// (rows that cannot be read skipped and counted) or a FormatError naming
+// the file, never a panic; a row skipped is never a state.
+func TestCSVCorrupt(t *testing.T) {
+	text, err := os.ReadFile(corpus(t, "rocprofv3-csv", "decode_kernel_trace.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := 0; i < 200; i++ {
+		b := bytes.Clone(text)
+		at := (i*104729 + 17) % len(b)
+		b[at] ^= byte(1 + i%255)
+		p := writeFile(t, dir, "1_kernel_trace.csv", string(b))
+		tr := trace.New()
+		notes := &trace.Notes{}
+		err := ReadCSV([]string{p}, false, tr, trace.ReadOptions{Notes: notes})
+		var fe *errs.FormatError
+		if err != nil && (!errors.As(err, &fe) || fe.File != p) {
+			t.Fatalf("flip at %d: %v", at, err)
+		}
+		if err == nil {
+			skipped := int64(0)
+			for _, n := range notes.Skipped() {
+				skipped += n
+			}
+			if int64(len(tr.States))+skipped < 144-1 || len(tr.States) > 144 {
+				t.Errorf("flip at %d: %d states, %d skipped, of 144 rows", at, len(tr.States), skipped)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"database/sql"
 	"math"
 	"os"
 	"strconv"
@@ -41,7 +42,7 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 		return "string " + strconv.FormatInt(id, 10)
 	}
-	var reversed, rows int64
+	var reversed, unreadable, rows int64
 	tick := func() error {
 		rows++
 		if rows%4096 == 0 {
@@ -58,9 +59,14 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	for rs.Next() {
 		var id, pid, tid, start, end, nameID, argsID int64
-		if err := rs.Scan(&id, &pid, &tid, &start, &end, &nameID, &argsID); err != nil {
+		ok, err := scanInts(rs, &id, &pid, &tid, &start, &end, &nameID, &argsID)
+		if err != nil {
 			rs.Close()
 			return db.Errorf("reading rocpd_api: %v", err)
+		}
+		if !ok {
+			unreadable++
+			continue
 		}
 		if end < start {
 			reversed++
@@ -94,9 +100,14 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	for rs.Next() {
 		var id, gpu, queue, start, end, desc, typ int64
-		if err := rs.Scan(&id, &gpu, &queue, &start, &end, &desc, &typ); err != nil {
+		ok, err := scanInts(rs, &id, &gpu, &queue, &start, &end, &desc, &typ)
+		if err != nil {
 			rs.Close()
 			return db.Errorf("reading rocpd_op: %v", err)
+		}
+		if !ok {
+			unreadable++
+			continue
 		}
 		if end < start {
 			reversed++
@@ -130,6 +141,7 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	opt.Skip("RPD rows ending before they start", reversed)
+	opt.Skip("RPD rows whose ids or times are not integers", unreadable)
 	if err := opt.Canceled(); err != nil {
 		return err
 	}
@@ -139,6 +151,43 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 	}
 	return m.emit(sink, path)
+}
+
+// asInt converts a value of a column declared integer. SQLite keeps what
+// it was given, and RPD writers sometimes store text there (an empty copy
+// size): ok is false when the value is not an integer.
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return n, err == nil
+	case []byte:
+		n, err := strconv.ParseInt(strings.TrimSpace(string(x)), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// scanInts scans a row of integer columns; ok is false when one is not an
+// integer.
+func scanInts(rs interface{ Scan(...any) error }, out ...*int64) (ok bool, err error) {
+	vals := make([]any, len(out))
+	ptrs := make([]any, len(out))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rs.Scan(ptrs...); err != nil {
+		return false, err
+	}
+	ok = true
+	for i, v := range vals {
+		n, good := asInt(v)
+		*out[i] = n
+		ok = ok && good
+	}
+	return ok, nil
 }
 
 func closeRows(db *sqlitedb.DB, rs interface {
@@ -188,11 +237,14 @@ func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
 		}
 		for rs.Next() {
 			var api, size int64
-			if err := rs.Scan(&api, &size); err != nil {
+			ok, err := scanInts(rs, &api, &size)
+			if err != nil {
 				rs.Close()
 				return db.Errorf("reading rocpd_copyapi: %v", err)
 			}
-			sizes[api] = size
+			if ok { // an empty size leaves the link without one
+				sizes[api] = size
+			}
 		}
 		if err := closeRows(db, rs, "rocpd_copyapi"); err != nil {
 			return err
@@ -204,7 +256,7 @@ func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
 	}
 	for rs.Next() {
 		var api, op int64
-		if err := rs.Scan(&api, &op); err != nil {
+		if _, err := scanInts(rs, &api, &op); err != nil {
 			rs.Close()
 			return db.Errorf("reading rocpd_api_ops: %v", err)
 		}
@@ -233,19 +285,24 @@ func rpdMonitor(db *sqlitedb.DB, m *model, host int32, opt trace.ReadOptions) er
 	}
 	var skipped int64
 	for rs.Next() {
-		var devType, monType, value string
+		var devType, monType, value sql.NullString
 		var dev, start, end int64
-		if err := rs.Scan(&devType, &dev, &monType, &start, &end, &value); err != nil {
+		var vals [3]any
+		if err := rs.Scan(&devType, &vals[0], &monType, &vals[1], &vals[2], &value); err != nil {
 			rs.Close()
 			return db.Errorf("reading rocpd_monitor: %v", err)
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if devType != "gpu" || err != nil || math.IsNaN(v) || end < start {
+		var okD, okS, okE bool
+		dev, okD = asInt(vals[0])
+		start, okS = asInt(vals[1])
+		end, okE = asInt(vals[2])
+		v, err := strconv.ParseFloat(strings.TrimSpace(value.String), 64)
+		if devType.String != "gpu" || !okD || !okS || !okE || err != nil || math.IsNaN(v) || end < start {
 			skipped++
 			continue
 		}
 		g := strconv.FormatInt(dev, 10)
-		m.addSample(m.agent(host, g, dev, "GPU "+g), monType, trace.Time(start), trace.Time(end), v)
+		m.addSample(m.agent(host, g, dev, "GPU "+g), monType.String, trace.Time(start), trace.Time(end), v)
 	}
 	opt.Skip("rocpd_monitor samples not of a GPU or not numbers", skipped)
 	return closeRows(db, rs, "rocpd_monitor")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -188,3 +189,42 @@ func TestRPDCorrupt(t *testing.T) {
 }
 
 const sqliteMagicOnly = "SQLite format 3\x00"
+
+// TestRPDSqlite3 asks the sqlite3 tool, when it is installed, for the
+// counts of each kind in both corpus databases and compares them with the
+// states, links and variables read.
+func TestRPDSqlite3(t *testing.T) {
+	tool, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("sqlite3 is not installed")
+	}
+	for _, name := range []string{"matmul_result.rpd", "matmul_result_large.rpd"} {
+		path := corpus(t, "rpd", name)
+		query := func(q string) int {
+			out, err := exec.Command(tool, "-readonly", path, q).Output()
+			if err != nil {
+				t.Fatalf("sqlite3 %s: %v", q, err)
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+			if err != nil {
+				t.Fatalf("sqlite3 %s: %q", q, out)
+			}
+			return n
+		}
+		kernelType := `(SELECT id FROM rocpd_string WHERE string = 'KernelExecution')`
+		want := map[string]int{
+			kindHIP:    query(`SELECT count(*) FROM rocpd_api`),
+			kindKernel: query(`SELECT count(*) FROM rocpd_op WHERE opType_id IN ` + kernelType),
+			kindCopy:   query(`SELECT count(*) FROM rocpd_op WHERE opType_id NOT IN ` + kernelType),
+		}
+		links := query(`SELECT count(*) FROM rocpd_api_ops`)
+		samples := query(`SELECT count(*) FROM rocpd_monitor WHERE deviceType = 'gpu'`)
+		tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(path, s, o) })
+		if got := statesByType(tr); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: states %v, sqlite3 says %v", name, got, want)
+		}
+		if len(tr.Links) != links || len(tr.Variables) != samples {
+			t.Errorf("%s: %d links, %d variables; sqlite3 says %d, %d", name, len(tr.Links), len(tr.Variables), links, samples)
+		}
+	}
+}
