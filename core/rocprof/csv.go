@@ -78,10 +78,11 @@ func sniffCSV(head []byte) bool {
 	return k != csvUnknown && k != csvStats
 }
 
-// sniffCSVDir reports whether dir holds rocprofv3 CSV trace files.
+// sniffCSVDir reports whether dir holds rocprofv3 CSV trace files, or
+// its subdirectories do.
 func sniffCSVDir(dir string) bool {
-	files, _ := runFiles(dir, "")
-	return len(files) > 0
+	files, err := CSVFiles(dir, false)
+	return err == nil && len(files) > 0
 }
 
 // runFiles lists the rocprofv3 trace CSV files of dir, those whose name
@@ -112,7 +113,9 @@ func runFiles(dir, prefix string) ([]string, error) {
 }
 
 // CSVFiles returns the files of the rocprofv3 run at path: for a
-// directory, its trace CSV files; for a file, the file and, if siblings is
+// directory, its trace CSV files, or if it has none those of its
+// subdirectories (rocprofv3 writes <output>/<hostname>/<pid>_*.csv); for
+// a file, the file and, if siblings is
 // set, the trace CSV files beside it with the same prefix (the "<pid>_" of
 // rocprofv3's default names).
 func CSVFiles(path string, siblings bool) ([]string, error) {
@@ -124,6 +127,16 @@ func CSVFiles(path string, siblings bool) ([]string, error) {
 		files, err := runFiles(path, "")
 		if err != nil {
 			return nil, err
+		}
+		if len(files) == 0 {
+			// rocprofv3's default layout: <output>/<hostname>/<pid>_*.csv.
+			entries, _ := os.ReadDir(path)
+			for _, e := range entries {
+				if e.IsDir() {
+					sub, _ := runFiles(filepath.Join(path, e.Name()), "")
+					files = append(files, sub...)
+				}
+			}
 		}
 		if len(files) == 0 {
 			return nil, errs.Format(path, 0, "the directory holds no rocprofv3 trace CSV file (*_kernel_trace.csv, *_hip_api_trace.csv...)")
@@ -148,8 +161,10 @@ func CSVFiles(path string, siblings bool) ([]string, error) {
 }
 
 // ReadCSV reads the rocprofv3 CSV files into sink, as one trace (see
-// CSVFiles for the files of a run). With strict, a row that cannot be read
-// is an error instead of being skipped and counted.
+// CSVFiles for the files of a run). When the files come from several
+// directories, each directory is a host, named after it (rocprofv3 names
+// them after the host). With strict, a row that cannot be read is an
+// error instead of being skipped and counted.
 func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions) error {
 	if len(files) == 0 {
 		return errs.Argument("files", "no file to read")
@@ -172,10 +187,17 @@ func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions
 func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	var done int64
 	m := newModel()
-	host := m.host("")
+	dirs := map[string]bool{}
+	for _, f := range files {
+		dirs[filepath.Dir(f.path)] = true
+	}
 	prefixes := map[string]bool{}
 	for _, f := range files {
 		path := f.path
+		host := m.host("")
+		if len(dirs) > 1 {
+			host = m.host(filepath.Base(filepath.Dir(path)))
+		}
 		if p, ok := runPrefix(path); ok {
 			prefixes[p] = true
 		}

@@ -309,3 +309,28 @@ func TestCSVCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVHostDirs reads rocprofv3's layout <output>/<hostname>/<pid>_*.csv
+// from the output directory: one host per subdirectory.
+func TestCSVHostDirs(t *testing.T) {
+	out := t.TempDir()
+	for _, host := range []string{"nodeA", "nodeB"} {
+		if err := os.Mkdir(filepath.Join(out, host), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(out, host), "9_kernel_trace.csv", kernelHeader+
+			`"KERNEL_DISPATCH","Agent 1",1,0,8,1,1,"k",2,130,140`+"\n")
+	}
+	files, err := CSVFiles(out, true)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	tr, _ := readCSVFiles(t, files)
+	var got []string
+	for _, s := range tr.States {
+		got = append(got, fullName(tr, s.Container))
+	}
+	if strings.Join(got, " ") != "nodeA/Agent 1/Queue 1 nodeB/Agent 1/Queue 1" {
+		t.Errorf("states on %v", got)
+	}
+}
