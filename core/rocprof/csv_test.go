@@ -175,20 +175,22 @@ func TestCSVSynthetic(t *testing.T) {
 	type st struct {
 		cont, typ, name string
 		start, end      trace.Time
-		depth           int32
+		depth, order    int32
 	}
 	var got []string
 	for _, s := range tr.States {
-		got = append(got, fmt.Sprint(st{fullName(tr, s.Container), tr.Types[s.Type].Name, tr.Values[s.Value].Name, s.Start, s.End, s.Depth}))
+		got = append(got, fmt.Sprint(st{fullName(tr, s.Container), tr.Types[s.Type].Name, tr.Values[s.Value].Name, s.Start, s.End, s.Depth, s.Order}))
 	}
+	// As they complete: the inner calls before hipMemcpy, which holds them;
+	// Order ranks them by start.
 	want := []string{
-		"{Host/Process 7/Thread 8 HIP API hipMemcpy 100 200 0}",
-		"{Host/Process 7/Thread 8 HIP API hipLaunchKernel 110 120 1}",
-		"{Host/Process 7/Thread 8 HIP API inner 110 115 2}",
-		"{Host/Process 7/Thread 8 HSA API hsa_signal_wait 105 190 0}",
-		`{Host/Process 7/Thread 8 Marker range "quoted", with comma 90 400 0}`,
-		"{Host/Process 7/Thread 8 (overlap lane 1) HIP API overlap 150 250 0}",
-		"{Host/Agent 3/Queue 5 Kernel k(int, float) 130 140 0}",
+		"{Host/Process 7/Thread 8 HIP API inner 110 115 2 2}",
+		"{Host/Process 7/Thread 8 HIP API hipLaunchKernel 110 120 1 1}",
+		"{Host/Process 7/Thread 8 HIP API hipMemcpy 100 200 0 0}",
+		"{Host/Process 7/Thread 8 HSA API hsa_signal_wait 105 190 0 0}",
+		`{Host/Process 7/Thread 8 Marker range "quoted", with comma 90 400 0 0}`,
+		"{Host/Process 7/Thread 8 (overlap lane 1) HIP API overlap 150 250 0 0}",
+		"{Host/Agent 3/Queue 5 Kernel k(int, float) 130 140 0 0}",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("states\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

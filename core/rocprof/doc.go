@@ -32,9 +32,11 @@
 // goes, with what nests in it, to an overlap lane, a sibling container
 // named "<name> (overlap lane k)", so that every container holds a proper
 // stack (kernels of one queue overlap in real runs). States are delivered
-// container by container, type by type, in start order, parents first:
-// the Sources say StartOrdered, and hold the whole input (Whole) since
-// depths need every record of a container.
+// container by container, type by type, as they complete: a state after
+// the states nested in it, the states of one depth in time order (the
+// order of Pajé's PopState and OTF2's Leave that streaming consumers such
+// as micro.Accumulator follow); Order ranks them by start. The Sources
+// hold the whole input (Whole): depths need every record of a container.
 //
 // roctx marks (marker records of zero duration) are point events "Marker
 // event" on their thread. Correlation ids join each kernel or copy to the

@@ -20,7 +20,7 @@ var JSONFormat = ingest.Format{
 	Extensions: []string{"_results.json"},
 	Sniff:      sniffJSON,
 	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
-		return &ingest.Source{Read: ingest.ReadFunc(path, ReadJSON), Whole: true, StartOrdered: true, Files: []string{path}}, nil
+		return &ingest.Source{Read: ingest.ReadFunc(path, ReadJSON), Whole: true, Files: []string{path}}, nil
 	},
 }
 
@@ -41,7 +41,7 @@ var CSVFormat = ingest.Format{
 		strict := opt.Bool("strict")
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
 			return ReadCSV(files, strict, sink, ro)
-		}, Whole: true, StartOrdered: true, Files: files}, nil
+		}, Whole: true, Files: files}, nil
 	},
 }
 
@@ -60,7 +60,7 @@ var LegacyCSVFormat = ingest.Format{
 		strict := opt.Bool("strict")
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
 			return ReadLegacyCSV(path, strict, sink, ro)
-		}, Whole: true, StartOrdered: true, Files: []string{path}}, nil
+		}, Whole: true, Files: []string{path}}, nil
 	},
 }
 
@@ -76,6 +76,6 @@ var RPDFormat = ingest.Format{
 		if _, err := ingest.CheckPath(path); err != nil {
 			return nil, err
 		}
-		return &ingest.Source{Read: ingest.ReadFunc(path, ReadRPD), Whole: true, StartOrdered: true, Files: []string{path}}, nil
+		return &ingest.Source{Read: ingest.ReadFunc(path, ReadRPD), Whole: true, Files: []string{path}}, nil
 	},
 }

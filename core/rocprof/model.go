@@ -381,9 +381,12 @@ func (m *model) emit(sink trace.Sink, file string) error {
 		return nvalues - 1
 	}
 
-	// States, container by container and type by type, each group in
-	// start order (the order of nest): lanes interleave, so sort by the
-	// sink container first.
+	// States, container by container and type by type. Each group is in
+	// start order (the order of nest; lanes interleave, so sort by the
+	// sink container first) and is delivered as its states complete: a
+	// state after those nested in it, the states of one depth in time
+	// order, the order of Pajé's PopState and OTF2's Leave, which
+	// streaming consumers follow (micro.Accumulator).
 	order := make([]int32, len(m.recs))
 	for i := range order {
 		order[i] = int32(i)
@@ -396,15 +399,36 @@ func (m *model) emit(sink trace.Sink, file string) error {
 		}
 		return cmp.Compare(ra.kind, rb.kind)
 	})
+	type open struct {
+		idx  int32
+		rank int32
+	}
+	var stack []open
+	deliver := func(o open) {
+		r := &m.recs[o.idx]
+		sink.State(trace.State{Container: sinkCont(r), Type: stype[r.kind], Value: value(stype[r.kind], r.name),
+			Start: r.start, End: r.end, Depth: r.depth, Order: o.rank})
+	}
 	var rank int32
 	for i, idx := range order {
 		r := &m.recs[idx]
 		if i == 0 || sinkCont(r) != sinkCont(&m.recs[order[i-1]]) || r.kind != m.recs[order[i-1]].kind {
+			for len(stack) > 0 { // the previous group's
+				deliver(stack[len(stack)-1])
+				stack = stack[:len(stack)-1]
+			}
 			rank = 0
 		}
-		sink.State(trace.State{Container: sinkCont(r), Type: stype[r.kind], Value: value(stype[r.kind], r.name),
-			Start: r.start, End: r.end, Depth: r.depth, Order: rank})
+		for len(stack) > 0 && m.recs[stack[len(stack)-1].idx].depth >= r.depth {
+			deliver(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, open{idx, rank})
 		rank++
+	}
+	for len(stack) > 0 {
+		deliver(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
 	}
 
 	slices.SortStableFunc(m.marks, func(a, b mark) int {

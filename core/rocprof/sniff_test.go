@@ -78,7 +78,7 @@ func TestFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(src.Files) != 1 || !src.Whole || !src.StartOrdered {
+	if len(src.Files) != 1 || !src.Whole || src.StartOrdered {
 		t.Errorf("source %+v", src)
 	}
 	opt, _ = CSVFormat.Check(nil)

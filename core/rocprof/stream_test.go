@@ -9,9 +9,10 @@ import (
 )
 
 // TestStreamAccepted feeds each reader's delivery to the microscopic
-// model's streaming accumulator, told that the states come in start order
-// (ingest.Source.StartOrdered): it must follow the nesting and give, cell
-// by cell, the model Build gives on the whole trace.
+// model's streaming accumulator, whose default expects the states of a
+// container and type as they complete (a state after those nested in it):
+// it must follow the nesting and give, cell by cell, the model Build gives
+// on the whole trace, for innermost states and for each depth.
 func TestStreamAccepted(t *testing.T) {
 	type input struct {
 		name string
@@ -35,25 +36,26 @@ func TestStreamAccepted(t *testing.T) {
 	})
 	for _, in := range inputs {
 		whole, _ := load(t, in.read)
-		opt := micro.Options{Slices: 50}
-		want, err := micro.Build(whole, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", in.name, err)
-		}
-		acc, err := micro.NewAccumulator(opt, whole.Start, whole.End)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acc.StartOrdered = true
-		if err := in.read(acc, trace.ReadOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		got, err := acc.Model()
-		if err != nil {
-			t.Fatalf("%s: %v", in.name, err)
-		}
-		if !slices.Equal(got.Values, want.Values) || !slices.Equal(got.States, want.States) {
-			t.Errorf("%s: the streamed model differs from Build's", in.name)
+		for _, depth := range []int{micro.Innermost, 0, 1} {
+			opt := micro.Options{Slices: 50, Depth: depth}
+			want, err := micro.Build(whole, opt)
+			if err != nil {
+				t.Fatalf("%s: %v", in.name, err)
+			}
+			acc, err := micro.NewAccumulator(opt, whole.Start, whole.End)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := in.read(acc, trace.ReadOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := acc.Model()
+			if err != nil {
+				t.Fatalf("%s, depth %d: %v", in.name, depth, err)
+			}
+			if !slices.Equal(got.Values, want.Values) || !slices.Equal(got.States, want.States) {
+				t.Errorf("%s, depth %d: the streamed model differs from Build's", in.name, depth)
+			}
 		}
 	}
 }
