@@ -192,8 +192,17 @@ func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 		dirs[filepath.Dir(f.path)] = true
 	}
 	prefixes := map[string]bool{}
+	scopes := map[string]int32{}
 	for _, f := range files {
 		path := f.path
+		// Correlation ids are unique within a run: the files of one
+		// directory with one prefix.
+		p, _ := runPrefix(path)
+		run := filepath.Join(filepath.Dir(path), p)
+		if _, ok := scopes[run]; !ok {
+			scopes[run] = int32(len(scopes))
+		}
+		m.scope = scopes[run]
 		host := m.host("")
 		if len(dirs) > 1 {
 			host = m.host(filepath.Base(filepath.Dir(path)))

@@ -209,6 +209,17 @@ func TestCSVSynthetic(t *testing.T) {
 		t.Errorf("extent %v %v", tr.Start, tr.End)
 	}
 
+	// The whole directory: run 8's kernel has run 7's correlation id 2,
+	// but ids are unique within a run only: it is not linked.
+	all, err := CSVFiles(dir, true)
+	if err != nil || len(all) != 5 {
+		t.Fatalf("directory: %v, %v", all, err)
+	}
+	both, _ := readCSVFiles(t, all)
+	if len(both.Links) != 1 {
+		t.Errorf("directory: %d links, want 1", len(both.Links))
+	}
+
 	// strict: the bad row is an error naming the file and line.
 	err = ReadCSV(files, true, trace.New(), trace.ReadOptions{})
 	var fe *errs.FormatError

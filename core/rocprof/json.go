@@ -139,6 +139,7 @@ type jsonReader struct {
 	total int64
 	n     int // records decoded, for cancellation checks
 	m     *model
+	elems int32 // elements of rocprofiler-sdk-tool begun
 }
 
 type countingReader struct {
@@ -316,6 +317,9 @@ func (r *jsonReader) element() error {
 	}
 	e := &jsonElement{symbols: map[int64]string{}}
 	seen := map[string]bool{}
+	// Correlation ids are the process's: each element is its own scope.
+	r.elems++
+	r.m.scope = r.elems
 	for {
 		k, ok, err := r.key()
 		if err != nil {

@@ -177,3 +177,42 @@ func TestJSONCancel(t *testing.T) {
 		t.Errorf("%d progress reports after the cancel", reports)
 	}
 }
+
+// TestJSONTwoProcesses: each element of rocprofiler-sdk-tool is a process
+// with its own tables; here the second lists its tables before its
+// records, as rocprofv3 does, and numbers its kinds differently.
+func TestJSONTwoProcesses(t *testing.T) {
+	second := `{"metadata": {"pid": 77, "node": {"hostname": "node1"}},
+ "agents": [{"id": {"handle": 9}, "type": 2, "node_id": 1, "product_name": "MI300X"}],
+ "strings": {"buffer_records": [{"kind": "NONE", "operations": []}, {"kind": "KERNEL_DISPATCH", "operations": []},
+                                {"kind": "HIP_RUNTIME_API_EXT", "operations": ["hipLaunchKernel"]}]},
+ "kernel_symbols": [{"kernel_id": 1, "kernel_name": "z.kd"}],
+ "buffer_records": {
+  "hip_api": [{"kind": 2, "operation": 0, "thread_id": 78, "correlation_id": {"internal": 7}, "start_timestamp": 10, "end_timestamp": 20}],
+  "kernel_dispatch": [{"kind": 1, "thread_id": 78, "correlation_id": {"internal": 7}, "start_timestamp": 30, "end_timestamp": 40,
+                       "dispatch_info": {"agent_id": {"handle": 9}, "queue_id": {"handle": 2}, "kernel_id": 1}}]}}`
+	doc := syntheticJSON[:strings.LastIndex(syntheticJSON, "}]}")] + "}, " + second + "]}"
+	path := writeFile(t, t.TempDir(), "x.json", doc)
+	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
+	var got []string
+	for _, s := range tr.States {
+		if strings.Contains(fullName(tr, s.Container), "77") || strings.Contains(tr.Values[s.Value].Name, "z.kd") {
+			got = append(got, fmt.Sprintf("%s|%s|%d", fullName(tr, s.Container), tr.Values[s.Value].Name, s.Start))
+		}
+	}
+	want := "node1/Process 77/Thread 78|hipLaunchKernel|10 node1/Agent 1 (MI300X)/Queue 2|z.kd|30"
+	if strings.Join(got, " ") != want {
+		t.Errorf("second process: %v", got)
+	}
+	// Both processes use correlation id 7: each launch links within its
+	// process.
+	if len(tr.Links) != 2 {
+		t.Fatalf("%d links", len(tr.Links))
+	}
+	for _, l := range tr.Links {
+		from, to := fullName(tr, l.From), fullName(tr, l.To)
+		if strings.Contains(from, "77") != strings.Contains(to, "Queue 2") {
+			t.Errorf("link from %s to %s", from, to)
+		}
+	}
+}

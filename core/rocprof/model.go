@@ -64,6 +64,7 @@ var containerTypeNames = [...]string{"Host", "Process", "Thread", "Agent", "Queu
 type rec struct {
 	start, end trace.Time
 	corr       int64   // correlation id; 0 if none
+	scope      int32   // where correlation ids are unique (a process, a run)
 	bytes      float64 // copies: size when known, NaN otherwise
 	cont       int32   // leaf container (thread or queue), index into model.conts
 	kind       int32   // index into model.kinds
@@ -119,6 +120,11 @@ type model struct {
 
 	// explicit links (RPD's rocpd_api_ops): indices into recs.
 	links [][2]int32
+
+	// scope is given to the records added: correlation ids are unique
+	// within one process's output (a JSON element, the CSV files of one
+	// run), not across them. Readers set it before adding records.
+	scope int32
 }
 
 type contKey struct {
@@ -194,7 +200,7 @@ func (m *model) queue(a int32, key string, rank int64) int32 {
 // add records an interval and returns its index.
 func (m *model) add(c int32, kind string, name string, start, end trace.Time, corr int64, bytes float64) int32 {
 	i := int32(len(m.recs))
-	m.recs = append(m.recs, rec{start: start, end: end, corr: corr, bytes: bytes, cont: c,
+	m.recs = append(m.recs, rec{start: start, end: end, corr: corr, scope: m.scope, bytes: bytes, cont: c,
 		kind: m.kind(kind), name: m.intern(name), seq: i})
 	return i
 }
@@ -221,19 +227,23 @@ func (m *model) isHost(k int32) bool {
 }
 
 // correlate links each device record with a correlation id to the host
-// API call of the same id (a HIP or HSA call, never a marker), unless
-// links were given explicitly.
+// API call of the same id and scope (a HIP or HSA call, never a marker),
+// unless links were given explicitly.
 func (m *model) correlate() {
 	if len(m.links) > 0 {
 		return
 	}
-	calls := map[int64]int32{}
+	type key struct {
+		scope int32
+		corr  int64
+	}
+	calls := map[key]int32{}
 	marker := m.kind(kindMarker)
 	for i := range m.recs {
 		r := &m.recs[i]
 		if r.corr != 0 && m.isHost(r.kind) && r.kind != marker {
-			if _, ok := calls[r.corr]; !ok {
-				calls[r.corr] = int32(i)
+			if _, ok := calls[key{r.scope, r.corr}]; !ok {
+				calls[key{r.scope, r.corr}] = int32(i)
 			}
 		}
 	}
@@ -243,7 +253,7 @@ func (m *model) correlate() {
 	for i := range m.recs {
 		r := &m.recs[i]
 		if r.corr != 0 && !m.isHost(r.kind) {
-			if c, ok := calls[r.corr]; ok {
+			if c, ok := calls[key{r.scope, r.corr}]; ok {
 				m.links = append(m.links, [2]int32{c, int32(i)})
 			}
 		}
