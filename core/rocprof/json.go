@@ -20,9 +20,10 @@ import (
 // metadata (host, pid), agents, string tables (the names of the kinds and
 // operations of records, the messages of roctx markers), kernel symbols,
 // and buffer_records, one list per kind of record. Records refer to
-// kinds, operations, agents and kernels by number; the tables that name
-// them may come anywhere in the element, so the records of an element are
-// resolved once the element is read.
+// kinds, operations, agents and kernels by number. rocprofv3 writes the
+// tables first: the records are then added to the model as they are
+// decoded. Should the tables come after the records, the records wait,
+// decoded, until the end of their element.
 
 // sniffJSON reports whether head starts a rocprofv3 JSON file: an object
 // whose first key is "rocprofiler-sdk-tool" (a trace-event JSON file,
