@@ -1,0 +1,49 @@
+package rocprof
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Counts from Python's csv module: 167 rows in both v1 files, 3 in the v2
+// files; the SQ_LEVEL_WAVES files have 9 counter columns each.
+func TestLegacyCSV(t *testing.T) {
+	cases := []struct {
+		file       []string
+		kernels    int
+		counters   int64
+		first      string
+		start, end trace.Time
+		queue      string
+	}{
+		{[]string{"Axes1_mi200_rocprofv1", "timestamps.csv"}, 167, 0, "__amd_rocclr_fillBufferAligned.kd",
+			17250653618423, 17250653858583, "Host/GPU 0/Queue 0"},
+		{[]string{"Axes1_mi200_rocprofv1", "SQ_LEVEL_WAVES.csv"}, 167, 167 * 9, "__amd_rocclr_fillBufferAligned.kd",
+			17230723230837, 17231579793472, "Host/GPU 0/Queue 0"},
+		{[]string{"kernel_MI300X_rocprofv2", "SQ_LEVEL_WAVES.csv"}, 3, 3 * 9, "vecCopy(double*, double*, double*, int, int) (.kd)",
+			716479545398906, 716479545415785, "Host/GPU 60633/Queue 1"},
+		{[]string{"kernel_MI300X_rocprofv2", "timestamps.csv"}, 3, 0, "vecCopy(double*, double*, double*, int, int) (.kd)",
+			716479545398906, 716479545415785, "Host/GPU 60633/Queue 1"},
+	}
+	for _, c := range cases {
+		path := corpus(t, append([]string{"rocprof-v1v2-csv"}, c.file...)...)
+		tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadLegacyCSV(path, false, s, o) })
+		if got := fmt.Sprint(statesByType(tr)); got != fmt.Sprintf("map[Kernel:%d]", c.kernels) {
+			t.Errorf("%s: states %s", path, got)
+		}
+		if got := notes.Skipped()["counter values (one per kernel dispatch and counter column)"]; got != c.counters {
+			t.Errorf("%s: %d counter values skipped, want %d", path, got, c.counters)
+		}
+		found := false
+		for _, s := range tr.States {
+			if s.Start == c.start && s.End == c.end && tr.Values[s.Value].Name == c.first && fullName(tr, s.Container) == c.queue {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: first row not found exactly", path)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package rocprof
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// The kinds of activity, each its own state type: API calls of different
+// runtimes nest into one another on a thread (a HIP call makes HSA calls),
+// and kernels and copies of one queue may overlap, so one state type per
+// kind keeps each type a proper call stack per container.
+const (
+	kindKernel = "Kernel"
+	kindCopy   = "Memory copy"
+	kindHIP    = "HIP API"
+	kindHSA    = "HSA API"
+	kindMarker = "Marker"
+	kindRCCL   = "RCCL API"
+)
+
+// apiKind maps a rocprofiler domain ("HIP_RUNTIME_API_EXT",
+// "MARKER_CORE_RANGE_API"...) to the state type of its calls.
+func apiKind(domain string) string {
+	d := strings.ToUpper(domain)
+	switch {
+	case strings.HasPrefix(d, "HIP_"):
+		return kindHIP
+	case strings.HasPrefix(d, "HSA_"):
+		return kindHSA
+	case strings.HasPrefix(d, "MARKER_"):
+		return kindMarker
+	case strings.HasPrefix(d, "RCCL_"):
+		return kindRCCL
+	case strings.HasPrefix(d, "ROCDECODE_"):
+		return "rocDecode API"
+	case strings.HasPrefix(d, "ROCJPEG_"):
+		return "rocJPEG API"
+	case strings.HasPrefix(d, "OMPT"):
+		return "OpenMP"
+	}
+	return d
+}
+
+// The container types, in the order they are defined.
+const (
+	ctHost = iota
+	ctProcess
+	ctThread
+	ctAgent
+	ctQueue
+)
+
+var containerTypeNames = [...]string{"Host", "Process", "Thread", "Agent", "Queue"}
+
+// rec is one interval of activity: an API call on a thread, or a kernel or
+// copy on a queue. Names are interned.
+type rec struct {
+	start, end trace.Time
+	corr       int64   // correlation id; 0 if none
+	scope      int32   // where correlation ids are unique (a process, a run)
+	bytes      float64 // copies: size when known, NaN otherwise
+	cont       int32   // leaf container (thread or queue), index into model.conts
+	kind       int32   // index into model.kinds
+	name       int32
+	seq        int32 // arrival order, for ties
+	depth      int32
+	lane       int32
+}
+
+// mark is a point event (a roctx mark) on a thread.
+type mark struct {
+	at   trace.Time
+	cont int32
+	name int32
+}
+
+// sample is one piece of a device variable (RPD's monitor: clocks).
+type sample struct {
+	start, end trace.Time
+	cont       int32 // an agent
+	typ        int32 // index into model.varTypes
+	value      float64
+}
+
+// cont is a container the reader found, identified by its parent and key.
+type cont struct {
+	typ    int
+	parent int32 // index into model.conts; -1 for the root (the host's parent)
+	key    string
+	rank   int64 // display order among siblings (a pid, a tid, an id)
+	name   string
+	lanes  int32 // 1 + overlap lanes, once nested
+	id     int32 // sink container id of lane 0
+}
+
+// model collects what a rocprof reader decodes and delivers it to a sink
+// once the input is read: the records of the different kinds come in no
+// common order (one CSV file per kind, tables of a database), and depths
+// and overlap lanes need every record of a container.
+type model struct {
+	strs  map[string]int32
+	names []string
+
+	conts  []cont
+	byKey  map[contKey]int32
+	kinds  []string
+	kindOf map[string]int32
+
+	recs     []rec
+	marks    []mark
+	samples  []sample
+	varTypes []string
+
+	// explicit links (RPD's rocpd_api_ops): indices into recs.
+	links [][2]int32
+
+	// scope is given to the records added: correlation ids are unique
+	// within one process's output (a JSON element, the CSV files of one
+	// run), not across them. Readers set it before adding records.
+	scope int32
+}
+
+type contKey struct {
+	parent int32
+	typ    int
+	key    string
+}
+
+func newModel() *model {
+	return &model{strs: map[string]int32{}, byKey: map[contKey]int32{}, kindOf: map[string]int32{}}
+}
+
+func (m *model) intern(s string) int32 {
+	if id, ok := m.strs[s]; ok {
+		return id
+	}
+	id := int32(len(m.names))
+	m.strs[s] = id
+	m.names = append(m.names, s)
+	return id
+}
+
+func (m *model) kind(name string) int32 {
+	if k, ok := m.kindOf[name]; ok {
+		return k
+	}
+	k := int32(len(m.kinds))
+	m.kindOf[name] = k
+	m.kinds = append(m.kinds, name)
+	return k
+}
+
+// container returns the container of type typ keyed key under parent,
+// creating it. rank orders siblings; name, if not empty, names it (the key
+// otherwise). A later non-empty name replaces an empty one.
+func (m *model) container(parent int32, typ int, key string, rank int64, name string) int32 {
+	k := contKey{parent, typ, key}
+	if id, ok := m.byKey[k]; ok {
+		if name != "" && m.conts[id].name == "" {
+			m.conts[id].name = name
+		}
+		return id
+	}
+	id := int32(len(m.conts))
+	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: key, rank: rank, name: name})
+	m.byKey[k] = id
+	return id
+}
+
+// host returns the host container named name ("" for an unnamed host).
+func (m *model) host(name string) int32 {
+	return m.container(-1, ctHost, name, 0, name)
+}
+
+// thread returns the container of thread tid of process pid on host h.
+func (m *model) thread(h int32, pid, tid int64) int32 {
+	p := m.container(h, ctProcess, strconv.FormatInt(pid, 10), pid, "")
+	return m.container(p, ctThread, strconv.FormatInt(tid, 10), tid, "")
+}
+
+// agent returns the container of a GPU or CPU agent of host h; rank orders
+// the agents (their node id), name describes it when known.
+func (m *model) agent(h int32, key string, rank int64, name string) int32 {
+	return m.container(h, ctAgent, key, rank, name)
+}
+
+// queue returns the container of a queue (or stream, or copy engine) of
+// agent a.
+func (m *model) queue(a int32, key string, rank int64) int32 {
+	return m.container(a, ctQueue, key, rank, "")
+}
+
+// add records an interval and returns its index.
+func (m *model) add(c int32, kind string, name string, start, end trace.Time, corr int64, bytes float64) int32 {
+	i := int32(len(m.recs))
+	m.recs = append(m.recs, rec{start: start, end: end, corr: corr, scope: m.scope, bytes: bytes, cont: c,
+		kind: m.kind(kind), name: m.intern(name), seq: i})
+	return i
+}
+
+// addMark records a point event on a thread.
+func (m *model) addMark(c int32, name string, at trace.Time) {
+	m.marks = append(m.marks, mark{at: at, cont: c, name: m.intern(name)})
+}
+
+// addSample records a piece of variable name on agent c.
+func (m *model) addSample(c int32, name string, start, end trace.Time, v float64) {
+	t := int32(slices.Index(m.varTypes, name))
+	if t < 0 {
+		t = int32(len(m.varTypes))
+		m.varTypes = append(m.varTypes, name)
+	}
+	m.samples = append(m.samples, sample{start: start, end: end, cont: c, typ: t, value: v})
+}
+
+// isHost tells whether kind k is a host-side activity (on threads).
+func (m *model) isHost(k int32) bool {
+	n := m.kinds[k]
+	return n != kindKernel && n != kindCopy
+}
+
+// correlate links each device record with a correlation id to the host
+// API call of the same id and scope (a HIP or HSA call, never a marker),
+// unless links were given explicitly.
+func (m *model) correlate() {
+	if len(m.links) > 0 {
+		return
+	}
+	type key struct {
+		scope int32
+		corr  int64
+	}
+	calls := map[key]int32{}
+	marker := m.kind(kindMarker)
+	for i := range m.recs {
+		r := &m.recs[i]
+		if r.corr != 0 && m.isHost(r.kind) && r.kind != marker {
+			if _, ok := calls[key{r.scope, r.corr}]; !ok {
+				calls[key{r.scope, r.corr}] = int32(i)
+			}
+		}
+	}
+	if len(calls) == 0 {
+		return
+	}
+	for i := range m.recs {
+		r := &m.recs[i]
+		if r.corr != 0 && !m.isHost(r.kind) {
+			if c, ok := calls[key{r.scope, r.corr}]; ok {
+				m.links = append(m.links, [2]int32{c, int32(i)})
+			}
+		}
+	}
+}
+
+// compareRecs orders records of one container and kind so that a parent
+// comes before its children: by start, longer first, then arrival.
+func compareRecs(a, b rec) int {
+	if c := cmp.Compare(a.start, b.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.end, a.end); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// maxLanes bounds the overlap lanes of one container and kind: more means
+// the records are not a call stack at all.
+const maxLanes = 4096
+
+// nest gives the records of one container and kind (sorted by
+// compareRecs) their depth and lane. A record nests in the innermost open
+// record that contains it (closed intervals: a zero-length record at the
+// very end of another is its child); one that starts inside another and
+// ends after it cannot nest and goes to an overlap lane: the lane whose
+// innermost open record contains it (the latest started), else the first
+// lane with nothing open, else a new lane. It returns the number of lanes,
+// false past maxLanes.
+func nest(rs []rec) (int32, bool) {
+	lanes := [][]int32{nil}
+	for i := range rs {
+		r := &rs[i]
+		best, empty := -1, -1
+		for l, stack := range lanes {
+			for len(stack) > 0 {
+				top := &rs[stack[len(stack)-1]]
+				if r.end <= top.end || top.end > r.start {
+					break
+				}
+				stack = stack[:len(stack)-1]
+			}
+			lanes[l] = stack
+			if len(stack) == 0 {
+				if empty < 0 {
+					empty = l
+				}
+				continue
+			}
+			top := &rs[stack[len(stack)-1]]
+			if r.end <= top.end {
+				if best < 0 || top.start > rs[lanes[best][len(lanes[best])-1]].start {
+					best = l
+				}
+			}
+		}
+		switch {
+		case best >= 0:
+		case empty >= 0:
+			best = empty
+		case len(lanes) < maxLanes:
+			best = len(lanes)
+			lanes = append(lanes, nil)
+		default:
+			return 0, false
+		}
+		r.lane = int32(best)
+		r.depth = int32(len(lanes[best]))
+		lanes[best] = append(lanes[best], int32(i))
+	}
+	return int32(len(lanes)), true
+}
+
+var nan = math.NaN()
