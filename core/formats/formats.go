@@ -19,16 +19,25 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/paraver"
 	"github.com/macroscope-hpc/macroscope/core/perfetto"
 	"github.com/macroscope-hpc/macroscope/core/pjcsv"
+	"github.com/macroscope-hpc/macroscope/core/rocprof"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // All lists the formats, in the order detection tries them.
+//
+// Formats whose files share an extension with others and which their
+// content tells apart come before the more general ones: rocprofv3's JSON
+// before Chrome's trace-event JSON, rocprof's CSV before pj_dump's.
 var All = []ingest.Format{
 	paje.Format,
 	otf2.Format,
+	rocprof.JSONFormat,
 	chrome.Format,
 	paraver.Format,
+	rocprof.CSVFormat,
+	rocprof.LegacyCSVFormat,
 	pjcsv.Format,
+	rocprof.RPDFormat,
 	nsys.Format,
 	hpctoolkit.Format,
 	perfetto.Format,

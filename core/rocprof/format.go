@@ -2,6 +2,7 @@ package rocprof
 
 import (
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/sqlitedb"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -72,10 +73,27 @@ var RPDFormat = ingest.Format{
 	Name:       "rpd",
 	Summary:    "rocmProfileData RPD SQLite database (rocpd_api, rocpd_op, rocpd_api_ops)",
 	Extensions: []string{".rpd"},
+	// Every SQLite file starts alike: look at the tables.
+	SniffFile: looksRPD,
 	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
 		if _, err := ingest.CheckPath(path); err != nil {
 			return nil, err
 		}
 		return &ingest.Source{Read: ingest.ReadFunc(path, ReadRPD), Whole: true, Files: []string{path}}, nil
 	},
+}
+
+// looksRPD reports whether the file at path is a SQLite database with
+// rocpd's tables.
+func looksRPD(path string) bool {
+	head, err := ingest.Head(path, len(sqlitedb.Magic))
+	if err != nil || !sqlitedb.Looks(head) {
+		return false
+	}
+	db, err := sqlitedb.Open(path)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	return db.HasTable("rocpd_op") && db.HasTable("rocpd_api")
 }
