@@ -38,6 +38,17 @@ func CallTreeOfTrace(t *Trace, options string) (c *CallTree, err error) {
 	return &CallTree{t: tree}, nil
 }
 
+// SpawnTreeOfTrace builds the spawn tree the links of type linkType draw
+// between the trace's containers (goroutine creations in Go traces).
+func SpawnTreeOfTrace(t *Trace, linkType string) (c *CallTree, err error) {
+	defer guard(&err)
+	tree, err := kaleido.FromSpawnLinks(t.t, linkType)
+	if err != nil {
+		return nil, err
+	}
+	return &CallTree{t: tree}, nil
+}
+
 type treeTableOptions struct {
 	Order string `json:"order"` // "start" or "rows"
 }

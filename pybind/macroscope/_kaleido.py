@@ -150,6 +150,10 @@ class CallTree(TableResult):
                                per_container=bool(per_container), root=root)
         return cls(_bridge.call(_bridge.native.CallTreeOfTrace, trace_handle, opts))
 
+    @classmethod
+    def _spawn_of_trace(cls, trace_handle, link_type):
+        return cls(_bridge.call(_bridge.native.SpawnTreeOfTrace, trace_handle, str(link_type)))
+
     def __len__(self) -> int:
         return self._info["nodes"]
 

@@ -195,6 +195,18 @@ class Trace:
         return CallTree._of_trace(self._h, state_types=state_types, containers=containers,
                                   per_container=per_container, root=root)
 
+    def spawn_tree(self, link_type: str = "spawn") -> "CallTree":
+        """The spawn tree the links of type ``link_type`` draw between
+        containers: a link from A to B says that A created B (a goroutine
+        its child, in Go execution traces). Every container so linked is a
+        node, named by the function it runs; those no link created hang
+        from a root. Lay it out with :meth:`CallTree.layout` for Tick and
+        Park's kaleidoscope (the spectrum going around depth-first,
+        outward breadth-first)."""
+        from ._kaleido import CallTree
+
+        return CallTree._spawn_of_trace(self._h, link_type)
+
     def topology(self, size=None, fill=None, edges=None, start=None, end=None, *, kinds=None,
                  charge: str | None = None) -> "Topology":
         """The topology-based view of Schnorr, Legrand and Vincent 2012: a
