@@ -30,6 +30,10 @@ type scanner struct {
 	eof     bool
 	readErr error // the reader's error, if it failed before the end
 	scratch []byte
+	// truncated tells that the last failure was the input ending (or its
+	// compressed stream being cut) in the middle of something, the mark of
+	// a trace whose writer stopped abruptly, rather than damage.
+	truncated bool
 }
 
 func newScanner(file string, r io.Reader) *scanner {
@@ -44,12 +48,21 @@ func newBytesScanner(file string, b []byte, line int) *scanner {
 // offset is the input offset of the next unread byte.
 func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
 
+// fail reports a problem at the current position. The line is given only
+// past the first: traces are often written on one line, where the byte
+// offset is what locates the problem.
 func (s *scanner) fail(format string, args ...any) error {
-	return &errs.FormatError{File: s.file, Line: s.line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
+	s.truncated = false
+	line := s.line
+	if line == 1 {
+		line = 0
+	}
+	return &errs.FormatError{File: s.file, Line: line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
 }
 
 // failEnd reports input that stops in the middle of something.
 func (s *scanner) failEnd(what string) error {
+	s.truncated = s.readErr == nil || errors.Is(s.readErr, io.ErrUnexpectedEOF)
 	if s.readErr != nil {
 		cause := s.readErr
 		if errors.Is(cause, io.ErrUnexpectedEOF) {
@@ -316,12 +329,14 @@ func (s *scanner) number() ([]byte, error) {
 	}
 	s.keep = s.pos
 	i := s.pos
+	atEnd := false
 	for {
 		if i >= s.end {
 			off := i - s.keep
 			more := s.fill() // moves the window, even when it finds no more input
 			i = s.keep + off
 			if !more {
+				atEnd = true
 				break
 			}
 			continue
@@ -336,6 +351,10 @@ func (s *scanner) number() ([]byte, error) {
 	tok := s.buf[s.keep:i]
 	s.keep = -1
 	if !validNumber(tok) {
+		if atEnd {
+			s.pos = i
+			return nil, s.failEnd("a number")
+		}
 		return nil, s.fail("bad number %q", tok)
 	}
 	s.pos = i
@@ -386,6 +405,10 @@ func (s *scanner) literal(word string) error {
 		if !s.fill() {
 			break
 		}
+	}
+	if n := s.end - s.pos; n < len(word) && string(s.buf[s.pos:s.end]) == word[:n] {
+		s.pos = s.end
+		return s.failEnd("a literal")
 	}
 	if s.end-s.pos < len(word) || string(s.buf[s.pos:s.pos+len(word)]) != word {
 		return s.fail("bad literal, expected %s", word)
