@@ -431,7 +431,7 @@ func (d *decoder) readID2(e *rawEvent) error {
 		}
 	}
 	if !found {
-		return s.fail(`id2 has neither "local" nor "global"`)
+		e.id = none // an id2 that names no id: the event has no id
 	}
 	return nil
 }

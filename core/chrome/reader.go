@@ -170,7 +170,7 @@ func (d *decoder) readTrace() error {
 		if err := s.failEnd("the end of the trace"); !s.truncated {
 			return err
 		}
-		d.cut = fmt.Sprintf("the compressed input is cut after the end of the trace (byte %d); all %d events were read", s.offset(), d.events)
+		d.cut = fmt.Sprintf("the compressed input is cut after the end of the trace (byte %d); all %d events were read", s.inputEnd(), d.events)
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func (d *decoder) endOfObject(seen bool, err error) error {
 	if !seen || !d.sc.truncated {
 		return err
 	}
-	d.cut = fmt.Sprintf("the input ends inside the trace object at byte %d, after its %d events", d.sc.offset(), d.events)
+	d.cut = fmt.Sprintf("the input ends at byte %d inside the trace object, after its %d events", d.sc.inputEnd(), d.events)
 	return nil
 }
 
@@ -352,7 +352,7 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if err := s.failEnd("the event array"); !s.truncated {
 			return err
 		}
-		d.cut = fmt.Sprintf("the input ends before the end of the event array (byte %d): the %d complete events before it were read", s.offset(), d.events)
+		d.cut = fmt.Sprintf("the input ends at byte %d before the end of the event array: the %d complete events before it were read", s.inputEnd(), d.events)
 		return nil
 	}
 	c, ok := s.peek()

@@ -45,6 +45,10 @@ func newBytesScanner(file string, b []byte, line int) *scanner {
 	return &scanner{file: file, buf: b, end: len(b), line: line, keep: -1, hold: -1, eof: true}
 }
 
+// inputEnd is the offset of the end of the input read so far: the input's
+// length once it is all read.
+func (s *scanner) inputEnd() int64 { return s.base + int64(s.end) }
+
 // offset is the input offset of the next unread byte.
 func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
 
@@ -62,15 +66,18 @@ func (s *scanner) fail(format string, args ...any) error {
 
 // failEnd reports input that stops in the middle of something.
 func (s *scanner) failEnd(what string) error {
-	s.truncated = s.readErr == nil || errors.Is(s.readErr, io.ErrUnexpectedEOF)
+	var err error
 	if s.readErr != nil {
 		cause := s.readErr
 		if errors.Is(cause, io.ErrUnexpectedEOF) {
 			cause = errors.New("compressed data is truncated")
 		}
-		return s.fail("reading %s: %w", what, cause)
+		err = s.fail("reading %s: %w", what, cause)
+	} else {
+		err = s.fail("input ends inside %s", what)
 	}
-	return s.fail("input ends inside %s", what)
+	s.truncated = s.readErr == nil || errors.Is(s.readErr, io.ErrUnexpectedEOF)
+	return err
 }
 
 // fill reads more input into buf, keeping the bytes from the earliest of
