@@ -31,7 +31,9 @@ func (c *collector) build(file string, sink trace.Sink) error {
 	async := c.matchAsync()
 
 	e := emitter{c: c, sink: sink, values: map[[3]int32]int32{}}
-	e.args, _ = sink.(trace.ArgsSink)
+	if as, ok := sink.(trace.ArgsSink); ok && as.KeepsArgs() {
+		e.args = as
+	}
 	e.defineTypes(len(links) > 0, len(lost) > 0, &async)
 	e.createContainers()
 	e.states()

@@ -13,6 +13,7 @@ import (
 func decodeNotes(t *testing.T, text string) (*trace.Trace, *trace.Notes) {
 	t.Helper()
 	tr := trace.New("test.json")
+	tr.KeepArgs = true
 	notes := &trace.Notes{}
 	if err := Decode(strings.NewReader(text), "test.json", 0, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
@@ -315,7 +316,7 @@ func TestCategoriesAreValues(t *testing.T) {
 
 // TestArgsOnlyForArgsSinks checks that the arguments are kept as their
 // JSON text, from before or after ph, for a sink that keeps them, and not
-// gathered for one that does not.
+// gathered for one that does not or a trace not asked to.
 func TestArgsOnlyForArgsSinks(t *testing.T) {
 	text := `[
 {"args":{"b": [1, {"c": "\u00e9"}]},"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},
@@ -333,6 +334,10 @@ func TestArgsOnlyForArgsSinks(t *testing.T) {
 	var c trace.Counter
 	if err := Decode(strings.NewReader(text), "t.json", 0, &c, trace.ReadOptions{}); err != nil || c.States != 2 || c.Events != 1 {
 		t.Errorf("counter sink: %v %+v", err, c)
+	}
+	plain := trace.New()
+	if err := Decode(strings.NewReader(text), "t.json", 0, plain, trace.ReadOptions{}); err != nil || plain.StateArgs != nil || plain.EventArgs != nil {
+		t.Errorf("trace without KeepArgs: %v, args %q %q", err, plain.StateArgs, plain.EventArgs)
 	}
 }
 

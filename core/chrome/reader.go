@@ -58,7 +58,9 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	}
 	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
 	d.strs = d.col.strs
-	_, d.keepArgs = sink.(trace.ArgsSink)
+	if as, ok := sink.(trace.ArgsSink); ok {
+		d.keepArgs = as.KeepsArgs()
+	}
 	if err := d.readTrace(); err != nil {
 		if errors.Is(err, trace.ErrCanceled) {
 			return trace.ErrCanceled

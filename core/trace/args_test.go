@@ -5,6 +5,9 @@ import "testing"
 func TestArgsSparseColumns(t *testing.T) {
 	tr := New()
 	var _ ArgsSink = tr
+	if tr.KeepsArgs() {
+		t.Error("a new trace keeps arguments")
+	}
 	tr.State(State{})
 	tr.State(State{})
 	tr.Args(KindState, 1, `{"a":1}`)

@@ -131,14 +131,17 @@ type Sink interface {
 	Finish(start, end Time)
 }
 
-// ArgsSink is implemented by sinks that keep the free-form arguments some
-// formats attach to each state or event (the args object of a Chrome trace
-// event). A reader that has arguments calls Args, when its sink implements
-// it, right after the State or Event call they belong to: index is that
-// entity's index among the states (kind KindState) or events (KindEvent)
-// delivered so far. json is the arguments' text, a JSON object. Entities
-// without arguments get no call, so a sink can store them sparsely.
+// ArgsSink is implemented by sinks that can keep the free-form arguments
+// some formats attach to each state or event (the args object of a Chrome
+// trace event). Arguments can weigh as much as the rest of the trace, so a
+// reader gathers them only when its sink implements ArgsSink and KeepsArgs
+// says yes. It then calls Args right after the State or Event call they
+// belong to: index is that entity's index among the states (kind
+// KindState) or events (KindEvent) delivered so far, json the arguments'
+// text, a JSON object. Entities without arguments get no call, so a sink
+// can store them sparsely.
 type ArgsSink interface {
+	KeepsArgs() bool
 	Args(kind Kind, index int, json string)
 }
 

@@ -20,6 +20,9 @@ type Trace struct {
 	Links      []Link
 	Events     []Event
 	Start, End Time // first and last instant of the trace
+	// KeepArgs, set before reading, asks readers for the arguments of
+	// states and events (see ArgsSink); they are not kept by default.
+	KeepArgs bool
 	// StateArgs and EventArgs hold the arguments (JSON text) of the states
 	// and events the reader gave any, by entity index; they are nil when
 	// no entity has arguments and may be shorter than States and Events,
@@ -80,6 +83,9 @@ func (t *Trace) Link(l Link) { t.Links = append(t.Links, l) }
 
 // Event implements Sink.
 func (t *Trace) Event(e Event) { t.Events = append(t.Events, e) }
+
+// KeepsArgs implements ArgsSink: t.KeepArgs.
+func (t *Trace) KeepsArgs() bool { return t.KeepArgs }
 
 // Args implements ArgsSink, keeping the arguments of states and events in
 // StateArgs and EventArgs; those of other kinds are dropped.
