@@ -203,13 +203,13 @@ type emitter struct {
 	flow, lostFlow                                       int32
 	counters                                             []int32
 
-	values            map[[3]int32]int32 // (type, interned name, interned category) -> value
-	nValues           int32
-	nStates, nEvents  int
-	trackCont         []int32
-	nConts   int32
-	procCont []int32
-	thrCont  []int32 // container of a thread's lane 0; lane k is thrCont+k
+	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
+	nValues          int32
+	nStates, nEvents int
+	trackCont        []int32
+	nConts           int32
+	procCont         []int32
+	thrCont          []int32 // container of a thread's lane 0; lane k is thrCont+k
 }
 
 func (e *emitter) define(t trace.Type) int32 {

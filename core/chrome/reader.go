@@ -3,9 +3,9 @@ package chrome
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
