@@ -42,7 +42,9 @@ const progressEvery = 4 << 20
 // input is valid.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	counted := &countingReader{r: r, progress: opt.Progress, opt: opt, total: total, next: progressEvery}
-	br := bufio.NewReaderSize(counted, 64<<10)
+	// The buffer serves the gzip magic test and the decompressor's byte
+	// reads; plain text goes through it in the scanner's large reads.
+	br := bufio.NewReaderSize(counted, 16<<10)
 	var in io.Reader = br
 	magic, err := br.Peek(2)
 	if err != nil && err != io.EOF {

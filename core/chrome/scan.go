@@ -36,8 +36,17 @@ type scanner struct {
 	truncated bool
 }
 
+// The scanner's window starts small, so that small traces cost little to
+// read, and doubles as it fills up to windowSize, where reads are large
+// enough to cost nothing much per byte; it grows further only for a token
+// longer than that.
+const (
+	firstWindow = 4 << 10
+	windowSize  = 256 << 10
+)
+
 func newScanner(file string, r io.Reader) *scanner {
-	return &scanner{file: file, r: r, buf: make([]byte, 256<<10), line: 1, keep: -1, hold: -1}
+	return &scanner{file: file, r: r, buf: make([]byte, firstWindow), line: 1, keep: -1, hold: -1}
 }
 
 // newBytesScanner scans b, which starts on the given line of file.
@@ -105,7 +114,7 @@ func (s *scanner) fill() bool {
 			s.hold -= from
 		}
 	}
-	if s.end == len(s.buf) {
+	if s.end == len(s.buf) || (len(s.buf) < windowSize && s.end > len(s.buf)/2) {
 		grown := make([]byte, 2*len(s.buf))
 		copy(grown, s.buf[:s.end])
 		s.buf = grown
