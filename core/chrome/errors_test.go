@@ -2,8 +2,10 @@ package chrome
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -129,7 +131,6 @@ func TestTruncated(t *testing.T) {
 		{two + ",", 2, ""},
 		{two + ",\n ", 2, ""},
 		{two + ",\n" + ev("c", 3)[:20], 2, cutInside(two+",\n{", 3) + ", as when the program writing it stopped abruptly: the 2 complete events before it were read"},
-		{two[:30], 0, "the input ends inside an event starting at byte 1, as when the program writing it stopped abruptly: the 0 complete events before it were read"},
 		{withArgs, 2, cutInside(two+",{", 2) + ", as when the program writing it stopped abruptly: the 2 complete events before it were read"},
 		{object, 2, fmt.Sprintf("the input ends at byte %d before the end of the event array: the 2 complete events before it were read", len(object))},
 		{closed, 1, fmt.Sprintf("the input ends at byte %d inside the trace object, after its 1 events", len(closed))},
@@ -144,12 +145,18 @@ func TestTruncated(t *testing.T) {
 			t.Errorf("%q:\n got incomplete %q\nwant %q", c.in, got, c.incomplete)
 		}
 	}
+	// Cut before the first complete event: nothing to read, an error.
+	for _, in := range []string{two[:30], `{"traceEvents":[` + ev("a", 1)[:20], `{"traceEvents":[`} {
+		fe := decodeError(t, []byte(in))
+		if !strings.Contains(fe.Error(), "input ends inside") {
+			t.Errorf("%q: %v", in, fe)
+		}
+	}
 }
 
 // TestTruncatedGzip cuts a compressed trace anywhere: the events whose
 // text arrived whole are read and the trace is noted incomplete; a cut
-// before the first byte of JSON text leaves nothing to read and is an
-// error.
+// before the first complete event leaves nothing to read and is an error.
 func TestTruncatedGzip(t *testing.T) {
 	text := xEvents([]int{1, 2, 3, 4}, []int{1, 1, 1, 1})
 	full := gzipped([]byte(text))
@@ -157,14 +164,24 @@ func TestTruncatedGzip(t *testing.T) {
 		t.Fatalf("complete gzip input: %v", err)
 	}
 	for cut := 1; cut < len(full); cut++ {
+		// What gzip yields of the cut input, and the events whole in it.
+		var arrived []byte
+		if zr, err := gzip.NewReader(bytes.NewReader(full[:cut])); err == nil {
+			arrived, _ = io.ReadAll(zr)
+		}
+		whole := strings.Count(string(arrived), "}")
 		tr := trace.New()
 		notes := &trace.Notes{}
 		err := Decode(bytes.NewReader(full[:cut]), "mem", 0, tr, trace.ReadOptions{Notes: notes})
-		if err != nil {
+		if whole == 0 {
 			var fe *errs.FormatError
-			if !errors.As(err, &fe) || (cut > 10 && !strings.Contains(err.Error(), "reading the trace:")) { // 10: the gzip header
-				t.Errorf("cut at %d: %v", cut, err)
+			if !errors.As(err, &fe) {
+				t.Errorf("cut at %d, no event whole: got %v, want a FormatError", cut, err)
 			}
+			continue
+		}
+		if err != nil || len(tr.States) != whole {
+			t.Errorf("cut at %d: %v, %d states, want the %d whole events", cut, err, len(tr.States), whole)
 			continue
 		}
 		reasons := notes.IncompleteReasons()

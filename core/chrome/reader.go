@@ -267,7 +267,7 @@ func (d *decoder) readObject() error {
 // once the events are read, an input that ends there lost nothing the
 // model holds but is noted as cut.
 func (d *decoder) endOfObject(seen bool, err error) error {
-	if !seen || !d.sc.truncated {
+	if !seen || !d.sc.truncated || d.events == 0 {
 		return err
 	}
 	d.cut = fmt.Sprintf("the input ends at byte %d inside the trace object, after its %d events", d.sc.inputEnd(), d.events)
@@ -346,6 +346,8 @@ func (d *decoder) countEntries(what string) error {
 // until then are kept and the trace is noted as incomplete, naming where
 // it was cut. In the array form an input that ends between two events,
 // with or without a trailing comma, is complete as the format allows it.
+// An input cut before its first complete event is an error: there is
+// nothing to read, and it may well not be a trace.
 func (d *decoder) readEvents(arrayForm bool) error {
 	s := d.sc
 	s.pos++ // '['
@@ -353,7 +355,7 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if arrayForm && s.readErr == nil {
 			return nil // the format allows the array form to lack its ']'
 		}
-		if err := s.failEnd("the event array"); !s.truncated {
+		if err := s.failEnd("the event array"); !s.truncated || d.events == 0 {
 			return err
 		}
 		d.cut = fmt.Sprintf("the input ends at byte %d before the end of the event array: the %d complete events before it were read", s.inputEnd(), d.events)
@@ -376,7 +378,7 @@ func (d *decoder) readEvents(arrayForm bool) error {
 			return s.fail("expected an event object, found %s", describe(c))
 		}
 		if err := d.readEvent(&d.ev); err != nil {
-			if s.truncated {
+			if s.truncated && d.events > 0 {
 				d.truncatedAt("an event", d.ev.line, d.ev.offset)
 				return nil
 			}
