@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -361,4 +362,24 @@ func TestObjectFormKeys(t *testing.T) {
 		"skipped 2 stackFrames entries (sampling stacks)",
 		"skipped 2 samples entries (sampling profile)",
 	})
+}
+
+// TestRecordSizes pins the sizes of the records kept until the end of the
+// input, which the package documentation gives.
+func TestRecordSizes(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"slice", unsafe.Sizeof(slice{}), 40},
+		{"mark", unsafe.Sizeof(mark{}), 32},
+		{"instant", unsafe.Sizeof(instant{}), 32},
+		{"sample", unsafe.Sizeof(sample{}), 32},
+		{"asyncEvent", unsafe.Sizeof(asyncEvent{}), 32},
+		{"flowPoint", unsafe.Sizeof(flowPoint{}), 56},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d bytes, the documentation says %d", c.name, c.got, c.want)
+		}
+	}
 }
