@@ -132,7 +132,8 @@
 //
 // # Memory
 //
-// The JSON text is streamed through a fixed window and never held whole.
+// The JSON text is streamed through a window (4 KB growing to 256 KB, more
+// only for a longer token) and never held whole.
 // Events come in no particular time order and the metadata that names and
 // orders the containers may come last, so until the end of the input the
 // reader keeps one compact record per slice (40 bytes), counter sample,
