@@ -83,6 +83,7 @@ func (c *collector) matchAsync() asyncResult {
 					closeAt(stack[j], ev.ts)
 					c.notes.warn("%d async begin events without end, cut at the end of their enclosing async slice")
 				}
+				stack[k].ev.args = c.joinArgs(stack[k].ev.args, ev.args)
 				closeAt(stack[k], ev.ts)
 				stack = stack[:k]
 			default: // n, T, p

@@ -80,7 +80,7 @@ func (c *collector) matchBeginEnd() {
 			}
 			b := open[len(open)-1]
 			open = open[:len(open)-1]
-			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: b.args, seq: b.seq})
+			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: c.joinArgs(b.args, m.args), seq: b.seq})
 		}
 		for _, b := range open {
 			t.slices = append(t.slices, slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq})

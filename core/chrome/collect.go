@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 
@@ -136,6 +137,30 @@ type counterKey struct{ name, key int32 }
 
 // argsRef locates the arguments of an event in collector.argsArena.
 type argsRef struct{ off, n int64 }
+
+// joinArgs returns the arguments of a begin event joined with those of its
+// end, as the trace viewer shows a slice's: one object with the members of
+// both, the end's last (a key in both appears twice, the end's second).
+func (c *collector) joinArgs(begin, end int32) int32 {
+	if begin == none || end == none || len(c.argsRefs) >= math.MaxInt32 {
+		if begin == none {
+			return end
+		}
+		return begin
+	}
+	text := func(i int32) []byte {
+		r := c.argsRefs[i]
+		return bytes.TrimSpace(c.argsArena[r.off : r.off+r.n])
+	}
+	b, e := text(begin), text(end)
+	from := len(c.argsArena)
+	// Both are non-empty objects (see decoder.addArgs): {b...} + {e...}.
+	c.argsArena = append(c.argsArena, b[:len(b)-1]...)
+	c.argsArena = append(c.argsArena, ',')
+	c.argsArena = append(c.argsArena, e[1:]...)
+	c.argsRefs = append(c.argsRefs, argsRef{off: int64(from), n: int64(len(c.argsArena) - from)})
+	return int32(len(c.argsRefs) - 1)
+}
 
 type collector struct {
 	strs        *interner

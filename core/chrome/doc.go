@@ -91,8 +91,8 @@
 // The category (cat) of slices, instants and async events is the Category
 // of their value: values are told apart by (type, name, category). The
 // arguments (args) of states and events are kept, as JSON text, when the
-// sink asks for them (trace.ArgsSink, Trace.KeepArgs): of the B event for
-// a B/E slice, of the b or S event for an async slice.
+// sink asks for them (trace.ArgsSink, Trace.KeepArgs); a slice made of a
+// begin and an end (B/E, b/e, S/F) has the members of both, the end's last.
 //
 // # Nesting
 //

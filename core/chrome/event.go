@@ -90,10 +90,11 @@ func (e *rawEvent) reset(line int, offset int64) {
 func parsesArgs(ph byte) bool { return ph == 'M' || ph == 'C' || ph == 'T' || ph == 'p' }
 
 // keepsArgs tells whether the arguments of an event of phase ph end up on
-// a state or an event, for a sink that keeps them (trace.ArgsSink).
+// a state or an event, for a sink that keeps them (trace.ArgsSink); those
+// of an end (E, e, F) join those of its begin.
 func keepsArgs(ph byte) bool {
 	switch ph {
-	case 'X', 'B', 'i', 'I', 'R', 'b', 'n', 'S', 'T', 'p':
+	case 'X', 'B', 'E', 'i', 'I', 'R', 'b', 'e', 'n', 'S', 'F', 'T', 'p':
 		return true
 	}
 	return false

@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -380,6 +381,35 @@ func TestRecordSizes(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %d bytes, the documentation says %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestEndArgsJoinBegin checks that the arguments of an end event (E, e,
+// F) join those of its begin on the slice, as the trace viewer shows them.
+func TestEndArgsJoinBegin(t *testing.T) {
+	tr, _ := decodeNotes(t, `[
+{"ph":"B","name":"a","pid":1,"tid":1,"ts":1,"args":{"in":1}},
+{"ph":"E","pid":1,"tid":1,"ts":2,"args":{ "out" : [2] } },
+{"ph":"B","name":"b","pid":1,"tid":1,"ts":3},
+{"ph":"E","pid":1,"tid":1,"ts":4,"args":{"out":3}},
+{"ph":"B","name":"c","pid":1,"tid":1,"ts":5,"args":{"in":4}},
+{"ph":"E","pid":1,"tid":1,"ts":6,"args":{}},
+{"ph":"b","name":"r","cat":"net","id":1,"pid":1,"ts":1,"args":{"url":"/"}},
+{"ph":"e","name":"r","cat":"net","id":1,"pid":1,"ts":9,"args":{"status":200}},
+{"ph":"S","name":"l","id":2,"pid":1,"ts":1},
+{"ph":"F","name":"l","id":2,"pid":1,"ts":9,"args":{"ok":true}}
+]`)
+	checkLines(t, "states", dump(tr), []string{
+		`state /1/1 Slice a 1.000-2.000 d0 {"in":1, "out" : [2] }`, // verbatim text
+		`state /1/1 Slice b 3.000-4.000 d0 {"out":3}`,
+		`state /1/1 Slice c 5.000-6.000 d0 {"in":4}`,
+		`state /1/r Async slice r[net] 1.000-9.000 d0 {"url":"/","status":200}`,
+		`state /1/l Async slice l 1.000-9.000 d0 {"ok":true}`,
+	})
+	for _, a := range tr.StateArgs {
+		if a != "" && !json.Valid([]byte(a)) {
+			t.Errorf("args %q are not JSON", a)
 		}
 	}
 }
