@@ -153,6 +153,10 @@ func (c *collector) joinArgs(begin, end int32) int32 {
 		return bytes.TrimSpace(c.argsArena[r.off : r.off+r.n])
 	}
 	b, e := text(begin), text(end)
+	isObject := func(t []byte) bool { return len(t) >= 2 && t[0] == '{' && t[len(t)-1] == '}' }
+	if !isObject(b) || !isObject(e) {
+		return begin // args that are not objects do not join
+	}
 	from := len(c.argsArena)
 	// Both are non-empty objects (see decoder.addArgs): {b...} + {e...}.
 	c.argsArena = append(c.argsArena, b[:len(b)-1]...)

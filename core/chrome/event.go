@@ -440,6 +440,9 @@ func (d *decoder) readID2(e *rawEvent) error {
 // readArgs reads the args object of a metadata or counter event from s,
 // which is the main scanner or one over text captured earlier.
 func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
+	if c, ok := s.peek(); ok && c != '{' {
+		return s.skip(1) // args that are not an object hold nothing to read
+	}
 	if err := s.expect('{', "args"); err != nil {
 		return err
 	}

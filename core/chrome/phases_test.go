@@ -398,12 +398,16 @@ func TestEndArgsJoinBegin(t *testing.T) {
 {"ph":"b","name":"r","cat":"net","id":1,"pid":1,"ts":1,"args":{"url":"/"}},
 {"ph":"e","name":"r","cat":"net","id":1,"pid":1,"ts":9,"args":{"status":200}},
 {"ph":"S","name":"l","id":2,"pid":1,"ts":1},
-{"ph":"F","name":"l","id":2,"pid":1,"ts":9,"args":{"ok":true}}
+{"ph":"F","name":"l","id":2,"pid":1,"ts":9,"args":{"ok":true}},
+{"ph":"B","name":"d","pid":1,"tid":1,"ts":7,"args":[1]},
+{"ph":"E","pid":1,"tid":1,"ts":8,"args":{"x":1}},
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":"not an object"}
 ]`)
 	checkLines(t, "states", dump(tr), []string{
 		`state /1/1 Slice a 1.000-2.000 d0 {"in":1, "out" : [2] }`, // verbatim text
 		`state /1/1 Slice b 3.000-4.000 d0 {"out":3}`,
 		`state /1/1 Slice c 5.000-6.000 d0 {"in":4}`,
+		`state /1/1 Slice d 7.000-8.000 d0 [1]`, // not objects: the begin's
 		`state /1/r Async slice r[net] 1.000-9.000 d0 {"url":"/","status":200}`,
 		`state /1/l Async slice l 1.000-9.000 d0 {"ok":true}`,
 	})
