@@ -231,8 +231,9 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 }
 
 // StatesTable lists the state intervals of a trace: container path, state
-// type, value, start, end, duration (seconds), nesting depth and the exact
-// start and end in nanoseconds.
+// type, value, start, end, duration (seconds), nesting depth, the exact
+// start and end in nanoseconds, the value's category (null if none) and
+// the state's arguments as JSON text (null if none; see trace.ArgsSink).
 func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	n := len(t.States)
 	paths := make([]string, len(t.Containers))
@@ -265,7 +266,41 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.int32s("depth", depth)
 	c.int64s("start_ns", startNs)
 	c.int64s("end_ns", endNs)
+	addCategoryAndArgs(c, t, val, t.StateArgs)
 	return c.batch(nil)
+}
+
+// addCategoryAndArgs adds the category column, the category of each
+// entity's value (values: the entities' value ids), and the args column,
+// the entities' arguments (args, possibly shorter than values).
+func addCategoryAndArgs(c *columns, t *trace.Trace, values []int32, args []string) {
+	var labels []string
+	index := map[string]int32{}
+	ofValue := make([]int32, len(t.Values))
+	for i, v := range t.Values {
+		ofValue[i] = -1
+		if v.Category == "" {
+			continue
+		}
+		k, ok := index[v.Category]
+		if !ok {
+			k = int32(len(labels))
+			index[v.Category] = k
+			labels = append(labels, v.Category)
+		}
+		ofValue[i] = k
+	}
+	codes := make([]int32, len(values))
+	for i, v := range values {
+		codes[i] = -1
+		if v >= 0 {
+			codes[i] = ofValue[v]
+		}
+	}
+	c.optionalCategories("category", labels, codes)
+	all := make([]string, len(values))
+	copy(all, args)
+	c.optionalStrings("args", all)
 }
 
 // traceNames holds the labels the tables of a trace share: the path of
@@ -368,8 +403,9 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 }
 
 // EventsTable lists the point events of a trace: container path, event
-// type, value (null if none), time (seconds) and the exact time in
-// nanoseconds.
+// type, value (null if none), time (seconds), the exact time in
+// nanoseconds, the value's category (null if none) and the event's
+// arguments as JSON text (null if none; see trace.ArgsSink).
 func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	names := namesOf(t)
 	n := len(t.Events)
@@ -386,6 +422,7 @@ func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.optionalCategories("value", names.values, val)
 	c.float64s("time", at)
 	c.int64s("time_ns", atNs)
+	addCategoryAndArgs(c, t, val, t.EventArgs)
 	return c.batch(nil)
 }
 

@@ -111,7 +111,15 @@ func TestTraceTables(t *testing.T) {
 	expect(t, e, "value", "checkpoint")
 	expect(t, e, "time", 2.000000007)
 	expect(t, e, "time_ns", int64(2_000_000_007))
+	expect(t, e, "category", nil)
+	expect(t, e, "args", nil)
 	e.Release()
+
+	s := StatesTable(tr, mem)
+	expect(t, s, "value", "run", "wait")
+	expect(t, s, "category", nil, nil)
+	expect(t, s, "args", nil, nil)
+	s.Release()
 
 	ty := TypesTable(tr, mem)
 	expect(t, ty, "name", "Machine", "Process", "State", "Load", "Mark", "Msg")
@@ -123,6 +131,42 @@ func TestTraceTables(t *testing.T) {
 	expect(t, ty, "source_type", nil, nil, nil, nil, nil, "Process")
 	expect(t, ty, "destination_type", nil, nil, nil, nil, nil, "Process")
 	ty.Release()
+}
+
+// TestCategoryAndArgsColumns checks the category of each entity's value
+// and the arguments the reader gave, null where there are none (arguments
+// past the end of StateArgs included).
+func TestCategoryAndArgsColumns(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tr := trace.New("cats")
+	tr.KeepArgs = true
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	tr.DefineType(trace.Type{Name: "Slice", Kind: trace.KindState, Parent: 0})
+	tr.DefineType(trace.Type{Name: "Instant", Kind: trace.KindEvent, Parent: 0})
+	tr.DefineValue(trace.Value{Type: 1, Name: "copy", Category: "gpu_memcpy"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "copy", Category: "cuda_runtime"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "gemm"})
+	tr.DefineValue(trace.Value{Type: 2, Name: "tick", Category: "gpu_memcpy"})
+	tr.CreateContainer(trace.Container{Name: "t", Type: 0, Parent: 0})
+	for i, v := range []int32{0, 1, 2, 1} {
+		tr.State(trace.State{Container: 1, Type: 1, Value: v, Start: trace.Time(i), End: trace.Time(i + 1)})
+	}
+	tr.Args(trace.KindState, 1, `{"bytes":4}`)
+	tr.Event(trace.Event{Container: 1, Type: 2, Value: 3, Time: 1})
+	tr.Event(trace.Event{Container: 1, Type: 2, Value: trace.None, Time: 2})
+	tr.Args(trace.KindEvent, 1, `{"n":1}`)
+	tr.Finish(0, 4)
+
+	s := StatesTable(tr, mem)
+	expect(t, s, "value", "copy", "copy", "gemm", "copy")
+	expect(t, s, "category", "gpu_memcpy", "cuda_runtime", nil, "cuda_runtime")
+	expect(t, s, "args", nil, `{"bytes":4}`, nil, nil)
+	s.Release()
+	e := EventsTable(tr, mem)
+	expect(t, e, "category", "gpu_memcpy", nil)
+	expect(t, e, "args", nil, `{"n":1}`)
+	e.Release()
 }
 
 // TestEmptyTraceTables: a trace without entities gives tables with their

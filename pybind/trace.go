@@ -71,6 +71,7 @@ type microOptions struct {
 	Depth      *int     `json:"depth"`
 	Metric     string   `json:"metric"`
 	Types      []string `json:"types"`
+	Key        string   `json:"key"`
 }
 
 // Micro builds the microscopic model; options is a JSON object.

@@ -54,6 +54,20 @@ func BenchmarkDecodePlain(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeArgs reads it into a trace that keeps every event's
+// arguments.
+func BenchmarkDecodeArgs(b *testing.B) {
+	_, plain := loadBench(b)
+	b.SetBytes(int64(len(plain)))
+	for b.Loop() {
+		tr := trace.New()
+		tr.KeepArgs = true
+		if err := Decode(bytes.NewReader(plain), "bench", 0, tr, trace.ReadOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkGunzip is the decompression alone, a floor for DecodeGzip.
 func BenchmarkGunzip(b *testing.B) {
 	compressed, plain := loadBench(b)

@@ -22,19 +22,24 @@ type unmatched struct {
 // build turns what was collected into sink calls: types, containers in
 // display order, then states, events, variables and links.
 func (c *collector) build(file string, sink trace.Sink) error {
-	if err := c.matchBeginEnd(file); err != nil {
-		return err
-	}
+	c.matchBeginEnd()
+	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {
 		return err
 	}
 	links, lost := c.matchFlows()
+	async := c.matchAsync()
 
-	e := emitter{c: c, sink: sink, values: map[[2]int32]int32{}}
-	e.defineTypes(len(links) > 0, len(lost) > 0)
+	e := emitter{c: c, sink: sink, values: map[[3]int32]int32{}}
+	if as, ok := sink.(trace.ArgsSink); ok && as.KeepsArgs() {
+		e.args = as
+	}
+	e.defineTypes(len(links) > 0, len(lost) > 0, &async)
 	e.createContainers()
 	e.states()
+	e.asyncStates(async.slices)
 	e.instants()
+	e.asyncEvents(async.events)
 	e.flows(links, lost)
 	e.variables()
 	if c.timed {
@@ -46,10 +51,12 @@ func (c *collector) build(file string, sink trace.Sink) error {
 }
 
 // matchBeginEnd pairs each thread's B and E events in time order (file
-// order for equal times): an E closes the latest open B. A B still open at
-// the end of the input ends with the trace, as in the trace viewers; an E
-// with nothing open is an error.
-func (c *collector) matchBeginEnd(file string) error {
+// order for equal times): an E closes the latest open B, whatever its name,
+// as in the trace viewers. An E with nothing open is counted and dropped; a
+// B still open at the end of the input was still running when the
+// recording stopped and ends with its thread's recording (see
+// closeOpenSlices).
+func (c *collector) matchBeginEnd() {
 	for ti := range c.threads {
 		t := &c.threads[ti]
 		if len(t.marks) == 0 {
@@ -68,19 +75,33 @@ func (c *collector) matchBeginEnd(file string) error {
 				continue
 			}
 			if len(open) == 0 {
-				return errs.Format(file, int(m.line), "end event (ph E) at ts %s on pid %s tid %s closes nothing",
-					micros(m.ts), c.strs.str(c.procs[t.proc].key), c.strs.str(t.key))
+				c.notes.skip("end events (ph E) that close nothing", 1)
+				continue
 			}
 			b := open[len(open)-1]
 			open = open[:len(open)-1]
-			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, seq: b.seq})
+			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: c.joinArgs(b.args, m.args), seq: b.seq})
 		}
 		for _, b := range open {
-			t.slices = append(t.slices, slice{start: b.ts, end: c.last, name: b.name, seq: b.seq})
+			t.slices = append(t.slices, slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq})
+			c.notes.warn("%d begin events (ph B) without end, cut at the end of their thread's recording")
 		}
 		t.marks = nil
 	}
-	return nil
+}
+
+// closeOpenSlices ends the slices still running when the recording
+// stopped (X without dur, B without E) at the last instant seen on their
+// thread, as the trace viewer does: the thread was recorded until then.
+func (c *collector) closeOpenSlices() {
+	for ti := range c.threads {
+		t := &c.threads[ti]
+		for i := range t.slices {
+			if t.slices[i].end == openEnd {
+				t.slices[i].end = t.last
+			}
+		}
+	}
 }
 
 // micros formats nanoseconds as the microseconds the file holds.
@@ -174,16 +195,21 @@ type emitter struct {
 	c    *collector
 	sink trace.Sink
 
+	args trace.ArgsSink // nil when the sink does not keep arguments
+
 	nTypes                                               int32
 	process, thread, state, instant, procInstant, global int32
+	track, asyncSlice, asyncInstant, asyncStep           int32
 	flow, lostFlow                                       int32
 	counters                                             []int32
 
-	values   map[[2]int32]int32 // (type, interned name) -> value
-	nValues  int32
-	nConts   int32
-	procCont []int32
-	thrCont  []int32 // container of a thread's lane 0; lane k is thrCont+k
+	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
+	nValues          int32
+	nStates, nEvents int
+	trackCont        []int32
+	nConts           int32
+	procCont         []int32
+	thrCont          []int32 // container of a thread's lane 0; lane k is thrCont+k
 }
 
 func (e *emitter) define(t trace.Type) int32 {
@@ -194,7 +220,7 @@ func (e *emitter) define(t trace.Type) int32 {
 
 // defineTypes defines the container types and the entity types the trace
 // uses, in a fixed order.
-func (e *emitter) defineTypes(links, lostFlows bool) {
+func (e *emitter) defineTypes(links, lostFlows bool, async *asyncResult) {
 	c := e.c
 	kindOf := func(name string, kind trace.Kind, parent int32) int32 {
 		return e.define(trace.Type{Name: name, Kind: kind, Parent: parent, Start: trace.None, End: trace.None})
@@ -202,6 +228,10 @@ func (e *emitter) defineTypes(links, lostFlows bool) {
 	e.process = kindOf("Process", trace.KindContainer, trace.None)
 	e.thread = kindOf("Thread", trace.KindContainer, e.process)
 	e.state, e.instant, e.procInstant, e.global, e.flow, e.lostFlow = trace.None, trace.None, trace.None, trace.None, trace.None, trace.None
+	e.track, e.asyncSlice, e.asyncInstant, e.asyncStep = trace.None, trace.None, trace.None, trace.None
+	if len(c.tracks) > 0 {
+		e.track = kindOf("Async track", trace.KindContainer, e.process)
+	}
 	for _, t := range c.threads {
 		if len(t.slices) > 0 {
 			e.state = kindOf("Slice", trace.KindState, e.thread)
@@ -228,6 +258,20 @@ func (e *emitter) defineTypes(links, lostFlows bool) {
 	if scopes[2] {
 		e.global = kindOf("Global instant", trace.KindEvent, trace.None)
 	}
+	if len(async.slices) > 0 {
+		e.asyncSlice = kindOf("Async slice", trace.KindState, e.track)
+	}
+	var instants, steps bool
+	for _, ev := range async.events {
+		instants = instants || ev.phase == 'n'
+		steps = steps || ev.phase != 'n'
+	}
+	if instants {
+		e.asyncInstant = kindOf("Async instant", trace.KindEvent, e.track)
+	}
+	if steps {
+		e.asyncStep = kindOf("Async step", trace.KindEvent, e.track)
+	}
 	if links {
 		e.flow = e.define(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
 	}
@@ -240,18 +284,40 @@ func (e *emitter) defineTypes(links, lostFlows bool) {
 	}
 }
 
-// value returns the value of type typ named by interned string name,
-// defining it on first use.
-func (e *emitter) value(typ, name int32) int32 {
-	k := [2]int32{typ, name}
+// value returns the value of type typ named by interned string name in
+// category cat (none for no category), defining it on first use.
+func (e *emitter) value(typ, name, cat int32) int32 {
+	k := [3]int32{typ, name, cat}
 	if v, ok := e.values[k]; ok {
 		return v
 	}
 	v := e.nValues
 	e.nValues++
 	e.values[k] = v
-	e.sink.DefineValue(trace.Value{Type: typ, Name: e.c.strs.str(name)})
+	e.sink.DefineValue(trace.Value{Type: typ, Name: e.c.strs.str(name), Category: e.c.strs.str(cat)})
 	return v
+}
+
+// emitState delivers a state and its arguments.
+func (e *emitter) emitState(s trace.State, args int32) {
+	e.sink.State(s)
+	e.giveArgs(trace.KindState, e.nStates, args)
+	e.nStates++
+}
+
+// emitEvent delivers an event and its arguments.
+func (e *emitter) emitEvent(ev trace.Event, args int32) {
+	e.sink.Event(ev)
+	e.giveArgs(trace.KindEvent, e.nEvents, args)
+	e.nEvents++
+}
+
+func (e *emitter) giveArgs(kind trace.Kind, index int, args int32) {
+	if e.args == nil || args == none {
+		return
+	}
+	r := e.c.argsRefs[args]
+	e.args.Args(kind, index, string(e.c.argsArena[r.off:r.off+r.n]))
 }
 
 // order sorts items for display: those with a sort index (explicit, or
@@ -299,6 +365,7 @@ func (e *emitter) createContainers() {
 	c := e.c
 	e.procCont = make([]int32, len(c.procs))
 	e.thrCont = make([]int32, len(c.threads))
+	e.trackCont = make([]int32, len(c.tracks))
 	procs := order(len(c.procs), func(i int) (int64, bool) {
 		return e.rank(c.procs[i].hasSortIndex, c.procs[i].sortIndex, c.procs[i].key)
 	})
@@ -329,6 +396,14 @@ func (e *emitter) createContainers() {
 				e.create(name+" (overlap lane "+n+")", alias+"#"+n, e.thread, e.procCont[pi])
 			}
 		}
+		for _, tr := range p.tracks {
+			t := &c.tracks[tr]
+			name := c.strs.str(t.name)
+			if name == "" {
+				name = c.strs.str(t.id)
+			}
+			e.trackCont[tr] = e.create(name, c.strs.str(t.id), e.track, e.procCont[pi])
+		}
 	}
 }
 
@@ -337,8 +412,8 @@ func (e *emitter) states() {
 	c := e.c
 	for ti := range c.threads {
 		for _, s := range c.threads[ti].slices {
-			e.sink.State(trace.State{Container: e.thrCont[ti] + s.lane, Type: e.state,
-				Value: e.value(e.state, s.name), Start: s.start, End: s.end, Depth: s.depth})
+			e.emitState(trace.State{Container: e.thrCont[ti] + s.lane, Type: e.state,
+				Value: e.value(e.state, s.name, s.cat), Start: s.start, End: s.end, Depth: s.depth}, s.args)
 		}
 	}
 }
@@ -372,7 +447,7 @@ func (e *emitter) instants() {
 		return cmp.Compare(a.in.seq, b.in.seq)
 	})
 	for _, p := range all {
-		e.sink.Event(trace.Event{Container: p.cont, Type: p.typ, Value: e.value(p.typ, p.in.name), Time: p.in.ts})
+		e.emitEvent(trace.Event{Container: p.cont, Type: p.typ, Value: e.value(p.typ, p.in.name, p.in.cat), Time: p.in.ts}, p.in.args)
 	}
 }
 
@@ -386,7 +461,7 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 		if from.cat != none {
 			key = c.strs.str(from.cat) + ":" + key
 		}
-		e.sink.Link(trace.Link{Container: 0, Type: e.flow, Value: e.value(e.flow, from.name),
+		e.sink.Link(trace.Link{Container: 0, Type: e.flow, Value: e.value(e.flow, from.name, none),
 			Start: from.at, End: to.at, From: cont(from), To: cont(to), Key: key, Size: math.NaN()})
 	}
 	for _, u := range lost {
@@ -396,7 +471,7 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 			what = c.strs.str(p.cat) + ": " + what
 		}
 		name := c.strs.id([]byte(what))
-		e.sink.Event(trace.Event{Container: cont(p), Type: e.lostFlow, Value: e.value(e.lostFlow, name), Time: p.ts})
+		e.emitEvent(trace.Event{Container: cont(p), Type: e.lostFlow, Value: e.value(e.lostFlow, name, none), Time: p.ts}, none)
 	}
 }
 

@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 
@@ -11,8 +12,9 @@ import (
 // The collector keeps what the trace's entities need until the end of the
 // input, because events come in no particular order and metadata naming
 // and ordering the containers may come last. Each record is a few
-// fixed-size fields with strings interned: 32 bytes per slice or counter
-// sample, 24 per begin/end event or instant, 48 per flow point.
+// fixed-size fields with strings interned: 40 bytes per slice, 32 per
+// begin/end event, instant or async event, 32 per counter sample, 56 per
+// flow point.
 
 type process struct {
 	key          int32 // pid, interned text
@@ -20,6 +22,7 @@ type process struct {
 	sortIndex    int64
 	hasSortIndex bool
 	threads      []int32
+	tracks       []int32 // async tracks, in order of first appearance
 }
 
 type thread struct {
@@ -31,13 +34,23 @@ type thread struct {
 	slices       []slice
 	marks        []mark
 	lanes        int32 // containers the slices need: 1 + overlap lanes
+	// last is the latest instant seen on the thread (starts and ends of
+	// its slices, its B/E events, instants and flow points): where the
+	// slices still open when the recording stopped end.
+	last  trace.Time
+	timed bool
 }
+
+// openEnd marks the end of a slice still running when the recording
+// stopped (an X event without dur); it becomes the thread's last instant.
+const openEnd = trace.Time(math.MinInt64)
 
 // slice is a complete slice (X, or a matched B/E pair). depth and lane are
 // set once the thread's slices are sorted.
 type slice struct {
 	start, end trace.Time
-	name       int32
+	name, cat  int32
+	args       int32
 	seq        int32
 	depth      int32
 	lane       int32
@@ -45,20 +58,22 @@ type slice struct {
 
 // mark is a B or E event, matched into slices once the input is read.
 type mark struct {
-	ts    trace.Time
-	seq   int32
-	line  int32
-	name  int32
-	begin bool
+	ts        trace.Time
+	seq       int32
+	line      int32
+	name, cat int32
+	args      int32
+	begin     bool
 }
 
 // instant is an instant event on a thread, a process or the whole trace.
 type instant struct {
-	ts    trace.Time
-	seq   int32
-	owner int32 // thread or process index; unused for global instants
-	name  int32
-	scope byte
+	ts        trace.Time
+	seq       int32
+	owner     int32 // thread or process index; unused for global instants
+	name, cat int32
+	args      int32
+	scope     byte
 }
 
 // sample is one value of one counter series.
@@ -70,8 +85,9 @@ type sample struct {
 	typ   int32 // index into collector.counterTypes
 }
 
-// flowPoint is an s, t or f event. The flow it belongs to is the key
-// (cat, id, and pid when the id is process-local).
+// flowPoint is an s, t or f event, or the flow end of a complete event
+// with flow_in or flow_out. The flow it belongs to is the key (cat, id, and
+// pid when the id is process-local).
 type flowPoint struct {
 	ts        trace.Time
 	cat, id   int32
@@ -79,6 +95,7 @@ type flowPoint struct {
 	seq       int32
 	thread    int32
 	name      int32
+	own       int32 // seq of the complete event the point belongs to, 0 for none
 	phase     byte
 	enclosing bool // binds to the enclosing slice (always, except f without bp "e")
 
@@ -88,7 +105,66 @@ type flowPoint struct {
 	at   trace.Time
 }
 
+// asyncKey identifies an async track: nestable events (b, e, n) by
+// category and id, legacy ones (S, T, p, F) by name and id, as the trace
+// viewer does. pid scopes process-local ids (id2.local), none otherwise.
+type asyncKey struct {
+	legacy    bool
+	catOrName int32
+	id, pid   int32
+}
+
+// asyncTrack is one async track: the events of one async key, shown as a
+// container under the process of its first event.
+type asyncTrack struct {
+	proc   int32
+	name   int32 // name of the first event
+	id     int32
+	events []asyncEvent
+}
+
+// asyncEvent is an async event kept until its track is matched.
+type asyncEvent struct {
+	ts        trace.Time
+	seq       int32
+	name, cat int32
+	args      int32
+	step      int32 // args.step of T and p
+	phase     byte
+}
+
 type counterKey struct{ name, key int32 }
+
+// argsRef locates the arguments of an event in collector.argsArena.
+type argsRef struct{ off, n int64 }
+
+// joinArgs returns the arguments of a begin event joined with those of its
+// end, as the trace viewer shows a slice's: one object with the members of
+// both, the end's last (a key in both appears twice, the end's second).
+func (c *collector) joinArgs(begin, end int32) int32 {
+	if begin == none || end == none || len(c.argsRefs) >= math.MaxInt32 {
+		if begin == none {
+			return end
+		}
+		return begin
+	}
+	text := func(i int32) []byte {
+		r := c.argsRefs[i]
+		return bytes.TrimSpace(c.argsArena[r.off : r.off+r.n])
+	}
+	b, e := text(begin), text(end)
+	isObject := func(t []byte) bool { return len(t) >= 2 && t[0] == '{' && t[len(t)-1] == '}' }
+	if !isObject(b) || !isObject(e) {
+		return begin // args that are not objects do not join
+	}
+	from := len(c.argsArena)
+	// Both are non-empty objects (see decoder.addArgs): {b...} + {e...}.
+	c.argsArena = append(c.argsArena, b[:len(b)-1]...)
+	c.argsArena = append(c.argsArena, ',')
+	c.argsArena = append(c.argsArena, e[1:]...)
+	c.argsRefs = append(c.argsRefs, argsRef{off: int64(from), n: int64(len(c.argsArena) - from)})
+	return int32(len(c.argsRefs) - 1)
+}
 
 type collector struct {
 	strs        *interner
@@ -102,6 +178,14 @@ type collector struct {
 	counterTypes []counterKey
 	counterByKey map[counterKey]int32
 	flows        []flowPoint
+	tracks       []asyncTrack
+	trackByKey   map[asyncKey]int32
+
+	// The arguments of events, for a sink that keeps them.
+	argsArena []byte
+	argsRefs  []argsRef
+
+	notes notes
 
 	seq         int32
 	first, last trace.Time
@@ -114,6 +198,49 @@ func newCollector() *collector {
 		procByKey:    map[int32]int32{},
 		threadByKey:  map[[2]int32]int32{},
 		counterByKey: map[counterKey]int32{},
+		trackByKey:   map[asyncKey]int32{},
+	}
+}
+
+// notes counts what the reader skips or tolerates while it reads; they go
+// to trace.ReadOptions once the input is read.
+type notes struct {
+	skipped map[string]int64
+	order   []string
+	warned  map[string]int64
+	worder  []string
+}
+
+func (n *notes) skip(what string, count int64) {
+	if count == 0 {
+		return
+	}
+	if n.skipped == nil {
+		n.skipped = map[string]int64{}
+	}
+	if _, ok := n.skipped[what]; !ok {
+		n.order = append(n.order, what)
+	}
+	n.skipped[what] += count
+}
+
+// warn counts a tolerated oddity; format has one %d, the count.
+func (n *notes) warn(format string) {
+	if n.warned == nil {
+		n.warned = map[string]int64{}
+	}
+	if _, ok := n.warned[format]; !ok {
+		n.worder = append(n.worder, format)
+	}
+	n.warned[format]++
+}
+
+func (n *notes) flush(opt trace.ReadOptions) {
+	for _, f := range n.worder {
+		opt.Warn(f, n.warned[f])
+	}
+	for _, what := range n.order {
+		opt.Skip(what, n.skipped[what])
 	}
 }
 
@@ -148,105 +275,191 @@ func (c *collector) see(t trace.Time) {
 	c.last = max(c.last, t)
 }
 
-// add records one event.
-func (c *collector) add(file string, e *rawEvent) error {
-	fail := func(format string, args ...any) error {
-		return &errs.FormatError{File: file, Line: e.line, Offset: e.offset, Err: fmt.Errorf(format, args...)}
+// seeOn records an instant of thread t, and of the trace.
+func (c *collector) seeOn(t *thread, at trace.Time) {
+	if !t.timed || at > t.last {
+		t.last, t.timed = at, true
 	}
+	c.see(at)
+}
+
+// The phases the model does not hold, by what the notes call them.
+var skippedPhases = map[byte]string{
+	'N': "object events (ph N, O, D)",
+	'O': "object events (ph N, O, D)",
+	'D': "object events (ph N, O, D)",
+	'P': "sample events (ph P)",
+	'v': "memory dump events (ph v, V)",
+	'V': "memory dump events (ph v, V)",
+	'c': "clock sync events (ph c)",
+	'(': "context events (ph ( and ))",
+	')': "context events (ph ( and ))",
+}
+
+// add records one event. Events the model cannot hold (unknown phases,
+// missing fields) are counted in the notes, never refused.
+func (c *collector) add(file string, e *rawEvent) error {
 	if c.seq == math.MaxInt32 || e.line > math.MaxInt32 {
-		return fail("too many events")
+		return &errs.FormatError{File: file, Line: e.line, Offset: e.offset, Err: fmt.Errorf("too many events")}
 	}
 	c.seq++
-	need := func(pid, tid, ts bool) error {
-		switch {
-		case pid && e.pid == none:
-			return fail("event with %s has no pid", phaseName(e.ph))
-		case tid && e.tid == none:
-			return fail("event with %s has no tid", phaseName(e.ph))
-		case ts && !e.hasTs:
-			return fail("event with %s has no ts", phaseName(e.ph))
+	if e.ph == 0 {
+		if e.badPh != none {
+			c.notes.skip(fmt.Sprintf("events of unknown phase %q", c.strs.str(e.badPh)), 1)
+		} else {
+			c.notes.skip("entries without ph", 1)
 		}
 		return nil
 	}
+	// lacks counts the event as skipped if it misses a field it needs.
+	lacks := func(pid, tid, ts bool) bool {
+		var what string
+		switch {
+		case pid && e.pid == none:
+			what = "pid"
+		case tid && e.tid == none:
+			what = "tid"
+		case ts && !e.hasTs:
+			what = "ts"
+		default:
+			return false
+		}
+		c.notes.skip(fmt.Sprintf("events of phase %q without %s", e.ph, what), 1)
+		return true
+	}
 	switch e.ph {
 	case 'X':
-		if err := need(true, true, true); err != nil {
-			return err
+		if lacks(true, true, true) {
+			return nil
 		}
-		if !e.hasDur {
-			return fail("complete event (ph X) %q has no dur", c.strs.str(e.name))
-		}
-		if e.dur < 0 {
-			return fail("complete event %q has a negative dur", c.strs.str(e.name))
-		}
-		end := e.ts + e.dur
-		if end < e.ts {
-			return fail("complete event %q ends beyond the time range", c.strs.str(e.name))
-		}
-		t := &c.threads[c.thread(e.pid, e.tid)]
-		t.slices = append(t.slices, slice{start: e.ts, end: end, name: e.name, seq: c.seq})
-		c.see(e.ts)
-		c.see(end)
+		c.addComplete(e)
 	case 'B', 'E':
-		if err := need(true, true, true); err != nil {
-			return err
+		if lacks(true, true, true) {
+			return nil
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
-		t.marks = append(t.marks, mark{ts: e.ts, seq: c.seq, line: int32(e.line), name: e.name, begin: e.ph == 'B'})
-		c.see(e.ts)
-	case 'i', 'I', 'n', 'R':
-		return c.addInstant(e, need, fail)
+		t.marks = append(t.marks, mark{ts: e.ts, seq: c.seq, line: int32(e.line), name: e.name, cat: e.cat,
+			args: e.args, begin: e.ph == 'B'})
+		c.seeOn(t, e.ts)
+	case 'i', 'I', 'R':
+		c.addInstant(e, lacks)
 	case 'C':
-		if err := need(true, false, true); err != nil {
-			return err
+		if lacks(true, false, true) {
+			return nil
 		}
 		c.addCounter(e)
 	case 's', 't', 'f':
-		if err := need(true, true, true); err != nil {
-			return err
+		if lacks(true, true, true) {
+			return nil
 		}
-		if e.id == none {
-			return fail("flow event (%s) has no id", phaseName(e.ph))
+		id := e.id
+		if e.bindID != none {
+			id = e.bindID
+		}
+		if id == none {
+			c.notes.skip("flow events (ph s, t, f) without id", 1)
+			return nil
 		}
 		scope := none
-		if e.idLocal {
+		if e.idLocal && e.bindID == none {
 			scope = e.pid
 		}
-		c.flows = append(c.flows, flowPoint{ts: e.ts, cat: e.cat, id: e.id, scope: scope, seq: c.seq,
-			thread: c.thread(e.pid, e.tid), name: e.name, phase: e.ph,
-			enclosing: e.ph != 'f' || e.bindEnclosing})
-		c.see(e.ts)
+		t := c.thread(e.pid, e.tid)
+		c.flows = append(c.flows, flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
+			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing})
+		c.seeOn(&c.threads[t], e.ts)
+	case 'b', 'e', 'n', 'S', 'T', 'p', 'F':
+		if lacks(true, false, true) {
+			return nil
+		}
+		c.addAsync(e)
 	case 'M':
-		return c.addMetadata(e, fail)
+		c.addMetadata(e)
 	default:
-		return fail("events with %s are not supported (only X, B, E, i, I, n, R, C, s, t, f and M are)", phaseName(e.ph))
+		what, ok := skippedPhases[e.ph]
+		if !ok {
+			what = fmt.Sprintf("events of unknown phase %q", e.ph)
+		}
+		c.notes.skip(what, 1)
 	}
 	return nil
 }
 
-func (c *collector) addInstant(e *rawEvent, need func(pid, tid, ts bool) error, fail func(string, ...any) error) error {
+// addComplete records an X event, and the flow ends it carries (flow_in,
+// flow_out with bind_id, as Perfetto writes them). An X event without dur
+// was still running when the recording stopped: it ends with its thread's
+// recording, decided once everything is read.
+func (c *collector) addComplete(e *rawEvent) {
+	end := openEnd
+	if e.hasDur {
+		if e.dur < 0 {
+			c.notes.skip("complete events (ph X) with a negative dur", 1)
+			return
+		}
+		if end = e.ts + e.dur; end < e.ts {
+			c.notes.skip("complete events (ph X) ending beyond the time range", 1)
+			return
+		}
+	}
+	ti := c.thread(e.pid, e.tid)
+	t := &c.threads[ti]
+	t.slices = append(t.slices, slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
+	c.seeOn(t, e.ts)
+	if end != openEnd {
+		c.seeOn(t, end)
+	} else {
+		c.notes.warn("%d complete events (ph X) without dur, cut at the end of their thread's recording")
+	}
+	if !e.flowIn && !e.flowOut {
+		return
+	}
+	id := e.bindID
+	if id == none {
+		id = e.id
+	}
+	if id == none {
+		c.notes.skip("flow_in/flow_out of complete events without bind_id", 1)
+		return
+	}
+	phase := byte('s')
+	switch {
+	case e.flowIn && e.flowOut:
+		phase = 't'
+	case e.flowIn:
+		phase = 'f'
+	}
+	c.flows = append(c.flows, flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
+		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true})
+}
+
+func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) {
 	scope := e.scope
-	if scope == 0 || e.ph == 'n' {
+	switch scope {
+	case 0:
 		scope = 't'
+	case '?':
+		c.notes.skip("instant events with a scope s other than \"g\", \"p\" or \"t\"", 1)
+		return
 	}
-	if err := need(scope != 'g', scope == 't', true); err != nil {
-		return err
+	if lacks(scope != 'g', scope == 't', true) {
+		return
 	}
-	in := instant{ts: e.ts, seq: c.seq, name: e.name, scope: scope}
+	in := instant{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args, scope: scope}
 	switch scope {
 	case 't':
 		in.owner = c.thread(e.pid, e.tid)
+		c.seeOn(&c.threads[in.owner], e.ts)
 	case 'p':
 		in.owner = c.process(e.pid)
 	}
 	c.instants = append(c.instants, in)
 	c.see(e.ts)
-	return nil
 }
 
 // addCounter records the series of a counter event. A counter with an id
 // is a distinct counter, as in the trace viewers.
 func (c *collector) addCounter(e *rawEvent) {
+	c.notes.skip("counter values that are not numbers", e.badCounters)
 	name := e.name
 	if e.id != none {
 		name = c.strs.id([]byte(c.strs.str(e.name) + " id: " + c.strs.str(e.id)))
@@ -265,41 +478,91 @@ func (c *collector) addCounter(e *rawEvent) {
 	c.see(e.ts)
 }
 
+// addAsync records an async event on its track: nestable (b, e, n) tracks
+// are keyed by category and id, legacy (S, T, p, F) ones by name and id.
+func (c *collector) addAsync(e *rawEvent) {
+	if e.id == none {
+		if e.ph == 'b' || e.ph == 'e' || e.ph == 'n' {
+			c.notes.skip("nestable async events (ph b, e, n) without id", 1)
+		} else {
+			c.notes.skip("async events (ph S, T, p, F) without id", 1)
+		}
+		return
+	}
+	k := asyncKey{catOrName: e.cat, id: e.id, pid: none}
+	if e.ph != 'b' && e.ph != 'e' && e.ph != 'n' {
+		k = asyncKey{legacy: true, catOrName: e.name, id: e.id, pid: none}
+	}
+	if e.idLocal {
+		k.pid = e.pid
+	}
+	tr, ok := c.trackByKey[k]
+	if !ok {
+		tr = int32(len(c.tracks))
+		p := c.process(e.pid)
+		c.tracks = append(c.tracks, asyncTrack{proc: p, name: e.name, id: e.id})
+		c.trackByKey[k] = tr
+		c.procs[p].tracks = append(c.procs[p].tracks, tr)
+	}
+	t := &c.tracks[tr]
+	t.events = append(t.events, asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
+		step: e.argStep, phase: e.ph})
+	c.see(e.ts)
+}
+
 // addMetadata applies the M events that name and order processes and
 // threads; the others (process_uptime_seconds, num_cpus...) describe
-// nothing the model holds and are skipped.
-func (c *collector) addMetadata(e *rawEvent, fail func(string, ...any) error) error {
+// nothing the model holds and are counted by name.
+func (c *collector) addMetadata(e *rawEvent) {
 	name := c.strs.str(e.name)
+	skip := func(why string) { c.notes.skip(fmt.Sprintf("metadata events (ph M) %q %s", name, why), 1) }
 	switch name {
 	case "process_name", "process_labels", "process_sort_index":
 		if e.pid == none {
-			return fail("metadata event %s has no pid", name)
+			skip("without pid")
+			return
 		}
 		p := &c.procs[c.process(e.pid)]
 		switch name {
 		case "process_name":
+			if e.argName == none {
+				skip("without args.name")
+				return
+			}
 			p.name = e.argName
 		case "process_labels":
+			if e.argLabels == none {
+				skip("without args.labels")
+				return
+			}
 			p.labels = e.argLabels
 		default:
 			if !e.hasSortIndex {
-				return fail("metadata event %s has no args.sort_index", name)
+				skip("without an integer args.sort_index")
+				return
 			}
 			p.sortIndex, p.hasSortIndex = e.sortIndex, true
 		}
 	case "thread_name", "thread_sort_index":
 		if e.pid == none || e.tid == none {
-			return fail("metadata event %s needs a pid and a tid", name)
+			skip("without pid or tid")
+			return
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
 		if name == "thread_name" {
+			if e.argName == none {
+				skip("without args.name")
+				return
+			}
 			t.name = e.argName
 		} else {
 			if !e.hasSortIndex {
-				return fail("metadata event %s has no args.sort_index", name)
+				skip("without an integer args.sort_index")
+				return
 			}
 			t.sortIndex, t.hasSortIndex = e.sortIndex, true
 		}
+	default:
+		skip("(not modelled)")
 	}
-	return nil
 }

@@ -16,7 +16,8 @@ import (
 const corpus = "../../../shared/traces"
 
 // corpusFiles lists the real Chrome traces: PyTorch profiler (Kineto)
-// traces from HTA's test data and PerfFlowAspect traces from hatchet's.
+// traces from HTA's test data, PerfFlowAspect traces from hatchet's and
+// rocprof's JSON export of an RPD trace.
 func corpusFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
@@ -27,6 +28,7 @@ func corpusFiles(t *testing.T) []string {
 		"/hta/tests/data/call_stack/*.json",
 		"/hatchet/perfflow_hist/*.pfw",
 		"/hatchet/perfflow_hist/*/*.pfw",
+		"/rocprof/rpd/*.json",
 	} {
 		m, _ := filepath.Glob(corpus + pattern)
 		files = append(files, m...)

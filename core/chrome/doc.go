@@ -6,15 +6,24 @@
 // # Input
 //
 // The input is plain JSON or gzip-compressed JSON, told apart by the gzip
-// magic bytes. Both forms of the format are accepted: an object whose
-// traceEvents key holds the events (other keys, such as distributedInfo,
-// deviceProperties or displayTimeUnit, are checked for syntax and ignored),
-// and a bare array of events. As the format allows, the array form may miss
-// its closing bracket, which happens when the traced process is killed: the
-// input may then end after any complete event. Input that ends inside an
-// event, compressed data that is cut short, malformed JSON and invalid
-// UTF-8 are errors giving the line and byte offset (in the decompressed
-// text).
+// magic bytes. Both forms of the format are accepted: a bare array of
+// events, and an object whose traceEvents key holds them. In the object
+// form, systemTraceEvents (ftrace text) is not modelled and its lines are
+// counted in the notes, stackFrames and samples (sampling profiles) are
+// counted, displayTimeUnit only tells viewers how to show times (ts and dur
+// are microseconds regardless), and otherData and writers' own keys
+// (distributedInfo, deviceProperties...) are checked for syntax and
+// ignored.
+//
+// As the format allows, the array form may miss its closing bracket, and
+// end with a comma: such input is complete. An input that ends inside an
+// event (a writer that crashed mid-record), inside the traceEvents array or
+// the trace object, or whose compressed stream is cut, keeps every event
+// complete until then and is noted incomplete (trace.ReadOptions.Incomplete)
+// with the byte offset of the cut; if no event is complete, it is an error.
+// Malformed JSON and invalid UTF-8 are errors giving the byte offset (in
+// the decompressed text) and, past the first line, the line: many traces
+// are written on one line.
 //
 // Times (ts, dur) are microseconds, written as integers, decimals or, in
 // some files, strings. They are converted to nanoseconds from their decimal
@@ -26,35 +35,64 @@
 // # Model
 //
 // Containers are processes (pid) holding threads (tid); for Kineto GPU
-// traces a process is a device and a thread a stream. pid and tid may be
-// numbers or strings; both are compared as text, so 7 and "7" are the same
-// process. Metadata events (ph M) name them: process_name and thread_name
-// give the container names (process_labels, if it differs from the name, is
+// traces a process is a device and a thread a stream. A thread is its
+// (pid, tid), never its name: two threads named alike stay two containers,
+// and so do two processes. pid and tid may be numbers or strings; both are
+// compared as text, as the trace viewer does, so 7 and "7" are the same
+// process and "Spans" is a process of its own. Metadata events (ph M) name
+// them wherever they come in the file: process_name and thread_name give
+// the container names (process_labels, if it differs from the name, is
 // appended in parentheses), process_sort_index and thread_sort_index their
 // order. Without a sort index, a numeric pid or tid is its own index, as
 // Kineto writes it explicitly; containers with no index at all come last.
-// Ties keep the order of first appearance. Other metadata is ignored.
+// Ties keep the order of first appearance. Other metadata
+// (process_uptime_seconds, num_cpus...) is counted in the notes by name.
 // Containers live from the first to the last instant of the trace.
 //
 // Phases and what they become:
 //
-//   - X (complete: ts and dur) and B/E pairs: states of type "Slice" on
-//     their thread, valued by the event name. B and E of a thread are
-//     matched in time order, file order breaking ties; an E with nothing
-//     open is an error, a B never closed ends with the trace.
-//   - i, I, R and n: point events "Instant" on the thread, or with scope
-//     "p" a "Process instant" on the process, or with scope "g" a "Global
+//   - X (complete) and B/E pairs: states of type "Slice" on their thread,
+//     valued by the event name. B and E of a thread are matched in time
+//     order, file order breaking ties: an E (whose name may be missing)
+//     closes the latest open B. An E with nothing open is counted and
+//     dropped. An X without dur, or a B never closed, was still running
+//     when the recording stopped: it lasts until the last instant seen on
+//     its thread, as in the trace viewer, and is counted in a warning.
+//   - i, I and R: point events "Instant" on the thread, or with scope "p"
+//     a "Process instant" on the process, or with scope "g" a "Global
 //     instant" on the root container.
-//   - C (counter): each series of args becomes a variable type named
-//     "<name> <series>" ("<name> id: <id> <series>" with an id) on the
-//     process; a sample holds until the next sample of that series, the
-//     last until the end of the trace.
-//   - s, t, f (flows): links of type "Flow" between threads, declared in
-//     the root container, valued by the flow name, with Key "cat:id".
-//   - Any other phase (async b/e, objects, samples...) is an error naming
-//     it, rather than being dropped silently.
+//   - C (counter): each numeric series of args becomes a variable type
+//     named "<name> <series>" ("<name> id: <id> <series>" with an id) on
+//     the process; a sample holds until the next sample of that series,
+//     the last until the end of the trace. Values that are not numbers are
+//     counted.
+//   - b, e, n (nestable async) and S, T, p, F (legacy async): async
+//     tracks, containers of type "Async track" under the process of their
+//     first event, one per async id: (cat, id) for nestable events, (name,
+//     id) for legacy ones, id2.local ids scoped by pid, as the trace viewer
+//     keys them. A track is named by its first event's name (alias: the
+//     id). b..e and S..F are states "Async slice" nested per track: an end
+//     closes the innermost open begin of the same name, begins opened
+//     above it end with it, begins never ended end at the last event of
+//     their track (both counted in warnings), ends that close nothing are
+//     counted. n is an "Async instant", T and p are "Async step" events
+//     valued by args.step when given.
+//   - s, t, f (flows), and the flow_in / flow_out flags with bind_id on X
+//     events (Perfetto's form): links of type "Flow" between threads,
+//     declared in the root container, valued by the flow name, with Key
+//     "cat:id" (see Flows).
+//   - M: names and sort indexes, see above.
+//   - Phases the model does not hold are counted in the notes, never
+//     refused: object snapshots (N, O, D), samples (P), memory dumps (v,
+//     V), clock syncs (c), contexts ( and ), unknown phases, entries
+//     without ph (such as the {} rocprof writes first), and events lacking
+//     a field their phase needs (pid, tid, ts, id).
 //
-// The category (cat) of slices and instants is not kept.
+// The category (cat) of slices, instants and async events is the Category
+// of their value: values are told apart by (type, name, category). The
+// arguments (args) of states and events are kept, as JSON text, when the
+// sink asks for them (trace.ArgsSink, Trace.KeepArgs); a slice made of a
+// begin and an end (B/E, b/e, S/F) has the members of both, the end's last.
 //
 // # Nesting
 //
@@ -75,7 +113,10 @@
 // # Flows
 //
 // Flow events belong to the same flow when they share cat and id (id2
-// "local" ids are also scoped by pid). A flow's points are matched in time
+// "local" ids are also scoped by pid; bind_id, when given, is the id).
+// A complete event with flow_out starts a flow from itself, one with
+// flow_in ends a flow on itself, one with both is a step; they are matched
+// by bind_id across categories. A flow's points are matched in time
 // order as Perfetto does: s opens the flow, t links from the latest point
 // and becomes it, and f links from the latest point without closing the
 // flow, so one CUDA graph launch fans out to each of its kernels. Each
@@ -91,12 +132,15 @@
 //
 // # Memory
 //
-// The JSON text is streamed through a fixed window and never held whole.
+// The JSON text is streamed through a window (4 KB growing to 256 KB, more
+// only for a longer token) and never held whole.
 // Events come in no particular time order and the metadata that names and
 // orders the containers may come last, so until the end of the input the
-// reader keeps one compact record per slice or counter sample (32 bytes),
-// B/E event or instant (24 bytes) and flow point (48 bytes), with all
-// strings interned: about 6 MB for the 455,739 events of the largest
-// Kineto trace of the corpus, whose JSON text is 87 MB. The sink is called only once the whole input is read and
-// valid; the records are released when Read returns.
+// reader keeps one compact record per slice (40 bytes), counter sample,
+// B/E event, instant or async event (32 bytes) and flow point (56 bytes),
+// with all strings interned: about 7 MB for the 455,739 events of the
+// largest Kineto trace of the corpus, whose JSON text is 87 MB. Arguments,
+// when the sink keeps them, are gathered as text in one buffer. The sink is
+// called only once the whole input is read; the records are released when
+// Read returns.
 package chrome

@@ -1,7 +1,6 @@
 package chrome
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -48,24 +47,32 @@ type series struct {
 // rawEvent holds the fields of one event object that the reader uses.
 type rawEvent struct {
 	ph            byte
+	badPh         int32 // ph text when it is not one character, interned; none otherwise
 	name, cat     int32
 	pid, tid      int32 // text of the number or string, interned
 	id            int32
 	idLocal       bool // id came from id2.local, which is scoped by pid
+	bindID        int32
+	flowIn        bool // flow_in: true, a flow ends on this complete event
+	flowOut       bool // flow_out: true, a flow starts from it
 	ts, dur       trace.Time
 	hasTs, hasDur bool
 	bindEnclosing bool // bp is "e"
-	scope         byte // s of an instant: 'g', 'p' or 't'
+	scope         byte // s of an instant: 'g', 'p' or 't'; '?' for another value
 
-	// Arguments of metadata and counter events.
-	argName, argLabels int32
-	sortIndex          int64
-	hasSortIndex       bool
-	counters           []series
+	// Arguments of metadata, counter and async step events.
+	argName, argLabels, argStep int32
+	sortIndex                   int64
+	hasSortIndex, badSortIndex  bool
+	counters                    []series
+	badCounters                 int64 // counter values that are not finite numbers
 
 	// args met before ph, kept as text until ph tells whether they matter.
 	argsText []byte
 	argsLine int
+	// args is the index of the arguments kept for an ArgsSink (see
+	// decoder.keepArgs), none if there are none.
+	args int32
 
 	line   int
 	offset int64
@@ -73,13 +80,25 @@ type rawEvent struct {
 
 func (e *rawEvent) reset(line int, offset int64) {
 	counters, argsText := e.counters[:0], e.argsText[:0]
-	*e = rawEvent{name: none, cat: none, pid: none, tid: none, id: none,
-		argName: none, argLabels: none, counters: counters, argsText: argsText,
-		line: line, offset: offset}
+	*e = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
+		argName: none, argLabels: none, argStep: none, args: none,
+		counters: counters, argsText: argsText, line: line, offset: offset}
 }
 
-// wantsArgs tells whether the arguments of an event of phase ph are used.
-func wantsArgs(ph byte) bool { return ph == 'M' || ph == 'C' }
+// parsesArgs tells whether the reader looks inside the arguments of an
+// event of phase ph: metadata names, counter series, async step names.
+func parsesArgs(ph byte) bool { return ph == 'M' || ph == 'C' || ph == 'T' || ph == 'p' }
+
+// keepsArgs tells whether the arguments of an event of phase ph end up on
+// a state or an event, for a sink that keeps them (trace.ArgsSink); those
+// of an end (E, e, F) join those of its begin.
+func keepsArgs(ph byte) bool {
+	switch ph {
+	case 'X', 'B', 'E', 'i', 'I', 'R', 'b', 'e', 'n', 'S', 'F', 'T', 'p':
+		return true
+	}
+	return false
+}
 
 // readEvent reads one event object into e.
 func (d *decoder) readEvent(e *rawEvent) error {
@@ -115,11 +134,74 @@ func (d *decoder) readEvent(e *rawEvent) error {
 			return s.fail("expected ',' or '}' in an event, found %s", describe(c))
 		}
 	}
-	if len(e.argsText) > 0 && wantsArgs(e.ph) {
-		sub := newBytesScanner(d.file, e.argsText, e.argsLine)
-		return d.readArgs(sub, e)
+	if len(e.argsText) > 0 {
+		return d.useArgs(e, e.argsText, e.argsLine)
 	}
 	return nil
+}
+
+// readArgsField reads the value of the args field, once ph is known: it
+// keeps its text for the sink if wanted, and reads inside it if needed.
+func (d *decoder) readArgsField(e *rawEvent) error {
+	s := d.sc
+	keep := d.keepArgs && keepsArgs(e.ph)
+	switch {
+	case keep:
+		from := len(d.col.argsArena)
+		var err error
+		var line int
+		if d.col.argsArena, line, err = s.capture(d.col.argsArena); err != nil {
+			return err
+		}
+		e.args = d.addArgs(from)
+		if parsesArgs(e.ph) {
+			return d.readArgs(newBytesScanner(d.file, d.col.argsArena[from:], line), e)
+		}
+		return nil
+	case parsesArgs(e.ph):
+		return d.readArgs(s, e)
+	}
+	return s.skip(1)
+}
+
+// useArgs handles args text captured before ph was known.
+func (d *decoder) useArgs(e *rawEvent, text []byte, line int) error {
+	if d.keepArgs && keepsArgs(e.ph) {
+		from := len(d.col.argsArena)
+		d.col.argsArena = append(d.col.argsArena, text...)
+		e.args = d.addArgs(from)
+	}
+	if parsesArgs(e.ph) {
+		return d.readArgs(newBytesScanner(d.file, text, line), e)
+	}
+	return nil
+}
+
+// addArgs records the arguments text appended to d.col.argsArena from offset
+// from, unless it is an empty object, and returns its index.
+func (d *decoder) addArgs(from int) int32 {
+	if isEmptyObject(d.col.argsArena[from:]) || len(d.col.argsRefs) >= math.MaxInt32 {
+		d.col.argsArena = d.col.argsArena[:from]
+		return none
+	}
+	d.col.argsRefs = append(d.col.argsRefs, argsRef{off: int64(from), n: int64(len(d.col.argsArena) - from)})
+	return int32(len(d.col.argsRefs) - 1)
+}
+
+// isEmptyObject tells whether JSON text is {} (blanks aside).
+func isEmptyObject(b []byte) bool {
+	n := 0
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			n++
+			if n > 2 {
+				return false
+			}
+		}
+	}
+	return n == 2
 }
 
 // readField reads the value of the field named key. The key aliases the
@@ -152,6 +234,12 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 		field = 'S'
 	case "args":
 		field = 'a'
+	case "bind_id":
+		field = 'B'
+	case "flow_in":
+		field = 'I'
+	case "flow_out":
+		field = 'O'
 	}
 	if err := s.expect(':', "an event"); err != nil {
 		return err
@@ -168,9 +256,10 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 		var v []byte
 		if v, err = s.str(); err == nil {
 			if len(v) != 1 {
-				return s.fail("ph %q is not a single character", v)
+				e.ph, e.badPh = 0, d.strs.id(v)
+			} else {
+				e.ph, e.badPh = v[0], none
 			}
-			e.ph = v[0]
 		}
 	case 'n':
 		e.name, err = d.internString()
@@ -200,22 +289,47 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 		var v []byte
 		if v, err = s.str(); err == nil {
 			if len(v) != 1 || (v[0] != 'g' && v[0] != 'p' && v[0] != 't') {
-				return s.fail("instant scope s is %q, not \"g\", \"p\" or \"t\"", v)
+				e.scope = '?'
+			} else {
+				e.scope = v[0]
 			}
-			e.scope = v[0]
 		}
 	case 'a':
-		switch {
-		case e.ph == 0:
+		if e.ph == 0 && e.badPh == none {
 			e.argsText = e.argsText[:0]
 			e.argsText, e.argsLine, err = s.capture(e.argsText)
-		case wantsArgs(e.ph):
-			err = d.readArgs(s, e)
-		default:
-			err = s.skip(1)
+		} else {
+			err = d.readArgsField(e)
+		}
+	case 'B':
+		e.bindID, err = d.internScalar("bind_id")
+	case 'I', 'O':
+		var v bool
+		if v, err = d.boolean(); err == nil {
+			if field == 'I' {
+				e.flowIn = v
+			} else {
+				e.flowOut = v
+			}
 		}
 	}
 	return err
+}
+
+// boolean reads true or false; anything else counts as false.
+func (d *decoder) boolean() (bool, error) {
+	s := d.sc
+	c, ok := s.peek()
+	if !ok {
+		return false, s.failEnd("a value")
+	}
+	switch c {
+	case 't':
+		return true, s.literal("true")
+	case 'f':
+		return false, s.literal("false")
+	}
+	return false, s.skip(1)
 }
 
 func (d *decoder) internString() (int32, error) {
@@ -318,7 +432,7 @@ func (d *decoder) readID2(e *rawEvent) error {
 		}
 	}
 	if !found {
-		return s.fail(`id2 has neither "local" nor "global"`)
+		e.id = none // an id2 that names no id: the event has no id
 	}
 	return nil
 }
@@ -326,6 +440,9 @@ func (d *decoder) readID2(e *rawEvent) error {
 // readArgs reads the args object of a metadata or counter event from s,
 // which is the main scanner or one over text captured earlier.
 func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
+	if c, ok := s.peek(); ok && c != '{' {
+		return s.skip(1) // args that are not an object hold nothing to read
+	}
 	if err := s.expect('{', "args"); err != nil {
 		return err
 	}
@@ -341,6 +458,7 @@ func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
 		if e.ph == 'C' {
 			err = d.readCounterArg(s, e, d.strs.id(key))
 		} else {
+			// metadata names and sort indexes, async step names
 			err = d.readMetadataArg(s, e, key)
 		}
 		if err != nil {
@@ -370,6 +488,8 @@ func (d *decoder) readMetadataArg(s *scanner, e *rawEvent, key []byte) error {
 		field = 'l'
 	case "sort_index":
 		field = 's'
+	case "step":
+		field = 'p'
 	}
 	if err := s.expect(':', "args"); err != nil {
 		return err
@@ -379,24 +499,35 @@ func (d *decoder) readMetadataArg(s *scanner, e *rawEvent, key []byte) error {
 		return s.skip(1)
 	}
 	switch field {
-	case 'n', 'l':
+	case 'n', 'l', 'p':
+		if c != '"' {
+			return s.skip(1) // a name that is not a string does not name
+		}
 		v, err := s.str()
 		if err != nil {
 			return err
 		}
-		if field == 'n' {
+		switch field {
+		case 'n':
 			e.argName = d.strs.id(v)
-		} else {
+		case 'l':
 			e.argLabels = d.strs.id(v)
+		default:
+			e.argStep = d.strs.id(v)
 		}
 	case 's':
+		if c != '"' && c != '-' && (c < '0' || c > '9') {
+			e.badSortIndex = true
+			return s.skip(1)
+		}
 		v, err := scalarText(s)
 		if err != nil {
 			return err
 		}
 		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil {
-			return s.fail("sort_index %q is not an integer", v)
+			e.badSortIndex = true
+			return nil
 		}
 		e.sortIndex, e.hasSortIndex = n, true
 	}
@@ -407,16 +538,18 @@ func (d *decoder) readCounterArg(s *scanner, e *rawEvent, key int32) error {
 	if err := s.expect(':', "args"); err != nil {
 		return err
 	}
+	if c, ok := s.peek(); ok && c != '"' && c != '-' && (c < '0' || c > '9') {
+		e.badCounters++ // an object, a boolean, null: not a series
+		return s.skip(1)
+	}
 	v, err := scalarText(s)
 	if err != nil {
 		return err
 	}
 	x, err := strconv.ParseFloat(string(v), 64)
-	if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-		err = errors.New("not finite")
-	}
-	if err != nil {
-		return s.fail("counter %q: value %q of %q is not a finite number", d.strs.str(e.name), v, d.strs.str(key))
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		e.badCounters++
+		return nil
 	}
 	e.counters = append(e.counters, series{key, x})
 	return nil

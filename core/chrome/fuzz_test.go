@@ -2,12 +2,15 @@ package chrome
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -34,7 +37,10 @@ func gzipped(b []byte) []byte {
 }
 
 // FuzzDecode checks that no input makes the reader panic, that every
-// failure is a FormatError, and that what it accepts is consistent.
+// failure is a FormatError, and that what it accepts is consistent. The
+// seeds are a few kilobytes, which the fuzzer takes long to minimize:
+// run it with -fuzzminimizetime 200x to keep it fuzzing (thousands of
+// inputs a second).
 func FuzzDecode(f *testing.F) {
 	for _, name := range smallSeeds {
 		if b, err := os.ReadFile(corpus + name); err == nil {
@@ -45,9 +51,14 @@ func FuzzDecode(f *testing.F) {
 		`{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":1}},{"ph":"i","s":"g","ts":3},` +
 		`{"ph":"s","cat":"c","id":1,"pid":1,"tid":1,"ts":1},{"ph":"f","cat":"c","id":1,"pid":2,"tid":1,"ts":4}]`))
 	f.Add(gzipped([]byte(`{"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1.5,"dur":2}]}`)))
+	f.Add([]byte(everyPhase))
+	f.Add([]byte(`[{"ph":"b","cat":"c","name":"a","id":1,"pid":1,"ts":1},{"ph":"b","cat":"c","name":"b","id":1,"pid":1,"ts":2},` +
+		`{"ph":"e","cat":"c","name":"a","id":1,"pid":1,"ts":3},{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"bind_id":1,"flow_out":true},` +
+		`{"ph":"X","name":"y","pid":1,"tid":2,"ts":2,"dur":1,"bind_id":1,"flow_in":true,"args":{"k":[1]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr := trace.New()
-		err := Decode(bytes.NewReader(data), "fuzz", 0, tr, trace.ReadOptions{})
+		tr.KeepArgs = true
+		err := Decode(bytes.NewReader(data), "fuzz", 0, tr, trace.ReadOptions{Notes: &trace.Notes{}})
 		if err != nil {
 			var fe *errs.FormatError
 			if !errors.As(err, &fe) {
@@ -88,6 +99,48 @@ func checkConsistent(t *testing.T, tr *trace.Trace) {
 	for i, c := range tr.Containers[1:] {
 		if c.Parent < 0 || c.Parent > int32(i) {
 			t.Fatalf("container %d has parent %d", i+1, c.Parent)
+		}
+	}
+	if len(tr.StateArgs) > len(tr.States) || len(tr.EventArgs) > len(tr.Events) {
+		t.Fatalf("%d state args for %d states, %d event args for %d events", len(tr.StateArgs), len(tr.States), len(tr.EventArgs), len(tr.Events))
+	}
+	for _, a := range append(slices.Clone(tr.StateArgs), tr.EventArgs...) {
+		if a != "" && !json.Valid([]byte(a)) {
+			t.Fatalf("args %q are not JSON", a)
+		}
+	}
+	checkNesting(t, tr)
+}
+
+// checkNesting checks that the states of each container and type form
+// call stacks: a state of depth d > 0 lies within the latest state of
+// depth d-1 still open, and states of one depth do not overlap.
+func checkNesting(t *testing.T, tr *trace.Trace) {
+	t.Helper()
+	groups := map[[2]int32][]trace.State{}
+	for _, s := range tr.States {
+		k := [2]int32{s.Container, s.Type}
+		groups[k] = append(groups[k], s)
+	}
+	for k, states := range groups {
+		slices.SortStableFunc(states, func(a, b trace.State) int {
+			if c := cmp.Compare(a.Start, b.Start); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Depth, b.Depth)
+		})
+		var stack []trace.State
+		for _, s := range states {
+			for len(stack) > 0 && (stack[len(stack)-1].Depth >= s.Depth || stack[len(stack)-1].End < s.Start) {
+				stack = stack[:len(stack)-1]
+			}
+			if int(s.Depth) != len(stack) {
+				t.Fatalf("container %d type %d: state %+v at depth %d has %d open around it", k[0], k[1], s, s.Depth, len(stack))
+			}
+			if len(stack) > 0 && s.End > stack[len(stack)-1].End {
+				t.Fatalf("container %d type %d: state %+v ends after its parent %+v", k[0], k[1], s, stack[len(stack)-1])
+			}
+			stack = append(stack, s)
 		}
 	}
 }

@@ -88,9 +88,24 @@ func nestThread(sl []slice, points []flowPoint) (int32, bool) {
 	for ; next < len(points); next++ {
 		bindEnclosing(sl, lanes, &points[next])
 	}
+	var bySeq map[int32]int32
 	for i := range points {
-		if !points[i].enclosing {
-			bindNext(sl, &points[i])
+		p := &points[i]
+		switch {
+		case p.own != 0:
+			// The flow end of a complete event (flow_in, flow_out)
+			// belongs to that slice, whatever else starts with it.
+			if bySeq == nil {
+				bySeq = make(map[int32]int32, len(sl))
+				for k := range sl {
+					bySeq[sl[k].seq] = int32(k)
+				}
+			}
+			if k, ok := bySeq[p.own]; ok {
+				p.lane, p.at = sl[k].lane, sl[k].start
+			}
+		case !p.enclosing:
+			bindNext(sl, p)
 		}
 	}
 	return int32(len(lanes)), true

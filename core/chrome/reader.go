@@ -2,8 +2,10 @@ package chrome
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -40,7 +42,9 @@ const progressEvery = 4 << 20
 // input is valid.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	counted := &countingReader{r: r, progress: opt.Progress, opt: opt, total: total, next: progressEvery}
-	br := bufio.NewReaderSize(counted, 64<<10)
+	// The buffer serves the gzip magic test and the decompressor's byte
+	// reads; plain text goes through it in the scanner's large reads.
+	br := bufio.NewReaderSize(counted, 16<<10)
 	var in io.Reader = br
 	magic, err := br.Peek(2)
 	if err != nil && err != io.EOF {
@@ -56,6 +60,9 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	}
 	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
 	d.strs = d.col.strs
+	if as, ok := sink.(trace.ArgsSink); ok {
+		d.keepArgs = as.KeepsArgs()
+	}
 	if err := d.readTrace(); err != nil {
 		if errors.Is(err, trace.ErrCanceled) {
 			return trace.ErrCanceled
@@ -68,6 +75,10 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	if err := d.col.build(name, sink); err != nil {
 		return err
 	}
+	if d.cut != "" {
+		opt.Incomplete("%s", d.cut)
+	}
+	d.col.notes.flush(opt)
 	if opt.Progress != nil {
 		opt.Progress(counted.done, total)
 	}
@@ -106,6 +117,22 @@ type decoder struct {
 	strs *interner
 	col  *collector
 	ev   rawEvent
+	// keepArgs tells that the sink keeps the arguments of events.
+	keepArgs bool
+	// events counts the event entries read; cut says where the input
+	// ended abruptly, if it did.
+	events int64
+	cut    string
+}
+
+// truncatedAt records that the input ends abruptly at the entry that
+// starts at the given place, so the entries before it are all there is.
+func (d *decoder) truncatedAt(what string, line int, offset int64) {
+	where := fmt.Sprintf("byte %d", offset)
+	if line > 1 {
+		where += fmt.Sprintf(" (line %d)", line)
+	}
+	d.cut = fmt.Sprintf("the input ends inside %s starting at %s, as when the program writing it stopped abruptly: the %d complete events before it were read", what, where, d.events)
 }
 
 // readTrace reads the object form {"traceEvents": [...], ...} or the array
@@ -137,18 +164,27 @@ func (d *decoder) readTrace() error {
 	default:
 		return s.fail("not a Chrome trace: expected '[' or '{', found %s", describe(c))
 	}
+	if d.cut != "" {
+		return nil
+	}
 	if c, ok := s.peek(); ok {
 		return s.fail("unexpected %s after the end of the trace", describe(c))
 	}
 	if s.readErr != nil {
-		return s.failEnd("the end of the trace")
+		if err := s.failEnd("the end of the trace"); !s.truncated {
+			return err
+		}
+		d.cut = fmt.Sprintf("the compressed input is cut after the end of the trace (byte %d); all %d events were read", s.inputEnd(), d.events)
 	}
 	return nil
 }
 
-// readObject reads the object form; keys other than traceEvents
-// (distributedInfo, deviceProperties, displayTimeUnit...) are checked and
-// skipped.
+// readObject reads the object form. Besides traceEvents, the format has
+// systemTraceEvents (ftrace text, not modelled: its lines are counted),
+// stackFrames and samples (sampling profiles, counted), displayTimeUnit
+// (how a viewer shows times; ts and dur are microseconds regardless),
+// otherData and writers' own keys (distributedInfo, deviceProperties...),
+// which are checked for syntax and ignored.
 func (d *decoder) readObject() error {
 	s := d.sc
 	s.pos++
@@ -165,27 +201,51 @@ func (d *decoder) readObject() error {
 			if err != nil {
 				return err
 			}
-			isEvents := string(key) == "traceEvents"
-			if err := s.expect(':', "the trace object"); err != nil {
-				return err
+			var field byte
+			switch string(key) {
+			case "traceEvents":
+				field = 'e'
+			case "systemTraceEvents":
+				field = 's'
+			case "stackFrames":
+				field = 'f'
+			case "samples":
+				field = 'p'
 			}
-			if isEvents {
-				if seen {
-					return s.fail("traceEvents appears twice")
-				}
+			if err := s.expect(':', "the trace object"); err != nil {
+				return d.endOfObject(seen, err)
+			}
+			switch field {
+			case 'e':
 				seen = true
 				if c, ok := s.peek(); !ok || c != '[' {
+					if !ok {
+						return d.endOfObject(seen, s.failEnd("the trace object"))
+					}
 					return s.fail("traceEvents is not an array")
 				}
 				if err := d.readEvents(false); err != nil {
 					return err
 				}
-			} else if err := s.skip(1); err != nil {
-				return err
+				if d.cut != "" {
+					return nil
+				}
+			case 's':
+				seen = true
+				err = d.skipSystemEvents()
+			case 'f':
+				err = d.countEntries("stackFrames entries (sampling stacks)")
+			case 'p':
+				err = d.countEntries("samples entries (sampling profile)")
+			default:
+				err = s.skip(1)
+			}
+			if err != nil {
+				return d.endOfObject(seen, err)
 			}
 			c, ok := s.peek()
 			if !ok {
-				return s.failEnd("the trace object")
+				return d.endOfObject(seen, s.failEnd("the trace object"))
 			}
 			s.pos++
 			if c == '}' {
@@ -203,17 +263,103 @@ func (d *decoder) readObject() error {
 	return nil
 }
 
-// readEvents reads the array of events. In the array form the closing
-// bracket may be missing, as the format allows for traces written by a
-// process that was killed: the input may then end after any complete event.
+// endOfObject handles err, met in the trace object outside traceEvents:
+// once the events are read, an input that ends there lost nothing the
+// model holds but is noted as cut.
+func (d *decoder) endOfObject(seen bool, err error) error {
+	if !seen || !d.sc.truncated || d.events == 0 {
+		return err
+	}
+	d.cut = fmt.Sprintf("the input ends at byte %d inside the trace object, after its %d events", d.sc.inputEnd(), d.events)
+	return nil
+}
+
+// skipSystemEvents skips systemTraceEvents, the ftrace text some writers
+// add, counting its lines.
+func (d *decoder) skipSystemEvents() error {
+	s := d.sc
+	if c, ok := s.peek(); ok && c == '"' {
+		v, err := s.str()
+		if err != nil {
+			return err
+		}
+		lines := int64(bytes.Count(v, []byte{'\n'}))
+		if len(v) > 0 && v[len(v)-1] != '\n' {
+			lines++
+		}
+		d.col.notes.skip("lines of ftrace text (systemTraceEvents)", lines)
+		return nil
+	}
+	d.col.notes.skip("systemTraceEvents values that are not ftrace text", 1)
+	return s.skip(1)
+}
+
+// countEntries skips an array or object value, counting its entries as
+// skipped under what.
+func (d *decoder) countEntries(what string) error {
+	s := d.sc
+	c, ok := s.peek()
+	if !ok || (c != '[' && c != '{') {
+		d.col.notes.skip(what, 1)
+		return s.skip(1)
+	}
+	s.pos++
+	close := byte(']')
+	if c == '{' {
+		close = '}'
+	}
+	if c, ok := s.peek(); ok && c == close {
+		s.pos++
+		return nil
+	}
+	for {
+		if close == '}' {
+			if _, err := s.scanString(false); err != nil {
+				return err
+			}
+			if err := s.expect(':', what); err != nil {
+				return err
+			}
+		}
+		if err := s.skip(1); err != nil {
+			return err
+		}
+		d.col.notes.skip(what, 1)
+		c, ok := s.peek()
+		if !ok {
+			return s.failEnd(what)
+		}
+		s.pos++
+		if c == close {
+			return nil
+		}
+		if c != ',' {
+			s.pos--
+			return s.fail("expected ',' or %q in %s, found %s", close, what, describe(c))
+		}
+	}
+}
+
+// readEvents reads the array of events. The closing bracket may be
+// missing, as the format allows for traces written by a process that was
+// killed, and the input may even end inside an event: the events complete
+// until then are kept and the trace is noted as incomplete, naming where
+// it was cut. In the array form an input that ends between two events,
+// with or without a trailing comma, is complete as the format allows it.
+// An input cut before its first complete event is an error: there is
+// nothing to read, and it may well not be a trace.
 func (d *decoder) readEvents(arrayForm bool) error {
 	s := d.sc
 	s.pos++ // '['
 	endOK := func() error {
 		if arrayForm && s.readErr == nil {
-			return nil
+			return nil // the format allows the array form to lack its ']'
 		}
-		return s.failEnd("the event array")
+		if err := s.failEnd("the event array"); !s.truncated || d.events == 0 {
+			return err
+		}
+		d.cut = fmt.Sprintf("the input ends at byte %d before the end of the event array: the %d complete events before it were read", s.inputEnd(), d.events)
+		return nil
 	}
 	c, ok := s.peek()
 	if !ok {
@@ -232,8 +378,13 @@ func (d *decoder) readEvents(arrayForm bool) error {
 			return s.fail("expected an event object, found %s", describe(c))
 		}
 		if err := d.readEvent(&d.ev); err != nil {
+			if s.truncated && d.events > 0 {
+				d.truncatedAt("an event", d.ev.line, d.ev.offset)
+				return nil
+			}
 			return err
 		}
+		d.events++
 		if err := d.col.add(d.file, &d.ev); err != nil {
 			return err
 		}

@@ -286,7 +286,7 @@ func TestCountersAndInstants(t *testing.T) {
 		events = append(events, ev{tr.TypeName(e.Type), tr.ContainerPath(e.Container, "/"), tr.ValueName(e.Value), e.Time})
 	}
 	wantEvents := []ev{{"Global instant", "", "G", 3000}, {"Process instant", "1", "P", 4000},
-		{"Instant", "1/1", "T", 6000}, {"Instant", "1/1", "N", 8000}}
+		{"Instant", "1/1", "T", 6000}, {"Async instant", "1/N", "N", 8000}} // n is an async instant on the track of id 3
 	if !slices.Equal(events, wantEvents) {
 		t.Errorf("events:\n got %v\nwant %v", events, wantEvents)
 	}

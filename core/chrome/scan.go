@@ -30,10 +30,23 @@ type scanner struct {
 	eof     bool
 	readErr error // the reader's error, if it failed before the end
 	scratch []byte
+	// truncated tells that the last failure was the input ending (or its
+	// compressed stream being cut) in the middle of something, the mark of
+	// a trace whose writer stopped abruptly, rather than damage.
+	truncated bool
 }
 
+// The scanner's window starts small, so that small traces cost little to
+// read, and doubles as it fills up to windowSize, where reads are large
+// enough to cost nothing much per byte; it grows further only for a token
+// longer than that.
+const (
+	firstWindow = 4 << 10
+	windowSize  = 256 << 10
+)
+
 func newScanner(file string, r io.Reader) *scanner {
-	return &scanner{file: file, r: r, buf: make([]byte, 256<<10), line: 1, keep: -1, hold: -1}
+	return &scanner{file: file, r: r, buf: make([]byte, firstWindow), line: 1, keep: -1, hold: -1}
 }
 
 // newBytesScanner scans b, which starts on the given line of file.
@@ -41,23 +54,39 @@ func newBytesScanner(file string, b []byte, line int) *scanner {
 	return &scanner{file: file, buf: b, end: len(b), line: line, keep: -1, hold: -1, eof: true}
 }
 
+// inputEnd is the offset of the end of the input read so far: the input's
+// length once it is all read.
+func (s *scanner) inputEnd() int64 { return s.base + int64(s.end) }
+
 // offset is the input offset of the next unread byte.
 func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
 
+// fail reports a problem at the current position. The line is given only
+// past the first: traces are often written on one line, where the byte
+// offset is what locates the problem.
 func (s *scanner) fail(format string, args ...any) error {
-	return &errs.FormatError{File: s.file, Line: s.line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
+	s.truncated = false
+	line := s.line
+	if line == 1 {
+		line = 0
+	}
+	return &errs.FormatError{File: s.file, Line: line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
 }
 
 // failEnd reports input that stops in the middle of something.
 func (s *scanner) failEnd(what string) error {
+	var err error
 	if s.readErr != nil {
 		cause := s.readErr
 		if errors.Is(cause, io.ErrUnexpectedEOF) {
 			cause = errors.New("compressed data is truncated")
 		}
-		return s.fail("reading %s: %w", what, cause)
+		err = s.fail("reading %s: %w", what, cause)
+	} else {
+		err = s.fail("input ends inside %s", what)
 	}
-	return s.fail("input ends inside %s", what)
+	s.truncated = s.readErr == nil || errors.Is(s.readErr, io.ErrUnexpectedEOF)
+	return err
 }
 
 // fill reads more input into buf, keeping the bytes from the earliest of
@@ -85,7 +114,7 @@ func (s *scanner) fill() bool {
 			s.hold -= from
 		}
 	}
-	if s.end == len(s.buf) {
+	if s.end == len(s.buf) || (len(s.buf) < windowSize && s.end > len(s.buf)/2) {
 		grown := make([]byte, 2*len(s.buf))
 		copy(grown, s.buf[:s.end])
 		s.buf = grown
@@ -316,12 +345,14 @@ func (s *scanner) number() ([]byte, error) {
 	}
 	s.keep = s.pos
 	i := s.pos
+	atEnd := false
 	for {
 		if i >= s.end {
 			off := i - s.keep
 			more := s.fill() // moves the window, even when it finds no more input
 			i = s.keep + off
 			if !more {
+				atEnd = true
 				break
 			}
 			continue
@@ -336,6 +367,10 @@ func (s *scanner) number() ([]byte, error) {
 	tok := s.buf[s.keep:i]
 	s.keep = -1
 	if !validNumber(tok) {
+		if atEnd {
+			s.pos = i
+			return nil, s.failEnd("a number")
+		}
 		return nil, s.fail("bad number %q", tok)
 	}
 	s.pos = i
@@ -386,6 +421,10 @@ func (s *scanner) literal(word string) error {
 		if !s.fill() {
 			break
 		}
+	}
+	if n := s.end - s.pos; n < len(word) && string(s.buf[s.pos:s.end]) == word[:n] {
+		s.pos = s.end
+		return s.failEnd("a literal")
 	}
 	if s.end-s.pos < len(word) || string(s.buf[s.pos:s.pos+len(word)]) != word {
 		return s.fail("bad literal, expected %s", word)

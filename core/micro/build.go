@@ -37,6 +37,10 @@ type Options struct {
 	// the top of the stack only, so a resource is in exactly one state at a
 	// time; Depth >= 0 counts the states at that nesting depth only.
 	Depth int
+	// Key says what the categories of state and event metrics are: the
+	// values' names (KeyName, the default when empty) or their categories
+	// (KeyCategory). Variable metrics ignore it.
+	Key Key
 }
 
 // Build computes the microscopic model of t.
@@ -68,7 +72,8 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, leafOf, categoryOf, err := layout(t, metric, typeSel, scanUsage(t, kind, typeSel), opt.Slices, start, end)
+	key, _ := ParseKey(string(opt.Key)) // checked by checkGrid
+	m, leafOf, categoryOf, err := layout(t, metric, key, typeSel, scanUsage(t, kind, typeSel), opt.Slices, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -103,10 +108,7 @@ func checkGrid(opt Options, start, end trace.Time) error {
 	if int64(end-start) < int64(opt.Slices) {
 		return errs.Argument("slices", "%d slices do not fit in a window of %d ns", opt.Slices, end-start)
 	}
-	if opt.Depth < Innermost {
-		return errs.Argument("depth", "must be -1 (innermost) or a nesting depth >= 0, got %d", opt.Depth)
-	}
-	return nil
+	return checkOptions(opt)
 }
 
 // usage is what a model's layout needs to know of the entities: which
@@ -152,8 +154,8 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 // of t (types, values, containers) and the usage of its entities: the
 // model without its values, each container's leaf (-1 for none) and the
 // category map (see categories).
-func layout(t *trace.Trace, metric Metric, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf []int32, err error) {
-	categoryOf, labels := categories(t, metric.entityKind(), typeSel, u.noValue)
+func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf []int32, err error) {
+	categoryOf, labels := categories(t, metric.entityKind(), key, typeSel, u.noValue)
 	m = &Model{States: labels, Slices: slices, Start: start, End: end, Metric: metric}
 	leafOf = buildTree(t, typeSel, u.hasData, m)
 	if len(m.Tree.Leaves) == 0 {
@@ -210,7 +212,9 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 // a name. categoryOf maps a value (states, events) or a type (variables)
 // to its category; for states and events, categoryOf[len(t.Values)+typ]
 // is the category of type typ's entities without a value (-1 if unused).
-func categories(t *trace.Trace, kind trace.Kind, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
+// With KeyCategory, values of one category share it, labelled by the
+// category (by the type's name for values without one).
+func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
 	if kind == trace.KindVariable {
 		categoryOf = make([]int32, len(t.Types))
 		for i, ty := range t.Types {
@@ -222,13 +226,19 @@ func categories(t *trace.Trace, kind trace.Kind, typeSel []bool, noValue []int32
 		}
 		return categoryOf, labels
 	}
+	if key == KeyCategory {
+		return valueCategories(t, typeSel, noValue)
+	}
 	count := map[string]int{}
+	seen := map[[2]string]bool{}
 	for _, v := range t.Values {
-		if typeSel[v.Type] {
+		if k := [2]string{t.Types[v.Type].Name, v.Name}; typeSel[v.Type] && !seen[k] {
+			seen[k] = true
 			count[v.Name]++
 		}
 	}
 	categoryOf = make([]int32, len(t.Values)+len(t.Types))
+	index := map[string]int32{}
 	for i, v := range t.Values {
 		categoryOf[i] = -1
 		if !typeSel[v.Type] {
@@ -238,8 +248,15 @@ func categories(t *trace.Trace, kind trace.Kind, typeSel []bool, noValue []int32
 		if count[v.Name] > 1 {
 			label = fmt.Sprintf("%s:%s", t.Types[v.Type].Name, v.Name)
 		}
-		categoryOf[i] = int32(len(labels))
-		labels = append(labels, label)
+		// Values of one type and name (told apart by their category, or
+		// defined twice by the file) are one category.
+		c, ok := index[label]
+		if !ok {
+			c = int32(len(labels))
+			index[label] = c
+			labels = append(labels, label)
+		}
+		categoryOf[i] = c
 	}
 	for i := range t.Types {
 		categoryOf[len(t.Values)+i] = -1
@@ -249,6 +266,39 @@ func categories(t *trace.Trace, kind trace.Kind, typeSel []bool, noValue []int32
 	for _, typ := range noValue {
 		categoryOf[len(t.Values)+int(typ)] = int32(len(labels))
 		labels = append(labels, t.Types[typ].Name)
+	}
+	return categoryOf, labels
+}
+
+// valueCategories is categories for KeyCategory: one category per
+// distinct value category, in the order of the values; values without a
+// category, and entities without a value, count under their type's name.
+func valueCategories(t *trace.Trace, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
+	index := map[string]int32{}
+	label := func(s string) int32 {
+		if i, ok := index[s]; ok {
+			return i
+		}
+		i := int32(len(labels))
+		index[s] = i
+		labels = append(labels, s)
+		return i
+	}
+	categoryOf = make([]int32, len(t.Values)+len(t.Types))
+	for i := range categoryOf {
+		categoryOf[i] = -1
+	}
+	for i, v := range t.Values {
+		if typeSel[v.Type] {
+			name := v.Category
+			if name == "" {
+				name = t.Types[v.Type].Name
+			}
+			categoryOf[i] = label(name)
+		}
+	}
+	for _, typ := range noValue {
+		categoryOf[len(t.Values)+int(typ)] = label(t.Types[typ].Name)
 	}
 	return categoryOf, labels
 }

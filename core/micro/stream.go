@@ -227,6 +227,9 @@ func checkOptions(opt Options) error {
 	if opt.Depth < Innermost {
 		return errs.Argument("depth", "must be -1 (innermost) or a nesting depth >= 0, got %d", opt.Depth)
 	}
+	if _, err := ParseKey(string(opt.Key)); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -703,7 +706,8 @@ func (a *Accumulator) Model() (*Model, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	m, leafOf, categoryOf, err := layout(t, a.metric, typeSel, usage{hasData: a.hasData, noValue: a.noValue}, a.opt.Slices, start, end)
+	key, _ := ParseKey(string(a.opt.Key)) // checked by NewAccumulator
+	m, leafOf, categoryOf, err := layout(t, a.metric, key, typeSel, usage{hasData: a.hasData, noValue: a.noValue}, a.opt.Slices, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -712,7 +716,17 @@ func (a *Accumulator) Model() (*Model, error) {
 	}
 	g := a.g
 	g.nCat, g.leaves = len(m.States), len(m.Tree.Leaves)
+	// Several columns (values) of a leaf may share a category (KeyCategory):
+	// their durations and counts add up, exactly, before the division, as
+	// in Build.
 	out := make([]float64, g.cells())
+	var durs, stays []int64
+	if a.kind != trace.KindVariable {
+		durs = make([]int64, g.cells())
+		if a.metric == StateAverageDuration {
+			stays = make([]int64, g.cells())
+		}
+	}
 	w := float64(g.width())
 	scale := float64(g.n) * 1e9
 	for col, ci := range a.colCont {
@@ -735,16 +749,25 @@ func (a *Accumulator) Model() (*Model, error) {
 		for k := range g.n {
 			cell := g.cell(leaf, int(k), int(cat))
 			switch a.metric {
-			case StateDuration:
-				out[cell] = float64(a.dur[k][col]) / w
+			case StateDuration, EventCount:
+				durs[cell] += a.dur[k][col]
 			case StateAverageDuration:
-				if n := a.stays[k][col]; n > 0 {
-					out[cell] = float64(a.dur[k][col]) / (scale * float64(n))
-				}
-			case EventCount:
-				out[cell] = float64(a.dur[k][col])
+				durs[cell] += a.dur[k][col]
+				stays[cell] += int64(a.stays[k][col])
 			case VariableAverage:
 				out[cell] = a.sum[k][col] / w
+			}
+		}
+	}
+	for i, d := range durs {
+		switch a.metric {
+		case StateDuration:
+			out[i] = float64(d) / w
+		case EventCount:
+			out[i] = float64(d)
+		case StateAverageDuration:
+			if stays[i] > 0 {
+				out[i] = float64(d) / (scale * float64(stays[i]))
 			}
 		}
 	}

@@ -252,7 +252,13 @@ func optionSets(t *trace.Trace, many bool) []Options {
 			Options{Slices: 10, StateTypes: []string{"Phase"}, Depth: Innermost},
 			Options{Slices: 10, StateTypes: []string{"Activity", "Phase"}, Metric: StateAverageDuration, Depth: Innermost},
 			Options{Slices: 10, StateTypes: []string{"nope"}, Depth: Innermost},
-			Options{Slices: 10, Types: []string{"mem"}, Metric: VariableAverage, Depth: Innermost})
+			Options{Slices: 10, Types: []string{"mem"}, Metric: VariableAverage, Depth: Innermost},
+			// Values without a category: one category per type, which
+			// merges the values of each type.
+			Options{Slices: 7, Depth: Innermost, Key: KeyCategory},
+			Options{Slices: 7, Depth: 1, Key: KeyCategory, Metric: StateAverageDuration},
+			Options{Slices: 7, Depth: Innermost, Key: KeyCategory, Metric: StateAverageDuration},
+			Options{Slices: 7, Depth: Innermost, Key: KeyCategory, Metric: EventCount})
 	}
 	return out
 }
@@ -264,7 +270,7 @@ func describe(o Options) string {
 		}
 		return p.String()
 	}
-	return fmt.Sprintf("%s depth %d, %d slices, [%s, %s], types %v%v", o.Metric, o.Depth, o.Slices, w(o.Start), w(o.End), o.StateTypes, o.Types)
+	return fmt.Sprintf("%s depth %d, %d slices, [%s, %s], types %v%v, key %q", o.Metric, o.Depth, o.Slices, w(o.Start), w(o.End), o.StateTypes, o.Types, o.Key)
 }
 
 // exactProbe guesses right.

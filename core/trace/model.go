@@ -68,6 +68,12 @@ type Value struct {
 	Alias  string
 	Color  string
 	Quoted bool // the file wrote Name between double quotes (see Type.Quoted)
+	// Category groups values across names, when the format has such a
+	// notion (the cat of Chrome trace events: "kernel", "cpu_op",
+	// "cuda_runtime"...); empty otherwise. Two values of one type may share
+	// a name and differ by category: readers that set it define one value
+	// per (type, name, category).
+	Category string
 }
 
 // State is a state interval. Depth is the nesting level: 0 for a state set
@@ -123,6 +129,20 @@ type Sink interface {
 	Link(l Link)
 	Event(e Event)
 	Finish(start, end Time)
+}
+
+// ArgsSink is implemented by sinks that can keep the free-form arguments
+// some formats attach to each state or event (the args object of a Chrome
+// trace event). Arguments can weigh as much as the rest of the trace, so a
+// reader gathers them only when its sink implements ArgsSink and KeepsArgs
+// says yes. It then calls Args right after the State or Event call they
+// belong to: index is that entity's index among the states (kind
+// KindState) or events (KindEvent) delivered so far, json the arguments'
+// text, a JSON object. Entities without arguments get no call, so a sink
+// can store them sparsely.
+type ArgsSink interface {
+	KeepsArgs() bool
+	Args(kind Kind, index int, json string)
 }
 
 // ReadOptions are the options every reader accepts.

@@ -20,6 +20,14 @@ type Trace struct {
 	Links      []Link
 	Events     []Event
 	Start, End Time // first and last instant of the trace
+	// KeepArgs, set before reading, asks readers for the arguments of
+	// states and events (see ArgsSink); they are not kept by default.
+	KeepArgs bool
+	// StateArgs and EventArgs hold the arguments (JSON text) of the states
+	// and events the reader gave any, by entity index; they are nil when
+	// no entity has arguments and may be shorter than States and Events,
+	// the missing tail meaning none. See ArgsSink and ArgsOf.
+	StateArgs, EventArgs []string
 }
 
 // New returns an empty trace whose root container is named "0" like
@@ -75,6 +83,45 @@ func (t *Trace) Link(l Link) { t.Links = append(t.Links, l) }
 
 // Event implements Sink.
 func (t *Trace) Event(e Event) { t.Events = append(t.Events, e) }
+
+// KeepsArgs implements ArgsSink: t.KeepArgs.
+func (t *Trace) KeepsArgs() bool { return t.KeepArgs }
+
+// Args implements ArgsSink, keeping the arguments of states and events in
+// StateArgs and EventArgs; those of other kinds are dropped.
+func (t *Trace) Args(kind Kind, index int, json string) {
+	var col *[]string
+	switch kind {
+	case KindState:
+		col = &t.StateArgs
+	case KindEvent:
+		col = &t.EventArgs
+	default:
+		return
+	}
+	if index < 0 {
+		return
+	}
+	for len(*col) <= index {
+		*col = append(*col, "")
+	}
+	(*col)[index] = json
+}
+
+// ArgsOf returns the arguments of the index-th state (kind KindState) or
+// event (KindEvent), "" when it has none.
+func (t *Trace) ArgsOf(kind Kind, index int) string {
+	col := t.StateArgs
+	if kind == KindEvent {
+		col = t.EventArgs
+	} else if kind != KindState {
+		return ""
+	}
+	if index < 0 || index >= len(col) {
+		return ""
+	}
+	return col[index]
+}
 
 // Finish implements Sink: containers still alive end with the trace.
 func (t *Trace) Finish(start, end Time) {

@@ -177,7 +177,7 @@ class MicroModel(TableResult):
                 f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s>")
 
 
-def model_options(slices, start, end, state_types, depth, metric, types) -> str:
+def model_options(slices, start, end, state_types, depth, metric, types, key=None) -> str:
     """The JSON options of a microscopic model, checked (Trace.micro and
     read_micro take the same)."""
     for name, v in (("start", start), ("end", end)):
@@ -188,7 +188,7 @@ def model_options(slices, start, end, state_types, depth, metric, types) -> str:
     if isinstance(types, str):
         types = [types]
     return _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
-                           metric=metric, types=types)
+                           metric=metric, types=types, key=key)
 
 
 def _engine_options(kind, normalize, gain, window) -> str:

@@ -54,8 +54,9 @@ class Trace:
     @functools.cached_property
     def states(self):
         """DataFrame of the state intervals: container (path), type, value,
-        start, end, duration (s), depth (nesting level) and the exact
-        start_ns, end_ns."""
+        start, end, duration (s), depth (nesting level), the exact
+        start_ns, end_ns, the value's category (null if none) and the
+        state's arguments as JSON text (args; null if none or not kept)."""
         return self._frame("states")
 
     @functools.cached_property
@@ -76,7 +77,9 @@ class Trace:
     @functools.cached_property
     def events(self):
         """DataFrame of the point events: container (path), type, value,
-        time (s) and the exact time_ns."""
+        time (s), the exact time_ns, the value's category (null if none)
+        and the event's arguments as JSON text (args; null if none or not
+        kept)."""
         return self._frame("events")
 
     @functools.cached_property
@@ -132,7 +135,7 @@ class Trace:
 
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,
               state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
-              types: list[str] | None = None) -> MicroModel:
+              types: list[str] | None = None, key: str = "name") -> MicroModel:
         """Build the microscopic model: for every resource, each of
         ``slices`` equal time slices of [start, end] (seconds; default the
         whole trace) and every state, the proportion of the slice spent in
@@ -154,9 +157,12 @@ class Trace:
         below it gets an extra row, "name (self)". ``depth`` selects how
         nested states count: None (innermost: the top of the stack, so a
         resource is in one state at a time) or a nesting level (0 = the
-        outermost states only).
+        outermost states only). ``key`` says what the categories are: the
+        states' (or events') names ("name") or their values' categories
+        ("category", or "cat": the cat of Chrome trace events, so a PyTorch
+        profiler trace gives kernel, cpu_op, cuda_runtime...).
         """
-        opts = model_options(slices, start, end, state_types, depth, metric, types)
+        opts = model_options(slices, start, end, state_types, depth, metric, types, key)
         return MicroModel(_bridge.call(self._h.Micro, opts))
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,

@@ -40,12 +40,14 @@ def key(v):
 
 def summarize(path):
     events = load(path)
-    phases = collections.Counter(e.get("ph") for e in events)
+    phases = collections.Counter(e.get("ph", "<none>") for e in events)
     procs, threads = set(), set()
     times = []
     slices = []
     for i, e in enumerate(events):
         ph = e.get("ph")
+        if ph is None:  # {} and entries without ph are skipped
+            continue
         if ph == "M":
             if e["name"].startswith("process_"):
                 procs.add(key(e["pid"]))
@@ -105,7 +107,7 @@ def summarize(path):
         "threads": len(threads),
         "start": min(times) if times else 0,
         "end": max(times) if times else 0,
-        "instants": sum(phases[p] for p in ("i", "I", "R", "n")),
+        "instants": sum(phases[p] for p in ("i", "I", "R")),
         "counterSamples": sum(len(e.get("args", {})) for e in events if e.get("ph") == "C"),
         "links": len(links),
         "unmatchedFlowPoints": unmatched,
