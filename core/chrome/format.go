@@ -13,10 +13,17 @@ var Format = ingest.Format{
 	Summary:    "Chrome/Perfetto trace-event JSON (Chrome, catapult, Perfetto, PyTorch Kineto, PerfFlowAspect)",
 	Extensions: []string{".json", ".pfw"},
 	Sniff:      Looks,
-	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
+	Options: []ingest.Option{{Name: "args", Kind: ingest.Bool, Default: false,
+		Doc: "keep each slice's and event's args as JSON text (the args column of states and events); costs memory"}},
+	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
+		keep := v.Bool("args")
 		// The reader parses the whole document before it delivers anything.
-		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return Read(path, sink, ro) },
-			Whole: true, Files: []string{path}}, nil
+		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
+			if t, ok := sink.(*trace.Trace); ok && keep {
+				t.KeepArgs = true
+			}
+			return Read(path, sink, ro)
+		}, Whole: true, Files: []string{path}}, nil
 	},
 }
 

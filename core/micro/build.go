@@ -38,8 +38,8 @@ type Options struct {
 	// time; Depth >= 0 counts the states at that nesting depth only.
 	Depth int
 	// Key says what the categories of state and event metrics are: the
-	// values' names (KeyName, the default when empty) or their categories
-	// (KeyCategory). Variable metrics ignore it.
+	// values' names (KeyName, the default when empty), their categories
+	// (KeyCategory) or their types (KeyType). Variable metrics ignore it.
 	Key Key
 }
 
@@ -226,8 +226,8 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 		}
 		return categoryOf, labels
 	}
-	if key == KeyCategory {
-		return valueCategories(t, typeSel, noValue)
+	if key == KeyCategory || key == KeyType {
+		return valueCategories(t, key, typeSel, noValue)
 	}
 	count := map[string]int{}
 	seen := map[[2]string]bool{}
@@ -273,7 +273,8 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 // valueCategories is categories for KeyCategory: one category per
 // distinct value category, in the order of the values; values without a
 // category, and entities without a value, count under their type's name.
-func valueCategories(t *trace.Trace, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
+// For KeyType every value counts under its type's name.
+func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
 	index := map[string]int32{}
 	label := func(s string) int32 {
 		if i, ok := index[s]; ok {
@@ -291,7 +292,7 @@ func valueCategories(t *trace.Trace, typeSel []bool, noValue []int32) (categoryO
 	for i, v := range t.Values {
 		if typeSel[v.Type] {
 			name := v.Category
-			if name == "" {
+			if name == "" || key == KeyType {
 				name = t.Types[v.Type].Name
 			}
 			categoryOf[i] = label(name)

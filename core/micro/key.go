@@ -16,6 +16,11 @@ const (
 	// cuda_runtime...). Values without a category count under their
 	// type's name.
 	KeyCategory Key = "category"
+	// KeyType groups the values by their type: the state types of a
+	// profiler's trace (CUDA kernel, NCCL kernel, memcpy, runtime API...)
+	// when its values, the names of thousands of kernels, are too many to
+	// read.
+	KeyType Key = "type"
 )
 
 // ParseKey checks a key name; "" is KeyName and "cat" is short for
@@ -26,6 +31,8 @@ func ParseKey(s string) (Key, error) {
 		return KeyName, nil
 	case string(KeyCategory), "cat":
 		return KeyCategory, nil
+	case string(KeyType):
+		return KeyType, nil
 	}
-	return "", errs.Argument("key", `must be "name" or "category" ("cat"), got %q`, s)
+	return "", errs.Argument("key", `must be "name", "category" ("cat") or "type", got %q`, s)
 }

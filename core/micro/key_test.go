@@ -142,3 +142,74 @@ func TestKeyRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTypeIsRenaming checks that keying by type is keying by name a
+// trace whose values are renamed after their type, in memory and from
+// the stream, on a trace with two state types on two kinds of container
+// (an Nsight Systems export in miniature).
+func TestKeyTypeIsRenaming(t *testing.T) {
+	tr := twoTypesTrace()
+	renamed := *tr
+	renamed.Values = slices.Clone(tr.Values)
+	for i := range renamed.Values {
+		renamed.Values[i].Name = tr.Types[renamed.Values[i].Type].Name
+	}
+	for _, metric := range []Metric{StateDuration, StateAverageDuration} {
+		for _, depth := range []int{Innermost, 0, 1} {
+			opt := Options{Slices: 4, Depth: depth, Metric: metric}
+			want, err := Build(&renamed, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Key = KeyType
+			got, err := Build(tr, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameModel(want, got); err != nil {
+				t.Errorf("%s depth %d: %v", metric, depth, err)
+			}
+			streamed, _, err := StreamWith(replay(tr), opt, trace.ReadOptions{}, StreamOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameModel(got, streamed); err != nil {
+				t.Errorf("%s depth %d: stream: %v", metric, depth, err)
+			}
+		}
+	}
+	m, err := Build(tr, Options{Slices: 1, Depth: Innermost, Key: KeyType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"API call", "Kernel"}; !slices.Equal(m.States, want) {
+		t.Errorf("categories %q, want %q", m.States, want)
+	}
+}
+
+// twoTypesTrace is a thread making API calls (one nested in another) and
+// a GPU stream running three kernels of three names, over 10 ns.
+func twoTypesTrace() *trace.Trace {
+	tr := trace.New("two-types")
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})  // 0
+	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: trace.None})  // 1
+	tr.DefineType(trace.Type{Name: "API call", Kind: trace.KindState, Parent: 0})             // 2
+	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 1})               // 3
+	tr.CreateContainer(trace.Container{Name: "thread", Type: 0, Parent: 0})                   // 1
+	tr.CreateContainer(trace.Container{Name: "stream", Type: 1, Parent: 0})                   // 2
+	for i, name := range []string{"cudaLaunchKernel", "cudaMemcpy", "gemm", "relu", "nccl"} { // values 0..4
+		typ := int32(2)
+		if i >= 2 {
+			typ = 3
+		}
+		tr.DefineValue(trace.Value{Type: typ, Name: name})
+	}
+	tr.State(trace.State{Container: 1, Type: 2, Value: 0, Start: 1, End: 2, Depth: 1, Order: 1})
+	tr.State(trace.State{Container: 1, Type: 2, Value: 1, Start: 0, End: 4, Depth: 0, Order: 0})
+	tr.State(trace.State{Container: 1, Type: 2, Value: 0, Start: 5, End: 9, Depth: 0, Order: 2})
+	tr.State(trace.State{Container: 2, Type: 3, Value: 2, Start: 2, End: 5, Depth: 0, Order: 0})
+	tr.State(trace.State{Container: 2, Type: 3, Value: 3, Start: 5, End: 6, Depth: 0, Order: 1})
+	tr.State(trace.State{Container: 2, Type: 3, Value: 4, Start: 7, End: 10, Depth: 0, Order: 2})
+	tr.Finish(0, 10)
+	return tr
+}

@@ -15,7 +15,8 @@ from ._readers import _OPTIONS
 def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: int = 100,
                start: float | None = None, end: float | None = None, format: str | None = None, *,
                progress=None, state_types: list[str] | None = None, depth: int | None = None,
-               metric: str = "state_duration", types: list[str] | None = None, **options) -> MicroModel:
+               metric: str = "state_duration", types: list[str] | None = None, key: str = "name",
+               **options) -> MicroModel:
     """Build the microscopic model of the trace file at ``path`` while
     reading it: the same :class:`MicroModel`, cell for cell, as
     ``read(path, format, **options).micro(slices, start, end, ...)``, without
@@ -23,7 +24,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     slices x states), not with the length of the trace.
 
     ``slices``, ``start``, ``end`` (seconds; default the trace's first and
-    last instants), ``state_types``, ``depth``, ``metric`` and ``types`` are
+    last instants), ``state_types``, ``depth``, ``metric``, ``types`` and ``key`` are
     those of :meth:`macroscope.Trace.micro`; ``format`` and ``options``
     (``strict``, ``view``, ``skip_inverted``...) those of
     :func:`macroscope.read`. A list of paths is read as one Pajé trace, as
@@ -66,7 +67,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options["format"] = format
     handle = _reading.run(paths[0], options, progress, start=_bridge.native.StartReadMicro,
-                          args=(model_options(slices, start, end, state_types, depth, metric, types),),
+                          args=(model_options(slices, start, end, state_types, depth, metric, types, key),),
                           result="Model")
     model = MicroModel(handle)
     for message in (model.trace_info or {}).get("warnings") or ():

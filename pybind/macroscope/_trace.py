@@ -160,7 +160,10 @@ class Trace:
         outermost states only). ``key`` says what the categories are: the
         states' (or events') names ("name") or their values' categories
         ("category", or "cat": the cat of Chrome trace events, so a PyTorch
-        profiler trace gives kernel, cpu_op, cuda_runtime...).
+        profiler trace gives kernel, cpu_op, cuda_runtime...) or their types
+        ("type": the state types of GPU profilers' traces, such as CUDA
+        kernel, NCCL kernel, CUDA memcpy, CUDA runtime API, whose values
+        name thousands of kernels).
         """
         opts = model_options(slices, start, end, state_types, depth, metric, types, key)
         return MicroModel(_bridge.call(self._h.Micro, opts))
