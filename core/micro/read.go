@@ -76,6 +76,7 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 		return nil, nil, err
 	}
 	r := &reads{src: src, ro: ro, expected: 1}
+	defer r.finish()
 	sum := &Summary{}
 	var start, end trace.Time
 	known := true
@@ -196,10 +197,14 @@ type reads struct {
 	src      Source
 	ro       trace.ReadOptions
 	passes   int
-	expected int   // reads foreseen so far
-	offset   int64 // bytes read by the reads before
-	total    int64 // bytes of one read (0 if unknown)
+	expected int          // reads foreseen so far
+	offset   int64        // bytes read by the reads before
+	total    int64        // bytes of one read (0 if unknown)
+	notes    *trace.Notes // what the last read noted
 }
+
+// finish hands the last read's notes to the caller.
+func (r *reads) finish() { r.ro.Notes.Add(r.notes) }
 
 func (r *reads) read(sink trace.Sink) error {
 	if err := r.ro.Canceled(); err != nil {
@@ -207,6 +212,12 @@ func (r *reads) read(sink trace.Sink) error {
 	}
 	r.passes++
 	ro := r.ro
+	// Each read notes what it skipped afresh: a trace read twice must not
+	// report its skips twice. The last read's notes are the caller's.
+	if ro.Notes != nil {
+		ro.Notes = &trace.Notes{}
+		r.notes = ro.Notes
+	}
 	if ro.Progress != nil {
 		report := r.ro.Progress
 		ro.Progress = func(done, total int64) {

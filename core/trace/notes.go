@@ -109,3 +109,26 @@ func (o ReadOptions) Warn(format string, args ...any) { o.Notes.Warn(format, arg
 // Incomplete records that part of the input is missing (see
 // Notes.Incomplete).
 func (o ReadOptions) Incomplete(format string, args ...any) { o.Notes.Incomplete(format, args...) }
+
+// Add appends the notes of o to n: its reasons, warnings and skip counts.
+func (n *Notes) Add(o *Notes) {
+	if n == nil || o == nil || n == o {
+		return
+	}
+	o.mu.Lock()
+	incomplete := append([]string(nil), o.incomplete...)
+	warnings := append([]string(nil), o.warnings...)
+	order := append([]string(nil), o.order...)
+	skipped := make(map[string]int64, len(o.skipped))
+	for k, v := range o.skipped {
+		skipped[k] = v
+	}
+	o.mu.Unlock()
+	n.mu.Lock()
+	n.incomplete = append(n.incomplete, incomplete...)
+	n.warnings = append(n.warnings, warnings...)
+	n.mu.Unlock()
+	for _, what := range order {
+		n.Skip(what, skipped[what])
+	}
+}
