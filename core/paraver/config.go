@@ -27,7 +27,7 @@ type named struct{ name, color string }
 
 type eventType struct {
 	name   string
-	values map[int64]string
+	values map[eventValue]string
 }
 
 // ConfigPaths returns the .pcf and .row files that go with the trace at
@@ -153,17 +153,22 @@ func (cfg *Config) parsePCF(l *lineReader) error {
 				return l.fail("EVENT_TYPE: bad event type %q", fields[1])
 			}
 			_, name, _ := strings.Cut(strings.TrimSpace(text[len(fields[0]):]), fields[1])
-			et := &eventType{name: strings.TrimSpace(name), values: map[int64]string{}}
+			et := &eventType{name: strings.TrimSpace(name), values: map[eventValue]string{}}
 			if old := cfg.eventTypes[id]; old != nil {
 				et.values = old.values // a type declared twice keeps its values
 			}
 			cfg.eventTypes[id] = et
 			block = append(block, et)
 		case "VALUES":
-			v, name, err := leadingInt(text)
+			num, name := text, ""
+			if i := strings.IndexAny(text, " \t"); i >= 0 {
+				num, name = text[:i], text[i+1:]
+			}
+			v, err := parseEventValue([]byte(num))
 			if err != nil {
 				return l.fail("VALUES: %v", err)
 			}
+			name = strings.TrimSpace(name)
 			if len(block) == 0 {
 				return l.fail("VALUES without an EVENT_TYPE before it")
 			}
