@@ -20,6 +20,7 @@ var Format = ingest.Format{
 			Doc: "drop the links that never get both ends instead of failing"},
 		{Name: "paths", Kind: ingest.Strings,
 			Doc: "more files read after the first, as one trace (a header file and per-process files)"},
+		ingest.MaxDecompressedOption,
 	},
 	Open: open,
 }
@@ -30,6 +31,7 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 		opt = PajeNG()
 	}
 	opt.IgnoreIncompleteLinks = v.Bool("ignore_incomplete_links")
+	opt.MaxDecompressed = ingest.MaxDecompressed(v)
 	files := append([]string{path}, v.Strings("paths")...)
 	return &ingest.Source{
 		Read: func(sink trace.Sink, ro trace.ReadOptions) error {

@@ -1,12 +1,13 @@
 package paje
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"runtime"
 	"sync"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // The decoder reads in a pipeline: one goroutine cuts the input into
@@ -39,10 +40,28 @@ type chunk struct {
 	ready    chan struct{}
 }
 
-// decode reads r, named name in errors, through the pipeline.
+// decode reads r, named name in errors, decompressed if it is compressed.
 func (d *decoder) decode(r io.Reader, name string) error {
 	d.file, d.line = name, 0
 	d.sim.file = name
+	if d.input != nil {
+		d.before += d.input.n
+	}
+	d.input = &countingReader{r: r}
+	limit := d.opt.MaxDecompressed
+	if limit == 0 {
+		limit = ingest.DefaultMaxDecompressed
+	}
+	text, release, err := ingest.Decompress(bufio.NewReaderSize(d.input, 64<<10), name, limit)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return d.decodeText(text)
+}
+
+// decodeText reads the text of a file through the pipeline.
+func (d *decoder) decodeText(r io.Reader) error {
 	if d.serial {
 		return d.decodeLines(r)
 	}
@@ -223,7 +242,7 @@ func (d *decoder) consume(c *chunk) error {
 		}
 	}
 	if c.readErr != nil {
-		return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: c.readErr}
+		return d.readFailure(c.readErr)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ package paje
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"strconv"
@@ -67,6 +68,10 @@ type Options struct {
 	// IgnoreIncompleteLinks drops the links that never get both ends
 	// instead of failing, as pj_dump --ignore-incomplete-links.
 	IgnoreIncompleteLinks bool
+	// MaxDecompressed bounds what a compressed file (gzip, bzip2, zstd)
+	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
+	// value no limit.
+	MaxDecompressed int64
 }
 
 // PajeNG returns the options under which the reader behaves as pj_dump
@@ -141,7 +146,12 @@ type decoder struct {
 	spans []span               // the fields of the line being read
 	sim   *simulator
 
+	// done counts the bytes of (decompressed) text read; input counts
+	// those of the files, compressed or not, for progress reports, before
+	// the bytes of the files read before the current one.
 	total, done, nextReport int64
+	input                   *countingReader
+	before                  int64
 	long                    []byte
 
 	// tables is the snapshot of defs and open the tokenizers work with.
@@ -195,7 +205,7 @@ func (d *decoder) decodeLines(r io.Reader) error {
 			break
 		}
 		if err != nil {
-			return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
+			return d.readFailure(err)
 		}
 	}
 	return d.endOfInput()
@@ -219,7 +229,7 @@ func (d *decoder) report() error {
 			return err
 		}
 		if d.opt.Progress != nil {
-			d.opt.Progress(d.done, d.total)
+			d.opt.Progress(d.inputDone(), d.total)
 		}
 		d.nextReport = d.done + progressEvery
 	}
@@ -242,9 +252,40 @@ func (d *decoder) finish() error {
 		return err
 	}
 	if d.opt.Progress != nil {
-		d.opt.Progress(d.done, d.total)
+		d.opt.Progress(d.inputDone(), d.total)
 	}
 	return nil
+}
+
+// inputDone is how many input bytes were consumed, compressed ones for
+// compressed files.
+func (d *decoder) inputDone() int64 {
+	if d.input == nil {
+		return d.done
+	}
+	return d.before + d.input.n
+}
+
+// readFailure places an error of the input at the current line: the
+// decompressor's errors already name the file.
+func (d *decoder) readFailure(err error) error {
+	var fe *errs.FormatError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (d *decoder) fail(err error) error {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // Config holds the names a trace's companion files give: the .pcf names
@@ -31,9 +32,9 @@ type eventType struct {
 }
 
 // ConfigPaths returns the .pcf and .row files that go with the trace at
-// path: x.prv and x.prv.gz go with x.pcf and x.row.
+// path: x.prv and x.prv.gz (.bz2, .zst) go with x.pcf and x.row.
 func ConfigPaths(path string) (pcf, row string) {
-	base := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".prv")
+	base := strings.TrimSuffix(ingest.StripCompressed(path), ".prv")
 	return base + ".pcf", base + ".row"
 }
 
