@@ -182,10 +182,14 @@ func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 			if err != nil {
-				if err != io.EOF {
-					c.readErr = err
-				}
 				c.buf, c.data, c.last = buf, buf, true
+				if err != io.EOF {
+					// The input broke (a truncated or oversized compressed
+					// file): its last line may be cut, so it is left out
+					// and the error reported after the whole lines.
+					c.readErr = err
+					c.data = buf[:bytes.LastIndexByte(buf, '\n')+1]
+				}
 				return carry[:0]
 			}
 		}
