@@ -60,4 +60,3 @@ func Looks(h []byte) bool {
 	}
 	return false
 }
-
