@@ -72,6 +72,12 @@ type Options struct {
 	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
 	// value no limit.
 	MaxDecompressed int64
+	// Sort reads a trace that is not sorted by time (StarPU's FxT
+	// conversions before starpu_paje_sort) by sorting its event lines by
+	// date first, stably, in runs of SortRun bytes (0: DefaultSortRun)
+	// written to temporary files and merged (see sort.go).
+	Sort    bool
+	SortRun int64
 }
 
 // PajeNG returns the options under which the reader behaves as pj_dump
@@ -97,6 +103,9 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 // files before it (a header file followed by per-process event files, for
 // instance). Errors name the file and line where they occur.
 func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
+	if opt.Sort {
+		return readSorted(paths, sink, opt)
+	}
 	var total int64
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
@@ -260,8 +269,11 @@ func (d *decoder) finish() error {
 // inputDone is how many input bytes were consumed, compressed ones for
 // compressed files.
 func (d *decoder) inputDone() int64 {
-	if d.input == nil {
-		return d.done
+	if d.input == nil { // lines passed on by the sort
+		if d.total > 0 {
+			return min(d.before+d.done, d.total)
+		}
+		return d.before + d.done
 	}
 	return d.before + d.input.n
 }
