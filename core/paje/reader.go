@@ -27,6 +27,10 @@
 // in file order; lines the fast path does not take, and every error, go
 // through the line-by-line decoder, so results, errors and line numbers
 // do not depend on the chunking.
+//
+// Input may be compressed (gzip, bzip2, zstd: see ingest.Decompress). A
+// trace not sorted by time is read with Options.Sort, through an external
+// sort of its lines by date (see sort.go).
 package paje
 
 import (
@@ -101,7 +105,9 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 // ReadFiles streams several files into sink as one trace, as if they were
 // concatenated: a file may use the definitions, types and containers of the
 // files before it (a header file followed by per-process event files, for
-// instance). Errors name the file and line where they occur.
+// instance). Errors name the file and line where they occur. With
+// opt.Sort, the files are read as one trace whose lines are sorted by
+// date first.
 func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 	if opt.Sort {
 		return readSorted(paths, sink, opt)
