@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -60,6 +61,9 @@ type keyed struct {
 
 // readSorted reads the files as one trace whose lines are sorted by date.
 func readSorted(paths []string, sink trace.Sink, opt Options) error {
+	if len(paths) == 0 {
+		return errs.Argument("paths", "no file to read")
+	}
 	var total int64
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
@@ -80,6 +84,7 @@ func readSorted(paths []string, sink trace.Sink, opt Options) error {
 	// the bytes of text it passes on, from total up to twice as many.
 	d := newDecoder(sink, opt, 2*total)
 	d.before = total
+	d.file, d.sim.file = paths[len(paths)-1], paths[len(paths)-1] // for an input without lines
 	if err := s.merge(func(k keyed) error {
 		d.file, d.sim.file = paths[k.file], paths[k.file]
 		d.line = int(k.line) - 1

@@ -240,3 +240,18 @@ func TestSortErrorsNameTheLine(t *testing.T) {
 		t.Errorf("got %v, want an error at %s:%d", err, p, headerLines+4)
 	}
 }
+
+// TestSortEmpty reads an empty file and no file at all with Sort.
+func TestSortEmpty(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "empty.trace")
+	os.WriteFile(p, nil, 0o600)
+	err := ReadFiles([]string{p}, trace.New(), Options{Sort: true})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != p || !strings.Contains(err.Error(), "not a Pajé trace") {
+		t.Errorf("empty file: %v", err)
+	}
+	var ae *errs.ArgumentError
+	if err := ReadFiles(nil, trace.New(), Options{Sort: true}); !errors.As(err, &ae) {
+		t.Errorf("no file: %v", err)
+	}
+}
