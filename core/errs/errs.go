@@ -5,6 +5,7 @@ package errs
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -56,4 +57,13 @@ func (e *ArgumentError) Error() string {
 // Argument returns an ArgumentError for the named parameter.
 func Argument(name, format string, args ...any) *ArgumentError {
 	return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// NoDuration is the error of an analysis asked of a trace without
+// duration, whose events all sit at one instant (SimGrid's platform-only
+// traces: every event at t = 0), when no window was given: its window
+// would be empty.
+func NoDuration(at float64) *ArgumentError {
+	return Argument("window", "the trace has no duration (all its events are at t = %s s); give a window (start, end) to model it",
+		strconv.FormatFloat(at, 'g', -1, 64))
 }

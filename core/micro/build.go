@@ -173,9 +173,18 @@ func window(t *trace.Trace, opt Options) (start, end trace.Time, err error) {
 		end = *opt.End
 	}
 	if end <= start {
-		return 0, 0, errs.Argument("window", "empty time window [%s, %s] s", start, end)
+		return 0, 0, emptyWindow(opt, start, end, t.Start, t.End)
 	}
 	return start, end, nil
+}
+
+// emptyWindow is the error of the empty window [start, end] on a trace
+// that spans [first, last]: a trace without duration needs a window.
+func emptyWindow(opt Options, start, end, first, last trace.Time) error {
+	if opt.Start == nil && opt.End == nil && first == last {
+		return errs.NoDuration(first.Seconds())
+	}
+	return errs.Argument("window", "empty time window [%s, %s] s", start, end)
 }
 
 // selectTypes marks the types of the given kind named in names (all of

@@ -690,7 +690,7 @@ func (a *Accumulator) Model() (*Model, error) {
 		end = *a.opt.End
 	}
 	if end <= start {
-		return nil, errs.Argument("window", "empty time window [%s, %s] s", start, end)
+		return nil, emptyWindow(a.opt, start, end, a.start, a.end)
 	}
 	if err := checkGrid(a.opt, start, end); err != nil {
 		return nil, err

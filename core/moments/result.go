@@ -78,6 +78,9 @@ func (a *Accumulator) Result() (*Result, error) {
 		r.End = *a.opt.End
 	}
 	if r.End <= r.Start {
+		if a.opt.Start == nil && a.opt.End == nil && a.start == a.end {
+			return nil, errs.NoDuration(a.start.Seconds())
+		}
 		return nil, errs.Argument("window", "the window [%s, %s) does not meet the trace [%s, %s]", r.Start, r.End, a.start, a.end)
 	}
 	holds := map[int32]string{} // container type -> a selected state type it holds

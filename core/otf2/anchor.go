@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +65,10 @@ func (a *anchor) eventsPath(loc uint64) string {
 }
 
 // findAnchor accepts the anchor file itself or a directory holding exactly
-// one anchor file (Score-P's experiment directory).
+// one anchor file, whatever its name: Score-P writes traces.otf2, APEX
+// APEX.otf2. In a directory, the anchor is the *.otf2 file that starts
+// like one (OTF2's header and magic); the archive's other files are named
+// after it (APEX.def, APEX/0.evt).
 func findAnchor(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -76,14 +80,57 @@ func findAnchor(path string) (string, error) {
 		}
 		return path, nil
 	}
-	found, err := filepath.Glob(filepath.Join(path, "*.otf2"))
+	candidates, err := filepath.Glob(filepath.Join(path, "*.otf2"))
 	if err != nil {
 		return "", err
 	}
-	if len(found) != 1 {
-		return "", errs.Argument("path", "directory %s holds %d OTF2 anchor files (*.otf2), want exactly one", path, len(found))
+	var found []string
+	for _, c := range candidates {
+		if isAnchor(c) {
+			found = append(found, c)
+		}
 	}
-	return found[0], nil
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		if len(candidates) > 0 {
+			return "", errs.Argument("path", "directory %s holds no OTF2 anchor file: no *.otf2 file there (%s) starts like one",
+				path, baseNames(candidates))
+		}
+		return "", errs.Argument("path", "directory %s holds no OTF2 anchor file (*.otf2)", path)
+	}
+	return "", errs.Argument("path", "directory %s holds %d OTF2 archives (%s): give the anchor file of the one to read",
+		path, len(found), baseNames(found))
+}
+
+func baseNames(paths []string) string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	return strings.Join(names, ", ")
+}
+
+// isAnchor reports whether the regular file at path starts like an OTF2
+// anchor file: a header with a byte order mark, then the magic "OTF2".
+func isAnchor(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	c := cursor{buf: head[:n]}
+	if readHeader(&c, false) != nil {
+		return false
+	}
+	return c.str() == "OTF2" && c.err == nil
 }
 
 // readAnchor reads and checks the anchor file at path.

@@ -8,8 +8,11 @@
 // (traces.def) and, for each location, an event file (traces/<id>.evt) and
 // possibly a local definitions file (traces/<id>.def) whose mapping tables
 // translate the location's IDs to global ones and whose clock offsets move
-// its timestamps onto the global clock. Read accepts the anchor file or the
-// directory that holds it. Archives written by OTF2 1.x to 3.x are read;
+// its timestamps onto the global clock. The other files are named after
+// the anchor, whatever its name (APEX writes APEX.otf2, APEX.def, APEX/).
+// Read accepts the anchor file or the directory that holds it, where the
+// anchor is the one *.otf2 file that starts like an anchor (several
+// archives in one directory are an error listing them). Archives written by OTF2 1.x to 3.x are read;
 // records and attributes from later versions are skipped by their length,
 // as the format allows. Archives of the SIONlib file substrate and
 // zlib-compressed archives are refused with an error that says so.

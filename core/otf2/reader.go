@@ -11,7 +11,8 @@ import (
 )
 
 // ReadFile reads a whole OTF2 archive into memory. path is the archive's
-// anchor file (traces.otf2) or the directory that holds it.
+// anchor file (traces.otf2, APEX.otf2: any name) or the directory that
+// holds it.
 func ReadFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }

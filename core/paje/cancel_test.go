@@ -1,6 +1,7 @@
 package paje
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -25,5 +26,25 @@ func TestCancel(t *testing.T) {
 	})
 	if reports != 1 || again.End != full.End {
 		t.Fatalf("%d reports; read with an open Cancel channel ends at %v, want %v", reports, again.End, full.End)
+	}
+}
+
+// TestCancelSort cancels a sorted read, which leaves no temporary file.
+func TestCancelSort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.trace")
+	if err := writeFile(path, generate(genConfig{processes: 16, events: 200_000, seed: 3})); err != nil {
+		t.Fatal(err)
+	}
+	full, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	tracetest.Cancel(t, len(full.States), func(sink trace.Sink, opt trace.ReadOptions) error {
+		return ReadFiles([]string{path}, sink, Options{ReadOptions: opt, Sort: true, SortRun: 1 << 20})
+	})
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("%d temporary files left", len(left))
 	}
 }

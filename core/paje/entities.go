@@ -1,6 +1,7 @@
 package paje
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -58,7 +59,16 @@ func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
 // there.
 func (s *simulator) checkOrder(sl *slot, at trace.Time) error {
 	if sl.hasLast && (sl.lastStart > at || (!sl.lastOpen && sl.lastEnd > at)) {
-		return s.failSim("PajeSimulationException", "Illegal, trace is not time-ordered")
+		last := sl.lastStart
+		if !sl.lastOpen {
+			last = max(last, sl.lastEnd)
+		}
+		err := simulationError("PajeSimulationException", "Illegal, trace is not time-ordered", s.line, fieldList(s.buf, s.spans))
+		// pj_dump's text stays; the message says more.
+		err.Msg = fmt.Sprintf("the trace is not time-ordered: this event at %s s comes after one at %s s in the same container and type "+
+			"(raw StarPU FxT conversions are, before starpu_paje_sort); read it anyway with sort=True (Python) or -read sort=true (command line)",
+			at, last)
+		return s.fail(err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -30,10 +31,16 @@ const (
 // last event, and it gives up (ok false) when the end of the file uses
 // event definitions the header does not hold or holds no dated event, or
 // when the input is not a readable Pajé trace. Callers must check it
-// against what the read finds.
+// against what the read finds. It gives up on compressed files too: their
+// end cannot be reached without decompressing them whole.
 func Extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
 	if len(paths) == 0 {
 		return 0, 0, false
+	}
+	for _, p := range paths {
+		if compressed(p) {
+			return 0, 0, false
+		}
 	}
 	d := newDecoder(&trace.Counter{}, opt, 0)
 	found := false
@@ -56,6 +63,19 @@ func Extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
 		return 0, 0, false
 	}
 	return first, last, true
+}
+
+// compressed reports whether the file at path is compressed, or cannot be
+// read.
+func compressed(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	return ingest.Sniff(head[:n]) != ingest.Plain
 }
 
 // firstDate reads the file's lines as the decoder does, definitions

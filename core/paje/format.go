@@ -20,6 +20,9 @@ var Format = ingest.Format{
 			Doc: "drop the links that never get both ends instead of failing"},
 		{Name: "paths", Kind: ingest.Strings,
 			Doc: "more files read after the first, as one trace (a header file and per-process files)"},
+		{Name: "sort", Kind: ingest.Bool, Default: false,
+			Doc: "read a trace that is not sorted by time (StarPU's FxT conversions before starpu_paje_sort): its events are sorted by date first, stably, in runs of 64 MB on disk"},
+		ingest.MaxDecompressedOption,
 	},
 	Open: open,
 }
@@ -30,7 +33,15 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 		opt = PajeNG()
 	}
 	opt.IgnoreIncompleteLinks = v.Bool("ignore_incomplete_links")
+	opt.MaxDecompressed = ingest.MaxDecompressed(v)
+	opt.Sort = v.Bool("sort")
 	files := append([]string{path}, v.Strings("paths")...)
+	probe := func() (trace.Time, trace.Time, bool) { return Extent(files, opt) }
+	if opt.Sort {
+		// The first and last lines of an unsorted trace do not tell its
+		// extent: a wrong guess would cost a second sort.
+		probe = nil
+	}
 	return &ingest.Source{
 		Read: func(sink trace.Sink, ro trace.ReadOptions) error {
 			o := opt
@@ -39,7 +50,7 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 		},
 		// The first and last lines of the files tell the extent: one read
 		// is enough to build a model unless the guess is wrong.
-		Probe: func() (trace.Time, trace.Time, bool) { return Extent(files, opt) },
+		Probe: probe,
 		Files: files,
 	}, nil
 }

@@ -41,3 +41,27 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSort feeds the sorted read arbitrary input, in runs small enough to
+// go to disk: it must never panic, and every error must be an
+// *errs.FormatError naming the file.
+func FuzzSort(f *testing.F) {
+	f.Add([]byte(generate(genConfig{processes: 3, events: 60, seed: 7})))
+	f.Add([]byte(miniHeader + "3 2 p1 S a\n3 1 p1 S b\n# c\n\n3 0.5 p1 S a\n"))
+	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.trace")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := ReadFiles([]string{path}, trace.New(), Options{Sort: true, SortRun: 512})
+		if err == nil {
+			return
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path {
+			t.Fatalf("error %v (%T) is not a *errs.FormatError for %s", err, err, path)
+		}
+	})
+}

@@ -1,12 +1,13 @@
 package paje
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"runtime"
 	"sync"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // The decoder reads in a pipeline: one goroutine cuts the input into
@@ -39,10 +40,28 @@ type chunk struct {
 	ready    chan struct{}
 }
 
-// decode reads r, named name in errors, through the pipeline.
+// decode reads r, named name in errors, decompressed if it is compressed.
 func (d *decoder) decode(r io.Reader, name string) error {
 	d.file, d.line = name, 0
 	d.sim.file = name
+	if d.input != nil {
+		d.before += d.input.n
+	}
+	d.input = &countingReader{r: r}
+	limit := d.opt.MaxDecompressed
+	if limit == 0 {
+		limit = ingest.DefaultMaxDecompressed
+	}
+	text, release, err := ingest.Decompress(bufio.NewReaderSize(d.input, 64<<10), name, limit)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return d.decodeText(text)
+}
+
+// decodeText reads the text of a file through the pipeline.
+func (d *decoder) decodeText(r io.Reader) error {
 	if d.serial {
 		return d.decodeLines(r)
 	}
@@ -163,10 +182,14 @@ func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
 			if err != nil {
-				if err != io.EOF {
-					c.readErr = err
-				}
 				c.buf, c.data, c.last = buf, buf, true
+				if err != io.EOF {
+					// The input broke (a truncated or oversized compressed
+					// file): its last line may be cut, so it is left out
+					// and the error reported after the whole lines.
+					c.readErr = err
+					c.data = buf[:bytes.LastIndexByte(buf, '\n')+1]
+				}
 				return carry[:0]
 			}
 		}
@@ -223,7 +246,7 @@ func (d *decoder) consume(c *chunk) error {
 		}
 	}
 	if c.readErr != nil {
-		return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: c.readErr}
+		return d.readFailure(c.readErr)
 	}
 	return nil
 }

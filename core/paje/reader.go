@@ -27,11 +27,16 @@
 // in file order; lines the fast path does not take, and every error, go
 // through the line-by-line decoder, so results, errors and line numbers
 // do not depend on the chunking.
+//
+// Input may be compressed (gzip, bzip2, zstd: see ingest.Decompress). A
+// trace not sorted by time is read with Options.Sort, through an external
+// sort of its lines by date (see sort.go).
 package paje
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"strconv"
@@ -67,6 +72,16 @@ type Options struct {
 	// IgnoreIncompleteLinks drops the links that never get both ends
 	// instead of failing, as pj_dump --ignore-incomplete-links.
 	IgnoreIncompleteLinks bool
+	// MaxDecompressed bounds what a compressed file (gzip, bzip2, zstd)
+	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
+	// value no limit.
+	MaxDecompressed int64
+	// Sort reads a trace that is not sorted by time (StarPU's FxT
+	// conversions before starpu_paje_sort) by sorting its event lines by
+	// date first, stably, in runs of SortRun bytes (0: DefaultSortRun)
+	// written to temporary files and merged (see sort.go).
+	Sort    bool
+	SortRun int64
 }
 
 // PajeNG returns the options under which the reader behaves as pj_dump
@@ -90,8 +105,13 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 // ReadFiles streams several files into sink as one trace, as if they were
 // concatenated: a file may use the definitions, types and containers of the
 // files before it (a header file followed by per-process event files, for
-// instance). Errors name the file and line where they occur.
+// instance). Errors name the file and line where they occur. With
+// opt.Sort, the files are read as one trace whose lines are sorted by
+// date first.
 func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
+	if opt.Sort {
+		return readSorted(paths, sink, opt)
+	}
 	var total int64
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
@@ -141,7 +161,12 @@ type decoder struct {
 	spans []span               // the fields of the line being read
 	sim   *simulator
 
+	// done counts the bytes of (decompressed) text read; input counts
+	// those of the files, compressed or not, for progress reports, before
+	// the bytes of the files read before the current one.
 	total, done, nextReport int64
+	input                   *countingReader
+	before                  int64
 	long                    []byte
 
 	// tables is the snapshot of defs and open the tokenizers work with.
@@ -195,7 +220,7 @@ func (d *decoder) decodeLines(r io.Reader) error {
 			break
 		}
 		if err != nil {
-			return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
+			return d.readFailure(err)
 		}
 	}
 	return d.endOfInput()
@@ -219,7 +244,7 @@ func (d *decoder) report() error {
 			return err
 		}
 		if d.opt.Progress != nil {
-			d.opt.Progress(d.done, d.total)
+			d.opt.Progress(d.inputDone(), d.total)
 		}
 		d.nextReport = d.done + progressEvery
 	}
@@ -242,9 +267,43 @@ func (d *decoder) finish() error {
 		return err
 	}
 	if d.opt.Progress != nil {
-		d.opt.Progress(d.done, d.total)
+		d.opt.Progress(d.inputDone(), d.total)
 	}
 	return nil
+}
+
+// inputDone is how many input bytes were consumed, compressed ones for
+// compressed files.
+func (d *decoder) inputDone() int64 {
+	if d.input == nil { // lines passed on by the sort
+		if d.total > 0 {
+			return min(d.before+d.done, d.total)
+		}
+		return d.before + d.done
+	}
+	return d.before + d.input.n
+}
+
+// readFailure places an error of the input at the current line: the
+// decompressor's errors already name the file.
+func (d *decoder) readFailure(err error) error {
+	var fe *errs.FormatError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (d *decoder) fail(err error) error {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // Config holds the names a trace's companion files give: the .pcf names
@@ -27,13 +28,13 @@ type named struct{ name, color string }
 
 type eventType struct {
 	name   string
-	values map[int64]string
+	values map[eventValue]string
 }
 
 // ConfigPaths returns the .pcf and .row files that go with the trace at
-// path: x.prv and x.prv.gz go with x.pcf and x.row.
+// path: x.prv and x.prv.gz (.bz2, .zst) go with x.pcf and x.row.
 func ConfigPaths(path string) (pcf, row string) {
-	base := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".prv")
+	base := strings.TrimSuffix(ingest.StripCompressed(path), ".prv")
 	return base + ".pcf", base + ".row"
 }
 
@@ -153,17 +154,22 @@ func (cfg *Config) parsePCF(l *lineReader) error {
 				return l.fail("EVENT_TYPE: bad event type %q", fields[1])
 			}
 			_, name, _ := strings.Cut(strings.TrimSpace(text[len(fields[0]):]), fields[1])
-			et := &eventType{name: strings.TrimSpace(name), values: map[int64]string{}}
+			et := &eventType{name: strings.TrimSpace(name), values: map[eventValue]string{}}
 			if old := cfg.eventTypes[id]; old != nil {
 				et.values = old.values // a type declared twice keeps its values
 			}
 			cfg.eventTypes[id] = et
 			block = append(block, et)
 		case "VALUES":
-			v, name, err := leadingInt(text)
+			num, name := text, ""
+			if i := strings.IndexAny(text, " \t"); i >= 0 {
+				num, name = text[:i], text[i+1:]
+			}
+			v, err := parseEventValue([]byte(num))
 			if err != nil {
 				return l.fail("VALUES: %v", err)
 			}
+			name = strings.TrimSpace(name)
 			if len(block) == 0 {
 				return l.fail("VALUES without an EVENT_TYPE before it")
 			}

@@ -1,5 +1,5 @@
 // Package paraver reads traces in the Paraver format of the BSC tools
-// (Extrae, Dimemas): a .prv file of records, possibly gzip-compressed, with
+// (Extrae, Dimemas): a .prv file of records, possibly compressed (gzip, bzip2, zstd), with
 // a .pcf file naming states, event types and event values, and a .row file
 // naming resources. It streams them into a trace.Sink.
 //
@@ -37,7 +37,14 @@
 //     its number) named by the .pcf, and each value a value named by the
 //     .pcf's VALUES or its number. Counters and call-stack samples are
 //     events too: the reader does not interpret Extrae's conventions
-//     (value 0 ending what a non-zero value began).
+//     (value 0 ending what a non-zero value began). Values are integers
+//     from -2^63 to 2^64-1: Extrae writes them unsigned (hardware
+//     counters, addresses), and Paraver's kernel stores them in an int64_t
+//     where those above 2^63-1 wrap to negatives. Here each keeps its exact
+//     decimal text as its alias (and name, when the .pcf does not name
+//     it), so 18446744073709551615 and -1 remain two values; no float is
+//     involved, so nothing rounds (a float64 would above 2^53). A value
+//     past that range is an error naming it.
 //   - 3:sender cpu:appl:task:thread:logical send:physical send:receiver
 //     cpu:appl:task:thread:logical receive:physical receive:size:tag is a
 //     link of type "Communication" from the sender to the receiver,

@@ -16,13 +16,14 @@ var Format = ingest.Format{
 	Options: []ingest.Option{
 		{Name: "view", Kind: ingest.String, Default: "thread", Choices: []string{"thread", "cpu"},
 			Doc: `"thread" places records on application > task > thread, "cpu" on node > CPU`},
+		ingest.MaxDecompressedOption,
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		view := ByThread
+		o := Options{View: ByThread, MaxDecompressed: ingest.MaxDecompressed(v)}
 		if v.String("view") == "cpu" {
-			view = ByCPU
+			o.View = ByCPU
 		}
-		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadView(path, view, sink, ro) },
+		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadWith(path, o, sink, ro) },
 			Files: []string{path}}, nil
 	},
 }

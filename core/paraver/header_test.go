@@ -79,7 +79,7 @@ func TestLoadConfig(t *testing.T) {
 	if cfg.states[9].name != "Blocked" || cfg.states[0].color != "0.458824 0.764706 1" {
 		t.Errorf("states: %+v", cfg.states)
 	}
-	if et := cfg.eventTypes[50000001]; et == nil || et.name != "MPI Point-to-point" || et.values[2] != "MPI_Recv" {
+	if et := cfg.eventTypes[50000001]; et == nil || et.name != "MPI Point-to-point" || et.values[eventValue{mag: 2}] != "MPI_Recv" {
 		t.Errorf("event type 50000001: %+v", et)
 	}
 	if et := cfg.eventTypes[42000050]; et == nil || et.name != "Instructions completed (Instr completed)" {
@@ -91,7 +91,7 @@ func TestLoadConfig(t *testing.T) {
 	}
 	// Two types sharing one VALUES block.
 	a, b := cfg.eventTypes[30000000], cfg.eventTypes[30000001]
-	if a == nil || b == nil || a.values[3] != "Molecule::readfile" || b.values[3] != a.values[3] || b.name != "Sampled functions (depth 1)" {
+	if a == nil || b == nil || a.values[eventValue{mag: 3}] != "Molecule::readfile" || b.values[eventValue{mag: 3}] != a.values[eventValue{mag: 3}] || b.name != "Sampled functions (depth 1)" {
 		t.Errorf("sampled functions: %+v %+v", a, b)
 	}
 	if name, _ := cfg.level("NODE", 0); name != "node157" {

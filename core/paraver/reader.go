@@ -28,7 +28,8 @@ func ReadFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }
 
-// Read streams the Paraver trace at path (.prv, or .prv.gz) into sink by
+// Read streams the Paraver trace at path (.prv, or compressed: .prv.gz,
+// .prv.bz2, .prv.zst) into sink by
 // thread, naming things after the .pcf and .row next to it, if any.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	return ReadView(path, ByThread, sink, opt)
@@ -36,6 +37,20 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 
 // ReadView is Read with a choice of hierarchy.
 func ReadView(path string, view View, sink trace.Sink, opt trace.ReadOptions) error {
+	return ReadWith(path, Options{View: view}, sink, opt)
+}
+
+// Options tune the reader beyond trace.ReadOptions.
+type Options struct {
+	View View
+	// MaxDecompressed bounds what a compressed .prv (gzip, bzip2, zstd)
+	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
+	// value no limit.
+	MaxDecompressed int64
+}
+
+// ReadWith is Read with options.
+func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) error {
 	cfg, err := LoadConfig(ConfigPaths(path))
 	if err != nil {
 		return err
@@ -49,19 +64,23 @@ func ReadView(path string, view View, sink trace.Sink, opt trace.ReadOptions) er
 	if st, err := f.Stat(); err == nil {
 		total = st.Size()
 	}
-	return Decode(f, path, total, cfg, view, sink, opt)
+	return decodeInput(f, textlines.Input{Name: path, Total: total, MaxDecompressed: o.MaxDecompressed}, cfg, o.View, sink, opt)
 }
 
-// Decode reads a .prv trace, plain or gzip-compressed (recognised by its
-// magic bytes), from r; name labels errors, total is the input size for
-// progress reports (0 if unknown), cfg names things (nil names nothing).
-// Records are streamed to sink as they are read.
+// Decode reads a .prv trace, plain or compressed (gzip, bzip2, zstd,
+// recognised by their magic bytes), from r; name labels errors, total is
+// the input size for progress reports (0 if unknown), cfg names things
+// (nil names nothing). Records are streamed to sink as they are read.
 func Decode(r io.Reader, name string, total int64, cfg *Config, view View, sink trace.Sink, opt trace.ReadOptions) error {
+	return decodeInput(r, textlines.Input{Name: name, Total: total}, cfg, view, sink, opt)
+}
+
+func decodeInput(r io.Reader, in textlines.Input, cfg *Config, view View, sink trace.Sink, opt trace.ReadOptions) error {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	d := &decoder{file: name, cfg: cfg, view: view, sink: sink}
-	_, err := textlines.Scan(r, textlines.Input{Name: name, Total: total}, opt, func(line []byte, n int) error {
+	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink}
+	_, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
 		return d.parseLine(line)
 	})

@@ -20,6 +20,7 @@ type decoder struct {
 	head *header
 
 	fields []int64
+	evals  []eventValue // the values of an event record's type:value pairs
 
 	nTypes, nValues int32
 	leafType        int32   // Thread or CPU
@@ -38,7 +39,7 @@ type decoder struct {
 
 type eventKind struct {
 	typ    int32
-	values map[int64]int32
+	values map[eventValue]int32
 }
 
 func (d *decoder) fail(format string, args ...any) error {
@@ -130,20 +131,32 @@ func (d *decoder) start() error {
 }
 
 // split parses the fields after the record type, all integers, into
-// d.fields.
-func (d *decoder) split(line []byte) error {
-	d.fields = d.fields[:0]
+// d.fields. In an event record (event true) the values of the type:value
+// pairs, unsigned 64-bit integers, go to d.evals instead, their place in
+// d.fields holding 0.
+func (d *decoder) split(line []byte, event bool) error {
+	d.fields, d.evals = d.fields[:0], d.evals[:0]
 	i := 2 // past "1:"
 	for i <= len(line) {
 		j := i
 		for j < len(line) && line[j] != ':' {
 			j++
 		}
-		v, ok := parseInt(line[i:j])
-		if !ok {
-			return d.fail("field %d is %q, not an integer", len(d.fields)+2, line[i:j])
+		// Fields 6, 8... (counted from 0 after the record type) are values.
+		if n := len(d.fields); event && n >= 6 && n%2 == 0 {
+			v, err := parseEventValue(line[i:j])
+			if err != nil {
+				return d.fail("field %d: %v", n+2, err)
+			}
+			d.evals = append(d.evals, v)
+			d.fields = append(d.fields, 0)
+		} else {
+			v, ok := parseInt(line[i:j])
+			if !ok {
+				return d.fail("field %d is %q, not an integer", len(d.fields)+2, line[i:j])
+			}
+			d.fields = append(d.fields, v)
 		}
-		d.fields = append(d.fields, v)
 		i = j + 1
 	}
 	return nil
@@ -181,7 +194,7 @@ func (d *decoder) record(line []byte) error {
 	if len(line) < 2 || line[1] != ':' {
 		return d.fail("expected a record (1:, 2:, 3:, 4: or c:), found %q", clip(line))
 	}
-	if err := d.split(line); err != nil {
+	if err := d.split(line, line[0] == '2'); err != nil {
 		return err
 	}
 	f := d.fields
@@ -306,14 +319,16 @@ func (d *decoder) events(f []int64) error {
 	}
 	for i := 5; i < len(f); i += 2 {
 		k := d.eventKind(f[i])
-		v, ok := k.values[f[i+1]]
+		ev := d.evals[(i-5)/2]
+		v, ok := k.values[ev]
 		if !ok {
-			name := strconv.FormatInt(f[i+1], 10)
-			if et := d.cfg.eventTypes[f[i]]; et != nil && et.values[f[i+1]] != "" {
-				name = et.values[f[i+1]]
+			alias := ev.String()
+			name := alias
+			if et := d.cfg.eventTypes[f[i]]; et != nil && et.values[ev] != "" {
+				name = et.values[ev]
 			}
-			v = d.defineValue(trace.Value{Type: k.typ, Name: name, Alias: strconv.FormatInt(f[i+1], 10)})
-			k.values[f[i+1]] = v
+			v = d.defineValue(trace.Value{Type: k.typ, Name: name, Alias: alias})
+			k.values[ev] = v
 		}
 		d.sink.Event(trace.Event{Container: cont, Type: k.typ, Value: v, Time: at})
 	}
@@ -332,7 +347,7 @@ func (d *decoder) eventKind(id int64) *eventKind {
 		name = et.name
 	}
 	k := &eventKind{typ: d.defineType(trace.Type{Name: name, Alias: alias, Kind: trace.KindEvent, Parent: d.leafType}),
-		values: map[int64]int32{}}
+		values: map[eventValue]int32{}}
 	d.eventTypes[id] = k
 	return k
 }

@@ -28,7 +28,7 @@
 // Imbrication or Depth, Time or Start, StartContainer or Origin,
 // EndContainer or Dest, Value, Key, Size); extra columns, such as StarVZ's
 // task parameters, have no place in the model and are ignored. Rows may
-// stop before the optional columns. Any file may be gzip-compressed.
+// stop before the optional columns. Any file may be compressed (gzip, bzip2, zstd).
 //
 // Read takes a file, or a directory whose pj_dump files (see Files) are
 // the split files of one trace; ReadFiles takes an explicit list, the

@@ -19,16 +19,18 @@ var Format = ingest.Format{
 	Options: []ingest.Option{
 		{Name: "skip_inverted", Kind: ingest.Bool, Default: false,
 			Doc: "skip the rows that end before they start (StarVZ's dumps hold a few), counting them, instead of failing"},
+		ingest.MaxDecompressedOption,
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
 		skip := v.Bool("skip_inverted")
+		limit := ingest.MaxDecompressed(v)
 		files := []string{path}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			files, _ = Files(path)
 		}
 		return &ingest.Source{
 			Read: func(sink trace.Sink, ro trace.ReadOptions) error {
-				opt := Options{ReadOptions: ro}
+				opt := Options{ReadOptions: ro, MaxDecompressed: limit}
 				if skip {
 					var named int
 					opt.OnInverted = func(file string, line int) {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -29,6 +30,10 @@ type Options struct {
 	// few: variables set after their container was destroyed, which
 	// pj_dump prints as pieces of negative duration.
 	OnInverted func(file string, line int)
+	// MaxDecompressed bounds what a compressed file (gzip, bzip2, zstd)
+	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
+	// value no limit.
+	MaxDecompressed int64
 }
 
 // Read streams the dump at path into sink. A file is read alone; a
@@ -59,7 +64,7 @@ func ReadWith(path string, sink trace.Sink, opt Options) error {
 // Files lists the pj_dump files of one trace in dir, hierarchy first:
 // entities.csv (StarVZ) and *.container.csv (pj_dump_csv), then StarVZ's
 // paje.*.csv and pj_dump_csv's *.state.csv, *.variable.csv, *.event.csv
-// and *.link.csv, each possibly gzip-compressed. Other files (StarVZ's
+// and *.link.csv, each possibly compressed (.gz, .bz2, .zst). Other files (StarVZ's
 // rec.tasks.csv, dag.csv...) are not trace dumps and are left out.
 func Files(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -71,7 +76,7 @@ func Files(dir string) ([]string, error) {
 		if e.IsDir() {
 			continue
 		}
-		name := strings.TrimSuffix(e.Name(), ".gz")
+		name := ingest.StripCompressed(e.Name())
 		path := filepath.Join(dir, e.Name())
 		switch {
 		case name == "entities.csv" || strings.HasSuffix(name, ".container.csv"):
@@ -104,7 +109,7 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 		if err != nil {
 			return err
 		}
-		n, err := d.decode(f, p, done, total, opt.ReadOptions)
+		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed}, opt.ReadOptions)
 		f.Close()
 		if err != nil {
 			return err
@@ -114,22 +119,21 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 	return d.finish()
 }
 
-// Decode reads one pj_dump stream, plain or gzip-compressed, from r; name
+// Decode reads one pj_dump stream, plain or compressed, from r; name
 // labels errors, total is the input size for progress reports (0 if
 // unknown).
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	d := newDecoder(sink)
-	if _, err := d.decode(r, name, 0, total, opt); err != nil {
+	if _, err := d.decode(r, textlines.Input{Name: name, Total: total}, opt); err != nil {
 		return err
 	}
 	return d.finish()
 }
 
-// decode reads one file and returns how many bytes it consumed; before is
-// the count of the files read earlier, for progress reports.
-func (d *decoder) decode(r io.Reader, name string, before, total int64, opt trace.ReadOptions) (int64, error) {
-	d.startFile(name)
-	return textlines.Scan(r, textlines.Input{Name: name, Before: before, Total: total}, opt, func(line []byte, n int) error {
+// decode reads one file and returns how many bytes it consumed.
+func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions) (int64, error) {
+	d.startFile(in.Name)
+	return textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
 		return d.parseLine(line)
 	})

@@ -1,16 +1,16 @@
 // Package textlines reads line-oriented text traces (Paraver records,
-// pj_dump tables): plain or gzip-compressed input, recognised by its magic
-// bytes, lines of any length, progress reports and cancellation every
+// pj_dump tables): plain or compressed input (gzip, bzip2, zstd: see
+// ingest.Decompress), recognised by its magic bytes, lines of any length, progress reports and cancellation every
 // megabyte, and errors that name the file, the line and the byte offset.
 package textlines
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"io"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -20,7 +20,7 @@ const ReportEvery = 1 << 20
 
 // ErrTruncated is the cause of the error on compressed input that ends in
 // the middle of its data.
-var ErrTruncated = errors.New("compressed data is truncated")
+var ErrTruncated = ingest.ErrTruncated
 
 // Input names a stream for errors and places it in a larger read for
 // progress reports.
@@ -28,6 +28,9 @@ type Input struct {
 	Name   string // the file, for errors
 	Before int64  // input bytes of the files read before this one
 	Total  int64  // input bytes of the whole read; 0 if unknown
+	// MaxDecompressed bounds what compressed input may expand to: 0
+	// means ingest.DefaultMaxDecompressed, a negative value no limit.
+	MaxDecompressed int64
 }
 
 // Scan calls line for each line of r, with its terminator, and its number
@@ -37,19 +40,16 @@ type Input struct {
 // opt.Progress and returns the number of input bytes consumed.
 func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (int64, error) {
 	counted := &countingReader{r: r}
-	br := bufio.NewReaderSize(counted, 1<<20)
-	magic, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return 0, &errs.FormatError{File: in.Name, Err: err}
+	limit := in.MaxDecompressed
+	if limit == 0 {
+		limit = ingest.DefaultMaxDecompressed
 	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return 0, &errs.FormatError{File: in.Name, Err: err}
-		}
-		defer gz.Close()
-		br = bufio.NewReaderSize(gz, 1<<20)
+	text, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 64<<10), in.Name, limit)
+	if err != nil {
+		return 0, err
 	}
+	defer release()
+	br := bufio.NewReaderSize(text, 1<<20)
 	var done, nextReport int64
 	n := 0
 	for {
@@ -63,8 +63,10 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			text = long
 		}
 		if err != nil && err != io.EOF {
-			if err == io.ErrUnexpectedEOF {
-				err = ErrTruncated
+			// The decompressor's errors name the file already.
+			var fe *errs.FormatError
+			if errors.As(err, &fe) {
+				err = fe.Err
 			}
 			return counted.n, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: err}
 		}
