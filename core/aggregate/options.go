@@ -91,6 +91,9 @@ type Options struct {
 	SweepBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// Ties chooses the optimum returned at p = 0, where many tie; empty
+	// means TiesFinest (see TieRule).
+	Ties TieRule
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -108,6 +111,9 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.Gain = g
+	if o.Ties, err = ParseTies(string(o.Ties)); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 

@@ -134,6 +134,9 @@ func (s *Spatial) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	if s.opt.finestAt(p) {
+		return finestPartition(s, s.in, s.first, s.last, true, s.opt.Workers), nil
+	}
 	t := s.in.Tree
 	nodes := t.Len()
 	best := make([]quality, nodes)

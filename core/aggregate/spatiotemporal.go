@@ -244,6 +244,9 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	if s.opt.finestAt(p) {
+		return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers), nil
+	}
 	return s.solve(p, nil, false, false, s.opt.Workers), nil
 }
 

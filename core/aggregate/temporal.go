@@ -99,6 +99,9 @@ func (s *Temporal) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	if s.opt.finestAt(p) {
+		return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers), nil
+	}
 	T := s.in.Slices
 	best := make([]quality, T)
 	start := make([]int, T) // first slice of the last interval of the best prefix

@@ -1,0 +1,72 @@
+package aggregate
+
+import (
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// TieRule says which optimal partition a solve returns at p = 0, where
+// many tie.
+//
+// At p = 0 the quality of a partition is minus its loss. The loss is never
+// negative, and the microscopic partition (every cell its own aggregate)
+// has none, so it is optimal; but so is every partition that only merges
+// cells with identical proportions (in time or across resources), which
+// lose nothing either. lpaggreg breaks the tie by the larger gain, so its
+// "p = 0" already merges every such block: on the Fig. 3 model of
+// Dosimont et al. 2014 (240 cells), 35 aggregates.
+type TieRule string
+
+// The tie rules.
+const (
+	// TiesFinest, the default, returns at p = 0 exactly the finest
+	// partition of the kind: every resource over every slice
+	// (spatiotemporal and temporal kinds), every resource over the window
+	// (spatial kind). For any p > 0 a partition that merges identical
+	// cells gains something at no loss and wins, so the levels of a
+	// significant-p sweep start with the microscopic one, optimal at p = 0
+	// only, followed by lpaggreg's p = 0 partition from p = 0 on.
+	TiesFinest TieRule = "finest"
+	// TiesLpaggreg breaks ties everywhere as lpaggreg does, p = 0 included
+	// (see Spatiotemporal): value, then larger gain, then smaller loss.
+	TiesLpaggreg TieRule = "lpaggreg"
+)
+
+// ParseTies reads a tie rule (case-insensitive; empty means TiesFinest).
+func ParseTies(s string) (TieRule, error) {
+	switch r := TieRule(strings.ToLower(strings.TrimSpace(s))); r {
+	case TiesFinest, TiesLpaggreg:
+		return r, nil
+	case "":
+		return TiesFinest, nil
+	}
+	return "", errs.Argument("ties", "unknown tie rule %q (use %q or %q)", s, TiesFinest, TiesLpaggreg)
+}
+
+// finestAt reports whether a solve at p returns the finest partition.
+func (o Options) finestAt(p float64) bool { return p == 0 && o.Ties != TiesLpaggreg }
+
+// finestPartition returns the finest partition of engine e over slices
+// first..last, measured: every leaf over every slice, or with whole every
+// leaf over first..last in one part.
+func finestPartition(e Engine, in Input, first, last int, whole bool, workers int) *Partition {
+	leaves := in.Tree.Leaves
+	n := len(leaves)
+	if !whole {
+		n *= last - first + 1
+	}
+	part := &Partition{P: 0, Parts: make([]Part, 0, n)}
+	// Leaves come in preorder: the parts are sorted by node, then time.
+	for _, leaf := range leaves {
+		if whole {
+			part.Parts = append(part.Parts, Part{Node: leaf, First: int32(first), Last: int32(last)})
+			continue
+		}
+		for k := first; k <= last; k++ {
+			part.Parts = append(part.Parts, Part{Node: leaf, First: int32(k), Last: int32(k)})
+		}
+	}
+	finishPartition(part, e, workers)
+	return part
+}
