@@ -114,7 +114,12 @@ def test_significant_p_of_each_kind(model, kind):
     assert list(levels.columns) == ["p_low", "p_high", "gain", "loss", "aggregates", "recommended"]
     assert levels.p_low.iloc[0] == 0 and levels.p_high.iloc[-1] == 1
     np.testing.assert_array_equal(levels.p_low.iloc[1:].to_numpy(), levels.p_high.iloc[:-1].to_numpy())
-    assert (np.diff(levels.gain) > 0).all() and (np.diff(levels.loss) > 0).all()
+    # The first level is the microscopic view, optimal at p = 0 only; the
+    # next, from p = 0 on, merges what loses nothing (the same loss).
+    cells = model.resources * (20 if kind != "spatial" else 1)
+    assert levels.p_high.iloc[0] == 0 and levels.aggregates.iloc[0] == cells
+    assert (np.diff(levels.gain) > 0).all() and (np.diff(levels.loss.iloc[1:]) > 0).all()
+    assert levels.loss.iloc[1] >= levels.loss.iloc[0]
     assert levels.recommended.sum() == 1
     for row in levels.itertuples():
         agg = model.aggregate((row.p_low + row.p_high) / 2, kind=kind)
@@ -219,3 +224,21 @@ def test_bad_metric(jacobi):
         jacobi.micro(slices=10, metric="heat")
     with pytest.raises(ms.InvalidArgumentError):
         jacobi.micro(slices=10, metric="event_count")  # the trace has no event type
+
+
+def test_ties_at_zero(model):
+    """At p = 0 every cell stays apart by default; lpaggreg's rule (the
+    larger gain) already merges the identical ones."""
+    cells = model.resources * 20
+    fine = model.aggregate(0)
+    assert len(fine) == cells and fine.gain == 0 and fine.loss == 0
+    lp = model.aggregate(0, ties="lpaggreg")
+    assert len(lp) < cells and lp.loss == pytest.approx(0, abs=1e-12) and lp.gain > 0
+    # Just above 0 the two rules agree, on lpaggreg's partition.
+    above = model.aggregate(1e-12)
+    assert len(above) == len(lp) and above.gain == pytest.approx(lp.gain, rel=1e-12)
+    levels = model.significant_p(threshold=0, ties="lpaggreg")
+    assert levels.aggregates.iloc[0] == len(lp) and levels.p_low.iloc[0] == 0 and levels.p_high.iloc[0] > 0
+    assert len(model.aggregate(0, kind="spatial")) == model.resources
+    with pytest.raises(ms.InvalidArgumentError):
+        model.aggregate(0, ties="nearest")
