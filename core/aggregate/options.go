@@ -94,6 +94,10 @@ type Options struct {
 	// Ties chooses the optimum returned at p = 0, where many tie; empty
 	// means TiesFinest (see TieRule).
 	Ties TieRule
+	// Entities chooses what the spatial kind measures its aggregates
+	// over; empty means EntitiesCells (see Entities). The other kinds
+	// accept cells only.
+	Entities Entities
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -112,6 +116,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	o.Gain = g
 	if o.Ties, err = ParseTies(string(o.Ties)); err != nil {
+		return o, err
+	}
+	if o.Entities, err = ParseEntities(string(o.Entities)); err != nil {
 		return o, err
 	}
 	return o, nil

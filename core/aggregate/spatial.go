@@ -90,6 +90,11 @@ func (s *Spatial) windowQualities() []line {
 				for x, v := range cells {
 					acc[x%X] += v
 				}
+				if s.opt.Entities == EntitiesResources {
+					// One entity per resource: its sums.
+					ent[n] = xlog2xSum(acc, xlb[:])
+					continue
+				}
 				e := ent[n]
 				for len(cells) > 0 {
 					batch := xlb[:min(len(cells), len(xlb))]
@@ -123,6 +128,9 @@ func (s *Spatial) windowQualities() []line {
 			xl += xls[n*X+x]
 		}
 		size := t.NumLeaves(int32(n)) * width
+		if s.opt.Entities == EntitiesResources {
+			size = t.NumLeaves(int32(n))
+		}
 		g, l := gainLoss(xl, ent[n], total, size)
 		q[n] = u.of(g, l, size)
 	}

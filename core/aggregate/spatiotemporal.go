@@ -63,6 +63,9 @@ type Spatiotemporal struct {
 // NewSpatiotemporal prepares the aggregation of in.
 func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	opt, err := prepare(in, opt)
+	if err == nil && opt.Entities != EntitiesCells {
+		err = errs.Argument("entities", "only the spatial kind measures resources summed over the window")
+	}
 	if err != nil {
 		return nil, err
 	}

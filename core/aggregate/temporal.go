@@ -31,6 +31,9 @@ type Temporal struct {
 // every interval, summed over resources, in O(resources T^2 states).
 func NewTemporal(in Input, opt Options) (*Temporal, error) {
 	opt, err := prepare(in, opt)
+	if err == nil && opt.Entities != EntitiesCells {
+		err = errs.Argument("entities", "only the spatial kind measures resources summed over the window")
+	}
 	if err != nil {
 		return nil, err
 	}
