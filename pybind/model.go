@@ -62,6 +62,7 @@ type aggregateOptions struct {
 	Gain      string  `json:"gain"`
 	Window    *[2]int `json:"window"` // first and last slice, inclusive
 	Ties      string  `json:"ties"`
+	Entities  string  `json:"entities"`
 }
 
 // engineKey identifies an engine; engines keep their caches across p.
@@ -71,6 +72,7 @@ type engineKey struct {
 	gain        aggregate.GainMeasure
 	first, last int
 	ties        aggregate.TieRule
+	entities    aggregate.Entities
 }
 
 // levelsKey identifies a significant-p search on an engine.
@@ -97,8 +99,13 @@ func (m *MicroModel) engine(options string) (aggregate.Engine, engineKey, error)
 	if err != nil {
 		return nil, engineKey{}, err
 	}
-	key := engineKey{kind: kind, normalize: o.Normalize == nil || *o.Normalize, gain: gain, first: 0, last: m.m.Slices - 1, ties: ties}
-	opt := aggregate.Options{Normalize: key.normalize, Gain: gain, Ties: ties}
+	entities, err := aggregate.ParseEntities(o.Entities)
+	if err != nil {
+		return nil, engineKey{}, err
+	}
+	key := engineKey{kind: kind, normalize: o.Normalize == nil || *o.Normalize, gain: gain, first: 0, last: m.m.Slices - 1,
+		ties: ties, entities: entities}
+	opt := aggregate.Options{Normalize: key.normalize, Gain: gain, Ties: ties, Entities: entities}
 	if o.Window != nil {
 		if kind != aggregate.KindSpatial {
 			return nil, engineKey{}, errs.Argument("window", "only the spatial kind aggregates over a window of slices; build the model on a shorter window (Trace.micro(start=, end=)) instead")

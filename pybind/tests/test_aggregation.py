@@ -246,3 +246,18 @@ def test_ties_at_zero(model):
     assert len(model.aggregate(0, kind="spatial")) == model.resources
     with pytest.raises(ms.InvalidArgumentError):
         model.aggregate(0, ties="nearest")
+
+
+def test_spatial_resource_entities(jacobi):
+    """entities="resources": each resource once, summed over the window;
+    the normalised spatial levels no longer depend on the slices."""
+    coarse, fine = jacobi.micro(slices=10), jacobi.micro(slices=40)
+    agg = coarse.aggregate(0.3, kind="spatial", gain="size", normalize=False, entities="resources").to_pandas()
+    np.testing.assert_array_equal(agg.gain, agg.leaves - 1)
+    a = coarse.significant_p(kind="spatial", threshold=0, entities="resources")
+    b = fine.significant_p(kind="spatial", threshold=0, entities="resources")
+    assert len(a) == len(b) >= 2
+    np.testing.assert_allclose(a.p_high, b.p_high, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(a.aggregates, b.aggregates)
+    with pytest.raises(ms.InvalidArgumentError):
+        coarse.aggregate(0.3, entities="resources")  # spatiotemporal: cells only
