@@ -49,16 +49,23 @@ func (o Options) finestAt(p float64) bool { return p == 0 && o.Ties != TiesLpagg
 
 // finestPartition returns the finest partition of engine e over slices
 // first..last, measured: every leaf over every slice, or with whole every
-// leaf over first..last in one part.
+// leaf over first..last in one part. A leaf that is the only one of its
+// parent covers the same cells as the parent: the part is the highest such
+// node, as the engines' rule (an exact tie between a node and its children
+// aggregates) gives for any p.
 func finestPartition(e Engine, in Input, first, last int, whole bool, workers int) *Partition {
-	leaves := in.Tree.Leaves
-	n := len(leaves)
+	t := in.Tree
+	n := len(t.Leaves)
 	if !whole {
 		n *= last - first + 1
 	}
 	part := &Partition{P: 0, Parts: make([]Part, 0, n)}
-	// Leaves come in preorder: the parts are sorted by node, then time.
-	for _, leaf := range leaves {
+	// Leaves come in preorder, and so do the highest nodes above them
+	// with a single leaf: the parts are sorted by node, then time.
+	for _, leaf := range t.Leaves {
+		for leaf > 0 && t.NumLeaves(t.Parent[leaf]) == 1 {
+			leaf = t.Parent[leaf]
+		}
 		if whole {
 			part.Parts = append(part.Parts, Part{Node: leaf, First: int32(first), Last: int32(last)})
 			continue

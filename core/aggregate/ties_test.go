@@ -2,9 +2,11 @@ package aggregate
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/hier"
 )
 
 // At p = 0 the Fig. 3 model (12 resources x 20 slices) is shown cell by
@@ -102,6 +104,44 @@ func TestTiesSweep(t *testing.T) {
 			if first.Partition.NumParts != want {
 				t.Errorf("%s, %s: the first level has %d aggregates, want %d", ties, name, first.Partition.NumParts, want)
 			}
+		}
+	}
+}
+
+// A resource alone in its parent (a host with one process) covers the
+// same cells as the parent: at p = 0 the part is the parent, as for any
+// p > 0 where they tie.
+func TestFinestPartitionTakesSingleLeafParents(t *testing.T) {
+	b := hier.NewBuilder("root")
+	h1 := b.Add(0, "h1")
+	b.Add(h1, "p1")
+	h2 := b.Add(0, "h2")
+	b.Add(h2, "p2")
+	b.Add(h2, "p3")
+	tree, _ := b.Build()
+	in := Input{Tree: tree, Slices: 2, States: 1, Values: []float64{1, 0.5, 1, 1, 0, 1}}
+	names := func(p *Partition) string {
+		s := ""
+		for _, pt := range p.Parts {
+			s += fmt.Sprintf("%s:%d-%d ", tree.Names[pt.Node], pt.First, pt.Last)
+		}
+		return s
+	}
+	for kind, want := range map[Kind]string{
+		KindSpatiotemporal: "h1:0-0 h1:1-1 p2:0-0 p2:1-1 p3:0-0 p3:1-1 ",
+		KindTemporal:       "h1:0-0 h1:1-1 p2:0-0 p2:1-1 p3:0-0 p3:1-1 ",
+		KindSpatial:        "h1:0-1 p2:0-1 p3:0-1 ",
+	} {
+		e, err := New(kind, in, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, err := e.Solve(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(part); got != want {
+			t.Errorf("%s: %s, want %s", kind, got, want)
 		}
 	}
 }
