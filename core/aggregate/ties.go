@@ -23,7 +23,8 @@ const (
 	// TiesFinest, the default, returns at p = 0 exactly the finest
 	// partition of the kind: every resource over every slice
 	// (spatiotemporal and temporal kinds), every resource over the window
-	// (spatial kind). For any p > 0 a partition that merges identical
+	// (spatial kind); a resource alone in its parent is named by its
+	// highest such ancestor, which covers the same cells. For any p > 0 a partition that merges identical
 	// cells gains something at no loss and wins, so the levels of a
 	// significant-p sweep start with the microscopic one, optimal at p = 0
 	// only, followed by lpaggreg's p = 0 partition from p = 0 on.
