@@ -143,8 +143,19 @@ func (s *Spatial) Solve(p float64) (*Partition, error) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
 	if s.opt.finestAt(p) {
-		return finestPartition(s, s.in, s.first, s.last, true, s.opt.Workers), nil
+		return s.finest(), nil
 	}
+	return s.solveDP(p)
+}
+
+// finest returns the finest cut (see TieRule).
+func (s *Spatial) finest() *Partition {
+	return finestPartition(s, s.in, s.first, s.last, true, s.opt.Workers)
+}
+
+// solveDP returns the optimal cut for p with the engine's tie rule at
+// every p, 0 included.
+func (s *Spatial) solveDP(p float64) (*Partition, error) {
 	t := s.in.Tree
 	nodes := t.Len()
 	best := make([]quality, nodes)

@@ -248,9 +248,14 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
 	if s.opt.finestAt(p) {
-		return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers), nil
+		return s.finest(), nil
 	}
 	return s.solve(p, nil, false, false, s.opt.Workers), nil
+}
+
+// finest returns every resource over every slice (see TieRule).
+func (s *Spatiotemporal) finest() *Partition {
+	return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers)
 }
 
 // solve runs the dynamic program for p, reusing br when not nil, and

@@ -105,10 +105,6 @@ func (s *Spatiotemporal) solveReusing(p float64, a, b *Partition, workers int, c
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
-	if s.opt.finestAt(p) {
-		// Not kept: the solves next to it start afresh.
-		return finestPartition(s, s.in, 0, s.in.Slices-1, false, workers), nil
-	}
 	if !s.canKeep() {
 		return s.solve(p, nil, false, compact, s.opt.Workers), nil
 	}

@@ -103,8 +103,19 @@ func (s *Temporal) Solve(p float64) (*Partition, error) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
 	if s.opt.finestAt(p) {
-		return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers), nil
+		return s.finest(), nil
 	}
+	return s.solveDP(p)
+}
+
+// finest returns every resource over every slice (see TieRule).
+func (s *Temporal) finest() *Partition {
+	return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers)
+}
+
+// solveDP returns the optimal time cuts for p with the engine's tie rule
+// at every p, 0 included.
+func (s *Temporal) solveDP(p float64) (*Partition, error) {
 	T := s.in.Slices
 	best := make([]quality, T)
 	start := make([]int, T) // first slice of the last interval of the best prefix

@@ -48,6 +48,47 @@ func ParseTies(s string) (TieRule, error) {
 // finestAt reports whether a solve at p returns the finest partition.
 func (o Options) finestAt(p float64) bool { return p == 0 && o.Ties != TiesLpaggreg }
 
+// The sweeps search the envelope with the engines' own tie rule at every
+// p (dpSolver; a Spatiotemporal's solveReusing), so that they explore the
+// same partitions whatever the rule, and add the microscopic level at the
+// end (withFinest).
+
+// dpSolver is an engine that can solve with its tie rule at p = 0 too.
+type dpSolver interface {
+	solveDP(p float64) (*Partition, error)
+}
+
+// finester is an engine that knows its finest partition.
+type finester interface {
+	finest() *Partition
+	tieRule() TieRule
+}
+
+func (s *Spatiotemporal) tieRule() TieRule { return s.opt.Ties }
+func (s *Spatial) tieRule() TieRule        { return s.opt.Ties }
+func (s *Temporal) tieRule() TieRule       { return s.opt.Ties }
+
+// withFinest puts the finest partition of s first in levels (sorted by
+// p, from 0) when s's tie rule asks for it: as a level of its own,
+// optimal at p = 0 only, when the first level loses no more but differs
+// (it merges identical cells), or in place of the first level's partition
+// when both have the same gain and loss (they tie over its whole range).
+func withFinest(s Solver, levels []Level, compact bool) []Level {
+	f, ok := s.(finester)
+	if !ok || f.tieRule() == TiesLpaggreg || len(levels) == 0 {
+		return levels
+	}
+	fin := f.finest()
+	if compact {
+		fin.NumParts, fin.Parts = len(fin.Parts), nil
+	}
+	if samePartition(fin, levels[0].Partition) {
+		levels[0].Partition = fin
+		return levels
+	}
+	return append([]Level{{PLow: 0, PHigh: 0, Partition: fin}}, levels...)
+}
+
 // finestPartition returns the finest partition of engine e over slices
 // first..last, measured: every leaf over every slice, or with whole every
 // leaf over first..last in one part. A leaf that is the only one of its
