@@ -150,7 +150,7 @@ func (s *Spatial) Solve(p float64) (*Partition, error) {
 
 // finest returns the finest cut (see TieRule).
 func (s *Spatial) finest() *Partition {
-	return finestPartition(s, s.in, s.first, s.last, true, s.opt.Workers)
+	return finestPartition(s, s.in, s.first, s.last, true, true, s.opt.Workers)
 }
 
 // solveDP returns the optimal cut for p with the engine's tie rule at

@@ -255,7 +255,7 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 
 // finest returns every resource over every slice (see TieRule).
 func (s *Spatiotemporal) finest() *Partition {
-	return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers)
+	return finestPartition(s, s.in, 0, s.in.Slices-1, false, true, s.opt.Workers)
 }
 
 // solve runs the dynamic program for p, reusing br when not nil, and

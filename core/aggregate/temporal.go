@@ -110,7 +110,7 @@ func (s *Temporal) Solve(p float64) (*Partition, error) {
 
 // finest returns every resource over every slice (see TieRule).
 func (s *Temporal) finest() *Partition {
-	return finestPartition(s, s.in, 0, s.in.Slices-1, false, s.opt.Workers)
+	return finestPartition(s, s.in, 0, s.in.Slices-1, false, false, s.opt.Workers)
 }
 
 // solveDP returns the optimal time cuts for p with the engine's tie rule

@@ -23,8 +23,9 @@ const (
 	// TiesFinest, the default, returns at p = 0 exactly the finest
 	// partition of the kind: every resource over every slice
 	// (spatiotemporal and temporal kinds), every resource over the window
-	// (spatial kind); a resource alone in its parent is named by its
-	// highest such ancestor, which covers the same cells. For any p > 0 a partition that merges identical
+	// (spatial kind); for the kinds that merge resources, a resource
+	// alone in its parent is named by its highest such ancestor, which
+	// covers the same cells. For any p > 0 a partition that merges identical
 	// cells gains something at no loss and wins, so the levels of a
 	// significant-p sweep start with the microscopic one, optimal at p = 0
 	// only, followed by lpaggreg's p = 0 partition from p = 0 on.
@@ -92,10 +93,10 @@ func withFinest(s Solver, levels []Level, compact bool) []Level {
 // finestPartition returns the finest partition of engine e over slices
 // first..last, measured: every leaf over every slice, or with whole every
 // leaf over first..last in one part. A leaf that is the only one of its
-// parent covers the same cells as the parent: the part is the highest such
-// node, as the engines' rule (an exact tie between a node and its children
-// aggregates) gives for any p.
-func finestPartition(e Engine, in Input, first, last int, whole bool, workers int) *Partition {
+// parent covers the same cells as the parent: with up, the part is the
+// highest such node, as the rule of the kinds that merge resources (an
+// exact tie between a node and its children aggregates) gives for any p.
+func finestPartition(e Engine, in Input, first, last int, whole, up bool, workers int) *Partition {
 	t := in.Tree
 	n := len(t.Leaves)
 	if !whole {
@@ -105,7 +106,7 @@ func finestPartition(e Engine, in Input, first, last int, whole bool, workers in
 	// Leaves come in preorder, and so do the highest nodes above them
 	// with a single leaf: the parts are sorted by node, then time.
 	for _, leaf := range t.Leaves {
-		for leaf > 0 && t.NumLeaves(t.Parent[leaf]) == 1 {
+		for up && leaf > 0 && t.NumLeaves(t.Parent[leaf]) == 1 {
 			leaf = t.Parent[leaf]
 		}
 		if whole {

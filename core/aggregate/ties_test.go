@@ -129,8 +129,9 @@ func TestFinestPartitionTakesSingleLeafParents(t *testing.T) {
 	}
 	for kind, want := range map[Kind]string{
 		KindSpatiotemporal: "h1:0-0 h1:1-1 p2:0-0 p2:1-1 p3:0-0 p3:1-1 ",
-		KindTemporal:       "h1:0-0 h1:1-1 p2:0-0 p2:1-1 p3:0-0 p3:1-1 ",
-		KindSpatial:        "h1:0-1 p2:0-1 p3:0-1 ",
+		// The temporal kind never merges resources.
+		KindTemporal: "p1:0-0 p1:1-1 p2:0-0 p2:1-1 p3:0-0 p3:1-1 ",
+		KindSpatial:  "h1:0-1 p2:0-1 p3:0-1 ",
 	} {
 		e, err := New(kind, in, Options{})
 		if err != nil {
