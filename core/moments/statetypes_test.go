@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/paje"
@@ -85,7 +86,7 @@ func TestStateTypesUnion(t *testing.T) {
 			map[string][]interval{"a2": ivs(6, 10), "b1": ivs(2, 8, 12, 14)}},
 		{Options{Nesting: Union, Start: ptr(sec(4)), End: ptr(sec(13))}, ivs(4, 10, 12, 13), ivs(5, 10), nil},
 	} {
-		t.Run(fmt.Sprintf("%v %v", tc.opt.Select, tc.opt.Values), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%v %v window %v", tc.opt.Select, tc.opt.Values, tc.opt.Start != nil), func(t *testing.T) {
 			r := analyse(t, twoTypesTrace, tc.opt)
 			if len(r.Resources) != 2 {
 				t.Fatalf("%d resources, want h and g", len(r.Resources))
@@ -202,4 +203,41 @@ func TestSimuMardiStateTypes(t *testing.T) {
 			t.Errorf("%v: node32 gives %d resources, want %d", nesting, n32, want)
 		}
 	}
+}
+
+// The union across types needs every state type defined before the
+// states of the containers holding them: a type defined later is
+// reported, not silently mixed with sums already added.
+func TestStateTypesUnionLateType(t *testing.T) {
+	acc, err := New(Options{Nesting: Union})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc.DefineType(trace.Type{Name: "Host", Kind: trace.KindContainer, Parent: trace.None})
+	acc.DefineType(trace.Type{Name: "A", Kind: trace.KindState, Parent: 0})
+	acc.DefineValue(trace.Value{Type: 1, Name: "a"})
+	acc.CreateContainer(trace.Container{Name: "h", Type: 0, Parent: 0})
+	acc.State(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 5})
+	acc.DefineType(trace.Type{Name: "B", Kind: trace.KindState, Parent: 0})
+	acc.Finish(0, 10)
+	if _, err := acc.Result(); err == nil || !strings.Contains(err.Error(), `state type "B" is defined after states of another type on container "h"`) {
+		t.Errorf("got %v", err)
+	}
+	// Innermost nesting does not mind.
+	acc, _ = New(Options{})
+	acc.DefineType(trace.Type{Name: "Host", Kind: trace.KindContainer, Parent: trace.None})
+	acc.DefineType(trace.Type{Name: "A", Kind: trace.KindState, Parent: 0})
+	acc.DefineValue(trace.Value{Type: 1, Name: "a"})
+	acc.CreateContainer(trace.Container{Name: "h", Type: 0, Parent: 0})
+	acc.State(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 5})
+	acc.DefineType(trace.Type{Name: "B", Kind: trace.KindState, Parent: 0})
+	acc.DefineValue(trace.Value{Type: 2, Name: "b"})
+	acc.State(trace.State{Container: 1, Type: 2, Value: 1, Start: 2, End: 8})
+	acc.Finish(0, 10)
+	r, err := acc.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBusy(t, r, "h [A]", ivs(0, 5e-9))
+	checkBusy(t, r, "h [B]", ivs(2e-9, 8e-9))
 }
