@@ -11,16 +11,18 @@ import (
 // By default every kind measures an aggregate over the cells (resource x
 // slice) it covers, so that the three kinds' partitions and quality curves
 // compare directly. Lamarche-Perrin et al. (the spatial aggregation of
-// Viva) measure each resource once, by its values summed over the window:
+// Viva) measure each resource once, by its values over the whole window:
 // an aggregate of |A| resources saves |A| - 1 values (gain="size"), and
-// its entropy gain and divergence are those of the resources' sums. Both
-// differ from the cells' by the same amount for every cut (the resources'
-// own temporal gain and loss), so the raw optimum at a given p is the
-// same; but the normalised measures, and so the p at which a cut becomes
-// optimal, depend on the number of slices with cells and not with
-// resources: summed over the window, every value is the time spent in the
-// state divided by the slice length, so more slices scale every measure
-// of every node alike, which normalisation cancels.
+// its entropy gain and divergence are those of the resources' values.
+// The cells' measures differ from the resources' by the same amount for
+// every cut (the resources' own temporal gain and loss, up to a factor),
+// so the raw optimum at a given p is the same; but the normalisation
+// divides by the whole model's measures, which include that amount, so
+// the normalised p at which a cut becomes optimal depends on the number
+// of slices with cells. Here a resource's value for a state is its mean
+// over the window's slices, the share of the window it spends in the
+// state, which does not depend on the number of slices: neither do the
+// measures, raw or normalised, nor the levels of p (up to rounding).
 type Entities string
 
 // The entities of the spatial kind.
@@ -28,7 +30,7 @@ const (
 	// EntitiesCells measures aggregates over their cells (the default).
 	EntitiesCells Entities = "cells"
 	// EntitiesResources measures aggregates over their resources, each
-	// summed over the window (spatial kind only).
+	// by its mean over the window (spatial kind only).
 	EntitiesResources Entities = "resources"
 )
 

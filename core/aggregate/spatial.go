@@ -91,7 +91,10 @@ func (s *Spatial) windowQualities() []line {
 					acc[x%X] += v
 				}
 				if s.opt.Entities == EntitiesResources {
-					// One entity per resource: its sums.
+					// One entity per resource: its mean over the window.
+					for x := range acc {
+						acc[x] /= float64(s.last - s.first + 1)
+					}
 					ent[n] = xlog2xSum(acc, xlb[:])
 					continue
 				}

@@ -94,9 +94,9 @@ class MicroModel(TableResult):
         ``entities`` says what the spatial kind measures its aggregates
         over: "cells" (the default, resource x slice, as the other kinds,
         so that the kinds compare) or "resources" (Lamarche-Perrin et al.:
-        each resource once, its values summed over the window; with
+        each resource once, by its mean over the window; with
         ``gain="size"`` an aggregate of n resources saves n - 1 values, and
-        normalised p no longer depends on the number of slices).
+        p, raw or normalised, no longer depends on the number of slices).
 
         ``gain`` is "entropy" (the reduction of entropy, Dosimont et al. 2014) or "size"
         (the number of values saved, |A| - 1 per aggregate, Lamarche-Perrin et al.); the

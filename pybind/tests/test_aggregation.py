@@ -249,8 +249,8 @@ def test_ties_at_zero(model):
 
 
 def test_spatial_resource_entities(jacobi):
-    """entities="resources": each resource once, summed over the window;
-    the normalised spatial levels no longer depend on the slices."""
+    """entities="resources": each resource once, by its mean over the
+    window; the spatial levels no longer depend on the slices."""
     coarse, fine = jacobi.micro(slices=10), jacobi.micro(slices=40)
     agg = coarse.aggregate(0.3, kind="spatial", gain="size", normalize=False, entities="resources").to_pandas()
     np.testing.assert_array_equal(agg.gain, agg.leaves - 1)
