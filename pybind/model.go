@@ -61,6 +61,8 @@ type aggregateOptions struct {
 	Normalize *bool   `json:"normalize"`
 	Gain      string  `json:"gain"`
 	Window    *[2]int `json:"window"` // first and last slice, inclusive
+	Ties      string  `json:"ties"`
+	Entities  string  `json:"entities"`
 }
 
 // engineKey identifies an engine; engines keep their caches across p.
@@ -69,6 +71,8 @@ type engineKey struct {
 	normalize   bool
 	gain        aggregate.GainMeasure
 	first, last int
+	ties        aggregate.TieRule
+	entities    aggregate.Entities
 }
 
 // levelsKey identifies a significant-p search on an engine.
@@ -91,8 +95,17 @@ func (m *MicroModel) engine(options string) (aggregate.Engine, engineKey, error)
 	if err != nil {
 		return nil, engineKey{}, err
 	}
-	key := engineKey{kind: kind, normalize: o.Normalize == nil || *o.Normalize, gain: gain, first: 0, last: m.m.Slices - 1}
-	opt := aggregate.Options{Normalize: key.normalize, Gain: gain}
+	ties, err := aggregate.ParseTies(o.Ties)
+	if err != nil {
+		return nil, engineKey{}, err
+	}
+	entities, err := aggregate.ParseEntities(o.Entities)
+	if err != nil {
+		return nil, engineKey{}, err
+	}
+	key := engineKey{kind: kind, normalize: o.Normalize == nil || *o.Normalize, gain: gain, first: 0, last: m.m.Slices - 1,
+		ties: ties, entities: entities}
+	opt := aggregate.Options{Normalize: key.normalize, Gain: gain, Ties: ties, Entities: entities}
 	if o.Window != nil {
 		if kind != aggregate.KindSpatial {
 			return nil, engineKey{}, errs.Argument("window", "only the spatial kind aggregates over a window of slices; build the model on a shorter window (Trace.micro(start=, end=)) instead")

@@ -98,23 +98,24 @@ func aggregateRows(t *trace.Trace, m *micro.Model, part *aggregate.Partition, op
 		return i
 	}
 	type aggregateSums struct {
-		containers []int32
+		containers []leafResource
 		lo, hi     int // segments [lo, hi)
 		busy       moments.Sums
 		states     []moments.StateSums // by name and type, in order of appearance
 	}
 	aggs := make([]aggregateSums, len(part.Parts))
 	for i, p := range part.Parts {
-		aggs[i] = aggregateSums{containers: leafContainers(m, p.Node), lo: segment(p.First), hi: segment(p.Last + 1)}
+		aggs[i] = aggregateSums{containers: leafContainers(t, m, p.Node), lo: segment(p.First), hi: segment(p.Last + 1)}
 	}
 	add := func(g *aggregateSums, r *moments.Result) {
-		for _, c := range g.containers {
+		ids := resultResources(r, g.containers)
+		for _, c := range ids {
 			g.busy.Merge(r.Busy[c])
 		}
 		if !opt.ByState {
 			return
 		}
-		for _, c := range g.containers {
+		for _, c := range ids {
 			for _, s := range statesOf(r, c) {
 				k := slices.IndexFunc(g.states, func(x moments.StateSums) bool { return x.Name == s.Name && x.Type == s.Type })
 				if k < 0 {
@@ -188,16 +189,44 @@ func statesOf(r *moments.Result, c int32) []moments.StateSums {
 	return r.States[lo:hi]
 }
 
-// leafContainers returns the trace containers of the resources under node.
-func leafContainers(m *micro.Model, node int32) []int32 {
-	var ids []int32
+// leafResource is a resource of a microscopic model: a trace container,
+// and the state type of its leaf when the container has a leaf per state
+// type ("" otherwise).
+type leafResource struct {
+	container int32
+	stateType string
+}
+
+// leafContainers returns the resources under node.
+func leafContainers(t *trace.Trace, m *micro.Model, node int32) []leafResource {
+	var out []leafResource
 	for _, leaf := range m.Tree.Leaves[m.Tree.LeafLo[node]:m.Tree.LeafHi[node]] {
 		c := m.Container[leaf]
 		if c == trace.None {
-			// A container's own states, beside its children's.
+			// A container's own states, beside its children's, or one
+			// state type's states.
 			c = m.Container[m.Tree.Parent[leaf]]
 		}
-		ids = append(ids, c)
+		r := leafResource{container: c}
+		if m.StateType != nil && m.StateType[leaf] != trace.None {
+			r.stateType = t.Types[m.StateType[leaf]].Name
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// resultResources returns the ids in r of the resources, each once: a
+// container with a resource per state type in r gives that type's; one
+// without (union nesting) gives itself, once for all its types (the
+// leaves of one container's types are consecutive).
+func resultResources(r *moments.Result, leaves []leafResource) []int32 {
+	ids := make([]int32, 0, len(leaves))
+	for _, l := range leaves {
+		id, ok := r.Resource(l.container, l.stateType)
+		if ok && (len(ids) == 0 || ids[len(ids)-1] != id) {
+			ids = append(ids, id)
+		}
 	}
 	return ids
 }

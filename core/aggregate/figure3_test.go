@@ -120,9 +120,13 @@ func TestFigure3SpatiotemporalIsNotSpatialTimesTemporal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first level keeps exactly the homogeneous areas whole: the
-	// patterns the trace was made of.
-	first := levels[0]
+	// The first level is the microscopic view, optimal at p = 0 only.
+	if l := levels[0]; l.Partition.NumParts != 240 || l.PHigh != 0 {
+		t.Fatalf("the first level has %d aggregates up to p = %v, want the 240 cells up to 0", l.Partition.NumParts, l.PHigh)
+	}
+	// The next keeps exactly the homogeneous areas whole: the patterns
+	// the trace was made of.
+	first := levels[1]
 	p := (first.PLow + first.PHigh) / 2
 	part, err := st.Solve(p)
 	if err != nil {

@@ -37,13 +37,21 @@ func TestTieRules(t *testing.T) {
 		// Full ties between time cuts go to the later cut (lpaggreg's OLP):
 		// every slice on its own.
 		{"temporal, full tie", KindTemporal, zero, 0.3, "1:0-0 1:1-1 1:2-2 2:0-0 2:1-1 2:2-2 "},
-		// At p = 0 every lossless partition has the value 0: the larger gain
-		// wins, which merges identical cells.
+		// At p = 0 every lossless partition has the value 0: with
+		// lpaggreg's rule the larger gain wins, which merges identical
+		// cells; by default the finest partition does.
 		{"spatial, value tie", KindSpatial, same, 0, "0:0-2 "},
 		{"spatiotemporal, value tie", KindSpatiotemporal, same, 0, "0:0-2 "},
 		{"temporal, value tie", KindTemporal, same, 0, "1:0-2 2:0-2 "},
+		{"spatial, value tie, finest", KindSpatial, same, -1, "1:0-2 2:0-2 "},
+		{"spatiotemporal, value tie, finest", KindSpatiotemporal, same, -1, "1:0-0 1:1-1 1:2-2 2:0-0 2:1-1 2:2-2 "},
+		{"temporal, value tie, finest", KindTemporal, same, -1, "1:0-0 1:1-1 1:2-2 2:0-0 2:1-1 2:2-2 "},
 	} {
-		e, err := New(c.kind, c.in, Options{})
+		opt := Options{Ties: TiesLpaggreg}
+		if c.p < 0 { // p = 0 with the default rule
+			c.p, opt.Ties = 0, ""
+		}
+		e, err := New(c.kind, c.in, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -91,6 +91,13 @@ type Options struct {
 	SweepBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// Ties chooses the optimum returned at p = 0, where many tie; empty
+	// means TiesFinest (see TieRule).
+	Ties TieRule
+	// Entities chooses what the spatial kind measures its aggregates
+	// over; empty means EntitiesCells (see Entities). The other kinds
+	// accept cells only.
+	Entities Entities
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -108,6 +115,12 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.Gain = g
+	if o.Ties, err = ParseTies(string(o.Ties)); err != nil {
+		return o, err
+	}
+	if o.Entities, err = ParseEntities(string(o.Entities)); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 

@@ -47,6 +47,8 @@ func (w sweeper) solve(p float64, a, b *Partition) (part *Partition, err error) 
 			workers = runtime.GOMAXPROCS(0)
 		}
 		part, err = r.solveReusing(p, a, b, workers, w.compact)
+	} else if d, ok := w.s.(dpSolver); ok {
+		part, err = d.solveDP(p)
 	} else {
 		part, err = w.s.Solve(p)
 	}
@@ -168,7 +170,7 @@ func significantExact(w sweeper, resolution float64) ([]Level, error) {
 			levels[i].PLow = levels[i-1].PHigh
 		}
 	}
-	return dedupe(levels), nil
+	return withFinest(w.s, dedupe(levels), w.compact), nil
 }
 
 // envelopeBetween returns the levels from a up to (not including) b, each
@@ -268,7 +270,7 @@ func SignificantDichotomy(s Solver, threshold float64) ([]Level, error) {
 		levels = append(levels, Level{PLow: sol.P, PHigh: sol.P, Partition: sol})
 	}
 	levels[len(levels)-1].PHigh = 1
-	return levels, nil
+	return withFinest(w.s, levels, false), nil
 }
 
 // dedupe merges consecutive levels holding the same partition.

@@ -90,6 +90,14 @@ func (s *Spatial) windowQualities() []line {
 				for x, v := range cells {
 					acc[x%X] += v
 				}
+				if s.opt.Entities == EntitiesResources {
+					// One entity per resource: its mean over the window.
+					for x := range acc {
+						acc[x] /= float64(s.last - s.first + 1)
+					}
+					ent[n] = xlog2xSum(acc, xlb[:])
+					continue
+				}
 				e := ent[n]
 				for len(cells) > 0 {
 					batch := xlb[:min(len(cells), len(xlb))]
@@ -123,6 +131,9 @@ func (s *Spatial) windowQualities() []line {
 			xl += xls[n*X+x]
 		}
 		size := t.NumLeaves(int32(n)) * width
+		if s.opt.Entities == EntitiesResources {
+			size = t.NumLeaves(int32(n))
+		}
 		g, l := gainLoss(xl, ent[n], total, size)
 		q[n] = u.of(g, l, size)
 	}
@@ -134,6 +145,20 @@ func (s *Spatial) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	if s.opt.finestAt(p) {
+		return s.finest(), nil
+	}
+	return s.solveDP(p)
+}
+
+// finest returns the finest cut (see TieRule).
+func (s *Spatial) finest() *Partition {
+	return finestPartition(s, s.in, s.first, s.last, true, true, s.opt.Workers)
+}
+
+// solveDP returns the optimal cut for p with the engine's tie rule at
+// every p, 0 included.
+func (s *Spatial) solveDP(p float64) (*Partition, error) {
 	t := s.in.Tree
 	nodes := t.Len()
 	best := make([]quality, nodes)

@@ -63,6 +63,9 @@ type Spatiotemporal struct {
 // NewSpatiotemporal prepares the aggregation of in.
 func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	opt, err := prepare(in, opt)
+	if err == nil && opt.Entities != EntitiesCells {
+		err = errs.Argument("entities", "only the spatial kind measures resources summed over the window")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +247,15 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	if s.opt.finestAt(p) {
+		return s.finest(), nil
+	}
 	return s.solve(p, nil, false, false, s.opt.Workers), nil
+}
+
+// finest returns every resource over every slice (see TieRule).
+func (s *Spatiotemporal) finest() *Partition {
+	return finestPartition(s, s.in, 0, s.in.Slices-1, false, true, s.opt.Workers)
 }
 
 // solve runs the dynamic program for p, reusing br when not nil, and

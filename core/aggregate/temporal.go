@@ -31,6 +31,9 @@ type Temporal struct {
 // every interval, summed over resources, in O(resources T^2 states).
 func NewTemporal(in Input, opt Options) (*Temporal, error) {
 	opt, err := prepare(in, opt)
+	if err == nil && opt.Entities != EntitiesCells {
+		err = errs.Argument("entities", "only the spatial kind measures resources summed over the window")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +102,20 @@ func (s *Temporal) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	if s.opt.finestAt(p) {
+		return s.finest(), nil
+	}
+	return s.solveDP(p)
+}
+
+// finest returns every resource over every slice (see TieRule).
+func (s *Temporal) finest() *Partition {
+	return finestPartition(s, s.in, 0, s.in.Slices-1, false, false, s.opt.Workers)
+}
+
+// solveDP returns the optimal time cuts for p with the engine's tie rule
+// at every p, 0 included.
+func (s *Temporal) solveDP(p float64) (*Partition, error) {
 	T := s.in.Slices
 	best := make([]quality, T)
 	start := make([]int, T) // first slice of the last interval of the best prefix

@@ -62,7 +62,7 @@ func (g grid) sliceOf(at trace.Time) int {
 // buildStates computes the state metrics: the proportion of each slice
 // spent in each state, or with average the mean length in seconds of the
 // stays that contribute to each cell.
-func buildStates(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool, depth int, average bool) []float64 {
+func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeSel []bool, depth int, average bool) []float64 {
 	durations := make([]int64, g.cells())
 	var counts []int32
 	if average {
@@ -75,6 +75,7 @@ func buildStates(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []b
 		if leaf < 0 {
 			return
 		}
+		leaf += slot[s.Type]
 		cat := int(category(categoryOf, len(t.Values), s.Type, s.Value))
 		g.spans(a, b, func(k int, d int64) {
 			c := g.cell(int(leaf), k, cat)

@@ -73,14 +73,14 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	key, _ := ParseKey(string(opt.Key)) // checked by checkGrid
-	m, leafOf, categoryOf, err := layout(t, metric, key, typeSel, scanUsage(t, kind, typeSel), opt.Slices, start, end)
+	m, leafOf, categoryOf, slot, err := layout(t, metric, key, typeSel, scanUsage(t, kind, typeSel), opt.Slices, start, end)
 	if err != nil {
 		return nil, err
 	}
 	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
 	switch metric {
 	case StateDuration, StateAverageDuration:
-		m.Values = buildStates(t, g, leafOf, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
+		m.Values = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
 	case EventCount:
 		m.Values = buildEvents(t, g, leafOf, categoryOf, typeSel)
 	case VariableAverage:
@@ -112,22 +112,25 @@ func checkGrid(opt Options, start, end trace.Time) error {
 }
 
 // usage is what a model's layout needs to know of the entities: which
-// containers hold entities of the selected types, and which selected types
-// have entities without a value, in the order of their first such entity.
+// containers hold entities of the selected types, which selected types
+// have entities, and which have entities without a value, in the order of
+// their first such entity.
 type usage struct {
 	hasData []bool // by container
+	used    []bool // by type
 	noValue []int32
 }
 
 // scanUsage computes the usage of the entities of kind in t.
 func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
-	u := usage{hasData: make([]bool, len(t.Containers))}
+	u := usage{hasData: make([]bool, len(t.Containers)), used: make([]bool, len(t.Types))}
 	seen := make([]bool, len(t.Types))
 	mark := func(container, typ, value int32) {
 		if !typeSel[typ] {
 			return
 		}
 		u.hasData[container] = true
+		u.used[typ] = true
 		if value == trace.None && kind != trace.KindVariable && !seen[typ] {
 			seen[typ] = true
 			u.noValue = append(u.noValue, typ)
@@ -153,15 +156,17 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 // layout makes the model's hierarchy and categories from the definitions
 // of t (types, values, containers) and the usage of its entities: the
 // model without its values, each container's leaf (-1 for none) and the
-// category map (see categories).
-func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf []int32, err error) {
+// category map (see categories), and by type the offset of a type's leaf
+// from its container's first leaf (see typeLeaves).
+func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf, slot []int32, err error) {
 	categoryOf, labels := categories(t, metric.entityKind(), key, typeSel, u.noValue)
 	m = &Model{States: labels, Slices: slices, Start: start, End: end, Metric: metric}
-	leafOf = buildTree(t, typeSel, u.hasData, m)
+	tl := splitTypes(t, metric.entityKind(), typeSel, u.used)
+	leafOf = buildTree(t, typeSel, u.hasData, tl, m)
 	if len(m.Tree.Leaves) == 0 {
-		return nil, nil, nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
+		return nil, nil, nil, nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
 	}
-	return m, leafOf, categoryOf, nil
+	return m, leafOf, categoryOf, tl.slot, nil
 }
 
 func window(t *trace.Trace, opt Options) (start, end trace.Time, err error) {
@@ -321,10 +326,11 @@ func category(categoryOf []int32, nValues int, typ, value int32) int32 {
 	return categoryOf[value]
 }
 
-// buildTree fills m.Tree and m.Container and returns, for each trace
-// container, its leaf index (-1 when it is not a resource). hasData tells
-// the containers holding entities of the selected types.
-func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, m *Model) []int32 {
+// buildTree fills m.Tree, m.Container and m.StateType and returns, for
+// each trace container, its (first) leaf index (-1 when it is not a
+// resource). hasData tells the containers holding entities of the
+// selected types; tl the containers that get a leaf per state type.
+func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, tl typeLeaves, m *Model) []int32 {
 	holds := make([]bool, len(t.Types)) // container types that hold selected entities
 	for i, ty := range t.Types {
 		if typeSel[i] && ty.Parent != trace.None {
@@ -345,6 +351,7 @@ func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, m *Model) []int32
 	rootName := "root"
 	b := hier.NewBuilder(rootName)
 	builderContainer := []int32{0}
+	builderType := []int32{trace.None}
 	ownLeaf := map[int32]int{} // container -> builder id of the node holding its states
 	var walk func(c int32, node int)
 	walk = func(c int32, node int) {
@@ -355,17 +362,31 @@ func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, m *Model) []int32
 			}
 		}
 		if isResource(c) {
-			if len(kids) == 0 {
+			own := tl.byContainerType[t.Containers[c].Type]
+			switch {
+			case len(own) > 0 && (len(kids) == 0 || hasData[c]):
+				// A leaf per state type, consecutive (see typeLeaves).
+				for i, typ := range own {
+					id := b.Add(node, leafName(t.Containers[c].Name, t.Types[typ].Name))
+					builderContainer = append(builderContainer, trace.None)
+					builderType = append(builderType, typ)
+					if i == 0 {
+						ownLeaf[c] = id
+					}
+				}
+			case len(kids) == 0:
 				ownLeaf[c] = node
-			} else if hasData[c] {
+			case hasData[c]:
 				id := b.Add(node, t.Containers[c].Name+" (self)")
 				builderContainer = append(builderContainer, trace.None)
+				builderType = append(builderType, trace.None)
 				ownLeaf[c] = id
 			}
 		}
 		for _, k := range kids {
 			id := b.Add(node, t.Containers[k].Name)
 			builderContainer = append(builderContainer, k)
+			builderType = append(builderType, trace.None)
 			walk(k, id)
 		}
 	}
@@ -373,8 +394,10 @@ func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, m *Model) []int32
 	tree, ids := b.Build()
 	m.Tree = tree
 	m.Container = make([]int32, tree.Len())
+	m.StateType = make([]int32, tree.Len())
 	for old, id := range ids {
 		m.Container[id] = builderContainer[old]
+		m.StateType[id] = builderType[old]
 	}
 	leafOf := make([]int32, len(t.Containers))
 	for i := range leafOf {

@@ -24,6 +24,11 @@ type Model struct {
 	// for a synthetic node (the leaf holding a container's own states when
 	// it also has children).
 	Container []int32
+	// StateType maps each tree node to the state type whose states its
+	// leaf holds, when the container holds states of several state types
+	// and has a leaf per type ("name [type]"), or trace.None; nil in
+	// models made by hand.
+	StateType []int32
 	// States labels each category (the x dimension): state values, event
 	// values or variable types, depending on Metric.
 	States []string

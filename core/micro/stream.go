@@ -63,6 +63,7 @@ type Accumulator struct {
 
 	typeSel     []bool // by type
 	hasData     []bool // by container
+	typeUsed    []bool // by type
 	noValueSeen []bool // by type
 	noValue     []int32
 
@@ -245,6 +246,7 @@ func (a *Accumulator) DefineType(t trace.Type) {
 	a.skel.DefineType(t)
 	a.typeSel = append(a.typeSel, t.Kind == a.kind && (len(a.names) == 0 || slices.Contains(a.names, t.Name)))
 	a.noValueSeen = append(a.noValueSeen, false)
+	a.typeUsed = append(a.typeUsed, false)
 	a.keyOfType = append(a.keyOfType, -1)
 }
 
@@ -305,6 +307,7 @@ func (a *Accumulator) failNesting(format string, args ...any) {
 // value v (trace.None for none) and returns the entity's category key.
 func (a *Accumulator) use(c, typ, v int32) int32 {
 	a.hasData[c] = true
+	a.typeUsed[typ] = true
 	if a.kind == trace.KindVariable {
 		return a.key(&a.keyOfType[typ], -1-typ)
 	}
@@ -707,7 +710,7 @@ func (a *Accumulator) Model() (*Model, error) {
 		return nil, a.err
 	}
 	key, _ := ParseKey(string(a.opt.Key)) // checked by NewAccumulator
-	m, leafOf, categoryOf, err := layout(t, a.metric, key, typeSel, usage{hasData: a.hasData, noValue: a.noValue}, a.opt.Slices, start, end)
+	m, leafOf, categoryOf, slot, err := layout(t, a.metric, key, typeSel, usage{hasData: a.hasData, used: a.typeUsed, noValue: a.noValue}, a.opt.Slices, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -734,18 +737,19 @@ func (a *Accumulator) Model() (*Model, error) {
 		if leaf < 0 {
 			continue
 		}
-		var cat int32
+		var cat, typ int32
 		switch code := a.keys[a.colKey[col]]; {
 		case code >= 0:
-			cat = categoryOf[code]
+			cat, typ = categoryOf[code], t.Values[code].Type
 		case a.kind == trace.KindVariable:
-			cat = categoryOf[-1-code]
+			cat, typ = categoryOf[-1-code], -1-code
 		default:
-			cat = categoryOf[len(t.Values)+int(-1-code)]
+			cat, typ = categoryOf[len(t.Values)+int(-1-code)], -1-code
 		}
 		if cat < 0 {
 			continue
 		}
+		leaf += int(slot[typ])
 		for k := range g.n {
 			cell := g.cell(leaf, int(k), int(cat))
 			switch a.metric {

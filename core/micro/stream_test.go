@@ -191,6 +191,8 @@ func sameModel(a, b *Model) error {
 		return fmt.Errorf("categories %q vs %q", a.States, b.States)
 	case !reflect.DeepEqual(a.Container, b.Container):
 		return fmt.Errorf("containers %v vs %v", a.Container, b.Container)
+	case !reflect.DeepEqual(a.StateType, b.StateType):
+		return fmt.Errorf("state types %v vs %v", a.StateType, b.StateType)
 	case !reflect.DeepEqual(a.Tree, b.Tree):
 		return fmt.Errorf("trees differ")
 	case len(a.Values) != len(b.Values):

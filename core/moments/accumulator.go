@@ -33,6 +33,10 @@ type Accumulator struct {
 
 	typeMatched  []bool // by Options.StateTypes index
 	valueMatched []bool // by Options.Values index
+	typeUsed     []bool // by type: a selected state type with states
+	// held counts, by container type (trace.None for the root), the
+	// selected state types its containers hold (see statetypes.go).
+	held map[int32]int
 
 	finished   bool
 	start, end trace.Time
@@ -59,23 +63,10 @@ type container struct {
 	children   []int32
 	start, end trace.Time
 	destroyed  bool
-	busy       Sums
 	streams    []stream // one per selected state type seen on this container
-
-	// run is the latest busy interval not yet added to busy: an interval
-	// that starts where it ends extends it, so that a resource going from
-	// busy state to busy state costs one Sums.Add per busy period rather
-	// than one per state (the sums are those of the same busy function).
-	run        bool
-	runA, runB trace.Time
-}
-
-// flushRun adds the pending run to the busy sums.
-func (c *container) flushRun() {
-	if c.run {
-		c.busy.Add(c.runA, c.runB)
-		c.run = false
-	}
+	// union holds the busy periods of a container whose busy function is
+	// the union of several state types' (see statetypes.go).
+	union intervalSet
 }
 
 type stateKey struct{ container, value int32 }
@@ -97,6 +88,7 @@ func New(opt Options) (*Accumulator, error) {
 		stateIndex:   map[stateKey]int32{},
 		typeMatched:  make([]bool, len(opt.StateTypes)),
 		valueMatched: make([]bool, len(opt.Values)),
+		held:         map[int32]int{},
 	}
 	if opt.Start != nil {
 		a.lo = *opt.Start
@@ -128,6 +120,10 @@ func (a *Accumulator) DefineType(t trace.Type) {
 		}
 	}
 	a.types = append(a.types, typeInfo{name: t.Name, kind: t.Kind, parent: t.Parent, selected: sel})
+	a.typeUsed = append(a.typeUsed, false)
+	if sel {
+		a.holdType(t.Parent, t.Name)
+	}
 }
 
 // DefineValue implements trace.Sink.
@@ -206,6 +202,7 @@ func (a *Accumulator) State(s trace.State) {
 	if !a.types[s.Type].selected {
 		return
 	}
+	a.typeUsed[s.Type] = true
 	c := &a.containers[s.Container]
 	switch {
 	case s.Value < 0 || int(s.Value) >= len(a.values):
@@ -251,33 +248,37 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 	}
 }
 
-// emit adds the busy interval [x, y) of value v to container id, clipped
-// to the window.
-func (a *Accumulator) emit(id, v int32, x, y trace.Time) {
+// emit adds the busy interval [x, y) of value v of stream st to
+// container id, clipped to the window.
+func (a *Accumulator) emit(id int32, st *stream, v int32, x, y trace.Time) {
 	x, y = max(x, a.lo), min(y, a.hi)
 	if y <= x {
 		return
 	}
-	c := &a.containers[id]
-	if c.run && x == c.runB {
-		c.runB = y
+	if c := &a.containers[id]; a.acrossTypes(c) {
+		c.union.add(x, y)
+	} else if st.run && x == st.runB {
+		st.runB = y
 	} else {
-		c.flushRun()
-		c.run, c.runA, c.runB = true, x, y
+		st.flushRun()
+		st.run, st.runA, st.runB = true, x, y
 	}
 	if a.opt.ByState {
 		a.stateSums(id, v).Add(x, y)
 	}
 }
 
-// emitSums adds busy time already gathered in sums.
-func (a *Accumulator) emitSums(id, v int32, s Sums) {
+// emitSums adds busy time of stream st already gathered in sums. When
+// the container's busy function is a union across types, the intervals
+// themselves come separately (see stream.state).
+func (a *Accumulator) emitSums(id int32, st *stream, v int32, s Sums) {
 	if s.Empty() {
 		return
 	}
-	c := &a.containers[id]
-	c.flushRun()
-	c.busy.Merge(s)
+	if !a.acrossTypes(&a.containers[id]) {
+		st.flushRun()
+		st.busy.Merge(s)
+	}
 	if a.opt.ByState {
 		a.stateSums(id, v).Merge(s)
 	}

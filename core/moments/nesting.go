@@ -15,6 +15,23 @@ type stream struct {
 	leadEnd trace.Time // root only: end of the leading gap, placed at Finish
 	hasLead bool
 	levels  []level // levels[d]: completed depth-d states whose enclosing state is open
+
+	// busy holds the sums of the stream's busy function. run is the
+	// latest busy interval not yet added to them: an interval that starts
+	// where it ends extends it, so that a resource going from busy state
+	// to busy state costs one Sums.Add per busy period rather than one
+	// per state (the sums are those of the same busy function).
+	busy       Sums
+	run        bool
+	runA, runB trace.Time
+}
+
+// flushRun adds the pending run to the busy sums.
+func (st *stream) flushRun() {
+	if st.run {
+		st.busy.Add(st.runA, st.runB)
+		st.run = false
+	}
 }
 
 type level struct {
@@ -22,6 +39,8 @@ type level struct {
 	first, last trace.Time // start of the first of them, end of the last
 	gaps        Sums       // Innermost: time between them, the enclosing state's own
 	pending     []valueSums
+	// ivs: Union across types, the busy intervals pending holds.
+	ivs [][2]trace.Time
 }
 
 // valueSums is Union's busy time covered by completed states, by value.
@@ -35,6 +54,7 @@ func (l *level) reset() {
 	l.n = 0
 	l.gaps = Sums{}
 	l.pending = l.pending[:0]
+	l.ivs = l.ivs[:0]
 }
 
 func (l *level) addPending(v int32, s Sums) {
@@ -78,7 +98,7 @@ func (a *Accumulator) state(s trace.State, c *container) {
 		st.lastEnd = s.End
 	}
 	if a.fast {
-		a.emit(id, v, s.Start, s.End)
+		a.emit(id, st, v, s.Start, s.End)
 		return
 	}
 	for len(st.levels) < d+2 {
@@ -103,29 +123,38 @@ func (a *Accumulator) state(s trace.State, c *container) {
 	case Innermost:
 		if counted {
 			if inner.n == 0 {
-				a.emit(id, v, s.Start, s.End)
+				a.emit(id, st, v, s.Start, s.End)
 			} else {
-				a.emit(id, v, s.Start, inner.first)
-				a.emitSums(id, v, inner.gaps)
-				a.emit(id, v, inner.last, s.End)
+				a.emit(id, st, v, s.Start, inner.first)
+				a.emitSums(id, st, v, inner.gaps)
+				a.emit(id, st, v, inner.last, s.End)
 			}
 		}
 	case Union:
+		// Across types, the busy intervals go along with their sums.
+		across := a.acrossTypes(c)
 		switch {
 		case counted && d == 0:
-			a.emit(id, v, s.Start, s.End)
+			a.emit(id, st, v, s.Start, s.End)
 		case counted:
 			var own Sums
 			a.clipAdd(&own, s.Start, s.End)
 			st.levels[d].addPending(key, own)
+			if x, y := max(s.Start, a.lo), min(s.End, a.hi); across && y > x {
+				st.levels[d].ivs = append(st.levels[d].ivs, [2]trace.Time{x, y})
+			}
 		case d == 0:
 			for _, p := range inner.pending {
-				a.emitSums(id, p.value, p.sums)
+				a.emitSums(id, st, p.value, p.sums)
+			}
+			for _, iv := range inner.ivs {
+				c.union.add(iv[0], iv[1])
 			}
 		default:
 			for _, p := range inner.pending {
 				st.levels[d].addPending(p.value, p.sums)
 			}
+			st.levels[d].ivs = append(st.levels[d].ivs, inner.ivs...)
 		}
 	}
 	inner.reset()
@@ -158,13 +187,13 @@ func (a *Accumulator) gap(id int32, st *stream, at trace.Time) {
 		}
 		return
 	}
-	a.emit(id, trace.None, st.lastEnd, at)
+	a.emit(id, st, trace.None, st.lastEnd, at)
 }
 
 // resolveLead places the root's leading gap once the trace start is known.
 func (a *Accumulator) resolveLead(id int32, st *stream, start trace.Time) {
 	if st.hasLead {
-		a.emit(id, trace.None, start, st.leadEnd)
+		a.emit(id, st, trace.None, start, st.leadEnd)
 		st.hasLead = false
 	}
 	if st.lastEnd == unknownStart {

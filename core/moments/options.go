@@ -60,7 +60,11 @@ const (
 	Innermost Nesting = iota
 	// Union makes a resource busy while any counted state is open,
 	// whatever is nested in it; the time goes to the outermost counted
-	// state, so per-state moments still split the busy time.
+	// state, so per-state moments still split the busy time. On a
+	// container holding states of several selected state types, any
+	// counted state of any type makes it busy; its per-state sums are
+	// then each type's own, and add up to more than its busy time where
+	// the types overlap.
 	Union
 )
 
@@ -91,9 +95,12 @@ const NoStateName = "(no state)"
 // Options choose what "busy" means and over which window.
 //
 // Resources are the containers whose type holds a selected state type.
-// When a resource has several selected state types, its busy function is
-// the sum of one busy function per type: time where two types' states
-// overlap counts twice. Select a single type for a 0/1 busy function.
+// A resource's busy function is 0 or 1 at every instant. When containers
+// hold states of several selected state types, each (container, state
+// type) pair is a resource of its own with Innermost nesting, and with
+// Union nesting the container is busy while any busy state of any type is
+// open (see statetypes.go). Select a single type for one resource per
+// container with either rule.
 type Options struct {
 	// Select and Values choose the busy state values by name: all of
 	// them (the default, Values must be empty), only the listed ones, or

@@ -18,11 +18,13 @@ type Result struct {
 	// Containers describes the hierarchy, by container id (0 is the root).
 	Containers []Container
 	// Resources lists the containers whose type holds a selected state
-	// type, in depth-first order (children in creation order): the rows
-	// of a Gantt chart.
+	// type, in depth-first order (children in creation order; a
+	// container's per-type resources first): the rows of a Gantt chart.
+	// A container with a resource per state type is not one itself.
 	Resources []int32
 	// Busy holds, by container id, the sums of the container's own busy
-	// function (not its descendants'; see Subtree).
+	// function (not its descendants'; see Subtree), 0 or 1 at every
+	// instant.
 	Busy []Sums
 	// States holds with Options.ByState the sums of each value's busy
 	// time on each container that has some, ordered by container id and
@@ -32,12 +34,20 @@ type Result struct {
 }
 
 // Container is a node of the resource hierarchy.
+//
+// Ids past the trace's containers are resources of one state type on a
+// container holding states of several (see statetypes.go): a child of
+// that container named "name [type]", with the container's type and
+// life, and StateType set.
 type Container struct {
 	Name       string
 	Type       string // container type name; "" for the root
 	Parent     int32  // trace.None for the root
 	Children   []int32
 	Start, End trace.Time // life of the container
+	// StateType names the state type of a per-type resource; "" for a
+	// trace container.
+	StateType string
 }
 
 // StateSums is the busy time of one state value on one container.
@@ -96,20 +106,56 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	r.Containers = make([]Container, len(a.containers))
 	r.Busy = make([]Sums, len(a.containers))
+	// perType[id][k]: the resource of the k-th split type of container id.
+	perType := map[int32][]int32{}
+	split := map[int32][]int32{} // by container type, see splitTypes
 	for id := range a.containers {
-		a.containers[id].flushRun()
-	}
-	for id, c := range a.containers {
+		c := &a.containers[id]
+		for i := range c.streams {
+			c.streams[i].flushRun()
+		}
 		typ := ""
 		if c.typ >= 0 && int(c.typ) < len(a.types) {
 			typ = a.types[c.typ].name
 		}
 		r.Containers[id] = Container{Name: c.name, Type: typ, Parent: c.parent,
 			Children: slices.Clone(c.children), Start: c.start, End: c.end}
-		r.Busy[id] = c.busy
+		types, ok := split[c.typ]
+		if !ok {
+			types = a.splitTypes(c.typ)
+			split[c.typ] = types
+		}
+		switch {
+		case a.acrossTypes(c):
+			r.Busy[id] = c.union.sums()
+		case types != nil:
+			// A resource per state type, before the container's children.
+			var kids []int32
+			for _, st := range types {
+				k := int32(len(r.Containers))
+				kids = append(kids, k)
+				r.Containers = append(r.Containers, Container{Name: TypeResourceName(c.name, a.types[st].name), Type: typ,
+					Parent: int32(id), Start: c.start, End: c.end, StateType: a.types[st].name})
+				var busy Sums
+				for i := range c.streams {
+					if c.streams[i].typ == st {
+						busy = c.streams[i].busy
+					}
+				}
+				r.Busy = append(r.Busy, busy)
+			}
+			r.Containers[id].Children = append(kids, r.Containers[id].Children...)
+			perType[int32(id)] = kids
+		default:
+			for i := range c.streams {
+				r.Busy[id].Merge(c.streams[i].busy)
+			}
+		}
 	}
 	for _, id := range r.Order() {
-		if _, ok := holds[a.containers[id].typ]; ok {
+		if int(id) >= len(a.containers) {
+			r.Resources = append(r.Resources, id)
+		} else if _, ok := holds[a.containers[id].typ]; ok && perType[id] == nil {
 			r.Resources = append(r.Resources, id)
 		}
 	}
@@ -122,6 +168,9 @@ func (a *Accumulator) Result() (*Result, error) {
 		}
 		v := a.values[s.Value]
 		s.Name, s.Type = v.name, a.types[v.typ].name
+		if kids := perType[s.Container]; kids != nil {
+			s.Container = kids[slices.Index(split[a.containers[s.Container].typ], v.typ)]
+		}
 	}
 	slices.SortFunc(r.States, func(x, y StateSums) int {
 		if x.Container != y.Container {

@@ -77,11 +77,26 @@ class MicroModel(TableResult):
         return self._info.get("metric", "state_duration")
 
     def aggregate(self, p: float, normalize: bool = True, *, kind: str = "spatiotemporal", gain: str = "entropy",
-                  window: tuple[int, int] | None = None) -> "Aggregation":
+                  window: tuple[int, int] | None = None, ties: str = "finest",
+                  entities: str = "cells") -> "Aggregation":
         """The optimal partition of the given ``kind`` (see the class) for
         the trade-off ``p`` in [0, 1]: it maximises p * gain - (1 - p) * loss
-        over the partitions of its kind. 0 keeps every cell, 1 merges
-        everything.
+        over the partitions of its kind. 0 keeps every cell (the microscopic
+        view), 1 merges everything.
+
+        At p = 0 every partition that merges only identical cells loses
+        nothing and ties with keeping every cell: ``ties="finest"`` (the
+        default) returns every cell apart there (every resource over the
+        window for the spatial kind), ``ties="lpaggreg"`` follows lpaggreg,
+        whose tie rule (the larger gain) merges those cells already at
+        p = 0. Above 0 both give the same partitions.
+
+        ``entities`` says what the spatial kind measures its aggregates
+        over: "cells" (the default, resource x slice, as the other kinds,
+        so that the kinds compare) or "resources" (Lamarche-Perrin et al.:
+        each resource once, by its mean over the window; with
+        ``gain="size"`` an aggregate of n resources saves n - 1 values, and
+        p, raw or normalised, no longer depends on the number of slices).
 
         ``gain`` is "entropy" (the reduction of entropy, Dosimont et al. 2014) or "size"
         (the number of values saved, |A| - 1 per aggregate, Lamarche-Perrin et al.); the
@@ -97,11 +112,12 @@ class MicroModel(TableResult):
         kind to part of the model's time.
         """
         _check_p(p)
-        return Aggregation(_bridge.call(self._h.Aggregate, float(p), _engine_options(kind, normalize, gain, window)))
+        return Aggregation(_bridge.call(self._h.Aggregate, float(p),
+                                        _engine_options(kind, normalize, gain, window, ties, entities)))
 
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
                       recommend: str = "knee", kind: str = "spatiotemporal", gain: str = "entropy",
-                      window: tuple[int, int] | None = None):
+                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str = "cells"):
         """DataFrame of the distinct optimal partitions of ``kind`` as p goes
         from 0 to 1: the range [p_low, p_high] over which each is optimal,
         its gain, loss and number of aggregates, and which one is
@@ -120,11 +136,12 @@ class MicroModel(TableResult):
         ``recommend`` picks the level to show first: ``"knee"`` (closest to
         full gain at no loss, on normalised measures; lpaggreg's p_opt) or
         ``"ocelotl"`` (after the largest jump of | |dGain| - |dLoss| |,
-        Ocelotl's default). ``kind``, ``normalize``, ``gain`` and ``window``
-        are those of :meth:`aggregate`. Results are kept: asking again is
-        free.
+        Ocelotl's default). ``kind``, ``normalize``, ``gain``, ``window``,
+        ``ties`` and ``entities`` are those of :meth:`aggregate`: by default the first level
+        is the microscopic view, optimal at p = 0 only (p_low = p_high = 0).
+        Results are kept: asking again is free.
         """
-        opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window)
+        opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties, entities)
         return _bridge.to_pandas(_bridge.table(self._h.SignificantP, opts))
 
     def recommended_p(self, **kwargs) -> float:
@@ -135,7 +152,8 @@ class MicroModel(TableResult):
         return float((row.p_low + row.p_high) / 2)
 
     def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
-                      normalize: bool = True, gain: str = "entropy", window: tuple[int, int] | None = None):
+                      normalize: bool = True, gain: str = "entropy", window: tuple[int, int] | None = None,
+                      ties: str = "finest", entities: str = "cells"):
         """DataFrame of the quality curves: the gain and loss of the optimal
         partition (and its number of aggregates) against p, a step function
         given by its vertices: two rows per level, at p_low and p_high, so
@@ -144,7 +162,7 @@ class MicroModel(TableResult):
         import pandas as pd
 
         levels = self.significant_p(threshold=threshold, method=method, normalize=normalize, kind=kind, gain=gain,
-                                    window=window)
+                                    window=window, ties=ties, entities=entities)
         rows = []
         for lv in levels.itertuples():
             for p in (lv.p_low, lv.p_high):
@@ -154,7 +172,8 @@ class MicroModel(TableResult):
     def plot_quality(self, path: str | os.PathLike | None = None, kind: str = "spatiotemporal",
                      threshold: float = 1e-3, method: str = "exact", normalize: bool = True, gain: str = "entropy",
                      window: tuple[int, int] | None = None, recommend: str = "knee", log_p: bool = False,
-                     width: int = 768, height: int = 576, format: str | None = None, title: str | None = None):
+                     width: int = 768, height: int = 576, format: str | None = None, title: str | None = None,
+                     ties: str = "finest", entities: str = "cells"):
         """Draw the quality curves (Ocelotl's): gain (green) and loss (red) of
         the optimal partition of ``kind`` against p, as fractions of those of
         the coarsest partition, the number of aggregates below, and the
@@ -164,7 +183,8 @@ class MicroModel(TableResult):
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
-        opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window))
+        opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
+                                               entities))
         opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, log_p=bool(log_p))
         if title is not None:
             opts["title"] = title
@@ -191,7 +211,7 @@ def model_options(slices, start, end, state_types, depth, metric, types, key=Non
                            metric=metric, types=types, key=key)
 
 
-def _engine_options(kind, normalize, gain, window) -> str:
+def _engine_options(kind, normalize, gain, window, ties="finest", entities="cells") -> str:
     if kind not in _KINDS:
         raise InvalidArgumentError(f"kind: must be one of {', '.join(_KINDS)}, got {kind!r}", param="kind")
     if window is not None:
@@ -201,11 +221,13 @@ def _engine_options(kind, normalize, gain, window) -> str:
             raise InvalidArgumentError(f"window: must be a pair of slice indices, got {window!r}",
                                        param="window") from None
         window = [first, last]
-    return _bridge.options(kind=kind, normalize=bool(normalize), gain=gain, window=window)
+    return _bridge.options(kind=kind, normalize=bool(normalize), gain=gain, window=window, ties=ties,
+                           entities=entities)
 
 
-def _significant_options(threshold, method, normalize, recommend, kind, gain, window) -> str:
-    opts = json.loads(_engine_options(kind, normalize, gain, window))
+def _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties="finest",
+                         entities="cells") -> str:
+    opts = json.loads(_engine_options(kind, normalize, gain, window, ties, entities))
     opts.update(method=method, threshold=float(threshold), recommend=recommend)
     return json.dumps(opts)
 

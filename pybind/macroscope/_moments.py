@@ -24,6 +24,13 @@ Which states make a resource busy:
 Nested states (Pajé's PushState, OTF2 regions) count with the state on top
 of the stack (``nesting="innermost"``), or the resource is busy while any
 busy state is open (``nesting="union"``).
+
+A busy function is 0 or 1, never a count. A container holding states of
+several state types (a SimGrid host's SERVICE and PM states, a thread's MPI
+and user states) is, with ``nesting="innermost"``, one resource per state
+type, named "name [type]" as in the microscopic model; with
+``nesting="union"``, one resource busy while any busy state of any type is
+open. ``state_types=`` picks the types.
 """
 
 from __future__ import annotations

@@ -154,7 +154,10 @@ class Trace:
         these types of the metric's entities (default all); resources are
         the containers that can hold them. A resource with no data is kept
         as an all-zero row; a container with data of its own and resources
-        below it gets an extra row, "name (self)". ``depth`` selects how
+        below it gets an extra row, "name (self)". A container holding
+        states of several state types (a SimGrid host's SERVICE and PM
+        states) gets a row per type, "name [type]", so that no row's
+        proportions add up to more than 1 in a slice. ``depth`` selects how
         nested states count: None (innermost: the top of the stack, so a
         resource is in one state at a time) or a nesting level (0 = the
         outermost states only). ``key`` says what the categories are: the

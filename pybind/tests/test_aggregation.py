@@ -114,7 +114,16 @@ def test_significant_p_of_each_kind(model, kind):
     assert list(levels.columns) == ["p_low", "p_high", "gain", "loss", "aggregates", "recommended"]
     assert levels.p_low.iloc[0] == 0 and levels.p_high.iloc[-1] == 1
     np.testing.assert_array_equal(levels.p_low.iloc[1:].to_numpy(), levels.p_high.iloc[:-1].to_numpy())
-    assert (np.diff(levels.gain) > 0).all() and (np.diff(levels.loss) > 0).all()
+    # The first level is the microscopic view. Where some merges lose
+    # nothing (identical cells) it is optimal at p = 0 only, and the next
+    # level, from p = 0 on, has the same loss.
+    cells = model.resources * (20 if kind != "spatial" else 1)
+    assert levels.aggregates.iloc[0] == cells
+    assert (np.diff(levels.gain) > 0).all() and (np.diff(levels.loss.iloc[1:]) > 0).all()
+    if levels.p_high.iloc[0] == 0:
+        assert levels.loss.iloc[1] == levels.loss.iloc[0]
+    else:
+        assert levels.loss.iloc[1] > levels.loss.iloc[0]
     assert levels.recommended.sum() == 1
     for row in levels.itertuples():
         agg = model.aggregate((row.p_low + row.p_high) / 2, kind=kind)
@@ -220,3 +229,36 @@ def test_bad_metric(jacobi):
         jacobi.micro(slices=10, metric="heat")
     with pytest.raises(ms.InvalidArgumentError):
         jacobi.micro(slices=10, metric="event_count")  # the trace has no event type
+
+
+def test_ties_at_zero(model):
+    """At p = 0 every cell stays apart by default; lpaggreg's rule (the
+    larger gain) already merges the identical ones."""
+    cells = model.resources * 20
+    fine = model.aggregate(0)
+    assert len(fine) == cells and fine.gain == 0 and fine.loss == 0
+    lp = model.aggregate(0, ties="lpaggreg")
+    assert len(lp) < cells and lp.loss == pytest.approx(0, abs=1e-12) and lp.gain > 0
+    # Just above 0 the two rules agree, on lpaggreg's partition.
+    above = model.aggregate(1e-12)
+    assert len(above) == len(lp) and above.gain == pytest.approx(lp.gain, rel=1e-12)
+    levels = model.significant_p(threshold=0, ties="lpaggreg")
+    assert levels.aggregates.iloc[0] == len(lp) and levels.p_low.iloc[0] == 0 and levels.p_high.iloc[0] > 0
+    assert len(model.aggregate(0, kind="spatial")) == model.resources
+    with pytest.raises(ms.InvalidArgumentError):
+        model.aggregate(0, ties="nearest")
+
+
+def test_spatial_resource_entities(jacobi):
+    """entities="resources": each resource once, by its mean over the
+    window; the spatial levels no longer depend on the slices."""
+    coarse, fine = jacobi.micro(slices=10), jacobi.micro(slices=40)
+    agg = coarse.aggregate(0.3, kind="spatial", gain="size", normalize=False, entities="resources").to_pandas()
+    np.testing.assert_array_equal(agg.gain, agg.leaves - 1)
+    a = coarse.significant_p(kind="spatial", threshold=0, entities="resources")
+    b = fine.significant_p(kind="spatial", threshold=0, entities="resources")
+    assert len(a) == len(b) >= 2
+    np.testing.assert_allclose(a.p_high, b.p_high, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(a.aggregates, b.aggregates)
+    with pytest.raises(ms.InvalidArgumentError):
+        coarse.aggregate(0.3, entities="resources")  # spatiotemporal: cells only

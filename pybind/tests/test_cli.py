@@ -94,7 +94,8 @@ def test_overview_default_is_the_demo(tmp_path):
     assert out[:4] == [f"trace      {describe(model.trace_info)}", f"model      {model}",
                        levels_line(levels, "spatiotemporal"), f"aggregated {agg}"]
     assert out[0].endswith("66 containers, 10272 states, 0 variables, 3920 links, 0 events, 0-8.5038 s>")
-    assert line(out, "levels").startswith("levels     384 distinct optimal partitions as p goes from 0 to 1; "
+    # 384 levels above p = 0, and the microscopic view at p = 0.
+    assert line(out, "levels").startswith("levels     385 distinct optimal partitions as p goes from 0 to 1; "
                                           "recommended p = 0.5578 (577 aggregates)")
     top = agg.to_pandas().sort_values("leaves", ascending=False).head(3)
     assert out[4] == "largest aggregates:" and len(out) == 10

@@ -107,7 +107,8 @@ def test_aggregation_is_a_partition(model):
         np.testing.assert_allclose(props.max(axis=1), frame.mode_proportion)
         assert (frame["mode"].astype(str) == props.idxmax(axis=1).str[5:]).all()
     assert len(model.aggregate(1.0)) == 1
-    assert len(model.aggregate(0.0)) <= model.resources * model.slices
+    # p = 0 is the microscopic view: every cell apart.
+    assert len(model.aggregate(0.0)) == model.resources * model.slices
 
 
 def test_aggregate_proportions_are_cell_means(jacobi):
@@ -130,8 +131,11 @@ def test_significant_p(model):
     assert len(levels) >= 2
     assert levels.p_low.iloc[0] == 0 and levels.p_high.iloc[-1] == 1
     np.testing.assert_array_equal(levels.p_low.iloc[1:].to_numpy(), levels.p_high.iloc[:-1].to_numpy())
-    assert (levels.p_high > levels.p_low).all()
-    assert (np.diff(levels.gain) > 0).all() and (np.diff(levels.loss) > 0).all()
+    # The first level is the microscopic view; where some merges lose
+    # nothing it is optimal at p = 0 only.
+    assert levels.aggregates.iloc[0] == model.resources * model.slices
+    assert (levels.p_high > levels.p_low).iloc[1:].all()
+    assert (np.diff(levels.gain) > 0).all() and (np.diff(levels.loss.iloc[1:]) > 0).all()
     assert levels.aggregates.iloc[-1] == 1
     assert levels.recommended.sum() == 1
     # Each level is the optimum inside its range. Partitions that differ
@@ -168,3 +172,41 @@ def test_figure(model, tmp_path):
     assert text.startswith("<?xml") and "<svg" in text
     for state in {str(m) for m in agg.to_pandas()["mode"]}:
         assert state in text  # the legend names every state drawn
+
+
+def test_several_state_types_per_container(mardi):
+    """simu-mardi's hosts have a PM and a SERVICE state: a row each, whose
+    proportions never add up to more than 1, and busy functions of 0 or 1."""
+    model = mardi.micro(slices=30)
+    df = model.to_pandas()
+    hosts = [c for c in mardi.containers.itertuples() if c.type == "HOST"]
+    assert model.resources == 2 * len(hosts) == 202
+    assert {r for r in df.resource.unique() if "node32" in r} == {
+        "my_cluster_1/node32/node32 [PM]", "my_cluster_1/node32/node32 [SERVICE]"}
+    assert df.groupby(["resource", "slice"], observed=True).proportion.sum().max() <= 1 + 1e-12
+    states = mardi.states
+    window = mardi.end - mardi.start
+
+    def union(frame):
+        total, cur = 0.0, None
+        for a, b in sorted(zip(frame.start, frame.end)):
+            if cur is not None and a <= cur[1]:
+                cur[1] = max(cur[1], b)
+                continue
+            if cur is not None:
+                total += cur[1] - cur[0]
+            cur = [a, b]
+        return total + (cur[1] - cur[0] if cur else 0)
+
+    node32 = states[states.container.astype(str).str.endswith("node32")]
+    inner = mardi.moments().to_pandas().set_index("resource")
+    assert (inner.m0 <= window + 1e-9).all()
+    for typ in ["PM", "SERVICE"]:
+        m0 = inner.loc[f"my_cluster_1/node32/node32 [{typ}]", "m0"]
+        assert m0 == pytest.approx(union(node32[node32.type.astype(str) == typ]), abs=1e-9)
+    joint = mardi.moments(nesting="union").to_pandas().set_index("resource")
+    assert len(joint) == len(hosts) and (joint.m0 <= window + 1e-9).all()
+    assert joint.loc["my_cluster_1/node32", "m0"] == pytest.approx(union(node32), abs=1e-9)
+    # The aggregate of everything adds up every row's busy time.
+    agg = model.aggregate(1.0).moments().to_pandas()
+    assert len(agg) == 1 and agg.m0.iloc[0] == pytest.approx(inner.m0.sum(), rel=1e-12)
