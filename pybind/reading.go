@@ -172,4 +172,3 @@ func (r *Reading) Model() (m *MicroModel, err error) {
 	<-r.done
 	return r.model, r.err
 }
-

@@ -40,7 +40,7 @@ type cli struct {
 	stderr io.Writer
 	usage  string // synopsis and description
 
-	format        *string // -format: the trace's format
+	format        *string  // -format: the trace's format
 	readerFlags   nameList // -read name=value: options of the format's reader
 	readerOptions ingest.Values
 	startS, endS  *string // -start, -end
