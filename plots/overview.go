@@ -14,6 +14,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // OverviewOptions set the size and look of the overview figure.
@@ -56,6 +57,8 @@ type overview struct {
 	in  aggregate.Input
 	p   *aggregate.Partition
 	opt OverviewOptions
+	// origin is the instant the time axis counts from (TimeOrigin).
+	origin trace.Time
 }
 
 const (
@@ -72,8 +75,12 @@ func (ov *overview) draw(c draw.Canvas) {
 	levels := len(ov.groupLevels())
 	plt := plot.New()
 	plt.Title.Text = ov.opt.Title
-	plt.X.Label.Text = "time (s)"
-	plt.X.Min, plt.X.Max = m.Start.Seconds(), m.End.Seconds()
+	// Traces on absolute clocks (Unix epoch, Kineto) read in seconds into
+	// the window, with the origin said in the label.
+	origin, label := TimeOrigin(m.Start, m.End)
+	ov.origin = origin
+	plt.X.Label.Text = label
+	plt.X.Min, plt.X.Max = (m.Start - origin).Seconds(), (m.End - origin).Seconds()
 	plt.Y.Min, plt.Y.Max = 0, rows
 	plt.Y.Tick.Marker = ov.groupTicks(c.Size().Y)
 	plt.Y.Tick.Label.Font = labelFont
@@ -115,7 +122,7 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 	rowPx := float64(c.Size().Y) / rows * dpi / 72
 	bounds := make([]float64, m.Slices+1)
 	for k := range bounds {
-		bounds[k] = m.SliceStart(k).Seconds()
+		bounds[k] = (m.SliceStart(k) - ov.origin).Seconds()
 	}
 	rect := func(n int32, first, last int) vg.Rectangle {
 		return vg.Rectangle{
