@@ -88,7 +88,7 @@ def _reader(d):
     def reader(path, *, progress=None, **options):
         for key in options:
             if key not in _OPTIONS[name]:
-                raise TypeError(f"read_{name}() got an unexpected keyword argument {key!r}")
+                raise TypeError(f"{_function_name(name)}() got an unexpected keyword argument {key!r}")
         given = {k: v for k, v in options.items() if v is not None}
         return _read(path, name, given, progress)
 
@@ -97,7 +97,7 @@ def _reader(d):
         params.append(inspect.Parameter(o["name"], inspect.Parameter.KEYWORD_ONLY, default=o.get("default")))
     params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
     reader.__signature__ = inspect.Signature(params, return_annotation=Trace)
-    reader.__name__ = reader.__qualname__ = f"read_{name}"
+    reader.__name__ = reader.__qualname__ = _function_name(name)
     lines = [f"Read a trace in the {name} format: {d['summary']}.", ""]
     if d["extensions"]:
         lines.append("Files ending in " + ", ".join(d["extensions"]) + " (plain or compressed with gzip, bzip2 or zstd).")
@@ -111,7 +111,12 @@ def _reader(d):
     return reader
 
 
-_READERS = {f"read_{name}": _reader(d) for name, d in _DESCRIPTIONS.items()}
+def _function_name(format_name: str) -> str:
+    """read_<format>, in a Python identifier (rocprofv3-json: read_rocprofv3_json)."""
+    return "read_" + format_name.replace("-", "_")
+
+
+_READERS = {_function_name(name): _reader(d) for name, d in _DESCRIPTIONS.items()}
 globals().update(_READERS)
 
 

@@ -23,8 +23,9 @@ def test_every_format_has_its_reader_with_the_go_options():
     table = ms.formats()
     assert tuple(table.format) == ms.FORMATS
     for name in ms.FORMATS:
-        reader = getattr(ms, f"read_{name}")
-        assert f"read_{name}" in ms.__all__
+        function = "read_" + name.replace("-", "_")
+        reader = getattr(ms, function)
+        assert function in ms.__all__ and function.isidentifier()
         params = inspect.signature(reader).parameters
         options = [o for o in table.set_index("format").loc[name, "options"].split(", ") if o]
         for option in options:
