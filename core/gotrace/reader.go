@@ -54,7 +54,7 @@ var recoverPanics = true
 // generations before the fault; the error says so, and the sink is then
 // to be discarded. The parser's panics on malformed input are errors too.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) (err error) {
-	counted := &countingReader{r: r}
+	counted := &ingest.Counter{R: r}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 64<<10), name, ingest.DefaultMaxDecompressed)
 	if err != nil {
 		return err
@@ -70,12 +70,12 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 			return
 		}
 		if p := recover(); p != nil {
-			err = &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d (the parser failed: %v)", counted.n, p)}
+			err = &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d (the parser failed: %v)", counted.N, p)}
 		}
 	}()
 	xr, err := xtrace.NewReader(br)
 	if err != nil {
-		return parseError(name, counted.n, err)
+		return parseError(name, counted.N, err)
 	}
 	b := newBuilder(sink, opt)
 	for n := 1; ; n++ {
@@ -84,7 +84,7 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 			break
 		}
 		if err != nil {
-			return parseError(name, counted.n, err)
+			return parseError(name, counted.N, err)
 		}
 		b.event(ev)
 		if n%checkEvery == 0 || ev.Kind() == xtrace.EventSync {
@@ -92,7 +92,7 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 				return err
 			}
 			if opt.Progress != nil {
-				opt.Progress(counted.n, total)
+				opt.Progress(counted.N, total)
 			}
 		}
 	}
@@ -101,7 +101,7 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	}
 	b.finish()
 	if opt.Progress != nil {
-		opt.Progress(counted.n, total)
+		opt.Progress(counted.N, total)
 	}
 	return nil
 }
@@ -117,16 +117,4 @@ func parseError(name string, read int64, err error) error {
 		return &errs.FormatError{File: name, Err: fmt.Errorf("the Go execution trace is cut short after %d bytes: %w", read, err)}
 	}
 	return &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d: %w", read, err)}
-}
-
-// countingReader counts the bytes read from the file.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

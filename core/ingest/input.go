@@ -188,3 +188,16 @@ func Head(path string, n int) ([]byte, error) {
 	}
 	return head[:k], nil
 }
+
+// Counter counts the bytes read through it, for readers' progress reports
+// and the byte offsets of their errors.
+type Counter struct {
+	R io.Reader
+	N int64 // bytes read so far
+}
+
+func (c *Counter) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
+}

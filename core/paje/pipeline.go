@@ -45,9 +45,9 @@ func (d *decoder) decode(r io.Reader, name string) error {
 	d.file, d.line = name, 0
 	d.sim.file = name
 	if d.input != nil {
-		d.before += d.input.n
+		d.before += d.input.N
 	}
-	d.input = &countingReader{r: r}
+	d.input = &ingest.Counter{R: r}
 	limit := d.opt.MaxDecompressed
 	if limit == 0 {
 		limit = ingest.DefaultMaxDecompressed

@@ -45,6 +45,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -165,7 +166,7 @@ type decoder struct {
 	// those of the files, compressed or not, for progress reports, before
 	// the bytes of the files read before the current one.
 	total, done, nextReport int64
-	input                   *countingReader
+	input                   *ingest.Counter
 	before                  int64
 	long                    []byte
 
@@ -281,7 +282,7 @@ func (d *decoder) inputDone() int64 {
 		}
 		return d.before + d.done
 	}
-	return d.before + d.input.n
+	return d.before + d.input.N
 }
 
 // readFailure places an error of the input at the current line: the
@@ -292,18 +293,6 @@ func (d *decoder) readFailure(err error) error {
 		err = fe.Err
 	}
 	return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
-}
-
-// countingReader counts the bytes read from r.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func (d *decoder) fail(err error) error {

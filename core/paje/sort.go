@@ -95,7 +95,7 @@ func readSorted(paths []string, sink trace.Sink, opt Options) error {
 	if err := d.endOfInput(); err != nil {
 		return err
 	}
-	d.input = &countingReader{n: total} // every input byte was read twice
+	d.input = &ingest.Counter{N: total} // every input byte was read twice
 	return d.finish()
 }
 
@@ -123,7 +123,7 @@ func (s *sorter) split(file int32, path string) error {
 		return err
 	}
 	defer f.Close()
-	in := &countingReader{r: f}
+	in := &ingest.Counter{R: f}
 	limit := s.opt.MaxDecompressed
 	if limit == 0 {
 		limit = ingest.DefaultMaxDecompressed
@@ -154,14 +154,14 @@ func (s *sorter) split(file int32, path string) error {
 			if err := s.add(file, line, b); err != nil {
 				return err
 			}
-			if in.n >= next {
+			if in.N >= next {
 				if err := s.opt.Canceled(); err != nil {
 					return err
 				}
 				if s.opt.Progress != nil {
-					s.opt.Progress(s.done+in.n, 2*s.total)
+					s.opt.Progress(s.done+in.N, 2*s.total)
 				}
-				next = in.n + progressEvery
+				next = in.N + progressEvery
 			}
 		}
 		if err == io.EOF {
@@ -172,7 +172,7 @@ func (s *sorter) split(file int32, path string) error {
 			return k.readFailure(err)
 		}
 	}
-	s.done += in.n
+	s.done += in.N
 	return nil
 }
 

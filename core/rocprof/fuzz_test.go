@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -58,7 +59,7 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"rocprofiler-sdk-tool": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr := trace.New()
-		err := readJSON("fuzz.json", bytes.NewReader(data), &countingReader{}, int64(len(data)), tr, trace.ReadOptions{Notes: &trace.Notes{}})
+		err := readJSON("fuzz.json", bytes.NewReader(data), &ingest.Counter{}, int64(len(data)), tr, trace.ReadOptions{Notes: &trace.Notes{}})
 		checkFuzzError(t, err, "fuzz.json")
 		for _, s := range tr.States {
 			if s.End < s.Start {

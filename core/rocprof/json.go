@@ -135,23 +135,12 @@ type jsonElement struct {
 type jsonReader struct {
 	path  string
 	dec   *json.Decoder
-	in    *countingReader
+	in    *ingest.Counter
 	opt   trace.ReadOptions
 	total int64
 	n     int // records decoded, for cancellation checks
 	m     *model
 	elems int32 // elements of rocprofiler-sdk-tool begun
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // ReadJSON reads a rocprofv3 JSON file (plain or compressed) into sink.
@@ -165,7 +154,7 @@ func ReadJSON(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	defer f.Close()
-	counted := &countingReader{r: f}
+	counted := &ingest.Counter{R: f}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 1<<16), path, ingest.DefaultMaxDecompressed)
 	if err != nil {
 		return err
@@ -174,7 +163,7 @@ func ReadJSON(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	return readJSON(path, in, counted, st.Size(), sink, opt)
 }
 
-func readJSON(path string, in io.Reader, counted *countingReader, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	dec := json.NewDecoder(in)
 	dec.UseNumber()
 	r := &jsonReader{path: path, dec: dec, in: counted, opt: opt, total: total, m: newModel()}
@@ -182,7 +171,7 @@ func readJSON(path string, in io.Reader, counted *countingReader, total int64, s
 		return r.wrap(err)
 	}
 	if opt.Progress != nil {
-		opt.Progress(counted.n, total)
+		opt.Progress(counted.N, total)
 	}
 	return r.m.emit(sink, path)
 }
@@ -262,7 +251,7 @@ func (r *jsonReader) tick() error {
 		return err
 	}
 	if r.opt.Progress != nil {
-		r.opt.Progress(r.in.n, r.total)
+		r.opt.Progress(r.in.N, r.total)
 	}
 	return nil
 }

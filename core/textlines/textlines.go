@@ -39,7 +39,7 @@ type Input struct {
 // the input broke), or once opt.Cancel is closed. It reports progress to
 // opt.Progress and returns the number of input bytes consumed.
 func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (int64, error) {
-	counted := &countingReader{r: r}
+	counted := &ingest.Counter{R: r}
 	limit := in.MaxDecompressed
 	if limit == 0 {
 		limit = ingest.DefaultMaxDecompressed
@@ -68,22 +68,22 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			if errors.As(err, &fe) {
 				err = fe.Err
 			}
-			return counted.n, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: err}
+			return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: err}
 		}
 		if len(text) > 0 {
 			done += int64(len(text))
 			n++
 			if err := line(text, n); err != nil {
-				return counted.n, err
+				return counted.N, err
 			}
-			if counted.n >= nextReport {
+			if counted.N >= nextReport {
 				if err := opt.Canceled(); err != nil {
-					return counted.n, err
+					return counted.N, err
 				}
 				if opt.Progress != nil {
-					opt.Progress(in.Before+counted.n, in.Total)
+					opt.Progress(in.Before+counted.N, in.Total)
 				}
-				nextReport = counted.n + ReportEvery
+				nextReport = counted.N + ReportEvery
 			}
 		}
 		if err == io.EOF {
@@ -91,18 +91,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		}
 	}
 	if opt.Progress != nil {
-		opt.Progress(in.Before+counted.n, in.Total)
+		opt.Progress(in.Before+counted.N, in.Total)
 	}
-	return counted.n, nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	return counted.N, nil
 }
