@@ -10,7 +10,9 @@ Inputs and tools (a row per tool and input):
   Kineto (PyTorch) JSON  ms.read  vs HTA's parse_trace_dataframe and plain
                          json.load + pandas.DataFrame (pipit has no Chrome
                          or Kineto reader)
-  OTF2                   ms.read  vs otf2-print (Debian otf2-tools), to
+  OTF2                   (the corpus's, and one written by bench/otf2_synth.py
+                         of --otf2-events records)
+                         ms.read  vs otf2-print (Debian otf2-tools), to
                          /dev/null and --silent, and pipit's Trace.from_otf2;
                          our command `macroscope dump --format otf2` (-q, or
                          to /dev/null) against otf2-print, command to command
@@ -342,6 +344,24 @@ def synthetic_paje(py, size, cache):
     return path
 
 
+def synthetic_otf2(peer_py, events, cache):
+    """A synthetic OTF2 archive of about `events` Enter and Leave records,
+    written once into cache by bench/otf2_synth.py (the otf2 package of the
+    peers' environment); None, said on stderr, when it cannot be written."""
+    where = cache / f"otf2-{events}"
+    anchor, done = where / "traces.otf2", where / ".done"
+    if done.exists():
+        return anchor
+    log(f"writing {where.name}/traces.otf2")
+    made = subprocess.run([peer_py, str(BENCH / "otf2_synth.py"), str(events), str(where)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        log(f"no synthetic OTF2 archive: {reason(made.stderr, made.returncode)}")
+        return None
+    done.touch()
+    return anchor
+
+
 def size_of(path):
     if path.is_dir():
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -424,10 +444,17 @@ def plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus):
     if "otf2" in args.formats:
         otf2 = [corpus / "pipit/tests/data/ping-pong-otf2/traces.otf2",
                 corpus / "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"]
+        if args.otf2_events > 0:
+            if no_otf2_py:
+                log(f"no synthetic OTF2 archive: {no_otf2_py}")
+            else:
+                made = synthetic_otf2(peer_py, args.otf2_events, BENCH / ".cache")
+                otf2 += [made] if made else []
         no_print = None if tools["otf2-print"][:1].isdigit() else tools["otf2-print"]
         for p in present(otf2):
             # pipit takes the archive's directory, the others its anchor file
-            add("OTF2", str(p.parent.relative_to(corpus)), p, [("Macroscope ms.read", "ms_read")],
+            label = str(p.parent.relative_to(corpus)) if p.is_relative_to(corpus) else f"synthetic {p.parent.name}"
+            add("OTF2", label, p, [("Macroscope ms.read", "ms_read")],
                 [("otf2-print > /dev/null", (["otf2-print", str(p)], otf2_counts, "all"), no_print),
                  ("otf2-print --silent", (["otf2-print", "--silent", str(p)], None, "quiet"), no_print),
                  ("pipit Trace.from_otf2", "pipit_otf2", no_pipit or no_otf2_py)],
@@ -538,6 +565,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5, help="timed runs of each tool on each input (default 5)")
     ap.add_argument("--sizes", default="20MB", help="sizes of the synthetic Pajé traces, e.g. 150MB,1.5GB")
     ap.add_argument("--formats", default=",".join(FORMATS), help=f"among {','.join(FORMATS)}")
+    ap.add_argument("--otf2-events", type=int, default=200_000,
+                    help="Enter and Leave records of a synthetic OTF2 archive (0: none)")
     ap.add_argument("--kineto-files", type=int, default=2, help="the N largest Kineto traces of HTA's tests")
     ap.add_argument("--corpus", default=str(REPO.parent / "shared" / "traces"), help="the trace corpus")
     ap.add_argument("--peers-venv", default=str(BENCH / ".peers-venv"), help="the peers' virtual environment")
@@ -569,6 +598,7 @@ def main():
     jobs = plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus)
     live = [j for j in jobs if not j.failed]
 
+    clock = time.perf_counter()
     load_before = os.getloadavg()
     started = datetime.datetime.now(datetime.timezone.utc)
     if not args.no_check:
@@ -589,7 +619,9 @@ def main():
     out = [
         f"# Macroscope against the peers' readers",
         "",
-        f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds, "
+        f"{time.perf_counter() - clock:.0f} s in all",
+        f"- command: `python bench/compare.py {' '.join(sys.argv[1:])}`",
         f"- machine: {machine()}",
         f"- load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load_before)}; "
         f"after {', '.join(f'{x:.1f}' for x in load_after)}",
