@@ -9,6 +9,7 @@ tool (
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/go-python/gopy v0.5.0
 	github.com/klauspost/compress v1.19.2
 	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	gonum.org/v1/plot v0.17.0
@@ -26,7 +27,6 @@ require (
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/go-python/gopy v0.5.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gonuts/commander v0.1.0 // indirect
