@@ -384,8 +384,9 @@ def plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus):
     no_pipit = None
     if peer_py is None or not peers.get("pandas", "")[:1].isdigit():
         no_pipit = f"not installed: the peers' Python or pandas ({peers.get('pandas', '')})"
-    elif not args.pipit_src:
-        no_pipit = ("not measured: PyPI's pipit 0.0.1 is an empty placeholder; "
+    elif not args.pipit_src and subprocess.run(
+            [peer_py, "-c", "import pipit; pipit.Trace"], capture_output=True).returncode != 0:
+        no_pipit = (f"not measured: PyPI's pipit {peers.get('pipit', '')} is an empty placeholder; "
                     "give a source tree of hpcgroup/pipit with --pipit-src")
     no_hta = None if peer_py and peers.get("HolisticTraceAnalysis", "")[:1].isdigit() else \
         f"not installed: HolisticTraceAnalysis {peers.get('HolisticTraceAnalysis', '')}"
