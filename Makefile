@@ -16,7 +16,7 @@ OUT     ?= out
 GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
 PY_SOURCES := $(shell find pybind/macroscope -name '*.py' -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
 
-.PHONY: demo test setup go-test py-test notebooks bench clean
+.PHONY: demo test setup go-test py-test notebooks bench bench-compare clean
 
 demo: setup
 	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
@@ -56,6 +56,12 @@ py-test: setup
 
 bench: setup
 	$(VPY) bench/zero_copy.py
+
+# Macroscope against the peers' readers (pipit, HTA, otf2-print, pj_dump) on
+# the same files; the peers are installed into bench/.peers-venv. Options in
+# BENCH_ARGS, e.g. BENCH_ARGS="--rounds 3 --sizes 150MB,1.5GB --pipit-src DIR".
+bench-compare: setup
+	$(VPY) bench/compare.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build $(OUT)

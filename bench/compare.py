@@ -1,0 +1,654 @@
+"""Macroscope against the peers' readers, on the same files, in one session.
+
+    python bench/compare.py [--rounds 5] [--sizes 20MB] [--formats nsys,hpctoolkit,kineto,otf2,paje]
+                            [--pipit-src DIR] [--out FILE] [--no-install]
+
+Inputs and tools (a row per tool and input):
+  Nsight Systems SQLite  ms.read, ms.read + .micro()  vs pipit's SQLite reader
+                         (Trace.from_nsight_sqlite); HTA reads no nsys
+  HPCToolkit database    ms.read  vs pipit's Trace.from_hpctoolkit
+  Kineto (PyTorch) JSON  ms.read  vs HTA's parse_trace_dataframe and plain
+                         json.load + pandas.DataFrame (pipit has no Chrome
+                         or Kineto reader)
+  OTF2                   (the corpus's, and one written by bench/otf2_synth.py
+                         of --otf2-events records)
+                         ms.read  vs otf2-print (Debian otf2-tools), to
+                         /dev/null and --silent, and pipit's Trace.from_otf2;
+                         our command `macroscope dump --format otf2` (-q, or
+                         to /dev/null) against otf2-print, command to command
+  Pajé (synthetic)       ms.read, ms.read_micro  vs pj_dump (Debian pajeng)
+                         -q (read and simulate) and to /dev/null (dump all);
+                         `macroscope dump` (-q, or to /dev/null) against pj_dump
+
+Every measurement is a fresh process (bench/compare_child.py for the Python
+tools, the command itself for the others), so that each one pays its own
+cold caches and its peak RSS is its own, read from os.wait4 (the largest
+process of its tree when a tool forks workers: pipit's OTF2 reader does).
+The rounds are interleaved: round r runs every (input, tool) once, starting
+one place further along the list each round, so a change of the machine's
+load hits all tools alike. "read" is the time of the reading call alone,
+measured inside the process after the imports; for command-line tools it is
+the whole process. "process" is the whole process, start-up and imports
+included. Ratios are the peer's median over ours on the same input, above 1
+when Macroscope is faster or smaller: read time against ms.read's; process
+time and peak RSS against ms.read's for the Python peers, and against our
+command doing the same work for the command-line peers (`macroscope dump`
+is built from cmd/macroscope into bench/.cache). The counts beside the times are what each
+tool found in the file (our states, pipit's Enter rows, HTA's rows...), for
+an apples-to-apples check; detailed counts, by type, come from one extra
+untimed run of each tool and are listed under the table.
+
+Peers are installed in their own virtual environment, bench/.peers-venv
+(pip install pipit HolisticTraceAnalysis otf2), and Debian's otf2-tools and
+pajeng with apt-get when missing (as root); --no-install skips both. PyPI's
+pipit (0.0.1) is an empty placeholder: give a source tree of hpcgroup/pipit
+(pure Python) with --pipit-src (or PIPIT_SRC) to measure it; its Nsight
+Systems SQLite reader is on that project's nsight-sqlite work (the one that
+produced pipit/hist/data/cloverleaf-nsys), its released reader takes nsys
+CSV exports. A tool that is missing or fails on a file is reported in the
+table ("failed: ...", "not installed: ..."), never stops the run.
+
+Macroscope runs from the project's .venv (make setup). Synthetic Pajé
+traces are written once by macroscope.synth into bench/.cache and reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BENCH = pathlib.Path(__file__).resolve().parent
+REPO = BENCH.parent
+CHILD = BENCH / "compare_child.py"
+FORMATS = ("nsys", "hpctoolkit", "kineto", "otf2", "paje")
+# name, pip requirement. pandas 2: the peers were written for it (pipit's
+# readers in 2024, HTA 0.5.0 in 2025), and installed first so HTA keeps it.
+PEER_PACKAGES = (("pandas", "pandas<3"), ("HolisticTraceAnalysis", "HolisticTraceAnalysis"),
+                 ("otf2", "otf2"), ("pipit", "pipit"))
+
+
+@dataclasses.dataclass
+class Job:
+    """One tool on one input: how to run it, and what came of it."""
+    group: str                      # the format, as the table's section
+    input: str                      # the input's label
+    path: pathlib.Path
+    tool: str                       # the label of the row
+    ours: bool = False
+    reference: bool = False         # the Macroscope row the ratios divide by
+    pair: str | None = None         # command-line rows: ours and the peer's that do the same work
+    child: str | None = None        # a tool of compare_child.py...
+    python: str | None = None       # ... run by this interpreter
+    env: dict | None = None
+    command: list | None = None     # or a command line, timed whole
+    checker: object = None          # command line tools: a function giving the counts
+    failed: str | None = None
+    runs: list = dataclasses.field(default_factory=list)   # (read s, process s, RSS bytes)
+    count: dict | None = None       # from the first timed run
+    detail: dict | None = None      # from the check run
+
+
+# Running one measurement ------------------------------------------------------
+
+def run_process(cmd, env=None, timeout=None, stdout_to_file=True):
+    """Run cmd in a new session; return (wall s, peak RSS bytes, exit code,
+    stdout text, stderr text). Past timeout, the whole group is killed."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        began = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out if stdout_to_file else subprocess.DEVNULL, stderr=err,
+                                stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        killed = []
+
+        def kill():
+            killed.append(True)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout, kill) if timeout else None
+        if timer:
+            timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            if timer:
+                timer.cancel()
+        took = time.perf_counter() - began
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text = out.read().decode(errors="replace")
+        errors = err.read().decode(errors="replace")
+        if killed:
+            errors += f"\ntimed out after {timeout:.0f} s"
+            proc.returncode = proc.returncode or -9
+        return took, usage.ru_maxrss * 1024, proc.returncode, text, errors
+
+
+def reason(errors, code):
+    """The line of stderr that says why a run failed."""
+    lines = [ln.strip() for ln in errors.strip().splitlines() if ln.strip()]
+    for line in reversed(lines):
+        if not line.startswith(("File ", "^", "~")) and "Traceback" not in line:
+            return line[:200]
+    return f"exit code {code}"
+
+
+def measure(job, timeout, mode="time"):
+    """Run job once; append to job.runs (mode "time") or set job.detail
+    (mode "check"). A failure marks the job failed."""
+    if job.command is not None:
+        if mode == "check":
+            if job.checker:
+                try:
+                    job.detail = job.checker(job.path)
+                except Exception as e:  # a count we cannot take is not a failed read
+                    job.detail = {"count failed": str(e)[:200]}
+            return
+        took, rss, code, _, errors = run_process(job.command, timeout=timeout, stdout_to_file=False)
+        if code != 0:
+            job.failed = reason(errors, code)
+            return
+        job.runs.append((took, took, rss))
+        return
+    cmd = [job.python, str(CHILD), job.child, mode, str(job.path)]
+    took, rss, code, text, errors = run_process(cmd, env=job.env, timeout=timeout)
+    try:
+        result = json.loads(text.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        result = {"error": reason(errors, code)}
+    if code != 0 or "error" in result:
+        job.failed = result.get("error") or reason(errors, code)
+        return
+    if mode == "check":
+        job.detail = result["count"]
+    else:
+        job.runs.append((result["seconds"], took, rss))
+        if job.count is None:
+            job.count = result["count"]
+
+
+# Counts from the command-line tools' output -----------------------------------
+
+def count_lines(cmd, prefixes, timeout=3600):
+    """Run cmd and count its output lines by their first word, for the
+    words of prefixes."""
+    counts = dict.fromkeys(prefixes, 0)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        for line in proc.stdout:
+            word = line.split(b",", 1)[0].split(None, 1)[0] if line.strip() else b""
+            key = word.decode(errors="replace")
+            if key in counts:
+                counts[key] += 1
+    finally:
+        timer.cancel()
+        proc.wait()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[0]} exited with {proc.returncode}")
+    return counts
+
+
+def otf2_counts(path):
+    return count_lines(["otf2-print", str(path)], ("ENTER", "LEAVE", "MPI_SEND", "MPI_RECV", "MPI_ISEND",
+                                                   "MPI_IRECV", "METRIC"))
+
+
+def pjdump_lines(cmd):
+    """Lines of pj_dump's CSV (pj_dump's or ours) by kind."""
+    return count_lines(cmd, ("Container", "State", "Link", "Variable", "Event"))
+
+
+def pjdump_counts(path):
+    return pjdump_lines(["pj_dump", str(path)])
+
+
+# Setting up the tools -----------------------------------------------------------
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def ours_python():
+    py = REPO / ".venv" / "bin" / "python"
+    if not py.exists():
+        sys.exit(f"{py} is missing: run `make setup` first")
+    probe = subprocess.run([str(py), "-c", "import macroscope; print(macroscope.__version__)"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        sys.exit(f"macroscope does not import in {py}: {reason(probe.stderr, probe.returncode)}")
+    return str(py), probe.stdout.strip()
+
+
+def peers_venv(where, install):
+    """The peers' interpreter and a word per package: its version, or why
+    it is missing."""
+    py = where / "bin" / "python"
+    status = {}
+    if not py.exists():
+        if not install:
+            return None, {p: "not installed (--no-install)" for p, _ in PEER_PACKAGES}
+        log(f"creating {where}")
+        made = subprocess.run([sys.executable, "-m", "venv", str(where)], capture_output=True, text=True)
+        if made.returncode != 0:
+            return None, {p: f"no virtual environment: {reason(made.stderr, made.returncode)}"
+                          for p, _ in PEER_PACKAGES}
+    for package, requirement in PEER_PACKAGES:
+        version = installed_version(py, package)
+        if version is None and install:
+            log(f"pip install {requirement} (into {where})")
+            done = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                                   requirement], capture_output=True, text=True)
+            if done.returncode != 0:
+                status[package] = f"pip install failed: {reason(done.stderr, done.returncode)}"
+                continue
+            version = installed_version(py, package)
+        status[package] = version or "not installed"
+    return str(py), status
+
+
+def installed_version(py, package):
+    probe = subprocess.run([str(py), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
+                           capture_output=True, text=True)
+    return probe.stdout.strip() if probe.returncode == 0 else None
+
+
+def debian_tools(install):
+    """otf2-print and pj_dump, installed with apt-get when missing (as root)."""
+    wanted = {"otf2-print": "otf2-tools", "pj_dump": "pajeng"}
+    missing = [pkg for cmd, pkg in wanted.items() if shutil.which(cmd) is None]
+    if missing and install and os.geteuid() == 0 and shutil.which("apt-get"):
+        log(f"apt-get install {' '.join(missing)}")
+        subprocess.run(["apt-get", "install", "-y", "-q", *missing], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    versions = {}
+    for cmd, pkg in wanted.items():
+        if shutil.which(cmd) is None:
+            versions[cmd] = f"not installed (Debian package {pkg})"
+            continue
+        q = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
+        versions[cmd] = q.stdout.strip() if q.returncode == 0 else "installed"
+    return versions
+
+
+def go_command():
+    """Our command-line tool, built into bench/.cache (go build is
+    incremental: a rebuild of unchanged sources costs a second)."""
+    out = BENCH / ".cache" / "macroscope"
+    if shutil.which("go") is None:
+        return None, "not built: no Go toolchain"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    log("go build ./cmd/macroscope")
+    built = subprocess.run(["go", "build", "-o", str(out), "./cmd/macroscope"], cwd=REPO,
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        return None, f"go build failed: {reason(built.stderr, built.returncode)}"
+    return str(out), None
+
+
+def pipit_env(pipit_src):
+    """The environment of the peers' runs: pipit's source tree first on the
+    path, when one is given."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if pipit_src:
+        env["PYTHONPATH"] = str(pipit_src)
+    return env
+
+
+# Inputs ---------------------------------------------------------------------------
+
+def parse_size(text):
+    text = text.strip().upper().replace(" ", "")
+    for unit, factor in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("B", 1)):
+        if text.endswith(unit):
+            return int(float(text[: -len(unit)]) * factor)
+    return int(float(text))
+
+
+def synthetic_paje(py, size, cache):
+    """A synthetic Pajé trace of about size bytes, written once into cache
+    (its events scaled from a small probe: bytes per event line hardly vary)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    label = f"{size / 1e6:g}MB"
+    path = cache / f"synth-{label}.trace"
+    if path.exists() and path.stat().st_size > 0:
+        return path
+    script = (
+        "import sys, os, tempfile, macroscope as ms\n"
+        "size, out = int(sys.argv[1]), sys.argv[2]\n"
+        "with tempfile.TemporaryDirectory() as d:\n"
+        "    probe = ms.synth(os.path.join(d, 'p.trace'), events=200000, seed=1, format='paje')\n"
+        "per = probe['bytes'] / probe['events']\n"
+        "ms.synth(out + '.part', events=max(1000, int(size / per)), seed=1, format='paje')\n"
+        "os.replace(out + '.part', out)\n"
+    )
+    log(f"writing {path.name}")
+    subprocess.run([py, "-c", script, str(size), str(path)], check=True)
+    return path
+
+
+def synthetic_otf2(peer_py, events, cache):
+    """A synthetic OTF2 archive of about `events` Enter and Leave records,
+    written once into cache by bench/otf2_synth.py (the otf2 package of the
+    peers' environment); None, said on stderr, when it cannot be written."""
+    where = cache / f"otf2-{events}"
+    anchor, done = where / "traces.otf2", where / ".done"
+    if done.exists():
+        return anchor
+    log(f"writing {where.name}/traces.otf2")
+    made = subprocess.run([peer_py, str(BENCH / "otf2_synth.py"), str(events), str(where)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        log(f"no synthetic OTF2 archive: {reason(made.stderr, made.returncode)}")
+        return None
+    done.touch()
+    return anchor
+
+
+def size_of(path):
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    if path.suffix == ".otf2":
+        return size_of(path.parent)
+    return path.stat().st_size
+
+
+def human(n):
+    for unit, factor in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= factor:
+            return f"{n / factor:.3g} {unit}"
+    return f"{n} B"
+
+
+def plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus):
+    """The jobs: every tool on every input of the formats asked for."""
+    jobs = []
+    peer_env = pipit_env(args.pipit_src)
+    no_pipit = None
+    if peer_py is None or not peers.get("pandas", "")[:1].isdigit():
+        no_pipit = f"not installed: the peers' Python or pandas ({peers.get('pandas', '')})"
+    elif not args.pipit_src and subprocess.run(
+            [peer_py, "-c", "import pipit; pipit.Trace"], capture_output=True).returncode != 0:
+        no_pipit = (f"not measured: PyPI's pipit {peers.get('pipit', '')} is an empty placeholder; "
+                    "give a source tree of hpcgroup/pipit with --pipit-src")
+    no_hta = None if peer_py and peers.get("HolisticTraceAnalysis", "")[:1].isdigit() else \
+        f"not installed: HolisticTraceAnalysis {peers.get('HolisticTraceAnalysis', '')}"
+    no_otf2_py = None if peers.get("otf2", "")[:1].isdigit() else \
+        f"not installed: pipit's OTF2 reader needs the otf2 module ({peers.get('otf2', '')})"
+
+    go_exe, no_go = go_cmd
+
+    def add(group, label, path, ms_tools, peer_tools, ms_commands=()):
+        """ms_tools: (row, child tool); ms_commands: (row, arguments of our
+        command, pair); peer_tools: (row, child tool or (command, counter,
+        pair), why it cannot run or None)."""
+        for i, (name, child) in enumerate(ms_tools):
+            jobs.append(Job(group, label, path, name, ours=True, reference=i == 0, child=child, python=ms_py))
+        for name, argv, pair in ms_commands:
+            command = [go_exe or "macroscope", *argv]
+            # the full dump's lines counted by kind, as pj_dump's are
+            checker = (lambda _, cmd=command: pjdump_lines(cmd)) if pair == "all" else None
+            jobs.append(Job(group, label, path, name, ours=True, command=command, checker=checker,
+                            pair=pair, failed=no_go))
+        for name, spec, unavailable in peer_tools:
+            job = Job(group, label, path, name)
+            if isinstance(spec, str):
+                job.child, job.python, job.env = spec, peer_py, peer_env
+            else:
+                job.command, job.checker, job.pair = spec
+            job.failed = unavailable
+            jobs.append(job)
+
+    def present(paths):
+        found = [p for p in paths if p.exists()]
+        for p in paths:
+            if not p.exists():
+                log(f"skipping {p}: not found")
+        return found
+
+    if "nsys" in args.formats:
+        nsys = [corpus / "pipit/hist/data/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite"]
+        nsys += sorted((corpus / "nsys").glob("*.sqlite"))
+        for p in present(nsys):
+            add("Nsight Systems SQLite", p.name, p,
+                [("Macroscope ms.read", "ms_read"), ("Macroscope ms.read + .micro()", "ms_read_micro_model")],
+                [("pipit Trace.from_nsight_sqlite", "pipit_nsight_sqlite", no_pipit)])
+    if "hpctoolkit" in args.formats:
+        for p in present([corpus / "pipit/tests/data/ping-pong-hpctoolkit",
+                          corpus / "hpctoolkit-db/issue-233-lulesh"]):
+            add("HPCToolkit database", p.name, p, [("Macroscope ms.read", "ms_read")],
+                [("pipit Trace.from_hpctoolkit", "pipit_hpctoolkit", no_pipit)])
+    if "kineto" in args.formats:
+        kineto = sorted((corpus / "hta/tests/data").rglob("*.json.gz"), key=lambda p: p.stat().st_size)
+        for p in kineto[-args.kineto_files:][::-1]:
+            add("Kineto JSON", str(p.relative_to(corpus / "hta/tests/data")), p,
+                [("Macroscope ms.read", "ms_read")],
+                [("HTA parse_trace_dataframe", "hta_parse", no_hta),
+                 ("json.load + pandas.DataFrame", "json_pandas", None if peer_py else "no peers' Python")])
+    if "otf2" in args.formats:
+        otf2 = [corpus / "pipit/tests/data/ping-pong-otf2/traces.otf2",
+                corpus / "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"]
+        if args.otf2_events > 0:
+            if no_otf2_py:
+                log(f"no synthetic OTF2 archive: {no_otf2_py}")
+            else:
+                made = synthetic_otf2(peer_py, args.otf2_events, BENCH / ".cache")
+                otf2 += [made] if made else []
+        no_print = None if tools["otf2-print"][:1].isdigit() else tools["otf2-print"]
+        for p in present(otf2):
+            # pipit takes the archive's directory, the others its anchor file
+            label = str(p.parent.relative_to(corpus)) if p.is_relative_to(corpus) else f"synthetic {p.parent.name}"
+            add("OTF2", label, p, [("Macroscope ms.read", "ms_read")],
+                [("otf2-print > /dev/null", (["otf2-print", str(p)], otf2_counts, "all"), no_print),
+                 ("otf2-print --silent", (["otf2-print", "--silent", str(p)], None, "quiet"), no_print),
+                 ("pipit Trace.from_otf2", "pipit_otf2", no_pipit or no_otf2_py)],
+                [("macroscope dump --format otf2 > /dev/null", ["dump", "--format", "otf2", str(p)], "all"),
+                 ("macroscope dump --format otf2 -q", ["dump", "--format", "otf2", "-q", str(p)], "quiet")])
+            next(j for j in reversed(jobs) if j.child == "pipit_otf2").path = p.parent
+    if "paje" in args.formats:
+        no_pj = None if tools["pj_dump"][:1].isdigit() else tools["pj_dump"]
+        for size in args.sizes:
+            p = synthetic_paje(ms_py, size, BENCH / ".cache")
+            add("Pajé (synthetic)", f"{p.name}", p,
+                [("Macroscope ms.read", "ms_read"), ("Macroscope ms.read_micro", "ms_read_micro")],
+                [("pj_dump -q", (["pj_dump", "-q", str(p)], None, "quiet"), no_pj),
+                 ("pj_dump > /dev/null", (["pj_dump", str(p)], pjdump_counts, "all"), no_pj)],
+                [("macroscope dump -q", ["dump", "-q", str(p)], "quiet"),
+                 ("macroscope dump > /dev/null", ["dump", str(p)], "all")])
+    return jobs
+
+
+# The report ---------------------------------------------------------------------------
+
+def headline(job):
+    """The count shown beside the times: what the tool found, in its words."""
+    c = job.count or {}
+    if job.ours and c:
+        parts = [f"{c[k]:,} {k}" for k in ("states", "links", "events") if c.get(k)]
+        return ", ".join(parts) or "-"
+    if "Enter" in c:
+        return f"{c['Enter']:,} Enter"
+    if "ph X" in c:
+        return f"{c['rows']:,} rows ({c['ph X']:,} ph X)"
+    if "rows" in c:
+        return f"{c['rows']:,} rows"
+    d = job.detail or {}
+    if "ENTER" in d:
+        return f"{d['ENTER']:,} ENTER"
+    if "State" in d:       # pj_dump's CSV, from pj_dump or from macroscope dump
+        return ", ".join(f"{d[k]:,} {k}" for k in ("State", "Link", "Event") if d.get(k)) or "-"
+    return "-"
+
+
+def table(jobs):
+    lines = ["| format | input | size | tool | counted | read min (s) | read median (s) | process median (s) "
+             "| peak RSS (MB) | read: peer / ms.read | process: peer / ours | RSS: peer / ours |",
+             "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    refs = {(j.group, j.input): j for j in jobs if j.reference}
+    pairs = {(j.group, j.input, j.pair): j for j in jobs if j.ours and j.pair}
+
+    def med(job, i):
+        return statistics.median(r[i] for r in job.runs)
+
+    def usable(job):
+        return job is not None and job.runs and not job.failed
+
+    for j in jobs:
+        size = human(size_of(j.path))
+        head = f"| {j.group} | {j.input} | {size} | {j.tool} |"
+        if j.failed or not j.runs:
+            why = j.failed or "no run"
+            word = "" if why.startswith(("not ", "failed")) else "failed: "
+            lines.append(f"{head} {word}{why.replace('|', '/')} | | | | | | | |")
+            continue
+        reads = [r[0] for r in j.runs]
+        rss = med(j, 2)
+        read_ratio = proc_ratio = rss_ratio = ""
+        ref = refs.get((j.group, j.input))
+        if not j.ours:
+            if usable(ref):
+                read_ratio = f"{med(j, 0) / med(ref, 0):.2f}x"
+            # a command against our command doing the same work, else against ms.read
+            same = pairs.get((j.group, j.input, j.pair)) if j.pair else ref
+            if usable(same):
+                proc_ratio = f"{med(j, 1) / med(same, 1):.2f}x"
+                rss_ratio = f"{rss / med(same, 2):.2f}x"
+        lines.append(f"{head} {headline(j)} | {min(reads):.3f} | {statistics.median(reads):.3f} "
+                     f"| {med(j, 1):.3f} | {rss / 1e6:.0f} | {read_ratio} | {proc_ratio} | {rss_ratio} |")
+    return lines
+
+
+def details(jobs):
+    lines = []
+    for j in jobs:
+        if j.detail and not j.failed:
+            lines.append(f"- {j.group}, {j.input}, {j.tool}: `{json.dumps(j.detail, sort_keys=False)}`")
+    return lines
+
+
+def machine():
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        mem = f", {pages / 2**30:.0f} GiB"
+    except (ValueError, OSError):
+        pass
+    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores{mem}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5, help="timed runs of each tool on each input (default 5)")
+    ap.add_argument("--sizes", default="20MB", help="sizes of the synthetic Pajé traces, e.g. 150MB,1.5GB")
+    ap.add_argument("--formats", default=",".join(FORMATS), help=f"among {','.join(FORMATS)}")
+    ap.add_argument("--otf2-events", type=int, default=200_000,
+                    help="Enter and Leave records of a synthetic OTF2 archive (0: none)")
+    ap.add_argument("--kineto-files", type=int, default=2, help="the N largest Kineto traces of HTA's tests")
+    ap.add_argument("--corpus", default=str(REPO.parent / "shared" / "traces"), help="the trace corpus")
+    ap.add_argument("--peers-venv", default=str(BENCH / ".peers-venv"), help="the peers' virtual environment")
+    ap.add_argument("--pipit-src", default=os.environ.get("PIPIT_SRC"),
+                    help="a source tree of hpcgroup/pipit (the directory holding pipit/), put on the "
+                         "peers' PYTHONPATH (default $PIPIT_SRC)")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds before a run is killed")
+    ap.add_argument("--no-install", action="store_true", help="install nothing (no venv, pip or apt-get)")
+    ap.add_argument("--no-check", action="store_true", help="skip the untimed runs that count by type")
+    ap.add_argument("--out", help="also write the report (Markdown) to this file")
+    args = ap.parse_args()
+    args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    unknown = set(args.formats) - set(FORMATS)
+    if unknown:
+        ap.error(f"unknown formats {sorted(unknown)} (among {', '.join(FORMATS)})")
+    args.sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
+    if args.pipit_src:
+        args.pipit_src = pathlib.Path(args.pipit_src).resolve()
+        if not (args.pipit_src / "pipit" / "trace.py").exists():
+            ap.error(f"--pipit-src {args.pipit_src}: no pipit/trace.py there")
+    corpus = pathlib.Path(args.corpus)
+
+    ms_py, ms_version = ours_python()
+    peer_py, peers = peers_venv(pathlib.Path(args.peers_venv), not args.no_install)
+    tools = debian_tools(not args.no_install)
+    go_cmd = go_command() if {"otf2", "paje"} & set(args.formats) else (None, None)
+    jobs = plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus)
+    live = [j for j in jobs if not j.failed]
+
+    clock = time.perf_counter()
+    load_before = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    if not args.no_check:
+        log(f"counting ({len(live)} untimed runs)")
+        for j in live:
+            measure(j, args.timeout, mode="check")
+    for r in range(args.rounds):
+        order = [j for j in live[r % len(live):] + live[: r % len(live)]] if live else []
+        log(f"round {r + 1}/{args.rounds} (load {os.getloadavg()[0]:.1f})")
+        for j in order:
+            if not j.failed:
+                measure(j, args.timeout)
+    load_after = os.getloadavg()
+
+    pipit_word = peers.get("pipit", "")
+    if args.pipit_src:
+        pipit_word = f"source tree {args.pipit_src}"
+    out = [
+        f"# Macroscope against the peers' readers",
+        "",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds, "
+        f"{time.perf_counter() - clock:.0f} s in all",
+        f"- command: `python bench/compare.py {' '.join(sys.argv[1:])}`",
+        f"- machine: {machine()}",
+        f"- load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load_before)}; "
+        f"after {', '.join(f'{x:.1f}' for x in load_after)}",
+        f"- Macroscope {ms_version}; pipit: {pipit_word}; HTA: {peers.get('HolisticTraceAnalysis')}; "
+        f"otf2 (Python): {peers.get('otf2')}; otf2-tools: {tools['otf2-print']}; pajeng: {tools['pj_dump']}; "
+        f"Python {platform.python_version()}",
+        "",
+        "Times are wall-clock seconds, medians and minima over the rounds. \"read\": the reading call "
+        "alone, after the imports (for command-line tools, the whole process, whose start-up is "
+        "milliseconds); \"process\": the whole process, interpreter start-up and imports included. "
+        "Peak RSS: the process's maximum resident set (median over the rounds). Ratios are the peer's "
+        "median over ours on the same input, above 1 when Macroscope is faster or smaller: \"read\" "
+        "against ms.read's read; \"process\" and RSS against ms.read for the Python peers, and for "
+        "the command-line peers against our command doing the same work (`macroscope dump -q` for "
+        "`pj_dump -q` and `otf2-print --silent`, `macroscope dump` for the full dumps).",
+        "",
+        *table(jobs),
+    ]
+    extra = details(jobs)
+    if extra:
+        out += ["", "Counts by kind (one untimed run of each tool):", "", *extra]
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+    if args.out:
+        pathlib.Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
