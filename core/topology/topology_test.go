@@ -660,15 +660,20 @@ func TestCollapseOptimalIsBest(t *testing.T) {
 		}
 		t.Logf("p=%g: %q, %d nodes", p, got, len(tp.View().Nodes))
 	}
-	// p = 1 collapses everything; p = 0 collapses only uniform groups
-	// (s0/c0: same power and use everywhere; s1/c1 too).
+	// p = 1 collapses everything; p = 0 is the microscopic view (nothing
+	// collapsed), and just above it only the uniform groups collapse
+	// (s0/c0: same power and use everywhere; s1/c1 too), at no loss.
 	got, _ := tp.CollapseOptimal(1)
 	if !equalStrings(got, []string{""}) || len(tp.View().Nodes) != 1 {
 		t.Errorf("p=1: %q", got)
 	}
 	got, _ = tp.CollapseOptimal(0)
+	if len(got) != 0 || len(tp.View().Nodes) != 12 {
+		t.Errorf("p=0: %q, want nothing collapsed", got)
+	}
+	got, _ = tp.CollapseOptimal(1e-9)
 	if !equalStrings(sorted(got), []string{"s0/c0", "s1/c1"}) {
-		t.Errorf("p=0: %q, want the two uniform clusters", got)
+		t.Errorf("p=1e-9: %q, want the two uniform clusters", got)
 	}
 	if _, err := tp.CollapseOptimal(1.5); err == nil {
 		t.Error("p=1.5 accepted")
