@@ -14,15 +14,16 @@ var Format = ingest.Format{
 	Extensions: []string{".json", ".pfw"},
 	Sniff:      Looks,
 	Options: []ingest.Option{{Name: "args", Kind: ingest.Bool, Default: false,
-		Doc: "keep each slice's and event's args as JSON text (the args column of states and events); costs memory"}},
+		Doc: "keep each slice's and event's args as JSON text (the args column of states and events); costs memory"},
+		ingest.MaxDecompressedOption},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		keep := v.Bool("args")
+		keep, limit := v.Bool("args"), ingest.MaxDecompressed(v)
 		// The reader parses the whole document before it delivers anything.
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
 			if t, ok := sink.(*trace.Trace); ok && keep {
 				t.KeepArgs = true
 			}
-			return Read(path, sink, ro)
+			return readLimited(path, limit, sink, ro)
 		}, Whole: true, Files: []string{path}}, nil
 	},
 }

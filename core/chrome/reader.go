@@ -3,13 +3,12 @@ package chrome
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -18,9 +17,19 @@ func ReadFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }
 
-// Read streams the Chrome trace at path, plain or gzip-compressed, into
-// sink.
+// Read streams the Chrome trace at path, plain or compressed (gzip, bzip2,
+// zstd), into sink.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	return readLimited(path, 0, sink, opt)
+}
+
+// readLimited is Read with a bound on what compressed input may expand to
+// (see ingest.Decompress; 0: ingest.DefaultMaxDecompressed, negative: no
+// bound).
+func readLimited(path string, limit int64, sink trace.Sink, opt trace.ReadOptions) error {
+	if _, err := ingest.CheckPath(path); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -30,34 +39,36 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if st, err := f.Stat(); err == nil {
 		total = st.Size()
 	}
-	return Decode(f, path, total, sink, opt)
+	return decode(f, path, total, limit, sink, opt)
 }
 
 // progressEvery is how many input bytes pass between two progress reports.
 const progressEvery = 4 << 20
 
-// Decode reads a Chrome trace from r, plain or gzip-compressed (recognised
-// by its magic bytes); name labels errors, total is the input size for
-// progress reports (0 if unknown). Nothing reaches sink unless the whole
-// input is valid.
+// Decode reads a Chrome trace from r, plain or compressed with gzip,
+// bzip2 or zstd (recognised by its magic bytes); name labels errors, total
+// is the input size for progress reports (0 if unknown). Nothing reaches
+// sink unless the whole input is valid.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+	return decode(r, name, total, 0, sink, opt)
+}
+
+func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt trace.ReadOptions) error {
 	counted := &countingReader{r: r, progress: opt.Progress, opt: opt, total: total, next: progressEvery}
 	// The buffer serves the gzip magic test and the decompressor's byte
 	// reads; plain text goes through it in the scanner's large reads.
 	br := bufio.NewReaderSize(counted, 16<<10)
-	var in io.Reader = br
-	magic, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return &errs.FormatError{File: name, Err: err}
+	switch {
+	case limit == 0:
+		limit = ingest.DefaultMaxDecompressed
+	case limit < 0:
+		limit = 0 // Decompress: no bound
 	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return &errs.FormatError{File: name, Err: err}
-		}
-		defer gz.Close()
-		in = gz
+	in, release, err := ingest.Decompress(br, name, limit)
+	if err != nil {
+		return err
 	}
+	defer release()
 	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
 	d.strs = d.col.strs
 	if as, ok := sink.(trace.ArgsSink); ok {

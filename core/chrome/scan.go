@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // maxNesting bounds the depth of nested arrays and objects the scanner
@@ -78,14 +79,14 @@ func (s *scanner) failEnd(what string) error {
 	var err error
 	if s.readErr != nil {
 		cause := s.readErr
-		if errors.Is(cause, io.ErrUnexpectedEOF) {
-			cause = errors.New("compressed data is truncated")
+		if errors.Is(cause, io.ErrUnexpectedEOF) || errors.Is(cause, ingest.ErrTruncated) {
+			cause = ingest.ErrTruncated
 		}
 		err = s.fail("reading %s: %w", what, cause)
 	} else {
 		err = s.fail("input ends inside %s", what)
 	}
-	s.truncated = s.readErr == nil || errors.Is(s.readErr, io.ErrUnexpectedEOF)
+	s.truncated = s.readErr == nil || errors.Is(s.readErr, io.ErrUnexpectedEOF) || errors.Is(s.readErr, ingest.ErrTruncated)
 	return err
 }
 
