@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/synth"
 )
@@ -65,7 +66,7 @@ func Synth(path, options string) (js string, err error) {
 		}
 		c.Anomalies = append(c.Anomalies, synth.Anomaly{Level: level, At: a.At, Weights: a.Weights, From: a.Start, To: a.End})
 	}
-	st, err := synth.WriteFile(path, o.Format, c)
+	st, err := arrowio.WriteSynth(path, o.Format, c)
 	if err != nil {
 		return "", err
 	}

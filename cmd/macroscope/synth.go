@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macroscope-hpc/macroscope/arrowio"
+
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -67,7 +69,7 @@ func runSynth(c *cli) error {
 	}
 	cfg.Anomalies = anomalies
 	began := time.Now()
-	st, err := synth.WriteFile(fs.Arg(0), *format, cfg)
+	st, err := arrowio.WriteSynth(fs.Arg(0), *format, cfg)
 	if err != nil {
 		return err
 	}

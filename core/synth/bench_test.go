@@ -2,7 +2,6 @@ package synth
 
 import (
 	"io"
-	"path/filepath"
 	"testing"
 )
 
@@ -23,18 +22,5 @@ func BenchmarkWritePaje(b *testing.B) {
 		}
 	}
 	b.SetBytes(st.Bytes)
-	b.ReportMetric(float64(st.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
-}
-
-func BenchmarkWriteParquet(b *testing.B) {
-	c := benchConfig()
-	path := filepath.Join(b.TempDir(), "bench.parquet")
-	var st Stats
-	for b.Loop() {
-		var err error
-		if st, err = WriteParquet(path, c); err != nil {
-			b.Fatal(err)
-		}
-	}
 	b.ReportMetric(float64(st.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
 }

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // Formats the generator writes.
@@ -23,20 +21,10 @@ func FormatOf(path string) string {
 	return FormatPaje
 }
 
-// WriteFile writes the trace c describes to path in format ("paje",
-// "parquet", or "" to choose by the file's extension). A file left
-// incomplete by an error is removed.
-func WriteFile(path, format string, c Config) (Stats, error) {
-	if format == "" {
-		format = FormatOf(path)
-	}
-	switch strings.ToLower(format) {
-	case FormatParquet:
-		return WriteParquet(path, c)
-	case FormatPaje, "pajé", "trace":
-	default:
-		return Stats{}, errs.Argument("format", "unknown format %q (use paje or parquet)", format)
-	}
+// WriteFile writes the Pajé trace c describes to path. A file left
+// incomplete by an error is removed. (The Parquet tables of the same
+// intervals are written by package arrowio: the core knows no Arrow.)
+func WriteFile(path string, c Config) (Stats, error) {
 	if err := c.Validate(); err != nil {
 		return Stats{}, err
 	}

@@ -272,9 +272,6 @@ func TestInvalidConfigurations(t *testing.T) {
 			t.Errorf("%s: got %v, want an argument error about %s", k.name, err, k.param)
 		}
 	}
-	if _, err := WriteFile(t.TempDir()+"/x.trace", "otf2", ok); err == nil {
-		t.Error("format otf2 accepted")
-	}
 }
 
 func TestParseAnomaly(t *testing.T) {

@@ -1,8 +1,8 @@
-package synth
+package arrowio
 
 import (
 	"os"
-	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,17 +10,20 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/macroscope-hpc/macroscope/arrowio/files"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/synth"
 )
 
-// IntervalSchema is the schema of the interval tables WriteParquet writes:
-// one row per state interval, in the order of their start.
+// SynthSchema is the schema of the synthetic interval tables
+// WriteSynthParquet writes: one row per state interval, in the order of
+// their start.
 //
 //	resource                      path of the core, "site-0/cluster-1/machine-0/core-3"
 //	site, cluster, machine, core  the core's indices among its siblings
 //	state                         the state's name
 //	start, end                    the interval in seconds
 //	start_ns, end_ns              the same in nanoseconds, exact
-var IntervalSchema = arrow.NewSchema([]arrow.Field{
+var SynthSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "resource", Type: arrow.BinaryTypes.String},
 	{Name: "site", Type: arrow.PrimitiveTypes.Int32},
 	{Name: "cluster", Type: arrow.PrimitiveTypes.Int32},
@@ -33,27 +36,44 @@ var IntervalSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "end_ns", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
-// batchRows is the number of rows of a record batch, and of a row group.
-const batchRows = 1 << 17
+// synthBatchRows is the number of rows of a record batch, and of a row
+// group.
+const synthBatchRows = 1 << 17
 
-// WriteParquet writes the state intervals of the trace c describes to the
-// Parquet file path (see IntervalSchema), batch by batch.
-func WriteParquet(path string, c Config) (Stats, error) {
-	if err := c.Validate(); err != nil {
-		return Stats{}, err
+// WriteSynth writes the synthetic trace c describes to path, as a Pajé
+// trace or a Parquet table of intervals (format "paje" or "parquet"; ""
+// chooses by the file's extension). A file left incomplete by an error is
+// removed.
+func WriteSynth(path, format string, c synth.Config) (synth.Stats, error) {
+	if format == "" {
+		format = synth.FormatOf(path)
 	}
-	p := newPlan(&c)
+	switch strings.ToLower(format) {
+	case synth.FormatParquet:
+		return WriteSynthParquet(path, c)
+	case synth.FormatPaje, "pajé", "trace":
+		return synth.WriteFile(path, c)
+	}
+	return synth.Stats{}, errs.Argument("format", "unknown format %q (use paje or parquet)", format)
+}
+
+// WriteSynthParquet writes the state intervals of the trace c describes
+// to the Parquet file path (see SynthSchema), batch by batch.
+func WriteSynthParquet(path string, c synth.Config) (synth.Stats, error) {
+	if err := c.Validate(); err != nil {
+		return synth.Stats{}, err
+	}
 	// Instants are nearly all distinct: a dictionary of them would only
 	// cost time. Paths, indices and states repeat.
 	var noDict []parquet.WriterProperty
 	for _, col := range []string{"start", "end", "start_ns", "end_ns"} {
 		noDict = append(noDict, parquet.WithDictionaryFor(col, false))
 	}
-	out, err := files.CreateParquet(path, IntervalSchema, noDict...)
+	out, err := files.CreateParquet(path, SynthSchema, noDict...)
 	if err != nil {
-		return Stats{}, err
+		return synth.Stats{}, err
 	}
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), IntervalSchema)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), SynthSchema)
 	defer b.Release()
 	resource := b.Field(0).(*array.StringBuilder)
 	level := [4]*array.Int32Builder{}
@@ -69,67 +89,38 @@ func WriteParquet(path string, c Config) (Stats, error) {
 		defer rec.Release()
 		return out.Write(rec)
 	}
-	st := Stats{Containers: c.NumContainers(), Duration: p.duration}
-	g := newGenerator(p)
 	var pathBuf []byte
 	rows := 0
-	for {
-		iv, ok := g.next()
-		if !ok {
-			break
-		}
-		idx := p.indices(iv.core)
-		pathBuf = appendPath(pathBuf[:0], idx)
+	st, err := synth.Each(c, func(iv synth.Interval) error {
+		pathBuf = synth.AppendPath(pathBuf[:0], iv.Core)
 		resource.BinaryBuilder.Append(pathBuf)
-		for i, x := range idx {
+		for i, x := range iv.Core {
 			level[i].Append(int32(x))
 		}
-		state.Append(p.names[iv.state])
-		start.Append(iv.start.Seconds())
-		end.Append(iv.end.Seconds())
-		startNs.Append(int64(iv.start))
-		endNs.Append(int64(iv.end))
-		st.States++
-		if rows++; rows == batchRows {
-			if err := flush(); err != nil {
-				out.Abort()
-				return Stats{}, err
-			}
+		state.Append(iv.State)
+		start.Append(iv.Start.Seconds())
+		end.Append(iv.End.Seconds())
+		startNs.Append(int64(iv.Start))
+		endNs.Append(int64(iv.End))
+		if rows++; rows == synthBatchRows {
 			rows = 0
+			return flush()
 		}
+		return nil
+	})
+	if err == nil && (rows > 0 || st.States == 0) {
+		err = flush()
 	}
-	if rows > 0 || st.States == 0 {
-		if err := flush(); err != nil {
-			out.Abort()
-			return Stats{}, err
-		}
+	if err != nil {
+		out.Abort()
+		return synth.Stats{}, err
 	}
 	if err := out.Close(); err != nil {
 		os.Remove(path)
-		return Stats{}, err
+		return synth.Stats{}, err
 	}
 	if fi, err := os.Stat(path); err == nil {
 		st.Bytes = fi.Size()
 	}
 	return st, nil
-}
-
-// indices returns the site, cluster, machine and core indices of a core.
-func (p *plan) indices(core int) [4]int {
-	return [4]int{core / p.perSite, core % p.perSite / p.perCluster,
-		core % p.perCluster / p.perMachine, core % p.perMachine}
-}
-
-// appendPath writes the path of the core at idx, with the separator of
-// the trace tables of arrowio (arrowio.PathSep).
-func appendPath(b []byte, idx [4]int) []byte {
-	for l, x := range idx {
-		if l > 0 {
-			b = append(b, '/')
-		}
-		b = append(b, levelNames[l]...)
-		b = append(b, '-')
-		b = strconv.AppendInt(b, int64(x), 10)
-	}
-	return b
 }
