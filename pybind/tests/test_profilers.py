@@ -1,0 +1,96 @@
+"""The GPU and HPC profilers' outputs through Python: each reads with
+ms.read, its counts equal an independent look at the file (SQL on the
+SQLite exports, the rpd2tracing export of the same run, the file's own
+records), every view works on it, and damaged files are clean errors."""
+
+import shutil
+import sqlite3
+import warnings
+
+import pytest
+
+import macroscope as ms
+from conftest import REPO, shared
+
+
+def quiet_read(path, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ms.read(path, **options)
+
+
+@pytest.mark.parametrize("name", ["h100_2gpu_1s.sqlite", "mfu_2gpu_before.sqlite"])
+def test_nsys_counts_equal_sql(name):
+    path = shared("nsys", name)
+    trace = quiet_read(path)
+    assert trace.format == "nsys"
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    one = lambda sql: db.execute(sql).fetchone()[0]
+    types = trace.states.type.value_counts()
+    kernels = one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    nccl = one("""SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+                  WHERE s.value LIKE 'nccl%'""")
+    assert types.get("CUDA kernel", 0) + types.get("NCCL kernel", 0) == kernels
+    assert types.get("NCCL kernel", 0) == nccl
+    assert types.get("CUDA runtime API", 0) == one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    # Kernels start, in ns, exactly where the export says.
+    first = one("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    gpu = trace.states[trace.states.type.isin(["CUDA kernel", "NCCL kernel"])]
+    assert gpu.start_ns.min() == first
+    # Every view works on it.
+    model = trace.micro(slices=20, key="type")
+    assert {"CUDA kernel", "CUDA runtime API"} <= set(model.states)
+    assert len(model.aggregate(0.5)) > 0
+    assert (trace.moments().to_pandas().m0 >= 0).all()
+
+
+def test_rpd_equals_its_chrome_export():
+    rpd = quiet_read(shared("rocprof", "rpd", "matmul_result.rpd"))
+    exported = quiet_read(shared("rocprof", "rpd", "matmul_result.json"))
+    assert rpd.format == "rpd" and exported.format == "chrome"
+    assert (len(rpd.states), len(rpd.links)) == (len(exported.states), len(exported.links)) == (210, 85)
+    # rpd2tracing writes microseconds: the same intervals, truncated.
+    ours = sorted((s // 1000, (e - s) // 1000) for s, e in zip(rpd.states.start_ns, rpd.states.end_ns))
+    theirs = sorted((s // 1000, (e - s) // 1000) for s, e in zip(exported.states.start_ns, exported.states.end_ns))
+    assert sum(abs(a[0] - b[0]) <= 1 for a, b in zip(ours, theirs)) == 210
+
+
+def test_hpctoolkit_lines_and_depths():
+    trace = quiet_read(shared("pipit", "tests", "data", "ping-pong-hpctoolkit"))
+    assert trace.format == "hpctoolkit"
+    # pipit's tests: 117 and 88 procedure frames on ranks 0 and 1 (loops not kept).
+    per_rank = trace.states.groupby(trace.states.container.str.extract(r"Rank (\d+)")[0]).size()
+    assert sorted(per_rank.tolist()) == [88, 117]
+    for depth in (0, 2):
+        assert len(trace.micro(slices=10, depth=depth).to_pandas()) > 0
+    assert len(trace.call_tree()) > 1
+
+
+def test_perfetto_and_go_traces():
+    tracks = quiet_read(shared("perfetto", "perfetto", "nested_tracks.perfetto-trace"))
+    assert tracks.format == "perfetto" and len(tracks.states) == 1364 and len(tracks.links) == 1360
+    fib = ms.read(REPO / "core" / "gotrace" / "testdata" / "fib4.trace")
+    assert fib.format == "gotrace"
+    spawn = fib.spawn_tree().to_pandas()
+    assert (spawn.procedure == "main.fib").sum() == 9
+
+
+@pytest.mark.parametrize("rel", [("nsys", "h100_2gpu_1s.sqlite"), ("rocprof", "rpd", "matmul_result.rpd"),
+                                 ("perfetto", "perfetto", "nested_tracks.perfetto-trace")])
+def test_damaged_files_are_format_errors(tmp_path, rel):
+    src = shared(*rel)
+    data = src.read_bytes()
+    cut = tmp_path / src.name
+    cut.write_bytes(data[: len(data) // 3])
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(cut)
+    assert info.value.file == str(cut)
+
+
+def test_go_trace_cut_is_a_format_error(tmp_path):
+    data = (REPO / "core" / "gotrace" / "testdata" / "fib4.trace").read_bytes()
+    cut = tmp_path / "fib.gotrace"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(cut)
+    assert info.value.file == str(cut)
