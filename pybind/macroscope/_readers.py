@@ -121,7 +121,8 @@ globals().update(_READERS)
 
 
 def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: bool = False,
-              ignore_incomplete_links: bool = False, progress=None, **options) -> Trace:
+              ignore_incomplete_links: bool = False, sort: bool = False, max_decompressed: int | None = None,
+              progress=None) -> Trace:
     """Read a Pajé trace (SimGrid, StarPU, PajeNG, Akypuera...) with the
     semantics of PajeNG, the reference implementation. ``path`` may be a
     list of files read one after the other as one trace (a header file and
@@ -132,17 +133,18 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     habits before 2012 that PajeNG refuses, and rounds variable values to
     single precision; :meth:`Trace.to_pjdump` then prints what pj_dump
     prints, byte for byte. ``ignore_incomplete_links=True`` drops links
-    that never get both ends instead of failing. Other ``options`` are
-    those of the Pajé reader (:func:`formats`). ``progress``: see
-    :func:`read`.
+    that never get both ends instead of failing. ``sort=True`` reads a
+    trace whose events are not in time order (StarPU's raw FxT
+    conversions), sorting them on disk in bounded memory. Compressed files
+    (gzip, bzip2, zstd) may expand to ``max_decompressed`` bytes (default
+    64 GiB; 0: no limit). ``progress``: see :func:`read`.
     """
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
         raise InvalidArgumentError("path: no file given", param="path")
-    for key in options:
-        if key not in _OPTIONS["paje"]:
-            raise TypeError(f"read_paje() got an unexpected keyword argument {key!r}")
-    options = {"strict": strict, "ignore_incomplete_links": ignore_incomplete_links, **options}
+    options = {"strict": strict, "ignore_incomplete_links": ignore_incomplete_links, "sort": sort}
+    if max_decompressed is not None:
+        options["max_decompressed"] = max_decompressed
     if len(paths) > 1:
         options["paths"] = [os.fspath(p) for p in paths[1:]]
     return _read(paths[0], "paje", options, progress)

@@ -107,3 +107,20 @@ def test_console_script_is_installed():
     assert script.exists(), "pip install puts a macroscope command beside python"
     run = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "usage: macroscope" in run.stdout
+
+
+def test_unsorted_paje_reads_with_sort(tmp_path, bundled_trace):
+    lines = bundled_trace.read_text().splitlines(keepends=True)
+    header = [l for l in lines if l.startswith("%") or l.startswith("#")]
+    body = [l for l in lines if not (l.startswith("%") or l.startswith("#"))]
+    # Swap the second and third quarters of the events (dates apart, after
+    # the containers are created and before they end): no longer in time order.
+    q = len(body) // 4
+    shuffled = tmp_path / "shuffled.trace"
+    shuffled.write_text("".join(header + body[:q] + body[2 * q:3 * q] + body[q:2 * q] + body[3 * q:]))
+    with pytest.raises(ms.TraceFormatError, match="sort=True"):
+        ms.read_paje(shuffled)
+    fixed = ms.read_paje(shuffled, sort=True)
+    plain = ms.read_paje(bundled_trace)
+    assert len(fixed.states) == len(plain.states)
+    assert sorted(fixed.states.start_ns) == sorted(plain.states.start_ns)
