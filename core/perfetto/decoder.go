@@ -78,6 +78,7 @@ type decoder struct {
 	notes        map[string]int64  // what is skipped, by kind
 	noteOrder    []string
 	unterminated int64
+	truncated    int64 // open slices ended at the end of a complete slice enclosing them
 }
 
 func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
@@ -350,6 +351,9 @@ func (d *decoder) finish() {
 	}
 	if lone > 0 {
 		d.skip("flow points no other event continues (flows of one event)", lone)
+	}
+	if d.truncated > 0 {
+		d.opt.Warn("%d slices were still open when the complete slice enclosing them ended: they end with it", d.truncated)
 	}
 	if d.unterminated > 0 {
 		d.opt.Warn("%d slices were still open at the end of the trace: they end with it, at %s s", d.unterminated, end)

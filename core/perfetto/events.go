@@ -24,6 +24,9 @@ type trackEvent struct {
 	flows, terminating   []uint64
 	legacy               bool
 	phase                int64
+	bindID               uint64 // legacy flow (v2): bind_id and flow_direction
+	hasBindID            bool
+	flowDir              uint64
 	durUS                int64
 	absUS, deltaUS       int64
 	hasAbsUS, hasDeltaUS bool
@@ -88,6 +91,10 @@ func parseTrackEvent(f field) (trackEvent, error) {
 					e.phase = h.Int64()
 				case legacyDurationUS:
 					e.durUS = h.Int64()
+				case legacyBindID:
+					e.bindID, e.hasBindID = h.U, true
+				case legacyFlowDirection:
+					e.flowDir = h.U
 				}
 				return nil
 			})
@@ -180,6 +187,10 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		end := open
 		if e.legacy && e.phase == phaseComplete {
 			end = ts + dur
+			if st.overlaps(ts, end) {
+				d.skip("complete slices that overlap an enclosing complete slice without nesting in it (dropped, as the trace processor does)", 1)
+				return nil
+			}
 			d.saw(end)
 		}
 		st.push(slice{start: ts, end: end, value: d.m.value(st.typ, nameOr(name)), order: st.order})
@@ -215,6 +226,9 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 	}
 	d.extraCounters(seq, &e, ts)
 	if kind != typeCounter {
+		if e.hasBindID {
+			d.legacyFlow(e.bindID, e.flowDir, cont, ts, name)
+		}
 		for _, id := range e.flows {
 			d.flow(id, cont, ts, name, false)
 		}
@@ -301,15 +315,66 @@ func (st *stack) emit(d *decoder, end trace.Time) {
 		Start: top.start, End: end, Depth: int32(len(st.open)), Order: top.order})
 }
 
-// expire delivers the complete slices that end at or before t.
+// expire delivers the complete slices that end at or before t. A
+// complete slice that ended before t while slices begun inside it are
+// still open ends them too, at its own end, as Perfetto's trace processor
+// truncates them: slices nest, and an end event that comes later has
+// nothing left to close.
 func (st *stack) expire(d *decoder, t trace.Time) {
 	for len(st.open) > 0 {
 		top := st.open[len(st.open)-1]
-		if top.end == open || top.end > t {
+		if top.end != open {
+			if top.end > t {
+				return
+			}
+			st.emit(d, top.end)
+			continue
+		}
+		i := st.enclosingComplete()
+		if i < 0 || st.open[i].end >= t {
 			return
 		}
-		st.emit(d, top.end)
+		st.truncate(d, i)
 	}
+}
+
+// enclosingComplete is the index of the innermost complete slice of the
+// stack, -1 if none.
+func (st *stack) enclosingComplete() int {
+	for i := len(st.open) - 1; i >= 0; i-- {
+		if st.open[i].end != open {
+			return i
+		}
+	}
+	return -1
+}
+
+// truncate ends the open slices above the complete slice i at its end,
+// then slice i.
+func (st *stack) truncate(d *decoder, i int) {
+	end := st.open[i].end
+	for len(st.open) > i+1 {
+		d.truncated++
+		st.emit(d, end)
+	}
+	st.emit(d, end)
+}
+
+// overlaps reports whether a complete slice [start, end) begins inside a
+// complete slice of the stack and ends after it: such a slice would not
+// nest, and the trace processor drops it. Only the complete slices above
+// the innermost open one are compared, as the trace processor does.
+func (st *stack) overlaps(start, end trace.Time) bool {
+	for i := len(st.open) - 1; i >= 0; i-- {
+		s := st.open[i]
+		if s.end == open {
+			return false
+		}
+		if start < s.end && end > s.end {
+			return true
+		}
+	}
+	return false
 }
 
 // pop ends the innermost open slice at t; false if there is none.
@@ -333,6 +398,11 @@ func (d *decoder) closeAll(id int32, end trace.Time) {
 		top := st.open[len(st.open)-1]
 		if top.end != open {
 			st.emit(d, top.end)
+			continue
+		}
+		if i := st.enclosingComplete(); i >= 0 {
+			// Open slices inside a complete one end with it.
+			st.truncate(d, i)
 			continue
 		}
 		d.unterminated++
@@ -408,6 +478,50 @@ func (d *decoder) counterTrack(uuid uint64, info *trackInfo) *counterTrack {
 	return c
 }
 
+// legacyFlow adds an event to a flow of the legacy (v2) kind, the
+// bind_id of a LegacyEvent, as the trace processor does: FLOW_OUT starts
+// the flow (a second start of an active id is ignored), FLOW_INOUT joins
+// the flow's latest event to this one, which becomes the latest, FLOW_IN
+// joins the latest event to this one and leaves the flow open, so that
+// several events may end the same flow. The ids share the space of the
+// TrackEvent flow ids.
+func (d *decoder) legacyFlow(id, dir uint64, cont int32, t trace.Time, name string) {
+	prev := d.flows[id]
+	switch dir {
+	case flowOut:
+		if prev != nil {
+			d.skip("legacy flow starts of an id already active (ignored)", 1)
+			return
+		}
+		d.flows[id] = &flowPoint{cont: cont, at: t, name: name}
+	case flowInOut, flowIn:
+		if prev == nil {
+			d.skip("legacy flow steps and ends with no flow started", 1)
+			return
+		}
+		d.link(id, prev, &flowPoint{cont: cont, at: t, name: name})
+		prev.linked = true
+		if dir == flowInOut {
+			d.flows[id] = &flowPoint{cont: cont, at: t, name: name, linked: true}
+		}
+	default:
+		d.skip("legacy flow events without a direction", 1)
+	}
+}
+
+// link joins two events of flow id, the earlier of the two being the
+// source.
+func (d *decoder) link(id uint64, a, b *flowPoint) {
+	from, to := a, b
+	if b.at < a.at {
+		from, to = b, a
+	}
+	typ := d.m.linkType(d.m.contType[from.cont], d.m.contType[to.cont])
+	d.m.sink.Link(trace.Link{Container: 0, Type: typ, Value: d.m.value(typ, nameOr(from.name)),
+		Start: from.at, End: to.at, From: from.cont, To: to.cont,
+		Key: strconv.FormatUint(id, 10), Size: nan})
+}
+
 // flowPoint is the latest event of a flow.
 type flowPoint struct {
 	cont   int32
@@ -426,14 +540,7 @@ func (d *decoder) flow(id uint64, cont int32, t trace.Time, name string, termina
 		return
 	}
 	if prev != nil {
-		from, to := prev, &flowPoint{cont: cont, at: t, name: name}
-		if t < prev.at {
-			from, to = to, from
-		}
-		typ := d.m.linkType(d.m.contType[from.cont], d.m.contType[to.cont])
-		d.m.sink.Link(trace.Link{Container: 0, Type: typ, Value: d.m.value(typ, nameOr(from.name)),
-			Start: from.at, End: to.at, From: from.cont, To: to.cont,
-			Key: strconv.FormatUint(id, 10), Size: nan})
+		d.link(id, prev, &flowPoint{cont: cont, at: t, name: name})
 	}
 	if terminate {
 		delete(d.flows, id)

@@ -72,9 +72,16 @@ const (
 	typeCounter    = 4
 
 	// TrackEvent.LegacyEvent
-	legacyNameIID    = 1
-	legacyPhase      = 2
-	legacyDurationUS = 3
+	legacyNameIID       = 1
+	legacyPhase         = 2
+	legacyDurationUS    = 3
+	legacyBindID        = 8
+	legacyFlowDirection = 13
+
+	// LegacyEvent.FlowDirection
+	flowIn    = 1
+	flowOut   = 2
+	flowInOut = 3
 )
 
 // TrackDescriptor, ProcessDescriptor, ThreadDescriptor, CounterDescriptor.

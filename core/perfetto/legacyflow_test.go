@@ -1,0 +1,100 @@
+package perfetto
+
+import "testing"
+
+// TestLegacyFlowV2 rebuilds Perfetto's own diff test
+// test/trace_processor/diff_tests/parser/track_event/flow_events_proto_v2
+// (complete legacy events joined by LegacyEvent.bind_id and
+// flow_direction, as Chrome writes TRACE_EVENT flows) and expects the
+// flows the trace processor reports for it:
+//
+//	"FlowBeginSlice" -> "FlowEndSlice_1"
+//	"FlowBeginSlice" -> "FlowStepSlice"
+//	"FlowStepSlice"  -> "FlowEndSlice_2"
+//
+// FLOW_IN leaves the flow open, so that two events end the same flow.
+func TestLegacyFlowV2(t *testing.T) {
+	const in, out, inout = 1, 2, 3
+	complete := func(at uint64, track uint64, name string, bind, dir uint64) []byte {
+		return pkt(seqID(1), ts(at), te(named(name), onTrack(track),
+			sub(6, vint(8, bind), vint(13, dir), vint(3, 10), vint(2, 'X'))))
+	}
+	data := traceOf(
+		pkt(seqID(1), ts(0), trackDesc(1, threadDesc(1, 1, "t1"))),
+		pkt(seqID(1), ts(0), trackDesc(2, threadDesc(2, 2, "t2"))),
+		complete(10000, 1, "FlowBeginSlice", 1, out),
+		complete(30000, 2, "FlowEndSlice_1", 1, in),
+		complete(50000, 1, "FlowStepSlice", 1, inout),
+		complete(55000, 2, "FlowEndSlice_2", 1, in),
+		// A second start of an active id, and an end of an id never
+		// started, are ignored like the trace processor does.
+		complete(80000, 1, "Again", 1, out),
+		complete(100000, 1, "Orphan", 9, in),
+		complete(120000, 1, "NoDirection", 1, 0),
+	)
+	tr, notes := mustRead(t, data)
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t1 1 Thread alias=1
+		container Process 2 Process alias=2
+		container Process 2/t2 2 Thread alias=2
+		state Process 1/t1 1 Slice "FlowBeginSlice" 10000 20000 d0 o0
+		state Process 2/t2 2 Slice "FlowEndSlice_1" 30000 40000 d0 o0
+		state Process 1/t1 1 Slice "FlowStepSlice" 50000 60000 d0 o1
+		state Process 1/t1 1 Slice "Again" 80000 90000 d0 o2
+		state Process 1/t1 1 Slice "Orphan" 100000 110000 d0 o3
+		state Process 1/t1 1 Slice "NoDirection" 120000 130000 d0 o4
+		state Process 2/t2 2 Slice "FlowEndSlice_2" 55000 65000 d0 o1
+		link Flow "FlowBeginSlice" Process 1/t1 1 -> Process 2/t2 2 10000 30000 key=1
+		link Flow "FlowBeginSlice" Process 1/t1 1 -> Process 1/t1 1 10000 50000 key=1
+		link Flow "FlowStepSlice" Process 1/t1 1 -> Process 2/t2 2 50000 55000 key=1
+		span 0 130000
+	`)
+	checkTypes(t, tr)
+	checkNotes(t, notes,
+		"skipped 1 legacy flow starts of an id already active (ignored)",
+		"skipped 1 legacy flow steps and ends with no flow started",
+		"skipped 1 legacy flow events without a direction")
+}
+
+// TestCompleteSlicesThatDoNotNest covers complete (legacy X) slices that
+// overlap without nesting, and open slices begun inside a complete one
+// that outlive it, which Perfetto's trace processor resolves
+// (SliceTracker::MaybeCloseStack) by dropping the overlapping complete
+// slice and by ending the open slices with the complete one. Every state
+// delivered then nests in the one below it.
+func TestCompleteSlicesThatDoNotNest(t *testing.T) {
+	complete := func(at uint64, name string, durUS uint64) []byte {
+		return pkt(seqID(1), ts(at), te(named(name), onTrack(1), sub(6, vint(2, 'X'), vint(3, durUS))))
+	}
+	data := traceOf(
+		pkt(seqID(1), ts(0), trackDesc(1, threadDesc(1, 1, "t"))),
+		complete(10000, "outer", 100),    // [10000, 110000)
+		complete(20000, "overlaps", 100), // [20000, 120000): dropped
+		complete(30000, "inner", 10),     // [30000, 40000): nests
+		pkt(seqID(1), ts(50000), te(evType(begin), onTrack(1), named("open"))),
+		// An event after outer's end ends "open" and outer at 110000; the
+		// end event of "open" then finds nothing to close.
+		pkt(seqID(1), ts(150000), te(evType(instant), onTrack(1), named("later"))),
+		pkt(seqID(1), ts(160000), te(evType(end), onTrack(1))),
+		complete(200000, "last", 100), // [200000, 300000)
+		pkt(seqID(1), ts(210000), te(evType(begin), onTrack(1), named("never ended"))),
+	)
+	tr, notes := mustRead(t, data)
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t 1 Thread alias=1
+		state Process 1/t 1 Slice "inner" 30000 40000 d1 o1
+		state Process 1/t 1 Slice "open" 50000 110000 d1 o2
+		state Process 1/t 1 Slice "outer" 10000 110000 d0 o0
+		state Process 1/t 1 Slice "never ended" 210000 300000 d1 o4
+		state Process 1/t 1 Slice "last" 200000 300000 d0 o3
+		event Process 1/t 1 Instant "later" 150000
+		span 0 300000
+	`)
+	checkTypes(t, tr)
+	checkNotes(t, notes,
+		"2 slices were still open when the complete slice enclosing them ended: they end with it",
+		"skipped 1 complete slices that overlap an enclosing complete slice without nesting in it (dropped, as the trace processor does)",
+		"skipped 1 slice ends with no open slice on their track")
+}
