@@ -70,6 +70,7 @@ type decoder struct {
 	ctrOrder []uint64
 	ctrNames map[[2]int32]uint64 // (container, variable type) -> counter track using it
 	flows    map[uint64]*flowPoint
+	asyncs   map[asyncKey]int32 // tracks of legacy async events
 	cpus     map[uint32]*cpuState
 	cpuOrder []uint32
 
@@ -89,7 +90,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	m := newModel(sink, start)
 	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, cpus: map[uint32]*cpuState{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 

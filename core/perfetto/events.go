@@ -27,6 +27,10 @@ type trackEvent struct {
 	bindID               uint64 // legacy flow (v2): bind_id and flow_direction
 	hasBindID            bool
 	flowDir              uint64
+	asyncID              uint64 // legacy async events: unscoped, global or local id
+	hasAsyncID, localID  bool
+	idScope              string
+	pidOverride          int32
 	durUS                int64
 	absUS, deltaUS       int64
 	hasAbsUS, hasDeltaUS bool
@@ -91,6 +95,14 @@ func parseTrackEvent(f field) (trackEvent, error) {
 					e.phase = h.Int64()
 				case legacyDurationUS:
 					e.durUS = h.Int64()
+				case legacyUnscopedID, legacyGlobalID:
+					e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
+				case legacyLocalID:
+					e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
+				case legacyIDScope:
+					e.idScope = h.String()
+				case legacyPIDOverride:
+					e.pidOverride = int32(h.U)
 				case legacyBindID:
 					e.bindID, e.hasBindID = h.U, true
 				case legacyFlowDirection:
@@ -142,8 +154,10 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			if dur < 0 {
 				dur = 0
 			}
-		case 'I', 'i', 'R', 'n':
+		case 'I', 'i', 'R':
 			kind = typeInstant
+		case 'b', 'e', 'n', 'S', 'F', 'T', 'p':
+			kind = kindAsync
 		default:
 			d.skip("legacy track events of phase '"+string(rune(e.phase))+"'", 1)
 			return nil
@@ -171,6 +185,12 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			return nil
 		}
 		switch {
+		case kind == kindAsync:
+			if !e.hasAsyncID {
+				d.skip("legacy async events without an id", 1)
+				return nil
+			}
+			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, &e), &e, name)
 		case hasTrack:
 			cont = d.conts.track(uuid)
 		case seq.legacyThread:
@@ -212,6 +232,21 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			d.skip("counter events without a track", 1)
 		} else {
 			d.sample(seq, uuid, ts, e.counter)
+		}
+	case kindAsync:
+		st := d.stack(cont)
+		st.expire(d, ts)
+		switch e.phase {
+		case 'b', 'S':
+			st.push(slice{start: ts, end: open, value: d.m.value(st.typ, nameOr(name)), order: st.order})
+			st.order++
+		case 'e', 'F':
+			if !st.pop(d, ts) {
+				d.skip("legacy async slice ends with no open slice of their id", 1)
+			}
+		default: // 'n', and the steps 'T' and 'p' of old async slices
+			typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
+			d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, nameOr(name)), Time: ts})
 		}
 	default:
 		d.skip("track events of unknown type "+strconv.FormatUint(kind, 10), 1)
@@ -475,6 +510,65 @@ func (d *decoder) counterTrack(uuid uint64, info *trackInfo) *counterTrack {
 	c := &counterTrack{cont: cont, typ: typ}
 	d.counters[uuid] = c
 	d.ctrOrder = append(d.ctrOrder, uuid)
+	return c
+}
+
+// kindAsync marks the legacy async phases: nestable ('b', 'e', 'n') and
+// old async ('S', 'F', steps 'T' and 'p') slices and instants, on tracks
+// of their own.
+const kindAsync = 1 << 32
+
+// asyncKey identifies the track of legacy async events, as the trace
+// processor groups them: by process (for local ids), id and scope, the
+// scope being the event's name for the old async phases ('S', 'F') and
+// the id_scope field when given. Unlike the trace processor, nestable
+// events of one id but different categories share a track, as categories
+// are not kept.
+type asyncKey struct {
+	pid   int32
+	id    uint64
+	local bool
+	old   bool
+	scope string
+}
+
+// eventPID is the process of an event: the process of its track, the
+// sequence's legacy thread, or the event's pid_override.
+func (d *decoder) eventPID(seq *sequence, uuid uint64, hasTrack bool, e *trackEvent) int32 {
+	if e.pidOverride != 0 {
+		return e.pidOverride
+	}
+	if t := d.cat.tracks[uuid]; hasTrack && t != nil && (t.kind == trackThread || t.kind == trackProcess) {
+		if t.pid == 0 && t.kind == trackThread {
+			return d.cat.threadPID[t.tid]
+		}
+		return t.pid
+	}
+	if seq.legacyThread {
+		return seq.pid
+	}
+	return 0
+}
+
+// asyncTrack returns the container of the legacy async events of e: a
+// track under its process (under the root without one) named after the
+// first event on it.
+func (d *decoder) asyncTrack(pid int32, e *trackEvent, name string) int32 {
+	old := e.phase == 'S' || e.phase == 'F' || e.phase == 'T' || e.phase == 'p'
+	k := asyncKey{pid: pid, id: e.asyncID, local: e.localID, old: old, scope: e.idScope}
+	if old && e.idScope == "" {
+		k.scope = name
+	}
+	if c, ok := d.asyncs[k]; ok {
+		return c
+	}
+	parent := int32(0)
+	if pid != 0 {
+		parent = d.conts.process(pid)
+	}
+	id := strconv.FormatUint(e.asyncID, 10)
+	c := d.m.container("Track", nameOr(name)+" (async "+id+")", id, parent)
+	d.asyncs[k] = c
 	return c
 }
 

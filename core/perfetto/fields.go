@@ -75,8 +75,13 @@ const (
 	legacyNameIID       = 1
 	legacyPhase         = 2
 	legacyDurationUS    = 3
+	legacyUnscopedID    = 6
+	legacyIDScope       = 7
 	legacyBindID        = 8
+	legacyLocalID       = 10
+	legacyGlobalID      = 11
 	legacyFlowDirection = 13
+	legacyPIDOverride   = 18
 
 	// LegacyEvent.FlowDirection
 	flowIn    = 1

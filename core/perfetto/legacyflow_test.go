@@ -98,3 +98,62 @@ func TestCompleteSlicesThatDoNotNest(t *testing.T) {
 		"skipped 1 complete slices that overlap an enclosing complete slice without nesting in it (dropped, as the trace processor does)",
 		"skipped 1 slice ends with no open slice on their track")
 }
+
+// TestLegacyAsync rebuilds Perfetto's diff tests legacy_async_event and
+// track_event_merged_debug_annotations (parser/track_event): legacy async
+// events ('S', 'T', 'p', 'F' of one unscoped id, and a nestable 'b' and
+// 'e' written by two threads) form slices and instants on a track of
+// their id, as the trace processor reports them: "name1" [1000, 8000)
+// holding "name1" [2000, 3000), instants at 3000 and 5000; and one
+// nestable slice [1000, 2000) although its ends come from two threads.
+func TestLegacyAsync(t *testing.T) {
+	legacy := func(phase byte, id uint64) []byte { return sub(6, vint(2, uint64(phase)), vint(6, id)) }
+	ev := func(at uint64, parts ...[]byte) []byte {
+		return pkt(seqID(1), ts(at), te(append([][]byte{named("name1"), str(22, "cat")}, parts...)...))
+	}
+	data := traceOf(
+		pkt(seqID(1), ts(0), trackDesc(1, threadDesc(5, 1, "t1"))),
+		ev(1000, onTrack(1), legacy('S', 1234)),
+		ev(2000, onTrack(1), legacy('S', 1234)),
+		ev(3000, onTrack(1), legacy('F', 1234)),
+		ev(8000, onTrack(1), legacy('F', 1234)),
+		ev(3000, onTrack(1), legacy('T', 1234)),
+		ev(5000, onTrack(1), legacy('p', 1234)),
+		ev(9000, onTrack(1), legacy('F', 1234)),    // nothing left to end
+		ev(9000, onTrack(1), sub(6, vint(2, 'S'))), // no id
+	)
+	tr, notes := mustRead(t, data)
+	checkRender(t, tr, `
+		container Process 5 Process alias=5
+		container Process 5/t1 1 Thread alias=1
+		container Process 5/name1 (async 1234) Track alias=1234
+		state Process 5/name1 (async 1234) Slice "name1" 2000 3000 d1 o1
+		state Process 5/name1 (async 1234) Slice "name1" 1000 8000 d0 o0
+		event Process 5/name1 (async 1234) Instant "name1" 3000
+		event Process 5/name1 (async 1234) Instant "name1" 5000
+		span 0 9000
+	`)
+	checkTypes(t, tr)
+	checkNotes(t, notes,
+		"skipped 7 categories of track events (not kept)",
+		"skipped 1 legacy async slice ends with no open slice of their id",
+		"skipped 1 legacy async events without an id")
+
+	nestable := traceOf(
+		pkt(seqID(1), ts(0), trackDesc(1, threadDesc(5, 1, "t1"))),
+		pkt(seqID(1), ts(0), trackDesc(2, threadDesc(5, 5, "t5"))),
+		pkt(seqID(1), ts(1000), te(named("name1"), onTrack(1), legacy('b', 1234))),
+		pkt(seqID(1), ts(1500), te(named("mark"), onTrack(1), legacy('n', 1234))),
+		pkt(seqID(1), ts(2000), te(named("name1"), onTrack(2), legacy('e', 1234))),
+	)
+	tr, _ = mustRead(t, nestable)
+	checkRender(t, tr, `
+		container Process 5 Process alias=5
+		container Process 5/t1 1 Thread alias=1
+		container Process 5/t5 5 Thread alias=5
+		container Process 5/name1 (async 1234) Track alias=1234
+		state Process 5/name1 (async 1234) Slice "name1" 1000 2000 d0 o0
+		event Process 5/name1 (async 1234) Instant "mark" 1500
+		span 0 2000
+	`)
+}
