@@ -71,6 +71,8 @@ type decoder struct {
 	ctrNames map[[2]int32]uint64 // (container, variable type) -> counter track using it
 	flows    map[uint64]*flowPoint
 	asyncs   map[asyncKey]int32 // tracks of legacy async events
+	flowsV1  map[flowV1Key]*flowPoint
+	pending  map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
 	cpus     map[uint32]*cpuState
 	cpuOrder []uint32
 
@@ -90,7 +92,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	m := newModel(sink, start)
 	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, cpus: map[uint32]*cpuState{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 
@@ -349,6 +351,14 @@ func (d *decoder) finish() {
 		if !fp.linked {
 			lone++
 		}
+	}
+	for _, fp := range d.flowsV1 {
+		if !fp.linked {
+			lone++
+		}
+	}
+	for _, ks := range d.pending {
+		d.skip("legacy flow ends (v1) with no slice after them to bind to", int64(len(ks)))
 	}
 	if lone > 0 {
 		d.skip("flow points no other event continues (flows of one event)", lone)

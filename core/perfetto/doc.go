@@ -56,7 +56,9 @@
 //     inside a complete slice end with it (a warning counts them).
 //   - Legacy async events (b, e, n; S, F and the steps T, p): slices and
 //     instants on a container "<name> (async <id>)" under their process,
-//     one per id and scope. Flow phases s, t, f and other phases are
+//     one per id and scope. Flow phases s, t, f (flows v1) bind to the
+//     enclosing slice, or for an f without bind_to_enclosing to the next
+//     slice of the thread, as in the trace processor. Other phases are
 //     counted.
 //   - flow_ids and terminating_flow_ids: links "Flow" declared in the root,
 //     from the earlier to the later of two successive events of a flow (in

@@ -30,6 +30,7 @@ type trackEvent struct {
 	asyncID              uint64 // legacy async events: unscoped, global or local id
 	hasAsyncID, localID  bool
 	idScope              string
+	bindEnclosing        bool // flow v1 end ('f'): bind to the enclosing slice, not the next one
 	pidOverride          int32
 	durUS                int64
 	absUS, deltaUS       int64
@@ -99,6 +100,8 @@ func parseTrackEvent(f field) (trackEvent, error) {
 					e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
 				case legacyLocalID:
 					e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
+				case legacyBindEnclosing:
+					e.bindEnclosing = h.U != 0
 				case legacyIDScope:
 					e.idScope = h.String()
 				case legacyPIDOverride:
@@ -158,6 +161,8 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			kind = typeInstant
 		case 'b', 'e', 'n', 'S', 'F', 'T', 'p':
 			kind = kindAsync
+		case 's', 't', 'f':
+			kind = kindFlowV1
 		default:
 			d.skip("legacy track events of phase '"+string(rune(e.phase))+"'", 1)
 			return nil
@@ -213,8 +218,9 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			}
 			d.saw(end)
 		}
-		st.push(slice{start: ts, end: end, value: d.m.value(st.typ, nameOr(name)), order: st.order})
+		st.push(slice{start: ts, end: end, value: d.m.value(st.typ, nameOr(name)), order: st.order, name: name})
 		st.order++
+		d.bindPending(cont, ts, name)
 	case typeSliceEnd:
 		st := d.stack(cont)
 		st.expire(d, ts)
@@ -225,6 +231,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		d.stack(cont).expire(d, ts)
 		typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
 		d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, nameOr(name)), Time: ts})
+		d.bindPending(cont, ts, name) // instants are slices of no duration to the trace processor
 	case typeCounter:
 		if !e.hasCounter {
 			d.skip("counter events without a value", 1)
@@ -233,13 +240,20 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		} else {
 			d.sample(seq, uuid, ts, e.counter)
 		}
+	case kindFlowV1:
+		if !e.hasAsyncID {
+			d.skip("legacy flow events (v1) without an id", 1)
+			return nil
+		}
+		d.flowV1(cont, ts, byte(e.phase), flowV1Key{id: e.asyncID, name: name}, e.bindEnclosing)
 	case kindAsync:
 		st := d.stack(cont)
 		st.expire(d, ts)
 		switch e.phase {
 		case 'b', 'S':
-			st.push(slice{start: ts, end: open, value: d.m.value(st.typ, nameOr(name)), order: st.order})
+			st.push(slice{start: ts, end: open, value: d.m.value(st.typ, nameOr(name)), order: st.order, name: name})
 			st.order++
+			d.bindPending(cont, ts, name)
 		case 'e', 'F':
 			if !st.pop(d, ts) {
 				d.skip("legacy async slice ends with no open slice of their id", 1)
@@ -247,6 +261,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		default: // 'n', and the steps 'T' and 'p' of old async slices
 			typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
 			d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, nameOr(name)), Time: ts})
+			d.bindPending(cont, ts, name)
 		}
 	default:
 		d.skip("track events of unknown type "+strconv.FormatUint(kind, 10), 1)
@@ -316,6 +331,7 @@ type slice struct {
 	start, end trace.Time // end: open, or the end of a complete (legacy X) slice
 	value      int32
 	order      int32
+	name       string // for the flows (v1) bound to the slice
 }
 
 // stack holds the open slices of a container: slices nest per container,
@@ -570,6 +586,70 @@ func (d *decoder) asyncTrack(pid int32, e *trackEvent, name string) int32 {
 	c := d.m.container("Track", nameOr(name)+" (async "+id+")", id, parent)
 	d.asyncs[k] = c
 	return c
+}
+
+// kindFlowV1 marks the legacy flow phases 's', 't', 'f' (flows v1).
+const kindFlowV1 = 1<<32 + 1
+
+// flowV1Key identifies a flow of the v1 kind, as the trace processor
+// does: by id, category and name (categories are not kept here).
+type flowV1Key struct {
+	id   uint64
+	name string
+}
+
+// flowV1 binds a legacy flow event ('s' begin, 't' step, 'f' end) to the
+// slice that encloses it on its container, as the trace processor does:
+// an end not bound to the enclosing slice binds to the next slice that
+// begins on the container. The points of these flows are the slices'
+// beginnings.
+func (d *decoder) flowV1(cont int32, ts trace.Time, phase byte, k flowV1Key, enclosing bool) {
+	if phase == 'f' && !enclosing {
+		d.pending[cont] = append(d.pending[cont], k)
+		return
+	}
+	st := d.stack(cont)
+	st.expire(d, ts)
+	if len(st.open) == 0 {
+		d.skip("legacy flow events (v1) with no enclosing slice", 1)
+		return
+	}
+	top := st.open[len(st.open)-1]
+	d.flowV1At(k, phase, &flowPoint{cont: cont, at: top.start, name: top.name})
+}
+
+// bindPending ends, on the slice that just began on container cont, the
+// flows (v1) whose end waited for it.
+func (d *decoder) bindPending(cont int32, ts trace.Time, name string) {
+	if len(d.pending[cont]) == 0 {
+		return
+	}
+	for _, k := range d.pending[cont] {
+		d.flowV1At(k, 'f', &flowPoint{cont: cont, at: ts, name: name})
+	}
+	delete(d.pending, cont)
+}
+
+func (d *decoder) flowV1At(k flowV1Key, phase byte, p *flowPoint) {
+	prev := d.flowsV1[k]
+	if phase == 's' {
+		if prev != nil {
+			d.skip("legacy flow starts of an id already active (ignored)", 1)
+			return
+		}
+		d.flowsV1[k] = p
+		return
+	}
+	if prev == nil {
+		d.skip("legacy flow steps and ends with no flow started", 1)
+		return
+	}
+	d.link(k.id, prev, p)
+	prev.linked = true
+	if phase == 't' {
+		p.linked = true
+		d.flowsV1[k] = p
+	}
 }
 
 // legacyFlow adds an event to a flow of the legacy (v2) kind, the

@@ -80,6 +80,7 @@ const (
 	legacyBindID        = 8
 	legacyLocalID       = 10
 	legacyGlobalID      = 11
+	legacyBindEnclosing = 12
 	legacyFlowDirection = 13
 	legacyPIDOverride   = 18
 

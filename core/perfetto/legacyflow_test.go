@@ -157,3 +157,55 @@ func TestLegacyAsync(t *testing.T) {
 		span 0 2000
 	`)
 }
+
+// TestLegacyFlowV1 rebuilds Perfetto's diff test flow_events_proto_v1
+// (parser/track_event): flow events of phases 's', 't', 'f' bind to the
+// slice enclosing them, and an 'f' without bind_to_enclosing to the next
+// slice that begins on its thread. The trace processor reports:
+//
+//	"FlowBeginSlice" -> "FlowEndSlice_1"
+//	"FlowEndSlice_1" -> "FlowStepSlice"
+//	"FlowStepSlice"  -> "FlowEndSlice_2"
+func TestLegacyFlowV1(t *testing.T) {
+	x := func(at, track uint64, name string) []byte {
+		return pkt(seqID(1), ts(at), te(named(name), onTrack(track), sub(6, vint(3, 10), vint(2, 'X'))))
+	}
+	flow := func(at, track uint64, name string, phase byte, id uint64, enclosing bool) []byte {
+		parts := [][]byte{vint(2, uint64(phase)), vint(6, id)}
+		if enclosing {
+			parts = append(parts, vint(12, 1))
+		}
+		return pkt(seqID(1), ts(at), te(named(name), onTrack(track), sub(6, parts...)))
+	}
+	data := traceOf(
+		pkt(seqID(1), ts(0), trackDesc(1, threadDesc(1, 1, "t1"))),
+		pkt(seqID(1), ts(0), trackDesc(2, threadDesc(2, 2, "t2"))),
+		x(10000, 1, "FlowBeginSlice"),
+		flow(10000, 1, "Flow330", 's', 330, false),
+		flow(29999, 2, "Flow330", 'f', 330, false),
+		x(30000, 2, "FlowEndSlice_1"),
+		flow(30001, 2, "Flow331", 's', 331, false),
+		x(50000, 1, "FlowStepSlice"),
+		flow(50100, 1, "Flow331", 't', 331, false),
+		x(55000, 2, "FlowEndSlice_2"),
+		flow(55100, 2, "Flow331", 'f', 331, true),
+		flow(70000, 2, "Flow999", 'f', 999, false), // no slice follows
+	)
+	tr, notes := mustRead(t, data)
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t1 1 Thread alias=1
+		container Process 2 Process alias=2
+		container Process 2/t2 2 Thread alias=2
+		state Process 1/t1 1 Slice "FlowBeginSlice" 10000 20000 d0 o0
+		state Process 2/t2 2 Slice "FlowEndSlice_1" 30000 40000 d0 o0
+		state Process 1/t1 1 Slice "FlowStepSlice" 50000 60000 d0 o1
+		state Process 2/t2 2 Slice "FlowEndSlice_2" 55000 65000 d0 o1
+		link Flow "FlowBeginSlice" Process 1/t1 1 -> Process 2/t2 2 10000 30000 key=330
+		link Flow "FlowEndSlice_1" Process 2/t2 2 -> Process 1/t1 1 30000 50000 key=331
+		link Flow "FlowStepSlice" Process 1/t1 1 -> Process 2/t2 2 50000 55000 key=331
+		span 0 70000
+	`)
+	checkTypes(t, tr)
+	checkNotes(t, notes, "skipped 1 legacy flow ends (v1) with no slice after them to bind to")
+}
