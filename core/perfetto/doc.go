@@ -71,6 +71,9 @@
 //     states "Running" on the CPU valued by the thread switched to,
 //     "<comm> <pid>"; the idle task is no state. Other ftrace events and
 //     compact sched_waking events are counted.
+//   - Atrace annotations in ftrace print and tracing_mark_write events
+//     (B, E, I): states "Atrace slice" and events "Instant" of the writing
+//     thread, applied in time order at the end (see atrace.go).
 //
 // Event names come from the event or from the interned data of its
 // sequence (name_iid). Categories and arguments (debug annotations, typed

@@ -147,14 +147,23 @@ const (
 	fbCompactSched = 4
 	fbFtraceClock  = 5
 	feTimestamp    = 1
+	fePID          = 2
+	fePrint        = 3
 	feSchedSwitch  = 4
-	ssNextComm     = 5
-	ssNextPID      = 6
-	csInternTable  = 5
-	csSwitchTS     = 1
-	csSwitchPID    = 3
-	csSwitchComm   = 6
-	csWakingTS     = 7
+	printBuf       = 2
+	// TracingMarkWriteFtraceEvent (mdss.proto): a kernel's own encoding of
+	// atrace begins and ends.
+	feTracingMarkWrite = 80
+	tmwPID             = 1
+	tmwName            = 2
+	tmwBegin           = 3
+	ssNextComm         = 5
+	ssNextPID          = 6
+	csInternTable      = 5
+	csSwitchTS         = 1
+	csSwitchPID        = 3
+	csSwitchComm       = 6
+	csWakingTS         = 7
 )
 
 // packetKinds names the data fields of TracePacket the reader does not

@@ -39,6 +39,11 @@ func FuzzDecode(f *testing.F) {
 		pkt(seqID(1), ts(40), te(named("a"), onTrack(1), sub(6, vint(2, 'e'), vint(6, 7)))),
 		pkt(seqID(1), ts(50), te(named("s"), onTrack(1), sub(6, vint(2, 'S'), vint(11, 9), str(7, "scope")))),
 	))
+	f.Add(traceOf( // atrace in ftrace print and tracing_mark_write events
+		pkt(sub(1, vint(1, 1), sub(2, vint(1, 300), vint(2, 8), sub(3, str(2, "E|7"))))),
+		pkt(sub(1, vint(1, 0), sub(2, vint(1, 100), vint(2, 8), sub(3, str(2, "B|7|a"))),
+			sub(2, vint(1, 200), vint(2, 8), sub(80, vint(1, 7), str(2, "m"), vint(3, 1))))),
+	))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		Sniff(data)
 		tr, _, err := readBytes(data)
