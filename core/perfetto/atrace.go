@@ -10,16 +10,16 @@ import (
 
 // Userspace annotations of Android (atrace) reach ftrace as print events
 // whose text is "B|<tgid>|<name>" (a slice begins on the writing thread),
-// "E|<tgid>" (the thread's innermost slice ends) or "I|<tgid>|<name>" (an
-// instant); some kernels write begins and ends as tracing_mark_write
+// "E|<tgid>" (the thread's innermost slice ends), "I|<tgid>|<name>" (an
+// instant) or "C|<tgid>|<name>|<value>" (a counter of the process); some kernels write begins and ends as tracing_mark_write
 // events instead. They become states "Atrace slice" and events "Instant" of the
 // thread, the ftrace event's pid being the thread id. The bundles of
 // different CPUs interleave in the file while a thread may migrate between
 // a begin and its end, so the events are gathered, then applied in time
 // order (stable: file order among equal times) at the end, as the trace
 // processor sorts them; their slices nest on a stack of their own per
-// thread, apart from TrackEvent slices. Counters (C), async slices (S, F,
-// G, H), instants on named tracks (N) and other text are counted.
+// thread, apart from TrackEvent slices. Async slices (S, F, G, H),
+// instants on named tracks (N) and other text are counted.
 
 // atraceEvent is one begin, end or instant of an atrace annotation.
 type atraceEvent struct {
@@ -27,6 +27,13 @@ type atraceEvent struct {
 	tid, tgid int32
 	phase     byte
 	name      string
+	value     int64 // counters
+}
+
+// atraceCounter identifies a counter of atrace: its process and name.
+type atraceCounter struct {
+	tgid int32
+	name string
 }
 
 // print reads the text of an ftrace print event written by thread tid.
@@ -42,14 +49,26 @@ func (d *decoder) print(ts trace.Time, tid int32, buf string) {
 		}
 	case phase == "E":
 		tgid = 0 // thread-scoped: the tgid may be absent
+	case phase == "C" && err == nil && hasName:
+		// C|<tgid>|<name>|<value>, Chromium appending |<category group>.
+		n, rest, _ := strings.Cut(name, "|")
+		valueText, _, _ := strings.Cut(rest, "|")
+		v, verr := strconv.ParseInt(valueText, 10, 64)
+		if n == "" || verr != nil {
+			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+			return
+		}
+		d.saw(ts)
+		d.atrace = append(d.atrace, atraceEvent{at: ts, tid: tid, tgid: int32(tgid), phase: 'C', name: n, value: v})
+		return
 	case phase == "I" && err == nil && hasName:
 		name, _, _ = strings.Cut(name, "|")
 		if name == "" {
-			d.skip("ftrace print events that are no atrace slice or instant (text, counters, async slices)", 1)
+			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
 			return
 		}
 	default:
-		d.skip("ftrace print events that are no atrace slice or instant (text, counters, async slices)", 1)
+		d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
 		return
 	}
 	d.saw(ts)
@@ -87,6 +106,10 @@ func (d *decoder) tracingMarkWrite(ts trace.Time, tid int32, f field) error {
 func (d *decoder) applyAtrace() {
 	sort.SliceStable(d.atrace, func(i, j int) bool { return d.atrace[i].at < d.atrace[j].at })
 	for _, e := range d.atrace {
+		if e.phase == 'C' {
+			d.atraceSample(&e)
+			continue
+		}
 		cont := d.conts.thread(e.tgid, e.tid)
 		st := d.atraceStack(cont)
 		switch e.phase {
@@ -103,6 +126,31 @@ func (d *decoder) applyAtrace() {
 		}
 	}
 	d.atrace = nil
+}
+
+// atraceSample records a value of the counter name of process tgid: a
+// variable of the process (of the root without one), each value holding
+// until the next, as the trace processor's process counter tracks.
+func (d *decoder) atraceSample(e *atraceEvent) {
+	k := atraceCounter{tgid: e.tgid, name: e.name}
+	c := d.atraceCtrs[k]
+	if c == nil {
+		cont := int32(0)
+		if e.tgid != 0 {
+			cont = d.conts.process(e.tgid)
+		}
+		typ := d.m.typ(trace.KindVariable, e.name, d.m.contType[cont])
+		if _, ok := d.ctrNames[[2]int32{cont, typ}]; ok { // a TrackEvent counter of that name
+			typ = d.m.typ(trace.KindVariable, e.name+" (atrace)", d.m.contType[cont])
+		}
+		c = &counterTrack{cont: cont, typ: typ}
+		d.atraceCtrs[k] = c
+		d.atraceCtrOrder = append(d.atraceCtrOrder, k)
+	}
+	if c.has {
+		d.m.sink.Variable(trace.Variable{Container: c.cont, Type: c.typ, Start: c.at, End: e.at, Value: c.value})
+	}
+	c.has, c.at, c.value = true, e.at, float64(e.value)
 }
 
 func (d *decoder) atraceStack(cont int32) *stack {

@@ -4,7 +4,8 @@ import "testing"
 
 // TestAtrace covers atrace annotations in ftrace print events: begins and
 // ends of one thread that migrated between CPUs, written in bundles that
-// are not in time order (the end's bundle first), an instant, a
+// are not in time order (the end's bundle first), an instant, counter
+// values of the process (one with Chromium's category group), a
 // tracing_mark_write begin and end, text that is no slice, and a slice
 // left open. As in Perfetto's diff test track_event_with_atrace, a
 // TrackEvent slice and an atrace slice of one thread both count.
@@ -20,7 +21,7 @@ func TestAtrace(t *testing.T) {
 	}
 	data := traceOf(
 		pkt(sub(2, sub(1, vint(1, 7), str(3, "app")), sub(2, vint(1, 8), vint(3, 7), str(2, "main")))),
-		bundle(1, print(300, 8, "E|7\n"), print(310, 8, "I|7|tick"), print(400, 8, "E|7")),
+		bundle(1, print(300, 8, "E|7\n"), print(310, 8, "I|7|tick"), print(350, 9, "C|7|counter|9|Blob"), print(400, 8, "E|7")),
 		bundle(0, print(100, 8, "B|7|outer\n"), print(200, 8, "B|7|inner|with|bars"),
 			print(250, 8, "C|7|counter|5"), print(260, 8, "hello")),
 		bundle(0, mark(500, 8, 7, "marked", 1), mark(600, 8, 7, "", 0), print(700, 8, "B|7|open")),
@@ -36,10 +37,12 @@ func TestAtrace(t *testing.T) {
 		state app 7/main 8 Atrace slice "marked" 500 600 d0 o2
 		state app 7/main 8 Atrace slice "open" 700 800 d0 o3
 		event app 7/main 8 Instant "tick" 310
+		variable app 7 counter 250 350 5
+		variable app 7 counter 350 900 9
 		span 100 900
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
-		"skipped 3 ftrace print events that are no atrace slice or instant (text, counters, async slices)",
+		"skipped 2 ftrace print events that are no atrace slice, instant or counter (text, async slices)",
 		"skipped 1 atrace slice ends (E) with no open slice on their thread")
 }

@@ -74,12 +74,14 @@ type decoder struct {
 	flowsV1  map[flowV1Key]*flowPoint
 	// atrace holds the atrace events of ftrace print events until the end,
 	// when they are applied in time order on stacks of their own.
-	atrace       []atraceEvent
-	atraceStacks map[int32]*stack
-	atraceIDs    []int32
-	pending      map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
-	cpus         map[uint32]*cpuState
-	cpuOrder     []uint32
+	atrace         []atraceEvent
+	atraceStacks   map[int32]*stack
+	atraceIDs      []int32
+	atraceCtrs     map[atraceCounter]*counterTrack
+	atraceCtrOrder []atraceCounter
+	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
+	cpus           map[uint32]*cpuState
+	cpuOrder       []uint32
 
 	global       map[uint32]*clock // builtin clocks' latest relation to boot time
 	unconverted  map[uint32]int64  // packets on clocks with no relation to boot time
@@ -97,7 +99,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	m := newModel(sink, start)
 	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 
@@ -355,6 +357,9 @@ func (d *decoder) finish() {
 	}
 	for _, uuid := range d.ctrOrder {
 		d.counters[uuid].flush(d, end)
+	}
+	for _, k := range d.atraceCtrOrder {
+		d.atraceCtrs[k].flush(d, end)
 	}
 	for _, n := range d.cpuOrder {
 		d.cpus[n].close(d, end)

@@ -72,8 +72,9 @@
 //     "<comm> <pid>"; the idle task is no state. Other ftrace events and
 //     compact sched_waking events are counted.
 //   - Atrace annotations in ftrace print and tracing_mark_write events
-//     (B, E, I): states "Atrace slice" and events "Instant" of the writing
-//     thread, applied in time order at the end (see atrace.go).
+//     (B, E, I, C): states "Atrace slice" and events "Instant" of the
+//     writing thread, variables of its process, applied in time order at
+//     the end (see atrace.go).
 //
 // Event names come from the event or from the interned data of its
 // sequence (name_iid). Categories and arguments (debug annotations, typed
