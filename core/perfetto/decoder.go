@@ -70,14 +70,25 @@ type decoder struct {
 	ctrOrder []uint64
 	ctrNames map[[2]int32]uint64 // (container, variable type) -> counter track using it
 	flows    map[uint64]*flowPoint
-	cpus     map[uint32]*cpuState
-	cpuOrder []uint32
+	asyncs   map[asyncKey]int32 // tracks of legacy async events
+	flowsV1  map[flowV1Key]*flowPoint
+	// atrace holds the atrace events of ftrace print events until the end,
+	// when they are applied in time order on stacks of their own.
+	atrace         []atraceEvent
+	atraceStacks   map[int32]*stack
+	atraceIDs      []int32
+	atraceCtrs     map[atraceCounter]*counterTrack
+	atraceCtrOrder []atraceCounter
+	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
+	cpus           map[uint32]*cpuState
+	cpuOrder       []uint32
 
 	global       map[uint32]*clock // builtin clocks' latest relation to boot time
 	unconverted  map[uint32]int64  // packets on clocks with no relation to boot time
 	notes        map[string]int64  // what is skipped, by kind
 	noteOrder    []string
 	unterminated int64
+	truncated    int64 // open slices ended at the end of a complete slice enclosing them
 }
 
 func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
@@ -88,7 +99,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	m := newModel(sink, start)
 	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, cpus: map[uint32]*cpuState{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 
@@ -332,12 +343,23 @@ func (d *decoder) finish() {
 	if d.cat.hasFirst { // containers start there
 		d.saw(trace.Time(d.cat.first))
 	}
+	d.applyAtrace()
 	end := d.last
 	for _, id := range d.stackIDs {
 		d.closeAll(id, end)
 	}
+	for _, id := range d.atraceIDs {
+		st := d.atraceStacks[id]
+		for len(st.open) > 0 {
+			d.unterminated++
+			st.emit(d, end)
+		}
+	}
 	for _, uuid := range d.ctrOrder {
 		d.counters[uuid].flush(d, end)
+	}
+	for _, k := range d.atraceCtrOrder {
+		d.atraceCtrs[k].flush(d, end)
 	}
 	for _, n := range d.cpuOrder {
 		d.cpus[n].close(d, end)
@@ -348,8 +370,19 @@ func (d *decoder) finish() {
 			lone++
 		}
 	}
+	for _, fp := range d.flowsV1 {
+		if !fp.linked {
+			lone++
+		}
+	}
+	for _, ks := range d.pending {
+		d.skip("legacy flow ends (v1) with no slice after them to bind to", int64(len(ks)))
+	}
 	if lone > 0 {
 		d.skip("flow points no other event continues (flows of one event)", lone)
+	}
+	if d.truncated > 0 {
+		d.opt.Warn("%d slices were still open when the complete slice enclosing them ended: they end with it", d.truncated)
 	}
 	if d.unterminated > 0 {
 		d.opt.Warn("%d slices were still open at the end of the trace: they end with it, at %s s", d.unterminated, end)

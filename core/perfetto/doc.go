@@ -50,17 +50,31 @@
 //     variable, each value holding until the next, the last until the end
 //     of the trace. Unit multipliers and incremental counters are applied.
 //   - Legacy events (TrackEvent.LegacyEvent) with phases B, E, X (complete
-//     slices, with duration_us) and I, i, R, n (instants); other phases are
+//     slices, with duration_us) and I, i, R (instants). As in the trace
+//     processor, a complete slice that begins inside another complete
+//     slice and outlives it is dropped (counted), and slices left open
+//     inside a complete slice end with it (a warning counts them).
+//   - Legacy async events (b, e, n; S, F and the steps T, p): slices and
+//     instants on a container "<name> (async <id>)" under their process,
+//     one per id and scope. Flow phases s, t, f (flows v1) bind to the
+//     enclosing slice, or for an f without bind_to_enclosing to the next
+//     slice of the thread, as in the trace processor. Other phases are
 //     counted.
 //   - flow_ids and terminating_flow_ids: links "Flow" declared in the root,
 //     from the earlier to the later of two successive events of a flow (in
 //     file order), valued by the name of the source event, with the flow id
 //     as Key. A terminating id ends the flow. Flows of a single event are
-//     counted.
+//     counted. Legacy flows (bind_id and flow_direction) join the same
+//     way: FLOW_OUT starts, FLOW_INOUT continues, FLOW_IN joins and leaves
+//     the flow open.
 //   - sched_switch events of ftrace bundles and their compact encoding:
 //     states "Running" on the CPU valued by the thread switched to,
 //     "<comm> <pid>"; the idle task is no state. Other ftrace events and
 //     compact sched_waking events are counted.
+//   - Atrace annotations in ftrace print and tracing_mark_write events
+//     (B, E, I, C): states "Atrace slice" and events "Instant" of the
+//     writing thread, variables of its process, applied in time order at
+//     the end (see atrace.go).
 //
 // Event names come from the event or from the interned data of its
 // sequence (name_iid). Categories and arguments (debug annotations, typed

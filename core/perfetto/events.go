@@ -24,6 +24,14 @@ type trackEvent struct {
 	flows, terminating   []uint64
 	legacy               bool
 	phase                int64
+	bindID               uint64 // legacy flow (v2): bind_id and flow_direction
+	hasBindID            bool
+	flowDir              uint64
+	asyncID              uint64 // legacy async events: unscoped, global or local id
+	hasAsyncID, localID  bool
+	idScope              string
+	bindEnclosing        bool // flow v1 end ('f'): bind to the enclosing slice, not the next one
+	pidOverride          int32
 	durUS                int64
 	absUS, deltaUS       int64
 	hasAbsUS, hasDeltaUS bool
@@ -88,6 +96,20 @@ func parseTrackEvent(f field) (trackEvent, error) {
 					e.phase = h.Int64()
 				case legacyDurationUS:
 					e.durUS = h.Int64()
+				case legacyUnscopedID, legacyGlobalID:
+					e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
+				case legacyLocalID:
+					e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
+				case legacyBindEnclosing:
+					e.bindEnclosing = h.U != 0
+				case legacyIDScope:
+					e.idScope = h.String()
+				case legacyPIDOverride:
+					e.pidOverride = int32(h.U)
+				case legacyBindID:
+					e.bindID, e.hasBindID = h.U, true
+				case legacyFlowDirection:
+					e.flowDir = h.U
 				}
 				return nil
 			})
@@ -135,8 +157,12 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			if dur < 0 {
 				dur = 0
 			}
-		case 'I', 'i', 'R', 'n':
+		case 'I', 'i', 'R':
 			kind = typeInstant
+		case 'b', 'e', 'n', 'S', 'F', 'T', 'p':
+			kind = kindAsync
+		case 's', 't', 'f':
+			kind = kindFlowV1
 		default:
 			d.skip("legacy track events of phase '"+string(rune(e.phase))+"'", 1)
 			return nil
@@ -164,6 +190,12 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			return nil
 		}
 		switch {
+		case kind == kindAsync:
+			if !e.hasAsyncID {
+				d.skip("legacy async events without an id", 1)
+				return nil
+			}
+			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, &e), &e, name)
 		case hasTrack:
 			cont = d.conts.track(uuid)
 		case seq.legacyThread:
@@ -180,10 +212,15 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		end := open
 		if e.legacy && e.phase == phaseComplete {
 			end = ts + dur
+			if st.overlaps(ts, end) {
+				d.skip("complete slices that overlap an enclosing complete slice without nesting in it (dropped, as the trace processor does)", 1)
+				return nil
+			}
 			d.saw(end)
 		}
-		st.push(slice{start: ts, end: end, value: d.m.value(st.typ, nameOr(name)), order: st.order})
+		st.push(slice{start: ts, end: end, value: d.m.value(st.typ, nameOr(name)), order: st.order, name: name})
 		st.order++
+		d.bindPending(cont, ts, name)
 	case typeSliceEnd:
 		st := d.stack(cont)
 		st.expire(d, ts)
@@ -194,6 +231,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 		d.stack(cont).expire(d, ts)
 		typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
 		d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, nameOr(name)), Time: ts})
+		d.bindPending(cont, ts, name) // instants are slices of no duration to the trace processor
 	case typeCounter:
 		if !e.hasCounter {
 			d.skip("counter events without a value", 1)
@@ -201,6 +239,29 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 			d.skip("counter events without a track", 1)
 		} else {
 			d.sample(seq, uuid, ts, e.counter)
+		}
+	case kindFlowV1:
+		if !e.hasAsyncID {
+			d.skip("legacy flow events (v1) without an id", 1)
+			return nil
+		}
+		d.flowV1(cont, ts, byte(e.phase), flowV1Key{id: e.asyncID, name: name}, e.bindEnclosing)
+	case kindAsync:
+		st := d.stack(cont)
+		st.expire(d, ts)
+		switch e.phase {
+		case 'b', 'S':
+			st.push(slice{start: ts, end: open, value: d.m.value(st.typ, nameOr(name)), order: st.order, name: name})
+			st.order++
+			d.bindPending(cont, ts, name)
+		case 'e', 'F':
+			if !st.pop(d, ts) {
+				d.skip("legacy async slice ends with no open slice of their id", 1)
+			}
+		default: // 'n', and the steps 'T' and 'p' of old async slices
+			typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
+			d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, nameOr(name)), Time: ts})
+			d.bindPending(cont, ts, name)
 		}
 	default:
 		d.skip("track events of unknown type "+strconv.FormatUint(kind, 10), 1)
@@ -215,6 +276,9 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 	}
 	d.extraCounters(seq, &e, ts)
 	if kind != typeCounter {
+		if e.hasBindID {
+			d.legacyFlow(e.bindID, e.flowDir, cont, ts, name)
+		}
 		for _, id := range e.flows {
 			d.flow(id, cont, ts, name, false)
 		}
@@ -267,6 +331,7 @@ type slice struct {
 	start, end trace.Time // end: open, or the end of a complete (legacy X) slice
 	value      int32
 	order      int32
+	name       string // for the flows (v1) bound to the slice
 }
 
 // stack holds the open slices of a container: slices nest per container,
@@ -301,15 +366,66 @@ func (st *stack) emit(d *decoder, end trace.Time) {
 		Start: top.start, End: end, Depth: int32(len(st.open)), Order: top.order})
 }
 
-// expire delivers the complete slices that end at or before t.
+// expire delivers the complete slices that end at or before t. A
+// complete slice that ended before t while slices begun inside it are
+// still open ends them too, at its own end, as Perfetto's trace processor
+// truncates them: slices nest, and an end event that comes later has
+// nothing left to close.
 func (st *stack) expire(d *decoder, t trace.Time) {
 	for len(st.open) > 0 {
 		top := st.open[len(st.open)-1]
-		if top.end == open || top.end > t {
+		if top.end != open {
+			if top.end > t {
+				return
+			}
+			st.emit(d, top.end)
+			continue
+		}
+		i := st.enclosingComplete()
+		if i < 0 || st.open[i].end >= t {
 			return
 		}
-		st.emit(d, top.end)
+		st.truncate(d, i)
 	}
+}
+
+// enclosingComplete is the index of the innermost complete slice of the
+// stack, -1 if none.
+func (st *stack) enclosingComplete() int {
+	for i := len(st.open) - 1; i >= 0; i-- {
+		if st.open[i].end != open {
+			return i
+		}
+	}
+	return -1
+}
+
+// truncate ends the open slices above the complete slice i at its end,
+// then slice i.
+func (st *stack) truncate(d *decoder, i int) {
+	end := st.open[i].end
+	for len(st.open) > i+1 {
+		d.truncated++
+		st.emit(d, end)
+	}
+	st.emit(d, end)
+}
+
+// overlaps reports whether a complete slice [start, end) begins inside a
+// complete slice of the stack and ends after it: such a slice would not
+// nest, and the trace processor drops it. Only the complete slices above
+// the innermost open one are compared, as the trace processor does.
+func (st *stack) overlaps(start, end trace.Time) bool {
+	for i := len(st.open) - 1; i >= 0; i-- {
+		s := st.open[i]
+		if s.end == open {
+			return false
+		}
+		if start < s.end && end > s.end {
+			return true
+		}
+	}
+	return false
 }
 
 // pop ends the innermost open slice at t; false if there is none.
@@ -333,6 +449,11 @@ func (d *decoder) closeAll(id int32, end trace.Time) {
 		top := st.open[len(st.open)-1]
 		if top.end != open {
 			st.emit(d, top.end)
+			continue
+		}
+		if i := st.enclosingComplete(); i >= 0 {
+			// Open slices inside a complete one end with it.
+			st.truncate(d, i)
 			continue
 		}
 		d.unterminated++
@@ -408,6 +529,173 @@ func (d *decoder) counterTrack(uuid uint64, info *trackInfo) *counterTrack {
 	return c
 }
 
+// kindAsync marks the legacy async phases: nestable ('b', 'e', 'n') and
+// old async ('S', 'F', steps 'T' and 'p') slices and instants, on tracks
+// of their own.
+const kindAsync = 1 << 32
+
+// asyncKey identifies the track of legacy async events, as the trace
+// processor groups them: by process (for local ids), id and scope, the
+// scope being the event's name for the old async phases ('S', 'F') and
+// the id_scope field when given. Unlike the trace processor, nestable
+// events of one id but different categories share a track, as categories
+// are not kept.
+type asyncKey struct {
+	pid   int32
+	id    uint64
+	local bool
+	old   bool
+	scope string
+}
+
+// eventPID is the process of an event: the process of its track, the
+// sequence's legacy thread, or the event's pid_override.
+func (d *decoder) eventPID(seq *sequence, uuid uint64, hasTrack bool, e *trackEvent) int32 {
+	if e.pidOverride != 0 {
+		return e.pidOverride
+	}
+	if t := d.cat.tracks[uuid]; hasTrack && t != nil && (t.kind == trackThread || t.kind == trackProcess) {
+		if t.pid == 0 && t.kind == trackThread {
+			return d.cat.threadPID[t.tid]
+		}
+		return t.pid
+	}
+	if seq.legacyThread {
+		return seq.pid
+	}
+	return 0
+}
+
+// asyncTrack returns the container of the legacy async events of e: a
+// track under its process (under the root without one) named after the
+// first event on it.
+func (d *decoder) asyncTrack(pid int32, e *trackEvent, name string) int32 {
+	old := e.phase == 'S' || e.phase == 'F' || e.phase == 'T' || e.phase == 'p'
+	k := asyncKey{pid: pid, id: e.asyncID, local: e.localID, old: old, scope: e.idScope}
+	if old && e.idScope == "" {
+		k.scope = name
+	}
+	if c, ok := d.asyncs[k]; ok {
+		return c
+	}
+	parent := int32(0)
+	if pid != 0 {
+		parent = d.conts.process(pid)
+	}
+	id := strconv.FormatUint(e.asyncID, 10)
+	c := d.m.container("Track", nameOr(name)+" (async "+id+")", id, parent)
+	d.asyncs[k] = c
+	return c
+}
+
+// kindFlowV1 marks the legacy flow phases 's', 't', 'f' (flows v1).
+const kindFlowV1 = 1<<32 + 1
+
+// flowV1Key identifies a flow of the v1 kind, as the trace processor
+// does: by id, category and name (categories are not kept here).
+type flowV1Key struct {
+	id   uint64
+	name string
+}
+
+// flowV1 binds a legacy flow event ('s' begin, 't' step, 'f' end) to the
+// slice that encloses it on its container, as the trace processor does:
+// an end not bound to the enclosing slice binds to the next slice that
+// begins on the container. The points of these flows are the slices'
+// beginnings.
+func (d *decoder) flowV1(cont int32, ts trace.Time, phase byte, k flowV1Key, enclosing bool) {
+	if phase == 'f' && !enclosing {
+		d.pending[cont] = append(d.pending[cont], k)
+		return
+	}
+	st := d.stack(cont)
+	st.expire(d, ts)
+	if len(st.open) == 0 {
+		d.skip("legacy flow events (v1) with no enclosing slice", 1)
+		return
+	}
+	top := st.open[len(st.open)-1]
+	d.flowV1At(k, phase, &flowPoint{cont: cont, at: top.start, name: top.name})
+}
+
+// bindPending ends, on the slice that just began on container cont, the
+// flows (v1) whose end waited for it.
+func (d *decoder) bindPending(cont int32, ts trace.Time, name string) {
+	if len(d.pending[cont]) == 0 {
+		return
+	}
+	for _, k := range d.pending[cont] {
+		d.flowV1At(k, 'f', &flowPoint{cont: cont, at: ts, name: name})
+	}
+	delete(d.pending, cont)
+}
+
+func (d *decoder) flowV1At(k flowV1Key, phase byte, p *flowPoint) {
+	prev := d.flowsV1[k]
+	if phase == 's' {
+		if prev != nil {
+			d.skip("legacy flow starts of an id already active (ignored)", 1)
+			return
+		}
+		d.flowsV1[k] = p
+		return
+	}
+	if prev == nil {
+		d.skip("legacy flow steps and ends with no flow started", 1)
+		return
+	}
+	d.link(k.id, prev, p)
+	prev.linked = true
+	if phase == 't' {
+		p.linked = true
+		d.flowsV1[k] = p
+	}
+}
+
+// legacyFlow adds an event to a flow of the legacy (v2) kind, the
+// bind_id of a LegacyEvent, as the trace processor does: FLOW_OUT starts
+// the flow (a second start of an active id is ignored), FLOW_INOUT joins
+// the flow's latest event to this one, which becomes the latest, FLOW_IN
+// joins the latest event to this one and leaves the flow open, so that
+// several events may end the same flow. The ids share the space of the
+// TrackEvent flow ids.
+func (d *decoder) legacyFlow(id, dir uint64, cont int32, t trace.Time, name string) {
+	prev := d.flows[id]
+	switch dir {
+	case flowOut:
+		if prev != nil {
+			d.skip("legacy flow starts of an id already active (ignored)", 1)
+			return
+		}
+		d.flows[id] = &flowPoint{cont: cont, at: t, name: name}
+	case flowInOut, flowIn:
+		if prev == nil {
+			d.skip("legacy flow steps and ends with no flow started", 1)
+			return
+		}
+		d.link(id, prev, &flowPoint{cont: cont, at: t, name: name})
+		prev.linked = true
+		if dir == flowInOut {
+			d.flows[id] = &flowPoint{cont: cont, at: t, name: name, linked: true}
+		}
+	default:
+		d.skip("legacy flow events without a direction", 1)
+	}
+}
+
+// link joins two events of flow id, the earlier of the two being the
+// source.
+func (d *decoder) link(id uint64, a, b *flowPoint) {
+	from, to := a, b
+	if b.at < a.at {
+		from, to = b, a
+	}
+	typ := d.m.linkType(d.m.contType[from.cont], d.m.contType[to.cont])
+	d.m.sink.Link(trace.Link{Container: 0, Type: typ, Value: d.m.value(typ, nameOr(from.name)),
+		Start: from.at, End: to.at, From: from.cont, To: to.cont,
+		Key: strconv.FormatUint(id, 10), Size: nan})
+}
+
 // flowPoint is the latest event of a flow.
 type flowPoint struct {
 	cont   int32
@@ -426,14 +714,7 @@ func (d *decoder) flow(id uint64, cont int32, t trace.Time, name string, termina
 		return
 	}
 	if prev != nil {
-		from, to := prev, &flowPoint{cont: cont, at: t, name: name}
-		if t < prev.at {
-			from, to = to, from
-		}
-		typ := d.m.linkType(d.m.contType[from.cont], d.m.contType[to.cont])
-		d.m.sink.Link(trace.Link{Container: 0, Type: typ, Value: d.m.value(typ, nameOr(from.name)),
-			Start: from.at, End: to.at, From: from.cont, To: to.cont,
-			Key: strconv.FormatUint(id, 10), Size: nan})
+		d.link(id, prev, &flowPoint{cont: cont, at: t, name: name})
 	}
 	if terminate {
 		delete(d.flows, id)

@@ -72,9 +72,22 @@ const (
 	typeCounter    = 4
 
 	// TrackEvent.LegacyEvent
-	legacyNameIID    = 1
-	legacyPhase      = 2
-	legacyDurationUS = 3
+	legacyNameIID       = 1
+	legacyPhase         = 2
+	legacyDurationUS    = 3
+	legacyUnscopedID    = 6
+	legacyIDScope       = 7
+	legacyBindID        = 8
+	legacyLocalID       = 10
+	legacyGlobalID      = 11
+	legacyBindEnclosing = 12
+	legacyFlowDirection = 13
+	legacyPIDOverride   = 18
+
+	// LegacyEvent.FlowDirection
+	flowIn    = 1
+	flowOut   = 2
+	flowInOut = 3
 )
 
 // TrackDescriptor, ProcessDescriptor, ThreadDescriptor, CounterDescriptor.
@@ -134,14 +147,23 @@ const (
 	fbCompactSched = 4
 	fbFtraceClock  = 5
 	feTimestamp    = 1
+	fePID          = 2
+	fePrint        = 3
 	feSchedSwitch  = 4
-	ssNextComm     = 5
-	ssNextPID      = 6
-	csInternTable  = 5
-	csSwitchTS     = 1
-	csSwitchPID    = 3
-	csSwitchComm   = 6
-	csWakingTS     = 7
+	printBuf       = 2
+	// TracingMarkWriteFtraceEvent (mdss.proto): a kernel's own encoding of
+	// atrace begins and ends.
+	feTracingMarkWrite = 80
+	tmwPID             = 1
+	tmwName            = 2
+	tmwBegin           = 3
+	ssNextComm         = 5
+	ssNextPID          = 6
+	csInternTable      = 5
+	csSwitchTS         = 1
+	csSwitchPID        = 3
+	csSwitchComm       = 6
+	csWakingTS         = 7
 )
 
 // packetKinds names the data fields of TracePacket the reader does not

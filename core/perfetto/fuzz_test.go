@@ -31,6 +31,19 @@ func FuzzDecode(f *testing.F) {
 		pkt(seqID(5), sub(44, vint(1, 3), vint(2, 4), vint(6, 1000))),
 		pkt(seqID(5), te(vint(1, 10), named("x"), sub(6, vint(2, 'X'), vint(3, 5)))),
 	))
+	f.Add(traceOf( // legacy async events and flows, overlapping complete slices
+		pkt(seqID(1), trackDesc(1, threadDesc(5, 1, "t"))),
+		pkt(seqID(1), ts(10), te(named("a"), onTrack(1), sub(6, vint(2, 'b'), vint(6, 7), vint(8, 3), vint(13, 2)))),
+		pkt(seqID(1), ts(20), te(named("x"), onTrack(1), sub(6, vint(2, 'X'), vint(3, 1), vint(8, 3), vint(13, 1)))),
+		pkt(seqID(1), ts(30), te(named("y"), onTrack(1), sub(6, vint(2, 'X'), vint(3, 1)))),
+		pkt(seqID(1), ts(40), te(named("a"), onTrack(1), sub(6, vint(2, 'e'), vint(6, 7)))),
+		pkt(seqID(1), ts(50), te(named("s"), onTrack(1), sub(6, vint(2, 'S'), vint(11, 9), str(7, "scope")))),
+	))
+	f.Add(traceOf( // atrace in ftrace print and tracing_mark_write events
+		pkt(sub(1, vint(1, 1), sub(2, vint(1, 300), vint(2, 8), sub(3, str(2, "E|7"))))),
+		pkt(sub(1, vint(1, 0), sub(2, vint(1, 100), vint(2, 8), sub(3, str(2, "B|7|a"))),
+			sub(2, vint(1, 200), vint(2, 8), sub(80, vint(1, 7), str(2, "m"), vint(3, 1))))),
+	))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		Sniff(data)
 		tr, _, err := readBytes(data)

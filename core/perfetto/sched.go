@@ -105,15 +105,20 @@ func (d *decoder) ftrace(f field) error {
 
 func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	var ts uint64
-	var sw field
-	isSwitch, otherKind := false, false
+	var sw, pr field
+	var tid int32
+	isSwitch, isPrint, otherKind := false, false, false
 	err := fields(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == feTimestamp:
 			ts = g.U
 		case g.Num == feSchedSwitch && g.isBytes():
 			sw, isSwitch = g, true
-		case g.Num == 2 || g.Num == 5: // pid, common_flags
+		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.isBytes():
+			pr, isPrint = g, true
+		case g.Num == fePID:
+			tid = g.Int32()
+		case g.Num == 5: // common_flags
 		default:
 			otherKind = true
 		}
@@ -121,6 +126,22 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	})
 	if err != nil {
 		return err
+	}
+	if isPrint {
+		if pr.Num == feTracingMarkWrite {
+			return d.tracingMarkWrite(trace.Time(ts), tid, pr)
+		}
+		var buf string
+		if err := fields(pr.B, pr.Off, func(g field) error {
+			if g.Num == printBuf {
+				buf = g.String()
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		d.print(trace.Time(ts), tid, buf)
+		return nil
 	}
 	if !isSwitch {
 		if otherKind {
