@@ -59,6 +59,9 @@ type overview struct {
 	opt OverviewOptions
 	// origin is the instant the time axis counts from (TimeOrigin).
 	origin trace.Time
+	// shown is the area (square points) drawn in each state's colour: the
+	// legend lists these states only, the most visible first.
+	shown map[int]float64
 }
 
 const (
@@ -131,6 +134,7 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 	}
 	means := make([]float64, len(m.States))
+	ov.shown = map[int]float64{}
 	fill := func(n int32, first, last int) vg.Rectangle {
 		aggregate.MeanValues(ov.in, aggregate.Part{Node: n, First: int32(first), Last: int32(last)}, means)
 		x, v := aggregate.Mode(means)
@@ -141,6 +145,7 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 		col := CategoryColor(x)
 		c.SetColor(color.NRGBA{col.R, col.G, col.B, uint8(30 + 225*math.Min(v, 1))})
 		c.Fill(r.Path())
+		ov.shown[x] += float64(r.Size().X) * float64(r.Size().Y)
 		return r
 	}
 	edge := draw.LineStyle{Color: color.RGBA{255, 255, 255, 255}, Width: vg.Length(0.4)}
@@ -339,13 +344,28 @@ func (ov *overview) drawLegend(c, data draw.Canvas, width vg.Length) {
 	x := c.Max.X - width + gap
 	y := data.Max.Y - labelFont.Size
 	box := labelFont.Size
-	for i, s := range ov.m.States {
-		if y < data.Min.Y {
+	// The states the figure shows, the most visible first; those that do
+	// not fit are counted on the last line.
+	states := make([]int, 0, len(ov.shown))
+	for i := range ov.shown {
+		states = append(states, i)
+	}
+	sort.Slice(states, func(a, b int) bool {
+		sa, sb := ov.shown[states[a]], ov.shown[states[b]]
+		return sa > sb || (sa == sb && states[a] < states[b])
+	})
+	fit := int((data.Max.Y-data.Min.Y)/(box*1.5)) + 1
+	if len(states) > fit {
+		fit-- // room for the "+N more" line
+	}
+	for k, i := range states {
+		if k == fit {
+			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("+%d more", len(states)-fit))
 			break
 		}
 		c.SetColor(CategoryColor(i))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x, Y: y - box/2}, Max: vg.Point{X: x + box, Y: y + box/2}}.Path())
-		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, s)
+		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, ov.m.States[i])
 		y -= box * 1.5
 	}
 }

@@ -1,9 +1,16 @@
 package plots
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 func TestChainName(t *testing.T) {
@@ -30,5 +37,55 @@ func TestChainName(t *testing.T) {
 				t.Errorf("rank-2: %q", got)
 			}
 		}
+	}
+}
+
+// TestOverviewLegendListsShownStates: the legend names the states the
+// figure shows, the most visible first, and ends with "+N more" when they
+// do not all fit; a state no aggregate shows is not listed.
+func TestOverviewLegendListsShownStates(t *testing.T) {
+	b := hier.NewBuilder("root")
+	const leaves, slices, states = 60, 2, 61
+	for i := range leaves {
+		b.Add(0, fmt.Sprintf("r%d", i))
+	}
+	tree, _ := b.Build()
+	names := make([]string, states)
+	for i := range names {
+		names[i] = fmt.Sprintf("state-%02d", i)
+	}
+	values := make([]float64, leaves*slices*states)
+	for l := range leaves {
+		for k := range slices {
+			values[(l*slices+k)*states+l] = 1 // leaf l is in state l; state 60 never
+		}
+	}
+	containers := make([]int32, tree.Len())
+	m := &micro.Model{Tree: tree, Container: containers, States: names, Slices: slices,
+		Start: 0, End: 2 * trace.Second, Values: values}
+	in := aggregate.Input{Tree: tree, Slices: slices, States: states, Values: values}
+	eng, err := aggregate.New(aggregate.KindSpatiotemporal, in, aggregate.Options{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := eng.Solve(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := Overview(m, in, p, OverviewOptions{Width: 600, Height: 300, Format: SVG})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(svg)
+	more := regexp.MustCompile(`\+(\d+) more`).FindStringSubmatch(text)
+	if more == nil {
+		t.Fatal("no +N more line for 60 states in 300 points")
+	}
+	listed := strings.Count(text, ">state-")
+	if n, _ := strconv.Atoi(more[1]); listed+n != 60 || listed < 5 {
+		t.Errorf("%d states listed and %s more, want 60 in all", listed, more[1])
+	}
+	if strings.Contains(text, ">state-60<") {
+		t.Error("a state no aggregate shows is in the legend")
 	}
 }
