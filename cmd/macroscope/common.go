@@ -45,6 +45,7 @@ type cli struct {
 	readerOptions ingest.Values
 	startS, endS  *string // -start, -end
 	slices        *int    // -slices
+	key           *string // -key: name, category or type
 	out           *string // -out: directory of relative output files
 	figure        *string // -o: the figure
 	width, height *int
@@ -105,6 +106,7 @@ func (c *cli) modelFlags() {
 	c.traceFlags()
 	c.windowFlags()
 	c.slices = c.fs.Int("slices", 100, "number of time slices")
+	c.key = c.fs.String("key", "name", "what the model's states are: the states' names, their categories (category) or their types (type: kernels, NCCL, memcpy... of GPU profilers)")
 }
 
 // figureFlags declares -out, -o (the figure, def by default: "" for no
@@ -178,6 +180,11 @@ func (c *cli) parse(min, max int) error {
 			return err
 		}
 		if c.end, err = parseSeconds("end", *c.endS); err != nil {
+			return err
+		}
+	}
+	if c.key != nil {
+		if _, err := micro.ParseKey(*c.key); err != nil {
 			return err
 		}
 	}
@@ -277,7 +284,7 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 // readModel builds the microscopic model while reading the trace: its
 // events are not kept.
 func (c *cli) readModel(path string) (*micro.Model, error) {
-	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end}
+	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end, Key: micro.Key(*c.key)}
 	src, err := c.open(path)
 	if err != nil {
 		return nil, err
