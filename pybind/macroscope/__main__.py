@@ -45,17 +45,35 @@ def _progress():
     return None if sys.stderr.isatty() else False
 
 
+def _reader_options(args) -> dict:
+    """The reader's options given as --read name=value (true/false, integers, or text)."""
+    options = {}
+    for item in getattr(args, "read", None) or ():
+        for pair in item.split(","):
+            name, sep, value = pair.partition("=")
+            if not sep or not name.strip():
+                raise ms.InvalidArgumentError(f"read: {pair!r} is not name=value", param="read")
+            value = value.strip()
+            if value.lower() in ("true", "false"):
+                options[name.strip()] = value.lower() == "true"
+            elif value.lstrip("-").isdigit():
+                options[name.strip()] = int(value)
+            else:
+                options[name.strip()] = value
+    return options
+
+
 def _read_model(args):
     # The model is built while reading: the trace's events are not kept.
     model = ms.read_micro(args.trace, slices=args.slices, start=args.start, end=args.end, format=args.format,
-                          progress=_progress())
+                          key=getattr(args, "key", "name"), progress=_progress(), **_reader_options(args))
     print(f"trace      {describe(model.trace_info)}")
     print(f"model      {model}")
     return model
 
 
 def _read_trace(args):
-    trace = ms.read(args.trace, args.format, progress=_progress())
+    trace = ms.read(args.trace, args.format, progress=_progress(), **_reader_options(args))
     print(f"trace      {trace!r}")
     return trace
 
@@ -174,6 +192,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--format", choices=ms.FORMATS, default=None,
                        help="trace format (default: by extension or content)")
         p.add_argument("--out", default="out", help="output directory, created if needed (default: out)")
+        p.add_argument("--read", action="append", metavar="NAME=VALUE",
+                       help="an option of the format's reader, e.g. sort=true (repeatable; see macroscope.formats())")
         if window:
             p.add_argument("--start", type=float, default=None, help="window start (s; default: the trace's)")
             p.add_argument("--end", type=float, default=None, help="window end (s; default: the trace's)")
@@ -181,6 +201,9 @@ def _parser() -> argparse.ArgumentParser:
 
     def aggregation(p, kinds, default):
         p.add_argument("--slices", type=int, default=100, help="number of time slices (default: 100)")
+        p.add_argument("--key", choices=("name", "category", "type"), default="name",
+                       help="what the model's states are: names, categories (Chrome's cat) or state types "
+                            "(kernels, NCCL, memcpy... of GPU profilers); default: name")
         p.add_argument("--kind", choices=kinds, default=default, help=f"kind of aggregation (default: {default})")
         p.add_argument("--p", type=float, default=None, help="trade-off p in [0, 1] (default: the recommended level)")
         p.add_argument("--threshold", type=float, default=1e-3,
