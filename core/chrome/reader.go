@@ -255,6 +255,9 @@ func (d *decoder) readObject() error {
 				s.pos--
 				return s.fail("expected ',' or '}' in the trace object, found %s", describe(c))
 			}
+			if s.closesAfterComma('}') {
+				break
+			}
 		}
 	}
 	if !seen {
@@ -399,6 +402,9 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if c != ',' {
 			s.pos--
 			return s.fail("expected ',' or ']' after an event, found %s", describe(c))
+		}
+		if s.closesAfterComma(']') {
+			return nil
 		}
 	}
 }
