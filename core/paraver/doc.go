@@ -57,8 +57,15 @@
 //     size:operation:root, the collective operations of older traces
 //     (which Paraver's reader skips), becomes a point event "Global
 //     operation" valued by the operation number.
-//   - c:appl:id:n:task... declares a communicator; it is checked and
-//     skipped, the model having no place for it.
+//   - c:appl:id:n:task... declares a communicator; it is skipped, the
+//     model having no place for it. Paraver keeps these lines as text, so
+//     one naming an application or tasks the header does not declare (as
+//     tools that append an application to a trace leave them) is counted
+//     in a warning, not refused.
+//
+// In the header, applications are separated by ':' or ',' (Paraver reads
+// any one character there), and ',' or ':' precedes the number of
+// communicators.
 //
 // Lines starting with # after the header are comments. Anything else is
 // an error giving the file, the line and the cause, as are records naming

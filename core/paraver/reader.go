@@ -79,7 +79,7 @@ func decodeInput(r io.Reader, in textlines.Input, cfg *Config, view View, sink t
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink}
+	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink, opt: opt}
 	_, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
 		return d.parseLine(line)

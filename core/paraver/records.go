@@ -35,6 +35,11 @@ type decoder struct {
 	opValues                          map[int64]int32
 
 	last trace.Time
+
+	opt trace.ReadOptions
+	// badComms counts communicator records that do not fit the header,
+	// which Paraver does not check either (communicators are not modelled).
+	badComms int64
 }
 
 type eventKind struct {
@@ -418,22 +423,32 @@ func (d *decoder) globalOp(f []int64) error {
 
 // communicator: c:appl:id:n:task1:...:taskn declares which tasks an MPI
 // communicator holds. The model has no place for it: it is checked and
-// skipped.
+// skipped. Paraver keeps these lines as text without looking inside, and
+// tools that append an application to a trace leave communicators naming
+// tasks the header gives to no application, so a record that does not fit
+// is counted in a warning, not refused.
 func (d *decoder) communicator(f []int64) error {
+	if !d.communicatorFits(f) {
+		d.badComms++
+	}
+	return nil
+}
+
+func (d *decoder) communicatorFits(f []int64) bool {
 	if len(f) < 3 || f[2] < 0 || int64(len(f)) != 3+f[2] {
-		return d.fail("a communicator record is c:appl:id:n followed by n tasks")
+		return false
 	}
 	if f[0] < 1 || f[0] > int64(len(d.head.apps)) {
-		return d.fail("communicator of application %d, which does not exist", f[0])
+		return false
 	}
 	tasks := int64(len(d.head.apps[f[0]-1].tasks))
 	for _, t := range f[3:] {
 		// -1 is the "self" communicator some writers emit.
 		if t != -1 && (t < 1 || t > tasks) {
-			return d.fail("communicator holds task %d, which application %d does not have", t, f[0])
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // finish ends the trace: Paraver times start at 0 and the header gives
@@ -441,6 +456,9 @@ func (d *decoder) communicator(f []int64) error {
 func (d *decoder) finish() error {
 	if d.head == nil {
 		return errs.Format(d.file, max(d.line, 1), "empty input: no #Paraver header")
+	}
+	if d.badComms > 0 {
+		d.opt.Warn("%d communicator records (c:) do not fit the applications of the header (not modelled, ignored)", d.badComms)
 	}
 	d.sink.Finish(0, max(d.head.end, d.last))
 	return nil
