@@ -8,8 +8,12 @@
 // The input is plain JSON or gzip-compressed JSON, told apart by the gzip
 // magic bytes. Both forms of the format are accepted: a bare array of
 // events, and an object whose traceEvents key holds them. In the object
-// form, systemTraceEvents (ftrace text) is not modelled and its lines are
-// counted in the notes, stackFrames and samples (sampling profiles) are
+// form, systemTraceEvents as ftrace text is not modelled and its lines are
+// counted in the notes; as an object (Fuchsia's trace2json: {"type":
+// "fuchsia", "events": [...]}) its process (ph p) and thread (ph t)
+// records create and name containers, as in the trace viewer, a metadata
+// event's name taking precedence, and its context switches and wake-ups
+// (ph k, w) are counted; stackFrames and samples (sampling profiles) are
 // counted, displayTimeUnit only tells viewers how to show times (ts and dur
 // are microseconds regardless), and otherData and writers' own keys
 // (distributedInfo, deviceProperties...) are checked for syntax and

@@ -96,3 +96,35 @@ func TestAsyncThreads(t *testing.T) {
 		"3 (Process, alias 3)", "3/4 (Thread, alias 4)", "3/5 (Thread, alias 5)", "3/i (Async track, alias 7)",
 	})
 }
+
+// TestFuchsiaSystemEvents: Fuchsia's trace2json writes systemTraceEvents
+// as an object whose events create and name processes (p) and threads (t),
+// as the trace viewer's Fuchsia importer does, keys in any order; context
+// switches (k) and wake-ups (w) are counted (shape of Fuchsia's
+// trace_processing tests/data/model.json and catapult's
+// fuchsia_trace.json.gz).
+func TestFuchsiaSystemEvents(t *testing.T) {
+	tr, notes := decodeNotes(t, `{"displayTimeUnit":"ns","systemTraceEvents":{"events":[
+{"name":"process_foo","ph":"p","pid":7009},
+{"name":"initial-thread","ph":"t","pid":7009,"tid":7022},
+{"name":"process-with-no-trace-events","ph":"p","pid":7011},
+{"name":"initial-thread","ph":"t","pid":7011,"tid":5555},
+{"ph":"w","ts":697503138,"cpu":0,"tid":7021,"prio":3122},
+{"ph":"k","ts":697503138.9531089,"cpu":0,"out":{"tid":7021,"state":3,"prio":3122},"in":{"tid":7022,"prio":3122}},
+{"ph":"k","ts":20,"cpu":0,"out":{"tid":1036,"state":3},"in":{"tid":1037}}
+],"type":"fuchsia"},
+"traceEvents":[
+{"cat":"io","name":"Write","ph":"B","pid":7009,"tid":7022,"ts":10},
+{"cat":"io","name":"Write","ph":"E","pid":7009,"tid":7022,"ts":12},
+{"ph":"M","name":"thread_name","pid":7009,"tid":7022,"args":{"name":"main"}}
+]}`)
+	checkLines(t, "containers", containerPaths(tr), []string{
+		"process_foo (Process, alias 7009)", "process_foo/main (Thread, alias 7022)",
+		"process-with-no-trace-events (Process, alias 7011)", "process-with-no-trace-events/initial-thread (Thread, alias 5555)",
+	})
+	checkLines(t, "entities", dump(tr), []string{"state /process_foo/main Slice Write[io] 10.000-12.000 d0"})
+	checkLines(t, "notes", notes.Messages(), []string{
+		"skipped 1 Fuchsia wake-ups (systemTraceEvents ph w)",
+		"skipped 2 Fuchsia context switches (systemTraceEvents ph k)",
+	})
+}

@@ -278,7 +278,8 @@ func (d *decoder) endOfObject(seen bool, err error) error {
 }
 
 // skipSystemEvents skips systemTraceEvents, the ftrace text some writers
-// add, counting its lines.
+// add, counting its lines, or reads Fuchsia's object form (see
+// readSystemObject).
 func (d *decoder) skipSystemEvents() error {
 	s := d.sc
 	if c, ok := s.peek(); ok && c == '"' {
@@ -292,6 +293,9 @@ func (d *decoder) skipSystemEvents() error {
 		}
 		d.col.notes.skip("lines of ftrace text (systemTraceEvents)", lines)
 		return nil
+	}
+	if c, ok := s.peek(); ok && c == '{' {
+		return d.readSystemObject()
 	}
 	d.col.notes.skip("systemTraceEvents values that are not ftrace text", 1)
 	return s.skip(1)
