@@ -67,10 +67,15 @@
 // any one character there), and ',' or ':' precedes the number of
 // communicators.
 //
-// Lines starting with # after the header are comments. Anything else is
-// an error giving the file, the line and the cause, as are records naming
-// resources the header does not declare, negative times and malformed
-// numbers.
+// Lines starting with # after the header are comments. A state whose end
+// is -1 lasts, as Paraver draws it, until the end the header gives. A
+// record Paraver's own reader rejects (it reports the line and goes on) is
+// skipped the same way: unknown record types, malformed numbers, records
+// naming resources the header does not declare, negative times, states
+// ending before they begin, communications received before they are sent.
+// They are counted in the notes by kind of record, with the line and cause
+// of the first one. Only a bad header refuses the file, with an error
+// giving the file, the line and the cause.
 //
 // # Memory
 //

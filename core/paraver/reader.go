@@ -98,7 +98,10 @@ func (d *decoder) parseLine(line []byte) error {
 	if len(line) == 0 || line[0] == '#' {
 		return nil
 	}
-	return d.record(line)
+	if err := d.record(line); err != nil {
+		return d.skipRecord(line, err)
+	}
+	return nil
 }
 
 func (d *decoder) parseHeaderLine(line []byte) error {

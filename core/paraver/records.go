@@ -40,6 +40,9 @@ type decoder struct {
 	// badComms counts communicator records that do not fit the header,
 	// which Paraver does not check either (communicators are not modelled).
 	badComms int64
+	// bad counts the records skipped by kind (see skip.go), in badOrder.
+	bad      map[string]*badRecords
+	badOrder []string
 }
 
 type eventKind struct {
@@ -287,8 +290,12 @@ func (d *decoder) state(f []int64) error {
 	if err != nil {
 		return err
 	}
-	end, err := d.time(f[5])
-	if err != nil {
+	var end trace.Time
+	if f[5] == -1 {
+		// A state without end, which Paraver draws until the end of
+		// the trace: it lasts until the duration the header gives.
+		end = max(d.head.end, begin)
+	} else if end, err = d.time(f[5]); err != nil {
 		return err
 	}
 	if end < begin {
@@ -457,6 +464,7 @@ func (d *decoder) finish() error {
 	if d.head == nil {
 		return errs.Format(d.file, max(d.line, 1), "empty input: no #Paraver header")
 	}
+	d.noteBadRecords()
 	if d.badComms > 0 {
 		d.opt.Warn("%d communicator records (c:) do not fit the applications of the header (not modelled, ignored)", d.badComms)
 	}
