@@ -1,10 +1,10 @@
 package paraver
 
 import (
-	"fmt"
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"

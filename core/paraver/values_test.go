@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
 )
 
 // TestUnsignedEventValues checks that event values span the unsigned
