@@ -9,9 +9,9 @@
 //
 //	#Paraver (date):duration[_unit]:resources:nApps:app1:...[,nComms]
 //
-// The unit is _ns, _us, _ms or _s; without one the times are microseconds,
-// as Paraver's own reader takes them (the .pcf of such traces says UNITS
-// MICROSEC). Every time is converted to nanoseconds exactly (the records
+// The unit is _ns, _us, _ms or _s; without one, or with another _suffix
+// (noted in a warning), the times are microseconds, as Paraver's own
+// reader takes them (the .pcf of such traces says UNITS MICROSEC). Every time is converted to nanoseconds exactly (the records
 // hold integers). The resources are 0 (none), a number of nodes of one CPU
 // each, or nNodes(cpus,...); each application is nTasks(threads:node,...).
 //

@@ -18,6 +18,9 @@ type header struct {
 	nodes []int      // CPUs of each node; nil when the trace has no resource model
 	apps  []app
 	comms int // communicator lines ("c:") that follow
+	// unknownUnit is the duration's unit suffix when Paraver does not know
+	// it either and takes microseconds; "" otherwise.
+	unknownUnit string
 }
 
 type app struct {
@@ -70,9 +73,14 @@ func parseHeader(line string) (*header, error) {
 
 	duration := c.until(':')
 	digits := strings.TrimRight(duration, "_abcdefghijklmnopqrstuvwxyz")
-	unit, ok := units[duration[len(digits):]]
+	suffix := duration[len(digits):]
+	unit, ok := units[suffix]
 	if !ok {
-		return nil, fmt.Errorf("header: unknown time unit %q", duration[len(digits):])
+		if !strings.HasPrefix(suffix, "_") {
+			return nil, fmt.Errorf("header: unknown time unit %q", suffix)
+		}
+		// Paraver reads any other _suffix as microseconds.
+		unit, h.unknownUnit = 1000, suffix
 	}
 	h.unit = unit
 	d, err := strconv.ParseInt(digits, 10, 64)

@@ -85,3 +85,21 @@ func TestProfetTrace(t *testing.T) {
 		t.Errorf("notes %q, want the communicators' warning", notes.Messages())
 	}
 }
+
+// TestUnknownTimeUnit: Paraver reads a duration with an unknown _suffix as
+// microseconds; so does the reader, with a warning.
+func TestUnknownTimeUnit(t *testing.T) {
+	tr := trace.New("u.prv")
+	notes := &trace.Notes{}
+	in := "#Paraver (x):7_hs:0:1:1(1:0)\n1:0:1:1:1:2:5:1\n"
+	if err := Decode(strings.NewReader(in), "u.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.States) != 1 || tr.States[0].Start != 2000 || tr.States[0].End != 5000 || tr.End != 7000 {
+		t.Errorf("states %+v, end %d; want microseconds", tr.States, tr.End)
+	}
+	want := `unknown time unit "_hs" in the header: times are read as microseconds, as Paraver reads them`
+	if m := notes.Messages(); len(m) != 1 || m[0] != want {
+		t.Errorf("notes %q, want %q", m, want)
+	}
+}

@@ -116,5 +116,8 @@ func (d *decoder) parseHeaderLine(line []byte) error {
 		return d.fail("%v", err)
 	}
 	d.head = h
+	if h.unknownUnit != "" {
+		d.opt.Warn("unknown time unit %q in the header: times are read as microseconds, as Paraver reads them", h.unknownUnit)
+	}
 	return d.start()
 }
