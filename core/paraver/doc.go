@@ -57,7 +57,8 @@
 //     size:operation:root, the collective operations of older traces
 //     (which Paraver's reader skips), becomes a point event "Global
 //     operation" valued by the operation number.
-//   - c:appl:id:n:task... declares a communicator; it is skipped, the
+//   - c:appl:id:n:task... (or C:) declares a communicator, i: or I: an
+//     intercommunicator (counted in the notes); it is skipped, the
 //     model having no place for it. Paraver keeps these lines as text, so
 //     one naming an application or tasks the header does not declare (as
 //     tools that append an application to a trace leave them) is counted

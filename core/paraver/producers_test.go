@@ -103,3 +103,21 @@ func TestUnknownTimeUnit(t *testing.T) {
 		t.Errorf("notes %q, want %q", m, want)
 	}
 }
+
+// TestCommunicatorLineKinds: Paraver takes communicator lines starting
+// with c or C, and intercommunicators (i or I), which are counted.
+func TestCommunicatorLineKinds(t *testing.T) {
+	tr := trace.New("c.prv")
+	notes := &trace.Notes{}
+	in := "#Paraver (x):9_ns:1(2):1:2(1:1,1:1),3\nC:1:1:2:1:2\ni:1:2:x:y\nI:1:3\n1:1:1:1:1:0:9:1\n"
+	if err := Decode(strings.NewReader(in), "c.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.States) != 1 {
+		t.Errorf("%d states, want 1", len(tr.States))
+	}
+	want := "skipped 2 intercommunicator lines (i:), not modelled"
+	if m := notes.Messages(); len(m) != 1 || m[0] != want {
+		t.Errorf("notes %q, want %q", m, want)
+	}
+}

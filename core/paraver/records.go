@@ -43,6 +43,8 @@ type decoder struct {
 	// bad counts the records skipped by kind (see skip.go), in badOrder.
 	bad      map[string]*badRecords
 	badOrder []string
+	// intercomms counts intercommunicator lines (i:), not modelled.
+	intercomms int64
 }
 
 type eventKind struct {
@@ -202,6 +204,12 @@ func (d *decoder) record(line []byte) error {
 	if len(line) < 2 || line[1] != ':' {
 		return d.fail("expected a record (1:, 2:, 3:, 4: or c:), found %q", clip(line))
 	}
+	if line[0] == 'i' || line[0] == 'I' {
+		// An intercommunicator, which Paraver's header accepts beside
+		// communicators and the model has no place for either.
+		d.intercomms++
+		return nil
+	}
 	if err := d.split(line, line[0] == '2'); err != nil {
 		return err
 	}
@@ -227,7 +235,7 @@ func (d *decoder) record(line []byte) error {
 			return d.fail("a global operation record has 11 fields, this one has %d", len(f)+1)
 		}
 		return d.globalOp(f)
-	case 'c':
+	case 'c', 'C':
 		return d.communicator(f)
 	}
 	return d.fail("unknown record type %q", line[0])
@@ -465,6 +473,7 @@ func (d *decoder) finish() error {
 		return errs.Format(d.file, max(d.line, 1), "empty input: no #Paraver header")
 	}
 	d.noteBadRecords()
+	d.opt.Skip("intercommunicator lines (i:), not modelled", d.intercomms)
 	if d.badComms > 0 {
 		d.opt.Warn("%d communicator records (c:) do not fit the applications of the header (not modelled, ignored)", d.badComms)
 	}
