@@ -311,21 +311,28 @@ func (c *collector) add(file string, e *rawEvent) error {
 		}
 		return nil
 	}
-	// lacks counts the event as skipped if it misses a field it needs.
+	if e.badTime != "" && e.ph != 'M' {
+		c.notes.skip(fmt.Sprintf("events whose %s is a string that is not a number", e.badTime), 1)
+		return nil
+	}
+	// lacks counts the event as skipped if it misses its ts. A missing
+	// pid or tid reads as 0, as in Perfetto (the trace viewer, too, shows
+	// such events, on a process of its own): writers that know of a
+	// single thread often leave them out, and their events are the trace.
 	lacks := func(pid, tid, ts bool) bool {
-		var what string
-		switch {
-		case pid && e.pid == none:
-			what = "pid"
-		case tid && e.tid == none:
-			what = "tid"
-		case ts && !e.hasTs:
-			what = "ts"
-		default:
-			return false
+		if ts && !e.hasTs {
+			c.notes.skip(fmt.Sprintf("events of phase %q without ts", e.ph), 1)
+			return true
 		}
-		c.notes.skip(fmt.Sprintf("events of phase %q without %s", e.ph, what), 1)
-		return true
+		if pid && e.pid == none {
+			e.pid = c.strs.id([]byte("0"))
+			c.notes.warn("%d events without pid, put on pid 0")
+		}
+		if tid && e.tid == none {
+			e.tid = c.strs.id([]byte("0"))
+			c.notes.warn("%d events without tid, put on tid 0")
+		}
+		return false
 	}
 	switch e.ph {
 	case 'X':
@@ -488,6 +495,12 @@ func (c *collector) addAsync(e *rawEvent) {
 			c.notes.skip("async events (ph S, T, p, F) without id", 1)
 		}
 		return
+	}
+	if e.tid != none {
+		// The trace viewers create the thread an async event was emitted
+		// on, even when nothing else happens on it: (pid, tid) is a
+		// container of its own, never folded into the process.
+		c.thread(e.pid, e.tid)
 	}
 	k := asyncKey{catOrName: e.cat, id: e.id, pid: none}
 	if e.ph != 'b' && e.ph != 'e' && e.ph != 'n' {

@@ -8,8 +8,12 @@
 // The input is plain JSON or gzip-compressed JSON, told apart by the gzip
 // magic bytes. Both forms of the format are accepted: a bare array of
 // events, and an object whose traceEvents key holds them. In the object
-// form, systemTraceEvents (ftrace text) is not modelled and its lines are
-// counted in the notes, stackFrames and samples (sampling profiles) are
+// form, systemTraceEvents as ftrace text is not modelled and its lines are
+// counted in the notes; as an object (Fuchsia's trace2json: {"type":
+// "fuchsia", "events": [...]}) its process (ph p) and thread (ph t)
+// records create and name containers, as in the trace viewer, a metadata
+// event's name taking precedence, and its context switches and wake-ups
+// (ph k, w) are counted; stackFrames and samples (sampling profiles) are
 // counted, displayTimeUnit only tells viewers how to show times (ts and dur
 // are microseconds regardless), and otherData and writers' own keys
 // (distributedInfo, deviceProperties...) are checked for syntax and
@@ -21,7 +25,11 @@
 // the trace object, or whose compressed stream is cut, keeps every event
 // complete until then and is noted incomplete (trace.ReadOptions.Incomplete)
 // with the byte offset of the cut; if no event is complete, it is an error.
-// Malformed JSON and invalid UTF-8 are errors giving the byte offset (in
+// Two things JSON forbids are accepted, as Perfetto's parser accepts them
+// and real files hold them: a comma before a closing '}' or ']', and raw
+// control characters (a newline copied from a log) inside strings; the
+// arguments kept for a sink are rewritten as strict JSON. Otherwise,
+// malformed JSON and invalid UTF-8 are errors giving the byte offset (in
 // the decompressed text) and, past the first line, the line: many traces
 // are written on one line.
 //
@@ -29,7 +37,9 @@
 // some files, strings. They are converted to nanoseconds from their decimal
 // text, never through a float64, so microsecond timestamps of 16 digits
 // with three decimals keep every nanosecond. Digits past the third decimal
-// are rounded half away from zero. baseTimeNanoseconds is not added: times
+// are rounded half away from zero. An event whose ts or dur is a string
+// holding no number ("invalid", "100a") is dropped and counted, as
+// Perfetto drops it; metadata events need no ts. baseTimeNanoseconds is not added: times
 // stay as the trace viewers show them.
 //
 // # Model
@@ -47,6 +57,10 @@
 // Kineto writes it explicitly; containers with no index at all come last.
 // Ties keep the order of first appearance. Other metadata
 // (process_uptime_seconds, num_cpus...) is counted in the notes by name.
+// An event without pid is on pid 0, one without tid on tid 0, as in
+// Perfetto (counted in a warning). The thread (pid, tid) of every event
+// that has one is a container, async events included, as the trace viewers
+// create it; counters and process or global instants need no thread.
 // Containers live from the first to the last instant of the trace.
 //
 // Phases and what they become:
@@ -86,7 +100,7 @@
 //     refused: object snapshots (N, O, D), samples (P), memory dumps (v,
 //     V), clock syncs (c), contexts ( and ), unknown phases, entries
 //     without ph (such as the {} rocprof writes first), and events lacking
-//     a field their phase needs (pid, tid, ts, id).
+//     a field their phase needs (ts, id).
 //
 // The category (cat) of slices, instants and async events is the Category
 // of their value: values are told apart by (type, name, category). The

@@ -57,6 +57,10 @@ type rawEvent struct {
 	flowOut       bool // flow_out: true, a flow starts from it
 	ts, dur       trace.Time
 	hasTs, hasDur bool
+	// badTime names the field (ts or dur) whose string is not a number,
+	// as "100a" or "invalid": the event is counted and dropped, as the
+	// trace viewers drop it, instead of refusing the file.
+	badTime       string
 	bindEnclosing bool // bp is "e"
 	scope         byte // s of an instant: 'g', 'p' or 't'; '?' for another value
 
@@ -133,6 +137,9 @@ func (d *decoder) readEvent(e *rawEvent) error {
 			s.pos--
 			return s.fail("expected ',' or '}' in an event, found %s", describe(c))
 		}
+		if s.closesAfterComma('}') {
+			break
+		}
 	}
 	if len(e.argsText) > 0 {
 		return d.useArgs(e, e.argsText, e.argsLine)
@@ -180,6 +187,10 @@ func (d *decoder) useArgs(e *rawEvent, text []byte, line int) error {
 // addArgs records the arguments text appended to d.col.argsArena from offset
 // from, unless it is an empty object, and returns its index.
 func (d *decoder) addArgs(from int) int32 {
+	if d.sc.lenient {
+		strict := strictJSON(d.col.argsArena[from:])
+		d.col.argsArena = append(d.col.argsArena[:from], strict...)
+	}
 	if isEmptyObject(d.col.argsArena[from:]) || len(d.col.argsRefs) >= math.MaxInt32 {
 		d.col.argsArena = d.col.argsArena[:from]
 		return none
@@ -270,11 +281,19 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 	case 't':
 		e.tid, err = d.internScalar("tid")
 	case 's':
-		e.ts, err = d.micros("ts")
-		e.hasTs = err == nil
+		var ok bool
+		e.ts, ok, err = d.micros("ts")
+		e.hasTs = err == nil && ok
+		if err == nil && !ok {
+			e.badTime = "ts"
+		}
 	case 'd':
-		e.dur, err = d.micros("dur")
-		e.hasDur = err == nil
+		var ok bool
+		e.dur, ok, err = d.micros("dur")
+		e.hasDur = err == nil && ok
+		if err == nil && !ok && e.badTime == "" {
+			e.badTime = "dur"
+		}
 	case 'i':
 		e.id, err = d.internScalar("id")
 		e.idLocal = false
@@ -365,30 +384,36 @@ func (d *decoder) internScalar(what string) (int32, error) {
 }
 
 // micros reads a time in microseconds, a number or a string holding one.
-func (d *decoder) micros(what string) (trace.Time, error) {
+// A string that holds no number ("invalid", "100a") is valid JSON: it
+// reports ok false, and the caller drops the event (Perfetto's JSON tests
+// hold such files and expect them to load without those events).
+func (d *decoder) micros(what string) (t trace.Time, ok bool, err error) {
 	s := d.sc
-	c, ok := s.peek()
-	if !ok {
-		return 0, s.failEnd(what)
+	c, more := s.peek()
+	if !more {
+		return 0, false, s.failEnd(what)
 	}
 	var v []byte
-	var err error
+	quoted := c == '"'
 	switch {
-	case c == '"':
+	case quoted:
 		v, err = s.str()
 	case c == '-' || (c >= '0' && c <= '9'):
 		v, err = s.number()
 	default:
-		return 0, s.fail("%s must be a number, found %s", what, describe(c))
+		return 0, false, s.fail("%s must be a number, found %s", what, describe(c))
 	}
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	t, err := parseMicros(v)
+	t, err = parseMicros(v)
 	if err != nil {
-		return 0, s.fail("%s %q: %v", what, v, err)
+		if quoted {
+			return 0, false, nil
+		}
+		return 0, false, s.fail("%s %q: %v", what, v, err)
 	}
-	return t, nil
+	return t, true, nil
 }
 
 // readID2 reads {"local": id} or {"global": id}.
@@ -429,6 +454,9 @@ func (d *decoder) readID2(e *rawEvent) error {
 		if c != ',' {
 			s.pos--
 			return s.fail("expected ',' or '}' in id2, found %s", describe(c))
+		}
+		if s.closesAfterComma('}') {
+			break
 		}
 	}
 	if !found {
@@ -475,6 +503,9 @@ func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
 		if c != ',' {
 			s.pos--
 			return s.fail("expected ',' or '}' in args, found %s", describe(c))
+		}
+		if s.closesAfterComma('}') {
+			return nil
 		}
 	}
 }

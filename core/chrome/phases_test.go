@@ -204,8 +204,8 @@ func TestEveryPhase(t *testing.T) {
 func TestSkippedNotRefused(t *testing.T) {
 	const ok = `{"ph":"X","name":"ok","pid":1,"tid":1,"ts":1,"dur":1}`
 	for _, c := range []struct{ in, want string }{
-		{`{"ph":"X","name":"a","tid":1,"ts":1,"dur":1}`, `skipped 1 events of phase 'X' without pid`},
-		{`{"ph":"X","name":"a","pid":1,"ts":1,"dur":1}`, `skipped 1 events of phase 'X' without tid`},
+		{`{"ph":"X","name":"a","pid":1,"tid":1,"ts":"100a","dur":1}`, `skipped 1 events whose ts is a string that is not a number`},
+		{`{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":"invalid"}`, `skipped 1 events whose dur is a string that is not a number`},
 		{`{"ph":"B","name":"a","pid":1,"tid":1}`, `skipped 1 events of phase 'B' without ts`},
 		{`{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":-2}`, "skipped 1 complete events (ph X) with a negative dur"},
 		{`{"ph":"X","name":"a","pid":1,"tid":1,"ts":9223372036854775,"dur":1}`, "skipped 1 complete events (ph X) ending beyond the time range"},

@@ -266,6 +266,9 @@ func (d *decoder) readObject() error {
 				s.pos--
 				return s.fail("expected ',' or '}' in the trace object, found %s", describe(c))
 			}
+			if s.closesAfterComma('}') {
+				break
+			}
 		}
 	}
 	if !seen {
@@ -286,7 +289,8 @@ func (d *decoder) endOfObject(seen bool, err error) error {
 }
 
 // skipSystemEvents skips systemTraceEvents, the ftrace text some writers
-// add, counting its lines.
+// add, counting its lines, or reads Fuchsia's object form (see
+// readSystemObject).
 func (d *decoder) skipSystemEvents() error {
 	s := d.sc
 	if c, ok := s.peek(); ok && c == '"' {
@@ -300,6 +304,9 @@ func (d *decoder) skipSystemEvents() error {
 		}
 		d.col.notes.skip("lines of ftrace text (systemTraceEvents)", lines)
 		return nil
+	}
+	if c, ok := s.peek(); ok && c == '{' {
+		return d.readSystemObject()
 	}
 	d.col.notes.skip("systemTraceEvents values that are not ftrace text", 1)
 	return s.skip(1)
@@ -410,6 +417,9 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if c != ',' {
 			s.pos--
 			return s.fail("expected ',' or ']' after an event, found %s", describe(c))
+		}
+		if s.closesAfterComma(']') {
+			return nil
 		}
 	}
 }

@@ -35,6 +35,10 @@ type scanner struct {
 	// compressed stream being cut) in the middle of something, the mark of
 	// a trace whose writer stopped abruptly, rather than damage.
 	truncated bool
+	// lenient tells that the input was seen to use what Perfetto's parser
+	// tolerates and JSON does not (trailing commas, raw control characters
+	// in strings), so that argument text kept for a sink is made strict.
+	lenient bool
 }
 
 // The scanner's window starts small, so that small traces cost little to
@@ -184,6 +188,19 @@ func describe(c byte) string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
+// closesAfterComma consumes close if it comes right after the comma just
+// read: a trailing comma, as in {"a":1,} or [{...},], which is not JSON
+// but which Perfetto's parser accepts and hand-edited or concatenated
+// traces contain.
+func (s *scanner) closesAfterComma(close byte) bool {
+	if c, ok := s.peek(); ok && c == close {
+		s.pos++
+		s.lenient = true
+		return true
+	}
+	return false
+}
+
 // stringSpecial marks the bytes a string scan must look at: the closing
 // quote, backslash, control characters and the bytes of multi-byte UTF-8.
 var stringSpecial = func() (t [256]bool) {
@@ -234,9 +251,12 @@ func (s *scanner) scanString(decode bool) ([]byte, error) {
 			i += 2
 			continue
 		case c < 0x20:
-			s.pos = i
-			s.keep = -1
-			return nil, s.fail("control character 0x%02x in a string", c)
+			// A raw control character (a newline copied from a log
+			// line) is not JSON, but Perfetto and the trace viewers'
+			// lenient parsers keep it in the string, and so do we.
+			s.lenient = true
+			i++
+			continue
 		}
 		wide = true
 		i++
@@ -500,6 +520,9 @@ func (s *scanner) skipContainer(open byte, depth int) error {
 			s.pos--
 			return s.fail("expected ',' or %q in %s, found %s", close, what, describe(c))
 		}
+		if s.closesAfterComma(close) {
+			return nil
+		}
 	}
 }
 
@@ -517,4 +540,44 @@ func (s *scanner) capture(dst []byte) ([]byte, int, error) {
 	}
 	s.hold = -1
 	return dst, line, err
+}
+
+// strictJSON rewrites JSON text that uses the leniencies the scanner
+// accepts into JSON: commas before '}' or ']' are dropped and control
+// characters inside strings are escaped. Other text is returned as is.
+func strictJSON(b []byte) []byte {
+	var out []byte
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch {
+			case c == '\\' && i+1 < len(b):
+				out = append(out, c, b[i+1])
+				i++
+				continue
+			case c == '"':
+				inString = false
+			case c < 0x20:
+				out = append(out, fmt.Sprintf("\\u%04x", c)...)
+				continue
+			}
+			out = append(out, c)
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ',':
+			j := i + 1
+			for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
+				j++
+			}
+			if j < len(b) && (b[j] == '}' || b[j] == ']') {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }

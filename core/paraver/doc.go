@@ -9,9 +9,9 @@
 //
 //	#Paraver (date):duration[_unit]:resources:nApps:app1:...[,nComms]
 //
-// The unit is _ns, _us, _ms or _s; without one the times are microseconds,
-// as Paraver's own reader takes them (the .pcf of such traces says UNITS
-// MICROSEC). Every time is converted to nanoseconds exactly (the records
+// The unit is _ns, _us, _ms or _s; without one, or with another _suffix
+// (noted in a warning), the times are microseconds, as Paraver's own
+// reader takes them (the .pcf of such traces says UNITS MICROSEC). Every time is converted to nanoseconds exactly (the records
 // hold integers). The resources are 0 (none), a number of nodes of one CPU
 // each, or nNodes(cpus,...); each application is nTasks(threads:node,...).
 //
@@ -57,13 +57,26 @@
 //     size:operation:root, the collective operations of older traces
 //     (which Paraver's reader skips), becomes a point event "Global
 //     operation" valued by the operation number.
-//   - c:appl:id:n:task... declares a communicator; it is checked and
-//     skipped, the model having no place for it.
+//   - c:appl:id:n:task... (or C:) declares a communicator, i: or I: an
+//     intercommunicator (counted in the notes); it is skipped, the
+//     model having no place for it. Paraver keeps these lines as text, so
+//     one naming an application or tasks the header does not declare (as
+//     tools that append an application to a trace leave them) is counted
+//     in a warning, not refused.
 //
-// Lines starting with # after the header are comments. Anything else is
-// an error giving the file, the line and the cause, as are records naming
-// resources the header does not declare, negative times and malformed
-// numbers.
+// In the header, applications are separated by ':' or ',' (Paraver reads
+// any one character there), and ',' or ':' precedes the number of
+// communicators.
+//
+// Lines starting with # after the header are comments. A state whose end
+// is -1 lasts, as Paraver draws it, until the end the header gives. A
+// record Paraver's own reader rejects (it reports the line and goes on) is
+// skipped the same way: unknown record types, malformed numbers, records
+// naming resources the header does not declare, negative times, states
+// ending before they begin, communications received before they are sent.
+// They are counted in the notes by kind of record, with the line and cause
+// of the first one. Only a bad header refuses the file, with an error
+// giving the file, the line and the cause.
 //
 // # Memory
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,6 +18,14 @@ const twoThreads = "#Paraver (x):1000_ns:2(1,1):1:2(1:1,1:2)\n"
 func decode(in []byte, view View) (*trace.Trace, error) {
 	tr := trace.New()
 	return tr, Decode(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{})
+}
+
+// decodeNotes decodes in and returns the messages of its notes.
+func decodeNotes(in []byte, view View) (*trace.Trace, []string, error) {
+	tr := trace.New()
+	notes := &trace.Notes{}
+	err := Decode(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{Notes: notes})
+	return tr, notes.Messages(), err
 }
 
 func TestSynthetic(t *testing.T) {
@@ -115,14 +124,24 @@ func TestErrors(t *testing.T) {
 		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:-1:7\n", ByThread, 2, "negative communication size"},
 		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:64\n", ByThread, 2, "15 fields"},
 		{twoThreads + "4:1:1:1:1:10:1:1:1:1\n", ByThread, 2, "11 fields"},
-		{twoThreads + "c:1:2:3:1:2\n", ByThread, 2, "followed by n tasks"},
-		{twoThreads + "c:2:2:1:1\n", ByThread, 2, "application 2, which does not exist"},
-		{twoThreads + "c:1:2:1:3\n", ByThread, 2, "task 3"},
 		{twoThreads + "\n\n5:1:1:1:1:0\n", ByThread, 4, "unknown record type '5'"},
 		{twoThreads + "12345\n", ByThread, 2, "expected a record"},
 		{twoThreads + "1:\n", ByThread, 2, "not an integer"},
 	} {
-		_, err := decode([]byte(c.in), c.view)
+		_, notes, err := decodeNotes([]byte(c.in), c.view)
+		if c.line > 1 {
+			// A bad record is skipped, as Paraver skips it, and counted
+			// with its cause.
+			if err != nil {
+				t.Errorf("%q: %v, want the record skipped", c.in, err)
+				continue
+			}
+			if len(notes) != 1 || !strings.Contains(notes[0], c.want) ||
+				!strings.Contains(notes[0], fmt.Sprintf("(first: line %d: ", c.line)) {
+				t.Errorf("%q: notes %q, want one about line %d and %q", c.in, notes, c.line, c.want)
+			}
+			continue
+		}
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) {
 			t.Errorf("%q: got %v, want a FormatError", c.in, err)
@@ -131,6 +150,40 @@ func TestErrors(t *testing.T) {
 		if !strings.Contains(fe.Err.Error(), c.want) || fe.Line != c.line || fe.File != "t.prv" {
 			t.Errorf("%q: got %v (line %d), want line %d and %q", c.in, fe, fe.Line, c.line, c.want)
 		}
+	}
+}
+
+// TestBadRecordsSkipped: the records around a bad one are read, and the
+// notes count the skipped records by kind.
+func TestBadRecordsSkipped(t *testing.T) {
+	in := twoThreads + "1:1:1:1:1:0:5:1\n1:1:1:1:1:9:5:1\n1:1:1:1:1:9:x:1\n2:1:1:1:1:0:5\n1:1:1:1:2:0:5:1\n" +
+		"1:2:1:2:1:5:7:2\n9:junk\n"
+	tr, notes, err := decodeNotes([]byte(in), ByThread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.States) != 2 {
+		t.Errorf("%d states, want the 2 good ones", len(tr.States))
+	}
+	want := []string{
+		"skipped 3 state records (1:) that Paraver's reader also rejects (first: line 3: state ends at 5, before it begins at 9)",
+		"skipped 1 event records (2:) that Paraver's reader also rejects (first: line 5: an event record has 6 fields and type:value pairs, this one has 7 fields)",
+		"skipped 1 lines that are not records that Paraver's reader also rejects (first: line 8: field 2 is \"junk\", not an integer)",
+	}
+	if !equal(notes, want) {
+		t.Errorf("notes:\n%q\nwant\n%q", notes, want)
+	}
+}
+
+// TestStateWithoutEnd: a state whose end is -1 lasts, as in Paraver, until
+// the end of the trace the header gives.
+func TestStateWithoutEnd(t *testing.T) {
+	tr, notes, err := decodeNotes([]byte(twoThreads+"1:1:1:1:1:100:-1:1\n"), ByThread)
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("%v %q", err, notes)
+	}
+	if len(tr.States) != 1 || tr.States[0].Start != 100 || tr.States[0].End != tr.End {
+		t.Errorf("states %+v, trace ends at %d", tr.States, tr.End)
 	}
 }
 

@@ -18,6 +18,9 @@ type header struct {
 	nodes []int      // CPUs of each node; nil when the trace has no resource model
 	apps  []app
 	comms int // communicator lines ("c:") that follow
+	// unknownUnit is the duration's unit suffix when Paraver does not know
+	// it either and takes microseconds; "" otherwise.
+	unknownUnit string
 }
 
 type app struct {
@@ -51,6 +54,9 @@ var units = map[string]int64{"": 1000, "_ns": 1, "_us": 1000, "_ms": 1000000, "_
 //
 //	#Paraver (dd/mm/yy at hh:mm):duration[_unit]:resources:nApps:app1:app2...[,nComms]
 //
+// (Paraver also takes ',' between applications and ':' before nComms, as
+// it reads any one character there.)
+//
 // where resources is 0 (none), nNodes (one CPU each) or nNodes(cpus,...),
 // and each application is nTasks(threads:node,...).
 func parseHeader(line string) (*header, error) {
@@ -67,9 +73,14 @@ func parseHeader(line string) (*header, error) {
 
 	duration := c.until(':')
 	digits := strings.TrimRight(duration, "_abcdefghijklmnopqrstuvwxyz")
-	unit, ok := units[duration[len(digits):]]
+	suffix := duration[len(digits):]
+	unit, ok := units[suffix]
 	if !ok {
-		return nil, fmt.Errorf("header: unknown time unit %q", duration[len(digits):])
+		if !strings.HasPrefix(suffix, "_") {
+			return nil, fmt.Errorf("header: unknown time unit %q", suffix)
+		}
+		// Paraver reads any other _suffix as microseconds.
+		unit, h.unknownUnit = 1000, suffix
 	}
 	h.unit = unit
 	d, err := strconv.ParseInt(digits, 10, 64)
@@ -122,10 +133,10 @@ func parseHeader(line string) (*header, error) {
 		return nil, err
 	}
 	threads := 0
+	if err := c.expect(':'); err != nil {
+		return nil, err
+	}
 	for a := range apps {
-		if err := c.expect(':'); err != nil {
-			return nil, err
-		}
 		tasks, err := c.count("number of tasks", 1)
 		if err != nil {
 			return nil, err
@@ -163,8 +174,20 @@ func parseHeader(line string) (*header, error) {
 			}
 		}
 		h.apps = append(h.apps, ap)
+		// Paraver takes whatever character follows an application as its
+		// separator: ':' as documented, or ',' as tools that append an
+		// application to an Extrae trace write ("2:8(...),12(...),14").
+		if a < apps-1 {
+			if c.peek() != ':' && c.peek() != ',' {
+				if c.i >= len(c.s) {
+					return nil, fmt.Errorf("header: expected ':' or ',' before application %d, found the end of the line", a+2)
+				}
+				return nil, fmt.Errorf("header: expected ':' or ',' before application %d at column %d, found %q", a+2, c.i+1, c.s[c.i])
+			}
+			c.i++
+		}
 	}
-	if c.peek() == ',' {
+	if c.peek() == ',' || c.peek() == ':' {
 		c.i++
 		if h.comms, err = c.count("number of communicators", 0); err != nil {
 			return nil, err

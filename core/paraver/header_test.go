@@ -36,7 +36,7 @@ func TestParseHeader(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"Paraver (x):1:0:1:1(1:0)", "does not start with"},
 		{"#Paraver x:1:0:1:1(1:0)", "expected (date):"},
-		{"#Paraver (x):1_h:0:1:1(1:0)", `unknown time unit "_h"`},
+		{"#Paraver (x):1h:0:1:1(1:0)", `unknown time unit "h"`},
 		{"#Paraver (x):-1:0:1:1(1:0)", "bad trace duration"},
 		{"#Paraver (x):99999999999999999:0:1:1(1:0)", "out of range"},
 		{"#Paraver (x):1:2(1):1:1(1:0)", `expected ','`},

@@ -79,7 +79,7 @@ func decodeInput(r io.Reader, in textlines.Input, cfg *Config, view View, sink t
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink}
+	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink, opt: opt}
 	_, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
 		return d.parseLine(line)
@@ -98,7 +98,10 @@ func (d *decoder) parseLine(line []byte) error {
 	if len(line) == 0 || line[0] == '#' {
 		return nil
 	}
-	return d.record(line)
+	if err := d.record(line); err != nil {
+		return d.skipRecord(line, err)
+	}
+	return nil
 }
 
 func (d *decoder) parseHeaderLine(line []byte) error {
@@ -113,5 +116,8 @@ func (d *decoder) parseHeaderLine(line []byte) error {
 		return d.fail("%v", err)
 	}
 	d.head = h
+	if h.unknownUnit != "" {
+		d.opt.Warn("unknown time unit %q in the header: times are read as microseconds, as Paraver reads them", h.unknownUnit)
+	}
 	return d.start()
 }

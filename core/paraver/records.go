@@ -35,6 +35,16 @@ type decoder struct {
 	opValues                          map[int64]int32
 
 	last trace.Time
+
+	opt trace.ReadOptions
+	// badComms counts communicator records that do not fit the header,
+	// which Paraver does not check either (communicators are not modelled).
+	badComms int64
+	// bad counts the records skipped by kind (see skip.go), in badOrder.
+	bad      map[string]*badRecords
+	badOrder []string
+	// intercomms counts intercommunicator lines (i:), not modelled.
+	intercomms int64
 }
 
 type eventKind struct {
@@ -194,6 +204,12 @@ func (d *decoder) record(line []byte) error {
 	if len(line) < 2 || line[1] != ':' {
 		return d.fail("expected a record (1:, 2:, 3:, 4: or c:), found %q", clip(line))
 	}
+	if line[0] == 'i' || line[0] == 'I' {
+		// An intercommunicator, which Paraver's header accepts beside
+		// communicators and the model has no place for either.
+		d.intercomms++
+		return nil
+	}
 	if err := d.split(line, line[0] == '2'); err != nil {
 		return err
 	}
@@ -219,7 +235,7 @@ func (d *decoder) record(line []byte) error {
 			return d.fail("a global operation record has 11 fields, this one has %d", len(f)+1)
 		}
 		return d.globalOp(f)
-	case 'c':
+	case 'c', 'C':
 		return d.communicator(f)
 	}
 	return d.fail("unknown record type %q", line[0])
@@ -282,8 +298,12 @@ func (d *decoder) state(f []int64) error {
 	if err != nil {
 		return err
 	}
-	end, err := d.time(f[5])
-	if err != nil {
+	var end trace.Time
+	if f[5] == -1 {
+		// A state without end, which Paraver draws until the end of
+		// the trace: it lasts until the duration the header gives.
+		end = max(d.head.end, begin)
+	} else if end, err = d.time(f[5]); err != nil {
 		return err
 	}
 	if end < begin {
@@ -418,22 +438,32 @@ func (d *decoder) globalOp(f []int64) error {
 
 // communicator: c:appl:id:n:task1:...:taskn declares which tasks an MPI
 // communicator holds. The model has no place for it: it is checked and
-// skipped.
+// skipped. Paraver keeps these lines as text without looking inside, and
+// tools that append an application to a trace leave communicators naming
+// tasks the header gives to no application, so a record that does not fit
+// is counted in a warning, not refused.
 func (d *decoder) communicator(f []int64) error {
+	if !d.communicatorFits(f) {
+		d.badComms++
+	}
+	return nil
+}
+
+func (d *decoder) communicatorFits(f []int64) bool {
 	if len(f) < 3 || f[2] < 0 || int64(len(f)) != 3+f[2] {
-		return d.fail("a communicator record is c:appl:id:n followed by n tasks")
+		return false
 	}
 	if f[0] < 1 || f[0] > int64(len(d.head.apps)) {
-		return d.fail("communicator of application %d, which does not exist", f[0])
+		return false
 	}
 	tasks := int64(len(d.head.apps[f[0]-1].tasks))
 	for _, t := range f[3:] {
 		// -1 is the "self" communicator some writers emit.
 		if t != -1 && (t < 1 || t > tasks) {
-			return d.fail("communicator holds task %d, which application %d does not have", t, f[0])
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // finish ends the trace: Paraver times start at 0 and the header gives
@@ -441,6 +471,11 @@ func (d *decoder) communicator(f []int64) error {
 func (d *decoder) finish() error {
 	if d.head == nil {
 		return errs.Format(d.file, max(d.line, 1), "empty input: no #Paraver header")
+	}
+	d.noteBadRecords()
+	d.opt.Skip("intercommunicator lines (i:), not modelled", d.intercomms)
+	if d.badComms > 0 {
+		d.opt.Warn("%d communicator records (c:) do not fit the applications of the header (not modelled, ignored)", d.badComms)
 	}
 	d.sink.Finish(0, max(d.head.end, d.last))
 	return nil
