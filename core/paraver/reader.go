@@ -91,6 +91,8 @@ func decodeInput(r io.Reader, in textlines.Input, cfg *Config, view View, sink t
 }
 
 func (d *decoder) parseLine(line []byte) error {
+	// Writers end every line; a last line without its end was cut.
+	d.cut = len(line) > 0 && line[len(line)-1] != '\n'
 	line = bytes.TrimRight(line, "\r\n")
 	if d.head == nil {
 		return d.parseHeaderLine(line)

@@ -379,7 +379,7 @@ def test_bad_otf2_names_file_and_offset(tmp_path):
 
 @pytest.mark.parametrize("name, text, line, offset, cause", [
     ("bad.json", '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},\n{"ph":"X",,}]', 2, 65, "expected a string"),
-    ("bad.prv", "#Paraver (x):1000_ns:1(1):1:1(1:1)\n1:1:1:1:1:0:10:1\n1:1:1:1:1:zz:10:1\n", 3, None, '"zz"'),
+    ("bad.prv", "#Paraver (x):1000_ns:1(1:1)\n1:1:1:1:1:0:10:1\n", 1, None, "header"),
     ("bad.csv", "Container, 0, 0, 0, 3, 3, 0\nContainer, 0, P, 0, 3, 3, p1\nState, p1, S, 0.000000, 1.0\n", 3, None,
      "too few"),
     ("bad.trace", "%EventDef PajeSetState 1\n% Time date\n% Container string\n% Type string\n% Value string\n"
@@ -393,6 +393,22 @@ def test_bad_input_names_file_and_position(tmp_path, name, text, line, offset, c
     e = info.value
     assert (e.file, e.line, e.offset) == (str(path), line, offset) and cause in e.cause
     assert str(path) in str(e)
+
+
+def test_paraver_skips_bad_records_as_paraver_does_and_says_so(tmp_path):
+    # Paraver's own reader reports a malformed record and goes on: so do
+    # we, counting it and naming its line; a cut last line marks the trace
+    # incomplete.
+    path = tmp_path / "bad.prv"
+    path.write_text("#Paraver (x):1000_ns:1(1):1:1(1:1)\n1:1:1:1:1:0:1000:1\n1:1:1:1:1:zz:10:1\n")
+    with pytest.warns(UserWarning, match=r'skipped 1 state records .*line 3: field 6 is "zz"'):
+        trace = ms.read(path)
+    assert len(trace.states) == 1 and trace.complete
+    cut = tmp_path / "cut.prv"
+    cut.write_text("#Paraver (x):1000_ns:1(1):1:1(1:1)\n1:1:1:1:1:0:1000:1\n1:1:1:1:1:0:1")
+    with pytest.warns(UserWarning, match="incomplete: .*the last line \\(3\\) has no end of line"):
+        trace = ms.read(cut)
+    assert not trace.complete and "INCOMPLETE" in repr(trace)
 
 
 def test_broken_gzip_is_a_format_error(tmp_path):
