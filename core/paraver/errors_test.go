@@ -136,8 +136,14 @@ func TestErrors(t *testing.T) {
 				t.Errorf("%q: %v, want the record skipped", c.in, err)
 				continue
 			}
-			if len(notes) != 1 || !strings.Contains(notes[0], c.want) ||
-				!strings.Contains(notes[0], fmt.Sprintf("(first: line %d: ", c.line)) {
+			var skips []string
+			for _, n := range notes {
+				if !strings.HasPrefix(n, "incomplete: ") {
+					skips = append(skips, n)
+				}
+			}
+			if len(skips) != 1 || !strings.Contains(skips[0], c.want) ||
+				!strings.Contains(skips[0], fmt.Sprintf("(first: line %d: ", c.line)) {
 				t.Errorf("%q: notes %q, want one about line %d and %q", c.in, notes, c.line, c.want)
 			}
 			continue
@@ -288,4 +294,22 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCutLastLine: a last line without its end marks the trace incomplete.
+func TestCutLastLine(t *testing.T) {
+	const head = "#Paraver (x):1000_ns:1(1):1:1(1:1)\n1:1:1:1:1:0:1000:1\n"
+	for _, c := range []struct {
+		in  string
+		cut bool
+	}{{head, false}, {head + "1:1:1:1:1:0:1", true}, {head + "2:1:1:1:1:5:7:1", true}} {
+		_, notes, err := decodeNotes([]byte(c.in), ByThread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := len(notes) > 0 && strings.HasPrefix(notes[0], "incomplete: t.prv: the last line (3) has no end of line")
+		if cut != c.cut {
+			t.Errorf("%q: notes %q, cut %v", c.in, notes, c.cut)
+		}
+	}
 }

@@ -478,15 +478,11 @@ func (d *decoder) finish() error {
 	if d.badComms > 0 {
 		d.opt.Warn("%d communicator records (c:) do not fit the applications of the header (not modelled, ignored)", d.badComms)
 	}
-	// A file cut short says so: its last line lacks its end, or its records
-	// stop before the end of the trace its header gives (Extrae's records
-	// run to that end).
-	switch {
-	case d.cut:
+	// A file cut short says so: its last line lacks its end. (Records that
+	// stop before the header's end are no sign: cutters and tools that
+	// append applications leave such headers in complete traces.)
+	if d.cut {
 		d.opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", d.file, d.line)
-	case d.last < d.head.end:
-		d.opt.Incomplete("%s: the records stop at %s s, before the end of the trace the header gives (%s s): the file may be cut",
-			d.file, d.last, d.head.end)
 	}
 	d.sink.Finish(0, max(d.head.end, d.last))
 	return nil
