@@ -135,6 +135,9 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 		aggregate.MeanValues(in, pt, means)
 		x, v := aggregate.Mode(means)
 		mode[i], modeProp[i] = int32(x), v
+		if v == 0 {
+			mode[i] = -1 // no activity: no mode (a null), not the first state
+		}
 		for x, v := range means {
 			props[x][i] = v
 		}
@@ -148,7 +151,7 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 	c.float64s("start", start)
 	c.float64s("end", end)
 	c.int32s("leaves", leaves)
-	c.categories("mode", m.States, mode)
+	c.optionalCategories("mode", m.States, mode)
 	c.float64s("mode_proportion", modeProp)
 	for x, s := range m.States {
 		c.float64s("prop:"+s, props[x])

@@ -46,6 +46,9 @@ func TreemapTable(tm *treemap.Map, mem memory.Allocator) arrow.RecordBatch {
 		value[i] = c.Value
 		x[i], y[i], w[i], h[i] = c.X, c.Y, c.W, c.H
 		mode[i], modeProp[i] = int32(c.Mode), c.ModeProportion
+		if c.ModeProportion == 0 {
+			mode[i] = -1 // no activity: no mode
+		}
 		for s, v := range tm.CellMeans(i) {
 			props[s][i] = v
 		}
@@ -63,7 +66,7 @@ func TreemapTable(tm *treemap.Map, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("y", y)
 	c.float64s("w", w)
 	c.float64s("h", h)
-	c.categories("mode", m.States, mode)
+	c.optionalCategories("mode", m.States, mode)
 	c.float64s("mode_proportion", modeProp)
 	for s, st := range m.States {
 		c.float64s("prop:"+st, props[s])
