@@ -11,7 +11,6 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -170,9 +169,11 @@ func (t *Trace) Moments(options string) (m *Moments, err error) {
 }
 
 // MomentsFromFile computes moments of utilization while reading the trace
-// at path with the reader named format ("" to detect it), without keeping
-// its events: memory grows with the number of resources, not of states.
-func MomentsFromFile(path, format, options string) (m *Moments, err error) {
+// at path, without keeping its events: memory grows with the number of
+// resources, not of states. readOptions is the JSON object of the reader's
+// options, "format" naming the format (detected when absent), as
+// StartRead takes it; options those of the moments.
+func MomentsFromFile(path, readOptions, options string) (m *Moments, err error) {
 	defer guard(&err)
 	by, opt, err := parseResourceMoments(options)
 	if err != nil {
@@ -182,7 +183,11 @@ func MomentsFromFile(path, format, options string) (m *Moments, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := formats.Read(path, format, acc, trace.ReadOptions{}); err != nil {
+	src, _, err := openTrace(path, readOptions)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.Read(acc, trace.ReadOptions{}); err != nil {
 		return nil, err
 	}
 	r, err := acc.Result()

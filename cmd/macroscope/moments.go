@@ -12,7 +12,6 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -70,7 +69,14 @@ func runMoments(c *cli) error {
 	if err != nil {
 		return err
 	}
-	if err := formats.Read(path, *c.format, acc, trace.ReadOptions{}); err != nil {
+	// Through the door, with the reader options of -read (sort=true for
+	// a Pajé trace not sorted by time, for instance).
+	src, err := c.open(path)
+	if err != nil {
+		return err
+	}
+	notes := &trace.Notes{}
+	if err := src.Read(acc, trace.ReadOptions{Notes: notes}); err != nil {
 		return err
 	}
 	r, err := acc.Result()
@@ -89,6 +95,7 @@ func runMoments(c *cli) error {
 	}
 	c.say("trace", "%s: %d resources, window %s-%s s, read in %.2f s",
 		path, len(r.Resources), r.Start, r.End, time.Since(began).Seconds())
+	c.sayNotes(notes)
 	if !*quiet {
 		printMoments(c.stdout, rows, kind)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,4 +104,70 @@ func TestMomentsCommandErrors(t *testing.T) {
 		{[]string{"moments", "-format", "nope", bundledTrace}, 2, "invalid format"},
 		{[]string{"moments", "missing.trace"}, 1, "macroscope moments: stat missing.trace"},
 	})
+}
+
+// The reader options of -read reach the reader: a Pajé trace not sorted
+// by time is refused as it is and read with sort=true, with the moments of
+// the same trace sorted by hand; what the reader skips is reported.
+func TestMomentsCommandReaderOptions(t *testing.T) {
+	const header = `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeSetState 3
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+0 P 0 P
+1 S P S
+2 0 p1 P 0 p1
+`
+	dir := t.TempDir()
+	sorted, unsorted := filepath.Join(dir, "sorted.trace"), filepath.Join(dir, "unsorted.trace")
+	for path, events := range map[string]string{
+		sorted:   "3 1 S p1 a\n3 3 S p1 b\n3 6 S p1 a\n3 10 S p1 b\n",
+		unsorted: "3 1 S p1 a\n3 6 S p1 a\n3 3 S p1 b\n3 10 S p1 b\n",
+	} {
+		if err := os.WriteFile(path, []byte(header+events), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkRefusals(t, []refusal{
+		{[]string{"moments", "-q", "-out", dir, unsorted}, 1, "read it anyway with sort=True (Python) or -read sort=true"},
+		{[]string{"moments", "-q", "-out", dir, "-read", "sort=yes please", unsorted}, 2, "invalid sort"},
+	})
+	want := filepath.Join(dir, "want.csv")
+	mustRun(t, "moments", "-q", "-out", dir, "-table", want, sorted)
+	got := filepath.Join(dir, "got.csv")
+	mustRun(t, "moments", "-q", "-out", dir, "-read", "sort=true", "-table", got, unsorted)
+	w, g := readCSV(t, want), readCSV(t, got)
+	if len(g.rows) != 1 || !slices.Equal(g.rows[0], w.rows[0]) {
+		t.Errorf("sorted on reading: %v; sorted by hand: %v", g.rows, w.rows)
+	}
+	if b := int64(g.float(t, 0, "busy_ns")); b != 9e9 {
+		t.Errorf("busy %d ns, want 9 s (states from 1 s to 10 s)", b)
+	}
+
+	chrome := filepath.Join(dir, "t.json")
+	if err := os.WriteFile(chrome, []byte(`[{"ph":"X","pid":1,"tid":1,"ts":0,"dur":5,"name":"a"},{}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, "moments", "-q", "-out", dir, chrome); !strings.Contains(out, "warning    skipped 1 entries without ph") {
+		t.Errorf("the reader's notes are not reported:\n%s", out)
+	}
 }

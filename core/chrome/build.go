@@ -361,6 +361,12 @@ func (e *emitter) create(name, alias string, typ, parent int32) int32 {
 
 // createContainers creates processes in display order, each followed by
 // its threads, each thread followed by its overlap lanes.
+//
+// Processes are told apart by pid and threads by (pid, tid), never by
+// name: when two processes, or two threads of one process, or two async
+// tracks of one process, would show the same name, each gets its
+// identifier after the name ("worker 12", "worker 13"), so that no two
+// containers share a path and none is merged downstream.
 func (e *emitter) createContainers() {
 	c := e.c
 	e.procCont = make([]int32, len(c.procs))
@@ -369,7 +375,8 @@ func (e *emitter) createContainers() {
 	procs := order(len(c.procs), func(i int) (int64, bool) {
 		return e.rank(c.procs[i].hasSortIndex, c.procs[i].sortIndex, c.procs[i].key)
 	})
-	for _, pi := range procs {
+	procNames := make([]string, len(c.procs))
+	for pi := range c.procs {
 		p := &c.procs[pi]
 		name := c.strs.str(p.key)
 		if p.name != none {
@@ -378,33 +385,81 @@ func (e *emitter) createContainers() {
 		if labels := c.strs.str(p.labels); labels != "" && labels != name {
 			name += " (" + labels + ")"
 		}
-		e.procCont[pi] = e.create(name, c.strs.str(p.key), e.process, 0)
+		procNames[pi] = name
+	}
+	procNames = distinct(procNames, func(i int) string { return c.strs.str(c.procs[i].key) })
+	for _, pi := range procs {
+		p := &c.procs[pi]
+		e.procCont[pi] = e.create(procNames[pi], c.strs.str(p.key), e.process, 0)
 		threads := order(len(p.threads), func(i int) (int64, bool) {
 			t := &c.threads[p.threads[i]]
 			return e.rank(t.hasSortIndex, t.sortIndex, t.key)
 		})
+		thrNames := make([]string, len(p.threads))
+		for k, ti := range p.threads {
+			t := &c.threads[ti]
+			thrNames[k] = c.strs.str(t.key)
+			if t.name != none {
+				thrNames[k] = c.strs.str(t.name)
+			}
+		}
+		thrNames = distinct(thrNames, func(k int) string { return c.strs.str(c.threads[p.threads[k]].key) })
 		for _, k := range threads {
 			ti := p.threads[k]
 			t := &c.threads[ti]
-			name, alias := c.strs.str(t.key), c.strs.str(t.key)
-			if t.name != none {
-				name = c.strs.str(t.name)
-			}
+			name, alias := thrNames[k], c.strs.str(t.key)
 			e.thrCont[ti] = e.create(name, alias, e.thread, e.procCont[pi])
 			for lane := int32(1); lane < t.lanes; lane++ {
 				n := strconv.Itoa(int(lane))
 				e.create(name+" (overlap lane "+n+")", alias+"#"+n, e.thread, e.procCont[pi])
 			}
 		}
-		for _, tr := range p.tracks {
+		trackNames := make([]string, len(p.tracks))
+		for k, tr := range p.tracks {
 			t := &c.tracks[tr]
-			name := c.strs.str(t.name)
-			if name == "" {
-				name = c.strs.str(t.id)
+			trackNames[k] = c.strs.str(t.name)
+			if trackNames[k] == "" {
+				trackNames[k] = c.strs.str(t.id)
 			}
-			e.trackCont[tr] = e.create(name, c.strs.str(t.id), e.track, e.procCont[pi])
+		}
+		trackNames = distinct(trackNames, func(k int) string { return c.strs.str(c.tracks[p.tracks[k]].id) })
+		for k, tr := range p.tracks {
+			e.trackCont[tr] = e.create(trackNames[k], c.strs.str(c.tracks[tr].id), e.track, e.procCont[pi])
 		}
 	}
+}
+
+// distinct returns names where every name shared by several items is
+// followed by each item's identifier; names already distinct stay as
+// they are. A name equal to its item's identifier (a thread without
+// thread_name) is not repeated. Items alike in name and identifier (async
+// tracks of one id in two categories) are then numbered in order.
+func distinct(names []string, id func(i int) string) []string {
+	count := make(map[string]int, len(names))
+	for _, n := range names {
+		count[n]++
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			if ident := id(i); ident != n {
+				names[i] = n + " " + ident
+			}
+		}
+	}
+	clear(count)
+	for _, n := range names {
+		count[n]++
+	}
+	seen := make(map[string]int, len(names))
+	for i, n := range names {
+		if count[n] > 1 {
+			seen[n]++
+			if seen[n] > 1 {
+				names[i] = n + " (" + strconv.Itoa(seen[n]) + ")"
+			}
+		}
+	}
+	return names
 }
 
 // states emits the slices thread by thread, each thread's in start order.

@@ -132,6 +132,16 @@ func TestCorpusAgainstEncodingJSON(t *testing.T) {
 			if r := notes.IncompleteReasons(); r != nil {
 				t.Errorf("incomplete: %q", r)
 			}
+			// No two containers share a path: tables keyed by path
+			// would merge them.
+			paths := map[string]int{}
+			for c := range tr.Containers {
+				p := tr.ContainerPath(int32(c), "/")
+				if d, ok := paths[p]; ok {
+					t.Errorf("containers %d and %d share the path %q", d, c, p)
+				}
+				paths[p] = c
+			}
 		})
 	}
 }

@@ -47,7 +47,9 @@
 // Containers are processes (pid) holding threads (tid); for Kineto GPU
 // traces a process is a device and a thread a stream. A thread is its
 // (pid, tid), never its name: two threads named alike stay two containers,
-// and so do two processes. pid and tid may be numbers or strings; both are
+// and so do two processes; a name shared within a process (or by two
+// processes) is followed by the id ("main 12", "main 13") so that no two
+// containers share a path, which tables and views use as the key. pid and tid may be numbers or strings; both are
 // compared as text, as the trace viewer does, so 7 and "7" are the same
 // process and "Spans" is a process of its own. Metadata events (ph M) name
 // them wherever they come in the file: process_name and thread_name give

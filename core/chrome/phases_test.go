@@ -131,34 +131,34 @@ func TestEveryPhase(t *testing.T) {
 	tr, notes := decodeNotes(t, everyPhase)
 	checkLines(t, "entities", dump(tr), []string{
 		// B/E matched per thread; the E at 21 closes nothing.
-		`state /Browser/main Slice task[toplevel] 10.000-20.000 d0 {"src":"a.js"}`,
-		`state /Browser/main Slice run[v8] 12.000-15.000 d1`,
+		`state /Browser/main 1 Slice task[toplevel] 10.000-20.000 d0 {"src":"a.js"}`,
+		`state /Browser/main 1 Slice run[v8] 12.000-15.000 d1`,
 		// X without dur: until the last instant of its thread (tick, 45).
-		`state /Browser/main Slice cut[gpu] 30.000-45.000 d0`,
+		`state /Browser/main 2 Slice cut[gpu] 30.000-45.000 d0`,
 		`state /2/1 Slice recv 41.000-43.000 d0`,
 		`state /2/1 Slice launch[cuda_runtime] 44.000-45.000 d0`,
 		// 46 + 4.0005 µs: 50000.5 ns, rounded half away from zero.
 		`state /2/stream 7 Slice kernel[kernel] 46.000-50.001 d0`,
 		// Nestable async: one track per (cat, id); dns nests in req.
-		`state /Browser/req Async slice req[net] 11.000-18.000 d0 {"url":"/"}`,
-		`state /Browser/req Async slice dns[net] 12.000-14.000 d1`,
+		`state /Browser/req 0x1 Async slice req[net] 11.000-18.000 d0 {"url":"/"}`,
+		`state /Browser/req 0x1 Async slice dns[net] 12.000-14.000 d1`,
 		// id2.local 0x1 is another track; never ended, it ends at its
 		// track's last event, its own start.
-		`state /Browser/req Async slice req[net] 16.000-16.000 d0`,
+		`state /Browser/req 0x1 (2) Async slice req[net] 16.000-16.000 d0`,
 		// Legacy async: S..F, steps T and p.
 		`state /Browser/load Async slice load 20.000-25.000 d0`,
 		`event / Global instant vsync 7.000 {"frame":1}`,
 		`event /Browser Process instant load 5.000`,
-		`event /Browser/main Instant mark 6.000`,
-		`event /Browser/main Instant tick 45.000`,
-		`event /Browser/req Async instant sent[net] 13.000`,
+		`event /Browser/main 1 Instant mark 6.000`,
+		`event /Browser/main 2 Instant tick 45.000`,
+		`event /Browser/req 0x1 Async instant sent[net] 13.000`,
 		`event /Browser/load Async step parse 22.000 {"step":"parse"}`,
 		`event /Browser/load Async step load 23.000`,
 		// flow_out/flow_in with bind_id: from launch to kernel.
 		`link /2/1 -> /2/stream 7 Flow launch 44.000-46.000`,
 		// s binds to the enclosing slice (run, at 12); f without bp "e"
 		// to the next slice (recv, at 41).
-		`link /Browser/main -> /2/1 Flow post 12.000-41.000`,
+		`link /Browser/main 1 -> /2/1 Flow post 12.000-41.000`,
 		`var /Browser heap used 10.000-30.000 = 5`,
 		`var /Browser heap used 30.000-50.001 = 7`,
 		`var /Browser heap total 10.000-50.001 = 8`,
@@ -166,10 +166,12 @@ func TestEveryPhase(t *testing.T) {
 	})
 	checkLines(t, "containers", containerPaths(tr), []string{
 		"Browser (Process, alias 1)",
-		"Browser/main (Thread, alias 1)",
-		"Browser/main (Thread, alias 2)", // two threads, one name: two containers
-		"Browser/req (Async track, alias 0x1)",
-		"Browser/req (Async track, alias 0x1)",
+		// Two threads, one name: two containers, told apart by tid.
+		"Browser/main 1 (Thread, alias 1)",
+		"Browser/main 2 (Thread, alias 2)",
+		// Two tracks of one name and id (another scope): numbered.
+		"Browser/req 0x1 (Async track, alias 0x1)",
+		"Browser/req 0x1 (2) (Async track, alias 0x1)",
 		"Browser/load (Async track, alias 5)",
 		"2 (Process, alias 2)",
 		"2/1 (Thread, alias 1)",
@@ -281,9 +283,9 @@ func TestThreadIdentity(t *testing.T) {
 {"ph":"M","name":"process_name","pid":8,"args":{"name":"same"}}
 ]`)
 	checkLines(t, "entities", dump(tr), []string{
-		"state /same/worker Slice a 1.000-2.000 d0",
-		"state /same/worker Slice b 2.000-3.000 d0",
-		"state /same/worker Slice c 3.000-4.000 d0",
+		"state /same 7/worker Slice a 1.000-2.000 d0",
+		"state /same 7/worker Slice b 2.000-3.000 d0",
+		"state /same 8/worker Slice c 3.000-4.000 d0",
 		"state /Spans/PyTorch Profiler Slice d 4.000-5.000 d0",
 	})
 	if tr.States[0].Container != tr.States[1].Container || tr.States[1].Container == tr.States[2].Container {
@@ -291,8 +293,10 @@ func TestThreadIdentity(t *testing.T) {
 			tr.States[0].Container, tr.States[1].Container, tr.States[2].Container)
 	}
 	checkLines(t, "containers", containerPaths(tr), []string{
-		"same (Process, alias 7)", "same/worker (Thread, alias 1)",
-		"same (Process, alias 8)", "same/worker (Thread, alias 1)",
+		// Two processes of one name: told apart by pid, so that no two
+		// containers share a path.
+		"same 7 (Process, alias 7)", "same 7/worker (Thread, alias 1)",
+		"same 8 (Process, alias 8)", "same 8/worker (Thread, alias 1)",
 		"Spans (Process, alias Spans)", "Spans/PyTorch Profiler (Thread, alias PyTorch Profiler)",
 	})
 }

@@ -24,9 +24,12 @@ import time
 import pyarrow.parquet as pq
 
 import macroscope as ms
+from macroscope._readers import _OPTIONS
 from macroscope._trace import describe
 
 _KINDS = ("spatiotemporal", "spatial", "temporal")
+# The names of the readers' options, as the Go registry declares them.
+_READER_OPTIONS = {name for names in _OPTIONS.values() for name in names}
 
 
 def _output(args, name: str) -> str:
@@ -45,35 +48,17 @@ def _progress():
     return None if sys.stderr.isatty() else False
 
 
-def _reader_options(args) -> dict:
-    """The reader's options given as --read name=value (true/false, integers, or text)."""
-    options = {}
-    for item in getattr(args, "read", None) or ():
-        for pair in item.split(","):
-            name, sep, value = pair.partition("=")
-            if not sep or not name.strip():
-                raise ms.InvalidArgumentError(f"read: {pair!r} is not name=value", param="read")
-            value = value.strip()
-            if value.lower() in ("true", "false"):
-                options[name.strip()] = value.lower() == "true"
-            elif value.lstrip("-").isdigit():
-                options[name.strip()] = int(value)
-            else:
-                options[name.strip()] = value
-    return options
-
-
 def _read_model(args):
     # The model is built while reading: the trace's events are not kept.
     model = ms.read_micro(args.trace, slices=args.slices, start=args.start, end=args.end, format=args.format,
-                          key=getattr(args, "key", "name"), progress=_progress(), **_reader_options(args))
+                          key=getattr(args, "key", "name"), progress=_progress(), **args.read)
     print(f"trace      {describe(model.trace_info)}")
     print(f"model      {model}")
     return model
 
 
 def _read_trace(args):
-    trace = ms.read(args.trace, args.format, progress=_progress(), **_reader_options(args))
+    trace = ms.read(args.trace, args.format, progress=_progress(), **args.read)
     print(f"trace      {trace!r}")
     return trace
 
@@ -147,7 +132,8 @@ def topology(args) -> list[str]:
 
 def moments(args) -> list[str]:
     m = ms.moments(args.trace, format=args.format, busy=args.busy, idle=args.idle, by=args.by, start=args.start,
-                   end=args.end, state_types=args.state_types, nesting=args.nesting, gaps=args.gaps)
+                   end=args.end, state_types=args.state_types, nesting=args.nesting, gaps=args.gaps,
+                   **args.read)
     print(f"moments    {m}")
     df = m.to_pandas()
     if not args.quiet:
@@ -180,6 +166,28 @@ def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
 
+def _reader_options(text: str) -> dict:
+    """The reader's options of --read, name=value,...: true and false are
+    booleans, integers numbers, anything else text (the reader checks)."""
+    options = {}
+    for item in _names(text):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise argparse.ArgumentTypeError(f"{item!r} is not name=value")
+        if name.strip() not in _READER_OPTIONS:
+            raise argparse.ArgumentTypeError(f"{name.strip()!r} is an option of no reader (they are "
+                                             f"{', '.join(sorted(_READER_OPTIONS))})")
+        value = value.strip()
+        if value.lower() in ("true", "false"):
+            options[name.strip()] = value.lower() == "true"
+        else:
+            try:
+                options[name.strip()] = int(value)
+            except ValueError:
+                options[name.strip()] = value
+    return options
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="macroscope", description=__doc__.splitlines()[0],
                                      epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawTextHelpFormatter)
@@ -191,9 +199,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("trace")
         p.add_argument("--format", choices=ms.FORMATS, default=None,
                        help="trace format (default: by extension or content)")
+        p.add_argument("--read", type=_reader_options, default={}, metavar="NAME=VALUE,...",
+                       help="options of the format's reader (e.g. sort=true, strict=true, view=cpu, args=true)")
         p.add_argument("--out", default="out", help="output directory, created if needed (default: out)")
-        p.add_argument("--read", action="append", metavar="NAME=VALUE",
-                       help="an option of the format's reader, e.g. sort=true (repeatable; see macroscope.formats())")
         if window:
             p.add_argument("--start", type=float, default=None, help="window start (s; default: the trace's)")
             p.add_argument("--end", type=float, default=None, help="window end (s; default: the trace's)")
@@ -209,8 +217,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--threshold", type=float, default=1e-3,
                        help="resolution in p of the search for significant levels (0: all; default: 0.001)")
 
-    aggregation(command("overview", overview, "optimal aggregation of a trace (Pajé, OTF2, Chrome, Paraver, "
-                                              "pj_dump) at the recommended level: figure and tables"),
+    aggregation(command("overview", overview, "optimal aggregation of a trace (any format of "
+                                              "macroscope.formats()) at the recommended level: figure and tables"),
                 _KINDS, "spatiotemporal")
 
     p = command("treemap", treemap, "squarified treemap of the optimal aggregation: figure and table of rectangles")

@@ -35,6 +35,7 @@ open. ``state_types=`` picks the types.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
@@ -193,19 +194,29 @@ def trace_moments(trace, busy=None, by="resource", start=None, end=None, idle=No
 
 def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: str = "resource",
             start=None, end=None, idle=None, state_types=None, nesting: str = "innermost",
-            gaps: bool = False) -> Moments:
+            gaps: bool = False, **options) -> Moments:
     """Moments of utilization of every resource of the trace file at
     ``path``, computed while reading it: the states are not kept, so
     memory grows with the number of resources, not of events.
 
-    ``format`` names the reader (paje, otf2, chrome, paraver, pjdump);
-    by default it is chosen by extension or content. The other arguments
-    are those of :meth:`macroscope.Trace.moments`.
+    ``format`` names the reader (see :func:`macroscope.formats`); by
+    default it is chosen by extension or content. ``options`` are the
+    reader's, as :func:`macroscope.read` takes them (``sort=True`` for a
+    Pajé trace not sorted by time, ``strict``, ``view``...). The other
+    arguments are those of :meth:`macroscope.Trace.moments`.
     """
+    from ._readers import _OPTIONS
+
+    known = {name for names in _OPTIONS.values() for name in names}
+    for name in options:
+        if name not in known:
+            raise TypeError(f"moments() got an unexpected keyword argument {name!r}")
     opts = _options(busy, idle, by, state_types, nesting, gaps, start, end)
-    if format is not None and not isinstance(format, str):
-        raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
-    return Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(path), format or "", opts))
+    if format is not None:
+        if not isinstance(format, str):
+            raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
+        options = dict(options, format=format)
+    return Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(path), json.dumps(options), opts))
 
 
 def aggregation_moments(agg, busy=None, by="aggregate", idle=None, state_types=None, nesting="innermost",

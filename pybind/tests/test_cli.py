@@ -3,6 +3,7 @@ against the Python API it is built on: the same numbers printed, the same
 tables written, a PNG figure, and the exit status of each kind of error."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -211,3 +212,38 @@ def test_errors(tmp_path):
         code_, out, err = cli(*args)
         assert (code_, says in err) == (code, True), (args, err)
     assert not (tmp_path / "overview.png").exists()
+
+
+def _shuffled(tmp_path):
+    """The bundled trace with the second and third quarters of its events
+    swapped: no longer in time order."""
+    lines = pathlib.Path(JACOBI).read_text().splitlines(keepends=True)
+    header = [l for l in lines if l.startswith("%") or l.startswith("#")]
+    body = [l for l in lines if not (l.startswith("%") or l.startswith("#"))]
+    q = len(body) // 4
+    shuffled = tmp_path / "shuffled.trace"
+    shuffled.write_text("".join(header + body[:q] + body[2 * q:3 * q] + body[q:2 * q] + body[3 * q:]))
+    return shuffled
+
+
+def test_reader_options_reach_the_reader(tmp_path):
+    # A Pajé trace not sorted by time: refused as it is, read with
+    # --read sort=true by every command, with the numbers of the sorted trace.
+    shuffled = _shuffled(tmp_path)
+    code, _, err = cli("moments", shuffled, "-q", "--out", tmp_path)
+    assert code == 1 and "sort=True" in err
+    out = ok("moments", shuffled, "-q", "--read", "sort=true", "--out", tmp_path)
+    assert line(out, "moments") == f"moments    {ms.moments(JACOBI)}"
+    same_table(tmp_path / "moments.parquet", ms.moments(JACOBI).to_arrow())
+    same_table(tmp_path / "moments.parquet", ms.moments(shuffled, sort=True).to_arrow())
+    out = ok("overview", shuffled, "--read", "sort=true", "--p", "0.5", "--out", tmp_path)
+    assert line(out, "model") == f"model      {ms.read_micro(JACOBI)}"
+    out = ok("kaleido", shuffled, "--read", "sort=true", "--out", tmp_path)
+    assert line(out, "trace").startswith("trace      <macroscope.Trace shuffled.trace: 66 containers, 10272 states, 0 variables, 3920 links")
+    # Options are checked by the reader: an unknown one, a bad value.
+    code, _, err = cli("moments", JACOBI, "--read", "sortt=true", "--out", tmp_path)
+    assert code == 2 and "sortt" in err
+    code, _, err = cli("moments", JACOBI, "--read", "sort", "--out", tmp_path)
+    assert code == 2 and "not name=value" in err
+    with pytest.raises(TypeError, match="sortt"):
+        ms.moments(JACOBI, sortt=True)
