@@ -43,7 +43,7 @@ const PathSep = "/"
 // A state whose depth has no open state below it, or that is not inside
 // the state it nests in, is a *errs.FormatError.
 func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
-	useType, err := selectTypes(t, opt.StateTypes)
+	useType, err := selectTypes(t, trace.KindState, "state_types", opt.StateTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -186,26 +186,30 @@ func hasStates(t *trace.Trace, states []int32, c int32) bool {
 	return i < len(states) && t.States[states[i]].Container == c
 }
 
-func selectTypes(t *trace.Trace, names []string) ([]bool, error) {
+// selectTypes marks the types of kind named in names (all of them when
+// names is empty); an unknown name is an ArgumentError about param that
+// lists the kind's types.
+func selectTypes(t *trace.Trace, kind trace.Kind, param string, names []string) ([]bool, error) {
 	use := make([]bool, len(t.Types))
 	for i, ty := range t.Types {
-		use[i] = ty.Kind == trace.KindState && len(names) == 0
+		use[i] = ty.Kind == kind && len(names) == 0
 	}
 	for _, name := range names {
 		found := false
 		for i, ty := range t.Types {
-			if ty.Kind == trace.KindState && (ty.Name == name || ty.Alias == name) {
+			if ty.Kind == kind && (ty.Name == name || ty.Alias == name) {
 				use[i], found = true, true
 			}
 		}
 		if !found {
 			var known []string
 			for _, ty := range t.Types {
-				if ty.Kind == trace.KindState {
+				if ty.Kind == kind {
 					known = append(known, ty.Name)
 				}
 			}
-			return nil, errs.Argument("state_types", "no state type %q in the trace (state types: %s)", name, strings.Join(known, ", "))
+			what := strings.ToLower(kind.String())
+			return nil, errs.Argument(param, "no %s type %q in the trace (%s types: %s)", what, name, what, strings.Join(known, ", "))
 		}
 	}
 	return use, nil

@@ -1,7 +1,6 @@
 package kaleido
 
 import (
-	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -27,21 +26,9 @@ import (
 // *errs.FormatError; a link type the trace lacks, or with no links, an
 // *errs.ArgumentError.
 func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
-	use := make([]bool, len(t.Types))
-	found := false
-	for i, ty := range t.Types {
-		if ty.Kind == trace.KindLink && (ty.Name == linkType || ty.Alias == linkType) {
-			use[i], found = true, true
-		}
-	}
-	if !found {
-		var known []string
-		for _, ty := range t.Types {
-			if ty.Kind == trace.KindLink {
-				known = append(known, ty.Name)
-			}
-		}
-		return nil, errs.Argument("link_type", "no link type %q in the trace (link types: %s)", linkType, strings.Join(known, ", "))
+	use, err := selectTypes(t, trace.KindLink, "link_type", []string{linkType})
+	if err != nil {
+		return nil, err
 	}
 	inTree := make([]bool, len(t.Containers))
 	created := make([]int32, len(t.Containers)) // the creating link + 1, 0 if none
