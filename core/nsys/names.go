@@ -9,7 +9,7 @@ func (r *reader) readNames() error {
 	r.strs = map[int64]string{}
 	var id sql.NullInt64
 	var text sql.NullString
-	err := r.scan("StringIds", `SELECT id, value FROM StringIds`, []any{&id, &text}, func() error {
+	err := r.db.Scan("StringIds", `SELECT id, value FROM StringIds`, []any{&id, &text}, func() error {
 		if id.Valid {
 			r.strs[id.Int64] = text.String
 		}
@@ -21,7 +21,7 @@ func (r *reader) readNames() error {
 	h := r.h
 	const env = "TARGET_INFO_SYSTEM_ENV"
 	if r.db.HasTable(env) && r.db.HasColumn(env, "globalVid") && r.db.HasColumn(env, "name") && r.db.HasColumn(env, "value") {
-		err := r.scan(env, `SELECT globalVid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'`, []any{&id, &text}, func() error {
+		err := r.db.Scan(env, `SELECT globalVid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'`, []any{&id, &text}, func() error {
 			if id.Valid && text.String != "" {
 				h.hostNames[hostOf(id.Int64)] = text.String
 			}
@@ -32,7 +32,7 @@ func (r *reader) readNames() error {
 		}
 	}
 	if r.db.HasTable("PROCESSES") && r.db.HasColumn("PROCESSES", "globalPid") && r.db.HasColumn("PROCESSES", "name") {
-		err := r.scan("PROCESSES", `SELECT globalPid, name FROM PROCESSES`, []any{&id, &text}, func() error {
+		err := r.db.Scan("PROCESSES", `SELECT globalPid, name FROM PROCESSES`, []any{&id, &text}, func() error {
 			if id.Valid {
 				h.procNames[id.Int64&^idMask] = text.String
 			}
@@ -44,7 +44,7 @@ func (r *reader) readNames() error {
 	}
 	if r.db.HasTable("ThreadNames") && r.db.HasColumn("ThreadNames", "globalTid") && r.db.HasColumn("ThreadNames", "nameId") {
 		var name sql.NullInt64
-		err := r.scan("ThreadNames", `SELECT globalTid, nameId FROM ThreadNames`, []any{&id, &name}, func() error {
+		err := r.db.Scan("ThreadNames", `SELECT globalTid, nameId FROM ThreadNames`, []any{&id, &name}, func() error {
 			if id.Valid {
 				h.threadNames[id.Int64] = r.str(name)
 			}
@@ -71,7 +71,7 @@ func (r *reader) readGPUNames() error {
 		var vm, id sql.NullInt64
 		var name sql.NullString
 		q := `SELECT ` + r.col(table, "vmId") + `, id, name FROM "` + table + `"`
-		err := r.scan(table, q, []any{&vm, &id, &name}, func() error {
+		err := r.db.Scan(table, q, []any{&vm, &id, &name}, func() error {
 			if !id.Valid {
 				return nil
 			}
@@ -117,7 +117,7 @@ func (r *reader) readNVTXNames() error {
 	var text sql.NullString
 	q := `SELECT eventType, ` + r.col(t, "globalTid") + `, ` + r.col(t, "domainId") + `, ` + r.col(t, "text") + `, ` +
 		r.col(t, "textId") + ` FROM NVTX_EVENTS WHERE eventType IN (39, 75)`
-	return r.scan(t, q, []any{&typ, &gtid, &domain, &text, &textID}, func() error {
+	return r.db.Scan(t, q, []any{&typ, &gtid, &domain, &text, &textID}, func() error {
 		name := text.String
 		if !text.Valid {
 			name = r.str(textID)

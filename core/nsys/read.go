@@ -295,31 +295,6 @@ func (r *reader) col(table, name string) string {
 	return "NULL"
 }
 
-// scan runs query and calls row for each row, with dest scanned. Errors,
-// from SQLite (a corrupt page) or from a value of the wrong type, name
-// the table and the row.
-func (r *reader) scan(table, query string, dest []any, row func() error) error {
-	rows, err := r.db.Query(query)
-	if err != nil {
-		return r.db.Errorf("cannot read table %s: %v", table, err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		n++
-		if err := rows.Scan(dest...); err != nil {
-			return r.db.Errorf("table %s, row %d: %v", table, n, err)
-		}
-		if err := row(); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return r.db.Errorf("cannot read table %s (after %d rows): %v", table, n, err)
-	}
-	return nil
-}
-
 // interval checks a row's times: both set, end not before start. The
 // others are counted, not modeled.
 func (r *reader) interval(table string, start, end sql.NullInt64) bool {

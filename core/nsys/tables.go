@@ -30,7 +30,7 @@ func (r *reader) readAPI(table, typeName string, driver bool) error {
 	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM "%s"`, r.col(table, "globalTid"),
 		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), table)
 	t := r.stateType(typeName, kThread)
-	return r.scan(table, q, []any{&start, &end, &gtid, &corr, &nameID, &name}, func() error {
+	return r.db.Scan(table, q, []any{&start, &end, &gtid, &corr, &nameID, &name}, func() error {
 		if err := r.tick(); err != nil {
 			return err
 		}
@@ -115,7 +115,7 @@ func (r *reader) readKernels() error {
 	var row gpuRow
 	var short, demangled sql.NullInt64
 	kernel, nccl := int32(-1), int32(-1)
-	return r.scan(table, r.gpuQuery(table, "shortName", "demangledName"), row.dest(&short, &demangled), func() error {
+	return r.db.Scan(table, r.gpuQuery(table, "shortName", "demangledName"), row.dest(&short, &demangled), func() error {
 		s, d := r.str(short), r.str(demangled)
 		name := s
 		if r.o.DemangledNames && d != "" || name == "" {
@@ -167,7 +167,7 @@ func (r *reader) readMemcpy() error {
 	var row gpuRow
 	var kind, bytes sql.NullInt64
 	t := r.stateType(typeMemcpy, kStream)
-	return r.scan(table, r.gpuQuery(table, "copyKind", "bytes"), row.dest(&kind, &bytes), func() error {
+	return r.db.Scan(table, r.gpuQuery(table, "copyKind", "bytes"), row.dest(&kind, &bytes), func() error {
 		return r.place(table, &row, t, "Memcpy "+copyKind(kind), "memcpy", size(bytes))
 	})
 }
@@ -177,7 +177,7 @@ func (r *reader) readMemset() error {
 	var row gpuRow
 	var bytes sql.NullInt64
 	t := r.stateType(typeMemset, kStream)
-	return r.scan(table, r.gpuQuery(table, "bytes"), row.dest(&bytes), func() error {
+	return r.db.Scan(table, r.gpuQuery(table, "bytes"), row.dest(&bytes), func() error {
 		return r.place(table, &row, t, "Memset", "memset", size(bytes))
 	})
 }
@@ -187,7 +187,7 @@ func (r *reader) readOSRT() error {
 	var start, end, gtid, nameID sql.NullInt64
 	q := `SELECT start, end, ` + r.col(table, "globalTid") + `, ` + r.col(table, "nameId") + ` FROM OSRT_API`
 	t := r.stateType(typeOSRT, kThread)
-	return r.scan(table, q, []any{&start, &end, &gtid, &nameID}, func() error {
+	return r.db.Scan(table, q, []any{&start, &end, &gtid, &nameID}, func() error {
 		if err := r.tick(); err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func (r *reader) readNVTX() error {
 	var text sql.NullString
 	q := `SELECT start, end, eventType, ` + r.col(table, "globalTid") + `, ` + r.col(table, "text") + `, ` +
 		r.col(table, "textId") + `, ` + r.col(table, "domainId") + ` FROM NVTX_EVENTS`
-	return r.scan(table, q, []any{&start, &end, &typ, &gtid, &text, &textID, &domain}, func() error {
+	return r.db.Scan(table, q, []any{&start, &end, &typ, &gtid, &text, &textID, &domain}, func() error {
 		if err := r.tick(); err != nil {
 			return err
 		}

@@ -53,84 +53,62 @@ func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 
 	// Host API calls, by id for the links.
 	apiRec := map[int64]int32{}
-	rs, err := db.Query(`SELECT id, pid, tid, start, "end", apiName_id, args_id FROM rocpd_api ORDER BY id`)
-	if err != nil {
-		return db.Errorf("reading rocpd_api: %v", err)
-	}
-	for rs.Next() {
-		var id, pid, tid, start, end, nameID, argsID int64
-		ok, err := scanInts(rs, &id, &pid, &tid, &start, &end, &nameID, &argsID)
-		if err != nil {
-			rs.Close()
-			return db.Errorf("reading rocpd_api: %v", err)
-		}
-		if !ok {
-			unreadable++
-			continue
-		}
-		if end < start {
-			reversed++
-			continue
-		}
-		c := m.thread(host, pid, tid)
-		kind, label := kindHIP, name(nameID)
-		if label == "UserMarker" { // roctx ranges: the message is in args
-			kind, label = kindMarker, name(argsID)
-			if start == end {
-				m.addMark(c, label, trace.Time(start))
-				continue
+	err = rpdRows(db, "rocpd_api", `SELECT id, pid, tid, start, "end", apiName_id, args_id FROM rocpd_api ORDER BY id`, 7,
+		func(v []any) error {
+			var id, pid, tid, start, end, nameID, argsID int64
+			if !ints(v, &id, &pid, &tid, &start, &end, &nameID, &argsID) {
+				unreadable++
+				return nil
 			}
-		}
-		apiRec[id] = m.add(c, kind, label, trace.Time(start), trace.Time(end), id, nan)
-		if err := tick(); err != nil {
-			rs.Close()
-			return err
-		}
-	}
-	if err := closeRows(db, rs, "rocpd_api"); err != nil {
+			if end < start {
+				reversed++
+				return nil
+			}
+			c := m.thread(host, pid, tid)
+			kind, label := kindHIP, name(nameID)
+			if label == "UserMarker" { // roctx ranges: the message is in args
+				kind, label = kindMarker, name(argsID)
+				if start == end {
+					m.addMark(c, label, trace.Time(start))
+					return nil
+				}
+			}
+			apiRec[id] = m.add(c, kind, label, trace.Time(start), trace.Time(end), id, nan)
+			return tick()
+		})
+	if err != nil {
 		return err
 	}
 
 	// GPU operations: kernels (their description is the kernel name) and
 	// copies, fills, barriers (named by their type).
 	opRec := map[int64]int32{}
-	rs, err = db.Query(`SELECT id, gpuId, queueId, start, "end", description_id, opType_id FROM rocpd_op ORDER BY id`)
+	err = rpdRows(db, "rocpd_op", `SELECT id, gpuId, queueId, start, "end", description_id, opType_id FROM rocpd_op ORDER BY id`, 7,
+		func(v []any) error {
+			var id, gpu, queue, start, end, desc, typ int64
+			if !ints(v, &id, &gpu, &queue, &start, &end, &desc, &typ) {
+				unreadable++
+				return nil
+			}
+			if end < start {
+				reversed++
+				return nil
+			}
+			opType, label := name(typ), name(desc)
+			kind := kindCopy
+			if strings.Contains(opType, "Kernel") {
+				kind = kindKernel
+			}
+			if label == "" {
+				label = opType
+			}
+			g := strconv.FormatInt(gpu, 10)
+			a := m.agent(host, g, gpu, "GPU "+g)
+			c := m.queue(a, "Queue "+strconv.FormatInt(queue, 10), queue)
+			opRec[id] = m.add(c, kind, label, trace.Time(start), trace.Time(end), 0, nan)
+			return tick()
+		})
 	if err != nil {
-		return db.Errorf("reading rocpd_op: %v", err)
-	}
-	for rs.Next() {
-		var id, gpu, queue, start, end, desc, typ int64
-		ok, err := scanInts(rs, &id, &gpu, &queue, &start, &end, &desc, &typ)
-		if err != nil {
-			rs.Close()
-			return db.Errorf("reading rocpd_op: %v", err)
-		}
-		if !ok {
-			unreadable++
-			continue
-		}
-		if end < start {
-			reversed++
-			continue
-		}
-		opType, label := name(typ), name(desc)
-		kind := kindCopy
-		if strings.Contains(opType, "Kernel") {
-			kind = kindKernel
-		}
-		if label == "" {
-			label = opType
-		}
-		g := strconv.FormatInt(gpu, 10)
-		a := m.agent(host, g, gpu, "GPU "+g)
-		c := m.queue(a, "Queue "+strconv.FormatInt(queue, 10), queue)
-		opRec[id] = m.add(c, kind, label, trace.Time(start), trace.Time(end), 0, nan)
-		if err := tick(); err != nil {
-			rs.Close()
-			return err
-		}
-	}
-	if err := closeRows(db, rs, "rocpd_op"); err != nil {
 		return err
 	}
 
@@ -170,56 +148,39 @@ func asInt(v any) (int64, bool) {
 	return 0, false
 }
 
-// scanInts scans a row of integer columns; ok is false when one is not an
-// integer.
-func scanInts(rs interface{ Scan(...any) error }, out ...*int64) (ok bool, err error) {
-	vals := make([]any, len(out))
-	ptrs := make([]any, len(out))
+// rpdRows calls row with the values of each row of query, n columns of
+// any type: RPD writers sometimes store text in integer columns (an empty
+// copy size), which ints tells.
+func rpdRows(db *sqlitedb.DB, table, query string, n int, row func(v []any) error) error {
+	vals := make([]any, n)
+	ptrs := make([]any, n)
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	if err := rs.Scan(ptrs...); err != nil {
-		return false, err
-	}
-	ok = true
+	return db.Scan(table, query, ptrs, func() error { return row(vals) })
+}
+
+// ints converts the values of integer columns; it reports false when one
+// is not an integer.
+func ints(vals []any, out ...*int64) bool {
+	ok := true
 	for i, v := range vals {
 		n, good := asInt(v)
 		*out[i] = n
 		ok = ok && good
 	}
-	return ok, nil
-}
-
-func closeRows(db *sqlitedb.DB, rs interface {
-	Close() error
-	Err() error
-}, table string) error {
-	if err := rs.Err(); err != nil {
-		rs.Close()
-		return db.Errorf("reading %s: %v", table, err)
-	}
-	if err := rs.Close(); err != nil {
-		return db.Errorf("reading %s: %v", table, err)
-	}
-	return nil
+	return ok
 }
 
 func rpdStrings(db *sqlitedb.DB) (map[int64]string, error) {
-	rs, err := db.Query(`SELECT id, string FROM rocpd_string`)
-	if err != nil {
-		return nil, db.Errorf("reading rocpd_string: %v", err)
-	}
 	names := map[int64]string{}
-	for rs.Next() {
-		var id int64
-		var s string
-		if err := rs.Scan(&id, &s); err != nil {
-			rs.Close()
-			return nil, db.Errorf("reading rocpd_string: %v", err)
-		}
-		names[id] = s
-	}
-	return names, closeRows(db, rs, "rocpd_string")
+	var id int64
+	var str string
+	err := db.Scan("rocpd_string", `SELECT id, string FROM rocpd_string`, []any{&id, &str}, func() error {
+		names[id] = str
+		return nil
+	})
+	return names, err
 }
 
 // rpdLinks links each API call to the operations it launched
@@ -231,35 +192,20 @@ func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
 	}
 	sizes := map[int64]int64{}
 	if db.HasColumn("rocpd_copyapi", "api_ptr_id") && db.HasColumn("rocpd_copyapi", "size") {
-		rs, err := db.Query(`SELECT api_ptr_id, size FROM rocpd_copyapi`)
-		if err != nil {
-			return db.Errorf("reading rocpd_copyapi: %v", err)
-		}
-		for rs.Next() {
+		err := rpdRows(db, "rocpd_copyapi", `SELECT api_ptr_id, size FROM rocpd_copyapi`, 2, func(v []any) error {
 			var api, size int64
-			ok, err := scanInts(rs, &api, &size)
-			if err != nil {
-				rs.Close()
-				return db.Errorf("reading rocpd_copyapi: %v", err)
-			}
-			if ok { // an empty size leaves the link without one
+			if ints(v, &api, &size) { // an empty size leaves the link without one
 				sizes[api] = size
 			}
-		}
-		if err := closeRows(db, rs, "rocpd_copyapi"); err != nil {
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
-	rs, err := db.Query(`SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id`)
-	if err != nil {
-		return db.Errorf("reading rocpd_api_ops: %v", err)
-	}
-	for rs.Next() {
+	return rpdRows(db, "rocpd_api_ops", `SELECT api_id, op_id FROM rocpd_api_ops ORDER BY id`, 2, func(v []any) error {
 		var api, op int64
-		if _, err := scanInts(rs, &api, &op); err != nil {
-			rs.Close()
-			return db.Errorf("reading rocpd_api_ops: %v", err)
-		}
+		ints(v, &api, &op)
 		a, okA := apiRec[api]
 		o, okO := opRec[op]
 		if okA && okO {
@@ -268,8 +214,8 @@ func rpdLinks(db *sqlitedb.DB, m *model, apiRec, opRec map[int64]int32) error {
 				m.recs[o].bytes = float64(size)
 			}
 		}
-	}
-	return closeRows(db, rs, "rocpd_api_ops")
+		return nil
+	})
 }
 
 // rpdMonitor reads the device samples (clocks...) of rocpd_monitor as
@@ -279,31 +225,22 @@ func rpdMonitor(db *sqlitedb.DB, m *model, host int32, opt trace.ReadOptions) er
 	if !db.HasTable("rocpd_monitor") {
 		return nil
 	}
-	rs, err := db.Query(`SELECT deviceType, deviceId, monitorType, start, "end", value FROM rocpd_monitor ORDER BY id`)
-	if err != nil {
-		return db.Errorf("reading rocpd_monitor: %v", err)
-	}
 	var skipped int64
-	for rs.Next() {
-		var devType, monType, value sql.NullString
-		var dev, start, end int64
-		var vals [3]any
-		if err := rs.Scan(&devType, &vals[0], &monType, &vals[1], &vals[2], &value); err != nil {
-			rs.Close()
-			return db.Errorf("reading rocpd_monitor: %v", err)
-		}
-		var okD, okS, okE bool
-		dev, okD = asInt(vals[0])
-		start, okS = asInt(vals[1])
-		end, okE = asInt(vals[2])
-		v, err := strconv.ParseFloat(strings.TrimSpace(value.String), 64)
-		if devType.String != "gpu" || !okD || !okS || !okE || err != nil || math.IsNaN(v) || end < start {
-			skipped++
-			continue
-		}
-		g := strconv.FormatInt(dev, 10)
-		m.addSample(m.agent(host, g, dev, "GPU "+g), monType.String, trace.Time(start), trace.Time(end), v)
-	}
+	var devType, monType, value sql.NullString
+	var vals [3]any
+	err := db.Scan("rocpd_monitor", `SELECT deviceType, deviceId, monitorType, start, "end", value FROM rocpd_monitor ORDER BY id`,
+		[]any{&devType, &vals[0], &monType, &vals[1], &vals[2], &value}, func() error {
+			var dev, start, end int64
+			okInts := ints(vals[:], &dev, &start, &end)
+			v, err := strconv.ParseFloat(strings.TrimSpace(value.String), 64)
+			if devType.String != "gpu" || !okInts || err != nil || math.IsNaN(v) || end < start {
+				skipped++
+				return nil
+			}
+			g := strconv.FormatInt(dev, 10)
+			m.addSample(m.agent(host, g, dev, "GPU "+g), monType.String, trace.Time(start), trace.Time(end), v)
+			return nil
+		})
 	opt.Skip("rocpd_monitor samples not of a GPU or not numbers", skipped)
-	return closeRows(db, rs, "rocpd_monitor")
+	return err
 }

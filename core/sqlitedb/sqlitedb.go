@@ -123,3 +123,28 @@ func (d *DB) Errorf(format string, args ...any) error {
 }
 
 func quote(name string) string { return "'" + strings.ReplaceAll(name, "'", "''") + "'" }
+
+// Scan runs query and calls row for each of its rows, once dest holds
+// the row's values. Errors, from SQLite (a corrupt page) or a value of the
+// wrong type, are FormatErrors naming the table and the row.
+func (d *DB) Scan(table, query string, dest []any, row func() error) error {
+	rows, err := d.Query(query)
+	if err != nil {
+		return d.Errorf("cannot read table %s: %v", table, err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+		if err := rows.Scan(dest...); err != nil {
+			return d.Errorf("table %s, row %d: %v", table, n, err)
+		}
+		if err := row(); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return d.Errorf("cannot read table %s (after %d rows): %v", table, n, err)
+	}
+	return nil
+}
