@@ -1,7 +1,6 @@
 package kaleido
 
 import (
-
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
