@@ -134,14 +134,11 @@ func sniff(f ingest.Format, path string, head []byte) verdict {
 // Open finds the format of path (named, or detected when name is "") and
 // opens the trace with the options given, checked against the format's.
 func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, error) {
-	if _, err := ingest.CheckPath(path); err != nil {
-		return nil, ingest.Format{}, err
-	}
 	var f ingest.Format
 	var err error
 	if name == "" {
-		f, err = Detect(path)
-	} else {
+		f, err = Detect(path) // which refuses what is not a file or directory
+	} else if _, err = ingest.CheckPath(path); err == nil {
 		f, err = ByName(name)
 	}
 	if err != nil {
