@@ -9,8 +9,11 @@
 package arrowio
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -73,25 +76,178 @@ func (c *columns) strings(name string, v []string) {
 // labels (a resource path on a million rows) from costing a string each.
 // Equal labels are merged (pandas requires distinct categories).
 func (c *columns) categories(name string, labels []string, codes []int32) {
-	labels, codes = uniqueLabels(labels, codes)
 	c.dictionary(name, labels, codes, nil)
 }
 
 // dictionary adds a dictionary-encoded string column of distinct labels;
 // valid marks the rows that are not null (nil: every row).
 func (c *columns) dictionary(name string, labels []string, codes []int32, valid []bool) {
+	w := c.codeColumn(name, labels, valid)
+	for i, k := range codes {
+		if valid == nil || valid[i] {
+			w.set(i, k)
+		}
+	}
+}
+
+// fixedWidth adds a column of c.rows fixed-width values and returns their
+// bytes, to be filled in place. They live in the columns' allocator (C
+// memory for the Python bridge), so a large table is written once, where
+// its consumer will read it, with no Go-heap copy built first. valid marks
+// the rows that are not null (nil: every row).
+func (c *columns) fixedWidth(name string, typ arrow.FixedWidthDataType, valid []bool) []byte {
+	buf := memory.NewResizableBuffer(c.mem)
+	defer buf.Release()
+	buf.Resize(c.rows * typ.BitWidth() / 8)
+	var bitmap *memory.Buffer
+	nulls := 0
+	if valid != nil {
+		bitmap = memory.NewResizableBuffer(c.mem)
+		defer bitmap.Release()
+		bitmap.Resize(int(bitutil.BytesForBits(int64(c.rows))))
+		bits := bitmap.Bytes()
+		clear(bits)
+		for i, ok := range valid {
+			if ok {
+				bitutil.SetBit(bits, i)
+			} else {
+				nulls++
+			}
+		}
+		if nulls == 0 {
+			bitmap = nil
+		}
+	}
+	data := array.NewData(typ, c.rows, []*memory.Buffer{bitmap, buf}, nil, nulls, 0)
+	defer data.Release()
+	c.add(name, array.MakeFromData(data))
+	return buf.Bytes()
+}
+
+// float64Column adds a float64 column to be filled in place.
+func (c *columns) float64Column(name string) []float64 {
+	return arrow.Float64Traits.CastFromBytes(c.fixedWidth(name, &arrow.Float64Type{}, nil))
+}
+
+// int32Column adds an int32 column to be filled in place.
+func (c *columns) int32Column(name string) []int32 {
+	return arrow.Int32Traits.CastFromBytes(c.fixedWidth(name, &arrow.Int32Type{}, nil))
+}
+
+// codes are the indices of a dictionary column, filled in place by set.
+// Their width is the one pandas gives a Categorical of that many
+// categories (int8 under 127, int16 under 32,767, int32 beyond), so pandas
+// takes them as its codes as they are, without a conversion.
+type codes struct {
+	i8    []int8
+	i16   []int16
+	i32   []int32
+	remap []int32 // from the caller's label numbers to the distinct labels'; nil when equal
+}
+
+// set stores label number k at row i.
+func (w codes) set(i int, k int32) {
+	if w.remap != nil {
+		k = w.remap[k]
+	}
+	switch {
+	case w.i8 != nil:
+		w.i8[i] = int8(k)
+	case w.i16 != nil:
+		w.i16[i] = int16(k)
+	default:
+		w.i32[i] = k
+	}
+}
+
+// pattern stores label number (i/run)%period at every row i.
+func (w codes) pattern(run, period int) {
+	label := func(k int) int32 {
+		if w.remap != nil {
+			return w.remap[k]
+		}
+		return int32(k)
+	}
+	switch {
+	case w.i8 != nil:
+		pattern(w.i8, run, period, func(k int) int8 { return int8(label(k)) })
+	case w.i16 != nil:
+		pattern(w.i16, run, period, func(k int) int16 { return int16(label(k)) })
+	default:
+		pattern(w.i32, run, period, label)
+	}
+}
+
+// pattern sets dst[i] = value((i/run)%period): each of period values
+// repeated run times, the whole repeated to the end of dst. Long tables
+// are made of such patterns (a model's rows run leaf by leaf, slice by
+// slice, state by state); writing one period and then copying it by
+// doubling runs at memory speed.
+func pattern[T int8 | int16 | int32 | float64](dst []T, run, period int, value func(k int) T) {
+	n := min(len(dst), run*period)
+	for k := 0; k*run < n; k++ {
+		v := value(k)
+		seg := dst[k*run : min((k+1)*run, n)]
+		for i := range seg {
+			seg[i] = v
+		}
+	}
+	for done := n; done < len(dst); done *= 2 {
+		copy(dst[done:], dst[:done])
+	}
+}
+
+// codeColumn adds a dictionary-encoded string column of the given labels
+// (equal labels are merged: pandas requires distinct categories) and
+// returns its codes to be filled in place. Null rows (valid[i] false) hold
+// the code -1, pandas' code for a missing value.
+func (c *columns) codeColumn(name string, labels []string, valid []bool) codes {
+	distinct, remap := uniqueLabelMap(labels)
+	if len(distinct) == 0 { // a dictionary needs one label for the null slots to point at
+		distinct = []string{""}
+	}
 	dict := array.NewStringBuilder(c.mem)
 	defer dict.Release()
-	dict.AppendValues(labels, nil)
+	dict.AppendValues(distinct, nil)
 	d := dict.NewArray()
 	defer d.Release()
-	idx := array.NewInt32Builder(c.mem)
-	defer idx.Release()
-	idx.AppendValues(codes, valid)
-	ix := idx.NewArray()
+
+	var index arrow.FixedWidthDataType
+	switch n := len(distinct); {
+	case n < math.MaxInt8:
+		index = &arrow.Int8Type{}
+	case n < math.MaxInt16:
+		index = &arrow.Int16Type{}
+	default:
+		index = &arrow.Int32Type{}
+	}
+	// The index array is built in place first, then wrapped: a dictionary
+	// column is its indices plus the dictionary.
+	tmp := newColumns(c.mem, c.rows)
+	raw := tmp.fixedWidth(name, index, valid)
+	ix := tmp.arrays[0]
 	defer ix.Release()
-	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	w := codes{remap: remap}
+	switch index.ID() {
+	case arrow.INT8:
+		w.i8 = arrow.Int8Traits.CastFromBytes(raw)
+		for i := range w.i8 {
+			w.i8[i] = -1
+		}
+	case arrow.INT16:
+		w.i16 = arrow.Int16Traits.CastFromBytes(raw)
+		for i := range w.i16 {
+			w.i16[i] = -1
+		}
+	default:
+		w.i32 = arrow.Int32Traits.CastFromBytes(raw)
+		for i := range w.i32 {
+			w.i32[i] = -1
+		}
+	}
+	typ := &arrow.DictionaryType{IndexType: index, ValueType: arrow.BinaryTypes.String}
 	c.add(name, array.NewDictionaryArray(typ, ix, d))
+	return w
 }
 
 // batch returns the record batch and releases the columns' references.
@@ -115,8 +271,9 @@ func (c *columns) batch(meta map[string]string) arrow.RecordBatch {
 	return rec
 }
 
-// uniqueLabels merges equal labels, renumbering codes if needed.
-func uniqueLabels(labels []string, codes []int32) ([]string, []int32) {
+// uniqueLabelMap merges equal labels: it returns the distinct labels and
+// the renumbering of the given ones (nil when they were all distinct).
+func uniqueLabelMap(labels []string) ([]string, []int32) {
 	first := make(map[string]int32, len(labels))
 	remap := make([]int32, len(labels))
 	var unique []string
@@ -130,37 +287,30 @@ func uniqueLabels(labels []string, codes []int32) ([]string, []int32) {
 		remap[i] = j
 	}
 	if len(unique) == len(labels) {
-		return labels, codes
+		return labels, nil
 	}
-	out := make([]int32, len(codes))
-	for i, c := range codes {
-		out[i] = remap[c]
-	}
-	return unique, out
+	return unique, remap
 }
 
 // optionalCategories is categories where a negative code (trace.None, an
 // entity without a value) becomes a null.
 func (c *columns) optionalCategories(name string, labels []string, codes []int32) {
-	valid := make([]bool, len(codes))
-	fixed := make([]int32, len(codes))
-	nulls := false
+	var valid []bool
 	for i, k := range codes {
-		if k >= 0 {
-			valid[i], fixed[i] = true, k
-		} else {
-			nulls = true
+		if k < 0 {
+			if valid == nil {
+				valid = make([]bool, len(codes))
+				for j := range i {
+					valid[j] = true
+				}
+			}
+			continue
+		}
+		if valid != nil {
+			valid[i] = true
 		}
 	}
-	if !nulls {
-		c.categories(name, labels, codes)
-		return
-	}
-	if len(labels) == 0 { // a dictionary needs one label for the null slots to point at
-		labels = []string{""}
-	}
-	labels, fixed = uniqueLabels(labels, fixed)
-	c.dictionary(name, labels, fixed, valid)
+	c.dictionary(name, labels, codes, valid)
 }
 
 // optionalFloat64s adds a float column where NaN, the model's mark of an

@@ -29,68 +29,45 @@ func leafPaths(m *micro.Model) []string {
 // instead of the last two, a column named after their categories
 // ("state", "event" or "variable") and a "value" column.
 func MicroTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
-	if m.Metric != "" && m.Metric != micro.StateDuration {
-		return metricTable(m, mem)
+	metric := m.Metric != "" && m.Metric != micro.StateDuration
+	dimension := "state"
+	if metric {
+		dimension = m.Metric.Dimension()
 	}
 	leaves, slices, states := m.NumLeaves(), m.Slices, len(m.States)
 	rows := leaves * slices * states
-	resource := make([]int32, rows)
-	slice := make([]int32, rows)
-	sliceStart := make([]float64, rows)
-	sliceEnd := make([]float64, rows)
-	state := make([]int32, rows)
-	duration := make([]float64, rows)
+	c := newColumns(mem, rows)
+	resource := c.codeColumn("resource", leafPaths(m), nil)
+	slice := c.int32Column("slice")
+	sliceStart := c.float64Column("slice_start")
+	sliceEnd := c.float64Column("slice_end")
+	state := c.codeColumn(dimension, m.States, nil)
+	var duration []float64
+	if metric {
+		copy(c.float64Column("value"), m.Values)
+	} else {
+		duration = c.float64Column("duration")
+		copy(c.float64Column("proportion"), m.Values)
+	}
 	bounds := make([]float64, slices+1)
 	for k := range bounds {
 		bounds[k] = m.SliceStart(k).Seconds()
 	}
+	// Rows run leaf by leaf, slice by slice, state by state, as the
+	// model's values do.
+	resource.pattern(slices*states, leaves)
+	pattern(slice, states, slices, func(k int) int32 { return int32(k) })
+	pattern(sliceStart, states, slices, func(k int) float64 { return bounds[k] })
+	pattern(sliceEnd, states, slices, func(k int) float64 { return bounds[k+1] })
+	state.pattern(1, states)
 	dt := m.SliceDuration()
-	for i, v := range m.Values {
-		leaf, rest := i/(slices*states), i%(slices*states)
-		k, x := rest/states, rest%states
-		resource[i], slice[i], state[i] = int32(leaf), int32(k), int32(x)
-		sliceStart[i], sliceEnd[i] = bounds[k], bounds[k+1]
+	for i, v := range m.Values[:len(duration)] {
 		duration[i] = v * dt
 	}
-	c := newColumns(mem, rows)
-	c.categories("resource", leafPaths(m), resource)
-	c.int32s("slice", slice)
-	c.float64s("slice_start", sliceStart)
-	c.float64s("slice_end", sliceEnd)
-	c.categories("state", m.States, state)
-	c.float64s("duration", duration)
-	c.float64s("proportion", m.Values)
-	return c.batch(modelMeta(m))
-}
-
-// metricTable is MicroTable for the metrics other than state duration.
-func metricTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
-	leaves, slices, states := m.NumLeaves(), m.Slices, len(m.States)
-	rows := leaves * slices * states
-	resource := make([]int32, rows)
-	slice := make([]int32, rows)
-	sliceStart := make([]float64, rows)
-	sliceEnd := make([]float64, rows)
-	state := make([]int32, rows)
-	bounds := make([]float64, slices+1)
-	for k := range bounds {
-		bounds[k] = m.SliceStart(k).Seconds()
-	}
-	for i := range m.Values {
-		leaf, rest := i/(slices*states), i%(slices*states)
-		k, x := rest/states, rest%states
-		resource[i], slice[i], state[i] = int32(leaf), int32(k), int32(x)
-		sliceStart[i], sliceEnd[i] = bounds[k], bounds[k+1]
-	}
-	c := newColumns(mem, rows)
-	c.categories("resource", leafPaths(m), resource)
-	c.int32s("slice", slice)
-	c.float64s("slice_start", sliceStart)
-	c.float64s("slice_end", sliceEnd)
-	c.categories(m.Metric.Dimension(), m.States, state)
-	c.float64s("value", m.Values)
 	meta := modelMeta(m)
-	meta["macroscope.metric"] = string(m.Metric)
+	if metric {
+		meta["macroscope.metric"] = string(m.Metric)
+	}
 	return c.batch(meta)
 }
 

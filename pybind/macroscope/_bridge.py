@@ -8,6 +8,8 @@ import ctypes
 import gc
 import json
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from . import _errors
@@ -59,6 +61,50 @@ def table(export, *args) -> pa.Table:
 
 
 def to_pandas(tbl: pa.Table):
-    """Convert to pandas without copying numeric columns: each column gets
-    its own block, so numpy arrays can view the Arrow buffers in place."""
-    return tbl.to_pandas(split_blocks=True)
+    """Convert to pandas without copying: numeric columns get a block each,
+    so numpy arrays view the Arrow buffers in place, and dictionary columns
+    become Categoricals whose codes are the Arrow indices themselves (the
+    Go core writes them at the width pandas uses for that many categories;
+    pyarrow's own conversion would copy them)."""
+    if tbl.num_rows == 0 or not any(pa.types.is_dictionary(f.type) for f in tbl.schema):
+        return tbl.to_pandas(split_blocks=True)
+    categoricals = {}
+    for i, field in enumerate(tbl.schema):
+        if pa.types.is_dictionary(field.type):
+            cat = _categorical(tbl.column(i))
+            if cat is not None:
+                categoricals[field.name] = cat
+    rest = tbl.drop_columns(list(categoricals)) if categoricals else tbl
+    df = rest.to_pandas(split_blocks=True)
+    columns = {}
+    for name in tbl.column_names:
+        columns[name] = categoricals[name] if name in categoricals else df[name]
+    out = pd.DataFrame(columns, copy=False)
+    out.attrs = df.attrs
+    return out
+
+
+def _categorical(col: pa.ChunkedArray):
+    """A Categorical viewing the indices of a single-chunk dictionary column
+    with no nulls, or None when pyarrow's conversion is needed (several
+    chunks, nulls, or an index width pandas would convert)."""
+    if col.num_chunks != 1:
+        return None
+    arr = col.chunk(0)
+    if arr.null_count or not pa.types.is_dictionary(arr.type):
+        return None
+    categories = arr.dictionary.to_pandas()
+    width = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32}.get(arr.type.index_type)
+    if width is None or np.dtype(width) != _pandas_code_dtype(len(categories)) or not categories.is_unique:
+        return None
+    indices = arr.indices
+    codes = np.frombuffer(indices.buffers()[1], dtype=width, count=len(indices), offset=indices.offset * np.dtype(width).itemsize)
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories, ordered=arr.type.ordered), validate=False)
+
+
+def _pandas_code_dtype(n: int) -> np.dtype:
+    # The width pandas gives the codes of a Categorical of n categories.
+    for dtype in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)

@@ -6,7 +6,9 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
+import pytest
 
 import macroscope as ms
 
@@ -15,15 +17,40 @@ def test_gopy_gc_hook_is_removed():
     assert not [cb for cb in gc.callbacks if "gopy" in getattr(cb, "__name__", "")]
 
 
-def test_numeric_columns_reach_pandas_without_copy(jacobi):
-    model = jacobi.micro(slices=200)
+def _go_buffer(table, name):
+    arr = table.column(name).chunk(0)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.indices
+    return arr.buffers()[1].address
+
+
+def _pandas_buffer(frame, name):
+    col = frame[name]
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return col.array.codes.ctypes.data
+    return col.to_numpy().ctypes.data
+
+
+@pytest.mark.parametrize("resources", ["jacobi", "many"])
+def test_every_column_reaches_pandas_without_copy(jacobi, resources):
+    # Every column of the model table, the categorical ones included: pandas
+    # sees the buffers Go allocated, and the values pyarrow's own (copying)
+    # conversion gives.
+    if resources == "many":  # more than 127 resources: int16 codes
+        model = ms.from_pandas(pd.DataFrame({
+            "resource": [f"r{i}" for i in range(300)], "state": ["a", "b"] * 150,
+            "start": np.zeros(300), "end": np.ones(300)})).micro(slices=3)
+    else:
+        model = jacobi.micro(slices=200)
     table = model.to_arrow()
     frame = model.to_pandas()
-    for name in ["proportion", "duration", "slice_start"]:
-        buf = table.column(name).chunk(0).buffers()[1]
-        arr = frame[name].to_numpy()
-        assert arr.ctypes.data == buf.address, name
-        assert not arr.flags["OWNDATA"]
+    assert list(frame.columns) == table.column_names
+    for name in table.column_names:
+        assert _pandas_buffer(frame, name) == _go_buffer(table, name), name
+    for name in ["resource", "state"]:
+        codes = frame[name].array.codes
+        assert codes.dtype == pd.Categorical(np.asarray(table.column(name).to_pylist())).codes.dtype, name
+    pd.testing.assert_frame_equal(frame, table.to_pandas(), check_categorical=True)
 
 
 def test_arrow_stream_protocol(jacobi):
