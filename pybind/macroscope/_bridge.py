@@ -74,14 +74,9 @@ def to_pandas(tbl: pa.Table):
             cat = _categorical(tbl.column(i))
             if cat is not None:
                 categoricals[field.name] = cat
-    rest = tbl.drop_columns(list(categoricals)) if categoricals else tbl
-    df = rest.to_pandas(split_blocks=True)
-    columns = {}
-    for name in tbl.column_names:
-        columns[name] = categoricals[name] if name in categoricals else df[name]
-    out = pd.DataFrame(columns, copy=False)
-    out.attrs = df.attrs
-    return out
+    df = tbl.drop_columns(list(categoricals)).to_pandas(split_blocks=True)
+    columns = {name: categoricals[name] if name in categoricals else df[name] for name in tbl.column_names}
+    return pd.DataFrame(columns, copy=False)
 
 
 def _categorical(col: pa.ChunkedArray):
@@ -95,11 +90,15 @@ def _categorical(col: pa.ChunkedArray):
         return None
     categories = arr.dictionary.to_pandas()
     width = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32}.get(arr.type.index_type)
-    if width is None or np.dtype(width) != _pandas_code_dtype(len(categories)) or not categories.is_unique:
+    if width is None or np.dtype(width) != _pandas_code_dtype(len(categories)):
         return None
     indices = arr.indices
     codes = np.frombuffer(indices.buffers()[1], dtype=width, count=len(indices), offset=indices.offset * np.dtype(width).itemsize)
-    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories, ordered=arr.type.ordered), validate=False)
+    # The dictionary's labels are distinct (the Go core merges equal ones):
+    # pandas need not hash them again to check.
+    fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)
+    dtype = fast(pd.Index(categories), arr.type.ordered) if fast else pd.CategoricalDtype(categories, arr.type.ordered)
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
 def _pandas_code_dtype(n: int) -> np.dtype:
