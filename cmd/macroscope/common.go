@@ -43,7 +43,7 @@ type cli struct {
 	format        *string  // -format: the trace's format
 	readerFlags   nameList // -read name=value: options of the format's reader
 	readerOptions ingest.Values
-	strict        *bool // -strict: an incomplete trace is an error
+	strict        *bool   // -strict: an incomplete trace is an error
 	startS, endS  *string // -start, -end
 	slices        *int    // -slices
 	key           *string // -key: name, category or type
