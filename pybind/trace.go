@@ -86,5 +86,5 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 		return nil, err
 	}
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
-		source: t, stateTypes: momentsStateTypes(opt)}, nil
+		source: t, stateTypes: momentsStateTypes(opt), incomplete: incompleteOf(t)}, nil
 }

@@ -46,10 +46,18 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, *
     its first bytes (compressed files are looked into: gzip, bzip2, zstd)
     or, for a directory, the files it holds.
 
-    ``options`` are those of the format's reader (``strict``, ``view``,
+    ``options`` are those of the format's reader (``view``,
     ``skip_inverted``, ``sort``...); an option of another format is an error.
     What a reader skipped or tolerated is in ``trace.warnings`` (and is
     warned about).
+
+    ``strict`` (every reader takes it; default False): a trace whose input
+    is cut or misses a part is returned marked incomplete
+    (``trace.complete`` is False, the reasons first in ``trace.warnings``,
+    and every view of it says so in its repr and figure title); with
+    ``strict=True`` it raises :class:`TraceFormatError` naming the file and
+    the reasons instead. For Pajé it also reads as pj_dump does (see
+    :func:`read_paje`), for rocprof's CSV it fails on unreadable rows.
 
     ``progress``: None (default) shows a tqdm bar if tqdm is installed and
     the read lasts over a second; True always shows one (tqdm required);
@@ -135,7 +143,9 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     prints, byte for byte. ``ignore_incomplete_links=True`` drops links
     that never get both ends instead of failing. ``sort=True`` reads a
     trace whose events are not in time order (StarPU's raw FxT
-    conversions), sorting them on disk in bounded memory. Compressed files
+    conversions), sorting them on disk in bounded memory. ``strict=True``
+    also fails on an incomplete trace (a cut last line), as every reader
+    does (see :func:`read`). Compressed files
     (gzip, bzip2, zstd) may expand to ``max_decompressed`` bytes (default
     64 GiB; 0: no limit). ``progress``: see :func:`read`.
     """

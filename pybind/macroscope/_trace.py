@@ -8,6 +8,7 @@ import os
 from . import _bridge
 from ._kaleido import CallTree
 from ._model import MicroModel, model_options
+from ._tables import incomplete_suffix
 
 
 class Trace:
@@ -254,4 +255,4 @@ def describe(s: dict) -> str:
     return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
             f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
             f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s"
-            f"{', INCOMPLETE' if s.get('incomplete') else ''}>")
+            f"{incomplete_suffix(s)}>")
