@@ -53,4 +53,3 @@ func TestCutLastLine(t *testing.T) {
 		t.Errorf("two files: err %q, reasons %q, want %q", o.err, notes.IncompleteReasons(), want)
 	}
 }
-
