@@ -12,7 +12,7 @@ func parseMicroOptions(options string) (micro.Options, error) {
 		return micro.Options{}, err
 	}
 	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Types: o.Types, Depth: micro.Innermost,
-		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key)}
+		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget}
 	if o.Depth != nil {
 		opt.Depth = *o.Depth
 	}

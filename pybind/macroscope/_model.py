@@ -197,7 +197,7 @@ class MicroModel(TableResult):
                 f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
 
 
-def model_options(slices, start, end, state_types, depth, metric, types, key=None) -> str:
+def model_options(slices, start, end, state_types, depth, metric, types, key=None, memory_budget=None) -> str:
     """The JSON options of a microscopic model, checked (Trace.micro and
     read_micro take the same)."""
     for name, v in (("start", start), ("end", end)):
@@ -208,7 +208,7 @@ def model_options(slices, start, end, state_types, depth, metric, types, key=Non
     if isinstance(types, str):
         types = [types]
     return _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
-                           metric=metric, types=types, key=key)
+                           metric=metric, types=types, key=key, memory_budget=_bridge.memory_budget(memory_budget))
 
 
 def _engine_options(kind, normalize, gain, window, ties="finest", entities="cells") -> str:

@@ -40,7 +40,8 @@ def formats():
     return pd.DataFrame(rows)
 
 
-def read(path: str | os.PathLike, format: str | None = None, *, progress=None, **options) -> Trace:
+def read(path: str | os.PathLike, format: str | None = None, *, progress=None, memory_budget: int | None = None,
+         **options) -> Trace:
     """Read a trace of any format Macroscope knows (:data:`FORMATS`,
     :func:`formats`), found by ``format`` or else by the file's extension,
     its first bytes (compressed files are looked into: gzip, bzip2, zstd)
@@ -65,6 +66,14 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, *
     in bytes (total 0 if unknown) about ten times a second. Interrupting
     the read (Ctrl-C, Jupyter's stop button) stops the reader too.
 
+    ``memory_budget`` bounds the memory of the trace held (bytes; default
+    None: half of the memory available when the read starts; 0: no
+    limit): the trace is weighed as it is read, and one that outgrows it
+    stops the read with :class:`InvalidArgumentError` giving the estimate
+    and the advice to build the model while reading
+    (:func:`read_micro`, :func:`moments`), which holds the model, not the
+    trace, instead of the process being killed for want of memory.
+
     Raises :class:`TraceFormatError` (with ``file``, ``line`` or ``offset``
     and ``cause``) on malformed input, :class:`TraceNotFoundError` if the
     file does not exist and :class:`InvalidArgumentError` for an unknown
@@ -74,13 +83,16 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, *
     for name in options:
         if name not in known:
             raise TypeError(f"read() got an unexpected keyword argument {name!r}")
-    return _read(path, format, options, progress)
+    return _read(path, format, options, progress, memory_budget)
 
 
-def _read(path, format, options, progress) -> Trace:
+def _read(path, format, options, progress, memory_budget=None) -> Trace:
     options = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in options.items()}
     if format is not None:
         options["format"] = format
+    budget = _bridge.memory_budget(memory_budget)
+    if budget is not None:
+        options["memory_budget"] = budget
     trace = Trace(_reading.run(path, options, progress))
     for message in trace._summary.get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=3)
@@ -93,17 +105,18 @@ def _reader(d):
     name = d["name"]
     opts = d["options"] or ()
 
-    def reader(path, *, progress=None, **options):
+    def reader(path, *, progress=None, memory_budget=None, **options):
         for key in options:
             if key not in _OPTIONS[name]:
                 raise TypeError(f"{_function_name(name)}() got an unexpected keyword argument {key!r}")
         given = {k: v for k, v in options.items() if v is not None}
-        return _read(path, name, given, progress)
+        return _read(path, name, given, progress, memory_budget)
 
     params = [inspect.Parameter("path", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for o in opts:
         params.append(inspect.Parameter(o["name"], inspect.Parameter.KEYWORD_ONLY, default=o.get("default")))
     params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
+    params.append(inspect.Parameter("memory_budget", inspect.Parameter.KEYWORD_ONLY, default=None))
     reader.__signature__ = inspect.Signature(params, return_annotation=Trace)
     reader.__name__ = reader.__qualname__ = _function_name(name)
     lines = [f"Read a trace in the {name} format: {d['summary']}.", ""]
@@ -114,7 +127,7 @@ def _reader(d):
     if opts:
         lines += ["", "Options:"]
         lines += [f"``{o['name']}`` ({o['kind']}, default {o.get('default')!r}): {o['doc']}" for o in opts]
-    lines += ["", "``progress``: see :func:`read`. Raises as :func:`read` does."]
+    lines += ["", "``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does."]
     reader.__doc__ = "\n".join(lines)
     return reader
 
@@ -130,7 +143,7 @@ globals().update(_READERS)
 
 def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: bool = False,
               ignore_incomplete_links: bool = False, sort: bool = False, max_decompressed: int | None = None,
-              progress=None) -> Trace:
+              progress=None, memory_budget: int | None = None) -> Trace:
     """Read a Pajé trace (SimGrid, StarPU, PajeNG, Akypuera...) with the
     semantics of PajeNG, the reference implementation. ``path`` may be a
     list of files read one after the other as one trace (a header file and
@@ -147,7 +160,7 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     also fails on an incomplete trace (a cut last line), as every reader
     does (see :func:`read`). Compressed files
     (gzip, bzip2, zstd) may expand to ``max_decompressed`` bytes (default
-    64 GiB; 0: no limit). ``progress``: see :func:`read`.
+    64 GiB; 0: no limit). ``progress``, ``memory_budget``: see :func:`read`.
     """
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
@@ -157,7 +170,7 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
         options["max_decompressed"] = max_decompressed
     if len(paths) > 1:
         options["paths"] = [os.fspath(p) for p in paths[1:]]
-    return _read(paths[0], "paje", options, progress)
+    return _read(paths[0], "paje", options, progress, memory_budget)
 
 
 __all__ = ["FORMATS", "formats", "read", *sorted(_READERS)]

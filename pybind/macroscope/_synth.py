@@ -67,16 +67,6 @@ def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: 
                         "start": float(a.get("start", 0.0)), "end": float(a.get("end", 1.0))})
     opts = _bridge.options(sites=int(sites), clusters=int(clusters), machines=int(machines), cores=int(cores),
                            events=int(events), mean=float(mean), seed=int(seed), states=states,
-                           anomalies=encoded, format=format, memory_budget=_memory_budget(memory_budget))
+                           anomalies=encoded, format=format, memory_budget=_bridge.memory_budget(memory_budget))
     return _bridge.call_json(_bridge.native.Synth, os.fspath(path), opts)
 
-
-def _memory_budget(value):
-    """A memory_budget= argument for the Go side: None the default (left
-    out), 0 no limit (-1 there), else a positive number of bytes."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidArgumentError(f"memory_budget: must be a number of bytes (0: no limit) or None, got {value!r}",
-                                   param="memory_budget")
-    return -1 if value == 0 else value

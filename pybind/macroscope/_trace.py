@@ -136,7 +136,7 @@ class Trace:
 
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,
               state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
-              types: list[str] | None = None, key: str = "name") -> MicroModel:
+              types: list[str] | None = None, key: str = "name", *, memory_budget: int | None = None) -> MicroModel:
         """Build the microscopic model: for every resource, each of
         ``slices`` equal time slices of [start, end] (seconds; default the
         whole trace) and every state, the proportion of the slice spent in
@@ -168,8 +168,13 @@ class Trace:
         ("type": the state types of GPU profilers' traces, such as CUDA
         kernel, NCCL kernel, CUDA memcpy, CUDA runtime API, whose values
         name thousands of kernels).
+
+        A model of resources x slices x states cells takes about 16 bytes a
+        cell: one that would exceed ``memory_budget`` (bytes; default None:
+        half of the memory available; 0: no limit) is refused at once with
+        :class:`InvalidArgumentError` naming the estimate.
         """
-        opts = model_options(slices, start, end, state_types, depth, metric, types, key)
+        opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
         return MicroModel(_bridge.call(self._h.Micro, opts))
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,
