@@ -19,7 +19,8 @@ const DefaultShare = 0.5
 // Available returns the bytes of memory the process may still take:
 // MemAvailable of /proc/meminfo, or less when the cgroup's limit leaves
 // less (cgroup v2 memory.max, v1 memory.limit_in_bytes, minus what the
-// group uses). It returns 0 when it cannot tell (not Linux).
+// group uses) or the process's own limits do (ulimit -v, -d). It returns
+// 0 when it cannot tell (not Linux, no limit).
 func Available() int64 {
 	avail := meminfo("/proc/meminfo", "MemAvailable:")
 	for _, g := range []struct{ limit, usage string }{
@@ -34,6 +35,9 @@ func Available() int64 {
 		if left := max(limit-usage, 0); avail == 0 || left < avail {
 			avail = left
 		}
+	}
+	if left, ok := rlimitLeft(); ok && (avail == 0 || left < avail) {
+		avail = max(left, 1) // a limit all used up still is one
 	}
 	return avail
 }

@@ -2,8 +2,11 @@ package budget
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,5 +73,37 @@ func TestBytes(t *testing.T) {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestAvailableUnderUlimit: a process limited by ulimit -v sees what the
+// limit leaves it, not the machine's memory (a child process, since the
+// limit cannot be lifted once lowered).
+func TestAvailableUnderUlimit(t *testing.T) {
+	if os.Getenv("BUDGET_CHILD") == "1" {
+		fmt.Println(Available())
+		return
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 GiB of address space: a Go test binary reserves far less.
+	cmd := exec.Command("sh", "-c", "ulimit -v 8388608 && exec \"$0\" -test.run '^TestAvailableUnderUlimit$'", exe)
+	cmd.Env = append(os.Environ(), "BUDGET_CHILD=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("cannot run under ulimit -v: %v", err)
+	}
+	first := strings.Fields(string(out))
+	if len(first) == 0 {
+		t.Fatalf("child printed %q", out)
+	}
+	n, err := strconv.ParseInt(first[0], 10, 64)
+	if err != nil || n <= 0 || n > 8<<30 {
+		t.Errorf("Available() under ulimit -v 8 GiB = %q", first[0])
 	}
 }
