@@ -27,7 +27,7 @@ def cut_prv(tmp_path):
 
 @pytest.fixture(scope="module")
 def cut_paje(tmp_path_factory):
-    """The bundled Pajé trace without the '\\n' of its last line (28571)."""
+    """The bundled Pajé trace without the '\\n' of its last line (28608)."""
     path = tmp_path_factory.mktemp("cut") / "jacobi-cut.trace"
     data = JACOBI.read_bytes()
     assert data.endswith(b"\n")
@@ -85,7 +85,7 @@ def test_every_reader_takes_strict():
 
 
 def test_paje_strict_refuses_a_cut_file(cut_paje):
-    reason = f"{cut_paje}: the last line (28571) has no end of line: the file is cut"
+    reason = f"{cut_paje}: the last line (28608) has no end of line: the file is cut"
     trace, said = read_quietly(ms.read_paje, cut_paje)
     assert not trace.complete and said[0] == "incomplete: " + reason
     with pytest.raises(ms.TraceFormatError, match="the trace is incomplete"):
@@ -94,7 +94,7 @@ def test_paje_strict_refuses_a_cut_file(cut_paje):
 
 def test_views_of_an_incomplete_trace_say_so(cut_paje, jacobi):
     trace, _ = read_quietly(ms.read_paje, cut_paje)
-    reason = f"{cut_paje}: the last line (28571) has no end of line: the file is cut"
+    reason = f"{cut_paje}: the last line (28608) has no end of line: the file is cut"
     suffix = f", INCOMPLETE ({reason})>"
     model = trace.micro(slices=20)
     agg = model.aggregate(0.3)
@@ -132,7 +132,7 @@ def _svg_text(fig) -> bytes:
 
 
 def test_read_micro_and_moments_of_a_file_say_so(cut_paje):
-    reason = f"{cut_paje}: the last line (28571) has no end of line: the file is cut"
+    reason = f"{cut_paje}: the last line (28608) has no end of line: the file is cut"
     model, said = read_quietly(ms.read_micro, cut_paje, slices=20)
     assert said[0] == "incomplete: " + reason
     assert repr(model).endswith(f", INCOMPLETE ({reason})>") and not model.complete
