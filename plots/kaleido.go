@@ -29,6 +29,9 @@ type KaleidoscopeOptions struct {
 	View   string // KaleidoscopeByPE (default), KaleidoscopeByProcedure or KaleidoscopeByTime
 	Format Format // PNG (default) or SVG
 	Title  string // replaces the default first line of the title
+	// Notes come first on the line under the title (a trace read
+	// incomplete, for instance); empty ones are left out.
+	Notes []string
 }
 
 // Layout of the figure, in pixels: the window of the layout's width, a
@@ -226,6 +229,11 @@ func (k *kaleidoFigure) drawTitle(c draw.Canvas, scale float64) {
 		}
 	}
 	var notes []string
+	for _, n := range k.opt.Notes {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
 	cond := l.Condensing
 	switch {
 	case cond.Active && cond.C0 == 1:

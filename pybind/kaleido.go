@@ -12,6 +12,8 @@ import (
 // CallTree is a dynamic call or spawn tree (Tick and Park 1991).
 type CallTree struct {
 	t *kaleido.Tree
+	// incomplete says why the trace was incomplete (none: complete).
+	incomplete []string
 }
 
 // callTreeOptions mirror Trace.call_tree's keyword arguments.
@@ -35,7 +37,7 @@ func CallTreeOfTrace(t *Trace, options string) (c *CallTree, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CallTree{t: tree}, nil
+	return &CallTree{t: tree, incomplete: incompleteOf(t)}, nil
 }
 
 // SpawnTreeOfTrace builds the spawn tree the links of type linkType draw
@@ -46,7 +48,7 @@ func SpawnTreeOfTrace(t *Trace, linkType string) (c *CallTree, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CallTree{t: tree}, nil
+	return &CallTree{t: tree, incomplete: incompleteOf(t)}, nil
 }
 
 type treeTableOptions struct {
@@ -86,7 +88,7 @@ func (c *CallTree) Info() (js string, err error) {
 	return toJSON(map[string]any{
 		"nodes": t.Len(), "height": t.Height, "procedures": len(t.Procedures), "pes": len(t.PEs),
 		"has_start": t.HasStart(), "has_procedure": t.Procedure != nil, "has_pe": t.PE != nil,
-		"ids": ids, "root": t.Key(0),
+		"ids": ids, "root": t.Key(0), "incomplete": c.incomplete,
 	})
 }
 
@@ -118,7 +120,7 @@ func (c *CallTree) Layout(options string) (k *Kaleidoscope, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Kaleidoscope{l: l}, nil
+	return &Kaleidoscope{l: l, incomplete: c.incomplete}, nil
 }
 
 // node finds the node whose id is the JSON value raw (absent: the root).
@@ -159,7 +161,8 @@ func (c *CallTree) node(raw json.RawMessage) (int32, error) {
 
 // Kaleidoscope is a call tree laid out radially (Tick and Park 1991).
 type Kaleidoscope struct {
-	l *kaleido.Layout
+	l          *kaleido.Layout
+	incomplete []string // why the trace was incomplete (none: complete)
 }
 
 // Info describes the layout as JSON: the window and the condensing.
@@ -172,6 +175,7 @@ func (k *Kaleidoscope) Info() (js string, err error) {
 		"nodes": l.Len(), "height": c.Height, "h_max": c.MaxHeight, "condensed": c.Active,
 		"c0": c.C0, "threshold": c.Threshold, "levels": l.Levels,
 		"kept": l.NumKept, "drawn": l.NumDrawn, "collapsed": l.NumCollapsed,
+		"incomplete": k.incomplete,
 	})
 }
 
@@ -195,5 +199,6 @@ func (k *Kaleidoscope) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return plots.Kaleidoscope(k.l, plots.KaleidoscopeOptions{View: o.View, Format: f, Title: o.Title})
+	return plots.Kaleidoscope(k.l, plots.KaleidoscopeOptions{View: o.View, Format: f, Title: o.Title,
+		Notes: []string{incompleteNote(k.incomplete)}})
 }

@@ -28,6 +28,8 @@ type MicroModel struct {
 	// summary describes the trace a model built while reading came from
 	// (StartReadMicro); nil for a model built from a trace in memory.
 	summary map[string]any
+	// incomplete says why the trace read was incomplete (none: complete).
+	incomplete []string
 }
 
 // Info describes the model as JSON.
@@ -37,7 +39,7 @@ func (m *MicroModel) Info() (js string, err error) {
 		"slices": m.m.Slices, "start": m.m.Start.Seconds(), "end": m.m.End.Seconds(),
 		"states": append([]string{}, m.m.States...), "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
-		"trace": m.summary,
+		"trace": m.summary, "incomplete": m.incomplete,
 	})
 }
 
@@ -231,7 +233,7 @@ func (m *MicroModel) PlotQuality(options string) (img []byte, err error) {
 	}
 	g0, l0 := e.Scale()
 	return plots.QualityCurves(levels, g0, l0, plots.QualityOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, m.incomplete),
 		Recommended: (levels[rec].PLow + levels[rec].PHigh) / 2, LogP: o.LogP,
 	})
 }
@@ -248,7 +250,7 @@ func (a *Aggregation) Info() (js string, err error) {
 	defer guard(&err)
 	return toJSON(map[string]any{
 		"p": a.part.P, "gain": a.part.Gain, "loss": a.part.Loss, "pic": a.part.Value,
-		"aggregates": len(a.part.Parts), "kind": string(a.kind),
+		"aggregates": len(a.part.Parts), "kind": string(a.kind), "incomplete": a.model.incomplete,
 	})
 }
 
@@ -274,6 +276,6 @@ func (a *Aggregation) Plot(options string) (img []byte, err error) {
 		return nil, err
 	}
 	return plots.Overview(a.model.m, a.model.in, a.part, plots.OverviewOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
 	})
 }

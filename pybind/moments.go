@@ -25,6 +25,9 @@ type Moments struct {
 	busy       string // what counts as busy, in words
 	source     string // the trace file, for titles
 	start, end trace.Time
+	// incomplete says why the trace was incomplete; warnings are the
+	// reader's notes of a trace read for the moments (MomentsFromFile).
+	incomplete, warnings []string
 	// figure draws the rows with the size, format and title of opt.
 	figure func(opt plots.MomentsOptions) ([]byte, error)
 }
@@ -165,7 +168,12 @@ func (t *Trace) Moments(options string) (m *Moments, err error) {
 	if len(t.t.Files) > 0 {
 		source = t.t.Files[0]
 	}
-	return resultMoments(r, by, opt, source)
+	m, err = resultMoments(r, by, opt, source)
+	if err != nil {
+		return nil, err
+	}
+	m.incomplete = incompleteOf(t)
+	return m, nil
 }
 
 // MomentsFromFile computes moments of utilization while reading the trace
@@ -187,14 +195,20 @@ func MomentsFromFile(path, readOptions, options string) (m *Moments, err error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := src.Read(acc, trace.ReadOptions{}); err != nil {
+	notes := &trace.Notes{}
+	if err := readGuarded(path, func() error { return src.Read(acc, trace.ReadOptions{Notes: notes}) }); err != nil {
 		return nil, err
 	}
 	r, err := acc.Result()
 	if err != nil {
 		return nil, streamError(path, err)
 	}
-	return resultMoments(r, by, opt, path)
+	m, err = resultMoments(r, by, opt, path)
+	if err != nil {
+		return nil, err
+	}
+	m.incomplete, m.warnings = notes.IncompleteReasons(), notes.Messages()
+	return m, nil
 }
 
 // streamError attributes to the file an inconsistency the accumulator
@@ -215,6 +229,7 @@ func (m *Moments) Info() (js string, err error) {
 		"by": m.kind, "start": m.start.Seconds(), "end": m.end.Seconds(),
 		"start_ns": int64(m.start), "end_ns": int64(m.end),
 		"rows": len(m.rows), "source": m.source, "busy": m.busy,
+		"incomplete": m.incomplete, "warnings": m.warnings,
 	})
 }
 
@@ -248,5 +263,5 @@ func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Fo
 			title = filepath.Base(m.source) + ": " + title
 		}
 	}
-	return m.figure(plots.MomentsOptions{Width: width, Height: height, Format: f, Title: title})
+	return m.figure(plots.MomentsOptions{Width: width, Height: height, Format: f, Title: titled(title, m.incomplete)})
 }

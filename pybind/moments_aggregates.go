@@ -61,7 +61,7 @@ func (a *Aggregation) Moments(options string) (m *Moments, err error) {
 	}
 	return &Moments{
 		rows: rows, cols: cols, kind: kind, busy: describeBusy(opt), source: source,
-		start: a.model.m.Start, end: a.model.m.End,
+		start: a.model.m.Start, end: a.model.m.End, incomplete: a.model.incomplete,
 		figure: func(opt plots.MomentsOptions) ([]byte, error) {
 			return aggregateFigure(rows, by, a.model.m.Start, a.model.m.End, opt)
 		},

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -49,20 +50,53 @@ func newReading() (*Reading, trace.ReadOptions) {
 // the format (detected when absent). The options are checked against the
 // format's (an option of another format is an error).
 func openTrace(path string, options string) (*ingest.Source, string, error) {
-	values := ingest.Values{}
-	if options != "" {
-		dec := json.NewDecoder(strings.NewReader(options))
-		if err := dec.Decode(&values); err != nil {
-			return nil, "", errs.Argument("options", "%v", err)
-		}
+	values, err := decodeReadOptions(options)
+	if err != nil {
+		return nil, "", err
 	}
 	format, _ := values["format"].(string)
 	delete(values, "format")
+	delete(values, memoryBudgetOption)
 	src, f, err := formats.Open(path, format, values)
 	if err != nil {
 		return nil, "", err
 	}
 	return src, f.Name, nil
+}
+
+// memoryBudgetOption is the option of StartRead that bounds the memory of
+// the trace read (budget.Guard): bytes, 0 for the default share of the
+// memory available, negative for no limit. It is the front end's, not
+// the reader's.
+const memoryBudgetOption = "memory_budget"
+
+func decodeReadOptions(options string) (ingest.Values, error) {
+	values := ingest.Values{}
+	if options != "" {
+		dec := json.NewDecoder(strings.NewReader(options))
+		if err := dec.Decode(&values); err != nil {
+			return nil, errs.Argument("options", "%v", err)
+		}
+	}
+	return values, nil
+}
+
+// memoryBudget returns the memory_budget of the read options (0: the
+// default).
+func memoryBudget(options string) (int64, error) {
+	values, err := decodeReadOptions(options)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := values[memoryBudgetOption]
+	if !ok || v == nil {
+		return 0, nil
+	}
+	n, ok := v.(float64)
+	if !ok || n != float64(int64(n)) {
+		return 0, errs.Argument(memoryBudgetOption, "must be a number of bytes, got %v", v)
+	}
+	return int64(n), nil
 }
 
 // Formats describes every format and the options of its reader, as JSON:
@@ -83,10 +117,20 @@ func StartRead(path string, options string) (r *Reading, err error) {
 	if err != nil {
 		return nil, err
 	}
+	setting, err := memoryBudget(options)
+	if err != nil {
+		return nil, err
+	}
 	r, opt := newReading()
 	go r.run(func() error {
 		t := trace.New(src.Files...)
-		err := readGuarded(path, func() error { return src.Read(t, opt) })
+		// Past its budget the trace stops the read (as Cancel does) and
+		// the error says so, instead of the kernel killing the process.
+		g := budget.NewGuard(t, setting, r.stop)
+		err := readGuarded(path, func() error { return src.Read(g, opt) })
+		if g.Err() != nil {
+			return g.Err()
+		}
 		if err == nil {
 			r.trace = &Trace{t: t, format: format, warnings: opt.Notes.Messages(), notes: opt.Notes}
 		}
@@ -153,9 +197,12 @@ func (r *Reading) Progress() (js string, err error) {
 // Trace or Model the error trace.ErrCanceled.
 func (r *Reading) Cancel() (err error) {
 	defer guard(&err)
-	r.cancelOnce.Do(func() { close(r.cancel) })
+	r.stop()
 	return nil
 }
+
+// stop asks the reader to stop (Cancel, a trace over its budget).
+func (r *Reading) stop() { r.cancelOnce.Do(func() { close(r.cancel) }) }
 
 // Trace returns the trace read (StartRead), or the error that stopped the
 // read. It waits for the end of the read.

@@ -12,7 +12,7 @@ func parseMicroOptions(options string) (micro.Options, error) {
 		return micro.Options{}, err
 	}
 	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Types: o.Types, Depth: micro.Innermost,
-		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key)}
+		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget}
 	if o.Depth != nil {
 		opt.Depth = *o.Depth
 	}
@@ -58,7 +58,8 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 				"files": files, "format": format, "start": sum.Start.Seconds(), "end": sum.End.Seconds(),
 				"containers": sum.Containers, "states": sum.States, "variables": sum.Variables, "links": sum.Links,
 				"events": sum.Events, "passes": sum.Passes, "in_memory": sum.InMemory, "warnings": warnings,
-			}}
+				"skipped": ro.Notes.Skipped(),
+			}, incomplete: ro.Notes.IncompleteReasons()}
 		return nil
 	})
 	return r, nil

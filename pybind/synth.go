@@ -18,6 +18,9 @@ type synthOptions struct {
 	States    []synthState   `json:"states"`
 	Anomalies []synthAnomaly `json:"anomalies"`
 	Format    string         `json:"format"`
+	// MemoryBudget: bytes; 0 the default share of the available memory,
+	// negative no limit (see budget.Resolve).
+	MemoryBudget int64 `json:"memory_budget"`
 }
 
 type synthState struct {
@@ -42,7 +45,7 @@ func Synth(path, options string) (js string, err error) {
 		return "", err
 	}
 	c := synth.Config{Sites: o.Sites, Clusters: o.Clusters, Machines: o.Machines, Cores: o.Cores,
-		Events: o.Events, Seed: o.Seed}
+		Events: o.Events, Seed: o.Seed, MemoryBudget: o.MemoryBudget}
 	if o.Mean != nil {
 		m, err := seconds("mean", o.Mean)
 		if err != nil {

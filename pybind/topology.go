@@ -24,7 +24,9 @@ type Topology struct {
 	mu     sync.Mutex
 	tp     *topology.Topology
 	source string
-	stats  *forcelayout.Stats // of the last layout
+	// incomplete says why the trace was incomplete (none: complete).
+	incomplete []string
+	stats      *forcelayout.Stats // of the last layout
 }
 
 // topologyOptions mirror Trace.topology's keyword arguments.
@@ -99,7 +101,7 @@ func (t *Trace) Topology(options string) (tp *Topology, err error) {
 	if len(t.t.Files) > 0 {
 		source = t.t.Files[0]
 	}
-	return &Topology{tp: g, source: source}, nil
+	return &Topology{tp: g, source: source, incomplete: incompleteOf(t)}, nil
 }
 
 // Info describes the view as JSON: counts, kinds and their metrics, the
@@ -124,6 +126,7 @@ func (g *Topology) Info() (js string, err error) {
 		"links": kept, "links_skipped": skipped,
 		"start": start.Seconds(), "end": end.Seconds(), "start_ns": int64(start), "end_ns": int64(end),
 		"collapsed": g.tp.Collapsed(), "laid_out": g.tp.LaidOut(), "source": g.source,
+		"incomplete": g.incomplete,
 	}
 	if s := g.stats; s != nil {
 		last := 0.0
@@ -328,6 +331,9 @@ func (g *Topology) Plot(options string) (img []byte, err error) {
 	notes := o.Notes
 	if notes == nil {
 		notes = g.notes()
+	}
+	if note := incompleteNote(g.incomplete); note != "" {
+		notes = append([]string{note}, notes...)
 	}
 	const ptPerPx = 72.0 / 96
 	return plots.Topology(g.tp.View(), plots.TopologyOptions{

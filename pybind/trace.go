@@ -72,6 +72,9 @@ type microOptions struct {
 	Metric     string   `json:"metric"`
 	Types      []string `json:"types"`
 	Key        string   `json:"key"`
+	// MemoryBudget bounds the model's cells: bytes, 0 the default share
+	// of the memory available, negative no limit.
+	MemoryBudget int64 `json:"memory_budget"`
 }
 
 // Micro builds the microscopic model; options is a JSON object.
@@ -86,5 +89,5 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 		return nil, err
 	}
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
-		source: t, stateTypes: momentsStateTypes(opt)}, nil
+		source: t, stateTypes: momentsStateTypes(opt), incomplete: incompleteOf(t)}, nil
 }

@@ -72,6 +72,7 @@ func (t *Treemap) Info() (js string, err error) {
 		"value": string(t.tm.Value), "width": t.tm.Bounds.W, "height": t.tm.Bounds.H,
 		"rectangles": len(t.tm.Cells), "aggregates": aggregates, "hidden": t.tm.Hidden,
 		"root": tree.Path(t.tm.Root, arrowio.PathSep), "first_slice": t.tm.First, "last_slice": t.tm.Last,
+		"incomplete": t.agg.model.incomplete,
 	})
 }
 
@@ -104,7 +105,7 @@ func (a *Aggregation) PlotTreemap(options string) (img []byte, err error) {
 		return nil, err
 	}
 	return plots.Treemap(a.model.m, a.part, plots.TreemapOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
 		Value: opt.Value, Root: opt.Root, Proportions: o.Proportions, Zooms: o.Zooms,
 	})
 }

@@ -43,6 +43,7 @@ type cli struct {
 	format        *string  // -format: the trace's format
 	readerFlags   nameList // -read name=value: options of the format's reader
 	readerOptions ingest.Values
+	strict        *bool   // -strict: an incomplete trace is an error
 	startS, endS  *string // -start, -end
 	slices        *int    // -slices
 	key           *string // -key: name, category or type
@@ -92,6 +93,7 @@ func (c *cli) usageError() error {
 func (c *cli) traceFlags() {
 	c.format = c.fs.String("format", "", "trace format ("+formatNames()+"); default: by extension or content")
 	c.fs.Var(&c.readerFlags, "read", "options of the format's reader, as name=value,... (e.g. strict=true, view=cpu, sort=true)")
+	c.strict = c.fs.Bool("strict", false, "fail when the trace is incomplete (a cut last record, a missing part) instead of reading what is there with a warning (-read strict=true)")
 }
 
 // windowFlags declares -start and -end.
@@ -205,6 +207,12 @@ func (c *cli) parse(min, max int) error {
 			}
 			c.readerOptions[strings.TrimSpace(name)] = ingest.Text(strings.TrimSpace(value))
 		}
+	}
+	if c.strict != nil && *c.strict {
+		if c.readerOptions == nil {
+			c.readerOptions = ingest.Values{}
+		}
+		c.readerOptions[ingest.StrictOption.Name] = true
 	}
 	if c.figure != nil && *c.figure != "" {
 		if c.imgFormat, err = plots.ParseFormat(*c.figure); err != nil {

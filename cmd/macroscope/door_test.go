@@ -41,3 +41,25 @@ func TestCLISaysWhatWasSkipped(t *testing.T) {
 		t.Errorf("no word of what was skipped:\n%s", out)
 	}
 }
+
+// TestStrictFlag: a cut trace is read with a warning saying it is
+// incomplete, and refused with -strict (or -read strict=true), naming the
+// file.
+func TestStrictFlag(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.prv")
+	body := "#Paraver (x):1000_ns:1(1):1:1(1:1)\n1:1:1:1:1:0:1000:1\n1:1:1:1:1:0:1"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "moments", "-q", path)
+	if !strings.Contains(out, "warning    incomplete: "+path+": the last line (3) has no end of line") {
+		t.Errorf("no word of the cut:\n%s", out)
+	}
+	want := path + ": the trace is incomplete (strict read): " + path + ": the last line (3) has no end of line"
+	checkRefusals(t, []refusal{
+		{[]string{"moments", "-strict", path}, 1, want},
+		{[]string{"moments", "-read", "strict=true", path}, 1, want},
+		{[]string{"overview", "-strict", "-out", dir, path}, 1, want},
+	})
+}

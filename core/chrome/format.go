@@ -20,7 +20,7 @@ var Format = ingest.Format{
 		keep, limit := v.Bool("args"), ingest.MaxDecompressed(v)
 		// The reader parses the whole document before it delivers anything.
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
-			if t, ok := sink.(*trace.Trace); ok && keep {
+			if t := trace.Held(sink); t != nil && keep {
 				t.KeepArgs = true
 			}
 			return readLimited(path, limit, sink, ro)

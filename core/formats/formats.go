@@ -149,7 +149,10 @@ func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, 
 		return nil, f, err
 	}
 	src, err := f.Open(path, checked)
-	return src, f, err
+	if err != nil {
+		return nil, f, err
+	}
+	return ingest.Strict(src, path, checked.Bool(ingest.StrictOption.Name)), f, nil
 }
 
 // Read streams the trace at path into sink, with the reader named format
@@ -177,7 +180,7 @@ func Describe() []Description {
 	out := make([]Description, len(All))
 	for i, f := range All {
 		d := Description{Name: f.Name, Summary: f.Summary, Extensions: f.Extensions, Directory: f.SniffDir != nil}
-		for _, o := range f.Options {
+		for _, o := range f.AllOptions() {
 			d.Options = append(d.Options, OptionDescription{Name: o.Name, Kind: o.Kind.String(), Default: o.Default,
 				Choices: o.Choices, Doc: o.Doc})
 		}

@@ -104,7 +104,7 @@ type Values map[string]any
 func (f Format) Check(v Values) (Values, error) {
 	out := Values{}
 	byName := map[string]Option{}
-	for _, o := range f.Options {
+	for _, o := range f.AllOptions() {
 		byName[o.Name] = o
 		if o.Default != nil {
 			out[o.Name] = o.Default
@@ -130,11 +130,9 @@ func (f Format) Check(v Values) (Values, error) {
 }
 
 func (f Format) optionList() string {
-	if len(f.Options) == 0 {
-		return "it takes none"
-	}
-	names := make([]string, len(f.Options))
-	for i, o := range f.Options {
+	all := f.AllOptions()
+	names := make([]string, len(all))
+	for i, o := range all {
 		names[i] = o.Name
 	}
 	return "it takes " + strings.Join(names, ", ")

@@ -196,7 +196,7 @@ func (b *Builder) Finish(sink trace.Sink) error {
 			sink.DefineValue(trace.Value{Type: int32(maxDepth + i), Name: v})
 		}
 	}
-	if t, ok := sink.(*trace.Trace); ok { // spare it the growing
+	if t := trace.Held(sink); t != nil { // spare it the growing
 		t.States = slices.Grow(t.States, len(b.rows))
 	}
 	for _, c := range b.containers[1:] {

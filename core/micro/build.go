@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -41,6 +42,10 @@ type Options struct {
 	// values' names (KeyName, the default when empty), their categories
 	// (KeyCategory) or their types (KeyType). Variable metrics ignore it.
 	Key Key
+	// MemoryBudget bounds the memory of the model's cells (see
+	// checkMemory): 0 means budget.Default (a share of the memory
+	// available), a negative value no limit.
+	MemoryBudget int64
 }
 
 // Build computes the microscopic model of t.
@@ -78,6 +83,9 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
+	if err := checkMemory(opt, g, metric); err != nil {
+		return nil, err
+	}
 	switch metric {
 	case StateDuration, StateAverageDuration:
 		m.Values = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
@@ -89,6 +97,21 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkMemory refuses, before they are allocated, cells that would not
+// fit in the memory budget: each takes its value (8 bytes) and, while it
+// is computed, a duration or count (8), and for the mean length of stays
+// their count and total (12 more).
+func checkMemory(opt Options, g grid, metric Metric) error {
+	per := 16.0
+	if metric == StateAverageDuration {
+		per += 12
+	}
+	need := float64(g.leaves) * float64(g.n) * float64(g.nCat) * per
+	return budget.Check("slices", fmt.Sprintf("a model of %d resources x %d slices x %d states", g.leaves, g.n, g.nCat),
+		int64(min(need, math.MaxInt64/2)), opt.MemoryBudget,
+		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"type\")")
 }
 
 // typeNames returns the type names the options select (none: all).

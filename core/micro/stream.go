@@ -719,6 +719,9 @@ func (a *Accumulator) Model() (*Model, error) {
 	}
 	g := a.g
 	g.nCat, g.leaves = len(m.States), len(m.Tree.Leaves)
+	if err := checkMemory(a.opt, g, a.metric); err != nil {
+		return nil, err
+	}
 	// Several columns (values) of a leaf may share a category (KeyCategory):
 	// their durations and counts add up, exactly, before the division, as
 	// in Build.

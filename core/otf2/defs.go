@@ -155,6 +155,9 @@ func readDefinitions(a *anchor) (*definitions, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(data) == 0 {
+		return nil, &errs.FormatError{File: path, Err: errorString("the global definition file is empty: the archive defines nothing (was it cut, or its writer killed?)")}
+	}
 	d, derr := decodeDefinitions(data, a.chunkDefs)
 	if derr != nil {
 		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}

@@ -57,6 +57,10 @@ func (m *idMap) global(id uint64) uint64 {
 type localDefs struct {
 	maps  [mapTypes]*idMap
 	clock clockCorrection
+	// missing tells that the location has no definition file: a writer
+	// may leave it out when the location needs no mapping, but it is also
+	// what a lost file looks like, so the read says so.
+	missing bool
 }
 
 // readLocalDefs reads the definition file of location loc. Locations
@@ -65,7 +69,7 @@ func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
 	path := a.localDefsPath(loc)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &localDefs{}, nil
+		return &localDefs{missing: true}, nil
 	}
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -36,6 +37,9 @@ type archive struct {
 	tb      timeBase
 	streams []*stream
 	total   int64 // bytes of the event files
+	// missing are the parts of the archive its definitions announce but
+	// that are not there (see open); the read marks the trace incomplete.
+	missing []string
 }
 
 // open reads the anchor file, the global definitions and every location's
@@ -54,13 +58,21 @@ func open(path string) (*archive, error) {
 		return nil, err
 	}
 	arch := &archive{anchor: a, defs: defs, tb: timeBase{defs.clock.offset, defs.clock.resolution}}
+	var noEvents, noDefs []string
 	for i, l := range defs.locations {
 		path := a.eventsPath(l.id)
 		st, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) && l.events == 0 {
 			continue // a location that recorded nothing may have no file
 		}
-		if err != nil { // the definition announces events the archive lacks
+		switch {
+		case errors.Is(err, fs.ErrNotExist), err == nil && !st.Mode().IsRegular(), err == nil && st.Size() == 0 && l.events > 0:
+			// The definitions announce events the archive lacks: the
+			// location is kept (the hierarchy is the definitions'), its
+			// events are not there, and the trace says so.
+			noEvents = append(noEvents, locationLabel(defs, l))
+			continue
+		case err != nil:
 			return nil, &errs.FormatError{File: a.globalDefsPath(), Offset: l.at,
 				Err: fmt.Errorf("location %d announces %d events, but its event file cannot be read: %w", l.id, l.events, err)}
 		}
@@ -68,13 +80,41 @@ func open(path string) (*archive, error) {
 		if err != nil {
 			return nil, err
 		}
+		if local.missing {
+			noDefs = append(noDefs, locationLabel(defs, l))
+		}
 		arch.total += st.Size()
 		arch.streams = append(arch.streams, &stream{loc: i, file: &eventFile{
 			path: path, size: st.Size(), chunkSize: int64(a.chunkEvents),
 			maps: &local.maps, clock: local.clock, tb: arch.tb,
 		}})
 	}
+	if len(noEvents) > 0 {
+		arch.missing = append(arch.missing, fmt.Sprintf("%s: %d location(s) announced by the definitions have no event file (%s): their events are missing",
+			a.dir, len(noEvents), listSome(noEvents)))
+	}
+	if len(noDefs) > 0 {
+		arch.missing = append(arch.missing, fmt.Sprintf("%s: %d location(s) have no local definition file (%s): their events are read with global ids and the global clock, which may be wrong",
+			a.dir, len(noDefs), listSome(noDefs)))
+	}
 	return arch, nil
+}
+
+// locationLabel names a location for the user: its name and id.
+func locationLabel(d *definitions, l location) string {
+	if name, ok := d.strings[l.name]; ok && name != "" {
+		return fmt.Sprintf("%q (id %d)", name, l.id)
+	}
+	return fmt.Sprintf("id %d", l.id)
+}
+
+// listSome lists up to five items and counts the others.
+func listSome(items []string) string {
+	const shown = 5
+	if len(items) <= shown {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
 }
 
 // progressEvery is how many bytes pass between two progress reports.
@@ -85,6 +125,9 @@ const progressEvery = 4 << 20
 const cancelEvery = 1 << 14
 
 func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
+	for _, m := range arch.missing {
+		opt.Incomplete("%s", m)
+	}
 	h := &hierarchy{
 		sym: newSymbols(sink), defs: arch.defs, defsPath: arch.anchor.globalDefsPath(),
 		types: []int32{trace.None}, nodes: map[uint32]int32{}, groups: map[uint32]int32{},

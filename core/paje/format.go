@@ -15,7 +15,7 @@ var Format = ingest.Format{
 	Sniff:      Looks,
 	Options: []ingest.Option{
 		{Name: "strict", Kind: ingest.Bool, Default: false,
-			Doc: "read exactly as pj_dump (PajeNG 1.3.6) does, refusing what it refuses and rounding variables to single precision"},
+			Doc: "read exactly as pj_dump (PajeNG 1.3.6) does, refusing what it refuses and rounding variables to single precision; an incomplete trace (a cut last line) fails the read"},
 		{Name: "ignore_incomplete_links", Kind: ingest.Bool, Default: false,
 			Doc: "drop the links that never get both ends instead of failing"},
 		{Name: "paths", Kind: ingest.Strings,

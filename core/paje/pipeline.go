@@ -220,6 +220,8 @@ func (d *decoder) consume(c *chunk) error {
 		stop, stopLine = 0, 0
 	}
 	if stop > 0 {
+		// The tokenized lines all end with '\n' but the input's last.
+		d.cut = c.last && stop == len(c.data) && c.data[stop-1] != '\n'
 		base := d.line
 		for i := range c.recs {
 			r := &c.recs[i]

@@ -58,6 +58,16 @@ func ReadWith(path string, sink trace.Sink, opt Options) error {
 	if len(files) == 0 {
 		return errs.Argument("path", "directory %s holds no pj_dump files", path)
 	}
+	// A part of the trace that is there by name but cannot be read as a
+	// file (a directory in its place) is missing: say so rather than read
+	// the others as if they were the whole trace.
+	bad, err := unreadableParts(path)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		opt.Incomplete("%s is not a regular file: that part of the trace is missing", b)
+	}
 	return ReadFiles(files, sink, opt)
 }
 
@@ -73,23 +83,58 @@ func Files(dir string) ([]string, error) {
 	}
 	var hierarchy, rest []string
 	for _, e := range entries {
-		if e.IsDir() {
+		path := filepath.Join(dir, e.Name())
+		part, isHierarchy := partName(e.Name())
+		if !part || !regular(path) {
 			continue
 		}
-		name := ingest.StripCompressed(e.Name())
-		path := filepath.Join(dir, e.Name())
-		switch {
-		case name == "entities.csv" || strings.HasSuffix(name, ".container.csv"):
+		if isHierarchy {
 			hierarchy = append(hierarchy, path)
-		case strings.HasPrefix(name, "paje.") && strings.HasSuffix(name, ".csv"),
-			strings.HasSuffix(name, ".state.csv"), strings.HasSuffix(name, ".variable.csv"),
-			strings.HasSuffix(name, ".event.csv"), strings.HasSuffix(name, ".link.csv"):
+		} else {
 			rest = append(rest, path)
 		}
 	}
 	sort.Strings(hierarchy)
 	sort.Strings(rest)
 	return append(hierarchy, rest...), nil
+}
+
+// partName tells whether a file name is that of a part of a split dump
+// (see Files), and whether that part is the hierarchy.
+func partName(file string) (part, hierarchy bool) {
+	name := ingest.StripCompressed(file)
+	switch {
+	case name == "entities.csv" || strings.HasSuffix(name, ".container.csv"):
+		return true, true
+	case strings.HasPrefix(name, "paje.") && strings.HasSuffix(name, ".csv"),
+		strings.HasSuffix(name, ".state.csv"), strings.HasSuffix(name, ".variable.csv"),
+		strings.HasSuffix(name, ".event.csv"), strings.HasSuffix(name, ".link.csv"):
+		return true, false
+	}
+	return false, false
+}
+
+// regular reports whether path is a regular file (following links).
+func regular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// unreadableParts lists the entries of dir named as parts of the trace
+// that are not regular files (directories, FIFOs, broken links).
+func unreadableParts(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if part, _ := partName(e.Name()); part && !regular(path) {
+			out = append(out, path)
+		}
+	}
+	return out, nil
 }
 
 // ReadFiles reads the files of one trace, in order, into sink: the
@@ -114,6 +159,11 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 		if err != nil {
 			return err
 		}
+		if d.line == 0 {
+			// No line at all, not even a header: a file truncated to
+			// nothing or never written, not a part with nothing to say.
+			opt.Incomplete("%s is empty: that part of the trace is missing", p)
+		}
 		done += n
 	}
 	return d.finish()
@@ -133,10 +183,18 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 // decode reads one file and returns how many bytes it consumed.
 func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions) (int64, error) {
 	d.startFile(in.Name)
-	return textlines.Scan(r, in, opt, func(line []byte, n int) error {
+	cut := false
+	n, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
+		cut = line[len(line)-1] != '\n'
 		return d.parseLine(line)
 	})
+	if err == nil && cut {
+		// pj_dump ends every line: a last one without its end was cut
+		// (its last number may be too).
+		opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", in.Name, d.line)
+	}
+	return n, err
 }
 
 func (d *decoder) parseLine(line []byte) error {

@@ -9,7 +9,7 @@ import (
 // The options of the CSV readers.
 var (
 	strictOption = ingest.Option{Name: "strict", Kind: ingest.Bool, Default: false,
-		Doc: "fail on a row that cannot be read instead of skipping and counting it"}
+		Doc: "fail on a row that cannot be read instead of skipping and counting it, and on an incomplete trace (a cut last line)"}
 	siblingsOption = ingest.Option{Name: "siblings", Kind: ingest.Bool, Default: true,
 		Doc: "given one CSV file, also read the other CSV files of its run (same directory, same prefix)"}
 )

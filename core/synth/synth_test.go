@@ -313,3 +313,31 @@ func TestMemoryDoesNotGrow(t *testing.T) {
 		t.Fatalf("%v allocations for 10^5 events, %v for 10^4", bigRun, smallRun)
 	}
 }
+
+// TestMemoryBudget: a configuration that needs more memory than the
+// budget is refused before anything is generated, naming the estimate;
+// the million sites of a user's typo need gigabytes.
+func TestMemoryBudget(t *testing.T) {
+	huge := Config{Sites: 1_000_000, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, MemoryBudget: 1 << 30}
+	if got, want := huge.MemoryNeeded(), int64(256_000_000*32+160<<20); got != want {
+		t.Errorf("MemoryNeeded = %d, want %d", got, want)
+	}
+	var out strings.Builder
+	_, err := WritePaje(&out, huge)
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || ae.Name != "cores" || out.Len() != 0 ||
+		!strings.Contains(err.Error(), "a synthetic trace of 256000000 cores (1000000 sites x 4 clusters x 8 machines x 8 cores) needs about 7.79 GiB of memory, more than the memory budget of 1 GiB") {
+		t.Fatalf("got %v (%d bytes written)", err, out.Len())
+	}
+	small := Config{Sites: 1, Clusters: 1, Machines: 1, Cores: 2, Events: 10}
+	for _, b := range []int64{0, -1, 1 << 30} {
+		small.MemoryBudget = b
+		if err := small.Validate(); err != nil {
+			t.Errorf("budget %d: %v", b, err)
+		}
+	}
+	small.MemoryBudget = 1 << 20
+	if err := small.Validate(); err == nil {
+		t.Error("a 1 MiB budget accepted the writers' buffers")
+	}
+}

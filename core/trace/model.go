@@ -157,4 +157,9 @@ type ReadOptions struct {
 	// Notes, if set, receives what the reader skipped, tolerated or found
 	// missing (see Notes; readers call o.Skip, o.Warn, o.Incomplete).
 	Notes *Notes
+	// Strict turns an incomplete trace (Notes.Incomplete: a cut last
+	// record, a missing part) into an error at the end of the read instead
+	// of a trace marked incomplete. The door (ingest.Strict) checks it
+	// once, after the reader returns, so readers only record the reason.
+	Strict bool
 }

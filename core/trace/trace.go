@@ -162,3 +162,17 @@ func (t *Trace) ValueName(id int32) string {
 	}
 	return t.Values[id].Name
 }
+
+// Held returns the *Trace a sink keeps everything in: the sink itself,
+// or the trace a wrapping sink (a budget guard) fills, which it tells by
+// an Unwrap method; nil for sinks that keep nothing (model builders).
+// Readers use it to tune the trace (keep arguments, grow columns once).
+func Held(s Sink) *Trace {
+	switch t := s.(type) {
+	case *Trace:
+		return t
+	case interface{ Unwrap() *Trace }:
+		return t.Unwrap()
+	}
+	return nil
+}

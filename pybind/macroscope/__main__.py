@@ -201,6 +201,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="trace format (default: by extension or content)")
         p.add_argument("--read", type=_reader_options, default={}, metavar="NAME=VALUE,...",
                        help="options of the format's reader (e.g. sort=true, strict=true, view=cpu, args=true)")
+        p.add_argument("--strict", action="store_true",
+                       help="fail when the trace is incomplete (a cut last record, a missing part) instead of "
+                            "reading what is there with a warning (--read strict=true)")
         p.add_argument("--out", default="out", help="output directory, created if needed (default: out)")
         if window:
             p.add_argument("--start", type=float, default=None, help="window start (s; default: the trace's)")
@@ -274,6 +277,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.strict:
+        args.read = dict(args.read, strict=True)
     began = time.perf_counter()
     try:
         written = args.run(args)

@@ -34,6 +34,18 @@ def call_json(fn, *args):
     return json.loads(call(fn, *args))
 
 
+def memory_budget(value):
+    """A memory_budget= argument for the Go side: None the default (left
+    out: half of the memory available), 0 no limit (-1 there), else a
+    positive number of bytes."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _errors.InvalidArgumentError(
+            f"memory_budget: must be a number of bytes (0: no limit) or None, got {value!r}", param="memory_budget")
+    return -1 if value == 0 else value
+
+
 def options(**kwargs) -> str:
     """Encode keyword options for the native side, leaving out None."""
     return json.dumps({k: v for k, v in kwargs.items() if v is not None})

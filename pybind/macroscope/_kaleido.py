@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
-from ._tables import TableResult
+from ._tables import TableResult, incomplete_suffix
 
 _VIEWS = ("pe", "procedure", "time")
 # Figures are sized in pixels at 96 dpi, like the layout.
@@ -205,7 +205,7 @@ class CallTree(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.CallTree {i['nodes']} nodes, height {i['height']}, "
-                f"{i['procedures']} procedures, {i['pes']} PEs>")
+                f"{i['procedures']} procedures, {i['pes']} PEs{incomplete_suffix(i)}>")
 
 
 class Kaleidoscope(TableResult):
@@ -272,7 +272,7 @@ class Kaleidoscope(TableResult):
         cond = (f"levels condensed (c0={i['c0']}, t={i['threshold']})" if i["condensed"]
                 else "not condensed")
         return (f"<macroscope.Kaleidoscope {i['nodes']} nodes, height {i['height']}, {i['levels']} levels shown, "
-                f"{cond}, {i['drawn']} drawn, width {i['width']:g} px, d={i['level_spacing']:g} px>")
+                f"{cond}, {i['drawn']} drawn, width {i['width']:g} px, d={i['level_spacing']:g} px{incomplete_suffix(i)}>")
 
 
 def _wanted(df, col, default):

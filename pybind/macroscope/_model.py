@@ -8,7 +8,7 @@ import os
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
-from ._tables import TableResult
+from ._tables import TableResult, incomplete_suffix
 
 # Figures are sized in pixels at 96 dpi; the Go side works in points.
 _POINTS_PER_PIXEL = 72 / 96
@@ -194,10 +194,10 @@ class MicroModel(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "
-                f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s>")
+                f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
 
 
-def model_options(slices, start, end, state_types, depth, metric, types, key=None) -> str:
+def model_options(slices, start, end, state_types, depth, metric, types, key=None, memory_budget=None) -> str:
     """The JSON options of a microscopic model, checked (Trace.micro and
     read_micro take the same)."""
     for name, v in (("start", start), ("end", end)):
@@ -208,7 +208,7 @@ def model_options(slices, start, end, state_types, depth, metric, types, key=Non
     if isinstance(types, str):
         types = [types]
     return _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
-                           metric=metric, types=types, key=key)
+                           metric=metric, types=types, key=key, memory_budget=_bridge.memory_budget(memory_budget))
 
 
 def _engine_options(kind, normalize, gain, window, ties="finest", entities="cells") -> str:
@@ -337,4 +337,4 @@ class Aggregation(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.Aggregation {i.get('kind', 'spatiotemporal')} p={i['p']:g}: {i['aggregates']} aggregates, "
-                f"gain {i['gain']:.6g}, loss {i['loss']:.6g}>")
+                f"gain {i['gain']:.6g}, loss {i['loss']:.6g}{incomplete_suffix(i)}>")

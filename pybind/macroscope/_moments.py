@@ -39,10 +39,11 @@ import json
 import math
 import numbers
 import os
+import warnings
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
-from ._tables import TableResult
+from ._tables import TableResult, incomplete_suffix
 
 # Figures are sized in pixels at 96 dpi; the Go side works in points.
 _POINTS_PER_PIXEL = 72 / 96
@@ -94,6 +95,12 @@ class Moments(TableResult):
         return self._info["end"]
 
     @property
+    def warnings(self) -> list[str]:
+        """For moments computed while reading a file (:func:`macroscope.moments`),
+        what the reader skipped, tolerated or found missing; empty otherwise."""
+        return list(self._info.get("warnings") or ())
+
+    @property
     def busy(self) -> str:
         """Which states counted as busy, in words."""
         return self._info["busy"]
@@ -131,7 +138,7 @@ class Moments(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.Moments by {i['by']}: {i['rows']} rows, busy = {i['busy']}, "
-                f"window {i['start']:g}-{i['end']:g} s>")
+                f"window {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
 
 
 def _names(param, v) -> list[str] | None:
@@ -203,7 +210,9 @@ def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: s
     default it is chosen by extension or content. ``options`` are the
     reader's, as :func:`macroscope.read` takes them (``sort=True`` for a
     Pajé trace not sorted by time, ``strict``, ``view``...). The other
-    arguments are those of :meth:`macroscope.Trace.moments`.
+    arguments are those of :meth:`macroscope.Trace.moments`. What the reader
+    skipped or found missing is warned about, and in ``warnings``; with
+    ``strict=True`` an incomplete trace raises :class:`TraceFormatError`.
     """
     from ._readers import _OPTIONS
 
@@ -216,7 +225,11 @@ def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: s
         if not isinstance(format, str):
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options = dict(options, format=format)
-    return Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(path), json.dumps(options), opts))
+    m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(path), json.dumps(options), opts))
+    # What the reader skipped or found missing, as read() says it.
+    for message in m._info.get("warnings") or ():
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return m
 
 
 def aggregation_moments(agg, busy=None, by="aggregate", idle=None, state_types=None, nesting="innermost",

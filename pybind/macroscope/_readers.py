@@ -40,22 +40,39 @@ def formats():
     return pd.DataFrame(rows)
 
 
-def read(path: str | os.PathLike, format: str | None = None, *, progress=None, **options) -> Trace:
+def read(path: str | os.PathLike, format: str | None = None, *, progress=None, memory_budget: int | None = None,
+         **options) -> Trace:
     """Read a trace of any format Macroscope knows (:data:`FORMATS`,
     :func:`formats`), found by ``format`` or else by the file's extension,
     its first bytes (compressed files are looked into: gzip, bzip2, zstd)
     or, for a directory, the files it holds.
 
-    ``options`` are those of the format's reader (``strict``, ``view``,
+    ``options`` are those of the format's reader (``view``,
     ``skip_inverted``, ``sort``...); an option of another format is an error.
     What a reader skipped or tolerated is in ``trace.warnings`` (and is
     warned about).
+
+    ``strict`` (every reader takes it; default False): a trace whose input
+    is cut or misses a part is returned marked incomplete
+    (``trace.complete`` is False, the reasons first in ``trace.warnings``,
+    and every view of it says so in its repr and figure title); with
+    ``strict=True`` it raises :class:`TraceFormatError` naming the file and
+    the reasons instead. For Pajé it also reads as pj_dump does (see
+    :func:`read_paje`), for rocprof's CSV it fails on unreadable rows.
 
     ``progress``: None (default) shows a tqdm bar if tqdm is installed and
     the read lasts over a second; True always shows one (tqdm required);
     False shows nothing; a callable is called as ``progress(done, total)``
     in bytes (total 0 if unknown) about ten times a second. Interrupting
     the read (Ctrl-C, Jupyter's stop button) stops the reader too.
+
+    ``memory_budget`` bounds the memory of the trace held (bytes; default
+    None: half of the memory available when the read starts; 0: no
+    limit): the trace is weighed as it is read, and one that outgrows it
+    stops the read with :class:`InvalidArgumentError` giving the estimate
+    and the advice to build the model while reading
+    (:func:`read_micro`, :func:`moments`), which holds the model, not the
+    trace, instead of the process being killed for want of memory.
 
     Raises :class:`TraceFormatError` (with ``file``, ``line`` or ``offset``
     and ``cause``) on malformed input, :class:`TraceNotFoundError` if the
@@ -66,13 +83,16 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, *
     for name in options:
         if name not in known:
             raise TypeError(f"read() got an unexpected keyword argument {name!r}")
-    return _read(path, format, options, progress)
+    return _read(path, format, options, progress, memory_budget)
 
 
-def _read(path, format, options, progress) -> Trace:
+def _read(path, format, options, progress, memory_budget=None) -> Trace:
     options = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in options.items()}
     if format is not None:
         options["format"] = format
+    budget = _bridge.memory_budget(memory_budget)
+    if budget is not None:
+        options["memory_budget"] = budget
     trace = Trace(_reading.run(path, options, progress))
     for message in trace._summary.get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=3)
@@ -85,17 +105,18 @@ def _reader(d):
     name = d["name"]
     opts = d["options"] or ()
 
-    def reader(path, *, progress=None, **options):
+    def reader(path, *, progress=None, memory_budget=None, **options):
         for key in options:
             if key not in _OPTIONS[name]:
                 raise TypeError(f"{_function_name(name)}() got an unexpected keyword argument {key!r}")
         given = {k: v for k, v in options.items() if v is not None}
-        return _read(path, name, given, progress)
+        return _read(path, name, given, progress, memory_budget)
 
     params = [inspect.Parameter("path", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for o in opts:
         params.append(inspect.Parameter(o["name"], inspect.Parameter.KEYWORD_ONLY, default=o.get("default")))
     params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
+    params.append(inspect.Parameter("memory_budget", inspect.Parameter.KEYWORD_ONLY, default=None))
     reader.__signature__ = inspect.Signature(params, return_annotation=Trace)
     reader.__name__ = reader.__qualname__ = _function_name(name)
     lines = [f"Read a trace in the {name} format: {d['summary']}.", ""]
@@ -106,7 +127,7 @@ def _reader(d):
     if opts:
         lines += ["", "Options:"]
         lines += [f"``{o['name']}`` ({o['kind']}, default {o.get('default')!r}): {o['doc']}" for o in opts]
-    lines += ["", "``progress``: see :func:`read`. Raises as :func:`read` does."]
+    lines += ["", "``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does."]
     reader.__doc__ = "\n".join(lines)
     return reader
 
@@ -122,7 +143,7 @@ globals().update(_READERS)
 
 def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: bool = False,
               ignore_incomplete_links: bool = False, sort: bool = False, max_decompressed: int | None = None,
-              progress=None) -> Trace:
+              progress=None, memory_budget: int | None = None) -> Trace:
     """Read a Pajé trace (SimGrid, StarPU, PajeNG, Akypuera...) with the
     semantics of PajeNG, the reference implementation. ``path`` may be a
     list of files read one after the other as one trace (a header file and
@@ -135,9 +156,11 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     prints, byte for byte. ``ignore_incomplete_links=True`` drops links
     that never get both ends instead of failing. ``sort=True`` reads a
     trace whose events are not in time order (StarPU's raw FxT
-    conversions), sorting them on disk in bounded memory. Compressed files
+    conversions), sorting them on disk in bounded memory. ``strict=True``
+    also fails on an incomplete trace (a cut last line), as every reader
+    does (see :func:`read`). Compressed files
     (gzip, bzip2, zstd) may expand to ``max_decompressed`` bytes (default
-    64 GiB; 0: no limit). ``progress``: see :func:`read`.
+    64 GiB; 0: no limit). ``progress``, ``memory_budget``: see :func:`read`.
     """
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
@@ -147,7 +170,7 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
         options["max_decompressed"] = max_decompressed
     if len(paths) > 1:
         options["paths"] = [os.fspath(p) for p in paths[1:]]
-    return _read(paths[0], "paje", options, progress)
+    return _read(paths[0], "paje", options, progress, memory_budget)
 
 
 __all__ = ["FORMATS", "formats", "read", *sorted(_READERS)]

@@ -16,7 +16,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
                start: float | None = None, end: float | None = None, format: str | None = None, *,
                progress=None, state_types: list[str] | None = None, depth: int | None = None,
                metric: str = "state_duration", types: list[str] | None = None, key: str = "name",
-               **options) -> MicroModel:
+               memory_budget: int | None = None, **options) -> MicroModel:
     """Build the microscopic model of the trace file at ``path`` while
     reading it: the same :class:`MicroModel`, cell for cell, as
     ``read(path, format, **options).micro(slices, start, end, ...)``, without
@@ -40,6 +40,10 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     reads, ``False`` for none, or a callable ``f(done, total)`` in bytes;
     a file read twice counts twice). Ctrl-C or Jupyter's stop button stops
     the reader cleanly.
+
+    ``memory_budget`` bounds the model's cells, as for
+    :meth:`macroscope.Trace.micro`; ``strict=True`` raises on an incomplete
+    trace instead of warning (see :func:`macroscope.read`).
 
     Raises :class:`TraceFormatError` (with ``file`` and ``line``) on
     malformed input, :class:`TraceNotFoundError` for a missing file and
@@ -67,7 +71,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options["format"] = format
     handle = _reading.run(paths[0], options, progress, start=_bridge.native.StartReadMicro,
-                          args=(model_options(slices, start, end, state_types, depth, metric, types, key),),
+                          args=(model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget),),
                           result="Model")
     model = MicroModel(handle)
     for message in (model.trace_info or {}).get("warnings") or ():

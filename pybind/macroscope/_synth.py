@@ -12,7 +12,8 @@ from ._errors import InvalidArgumentError
 
 def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: int = 8,
           events: int = 1_000_000, states: Mapping[str, float] | None = None, mean: float = 1e-3,
-          seed: int = 1, anomalies: Sequence[Mapping] = (), format: str | None = None) -> dict:
+          seed: int = 1, anomalies: Sequence[Mapping] = (), format: str | None = None,
+          memory_budget: int | None = None) -> dict:
     """Write a synthetic trace to ``path`` and return a description of it.
 
     The resource hierarchy has ``sites`` sites of ``clusters`` clusters of
@@ -37,6 +38,12 @@ def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: 
     end_ns). The output is streamed: any size can be written. The same
     arguments always give the same bytes.
 
+    Generation holds a few dozen bytes per core: a hierarchy whose
+    estimate exceeds ``memory_budget`` (bytes; default None: half of the
+    memory available; 0: no limit) is refused at once with
+    :class:`InvalidArgumentError` naming the estimate, before anything is
+    written.
+
     Returns a dict: path, format, containers, cores, states (intervals),
     events (Pajé event lines), bytes, duration (seconds).
     """
@@ -60,5 +67,6 @@ def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: 
                         "start": float(a.get("start", 0.0)), "end": float(a.get("end", 1.0))})
     opts = _bridge.options(sites=int(sites), clusters=int(clusters), machines=int(machines), cores=int(cores),
                            events=int(events), mean=float(mean), seed=int(seed), states=states,
-                           anomalies=encoded, format=format)
+                           anomalies=encoded, format=format, memory_budget=_bridge.memory_budget(memory_budget))
     return _bridge.call_json(_bridge.native.Synth, os.fspath(path), opts)
+

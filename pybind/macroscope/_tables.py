@@ -31,6 +31,18 @@ class TableResult:
     def _table(self) -> pa.Table:
         return _bridge.table(self._export)
 
+    @property
+    def complete(self) -> bool:
+        """False when the trace this result was built from was incomplete
+        (a cut last record, a missing part); :attr:`incomplete` says why."""
+        return not self._info.get("incomplete")
+
+    @property
+    def incomplete(self) -> list[str]:
+        """Why the trace this result was built from was incomplete (empty
+        when it was complete)."""
+        return list(self._info.get("incomplete") or ())
+
     def to_arrow(self) -> pa.Table:
         """The result as a pyarrow Table (zero-copy from the Go core)."""
         return self._table
@@ -43,3 +55,10 @@ class TableResult:
         """Arrow PyCapsule stream protocol: lets polars, duckdb and others
         read the result directly."""
         return self._table.__arrow_c_stream__(requested_schema)
+
+
+def incomplete_suffix(info: dict) -> str:
+    """The end of a result's repr when its trace was incomplete:
+    ", INCOMPLETE (reasons)"; empty otherwise."""
+    reasons = info.get("incomplete")
+    return f", INCOMPLETE ({'; '.join(reasons)})" if reasons else ""

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
+from ._tables import incomplete_suffix
 
 
 _TABLES = ("nodes", "edges")
@@ -275,4 +276,4 @@ class Topology:
         kinds = ", ".join(i["kinds"])
         state = f", {len(i['collapsed'])} groups collapsed" if i["collapsed"] else ""
         return (f"<macroscope.Topology {i['nodes']} nodes ({kinds}), {i['edges']} edges{state}, "
-                f"window {i['start']:g}-{i['end']:g} s>")
+                f"window {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")

@@ -8,6 +8,7 @@ import os
 from . import _bridge
 from ._kaleido import CallTree
 from ._model import MicroModel, model_options
+from ._tables import incomplete_suffix
 
 
 class Trace:
@@ -135,7 +136,7 @@ class Trace:
 
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,
               state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
-              types: list[str] | None = None, key: str = "name") -> MicroModel:
+              types: list[str] | None = None, key: str = "name", *, memory_budget: int | None = None) -> MicroModel:
         """Build the microscopic model: for every resource, each of
         ``slices`` equal time slices of [start, end] (seconds; default the
         whole trace) and every state, the proportion of the slice spent in
@@ -167,8 +168,13 @@ class Trace:
         ("type": the state types of GPU profilers' traces, such as CUDA
         kernel, NCCL kernel, CUDA memcpy, CUDA runtime API, whose values
         name thousands of kernels).
+
+        A model of resources x slices x states cells takes about 16 bytes a
+        cell: one that would exceed ``memory_budget`` (bytes; default None:
+        half of the memory available; 0: no limit) is refused at once with
+        :class:`InvalidArgumentError` naming the estimate.
         """
-        opts = model_options(slices, start, end, state_types, depth, metric, types, key)
+        opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
         return MicroModel(_bridge.call(self._h.Micro, opts))
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,
@@ -254,4 +260,4 @@ def describe(s: dict) -> str:
     return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
             f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
             f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s"
-            f"{', INCOMPLETE' if s.get('incomplete') else ''}>")
+            f"{incomplete_suffix(s)}>")

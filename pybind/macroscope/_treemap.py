@@ -9,7 +9,7 @@ import numbers
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
-from ._tables import TableResult
+from ._tables import TableResult, incomplete_suffix
 
 # Figures are sized in pixels at 96 dpi; the Go side works in points.
 _POINTS_PER_PIXEL = 72 / 96
@@ -86,7 +86,7 @@ class Treemap(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.Treemap by {i['value']}: {i['rectangles']} rectangles, {i['aggregates']} aggregates, "
-                f"{i['width']:g} x {i['height']:g}" + (f", {i['hidden']} hidden" if i["hidden"] else "") + ">")
+                f"{i['width']:g} x {i['height']:g}" + (f", {i['hidden']} hidden" if i["hidden"] else "") + incomplete_suffix(i) + ">")
 
 
 def treemap(agg, value="leaves", width=1.0, height=1.0, padding=0.0, header=0.0, root=None) -> Treemap:

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package budget
+
+func rlimitLeft() (int64, bool) { return 0, false }

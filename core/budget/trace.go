@@ -1,0 +1,129 @@
+package budget
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Guard is a trace read into memory under a budget: it keeps everything
+// as *trace.Trace does and, every few thousand entities, weighs what the
+// trace holds (Bytes); past the limit it calls Over once, which stops the
+// read (by closing the reader's Cancel channel), drops the states,
+// variables, links and events that still come until the reader stops, and
+// Err then says why. (Containers and values still come: the reader may
+// refer to them.)
+type Guard struct {
+	*trace.Trace
+	Limit int64  // bytes; <= 0: no limit
+	Over  func() // called once, when the trace outgrows Limit
+	calls int
+	strs  int64 // bytes of the strings received (names, keys, arguments)
+	err   error
+}
+
+// guardEvery is how many entities pass between two weighings: weighing
+// costs a few multiplications, and a few thousand entities are at most a
+// few hundred kilobytes.
+const guardEvery = 4096
+
+// NewGuard returns a Guard filling t under the budget a user's setting
+// means (see Resolve).
+func NewGuard(t *trace.Trace, setting int64, over func()) *Guard {
+	return &Guard{Trace: t, Limit: Resolve(setting), Over: over}
+}
+
+// Bytes estimates the memory the trace holds: its columns (ColumnBytes)
+// and the strings it received.
+func (g *Guard) Bytes() int64 { return ColumnBytes(g.Trace) + g.strs }
+
+// Unwrap returns the trace the guard fills (see trace.Held).
+func (g *Guard) Unwrap() *trace.Trace { return g.Trace }
+
+// Err returns the error of a trace that outgrew its budget, nil otherwise.
+func (g *Guard) Err() error { return g.err }
+
+func (g *Guard) tick() {
+	if g.calls++; g.calls < guardEvery || g.err != nil || g.Limit <= 0 {
+		return
+	}
+	g.calls = 0
+	if need := g.Bytes(); need > g.Limit {
+		t := g.Trace
+		g.err = errs.Argument("memory_budget", "%s", fmt.Sprintf(
+			"the trace read into memory outgrew the memory budget of %s (%s held after %d containers, %d states, %d variables, %d links, %d events, and more to come; %s); "+
+				"build its model while reading it instead (ms.read_micro(path, ...), ms.moments(path)), which holds the model and not the trace, or raise memory_budget=",
+			Bytes(g.Limit), Bytes(need), len(t.Containers)-1, len(t.States), len(t.Variables), len(t.Links), len(t.Events), describe()))
+		if g.Over != nil {
+			g.Over()
+		}
+	}
+}
+
+// CreateContainer implements trace.Sink.
+func (g *Guard) CreateContainer(c trace.Container) {
+	g.strs += int64(len(c.Name)+len(c.Alias)) + 4 // and its place among its parent's children
+	g.Trace.CreateContainer(c)
+	g.tick()
+}
+
+// DefineValue implements trace.Sink.
+func (g *Guard) DefineValue(v trace.Value) {
+	g.strs += int64(len(v.Name) + len(v.Alias) + len(v.Category) + len(v.Color))
+	g.Trace.DefineValue(v)
+	g.tick()
+}
+
+// State implements trace.Sink.
+func (g *Guard) State(s trace.State) {
+	if g.err == nil {
+		g.Trace.State(s)
+		g.tick()
+	}
+}
+
+// Variable implements trace.Sink.
+func (g *Guard) Variable(v trace.Variable) {
+	if g.err == nil {
+		g.Trace.Variable(v)
+		g.tick()
+	}
+}
+
+// Link implements trace.Sink.
+func (g *Guard) Link(l trace.Link) {
+	if g.err == nil {
+		g.strs += int64(len(l.Key))
+		g.Trace.Link(l)
+		g.tick()
+	}
+}
+
+// Event implements trace.Sink.
+func (g *Guard) Event(e trace.Event) {
+	if g.err == nil {
+		g.Trace.Event(e)
+		g.tick()
+	}
+}
+
+// Args implements trace.ArgsSink.
+func (g *Guard) Args(kind trace.Kind, index int, json string) {
+	g.strs += int64(len(json))
+	g.Trace.Args(kind, index, json)
+}
+
+// ColumnBytes estimates the memory of a trace's columns as allocated
+// (capacity, not length: appending grows them ahead of need), strings
+// left out.
+func ColumnBytes(t *trace.Trace) int64 {
+	return int64(cap(t.States))*int64(unsafe.Sizeof(trace.State{})) +
+		int64(cap(t.Variables))*int64(unsafe.Sizeof(trace.Variable{})) +
+		int64(cap(t.Links))*int64(unsafe.Sizeof(trace.Link{})) +
+		int64(cap(t.Events))*int64(unsafe.Sizeof(trace.Event{})) +
+		int64(cap(t.Containers))*int64(unsafe.Sizeof(trace.Container{})) +
+		int64(cap(t.Values))*int64(unsafe.Sizeof(trace.Value{})) +
+		int64(cap(t.StateArgs)+cap(t.EventArgs))*int64(unsafe.Sizeof(""))
+}

@@ -1,0 +1,46 @@
+package pybind
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Every view built from an incomplete trace (a cut last record, a missing
+// part: trace.Notes.Incomplete) carries the reasons, says so in its Info
+// ("incomplete", for the Python reprs) and adds a line to its figure's
+// title, so that a figure saved and shared later still tells it.
+
+// incompleteNote words the reasons for a figure: "(incomplete: ...)",
+// shortened to a line; "" for a complete trace.
+func incompleteNote(reasons []string) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	s := "incomplete: " + strings.Join(reasons, "; ")
+	const max = 150
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-3]) + "..."
+	}
+	return "(" + s + ")"
+}
+
+// titled returns title with the incomplete note on a line of its own
+// under it (alone when there is no title).
+func titled(title string, reasons []string) string {
+	note := incompleteNote(reasons)
+	switch {
+	case note == "":
+		return title
+	case title == "":
+		return note
+	}
+	return title + "\n" + note
+}
+
+// incompleteOf returns the reasons a trace in memory is incomplete.
+func incompleteOf(t *Trace) []string {
+	if t == nil {
+		return nil
+	}
+	return t.notes.IncompleteReasons()
+}
