@@ -42,6 +42,7 @@ while IFS=: read -r file name; do
     status=SLOW
   fi
   [ "$status" = ok ] || failed+=("$pkg $name: $status")
+  echo "   $last"
   summary+=("$(printf '%-22s %-24s %10s execs %6s/sec  %s' "$pkg" "$name" "${execs:-0}" "$rate" "$status")")
   rm -f "$log"
 done < <(grep -rHoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' "${dirs[@]}" | sed 's/:func /:/' | sed 's#^\./##' | sort)
