@@ -10,10 +10,11 @@ import (
 )
 
 // The fuzz targets run thousands of inputs a second only on small inputs:
-// the fuzzer minimizes every new input it finds, at one run per byte
-// removed, before it goes on. The seeds are a few hundred bytes, and
-// longer inputs are skipped.
-const maxFuzzInput = 8 << 10
+// the fuzzer minimizes every new input it finds before it goes on, with
+// up to n²/2 runs for n bytes (it tries removing every range), and
+// reports those runs only once done. The seeds are a few hundred bytes,
+// and longer inputs are skipped.
+const maxFuzzInput = 1536
 
 // fuzzChunk is the chunk size of the pipeline under the fuzzer: small
 // inputs span several chunks, so the tokenizers run too, and the chunks
@@ -23,6 +24,44 @@ const fuzzChunk = 1 << 10
 // fuzzOptions are the option sets the fuzz targets read with, chosen by
 // an input byte.
 var fuzzOptions = []Options{{}, PajeNG(), {NoImbrication: true, IgnoreIncompleteLinks: true}}
+
+// stateSeed is a small trace of states pushed, popped and set.
+const stateSeed = `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 1
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 2
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajePushState 3
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+%EventDef PajePopState 4
+% Time date
+% Type string
+% Container string
+%EndEventDef
+0 P 0 P
+2 S P S
+1 0 p P 0 p
+3 1 S p a
+3 2 S p b
+4 3 S p
+4 4 S p
+`
 
 // linkSeed is a small trace with links, events and a destroyed
 // container, its definitions written short (aliases of one letter).
@@ -94,7 +133,7 @@ const linkSeed = `%EventDef PajeDefineContainerType 0
 // popped, variables, links, events, containers created and destroyed.
 func fuzzSeeds() [][]byte {
 	return [][]byte{
-		[]byte(generate(genConfig{processes: 2, events: 8, seed: 7})),
+		[]byte(stateSeed),
 		[]byte(miniHeader + "3 1 p1 S a\n5 1.5 p1 V 2\n3 2 p1 S \"b c\"\n5 3 p1 V 1e3\n"),
 		[]byte(linkSeed),
 		[]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"),
@@ -127,7 +166,7 @@ func FuzzRead(f *testing.F) {
 // go to disk: it must never panic, and every error must be an
 // *errs.FormatError naming the file.
 func FuzzSort(f *testing.F) {
-	f.Add([]byte(generate(genConfig{processes: 2, events: 8, seed: 7})))
+	f.Add([]byte(stateSeed))
 	f.Add([]byte(miniHeader + "3 2 p1 S a\n3 1 p1 S b\n# c\n\n3 0.5 p1 S a\n"))
 	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"))
 	dir := f.TempDir()
