@@ -12,24 +12,21 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// fuzzPajeHeader defines a host holding threads that push, pop and set
-// states, change a variable and record events.
-const fuzzPajeHeader = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
-	"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n" +
-	"%EventDef PajeDefineStateType 3\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
-	"%EventDef PajePushState 4\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n" +
-	"%EventDef PajePopState 5\n% Time date\n% Type string\n% Container string\n%EndEventDef\n" +
-	"%EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n" +
-	"%EventDef PajeDefineVariableType 7\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
-	"%EventDef PajeSetVariable 8\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n" +
-	"%EventDef PajeDefineEventType 9\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
-	"%EventDef PajeNewEvent 10\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n" +
-	"0 H 0 Host\n0 T H Thread\n3 S T State\n7 V T Var\n9 E T Ev\n1 0 h H 0 h\n1 0 t1 T h t1\n1 0 t2 T h t2\n"
+// fuzzDefs are the Pajé definitions of the fuzz seeds: containers
+// created, states pushed, popped and set, a variable, events.
+var fuzzDefs = map[string]string{
+	"container": "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
+		"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n",
+	"push":     "%EventDef PajeDefineStateType 3\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajePushState 4\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n",
+	"pop":      "%EventDef PajePopState 5\n% Time date\n% Type string\n% Container string\n%EndEventDef\n",
+	"variable": "%EventDef PajeDefineVariableType 7\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajeSetVariable 8\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n",
+	"event":    "%EventDef PajeDefineEventType 9\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajeNewEvent 10\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n",
+}
 
 // maxFuzzInput bounds the inputs the fuzz target reads: the fuzzer
 // minimizes every new input at one execution per byte removed, so long
 // inputs would stall it.
-const maxFuzzInput = 8 << 10
+const maxFuzzInput = 1536
 
 // fuzzModelOptions are the model options FuzzStreamPaje builds with,
 // chosen by an input byte.
@@ -46,9 +43,11 @@ var fuzzModelOptions = []Options{
 // cell, or the same error, and never panic; the model's values are
 // proportions, durations and counts that add up (see checkModel).
 func FuzzStreamPaje(f *testing.F) {
-	f.Add([]byte(fuzzPajeHeader+"4 1 S t1 a\n4 2 S t1 b\n5 3 S t1\n4 3 S t1 c\n5 5 S t1\n5 6 S t1\n"+
-		"6 1.5 S t2 a\n8 2 V t2 3\n10 2.5 E t2 x\n6 4 S t2 b\n8 5 V t1 1.5\n"), uint8(0))
-	f.Add([]byte(fuzzPajeHeader+"6 0 S t1 a\n6 1e-9 S t1 b\n10 1 E t1 y\n10 1 E t2 y\n"), uint8(4))
+	d := fuzzDefs
+	f.Add([]byte(d["container"]+d["push"]+d["pop"]+"0 T 0 T\n3 S T S\n1 0 t1 T 0 t1\n1 0 t2 T 0 t2\n"+
+		"4 1 S t1 a\n4 2 S t1 b\n5 3 S t1\n4 3 S t2 c\n5 5 S t1\n5 6 S t2\n"), uint8(0))
+	f.Add([]byte(d["container"]+d["variable"]+d["event"]+"0 T 0 T\n7 V T V\n9 E T E\n1 0 t T 0 t\n"+
+		"8 1 V t 3\n10 1.5 E t x\n8 2 V t 1.5\n10 2 E t y\n"), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		if len(data) > maxFuzzInput {
 			return
