@@ -17,6 +17,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // smallSeeds are real traces small enough to seed the fuzzer.
@@ -42,6 +43,7 @@ func gzipped(b []byte) []byte {
 // run it with -fuzzminimizetime 200x to keep it fuzzing (thousands of
 // inputs a second).
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	for _, name := range smallSeeds {
 		if b, err := os.ReadFile(corpus + name); err == nil {
 			f.Add(b)

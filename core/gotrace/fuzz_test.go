@@ -19,6 +19,7 @@ const maxFuzzInput = 16 << 10
 // nil or a FormatError naming the input, and the calls to the sink keep
 // its contract.
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	data, err := os.ReadFile(small)
 	if err != nil {
 		f.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // onlyFormatErrors fails unless err is nil or a FormatError.
@@ -21,6 +22,7 @@ func onlyFormatErrors(t *testing.T, err error) {
 }
 
 func FuzzMeta(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(sample().meta(), false)
 	f.Add(sample().meta(), true)
 	f.Fuzz(func(t *testing.T, data []byte, loops bool) {
@@ -37,6 +39,7 @@ func FuzzMeta(f *testing.F) {
 }
 
 func FuzzProfile(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(sample().profile())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := decodeProfiles(bytes.NewReader(data), int64(len(data)), "profile.db")
@@ -45,6 +48,7 @@ func FuzzProfile(f *testing.F) {
 }
 
 func FuzzTrace(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(sample().trace())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := bytes.NewReader(data)
@@ -65,6 +69,7 @@ func FuzzTrace(f *testing.F) {
 }
 
 func FuzzHpctrace(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(hpctrace(bigEndian, [2]uint64{1000, 100}, [2]uint64{1100, 101}))
 	f.Add(hpctrace(littleEndian, [2]uint64{1000, 102}))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -75,6 +80,7 @@ func FuzzHpctrace(f *testing.F) {
 }
 
 func FuzzExperimentXML(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(synthXML), false)
 	f.Add([]byte(synthXML), true)
 	f.Fuzz(func(t *testing.T, data []byte, loops bool) {

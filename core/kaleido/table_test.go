@@ -8,6 +8,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 func TestFromTablePreorder(t *testing.T) {
@@ -97,6 +98,7 @@ func TestFromTableErrors(t *testing.T) {
 // tree or an *errs.ArgumentError, never a panic; every tree is a valid
 // preorder numbering.
 func FuzzFromIntTable(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte{0, 1, 1, 2, 2})
 	f.Add([]byte{3, 0, 1, 2})
 	f.Add([]byte{0, 0, 0})

@@ -83,6 +83,7 @@ func checkReadError(t *testing.T, anchor string, err error) {
 // fuzzFile fuzzes the archive's file rel, seeded with the synthetic
 // archive's version of it and the small corpus files matching seeds.
 func fuzzFile(f *testing.F, rel, seeds string) {
+	tracetest.BoundMinimization(f)
 	files := fuzzArchiveFiles(f)
 	dir := f.TempDir()
 	must(f, os.MkdirAll(filepath.Join(dir, "traces"), 0o755))
@@ -133,6 +134,7 @@ func FuzzAnchor(f *testing.F)            { fuzzFile(f, "traces.otf2", "traces.ot
 // through windows of various sizes: the records must not depend on them,
 // and errors must be FormatErrors at an offset inside the file.
 func FuzzEventDecoding(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	files := fuzzArchiveFiles(f)
 	f.Add(files["traces/0.evt"], uint8(2), uint16(5))
 	f.Add(files["traces/1.evt"], uint8(0), uint16(17))

@@ -144,6 +144,7 @@ func fuzzSeeds() [][]byte {
 // sets: it must never panic, every error must be an *errs.FormatError
 // naming the input, and the calls to the sink must keep its contract.
 func FuzzRead(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	for i, seed := range fuzzSeeds() {
 		f.Add(seed, uint8(i))
 	}
@@ -166,6 +167,7 @@ func FuzzRead(f *testing.F) {
 // go to disk: it must never panic, and every error must be an
 // *errs.FormatError naming the file.
 func FuzzSort(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(stateSeed))
 	f.Add([]byte(miniHeader + "3 2 p1 S a\n3 1 p1 S b\n# c\n\n3 0.5 p1 S a\n"))
 	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"))

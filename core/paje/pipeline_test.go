@@ -186,6 +186,7 @@ func TestPipelineAcrossFiles(t *testing.T) {
 
 // FuzzPipeline reads arbitrary input both ways, in small chunks.
 func FuzzPipeline(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(stateSeed), uint16(13))
 	f.Add([]byte(miniHeader+"3 1 p1 S a\n%EventDef PajeSetState 9\n% Time date\n"), uint16(5))
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {

@@ -276,6 +276,7 @@ const maxFuzzInput = 8 << 10
 // keep its contract, and that the states lie within the trace, in one of
 // the two views (chosen by an input byte).
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	records := "1:2:1:2:1:0:10:1\n2:1:1:1:1:7:100:1:200:42\n3:1:1:1:1:10:11:2:1:2:1:12:20:64:7\n4:2:1:2:1:30:1:8:8:11:0\nc:1:2:2:1:2\n"
 	f.Add([]byte(twoThreads+records), uint8(0))
 	f.Add([]byte(twoThreads+records), uint8(1))

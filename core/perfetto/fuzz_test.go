@@ -18,6 +18,7 @@ const maxFuzzInput = 16 << 10
 // must not panic, the reader fails only with a FormatError, and what it
 // delivers keeps the model's invariants.
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	first, second := goodTrace()
 	f.Add(cat(first, second))
 	f.Add(traceOf(

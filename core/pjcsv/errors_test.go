@@ -172,6 +172,7 @@ const maxFuzzInput = 8 << 10
 // failure is a FormatError naming the file, and that the calls to the
 // sink keep its contract.
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	for _, name := range []string{"/pajeng/oracles/046_pj_dump_containers_trace.out",
 		"/pajeng/oracles/047_pj_dump_q_entity_hierarchy_FILE_containers_trace_cat_FILE.out"} {
 		if b, err := os.ReadFile(corpus + name); err == nil && len(b) <= 2<<10 {

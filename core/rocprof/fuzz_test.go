@@ -8,6 +8,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // checkFuzzError fails unless err is nil or a FormatError naming the input.
@@ -22,6 +23,7 @@ func checkFuzzError(t *testing.T, err error, name string) {
 // v1/v2 file: a FormatError or a trace, never a panic, and every state
 // delivered ends at or after its start.
 func FuzzCSV(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(kernelHeader + `"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k(int, float)",2,130,140` + "\n"))
 	f.Add([]byte(apiHeader + `"HIP_RUNTIME_API","hipMemcpy",7,8,1,100,200` + "\n" + `"MARKER_CORE_API","m",7,8,2,150,150` + "\n" +
 		`"HSA_CORE_API","x",7,8,3,120,300` + "\n"))
@@ -54,6 +56,7 @@ func FuzzCSV(f *testing.F) {
 
 // FuzzJSON reads arbitrary text as rocprofv3 JSON.
 func FuzzJSON(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(syntheticJSON))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"buffer_records": {"kernel_dispatch": [{"start_timestamp": 1, "end_timestamp": 2}]}}]}`))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": []}`))
