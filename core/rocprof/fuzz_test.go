@@ -32,6 +32,9 @@ func FuzzCSV(f *testing.F) {
 	f.Add([]byte("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,DispatchNs,BeginNs,EndNs,CompleteNs\n0,\"k\",0,0,0,1,1,5,10,20,25\n"))
 	f.Add([]byte("Dispatch_ID,GPU_ID,Queue_ID,PID,TID,Kernel_Name,Start_Timestamp,End_Timestamp,Correlation_ID\n1,2,1,3,3,\"v\",10,9,0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
 		for _, legacy := range []bool{false, true} {
 			tr := trace.New()
 			var err error
@@ -61,6 +64,9 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"buffer_records": {"kernel_dispatch": [{"start_timestamp": 1, "end_timestamp": 2}]}}]}`))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
 		tr := trace.New()
 		err := readJSON("fuzz.json", bytes.NewReader(data), &ingest.Counter{}, int64(len(data)), tr, trace.ReadOptions{Notes: &trace.Notes{}})
 		checkFuzzError(t, err, "fuzz.json")
