@@ -84,7 +84,7 @@ type contractArgs struct {
 	tr *trace.Trace
 }
 
-func (c *contractArgs) KeepsArgs() bool                           { return c.tr.KeepsArgs() }
+func (c *contractArgs) KeepsArgs() bool                            { return c.tr.KeepsArgs() }
 func (c *contractArgs) Args(kind trace.Kind, index int, js string) { c.tr.Args(kind, index, js) }
 
 // checkConsistent checks the invariants of any trace the reader produces.
