@@ -17,6 +17,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // smallSeeds are real traces small enough to seed the fuzzer.
@@ -36,14 +37,19 @@ func gzipped(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// maxFuzzInput bounds the inputs FuzzDecode reads: the fuzzer minimizes
+// every new input, at up to n²/2 runs for n bytes, so long inputs would
+// stall it.
+const maxFuzzInput = 4 << 10
+
 // FuzzDecode checks that no input makes the reader panic, that every
-// failure is a FormatError, and that what it accepts is consistent. The
-// seeds are a few kilobytes, which the fuzzer takes long to minimize:
-// run it with -fuzzminimizetime 200x to keep it fuzzing (thousands of
-// inputs a second).
+// failure is a FormatError naming the input, that the calls to the sink
+// keep its contract, and that what it accepts is consistent. The corpus
+// seeds are those of a few kilobytes at most.
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	for _, name := range smallSeeds {
-		if b, err := os.ReadFile(corpus + name); err == nil {
+		if b, err := os.ReadFile(corpus + name); err == nil && len(b) <= maxFuzzInput {
 			f.Add(b)
 		}
 	}
@@ -56,19 +62,30 @@ func FuzzDecode(f *testing.F) {
 		`{"ph":"e","cat":"c","name":"a","id":1,"pid":1,"ts":3},{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"bind_id":1,"flow_out":true},` +
 		`{"ph":"X","name":"y","pid":1,"tid":2,"ts":2,"dur":1,"bind_id":1,"flow_in":true,"args":{"k":[1]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		tr := trace.New()
 		tr.KeepArgs = true
-		err := Decode(bytes.NewReader(data), "fuzz", 0, tr, trace.ReadOptions{Notes: &trace.Notes{}})
+		sink := &contractArgs{tracetest.NewContract(tr), tr}
+		err := Decode(bytes.NewReader(data), "fuzz", int64(len(data)), sink, trace.ReadOptions{Notes: &trace.Notes{}})
+		tracetest.CheckRead(t, "fuzz", err, sink.Contract)
 		if err != nil {
-			var fe *errs.FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is a %T, not a *errs.FormatError", err, err)
-			}
 			return
 		}
 		checkConsistent(t, tr)
 	})
 }
+
+// contractArgs checks the Sink contract of the calls to a trace that
+// keeps the arguments of the events.
+type contractArgs struct {
+	*tracetest.Contract
+	tr *trace.Trace
+}
+
+func (c *contractArgs) KeepsArgs() bool                            { return c.tr.KeepsArgs() }
+func (c *contractArgs) Args(kind trace.Kind, index int, js string) { c.tr.Args(kind, index, js) }
 
 // checkConsistent checks the invariants of any trace the reader produces.
 func checkConsistent(t *testing.T, tr *trace.Trace) {

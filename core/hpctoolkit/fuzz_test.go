@@ -9,21 +9,32 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
-// onlyFormatErrors fails unless err is nil or a FormatError.
+// onlyFormatErrors fails unless err is nil or a FormatError naming a
+// file.
 func onlyFormatErrors(t *testing.T, err error) {
 	t.Helper()
 	var fe *errs.FormatError
-	if err != nil && !errors.As(err, &fe) {
-		t.Fatalf("error %v (%T) is not a FormatError", err, err)
+	if err != nil && (!errors.As(err, &fe) || fe.File == "") {
+		t.Fatalf("error %v (%T) is not a FormatError naming a file", err, err)
 	}
 }
 
+// maxFuzzInput bounds the inputs of the fuzz targets: the fuzzer
+// minimizes every new input, at up to n²/2 runs for n bytes, so long
+// inputs would stall it.
+const maxFuzzInput = 4 << 10
+
 func FuzzMeta(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(sample().meta(), false)
 	f.Add(sample().meta(), true)
 	f.Fuzz(func(t *testing.T, data []byte, loops bool) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		m, err := decodeMeta(&blob{data: data, file: "meta.db"}, loops)
 		onlyFormatErrors(t, err)
 		if err == nil {
@@ -37,16 +48,24 @@ func FuzzMeta(f *testing.F) {
 }
 
 func FuzzProfile(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(sample().profile())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		_, err := decodeProfiles(bytes.NewReader(data), int64(len(data)), "profile.db")
 		onlyFormatErrors(t, err)
 	})
 }
 
 func FuzzTrace(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(sample().trace())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		r := bytes.NewReader(data)
 		db, err := decodeTraceHeaders(r, int64(len(data)), "trace.db")
 		onlyFormatErrors(t, err)
@@ -65,9 +84,13 @@ func FuzzTrace(f *testing.F) {
 }
 
 func FuzzHpctrace(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add(hpctrace(bigEndian, [2]uint64{1000, 100}, [2]uint64{1100, 101}))
 	f.Add(hpctrace(littleEndian, [2]uint64{1000, 102}))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		db := &xmlDB{hdr: 32}
 		err := db.scanReader(bytes.NewReader(data), "x.hpctrace", func(ts, cpid uint64, at int64) error { return nil })
 		onlyFormatErrors(t, err)
@@ -75,9 +98,13 @@ func FuzzHpctrace(f *testing.F) {
 }
 
 func FuzzExperimentXML(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(synthXML), false)
 	f.Add([]byte(synthXML), true)
 	f.Fuzz(func(t *testing.T, data []byte, loops bool) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		db := &xmlDB{file: "experiment.xml"}
 		onlyFormatErrors(t, db.decode(bytes.NewReader(data), Options{Loops: loops}))
 	})

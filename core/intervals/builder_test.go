@@ -7,6 +7,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 type in struct {
@@ -156,6 +157,7 @@ func TestSeparator(t *testing.T) {
 // builds a trace whose states all lie in its span, or reports an
 // ArgumentError.
 func FuzzBuilder(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte("a/b\x00s\x03\x09a/c\x00t\x01\x02a/b\x00s\x04\x05"))
 	f.Add([]byte("x\x00\x00\x00\x05x\x00\x00\x02\x07"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 func TestFromTablePreorder(t *testing.T) {
@@ -97,11 +98,15 @@ func TestFromTableErrors(t *testing.T) {
 // tree or an *errs.ArgumentError, never a panic; every tree is a valid
 // preorder numbering.
 func FuzzFromIntTable(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte{0, 1, 1, 2, 2})
 	f.Add([]byte{3, 0, 1, 2})
 	f.Add([]byte{0, 0, 0})
 	f.Add([]byte{1, 2, 3, 0, 9})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<12 {
+			return
+		}
 		n := len(data)
 		ids := make([]int64, n)
 		parents := make([]int64, n)

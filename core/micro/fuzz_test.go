@@ -1,6 +1,8 @@
 package micro
 
 import (
+	"bytes"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -8,31 +10,97 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
+// fuzzDefs are the Pajé definitions of the fuzz seeds: containers
+// created, states pushed, popped and set, a variable, events.
+var fuzzDefs = map[string]string{
+	"container": "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
+		"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n",
+	"push":     "%EventDef PajeDefineStateType 3\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajePushState 4\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n",
+	"pop":      "%EventDef PajePopState 5\n% Time date\n% Type string\n% Container string\n%EndEventDef\n",
+	"variable": "%EventDef PajeDefineVariableType 7\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajeSetVariable 8\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n",
+	"event":    "%EventDef PajeDefineEventType 9\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajeNewEvent 10\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n",
+}
+
+// maxFuzzInput bounds the inputs the fuzz target reads: the fuzzer
+// minimizes every new input at one execution per byte removed, so long
+// inputs would stall it.
+const maxFuzzInput = 1536
+
+// fuzzModelOptions are the model options FuzzStreamPaje builds with,
+// chosen by an input byte.
+var fuzzModelOptions = []Options{
+	{Slices: 7, Depth: Innermost},
+	{Slices: 3, Depth: Innermost, Metric: StateAverageDuration},
+	{Slices: 5, Depth: 1},
+	{Slices: 4, Metric: VariableAverage},
+	{Slices: 4, Metric: EventCount},
+}
+
 // FuzzStreamPaje reads arbitrary Pajé input both ways: into memory then
-// Build, and streaming (ReadFile, with the window guessed from the file's
-// ends). Both must give the same model, cell by cell, or the same error,
-// and never panic.
+// Build, and streaming (Stream). Both must give the same model, cell by
+// cell, or the same error, and never panic; the model's values are
+// proportions, durations and counts that add up (see checkModel).
 func FuzzStreamPaje(f *testing.F) {
-	root := filepath.Join("..", "..", "..", "shared", "traces")
-	for _, rel := range []string{
-		"pajeng/traces/states.trace", "pajeng/traces/variables.trace", "pajeng/traces/events.trace",
-		"pajeng/traces/gattaca.trace", "simgrid/extracted/replay.1.trace", "simgrid/historical/examples_msg_procmig.trace",
-	} {
-		if b, err := os.ReadFile(filepath.Join(root, rel)); err == nil {
-			f.Add(b)
+	tracetest.BoundMinimization(f)
+	d := fuzzDefs
+	f.Add([]byte(d["container"]+d["push"]+d["pop"]+"0 T 0 T\n3 S T S\n1 0 t1 T 0 t1\n1 0 t2 T 0 t2\n"+
+		"4 1 S t1 a\n4 2 S t1 b\n5 3 S t1\n4 3 S t2 c\n5 5 S t1\n5 6 S t2\n"), uint8(0))
+	f.Add([]byte(d["container"]+d["variable"]+d["event"]+"0 T 0 T\n7 V T V\n9 E T E\n1 0 t T 0 t\n"+
+		"8 1 V t 3\n10 1.5 E t x\n8 2 V t 1.5\n10 2 E t y\n"), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		src := func(sink trace.Sink, ro trace.ReadOptions) error {
+			return paje.DecodeWith(bytes.NewReader(data), "fuzz.trace", int64(len(data)), sink, paje.Options{ReadOptions: ro})
+		}
+		opt := fuzzModelOptions[int(which)%len(fuzzModelOptions)]
+		tr := trace.New()
+		readErr := src(tr, trace.ReadOptions{})
+		got, _, err := Stream(src, opt, trace.ReadOptions{}, nil)
+		if readErr != nil {
+			if err == nil || err.Error() != readErr.Error() {
+				t.Fatalf("%s: the reader fails with %v, the stream with %v", describe(opt), readErr, err)
+			}
+			return
+		}
+		want, wantErr := Build(tr, opt)
+		sameResult(t, describe(opt), want, wantErr, got, err)
+		if err == nil {
+			checkModel(t, got)
+		}
+	})
+}
+
+// checkModel checks that a model's values make sense: finite and not
+// negative; state proportions of innermost states summing to at most 1
+// per cell (a resource is in one innermost state at a time); event
+// counts whole numbers.
+func checkModel(t *testing.T, m *Model) {
+	t.Helper()
+	n := len(m.States)
+	if len(m.Values) != m.NumLeaves()*m.Slices*n {
+		t.Fatalf("%d values for %d leaves, %d slices, %d categories", len(m.Values), m.NumLeaves(), m.Slices, n)
+	}
+	for cell := 0; cell*max(n, 1) < len(m.Values); cell++ {
+		var sum float64
+		for x := range n {
+			v := m.Values[cell*n+x]
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				t.Fatalf("cell %d, %s: value %v", cell, m.States[x], v)
+			}
+			if m.Metric == EventCount && v != math.Trunc(v) {
+				t.Fatalf("cell %d, %s: %v events", cell, m.States[x], v)
+			}
+			sum += v
+		}
+		if (m.Metric == StateDuration || m.Metric == "") && sum > 1+1e-9 {
+			t.Fatalf("cell %d: the state proportions sum to %v", cell, sum)
 		}
 	}
-	f.Add([]byte("%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
-		"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n" +
-		"%EventDef PajeDefineStateType 3\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
-		"%EventDef PajePushState 4\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n" +
-		"%EventDef PajePopState 5\n% Time date\n% Type string\n% Container string\n%EndEventDef\n" +
-		"0 H 0 Host\n3 S H State\n1 0 h H 0 h\n4 1 S h a\n4 2 S h b\n5 3 S h\n4 3 S h c\n5 5 S h\n5 6 S h\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		bothWays(t, filepath.Join(t.TempDir(), "fuzz.trace"), data)
-	})
 }
 
 // TestStreamOnDamagedPaje is FuzzStreamPaje's check on a thousand

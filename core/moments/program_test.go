@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // A program is a random sequence of Pajé state operations on one
@@ -179,6 +180,7 @@ func TestRandomPrograms(t *testing.T) {
 }
 
 func FuzzNesting(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte{0x0f, 0, 0, 0x00, 0x03, 0x05, 0x07, 0x02, 0x03})
 	f.Add([]byte{0x05, 1, 1, 0x04, 0x0b, 0x09, 0x07, 0x0d, 0x03, 0x02, 0x07, 0x02, 0x0f})
 	f.Fuzz(func(t *testing.T, ops []byte) {

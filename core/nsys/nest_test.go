@@ -3,6 +3,8 @@ package nsys
 import (
 	"slices"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // spansOf decodes fuzz input into at most 64 spans, 3 bytes each: a
@@ -65,10 +67,14 @@ func checkLanes(t *testing.T, sp []span, lanes int32) {
 }
 
 func FuzzNest(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte{})
 	f.Add([]byte{0, 0, 10, 5, 0, 10, 2, 0, 3})
 	f.Add([]byte{1, 0, 40, 3, 0, 40, 5, 0, 1, 5, 0, 0, 9, 0, 20, 30, 0, 10})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<12 {
+			return
+		}
 		sp := spansOf(b)
 		lam := laminar(sp)
 		lanes, ok := nest(sp)

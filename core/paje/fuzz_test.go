@@ -2,43 +2,164 @@ package paje
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
-// FuzzRead feeds the reader arbitrary input, under both its default
-// options and PajeNG's: it must never panic, and every error must be an
-// *errs.FormatError that says where the problem is.
-func FuzzRead(f *testing.F) {
-	for _, rel := range []string{
-		"pajeng/traces/states.trace", "pajeng/traces/links.trace", "pajeng/traces/events.trace",
-		"pajeng/traces/variables.trace", "pajeng/traces/containers.trace", "pajeng/traces/gattaca.trace",
-		"pajeng/traces/simgrid-fg126.trace", "pajeng/traces/replay_output_shurakai_extract.trace",
-		"pajeng/traces/multiple_files/root.trace", "simgrid/extracted/replay.1.trace",
-		"simgrid/historical/examples_lua_tracing_simgrid.trace",
-	} {
-		if b, err := os.ReadFile(filepath.Join(corpus, rel)); err == nil {
-			f.Add(b)
-		}
+// The fuzz targets run thousands of inputs a second only on small inputs:
+// the fuzzer minimizes every new input it finds before it goes on, with
+// up to n²/2 runs for n bytes (it tries removing every range), and
+// reports those runs only once done. The seeds are a few hundred bytes,
+// and longer inputs are skipped.
+const maxFuzzInput = 1536
+
+// fuzzChunk is the chunk size of the pipeline under the fuzzer: small
+// inputs span several chunks, so the tokenizers run too, and the chunks
+// stay small (the default ones weigh a megabyte with their records).
+const fuzzChunk = 1 << 10
+
+// fuzzOptions are the option sets the fuzz targets read with, chosen by
+// an input byte.
+var fuzzOptions = []Options{{}, PajeNG(), {NoImbrication: true, IgnoreIncompleteLinks: true}}
+
+// stateSeed is a small trace of states pushed, popped and set.
+const stateSeed = `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 1
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 2
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajePushState 3
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+%EventDef PajePopState 4
+% Time date
+% Type string
+% Container string
+%EndEventDef
+0 P 0 P
+2 S P S
+1 0 p P 0 p
+3 1 S p a
+3 2 S p b
+4 3 S p
+4 4 S p
+`
+
+// linkSeed is a small trace with links, events and a destroyed
+// container, its definitions written short (aliases of one letter).
+const linkSeed = `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineLinkType 1
+% Alias string
+% Type string
+% StartContainerType string
+% EndContainerType string
+% Name string
+%EndEventDef
+%EventDef PajeDefineEventType 2
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 3
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDestroyContainer 4
+% Time date
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeStartLink 5
+% Time date
+% Type string
+% Container string
+% StartContainer string
+% Value string
+% Key string
+%EndEventDef
+%EventDef PajeEndLink 6
+% Time date
+% Type string
+% Container string
+% EndContainer string
+% Value string
+% Key string
+%EndEventDef
+%EventDef PajeNewEvent 7
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+0 P 0 P
+1 L 0 P P L
+2 E P E
+3 0 a P 0 a
+3 0 b P 0 b
+5 1 L 0 a m k1
+7 1.5 E a x
+6 2 L 0 b m k1
+6 3 L 0 a m k2
+5 4 L 0 b m k2
+4 5 P a
+`
+
+// fuzzSeeds are small traces using every event: states set, pushed and
+// popped, variables, links, events, containers created and destroyed.
+func fuzzSeeds() [][]byte {
+	return [][]byte{
+		[]byte(stateSeed),
+		[]byte(miniHeader + "3 1 p1 S a\n5 1.5 p1 V 2\n3 2 p1 S \"b c\"\n5 3 p1 V 1e3\n"),
+		[]byte(linkSeed),
+		[]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"),
 	}
-	f.Add([]byte(generate(genConfig{processes: 3, events: 60, seed: 7})))
-	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opt := range []Options{{}, PajeNG(), {NoImbrication: true, IgnoreIncompleteLinks: true}} {
-			err := DecodeWith(bytes.NewReader(data), "fuzz.trace", int64(len(data)), trace.New(), opt)
-			if err == nil {
-				continue
-			}
-			var fe *errs.FormatError
-			if !errors.As(err, &fe) || fe.File != "fuzz.trace" {
-				t.Fatalf("error %v (%T) is not a *errs.FormatError for fuzz.trace", err, err)
-			}
+}
+
+// FuzzRead feeds the reader arbitrary input, under one of its option
+// sets: it must never panic, every error must be an *errs.FormatError
+// naming the input, and the calls to the sink must keep its contract.
+func FuzzRead(f *testing.F) {
+	tracetest.BoundMinimization(f)
+	for i, seed := range fuzzSeeds() {
+		f.Add(seed, uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		if len(data) > maxFuzzInput {
+			return
 		}
+		sink := tracetest.NewContract(nil)
+		d := newDecoder(sink, fuzzOptions[int(which)%len(fuzzOptions)], int64(len(data)))
+		d.chunkSize = fuzzChunk
+		err := d.decode(bytes.NewReader(data), "fuzz.trace")
+		if err == nil {
+			err = d.finish()
+		}
+		tracetest.CheckRead(t, "fuzz.trace", err, sink)
 	})
 }
 
@@ -46,22 +167,21 @@ func FuzzRead(f *testing.F) {
 // go to disk: it must never panic, and every error must be an
 // *errs.FormatError naming the file.
 func FuzzSort(f *testing.F) {
-	f.Add([]byte(generate(genConfig{processes: 3, events: 60, seed: 7})))
+	tracetest.BoundMinimization(f)
+	f.Add([]byte(stateSeed))
 	f.Add([]byte(miniHeader + "3 2 p1 S a\n3 1 p1 S b\n# c\n\n3 0.5 p1 S a\n"))
 	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"))
 	dir := f.TempDir()
+	path := filepath.Join(dir, "fuzz.trace")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(dir, "fuzz.trace")
+		if len(data) > maxFuzzInput {
+			return
+		}
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		err := ReadFiles([]string{path}, trace.New(), Options{Sort: true, SortRun: 512})
-		if err == nil {
-			return
-		}
-		var fe *errs.FormatError
-		if !errors.As(err, &fe) || fe.File != path {
-			t.Fatalf("error %v (%T) is not a *errs.FormatError for %s", err, err, path)
-		}
+		sink := tracetest.NewContract(nil)
+		err := ReadFiles([]string{path}, sink, Options{Sort: true, SortRun: 512})
+		tracetest.CheckRead(t, path, err, sink)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // naiveFields is appendFields written plainly, a byte at a time: the
@@ -102,6 +103,7 @@ func TestFields(t *testing.T) {
 }
 
 func FuzzFields(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte("5 0.123456789 ST k12 v3"), []byte("\n6 1"))
 	f.Add([]byte("a\x01b\x1f\x20c \"q q\"x"), []byte(""))
 	f.Fuzz(func(t *testing.T, line, after []byte) {
@@ -115,6 +117,7 @@ func FuzzFields(f *testing.F) {
 // FuzzDate checks the fast date parser against trace.ParseTime, which is
 // exact: wherever the fast path answers, it answers the same.
 func FuzzDate(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	for _, s := range []string{"0.123456789", "12.5", "-3.000000000000", "1.1234567891", "99999999999.1", "1.23456780", "1.2345678x", "+7.00000001"} {
 		f.Add(s)
 	}

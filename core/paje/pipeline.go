@@ -52,7 +52,13 @@ func (d *decoder) decode(r io.Reader, name string) error {
 	if limit == 0 {
 		limit = ingest.DefaultMaxDecompressed
 	}
-	text, release, err := ingest.Decompress(bufio.NewReaderSize(d.input, 64<<10), name, limit)
+	// A buffer larger than the input costs its allocation and nothing
+	// else: small inputs (many small files, or a fuzzer's) get a smaller one.
+	size := 64 << 10
+	if d.total > 0 && d.total < int64(size) {
+		size = max(512, int(d.total)+1)
+	}
+	text, release, err := ingest.Decompress(bufio.NewReaderSize(d.input, size), name, limit)
 	if err != nil {
 		return err
 	}

@@ -186,9 +186,13 @@ func TestPipelineAcrossFiles(t *testing.T) {
 
 // FuzzPipeline reads arbitrary input both ways, in small chunks.
 func FuzzPipeline(f *testing.F) {
-	f.Add([]byte(generate(genConfig{processes: 3, events: 40, seed: 9})), uint16(13))
+	tracetest.BoundMinimization(f)
+	f.Add([]byte(stateSeed), uint16(13))
 	f.Add([]byte(miniHeader+"3 1 p1 S a\n%EventDef PajeSetState 9\n% Time date\n"), uint16(5))
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		if len(data) > maxFuzzInput {
+			return
+		}
 		files := [][2]string{{"fuzz.trace", string(data)}}
 		want := readWith(files, Options{}, 0, nil)
 		got := readWith(files, Options{}, int(chunk)+1, nil)

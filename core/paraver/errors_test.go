@@ -11,6 +11,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 const twoThreads = "#Paraver (x):1000_ns:2(1,1):1:2(1:1,1:2)\n"
@@ -265,32 +266,47 @@ func gzipped(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// FuzzDecode checks that no input makes the reader panic and that every
-// failure is a FormatError, in both views.
+// maxFuzzInput bounds the inputs FuzzDecode reads: the fuzzer minimizes
+// every new input at one execution per byte removed, so long inputs
+// would stall it.
+const maxFuzzInput = 8 << 10
+
+// FuzzDecode checks that no input makes the reader panic, that every
+// failure is a FormatError naming the file, that the calls to the sink
+// keep its contract, and that the states lie within the trace, in one of
+// the two views (chosen by an input byte).
 func FuzzDecode(f *testing.F) {
+	tracetest.BoundMinimization(f)
+	records := "1:2:1:2:1:0:10:1\n2:1:1:1:1:7:100:1:200:42\n3:1:1:1:1:10:11:2:1:2:1:12:20:64:7\n4:2:1:2:1:30:1:8:8:11:0\nc:1:2:2:1:2\n"
+	f.Add([]byte(twoThreads+records), uint8(0))
+	f.Add([]byte(twoThreads+records), uint8(1))
+	f.Add(gzipped([]byte(twoThreads+records)), uint8(0))
+	f.Add([]byte("#Paraver (x):1000_ns:2(2,1):2:2(2:1,1:2),1(1:1)\n1:3:1:1:2:0:1000:1\n1:1:2:1:1:5:9:2\n"), uint8(1))
+	// The head of a real trace, cut after a line.
 	if b, err := os.ReadFile(qsort); err == nil {
-		f.Add(b)
-		f.Add(gzipped(b))
+		head := b[:bytes.LastIndexByte(b[:2048], '\n')+1]
+		f.Add(head, uint8(0))
 	}
-	f.Add([]byte(twoThreads + "1:2:1:2:1:0:10:1\n2:1:1:1:1:7:100:1:200:42\n3:1:1:1:1:10:11:2:1:2:1:12:20:64:7\n4:2:1:2:1:30:1:8:8:11:0\nc:1:2:2:1:2\n"))
 	// A header of a few bytes may declare a million threads, each a
 	// container: valid, but too slow for fuzzing.
-	defer func(saved int) { maxResources = saved }(maxResources)
-	maxResources = 1 << 10
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, view := range []View{ByThread, ByCPU} {
-			tr, err := decode(data, view)
-			if err != nil {
-				var fe *errs.FormatError
-				if !errors.As(err, &fe) {
-					t.Fatalf("error %v is a %T", err, err)
-				}
-				continue
-			}
-			for _, s := range tr.States {
-				if s.Container <= 0 || int(s.Container) >= len(tr.Containers) || s.End < s.Start || s.End > tr.End {
-					t.Fatalf("bad state %+v", s)
-				}
+	saved := maxResources
+	f.Cleanup(func() { maxResources = saved })
+	maxResources = 64
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		view := []View{ByThread, ByCPU}[which%2]
+		tr := trace.New()
+		sink := tracetest.NewContract(tr)
+		err := Decode(bytes.NewReader(data), "t.prv", int64(len(data)), nil, view, sink, trace.ReadOptions{})
+		tracetest.CheckRead(t, "t.prv", err, sink)
+		if err != nil {
+			return
+		}
+		for _, s := range tr.States {
+			if s.Container <= 0 || s.End > tr.End {
+				t.Fatalf("bad state %+v in a trace ending at %v", s, tr.End)
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // checkFuzzError fails unless err is nil or a FormatError naming the input.
@@ -22,6 +23,7 @@ func checkFuzzError(t *testing.T, err error, name string) {
 // v1/v2 file: a FormatError or a trace, never a panic, and every state
 // delivered ends at or after its start.
 func FuzzCSV(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(kernelHeader + `"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k(int, float)",2,130,140` + "\n"))
 	f.Add([]byte(apiHeader + `"HIP_RUNTIME_API","hipMemcpy",7,8,1,100,200` + "\n" + `"MARKER_CORE_API","m",7,8,2,150,150` + "\n" +
 		`"HSA_CORE_API","x",7,8,3,120,300` + "\n"))
@@ -30,6 +32,9 @@ func FuzzCSV(f *testing.F) {
 	f.Add([]byte("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,DispatchNs,BeginNs,EndNs,CompleteNs\n0,\"k\",0,0,0,1,1,5,10,20,25\n"))
 	f.Add([]byte("Dispatch_ID,GPU_ID,Queue_ID,PID,TID,Kernel_Name,Start_Timestamp,End_Timestamp,Correlation_ID\n1,2,1,3,3,\"v\",10,9,0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
 		for _, legacy := range []bool{false, true} {
 			tr := trace.New()
 			var err error
@@ -54,10 +59,14 @@ func FuzzCSV(f *testing.F) {
 
 // FuzzJSON reads arbitrary text as rocprofv3 JSON.
 func FuzzJSON(f *testing.F) {
+	tracetest.BoundMinimization(f)
 	f.Add([]byte(syntheticJSON))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": [{"buffer_records": {"kernel_dispatch": [{"start_timestamp": 1, "end_timestamp": 2}]}}]}`))
 	f.Add([]byte(`{"rocprofiler-sdk-tool": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
 		tr := trace.New()
 		err := readJSON("fuzz.json", bytes.NewReader(data), &ingest.Counter{}, int64(len(data)), tr, trace.ReadOptions{Notes: &trace.Notes{}})
 		checkFuzzError(t, err, "fuzz.json")

@@ -33,6 +33,19 @@ type Input struct {
 	MaxDecompressed int64
 }
 
+// bufferSizes returns the sizes of the buffers of the input and of its
+// text: 64 KiB and 1 MiB, or less for a small input of known size (a
+// buffer larger than the input costs its allocation and nothing else;
+// compressed text longer than its buffer is read all the same).
+func bufferSizes(total int64) (input, text int) {
+	input, text = 64<<10, 1<<20
+	if total > 0 && total < int64(text) {
+		text = max(4<<10, int(total)+1)
+		input = min(input, text)
+	}
+	return input, text
+}
+
 // Scan calls line for each line of r, with its terminator, and its number
 // counted from 1. It stops at the first error line returns, at a read
 // error (a partial last line is then not passed on: the error says where
@@ -44,12 +57,13 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 	if limit == 0 {
 		limit = ingest.DefaultMaxDecompressed
 	}
-	text, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 64<<10), in.Name, limit)
+	inSize, textSize := bufferSizes(in.Total)
+	text, release, err := ingest.Decompress(bufio.NewReaderSize(counted, inSize), in.Name, limit)
 	if err != nil {
 		return 0, err
 	}
 	defer release()
-	br := bufio.NewReaderSize(text, 1<<20)
+	br := bufio.NewReaderSize(text, textSize)
 	var done, nextReport int64
 	n := 0
 	for {
