@@ -105,6 +105,12 @@ func (m *MicroModel) engine(options string) (aggregate.Engine, engineKey, error)
 	if err != nil {
 		return nil, engineKey{}, err
 	}
+	if gain == "" {
+		gain = aggregate.DefaultGain(kind)
+	}
+	if entities == "" {
+		entities = aggregate.DefaultEntities(kind)
+	}
 	key := engineKey{kind: kind, normalize: o.Normalize == nil || *o.Normalize, gain: gain, first: 0, last: m.m.Slices - 1,
 		ties: ties, entities: entities}
 	opt := aggregate.Options{Normalize: key.normalize, Gain: gain, Ties: ties, Entities: entities}

@@ -8,40 +8,42 @@ import (
 
 // Entities names what the spatial kind measures its aggregates over.
 //
-// By default every kind measures an aggregate over the cells (resource x
-// slice) it covers, so that the three kinds' partitions and quality curves
-// compare directly. Lamarche-Perrin et al. (the spatial aggregation of
-// Viva) measure each resource once, by its values over the whole window:
-// an aggregate of |A| resources saves |A| - 1 values (gain="size"), and
-// its entropy gain and divergence are those of the resources' values.
-// The cells' measures differ from the resources' by the same amount for
-// every cut (the resources' own temporal gain and loss, up to a factor),
-// so the raw optimum at a given p is the same; but the normalisation
-// divides by the whole model's measures, which include that amount, so
-// the normalised p at which a cut becomes optimal depends on the number
-// of slices with cells. Here a resource's value for a state is its mean
-// over the window's slices, the share of the window it spends in the
+// The spatial kind follows Lamarche-Perrin et al. by default (the
+// spatial aggregation of Viva): each resource is measured once, by its
+// values over the whole window, so an aggregate of |A| resources saves
+// |A| - 1 values (gain "size") and its divergence is that of the
+// resources' values to their mean. A resource's value for a state is its
+// mean over the window's slices, the share of the window it spends in the
 // state, which does not depend on the number of slices: neither do the
 // measures, raw or normalised, nor the levels of p (up to rounding).
+//
+// The other kinds measure an aggregate over the cells (resource x slice)
+// it covers; EntitiesCells gives the spatial kind the same measure, so
+// that the three kinds' partitions and quality curves compare directly.
+// With the entropy gain, the cells' measures differ from the resources'
+// by the same amount for every cut (the resources' own temporal gain and
+// loss), so the raw optimum at a given p is the same; but normalisation
+// divides by the whole model's measures, which include that amount, so
+// the normalised p at which a cut becomes optimal then depends on the
+// number of slices.
 type Entities string
 
 // The entities of the spatial kind.
 const (
-	// EntitiesCells measures aggregates over their cells (the default).
+	// EntitiesCells measures aggregates over their cells (the default of
+	// the spatiotemporal and temporal kinds).
 	EntitiesCells Entities = "cells"
 	// EntitiesResources measures aggregates over their resources, each
-	// by its mean over the window (spatial kind only).
+	// by its mean over the window (spatial kind only, and its default).
 	EntitiesResources Entities = "resources"
 )
 
-// ParseEntities reads an entities name (case-insensitive; empty means
-// EntitiesCells).
+// ParseEntities reads an entities name (case-insensitive; empty stays
+// empty: the kind's default, see DefaultEntities).
 func ParseEntities(s string) (Entities, error) {
 	switch e := Entities(strings.ToLower(strings.TrimSpace(s))); e {
-	case EntitiesCells, EntitiesResources:
+	case EntitiesCells, EntitiesResources, "":
 		return e, nil
-	case "":
-		return EntitiesCells, nil
 	}
 	return "", errs.Argument("entities", "unknown entities %q (use %q or %q)", s, EntitiesCells, EntitiesResources)
 }

@@ -39,7 +39,7 @@ func TestSpatialResourceEntities(t *testing.T) {
 		}
 	}
 	// Cells: 4 values, 3 saved.
-	cells, _ := NewSpatial(in, Options{Gain: GainSize})
+	cells, _ := NewSpatial(in, Options{Gain: GainSize, Entities: EntitiesCells})
 	if g, _ := cells.PartQuality(0, 0, 1); g != 3 {
 		t.Errorf("cells: size gain %v, want 3", g)
 	}

@@ -115,15 +115,29 @@ func key(parts []Part) string {
 
 // naiveQuality is an independent implementation of gain and loss from the
 // definitions: gain = sum_x V_x log2 V_x - sum_c v_c log2 v_c (or |A| - 1
-// for the size measure) and loss = sum_c v_c log2(v_c |A| / V_x).
-func naiveQuality(in Input, p Part, measure GainMeasure) (gain, loss float64) {
+// for the size measure) and loss = sum_c v_c log2(v_c |A| / V_x), over
+// cells or, with resources as entities (seed 003), over the part's
+// resources, each valued by its mean over the part's slices.
+func naiveQuality(in Input, p Part, measure GainMeasure, entities ...Entities) (gain, loss float64) {
 	t := in.Tree
+	resources := len(entities) > 0 && entities[0] == EntitiesResources
 	size := float64(t.NumLeaves(p.Node) * int(p.Last-p.First+1))
+	if resources {
+		size = float64(t.NumLeaves(p.Node))
+	}
 	for x := 0; x < in.States; x++ {
 		var cells []float64
 		for leaf := t.LeafLo[p.Node]; leaf < t.LeafHi[p.Node]; leaf++ {
+			mean := 0.0
 			for s := p.First; s <= p.Last; s++ {
-				cells = append(cells, in.Values[(int(leaf)*in.Slices+int(s))*in.States+x])
+				v := in.Values[(int(leaf)*in.Slices+int(s))*in.States+x]
+				if !resources {
+					cells = append(cells, v)
+				}
+				mean += v / float64(p.Last-p.First+1)
+			}
+			if resources {
+				cells = append(cells, mean)
 			}
 		}
 		V := 0.0
@@ -197,7 +211,7 @@ func checkAgainst(t *testing.T, name string, e Engine, in Input, candidates [][]
 	for u, parts := range candidates {
 		seen[key(parts)] = true
 		for _, pt := range parts {
-			g, l := naiveQuality(in, pt, opt.Gain)
+			g, l := naiveQuality(in, pt, opt.Gain, opt.Entities)
 			raw[u][0] += g
 			raw[u][1] += l
 		}
@@ -206,7 +220,7 @@ func checkAgainst(t *testing.T, name string, e Engine, in Input, candidates [][]
 	if opt.Normalize {
 		var cg, cl float64
 		for _, pt := range coarse {
-			g, l := naiveQuality(in, pt, opt.Gain)
+			g, l := naiveQuality(in, pt, opt.Gain, opt.Entities)
 			cg, cl = cg+g, cl+l
 		}
 		if cg > 0 {
@@ -252,7 +266,7 @@ func checkAgainst(t *testing.T, name string, e Engine, in Input, candidates [][]
 		}
 		sumG, sumL := 0.0, 0.0
 		for _, pt := range got.Parts {
-			g, l := naiveQuality(in, pt, opt.Gain)
+			g, l := naiveQuality(in, pt, opt.Gain, opt.Entities)
 			if math.Abs(pt.Gain-g/g0) > 1e-9 || math.Abs(pt.Loss-l/l0) > 1e-9 {
 				t.Fatalf("%s p=%v: part %+v has gain %v loss %v, want %v %v", name, p, pt, pt.Gain, pt.Loss, g/g0, l/l0)
 			}
@@ -310,15 +324,25 @@ func TestSpatialMatchesExhaustiveEnumeration(t *testing.T) {
 		}
 		coarse := []Part{{Node: 0, First: int32(first), Last: int32(last)}}
 		for _, opt := range measureOptions {
-			opt.Window = &Window{first, last}
-			sp, err := NewSpatial(in, opt)
-			if err != nil {
-				t.Fatal(err)
+			// Both entities, the default (resources, size gain) included.
+			for _, ent := range []Entities{EntitiesCells, EntitiesResources, ""} {
+				opt.Window, opt.Entities = &Window{first, last}, ent
+				sp, err := NewSpatial(in, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resolved := opt
+				if opt.Gain == "" {
+					resolved.Gain = GainSize
+				}
+				if ent == "" {
+					resolved.Entities = EntitiesResources
+				}
+				checked += checkAgainst(t, fmt.Sprintf("iter %d %+v", iter, opt), sp, in, cuts, coarse, resolved)
 			}
-			checked += checkAgainst(t, fmt.Sprintf("iter %d %+v", iter, opt), sp, in, cuts, coarse, opt)
 		}
 	}
-	if checked < 1500 {
+	if checked < 4500 {
 		t.Fatalf("only %d cases checked", checked)
 	}
 	t.Logf("%d cases checked", checked)

@@ -75,7 +75,7 @@ func TestOneSliceSpatiotemporalIsSpatial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := NewSpatial(in, Options{Normalize: true})
+		sp, err := NewSpatial(in, Options{Normalize: true, Gain: GainEntropy, Entities: EntitiesCells})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,14 +48,12 @@ const (
 	GainSize GainMeasure = "size"
 )
 
-// ParseGain reads a gain measure name (case-insensitive; empty means
-// entropy).
+// ParseGain reads a gain measure name (case-insensitive; empty stays
+// empty: the kind's default, see DefaultGain).
 func ParseGain(s string) (GainMeasure, error) {
 	switch g := GainMeasure(strings.ToLower(strings.TrimSpace(s))); g {
-	case GainEntropy, GainSize:
+	case GainEntropy, GainSize, "":
 		return g, nil
-	case "":
-		return GainEntropy, nil
 	}
 	return "", errs.Argument("gain", "unknown gain measure %q (use %q or %q)", s, GainEntropy, GainSize)
 }
@@ -76,7 +74,9 @@ type Options struct {
 	// optimal for a given p, not the set of partitions that are optimal for
 	// some p.
 	Normalize bool
-	// Gain chooses the gain measure; empty means GainEntropy.
+	// Gain chooses the gain measure; empty means the kind's default
+	// (DefaultGain: the size gain for the spatial kind, as in
+	// Lamarche-Perrin et al.; the entropy gain for the others).
 	Gain GainMeasure
 	// Window restricts the spatial kind to a range of slices; nil means
 	// every slice. The other kinds ignore it.
@@ -95,12 +95,36 @@ type Options struct {
 	// means TiesFinest (see TieRule).
 	Ties TieRule
 	// Entities chooses what the spatial kind measures its aggregates
-	// over; empty means EntitiesCells (see Entities). The other kinds
-	// accept cells only.
+	// over; empty means the kind's default (DefaultEntities: resources for
+	// the spatial kind, see Entities). The other kinds accept cells only.
 	Entities Entities
 }
 
-func (o Options) withDefaults() (Options, error) {
+// DefaultGain is the gain measure an engine of the kind uses when
+// Options.Gain is empty. The spatial kind follows Lamarche-Perrin et al.
+// (section 3.4.1): an aggregate of |A| resources saves |A| - 1 values,
+// the number of rectangles a treemap no longer draws. The other kinds
+// follow Dosimont et al. 2014: the entropy reduction.
+func DefaultGain(kind Kind) GainMeasure {
+	if kind == KindSpatial {
+		return GainSize
+	}
+	return GainEntropy
+}
+
+// DefaultEntities is what an engine of the kind measures its aggregates
+// over when Options.Entities is empty: the spatial kind measures each
+// resource once, by its shares of the window (Lamarche-Perrin et al.), so
+// that its p does not depend on the number of slices; the other kinds
+// measure cells.
+func DefaultEntities(kind Kind) Entities {
+	if kind == KindSpatial {
+		return EntitiesResources
+	}
+	return EntitiesCells
+}
+
+func (o Options) withDefaults(kind Kind) (Options, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -114,12 +138,17 @@ func (o Options) withDefaults() (Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o.Gain = g
+	if o.Gain = g; o.Gain == "" {
+		o.Gain = DefaultGain(kind)
+	}
 	if o.Ties, err = ParseTies(string(o.Ties)); err != nil {
 		return o, err
 	}
 	if o.Entities, err = ParseEntities(string(o.Entities)); err != nil {
 		return o, err
+	}
+	if o.Entities == "" {
+		o.Entities = DefaultEntities(kind)
 	}
 	return o, nil
 }
@@ -152,9 +181,9 @@ func New(kind Kind, in Input, opt Options) (Engine, error) {
 }
 
 // prepare checks the input of an engine and completes its options.
-func prepare(in Input, opt Options) (Options, error) {
+func prepare(kind Kind, in Input, opt Options) (Options, error) {
 	if err := in.validate(); err != nil {
 		return opt, err
 	}
-	return opt.withDefaults()
+	return opt.withDefaults(kind)
 }

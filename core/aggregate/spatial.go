@@ -10,13 +10,14 @@ import (
 // 003, Algorithm 1): every aggregate is a node over the whole window, and
 // a node is kept whole when that beats the best of its children.
 //
-// Its aggregates cover the same cells (resource x slice) as the other
-// kinds and are measured alike, so its partitions are spatiotemporal
-// partitions without time cuts and the three kinds compare directly.
-// Lamarche-Perrin et al. measures each resource by its values summed over the window
-// instead; by the chain rule of the Kullback-Leibler divergence both
-// differ by the same constant for every cut (the gain and loss inside each
-// resource's row), so the optimal cut at every p is the same.
+// By default it measures aggregates as Lamarche-Perrin et al. do: each
+// resource by its shares of the window (EntitiesResources) and the gain
+// as the number of values saved, |A| - 1 (GainSize); with normalised
+// measures that is the paper's scale of p, independent of the number of
+// slices. With EntitiesCells its aggregates are measured over the cells
+// (resource x slice) they cover, as the other kinds' are, so that its
+// partitions are spatiotemporal partitions without time cuts and the
+// three kinds compare directly.
 //
 // Ties: children replace the aggregate only when strictly better (value,
 // then larger gain, then smaller loss), so an exact tie aggregates, as in
@@ -34,7 +35,7 @@ type Spatial struct {
 // NewSpatial prepares the spatial aggregation of in over opt.Window (the
 // whole model when nil).
 func NewSpatial(in Input, opt Options) (*Spatial, error) {
-	opt, err := prepare(in, opt)
+	opt, err := prepare(KindSpatial, in, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ type Spatiotemporal struct {
 
 // NewSpatiotemporal prepares the aggregation of in.
 func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
-	opt, err := prepare(in, opt)
+	opt, err := prepare(KindSpatiotemporal, in, opt)
 	if err == nil && opt.Entities != EntitiesCells {
 		err = errs.Argument("entities", "only the spatial kind measures resources summed over the window")
 	}

@@ -30,7 +30,7 @@ type Temporal struct {
 // NewTemporal prepares the temporal aggregation of in: the qualities of
 // every interval, summed over resources, in O(resources T^2 states).
 func NewTemporal(in Input, opt Options) (*Temporal, error) {
-	opt, err := prepare(in, opt)
+	opt, err := prepare(KindTemporal, in, opt)
 	if err == nil && opt.Entities != EntitiesCells {
 		err = errs.Argument("entities", "only the spatial kind measures resources summed over the window")
 	}

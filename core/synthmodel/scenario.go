@@ -19,15 +19,18 @@ import (
 //
 // the same pattern in every machine, so that machines, clusters and
 // super-clusters are alike, except where heterogeneity is injected, one
-// place per level, adding +Contrast or -Contrast by the parity of the
-// children of:
+// group per level, adding +Contrast or -Contrast by the parity of the
+// group's children:
 //
 //   - site-0: its super-clusters differ;
 //   - site-1/sc-0: its clusters differ;
 //   - site-2/sc-0/cluster-0: its machines differ;
 //   - site-3/sc-0/cluster-0/machine-0: its processes differ.
 //
-// Shares are the same in every slice.
+// A non-zero Seed draws another variant: each process's noise is uniform
+// in [-Noise, +Noise], and the four heterogeneous groups are placed at
+// random, in four distinct sites (Places tells where). Shares are the same
+// in every slice.
 type Scenario struct {
 	// Fanout gives the number of sites, then super-clusters per site,
 	// clusters per super-cluster, machines per cluster and processes per
@@ -36,12 +39,57 @@ type Scenario struct {
 	Slices   int
 	Noise    float64
 	Contrast float64
+	Seed     uint64
 }
 
 // Million is the scenario of Lamarche-Perrin et al.: 10 sites, 100 super-clusters, 1,000
 // clusters, 10,000 machines and 1,000,000 processes, in one slice.
 func Million() Scenario {
 	return Scenario{Fanout: [5]int{10, 10, 10, 10, 100}, Slices: 1, Noise: 0.002, Contrast: 0.4}
+}
+
+// Places returns the indices of the heterogeneous groups: Places()[l][:l+1]
+// are the site, super-cluster, cluster and machine indices of the group of
+// depth l (0 = a site) whose children differ.
+func (s Scenario) Places() [4][4]int {
+	var out [4][4]int
+	if s.Seed == 0 {
+		for l := range out {
+			out[l][0] = l
+		}
+		return out
+	}
+	rng := splitmix(s.Seed)
+	sites := make([]int, s.Fanout[0])
+	for i := range sites {
+		sites[i] = i
+	}
+	for l := range out {
+		j := l + int(rng.next()%uint64(len(sites)-l)) // partial Fisher-Yates: distinct sites
+		sites[l], sites[j] = sites[j], sites[l]
+		out[l][0] = sites[l]
+		for d := 1; d <= l; d++ {
+			out[l][d] = int(rng.next() % uint64(s.Fanout[d]))
+		}
+	}
+	return out
+}
+
+// splitmix is the SplitMix64 generator: the same sequence on every
+// platform and Go version.
+type splitmix uint64
+
+func (r *splitmix) next() uint64 {
+	*r += 0x9e3779b97f4a7c15
+	z := uint64(*r)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// uniform returns a number uniform in [-1, 1).
+func (r *splitmix) uniform() float64 {
+	return float64(r.next()>>11)/(1<<52) - 1
 }
 
 var levelNames = [5]string{"site", "sc", "cluster", "machine", "proc"}
@@ -87,6 +135,8 @@ func (s Scenario) Model() (*micro.Model, error) {
 		return -1
 	}
 	leaf := 0
+	places := s.Places()
+	rng := splitmix(s.Seed ^ 0x5eed)
 	var idx [5]int
 	for idx[0] = 0; idx[0] < s.Fanout[0]; idx[0]++ {
 		for idx[1] = 0; idx[1] < s.Fanout[1]; idx[1]++ {
@@ -94,7 +144,10 @@ func (s Scenario) Model() (*micro.Model, error) {
 				for idx[3] = 0; idx[3] < s.Fanout[3]; idx[3]++ {
 					for idx[4] = 0; idx[4] < s.Fanout[4]; idx[4]++ {
 						r := 0.5 + s.Noise*sign(idx[4])
-						if l := s.heterogeneousLevel(idx); l >= 0 {
+						if s.Seed != 0 {
+							r = 0.5 + s.Noise*rng.uniform()
+						}
+						if l := heterogeneousLevel(&places, idx); l >= 0 {
 							r += s.Contrast * sign(idx[l+1])
 						}
 						for t := 0; t < s.Slices; t++ {
@@ -112,17 +165,13 @@ func (s Scenario) Model() (*micro.Model, error) {
 
 // heterogeneousLevel returns the depth (0 = site) of the heterogeneous
 // group the process at idx belongs to, or -1.
-func (s Scenario) heterogeneousLevel(idx [5]int) int {
-	site := idx[0]
-	if site > 3 {
-		return -1
-	}
-	for l := 1; l <= site; l++ {
-		if idx[l] != 0 {
-			return -1
+func heterogeneousLevel(places *[4][4]int, idx [5]int) int {
+	for l := range places {
+		if slices.Equal(places[l][:l+1], idx[:l+1]) {
+			return l
 		}
 	}
-	return site
+	return -1
 }
 
 // Detailed returns the paths of the aggregates of the cut that details
@@ -131,26 +180,27 @@ func (s Scenario) heterogeneousLevel(idx [5]int) int {
 // (homogeneous) children, and everything else is aggregated as high as
 // possible.
 func (s Scenario) Detailed() []string {
+	places := s.Places()
 	var out []string
-	var walk func(path string, idx []int, depth int)
-	walk = func(path string, idx []int, depth int) {
-		site := idx[0]
-		// The group at idx is on the way to (or is) site's heterogeneous
-		// group when every index below the site is 0 and it is not deeper.
-		onPath := site <= 3 && depth-1 <= site
-		for _, i := range idx[1:] {
-			onPath = onPath && i == 0
+	var walk func(path string, idx []int)
+	walk = func(path string, idx []int) {
+		// The group at idx is split when it is a heterogeneous group or
+		// one of their ancestors.
+		split := false
+		for l := range places {
+			split = split || (len(idx) <= l+1 && slices.Equal(places[l][:len(idx)], idx))
 		}
-		if !onPath {
+		if !split {
 			out = append(out, path)
 			return
 		}
+		depth := len(idx)
 		for i := 0; i < s.Fanout[depth]; i++ {
-			walk(fmt.Sprintf("%s/%s-%d", path, levelNames[depth], i), append(idx, i), depth+1)
+			walk(fmt.Sprintf("%s/%s-%d", path, levelNames[depth], i), append(idx, i))
 		}
 	}
 	for i := 0; i < s.Fanout[0]; i++ {
-		walk(fmt.Sprintf("%s-%d", levelNames[0], i), []int{i}, 1)
+		walk(fmt.Sprintf("%s-%d", levelNames[0], i), []int{i})
 	}
 	return out
 }

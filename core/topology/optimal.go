@@ -104,8 +104,11 @@ func (tp *Topology) CollapseOptimal(p float64) ([]string, error) {
 			row[0] = math.Max(capacity, 0) / total[k]
 		}
 	}
+	// The values are shares of each kind's capacity, not shares of time:
+	// the entropy gain (in the loss's units) rather than the spatial
+	// kind's default, the number of values saved.
 	s, err := aggregate.NewSpatial(aggregate.Input{Tree: tree, Slices: 1, States: states, Values: values},
-		aggregate.Options{Normalize: true})
+		aggregate.Options{Normalize: true, Gain: aggregate.GainEntropy})
 	if err != nil {
 		return nil, err
 	}

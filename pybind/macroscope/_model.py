@@ -37,8 +37,12 @@ class MicroModel(TableResult):
     * ``"temporal"``: one set of time cuts shared by every resource,
       resources never merged (lpaggreg's OLP).
 
-    All three measure their aggregates alike (gain and loss over the cells
-    resource x slice they cover), so their qualities compare directly.
+    The spatiotemporal and temporal kinds measure their aggregates over
+    the cells (resource x slice) they cover, with the entropy gain. The
+    spatial kind measures them as Lamarche-Perrin et al. do: each resource
+    once, by its shares of the window, and the gain as the number of values
+    saved, |A| - 1 (``entities="cells", gain="entropy"`` measure it as the
+    other kinds, so that the kinds compare).
     """
 
     @property
@@ -76,9 +80,9 @@ class MicroModel(TableResult):
         "event_count" or "variable_average"."""
         return self._info.get("metric", "state_duration")
 
-    def aggregate(self, p: float, normalize: bool = True, *, kind: str = "spatiotemporal", gain: str = "entropy",
+    def aggregate(self, p: float, normalize: bool = True, *, kind: str = "spatiotemporal", gain: str | None = None,
                   window: tuple[int, int] | None = None, ties: str = "finest",
-                  entities: str = "cells") -> "Aggregation":
+                  entities: str | None = None) -> "Aggregation":
         """The optimal partition of the given ``kind`` (see the class) for
         the trade-off ``p`` in [0, 1]: it maximises p * gain - (1 - p) * loss
         over the partitions of its kind. 0 keeps every cell (the microscopic
@@ -92,21 +96,24 @@ class MicroModel(TableResult):
         p = 0. Above 0 both give the same partitions.
 
         ``entities`` says what the spatial kind measures its aggregates
-        over: "cells" (the default, resource x slice, as the other kinds,
-        so that the kinds compare) or "resources" (Lamarche-Perrin et al.:
-        each resource once, by its mean over the window; with
-        ``gain="size"`` an aggregate of n resources saves n - 1 values, and
-        p, raw or normalised, no longer depends on the number of slices).
+        over: "resources" (its default, Lamarche-Perrin et al.: each
+        resource once, by its mean over the window, so that p, raw or
+        normalised, does not depend on the number of slices) or "cells"
+        (resource x slice, as the other kinds, so that the kinds compare).
 
-        ``gain`` is "entropy" (the reduction of entropy, Dosimont et al. 2014) or "size"
-        (the number of values saved, |A| - 1 per aggregate, Lamarche-Perrin et al.); the
-        loss is the Kullback-Leibler divergence of the cells to their mean.
+        ``gain`` is "size" (the number of values saved, |A| - 1 per
+        aggregate, Lamarche-Perrin et al.: the spatial kind's default) or
+        "entropy" (the reduction of entropy, Dosimont et al. 2014: the
+        other kinds' default); None means the kind's default. The loss is
+        the Kullback-Leibler divergence of the entities to their mean.
         With ``normalize`` (the default) gain and loss are divided by those
         of the coarsest partition of the kind (the one optimal at p = 1), so
         both run from 0 to 1 and p reads the same on any model: p / (1 - p)
         is the share of the total loss one accepts to pay for each share of
         the total gain. The coarsest partition becomes optimal a little
-        above p = 0.5 on most models.
+        above p = 0.5 on most models. With the spatial kind's defaults this
+        is the scale of p of Lamarche-Perrin et al. (their p = 10% details
+        exactly the heterogeneous groups of their million processes).
 
         ``window=(first, last)`` (slices, inclusive) restricts the spatial
         kind to part of the model's time.
@@ -116,8 +123,8 @@ class MicroModel(TableResult):
                                         _engine_options(kind, normalize, gain, window, ties, entities)))
 
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
-                      recommend: str = "knee", kind: str = "spatiotemporal", gain: str = "entropy",
-                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str = "cells"):
+                      recommend: str = "knee", kind: str = "spatiotemporal", gain: str | None = None,
+                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str | None = None):
         """DataFrame of the distinct optimal partitions of ``kind`` as p goes
         from 0 to 1: the range [p_low, p_high] over which each is optimal,
         its gain, loss and number of aggregates, and which one is
@@ -152,8 +159,8 @@ class MicroModel(TableResult):
         return float((row.p_low + row.p_high) / 2)
 
     def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
-                      normalize: bool = True, gain: str = "entropy", window: tuple[int, int] | None = None,
-                      ties: str = "finest", entities: str = "cells"):
+                      normalize: bool = True, gain: str | None = None, window: tuple[int, int] | None = None,
+                      ties: str = "finest", entities: str | None = None):
         """DataFrame of the quality curves: the gain and loss of the optimal
         partition (and its number of aggregates) against p, a step function
         given by its vertices: two rows per level, at p_low and p_high, so
@@ -170,10 +177,10 @@ class MicroModel(TableResult):
         return pd.DataFrame(rows, columns=["p", "gain", "loss", "aggregates"])
 
     def plot_quality(self, path: str | os.PathLike | None = None, kind: str = "spatiotemporal",
-                     threshold: float = 1e-3, method: str = "exact", normalize: bool = True, gain: str = "entropy",
+                     threshold: float = 1e-3, method: str = "exact", normalize: bool = True, gain: str | None = None,
                      window: tuple[int, int] | None = None, recommend: str = "knee", log_p: bool = False,
                      width: int = 768, height: int = 576, format: str | None = None, title: str | None = None,
-                     ties: str = "finest", entities: str = "cells"):
+                     ties: str = "finest", entities: str | None = None):
         """Draw the quality curves (Ocelotl's): gain (green) and loss (red) of
         the optimal partition of ``kind`` against p, as fractions of those of
         the coarsest partition, the number of aggregates below, and the
@@ -211,7 +218,7 @@ def model_options(slices, start, end, state_types, depth, metric, types, key=Non
                            metric=metric, types=types, key=key, memory_budget=_bridge.memory_budget(memory_budget))
 
 
-def _engine_options(kind, normalize, gain, window, ties="finest", entities="cells") -> str:
+def _engine_options(kind, normalize, gain, window, ties="finest", entities=None) -> str:
     if kind not in _KINDS:
         raise InvalidArgumentError(f"kind: must be one of {', '.join(_KINDS)}, got {kind!r}", param="kind")
     if window is not None:
@@ -226,7 +233,7 @@ def _engine_options(kind, normalize, gain, window, ties="finest", entities="cell
 
 
 def _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties="finest",
-                         entities="cells") -> str:
+                         entities=None) -> str:
     opts = json.loads(_engine_options(kind, normalize, gain, window, ties, entities))
     opts.update(method=method, threshold=float(threshold), recommend=recommend)
     return json.dumps(opts)
