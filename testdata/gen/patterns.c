@@ -10,8 +10,8 @@
  *   tail       ranks 12-15 compute 60 ms, the others 100 ms: the four
  *              finish early and idle in the final MPI_Barrier
  *
- * Usage: patterns imbalance|late|tail  (see dt_whitehole.sh's sibling
- * moments_patterns.sh for the command line and the tracing options). */
+ * Usage: patterns imbalance|late|tail (moments_patterns.sh has the
+ * command line and the tracing options). */
 #include <mpi.h>
 #include <smpi/smpi.h>
 #include <stdio.h>
