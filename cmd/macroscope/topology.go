@@ -37,7 +37,7 @@ func runTopology(c *cli) error {
 	c.fs.Var(&collapse, "collapse", "comma-separated paths of groups to collapse (\"\" is the root)")
 	depth := c.fs.Int("depth", 0, "collapse every group at this depth of the hierarchy (1: the children of the root); 0: none")
 	optimal := c.fs.Float64("optimal", -1, "collapse the groups of the optimal spatial aggregation at this p in [0, 1] (Lamarche-Perrin et al. 2014)")
-	charge := c.fs.String("charge", "", "charge of an aggregate in the layout: sqrt (of its members; default), members or unit")
+	charge := c.fs.String("charge", "", "charge of an aggregate in the layout: members (the sum of theirs; default), sqrt (of its members) or unit")
 	iterations := c.fs.Int("iterations", 0, "cap on the layout's iterations (default 500)")
 	seed := c.fs.Uint64("seed", 0, "seed of the initial positions")
 	c.traceFlags()

@@ -64,13 +64,16 @@ const (
 )
 
 // Charges of aggregated nodes in the layout. Nodes repel by Coulomb's law,
-// K2 q_i q_j / d^2: with Triva's rule two aggregates of m members repel
+// K2 q_i q_j / d^2. The default is the rule of Viva's paper and of Triva:
+// an aggregate carries the sum of its members' charges, so it pushes the
+// rest of the graph as hard as its members did and the drawing keeps its
+// extent when a group collapses. Two aggregates of m members then repel
 // m^2 times more than two nodes and a collapsed platform spreads thinly;
-// the square root (the default) makes that m, and an aggregate repels a
-// single node sqrt(m) times more.
+// the square root makes that m, and an aggregate repels a single node
+// sqrt(m) times more.
 const (
+	ChargeMembers = "members" // the number of nodes grouped: the sum of their charges (default)
 	ChargeSqrt    = "sqrt"    // the square root of the number of nodes grouped
-	ChargeMembers = "members" // the number of nodes grouped (Triva's rule: the sum of their charges)
 	ChargeUnit    = "unit"    // 1, as a single node
 )
 
@@ -97,7 +100,7 @@ type Options struct {
 	// Start and End bound the time window (nil: the whole trace).
 	Start, End *trace.Time
 	// Charge is the charge of an aggregated node in the layout:
-	// ChargeSqrt (default), ChargeMembers or ChargeUnit.
+	// ChargeMembers (default), ChargeSqrt or ChargeUnit.
 	Charge string
 }
 
@@ -159,7 +162,7 @@ func Build(t *trace.Trace, opt Options) (*Topology, error) {
 	}
 	switch tp.charge {
 	case "":
-		tp.charge = ChargeSqrt
+		tp.charge = ChargeMembers
 	case ChargeMembers, ChargeSqrt, ChargeUnit:
 	default:
 		return nil, errs.Argument("charge", "must be %q, %q or %q, got %q", ChargeMembers, ChargeSqrt, ChargeUnit, opt.Charge)

@@ -687,3 +687,31 @@ func sorted(s []string) []string {
 }
 
 func equalStrings(a, b []string) bool { return slices.Equal(a, b) }
+
+// An aggregate's charge is the sum of its members' (each 1) by default, the
+// rule of Viva's paper; "sqrt" and "unit" are asked for.
+func TestChargeDefaultIsMembers(t *testing.T) {
+	want := map[string]func(m int) float64{
+		"":        func(m int) float64 { return float64(m) },
+		"members": func(m int) float64 { return float64(m) },
+		"sqrt":    func(m int) float64 { return math.Sqrt(float64(m)) },
+		"unit":    func(int) float64 { return 1 },
+	}
+	for charge, f := range want {
+		tp := build(t, smallGrid(), Options{Charge: charge})
+		must(t, tp.Collapse("s0"))
+		must(t, tp.Collapse("s1/c1"))
+		seen := 0
+		for _, n := range tp.View().Nodes {
+			if n.Charge != f(n.Members) {
+				t.Errorf("charge %q: %s has %d members and charge %g, want %g", charge, n.Path, n.Members, n.Charge, f(n.Members))
+			}
+			if n.Members > 1 {
+				seen++
+			}
+		}
+		if seen != 2 {
+			t.Errorf("charge %q: %d aggregates, want 2 (s0 and s1/c1)", charge, seen)
+		}
+	}
+}

@@ -242,8 +242,8 @@ class Trace:
         takes the first it has) or a dict {kind: name}; by default
         power/speed/bandwidth and power_used/speed_used/bandwidth_used, as
         SimGrid writes them. ``charge`` is an aggregate's charge in the
-        layout: "sqrt" (of its number of members; default), "members"
-        (Triva's rule) or "unit".
+        layout: "members" (the sum of its members' charges, the rule of
+        Viva's paper; default), "sqrt" (of its number of members) or "unit".
         """
         from ._topology import Topology
 

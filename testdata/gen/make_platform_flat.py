@@ -6,10 +6,28 @@ groups joined by one 125 MBps interconnect, beta-5 at 85% speed -- plus
 one router per group (alpha-gw, beta-gw) standing for the switch. It is
 written as ONE routing zone: SimGrid 3.32's platform tracing aborts on
 nested zones ("container ... already present in all_containers_"), so
-regroup_platform.py puts the alpha/beta zones back into the trace."""
+regroup_platform.py puts the alpha/beta zones back into the trace.
 
-HOSTS = 16
-NAMES = ("alpha", "beta")
+Options write other machines of the same shape (other group names and
+sizes, bandwidths, speed profiles): see --help."""
+
+import argparse
+
+ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+ap.add_argument("--hosts", type=int, default=16, help="hosts per group")
+ap.add_argument("--names", default="alpha,beta", help="the groups, comma separated")
+ap.add_argument("--nic", default="1.25GBps", help="bandwidth of each host's link")
+ap.add_argument("--switch", default="10GBps", help="bandwidth of each group's switch link")
+ap.add_argument("--interconnect", default="125MBps", help="bandwidth of the link between the groups")
+ap.add_argument("--interconnect-latency", default="1ms", help="latency of the link between the groups")
+ap.add_argument("--slow", default="beta-5", help="hosts at 85%% speed, comma separated")
+ap.add_argument("--perturb", default="", metavar="GROUP:START:END:FACTOR",
+                help="the hosts of GROUP run at FACTOR times their speed from START to END (simulated seconds)")
+ap.add_argument("-o", "--output", default="platform-flat.xml")
+args = ap.parse_args()
+HOSTS = args.hosts
+NAMES = tuple(args.names.split(","))
+SLOW = set(filter(None, args.slow.split(",")))
 
 
 def path(src, dst):
@@ -29,19 +47,26 @@ out = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/
        '<platform version="4.1">', '  <zone id="grid" routing="Full">']
 for g in NAMES:
     for i in range(HOSTS):
-        speed = "0.85Gf" if (g, i) == ("beta", 5) else "1Gf"
+        speed = "0.85Gf" if f"{g}-{i}" in SLOW else "1Gf"
         out.append(f'    <host id="{g}-{i}" speed="{speed}"/>')
 for g in NAMES:
     out.append(f'    <router id="{g}-gw"/>')
 for g in NAMES:
     for i in range(HOSTS):
-        out.append(f'    <link id="{g}-{i}-nic" bandwidth="1.25GBps" latency="5us"/>')
-    out.append(f'    <link id="{g}-switch" bandwidth="10GBps" latency="2us"/>')
-out.append('    <link id="interconnect" bandwidth="125MBps" latency="1ms"/>')
+        out.append(f'    <link id="{g}-{i}-nic" bandwidth="{args.nic}" latency="5us"/>')
+    out.append(f'    <link id="{g}-switch" bandwidth="{args.switch}" latency="2us"/>')
+out.append(f'    <link id="interconnect" bandwidth="{args.interconnect}" latency="{args.interconnect_latency}"/>')
 for a in range(len(nodes)):
     for b in range(a + 1, len(nodes)):
         links = "".join(f'<link_ctn id="{l}"/>' for l in path(nodes[a], nodes[b]))
         out.append(f'    <route src="{nodes[a]}" dst="{nodes[b]}">{links}</route>')
+if args.perturb:
+    # A speed profile (SimGrid's <trace>): the factor scales the host's speed
+    # from START on, back to 1 at END; periodicity -1: played once.
+    group, start, end, factor = args.perturb.split(":")
+    out.append(f'    <trace id="perturbation" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
+    for i in range(HOSTS):
+        out.append(f'    <trace_connect kind="SPEED" trace="perturbation" element="{group}-{i}"/>')
 out += ["  </zone>", "</platform>"]
-with open("platform-flat.xml", "w") as f:
+with open(args.output, "w") as f:
     f.write("\n".join(out) + "\n")

@@ -8,7 +8,8 @@ or "beta-..." under its zone; the interconnect between the zones stays
 under the root with its own container type (LINK at depth 1, variables
 bandwidth, latency, bandwidth_used redefined for it, and topology link
 types to and from it), as Pajé types have a single parent type. Events
-are otherwise copied unchanged. Usage: regroup_platform.py in.trace out.trace
+are otherwise copied unchanged.
+Usage: regroup_platform.py in.trace out.trace [zone,zone,...] (default alpha,beta)
 """
 
 import shlex
@@ -17,7 +18,8 @@ import sys
 ZONES = ("alpha", "beta")
 
 
-def main(src_path, out_path):
+def main(src_path, out_path, zones=",".join(ZONES)):
+    zones = tuple(zones.split(","))
     lines = [l for l in open(src_path) if not l.startswith("#[")]  # command line: temporary paths
     ids, order = {}, []
     for l in lines:
@@ -61,7 +63,7 @@ def main(src_path, out_path):
             done_header = True
             out.append(f'{ids["PajeDefineContainerType"]} ZONE 0 ZONE\n')
             out.append(f'{ids["PajeDefineContainerType"]} BACKBONE 0 LINK\n')
-            for z in ZONES:
+            for z in zones:
                 out.append(f'{ids["PajeCreateContainer"]} 0.000000 {z} ZONE 0 "{z}"\n')
         if kind == "PajeDefineContainerType" and f[2] == "0" and f[3] in ("HOST", "ROUTER", "LINK"):
             f[2] = "ZONE"
@@ -90,7 +92,7 @@ def main(src_path, out_path):
                 f[3] = "BACKBONE"
             else:
                 zone = name.split("-")[0]
-                assert zone in ZONES, f"container {name} is in no zone"
+                assert zone in zones, f"container {name} is in no zone"
                 f[4] = zone
         elif kind == "PajeDestroyContainer" and f[3] == backbone:
             f[2] = "BACKBONE"
