@@ -36,6 +36,8 @@ type archive struct {
 	tb      timeBase
 	streams []*stream
 	total   int64 // bytes of the event files
+	// subset tells that some location groups are left out (ReadGroups).
+	subset bool
 }
 
 // open reads the anchor file, the global definitions and every location's
@@ -94,6 +96,7 @@ func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	sim := newSimulator(arch.anchor, arch.defs, h)
+	sim.subset, sim.opt = arch.subset, opt
 	m := newMerger(arch.streams)
 	var done, next int64
 	if opt.Progress != nil {
