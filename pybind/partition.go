@@ -9,6 +9,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -162,7 +163,7 @@ func PartitionModel(data []byte, files, format string) (m *MicroModel, err error
 			"files": fileList, "format": format, "start": p.Start.Seconds(), "end": p.End.Seconds(),
 			"containers": p.Counts.Containers, "states": p.Counts.States, "variables": p.Counts.Variables,
 			"links": p.Counts.Links, "events": p.Counts.Events, "passes": 1, "in_memory": false,
-			"warnings": []string{}, "distributed": true,
+			"warnings": append([]string{}, p.Notes...), "distributed": true,
 		}}, nil
 }
 
@@ -172,4 +173,114 @@ func PartitionModel(data []byte, files, format string) (m *MicroModel, err error
 func SetMaxProcs(n int) (previous int, err error) {
 	defer guard(&err)
 	return runtime.GOMAXPROCS(n), nil
+}
+
+// StartPartitionMoments starts computing the moments' power sums of a
+// part on the window [start, end] ns, with the options of moments().
+func StartPartitionMoments(path, part, options string, start, end int64) (r *Reading, err error) {
+	defer guard(&err)
+	p, err := decodePart(part)
+	if err != nil {
+		return nil, err
+	}
+	_, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Start != nil {
+		start = int64(*opt.Start)
+	}
+	if opt.End != nil {
+		end = int64(*opt.End)
+	}
+	r, ro := newReading()
+	go r.run(func() error {
+		return readGuarded(path, func() error {
+			res, err := partition.Moments(p, opt, trace.Time(start), trace.Time(end), ro)
+			if err != nil {
+				return streamError(path, err)
+			}
+			r.partial, err = res.MarshalBinary()
+			return err
+		})
+	})
+	return r, nil
+}
+
+// PartitionMomentsMerge merges the encoded sums of two parts, a's first.
+func PartitionMomentsMerge(a, b []byte) (data []byte, err error) {
+	defer guard(&err)
+	ra, err := moments.UnmarshalResult(a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := moments.UnmarshalResult(b)
+	if err != nil {
+		return nil, err
+	}
+	m, err := moments.Merge(ra, rb)
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
+}
+
+// PartitionMoments returns the moments table of the merged sums of all
+// the parts of a trace, laid out as options say (by resource or node).
+func PartitionMoments(data []byte, options, source string) (m *Moments, err error) {
+	defer guard(&err)
+	by, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	if by == moments.ByState {
+		return nil, errs.Argument("by", `the moments of a trace split across a cluster are by "resource" or "node"`)
+	}
+	r, err := moments.UnmarshalResult(data)
+	if err != nil {
+		return nil, err
+	}
+	return resultMoments(r, by, opt, source)
+}
+
+// MomentsFromRuns computes the moments of several traces read as one, a
+// run container each (partition.Runs); paths is a JSON list.
+func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error) {
+	defer guard(&err)
+	by, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(paths), &list); err != nil {
+		return nil, errs.Argument("path", "%v", err)
+	}
+	values := ingest.Values{}
+	if readOptions != "" {
+		if err := json.Unmarshal([]byte(readOptions), &values); err != nil {
+			return nil, errs.Argument("options", "%v", err)
+		}
+	}
+	format, _ := values["format"].(string)
+	delete(values, "format")
+	plan, err := partition.PlanRuns(list, format, values)
+	if err != nil {
+		return nil, err
+	}
+	src, err := partition.Runs(plan)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := moments.New(opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.Read(acc, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	r, err := acc.Result()
+	if err != nil {
+		return nil, streamError(list[0], err)
+	}
+	return resultMoments(r, by, opt, list[0])
 }

@@ -67,6 +67,11 @@ type Partial struct {
 
 	// NaN holds the first non-finite variable of each container.
 	NaN []trace.Variable
+
+	// Notes are what the readers of the parts noted (skipped, tolerated,
+	// missing), in the order of the parts: a part cut short must not make
+	// a smaller model silently.
+	Notes []string
 }
 
 // Order says in what order the reader of a whole trace defines what the
@@ -389,6 +394,9 @@ func (m *merger) usage(parts []*Partial, maps []idMaps) {
 			m.out.NoValue = append(m.out.NoValue, typ)
 			m.out.NoValueFirst = append(m.out.NoValueFirst, parts[d.part].NoValueFirst[d.item])
 		}
+	}
+	for _, p := range parts {
+		m.out.Notes = append(m.out.Notes, p.Notes...)
 	}
 	for i, p := range parts {
 		for _, v := range p.NaN {

@@ -94,6 +94,9 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 		acc.StartOrdered = src.StartOrdered
 	}
 	sink, runs := under(p, into)
+	if ro.Notes == nil {
+		ro.Notes = &trace.Notes{}
+	}
 	if err := src.Read(sink, ro); err != nil {
 		return nil, err
 	}
@@ -108,7 +111,13 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	if errors.Is(err, micro.ErrNesting) {
 		return nil, &errs.FormatError{File: p.Path, Err: err}
 	}
-	return part, err
+	if err != nil {
+		return nil, err
+	}
+	for _, note := range ro.Notes.Messages() {
+		part.Notes = append(part.Notes, p.Label+": "+note)
+	}
+	return part, nil
 }
 
 // replay delivers a trace in memory to sink, the states of each

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 
 from . import _bridge, _reading
 from ._errors import InvalidArgumentError
@@ -137,4 +138,6 @@ def read_micro(paths, client, model_options: str, *, start, end, format, options
                           format or "")
     model = MicroModel(handle)
     model._partitions = len(parts)
+    for message in (model.trace_info or {}).get("warnings") or ():
+        warnings.warn(message, UserWarning, stacklevel=3)
     return model

@@ -129,10 +129,23 @@ def test_window_given(client, tmp_path):
 
 
 def test_failed_part_names_its_file(client, tmp_path):
-    paths = [write_kineto(tmp_path, 0), write_kineto(tmp_path, 1, bad=True), write_kineto(tmp_path, 2)]
+    paths = [write_kineto(tmp_path, 0), write_kineto(tmp_path, 1), write_kineto(tmp_path, 2)]
+    paths[1].write_text('{"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "oops"}]}')
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read_micro(paths, client=client, progress=False)
     assert info.value.file == os.fspath(paths[1])
+
+
+def test_part_cut_short_is_not_silent(client, tmp_path):
+    # A rank's file cut in the middle: the reader keeps what it can and
+    # says so, on the cluster as in one process.
+    paths = [write_kineto(tmp_path, 0), write_kineto(tmp_path, 1, bad=True)]
+    with pytest.warns(UserWarning) as local:
+        want = ms.read_micro(paths, slices=30, progress=False)
+    with pytest.warns(UserWarning) as remote:
+        got = ms.read_micro(paths, slices=30, client=client, progress=False)
+    assert_same(got, want)
+    assert [str(w.message) for w in local] == [str(w.message).split(": ", 1)[1] for w in remote]
 
 
 class KillOnce(distributed.WorkerPlugin):
