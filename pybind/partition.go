@@ -284,3 +284,24 @@ func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error)
 	}
 	return resultMoments(r, by, opt, list[0])
 }
+
+// Partial builds the partial model of a trace in memory, a part of a
+// larger one (a file of a Parquet dataset), on the window [start, end] ns.
+func (t *Trace) Partial(modelOptions string, start, end int64) (data []byte, err error) {
+	defer guard(&err)
+	opt, err := parseMicroOptions(modelOptions)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Start != nil {
+		start = int64(*opt.Start)
+	}
+	if opt.End != nil {
+		end = int64(*opt.End)
+	}
+	p, err := partition.BuildTrace(t.t, opt, trace.Time(start), trace.Time(end))
+	if err != nil {
+		return nil, err
+	}
+	return p.MarshalBinary()
+}

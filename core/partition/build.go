@@ -120,6 +120,23 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	return part, nil
 }
 
+// BuildTrace is Build for a part already in memory (a file of a Parquet
+// dataset made into a trace by the caller): its states are handed over
+// start-ordered, as the model of a trace in memory takes them.
+func BuildTrace(t *trace.Trace, opt micro.Options, start, end trace.Time) (*micro.Partial, error) {
+	acc, err := micro.NewPartialAccumulator(opt, start, end)
+	if err != nil {
+		return nil, err
+	}
+	acc.StartOrdered = true
+	replay(t, acc)
+	part, err := acc.Partial()
+	if errors.Is(err, micro.ErrNesting) && len(t.Files) > 0 {
+		return nil, &errs.FormatError{File: t.Files[0], Err: err}
+	}
+	return part, err
+}
+
 // replay delivers a trace in memory to sink, the states of each
 // container and type in the order they start (then by depth and end), as
 // Build sorts them.

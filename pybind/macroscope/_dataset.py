@@ -138,20 +138,52 @@ def is_dataset(path) -> bool:
     return os.path.isdir(path) and os.path.exists(os.path.join(path, MARKER))
 
 
-def read_dataset(directory):
-    """The trace of a dataset written by :func:`to_parquet_dataset`: its
-    states, on its containers (see :func:`macroscope.from_pandas`)."""
+def _states(directory):
+    """The states dataset of a dataset directory, checked."""
     import pyarrow.dataset as ds
-
-    from ._from_table import from_pandas
 
     with open(os.path.join(directory, MARKER)) as f:
         meta = json.load(f)
     if meta.get("macroscope_dataset") != VERSION:
         raise InvalidArgumentError(f"path: {directory} is a dataset of version {meta.get('macroscope_dataset')}, "
                                    f"this macroscope reads version {VERSION}", param="path")
-    states = ds.dataset(os.path.join(directory, "states"), format="parquet", partitioning="hive",
-                        schema=SCHEMAS["states"]).to_table(columns=["container", "type", "value", "start_ns",
-                                                                    "end_ns"])
-    return from_pandas(states, resource="container", start="start_ns", end="end_ns", state="value", type="type",
-                       time_unit="ns", name=os.path.basename(os.path.normpath(directory)))
+    return ds.dataset(os.path.join(directory, "states"), format="parquet", partitioning="hive",
+                      schema=SCHEMAS["states"])
+
+
+def state_files(directory) -> list[str]:
+    """The files of the states of a dataset, in the order the dataset reads
+    them: the parts of a distributed model."""
+    return list(_states(directory).files)
+
+
+_COLUMNS = ["container", "type", "value", "start_ns", "end_ns"]
+
+
+def _trace(table, name):
+    from ._from_table import from_pandas
+
+    return from_pandas(table, resource="container", start="start_ns", end="end_ns", state="value", type="type",
+                       time_unit="ns", name=name)
+
+
+def read_dataset(directory):
+    """The trace of a dataset written by :func:`to_parquet_dataset`: its
+    states, on its containers (see :func:`macroscope.from_pandas`)."""
+    return _trace(_states(directory).to_table(columns=_COLUMNS), os.path.basename(os.path.normpath(directory)))
+
+
+def read_part(file):
+    """The trace of one file of a dataset's states."""
+    import pyarrow.parquet as pq
+
+    return _trace(pq.read_table(file, columns=_COLUMNS, partitioning=None), os.fspath(file))
+
+
+def extent_of(file) -> tuple[int, int]:
+    """The first start and last end (ns) of the states of one file."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(file, columns=["start_ns", "end_ns"], partitioning=None)
+    return int(pc.min(table["start_ns"]).as_py()), int(pc.max(table["end_ns"]).as_py())

@@ -78,6 +78,15 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         if runs is None:
             runs = format not in (None, "paje") or (
                 format is None and _bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) != "paje")
+    from . import _dataset
+    if len(paths) == 1 and format is None and not options and _dataset.is_dataset(paths[0]):
+        # A Parquet dataset (to_parquet_dataset): its states, a part per file.
+        if client is not None:
+            from . import _distributed
+            return _distributed.read_micro_dataset(paths[0], client, model_opts, start=start, end=end,
+                                                   progress=progress)
+        return _dataset.read_dataset(paths[0]).micro(slices, start, end, state_types=state_types, depth=depth,
+                                                     metric=metric, types=types, key=key)
     if client is not None:
         from . import _distributed
         return _distributed.read_micro(paths, client, model_opts, start=start, end=end, format=format,

@@ -225,3 +225,34 @@ def test_forked_go_runtime_is_refused(tmp_path):
         sys.exit(os.waitstatus_to_exitcode(status))
     """)
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 3
+
+
+def assert_same_table(got, want):
+    a, b = got.to_arrow(), want.to_arrow()
+    assert a.schema == b.schema and a.num_rows == b.num_rows > 0
+    for name in a.column_names:
+        x, y = a.column(name).to_numpy(zero_copy_only=False), b.column(name).to_numpy(zero_copy_only=False)
+        if x.dtype.kind == "f":
+            assert np.array_equal(x.view(np.int64), y.view(np.int64)), name
+        else:
+            assert np.array_equal(x, y), name
+
+
+def test_moments_otf2_location_groups(client):
+    path = shared("tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
+    got = ms.moments(path, client=client, progress=False)
+    want = ms.moments(path)
+    assert_same_table(got, want)
+    assert (got.to_pandas()["m0"] > 0).sum() == 64
+
+
+@pytest.mark.parametrize("by", ["resource", "node"])
+def test_moments_kineto_ranks(client, tmp_path, by):
+    paths = [write_kineto(tmp_path, rank) for rank in range(4)]
+    got = ms.moments(paths, by=by, client=client, progress=False)
+    assert_same_table(got, ms.moments(paths, by=by))
+
+
+def test_moments_paraver(client, tmp_path):
+    path = write_prv(tmp_path)
+    assert_same_table(ms.moments(path, client=client, progress=False), ms.moments(path))
