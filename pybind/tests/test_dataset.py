@@ -18,7 +18,8 @@ KEY = ["container", "type", "value", "start_ns", "end_ns"]
 
 
 def sorted_states(frame):
-    return frame[KEY].astype({"start_ns": "int64", "end_ns": "int64"}).sort_values(KEY).reset_index(drop=True)
+    frame = frame[KEY].astype({"container": str, "type": str, "value": str, "start_ns": "int64", "end_ns": "int64"})
+    return frame.sort_values(KEY).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")

@@ -122,6 +122,33 @@ def test_otf2_location_groups(client, kw):
     assert_same(got, ms.read_micro(path, progress=False, **kw))
 
 
+@pytest.fixture(scope="module")
+def synthetic_otf2(tmp_path_factory):
+    """A 16-rank OTF2 archive written by the OTF2 library's own Python
+    bindings (bench/otf2_synth.py; python3-otf2, for the system's Python)."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(python) and subprocess.run([python, "-c", "import otf2"], capture_output=True).returncode == 0:
+            break
+    else:
+        pytest.skip("the otf2 Python package (python3-otf2) is not installed")
+    out = tmp_path_factory.mktemp("otf2") / "archive"
+    subprocess.run([python, os.fspath(REPO / "bench" / "otf2_synth.py"), "40000", os.fspath(out), "--ranks", "16"],
+                   check=True, capture_output=True)
+    return out / "traces.otf2"
+
+
+@pytest.mark.parametrize("kw", MODELS)
+def test_otf2_synthetic(client, synthetic_otf2, kw):
+    got = ms.read_micro(synthetic_otf2, client=client, progress=False, **kw)
+    assert got._partitions == 16
+    assert_same(got, ms.read_micro(synthetic_otf2, progress=False, **kw))
+
+
+def test_moments_otf2_synthetic(client, synthetic_otf2):
+    got = ms.moments(synthetic_otf2, client=client, progress=False)
+    assert_same_table(got, ms.moments(synthetic_otf2))
+
+
 def test_window_given(client, tmp_path):
     path = write_prv(tmp_path)
     kw = dict(slices=25, start=0.0002, end=0.0007)
@@ -130,7 +157,7 @@ def test_window_given(client, tmp_path):
 
 def test_failed_part_names_its_file(client, tmp_path):
     paths = [write_kineto(tmp_path, 0), write_kineto(tmp_path, 1), write_kineto(tmp_path, 2)]
-    paths[1].write_text('{"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": "oops"}]}')
+    paths[1].write_text('{"traceEvents": 5}')
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read_micro(paths, client=client, progress=False)
     assert info.value.file == os.fspath(paths[1])
