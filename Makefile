@@ -32,7 +32,8 @@ $(VENV)/.deps: pyproject.toml
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) -m pip install --quiet "pybindgen>=0.22.1" "hatchling>=1.25" \
 		"pyarrow>=14" "pandas>=2.1" "numpy>=1.24" \
-		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66"
+		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66" \
+		"dask[distributed]>=2024.1" "duckdb>=1.0"
 	$(GO) mod download
 	touch $@
 

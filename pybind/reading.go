@@ -33,6 +33,9 @@ type Reading struct {
 	trace *Trace
 	model *MicroModel
 	err   error
+	// What the steps of a distributed model give (partition.go).
+	extent  [2]int64
+	partial []byte
 }
 
 // newReading returns a Reading and the reader options that report to it

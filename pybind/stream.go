@@ -1,8 +1,14 @@
 package pybind
 
 import (
+	"encoding/json"
+
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/partition"
 )
 
 // parseMicroOptions decodes the options of Trace.micro (microOptions).
@@ -40,6 +46,11 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 	if err != nil {
 		return nil, err
 	}
+	return readMicro(path, src, format, opt), nil
+}
+
+// readMicro starts building the model of src (micro.FromSource).
+func readMicro(path string, src *ingest.Source, format string, opt micro.Options) *Reading {
 	files := src.Files
 	r, ro := newReading()
 	go r.run(func() error {
@@ -62,5 +73,45 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 			}, incomplete: ro.Notes.IncompleteReasons()}
 		return nil
 	})
-	return r, nil
+	return r
+}
+
+// StartReadMicroRuns starts building the model of several traces read as
+// one, each under a container of its own at the top of the hierarchy
+// (partition.Runs): the model a cluster builds from their partial models.
+// paths is a JSON list; options are the readers' (with "format").
+func StartReadMicroRuns(paths, options, modelOptions string) (r *Reading, err error) {
+	defer guard(&err)
+	opt, err := parseMicroOptions(modelOptions)
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(paths), &list); err != nil {
+		return nil, errs.Argument("path", "%v", err)
+	}
+	values := ingest.Values{}
+	if options != "" {
+		if err := json.Unmarshal([]byte(options), &values); err != nil {
+			return nil, errs.Argument("options", "%v", err)
+		}
+	}
+	format, _ := values["format"].(string)
+	delete(values, "format")
+	plan, err := partition.PlanRuns(list, format, values)
+	if err != nil {
+		return nil, err
+	}
+	src, err := partition.Runs(plan)
+	if err != nil {
+		return nil, err
+	}
+	return readMicro(list[0], src, format, opt), nil
+}
+
+// DetectFormat names the format of the trace at path.
+func DetectFormat(path string) (name string, err error) {
+	defer guard(&err)
+	f, err := formats.Detect(path)
+	return f.Name, err
 }

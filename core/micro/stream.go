@@ -97,7 +97,14 @@ type Accumulator struct {
 	start, end trace.Time // the trace's, from Finish
 	counts     Counts
 
-	pieces []piece // scratch
+	pieces []piece    // scratch
+	now    trace.Time // the instant of the entity being accounted for
+
+	// first holds, by type and by value, the earliest instant of an
+	// entity of it (noUse for none), and noValueFirst, by noValue entry,
+	// that of the first entity without a value: what orders the
+	// definitions of partial models merged by time (see Partial).
+	typeFirst, valueFirst, noValueFirst []trace.Time
 
 	// OnNestingError, if set, is called once when the stream turns out not
 	// to be nested (Model will return ErrNesting): the read can stop there.
@@ -248,6 +255,7 @@ func (a *Accumulator) DefineType(t trace.Type) {
 	a.noValueSeen = append(a.noValueSeen, false)
 	a.typeUsed = append(a.typeUsed, false)
 	a.keyOfType = append(a.keyOfType, -1)
+	a.typeFirst = append(a.typeFirst, noUse)
 }
 
 // DefineValue implements trace.Sink. Only the values of the metric's kind
@@ -258,6 +266,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 	}
 	a.skel.DefineValue(v)
 	a.keyOfValue = append(a.keyOfValue, -1)
+	a.valueFirst = append(a.valueFirst, noUse)
 }
 
 // CreateContainer implements trace.Sink.
@@ -272,7 +281,10 @@ func (a *Accumulator) CreateContainer(c trace.Container) {
 func (a *Accumulator) DestroyContainer(id int32, at trace.Time) { a.skel.DestroyContainer(id, at) }
 
 // Link implements trace.Sink: links are counted only.
-func (a *Accumulator) Link(trace.Link) { a.counts.Links++ }
+func (a *Accumulator) Link(l trace.Link) {
+	a.counts.Links++
+	a.firstUse(l.Type, l.Value, l.Start)
+}
 
 // Finish implements trace.Sink.
 func (a *Accumulator) Finish(start, end trace.Time) {
@@ -315,6 +327,7 @@ func (a *Accumulator) use(c, typ, v int32) int32 {
 		if !a.noValueSeen[typ] {
 			a.noValueSeen[typ] = true
 			a.noValue = append(a.noValue, typ)
+			a.noValueFirst = append(a.noValueFirst, a.now)
 		}
 		return a.key(&a.keyOfType[typ], -1-typ)
 	}
@@ -391,6 +404,7 @@ func (a *Accumulator) spans(x, y trace.Time) []piece {
 // State implements trace.Sink.
 func (a *Accumulator) State(s trace.State) {
 	a.counts.States++
+	a.firstUse(s.Type, s.Value, s.Start)
 	if a.kind != trace.KindState || !a.typeSel[s.Type] {
 		return
 	}
@@ -638,6 +652,7 @@ func (a *Accumulator) innermostStartOrdered(c *contAcc, key int32, s trace.State
 // Event implements trace.Sink.
 func (a *Accumulator) Event(e trace.Event) {
 	a.counts.Events++
+	a.firstUse(e.Type, e.Value, e.Time)
 	if a.kind != trace.KindEvent || !a.typeSel[e.Type] {
 		return
 	}
@@ -653,6 +668,7 @@ func (a *Accumulator) Event(e trace.Event) {
 // Variable implements trace.Sink.
 func (a *Accumulator) Variable(v trace.Variable) {
 	a.counts.Variables++
+	a.firstUse(v.Type, trace.None, v.Start)
 	if a.kind != trace.KindVariable || !a.typeSel[v.Type] {
 		return
 	}

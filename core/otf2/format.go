@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Format is the OTF2 format, for the door (package ingest).
@@ -10,5 +11,16 @@ var Format = ingest.Format{
 	Summary:    "OTF2 archive (Score-P, APEX): the .otf2 anchor file or its directory",
 	Extensions: []string{".otf2"},
 	SniffDir:   func(dir string) bool { _, err := findAnchor(dir); return err == nil },
-	Open:       ingest.Simple(Read),
+	Options: []ingest.Option{
+		{Name: "location_groups", Kind: ingest.Strings,
+			Doc: "read the locations of these location groups (IDs) only: a part of the archive, for a distributed read"},
+	},
+	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
+		groups, err := parseGroups(v.Strings("location_groups"))
+		if err != nil {
+			return nil, err
+		}
+		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadGroups(path, groups, sink, ro) },
+			Files: []string{path}}, nil
+	},
 }

@@ -40,6 +40,8 @@ type archive struct {
 	// missing are the parts of the archive its definitions announce but
 	// that are not there (see open); the read marks the trace incomplete.
 	missing []string
+	// subset tells that some location groups are left out (ReadGroups).
+	subset bool
 }
 
 // open reads the anchor file, the global definitions and every location's
@@ -137,6 +139,7 @@ func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	sim := newSimulator(arch.anchor, arch.defs, h)
+	sim.subset, sim.opt = arch.subset, opt
 	m := newMerger(arch.streams)
 	var done, next int64
 	if opt.Progress != nil {

@@ -17,11 +17,18 @@ var Format = ingest.Format{
 		{Name: "view", Kind: ingest.String, Default: "thread", Choices: []string{"thread", "cpu"},
 			Doc: `"thread" places records on application > task > thread, "cpu" on node > CPU`},
 		ingest.MaxDecompressedOption,
+		{Name: "part_start", Kind: ingest.Int, Default: 0,
+			Doc: "read only the records of the lines from this byte (after the header) to part_end: a part of the file, for a distributed read"},
+		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
 		o := Options{View: ByThread, MaxDecompressed: ingest.MaxDecompressed(v)}
 		if v.String("view") == "cpu" {
 			o.View = ByCPU
+		}
+		if from, to := int64(v.Int("part_start")), int64(v.Int("part_end")); to > 0 {
+			return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return readRange(path, o, from, to, sink, ro) },
+				Files: []string{path}}, nil
 		}
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadWith(path, o, sink, ro) },
 			Files: []string{path}}, nil

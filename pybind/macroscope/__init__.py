@@ -27,6 +27,7 @@ from ._readers import FORMATS, formats, read, read_paje
 
 globals().update({name: getattr(_readers, name) for name in _readers.__all__})
 from ._stream import read_micro
+from ._dataset import to_parquet_dataset
 from ._topology import Topology
 from ._trace import Trace
 from ._treemap import Treemap
@@ -55,6 +56,7 @@ __all__ = [
     "read",
     "read_chrome",
     "read_micro",
+    "to_parquet_dataset",
     "read_otf2",
     "read_paje",
     "read_paraver",

@@ -9,6 +9,8 @@ each writes its figure (PNG) and tables (Parquet) to DIR (default: out).
   topology   topology-based view: topology.png, nodes.parquet, edges.parquet
   moments    moments of utilization: moments.parquet, moments.png
   kaleido    kaleidoscope of the call tree: kaleido.png, kaleido.parquet
+  convert    the trace as a hive-partitioned Parquet dataset (--to
+             parquet-dataset --partition-by rank): DIR/states, links...
 
 Exit status: 0 done, 1 a failure (the trace could not be read, a result not
 computed or written), 2 bad usage (an unknown option, a bad value).
@@ -128,6 +130,14 @@ def topology(args) -> list[str]:
     tp.plot(png, title=f"{os.path.basename(args.trace)}: topology")
     return [png, _write_table(args, "nodes.parquet", tp.to_arrow("nodes")),
             _write_table(args, "edges.parquet", tp.to_arrow("edges"))]
+
+
+def convert(args) -> list[str]:
+    trace = ms.read(args.trace, args.format, **args.read)
+    by = None if args.partition_by == "none" else args.partition_by
+    out = ms.to_parquet_dataset(trace, args.out, partition_by=by)
+    print(f"trace      {trace!r}")
+    return [out]
 
 
 def moments(args) -> list[str]:
@@ -260,6 +270,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--nesting", choices=("innermost", "union"), default="innermost", help="nested states")
     p.add_argument("--gaps", action="store_true", help="also count time in no state as busy")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the table")
+
+    p = command("convert", convert, "the trace as a hive-partitioned Parquet dataset (states, links, variables, "
+                                    "events) for Dask, DuckDB, polars or R's arrow", window=False)
+    p.add_argument("--to", choices=("parquet-dataset",), default="parquet-dataset", help="what to write")
+    p.add_argument("--partition-by", default="rank",
+                   help="rank (default: the process, task or run of each row), a container type name, or none")
 
     p = command("kaleido", kaleido, "kaleidoscope of the call tree of the nested states: figure and table of "
                                     "laid-out nodes", window=False)

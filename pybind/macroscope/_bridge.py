@@ -7,12 +7,14 @@ from __future__ import annotations
 import ctypes
 import gc
 import json
+import os
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from . import _errors
+from ._native import go  # noqa: F401 - Go's types (Slice_byte), for the callers
 from ._native import pybind as native
 
 # gopy hooks a blocking Go garbage collection onto every Python GC pass,
@@ -21,8 +23,28 @@ from ._native import pybind as native
 gc.callbacks[:] = [cb for cb in gc.callbacks if getattr(cb, "__name__", "") != "_gopy_gc_cb"]
 
 
+# The Go runtime started with this module, in this process; a process
+# forked from it inherits a copy of the runtime without its threads, which
+# deadlocks or crashes at the first call. Refuse, with the remedy.
+_GO_PID = os.getpid()
+
+
+def check_not_forked():
+    """Raise :class:`RuntimeError` in a process forked after the Go runtime
+    started (multiprocessing's "fork" start method, a Dask worker started
+    by fork): only "spawn" and "forkserver" children may use it."""
+    if os.getpid() != _GO_PID:
+        raise RuntimeError(
+            f"macroscope's Go runtime was started in process {_GO_PID}, and this process ({os.getpid()}) "
+            "was forked from it: a forked Go runtime is unusable. Start worker processes with "
+            "multiprocessing's 'spawn' or 'forkserver' method (multiprocessing.set_start_method('spawn'); "
+            "for Dask: dask.config.set({'distributed.worker.multiprocessing-method': 'spawn'}), the default)")
+
+
 def call(fn, *args):
     """Call a native function, raising macroscope's exceptions on error."""
+    if os.getpid() != _GO_PID:
+        check_not_forked()
     try:
         return fn(*args)
     except RuntimeError as exc:

@@ -199,9 +199,9 @@ def trace_moments(trace, busy=None, by="resource", start=None, end=None, idle=No
     return Moments(_bridge.call(trace._h.Moments, opts))
 
 
-def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: str = "resource",
+def moments(path, format: str | None = None, busy=None, by: str = "resource",
             start=None, end=None, idle=None, state_types=None, nesting: str = "innermost",
-            gaps: bool = False, **options) -> Moments:
+            gaps: bool = False, *, client=None, progress=None, **options) -> Moments:
     """Moments of utilization of every resource of the trace file at
     ``path``, computed while reading it: the states are not kept, so
     memory grows with the number of resources, not of events.
@@ -213,6 +213,14 @@ def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: s
     arguments are those of :meth:`macroscope.Trace.moments`. What the reader
     skipped or found missing is warned about, and in ``warnings``; with
     ``strict=True`` an incomplete trace raises :class:`TraceFormatError`.
+
+    A list of paths is several traces read as one, each under a container
+    of its own (as :func:`macroscope.read_micro` reads them). ``client``,
+    a ``dask.distributed.Client``, computes the power sums of the parts
+    (location groups of an OTF2 archive, files of a list) on its workers
+    and adds them up: the same table, bit for bit, by resource or node
+    (see ``docs/distributed.md``). ``progress`` shows Dask's progress bar
+    then (by default in a notebook only).
     """
     from ._readers import _OPTIONS
 
@@ -221,11 +229,25 @@ def moments(path: str | os.PathLike, format: str | None = None, busy=None, by: s
         if name not in known:
             raise TypeError(f"moments() got an unexpected keyword argument {name!r}")
     opts = _options(busy, idle, by, state_types, nesting, gaps, start, end)
+    if format is not None and not isinstance(format, str):
+        raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise InvalidArgumentError("path: no file given", param="path")
+    if client is not None:
+        if gaps:
+            raise InvalidArgumentError("gaps: time in no state is not computed across a cluster (a part does not "
+                                       "see the other parts' states)", param="gaps")
+        from . import _distributed
+        return _distributed.moments(paths, client, opts, start=start, end=end, format=format, options=options,
+                                    runs=len(paths) > 1, progress=progress)
     if format is not None:
-        if not isinstance(format, str):
-            raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options = dict(options, format=format)
-    m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(path), json.dumps(options), opts))
+    if len(paths) > 1:
+        names = json.dumps([os.fspath(p) for p in paths])
+        m = Moments(_bridge.call(_bridge.native.MomentsFromRuns, names, json.dumps(options), opts))
+    else:
+        m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(paths[0]), json.dumps(options), opts))
     # What the reader skipped or found missing, as read() says it.
     for message in m._info.get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=2)

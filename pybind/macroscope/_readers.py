@@ -74,6 +74,9 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, m
     (:func:`read_micro`, :func:`moments`), which holds the model, not the
     trace, instead of the process being killed for want of memory.
 
+    A directory written by :func:`macroscope.to_parquet_dataset` is read
+    back from its states.
+
     Raises :class:`TraceFormatError` (with ``file``, ``line`` or ``offset``
     and ``cause``) on malformed input, :class:`TraceNotFoundError` if the
     file does not exist and :class:`InvalidArgumentError` for an unknown
@@ -83,6 +86,9 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, m
     for name in options:
         if name not in known:
             raise TypeError(f"read() got an unexpected keyword argument {name!r}")
+    from . import _dataset
+    if format is None and not options and _dataset.is_dataset(path):
+        return _dataset.read_dataset(path)
     return _read(path, format, options, progress, memory_budget)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from collections.abc import Sequence
@@ -16,7 +17,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
                start: float | None = None, end: float | None = None, format: str | None = None, *,
                progress=None, state_types: list[str] | None = None, depth: int | None = None,
                metric: str = "state_duration", types: list[str] | None = None, key: str = "name",
-               memory_budget: int | None = None, **options) -> MicroModel:
+               memory_budget: int | None = None, client=None, runs: bool | None = None,
+               partitions: int | None = None, **options) -> MicroModel:
     """Build the microscopic model of the trace file at ``path`` while
     reading it: the same :class:`MicroModel`, cell for cell, as
     ``read(path, format, **options).micro(slices, start, end, ...)``, without
@@ -27,8 +29,24 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     last instants), ``state_types``, ``depth``, ``metric``, ``types`` and ``key`` are
     those of :meth:`macroscope.Trace.micro`; ``format`` and ``options``
     (``strict``, ``view``, ``skip_inverted``...) those of
-    :func:`macroscope.read`. A list of paths is read as one Pajé trace, as
-    :func:`macroscope.read_paje` does.
+    :func:`macroscope.read`.
+
+    A list of paths is several traces read as one (``runs``: the runs to
+    compare, the files of the ranks of a PyTorch job): one model with a
+    container of type "Run" per file, named after it, at the top of the
+    hierarchy; a state type of every file is one type. A list of Pajé
+    files (``format="paje"``, or detected) is read as one Pajé trace, as
+    :func:`macroscope.read_paje` does, unless ``runs=True``.
+
+    ``client``, a ``dask.distributed.Client``, builds the model on its
+    cluster (see ``docs/distributed.md``): the parts of the input (the
+    files of a list, the location groups of an OTF2 archive, up to
+    ``partitions`` byte ranges of a Paraver file; default twice the
+    cluster's threads) are read and modelled by the workers, and their
+    partial models added up exactly: the model is the same, bit for bit,
+    as without a client. ``progress`` then shows Dask's progress bar
+    (by default in a notebook only). Without a client nothing of Dask is
+    imported.
 
     The slices depend on the window: when ``start`` or ``end`` is left to
     the trace, a Pajé file is read once (its first and last dates are read
@@ -54,12 +72,32 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         if name not in known:
             raise TypeError(f"read_micro() got an unexpected keyword argument {name!r}")
     options = dict(options)
+    model_opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
     if isinstance(path, (str, os.PathLike)):
         paths = [path]
     else:
         paths = list(path)
         if not paths:
             raise InvalidArgumentError("path: no file given", param="path")
+        if runs is None:
+            runs = format not in (None, "paje") or (
+                format is None and _bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) != "paje")
+    from . import _dataset
+    if len(paths) == 1 and format is None and not options and _dataset.is_dataset(paths[0]):
+        # A Parquet dataset (to_parquet_dataset): its states, a part per file.
+        if client is not None:
+            from . import _distributed
+            return _distributed.read_micro_dataset(paths[0], client, model_opts, start=start, end=end,
+                                                   progress=progress)
+        return _dataset.read_dataset(paths[0]).micro(slices, start, end, state_types=state_types, depth=depth,
+                                                     metric=metric, types=types, key=key)
+    if client is not None:
+        from . import _distributed
+        return _distributed.read_micro(paths, client, model_opts, start=start, end=end, format=format,
+                                       options=options, runs=bool(runs), partitions=partitions, progress=progress)
+    if runs:
+        return _read_runs(paths, format, options, progress, model_opts)
+    if len(paths) > 1:
         if format not in (None, "paje"):
             raise InvalidArgumentError(f"path: a list of files is read as one Pajé trace, not as {format}",
                                        param="path")
@@ -71,9 +109,22 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options["format"] = format
     handle = _reading.run(paths[0], options, progress, start=_bridge.native.StartReadMicro,
-                          args=(model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget),),
+                          args=(model_opts,), result="Model")
+    return _warn(MicroModel(handle))
+
+
+def _read_runs(paths, format, options, progress, model_opts) -> MicroModel:
+    """The model of several traces read as one, a run container each."""
+    names = json.dumps([os.fspath(p) for p in paths])
+    if format is not None:
+        options["format"] = format
+    handle = _reading.run(paths[0], options, progress,
+                          start=lambda _p, opts: _bridge.native.StartReadMicroRuns(names, opts, model_opts),
                           result="Model")
-    model = MicroModel(handle)
+    return _warn(MicroModel(handle))
+
+
+def _warn(model: MicroModel) -> MicroModel:
     for message in (model.trace_info or {}).get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=2)
     return model

@@ -1,0 +1,81 @@
+package otf2
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// A trace's location groups (the processes of an MPI run, a GPU's
+// streams) are read apart when the archive is split across processes:
+// each part reads the global definitions, so the whole hierarchy, and the
+// event files of its groups only. The records of the groups read are the
+// same as in a whole read; messages whose other end lies in a group not
+// read cannot be matched, and are counted as skipped rather than reported
+// as unmatched.
+
+// LocationGroups returns the IDs of the archive's location groups that
+// have locations with event files, in definition order.
+func LocationGroups(path string) ([]uint32, error) {
+	arch, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	var ids []uint32
+	for _, st := range arch.streams {
+		g := arch.defs.locations[st.loc].group
+		if !slices.Contains(ids, g) {
+			ids = append(ids, g)
+		}
+	}
+	return ids, nil
+}
+
+// ReadGroups streams the records of the locations of the given location
+// groups only (all of them when groups is nil).
+func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {
+	arch, err := open(path)
+	if err != nil {
+		return err
+	}
+	if groups != nil {
+		known := map[uint32]bool{}
+		for _, g := range arch.defs.lgroups {
+			known[g.id] = true
+		}
+		for _, g := range groups {
+			if !known[g] {
+				return errs.Argument("location_groups", "the archive has no location group %d", g)
+			}
+		}
+		kept := arch.streams[:0]
+		arch.total = 0
+		for _, st := range arch.streams {
+			if slices.Contains(groups, arch.defs.locations[st.loc].group) {
+				kept = append(kept, st)
+				arch.total += st.file.size
+			}
+		}
+		arch.streams = kept
+		arch.subset = true
+	}
+	return arch.read(sink, opt)
+}
+
+// parseGroups reads the location_groups option: decimal IDs.
+func parseGroups(names []string) ([]uint32, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := make([]uint32, len(names))
+	for i, s := range names {
+		n, err := strconv.ParseUint(s, 10, 32)
+		if err != nil {
+			return nil, errs.Argument("location_groups", "wants location group IDs, not %q", s)
+		}
+		out[i] = uint32(n)
+	}
+	return out, nil
+}

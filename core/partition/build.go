@@ -1,0 +1,181 @@
+package partition
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// under returns the sink that puts a part under its run container, if
+// it has one, and that run sink (nil for none).
+func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
+	if p.Run == "" {
+		return sink, nil
+	}
+	r := newRunSink(sink)
+	r.begin(p.Run)
+	return r, r
+}
+
+// Extent returns the first and last instants of a part's records: the
+// reader's guess when it can make one without reading (Source.Probe),
+// a read that keeps nothing otherwise. The trace's window is the smallest
+// start and the largest end of its parts'.
+func Extent(p Part, ro trace.ReadOptions) (start, end trace.Time, err error) {
+	var ext extent
+	src, _, err := formats.Open(p.Path, p.Format, p.Options)
+	if err != nil {
+		return 0, 0, err
+	}
+	sink, runs := under(p, &ext)
+	if src.Probe != nil && p.Run == "" {
+		if start, end, ok := src.Probe(); ok {
+			return start, end, nil
+		}
+	}
+	if err := src.Read(sink, ro); err != nil {
+		return 0, 0, err
+	}
+	if runs != nil && runs.finished {
+		ext.Finish(runs.start, runs.end)
+	}
+	if !ext.finished {
+		return 0, 0, errs.Format(p.Path, 0, "the reader did not end the trace")
+	}
+	return ext.start, ext.end, nil
+}
+
+// extent is a sink that keeps the trace's first and last instants only.
+type extent struct {
+	start, end trace.Time
+	finished   bool
+}
+
+func (*extent) DefineType(trace.Type)              {}
+func (*extent) DefineValue(trace.Value)            {}
+func (*extent) CreateContainer(trace.Container)    {}
+func (*extent) DestroyContainer(int32, trace.Time) {}
+func (*extent) State(trace.State)                  {}
+func (*extent) Variable(trace.Variable)            {}
+func (*extent) Link(trace.Link)                    {}
+func (*extent) Event(trace.Event)                  {}
+func (e *extent) Finish(start, end trace.Time) {
+	if !e.finished {
+		e.start, e.end, e.finished = start, end, true
+	}
+	e.start, e.end = min(e.start, start), max(e.end, end)
+}
+
+// Build reads part p into a partial model sliced on the window [start,
+// end] fixed for all the parts. Readers that hold their input in memory
+// anyway (Source.Whole: JSON) deliver the part into memory first; its
+// states are then handed over start-ordered, as the model of a trace in
+// memory takes them.
+func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOptions) (*micro.Partial, error) {
+	acc, err := micro.NewPartialAccumulator(opt, start, end)
+	if err != nil {
+		return nil, err
+	}
+	var into trace.Sink = acc
+	var mem *trace.Trace
+	src, _, err := formats.Open(p.Path, p.Format, p.Options)
+	if err != nil {
+		return nil, err
+	}
+	if src.Whole {
+		mem = trace.New()
+		into = mem
+	} else {
+		acc.StartOrdered = src.StartOrdered
+	}
+	sink, runs := under(p, into)
+	if ro.Notes == nil {
+		ro.Notes = &trace.Notes{}
+	}
+	if err := src.Read(sink, ro); err != nil {
+		return nil, err
+	}
+	if runs != nil {
+		into.Finish(runs.start, runs.end)
+	}
+	if mem != nil {
+		acc.StartOrdered = true
+		replay(mem, acc)
+	}
+	part, err := acc.Partial()
+	if errors.Is(err, micro.ErrNesting) {
+		return nil, &errs.FormatError{File: p.Path, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, note := range ro.Notes.Messages() {
+		part.Notes = append(part.Notes, p.Label+": "+note)
+	}
+	return part, nil
+}
+
+// BuildTrace is Build for a part already in memory (a file of a Parquet
+// dataset made into a trace by the caller): its states are handed over
+// start-ordered, as the model of a trace in memory takes them.
+func BuildTrace(t *trace.Trace, opt micro.Options, start, end trace.Time) (*micro.Partial, error) {
+	acc, err := micro.NewPartialAccumulator(opt, start, end)
+	if err != nil {
+		return nil, err
+	}
+	acc.StartOrdered = true
+	replay(t, acc)
+	part, err := acc.Partial()
+	if errors.Is(err, micro.ErrNesting) && len(t.Files) > 0 {
+		return nil, &errs.FormatError{File: t.Files[0], Err: err}
+	}
+	return part, err
+}
+
+// replay delivers a trace in memory to sink, the states of each
+// container and type in the order they start (then by depth and end), as
+// Build sorts them.
+func replay(t *trace.Trace, sink trace.Sink) {
+	for _, ty := range t.Types {
+		sink.DefineType(ty)
+	}
+	for _, v := range t.Values {
+		sink.DefineValue(v)
+	}
+	for _, c := range t.Containers[1:] {
+		c.Children = nil
+		sink.CreateContainer(c)
+	}
+	order := make([]int32, len(t.States))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(i, j int32) int {
+		a, b := &t.States[i], &t.States[j]
+		return cmp.Or(cmp.Compare(a.Container, b.Container), cmp.Compare(a.Type, b.Type),
+			cmp.Compare(a.Start, b.Start), cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.End, b.End))
+	})
+	for _, i := range order {
+		sink.State(t.States[i])
+	}
+	for _, v := range t.Variables {
+		sink.Variable(v)
+	}
+	for _, e := range t.Events {
+		sink.Event(e)
+	}
+	for _, l := range t.Links {
+		sink.Link(l)
+	}
+	for id := 1; id < len(t.Containers); id++ {
+		if end := t.Containers[id].End; end != trace.Unset {
+			sink.DestroyContainer(int32(id), end)
+		}
+	}
+	sink.Finish(t.Start, t.End)
+}

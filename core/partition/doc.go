@@ -1,0 +1,23 @@
+// Package partition splits a trace into parts that separate processes
+// read and model on their own, and whose partial models (micro.Partial)
+// add up exactly into the model of the whole trace.
+//
+// A plan (Plan, Runs) lists the parts of an input:
+//
+//   - an OTF2 archive: one part per location group (the option
+//     location_groups of the OTF2 reader), merged by time (micro.ByTime);
+//   - a Paraver .prv file: byte ranges cut on line boundaries (the options
+//     part_start and part_end of the Paraver reader), one after the other
+//     (micro.ByPart);
+//   - several files (the ranks of a PyTorch job, one Kineto JSON file
+//     each; runs to compare): one part per file, under a container of its
+//     own at the top of the hierarchy (type "Run", named after the file),
+//     one after the other. Runs gives the same files as one trace, for
+//     the single-process model they must equal.
+//
+// The window and slices are fixed before any part is read (Extent gives
+// the trace's first and last instants); Build then reads one part into a
+// partial model sliced on that window. What the parts are is known from
+// the readers (otf2.LocationGroups, paraver.Ranges): this package only
+// picks them.
+package partition

@@ -1,0 +1,298 @@
+package partition
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// corpus returns the path of a trace of the shared corpus, skipping the
+// test when it is absent.
+func corpus(t *testing.T, parts ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{"..", "..", "..", "shared", "traces"}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus trace absent: %v", err)
+	}
+	return p
+}
+
+// distributed builds the model as a cluster would: the extent of every
+// part, a partial per part on the window they give, merged in a tree.
+func distributed(t *testing.T, plan *Plan, opt micro.Options) *micro.Model {
+	t.Helper()
+	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
+	for _, p := range plan.Parts {
+		s, e, err := Extent(p, trace.ReadOptions{})
+		if err != nil {
+			t.Fatalf("extent of %s: %v", p.Label, err)
+		}
+		start, end = min(start, s), max(end, e)
+	}
+	if opt.Start != nil {
+		start = *opt.Start
+	}
+	if opt.End != nil {
+		end = *opt.End
+	}
+	var partials []*micro.Partial
+	for _, p := range plan.Parts {
+		part, err := Build(p, opt, start, end, trace.ReadOptions{})
+		if err != nil {
+			t.Fatalf("partial of %s: %v", p.Label, err)
+		}
+		// Through the bytes a worker sends.
+		data, err := part.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if part, err = micro.UnmarshalPartial(data); err != nil {
+			t.Fatal(err)
+		}
+		partials = append(partials, part)
+	}
+	// A tree reduction, pairs of neighbours, as the Python side does.
+	for len(partials) > 1 {
+		var next []*micro.Partial
+		for i := 0; i < len(partials); i += 2 {
+			if i+1 == len(partials) {
+				next = append(next, partials[i])
+				continue
+			}
+			m, err := micro.Merge(plan.Order, partials[i], partials[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			next = append(next, m)
+		}
+		partials = next
+	}
+	m, err := partials[0].Model()
+	if err != nil {
+		t.Fatalf("model of the merged partials: %v", err)
+	}
+	return m
+}
+
+// same fails unless the two models are identical, bit for bit.
+func same(t *testing.T, what string, got, want *micro.Model) {
+	t.Helper()
+	if got.Start != want.Start || got.End != want.End || got.Slices != want.Slices || got.Metric != want.Metric {
+		t.Fatalf("%s: window %d-%d/%d %q, want %d-%d/%d %q", what, got.Start, got.End, got.Slices, got.Metric,
+			want.Start, want.End, want.Slices, want.Metric)
+	}
+	if !reflect.DeepEqual(got.States, want.States) {
+		t.Fatalf("%s: categories\n%q\nwant\n%q", what, got.States, want.States)
+	}
+	if !reflect.DeepEqual(got.Tree.Names, want.Tree.Names) || !reflect.DeepEqual(got.Tree.Parent, want.Tree.Parent) {
+		t.Fatalf("%s: hierarchies differ: %d nodes, want %d", what, got.Tree.Len(), want.Tree.Len())
+	}
+	if len(got.Values) != len(want.Values) {
+		t.Fatalf("%s: %d cells, want %d", what, len(got.Values), len(want.Values))
+	}
+	nonzero := 0
+	for i, v := range want.Values {
+		if math.Float64bits(got.Values[i]) != math.Float64bits(v) {
+			t.Fatalf("%s: cell %d is %v, want %v", what, i, got.Values[i], v)
+		}
+		if v != 0 {
+			nonzero++
+		}
+	}
+	if nonzero == 0 {
+		t.Fatalf("%s: the model is empty: nothing compared", what)
+	}
+}
+
+// whole is the single-process model of a file.
+func whole(t *testing.T, path, format string, opt micro.Options) *micro.Model {
+	t.Helper()
+	src, _, err := formats.Open(path, format, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := micro.FromSource(src, opt, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// options are the models every kind of part is checked on.
+func options() map[string]micro.Options {
+	return map[string]micro.Options{
+		"states/innermost/37": {Slices: 37, Depth: micro.Innermost},
+		"states/depth0/10":    {Slices: 10, Depth: 0},
+		"average/20":          {Slices: 20, Depth: micro.Innermost, Metric: micro.StateAverageDuration},
+		"events/13":           {Slices: 13, Metric: micro.EventCount},
+	}
+}
+
+func checkFile(t *testing.T, path string, n int, wantParts int, kinds ...string) {
+	plan, err := PlanFile(path, "", nil, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Parts) != wantParts {
+		t.Fatalf("%d parts, want %d", len(plan.Parts), wantParts)
+	}
+	for name, opt := range options() {
+		if !contains(kinds, strings.Split(name, "/")[0]) {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			same(t, name, distributed(t, plan, opt), whole(t, path, "", opt))
+		})
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestOTF2LocationGroups(t *testing.T) {
+	for _, tc := range []struct {
+		path  []string
+		parts int
+	}{
+		{[]string{"tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2"}, 64},
+		{[]string{"pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"}, 2},
+		{[]string{"fastotf2", "sample-traces", "simple-mi300-example-run", "traces.otf2"}, -1},
+	} {
+		t.Run(tc.path[0], func(t *testing.T) {
+			path := corpus(t, tc.path...)
+			if tc.parts < 0 {
+				groups, err := PlanFile(path, "", nil, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.parts = len(groups.Parts)
+			}
+			checkFile(t, path, 1, tc.parts, "states", "average", "events")
+		})
+	}
+}
+
+// writePRV writes a small Paraver trace: 2 tasks of 2 threads, states and
+// events interleaved in time order.
+func writePRV(t *testing.T) string {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("#Paraver (01/01/2024 at 00:00):1000000_ns:0:1:2(2:0,2:0)\n")
+	states := []int{1, 2, 3, 1, 7}
+	for i := range 400 {
+		task, thread := i%2+1, (i/2)%2+1
+		begin := i * 2400
+		fmt.Fprintf(&b, "1:0:1:%d:%d:%d:%d:%d\n", task, thread, begin, begin+1700+i%500, states[i%len(states)])
+		fmt.Fprintf(&b, "2:0:1:%d:%d:%d:5000%d:%d\n", task, thread, begin+10, i%3, i%4)
+	}
+	path := filepath.Join(dir, "t.prv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pcf := "STATES\n1 Running\n2 Not created\n3 Waiting\n7 Blocked\n\nEVENT_TYPE\n0 50000 User function\nVALUES\n1 main\n2 solve\n"
+	if err := os.WriteFile(filepath.Join(dir, "t.pcf"), []byte(pcf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParaverRanges(t *testing.T) {
+	path := writePRV(t)
+	ranges, _ := PlanFile(path, "", nil, 5)
+	if len(ranges.Parts) != 5 {
+		t.Fatalf("%d ranges, want 5", len(ranges.Parts))
+	}
+	checkFile(t, path, 5, 5, "states", "average", "events")
+}
+
+func TestParaverCorpus(t *testing.T) {
+	path := corpus(t, "paraver-folding", "namd", "444.namd.prv")
+	checkFile(t, path, 7, 7, "states", "events")
+}
+
+// writeKineto writes the trace of one rank: CPU ops nested in a step,
+// kernels on a GPU stream, as PyTorch's profiler does.
+func writeKineto(t *testing.T, dir string, rank int) string {
+	var ev []string
+	for step := range 6 {
+		base := 1000*step + 37*rank
+		ev = append(ev,
+			fmt.Sprintf(`{"ph":"X","cat":"cpu_op","name":"ProfilerStep#%d","pid":%d,"tid":1,"ts":%d,"dur":900}`, step, 100+rank, base),
+			fmt.Sprintf(`{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":%d,"tid":1,"ts":%d,"dur":300}`, 100+rank, base+50),
+			fmt.Sprintf(`{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":%d,"tid":1,"ts":%d,"dur":20}`, 100+rank, base+60),
+			fmt.Sprintf(`{"ph":"X","cat":"kernel","name":"gemm_%d","pid":0,"tid":7,"ts":%d,"dur":%d}`, step%2, base+100, 200+rank*10),
+			fmt.Sprintf(`{"ph":"X","cat":"kernel","name":"nccl:all_reduce","pid":0,"tid":8,"ts":%d,"dur":150}`, base+400))
+	}
+	doc := fmt.Sprintf(`{"distributedInfo":{"rank":%d},"traceEvents":[%s]}`, rank, strings.Join(ev, ","))
+	path := filepath.Join(dir, fmt.Sprintf("rank%d.json", rank))
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func checkRuns(t *testing.T, paths []string, kinds ...string) {
+	plan, err := PlanRuns(paths, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, opt := range options() {
+		if !contains(kinds, strings.Split(name, "/")[0]) {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			src, err := Runs(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := micro.FromSource(src, opt, trace.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := distributed(t, plan, opt)
+			same(t, name, got, want)
+			// A level per run at the top of the hierarchy.
+			if k := len(got.Tree.Children[0]); k != len(paths) {
+				t.Fatalf("%d children of the root, want a run per file (%d)", k, len(paths))
+			}
+		})
+	}
+}
+
+func TestKinetoRanks(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for rank := range 4 {
+		paths = append(paths, writeKineto(t, dir, rank))
+	}
+	checkRuns(t, paths, "states", "average")
+}
+
+func TestKinetoCorpus(t *testing.T) {
+	checkRuns(t, []string{
+		// Two ranks of one job.
+		corpus(t, "hta", "tests", "data", "trace_filter", "sampled_rank-0.json.gz"),
+		corpus(t, "hta", "tests", "data", "trace_filter", "sampled_rank-1.json.gz"),
+	}, "states", "average")
+}
+
+func TestRunsOfOTF2(t *testing.T) {
+	checkRuns(t, []string{
+		corpus(t, "pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"),
+		corpus(t, "pipit", "tests", "data", "ping-pong-otf2-papi", "traces.otf2"),
+	}, "states", "average", "events")
+}

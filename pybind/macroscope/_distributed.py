@@ -1,0 +1,233 @@
+"""The microscopic model of traces too big for one machine, on a Dask
+cluster.
+
+The client plans the parts of the input (the location groups of an OTF2
+archive, byte ranges of a Paraver file, the files of a run), fixes the
+window from their extents, and maps the parts to the workers, which read
+and model them in Go into partial models (integer sums per cell, shipped
+as bytes). The partials are added in a tree reduction on the workers; the
+client turns the one left into the model, identical bit for bit to the one
+a single process builds.
+
+Nothing here imports Dask unless a client is given: this module is only
+imported then. The functions the workers run are pure (the same part gives
+the same bytes), so Dask may run them again when a worker dies.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import warnings
+
+from . import _bridge, _reading
+from ._errors import InvalidArgumentError
+from ._model import MicroModel
+
+# The plan's orders (micro.Order): how the parts' definitions interleave.
+_BY_PART, _BY_TIME = 0, 1
+
+_maxprocs_set = False
+
+
+def _prepare_worker():
+    """Make this worker process fit to run Go: not forked from a process
+    where Go ran, and Go's threads (GOMAXPROCS) matched to the worker's."""
+    global _maxprocs_set
+    _bridge.check_not_forked()
+    if _maxprocs_set:
+        return
+    try:
+        from distributed import get_worker
+        nthreads = get_worker().state.nthreads
+    except (ImportError, ValueError, AttributeError):
+        nthreads = 0  # not on a worker (a local scheduler): leave Go's
+    if nthreads > 0:
+        _bridge.call(_bridge.native.SetMaxProcs, int(nthreads))
+    _maxprocs_set = True
+
+
+def _extent(part: str) -> tuple[int, int]:
+    """The first and last instants (ns) of a part's records."""
+    _prepare_worker()
+    path = json.loads(part)["path"]
+    reading = _reading.run(path, {}, False, start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionExtent, p, part),
+                           result="Extent")
+    start, end = json.loads(reading)
+    return start, end
+
+
+def _build(part: str, model_options: str, start: int, end: int) -> bytes:
+    """The partial model of a part on the window [start, end] ns, as bytes."""
+    _prepare_worker()
+    path = json.loads(part)["path"]
+    data = _reading.run(path, {}, False,
+                        start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionBuild, p, part, model_options,
+                                                         start, end),
+                        result="Partial")
+    return bytes(data)
+
+
+def _dataset_extent(file: str) -> tuple[int, int]:
+    from . import _dataset
+    return _dataset.extent_of(file)
+
+
+def _dataset_build(file: str, model_options: str, start: int, end: int) -> bytes:
+    """The partial model of one file of a Parquet dataset's states."""
+    from . import _dataset
+    _prepare_worker()
+    trace = _dataset.read_part(file)
+    return bytes(_bridge.call(trace._h.Partial, model_options, start, end))
+
+
+def read_micro_dataset(directory, client, model_options: str, *, start, end, progress) -> MicroModel:
+    """The model of a Parquet dataset (macroscope.to_parquet_dataset), a
+    part per file of its states, as the files follow in the dataset."""
+    from . import _dataset
+    _check_client(client)
+    files = _dataset.state_files(directory)
+    if not files:
+        raise InvalidArgumentError(f"path: the dataset {directory} holds no states", param="path")
+    if start is None or end is None:
+        extents = client.gather(client.map(_dataset_extent, files, pure=True))
+        lo, hi = min(e[0] for e in extents), max(e[1] for e in extents)
+    else:
+        lo = hi = 0
+    partials = client.map(_dataset_build, files, model_options=model_options, start=lo, end=hi, pure=True,
+                          key=[f"macroscope-partial-{i}-{_token(f, model_options, lo, hi)}" for i, f in enumerate(files)])
+    total = _reduce(client, functools.partial(_merge, _BY_PART), partials)
+    _show_progress(progress, partials + [total])
+    data = total.result()
+    model = MicroModel(_bridge.call(_bridge.native.PartitionModel, _bridge.go.Slice_byte.from_bytes(data),
+                                    json.dumps([os.fspath(directory)]), "parquet-dataset"))
+    model._partitions = len(files)
+    return model
+
+
+def _moments(part: str, options: str, start: int, end: int) -> bytes:
+    """The power sums of a part's resources on the window [start, end] ns."""
+    _prepare_worker()
+    path = json.loads(part)["path"]
+    data = _reading.run(path, {}, False,
+                        start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionMoments, p, part, options,
+                                                         start, end),
+                        result="Partial")
+    return bytes(data)
+
+
+def _merge_moments(a: bytes, b: bytes) -> bytes:
+    """The power sums of two consecutive parts (a's before b's)."""
+    _prepare_worker()
+    go = _bridge.go
+    return bytes(_bridge.call(_bridge.native.PartitionMomentsMerge, go.Slice_byte.from_bytes(a),
+                              go.Slice_byte.from_bytes(b)))
+
+
+def _merge(order: int, a: bytes, b: bytes) -> bytes:
+    """The partial model of two consecutive parts (a's before b's)."""
+    _prepare_worker()
+    go = _bridge.go
+    return bytes(_bridge.call(_bridge.native.PartitionMerge, order, go.Slice_byte.from_bytes(a),
+                              go.Slice_byte.from_bytes(b)))
+
+
+def _reduce(client, merge, futures):
+    """Add the partials up with merge(a, b), neighbours in pairs, level
+    after level, so that the parts keep their order and no worker receives
+    more than two."""
+    level = 0
+    while len(futures) > 1:
+        nxt = []
+        for i in range(0, len(futures) - 1, 2):
+            nxt.append(client.submit(merge, futures[i], futures[i + 1], pure=True,
+                                     key=f"macroscope-merge-{level}-{i // 2}-{futures[i].key}"))
+        if len(futures) % 2:
+            nxt.append(futures[-1])
+        futures, level = nxt, level + 1
+    return futures[0]
+
+
+def _show_progress(progress, futures):
+    """Dask's own progress bar (a widget in a notebook, text otherwise)
+    when progress is True, or None in a notebook."""
+    if progress is False:
+        return
+    from distributed import progress as dask_progress
+    from distributed.utils import is_kernel
+    if progress is True or (progress is None and is_kernel()):
+        dask_progress(futures, notebook=is_kernel() or None)
+
+
+def _check_client(client):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InvalidArgumentError("client: a Dask client needs dask.distributed "
+                                   "(pip install 'macroscope-hpc[dask]')", param="client") from None
+    if not isinstance(client, Client):
+        raise InvalidArgumentError(f"client: must be a dask.distributed.Client, got {client!r}", param="client")
+
+
+def _plan(client, paths, format, options, runs, partitions, start, end, progress):
+    """The parts of the input, and the window: the options' (0, 0: Go
+    converts them) or the extent of the parts' records."""
+    _check_client(client)
+    if partitions is None:
+        partitions = 2 * max(1, sum(client.nthreads().values()))
+    paths = [os.fspath(p) for p in paths]
+    if len(paths) > 1 and not runs:
+        raise InvalidArgumentError("path: several Pajé files read as one trace cannot be split across a cluster; "
+                                   "runs=True reads them as runs, each under a container of its own", param="path")
+    plan = _bridge.call_json(_bridge.native.PartitionPlan, json.dumps(paths), format or "", json.dumps(options),
+                             int(partitions), bool(runs))
+    parts = [json.dumps(p, sort_keys=True) for p in plan["parts"]]
+    order = int(plan["order"])
+    if start is None or end is None:
+        extents = client.map(_extent, parts, pure=True, key=[f"macroscope-extent-{i}-{_token(p)}" for i, p in enumerate(parts)])
+        _show_progress(progress, extents)
+        found = client.gather(extents)
+        lo, hi = min(e[0] for e in found), max(e[1] for e in found)
+    else:
+        lo = hi = 0  # the options' window, converted by Go
+    return parts, order, lo, hi
+
+
+def read_micro(paths, client, model_options: str, *, start, end, format, options: dict, runs: bool,
+               partitions: int | None, progress) -> MicroModel:
+    """The distributed read_micro (see macroscope.read_micro)."""
+    parts, order, lo, hi = _plan(client, paths, format, options, runs, partitions, start, end, progress)
+    partials = client.map(_build, parts, model_options=model_options, start=lo, end=hi, pure=True,
+                          key=[f"macroscope-partial-{i}-{_token(p, model_options, lo, hi)}" for i, p in enumerate(parts)])
+    total = _reduce(client, functools.partial(_merge, order), partials)
+    _show_progress(progress, partials + [total])
+    data = total.result()
+    handle = _bridge.call(_bridge.native.PartitionModel, _bridge.go.Slice_byte.from_bytes(data),
+                          json.dumps([os.fspath(p) for p in paths]), format or "")
+    model = MicroModel(handle)
+    model._partitions = len(parts)
+    for message in (model.trace_info or {}).get("warnings") or ():
+        warnings.warn(message, UserWarning, stacklevel=3)
+    return model
+
+
+def moments(paths, client, opts: str, *, start, end, format, options: dict, runs: bool, progress):
+    """The distributed moments (see macroscope.moments): by location group
+    or by file, where each resource lies in one part."""
+    from ._moments import Moments
+
+    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1, start, end, progress)
+    sums = client.map(_moments, parts, options=opts, start=lo, end=hi, pure=True,
+                      key=[f"macroscope-moments-{i}-{_token(p, opts, lo, hi)}" for i, p in enumerate(parts)])
+    total = _reduce(client, _merge_moments, sums)
+    _show_progress(progress, sums + [total])
+    data = total.result()
+    return Moments(_bridge.call(_bridge.native.PartitionMoments, _bridge.go.Slice_byte.from_bytes(data), opts,
+                                os.fspath(paths[0])))
+
+
+def _token(*args) -> str:
+    """A digest of the arguments, the same in every process."""
+    return hashlib.sha1(json.dumps(args, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,0 +1,307 @@
+package pybind
+
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/moments"
+	"github.com/macroscope-hpc/macroscope/core/partition"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// The steps of a distributed model (package partition): the plan on the
+// client, the extent and the partial model of each part on the workers,
+// the merges of partials anywhere, the model on the client. Partials
+// cross processes as bytes (micro.Partial.MarshalBinary).
+
+// PartitionPlan lists the parts of the traces at paths (a JSON list):
+// one per file under a run container when runs is set (or when there are
+// several files), the parts of the one trace otherwise (at most n byte
+// ranges). options are the reader's (JSON). It returns the plan as JSON.
+func PartitionPlan(paths, format, options string, n int, runs bool) (js string, err error) {
+	defer guard(&err)
+	var list []string
+	if err := json.Unmarshal([]byte(paths), &list); err != nil {
+		return "", errs.Argument("path", "%v", err)
+	}
+	values := ingest.Values{}
+	if options != "" {
+		if err := json.NewDecoder(strings.NewReader(options)).Decode(&values); err != nil {
+			return "", errs.Argument("options", "%v", err)
+		}
+	}
+	var plan *partition.Plan
+	if runs || len(list) != 1 {
+		plan, err = partition.PlanRuns(list, format, values)
+	} else {
+		plan, err = partition.PlanFile(list[0], format, values, n)
+	}
+	if err != nil {
+		return "", err
+	}
+	return toJSON(plan)
+}
+
+func decodePart(part string) (partition.Part, error) {
+	var p partition.Part
+	if err := json.Unmarshal([]byte(part), &p); err != nil {
+		return p, errs.Argument("part", "%v", err)
+	}
+	return p, nil
+}
+
+// StartPartitionExtent starts finding the extent of a part (JSON, from
+// PartitionPlan); path is the part's, for the messages.
+func StartPartitionExtent(path, part string) (r *Reading, err error) {
+	defer guard(&err)
+	p, err := decodePart(part)
+	if err != nil {
+		return nil, err
+	}
+	r, ro := newReading()
+	go r.run(func() error {
+		return readGuarded(path, func() error {
+			start, end, err := partition.Extent(p, ro)
+			r.extent = [2]int64{int64(start), int64(end)}
+			return err
+		})
+	})
+	return r, nil
+}
+
+// StartPartitionBuild starts building the partial model of a part on the
+// window [start, end] ns, with the options of Trace.micro.
+func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *Reading, err error) {
+	defer guard(&err)
+	p, err := decodePart(part)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := parseMicroOptions(modelOptions)
+	if err != nil {
+		return nil, err
+	}
+	// A window the options set is the options' (in ns as they convert it).
+	if opt.Start != nil {
+		start = int64(*opt.Start)
+	}
+	if opt.End != nil {
+		end = int64(*opt.End)
+	}
+	r, ro := newReading()
+	go r.run(func() error {
+		return readGuarded(path, func() error {
+			partial, err := partition.Build(p, opt, trace.Time(start), trace.Time(end), ro)
+			if err != nil {
+				return err
+			}
+			r.partial, err = partial.MarshalBinary()
+			return err
+		})
+	})
+	return r, nil
+}
+
+// Extent returns the extent found (StartPartitionExtent) as JSON [start,
+// end] in ns.
+func (r *Reading) Extent() (js string, err error) {
+	defer guard(&err)
+	<-r.done
+	if r.err != nil {
+		return "", r.err
+	}
+	return toJSON(r.extent)
+}
+
+// Partial returns the encoded partial model (StartPartitionBuild).
+func (r *Reading) Partial() (data []byte, err error) {
+	defer guard(&err)
+	<-r.done
+	return r.partial, r.err
+}
+
+// PartitionMerge merges two encoded partial models, a's part before b's;
+// order is the plan's.
+func PartitionMerge(order int, a, b []byte) (data []byte, err error) {
+	defer guard(&err)
+	pa, err := micro.UnmarshalPartial(a)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := micro.UnmarshalPartial(b)
+	if err != nil {
+		return nil, err
+	}
+	m, err := micro.Merge(micro.Order(order), pa, pb)
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
+}
+
+// PartitionModel returns the model of the merged partial model of all the
+// parts of a trace; files (JSON list) and format describe it.
+func PartitionModel(data []byte, files, format string) (m *MicroModel, err error) {
+	defer guard(&err)
+	p, err := micro.UnmarshalPartial(data)
+	if err != nil {
+		return nil, err
+	}
+	model, err := p.Model()
+	if err != nil {
+		return nil, err
+	}
+	var fileList []string
+	_ = json.Unmarshal([]byte(files), &fileList)
+	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
+		stateTypes: momentsStateTypes(p.Options), summary: map[string]any{
+			"files": fileList, "format": format, "start": p.Start.Seconds(), "end": p.End.Seconds(),
+			"containers": p.Counts.Containers, "states": p.Counts.States, "variables": p.Counts.Variables,
+			"links": p.Counts.Links, "events": p.Counts.Events, "passes": 1, "in_memory": false,
+			"warnings": append([]string{}, p.Notes...), "distributed": true,
+		}}, nil
+}
+
+// SetMaxProcs sets the number of threads that run Go code at once
+// (GOMAXPROCS), to match the threads a cluster worker is given; n < 1
+// leaves it. It returns the previous setting.
+func SetMaxProcs(n int) (previous int, err error) {
+	defer guard(&err)
+	return runtime.GOMAXPROCS(n), nil
+}
+
+// StartPartitionMoments starts computing the moments' power sums of a
+// part on the window [start, end] ns, with the options of moments().
+func StartPartitionMoments(path, part, options string, start, end int64) (r *Reading, err error) {
+	defer guard(&err)
+	p, err := decodePart(part)
+	if err != nil {
+		return nil, err
+	}
+	_, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Start != nil {
+		start = int64(*opt.Start)
+	}
+	if opt.End != nil {
+		end = int64(*opt.End)
+	}
+	r, ro := newReading()
+	go r.run(func() error {
+		return readGuarded(path, func() error {
+			res, err := partition.Moments(p, opt, trace.Time(start), trace.Time(end), ro)
+			if err != nil {
+				return streamError(path, err)
+			}
+			r.partial, err = res.MarshalBinary()
+			return err
+		})
+	})
+	return r, nil
+}
+
+// PartitionMomentsMerge merges the encoded sums of two parts, a's first.
+func PartitionMomentsMerge(a, b []byte) (data []byte, err error) {
+	defer guard(&err)
+	ra, err := moments.UnmarshalResult(a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := moments.UnmarshalResult(b)
+	if err != nil {
+		return nil, err
+	}
+	m, err := moments.Merge(ra, rb)
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
+}
+
+// PartitionMoments returns the moments table of the merged sums of all
+// the parts of a trace, laid out as options say (by resource or node).
+func PartitionMoments(data []byte, options, source string) (m *Moments, err error) {
+	defer guard(&err)
+	by, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	if by == moments.ByState {
+		return nil, errs.Argument("by", `the moments of a trace split across a cluster are by "resource" or "node"`)
+	}
+	r, err := moments.UnmarshalResult(data)
+	if err != nil {
+		return nil, err
+	}
+	return resultMoments(r, by, opt, source)
+}
+
+// MomentsFromRuns computes the moments of several traces read as one, a
+// run container each (partition.Runs); paths is a JSON list.
+func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error) {
+	defer guard(&err)
+	by, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(paths), &list); err != nil {
+		return nil, errs.Argument("path", "%v", err)
+	}
+	values := ingest.Values{}
+	if readOptions != "" {
+		if err := json.Unmarshal([]byte(readOptions), &values); err != nil {
+			return nil, errs.Argument("options", "%v", err)
+		}
+	}
+	format, _ := values["format"].(string)
+	delete(values, "format")
+	plan, err := partition.PlanRuns(list, format, values)
+	if err != nil {
+		return nil, err
+	}
+	src, err := partition.Runs(plan)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := moments.New(opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.Read(acc, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	r, err := acc.Result()
+	if err != nil {
+		return nil, streamError(list[0], err)
+	}
+	return resultMoments(r, by, opt, list[0])
+}
+
+// Partial builds the partial model of a trace in memory, a part of a
+// larger one (a file of a Parquet dataset), on the window [start, end] ns.
+func (t *Trace) Partial(modelOptions string, start, end int64) (data []byte, err error) {
+	defer guard(&err)
+	opt, err := parseMicroOptions(modelOptions)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Start != nil {
+		start = int64(*opt.Start)
+	}
+	if opt.End != nil {
+		end = int64(*opt.End)
+	}
+	p, err := partition.BuildTrace(t.t, opt, trace.Time(start), trace.Time(end))
+	if err != nil {
+		return nil, err
+	}
+	return p.MarshalBinary()
+}
