@@ -263,6 +263,13 @@ type plotOptions struct {
 	Height float64 `json:"height"` // points
 	Format string  `json:"format"`
 	Title  string  `json:"title"`
+	// Colors maps state names to colours (colors=), over the trace's.
+	Colors map[string]string `json:"colors"`
+}
+
+// colors resolves the colours of the model's states for a figure.
+func (m *MicroModel) colors(override map[string]string) (plots.ColorMap, error) {
+	return plots.ResolveColors(m.m.States, m.m.Colors, override)
 }
 
 // Plot draws the overview figure and returns the image file's bytes.
@@ -273,7 +280,11 @@ func (a *Aggregation) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
+	colors, err := a.model.colors(o.Colors)
+	if err != nil {
+		return nil, err
+	}
 	return plots.Overview(a.model.m, a.model.in, a.part, plots.OverviewOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title, Colors: colors,
 	})
 }
