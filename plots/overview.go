@@ -65,6 +65,8 @@ type overview struct {
 	// shown is the area (square points) drawn in each state's colour: the
 	// legend lists these states only, the most visible first.
 	shown map[int]float64
+	// data is the data area, once drawn (for tests).
+	data vg.Rectangle
 }
 
 const (
@@ -96,6 +98,7 @@ func (ov *overview) draw(c draw.Canvas) {
 	area := draw.Crop(c, 0, -right, 0, 0)
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
+	ov.data = data.Rectangle
 	ov.drawStrips(data, levels)
 	ov.drawLegend(c, data, right-vg.Length(levels)*stripWidth-gap)
 }
