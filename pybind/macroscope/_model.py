@@ -276,17 +276,25 @@ class Aggregation(TableResult):
         return self._info["aggregates"]
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 576,
-             format: str | None = None, title: str | None = None):
+             format: str | None = None, title: str | None = None, *, colors: dict | None = None):
         """Draw the overview figure of Dosimont et al. 2014: one row per resource grouped
         by the hierarchy, one rectangle per aggregate in the colour of its
         mode state, more opaque as the mode dominates.
+
+        States take the colours the trace defines (Pajé's entity values,
+        Paraver's .pcf), the others the palette's; ``colors`` (a dict from
+        state name to colour: ``"#rrggbb"``, a colour name, ``"tab:blue"``
+        or an (r, g, b) tuple in [0, 1]) overrides them. The aggregate
+        table's ``row_first`` and ``row_last`` are the rows (0 at the top)
+        each aggregate covers, to redraw the figure with another library.
 
         Sizes are in pixels. With ``path`` the image is written there (the
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=fmt, title=title)),
+            width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=fmt, title=title,
+            colors=_figure.color_options(colors))),
             path, format, title or "overview")
 
     def _repr_png_(self):
@@ -320,19 +328,21 @@ class Aggregation(TableResult):
         return treemap(self, value, width, height, padding, header, root)
 
     def plot_treemap(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
-                     value: str = "leaves", root: str | None = None, proportions: bool = False, zooms: int = 3,
-                     format: str | None = None, title: str | None = None):
-        """Draw the treemap figure: aggregates in the colour of their mode
-        state (opacity from its share, as in :meth:`plot`) or divided into
-        a strip per state (``proportions=True``), framed and named groups,
+                     value: str = "leaves", root: str | None = None, proportions: bool = True, zooms: int = 3,
+                     format: str | None = None, title: str | None = None, colors: dict | None = None):
+        """Draw the treemap figure: aggregates divided into a strip per
+        state as wide as its share (the default), or with
+        ``proportions=False`` in the colour of their mode state (opacity
+        from its share, as in :meth:`plot`), framed and named groups,
         a legend, and up to ``zooms`` enlarged views of detailed groups too
         small to read (circled on the map). Sizes are in pixels. With
         ``path`` the image is written there (PNG or SVG by the extension)
-        and the path returned; otherwise the image bytes are returned."""
+        and the path returned; otherwise the image bytes are returned.
+        ``colors`` overrides the states' colours, as in :meth:`plot`."""
         from ._treemap import plot_treemap
 
         return plot_treemap(self, path, width, height, value=value, root=root, proportions=proportions, zooms=zooms,
-                            format=format, title=title)
+                            format=format, title=title, colors=colors)
 
     def __repr__(self) -> str:
         i = self._info
