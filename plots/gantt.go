@@ -211,6 +211,7 @@ func (gv *gantt) draw(c draw.Canvas) {
 	plt.X.Min, plt.X.Max = gv.x(gv.start), gv.x(gv.end)
 	rows := float64(len(gv.g.Leaves))
 	plt.Y.Min, plt.Y.Max = 0, rows
+	plt.X.Tick.Marker = zeroTicks{}
 	plt.Y.Padding, plt.X.Padding = 0, 0
 	plt.Y.Tick.Label.Font = labelFont
 	plt.Y.Tick.Marker = gv.rowTicks(c.Size().Y)

@@ -71,3 +71,24 @@ func TimeAxis(start, end trace.Time) (origin trace.Time, unit float64, label str
 	}
 	return origin, unit, label
 }
+
+// zeroTicks are gonum's default ticks with the origin always labelled
+// when the axis holds it: a relative time axis must say where 0 is, and
+// the default ticker may leave the axis' ends unlabelled.
+type zeroTicks struct{}
+
+func (zeroTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	if min > 0 || max < 0 {
+		return ticks
+	}
+	for i, t := range ticks {
+		if t.Value == 0 {
+			if t.Label == "" {
+				ticks[i].Label = "0"
+			}
+			return ticks
+		}
+	}
+	return append(ticks, plot.Tick{Value: 0, Label: "0"})
+}

@@ -168,6 +168,7 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 	// Keep the axis lines off the outermost rows.
 	p.X.Padding, p.Y.Padding = 2*pointsPerPixel, 2*pointsPerPixel
 	p.X.Min, p.X.Max = opt.TimeMin, opt.TimeMax
+	p.X.Tick.Marker = zeroTicks{}
 	if opt.TimeMin == 0 && opt.TimeMax == 0 {
 		p.X.Min, p.X.Max = timeRange(rows)
 	}

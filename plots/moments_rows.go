@@ -149,8 +149,10 @@ func rowGroupLabel(path string) string {
 	return path
 }
 
-// FitTimeRange returns the smallest range holding [lo, hi] (such as the
-// analysed window) and every mark of rows, with a 2% margin.
+// FitTimeRange returns the smallest range holding [lo, hi] (the analysed
+// window) and every mark of rows: the window itself, unpadded, whenever
+// the marks fit in it, so that the axis starts at the window's start
+// (labelled 0 on a relative axis) and ends at its end.
 func FitTimeRange(rows []MomentRow, lo, hi float64) (float64, float64) {
 	flo, fhi := timeRange(rows)
 	busy := false
@@ -160,8 +162,7 @@ func FitTimeRange(rows []MomentRow, lo, hi float64) (float64, float64) {
 	if !busy {
 		flo, fhi = lo, hi
 	}
-	pad := (hi - lo) * 0.02
-	return min(flo, lo-pad), max(fhi, hi+pad)
+	return min(flo, lo), max(fhi, hi)
 }
 
 // TimeOrigin chooses the origin of a moment display's time axis for the

@@ -90,6 +90,7 @@ func (ov *overview) draw(c draw.Canvas) {
 	plt.X.Label.Text = label
 	plt.X.Min, plt.X.Max = (m.Start-origin).Seconds()/unit, (m.End-origin).Seconds()/unit
 	plt.Y.Min, plt.Y.Max = 0, rows
+	plt.X.Tick.Marker = zeroTicks{}
 	plt.Y.Tick.Marker = ov.groupTicks(c.Size().Y)
 	plt.Y.Tick.Label.Font = labelFont
 	plt.Y.Padding, plt.X.Padding = 0, 0

@@ -117,7 +117,8 @@ class MicroModel(TableResult):
 
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
                       recommend: str = "knee", kind: str = "spatiotemporal", gain: str = "entropy",
-                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str = "cells"):
+                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str = "cells", *,
+                      progress=None):
         """DataFrame of the distinct optimal partitions of ``kind`` as p goes
         from 0 to 1: the range [p_low, p_high] over which each is optimal,
         its gain, loss and number of aggregates, and which one is
@@ -140,9 +141,23 @@ class MicroModel(TableResult):
         ``ties`` and ``entities`` are those of :meth:`aggregate`: by default the first level
         is the microscopic view, optimal at p = 0 only (p_low = p_high = 0).
         Results are kept: asking again is free.
+
+        The search of a large model takes a while: ``progress`` shows it
+        (None: a tqdm bar when it lasts over a second; True, False, or a
+        callable ``f(done, total)`` in thousandths of [0, 1] settled), and
+        Ctrl-C or Jupyter's stop button stops it (the Go search stops
+        before its next solve and keeps nothing) with KeyboardInterrupt.
         """
         opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties, entities)
+        self._sweep(opts, progress)
         return _bridge.to_pandas(_bridge.table(self._h.SignificantP, opts))
+
+    def _sweep(self, opts: str, progress=None):
+        """Run the significant-p search of ``opts`` with progress and Ctrl-C
+        (see :meth:`significant_p`); the native side keeps its levels."""
+        from . import _work
+
+        _work.run(_bridge.call(self._h.StartSignificant, opts), "significant p", progress)
 
     def recommended_p(self, **kwargs) -> float:
         """The p to look at first: the middle of the range of the level
@@ -153,7 +168,7 @@ class MicroModel(TableResult):
 
     def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
                       normalize: bool = True, gain: str = "entropy", window: tuple[int, int] | None = None,
-                      ties: str = "finest", entities: str = "cells"):
+                      ties: str = "finest", entities: str = "cells", *, progress=None):
         """DataFrame of the quality curves: the gain and loss of the optimal
         partition (and its number of aggregates) against p, a step function
         given by its vertices: two rows per level, at p_low and p_high, so
@@ -162,7 +177,7 @@ class MicroModel(TableResult):
         import pandas as pd
 
         levels = self.significant_p(threshold=threshold, method=method, normalize=normalize, kind=kind, gain=gain,
-                                    window=window, ties=ties, entities=entities)
+                                    window=window, ties=ties, entities=entities, progress=progress)
         rows = []
         for lv in levels.itertuples():
             for p in (lv.p_low, lv.p_high):
@@ -185,6 +200,7 @@ class MicroModel(TableResult):
         """
         opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
                                                entities))
+        self._sweep(json.dumps(opts))  # progress and Ctrl-C for the search; the figure reuses it
         opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, log_p=bool(log_p))
         if title is not None:
             opts["title"] = title
