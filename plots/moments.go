@@ -47,6 +47,9 @@ type MomentsOptions struct {
 	// Legend names the colours of the norm bars (MomentRow.Color), in
 	// lines under the key.
 	Legend []LegendEntry
+	// StateColors, if set, colour the states of displays by state (see
+	// Recolor): the trace's colours and the user's overrides, by name.
+	StateColors map[string]color.RGBA
 	// Lines, when set, draws row i on line Lines[i] (0 at the top), so
 	// that rows over disjoint time ranges share a line, such as the
 	// aggregates of one hierarchy node. Groups then count lines, and a

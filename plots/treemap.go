@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -389,14 +390,43 @@ func (f *treemapFigure) drawLegend(c draw.Canvas, col vg.Rectangle) vg.Length {
 		c.FillText(sty, vg.Point{X: col.Min.X, Y: y}, fitText(sty, s, col.Max.X-col.Min.X))
 		y -= tmLegendLine
 	}
-	for x, s := range f.m.States {
-		if y < col.Min.Y+6*tmLegendLine {
-			line(fmt.Sprintf("... %d more states", len(f.m.States)-x))
+	// The states the map shows (drawn by area), the most visible first;
+	// those that do not fit are counted on a "+N more" line.
+	shown := map[int]float64{}
+	for i, cell := range f.tm.Cells {
+		if !cell.Aggregated || cell.Group {
+			continue
+		}
+		if f.opt.Proportions {
+			for x, v := range f.tm.CellMeans(i) {
+				if v > 0 {
+					shown[x] += v * cell.W * cell.H
+				}
+			}
+		} else if cell.ModeProportion > 0 {
+			shown[cell.Mode] += cell.W * cell.H
+		}
+	}
+	states := make([]int, 0, len(shown))
+	for x := range shown {
+		states = append(states, x)
+	}
+	sort.Slice(states, func(a, b int) bool {
+		sa, sb := shown[states[a]], shown[states[b]]
+		return sa > sb || (sa == sb && states[a] < states[b])
+	})
+	fit := max(1, int((y-col.Min.Y)/tmLegendLine)-8) // room for the lines below
+	if len(states) > fit {
+		fit--
+	}
+	for k, x := range states {
+		if k == fit {
+			line(fmt.Sprintf("+%d more", len(states)-fit))
 			break
 		}
 		c.SetColor(f.opt.Colors.Of(x))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: col.Min.X, Y: y - tmSwatch/2}, Max: vg.Point{X: col.Min.X + tmSwatch, Y: y + tmSwatch/2}}.Path())
-		c.FillText(sty, vg.Point{X: col.Min.X + tmSwatch + 4, Y: y}, fitText(sty, s, col.Max.X-col.Min.X-tmSwatch-4))
+		c.FillText(sty, vg.Point{X: col.Min.X + tmSwatch + 4, Y: y}, fitText(sty, f.m.States[x], col.Max.X-col.Min.X-tmSwatch-4))
 		y -= tmLegendLine
 	}
 	y -= tmLegendLine / 2
