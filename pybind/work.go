@@ -3,6 +3,7 @@ package pybind
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -31,7 +32,7 @@ func startWork(fn func(ctl *aggregate.Control) error) *Work {
 	w := &Work{done: make(chan struct{}), cancel: make(chan struct{})}
 	ctl := &aggregate.Control{Cancel: w.cancel, Progress: func(steps int, covered float64) {
 		w.steps.Store(int64(steps))
-		w.permille.Store(int64(covered * 1000))
+		w.permille.Store(int64(math.Round(covered * 1000)))
 	}}
 	go func() {
 		defer close(w.done)

@@ -54,7 +54,7 @@ def test_interrupt_stops_significant_p(monkeypatch, large_model):
     monkeypatch.undo()
     # Nothing partial was kept: asking again searches anew, whole.
     calls = []
-    levels = large_model.significant_p(threshold=1e-2, progress=lambda d, t: calls.append(d))
+    levels = large_model.significant_p(threshold=5e-2, method="dichotomy", progress=lambda d, t: calls.append(d))
     assert calls[-1] == 1000
     assert levels.p_low.iloc[0] == 0 and levels.p_high.iloc[-1] == 1
     assert (levels.p_low.iloc[1:].values == levels.p_high.iloc[:-1].values).all()
