@@ -41,7 +41,9 @@ func startWork(fn func(ctl *aggregate.Control) error) *Work {
 				w.err = &panicError{value: p, stack: debug.Stack()}
 			}
 		}()
-		w.err = fn(ctl)
+		if w.err = fn(ctl); w.err == nil {
+			w.permille.Store(1000) // done, also when the result was known
+		}
 	}()
 	return w
 }

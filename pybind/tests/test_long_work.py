@@ -52,16 +52,26 @@ def test_interrupt_stops_significant_p(monkeypatch, large_model):
         _bridge.call(work.Err)  # ...because it was canceled
     assert len(reports) == 1 and reports[0][0] < reports[0][1] == 1000
     monkeypatch.undo()
-    # Nothing partial was kept: asking again searches anew, whole.
+    # Nothing partial was kept: asking again searches anew (a kept result
+    # would come back at once, at 100%), and stops again on Ctrl-C.
+    reports.clear()
+    with pytest.raises(KeyboardInterrupt):
+        large_model.significant_p(threshold=0, progress=interrupt)
+    assert len(reports) == 1 and reports[0][0] < 1000
+
+
+def test_progress_of_a_search(capfd, jacobi):
+    model = jacobi.micro(slices=30)
     calls = []
-    levels = large_model.significant_p(threshold=5e-2, method="dichotomy", progress=lambda d, t: calls.append(d))
-    assert calls[-1] == 1000
+    levels = model.significant_p(threshold=0, progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (1000, 1000)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert levels.p_low.iloc[0] == 0 and levels.p_high.iloc[-1] == 1
-    assert (levels.p_low.iloc[1:].values == levels.p_high.iloc[:-1].values).all()
-
-
-def test_progress_bar_of_a_search(capfd, large_model):
+    # Kept: asking again is immediate, and says it is done.
+    calls.clear()
+    model.significant_p(threshold=0, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1000, 1000)]
     pytest.importorskip("tqdm")
-    large_model.significant_p(threshold=5e-2, method="dichotomy", progress=True)
+    model.significant_p(threshold=1e-2, method="dichotomy", progress=True)
     err = capfd.readouterr().err
     assert "significant p" in err and "100%" in err
