@@ -52,6 +52,11 @@ func startWork(fn func(ctl *aggregate.Control) error) *Work {
 // and reports whether it has.
 func (w *Work) Wait(milliseconds int) (finished bool, err error) {
 	defer guard(&err)
+	select {
+	case <-w.done:
+		return true, nil
+	default:
+	}
 	timer := time.NewTimer(time.Duration(max(milliseconds, 0)) * time.Millisecond)
 	defer timer.Stop()
 	select {
