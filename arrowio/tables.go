@@ -80,7 +80,9 @@ func modelMeta(m *micro.Model) map[string]string {
 }
 
 // PartitionTable lists the aggregates of a partition of model m: the
-// hierarchy node and time range of each, its size, its mode state (the
+// hierarchy node and time range of each, its size, the rows of the
+// overview it covers (row_first, row_last: the first and last index of
+// its resources, 0 at the top), its mode state (the
 // state with the largest mean proportion over the block) and that
 // proportion, the mean proportion of every state (one column per state,
 // named "prop:" + state), and its gain and loss.
@@ -93,6 +95,7 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 	start := make([]float64, n)
 	end := make([]float64, n)
 	leaves := make([]int32, n)
+	rowFirst, rowLast := make([]int32, n), make([]int32, n)
 	mode := make([]int32, n)
 	modeProp := make([]float64, n)
 	gain := make([]float64, n)
@@ -109,6 +112,9 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 		start[i] = m.SliceStart(int(pt.First)).Seconds()
 		end[i] = m.SliceStart(int(pt.Last) + 1).Seconds()
 		leaves[i] = int32(m.Tree.NumLeaves(pt.Node))
+		// The rows of the overview (and the Gantt view) the aggregate
+		// covers, 0 at the top: its node's leaves, in the tree's order.
+		rowFirst[i], rowLast[i] = m.Tree.LeafLo[pt.Node], m.Tree.LeafHi[pt.Node]-1
 		aggregate.MeanValues(in, pt, means)
 		x, v := aggregate.Mode(means)
 		mode[i], modeProp[i] = int32(x), v
@@ -128,6 +134,8 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 	c.float64s("start", start)
 	c.float64s("end", end)
 	c.int32s("leaves", leaves)
+	c.int32s("row_first", rowFirst)
+	c.int32s("row_last", rowLast)
 	c.optionalCategories("mode", m.States, mode)
 	c.float64s("mode_proportion", modeProp)
 	for x, s := range m.States {

@@ -442,3 +442,28 @@ func shorten(s string, n int) string {
 	}
 	return string(r[:n/2-1]) + "..." + string(r[len(r)-(n/2-2):])
 }
+
+// hsv converts a hue in degrees and saturation, value in [0,1] to RGBA.
+func hsv(h, s, v float64) color.RGBA {
+	h = math.Mod(h, 360)
+	c := v * s
+	hp := h / 60
+	x := c * (1 - math.Abs(math.Mod(hp, 2)-1))
+	var r, g, b float64
+	switch int(hp) {
+	case 0:
+		r, g = c, x
+	case 1:
+		r, g = x, c
+	case 2:
+		g, b = c, x
+	case 3:
+		g, b = x, c
+	case 4:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := v - c
+	return color.RGBA{uint8(255 * (r + m)), uint8(255 * (g + m)), uint8(255 * (b + m)), 255}
+}

@@ -47,6 +47,9 @@ type MomentsOptions struct {
 	// Legend names the colours of the norm bars (MomentRow.Color), in
 	// lines under the key.
 	Legend []LegendEntry
+	// StateColors, if set, colour the states of displays by state (see
+	// Recolor): the trace's colours and the user's overrides, by name.
+	StateColors map[string]color.RGBA
 	// Lines, when set, draws row i on line Lines[i] (0 at the top), so
 	// that rows over disjoint time ranges share a line, such as the
 	// aggregates of one hierarchy node. Groups then count lines, and a
@@ -168,6 +171,7 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 	// Keep the axis lines off the outermost rows.
 	p.X.Padding, p.Y.Padding = 2*pointsPerPixel, 2*pointsPerPixel
 	p.X.Min, p.X.Max = opt.TimeMin, opt.TimeMax
+	p.X.Tick.Marker = zeroTicks{}
 	if opt.TimeMin == 0 && opt.TimeMax == 0 {
 		p.X.Min, p.X.Max = timeRange(rows)
 	}

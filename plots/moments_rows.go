@@ -149,8 +149,10 @@ func rowGroupLabel(path string) string {
 	return path
 }
 
-// FitTimeRange returns the smallest range holding [lo, hi] (such as the
-// analysed window) and every mark of rows, with a 2% margin.
+// FitTimeRange returns the smallest range holding [lo, hi] (the analysed
+// window) and every mark of rows: the window itself, unpadded, whenever
+// the marks fit in it, so that the axis starts at the window's start
+// (labelled 0 on a relative axis) and ends at its end.
 func FitTimeRange(rows []MomentRow, lo, hi float64) (float64, float64) {
 	flo, fhi := timeRange(rows)
 	busy := false
@@ -160,8 +162,7 @@ func FitTimeRange(rows []MomentRow, lo, hi float64) (float64, float64) {
 	if !busy {
 		flo, fhi = lo, hi
 	}
-	pad := (hi - lo) * 0.02
-	return min(flo, lo-pad), max(fhi, hi+pad)
+	return min(flo, lo), max(fhi, hi)
 }
 
 // TimeOrigin chooses the origin of a moment display's time axis for the
@@ -186,7 +187,40 @@ func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt 
 	}
 	origin, label := TimeOrigin(start, end)
 	fig, groups, legend := ResultRows(rows, by, origin)
+	if by == moments.ByState {
+		// ResultRows sorted the rows by state, stably: sort their states so.
+		states := make([]string, len(fig))
+		rank := map[string]int{}
+		for i, e := range legend {
+			rank[e.Label] = i
+		}
+		for i, r := range rows {
+			states[i] = r.State
+		}
+		slices.SortStableFunc(states, func(a, b string) int { return rank[a] - rank[b] })
+		Recolor(fig, states, legend, opt.StateColors)
+	}
 	opt.TimeMin, opt.TimeMax = FitTimeRange(fig, (start - origin).Seconds(), (end - origin).Seconds())
 	opt.TimeLabel, opt.Groups, opt.Legend = label, groups, legend
 	return MomentsFigure(fig, opt)
+}
+
+// Recolor gives the rows of a moment display drawn in a state's colour
+// (by state: states[i] is row i's state, "" for none) and their legend
+// entries the colours of colors, where it names the state: the trace's
+// own colours and the user's overrides.
+func Recolor(fig []MomentRow, states []string, legend []LegendEntry, colors map[string]color.RGBA) {
+	if len(colors) == 0 {
+		return
+	}
+	for i := range fig {
+		if c, ok := colors[states[i]]; ok && states[i] != "" && fig[i].Color != (color.RGBA{}) {
+			fig[i].Color = c
+		}
+	}
+	for i := range legend {
+		if c, ok := colors[legend[i].Label]; ok {
+			legend[i].Color = c
+		}
+	}
 }

@@ -25,6 +25,8 @@ type OverviewOptions struct {
 	// PixelThreshold: a split node whose children would be drawn thinner
 	// than this many pixels is drawn as one visual aggregate. 0 means 1.
 	PixelThreshold float64
+	// Colors are the states' colours (ResolveColors); nil for the palette.
+	Colors ColorMap
 }
 
 // Overview draws the spatiotemporal overview of Dosimont et al. 2014 (section IV): one
@@ -59,9 +61,12 @@ type overview struct {
 	opt OverviewOptions
 	// origin is the instant the time axis counts from (TimeOrigin).
 	origin trace.Time
+	unit   float64 // seconds per unit of the time axis (TimeAxis)
 	// shown is the area (square points) drawn in each state's colour: the
 	// legend lists these states only, the most visible first.
 	shown map[int]float64
+	// data is the data area, once drawn (for tests).
+	data vg.Rectangle
 }
 
 const (
@@ -80,11 +85,12 @@ func (ov *overview) draw(c draw.Canvas) {
 	plt.Title.Text = ov.opt.Title
 	// Traces on absolute clocks (Unix epoch, Kineto) read in seconds into
 	// the window, with the origin said in the label.
-	origin, label := TimeOrigin(m.Start, m.End)
-	ov.origin = origin
+	origin, unit, label := TimeAxis(m.Start, m.End)
+	ov.origin, ov.unit = origin, unit
 	plt.X.Label.Text = label
-	plt.X.Min, plt.X.Max = (m.Start - origin).Seconds(), (m.End - origin).Seconds()
+	plt.X.Min, plt.X.Max = (m.Start-origin).Seconds()/unit, (m.End-origin).Seconds()/unit
 	plt.Y.Min, plt.Y.Max = 0, rows
+	plt.X.Tick.Marker = zeroTicks{}
 	plt.Y.Tick.Marker = ov.groupTicks(c.Size().Y)
 	plt.Y.Tick.Label.Font = labelFont
 	plt.Y.Padding, plt.X.Padding = 0, 0
@@ -93,6 +99,7 @@ func (ov *overview) draw(c draw.Canvas) {
 	area := draw.Crop(c, 0, -right, 0, 0)
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
+	ov.data = data.Rectangle
 	ov.drawStrips(data, levels)
 	ov.drawLegend(c, data, right-vg.Length(levels)*stripWidth-gap)
 }
@@ -125,7 +132,7 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 	rowPx := float64(c.Size().Y) / rows * dpi / 72
 	bounds := make([]float64, m.Slices+1)
 	for k := range bounds {
-		bounds[k] = (m.SliceStart(k) - ov.origin).Seconds()
+		bounds[k] = (m.SliceStart(k) - ov.origin).Seconds() / ov.unit
 	}
 	rect := func(n int32, first, last int) vg.Rectangle {
 		return vg.Rectangle{
@@ -142,7 +149,7 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 		if v == 0 { // no state at all: leave the background
 			return r
 		}
-		col := CategoryColor(x)
+		col := ov.opt.Colors.Of(x)
 		c.SetColor(color.NRGBA{col.R, col.G, col.B, uint8(30 + 225*math.Min(v, 1))})
 		c.Fill(r.Path())
 		ov.shown[x] += float64(r.Size().X) * float64(r.Size().Y)
@@ -338,34 +345,7 @@ func (ov *overview) drawStrips(data draw.Canvas, levels int) {
 	}
 }
 
-// drawLegend lists the states with their colours.
+// drawLegend lists the states shown with their colours.
 func (ov *overview) drawLegend(c, data draw.Canvas, width vg.Length) {
-	sty := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
-	x := c.Max.X - width + gap
-	y := data.Max.Y - labelFont.Size
-	box := labelFont.Size
-	// The states the figure shows, the most visible first; those that do
-	// not fit are counted on the last line.
-	states := make([]int, 0, len(ov.shown))
-	for i := range ov.shown {
-		states = append(states, i)
-	}
-	sort.Slice(states, func(a, b int) bool {
-		sa, sb := ov.shown[states[a]], ov.shown[states[b]]
-		return sa > sb || (sa == sb && states[a] < states[b])
-	})
-	fit := int((data.Max.Y-data.Min.Y)/(box*1.5)) + 1
-	if len(states) > fit {
-		fit-- // room for the "+N more" line
-	}
-	for k, i := range states {
-		if k == fit {
-			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("+%d more", len(states)-fit))
-			break
-		}
-		c.SetColor(CategoryColor(i))
-		c.Fill(vg.Rectangle{Min: vg.Point{X: x, Y: y - box/2}, Max: vg.Point{X: x + box, Y: y + box/2}}.Path())
-		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, ov.m.States[i])
-		y -= box * 1.5
-	}
+	drawStateLegend(c, c.Max.X-width+gap, data.Max.Y, data.Min.Y, width-gap, ov.shown, ov.m.States, ov.opt.Colors)
 }

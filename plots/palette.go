@@ -3,49 +3,126 @@ package plots
 import (
 	"image/color"
 	"math"
+	"sync"
 )
 
-// palette holds qualitative colours that stay distinguishable side by side
-// (ColorBrewer "Set1" and "Dark2" with the yellow toned down), for states.
-var palette = []color.RGBA{
-	{228, 26, 28, 255}, {55, 126, 184, 255}, {77, 175, 74, 255}, {152, 78, 163, 255},
-	{255, 127, 0, 255}, {200, 180, 40, 255}, {166, 86, 40, 255}, {247, 129, 191, 255},
-	{27, 158, 119, 255}, {117, 112, 179, 255}, {102, 166, 30, 255}, {230, 171, 2, 255},
-	{31, 120, 180, 255}, {227, 26, 28, 255}, {106, 61, 154, 255}, {177, 89, 40, 255},
+// The qualitative palette of states, procedures and processors. Colours
+// are chosen in OKLab (a perceptual space: Euclidean distance there tracks
+// how different two colours look) by farthest-point sampling: after a few
+// familiar seeds (ColorBrewer Set1's red, blue, green, purple and orange),
+// each next colour is the candidate of the sRGB gamut farthest from all
+// those already chosen. So the first n colours of the sequence are as far
+// apart as this greedy choice gets for every n at once, the order is
+// deterministic, and no two colours are near duplicates however many
+// states a trace has (the old fixed table repeated itself, and its
+// golden-angle continuation put look-alikes side by side past 30).
+//
+// Candidates exclude greys (chroma below 0.06: grey is the colour of "no
+// state" and of frames), and colours too light to show on white or too
+// dark to tell from black text (OKLab lightness outside [0.45, 0.88]).
+
+// paletteSize is the number of colours precomputed; later categories
+// repeat the sequence (a figure of more than paletteSize states cannot
+// tell them apart by colour anyway).
+const paletteSize = 256
+
+var paletteSeeds = []color.RGBA{
+	{228, 26, 28, 255}, {55, 126, 184, 255}, {77, 175, 74, 255}, {152, 78, 163, 255}, {255, 127, 0, 255},
 }
+
+var (
+	paletteOnce sync.Once
+	palette     []color.RGBA
+)
 
 // CategoryColor returns the colour of category i (a state, a procedure, a
-// processor). Beyond the palette, hues continue around the colour wheel at
-// the golden angle so that neighbours stay apart.
+// processor) in the qualitative palette.
 func CategoryColor(i int) color.RGBA {
-	if i < len(palette) {
-		return palette[i]
+	paletteOnce.Do(buildPalette)
+	if i < 0 {
+		i = -i
 	}
-	h := float64(i-len(palette)) * 137.508
-	return hsv(h, 0.65, 0.85)
+	return palette[i%len(palette)]
 }
 
-// hsv converts a hue in degrees and saturation, value in [0,1] to RGBA.
-func hsv(h, s, v float64) color.RGBA {
-	h = math.Mod(h, 360)
-	c := v * s
-	hp := h / 60
-	x := c * (1 - math.Abs(math.Mod(hp, 2)-1))
-	var r, g, b float64
-	switch int(hp) {
-	case 0:
-		r, g = c, x
-	case 1:
-		r, g = x, c
-	case 2:
-		g, b = c, x
-	case 3:
-		g, b = x, c
-	case 4:
-		r, b = x, c
-	default:
-		r, b = c, x
+// Palette returns the first n colours of the qualitative palette.
+func Palette(n int) []color.RGBA {
+	out := make([]color.RGBA, n)
+	for i := range out {
+		out[i] = CategoryColor(i)
 	}
-	m := v - c
-	return color.RGBA{uint8(255 * (r + m)), uint8(255 * (g + m)), uint8(255 * (b + m)), 255}
+	return out
+}
+
+func buildPalette() {
+	// Candidates: a 24-step grid of the sRGB cube (15625 colours).
+	const steps = 24
+	var cands []color.RGBA
+	var labs [][3]float64
+	for r := 0; r <= steps; r++ {
+		for g := 0; g <= steps; g++ {
+			for b := 0; b <= steps; b++ {
+				c := color.RGBA{uint8(r * 255 / steps), uint8(g * 255 / steps), uint8(b * 255 / steps), 255}
+				l := OKLab(c)
+				if l[0] < 0.45 || l[0] > 0.88 || math.Hypot(l[1], l[2]) < 0.06 {
+					continue
+				}
+				cands = append(cands, c)
+				labs = append(labs, l)
+			}
+		}
+	}
+	// nearest[k]: distance from candidate k to the closest chosen colour.
+	nearest := make([]float64, len(cands))
+	for k := range nearest {
+		nearest[k] = math.Inf(1)
+	}
+	choose := func(c color.RGBA) {
+		palette = append(palette, c)
+		l := OKLab(c)
+		for k := range labs {
+			if d := okDistance(l, labs[k]); d < nearest[k] {
+				nearest[k] = d
+			}
+		}
+	}
+	for _, s := range paletteSeeds {
+		choose(s)
+	}
+	for len(palette) < paletteSize {
+		best := 0
+		for k := range nearest {
+			if nearest[k] > nearest[best] {
+				best = k
+			}
+		}
+		choose(cands[best])
+	}
+}
+
+func okDistance(a, b [3]float64) float64 {
+	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
+}
+
+// OKLab returns the OKLab coordinates (L, a, b) of an sRGB colour
+// (Björn Ottosson, 2020), L in [0, 1].
+func OKLab(c color.RGBA) [3]float64 {
+	r, g, b := linear(c.R), linear(c.G), linear(c.B)
+	l := math.Cbrt(0.4122214708*r + 0.5363325363*g + 0.0514459929*b)
+	m := math.Cbrt(0.2119034982*r + 0.6806995451*g + 0.1073969566*b)
+	s := math.Cbrt(0.0883024619*r + 0.2817188376*g + 0.6299787005*b)
+	return [3]float64{
+		0.2104542553*l + 0.7936177850*m - 0.0040720468*s,
+		1.9779984951*l - 2.4285922050*m + 0.4505937099*s,
+		0.0259040371*l + 0.7827717662*m - 0.8086757660*s,
+	}
+}
+
+// linear undoes the sRGB transfer function.
+func linear(v uint8) float64 {
+	x := float64(v) / 255
+	if x <= 0.04045 {
+		return x / 12.92
+	}
+	return math.Pow((x+0.055)/1.055, 2.4)
 }

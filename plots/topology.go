@@ -230,11 +230,15 @@ func polygon(pts []vg.Point) vg.Path {
 }
 
 // side returns the side of a node's square (the shapes have its area).
+// Nodes of a small capacity (a link of little bandwidth beside the
+// backbone) keep a visible size, a fifth of the largest and at least 4
+// points, so that their outline and their utilization fill still show.
 func side(n topology.Node, maxNode vg.Length) vg.Length {
+	least := min(maxNode, max(4, maxNode/5))
 	if math.IsNaN(n.Size) {
-		return 1.5
+		return least
 	}
-	return vg.Length(math.Max(n.Size*float64(maxNode), 1.5))
+	return max(vg.Length(n.Size*float64(maxNode)), least)
 }
 
 // halfHeight returns how far a node's shape reaches below its centre.

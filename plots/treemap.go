@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -28,6 +29,8 @@ type TreemapOptions struct {
 	// wide as the state's mean proportion, instead of colouring it by its
 	// mode state.
 	Proportions bool
+	// Colors are the states' colours (ResolveColors); nil for the palette.
+	Colors ColorMap
 	// Zooms is the number of enlarged views, right of the map, of detailed
 	// groups too small to read (each also circled on the map); 0 means 3,
 	// a negative number none.
@@ -161,8 +164,7 @@ func groupShade(depth int) color.Gray {
 
 // modeColor is the overview's colour of an aggregate: its mode state's,
 // with an opacity from the mode's proportion, composed over white.
-func modeColor(state int, prop float64) color.RGBA {
-	col := CategoryColor(state)
+func modeColor(col color.RGBA, prop float64) color.RGBA {
 	a := (30 + 225*math.Min(math.Max(prop, 0), 1)) / 255
 	mix := func(c uint8) uint8 { return uint8(math.Round(float64(c)*a + 255*(1-a))) }
 	return color.RGBA{mix(col.R), mix(col.G), mix(col.B), 255}
@@ -341,13 +343,13 @@ func (f *treemapFigure) drawBlock(c draw.Canvas, tm *treemap.Map, i int, r vg.Re
 		strips, _ := treemap.Split(treemap.Rect{X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(w), H: float64(h)}, tm.CellMeans(i))
 		for x, s := range strips {
 			if s.W > 0 && s.H > 0 {
-				c.SetColor(CategoryColor(x))
+				c.SetColor(f.opt.Colors.Of(x))
 				c.Fill(rectAt(vg.Point{}, s).Path())
 			}
 		}
-		fill = CategoryColor(cell.Mode)
+		fill = f.opt.Colors.Of(cell.Mode)
 	} else if cell.ModeProportion > 0 {
-		fill = modeColor(cell.Mode, cell.ModeProportion)
+		fill = modeColor(f.opt.Colors.Of(cell.Mode), cell.ModeProportion)
 		c.SetColor(fill)
 		c.Fill(r.Path())
 	}
@@ -388,14 +390,43 @@ func (f *treemapFigure) drawLegend(c draw.Canvas, col vg.Rectangle) vg.Length {
 		c.FillText(sty, vg.Point{X: col.Min.X, Y: y}, fitText(sty, s, col.Max.X-col.Min.X))
 		y -= tmLegendLine
 	}
-	for x, s := range f.m.States {
-		if y < col.Min.Y+6*tmLegendLine {
-			line(fmt.Sprintf("... %d more states", len(f.m.States)-x))
+	// The states the map shows (drawn by area), the most visible first;
+	// those that do not fit are counted on a "+N more" line.
+	shown := map[int]float64{}
+	for i, cell := range f.tm.Cells {
+		if !cell.Aggregated || cell.Group {
+			continue
+		}
+		if f.opt.Proportions {
+			for x, v := range f.tm.CellMeans(i) {
+				if v > 0 {
+					shown[x] += v * cell.W * cell.H
+				}
+			}
+		} else if cell.ModeProportion > 0 {
+			shown[cell.Mode] += cell.W * cell.H
+		}
+	}
+	states := make([]int, 0, len(shown))
+	for x := range shown {
+		states = append(states, x)
+	}
+	sort.Slice(states, func(a, b int) bool {
+		sa, sb := shown[states[a]], shown[states[b]]
+		return sa > sb || (sa == sb && states[a] < states[b])
+	})
+	fit := max(1, int((y-col.Min.Y)/tmLegendLine)-8) // room for the lines below
+	if len(states) > fit {
+		fit--
+	}
+	for k, x := range states {
+		if k == fit {
+			line(fmt.Sprintf("+%d more", len(states)-fit))
 			break
 		}
-		c.SetColor(CategoryColor(x))
+		c.SetColor(f.opt.Colors.Of(x))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: col.Min.X, Y: y - tmSwatch/2}, Max: vg.Point{X: col.Min.X + tmSwatch, Y: y + tmSwatch/2}}.Path())
-		c.FillText(sty, vg.Point{X: col.Min.X + tmSwatch + 4, Y: y}, fitText(sty, s, col.Max.X-col.Min.X-tmSwatch-4))
+		c.FillText(sty, vg.Point{X: col.Min.X + tmSwatch + 4, Y: y}, fitText(sty, f.m.States[x], col.Max.X-col.Min.X-tmSwatch-4))
 		y -= tmLegendLine
 	}
 	y -= tmLegendLine / 2

@@ -85,7 +85,7 @@ func TestTreemapFigureColoursTheAggregates(t *testing.T) {
 			}
 			// Three points away from the label and the border; a dashed
 			// line to a zoom may cross one of them.
-			want := modeColor(c.Mode, c.ModeProportion)
+			want := modeColor(CategoryColor(c.Mode), c.ModeProportion)
 			var got []color.RGBA
 			match := 0
 			for _, at := range [][2]float64{{0.2, 0.2}, {0.8, 0.3}, {0.3, 0.8}} {
@@ -149,7 +149,7 @@ func TestTreemapZoomsOnTheHeterogeneousGroups(t *testing.T) {
 			r, g, bl, _ := im.At(x, y).RGBA()
 			px := color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}
 			for s := range counts {
-				if closeColor(px, modeColor(s, 0.9), 4) {
+				if closeColor(px, modeColor(CategoryColor(s), 0.9), 4) {
 					counts[s]++
 				}
 			}

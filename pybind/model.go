@@ -161,6 +161,31 @@ type significantOptions struct {
 // for (kept, since sweeps are the expensive part), the engine, and the
 // index of the recommended one.
 func (m *MicroModel) significant(options string) ([]aggregate.Level, aggregate.Engine, int, error) {
+	return m.significantControl(options, nil)
+}
+
+// StartSignificant starts the significant-p search the options ask for
+// on a goroutine of its own (see Work); once it is done, SignificantP and
+// PlotQuality with the same options find its levels at once. A canceled
+// search keeps nothing.
+func (m *MicroModel) StartSignificant(options string) (w *Work, err error) {
+	defer guard(&err)
+	// Bad options fail at once, not in the background.
+	o := significantOptions{Method: "exact", Threshold: 1e-3, Recommend: aggregate.RuleKnee}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	if _, _, err := m.engine(options); err != nil {
+		return nil, err
+	}
+	return startWork(func(ctl *aggregate.Control) error {
+		_, _, _, err := m.significantControl(options, ctl)
+		return err
+	}), nil
+}
+
+// significantControl is significant, followed and stopped through ctl.
+func (m *MicroModel) significantControl(options string, ctl *aggregate.Control) ([]aggregate.Level, aggregate.Engine, int, error) {
 	o := significantOptions{Method: "exact", Threshold: 1e-3, Recommend: aggregate.RuleKnee}
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, nil, 0, err
@@ -183,9 +208,9 @@ func (m *MicroModel) significant(options string) ([]aggregate.Level, aggregate.E
 		// Only the levels' measures are kept: a sweep may find thousands of
 		// partitions, and Aggregate solves any of them again.
 		if o.Method == "exact" {
-			levels, err = aggregate.SignificantCompact(e, o.Threshold)
+			levels, err = aggregate.SignificantCompactControl(e, o.Threshold, ctl)
 		} else {
-			levels, err = aggregate.SignificantDichotomy(e, o.Threshold)
+			levels, err = aggregate.SignificantDichotomyControl(e, o.Threshold, ctl)
 			for _, l := range levels {
 				l.Partition.NumParts, l.Partition.Parts = len(l.Partition.Parts), nil
 			}
@@ -271,6 +296,13 @@ type plotOptions struct {
 	Height float64 `json:"height"` // points
 	Format string  `json:"format"`
 	Title  string  `json:"title"`
+	// Colors maps state names to colours (colors=), over the trace's.
+	Colors map[string]string `json:"colors"`
+}
+
+// colors resolves the colours of the model's states for a figure.
+func (m *MicroModel) colors(override map[string]string) (plots.ColorMap, error) {
+	return plots.ResolveColors(m.m.States, m.m.Colors, override)
 }
 
 // Plot draws the overview figure and returns the image file's bytes.
@@ -281,7 +313,12 @@ func (a *Aggregation) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
+	colors, err := a.model.colors(o.Colors)
+	if err != nil {
+		return nil, err
+	}
 	return plots.Overview(a.model.m, a.model.in, a.part, plots.OverviewOptions{
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
+		Colors: colors,
 	})
 }

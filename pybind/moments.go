@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"strings"
 
@@ -30,6 +31,22 @@ type Moments struct {
 	incomplete, warnings []string
 	// figure draws the rows with the size, format and title of opt.
 	figure func(opt plots.MomentsOptions) ([]byte, error)
+	// traceColors are the colours the trace gives its state values, by
+	// name (nil when the trace was not kept).
+	traceColors map[string]string
+}
+
+// valueColors returns the colours t gives its state values, by name.
+func valueColors(t *trace.Trace) map[string]string {
+	out := map[string]string{}
+	for _, v := range t.Values {
+		if v.Color != "" && t.Types[v.Type].Kind == trace.KindState {
+			if _, ok := out[v.Name]; !ok {
+				out[v.Name] = v.Color
+			}
+		}
+	}
+	return out
 }
 
 // momentsOptions mirror the keyword arguments of Trace.moments.
@@ -173,6 +190,7 @@ func (t *Trace) Moments(options string) (m *Moments, err error) {
 		return nil, err
 	}
 	m.incomplete = incompleteOf(t)
+	m.traceColors = valueColors(t.t)
 	return m, nil
 }
 
@@ -251,17 +269,22 @@ func (m *Moments) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return momentsFigure(m, o.Title, vg.Length(o.Width), vg.Length(o.Height), f)
+	colors, err := plots.NamedColors(m.traceColors, o.Colors)
+	if err != nil {
+		return nil, err
+	}
+	return momentsFigure(m, o.Title, vg.Length(o.Width), vg.Length(o.Height), f, colors)
 }
 
 // momentsFigure draws m, titled after its source and busy states unless
 // title is given.
-func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Format) ([]byte, error) {
+func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Format, colors map[string]color.RGBA) ([]byte, error) {
 	if title == "" {
 		title = fmt.Sprintf("moments of utilization by %s (busy: %s)", m.kind, m.busy)
 		if m.source != "" {
 			title = filepath.Base(m.source) + ": " + title
 		}
 	}
-	return m.figure(plots.MomentsOptions{Width: width, Height: height, Format: f, Title: titled(title, m.incomplete)})
+	return m.figure(plots.MomentsOptions{Width: width, Height: height, Format: f, Title: titled(title, m.incomplete),
+		StateColors: colors})
 }

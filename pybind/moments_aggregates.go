@@ -65,6 +65,7 @@ func (a *Aggregation) Moments(options string) (m *Moments, err error) {
 		figure: func(opt plots.MomentsOptions) ([]byte, error) {
 			return aggregateFigure(rows, by, a.model.m.Start, a.model.m.End, opt)
 		},
+		traceColors: valueColors(src.t),
 	}, nil
 }
 
@@ -259,6 +260,13 @@ func aggregateFigure(rows []moments.Row, by moments.By, start, end trace.Time, o
 		if by == moments.ByState {
 			fig[i].Label, fig[i].Color = r.State, colors[r.State]
 		}
+	}
+	if by == moments.ByState {
+		states := make([]string, len(rows))
+		for i, r := range rows {
+			states[i] = r.State
+		}
+		plots.Recolor(fig, states, legend, opt.StateColors)
 	}
 	opt.TimeMin, opt.TimeMax = plots.FitTimeRange(fig, (start - origin).Seconds(), (end - origin).Seconds())
 	opt.TimeLabel, opt.Lines, opt.Legend = label, lines, legend

@@ -104,8 +104,12 @@ func (a *Aggregation) PlotTreemap(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
+	colors, err := a.model.colors(o.Colors)
+	if err != nil {
+		return nil, err
+	}
 	return plots.Treemap(a.model.m, a.part, plots.TreemapOptions{
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
-		Value: opt.Value, Root: opt.Root, Proportions: o.Proportions, Zooms: o.Zooms,
+		Value: opt.Value, Root: opt.Root, Proportions: o.Proportions, Zooms: o.Zooms, Colors: colors,
 	})
 }

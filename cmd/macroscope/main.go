@@ -3,6 +3,7 @@
 //	macroscope overview [flags] trace     optimal aggregation (spatiotemporal, spatial or temporal): figure, tables
 //	macroscope moments [flags] trace      moments of utilization: table, figure
 //	macroscope treemap [flags] trace      treemap of the optimal aggregation: figure, table
+//	macroscope gantt [flags] trace        Gantt chart of the raw states over a window: figure
 //	macroscope topology [flags] trace     topology-based view, a graph of resources: figure, tables
 //	macroscope kaleido [flags] trace      kaleidoscope of the call tree: figure, table
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
@@ -38,7 +39,7 @@ type command struct {
 }
 
 var commands = []command{
-	overviewCommand, momentsCommand, treemapCommand, topologyCommand, kaleidoCommand, synthCommand,
+	overviewCommand, momentsCommand, treemapCommand, ganttCommand, topologyCommand, kaleidoCommand, synthCommand,
 	{name: "dump", summary: "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags", raw: runDump},
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -43,9 +44,9 @@ func runOverview(c *cli) error {
 		return err
 	}
 	w, h := c.figureSize()
-	title := fmt.Sprintf("%s, p = %.3g", path, a.p)
+	title := fmt.Sprintf("%s, p = %.3g", filepath.Base(path), a.p)
 	if c.kind != aggregate.KindSpatiotemporal {
-		title = fmt.Sprintf("%s, %s aggregation, p = %.3g", path, c.kind, a.p)
+		title = fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(path), c.kind, a.p)
 	}
 	img, err := plots.Overview(m, a.in, a.part, plots.OverviewOptions{Width: w, Height: h, Format: c.imgFormat, Title: title})
 	if err != nil {

@@ -39,7 +39,7 @@ func runTreemap(c *cli) error {
 	scenario := c.fs.String("scenario", "", "draw a synthetic model instead of a trace: million (Lamarche-Perrin et al.'s 1,000,000 processes), 100k or small")
 	value := c.fs.String("value", "leaves", "area of a rectangle: leaves (resources) or activity (time in states)")
 	root := c.fs.String("root", "", "path of the hierarchy node at the top (default: everything)")
-	proportions := c.fs.Bool("proportions", false, "divide every aggregate into a strip per state")
+	proportions := c.fs.Bool("proportions", true, "divide every aggregate into a strip per state as wide as its share (-proportions=false: the mode state's colour)")
 	zooms := c.fs.Int("zooms", 3, "enlarged views of detailed groups too small to read")
 	c.aggregationFlags(aggregate.KindSpatial, "spatial (a cut of the hierarchy) or spatiotemporal")
 	c.figureFlags("treemap.png", 960, 720)

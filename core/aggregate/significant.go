@@ -30,6 +30,8 @@ type sweeper struct {
 	spare chan struct{}
 	// compact drops the parts of every solution (SignificantCompact).
 	compact bool
+	// track follows the search for its Control (nil for none).
+	track *tracker
 }
 
 func newSweeper(s Solver) sweeper {
@@ -41,6 +43,14 @@ func newSweeper(s Solver) sweeper {
 }
 
 func (w sweeper) solve(p float64, a, b *Partition) (part *Partition, err error) {
+	if w.track != nil && w.track.ctl.canceled() {
+		return nil, ErrCanceled
+	}
+	defer func() {
+		if err == nil {
+			w.track.solved()
+		}
+	}()
 	if r, ok := w.s.(reuser); ok {
 		workers := 1 // the other cores run other ranges
 		if len(w.spare) == 0 {
@@ -141,8 +151,17 @@ func SignificantExact(s Solver, resolution float64) ([]Level, error) {
 // finds thousands of partitions of up to a part per cell, too many to keep.
 // Solve at a level's p to get its parts.
 func SignificantCompact(s Solver, resolution float64) ([]Level, error) {
+	return SignificantCompactControl(s, resolution, nil)
+}
+
+// SignificantCompactControl is SignificantCompact followed and stopped
+// through ctl (nil for neither).
+func SignificantCompactControl(s Solver, resolution float64, ctl *Control) ([]Level, error) {
 	w := newSweeper(s)
 	w.compact = true
+	if ctl != nil {
+		w.track = &tracker{ctl: ctl}
+	}
 	return significantExact(w, resolution)
 }
 
@@ -177,15 +196,18 @@ func significantExact(w sweeper, resolution float64) ([]Level, error) {
 // with the p where it gives way to the next.
 func envelopeBetween(s sweeper, a, b *Partition, resolution float64) ([]Level, error) {
 	if samePartition(a, b) {
+		s.track.settle(a.P, b.P)
 		return nil, nil
 	}
 	sa, sb := a.Gain+a.Loss, b.Gain+b.Loss
 	if sb <= sa { // parallel or inverted lines: b dominates from a.P on
+		s.track.settle(a.P, b.P)
 		return []Level{{PHigh: math.Max(a.P, b.P), Partition: a}}, nil
 	}
 	p := (b.Loss - a.Loss) / (sb - sa)
 	p = math.Min(math.Max(p, a.P), b.P)
 	if b.P-a.P <= resolution {
+		s.track.settle(a.P, b.P)
 		return []Level{{PHigh: p, Partition: a}}, nil
 	}
 	c, err := s.solve(p, a, b)
@@ -195,6 +217,7 @@ func envelopeBetween(s sweeper, a, b *Partition, resolution float64) ([]Level, e
 	defer s.release(c)
 	lineA := p*sa - a.Loss
 	if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b)) {
+		s.track.settle(a.P, b.P)
 		return []Level{{PHigh: p, Partition: a}}, nil
 	}
 	var left, right []Level
@@ -223,10 +246,19 @@ func tolerance(a, b *Partition) float64 {
 // only on ranges narrower than threshold may be missed, and the reported
 // p ranges are only as precise as threshold.
 func SignificantDichotomy(s Solver, threshold float64) ([]Level, error) {
+	return SignificantDichotomyControl(s, threshold, nil)
+}
+
+// SignificantDichotomyControl is SignificantDichotomy followed and stopped
+// through ctl (nil for neither).
+func SignificantDichotomyControl(s Solver, threshold float64, ctl *Control) ([]Level, error) {
 	if !(threshold > 0 && threshold < 1) {
 		return nil, errs.Argument("threshold", "must be in (0, 1), got %v", threshold)
 	}
 	w := sweeper{s: s}
+	if ctl != nil {
+		w.track = &tracker{ctl: ctl}
+	}
 	lo, err := w.solve(0, nil, nil)
 	if err != nil {
 		return nil, err
@@ -241,6 +273,7 @@ func SignificantDichotomy(s Solver, threshold float64) ([]Level, error) {
 	var walk func(a, b *Partition) error
 	walk = func(a, b *Partition) error {
 		if samePartition(a, b) || b.P-a.P <= threshold {
+			w.track.settle(a.P, b.P)
 			return nil
 		}
 		c, err := w.solve((a.P+b.P)/2, a, b)

@@ -184,6 +184,7 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf, slot []int32, err error) {
 	categoryOf, labels := categories(t, metric.entityKind(), key, typeSel, u.noValue)
 	m = &Model{States: labels, Slices: slices, Start: start, End: end, Metric: metric}
+	m.Colors = categoryColors(t, metric.entityKind(), key, categoryOf, len(labels))
 	tl := splitTypes(t, metric.entityKind(), typeSel, u.used)
 	leafOf = buildTree(t, typeSel, u.hasData, tl, m)
 	if len(m.Tree.Leaves) == 0 {
@@ -339,6 +340,44 @@ func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (
 		categoryOf[len(t.Values)+int(typ)] = label(t.Types[typ].Name)
 	}
 	return categoryOf, labels
+}
+
+// categoryColors returns the colour the trace defines for each of n
+// categories: a value's colour for categories of value names (the first
+// value of the name that has one), a type's for categories of types. A
+// category of value categories (KeyCategory) gathers values of several
+// colours, and so has none.
+func categoryColors(t *trace.Trace, kind trace.Kind, key Key, categoryOf []int32, n int) []string {
+	colors := make([]string, n)
+	set := func(c int32, color string) {
+		if c >= 0 && colors[c] == "" {
+			colors[c] = color
+		}
+	}
+	if kind == trace.KindVariable {
+		for i, ty := range t.Types {
+			set(categoryOf[i], ty.Color)
+		}
+		return colors
+	}
+	if key != KeyCategory && key != KeyType {
+		for i, v := range t.Values {
+			set(categoryOf[i], v.Color)
+		}
+	}
+	if key != KeyCategory {
+		for i, ty := range t.Types {
+			set(categoryOf[len(t.Values)+i], ty.Color)
+		}
+		if key == KeyType {
+			for i, v := range t.Values {
+				if categoryOf[i] >= 0 {
+					set(categoryOf[i], t.Types[v.Type].Color)
+				}
+			}
+		}
+	}
+	return colors
 }
 
 // category returns the category of an entity of type typ with value value.

@@ -32,6 +32,11 @@ type Model struct {
 	// States labels each category (the x dimension): state values, event
 	// values or variable types, depending on Metric.
 	States []string
+	// Colors holds the colour the trace gives each category, as the file
+	// wrote it (Pajé's "r g b" in [0, 1]; the Paraver reader converts its
+	// .pcf colours so), or "" when it gives none; nil in models made by
+	// hand. Figures draw these colours in place of the palette's.
+	Colors []string
 	// Metric is what Values measure; empty means StateDuration (models
 	// made by hand).
 	Metric Metric

@@ -6,6 +6,7 @@ each writes its figure (PNG) and tables (Parquet) to DIR (default: out).
   overview   optimal aggregation (spatiotemporal, spatial or temporal) at the
              recommended p: overview.png, aggregates.parquet, levels.parquet
   treemap    treemap of the optimal aggregation: treemap.png, treemap.parquet
+  gantt      Gantt chart of the raw states over a window: gantt.png
   topology   topology-based view: topology.png, nodes.parquet, edges.parquet
   moments    moments of utilization: moments.parquet, moments.png
   kaleido    kaleidoscope of the call tree: kaleido.png, kaleido.parquet
@@ -198,6 +199,14 @@ def _reader_options(text: str) -> dict:
     return options
 
 
+def gantt(args) -> list[str]:
+    trace = _read_trace(args)
+    png = _output(args, "gantt.png")
+    trace.plot_gantt(png, start=args.start, end=args.end, resources=args.resources, state_types=args.state_types,
+                     title=f"{os.path.basename(args.trace)}: states")
+    return [png]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="macroscope", description=__doc__.splitlines()[0],
                                      epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawTextHelpFormatter)
@@ -239,8 +248,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--value", choices=("leaves", "activity"), default="leaves",
                    help="area of a rectangle: resources or time in states (default: leaves)")
     p.add_argument("--root", default=None, help="path of the hierarchy node at the top (default: everything)")
-    p.add_argument("--proportions", action="store_true", help="divide every aggregate into a strip per state")
+    p.add_argument("--proportions", action=argparse.BooleanOptionalAction, default=True,
+                   help="divide every aggregate into a strip per state as wide as its share (default; "
+                        "--no-proportions: the mode state's colour)")
     p.add_argument("--zooms", type=int, default=3, help="enlarged views of detailed groups too small to read")
+
+    p = command("gantt", gantt, "Gantt chart of the raw states over a window, one row per resource (the "
+                                "overview's rows): figure")
+    p.add_argument("--resources", type=_names, default=None,
+                   help="comma-separated containers to draw (names, paths or globs; default: all)")
+    p.add_argument("--state-types", type=_names, default=None, help="comma-separated state types to draw")
 
     p = command("topology", topology, "topology-based view: resources and their links as a graph, sized by "
                                       "capacity, filled by use")

@@ -78,6 +78,34 @@ class Figure:
         return f"<macroscope.Figure{title} {w}x{h} px>"
 
 
+def color_options(colors) -> dict[str, str] | None:
+    """``colors=`` of the plotting methods, for the Go side: a dict from
+    state name to colour, each a string (``"#1f77b4"``, ``"red"``,
+    ``"tab:blue"``, ``"C0"``, ``"0.2 0.4 1"``: the Go side reads them) or
+    an (r, g, b) or (r, g, b, a) tuple of floats in [0, 1] as matplotlib
+    takes them. None for no override."""
+    if colors is None:
+        return None
+    if not isinstance(colors, dict):
+        raise InvalidArgumentError(f"colors: must be a dict from state name to colour, got {colors!r}",
+                                   param="colors")
+    out = {}
+    for name, c in colors.items():
+        if isinstance(c, str):
+            out[str(name)] = c
+            continue
+        try:
+            parts = [float(x) for x in c]
+        except (TypeError, ValueError):
+            parts = []
+        if len(parts) not in (3, 4) or not all(0 <= x <= 1 for x in parts):
+            raise InvalidArgumentError(
+                f"colors: the colour of {name!r} must be a string or an (r, g, b) tuple in [0, 1], got {c!r}",
+                param="colors")
+        out[str(name)] = "#" + "".join(f"{round(x * 255):02x}" for x in parts[:3])
+    return out
+
+
 def plot(render, path=None, format=None, title: str = "") -> Figure:
     """The Figure of ``render``, saved to ``path`` when given. ``format``
     (an old argument) only checks that it agrees with the path."""

@@ -124,7 +124,8 @@ class MicroModel(TableResult):
 
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
                       recommend: str = "knee", kind: str = "spatiotemporal", gain: str | None = None,
-                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str | None = None):
+                      window: tuple[int, int] | None = None, ties: str = "finest", entities: str | None = None, *,
+                      progress=None):
         """DataFrame of the distinct optimal partitions of ``kind`` as p goes
         from 0 to 1: the range [p_low, p_high] over which each is optimal,
         its gain, loss and number of aggregates, and which one is
@@ -147,9 +148,23 @@ class MicroModel(TableResult):
         ``ties`` and ``entities`` are those of :meth:`aggregate`: by default the first level
         is the microscopic view, optimal at p = 0 only (p_low = p_high = 0).
         Results are kept: asking again is free.
+
+        The search of a large model takes a while: ``progress`` shows it
+        (None: a tqdm bar when it lasts over a second; True, False, or a
+        callable ``f(done, total)`` in thousandths of [0, 1] settled), and
+        Ctrl-C or Jupyter's stop button stops it (the Go search stops
+        before its next solve and keeps nothing) with KeyboardInterrupt.
         """
         opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties, entities)
+        self._sweep(opts, progress)
         return _bridge.to_pandas(_bridge.table(self._h.SignificantP, opts))
+
+    def _sweep(self, opts: str, progress=None):
+        """Run the significant-p search of ``opts`` with progress and Ctrl-C
+        (see :meth:`significant_p`); the native side keeps its levels."""
+        from . import _work
+
+        _work.run(_bridge.call(self._h.StartSignificant, opts), "significant p", progress)
 
     def recommended_p(self, **kwargs) -> float:
         """The p to look at first: the middle of the range of the level
@@ -160,7 +175,7 @@ class MicroModel(TableResult):
 
     def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
                       normalize: bool = True, gain: str | None = None, window: tuple[int, int] | None = None,
-                      ties: str = "finest", entities: str | None = None):
+                      ties: str = "finest", entities: str | None = None, *, progress=None):
         """DataFrame of the quality curves: the gain and loss of the optimal
         partition (and its number of aggregates) against p, a step function
         given by its vertices: two rows per level, at p_low and p_high, so
@@ -169,7 +184,7 @@ class MicroModel(TableResult):
         import pandas as pd
 
         levels = self.significant_p(threshold=threshold, method=method, normalize=normalize, kind=kind, gain=gain,
-                                    window=window, ties=ties, entities=entities)
+                                    window=window, ties=ties, entities=entities, progress=progress)
         rows = []
         for lv in levels.itertuples():
             for p in (lv.p_low, lv.p_high):
@@ -192,6 +207,7 @@ class MicroModel(TableResult):
         """
         opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
                                                entities))
+        self._sweep(json.dumps(opts))  # progress and Ctrl-C for the search; the figure reuses it
         opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, log_p=bool(log_p))
         if title is not None:
             opts["title"] = title
@@ -283,17 +299,25 @@ class Aggregation(TableResult):
         return self._info["aggregates"]
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 576,
-             format: str | None = None, title: str | None = None):
+             format: str | None = None, title: str | None = None, *, colors: dict | None = None):
         """Draw the overview figure of Dosimont et al. 2014: one row per resource grouped
         by the hierarchy, one rectangle per aggregate in the colour of its
         mode state, more opaque as the mode dominates.
+
+        States take the colours the trace defines (Pajé's entity values,
+        Paraver's .pcf), the others the palette's; ``colors`` (a dict from
+        state name to colour: ``"#rrggbb"``, a colour name, ``"tab:blue"``
+        or an (r, g, b) tuple in [0, 1]) overrides them. The aggregate
+        table's ``row_first`` and ``row_last`` are the rows (0 at the top)
+        each aggregate covers, to redraw the figure with another library.
 
         Sizes are in pixels. With ``path`` the image is written there (the
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=fmt, title=title)),
+            width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=fmt, title=title,
+            colors=_figure.color_options(colors))),
             path, format, title or "overview")
 
     def _repr_png_(self):
@@ -327,19 +351,21 @@ class Aggregation(TableResult):
         return treemap(self, value, width, height, padding, header, root)
 
     def plot_treemap(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
-                     value: str = "leaves", root: str | None = None, proportions: bool = False, zooms: int = 3,
-                     format: str | None = None, title: str | None = None):
-        """Draw the treemap figure: aggregates in the colour of their mode
-        state (opacity from its share, as in :meth:`plot`) or divided into
-        a strip per state (``proportions=True``), framed and named groups,
+                     value: str = "leaves", root: str | None = None, proportions: bool = True, zooms: int = 3,
+                     format: str | None = None, title: str | None = None, colors: dict | None = None):
+        """Draw the treemap figure: aggregates divided into a strip per
+        state as wide as its share (the default), or with
+        ``proportions=False`` in the colour of their mode state (opacity
+        from its share, as in :meth:`plot`), framed and named groups,
         a legend, and up to ``zooms`` enlarged views of detailed groups too
         small to read (circled on the map). Sizes are in pixels. With
         ``path`` the image is written there (PNG or SVG by the extension)
-        and the path returned; otherwise the image bytes are returned."""
+        and the path returned; otherwise the image bytes are returned.
+        ``colors`` overrides the states' colours, as in :meth:`plot`."""
         from ._treemap import plot_treemap
 
         return plot_treemap(self, path, width, height, value=value, root=root, proportions=proportions, zooms=zooms,
-                            format=format, title=title)
+                            format=format, title=title, colors=colors)
 
     def __repr__(self) -> str:
         i = self._info

@@ -109,7 +109,7 @@ class Moments(TableResult):
         return self._info["rows"]
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int | None = None,
-             format: str | None = None, title: str | None = None):
+             format: str | None = None, title: str | None = None, *, colors: dict | None = None):
         """Draw the moment display of Godin, Quinn and Pancake (Fig. 3, and Fig. 6 for many
         rows): per row, a grey bar of length m0 centred at m1 with a tick at
         m1, black bars out to m1 - m2 and m1 + m2, and a thin line from m1
@@ -130,7 +130,7 @@ class Moments(TableResult):
                 raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
             width=width * _POINTS_PER_PIXEL, height=None if height is None else height * _POINTS_PER_PIXEL,
-            format=fmt, title=title)), path, format, title or "moments")
+            format=fmt, title=title, colors=_figure.color_options(colors))), path, format, title or "moments")
 
     def _repr_png_(self):
         return self.plot().to_bytes("png") if len(self) else None

@@ -196,6 +196,42 @@ class Trace:
         return trace_moments(self, busy=busy, by=by, start=start, end=end, idle=idle, state_types=state_types,
                              nesting=nesting, gaps=gaps)
 
+    def plot_gantt(self, path: str | os.PathLike | None = None, *, start: float | None = None,
+                   end: float | None = None, resources=None, state_types=None, width: int = 960,
+                   height: int = 576, colors: dict | None = None, title: str | None = None,
+                   format: str | None = None):
+        """Draw the states as a Gantt chart, to check aggregates against the
+        raw states: one row per resource (a container, or a container and
+        state type when it holds several: the rows of the overview, in its
+        order, so an aggregate's ``row_first`` and ``row_last`` name its
+        rows here too), each state a bar over its time range in its value's
+        colour, nested states as thinner bars inside the states they
+        interrupt, and a legend of the states drawn.
+
+        ``start`` and ``end`` (seconds; default the trace's) bound the
+        window. ``resources`` keeps the rows under some containers: a name,
+        a path ("host-1/rank-3", as the tables write them) or a glob
+        ("rank-*"), or a list of them. ``state_types`` restricts the state
+        types. ``colors`` overrides the colours (a dict from state name to
+        colour, as :meth:`Aggregation.plot` takes it). Sizes are in pixels.
+        Returns a :class:`macroscope.Figure`, also written to ``path`` when
+        given (PNG, SVG or PDF by the extension).
+        """
+        from . import _figure
+        from ._model import _POINTS_PER_PIXEL
+
+        if isinstance(resources, str):
+            resources = [resources]
+        if isinstance(state_types, str):
+            state_types = [state_types]
+        opts = dict(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, title=title,
+                    start=None if start is None else float(start), end=None if end is None else float(end),
+                    resources=None if resources is None else [str(r) for r in resources],
+                    state_types=None if state_types is None else [str(s) for s in state_types],
+                    colors=_figure.color_options(colors))
+        return _figure.plot(lambda fmt: _bridge.call(self._h.PlotGantt, _bridge.options(**opts, format=fmt)),
+                            path, format, title or "Gantt")
+
     def call_tree(self, state_types: list[str] | None = None, containers: list[str] | None = None,
                   per_container: bool = False, root: str = "program") -> "CallTree":
         """The dynamic call tree of the nested states (Tick and Park 1991): a state at

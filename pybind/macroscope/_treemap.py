@@ -74,11 +74,12 @@ class Treemap(TableResult):
         return self._info["rectangles"]
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
-             proportions: bool = False, zooms: int = 3, format: str | None = None, title: str | None = None):
+             proportions: bool = True, zooms: int = 3, format: str | None = None, title: str | None = None,
+             colors: dict | None = None):
         """Draw this treemap's figure (see :meth:`Aggregation.plot_treemap`),
         with the same value and root."""
         return plot_treemap(self._agg, path, width, height, value=self.value, root=self._root,
-                            proportions=proportions, zooms=zooms, format=format, title=title)
+                            proportions=proportions, zooms=zooms, format=format, title=title, colors=colors)
 
     def _repr_png_(self):
         return self.plot().to_bytes("png")
@@ -96,13 +97,13 @@ def treemap(agg, value="leaves", width=1.0, height=1.0, padding=0.0, header=0.0,
     return Treemap(_bridge.call(agg._h.Treemap, opts), agg, root)
 
 
-def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=None, proportions=False, zooms=3,
-                 format=None, title=None):
+def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=None, proportions=True, zooms=3,
+                 format=None, title=None, colors=None):
     if isinstance(zooms, bool) or not isinstance(zooms, numbers.Integral) or zooms < 0:
         raise InvalidArgumentError(f"zooms: must be a non-negative integer, got {zooms!r}", param="zooms")
     opts = _bridge.options(width=_positive("width", width) * _POINTS_PER_PIXEL,
                            height=_positive("height", height) * _POINTS_PER_PIXEL, title=title,
                            value=_value(value), root=_root(root), proportions=bool(proportions),
-                           zooms=int(zooms) if zooms > 0 else -1)
+                           zooms=int(zooms) if zooms > 0 else -1, colors=_figure.color_options(colors))
     return _figure.plot(lambda fmt: _bridge.call(agg._h.PlotTreemap, json.dumps({**json.loads(opts), "format": fmt})),
                         path, format, title or "treemap")

@@ -1,0 +1,148 @@
+package plots
+
+import (
+	"image/color"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ganttTrace: two hosts of two threads each; thread states "run" and
+// "wait", "run" coloured red by the trace, and on h1/t0 a "call" nested
+// in "run" at depth 1. The window is [0, 1000) ns.
+func ganttTrace() *trace.Trace {
+	t := trace.New()
+	t.DefineType(trace.Type{Name: "Host", Kind: trace.KindContainer, Parent: trace.None})
+	t.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: 0})
+	t.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 1})
+	t.DefineValue(trace.Value{Type: 2, Name: "run", Color: "1 0 0"})
+	t.DefineValue(trace.Value{Type: 2, Name: "wait"})
+	t.DefineValue(trace.Value{Type: 2, Name: "call"})
+	for h := 0; h < 2; h++ {
+		t.CreateContainer(trace.Container{Name: "h" + string(rune('0'+h)), Type: 0, Parent: 0})
+		host := int32(len(t.Containers) - 1)
+		for k := 0; k < 2; k++ {
+			t.CreateContainer(trace.Container{Name: "t" + string(rune('0'+k)), Type: 1, Parent: host})
+		}
+	}
+	// Containers: 1 h0, 2 h0/t0, 3 h0/t1, 4 h1, 5 h1/t0, 6 h1/t1.
+	for _, c := range []int32{2, 3, 5, 6} {
+		t.State(trace.State{Container: c, Type: 2, Value: 0, Start: 0, End: 500})
+		t.State(trace.State{Container: c, Type: 2, Value: 1, Start: 500, End: 1000})
+	}
+	t.State(trace.State{Container: 5, Type: 2, Value: 2, Start: 100, End: 400, Depth: 1})
+	t.Finish(0, 1000)
+	return t
+}
+
+// drawGantt renders the Gantt view and returns the image and the view
+// (whose data area tells where rows and instants are).
+func drawGantt(t *testing.T, tr *trace.Trace, opt GanttOptions) (*gantt, func(x float64, row int, dy float64) color.RGBA) {
+	t.Helper()
+	gv, err := newGantt(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := Render(gv.opt.Width, gv.opt.Height, PNG, gv.draw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := decodePNG(t, img)
+	rows := float64(len(gv.g.Leaves))
+	d := gv.data
+	// at(x, row, dy): the pixel at x of the window's width, in row (0 at
+	// the top), dy rows off the row's centre.
+	return gv, func(x float64, row int, dy float64) color.RGBA {
+		px := float64(d.Min.X) + x*float64(d.Max.X-d.Min.X)
+		py := float64(d.Max.Y) - (float64(row)+0.5+dy)*float64(d.Max.Y-d.Min.Y)/rows
+		return pixelAt(im, px, py)
+	}
+}
+
+func TestGanttRowsAndColours(t *testing.T) {
+	tr := ganttTrace()
+	gv, at := drawGantt(t, tr, GanttOptions{Colors: map[string]string{"wait": "#00ff00"}})
+	if got := strings.Join(gv.g.Labels, ","); got != "h0/t0,h0/t1,h1/t0,h1/t1" {
+		t.Fatalf("rows %s", got)
+	}
+	red, green := color.RGBA{255, 0, 0, 255}, color.RGBA{0, 255, 0, 255}
+	call := CategoryColor(2) // "call" is the third state, no colour of its own
+	for row := 0; row < 4; row++ {
+		if got := at(0.45, row, 0); got != red {
+			t.Errorf("row %d at 0.45: %v, want the trace's red", row, got)
+		}
+		if got := at(0.75, row, 0); got != green {
+			t.Errorf("row %d at 0.75: %v, want the override's green", row, got)
+		}
+		// The outermost bar fills 0.86 of the row: 0.4 row off the
+		// centre is still in it, 0.47 is the white between rows.
+		if got := at(0.75, row, 0.4); got != green {
+			t.Errorf("row %d near the edge: %v", row, got)
+		}
+		if got := at(0.75, row, 0.47); closeColor(got, green, 40) {
+			t.Errorf("row %d: bars touch between rows", row)
+		}
+	}
+	// The nested call, on h1/t0 (row 2): a thinner bar inside "run", whose
+	// edge shows above and below it.
+	if got := at(0.25, 2, 0); got != call {
+		t.Errorf("nested call: %v, want %v", got, call)
+	}
+	inner := ganttBarHeight(1) / 2
+	if got := at(0.25, 2, inner+0.03); got != red {
+		t.Errorf("around the nested call: %v, want the outer run's red", got)
+	}
+	if got := at(0.25, 1, 0); got != red {
+		t.Errorf("h0/t1 has no call: %v", got)
+	}
+	// The legend lists the three states, run and wait first (most area).
+	if len(gv.shown) != 3 {
+		t.Errorf("legend states %v", gv.shown)
+	}
+}
+
+func TestGanttWindowAndResources(t *testing.T) {
+	tr := ganttTrace()
+	from, to := trace.Time(500), trace.Time(1000)
+	gv, at := drawGantt(t, tr, GanttOptions{Start: &from, End: &to, Resources: []string{"h1"}})
+	if got := strings.Join(gv.g.Labels, ","); got != "t0,t1" {
+		t.Fatalf("rows %s", got)
+	}
+	wait := CategoryColor(1)
+	for row := 0; row < 2; row++ {
+		for _, x := range []float64{0.02, 0.5, 0.98} {
+			if got := at(x, row, 0); got != wait {
+				t.Errorf("row %d at %g: %v, want wait %v", row, x, got, wait)
+			}
+		}
+	}
+	// Globs and paths select alike; a pattern matching nothing is an error.
+	for _, sel := range [][]string{{"h*/t1"}, {"h0/t1", "h1/t1"}} {
+		g, err := LayoutGantt(tr, GanttOptions{Resources: sel})
+		if err != nil || strings.Join(g.Labels, ",") != "h0/t1,h1/t1" {
+			t.Errorf("%v: %v %v", sel, g, err)
+		}
+	}
+	if _, err := LayoutGantt(tr, GanttOptions{Resources: []string{"nope"}}); err == nil {
+		t.Error("a pattern matching nothing was accepted")
+	}
+	if _, err := newGantt(tr, GanttOptions{Colors: map[string]string{"nope": "red"}}); err == nil {
+		t.Error("a colour for no state was accepted")
+	}
+}
+
+// Rows are the overview's: the model of the same trace has its leaves in
+// the Gantt's order.
+func TestGanttRowsAreTheModelsLeaves(t *testing.T) {
+	tr := ganttTrace()
+	g, err := LayoutGantt(tr, GanttOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range g.Leaves {
+		if int(l) != i {
+			t.Errorf("row %d is leaf %d", i, l)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// drawStateLegend lists, from top down to bottom at x, the states a
+// figure shows (shown: the area drawn in each state's colour), the most
+// visible first, each with its colour swatch; those that do not fit are
+// counted on a last "+N more" line. Names longer than width are cut.
+func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[int]float64, names []string, colors ColorMap) {
+	sty := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+	box := labelFont.Size
+	y := top - box
+	states := make([]int, 0, len(shown))
+	for i := range shown {
+		states = append(states, i)
+	}
+	sort.Slice(states, func(a, b int) bool {
+		sa, sb := shown[states[a]], shown[states[b]]
+		return sa > sb || (sa == sb && states[a] < states[b])
+	})
+	fit := int((top-bottom)/(box*1.5)) + 1
+	if len(states) > fit {
+		fit-- // room for the "+N more" line
+	}
+	for k, i := range states {
+		if k == fit {
+			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("+%d more", len(states)-fit))
+			break
+		}
+		c.SetColor(colors.Of(i))
+		c.Fill(vg.Rectangle{Min: vg.Point{X: x, Y: y - box/2}, Max: vg.Point{X: x + box, Y: y + box/2}}.Path())
+		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, fitText(sty, names[i], width-box-3))
+		y -= box * 1.5
+	}
+}
+
+// TimeAxis chooses a figure's time axis for the window [start, end]: the
+// origin (TimeOrigin: the clock's zero, or the window start on absolute
+// clocks such as Unix time or Kineto's), the unit (seconds, ms, µs or ns,
+// whichever reads the window's length between 1 and 10000 units, so a
+// 40 ms GPU trace does not read 0.000 to 0.040) and the axis label naming
+// both.
+func TimeAxis(start, end trace.Time) (origin trace.Time, unit float64, label string) {
+	origin, _ = TimeOrigin(start, end)
+	w := (end - start).Seconds()
+	name := "s"
+	unit = 1
+	for _, u := range []struct {
+		name string
+		unit float64
+	}{{"ms", 1e-3}, {"µs", 1e-6}, {"ns", 1e-9}} {
+		if w >= 10*unit || math.Abs(float64(end-origin))*1e-9 >= 1e4*u.unit {
+			break
+		}
+		name, unit = u.name, u.unit
+	}
+	label = fmt.Sprintf("time (%s)", name)
+	if origin != 0 {
+		label = fmt.Sprintf("time (%s) since %s s", name, origin)
+	}
+	return origin, unit, label
+}
+
+// zeroTicks are gonum's default ticks with the origin always labelled
+// when the axis holds it: a relative time axis must say where 0 is, and
+// the default ticker may leave the axis' ends unlabelled.
+type zeroTicks struct{}
+
+func (zeroTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	if min > 0 || max < 0 {
+		return ticks
+	}
+	for i, t := range ticks {
+		if t.Value == 0 {
+			if t.Label == "" {
+				ticks[i].Label = "0"
+			}
+			return ticks
+		}
+	}
+	return append(ticks, plot.Tick{Value: 0, Label: "0"})
+}

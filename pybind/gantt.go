@@ -1,0 +1,39 @@
+package pybind
+
+import (
+	"gonum.org/v1/plot/vg"
+
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+// ganttOptions mirror Trace.plot_gantt's keyword arguments.
+type ganttOptions struct {
+	plotOptions
+	Start      *float64 `json:"start"`
+	End        *float64 `json:"end"`
+	Resources  []string `json:"resources"`
+	StateTypes []string `json:"state_types"`
+}
+
+// PlotGantt draws the Gantt view of the trace's states (plots.Gantt) and
+// returns the image file's bytes.
+func (t *Trace) PlotGantt(options string) (img []byte, err error) {
+	defer guard(&err)
+	o := ganttOptions{plotOptions: plotOptions{Format: "png"}}
+	f, err := decodePlotOptions(options, &o, &o.Format)
+	if err != nil {
+		return nil, err
+	}
+	start, err := seconds("start", o.Start)
+	if err != nil {
+		return nil, err
+	}
+	end, err := seconds("end", o.End)
+	if err != nil {
+		return nil, err
+	}
+	return plots.Gantt(t.t, plots.GanttOptions{
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+		Start: start, End: end, Resources: o.Resources, StateTypes: o.StateTypes, Colors: o.Colors,
+	})
+}

@@ -1,0 +1,71 @@
+"""Long computations while Python stays responsive.
+
+A sweep of the significant levels of a large model runs for minutes. The
+Go core runs it on a goroutine of its own; Python polls it (each poll
+waits in Go with the GIL released), shows a progress bar (the part of
+[0, 1] in p already settled) and, when the user interrupts (Ctrl-C,
+Jupyter's stop button), raises the cancel flag the Go loop checks before
+every solve, waits for it to stop, and lets the interruption through. A
+canceled computation keeps nothing.
+"""
+
+from __future__ import annotations
+
+from . import _bridge, _reading
+
+_POLL_MS = 100
+
+
+def run(work, desc: str, progress=None):
+    """Wait for the native ``work`` (a ``Work``), reporting its progress as
+    ``progress`` asks (as :func:`macroscope.read` takes it: None for a
+    tqdm bar when it lasts over a second, True, False, or a callable
+    ``f(done, total)`` in thousandths), and raise its error if it failed."""
+    report = _reporter(progress, desc)
+    try:
+        while not _bridge.call(work.Wait, _POLL_MS):
+            if report is not None:
+                report.update(*_progress(work))
+    except BaseException:
+        _bridge.call(work.Cancel)
+        while not _bridge.call(work.Wait, _POLL_MS):
+            pass
+        if report is not None:
+            report.close()
+        raise
+    try:
+        _bridge.call(work.Err)
+    except BaseException:
+        if report is not None:
+            report.close()
+        raise
+    if report is not None:
+        report.finish(*_progress(work))
+
+
+def _progress(work) -> tuple[int, int]:
+    p = _bridge.call_json(work.Progress)
+    return p["done"], p["total"]
+
+
+class _Bar(_reading._Bar):
+    """A tqdm bar of the part of the work done, in percent."""
+
+    def _make(self, total):
+        kwargs = dict(total=total, desc=self._desc, delay=self._delay,
+                      bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+        try:
+            from tqdm.auto import tqdm
+
+            return tqdm(**kwargs)
+        except Exception:
+            from tqdm import tqdm
+
+            return tqdm(**kwargs)
+
+
+def _reporter(progress, desc):
+    report = _reading._reporter(progress, desc)
+    if isinstance(report, _reading._Bar):
+        return _Bar(desc, report._delay)
+    return report

@@ -1,0 +1,94 @@
+package pybind
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
+)
+
+// Work is a long computation (a sweep of the significant levels) running
+// on a goroutine of its own, so that Python keeps control: like Reading,
+// Python polls Wait and Progress, shows the progress, and calls Cancel
+// when the user interrupts (Ctrl-C, Jupyter's stop button). The
+// computation checks the cancel flag in its loop and stops with nothing
+// kept.
+type Work struct {
+	done       chan struct{}
+	cancel     chan struct{}
+	cancelOnce sync.Once
+	// steps done (solves) and the part of the work done, in thousandths.
+	steps, permille atomic.Int64
+	err             error
+}
+
+// startWork runs fn(control) on a new goroutine.
+func startWork(fn func(ctl *aggregate.Control) error) *Work {
+	w := &Work{done: make(chan struct{}), cancel: make(chan struct{})}
+	ctl := &aggregate.Control{Cancel: w.cancel, Progress: func(steps int, covered float64) {
+		w.steps.Store(int64(steps))
+		w.permille.Store(int64(math.Round(covered * 1000)))
+	}}
+	go func() {
+		defer close(w.done)
+		defer func() {
+			if p := recover(); p != nil {
+				w.err = &panicError{value: p, stack: debug.Stack()}
+			}
+		}()
+		if w.err = fn(ctl); w.err == nil {
+			w.permille.Store(1000) // done, also when the result was known
+		}
+	}()
+	return w
+}
+
+// Wait waits up to the given number of milliseconds for the work to end,
+// and reports whether it has.
+func (w *Work) Wait(milliseconds int) (finished bool, err error) {
+	defer guard(&err)
+	select {
+	case <-w.done:
+		return true, nil
+	default:
+	}
+	timer := time.NewTimer(time.Duration(max(milliseconds, 0)) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-w.done:
+		return true, nil
+	case <-timer.C:
+		return false, nil
+	}
+}
+
+// Progress returns {"done": thousandths done, "total": 1000, "steps":
+// solves so far} as JSON.
+func (w *Work) Progress() (js string, err error) {
+	defer guard(&err)
+	return fmt.Sprintf(`{"done":%d,"total":1000,"steps":%d}`, w.permille.Load(), w.steps.Load()), nil
+}
+
+// Cancel asks the work to stop; Wait then soon reports the end and Err
+// the cancellation.
+func (w *Work) Cancel() (err error) {
+	defer guard(&err)
+	w.cancelOnce.Do(func() { close(w.cancel) })
+	return nil
+}
+
+// Err waits for the end of the work and returns its error, nil when it
+// completed.
+func (w *Work) Err() (err error) {
+	defer guard(&err)
+	<-w.done
+	if errors.Is(w.err, aggregate.ErrCanceled) {
+		return errors.New("canceled: " + w.err.Error())
+	}
+	return w.err
+}
