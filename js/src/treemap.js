@@ -86,12 +86,22 @@ function render({ model, el: host }) {
       ctx.lineWidth = 1;
       ctx.strokeRect(rx + 0.5, ry + 0.5, rw - 1, rh - 1);
     }
-    // Group frames above the aggregates, outer ones thicker, with their
-    // names where they fit.
+    // Group frames above the aggregates, outer ones thicker; group and
+    // aggregate names where they fit.
     const top = n ? depth[0] : 0;
     ctx.textBaseline = "top";
     ctx.font = "11px sans-serif";
     for (let i = 1; i < n; i++) {
+      if (aggregated[i] && w[i] * W > 60 && h[i] * H > 34) {
+        const label = data.name[i];
+        const tw = ctx.measureText(label).width;
+        if (tw + 8 < w[i] * W) {
+          ctx.fillStyle = "rgba(255,255,255,0.8)";
+          ctx.fillRect(X(i) + 2, Y(i) + h[i] * H - 18, tw + 4, 14);
+          ctx.fillStyle = "#111";
+          ctx.fillText(label, X(i) + 4, Y(i) + h[i] * H - 17);
+        }
+      }
       if (!group[i]) continue;
       const rx = X(i), ry = Y(i), rw = w[i] * W, rh = h[i] * H;
       ctx.strokeStyle = "#222";
@@ -183,9 +193,19 @@ function render({ model, el: host }) {
     crumb.textContent = r ? r : "(whole hierarchy)";
     up.disabled = !r;
     error.textContent = model.get("error");
-    legend.replaceChildren(...states().map((s, i) => el("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
-      el("span", { style: { display: "inline-block", width: "10px", height: "10px", background: colourOf(i), marginRight: "3px" } }), s,
-    ])));
+    // The states present in the view, most present first.
+    const present = states().map((s, i) => {
+      const col = data ? data[`prop:${s}`] : null;
+      let t = 0;
+      if (col) for (let r = 0; r < data.length; r++) if (data.aggregated[r]) t += col[r] * data.value[r];
+      return [i, t];
+    }).filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
+    const MAX = 12;
+    const items = present.slice(0, MAX).map(([i]) => el("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
+      el("span", { style: { display: "inline-block", width: "10px", height: "10px", background: colourOf(i), marginRight: "3px" } }), states()[i],
+    ]));
+    if (present.length > MAX) items.push(el("span", {}, [`+${present.length - MAX} more`]));
+    legend.replaceChildren(...items);
   }
 
   function load() {
