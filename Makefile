@@ -14,9 +14,9 @@ TRACE   := testdata/jacobi32.trace
 OUT     ?= out
 
 GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
-PY_SOURCES := $(shell find pybind/macroscope -name '*.py' -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
+PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.js' \) -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
 
-.PHONY: demo test setup go-test py-test notebooks bench bench-compare clean
+.PHONY: demo test setup go-test py-test notebooks bench bench-compare widgets-js clean
 
 demo: setup
 	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
@@ -32,7 +32,8 @@ $(VENV)/.deps: pyproject.toml
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) -m pip install --quiet "pybindgen>=0.22.1" "hatchling>=1.25" \
 		"pyarrow>=14" "pandas>=2.1" "numpy>=1.24" \
-		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66"
+		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66" \
+		"anywidget>=0.9.18" "traitlets>=5.9" "jupyterlab>=4.2" "playwright>=1.45"
 	$(GO) mod download
 	touch $@
 
@@ -62,6 +63,11 @@ bench: setup
 # BENCH_ARGS, e.g. BENCH_ARGS="--rounds 3 --sizes 150MB,1.5GB --pipit-src DIR".
 bench-compare: setup
 	$(VPY) bench/compare.py $(BENCH_ARGS)
+
+# The widgets' browser code: js/src bundled by esbuild into
+# pybind/macroscope/widgets/static (committed, so that installing needs no node).
+widgets-js:
+	cd js && npm ci --no-audit --no-fund && node build.mjs
 
 clean:
 	rm -rf $(VENV) build $(OUT)

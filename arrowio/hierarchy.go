@@ -1,0 +1,52 @@
+package arrowio
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+)
+
+// HierarchyTable lists the nodes of a model's hierarchy in node order
+// (a parent before its children): id, parent (-1 for the root), depth,
+// name, path, and the rows its resources take in the overview, row_lo to
+// row_hi (exclusive; rows are the leaves in order). Interactive views draw
+// and label the rows from it.
+func HierarchyTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
+	t := m.Tree
+	n := t.Len()
+	id := make([]int32, n)
+	path := make([]string, n)
+	for i := range n {
+		id[i] = int32(i)
+		path[i] = t.Path(int32(i), PathSep)
+	}
+	c := newColumns(mem, n)
+	c.int32s("id", id)
+	c.int32s("parent", t.Parent)
+	c.int32s("depth", t.Depth)
+	c.strings("name", t.Names)
+	c.strings("path", path)
+	c.int32s("row_lo", t.LeafLo)
+	c.int32s("row_hi", t.LeafHi)
+	return c.batch(modelMeta(m))
+}
+
+// PartRowsTable gives, for each aggregate of p in the order of
+// PartitionTable, its node's id in the hierarchy and the rows it covers,
+// row_lo to row_hi (exclusive): node paths may repeat (two containers of
+// the same name), node ids do not.
+func PartRowsTable(m *micro.Model, p *aggregate.Partition, mem memory.Allocator) arrow.RecordBatch {
+	n := len(p.Parts)
+	node, lo, hi := make([]int32, n), make([]int32, n), make([]int32, n)
+	for i, pt := range p.Parts {
+		node[i] = pt.Node
+		lo[i], hi[i] = m.Tree.LeafLo[pt.Node], m.Tree.LeafHi[pt.Node]
+	}
+	c := newColumns(mem, n)
+	c.int32s("node_id", node)
+	c.int32s("row_lo", lo)
+	c.int32s("row_hi", hi)
+	return c.batch(nil)
+}

@@ -1,0 +1,195 @@
+// What every macroscope widget shares: decoding the Arrow tables Python
+// sends, canvases sharp on HiDPI screens, the state colours chosen on the
+// Python side, a tooltip, pixel hit-testing, and the report of each frame
+// drawn (which the tests and the redraw benchmark read).
+import { tableFromIPC } from "apache-arrow";
+
+// table decodes the Arrow IPC stream held by a binary trait (a DataView in
+// the browser), or returns null when the trait is empty.
+export function table(model, name) {
+  const v = model.get(name);
+  if (!v || v.byteLength === 0) return null;
+  const bytes = v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  return tableFromIPC(bytes);
+}
+
+// column returns the values of a numeric column as its typed array (no
+// copy when the table has one batch), or null when the column is absent.
+export function column(tbl, name) {
+  const c = tbl.getChild(name);
+  return c ? c.toArray() : null;
+}
+
+// hiDPI sizes a canvas to cssWidth x cssHeight CSS pixels backed by as
+// many device pixels as the screen has, and returns its 2D context scaled
+// so that drawing code works in CSS pixels.
+export function hiDPI(canvas, cssWidth, cssHeight) {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.width = cssWidth + "px";
+  canvas.style.height = cssHeight + "px";
+  canvas.width = Math.round(cssWidth * dpr);
+  canvas.height = Math.round(cssHeight * dpr);
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+// rgb parses "#rrggbb" into [r, g, b].
+export function rgb(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+// Palette: the colour of each category (state) as Python chose it (the
+// "palette" trait: one "#rrggbb" per state, in the order of the "states"
+// trait), so that widgets and static figures agree.
+export class Palette {
+  constructor(colors) {
+    this.colors = colors || [];
+    this.rgbs = this.colors.map(rgb);
+  }
+  color(i) {
+    return i >= 0 && i < this.colors.length ? this.colors[i] : "#999999";
+  }
+  // faded is the opaque colour of category i laid at opacity alpha
+  // (0..255) on white: what the static overview draws.
+  faded(i, alpha) {
+    const c = i >= 0 && i < this.rgbs.length ? this.rgbs[i] : [153, 153, 153];
+    const f = (v) => Math.round(255 - (alpha * (255 - v)) / 255);
+    return `rgb(${f(c[0])},${f(c[1])},${f(c[2])})`;
+  }
+}
+
+// Tooltip: a box that follows the pointer inside a widget's element.
+export class Tooltip {
+  constructor(parent) {
+    this.el = document.createElement("div");
+    this.el.className = "ms-tooltip";
+    this.el.style.display = "none";
+    parent.appendChild(this.el);
+  }
+  // show puts lines (strings; the first is bold) at x, y (CSS pixels
+  // relative to the parent).
+  show(x, y, lines) {
+    this.el.replaceChildren(
+      ...lines.map((l, i) => {
+        const d = document.createElement("div");
+        d.textContent = l;
+        if (i === 0) d.style.fontWeight = "bold";
+        return d;
+      }),
+    );
+    this.el.style.left = x + 12 + "px";
+    this.el.style.top = y + 12 + "px";
+    this.el.style.display = "block";
+  }
+  hide() {
+    this.el.style.display = "none";
+  }
+}
+
+// PickBuffer answers "which item is under this pixel?": an id per CSS
+// pixel, painted with the same shapes as the picture. Painting costs one
+// write per covered pixel, so it is done lazily, at the first pick after
+// the picture changed, and never delays a frame.
+export class PickBuffer {
+  constructor() {
+    this.width = 0;
+    this.height = 0;
+    this.ids = new Int32Array(0);
+    this.paint = null; // () => void, set by invalidate
+  }
+  // invalidate forgets the ids; paint(buffer) will fill them when needed.
+  invalidate(width, height, paint) {
+    this.width = Math.max(0, Math.round(width));
+    this.height = Math.max(0, Math.round(height));
+    this.paint = paint;
+    this.ready = false;
+  }
+  // rect gives the pixels of [x0, x1) x [y0, y1) to id. Edges are rounded
+  // to whole pixels the way the canvas centres them.
+  rect(x0, y0, x1, y1, id) {
+    const w = this.width;
+    const xa = Math.max(0, Math.round(x0)), xb = Math.min(w, Math.max(Math.round(x1), Math.round(x0) + 1));
+    const ya = Math.max(0, Math.round(y0)), yb = Math.min(this.height, Math.max(Math.round(y1), Math.round(y0) + 1));
+    for (let y = ya; y < yb; y++) this.ids.fill(id, y * w + xa, y * w + xb);
+  }
+  // circle gives the pixels of a disc to id.
+  circle(cx, cy, r, id) {
+    const y0 = Math.max(0, Math.floor(cy - r)), y1 = Math.min(this.height - 1, Math.ceil(cy + r));
+    for (let y = y0; y <= y1; y++) {
+      const dy = y + 0.5 - cy;
+      const half = Math.sqrt(Math.max(0, r * r - dy * dy));
+      this.rect(cx - half, y, cx + half, y + 1, id);
+    }
+  }
+  // pick returns the id at x, y (CSS pixels), or -1.
+  pick(x, y) {
+    if (!this.ready) {
+      this.ids = new Int32Array(this.width * this.height).fill(-1);
+      if (this.paint) this.paint(this);
+      this.ready = true;
+    }
+    x = Math.floor(x);
+    y = Math.floor(y);
+    if (x < 0 || y < 0 || x >= this.width || y >= this.height) return -1;
+    return this.ids[y * this.width + x];
+  }
+}
+
+// Frames: report each frame drawn, after the browser painted it. The
+// element's data-frame attribute counts frames and data-latency holds the
+// milliseconds from Python setting the data (the "_sent_at" trait, a Unix
+// time in ms that Python sets with the data) to the frame; the tests and
+// the redraw benchmark read them. Both ends read the same machine's clock.
+export function frameDrawn(model, el, extra) {
+  requestAnimationFrame(() => {
+    const now = Date.now();
+    const sent = model.get("_sent_at") || 0;
+    const n = (+el.dataset.frame || 0) + 1;
+    el.dataset.frame = String(n);
+    el.dataset.latency = sent ? String(now - sent) : "";
+    if (extra) for (const [k, v] of Object.entries(extra)) el.dataset[k] = String(v);
+    el.dispatchEvent(new CustomEvent("ms-frame", { detail: { frame: n, latency: now - sent } }));
+  });
+}
+
+// element makes a DOM element with a class and optional text.
+export function element(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// format writes a number of seconds with a unit a person reads.
+export function seconds(s) {
+  const a = Math.abs(s);
+  if (a === 0) return "0 s";
+  if (a < 1e-6) return (s * 1e9).toPrecision(4) + " ns";
+  if (a < 1e-3) return (s * 1e6).toPrecision(4) + " µs";
+  if (a < 1) return (s * 1e3).toPrecision(4) + " ms";
+  return s.toPrecision(5) + " s";
+}
+
+// CSS shared by the widgets (anywidget injects it once per page).
+export const css = `
+.ms-widget { font: 12px sans-serif; color: #222; position: relative; user-select: none; }
+.ms-widget canvas { display: block; }
+.ms-tooltip { position: absolute; pointer-events: none; background: rgba(255,255,255,0.95);
+  border: 1px solid #888; border-radius: 3px; padding: 4px 6px; white-space: nowrap; z-index: 10;
+  box-shadow: 1px 1px 3px rgba(0,0,0,0.2); }
+.ms-bar { display: flex; align-items: center; gap: 8px; margin: 4px 0; flex-wrap: wrap; }
+.ms-bar button { font: inherit; padding: 1px 8px; }
+.ms-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-top: 4px; }
+.ms-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: middle; }
+`;
+
+// installCSS adds the shared CSS to the page once.
+export function installCSS() {
+  if (document.getElementById("ms-widget-css")) return;
+  const s = document.createElement("style");
+  s.id = "ms-widget-css";
+  s.textContent = css;
+  document.head.appendChild(s);
+}

@@ -1,0 +1,81 @@
+"""The base of every widget: Arrow tables to the browser, the state
+colours, and the frame report the tests and the benchmark read."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+import anywidget
+import pyarrow as pa
+import traitlets
+
+from .. import _bridge
+from .._native import pybind as native
+
+STATIC = pathlib.Path(__file__).parent / "static"
+
+
+def bundle(name: str) -> pathlib.Path:
+    """The built JavaScript module of widget ``name`` (js/src/<name>.js)."""
+    return STATIC / f"{name}.js"
+
+
+def ipc(table: pa.Table | pa.RecordBatch | None) -> bytes:
+    """The Arrow IPC stream of ``table`` (one record batch), the form in
+    which tables travel to the browser in a binary trait: the browser
+    decodes it in place with apache-arrow, no JSON or PNG in between."""
+    if table is None:
+        return b""
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    table = table.combine_chunks()
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def arrow_trait():
+    """A trait holding an Arrow table as IPC bytes, synced to the browser
+    as a binary buffer (decode it with ``table(model, name)`` of
+    js/src/_shared.js)."""
+    return traitlets.Bytes(b"").tag(sync=True)
+
+
+def state_colors(n: int) -> list[str]:
+    """The colours ("#rrggbb") the static figures give the first ``n``
+    states, so that a widget and the figure it exports agree."""
+    return _bridge.call_json(native.CategoryColors, int(n))
+
+
+class ArrowWidget(anywidget.AnyWidget):
+    """Base class of macroscope's widgets.
+
+    Subclasses set ``_esm = bundle("name")``, declare their tables with
+    :func:`arrow_trait` and send them with :meth:`send_tables`, which
+    stamps the time so that the browser reports how long the redraw took
+    (its element's ``data-latency``, see ``frameDrawn`` in _shared.js).
+    """
+
+    # The names and colours of the states (categories), index-aligned.
+    states = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    palette = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # Unix time (ms) at which Python last sent data: the start of the
+    # redraw the browser reports.
+    _sent_at = traitlets.Float(0).tag(sync=True)
+
+    def set_states(self, states: list[str]) -> None:
+        """Name the states and give them the static figures' colours."""
+        self.states = list(states)
+        self.palette = state_colors(len(states))
+
+    def send_tables(self, **values) -> None:
+        """Set several traits at once, Arrow tables (pyarrow Table or
+        RecordBatch) encoded as IPC, in one message to the browser."""
+        with self.hold_sync():
+            for name, v in values.items():
+                if isinstance(v, (pa.Table, pa.RecordBatch)):
+                    v = ipc(v)
+                setattr(self, name, v)
+            self._sent_at = time.time() * 1000
