@@ -6,18 +6,19 @@
 // (procedure, PE, start time), double-clicking centres the view on its
 // subtree (the layout is recomputed by Python), the buttons switch views.
 import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer, rgbCss } from "./_views.js";
+import { frameDrawn } from "./_shared.js";
 
 const NAMES = { pe: "PE", procedure: "procedure", time: "start time" };
 
 function render({ model, el: host }) {
-  const root = el("div", { class: "macroscope-kaleidoscope", style: { position: "relative", font: "13px sans-serif" } });
+  const root = el("div", { class: "ms-widget macroscope-kaleidoscope", style: { position: "relative", font: "13px sans-serif" } });
   const viewBar = el("span", { class: "macroscope-views" });
   const reset = el("button", { title: "zoom and pan back" }, ["reset zoom"]);
   const whole = el("button", { title: "back to the whole tree" }, ["whole tree"]);
   const status = el("span", { style: { marginLeft: "8px", color: "#555" } });
   const bar = el("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", gap: "6px", flexWrap: "wrap" } },
     [el("span", {}, ["colour by"]), viewBar, reset, whole, status]);
-  const canvas = el("canvas", { style: { display: "block", cursor: "grab", border: "1px solid #ddd" } });
+  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "grab" } });
   const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
   const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
   root.append(bar, canvas, legend, error);
@@ -113,9 +114,9 @@ function render({ model, el: host }) {
     }
     const transform = { cx: S / 2 + zoom.x, cy: S / 2 + zoom.y, k: zoom.k };
     zoom.k = kFull;
-    root.dataset.nodes = String(visible.length);
-    root.dataset.view = model.get("view");
-    root.__macroscope = { transform, families: families.length, frameMs: performance.now() - t0, size: S };
+    root.__macroscope = { transform, families: families.length, frameMs: performance.now() - t0 };
+    root.dataset.plot = `0,0,${S},${S}`;
+    frameDrawn(model, root, { count: visible.length, view: model.get("view"), centre: `${transform.cx},${transform.cy},${transform.k}` });
   }
 
   function nodeAt(px, py) {
@@ -213,7 +214,7 @@ function render({ model, el: host }) {
     legend.replaceChildren(...items);
   }
 
-  model.on("change:table", load);
+  model.on("change:_sent_at", load);
   model.on("change:view", () => { controls(); draw(); });
   model.on("change:error", controls);
   model.on("change:legend", controls);

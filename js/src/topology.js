@@ -15,6 +15,7 @@
 // and pulls every other node back to its place.
 import { forceSimulation, forceLink, forceManyBody, forceX, forceY } from "d3-force";
 import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer } from "./_views.js";
+import { frameDrawn } from "./_shared.js";
 
 const KIND_COLOURS = { HOST: [31, 100, 180], LINK: [230, 110, 0], ROUTER: [80, 150, 70] };
 const OTHER = [[152, 78, 163], [255, 127, 0], [200, 180, 40], [166, 86, 40], [247, 129, 191]];
@@ -29,7 +30,7 @@ function kindColour(kind, rank) {
 const ease = (t) => (t < 0.5 ? 4 * t * t * t : 1 - Math.pow(-2 * t + 2, 3) / 2);
 
 function render({ model, el: host }) {
-  const root = el("div", { class: "macroscope-topology", style: { position: "relative", font: "13px sans-serif" } });
+  const root = el("div", { class: "ms-widget macroscope-topology", style: { position: "relative", font: "13px sans-serif" } });
   const play = el("button", { title: "step the window through the run" }, ["\u25b6 play"]);
   const startIn = el("input", { type: "range", min: "0", max: "1000", step: "1", style: { width: "260px", verticalAlign: "middle" } });
   const widthIn = el("input", { type: "range", min: "1", max: "1000", step: "1", style: { width: "120px", verticalAlign: "middle" } });
@@ -38,7 +39,7 @@ function render({ model, el: host }) {
   const bar = el("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap: "6px" } }, [
     play, el("span", {}, ["window start"]), startIn, el("span", {}, ["width"]), widthIn, wlabel, expandAll,
   ]);
-  const canvas = el("canvas", { style: { display: "block", cursor: "pointer", border: "1px solid #ddd" } });
+  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "pointer" } });
   const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
   const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
   root.append(bar, canvas, legend, error);
@@ -56,6 +57,7 @@ function render({ model, el: host }) {
   let dragging = null, dragMoved = false;
   let hover = null;
   let playing = null;
+  let reportNext = false; // report the first frame after new data
 
   function size() {
     W = Math.max(320, Math.min(root.clientWidth || host.clientWidth || 900, 1400));
@@ -158,6 +160,8 @@ function render({ model, el: host }) {
       }
     }
     root.__macroscope = { transform, maxNode };
+    root.dataset.plot = `0,0,${W},${H}`;
+    reportNext = true;
     if (sim) { sim.stop(); sim = null; }
     start(graphChanged && old.size ? MOVE_MS : FILL_MS, !graphChanged || !old.size);
     controls();
@@ -188,15 +192,15 @@ function render({ model, el: host }) {
       n.side = n.side0 + (n.side1 - n.side0) * k;
     }
     draw();
+    if (reportNext) { reportNext = false; frameDrawn(model, root, { count: nodes.length }); }
     if (t < 1) requestAnimationFrame(frame);
     else { anim = null; settled(); }
   }
 
+  // The transition is over: the nodes are at the layout's positions.
   function settled() {
-    root.dataset.settled = "1";
-    root.dataset.nodes = String(nodes.length);
-    root.dataset.version = String(version);
     draw();
+    frameDrawn(model, root, { count: nodes.length, settled: 1, version });
   }
 
   function outline(shape, x, y, s) {
@@ -404,7 +408,7 @@ function render({ model, el: host }) {
     );
   }
 
-  model.on("change:nodes", load);
+  model.on("change:_sent_at", load);
   model.on("change:error", controls);
   const ro = new ResizeObserver(() => { const w0 = W; size(); if (W !== w0 && nodes.length) { version = -2; load(); } });
   ro.observe(root);

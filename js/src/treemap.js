@@ -4,10 +4,11 @@
 // a rectangle and gives its values. Rectangles arrive in the unit square
 // (y up) from Aggregation.treemap; aggregates are split into a strip per
 // state in proportion to its share (or filled with their mode).
-import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer, rgbCss } from "./_views.js";
+import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer } from "./_views.js";
+import { frameDrawn } from "./_shared.js";
 
 function render({ model, el: host }) {
-  const root = el("div", { class: "macroscope-treemap", style: { position: "relative", font: "13px sans-serif" } });
+  const root = el("div", { class: "ms-widget macroscope-treemap", style: { position: "relative", font: "13px sans-serif" } });
   const up = el("button", { title: "zoom out one level" }, ["\u2191 up"]);
   const crumb = el("span", { class: "macroscope-crumb", style: { margin: "0 10px", fontFamily: "monospace" } });
   const slider = el("input", { type: "range", min: "0", step: "1", style: { width: "220px", verticalAlign: "middle" } });
@@ -17,7 +18,7 @@ function render({ model, el: host }) {
     up, crumb, el("span", {}, ["p"]), slider, plabel,
     el("label", { style: { marginLeft: "12px" } }, [share, " split by state share"]),
   ]);
-  const canvas = el("canvas", { style: { display: "block", cursor: "pointer" } });
+  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "pointer" } });
   const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
   const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
   root.append(bar, canvas, legend, error);
@@ -29,7 +30,7 @@ function render({ model, el: host }) {
   let hoverRow = -1;
 
   const states = () => model.get("states");
-  const palette = () => model.get("colors");
+  const palette = () => model.get("palette");
   const colourOf = (i) => palette()[i % palette().length];
 
   function size() {
@@ -124,11 +125,9 @@ function render({ model, el: host }) {
       ctx.lineWidth = 2;
       ctx.strokeRect(r.x + 1, r.y + 1, r.w - 2, r.h - 2);
     }
-    const frameMs = performance.now() - t0;
-    root.dataset.rects = String(n);
-    root.dataset.root = model.get("root");
-    root.dataset.level = String(model.get("level"));
-    root.__macroscope = { rects: shown, frameMs, drawnAt: performance.now(), size: [W, H] };
+    root.__macroscope = { rects: shown, frameMs: performance.now() - t0 };
+    root.dataset.plot = `0,0,${W},${H}`;
+    frameDrawn(model, root, { count: n, root: model.get("root"), level: model.get("level") });
   }
 
   // The deepest rectangle under (px, py): rectangles are in preorder, so
@@ -215,7 +214,7 @@ function render({ model, el: host }) {
     draw();
   }
 
-  model.on("change:table", load);
+  model.on("change:_sent_at", load);
   model.on("change:level", controls);
   model.on("change:error", controls);
   model.on("change:height", draw);

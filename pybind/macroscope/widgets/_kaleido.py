@@ -12,9 +12,6 @@ time spectrum over the view's start times).
 
 from __future__ import annotations
 
-import pathlib
-
-import anywidget
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -22,11 +19,14 @@ import traitlets
 
 from .._errors import InvalidArgumentError
 from . import _colours, _wire
+from ._base import ArrowWidget, arrow_trait, bundle, state_colors
 
 _VIEWS = ("pe", "procedure", "time")
+# Nodes without a PE or procedure (plots.KaleidoNone).
+_NONE = 0xAAAAAA
 
 
-class KaleidoscopeExplorer(anywidget.AnyWidget):
+class KaleidoscopeExplorer(ArrowWidget):
     """Explore a :class:`Kaleidoscope` (see docs/widgets.md).
 
     Synchronised state: ``view`` ("pe", "procedure" or "time", among
@@ -36,12 +36,12 @@ class KaleidoscopeExplorer(anywidget.AnyWidget):
     the time range of the spectrum).
     """
 
-    _esm = pathlib.Path(__file__).parent / "static" / "kaleidoscope.js"
+    _esm = bundle("kaleidoscope")
 
     view = traitlets.Unicode("pe").tag(sync=True)
     views = traitlets.List().tag(sync=True)
     root = traitlets.Unicode("").tag(sync=True)
-    table = traitlets.Bytes(b"").tag(sync=True)
+    table = arrow_trait()
     legend = traitlets.Dict().tag(sync=True)
     width = traitlets.Float(600).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
@@ -85,12 +85,15 @@ class KaleidoscopeExplorer(anywidget.AnyWidget):
         for name in keep:
             if name in tbl.column_names:
                 out[name] = tbl.column(name)
-        for view, colours in self._colours(tbl).items():
+        for view, colours in self._view_colours(tbl).items():
             out[f"rgb_{view}"] = pa.array(colours, type=pa.uint32())
         return pa.table(out)
 
-    def _colours(self, tbl: pa.Table) -> dict:
-        """Each view's node colours, and the legend as a side effect."""
+    def _view_colours(self, tbl: pa.Table) -> dict:
+        """Each view's node colours (0xRRGGBB), and the legend as a side
+        effect: the static figure's palette for PEs (in the tree's order)
+        and procedures (ranked by their number of nodes), the time spectrum
+        over the view's start times."""
         legend, out = {}, {}
         if "pe" in self.views:
             col = tbl.column("pe").combine_chunks()
@@ -102,25 +105,25 @@ class KaleidoscopeExplorer(anywidget.AnyWidget):
                 values = col.to_pylist()
                 labels = sorted({v for v in values if v is not None})
                 index = {v: i for i, v in enumerate(labels)}
-                codes = np.array([index.get(v, 0) for v in values])
-                valid = np.array([v is not None for v in values])
-            pal = np.array([_colours.packed(_colours.category(i)) for i in range(len(labels))] or [0], dtype=np.uint32)
-            out["pe"] = np.where(valid, pal[codes], 0x999999).astype(np.uint32)
-            legend["pe"] = {"labels": labels, "colours": [_colours.css(_colours.category(i))
-                                                          for i in range(len(labels))]}
+                codes = np.array([index.get(v, 0) for v in values], dtype=np.int64)
+                valid = np.array([v is not None for v in values], dtype=bool)
+            palette = state_colors(len(labels))
+            packed = np.array([_colours.unpack_css(c) for c in palette] or [0], dtype=np.uint32)
+            out["pe"] = np.where(valid, packed[codes], _NONE).astype(np.uint32)
+            legend["pe"] = {"labels": labels, "colours": palette}
         if "procedure" in self.views:
-            values = tbl.column("procedure").to_pylist()
             rank = self._procedure_rank
-            out["procedure"] = [_colours.packed(_colours.category(rank[v])) if v is not None else 0x999999
-                                for v in values]
+            palette = state_colors(len(rank))
+            packed = [_colours.unpack_css(c) for c in palette]
+            out["procedure"] = np.array([packed[rank[v]] if v is not None else _NONE
+                                         for v in tbl.column("procedure").to_pylist()], dtype=np.uint32)
             labels = sorted(rank, key=rank.get)
-            legend["procedure"] = {"labels": labels, "colours": [_colours.css(_colours.category(rank[v]))
-                                                                 for v in labels]}
+            legend["procedure"] = {"labels": labels, "colours": [palette[rank[v]] for v in labels]}
         if "time" in self.views:
             start = tbl.column("start").to_numpy(zero_copy_only=False).astype(float)
             t0, t1 = (float(start.min()), float(start.max())) if len(start) else (0.0, 0.0)
             f = (start - t0) / (t1 - t0) if t1 > t0 else np.zeros_like(start)
-            out["time"] = [_colours.packed(_colours.spectrum(x)) for x in f]
+            out["time"] = np.array([_colours.packed(_colours.spectrum(x)) for x in f], dtype=np.uint32)
             legend["time"] = {"start": t0, "end": t1,
                               "colours": [_colours.css(_colours.spectrum(i / 10)) for i in range(11)]}
         self.legend = legend
@@ -148,8 +151,7 @@ class KaleidoscopeExplorer(anywidget.AnyWidget):
 
     def _push(self):
         tbl = self.view_table()
-        self.error = ""
-        self.table = _wire.ipc(tbl)
+        self.send_tables(table=_wire.browser_table(tbl), error="")
 
     def _on_msg(self, _widget, msg, _buffers):
         if msg.get("type") == "centre":

@@ -14,22 +14,20 @@ lets a dragged node pull its neighbours.
 
 from __future__ import annotations
 
-import pathlib
-
-import anywidget
 import numpy as np
 import pyarrow as pa
 import traitlets
 
 from .._errors import MacroscopeError
 from . import _wire
+from ._base import ArrowWidget, arrow_trait, bundle
 
 # The columns the browser draws from.
 _NODE_COLUMNS = ("path", "name", "kind", "group", "aggregated", "members", "capacity", "usage", "ratio", "size",
                  "shape", "x", "y")
 
 
-class TopologyExplorer(anywidget.AnyWidget):
+class TopologyExplorer(ArrowWidget):
     """Explore a :class:`Topology` (see docs/widgets.md).
 
     Synchronised state: ``nodes`` and ``edges`` (Arrow IPC, see
@@ -39,10 +37,10 @@ class TopologyExplorer(anywidget.AnyWidget):
     the browser's clicks and slider do; they change the Topology itself.
     """
 
-    _esm = pathlib.Path(__file__).parent / "static" / "topology.js"
+    _esm = bundle("topology")
 
-    nodes = traitlets.Bytes(b"").tag(sync=True)
-    edges = traitlets.Bytes(b"").tag(sync=True)
+    nodes = arrow_trait()
+    edges = arrow_trait()
     window = traitlets.List([0.0, 0.0]).tag(sync=True)
     span = traitlets.List([0.0, 0.0]).tag(sync=True)
     collapsed = traitlets.List().tag(sync=True)
@@ -124,14 +122,9 @@ class TopologyExplorer(anywidget.AnyWidget):
             self._topo.layout(iterations=self._iterations)
         nodes, edges = self.view_tables()
         start, end = self._topo.window
-        with self.hold_sync():
-            self.error = ""
-            self.window = [float(start), float(end)]
-            self.collapsed = self._topo.collapsed
-            self.edges = _wire.ipc(edges)
-            self.nodes = _wire.ipc(nodes)
-            if graph:
-                self.version += 1
+        self.send_tables(nodes=_wire.browser_table(nodes), edges=_wire.browser_table(edges), error="",
+                         window=[float(start), float(end)], collapsed=self._topo.collapsed,
+                         version=self.version + 1 if graph else self.version)
 
     def _on_msg(self, _widget, msg, _buffers):
         kind = msg.get("type")

@@ -10,18 +10,17 @@ as an Arrow table and draws them on a canvas.
 from __future__ import annotations
 
 import json
-import pathlib
 
-import anywidget
 import pyarrow as pa
 import traitlets
 
 from .. import _bridge
 from .._errors import InvalidArgumentError, MacroscopeError
-from . import _colours, _wire
+from . import _wire
+from ._base import ArrowWidget, arrow_trait, bundle
 
 
-class TreemapExplorer(anywidget.AnyWidget):
+class TreemapExplorer(ArrowWidget):
     """Explore the treemap of an aggregation (see docs/widgets.md).
 
     Synchronised state: ``level`` (index into ``levels``, the significant
@@ -32,15 +31,13 @@ class TreemapExplorer(anywidget.AnyWidget):
     back), recomputes ``table``: :meth:`view_table`.
     """
 
-    _esm = pathlib.Path(__file__).parent / "static" / "treemap.js"
+    _esm = bundle("treemap")
 
     levels = traitlets.List().tag(sync=True)
     level = traitlets.Int(0).tag(sync=True)
     root = traitlets.Unicode("").tag(sync=True)
     value = traitlets.Unicode("leaves").tag(sync=True)
-    states = traitlets.List().tag(sync=True)
-    colors = traitlets.List().tag(sync=True)
-    table = traitlets.Bytes(b"").tag(sync=True)
+    table = arrow_trait()
     height = traitlets.Int(560).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
 
@@ -64,9 +61,8 @@ class TreemapExplorer(anywidget.AnyWidget):
         level = next((i for i, r in enumerate(rows) if r["p_low"] <= p <= r["p_high"]), 0)
         rows[level]["p"] = float(p)
         self._aggs = {level: agg}
-        super().__init__(levels=rows, level=level, root=root or "", value=value, states=list(self._model.states),
-                         colors=[_colours.css(_colours.category(i)) for i in range(len(self._model.states))],
-                         height=int(height))
+        super().__init__(levels=rows, level=level, root=root or "", value=value, height=int(height))
+        self.set_states(self._model.states)
         self._refresh()
         self.observe(lambda _: self._refresh(), names=["level", "root", "value"])
         self.on_msg(self._on_msg)
@@ -111,8 +107,7 @@ class TreemapExplorer(anywidget.AnyWidget):
             # show the nearest ancestor that the level still divides.
             self.up()
             return
-        self.error = ""
-        self.table = _wire.ipc(tbl)
+        self.send_tables(table=_wire.browser_table(tbl), error="")
 
     def _on_msg(self, _widget, msg, _buffers):
         kind = msg.get("type")
