@@ -193,6 +193,25 @@ class MicroModel(TableResult):
         return _figure.plot(lambda fmt: _bridge.call(self._h.PlotQuality, json.dumps({**opts, "format": fmt})),
                             path, format, title or "quality curves")
 
+    def window(self, first: int, last: int) -> "MicroModel":
+        """The model of slices ``first`` to ``last`` (inclusive): the same
+        resources and cells over that part of the time. A model of a
+        window with more slices comes from the trace instead
+        (``trace.micro(start=, end=)``)."""
+        return MicroModel(_bridge.call(self._h.Window, int(first), int(last)))
+
+    def explore(self, p: float | None = None, width: int = 900, height: int = 420, threshold: float = 1e-3):
+        """The interactive overview in a notebook (needs ``anywidget``; see
+        docs/widgets.md): the aggregates at a level of p chosen with a
+        slider beside the quality curves (the recommended level first, or
+        the level of ``p``), brushing a time range zooms, hovering names an
+        aggregate, clicking opens its cells, back and forward. Returns the
+        widget: ``widget.selection``, ``widget.view_table()`` and
+        ``widget.figure()`` give what it shows."""
+        from .widgets import ModelExplorer
+
+        return ModelExplorer(self, p=p, width=width, height=height, threshold=threshold)
+
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "

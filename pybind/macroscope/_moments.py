@@ -128,6 +128,14 @@ class Moments(TableResult):
     def _repr_png_(self):
         return self.plot().to_bytes("png") if len(self) else None
 
+    def explore(self, width: int = 900, height: int | None = None):
+        """The moment display in a notebook, drawn by the browser (needs
+        ``anywidget``; see docs/widgets.md): hovering a row shows its
+        resource and m0..m3. Returns the widget."""
+        from .widgets import MomentsExplorer
+
+        return MomentsExplorer(self, width=width, height=height)
+
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.Moments by {i['by']}: {i['rows']} rows, busy = {i['busy']}, "

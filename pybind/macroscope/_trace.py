@@ -169,7 +169,12 @@ class Trace:
         name thousands of kernels).
         """
         opts = model_options(slices, start, end, state_types, depth, metric, types, key)
-        return MicroModel(_bridge.call(self._h.Micro, opts))
+        model = MicroModel(_bridge.call(self._h.Micro, opts))
+        # What the model was built from, so that an explorer zooming into a
+        # window rebuilds the window's model from the trace.
+        model._source = (self, dict(slices=slices, start=start, end=end, state_types=state_types, depth=depth,
+                                    metric=metric, types=types, key=key))
+        return model
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,
                 nesting: str = "innermost", gaps: bool = False):

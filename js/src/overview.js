@@ -1,0 +1,426 @@
+// model.explore(): the overview of a microscopic model (hierarchy x time,
+// one rectangle per aggregate in the colour of its mode state), a slider
+// over the significant levels of p, the quality curves, brushing to zoom,
+// hovering for an aggregate's numbers, clicking for its cells, back and
+// forward. Python computes; this module draws what the traits hold.
+import {
+  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS,
+} from "./_shared.js";
+
+const LEFT = 120; // room for the row labels
+const RIGHT = 8;
+const TOP = 6;
+const BOTTOM = 34; // the time axis
+const QUALITY = 240; // width of the quality curves
+const GREEN = "#2ca02c";
+const RED = "#d62728";
+
+function render({ model, el }) {
+  installCSS();
+  el.classList.add("ms-widget", "ms-overview");
+  const bar = element("div", "ms-bar");
+  const back = element("button", "ms-back", "◀ back");
+  const forward = element("button", "ms-forward", "forward ▶");
+  const title = element("span", "ms-title");
+  const slider = element("input", "ms-level");
+  slider.type = "range";
+  slider.min = "0";
+  slider.step = "1";
+  const levelText = element("span", "ms-level-text");
+  bar.append(back, forward, title, slider, levelText);
+
+  const row = element("div", "ms-row");
+  row.style.display = "flex";
+  row.style.gap = "8px";
+  const stack = element("div");
+  stack.style.position = "relative";
+  const canvas = element("canvas", "ms-main");
+  const overlay = element("canvas", "ms-overlay");
+  overlay.style.position = "absolute";
+  overlay.style.left = "0";
+  overlay.style.top = "0";
+  stack.append(canvas, overlay);
+  const quality = element("canvas", "ms-quality");
+  row.append(stack, quality);
+  const legend = element("div", "ms-legend");
+  el.append(bar, row, legend);
+  const tooltip = new Tooltip(el);
+  const pick = new PickBuffer();
+
+  // The state of the drawing, rebuilt at each redraw.
+  let d = null;
+
+  function layout() {
+    const W = model.get("width"), H = model.get("height");
+    return { W, H, x0: LEFT, y0: TOP, w: W - LEFT - RIGHT, h: H - TOP - BOTTOM };
+  }
+
+  function redraw() {
+    const view = model.get("view") || {};
+    const aggs = table(model, "aggregates");
+    const hier = table(model, "hierarchy");
+    const L = layout();
+    const ctx = hiDPI(canvas, L.W, L.H);
+    hiDPI(overlay, L.W, L.H).clearRect(0, 0, L.W, L.H);
+    const palette = new Palette(model.get("palette"));
+    const states = model.get("states") || [];
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, L.W, L.H);
+    if (!aggs) return;
+    const n = aggs.numRows;
+    const first = column(aggs, "first_slice"), last = column(aggs, "last_slice");
+    const rlo = column(aggs, "row_lo"), rhi = column(aggs, "row_hi");
+    const mode = column(aggs, "mode"), alpha = column(aggs, "alpha");
+    const vf = view.first, vn = view.last - view.first + 1;
+    const r0 = view.row_lo, rn = view.row_hi - view.row_lo;
+    const X = (k) => L.x0 + ((k - vf) / vn) * L.w;
+    const Y = (r) => L.y0 + ((r - r0) / rn) * L.h;
+
+    // Rectangles of one colour are filled as one path: colours are few
+    // (a state and one of 256 opacities), rectangles many.
+    const S = Math.max(1, states.length);
+    const keys = new Int32Array(n);
+    const counts = new Int32Array(S * 256 + 1);
+    for (let i = 0; i < n; i++) {
+      const k = mode[i] < 0 ? S * 256 : mode[i] * 256 + Math.max(0, Math.min(255, alpha[i]));
+      keys[i] = k;
+      counts[k]++;
+    }
+    const starts = new Int32Array(counts.length + 1);
+    for (let k = 0; k < counts.length; k++) starts[k + 1] = starts[k] + counts[k];
+    const order = new Int32Array(n);
+    const fill = starts.slice(0, counts.length);
+    for (let i = 0; i < n; i++) order[fill[keys[i]]++] = i;
+    const area = new Float64Array(S);
+    for (let k = 0; k < S * 256; k++) {
+      if (counts[k] === 0) continue;
+      const x = Math.floor(k / 256);
+      ctx.fillStyle = palette.faded(x, k % 256);
+      ctx.beginPath();
+      for (let j = starts[k]; j < starts[k + 1]; j++) {
+        const i = order[j];
+        const xa = X(first[i]), ya = Y(rlo[i]);
+        const w = X(last[i] + 1) - xa, h = Y(rhi[i]) - ya;
+        ctx.rect(xa, ya, w, h);
+        area[x] += w * h;
+      }
+      ctx.fill();
+    }
+    // White edges between rectangles big enough to show them.
+    ctx.strokeStyle = "#ffffff";
+    ctx.lineWidth = 0.5;
+    ctx.beginPath();
+    for (let i = 0; i < n; i++) {
+      const xa = X(first[i]), ya = Y(rlo[i]);
+      const w = X(last[i] + 1) - xa, h = Y(rhi[i]) - ya;
+      if (w >= 4 && h >= 4) ctx.rect(xa, ya, w, h);
+    }
+    ctx.stroke();
+    ctx.strokeStyle = "#444444";
+    ctx.lineWidth = 1;
+    ctx.strokeRect(L.x0 - 0.5, L.y0 - 0.5, L.w + 1, L.h + 1);
+    drawRows(ctx, L, hier, r0, rn, Y);
+    drawTime(ctx, L, view);
+
+    d = { view, aggs, hier, n, first, last, rlo, rhi, mode, X, Y, L, palette, states };
+    pick.invalidate(L.W, L.H, (buf) => {
+      for (let i = 0; i < n; i++) buf.rect(X(first[i]), Y(rlo[i]), X(last[i] + 1), Y(rhi[i]), i);
+    });
+    drawLegend(area, palette, states);
+    drawQuality();
+    updateBar(view);
+    el.dataset.plot = [L.x0, L.y0, L.w, L.h].join(",");
+    frameDrawn(model, el, { count: n, kind: view.kind, level: model.get("level") });
+  }
+
+  // drawRows names the rows by the deepest level of the hierarchy whose
+  // nodes in view all get 12 pixels, as the static overview does.
+  function drawRows(ctx, L, hier, r0, rn, Y) {
+    if (!hier) return;
+    const depth = column(hier, "depth"), lo = column(hier, "row_lo"), hi = column(hier, "row_hi");
+    const names = hier.getChild("name");
+    const byDepth = new Map();
+    for (let i = 1; i < hier.numRows; i++) {
+      if (hi[i] <= r0 || lo[i] >= r0 + rn) continue;
+      if (!byDepth.has(depth[i])) byDepth.set(depth[i], []);
+      byDepth.get(depth[i]).push(i);
+    }
+    let chosen = [];
+    for (let dd = 1; byDepth.has(dd); dd++) {
+      if (byDepth.get(dd).length * 12 > L.h) break;
+      chosen = byDepth.get(dd);
+    }
+    ctx.fillStyle = "#222222";
+    ctx.font = "11px sans-serif";
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    for (const i of chosen) {
+      const a = Math.max(lo[i], r0), b = Math.min(hi[i], r0 + rn);
+      let name = String(names.get(i));
+      while (name.length > 3 && ctx.measureText(name).width > LEFT - 8) name = name.slice(0, -2) + "…";
+      ctx.fillText(name, L.x0 - 4, (Y(a) + Y(b)) / 2);
+      ctx.fillRect(L.x0 - 3, Y(a), 3, 1);
+    }
+    if (chosen.length === 0) {
+      ctx.fillText(`${rn} resources`, L.x0 - 4, L.y0 + L.h / 2);
+    }
+  }
+
+  // drawTime writes the time axis: seconds from the view's start when the
+  // clock is absolute (large values), else the trace's seconds.
+  function drawTime(ctx, L, view) {
+    const dt = (view.end - view.start) / view.slices;
+    const t0 = view.start + view.first * dt, t1 = view.start + (view.last + 1) * dt;
+    const origin = Math.abs(t0) > 1e5 ? t0 : 0;
+    ctx.fillStyle = "#222222";
+    ctx.font = "11px sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    const ticks = 6;
+    for (let k = 0; k <= ticks; k++) {
+      const t = t0 + ((t1 - t0) * k) / ticks;
+      const x = L.x0 + (L.w * k) / ticks;
+      ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
+      ctx.textAlign = k === 0 ? "left" : k === ticks ? "right" : "center";
+      ctx.fillText(seconds(t - origin), x, L.y0 + L.h + 5);
+    }
+    ctx.textAlign = "center";
+    ctx.fillText(origin ? `time (from ${origin.toFixed(3)} s)` : "time", L.x0 + L.w / 2, L.y0 + L.h + 19);
+  }
+
+  // drawLegend lists the states in view, the most visible first.
+  function drawLegend(area, palette, states) {
+    const shown = [...area.keys()].filter((x) => area[x] > 0).sort((a, b) => area[b] - area[a] || a - b);
+    const max = 12;
+    legend.replaceChildren(
+      ...shown.slice(0, max).map((x) => {
+        const item = element("span", "ms-legend-item");
+        const sw = element("span", "ms-swatch");
+        sw.style.background = palette.color(x);
+        item.append(sw, document.createTextNode(states[x]));
+        return item;
+      }),
+    );
+    if (shown.length > max) legend.append(element("span", "ms-legend-more", `+${shown.length - max} more`));
+  }
+
+  // The quality curves: gain (green) and loss (red) of the optimal
+  // partition against p, the recommended level dashed, the shown one solid.
+  let qd = null;
+  function drawQuality() {
+    const view = model.get("view") || {};
+    const H = model.get("height");
+    const ctx = hiDPI(quality, QUALITY, H);
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, QUALITY, H);
+    const lv = table(model, "levels");
+    quality.style.opacity = view.kind === "overview" ? "1" : "0.35";
+    if (!lv) return;
+    const lo = column(lv, "p_low"), hi = column(lv, "p_high");
+    const gain = column(lv, "gain"), loss = column(lv, "loss"), rec = lv.getChild("recommended");
+    const Q = { x0: 34, y0: TOP, w: QUALITY - 44, h: H - TOP - BOTTOM };
+    const px = (p) => Q.x0 + p * Q.w, py = (v) => Q.y0 + (1 - Math.max(0, Math.min(1, v))) * Q.h;
+    ctx.strokeStyle = "#444444";
+    ctx.strokeRect(Q.x0 - 0.5, Q.y0 - 0.5, Q.w + 1, Q.h + 1);
+    for (const [vals, col] of [[gain, GREEN], [loss, RED]]) {
+      ctx.strokeStyle = col;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      for (let i = 0; i < lv.numRows; i++) {
+        const f = i === 0 ? "moveTo" : "lineTo";
+        ctx[f](px(lo[i]), py(vals[i]));
+        ctx.lineTo(px(hi[i]), py(vals[i]));
+      }
+      ctx.stroke();
+    }
+    const mid = (i) => (lo[i] + hi[i]) / 2;
+    for (let i = 0; i < lv.numRows; i++) {
+      if (!rec.get(i)) continue;
+      ctx.strokeStyle = "#555555";
+      ctx.setLineDash([4, 3]);
+      ctx.beginPath();
+      ctx.moveTo(px(mid(i)), Q.y0);
+      ctx.lineTo(px(mid(i)), Q.y0 + Q.h);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    const cur = model.get("level");
+    if (view.kind === "overview" && cur < lv.numRows) {
+      ctx.strokeStyle = "#000000";
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.moveTo(px(mid(cur)), Q.y0);
+      ctx.lineTo(px(mid(cur)), Q.y0 + Q.h);
+      ctx.stroke();
+    }
+    ctx.fillStyle = "#222222";
+    ctx.font = "11px sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    for (const p of [0, 0.5, 1]) ctx.fillText(String(p), px(p), Q.y0 + Q.h + 5);
+    ctx.fillText("p (dashed: recommended)", Q.x0 + Q.w / 2, Q.y0 + Q.h + 19);
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    for (const v of [0, 1]) ctx.fillText(String(v), Q.x0 - 4, py(v));
+    ctx.fillStyle = GREEN;
+    ctx.textAlign = "left";
+    ctx.fillText("gain", Q.x0 + 4, Q.y0 + 8);
+    ctx.fillStyle = RED;
+    ctx.fillText("loss", Q.x0 + 4, Q.y0 + 22);
+    qd = { Q, lo, hi, n: lv.numRows };
+  }
+
+  function updateBar(view) {
+    back.disabled = !model.get("can_back");
+    forward.disabled = !model.get("can_forward");
+    title.textContent = (view.kind === "detail" ? "detail: " : "") + (view.title || "");
+    const lv = table(model, "levels");
+    slider.disabled = view.kind !== "overview";
+    if (lv) {
+      slider.max = String(lv.numRows - 1);
+      slider.value = String(model.get("level"));
+    }
+    levelText.textContent =
+      view.kind === "overview"
+        ? `level ${model.get("level") + 1}/${lv ? lv.numRows : 0}: p = ${(+view.p).toPrecision(3)}, ` +
+          `${view.n} aggregates, gain ${(+view.gain).toPrecision(3)}, loss ${(+view.loss).toPrecision(3)}`
+        : `${d ? d.n : 0} cells`;
+  }
+
+  // --- the mouse --------------------------------------------------------
+  function pos(e) {
+    const r = overlay.getBoundingClientRect();
+    return [e.clientX - r.left, e.clientY - r.top];
+  }
+  function timeAt(x) {
+    const v = d.view, dt = (v.end - v.start) / v.slices;
+    const k = v.first + ((x - d.L.x0) / d.L.w) * (v.last - v.first + 1);
+    return v.start + k * dt;
+  }
+  let brush = null;
+  let hovered = -1;
+
+  function outline(i) {
+    const L = layout();
+    const ctx = overlay.getContext("2d");
+    ctx.clearRect(0, 0, L.W, L.H);
+    if (brush) {
+      ctx.fillStyle = "rgba(30,100,200,0.18)";
+      ctx.strokeStyle = "rgba(30,100,200,0.8)";
+      const a = Math.min(brush.x0, brush.x1), b = Math.max(brush.x0, brush.x1);
+      ctx.fillRect(a, L.y0, b - a, L.h);
+      ctx.strokeRect(a + 0.5, L.y0 + 0.5, b - a - 1, L.h - 1);
+    }
+    if (d && i >= 0) {
+      ctx.strokeStyle = "#000000";
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(d.X(d.first[i]), d.Y(d.rlo[i]), d.X(d.last[i] + 1) - d.X(d.first[i]), d.Y(d.rhi[i]) - d.Y(d.rlo[i]));
+    }
+  }
+
+  function describe(i) {
+    const v = d.view, dt = (v.end - v.start) / v.slices;
+    const nodes = d.hier ? d.hier.getChild("path") : null;
+    const node = nodes ? String(nodes.get(column(d.aggs, "node_id")[i])) : "";
+    const lines = [node || "(root)"];
+    lines.push(`${seconds(v.start + d.first[i] * dt)} – ${seconds(v.start + (d.last[i] + 1) * dt)}` +
+      ` (slices ${d.first[i]}–${d.last[i]}), ${d.rhi[i] - d.rlo[i]} resources`);
+    const m = d.mode[i];
+    const mp = column(d.aggs, "mode_proportion")[i];
+    lines.push(m < 0 ? "mode: none (no activity)" : `mode: ${d.states[m]} (${(100 * mp).toFixed(1)}%)`);
+    if (v.kind === "overview") {
+      lines.push(`gain ${column(d.aggs, "gain")[i].toPrecision(4)}, loss ${column(d.aggs, "loss")[i].toPrecision(4)}`);
+    }
+    const info = model.get("hover_info") || {};
+    if (info.index === i) {
+      for (const [s, p] of info.proportions) lines.push(`  ${s}: ${(100 * p).toFixed(1)}%`);
+      if (info.more) lines.push(`  +${info.more} more`);
+    }
+    return lines;
+  }
+
+  overlay.addEventListener("mousedown", (e) => {
+    const [x] = pos(e);
+    brush = { x0: x, x1: x };
+  });
+  overlay.addEventListener("mousemove", (e) => {
+    const [x, y] = pos(e);
+    if (brush && e.buttons & 1) {
+      brush.x1 = Math.max(d ? d.L.x0 : 0, Math.min(x, d ? d.L.x0 + d.L.w : x));
+      tooltip.hide();
+      outline(-1);
+      return;
+    }
+    if (!d) return;
+    const i = pick.pick(x, y);
+    if (i !== hovered) {
+      hovered = i;
+      outline(i);
+      model.set("hovered", i);
+      model.save_changes();
+    }
+    if (i >= 0) tooltip.show(x, y, describe(i));
+    else tooltip.hide();
+  });
+  overlay.addEventListener("mouseleave", () => {
+    tooltip.hide();
+    hovered = -1;
+    outline(-1);
+  });
+  const onMouseUp = (e) => {
+    if (!brush || !d) return;
+    const b = brush;
+    brush = null;
+    outline(hovered);
+    if (Math.abs(b.x1 - b.x0) >= 5 && d.view.kind === "overview") {
+      const a = timeAt(Math.min(b.x0, b.x1)), z = timeAt(Math.max(b.x0, b.x1));
+      model.send({ action: "zoom", start: a, end: z });
+      return;
+    }
+    if (e.target !== overlay) return;
+    const [x, y] = pos(e);
+    const i = pick.pick(x, y);
+    if (i >= 0) model.send({ action: "click", index: i });
+  };
+  window.addEventListener("mouseup", onMouseUp);
+  quality.addEventListener("click", (e) => {
+    if (!qd || (d && d.view.kind !== "overview")) return;
+    const r = quality.getBoundingClientRect();
+    const p = (e.clientX - r.left - qd.Q.x0) / qd.Q.w;
+    let best = 0;
+    for (let i = 0; i < qd.n; i++) {
+      if (qd.lo[i] <= p && p <= qd.hi[i]) { best = i; break; }
+      if (Math.abs(qd.lo[i] - p) < Math.abs(qd.lo[best] - p)) best = i;
+    }
+    model.set("level", best);
+    model.save_changes();
+  });
+  slider.addEventListener("input", () => {
+    model.set("level", +slider.value);
+    model.save_changes();
+  });
+  back.addEventListener("click", () => model.send({ action: "back" }));
+  forward.addEventListener("click", () => model.send({ action: "forward" }));
+
+  const onData = () => redraw();
+  const onHover = () => {
+    const info = model.get("hover_info") || {};
+    if (d && info.index === hovered && hovered >= 0) {
+      const r = tooltip.el.style;
+      tooltip.show(parseFloat(r.left) - 12, parseFloat(r.top) - 12, describe(hovered));
+    }
+  };
+  const onSelected = () => outline(model.get("selected"));
+  model.on("change:_sent_at", onData);
+  model.on("change:hover_info", onHover);
+  model.on("change:selected", onSelected);
+  redraw();
+  return () => {
+    window.removeEventListener("mouseup", onMouseUp);
+    model.off("change:_sent_at", onData);
+    model.off("change:hover_info", onHover);
+    model.off("change:selected", onSelected);
+  };
+}
+
+export default { render };

@@ -1,0 +1,200 @@
+"""The widgets' Python side and their build, without a browser (the
+browser tests are in test_widgets_browser.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+JS = ROOT / "js"
+STATIC = ROOT / "pybind" / "macroscope" / "widgets" / "static"
+TRACE = ROOT / "testdata" / "jacobi32.trace"
+
+pytest.importorskip("anywidget", reason="anywidget is not installed (make setup installs it)")
+
+import macroscope as ms  # noqa: E402
+from macroscope.widgets import ModelExplorer, MomentsExplorer, ipc, state_colors  # noqa: E402
+
+
+def sources_hash() -> str:
+    """The hash js/build.mjs writes into static/SOURCES.sha256, computed
+    the same way: name, NUL, bytes, NUL of build.mjs, package-lock.json and
+    every file of js/src in order."""
+    h = hashlib.sha256()
+    files = ["build.mjs", "package-lock.json"] + [f"src/{f}" for f in sorted(os.listdir(JS / "src"))]
+    for f in files:
+        h.update(f.encode() + b"\0")
+        h.update((JS / f).read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def test_bundles_are_built_from_the_sources():
+    # The committed bundles must come from the committed sources: run
+    # "make widgets-js" after changing js/.
+    assert (STATIC / "SOURCES.sha256").read_text().strip() == sources_hash(), "run make widgets-js"
+    for f in sorted(os.listdir(JS / "src")):
+        if not f.startswith("_"):
+            assert (STATIC / f).is_file(), f"{f} has no bundle: run make widgets-js"
+
+
+@pytest.mark.skipif(not (JS / "node_modules" / "esbuild").is_dir() or not shutil.which("node"),
+                    reason="node and js/node_modules (npm ci in js/) are needed to rebuild the bundles")
+def test_bundles_rebuild_to_the_same_bytes(tmp_path):
+    subprocess.run(["node", str(JS / "build.mjs"), str(tmp_path)], check=True, capture_output=True)
+    for f in sorted(os.listdir(tmp_path)):
+        assert (tmp_path / f).read_bytes() == (STATIC / f).read_bytes(), f
+
+
+def test_ipc_round_trip():
+    t = pa.table({"a": pa.array([1, 2, 3], pa.int32()), "b": ["x", "y", None]})
+    back = pa.ipc.open_stream(ipc(t)).read_all()
+    assert back.equals(t)
+    assert ipc(None) == b""
+
+
+def test_state_colors_are_the_figures():
+    # plots.CategoryColor's first colours (Set1 red, blue, green).
+    assert state_colors(3) == ["#e41a1c", "#377eb8", "#4daf4a"]
+    assert len(set(state_colors(40))) == 40
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return ms.read_paje(str(TRACE))
+
+
+@pytest.fixture(scope="module")
+def model(trace):
+    return trace.micro(slices=30)
+
+
+def decode(widget, name):
+    return pa.ipc.open_stream(getattr(widget, name)).read_all()
+
+
+def test_explorer_shows_the_recommended_level(model):
+    w = model.explore()
+    levels = model.significant_p()
+    rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+    assert w.level == rec
+    p = float((levels.p_low[rec] + levels.p_high[rec]) / 2)
+    agg = model.aggregate(p)
+    drawn = decode(w, "aggregates")
+    assert drawn.num_rows == len(agg)
+    df = agg.to_pandas()
+    assert drawn.column("first_slice").to_pylist() == df.first_slice.tolist()
+    assert drawn.column("last_slice").to_pylist() == df.last_slice.tolist()
+    # Mode codes index the model's states; -1 where there is no mode.
+    modes = [model.states[c] if c >= 0 else None for c in drawn.column("mode").to_pylist()]
+    assert modes == [None if pd_isna(m) else m for m in df["mode"].tolist()]
+    assert w.view["kind"] == "overview" and w.view["n"] == len(agg)
+    assert decode(w, "levels").num_rows == len(levels)
+
+
+def pd_isna(v):
+    import pandas as pd
+
+    return pd.isna(v)
+
+
+def test_rows_cover_each_aggregates_resources(model):
+    w = model.explore()
+    df = w.view_table()
+    # Independent of the Go rows: the resources whose path is the node's
+    # path or below it, in the model's resource order.
+    order = list(model.to_pandas().resource.drop_duplicates())
+    for row in df.sample(min(40, len(df)), random_state=1).itertuples():
+        under = [i for i, r in enumerate(order) if r == row.node or r.startswith(row.node + "/")]
+        assert (row.row_lo, row.row_hi) == (under[0], under[-1] + 1), row.node
+        assert row.row_hi - row.row_lo == row.leaves
+
+
+def test_slider_recomputes_the_aggregation(model):
+    w = model.explore()
+    levels = model.significant_p()
+    for i in (0, len(levels) // 2, len(levels) - 1):
+        w.set_level(i)
+        p = float((levels.p_low[i] + levels.p_high[i]) / 2)
+        assert decode(w, "aggregates").num_rows == len(model.aggregate(p)) == levels.aggregates[i]
+        assert w.view["p"] == p
+
+
+def test_zoom_rebuilds_the_window_from_the_trace(trace, model):
+    w = model.explore()
+    t0 = model.start + (model.end - model.start) * 0.25
+    t1 = model.start + (model.end - model.start) * 0.5
+    w.zoom(t0, t1)
+    sub = trace.micro(slices=30, start=t0, end=t1)
+    assert (w.model.start, w.model.end, w.model.slices) == (sub.start, sub.end, 30)
+    levels = sub.significant_p()
+    rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+    assert decode(w, "aggregates").num_rows == levels.aggregates[rec]
+    assert w.can_back and not w.can_forward
+    w.back()
+    assert w.model is model and w.can_forward
+    w.forward()
+    assert w.model.start == sub.start
+
+
+def test_zoom_without_a_trace_cuts_the_model(model):
+    bare = model.window(0, model.slices - 1)  # a model with no trace behind it
+    assert bare.slices == model.slices
+    w = bare.explore()
+    dt = (model.end - model.start) / model.slices
+    w.zoom(model.start + 3.2 * dt, model.start + 9.7 * dt)  # slices 3 to 9
+    assert w.model.slices == 7
+    cut = model.to_pandas()
+    cut = cut[(cut.slice >= 3) & (cut.slice <= 9)].proportion.to_numpy()
+    assert np.array_equal(w.model.to_pandas().proportion.to_numpy(), cut)
+
+
+def test_click_opens_the_cells_of_an_aggregate(model):
+    w = model.explore()
+    df = w.view_table()
+    i = int(np.argmax(df.leaves.to_numpy() * (df.last_slice - df.first_slice + 1).to_numpy()))
+    agg = df.iloc[i]
+    w.click(i)
+    assert w.selection["node"] == agg.node and w.selection["start"] == agg.start
+    assert w.view["kind"] == "detail"
+    cells = w.view_table()
+    n_rows = agg.row_hi - agg.row_lo
+    n_slices = agg.last_slice - agg.first_slice + 1
+    assert len(cells) == n_rows * n_slices == decode(w, "aggregates").num_rows
+    # Each cell's proportions are the model's, and its mode their argmax.
+    micro = model.to_pandas()
+    one = cells.iloc[len(cells) // 2]
+    ref = micro[(micro.resource == one.resource) & (micro.slice == one.slice)]
+    for s, v in zip(ref.state, ref.proportion):
+        assert one["prop:" + s] == v
+    assert one["mode"] == (ref.state.iloc[int(np.argmax(ref.proportion.to_numpy()))]
+                           if ref.proportion.max() > 0 else None)
+    w.back()
+    assert w.view["kind"] == "overview"
+    assert w.selection["node"] == agg.node
+
+
+def test_figure_is_the_overview_of_the_view(model):
+    w = model.explore()
+    fig = w.figure(width=480, height=300)
+    assert isinstance(fig, ms.Figure) and fig.size == (480, 300)
+
+
+def test_moments_explorer_sends_the_moments(trace):
+    mo = trace.moments()
+    w = mo.explore()
+    rows = decode(w, "rows")
+    df = mo.to_pandas()
+    assert rows.num_rows == len(df)
+    assert rows.column("label").to_pylist() == df.resource.astype(str).tolist()
+    for m in ("m0", "m1", "m2", "m3"):
+        assert np.array_equal(rows.column(m).to_numpy(), df[m].to_numpy(), equal_nan=True)
+    assert w.window == [mo.start, mo.end]
