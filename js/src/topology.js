@@ -197,10 +197,11 @@ function render({ model, el: host }) {
     else { anim = null; settled(); }
   }
 
-  // The transition is over: the nodes are at the layout's positions.
+  // The transition is over: the nodes are at the layout's positions. (The
+  // frame report, and its latency, was made at the transition's first frame.)
   function settled() {
     draw();
-    frameDrawn(model, root, { count: nodes.length, settled: 1, version });
+    requestAnimationFrame(() => Object.assign(root.dataset, { count: nodes.length, settled: 1, version }));
   }
 
   function outline(shape, x, y, s) {
@@ -262,16 +263,22 @@ function render({ model, el: host }) {
       }
       drawn.push({ path: n.path, x: n.x, y: n.y, side: s, aggregated: n.aggregated, kind: n.kind });
     }
-    if (model.get("labels") || nodes.length <= 60) {
-      ctx.font = "11px sans-serif";
-      ctx.fillStyle = "#333";
-      ctx.textAlign = "center";
-      ctx.textBaseline = "top";
-      for (const n of nodes) {
-        if (n.aggregated || model.get("labels")) {
-          ctx.fillText(n.aggregated ? `${n.group.split("/").pop()} [${n.kind}]` : n.name, n.x, n.y + halfHeight(n.shape, n.side ?? sideOf(n)) + 2);
-        }
-      }
+    // Names: every aggregate's, and every node's of a small graph when
+    // asked; a label that would overprint one already drawn is left out.
+    const all = model.get("labels") && nodes.length <= 80;
+    ctx.font = "11px sans-serif";
+    ctx.fillStyle = "#333";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    const boxes = [];
+    const order = nodes.filter((n) => n.aggregated || all).sort((a, b) => (b.aggregated - a.aggregated) || (b.side1 - a.side1));
+    for (const n of order) {
+      const text = n.aggregated ? `${n.group.split("/").pop()} [${n.kind}]` : n.name;
+      const w = ctx.measureText(text).width, y = n.y + halfHeight(n.shape, n.side ?? sideOf(n)) + 2;
+      const box = [n.x - w / 2 - 1, y, n.x + w / 2 + 1, y + 12];
+      if (boxes.some((b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3])) continue;
+      boxes.push(box);
+      ctx.fillText(text, n.x, y);
     }
     Object.assign(root.__macroscope || (root.__macroscope = {}), { nodes: drawn, frameMs: performance.now() - t0 });
   }

@@ -43,6 +43,8 @@ def plot_size(el):
 
 
 def canvas_origin(el):
+    """Where the canvas is on the page now (running a cell may scroll it)."""
+    el.locator("canvas.ms-main").scroll_into_view_if_needed()
     box = el.locator("canvas.ms-main").bounding_box()
     return box["x"], box["y"]
 
@@ -50,31 +52,28 @@ def canvas_origin(el):
 # -- treemap -----------------------------------------------------------------
 
 
-def treemap_centres(ms, tm, states, W, H, min_px=40):
-    """The centre of every aggregate drawn at least min_px on a side, and
-    the colour there: aggregates are split into a strip per state along
-    their longer side, states in the model's order, so the centre lies in
-    the strip where the cumulative share crosses one half (skipped when a
-    boundary is within 2 % of it)."""
+def treemap_centres(ms, tm, states, W, H, min_px=40, strip_px=6):
+    """Places inside the aggregates drawn at least min_px on a side, and
+    their colours: an aggregate is split into a strip per state along its
+    longer side, states in the model's order, each as long as its share;
+    the middle of every strip at least strip_px long is checked."""
     from macroscope.widgets import state_colors
 
     colours = [rgb(c) for c in state_colors(len(states))]
     out = []
-    for r in tm.itertuples():
-        if not r.aggregated:
-            continue
+    for i, r in tm[tm.aggregated].iterrows():
         rx, ry, rw, rh = r.x * W, (1 - r.y - r.h) * H, r.w * W, r.h * H
         if rw < min_px or rh < min_px:
             continue
-        cum, state = 0.0, None
-        for i, s in enumerate(states):
-            f = tm.loc[r.Index, f"prop:{s}"]
-            if cum <= 0.5 < cum + f:
-                state = i if min(0.5 - cum, cum + f - 0.5) > 0.02 else None
-                break
-            cum += f
-        if state is not None:
-            out.append((rx + rw / 2, ry + rh / 2, colours[state], r.node))
+        along = rw if rw >= rh else rh
+        at = 0.0
+        for k, s in enumerate(states):
+            f = r[f"prop:{s}"]
+            if f * along >= strip_px:
+                mid = (at + f / 2) * along
+                x, y = (rx + mid, ry + rh / 2) if rw >= rh else (rx + rw / 2, ry + mid)
+                out.append((x, y, colours[k], f"{r.node}: {s}"))
+            at += f
     assert out, "no aggregate large enough to check"
     return out
 
@@ -112,11 +111,12 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
     zoomed = agg.treemap(root="beta").to_pandas()
     assert int(el.get_attribute("data-count")) == len(zoomed) == 1 + 16
     assert nb.value("w.root") == "beta"
-    nb.page.mouse.move(ox + 2, oy + H + 40)  # off the canvas: no hover frame
+    nb.page.mouse.move(0, 0)  # off the canvas: no hover
     check_centres(nb.screenshot(el, "treemap-zoomed"), treemap_centres(ms, zoomed, model.states, W, H))
 
     # Hover a rank: the tooltip names it and gives its mode.
     r = zoomed[zoomed.aggregated].iloc[5]
+    ox, oy = canvas_origin(el)
     nb.page.mouse.move(ox + (r.x + r.w / 2) * W, oy + (1 - r.y - r.h / 2) * H)
     tip = el.locator(".macroscope-tooltip")
     tip.wait_for(state="visible")
@@ -192,7 +192,7 @@ def test_topology_click_expands_and_collapses(lab, ms):
     assert int(el.get_attribute("data-count")) == len(after["path"]) == full
     assert nb.value("w.collapsed") == []
     at2 = node_positions(after, W, H)
-    nb.page.mouse.move(ox + 2, oy + H + 40)
+    nb.page.mouse.move(0, 0)
     pixels = nb.screenshot(el, "topology-expanded")
     hosts = [p for p, k in zip(after["path"], after["kind"]) if p.startswith("alpha/") and k == "HOST"]
     assert len(hosts) == 16
@@ -204,6 +204,7 @@ def test_topology_click_expands_and_collapses(lab, ms):
 
     # Click one of alpha's hosts: alpha collapses again.
     x, y, _ = at2[hosts[0]]
+    ox, oy = canvas_origin(el)
     nb.page.mouse.click(ox + x, oy + y)
     nb.page.wait_for_function("el => el.dataset.version === '3' && el.dataset.settled === '1'",
                               arg=el.element_handle())
@@ -262,7 +263,7 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     assert f"node {r.id}" in text and f"procedure: {r.procedure}" in text and f"PE: {r.pe}" in text
     start = float(text.split("start: ")[1].split(" s")[0])
     assert math.isclose(start, r.start, rel_tol=1e-5)
-    nb.page.mouse.move(ox + W + 40, oy + 10)
+    nb.page.mouse.move(0, 0)
 
     # Switch to the time view: the same places take the time spectrum.
     frames = nb.frames(el)
@@ -282,6 +283,7 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
         assert close(pixels.at(cx + x, cy - y), want, 6), (r.id, pixels.at(cx + x, cy - y), want)
 
     # The wheel zooms about the pointer: the point under it stays.
+    ox, oy = canvas_origin(el)
     nb.page.mouse.move(ox + cx + 100, oy + cy)
     nb.page.mouse.wheel(0, -400)
     nb.page.wait_for_function("el => !el.dataset.centre.endsWith(',1')", arg=el.element_handle())
