@@ -263,6 +263,15 @@ class Kaleidoscope(TableResult):
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(view=view, format=fmt, title=title)),
                             path, format, title or f"kaleidoscope ({view})")
 
+    def explore(self, view: str | None = None):
+        """An interactive view in Jupyter (a widget): zoom with the wheel,
+        pan by dragging, hover a node for its procedure, PE and start time,
+        switch views (PE, procedure, time), double-click a node to centre
+        on its subtree. See docs/widgets.md."""
+        from .widgets._kaleido import KaleidoscopeExplorer
+
+        return KaleidoscopeExplorer(self, view=view)
+
     def _repr_png_(self):
         views = self._tree.views if self._tree is not None else list(_VIEWS)
         return self.plot(view=views[0]).to_bytes("png") if views else None

@@ -119,8 +119,10 @@ class MicroModel(TableResult):
         kind to part of the model's time.
         """
         _check_p(p)
-        return Aggregation(_bridge.call(self._h.Aggregate, float(p),
-                                        _engine_options(kind, normalize, gain, window, ties, entities)))
+        engine = _engine_options(kind, normalize, gain, window, ties, entities)
+        agg = Aggregation(_bridge.call(self._h.Aggregate, float(p), engine))
+        agg._source = (self, engine)  # for explorers that move p (explore_treemap)
+        return agg
 
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
                       recommend: str = "knee", kind: str = "spatiotemporal", gain: str | None = None,
@@ -368,6 +370,17 @@ class Aggregation(TableResult):
         from ._treemap import treemap
 
         return treemap(self, value, width, height, padding, header, root)
+
+    def explore_treemap(self, value: str = "leaves", root: str | None = None, *, threshold: float = 0.0,
+                        height: int = 560):
+        """An interactive treemap in Jupyter (a widget): click a group to
+        zoom into it, move p over the model's significant levels of this
+        aggregation's kind (``threshold`` as in
+        :meth:`MicroModel.significant_p`), hover a rectangle for its node
+        and values. ``height`` is in pixels. See docs/widgets.md."""
+        from .widgets._treemap import TreemapExplorer
+
+        return TreemapExplorer(self, value=value, root=root, threshold=threshold, height=height)
 
     def plot_treemap(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
                      value: str = "leaves", root: str | None = None, proportions: bool = True, zooms: int = 3,

@@ -244,6 +244,19 @@ class Topology:
 
     # -- figures -----------------------------------------------------------
 
+    def explore(self, height: int = 560, labels: bool | None = None, span=None, iterations: int | None = None):
+        """An interactive view in Jupyter (a widget), Viva's interaction:
+        click an aggregate to expand its group, a resource to collapse its
+        group, the layout moving smoothly; a time-window slider (over
+        ``span``, the trace's bounds by default) that animates between
+        windows; drag a node. The widget acts on this Topology: its
+        collapsed groups, window and positions are the widget's.
+        ``iterations`` caps each layout run (see :meth:`layout`).
+        See docs/widgets.md."""
+        from .widgets._topology import TopologyExplorer
+
+        return TopologyExplorer(self, height=height, labels=labels, span=span, iterations=iterations)
+
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 820,
              format: str | None = None, title: str | None = None, labels: bool = False,
              max_node: float | None = None):

@@ -288,8 +288,10 @@ class Trace:
         """
         from ._topology import Topology
 
-        return Topology._of_trace(self._h, size=size, fill=fill, edges=edges, start=start, end=end, kinds=kinds,
+        topo = Topology._of_trace(self._h, size=size, fill=fill, edges=edges, start=start, end=end, kinds=kinds,
                                   charge=charge)
+        topo._span = (self.start, self.end)  # the bounds of explore()'s time slider
+        return topo
 
     def __repr__(self) -> str:
         return describe(self._summary)

@@ -4,7 +4,11 @@ browser draws them on a canvas. See README.md here for how a widget is
 made, docs/widgets.md for using them."""
 
 from ._base import ArrowWidget, arrow_trait, bundle, ipc, state_colors
+from ._kaleido import KaleidoscopeExplorer
 from ._moments import MomentsExplorer
 from ._overview import ModelExplorer
+from ._topology import TopologyExplorer
+from ._treemap import TreemapExplorer
 
-__all__ = ["ArrowWidget", "ModelExplorer", "MomentsExplorer", "arrow_trait", "bundle", "ipc", "state_colors"]
+__all__ = ["ArrowWidget", "KaleidoscopeExplorer", "ModelExplorer", "MomentsExplorer", "TopologyExplorer",
+           "TreemapExplorer", "arrow_trait", "bundle", "ipc", "state_colors"]

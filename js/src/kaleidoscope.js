@@ -1,0 +1,231 @@
+// The kaleidoscope explorer: Tick and Park's radial call tree on a canvas.
+// Each family (a node and its children) is a polygon cut into one part per
+// child, painted in the child's colour in the current view (PE, procedure
+// or start time); consecutive parts of one colour are filled as one. The
+// wheel zooms about the pointer, dragging pans, hovering names the node
+// (procedure, PE, start time), double-clicking centres the view on its
+// subtree (the layout is recomputed by Python), the buttons switch views.
+import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer, rgbCss } from "./_views.js";
+import { frameDrawn } from "./_shared.js";
+
+const NAMES = { pe: "PE", procedure: "procedure", time: "start time" };
+
+function render({ model, el: host }) {
+  const root = el("div", { class: "ms-widget macroscope-kaleidoscope", style: { position: "relative", font: "13px sans-serif" } });
+  const viewBar = el("span", { class: "macroscope-views" });
+  const reset = el("button", { title: "zoom and pan back" }, ["reset zoom"]);
+  const whole = el("button", { title: "back to the whole tree" }, ["whole tree"]);
+  const status = el("span", { style: { marginLeft: "8px", color: "#555" } });
+  const bar = el("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", gap: "6px", flexWrap: "wrap" } },
+    [el("span", {}, ["colour by"]), viewBar, reset, whole, status]);
+  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "grab" } });
+  const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
+  const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
+  root.append(bar, canvas, legend, error);
+  host.appendChild(root);
+  const tip = makeTooltip(root);
+
+  let data = null;
+  let families = [];     // [parentRow, [childRows...]] for drawn, uncondensed parents
+  let visible = [];      // rows drawn (kept and drawn)
+  let zoom = { k: 1, x: 0, y: 0 }; // screen = centre + k * (x, -y) + (zoom.x, zoom.y)
+  let S = 600;
+  let hoverRow = -1;
+  let panning = null;
+
+  const screen = (i) => [S / 2 + zoom.k * data.x[i] + zoom.x, S / 2 - zoom.k * data.y[i] + zoom.y];
+
+  function load() {
+    data = readTable(model.get("table"));
+    hoverRow = -1;
+    families = [];
+    visible = [];
+    if (data) {
+      const kids = new Map();
+      for (let i = 0; i < data.length; i++) {
+        const shownNode = (data.kept ? data.kept[i] : true) && data.drawn[i];
+        if (!shownNode) continue;
+        visible.push(i);
+        const p = data.row_parent[i];
+        if (p < 0) continue;
+        if (!kids.has(p)) kids.set(p, []);
+        kids.get(p).push(i);
+      }
+      for (const [p, cs] of kids) {
+        if (data.drawn[p] && !data.collapsed[p]) families.push([p, cs]);
+      }
+      families.sort((a, b) => a[0] - b[0]); // inner families first (preorder)
+    }
+    controls();
+    draw();
+  }
+
+  function colours() {
+    const v = model.get("view");
+    return data[`rgb_${v}`] || new Uint32Array(data.length).fill(0x999999);
+  }
+
+  function draw() {
+    const t0 = performance.now();
+    S = Math.max(300, Math.min(root.clientWidth || host.clientWidth || model.get("width"), model.get("width")));
+    const ctx = sizeCanvas(canvas, S, S);
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, S, S);
+    if (!data || data.length === 0) return;
+    const rgb = colours();
+    const scale = S / model.get("width");
+    const kFull = zoom.k;
+    zoom.k = kFull * scale; // the layout's window fills the canvas
+    const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+    ctx.lineWidth = 1;
+    for (const [p, cs] of families) {
+      const P = screen(p);
+      const pts = cs.map(screen);
+      if (cs.length === 1) {
+        ctx.strokeStyle = rgbCss(rgb[cs[0]]);
+        ctx.beginPath(); ctx.moveTo(P[0], P[1]); ctx.lineTo(pts[0][0], pts[0][1]); ctx.stroke();
+        continue;
+      }
+      let first = 0;
+      while (first < cs.length) {
+        let last = first;
+        while (last + 1 < cs.length && rgb[cs[last + 1]] === rgb[cs[first]]) last++;
+        ctx.fillStyle = rgbCss(rgb[cs[first]]);
+        ctx.strokeStyle = ctx.fillStyle;
+        ctx.beginPath();
+        ctx.moveTo(P[0], P[1]);
+        if (first > 0) { const m = mid(pts[first - 1], pts[first]); ctx.lineTo(m[0], m[1]); }
+        for (let j = first; j <= last; j++) ctx.lineTo(pts[j][0], pts[j][1]);
+        if (last < cs.length - 1) { const m = mid(pts[last], pts[last + 1]); ctx.lineTo(m[0], m[1]); }
+        ctx.closePath();
+        ctx.fill();
+        ctx.stroke(); // closes the hairline seams between parts
+        first = last + 1;
+      }
+    }
+    // The root, centre of every view, a disc in its own colour.
+    const c = screen(0);
+    ctx.fillStyle = rgbCss(rgb[0]);
+    ctx.beginPath(); ctx.arc(c[0], c[1], Math.max(3, Math.min(8, 3 * zoom.k)), 0, 2 * Math.PI); ctx.fill();
+    if (hoverRow >= 0) {
+      const [hx, hy] = screen(hoverRow);
+      ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
+      ctx.beginPath(); ctx.arc(hx, hy, 5, 0, 2 * Math.PI); ctx.stroke();
+    }
+    const transform = { cx: S / 2 + zoom.x, cy: S / 2 + zoom.y, k: zoom.k };
+    zoom.k = kFull;
+    root.__macroscope = { transform, families: families.length, frameMs: performance.now() - t0 };
+    root.dataset.plot = `0,0,${S},${S}`;
+    frameDrawn(model, root, { count: visible.length, view: model.get("view"), centre: `${transform.cx},${transform.cy},${transform.k}` });
+  }
+
+  function nodeAt(px, py) {
+    const scale = S / model.get("width");
+    const k = zoom.k * scale;
+    let best = -1, bestD = 8;
+    for (const i of visible) {
+      const d = Math.hypot(S / 2 + k * data.x[i] + zoom.x - px, S / 2 - k * data.y[i] + zoom.y - py);
+      if (d < bestD) { best = i; bestD = d; }
+    }
+    return best;
+  }
+
+  function describe(i) {
+    const lines = [`node ${data.id[i]}`];
+    if (data.procedure) lines.push(`procedure: ${data.procedure[i] ?? "none"}`);
+    if (data.pe) lines.push(`PE: ${data.pe[i] ?? "none"}`);
+    if (data.start) lines.push(`start: ${fmt(data.start[i], 6)} s`);
+    if (data.level && data.level[i] !== null) lines.push(`level ${data.level[i]}`);
+    if (data.collapsed[i]) lines.push("drawn without its descendants");
+    lines.push("double-click to centre on its subtree");
+    return lines.join("\n");
+  }
+
+  canvas.addEventListener("wheel", (evt) => {
+    evt.preventDefault();
+    const [px, py] = pointer(evt, canvas);
+    const f = Math.exp(-evt.deltaY * 0.0015);
+    const k = Math.min(Math.max(zoom.k * f, 0.2), 200);
+    const g = k / zoom.k;
+    // Keep the point under the pointer where it is.
+    zoom.x = (px - S / 2) - g * (px - S / 2 - zoom.x);
+    zoom.y = (py - S / 2) - g * (py - S / 2 - zoom.y);
+    zoom.k = k;
+    draw();
+  }, { passive: false });
+  canvas.addEventListener("mousedown", (evt) => {
+    const [px, py] = pointer(evt, canvas);
+    panning = { px, py, x: zoom.x, y: zoom.y };
+    canvas.style.cursor = "grabbing";
+  });
+  function onMove(evt) {
+    if (!data) return;
+    const [px, py] = pointer(evt, canvas);
+    if (panning) {
+      zoom.x = panning.x + px - panning.px;
+      zoom.y = panning.y + py - panning.py;
+      tip.hide();
+      draw();
+      return;
+    }
+    if (evt.target !== canvas) return;
+    const i = nodeAt(px, py);
+    if (i !== hoverRow) { hoverRow = i; draw(); }
+    if (i < 0) { tip.hide(); return; }
+    const [ox, oy] = pointer(evt, root);
+    tip.show(describe(i), ox, oy);
+  }
+  function onUp() { panning = null; canvas.style.cursor = "grab"; }
+  window.addEventListener("mousemove", onMove);
+  window.addEventListener("mouseup", onUp);
+  canvas.addEventListener("mouseleave", () => { hoverRow = -1; tip.hide(); draw(); });
+  canvas.addEventListener("dblclick", (evt) => {
+    const [px, py] = pointer(evt, canvas);
+    const i = nodeAt(px, py);
+    if (i > 0) { zoom = { k: 1, x: 0, y: 0 }; model.send({ type: "centre", id: data.id[i] }); }
+  });
+  reset.addEventListener("click", () => { zoom = { k: 1, x: 0, y: 0 }; draw(); });
+  whole.addEventListener("click", () => { zoom = { k: 1, x: 0, y: 0 }; model.send({ type: "centre", id: "" }); });
+
+  function controls() {
+    const views = model.get("views");
+    const v = model.get("view");
+    viewBar.replaceChildren(...views.map((name) => {
+      const b = el("button", { "data-view": name, style: { fontWeight: name === v ? "bold" : "normal" } }, [NAMES[name] || name]);
+      b.addEventListener("click", () => { model.set("view", name); model.save_changes(); });
+      return b;
+    }));
+    whole.disabled = !model.get("root");
+    status.textContent = data ? `${visible.length} nodes drawn` + (model.get("root") ? `, centred on ${model.get("root")}` : "") : "";
+    error.textContent = model.get("error");
+    const lg = (model.get("legend") || {})[v];
+    if (!lg) { legend.replaceChildren(); return; }
+    if (v === "time") {
+      const grad = `linear-gradient(to right, ${lg.colours.join(",")})`;
+      legend.replaceChildren(el("span", {}, [`${fmt(lg.start, 6)} s `]),
+        el("span", { style: { display: "inline-block", width: "200px", height: "10px", background: grad, verticalAlign: "middle" } }),
+        el("span", {}, [` ${fmt(lg.end, 6)} s`]));
+      return;
+    }
+    const max = 16;
+    const items = lg.labels.slice(0, max).map((label, i) => el("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
+      el("span", { style: { display: "inline-block", width: "10px", height: "10px", background: lg.colours[i], marginRight: "3px" } }), label]));
+    if (lg.labels.length > max) items.push(el("span", {}, [`+${lg.labels.length - max} more`]));
+    legend.replaceChildren(...items);
+  }
+
+  model.on("change:_sent_at", load);
+  model.on("change:view", () => { controls(); draw(); });
+  model.on("change:error", controls);
+  model.on("change:legend", controls);
+  const ro = new ResizeObserver(() => draw());
+  ro.observe(root);
+  load();
+  return () => {
+    ro.disconnect();
+    window.removeEventListener("mousemove", onMove);
+    window.removeEventListener("mouseup", onUp);
+  };
+}
+
+export default { render };

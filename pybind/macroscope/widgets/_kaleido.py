@@ -1,0 +1,172 @@
+"""The kaleidoscope explorer (``Kaleidoscope.explore()``): the radial call
+tree drawn in the browser, zoomed with the wheel and panned by dragging,
+each node named on hover (procedure, PE, start time), painted by PE,
+procedure or start time at the click of a button, and centred on a
+subtree by double-clicking a node.
+
+The Python side sends the laid-out nodes as an Arrow table with, for every
+view, each node's colour (the static figure's: the category palette for
+PEs and procedures, procedures ranked by their number of nodes, and the
+time spectrum over the view's start times).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import traitlets
+
+from .._errors import InvalidArgumentError
+from . import _colours, _wire
+from ._base import ArrowWidget, arrow_trait, bundle, state_colors
+
+_VIEWS = ("pe", "procedure", "time")
+# Nodes without a PE or procedure (plots.KaleidoNone).
+_NONE = 0xAAAAAA
+
+
+class KaleidoscopeExplorer(ArrowWidget):
+    """Explore a :class:`Kaleidoscope` (see docs/widgets.md).
+
+    Synchronised state: ``view`` ("pe", "procedure" or "time", among
+    ``views``), ``root`` (the id, as text, of the node at the centre; ""
+    for the layout given), ``table`` (Arrow IPC, see :meth:`view_table`)
+    and ``legend`` (per view, the labels and colours of its categories, or
+    the time range of the spectrum).
+    """
+
+    _esm = bundle("kaleidoscope")
+
+    view = traitlets.Unicode("pe").tag(sync=True)
+    views = traitlets.List().tag(sync=True)
+    root = traitlets.Unicode("").tag(sync=True)
+    table = arrow_trait()
+    legend = traitlets.Dict().tag(sync=True)
+    width = traitlets.Float(600).tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, kal, view=None):
+        self._kal0 = self._kal = kal
+        tree = kal._tree
+        views = tree.views if tree is not None else [v for v in _VIEWS]
+        if view is None:
+            view = views[0] if views else "pe"
+        if view not in views:
+            raise InvalidArgumentError(f"view: must be one of {', '.join(views)}, got {view!r}", param="view")
+        self._procedure_rank = _procedure_rank(tree.to_arrow()) if tree is not None else {}
+        super().__init__(view=view, views=list(views), width=float(kal.width))
+        self._push()
+        self.observe(lambda _: self._recentre(), names=["root"])
+        self.on_msg(self._on_msg)
+
+    @property
+    def kaleidoscope(self):
+        """The layout shown (the given one, or that of the subtree at ``root``)."""
+        return self._kal
+
+    def view_table(self) -> pa.Table:
+        """The nodes drawn from: the layout's table (:meth:`Kaleidoscope.to_arrow`,
+        ids as text) plus ``row_parent`` (the row of ``shown_parent``, -1
+        for the centre) and ``rgb_pe``, ``rgb_procedure``, ``rgb_time``
+        (0xRRGGBB in each view; absent for a view the tree lacks)."""
+        tbl = self._kal.to_arrow()
+        df = tbl.select([c for c in ("id", "shown_parent") if c in tbl.column_names]).to_pandas()
+        ids = df["id"].astype(str)
+        row = pd.Series(np.arange(len(df), dtype=np.int32), index=ids.to_numpy())
+        parent = df["shown_parent"]
+        row_parent = np.full(len(df), -1, dtype=np.int32)
+        has = parent.notna().to_numpy()
+        row_parent[has] = row.reindex(parent[has].astype("int64").astype(str) if parent.dtype.kind == "f"
+                                      else parent[has].astype(str)).fillna(-1).to_numpy(dtype=np.int32)
+        out = {"id": pa.array(ids.to_numpy(dtype=object), type=pa.string()), "row_parent": pa.array(row_parent)}
+        keep = ("procedure", "pe", "start", "level", "x", "y", "drawn", "collapsed", "kept", "sector_start",
+                "sector_extent")
+        for name in keep:
+            if name in tbl.column_names:
+                out[name] = tbl.column(name)
+        for view, colours in self._view_colours(tbl).items():
+            out[f"rgb_{view}"] = pa.array(colours, type=pa.uint32())
+        return pa.table(out)
+
+    def _view_colours(self, tbl: pa.Table) -> dict:
+        """Each view's node colours (0xRRGGBB), and the legend as a side
+        effect: the static figure's palette for PEs (in the tree's order)
+        and procedures (ranked by their number of nodes), the time spectrum
+        over the view's start times."""
+        legend, out = {}, {}
+        if "pe" in self.views:
+            col = tbl.column("pe").combine_chunks()
+            if pa.types.is_dictionary(col.type):
+                labels = col.dictionary.to_pylist()
+                codes = col.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+                valid = col.is_valid().to_numpy(zero_copy_only=False)
+            else:
+                values = col.to_pylist()
+                labels = sorted({v for v in values if v is not None})
+                index = {v: i for i, v in enumerate(labels)}
+                codes = np.array([index.get(v, 0) for v in values], dtype=np.int64)
+                valid = np.array([v is not None for v in values], dtype=bool)
+            palette = state_colors(len(labels))
+            packed = np.array([_colours.unpack_css(c) for c in palette] or [0], dtype=np.uint32)
+            out["pe"] = np.where(valid, packed[codes], _NONE).astype(np.uint32)
+            legend["pe"] = {"labels": labels, "colours": palette}
+        if "procedure" in self.views:
+            rank = self._procedure_rank
+            palette = state_colors(len(rank))
+            packed = [_colours.unpack_css(c) for c in palette]
+            out["procedure"] = np.array([packed[rank[v]] if v is not None else _NONE
+                                         for v in tbl.column("procedure").to_pylist()], dtype=np.uint32)
+            labels = sorted(rank, key=rank.get)
+            legend["procedure"] = {"labels": labels, "colours": [palette[rank[v]] for v in labels]}
+        if "time" in self.views:
+            start = tbl.column("start").to_numpy(zero_copy_only=False).astype(float)
+            t0, t1 = (float(start.min()), float(start.max())) if len(start) else (0.0, 0.0)
+            f = (start - t0) / (t1 - t0) if t1 > t0 else np.zeros_like(start)
+            out["time"] = np.array([_colours.packed(_colours.spectrum(x)) for x in f], dtype=np.uint32)
+            legend["time"] = {"start": t0, "end": t1,
+                              "colours": [_colours.css(_colours.spectrum(i / 10)) for i in range(11)]}
+        self.legend = legend
+        return out
+
+    # -- actions -----------------------------------------------------------
+
+    def centre(self, node) -> "KaleidoscopeExplorer":
+        """Centre the view on the subtree of ``node`` (an id); None goes
+        back to the layout given."""
+        self.root = "" if node is None else str(node)
+        return self
+
+    def _recentre(self):
+        if not self.root:
+            self._kal = self._kal0
+        else:
+            tree = self._kal0._tree
+            try:
+                self._kal = tree.layout(width=self._kal0.width, subtree=tree._key(self.root))
+            except Exception as exc:  # an id that is not in the tree
+                self.error = str(exc)
+                return
+        self._push()
+
+    def _push(self):
+        tbl = self.view_table()
+        self.send_tables(table=_wire.browser_table(tbl), error="")
+
+    def _on_msg(self, _widget, msg, _buffers):
+        if msg.get("type") == "centre":
+            self.root = str(msg.get("id") or "")
+
+    def __repr__(self) -> str:
+        return (f"<macroscope.KaleidoscopeExplorer view {self.view}, {len(self._kal)} nodes"
+                + (f", centred on {self.root}" if self.root else "") + ">")
+
+
+def _procedure_rank(tree: pa.Table) -> dict:
+    """Procedures numbered by decreasing number of nodes in the whole tree,
+    ties by name (as the static figure colours them)."""
+    if "procedure" not in tree.column_names:
+        return {}
+    counts = pd.Series(tree.column("procedure").to_pylist()).dropna().value_counts()
+    order = sorted(counts.index, key=lambda name: (-counts[name], name))
+    return {name: i for i, name in enumerate(order)}

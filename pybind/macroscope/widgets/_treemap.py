@@ -1,0 +1,130 @@
+"""The treemap explorer (``Aggregation.explore_treemap()``): the squarified
+treemap of an aggregation drawn in the browser, with a slider over the
+model's significant levels, zoom into a group by clicking it, and hover.
+
+The Python side holds the state (level, zoom root, value) and computes each
+view with :meth:`Aggregation.treemap`; the browser receives the rectangles
+as an Arrow table and draws them on a canvas.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import traitlets
+
+from .. import _bridge
+from .._errors import InvalidArgumentError, MacroscopeError
+from . import _wire
+from ._base import ArrowWidget, arrow_trait, bundle
+
+
+class TreemapExplorer(ArrowWidget):
+    """Explore the treemap of an aggregation (see docs/widgets.md).
+
+    Synchronised state: ``level`` (index into ``levels``, the significant
+    levels of the model for the aggregation's kind, each with p_low,
+    p_high, p (the one used) and aggregates), ``root`` (the node path at the
+    top, "" for the whole hierarchy), ``value`` ("leaves" or "activity").
+    Changing any of them, from Python or by the browser (slider, click,
+    back), recomputes ``table``: :meth:`view_table`.
+    """
+
+    _esm = bundle("treemap")
+
+    levels = traitlets.List().tag(sync=True)
+    level = traitlets.Int(0).tag(sync=True)
+    root = traitlets.Unicode("").tag(sync=True)
+    value = traitlets.Unicode("leaves").tag(sync=True)
+    table = arrow_trait()
+    height = traitlets.Int(560).tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, agg, value="leaves", root=None, threshold=0.0, height=560):
+        source = getattr(agg, "_source", None)
+        if source is None:
+            raise InvalidArgumentError("explore_treemap: the aggregation must come from MicroModel.aggregate",
+                                       param="agg")
+        if value not in ("leaves", "activity"):
+            raise InvalidArgumentError(f"value: must be leaves or activity, got {value!r}", param="value")
+        self._model, self._engine = source
+        opts = json.loads(self._engine)
+        opts.update(method="exact", threshold=float(threshold), recommend="knee")
+        levels = _bridge.to_pandas(_bridge.table(self._model._h.SignificantP, json.dumps(opts)))
+        rows = [{"p_low": float(lv.p_low), "p_high": float(lv.p_high), "p": float((lv.p_low + lv.p_high) / 2),
+                 "aggregates": int(lv.aggregates), "recommended": bool(lv.recommended)}
+                for lv in levels.itertuples()]
+        # The level of the aggregation given: the one whose range holds its p,
+        # which is then the p used for that level.
+        p = agg.p
+        level = next((i for i, r in enumerate(rows) if r["p_low"] <= p <= r["p_high"]), 0)
+        rows[level]["p"] = float(p)
+        self._aggs = {level: agg}
+        super().__init__(levels=rows, level=level, root=root or "", value=value, height=int(height))
+        self.set_states(self._model.states)
+        self._refresh()
+        self.observe(lambda _: self._refresh(), names=["level", "root", "value"])
+        self.on_msg(self._on_msg)
+
+    # -- the state ---------------------------------------------------------
+
+    @property
+    def p(self) -> float:
+        """The p of the level shown."""
+        return self.levels[self.level]["p"]
+
+    @property
+    def aggregation(self):
+        """The aggregation of the level shown."""
+        if self.level not in self._aggs:
+            self._aggs[self.level] = self._model.aggregate(self.p, **_engine_kwargs(self._engine))
+        return self._aggs[self.level]
+
+    def view_table(self) -> pa.Table:
+        """The rectangles shown, as :meth:`Aggregation.treemap` gives them
+        (unit square, y up), for the current level, root and value."""
+        return self.aggregation.treemap(self.value, root=self.root or None).to_arrow()
+
+    def zoom(self, path: str) -> "TreemapExplorer":
+        """Show the group at ``path`` ("" for the whole hierarchy)."""
+        self.root = path
+        return self
+
+    def up(self) -> "TreemapExplorer":
+        """Zoom out one level of the hierarchy."""
+        self.root = self.root.rsplit("/", 1)[0] if "/" in self.root else ""
+        return self
+
+    def _refresh(self):
+        try:
+            tbl = self.view_table()
+        except MacroscopeError as exc:
+            self.error = str(exc)
+            return
+        if self.root and len(tbl) == 1:
+            # The root is an aggregate of this level, or lies inside one:
+            # show the nearest ancestor that the level still divides.
+            self.up()
+            return
+        self.send_tables(table=_wire.browser_table(tbl), error="")
+
+    def _on_msg(self, _widget, msg, _buffers):
+        kind = msg.get("type")
+        if kind == "zoom":
+            self.zoom(str(msg.get("path", "")))
+        elif kind == "up":
+            self.up()
+
+    def __repr__(self) -> str:
+        return (f"<macroscope.TreemapExplorer p={self.p:g} (level {self.level + 1} of {len(self.levels)}), "
+                f"root {self.root or '(all)'!r}, by {self.value}>")
+
+
+def _engine_kwargs(engine: str) -> dict:
+    """MicroModel.aggregate's keywords from its JSON engine options."""
+    o = json.loads(engine)
+    kw = {k: o[k] for k in ("kind", "normalize", "gain", "ties", "entities") if k in o}
+    if o.get("window") is not None:
+        kw["window"] = tuple(o["window"])
+    return kw

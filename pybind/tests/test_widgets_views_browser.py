@@ -1,0 +1,295 @@
+"""The treemap, topology and kaleidoscope explorers in a real browser:
+JupyterLab on localhost runs the notebook, Playwright clicks, hovers and
+moves sliders in Debian's chromium, and screenshots saved under
+build/test-output/widgets/ are checked by pixel colour at places computed
+here, in the test's own process, from the non-widget API (treemap
+rectangles and state shares, topology positions, the static kaleidoscope
+figure drawn by the Go core)."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+
+import pytest
+
+harness = pytest.importorskip("widget_harness", reason="the browser harness (pybind/tests/widget_harness.py) is absent")
+Pixels, lab, skip_without_browser = harness.Pixels, harness.lab, harness.skip_without_browser  # lab: the fixture
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TRACE = ROOT / "testdata" / "jacobi32.trace"
+PLATFORM = ROOT / "testdata" / "jacobi32-platform.trace"
+HOST_BLUE = (31, 100, 180)  # plots.TopologyKindColor("HOST")
+
+
+@pytest.fixture(scope="module")
+def ms():
+    skip_without_browser()
+    import macroscope
+
+    return macroscope
+
+
+def close(got, want, tolerance=3):
+    return max(abs(g - w) for g, w in zip(got, want)) <= tolerance
+
+
+def rgb(hex_colour):
+    return tuple(int(hex_colour[k:k + 2], 16) for k in (1, 3, 5))
+
+
+def plot_size(el):
+    x0, y0, w, h = (float(v) for v in el.get_attribute("data-plot").split(","))
+    return w, h
+
+
+def canvas_origin(el):
+    """Where the canvas is on the page now (running a cell may scroll it)."""
+    el.locator("canvas.ms-main").scroll_into_view_if_needed()
+    box = el.locator("canvas.ms-main").bounding_box()
+    return box["x"], box["y"]
+
+
+# -- treemap -----------------------------------------------------------------
+
+
+def treemap_centres(ms, tm, states, W, H, min_px=40, strip_px=6):
+    """Places inside the aggregates drawn at least min_px on a side, and
+    their colours: an aggregate is split into a strip per state along its
+    longer side, states in the model's order, each as long as its share;
+    the middle of every strip at least strip_px long is checked."""
+    from macroscope.widgets import state_colors
+
+    colours = [rgb(c) for c in state_colors(len(states))]
+    out = []
+    for i, r in tm[tm.aggregated].iterrows():
+        rx, ry, rw, rh = r.x * W, (1 - r.y - r.h) * H, r.w * W, r.h * H
+        if rw < min_px or rh < min_px:
+            continue
+        along = rw if rw >= rh else rh
+        at = 0.0
+        for k, s in enumerate(states):
+            f = r[f"prop:{s}"]
+            if f * along >= strip_px:
+                mid = (at + f / 2) * along
+                x, y = (rx + mid, ry + rh / 2) if rw >= rh else (rx + rw / 2, ry + mid)
+                out.append((x, y, colours[k], f"{r.node}: {s}"))
+            at += f
+    assert out, "no aggregate large enough to check"
+    return out
+
+
+def check_centres(pixels, centres):
+    bad = [(node, (round(x), round(y)), want, pixels.at(x, y)) for x, y, want, node in centres
+           if not close(pixels.at(x, y), want)]
+    assert not bad, f"{len(bad)} of {len(centres)} centres differ: {bad[:4]}"
+
+
+def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
+    trace = ms.read_paje(str(TRACE))
+    model = trace.micro(slices=20)
+    agg = model.aggregate(0.0, kind="spatial")
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"model = ms.read_paje({str(TRACE)!r}).micro(slices=20)",
+        "w = model.aggregate(0.0, kind='spatial').explore_treemap(height=480)",
+        "w",
+    ])
+    el = nb.widget(0, ".macroscope-treemap")
+    nb.wait_frame(el, 1)
+    W, H = plot_size(el)
+    whole = agg.treemap().to_pandas()
+    assert int(el.get_attribute("data-count")) == len(whole)
+    check_centres(nb.screenshot(el, "treemap-whole"), treemap_centres(ms, whole, model.states, W, H))
+
+    # Click inside zone "beta" (on one of its ranks): the map zooms into it.
+    beta = whole[whole.node == "beta"].iloc[0]
+    ox, oy = canvas_origin(el)
+    frames = nb.frames(el)
+    nb.page.mouse.click(ox + (beta.x + beta.w / 2) * W, oy + (1 - beta.y - beta.h / 2) * H)
+    nb.page.wait_for_function("el => el.dataset.root === 'beta'", arg=el.element_handle())
+    nb.wait_frame(el, frames + 1)
+    zoomed = agg.treemap(root="beta").to_pandas()
+    assert int(el.get_attribute("data-count")) == len(zoomed) == 1 + 16
+    assert nb.value("w.root") == "beta"
+    nb.page.mouse.move(0, 0)  # off the canvas: no hover
+    check_centres(nb.screenshot(el, "treemap-zoomed"), treemap_centres(ms, zoomed, model.states, W, H))
+
+    # Hover a rank: the tooltip names it and gives its mode.
+    r = zoomed[zoomed.aggregated].iloc[5]
+    ox, oy = canvas_origin(el)
+    nb.page.mouse.move(ox + (r.x + r.w / 2) * W, oy + (1 - r.y - r.h / 2) * H)
+    tip = el.locator(".macroscope-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    mode = r["mode"]
+    assert text.splitlines()[0] == r.node and f"mode {mode}" in text
+
+    # The slider, moved with the keyboard to the coarsest level: one
+    # aggregate, and the zoom falls back to the whole hierarchy.
+    levels = model.significant_p(kind="spatial", threshold=0)
+    slider = el.locator("input[type=range]")
+    slider.focus()
+    nb.page.keyboard.press("End")
+    nb.page.wait_for_function("([el, n]) => +el.dataset.level === n", arg=[el.element_handle(), len(levels) - 1])
+    nb.page.wait_for_function("el => el.dataset.root === ''", arg=el.element_handle())
+    coarsest = model.aggregate(float(levels.p_low.iloc[-1] + levels.p_high.iloc[-1]) / 2, kind="spatial")
+    nb.page.wait_for_function("([el, n]) => +el.dataset.count === n",
+                              arg=[el.element_handle(), len(coarsest.treemap().to_pandas())])
+    assert nb.value("w.level") == len(levels) - 1
+    pixels = nb.screenshot(el, "treemap-coarsest")
+    check_centres(pixels, treemap_centres(ms, coarsest.treemap().to_pandas(), model.states, W, H))
+    nb.close()
+
+
+# -- topology ----------------------------------------------------------------
+
+
+def node_positions(nodes, W, H):
+    """Screen positions of the Go layout, fitted as the static figure does:
+    one scale on both axes, a margin of 12 px plus half the largest node,
+    y up."""
+    n = len(nodes)
+    max_node = max(6.0, min(28.0, 0.9 * math.sqrt(W * H / n)))
+    pad = 12 + max_node / 2
+    w, h = W - 2 * pad, H - 2 * pad
+    x0, x1, y0, y1 = min(nodes["x"]), max(nodes["x"]), min(nodes["y"]), max(nodes["y"])
+    scale = min(w / max(x1 - x0, 1e-9), h / max(y1 - y0, 1e-9))
+    ox, oy = pad + (w - scale * (x1 - x0)) / 2, pad + (h - scale * (y1 - y0)) / 2
+    return {p: (ox + scale * (x - x0), H - (oy + scale * (y - y0)), s * max_node)
+            for p, x, y, s in zip(nodes["path"], nodes["x"], nodes["y"], nodes["size"])}
+
+
+def test_topology_click_expands_and_collapses(lab, ms):
+    trace = ms.read_paje(str(PLATFORM))
+    full = len(trace.topology().nodes)
+    collapsed = len(trace.topology().collapse("alpha").nodes)
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"trace = ms.read_paje({str(PLATFORM)!r})",
+        "topo = trace.topology().collapse('alpha')",
+        "w = topo.explore(height=560, iterations=200)",
+        "w",
+    ])
+    el = nb.widget(0, ".macroscope-topology")
+    nb.page.wait_for_function("el => el.dataset.settled === '1'", arg=el.element_handle())
+    W, H = plot_size(el)
+    cols = "['path', 'x', 'y', 'size', 'ratio', 'kind', 'aggregated']"
+    before = nb.value(f"w.topology.nodes[{cols}].to_dict('list')")
+    assert int(el.get_attribute("data-count")) == len(before["path"]) == collapsed < full
+    at = node_positions(before, W, H)
+    pixels = nb.screenshot(el, "topology-collapsed")
+    # The aggregate of alpha's hosts: a square filled from the bottom by
+    # its utilization (about 0.7: its centre is filled).
+    hx, hy, side = at["alpha [HOST]"]
+    assert side >= 20 and close(pixels.at(hx, hy + side / 4), HOST_BLUE), pixels.at(hx, hy + side / 4)
+
+    # Click it: alpha expands, its hosts appear and move to the new layout.
+    ox, oy = canvas_origin(el)
+    nb.page.mouse.click(ox + hx, oy + hy)
+    nb.page.wait_for_function("el => el.dataset.version === '2' && el.dataset.settled === '1'",
+                              arg=el.element_handle())
+    after = nb.value(f"w.topology.nodes[{cols}].to_dict('list')")
+    assert int(el.get_attribute("data-count")) == len(after["path"]) == full
+    assert nb.value("w.collapsed") == []
+    at2 = node_positions(after, W, H)
+    nb.page.mouse.move(0, 0)
+    pixels = nb.screenshot(el, "topology-expanded")
+    hosts = [p for p, k in zip(after["path"], after["kind"]) if p.startswith("alpha/") and k == "HOST"]
+    assert len(hosts) == 16
+    for p in hosts:  # every host of alpha is drawn where the layout put it, filled at its centre
+        x, y, side = at2[p]
+        assert close(pixels.at(x, y + side / 4), HOST_BLUE), (p, (x, y), pixels.at(x, y + side / 4))
+    # Where the aggregate was, nothing of it is left (no square outline there).
+    assert "alpha [HOST]" not in at2
+
+    # Click one of alpha's hosts: alpha collapses again.
+    x, y, _ = at2[hosts[0]]
+    ox, oy = canvas_origin(el)
+    nb.page.mouse.click(ox + x, oy + y)
+    nb.page.wait_for_function("el => el.dataset.version === '3' && el.dataset.settled === '1'",
+                              arg=el.element_handle())
+    assert nb.value("w.collapsed") == ["alpha"]
+    assert int(el.get_attribute("data-count")) == len(before["path"])
+    nb.close()
+
+
+# -- kaleidoscope ------------------------------------------------------------
+
+
+def static_figure(kal, view):
+    """The Go core's figure of the layout: the window (width px square) at
+    the left, below a 44 px title (plots/kaleido.go)."""
+    return Pixels(kal.plot(view=view).to_bytes("png"))
+
+
+def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
+    trace = ms.read_paje(str(TRACE))
+    kal = trace.call_tree().layout(width=600)
+    df = kal.to_pandas()
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"kal = ms.read_paje({str(TRACE)!r}).call_tree().layout(width=600)",
+        "w = kal.explore()",
+        "w",
+    ])
+    el = nb.widget(0, ".macroscope-kaleidoscope")
+    nb.wait_frame(el, 1)
+    assert int(el.get_attribute("data-count")) == int((df.kept & df.drawn).sum())
+    W, H = plot_size(el)
+    assert (W, H) == (600, 600)
+    cx, cy, k = (float(v) for v in el.get_attribute("data-centre").split(","))
+    assert (cx, cy, k) == (300, 300, 1)
+
+    # Each rank's outermost state (level 1) owns a sector: a point 80 % of
+    # the way from the centre to it lies in its part of the root's family,
+    # painted in its PE's colour, as in the static figure.
+    ranks = df[df.level == 1]
+    assert len(ranks) == 32
+    static = static_figure(kal, "pe")
+    pixels = nb.screenshot(el, "kaleidoscope-pe")
+    for r in ranks.itertuples():
+        px, py = cx + 0.8 * r.x, cy - 0.8 * r.y
+        want = static.at(300 + 0.8 * r.x, 644 - 300 - 0.8 * r.y)
+        assert close(pixels.at(px, py), want, 4), (r.pe, pixels.at(px, py), want)
+    assert len({static.at(300 + 0.8 * r.x, 344 - 0.8 * r.y) for r in ranks.itertuples()}) >= 16
+
+    # Hover a rank's node: the tooltip names its procedure, PE and start.
+    r = ranks.iloc[7]
+    ox, oy = canvas_origin(el)
+    nb.page.mouse.move(ox + cx + r.x, oy + cy - r.y)
+    tip = el.locator(".macroscope-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert f"node {r.id}" in text and f"procedure: {r.procedure}" in text and f"PE: {r.pe}" in text
+    start = float(text.split("start: ")[1].split(" s")[0])
+    assert math.isclose(start, r.start, rel_tol=1e-5)
+    nb.page.mouse.move(0, 0)
+
+    # Switch to the time view: the same places take the time spectrum.
+    frames = nb.frames(el)
+    el.locator("button[data-view=time]").click()
+    nb.page.wait_for_function("el => el.dataset.view === 'time'", arg=el.element_handle())
+    nb.wait_frame(el, frames + 1)
+    assert nb.value("w.view") == "time"
+    static = static_figure(kal, "time")
+    pixels = nb.screenshot(el, "kaleidoscope-time")
+    deep = df[(df.level == 2) & df.drawn].iloc[::500]
+    for r in list(ranks.itertuples()) + list(deep.itertuples()):
+        f = 0.8 if r.level == 1 else 0.97
+        parent = df[df.id == r.shown_parent].iloc[0] if r.level == 2 else None
+        bx, by = (0.0, 0.0) if parent is None else (parent.x, parent.y)
+        x, y = bx + f * (r.x - bx), by + f * (r.y - by)
+        want = static.at(300 + x, 344 - y)
+        assert close(pixels.at(cx + x, cy - y), want, 6), (r.id, pixels.at(cx + x, cy - y), want)
+
+    # The wheel zooms about the pointer: the point under it stays.
+    ox, oy = canvas_origin(el)
+    nb.page.mouse.move(ox + cx + 100, oy + cy)
+    nb.page.mouse.wheel(0, -400)
+    nb.page.wait_for_function("el => !el.dataset.centre.endsWith(',1')", arg=el.element_handle())
+    cx2, cy2, k2 = (float(v) for v in el.get_attribute("data-centre").split(","))
+    assert k2 > 1.5
+    assert math.isclose((cx + 100 - cx2) / k2, 100, abs_tol=0.01) and math.isclose(cy2, cy, abs_tol=0.01)
+    nb.screenshot(el, "kaleidoscope-zoomed")
+    nb.close()
