@@ -31,14 +31,14 @@ def scenario(fanout, groups, *, levels, seed=0, noise=0.002, contrast=0.4):
         on = np.all(idx[:len(path)] == path[:, None], axis=0)
         shift = contrast if whole else contrast * np.where(idx[len(path)] % 2 == 0, 1.0, -1.0)
         r = r + np.where(on, shift, 0.0)
-    names = [np.char.add(f"{name}-", idx[d].astype(str)) for d, name in enumerate(levels)]
-    paths = names[0]
-    for d in range(1, len(levels)):
-        paths = np.char.add(np.char.add(paths, "/"), names[d])
+    paths = np.array([""], dtype=object)  # in the order of idx: the last index runs fastest
+    for d, f in enumerate(fanout):
+        paths = np.add.outer(paths, np.array([f"{'/' if d else ''}{levels[d]}-{i}" for i in range(f)],
+                                             dtype=object)).ravel()
     ns = np.round(r * 1e9).astype(np.int64)
     n = len(ns)
     return pd.DataFrame({
-        "resource": np.concatenate([paths, paths]).astype(object),
+        "resource": np.concatenate([paths, paths]),
         "state": ["VS0"] * n + ["VS1"] * n,
         "start": np.concatenate([np.zeros(n, np.int64), ns]),
         "end": np.concatenate([ns, np.full(n, 1_000_000_000, np.int64)]),
