@@ -37,6 +37,7 @@ aggregates, with a table of its rectangles.`,
 
 func runTreemap(c *cli) error {
 	scenario := c.fs.String("scenario", "", "draw a synthetic model instead of a trace: million (Lamarche-Perrin et al.'s 1,000,000 processes), 100k or small")
+	seed := c.fs.Uint64("seed", 0, "with -scenario: a variant with random noise and the heterogeneous groups elsewhere (0: the paper's layout)")
 	value := c.fs.String("value", "leaves", "area of a rectangle: leaves (resources) or activity (time in states)")
 	root := c.fs.String("root", "", "path of the hierarchy node at the top (default: everything)")
 	proportions := c.fs.Bool("proportions", true, "divide every aggregate into a strip per state as wide as its share (-proportions=false: the mode state's colour)")
@@ -65,6 +66,7 @@ func runTreemap(c *cli) error {
 		if !ok {
 			return errs.Argument("scenario", "%q is not one of million, 100k, small", *scenario)
 		}
+		sc.Seed = *seed
 		if m, err = sc.Model(); err != nil {
 			return err
 		}

@@ -13,13 +13,16 @@
 // much simpler an aggregate is than its cells (entropy reduction, or the
 // number of values saved) and loss how much information it hides
 // (Kullback-Leibler divergence of the cells to their mean). p = 0 keeps
-// every cell (the most precise partition); p = 1 merges everything.
+// every cell (the most precise partition); p = 1 merges everything. The
+// spatial kind measures as Lamarche-Perrin et al. by default: resources
+// valued by their shares of the window, the number of values saved
+// (DefaultGain, DefaultEntities).
 //
 // What p means: an aggregate beats its parts when p/(1-p) exceeds the loss
-// it adds divided by the gain it brings. With raw measures these are bits
-// weighted by the cells' values, so the p at which a given anomaly is
-// merged shrinks as the system grows (a heterogeneous machine of 100
-// processes among a million is merged away from p ~ 1.5e-4). With
+// it adds divided by the gain it brings. With raw entropy measures these
+// are bits weighted by the cells' values, so the p at which a given
+// anomaly is merged shrinks as the system grows (a heterogeneous machine
+// of 100 processes among a million is merged away from p ~ 1.5e-4). With
 // Options.Normalize, gain
 // and loss are fractions of those of the coarsest partition: p/(1-p) is
 // the share of the total loss one accepts to pay for each share of the

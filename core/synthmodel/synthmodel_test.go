@@ -107,3 +107,55 @@ func TestScenario(t *testing.T) {
 		t.Error("LCG with fan-out 0: no error")
 	}
 }
+
+// A seeded variant places its four heterogeneous groups in four distinct
+// sites, inside the fan-outs, the same way on every call; its noise stays
+// within +-Noise; seed 0 is the paper's layout.
+func TestScenarioSeedPlaces(t *testing.T) {
+	paper := Scenario{Fanout: [5]int{4, 2, 3, 2, 5}, Slices: 1, Noise: 0.01, Contrast: 0.3}
+	if got := paper.Places(); got != [4][4]int{{0}, {1}, {2}, {3}} {
+		t.Errorf("seed 0 places %v", got)
+	}
+	for seed := uint64(1); seed <= 50; seed++ {
+		sc := paper
+		sc.Fanout, sc.Seed = [5]int{6, 3, 4, 2, 7}, seed
+		pl := sc.Places()
+		if pl != sc.Places() {
+			t.Fatalf("seed %d: places differ between calls", seed)
+		}
+		sites := map[int]bool{}
+		for l, p := range pl {
+			sites[p[0]] = true
+			for d := 0; d <= l; d++ {
+				if p[d] < 0 || p[d] >= sc.Fanout[d] {
+					t.Fatalf("seed %d: level %d at %v", seed, l, p)
+				}
+			}
+		}
+		if len(sites) != 4 {
+			t.Fatalf("seed %d: places %v share a site", seed, pl)
+		}
+		m, err := sc.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every process outside the heterogeneous groups is within noise
+		// of 1/2; the groups' children lean by the contrast.
+		far := 0
+		for leaf := range m.NumLeaves() {
+			r := m.Values[leaf*2]
+			switch d := r - 0.5; {
+			case d >= -sc.Noise && d <= sc.Noise:
+			case d >= sc.Contrast-sc.Noise || d <= -sc.Contrast+sc.Noise:
+				far++
+			default:
+				t.Fatalf("seed %d: a process at %v", seed, r)
+			}
+		}
+		// A site holds 3*4*2*7 processes, a super-cluster 4*2*7, a
+		// cluster 2*7 and a machine 7.
+		if want := 3*4*2*7 + 4*2*7 + 2*7 + 7; far != want {
+			t.Errorf("seed %d: %d processes lean, want %d", seed, far, want)
+		}
+	}
+}

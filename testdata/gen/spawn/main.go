@@ -30,6 +30,7 @@ import (
 	"runtime/trace"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // work spins for about n microseconds' worth of arithmetic, so that each
@@ -42,7 +43,9 @@ func work(n int) int {
 	return x
 }
 
-var sink int
+// sink keeps the spinning from being optimised away; calls add to it
+// from several goroutines.
+var sink atomic.Int64
 
 // limit is the number of children a call runs at once.
 var limit = 2
@@ -70,7 +73,7 @@ func qsort(ctx context.Context, a []int) {
 	if len(a) < 2 {
 		return
 	}
-	sink += work(len(a))
+	sink.Add(int64(work(len(a))))
 	p := a[len(a)-1]
 	i := 0
 	for j := range a[:len(a)-1] {
@@ -93,7 +96,7 @@ func qsort(ctx context.Context, a []int) {
 
 // fib returns fib(n), computing fib(n-1) and fib(n-2) in two goroutines.
 func fib(ctx context.Context, n int) int {
-	sink += work(20)
+	sink.Add(int64(work(20)))
 	if n < 2 {
 		return n
 	}
