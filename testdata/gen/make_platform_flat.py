@@ -61,13 +61,15 @@ for a in range(len(nodes)):
     for b in range(a + 1, len(nodes)):
         links = "".join(f'<link_ctn id="{l}"/>' for l in path(nodes[a], nodes[b]))
         out.append(f'    <route src="{nodes[a]}" dst="{nodes[b]}">{links}</route>')
-for k, p in enumerate(filter(None, args.perturb.split(","))):
-    # A speed profile (SimGrid's <trace>): the factor scales the hosts' speed
-    # from START on, back to 1 at END; periodicity -1: played once.
+for p in filter(None, args.perturb.split(",")):
+    # A speed profile (SimGrid's <trace>): the factor scales the host's speed
+    # from START on, back to 1 at END; periodicity -1: played once. One
+    # profile per host: SimGrid 3.32 plays a profile connected to several
+    # hosts on the first one only.
     target, start, end, factor = p.split(":")
-    out.append(f'    <trace id="perturbation-{k}" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
     for h in ([f"{target}-{i}" for i in range(HOSTS)] if target in NAMES else [target]):
-        out.append(f'    <trace_connect kind="SPEED" trace="perturbation-{k}" element="{h}"/>')
+        out.append(f'    <trace id="slow-{h}" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
+        out.append(f'    <trace_connect kind="SPEED" trace="slow-{h}" element="{h}"/>')
 out += ["  </zone>", "</platform>"]
 with open(args.output, "w") as f:
     f.write("\n".join(out) + "\n")
