@@ -273,7 +273,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--optimal", type=float, default=None,
                    help="collapse the groups of the optimal spatial aggregation at this p")
     p.add_argument("--charge", choices=("sqrt", "members", "unit"), default=None,
-                   help="charge of an aggregate in the layout (default: sqrt)")
+                   help="charge of an aggregate in the layout (default: members, the sum of theirs)")
     p.add_argument("--iterations", type=int, default=None, help="cap on the layout's iterations (default: 500)")
     p.add_argument("--seed", type=int, default=0, help="seed of the initial positions")
 

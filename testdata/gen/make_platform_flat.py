@@ -21,8 +21,9 @@ ap.add_argument("--switch", default="10GBps", help="bandwidth of each group's sw
 ap.add_argument("--interconnect", default="125MBps", help="bandwidth of the link between the groups")
 ap.add_argument("--interconnect-latency", default="1ms", help="latency of the link between the groups")
 ap.add_argument("--slow", default="beta-5", help="hosts at 85%% speed, comma separated")
-ap.add_argument("--perturb", default="", metavar="GROUP:START:END:FACTOR",
-                help="the hosts of GROUP run at FACTOR times their speed from START to END (simulated seconds)")
+ap.add_argument("--perturb", default="", metavar="WHO:START:END:FACTOR,...",
+                help="WHO (a group: all its hosts, or one host) runs at FACTOR times its speed from START to END "
+                     "(simulated seconds); several, comma separated")
 ap.add_argument("-o", "--output", default="platform-flat.xml")
 args = ap.parse_args()
 HOSTS = args.hosts
@@ -60,13 +61,15 @@ for a in range(len(nodes)):
     for b in range(a + 1, len(nodes)):
         links = "".join(f'<link_ctn id="{l}"/>' for l in path(nodes[a], nodes[b]))
         out.append(f'    <route src="{nodes[a]}" dst="{nodes[b]}">{links}</route>')
-if args.perturb:
+for p in filter(None, args.perturb.split(",")):
     # A speed profile (SimGrid's <trace>): the factor scales the host's speed
-    # from START on, back to 1 at END; periodicity -1: played once.
-    group, start, end, factor = args.perturb.split(":")
-    out.append(f'    <trace id="perturbation" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
-    for i in range(HOSTS):
-        out.append(f'    <trace_connect kind="SPEED" trace="perturbation" element="{group}-{i}"/>')
+    # from START on, back to 1 at END; periodicity -1: played once. One
+    # profile per host: SimGrid 3.32 plays a profile connected to several
+    # hosts on the first one only.
+    target, start, end, factor = p.split(":")
+    for h in ([f"{target}-{i}" for i in range(HOSTS)] if target in NAMES else [target]):
+        out.append(f'    <trace id="slow-{h}" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
+        out.append(f'    <trace_connect kind="SPEED" trace="slow-{h}" element="{h}"/>')
 out += ["  </zone>", "</platform>"]
 with open(args.output, "w") as f:
     f.write("\n".join(out) + "\n")

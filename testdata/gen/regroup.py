@@ -2,16 +2,18 @@
 into a hierarchical one: zone > host > rank, following the hostfile
 placement, and mark the time a rank spends outside MPI as a "Compute"
 state (the program only computes there, through smpi_execute_flops).
+With --no-links, the point-to-point messages (Pajé links) are left out.
 
 SimGrid 3.32's own grouped tracing (-trace-grouped) aborts on these
-platforms, hence this step. Usage: regroup.py flat.trace hostfile out.trace
+platforms, hence this step. Usage: regroup.py flat.trace hostfile out.trace [--no-links]
 """
 
 import shlex
 import sys
 
 
-def main(flat, hostfile, out):
+def main(flat, hostfile, out, *opts):
+    drop_links = "--no-links" in opts
     hosts = [h.strip() for h in open(hostfile) if h.strip()]
     ids = {}  # event name -> id
     defining = None
@@ -32,7 +34,9 @@ def main(flat, hostfile, out):
                     ids[defining] = words[2]
                 dst.write(line)
                 continue
-            fields = shlex.split(line)
+            fields = shlex.split(line) if '"' in line else line.split()  # shlex is slow
+            if drop_links and fields[0] in (ids["PajeStartLink"], ids["PajeEndLink"]):
+                continue
             if not header_done:
                 header_done = True
                 dst.write(f'{ids["PajeDefineContainerType"]} ZONE 0 ZONE\n')
