@@ -112,8 +112,8 @@ def test_views_of_an_incomplete_trace_say_so(cut_paje, jacobi):
     for view in (whole, whole.aggregate(0.3), jacobi.moments(), whole.aggregate(0.3).treemap(),
                  jacobi.call_tree()):
         assert "INCOMPLETE" not in repr(view) and view.complete
-    # Figures carry a line under their title.
-    note = f"(incomplete: {reason})".encode()
+    # Figures carry a line under their title, files by their base names.
+    note = f"(incomplete: {reason.replace(str(cut_paje), cut_paje.name)})".encode()
     figures = {
         "overview": agg.plot(title="jacobi"), "quality": model.plot_quality(),
         "moments": trace.moments().plot(), "treemap": agg.plot_treemap(),
@@ -122,6 +122,22 @@ def test_views_of_an_incomplete_trace_say_so(cut_paje, jacobi):
     for name, fig in figures.items():
         assert _svg_text(fig).count(note) >= 1, name
     assert note not in _svg_text(whole.aggregate(0.3).plot())
+
+
+def test_topology_of_an_incomplete_trace_says_so(tmp_path):
+    """The platform trace without its last '\n': the topology view's repr,
+    .complete and figure notes say so."""
+    data = (REPO / "testdata" / "jacobi32-platform.trace").read_bytes()
+    lines = data.count(b"\n")
+    path = tmp_path / "platform-cut.trace"
+    path.write_bytes(data[:-1])
+    trace, _ = read_quietly(ms.read_paje, path)
+    reason = f"{path}: the last line ({lines}) has no end of line: the file is cut"
+    tp = trace.topology()
+    assert repr(tp).endswith(f", INCOMPLETE ({reason})>")
+    assert f"(incomplete: {reason.replace(str(path), path.name)})".encode() in _svg_text(tp.plot())
+    whole = ms.read_paje(REPO / "testdata" / "jacobi32-platform.trace").topology()
+    assert "INCOMPLETE" not in repr(whole)
 
 
 def _svg_text(fig) -> bytes:
