@@ -172,3 +172,23 @@ def test_cli_strict(cut_prv):
     code, _, err = cli("moments", cut_prv, "--strict", "--out", cut_prv.parent)
     assert code == 1
     assert err.strip() == f"macroscope moments: {cut_prv}: the trace is incomplete (strict read): {reason_prv(cut_prv)}"
+
+
+def test_starvz_part_missing(tmp_path):
+    """A split dump whose worker state part is a directory (or empty) reads
+    the other parts marked incomplete, and strict=True refuses it."""
+    (tmp_path / "entities.csv").write_text(
+        "Parent, Name, Type, Nature\n0, 0, 0, Container\n0, root, Program, Container\nroot, CPU0, Worker, Container\n")
+    (tmp_path / "paje.worker_state.csv").mkdir()
+    part = tmp_path / "paje.worker_state.csv"
+    trace, said = read_quietly(ms.read, tmp_path, format="pjdump")
+    reason = f"{part} is not a regular file: that part of the trace is missing"
+    assert not trace.complete and said == ["incomplete: " + reason]
+    assert list(trace.containers.path) == ["root", "root/CPU0"] and len(trace.states) == 0
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(tmp_path, format="pjdump", strict=True)
+    assert info.value.file == str(tmp_path) and reason in info.value.cause
+    part.rmdir()
+    part.write_text("")
+    trace, said = read_quietly(ms.read, tmp_path, format="pjdump")
+    assert said == [f"incomplete: {part} is empty: that part of the trace is missing"]
