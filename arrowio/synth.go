@@ -63,6 +63,9 @@ func WriteSynthParquet(path string, c synth.Config) (synth.Stats, error) {
 	if err := c.Validate(); err != nil {
 		return synth.Stats{}, err
 	}
+	if err := c.CheckDisk(path, synth.FormatParquet); err != nil {
+		return synth.Stats{}, err
+	}
 	// Instants are nearly all distinct: a dictionary of them would only
 	// cost time. Paths, indices and states repeat.
 	var noDict []parquet.WriterProperty

@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -11,12 +12,24 @@ import (
 // title, so that a figure saved and shared later still tells it.
 
 // incompleteNote words the reasons for a figure: "(incomplete: ...)",
-// shortened to a line; "" for a complete trace.
+// files named by their base names, shortened to a line; "" for a
+// complete trace.
 func incompleteNote(reasons []string) string {
 	if len(reasons) == 0 {
 		return ""
 	}
-	s := "incomplete: " + strings.Join(reasons, "; ")
+	short := make([]string, len(reasons))
+	for i, r := range reasons {
+		words := strings.Split(r, " ")
+		for j, w := range words {
+			if strings.Contains(w, string(filepath.Separator)) {
+				path := strings.TrimRight(w, ":,;)")
+				words[j] = filepath.Base(path) + w[len(path):]
+			}
+		}
+		short[i] = strings.Join(words, " ")
+	}
+	s := "incomplete: " + strings.Join(short, "; ")
 	const max = 150
 	if utf8.RuneCountInString(s) > max {
 		s = string([]rune(s)[:max-3]) + "..."

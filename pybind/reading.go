@@ -73,6 +73,8 @@ func openTrace(path string, options string) (*ingest.Source, string, error) {
 // the reader's.
 const memoryBudgetOption = "memory_budget"
 
+// decodeReadOptions decodes the JSON object of StartRead's options: the
+// reader's, "format" and memory_budget.
 func decodeReadOptions(options string) (ingest.Values, error) {
 	values := ingest.Values{}
 	if options != "" {

@@ -91,6 +91,12 @@ type Options struct {
 	SweepBytes int64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// MemoryBudget bounds the memory a solve needs (the spatiotemporal
+	// kind's decisions and scratch, quadratic in the slices): an engine
+	// that would need more is refused when it is made. 0 means
+	// budget.Default (a share of the memory available), a negative value
+	// no limit.
+	MemoryBudget int64
 	// Ties chooses the optimum returned at p = 0, where many tie; empty
 	// means TiesFinest (see TieRule).
 	Ties TieRule

@@ -1,9 +1,11 @@
 package aggregate
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
@@ -72,15 +74,19 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	T := in.Slices
 	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
 	s.tables.New = func() any { t := newTable(T); return &t }
-	s.u = units{gain: opt.Gain, gain0: 1, loss0: 1}
-	if opt.Normalize {
-		g, l := rootQuality(in, opt.Workers)
-		s.u = s.u.normalised(s.u.of(g, l, len(in.Values)/in.States))
-	}
 	for n := 0; n < in.Tree.Len(); n++ {
 		if !in.Tree.IsLeaf(int32(n)) {
 			s.internal++
 		}
+	}
+	if err := budget.Check("slices", fmt.Sprintf("the spatiotemporal aggregation of %d nodes x %d slices", in.Tree.Len(), T),
+		s.solveBytes(), opt.MemoryBudget, "use fewer slices (the memory grows with their square), or the spatial or temporal kind"); err != nil {
+		return nil, err
+	}
+	s.u = units{gain: opt.Gain, gain0: 1, loss0: 1}
+	if opt.Normalize {
+		g, l := rootQuality(in, opt.Workers)
+		s.u = s.u.normalised(s.u.of(g, l, len(in.Values)/in.States))
 	}
 	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; opt.CacheBytes > 0 && need <= opt.CacheBytes {
 		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri))
@@ -91,6 +97,17 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 
 // Kind implements Engine.
 func (s *Spatiotemporal) Kind() Kind { return KindSpatiotemporal }
+
+// solveBytes estimates the memory of a solve, the cache left out (it is
+// bounded by CacheBytes): the decisions of every node over every interval
+// (newDecisionArena), and per worker its scratch (newScratch) and its
+// table of T x T costs, three float64 arrays (newTable).
+func (s *Spatiotemporal) solveBytes() int64 {
+	T, tri := int64(s.in.Slices), int64(s.tri)
+	decisions := int64(s.in.Tree.Len())*tri*int64(s.width) + int64(s.internal)*int64(splitWords(s.tri))*8
+	perWorker := tri*17 + 3*T*T*8 + T*int64(s.in.States)*8
+	return decisions + int64(s.opt.Workers)*perWorker
+}
 
 // triIndex numbers the intervals [i..j], 0 <= i <= j < n, of one node.
 func triIndex(i, j int) int { return j*(j+1)/2 + i }

@@ -118,6 +118,26 @@ const (
 	writerOverhead = 160 << 20
 )
 
+// MinBytes is a low estimate of the size of the file of the trace c
+// describes in format (FormatPaje or FormatParquet): in Pajé, each
+// container's creation and destruction lines (40 bytes at least) and each
+// state change's line (20); in Parquet, compressed, 4 bytes per state.
+func (c *Config) MinBytes(format string) int64 {
+	n := int64(c.NumCores())
+	states := n * ((c.Events + n - 1) / n) // each core changes state as often
+	if format == FormatParquet {
+		return states * 4
+	}
+	return int64(c.NumContainers())*40 + states*20
+}
+
+// CheckDisk refuses to write the trace c describes to path in format
+// when even a low estimate of its size exceeds the free disk space.
+func (c *Config) CheckDisk(path, format string) error {
+	return budget.CheckDisk("cores", fmt.Sprintf("a synthetic %s trace of %d cores and %d events", format, c.NumCores(), max(c.Events, int64(c.NumCores()))),
+		path, c.MinBytes(format), "ask for fewer cores or events, or write elsewhere")
+}
+
 // MemoryNeeded estimates the peak memory of writing the trace c describes.
 func (c *Config) MemoryNeeded() int64 {
 	return int64(c.NumCores())*bytesPerCore + writerOverhead

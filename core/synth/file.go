@@ -28,6 +28,9 @@ func WriteFile(path string, c Config) (Stats, error) {
 	if err := c.Validate(); err != nil {
 		return Stats{}, err
 	}
+	if err := c.CheckDisk(path, FormatPaje); err != nil {
+		return Stats{}, err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return Stats{}, err

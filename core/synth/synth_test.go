@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -339,5 +341,29 @@ func TestMemoryBudget(t *testing.T) {
 	small.MemoryBudget = 1 << 20
 	if err := small.Validate(); err == nil {
 		t.Error("a 1 MiB budget accepted the writers' buffers")
+	}
+}
+
+// TestDiskCheck: a trace that surely cannot fit on the disk where it
+// would go is refused before the file is created.
+func TestDiskCheck(t *testing.T) {
+	c := Config{Sites: 1000, Clusters: 4, Machines: 8, Cores: 8, Events: 1 << 50, MemoryBudget: -1}
+	// 256,000 cores changing state 2^50/256,000 times each, 20 bytes a
+	// line at least: some 22 PiB.
+	if got, want := c.MinBytes(FormatPaje), int64(c.NumContainers())*40+256000*((1<<50+255999)/256000)*20; got != want {
+		t.Errorf("MinBytes = %d, want %d", got, want)
+	}
+	path := filepath.Join(t.TempDir(), "huge.trace")
+	_, err := WriteFile(path, c)
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || ae.Name != "cores" || !strings.Contains(err.Error(), "of disk, more than the") {
+		t.Fatalf("got %v", err)
+	}
+	if _, serr := os.Stat(path); serr == nil {
+		t.Error("the file was created")
+	}
+	// A small trace is written.
+	if _, err := WriteFile(path, Config{Sites: 1, Clusters: 1, Machines: 1, Cores: 2, Events: 10}); err != nil {
+		t.Errorf("small trace: %v", err)
 	}
 }

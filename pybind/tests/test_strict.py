@@ -112,8 +112,8 @@ def test_views_of_an_incomplete_trace_say_so(cut_paje, jacobi):
     for view in (whole, whole.aggregate(0.3), jacobi.moments(), whole.aggregate(0.3).treemap(),
                  jacobi.call_tree()):
         assert "INCOMPLETE" not in repr(view) and view.complete
-    # Figures carry a line under their title.
-    note = f"(incomplete: {reason})".encode()
+    # Figures carry a line under their title, files by their base names.
+    note = f"(incomplete: {reason.replace(str(cut_paje), cut_paje.name)})".encode()
     figures = {
         "overview": agg.plot(title="jacobi"), "quality": model.plot_quality(),
         "moments": trace.moments().plot(), "treemap": agg.plot_treemap(),
@@ -122,6 +122,22 @@ def test_views_of_an_incomplete_trace_say_so(cut_paje, jacobi):
     for name, fig in figures.items():
         assert _svg_text(fig).count(note) >= 1, name
     assert note not in _svg_text(whole.aggregate(0.3).plot())
+
+
+def test_topology_of_an_incomplete_trace_says_so(tmp_path):
+    """The platform trace without its last '\n': the topology view's repr,
+    .complete and figure notes say so."""
+    data = (REPO / "testdata" / "jacobi32-platform.trace").read_bytes()
+    lines = data.count(b"\n")
+    path = tmp_path / "platform-cut.trace"
+    path.write_bytes(data[:-1])
+    trace, _ = read_quietly(ms.read_paje, path)
+    reason = f"{path}: the last line ({lines}) has no end of line: the file is cut"
+    tp = trace.topology()
+    assert repr(tp).endswith(f", INCOMPLETE ({reason})>")
+    assert f"(incomplete: {reason.replace(str(path), path.name)})".encode() in _svg_text(tp.plot())
+    whole = ms.read_paje(REPO / "testdata" / "jacobi32-platform.trace").topology()
+    assert "INCOMPLETE" not in repr(whole)
 
 
 def _svg_text(fig) -> bytes:
@@ -156,3 +172,23 @@ def test_cli_strict(cut_prv):
     code, _, err = cli("moments", cut_prv, "--strict", "--out", cut_prv.parent)
     assert code == 1
     assert err.strip() == f"macroscope moments: {cut_prv}: the trace is incomplete (strict read): {reason_prv(cut_prv)}"
+
+
+def test_starvz_part_missing(tmp_path):
+    """A split dump whose worker state part is a directory (or empty) reads
+    the other parts marked incomplete, and strict=True refuses it."""
+    (tmp_path / "entities.csv").write_text(
+        "Parent, Name, Type, Nature\n0, 0, 0, Container\n0, root, Program, Container\nroot, CPU0, Worker, Container\n")
+    (tmp_path / "paje.worker_state.csv").mkdir()
+    part = tmp_path / "paje.worker_state.csv"
+    trace, said = read_quietly(ms.read, tmp_path, format="pjdump")
+    reason = f"{part} is not a regular file: that part of the trace is missing"
+    assert not trace.complete and said == ["incomplete: " + reason]
+    assert list(trace.containers.path) == ["root", "root/CPU0"] and len(trace.states) == 0
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(tmp_path, format="pjdump", strict=True)
+    assert info.value.file == str(tmp_path) and reason in info.value.cause
+    part.rmdir()
+    part.write_text("")
+    trace, said = read_quietly(ms.read, tmp_path, format="pjdump")
+    assert said == [f"incomplete: {part} is empty: that part of the trace is missing"]
