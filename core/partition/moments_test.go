@@ -17,7 +17,7 @@ func momentsOf(t *testing.T, plan *Plan) []moments.Row {
 	t.Helper()
 	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
 	for _, p := range plan.Parts {
-		s, e, err := Extent(p, trace.ReadOptions{})
+		s, e, err := Extent(p, false, trace.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

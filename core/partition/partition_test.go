@@ -31,7 +31,7 @@ func distributed(t *testing.T, plan *Plan, opt micro.Options) *micro.Model {
 	t.Helper()
 	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
 	for _, p := range plan.Parts {
-		s, e, err := Extent(p, trace.ReadOptions{})
+		s, e, err := Extent(p, true, trace.ReadOptions{})
 		if err != nil {
 			t.Fatalf("extent of %s: %v", p.Label, err)
 		}
