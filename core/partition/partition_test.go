@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -295,4 +296,56 @@ func TestRunsOfOTF2(t *testing.T) {
 		corpus(t, "pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"),
 		corpus(t, "pipit", "tests", "data", "ping-pong-otf2-papi", "traces.otf2"),
 	}, "states", "average", "events")
+}
+
+// A window guessed wrong is never a silent error: the model of the merged
+// partials refuses it, and their extent gives the right one.
+func TestWrongWindowIsRefused(t *testing.T) {
+	path := writePRV(t)
+	plan, err := PlanFile(path, "", nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := micro.Options{Slices: 10, Depth: micro.Innermost}
+	var parts []*micro.Partial
+	for _, p := range plan.Parts {
+		part, err := Build(p, opt, 0, 500_000, trace.ReadOptions{}) // the trace lasts 1 ms
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, part)
+	}
+	merged, err := micro.Merge(plan.Order, parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := merged.Model(); !errors.Is(err, micro.ErrWindow) {
+		t.Fatalf("model on a wrong window: %v, want ErrWindow", err)
+	}
+	if merged.Start != 0 || merged.End != 1_000_000 {
+		t.Fatalf("merged extent [%d, %d], want [0, 1000000] (the header's duration)", merged.Start, merged.End)
+	}
+}
+
+// The OTF2 guess of the extent, from the clock properties, is the extent
+// of the corpus archives.
+func TestOTF2ProbeIsTheExtent(t *testing.T) {
+	path := corpus(t, "tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
+	plan, err := PlanFile(path, "", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plan.Parts[:4] {
+		gs, ge, err := Extent(p, true, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, e, err := Extent(p, false, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gs != s || ge < e {
+			t.Fatalf("%s: guessed [%d, %d], read [%d, %d]", p.Label, gs, ge, s, e)
+		}
+	}
 }
