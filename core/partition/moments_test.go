@@ -110,7 +110,7 @@ func sameRows(t *testing.T, got, want []moments.Row) {
 
 func TestMomentsOTF2LocationGroups(t *testing.T) {
 	path := corpus(t, "tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
-	plan, err := PlanFile(path, "", nil, 1)
+	plan, err := PlanFile(path, "", nil, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,13 +176,17 @@ func TestOTF2LocationGroups(t *testing.T) {
 		t.Run(tc.path[0], func(t *testing.T) {
 			path := corpus(t, tc.path...)
 			if tc.parts < 0 {
-				groups, err := PlanFile(path, "", nil, 1)
+				groups, err := PlanFile(path, "", nil, 1000)
 				if err != nil {
 					t.Fatal(err)
 				}
 				tc.parts = len(groups.Parts)
 			}
-			checkFile(t, path, 1, tc.parts, "states", "average", "events")
+			checkFile(t, path, 1000, tc.parts, "states", "average", "events")
+			if tc.parts > 3 {
+				// Consecutive location groups together.
+				checkFile(t, path, 3, 3, "states", "events")
+			}
 		})
 	}
 }
@@ -331,7 +335,7 @@ func TestWrongWindowIsRefused(t *testing.T) {
 // of the corpus archives.
 func TestOTF2ProbeIsTheExtent(t *testing.T) {
 	path := corpus(t, "tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
-	plan, err := PlanFile(path, "", nil, 1)
+	plan, err := PlanFile(path, "", nil, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -233,7 +233,11 @@ def moments(paths, client, opts: str, *, start, end, format, options: dict, runs
     or by file, where each resource lies in one part."""
     from ._moments import Moments
 
-    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1, start, end, progress)
+    # Byte ranges split a resource's states: its sums would add up to
+    # rounding only. A Paraver file is one part.
+    fmt = format or (_bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) if len(paths) == 1 else "")
+    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1 if fmt == "paraver" else None, start, end,
+                             progress)
     sums = client.map(_moments, parts, options=opts, start=lo, end=hi, pure=True,
                       key=[f"macroscope-moments-{i}-{_token(p, opts, lo, hi)}" for i, p in enumerate(parts)])
     total = _reduce(client, _merge_moments, sums)
