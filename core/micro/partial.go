@@ -539,7 +539,7 @@ func (p *Partial) check() error {
 		}
 	}
 	for i, c := range p.Containers[1:] {
-		if c.Parent < 0 || int(c.Parent) > i || !typeOK(c.Type) {
+		if c.Parent < 0 || int(c.Parent) > i || c.Type < 0 || int(c.Type) >= nt {
 			return bad("containers")
 		}
 	}

@@ -1,6 +1,7 @@
 package micro
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -59,23 +60,70 @@ func TestPartialModelIsBuilds(t *testing.T) {
 	}
 }
 
-func FuzzUnmarshalPartial(f *testing.F) {
-	for _, opt := range []Options{{Slices: 3}, {Slices: 2, Metric: StateAverageDuration}} {
-		data, err := partialOf(f, opt).MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
+// FuzzPartial corrupts one index or length of a valid partial, as a
+// damaged message between processes would: Merge and Model report it,
+// never panic. (The bytes themselves are gob's, which checks its own
+// framing; partials travel between the processes of one computation.)
+func FuzzPartial(f *testing.F) {
+	f.Add(uint8(0), int32(7), false)
+	f.Add(uint8(5), int32(-3), true)
+	f.Add(uint8(9), int32(1), false)
+	f.Fuzz(func(t *testing.T, field uint8, v int32, average bool) {
+		opt := Options{Slices: 3}
+		if average {
+			opt = Options{Slices: 2, Metric: StateAverageDuration}
 		}
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := UnmarshalPartial(data)
-		if err != nil {
-			return
+		p := partialOf(t, opt)
+		switch field % 12 {
+		case 0:
+			p.Types[1].Parent = v
+		case 1:
+			p.Values[0].Type = v
+		case 2:
+			p.Containers[1].Parent = v
+		case 3:
+			p.Containers[2].Type = v
+		case 4:
+			p.ColCont[0] = v
+		case 5:
+			p.ColCode[0] = v
+		case 6:
+			p.NoValue = append(p.NoValue, v)
+			p.NoValueFirst = append(p.NoValueFirst, 0)
+		case 7:
+			p.Dur[0] = p.Dur[0][:min(int(uint32(v)%4), len(p.Dur[0]))]
+		case 8:
+			p.Options.Slices = int(v)
+		case 9:
+			p.TypeFirst = p.TypeFirst[:int(uint32(v))%(len(p.TypeFirst)+1)]
+		case 10:
+			p.NaN = append(p.NaN, trace.Variable{Container: v, Type: v})
+		case 11:
+			p.Stays = nil
 		}
-		// Corrupt partials are errors, never panics.
-		if m, err := Merge(ByPart, p, p); err == nil {
+		if m, err := Merge(ByPart, p, partialOf(t, opt)); err == nil {
 			_, _ = m.Model()
 		}
 		_, _ = p.Model()
 	})
+}
+
+func TestUnmarshalPartial(t *testing.T) {
+	p := partialOf(t, Options{Slices: 3})
+	data, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := UnmarshalPartial(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.Model()
+	b, _ := q.Model()
+	if !slices.Equal(a.Values, b.Values) {
+		t.Fatalf("decoded partial gives %v, want %v", b.Values, a.Values)
+	}
+	if _, err := UnmarshalPartial(data[:len(data)/2]); err == nil {
+		t.Fatal("a cut partial decoded without error")
+	}
 }
