@@ -15,20 +15,24 @@ Prints a Markdown table.
 
 from __future__ import annotations
 
+import os
+import sys
+
+# This file's name is the name of Dask's package: keep its directory out of
+# the path, here and in the worker processes, which inherit it.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
+
 import argparse
 import json
-import os
 import resource
 import shutil
 import subprocess
-import sys
 import time
 
 import numpy as np
 
 import macroscope as ms
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def otf2_archive(directory, events):

@@ -56,8 +56,9 @@ func decodePart(part string) (partition.Part, error) {
 }
 
 // StartPartitionExtent starts finding the extent of a part (JSON, from
-// PartitionPlan); path is the part's, for the messages.
-func StartPartitionExtent(path, part string) (r *Reading, err error) {
+// PartitionPlan); path is the part's, for the messages. guess allows a
+// guess to be checked later (partition.Extent).
+func StartPartitionExtent(path, part string, guess bool) (r *Reading, err error) {
 	defer guard(&err)
 	p, err := decodePart(part)
 	if err != nil {
@@ -66,7 +67,7 @@ func StartPartitionExtent(path, part string) (r *Reading, err error) {
 	r, ro := newReading()
 	go r.run(func() error {
 		return readGuarded(path, func() error {
-			start, end, err := partition.Extent(p, ro)
+			start, end, err := partition.Extent(p, guess, ro)
 			r.extent = [2]int64{int64(start), int64(end)}
 			return err
 		})
@@ -142,6 +143,18 @@ func PartitionMerge(order int, a, b []byte) (data []byte, err error) {
 		return nil, err
 	}
 	return m.MarshalBinary()
+}
+
+// PartitionExtentOf returns the extent of the records of the parts
+// merged into an encoded partial model, as JSON [start, end] in ns: the
+// check of a window guessed before the reads.
+func PartitionExtentOf(data []byte) (js string, err error) {
+	defer guard(&err)
+	p, err := micro.UnmarshalPartial(data)
+	if err != nil {
+		return "", err
+	}
+	return toJSON([2]int64{int64(p.Start), int64(p.End)})
 }
 
 // PartitionModel returns the model of the merged partial model of all the

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -200,6 +199,11 @@ func Merge(order Order, parts ...*Partial) (*Partial, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("micro: no partial model to merge")
 	}
+	for i, p := range parts {
+		if err := p.check(); err != nil {
+			return nil, fmt.Errorf("micro: partial model %d: %w", i, err)
+		}
+	}
 	first := parts[0]
 	for i, p := range parts[1:] {
 		if p.WinStart != first.WinStart || p.WinEnd != first.WinEnd || !sameOptions(p.Options, first.Options) {
@@ -216,8 +220,7 @@ func Merge(order Order, parts ...*Partial) (*Partial, error) {
 		maps[i] = idMaps{types: make([]int32, len(p.Types)), values: make([]int32, len(p.Values)),
 			conts: make([]int32, len(p.Containers))}
 		m.out.Start, m.out.End = min(m.out.Start, p.Start), max(m.out.End, p.End)
-		c := &m.out.Counts
-		c.Containers = max(c.Containers, p.Counts.Containers) // the same containers in every part, or disjoint ones (below)
+		c := &m.out.Counts // containers: counted once merged, below
 		c.States += p.Counts.States
 		c.Variables += p.Counts.Variables
 		c.Links += p.Counts.Links
@@ -457,6 +460,9 @@ func (m *merger) columns(p *Partial, ids idMaps) error {
 // as Build and Stream give it on the whole trace: ErrWindow if the window
 // sliced is not the one the options and the trace's extent give.
 func (p *Partial) Model() (*Model, error) {
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("micro: partial model: %w", err)
+	}
 	a, err := NewAccumulator(p.Options, p.WinStart, p.WinEnd)
 	if err != nil {
 		return nil, err
@@ -507,10 +513,85 @@ func (p *Partial) Model() (*Model, error) {
 	return a.Model()
 }
 
-// String describes the partial in a line, for logs.
-func (p *Partial) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "partial model: %d containers, %d columns x %d slices, records in [%s, %s] s",
-		len(p.Containers)-1, len(p.ColCont), p.Options.Slices, p.Start, p.End)
-	return b.String()
+// check verifies that the parts of a partial fit together (an encoded
+// partial comes from another process): every index in range, every
+// column Slices long.
+func (p *Partial) check() error {
+	nt, nv, nc := len(p.Types), len(p.Values), len(p.Containers)
+	bad := func(what string) error { return fmt.Errorf("inconsistent %s", what) }
+	switch {
+	case nc == 0 || p.Options.Slices < 1 || p.Options.Slices > MaxSlices:
+		return bad("hierarchy or slices")
+	case len(p.TypeFirst) != nt || len(p.TypeUsed) != nt || len(p.ValueFirst) != nv || len(p.HasData) != nc:
+		return bad("definitions")
+	case len(p.NoValueFirst) != len(p.NoValue) || len(p.ColCode) != len(p.ColCont):
+		return bad("usage")
+	}
+	typeOK := func(t int32) bool { return t == trace.None || (t >= 0 && int(t) < nt) }
+	for _, t := range p.Types {
+		if !typeOK(t.Parent) || !typeOK(t.Start) || !typeOK(t.End) {
+			return bad("types")
+		}
+	}
+	for _, v := range p.Values {
+		if v.Type < 0 || int(v.Type) >= nt {
+			return bad("values")
+		}
+	}
+	for i, c := range p.Containers[1:] {
+		if c.Parent < 0 || int(c.Parent) > i || c.Type < 0 || int(c.Type) >= nt {
+			return bad("containers")
+		}
+	}
+	for _, t := range p.NoValue {
+		if t < 0 || int(t) >= nt {
+			return bad("usage")
+		}
+	}
+	for _, v := range p.NaN {
+		if v.Container < 0 || int(v.Container) >= nc || v.Type < 0 || int(v.Type) >= nt {
+			return bad("variables")
+		}
+	}
+	seen := map[[2]int32]bool{}
+	for col, c := range p.ColCont {
+		code := p.ColCode[col]
+		if c < 0 || int(c) >= nc || code >= int32(nv) || (code < 0 && int(-1-code) >= nt) || seen[[2]int32{c, code}] {
+			return bad("columns")
+		}
+		seen[[2]int32{c, code}] = true
+	}
+	n := p.Options.Slices
+	for _, cols := range []int{len(p.Dur), len(p.Stays), len(p.Sum)} {
+		if cols != 0 && cols != len(p.ColCont) {
+			return bad("cells")
+		}
+	}
+	metric, err := ParseMetric(string(p.Options.Metric))
+	if err != nil {
+		return bad("options")
+	}
+	if cols := len(p.ColCont); cols > 0 {
+		variable := metric == VariableAverage
+		if variable != (len(p.Sum) == cols) || variable == (len(p.Dur) == cols) ||
+			(metric == StateAverageDuration) != (len(p.Stays) == cols) {
+			return bad("cells")
+		}
+	}
+	for _, d := range p.Dur {
+		if len(d) != n {
+			return bad("cells")
+		}
+	}
+	for _, d := range p.Stays {
+		if len(d) != n {
+			return bad("cells")
+		}
+	}
+	for _, d := range p.Sum {
+		if len(d) != n {
+			return bad("cells")
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"math"
 	"slices"
 	"strconv"
 
@@ -19,7 +20,7 @@ import (
 // LocationGroups returns the IDs of the archive's location groups that
 // have locations with event files, in definition order.
 func LocationGroups(path string) ([]uint32, error) {
-	arch, err := open(path)
+	arch, err := open(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,12 @@ func LocationGroups(path string) ([]uint32, error) {
 // ReadGroups streams the records of the locations of the given location
 // groups only (all of them when groups is nil).
 func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {
-	arch, err := open(path)
+	var keep func(uint32) bool
+	if groups != nil {
+		// Only the kept locations' definitions and event files are opened.
+		keep = func(g uint32) bool { return slices.Contains(groups, g) }
+	}
+	arch, err := open(path, keep)
 	if err != nil {
 		return err
 	}
@@ -50,18 +56,33 @@ func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOpt
 				return errs.Argument("location_groups", "the archive has no location group %d", g)
 			}
 		}
-		kept := arch.streams[:0]
-		arch.total = 0
-		for _, st := range arch.streams {
-			if slices.Contains(groups, arch.defs.locations[st.loc].group) {
-				kept = append(kept, st)
-				arch.total += st.file.size
-			}
-		}
-		arch.streams = kept
-		arch.subset = true
 	}
 	return arch.read(sink, opt)
+}
+
+// Probe guesses the extent of the archive at path from its global
+// definitions alone: from 0 to the end its ClockProperties give. Records
+// that clock corrections move beyond make the trace longer, which a read
+// finds (see micro.Stream).
+func Probe(path string) (start, end trace.Time, ok bool) {
+	anchorPath, err := findAnchor(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	a, err := readAnchor(anchorPath)
+	if err != nil {
+		return 0, 0, false
+	}
+	defs, err := readDefinitions(a)
+	if err != nil || !defs.haveClock {
+		return 0, 0, false
+	}
+	clk := defs.clock
+	if clk.length > math.MaxUint64-clk.offset {
+		return 0, 0, false
+	}
+	end, ok = (timeBase{clk.offset, clk.resolution}).toTime(clk.offset + clk.length)
+	return 0, end, ok && end > 0
 }
 
 // parseGroups reads the location_groups option: decimal IDs.

@@ -23,7 +23,7 @@ func ReadFile(path string) (*trace.Trace, error) {
 // parallel; the sink is called from the calling goroutine only, in an
 // order that does not depend on scheduling.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	arch, err := open(path)
+	arch, err := open(path, nil)
 	if err != nil {
 		return err
 	}
@@ -44,9 +44,10 @@ type archive struct {
 	subset bool
 }
 
-// open reads the anchor file, the global definitions and every location's
-// definitions, and prepares the event files for reading.
-func open(path string) (*archive, error) {
+// open reads the anchor file, the global definitions and the definitions
+// of every location (of the location groups keep accepts, when not nil),
+// and prepares their event files for reading.
+func open(path string, keep func(group uint32) bool) (*archive, error) {
 	anchorPath, err := findAnchor(path)
 	if err != nil {
 		return nil, err
@@ -62,6 +63,10 @@ func open(path string) (*archive, error) {
 	arch := &archive{anchor: a, defs: defs, tb: timeBase{defs.clock.offset, defs.clock.resolution}}
 	var noEvents, noDefs []string
 	for i, l := range defs.locations {
+		if keep != nil && !keep(l.group) {
+			arch.subset = true
+			continue
+		}
 		path := a.eventsPath(l.id)
 		st, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) && l.events == 0 {

@@ -14,7 +14,7 @@ type decoded struct {
 
 func decodeAll(t testing.TB, anchor string) (*archive, []decoded) {
 	t.Helper()
-	arch, err := open(anchor)
+	arch, err := open(anchor, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,9 @@
 //
 // A plan (Plan, Runs) lists the parts of an input:
 //
-//   - an OTF2 archive: one part per location group (the option
-//     location_groups of the OTF2 reader), merged by time (micro.ByTime);
+//   - an OTF2 archive: parts of consecutive location groups, one each when
+//     there are enough parts (the option location_groups of the OTF2
+//     reader), merged by time (micro.ByTime);
 //   - a Paraver .prv file: byte ranges cut on line boundaries (the options
 //     part_start and part_end of the Paraver reader), one after the other
 //     (micro.ByPart);

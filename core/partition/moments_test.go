@@ -17,7 +17,7 @@ func momentsOf(t *testing.T, plan *Plan) []moments.Row {
 	t.Helper()
 	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
 	for _, p := range plan.Parts {
-		s, e, err := Extent(p, trace.ReadOptions{})
+		s, e, err := Extent(p, false, trace.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func sameRows(t *testing.T, got, want []moments.Row) {
 
 func TestMomentsOTF2LocationGroups(t *testing.T) {
 	path := corpus(t, "tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
-	plan, err := PlanFile(path, "", nil, 1)
+	plan, err := PlanFile(path, "", nil, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,11 @@ type Plan struct {
 	Order micro.Order `json:"order"`
 }
 
-// PlanFile lists the parts of the trace at path, read with format ("" to
-// detect it) and options: at most n for the formats cut into byte
-// ranges, one per location group for OTF2, the whole trace as one part
-// for formats without parts.
+// PlanFile lists at most n parts of the trace at path, read with format
+// ("" to detect it) and options: byte ranges of a Paraver file, groups of
+// consecutive location groups of an OTF2 archive (a group each when n is
+// at least their number), the whole trace as one part for formats
+// without parts.
 func PlanFile(path, format string, opt ingest.Values, n int) (*Plan, error) {
 	if n < 1 {
 		return nil, errs.Argument("partitions", "must be at least 1, got %d", n)
@@ -71,10 +72,20 @@ func PlanFile(path, format string, opt ingest.Values, n int) (*Plan, error) {
 			return nil, err
 		}
 		plan.Order = micro.ByTime
-		for _, g := range groups {
-			id := strconv.FormatUint(uint64(g), 10)
+		// At most n parts of consecutive groups, as even as can be: a task
+		// per group costs more than the read of a small group.
+		k := min(n, len(groups))
+		for i := range k {
+			var ids []string
+			for _, g := range groups[i*len(groups)/k : (i+1)*len(groups)/k] {
+				ids = append(ids, strconv.FormatUint(uint64(g), 10))
+			}
+			label := "location group " + ids[0]
+			if len(ids) > 1 {
+				label = fmt.Sprintf("location groups %s-%s", ids[0], ids[len(ids)-1])
+			}
 			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
-				Options: with(ingest.Values{"location_groups": []string{id}}), Label: "location group " + id})
+				Options: with(ingest.Values{"location_groups": ids}), Label: label})
 		}
 	case paraver.Format.Name:
 		ranges, err := paraver.Ranges(path, n)

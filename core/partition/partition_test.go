@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -31,7 +32,7 @@ func distributed(t *testing.T, plan *Plan, opt micro.Options) *micro.Model {
 	t.Helper()
 	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
 	for _, p := range plan.Parts {
-		s, e, err := Extent(p, trace.ReadOptions{})
+		s, e, err := Extent(p, true, trace.ReadOptions{})
 		if err != nil {
 			t.Fatalf("extent of %s: %v", p.Label, err)
 		}
@@ -175,13 +176,17 @@ func TestOTF2LocationGroups(t *testing.T) {
 		t.Run(tc.path[0], func(t *testing.T) {
 			path := corpus(t, tc.path...)
 			if tc.parts < 0 {
-				groups, err := PlanFile(path, "", nil, 1)
+				groups, err := PlanFile(path, "", nil, 1000)
 				if err != nil {
 					t.Fatal(err)
 				}
 				tc.parts = len(groups.Parts)
 			}
-			checkFile(t, path, 1, tc.parts, "states", "average", "events")
+			checkFile(t, path, 1000, tc.parts, "states", "average", "events")
+			if tc.parts > 3 {
+				// Consecutive location groups together.
+				checkFile(t, path, 3, 3, "states", "events")
+			}
 		})
 	}
 }
@@ -295,4 +300,56 @@ func TestRunsOfOTF2(t *testing.T) {
 		corpus(t, "pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"),
 		corpus(t, "pipit", "tests", "data", "ping-pong-otf2-papi", "traces.otf2"),
 	}, "states", "average", "events")
+}
+
+// A window guessed wrong is never a silent error: the model of the merged
+// partials refuses it, and their extent gives the right one.
+func TestWrongWindowIsRefused(t *testing.T) {
+	path := writePRV(t)
+	plan, err := PlanFile(path, "", nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := micro.Options{Slices: 10, Depth: micro.Innermost}
+	var parts []*micro.Partial
+	for _, p := range plan.Parts {
+		part, err := Build(p, opt, 0, 500_000, trace.ReadOptions{}) // the trace lasts 1 ms
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, part)
+	}
+	merged, err := micro.Merge(plan.Order, parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := merged.Model(); !errors.Is(err, micro.ErrWindow) {
+		t.Fatalf("model on a wrong window: %v, want ErrWindow", err)
+	}
+	if merged.Start != 0 || merged.End != 1_000_000 {
+		t.Fatalf("merged extent [%d, %d], want [0, 1000000] (the header's duration)", merged.Start, merged.End)
+	}
+}
+
+// The OTF2 guess of the extent, from the clock properties, is the extent
+// of the corpus archives.
+func TestOTF2ProbeIsTheExtent(t *testing.T) {
+	path := corpus(t, "tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
+	plan, err := PlanFile(path, "", nil, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plan.Parts[:4] {
+		gs, ge, err := Extent(p, true, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, e, err := Extent(p, false, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gs != s || ge < e {
+			t.Fatalf("%s: guessed [%d, %d], read [%d, %d]", p.Label, gs, ge, s, e)
+		}
+	}
 }

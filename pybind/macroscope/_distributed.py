@@ -49,11 +49,13 @@ def _prepare_worker():
     _maxprocs_set = True
 
 
-def _extent(part: str) -> tuple[int, int]:
-    """The first and last instants (ns) of a part's records."""
+def _extent(part: str, guess: bool) -> tuple[int, int]:
+    """The first and last instants (ns) of a part's records (guessed when
+    guess is set and the reader can)."""
     _prepare_worker()
     path = json.loads(part)["path"]
-    reading = _reading.run(path, {}, False, start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionExtent, p, part),
+    reading = _reading.run(path, {}, False,
+                           start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionExtent, p, part, guess),
                            result="Extent")
     start, end = json.loads(reading)
     return start, end
@@ -171,9 +173,10 @@ def _check_client(client):
         raise InvalidArgumentError(f"client: must be a dask.distributed.Client, got {client!r}", param="client")
 
 
-def _plan(client, paths, format, options, runs, partitions, start, end, progress):
+def _plan(client, paths, format, options, runs, partitions, start, end, progress, guess=False):
     """The parts of the input, and the window: the options' (0, 0: Go
-    converts them) or the extent of the parts' records."""
+    converts them) or the extent of the parts' records (guessed, to be
+    checked, when guess is set)."""
     _check_client(client)
     if partitions is None:
         partitions = 2 * max(1, sum(client.nthreads().values()))
@@ -186,7 +189,8 @@ def _plan(client, paths, format, options, runs, partitions, start, end, progress
     parts = [json.dumps(p, sort_keys=True) for p in plan["parts"]]
     order = int(plan["order"])
     if start is None or end is None:
-        extents = client.map(_extent, parts, pure=True, key=[f"macroscope-extent-{i}-{_token(p)}" for i, p in enumerate(parts)])
+        extents = client.map(_extent, parts, guess=guess, pure=True,
+                             key=[f"macroscope-extent-{i}-{_token(p, guess)}" for i, p in enumerate(parts)])
         _show_progress(progress, extents)
         found = client.gather(extents)
         lo, hi = min(e[0] for e in found), max(e[1] for e in found)
@@ -198,12 +202,23 @@ def _plan(client, paths, format, options, runs, partitions, start, end, progress
 def read_micro(paths, client, model_options: str, *, start, end, format, options: dict, runs: bool,
                partitions: int | None, progress) -> MicroModel:
     """The distributed read_micro (see macroscope.read_micro)."""
-    parts, order, lo, hi = _plan(client, paths, format, options, runs, partitions, start, end, progress)
-    partials = client.map(_build, parts, model_options=model_options, start=lo, end=hi, pure=True,
-                          key=[f"macroscope-partial-{i}-{_token(p, model_options, lo, hi)}" for i, p in enumerate(parts)])
-    total = _reduce(client, functools.partial(_merge, order), partials)
-    _show_progress(progress, partials + [total])
-    data = total.result()
+    parts, order, lo, hi = _plan(client, paths, format, options, runs, partitions, start, end, progress, guess=True)
+    while True:
+        partials = client.map(_build, parts, model_options=model_options, start=lo, end=hi, pure=True,
+                              key=[f"macroscope-partial-{i}-{_token(p, model_options, lo, hi)}"
+                                   for i, p in enumerate(parts)])
+        total = _reduce(client, functools.partial(_merge, order), partials)
+        _show_progress(progress, partials + [total])
+        data = total.result()
+        if start is not None and end is not None:
+            break
+        # The window may have been guessed (an OTF2 archive's clock
+        # properties): check it against the records, as one process does.
+        found = json.loads(_bridge.call(_bridge.native.PartitionExtentOf, _bridge.go.Slice_byte.from_bytes(data)))
+        want = (found[0] if start is None else lo, found[1] if end is None else hi)
+        if want == (lo, hi):
+            break
+        lo, hi = want
     handle = _bridge.call(_bridge.native.PartitionModel, _bridge.go.Slice_byte.from_bytes(data),
                           json.dumps([os.fspath(p) for p in paths]), format or "")
     model = MicroModel(handle)
@@ -218,7 +233,11 @@ def moments(paths, client, opts: str, *, start, end, format, options: dict, runs
     or by file, where each resource lies in one part."""
     from ._moments import Moments
 
-    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1, start, end, progress)
+    # Byte ranges split a resource's states: its sums would add up to
+    # rounding only. A Paraver file is one part.
+    fmt = format or (_bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) if len(paths) == 1 else "")
+    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1 if fmt == "paraver" else None, start, end,
+                             progress)
     sums = client.map(_moments, parts, options=opts, start=lo, end=hi, pure=True,
                       key=[f"macroscope-moments-{i}-{_token(p, opts, lo, hi)}" for i, p in enumerate(parts)])
     total = _reduce(client, _merge_moments, sums)

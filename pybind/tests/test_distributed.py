@@ -117,8 +117,8 @@ def test_paraver_corpus(client):
 @pytest.mark.parametrize("kw", MODELS + [dict(slices=13, metric="event_count")])
 def test_otf2_location_groups(client, kw):
     path = shared("tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")
-    got = ms.read_micro(path, client=client, progress=False, **kw)
-    assert got._partitions == 64
+    got = ms.read_micro(path, client=client, partitions=64, progress=False, **kw)
+    assert got._partitions == 64  # a location group each
     assert_same(got, ms.read_micro(path, progress=False, **kw))
 
 
@@ -140,7 +140,7 @@ def synthetic_otf2(tmp_path_factory):
 @pytest.mark.parametrize("kw", MODELS)
 def test_otf2_synthetic(client, synthetic_otf2, kw):
     got = ms.read_micro(synthetic_otf2, client=client, progress=False, **kw)
-    assert got._partitions == 16
+    assert got._partitions == 4  # twice the cluster's threads, of 4 location groups each
     assert_same(got, ms.read_micro(synthetic_otf2, progress=False, **kw))
 
 
