@@ -105,3 +105,9 @@ def check_interrupt_cancels(monkeypatch, read, start, result, path):
     with pytest.raises(ms.MacroscopeError, match="reading canceled"):
         _bridge.call(getattr(reading, result))  # ...because it was canceled
     assert len(reports) == 1 and reports[0] < os.path.getsize(path)
+
+
+# JupyterLab and the browser of the widget tests: one for the whole session,
+# shared by every module (a second Playwright started beside the first
+# would find its event loop running and refuse).
+from widget_harness import lab  # noqa: E402,F401

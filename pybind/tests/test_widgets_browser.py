@@ -15,7 +15,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from widget_harness import lab, skip_without_browser  # noqa: F401  (the fixture)
+from widget_harness import skip_without_browser  # the lab fixture comes from conftest.py: one per session
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRACE = ROOT / "testdata" / "jacobi32.trace"
