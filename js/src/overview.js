@@ -58,6 +58,7 @@ function render({ model, el }) {
   }
 
   function redraw() {
+    const t0 = performance.now();
     tooltip.hide();
     const view = model.get("view") || {};
     const aggs = table(model, "aggregates");
@@ -133,7 +134,8 @@ function render({ model, el }) {
     drawQuality();
     updateBar(view);
     el.dataset.plot = [L.x0, L.y0, L.w, L.h].join(",");
-    frameDrawn(model, el, { count: n, kind: view.kind, level: model.get("level") });
+    // data-draw: the milliseconds this function took (decoding and drawing).
+    frameDrawn(model, el, { count: n, kind: view.kind, level: model.get("level"), draw: (performance.now() - t0).toFixed(1) });
   }
 
   // drawRows names the rows by the deepest level of the hierarchy whose
