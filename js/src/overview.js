@@ -52,8 +52,9 @@ function render({ model, el }) {
   // The state of the drawing, rebuilt at each redraw.
   let d = null;
 
+  // The widget's width holds the overview and the quality curves beside it.
   function layout() {
-    const W = model.get("width"), H = model.get("height");
+    const W = Math.max(LEFT + RIGHT + 100, model.get("width") - QUALITY - 8), H = model.get("height");
     return { W, H, x0: LEFT, y0: TOP, w: W - LEFT - RIGHT, h: H - TOP - BOTTOM };
   }
 

@@ -81,7 +81,7 @@ class ModelExplorer(ArrowWidget):
     hovered = traitlets.Int(-1).tag(sync=True)
     hover_info = traitlets.Dict().tag(sync=True)
     selected = traitlets.Int(-1).tag(sync=True)
-    width = traitlets.Int(900).tag(sync=True)
+    width = traitlets.Int(900).tag(sync=True)  # pixels: the overview and the quality curves
     height = traitlets.Int(420).tag(sync=True)
 
     def __init__(self, model, *, p: float | None = None, width: int = 900, height: int = 420,
