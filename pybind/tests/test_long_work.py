@@ -75,3 +75,22 @@ def test_progress_of_a_search(capfd, jacobi):
     model.significant_p(threshold=1e-2, method="dichotomy", progress=True)
     err = capfd.readouterr().err
     assert "significant p" in err and "100%" in err
+
+
+def test_interrupt_stops_the_topology_layout(monkeypatch):
+    # The layout of a fresh view: Ctrl-C (raised by the progress callback)
+    # stops the Go layout, which keeps valid positions.
+    from conftest import REPO
+
+    topo = ms.read(REPO / "testdata" / "jacobi32-platform.trace").topology()
+    reports = []
+
+    def interrupt(done, total):
+        reports.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        topo.layout(iterations=100000, tolerance=1e-12, progress=interrupt)
+    assert len(reports) == 1
+    nodes = topo.layout(iterations=5, progress=False)
+    assert nodes.x.notna().all() and nodes.y.notna().all()
