@@ -77,20 +77,23 @@ def test_progress_of_a_search(capfd, jacobi):
     assert "significant p" in err and "100%" in err
 
 
-def test_interrupt_stops_the_topology_layout(monkeypatch):
-    # The layout of a fresh view: Ctrl-C (raised by the progress callback)
-    # stops the Go layout, which keeps valid positions.
-    from conftest import REPO
+def test_interrupt_stops_the_topology_layout():
+    # The first layout of Grid'5000's 4,732 nodes takes a minute and more:
+    # Ctrl-C (raised by the progress callback at its first report) stops
+    # the Go layout at once, which keeps valid positions.
+    import time
 
-    topo = ms.read(REPO / "testdata" / "jacobi32-platform.trace").topology()
+    from conftest import shared
+
+    topo = ms.read(shared("pajeng", "traces", "g5k.trace")).topology()
     reports = []
 
     def interrupt(done, total):
         reports.append(done)
         raise KeyboardInterrupt
 
+    began = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        topo.layout(iterations=100000, tolerance=1e-12, progress=interrupt)
-    assert len(reports) == 1
-    nodes = topo.layout(iterations=5, progress=False)
-    assert nodes.x.notna().all() and nodes.y.notna().all()
+        topo.layout(progress=interrupt)
+    assert time.monotonic() - began < 10
+    assert len(reports) == 1 and reports[0] < 1000
