@@ -57,7 +57,8 @@ func LayoutGantt(t *trace.Trace, opt GanttOptions) (*GanttRows, error) {
 	}
 	for _, pat := range opt.Resources {
 		found := false
-		for n := int32(1); n < int32(tree.Len()); n++ {
+		// Node 0 is the root, named "root" in the aggregate table's paths.
+		for n := int32(0); n < int32(tree.Len()); n++ {
 			if matchNode(tree, n, pat) {
 				keep[n], found = true, true
 			}
