@@ -218,7 +218,7 @@ func (gv *gantt) draw(c draw.Canvas) {
 	plt.Y.Tick.Marker = gv.rowTicks(c.Size().Y)
 	plt.Add(gv)
 	right := legendWidth + gap
-	area := draw.Crop(c, 0, -right, 0, 0)
+	area := draw.Crop(c, gap, -right, 0, 0) // a margin so that row labels do not touch the edge
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
 	gv.data = data.Rectangle

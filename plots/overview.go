@@ -100,7 +100,7 @@ func (ov *overview) draw(c draw.Canvas) {
 	plt.Y.Padding, plt.X.Padding = 0, 0
 	plt.Add(ov)
 	right := legendWidth + vg.Length(levels)*stripWidth + gap
-	area := draw.Crop(c, 0, -right, 0, 0)
+	area := draw.Crop(c, gap, -right, 0, 0) // a margin so that row labels do not touch the edge
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
 	ov.data = data.Rectangle
