@@ -57,7 +57,8 @@ func LayoutGantt(t *trace.Trace, opt GanttOptions) (*GanttRows, error) {
 	}
 	for _, pat := range opt.Resources {
 		found := false
-		for n := int32(1); n < int32(tree.Len()); n++ {
+		// Node 0 is the root, named "root" in the aggregate table's paths.
+		for n := int32(0); n < int32(tree.Len()); n++ {
 			if matchNode(tree, n, pat) {
 				keep[n], found = true, true
 			}
@@ -217,7 +218,7 @@ func (gv *gantt) draw(c draw.Canvas) {
 	plt.Y.Tick.Marker = gv.rowTicks(c.Size().Y)
 	plt.Add(gv)
 	right := legendWidth + gap
-	area := draw.Crop(c, 0, -right, 0, 0)
+	area := draw.Crop(c, gap, -right, 0, 0) // a margin so that row labels do not touch the edge
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
 	gv.data = data.Rectangle

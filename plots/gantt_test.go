@@ -124,6 +124,10 @@ func TestGanttWindowAndResources(t *testing.T) {
 			t.Errorf("%v: %v %v", sel, g, err)
 		}
 	}
+	// The root, as the aggregate table names it, keeps every row.
+	if g, err := LayoutGantt(tr, GanttOptions{Resources: []string{"root"}}); err != nil || len(g.Leaves) != 4 {
+		t.Errorf("root: %v %v", g, err)
+	}
 	if _, err := LayoutGantt(tr, GanttOptions{Resources: []string{"nope"}}); err == nil {
 		t.Error("a pattern matching nothing was accepted")
 	}

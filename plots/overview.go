@@ -25,7 +25,8 @@ type OverviewOptions struct {
 	// PixelThreshold: a split node whose children would be drawn thinner
 	// than this many pixels is drawn as one visual aggregate. 0 means 1.
 	PixelThreshold float64
-	// Colors are the states' colours (ResolveColors); nil for the palette.
+	// Colors are the states' colours (ResolveColors); nil for the
+	// model's own (the trace's colours, else the palette's).
 	Colors ColorMap
 }
 
@@ -49,6 +50,9 @@ func Overview(m *micro.Model, in aggregate.Input, p *aggregate.Partition, opt Ov
 	}
 	if opt.PixelThreshold <= 0 {
 		opt.PixelThreshold = 1
+	}
+	if opt.Colors == nil { // the trace's colours, else the palette's
+		opt.Colors, _ = ResolveColors(m.States, m.Colors, nil)
 	}
 	ov := &overview{m: m, in: in, p: p, opt: opt}
 	return Render(opt.Width, opt.Height, opt.Format, ov.draw)
@@ -96,7 +100,7 @@ func (ov *overview) draw(c draw.Canvas) {
 	plt.Y.Padding, plt.X.Padding = 0, 0
 	plt.Add(ov)
 	right := legendWidth + vg.Length(levels)*stripWidth + gap
-	area := draw.Crop(c, 0, -right, 0, 0)
+	area := draw.Crop(c, gap, -right, 0, 0) // a margin so that row labels do not touch the edge
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
 	ov.data = data.Rectangle

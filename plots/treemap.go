@@ -29,7 +29,8 @@ type TreemapOptions struct {
 	// wide as the state's mean proportion, instead of colouring it by its
 	// mode state.
 	Proportions bool
-	// Colors are the states' colours (ResolveColors); nil for the palette.
+	// Colors are the states' colours (ResolveColors); nil for the
+	// model's own (the trace's colours, else the palette's).
 	Colors ColorMap
 	// Zooms is the number of enlarged views, right of the map, of detailed
 	// groups too small to read (each also circled on the map); 0 means 3,
@@ -101,6 +102,9 @@ func newTreemapFigure(m *micro.Model, part *aggregate.Partition, opt TreemapOpti
 	}
 	if opt.Zooms == 0 {
 		opt.Zooms = 3
+	}
+	if opt.Colors == nil { // the trace's colours, else the palette's
+		opt.Colors, _ = ResolveColors(m.States, m.Colors, nil)
 	}
 	top := vg.Length(tmMargin)
 	if opt.Title != "" {

@@ -3,6 +3,7 @@ package pybind
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -285,6 +286,42 @@ func (g *Topology) Layout(options string) (js string, err error) {
 	}
 	g.stats = &st
 	return toJSON(map[string]any{"iterations": st.Iterations, "converged": st.Converged, "energy": st.Energy})
+}
+
+// StartLayout runs Layout on a goroutine of its own (see Work), so that
+// Python shows its progress (iterations over the cap) and stops it on
+// Ctrl-C; a stopped layout keeps the positions it reached.
+func (g *Topology) StartLayout(options string) (w *Work, err error) {
+	defer guard(&err)
+	var o topoLayoutOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	p, err := o.params()
+	if err != nil {
+		return nil, err
+	}
+	return startWork(func(ctl *aggregate.Control) error {
+		p.Cancel = ctl.Cancel
+		p.Progress = func(done, max int) { ctl.Progress(done, float64(done)/float64(max)) }
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		st, err := g.tp.Layout(p)
+		if err != nil {
+			return err
+		}
+		g.stats = &st
+		return nil
+	}), nil
+}
+
+// LaidOut tells whether the view has positions for the graph as it is
+// (Plot lays it out first otherwise).
+func (g *Topology) LaidOut() (ok bool, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tp.LaidOut(), nil
 }
 
 type topoPlotOptions struct {

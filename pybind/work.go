@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/forcelayout"
 )
 
 // Work is a long computation (a sweep of the significant levels) running
@@ -87,7 +88,7 @@ func (w *Work) Cancel() (err error) {
 func (w *Work) Err() (err error) {
 	defer guard(&err)
 	<-w.done
-	if errors.Is(w.err, aggregate.ErrCanceled) {
+	if errors.Is(w.err, aggregate.ErrCanceled) || errors.Is(w.err, forcelayout.ErrCanceled) {
 		return errors.New("canceled: " + w.err.Error())
 	}
 	return w.err

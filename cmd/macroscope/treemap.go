@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -94,7 +95,7 @@ func runTreemap(c *cli) error {
 	w, h := c.figureSize()
 	img, err := plots.Treemap(m, a.part, plots.TreemapOptions{
 		Width: w, Height: h, Format: c.imgFormat,
-		Title: fmt.Sprintf("%s, %s aggregation, p = %.3g", name, c.kind, a.p),
+		Title: fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(name), c.kind, a.p),
 		Value: val, Root: topt.Root, Proportions: *proportions, Zooms: *zooms,
 	})
 	if err != nil {

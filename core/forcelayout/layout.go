@@ -43,6 +43,7 @@
 package forcelayout
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -89,6 +90,29 @@ type Params struct {
 	Seed uint64
 	// Workers computes forces on this many goroutines (GOMAXPROCS).
 	Workers int
+	// Cancel, once closed, stops the run at its next iteration with
+	// ErrCanceled; the positions are those reached (a layout improves
+	// valid positions step by step).
+	Cancel <-chan struct{}
+	// Progress, if set, is called after every iteration with the number
+	// done and MaxIterations (most runs converge before).
+	Progress func(done, max int)
+}
+
+// ErrCanceled is the error of a layout stopped by Params.Cancel.
+var ErrCanceled = errors.New("layout canceled")
+
+// canceled reports whether p.Cancel is closed.
+func (p Params) canceled() bool {
+	if p.Cancel == nil {
+		return false
+	}
+	select {
+	case <-p.Cancel:
+		return true
+	default:
+		return false
+	}
 }
 
 // Defaults returns p with every zero field set to its default.
@@ -174,6 +198,9 @@ func Layout(g Graph, x, y []float64, p Params) (Stats, error) {
 	vx, vy := make([]float64, g.N), make([]float64, g.N)
 	f := fire{dt: 1, alpha: fireAlpha}
 	for st.Iterations < p.MaxIterations {
+		if p.canceled() {
+			return st, ErrCanceled
+		}
 		e := s.forces(x, y, fx, fy, stiff)
 		st.Energy = append(st.Energy, e)
 		// A stiff node (a hub, a heavy charge among others) moves by its
@@ -202,6 +229,9 @@ func Layout(g Graph, x, y []float64, p Params) (Stats, error) {
 			y[i] += dy
 		}
 		st.Iterations++
+		if p.Progress != nil {
+			p.Progress(st.Iterations, p.MaxIterations)
+		}
 		if stable(st.Energy, p) {
 			st.Converged = true
 			break

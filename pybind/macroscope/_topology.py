@@ -211,7 +211,7 @@ class Topology:
         return self
 
     def layout(self, iterations: int | None = None, seed: int = 0, theta: float | None = None,
-               exact: bool = False, **forces) -> pd.DataFrame:
+               exact: bool = False, *, progress=None, **forces) -> pd.DataFrame:
         """Run the force-directed layout (Viva's forces, Barnes-Hut repulsion)
         from the current positions and return them (path, x, y).
 
@@ -223,6 +223,10 @@ class Topology:
         repulsion over every pair. ``rest_length`` (1), ``attraction``
         (0.06), ``repulsion`` (0.024) and ``tolerance`` (0.01) may be given
         as keywords.
+
+        A large graph takes a while: ``progress`` shows the iterations (as
+        :meth:`MicroModel.significant_p` does) and Ctrl-C stops the layout
+        (KeyboardInterrupt), which keeps the positions it reached.
         """
         allowed = {"rest_length", "attraction", "repulsion", "tolerance"}
         for k, v in forces.items():
@@ -239,8 +243,13 @@ class Topology:
             raise InvalidArgumentError(f"seed: must be a non-negative integer, got {seed!r}", param="seed")
         opts = _bridge.options(iterations=iterations, seed=seed, theta=theta, exact=bool(exact),
                                **{k: float(v) for k, v in forces.items()})
-        _bridge.call(self._h.Layout, opts)
+        self._layout(opts, progress)
         return self.nodes[["path", "x", "y"]]
+
+    def _layout(self, opts: str, progress=None):
+        from . import _work
+
+        _work.run(_bridge.call(self._h.StartLayout, opts), "layout", progress)
 
     # -- figures -----------------------------------------------------------
 
@@ -275,6 +284,8 @@ class Topology:
         for name, v in (("width", width), ("height", height)):
             if not isinstance(v, (int, float)) or not v > 0:
                 raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
+        if not _bridge.call(self._h.LaidOut):
+            self._layout("{}")  # with progress and Ctrl-C, before drawing
         # Other formats are drawn when asked, from the view as it is then:
         # draw them all before collapsing or expanding if they must agree.
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(

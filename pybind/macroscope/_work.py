@@ -11,6 +11,8 @@ canceled computation keeps nothing.
 
 from __future__ import annotations
 
+import importlib.util
+
 from . import _bridge, _reading
 
 _POLL_MS = 100
@@ -54,14 +56,18 @@ class _Bar(_reading._Bar):
     def _make(self, total):
         kwargs = dict(total=total, desc=self._desc, delay=self._delay,
                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
-        try:
-            from tqdm.auto import tqdm
+        # As for reads: the notebook widget when ipywidgets is there, text
+        # otherwise.
+        if importlib.util.find_spec("ipywidgets") is not None:
+            try:
+                from tqdm.auto import tqdm
 
-            return tqdm(**kwargs)
-        except Exception:
-            from tqdm import tqdm
+                return tqdm(**kwargs)
+            except Exception:
+                pass
+        from tqdm import tqdm
 
-            return tqdm(**kwargs)
+        return tqdm(**kwargs)
 
 
 def _reporter(progress, desc):

@@ -194,3 +194,14 @@ def test_trace_colours_of_a_pajeng_trace():
     fig = trace.plot_gantt(resources=init.container, start=init.start, end=init.end, width=600, height=200)
     px = pixels(fig)
     assert any(c[0] == 0 and abs(c[1] - 178.5) < 1 and c[2] == 255 for c in bar_colours(px[:, 300]))
+
+
+def test_paraver_pcf_colours_reach_the_figures():
+    # qsort_beo3.pcf: STATES_COLOR 1 {0,0,255}, state 1 being "Running".
+    trace = ms.read(shared("paraver", "test", "cutter", "qsort_beo3.prv"))
+    states = trace.states
+    running = states[states.value == "Running"]
+    longest = running.loc[running.duration.idxmax()]
+    fig = trace.plot_gantt(resources=longest.container, start=longest.start, end=longest.end,
+                           state_types=longest.type, width=600, height=200)
+    assert (0, 0, 255) in bar_colours(pixels(fig)[:, 300])

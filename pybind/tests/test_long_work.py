@@ -75,3 +75,25 @@ def test_progress_of_a_search(capfd, jacobi):
     model.significant_p(threshold=1e-2, method="dichotomy", progress=True)
     err = capfd.readouterr().err
     assert "significant p" in err and "100%" in err
+
+
+def test_interrupt_stops_the_topology_layout():
+    # The first layout of Grid'5000's 4,732 nodes takes a minute and more:
+    # Ctrl-C (raised by the progress callback at its first report) stops
+    # the Go layout at once, which keeps valid positions.
+    import time
+
+    from conftest import shared
+
+    topo = ms.read(shared("pajeng", "traces", "g5k.trace")).topology()
+    reports = []
+
+    def interrupt(done, total):
+        reports.append(done)
+        raise KeyboardInterrupt
+
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        topo.layout(progress=interrupt)
+    assert time.monotonic() - began < 10
+    assert len(reports) == 1 and reports[0] < 1000

@@ -1,0 +1,54 @@
+package plots
+
+import (
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Time axes read the window in the unit that keeps its length between 1
+// and 10,000, from the window's start on absolute clocks.
+func TestTimeAxis(t *testing.T) {
+	kineto := trace.Time(1695835542481129000) // ns since the Unix epoch
+	for _, c := range []struct {
+		start, end trace.Time
+		origin     trace.Time
+		unit       float64
+		label      string
+	}{
+		{0, 8503801000, 0, 1e-3, "time (ms)"},
+		{0, 20 * trace.Second, 0, 1, "time (s)"},
+		{0, 40 * 1000, 0, 1e-6, "time (µs)"},
+		{0, 900, 0, 1e-9, "time (ns)"},
+		{kineto, kineto + 43*trace.Second, kineto, 1, "time (s) since 1695835542.481129000 s"},
+		{kineto, kineto + 300*1000*1000, kineto, 1e-3, "time (ms) since 1695835542.481129000 s"},
+		// A window late on a clock from zero: values stay readable (no
+		// 1e7 ms), so seconds.
+		{50 * trace.Second, 51 * trace.Second, 0, 1, "time (s)"},
+	} {
+		o, u, l := TimeAxis(c.start, c.end)
+		if o != c.origin || u != c.unit || l != c.label {
+			t.Errorf("[%v, %v]: %v %v %q, want %v %v %q", c.start, c.end, o, u, l, c.origin, c.unit, c.label)
+		}
+	}
+}
+
+// The origin is always labelled when the axis holds it.
+func TestZeroTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 8503.8}, {-0.2, 11.58}, {0, 0.043}} {
+		found := false
+		for _, tk := range (zeroTicks{}).Ticks(r[0], r[1]) {
+			if tk.Value == 0 && tk.Label != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%v: no labelled 0", r)
+		}
+	}
+	for _, tk := range (zeroTicks{}).Ticks(5, 10) {
+		if tk.Value == 0 {
+			t.Error("a 0 tick outside the axis")
+		}
+	}
+}
