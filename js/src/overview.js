@@ -18,6 +18,8 @@ const RED = "#d62728";
 function render({ model, el }) {
   installCSS();
   el.classList.add("ms-widget", "ms-overview");
+  // Keys on the slider move the slider, not the notebook's cells.
+  el.dataset.lmSuppressShortcuts = "true";
   const bar = element("div", "ms-bar");
   const back = element("button", "ms-back", "◀ back");
   const forward = element("button", "ms-forward", "forward ▶");
@@ -56,6 +58,7 @@ function render({ model, el }) {
   }
 
   function redraw() {
+    tooltip.hide();
     const view = model.get("view") || {};
     const aggs = table(model, "aggregates");
     const hier = table(model, "hierarchy");
@@ -392,12 +395,28 @@ function render({ model, el }) {
       if (qd.lo[i] <= p && p <= qd.hi[i]) { best = i; break; }
       if (Math.abs(qd.lo[i] - p) < Math.abs(qd.lo[best] - p)) best = i;
     }
-    model.set("level", best);
-    model.save_changes();
+    setLevel(best);
   });
-  slider.addEventListener("input", () => {
-    model.set("level", +slider.value);
+  const setLevel = (i) => {
+    i = Math.max(0, Math.min(+slider.max, i));
+    slider.value = String(i);
+    if (i === model.get("level")) return;
+    model.set("level", i);
     model.save_changes();
+  };
+  slider.addEventListener("input", () => setLevel(+slider.value));
+  // The keys are handled here: a notebook may take arrow keys for itself
+  // (JupyterLab moves between cells) before the slider sees them.
+  const keySteps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+  slider.addEventListener("keydown", (e) => {
+    let i = null;
+    if (e.key in keySteps) i = +slider.value + keySteps[e.key];
+    else if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = +slider.max;
+    if (i === null) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setLevel(i);
   });
   back.addEventListener("click", () => model.send({ action: "back" }));
   forward.addEventListener("click", () => model.send({ action: "forward" }));

@@ -13,8 +13,7 @@ import pathlib
 
 import pytest
 
-harness = pytest.importorskip("widget_harness", reason="the browser harness (pybind/tests/widget_harness.py) is absent")
-Pixels, lab, skip_without_browser = harness.Pixels, harness.lab, harness.skip_without_browser  # lab: the fixture
+from widget_harness import Pixels, lab, skip_without_browser  # noqa: F401  (lab: the fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRACE = ROOT / "testdata" / "jacobi32.trace"

@@ -37,6 +37,10 @@ class View:
     title: str = ""
     origin: dict = field(default_factory=dict)  # the aggregate a detail view opens
     df: object = None  # the view's table, made when first asked
+    parts: object = None  # the rows of agg's aggregates (Aggregation.Rows), made when first asked
+
+    def set_agg(self, agg) -> None:
+        self.agg, self.df, self.parts = agg, None, None
 
 
 def _level_p(levels, i: int) -> float:
@@ -86,7 +90,6 @@ class ModelExplorer(ArrowWidget):
         self._threshold = threshold
         self._history: list[View] = []
         self._at = -1
-        self._rows_cache: dict[int, object] = {}
         self._selection = None
         self.set_states(model.states)
         self._push(self._overview(model, p=p))
@@ -105,7 +108,7 @@ class ModelExplorer(ArrowWidget):
             i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(levels.p_low.to_numpy() - p)))
         v = View("overview", model, levels=levels, level=i, rows=(0, model.resources),
                  slices=(0, model.slices - 1), title=title or f"{model.start:g}-{model.end:g} s")
-        v.agg = model.aggregate(_level_p(levels, i))
+        v.set_agg(model.aggregate(_level_p(levels, i)))
         return v
 
     @property
@@ -145,7 +148,7 @@ class ModelExplorer(ArrowWidget):
         if v.kind == "detail":
             return self._cells(v)[0]
         tbl = v.agg.to_arrow()
-        rows = self._part_rows(v.agg)
+        rows = self._part_rows(v)
         mode = tbl.column("mode").combine_chunks()
         codes = mode.indices.fill_null(-1) if isinstance(mode.type, pa.DictionaryType) else mode.fill_null(-1)
         codes = self._state_codes(mode, codes)
@@ -167,11 +170,11 @@ class ModelExplorer(ArrowWidget):
             codes = remap[np.where(codes < 0, len(remap) - 1, codes)]
         return pa.array(codes, pa.int32())
 
-    def _part_rows(self, agg) -> pa.Table:
-        key = id(agg)
-        if key not in self._rows_cache:
-            self._rows_cache = {key: _bridge.table(agg._h.Rows)}
-        return self._rows_cache[key]
+    @staticmethod
+    def _part_rows(v: View) -> pa.Table:
+        if v.parts is None:
+            v.parts = _bridge.table(v.agg._h.Rows)
+        return v.parts
 
     def _cells(self, v: View):
         """The cells of the detail view: every resource of the aggregate's
@@ -222,7 +225,7 @@ class ModelExplorer(ArrowWidget):
             return
         i = max(0, min(int(change["new"]), len(v.levels) - 1))
         v.level = i
-        v.agg = v.model.aggregate(_level_p(v.levels, i))
+        v.set_agg(v.model.aggregate(_level_p(v.levels, i)))
         self._show()
 
     def zoom(self, start: float, end: float) -> None:
@@ -254,7 +257,7 @@ class ModelExplorer(ArrowWidget):
         if v.kind != "overview":
             raise ValueError("open_detail: only the aggregates of an overview open")
         row = self._row(v, int(index))
-        rows = self._part_rows(v.agg)
+        rows = self._part_rows(v)
         lo, hi = rows.column("row_lo")[index].as_py(), rows.column("row_hi")[index].as_py()
         d = View("detail", v.model, rows=(lo, hi), slices=(int(row["first_slice"]), int(row["last_slice"])),
                  title=f"{row['node']} {row['start']:g}-{row['end']:g} s", origin=_plain(row))
@@ -321,12 +324,11 @@ class ModelExplorer(ArrowWidget):
             if v.df is None:
                 v.df = self._cells(v)[1]
             return v.df
-        if v.df is None or v.df.attrs.get("agg") != id(v.agg):
+        if v.df is None:
             df = v.agg.to_pandas()
-            rows = self._part_rows(v.agg)
+            rows = self._part_rows(v)
             df["row_lo"] = rows.column("row_lo").to_numpy()
             df["row_hi"] = rows.column("row_hi").to_numpy()
-            df.attrs["agg"] = id(v.agg)
             v.df = df
         return v.df
 

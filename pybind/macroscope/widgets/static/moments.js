@@ -13,7 +13,7 @@ return true;`)}function Sd(r){return typeof r!="bigint"?Qt(r):`${Qt(r)}n`}functi
 .ms-tooltip { position: absolute; pointer-events: none; background: rgba(255,255,255,0.95);
   border: 1px solid #888; border-radius: 3px; padding: 4px 6px; white-space: nowrap; z-index: 10;
   box-shadow: 1px 1px 3px rgba(0,0,0,0.2); }
-.ms-bar { display: flex; align-items: center; gap: 8px; margin: 4px 0; flex-wrap: wrap; }
+.ms-bar { display: flex; align-items: center; gap: 8px; margin: 4px 0; white-space: nowrap; overflow: hidden; }
 .ms-bar button { font: inherit; padding: 1px 8px; }
 .ms-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-top: 4px; }
 .ms-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: middle; }

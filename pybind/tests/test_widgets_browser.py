@@ -1,0 +1,240 @@
+"""The widgets in a real browser: JupyterLab on localhost, the notebook
+run in it, the widget driven by Playwright (keyboard on the slider, mouse
+drag to brush, hover, click), screenshots under build/test-output/widgets/
+checked by pixel colour at the centres of known aggregates.
+
+The expected pictures are computed here, in the test's own process, from
+the model (``model.aggregate(p)``, the resources' order in the model's
+table, the static figures' colours): not from what the widget sent."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+
+import numpy as np
+import pytest
+
+from widget_harness import lab, skip_without_browser  # noqa: F401  (the fixture)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TRACE = ROOT / "testdata" / "jacobi32.trace"
+SLICES = 30
+
+
+@pytest.fixture(scope="module")
+def ms():
+    skip_without_browser()
+    import macroscope
+
+    return macroscope
+
+
+@pytest.fixture(scope="module")
+def trace(ms):
+    return ms.read_paje(str(TRACE))
+
+
+@pytest.fixture(scope="module")
+def model(trace):
+    return trace.micro(slices=SLICES)
+
+
+def mid_p(levels, i):
+    return float((levels.p_low.iloc[i] + levels.p_high.iloc[i]) / 2)
+
+
+def expected_rects(model, agg, plot, first=0, slices=None, min_px=8):
+    """The centre and colour of every aggregate of ``agg`` drawn at least
+    min_px wide and high: rows from the resources' order in the model's
+    table, colour the state's at opacity 30 + 225 min(v, 1) on white."""
+    from macroscope.widgets import state_colors
+
+    slices = slices or model.slices
+    x0, y0, w, h = plot
+    order = list(model.to_pandas().resource.drop_duplicates())
+    colors = state_colors(len(model.states))
+    out = []
+    for a in agg.to_pandas().itertuples():
+        # The root's path is its name; the resources' paths start below it.
+        under = (range(len(order)) if a.depth == 0 else
+                 [i for i, r in enumerate(order) if r == a.node or r.startswith(a.node + "/")])
+        lo, hi = under[0], under[-1] + 1
+        xa, xb = x0 + (a.first_slice - first) / slices * w, x0 + (a.last_slice + 1 - first) / slices * w
+        ya, yb = y0 + lo / len(order) * h, y0 + hi / len(order) * h
+        if xb - xa < min_px or yb - ya < min_px or not isinstance(a.mode, str):
+            continue
+        c = colors[model.states.index(a.mode)]
+        rgb = [int(c[k:k + 2], 16) for k in (1, 3, 5)]
+        alpha = math.floor(30 + 225 * min(a.mode_proportion, 1))
+        out.append(((xa + xb) / 2, (ya + yb) / 2, tuple(round(255 - alpha * (255 - v) / 255) for v in rgb), a.node,
+                    a.first_slice))
+    return out
+
+
+def check_pixels(pixels, rects, tolerance=2):
+    """Every rectangle's centre pixel has its colour; returns how many."""
+    assert rects, "no aggregate large enough to check"
+    bad = []
+    for x, y, rgb, node, *_ in rects:
+        got = pixels.at(x, y)
+        if max(abs(g - e) for g, e in zip(got, rgb)) > tolerance:
+            bad.append((node, (round(x), round(y)), rgb, got))
+    assert not bad, f"{len(bad)} of {len(rects)} centres differ: {bad[:5]}"
+    return len(rects)
+
+
+def plot_of(el):
+    return [float(v) for v in el.get_attribute("data-plot").split(",")]
+
+
+def test_overview_slider_brush_hover_click(lab, ms, trace, model):
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"trace = ms.read_paje({str(TRACE)!r})",
+        f"model = trace.micro(slices={SLICES})",
+        "w = model.explore(width=900, height=420)\nw",
+    ], name="overview")
+    el = nb.widget(0)
+    nb.wait_frame(el, 1)
+    plot = plot_of(el)
+    levels = model.significant_p()
+    rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+
+    # The first picture: the recommended level, as model.aggregate draws it.
+    agg = model.aggregate(mid_p(levels, rec))
+    assert int(el.get_attribute("data-count")) == len(agg)
+    assert int(el.get_attribute("data-level")) == rec
+    checked = check_pixels(nb.screenshot(el, "overview-recommended"), expected_rects(model, agg, plot))
+    assert checked >= 3
+
+    # The slider, by keyboard: each step shows the next level.
+    slider = el.locator("input.ms-level")
+    steps = [("Home", 0), ("ArrowRight", 1), ("End", len(levels) - 1), ("ArrowLeft", len(levels) - 2)]
+    for key, level in steps:
+        frames = nb.frames(el)
+        slider.focus()
+        slider.press(key)
+        nb.wait_frame(el, frames + 1)
+        agg = model.aggregate(mid_p(levels, level))
+        assert int(el.get_attribute("data-level")) == level
+        assert int(el.get_attribute("data-count")) == len(agg)
+        rects = expected_rects(model, agg, plot)
+        if rects:
+            check_pixels(nb.screenshot(el, f"overview-level-{level}"), rects)
+    assert nb.value("w.level") == len(levels) - 2
+    assert nb.value("len(w.view_table())") == len(model.aggregate(mid_p(levels, len(levels) - 2)))
+
+    # Brushing a quarter of the time axis zooms: the window's model is
+    # rebuilt from the trace and shown at its recommended level.
+    x0, y0, w, h = plot
+    box = el.locator("canvas.ms-overlay").bounding_box()
+    frames = nb.frames(el)
+    xa, xb = x0 + 0.25 * w, x0 + 0.5 * w
+    nb.page.mouse.move(box["x"] + xa, box["y"] + y0 + h / 2)
+    nb.page.mouse.down()
+    nb.page.mouse.move(box["x"] + (xa + xb) / 2, box["y"] + y0 + h / 2, steps=4)
+    nb.page.mouse.move(box["x"] + xb, box["y"] + y0 + h / 2, steps=4)
+    nb.page.mouse.up()
+    nb.wait_frame(el, frames + 1)
+    start, end, slices = nb.value("[w.model.start, w.model.end, w.model.slices]")
+    span = model.end - model.start
+    assert abs(start - (model.start + 0.25 * span)) <= span / w
+    assert abs(end - (model.start + 0.5 * span)) <= span / w
+    zoomed = trace.micro(slices=SLICES, start=start, end=end)
+    assert slices == SLICES
+    zl = zoomed.significant_p()
+    zrec = int(np.flatnonzero(zl.recommended.to_numpy())[0])
+    zagg = zoomed.aggregate(mid_p(zl, zrec))
+    assert int(el.get_attribute("data-count")) == len(zagg)
+    check_pixels(nb.screenshot(el, "overview-zoomed"), expected_rects(zoomed, zagg, plot))
+
+    # Hovering an aggregate names it, with its mode, gain and loss: the
+    # one of most resources (then the longest), drawn at least 8 pixels.
+    drawn = {(r[3], r[4]): r for r in expected_rects(zoomed, zagg, plot)}
+    big = zagg.to_pandas().assign(span=lambda d: d.last_slice - d.first_slice)
+    big = big[[k in drawn for k in zip(big.node, big.first_slice)]]
+    big = big.sort_values(["leaves", "span"], ascending=False).iloc[0]
+    cx, cy, _, node, _ = drawn[(big.node, big.first_slice)]
+    box = el.locator("canvas.ms-overlay").bounding_box()
+    nb.page.mouse.move(box["x"] + cx, box["y"] + cy)
+    tip = el.locator(".ms-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert node in text and "mode:" in text and "gain" in text
+    nb.page.wait_for_function("(t) => t.textContent.includes('%')", arg=tip.element_handle())
+
+    # Clicking it opens the cells of its resources over its time range.
+    frames = nb.frames(el)
+    nb.page.mouse.click(box["x"] + cx, box["y"] + cy)
+    nb.wait_frame(el, frames + 1)
+    assert el.get_attribute("data-kind") == "detail"
+    sel = nb.value("w.selection['node']")
+    assert sel == node
+    assert nb.value("[w.selection['first_slice'], w.selection['last_slice']]") == [big.first_slice, big.last_slice]
+    assert int(el.get_attribute("data-count")) == big.leaves * (big.span + 1)
+    # Each cell in the colour of its mode state, at the opacity of its share.
+    from macroscope.widgets import state_colors
+
+    colors = state_colors(len(zoomed.states))
+    cells = zoomed.to_pandas()
+    order = list(cells.resource.drop_duplicates())
+    lo = order.index(sel_first := nb.value("w.view_table().resource.iloc[0]"))
+    pixels = nb.screenshot(el, "detail")
+    x0, y0, w, h = plot
+    nrows, nslices = int(big.leaves), int(big.span) + 1
+    checked = 0
+    for r in range(nrows):
+        for k in range(nslices):
+            one = cells[(cells.resource == order[lo + r]) & (cells.slice == big.first_slice + k)]
+            v = one.proportion.max()
+            if v <= 0 or w / nslices < 6 or h / nrows < 6:
+                continue
+            c = colors[zoomed.states.index(one.state.iloc[int(np.argmax(one.proportion.to_numpy()))])]
+            alpha = math.floor(30 + 225 * min(v, 1))
+            rgb = tuple(round(255 - alpha * (255 - int(c[j:j + 2], 16)) / 255) for j in (1, 3, 5))
+            check_pixels(pixels, [(x0 + (k + 0.5) * w / nslices, y0 + (r + 0.5) * h / nrows, rgb, order[lo + r])])
+            checked += 1
+    assert checked > 0
+    assert big.depth == 0 or sel_first.startswith(node + "/")
+
+    # Back twice: the zoomed overview, then the first one.
+    for expected in (len(zagg), len(model.aggregate(mid_p(levels, len(levels) - 2)))):
+        frames = nb.frames(el)
+        el.locator("button.ms-back").click()
+        nb.wait_frame(el, frames + 1)
+        assert el.get_attribute("data-kind") == "overview"
+        assert int(el.get_attribute("data-count")) == expected
+    assert el.locator("button.ms-back").is_disabled()
+    nb.close()
+
+
+def test_moments_hover(lab, ms, trace):
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"mo = ms.read_paje({str(TRACE)!r}).moments()",
+        "w = mo.explore(width=800)\nw",
+    ], name="moments")
+    el = nb.widget(0)
+    nb.wait_frame(el, 1)
+    df = trace.moments().to_pandas()
+    assert int(el.get_attribute("data-count")) == len(df)
+    x0, y0, w, h = plot_of(el)
+    box = el.locator("canvas.ms-overlay").bounding_box()
+    pixels = nb.screenshot(el, "moments")
+    mo = trace.moments()
+    t0, t1 = mo.start, mo.end
+    lh = h / len(df)
+    for i in (0, len(df) // 2, len(df) - 1):
+        r = df.iloc[i]
+        # The mean tick is black (above the skew line, which crosses the
+        # row's middle).
+        y = y0 + (i + 0.5) * lh - 2.5
+        x = x0 + (r.m1 - t0) / (t1 - t0) * w
+        assert pixels.at(x, y) == (0, 0, 0)
+        nb.page.mouse.move(box["x"] + x, box["y"] + y)
+        tip = el.locator(".ms-tooltip")
+        tip.wait_for(state="visible")
+        text = tip.inner_text()
+        assert r.resource in text and "m0 =" in text and "m3 =" in text
+    nb.close()
