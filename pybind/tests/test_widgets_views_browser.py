@@ -210,7 +210,33 @@ def test_topology_click_expands_and_collapses(lab, ms):
                               arg=el.element_handle())
     assert nb.value("w.collapsed") == ["alpha"]
     assert int(el.get_attribute("data-count")) == len(before["path"])
+
+    # The window's width slider to its least: the first thousandth of the
+    # run, over which alpha's hosts are always busy, so the aggregate's
+    # square, 72 % full over the whole run, fills up to its top.
+    nodes = nb.value(f"w.topology.nodes[{cols}].to_dict('list')")
+    hx, hy, side = node_positions(nodes, W, H)["alpha [HOST]"]
+    top = (hx, hy - 0.4 * side)
+    whole = trace.topology().collapse("alpha").nodes.set_index("path").loc["alpha [HOST]", "ratio"]
+    assert whole < 0.8
+    nb.page.mouse.move(0, 0)
+    assert pixels_at(nb, el, "topology-whole-run", top) == (255, 255, 255)
+    frames = nb.frames(el)
+    el.locator("input[type=range]").nth(1).focus()
+    nb.page.keyboard.press("Home")
+    nb.wait_frame(el, frames + 1)
+    nb.page.wait_for_function("el => el.dataset.settled === '1'", arg=el.element_handle())
+    a, b = trace.start, trace.start + (trace.end - trace.start) / 1000
+    assert nb.value("w.window") == pytest.approx([a, b], rel=1e-9, abs=1e-12)
+    first = trace.topology(start=a, end=b).collapse("alpha").nodes.set_index("path").loc["alpha [HOST]", "ratio"]
+    assert first == 1.0
+    nb.page.mouse.move(0, 0)
+    assert close(pixels_at(nb, el, "topology-first-thousandth", top), HOST_BLUE)
     nb.close()
+
+
+def pixels_at(nb, el, name, point):
+    return nb.screenshot(el, name).at(*point)
 
 
 # -- kaleidoscope ------------------------------------------------------------
