@@ -38,6 +38,7 @@ function render({ model, el: host }) {
   function load() {
     data = readTable(model.get("table"));
     hoverRow = -1;
+    tip.hide(); // it named a node of the previous view
     families = [];
     visible = [];
     if (data) {

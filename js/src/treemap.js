@@ -210,6 +210,7 @@ function render({ model, el: host }) {
   function load() {
     data = readTable(model.get("table"));
     hoverRow = -1;
+    tip.hide(); // it named a rectangle of the previous view
     controls();
     draw();
   }

@@ -342,4 +342,17 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     assert k2 > 1.5
     assert math.isclose((cx + 100 - cx2) / k2, 100, abs_tol=0.01) and math.isclose(cy2, cy, abs_tol=0.01)
     nb.screenshot(el, "kaleidoscope-zoomed")
+
+    # Double-click a rank: the view centres on its subtree, laid out anew.
+    el.locator("button", has_text="reset zoom").click()
+    r = ranks.iloc[3]
+    sub = trace.call_tree().layout(width=600, subtree=int(r.id)).to_pandas()
+    ox, oy = canvas_origin(el)
+    frames = nb.frames(el)
+    nb.page.mouse.dblclick(ox + cx + r.x, oy + cy - r.y)
+    nb.page.wait_for_function("([el, n]) => +el.dataset.count === n",
+                              arg=[el.element_handle(), int((sub.kept & sub.drawn).sum())])
+    nb.wait_frame(el, frames + 1)
+    assert nb.value("w.root") == str(r.id)
+    nb.screenshot(el, "kaleidoscope-subtree")
     nb.close()
