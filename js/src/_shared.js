@@ -14,10 +14,14 @@ export function table(model, name) {
 }
 
 // column returns the values of a numeric column as its typed array (no
-// copy when the table has one batch), or null when the column is absent.
+// copy when the table has one batch; 64-bit integers become doubles), or
+// null when the column is absent.
 export function column(tbl, name) {
   const c = tbl.getChild(name);
-  return c ? c.toArray() : null;
+  if (!c) return null;
+  const a = c.toArray();
+  // 64-bit integers arrive as BigInts, which do not mix with numbers.
+  return a instanceof BigInt64Array || a instanceof BigUint64Array ? Float64Array.from(a, Number) : a;
 }
 
 // hiDPI sizes a canvas to cssWidth x cssHeight CSS pixels backed by as

@@ -15,7 +15,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from widget_harness import lab, skip_without_browser  # noqa: F401  (the fixture)
+from widget_harness import OUTPUT, lab, skip_without_browser  # noqa: F401  (the fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRACE = ROOT / "testdata" / "jacobi32.trace"
@@ -98,6 +98,7 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     el = nb.widget(0)
     nb.wait_frame(el, 1)
     plot = plot_of(el)
+    el.screenshot(path=str(OUTPUT / "overview-widget.png"))  # the whole widget, for the eye
     levels = model.significant_p()
     rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
 

@@ -1,0 +1,125 @@
+"""The redraw budget of model.explore(), measured in a real browser.
+
+A synthetic trace (ms.synth: 512 cores) gives microscopic models whose
+finest level has about 10,000 and 100,000 aggregates (512 resources x 20
+and x 200 slices). Each is explored in JupyterLab, in Debian's chromium
+driven by Playwright, and two timings are taken:
+
+- redraw: from Python setting the widget's aggregates (the traitlet
+  change, stamped with the wall clock) to the frame the browser drew with
+  them (after requestAnimationFrame; the widget reports the difference in
+  its data-latency attribute). Successive changes alternate between two
+  tables of the same size, so every redraw draws new data;
+- slider step (on the 10,240-aggregate model): from the key press on the
+  level slider in the page to the frame, through Python computing
+  model.aggregate(p) of the next level and sending it.
+
+The 100,000-aggregate picture is the model's finest level, every cell,
+drawn through the explorer's detail view of all resources and slices (the
+same drawing), since the significant levels of a 100,000-cell model take
+minutes to compute.
+
+Budget (issue: interactive views): a redraw under 100 ms for 10,000
+aggregates and under 300 ms for 100,000. Prints a Markdown table.
+Usage: python bench/widget_redraw.py [--repeats N] [--slices 20,200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "pybind" / "tests"))
+
+from widget_harness import CHROMIUM, Lab  # noqa: E402
+
+BUDGET_MS = {10_000: 100, 100_000: 300}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--slices", default="20,200", help="slices of the models (512 resources each)")
+    args = ap.parse_args()
+    if not pathlib.Path(CHROMIUM).exists():
+        sys.exit(f"{CHROMIUM} is absent: apt-get install chromium")
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="widget-bench-"))
+    trace = tmp / "synth.trace"
+    import macroscope as ms
+
+    ms.synth(str(trace), sites=2, clusters=4, machines=8, cores=8, events=400_000, seed=3)
+    lab = Lab()
+    try:
+        nb = lab.notebook([
+            "import macroscope as ms, pyarrow as pa, pyarrow.compute as pc\n"
+            "from macroscope.widgets._overview import View",
+            f"trace = ms.read_paje({str(trace)!r})",
+            "w = trace.micro(slices=20).explore(p=0, width=1000, height=520)\nw",
+        ], name="bench", timeout=900)
+        el = nb.widget(0)
+        nb.wait_frame(el, 1, timeout=300)
+        slider = slider_steps(nb, el, args.repeats)
+        rows = [redraws(nb, el, int(s), args.repeats) for s in args.slices.split(",")]
+        nb.close()
+    finally:
+        lab.stop()
+    print("| aggregates drawn | redraw median (ms) | redraw max (ms) | budget (ms) |")
+    print("|---:|---:|---:|---:|")
+    for r in rows:
+        budget = min((b for n, b in BUDGET_MS.items() if r["n"] <= n * 1.05), default=None)
+        print(f"| {r['n']:,} | {r['median']:.0f} | {r['max']:.0f} | {budget or '-'} |")
+    print()
+    print(f"Slider step on the 10,240-aggregate overview (key press to frame, with model.aggregate(p) in "
+          f"Python): median {slider['median']:.0f} ms, max {slider['max']:.0f} ms.")
+
+
+def slider_steps(nb, el, repeats):
+    """Key presses on the level slider of the finest level (10,240
+    aggregates), timed in the page from the press to the frame."""
+    nb.page.evaluate("(el) => el.addEventListener('ms-frame', () => { window.__frameAt = performance.now(); })",
+                     el.element_handle())
+    slider = el.locator("input.ms-level")
+    steps = []
+    for k in range(max(4, repeats)):
+        frames = nb.frames(el)
+        slider.focus()
+        t0 = nb.page.evaluate("performance.now()")
+        slider.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+        nb.wait_frame(el, frames + 1, timeout=120)
+        steps.append(nb.page.evaluate("window.__frameAt") - t0)
+    return {"median": statistics.median(steps), "max": max(steps)}
+
+
+def redraws(nb, el, slices, repeats):
+    """Redraws of every cell of the model of ``slices`` slices (the finest
+    level: 512 x slices aggregates), alternating two tables."""
+    frames = nb.frames(el)
+    # The finest level of a model draws every cell: the explorer's detail
+    # view of all its resources and slices is that picture, without the
+    # significant levels of a 100,000-cell model (minutes to compute).
+    nb.run(f"m = trace.micro(slices={slices})\n"
+           "w._push(View('detail', m, rows=(0, m.resources), slices=(0, m.slices - 1), title='every cell'))\n"
+           "A = pa.ipc.open_stream(w.aggregates).read_all()\n"
+           "S = len(m.states)\n"
+           "B = A.set_column(A.schema.get_field_index('mode'), 'mode', "
+           "pc.cast(pc.if_else(pc.less(A['mode'], 0), A['mode'], "
+           "pc.if_else(pc.equal(A['mode'], S - 1), 0, pc.add(A['mode'], 1))), pa.int32()))",
+           timeout=600)
+    nb.wait_frame(el, frames + 1, timeout=300)
+    n = int(el.get_attribute("data-count"))
+    latencies = []
+    for k in range(repeats + 1):
+        frames = nb.frames(el)
+        nb.run(f"w.send_tables(aggregates={'A' if k % 2 else 'B'})")
+        nb.wait_frame(el, frames + 1, timeout=120)
+        if k:  # the first one warms the page up
+            latencies.append(float(el.get_attribute("data-latency")))
+    return {"n": n, "median": statistics.median(latencies), "max": max(latencies)}
+
+
+if __name__ == "__main__":
+    main()
