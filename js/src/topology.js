@@ -244,6 +244,9 @@ function render({ model, el: host }) {
       if (Number.isNaN(f)) {
         ctx.fillStyle = `rgba(${r},${g},${b},0.25)`;
         ctx.fill(path);
+      } else if (f > 0 && n.shape === "square") {
+        ctx.fillStyle = `rgb(${r},${g},${b})`;
+        ctx.fillRect(n.x - s / 2, n.y + s / 2 - f * s, s, f * s);
       } else if (f > 0) {
         // Fill from the bottom: clip to the shape, paint the lower part.
         const hh = halfHeight(n.shape, s);

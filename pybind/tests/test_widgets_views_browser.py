@@ -317,9 +317,10 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
         want = static.at(300 + x, 344 - y)
         assert close(pixels.at(cx + x, cy - y), want, 4), (r.id, pixels.at(cx + x, cy - y), want)
     # The calls (level 2) are slivers under a pixel wide, which the static
-    # figure paints in their majority colour: there, the pixel must be the
-    # spectrum's colour (plots.Spectrum, checked by hand values in
-    # test_widgets_views.py) of the start of the call or of a neighbour (a pixel holds about ten).
+    # figure paints in their majority colour: there, the pixel must be
+    # within 16 of the spectrum's colour (plots.Spectrum, checked by hand
+    # values in test_widgets_views.py) of the start of the call or of a
+    # neighbour (a pixel holds about ten, blended where two meet).
     from macroscope.widgets._colours import spectrum
 
     t0, t1 = df.start.min(), df.start.max()
@@ -331,7 +332,7 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
         siblings = df[(df.shown_parent == r.shown_parent) & df.drawn].reset_index(drop=True)
         k = int(siblings.index[siblings.id == r.id][0])
         near = [spectrum((t - t0) / (t1 - t0)) for t in siblings.start[max(0, k - 20):k + 21]]
-        assert min(max(abs(g - w) for g, w in zip(got, c)) for c in near) <= 8, (r.id, got, near)
+        assert min(max(abs(g - w) for g, w in zip(got, c)) for c in near) <= 16, (r.id, got, near)
 
     # The wheel zooms about the pointer: the point under it stays.
     ox, oy = canvas_origin(el)
