@@ -52,12 +52,14 @@ function render({ model, el }) {
   // The state of the drawing, rebuilt at each redraw.
   let d = null;
 
+  // The widget's width holds the overview and the quality curves beside it.
   function layout() {
-    const W = model.get("width"), H = model.get("height");
+    const W = Math.max(LEFT + RIGHT + 100, model.get("width") - QUALITY - 8), H = model.get("height");
     return { W, H, x0: LEFT, y0: TOP, w: W - LEFT - RIGHT, h: H - TOP - BOTTOM };
   }
 
   function redraw() {
+    const t0 = performance.now();
     tooltip.hide();
     const view = model.get("view") || {};
     const aggs = table(model, "aggregates");
@@ -133,7 +135,8 @@ function render({ model, el }) {
     drawQuality();
     updateBar(view);
     el.dataset.plot = [L.x0, L.y0, L.w, L.h].join(",");
-    frameDrawn(model, el, { count: n, kind: view.kind, level: model.get("level") });
+    // data-draw: the milliseconds this function took (decoding and drawing).
+    frameDrawn(model, el, { count: n, kind: view.kind, level: model.get("level"), draw: (performance.now() - t0).toFixed(1) });
   }
 
   // drawRows names the rows by the deepest level of the hierarchy whose
