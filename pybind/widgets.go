@@ -60,4 +60,3 @@ func (m *MicroModel) Window(first, last int) (w *MicroModel, err error) {
 	return &MicroModel{m: &sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: states, Values: sub.Values},
 		source: m.source, stateTypes: m.stateTypes, summary: m.summary}, nil
 }
-
