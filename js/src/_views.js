@@ -4,8 +4,12 @@
 import { tableFromIPC } from "apache-arrow";
 
 // Columns of an Arrow IPC stream (a DataView or ArrayBuffer from the
-// widget model) as plain arrays: typed arrays for numbers, arrays of
-// strings or booleans otherwise. Empty input gives null.
+// widget model): numbers without nulls as their typed arrays and booleans
+// as a Uint8Array (both without copying or per-value calls, so that a
+// table of 100,000 rows decodes in milliseconds); other columns (strings,
+// dictionaries, numbers with nulls) as their Arrow vectors, read one value
+// at a time with .get(i) where needed (a tooltip, a label). Empty input
+// gives null.
 export function readTable(bytes) {
   if (!bytes || bytes.byteLength === 0) return null;
   const buf = bytes instanceof DataView
@@ -17,13 +21,25 @@ export function readTable(bytes) {
     const vec = table.getChild(field.name);
     cols.names.push(field.name);
     const t = field.type.toString();
-    if (/^(Float|Int|Uint)/.test(t) && vec.nullCount === 0) {
-      cols[field.name] = vec.toArray();
-    } else {
-      cols[field.name] = Array.from({ length: table.numRows }, (_, i) => vec.get(i));
-    }
+    if (/^(Float|Int|Uint)/.test(t) && vec.nullCount === 0) cols[field.name] = vec.toArray();
+    else if (t === "Bool") cols[field.name] = bools(vec);
+    else cols[field.name] = vec;
   }
   return cols;
+}
+
+// The values of a boolean vector as 0 and 1 (null as 0), from its bitmaps.
+function bools(vec) {
+  const out = new Uint8Array(vec.length);
+  let k = 0;
+  for (const d of vec.data) {
+    const bits = d.values, valid = d.nullBitmap, off = d.offset;
+    for (let i = 0; i < d.length; i++, k++) {
+      const j = off + i;
+      out[k] = (bits[j >> 3] >> (j & 7)) & 1 & (valid && valid.length ? (valid[j >> 3] >> (j & 7)) & 1 : 1);
+    }
+  }
+  return out;
 }
 
 // A canvas of css size w x h drawn at the device's pixel ratio; returns

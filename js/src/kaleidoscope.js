@@ -38,6 +38,7 @@ function render({ model, el: host }) {
   function load() {
     data = readTable(model.get("table"));
     hoverRow = -1;
+    tip.hide(); // it named a node of the previous view
     families = [];
     visible = [];
     if (data) {
@@ -77,31 +78,43 @@ function render({ model, el: host }) {
     const kFull = zoom.k;
     zoom.k = kFull * scale; // the layout's window fills the canvas
     const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
-    ctx.lineWidth = 1;
+    // The parts of all families gathered into one path per colour (they
+    // tile the picture without overlapping, all turning the same way), so
+    // that a frame costs one fill and one stroke per colour.
+    const paths = new Map();
+    const pathOf = (c) => { let p = paths.get(c); if (!p) { p = new Path2D(); paths.set(c, p); } return p; };
+    const lines = new Map();
     for (const [p, cs] of families) {
       const P = screen(p);
       const pts = cs.map(screen);
       if (cs.length === 1) {
-        ctx.strokeStyle = rgbCss(rgb[cs[0]]);
-        ctx.beginPath(); ctx.moveTo(P[0], P[1]); ctx.lineTo(pts[0][0], pts[0][1]); ctx.stroke();
+        let l = lines.get(rgb[cs[0]]);
+        if (!l) { l = new Path2D(); lines.set(rgb[cs[0]], l); }
+        l.moveTo(P[0], P[1]); l.lineTo(pts[0][0], pts[0][1]);
         continue;
       }
       let first = 0;
       while (first < cs.length) {
         let last = first;
         while (last + 1 < cs.length && rgb[cs[last + 1]] === rgb[cs[first]]) last++;
-        ctx.fillStyle = rgbCss(rgb[cs[first]]);
-        ctx.strokeStyle = ctx.fillStyle;
-        ctx.beginPath();
-        ctx.moveTo(P[0], P[1]);
-        if (first > 0) { const m = mid(pts[first - 1], pts[first]); ctx.lineTo(m[0], m[1]); }
-        for (let j = first; j <= last; j++) ctx.lineTo(pts[j][0], pts[j][1]);
-        if (last < cs.length - 1) { const m = mid(pts[last], pts[last + 1]); ctx.lineTo(m[0], m[1]); }
-        ctx.closePath();
-        ctx.fill();
-        ctx.stroke(); // closes the hairline seams between parts
+        const path = pathOf(rgb[cs[first]]);
+        path.moveTo(P[0], P[1]);
+        if (first > 0) { const m = mid(pts[first - 1], pts[first]); path.lineTo(m[0], m[1]); }
+        for (let j = first; j <= last; j++) path.lineTo(pts[j][0], pts[j][1]);
+        if (last < cs.length - 1) { const m = mid(pts[last], pts[last + 1]); path.lineTo(m[0], m[1]); }
+        path.closePath();
         first = last + 1;
       }
+    }
+    ctx.lineWidth = 1;
+    for (const [c, path] of paths) {
+      ctx.fillStyle = ctx.strokeStyle = rgbCss(c);
+      ctx.fill(path);
+      ctx.stroke(path); // closes the hairline seams between parts
+    }
+    for (const [c, path] of lines) {
+      ctx.strokeStyle = rgbCss(c);
+      ctx.stroke(path);
     }
     // The root, centre of every view, a disc in its own colour.
     const c = screen(0);
@@ -131,11 +144,11 @@ function render({ model, el: host }) {
   }
 
   function describe(i) {
-    const lines = [`node ${data.id[i]}`];
-    if (data.procedure) lines.push(`procedure: ${data.procedure[i] ?? "none"}`);
-    if (data.pe) lines.push(`PE: ${data.pe[i] ?? "none"}`);
+    const lines = [`node ${data.id.get(i)}`];
+    if (data.procedure) lines.push(`procedure: ${data.procedure.get(i) ?? "none"}`);
+    if (data.pe) lines.push(`PE: ${data.pe.get(i) ?? "none"}`);
     if (data.start) lines.push(`start: ${fmt(data.start[i], 6)} s`);
-    if (data.level && data.level[i] !== null) lines.push(`level ${data.level[i]}`);
+    if (data.level) { const lv = data.level.get ? data.level.get(i) : data.level[i]; if (lv !== null) lines.push(`level ${lv}`); }
     if (data.collapsed[i]) lines.push("drawn without its descendants");
     lines.push("double-click to centre on its subtree");
     return lines.join("\n");
@@ -182,7 +195,7 @@ function render({ model, el: host }) {
   canvas.addEventListener("dblclick", (evt) => {
     const [px, py] = pointer(evt, canvas);
     const i = nodeAt(px, py);
-    if (i > 0) { zoom = { k: 1, x: 0, y: 0 }; model.send({ type: "centre", id: data.id[i] }); }
+    if (i > 0) { zoom = { k: 1, x: 0, y: 0 }; model.send({ type: "centre", id: data.id.get(i) }); }
   });
   reset.addEventListener("click", () => { zoom = { k: 1, x: 0, y: 0 }; draw(); });
   whole.addEventListener("click", () => { zoom = { k: 1, x: 0, y: 0 }; model.send({ type: "centre", id: "" }); });

@@ -127,17 +127,17 @@ function render({ model, el: host }) {
     kinds = [];
     const next = [];
     for (let i = 0; i < cols.length; i++) {
-      const path = cols.path[i];
-      const kind = cols.kind[i];
+      const path = cols.path.get(i);
+      const kind = cols.kind.get(i);
       if (!kinds.includes(kind)) kinds.push(kind);
       const [tx, ty] = at(i);
       const prev = old.get(path);
       const n = prev || { path };
       if (graphChanged) n.pinned = false; // a new layout places every node
       Object.assign(n, {
-        name: cols.name[i], kind, group: cols.group[i] ?? "", aggregated: !!cols.aggregated[i],
+        name: cols.name.get(i), kind, group: cols.group.get(i) ?? "", aggregated: !!cols.aggregated[i],
         members: cols.members[i], capacity: cols.capacity[i], usage: cols.usage[i], ratio: cols.ratio[i],
-        size: cols.size[i], shape: cols.shape[i], tx, ty, row: i,
+        size: cols.size[i], shape: cols.shape.get(i), tx, ty, row: i,
       });
       if (prev) {
         n.x0 = prev.x; n.y0 = prev.y;
@@ -244,6 +244,9 @@ function render({ model, el: host }) {
       if (Number.isNaN(f)) {
         ctx.fillStyle = `rgba(${r},${g},${b},0.25)`;
         ctx.fill(path);
+      } else if (f > 0 && n.shape === "square") {
+        ctx.fillStyle = `rgb(${r},${g},${b})`;
+        ctx.fillRect(n.x - s / 2, n.y + s / 2 - f * s, s, f * s);
       } else if (f > 0) {
         // Fill from the bottom: clip to the shape, paint the lower part.
         const hh = halfHeight(n.shape, s);

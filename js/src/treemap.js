@@ -26,7 +26,6 @@ function render({ model, el: host }) {
   const tip = makeTooltip(root);
 
   let data = null;       // columns of the current table
-  let shown = [];        // rectangles drawn, in css pixels, for hit tests and tests
   let hoverRow = -1;
 
   const states = () => model.get("states");
@@ -38,25 +37,32 @@ function render({ model, el: host }) {
     return [w, model.get("height")];
   }
 
+  // Rectangles in css pixels (x, y from the top left), kept for hit tests.
+  let geo = null;
+
   function draw() {
-    const t0 = performance.now();
     const [W, H] = size();
     const ctx = sizeCanvas(canvas, W, H);
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, W, H);
-    shown = [];
     if (!data) return;
     const n = data.length;
     const { x, y, w, h, group, aggregated, depth } = data;
+    geo = { x: new Float64Array(n), y: new Float64Array(n), w: new Float64Array(n), h: new Float64Array(n) };
+    for (let i = 0; i < n; i++) {
+      geo.x[i] = x[i] * W; geo.y[i] = (1 - y[i] - h[i]) * H; geo.w[i] = w[i] * W; geo.h[i] = h[i] * H;
+    }
     const names = states();
     const props = names.map((s) => data[`prop:${s}`]);
-    const modeIdx = data.mode.map((m) => names.indexOf(m));
-    const X = (i) => x[i] * W, Y = (i) => (1 - y[i] - h[i]) * H;
     const split = share.checked;
+    // One path per colour (a state, or no state), filled once: a frame of
+    // 100,000 rectangles costs a few fills, not one per rectangle.
+    const fills = names.map(() => new Path2D());
+    const none = new Path2D();
+    const borders = new Path2D();
     for (let i = 0; i < n; i++) {
-      const rx = X(i), ry = Y(i), rw = w[i] * W, rh = h[i] * H;
-      shown.push({ row: i, node: data.node[i], x: rx, y: ry, w: rw, h: rh, group: !!group[i], aggregated: !!aggregated[i] });
       if (!aggregated[i]) continue;
+      const rx = geo.x[i], ry = geo.y[i], rw = geo.w[i], rh = geo.h[i];
       if (split) {
         // Strips along the longer side, states in order.
         let at = 0;
@@ -64,52 +70,58 @@ function render({ model, el: host }) {
         for (let s = 0; s < names.length; s++) {
           const f = props[s] ? props[s][i] : 0;
           if (!(f > 0)) continue;
-          ctx.fillStyle = colourOf(s);
-          if (horizontal) ctx.fillRect(rx + at * rw, ry, f * rw + 0.5, rh);
-          else ctx.fillRect(rx, ry + at * rh, rw, f * rh + 0.5);
+          if (horizontal) fills[s].rect(rx + at * rw, ry, f * rw + 0.5, rh);
+          else fills[s].rect(rx, ry + at * rh, rw, f * rh + 0.5);
           at += f;
         }
-        if (at < 1) { // time in no state
-          ctx.fillStyle = "#eee";
-          if (horizontal) ctx.fillRect(rx + at * rw, ry, (1 - at) * rw, rh);
-          else ctx.fillRect(rx, ry + at * rh, rw, (1 - at) * rh);
+        if (at < 0.999) { // time in no state
+          if (horizontal) none.rect(rx + at * rw, ry, (1 - at) * rw, rh);
+          else none.rect(rx, ry + at * rh, rw, (1 - at) * rh);
         }
-      } else if (modeIdx[i] >= 0) {
-        ctx.globalAlpha = 0.25 + 0.75 * data.mode_proportion[i];
-        ctx.fillStyle = colourOf(modeIdx[i]);
-        ctx.fillRect(rx, ry, rw, rh);
-        ctx.globalAlpha = 1;
-      } else {
-        ctx.fillStyle = "#eee";
-        ctx.fillRect(rx, ry, rw, rh);
       }
-      ctx.strokeStyle = "#fff";
-      ctx.lineWidth = 1;
-      ctx.strokeRect(rx + 0.5, ry + 0.5, rw - 1, rh - 1);
+      if (rw > 3 && rh > 3) borders.rect(rx + 0.5, ry + 0.5, rw - 1, rh - 1);
     }
+    if (split) {
+      names.forEach((_, s) => { ctx.fillStyle = colourOf(s); ctx.fill(fills[s]); });
+      ctx.fillStyle = "#eee";
+      ctx.fill(none);
+    } else {
+      // The mode's colour, more opaque as the mode dominates.
+      for (let i = 0; i < n; i++) {
+        if (!aggregated[i]) continue;
+        const m = names.indexOf(data.mode.get(i));
+        ctx.globalAlpha = m >= 0 ? 0.25 + 0.75 * data.mode_proportion[i] : 1;
+        ctx.fillStyle = m >= 0 ? colourOf(m) : "#eee";
+        ctx.fillRect(geo.x[i], geo.y[i], geo.w[i], geo.h[i]);
+      }
+      ctx.globalAlpha = 1;
+    }
+    ctx.strokeStyle = "#fff";
+    ctx.lineWidth = 1;
+    ctx.stroke(borders);
     // Group frames above the aggregates, outer ones thicker; group and
     // aggregate names where they fit.
     const top = n ? depth[0] : 0;
     ctx.textBaseline = "top";
     ctx.font = "11px sans-serif";
     for (let i = 1; i < n; i++) {
-      if (aggregated[i] && w[i] * W > 60 && h[i] * H > 34) {
-        const label = data.name[i];
+      const rx = geo.x[i], ry = geo.y[i], rw = geo.w[i], rh = geo.h[i];
+      if (aggregated[i] && rw > 60 && rh > 34) {
+        const label = data.name.get(i);
         const tw = ctx.measureText(label).width;
-        if (tw + 8 < w[i] * W) {
+        if (tw + 8 < rw) {
           ctx.fillStyle = "rgba(255,255,255,0.8)";
-          ctx.fillRect(X(i) + 2, Y(i) + h[i] * H - 18, tw + 4, 14);
+          ctx.fillRect(rx + 2, ry + rh - 18, tw + 4, 14);
           ctx.fillStyle = "#111";
-          ctx.fillText(label, X(i) + 4, Y(i) + h[i] * H - 17);
+          ctx.fillText(label, rx + 4, ry + rh - 17);
         }
       }
-      if (!group[i]) continue;
-      const rx = X(i), ry = Y(i), rw = w[i] * W, rh = h[i] * H;
+      if (!group[i] || rw < 2 || rh < 2) continue;
       ctx.strokeStyle = "#222";
       ctx.lineWidth = Math.max(1, 3 - (depth[i] - top - 1));
       ctx.strokeRect(rx + 0.5, ry + 0.5, rw - 1, rh - 1);
-      const label = data.name[i];
       if (rw > 40 && rh > 16) {
+        const label = data.name.get(i);
         const tw = ctx.measureText(label).width;
         if (tw + 6 < rw) {
           ctx.fillStyle = "rgba(255,255,255,0.8)";
@@ -120,12 +132,10 @@ function render({ model, el: host }) {
       }
     }
     if (hoverRow >= 0 && hoverRow < n) {
-      const r = shown[hoverRow];
       ctx.strokeStyle = "#000";
       ctx.lineWidth = 2;
-      ctx.strokeRect(r.x + 1, r.y + 1, r.w - 2, r.h - 2);
+      ctx.strokeRect(geo.x[hoverRow] + 1, geo.y[hoverRow] + 1, geo.w[hoverRow] - 2, geo.h[hoverRow] - 2);
     }
-    root.__macroscope = { rects: shown, frameMs: performance.now() - t0 };
     root.dataset.plot = `0,0,${W},${H}`;
     frameDrawn(model, root, { count: n, root: model.get("root"), level: model.get("level") });
   }
@@ -133,19 +143,19 @@ function render({ model, el: host }) {
   // The deepest rectangle under (px, py): rectangles are in preorder, so
   // the last one that holds the point.
   function hit(px, py) {
-    for (let k = shown.length - 1; k >= 0; k--) {
-      const r = shown[k];
-      if (px >= r.x && px < r.x + r.w && py >= r.y && py < r.y + r.h) return k;
+    if (!geo) return -1;
+    for (let k = data.length - 1; k >= 0; k--) {
+      if (px >= geo.x[k] && px < geo.x[k] + geo.w[k] && py >= geo.y[k] && py < geo.y[k] + geo.h[k]) return k;
     }
     return -1;
   }
 
   function describe(i) {
     const names = states();
-    const lines = [data.node[i] || "(root)"];
+    const lines = [data.node.get(i) || "(root)"];
     lines.push(`${data.aggregated[i] ? "aggregate" : "group"} of ${data.leaves[i]} resource${data.leaves[i] === 1 ? "" : "s"}`);
     lines.push(`${model.get("value")}: ${fmt(data.value[i])}`);
-    if (data.mode[i]) lines.push(`mode ${data.mode[i]} (${fmt(100 * data.mode_proportion[i], 3)} %)`);
+    if (data.mode.get(i)) lines.push(`mode ${data.mode.get(i)} (${fmt(100 * data.mode_proportion[i], 3)} %)`);
     const ps = names.map((s, k) => [s, data[`prop:${s}`] ? data[`prop:${s}`][i] : 0]).filter(([, f]) => f > 0)
       .sort((a, b) => b[1] - a[1]).slice(0, 6);
     for (const [s, f] of ps) lines.push(`  ${s}: ${fmt(100 * f, 3)} %`);
@@ -171,7 +181,7 @@ function render({ model, el: host }) {
     while (k > 0 && data.parent[k] > 0) k = data.parent[k];
     if (k > 0 && data.group[k]) {
       tip.hide();
-      model.send({ type: "zoom", path: data.node[k] });
+      model.send({ type: "zoom", path: data.node.get(k) });
     }
   });
   up.addEventListener("click", () => model.send({ type: "up" }));
@@ -210,6 +220,7 @@ function render({ model, el: host }) {
   function load() {
     data = readTable(model.get("table"));
     hoverRow = -1;
+    tip.hide(); // it named a rectangle of the previous view
     controls();
     draw();
   }
