@@ -41,27 +41,35 @@ func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOpt
 		return err
 	}
 	if groups != nil {
-		known := map[uint32]bool{}
-		for _, g := range arch.defs.lgroups {
-			known[g.id] = true
+		if err := arch.selectGroups(groups); err != nil {
+			return err
 		}
-		for _, g := range groups {
-			if !known[g] {
-				return errs.Argument("location_groups", "the archive has no location group %d", g)
-			}
-		}
-		kept := arch.streams[:0]
-		arch.total = 0
-		for _, st := range arch.streams {
-			if slices.Contains(groups, arch.defs.locations[st.loc].group) {
-				kept = append(kept, st)
-				arch.total += st.file.size
-			}
-		}
-		arch.streams = kept
-		arch.subset = true
 	}
 	return arch.read(sink, opt)
+}
+
+// selectGroups keeps the event files of the given location groups only.
+func (arch *archive) selectGroups(groups []uint32) error {
+	known := map[uint32]bool{}
+	for _, g := range arch.defs.lgroups {
+		known[g.id] = true
+	}
+	for _, g := range groups {
+		if !known[g] {
+			return errs.Argument("location_groups", "the archive has no location group %d", g)
+		}
+	}
+	kept := arch.streams[:0]
+	arch.total = 0
+	for _, st := range arch.streams {
+		if slices.Contains(groups, arch.defs.locations[st.loc].group) {
+			kept = append(kept, st)
+			arch.total += st.file.size
+		}
+	}
+	arch.streams = kept
+	arch.subset = true
+	return nil
 }
 
 // parseGroups reads the location_groups option: decimal IDs.
