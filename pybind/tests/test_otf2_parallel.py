@@ -1,0 +1,71 @@
+"""ms.read_micro on an OTF2 archive read on all cores (parallel=True): the
+same model, cell for cell, as the single stream (parallel=False) and as
+the trace in memory, and the same summary but for the links between
+location groups."""
+
+import pandas as pd
+import pytest
+
+import macroscope as ms
+
+from conftest import shared
+
+OPTIONS = [
+    {},
+    {"slices": 7, "depth": 0},
+    {"slices": 30, "metric": "state_average_duration"},
+    {"slices": 20, "metric": "event_count"},
+    {"slices": 20, "metric": "variable_average"},
+]
+
+ARCHIVES = [
+    ("tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2"),  # 64 location groups
+    ("pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"),  # MPI messages between 2 groups
+    ("pipit", "tests", "data", "ping-pong-otf2-papi", "traces.otf2"),  # metrics
+    ("fastotf2", "sample-traces", "simple-mi300-example-run", "traces.otf2"),  # GPU streams
+]
+
+
+def outcome(fn):
+    try:
+        return fn(), None
+    except ms.MacroscopeError as exc:
+        return None, (type(exc), str(exc))
+
+
+@pytest.mark.parametrize("rel", ARCHIVES, ids=lambda r: r[0] + "/" + r[-2])
+def test_parallel_equals_the_stream(rel):
+    path = shared(*rel)
+    trace = ms.read(path)
+    for opts in OPTIONS:
+        par, par_error = outcome(lambda: ms.read_micro(path, progress=False, parallel=True, **opts))
+        seq, seq_error = outcome(lambda: ms.read_micro(path, progress=False, parallel=False, **opts))
+        mem, mem_error = outcome(lambda: trace.micro(**opts))
+        assert par_error == seq_error == mem_error, opts
+        if seq is None:
+            continue
+        for want in (seq, mem):
+            pd.testing.assert_frame_equal(par.to_pandas(), want.to_pandas(), check_exact=True)
+            assert (par.slices, par.start, par.end, par.states, par.resources, par.metric) == \
+                (want.slices, want.start, want.end, want.states, want.resources, want.metric)
+        p, s = par.trace_info, seq.trace_info
+        assert p["parallel"] > 1 and "parallel" not in s
+        assert p["passes"] == s["passes"] == 1  # the window from the timestamps alone
+        for k in ("containers", "states", "variables", "events", "start", "end", "files", "format"):
+            assert p[k] == s[k], k
+        # Messages between location groups are not matched within a
+        # group: counted as skipped ends instead of links.
+        between = p["skipped"].pop("message ends without their other end in the location groups read", 0)
+        assert p["skipped"] == s["skipped"]
+        assert p["links"] <= s["links"] and (between > 0) == (p["links"] < s["links"])
+        if between == 0:
+            assert p["warnings"] == s["warnings"]
+
+
+def test_default_and_bad_option():
+    path = shared(*ARCHIVES[0])
+    model = ms.read_micro(path, progress=False)
+    import os
+    assert model.trace_info.get("parallel") == (64 if (os.cpu_count() or 1) > 1 else None)
+    with pytest.raises(ms.InvalidArgumentError, match="parallel"):
+        ms.read_micro(path, progress=False, parallel="yes")
