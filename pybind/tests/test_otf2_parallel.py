@@ -3,12 +3,19 @@ same model, cell for cell, as the single stream (parallel=False) and as
 the trace in memory, and the same summary but for the links between
 location groups."""
 
+import os
+import pathlib
+import subprocess
+import sys
+
 import pandas as pd
 import pytest
 
 import macroscope as ms
 
 from conftest import shared
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 OPTIONS = [
     {},
@@ -33,9 +40,31 @@ def outcome(fn):
         return None, (type(exc), str(exc))
 
 
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """A 64-rank archive written by the OTF2 library's Python bindings
+    (bench/otf2_synth.py; python3-otf2, for the system's Python)."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(python) and subprocess.run([python, "-c", "import otf2"], capture_output=True).returncode == 0:
+            break
+    else:
+        pytest.skip("the otf2 Python package (python3-otf2) is not installed")
+    out = tmp_path_factory.mktemp("otf2") / "archive"
+    subprocess.run([python, os.fspath(REPO / "bench" / "otf2_synth.py"), "40000", os.fspath(out), "--ranks", "64"],
+                   check=True, capture_output=True)
+    return out / "traces.otf2"
+
+
+def test_synthetic(synthetic):
+    check(synthetic)
+
+
 @pytest.mark.parametrize("rel", ARCHIVES, ids=lambda r: r[0] + "/" + r[-2])
 def test_parallel_equals_the_stream(rel):
-    path = shared(*rel)
+    check(shared(*rel))
+
+
+def check(path):
     trace = ms.read(path)
     for opts in OPTIONS:
         par, par_error = outcome(lambda: ms.read_micro(path, progress=False, parallel=True, **opts))
@@ -65,7 +94,6 @@ def test_parallel_equals_the_stream(rel):
 def test_default_and_bad_option():
     path = shared(*ARCHIVES[0])
     model = ms.read_micro(path, progress=False)
-    import os
     assert model.trace_info.get("parallel") == (64 if (os.cpu_count() or 1) > 1 else None)
     with pytest.raises(ms.InvalidArgumentError, match="parallel"):
         ms.read_micro(path, progress=False, parallel="yes")
