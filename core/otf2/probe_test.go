@@ -103,6 +103,49 @@ func TestProbeSynthetic(t *testing.T) {
 			}
 		})
 	}
+	t.Run("first and last chunks only", func(t *testing.T) {
+		// Every chunk starts with a timestamp: the walk reads the first
+		// chunk and the last ones; the last chunk holds a timestamp and no
+		// event record, the one before it the last record (at 1080).
+		var chunks [][]byte
+		for i, step := range []struct {
+			t    uint64
+			kind uint8
+			reg  uint32
+		}{{1003, evEnter, regionMain}, {1010, evEnter, regionWork}, {1020, evLeave, regionWork}, {1080, evLeave, regionMain}} {
+			e := &enc{}
+			evTime(e, step.t)
+			evRegion(e, step.kind, step.reg)
+			if i == 1 {
+				evTime(e, 1015) // a later timestamp inside a middle chunk
+				evRegion(e, evEnter, regionMain)
+				evTime(e, 1016)
+				evRegion(e, evLeave, regionMain)
+			}
+			chunks = append(chunks, e.b)
+		}
+		tail := &enc{}
+		evTime(tail, 1150)
+		chunks = append(chunks, tail.b)
+		anchor := testArchive{chunkEvents: chunk, defs: baseDefs(false).b,
+			locations: map[uint64][]byte{0: chunked(false, chunk, chunks...)}}.write(t, t.TempDir())
+		checkProbe(t, anchor)
+		if s, e, _ := Probe(anchor, nil); s != 0 || e != 100 {
+			t.Fatalf("probe %d-%d, want 0-100", s, e)
+		}
+		// Beyond the clock's length: the last record ends the trace.
+		late := &enc{}
+		evTime(late, 1200)
+		evRegion(late, evEnter, regionWork)
+		evRegion(late, evLeave, regionWork)
+		chunks[len(chunks)-1] = late.b
+		anchor = testArchive{chunkEvents: chunk, defs: baseDefs(false).b,
+			locations: map[uint64][]byte{0: chunked(false, chunk, chunks...)}}.write(t, t.TempDir())
+		checkProbe(t, anchor)
+		if s, e, _ := Probe(anchor, nil); s != 0 || e != 200 {
+			t.Fatalf("probe %d-%d, want 0-200", s, e)
+		}
+	})
 	t.Run("before the offset", func(t *testing.T) {
 		// Records before the clock's offset start the trace before 0.
 		l := &enc{}
