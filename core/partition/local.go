@@ -123,7 +123,9 @@ func (r *localRun) progress(i int, done, total int64) {
 	if r.ro.Progress == nil {
 		return
 	}
+	// Reported under the lock: the sums reach the caller in order.
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.done[i], r.total[i] = done, total
 	var d, t int64
 	known := 0
@@ -137,7 +139,6 @@ func (r *localRun) progress(i int, done, total int64) {
 	if known > 0 {
 		t += t / int64(known) * int64(len(r.total)-known)
 	}
-	r.mu.Unlock()
 	r.ro.Progress(d, max(t, d))
 }
 

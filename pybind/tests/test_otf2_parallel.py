@@ -97,3 +97,15 @@ def test_default_and_bad_option():
     assert model.trace_info.get("parallel") == (64 if (os.cpu_count() or 1) > 1 else None)
     with pytest.raises(ms.InvalidArgumentError, match="parallel"):
         ms.read_micro(path, progress=False, parallel="yes")
+
+
+def test_progress_counts_every_group():
+    # The bytes of every location's event file, read once (the window
+    # comes from the timestamps).
+    anchor = shared(*ARCHIVES[0])
+    size = sum(f.stat().st_size for f in (anchor.parent / "traces").glob("*.evt"))
+    calls = []
+    model = ms.read_micro(anchor, parallel=True, progress=lambda done, total: calls.append((done, total)))
+    assert model.trace_info["parallel"] == 64
+    assert calls[-1] == (size, size)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)

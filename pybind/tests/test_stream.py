@@ -154,9 +154,9 @@ def test_progress_callback(big_trace):
 
 
 def test_progress_of_two_reads():
-    # An OTF2 archive is read twice (a first read finds the window): the
+    # A Paraver file is read twice (a first read finds the window): the
     # bytes count twice.
-    archive = shared("tracer-stencil4d", "stencil4d-otf", "traces-32")
+    archive = shared("paraver", "test", "cutter", "qsort_beo3.prv")
     calls = []
     model = ms.read_micro(archive, progress=lambda done, total: calls.append((done, total)))
     done, total = calls[-1]
