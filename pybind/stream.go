@@ -9,6 +9,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/partition"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // parseMicroOptions decodes the options of Trace.micro (microOptions).
@@ -42,9 +43,16 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 	if err != nil {
 		return nil, err
 	}
+	options, parallel, err := parallelOption(options)
+	if err != nil {
+		return nil, err
+	}
 	src, format, err := openTrace(path, options)
 	if err != nil {
 		return nil, err
+	}
+	if plan := parallelPlan(path, format, options, parallel); plan != nil {
+		return readMicroLocal(path, src, format, opt, plan), nil
 	}
 	return readMicro(path, src, format, opt), nil
 }
@@ -60,20 +68,25 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 			m, sum, err = micro.FromSource(src, opt, ro)
 			return err
 		})
-		warnings := ro.Notes.Messages()
 		if err != nil {
 			return err
 		}
-		r.model = &MicroModel{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values},
-			stateTypes: momentsStateTypes(opt), summary: map[string]any{
-				"files": files, "format": format, "start": sum.Start.Seconds(), "end": sum.End.Seconds(),
-				"containers": sum.Containers, "states": sum.States, "variables": sum.Variables, "links": sum.Links,
-				"events": sum.Events, "passes": sum.Passes, "in_memory": sum.InMemory, "warnings": warnings,
-				"skipped": ro.Notes.Skipped(),
-			}, incomplete: ro.Notes.IncompleteReasons()}
+		r.model = streamedModel(m, sum, opt, files, format, ro)
 		return nil
 	})
 	return r
+}
+
+// streamedModel is the model read with its summary: what was read, the
+// reader's notes.
+func streamedModel(m *micro.Model, sum *micro.Summary, opt micro.Options, files []string, format string, ro trace.ReadOptions) *MicroModel {
+	return &MicroModel{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values},
+		stateTypes: momentsStateTypes(opt), summary: map[string]any{
+			"files": files, "format": format, "start": sum.Start.Seconds(), "end": sum.End.Seconds(),
+			"containers": sum.Containers, "states": sum.States, "variables": sum.Variables, "links": sum.Links,
+			"events": sum.Events, "passes": sum.Passes, "in_memory": sum.InMemory, "warnings": ro.Notes.Messages(),
+			"skipped": ro.Notes.Skipped(),
+		}, incomplete: ro.Notes.IncompleteReasons()}
 }
 
 // StartReadMicroRuns starts building the model of several traces read as

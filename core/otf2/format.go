@@ -21,6 +21,8 @@ var Format = ingest.Format{
 			return nil, err
 		}
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadGroups(path, groups, sink, ro) },
+			// Exact: the extent the read ends the trace with.
+			Probe: func() (trace.Time, trace.Time, bool) { return Probe(path, groups) },
 			Files: []string{path}}, nil
 	},
 }

@@ -1,7 +1,6 @@
 package otf2
 
 import (
-	"math"
 	"slices"
 	"strconv"
 
@@ -37,52 +36,55 @@ func LocationGroups(path string) ([]uint32, error) {
 // ReadGroups streams the records of the locations of the given location
 // groups only (all of them when groups is nil).
 func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {
-	var keep func(uint32) bool
-	if groups != nil {
-		// Only the kept locations' definitions and event files are opened.
-		keep = func(g uint32) bool { return slices.Contains(groups, g) }
-	}
-	arch, err := open(path, keep)
+	arch, err := openGroups(path, groups)
 	if err != nil {
 		return err
-	}
-	if groups != nil {
-		known := map[uint32]bool{}
-		for _, g := range arch.defs.lgroups {
-			known[g.id] = true
-		}
-		for _, g := range groups {
-			if !known[g] {
-				return errs.Argument("location_groups", "the archive has no location group %d", g)
-			}
-		}
 	}
 	return arch.read(sink, opt)
 }
 
-// Probe guesses the extent of the archive at path from its global
-// definitions alone: from 0 to the end its ClockProperties give. Records
-// that clock corrections move beyond make the trace longer, which a read
-// finds (see micro.Stream).
-func Probe(path string) (start, end trace.Time, ok bool) {
-	anchorPath, err := findAnchor(path)
+// openGroups opens the archive at path for the locations of the given
+// location groups only (all of them when groups is nil): only their
+// definitions and event files are opened.
+func openGroups(path string, groups []uint32) (*archive, error) {
+	var keep func(uint32) bool
+	if groups != nil {
+		keep = func(g uint32) bool { return slices.Contains(groups, g) }
+	}
+	arch, err := open(path, keep)
 	if err != nil {
-		return 0, 0, false
+		return nil, err
 	}
-	a, err := readAnchor(anchorPath)
-	if err != nil {
-		return 0, 0, false
+	if groups != nil {
+		if err := arch.selectGroups(groups); err != nil {
+			return nil, err
+		}
 	}
-	defs, err := readDefinitions(a)
-	if err != nil || !defs.haveClock {
-		return 0, 0, false
+	return arch, nil
+}
+
+// selectGroups keeps the event files of the given location groups only.
+func (arch *archive) selectGroups(groups []uint32) error {
+	known := map[uint32]bool{}
+	for _, g := range arch.defs.lgroups {
+		known[g.id] = true
 	}
-	clk := defs.clock
-	if clk.length > math.MaxUint64-clk.offset {
-		return 0, 0, false
+	for _, g := range groups {
+		if !known[g] {
+			return errs.Argument("location_groups", "the archive has no location group %d", g)
+		}
 	}
-	end, ok = (timeBase{clk.offset, clk.resolution}).toTime(clk.offset + clk.length)
-	return 0, end, ok && end > 0
+	kept := arch.streams[:0]
+	arch.total = 0
+	for _, st := range arch.streams {
+		if slices.Contains(groups, arch.defs.locations[st.loc].group) {
+			kept = append(kept, st)
+			arch.total += st.file.size
+		}
+	}
+	arch.streams = kept
+	arch.subset = true
+	return nil
 }
 
 // parseGroups reads the location_groups option: decimal IDs.

@@ -8,7 +8,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -25,18 +24,13 @@ func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
 
 // Extent returns the first and last instants of a part's records: the
 // reader's guess when it can make one without reading (Source.Probe; for
-// an OTF2 archive, the clock properties of its definitions), a read that
+// an OTF2 archive, its timestamps alone, exact), a read that
 // keeps nothing otherwise; guess false always reads. The trace's window is
 // the smallest start and the largest end of its parts'. A guess must be
 // checked against the extent of the merged partial models
 // (micro.Partial's Start and End): their Model fails with micro.ErrWindow
 // on a wrong one.
 func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, err error) {
-	if guess && p.Format == otf2.Format.Name && p.Run == "" {
-		if start, end, ok := otf2.Probe(p.Path); ok {
-			return start, end, nil
-		}
-	}
 	var ext extent
 	src, _, err := formats.Open(p.Path, p.Format, p.Options)
 	if err != nil {

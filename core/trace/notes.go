@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -131,4 +132,27 @@ func (n *Notes) Add(o *Notes) {
 	for _, what := range order {
 		n.Skip(what, skipped[what])
 	}
+}
+
+// AddNew is Add without the reasons and warnings n has already: it adds
+// the notes of the parts of one input, read apart, each of which repeats
+// what the input itself lacks.
+func (n *Notes) AddNew(o *Notes) {
+	if n == nil || o == nil || n == o {
+		return
+	}
+	n.mu.Lock()
+	had := map[string]bool{}
+	for _, s := range n.incomplete {
+		had["i"+s] = true
+	}
+	for _, s := range n.warnings {
+		had["w"+s] = true
+	}
+	n.mu.Unlock()
+	fresh := &Notes{}
+	fresh.Add(o)
+	fresh.incomplete = slices.DeleteFunc(fresh.incomplete, func(s string) bool { return had["i"+s] })
+	fresh.warnings = slices.DeleteFunc(fresh.warnings, func(s string) bool { return had["w"+s] })
+	n.Add(fresh)
 }

@@ -18,7 +18,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
                progress=None, state_types: list[str] | None = None, depth: int | None = None,
                metric: str = "state_duration", types: list[str] | None = None, key: str = "name",
                memory_budget: int | None = None, client=None, runs: bool | None = None,
-               partitions: int | None = None, **options) -> MicroModel:
+               partitions: int | None = None, parallel: bool | None = None, **options) -> MicroModel:
     """Build the microscopic model of the trace file at ``path`` while
     reading it: the same :class:`MicroModel`, cell for cell, as
     ``read(path, format, **options).micro(slices, start, end, ...)``, without
@@ -50,9 +50,18 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
 
     The slices depend on the window: when ``start`` or ``end`` is left to
     the trace, a Pajé file is read once (its first and last dates are read
-    from its two ends beforehand, and checked by the read), other formats
-    twice (a first read finds the window). ``model.trace_info`` tells the
+    from its two ends beforehand, and checked by the read), an OTF2 archive
+    once (its timestamps alone give them beforehand), other formats twice
+    (a first read finds the window). ``model.trace_info`` tells the
     counts of what was read and the number of reads.
+
+    ``parallel=True`` reads an OTF2 archive of several location groups on
+    all cores: each group's locations are decoded and modelled on their
+    own and the partial models added up, with no merge of all the records
+    by time, the model the same bit for bit. ``model.trace_info["links"]``
+    then counts the messages within a location group; those between
+    groups are counted (and warned about) among the skipped message ends.
+    By default (None, or False) the archive is read as one stream.
 
     ``progress`` is that of :func:`macroscope.read` (a tqdm bar for long
     reads, ``False`` for none, or a callable ``f(done, total)`` in bytes;
@@ -108,6 +117,11 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         if not isinstance(format, str):
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options["format"] = format
+    if parallel is not None:
+        if not isinstance(parallel, bool):
+            raise InvalidArgumentError(f"parallel: must be True, False or None, got {parallel!r}",
+                                       param="parallel")
+        options["parallel"] = parallel
     handle = _reading.run(paths[0], options, progress, start=_bridge.native.StartReadMicro,
                           args=(model_opts,), result="Model")
     return _warn(MicroModel(handle))

@@ -1,0 +1,99 @@
+"""Reading a 64-location OTF2 archive into the microscopic model: the
+parallel read (one location group per core) against the single stream,
+the trace in memory and otf2-print.
+
+    python bench/otf2_parallel.py [--events N] [--archive DIR] [--rounds R]
+                                  [--before PYTHON]
+
+The archive is written by bench/otf2_synth.py (64 ranks, one location
+each) with the Debian package python3-otf2 (/usr/bin/python3), unless
+--archive gives one. Each variant runs in a process of its own under
+/usr/bin/time (wall time, peak RSS), the variants interleaved, R rounds;
+the table gives the minimum and the median of the times and the largest
+peak RSS:
+
+  read_micro parallel   ms.read_micro(path, parallel=True)
+  read_micro stream     ms.read_micro(path, parallel=False)
+  read().micro()        ms.read(path).micro()
+  before                ms.read_micro(path) of another build (--before: its
+                        Python, e.g. the .venv of the branch before this
+                        change), the baseline
+  otf2-print            otf2-print PATH > /dev/null (decodes and prints
+                        every event); otf2-print --silent
+
+The Macroscope rows include the start of Python and the import of
+macroscope (measured apart: "python -c 'import macroscope'").
+"""
+
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def timed(cmd):
+    """Wall seconds and peak RSS (KiB) of cmd, from /usr/bin/time."""
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", out.name] + cmd,
+                       stdout=subprocess.DEVNULL, check=True)
+        wall, rss = out.read().split()[-2:]
+    return float(wall), int(rss)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=4_000_000)
+    ap.add_argument("--archive", help="an OTF2 anchor file instead of a synthetic archive")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--before", help="Python of another build of macroscope, the baseline")
+    ap.add_argument("--slices", type=int, default=100)
+    args = ap.parse_args()
+    if args.archive:
+        anchor = pathlib.Path(args.archive)
+    else:
+        where = pathlib.Path(tempfile.gettempdir()) / f"macroscope-otf2-64x{args.events}"
+        anchor = where / "traces.otf2"
+        if not anchor.exists():
+            print(f"writing {where} ({args.events} events, 64 locations)", file=sys.stderr)
+            subprocess.run(["/usr/bin/python3", str(REPO / "bench" / "otf2_synth.py"), str(args.events),
+                            str(where), "--ranks", "64"], check=True)
+    py = str(REPO / ".venv" / "bin" / "python")
+    read = f"import macroscope as ms; p = {str(anchor)!r}; "
+    variants = {
+        "import macroscope": [py, "-c", "import macroscope"],
+        "read_micro parallel": [py, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False, parallel=True)"],
+        "read_micro stream": [py, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False, parallel=False)"],
+        "read().micro()": [py, "-c", read + f"ms.read(p, progress=False).micro({args.slices})"],
+        "otf2-print": ["otf2-print", str(anchor)],
+        "otf2-print --silent": ["otf2-print", "--silent", str(anchor)],
+    }
+    if args.before:
+        variants["before: read_micro"] = [args.before, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False)"]
+    times = {k: [] for k in variants}
+    rss = {k: 0 for k in variants}
+    for r in range(args.rounds):
+        for name, cmd in variants.items():
+            wall, peak = timed(cmd)
+            times[name].append(wall)
+            rss[name] = max(rss[name], peak)
+            print(f"round {r + 1}: {name}: {wall:.2f} s, {peak / 1024:.0f} MiB", file=sys.stderr)
+    size = sum(f.stat().st_size for f in anchor.parent.rglob("*") if f.is_file())
+    load = os.getloadavg()
+    print(f"\n{anchor} ({size / 2**20:.0f} MiB), {os.cpu_count()} CPUs, "
+          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {args.rounds} rounds")
+    base = min(times["read_micro parallel"])
+    print(f"| {'variant':<22} | {'min s':>7} | {'median s':>8} | {'peak RSS MiB':>12} | {'min / parallel':>14} |")
+    print(f"|{'-' * 24}|{'-' * 9}:|{'-' * 10}:|{'-' * 14}:|{'-' * 16}:|")
+    for name in variants:
+        t = times[name]
+        print(f"| {name:<22} | {min(t):7.2f} | {statistics.median(t):8.2f} | {rss[name] / 1024:12.0f} | "
+              f"{min(t) / base:14.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+package partition
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Local builds the model of a plan's trace on this machine, its parts on
+// all cores: the parts' extents give the window (cheap where the reader
+// probes: OTF2 reads timestamps only), then workers goroutines (the
+// number of CPUs Go uses when workers < 1) each read a part into a
+// partial model, and the partials are merged in the plan's order. The
+// model is the one the whole trace's reader gives (micro.FromSource),
+// bit for bit, without a global merge of the parts' records by time: the
+// model adds up per part.
+//
+// Progress reports count the bytes of every part; the parts read share
+// ro's cancellation, and the first error stops the others. An error names
+// its part. The notes of the parts are added to ro.Notes: skip counts
+// summed, a remark several parts make (the archive's own) once.
+func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*micro.Model, *micro.Summary, error) {
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	n := len(plan.Parts)
+	if n == 0 {
+		return nil, nil, errors.New("partition: a plan without parts")
+	}
+	workers = min(workers, n)
+	run := newLocalRun(n, ro)
+	defer run.stop()
+
+	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
+	if opt.Start == nil || opt.End == nil {
+		starts, ends := make([]trace.Time, n), make([]trace.Time, n)
+		if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
+			starts[i], ends[i], err = Extent(plan.Parts[i], true, pro)
+			return err
+		}, plan); err != nil {
+			return nil, nil, err
+		}
+		start, end = slices.Min(starts), slices.Max(ends)
+		run.reset()
+	}
+	if opt.Start != nil {
+		start = *opt.Start
+	}
+	if opt.End != nil {
+		end = *opt.End
+	}
+	partials := make([]*micro.Partial, n)
+	notes := make([]*trace.Notes, n)
+	if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
+		notes[i] = &trace.Notes{}
+		pro.Notes = notes[i]
+		partials[i], err = Build(plan.Parts[i], opt, start, end, pro)
+		return err
+	}, plan); err != nil {
+		return nil, nil, err
+	}
+	addNotes(ro.Notes, notes)
+	merged, err := micro.Merge(plan.Order, partials...)
+	if err != nil {
+		return nil, nil, err
+	}
+	clear(partials) // the merged partial holds what the model needs
+	m, err := merged.Model()
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, &micro.Summary{Counts: merged.Counts, Start: merged.Start, End: merged.End, Passes: 1}, nil
+}
+
+// localRun is what the parts read at once share: the bytes read, for
+// progress, and the cancellation, the caller's or the first error's.
+type localRun struct {
+	ro      trace.ReadOptions
+	cancel  chan struct{}
+	once    sync.Once
+	watched chan struct{} // closed when the run ends, to stop watching ro.Cancel
+	mu      sync.Mutex
+	done    []int64 // bytes read by part
+	total   []int64 // bytes by part, 0 until its reader tells
+}
+
+func newLocalRun(n int, ro trace.ReadOptions) *localRun {
+	r := &localRun{ro: ro, cancel: make(chan struct{}), watched: make(chan struct{}),
+		done: make([]int64, n), total: make([]int64, n)}
+	if ro.Cancel != nil {
+		go func() {
+			select {
+			case <-ro.Cancel:
+				r.abort()
+			case <-r.watched:
+			}
+		}()
+	}
+	return r
+}
+
+func (r *localRun) abort() { r.once.Do(func() { close(r.cancel) }) }
+func (r *localRun) stop()  { close(r.watched) }
+
+// reset forgets the bytes counted, for the next pass over the parts.
+func (r *localRun) reset() {
+	r.mu.Lock()
+	clear(r.done)
+	clear(r.total)
+	r.mu.Unlock()
+}
+
+// progress records part i's report and reports the sum: the parts whose
+// size is not known yet count as the mean of those known.
+func (r *localRun) progress(i int, done, total int64) {
+	if r.ro.Progress == nil {
+		return
+	}
+	// Reported under the lock: the sums reach the caller in order.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done[i], r.total[i] = done, total
+	var d, t int64
+	known := 0
+	for k := range r.done {
+		d += r.done[k]
+		if r.total[k] > 0 {
+			t += r.total[k]
+			known++
+		}
+	}
+	if known > 0 {
+		t += t / int64(known) * int64(len(r.total)-known)
+	}
+	r.ro.Progress(d, max(t, d))
+}
+
+// each calls fn for every part on workers goroutines, each with read
+// options that report progress and stop on cancellation. It returns the
+// first error, naming its part; the caller's cancellation wins over the
+// errors it caused.
+func (r *localRun) each(workers int, fn func(i int, ro trace.ReadOptions) error, plan *Plan) error {
+	jobs := make(chan int)
+	var first atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				pro := trace.ReadOptions{Cancel: r.cancel}
+				if r.ro.Progress != nil {
+					pro.Progress = func(done, total int64) { r.progress(i, done, total) }
+				}
+				if err := fn(i, pro); err != nil {
+					if !errors.Is(err, trace.ErrCanceled) {
+						err = fmt.Errorf("%s: %w", plan.Parts[i].Label, err)
+					}
+					first.CompareAndSwap(nil, &err)
+					r.abort()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range plan.Parts {
+		select {
+		case jobs <- i:
+		case <-r.cancel:
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := r.ro.Canceled(); err != nil {
+		return err
+	}
+	if p := first.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// addNotes adds the parts' notes to n in the parts' order: the skip
+// counts summed, each remark once (every part of an archive makes the
+// archive's own remarks).
+func addNotes(n *trace.Notes, parts []*trace.Notes) {
+	for _, p := range parts {
+		n.AddNew(p)
+	}
+}

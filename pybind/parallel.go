@@ -1,0 +1,102 @@
+package pybind
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/otf2"
+	"github.com/macroscope-hpc/macroscope/core/partition"
+)
+
+// An OTF2 archive's model adds up per location group: read_micro reads
+// the groups on all cores (partition.Local), each group's locations
+// decoded and modelled on their own, rather than merging every location's
+// records by time into one stream. The option "parallel" of read_micro
+// forces it (true), forbids it (false) or leaves it to the archive and
+// the machine (null: more than one location group and more than one CPU).
+
+// parallelOptionName is read_micro's option, the front end's, not the
+// reader's.
+const parallelOptionName = "parallel"
+
+// parallelOption takes the option parallel out of the read options: nil
+// when absent or null.
+func parallelOption(options string) (string, *bool, error) {
+	values, err := decodeReadOptions(options)
+	if err != nil {
+		return "", nil, err
+	}
+	v, ok := values[parallelOptionName]
+	if !ok {
+		return options, nil, nil
+	}
+	delete(values, parallelOptionName)
+	rest, err := json.Marshal(values)
+	if err != nil {
+		return "", nil, err
+	}
+	if v == nil {
+		return string(rest), nil, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return "", nil, errs.Argument(parallelOptionName, "must be True, False or None, got %v", v)
+	}
+	return string(rest), &b, nil
+}
+
+// parallelPlan returns the plan of the parallel read of the trace at
+// path, or nil to read it as one stream: an OTF2 archive read whole (the
+// option location_groups already picks a part), when asked. It is not the
+// default: the messages between location groups cannot be matched within
+// a part, so the links of a parallel read are fewer than the stream's
+// (they are counted as skipped, which warns), and its speed has not yet
+// been shown on an idle machine.
+func parallelPlan(path, format, options string, parallel *bool) *partition.Plan {
+	if format != otf2.Format.Name || parallel == nil || !*parallel {
+		return nil
+	}
+	values, err := decodeReadOptions(options)
+	if err != nil {
+		return nil
+	}
+	delete(values, "format")
+	delete(values, memoryBudgetOption)
+	if len(values.Strings("location_groups")) > 0 {
+		return nil
+	}
+	plan, err := partition.PlanFile(path, format, ingest.Values{}, 1)
+	if err != nil {
+		return nil // the stream's read reports it
+	}
+	return plan
+}
+
+// readMicroLocal starts building the model of plan's parts on all cores
+// (partition.Local). States that do not nest per part (micro.ErrNesting)
+// fall back on the single stream, which keeps the whole trace then.
+func readMicroLocal(path string, src *ingest.Source, format string, opt micro.Options, plan *partition.Plan) *Reading {
+	files := src.Files
+	r, ro := newReading()
+	go r.run(func() error {
+		var m *micro.Model
+		var sum *micro.Summary
+		err := readGuarded(path, func() (err error) {
+			m, sum, err = partition.Local(plan, opt, ro, 0)
+			if errors.Is(err, micro.ErrNesting) {
+				m, sum, err = micro.FromSource(src, opt, ro)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		r.model = streamedModel(m, sum, opt, files, format, ro)
+		r.model.summary["parallel"] = len(plan.Parts)
+		return nil
+	})
+	return r
+}
