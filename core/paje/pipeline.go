@@ -74,6 +74,11 @@ func (d *decoder) decodeText(r io.Reader) error {
 	size := d.chunkSize
 	if size <= 0 {
 		size = defaultChunk
+		// A chunk's records and fields are allocated for its size: small
+		// inputs get small chunks (compressed ones may span several).
+		if d.total > 0 && d.total < int64(size) {
+			size = max(4<<10, int(d.total)+1)
+		}
 	}
 	// Most traces define their events in their first lines: the first
 	// chunk is read here, before the tokenizers start, so that they know
