@@ -249,6 +249,13 @@ func (f *eventFile) setTime(c *cursor) {
 		c.fail(false, "timestamp %d is more than 292 years away from the global offset %d", ticks, f.tb.offset)
 		return
 	}
+	if f.haveTime && ticks < f.ticks {
+		// Offsets falling faster than the clock runs: no time order
+		// survives them, and states would end before they begin.
+		c.pos = at
+		c.fail(false, "the location's clock offsets move timestamp %d to %d ticks, before the previous one (%d)", t, ticks, f.ticks)
+		return
+	}
 	f.raw, f.ticks, f.time, f.haveTime = t, ticks, tm, true
 }
 

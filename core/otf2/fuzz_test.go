@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -237,4 +238,27 @@ func TestFuzzArchive(t *testing.T) {
 		"variable m0 temp 0.000000026-0.000000100 = 0.5",
 		"event thread Unmatched MPI message send at 0.000000025",
 	})
+}
+
+// TestClockOffsetsBackwards: offsets that fall faster than time runs
+// would put a location's events out of order, and end states before they
+// begin (FuzzLocalDefinitions found it): the read fails at the timestamp.
+func TestClockOffsetsBackwards(t *testing.T) {
+	local := &enc{}
+	local.rec(defClockOffset, false, func(r *enc) { r.u64Full(1000).i64(50).u64Full(0) })
+	local.rec(defClockOffset, false, func(r *enc) { r.u64Full(1010).i64(-50).u64Full(0) })
+	l := &enc{}
+	evTime(l, 1000)
+	evRegion(l, evEnter, regionMain)
+	evTime(l, 1005) // 1005 + 0 ticks: before 1000 + 50
+	evRegion(l, evLeave, regionMain)
+	_, err := readSynthetic(t, testArchive{defs: baseDefs(false).b,
+		locations: map[uint64][]byte{0: chunked(false, 0, l.b)},
+		localDefs: map[uint64][]byte{0: chunked(false, 0, local.b)},
+	})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || !strings.HasSuffix(fe.File, "0.evt") || fe.Offset != 29 ||
+		!strings.Contains(err.Error(), "clock offsets move timestamp 1005 to 1005 ticks, before the previous one (1050)") {
+		t.Errorf("got %v", err)
+	}
 }
