@@ -63,7 +63,14 @@ func (d *decoder) decode(r io.Reader, name string) error {
 		return err
 	}
 	defer release()
-	return d.decodeText(text)
+	cut := &cutDetector{r: text}
+	if err := d.decodeText(cut); err != nil {
+		return err
+	}
+	if cut.cut() {
+		d.opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", name, d.line)
+	}
+	return nil
 }
 
 // decodeText reads the text of a file through the pipeline.
