@@ -57,3 +57,7 @@ def test_classify():
     assert R.classify(cut, {"outcome": "error", "file": None, "message": "bad"}, base, d) == "crash"
     assert R.classify(cut, {"outcome": "exception", "type": "InternalError"}, base, d) == "crash"
     assert R.classify(cut, {"outcome": "hang"}, base, d) == "hang"
+    micro = C.Case(src, "truncate", "0.5", None, read="read_micro")
+    no_states = {"outcome": "error", "type": "InvalidArgumentError", "file": None, "message": "state_types: none"}
+    assert R.classify(micro, no_states, base, d) == "error"
+    assert R.classify(cut, no_states, base, d) == "crash"
