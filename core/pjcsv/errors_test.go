@@ -208,3 +208,14 @@ func TestCutLastLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyInput: a dump cut to nothing is an error, not an empty trace.
+func TestEmptyInput(t *testing.T) {
+	for _, in := range []string{"", "\n  \n"} {
+		err := Decode(bytes.NewReader([]byte(in)), "d.csv", 0, trace.New(), trace.ReadOptions{})
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || err.Error() != "d.csv: empty input: no container or entity line" {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}

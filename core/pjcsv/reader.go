@@ -152,6 +152,7 @@ func (d *decoder) parseLine(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
+	d.lines++
 	if !utf8.Valid(line) {
 		return d.fail("line is not valid UTF-8")
 	}
