@@ -263,21 +263,24 @@ func TestClockOffsetsBackwards(t *testing.T) {
 	}
 }
 
-// TestDefinitionsNotAFile: a directory in place of the global definitions
-// is a FormatError naming it (the corruption suite found the raw system
-// error, which the Python front end takes for a bug).
-func TestDefinitionsNotAFile(t *testing.T) {
-	dir := t.TempDir()
-	must(t, os.MkdirAll(filepath.Join(dir, "traces"), 0o755))
-	for name, data := range fuzzArchiveFiles(t) {
-		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
-	}
-	defs := filepath.Join(dir, "traces.def")
-	must(t, os.Remove(defs))
-	must(t, os.Mkdir(defs, 0o755))
-	err := Read(filepath.Join(dir, "traces.otf2"), trace.New(), trace.ReadOptions{})
-	var fe *errs.FormatError
-	if !errors.As(err, &fe) || fe.File != defs || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("got %v (%T)", err, err)
+// TestFilesNotFiles: a directory in place of the global definitions, of
+// a location's definitions or events is a FormatError naming it (the
+// corruption suite found raw system errors, which the Python front end
+// cannot tell from a bug).
+func TestFilesNotFiles(t *testing.T) {
+	for _, rel := range []string{"traces.def", "traces/0.def", "traces/0.evt"} {
+		dir := t.TempDir()
+		must(t, os.MkdirAll(filepath.Join(dir, "traces"), 0o755))
+		for name, data := range fuzzArchiveFiles(t) {
+			must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		}
+		bad := filepath.Join(dir, rel)
+		must(t, os.Remove(bad))
+		must(t, os.Mkdir(bad, 0o755))
+		err := Read(filepath.Join(dir, "traces.otf2"), trace.New(), trace.ReadOptions{})
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != bad || !strings.Contains(err.Error(), "is a directory") {
+			t.Errorf("%s: got %v (%T)", rel, err, err)
+		}
 	}
 }
