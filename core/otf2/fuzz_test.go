@@ -86,7 +86,7 @@ func checkReadError(t *testing.T, anchor string, err error) {
 func fuzzFile(f *testing.F, rel, seeds string) {
 	tracetest.BoundMinimization(f)
 	files := fuzzArchiveFiles(f)
-	dir := f.TempDir()
+	dir := tracetest.FuzzDir(f)
 	must(f, os.MkdirAll(filepath.Join(dir, "traces"), 0o755))
 	for name, data := range files {
 		must(f, os.WriteFile(filepath.Join(dir, name), data, 0o644))
@@ -143,7 +143,7 @@ func FuzzEventDecoding(f *testing.F) {
 		f.Add(data, uint8(i), uint16(i*97))
 	}
 	f.Add([]byte{}, uint8(1), uint16(1))
-	path := filepath.Join(f.TempDir(), "0.evt")
+	path := filepath.Join(tracetest.FuzzDir(f), "0.evt")
 	f.Fuzz(func(t *testing.T, data []byte, max uint8, window uint16) {
 		if len(data) > maxFuzzInput {
 			return
