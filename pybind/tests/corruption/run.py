@@ -22,7 +22,7 @@ The last three are failures.
 
 prints a line per case, then the counts per format and outcome (the
 Markdown table of docs/reliability.md); --table-from LOG prints the table
-of a run's output.
+of runs' outputs.
 """
 
 from __future__ import annotations
@@ -170,24 +170,27 @@ def table(results) -> str:
     return "\n".join(lines)
 
 
-def _results_of_log(path):
-    """The (case, outcome) pairs of the lines a run printed."""
+def _results_of_log(paths):
+    """The (case, outcome) pairs of the lines runs printed, a later run's
+    outcome replacing an earlier one's (cases run again after a fix)."""
     by_name = {c.name: c for c in C.all_cases()}
-    out = []
-    for line in Path(path).read_text().splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] in OUTCOMES and parts[1] in by_name:
-            out.append((by_name[parts[1]], parts[0], {}))
-    return out
+    outcome = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] in OUTCOMES and parts[1] in by_name:
+                outcome[parts[1]] = parts[0]
+    return [(by_name[name], o, {}) for name, o in outcome.items()]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="every case (default: the sample of the test run)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--only", default="", help="run the cases whose name contains this")
+    ap.add_argument("--only", default="", help="run the cases whose name contains one of these (comma-separated)")
     ap.add_argument("--no-bombs", action="store_true")
-    ap.add_argument("--table-from", metavar="LOG", help="print the table of the case lines of a run's output")
+    ap.add_argument("--table-from", metavar="LOG", nargs="+",
+                    help="print the table of the case lines of runs' outputs (later ones override)")
     a = ap.parse_args()
     if a.table_from:
         print(table(_results_of_log(a.table_from)))
@@ -199,7 +202,7 @@ def main():
     if a.no_bombs:
         cases = [c for c in cases if c.kind != "bomb"]
     if a.only:
-        cases = [c for c in cases if a.only in c.name]
+        cases = [c for c in cases if any(o in c.name for o in a.only.split(","))]
     results = run(cases, a.jobs)
     print()
     print(table(results))
