@@ -16,7 +16,7 @@ OUT     ?= out
 GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
 PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.js' \) -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
 
-.PHONY: demo test setup go-test py-test notebooks bench bench-compare widgets-js clean
+.PHONY: demo test setup go-test py-test notebooks bench bench-compare widgets-js clean fuzz
 
 demo: setup
 	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
@@ -55,6 +55,13 @@ go-test:
 
 py-test: setup
 	$(VPY) -m pytest -q pybind/tests
+
+# Every Go fuzz target in turn, FUZZTIME each (scripts/fuzz.sh finds them;
+# docs/reliability.md has their rates). A crasher fails the run and is kept
+# under the package's testdata/fuzz/ as a regression test.
+FUZZTIME ?= 30s
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
 
 bench: setup
 	$(VPY) bench/zero_copy.py

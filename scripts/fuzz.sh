@@ -18,7 +18,9 @@ FUZZTIME=${FUZZTIME:-30s}
 MINRATE=${MINRATE:-0}
 GO=${GO:-go}
 dirs=("$@")
-[ ${#dirs[@]} -gt 0 ] || dirs=(.)
+if [ ${#dirs[@]} -eq 0 ]; then
+  for d in core arrowio plots cmd pybind; do [ -d "$d" ] && dirs+=("$d"); done
+fi
 
 failed=()
 summary=()

@@ -61,7 +61,7 @@ func FuzzOpen(f *testing.F) {
 	for i, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(i))
 	}
-	dir := f.TempDir()
+	dir := tracetest.FuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		if len(data) > 4<<10 {
 			return

@@ -1,6 +1,8 @@
 package otf2
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"unicode/utf8"
 
@@ -152,8 +154,11 @@ type definitions struct {
 func readDefinitions(a *anchor) (*definitions, error) {
 	path := a.globalDefsPath()
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	if err != nil { // a directory in its place, unreadable...
+		return nil, &errs.FormatError{File: path, Err: err}
 	}
 	if len(data) == 0 {
 		return nil, &errs.FormatError{File: path, Err: errorString("the global definition file is empty: the archive defines nothing (was it cut, or its writer killed?)")}

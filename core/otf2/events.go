@@ -1,7 +1,6 @@
 package otf2
 
 import (
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -72,7 +71,7 @@ func (f *eventFile) fill(b *batch, max int, buf []byte) []byte {
 	b.reset()
 	file, err := os.Open(f.path)
 	if err != nil {
-		b.err = err
+		b.err = &errs.FormatError{File: f.path, Err: err}
 		return buf
 	}
 	defer file.Close()
@@ -90,7 +89,7 @@ func (f *eventFile) fill(b *batch, max int, buf []byte) []byte {
 		}
 		buf = buf[:n]
 		if _, err := file.ReadAt(buf, f.pos); err != nil {
-			b.err = fmt.Errorf("%s: %w", f.path, err)
+			b.err = &errs.FormatError{File: f.path, Offset: f.pos, Err: err}
 			break
 		}
 		window = f.decodeWindow(buf, b, max, window)
@@ -148,7 +147,7 @@ func (f *eventFile) startChunk(file *os.File, b *batch) bool {
 	var head [chunkHeaderSize]byte
 	n, err := file.ReadAt(head[:], f.pos)
 	if err != nil && err != io.EOF {
-		b.err = fmt.Errorf("%s: %w", f.path, err)
+		b.err = &errs.FormatError{File: f.path, Offset: f.pos, Err: err}
 		return false
 	}
 	c := cursor{buf: head[:n], base: f.pos}
@@ -247,6 +246,13 @@ func (f *eventFile) setTime(c *cursor) {
 	if !ok {
 		c.pos = at
 		c.fail(false, "timestamp %d is more than 292 years away from the global offset %d", ticks, f.tb.offset)
+		return
+	}
+	if f.haveTime && ticks < f.ticks {
+		// Offsets falling faster than the clock runs: no time order
+		// survives them, and states would end before they begin.
+		c.pos = at
+		c.fail(false, "the location's clock offsets move timestamp %d to %d ticks, before the previous one (%d)", t, ticks, f.ticks)
 		return
 	}
 	f.raw, f.ticks, f.time, f.haveTime = t, ticks, tm, true

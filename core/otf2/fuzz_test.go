@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -85,7 +86,7 @@ func checkReadError(t *testing.T, anchor string, err error) {
 func fuzzFile(f *testing.F, rel, seeds string) {
 	tracetest.BoundMinimization(f)
 	files := fuzzArchiveFiles(f)
-	dir := f.TempDir()
+	dir := tracetest.FuzzDir(f)
 	must(f, os.MkdirAll(filepath.Join(dir, "traces"), 0o755))
 	for name, data := range files {
 		must(f, os.WriteFile(filepath.Join(dir, name), data, 0o644))
@@ -142,7 +143,7 @@ func FuzzEventDecoding(f *testing.F) {
 		f.Add(data, uint8(i), uint16(i*97))
 	}
 	f.Add([]byte{}, uint8(1), uint16(1))
-	path := filepath.Join(f.TempDir(), "0.evt")
+	path := filepath.Join(tracetest.FuzzDir(f), "0.evt")
 	f.Fuzz(func(t *testing.T, data []byte, max uint8, window uint16) {
 		if len(data) > maxFuzzInput {
 			return
@@ -237,4 +238,49 @@ func TestFuzzArchive(t *testing.T) {
 		"variable m0 temp 0.000000026-0.000000100 = 0.5",
 		"event thread Unmatched MPI message send at 0.000000025",
 	})
+}
+
+// TestClockOffsetsBackwards: offsets that fall faster than time runs
+// would put a location's events out of order, and end states before they
+// begin (FuzzLocalDefinitions found it): the read fails at the timestamp.
+func TestClockOffsetsBackwards(t *testing.T) {
+	local := &enc{}
+	local.rec(defClockOffset, false, func(r *enc) { r.u64Full(1000).i64(50).u64Full(0) })
+	local.rec(defClockOffset, false, func(r *enc) { r.u64Full(1010).i64(-50).u64Full(0) })
+	l := &enc{}
+	evTime(l, 1000)
+	evRegion(l, evEnter, regionMain)
+	evTime(l, 1005) // 1005 + 0 ticks: before 1000 + 50
+	evRegion(l, evLeave, regionMain)
+	_, err := readSynthetic(t, testArchive{defs: baseDefs(false).b,
+		locations: map[uint64][]byte{0: chunked(false, 0, l.b)},
+		localDefs: map[uint64][]byte{0: chunked(false, 0, local.b)},
+	})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || !strings.HasSuffix(fe.File, "0.evt") || fe.Offset != 29 ||
+		!strings.Contains(err.Error(), "clock offsets move timestamp 1005 to 1005 ticks, before the previous one (1050)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestFilesNotFiles: a directory in place of the global definitions, of
+// a location's definitions or events is a FormatError naming it (the
+// corruption suite found raw system errors, which the Python front end
+// cannot tell from a bug).
+func TestFilesNotFiles(t *testing.T) {
+	for _, rel := range []string{"traces.def", "traces/0.def", "traces/0.evt"} {
+		dir := t.TempDir()
+		must(t, os.MkdirAll(filepath.Join(dir, "traces"), 0o755))
+		for name, data := range fuzzArchiveFiles(t) {
+			must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		}
+		bad := filepath.Join(dir, rel)
+		must(t, os.Remove(bad))
+		must(t, os.Mkdir(bad, 0o755))
+		err := Read(filepath.Join(dir, "traces.otf2"), trace.New(), trace.ReadOptions{})
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != bad || !strings.Contains(err.Error(), "is a directory") {
+			t.Errorf("%s: got %v (%T)", rel, err, err)
+		}
+	}
 }

@@ -71,8 +71,8 @@ func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &localDefs{missing: true}, nil
 	}
-	if err != nil {
-		return nil, err
+	if err != nil { // a directory in its place, unreadable...
+		return nil, &errs.FormatError{File: path, Err: err}
 	}
 	l, derr := decodeLocalDefs(data, a.chunkDefs)
 	if derr != nil {

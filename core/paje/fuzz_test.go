@@ -163,25 +163,42 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// FuzzSort feeds the sorted read arbitrary input, in runs small enough to
-// go to disk: it must never panic, and every error must be an
-// *errs.FormatError naming the file.
+// FuzzSort feeds the sorted read arbitrary input: it must never panic,
+// every error must be an *errs.FormatError naming the file, and the calls
+// to the sink keep its contract. One input in eight is sorted in runs
+// small enough to go to temporary files (milliseconds a run), the others
+// in one run.
 func FuzzSort(f *testing.F) {
 	tracetest.BoundMinimization(f)
-	f.Add([]byte(stateSeed))
-	f.Add([]byte(miniHeader + "3 2 p1 S a\n3 1 p1 S b\n# c\n\n3 0.5 p1 S a\n"))
-	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"))
-	dir := f.TempDir()
+	f.Add([]byte(stateSeed), uint8(0))
+	f.Add([]byte(stateSeed), uint8(1))
+	f.Add([]byte(miniHeader+"3 2 p1 S a\n3 1 p1 S b\n# c\n\n3 0.5 p1 S a\n"), uint8(0))
+	f.Add([]byte("%EventDef PajeSetState 1\n% Time date\n%EndEventDef\n1 \"x\n"), uint8(3))
+	dir := tracetest.FuzzDir(f)
 	path := filepath.Join(dir, "fuzz.trace")
-	f.Fuzz(func(t *testing.T, data []byte) {
+	// The sort's runs go to os.TempDir: there too.
+	saved, had := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", dir)
+	f.Cleanup(func() {
+		if had {
+			os.Setenv("TMPDIR", saved)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+	})
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		if len(data) > maxFuzzInput {
 			return
 		}
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
+		run := int64(1 << 20)
+		if which%8 == 0 {
+			run = 512
+		}
 		sink := tracetest.NewContract(nil)
-		err := ReadFiles([]string{path}, sink, Options{Sort: true, SortRun: 512})
+		err := ReadFiles([]string{path}, sink, Options{Sort: true, SortRun: run})
 		tracetest.CheckRead(t, path, err, sink)
 	})
 }

@@ -63,7 +63,14 @@ func (d *decoder) decode(r io.Reader, name string) error {
 		return err
 	}
 	defer release()
-	return d.decodeText(text)
+	cut := &cutDetector{r: text}
+	if err := d.decodeText(cut); err != nil {
+		return err
+	}
+	if cut.cut() {
+		d.opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", name, d.line)
+	}
+	return nil
 }
 
 // decodeText reads the text of a file through the pipeline.
@@ -74,6 +81,11 @@ func (d *decoder) decodeText(r io.Reader) error {
 	size := d.chunkSize
 	if size <= 0 {
 		size = defaultChunk
+		// A chunk's records and fields are allocated for its size: small
+		// inputs get small chunks (compressed ones may span several).
+		if d.total > 0 && d.total < int64(size) {
+			size = max(4<<10, int(d.total)+1)
+		}
 	}
 	// Most traces define their events in their first lines: the first
 	// chunk is read here, before the tokenizers start, so that they know
@@ -226,8 +238,6 @@ func (d *decoder) consume(c *chunk) error {
 		stop, stopLine = 0, 0
 	}
 	if stop > 0 {
-		// The tokenized lines all end with '\n' but the input's last.
-		d.cut = c.last && stop == len(c.data) && c.data[stop-1] != '\n'
 		base := d.line
 		for i := range c.recs {
 			r := &c.recs[i]

@@ -176,9 +176,6 @@ type decoder struct {
 	// chunkSize, if positive, replaces defaultChunk.
 	serial    bool
 	chunkSize int
-	// cut tells that the last line read had no '\n': at the end of a
-	// file, a sign that the file was cut (endOfInput says so).
-	cut bool
 }
 
 func newDecoder(sink trace.Sink, opt Options, total int64) *decoder {
@@ -234,7 +231,6 @@ func (d *decoder) decodeLines(r io.Reader) error {
 func (d *decoder) lineRead(line []byte) error {
 	d.done += int64(len(line))
 	d.line++
-	d.cut = line[len(line)-1] != '\n'
 	if err := d.parseLine(line); err != nil {
 		return err
 	}
@@ -260,13 +256,6 @@ func (d *decoder) report() error {
 func (d *decoder) endOfInput() error {
 	if d.open != nil {
 		return errs.Format(d.file, d.open.line, "%%EventDef %s is never closed by %%EndEventDef", d.open.name)
-	}
-	// A file cut short (a copy interrupted, a disk full, a tracer killed)
-	// ends in the middle of a line: its last event may be read with a cut
-	// number, and what followed is lost.
-	if d.cut {
-		d.opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", d.file, d.line)
-		d.cut = false
 	}
 	return nil
 }

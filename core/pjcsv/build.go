@@ -27,6 +27,8 @@ type decoder struct {
 	// Container, ..."): the file holds lines of that nature only.
 	headerNature string
 	sawData      bool
+	// lines counts the lines that are not blank, in every file read.
+	lines int
 	// inFileHierarchy tells that this file holds container lines: its
 	// entities then name containers on the current depth-first path, as in
 	// pj_dump's output, where names need not be unique.
@@ -465,6 +467,11 @@ func own(f field) field { return field{text: []byte(string(f.text)), quoted: f.q
 
 // finish emits the links, whose ends are now known, and ends the trace.
 func (d *decoder) finish() error {
+	if d.lines == 0 {
+		// An empty dump is a file cut to nothing (pj_dump prints at least
+		// the root's container line), not an empty trace.
+		return errs.Format(d.file, 0, "empty input: no container or entity line")
+	}
 	for _, p := range d.links {
 		fail := func(err error) error { return errs.Format(p.file, p.line, "%v", err) }
 		from, err := d.lookup(p.from, false)

@@ -191,3 +191,31 @@ func FuzzDecode(f *testing.F) {
 		tracetest.CheckRead(t, "d.csv", err, sink)
 	})
 }
+
+// TestCutLastLine: a dump whose last line has no end of line was cut (the
+// corruption suite found one cut at 90% that read as complete): the
+// trace is marked incomplete.
+func TestCutLastLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{smallDump, ""},
+		{smallDump + "State, \"p1\", S, 1.000000, 2.000000, 1.000000, 0.000000, ru", "incomplete: d.csv: the last line (8) has no end of line: the file is cut"},
+		{smallDump + "   ", ""},
+	} {
+		notes := &trace.Notes{}
+		err := Decode(bytes.NewReader([]byte(c.in)), "d.csv", 0, trace.New(), trace.ReadOptions{Notes: notes})
+		if got := strings.Join(notes.Messages(), "\n"); err != nil || got != c.want {
+			t.Errorf("%q: %v, notes %q, want %q", c.in[len(smallDump):], err, got, c.want)
+		}
+	}
+}
+
+// TestEmptyInput: a dump cut to nothing is an error, not an empty trace.
+func TestEmptyInput(t *testing.T) {
+	for _, in := range []string{"", "\n  \n"} {
+		err := Decode(bytes.NewReader([]byte(in)), "d.csv", 0, trace.New(), trace.ReadOptions{})
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || err.Error() != "d.csv: empty input: no container or entity line" {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}

@@ -183,18 +183,18 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 // decode reads one file and returns how many bytes it consumed.
 func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions) (int64, error) {
 	d.startFile(in.Name)
+	// pj_dump ends every line: a last line without its end was cut, though
+	// what is left of it may parse (a name or a number shortened).
 	cut := false
-	n, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
+	size, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
-		cut = line[len(line)-1] != '\n'
+		cut = line[len(line)-1] != '\n' && len(bytes.TrimSpace(line)) > 0
 		return d.parseLine(line)
 	})
 	if err == nil && cut {
-		// pj_dump ends every line: a last one without its end was cut
-		// (its last number may be too).
 		opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", in.Name, d.line)
 	}
-	return n, err
+	return size, err
 }
 
 func (d *decoder) parseLine(line []byte) error {
@@ -202,6 +202,7 @@ func (d *decoder) parseLine(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
+	d.lines++
 	if !utf8.Valid(line) {
 		return d.fail("line is not valid UTF-8")
 	}

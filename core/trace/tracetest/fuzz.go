@@ -2,6 +2,7 @@ package tracetest
 
 import (
 	"flag"
+	"os"
 	"testing"
 )
 
@@ -27,4 +28,18 @@ func BoundMinimization(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+}
+
+// FuzzDir returns a directory for the files a fuzz target writes at each
+// run, removed when the target ends: in memory (under /dev/shm) when the
+// system has it, since writing a file to disk may take milliseconds on a
+// busy machine, a hundred times the run itself.
+func FuzzDir(f *testing.F) string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "macroscope-fuzz-"); err == nil {
+			f.Cleanup(func() { os.RemoveAll(d) })
+			return d
+		}
+	}
+	return f.TempDir()
 }

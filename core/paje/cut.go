@@ -1,0 +1,39 @@
+package paje
+
+import (
+	"bytes"
+	"io"
+)
+
+// cutDetector passes a file's text through and tells whether it ends
+// inside a line: after its last '\n' comes something that is neither
+// blank nor a comment. Pajé has no end marker, so a file cut in the
+// middle of a line is told this way; the record the cut leaves may still
+// parse (a time or a name shortened), and the trace would otherwise look
+// whole.
+type cutDetector struct {
+	r        io.Reader
+	nonBlank bool // the bytes after the last '\n' hold more than blanks
+	comment  bool // ... and the first of them is '#'
+}
+
+func (c *cutDetector) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	tail := p[:n]
+	if i := bytes.LastIndexByte(tail, '\n'); i >= 0 {
+		c.nonBlank, c.comment = false, false
+		tail = tail[i+1:]
+	}
+	if !c.nonBlank {
+		for _, b := range tail {
+			if b != ' ' && b != '\t' && b != '\r' {
+				c.nonBlank, c.comment = true, b == '#'
+				break
+			}
+		}
+	}
+	return n, err
+}
+
+// cut tells whether the text read so far ends inside a record.
+func (c *cutDetector) cut() bool { return c.nonBlank && !c.comment }
