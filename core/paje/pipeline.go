@@ -220,6 +220,10 @@ func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
 		// A line longer than what was read: read on, in a bigger buffer
 		// once this one is full.
 		scanned = len(buf)
+		if len(buf) > maxLine {
+			c.buf, c.data, c.last, c.readErr = buf, buf[:0], true, errLongLine
+			return carry[:0]
+		}
 		if len(buf) == cap(buf) {
 			bigger := make([]byte, len(buf), 2*cap(buf))
 			copy(bigger, buf)

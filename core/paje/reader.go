@@ -209,6 +209,10 @@ func (d *decoder) decodeLines(r io.Reader) error {
 			for err == bufio.ErrBufferFull {
 				line, err = br.ReadSlice('\n')
 				d.long = append(d.long, line...)
+				if len(d.long) > maxLine {
+					d.line++
+					return d.fail(errLongLine)
+				}
 			}
 			line = d.long
 		}
@@ -287,6 +291,14 @@ func (d *decoder) inputDone() int64 {
 
 // readFailure places an error of the input at the current line: the
 // decompressor's errors already name the file.
+// maxLine bounds the length of a line. Pajé lines are a few dozen bytes; a
+// line without end past this is not a trace (a file of zeros, a damaged
+// or compressed file read as text), and collecting it whole would take
+// the memory of the machine.
+const maxLine = 256 << 20
+
+var errLongLine = errors.New("a line longer than 256 MiB without an end of line: not a Pajé trace, or a damaged one")
+
 func (d *decoder) readFailure(err error) error {
 	var fe *errs.FormatError
 	if errors.As(err, &fe) {
