@@ -34,7 +34,6 @@ KNOWN = {
     "hpctoolkit-xml/missing/vectorAdd-000000-000-2a803c80-4067513-0.hpctrace": "no list of the trace files",
     "hpctoolkit-xml/missing/vectorAdd-000000-500-2a803c80-4067513-0.hpctrace": "no list of the trace files",
     "hpctoolkit-xml/truncate/vectorAdd-000000-500-2a803c80-4067513-0.hpctrace@0.25": "cut between records: no count",
-    "bomb/bomb/gzip-zeros-2GiB": "a 2 GiB line is collected whole",
 }
 
 
