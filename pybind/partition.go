@@ -264,23 +264,7 @@ func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error)
 	if err != nil {
 		return nil, err
 	}
-	var list []string
-	if err := json.Unmarshal([]byte(paths), &list); err != nil {
-		return nil, errs.Argument("path", "%v", err)
-	}
-	values := ingest.Values{}
-	if readOptions != "" {
-		if err := json.Unmarshal([]byte(readOptions), &values); err != nil {
-			return nil, errs.Argument("options", "%v", err)
-		}
-	}
-	format, _ := values["format"].(string)
-	delete(values, "format")
-	plan, err := partition.PlanRuns(list, format, values)
-	if err != nil {
-		return nil, err
-	}
-	src, err := partition.Runs(plan)
+	list, _, src, err := openRuns(paths, readOptions)
 	if err != nil {
 		return nil, err
 	}

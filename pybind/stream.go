@@ -99,27 +99,37 @@ func StartReadMicroRuns(paths, options, modelOptions string) (r *Reading, err er
 	if err != nil {
 		return nil, err
 	}
-	var list []string
-	if err := json.Unmarshal([]byte(paths), &list); err != nil {
-		return nil, errs.Argument("path", "%v", err)
-	}
-	values := ingest.Values{}
-	if options != "" {
-		if err := json.Unmarshal([]byte(options), &values); err != nil {
-			return nil, errs.Argument("options", "%v", err)
-		}
-	}
-	format, _ := values["format"].(string)
-	delete(values, "format")
-	plan, err := partition.PlanRuns(list, format, values)
-	if err != nil {
-		return nil, err
-	}
-	src, err := partition.Runs(plan)
+	list, format, src, err := openRuns(paths, options)
 	if err != nil {
 		return nil, err
 	}
 	return readMicro(list[0], src, format, opt), nil
+}
+
+// openRuns opens several traces as one, a run container each
+// (partition.Runs): paths is a JSON list, options are the readers' (with
+// "format"). It returns the paths and the format asked for.
+func openRuns(paths, options string) (list []string, format string, src *ingest.Source, err error) {
+	if err := json.Unmarshal([]byte(paths), &list); err != nil {
+		return nil, "", nil, errs.Argument("path", "%v", err)
+	}
+	values := ingest.Values{}
+	if options != "" {
+		if err := json.Unmarshal([]byte(options), &values); err != nil {
+			return nil, "", nil, errs.Argument("options", "%v", err)
+		}
+	}
+	format, _ = values["format"].(string)
+	delete(values, "format")
+	plan, err := partition.PlanRuns(list, format, values)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	src, err = partition.Runs(plan)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return list, format, src, nil
 }
 
 // DetectFormat names the format of the trace at path.
