@@ -27,29 +27,38 @@ def run(path, options: dict, progress=None, *, start=None, args=(), result="Trac
     report = _reporter(progress, os.path.basename(os.fspath(path)))
     start = start or _bridge.native.StartRead
     reading = _bridge.call(start, os.fspath(path), json.dumps(options), *args)
+    return wait(reading, report, lambda: _bridge.call(getattr(reading, result)))
+
+
+def wait(task, report, outcome):
+    """Wait for the native ``task`` (a reading or another long Go work:
+    Wait, Cancel, Progress), updating ``report`` (None: nothing) as it
+    goes, and return ``outcome()``, its result or its error.
+
+    On KeyboardInterrupt, or an exception from a progress callback, the
+    task is canceled (the Go loop looks at least every megabyte or every
+    solve) and waited for, so that no goroutine goes on behind the user's
+    back; then the interruption goes through."""
     try:
-        while not _bridge.call(reading.Wait, _POLL_MS):
+        while not _bridge.call(task.Wait, _POLL_MS):
             if report is not None:
-                report.update(*_progress(reading))
+                report.update(*_progress(task))
     except BaseException:
-        # KeyboardInterrupt, or an exception from a progress callback: stop
-        # the reader (it looks at least every megabyte or so) and wait for
-        # it, so that no goroutine keeps reading behind the user's back.
-        _bridge.call(reading.Cancel)
-        while not _bridge.call(reading.Wait, _POLL_MS):
+        _bridge.call(task.Cancel)
+        while not _bridge.call(task.Wait, _POLL_MS):
             pass
         if report is not None:
             report.close()
         raise
     try:
-        handle = _bridge.call(getattr(reading, result))
+        out = outcome()
     except BaseException:
         if report is not None:
             report.close()
         raise
     if report is not None:
-        report.finish(*_progress(reading))
-    return handle
+        report.finish(*_progress(task))
+    return out
 
 
 def _progress(reading) -> tuple[int, int]:

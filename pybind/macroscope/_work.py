@@ -15,39 +15,13 @@ import importlib.util
 
 from . import _bridge, _reading
 
-_POLL_MS = 100
-
 
 def run(work, desc: str, progress=None):
     """Wait for the native ``work`` (a ``Work``), reporting its progress as
     ``progress`` asks (as :func:`macroscope.read` takes it: None for a
     tqdm bar when it lasts over a second, True, False, or a callable
     ``f(done, total)`` in thousandths), and raise its error if it failed."""
-    report = _reporter(progress, desc)
-    try:
-        while not _bridge.call(work.Wait, _POLL_MS):
-            if report is not None:
-                report.update(*_progress(work))
-    except BaseException:
-        _bridge.call(work.Cancel)
-        while not _bridge.call(work.Wait, _POLL_MS):
-            pass
-        if report is not None:
-            report.close()
-        raise
-    try:
-        _bridge.call(work.Err)
-    except BaseException:
-        if report is not None:
-            report.close()
-        raise
-    if report is not None:
-        report.finish(*_progress(work))
-
-
-def _progress(work) -> tuple[int, int]:
-    p = _bridge.call_json(work.Progress)
-    return p["done"], p["total"]
+    _reading.wait(work, _reporter(progress, desc), lambda: _bridge.call(work.Err))
 
 
 class _Bar(_reading._Bar):
