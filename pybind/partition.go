@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"encoding"
 	"encoding/json"
 	"runtime"
 	"strings"
@@ -87,17 +88,32 @@ func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *
 	if err != nil {
 		return nil, err
 	}
-	// A window the options set is the options' (in ns as they convert it).
-	if opt.Start != nil {
-		start = int64(*opt.Start)
+	from, to := partWindow(opt.Start, opt.End, start, end)
+	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, error) {
+		return partition.Build(p, opt, from, to, ro)
+	}), nil
+}
+
+// partWindow is the window [start, end] ns a part is read on, unless the
+// options set it (in ns as they convert it).
+func partWindow(optStart, optEnd *trace.Time, start, end int64) (trace.Time, trace.Time) {
+	from, to := trace.Time(start), trace.Time(end)
+	if optStart != nil {
+		from = *optStart
 	}
-	if opt.End != nil {
-		end = int64(*opt.End)
+	if optEnd != nil {
+		to = *optEnd
 	}
+	return from, to
+}
+
+// startPartial starts reading a part into its partial result with build
+// and keeps the result encoded, for the worker to send.
+func startPartial(path string, build func(trace.ReadOptions) (encoding.BinaryMarshaler, error)) *Reading {
 	r, ro := newReading()
 	go r.run(func() error {
 		return readGuarded(path, func() error {
-			partial, err := partition.Build(p, opt, trace.Time(start), trace.Time(end), ro)
+			partial, err := build(ro)
 			if err != nil {
 				return err
 			}
@@ -105,7 +121,7 @@ func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *
 			return err
 		})
 	})
-	return r, nil
+	return r
 }
 
 // Extent returns the extent found (StartPartitionExtent) as JSON [start,
@@ -200,24 +216,14 @@ func StartPartitionMoments(path, part, options string, start, end int64) (r *Rea
 	if err != nil {
 		return nil, err
 	}
-	if opt.Start != nil {
-		start = int64(*opt.Start)
-	}
-	if opt.End != nil {
-		end = int64(*opt.End)
-	}
-	r, ro := newReading()
-	go r.run(func() error {
-		return readGuarded(path, func() error {
-			res, err := partition.Moments(p, opt, trace.Time(start), trace.Time(end), ro)
-			if err != nil {
-				return streamError(path, err)
-			}
-			r.partial, err = res.MarshalBinary()
-			return err
-		})
-	})
-	return r, nil
+	from, to := partWindow(opt.Start, opt.End, start, end)
+	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, error) {
+		res, err := partition.Moments(p, opt, from, to, ro)
+		if err != nil {
+			return nil, streamError(path, err)
+		}
+		return res, nil
+	}), nil
 }
 
 // PartitionMomentsMerge merges the encoded sums of two parts, a's first.
