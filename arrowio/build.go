@@ -5,7 +5,8 @@
 //
 // Every function takes the allocator the arrays live in. Arrays crossing to
 // another runtime through the C data interface must not live in Go memory,
-// so the Python bridge passes a C allocator (memory/mallocator).
+// so the Python bridge passes an allocator of memory outside the Go heap
+// (arrowio/cmem).
 package arrowio
 
 import (

@@ -13,14 +13,15 @@ import (
 	"encoding/json"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
+	cmemory "github.com/macroscope-hpc/macroscope/arrowio/cmem"
 )
 
-// cmem allocates exported tables in C memory (required by the C data
-// interface; Go memory must not be retained by C).
-var cmem = mallocator.NewMallocator()
+// cmem allocates exported tables outside the Go heap (required by the C
+// data interface; Go memory must not be retained by C), large ones in
+// huge pages.
+var cmem = cmemory.New()
 
 // export moves a freshly built record batch into the consumer's stream.
 func export(rec arrow.RecordBatch, addr uintptr) error {
