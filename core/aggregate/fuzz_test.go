@@ -67,7 +67,10 @@ func FuzzAggregate(f *testing.F) {
 		}
 		kind := []Kind{KindSpatiotemporal, KindSpatial, KindTemporal}[kindByte%3]
 		p := float64(pByte) / 255
-		eng, err := New(kind, in, Options{Workers: 1})
+		// naiveQuality computes the entropy gain over cells: the measure
+		// of every kind when asked (the spatial kind's default is
+		// Lamarche-Perrin et al.'s, checked by its own tests).
+		eng, err := New(kind, in, Options{Workers: 1, Gain: GainEntropy, Entities: EntitiesCells})
 		invalid := false
 		for _, v := range in.Values {
 			invalid = invalid || math.IsNaN(v)
