@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"math"
 	"encoding/json"
 	"errors"
 
@@ -68,7 +69,9 @@ func parallelPlan(path, format, options string, parallel *bool) *partition.Plan 
 	if len(values.Strings("location_groups")) > 0 {
 		return nil
 	}
-	plan, err := partition.PlanFile(path, format, ingest.Values{}, 1)
+	// A part per location group: the goroutines of partition.Local take
+	// them as they finish, which balances groups of unequal sizes.
+	plan, err := partition.PlanFile(path, format, ingest.Values{}, math.MaxInt32)
 	if err != nil {
 		return nil // the stream's read reports it
 	}
