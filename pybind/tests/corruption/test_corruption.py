@@ -29,8 +29,6 @@ def outcomes():
 
 # Failures known and not fixed yet (docs/reliability.md says why).
 KNOWN = {
-    "otf2-pingpong/missing/traces_0.def": "a location's missing local definitions go unnoticed",
-    "otf2-pingpong/missing/traces_1.def": "a location's missing local definitions go unnoticed",
     "hpctoolkit-xml/missing/vectorAdd-000000-000-2a803c80-4067513-0.hpctrace": "no list of the trace files",
     "hpctoolkit-xml/missing/vectorAdd-000000-500-2a803c80-4067513-0.hpctrace": "no list of the trace files",
     "hpctoolkit-xml/truncate/vectorAdd-000000-500-2a803c80-4067513-0.hpctrace@0.25": "cut between records: no count",
