@@ -88,11 +88,11 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 		if !known {
 			// A first read to find the extent.
 			r.expected = 2
-			var ext extent
+			var ext Extent
 			if err := r.read(&ext); err != nil {
 				return nil, nil, err
 			}
-			start, end, known = ext.start, ext.end, true
+			start, end, known = ext.Start, ext.End, true
 		}
 	}
 	if opt.Start != nil {
@@ -250,20 +250,28 @@ func (r *reads) readUntil(sink trace.Sink, stop <-chan struct{}) error {
 	return r.read(sink)
 }
 
-// extent is a sink that only keeps the trace's first and last instants.
-type extent struct {
-	start, end trace.Time
+// Extent is a sink that keeps only the first and last instants of what it
+// is given: a read that finds a trace's window. Several Finish calls (the
+// files of a run) widen it.
+type Extent struct {
+	Start, End trace.Time
+	Finished   bool // Finish was called
 }
 
-func (*extent) DefineType(trace.Type)              {}
-func (*extent) DefineValue(trace.Value)            {}
-func (*extent) CreateContainer(trace.Container)    {}
-func (*extent) DestroyContainer(int32, trace.Time) {}
-func (*extent) State(trace.State)                  {}
-func (*extent) Variable(trace.Variable)            {}
-func (*extent) Link(trace.Link)                    {}
-func (*extent) Event(trace.Event)                  {}
-func (e *extent) Finish(start, end trace.Time)     { e.start, e.end = start, end }
+func (*Extent) DefineType(trace.Type)              {}
+func (*Extent) DefineValue(trace.Value)            {}
+func (*Extent) CreateContainer(trace.Container)    {}
+func (*Extent) DestroyContainer(int32, trace.Time) {}
+func (*Extent) State(trace.State)                  {}
+func (*Extent) Variable(trace.Variable)            {}
+func (*Extent) Link(trace.Link)                    {}
+func (*Extent) Event(trace.Event)                  {}
+func (e *Extent) Finish(start, end trace.Time) {
+	if !e.Finished {
+		e.Start, e.End, e.Finished = start, end, true
+	}
+	e.Start, e.End = min(e.Start, start), max(e.End, end)
+}
 
 // FromSource builds the microscopic model of an opened trace (see
 // package ingest), as Build would on the whole trace: while reading it

@@ -31,7 +31,7 @@ func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
 // (micro.Partial's Start and End): their Model fails with micro.ErrWindow
 // on a wrong one.
 func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, err error) {
-	var ext extent
+	var ext micro.Extent
 	src, _, err := formats.Open(p.Path, p.Format, p.Options)
 	if err != nil {
 		return 0, 0, err
@@ -48,31 +48,10 @@ func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, er
 	if runs != nil && runs.finished {
 		ext.Finish(runs.start, runs.end)
 	}
-	if !ext.finished {
+	if !ext.Finished {
 		return 0, 0, errs.Format(p.Path, 0, "the reader did not end the trace")
 	}
-	return ext.start, ext.end, nil
-}
-
-// extent is a sink that keeps the trace's first and last instants only.
-type extent struct {
-	start, end trace.Time
-	finished   bool
-}
-
-func (*extent) DefineType(trace.Type)              {}
-func (*extent) DefineValue(trace.Value)            {}
-func (*extent) CreateContainer(trace.Container)    {}
-func (*extent) DestroyContainer(int32, trace.Time) {}
-func (*extent) State(trace.State)                  {}
-func (*extent) Variable(trace.Variable)            {}
-func (*extent) Link(trace.Link)                    {}
-func (*extent) Event(trace.Event)                  {}
-func (e *extent) Finish(start, end trace.Time) {
-	if !e.finished {
-		e.start, e.end, e.finished = start, end, true
-	}
-	e.start, e.end = min(e.start, start), max(e.end, end)
+	return ext.Start, ext.End, nil
 }
 
 // Build reads part p into a partial model sliced on the window [start,
