@@ -32,6 +32,10 @@ type KaleidoscopeOptions struct {
 	// Notes come first on the line under the title (a trace read
 	// incomplete, for instance); empty ones are left out.
 	Notes []string
+	// Colors overrides, by name, the colours of the PEs (PE view) or of
+	// the procedures (procedure view), written as ParseColor reads them.
+	// The time view's colours are the spectrum: it takes none.
+	Colors map[string]string
 }
 
 // Layout of the figure, in pixels: the window of the layout's width, a
@@ -72,7 +76,7 @@ func Kaleidoscope(l *kaleido.Layout, opt KaleidoscopeOptions) ([]byte, error) {
 	if opt.View == "" {
 		opt.View = KaleidoscopeByPE
 	}
-	paint, err := newKaleidoPaint(l, opt.View)
+	paint, err := newKaleidoPaint(l, opt.View, opt.Colors)
 	if err != nil {
 		return nil, err
 	}
@@ -265,14 +269,16 @@ type kaleidoPaint struct {
 	view   string
 	colour func(i int32) color.RGBA
 	name   func(i int32) string
-	// Categories: the colour index of each PE or procedure.
+	// Categories: the colour index of each PE or procedure, and the
+	// colours by index.
 	index  []int
 	labels []string
+	colors ColorMap
 	// Time: the range the spectrum spans.
 	t0, t1 float64
 }
 
-func newKaleidoPaint(l *kaleido.Layout, view string) (*kaleidoPaint, error) {
+func newKaleidoPaint(l *kaleido.Layout, view string, override map[string]string) (*kaleidoPaint, error) {
 	t := l.Tree
 	k := &kaleidoPaint{l: l, view: view}
 	k.name = func(i int32) string {
@@ -282,33 +288,29 @@ func newKaleidoPaint(l *kaleido.Layout, view string) (*kaleidoPaint, error) {
 		}
 		return t.Key(v)
 	}
-	category := func(of []int32, labels []string, index []int) {
-		k.labels, k.index = labels, index
+	switch view {
+	case KaleidoscopeByPE, KaleidoscopeByProcedure:
+		cats, err := kaleidoCategories(t, view, override)
+		if err != nil {
+			return nil, err
+		}
+		of := t.PE
+		if view == KaleidoscopeByProcedure {
+			of = t.Procedure
+		}
+		k.labels, k.index, k.colors = cats.names, cats.rank, cats.colors
 		k.colour = func(i int32) color.RGBA {
 			if x := of[l.Root+i]; x != kaleido.None {
-				return CategoryColor(index[x])
+				return k.colors.Of(k.index[x])
 			}
 			return KaleidoNone
 		}
-	}
-	switch view {
-	case KaleidoscopeByPE:
-		if t.PE == nil {
-			return nil, errs.Argument("view", "the tree has no PEs to colour by")
-		}
-		index := make([]int, len(t.PEs))
-		for i := range index {
-			index[i] = i
-		}
-		category(t.PE, t.PEs, index)
-	case KaleidoscopeByProcedure:
-		if t.Procedure == nil {
-			return nil, errs.Argument("view", "the tree has no procedures to colour by")
-		}
-		category(t.Procedure, t.Procedures, rankByCount(t.Procedure, len(t.Procedures), t.Procedures))
 	case KaleidoscopeByTime:
 		if t.Start == nil {
 			return nil, errs.Argument("view", "the tree has no start times to colour by")
+		}
+		if len(override) > 0 {
+			return nil, errs.Argument("colors", "the time view colours nodes by their start time; colors= applies to the pe and procedure views")
 		}
 		// The spectrum spans the view: a subtree view recycles it.
 		k.t0, k.t1 = math.Inf(1), math.Inf(-1)
@@ -327,6 +329,76 @@ func newKaleidoPaint(l *kaleido.Layout, view string) (*kaleidoPaint, error) {
 		return nil, errs.Argument("view", "must be %q, %q or %q, got %q", KaleidoscopeByPE, KaleidoscopeByProcedure, KaleidoscopeByTime, view)
 	}
 	return k, nil
+}
+
+// categoryColors are the PEs or procedures a view colours, with their
+// colour indices and colours.
+type categoryColors struct {
+	names  []string // by category id (the tree's PE or procedure index)
+	rank   []int    // colour index of each category
+	colors ColorMap // by colour index
+}
+
+func kaleidoCategories(t *kaleido.Tree, view string, override map[string]string) (categoryColors, error) {
+	var c categoryColors
+	var traceColors []string
+	switch view {
+	case KaleidoscopeByPE:
+		if t.PE == nil {
+			return c, errs.Argument("view", "the tree has no PEs to colour by")
+		}
+		c.names = t.PEs
+		c.rank = make([]int, len(t.PEs))
+		for i := range c.rank {
+			c.rank[i] = i
+		}
+	case KaleidoscopeByProcedure:
+		if t.Procedure == nil {
+			return c, errs.Argument("view", "the tree has no procedures to colour by")
+		}
+		c.names, traceColors = t.Procedures, t.ProcedureColors
+		c.rank = rankByCount(t.Procedure, len(t.Procedures), t.Procedures)
+	default:
+		return c, errs.Argument("view", "must be %q or %q to have categories, got %q", KaleidoscopeByPE, KaleidoscopeByProcedure, view)
+	}
+	known := make(map[string]bool, len(c.names))
+	for _, n := range c.names {
+		known[n] = true
+	}
+	for name := range override {
+		if !known[name] {
+			return c, errs.Argument("colors", "no %s named %q in the tree", map[string]string{KaleidoscopeByPE: "PE", KaleidoscopeByProcedure: "procedure"}[view], name)
+		}
+	}
+	// ResolveColors numbers its names by colour index.
+	ordered := make([]string, len(c.names))
+	orderedTrace := make([]string, len(c.names))
+	for x, r := range c.rank {
+		ordered[r] = c.names[x]
+		if x < len(traceColors) {
+			orderedTrace[r] = traceColors[x]
+		}
+	}
+	var err error
+	c.colors, err = ResolveColors(ordered, orderedTrace, override)
+	return c, err
+}
+
+// KaleidoscopeLegend returns the categories of a PE or procedure view in
+// colour order (PEs in the tree's order, procedures by decreasing number
+// of nodes in the whole tree, ties by name) with their colours as the
+// figure paints them: the override by name, then the trace's, then the
+// palette's. Interactive views use it to agree with the figure.
+func KaleidoscopeLegend(t *kaleido.Tree, view string, override map[string]string) (names []string, colors []color.RGBA, err error) {
+	c, err := kaleidoCategories(t, view, override)
+	if err != nil {
+		return nil, nil, err
+	}
+	names = make([]string, len(c.names))
+	for x, r := range c.rank {
+		names[r] = c.names[x]
+	}
+	return names, c.colors, nil
 }
 
 // Spectrum maps f in [0, 1] onto the colour spectrum of Tick and Park 1991's time
@@ -401,7 +473,7 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("... and %d more", len(cats)-j))
 			return
 		}
-		c.SetColor(CategoryColor(k.index[x]))
+		c.SetColor(k.colors.Of(k.index[x]))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: at.X, Y: y - box/2}, Max: vg.Point{X: at.X + box, Y: y + box/2}}.Path())
 		c.FillText(sty, vg.Point{X: at.X + box + 4, Y: y}, shorten(k.labels[x], 34))
 		y -= row

@@ -2,6 +2,7 @@ package pybind
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -186,9 +187,10 @@ func (k *Kaleidoscope) Table(addr uintptr) (err error) {
 }
 
 type kaleidoPlotOptions struct {
-	View   string `json:"view"`
-	Format string `json:"format"`
-	Title  string `json:"title"`
+	View   string            `json:"view"`
+	Format string            `json:"format"`
+	Title  string            `json:"title"`
+	Colors map[string]string `json:"colors"`
 }
 
 // Plot draws the kaleidoscope and returns the image file's bytes.
@@ -200,5 +202,28 @@ func (k *Kaleidoscope) Plot(options string) (img []byte, err error) {
 		return nil, err
 	}
 	return plots.Kaleidoscope(k.l, plots.KaleidoscopeOptions{View: o.View, Format: f, Title: o.Title,
-		Notes: []string{incompleteNote(k.incomplete)}})
+		Notes: []string{incompleteNote(k.incomplete)}, Colors: o.Colors})
+}
+
+// Legend returns, as JSON {"labels": [...], "colours": ["#rrggbb", ...]},
+// the PEs or procedures of a view (options: view, colors) in colour order
+// with the colours the figure paints them, for the interactive view.
+func (k *Kaleidoscope) Legend(options string) (js string, err error) {
+	defer guard(&err)
+	var o kaleidoPlotOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return "", err
+	}
+	names, colors, err := plots.KaleidoscopeLegend(k.l.Tree, o.View, o.Colors)
+	if err != nil {
+		return "", err
+	}
+	out := struct {
+		Labels  []string `json:"labels"`
+		Colours []string `json:"colours"`
+	}{names, make([]string, len(colors))}
+	for i, c := range colors {
+		out.Colours[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+	}
+	return toJSON(out)
 }

@@ -157,6 +157,15 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 			tree.Row[node], tree.Procedure[node], tree.PE[node] = None, procedure(t.TypeName(t.Containers[c].Type)), peOf[c]
 		}
 	}
+	// A procedure's colour is that of the first of its values that has one.
+	tree.ProcedureColors = make([]string, len(tree.Procedures))
+	for node, si := range tree.Row {
+		if p := tree.Procedure[node]; si != None && tree.ProcedureColors[p] == "" {
+			if v := t.States[si].Value; v != trace.None {
+				tree.ProcedureColors[p] = t.Values[v].Color
+			}
+		}
+	}
 	// The root and container nodes start with their first state.
 	for v := len(shape.row) - 1; v >= 0; v-- {
 		if tree.Row[v] == None {

@@ -23,9 +23,14 @@ type Tree struct {
 
 	Procedure  []int32 // index into Procedures, or None
 	Procedures []string
-	PE         []int32 // index into PEs, or None
-	PEs        []string
-	Start      []trace.Time // nil when the tree has no times
+	// ProcedureColors, parallel to Procedures, holds the colour the trace
+	// gives each procedure (its state value's, as the file wrote it:
+	// Pajé's "r g b"), "" where it gives none; nil for a tree built from
+	// a table, which has no colours.
+	ProcedureColors []string
+	PE              []int32 // index into PEs, or None
+	PEs             []string
+	Start           []trace.Time // nil when the tree has no times
 
 	// Row is the input row of each node: the table row for FromIntTable
 	// and FromStringTable, the index in Trace.States for FromTrace (None

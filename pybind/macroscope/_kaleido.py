@@ -248,29 +248,43 @@ class Kaleidoscope(TableResult):
         return self._tree._key(text) if self._tree is not None else text
 
     def plot(self, view: str = "pe", path: str | os.PathLike | None = None, format: str | None = None,
-             title: str | None = None):
+             title: str | None = None, *, colors: dict | None = None):
         """Draw the kaleidoscope coloured by ``view``: "pe" (processing
         element), "procedure" or "time" (start time on a spectrum from blue
         to magenta over the view's time span).
 
-        The image is the layout's window (``width`` pixels square) with a
-        title above and a legend to the right. With ``path`` it is written
-        there (PNG or SVG by the extension) and the path returned; otherwise
-        the image bytes are returned.
+        Procedures keep the colours the trace gives their states (Pajé's
+        entity values), the others take the palette's; ``colors`` (a dict
+        from PE or procedure name to colour, as in :meth:`Trace.plot_gantt`)
+        overrides them in the PE and procedure views. The image is the
+        layout's window (``width`` pixels square) with a title above and a
+        legend to the right. With ``path`` it is written there (PNG, SVG or
+        PDF by the extension) and the path returned; otherwise a
+        :class:`Figure`.
         """
         if view not in _VIEWS:
             raise InvalidArgumentError(f"view: must be one of {', '.join(_VIEWS)}, got {view!r}", param="view")
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(view=view, format=fmt, title=title)),
+        colors = _figure.color_options(colors)
+        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(view=view, format=fmt, title=title,
+                                                                                   colors=colors)),
                             path, format, title or f"kaleidoscope ({view})")
 
-    def explore(self, view: str | None = None):
+    def legend(self, view: str = "pe", *, colors: dict | None = None) -> dict:
+        """The PEs or procedures of ``view`` ("pe" or "procedure") in colour
+        order (PEs in the tree's order, procedures by decreasing number of
+        nodes) with the colours :meth:`plot` paints them ("#rrggbb"):
+        ``{"labels": [...], "colours": [...]}``."""
+        return _bridge.call_json(self._h.Legend, _bridge.options(view=view, colors=_figure.color_options(colors)))
+
+    def explore(self, view: str | None = None, *, colors: dict | None = None):
         """An interactive view in Jupyter (a widget): zoom with the wheel,
         pan by dragging, hover a node for its procedure, PE and start time,
         switch views (PE, procedure, time), double-click a node to centre
-        on its subtree. See docs/widgets.md."""
+        on its subtree. Colours as in :meth:`plot` (``colors`` may name
+        PEs and procedures alike). See docs/widgets.md."""
         from .widgets._kaleido import KaleidoscopeExplorer
 
-        return KaleidoscopeExplorer(self, view=view)
+        return KaleidoscopeExplorer(self, view=view, colors=colors)
 
     def _repr_png_(self):
         views = self._tree.views if self._tree is not None else list(_VIEWS)

@@ -479,3 +479,62 @@ def test_layout_of_a_million_nodes_is_quick():
     elapsed = time.perf_counter() - t0
     assert len(out) == n and kal.condensed and kal.levels <= kal.h_max + 1
     print(f"1e6 nodes: table to layout to DataFrame in {elapsed:.2f} s")
+
+
+# ------------------------------------------------------------ colours
+
+
+def _paje_value_colours(path):
+    """Value name -> (r, g, b) from the file's PajeDefineEntityValue lines
+    (event 5 in the bundled trace's header), as the file writes them."""
+    out = {}
+    for line in open(path):
+        m = re.match(r'5 \S+ \S+ "?([^"]+?)"? "([\d.]+) ([\d.]+) ([\d.]+)"\s*$', line)
+        if m:
+            out.setdefault(m.group(1), tuple(round(float(x) * 255) for x in m.group(2, 3, 4)))
+    return out
+
+
+def test_procedures_keep_the_traces_colours(jacobi, bundled_trace):
+    kal = jacobi.call_tree(containers=["rank-0"]).layout(width=160)
+    legend = kal.legend("procedure")
+    colours = dict(zip(legend["labels"], legend["colours"]))
+    from_file = _paje_value_colours(bundled_trace)
+    with_colour = [name for name in colours if name in from_file]
+    assert len(with_colour) >= 3, colours
+    for name in with_colour:
+        assert colours[name] == "#%02x%02x%02x" % from_file[name], name
+    # The synthetic root has no value: the palette's colour of its rank.
+    pytest.importorskip("anywidget")
+    from macroscope.widgets import state_colors
+
+    palette = state_colors(len(legend["labels"]))
+    root_rank = legend["labels"].index("program")
+    assert colours["program"] == palette[root_rank]
+
+
+def test_colors_override_in_the_figure_and_the_widget(jacobi):
+    kal = jacobi.call_tree(containers=["rank-0"]).layout(width=160)
+    png = kal.plot(view="procedure", colors={"program": "#123456"})
+    assert tuple(png_pixels(png)[44 + 80, 80]) == (0x12, 0x34, 0x56)  # the root's disc
+    legend = kal.legend("procedure", colors={"program": "#123456"})
+    assert dict(zip(legend["labels"], legend["colours"]))["program"] == "#123456"
+    with pytest.raises(ms.InvalidArgumentError, match="no procedure named 'nope'|no procedure named \"nope\""):
+        kal.plot(view="procedure", colors={"nope": "red"})
+    with pytest.raises(ms.InvalidArgumentError, match="time view"):
+        kal.plot(view="time", colors={"program": "red"})
+    # The widget paints each node as the figure does, overrides by PE or
+    # procedure name alike.
+    pytest.importorskip("anywidget")
+    from macroscope.widgets._kaleido import KaleidoscopeExplorer
+
+    pe = kal.legend("pe")["labels"][0]
+    w = KaleidoscopeExplorer(kal, colors={"program": "#123456", pe: "#abcdef"})
+    tbl = w.view_table().to_pandas()
+    by_name = dict(zip(*kal.legend("procedure", colors={"program": "#123456"}).values()))
+    want = [int(by_name[p].lstrip("#"), 16) if isinstance(p, str) else 0xAAAAAA for p in tbl["procedure"]]
+    assert tbl["rgb_procedure"].tolist() == want
+    assert set(tbl.loc[tbl["pe"] == pe, "rgb_pe"]) == {0xABCDEF}
+    assert w.legend["procedure"]["colours"] == kal.legend("procedure", colors={"program": "#123456"})["colours"]
+    with pytest.raises(ms.InvalidArgumentError, match="no PE or procedure named 'nope'"):
+        KaleidoscopeExplorer(kal, colors={"nope": "red"})

@@ -5,9 +5,11 @@ procedure or start time at the click of a button, and centred on a
 subtree by double-clicking a node.
 
 The Python side sends the laid-out nodes as an Arrow table with, for every
-view, each node's colour (the static figure's: the category palette for
-PEs and procedures, procedures ranked by their number of nodes, and the
-time spectrum over the view's start times).
+view, each node's colour (the static figure's, from
+:meth:`Kaleidoscope.legend`: the trace's colours of procedures, then the
+palette, PEs in the tree's order and procedures ranked by their number of
+nodes; ``colors=`` overrides; the time spectrum over the view's start
+times).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import traitlets
 
 from .._errors import InvalidArgumentError
 from . import _colours, _wire
-from ._base import ArrowWidget, arrow_trait, bundle, state_colors
+from .. import _figure
+from ._base import ArrowWidget, arrow_trait, bundle
 
 _VIEWS = ("pe", "procedure", "time")
 # Nodes without a PE or procedure (plots.KaleidoNone).
@@ -46,7 +49,7 @@ class KaleidoscopeExplorer(ArrowWidget):
     width = traitlets.Float(600).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, kal, view=None):
+    def __init__(self, kal, view=None, colors=None):
         self._kal0 = self._kal = kal
         tree = kal._tree
         views = tree.views if tree is not None else [v for v in _VIEWS]
@@ -54,7 +57,7 @@ class KaleidoscopeExplorer(ArrowWidget):
             view = views[0] if views else "pe"
         if view not in views:
             raise InvalidArgumentError(f"view: must be one of {', '.join(views)}, got {view!r}", param="view")
-        self._procedure_rank = _procedure_rank(tree.to_arrow()) if tree is not None else {}
+        self._legends = _category_legends(kal, views, colors)
         super().__init__(view=view, views=list(views), width=float(kal.width))
         self._push()
         self.observe(lambda _: self._recentre(), names=["root"])
@@ -91,34 +94,18 @@ class KaleidoscopeExplorer(ArrowWidget):
 
     def _view_colours(self, tbl: pa.Table) -> dict:
         """Each view's node colours (0xRRGGBB), and the legend as a side
-        effect: the static figure's palette for PEs (in the tree's order)
-        and procedures (ranked by their number of nodes), the time spectrum
-        over the view's start times."""
+        effect: the static figure's colours of PEs and procedures (see
+        :func:`_category_legends`), the time spectrum over the view's start
+        times."""
         legend, out = {}, {}
-        if "pe" in self.views:
-            col = tbl.column("pe").combine_chunks()
-            if pa.types.is_dictionary(col.type):
-                labels = col.dictionary.to_pylist()
-                codes = col.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-                valid = col.is_valid().to_numpy(zero_copy_only=False)
-            else:
-                values = col.to_pylist()
-                labels = sorted({v for v in values if v is not None})
-                index = {v: i for i, v in enumerate(labels)}
-                codes = np.array([index.get(v, 0) for v in values], dtype=np.int64)
-                valid = np.array([v is not None for v in values], dtype=bool)
-            palette = state_colors(len(labels))
-            packed = np.array([_colours.unpack_css(c) for c in palette] or [0], dtype=np.uint32)
-            out["pe"] = np.where(valid, packed[codes], _NONE).astype(np.uint32)
-            legend["pe"] = {"labels": labels, "colours": palette}
-        if "procedure" in self.views:
-            rank = self._procedure_rank
-            palette = state_colors(len(rank))
-            packed = [_colours.unpack_css(c) for c in palette]
-            out["procedure"] = np.array([packed[rank[v]] if v is not None else _NONE
-                                         for v in tbl.column("procedure").to_pylist()], dtype=np.uint32)
-            labels = sorted(rank, key=rank.get)
-            legend["procedure"] = {"labels": labels, "colours": [palette[rank[v]] for v in labels]}
+        for view in ("pe", "procedure"):
+            if view not in self.views:
+                continue
+            labels, palette = self._legends[view]["labels"], self._legends[view]["colours"]
+            packed = {name: _colours.unpack_css(c) for name, c in zip(labels, palette)}
+            out[view] = np.array([_NONE if v is None else packed.get(v, _NONE)
+                                  for v in tbl.column(view).to_pylist()], dtype=np.uint32)
+            legend[view] = {"labels": labels, "colours": palette}
         if "time" in self.views:
             start = tbl.column("start").to_numpy(zero_copy_only=False).astype(float)
             t0, t1 = (float(start.min()), float(start.max())) if len(start) else (0.0, 0.0)
@@ -162,11 +149,20 @@ class KaleidoscopeExplorer(ArrowWidget):
                 + (f", centred on {self.root}" if self.root else "") + ">")
 
 
-def _procedure_rank(tree: pa.Table) -> dict:
-    """Procedures numbered by decreasing number of nodes in the whole tree,
-    ties by name (as the static figure colours them)."""
-    if "procedure" not in tree.column_names:
-        return {}
-    counts = pd.Series(tree.column("procedure").to_pylist()).dropna().value_counts()
-    order = sorted(counts.index, key=lambda name: (-counts[name], name))
-    return {name: i for i, name in enumerate(order)}
+def _category_legends(kal, views, colors) -> dict:
+    """The PE and procedure views' legends (:meth:`Kaleidoscope.legend`),
+    ``colors`` shared between them by name: a name that is neither a PE
+    nor a procedure is an error, as a typo would otherwise go unnoticed."""
+    cats = [v for v in ("pe", "procedure") if v in views]
+    plain = {v: kal.legend(v) for v in cats}
+    colors = _figure.color_options(colors) or {}
+    known = {name for v in cats for name in plain[v]["labels"]}
+    unknown = sorted(set(colors) - known)
+    if unknown:
+        raise InvalidArgumentError(f"colors: no PE or procedure named {', '.join(map(repr, unknown))} in the tree",
+                                   param="colors")
+    out = {}
+    for v in cats:
+        mine = {name: c for name, c in colors.items() if name in set(plain[v]["labels"])}
+        out[v] = kal.legend(v, colors=mine) if mine else plain[v]
+    return out
