@@ -38,7 +38,7 @@ func Ranges(path string, n int) ([][2]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return textlines.Ranges(f, int64(len(header)), st.Size(), n)
+	return textlines.Ranges(f, int64(len(header)), st.Size(), n, nil)
 }
 
 // headerLine returns the first line of a plain .prv file, with its newline

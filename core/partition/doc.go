@@ -10,6 +10,11 @@
 //   - a Paraver .prv file: byte ranges cut on line boundaries (the options
 //     part_start and part_end of the Paraver reader), one after the other
 //     (micro.ByPart);
+//   - pj_dump's output (a plain file; a compressed one or a directory of
+//     split files is one part): byte ranges cut on line boundaries, never
+//     before a nested state (pjcsv.Ranges), one after the other; each part
+//     also scans the container lines outside its range, and defines its
+//     links' types late (micro.Partial's late definitions);
 //   - several files (the ranks of a PyTorch job, one Kineto JSON file
 //     each; runs to compare): one part per file, under a container of its
 //     own at the top of the hierarchy (type "Run", named after the file),
@@ -19,6 +24,6 @@
 // The window and slices are fixed before any part is read (Extent gives
 // the trace's first and last instants); Build then reads one part into a
 // partial model sliced on that window. What the parts are is known from
-// the readers (otf2.LocationGroups, paraver.Ranges): this package only
+// the readers (otf2.LocationGroups, paraver.Ranges, pjcsv.Ranges): this package only
 // picks them.
 package partition

@@ -12,6 +12,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/paraver"
+	"github.com/macroscope-hpc/macroscope/core/pjcsv"
 )
 
 // Part is a part of a trace: a file or archive read with a format and
@@ -36,7 +37,8 @@ type Plan struct {
 }
 
 // PlanFile lists at most n parts of the trace at path, read with format
-// ("" to detect it) and options: byte ranges of a Paraver file, groups of
+// ("" to detect it) and options: byte ranges of a Paraver file or of
+// pj_dump's output (plain, not a directory of split files), groups of
 // consecutive location groups of an OTF2 archive (a group each when n is
 // at least their number), the whole trace as one part for formats
 // without parts.
@@ -87,8 +89,12 @@ func PlanFile(path, format string, opt ingest.Values, n int) (*Plan, error) {
 			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
 				Options: with(ingest.Values{"location_groups": ids}), Label: label})
 		}
-	case paraver.Format.Name:
-		ranges, err := paraver.Ranges(path, n)
+	case paraver.Format.Name, pjcsv.Format.Name:
+		cut := paraver.Ranges
+		if f.Name == pjcsv.Format.Name {
+			cut = pjcsv.Ranges // nil for what cannot be cut: one part
+		}
+		ranges, err := cut(path, n)
 		if err != nil {
 			return nil, err
 		}

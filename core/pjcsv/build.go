@@ -18,8 +18,11 @@ type decoder struct {
 	onInverted func(file string, line int)
 
 	// The file being read.
-	file      string
-	line      int
+	file string
+	line int
+	// base is the number of lines before those decoded (a byte range of
+	// the file: see readRange), so that errors name the file's lines.
+	base      int
 	fields    []field
 	layout    layout
 	hasHeader bool

@@ -16,7 +16,12 @@ import (
 //
 // Readers of line-oriented traces whose records are whole lines (Paraver,
 // pj_dump) read a range as a part of the trace, on a process of its own.
-func Ranges(r io.ReaderAt, first, size int64, n int) ([][2]int64, error) {
+//
+// cutBefore, if not nil, tells whether a range may start at a line (given
+// without its newline, at most MaxLook bytes of it): a cut that falls
+// before a line it refuses moves on to the next line it accepts (pj_dump
+// keeps a nested state with the state that encloses it).
+func Ranges(r io.ReaderAt, first, size int64, n int, cutBefore func(line []byte) bool) ([][2]int64, error) {
 	n = max(n, 1)
 	var out [][2]int64
 	from := first
@@ -27,6 +32,22 @@ func Ranges(r io.ReaderAt, first, size int64, n int) ([][2]int64, error) {
 			var err error
 			if to, err = nextLine(r, first+(size-first)*int64(i)/int64(n), size, buf); err != nil {
 				return nil, err
+			}
+			for cutBefore != nil && to < size {
+				k, err := r.ReadAt(buf[:min(MaxLook, size-to)], to)
+				if err != nil && err != io.EOF {
+					return nil, err
+				}
+				line := buf[:k]
+				if j := bytes.IndexByte(line, '\n'); j >= 0 {
+					line = line[:j]
+				}
+				if cutBefore(line) {
+					break
+				}
+				if to, err = nextLine(r, to, size, buf); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if to > from {
@@ -39,6 +60,9 @@ func Ranges(r io.ReaderAt, first, size int64, n int) ([][2]int64, error) {
 	}
 	return out, nil
 }
+
+// MaxLook is how many bytes of a line Ranges gives its cutBefore.
+const MaxLook = 4 << 10
 
 // nextLine returns the offset just past the first newline at or after at
 // (size if there is none).

@@ -21,7 +21,7 @@ func TestRanges(t *testing.T) {
 		}
 	}
 	for _, n := range []int{1, 2, 3, 7, 50} {
-		rs, err := Ranges(strings.NewReader(text), first, int64(len(text)), n)
+		rs, err := Ranges(strings.NewReader(text), first, int64(len(text)), n, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,20 +42,38 @@ func TestRanges(t *testing.T) {
 	// Six lines after the header: 50 parts give a range per line but for
 	// the empty line, which a cut cannot fall in without also ending the
 	// line before it... each range holds at least one line.
-	rs, _ := Ranges(strings.NewReader(text), first, int64(len(text)), 50)
+	rs, _ := Ranges(strings.NewReader(text), first, int64(len(text)), 50, nil)
 	if len(rs) < 4 {
 		t.Errorf("50 parts of 6 lines: %v", rs)
 	}
 	// Nothing after first: the one empty range.
-	rs, err := Ranges(strings.NewReader("header\n"), first, first, 4)
+	rs, err := Ranges(strings.NewReader("header\n"), first, first, 4, nil)
 	if err != nil || fmt.Sprint(rs) != fmt.Sprintf("[[%d %d]]", first, first) {
 		t.Errorf("empty input: %v, %v", rs, err)
 	}
 	// Lines longer than the read buffer.
 	long := bytes.Repeat([]byte("x"), 200<<10)
 	in := string(long) + "\n" + string(long) + "\n"
-	rs, _ = Ranges(strings.NewReader(in), 0, int64(len(in)), 4)
+	rs, _ = Ranges(strings.NewReader(in), 0, int64(len(in)), 4, nil)
 	if fmt.Sprint(rs) != fmt.Sprintf("[[0 %d] [%d %d]]", len(long)+1, len(long)+1, len(in)) {
 		t.Errorf("long lines: %v", rs)
+	}
+}
+
+// A cut moves past the lines cutBefore refuses.
+func TestRangesCutBefore(t *testing.T) {
+	text := "a\n-b\n-c\nd\ne\n-f\n"
+	noDash := func(line []byte) bool { return !strings.HasPrefix(string(line), "-") }
+	rs, err := Ranges(strings.NewReader(text), 0, int64(len(text)), 6, noDash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if text[r[0]] == '-' {
+			t.Fatalf("a range starts at a refused line: %v", rs)
+		}
+	}
+	if fmt.Sprint(rs) != "[[0 8] [8 15]]" {
+		t.Fatalf("ranges %v", rs)
 	}
 }
