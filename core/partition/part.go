@@ -8,6 +8,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/hpctoolkit"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/otf2"
@@ -39,6 +40,7 @@ type Plan struct {
 // PlanFile lists at most n parts of the trace at path, read with format
 // ("" to detect it) and options: byte ranges of a Paraver file or of
 // pj_dump's output (plain, not a directory of split files), groups of
+// consecutive trace lines of an HPCToolkit database, groups of
 // consecutive location groups of an OTF2 archive (a group each when n is
 // at least their number), the whole trace as one part for formats
 // without parts.
@@ -88,6 +90,23 @@ func PlanFile(path, format string, opt ingest.Values, n int) (*Plan, error) {
 			}
 			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
 				Options: with(ingest.Values{"location_groups": ids}), Label: label})
+		}
+	case hpctoolkit.Format.Name:
+		lines, err := hpctoolkit.TraceLines(path)
+		if err != nil {
+			return nil, err
+		}
+		// At most n parts of consecutive trace lines (threads, ranks, GPU
+		// streams), as even as can be.
+		k := min(n, lines)
+		for i := range k {
+			a, b := i*lines/k, (i+1)*lines/k
+			label := fmt.Sprintf("trace line %d", a)
+			if b > a+1 {
+				label = fmt.Sprintf("trace lines %d-%d", a, b-1)
+			}
+			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
+				Options: with(ingest.Values{"line_start": a, "line_end": b}), Label: label})
 		}
 	case paraver.Format.Name, pjcsv.Format.Name:
 		cut := paraver.Ranges
