@@ -106,3 +106,57 @@ func TestPartCompressed(t *testing.T) {
 		t.Fatalf("ranges of a file with a header: %v, %v", r, err)
 	}
 }
+
+// counter counts what a reader delivers.
+type counter struct {
+	trace.Trace
+	states, variables, events, links int
+}
+
+func (c *counter) State(s trace.State)       { c.states++ }
+func (c *counter) Variable(v trace.Variable) { c.variables++ }
+func (c *counter) Event(e trace.Event)       { c.events++ }
+func (c *counter) Link(l trace.Link)         { c.links++ }
+
+// FuzzPartRanges reads any input by 3 byte ranges: no part panics, and
+// when the whole read succeeds, every part does, and the parts deliver
+// the whole read's records, each once.
+func FuzzPartRanges(f *testing.F) {
+	f.Add("Container, 0, 0, 0, 9, 9, 0\nLink, 0, L, 1.0, 2.0, 1.0, v, \"b\", \"a\", k\nContainer, 0, P, 0, 9, 9, \"a\"\n" +
+		"State, \"a\", S, 1.0, 3.0, 2.0, 0.0, x\nState, \"a\", S, 1.5, 2.0, 0.5, 1.0, y\n" +
+		"Container, 0, P, 0, 9, 9, \"b\"\nEvent, \"b\", E, 4.0, e\nVariable, \"b\", V, 0.0, 9.0, 9.0, 3.5\n")
+	f.Add("Container, 0, 0, 0, 9, 9, 0\r\nContainer, 0, P, 0, 9, 9, \"a, b\"\r\n\r\nState, \"a, b\", S, 1, 2, 1, 0, \"q, r\"")
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, text string) {
+		n++
+		path := filepath.Join(dir, fmt.Sprint(n%8, ".csv"))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ranges, err := Ranges(path, 3)
+		if err != nil || ranges == nil {
+			return
+		}
+		whole := &counter{Trace: *trace.New()}
+		wholeErr := Read(path, whole, trace.ReadOptions{})
+		sum := &counter{}
+		for _, r := range ranges {
+			part := &counter{Trace: *trace.New()}
+			if err := readRange(path, r[0], r[1], part, Options{}); err != nil {
+				if wholeErr == nil {
+					t.Fatalf("part [%d, %d) fails where the whole read does not: %v", r[0], r[1], err)
+				}
+				return
+			}
+			sum.states += part.states
+			sum.variables += part.variables
+			sum.events += part.events
+			sum.links += part.links
+		}
+		if wholeErr == nil && (sum.states != whole.states || sum.variables != whole.variables ||
+			sum.events != whole.events || sum.links != whole.links) {
+			t.Fatalf("parts %+v, whole %+v", *sum, *whole)
+		}
+	})
+}
