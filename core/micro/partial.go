@@ -27,7 +27,8 @@ import (
 // ancestors' names and aliases, its type, and its rank among the siblings
 // of that name). The model's order of categories and resources follows
 // the order of definitions, which Merge rebuilds as the whole trace's
-// reader would have made it (see Order).
+// reader would have made it (see Order, and the late definitions a part
+// makes after trace.DeferSink's Defer).
 //
 // Durations and counts are integers, so they add up exactly in any order.
 // The sums of VariableAverage are floats: they are exact only when each
