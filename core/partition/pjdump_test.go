@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -176,7 +178,32 @@ func TestPjdumpEmptyPart(t *testing.T) {
 // three of the 8 per thread (k = 1, 4, 7), on 7 threads.
 func countNested() int64 { return 3 * 7 }
 
-// A compressed dump cannot be cut: one part.
+// A gzipped dump cannot be cut: one part, the whole read's model.
+func TestPjdumpGzipIsOnePart(t *testing.T) {
+	data, err := os.ReadFile(writeDump(t, "\n", "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write(data)
+	w.Close()
+	path := filepath.Join(t.TempDir(), "dump.csv.gz")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanFile(path, "pjdump", nil, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Parts) != 1 || len(plan.Parts[0].Options) != 0 {
+		t.Fatalf("parts of a gzipped dump: %+v", plan.Parts)
+	}
+	opt := micro.Options{Slices: 9, Depth: micro.Innermost}
+	exactly(t, "gzip", distributed(t, plan, opt), whole(t, path, "pjdump", opt))
+}
+
+// A directory of StarVZ's split gzipped files is one part.
 func TestPjdumpCompressedIsOnePart(t *testing.T) {
 	path := corpus(t, "starvz", "qr_trace")
 	plan, err := PlanFile(path, "pjdump", nil, 4)
