@@ -20,8 +20,9 @@ import (
 // get from outside itself: links under the root printed before the
 // containers they join, containers of one name in two places ("t1"), a
 // container type and state types first used late in the file, nested
-// states, events, quoted names holding commas, a run of blank lines (a
-// range of it holds no record). eol ends the lines ("\n" or "\r\n");
+// states, events, quoted names holding commas (pj_dump's quotes never
+// span lines: a cut after a newline is never inside one) and the word
+// Container, a run of blank lines (a range of it holds no record). eol ends the lines ("\n" or "\r\n");
 // lastEOL the last one ("" for a file cut after its last line).
 func writeDump(t *testing.T, eol, lastEOL string) string {
 	var lines []string
@@ -34,6 +35,9 @@ func writeDump(t *testing.T, eol, lastEOL string) string {
 	for p := range 3 {
 		add("Container, 0, Process, 0, 40, 40, \"p%d\"", p)
 		add("State, \"p%d\", PState, %d.000000, %d.000000, %d.000000, 0.000000, \"init, io\"", p, p, p+5, 5)
+		// A name holding "Container", which the scan of container lines
+		// must not take for one.
+		add("Event, \"p%d\", mark, %d.500000, \"Container, created\"", p, p)
 		add("Variable, \"p%d\", mem, 0.000000, 40.000000, 40.000000, %d.5", p, p)
 		threads := []string{"t0", "t1"}
 		if p == 2 {
