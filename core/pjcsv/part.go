@@ -109,6 +109,9 @@ func readRange(path string, from, to int64, sink trace.Sink, opt Options) error 
 		return err
 	}
 	size := st.Size()
+	if !st.Mode().IsRegular() {
+		return errs.Argument("part_start", "%s is not a file: a byte range needs one", path)
+	}
 	if from < 0 || to < from || to > size {
 		return errs.Argument("part_start", "the byte range [%d, %d) does not lie in %s (%d bytes)", from, to, path, size)
 	}

@@ -100,6 +100,10 @@ func TestPartCompressed(t *testing.T) {
 	if _, err := readPart(t, path, 0, 5); !errors.As(err, &ae) {
 		t.Fatalf("a range of a gzipped file: %v", err)
 	}
+	// A directory has no byte ranges.
+	if _, err := readPart(t, filepath.Dir(path), 0, 5); !errors.As(err, &ae) {
+		t.Fatalf("a range of a directory: %v", err)
+	}
 	// A file that starts with pj_dump_csv's header is one part too.
 	hdr := write(t, "x.container.csv", "Container, Parent, Type, Start, End, Duration, Name\nContainer, 0, 0, 0, 9, 9, 0\n")
 	if r, err := Ranges(hdr, 4); r != nil || err != nil {
