@@ -60,4 +60,12 @@
 // the trace ends at the largest (trace.db's maximum, db-max-time). The
 // database gives no end per line, so the last sample of each line lasts
 // until the end of the trace, as pipit's reader closes it.
+//
+// # Parts
+//
+// Options.Lines (the options line_start and line_end) reads the samples
+// of some trace lines only, for a distributed read (core/partition): the
+// containers of every line are created all the same, in the same order,
+// and the time origin and end are the database's, so the partial models
+// of the parts add up to the whole read's.
 package hpctoolkit

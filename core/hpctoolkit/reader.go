@@ -18,6 +18,11 @@ type Options struct {
 	// call, as hpcviewer's calling-context view shows them (its trace
 	// view does not).
 	Loops bool
+	// Lines, if not zero, selects the trace lines [Lines[0], Lines[1]) of
+	// the database, in the reader's order (see TraceLines): a part of the
+	// trace, for a distributed read. Every line's container is created
+	// all the same, so that the parts' hierarchies are the whole trace's.
+	Lines [2]int
 }
 
 // Format registers the reader with the ingest door.
@@ -30,9 +35,17 @@ var Format = ingest.Format{
 	Options: []ingest.Option{{
 		Name: "loops", Kind: ingest.Bool, Default: false,
 		Doc: "make loops frames of their own, between the procedure that holds them and its callees",
+	}, {
+		Name: "line_start", Kind: ingest.Int, Default: 0,
+		Doc: "read only the samples of the trace lines from this one (counted from 0 in the order of the hierarchy) to line_end: a part of the trace, for a distributed read",
+	}, {
+		Name: "line_end", Kind: ingest.Int, Default: 0, Doc: "the end of the trace lines line_start starts (0: all)",
 	}},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		o := Options{Loops: v.Bool("loops")}
+		o := Options{Loops: v.Bool("loops"), Lines: [2]int{v.Int("line_start"), v.Int("line_end")}}
+		if o.Lines[1] != 0 && (o.Lines[0] < 0 || o.Lines[1] < o.Lines[0]) {
+			return nil, errs.Argument("line_start", "the trace lines [%d, %d) are not a range", o.Lines[0], o.Lines[1])
+		}
 		r, err := open(path, o)
 		if err != nil {
 			return nil, err
@@ -92,6 +105,7 @@ func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) er
 // opened is a database ready to be read, of either kind.
 type opened struct {
 	read  func(trace.Sink, trace.ReadOptions) error
+	lines int // trace lines
 	files []string
 	end   trace.Time // the end of the trace, known from the headers
 	known bool       // end is known
@@ -111,13 +125,22 @@ func open(path string, o Options) (*opened, error) {
 	if !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
+	r, err := openKind(path, dir, st.IsDir(), o)
+	if err == nil && o.Lines[1] > r.lines {
+		return nil, errs.Argument("line_end", "the database has %d trace lines, not %d", r.lines, o.Lines[1])
+	}
+	return r, err
+}
+
+// openKind opens the database in dir of the kind path names.
+func openKind(path, dir string, isDir bool, o Options) (*opened, error) {
 	name := strings.ToLower(filepath.Base(path))
 	xmlDB := isFile(filepath.Join(dir, "experiment.xml"))
 	sparse := isFile(filepath.Join(dir, "meta.db"))
 	switch {
-	case !st.IsDir() && (name == "experiment.xml" || strings.HasSuffix(name, ".hpctrace")):
+	case !isDir && (name == "experiment.xml" || strings.HasSuffix(name, ".hpctrace")):
 		sparse = false
-	case !st.IsDir() && isSparseFile(name):
+	case !isDir && isSparseFile(name):
 		xmlDB = false
 	}
 	switch {
@@ -127,7 +150,8 @@ func open(path string, o Options) (*opened, error) {
 			return nil, err
 		}
 		files := []string{filepath.Join(dir, "meta.db"), filepath.Join(dir, "profile.db"), db.traceFile}
-		r := &opened{read: db.read, files: files, known: true}
+		db.part = o.Lines
+		r := &opened{read: db.read, files: files, known: true, lines: len(db.traces.lines)}
 		if !db.traces.empty && db.traces.max-db.traces.min < 1<<62 {
 			r.end = trace.Time(db.traces.max - db.traces.min)
 		}
@@ -137,11 +161,29 @@ func open(path string, o Options) (*opened, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := &opened{read: db.read, files: db.files}
+		db.part = o.Lines
+		r := &opened{read: db.read, files: db.files, lines: len(db.lines)}
 		if db.hasMM {
 			r.end, r.known = db.toTime(db.min, db.max, db.max)
 		}
 		return r, nil
 	}
 	return nil, errs.Format(path, 0, "not an HPCToolkit database: no meta.db nor experiment.xml in %s", dir)
+}
+
+// TraceLines returns the number of trace lines of the database at path
+// (a thread, a rank, a GPU stream each): the options line_start and
+// line_end select some of them, in the order of the hierarchy.
+func TraceLines(path string) (int, error) {
+	r, err := open(path, Options{})
+	if err != nil {
+		return 0, err
+	}
+	return r.lines, nil
+}
+
+// inPart tells whether trace line i is among the lines [part[0],
+// part[1]) a read selects (all of them when part is zero).
+func inPart(i int, part [2]int) bool {
+	return part[1] == 0 || (i >= part[0] && i < part[1])
 }

@@ -71,6 +71,7 @@ type sparseDB struct {
 	traces    *traceDB
 	traceFile string
 	traceSize int64
+	part      [2]int // the trace lines read (Options.Lines)
 }
 
 // openSparse decodes meta.db, profile.db and the directory of trace.db.
@@ -159,7 +160,19 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 	var stats []lineStat
 	var buf []byte
 	unknown := int64(0)
+	total := db.traceSize
+	if db.part[1] != 0 {
+		total = 0
+		for i, l := range lines {
+			if inPart(i, db.part) {
+				total += int64(l.end - l.start)
+			}
+		}
+	}
 	for i, l := range lines {
+		if !inPart(i, db.part) {
+			continue
+		}
 		fl := newFlame(b, &db.meta.fr, conts[i])
 		n := 0
 		buf, err = scanLine(tf, db.traceFile, l, buf, func(ts uint64, ctx uint32) error {
@@ -168,7 +181,7 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 					return err
 				}
 				if n%(1<<16) == 0 && opt.Progress != nil {
-					opt.Progress(done+int64(n)*recordSize, db.traceSize)
+					opt.Progress(done+int64(n)*recordSize, total)
 				}
 			}
 			if ts < db.traces.min || ts-db.traces.min > uint64(end) {
@@ -196,7 +209,7 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 		stats = append(stats, lineStat{container: fl.container, samples: fl.samples})
 		done += int64(l.end - l.start)
 		if opt.Progress != nil {
-			opt.Progress(done, db.traceSize)
+			opt.Progress(done, total)
 		}
 		if err := opt.Canceled(); err != nil {
 			return nil, err

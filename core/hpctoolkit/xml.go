@@ -31,6 +31,7 @@ type xmlDB struct {
 	hdr   uint64           // size of a *.hpctrace header
 	glob  string
 	lines []xmlLine
+	part  [2]int // the trace lines read (Options.Lines)
 	files []string
 }
 
@@ -275,7 +276,10 @@ func (db *xmlDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 // trace line had.
 func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, error) {
 	var total int64
-	for _, l := range db.lines {
+	for i, l := range db.lines {
+		if !inPart(i, db.part) {
+			continue
+		}
 		if st, err := os.Stat(l.file); err == nil {
 			total += st.Size()
 		}
@@ -312,6 +316,9 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 	var stats []lineStat
 	unknown := int64(0)
 	for i, l := range db.lines {
+		if !inPart(i, db.part) {
+			continue
+		}
 		fl := newFlame(b, &db.fr, conts[i])
 		n := 0
 		err := db.scan(l.file, func(ts, cpid uint64, at int64) error {

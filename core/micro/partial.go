@@ -27,7 +27,8 @@ import (
 // ancestors' names and aliases, its type, and its rank among the siblings
 // of that name). The model's order of categories and resources follows
 // the order of definitions, which Merge rebuilds as the whole trace's
-// reader would have made it (see Order).
+// reader would have made it (see Order, and the late definitions a part
+// makes after trace.DeferSink's Defer).
 //
 // Durations and counts are integers, so they add up exactly in any order.
 // The sums of VariableAverage are floats: they are exact only when each
@@ -66,6 +67,13 @@ type Partial struct {
 
 	// NaN holds the first non-finite variable of each container.
 	NaN []trace.Variable
+
+	// LateTypes, LateValues and LateContainers count the definitions at
+	// the end of Types, Values and Containers that the part made after
+	// Defer (see trace.DeferSink): the whole trace's reader makes them
+	// after the definitions of every part, so Merge puts them last. A
+	// merged partial keeps as late those no part made in its own place.
+	LateTypes, LateValues, LateContainers int
 
 	// Notes are what the readers of the parts noted (skipped, tolerated,
 	// missing), in the order of the parts: a part cut short must not make
@@ -136,6 +144,11 @@ func (a *Accumulator) Partial() (*Partial, error) {
 		TypeFirst: a.typeFirst, ValueFirst: a.valueFirst,
 		HasData: a.hasData, TypeUsed: a.typeUsed, NoValue: a.noValue, NoValueFirst: a.noValueFirst,
 		ColCont: a.colCont,
+	}
+	if a.deferred {
+		p.LateTypes = len(a.skel.Types) - a.lateFrom[0]
+		p.LateValues = len(a.skel.Values) - a.lateFrom[1]
+		p.LateContainers = len(a.skel.Containers) - a.lateFrom[2]
 	}
 	p.ColCode = make([]int32, len(a.colKey))
 	for col, key := range a.colKey {
@@ -259,17 +272,20 @@ type merger struct {
 // def is a definition of one part, with where it comes in the merged
 // order.
 type def struct {
+	late       bool
 	first      trace.Time
 	part, item int
 }
 
 // sorted returns the definitions of the parts (n[i] in part i, first[i]
-// their first uses) in the merged order.
-func (m *merger) sorted(n []int, first [][]trace.Time) []def {
+// their first uses, late[i] of them late, nil for none) in the merged
+// order: the late ones after all the others.
+func (m *merger) sorted(n []int, first [][]trace.Time, late []int) []def {
 	var out []def
 	for part, count := range n {
 		for item := range count {
 			d := def{first: math.MinInt64, part: part, item: item}
+			d.late = late != nil && item >= count-late[part]
 			if m.order == ByTime {
 				if f := first[part][item]; f != noUse {
 					d.first = f
@@ -279,6 +295,12 @@ func (m *merger) sorted(n []int, first [][]trace.Time) []def {
 		}
 	}
 	slices.SortStableFunc(out, func(x, y def) int {
+		if x.late != y.late {
+			if x.late {
+				return 1
+			}
+			return -1
+		}
 		if c := cmp.Compare(x.first, y.first); c != 0 {
 			return c
 		}
@@ -298,13 +320,14 @@ func ref(ids []int32, i int32) int32 {
 }
 
 func (m *merger) types(parts []*Partial, maps []idMaps) {
-	n, first := make([]int, len(parts)), make([][]trace.Time, len(parts))
+	n, first, late := make([]int, len(parts)), make([][]trace.Time, len(parts)), make([]int, len(parts))
 	for i, p := range parts {
-		n[i], first[i] = len(p.Types), p.TypeFirst
+		n[i], first[i], late[i] = len(p.Types), p.TypeFirst, p.LateTypes
 	}
 	// A type's parent and link ends are container types, used by no
-	// entity: they come before it in any order.
-	for _, d := range m.sorted(n, first) {
+	// entity: they come before it in any order (a late type's are late,
+	// or not, in its part's order).
+	for _, d := range m.sorted(n, first, late) {
 		t := parts[d.part].Types[d.item]
 		ids := maps[d.part].types
 		t.Parent, t.Start, t.End = ref(ids, t.Parent), ref(ids, t.Start), ref(ids, t.End)
@@ -316,6 +339,9 @@ func (m *merger) types(parts []*Partial, maps []idMaps) {
 			m.out.Types = append(m.out.Types, t)
 			m.out.TypeFirst = append(m.out.TypeFirst, noUse)
 			m.out.TypeUsed = append(m.out.TypeUsed, false)
+			if d.late {
+				m.out.LateTypes++
+			}
 		}
 		m.out.TypeFirst[id] = min(m.out.TypeFirst[id], parts[d.part].TypeFirst[d.item])
 		ids[d.item] = id
@@ -323,11 +349,11 @@ func (m *merger) types(parts []*Partial, maps []idMaps) {
 }
 
 func (m *merger) values(parts []*Partial, maps []idMaps) {
-	n, first := make([]int, len(parts)), make([][]trace.Time, len(parts))
+	n, first, late := make([]int, len(parts)), make([][]trace.Time, len(parts)), make([]int, len(parts))
 	for i, p := range parts {
-		n[i], first[i] = len(p.Values), p.ValueFirst
+		n[i], first[i], late[i] = len(p.Values), p.ValueFirst, p.LateValues
 	}
-	for _, d := range m.sorted(n, first) {
+	for _, d := range m.sorted(n, first, late) {
 		v := parts[d.part].Values[d.item]
 		v.Type = ref(maps[d.part].types, v.Type)
 		key := fmt.Sprintf("%d\x00%s\x00%s\x00%s", v.Type, v.Name, v.Alias, v.Category)
@@ -337,6 +363,9 @@ func (m *merger) values(parts []*Partial, maps []idMaps) {
 			m.valueIDs[key] = id
 			m.out.Values = append(m.out.Values, v)
 			m.out.ValueFirst = append(m.out.ValueFirst, noUse)
+			if d.late {
+				m.out.LateValues++
+			}
 		}
 		m.out.ValueFirst[id] = min(m.out.ValueFirst[id], parts[d.part].ValueFirst[d.item])
 		maps[d.part].values[d.item] = id
@@ -345,31 +374,41 @@ func (m *merger) values(parts []*Partial, maps []idMaps) {
 
 // containers merges the hierarchies, part after part: a container is
 // identified by its parent, type, name, alias and its rank among its
-// siblings of that type, name and alias.
+// siblings of that type, name and alias. The late containers of all the
+// parts come after the others.
 func (m *merger) containers(parts []*Partial, maps []idMaps) {
-	for i, p := range parts {
-		ids := maps[i].conts
-		ids[0] = 0
-		rank := map[string]int{}
-		for c := 1; c < len(p.Containers); c++ {
-			k := p.Containers[c]
-			k.Parent, k.Type = ref(ids, k.Parent), ref(maps[i].types, k.Type)
-			k.Children = nil
-			sib := fmt.Sprintf("%d\x00%d\x00%s\x00%s", k.Parent, k.Type, k.Name, k.Alias)
-			key := fmt.Sprintf("%s\x00%d", sib, rank[sib])
-			rank[sib]++
-			id, ok := m.contIDs[key]
-			if !ok {
-				id = int32(len(m.out.Containers))
-				m.contIDs[key] = id
-				m.out.Containers = append(m.out.Containers, k)
-				m.out.HasData = append(m.out.HasData, false)
-				if k.Parent != trace.None {
-					par := &m.out.Containers[k.Parent]
-					par.Children = append(par.Children, id)
+	for _, late := range []bool{false, true} {
+		for i, p := range parts {
+			ids := maps[i].conts
+			ids[0] = 0
+			rank := map[string]int{}
+			from := len(p.Containers) - p.LateContainers
+			for c := 1; c < len(p.Containers); c++ {
+				k := p.Containers[c]
+				k.Parent, k.Type = ref(ids, k.Parent), ref(maps[i].types, k.Type)
+				k.Children = nil
+				sib := fmt.Sprintf("%d\x00%d\x00%s\x00%s", k.Parent, k.Type, k.Name, k.Alias)
+				key := fmt.Sprintf("%s\x00%d", sib, rank[sib])
+				rank[sib]++
+				if (c >= from) != late {
+					continue // its parent, if not late, was mapped in the first round
 				}
+				id, ok := m.contIDs[key]
+				if !ok {
+					id = int32(len(m.out.Containers))
+					m.contIDs[key] = id
+					m.out.Containers = append(m.out.Containers, k)
+					m.out.HasData = append(m.out.HasData, false)
+					if k.Parent != trace.None {
+						par := &m.out.Containers[k.Parent]
+						par.Children = append(par.Children, id)
+					}
+					if late {
+						m.out.LateContainers++
+					}
+				}
+				ids[c] = id
 			}
-			ids[c] = id
 		}
 	}
 }
@@ -390,7 +429,7 @@ func (m *merger) usage(parts []*Partial, maps []idMaps) {
 		}
 	}
 	seen := map[int32]bool{}
-	for _, d := range m.sorted(n, first) {
+	for _, d := range m.sorted(n, first, nil) {
 		typ := maps[d.part].types[parts[d.part].NoValue[d.item]]
 		if !seen[typ] {
 			seen[typ] = true
@@ -526,6 +565,9 @@ func (p *Partial) check() error {
 		return bad("definitions")
 	case len(p.NoValueFirst) != len(p.NoValue) || len(p.ColCode) != len(p.ColCont):
 		return bad("usage")
+	case p.LateTypes < 0 || p.LateTypes > nt || p.LateValues < 0 || p.LateValues > nv ||
+		p.LateContainers < 0 || p.LateContainers >= nc:
+		return bad("late definitions")
 	}
 	typeOK := func(t int32) bool { return t == trace.None || (t >= 0 && int(t) < nt) }
 	for _, t := range p.Types {

@@ -106,6 +106,11 @@ type Accumulator struct {
 	// definitions of partial models merged by time (see Partial).
 	typeFirst, valueFirst, noValueFirst []trace.Time
 
+	// deferred tells that Defer was called, when the definitions were
+	// lateFrom (types, values, containers): see Partial's late ones.
+	deferred bool
+	lateFrom [3]int
+
 	// OnNestingError, if set, is called once when the stream turns out not
 	// to be nested (Model will return ErrNesting): the read can stop there.
 	OnNestingError func()
@@ -279,6 +284,15 @@ func (a *Accumulator) CreateContainer(c trace.Container) {
 
 // DestroyContainer implements trace.Sink.
 func (a *Accumulator) DestroyContainer(id int32, at trace.Time) { a.skel.DestroyContainer(id, at) }
+
+// Defer implements trace.DeferSink: the definitions that follow are late
+// (see Partial). Only the first call counts.
+func (a *Accumulator) Defer() {
+	if !a.deferred {
+		a.deferred = true
+		a.lateFrom = [3]int{len(a.skel.Types), len(a.skel.Values), len(a.skel.Containers)}
+	}
+}
 
 // Link implements trace.Sink: links are counted only.
 func (a *Accumulator) Link(l trace.Link) {

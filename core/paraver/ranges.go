@@ -38,48 +38,7 @@ func Ranges(path string, n int) ([][2]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := st.Size()
-	first := int64(len(header))
-	n = max(n, 1)
-	var out [][2]int64
-	from := first
-	buf := make([]byte, 64<<10)
-	for i := 1; i <= n && from < size; i++ {
-		to := size
-		if i < n {
-			// The line that holds the cut ends the range.
-			to, err = nextLine(f, first+(size-first)*int64(i)/int64(n), size, buf)
-			if err != nil {
-				return nil, err
-			}
-		}
-		if to > from {
-			out = append(out, [2]int64{from, to})
-			from = to
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, [2]int64{first, size})
-	}
-	return out, nil
-}
-
-// nextLine returns the offset just past the first newline at or after at.
-func nextLine(f *os.File, at, size int64, buf []byte) (int64, error) {
-	for at < size {
-		n, err := f.ReadAt(buf, at)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return at + int64(i) + 1, nil
-		}
-		at += int64(n)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return size, nil
+	return textlines.Ranges(f, int64(len(header)), st.Size(), n, nil)
 }
 
 // headerLine returns the first line of a plain .prv file, with its newline

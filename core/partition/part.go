@@ -8,10 +8,12 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/hpctoolkit"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/paraver"
+	"github.com/macroscope-hpc/macroscope/core/pjcsv"
 )
 
 // Part is a part of a trace: a file or archive read with a format and
@@ -36,7 +38,9 @@ type Plan struct {
 }
 
 // PlanFile lists at most n parts of the trace at path, read with format
-// ("" to detect it) and options: byte ranges of a Paraver file, groups of
+// ("" to detect it) and options: byte ranges of a Paraver file or of
+// pj_dump's output (plain, not a directory of split files), groups of
+// consecutive trace lines of an HPCToolkit database, groups of
 // consecutive location groups of an OTF2 archive (a group each when n is
 // at least their number), the whole trace as one part for formats
 // without parts.
@@ -87,8 +91,29 @@ func PlanFile(path, format string, opt ingest.Values, n int) (*Plan, error) {
 			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
 				Options: with(ingest.Values{"location_groups": ids}), Label: label})
 		}
-	case paraver.Format.Name:
-		ranges, err := paraver.Ranges(path, n)
+	case hpctoolkit.Format.Name:
+		lines, err := hpctoolkit.TraceLines(path)
+		if err != nil {
+			return nil, err
+		}
+		// At most n parts of consecutive trace lines (threads, ranks, GPU
+		// streams), as even as can be.
+		k := min(n, lines)
+		for i := range k {
+			a, b := i*lines/k, (i+1)*lines/k
+			label := fmt.Sprintf("trace line %d", a)
+			if b > a+1 {
+				label = fmt.Sprintf("trace lines %d-%d", a, b-1)
+			}
+			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
+				Options: with(ingest.Values{"line_start": a, "line_end": b}), Label: label})
+		}
+	case paraver.Format.Name, pjcsv.Format.Name:
+		cut := paraver.Ranges
+		if f.Name == pjcsv.Format.Name {
+			cut = pjcsv.Ranges // nil for what cannot be cut: one part
+		}
+		ranges, err := cut(path, n)
 		if err != nil {
 			return nil, err
 		}

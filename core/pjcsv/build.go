@@ -18,8 +18,11 @@ type decoder struct {
 	onInverted func(file string, line int)
 
 	// The file being read.
-	file      string
-	line      int
+	file string
+	line int
+	// base is the number of lines before those decoded (a byte range of
+	// the file: see readRange), so that errors name the file's lines.
+	base      int
 	fields    []field
 	layout    layout
 	hasHeader bool
@@ -49,6 +52,7 @@ type decoder struct {
 	nValues int32
 
 	links []pendingLink
+	ends  []containerEnd // the containers to destroy at the end
 
 	first, last trace.Time
 	timed       bool
@@ -68,6 +72,12 @@ type typeKey struct {
 type valueKey struct {
 	typ  int32
 	name string
+}
+
+// containerEnd is the end of a container, given by its line.
+type containerEnd struct {
+	id int32
+	at trace.Time
 }
 
 // pendingLink is a link line kept until every container is known.
@@ -271,7 +281,10 @@ func (d *decoder) container(l layout, hierarchy bool) error {
 	d.stack = append(d.stack, id)
 	d.sink.CreateContainer(trace.Container{Name: name, Type: typ, Parent: pc, Start: start, End: trace.Unset, Quoted: nameF.quoted})
 	if hasEnd {
-		d.sink.DestroyContainer(id, end)
+		// Destroyed at the end of the read, once its entities, printed
+		// after it, have come: a sink that follows time (the moments)
+		// takes no entity of a destroyed container.
+		d.ends = append(d.ends, containerEnd{id, end})
 	}
 	return nil
 }
@@ -494,6 +507,10 @@ func (d *decoder) finish() error {
 			From: from, To: to, Key: string(p.key.text), Size: p.size})
 	}
 	d.links = nil
+	for _, e := range d.ends {
+		d.sink.DestroyContainer(e.id, e.at)
+	}
+	d.ends = nil
 	if d.timed {
 		d.sink.Finish(d.first, d.last)
 	} else {

@@ -20,10 +20,14 @@ var Format = ingest.Format{
 		{Name: "skip_inverted", Kind: ingest.Bool, Default: false,
 			Doc: "skip the rows that end before they start (StarVZ's dumps hold a few), counting them, instead of failing"},
 		ingest.MaxDecompressedOption,
+		{Name: "part_start", Kind: ingest.Int, Default: 0,
+			Doc: "read only the records of the lines from this byte to part_end (a plain file's part, for a distributed read: see Ranges)"},
+		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
 		skip := v.Bool("skip_inverted")
 		limit := ingest.MaxDecompressed(v)
+		from, to := int64(v.Int("part_start")), int64(v.Int("part_end"))
 		files := []string{path}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			files, _ = Files(path)
@@ -41,6 +45,9 @@ var Format = ingest.Format{
 						named++
 						ro.Skip("rows ending before they start", 1)
 					}
+				}
+				if to > 0 {
+					return readRange(path, from, to, sink, opt)
 				}
 				return ReadWith(path, sink, opt)
 			},

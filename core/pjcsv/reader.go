@@ -154,6 +154,7 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 		if err != nil {
 			return err
 		}
+		d.startFile(p)
 		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed}, opt.ReadOptions)
 		f.Close()
 		if err != nil {
@@ -174,6 +175,7 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 // unknown).
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	d := newDecoder(sink)
+	d.startFile(name)
 	if _, err := d.decode(r, textlines.Input{Name: name, Total: total}, opt); err != nil {
 		return err
 	}
@@ -182,12 +184,11 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 
 // decode reads one file and returns how many bytes it consumed.
 func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions) (int64, error) {
-	d.startFile(in.Name)
 	// pj_dump ends every line: a last line without its end was cut, though
 	// what is left of it may parse (a name or a number shortened).
 	cut := false
 	size, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
-		d.line = n
+		d.line = d.base + n
 		cut = line[len(line)-1] != '\n' && len(bytes.TrimSpace(line)) > 0
 		return d.parseLine(line)
 	})

@@ -2,7 +2,8 @@
 cluster.
 
 The client plans the parts of the input (the location groups of an OTF2
-archive, byte ranges of a Paraver file, the files of a run), fixes the
+archive, byte ranges of a Paraver file or of pj_dump output, trace lines of
+an HPCToolkit database, the files of a run), fixes the
 window from their extents, and maps the parts to the workers, which read
 and model them in Go into partial models (integer sums per cell, shipped
 as bytes). The partials are added in a tree reduction on the workers; the
@@ -234,10 +235,10 @@ def moments(paths, client, opts: str, *, start, end, format, options: dict, runs
     from ._moments import Moments
 
     # Byte ranges split a resource's states: its sums would add up to
-    # rounding only. A Paraver file is one part.
+    # rounding only. A Paraver file or a pj_dump one is one part.
     fmt = format or (_bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) if len(paths) == 1 else "")
-    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1 if fmt == "paraver" else None, start, end,
-                             progress)
+    parts, _, lo, hi = _plan(client, paths, format, options, runs, 1 if fmt in ("paraver", "pjdump") else None,
+                             start, end, progress)
     sums = client.map(_moments, parts, options=opts, start=lo, end=hi, pure=True,
                       key=[f"macroscope-moments-{i}-{_token(p, opts, lo, hi)}" for i, p in enumerate(parts)])
     total = _reduce(client, _merge_moments, sums)

@@ -225,7 +225,8 @@ def moments(path, format: str | None = None, busy=None, by: str = "resource",
     A list of paths is several traces read as one, each under a container
     of its own (as :func:`macroscope.read_micro` reads them). ``client``,
     a ``dask.distributed.Client``, computes the power sums of the parts
-    (location groups of an OTF2 archive, files of a list) on its workers
+    (location groups of an OTF2 archive, trace lines of an HPCToolkit
+    database, files of a list) on its workers
     and adds them up: the same table, bit for bit, by resource or node
     (see ``docs/distributed.md``). ``progress`` shows Dask's progress bar
     then (by default in a notebook only).

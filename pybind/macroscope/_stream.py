@@ -41,7 +41,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     ``client``, a ``dask.distributed.Client``, builds the model on its
     cluster (see ``docs/distributed.md``): the parts of the input (the
     files of a list, the location groups of an OTF2 archive, up to
-    ``partitions`` byte ranges of a Paraver file; default twice the
+    ``partitions`` byte ranges of a Paraver file or of pj_dump output,
+    or groups of trace lines of an HPCToolkit database; default twice the
     cluster's threads) are read and modelled by the workers, and their
     partial models added up exactly: the model is the same, bit for bit,
     as without a client. ``progress`` then shows Dask's progress bar
