@@ -171,7 +171,7 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 	}
 	switch kind {
 	case trace.KindState:
-		for _, s := range t.States {
+		for _, s := range t.States.All() {
 			mark(s.Container, s.Type, s.Value)
 		}
 	case trace.KindEvent:

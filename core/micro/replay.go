@@ -39,8 +39,8 @@ func replayStates(t *trace.Trace, opt Options, start, end trace.Time) (m *Model,
 			acc.DestroyContainer(int32(id), c.End)
 		}
 	}
-	for i := range t.States {
-		acc.State(t.States[i])
+	for i := range t.States.Len() {
+		acc.State(t.States.At(i))
 		if stopped {
 			return nil, false, nil
 		}
