@@ -28,7 +28,7 @@ func TestStateColumnRoundTrip(t *testing.T) {
 			t.Fatalf("All: state %d is %+v, want %+v", i, s, want[i])
 		}
 	}
-	if got, blocks := c.Bytes(), int64(3*StateBlockBytes); got < blocks || got > blocks+int64(n/len(depths)*4*48)+64 {
+	if got, blocks := c.Bytes(), int64(3*StateBlockBytes); got < blocks || got > blocks+int64(n/2*48)+1024 {
 		t.Errorf("Bytes %d, want the 3 blocks (%d) and the deep depths", got, blocks)
 	}
 	// Set: a deep depth replaced by a shallow one and the reverse.
