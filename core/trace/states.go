@@ -1,6 +1,9 @@
 package trace
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+)
 
 // StateColumn holds a trace's states column-wise, in blocks of a fixed
 // number of states: times as int64 nanoseconds, container, type, value and
@@ -139,3 +142,7 @@ func (c *StateColumn) Grow(n int) {
 func (c *StateColumn) Bytes() int64 {
 	return int64(len(c.blocks))*StateBlockBytes + int64(cap(c.blocks))*8 + int64(len(c.deep))*48
 }
+
+// String prints the states as a slice of them would print, so that a
+// Trace prints (and two traces compare by their print) state by state.
+func (c StateColumn) String() string { return fmt.Sprintf("%+v", c.Slice()) }
