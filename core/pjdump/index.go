@@ -51,7 +51,8 @@ func newIndex(t *trace.Trace, opt Options) *index {
 		return e
 	}
 	for i := range t.States.Len() {
-		e := at(t.States.At(i).Container, t.States.At(i).Type)
+		s := t.States.At(i)
+		e := at(s.Container, s.Type)
 		e.states = append(e.states, int32(i))
 	}
 	for i := range t.Variables {
