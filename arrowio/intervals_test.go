@@ -127,13 +127,13 @@ func TestReadIntervalsTimeTypes(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		for i, s := range tr.States {
+		for i, s := range tr.States.All() {
 			if s.Start != c.want[i][0] || s.End != c.want[i][1] || tr.ContainerPath(s.Container, "/") != res[i] {
 				t.Errorf("%s: row %d became %+v", c.name, i, s)
 			}
 		}
-		if tr.ValueName(tr.States[1].Value) != "wait" {
-			t.Errorf("%s: dictionary-encoded state read as %q", c.name, tr.ValueName(tr.States[1].Value))
+		if tr.ValueName(tr.States.At(1).Value) != "wait" {
+			t.Errorf("%s: dictionary-encoded state read as %q", c.name, tr.ValueName(tr.States.At(1).Value))
 		}
 	}
 }
@@ -210,8 +210,8 @@ func TestReadIntervalsBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem.AssertSize(t, 0) // every buffer is released: the trace holds copies
-	if tr.ContainerPath(tr.States[1].Container, "/") != "h/c1" || tr.ValueName(tr.States[1].Value) != "idle" {
-		t.Errorf("second batch's row became %+v", tr.States[1])
+	if tr.ContainerPath(tr.States.At(1).Container, "/") != "h/c1" || tr.ValueName(tr.States.At(1).Value) != "idle" {
+		t.Errorf("second batch's row became %+v", tr.States.At(1))
 	}
 }
 

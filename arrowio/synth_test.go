@@ -98,7 +98,7 @@ func TestParquetHoldsTheSameIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fromPaje []row
-	for _, s := range pj.States {
+	for _, s := range pj.States.All() {
 		fromPaje = append(fromPaje, row{path: pj.ContainerPath(s.Container, "/"), state: pj.Values[s.Value].Name,
 			start: s.Start, end: s.End})
 	}

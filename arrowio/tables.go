@@ -223,7 +223,7 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // start and end in nanoseconds, the value's category (null if none) and
 // the state's arguments as JSON text (null if none; see trace.ArgsSink).
 func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
-	n := len(t.States)
+	n := t.States.Len()
 	paths := make([]string, len(t.Containers))
 	for i := range t.Containers {
 		paths[i] = t.ContainerPath(int32(i), PathSep)
@@ -239,7 +239,7 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	cont, typ, val, depth := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	start, end, dur := make([]float64, n), make([]float64, n), make([]float64, n)
 	startNs, endNs := make([]int64, n), make([]int64, n)
-	for i, s := range t.States {
+	for i, s := range t.States.All() {
 		cont[i], typ[i], val[i], depth[i] = s.Container, s.Type, s.Value, s.Depth
 		start[i], end[i], dur[i] = s.Start.Seconds(), s.End.Seconds(), (s.End - s.Start).Seconds()
 		startNs[i], endNs[i] = int64(s.Start), int64(s.End)

@@ -259,14 +259,14 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		state int32
 	}
 	var bars []bar
-	for i := range gv.t.States {
-		s := &gv.t.States[i]
+	for i := range gv.t.States.Len() {
+		s := gv.t.States.At(i)
 		if s.End <= gv.start || s.Start >= gv.end {
 			if !(s.Start == s.End && s.Start >= gv.start && s.Start <= gv.end) {
 				continue
 			}
 		}
-		leaf := rows.Row(s)
+		leaf := rows.Row(&s)
 		if leaf < 0 {
 			continue
 		}
@@ -284,13 +284,13 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		if x.row != y.row {
 			return x.row < y.row
 		}
-		return gv.t.States[x.state].Start < gv.t.States[y.state].Start
+		return gv.t.States.At(int(x.state)).Start < gv.t.States.At(int(y.state)).Start
 	})
 	gv.shown = map[int]float64{}
 	px := vg.Length(72.0 / dpi) // one pixel, in points
 	lastRow, lastDepth, lastEnd := -1, int32(-1), vg.Length(math.Inf(-1))
 	for _, b := range bars {
-		s := &gv.t.States[b.state]
+		s := gv.t.States.At(int(b.state))
 		x0, x1 := tx(gv.x(max(s.Start, gv.start))), tx(gv.x(min(s.End, gv.end)))
 		if b.row != lastRow || b.depth != lastDepth {
 			lastRow, lastDepth, lastEnd = b.row, b.depth, vg.Length(math.Inf(-1))
@@ -306,7 +306,7 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		h := ganttBarHeight(b.depth)
 		mid := float64(nRows-b.row) - 0.5
 		r := vg.Rectangle{Min: vg.Point{X: x0, Y: ty(mid - h/2)}, Max: vg.Point{X: x1, Y: ty(mid + h/2)}}
-		cat := int(rows.Category(s))
+		cat := int(rows.Category(&s))
 		c.SetColor(gv.colors.Of(cat))
 		c.Fill(r.Path())
 		gv.shown[cat] += float64(r.Size().X * r.Size().Y)

@@ -47,8 +47,8 @@ func TestReadingCompletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.t.States) != len(want.t.States) || tr.t.End != want.t.End || tr.format != "paje" {
-		t.Fatalf("read %d states to %v (%s), want %d to %v", len(tr.t.States), tr.t.End, tr.format, len(want.t.States), want.t.End)
+	if tr.t.States.Len() != want.t.States.Len() || tr.t.End != want.t.End || tr.format != "paje" {
+		t.Fatalf("read %d states to %v (%s), want %d to %v", tr.t.States.Len(), tr.t.End, tr.format, want.t.States.Len(), want.t.End)
 	}
 	var p struct{ Done, Total int64 }
 	js, _ := r.Progress()

@@ -137,7 +137,7 @@ func run(args []string, mb, repeat int, keep string) error {
 	for i, m := range modes {
 		replay := "-"
 		if m.opt != nil {
-			replay = fmt.Sprintf("%.1f", float64(alone[i].Nanoseconds())/float64(len(tr.States)))
+			replay = fmt.Sprintf("%.1f", float64(alone[i].Nanoseconds())/float64(tr.States.Len()))
 		}
 		fmt.Printf("%-40s %9.3f %7.3f %10.2f %16s\n", m.name, best[i].Seconds(), best[i].Seconds()/best[0].Seconds(),
 			float64(max(kept[i], base)-base)/1e6, replay)

@@ -80,7 +80,7 @@ func main() {
 		if err := paje.Read(path, t, trace.ReadOptions{}); err != nil {
 			fail(err)
 		}
-		r.States, r.Containers = len(t.States), len(t.Containers)-1
+		r.States, r.Containers = t.States.Len(), len(t.Containers)-1
 		if *sink == "micro" {
 			m, err := micro.Build(t, micro.Options{Slices: *slices, Depth: micro.Innermost})
 			if err != nil {

@@ -284,7 +284,7 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 	if err := src.Read(t, trace.ReadOptions{Notes: notes}); err != nil {
 		return nil, err
 	}
-	c.sayTrace(path, len(t.Containers)-1, len(t.States), t.Start, t.End)
+	c.sayTrace(path, len(t.Containers)-1, t.States.Len(), t.Start, t.End)
 	c.sayNotes(notes)
 	return t, nil
 }

@@ -55,7 +55,7 @@ func (g *Guard) tick() {
 		g.err = errs.Argument("memory_budget", "%s", fmt.Sprintf(
 			"the trace read into memory outgrew the memory budget of %s (%s held after %d containers, %d states, %d variables, %d links, %d events, and more to come; %s); "+
 				"build its model while reading it instead (ms.read_micro(path, ...), ms.moments(path)), which holds the model and not the trace, or raise memory_budget=",
-			Bytes(g.Limit), Bytes(need), len(t.Containers)-1, len(t.States), len(t.Variables), len(t.Links), len(t.Events), describe()))
+			Bytes(g.Limit), Bytes(need), len(t.Containers)-1, t.States.Len(), len(t.Variables), len(t.Links), len(t.Events), describe()))
 		if g.Over != nil {
 			g.Over()
 		}
@@ -116,10 +116,10 @@ func (g *Guard) Args(kind trace.Kind, index int, json string) {
 }
 
 // ColumnBytes estimates the memory of a trace's columns as allocated
-// (capacity, not length: appending grows them ahead of need), strings
-// left out.
+// (capacity, not length: appending grows them ahead of need; the states
+// by the blocks they fill, see trace.StateColumn), strings left out.
 func ColumnBytes(t *trace.Trace) int64 {
-	return int64(cap(t.States))*int64(unsafe.Sizeof(trace.State{})) +
+	return t.States.Bytes() +
 		int64(cap(t.Variables))*int64(unsafe.Sizeof(trace.Variable{})) +
 		int64(cap(t.Links))*int64(unsafe.Sizeof(trace.Link{})) +
 		int64(cap(t.Events))*int64(unsafe.Sizeof(trace.Event{})) +

@@ -31,7 +31,7 @@ func TestGuard(t *testing.T) {
 	// Stopped at the first weighing past the limit: the columns as
 	// allocated weigh more than the limit, the states held at most the
 	// limit and guardEvery states more.
-	held := int64(len(g.Trace.States))
+	held := int64(g.Trace.States.Len())
 	if held*size > limit+guardEvery*size || g.Bytes() <= limit {
 		t.Errorf("%d states held (%d bytes, %d allocated) for a budget of %d", held, held*size, g.Bytes(), limit)
 	}
@@ -47,7 +47,7 @@ func TestGuard(t *testing.T) {
 	for range 10_000 {
 		g.State(trace.State{})
 	}
-	if len(g.Trace.States) != 10_000 || g.Err() != nil || g.Bytes() < 10_000*size {
-		t.Errorf("no limit: %d states, %v, %d bytes", len(g.Trace.States), g.Err(), g.Bytes())
+	if g.Trace.States.Len() != 10_000 || g.Err() != nil || g.Bytes() < 10_000*size {
+		t.Errorf("no limit: %d states, %v, %d bytes", g.Trace.States.Len(), g.Err(), g.Bytes())
 	}
 }

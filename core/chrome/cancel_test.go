@@ -28,7 +28,7 @@ func TestCancel(t *testing.T) {
 	partial, _, reports := tracetest.Cancel(t, n, func(sink trace.Sink, opt trace.ReadOptions) error {
 		return Decode(strings.NewReader(text), "big.json", int64(len(text)), sink, opt)
 	})
-	if reports != 1 || len(partial.States) != 0 || len(partial.Containers) != 1 {
-		t.Fatalf("canceled read went on: %d reports, %d states, %d containers", reports, len(partial.States), len(partial.Containers))
+	if reports != 1 || partial.States.Len() != 0 || len(partial.Containers) != 1 {
+		t.Fatalf("canceled read went on: %d reports, %d states, %d containers", reports, partial.States.Len(), len(partial.Containers))
 	}
 }

@@ -41,8 +41,8 @@ func TestCompressed(t *testing.T) {
 		return p
 	}
 	want, err := read(write("t.json", plain), nil)
-	if err != nil || len(want.States) != 2 || len(want.Variables) != 1 {
-		t.Fatalf("plain: %v, %d states", err, len(want.States))
+	if err != nil || want.States.Len() != 2 || len(want.Variables) != 1 {
+		t.Fatalf("plain: %v, %d states", err, want.States.Len())
 	}
 	for _, kind := range tracetest.Compressions {
 		got, err := read(write("t.json."+kind, tracetest.Compress(t, plain, kind)), nil)

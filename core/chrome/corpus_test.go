@@ -129,7 +129,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 					t.Errorf("%s: got %d, want %d", what, got, want)
 				}
 			}
-			check("states (X events)", len(tr.States), w.Phases["X"])
+			check("states (X events)", tr.States.Len(), w.Phases["X"])
 			check("events (instants + unmatched flow points)", len(tr.Events), w.Instants+w.UnmatchedFlowPoints)
 			check("links", len(tr.Links), w.Links)
 			check("variable pieces (counter samples)", len(tr.Variables), w.CounterSamples)
@@ -153,7 +153,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 }
 
 func hasState(tr *trace.Trace, pid, tid, name string, start, end trace.Time) bool {
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Start == start && s.End == end && tr.ValueName(s.Value) == name {
 			if p, th := owner(tr, s.Container); p == pid && th == tid {
 				return true

@@ -111,7 +111,7 @@ func TestCorpusAgainstEncodingJSON(t *testing.T) {
 					t.Errorf("%s: got %d, want %d", what, got, want)
 				}
 			}
-			check("states (X)", int64(len(tr.States)), w.phases["X"])
+			check("states (X)", int64(tr.States.Len()), w.phases["X"])
 			check("instants (i, I, R)", int64(instants), w.phases["i"]+w.phases["I"]+w.phases["R"])
 			check("variable pieces (numeric counter values)", int64(len(tr.Variables)), w.counterSamples)
 			skipped := notes.Skipped()

@@ -137,8 +137,8 @@ func TestTruncated(t *testing.T) {
 		{other, 1, fmt.Sprintf("the input ends at byte %d inside the trace object, after its 1 events", len(other))},
 	} {
 		tr, notes := decodeNotes(t, c.in)
-		if len(tr.States) != c.states {
-			t.Errorf("%q: %d states, want %d", c.in, len(tr.States), c.states)
+		if tr.States.Len() != c.states {
+			t.Errorf("%q: %d states, want %d", c.in, tr.States.Len(), c.states)
 		}
 		got := strings.Join(notes.IncompleteReasons(), "; ")
 		if got != c.incomplete {
@@ -180,8 +180,8 @@ func TestTruncatedGzip(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(tr.States) != whole {
-			t.Errorf("cut at %d: %v, %d states, want the %d whole events", cut, err, len(tr.States), whole)
+		if err != nil || tr.States.Len() != whole {
+			t.Errorf("cut at %d: %v, %d states, want the %d whole events", cut, err, tr.States.Len(), whole)
 			continue
 		}
 		reasons := notes.IncompleteReasons()
@@ -189,7 +189,7 @@ func TestTruncatedGzip(t *testing.T) {
 			t.Errorf("cut at %d: incomplete %q", cut, reasons)
 		}
 		// Every state read is one of the file's, whole.
-		for i, s := range tr.States {
+		for i, s := range tr.States.All() {
 			if want := fmt.Sprintf("e%d", i); tr.ValueName(s.Value) != want || s.Start != trace.Time(i+1)*1000 {
 				t.Errorf("cut at %d: state %d is %q at %d", cut, i, tr.ValueName(s.Value), s.Start)
 			}

@@ -24,7 +24,7 @@ func ExampleDecode() {
 		fmt.Println(err)
 		return
 	}
-	for i, s := range tr.States {
+	for i, s := range tr.States.All() {
 		v := tr.Values[s.Value]
 		fmt.Printf("%s %q [%s] %d-%d ns depth %d args %q\n", tr.ContainerPath(s.Container, "/"), v.Name, v.Category,
 			s.Start, s.End, s.Depth, tr.ArgsOf(trace.KindState, i))

@@ -92,7 +92,7 @@ func checkConsistent(t *testing.T, tr *trace.Trace) {
 	t.Helper()
 	nc, nt, nv := int32(len(tr.Containers)), int32(len(tr.Types)), int32(len(tr.Values))
 	inRange := func(a, b trace.Time) bool { return tr.Start <= a && a <= b && b <= tr.End }
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Container <= 0 || s.Container >= nc || s.Type < 0 || s.Type >= nt || s.Value < 0 || s.Value >= nv ||
 			s.Depth < 0 || !inRange(s.Start, s.End) {
 			t.Fatalf("bad state %+v", s)
@@ -118,8 +118,8 @@ func checkConsistent(t *testing.T, tr *trace.Trace) {
 			t.Fatalf("container %d has parent %d", i+1, c.Parent)
 		}
 	}
-	if len(tr.StateArgs) > len(tr.States) || len(tr.EventArgs) > len(tr.Events) {
-		t.Fatalf("%d state args for %d states, %d event args for %d events", len(tr.StateArgs), len(tr.States), len(tr.EventArgs), len(tr.Events))
+	if len(tr.StateArgs) > tr.States.Len() || len(tr.EventArgs) > len(tr.Events) {
+		t.Fatalf("%d state args for %d states, %d event args for %d events", len(tr.StateArgs), tr.States.Len(), len(tr.EventArgs), len(tr.Events))
 	}
 	for _, a := range append(slices.Clone(tr.StateArgs), tr.EventArgs...) {
 		if a != "" && !json.Valid([]byte(a)) {
@@ -135,7 +135,7 @@ func checkConsistent(t *testing.T, tr *trace.Trace) {
 func checkNesting(t *testing.T, tr *trace.Trace) {
 	t.Helper()
 	groups := map[[2]int32][]trace.State{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		k := [2]int32{s.Container, s.Type}
 		groups[k] = append(groups[k], s)
 	}

@@ -39,7 +39,7 @@ func dump(tr *trace.Trace) []string {
 	path := func(c int32) string { return "/" + tr.ContainerPath(c, "/") }
 	us := func(t trace.Time) string { return micros(t) }
 	var out []string
-	for i, s := range tr.States {
+	for i, s := range tr.States.All() {
 		line := fmt.Sprintf("state %s %s %s %s-%s d%d", path(s.Container), tr.TypeName(s.Type), val(s.Value), us(s.Start), us(s.End), s.Depth)
 		if a := tr.ArgsOf(trace.KindState, i); a != "" {
 			line += " " + a
@@ -230,7 +230,7 @@ func TestSkippedNotRefused(t *testing.T) {
 			t.Errorf("%s: notes %q, want %q", c.in, got, c.want)
 		}
 		n := 0
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if tr.ValueName(s.Value) == "ok" {
 				n++
 			}
@@ -288,9 +288,9 @@ func TestThreadIdentity(t *testing.T) {
 		"state /same 8/worker Slice c 3.000-4.000 d0",
 		"state /Spans/PyTorch Profiler Slice d 4.000-5.000 d0",
 	})
-	if tr.States[0].Container != tr.States[1].Container || tr.States[1].Container == tr.States[2].Container {
+	if tr.States.At(0).Container != tr.States.At(1).Container || tr.States.At(1).Container == tr.States.At(2).Container {
 		t.Errorf("containers of a, b, c: %d %d %d; want a and b together, c apart",
-			tr.States[0].Container, tr.States[1].Container, tr.States[2].Container)
+			tr.States.At(0).Container, tr.States.At(1).Container, tr.States.At(2).Container)
 	}
 	checkLines(t, "containers", containerPaths(tr), []string{
 		// Two processes of one name: told apart by pid, so that no two
@@ -315,7 +315,7 @@ func TestCategoriesAreValues(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s/%s", tr.TypeName(v.Type), v.Name, v.Category))
 	}
 	checkLines(t, "values", got, []string{"Slice copy/gpu_memcpy", "Slice copy/cpu_op", "Slice copy/"})
-	if v := []int32{tr.States[0].Value, tr.States[1].Value, tr.States[2].Value, tr.States[3].Value}; !slices.Equal(v, []int32{0, 1, 1, 2}) {
+	if v := []int32{tr.States.At(0).Value, tr.States.At(1).Value, tr.States.At(2).Value, tr.States.At(3).Value}; !slices.Equal(v, []int32{0, 1, 1, 2}) {
 		t.Errorf("state values %v", v)
 	}
 }

@@ -40,7 +40,7 @@ type placement struct{ lane, depth int32 }
 func placements(t *testing.T, tr *trace.Trace) map[string]placement {
 	t.Helper()
 	got := map[string]placement{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		_, lane, _ := strings.Cut(tr.Containers[s.Container].Alias, "#")
 		p := placement{depth: s.Depth}
 		if lane != "" {
@@ -165,7 +165,7 @@ func TestBeginEnd(t *testing.T) {
 		depth      int32
 	}
 	var got []st
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		got = append(got, st{tr.ValueName(s.Value), s.Start, s.End, s.Depth})
 	}
 	want := []st{{"outer", 10000, 30000, 0}, {"inner", 15000, 20000, 1}, {"open", 40000, 60000, 0}, {"x", 50000, 60000, 1}}
@@ -332,7 +332,7 @@ func TestContainerNamesAndOrder(t *testing.T) {
 func TestEmptyTraces(t *testing.T) {
 	for _, text := range []string{"[]", "[", " [ \n", `{"traceEvents": []}`, `{"traceEvents": [], "x": {"y": [1, 2.5e3, true, null]}}`} {
 		tr := decodeString(t, text)
-		if len(tr.Containers) != 1 || len(tr.States)+len(tr.Events)+len(tr.Links)+len(tr.Variables) != 0 || tr.End != 0 {
+		if len(tr.Containers) != 1 || tr.States.Len()+len(tr.Events)+len(tr.Links)+len(tr.Variables) != 0 || tr.End != 0 {
 			t.Errorf("%q: got %+v", text, tr)
 		}
 	}
@@ -340,10 +340,10 @@ func TestEmptyTraces(t *testing.T) {
 
 func TestEscapesAndUnicode(t *testing.T) {
 	tr := decodeString(t, `[{"ph":"X","name":"a\"b\\c\u00e9\ud83d\ude00\ud800 é","pid":1,"tid":1,"ts":"1.5","dur":"2"}]`)
-	if got, want := tr.ValueName(tr.States[0].Value), "a\"b\\cé😀\uFFFD é"; got != want {
+	if got, want := tr.ValueName(tr.States.At(0).Value), "a\"b\\cé😀\uFFFD é"; got != want {
 		t.Errorf("name %q, want %q", got, want)
 	}
-	if s := tr.States[0]; s.Start != 1500 || s.End != 3500 {
+	if s := tr.States.At(0); s.Start != 1500 || s.End != 3500 {
 		t.Errorf("times from strings: %+v", s)
 	}
 }

@@ -46,8 +46,8 @@ func TestStrict(t *testing.T) {
 	if got := notes.IncompleteReasons(); len(got) != 1 || !strings.HasSuffix(got[0], reason) {
 		t.Fatalf("reasons %q, want one ending in %q", got, reason)
 	}
-	if len(tr.States) != 1 {
-		t.Errorf("%d states, want the 1 complete record", len(tr.States))
+	if tr.States.Len() != 1 {
+		t.Errorf("%d states, want the 1 complete record", tr.States.Len())
 	}
 
 	check := func(how string, err error) {

@@ -148,8 +148,8 @@ func TestEmptyTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.States) != 0 || tr.End != 0 {
-		t.Errorf("empty trace: %d states, end %v", len(tr.States), tr.End)
+	if tr.States.Len() != 0 || tr.End != 0 {
+		t.Errorf("empty trace: %d states, end %v", tr.States.Len(), tr.End)
 	}
 }
 
@@ -187,7 +187,7 @@ func TestCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tracetest.Cancel(t, len(full.States), func(sink trace.Sink, opt trace.ReadOptions) error {
+	tracetest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
 		return Read(small, sink, opt)
 	})
 }

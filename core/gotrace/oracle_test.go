@@ -277,7 +277,7 @@ func modelFacts(tr *trace.Trace) facts {
 		}
 		return "None "
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		span := fmt.Sprintf("%d-%d", s.Start, s.End)
 		switch name := tr.TypeName(s.Type); name {
 		case StateGoroutine:

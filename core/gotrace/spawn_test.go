@@ -158,7 +158,7 @@ func checkNesting(t *testing.T, tr *trace.Trace) {
 	t.Helper()
 	type key struct{ c, typ int32 }
 	byKey := map[key][]trace.State{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.End < s.Start {
 			t.Fatalf("state %+v ends before it begins", s)
 		}

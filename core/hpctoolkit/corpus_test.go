@@ -242,7 +242,7 @@ func TestGoldenCallPaths(t *testing.T) {
 				byPath[containerPath(tr, int32(i))] = int32(i)
 			}
 			states := map[int32][]trace.State{}
-			for _, s := range tr.States {
+			for _, s := range tr.States.All() {
 				states[s.Container] = append(states[s.Container], s)
 			}
 			checked := 0
@@ -326,7 +326,7 @@ func TestPipitPingPong(t *testing.T) {
 		sends := map[string]int{}
 		recvs := map[string]int{}
 		names := map[string]bool{}
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			rank := tr.Containers[tr.Containers[s.Container].Parent].Name
 			name := tr.Values[s.Value].Name
 			if strings.HasPrefix(name, "loop") {
@@ -402,8 +402,8 @@ func TestCorpusHierarchy(t *testing.T) {
 					t.Errorf("no container %s", l)
 				}
 			}
-			if len(tr.States) != c.states {
-				t.Errorf("%d states, want %d", len(tr.States), c.states)
+			if tr.States.Len() != c.states {
+				t.Errorf("%d states, want %d", tr.States.Len(), c.states)
 			}
 		})
 	}
@@ -451,7 +451,7 @@ func TestCancel(t *testing.T) {
 	if err := Read(dir, full, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tracetest.Cancel(t, len(full.States), func(sink trace.Sink, opt trace.ReadOptions) error {
+	tracetest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
 		return Read(dir, sink, opt)
 	})
 }
@@ -463,7 +463,7 @@ func TestPipitIntervals(t *testing.T) {
 	dir := corpus(t, sparseDBs["ping-pong"]...)
 	tr, _ := readStats(t, dir, Options{Loops: true})
 	var got []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		rank := strings.TrimPrefix(tr.Containers[tr.Containers[s.Container].Parent].Name, "Rank ")
 		name := tr.Values[s.Value].Name
 		if strings.HasPrefix(name, "loop at ") {

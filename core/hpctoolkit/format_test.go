@@ -51,8 +51,8 @@ func TestFormatOpen(t *testing.T) {
 		if err := src.Read(tr, trace.ReadOptions{}); err != nil {
 			t.Fatalf("%s: %v", c.path, err)
 		}
-		if len(tr.States) != c.states || !src.Whole || len(src.Files) == 0 {
-			t.Errorf("%s: %d states (want %d), whole %v, files %q", c.path, len(tr.States), c.states, src.Whole, src.Files)
+		if tr.States.Len() != c.states || !src.Whole || len(src.Files) == 0 {
+			t.Errorf("%s: %d states (want %d), whole %v, files %q", c.path, tr.States.Len(), c.states, src.Whole, src.Files)
 		}
 	}
 	// The loops option reaches the reader.
@@ -65,8 +65,8 @@ func TestFormatOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := trace.New()
-	if err := src.Read(tr, trace.ReadOptions{}); err != nil || len(tr.States) != 9 {
-		t.Errorf("loops=true: %d states, want 9 (%v)", len(tr.States), err)
+	if err := src.Read(tr, trace.ReadOptions{}); err != nil || tr.States.Len() != 9 {
+		t.Errorf("loops=true: %d states, want 9 (%v)", tr.States.Len(), err)
 	}
 }
 
@@ -150,7 +150,7 @@ func ExampleRead() {
 		fmt.Println(err)
 		return
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		fmt.Println(tr.Containers[s.Container].Name, s.Depth, tr.Values[s.Value].Name, s.Start, s.End)
 	}
 	// Output:

@@ -17,12 +17,12 @@ func TestCallTreeAndModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tree.Parent) != len(tr.States)+1 {
-		t.Fatalf("%d nodes for %d states", len(tree.Parent), len(tr.States))
+	if len(tree.Parent) != tr.States.Len()+1 {
+		t.Fatalf("%d nodes for %d states", len(tree.Parent), tr.States.Len())
 	}
 	maxDepth := int32(0)
 	for v := 1; v < len(tree.Parent); v++ {
-		s := tr.States[tree.Row[v]]
+		s := tr.States.At(int(tree.Row[v]))
 		maxDepth = max(maxDepth, s.Depth)
 		p := tree.Parent[v]
 		if s.Depth == 0 {
@@ -31,7 +31,7 @@ func TestCallTreeAndModel(t *testing.T) {
 			}
 			continue
 		}
-		ps := tr.States[tree.Row[p]]
+		ps := tr.States.At(int(tree.Row[p]))
 		if ps.Depth != s.Depth-1 || ps.Container != s.Container || ps.Start > s.Start || ps.End < s.End {
 			t.Fatalf("%s hangs from %s", stateLine(tr, s), stateLine(tr, ps))
 		}

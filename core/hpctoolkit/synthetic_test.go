@@ -34,7 +34,7 @@ func checkNesting(t *testing.T, tr *trace.Trace) {
 	t.Helper()
 	type key struct{ c, typ int32 }
 	groups := map[key][]trace.State{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.End < s.Start {
 			t.Fatalf("state ends before it starts: %s", stateLine(tr, s))
 		}
@@ -78,7 +78,7 @@ func TestSyntheticSparse(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			got = append(got, stateLine(tr, s))
 		}
 		const th = "Node abc/Rank 0/Thread 0"
@@ -134,8 +134,8 @@ func TestUnknownContext(t *testing.T) {
 	if n := notes.Skipped()["samples in a context meta.db does not list (taken as idle)"]; n != 1 {
 		t.Errorf("skipped %v, want one unknown sample", notes.Skipped())
 	}
-	if len(tr.States) != 6 {
-		t.Errorf("%d states, want 6 (two runs of main thread > main > foo)", len(tr.States))
+	if tr.States.Len() != 6 {
+		t.Errorf("%d states, want 6 (two runs of main thread > main > foo)", tr.States.Len())
 	}
 	checkNesting(t, tr)
 }

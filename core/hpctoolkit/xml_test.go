@@ -92,7 +92,7 @@ func TestSyntheticXML(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			got = append(got, stateLine(tr, s))
 		}
 		want := []string{
@@ -259,8 +259,8 @@ func TestXMLTimeRange(t *testing.T) {
 		if err := Read(dir, tr, trace.ReadOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if tr.End != c.end || len(tr.States) != 7 {
-			t.Errorf("without %s: end %d (want %d), %d states", c.from, tr.End, c.end, len(tr.States))
+		if tr.End != c.end || tr.States.Len() != 7 {
+			t.Errorf("without %s: end %d (want %d), %d states", c.from, tr.End, c.end, tr.States.Len())
 		}
 		checkNesting(t, tr)
 	}

@@ -197,7 +197,7 @@ func (b *Builder) Finish(sink trace.Sink) error {
 		}
 	}
 	if t := trace.Held(sink); t != nil { // spare it the growing
-		t.States = slices.Grow(t.States, len(b.rows))
+		t.States.Grow(len(b.rows))
 	}
 	for _, c := range b.containers[1:] {
 		sink.CreateContainer(trace.Container{Name: c.name, Alias: c.path, Type: int32(c.depth - 1), Parent: c.parent, Start: b.start})

@@ -65,14 +65,14 @@ func TestHierarchyAndStates(t *testing.T) {
 	if strings.Join(types, "|") != wantTypes {
 		t.Errorf("types %s, want %s", strings.Join(types, "|"), wantTypes)
 	}
-	if tr.Start != 0 || tr.End != 40 || len(tr.States) != 4 {
-		t.Fatalf("span %v-%v, %d states", tr.Start, tr.End, len(tr.States))
+	if tr.Start != 0 || tr.End != 40 || tr.States.Len() != 4 {
+		t.Fatalf("span %v-%v, %d states", tr.Start, tr.End, tr.States.Len())
 	}
-	s := tr.States[3]
+	s := tr.States.At(3)
 	if tr.ContainerPath(s.Container, "/") != "s1/h1/c0" || tr.ValueName(s.Value) != "idle" || s.Start != 30 || s.End != 35 || s.Order != 1 || s.Depth != 0 {
 		t.Errorf("row 3 became %+v (%s)", s, tr.ValueName(s.Value))
 	}
-	if v := tr.Values[tr.States[2].Value]; v.Name != "compute" || tr.Types[v.Type].Parent != 1 {
+	if v := tr.Values[tr.States.At(2).Value]; v.Name != "compute" || tr.Types[v.Type].Parent != 1 {
 		t.Errorf("row 2's value %+v is not a host state", v)
 	}
 }
@@ -92,7 +92,7 @@ func TestNesting(t *testing.T) {
 		t.Fatal(err)
 	}
 	var depth, order []int32
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		depth = append(depth, s.Depth)
 		order = append(order, s.Order)
 	}
@@ -186,7 +186,7 @@ func FuzzBuilder(f *testing.F) {
 			}
 			return
 		}
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if s.Start < tr.Start || s.End > tr.End || s.Container <= 0 || int(s.Container) >= len(tr.Containers) {
 				t.Fatalf("state %+v outside the trace", s)
 			}

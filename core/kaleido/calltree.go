@@ -52,19 +52,19 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 		return nil, err
 	}
 	var states []int32
-	for i, s := range t.States {
+	for i, s := range t.States.All() {
 		if useType[s.Type] && useContainer[s.Container] {
 			states = append(states, int32(i))
 		}
 	}
 	if len(states) == 0 {
-		return nil, errs.Argument("state_types", "no states to build a call tree from (%d states in the trace, none selected)", len(t.States))
+		return nil, errs.Argument("state_types", "no states to build a call tree from (%d states in the trace, none selected)", t.States.Len())
 	}
 	// Stack order: states of a container and type by the moment they
 	// began (Order breaks ties of equal starts where the reader knows it;
 	// otherwise the outer state began first).
 	slices.SortFunc(states, func(a, b int32) int {
-		x, y := &t.States[a], &t.States[b]
+		x, y := t.States.At(int(a)), t.States.At(int(b))
 		return cmp.Or(cmp.Compare(x.Container, y.Container), cmp.Compare(x.Type, y.Type),
 			cmp.Compare(x.Start, y.Start), cmp.Compare(x.Order, y.Order), cmp.Compare(x.Depth, y.Depth),
 			cmp.Compare(a, b))
@@ -77,9 +77,9 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	var open []int32  // rows of the open states, by depth
 	outer := int32(0) // the parent of outermost states
 	for i, si := range states {
-		s := &t.States[si]
-		newContainer := i == 0 || t.States[states[i-1]].Container != s.Container
-		if i > 0 && (newContainer || t.States[states[i-1]].Type != s.Type) {
+		s := t.States.At(int(si))
+		newContainer := i == 0 || t.States.At(int(states[i-1])).Container != s.Container
+		if i > 0 && (newContainer || t.States.At(int(states[i-1])).Type != s.Type) {
 			open = open[:0]
 		}
 		if newContainer && opt.PerContainer {
@@ -98,7 +98,7 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 			parent[row] = outer
 		} else {
 			p := open[d-1]
-			ps := &t.States[stateOf[p]]
+			ps := t.States.At(int(stateOf[p]))
 			if s.Start < ps.Start || s.End > ps.End {
 				return nil, traceError(t, "state %d (%s) is not inside the state it nests in, state %d (%s)",
 					si, describeState(t, si), stateOf[p], describeState(t, stateOf[p]))
@@ -145,7 +145,7 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	for node, row := range shape.row {
 		switch si := stateOf[row]; {
 		case si >= 0:
-			s := &t.States[si]
+			s := t.States.At(int(si))
 			tree.Row[node] = si
 			tree.Procedure[node] = procedure(t.ValueName(s.Value))
 			tree.PE[node] = peOf[s.Container]
@@ -191,8 +191,8 @@ func earliestBelow(tree *Tree, v int32) trace.Time {
 // hasStates reports whether container c holds one of the states; states
 // are sorted by container first.
 func hasStates(t *trace.Trace, states []int32, c int32) bool {
-	i, _ := slices.BinarySearchFunc(states, c, func(s, c int32) int { return cmp.Compare(t.States[s].Container, c) })
-	return i < len(states) && t.States[states[i]].Container == c
+	i, _ := slices.BinarySearchFunc(states, c, func(s, c int32) int { return cmp.Compare(t.States.At(int(s)).Container, c) })
+	return i < len(states) && t.States.At(int(states[i])).Container == c
 }
 
 // selectTypes marks the types of kind named in names (all of them when
@@ -255,7 +255,7 @@ func markSubtree(t *trace.Trace, c int32, use []bool) {
 }
 
 func describeState(t *trace.Trace, si int32) string {
-	s := &t.States[si]
+	s := t.States.At(int(si))
 	return fmt.Sprintf("%q of type %q on %s, %s-%s s, depth %d", t.ValueName(s.Value), t.TypeName(s.Type),
 		t.ContainerPath(s.Container, PathSep), s.Start, s.End, s.Depth)
 }

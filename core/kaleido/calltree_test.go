@@ -46,7 +46,7 @@ type stateKey struct {
 }
 
 func keyOfState(tr *trace.Trace, si int32) stateKey {
-	s := tr.States[si]
+	s := tr.States.At(int(si))
 	return stateKey{tr.Containers[s.Container].Name, tr.TypeName(s.Type), tr.ValueName(s.Value), s.Start, s.End, s.Depth}
 }
 
@@ -174,7 +174,7 @@ func checkCallTreeOrder(t *testing.T, tr *trace.Trace, tree *Tree) {
 		t.Errorf("root: procedure %q, PE %d", tree.Procedures[tree.Procedure[0]], tree.PE[0])
 	}
 	for v := 1; v < tree.Len(); v++ {
-		s := tr.States[tree.Row[v]]
+		s := tr.States.At(int(tree.Row[v]))
 		if tree.PEs[tree.PE[v]] != tr.ContainerPath(s.Container, "/") || tree.Procedures[tree.Procedure[v]] != tr.ValueName(s.Value) || tree.Start[v] != s.Start {
 			t.Fatalf("node %d: PE %q procedure %q start %v", v, tree.PEs[tree.PE[v]], tree.Procedures[tree.Procedure[v]], tree.Start[v])
 		}
@@ -186,7 +186,7 @@ func checkCallTreeOrder(t *testing.T, tr *trace.Trace, tree *Tree) {
 		prev := None
 		tree.Children(v, func(c int32) bool {
 			if prev != None {
-				a, b := tr.States[tree.Row[prev]], tr.States[tree.Row[c]]
+				a, b := tr.States.At(int(tree.Row[prev])), tr.States.At(int(tree.Row[c]))
 				if a.Container > b.Container || (a.Container == b.Container && a.Type > b.Type) ||
 					(a.Container == b.Container && a.Type == b.Type && a.Start > b.Start) {
 					t.Fatalf("children of %d out of order: %d then %d", v, prev, c)
@@ -217,7 +217,7 @@ func TestCallTreeSelection(t *testing.T) {
 	}
 	statesOn := func(names ...string) int {
 		n := 0
-		for _, s := range jac.States {
+		for _, s := range jac.States.All() {
 			if slices.Contains(names, jac.Containers[s.Container].Name) {
 				n++
 			}
@@ -254,7 +254,7 @@ func TestCallTreeSelection(t *testing.T) {
 	tree.Children(0, func(c int32) bool {
 		k := tree.NumChildren(c)
 		first := c + 1
-		s := jac.States[tree.Row[first]]
+		s := jac.States.At(int(tree.Row[first]))
 		if tree.Row[c] != None || tree.Procedures[tree.Procedure[c]] != "MPI" || k != 1 || tree.PE[c] != int32(i) ||
 			tree.PE[first] != int32(i) || jac.ValueName(s.Value) != "Compute" || tree.Start[c] != s.Start {
 			t.Errorf("container node %d: row %d procedure %q, %d children, PE %d", c, tree.Row[c], tree.Procedures[tree.Procedure[c]], k, tree.PE[c])
@@ -326,15 +326,15 @@ func TestCallTreeChrome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tree.Len() != len(tr.States)+1 {
-		t.Fatalf("%d nodes for %d states", tree.Len(), len(tr.States))
+	if tree.Len() != tr.States.Len()+1 {
+		t.Fatalf("%d nodes for %d states", tree.Len(), tr.States.Len())
 	}
 	maxDepth := int32(0)
 	for v := 1; v < tree.Len(); v++ {
-		s := tr.States[tree.Row[v]]
+		s := tr.States.At(int(tree.Row[v]))
 		maxDepth = max(maxDepth, s.Depth)
 		if p := tree.Parent[v]; p != 0 {
-			ps := tr.States[tree.Row[p]]
+			ps := tr.States.At(int(tree.Row[p]))
 			if ps.Container != s.Container || ps.Depth != s.Depth-1 || ps.Start > s.Start || ps.End < s.End {
 				t.Errorf("%s in %s", describeState(tr, tree.Row[v]), describeState(tr, tree.Row[p]))
 			}

@@ -35,7 +35,7 @@ func TestCallTreesOfCorpus(t *testing.T) {
 				t.Skipf("not readable: %v", err)
 			}
 			nested := false
-			for _, s := range tr.States {
+			for _, s := range tr.States.All() {
 				nested = nested || s.Depth > 0
 			}
 			if !nested {

@@ -89,10 +89,10 @@ func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeS
 	if depth == Innermost {
 		forEachExclusive(t, typeSel, add)
 	} else {
-		for i := range t.States {
-			if s := &t.States[i]; typeSel[s.Type] && s.Depth == int32(depth) {
+		for i := range t.States.Len() {
+			if s := t.States.At(i); typeSel[s.Type] && s.Depth == int32(depth) {
 				counted := -1
-				add(s, s.Start, s.End, &counted)
+				add(&s, s.Start, s.End, &counted)
 			}
 		}
 	}
@@ -159,21 +159,21 @@ func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel 
 func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a, b trace.Time, counted *int)) {
 	type key struct{ container, typ int32 }
 	groups := map[key][]int32{}
-	for i, s := range t.States {
+	for i, s := range t.States.All() {
 		if typeSel[s.Type] {
 			k := key{s.Container, s.Type}
 			groups[k] = append(groups[k], int32(i))
 		}
 	}
 	type open struct {
-		s       *trace.State
+		s       trace.State
 		cursor  trace.Time // start of the part not yet counted
 		counted int        // see buildStates
 	}
 	var stack []*open
 	for _, idx := range groups {
 		sort.Slice(idx, func(i, j int) bool {
-			a, b := t.States[idx[i]], t.States[idx[j]]
+			a, b := t.States.At(int(idx[i])), t.States.At(int(idx[j]))
 			if a.Start != b.Start {
 				return a.Start < b.Start
 			}
@@ -187,7 +187,7 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a
 		pop := func(stop trace.Time) {
 			top := stack[len(stack)-1]
 			if stop > top.cursor {
-				add(top.s, top.cursor, stop, &top.counted)
+				add(&top.s, top.cursor, stop, &top.counted)
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 && stack[len(stack)-1].cursor < stop {
@@ -195,7 +195,7 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a
 			}
 		}
 		for _, i := range idx {
-			s := &t.States[i]
+			s := t.States.At(int(i))
 			// Close what ended, and whatever is not an ancestor of s (an
 			// overlapping sibling is cut where s starts).
 			for len(stack) > 0 {
@@ -209,7 +209,7 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a
 			if len(stack) > 0 {
 				parent := stack[len(stack)-1]
 				if s.Start > parent.cursor {
-					add(parent.s, parent.cursor, s.Start, &parent.counted)
+					add(&parent.s, parent.cursor, s.Start, &parent.counted)
 				}
 				parent.cursor = s.Start
 			}

@@ -16,6 +16,11 @@ import (
 // stack (exclusive time), as Options.Depth.
 const Innermost = -1
 
+// buildReplays lets Build follow the innermost states by replaying the
+// trace (replayStates); tests turn it off to check the replay against the
+// computation on the whole trace.
+var buildReplays = true
+
 // MaxSlices bounds the number of slices: beyond it the quadratic
 // aggregation algorithms stop being interactive (Ocelotl's limit).
 const MaxSlices = 10000
@@ -88,6 +93,11 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	}
 	switch metric {
 	case StateDuration, StateAverageDuration:
+		if opt.Depth == Innermost && buildReplays {
+			if fast, ok, err := replayStates(t, opt, start, end); ok {
+				return fast, err
+			}
+		}
 		m.Values = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
 	case EventCount:
 		m.Values = buildEvents(t, g, leafOf, categoryOf, typeSel)
@@ -161,7 +171,7 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 	}
 	switch kind {
 	case trace.KindState:
-		for _, s := range t.States {
+		for _, s := range t.States.All() {
 			mark(s.Container, s.Type, s.Value)
 		}
 	case trace.KindEvent:

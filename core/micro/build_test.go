@@ -86,7 +86,7 @@ func bruteForce(t *trace.Trace, start, end trace.Time, n int, depth int) map[[3]
 		}
 	}
 	byContainer := map[int32][]trace.State{}
-	for _, s := range t.States {
+	for _, s := range t.States.All() {
 		byContainer[s.Container] = append(byContainer[s.Container], s)
 	}
 	for c, states := range byContainer {

@@ -169,13 +169,13 @@ func stays(t *trace.Trace, start, end trace.Time, n, depth int) (map[[3]int64]*b
 		}
 	}
 	byContainer := map[int32][]int{}
-	for i, s := range t.States {
+	for i, s := range t.States.All() {
 		byContainer[s.Container] = append(byContainer[s.Container], i)
 	}
 	for c, idx := range byContainer {
 		if depth >= 0 {
 			for _, i := range idx {
-				if s := t.States[i]; s.Depth == int32(depth) {
+				if s := t.States.At(i); s.Depth == int32(depth) {
 					add(c, i, s.Value, s.Start, s.End)
 				}
 			}
@@ -183,7 +183,7 @@ func stays(t *trace.Trace, start, end trace.Time, n, depth int) (map[[3]int64]*b
 		}
 		var pts []trace.Time
 		for _, i := range idx {
-			pts = append(pts, t.States[i].Start, t.States[i].End)
+			pts = append(pts, t.States.At(i).Start, t.States.At(i).End)
 		}
 		sort.Slice(pts, func(i, j int) bool { return pts[i] < pts[j] })
 		for p := 0; p+1 < len(pts); p++ {
@@ -193,12 +193,12 @@ func stays(t *trace.Trace, start, end trace.Time, n, depth int) (map[[3]int64]*b
 			}
 			best := -1
 			for _, i := range idx {
-				if s := t.States[i]; s.Start <= a && b <= s.End && (best < 0 || s.Depth > t.States[best].Depth) {
+				if s := t.States.At(i); s.Start <= a && b <= s.End && (best < 0 || s.Depth > t.States.At(best).Depth) {
 					best = i
 				}
 			}
 			if best >= 0 {
-				add(c, best, t.States[best].Value, a, b)
+				add(c, best, t.States.At(best).Value, a, b)
 			}
 		}
 	}

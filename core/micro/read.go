@@ -151,7 +151,7 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 				return nil, nil, err
 			}
 			m, err := Build(t, opt)
-			sum.Counts = Counts{Containers: int64(len(t.Containers) - 1), States: int64(len(t.States)),
+			sum.Counts = Counts{Containers: int64(len(t.Containers) - 1), States: int64(t.States.Len()),
 				Variables: int64(len(t.Variables)), Links: int64(len(t.Links)), Events: int64(len(t.Events))}
 			sum.Start, sum.End = t.Start, t.End
 			sum.InMemory = true
@@ -181,7 +181,7 @@ func Load(src Source, opt Options, ro trace.ReadOptions) (*Model, *Summary, erro
 		return nil, nil, err
 	}
 	sum := &Summary{Start: t.Start, End: t.End, Passes: 1, InMemory: true, Counts: Counts{
-		Containers: int64(len(t.Containers) - 1), States: int64(len(t.States)), Variables: int64(len(t.Variables)),
+		Containers: int64(len(t.Containers) - 1), States: int64(t.States.Len()), Variables: int64(len(t.Variables)),
 		Links: int64(len(t.Links)), Events: int64(len(t.Events)),
 	}}
 	m, err := Build(t, opt)

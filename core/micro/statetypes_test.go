@@ -176,7 +176,7 @@ func TestSimuMardiRowsPerStateType(t *testing.T) {
 		// The states of each (container, state type), as intervals.
 		type row struct{ c, typ int32 }
 		ivs := map[row][][2]trace.Time{}
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			ivs[row{s.Container, s.Type}] = append(ivs[row{s.Container, s.Type}], [2]trace.Time{s.Start, s.End})
 		}
 		names := leafNames(m)

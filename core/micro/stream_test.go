@@ -315,7 +315,7 @@ func streamEqualsBuildOnRandomTraces(t *testing.T) {
 				if sum.Passes != passes {
 					t.Errorf("%s: %d reads, want %d", what, sum.Passes, passes)
 				}
-				if sum.States != int64(len(tr.States)) || sum.Start != tr.Start || sum.End != tr.End {
+				if sum.States != int64(tr.States.Len()) || sum.Start != tr.Start || sum.End != tr.End {
 					t.Errorf("%s: summary %+v", what, sum)
 				}
 			}
@@ -354,7 +354,7 @@ func replay(tr *trace.Trace) Source {
 			c.Children = nil
 			sink.CreateContainer(c)
 		}
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			sink.State(s)
 		}
 		for _, v := range tr.Variables {
@@ -425,10 +425,10 @@ func streamFallsBackOnBrokenNesting(t *testing.T) {
 		"zero-length child inside": {{Value: 1, Start: 5, End: 20, Depth: 1}, {Value: 1, Start: 10, End: 10, Depth: 1}, {Value: 0, Start: 0, End: 60}},
 	} {
 		tr := overlapping()
-		tr.States = nil
+		tr.States = trace.StateColumn{}
 		for _, s := range states {
 			s.Container, s.Type = 1, 1
-			tr.States = append(tr.States, s)
+			tr.States.Append(s)
 		}
 		cases[name] = tr
 	}
@@ -452,10 +452,10 @@ func streamFallsBackOnBrokenNesting(t *testing.T) {
 			}
 			got, sum, err := Stream(src, opt, trace.ReadOptions{}, exactProbe(tr))
 			sameResult(t, name, want, wantErr, got, err)
-			if err == nil && (!sum.InMemory || sum.Passes != 2 || sum.States != int64(len(tr.States))) {
+			if err == nil && (!sum.InMemory || sum.Passes != 2 || sum.States != int64(tr.States.Len())) {
 				t.Errorf("%s: summary %+v, want a second read into memory", name, sum)
 			}
-			if states > 2*len(tr.States)+asyncBatch {
+			if states > 2*tr.States.Len()+asyncBatch {
 				t.Errorf("%s: %d states delivered", name, states)
 			}
 			// The same states in the order they start.

@@ -147,7 +147,7 @@ func TestGeneratedTrace(t *testing.T) {
 	// All states count: each rank is busy from its first state to the end.
 	for _, id := range r.Resources {
 		first := trace.Time(-1)
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if s.Container == id && (first < 0 || s.Start < first) {
 				first = s.Start
 			}

@@ -18,7 +18,7 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	for _, c := range t.Containers[1:] {
 		a.CreateContainer(c)
 	}
-	for _, s := range t.States {
+	for _, s := range t.States.All() {
 		a.State(s)
 	}
 	// Every container's states precede its destruction, and a container

@@ -38,7 +38,7 @@ func TestRealTraceNorms(t *testing.T) {
 	// Busy time per rank, added up straight from the states.
 	want := map[int32]trace.Time{}
 	var total trace.Time
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Depth == 0 {
 			want[s.Container] += s.End - s.Start
 			total += s.End - s.Start

@@ -149,7 +149,7 @@ func TestSimuMardiStateTypes(t *testing.T) {
 		typ string // "" for every type
 	}
 	states := map[key][]interval{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		typ := tr.Types[s.Type].Name
 		states[key{s.Container, typ}] = append(states[key{s.Container, typ}], interval{s.Start, s.End})
 		states[key{s.Container, ""}] = append(states[key{s.Container, ""}], interval{s.Start, s.End})

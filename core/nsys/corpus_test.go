@@ -84,7 +84,7 @@ func TestCorpus(t *testing.T) {
 			}
 			tr, notes := readTrace(t, path, Options{})
 			byType := map[string]int{}
-			for _, s := range tr.States {
+			for _, s := range tr.States.All() {
 				byType[tr.TypeName(s.Type)]++
 			}
 			// The counts of states of each kind are the counts of rows.
@@ -168,7 +168,7 @@ func checkFirstCalls(t *testing.T, path string, tr *trace.Trace) {
 }
 
 func hasState(tr *trace.Trace, want string, show func(trace.State) string, types ...string) bool {
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		name := tr.TypeName(s.Type)
 		for _, typ := range types {
 			if name == typ && show(s) == want {
@@ -193,7 +193,7 @@ func checkMemcpyKinds(t *testing.T, path string, tr *trace.Trace) {
 		want["Memcpy "+copyKinds[k]] = n
 	}
 	got := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if tr.TypeName(s.Type) == typeMemcpy {
 			got[tr.ValueName(s.Value)]++
 		}
@@ -221,7 +221,7 @@ func checkNVTX(t *testing.T, path string, tr *trace.Trace) {
 		domains[" ("+f[1]+")"] = f[0]
 	}
 	got := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		typ := tr.TypeName(s.Type)
 		if !strings.HasPrefix(typ, typePushPop) {
 			continue

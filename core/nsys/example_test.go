@@ -18,7 +18,7 @@ func ExampleRead() {
 		return
 	}
 	counts := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		counts[tr.TypeName(s.Type)]++
 	}
 	var types []string

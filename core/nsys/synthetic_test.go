@@ -143,7 +143,7 @@ func readTrace(t testing.TB, path string, o Options) (*trace.Trace, *trace.Notes
 // stateList prints the states of one type, "container|value|start|end|depth".
 func stateList(tr *trace.Trace, typ string) []string {
 	var out []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if tr.TypeName(s.Type) == typ {
 			out = append(out, fmt.Sprintf("%s|%s|%d|%d|%d", tr.ContainerPath(s.Container, "/"), tr.ValueName(s.Value),
 				s.Start, s.End, s.Depth))
@@ -211,7 +211,7 @@ func TestSynthetic(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant\n%s", typ, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if n := len(tr.States); n != 22 {
+	if n := tr.States.Len(); n != 22 {
 		t.Errorf("%d states, want 22", n)
 	}
 	if len(tr.Events) != 1 || tr.ValueName(tr.Events[0].Value) != "checkpoint" || tr.Events[0].Time != 4500 ||
@@ -375,7 +375,7 @@ func checkNesting(t testing.TB, tr *trace.Trace) {
 	t.Helper()
 	type key struct{ c, typ int32 }
 	byKey := map[key][]trace.State{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		k := key{s.Container, s.Type}
 		prev := byKey[k]
 		if n := len(prev); n > 0 {

@@ -69,7 +69,7 @@ func TestAnchorAnyName(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s reads differently from %s", path, orig)
 		}
-		if len(got.Events)+len(got.States) == 0 {
+		if len(got.Events)+got.States.Len() == 0 {
 			t.Errorf("%s: empty trace", path)
 		}
 	}
@@ -114,7 +114,7 @@ func TestAnchorAnyNameSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.Files, want.Files = nil, nil
-	if !reflect.DeepEqual(got, want) || len(got.States) != 1 || got.States[0].Start != 10 || got.States[0].End != 90 {
-		t.Errorf("APEX.otf2 reads %+v, traces.otf2 %+v", got.States, want.States)
+	if !reflect.DeepEqual(got, want) || got.States.Len() != 1 || got.States.At(0).Start != 10 || got.States.At(0).End != 90 {
+		t.Errorf("APEX.otf2 reads %+v, traces.otf2 %+v", got.States.Slice(), want.States.Slice())
 	}
 }

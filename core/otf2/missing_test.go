@@ -64,8 +64,8 @@ func TestMissingLocationFiles(t *testing.T) {
 	// Complete: both states, no reason.
 	anchor, _ := archive()
 	tr, reasons, err := readNotes(t, anchor)
-	if err != nil || len(reasons) != 0 || len(tr.States) != 2 {
-		t.Fatalf("complete archive: %v, reasons %q, %d states", err, reasons, len(tr.States))
+	if err != nil || len(reasons) != 0 || tr.States.Len() != 2 {
+		t.Fatalf("complete archive: %v, reasons %q, %d states", err, reasons, tr.States.Len())
 	}
 	noEvents := func(dir string) string {
 		return dir + ": 1 location(s) announced by the definitions have no event file (\"thread\" (id 1)): their events are missing"
@@ -97,8 +97,8 @@ func TestMissingLocationFiles(t *testing.T) {
 		}
 		// Location 0 is read whatever happened to location 1; both threads
 		// exist (the hierarchy is the definitions').
-		if len(tr.States) == 0 || tr.States[0].Start != 0 || len(tr.Containers) != 6 {
-			t.Errorf("%s: %d states, %d containers", c.name, len(tr.States), len(tr.Containers))
+		if tr.States.Len() == 0 || tr.States.At(0).Start != 0 || len(tr.Containers) != 6 {
+			t.Errorf("%s: %d states, %d containers", c.name, tr.States.Len(), len(tr.Containers))
 		}
 	}
 	// Many locations missing: five named, the others counted.

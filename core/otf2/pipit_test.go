@@ -52,7 +52,7 @@ func TestPipitPingPong(t *testing.T) {
 	}
 	// The region names, and 16 MPI_Send regions (32 enter and leave rows).
 	regions := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		regions[tr.Values[s.Value].Name]++
 	}
 	names = names[:0]

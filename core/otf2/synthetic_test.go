@@ -55,7 +55,7 @@ func readSynthetic(t *testing.T, a testArchive) (*trace.Trace, error) {
 func describe(tr *trace.Trace) []string {
 	var out []string
 	name := func(c int32) string { return tr.Containers[c].Name }
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		out = append(out, fmt.Sprintf("state %s %s %v-%v depth %d order %d", name(s.Container), tr.Values[s.Value].Name, s.Start, s.End, s.Depth, s.Order))
 	}
 	for _, l := range tr.Links {

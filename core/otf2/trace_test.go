@@ -240,7 +240,7 @@ func rows(tr *trace.Trace) expectation {
 		}
 		e.containers = append(e.containers, fmt.Sprintf("%s %q %q in %s", c.Alias, c.Name, tr.Types[c.Type].Name, parent))
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		e.states = append(e.states, fmt.Sprintf("%s %q %v-%v depth %d order %d", alias(s.Container), tr.Values[s.Value].Name, s.Start, s.End, s.Depth, s.Order))
 	}
 	for _, l := range tr.Links {
@@ -272,7 +272,7 @@ func TestTraceMatchesOTF2Print(t *testing.T) {
 			if tr.Start != 0 || got.end != want.end {
 				t.Errorf("trace spans %v-%v, want 0-%v", tr.Start, got.end, want.end)
 			}
-			for _, s := range tr.States {
+			for _, s := range tr.States.All() {
 				if tr.Types[s.Type].Name != regionType {
 					t.Fatalf("state of type %q", tr.Types[s.Type].Name)
 				}

@@ -21,7 +21,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, again, reports := tracetest.Cancel(t, len(full.States), func(sink trace.Sink, opt trace.ReadOptions) error {
+	_, again, reports := tracetest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
 		return Read(path, sink, opt)
 	})
 	if reports != 1 || again.End != full.End {
@@ -41,7 +41,7 @@ func TestCancelSort(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	tracetest.Cancel(t, len(full.States), func(sink trace.Sink, opt trace.ReadOptions) error {
+	tracetest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
 		return ReadFiles([]string{path}, sink, Options{ReadOptions: opt, Sort: true, SortRun: 1 << 20})
 	})
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {

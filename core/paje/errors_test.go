@@ -119,8 +119,8 @@ func TestReadFilesSharesDefinitions(t *testing.T) {
 	if err := ReadFiles([]string{head, body}, tr, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.States) != 2 || tr.States[0].Start != trace.Second || tr.States[0].End != 2*trace.Second || tr.States[1].Start != 2*trace.Second || tr.States[1].End != 2*trace.Second {
-		t.Fatalf("states %+v, want a [1,2] and b [2,2]", tr.States)
+	if tr.States.Len() != 2 || tr.States.At(0).Start != trace.Second || tr.States.At(0).End != 2*trace.Second || tr.States.At(1).Start != 2*trace.Second || tr.States.At(1).End != 2*trace.Second {
+		t.Fatalf("states %+v, want a [1,2] and b [2,2]", tr.States.Slice())
 	}
 	err := ReadFiles([]string{head, body, bad}, trace.New(), Options{})
 	var fe *errs.FormatError

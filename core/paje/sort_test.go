@@ -181,7 +181,7 @@ func named(tr *trace.Trace) string {
 	}
 	slices.Sort(values)
 	fmt.Fprintf(&b, "%v\n%v\n%v\n%v\n%s %s\n", tr.Types, values, tr.Containers, tr.Variables, tr.Start, tr.End)
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		fmt.Fprintf(&b, "S %d %d %s %s %s %d %d\n", s.Container, s.Type, val(s.Value), s.Start, s.End, s.Depth, s.Order)
 	}
 	for _, l := range tr.Links {

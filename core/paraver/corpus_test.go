@@ -84,7 +84,7 @@ func TestQsortManifest(t *testing.T) {
 		}
 	}
 	for what, c := range map[string][2]int{
-		"states (type 1)":                 {len(tr.States), 292},
+		"states (type 1)":                 {tr.States.Len(), 292},
 		"event records (type 2)":          {count["2"], 422},
 		"collective records (type 4)":     {count["4"], 45},
 		"communications (type 3)":         {len(tr.Links), 33},
@@ -123,8 +123,8 @@ func TestCorpusAgainstPython(t *testing.T) {
 					perType[tr.TypeName(e.Type)]++
 				}
 			}
-			if len(tr.States) != w.Records["1"] || globalOps != w.Records["4"] || len(tr.Links) != w.Records["3"] {
-				t.Errorf("%s view %d: %d states, %d global ops, %d links; want %v", name, view, len(tr.States), globalOps, len(tr.Links), w.Records)
+			if tr.States.Len() != w.Records["1"] || globalOps != w.Records["4"] || len(tr.Links) != w.Records["3"] {
+				t.Errorf("%s view %d: %d states, %d global ops, %d links; want %v", name, view, tr.States.Len(), globalOps, len(tr.Links), w.Records)
 			}
 			if !reflect.DeepEqual(perType, w.EventsPerType) {
 				t.Errorf("%s view %d: events per type\n got %v\nwant %v", name, view, perType, w.EventsPerType)
@@ -153,7 +153,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func hasState(tr *trace.Trace, alias, value string, start, end trace.Time) bool {
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Start == start && s.End == end && tr.ValueName(s.Value) == value && tr.Containers[s.Container].Alias == alias {
 			return true
 		}

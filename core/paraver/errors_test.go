@@ -49,7 +49,7 @@ func TestSynthetic(t *testing.T) {
 		start, end  trace.Time
 	}
 	var states []st
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		states = append(states, st{tr.Containers[s.Container].Alias, tr.ValueName(s.Value), s.Start, s.End})
 	}
 	want := []st{{"1.2.1", "1", 0, 10}, {"1.1.1", "3", 5, 5}, {"1.1.1", "2", 5, 1500}}
@@ -80,7 +80,7 @@ func TestSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := byCPU.ContainerPath(byCPU.States[0].Container, "/"); got != "NODE 2/CPU 2" {
+	if got := byCPU.ContainerPath(byCPU.States.At(0).Container, "/"); got != "NODE 2/CPU 2" {
 		t.Errorf("by CPU, the first state is on %q", got)
 	}
 }
@@ -169,8 +169,8 @@ func TestBadRecordsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.States) != 2 {
-		t.Errorf("%d states, want the 2 good ones", len(tr.States))
+	if tr.States.Len() != 2 {
+		t.Errorf("%d states, want the 2 good ones", tr.States.Len())
 	}
 	want := []string{
 		"skipped 3 state records (1:) that Paraver's reader also rejects (first: line 3: state ends at 5, before it begins at 9)",
@@ -189,7 +189,7 @@ func TestStateWithoutEnd(t *testing.T) {
 	if err != nil || len(notes) != 0 {
 		t.Fatalf("%v %q", err, notes)
 	}
-	if len(tr.States) != 1 || tr.States[0].Start != 100 || tr.States[0].End != tr.End {
+	if tr.States.Len() != 1 || tr.States.At(0).Start != 100 || tr.States.At(0).End != tr.End {
 		t.Errorf("states %+v, trace ends at %d", tr.States, tr.End)
 	}
 }
@@ -304,7 +304,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if s.Container <= 0 || s.End > tr.End {
 				t.Fatalf("bad state %+v in a trace ending at %v", s, tr.End)
 			}

@@ -45,8 +45,8 @@ func TestCommunicatorsNotChecked(t *testing.T) {
 	if err := Decode(strings.NewReader(in), "c.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.States) != 1 {
-		t.Errorf("%d states, want 1", len(tr.States))
+	if tr.States.Len() != 1 {
+		t.Errorf("%d states, want 1", tr.States.Len())
 	}
 	want := "3 communicator records (c:) do not fit the applications of the header (not modelled, ignored)"
 	if m := notes.Messages(); len(m) != 1 || m[0] != want {
@@ -67,7 +67,7 @@ func TestProfetTrace(t *testing.T) {
 		per[tr.TypeName(c.Type)]++
 	}
 	for what, c := range map[string][2]int{
-		"states":       {len(tr.States), 8},
+		"states":       {tr.States.Len(), 8},
 		"events":       {len(tr.Events), 100},
 		"links":        {len(tr.Links), 0},
 		"applications": {per["Application"], 2},
@@ -95,7 +95,7 @@ func TestUnknownTimeUnit(t *testing.T) {
 	if err := Decode(strings.NewReader(in), "u.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.States) != 1 || tr.States[0].Start != 2000 || tr.States[0].End != 5000 || tr.End != 7000 {
+	if tr.States.Len() != 1 || tr.States.At(0).Start != 2000 || tr.States.At(0).End != 5000 || tr.End != 7000 {
 		t.Errorf("states %+v, end %d; want microseconds", tr.States, tr.End)
 	}
 	want := `unknown time unit "_hs" in the header: times are read as microseconds, as Paraver reads them`
@@ -113,8 +113,8 @@ func TestCommunicatorLineKinds(t *testing.T) {
 	if err := Decode(strings.NewReader(in), "c.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.States) != 1 {
-		t.Errorf("%d states, want 1", len(tr.States))
+	if tr.States.Len() != 1 {
+		t.Errorf("%d states, want 1", tr.States.Len())
 	}
 	want := "skipped 2 intercommunicator lines (i:), not modelled"
 	if m := notes.Messages(); len(m) != 1 || m[0] != want {

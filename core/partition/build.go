@@ -134,17 +134,17 @@ func replay(t *trace.Trace, sink trace.Sink) {
 		c.Children = nil
 		sink.CreateContainer(c)
 	}
-	order := make([]int32, len(t.States))
+	order := make([]int32, t.States.Len())
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(i, j int32) int {
-		a, b := &t.States[i], &t.States[j]
+		a, b := t.States.At(int(i)), t.States.At(int(j))
 		return cmp.Or(cmp.Compare(a.Container, b.Container), cmp.Compare(a.Type, b.Type),
 			cmp.Compare(a.Start, b.Start), cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.End, b.End))
 	})
 	for _, i := range order {
-		sink.State(t.States[i])
+		sink.State(t.States.At(int(i)))
 	}
 	for _, v := range t.Variables {
 		sink.Variable(v)

@@ -139,7 +139,7 @@ func render(tr *trace.Trace) string {
 	for i, c := range tr.Containers[1:] {
 		fmt.Fprintf(&b, "container %s %s alias=%s\n", path(int32(i+1)), tr.Types[c.Type].Name, c.Alias)
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		fmt.Fprintf(&b, "state %s %s %q %d %d d%d o%d\n", path(s.Container), tr.Types[s.Type].Name,
 			tr.Values[s.Value].Name, int64(s.Start), int64(s.End), s.Depth, s.Order)
 	}
@@ -186,7 +186,7 @@ func checkNotes(t *testing.T, notes *trace.Notes, want ...string) {
 // type's parent is the type of the containers holding it.
 func checkTypes(t *testing.T, tr *trace.Trace) {
 	t.Helper()
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if tr.Types[s.Type].Parent != tr.Containers[s.Container].Type {
 			t.Errorf("state type %s on a container of another type", tr.Types[s.Type].Name)
 		}

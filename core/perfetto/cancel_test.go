@@ -39,7 +39,7 @@ func TestCancel(t *testing.T) {
 		if reports != 1 {
 			t.Errorf("%d slices: %d progress reports after the cancel", n, reports)
 		}
-		last := full.States[len(full.States)-1]
+		last := full.States.At(full.States.Len() - 1)
 		if last.Start != trace.Time(40*(n-1)+10) || last.End != trace.Time(40*n) || last.Depth != 0 {
 			t.Errorf("%d slices: last state %+v", n, last)
 		}

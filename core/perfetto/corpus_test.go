@@ -238,12 +238,12 @@ func TestNestedTracks(t *testing.T) {
 	if got, want := len(tr.Containers)-1, len(o.tracks); got != want {
 		t.Errorf("%d containers, want %d (the tracks)", got, want)
 	}
-	if len(tr.States) != o.begins || len(tr.Events) != o.instants || len(tr.Links) != o.links || len(tr.Variables) != 0 {
+	if tr.States.Len() != o.begins || len(tr.Events) != o.instants || len(tr.Links) != o.links || len(tr.Variables) != 0 {
 		t.Errorf("%d states, %d events, %d links, %d variables; want %d, %d, %d, 0",
-			len(tr.States), len(tr.Events), len(tr.Links), len(tr.Variables), o.begins, o.instants, o.links)
+			tr.States.Len(), len(tr.Events), len(tr.Links), len(tr.Variables), o.begins, o.instants, o.links)
 	}
 	depths := map[int32]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		depths[s.Depth]++
 	}
 	for d, n := range o.depths {
@@ -302,8 +302,8 @@ func TestWinscope(t *testing.T) {
 	for _, path := range files {
 		o := walkOracle(t, path)
 		tr, notes := readCorpus(t, path)
-		if len(tr.Containers) != 1 || len(tr.States)+len(tr.Events)+len(tr.Variables)+len(tr.Links) != 0 {
-			t.Errorf("%s: %d containers, %d states", path, len(tr.Containers), len(tr.States))
+		if len(tr.Containers) != 1 || tr.States.Len()+len(tr.Events)+len(tr.Variables)+len(tr.Links) != 0 {
+			t.Errorf("%s: %d containers, %d states", path, len(tr.Containers), tr.States.Len())
 		}
 		skipped := notes.Skipped()
 		total := int64(0)

@@ -55,7 +55,7 @@ func ExampleRead() {
 	if err := perfetto.Read(path, tr, trace.ReadOptions{}); err != nil {
 		panic(err)
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		fmt.Println(tr.ContainerPath(s.Container, " > "), tr.ValueName(s.Value), s.Start, s.End, "depth", s.Depth)
 	}
 	// Output:

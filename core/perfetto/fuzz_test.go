@@ -69,7 +69,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("container %d has parent %d", i+1, c.Parent)
 			}
 		}
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if s.End < s.Start || s.Depth < 0 || s.Start < tr.Start || s.End > tr.End {
 				t.Fatalf("state %+v in a trace spanning %v..%v", s, tr.Start, tr.End)
 			}

@@ -148,7 +148,7 @@ func gzipped(b []byte) []byte {
 func TestGzipAndTruncation(t *testing.T) {
 	z := gzipped([]byte(smallDump))
 	tr, err := decode(z)
-	if err != nil || len(tr.States) != 1 || len(tr.Links) != 1 {
+	if err != nil || tr.States.Len() != 1 || len(tr.Links) != 1 {
 		t.Fatalf("gzip: %v", err)
 	}
 	for cut := 1; cut < len(z); cut++ {

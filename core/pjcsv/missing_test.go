@@ -43,8 +43,8 @@ func readReasons(t *testing.T, path string) (*trace.Trace, []string) {
 func TestMissingParts(t *testing.T) {
 	dir := splitDump(t, map[string]string{"entities.csv": entities, "paje.worker_state.csv": states})
 	tr, reasons := readReasons(t, dir)
-	if len(reasons) != 0 || len(tr.States) != 2 {
-		t.Fatalf("whole dump: %d states, reasons %q", len(tr.States), reasons)
+	if len(reasons) != 0 || tr.States.Len() != 2 {
+		t.Fatalf("whole dump: %d states, reasons %q", tr.States.Len(), reasons)
 	}
 
 	worker := filepath.Join(dir, "paje.worker_state.csv")
@@ -52,8 +52,8 @@ func TestMissingParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, reasons = readReasons(t, dir)
-	if want := []string{worker + " is empty: that part of the trace is missing"}; !slices.Equal(reasons, want) || len(tr.States) != 0 {
-		t.Errorf("empty part: %d states, reasons %q, want %q", len(tr.States), reasons, want)
+	if want := []string{worker + " is empty: that part of the trace is missing"}; !slices.Equal(reasons, want) || tr.States.Len() != 0 {
+		t.Errorf("empty part: %d states, reasons %q, want %q", tr.States.Len(), reasons, want)
 	}
 
 	// A directory where a part should be.
@@ -71,8 +71,8 @@ func TestMissingParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, reasons = readReasons(t, dir)
-	if want := []string{worker + ": the last line (3) has no end of line: the file is cut"}; !slices.Equal(reasons, want) || len(tr.States) != 2 {
-		t.Errorf("cut part: %d states, reasons %q, want %q", len(tr.States), reasons, want)
+	if want := []string{worker + ": the last line (3) has no end of line: the file is cut"}; !slices.Equal(reasons, want) || tr.States.Len() != 2 {
+		t.Errorf("cut part: %d states, reasons %q, want %q", tr.States.Len(), reasons, want)
 	}
 }
 

@@ -90,7 +90,7 @@ func canonical(tr *trace.Trace, withTimes bool) []string {
 		}
 		out = append(out, line)
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		out = append(out, fmt.Sprintf("State %s %s %s %s %d %s", path(s.Container), typ(s.Type), f(s.Start), f(s.End), s.Depth, value(s.Value)))
 	}
 	for _, v := range tr.Variables {

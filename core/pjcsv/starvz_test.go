@@ -39,7 +39,7 @@ func readStarVZ(t *testing.T, dir string) (*trace.Trace, []inverted) {
 
 func countStates(tr *trace.Trace) map[string]int {
 	n := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		n[tr.TypeName(s.Type)]++
 	}
 	return n
@@ -122,7 +122,7 @@ func TestStarVZHierarchy(t *testing.T) {
 		t.Errorf("first link %+v", l)
 	}
 	var cpu0 []trace.State
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Container == find("0_CPU0") {
 			cpu0 = append(cpu0, s)
 		}

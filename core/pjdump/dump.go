@@ -75,9 +75,10 @@ func Write(w io.Writer, t *trace.Trace, opt Options) error {
 		}
 		switch t.Types[ty].Kind {
 		case trace.KindState:
-			lo, hi := x.window(len(e.states), func(i int) float64 { return t.States[e.states[i]].Start.Seconds() }, end)
+			lo, hi := x.window(len(e.states), func(i int) float64 { return t.States.At(int(e.states[i])).Start.Seconds() }, end)
 			for _, i := range e.states[lo:hi] {
-				line = x.appendState(line[:0], &t.States[i])
+				s := t.States.At(int(i))
+				line = x.appendState(line[:0], &s)
 				bw.Write(line)
 			}
 		case trace.KindVariable:

@@ -50,8 +50,9 @@ func newIndex(t *trace.Trace, opt Options) *index {
 		}
 		return e
 	}
-	for i := range t.States {
-		e := at(t.States[i].Container, t.States[i].Type)
+	for i := range t.States.Len() {
+		s := t.States.At(i)
+		e := at(s.Container, s.Type)
 		e.states = append(e.states, int32(i))
 	}
 	for i := range t.Variables {
@@ -71,7 +72,7 @@ func newIndex(t *trace.Trace, opt Options) *index {
 		// Links and events are already in PajeNG's order: completion and
 		// occurrence.
 		sort.SliceStable(e.states, func(i, j int) bool {
-			return t.States[e.states[i]].Order < t.States[e.states[j]].Order
+			return t.States.At(int(e.states[i])).Order < t.States.At(int(e.states[j])).Order
 		})
 		sort.SliceStable(e.variables, func(i, j int) bool {
 			return t.Variables[e.variables[i]].Start < t.Variables[e.variables[j]].Start

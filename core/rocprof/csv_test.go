@@ -52,7 +52,7 @@ func TestCSVDecodeRun(t *testing.T) {
 	}
 	// First data row of decode_kernel_trace.csv.
 	found := false
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Start == 342331487558371 {
 			found = true
 			if s.End != 342331487561256 || tr.Values[s.Value].Name != "scale_f32(float const*, float*, float, float, long)" {
@@ -102,7 +102,7 @@ func TestCSVDocsDir(t *testing.T) {
 		t.Errorf("skipped %v", sk)
 	}
 	// memory_copy_trace.csv row 4: DEVICE_TO_HOST from Agent 4, on Agent 4.
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Start == 1057963497396292 {
 			if s.End != 1057963497471732 || fullName(tr, s.Container) != "Host/Agent 4/Memory copies" ||
 				tr.Values[s.Value].Name != "MEMORY_COPY_DEVICE_TO_HOST" {
@@ -123,7 +123,7 @@ func TestCSVPrefillAlone(t *testing.T) {
 		t.Errorf("states %s", got)
 	}
 	queues := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		queues[fullName(tr, s.Container)]++
 	}
 	// python: Counter(r['Queue_Id'] for r in rows) -> {'2': ..., '1': ...}
@@ -178,7 +178,7 @@ func TestCSVSynthetic(t *testing.T) {
 		depth, order    int32
 	}
 	var got []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		got = append(got, fmt.Sprint(st{fullName(tr, s.Container), tr.Types[s.Type].Name, tr.Values[s.Value].Name, s.Start, s.End, s.Depth, s.Order}))
 	}
 	// As they complete: the inner calls before hipMemcpy, which holds them;
@@ -236,9 +236,9 @@ func TestCSVCut(t *testing.T) {
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k(int, float)",2,130,140`+"\n"+
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k(int, fl`)
 	tr, notes := readCSVFiles(t, []string{p})
-	if len(tr.States) != 1 || len(notes.IncompleteReasons()) != 1 || !strings.Contains(notes.IncompleteReasons()[0], ":3") &&
+	if tr.States.Len() != 1 || len(notes.IncompleteReasons()) != 1 || !strings.Contains(notes.IncompleteReasons()[0], ":3") &&
 		!strings.Contains(notes.IncompleteReasons()[0], "(3)") {
-		t.Errorf("%d states, incomplete %q", len(tr.States), notes.IncompleteReasons())
+		t.Errorf("%d states, incomplete %q", tr.States.Len(), notes.IncompleteReasons())
 	}
 	q := writeFile(t, dir, "2_kernel_trace.csv", "a,b,c\n1,2,3\n")
 	err := ReadCSV([]string{q}, false, trace.New(), trace.ReadOptions{})
@@ -254,8 +254,8 @@ func TestCSVCancel(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
 	err := ReadCSV([]string{path}, false, partial, trace.ReadOptions{Cancel: stop})
-	if !errors.Is(err, trace.ErrCanceled) || len(partial.States) != 0 {
-		t.Errorf("canceled read: %v, %d states", err, len(partial.States))
+	if !errors.Is(err, trace.ErrCanceled) || partial.States.Len() != 0 {
+		t.Errorf("canceled read: %v, %d states", err, partial.States.Len())
 	}
 }
 
@@ -285,8 +285,8 @@ func TestCSVDuplicateColumns(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "1_kernel_trace.csv", strings.TrimSuffix(kernelHeader, "\n")+`,"Kind"`+"\n"+
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k",2,130,140,"x"`+"\n")
 	tr, notes := readCSVFiles(t, []string{p})
-	if len(tr.States) != 1 || len(notes.Messages()) != 0 {
-		t.Errorf("%d states, notes %q", len(tr.States), notes.Messages())
+	if tr.States.Len() != 1 || len(notes.Messages()) != 0 {
+		t.Errorf("%d states, notes %q", tr.States.Len(), notes.Messages())
 	}
 }
 
@@ -316,8 +316,8 @@ func TestCSVCorrupt(t *testing.T) {
 			for _, n := range notes.Skipped() {
 				skipped += n
 			}
-			if int64(len(tr.States))+skipped < 144-1 || len(tr.States) > 144 {
-				t.Errorf("flip at %d: %d states, %d skipped, of 144 rows", at, len(tr.States), skipped)
+			if int64(tr.States.Len())+skipped < 144-1 || tr.States.Len() > 144 {
+				t.Errorf("flip at %d: %d states, %d skipped, of 144 rows", at, tr.States.Len(), skipped)
 			}
 		}
 	}
@@ -340,7 +340,7 @@ func TestCSVHostDirs(t *testing.T) {
 	}
 	tr, _ := readCSVFiles(t, files)
 	var got []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		got = append(got, fullName(tr, s.Container))
 	}
 	if strings.Join(got, " ") != "nodeA/Agent 1/Queue 1 nodeB/Agent 1/Queue 1" {

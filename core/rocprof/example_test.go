@@ -33,7 +33,7 @@ func ExampleReadCSV() {
 		fmt.Println(err)
 		return
 	}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		fmt.Printf("%s on %s: %s from %d to %d ns\n", tr.Types[s.Type].Name, tr.Containers[s.Container].Name,
 			tr.Values[s.Value].Name, s.Start, s.End)
 	}

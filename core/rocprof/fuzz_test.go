@@ -48,7 +48,7 @@ func FuzzCSV(f *testing.F) {
 				name = "fuzz_kernel_trace.csv"
 			}
 			checkFuzzError(t, err, name)
-			for _, s := range tr.States {
+			for _, s := range tr.States.All() {
 				if s.End < s.Start {
 					t.Fatalf("state %+v ends before it starts", s)
 				}
@@ -70,7 +70,7 @@ func FuzzJSON(f *testing.F) {
 		tr := trace.New()
 		err := readJSON("fuzz.json", bytes.NewReader(data), &ingest.Counter{}, int64(len(data)), tr, trace.ReadOptions{Notes: &trace.Notes{}})
 		checkFuzzError(t, err, "fuzz.json")
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if s.End < s.Start {
 				t.Fatalf("state %+v ends before it starts", s)
 			}

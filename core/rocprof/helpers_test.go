@@ -33,7 +33,7 @@ func load(t testing.TB, read func(trace.Sink, trace.ReadOptions) error) (*trace.
 // statesByType counts the states per type name.
 func statesByType(tr *trace.Trace) map[string]int {
 	out := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		out[tr.Types[s.Type].Name]++
 	}
 	return out

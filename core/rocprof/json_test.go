@@ -27,7 +27,7 @@ func TestJSONCorpus(t *testing.T) {
 		t.Errorf("states %s", got)
 	}
 	perQueue := map[string]int{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		// overlap lanes count with their queue
 		name := fullName(tr, s.Container)
 		if i := strings.Index(name, " (overlap lane"); i >= 0 {
@@ -44,7 +44,7 @@ func TestJSONCorpus(t *testing.T) {
 	}
 	// The last record: kernel_id 251.
 	found := false
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Start == 63872976934414 {
 			found = s.End == 63873104615494 && tr.Values[s.Value].Name == "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)"
 		}
@@ -93,7 +93,7 @@ func TestJSONSynthetic(t *testing.T) {
 	path := writeFile(t, dir, "1_results.json", syntheticJSON)
 	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
 	var got []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		got = append(got, fmt.Sprintf("%s|%s|%s|%d|%d|%d", fullName(tr, s.Container), tr.Types[s.Type].Name,
 			tr.Values[s.Value].Name, s.Start, s.End, s.Depth))
 	}
@@ -127,8 +127,8 @@ func TestJSONSynthetic(t *testing.T) {
 	gz.Close()
 	gzPath := writeFile(t, dir, "2_results.json.gz", buf.String())
 	tr2, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(gzPath, s, o) })
-	if len(tr2.States) != len(tr.States) {
-		t.Errorf("gzip: %d states", len(tr2.States))
+	if tr2.States.Len() != tr.States.Len() {
+		t.Errorf("gzip: %d states", tr2.States.Len())
 	}
 }
 
@@ -195,7 +195,7 @@ func TestJSONTwoProcesses(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "x.json", doc)
 	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
 	var got []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if strings.Contains(fullName(tr, s.Container), "77") || strings.Contains(tr.Values[s.Value].Name, "z.kd") {
 			got = append(got, fmt.Sprintf("%s|%s|%d", fullName(tr, s.Container), tr.Values[s.Value].Name, s.Start))
 		}

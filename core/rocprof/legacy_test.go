@@ -37,7 +37,7 @@ func TestLegacyCSV(t *testing.T) {
 			t.Errorf("%s: %d counter values skipped, want %d", path, got, c.counters)
 		}
 		found := false
-		for _, s := range tr.States {
+		for _, s := range tr.States.All() {
 			if s.Start == c.start && s.End == c.end && tr.Values[s.Value].Name == c.first && fullName(tr, s.Container) == c.queue {
 				found = true
 			}

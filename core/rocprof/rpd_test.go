@@ -98,7 +98,7 @@ func TestRPDOracle(t *testing.T) {
 		return strings.TrimPrefix(parent.Alias, "GPU ") + "/" + strings.TrimPrefix(cont.Alias, "Queue ")
 	}
 	var got []string
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		got = append(got, fmt.Sprintf("%s %s %d+%d", resource(s.Container), tr.Values[s.Value].Name,
 			int64(s.Start)/1000, int64(s.End-s.Start)/1000))
 	}
@@ -128,7 +128,7 @@ func TestRPDExactTimes(t *testing.T) {
 	path := corpus(t, "rpd", "matmul_result.rpd")
 	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(path, s, o) })
 	found := 0
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		switch {
 		case s.Start == 8306020565922417:
 			found++

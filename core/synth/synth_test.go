@@ -85,8 +85,8 @@ func TestPajeReadsBack(t *testing.T) {
 	if got := len(tr.Containers) - 1; got != 38 || st.Containers != 38 {
 		t.Fatalf("%d containers read, %d reported, want 38", got, st.Containers)
 	}
-	if int64(len(tr.States)) != st.States {
-		t.Fatalf("%d states read, %d reported", len(tr.States), st.States)
+	if int64(tr.States.Len()) != st.States {
+		t.Fatalf("%d states read, %d reported", tr.States.Len(), st.States)
 	}
 	if math.Abs(float64(st.States)/20000-1) > 0.02 {
 		t.Errorf("%d states for 20000 events asked", st.States)
@@ -123,7 +123,7 @@ func TestPajeReadsBack(t *testing.T) {
 		t.Fatalf("cores %v", cores)
 	}
 	covered := map[int32]trace.Time{}
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if s.Start != covered[s.Container] || s.End <= s.Start || s.Depth != 0 {
 			t.Fatalf("state %+v does not follow the previous one, which ended at %s", s, covered[s.Container])
 		}
@@ -148,7 +148,7 @@ func share(tr *trace.Trace, prefix string, from, to trace.Time) map[string]float
 	}
 	out := map[string]float64{}
 	total := 0.0
-	for _, s := range tr.States {
+	for _, s := range tr.States.All() {
 		if !strings.HasPrefix(paths[s.Container], prefix+"/") {
 			continue
 		}

@@ -15,7 +15,7 @@ type Trace struct {
 	Types      []Type
 	Values     []Value
 	Containers []Container // Containers[0] is the root
-	States     []State
+	States     StateColumn // column-wise, in blocks (see StateColumn)
 	Variables  []Variable
 	Links      []Link
 	Events     []Event
@@ -73,7 +73,7 @@ func (t *Trace) CreateContainer(c Container) {
 func (t *Trace) DestroyContainer(id int32, at Time) { t.Containers[id].End = at }
 
 // State implements Sink.
-func (t *Trace) State(s State) { t.States = append(t.States, s) }
+func (t *Trace) State(s State) { t.States.Append(s) }
 
 // Variable implements Sink.
 func (t *Trace) Variable(v Variable) { t.Variables = append(t.Variables, v) }

@@ -29,16 +29,16 @@ func Cancel(t *testing.T, states int, read Read) (partial, full *trace.Trace, re
 	if !errors.Is(err, trace.ErrCanceled) {
 		t.Fatalf("read canceled at its first report: err = %v, want ErrCanceled", err)
 	}
-	if len(partial.States) >= states || partial.End != 0 {
-		t.Fatalf("canceled read went on: %d of %d states, end %v", len(partial.States), states, partial.End)
+	if partial.States.Len() >= states || partial.End != 0 {
+		t.Fatalf("canceled read went on: %d of %d states, end %v", partial.States.Len(), states, partial.End)
 	}
 
 	full = trace.New()
 	if err := read(full, trace.ReadOptions{Cancel: make(chan struct{})}); err != nil {
 		t.Fatal(err)
 	}
-	if len(full.States) != states {
-		t.Fatalf("read with an open Cancel channel: %d states, want %d", len(full.States), states)
+	if full.States.Len() != states {
+		t.Fatalf("read with an open Cancel channel: %d states, want %d", full.States.Len(), states)
 	}
 	return partial, full, reports
 }
