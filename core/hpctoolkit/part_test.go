@@ -29,15 +29,15 @@ func TestLinesSelectSamples(t *testing.T) {
 			t.Fatalf("line %d: %d containers ending at %d, want %d ending at %d", i,
 				len(part.Containers), part.End, len(whole.Containers), whole.End)
 		}
-		states = append(states, part.States...)
+		states = append(states, part.States.Slice()...)
 	}
 	// Thread 0 holds the 8 states; thread 1 none.
-	if len(states) != len(whole.States) || len(states) != 8 {
-		t.Fatalf("%d states in the parts, %d in the whole read", len(states), len(whole.States))
+	if len(states) != whole.States.Len() || len(states) != 8 {
+		t.Fatalf("%d states in the parts, %d in the whole read", len(states), whole.States.Len())
 	}
 	for i := range states {
-		if states[i] != whole.States[i] {
-			t.Fatalf("state %d: %+v, want %+v", i, states[i], whole.States[i])
+		if states[i] != whole.States.At(i) {
+			t.Fatalf("state %d: %+v, want %+v", i, states[i], whole.States.At(i))
 		}
 	}
 	for _, lines := range []map[string]any{{"line_start": 0, "line_end": 3}, {"line_start": 2, "line_end": 1}} {

@@ -161,7 +161,7 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	tree.ProcedureColors = make([]string, len(tree.Procedures))
 	for node, si := range tree.Row {
 		if p := tree.Procedure[node]; si != None && tree.ProcedureColors[p] == "" {
-			if v := t.States[si].Value; v != trace.None {
+			if v := t.States.At(int(si)).Value; v != trace.None {
 				tree.ProcedureColors[p] = t.Values[v].Color
 			}
 		}

@@ -81,7 +81,7 @@ func TestPartLongLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Containers) != 3 || tr.Containers[2].Name != "t" || tr.Containers[2].Parent != 1 || len(tr.States) != 1 || tr.States[0].Container != 2 {
+	if len(tr.Containers) != 3 || tr.Containers[2].Name != "t" || tr.Containers[2].Parent != 1 || tr.States.Len() != 1 || tr.States.At(0).Container != 2 {
 		t.Fatalf("containers %+v, states %+v", tr.Containers, tr.States)
 	}
 }
