@@ -139,13 +139,18 @@ const (
 // describes in format (FormatPaje or FormatParquet): in Pajé, each
 // container's creation and destruction lines (40 bytes at least) and each
 // state change's line (20); in Parquet, compressed, 4 bytes per state.
+// Computed in floating point: the largest counts overflow an int64, and
+// the result saturates at math.MaxInt64.
 func (c *Config) MinBytes(format string) int64 {
-	n := int64(c.NumCores())
-	states := n * ((c.Events + n - 1) / n) // each core changes state as often
+	states := float64(c.NumCores()) * float64(c.perCore()) // each core changes state as often
+	size := float64(c.NumContainers())*40 + states*20
 	if format == FormatParquet {
-		return states * 4
+		size = states * 4
 	}
-	return int64(c.NumContainers())*40 + states*20
+	if size >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(size)
 }
 
 // CheckDisk refuses to write the trace c describes to path in format
@@ -187,12 +192,22 @@ func (c *Config) NumContainers() int {
 	return c.Sites * (1 + c.Clusters*(1+c.Machines*(1+c.Cores)))
 }
 
+// perCore is how many times each core changes state: Events divided by
+// the cores, rounded up (without Events+n-1, which overflows for the
+// largest counts).
+func (c *Config) perCore() int64 {
+	n := int64(c.NumCores())
+	per := c.Events / n
+	if c.Events%n != 0 {
+		per++
+	}
+	return per
+}
+
 // Duration is the length of the trace: enough for each core to change state
 // Events/NumCores times on average, rounded up to whole mean durations.
 func (c *Config) Duration() trace.Time {
-	n := int64(c.NumCores())
-	per := (c.Events + n - 1) / n
-	return trace.Time(per) * c.mean()
+	return trace.Time(c.perCore()) * c.mean()
 }
 
 func (c *Config) mean() trace.Time {
@@ -239,7 +254,7 @@ func (c *Config) Validate() error {
 	if c.Mean != 0 && c.Mean < 2 {
 		return errs.Argument("mean", "must be at least 2 ns, got %d ns", c.Mean)
 	}
-	if d := float64((c.Events+int64(c.NumCores())-1)/int64(c.NumCores())) * float64(c.mean()); d > math.MaxInt64/2 {
+	if d := float64(c.perCore()) * float64(c.mean()); d > math.MaxInt64/2 {
 		return errs.Argument("events", "%d events of %s s on %d cores last more than the 146 years a trace can hold", c.Events, c.mean(), c.NumCores())
 	}
 	states := c.states()

@@ -449,3 +449,19 @@ func TestDiskCheck(t *testing.T) {
 		t.Errorf("small trace: %v", err)
 	}
 }
+
+// TestLargestEvents: event counts near the largest int64 do not overflow
+// into a negative duration or disk size that checks would let through.
+func TestLargestEvents(t *testing.T) {
+	c := Config{Sites: 1, Clusters: 1, Machines: 1, Cores: 3, Events: math.MaxInt64, Mean: 2, MemoryBudget: -1}
+	if per := c.perCore(); per != math.MaxInt64/3+1 {
+		t.Errorf("perCore = %d, want %d", per, int64(math.MaxInt64/3+1))
+	}
+	if got := c.MinBytes(FormatPaje); got != math.MaxInt64 {
+		t.Errorf("MinBytes = %d, want the largest int64", got)
+	}
+	var ae *errs.ArgumentError
+	if err := c.Validate(); !errors.As(err, &ae) || ae.Name != "events" {
+		t.Errorf("Validate: %v, want the events refused (146 years)", err)
+	}
+}
