@@ -73,9 +73,7 @@ func findProfiles(dir string, warn func(string, ...any)) *profileList {
 	return nil
 }
 
-// readMergedIndex reads the index of a merged metric database: a big-endian
-// header (int32 type, int32 number of files), then per file int32 rank,
-// int32 thread and int64 offset, and the end marker last.
+// readMergedIndex reads the index of the merged metric database name.
 func readMergedIndex(name string) (map[[2]uint64]bool, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -86,9 +84,19 @@ func readMergedIndex(name string) (map[[2]uint64]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := st.Size()
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	return decodeMergedIndex(f, st.Size())
+}
+
+// decodeMergedIndex decodes the index of a merged metric database of size
+// bytes: a big-endian header (int32 type, int32 number of files), then per
+// file int32 rank, int32 thread and int64 offset (increasing, inside the
+// file), and the end marker last.
+func decodeMergedIndex(r io.ReaderAt, size int64) (map[[2]uint64]bool, error) {
 	var hdr [8]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+	if _, err := r.ReadAt(hdr[:], 0); err != nil {
 		return nil, fmt.Errorf("no header")
 	}
 	n := int64(binary.BigEndian.Uint32(hdr[4:]))
@@ -96,12 +104,12 @@ func readMergedIndex(name string) (map[[2]uint64]bool, error) {
 		return nil, fmt.Errorf("an index of %d profiles does not fit in %d bytes", n, size)
 	}
 	var end [8]byte
-	if _, err := f.ReadAt(end[:], size-8); err != nil || binary.BigEndian.Uint64(end[:]) != mergedMarker {
+	if _, err := r.ReadAt(end[:], size-8); err != nil || binary.BigEndian.Uint64(end[:]) != mergedMarker {
 		return nil, fmt.Errorf("no end marker: the file is cut")
 	}
 	index := make([]byte, 16*n)
-	if _, err := io.ReadFull(io.NewSectionReader(f, 8, 16*n), index); err != nil {
-		return nil, err
+	if _, err := r.ReadAt(index, 8); err != nil {
+		return nil, fmt.Errorf("reading the index: %w", err)
 	}
 	threads := make(map[[2]uint64]bool, n)
 	prev := int64(-1)
