@@ -99,7 +99,10 @@ func Resolve(setting int64) int64 {
 
 // Floor is what the default budget always grants: work that needs less
 // is not measured against the available memory (which would cost a look
-// at /proc for every small model).
+// at /proc for every small model), unless the process has a limit of its
+// own (ulimit -v, -d): there an allocation past the limit does not wait
+// for the kernel to reclaim memory, it fails, and the Go runtime aborts
+// the process.
 const Floor = 1 << 30
 
 // Check returns an error when need bytes exceed the budget a user's
@@ -107,7 +110,7 @@ const Floor = 1 << 30
 // passes): an *errs.ArgumentError on param, saying what needs the memory,
 // the estimate, the limit and how to proceed (advice, may be empty).
 func Check(param, what string, need, setting int64, advice string) error {
-	if setting < 0 || setting == 0 && need <= Floor {
+	if setting < 0 || setting == 0 && need <= Floor && !limited() {
 		return nil
 	}
 	limit := Resolve(setting)

@@ -23,3 +23,15 @@ func rlimitLeft() (left int64, ok bool) {
 	}
 	return left, ok
 }
+
+// limited tells whether the process has an address-space or data limit
+// (a system call each, no file read).
+func limited() bool {
+	for _, res := range []int{syscall.RLIMIT_AS, syscall.RLIMIT_DATA} {
+		var r syscall.Rlimit
+		if err := syscall.Getrlimit(res, &r); err == nil && r.Cur < 1<<62 {
+			return true
+		}
+	}
+	return false
+}
