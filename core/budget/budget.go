@@ -81,9 +81,16 @@ func number(path string) (int64, bool) {
 	return n, err == nil
 }
 
-// Default returns the default budget: DefaultShare of Available; 0 (no
-// limit) when the available memory is unknown.
-func Default() int64 { return int64(float64(Available()) * DefaultShare) }
+// Default returns the default budget: DefaultShare of Available, at least
+// a byte (nothing available still is a limit); 0 (no limit) when the
+// available memory is unknown.
+func Default() int64 {
+	avail := Available()
+	if avail <= 0 {
+		return 0
+	}
+	return max(int64(float64(avail)*DefaultShare), 1)
+}
 
 // Resolve returns the budget a user's setting means: 0 the default (see
 // Default), a negative value no limit (0), a positive value itself.

@@ -27,7 +27,7 @@ func TestFloorUnderALimit(t *testing.T) {
 		if size == 0 {
 			t.Skip("no VmSize in /proc/self/status")
 		}
-		room := int64(256 << 20)
+		room := int64(runtimeReserve + 256<<20)
 		lim := syscall.Rlimit{Cur: uint64(size + room), Max: uint64(size + room)}
 		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
 			t.Fatal(err)
@@ -35,13 +35,26 @@ func TestFloorUnderALimit(t *testing.T) {
 		if !limited() {
 			t.Fatal("limited() is false under RLIMIT_AS")
 		}
-		// Half of the 256 MiB left at most: 512 MiB is refused, 1 MiB not.
+		// Half of the 256 MiB left past the runtime's reserve at most: 512
+		// MiB is refused, 1 MiB not.
 		var ae *errs.ArgumentError
 		if err := Check("cores", "work", 512<<20, 0, ""); !errors.As(err, &ae) || !strings.Contains(err.Error(), "work needs about 512 MiB of memory, more than the memory budget of") {
 			t.Fatalf("512 MiB under a limit leaving 256 MiB: %v", err)
 		}
 		if err := Check("cores", "work", 1<<20, 0, ""); err != nil {
 			t.Fatalf("1 MiB: %v", err)
+		}
+		// A limit all but used up refuses everything.
+		size = meminfo("/proc/self/status", "VmSize:")
+		lim = syscall.Rlimit{Cur: uint64(size + runtimeReserve/2), Max: uint64(size + runtimeReserve/2)}
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+			t.Fatal(err)
+		}
+		if b := Default(); b != 1 {
+			t.Fatalf("default budget %d under a limit used up, want 1 byte", b)
+		}
+		if err := Check("cores", "work", 1<<10, 0, ""); !errors.As(err, &ae) {
+			t.Fatalf("1 KiB under a limit used up: %v", err)
 		}
 		return
 	}
