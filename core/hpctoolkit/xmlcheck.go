@@ -1,13 +1,13 @@
 package hpctoolkit
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -137,14 +137,14 @@ type lineSpan struct {
 // read of each line (spans, in the order of db.lines).
 func (db *xmlDB) checkComplete(spans []lineSpan, opt trace.ReadOptions) {
 	if db.hasMM {
-		lo, hi, any := ^uint64(0), uint64(0), false
+		lo, hi, some := ^uint64(0), uint64(0), false
 		for _, s := range spans {
 			if s.records > 0 {
-				lo, hi, any = min(lo, s.first), max(hi, s.last), true
+				lo, hi, some = min(lo, s.first), max(hi, s.last), true
 			}
 		}
 		switch {
-		case !any:
+		case !some:
 			opt.Incomplete("%s: no trace file holds a record, while its TraceDB spans [%d, %d]: the trace files are cut or missing", db.file, db.min, db.max)
 		case hi < db.max:
 			opt.Incomplete("%s: the trace files end at %d, before the last timestamp of the traces (db-max-time %d): a trace file is cut or missing", db.file, hi, db.max)
@@ -167,10 +167,7 @@ func (db *xmlDB) checkComplete(spans []lineSpan, opt trace.ReadOptions) {
 		}
 		if len(missing) > 0 {
 			slices.SortFunc(missing, func(a, b [2]uint64) int {
-				if a[0] != b[0] {
-					return int(a[0]) - int(b[0])
-				}
-				return int(a[1]) - int(b[1])
+				return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 			})
 			var names []string
 			for i, k := range missing {
@@ -185,7 +182,7 @@ func (db *xmlDB) checkComplete(spans []lineSpan, opt trace.ReadOptions) {
 	}
 	for i, l := range db.lines {
 		if spans[i].records == 0 && len(l.path) == 3 && l.key[2] >= gpuStreamThread {
-			opt.Incomplete("%s: the trace of a GPU stream (thread %s) holds no record: hpcrun writes one with the stream's first operation, so the file is cut", l.file, strconv.FormatUint(l.key[2], 10))
+			opt.Incomplete("%s: the trace of a GPU stream (thread %d) holds no record: hpcrun writes one with the stream's first operation, so the file is cut", l.file, l.key[2])
 		}
 	}
 }

@@ -193,7 +193,9 @@ func (s *sorter) split(file int32, path string) error {
 	defer release()
 	k := s.keys
 	k.file, k.line = path, 0
-	br := bufio.NewReaderSize(text, bufferFor(s.total, 1<<20))
+	// Sized to the input, but not below 64 KiB: a compressed input
+	// expands past its size.
+	br := bufio.NewReaderSize(text, max(bufferFor(s.total, 1<<20), 64<<10))
 	var long []byte
 	var line int64
 	next := int64(progressEvery)
