@@ -60,6 +60,7 @@ func WriteSynth(path, format string, c synth.Config) (synth.Stats, error) {
 // WriteSynthParquet writes the state intervals of the trace c describes
 // to the Parquet file path (see SynthSchema), batch by batch.
 func WriteSynthParquet(path string, c synth.Config) (synth.Stats, error) {
+	c.Format = synth.FormatParquet // for the memory estimate
 	if err := c.Validate(); err != nil {
 		return synth.Stats{}, err
 	}

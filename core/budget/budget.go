@@ -81,9 +81,16 @@ func number(path string) (int64, bool) {
 	return n, err == nil
 }
 
-// Default returns the default budget: DefaultShare of Available; 0 (no
-// limit) when the available memory is unknown.
-func Default() int64 { return int64(float64(Available()) * DefaultShare) }
+// Default returns the default budget: DefaultShare of Available, at least
+// a byte (nothing available still is a limit); 0 (no limit) when the
+// available memory is unknown.
+func Default() int64 {
+	avail := Available()
+	if avail <= 0 {
+		return 0
+	}
+	return max(int64(float64(avail)*DefaultShare), 1)
+}
 
 // Resolve returns the budget a user's setting means: 0 the default (see
 // Default), a negative value no limit (0), a positive value itself.
@@ -99,7 +106,10 @@ func Resolve(setting int64) int64 {
 
 // Floor is what the default budget always grants: work that needs less
 // is not measured against the available memory (which would cost a look
-// at /proc for every small model).
+// at /proc for every small model), unless the process has a limit of its
+// own (ulimit -v, -d): there an allocation past the limit does not wait
+// for the kernel to reclaim memory, it fails, and the Go runtime aborts
+// the process.
 const Floor = 1 << 30
 
 // Check returns an error when need bytes exceed the budget a user's
@@ -107,7 +117,7 @@ const Floor = 1 << 30
 // passes): an *errs.ArgumentError on param, saying what needs the memory,
 // the estimate, the limit and how to proceed (advice, may be empty).
 func Check(param, what string, need, setting int64, advice string) error {
-	if setting < 0 || setting == 0 && need <= Floor {
+	if setting < 0 || setting == 0 && need <= Floor && !limited() {
 		return nil
 	}
 	limit := Resolve(setting)

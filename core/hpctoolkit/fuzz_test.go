@@ -2,6 +2,7 @@ package hpctoolkit
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -178,4 +179,25 @@ func le64(v uint64) []byte {
 		b[i] = byte(v >> (8 * i))
 	}
 	return b
+}
+
+// FuzzMergedIndex decodes arbitrary bytes as the index of a merged metric
+// database (experiment.mdb): never a panic, and an index it accepts lists
+// at most as many threads as its header counts.
+func FuzzMergedIndex(f *testing.F) {
+	tracetest.BoundMinimization(f)
+	f.Add(mergedMDB([2]uint32{0, 0}, [2]uint32{0, 500}))
+	f.Add(mergedMDB([2]uint32{3, 1}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4<<10 {
+			return
+		}
+		threads, err := decodeMergedIndex(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		if n := int(binary.BigEndian.Uint32(data[4:])); len(threads) == 0 || len(threads) > n {
+			t.Fatalf("%d threads from an index of %d", len(threads), n)
+		}
+	})
 }

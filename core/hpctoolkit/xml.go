@@ -314,6 +314,7 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 	}
 	var done int64
 	var stats []lineStat
+	spans := make([]lineSpan, len(db.lines))
 	unknown := int64(0)
 	for i, l := range db.lines {
 		if !inPart(i, db.part) {
@@ -321,7 +322,13 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 		}
 		fl := newFlame(b, &db.fr, conts[i])
 		n := 0
+		span := &spans[i]
 		err := db.scan(l.file, func(ts, cpid uint64, at int64) error {
+			if span.records == 0 {
+				span.first = ts
+			}
+			span.records++
+			span.last = ts
 			if n++; n%4096 == 0 {
 				if err := opt.Canceled(); err != nil {
 					return err
@@ -363,6 +370,7 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 	if unknown > 0 {
 		opt.Notes.Skip("samples in a call path experiment.xml does not list (taken as idle)", unknown)
 	}
+	db.checkComplete(spans, opt)
 	sink.Finish(0, end)
 	return stats, nil
 }

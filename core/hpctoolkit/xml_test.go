@@ -70,7 +70,7 @@ func writeXMLDB(t *testing.T) string {
 		// Times in microseconds (u="1000000"); 999 is no call path.
 		"synth-000003-002-0000abcd-42-0.hpctrace": hpctrace(binary.BigEndian,
 			[2]uint64{1000, 100}, [2]uint64{1100, 101}, [2]uint64{1200, 102},
-			[2]uint64{1300, 100}, [2]uint64{1300, 999}, [2]uint64{1500, 101}),
+			[2]uint64{1300, 100}, [2]uint64{1300, 999}, [2]uint64{1500, 101}, [2]uint64{2000, 101}),
 		"synth-000003-000-0000abcd-42-0.hpctrace": hpctrace(binary.LittleEndian, [2]uint64{1000, 102}),
 	}
 	for name, data := range files {
@@ -255,6 +255,12 @@ func TestXMLTimeRange(t *testing.T) {
 			t.Fatalf("%q not in the XML", c.from)
 		}
 		os.WriteFile(filepath.Join(dir, "experiment.xml"), []byte(x), 0o644)
+		if c.end == 500000 {
+			// The samples end at 1500 µs, before db-max-time.
+			f := filepath.Join(dir, "synth-000003-002-0000abcd-42-0.hpctrace")
+			data, _ := os.ReadFile(f)
+			os.WriteFile(f, data[:len(data)-12], 0o644)
+		}
 		tr := trace.New()
 		if err := Read(dir, tr, trace.ReadOptions{}); err != nil {
 			t.Fatal(err)

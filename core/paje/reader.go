@@ -80,9 +80,12 @@ type Options struct {
 	// Sort reads a trace that is not sorted by time (StarPU's FxT
 	// conversions before starpu_paje_sort) by sorting its event lines by
 	// date first, stably, in runs of SortRun bytes (0: DefaultSortRun)
-	// written to temporary files and merged (see sort.go).
-	Sort    bool
-	SortRun int64
+	// written to temporary files and merged (see sort.go). Runs are kept
+	// in memory instead as long as those kept total at most SortMemory
+	// bytes (0: DefaultSortMemory, negative: every run goes to disk).
+	Sort       bool
+	SortRun    int64
+	SortMemory int64
 }
 
 // PajeNG returns the options under which the reader behaves as pj_dump

@@ -2,6 +2,7 @@ package paje
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -28,18 +29,28 @@ import (
 //     event. Comments and blank lines are dropped.
 //  2. the keyed lines are gathered in runs of at most SortRun bytes,
 //     each sorted by key, stably (equal dates keep their order in the
-//     file), and written to a temporary file under os.TempDir;
+//     file), and written to a temporary file under os.TempDir, or kept
+//     in memory while the runs kept there total at most SortMemory bytes
+//     (small inputs sorted in small runs need no file);
 //  3. the runs are merged (k-way, a heap of their heads; ties go to the
 //     earlier run, which keeps the sort stable) and the merged lines go
 //     through the decoder line by line, each with its file and line
 //     number, so that errors name where the line is in the input.
 //
-// A trace that fits in one run never touches the disk. The temporary files
-// are removed when the read ends, whatever its outcome.
+// A trace that fits in one run never touches the disk; the runs are
+// encoded the same way in memory and on disk, and merged by the same code.
+// The temporary files are removed when the read ends, whatever its
+// outcome.
 
 // DefaultSortRun is the size of the runs the sort writes to disk, unless
 // Options.SortRun says otherwise.
 const DefaultSortRun = 64 << 20
+
+// DefaultSortMemory is how many bytes of sorted runs the sort keeps in
+// memory rather than in temporary files, unless Options.SortMemory says
+// otherwise. Less than DefaultSortRun: with the default run size, every
+// run goes to disk.
+const DefaultSortMemory = 4 << 20
 
 // arenaBlock is the size of the blocks the lines of a run are copied to;
 // recordOverhead is what a line costs in memory besides its bytes.
@@ -47,6 +58,16 @@ const (
 	arenaBlock     = 1 << 20
 	recordOverhead = 48
 )
+
+// smallBuffer is the least size of the sort's buffers and blocks, which
+// are otherwise sized to what they hold, up to their maximum.
+const smallBuffer = 4 << 10
+
+// bufferFor returns the size of a buffer for n bytes: n, within
+// smallBuffer and most.
+func bufferFor(n int64, most int) int {
+	return int(max(min(n, int64(most)), smallBuffer))
+}
 
 // untimed is the key of the lines without a date: before every date.
 const untimed = trace.Time(math.MinInt64)
@@ -70,9 +91,12 @@ func readSorted(paths []string, sink trace.Sink, opt Options) error {
 			total += st.Size()
 		}
 	}
-	s := &sorter{opt: opt, runSize: opt.SortRun, total: total, keys: newDecoder(&trace.Counter{}, opt, 0)}
+	s := &sorter{opt: opt, runSize: opt.SortRun, memory: opt.SortMemory, total: total, keys: newDecoder(&trace.Counter{}, opt, 0)}
 	if s.runSize <= 0 {
 		s.runSize = DefaultSortRun
+	}
+	if s.memory == 0 {
+		s.memory = DefaultSortMemory
 	}
 	defer s.cleanup()
 	for i, p := range paths {
@@ -103,17 +127,51 @@ func readSorted(paths []string, sink trace.Sink, opt Options) error {
 type sorter struct {
 	opt     Options
 	runSize int64
+	memory  int64 // bytes of runs that may be kept in memory
+	held    int64 // bytes of runs kept in memory
 	total   int64
 	done    int64 // input bytes read, for progress
 	keys    *decoder
 
 	// The run being gathered: its lines' bytes in blocks of arena, and
-	// the bytes it takes.
-	arena    []byte
-	recs     []keyed
-	runBytes int64
+	// the bytes it takes. The blocks grow from smallBuffer to arenaBlock,
+	// so that small inputs allocate little (a megabyte per read is most
+	// of the cost of sorting a few kilobytes).
+	arena     []byte
+	nextBlock int
+	recs      []keyed
+	runBytes  int64
 	// The runs written, in input order.
-	runs []*os.File
+	runs []*run
+}
+
+// run is a sorted run, in a temporary file or in memory (mem).
+type run struct {
+	file *os.File
+	mem  []byte
+}
+
+// name names the run in errors.
+func (r *run) name() string {
+	if r.file != nil {
+		return r.file.Name()
+	}
+	return "a run in memory"
+}
+
+// reader reads the run back from its start.
+func (r *run) reader() interface {
+	io.Reader
+	io.ByteReader
+} {
+	if r.file == nil {
+		return bytes.NewReader(r.mem)
+	}
+	size := int64(64 << 10)
+	if st, err := r.file.Stat(); err == nil {
+		size = st.Size()
+	}
+	return bufio.NewReaderSize(r.file, bufferFor(size, 64<<10))
 }
 
 // split reads one file, keys its lines and gathers them into runs.
@@ -135,7 +193,9 @@ func (s *sorter) split(file int32, path string) error {
 	defer release()
 	k := s.keys
 	k.file, k.line = path, 0
-	br := bufio.NewReaderSize(text, 1<<20)
+	// Sized to the input, but not below 64 KiB: a compressed input
+	// expands past its size.
+	br := bufio.NewReaderSize(text, max(bufferFor(s.total, 1<<20), 64<<10))
 	var long []byte
 	var line int64
 	next := int64(progressEvery)
@@ -203,7 +263,8 @@ func (s *sorter) add(file int32, line int64, b []byte) error {
 	if len(s.arena)+len(b) > cap(s.arena) {
 		// A new block: the records before keep the old ones alive until
 		// the run is flushed.
-		s.arena = make([]byte, 0, max(len(b), int(min(s.runSize, arenaBlock))))
+		s.nextBlock = min(max(2*s.nextBlock, smallBuffer), arenaBlock, int(min(s.runSize, math.MaxInt32)))
+		s.arena = make([]byte, 0, max(len(b), s.nextBlock))
 	}
 	s.runBytes += int64(len(b)) + recordOverhead
 	start := len(s.arena)
@@ -225,15 +286,43 @@ func (s *sorter) sortRun() {
 	})
 }
 
-// flush sorts the current run and writes it to a temporary file.
+// flush sorts the current run and writes it out: to memory if it fits
+// what is left of the memory allowed (its encoding takes at most
+// runBytes: a record's header is less than recordOverhead), otherwise to
+// a temporary file.
 func (s *sorter) flush() error {
 	s.sortRun()
-	f, err := os.CreateTemp("", "paje-sort-*.run")
-	if err != nil {
-		return fmt.Errorf("sorting the trace: %w", err)
+	if s.memory > 0 && s.held+s.runBytes <= s.memory {
+		var b bytes.Buffer
+		b.Grow(int(s.runBytes))
+		s.encodeRun(&b)
+		s.runs = append(s.runs, &run{mem: b.Bytes()})
+		s.held += int64(b.Len())
+	} else {
+		f, err := os.CreateTemp("", "paje-sort-*.run")
+		if err != nil {
+			return fmt.Errorf("sorting the trace: %w", err)
+		}
+		s.runs = append(s.runs, &run{file: f})
+		w := bufio.NewWriterSize(f, bufferFor(s.runBytes, 1<<20))
+		s.encodeRun(w)
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("sorting the trace: writing %s: %w", f.Name(), err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("sorting the trace: %w", err)
+		}
 	}
-	s.runs = append(s.runs, f)
-	w := bufio.NewWriterSize(f, 1<<20)
+	s.recs = s.recs[:0]
+	s.arena = s.arena[:0]
+	s.runBytes = 0
+	return nil
+}
+
+// encodeRun writes the current run's records, each a header of varints
+// (key, file, line, length) and the line's bytes. Errors are the
+// writer's to keep (bufio.Writer's Flush reports them).
+func (s *sorter) encodeRun(w io.Writer) {
 	var hdr [4 * binary.MaxVarintLen64]byte
 	for _, r := range s.recs {
 		n := binary.PutVarint(hdr[:], int64(r.key))
@@ -243,34 +332,35 @@ func (s *sorter) flush() error {
 		w.Write(hdr[:n])
 		w.Write(r.text)
 	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("sorting the trace: writing %s: %w", f.Name(), err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("sorting the trace: %w", err)
-	}
-	s.recs = s.recs[:0]
-	s.arena = s.arena[:0]
-	s.runBytes = 0
-	return nil
 }
 
 // cleanup removes the runs' files.
 func (s *sorter) cleanup() {
-	for _, f := range s.runs {
-		f.Close()
-		os.Remove(f.Name())
+	for _, r := range s.runs {
+		if r.file != nil {
+			r.file.Close()
+			os.Remove(r.file.Name())
+		}
 	}
 	s.runs = nil
 }
 
-// runsMerged, if set (by tests), is told how many runs went to disk.
-var runsMerged func(n int)
+// runsMerged, if set (by tests), is told how many runs were merged from
+// disk and from memory.
+var runsMerged func(onDisk, inMemory int)
 
 // merge calls fn with every line in key order.
 func (s *sorter) merge(fn func(keyed) error) error {
 	if runsMerged != nil {
-		defer func() { runsMerged(len(s.runs)) }()
+		defer func() {
+			disk := 0
+			for _, r := range s.runs {
+				if r.file != nil {
+					disk++
+				}
+			}
+			runsMerged(disk, len(s.runs)-disk)
+		}()
 	}
 	if len(s.runs) == 0 {
 		// Everything fits in memory.
@@ -289,11 +379,11 @@ func (s *sorter) merge(fn func(keyed) error) error {
 	}
 	s.arena, s.recs = nil, nil
 	h := make(runHeap, 0, len(s.runs))
-	for i, f := range s.runs {
-		c := &runCursor{run: i, r: bufio.NewReaderSize(f, 64<<10)}
+	for i, r := range s.runs {
+		c := &runCursor{run: i, r: r.reader()}
 		ok, err := c.next()
 		if err != nil {
-			return fmt.Errorf("sorting the trace: reading %s: %w", f.Name(), err)
+			return fmt.Errorf("sorting the trace: reading %s: %w", r.name(), err)
 		}
 		if ok {
 			h = append(h, c)
@@ -307,7 +397,7 @@ func (s *sorter) merge(fn func(keyed) error) error {
 		}
 		ok, err := c.next()
 		if err != nil {
-			return fmt.Errorf("sorting the trace: reading %s: %w", s.runs[c.run].Name(), err)
+			return fmt.Errorf("sorting the trace: reading %s: %w", s.runs[c.run].name(), err)
 		}
 		if ok {
 			heap.Fix(&h, 0)
@@ -321,7 +411,10 @@ func (s *sorter) merge(fn func(keyed) error) error {
 // runCursor reads a run's lines back.
 type runCursor struct {
 	run int
-	r   *bufio.Reader
+	r   interface {
+		io.Reader
+		io.ByteReader
+	}
 	cur keyed
 	buf []byte
 }

@@ -90,24 +90,29 @@ func shuffleEvents(t *testing.T, sorted []byte, blockLines int, seed uint64) []b
 }
 
 // TestSort shuffles the events of sorted traces, reads them with Sort, in
-// small runs that go to disk, and compares with the sorted original.
+// small runs that go to disk or stay in memory, and compares with the
+// sorted original.
 func TestSort(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "shared", "traces", "pajeng", "traces")
 	for _, c := range []struct {
-		path string
-		run  int64
-		runs int // at least
+		path   string
+		run    int64
+		memory int64 // Options.SortMemory
+		runs   int   // on disk, at least
+		inMem  int   // in memory, at least
 		// identical: the trace defines its types and values before its
 		// events, so that the sort, which moves definitions ahead of every
 		// event, keeps their order; otherwise values may be numbered
 		// differently, and the traces are compared with values named.
 		identical bool
 	}{
-		{filepath.Join("..", "..", "testdata", "jacobi32.trace"), 64 << 10, 20, true},
-		{filepath.Join("..", "..", "testdata", "jacobi32.trace"), 0, 0, true}, // one run, in memory
-		{filepath.Join(root, "simu-mardi.trace"), 16 << 10, 10, false},
+		{filepath.Join("..", "..", "testdata", "jacobi32.trace"), 64 << 10, -1, 20, 0, true},
+		{filepath.Join("..", "..", "testdata", "jacobi32.trace"), 64 << 10, 0, 0, 20, true},         // runs kept in memory
+		{filepath.Join("..", "..", "testdata", "jacobi32.trace"), 64 << 10, 256 << 10, 10, 3, true}, // some of each
+		{filepath.Join("..", "..", "testdata", "jacobi32.trace"), 0, 0, 0, 0, true},                 // one run, not merged
+		{filepath.Join(root, "simu-mardi.trace"), 16 << 10, -1, 10, 0, false},
 	} {
-		t.Run(filepath.Base(c.path), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/run=%d,memory=%d", filepath.Base(c.path), c.run, c.memory), func(t *testing.T) {
 			sorted, err := os.ReadFile(c.path)
 			if errors.Is(err, os.ErrNotExist) {
 				t.Skipf("trace corpus not available: %v", err)
@@ -135,12 +140,12 @@ func TestSort(t *testing.T) {
 				t.Errorf("unsorted read: %v", err)
 			}
 
-			var runs int
-			runsMerged = func(n int) { runs = n }
+			var runs, inMem int
+			runsMerged = func(disk, mem int) { runs, inMem = disk, mem }
 			defer func() { runsMerged = nil }()
 			got := trace.New(c.path)
 			var last, total int64
-			opt := Options{Sort: true, SortRun: c.run}
+			opt := Options{Sort: true, SortRun: c.run, SortMemory: c.memory}
 			opt.Progress = func(done, all int64) { last, total = done, all }
 			if err := ReadFiles([]string{shuffled}, got, opt); err != nil {
 				t.Fatal(err)
@@ -153,6 +158,9 @@ func TestSort(t *testing.T) {
 			}
 			if runs < c.runs || (c.runs == 0 && runs != 0) {
 				t.Errorf("%d runs on disk, want at least %d", runs, c.runs)
+			}
+			if inMem < c.inMem || (c.inMem == 0 && inMem != 0) {
+				t.Errorf("%d runs in memory, want at least %d", inMem, c.inMem)
 			}
 			if size := int64(len(sorted)); last != 2*size || total != 2*size {
 				t.Errorf("progress %d/%d, want %d/%d", last, total, 2*size, 2*size)

@@ -106,29 +106,51 @@ type Config struct {
 	// available), a negative value no limit. Validate refuses a
 	// configuration that needs more.
 	MemoryBudget int64
+	// Format is the format written (FormatPaje, FormatParquet; "" means
+	// Pajé), for the memory estimate: the writers differ.
+	Format string
 }
 
-// Memory the generator takes: a pending state change per core (its heap)
-// and, for the largest hierarchies, the writers' per-core bookkeeping; on
-// top, the buffers of the writers (Parquet's batches and pages). Measured
-// on 256,000 and 1,024,000 cores: 21 and 26 bytes per core with the Pajé
-// writer, 150 MB at most with Parquet's.
+// Memory the generator takes: a pending state change per core (its heap,
+// 16 bytes each), and the writer's buffers. Measured as the peak resident
+// size of processes writing 256,000, 2,560,000 and 7,680,000 cores (1,000,
+// 10,000 and 30,000 sites of 4 x 8 x 8, one to four states per core), a
+// program of some 40 MB included:
+//
+//   - Pajé: 44, 80 and 160 MB, 16 bytes per core; over a process writing
+//     one site, 7.8 MiB for 256,000 cores and 19.7 MiB for 1,024,000
+//     (TestMemoryEstimate);
+//   - Parquet: 166, 265 and 426 MB, 31 to 43 bytes per core over some
+//     160 MB (batches of 2^17 rows, their pages, the compressor). Its
+//     batches leave garbage, which the collector lets grow as large as
+//     what is live, the heap of pending changes: twice its 16 bytes per
+//     core, and more.
+//
+// The estimates are above every measure, within a factor of two, so that
+// a generation the budget lets start does not run out of memory.
 const (
-	bytesPerCore   = 32
-	writerOverhead = 160 << 20
+	pajeBytesPerCore      = 24
+	pajeOverhead          = 8 << 20
+	parquetBytesPerCore   = 48
+	parquetWriterOverhead = 192 << 20
 )
 
 // MinBytes is a low estimate of the size of the file of the trace c
 // describes in format (FormatPaje or FormatParquet): in Pajé, each
 // container's creation and destruction lines (40 bytes at least) and each
 // state change's line (20); in Parquet, compressed, 4 bytes per state.
+// Computed in floating point: the largest counts overflow an int64, and
+// the result saturates at math.MaxInt64.
 func (c *Config) MinBytes(format string) int64 {
-	n := int64(c.NumCores())
-	states := n * ((c.Events + n - 1) / n) // each core changes state as often
+	states := float64(c.NumCores()) * float64(c.perCore()) // each core changes state as often
+	size := float64(c.NumContainers())*40 + states*20
 	if format == FormatParquet {
-		return states * 4
+		size = states * 4
 	}
-	return int64(c.NumContainers())*40 + states*20
+	if size >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(size)
 }
 
 // CheckDisk refuses to write the trace c describes to path in format
@@ -138,9 +160,21 @@ func (c *Config) CheckDisk(path, format string) error {
 		path, c.MinBytes(format), "ask for fewer cores or events, or write elsewhere")
 }
 
-// MemoryNeeded estimates the peak memory of writing the trace c describes.
+// MemoryNeeded estimates the peak memory of writing the trace c describes
+// in c.Format.
 func (c *Config) MemoryNeeded() int64 {
-	return int64(c.NumCores())*bytesPerCore + writerOverhead
+	if c.Format == FormatParquet {
+		return int64(c.NumCores())*parquetBytesPerCore + parquetWriterOverhead
+	}
+	return int64(c.NumCores())*pajeBytesPerCore + pajeOverhead
+}
+
+// formatName names c.Format in messages.
+func (c *Config) formatName() string {
+	if c.Format == FormatParquet {
+		return "Parquet"
+	}
+	return "Pajé"
 }
 
 // DefaultMean is the mean state duration when Config.Mean is zero.
@@ -158,12 +192,22 @@ func (c *Config) NumContainers() int {
 	return c.Sites * (1 + c.Clusters*(1+c.Machines*(1+c.Cores)))
 }
 
+// perCore is how many times each core changes state: Events divided by
+// the cores, rounded up (without Events+n-1, which overflows for the
+// largest counts).
+func (c *Config) perCore() int64 {
+	n := int64(c.NumCores())
+	per := c.Events / n
+	if c.Events%n != 0 {
+		per++
+	}
+	return per
+}
+
 // Duration is the length of the trace: enough for each core to change state
 // Events/NumCores times on average, rounded up to whole mean durations.
 func (c *Config) Duration() trace.Time {
-	n := int64(c.NumCores())
-	per := (c.Events + n - 1) / n
-	return trace.Time(per) * c.mean()
+	return trace.Time(c.perCore()) * c.mean()
 }
 
 func (c *Config) mean() trace.Time {
@@ -197,17 +241,20 @@ func (c *Config) Validate() error {
 	if c.Events < 1 {
 		return errs.Argument("events", "must be at least 1, got %d", c.Events)
 	}
+	if c.Format != "" && c.Format != FormatPaje && c.Format != FormatParquet {
+		return errs.Argument("format", "unknown format %q (use %s or %s)", c.Format, FormatPaje, FormatParquet)
+	}
 	// Refused before the first allocation: a hierarchy of a million
 	// sites would otherwise grow until the kernel kills the process.
-	if err := budget.Check("cores", fmt.Sprintf("a synthetic trace of %d cores (%d sites x %d clusters x %d machines x %d cores)",
-		c.NumCores(), c.Sites, c.Clusters, c.Machines, c.Cores), c.MemoryNeeded(), c.MemoryBudget,
+	if err := budget.Check("cores", fmt.Sprintf("a synthetic %s trace of %d cores (%d sites x %d clusters x %d machines x %d cores)",
+		c.formatName(), c.NumCores(), c.Sites, c.Clusters, c.Machines, c.Cores), c.MemoryNeeded(), c.MemoryBudget,
 		"ask for fewer sites, clusters, machines or cores"); err != nil {
 		return err
 	}
 	if c.Mean != 0 && c.Mean < 2 {
 		return errs.Argument("mean", "must be at least 2 ns, got %d ns", c.Mean)
 	}
-	if d := float64((c.Events+int64(c.NumCores())-1)/int64(c.NumCores())) * float64(c.mean()); d > math.MaxInt64/2 {
+	if d := float64(c.perCore()) * float64(c.mean()); d > math.MaxInt64/2 {
 		return errs.Argument("events", "%d events of %s s on %d cores last more than the 146 years a trace can hold", c.Events, c.mean(), c.NumCores())
 	}
 	states := c.states()

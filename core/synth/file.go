@@ -25,6 +25,7 @@ func FormatOf(path string) string {
 // incomplete by an error is removed. (The Parquet tables of the same
 // intervals are written by package arrowio: the core knows no Arrow.)
 func WriteFile(path string, c Config) (Stats, error) {
+	c.Format = FormatPaje
 	if err := c.Validate(); err != nil {
 		return Stats{}, err
 	}

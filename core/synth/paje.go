@@ -85,6 +85,7 @@ var palette = []string{"0.2 0.6 0.2", "0.9 0.6 0.1", "0.2 0.4 0.9", "0.8 0.1 0.1
 // state (PajeSetState) in time order, and the whole hierarchy is destroyed
 // at the end of the trace, bottom up.
 func WritePaje(w io.Writer, c Config) (Stats, error) {
+	c.Format = FormatPaje
 	if err := c.Validate(); err != nil {
 		return Stats{}, err
 	}

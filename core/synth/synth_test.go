@@ -5,13 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -302,6 +306,9 @@ func TestParseAnomaly(t *testing.T) {
 
 // TestMemoryDoesNotGrow checks that generation allocates as much for a
 // trace of 10^5 events as for one of 10^4: nothing is kept per event.
+// A few more are allowed (the reused line buffer grows once more when the
+// longer trace writes longer dates): ten times the events would make
+// thousands.
 func TestMemoryDoesNotGrow(t *testing.T) {
 	allocs := func(events int64) float64 {
 		return testing.AllocsPerRun(2, func() {
@@ -311,7 +318,7 @@ func TestMemoryDoesNotGrow(t *testing.T) {
 		})
 	}
 	smallRun, bigRun := allocs(1e4), allocs(1e5)
-	if bigRun > smallRun {
+	if bigRun > smallRun+4 {
 		t.Fatalf("%v allocations for 10^5 events, %v for 10^4", bigRun, smallRun)
 	}
 }
@@ -321,15 +328,25 @@ func TestMemoryDoesNotGrow(t *testing.T) {
 // the million sites of a user's typo need gigabytes.
 func TestMemoryBudget(t *testing.T) {
 	huge := Config{Sites: 1_000_000, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, MemoryBudget: 1 << 30}
-	if got, want := huge.MemoryNeeded(), int64(256_000_000*32+160<<20); got != want {
+	// 256,000,000 cores: 24 bytes each and 8 MiB in Pajé, 48 and 192 MiB
+	// in Parquet.
+	if got, want := huge.MemoryNeeded(), int64(256_000_000*24+8<<20); got != want {
 		t.Errorf("MemoryNeeded = %d, want %d", got, want)
+	}
+	parquet := huge
+	parquet.Format = FormatParquet
+	if got, want := parquet.MemoryNeeded(), int64(256_000_000*48+192<<20); got != want {
+		t.Errorf("MemoryNeeded (Parquet) = %d, want %d", got, want)
 	}
 	var out strings.Builder
 	_, err := WritePaje(&out, huge)
 	var ae *errs.ArgumentError
 	if !errors.As(err, &ae) || ae.Name != "cores" || out.Len() != 0 ||
-		!strings.Contains(err.Error(), "a synthetic trace of 256000000 cores (1000000 sites x 4 clusters x 8 machines x 8 cores) needs about 7.79 GiB of memory, more than the memory budget of 1 GiB") {
+		!strings.Contains(err.Error(), "a synthetic Pajé trace of 256000000 cores (1000000 sites x 4 clusters x 8 machines x 8 cores) needs about 5.73 GiB of memory, more than the memory budget of 1 GiB") {
 		t.Fatalf("got %v (%d bytes written)", err, out.Len())
+	}
+	if err := parquet.Validate(); err == nil || !strings.Contains(err.Error(), "a synthetic Parquet trace of 256000000 cores (1000000 sites x 4 clusters x 8 machines x 8 cores) needs about 11.6 GiB of memory") {
+		t.Errorf("Parquet: %v", err)
 	}
 	small := Config{Sites: 1, Clusters: 1, Machines: 1, Cores: 2, Events: 10}
 	for _, b := range []int64{0, -1, 1 << 30} {
@@ -342,6 +359,71 @@ func TestMemoryBudget(t *testing.T) {
 	if err := small.Validate(); err == nil {
 		t.Error("a 1 MiB budget accepted the writers' buffers")
 	}
+	small.MemoryBudget, small.Format = 0, "csv"
+	if err := small.Validate(); !errors.As(err, &ae) || ae.Name != "format" {
+		t.Errorf("format csv: %v", err)
+	}
+}
+
+// peakHelper, set in the environment, makes TestMain's process write the
+// Pajé trace of that many sites (of 4 x 8 x 8 cores) to nowhere and print
+// its peak resident size (VmHWM, in kB): TestMemoryEstimate measures
+// writers in processes of their own.
+const peakHelper = "MACROSCOPE_SYNTH_PEAK_SITES"
+
+// TestMemoryEstimate compares the estimate with what a process writing
+// the trace takes: its peak resident size less that of a process writing
+// a trace of one site (the test program itself). The estimate must be
+// above it, and within a factor of two.
+func TestMemoryEstimate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes millions of lines")
+	}
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc/self/status to read the peak resident size from")
+	}
+	peak := func(sites int) int64 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", peakHelper, sites))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%d sites: %v\n%s", sites, err, out)
+		}
+		var kb int64
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "peak %d", &kb); err != nil {
+			t.Fatalf("%d sites: %q", sites, out)
+		}
+		return kb << 10
+	}
+	base := peak(1)
+	for _, sites := range []int{1000, 4000} {
+		used := peak(sites) - base
+		c := Config{Sites: sites, Clusters: 4, Machines: 8, Cores: 8, Events: 1}
+		est := c.MemoryNeeded()
+		t.Logf("%d sites (%d cores): %s over the %s of a process writing one site, estimate %s",
+			sites, c.NumCores(), budget.Bytes(used), budget.Bytes(base), budget.Bytes(est))
+		if est < used || est > 2*used {
+			t.Errorf("%d sites: estimate %d bytes, %d used", sites, est, used)
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(peakHelper); v != "" {
+		sites, _ := strconv.Atoi(v)
+		if _, err := WritePaje(io.Discard, Config{Sites: sites, Clusters: 4, Machines: 8, Cores: 8, Events: 1, MemoryBudget: -1}); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		status, _ := os.ReadFile("/proc/self/status")
+		for _, l := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+				fmt.Println("peak", f[1])
+			}
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }
 
 // TestDiskCheck: a trace that surely cannot fit on the disk where it
@@ -365,5 +447,21 @@ func TestDiskCheck(t *testing.T) {
 	// A small trace is written.
 	if _, err := WriteFile(path, Config{Sites: 1, Clusters: 1, Machines: 1, Cores: 2, Events: 10}); err != nil {
 		t.Errorf("small trace: %v", err)
+	}
+}
+
+// TestLargestEvents: event counts near the largest int64 do not overflow
+// into a negative duration or disk size that checks would let through.
+func TestLargestEvents(t *testing.T) {
+	c := Config{Sites: 1, Clusters: 1, Machines: 1, Cores: 3, Events: math.MaxInt64, Mean: 2, MemoryBudget: -1}
+	if per := c.perCore(); per != math.MaxInt64/3+1 {
+		t.Errorf("perCore = %d, want %d", per, int64(math.MaxInt64/3+1))
+	}
+	if got := c.MinBytes(FormatPaje); got != math.MaxInt64 {
+		t.Errorf("MinBytes = %d, want the largest int64", got)
+	}
+	var ae *errs.ArgumentError
+	if err := c.Validate(); !errors.As(err, &ae) || ae.Name != "events" {
+		t.Errorf("Validate: %v, want the events refused (146 years)", err)
 	}
 }

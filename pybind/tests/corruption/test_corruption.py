@@ -28,11 +28,7 @@ def outcomes():
 
 
 # Failures known and not fixed yet (docs/reliability.md says why).
-KNOWN = {
-    "hpctoolkit-xml/missing/vectorAdd-000000-000-2a803c80-4067513-0.hpctrace": "no list of the trace files",
-    "hpctoolkit-xml/missing/vectorAdd-000000-500-2a803c80-4067513-0.hpctrace": "no list of the trace files",
-    "hpctoolkit-xml/truncate/vectorAdd-000000-500-2a803c80-4067513-0.hpctrace@0.25": "cut between records: no count",
-}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(c.name, marks=pytest.mark.xfail(reason=KNOWN[c.name], strict=False))
