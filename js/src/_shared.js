@@ -5,12 +5,22 @@
 import { tableFromIPC } from "apache-arrow";
 
 // table decodes the Arrow IPC stream held by a binary trait (a DataView in
-// the browser), or returns null when the trait is empty.
+// the browser), or returns null when the trait is empty. A trait's value
+// is decoded once: redraws that do not change it reuse the table.
+const decoded = new WeakMap();
 export function table(model, name) {
-  const v = model.get(name);
+  return decode(model.get(name));
+}
+
+// decode decodes an Arrow IPC stream (a DataView, an ArrayBuffer view or
+// a buffer of a custom message), or returns null when it is empty.
+export function decode(v) {
   if (!v || v.byteLength === 0) return null;
+  if (decoded.has(v)) return decoded.get(v);
   const bytes = v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  return tableFromIPC(bytes);
+  const t = tableFromIPC(bytes);
+  decoded.set(v, t);
+  return t;
 }
 
 // column returns the values of a numeric column as its typed array (no
@@ -144,12 +154,15 @@ export class PickBuffer {
 // Frames: report each frame drawn, after the browser painted it. The
 // element's data-frame attribute counts frames and data-latency holds the
 // milliseconds from Python setting the data (the "_sent_at" trait, a Unix
-// time in ms that Python sets with the data) to the frame; the tests and
-// the redraw benchmark read them. Both ends read the same machine's clock.
-export function frameDrawn(model, el, extra) {
+// time in ms that Python sets with the data) to the frame, or, for a
+// frame the page draws from data it already holds, from ``since`` (the
+// Unix time in ms of the change in the page, e.g. a slider step); the
+// tests and the redraw benchmark read them. Both ends read the same
+// machine's clock.
+export function frameDrawn(model, el, extra, since) {
   requestAnimationFrame(() => {
     const now = Date.now();
-    const sent = model.get("_sent_at") || 0;
+    const sent = since || model.get("_sent_at") || 0;
     const n = (+el.dataset.frame || 0) + 1;
     el.dataset.frame = String(n);
     el.dataset.latency = sent ? String(now - sent) : "";
