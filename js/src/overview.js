@@ -4,7 +4,7 @@
 // hovering for an aggregate's numbers, clicking for its cells, back and
 // forward. Python computes; this module draws what the traits hold.
 import {
-  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS,
+  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel,
 } from "./_shared.js";
 import { Levels } from "./_levels.js";
 
@@ -173,7 +173,7 @@ function render({ model, el }) {
     const hier = table(model, "hierarchy");
     const L = layout();
     const ctx = hiDPI(canvas, L.W, L.H);
-    hiDPI(overlay, L.W, L.H).clearRect(0, 0, L.W, L.H);
+    hiDPI(overlay, L.W, L.H);
     const palette = new Palette(model.get("palette"));
     const states = model.get("states") || [];
     ctx.fillStyle = "#ffffff";
@@ -189,46 +189,29 @@ function render({ model, el }) {
     const X = (k) => L.x0 + ((k - vf) / vn) * L.w;
     const Y = (r) => L.y0 + ((r - r0) / rn) * L.h;
 
-    // Rectangles of one colour are filled as one path: colours are few
-    // (a state and one of 256 opacities), rectangles many.
+    // The rectangles are painted pixel by pixel (see Raster), each in the
+    // colour of its mode at the opacity of its share, laid on white; those
+    // big enough to show it get a lighter top and left edge, between them.
     const S = Math.max(1, states.length);
-    const keys = new Int32Array(n);
-    const counts = new Int32Array(S * 256 + 1);
-    for (let i = 0; i < n; i++) {
-      const k = mode[i] < 0 ? S * 256 : mode[i] * 256 + Math.max(0, Math.min(255, alpha[i]));
-      keys[i] = k;
-      counts[k]++;
-    }
-    const starts = new Int32Array(counts.length + 1);
-    for (let k = 0; k < counts.length; k++) starts[k + 1] = starts[k] + counts[k];
-    const order = new Int32Array(n);
-    const fill = starts.slice(0, counts.length);
-    for (let i = 0; i < n; i++) order[fill[keys[i]]++] = i;
+    const colours = new Uint32Array(S * 256), edges = new Uint32Array(S * 256);
+    const have = new Uint8Array(S * 256);
     const area = new Float64Array(S);
-    for (let k = 0; k < S * 256; k++) {
-      if (counts[k] === 0) continue;
-      const x = Math.floor(k / 256);
-      ctx.fillStyle = palette.faded(x, k % 256);
-      ctx.beginPath();
-      for (let j = starts[k]; j < starts[k + 1]; j++) {
-        const i = order[j];
-        const xa = X(first[i]), ya = Y(rlo[i]);
-        const w = X(last[i] + 1) - xa, h = Y(rhi[i]) - ya;
-        ctx.rect(xa, ya, w, h);
-        area[x] += w * h;
-      }
-      ctx.fill();
-    }
-    // White edges between rectangles big enough to show them.
-    ctx.strokeStyle = "#ffffff";
-    ctx.lineWidth = 0.5;
-    ctx.beginPath();
+    const raster = new Raster(ctx, L.x0, L.y0, L.w, L.h);
     for (let i = 0; i < n; i++) {
-      const xa = X(first[i]), ya = Y(rlo[i]);
-      const w = X(last[i] + 1) - xa, h = Y(rhi[i]) - ya;
-      if (w >= 4 && h >= 4) ctx.rect(xa, ya, w, h);
+      const m = mode[i];
+      if (m < 0) continue;
+      const k = m * 256 + Math.max(0, Math.min(255, alpha[i]));
+      if (!have[k]) {
+        const [r, g, b] = palette.fadedRGB(m, k % 256);
+        colours[k] = pixel(r, g, b);
+        edges[k] = pixel((r + 255) >> 1, (g + 255) >> 1, (b + 255) >> 1);
+        have[k] = 1;
+      }
+      const xa = X(first[i]), ya = Y(rlo[i]), xb = X(last[i] + 1), yb = Y(rhi[i]);
+      raster.rect(xa, ya, xb, yb, colours[k], xb - xa >= 4 && yb - ya >= 4 ? edges[k] : undefined);
+      area[m] += (xb - xa) * (yb - ya);
     }
-    ctx.stroke();
+    raster.put();
     ctx.strokeStyle = "#444444";
     ctx.lineWidth = 1;
     ctx.strokeRect(L.x0 - 0.5, L.y0 - 0.5, L.w + 1, L.h + 1);
