@@ -23,6 +23,7 @@ function render({ model, el: host }) {
   const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
   root.append(bar, canvas, legend, error);
   host.appendChild(root);
+  host.dataset.lmSuppressShortcuts = "true"; // keys on the slider move the slider
   const tip = makeTooltip(root);
 
   let data = null;       // columns of the current table
@@ -137,7 +138,9 @@ function render({ model, el: host }) {
       ctx.strokeRect(geo.x[hoverRow] + 1, geo.y[hoverRow] + 1, geo.w[hoverRow] - 2, geo.h[hoverRow] - 2);
     }
     root.dataset.plot = `0,0,${W},${H}`;
-    frameDrawn(model, root, { count: n, root: model.get("root"), level: model.get("level") });
+    frameDrawn(model, root, { count: n, root: model.get("root"), level: model.get("level"),
+      source: pageSince ? "page" : "kernel" }, pageSince);
+    pageSince = 0;
   }
 
   // The deepest rectangle under (px, py): rectangles are in preorder, so
@@ -185,9 +188,26 @@ function render({ model, el: host }) {
     }
   });
   up.addEventListener("click", () => model.send({ type: "up" }));
-  slider.addEventListener("input", () => {
-    model.set("level", Number(slider.value));
+  const setLevel = (i) => {
+    i = Math.max(0, Math.min(Number(slider.max), i));
+    slider.value = String(i);
+    if (i === model.get("level")) return;
+    model.set("level", i);
     model.save_changes();
+  };
+  slider.addEventListener("input", () => setLevel(Number(slider.value)));
+  // The keys are handled here: JupyterLab takes arrow keys for itself
+  // (moving between cells) before the slider sees them.
+  const keySteps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+  slider.addEventListener("keydown", (e) => {
+    let i = null;
+    if (e.key in keySteps) i = Number(slider.value) + keySteps[e.key];
+    else if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = Number(slider.max);
+    if (i === null) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setLevel(i);
   });
   share.addEventListener("change", draw);
 
@@ -217,16 +237,51 @@ function render({ model, el: host }) {
     legend.replaceChildren(...items);
   }
 
-  function load() {
-    data = readTable(model.get("table"));
+  // The tables the page holds: the ones drawn and the neighbouring levels
+  // Python sent ahead, by level, root and value (the last few).
+  const held = new Map();
+  const keyOf = () => `${model.get("level")}|${model.get("root")}|${model.get("value")}`;
+  function hold(key, bytes) {
+    held.delete(key);
+    held.set(key, bytes);
+    while (held.size > 24) held.delete(held.keys().next().value);
+  }
+  let shown = "";
+  let pageSince = 0; // when the page drew from a table it held: the change's time
+
+  function show(bytes, key, since) {
+    data = readTable(bytes);
+    shown = key;
     hoverRow = -1;
     tip.hide(); // it named a rectangle of the previous view
     controls();
+    pageSince = since || 0;
     draw();
+    model.send({ type: "prefetch" });
   }
 
+  function load() {
+    hold(keyOf(), model.get("table"));
+    show(model.get("table"), keyOf(), 0);
+  }
+
+  // onLevel: a slider step (from the page or Python) to a level whose table
+  // the page holds is drawn at once.
+  function onLevel() {
+    const key = keyOf();
+    if (held.has(key) && key !== shown) show(held.get(key), key, Date.now());
+    else controls();
+  }
+  model.on("msg:custom", (msg, buffers) => {
+    if (!msg || msg.kind !== "table") return;
+    const key = `${msg.level}|${msg.root}|${msg.value}`;
+    hold(key, buffers[0]);
+    if (key === keyOf() && key !== shown) show(buffers[0], key, Date.now());
+  });
+  model.send({ type: "reset" });
+
   model.on("change:_sent_at", load);
-  model.on("change:level", controls);
+  model.on("change:level", onLevel);
   model.on("change:error", controls);
   model.on("change:height", draw);
   const ro = new ResizeObserver(() => draw());
