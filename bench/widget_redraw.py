@@ -6,13 +6,19 @@ and x 200 slices). Each is explored in JupyterLab, in Debian's chromium
 driven by Playwright, and two timings are taken:
 
 - redraw: from Python setting the widget's aggregates (the traitlet
-  change, stamped with the wall clock) to the frame the browser drew with
-  them (after requestAnimationFrame; the widget reports the difference in
-  its data-latency attribute). Successive changes alternate between two
-  tables of the same size, so every redraw draws new data;
+  change, stamped with the wall clock, in code run in the kernel without
+  adding a notebook cell, whose rendering would delay the widget's frame)
+  to the frame the browser drew with them (after requestAnimationFrame;
+  the widget reports the difference in its data-latency attribute).
+  Successive changes alternate between two tables of the same size, so
+  every redraw draws new data; the bytes sent per redraw are listed;
 - slider step (on the 10,240-aggregate model): from the key press on the
-  level slider in the page to the frame, through Python computing
-  model.aggregate(p) of the next level and sending it.
+  level slider in the page to the frame, once the page holds the levels
+  the explorer sends ahead (an explorer that does not: through Python
+  computing model.aggregate(p) of the next level and sending it);
+- click: on the middle of the overview (the aggregate there opens its
+  cells) and on back (the overview again), both through Python, from the
+  click in the page to the frame.
 
 The 100,000-aggregate picture is the model's finest level, every cell,
 drawn through the explorer's detail view of all resources and slices (the
