@@ -90,6 +90,20 @@ export class Raster {
       for (let y = ya; y < yb; y++) px[y * W + xa] = edge;
     }
   }
+  // outline gives the border pixels of [x0, x1) x [y0, y1) the colour rgba.
+  outline(x0, y0, x1, y1, rgba) {
+    const d = this.dpr, W = this.w, H = this.h;
+    const xa = Math.max(0, Math.round(x0 * d) - this.x), xb = Math.min(W, Math.round(x1 * d) - this.x);
+    const ya = Math.max(0, Math.round(y0 * d) - this.y), yb = Math.min(H, Math.round(y1 * d) - this.y);
+    if (xa >= xb || ya >= yb) return;
+    const px = this.px;
+    px.fill(rgba, ya * W + xa, ya * W + xb);
+    px.fill(rgba, (yb - 1) * W + xa, (yb - 1) * W + xb);
+    for (let y = ya; y < yb; y++) {
+      px[y * W + xa] = rgba;
+      px[y * W + xb - 1] = rgba;
+    }
+  }
   // put draws the pixels onto the canvas.
   put() {
     this.ctx.putImageData(this.image, this.x, this.y);
