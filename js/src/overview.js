@@ -133,10 +133,7 @@ function render({ model, el }) {
     if (!content || content.kind !== "levels") return;
     // A chunk from uid 0 starts the view's levels afresh (Python forgot
     // what the page held, e.g. after the page was reloaded).
-    if (!packs.has(content.view) || content.first_uid === 0) {
-      const view = model.get("view") || {};
-      packs.set(content.view, new Levels(view.uid === content.view ? view.slices : 0));
-    }
+    if (!packs.has(content.view) || content.first_uid === 0) packs.set(content.view, new Levels(content.slices));
     const pack = packs.get(content.view);
     pack.add(content, buffers || []);
     if (asked === content.view) asked = -1;

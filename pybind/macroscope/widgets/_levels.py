@@ -31,7 +31,7 @@ from ._base import ipc
 CHUNK_SECONDS = 0.15
 
 
-def _alpha(v):
+def alpha(v):
     """Opacity (0..255) of an aggregate whose mode has proportion v: the
     static overview's 30 + 225 min(v, 1), truncated as Go's uint8()."""
     return np.floor(30 + 225 * np.minimum(v, 1.0)).astype(np.uint8)
@@ -71,7 +71,7 @@ def draw_columns(agg, parts: pa.Table, states: list[str]) -> dict:
         "first_slice": tbl.column("first_slice").to_numpy(),
         "last_slice": tbl.column("last_slice").to_numpy(),
         "mode": codes,
-        "alpha": _alpha(prop),
+        "alpha": alpha(prop),
         "mode_proportion": prop,
         "gain": tbl.column("gain").to_numpy(),
         "loss": tbl.column("loss").to_numpy(),
@@ -154,6 +154,6 @@ class LevelPack:
             shipped.append({"level": j, "base": base, "removed": len(removed), "added": len(added)})
             self.keys[j] = keys
         rows = pa.concat_tables(new_rows) if new_rows else None
-        content = {"kind": "levels", "levels": shipped, "first_uid": first_uid,
+        content = {"kind": "levels", "levels": shipped, "first_uid": first_uid, "slices": self.slices,
                    "rows": rows.num_rows if rows is not None else 0, "done": self.done}
         return content, [ipc(rows), np.concatenate(deltas).tobytes() if deltas else b""]

@@ -68,6 +68,11 @@ class ModelExplorer(ArrowWidget):
     """The interactive overview of a :class:`macroscope.MicroModel`
     (made by :meth:`macroscope.MicroModel.explore`).
 
+    After the first frame of an overview, the browser receives the
+    significant levels a chunk at a time (see ``_levels.py``) and draws a
+    slider step to a level it holds without waiting for Python; Python
+    follows the ``level`` trait and computes the aggregation when asked.
+
     Python side: :attr:`selection` (the clicked aggregate, a dict),
     :meth:`view_table` (the current view as a DataFrame), :meth:`figure`
     (the current view as a static :class:`macroscope.Figure`),
@@ -100,6 +105,7 @@ class ModelExplorer(ArrowWidget):
         self._history: list[View] = []
         self._at = -1
         self._selection = None
+        self._model_tables = {}  # (id(model), name) -> (model, IPC bytes)
         self.set_states(model.states)
         self._push(self._overview(model, p=p))
         self.observe(self._on_level, names="level")
@@ -164,11 +170,10 @@ class ModelExplorer(ArrowWidget):
 
     def _model_table(self, model, name: str, make) -> bytes:
         """A table that depends on the model alone, encoded once."""
-        cache = self.__dict__.setdefault("_model_tables", {})
         key = (id(model), name)
-        if key not in cache or cache[key][0] is not model:
-            cache[key] = (model, ipc(make()))
-        return cache[key][1]
+        if key not in self._model_tables or self._model_tables[key][0] is not model:
+            self._model_tables[key] = (model, ipc(make()))
+        return self._model_tables[key][1]
 
     def _types(self, model) -> dict:
         return _levels.narrow_types(int(_bridge.table(model._h.Hierarchy).num_rows), int(model.slices),
@@ -226,7 +231,7 @@ class ModelExplorer(ArrowWidget):
         leaves = _leaf_nodes(self.current_hierarchy(m))
         types = self._types(m)
         draw = pa.table({"mode": pa.array(mode.ravel()).cast(types["mode"]),
-                         "alpha": pa.array(_levels._alpha(prop.ravel())),
+                         "alpha": pa.array(_levels.alpha(prop.ravel())),
                          "mode_proportion": pa.array(prop.ravel()).cast(pa.float32())})
         bounds = np.linspace(m.start, m.end, m.slices + 1)
         paths = self.current_hierarchy(m).column("path").to_numpy(zero_copy_only=False)
