@@ -301,3 +301,24 @@ def test_browser_positions_map_to_view_table_rows(model):
         assert sel["first_slice"] == drawn.column("first_slice")[j].as_py()
         w.back()
     assert len(df) == drawn.num_rows
+
+
+def test_levels_sent_ahead_stop_at_the_cap(model, monkeypatch):
+    from macroscope.widgets import _levels
+
+    monkeypatch.setattr(_levels, "MAX_ENTRIES", 3000)
+    w = model.explore()
+    got = _browser_levels(w, w.view["uid"])
+    levels = model.significant_p()
+    # Nearest the level shown first, until the aggregates sent reach the cap.
+    assert 0 < len(got) < len(levels) and w.current.pack.done
+    assert sum(len(s) for s in got.values()) - 3000 < max(len(s) for s in got.values())
+    rec = w.level
+    assert sorted(got) == sorted(sorted(range(len(levels)), key=lambda i: (abs(i - rec), i))[:len(got)])
+    # A level beyond goes through Python.
+    far = max(range(len(levels)), key=lambda i: abs(i - rec))
+    stamp = w._sent_at
+    w.set_level(far)
+    assert far not in got and w._sent_at > stamp
+    p = float((levels.p_low[far] + levels.p_high[far]) / 2)
+    assert decode(w, "aggregates").num_rows == len(model.aggregate(p))

@@ -29,6 +29,13 @@ from ._base import ipc
 
 # How long one chunk of prefetching may keep the kernel busy (seconds).
 CHUNK_SECONDS = 0.15
+# The most aggregates, summed over the levels, sent ahead for one view: the
+# page keeps each level as 4 bytes per aggregate (80 MB at most); levels
+# beyond go through Python when the slider reaches them.
+MAX_ENTRIES = 20_000_000
+# Levels whose keys Python keeps as bases for the next deltas: the lowest
+# and highest shipped, and this many of the last shipped.
+KEEP_RECENT = 8
 
 
 def alpha(v):
@@ -106,15 +113,25 @@ class LevelPack:
     def __init__(self, model, levels, states: list[str], types: dict, p_of):
         self.model, self.levels, self.states, self.types, self.p_of = model, levels, states, types, p_of
         self.uids: dict[int, int] = {}  # aggregate key -> uid
-        self.keys: dict[int, np.ndarray] = {}  # level -> its aggregates' keys, sorted
+        self.sent: list[int] = []  # levels shipped, in order
+        self.sent_set: set[int] = set()
+        self.keys: dict[int, np.ndarray] = {}  # some shipped levels -> their aggregates' keys, sorted
+        self.entries = 0  # aggregates shipped, summed over the levels
         self.slices = int(model.slices)
 
     @property
     def done(self) -> bool:
-        return len(self.keys) == len(self.levels)
+        return len(self.sent) == len(self.levels) or self.entries >= MAX_ENTRIES
 
     def shipped(self, level: int) -> bool:
-        return level in self.keys
+        return level in self.sent_set
+
+    def _forget(self) -> None:
+        """Keep the keys of a few shipped levels only (bases for the next
+        deltas; any shipped level is a valid base, the page holds them all)."""
+        keep = {min(self.sent), max(self.sent), *self.sent[-KEEP_RECENT:]}
+        for lv in [lv for lv in self.keys if lv not in keep]:
+            del self.keys[lv]
 
     def _key(self, cols) -> np.ndarray:
         s = self.slices
@@ -125,12 +142,13 @@ class LevelPack:
         for about ``budget`` seconds (one at least), and return the
         message that ships them: (content, buffers). ``first`` is
         (level, aggregation) already computed, to reuse."""
-        todo = sorted((i for i in range(len(self.levels)) if i not in self.keys), key=lambda i: (abs(i - center), i))
+        todo = sorted((i for i in range(len(self.levels)) if i not in self.sent_set),
+                      key=lambda i: (abs(i - center), i))
         t0 = time.perf_counter()
         first_uid = len(self.uids)
         shipped, new_rows, deltas = [], [], []
         for j in todo:
-            if shipped and time.perf_counter() - t0 > budget:
+            if (shipped and time.perf_counter() - t0 > budget) or self.entries >= MAX_ENTRIES:
                 break
             agg = first[1] if first is not None and first[0] == j else self.model.aggregate(self.p_of(self.levels, j))
             cols = draw_columns(agg, _bridge.table(agg._h.Rows), self.states)
@@ -153,6 +171,10 @@ class LevelPack:
             deltas.append(np.array([uid[k] for k in removed.tolist()] + [uid[k] for k in added.tolist()], np.int32))
             shipped.append({"level": j, "base": base, "removed": len(removed), "added": len(added)})
             self.keys[j] = keys
+            self.sent.append(j)
+            self.sent_set.add(j)
+            self.entries += len(keys)
+            self._forget()
         rows = pa.concat_tables(new_rows) if new_rows else None
         content = {"kind": "levels", "levels": shipped, "first_uid": first_uid, "slices": self.slices,
                    "rows": rows.num_rows if rows is not None else 0, "done": self.done}
