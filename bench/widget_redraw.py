@@ -6,13 +6,19 @@ and x 200 slices). Each is explored in JupyterLab, in Debian's chromium
 driven by Playwright, and two timings are taken:
 
 - redraw: from Python setting the widget's aggregates (the traitlet
-  change, stamped with the wall clock) to the frame the browser drew with
-  them (after requestAnimationFrame; the widget reports the difference in
-  its data-latency attribute). Successive changes alternate between two
-  tables of the same size, so every redraw draws new data;
+  change, stamped with the wall clock, in code run in the kernel without
+  adding a notebook cell, whose rendering would delay the widget's frame)
+  to the frame the browser drew with them (after requestAnimationFrame;
+  the widget reports the difference in its data-latency attribute).
+  Successive changes alternate between two tables of the same size, so
+  every redraw draws new data; the bytes sent per redraw are listed;
 - slider step (on the 10,240-aggregate model): from the key press on the
-  level slider in the page to the frame, through Python computing
-  model.aggregate(p) of the next level and sending it.
+  level slider in the page to the frame, once the page holds the levels
+  the explorer sends ahead (an explorer that does not: through Python
+  computing model.aggregate(p) of the next level and sending it);
+- click: on the middle of the overview (the aggregate there opens its
+  cells) and on back (the overview again), both through Python, from the
+  click in the page to the frame.
 
 The 100,000-aggregate picture is the model's finest level, every cell,
 drawn through the explorer's detail view of all resources and slices (the
@@ -63,20 +69,43 @@ def main():
         ], name="bench", timeout=900)
         el = nb.widget(0)
         nb.wait_frame(el, 1, timeout=300)
+        loads = [os.getloadavg()[0]]
+        held = held_levels(nb, el)
         slider = slider_steps(nb, el, args.repeats)
+        click = clicks(nb, el, args.repeats)
+        loads.append(os.getloadavg()[0])
         rows = [redraws(nb, el, int(s), args.repeats) for s in args.slices.split(",")]
+        loads.append(os.getloadavg()[0])
         nb.close()
     finally:
         lab.stop()
-    print("| aggregates drawn | redraw median (ms) | redraw max (ms) | of which decoding and drawing (ms) | budget (ms) |")
-    print("|---:|---:|---:|---:|---:|")
+    print("| aggregates drawn | bytes sent | redraw median (ms) | redraw max (ms) | of which decoding and drawing (ms) "
+          "| budget (ms) |")
+    print("|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         budget = min((b for n, b in BUDGET_MS.items() if r["n"] <= n * 1.05), default=None)
-        print(f"| {r['n']:,} | {r['median']:.0f} | {r['max']:.0f} | {r['draw']:.0f} | {budget or '-'} |")
+        print(f"| {r['n']:,} | {r['bytes']:,} | {r['median']:.0f} | {r['max']:.0f} | {r['draw']:.0f} "
+              f"| {budget or '-'} |")
     print()
-    print(f"Load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.")
-    print(f"Slider step on the 10,240-aggregate overview (key press to frame, with model.aggregate(p) in "
-          f"Python): median {slider['median']:.0f} ms, max {slider['max']:.0f} ms.")
+    print(f"Load average (1 min) during the run: {min(loads):.1f} to {max(loads):.1f} on {os.cpu_count()} CPUs.")
+    print(f"Slider step on the 10,240-aggregate overview (key press to frame, drawn by the {slider['source']}"
+          f"{'' if held is None else f', after the page received the {held} levels'}): "
+          f"median {slider['median']:.0f} ms, max {slider['max']:.0f} ms.")
+    print(f"Click on an aggregate (to the frame of its cells, through Python): median {click['open']:.0f} ms, "
+          f"max {click['open_max']:.0f} ms; back (to the 10,240-aggregate overview): median {click['back']:.0f} ms, "
+          f"max {click['back_max']:.0f} ms.")
+
+
+def held_levels(nb, el, timeout=600):
+    """Wait until the page holds every level of the overview (the explorer
+    ships them after the first frame); returns how many, or None for an
+    explorer that does not ship levels (data-levels absent)."""
+    if el.get_attribute("data-levels") is None:
+        return None
+    n = nb.value("len(w.current.levels)")
+    nb.page.wait_for_function("([el, n]) => +(el.dataset.levels || 0) >= n", arg=[el.element_handle(), n],
+                              timeout=timeout * 1000)
+    return n
 
 
 def slider_steps(nb, el, repeats):
@@ -85,7 +114,7 @@ def slider_steps(nb, el, repeats):
     nb.page.evaluate("(el) => el.addEventListener('ms-frame', () => { window.__frameAt = performance.now(); })",
                      el.element_handle())
     slider = el.locator("input.ms-level")
-    steps = []
+    steps, sources = [], set()
     for k in range(max(4, repeats)):
         frames = nb.frames(el)
         slider.focus()
@@ -93,12 +122,33 @@ def slider_steps(nb, el, repeats):
         slider.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
         nb.wait_frame(el, frames + 1, timeout=120)
         steps.append(nb.page.evaluate("window.__frameAt") - t0)
-    return {"median": statistics.median(steps), "max": max(steps)}
+        sources.add(el.get_attribute("data-source") or "kernel")
+    return {"median": statistics.median(steps), "max": max(steps), "source": "/".join(sorted(sources))}
+
+
+def clicks(nb, el, repeats):
+    """Clicks on the overview's middle (the aggregate there opens its
+    cells) and on the back button (the overview again), both through
+    Python, timed in the page from the click to the frame."""
+    opened, back = [], []
+    box = el.locator("canvas.ms-overlay").bounding_box()
+    x0, y0, w, h = (float(v) for v in el.get_attribute("data-plot").split(","))
+    for _ in range(max(4, repeats)):
+        for kind, act in (("open", lambda: nb.page.mouse.click(box["x"] + x0 + w / 2, box["y"] + y0 + h / 2)),
+                          ("back", lambda: el.locator("button.ms-back").click())):
+            frames = nb.frames(el)
+            t0 = nb.page.evaluate("performance.now()")
+            act()
+            nb.wait_frame(el, frames + 1, timeout=120)
+            (opened if kind == "open" else back).append(nb.page.evaluate("window.__frameAt") - t0)
+    return {"open": statistics.median(opened), "open_max": max(opened), "back": statistics.median(back),
+            "back_max": max(back)}
 
 
 def redraws(nb, el, slices, repeats):
     """Redraws of every cell of the model of ``slices`` slices (the finest
-    level: 512 x slices aggregates), alternating two tables."""
+    level: 512 x slices aggregates), alternating two tables, each set by
+    code run in the kernel without a new cell (Notebook.execute)."""
     frames = nb.frames(el)
     # The finest level of a model draws every cell: the explorer's detail
     # view of all its resources and slices is that picture, without the
@@ -109,19 +159,21 @@ def redraws(nb, el, slices, repeats):
            "S = len(m.states)\n"
            "B = A.set_column(A.schema.get_field_index('mode'), 'mode', "
            "pc.cast(pc.if_else(pc.less(A['mode'], 0), A['mode'], "
-           "pc.if_else(pc.equal(A['mode'], S - 1), 0, pc.add(A['mode'], 1))), pa.int16()))",
+           "pc.if_else(pc.equal(A['mode'], S - 1), 0, pc.add(A['mode'], 1))), A.schema.field('mode').type))",
            timeout=600)
     nb.wait_frame(el, frames + 1, timeout=300)
     n = int(el.get_attribute("data-count"))
+    nbytes = nb.value("len(w.aggregates)")
     latencies, draws = [], []
     for k in range(repeats + 1):
         frames = nb.frames(el)
-        nb.run(f"w.send_tables(aggregates={'A' if k % 2 else 'B'})")
+        nb.execute(f"w.send_tables(aggregates={'A' if k % 2 else 'B'})")
         nb.wait_frame(el, frames + 1, timeout=120)
         if k:  # the first one warms the page up
             latencies.append(float(el.get_attribute("data-latency")))
             draws.append(float(el.get_attribute("data-draw")))
-    return {"n": n, "median": statistics.median(latencies), "max": max(latencies), "draw": statistics.median(draws)}
+    return {"n": n, "bytes": nbytes, "median": statistics.median(latencies), "max": max(latencies),
+            "draw": statistics.median(draws)}
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ a real browser (JupyterLab, Debian's chromium driven by Playwright).
   synthetic 4-ary tree of 100,000 nodes, laid out 800 pixels wide.
 
 A redraw is timed from Python setting the widget's table (the traitlet
-change, stamped with the wall clock by ``send_tables``) to the frame the
+change, stamped with the wall clock by ``send_tables``, in code run in the
+kernel without a new cell: Notebook.execute) to the frame the
 browser drew with it (the widget's data-latency attribute, see frameDrawn
 in js/src/_shared.js); successive redraws alternate two tables of the same
 size (the treemap by leaves and by activity; the kaleidoscope's table and
@@ -93,6 +94,9 @@ def main():
             nb.close()
     finally:
         lab.stop()
+    import os
+
+    print(f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.\n")
     print("| explorer | items drawn | redraw median | max | budget |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for name, n, med, worst in rows:
@@ -105,7 +109,7 @@ def timings(nb, el, repeats):
     latencies = []
     for k in range(repeats + 1):
         frames = nb.frames(el)
-        nb.run(f"w.send_tables(table={'A' if k % 2 else 'B'})")
+        nb.execute(f"w.send_tables(table={'A' if k % 2 else 'B'})")
         nb.wait_frame(el, frames + 1, timeout=120)
         if k:  # the first one warms the page up
             latencies.append(float(el.get_attribute("data-latency")))

@@ -5,12 +5,22 @@
 import { tableFromIPC } from "apache-arrow";
 
 // table decodes the Arrow IPC stream held by a binary trait (a DataView in
-// the browser), or returns null when the trait is empty.
+// the browser), or returns null when the trait is empty. A trait's value
+// is decoded once: redraws that do not change it reuse the table.
+const decoded = new WeakMap();
 export function table(model, name) {
-  const v = model.get(name);
+  return decode(model.get(name));
+}
+
+// decode decodes an Arrow IPC stream (a DataView, an ArrayBuffer view or
+// a buffer of a custom message), or returns null when it is empty.
+export function decode(v) {
   if (!v || v.byteLength === 0) return null;
+  if (decoded.has(v)) return decoded.get(v);
   const bytes = v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  return tableFromIPC(bytes);
+  const t = tableFromIPC(bytes);
+  decoded.set(v, t);
+  return t;
 }
 
 // column returns the values of a numeric column as its typed array (no
@@ -26,16 +36,84 @@ export function column(tbl, name) {
 
 // hiDPI sizes a canvas to cssWidth x cssHeight CSS pixels backed by as
 // many device pixels as the screen has, and returns its 2D context scaled
-// so that drawing code works in CSS pixels.
+// so that drawing code works in CSS pixels. A canvas already of that size
+// keeps its backing store (reallocating it costs the next frame dearly).
 export function hiDPI(canvas, cssWidth, cssHeight) {
   const dpr = window.devicePixelRatio || 1;
-  canvas.style.width = cssWidth + "px";
-  canvas.style.height = cssHeight + "px";
-  canvas.width = Math.round(cssWidth * dpr);
-  canvas.height = Math.round(cssHeight * dpr);
+  const w = Math.round(cssWidth * dpr), h = Math.round(cssHeight * dpr);
+  if (canvas.width !== w || canvas.height !== h || canvas.style.width !== cssWidth + "px") {
+    canvas.style.width = cssWidth + "px";
+    canvas.style.height = cssHeight + "px";
+    canvas.width = w;
+    canvas.height = h;
+  }
   const ctx = canvas.getContext("2d");
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, cssWidth, cssHeight);
   return ctx;
+}
+
+// Raster paints opaque axis-aligned rectangles straight into the pixels
+// of a region of a canvas, then puts them there at once: a frame of
+// 100,000 rectangles costs one write per covered pixel and one image,
+// where as many path rectangles cost the canvas a long rasterisation
+// before the next frame. Coordinates are CSS pixels of the canvas; edges
+// are rounded to device pixels (a rectangle keeps one pixel at least).
+export class Raster {
+  constructor(ctx, x, y, w, h) {
+    this.ctx = ctx;
+    this.dpr = window.devicePixelRatio || 1;
+    this.x = Math.round(x * this.dpr);
+    this.y = Math.round(y * this.dpr);
+    this.w = Math.max(1, Math.round(w * this.dpr));
+    this.h = Math.max(1, Math.round(h * this.dpr));
+    this.image = ctx.createImageData(this.w, this.h);
+    this.px = new Uint32Array(this.image.data.buffer);
+    this.px.fill(0xffffffff);
+  }
+  // rect fills [x0, x1) x [y0, y1) with the colour rgba (a 32-bit pixel,
+  // see pixel()); edge, when given, is the colour of its top row and left
+  // column.
+  rect(x0, y0, x1, y1, rgba, edge) {
+    const d = this.dpr, W = this.w, H = this.h;
+    let xa = Math.round(x0 * d) - this.x, xb = Math.round(x1 * d) - this.x;
+    let ya = Math.round(y0 * d) - this.y, yb = Math.round(y1 * d) - this.y;
+    if (xb <= xa) xb = xa + 1;
+    if (yb <= ya) yb = ya + 1;
+    xa = Math.max(0, xa); ya = Math.max(0, ya);
+    xb = Math.min(W, xb); yb = Math.min(H, yb);
+    if (xa >= xb || ya >= yb) return;
+    const px = this.px;
+    for (let y = ya; y < yb; y++) px.fill(rgba, y * W + xa, y * W + xb);
+    if (edge !== undefined) {
+      px.fill(edge, ya * W + xa, ya * W + xb);
+      for (let y = ya; y < yb; y++) px[y * W + xa] = edge;
+    }
+  }
+  // outline gives the border pixels of [x0, x1) x [y0, y1) the colour rgba.
+  outline(x0, y0, x1, y1, rgba) {
+    const d = this.dpr, W = this.w, H = this.h;
+    const xa = Math.max(0, Math.round(x0 * d) - this.x), xb = Math.min(W, Math.round(x1 * d) - this.x);
+    const ya = Math.max(0, Math.round(y0 * d) - this.y), yb = Math.min(H, Math.round(y1 * d) - this.y);
+    if (xa >= xb || ya >= yb) return;
+    const px = this.px;
+    px.fill(rgba, ya * W + xa, ya * W + xb);
+    px.fill(rgba, (yb - 1) * W + xa, (yb - 1) * W + xb);
+    for (let y = ya; y < yb; y++) {
+      px[y * W + xa] = rgba;
+      px[y * W + xb - 1] = rgba;
+    }
+  }
+  // put draws the pixels onto the canvas.
+  put() {
+    this.ctx.putImageData(this.image, this.x, this.y);
+  }
+}
+
+// pixel packs r, g, b (0..255) into an opaque pixel of an ImageData's
+// Uint32Array (little-endian: ABGR).
+export function pixel(r, g, b) {
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
 
 // rgb parses "#rrggbb" into [r, g, b].
@@ -58,9 +136,13 @@ export class Palette {
   // faded is the opaque colour of category i laid at opacity alpha
   // (0..255) on white: what the static overview draws.
   faded(i, alpha) {
+    const [r, g, b] = this.fadedRGB(i, alpha);
+    return `rgb(${r},${g},${b})`;
+  }
+  fadedRGB(i, alpha) {
     const c = i >= 0 && i < this.rgbs.length ? this.rgbs[i] : [153, 153, 153];
     const f = (v) => Math.round(255 - (alpha * (255 - v)) / 255);
-    return `rgb(${f(c[0])},${f(c[1])},${f(c[2])})`;
+    return [f(c[0]), f(c[1]), f(c[2])];
   }
 }
 
@@ -144,15 +226,21 @@ export class PickBuffer {
 // Frames: report each frame drawn, after the browser painted it. The
 // element's data-frame attribute counts frames and data-latency holds the
 // milliseconds from Python setting the data (the "_sent_at" trait, a Unix
-// time in ms that Python sets with the data) to the frame; the tests and
-// the redraw benchmark read them. Both ends read the same machine's clock.
-export function frameDrawn(model, el, extra) {
+// time in ms that Python sets with the data) to the frame, or, for a
+// frame the page draws from data it already holds, from ``since`` (the
+// Unix time in ms of the change in the page, e.g. a slider step); the
+// tests and the redraw benchmark read them. Both ends read the same
+// machine's clock. data-wait holds the milliseconds from the end of the
+// drawing (this call) to the frame.
+export function frameDrawn(model, el, extra, since) {
+  const drawn = Date.now();
   requestAnimationFrame(() => {
     const now = Date.now();
-    const sent = model.get("_sent_at") || 0;
+    const sent = since || model.get("_sent_at") || 0;
     const n = (+el.dataset.frame || 0) + 1;
     el.dataset.frame = String(n);
     el.dataset.latency = sent ? String(now - sent) : "";
+    el.dataset.wait = String(now - drawn);
     if (extra) for (const [k, v] of Object.entries(extra)) el.dataset[k] = String(v);
     el.dispatchEvent(new CustomEvent("ms-frame", { detail: { frame: n, latency: now - sent } }));
   });

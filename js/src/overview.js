@@ -4,8 +4,9 @@
 // hovering for an aggregate's numbers, clicking for its cells, back and
 // forward. Python computes; this module draws what the traits hold.
 import {
-  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS,
+  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel,
 } from "./_shared.js";
+import { Levels } from "./_levels.js";
 
 const LEFT = 120; // room for the row labels
 const RIGHT = 8;
@@ -58,85 +59,175 @@ function render({ model, el }) {
     return { W, H, x0: LEFT, y0: TOP, w: W - LEFT - RIGHT, h: H - TOP - BOTTOM };
   }
 
+  // The hierarchy's rows of each node, and the node of each row (leaf).
+  let rowsCache = null;
+  function hierRows(hier) {
+    if (rowsCache && rowsCache.hier === hier) return rowsCache;
+    const lo = column(hier, "row_lo"), hi = column(hier, "row_hi"), n = hier.numRows;
+    const leaf = new Int32Array(n ? hi[0] : 0);
+    for (let i = 0; i < n; i++) if (hi[i] - lo[i] === 1) leaf[lo[i]] = i;
+    rowsCache = { hier, lo, hi, leaf };
+    return rowsCache;
+  }
+
+  // withRows adds each rectangle's rows, from its node, to its columns.
+  function withRows(c) {
+    const hier = table(model, "hierarchy");
+    const H = hier ? hierRows(hier) : { lo: [], hi: [] };
+    c.rlo = new Int32Array(c.n);
+    c.rhi = new Int32Array(c.n);
+    for (let i = 0; i < c.n; i++) {
+      c.rlo[i] = H.lo[c.node[i]];
+      c.rhi[i] = H.hi[c.node[i]];
+    }
+    return c;
+  }
+
+  // fromTrait: the columns of the table Python sent (the "aggregates"
+  // trait): an overview's aggregates, or a detail view's cells as a grid,
+  // row after row, slice after slice.
+  function fromTrait(view) {
+    const aggs = table(model, "aggregates");
+    if (!aggs) return null;
+    const c = { n: aggs.numRows, mode: column(aggs, "mode"), alpha: column(aggs, "alpha"),
+      prop: column(aggs, "mode_proportion"), gain: column(aggs, "gain"), loss: column(aggs, "loss") };
+    if (!view.grid) {
+      c.node = column(aggs, "node_id");
+      c.first = column(aggs, "first_slice");
+      c.last = column(aggs, "last_slice");
+      return withRows(c);
+    }
+    const ns = view.last - view.first + 1, n = c.n;
+    const hier = table(model, "hierarchy");
+    const leaf = hier ? hierRows(hier).leaf : new Int32Array(view.row_hi);
+    c.node = new Int32Array(n);
+    c.first = new Int32Array(n);
+    c.rlo = new Int32Array(n);
+    c.rhi = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = view.row_lo + Math.floor(i / ns);
+      c.first[i] = view.first + (i % ns);
+      c.rlo[i] = r;
+      c.rhi[i] = r + 1;
+      c.node[i] = leaf[r];
+    }
+    c.last = c.first;
+    return c;
+  }
+
+  // The levels of each overview (by view uid) the page holds.
+  const packs = new Map();
+  let drawn = { uid: -1, level: -1 };
+  let asked = -1; // the view whose next chunk of levels was asked for
+
+  function prefetch() {
+    const view = model.get("view") || {};
+    if (view.kind !== "overview" || asked === view.uid) return;
+    const pack = packs.get(view.uid);
+    if (pack && pack.done) return;
+    asked = view.uid;
+    model.send({ action: "prefetch", view: view.uid });
+  }
+
+  function onLevels(content, buffers) {
+    if (!content || content.kind !== "levels") return;
+    // A chunk from uid 0 starts the view's levels afresh (Python forgot
+    // what the page held, e.g. after the page was reloaded).
+    if (!packs.has(content.view) || content.first_uid === 0) packs.set(content.view, new Levels(content.slices));
+    const pack = packs.get(content.view);
+    pack.add(content, buffers || []);
+    if (asked === content.view) asked = -1;
+    // data-levels: how many levels of the view shown the page holds.
+    if ((model.get("view") || {}).uid === content.view) el.dataset.levels = String(pack.sets.size);
+    showLevel(Date.now());
+    prefetch();
+  }
+
+  // showLevel draws the level of the slider from the page's levels when
+  // it is not the one drawn and the page holds it.
+  function showLevel(since) {
+    const view = model.get("view") || {};
+    const level = model.get("level");
+    const pack = packs.get(view.uid);
+    if (view.kind !== "overview" || !pack || !pack.has(level)) return false;
+    if (drawn.uid === view.uid && drawn.level === level) return true;
+    draw(pack.columns(level, withRows), view, level, since);
+    return true;
+  }
+
   function redraw() {
+    const view = model.get("view") || {};
+    draw(fromTrait(view), view, view.kind === "overview" ? view.level : -1, 0);
+    prefetch();
+  }
+
+  // draw paints the columns c of the view, at level (overview), and
+  // reports the frame, its latency counted from since (0: from Python's
+  // stamp).
+  function draw(c, view, level, since) {
     const t0 = performance.now();
     tooltip.hide();
-    const view = model.get("view") || {};
-    const aggs = table(model, "aggregates");
     const hier = table(model, "hierarchy");
     const L = layout();
     const ctx = hiDPI(canvas, L.W, L.H);
-    hiDPI(overlay, L.W, L.H).clearRect(0, 0, L.W, L.H);
+    hiDPI(overlay, L.W, L.H);
     const palette = new Palette(model.get("palette"));
     const states = model.get("states") || [];
     ctx.fillStyle = "#ffffff";
     ctx.fillRect(0, 0, L.W, L.H);
-    if (!aggs) return;
-    const n = aggs.numRows;
-    const first = column(aggs, "first_slice"), last = column(aggs, "last_slice");
-    const rlo = column(aggs, "row_lo"), rhi = column(aggs, "row_hi");
-    const mode = column(aggs, "mode"), alpha = column(aggs, "alpha");
+    if (!c) return;
+    drawn = { uid: view.uid, level };
+    const pack = packs.get(view.uid);
+    el.dataset.levels = String(pack ? pack.sets.size : 0);
+    const n = c.n;
+    const { first, last, rlo, rhi, mode, alpha } = c;
     const vf = view.first, vn = view.last - view.first + 1;
     const r0 = view.row_lo, rn = view.row_hi - view.row_lo;
     const X = (k) => L.x0 + ((k - vf) / vn) * L.w;
     const Y = (r) => L.y0 + ((r - r0) / rn) * L.h;
 
-    // Rectangles of one colour are filled as one path: colours are few
-    // (a state and one of 256 opacities), rectangles many.
+    // The rectangles are painted pixel by pixel (see Raster), each in the
+    // colour of its mode at the opacity of its share, laid on white; those
+    // big enough to show it get a lighter top and left edge, between them.
     const S = Math.max(1, states.length);
-    const keys = new Int32Array(n);
-    const counts = new Int32Array(S * 256 + 1);
-    for (let i = 0; i < n; i++) {
-      const k = mode[i] < 0 ? S * 256 : mode[i] * 256 + Math.max(0, Math.min(255, alpha[i]));
-      keys[i] = k;
-      counts[k]++;
-    }
-    const starts = new Int32Array(counts.length + 1);
-    for (let k = 0; k < counts.length; k++) starts[k + 1] = starts[k] + counts[k];
-    const order = new Int32Array(n);
-    const fill = starts.slice(0, counts.length);
-    for (let i = 0; i < n; i++) order[fill[keys[i]]++] = i;
+    const colours = new Uint32Array(S * 256), edges = new Uint32Array(S * 256);
+    const have = new Uint8Array(S * 256);
     const area = new Float64Array(S);
-    for (let k = 0; k < S * 256; k++) {
-      if (counts[k] === 0) continue;
-      const x = Math.floor(k / 256);
-      ctx.fillStyle = palette.faded(x, k % 256);
-      ctx.beginPath();
-      for (let j = starts[k]; j < starts[k + 1]; j++) {
-        const i = order[j];
-        const xa = X(first[i]), ya = Y(rlo[i]);
-        const w = X(last[i] + 1) - xa, h = Y(rhi[i]) - ya;
-        ctx.rect(xa, ya, w, h);
-        area[x] += w * h;
-      }
-      ctx.fill();
-    }
-    // White edges between rectangles big enough to show them.
-    ctx.strokeStyle = "#ffffff";
-    ctx.lineWidth = 0.5;
-    ctx.beginPath();
+    const raster = new Raster(ctx, L.x0, L.y0, L.w, L.h);
     for (let i = 0; i < n; i++) {
-      const xa = X(first[i]), ya = Y(rlo[i]);
-      const w = X(last[i] + 1) - xa, h = Y(rhi[i]) - ya;
-      if (w >= 4 && h >= 4) ctx.rect(xa, ya, w, h);
+      const m = mode[i];
+      if (m < 0) continue;
+      const k = m * 256 + Math.max(0, Math.min(255, alpha[i]));
+      if (!have[k]) {
+        const [r, g, b] = palette.fadedRGB(m, k % 256);
+        colours[k] = pixel(r, g, b);
+        edges[k] = pixel((r + 255) >> 1, (g + 255) >> 1, (b + 255) >> 1);
+        have[k] = 1;
+      }
+      const xa = X(first[i]), ya = Y(rlo[i]), xb = X(last[i] + 1), yb = Y(rhi[i]);
+      raster.rect(xa, ya, xb, yb, colours[k], xb - xa >= 4 && yb - ya >= 4 ? edges[k] : undefined);
+      area[m] += (xb - xa) * (yb - ya);
     }
-    ctx.stroke();
+    raster.put();
     ctx.strokeStyle = "#444444";
     ctx.lineWidth = 1;
     ctx.strokeRect(L.x0 - 0.5, L.y0 - 0.5, L.w + 1, L.h + 1);
     drawRows(ctx, L, hier, r0, rn, Y);
     drawTime(ctx, L, view);
 
-    d = { view, aggs, hier, n, first, last, rlo, rhi, mode, X, Y, L, palette, states };
+    d = { view, c, hier, n, first, last, rlo, rhi, mode, X, Y, L, palette, states, level };
     pick.invalidate(L.W, L.H, (buf) => {
       for (let i = 0; i < n; i++) buf.rect(X(first[i]), Y(rlo[i]), X(last[i] + 1), Y(rhi[i]), i);
     });
     drawLegend(area, palette, states);
-    drawQuality();
-    updateBar(view);
+    drawQuality(level);
+    updateBar(view, level);
     el.dataset.plot = [L.x0, L.y0, L.w, L.h].join(",");
-    // data-draw: the milliseconds this function took (decoding and drawing).
-    frameDrawn(model, el, { count: n, kind: view.kind, level: model.get("level"), draw: (performance.now() - t0).toFixed(1) });
+    // data-draw: the milliseconds this function took (drawing, and
+    // decoding when the data is new); data-source: "kernel" when Python
+    // sent the data, "page" when the page held it.
+    frameDrawn(model, el, { count: n, kind: view.kind, level: level >= 0 ? level : model.get("level"),
+      draw: (performance.now() - t0).toFixed(1), source: since ? "page" : "kernel" }, since);
   }
 
   // drawRows names the rows by the deepest level of the hierarchy whose
@@ -213,7 +304,7 @@ function render({ model, el }) {
   // The quality curves: gain (green) and loss (red) of the optimal
   // partition against p, the recommended level dashed, the shown one solid.
   let qd = null;
-  function drawQuality() {
+  function drawQuality(cur) {
     const view = model.get("view") || {};
     const H = model.get("height");
     const ctx = hiDPI(quality, QUALITY, H);
@@ -250,8 +341,7 @@ function render({ model, el }) {
       ctx.stroke();
       ctx.setLineDash([]);
     }
-    const cur = model.get("level");
-    if (view.kind === "overview" && cur < lv.numRows) {
+    if (view.kind === "overview" && cur >= 0 && cur < lv.numRows) {
       ctx.strokeStyle = "#000000";
       ctx.lineWidth = 2;
       ctx.beginPath();
@@ -276,7 +366,9 @@ function render({ model, el }) {
     qd = { Q, lo, hi, n: lv.numRows };
   }
 
-  function updateBar(view) {
+  // updateBar shows the level drawn, its p, size, gain and loss (from the
+  // levels table, so that a level drawn from the page's data reads right).
+  function updateBar(view, level) {
     back.disabled = !model.get("can_back");
     forward.disabled = !model.get("can_forward");
     title.textContent = (view.kind === "detail" ? "detail: " : "") + (view.title || "");
@@ -286,11 +378,14 @@ function render({ model, el }) {
       slider.max = String(lv.numRows - 1);
       slider.value = String(model.get("level"));
     }
+    if (view.kind !== "overview" || !lv || level < 0 || level >= lv.numRows) {
+      levelText.textContent = view.kind === "overview" ? "" : `${d ? d.n : 0} cells`;
+      return;
+    }
+    const p = (column(lv, "p_low")[level] + column(lv, "p_high")[level]) / 2;
     levelText.textContent =
-      view.kind === "overview"
-        ? `level ${model.get("level") + 1}/${lv ? lv.numRows : 0}: p = ${(+view.p).toPrecision(3)}, ` +
-          `${view.n} aggregates, gain ${(+view.gain).toPrecision(3)}, loss ${(+view.loss).toPrecision(3)}`
-        : `${d ? d.n : 0} cells`;
+      `level ${level + 1}/${lv.numRows}: p = ${p.toPrecision(3)}, ${column(lv, "aggregates")[level]} aggregates, ` +
+      `gain ${column(lv, "gain")[level].toPrecision(3)}, loss ${column(lv, "loss")[level].toPrecision(3)}`;
   }
 
   // --- the mouse --------------------------------------------------------
@@ -327,15 +422,15 @@ function render({ model, el }) {
   function describe(i) {
     const v = d.view, dt = (v.end - v.start) / v.slices;
     const nodes = d.hier ? d.hier.getChild("path") : null;
-    const node = nodes ? String(nodes.get(column(d.aggs, "node_id")[i])) : "";
+    const node = nodes ? String(nodes.get(d.c.node[i])) : "";
     const lines = [node || "(root)"];
     lines.push(`${seconds(v.start + d.first[i] * dt)} – ${seconds(v.start + (d.last[i] + 1) * dt)}` +
       ` (slices ${d.first[i]}–${d.last[i]}), ${d.rhi[i] - d.rlo[i]} resources`);
     const m = d.mode[i];
-    const mp = column(d.aggs, "mode_proportion")[i];
+    const mp = d.c.prop[i];
     lines.push(m < 0 ? "mode: none (no activity)" : `mode: ${d.states[m]} (${(100 * mp).toFixed(1)}%)`);
-    if (v.kind === "overview") {
-      lines.push(`gain ${column(d.aggs, "gain")[i].toPrecision(4)}, loss ${column(d.aggs, "loss")[i].toPrecision(4)}`);
+    if (v.kind === "overview" && d.c.gain) {
+      lines.push(`gain ${d.c.gain[i].toPrecision(4)}, loss ${d.c.loss[i].toPrecision(4)}`);
     }
     const info = model.get("hover_info") || {};
     if (info.index === i) {
@@ -400,6 +495,8 @@ function render({ model, el }) {
     }
     setLevel(best);
   });
+  // setLevel moves the slider: the page draws the level at once when it
+  // holds it (the change:level handler), else Python sends it.
   const setLevel = (i) => {
     i = Math.max(0, Math.min(+slider.max, i));
     slider.value = String(i);
@@ -433,15 +530,22 @@ function render({ model, el }) {
     }
   };
   const onSelected = () => outline(model.get("selected"));
+  const onLevel = () => showLevel(Date.now());
   model.on("change:_sent_at", onData);
+  model.on("change:level", onLevel);
   model.on("change:hover_info", onHover);
   model.on("change:selected", onSelected);
+  model.on("msg:custom", onLevels);
+  // This page holds no levels yet: Python ships them from the start.
+  model.send({ action: "reset" });
   redraw();
   return () => {
     window.removeEventListener("mouseup", onMouseUp);
     model.off("change:_sent_at", onData);
+    model.off("change:level", onLevel);
     model.off("change:hover_info", onHover);
     model.off("change:selected", onSelected);
+    model.off("msg:custom", onLevels);
   };
 }
 

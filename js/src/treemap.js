@@ -5,7 +5,7 @@
 // (y up) from Aggregation.treemap; aggregates are split into a strip per
 // state in proportion to its share (or filled with their mode).
 import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer } from "./_views.js";
-import { frameDrawn } from "./_shared.js";
+import { frameDrawn, Raster, pixel, rgb } from "./_shared.js";
 
 function render({ model, el: host }) {
   const root = el("div", { class: "ms-widget macroscope-treemap", style: { position: "relative", font: "13px sans-serif" } });
@@ -23,6 +23,7 @@ function render({ model, el: host }) {
   const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
   root.append(bar, canvas, legend, error);
   host.appendChild(root);
+  host.dataset.lmSuppressShortcuts = "true"; // keys on the slider move the slider
   const tip = makeTooltip(root);
 
   let data = null;       // columns of the current table
@@ -55,50 +56,44 @@ function render({ model, el: host }) {
     const names = states();
     const props = names.map((s) => data[`prop:${s}`]);
     const split = share.checked;
-    // One path per colour (a state, or no state), filled once: a frame of
-    // 100,000 rectangles costs a few fills, not one per rectangle.
-    const fills = names.map(() => new Path2D());
-    const none = new Path2D();
-    const borders = new Path2D();
+    // The aggregates are painted into pixels and put on the canvas as one
+    // image (see Raster in _shared.js): a frame of 100,000 rectangles costs
+    // one write per covered pixel, not a long rasterisation of paths.
+    const raster = new Raster(ctx, 0, 0, W, H);
+    const solid = names.map((_, s) => pixel(...rgb(colourOf(s))));
+    const NONE = pixel(0xee, 0xee, 0xee), WHITE = pixel(255, 255, 255);
     for (let i = 0; i < n; i++) {
       if (!aggregated[i]) continue;
       const rx = geo.x[i], ry = geo.y[i], rw = geo.w[i], rh = geo.h[i];
       if (split) {
-        // Strips along the longer side, states in order.
+        // Strips along the longer side, states in order, the time in no
+        // state last.
         let at = 0;
         const horizontal = rw >= rh;
         for (let s = 0; s < names.length; s++) {
           const f = props[s] ? props[s][i] : 0;
           if (!(f > 0)) continue;
-          if (horizontal) fills[s].rect(rx + at * rw, ry, f * rw + 0.5, rh);
-          else fills[s].rect(rx, ry + at * rh, rw, f * rh + 0.5);
+          if (horizontal) raster.rect(rx + at * rw, ry, rx + (at + f) * rw, ry + rh, solid[s]);
+          else raster.rect(rx, ry + at * rh, rx + rw, ry + (at + f) * rh, solid[s]);
           at += f;
         }
-        if (at < 0.999) { // time in no state
-          if (horizontal) none.rect(rx + at * rw, ry, (1 - at) * rw, rh);
-          else none.rect(rx, ry + at * rh, rw, (1 - at) * rh);
+        if (at < 0.999) {
+          if (horizontal) raster.rect(rx + at * rw, ry, rx + rw, ry + rh, NONE);
+          else raster.rect(rx, ry + at * rh, rx + rw, ry + rh, NONE);
+        }
+      } else {
+        // The mode's colour, more opaque as the mode dominates, on white.
+        const m = names.indexOf(data.mode.get(i));
+        if (m < 0) raster.rect(rx, ry, rx + rw, ry + rh, NONE);
+        else {
+          const a = 0.25 + 0.75 * data.mode_proportion[i];
+          const [r, g, b] = rgb(colourOf(m)).map((v) => Math.round(255 - a * (255 - v)));
+          raster.rect(rx, ry, rx + rw, ry + rh, pixel(r, g, b));
         }
       }
-      if (rw > 3 && rh > 3) borders.rect(rx + 0.5, ry + 0.5, rw - 1, rh - 1);
+      if (rw > 3 && rh > 3) raster.outline(rx, ry, rx + rw, ry + rh, WHITE);
     }
-    if (split) {
-      names.forEach((_, s) => { ctx.fillStyle = colourOf(s); ctx.fill(fills[s]); });
-      ctx.fillStyle = "#eee";
-      ctx.fill(none);
-    } else {
-      // The mode's colour, more opaque as the mode dominates.
-      for (let i = 0; i < n; i++) {
-        if (!aggregated[i]) continue;
-        const m = names.indexOf(data.mode.get(i));
-        ctx.globalAlpha = m >= 0 ? 0.25 + 0.75 * data.mode_proportion[i] : 1;
-        ctx.fillStyle = m >= 0 ? colourOf(m) : "#eee";
-        ctx.fillRect(geo.x[i], geo.y[i], geo.w[i], geo.h[i]);
-      }
-      ctx.globalAlpha = 1;
-    }
-    ctx.strokeStyle = "#fff";
-    ctx.lineWidth = 1;
-    ctx.stroke(borders);
+    raster.put();
     // Group frames above the aggregates, outer ones thicker; group and
     // aggregate names where they fit.
     const top = n ? depth[0] : 0;
@@ -137,7 +132,9 @@ function render({ model, el: host }) {
       ctx.strokeRect(geo.x[hoverRow] + 1, geo.y[hoverRow] + 1, geo.w[hoverRow] - 2, geo.h[hoverRow] - 2);
     }
     root.dataset.plot = `0,0,${W},${H}`;
-    frameDrawn(model, root, { count: n, root: model.get("root"), level: model.get("level") });
+    frameDrawn(model, root, { count: n, root: model.get("root"), level: model.get("level"),
+      source: pageSince ? "page" : "kernel" }, pageSince);
+    pageSince = 0;
   }
 
   // The deepest rectangle under (px, py): rectangles are in preorder, so
@@ -185,9 +182,26 @@ function render({ model, el: host }) {
     }
   });
   up.addEventListener("click", () => model.send({ type: "up" }));
-  slider.addEventListener("input", () => {
-    model.set("level", Number(slider.value));
+  const setLevel = (i) => {
+    i = Math.max(0, Math.min(Number(slider.max), i));
+    slider.value = String(i);
+    if (i === model.get("level")) return;
+    model.set("level", i);
     model.save_changes();
+  };
+  slider.addEventListener("input", () => setLevel(Number(slider.value)));
+  // The keys are handled here: JupyterLab takes arrow keys for itself
+  // (moving between cells) before the slider sees them.
+  const keySteps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+  slider.addEventListener("keydown", (e) => {
+    let i = null;
+    if (e.key in keySteps) i = Number(slider.value) + keySteps[e.key];
+    else if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = Number(slider.max);
+    if (i === null) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setLevel(i);
   });
   share.addEventListener("change", draw);
 
@@ -217,16 +231,51 @@ function render({ model, el: host }) {
     legend.replaceChildren(...items);
   }
 
-  function load() {
-    data = readTable(model.get("table"));
+  // The tables the page holds: the ones drawn and the neighbouring levels
+  // Python sent ahead, by level, root and value (the last few).
+  const held = new Map();
+  const keyOf = () => `${model.get("level")}|${model.get("root")}|${model.get("value")}`;
+  function hold(key, bytes) {
+    held.delete(key);
+    held.set(key, bytes);
+    while (held.size > 24) held.delete(held.keys().next().value);
+  }
+  let shown = "";
+  let pageSince = 0; // when the page drew from a table it held: the change's time
+
+  function show(bytes, key, since) {
+    data = readTable(bytes);
+    shown = key;
     hoverRow = -1;
     tip.hide(); // it named a rectangle of the previous view
     controls();
+    pageSince = since || 0;
     draw();
+    model.send({ type: "prefetch" });
   }
 
+  function load() {
+    hold(keyOf(), model.get("table"));
+    show(model.get("table"), keyOf(), 0);
+  }
+
+  // onLevel: a slider step (from the page or Python) to a level whose table
+  // the page holds is drawn at once.
+  function onLevel() {
+    const key = keyOf();
+    if (held.has(key) && key !== shown) show(held.get(key), key, Date.now());
+    else controls();
+  }
+  model.on("msg:custom", (msg, buffers) => {
+    if (!msg || msg.kind !== "table") return;
+    const key = `${msg.level}|${msg.root}|${msg.value}`;
+    hold(key, buffers[0]);
+    if (key === keyOf() && key !== shown) show(buffers[0], key, Date.now());
+  });
+  model.send({ type: "reset" });
+
   model.on("change:_sent_at", load);
-  model.on("change:level", controls);
+  model.on("change:level", onLevel);
   model.on("change:error", controls);
   model.on("change:height", draw);
   const ro = new ResizeObserver(() => draw());

@@ -91,13 +91,32 @@ def test_explorer_shows_the_recommended_level(model):
     drawn = decode(w, "aggregates")
     assert drawn.num_rows == len(agg)
     df = agg.to_pandas()
-    assert drawn.column("first_slice").to_pylist() == df.first_slice.tolist()
-    assert drawn.column("last_slice").to_pylist() == df.last_slice.tolist()
+    # The browser's order: by node id, then first slice (positions maps
+    # them back to the aggregation's rows).
+    paths = _hierarchy_paths(model)
+    nodes = [paths[i] for i in drawn.column("node_id").to_pylist()]
+    firsts = drawn.column("first_slice").to_pylist()
+    ids = drawn.column("node_id").to_pylist()
+    assert list(zip(ids, firsts)) == sorted(zip(ids, firsts))
     # Mode codes index the model's states; -1 where there is no mode.
     modes = [model.states[c] if c >= 0 else None for c in drawn.column("mode").to_pylist()]
-    assert modes == [None if pd_isna(m) else m for m in df["mode"].tolist()]
+    want = sorted((n, f, lst, None if pd_isna(m) else m) for n, f, lst, m in
+                  zip(df.node, df.first_slice, df.last_slice, df["mode"]))
+    got = sorted(zip(nodes, firsts, drawn.column("last_slice").to_pylist(), modes), key=lambda t: t[:3])
+    assert got == sorted(want, key=lambda t: t[:3])
+    # Narrow columns: what drawing needs, not the exact values.
+    assert drawn.schema.field("mode").type == pa.int8() and drawn.schema.field("alpha").type == pa.uint8()
+    assert "row_lo" not in drawn.column_names
     assert w.view["kind"] == "overview" and w.view["n"] == len(agg)
     assert decode(w, "levels").num_rows == len(levels)
+
+
+def _hierarchy_paths(model):
+    from macroscope import _bridge
+
+    h = _bridge.table(model._h.Hierarchy)
+    assert h.column("id").to_pylist() == list(range(h.num_rows))
+    return h.column("path").to_pylist()
 
 
 def pd_isna(v):
@@ -206,3 +225,100 @@ def test_moments_explorer_sends_the_moments(trace):
     for m in ("m0", "m1", "m2", "m3"):
         assert np.array_equal(rows.column(m).to_numpy(), df[m].to_numpy(), equal_nan=True)
     assert w.window == [mo.start, mo.end]
+
+
+def _browser_levels(w, view_uid):
+    """Ask the explorer for every chunk of its levels and rebuild each level
+    as the browser does (js/src/_levels.js): uids removed from and added to
+    the base level. Returns {level: set of (node id, first, last)}."""
+    sent = []
+    w.send = lambda content, buffers=None: sent.append((content, buffers))
+    rows, sets = {}, {}
+    while True:
+        sent.clear()
+        w._on_msg(w, {"action": "prefetch", "view": view_uid}, [])
+        if not sent:
+            break
+        content, buffers = sent[0]
+        if content["rows"]:
+            t = pa.ipc.open_stream(buffers[0]).read_all()
+            for k, r in enumerate(zip(t.column("node_id").to_pylist(), t.column("first_slice").to_pylist(),
+                                      t.column("last_slice").to_pylist())):
+                rows[content["first_uid"] + k] = r
+        deltas = np.frombuffer(buffers[1], dtype=np.int32)
+        at = 0
+        for lv in content["levels"]:
+            removed = set(deltas[at:at + lv["removed"]].tolist())
+            at += lv["removed"]
+            added = set(deltas[at:at + lv["added"]].tolist())
+            at += lv["added"]
+            base = sets[lv["base"]] if lv["base"] >= 0 else set()
+            assert removed <= base and not (added & base)
+            sets[lv["level"]] = (base - removed) | added
+        if content["done"]:
+            break
+    return {lv: {rows[u] for u in s} for lv, s in sets.items()}
+
+
+def test_levels_shipped_to_the_browser_are_the_aggregations(model):
+    w = model.explore()
+    levels = model.significant_p()
+    got = _browser_levels(w, w.view["uid"])
+    assert sorted(got) == list(range(len(levels)))
+    nodes = {p: i for i, p in enumerate(_hierarchy_paths(model))}
+    for i in range(len(levels)):
+        df = model.aggregate(float((levels.p_low[i] + levels.p_high[i]) / 2)).to_pandas()
+        want = {(nodes[n], f, lst) for n, f, lst in zip(df.node, df.first_slice, df.last_slice)}
+        assert got[i] == want, i
+    # Fewer distinct aggregates than the levels hold in all.
+    assert len(set().union(*got.values())) < sum(len(s) for s in got.values()) / 3
+
+
+def test_a_shipped_level_is_not_sent_again(model):
+    w = model.explore()
+    _browser_levels(w, w.view["uid"])
+    stamp = w._sent_at
+    levels = model.significant_p()
+    i = len(levels) // 2
+    w.set_level(i)
+    # The browser draws it from what it holds: no new table, but the
+    # view's numbers and the Python side follow.
+    assert w._sent_at == stamp
+    p = float((levels.p_low[i] + levels.p_high[i]) / 2)
+    assert w.view["p"] == p and w.view["n"] == len(model.aggregate(p))
+    assert len(w.view_table()) == len(model.aggregate(p))
+
+
+def test_browser_positions_map_to_view_table_rows(model):
+    w = model.explore()
+    df = w.view_table()
+    drawn = decode(w, "aggregates")
+    paths = _hierarchy_paths(model)
+    for j in (0, drawn.num_rows // 2, drawn.num_rows - 1):
+        w._on_msg(w, {"action": "click", "index": j}, [])
+        sel = w.selection
+        assert sel["node"] == paths[drawn.column("node_id")[j].as_py()]
+        assert sel["first_slice"] == drawn.column("first_slice")[j].as_py()
+        w.back()
+    assert len(df) == drawn.num_rows
+
+
+def test_levels_sent_ahead_stop_at_the_cap(model, monkeypatch):
+    from macroscope.widgets import _levels
+
+    monkeypatch.setattr(_levels, "MAX_ENTRIES", 3000)
+    w = model.explore()
+    got = _browser_levels(w, w.view["uid"])
+    levels = model.significant_p()
+    # Nearest the level shown first, until the aggregates sent reach the cap.
+    assert 0 < len(got) < len(levels) and w.current.pack.done
+    assert sum(len(s) for s in got.values()) - 3000 < max(len(s) for s in got.values())
+    rec = w.level
+    assert sorted(got) == sorted(sorted(range(len(levels)), key=lambda i: (abs(i - rec), i))[:len(got)])
+    # A level beyond goes through Python.
+    far = max(range(len(levels)), key=lambda i: abs(i - rec))
+    stamp = w._sent_at
+    w.set_level(far)
+    assert far not in got and w._sent_at > stamp
+    p = float((levels.p_low[far] + levels.p_high[far]) / 2)
+    assert decode(w, "aggregates").num_rows == len(model.aggregate(p))

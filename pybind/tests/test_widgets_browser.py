@@ -126,6 +126,28 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     assert nb.value("w.level") == len(levels) - 2
     assert nb.value("len(w.view_table())") == len(model.aggregate(mid_p(levels, len(levels) - 2)))
 
+    # Once the page holds every level (Python ships them after the first
+    # frame, a chunk at a time), a step is drawn by the page alone, without
+    # waiting for Python, and is still model.aggregate(p).
+    nb.page.wait_for_function("([el, n]) => +(el.dataset.levels || 0) >= n", arg=[el.element_handle(), len(levels)],
+                              timeout=180_000)
+    last = len(levels) - 1
+    for key, level in [("ArrowLeft", last - 2), ("Home", 0), ("ArrowRight", 1), ("ArrowRight", 2),
+                       ("End", last), ("ArrowLeft", last - 1)]:
+        frames = nb.frames(el)
+        slider.focus()
+        slider.press(key)
+        nb.wait_frame(el, frames + 1)
+        agg = model.aggregate(mid_p(levels, level))
+        assert el.get_attribute("data-source") == "page"
+        assert int(el.get_attribute("data-level")) == level
+        assert int(el.get_attribute("data-count")) == len(agg)
+        rects = expected_rects(model, agg, plot)
+        if rects:
+            check_pixels(nb.screenshot(el, f"overview-page-level-{level}"), rects)
+    assert nb.value("w.level") == last - 1
+    assert nb.value("len(w.view_table())") == len(model.aggregate(mid_p(levels, last - 1)))
+
     # Brushing a quarter of the time axis zooms: the window's model is
     # rebuilt from the trace and shown at its recommended level.
     x0, y0, w, h = plot

@@ -138,6 +138,25 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
     assert nb.value("w.level") == len(levels) - 1
     pixels = nb.screenshot(el, "treemap-coarsest")
     check_centres(pixels, treemap_centres(ms, coarsest.treemap().to_pandas(), model.states, W, H))
+
+    # The neighbouring level was sent ahead: a step to it is drawn by the
+    # page alone, and is that level's treemap.
+    prev = len(levels) - 2
+    for _ in range(100):
+        if nb.value(f"({prev}, '', 'leaves') in w._shipped"):
+            break
+    else:
+        raise AssertionError("the neighbouring level was not sent ahead")
+    frames = nb.frames(el)
+    slider.focus()
+    nb.page.keyboard.press("ArrowLeft")
+    nb.wait_frame(el, frames + 1)
+    assert el.get_attribute("data-source") == "page" and int(el.get_attribute("data-level")) == prev
+    agg_prev = model.aggregate(float(levels.p_low.iloc[prev] + levels.p_high.iloc[prev]) / 2, kind="spatial")
+    assert int(el.get_attribute("data-count")) == len(agg_prev.treemap().to_pandas())
+    check_centres(nb.screenshot(el, "treemap-page-step"),
+                  treemap_centres(ms, agg_prev.treemap().to_pandas(), model.states, W, H))
+    assert nb.value("w.level") == prev
     nb.close()
 
 

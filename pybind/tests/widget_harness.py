@@ -146,6 +146,25 @@ class Notebook:
                 text.append(t if isinstance(t, str) else "".join(t))
         return "".join(text)
 
+    def execute(self, code: str, timeout: float = 120) -> None:
+        """Run ``code`` in the notebook's kernel without adding a cell: the
+        page changes only by what the code does (to its widgets), not by a
+        new cell being rendered, so timings in the page are the widgets'
+        own. Raises if the code fails."""
+        self.page.evaluate(
+            """async ([code, timeout]) => {
+                const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+                const future = kernel.requestExecute({code, silent: false, store_history: false});
+                let error = null;
+                future.onIOPub = (msg) => {
+                    if (msg.header.msg_type === "error") error = msg.content.ename + ": " + msg.content.evalue;
+                };
+                const timer = new Promise((_, no) => setTimeout(() => no(new Error("timed out: " + code)),
+                                                                timeout * 1000));
+                const reply = await Promise.race([future.done, timer]);
+                if (error || reply.content.status !== "ok") throw new Error(error || reply.content.status);
+            }""", [code, timeout])
+
     def value(self, expr: str):
         """The value of a Python expression in the kernel, through JSON."""
         return json.loads(self.run(f"import json as _json; print(_json.dumps({expr}))"))

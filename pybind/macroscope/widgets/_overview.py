@@ -11,6 +11,7 @@ over its time range); back and forward walk the views.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -19,7 +20,8 @@ import pyarrow as pa
 import traitlets
 
 from .. import _bridge
-from ._base import ArrowWidget, arrow_trait, bundle
+from . import _levels
+from ._base import ArrowWidget, arrow_trait, bundle, ipc
 
 
 @dataclass
@@ -38,9 +40,19 @@ class View:
     origin: dict = field(default_factory=dict)  # the aggregate a detail view opens
     df: object = None  # the view's table, made when first asked
     parts: object = None  # the rows of agg's aggregates (Aggregation.Rows), made when first asked
+    cols: object = None  # agg's draw columns (_levels.draw_columns), made when first asked
+    uid: int = 0  # names the view to the browser (its level pack)
+    pack: object = None  # the levels the browser holds (_levels.LevelPack), overview only
 
     def set_agg(self, agg) -> None:
-        self.agg, self.df, self.parts = agg, None, None
+        self.agg, self.df, self.parts, self.cols = agg, None, None, None
+
+    def aggregation(self):
+        """The Aggregation of the level shown, computed when first asked
+        (a slider step drawn from the browser's levels does not need it)."""
+        if self.agg is None:
+            self.agg = self.model.aggregate(_level_p(self.levels, self.level))
+        return self.agg
 
 
 def _level_p(levels, i: int) -> float:
@@ -49,15 +61,17 @@ def _level_p(levels, i: int) -> float:
     return float((row.p_low + row.p_high) / 2)
 
 
-def _alpha(v):
-    """Opacity (0..255) of an aggregate whose mode has proportion v: the
-    static overview's 30 + 225 min(v, 1), truncated as Go's uint8()."""
-    return np.floor(30 + 225 * np.minimum(v, 1.0)).astype(np.int32)
+_uids = itertools.count(1)
 
 
 class ModelExplorer(ArrowWidget):
     """The interactive overview of a :class:`macroscope.MicroModel`
     (made by :meth:`macroscope.MicroModel.explore`).
+
+    After the first frame of an overview, the browser receives the
+    significant levels a chunk at a time (see ``_levels.py``) and draws a
+    slider step to a level it holds without waiting for Python; Python
+    follows the ``level`` trait and computes the aggregation when asked.
 
     Python side: :attr:`selection` (the clicked aggregate, a dict),
     :meth:`view_table` (the current view as a DataFrame), :meth:`figure`
@@ -91,6 +105,7 @@ class ModelExplorer(ArrowWidget):
         self._history: list[View] = []
         self._at = -1
         self._selection = None
+        self._model_tables = {}  # (id(model), name) -> (model, IPC bytes)
         self.set_states(model.states)
         self._push(self._overview(model, p=p))
         self.observe(self._on_level, names="level")
@@ -107,8 +122,9 @@ class ModelExplorer(ArrowWidget):
             inside = np.flatnonzero((levels.p_low.to_numpy() <= p) & (p <= levels.p_high.to_numpy()))
             i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(levels.p_low.to_numpy() - p)))
         v = View("overview", model, levels=levels, level=i, rows=(0, model.resources),
-                 slices=(0, model.slices - 1), title=title or f"{model.start:g}-{model.end:g} s")
+                 slices=(0, model.slices - 1), title=title or f"{model.start:g}-{model.end:g} s", uid=next(_uids))
         v.set_agg(model.aggregate(_level_p(levels, i)))
+        v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p)
         return v
 
     @property
@@ -122,64 +138,84 @@ class ModelExplorer(ArrowWidget):
         self._at = len(self._history) - 1
         self._show()
 
-    def _show(self) -> None:
-        """Send the current view to the browser."""
-        v = self.current
+    def _info(self, v: View) -> dict:
+        """What the browser needs to place the view (the ``view`` trait)."""
         m = v.model
         info = {"kind": v.kind, "title": v.title, "start": m.start, "end": m.end, "slices": m.slices,
                 "first": v.slices[0], "last": v.slices[1], "row_lo": v.rows[0], "row_hi": v.rows[1],
-                "step": self._at}
+                "step": self._at, "uid": v.uid}
+        if v.kind == "overview":
+            lv = v.levels.iloc[v.level]
+            info.update(level=v.level, p=_level_p(v.levels, v.level), n=int(lv.aggregates), gain=float(lv.gain),
+                        loss=float(lv.loss))
+        else:
+            # The cells of a detail view travel as a grid: row after row
+            # (resources row_lo to row_hi), slice after slice.
+            info.update(origin=v.origin, grid=True)
+        return info
+
+    def _show(self) -> None:
+        """Send the current view to the browser."""
+        v = self.current
         tables = {"aggregates": self._draw_table(v)}
         if v.kind == "overview":
-            info.update(p=_level_p(v.levels, v.level), n=len(v.agg), gain=v.agg.gain, loss=v.agg.loss)
-            tables["levels"] = pa.Table.from_pandas(v.levels, preserve_index=False)
-        else:
-            info.update(origin=v.origin)
-        tables["hierarchy"] = pa.table(_bridge.table(m._h.Hierarchy).select(
-            ["id", "parent", "depth", "name", "path", "row_lo", "row_hi"]))
-        self.send_tables(**tables, view=info, hover_info={}, hovered=-1, selected=-1,
+            tables["levels"] = self._model_table(v.model, "levels", lambda: pa.Table.from_pandas(
+                v.levels, preserve_index=False))
+        tables["hierarchy"] = self._model_table(v.model, "hierarchy", lambda: pa.table(
+            _bridge.table(v.model._h.Hierarchy).select(["id", "parent", "depth", "name", "path", "row_lo",
+                                                        "row_hi"])))
+        self.send_tables(**tables, view=self._info(v), hover_info={}, hovered=-1, selected=-1,
                          level=v.level if v.kind == "overview" else self.level,
                          can_back=self._at > 0, can_forward=self._at < len(self._history) - 1)
 
+    def _model_table(self, model, name: str, make) -> bytes:
+        """A table that depends on the model alone, encoded once."""
+        key = (id(model), name)
+        if key not in self._model_tables or self._model_tables[key][0] is not model:
+            self._model_tables[key] = (model, ipc(make()))
+        return self._model_tables[key][1]
+
+    def _types(self, model) -> dict:
+        return _levels.narrow_types(int(_bridge.table(model._h.Hierarchy).num_rows), int(model.slices),
+                                    len(self.states))
+
+    def _cols(self, v: View) -> dict:
+        if v.cols is None:
+            v.cols = _levels.draw_columns(v.aggregation(), self._part_rows(v), self.states)
+        return v.cols
+
+    def _positions(self, v: View) -> np.ndarray | None:
+        """Row of view_table of each rectangle the browser numbers (None:
+        the same numbers, as in a detail view)."""
+        return _levels.positions(self._cols(v)) if v.kind == "overview" else None
+
+    def _row_of(self, v: View, i: int) -> int:
+        """The row of view_table of the browser's rectangle i."""
+        pos = self._positions(v)
+        return int(pos[i]) if pos is not None and 0 <= i < len(pos) else i
+
     def _draw_table(self, v: View) -> pa.Table:
-        """What the browser draws: per rectangle its node, slices, rows,
-        mode (-1: no activity, not drawn), the mode's proportion and
-        opacity, gain and loss."""
+        """What the browser draws: per rectangle its node, slices, mode
+        (-1: no activity, not drawn), the mode's opacity and, for the
+        tooltip, proportion, gain and loss, in the browser's order (see
+        _levels.positions); a detail view's cells as a grid."""
         if v.kind == "detail":
             return self._cells(v)[0]
-        tbl = v.agg.to_arrow()
-        rows = self._part_rows(v)
-        mode = tbl.column("mode").combine_chunks()
-        codes = mode.indices.fill_null(-1) if isinstance(mode.type, pa.DictionaryType) else mode.fill_null(-1)
-        codes = self._state_codes(mode, codes)
-        prop = tbl.column("mode_proportion").to_numpy()
-        return _compact({
-            "node_id": rows.column("node_id"), "first_slice": tbl.column("first_slice"),
-            "last_slice": tbl.column("last_slice"), "row_lo": rows.column("row_lo"),
-            "row_hi": rows.column("row_hi"), "mode": codes, "mode_proportion": prop,
-            "alpha": _alpha(prop), "gain": tbl.column("gain"), "loss": tbl.column("loss"),
-        })
-
-    def _state_codes(self, mode, codes) -> pa.Array:
-        """Mode codes as indices into the model's states (the dictionary of
-        the mode column may list them in another order or merged)."""
-        codes = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int32)
-        if isinstance(mode.type, pa.DictionaryType):
-            index = {s: i for i, s in enumerate(self.states)}
-            remap = np.array([index.get(s, -1) for s in mode.dictionary.to_pylist()] + [-1], dtype=np.int32)
-            codes = remap[np.where(codes < 0, len(remap) - 1, codes)]
-        return pa.array(codes, pa.int32())
+        cols = self._cols(v)
+        return _levels.compact(cols, v.pack.types, take=_levels.positions(cols))
 
     @staticmethod
     def _part_rows(v: View) -> pa.Table:
         if v.parts is None:
-            v.parts = _bridge.table(v.agg._h.Rows)
+            v.parts = _bridge.table(v.aggregation()._h.Rows)
         return v.parts
 
     def _cells(self, v: View):
         """The cells of the detail view: every resource of the aggregate's
         node and slice of its time range, in the colour of its mode state.
-        Returns the draw table and the DataFrame of the cells."""
+        Returns the draw table (a grid: row after row, slice after slice;
+        the browser knows their nodes and slices from the view) and the
+        DataFrame of the cells."""
         import pandas as pd
 
         m = v.model
@@ -193,11 +229,10 @@ class ModelExplorer(ArrowWidget):
         leaf = np.repeat(np.arange(lo, hi, dtype=np.int32), nslices)
         sl = np.tile(np.arange(first, last + 1, dtype=np.int32), nrows)
         leaves = _leaf_nodes(self.current_hierarchy(m))
-        draw = _compact({
-            "node_id": leaves[leaf], "first_slice": sl, "last_slice": sl,
-            "row_lo": leaf, "row_hi": leaf + 1, "mode": mode.ravel(), "mode_proportion": prop.ravel(),
-            "alpha": _alpha(prop.ravel()), "gain": np.zeros(len(sl)), "loss": np.zeros(len(sl)),
-        })
+        types = self._types(m)
+        draw = pa.table({"mode": pa.array(mode.ravel()).cast(types["mode"]),
+                         "alpha": pa.array(_levels.alpha(prop.ravel())),
+                         "mode_proportion": pa.array(prop.ravel()).cast(pa.float32())})
         bounds = np.linspace(m.start, m.end, m.slices + 1)
         paths = self.current_hierarchy(m).column("path").to_numpy(zero_copy_only=False)
         states = np.array(self.states + [None], dtype=object)
@@ -225,8 +260,25 @@ class ModelExplorer(ArrowWidget):
             return
         i = max(0, min(int(change["new"]), len(v.levels) - 1))
         v.level = i
-        v.set_agg(v.model.aggregate(_level_p(v.levels, i)))
-        self._show()
+        v.set_agg(None)  # computed when asked (view_table, hover, click)
+        if v.pack.shipped(i) and i == change["new"]:
+            # The browser holds this level and draws it itself (a slider
+            # step, or set_level from Python): only the view's numbers
+            # change, with no new data (_sent_at) for the browser to draw.
+            with self.hold_sync():
+                self.view = self._info(v)
+                self.hover_info, self.hovered, self.selected = {}, -1, -1
+        else:
+            self._show()
+
+    def _prefetch(self, uid: int) -> None:
+        """Ship the browser the next chunk of the levels of view ``uid``
+        (when it is still the one shown), nearest the level shown first."""
+        v = self.current
+        if v.kind != "overview" or v.uid != uid or v.pack.done:
+            return
+        content, buffers = v.pack.chunk(v.level, first=(v.level, v.agg) if v.agg is not None else None)
+        self.send({**content, "view": uid}, buffers)
 
     def zoom(self, start: float, end: float) -> None:
         """Zoom on [start, end] (seconds): the model of that window, rebuilt
@@ -279,14 +331,22 @@ class ModelExplorer(ArrowWidget):
         action = content.get("action") if isinstance(content, dict) else None
         if action == "zoom":
             self.zoom(content["start"], content["end"])
+        elif action == "prefetch":
+            self._prefetch(int(content["view"]))
+        elif action == "reset":
+            # A page that holds no levels (a new view of the widget, a
+            # reloaded page): ship every overview's levels afresh.
+            for v in self._history:
+                if v.kind == "overview":
+                    v.pack = _levels.LevelPack(v.model, v.levels, self.states, v.pack.types, _level_p)
         elif action == "open":
-            self.open_detail(int(content["index"]))
+            self.open_detail(self._row_of(self.current, int(content["index"])))
         elif action == "back":
             self.back()
         elif action == "forward":
             self.forward()
         elif action == "click":
-            self.click(int(content["index"]))
+            self.click(self._row_of(self.current, int(content["index"])))
 
     def click(self, index: int) -> None:
         """What a click on rectangle ``index`` does: it becomes the
@@ -306,7 +366,7 @@ class ModelExplorer(ArrowWidget):
         table = self._table(v)
         if i >= len(table):
             return
-        row = table.iloc[i]
+        row = table.iloc[self._row_of(v, i)]
         props = sorted(((s, float(row["prop:" + s])) for s in self.states if row.get("prop:" + s, 0) > 0),
                        key=lambda sv: -sv[1])
         self.hover_info = {"index": i, "proportions": props[:8], "more": max(0, len(props) - 8)}
@@ -325,7 +385,7 @@ class ModelExplorer(ArrowWidget):
                 v.df = self._cells(v)[1]
             return v.df
         if v.df is None:
-            df = v.agg.to_pandas()
+            df = v.aggregation().to_pandas()
             rows = self._part_rows(v)
             df["row_lo"] = rows.column("row_lo").to_numpy()
             df["row_hi"] = rows.column("row_hi").to_numpy()
@@ -350,7 +410,7 @@ class ModelExplorer(ArrowWidget):
     def aggregation(self):
         """The :class:`macroscope.Aggregation` of the current overview."""
         v = self.current
-        return v.agg if v.kind == "overview" else None
+        return v.aggregation() if v.kind == "overview" else None
 
     @property
     def model(self):
@@ -364,24 +424,9 @@ class ModelExplorer(ArrowWidget):
         the cells of the window (every resource of the model, at p = 0)."""
         v = self.current
         if v.kind == "overview":
-            return v.agg.plot(width=width, height=height, title=v.title)
+            return v.aggregation().plot(width=width, height=height, title=v.title)
         sub = v.model.window(v.slices[0], v.slices[1])
         return sub.aggregate(0).plot(width=width, height=height, title=v.title)
-
-
-# The draw table's column types: as small as the values allow, since the
-# table crosses to the browser at every redraw (100,000 aggregates take
-# 3.2 MB so, against 5.2 MB in 32- and 64-bit columns).
-_DRAW_TYPES = {"node_id": pa.int32(), "first_slice": pa.int32(), "last_slice": pa.int32(), "row_lo": pa.int32(),
-               "row_hi": pa.int32(), "mode": pa.int16(), "mode_proportion": pa.float32(), "alpha": pa.uint8(),
-               "gain": pa.float32(), "loss": pa.float32()}
-
-
-def _compact(columns: dict) -> pa.Table:
-    """The draw table of ``columns`` in the types of _DRAW_TYPES."""
-    return pa.table({name: pa.array(np.asarray(columns[name]) if not isinstance(columns[name], (pa.Array,
-                                                                                                 pa.ChunkedArray))
-                                    else columns[name]).cast(t) for name, t in _DRAW_TYPES.items()})
 
 
 def _values(model) -> np.ndarray:

@@ -4,12 +4,17 @@ model's significant levels, zoom into a group by clicking it, and hover.
 
 The Python side holds the state (level, zoom root, value) and computes each
 view with :meth:`Aggregation.treemap`; the browser receives the rectangles
-as an Arrow table and draws them on a canvas.
+as an Arrow table and draws them on a canvas. After each view, the browser
+asks for the neighbouring levels' tables (same root and value), which
+Python computes and sends ahead: a slider step to one of them is drawn by
+the page at once, and Python, which knows what it sent, does not send it
+again.
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 import pyarrow as pa
 import traitlets
@@ -17,7 +22,12 @@ import traitlets
 from .. import _bridge
 from .._errors import InvalidArgumentError, MacroscopeError
 from . import _wire
-from ._base import ArrowWidget, arrow_trait, bundle
+from ._base import ArrowWidget, arrow_trait, bundle, ipc
+
+# Levels on each side of the one shown whose tables are sent ahead, and
+# how long one request for them may keep the kernel busy (seconds).
+PREFETCH_LEVELS = 2
+PREFETCH_SECONDS = 0.3
 
 
 class TreemapExplorer(ArrowWidget):
@@ -61,6 +71,7 @@ class TreemapExplorer(ArrowWidget):
         level = next((i for i, r in enumerate(rows) if r["p_low"] <= p <= r["p_high"]), 0)
         rows[level]["p"] = float(p)
         self._aggs = {level: agg}
+        self._shipped = set()  # (level, root, value) whose table the browser holds
         super().__init__(levels=rows, level=level, root=root or "", value=value, height=int(height))
         self.set_states(self._model.states)
         self._refresh()
@@ -97,6 +108,11 @@ class TreemapExplorer(ArrowWidget):
         return self
 
     def _refresh(self):
+        key = (self.level, self.root, self.value)
+        if key in self._shipped:
+            # The browser holds this view's table and draws it itself.
+            self.error = ""
+            return
         try:
             tbl = self.view_table()
         except MacroscopeError as exc:
@@ -108,6 +124,30 @@ class TreemapExplorer(ArrowWidget):
             self.up()
             return
         self.send_tables(table=_wire.browser_table(tbl), error="")
+        self._shipped.add(key)  # the browser keeps what it drew
+
+    def _prefetch(self):
+        """Send the browser the tables of the levels next to the one shown
+        (same root and value), nearest first, for PREFETCH_SECONDS at most."""
+        t0 = time.perf_counter()
+        for d in range(1, PREFETCH_LEVELS + 1):
+            for j in (self.level + d, self.level - d):
+                key = (j, self.root, self.value)
+                if not 0 <= j < len(self.levels) or key in self._shipped:
+                    continue
+                if time.perf_counter() - t0 > PREFETCH_SECONDS:
+                    return
+                if j not in self._aggs:
+                    self._aggs[j] = self._model.aggregate(self.levels[j]["p"], **_engine_kwargs(self._engine))
+                try:
+                    tbl = self._aggs[j].treemap(self.value, root=self.root or None).to_arrow()
+                except MacroscopeError:
+                    continue
+                if self.root and len(tbl) == 1:
+                    continue  # that level shows an ancestor: Python decides it when asked
+                self.send({"kind": "table", "level": j, "root": self.root, "value": self.value},
+                          [ipc(_wire.browser_table(tbl))])
+                self._shipped.add(key)
 
     def _on_msg(self, _widget, msg, _buffers):
         kind = msg.get("type")
@@ -115,6 +155,11 @@ class TreemapExplorer(ArrowWidget):
             self.zoom(str(msg.get("path", "")))
         elif kind == "up":
             self.up()
+        elif kind == "prefetch":
+            self._prefetch()
+        elif kind == "reset":
+            # A page that holds no tables (a new view of the widget).
+            self._shipped.clear()
 
     def __repr__(self) -> str:
         return (f"<macroscope.TreemapExplorer p={self.p:g} (level {self.level + 1} of {len(self.levels)}), "
