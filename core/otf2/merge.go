@@ -190,6 +190,16 @@ const (
 	oneWindow = 1 << 20
 )
 
+// oneSpace is the scratch space of runOne, reused from one location to
+// the next: a part of an archive is read after another on each core, and
+// allocating a megabyte or two for each would keep the collector busy.
+type oneSpace struct {
+	b   batch
+	buf []byte
+}
+
+var onePool = sync.Pool{New: func() any { return &oneSpace{} }}
+
 // runOne is run for a single location (a part of an archive read on its
 // own, see ReadGroups): no merge, so the records are decoded and handed
 // over on the calling goroutine, the file kept open.
@@ -205,8 +215,11 @@ func (m *merger) runOne(fn func(loc int, r *record, values []float64) error) err
 	if f.window <= 0 {
 		f.window = oneWindow
 	}
-	b := &batch{}
-	buf := make([]byte, 0, f.window)
+	sp := onePool.Get().(*oneSpace)
+	defer onePool.Put(sp)
+	b := &sp.b
+	buf := sp.buf
+	defer func() { sp.buf = buf }()
 	for {
 		buf = f.fill(b, oneBatch, buf)
 		if m.progress != nil {

@@ -24,8 +24,8 @@ func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
 
 // Extent returns the first and last instants of a part's records: the
 // reader's guess when it can make one without reading (Source.Probe; for
-// an OTF2 archive, its timestamps alone, exact), a read that
-// keeps nothing otherwise; guess false always reads. The trace's window is
+// an OTF2 archive, the span its clock properties give, or its timestamps
+// alone), a read that keeps nothing otherwise; guess false always reads. The trace's window is
 // the smallest start and the largest end of its parts'. A guess must be
 // checked against the extent of the merged partial models
 // (micro.Partial's Start and End): their Model fails with micro.ErrWindow

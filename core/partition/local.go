@@ -56,6 +56,37 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 	if opt.End != nil {
 		end = *opt.End
 	}
+	for passes := 1; ; passes++ {
+		merged, notes, err := buildParts(run, plan, opt, start, end, workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := merged.Model()
+		if errors.Is(err, micro.ErrWindow) && passes < 2 {
+			// The guess of the window (the extents the readers guessed,
+			// see Extent) was wrong: build again with the window found.
+			start, end = merged.Start, merged.End
+			if opt.Start != nil {
+				start = *opt.Start
+			}
+			if opt.End != nil {
+				end = *opt.End
+			}
+			run.reset()
+			continue
+		}
+		addNotes(ro.Notes, notes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, &micro.Summary{Counts: merged.Counts, Start: merged.Start, End: merged.End, Passes: passes}, nil
+	}
+}
+
+// buildParts builds the partial models of the plan's parts on the window
+// [start, end] and merges them, with the notes of the parts' reads.
+func buildParts(run *localRun, plan *Plan, opt micro.Options, start, end trace.Time, workers int) (*micro.Partial, []*trace.Notes, error) {
+	n := len(plan.Parts)
 	partials := make([]*micro.Partial, n)
 	notes := make([]*trace.Notes, n)
 	if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
@@ -66,17 +97,8 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 	}, plan); err != nil {
 		return nil, nil, err
 	}
-	addNotes(ro.Notes, notes)
 	merged, err := micro.Merge(plan.Order, partials...)
-	if err != nil {
-		return nil, nil, err
-	}
-	clear(partials) // the merged partial holds what the model needs
-	m, err := merged.Model()
-	if err != nil {
-		return nil, nil, err
-	}
-	return m, &micro.Summary{Counts: merged.Counts, Start: merged.Start, End: merged.End, Passes: 1}, nil
+	return merged, notes, err
 }
 
 // localRun is what the parts read at once share: the bytes read, for
