@@ -391,6 +391,10 @@ func (s *simulator) finish() {
 		}
 		s.sink.Variable(trace.Variable{Container: k.container, Type: k.typ, Start: v.start, End: end, Value: v.value})
 	}
+	if keeper, ok := s.sink.(MessageKeeper); ok && s.subset {
+		keeper.KeepMessages(&Messages{pending: s.pending})
+		s.pending = nil
+	}
 	var lost []messageEnd
 	var sends []bool
 	for _, q := range s.pending {

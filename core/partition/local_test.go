@@ -33,9 +33,11 @@ func checkLocal(t *testing.T, plan *Plan, want func(micro.Options) (*micro.Model
 					t.Fatal(err)
 				}
 				same(t, name, got, w)
-				if sum.Counts.States != wsum.Counts.States || sum.Counts.Events != wsum.Counts.Events ||
-					sum.Counts.Variables != wsum.Counts.Variables || sum.Counts.Containers != wsum.Counts.Containers {
+				if sum.Counts != wsum.Counts {
 					t.Fatalf("%d workers: counts %+v, want %+v", workers, sum.Counts, wsum.Counts)
+				}
+				if skipped := ro.Notes.Skipped(); len(skipped) > 0 {
+					t.Fatalf("%d workers: skipped %v", workers, skipped)
 				}
 				if sum.Start != wsum.Start || sum.End != wsum.End {
 					t.Fatalf("%d workers: extent %d-%d, want %d-%d", workers, sum.Start, sum.End, wsum.Start, wsum.End)
@@ -63,6 +65,35 @@ func TestLocalOTF2Corpus(t *testing.T) {
 			}
 			checkLocal(t, plan, func(opt micro.Options) (*micro.Model, *micro.Summary) {
 				return wholeSummary(t, path, opt)
+			}, "states", "average", "events")
+		})
+	}
+}
+
+// A part per location group: the messages between groups are matched as
+// the whole read matches them (stencil4d: 1,024 links between 64 ranks),
+// the model and the counts are the whole read's.
+func TestLocalOTF2Groups(t *testing.T) {
+	for _, p := range [][]string{
+		{"tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2"},
+		{"pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"},
+		{"pipit", "tests", "data", "ping-pong-otf2-papi", "traces.otf2"},
+	} {
+		t.Run(p[0], func(t *testing.T) {
+			path := corpus(t, p...)
+			plan, err := PlanFile(path, "", nil, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Parts) < 2 {
+				t.Fatalf("%d parts", len(plan.Parts))
+			}
+			checkLocal(t, plan, func(opt micro.Options) (*micro.Model, *micro.Summary) {
+				m, sum := wholeSummary(t, path, opt)
+				if sum.Links == 0 {
+					t.Fatalf("no links in %s", path)
+				}
+				return m, sum
 			}, "states", "average", "events")
 		})
 	}
