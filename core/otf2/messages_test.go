@@ -71,3 +71,35 @@ func TestMessagesAcrossGroups(t *testing.T) {
 			len(matched.Links), len(matched.Events), matched.Start, matched.End, whole.Start, whole.End)
 	}
 }
+
+// Instances on the machine (a system tree node) recorded in two groups
+// make an archive inseparable, in one group not; the corpus archives'
+// groups add up (the MI300 run: instances on the node, all recorded in
+// the process).
+func TestSeparable(t *testing.T) {
+	check := func(what string, defs *enc, want bool) {
+		t.Helper()
+		anchor := testArchive{defs: defs.b, locations: map[uint64][]byte{}}.write(t, t.TempDir())
+		if ok, err := Separable(anchor); err != nil || ok != want {
+			t.Errorf("%s: separable %v, %v; want %v", what, ok, err, want)
+		}
+	}
+	check("no metric", baseDefs(false), true)
+	check("an instance on the machine", metricDefs(), true)
+	two := metricDefs()
+	two.rec(defMetricInstance, false, func(r *enc) { r.u32(2).u32(0).u64(1).u8(scopeSystemTreeNode).u64(0) })
+	check("instances on the machine from two groups", two, false)
+	other := metricDefs()
+	other.rec(defMetricInstance, false, func(r *enc) { r.u32(2).u32(0).u64(1).u8(scopeLocation).u64(0) })
+	check("an instance on a location of another group", other, false)
+	for _, p := range []string{
+		"tracer-stencil4d/stencil4d-otf/traces-64",
+		"pipit/tests/data/ping-pong-otf2-papi",
+		"fastotf2/sample-traces/simple-mi300-example-run",
+	} {
+		ok, err := Separable(archivePath(t, p))
+		if err != nil || !ok {
+			t.Errorf("%s: separable %v, %v", p, ok, err)
+		}
+	}
+}
