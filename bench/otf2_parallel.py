@@ -1,6 +1,6 @@
 """Reading a 64-location OTF2 archive into the microscopic model: the
-parallel read (one location group per core) against the single stream,
-the trace in memory and otf2-print.
+default read (the location groups on all cores), the parallel and single
+stream reads forced, the trace in memory and otf2-print.
 
     python bench/otf2_parallel.py [--events N] [--archive DIR] [--rounds R]
                                   [--before PYTHON]
@@ -12,6 +12,8 @@ each) with the Debian package python3-otf2 (/usr/bin/python3), unless
 the table gives the minimum and the median of the times and the largest
 peak RSS:
 
+  read_micro            ms.read_micro(path): the default (parallel for an
+                        archive of several location groups)
   read_micro parallel   ms.read_micro(path, parallel=True)
   read_micro stream     ms.read_micro(path, parallel=False)
   read().micro()        ms.read(path).micro()
@@ -22,7 +24,8 @@ peak RSS:
                         every event); otf2-print --silent
 
 The Macroscope rows include the start of Python and the import of
-macroscope (measured apart: "python -c 'import macroscope'").
+macroscope (measured apart: "python -c 'import macroscope'"). The load
+average is printed before and after the rounds: the machine may be shared.
 """
 
 import argparse
@@ -66,14 +69,16 @@ def main():
     read = f"import macroscope as ms; p = {str(anchor)!r}; "
     variants = {
         "import macroscope": [py, "-c", "import macroscope"],
+        "read_micro": [py, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False)"],
         "read_micro parallel": [py, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False, parallel=True)"],
         "read_micro stream": [py, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False, parallel=False)"],
         "read().micro()": [py, "-c", read + f"ms.read(p, progress=False).micro({args.slices})"],
-        "otf2-print": ["otf2-print", str(anchor)],
+        "otf2-print > /dev/null": ["otf2-print", str(anchor)],
         "otf2-print --silent": ["otf2-print", "--silent", str(anchor)],
     }
     if args.before:
         variants["before: read_micro"] = [args.before, "-c", read + f"ms.read_micro(p, {args.slices}, progress=False)"]
+    before = os.getloadavg()
     times = {k: [] for k in variants}
     rss = {k: 0 for k in variants}
     for r in range(args.rounds):
@@ -84,15 +89,16 @@ def main():
             print(f"round {r + 1}: {name}: {wall:.2f} s, {peak / 1024:.0f} MiB", file=sys.stderr)
     size = sum(f.stat().st_size for f in anchor.parent.rglob("*") if f.is_file())
     load = os.getloadavg()
-    print(f"\n{anchor} ({size / 2**20:.0f} MiB), {os.cpu_count()} CPUs, "
-          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {args.rounds} rounds")
-    base = min(times["read_micro parallel"])
-    print(f"| {'variant':<22} | {'min s':>7} | {'median s':>8} | {'peak RSS MiB':>12} | {'min / parallel':>14} |")
-    print(f"|{'-' * 24}|{'-' * 9}:|{'-' * 10}:|{'-' * 14}:|{'-' * 16}:|")
+    print(f"\n{anchor} ({size / 2**20:.0f} MiB), {os.cpu_count()} CPUs, load average (1, 5, 15 min) "
+          f"{before[0]:.1f} {before[1]:.1f} {before[2]:.1f} before, {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} after, "
+          f"{args.rounds} rounds")
+    base = statistics.median(times["read_micro"])
+    print(f"| {'variant':<24} | {'min s':>7} | {'median s':>8} | {'peak RSS MiB':>12} | {'median / read_micro':>19} |")
+    print(f"|{'-' * 26}|{'-' * 9}:|{'-' * 10}:|{'-' * 14}:|{'-' * 21}:|")
     for name in variants:
         t = times[name]
-        print(f"| {name:<22} | {min(t):7.2f} | {statistics.median(t):8.2f} | {rss[name] / 1024:12.0f} | "
-              f"{min(t) / base:14.2f} |")
+        print(f"| {name:<24} | {min(t):7.2f} | {statistics.median(t):8.2f} | {rss[name] / 1024:12.0f} | "
+              f"{statistics.median(t) / base:19.2f} |")
 
 
 if __name__ == "__main__":
