@@ -182,13 +182,12 @@ func (m *merger) down(i int) {
 	}
 }
 
-// oneBatch and oneWindow are the records of a batch and the bytes read at
-// once when a location is read alone: no other location waits for it, so
-// larger batches cost nothing but amortise more.
-const (
-	oneBatch  = 1 << 14
-	oneWindow = 1 << 20
-)
+// oneBatch is the number of records of a batch when a location is read
+// alone: no other location waits for it, so larger batches cost nothing
+// but amortise more. The file is read a window (readWindow) at a time
+// until the batch is full: a larger window would be read again from the
+// batch's end for the next batch.
+const oneBatch = 1 << 13
 
 // oneSpace is the scratch space of runOne, reused from one location to
 // the next: a part of an archive is read after another on each core, and
@@ -212,9 +211,6 @@ func (m *merger) runOne(fn func(loc int, r *record, values []float64) error) err
 	}
 	defer file.Close()
 	f.file = file
-	if f.window <= 0 {
-		f.window = oneWindow
-	}
 	sp := onePool.Get().(*oneSpace)
 	defer onePool.Put(sp)
 	b := &sp.b
