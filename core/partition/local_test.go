@@ -201,3 +201,29 @@ func TestLocalError(t *testing.T) {
 		t.Fatalf("error %v, want one that names %s", err, bad)
 	}
 }
+
+// An archive whose records outlast its clock properties' trace length
+// (testdata/otf2-beyond: two location groups, a record at 150 ns, a length
+// of 100 ns, a message between the groups): the window guessed is wrong,
+// Local finds out from the merged extent and builds again; the model is
+// the single stream's, which reads twice too.
+func TestLocalOTF2WrongWindow(t *testing.T) {
+	path := filepath.Join("testdata", "otf2-beyond", "traces.otf2")
+	plan, err := PlanFile(path, "", nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Parts) != 2 {
+		t.Fatalf("%d parts, want 2", len(plan.Parts))
+	}
+	opt := micro.Options{Slices: 7, Depth: micro.Innermost}
+	got, sum, err := Local(plan, opt, trace.ReadOptions{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wsum := wholeSummary(t, path, opt)
+	same(t, "states", got, want)
+	if sum.Passes != 2 || wsum.Passes != 2 || sum.End != 150 || sum.Counts != wsum.Counts || sum.Links != 1 {
+		t.Errorf("%d passes, end %d, counts %+v; want 2 passes, end 150, counts %+v with 1 link", sum.Passes, sum.End, sum.Counts, wsum.Counts)
+	}
+}
