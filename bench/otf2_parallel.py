@@ -101,7 +101,7 @@ def main():
     cbase = statistics.median(cpus["read_micro"])
     print(f"| {'variant':<24} | {'min s':>7} | {'median s':>8} | {'CPU s (median)':>14} | {'peak RSS MiB':>12} | "
           f"{'median / read_micro':>19} | {'CPU / read_micro':>16} |")
-    print(f"|{'-' * 26}|{'-' * 9}:|{'-' * 10}:|{'-' * 16}:|{'-' * 14}:|{'-' * 21}:|{'-' * 18}:|")
+    print(f"|{'-' * 26}|{'-' * 8}:|{'-' * 9}:|{'-' * 15}:|{'-' * 13}:|{'-' * 20}:|{'-' * 17}:|")
     for name in variants:
         t, c = times[name], cpus[name]
         print(f"| {name:<24} | {min(t):7.2f} | {statistics.median(t):8.2f} | {statistics.median(c):14.2f} | "
