@@ -1,9 +1,9 @@
 package pybind
 
 import (
-	"math"
 	"encoding/json"
 	"errors"
+	"runtime"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -15,9 +15,13 @@ import (
 // An OTF2 archive's model adds up per location group: read_micro reads
 // the groups on all cores (partition.Local), each group's locations
 // decoded and modelled on their own, rather than merging every location's
-// records by time into one stream. The option "parallel" of read_micro
-// forces it (true), forbids it (false) or leaves it to the archive and
-// the machine (null: more than one location group and more than one CPU).
+// records by time into one stream, and matches the messages between
+// groups afterwards: the model, the counts and the notes are the
+// stream's. The option "parallel" of read_micro forces it (true), forbids
+// it (false) or leaves it to the archive (null, the default: parallel
+// when it has several location groups whose metric series each come from
+// one group, otf2.Separable). It is the default because it is exact and
+// not slower: on one core too, it spares the merge by time.
 
 // parallelOptionName is read_micro's option, the front end's, not the
 // reader's.
@@ -51,13 +55,11 @@ func parallelOption(options string) (string, *bool, error) {
 
 // parallelPlan returns the plan of the parallel read of the trace at
 // path, or nil to read it as one stream: an OTF2 archive read whole (the
-// option location_groups already picks a part), when asked. It is not the
-// default: the messages between location groups cannot be matched within
-// a part, so the links of a parallel read are fewer than the stream's
-// (they are counted as skipped, which warns), and its speed has not yet
-// been shown on an idle machine.
+// option location_groups already picks a part) of several location
+// groups, when asked or by default when its groups add up
+// (otf2.Separable).
 func parallelPlan(path, format, options string, parallel *bool) *partition.Plan {
-	if format != otf2.Format.Name || parallel == nil || !*parallel {
+	if format != otf2.Format.Name || (parallel != nil && !*parallel) {
 		return nil
 	}
 	values, err := decodeReadOptions(options)
@@ -69,11 +71,19 @@ func parallelPlan(path, format, options string, parallel *bool) *partition.Plan 
 	if len(values.Strings("location_groups")) > 0 {
 		return nil
 	}
-	// A part per location group: the goroutines of partition.Local take
-	// them as they finish, which balances groups of unequal sizes.
-	plan, err := partition.PlanFile(path, format, ingest.Values{}, math.MaxInt32)
-	if err != nil {
-		return nil // the stream's read reports it
+	if parallel == nil {
+		if ok, err := otf2.Separable(path); err != nil || !ok {
+			return nil // the stream's read reports the error
+		}
+	}
+	// A part per location group, up to maxParts: the goroutines of
+	// partition.Local take them as they finish, which balances groups of
+	// unequal sizes. Every part holds the hierarchy until the parts are
+	// merged: thousands of groups are read in fewer parts, of several
+	// groups each.
+	plan, err := partition.PlanFile(path, format, values, max(64, 8*runtime.GOMAXPROCS(0)))
+	if err != nil || len(plan.Parts) < 2 {
+		return nil // the stream's read reports the error
 	}
 	return plan
 }

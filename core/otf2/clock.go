@@ -25,6 +25,15 @@ func (tb timeBase) toTime(ticks uint64) (trace.Time, bool) {
 	if neg {
 		mag = tb.offset - ticks
 	}
+	if tb.resolution == 1e9 { // nanosecond ticks, the common case
+		if !neg && mag <= math.MaxInt64 {
+			return trace.Time(mag), true
+		}
+		if neg && mag <= 1<<63 {
+			return trace.Time(-mag), true
+		}
+		return 0, false
+	}
 	hi, lo := bits.Mul64(mag, 1e9)
 	if hi >= tb.resolution { // the quotient would not fit 64 bits
 		return 0, false

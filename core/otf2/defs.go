@@ -122,6 +122,7 @@ type metric struct {
 	class     uint32   // instances only
 	scopeKind uint8    // instances only
 	scope     uint64   // instances only
+	recorder  uint64   // instances only: a location ID
 }
 
 type parameter struct {
@@ -284,7 +285,7 @@ func (d *definitions) decode(kind uint8, r *cursor, at int64) (uint64, string, b
 	case defMetricInstance:
 		id := r.u32()
 		m := metric{instance: true, class: r.u32()}
-		r.u64() // recorder: the location whose event file holds the samples
+		m.recorder = r.u64() // the location whose event file holds the samples
 		m.scopeKind, m.scope = r.u8(), r.u64()
 		if r.err == nil {
 			d.metrics[id] = m

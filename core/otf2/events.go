@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"encoding/binary"
 	"io"
 	"math"
 	"os"
@@ -50,6 +51,9 @@ type eventFile struct {
 	clock     clockCorrection
 	tb        timeBase
 	window    int // bytes read at first for a batch; readWindow if 0
+	// file, if not nil, is the event file kept open between batches (a
+	// location read alone); fill opens it for each batch otherwise.
+	file *os.File
 
 	pos      int64  // next byte to decode
 	chunkEnd int64  // end of the current chunk, 0 before its header is read
@@ -69,12 +73,15 @@ const readWindow = 64 << 10
 // buf is scratch space, returned possibly grown.
 func (f *eventFile) fill(b *batch, max int, buf []byte) []byte {
 	b.reset()
-	file, err := os.Open(f.path)
-	if err != nil {
-		b.err = &errs.FormatError{File: f.path, Err: err}
-		return buf
+	file := f.file
+	if file == nil {
+		var err error
+		if file, err = os.Open(f.path); err != nil {
+			b.err = &errs.FormatError{File: f.path, Err: err}
+			return buf
+		}
+		defer file.Close()
 	}
-	defer file.Close()
 	window := f.window
 	if window <= 0 {
 		window = readWindow
@@ -104,6 +111,12 @@ func (f *eventFile) decodeWindow(buf []byte, b *batch, max, window int) int {
 	c := cursor{buf: buf, base: f.pos, big: f.big}
 	whole := f.pos+int64(len(buf)) == f.chunkEnd // the window reaches the chunk's end
 	for len(b.records) < max {
+		if !c.big && f.haveTime {
+			f.decodeCommon(&c, b, max)
+			if len(b.records) >= max {
+				break
+			}
+		}
 		start := c.pos
 		next := f.decode(&c, b)
 		if c.err != nil {
@@ -226,6 +239,53 @@ func (f *eventFile) decode(c *cursor, b *batch) int {
 	}
 	b.records = append(b.records, r)
 	return sameChunk
+}
+
+// decodeCommon decodes the records most archives are made of (timestamps,
+// Enter and Leave) as long as they come, without the cursor's checks per
+// field: each record is checked to lie whole in the window first. It
+// stops before any other record, a record that may not lie whole in the
+// window, and anything the cursor must report (a timestamp going back),
+// leaving them to decode. The chunk is little-endian and a timestamp has
+// been seen.
+func (f *eventFile) decodeCommon(c *cursor, b *batch, max int) {
+	buf, p := c.buf, c.pos
+	recs := b.records
+	noClock := len(f.clock.intervals) == 0
+	for len(recs) < max && p+10 <= len(buf) { // 10: the longest record here
+		switch kind := buf[p]; kind {
+		case timestamp:
+			t := binary.LittleEndian.Uint64(buf[p+1:])
+			if t < f.raw || !noClock {
+				c.pos, b.records = p, recs
+				return
+			}
+			tm, ok := f.tb.toTime(t)
+			if !ok {
+				c.pos, b.records = p, recs
+				return
+			}
+			f.raw, f.ticks, f.time = t, t, tm
+			p += 9
+		case evEnter, evLeave:
+			n := int(buf[p+1])
+			if n > 4 { // larger region IDs (and 0xff) take the careful way
+				c.pos, b.records = p, recs
+				return
+			}
+			var v uint64
+			for i := n - 1; i >= 0; i-- {
+				v = v<<8 | uint64(buf[p+2+i])
+			}
+			recs = append(recs, record{kind: kind, offset: c.base + int64(p), ticks: f.ticks, time: f.time,
+				ref: f.mapped(mapRegion, uint32(v))})
+			p += 2 + n
+		default:
+			c.pos, b.records = p, recs
+			return
+		}
+	}
+	c.pos, b.records = p, recs
 }
 
 // setTime reads a timestamp record and converts the time once for all the

@@ -21,8 +21,14 @@ var Format = ingest.Format{
 			return nil, err
 		}
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadGroups(path, groups, sink, ro) },
-			// Exact: the extent the read ends the trace with.
-			Probe: func() (trace.Time, trace.Time, bool) { return Probe(path, groups) },
+			// The clock properties' span when they give one (nothing but
+			// the definitions read), else the timestamps walked (exact).
+			Probe: func() (trace.Time, trace.Time, bool) {
+				if start, end, ok := Window(path, groups); ok {
+					return start, end, true
+				}
+				return Probe(path, groups)
+			},
 			Files: []string{path}}, nil
 	},
 }

@@ -33,6 +33,51 @@ func LocationGroups(path string) ([]uint32, error) {
 	return ids, nil
 }
 
+// Separable tells whether the location groups of the archive at path,
+// read apart (ReadGroups, with their unmatched messages kept and matched:
+// MatchMessages), add up to the whole archive: whether every metric
+// series is fed by the locations of one group. A metric class is
+// recorded on the location that samples it, in its group; a metric
+// instance reports on its scope from its recorder, so the instances on a
+// scope must have their recorders in one group, the scope's own when it
+// is a location (the MI300 runs of the corpus record the metrics of the
+// GPUs' contexts and node from the process's group): samples from two groups on one
+// system tree node, say, make one series of the whole read, which the
+// groups read apart would cut in two.
+func Separable(path string) (bool, error) {
+	arch, err := open(path, func(uint32) bool { return false }) // the definitions only
+	if err != nil {
+		return false, err
+	}
+	d := arch.defs
+	groupOf := make(map[uint64]uint32, len(d.locations))
+	for _, l := range d.locations {
+		groupOf[l.id] = l.group
+	}
+	feeder := map[[2]uint64]uint32{} // the group of the recorders on a scope
+	for _, m := range d.metrics {
+		if !m.instance || m.scopeKind == scopeGroup {
+			continue
+		}
+		g, ok := groupOf[m.recorder]
+		if !ok {
+			return false, nil
+		}
+		if m.scopeKind == scopeLocation {
+			// The location's own samples (of metric classes) feed it too.
+			if own, ok := groupOf[m.scope]; !ok || own != g {
+				return false, nil
+			}
+		}
+		scope := [2]uint64{uint64(m.scopeKind), m.scope}
+		if f, ok := feeder[scope]; ok && f != g {
+			return false, nil
+		}
+		feeder[scope] = g
+	}
+	return true, nil
+}
+
 // ReadGroups streams the records of the locations of the given location
 // groups only (all of them when groups is nil).
 func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {

@@ -1,8 +1,11 @@
 package otf2
 
 import (
+	"os"
 	"runtime"
 	"sync"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // The event files of all locations are decoded in parallel by a pool of
@@ -82,6 +85,9 @@ func (m *merger) worker() {
 // receives the location index, the record and the metric values of its
 // batch. run stops at the first error, of decoding or of fn.
 func (m *merger) run(fn func(loc int, r *record, values []float64) error) error {
+	if len(m.streams) == 1 {
+		return m.runOne(fn)
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(m.streams))
 	m.wg.Add(workers)
 	for range workers {
@@ -173,5 +179,58 @@ func (m *merger) down(i int) {
 		}
 		h[i], h[l] = h[l], h[i]
 		i = l
+	}
+}
+
+// oneBatch is the number of records of a batch when a location is read
+// alone: no other location waits for it, so larger batches cost nothing
+// but amortise more. The file is read a window (readWindow) at a time
+// until the batch is full: a larger window would be read again from the
+// batch's end for the next batch.
+const oneBatch = 1 << 13
+
+// oneSpace is the scratch space of runOne, reused from one location to
+// the next: a part of an archive is read after another on each core, and
+// allocating a megabyte or two for each would keep the collector busy.
+type oneSpace struct {
+	b   batch
+	buf []byte
+}
+
+var onePool = sync.Pool{New: func() any { return &oneSpace{} }}
+
+// runOne is run for a single location (a part of an archive read on its
+// own, see ReadGroups): no merge, so the records are decoded and handed
+// over on the calling goroutine, the file kept open.
+func (m *merger) runOne(fn func(loc int, r *record, values []float64) error) error {
+	s := m.streams[0]
+	f := *s.file // the stream's position stays as it was
+	file, err := os.Open(f.path)
+	if err != nil {
+		return &errs.FormatError{File: f.path, Err: err}
+	}
+	defer file.Close()
+	f.file = file
+	sp := onePool.Get().(*oneSpace)
+	defer onePool.Put(sp)
+	b := &sp.b
+	buf := sp.buf
+	defer func() { sp.buf = buf }()
+	for {
+		buf = f.fill(b, oneBatch, buf)
+		if m.progress != nil {
+			m.progress(b.bytes)
+		}
+		for i := range b.records {
+			if err := fn(s.loc, &b.records[i], b.values); err != nil {
+				return err
+			}
+		}
+		if b.err != nil {
+			return b.err
+		}
+		if b.done {
+			return nil
+		}
 	}
 }

@@ -235,3 +235,28 @@ func (w *walker) chunk(f *eventFile, file *os.File, buf []byte, k int64, first b
 		}
 	}
 }
+
+// Window guesses the first and last instants a read of the archive at
+// path (the location groups given, all when nil) ends the trace with,
+// from its definitions alone: the clock properties' global offset (time
+// 0) and trace length, which the writers of OTF2 set to the span of the
+// records. It reads no event file, so it is a guess: clock corrections or
+// a writer that leaves records out of that span make it wrong, which the
+// model's read detects (micro.ErrWindow) and corrects. ok is false when
+// the clock properties give no length.
+func Window(path string, groups []uint32) (start, end trace.Time, ok bool) {
+	arch, err := openGroups(path, groups)
+	if err != nil {
+		return 0, 0, false
+	}
+	return arch.window()
+}
+
+func (arch *archive) window() (start, end trace.Time, ok bool) {
+	clk := arch.defs.clock
+	if clk.length == 0 || clk.length > math.MaxUint64-clk.offset {
+		return 0, 0, false
+	}
+	end, ok = arch.tb.toTime(clk.offset + clk.length)
+	return 0, end, ok
+}

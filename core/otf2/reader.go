@@ -135,12 +135,8 @@ func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 	for _, m := range arch.missing {
 		opt.Incomplete("%s", m)
 	}
-	h := &hierarchy{
-		sym: newSymbols(sink), defs: arch.defs, defsPath: arch.anchor.globalDefsPath(),
-		types: []int32{trace.None}, nodes: map[uint32]int32{}, groups: map[uint32]int32{},
-		locIndex: map[uint64]int{},
-	}
-	if err := h.build(0); err != nil {
+	h, err := arch.hierarchy(sink)
+	if err != nil {
 		return err
 	}
 	sim := newSimulator(arch.anchor, arch.defs, h)
@@ -178,4 +174,15 @@ func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 		opt.Progress(done, arch.total)
 	}
 	return nil
+}
+
+// hierarchy defines the archive's containers in sink: the whole
+// hierarchy, whatever the location groups read.
+func (arch *archive) hierarchy(sink trace.Sink) (*hierarchy, error) {
+	h := &hierarchy{
+		sym: newSymbols(sink), defs: arch.defs, defsPath: arch.anchor.globalDefsPath(),
+		types: []int32{trace.None}, nodes: map[uint32]int32{}, groups: map[uint32]int32{},
+		locIndex: map[uint64]int{},
+	}
+	return h, h.build(0)
 }

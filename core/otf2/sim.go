@@ -54,7 +54,14 @@ type locationState struct {
 	stack  []openRegion
 	begun  int32 // states begun on the location, for State.Order
 	region int32 // the location's region state type, None until needed
+	// values caches regionValues for the location's state type: the state
+	// value of region r plus one at values[r], 0 when not looked up yet.
+	values []int32
 }
+
+// maxCachedRegion bounds the region IDs cached per location: IDs are
+// dense in practice, a sparse one past this takes the map.
+const maxCachedRegion = 1 << 16
 
 type openRegion struct {
 	value int32
@@ -190,6 +197,11 @@ func (s *simulator) enter(loc int, r *record) error {
 	if st.region == trace.None {
 		st.region = s.sym.entityType(trace.KindState, regionType, s.h.locations[loc].typ)
 	}
+	if r.ref < uint32(len(st.values)) && st.values[r.ref] > 0 {
+		st.stack = append(st.stack, openRegion{value: st.values[r.ref] - 1, start: r.time, order: st.begun})
+		st.begun++
+		return nil
+	}
 	value, ok := s.regionValues[regionUse{st.region, r.ref}]
 	if !ok {
 		reg, ok := s.defs.regions[r.ref]
@@ -202,6 +214,12 @@ func (s *simulator) enter(loc int, r *record) error {
 		}
 		value = s.sym.value(st.region, name)
 		s.regionValues[regionUse{st.region, r.ref}] = value
+	}
+	if r.ref < maxCachedRegion {
+		for uint32(len(st.values)) <= r.ref {
+			st.values = append(st.values, 0)
+		}
+		st.values[r.ref] = value + 1
 	}
 	st.stack = append(st.stack, openRegion{value: value, start: r.time, order: st.begun})
 	st.begun++
@@ -372,6 +390,10 @@ func (s *simulator) finish() {
 			continue
 		}
 		s.sink.Variable(trace.Variable{Container: k.container, Type: k.typ, Start: v.start, End: end, Value: v.value})
+	}
+	if keeper, ok := s.sink.(MessageKeeper); ok && s.subset {
+		keeper.KeepMessages(&Messages{pending: s.pending})
+		s.pending = nil
 	}
 	var lost []messageEnd
 	var sends []bool

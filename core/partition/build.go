@@ -8,6 +8,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -24,8 +25,8 @@ func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
 
 // Extent returns the first and last instants of a part's records: the
 // reader's guess when it can make one without reading (Source.Probe; for
-// an OTF2 archive, its timestamps alone, exact), a read that
-// keeps nothing otherwise; guess false always reads. The trace's window is
+// an OTF2 archive, the span its clock properties give, or its timestamps
+// alone), a read that keeps nothing otherwise; guess false always reads. The trace's window is
 // the smallest start and the largest end of its parts'. A guess must be
 // checked against the extent of the merged partial models
 // (micro.Partial's Start and End): their Model fails with micro.ErrWindow
@@ -60,15 +61,38 @@ func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, er
 // states are then handed over start-ordered, as the model of a trace in
 // memory takes them.
 func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOptions) (*micro.Partial, error) {
+	part, _, err := build(p, opt, start, end, ro, false)
+	return part, err
+}
+
+// keeper is the sink of a part of an OTF2 archive that keeps the messages
+// the part leaves unmatched (otf2.MessageKeeper).
+type keeper struct {
+	trace.Sink
+	msgs *otf2.Messages
+}
+
+func (k *keeper) KeepMessages(m *otf2.Messages) { k.msgs = m }
+
+// build is Build, which also returns, when keep is set and the part is
+// some location groups of an OTF2 archive, the message ends the part
+// leaves unmatched (see otf2.MatchMessages) rather than counting them as
+// skipped.
+func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOptions, keep bool) (*micro.Partial, *otf2.Messages, error) {
 	acc, err := micro.NewPartialAccumulator(opt, start, end)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var into trace.Sink = acc
+	var kept *keeper
+	if keep && p.Format == otf2.Format.Name && p.Run == "" {
+		kept = &keeper{Sink: acc}
+		into = kept
+	}
 	var mem *trace.Trace
 	src, _, err := formats.Open(p.Path, p.Format, p.Options)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if src.Whole {
 		mem = trace.New()
@@ -81,7 +105,7 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 		ro.Notes = &trace.Notes{}
 	}
 	if err := src.Read(sink, ro); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if runs != nil {
 		into.Finish(runs.start, runs.end)
@@ -92,15 +116,19 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	}
 	part, err := acc.Partial()
 	if errors.Is(err, micro.ErrNesting) {
-		return nil, &errs.FormatError{File: p.Path, Err: err}
+		return nil, nil, &errs.FormatError{File: p.Path, Err: err}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, note := range ro.Notes.Messages() {
 		part.Notes = append(part.Notes, p.Label+": "+note)
 	}
-	return part, nil
+	var msgs *otf2.Messages
+	if kept != nil {
+		msgs = kept.msgs
+	}
+	return part, msgs, nil
 }
 
 // BuildTrace is Build for a part already in memory (a file of a Parquet

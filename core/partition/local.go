@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -56,27 +57,91 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 	if opt.End != nil {
 		end = *opt.End
 	}
+	for passes := 1; ; passes++ {
+		merged, notes, err := buildParts(run, plan, opt, start, end, workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := merged.Model()
+		if errors.Is(err, micro.ErrWindow) && passes < 2 {
+			// The guess of the window (the extents the readers guessed,
+			// see Extent) was wrong: build again with the window found.
+			start, end = merged.Start, merged.End
+			if opt.Start != nil {
+				start = *opt.Start
+			}
+			if opt.End != nil {
+				end = *opt.End
+			}
+			run.reset()
+			continue
+		}
+		addNotes(ro.Notes, notes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, &micro.Summary{Counts: merged.Counts, Start: merged.Start, End: merged.End, Passes: passes}, nil
+	}
+}
+
+// buildParts builds the partial models of the plan's parts on the window
+// [start, end] and merges them, with the notes of the parts' reads.
+func buildParts(run *localRun, plan *Plan, opt micro.Options, start, end trace.Time, workers int) (*micro.Partial, []*trace.Notes, error) {
+	n := len(plan.Parts)
 	partials := make([]*micro.Partial, n)
 	notes := make([]*trace.Notes, n)
+	archive := oneArchive(plan)
+	msgs := make([]*otf2.Messages, n)
 	if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
 		notes[i] = &trace.Notes{}
 		pro.Notes = notes[i]
-		partials[i], err = Build(plan.Parts[i], opt, start, end, pro)
+		partials[i], msgs[i], err = build(plan.Parts[i], opt, start, end, pro, archive != "")
 		return err
 	}, plan); err != nil {
 		return nil, nil, err
 	}
-	addNotes(ro.Notes, notes)
+	if slices.ContainsFunc(msgs, func(m *otf2.Messages) bool { return m.Len() > 0 }) {
+		// The messages between location groups, matched as the read of
+		// the whole archive matches them: a part of their own, last.
+		p, err := matchMessages(archive, msgs, opt, start, end, partials)
+		if err != nil {
+			return nil, nil, err
+		}
+		partials = append(partials, p)
+	}
 	merged, err := micro.Merge(plan.Order, partials...)
-	if err != nil {
-		return nil, nil, err
+	return merged, notes, err
+}
+
+// oneArchive returns the path of the OTF2 archive whose location groups
+// the plan's parts are, "" if they are not.
+func oneArchive(plan *Plan) string {
+	path := plan.Parts[0].Path
+	for _, p := range plan.Parts {
+		if p.Format != otf2.Format.Name || p.Path != path || p.Run != "" || len(p.Options.Strings("location_groups")) == 0 {
+			return ""
+		}
 	}
-	clear(partials) // the merged partial holds what the model needs
-	m, err := merged.Model()
+	return path
+}
+
+// matchMessages makes the partial model of the messages between the
+// location groups of an OTF2 archive that the parts left unmatched (see
+// otf2.MatchMessages), on the window of the parts.
+func matchMessages(path string, msgs []*otf2.Messages, opt micro.Options, start, end trace.Time, parts []*micro.Partial) (*micro.Partial, error) {
+	acc, err := micro.NewPartialAccumulator(opt, start, end)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return m, &micro.Summary{Counts: merged.Counts, Start: merged.Start, End: merged.End, Passes: 1}, nil
+	first, last := parts[0].Start, parts[0].End
+	for _, p := range parts {
+		first, last = min(first, p.Start), max(last, p.End)
+	}
+	if err := otf2.MatchMessages(path, msgs, acc, first, last, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	clear(msgs)
+	return acc.Partial()
 }
 
 // localRun is what the parts read at once share: the bytes read, for

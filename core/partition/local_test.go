@@ -33,9 +33,11 @@ func checkLocal(t *testing.T, plan *Plan, want func(micro.Options) (*micro.Model
 					t.Fatal(err)
 				}
 				same(t, name, got, w)
-				if sum.Counts.States != wsum.Counts.States || sum.Counts.Events != wsum.Counts.Events ||
-					sum.Counts.Variables != wsum.Counts.Variables || sum.Counts.Containers != wsum.Counts.Containers {
+				if sum.Counts != wsum.Counts {
 					t.Fatalf("%d workers: counts %+v, want %+v", workers, sum.Counts, wsum.Counts)
+				}
+				if skipped := ro.Notes.Skipped(); len(skipped) > 0 {
+					t.Fatalf("%d workers: skipped %v", workers, skipped)
 				}
 				if sum.Start != wsum.Start || sum.End != wsum.End {
 					t.Fatalf("%d workers: extent %d-%d, want %d-%d", workers, sum.Start, sum.End, wsum.Start, wsum.End)
@@ -64,6 +66,45 @@ func TestLocalOTF2Corpus(t *testing.T) {
 			checkLocal(t, plan, func(opt micro.Options) (*micro.Model, *micro.Summary) {
 				return wholeSummary(t, path, opt)
 			}, "states", "average", "events")
+		})
+	}
+}
+
+// A part per location group: the messages between groups are matched as
+// the whole read matches them (stencil4d: 1,024 links between 64 ranks),
+// the model and the counts are the whole read's.
+func TestLocalOTF2Groups(t *testing.T) {
+	for _, tc := range []struct {
+		path      []string
+		links     bool
+		variables bool
+	}{
+		{[]string{"tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2"}, true, false},
+		{[]string{"pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"}, true, false},
+		{[]string{"pipit", "tests", "data", "ping-pong-otf2-papi", "traces.otf2"}, true, true},
+		// Metric samples of 32 locations in 2 groups.
+		{[]string{"fastotf2", "sample-traces", "simple-mi300-example-run", "traces.otf2"}, false, true},
+	} {
+		t.Run(tc.path[len(tc.path)-2], func(t *testing.T) {
+			kinds := []string{"states", "average", "events"}
+			if tc.variables {
+				kinds = append(kinds, "variables")
+			}
+			path := corpus(t, tc.path...)
+			plan, err := PlanFile(path, "", nil, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Parts) < 2 {
+				t.Fatalf("%d parts", len(plan.Parts))
+			}
+			checkLocal(t, plan, func(opt micro.Options) (*micro.Model, *micro.Summary) {
+				m, sum := wholeSummary(t, path, opt)
+				if tc.links != (sum.Links > 0) {
+					t.Errorf("%d links in %s", sum.Links, path)
+				}
+				return m, sum
+			}, kinds...)
 		})
 	}
 }
@@ -158,5 +199,31 @@ func TestLocalError(t *testing.T) {
 	_, _, err = Local(plan, micro.Options{Slices: 10, Depth: micro.Innermost}, trace.ReadOptions{}, 2)
 	if err == nil || !strings.HasPrefix(err.Error(), bad+": ") {
 		t.Fatalf("error %v, want one that names %s", err, bad)
+	}
+}
+
+// An archive whose records outlast its clock properties' trace length
+// (testdata/otf2-beyond: two location groups, a record at 150 ns, a length
+// of 100 ns, a message between the groups): the window guessed is wrong,
+// Local finds out from the merged extent and builds again; the model is
+// the single stream's, which reads twice too.
+func TestLocalOTF2WrongWindow(t *testing.T) {
+	path := filepath.Join("testdata", "otf2-beyond", "traces.otf2")
+	plan, err := PlanFile(path, "", nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Parts) != 2 {
+		t.Fatalf("%d parts, want 2", len(plan.Parts))
+	}
+	opt := micro.Options{Slices: 7, Depth: micro.Innermost}
+	got, sum, err := Local(plan, opt, trace.ReadOptions{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wsum := wholeSummary(t, path, opt)
+	same(t, "states", got, want)
+	if sum.Passes != 2 || wsum.Passes != 2 || sum.End != 150 || sum.Counts != wsum.Counts || sum.Links != 1 {
+		t.Errorf("%d passes, end %d, counts %+v; want 2 passes, end 150, counts %+v with 1 link", sum.Passes, sum.End, sum.Counts, wsum.Counts)
 	}
 }

@@ -134,6 +134,7 @@ func options() map[string]micro.Options {
 		"states/depth0/10":    {Slices: 10, Depth: 0},
 		"average/20":          {Slices: 20, Depth: micro.Innermost, Metric: micro.StateAverageDuration},
 		"events/13":           {Slices: 13, Metric: micro.EventCount},
+		"variables/11":        {Slices: 11, Metric: micro.VariableAverage},
 	}
 }
 

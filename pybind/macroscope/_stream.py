@@ -52,17 +52,20 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     The slices depend on the window: when ``start`` or ``end`` is left to
     the trace, a Pajé file is read once (its first and last dates are read
     from its two ends beforehand, and checked by the read), an OTF2 archive
-    once (its timestamps alone give them beforehand), other formats twice
+    once (its clock properties give them beforehand, or else its
+    timestamps alone; a wrong guess is found and read again), other formats twice
     (a first read finds the window). ``model.trace_info`` tells the
     counts of what was read and the number of reads.
 
-    ``parallel=True`` reads an OTF2 archive of several location groups on
-    all cores: each group's locations are decoded and modelled on their
-    own and the partial models added up, with no merge of all the records
-    by time, the model the same bit for bit. ``model.trace_info["links"]``
-    then counts the messages within a location group; those between
-    groups are counted (and warned about) among the skipped message ends.
-    By default (None, or False) the archive is read as one stream.
+    An OTF2 archive of several location groups is read on all cores
+    (``parallel``, default None: when its groups add up, which they do
+    unless two groups feed one metric series): each group's locations are
+    decoded and modelled on their own, the partial models added up and
+    the messages between groups matched afterwards, with no merge of all
+    the records by time; the model, bit for bit, and ``trace_info`` are
+    those of the single stream, which ``parallel=False`` forces
+    (``parallel=True`` forces the parts even when a metric series is cut
+    by them). ``model.trace_info["parallel"]`` counts the parts.
 
     ``progress`` is that of :func:`macroscope.read` (a tqdm bar for long
     reads, ``False`` for none, or a callable ``f(done, total)`` in bytes;

@@ -1,7 +1,8 @@
-"""ms.read_micro on an OTF2 archive read on all cores (parallel=True): the
-same model, cell for cell, as the single stream (parallel=False) and as
-the trace in memory, and the same summary but for the links between
-location groups."""
+"""ms.read_micro on an OTF2 archive read on all cores (parallel=True, the
+default for an archive of several location groups): the same model, cell
+for cell, as the single stream (parallel=False) and as the trace in
+memory, and the same summary, the messages between location groups
+included."""
 
 import os
 import pathlib
@@ -79,22 +80,21 @@ def check(path):
                 (want.slices, want.start, want.end, want.states, want.resources, want.metric)
         p, s = par.trace_info, seq.trace_info
         assert p["parallel"] > 1 and "parallel" not in s
-        assert p["passes"] == s["passes"] == 1  # the window from the timestamps alone
-        for k in ("containers", "states", "variables", "events", "start", "end", "files", "format"):
+        assert p["passes"] == s["passes"] == 1  # the window from the clock properties
+        for k in ("containers", "states", "variables", "links", "events", "start", "end", "files", "format",
+                  "skipped", "warnings"):
             assert p[k] == s[k], k
-        # Messages between location groups are not matched within a
-        # group: counted as skipped ends instead of links.
-        between = p["skipped"].pop("message ends without their other end in the location groups read", 0)
-        assert p["skipped"] == s["skipped"]
-        assert p["links"] <= s["links"] and (between > 0) == (p["links"] < s["links"])
-        if between == 0:
-            assert p["warnings"] == s["warnings"]
+        default = ms.read_micro(path, progress=False, **opts)
+        assert default.trace_info == p
+        pd.testing.assert_frame_equal(default.to_pandas(), par.to_pandas(), check_exact=True)
 
 
 def test_default_and_bad_option():
     path = shared(*ARCHIVES[0])
     model = ms.read_micro(path, progress=False)
-    assert model.trace_info.get("parallel") is None  # one stream unless asked
+    assert model.trace_info["parallel"] == 64  # a part per location group by default
+    assert model.trace_info["links"] == 1024  # otf2-print: 1,024 MPI_SEND, all matched
+    assert ms.read_micro(path, progress=False, parallel=False).trace_info.get("parallel") is None
     with pytest.raises(ms.InvalidArgumentError, match="parallel"):
         ms.read_micro(path, progress=False, parallel="yes")
 
