@@ -675,19 +675,22 @@ def machine():
     return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores{mem}"
 
 
-BEGIN, END = "<!-- bench/compare.py: begin -->", "<!-- bench/compare.py: end -->"
-
-
-def write_report(path, text):
-    """Write the report into path between the markers BEGIN and END,
-    keeping what the file holds around them (notes and other benchmarks'
-    sections). A file without the markers: its first section (up to the
-    first "## " heading) is taken as an earlier report and replaced."""
-    block = f"{BEGIN}\n{text}{END}\n"
+def write_report(path, text, section=""):
+    """Write the report into path between the markers of its section,
+    keeping what the file holds around them (notes, other benchmarks'
+    sections, the reports of other sections). A file without the markers:
+    its first section (up to the first "## " heading) is taken as an
+    earlier report and replaced; another section is added at the end."""
+    name = f" {section}" if section else ""
+    begin, end = f"<!-- bench/compare.py{name}: begin -->", f"<!-- bench/compare.py{name}: end -->"
+    block = f"{begin}\n{text}{end}\n"
     old = path.read_text() if path.exists() else ""
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        new = head + block + rest.split(END, 1)[1].lstrip("\n")
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
+        new = head + block + ("\n" + tail if tail else "")
+    elif section and old:
+        new = old.rstrip("\n") + "\n\n" + block
     elif old.startswith("# Macroscope against the peers' readers"):
         cut = old.find("\n## ")
         new = block + ("\n" + old[cut + 1:] if cut >= 0 else "")
@@ -719,7 +722,9 @@ def main():
                          "measured beside the corpus's (repeatable)")
     ap.add_argument("--no-install", action="store_true", help="install nothing (no venv, pip or apt-get)")
     ap.add_argument("--no-check", action="store_true", help="skip the untimed runs that count by type")
-    ap.add_argument("--out", help="also write the report (Markdown) to this file")
+    ap.add_argument("--out", help="also write the report (Markdown) to this file, replacing the earlier "
+                                  "report of the same --section there and keeping the rest")
+    ap.add_argument("--section", default="", help="the report's name in --out (default: the main one)")
     args = ap.parse_args()
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     unknown = set(args.formats) - set(FORMATS)
@@ -760,7 +765,7 @@ def main():
         now = os.getloadavg()
         state = "" if rounds_done == args.rounds else f" (partial: {rounds_done} of them done so far)"
         out = [
-            f"# Macroscope against the peers' readers",
+            f"# Macroscope against the peers' readers" if not args.section else f"## {args.section}",
             "",
             f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds{state}, "
             f"{time.perf_counter() - clock:.0f} s in all",
@@ -791,7 +796,7 @@ def main():
             out += ["", "Counts by kind (one untimed run of each tool):", "", *extra]
         text = "\n".join(out) + "\n"
         if args.out:
-            write_report(pathlib.Path(args.out), text)
+            write_report(pathlib.Path(args.out), text, args.section)
         return text
 
     if not args.no_check:
