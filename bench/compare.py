@@ -547,7 +547,7 @@ def plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus):
                 [("pipit Trace.from_hpctoolkit", "pipit_hpctoolkit", no_pipit)])
     if "kineto" in args.formats:
         kineto = sorted((corpus / "hta/tests/data").rglob("*.json.gz"), key=lambda p: p.stat().st_size)
-        inputs = [(str(p.relative_to(corpus / "hta/tests/data")), p) for p in kineto[-args.kineto_files:][::-1]]
+        inputs = [(str(p.relative_to(corpus / "hta/tests/data")), p) for p in kineto[::-1][:args.kineto_files]]
         inputs += [(f"synthetic {p.name}", p) for p in (synthetic_kineto(size, BENCH / ".cache")
                                                         for size in args.sizes)]
         for label, p in inputs:
@@ -673,6 +673,20 @@ def machine():
     except (ValueError, OSError):
         pass
     return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores{mem}"
+
+
+def skip_larger(job, jobs):
+    """A tool stopped past the memory limit, or past the timeout, on an
+    input is not run on a larger input of the same format: it would only
+    be stopped again, after taking the machine's memory or time for
+    nothing. Its row says so."""
+    size = size_of(job.path)
+    for other in jobs:
+        if (other is not job and other.group == job.group and other.tool == job.tool and other.failed
+                and other.failed.startswith(("stopped:", "timed out")) and size_of(other.path) < size):
+            word = "over the memory limit" if other.failed.startswith("stopped:") else "past the timeout"
+            job.failed = f"not run: {word} already on {other.input} ({other.failed})"
+            return
 
 
 def write_report(path, text, section=""):
@@ -808,6 +822,8 @@ def main():
         loads.append(os.getloadavg()[0])
         log(f"round {r + 1}/{args.rounds} (load {loads[-1]:.1f})")
         for j in order:
+            if not j.failed:
+                skip_larger(j, jobs)
             if not j.failed:
                 measure(j, args.timeout)
                 log(f"  {j.group}, {j.input}, {j.tool}: "
