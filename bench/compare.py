@@ -682,11 +682,22 @@ def skip_larger(job, jobs):
     nothing. Its row says so."""
     size = size_of(job.path)
     for other in jobs:
-        if (other is not job and other.group == job.group and other.tool == job.tool and other.failed
-                and other.failed.startswith(("stopped:", "timed out")) and size_of(other.path) < size):
+        if other is job or other.group != job.group or other.tool != job.tool or size_of(other.path) >= size:
+            continue
+        if other.failed and other.failed.startswith(("stopped:", "timed out")):
             word = "over the memory limit" if other.failed.startswith("stopped:") else "past the timeout"
             job.failed = f"not run: {word} already on {other.input} ({other.failed})"
             return
+        # a Python tool's memory grows with its input: a tool that took
+        # more than a tenth of the limit on an input at least 5x smaller
+        # is not run when its memory, scaled by the sizes, is over it
+        if MAX_RSS and other.runs and job.child and size >= 5 * size_of(other.path):
+            rss = max(r[2] for r in other.runs)
+            expect = rss * size / size_of(other.path)
+            if rss > MAX_RSS / 10 and expect > MAX_RSS:
+                job.failed = (f"not run: {rss / 1e9:.2f} GB resident on {other.input} predicts ~{expect / 1e9:.0f} GB "
+                              f"here, over the limit (--max-rss {MAX_RSS / 1e9:g} GB)")
+                return
 
 
 def write_report(path, text, section=""):
@@ -738,6 +749,8 @@ def main():
     ap.add_argument("--no-check", action="store_true", help="skip the untimed runs that count by type")
     ap.add_argument("--out", help="also write the report (Markdown) to this file, replacing the earlier "
                                   "report of the same --section there and keeping the rest")
+    ap.add_argument("--pause-file", help="while this file exists, wait before the next run (to let "
+                                         "another measurement have the machine)")
     ap.add_argument("--section", default="", help="the report's name in --out (default: the main one)")
     args = ap.parse_args()
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
@@ -777,7 +790,7 @@ def main():
         """The report after rounds_done rounds: written after each round, so
         that a run stopped early leaves what it measured."""
         now = os.getloadavg()
-        state = "" if rounds_done == args.rounds else f" (partial: {rounds_done} of them done so far)"
+        state = "" if rounds_done == args.rounds else f" (partial: {rounds_done} of them done, round {rounds_done + 1} under way)"
         out = [
             f"# Macroscope against the peers' readers" if not args.section else f"## {args.section}",
             "",
@@ -825,11 +838,13 @@ def main():
             if not j.failed:
                 skip_larger(j, jobs)
             if not j.failed:
+                while args.pause_file and os.path.exists(args.pause_file):
+                    time.sleep(5)   # another measurement has the machine
                 measure(j, args.timeout)
                 log(f"  {j.group}, {j.input}, {j.tool}: "
                     f"{j.failed or f'{j.runs[-1][0]:.2f} s, {j.runs[-1][2] / 1e6:.0f} MB'}")
-        if r + 1 < args.rounds:
-            report(r + 1)
+                if r + 1 < args.rounds or j is not order[-1]:
+                    report(r)   # what is measured so far, should the run be stopped
     sys.stdout.write(report(args.rounds))
 
 
