@@ -628,7 +628,7 @@ def table(jobs):
         size = human(size_of(j.path))
         head = f"| {j.group} | {j.input} | {size} | {j.tool} |"
         if j.failed or not j.runs:
-            why = j.failed or "no run"
+            why = j.failed or "not run yet"
             word = "" if why.startswith(("not ", "failed", "stopped", "timed out")) else "failed: "
             lines.append(f"{head} {word}{why.replace('|', '/')} | | | | | | | |")
             continue
