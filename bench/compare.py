@@ -7,11 +7,14 @@ Inputs and tools (a row per tool and input):
   Nsight Systems SQLite  ms.read, ms.read + .micro()  vs pipit's SQLite reader
                          (Trace.from_nsight_sqlite); HTA reads no nsys
   HPCToolkit database    ms.read  vs pipit's Trace.from_hpctoolkit
-  Kineto (PyTorch) JSON  ms.read  vs HTA's parse_trace_dataframe and plain
+  Kineto (PyTorch) JSON  (HTA's test traces, and one trace of each of --sizes
+                         written here: steps of CPU ops, launches, kernels
+                         and their flow events)
+                         ms.read  vs HTA's parse_trace_dataframe and plain
                          json.load + pandas.DataFrame (pipit has no Chrome
                          or Kineto reader)
-  OTF2                   (the corpus's, and one written by bench/otf2_synth.py
-                         of --otf2-events records)
+  OTF2                   (the corpus's, one written by bench/otf2_synth.py
+                         of --otf2-events records, and --otf2-archive's)
                          ms.read  vs otf2-print (Debian otf2-tools), to
                          /dev/null and --silent, and pipit's Trace.from_otf2;
                          our command `macroscope dump --format otf2` (-q, or
@@ -46,7 +49,10 @@ pipit (0.0.1) is an empty placeholder: give a source tree of hpcgroup/pipit
 Systems SQLite reader is on that project's nsight-sqlite work (the one that
 produced pipit/hist/data/cloverleaf-nsys), its released reader takes nsys
 CSV exports. A tool that is missing or fails on a file is reported in the
-table ("failed: ...", "not installed: ..."), never stops the run.
+table ("failed: ...", "not installed: ..."), never stops the run; so does a
+run stopped past --timeout or past --max-rss of resident memory (default
+8 GB, for the whole process group: the machine is shared), rather than
+left to swap or to the OOM killer.
 
 Macroscope runs from the project's .venv (make setup). Synthetic Pajé
 traces are written once by macroscope.synth into bench/.cache and reused.
@@ -103,9 +109,32 @@ class Job:
 
 # Running one measurement ------------------------------------------------------
 
+def group_rss(pgid):
+    """The resident bytes of every process of the process group pgid."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:              # field 5 of stat: the process group
+            total += int(fields[21]) * PAGE     # field 24: resident pages
+    return total
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+MAX_RSS = None   # bytes; set from --max-rss
+
+
 def run_process(cmd, env=None, timeout=None, stdout_to_file=True):
     """Run cmd in a new session; return (wall s, peak RSS bytes, exit code,
-    stdout text, stderr text). Past timeout, the whole group is killed."""
+    stdout text, stderr text). Past timeout, or past MAX_RSS bytes resident
+    in the whole group (a shared machine: a peer that would need more is
+    stopped and reported, not left to push the others into swap or the OOM
+    killer), the whole group is killed."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         began = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out if stdout_to_file else subprocess.DEVNULL, stderr=err,
@@ -122,9 +151,23 @@ def run_process(cmd, env=None, timeout=None, stdout_to_file=True):
         timer = threading.Timer(timeout, kill) if timeout else None
         if timer:
             timer.start()
+        over = []
+        ended = threading.Event()
+
+        def watch():
+            while not ended.wait(0.25):
+                rss = group_rss(proc.pid)
+                if MAX_RSS and rss > MAX_RSS:
+                    over.append((rss, time.perf_counter() - began))
+                    kill()
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
+            ended.set()
             if timer:
                 timer.cancel()
         took = time.perf_counter() - began
@@ -133,8 +176,13 @@ def run_process(cmd, env=None, timeout=None, stdout_to_file=True):
         err.seek(0)
         text = out.read().decode(errors="replace")
         errors = err.read().decode(errors="replace")
-        if killed:
-            errors += f"\ntimed out after {timeout:.0f} s"
+        if over:
+            rss, when = over[0]
+            errors += (f"\nstopped: over the memory limit ({rss / 1e9:.1f} GB resident after {when:.0f} s; "
+                       f"--max-rss {MAX_RSS / 1e9:g} GB)")
+            proc.returncode = proc.returncode or -9
+        elif killed:
+            errors += f"\ntimed out after {timeout:.0f} s (--timeout)"
             proc.returncode = proc.returncode or -9
         return took, usage.ru_maxrss * 1024, proc.returncode, text, errors
 
@@ -173,6 +221,8 @@ def measure(job, timeout, mode="time"):
         result = {"error": reason(errors, code)}
     if code != 0 or "error" in result:
         job.failed = result.get("error") or reason(errors, code)
+        if mode == "check" and job.failed.startswith(("stopped:", "timed out")):
+            job.failed += " (untimed counting run)"
         return
     if mode == "check":
         job.detail = result["count"]
@@ -344,6 +394,66 @@ def synthetic_paje(py, size, cache):
     return path
 
 
+def synthetic_kineto(size, cache):
+    """A synthetic Kineto (PyTorch profiler) trace of one rank, about size
+    bytes, written once into cache: training steps of CPU operators, the
+    CUDA runtime calls that launch kernels, the kernels on two streams,
+    and the flow events (cat ac2g) joining launches to kernels, with the
+    correlation and External id arguments HTA reads; timestamps in
+    microseconds with a fraction, as recent PyTorch writes them."""
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / f"kineto-{size / 1e6:g}MB.json"
+    if path.exists() and path.stat().st_size > 0:
+        return path
+    log(f"writing {path.name}")
+    head = ('{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1}, '
+            '"deviceProperties": [], "traceEvents": [\n'
+            '{"name": "process_name", "ph": "M", "pid": 4242, "tid": 0, "args": {"name": "python"}},\n'
+            '{"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},\n'
+            '{"name": "thread_name", "ph": "M", "pid": 4242, "tid": 4242, "args": {"name": "main thread"}}')
+    kernels = ("ampere_sgemm_128x64_nn", "void at::native::vectorized_elementwise_kernel<4>",
+               "ncclKernel_AllReduce_RING_LL_Sum_float", "void cudnn::bn_fw_tr_1C11_kernel_NCHW")
+    ops = ("aten::linear", "aten::relu", "aten::add_", "aten::batch_norm")
+    written = 0
+    with open(str(path) + ".part", "w") as f:
+        f.write(head)
+        written += len(head)
+        step, corr, ext = 0, 1, 1
+        t0 = 1_700_000_000_000.0
+        while written < size:
+            base = t0 + 5000.0 * step
+            out = [f'{{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{step}", "pid": 4242, '
+                   f'"tid": 4242, "ts": {base:.3f}, "dur": 4800.000, "args": {{"External id": {ext}}}}}']
+            ext += 1
+            for k in range(8):
+                op, kernel = ops[k % 4], kernels[k % 4]
+                at = base + 20.0 + 590.0 * k
+                out.append(f'{{"ph": "X", "cat": "cpu_op", "name": "{op}", "pid": 4242, "tid": 4242, '
+                           f'"ts": {at:.3f}, "dur": 500.250, "args": {{"External id": {ext}, "Sequence number": '
+                           f'{ext}, "Fwd thread id": 0}}}}')
+                out.append(f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, '
+                           f'"tid": 4242, "ts": {at + 100.0:.3f}, "dur": 12.500, "args": {{"External id": {ext}, '
+                           f'"cbid": 211, "correlation": {corr}}}}}')
+                out.append(f'{{"ph": "s", "id": {corr}, "pid": 4242, "tid": 4242, "ts": {at + 100.0:.3f}, '
+                           f'"cat": "ac2g", "name": "ac2g"}}')
+                stream = 7 + (k % 2)
+                out.append(f'{{"ph": "X", "cat": "kernel", "name": "{kernel}", "pid": 0, "tid": {stream}, '
+                           f'"ts": {at + 150.0:.3f}, "dur": {300.0 + (step % 7):.3f}, "args": {{"External id": '
+                           f'{ext}, "device": 0, "stream": {stream}, "correlation": {corr}, "registers per thread": '
+                           f'32, "grid": [128, 1, 1], "block": [256, 1, 1]}}}}')
+                out.append(f'{{"ph": "f", "id": {corr}, "pid": 0, "tid": {stream}, "ts": {at + 150.0:.3f}, '
+                           f'"cat": "ac2g", "name": "ac2g", "bp": "e"}}')
+                corr += 1
+                ext += 1
+            chunk = ",\n" + ",\n".join(out)
+            f.write(chunk)
+            written += len(chunk)
+            step += 1
+        f.write("\n]}\n")
+    os.replace(str(path) + ".part", path)
+    return path
+
+
 def synthetic_otf2(peer_py, events, cache):
     """A synthetic OTF2 archive of about `events` Enter and Leave records,
     written once into cache by bench/otf2_synth.py (the otf2 package of the
@@ -437,8 +547,11 @@ def plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus):
                 [("pipit Trace.from_hpctoolkit", "pipit_hpctoolkit", no_pipit)])
     if "kineto" in args.formats:
         kineto = sorted((corpus / "hta/tests/data").rglob("*.json.gz"), key=lambda p: p.stat().st_size)
-        for p in kineto[-args.kineto_files:][::-1]:
-            add("Kineto JSON", str(p.relative_to(corpus / "hta/tests/data")), p,
+        inputs = [(str(p.relative_to(corpus / "hta/tests/data")), p) for p in kineto[::-1][:args.kineto_files]]
+        inputs += [(f"synthetic {p.name}", p) for p in (synthetic_kineto(size, BENCH / ".cache")
+                                                        for size in args.sizes)]
+        for label, p in inputs:
+            add("Kineto JSON", label, p,
                 [("Macroscope ms.read", "ms_read")],
                 [("HTA parse_trace_dataframe", "hta_parse", no_hta),
                  ("json.load + pandas.DataFrame", "json_pandas", None if peer_py else "no peers' Python")])
@@ -451,6 +564,7 @@ def plan(args, ms_py, peer_py, peers, tools, go_cmd, corpus):
             else:
                 made = synthetic_otf2(peer_py, args.otf2_events, BENCH / ".cache")
                 otf2 += [made] if made else []
+        otf2 += [pathlib.Path(a).resolve() for a in args.otf2_archive]
         no_print = None if tools["otf2-print"][:1].isdigit() else tools["otf2-print"]
         for p in present(otf2):
             # pipit takes the archive's directory, the others its anchor file
@@ -514,8 +628,8 @@ def table(jobs):
         size = human(size_of(j.path))
         head = f"| {j.group} | {j.input} | {size} | {j.tool} |"
         if j.failed or not j.runs:
-            why = j.failed or "no run"
-            word = "" if why.startswith(("not ", "failed")) else "failed: "
+            why = j.failed or "not run yet"
+            word = "" if why.startswith(("not ", "failed", "stopped", "timed out")) else "failed: "
             lines.append(f"{head} {word}{why.replace('|', '/')} | | | | | | | |")
             continue
         reads = [r[0] for r in j.runs]
@@ -561,10 +675,60 @@ def machine():
     return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores{mem}"
 
 
+def skip_larger(job, jobs):
+    """A tool stopped past the memory limit, or past the timeout, on an
+    input is not run on a larger input of the same format: it would only
+    be stopped again, after taking the machine's memory or time for
+    nothing. Its row says so."""
+    size = size_of(job.path)
+    for other in jobs:
+        if other is job or other.group != job.group or other.tool != job.tool or size_of(other.path) >= size:
+            continue
+        if other.failed and other.failed.startswith(("stopped:", "timed out")):
+            word = "over the memory limit" if other.failed.startswith("stopped:") else "past the timeout"
+            job.failed = f"not run: {word} already on {other.input} ({other.failed})"
+            return
+        # a Python tool's memory grows with its input: a tool that took
+        # more than a tenth of the limit on an input at least 5x smaller
+        # is not run when its memory, scaled by the sizes, is over it
+        if MAX_RSS and other.runs and job.child and size >= 5 * size_of(other.path):
+            rss = max(r[2] for r in other.runs)
+            expect = rss * size / size_of(other.path)
+            if rss > MAX_RSS / 10 and expect > MAX_RSS:
+                job.failed = (f"not run: {rss / 1e9:.2f} GB resident on {other.input} predicts ~{expect / 1e9:.0f} GB "
+                              f"here, over the limit (--max-rss {MAX_RSS / 1e9:g} GB)")
+                return
+
+
+def write_report(path, text, section=""):
+    """Write the report into path between the markers of its section,
+    keeping what the file holds around them (notes, other benchmarks'
+    sections, the reports of other sections). A file without the markers:
+    its first section (up to the first "## " heading) is taken as an
+    earlier report and replaced; another section is added at the end."""
+    name = f" {section}" if section else ""
+    begin, end = f"<!-- bench/compare.py{name}: begin -->", f"<!-- bench/compare.py{name}: end -->"
+    block = f"{begin}\n{text}{end}\n"
+    old = path.read_text() if path.exists() else ""
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
+        new = head + block + ("\n" + tail if tail else "")
+    elif section and old:
+        new = old.rstrip("\n") + "\n\n" + block
+    elif old.startswith("# Macroscope against the peers' readers"):
+        cut = old.find("\n## ")
+        new = block + ("\n" + old[cut + 1:] if cut >= 0 else "")
+    else:
+        new = block + ("\n" + old if old else "")
+    path.write_text(new)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5, help="timed runs of each tool on each input (default 5)")
-    ap.add_argument("--sizes", default="20MB", help="sizes of the synthetic Pajé traces, e.g. 150MB,1.5GB")
+    ap.add_argument("--sizes", default="20MB",
+                    help="sizes of the synthetic Pajé and Kineto traces, e.g. 150MB,1.5GB")
     ap.add_argument("--formats", default=",".join(FORMATS), help=f"among {','.join(FORMATS)}")
     ap.add_argument("--otf2-events", type=int, default=200_000,
                     help="Enter and Leave records of a synthetic OTF2 archive (0: none)")
@@ -575,15 +739,30 @@ def main():
                     help="a source tree of hpcgroup/pipit (the directory holding pipit/), put on the "
                          "peers' PYTHONPATH (default $PIPIT_SRC)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds before a run is killed")
+    ap.add_argument("--max-rss", default="8GB",
+                    help="resident memory of a run (its whole process group) past which it is stopped and "
+                         "reported as such (default 8GB; 0: no limit)")
+    ap.add_argument("--otf2-archive", action="append", default=[],
+                    help="an OTF2 archive (its anchor file) already written, e.g. by bench/otf2_synth.py, "
+                         "measured beside the corpus's (repeatable)")
     ap.add_argument("--no-install", action="store_true", help="install nothing (no venv, pip or apt-get)")
     ap.add_argument("--no-check", action="store_true", help="skip the untimed runs that count by type")
-    ap.add_argument("--out", help="also write the report (Markdown) to this file")
+    ap.add_argument("--out", help="also write the report (Markdown) to this file, replacing the earlier "
+                                  "report of the same --section there and keeping the rest")
+    ap.add_argument("--pause-file", help="while this file exists, wait before the next run (to let "
+                                         "another measurement have the machine)")
+    ap.add_argument("--section", default="", help="the report's name in --out (default: the main one)")
     args = ap.parse_args()
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     unknown = set(args.formats) - set(FORMATS)
     if unknown:
         ap.error(f"unknown formats {sorted(unknown)} (among {', '.join(FORMATS)})")
     args.sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    global MAX_RSS
+    MAX_RSS = parse_size(args.max_rss) or None
+    for anchor in args.otf2_archive:
+        if not pathlib.Path(anchor).is_file():
+            ap.error(f"--otf2-archive {anchor}: no such file")
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
     if args.pipit_src:
@@ -601,53 +780,72 @@ def main():
 
     clock = time.perf_counter()
     load_before = os.getloadavg()
+    loads = []       # at the start of each round
     started = datetime.datetime.now(datetime.timezone.utc)
+    pipit_word = peers.get("pipit", "")
+    if args.pipit_src:
+        pipit_word = f"source tree {args.pipit_src}"
+
+    def report(rounds_done):
+        """The report after rounds_done rounds: written after each round, so
+        that a run stopped early leaves what it measured."""
+        now = os.getloadavg()
+        state = "" if rounds_done == args.rounds else f" (partial: {rounds_done} of them done, round {rounds_done + 1} under way)"
+        out = [
+            f"# Macroscope against the peers' readers" if not args.section else f"## {args.section}",
+            "",
+            f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds{state}, "
+            f"{time.perf_counter() - clock:.0f} s in all",
+            f"- command: `python bench/compare.py {' '.join(sys.argv[1:])}`",
+            f"- machine: {machine()}",
+            f"- memory limit of a run: {f'{MAX_RSS / 1e9:g} GB resident (its process group)' if MAX_RSS else 'none'}; "
+            f"timeout {args.timeout:.0f} s",
+            f"- load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load_before)}; "
+            f"after {', '.join(f'{x:.1f}' for x in now)}; 1-min load at the start of each round: "
+            f"{', '.join(f'{x:.1f}' for x in loads) or '-'}",
+            f"- Macroscope {ms_version}; pipit: {pipit_word}; HTA: {peers.get('HolisticTraceAnalysis')}; "
+            f"otf2 (Python): {peers.get('otf2')}; otf2-tools: {tools['otf2-print']}; pajeng: {tools['pj_dump']}; "
+            f"Python {platform.python_version()}",
+            "",
+            "Times are wall-clock seconds, medians and minima over the rounds. \"read\": the reading call "
+            "alone, after the imports (for command-line tools, the whole process, whose start-up is "
+            "milliseconds); \"process\": the whole process, interpreter start-up and imports included. "
+            "Peak RSS: the process's maximum resident set (median over the rounds). Ratios are the peer's "
+            "median over ours on the same input, above 1 when Macroscope is faster or smaller: \"read\" "
+            "against ms.read's read; \"process\" and RSS against ms.read for the Python peers, and for "
+            "the command-line peers against our command doing the same work (`macroscope dump -q` for "
+            "`pj_dump -q` and `otf2-print --silent`, `macroscope dump` for the full dumps).",
+            "",
+            *table(jobs),
+        ]
+        extra = details(jobs)
+        if extra:
+            out += ["", "Counts by kind (one untimed run of each tool):", "", *extra]
+        text = "\n".join(out) + "\n"
+        if args.out:
+            write_report(pathlib.Path(args.out), text, args.section)
+        return text
+
     if not args.no_check:
         log(f"counting ({len(live)} untimed runs)")
         for j in live:
             measure(j, args.timeout, mode="check")
     for r in range(args.rounds):
         order = [j for j in live[r % len(live):] + live[: r % len(live)]] if live else []
-        log(f"round {r + 1}/{args.rounds} (load {os.getloadavg()[0]:.1f})")
+        loads.append(os.getloadavg()[0])
+        log(f"round {r + 1}/{args.rounds} (load {loads[-1]:.1f})")
         for j in order:
             if not j.failed:
+                skip_larger(j, jobs)
+            if not j.failed:
+                while args.pause_file and os.path.exists(args.pause_file):
+                    time.sleep(5)   # another measurement has the machine
                 measure(j, args.timeout)
-    load_after = os.getloadavg()
-
-    pipit_word = peers.get("pipit", "")
-    if args.pipit_src:
-        pipit_word = f"source tree {args.pipit_src}"
-    out = [
-        f"# Macroscope against the peers' readers",
-        "",
-        f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds, "
-        f"{time.perf_counter() - clock:.0f} s in all",
-        f"- command: `python bench/compare.py {' '.join(sys.argv[1:])}`",
-        f"- machine: {machine()}",
-        f"- load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load_before)}; "
-        f"after {', '.join(f'{x:.1f}' for x in load_after)}",
-        f"- Macroscope {ms_version}; pipit: {pipit_word}; HTA: {peers.get('HolisticTraceAnalysis')}; "
-        f"otf2 (Python): {peers.get('otf2')}; otf2-tools: {tools['otf2-print']}; pajeng: {tools['pj_dump']}; "
-        f"Python {platform.python_version()}",
-        "",
-        "Times are wall-clock seconds, medians and minima over the rounds. \"read\": the reading call "
-        "alone, after the imports (for command-line tools, the whole process, whose start-up is "
-        "milliseconds); \"process\": the whole process, interpreter start-up and imports included. "
-        "Peak RSS: the process's maximum resident set (median over the rounds). Ratios are the peer's "
-        "median over ours on the same input, above 1 when Macroscope is faster or smaller: \"read\" "
-        "against ms.read's read; \"process\" and RSS against ms.read for the Python peers, and for "
-        "the command-line peers against our command doing the same work (`macroscope dump -q` for "
-        "`pj_dump -q` and `otf2-print --silent`, `macroscope dump` for the full dumps).",
-        "",
-        *table(jobs),
-    ]
-    extra = details(jobs)
-    if extra:
-        out += ["", "Counts by kind (one untimed run of each tool):", "", *extra]
-    text = "\n".join(out) + "\n"
-    sys.stdout.write(text)
-    if args.out:
-        pathlib.Path(args.out).write_text(text)
+                log(f"  {j.group}, {j.input}, {j.tool}: "
+                    f"{j.failed or f'{j.runs[-1][0]:.2f} s, {j.runs[-1][2] / 1e6:.0f} MB'}")
+                if r + 1 < args.rounds or j is not order[-1]:
+                    report(r)   # what is measured so far, should the run be stopped
+    sys.stdout.write(report(args.rounds))
 
 
 if __name__ == "__main__":
