@@ -579,7 +579,7 @@ func scanCandidates(i, j int, av, ag, al, bv, bg, bl []float64) (qv float64, c i
 // measures them.
 func (s *Spatiotemporal) reconstruct(p float64, dec []nodeDecisions) *Partition {
 	part := &Partition{P: p, Parts: s.listParts(dec, s.opt.Workers)}
-	finishPartition(part, s, s.opt.Workers)
+	addUpParts(part)
 	return part
 }
 
@@ -618,6 +618,13 @@ func finishPartition(part *Partition, e Engine, workers int) {
 		}()
 	}
 	wg.Wait()
+	addUpParts(part)
+}
+
+// addUpParts sets the partition's totals from its measured parts, added
+// in order.
+func addUpParts(part *Partition) {
+	parts := part.Parts
 	part.NumParts = len(parts)
 	p := part.P
 	for _, pt := range parts {

@@ -96,7 +96,9 @@ type segment struct {
 }
 
 // listParts returns the aggregates the decisions lead to, in the order of
-// Partition.Parts, walking subtrees on up to workers goroutines.
+// Partition.Parts, with their gain and loss, walking subtrees on up to
+// workers goroutines (measuring each part as it is written saves a pass
+// over tens of millions of them).
 func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 	t := s.in.Tree
 	// Walk the top levels until there are enough subtrees to share out.
@@ -174,7 +176,10 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 		sg := &segs[k]
 		out := parts[offsets[k] : offsets[k]+sg.len]
 		if !sg.sub {
-			copy(out, sg.own)
+			for x, pt := range sg.own {
+				pt.Gain, pt.Loss = s.PartQuality(pt.Node, int(pt.First), int(pt.Last))
+				out[x] = pt
+			}
 			return
 		}
 		if len(sg.in) == 0 {
@@ -182,7 +187,8 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 		}
 		x := 0
 		w.walk(sg.n, sg.in, func(n int32, i, j int) {
-			out[x] = Part{Node: n, First: int32(i), Last: int32(j)}
+			g, l := s.PartQuality(n, i, j)
+			out[x] = Part{Node: n, First: int32(i), Last: int32(j), Gain: g, Loss: l}
 			x++
 		})
 	})
