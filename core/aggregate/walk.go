@@ -99,7 +99,7 @@ type segment struct {
 // Partition.Parts, with their gain and loss, walking subtrees on up to
 // workers goroutines (measuring each part as it is written saves a pass
 // over tens of millions of them).
-func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
+func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Control) ([]Part, error) {
 	t := s.in.Tree
 	// Walk the top levels until there are enough subtrees to share out.
 	w := &walker{s: s, dec: dec}
@@ -151,6 +151,9 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 				defer wg.Done()
 				w := &walker{s: s, dec: dec}
 				for k := range next {
+					if ctl.canceled() {
+						continue
+					}
 					f(k, w)
 				}
 			}()
@@ -162,6 +165,9 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 			w.walk(sg.n, sg.in, func(int32, int, int) { sg.len++ })
 		}
 	})
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
 	total := 0
 	for _, sg := range segs {
 		total += sg.len
@@ -192,5 +198,8 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 			x++
 		})
 	})
-	return parts
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
+	return parts, nil
 }
