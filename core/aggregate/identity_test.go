@@ -304,4 +304,7 @@ func TestLargeOptimaMatchRecordedHashes(t *testing.T) {
 
 // recordedLarge are the hashes of TestLargeOptimaMatchRecordedHashes
 // before the speed-ups.
-var recordedLarge = map[string]string{}
+var recordedLarge = map[string]string{
+	"sweep-900x30/exact": "ed55ad75f452e31c",
+	"lcg-10^6x30/p=0.5":  "0b6bff84312ab256",
+}
