@@ -155,7 +155,7 @@ func TestControlCancelStopsTheListing(t *testing.T) {
 	}
 	closed := make(chan struct{})
 	close(closed)
-	if parts, err := st.listParts(part.kept.dec, 2, &Control{Cancel: closed}); !errors.Is(err, ErrCanceled) || parts != nil {
+	if parts, err := st.listParts(part.kept.dec, 2, &Control{Cancel: closed}, nil); !errors.Is(err, ErrCanceled) || parts != nil {
 		t.Fatalf("got %d parts, %v", len(parts), err)
 	}
 }

@@ -301,6 +301,7 @@ func (s *Spatiotemporal) finest() *Partition {
 func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, workers int, ctl *Control) (*Partition, error) {
 	nodes := s.in.Tree.Len()
 	r := &run{s: s, p: p, br: br, pool: &s.tables, ctl: ctl}
+	var arena *decisionArena // the decisions of a solve that reuses none
 	if ctl != nil && ctl.Progress != nil && br == nil {
 		stop := r.reportProgress(nodes)
 		defer stop()
@@ -314,7 +315,12 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 		}
 	} else {
 		r.dec = make([]nodeDecisions, nodes)
-		arena := newDecisionArena(s.tri, s.width, nodes, s.internal)
+		if keep {
+			arena = newDecisionArena(s.tri, s.width, nodes, s.internal)
+		} else { // the decisions go with this solve
+			arena = newOffHeapArena(s.tri, s.width, nodes, s.internal)
+			defer arena.free()
+		}
 		for n := range r.dec {
 			r.dec[n] = arena.block(s.in.Tree.IsLeaf(int32(n)))
 		}
@@ -342,7 +348,11 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if compact {
 		part = s.measure(p, r.dec)
 	} else {
-		parts, err := s.listParts(r.dec, s.opt.Workers, ctl)
+		var done *decisionArena // subtrees whose decisions may be dropped once listed
+		if !keep {
+			done = arena
+		}
+		parts, err := s.listParts(r.dec, s.opt.Workers, ctl, done)
 		if err != nil {
 			return nil, err
 		}

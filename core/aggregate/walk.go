@@ -99,7 +99,10 @@ type segment struct {
 // Partition.Parts, with their gain and loss, walking subtrees on up to
 // workers goroutines (measuring each part as it is written saves a pass
 // over tens of millions of them).
-func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Control) ([]Part, error) {
+//
+// When arena is not nil, the decisions of each subtree walked in parallel
+// are released from it once its parts are written.
+func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Control, arena *decisionArena) ([]Part, error) {
 	t := s.in.Tree
 	// Walk the top levels until there are enough subtrees to share out.
 	w := &walker{s: s, dec: dec}
@@ -188,6 +191,7 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Contro
 			}
 			return
 		}
+		defer arena.release(sg.n, t.End[sg.n])
 		if len(sg.in) == 0 {
 			return
 		}
