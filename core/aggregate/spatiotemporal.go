@@ -714,6 +714,14 @@ func (s *Spatiotemporal) Scale() (gain0, loss0 float64) {
 // PartQuality returns the gain and loss, in this engine's units, of
 // aggregating node n over slices i..j.
 func (s *Spatiotemporal) PartQuality(n int32, i, j int) (gain, loss float64) {
+	if t := s.in.Tree; i == j && t.NumLeaves(n) == 1 && cellIsPlain(s.in, int(t.LeafLo[n]), i) {
+		// A single cell measures 0, 0 (see blockQuality; intervalQualities
+		// gives the same, its sums running in the same order): the parts
+		// of a detailed partition are mostly such cells, and reading them
+		// from the cache, a line each, costs more than the whole listing.
+		q := s.u.of(0, 0, 1)
+		return q.g, q.l
+	}
 	if s.cache != nil {
 		q := s.cache[int(n)*s.tri+triIndex(i, j)]
 		return q.g, q.l
