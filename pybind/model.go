@@ -151,6 +151,39 @@ func (m *MicroModel) Aggregate(p float64, options string) (a *Aggregation, err e
 	return &Aggregation{model: m, part: part, kind: e.Kind()}, nil
 }
 
+// controlledSolver is an engine whose single solve can be followed and
+// stopped (the spatiotemporal one: seconds on a million resources).
+type controlledSolver interface {
+	SolveControl(p float64, ctl *aggregate.Control) (*aggregate.Partition, error)
+}
+
+// StartAggregate computes Aggregate's partition on a goroutine of its own
+// (see Work), so that Python shows its progress (the part of the hierarchy
+// solved) and stops it on Ctrl-C; Work.Aggregation then returns it.
+func (m *MicroModel) StartAggregate(p float64, options string) (w *Work, err error) {
+	defer guard(&err)
+	e, _, err := m.engine(options) // bad options fail at once
+	if err != nil {
+		return nil, err
+	}
+	var out *Aggregation
+	w = startWork(func(ctl *aggregate.Control) error {
+		var part *aggregate.Partition
+		var err error
+		if c, ok := e.(controlledSolver); ok {
+			part, err = c.SolveControl(p, ctl)
+		} else {
+			part, err = e.Solve(p)
+		}
+		if err == nil {
+			out = &Aggregation{model: m, part: part, kind: e.Kind()}
+		}
+		return err
+	})
+	w.result = func() any { return out }
+	return w, nil
+}
+
 type significantOptions struct {
 	Method    string  `json:"method"`
 	Threshold float64 `json:"threshold"`

@@ -26,6 +26,8 @@ type Work struct {
 	// steps done (solves) and the part of the work done, in thousandths.
 	steps, permille atomic.Int64
 	err             error
+	// result returns what the work computed, once done (nil for none).
+	result func() any
 }
 
 // startWork runs fn(control) on a new goroutine.
@@ -92,4 +94,19 @@ func (w *Work) Err() (err error) {
 		return errors.New("canceled: " + w.err.Error())
 	}
 	return w.err
+}
+
+// Aggregation waits for the end of a StartAggregate work and returns its
+// partition, or its error.
+func (w *Work) Aggregation() (a *Aggregation, err error) {
+	defer guard(&err)
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	if w.result != nil {
+		if a, ok := w.result().(*Aggregation); ok && a != nil {
+			return a, nil
+		}
+	}
+	return nil, errors.New("this work computes no aggregation")
 }

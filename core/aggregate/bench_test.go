@@ -100,14 +100,15 @@ func BenchmarkReferenceOptimum(b *testing.B) {
 // reference swept with its dichotomy (threshold 0.001): 64 leaves (151
 // partitions in 3,627 s as shipped), 100 leaves (176 in 37.9 s) and 900
 // leaves (426 in 740 s), all x 30 slices. "exact" lists every distinct
-// optimal partition; "exact-1e-3" and "dichotomy-1e-3" use the threshold.
+// optimal partition; "exact-1e-3" and "dichotomy-1e-3" use the threshold;
+// "compact" is "exact" without the parts, followed and cancelable.
 func BenchmarkReferenceSweep(b *testing.B) {
 	for _, size := range []struct {
 		name          string
 		fanout, depth int
 	}{{"64x30", 4, 3}, {"100x30", 10, 2}, {"900x30", 30, 2}} {
 		in := lcgModel(size.fanout, size.depth, 30)
-		for _, method := range []string{"exact", "exact-1e-3", "dichotomy-1e-3"} {
+		for _, method := range []string{"exact", "exact-1e-3", "dichotomy-1e-3", "compact"} {
 			b.Run(size.name+"/"+method, func(b *testing.B) {
 				st, err := NewSpatiotemporal(in, Options{Normalize: true})
 				if err != nil {
@@ -121,6 +122,8 @@ func BenchmarkReferenceSweep(b *testing.B) {
 						levels, err = SignificantExact(st, 0)
 					case "exact-1e-3":
 						levels, err = SignificantExact(st, 1e-3)
+					case "compact": // as Python's significant_p(threshold=0) runs it
+						levels, err = SignificantCompactControl(st, 0, &Control{Cancel: make(chan struct{}), Progress: func(int, float64) {}})
 					default:
 						levels, err = SignificantDichotomy(st, 1e-3)
 					}

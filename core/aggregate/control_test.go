@@ -1,10 +1,14 @@
 package aggregate
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"math"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 )
 
 // A controlled search reports its solves and reaches full coverage, and
@@ -79,5 +83,79 @@ func TestControlCancelStopsTheSearch(t *testing.T) {
 	// Solves under way when the flag went up may finish (one per core).
 	if solves > 3+8 {
 		t.Errorf("%d solves after the cancel at 3", solves)
+	}
+}
+
+// A single solve of a large model stops soon after Cancel is closed,
+// whether during the dynamic program or during the listing of its parts,
+// and the engine solves normally afterwards (the same partition as an
+// engine that was never interrupted).
+func TestControlCancelStopsASolve(t *testing.T) {
+	in := lcgModel(10, 4, 24) // 11,111 nodes
+	st, err := NewSpatiotemporal(in, Options{Normalize: true, CacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	close(closed)
+	if part, err := st.SolveControl(0.5, &Control{Cancel: closed}); !errors.Is(err, ErrCanceled) || part != nil {
+		t.Fatalf("canceled before the start: %v, %v", part, err)
+	}
+	for _, at := range []float64{0.2, 0.9} {
+		cancel := make(chan struct{})
+		var once sync.Once
+		var canceledAt time.Time
+		var covered []float64
+		part, err := st.SolveControl(0.5, &Control{Cancel: cancel, Progress: func(solves int, c float64) {
+			covered = append(covered, c)
+			if c >= at {
+				once.Do(func() { canceledAt = time.Now(); close(cancel) })
+			}
+		}})
+		if canceledAt.IsZero() { // solved before the first report: too fast to cancel here
+			continue
+		}
+		if !errors.Is(err, ErrCanceled) || part != nil {
+			t.Fatalf("canceled at %v of the nodes: %v, %v", at, part, err)
+		}
+		if d := time.Since(canceledAt); d > 2*time.Second {
+			t.Errorf("the solve stopped %v after the cancel", d)
+		}
+		for k := 1; k < len(covered); k++ {
+			if covered[k] < covered[k-1] || covered[k] > 1 {
+				t.Fatalf("progress %v", covered)
+			}
+		}
+	}
+	got, err := st.Solve(0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := NewSpatiotemporal(in, Options{Normalize: true, CacheBytes: 1})
+	want, _ := fresh.Solve(0.5)
+	h1, h2 := sha256.New(), sha256.New()
+	hashPartition(h1, got)
+	hashPartition(h2, want)
+	if !bytes.Equal(h1.Sum(nil), h2.Sum(nil)) {
+		t.Error("a solve after a canceled one differs from a fresh engine's")
+	}
+}
+
+// The listing of the parts stops too: canceled once the decisions are
+// taken, listParts returns ErrCanceled.
+func TestControlCancelStopsTheListing(t *testing.T) {
+	in := lcgModel(10, 3, 20)
+	st, err := NewSpatiotemporal(in, Options{Normalize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := st.solve(0.5, nil, true, false, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	close(closed)
+	if parts, err := st.listParts(part.kept.dec, 2, &Control{Cancel: closed}, nil); !errors.Is(err, ErrCanceled) || parts != nil {
+		t.Fatalf("got %d parts, %v", len(parts), err)
 	}
 }

@@ -54,16 +54,39 @@ func splitWords(tri int) int { return (tri + 63) / 64 }
 
 // decisionArena hands out decision blocks carved from a few large
 // allocations, so that a million nodes cost a handful of allocations.
+// Blocks are carved in node order, so a subtree's cut decisions are one
+// range of the arena.
 type decisionArena struct {
 	tri, width int
-	cuts       []byte
+	all        []byte // every cut decision
+	cuts       []byte // not handed out yet
 	words      []uint64
+	// mapped tells whether all is memory mapped outside the Go heap (see
+	// newOffHeapArena), to be released and freed explicitly.
+	mapped bool
 }
 
 func newDecisionArena(tri, width, nodes, internal int) *decisionArena {
+	cuts := make([]byte, nodes*tri*width)
 	return &decisionArena{
-		tri: tri, width: width,
-		cuts:  make([]byte, nodes*tri*width),
+		tri: tri, width: width, all: cuts, cuts: cuts,
+		words: make([]uint64, internal*splitWords(tri)),
+	}
+}
+
+// newOffHeapArena is newDecisionArena with the cut decisions mapped from
+// the operating system where it can (see mapBytes): a single solve of a
+// million-leaf model lists its parts subtree by subtree and hands each
+// subtree's decisions back as soon as its parts are written (release),
+// so that the decisions (half a gigabyte) and the parts (a gigabyte) are
+// not both resident at the peak. The caller must call free.
+func newOffHeapArena(tri, width, nodes, internal int) *decisionArena {
+	cuts, ok := mapBytes(nodes * tri * width)
+	if !ok {
+		return newDecisionArena(tri, width, nodes, internal)
+	}
+	return &decisionArena{
+		tri: tri, width: width, all: cuts, cuts: cuts, mapped: true,
 		words: make([]uint64, internal*splitWords(tri)),
 	}
 }
@@ -80,6 +103,25 @@ func (a *decisionArena) block(leaf bool) nodeDecisions {
 		a.words = a.words[w:]
 	}
 	return d
+}
+
+// release hands the memory of the cut decisions of nodes lo..hi-1 back to
+// the operating system (the whole pages within their range) when the
+// arena is mapped; they must not be read again.
+func (a *decisionArena) release(lo, hi int32) {
+	if a == nil || !a.mapped {
+		return
+	}
+	n := a.tri * a.width
+	releaseBytes(a.all[int(lo)*n : int(hi)*n])
+}
+
+// free unmaps a mapped arena; no block may be used afterwards.
+func (a *decisionArena) free() {
+	if a != nil && a.mapped {
+		unmapBytes(a.all)
+		a.all, a.cuts, a.mapped = nil, nil, false
+	}
 }
 
 // decisionBytes is the memory the decisions of one node take.

@@ -35,10 +35,25 @@ func xlog2xTo(dst, src []float64) {
 //go:noescape
 func xlogAccPairs(sums, totals, xl []float64, first bool) int
 
+// xlogAccQuads is xlogAccPairs in AVX2 assembly, four sums at a time,
+// for a multiple of 4 sums.
+//
+//go:noescape
+func xlogAccQuads(sums, totals, xl []float64, first bool) int
+
 // xlogAccumulate is xlogAccumulateGeneric; sums must not hold negative
 // numbers.
 func xlogAccumulate(sums, totals, xl []float64, first bool) {
 	totals, xl = totals[:len(sums)], xl[:len(sums)]
+	for hasAVX2 && len(sums) >= 4 {
+		quads := len(sums) &^ 3
+		n := xlogAccQuads(sums[:quads], totals[:quads], xl[:quads], first)
+		if n < quads { // a subnormal in the next quad
+			xlogAccumulateGeneric(sums[n:n+4], totals[n:n+4], xl[n:n+4], first)
+			n += 4
+		}
+		sums, totals, xl = sums[n:], totals[n:], xl[n:]
+	}
 	for len(sums) >= 2 {
 		even := len(sums) &^ 1
 		n := xlogAccPairs(sums[:even], totals[:even], xl[:even], first)

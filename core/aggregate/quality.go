@@ -203,6 +203,13 @@ func gainLossLog(xl, ent, total, logSize float64) (gain, loss float64) {
 // slices i..j directly from the cells.
 func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 	t := in.Tree
+	if i == j && t.NumLeaves(n) == 1 && cellIsPlain(in, int(t.LeafLo[n]), i) {
+		// One cell: the loop below would add the same x log2 x terms in
+		// the same order to xl and to ent, so gain = xl - ent = 0, and
+		// loss = total * log2(1) - 0 = 0. Optimal partitions of large
+		// models are mostly such cells.
+		return 0, 0
+	}
 	var buf [8]float64
 	acc := buf[:0]
 	if in.States <= len(buf) {
@@ -235,6 +242,18 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 		xl += xlog2x(v)
 	}
 	return gainLoss(xl, ent, total, t.NumLeaves(n)*(j-i+1))
+}
+
+// cellIsPlain reports whether the values of the cell of leaf leaf at slice
+// i add up to at most 1e300, so that none of their x log2 x terms, nor
+// their sums, overflows (then the measures of the cell alone are 0).
+func cellIsPlain(in Input, leaf, i int) bool {
+	lo := (leaf*in.Slices + i) * in.States
+	total := 0.0
+	for _, v := range in.Values[lo : lo+in.States] {
+		total += v
+	}
+	return total <= 1e300
 }
 
 // rootQuality returns the raw entropy gain and loss of aggregating the

@@ -17,7 +17,7 @@ type Solver interface {
 // (see sweep.go), with the given number of goroutines, and can leave out
 // the parts of its solutions.
 type reuser interface {
-	solveReusing(p float64, a, b *Partition, workers int, compact bool) (*Partition, error)
+	solveReusing(p float64, a, b *Partition, workers int, compact bool, ctl *Control) (*Partition, error)
 	release(*Partition)
 }
 
@@ -56,7 +56,11 @@ func (w sweeper) solve(p float64, a, b *Partition) (part *Partition, err error) 
 		if len(w.spare) == 0 {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		part, err = r.solveReusing(p, a, b, workers, w.compact)
+		var ctl *Control // checked during the solve as well
+		if w.track != nil {
+			ctl = &Control{Cancel: w.track.ctl.Cancel}
+		}
+		part, err = r.solveReusing(p, a, b, workers, w.compact, ctl)
 	} else if d, ok := w.s.(dpSolver); ok {
 		part, err = d.solveDP(p)
 	} else {

@@ -195,13 +195,13 @@ func TestSolveBetweenIsOptimal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lo, _ := st.solveReusing(0.1, nil, nil, 2, false)
-		hi, _ := st.solveReusing(0.6, nil, nil, 2, false)
+		lo, _ := st.solveReusing(0.1, nil, nil, 2, false, nil)
+		hi, _ := st.solveReusing(0.6, nil, nil, 2, false, nil)
 		if lo.kept == nil || hi.kept == nil {
 			t.Fatal("solutions were not kept")
 		}
 		for _, p := range []float64{0.1, 0.2, 0.35, 0.5, 0.6} {
-			mid, _ := st.solveReusing(p, lo, hi, 1+iter%2, false)
+			mid, _ := st.solveReusing(p, lo, hi, 1+iter%2, false, nil)
 			want, _ := st.Solve(p)
 			if math.Abs(mid.Value-want.Value) > 1e-12 {
 				t.Fatalf("iter %d p=%v: value %v reusing, %v from scratch", iter, p, mid.Value, want.Value)

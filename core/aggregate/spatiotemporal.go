@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -257,6 +258,9 @@ type run struct {
 	br    *bracket     // solutions to reuse, or nil
 	pool  *sync.Pool   // of *table
 	fresh atomic.Int64 // bytes allocated for this solution's own blocks
+	ctl   *Control     // checked at every node, or nil
+	// visited counts the nodes solved, for the progress of a long solve.
+	visited atomic.Int64
 }
 
 // Solve returns the optimal partition for p in [0, 1].
@@ -264,10 +268,26 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
+	return s.SolveControl(p, nil)
+}
+
+// SolveControl is Solve, stopped through ctl.Cancel (nil for never): the
+// solve of a million-leaf model takes seconds, and a notebook user must be
+// able to interrupt it. The cancel flag is checked at every node and
+// between the subtrees whose parts are listed; a canceled solve returns
+// ErrCanceled. ctl.Progress, if set, is called about ten times a second
+// with the part of the nodes solved (solves 0).
+func (s *Spatiotemporal) SolveControl(p float64, ctl *Control) (*Partition, error) {
+	if !(p >= 0 && p <= 1) {
+		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
+	}
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
 	if s.opt.finestAt(p) {
 		return s.finest(), nil
 	}
-	return s.solve(p, nil, false, false, s.opt.Workers), nil
+	return s.solve(p, nil, false, false, s.opt.Workers, ctl)
 }
 
 // finest returns every resource over every slice (see TieRule).
@@ -278,9 +298,14 @@ func (s *Spatiotemporal) finest() *Partition {
 // solve runs the dynamic program for p, reusing br when not nil, and
 // keeps the solution for reuse when keep is set. A compact solution has
 // its measures but not its parts (see SignificantCompact).
-func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, workers int) *Partition {
+func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, workers int, ctl *Control) (*Partition, error) {
 	nodes := s.in.Tree.Len()
-	r := &run{s: s, p: p, br: br, pool: &s.tables}
+	r := &run{s: s, p: p, br: br, pool: &s.tables, ctl: ctl}
+	var arena *decisionArena // the decisions of a solve that reuses none
+	if ctl != nil && ctl.Progress != nil && br == nil {
+		stop := r.reportProgress(nodes)
+		defer stop()
+	}
 	if br != nil {
 		// Start from a's blocks: nodes whose solution does not change
 		// keep them, the others get fresh ones.
@@ -290,7 +315,12 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 		}
 	} else {
 		r.dec = make([]nodeDecisions, nodes)
-		arena := newDecisionArena(s.tri, s.width, nodes, s.internal)
+		if keep {
+			arena = newDecisionArena(s.tri, s.width, nodes, s.internal)
+		} else { // the decisions go with this solve
+			arena = newOffHeapArena(s.tri, s.width, nodes, s.internal)
+			defer arena.free()
+		}
 		for n := range r.dec {
 			r.dec[n] = arena.block(s.in.Tree.IsLeaf(int32(n)))
 		}
@@ -311,20 +341,67 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if root.best != nil {
 		r.pool.Put(root.best)
 	}
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
 	var part *Partition
 	if compact {
 		part = s.measure(p, r.dec)
 	} else {
-		part = s.reconstruct(p, r.dec)
+		var done *decisionArena // subtrees whose decisions may be dropped once listed
+		if !keep {
+			done = arena
+		}
+		parts, err := s.listParts(r.dec, s.opt.Workers, ctl, done)
+		if err != nil {
+			return nil, err
+		}
+		part = &Partition{P: p, Parts: parts}
+		addUpParts(part)
 	}
 	if keep {
 		part.kept = &keptSolution{lines: r.lines, dec: r.dec, bytes: r.fresh.Load()}
 	}
-	return part
+	return part, nil
+}
+
+// reportProgress calls the run's Progress about ten times a second with
+// the part of the nodes solved, until the returned stop is called.
+func (r *run) reportProgress(nodes int) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				r.ctl.Progress(0, float64(r.visited.Load())/float64(nodes))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // visit solves node n given its children's results.
 func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
+	if r.ctl != nil {
+		if r.ctl.Progress != nil {
+			r.visited.Add(1)
+		}
+		if r.ctl.canceled() { // unwind: hand the tables back, solve nothing
+			for _, k := range kids {
+				if k.best != nil {
+					r.pool.Put(k.best)
+				}
+				w.recycle(k.stats)
+			}
+			return nodeResult{best: r.pool.Get().(*table)}
+		}
+	}
 	s, T := r.s, r.s.in.Slices
 	leaf := s.in.Tree.IsLeaf(n)
 	d := r.dec[n]
@@ -575,14 +652,6 @@ func scanCandidates(i, j int, av, ag, al, bv, bg, bl []float64) (qv float64, c i
 	return qv, c
 }
 
-// reconstruct lists the parts the decisions lead to (see listParts) and
-// measures them.
-func (s *Spatiotemporal) reconstruct(p float64, dec []nodeDecisions) *Partition {
-	part := &Partition{P: p, Parts: s.listParts(dec, s.opt.Workers)}
-	finishPartition(part, s, s.opt.Workers)
-	return part
-}
-
 // measure returns the partition the decisions lead to without listing its
 // parts: only its measures, added in the order of the parts (so that they
 // are the same as the full partition's).
@@ -618,6 +687,13 @@ func finishPartition(part *Partition, e Engine, workers int) {
 		}()
 	}
 	wg.Wait()
+	addUpParts(part)
+}
+
+// addUpParts sets the partition's totals from its measured parts, added
+// in order.
+func addUpParts(part *Partition) {
+	parts := part.Parts
 	part.NumParts = len(parts)
 	p := part.P
 	for _, pt := range parts {
@@ -638,6 +714,14 @@ func (s *Spatiotemporal) Scale() (gain0, loss0 float64) {
 // PartQuality returns the gain and loss, in this engine's units, of
 // aggregating node n over slices i..j.
 func (s *Spatiotemporal) PartQuality(n int32, i, j int) (gain, loss float64) {
+	if t := s.in.Tree; i == j && t.NumLeaves(n) == 1 && cellIsPlain(s.in, int(t.LeafLo[n]), i) {
+		// A single cell measures 0, 0 (see blockQuality; intervalQualities
+		// gives the same, its sums running in the same order): the parts
+		// of a detailed partition are mostly such cells, and reading them
+		// from the cache, a line each, costs more than the whole listing.
+		q := s.u.of(0, 0, 1)
+		return q.g, q.l
+	}
 	if s.cache != nil {
 		q := s.cache[int(n)*s.tri+triIndex(i, j)]
 		return q.g, q.l

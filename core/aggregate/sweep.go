@@ -101,19 +101,22 @@ func (s *Spatiotemporal) canKeep() bool {
 // solveReusing solves for p, reusing a and b (optimal at a.P <= p <= b.P)
 // when both were kept, and keeps the new solution while the budget allows.
 // It is what the sweeps call instead of Solve.
-func (s *Spatiotemporal) solveReusing(p float64, a, b *Partition, workers int, compact bool) (*Partition, error) {
+func (s *Spatiotemporal) solveReusing(p float64, a, b *Partition, workers int, compact bool, ctl *Control) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
 	}
 	if !s.canKeep() {
-		return s.solve(p, nil, false, compact, s.opt.Workers), nil
+		return s.solve(p, nil, false, compact, s.opt.Workers, ctl)
 	}
 	var br *bracket
 	if a != nil && b != nil && a.kept != nil && b.kept != nil && a.P <= p && p <= b.P {
 		br = &bracket{a, b}
 	}
 	keep := br != nil || s.kept.Load()+s.fullStateBytes() <= s.opt.SweepBytes
-	part := s.solve(p, br, keep, compact, min(workers, s.opt.Workers))
+	part, err := s.solve(p, br, keep, compact, min(workers, s.opt.Workers), ctl)
+	if err != nil {
+		return nil, err
+	}
 	if part.kept != nil {
 		if s.kept.Add(part.kept.bytes) > s.opt.SweepBytes {
 			s.kept.Add(-part.kept.bytes)

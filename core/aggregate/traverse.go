@@ -97,8 +97,9 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), n
 			go func() {
 				defer wg.Done()
 				w := newScratch()
+				var bufs [][]R
 				for i := range jobs {
-					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit)
+					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit, &bufs, 0)
 				}
 			}()
 		}
@@ -111,16 +112,28 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), n
 			done[n] = results[i]
 		}
 	}
-	return visitSubtree(t, 0, done, skip, newScratch(), visit)
+	var bufs [][]R
+	return visitSubtree(t, 0, done, skip, newScratch(), visit, &bufs, 0)
 }
 
 // visitSubtree visits n's subtree sequentially. done holds the results
-// already known.
-func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int32) (R, bool), w *scratch, visit func(int32, []R, *scratch) R) R {
+// already known. The children's results are gathered in (*bufs)[depth],
+// reused from node to node at the same depth below n (visit must not keep
+// them): a million-node tree would otherwise make a slice per node.
+func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int32) (R, bool), w *scratch, visit func(int32, []R, *scratch) R, bufs *[][]R, depth int) R {
 	if r, ok := done[n]; ok {
 		return r
 	}
-	kids := make([]R, len(t.Children[n]))
+	for len(*bufs) <= depth {
+		*bufs = append(*bufs, nil)
+	}
+	kids := (*bufs)[depth]
+	if k := len(t.Children[n]); cap(kids) < k {
+		kids = make([]R, k)
+		(*bufs)[depth] = kids
+	} else {
+		kids = kids[:k]
+	}
 	for i, c := range t.Children[n] {
 		if r, ok := done[c]; ok {
 			kids[i] = r
@@ -132,7 +145,9 @@ func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int3
 				continue
 			}
 		}
-		kids[i] = visitSubtree(t, c, done, skip, w, visit)
+		kids[i] = visitSubtree(t, c, done, skip, w, visit, bufs, depth+1)
 	}
-	return visit(n, kids, w)
+	r := visit(n, kids, w)
+	clear(kids) // drop the children's results (tables, stats) for the GC
+	return r
 }

@@ -96,8 +96,13 @@ type segment struct {
 }
 
 // listParts returns the aggregates the decisions lead to, in the order of
-// Partition.Parts, walking subtrees on up to workers goroutines.
-func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
+// Partition.Parts, with their gain and loss, walking subtrees on up to
+// workers goroutines (measuring each part as it is written saves a pass
+// over tens of millions of them).
+//
+// When arena is not nil, the decisions of each subtree walked in parallel
+// are released from it once its parts are written.
+func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Control, arena *decisionArena) ([]Part, error) {
 	t := s.in.Tree
 	// Walk the top levels until there are enough subtrees to share out.
 	w := &walker{s: s, dec: dec}
@@ -149,6 +154,9 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 				defer wg.Done()
 				w := &walker{s: s, dec: dec}
 				for k := range next {
+					if ctl.canceled() {
+						continue
+					}
 					f(k, w)
 				}
 			}()
@@ -160,6 +168,9 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 			w.walk(sg.n, sg.in, func(int32, int, int) { sg.len++ })
 		}
 	})
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
 	total := 0
 	for _, sg := range segs {
 		total += sg.len
@@ -174,17 +185,25 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int) []Part {
 		sg := &segs[k]
 		out := parts[offsets[k] : offsets[k]+sg.len]
 		if !sg.sub {
-			copy(out, sg.own)
+			for x, pt := range sg.own {
+				pt.Gain, pt.Loss = s.PartQuality(pt.Node, int(pt.First), int(pt.Last))
+				out[x] = pt
+			}
 			return
 		}
+		defer arena.release(sg.n, t.End[sg.n])
 		if len(sg.in) == 0 {
 			return
 		}
 		x := 0
 		w.walk(sg.n, sg.in, func(n int32, i, j int) {
-			out[x] = Part{Node: n, First: int32(i), Last: int32(j)}
+			g, l := s.PartQuality(n, i, j)
+			out[x] = Part{Node: n, First: int32(i), Last: int32(j), Gain: g, Loss: l}
 			x++
 		})
 	})
-	return parts
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
+	return parts, nil
 }

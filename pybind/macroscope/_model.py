@@ -82,7 +82,7 @@ class MicroModel(TableResult):
 
     def aggregate(self, p: float, normalize: bool = True, *, kind: str = "spatiotemporal", gain: str | None = None,
                   window: tuple[int, int] | None = None, ties: str = "finest",
-                  entities: str | None = None) -> "Aggregation":
+                  entities: str | None = None, progress=None) -> "Aggregation":
         """The optimal partition of the given ``kind`` (see the class) for
         the trade-off ``p`` in [0, 1]: it maximises p * gain - (1 - p) * loss
         over the partitions of its kind. 0 keeps every cell (the microscopic
@@ -117,10 +117,19 @@ class MicroModel(TableResult):
 
         ``window=(first, last)`` (slices, inclusive) restricts the spatial
         kind to part of the model's time.
+
+        The optimum of a million resources takes seconds: ``progress``
+        shows it as :meth:`significant_p` does (the part of the hierarchy
+        solved), and Ctrl-C or Jupyter's stop button stops the Go solve
+        with KeyboardInterrupt.
         """
+        from . import _work
+
         _check_p(p)
         engine = _engine_options(kind, normalize, gain, window, ties, entities)
-        agg = Aggregation(_bridge.call(self._h.Aggregate, float(p), engine))
+        work = _bridge.call(self._h.StartAggregate, float(p), engine)
+        _work.run(work, "aggregate", progress)
+        agg = Aggregation(_bridge.call(work.Aggregation))
         agg._source = (self, engine)  # for explorers that move p (explore_treemap)
         return agg
 
