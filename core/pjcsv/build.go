@@ -16,6 +16,9 @@ import (
 type decoder struct {
 	sink       trace.Sink
 	onInverted func(file string, line int)
+	// recordsElsewhere tells finish that the file has records outside the
+	// byte range read, so a range of blank lines is not an empty input.
+	recordsElsewhere bool
 
 	// The file being read.
 	file string
@@ -480,7 +483,7 @@ func own(f field) field { return field{text: []byte(string(f.text)), quoted: f.q
 
 // finish emits the links, whose ends are now known, and ends the trace.
 func (d *decoder) finish() error {
-	if d.lines == 0 {
+	if d.lines == 0 && !d.recordsElsewhere {
 		// An empty dump is a file cut to nothing (pj_dump prints at least
 		// the root's container line), not an empty trace.
 		return errs.Format(d.file, 0, "empty input: no container or entity line")

@@ -145,7 +145,31 @@ func readRange(path string, from, to int64, sink trace.Sink, opt Options) error 
 			return err
 		}
 	}
+	if d.lines == 0 && size > 0 {
+		// A range of blank lines only: the file is empty only if it has
+		// no record anywhere, as the whole read judges it.
+		if d.recordsElsewhere, err = hasRecord(f, size); err != nil {
+			return &errs.FormatError{File: path, Err: err}
+		}
+	}
 	return d.finish()
+}
+
+// hasRecord reports whether the first size bytes of f hold anything but
+// blanks (spaces, tabs, line ends).
+func hasRecord(f io.ReaderAt, size int64) (bool, error) {
+	buf := make([]byte, min(scanBlock, size))
+	for off := int64(0); off < size; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if bytes.ContainsFunc(buf[:k], func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' && r != '\n' }) {
+			return true, nil
+		}
+		if k == 0 {
+			return false, err
+		}
+		off += int64(k)
+	}
+	return false, nil
 }
 
 // containerLines passes the container lines of the byte range [from, to)
