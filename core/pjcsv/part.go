@@ -156,12 +156,12 @@ func readRange(path string, from, to int64, sink trace.Sink, opt Options) error 
 }
 
 // hasRecord reports whether the first size bytes of f hold anything but
-// blanks (spaces, tabs, line ends).
+// blanks, as the reader tells a blank line (bytes.TrimSpace).
 func hasRecord(f io.ReaderAt, size int64) (bool, error) {
 	buf := make([]byte, min(scanBlock, size))
 	for off := int64(0); off < size; {
 		k, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
-		if bytes.ContainsFunc(buf[:k], func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' && r != '\n' }) {
+		if len(bytes.TrimSpace(buf[:k])) > 0 {
 			return true, nil
 		}
 		if k == 0 {

@@ -163,6 +163,7 @@ def _category_legends(kal, views, colors) -> dict:
                                    param="colors")
     out = {}
     for v in cats:
-        mine = {name: c for name, c in colors.items() if name in set(plain[v]["labels"])}
+        labels = set(plain[v]["labels"])
+        mine = {name: c for name, c in colors.items() if name in labels}
         out[v] = kal.legend(v, colors=mine) if mine else plain[v]
     return out
