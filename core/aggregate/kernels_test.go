@@ -3,6 +3,7 @@ package aggregate
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -270,6 +271,28 @@ func TestIntervalQualitiesMatchesDirect(t *testing.T) {
 		for k := range want {
 			if math.Float64bits(got[k].g) != math.Float64bits(want[k].g) || math.Float64bits(got[k].l) != math.Float64bits(want[k].l) {
 				t.Fatalf("iter %d interval %d: %v, want %v", iter, k, got[k], want[k])
+			}
+		}
+	}
+}
+
+func TestAddToMatchesGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 70; n++ {
+		src := make([]float64, n)
+		dst := make([]float64, n+3) // longer than src: only len(src) changes
+		for i := range src {
+			src[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20))
+		}
+		for i := range dst {
+			dst[i] = rng.NormFloat64()
+		}
+		want := slices.Clone(dst)
+		addToGeneric(want, src)
+		addTo(dst, src)
+		for i := range dst {
+			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: addTo[%d] = %v, want %v", n, i, dst[i], want[i])
 			}
 		}
 	}

@@ -20,6 +20,15 @@ var log2Table, log2InvTable = func() (logs, invs [1 << log2TableBits]float64) {
 	return
 }()
 
+// log2Pairs holds log2Table[i], log2InvTable[i] side by side, for the
+// vector code that loads both at once.
+var log2Pairs = func() (pairs [1 << log2TableBits][2]float64) {
+	for i := range pairs {
+		pairs[i] = [2]float64{log2Table[i], log2InvTable[i]}
+	}
+	return
+}()
+
 // log2 returns log2(x) for a finite x > 0.
 func log2(x float64) float64 {
 	bits := math.Float64bits(x)

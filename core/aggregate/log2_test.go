@@ -48,3 +48,19 @@ func BenchmarkMathLog2(b *testing.B) {
 	}
 	_ = s
 }
+
+// BenchmarkXlogAccumulate measures the kernel of the interval qualities:
+// the sums of one state over every interval of 30 slices (465 of them),
+// added up with their x log2 x.
+func BenchmarkXlogAccumulate(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	sums := make([]float64, 465)
+	for i := range sums {
+		sums[i] = rng.Float64() * 1e3
+	}
+	totals, xl := make([]float64, len(sums)), make([]float64, len(sums))
+	b.SetBytes(int64(len(sums) * 8))
+	for i := 0; i < b.N; i++ {
+		xlogAccumulate(sums, totals, xl, i%4 == 0)
+	}
+}

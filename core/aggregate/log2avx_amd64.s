@@ -29,6 +29,23 @@ DATA xlogq<>+176(SB)/8, $0x3FF0000000000000
 DATA xlogq<>+184(SB)/8, $0x3FF0000000000000
 GLOBL xlogq<>(SB), RODATA|NOPTR, $192
 
+// The constants of xlogAccQuads's two-quad loop, each four times, read
+// from memory there (the sixteen vector registers hold the two quads).
+#define XLOGK(off, bits) \
+	DATA xlogk<>+(off)(SB)/8, bits \
+	DATA xlogk<>+(off+8)(SB)/8, bits \
+	DATA xlogk<>+(off+16)(SB)/8, bits \
+	DATA xlogk<>+(off+24)(SB)/8, bits
+
+XLOGK(0, $0x000FFFFFFFFFFFFF)   // mantissa mask
+XLOGK(32, $0x00000FFFFFFFFFFF)  // mask of the bits below the table index
+XLOGK(64, $0x4330000000000000)  // 2^52
+XLOGK(96, $0x0010000000000000)  // smallest normal number
+XLOGK(128, $0x3FF71547652B82FE) // 1/ln 2
+XLOGK(160, $0x43300000000003FF) // 2^52 + 1023
+XLOGK(192, $0x3CB0000000000000) // 0x1p-52
+GLOBL xlogk<>(SB), RODATA|NOPTR, $224
+
 // func xlogAccQuads(sums, totals, xl []float64, first bool) int
 //
 // xlogAccPairs (log2_amd64.s) four sums at a time: the same operations in
@@ -44,10 +61,154 @@ TEXT ·xlogAccQuads(SB), NOSPLIT, $0-88
 	MOVBQZX first+72(FP), R11
 	MOVQ    sums_len+8(FP), CX
 	SHRQ    $2, CX
-	LEAQ    ·log2Table(SB), R8
-	LEAQ    ·log2InvTable(SB), R9
+	LEAQ    ·log2Pairs(SB), R8
 	LEAQ    xlogq<>(SB), R12
 	XORQ    DX, DX // elements done
+
+	// Two quads at a time while there are two: the polynomial is a chain
+	// of dependent operations, and interleaving two quads' chains keeps
+	// the vector units busy; the constants come from memory (xlogk<>).
+	VXORPD Y14, Y14, Y14 // 0
+
+oct_loop:
+	CMPQ    CX, $2
+	JLT     oct_done
+	VMOVUPD (SI), Y0  // x, first quad
+	VMOVUPD 32(SI), Y8 // x, second quad
+
+	// Leave the subnormals to the one-quad loop, which stops before them.
+	VCMPPD    $2, Y14, Y0, Y1
+	VCMPPD    $1, xlogk<>+96(SB), Y0, Y2
+	VANDNPD   Y2, Y1, Y1
+	VCMPPD    $2, Y14, Y8, Y9
+	VCMPPD    $1, xlogk<>+96(SB), Y8, Y10
+	VANDNPD   Y10, Y9, Y9
+	VORPD     Y9, Y1, Y1
+	VMOVMSKPD Y1, AX
+	TESTQ     AX, AX
+	JNE       oct_done
+
+	VPSRLQ $52, Y0, Y1
+	VPSRLQ $52, Y8, Y9
+	VPAND xlogk<>+0(SB), Y0, Y2
+	VPAND xlogk<>+0(SB), Y8, Y10
+	VPSRLQ $44, Y2, Y3
+	VPSRLQ $44, Y10, Y11
+	VPAND xlogk<>+32(SB), Y2, Y2
+	VPAND xlogk<>+32(SB), Y10, Y10
+	VPOR xlogk<>+64(SB), Y2, Y2
+	VPOR xlogk<>+64(SB), Y10, Y10
+	VSUBPD xlogk<>+64(SB), Y2, Y2
+	VSUBPD xlogk<>+64(SB), Y10, Y10
+	VMULPD xlogk<>+192(SB), Y2, Y2
+	VMULPD xlogk<>+192(SB), Y10, Y10
+	VPSLLQ $4, Y3, Y3
+	VPSLLQ $4, Y11, Y11
+	VMOVQ X3, AX
+	VPEXTRQ $1, X3, BX
+	VEXTRACTI128 $1, Y3, X4
+	VMOVQ X4, R9
+	VPEXTRQ $1, X4, R13
+	VMOVUPD (R8)(AX*1), X5
+	VINSERTF128 $1, (R8)(R9*1), Y5, Y5
+	VMOVUPD (R8)(BX*1), X4
+	VINSERTF128 $1, (R8)(R13*1), Y4, Y4
+	VMOVQ X11, AX
+	VPEXTRQ $1, X11, BX
+	VEXTRACTI128 $1, Y11, X12
+	VMOVQ X12, R9
+	VPEXTRQ $1, X12, R13
+	VMOVUPD (R8)(AX*1), X13
+	VINSERTF128 $1, (R8)(R9*1), Y13, Y13
+	VMOVUPD (R8)(BX*1), X12
+	VINSERTF128 $1, (R8)(R13*1), Y12, Y12
+	VUNPCKLPD Y4, Y5, Y6
+	VUNPCKLPD Y12, Y13, Y15
+	VUNPCKHPD Y4, Y5, Y4
+	VUNPCKHPD Y12, Y13, Y12
+	VMULPD Y4, Y2, Y2
+	VMULPD Y12, Y10, Y10
+	VMULPD 0(R12), Y2, Y4
+	VMULPD 0(R12), Y10, Y12
+	VMOVUPD 32(R12), Y5
+	VMOVUPD 32(R12), Y13
+	VSUBPD Y4, Y5, Y5
+	VSUBPD Y12, Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VMOVUPD 64(R12), Y4
+	VMOVUPD 64(R12), Y12
+	VSUBPD Y5, Y4, Y4
+	VSUBPD Y13, Y12, Y12
+	VMULPD Y2, Y4, Y4
+	VMULPD Y10, Y12, Y12
+	VMOVUPD 96(R12), Y5
+	VMOVUPD 96(R12), Y13
+	VSUBPD Y4, Y5, Y5
+	VSUBPD Y12, Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VMOVUPD 128(R12), Y4
+	VMOVUPD 128(R12), Y12
+	VSUBPD Y5, Y4, Y4
+	VSUBPD Y13, Y12, Y12
+	VMULPD Y2, Y4, Y4
+	VMULPD Y10, Y12, Y12
+	VMOVUPD 160(R12), Y5
+	VMOVUPD 160(R12), Y13
+	VSUBPD Y4, Y5, Y5
+	VSUBPD Y12, Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VMULPD xlogk<>+128(SB), Y5, Y5
+	VMULPD xlogk<>+128(SB), Y13, Y13
+	VADDPD Y6, Y5, Y5
+	VADDPD Y15, Y13, Y13
+	VPOR xlogk<>+64(SB), Y1, Y1
+	VPOR xlogk<>+64(SB), Y9, Y9
+	VSUBPD xlogk<>+160(SB), Y1, Y1
+	VSUBPD xlogk<>+160(SB), Y9, Y9
+	VADDPD Y1, Y5, Y5
+	VADDPD Y9, Y13, Y13
+	VMULPD Y0, Y5, Y5
+	VMULPD Y8, Y13, Y13
+	VCMPPD $2, Y14, Y0, Y3
+	VCMPPD $2, Y14, Y8, Y11
+	VANDNPD Y5, Y3, Y3
+	VANDNPD Y13, Y11, Y11
+
+	// totals += x, xl += x log2 x (0 + each the first time).
+	TESTQ   R11, R11
+	JEQ     oct_add
+	VADDPD  Y0, Y14, Y0
+	VMOVUPD Y0, (DI)
+	VADDPD  Y8, Y14, Y8
+	VMOVUPD Y8, 32(DI)
+	VADDPD  Y3, Y14, Y3
+	VMOVUPD Y3, (R10)
+	VADDPD  Y11, Y14, Y11
+	VMOVUPD Y11, 32(R10)
+	JMP     oct_next
+
+oct_add:
+	VADDPD  (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	VADDPD  32(DI), Y8, Y8
+	VMOVUPD Y8, 32(DI)
+	VADDPD  (R10), Y3, Y3
+	VMOVUPD Y3, (R10)
+	VADDPD  32(R10), Y11, Y11
+	VMOVUPD Y11, 32(R10)
+
+oct_next:
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R10
+	ADDQ $8, DX
+	SUBQ $2, CX
+	JMP  oct_loop
+
+oct_done:
 
 	MOVQ         $0x000FFFFFFFFFFFFF, AX
 	MOVQ         AX, X8
@@ -93,11 +254,22 @@ quad_loop:
 	VSUBPD  Y10, Y2, Y2 // float64(mant & (2^44-1))
 	VMULPD  Y15, Y2, Y2
 
-	VPCMPEQQ   Y5, Y5, Y5
-	VGATHERQPD Y5, (R9)(Y3*8), Y4
-	VMULPD     Y4, Y2, Y2 // r
-	VPCMPEQQ   Y5, Y5, Y5
-	VGATHERQPD Y5, (R8)(Y3*8), Y6 // log2Table[idx]
+	// The table entries, {log2Table[idx], log2InvTable[idx]} pairs
+	// (log2Pairs), loaded lane by lane: AMD's gathers are microcoded and
+	// cost more than the four loads.
+	VPSLLQ       $4, Y3, Y3 // byte offsets of the pairs
+	VMOVQ        X3, AX
+	VPEXTRQ      $1, X3, BX
+	VEXTRACTI128 $1, Y3, X4
+	VMOVQ        X4, R9
+	VPEXTRQ      $1, X4, R13
+	VMOVUPD      (R8)(AX*1), X5
+	VINSERTF128  $1, (R8)(R9*1), Y5, Y5 // pairs of lanes 0 and 2
+	VMOVUPD      (R8)(BX*1), X4
+	VINSERTF128  $1, (R8)(R13*1), Y4, Y4 // pairs of lanes 1 and 3
+	VUNPCKLPD    Y4, Y5, Y6 // log2Table[idx]
+	VUNPCKHPD    Y4, Y5, Y4 // log2InvTable[idx]
+	VMULPD       Y4, Y2, Y2 // r
 
 	VMULPD  0(R12), Y2, Y4
 	VMOVUPD 32(R12), Y5

@@ -230,13 +230,6 @@ func (t table) addTri(o table, T int) {
 	}
 }
 
-func addTo(dst, src []float64) {
-	dst = dst[:len(src)]
-	for i, x := range src {
-		dst[i] += x
-	}
-}
-
 // nodeResult is what a node hands to its parent: its best quality for
 // every interval, either as a table of values at p (row i holds [i..j];
 // the parent hands it back to the pool) or, for a node whose solution is
@@ -508,10 +501,7 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 			reused = w.lines
 			clear(reused)
 		}
-		for x, ln := range k.lines {
-			reused[x].g += ln.g
-			reused[x].l += ln.l
-		}
+		addTo(lineFloats(reused), lineFloats(k.lines))
 	}
 	if first {
 		sum.clear()

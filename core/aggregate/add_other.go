@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package aggregate
+
+// addTo adds src[k] to dst[k] for every k of src.
+func addTo(dst, src []float64) { addToGeneric(dst, src) }
