@@ -26,3 +26,26 @@ func lineFloats(ls []line) []float64 {
 	}
 	return unsafe.Slice(&ls[0].g, 2*len(ls))
 }
+
+// intervalSumsGeneric sets sums (triangular index, see triIndex) to the
+// sums of v over every interval of T slices, v's values being v[j*stride]
+// for j < T: running forward from each start, never as differences,
+//
+//	sums(i,j) = sums(i,j-1) + v(j)        sums(j,j) = 0 + v(j)
+//
+// intervalSums does the same, four intervals per instruction where
+// assembly is available.
+func intervalSumsGeneric(sums, v []float64, stride, T int) {
+	for j := 0; j < T; j++ {
+		x := v[j*stride]
+		col := sums[triIndex(0, j) : triIndex(0, j)+j+1]
+		if j > 0 {
+			prev := sums[triIndex(0, j-1) : triIndex(0, j-1)+j]
+			col := col[:len(prev)]
+			for i, a := range prev {
+				col[i] = a + x
+			}
+		}
+		col[j] = 0 + x
+	}
+}

@@ -17,3 +17,22 @@ func addTo(dst, src []float64) {
 	}
 	addToGeneric(dst, src)
 }
+
+// intervalSumsAVX2 is intervalSumsGeneric in AVX2 assembly.
+//
+//go:noescape
+func intervalSumsAVX2(sums, v []float64, stride, T int)
+
+// intervalSums is intervalSumsGeneric; sums must hold T*(T+1)/2 values
+// and v (T-1)*stride+1.
+func intervalSums(sums, v []float64, stride, T int) {
+	if T <= 0 {
+		return
+	}
+	_, _ = sums[T*(T+1)/2-1], v[(T-1)*stride] // bounds, checked here for the assembly
+	if hasAVX2 {
+		intervalSumsAVX2(sums, v, stride, T)
+		return
+	}
+	intervalSumsGeneric(sums, v, stride, T)
+}

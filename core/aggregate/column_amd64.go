@@ -12,13 +12,35 @@ package aggregate
 //go:noescape
 func columnBestSSE2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
 
+// columnBestAVX2 also composes the optimum of each row into v, g, l and
+// cut when cut is not nil (see columnBestComposed).
+//
 //go:noescape
-func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
+func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool, cut []byte)
 
 func columnBest(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool) {
 	if hasAVX2 {
-		columnBestAVX2(v, g, l, T, av, ag, al, top, pos, skip)
+		columnBestAVX2(v, g, l, T, av, ag, al, top, pos, skip, nil)
 	} else {
 		columnBestSSE2(v, g, l, T, av, ag, al, top, pos, skip)
 	}
+}
+
+// columnBestComposed is columnBest with no row skipped, followed by
+// composeColumn (in the same pass over the rows where assembly is
+// available); it reports whether every row was composed (see
+// composeColumn). cut must hold len(top) bytes.
+func columnBestComposed(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, cut []byte) bool {
+	if !hasAVX2 {
+		columnBestSSE2(v, g, l, T, av, ag, al, top, pos, nil)
+		return composeColumn(v, g, l, T, len(top)-1, av, ag, al, pos, cut)
+	}
+	_ = cut[len(top)-1]
+	columnBestAVX2(v, g, l, T, av, ag, al, top, pos, nil, cut)
+	for _, c := range pos {
+		if c < 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -216,7 +216,7 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $128
 DATA neginf<>+0(SB)/8, $0xFFF0000000000000
 GLOBL neginf<>(SB), RODATA|NOPTR, $8
 
-// func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool)
+// func columnBestAVX2(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool, cut []byte)
 //
 // columnBestSSE2 with four lanes (VEX encoding throughout). A row is read
 // in whole vectors, up to 3 values past its end (v and av must have room
@@ -225,9 +225,14 @@ GLOBL neginf<>(SB), RODATA|NOPTR, $8
 // candidates (always when T <= 65), pass 2 collects which equal the
 // maximum in a bit mask, without a branch per vector.
 //
+// When cut is not nil, each row with a winner also gets its optimum,
+// composed as bestIntervals composes it: best(i,j) = agg(i,j) (pos 0), or
+// best(i,c-1) + agg(c,j) with c = i+pos, value, gain and loss; and cut[i]
+// = 0 or c.
+//
 // Registers: R11 = i, SI = h, DI = av, BX = t, DX = n, R8 = the winner,
 // Y0 = top, X8 and X9 = the winner's gain and loss.
-TEXT ·columnBestAVX2(SB), NOSPLIT, $0-224
+TEXT ·columnBestAVX2(SB), NOSPLIT, $0-248
 	MOVQ v_base+0(FP), SI
 	MOVQ av_base+80(FP), DI
 	XORQ R11, R11
@@ -477,8 +482,59 @@ avx_long_next:
 	JMP  avx_long_loop
 
 avx_p2_end:
-	MOVQ pos_base+176(FP), R9
-	MOVQ R8, (R9)(R11*8)
+	MOVQ  pos_base+176(FP), R9
+	MOVQ  R8, (R9)(R11*8)
+	MOVQ  cut_base+224(FP), R9
+	TESTQ R9, R9
+	JEQ   avx_next_row
+	TESTQ R8, R8
+	JLT   avx_next_row // no winner (NaN): left to the caller
+
+	// R13 = the byte offset of best(i,i) in v, g and l; R10 that of
+	// best(i,j), n = j-i values further.
+	MOVQ SI, R13
+	SUBQ v_base+0(FP), R13
+	MOVQ top_len+160(FP), DX
+	DECQ DX
+	SUBQ R11, DX
+	LEAQ (R13)(DX*8), R10
+	TESTQ R8, R8
+	JNE   avx_compose_cut
+
+	// agg(i,j) wins.
+	MOVB   $0, (R9)(R11*1)
+	VMOVSD (DI)(R11*8), X2
+	MOVQ   v_base+0(FP), CX
+	VMOVSD X2, (CX)(R10*1)
+	MOVQ   ag_base+104(FP), DX
+	VMOVSD (DX)(R11*8), X2
+	MOVQ   g_base+24(FP), CX
+	VMOVSD X2, (CX)(R10*1)
+	MOVQ   al_base+128(FP), DX
+	VMOVSD (DX)(R11*8), X2
+	MOVQ   l_base+48(FP), CX
+	VMOVSD X2, (CX)(R10*1)
+	JMP    avx_next_row
+
+avx_compose_cut:
+	// c = i + pos: best(i,c-1), at R12 = R13 + (pos-1)*8, plus agg(c,j).
+	LEAQ   (R11)(R8*1), AX
+	MOVB   AX, (R9)(R11*1)
+	LEAQ   -8(R13)(R8*8), R12
+	MOVQ   v_base+0(FP), CX
+	VMOVSD (CX)(R12*1), X2
+	VADDSD (DI)(AX*8), X2, X2
+	VMOVSD X2, (CX)(R10*1)
+	MOVQ   g_base+24(FP), CX
+	MOVQ   ag_base+104(FP), DX
+	VMOVSD (CX)(R12*1), X2
+	VADDSD (DX)(AX*8), X2, X2
+	VMOVSD X2, (CX)(R10*1)
+	MOVQ   l_base+48(FP), CX
+	MOVQ   al_base+128(FP), DX
+	VMOVSD (CX)(R12*1), X2
+	VADDSD (DX)(AX*8), X2, X2
+	VMOVSD X2, (CX)(R10*1)
 
 avx_next_row:
 	MOVQ T+72(FP), R9

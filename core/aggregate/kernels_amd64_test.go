@@ -21,10 +21,14 @@ func TestKernelsSSE2(t *testing.T) {
 	withAVX2(t, false, checkBestIntervals)
 	withAVX2(t, false, checkColumnBest)
 	withAVX2(t, false, checkXlog2x)
+	withAVX2(t, false, checkAddTo)
+	withAVX2(t, false, checkIntervalSums)
 }
 
 func TestKernelsAVX2(t *testing.T) {
 	withAVX2(t, true, checkBestIntervals)
 	withAVX2(t, true, checkColumnBest)
 	withAVX2(t, true, checkXlog2x)
+	withAVX2(t, true, checkAddTo)
+	withAVX2(t, true, checkIntervalSums)
 }

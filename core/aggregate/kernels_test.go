@@ -276,7 +276,9 @@ func TestIntervalQualitiesMatchesDirect(t *testing.T) {
 	}
 }
 
-func TestAddToMatchesGeneric(t *testing.T) {
+func TestAddToMatchesGeneric(t *testing.T) { checkAddTo(t) }
+
+func checkAddTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n <= 70; n++ {
 		src := make([]float64, n)
@@ -293,6 +295,30 @@ func TestAddToMatchesGeneric(t *testing.T) {
 		for i := range dst {
 			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("n=%d: addTo[%d] = %v, want %v", n, i, dst[i], want[i])
+			}
+		}
+	}
+}
+
+func TestIntervalSumsMatchesGeneric(t *testing.T) { checkIntervalSums(t) }
+
+func checkIntervalSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for T := 1; T <= 40; T++ {
+		for _, stride := range []int{1, 3} {
+			v := make([]float64, (T-1)*stride+1)
+			for i := range v {
+				v[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(60)-30))
+				if rng.IntN(8) == 0 {
+					v[i] = math.Copysign(0, -1) // 0 + -0 is +0 in both
+				}
+			}
+			tri := T * (T + 1) / 2
+			want, got := make([]float64, tri+5), make([]float64, tri+5)
+			intervalSumsGeneric(want, v, stride, T)
+			intervalSums(got, v, stride, T)
+			if !sameBits(want, got) {
+				t.Fatalf("T=%d stride=%d: %v, want %v", T, stride, got, want)
 			}
 		}
 	}

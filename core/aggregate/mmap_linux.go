@@ -18,8 +18,21 @@ func mapBytes(n int) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
+	if n >= hugeMin {
+		// The decisions of a large solve are written once each, all over
+		// the mapping: with 4 KiB pages, faulting them in is a good part
+		// of the writing. Huge pages, where the system allows them, take
+		// 512 times fewer faults.
+		_ = syscall.Madvise(b, madvHugepage)
+	}
 	return b, true
 }
+
+// hugeMin is the smallest mapping worth asking huge pages for.
+const hugeMin = 8 << 20
+
+// madvHugepage is Linux's MADV_HUGEPAGE, which package syscall lacks.
+const madvHugepage = 14
 
 // releaseBytes drops the whole pages within b from the resident memory
 // (they read as zeros afterwards).

@@ -129,18 +129,7 @@ func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *in
 	tri := T * (T + 1) / 2
 	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
 	for x := 0; x < X; x++ {
-		for j := 0; j < T; j++ {
-			v := s.v[j*X+x]
-			col := sums[triIndex(0, j) : triIndex(0, j)+j+1]
-			if j > 0 {
-				prev := sums[triIndex(0, j-1) : triIndex(0, j-1)+j]
-				col := col[:len(prev)]
-				for i, a := range prev {
-					col[i] = a + v
-				}
-			}
-			col[j] = 0 + v
-		}
+		intervalSums(sums, s.v[x:], X, T)
 		xlogAccumulate(sums, totals, xl, x == 0)
 	}
 	out, ent := w.out[:tri], w.ent[:T]

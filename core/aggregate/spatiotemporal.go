@@ -210,24 +210,22 @@ func (t table) clear() {
 }
 
 // copyTri sets the upper triangle of t (row i, columns i..T-1: the
-// intervals) to that of o.
+// intervals) to that of o. It copies the whole tables: the lower
+// triangles are never read (stale values from the pool are there anyway),
+// and one long copy costs less than T short ones.
 func (t table) copyTri(o table, T int) {
-	for i := 0; i < T; i++ {
-		lo, hi := i*T+i, (i+1)*T
-		copy(t.v[lo:hi], o.v[lo:hi])
-		copy(t.g[lo:hi], o.g[lo:hi])
-		copy(t.l[lo:hi], o.l[lo:hi])
-	}
+	copy(t.v[:T*T], o.v[:T*T])
+	copy(t.g[:T*T], o.g[:T*T])
+	copy(t.l[:T*T], o.l[:T*T])
 }
 
-// addTri adds the upper triangle of o to that of t.
+// addTri adds the upper triangle of o to that of t, adding the whole
+// tables as copyTri copies them: the lower triangles add up stale values
+// nobody reads.
 func (t table) addTri(o table, T int) {
-	for i := 0; i < T; i++ {
-		lo, hi := i*T+i, (i+1)*T
-		addTo(t.v[lo:hi], o.v[lo:hi])
-		addTo(t.g[lo:hi], o.g[lo:hi])
-		addTo(t.l[lo:hi], o.l[lo:hi])
-	}
+	addTo(t.v[:T*T], o.v[:T*T])
+	addTo(t.g[:T*T], o.g[:T*T])
+	addTo(t.l[:T*T], o.l[:T*T])
 }
 
 // nodeResult is what a node hands to its parent: its best quality for
@@ -580,11 +578,19 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
-		var skip []bool // the intervals of the column known without search
-		if fr != nil {
-			skip = fr.mask[triIndex(0, j) : triIndex(0, j)+j+1]
+		if fr == nil && width == 1 {
+			// The common case: every row searched, cuts of a byte.
+			cut := d.cut[triIndex(0, j) : triIndex(0, j)+j+1]
+			if columnBestComposed(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1], cut) {
+				continue
+			}
+		} else {
+			var skip []bool // the intervals of the column known without search
+			if fr != nil {
+				skip = fr.mask[triIndex(0, j) : triIndex(0, j)+j+1]
+			}
+			columnBest(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1], skip)
 		}
-		columnBest(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1], skip)
 		for i, c := range pos[:j+1] {
 			k, row := triIndex(i, j), i*T
 			if fr != nil && fr.mask[k] {
@@ -605,13 +611,36 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 				continue
 			}
 			bv[row+j], bg[row+j], bl[row+j] = qv, bg[row+c-1]+ag[c], bl[row+c-1]+al[c]
-			if width == 1 {
-				d.cut[k] = byte(c)
-			} else {
-				d.setCut(k, width, c)
-			}
+			d.setCut(k, width, c)
 		}
 	}
+}
+
+// composeColumn is bestIntervals' composition of column j when no row is
+// frozen and cuts take a byte each, the common case, in a loop of its
+// own: best(i,j) from the winner pos[i] of every row, and the cuts in
+// cut (cut[i] for row i). It reports false, having done nothing, if a row has no winner (NaN
+// qualities), which the general loop handles.
+func composeColumn(bv, bg, bl []float64, T, j int, av, ag, al []float64, pos []int, cut []byte) bool {
+	pos, cut = pos[:j+1], cut[:j+1]
+	for _, c := range pos {
+		if c < 0 {
+			return false
+		}
+	}
+	for i, c := range pos {
+		at := i*T + j
+		if c == 0 {
+			bv[at], bg[at], bl[at] = av[i], ag[i], al[i]
+			cut[i] = 0
+			continue
+		}
+		c += i                 // the cut after i+pos-1
+		from := at - j + c - 1 // best(i, c-1)
+		bv[at], bg[at], bl[at] = bv[from]+av[c], bg[from]+ag[c], bl[from]+al[c]
+		cut[i] = byte(c)
+	}
+	return true
 }
 
 // scanCandidates is the plain search for the best candidate for [i..j]:
