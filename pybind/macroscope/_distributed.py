@@ -81,7 +81,10 @@ def _build(part: str, model_options: str, start: int, end: int) -> tuple[bytes, 
         return readings[0]
 
     data = _reading.run(path, {}, False, start=begin, result="Partial")
-    return bytes(data), bytes(_bridge.call(readings[0].Messages))
+    msgs = _bridge.call(readings[0].Messages)
+    # Empty for parts that are not location groups or kept no end (and
+    # gopy cannot make bytes of an empty slice).
+    return bytes(data), bytes(msgs) if len(msgs) else b""
 
 
 def _dataset_extent(file: str) -> tuple[int, int]:

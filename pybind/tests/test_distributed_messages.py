@@ -79,7 +79,9 @@ def test_two_groups_one_message(client, kw):
 # A ring of 4 ranks, a location group each: at each of 5 steps, rank r
 # sends to r+1 (tag step % 3) and receives from r-1; rank 0 also sends a
 # message to rank 2 that is never received, rank 3 receives one from rank
-# 1 that was never sent. 20 messages matched, 2 unmatched ends.
+# 1 that was never sent. 20 messages matched, 2 unmatched ends. As a pair
+# (argument "pair"), ranks 0 and 1 exchange the messages, ranks 2 and 3
+# work alone: 10 messages.
 RING = textwrap.dedent("""
     import sys
     import otf2
@@ -99,34 +101,42 @@ RING = textwrap.dedent("""
         ranks = defs.group("world", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
                            group_flags=GroupFlag.NONE, members=list(range(RANKS)))
         world = defs.comm("MPI_COMM_WORLD", group=ranks, parent=None)
+        pair = sys.argv[2] == "pair"
         for r in range(RANKS):
             w = trace.event_writer_from_location(locs[r])
             t = 1000 + 7 * r
+            to, source = ((r ^ 1, r ^ 1) if r < 2 else (None, None)) if pair else ((r + 1) % RANKS, (r - 1) % RANKS)
             for s in range(STEPS):
                 w.enter(t, work); t += 300 + 11 * r; w.leave(t, work)
+                if to is None:
+                    continue
                 w.enter(t, send); t += 5
-                w.mpi_send(t, (r + 1) % RANKS, world, s % 3, 64 * (s + 1)); t += 20
+                w.mpi_send(t, to, world, s % 3, 64 * (s + 1)); t += 20
                 w.leave(t, send)
                 w.enter(t, recv); t += 400
-                w.mpi_recv(t, (r - 1) % RANKS, world, s % 3, 64 * (s + 1)); t += 5
+                w.mpi_recv(t, source, world, s % 3, 64 * (s + 1)); t += 5
                 w.leave(t, recv)
-            if r == 0:
+            if r == 0 and not pair:
                 w.mpi_send(t + 1, 2, world, 99, 8)
-            if r == 3:
+            if r == 3 and not pair:
                 w.mpi_recv(t + 1, 1, world, 42, 8)
 """)
 
 
-@pytest.fixture(scope="module")
-def ring(tmp_path_factory):
+def write_ring(directory, mode):
     """The ring archive, written by the OTF2 library's own Python bindings
     (python3-otf2, for the system's Python)."""
     python = "/usr/bin/python3"
     if not os.path.exists(python) or subprocess.run([python, "-c", "import otf2"], capture_output=True).returncode:
         pytest.skip("the otf2 Python package (python3-otf2) is not installed")
-    out = tmp_path_factory.mktemp("otf2") / "ring"
-    subprocess.run([python, "-c", RING, os.fspath(out)], check=True, capture_output=True)
+    out = directory / mode
+    subprocess.run([python, "-c", RING, os.fspath(out), mode], check=True, capture_output=True)
     return out / "traces.otf2"
+
+
+@pytest.fixture(scope="module")
+def ring(tmp_path_factory):
+    return write_ring(tmp_path_factory.mktemp("otf2"), "ring")
 
 
 @pytest.mark.parametrize("kw", MODELS + [dict(slices=13, metric="event_count")])
@@ -136,6 +146,15 @@ def test_ring(client, ring, partitions, kw):
     # rank 0 to 1 and 2 to 3 stay within a part.
     info = check(ring, client, partitions, **kw)
     assert (info["links"], info["events"], info["states"]) == (20, 2, 60)
+
+
+@pytest.mark.parametrize("partitions", [4, 2])
+def test_pair(client, tmp_path, partitions):
+    # 4 parts: parts 2 and 3 keep no message end; 2 parts: no message
+    # crosses them, nothing to match.
+    path = write_ring(tmp_path, "pair")
+    info = check(path, client, partitions, slices=23)
+    assert (info["links"], info["events"], info["states"]) == (10, 0, 40)
 
 
 @pytest.mark.parametrize("partitions", [64, 3])
