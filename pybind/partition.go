@@ -18,7 +18,10 @@ import (
 // The steps of a distributed model (package partition): the plan on the
 // client, the extent and the partial model of each part on the workers,
 // the merges of partials anywhere, the model on the client. Partials
-// cross processes as bytes (micro.Partial.MarshalBinary).
+// cross processes as bytes (micro.Partial.MarshalBinary), and so do the
+// message ends the location groups of an OTF2 archive leave unmatched
+// (otf2.Messages.MarshalBinary): they add up along the partials and are
+// matched into a partial of their own before the model is made.
 
 // PartitionPlan lists the parts of the traces at paths (a JSON list):
 // one per file under a run container when runs is set (or when there are
@@ -77,7 +80,8 @@ func StartPartitionExtent(path, part string, guess bool) (r *Reading, err error)
 }
 
 // StartPartitionBuild starts building the partial model of a part on the
-// window [start, end] ns, with the options of Trace.micro.
+// window [start, end] ns, with the options of Trace.micro, and keeping the
+// message ends it leaves unmatched (Reading.Messages).
 func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *Reading, err error) {
 	defer guard(&err)
 	p, err := decodePart(part)
@@ -89,8 +93,8 @@ func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *
 		return nil, err
 	}
 	from, to := partWindow(opt.Start, opt.End, start, end)
-	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, error) {
-		return partition.Build(p, opt, from, to, ro)
+	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error) {
+		return partition.BuildMessages(p, opt, from, to, ro)
 	}), nil
 }
 
@@ -108,15 +112,17 @@ func partWindow(optStart, optEnd *trace.Time, start, end int64) (trace.Time, tra
 }
 
 // startPartial starts reading a part into its partial result with build
-// and keeps the result encoded, for the worker to send.
-func startPartial(path string, build func(trace.ReadOptions) (encoding.BinaryMarshaler, error)) *Reading {
+// and keeps the result encoded, for the worker to send, with the message
+// ends build kept encoded (nil for none).
+func startPartial(path string, build func(trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error)) *Reading {
 	r, ro := newReading()
 	go r.run(func() error {
 		return readGuarded(path, func() error {
-			partial, err := build(ro)
+			partial, msgs, err := build(ro)
 			if err != nil {
 				return err
 			}
+			r.messages = msgs
 			r.partial, err = partial.MarshalBinary()
 			return err
 		})
@@ -140,6 +146,52 @@ func (r *Reading) Partial() (data []byte, err error) {
 	defer guard(&err)
 	<-r.done
 	return r.partial, r.err
+}
+
+// Messages returns the encoded message ends the part left unmatched
+// (StartPartitionBuild), empty for none.
+func (r *Reading) Messages() (data []byte, err error) {
+	defer guard(&err)
+	<-r.done
+	return r.messages, r.err
+}
+
+// PartitionMergeMessages adds up the encoded message ends of two
+// consecutive runs of parts, a's before b's.
+func PartitionMergeMessages(a, b []byte) (data []byte, err error) {
+	defer guard(&err)
+	return partition.MergeMessages(a, b)
+}
+
+// PartitionMatchMessages returns the encoded partial model of all the
+// parts of a plan (total, merged) with the partial of their message ends
+// (msgs, added up) merged last; part is one of the plan's (JSON: the
+// archive's path), order the plan's, modelOptions and [start, end] ns
+// what the parts were built with.
+func PartitionMatchMessages(order int, part, modelOptions string, start, end int64, total, msgs []byte) (data []byte, err error) {
+	defer guard(&err)
+	p, err := decodePart(part)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := parseMicroOptions(modelOptions)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := micro.UnmarshalPartial(total)
+	if err != nil {
+		return nil, err
+	}
+	from, to := partWindow(opt.Start, opt.End, start, end)
+	matched, err := partition.MatchMessages(p.Path, [][]byte{msgs}, opt, from, to, parts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := micro.Merge(micro.Order(order), parts, matched)
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
 }
 
 // PartitionMerge merges two encoded partial models, a's part before b's;
@@ -217,12 +269,12 @@ func StartPartitionMoments(path, part, options string, start, end int64) (r *Rea
 		return nil, err
 	}
 	from, to := partWindow(opt.Start, opt.End, start, end)
-	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, error) {
+	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error) {
 		res, err := partition.Moments(p, opt, from, to, ro)
 		if err != nil {
-			return nil, streamError(path, err)
+			return nil, nil, streamError(path, err)
 		}
-		return res, nil
+		return res, nil, nil
 	}), nil
 }
 

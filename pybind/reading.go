@@ -34,8 +34,9 @@ type Reading struct {
 	model *MicroModel
 	err   error
 	// What the steps of a distributed model give (partition.go).
-	extent  [2]int64
-	partial []byte
+	extent   [2]int64
+	partial  []byte
+	messages []byte
 }
 
 // newReading returns a Reading and the reader options that report to it

@@ -2,8 +2,10 @@ package otf2
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -17,23 +19,68 @@ import (
 // send of a key with its i-th receive) into links, and reports the ends
 // left over as unmatched, so that the parts and the matched messages add
 // up to the whole archive. Memory holds the ends of the messages between
-// parts until then: 40 bytes each.
+// parts until then: 40 bytes each. The parts may be read in other
+// processes: their messages then travel encoded (MarshalBinary, about 10
+// bytes an end), and those of consecutive parts add up (Add) before they
+// are matched.
 
 // Messages are the message ends a read of some location groups left
-// unmatched, by message key.
+// unmatched, by message key: the sends of a key, then its receives, each
+// in the order of the parts and, within a part, of the records.
 type Messages struct {
-	pending map[messageKey]*messageQueue
+	ends map[messageKey]*keyEnds
+}
+
+// keyEnds are the unmatched sends and receives of one message key. A
+// read leaves one side only (it matches what it has of both); parts added
+// up (Add) may hold both, to be matched by MatchMessages.
+type keyEnds struct {
+	sends, recvs []messageEnd
+}
+
+// keptMessages are the messages a simulator's read left pending.
+func keptMessages(pending map[messageKey]*messageQueue) *Messages {
+	m := &Messages{ends: make(map[messageKey]*keyEnds, len(pending))}
+	for k, q := range pending {
+		if q.sends {
+			m.ends[k] = &keyEnds{sends: q.ends}
+		} else {
+			m.ends[k] = &keyEnds{recvs: q.ends}
+		}
+	}
+	return m
 }
 
 // Len is the number of message ends.
 func (m *Messages) Len() int {
 	n := 0
 	if m != nil {
-		for _, q := range m.pending {
-			n += len(q.ends)
+		for _, e := range m.ends {
+			n += len(e.sends) + len(e.recvs)
 		}
 	}
 	return n
+}
+
+// Add appends the ends of o, those of a later part, to m's: matching m
+// then is matching m and o, in that order (the ends of a key pair in
+// order, so Add is associative, not commutative). o must not be used
+// after.
+func (m *Messages) Add(o *Messages) {
+	if o == nil {
+		return
+	}
+	if m.ends == nil {
+		m.ends = map[messageKey]*keyEnds{}
+	}
+	for k, e := range o.ends {
+		if mine := m.ends[k]; mine != nil {
+			mine.sends = append(mine.sends, e.sends...)
+			mine.recvs = append(mine.recvs, e.recvs...)
+		} else {
+			m.ends[k] = e
+		}
+	}
 }
 
 // MessageKeeper is a sink that keeps the message ends a read of some
@@ -44,12 +91,39 @@ type MessageKeeper interface {
 	KeepMessages(*Messages)
 }
 
+// sortedKeys returns the keys of the parts' messages, each once, sorted:
+// the order the links and lost ends come in is the same whatever the
+// maps'.
+func sortedKeys(parts []*Messages) []messageKey {
+	var keys []messageKey
+	seen := map[messageKey]bool{}
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		for k := range p.ends {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.SortFunc(keys, compareKeys)
+	return keys
+}
+
+func compareKeys(a, b messageKey) int {
+	return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.comm, b.comm), cmp.Compare(a.tag, b.tag))
+}
+
 // MatchMessages pairs the message ends the reads of the location groups
-// of the archive at path left (parts, in the order of the groups; nil
-// entries are skipped) and delivers to sink what the read of the whole
-// archive makes of them: the hierarchy, a link for each message matched,
-// an "Unmatched MPI message" event for each end left, then Finish(start,
-// end), the extent of the whole trace that the caller found.
+// of the archive at path left (parts, in the order of the groups, or
+// added up with Add; nil entries are skipped) and delivers to sink what
+// the read of the whole archive makes of them: the hierarchy, a link for
+// each message matched, an "Unmatched MPI message" event for each end
+// left, then Finish(start, end), the extent of the whole trace that the
+// caller found. Ends of locations the archive does not define (messages
+// of another archive) are a FormatError.
 func MatchMessages(path string, parts []*Messages, sink trace.Sink, start, end trace.Time, opt trace.ReadOptions) error {
 	arch, err := open(path, func(uint32) bool { return false }) // the definitions only
 	if err != nil {
@@ -61,29 +135,18 @@ func MatchMessages(path string, parts []*Messages, sink trace.Sink, start, end t
 	}
 	s := newSimulator(arch.anchor, arch.defs, h)
 	s.opt = opt
-	var keys []messageKey
-	seen := map[messageKey]bool{}
-	for _, p := range parts {
-		if p == nil {
-			continue
+	for _, k := range sortedKeys(parts) {
+		if int(k.from) >= len(h.locations) || int(k.to) >= len(h.locations) {
+			return &errs.FormatError{File: path, Err: fmt.Errorf("messages from location %d to %d: the archive has %d locations", k.from, k.to, len(h.locations))}
 		}
-		for k := range p.pending {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	slices.SortFunc(keys, func(a, b messageKey) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.comm, b.comm), cmp.Compare(a.tag, b.tag))
-	})
-	for _, k := range keys {
 		var sends, recvs []messageEnd
 		for _, p := range parts {
-			if q := p.queue(k); q != nil && q.sends {
-				sends = append(sends, q.ends...)
-			} else if q != nil {
-				recvs = append(recvs, q.ends...)
+			if p == nil {
+				continue
+			}
+			if e := p.ends[k]; e != nil {
+				sends = append(sends, e.sends...)
+				recvs = append(recvs, e.recvs...)
 			}
 		}
 		if _, err := s.comm(k.comm); err != nil {
@@ -104,11 +167,4 @@ func MatchMessages(path string, parts []*Messages, sink trace.Sink, start, end t
 	s.started, s.first, s.last = true, start, end
 	s.finish()
 	return nil
-}
-
-func (m *Messages) queue(k messageKey) *messageQueue {
-	if m == nil {
-		return nil
-	}
-	return m.pending[k]
 }

@@ -1,8 +1,14 @@
 package otf2
 
 import (
+	"bytes"
+	"errors"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -15,9 +21,11 @@ type keepTrace struct {
 
 func (k *keepTrace) KeepMessages(m *Messages) { k.msgs = m }
 
-// The location groups read apart, then their messages matched, give the
-// links and unmatched ends of the whole read, none skipped.
-func TestMessagesAcrossGroups(t *testing.T) {
+// crossGroupArchive writes an archive of two location groups of a
+// location each, with messages between them: matched, never received,
+// never sent, and within a group.
+func crossGroupArchive(t *testing.T) string {
+	t.Helper()
 	l0, l1 := &enc{}, &enc{}
 	evTime(l0, 1010)
 	evP2P(l0, evMpiSend, 1, commWorld, 7, 8)  // received at 1005 by location 1
@@ -33,13 +41,15 @@ func TestMessagesAcrossGroups(t *testing.T) {
 	evP2P(l1, evMpiRecv, 0, commWorld, 3, 4) // never sent
 	evTime(l1, 1007)
 	evP2P(l1, evMpiIrecv, 0, commWorld, 5, 2)
-	anchor := testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{
+	return testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{
 		0: chunked(false, 0, l0.b), 1: chunked(false, 0, l1.b),
 	}}.write(t, t.TempDir())
-	whole := trace.New(anchor)
-	if err := Read(anchor, whole, trace.ReadOptions{}); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// readKept reads each location group of the archive apart: the
+// description of each part's trace, and the messages it kept.
+func readKept(t *testing.T, anchor string) ([]string, []*Messages) {
+	t.Helper()
 	var got []string
 	var parts []*Messages
 	for _, g := range []uint32{0, 1} {
@@ -54,6 +64,18 @@ func TestMessagesAcrossGroups(t *testing.T) {
 		got = append(got, describe(part.Trace)...)
 		parts = append(parts, part.msgs)
 	}
+	return got, parts
+}
+
+// The location groups read apart, then their messages matched, give the
+// links and unmatched ends of the whole read, none skipped.
+func TestMessagesAcrossGroups(t *testing.T) {
+	anchor := crossGroupArchive(t)
+	whole := trace.New(anchor)
+	if err := Read(anchor, whole, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, parts := readKept(t, anchor)
 	if parts[0].Len() != 3 || parts[1].Len() != 3 {
 		t.Errorf("%d and %d message ends left, want 3 (the sends to group 1) and 3 (the receives from group 0)", parts[0].Len(), parts[1].Len())
 	}
@@ -69,6 +91,154 @@ func TestMessagesAcrossGroups(t *testing.T) {
 	if len(matched.Links) != 2 || len(matched.Events) != 2 || matched.Start != whole.Start || matched.End != whole.End {
 		t.Errorf("matched: %d links, %d events, [%d, %d]; want 2, 2, [%d, %d]",
 			len(matched.Links), len(matched.Events), matched.Start, matched.End, whole.Start, whole.End)
+	}
+}
+
+// The messages of the parts, encoded, decoded and added up as a cluster
+// does, match into what the parts' own messages match into.
+func TestMessagesEncodedAndAdded(t *testing.T) {
+	anchor := crossGroupArchive(t)
+	_, parts := readKept(t, anchor)
+	want := trace.New(anchor)
+	if err := MatchMessages(anchor, parts, want, 0, 1021, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var sum *Messages
+	for i, p := range parts {
+		data, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := UnmarshalMessages(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back.ends, p.ends) {
+			t.Errorf("part %d: decoded %v, want %v", i, back.ends, p.ends)
+		}
+		// 8 bytes of header, a key count, and per key 6 numbers and the
+		// ends: at most 13 bytes each here (a 1-byte time, size, offset).
+		if len(data) > 8+1+3*6+3*3 {
+			t.Errorf("part %d: %d bytes for %d ends", i, len(data), p.Len())
+		}
+		if sum == nil {
+			sum = back
+		} else {
+			sum.Add(back)
+		}
+	}
+	if sum.Len() != 6 {
+		t.Errorf("%d ends added up, want 6", sum.Len())
+	}
+	got := trace.New(anchor)
+	if err := MatchMessages(anchor, []*Messages{sum}, got, 0, 1021, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sameList(t, describe(got), describe(want))
+}
+
+// The bytes of a small set of messages, counted by hand.
+func TestMessagesEncoding(t *testing.T) {
+	m := &Messages{ends: map[messageKey]*keyEnds{
+		{from: 2, to: 1, comm: 0, tag: 300}: {recvs: []messageEnd{{time: -1, size: 4, loc: 1, offset: 64}}},
+		{from: 0, to: 1, comm: 0, tag: 7}: {sends: []messageEnd{
+			{time: 10, size: 8, loc: 0, offset: 100}, {time: 12, size: 9, loc: 0, offset: 130}}},
+		{from: 0, to: 2, comm: 1, tag: 0}: {}, // no ends: not encoded
+	}}
+	data, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte("OTF2MSG\x01")
+	want = append(want, 2,
+		0, 1, 0, 7, 2, 0, // key (0, 1, 0, 7): 2 sends
+		20, 8, 0xc8, 0x01, // time 10 (zigzag 20), size 8, offset 100 (zigzag 200)
+		4, 9, 60, // time +2, size 9, offset +30
+		2, 1, 0, 0xac, 0x02, 0, 1, // key (2, 1, 0, 300): 1 receive
+		1, 4, 0x80, 0x01) // time -1 (zigzag 1), size 4, offset 64 (zigzag 128)
+	if !bytes.Equal(data, want) {
+		t.Fatalf("encoded\n%v, want\n%v", data, want)
+	}
+	if m.Len() != 3 {
+		t.Errorf("%d ends, want 3", m.Len())
+	}
+	back, err := UnmarshalMessages(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(m.ends, messageKey{from: 0, to: 2, comm: 1, tag: 0})
+	if !reflect.DeepEqual(back.ends, m.ends) {
+		t.Errorf("decoded %v, want %v", back.ends, m.ends)
+	}
+	// Nothing to match encodes as a header and no key.
+	empty, _ := (*Messages)(nil).MarshalBinary()
+	if got, err := UnmarshalMessages(empty); err != nil || got.Len() != 0 || string(empty) != "OTF2MSG\x01\x00" {
+		t.Errorf("empty: %q decodes to %v, %v", empty, got, err)
+	}
+}
+
+// Bad input is a FormatError at the byte that fails, never a panic.
+func TestMessagesDecodingErrors(t *testing.T) {
+	m := &Messages{ends: map[messageKey]*keyEnds{
+		{from: 0, to: 1, comm: 0, tag: 7}: {sends: []messageEnd{{time: 10, size: 8, offset: 100}}},
+		{from: 1, to: 0, comm: 0, tag: 7}: {recvs: []messageEnd{{time: 11, size: 8, offset: 90}}},
+	}}
+	good, _ := m.MarshalBinary()
+	// good: header (8), 2 keys (at 8), key (0, 1, 0, 7) at 9, its 1 send
+	// at 15, key (1, 0, 0, 7) at 19, its receive at 25, 29 bytes.
+	if len(good) != 29 {
+		t.Fatalf("%d bytes: %v", len(good), good)
+	}
+	with := func(at int, b ...byte) []byte {
+		out := slices.Clone(good)
+		copy(out[at:], b)
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		offset int64
+		err    string
+	}{
+		{"empty", nil, 0, "not encoded OTF2 messages"},
+		{"another header", with(0, 'X'), 0, "not encoded OTF2 messages"},
+		{"cut in a key", good[:12], 12, "tag: cut short"},
+		{"cut in an end", good[:17], 17, "record offset: cut short"},
+		{"cut before the last key", good[:19], 19, "sender: cut short"},
+		{"keys out of order", with(19, 0, 1, 0, 7), 19, "message key (0, 1, 0, 7) out of order"},
+		{"a key without ends", with(19, 1, 0, 0, 7, 0, 0), 19, "without ends"},
+		{"more ends than bytes", with(13, 6), 13, "number of sends 6: more than 5"},
+		{"a sender beyond int32", append(slices.Clone(good[:9]), 0x80, 0x80, 0x80, 0x80, 0x08), 9, "sender 2147483648: more than 2147483647"},
+		{"a varint beyond 64 bits", append(slices.Clone(good[:8]), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), 8, "overflows 64 bits"},
+		{"trailing bytes", append(slices.Clone(good), 0, 0), 29, "2 bytes after the last message key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := UnmarshalMessages(tc.data)
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) || fe.Offset != tc.offset || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want a FormatError at byte %d saying %q", err, tc.offset, tc.err)
+			}
+		})
+	}
+	// Every prefix of a valid encoding is an error, not a panic.
+	for n := range len(good) {
+		if _, err := UnmarshalMessages(good[:n]); err == nil {
+			t.Errorf("%d bytes of %d decoded", n, len(good))
+		}
+	}
+}
+
+// Messages of another archive, whose locations this one lacks, are an
+// error, not a panic.
+func TestMatchMessagesOtherArchive(t *testing.T) {
+	anchor := crossGroupArchive(t)
+	m := &Messages{ends: map[messageKey]*keyEnds{
+		{from: 0, to: 5, comm: 0, tag: 7}: {sends: []messageEnd{{time: 10, size: 8}}},
+	}}
+	err := MatchMessages(anchor, []*Messages{m}, trace.New(anchor), 0, 100, trace.ReadOptions{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "from location 0 to 5: the archive has 2 locations") {
+		t.Fatalf("error %v", err)
 	}
 }
 

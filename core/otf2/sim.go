@@ -392,7 +392,7 @@ func (s *simulator) finish() {
 		s.sink.Variable(trace.Variable{Container: k.container, Type: k.typ, Start: v.start, End: end, Value: v.value})
 	}
 	if keeper, ok := s.sink.(MessageKeeper); ok && s.subset {
-		keeper.KeepMessages(&Messages{pending: s.pending})
+		keeper.KeepMessages(keptMessages(s.pending))
 		s.pending = nil
 	}
 	var lost []messageEnd

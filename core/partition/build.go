@@ -65,15 +65,6 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	return part, err
 }
 
-// keeper is the sink of a part of an OTF2 archive that keeps the messages
-// the part leaves unmatched (otf2.MessageKeeper).
-type keeper struct {
-	trace.Sink
-	msgs *otf2.Messages
-}
-
-func (k *keeper) KeepMessages(m *otf2.Messages) { k.msgs = m }
-
 // build is Build, which also returns, when keep is set and the part is
 // some location groups of an OTF2 archive, the message ends the part
 // leaves unmatched (see otf2.MatchMessages) rather than counting them as

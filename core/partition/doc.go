@@ -6,7 +6,10 @@
 //
 //   - an OTF2 archive: parts of consecutive location groups, one each when
 //     there are enough parts (the option location_groups of the OTF2
-//     reader), merged by time (micro.ByTime);
+//     reader), merged by time (micro.ByTime); the messages between parts
+//     are matched once all the parts are read, into a partial merged last
+//     (Local in memory; BuildMessages, MergeMessages and MatchMessages
+//     across processes);
 //   - a Paraver .prv file: byte ranges cut on line boundaries (the options
 //     part_start and part_end of the Paraver reader), one after the other
 //     (micro.ByPart);

@@ -125,25 +125,6 @@ func oneArchive(plan *Plan) string {
 	return path
 }
 
-// matchMessages makes the partial model of the messages between the
-// location groups of an OTF2 archive that the parts left unmatched (see
-// otf2.MatchMessages), on the window of the parts.
-func matchMessages(path string, msgs []*otf2.Messages, opt micro.Options, start, end trace.Time, parts []*micro.Partial) (*micro.Partial, error) {
-	acc, err := micro.NewPartialAccumulator(opt, start, end)
-	if err != nil {
-		return nil, err
-	}
-	first, last := parts[0].Start, parts[0].End
-	for _, p := range parts {
-		first, last = min(first, p.Start), max(last, p.End)
-	}
-	if err := otf2.MatchMessages(path, msgs, acc, first, last, trace.ReadOptions{}); err != nil {
-		return nil, err
-	}
-	clear(msgs)
-	return acc.Partial()
-}
-
 // localRun is what the parts read at once share: the bytes read, for
 // progress, and the cancellation, the caller's or the first error's.
 type localRun struct {

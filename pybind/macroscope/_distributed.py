@@ -10,6 +10,13 @@ as bytes). The partials are added in a tree reduction on the workers; the
 client turns the one left into the model, identical bit for bit to the one
 a single process builds.
 
+The messages between the location groups of an OTF2 archive have their
+ends in two parts: each worker ships the ends its part could not match
+with its partial (about 10 bytes an end), the ends add up along the same
+tree, and a worker matches them at the root, as the read of the whole
+archive does, into a partial merged last. Matching needs both ends of a
+message, which lie in two parts, so it happens once, with all of them.
+
 Nothing here imports Dask unless a client is given: this module is only
 imported then. The functions the workers run are pure (the same part gives
 the same bytes), so Dask may run them again when a worker dies.
@@ -62,15 +69,22 @@ def _extent(part: str, guess: bool) -> tuple[int, int]:
     return start, end
 
 
-def _build(part: str, model_options: str, start: int, end: int) -> bytes:
-    """The partial model of a part on the window [start, end] ns, as bytes."""
+def _build(part: str, model_options: str, start: int, end: int) -> tuple[bytes, bytes]:
+    """The partial model of a part on the window [start, end] ns, and the
+    message ends it left unmatched (b"" for none), as bytes."""
     _prepare_worker()
     path = json.loads(part)["path"]
-    data = _reading.run(path, {}, False,
-                        start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionBuild, p, part, model_options,
-                                                         start, end),
-                        result="Partial")
-    return bytes(data)
+    readings = []
+
+    def begin(p, _o):
+        readings.append(_bridge.call(_bridge.native.StartPartitionBuild, p, part, model_options, start, end))
+        return readings[0]
+
+    data = _reading.run(path, {}, False, start=begin, result="Partial")
+    msgs = _bridge.call(readings[0].Messages)
+    # Empty for parts that are not location groups or kept no end (and
+    # gopy cannot make bytes of an empty slice).
+    return bytes(data), bytes(msgs) if len(msgs) else b""
 
 
 def _dataset_extent(file: str) -> tuple[int, int]:
@@ -135,6 +149,29 @@ def _merge(order: int, a: bytes, b: bytes) -> bytes:
     go = _bridge.go
     return bytes(_bridge.call(_bridge.native.PartitionMerge, order, go.Slice_byte.from_bytes(a),
                               go.Slice_byte.from_bytes(b)))
+
+
+def _merge_kept(order: int, a: tuple[bytes, bytes], b: tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+    """The partial model of two consecutive parts (a's before b's) and the
+    message ends they left unmatched, added up."""
+    msgs = a[1] or b[1]
+    if a[1] and b[1]:
+        go = _bridge.go
+        msgs = bytes(_bridge.call(_bridge.native.PartitionMergeMessages, go.Slice_byte.from_bytes(a[1]),
+                                  go.Slice_byte.from_bytes(b[1])))
+    return _merge(order, a[0], b[0]), msgs
+
+
+def _match(order: int, part: str, model_options: str, start: int, end: int, root: tuple[bytes, bytes]) -> bytes:
+    """The partial model of all the parts with that of the message ends
+    they left unmatched, matched and merged last."""
+    partial, msgs = root
+    if not msgs:
+        return partial
+    _prepare_worker()
+    go = _bridge.go
+    return bytes(_bridge.call(_bridge.native.PartitionMatchMessages, order, part, model_options, start, end,
+                              go.Slice_byte.from_bytes(partial), go.Slice_byte.from_bytes(msgs)))
 
 
 def _reduce(client, merge, futures):
@@ -208,7 +245,9 @@ def read_micro(paths, client, model_options: str, *, start, end, format, options
         partials = client.map(_build, parts, model_options=model_options, start=lo, end=hi, pure=True,
                               key=[f"macroscope-partial-{i}-{_token(p, model_options, lo, hi)}"
                                    for i, p in enumerate(parts)])
-        total = _reduce(client, functools.partial(_merge, order), partials)
+        root = _reduce(client, functools.partial(_merge_kept, order), partials)
+        total = client.submit(_match, order, parts[0], model_options, lo, hi, root, pure=True,
+                              key=f"macroscope-match-{_token(root.key)}")
         _show_progress(progress, partials + [total])
         data = total.result()
         if start is not None and end is not None:

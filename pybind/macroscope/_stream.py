@@ -44,8 +44,9 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     ``partitions`` byte ranges of a Paraver file or of pj_dump output,
     or groups of trace lines of an HPCToolkit database; default twice the
     cluster's threads) are read and modelled by the workers, and their
-    partial models added up exactly: the model is the same, bit for bit,
-    as without a client. ``progress`` then shows Dask's progress bar
+    partial models added up exactly (the messages between an OTF2
+    archive's location groups matched at the end, as on one machine): the
+    model is the same, bit for bit, as without a client. ``progress`` then shows Dask's progress bar
     (by default in a notebook only). Without a client nothing of Dask is
     imported.
 
