@@ -200,6 +200,14 @@ func (d *decoder) packet(b []byte, off int64) error {
 			return err
 		}
 	}
+	if p.hasData && p.data.Num == pktClockSnapshot {
+		// A snapshot is read before its packet's own timestamp, which
+		// may be on a clock the snapshot itself defines (Chrome's first
+		// packet of each sequence sets the default clock to an
+		// incremental one and relates it in the same packet), as trace
+		// processor does.
+		return d.clockSnapshot(seq, p.data)
+	}
 	var ts trace.Time
 	timed := false
 	if p.hasTS {

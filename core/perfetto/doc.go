@@ -95,7 +95,11 @@
 // with no clock id or BOOTTIME are used as they are. Sequence-scoped clocks
 // (ids 64 to 127, often incremental, as the SDK writes them) and other
 // built-in clocks are converted through the latest ClockSnapshot relating
-// them to boot time (of their sequence, for the former). A built-in clock
+// them to boot time (of their sequence, for the former), directly or
+// through another built-in clock: Chromium's snapshots relate its
+// sequence clocks to MONOTONIC only, and the tracing service's relate
+// MONOTONIC to boot time. A snapshot is read before its own packet's
+// timestamp, which may be on a clock it defines. A built-in clock
 // no snapshot relates is used as it is, with a warning; a packet on a
 // sequence-scoped clock with no snapshot is skipped and counted. Old
 // events with microsecond timestamps (timestamp_absolute_us,

@@ -269,3 +269,35 @@ func TestCompressedAndSkipped(t *testing.T) {
 		"skipped 1 packets of kind 1500 (a TracePacket field this reader does not know)",
 		"skipped 1 packets of kind synchronization_marker")
 }
+
+// TestChromeClocks lays out clocks as Chromium's own tracing writes them
+// (--trace-startup-format=proto): the tracing service's snapshot relates
+// MONOTONIC (3) to boot time; each sequence's first packet sets the
+// default clock to the incremental microsecond clock 64, carries a
+// timestamp on it, and holds the snapshot that relates clocks 64 and 65
+// (absolute microseconds) to MONOTONIC only. Before the fix every packet
+// of such a sequence was skipped as having no snapshot.
+func TestChromeClocks(t *testing.T) {
+	data := traceOf(
+		pkt(trackDesc(2, threadDesc(1, 2, "t"))),
+		pkt(seqID(1), sub(6, sub(1, vint(1, 6), vint(2, 1_000_000)), sub(1, vint(1, 3), vint(2, 400_000)))),
+		pkt(seqID(7), flags(cleared), ts(0), sub(59, vint(58, 64)),
+			sub(6, sub(1, vint(1, 3), vint(2, 500_000)),
+				sub(1, vint(1, 64), vint(2, 500), vint(3, 1), vint(4, 1000)),
+				sub(1, vint(1, 65), vint(2, 500), vint(4, 1000)))),
+		pkt(seqID(7), flags(needs), ts(2), te(evType(begin), onTrack(2), named("a"))),
+		pkt(seqID(7), flags(needs), ts(3), te(evType(end), onTrack(2))),
+		pkt(seqID(7), flags(needs), clockID(65), ts(510), te(evType(instant), onTrack(2), named("abs"))),
+	)
+	tr, notes := mustRead(t, data)
+	// monotonic 502 µs is boot time 1,102,000 ns; 505 µs 1,105,000;
+	// 510 µs 1,110,000.
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t 2 Thread alias=2
+		state Process 1/t 2 Slice "a" 1102000 1105000 d0 o0
+		event Process 1/t 2 Instant "abs" 1110000
+		span 1000000 1110000
+	`)
+	checkNotes(t, notes)
+}
