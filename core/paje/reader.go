@@ -20,7 +20,9 @@
 // habits of SimGrid traces written before 2012: DestroyContainer events that
 // name the container in a Container field, and containers named "0" like
 // the root (a reference to "0" then means the root or that container,
-// whichever has the type the event expects).
+// whichever has the type the event expects); and one of SMPI's with
+// tracing/smpi/group: a link end whose container is of another container
+// type of the same name as the link type's end (counted in a warning).
 //
 // The reader is a pipeline (see pipeline.go): chunks of lines are split
 // into fields and dates on every core while the simulation consumes them
