@@ -49,6 +49,10 @@
 //     from the event or the sequence's defaults): pieces of the counter's
 //     variable, each value holding until the next, the last until the end
 //     of the trace. Unit multipliers and incremental counters are applied.
+//     Values may come out of time order (Chromium writes V8's heap
+//     counters late, from other threads): the last 1,024 of each track
+//     wait sorted by time, and a value earlier than those already placed
+//     is skipped and counted.
 //   - Legacy events (TrackEvent.LegacyEvent) with phases B, E, X (complete
 //     slices, with duration_us) and I, i, R (instants). As in the trace
 //     processor, a complete slice that begins inside another complete

@@ -149,11 +149,11 @@ func TestCountersAndFlows(t *testing.T) {
 		event Process 1/t 1 Instant "d" 80
 		event Process 1/t 1 Instant "e" 90
 		variable Process 1/t 1 mem 10 20 2048
-		variable / load 15 25 5
-		variable Process 1/t 1 cpu_time 40 50 100
 		variable Process 1/t 1 mem 20 90 1536
+		variable / load 15 25 5
 		variable / load 25 90 8
 		variable Process 1/t 1 mem 102 30 90 7
+		variable Process 1/t 1 cpu_time 40 50 100
 		variable Process 1/t 1 cpu_time 50 90 150
 		link Flow "a" Process 1/t 1 -> Process 1/t 1 40 60 key=77
 		link Flow "b" Process 1/t 1 -> Global 60 70 key=77
@@ -300,4 +300,46 @@ func TestChromeClocks(t *testing.T) {
 		span 1000000 1110000
 	`)
 	checkNotes(t, notes)
+}
+
+// TestLateCounterValues covers counter values that come out of time
+// order, as Chromium writes V8's heap counters from several threads
+// hundreds of milliseconds late: within the reorder window they take
+// their place; one earlier than a value already placed (past the window)
+// is skipped and counted.
+func TestLateCounterValues(t *testing.T) {
+	packets := [][]byte{
+		pkt(trackDesc(1, threadDesc(1, 1, "t"))),
+		pkt(trackDesc(100, parentUUID(1), trackName("heap"), counterDesc())),
+		pkt(seqID(1), flags(cleared)),
+		pkt(seqID(1), flags(needs), ts(10), te(evType(counter), onTrack(100), vint(30, 1))),
+		pkt(seqID(1), flags(needs), ts(30), te(evType(counter), onTrack(100), vint(30, 3))),
+		pkt(seqID(1), flags(needs), ts(20), te(evType(counter), onTrack(100), vint(30, 2))), // late
+		pkt(seqID(1), flags(needs), ts(30), te(evType(counter), onTrack(100), vint(30, 4))), // same time: after
+		pkt(seqID(1), flags(needs), ts(40), te(evType(instant), onTrack(1), named("end"))),
+	}
+	tr, notes := mustRead(t, traceOf(packets...))
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t 1 Thread alias=1
+		event Process 1/t 1 Instant "end" 40
+		variable Process 1/t 1 heap 10 20 1
+		variable Process 1/t 1 heap 20 30 2
+		variable Process 1/t 1 heap 30 30 3
+		variable Process 1/t 1 heap 30 40 4
+		span 10 40
+	`)
+	checkNotes(t, notes)
+
+	// Past the window, a late value is skipped.
+	packets = packets[:3]
+	for i := 0; i <= counterWindow+1; i++ {
+		packets = append(packets, pkt(seqID(1), flags(needs), ts(uint64(100+i)), te(evType(counter), onTrack(100), vint(30, uint64(i)))))
+	}
+	packets = append(packets, pkt(seqID(1), flags(needs), ts(100), te(evType(counter), onTrack(100), vint(30, 9))))
+	tr, notes = mustRead(t, traceOf(packets...))
+	if len(tr.Variables) != counterWindow+2 {
+		t.Errorf("%d values, want %d", len(tr.Variables), counterWindow+2)
+	}
+	checkNotes(t, notes, "skipped 1 counter values earlier than values of their track already placed")
 }
