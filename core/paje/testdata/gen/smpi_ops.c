@@ -8,6 +8,9 @@
  *   smpirun -np 4 -platform small_platform.xml -hostfile hf -trace \
  *     -trace-file smpi-group.trace --cfg=tracing/smpi/group:yes \
  *     --log=root.thres:warning ./t
+ * ../smpi-sizes.trace: the same with -trace-file smpi-sizes.trace
+ *   --cfg=tracing/smpi/display-sizes:yes --cfg=tracing/smpi/group:yes
+ *   --log=root.thres:critical
  * with SimGrid 3.32's examples/platforms/small_platform.xml.
  */
 #include <mpi.h>
