@@ -243,7 +243,7 @@ func (d *decoder) packet(b []byte, off int64) error {
 		seq.legacyThread, seq.pid, seq.tid, seq.refUS = true, pid, tid, ref
 		d.conts.thread(pid, tid)
 	case pktProcessDescriptor:
-		pid, _, err := processDescriptor(f)
+		pid, _, _, err := processDescriptor(f)
 		if err != nil {
 			return err
 		}

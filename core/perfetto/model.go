@@ -117,7 +117,7 @@ func (c *containers) process(pid int32) int32 {
 	}
 	p := strconv.Itoa(int(pid))
 	name := "Process " + p
-	if n := c.cat.procNames[pid]; n != "" {
+	if n := c.cat.processName(pid); n != "" {
 		name = n + " " + p
 	}
 	id := c.m.container("Process", name, p, 0)

@@ -343,3 +343,27 @@ func TestLateCounterValues(t *testing.T) {
 	}
 	checkNotes(t, notes, "skipped 1 counter values earlier than values of their track already placed")
 }
+
+// TestProcessNameAfterCommandLine covers Chromium's way of describing a
+// process twice: first with its command line and an empty process_name,
+// then with its name. The name wins over the command line, whichever
+// comes first; a command line names a process that has no name.
+func TestProcessNameAfterCommandLine(t *testing.T) {
+	cmdOnly := func(pid uint64, cmd string) []byte { return sub(3, vint(1, pid), str(2, cmd), str(6, "")) }
+	withName := func(pid uint64, cmd, name string) []byte { return sub(3, vint(1, pid), str(2, cmd), str(6, name)) }
+	data := traceOf(
+		pkt(trackDesc(1, cmdOnly(5, "/usr/lib/chromium/chromium --type=gpu-process"))),
+		pkt(trackDesc(1, withName(5, "/usr/lib/chromium/chromium --type=gpu-process", "GPU Process"))),
+		pkt(trackDesc(2, cmdOnly(6, "/usr/bin/other"))),
+		pkt(ts(10), te(evType(instant), onTrack(1), named("a"))),
+		pkt(ts(20), te(evType(instant), onTrack(2), named("b"))),
+	)
+	tr, _ := mustRead(t, data)
+	checkRender(t, tr, `
+		container GPU Process 5 Process alias=5
+		container /usr/bin/other 6 Process alias=6
+		event GPU Process 5 Instant "a" 10
+		event /usr/bin/other 6 Instant "b" 20
+		span 10 20
+	`)
+}
