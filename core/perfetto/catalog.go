@@ -32,7 +32,8 @@ type catalog struct {
 	tracks      map[uint64]*trackInfo
 	procNames   map[int32]string // from process_name
 	procCmds    map[int32]string // from command lines, when no process_name says
-	threadNames map[int32]string
+	threadNames map[int32]string // from thread descriptors: the last one says
+	threadComms map[int32]string // from process trees (the kernel's 15-byte comm)
 	threadPID   map[int32]int32
 	// seqClock is each sequence's default timestamp clock, to tell which
 	// packet timestamps are absolute boot-time ones.
@@ -45,7 +46,7 @@ type catalog struct {
 
 func newCatalog() *catalog {
 	return &catalog{tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{}, procCmds: map[int32]string{},
-		threadNames: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
+		threadNames: map[int32]string{}, threadComms: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
 }
 
 func (c *catalog) sawTime(t int64) {
@@ -230,10 +231,36 @@ func (c *catalog) processName(pid int32) string {
 	return c.procCmds[pid]
 }
 
+// nameThread records a thread's name from a thread descriptor: a later
+// one wins, as in trace processor (Chromium describes each thread first
+// with its 15-byte kernel name, "ThreadPoolForeg", then with its full
+// one, "ThreadPoolForegroundWorker").
 func (c *catalog) nameThread(pid, tid int32, name string) {
-	if name != "" && c.threadNames[tid] == "" {
+	if name != "" {
 		c.threadNames[tid] = name
 	}
+	c.threadOf(pid, tid)
+}
+
+// nameThreadComm records a thread's name from a process tree, which a
+// descriptor's name overrides.
+func (c *catalog) nameThreadComm(pid, tid int32, name string) {
+	if name != "" && c.threadComms[tid] == "" {
+		c.threadComms[tid] = name
+	}
+	c.threadOf(pid, tid)
+}
+
+// threadName is the name of thread tid; "" if none is known.
+func (c *catalog) threadName(tid int32) string {
+	if n := c.threadNames[tid]; n != "" {
+		return n
+	}
+	return c.threadComms[tid]
+}
+
+// threadOf records the process of a thread, the first one said.
+func (c *catalog) threadOf(pid, tid int32) {
 	if pid != 0 {
 		if _, ok := c.threadPID[tid]; !ok {
 			c.threadPID[tid] = pid
@@ -305,7 +332,7 @@ func (c *catalog) processTree(f field) error {
 		case ptThreads:
 			tid, tgid, name, err := treeThread(g)
 			if err == nil {
-				c.nameThread(tgid, tid, name)
+				c.nameThreadComm(tgid, tid, name)
 			}
 			return err
 		}

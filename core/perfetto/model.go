@@ -140,7 +140,7 @@ func (c *containers) thread(pid, tid int32) int32 {
 	}
 	t := strconv.Itoa(int(tid))
 	name := "Thread " + t
-	if n := c.cat.threadNames[tid]; n != "" {
+	if n := c.cat.threadName(tid); n != "" {
 		name = n + " " + t
 	}
 	id := c.m.container("Thread", name, t, parent)

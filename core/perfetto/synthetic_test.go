@@ -367,3 +367,27 @@ func TestProcessNameAfterCommandLine(t *testing.T) {
 		span 10 20
 	`)
 }
+
+// TestThreadFullNameAfterComm covers Chromium's way of describing a
+// thread twice: first with its 15-byte kernel name, then with its full
+// one, which wins; a process tree's name yields to a descriptor's.
+func TestThreadFullNameAfterComm(t *testing.T) {
+	tree := sub(2, sub(2, vint(1, 8), str(2, "treeName"), vint(3, 5)))
+	data := traceOf(
+		pkt(tree),
+		pkt(trackDesc(1, threadDesc(5, 7, "ThreadPoolForeg"))),
+		pkt(trackDesc(1, threadDesc(5, 7, "ThreadPoolForegroundWorker"))),
+		pkt(trackDesc(2, threadDesc(5, 8, "Compositor"))),
+		pkt(ts(10), te(evType(instant), onTrack(1), named("a"))),
+		pkt(ts(20), te(evType(instant), onTrack(2), named("b"))),
+	)
+	tr, _ := mustRead(t, data)
+	checkRender(t, tr, `
+		container Process 5 Process alias=5
+		container Process 5/Compositor 8 Thread alias=8
+		container Process 5/ThreadPoolForegroundWorker 7 Thread alias=7
+		event Process 5/ThreadPoolForegroundWorker 7 Instant "a" 10
+		event Process 5/Compositor 8 Instant "b" 20
+		span 10 20
+	`)
+}
