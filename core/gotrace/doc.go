@@ -15,6 +15,12 @@
 // recognized by their header, "go 1.NN trace\x00\x00\x00" (Sniff): Go
 // traces have no extension of their own, and ".trace" is Pajé's.
 //
+// A trace broken or cut short after its first generation (the program
+// crashed or was killed before trace.Stop) is read up to the end of its
+// last whole generation, as the Go distribution's trace viewer does, and
+// the notes say it is incomplete (Notes.IncompleteReasons); one broken
+// within its first generation is refused.
+//
 // Times are the parser's nanoseconds, less the time of the first event,
 // which becomes 0; the trace ends with its last event.
 //

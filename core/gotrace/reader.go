@@ -49,10 +49,14 @@ var recoverPanics = true
 // labels errors, total is the size of r for progress reports (0 if
 // unknown).
 //
-// The parser delivers a generation (a few megabytes of events) at a time
-// once it has checked it, so a malformed trace may have delivered the
-// generations before the fault; the error says so, and the sink is then
-// to be discarded. The parser's panics on malformed input are errors too.
+// The parser delivers a generation (about a second of events) at a time
+// once it has checked it. A trace cut short or broken after its first
+// generation (the program crashed or was killed before trace.Stop, the
+// copy was cut) is read up to the end of the last whole generation, as
+// the Go project's own trace viewer does: the reading succeeds, and
+// opt.Incomplete says where the trace breaks and what is missing. A
+// fault within the first generation is an error, and the sink is then to
+// be discarded. The parser's panics on malformed input are errors too.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) (err error) {
 	counted := &ingest.Counter{R: r}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 64<<10), name, ingest.DefaultMaxDecompressed)
@@ -78,14 +82,21 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 		return parseError(name, counted.N, err)
 	}
 	b := newBuilder(sink, opt)
+	var g generations
 	for n := 1; ; n++ {
 		ev, err := xr.ReadEvent()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return parseError(name, counted.N, err)
+			err = parseError(name, counted.N, err)
+			if !g.usable() {
+				return err
+			}
+			g.note(opt, err)
+			break
 		}
+		g.count(ev)
 		b.event(ev)
 		if n%checkEvery == 0 || ev.Kind() == xtrace.EventSync {
 			if err := opt.Canceled(); err != nil {

@@ -20,7 +20,12 @@
 // habits of SimGrid traces written before 2012: DestroyContainer events that
 // name the container in a Container field, and containers named "0" like
 // the root (a reference to "0" then means the root or that container,
-// whichever has the type the event expects).
+// whichever has the type the event expects); and one of SMPI's with
+// tracing/smpi/group: a link end whose container is of another container
+// type of the same name as the link type's end (counted in a warning);
+// and SMPI's topology links with tracing/smpi/display-sizes, which lack the
+// Size field their definition ends with: missing trailing user fields are
+// empty (counted in a warning).
 //
 // The reader is a pipeline (see pipeline.go): chunks of lines are split
 // into fields and dates on every core while the simulation consumes them
@@ -355,12 +360,33 @@ func (d *decoder) parseLine(line []byte) error {
 		msg := "Event with id '" + string(id) + "' has not been defined"
 		return d.fail(decodeError(msg, d.line, fieldList(line, d.spans)))
 	}
+	if n := len(d.spans) - 1; n < len(def.roles) && !d.opt.StrictPajeNG && userFieldsFrom(def, n) {
+		// SMPI with tracing/smpi/display-sizes defines a Size field for
+		// links but writes the platform's topology links without it:
+		// missing trailing user fields are empty.
+		for len(d.spans)-1 < len(def.roles) {
+			d.spans = append(d.spans, span{from: uint32(len(line)), to: uint32(len(line))})
+		}
+		d.sim.shortLines++
+	}
 	if n := len(d.spans) - 1; n != len(def.roles) {
 		return d.failf("event %s (%s) has %d fields, its definition on line %d has %d",
 			id, def.name, n, def.line, len(def.roles))
 	}
 	def.hashKeys(line, d.spans[1:])
 	return d.sim.event(def, line, d.spans, d.line)
+}
+
+// userFieldsFrom reports whether the fields of def from column n on
+// (the event id not counted) are all user fields, which the model does
+// not use.
+func userFieldsFrom(def *eventDef, n int) bool {
+	for _, r := range def.roles[n:] {
+		if r != roleNone {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) parseHeader(rest []byte) error {

@@ -29,6 +29,12 @@ type simulator struct {
 	first     trace.Time
 	rootEnd   trace.Time // when the file destroys the root
 	zero      int32      // the container whose identifier is "0", like the root's; 0 if none
+	// retyped counts link ends whose container is of another type of
+	// the same name as the link type's end (see simulator.link).
+	retyped int64
+	// shortLines counts event lines that lack trailing user fields of
+	// their definition (see decoder.parseLine).
+	shortLines int64
 }
 
 // resolveZero picks, for a reference to "0", the root or the container
@@ -511,6 +517,12 @@ func (s *simulator) finish() error {
 		if err := s.destroy(child, at); err != nil {
 			return err
 		}
+	}
+	if s.shortLines > 0 {
+		s.opt.Warn("%d event lines lack trailing user fields of their definition (SimGrid's topology links with tracing/smpi/display-sizes lack Size): taken as empty", s.shortLines)
+	}
+	if s.retyped > 0 {
+		s.opt.Warn("%d link ends are containers of a type other than the link type's end, of the same name (SimGrid's tracing/smpi/group defines the MPI type at two levels): taken as they are", s.retyped)
 	}
 	s.sink.Finish(s.first, end)
 	return nil

@@ -147,10 +147,9 @@ func (d *decoder) atraceSample(e *atraceEvent) {
 		d.atraceCtrs[k] = c
 		d.atraceCtrOrder = append(d.atraceCtrOrder, k)
 	}
-	if c.has {
-		d.m.sink.Variable(trace.Variable{Container: c.cont, Type: c.typ, Start: c.at, End: e.at, Value: c.value})
+	if !c.add(d, e.at, float64(e.value)) {
+		d.skip("atrace counter values earlier than values of their track already placed", 1)
 	}
-	c.has, c.at, c.value = true, e.at, float64(e.value)
 }
 
 func (d *decoder) atraceStack(cont int32) *stack {

@@ -30,8 +30,10 @@ type trackInfo struct {
 
 type catalog struct {
 	tracks      map[uint64]*trackInfo
-	procNames   map[int32]string
-	threadNames map[int32]string
+	procNames   map[int32]string // from process_name
+	procCmds    map[int32]string // from command lines, when no process_name says
+	threadNames map[int32]string // from thread descriptors: the last one says
+	threadComms map[int32]string // from process trees (the kernel's 15-byte comm)
 	threadPID   map[int32]int32
 	// seqClock is each sequence's default timestamp clock, to tell which
 	// packet timestamps are absolute boot-time ones.
@@ -43,8 +45,8 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{},
-		threadNames: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
+	return &catalog{tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{}, procCmds: map[int32]string{},
+		threadNames: map[int32]string{}, threadComms: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
 }
 
 func (c *catalog) sawTime(t int64) {
@@ -73,9 +75,10 @@ func (c *catalog) packet(b []byte, off int64) error {
 		case pktTrackDescriptor:
 			return c.trackDescriptor(f)
 		case pktProcessDescriptor:
-			pid, name, err := processDescriptor(f)
+			pid, name, cmd, err := processDescriptor(f)
 			if err == nil {
 				c.nameProcess(pid, name)
+				c.nameProcessCmd(pid, cmd)
 			}
 			return err
 		case pktThreadDescriptor:
@@ -140,7 +143,7 @@ func (c *catalog) packet(b []byte, off int64) error {
 func (c *catalog) trackDescriptor(f field) error {
 	var uuid uint64
 	t := trackInfo{}
-	var procName, threadName string
+	var procName, procCmd, threadName string
 	err := fields(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case tdUUID:
@@ -152,14 +155,14 @@ func (c *catalog) trackDescriptor(f field) error {
 				t.name = g.String()
 			}
 		case tdProcess:
-			pid, name, err := processDescriptor(g)
+			pid, name, cmd, err := processDescriptor(g)
 			if err != nil {
 				return err
 			}
 			if t.kind != trackThread {
 				t.kind = trackProcess
 			}
-			t.pid, procName = pid, name
+			t.pid, procName, procCmd = pid, name, cmd
 		case tdThread:
 			pid, tid, name, _, err := threadDescriptor(g)
 			if err != nil {
@@ -186,6 +189,7 @@ func (c *catalog) trackDescriptor(f field) error {
 	switch t.kind {
 	case trackProcess:
 		c.nameProcess(t.pid, procName)
+		c.nameProcessCmd(t.pid, procCmd)
 	case trackThread:
 		c.nameThread(t.pid, t.tid, threadName)
 	}
@@ -208,10 +212,55 @@ func (c *catalog) nameProcess(pid int32, name string) {
 	}
 }
 
+// nameProcessCmd records a name from a command line, which a
+// process_name, even a later one, overrides: Chromium describes each
+// process first with its command line and an empty name, then again with
+// its name ("GPU Process", "Renderer").
+func (c *catalog) nameProcessCmd(pid int32, cmd string) {
+	if cmd != "" && c.procCmds[pid] == "" {
+		c.procCmds[pid] = cmd
+	}
+}
+
+// processName is the name of process pid: its process_name, else its
+// command line; "" if none is known.
+func (c *catalog) processName(pid int32) string {
+	if n := c.procNames[pid]; n != "" {
+		return n
+	}
+	return c.procCmds[pid]
+}
+
+// nameThread records a thread's name from a thread descriptor: a later
+// one wins, as in trace processor (Chromium describes each thread first
+// with its 15-byte kernel name, "ThreadPoolForeg", then with its full
+// one, "ThreadPoolForegroundWorker").
 func (c *catalog) nameThread(pid, tid int32, name string) {
-	if name != "" && c.threadNames[tid] == "" {
+	if name != "" {
 		c.threadNames[tid] = name
 	}
+	c.threadOf(pid, tid)
+}
+
+// nameThreadComm records a thread's name from a process tree, which a
+// descriptor's name overrides.
+func (c *catalog) nameThreadComm(pid, tid int32, name string) {
+	if name != "" && c.threadComms[tid] == "" {
+		c.threadComms[tid] = name
+	}
+	c.threadOf(pid, tid)
+}
+
+// threadName is the name of thread tid; "" if none is known.
+func (c *catalog) threadName(tid int32) string {
+	if n := c.threadNames[tid]; n != "" {
+		return n
+	}
+	return c.threadComms[tid]
+}
+
+// threadOf records the process of a thread, the first one said.
+func (c *catalog) threadOf(pid, tid int32) {
 	if pid != 0 {
 		if _, ok := c.threadPID[tid]; !ok {
 			c.threadPID[tid] = pid
@@ -232,10 +281,9 @@ func (c *catalog) threadDescriptor(f field) error {
 	return err
 }
 
-// processDescriptor reads a ProcessDescriptor: its pid and name (the
-// process name, else the first word of its command line).
-func processDescriptor(f field) (pid int32, name string, err error) {
-	var cmdline string
+// processDescriptor reads a ProcessDescriptor: its pid, process name
+// and the first entry of its command line.
+func processDescriptor(f field) (pid int32, name, cmdline string, err error) {
 	err = fields(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case pdPID:
@@ -249,10 +297,7 @@ func processDescriptor(f field) (pid int32, name string, err error) {
 		}
 		return nil
 	})
-	if name == "" {
-		name = cmdline
-	}
-	return pid, name, err
+	return pid, name, cmdline, err
 }
 
 // threadDescriptor reads a ThreadDescriptor.
@@ -281,13 +326,13 @@ func (c *catalog) processTree(f field) error {
 		case ptProcesses:
 			pid, name, err := treeProcess(g)
 			if err == nil {
-				c.nameProcess(pid, name)
+				c.nameProcessCmd(pid, name)
 			}
 			return err
 		case ptThreads:
 			tid, tgid, name, err := treeThread(g)
 			if err == nil {
-				c.nameThread(tgid, tid, name)
+				c.nameThreadComm(tgid, tid, name)
 			}
 			return err
 		}

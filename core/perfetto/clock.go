@@ -63,8 +63,10 @@ func (d *decoder) timestamp(seq *sequence, p *packetHead) (trace.Time, bool) {
 	return trace.Time(v), true
 }
 
-// clockSnapshot records how the clocks of a snapshot relate to boot time.
-// A snapshot without boot time relates nothing.
+// clockSnapshot records how the clocks of a snapshot relate to boot time,
+// directly or through another built-in clock of the snapshot that an
+// earlier one relates to boot time. A snapshot with neither boot time nor
+// a built-in clock relates nothing.
 func (d *decoder) clockSnapshot(seq *sequence, f field) error {
 	type entry struct {
 		id          uint32
@@ -101,12 +103,43 @@ func (d *decoder) clockSnapshot(seq *sequence, f field) error {
 		all = append(all, e)
 		return err
 	})
-	if err != nil || !hasBoot {
+	if err != nil {
 		return err
+	}
+	refID := uint32(clockBoottime)
+	if !hasBoot {
+		// Without boot time, the snapshot relates its clocks to a
+		// built-in one that an earlier snapshot relates to boot time:
+		// Chrome's per-sequence snapshots relate its incremental
+		// microsecond clocks to MONOTONIC only, and the tracing
+		// service's snapshots relate MONOTONIC to boot time. With none
+		// such, a built-in clock's values are taken as boot time, as
+		// packets on it would be.
+		for _, e := range all {
+			if e.id == 0 || e.id >= firstSequenceScopedClk {
+				continue
+			}
+			if c := d.global[e.id]; c != nil {
+				refID, boot, hasBoot = e.id, int64(c.toBoot(e.ts)), true
+				break
+			}
+		}
+		for _, e := range all {
+			if hasBoot {
+				break
+			}
+			if e.id != 0 && e.id < firstSequenceScopedClk {
+				refID, boot, hasBoot = e.id, e.ts, true
+				d.unconverted[e.id]++
+			}
+		}
+		if !hasBoot {
+			return nil
+		}
 	}
 	d.saw(trace.Time(boot))
 	for _, e := range all {
-		if e.id == clockBoottime {
+		if e.id == refID {
 			continue
 		}
 		c := &clock{at: e.ts, ref: boot, mult: e.mult, incremental: e.incremental, last: e.ts}

@@ -200,6 +200,14 @@ func (d *decoder) packet(b []byte, off int64) error {
 			return err
 		}
 	}
+	if p.hasData && p.data.Num == pktClockSnapshot {
+		// A snapshot is read before its packet's own timestamp, which
+		// may be on a clock the snapshot itself defines (Chrome's first
+		// packet of each sequence sets the default clock to an
+		// incremental one and relates it in the same packet), as trace
+		// processor does.
+		return d.clockSnapshot(seq, p.data)
+	}
 	var ts trace.Time
 	timed := false
 	if p.hasTS {
@@ -235,7 +243,7 @@ func (d *decoder) packet(b []byte, off int64) error {
 		seq.legacyThread, seq.pid, seq.tid, seq.refUS = true, pid, tid, ref
 		d.conts.thread(pid, tid)
 	case pktProcessDescriptor:
-		pid, _, err := processDescriptor(f)
+		pid, _, _, err := processDescriptor(f)
 		if err != nil {
 			return err
 		}

@@ -49,6 +49,10 @@
 //     from the event or the sequence's defaults): pieces of the counter's
 //     variable, each value holding until the next, the last until the end
 //     of the trace. Unit multipliers and incremental counters are applied.
+//     Values may come out of time order (Chromium writes V8's heap
+//     counters late, from other threads): the last 1,024 of each track
+//     wait sorted by time, and a value earlier than those already placed
+//     is skipped and counted.
 //   - Legacy events (TrackEvent.LegacyEvent) with phases B, E, X (complete
 //     slices, with duration_us) and I, i, R (instants). As in the trace
 //     processor, a complete slice that begins inside another complete
@@ -95,7 +99,11 @@
 // with no clock id or BOOTTIME are used as they are. Sequence-scoped clocks
 // (ids 64 to 127, often incremental, as the SDK writes them) and other
 // built-in clocks are converted through the latest ClockSnapshot relating
-// them to boot time (of their sequence, for the former). A built-in clock
+// them to boot time (of their sequence, for the former), directly or
+// through another built-in clock: Chromium's snapshots relate its
+// sequence clocks to MONOTONIC only, and the tracing service's relate
+// MONOTONIC to boot time. A snapshot is read before its own packet's
+// timestamp, which may be on a clock it defines. A built-in clock
 // no snapshot relates is used as it is, with a warning; a packet on a
 // sequence-scoped clock with no snapshot is skipped and counted. Old
 // events with microsecond timestamps (timestamp_absolute_us,

@@ -461,25 +461,6 @@ func (d *decoder) closeAll(id int32, end trace.Time) {
 	}
 }
 
-// counterTrack is the state of a counter track: the last sample holds
-// until the next one.
-type counterTrack struct {
-	cont, typ int32
-	has       bool
-	at        trace.Time
-	value     float64
-}
-
-func (c *counterTrack) flush(d *decoder, end trace.Time) {
-	if !c.has {
-		return
-	}
-	if end < c.at {
-		end = c.at
-	}
-	d.m.sink.Variable(trace.Variable{Container: c.cont, Type: c.typ, Start: c.at, End: end, Value: c.value})
-}
-
 // sample records a value of counter track uuid at t.
 func (d *decoder) sample(seq *sequence, uuid uint64, t trace.Time, v float64) {
 	info := d.cat.tracks[uuid]
@@ -498,14 +479,9 @@ func (d *decoder) sample(seq *sequence, uuid uint64, t trace.Time, v float64) {
 	if c == nil {
 		c = d.counterTrack(uuid, info)
 	}
-	if c.has {
-		if t < c.at {
-			d.skip("counter values earlier than the previous value of their track", 1)
-			return
-		}
-		d.m.sink.Variable(trace.Variable{Container: c.cont, Type: c.typ, Start: c.at, End: t, Value: c.value})
+	if !c.add(d, t, v) {
+		d.skip("counter values earlier than values of their track already placed", 1)
 	}
-	c.has, c.at, c.value = true, t, v
 }
 
 // counterTrack places a counter track: a variable named by the track in

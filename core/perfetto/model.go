@@ -117,7 +117,7 @@ func (c *containers) process(pid int32) int32 {
 	}
 	p := strconv.Itoa(int(pid))
 	name := "Process " + p
-	if n := c.cat.procNames[pid]; n != "" {
+	if n := c.cat.processName(pid); n != "" {
 		name = n + " " + p
 	}
 	id := c.m.container("Process", name, p, 0)
@@ -140,7 +140,7 @@ func (c *containers) thread(pid, tid int32) int32 {
 	}
 	t := strconv.Itoa(int(tid))
 	name := "Thread " + t
-	if n := c.cat.threadNames[tid]; n != "" {
+	if n := c.cat.threadName(tid); n != "" {
 		name = n + " " + t
 	}
 	id := c.m.container("Thread", name, t, parent)

@@ -46,7 +46,7 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 		return
 	}
 	if comm == "" {
-		comm = d.cat.threadNames[pid]
+		comm = d.cat.threadName(pid)
 	}
 	name := strconv.Itoa(int(pid))
 	if comm != "" {

@@ -149,11 +149,11 @@ func TestCountersAndFlows(t *testing.T) {
 		event Process 1/t 1 Instant "d" 80
 		event Process 1/t 1 Instant "e" 90
 		variable Process 1/t 1 mem 10 20 2048
-		variable / load 15 25 5
-		variable Process 1/t 1 cpu_time 40 50 100
 		variable Process 1/t 1 mem 20 90 1536
+		variable / load 15 25 5
 		variable / load 25 90 8
 		variable Process 1/t 1 mem 102 30 90 7
+		variable Process 1/t 1 cpu_time 40 50 100
 		variable Process 1/t 1 cpu_time 50 90 150
 		link Flow "a" Process 1/t 1 -> Process 1/t 1 40 60 key=77
 		link Flow "b" Process 1/t 1 -> Global 60 70 key=77
@@ -268,4 +268,126 @@ func TestCompressedAndSkipped(t *testing.T) {
 		"skipped 2 packets of kind winscope/surfaceflinger_layers_snapshot",
 		"skipped 1 packets of kind 1500 (a TracePacket field this reader does not know)",
 		"skipped 1 packets of kind synchronization_marker")
+}
+
+// TestChromeClocks lays out clocks as Chromium's own tracing writes them
+// (--trace-startup-format=proto): the tracing service's snapshot relates
+// MONOTONIC (3) to boot time; each sequence's first packet sets the
+// default clock to the incremental microsecond clock 64, carries a
+// timestamp on it, and holds the snapshot that relates clocks 64 and 65
+// (absolute microseconds) to MONOTONIC only. Before the fix every packet
+// of such a sequence was skipped as having no snapshot.
+func TestChromeClocks(t *testing.T) {
+	data := traceOf(
+		pkt(trackDesc(2, threadDesc(1, 2, "t"))),
+		pkt(seqID(1), sub(6, sub(1, vint(1, 6), vint(2, 1_000_000)), sub(1, vint(1, 3), vint(2, 400_000)))),
+		pkt(seqID(7), flags(cleared), ts(0), sub(59, vint(58, 64)),
+			sub(6, sub(1, vint(1, 3), vint(2, 500_000)),
+				sub(1, vint(1, 64), vint(2, 500), vint(3, 1), vint(4, 1000)),
+				sub(1, vint(1, 65), vint(2, 500), vint(4, 1000)))),
+		pkt(seqID(7), flags(needs), ts(2), te(evType(begin), onTrack(2), named("a"))),
+		pkt(seqID(7), flags(needs), ts(3), te(evType(end), onTrack(2))),
+		pkt(seqID(7), flags(needs), clockID(65), ts(510), te(evType(instant), onTrack(2), named("abs"))),
+	)
+	tr, notes := mustRead(t, data)
+	// monotonic 502 µs is boot time 1,102,000 ns; 505 µs 1,105,000;
+	// 510 µs 1,110,000.
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t 2 Thread alias=2
+		state Process 1/t 2 Slice "a" 1102000 1105000 d0 o0
+		event Process 1/t 2 Instant "abs" 1110000
+		span 1000000 1110000
+	`)
+	checkNotes(t, notes)
+}
+
+// TestLateCounterValues covers counter values that come out of time
+// order, as Chromium writes V8's heap counters from several threads
+// hundreds of milliseconds late: within the reorder window they take
+// their place; one earlier than a value already placed (past the window)
+// is skipped and counted.
+func TestLateCounterValues(t *testing.T) {
+	packets := [][]byte{
+		pkt(trackDesc(1, threadDesc(1, 1, "t"))),
+		pkt(trackDesc(100, parentUUID(1), trackName("heap"), counterDesc())),
+		pkt(seqID(1), flags(cleared)),
+		pkt(seqID(1), flags(needs), ts(10), te(evType(counter), onTrack(100), vint(30, 1))),
+		pkt(seqID(1), flags(needs), ts(30), te(evType(counter), onTrack(100), vint(30, 3))),
+		pkt(seqID(1), flags(needs), ts(20), te(evType(counter), onTrack(100), vint(30, 2))), // late
+		pkt(seqID(1), flags(needs), ts(30), te(evType(counter), onTrack(100), vint(30, 4))), // same time: after
+		pkt(seqID(1), flags(needs), ts(40), te(evType(instant), onTrack(1), named("end"))),
+	}
+	tr, notes := mustRead(t, traceOf(packets...))
+	checkRender(t, tr, `
+		container Process 1 Process alias=1
+		container Process 1/t 1 Thread alias=1
+		event Process 1/t 1 Instant "end" 40
+		variable Process 1/t 1 heap 10 20 1
+		variable Process 1/t 1 heap 20 30 2
+		variable Process 1/t 1 heap 30 30 3
+		variable Process 1/t 1 heap 30 40 4
+		span 10 40
+	`)
+	checkNotes(t, notes)
+
+	// Past the window, a late value is skipped.
+	packets = packets[:3]
+	for i := 0; i <= counterWindow+1; i++ {
+		packets = append(packets, pkt(seqID(1), flags(needs), ts(uint64(100+i)), te(evType(counter), onTrack(100), vint(30, uint64(i)))))
+	}
+	packets = append(packets, pkt(seqID(1), flags(needs), ts(100), te(evType(counter), onTrack(100), vint(30, 9))))
+	tr, notes = mustRead(t, traceOf(packets...))
+	if len(tr.Variables) != counterWindow+2 {
+		t.Errorf("%d values, want %d", len(tr.Variables), counterWindow+2)
+	}
+	checkNotes(t, notes, "skipped 1 counter values earlier than values of their track already placed")
+}
+
+// TestProcessNameAfterCommandLine covers Chromium's way of describing a
+// process twice: first with its command line and an empty process_name,
+// then with its name. The name wins over the command line, whichever
+// comes first; a command line names a process that has no name.
+func TestProcessNameAfterCommandLine(t *testing.T) {
+	cmdOnly := func(pid uint64, cmd string) []byte { return sub(3, vint(1, pid), str(2, cmd), str(6, "")) }
+	withName := func(pid uint64, cmd, name string) []byte { return sub(3, vint(1, pid), str(2, cmd), str(6, name)) }
+	data := traceOf(
+		pkt(trackDesc(1, cmdOnly(5, "/usr/lib/chromium/chromium --type=gpu-process"))),
+		pkt(trackDesc(1, withName(5, "/usr/lib/chromium/chromium --type=gpu-process", "GPU Process"))),
+		pkt(trackDesc(2, cmdOnly(6, "/usr/bin/other"))),
+		pkt(ts(10), te(evType(instant), onTrack(1), named("a"))),
+		pkt(ts(20), te(evType(instant), onTrack(2), named("b"))),
+	)
+	tr, _ := mustRead(t, data)
+	checkRender(t, tr, `
+		container GPU Process 5 Process alias=5
+		container /usr/bin/other 6 Process alias=6
+		event GPU Process 5 Instant "a" 10
+		event /usr/bin/other 6 Instant "b" 20
+		span 10 20
+	`)
+}
+
+// TestThreadFullNameAfterComm covers Chromium's way of describing a
+// thread twice: first with its 15-byte kernel name, then with its full
+// one, which wins; a process tree's name yields to a descriptor's.
+func TestThreadFullNameAfterComm(t *testing.T) {
+	tree := sub(2, sub(2, vint(1, 8), str(2, "treeName"), vint(3, 5)))
+	data := traceOf(
+		pkt(tree),
+		pkt(trackDesc(1, threadDesc(5, 7, "ThreadPoolForeg"))),
+		pkt(trackDesc(1, threadDesc(5, 7, "ThreadPoolForegroundWorker"))),
+		pkt(trackDesc(2, threadDesc(5, 8, "Compositor"))),
+		pkt(ts(10), te(evType(instant), onTrack(1), named("a"))),
+		pkt(ts(20), te(evType(instant), onTrack(2), named("b"))),
+	)
+	tr, _ := mustRead(t, data)
+	checkRender(t, tr, `
+		container Process 5 Process alias=5
+		container Process 5/Compositor 8 Thread alias=8
+		container Process 5/ThreadPoolForegroundWorker 7 Thread alias=7
+		event Process 5/ThreadPoolForegroundWorker 7 Instant "a" 10
+		event Process 5/Compositor 8 Instant "b" 20
+		span 10 20
+	`)
 }
