@@ -8,7 +8,7 @@
 // from the page's cells of the model, back and forward to a view whose
 // data it holds. Python follows each such action and confirms the view.
 import {
-  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel,
+  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel, sliderKeys,
 } from "./_shared.js";
 import { Levels } from "./_levels.js";
 
@@ -644,19 +644,8 @@ function render({ model, el }) {
     model.save_changes();
   };
   slider.addEventListener("input", () => setLevel(+slider.value));
-  // The keys are handled here: a notebook may take arrow keys for itself
-  // (JupyterLab moves between cells) before the slider sees them.
-  const keySteps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
-  slider.addEventListener("keydown", (e) => {
-    let i = null;
-    if (e.key in keySteps) i = +slider.value + keySteps[e.key];
-    else if (e.key === "Home") i = 0;
-    else if (e.key === "End") i = +slider.max;
-    if (i === null) return;
-    e.preventDefault();
-    e.stopPropagation();
-    setLevel(i);
-  });
+  // The keys move the slider by whole levels (see sliderKeys).
+  const unKeys = sliderKeys(slider, setLevel);
   back.addEventListener("click", () => send("back", {}, walkAhead("back")));
   forward.addEventListener("click", () => send("forward", {}, walkAhead("forward")));
 
@@ -680,6 +669,7 @@ function render({ model, el }) {
   redraw();
   return () => {
     window.removeEventListener("mouseup", onMouseUp);
+    unKeys();
     model.off("change:_sent_at", onData);
     model.off("change:level", onLevel);
     model.off("change:hover_info", onHover);
