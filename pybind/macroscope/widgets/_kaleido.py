@@ -138,7 +138,10 @@ class KaleidoscopeExplorer(ArrowWidget):
 
     def _push(self):
         tbl = self.view_table()
-        self.send_tables(table=_wire.browser_table(tbl), error="")
+        # The page places the nodes by x and y (float32 is plenty) and does
+        # not read their sectors.
+        self.send_tables(table=_wire.narrow(tbl, floats=["x", "y"], drop=["sector_start", "sector_extent"]),
+                         error="")
 
     def _on_msg(self, _widget, msg, _buffers):
         if msg.get("type") == "centre":
