@@ -596,8 +596,13 @@ function render({ model, el }) {
     if (i !== hovered) {
       hovered = i;
       outline(i);
-      model.set("hovered", i);
-      model.save_changes();
+      // Python names rectangles of its own view: none while it has not
+      // caught up with a view the page drew ahead (the tooltip has the
+      // page's numbers; the proportions come once Python has the view).
+      if (!pending()) {
+        model.set("hovered", i);
+        model.save_changes();
+      }
     }
     if (i >= 0) tooltip.show(x, y, describe(i));
     else tooltip.hide();
