@@ -36,7 +36,8 @@ BUDGET_MS = {10_000: 100, 100_000: 300}
 SETUP = f"""
 import numpy as np, pandas as pd, pyarrow as pa
 import macroscope as ms
-from macroscope.widgets._wire import browser_table
+from macroscope.widgets._treemap import _browser as treemap_table
+from macroscope.widgets._kaleido import _browser as kaleidoscope_table
 
 def hierarchy(machines, procs):
     idx = np.indices((10, machines, procs)).reshape(3, -1)
@@ -73,8 +74,8 @@ def main():
                                f"model = hierarchy({machines}, {procs})\n"
                                "agg = model.aggregate(0.0, kind='spatial')\n"
                                "w = agg.explore_treemap(threshold=0.5)\n"
-                               "A = browser_table(agg.treemap('leaves').to_arrow())\n"
-                               "B = browser_table(agg.treemap('activity').to_arrow())",
+                               "A = treemap_table(agg.treemap('leaves').to_arrow())\n"
+                               "B = treemap_table(agg.treemap('activity').to_arrow())",
                                "w"], timeout=900)
             el = nb.widget(0, ".macroscope-treemap")
             nb.wait_frame(el, 1, timeout=300)
@@ -85,7 +86,7 @@ def main():
             nb = lab.notebook([SETUP,
                                f"kal = {make}.layout(width=800)\n"
                                "w = kal.explore()\n"
-                               "A = browser_table(w.view_table())\n"
+                               "A = kaleidoscope_table(w.view_table())\n"
                                "B = A.slice(0)",
                                "w"], timeout=900)
             el = nb.widget(0, ".macroscope-kaleidoscope")

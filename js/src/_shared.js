@@ -285,3 +285,26 @@ export function installCSS() {
   s.textContent = css;
   document.head.appendChild(s);
 }
+
+// sliderKeys makes the arrow, page, Home and End keys on a range slider
+// move it by whole levels through set(i), and returns what undoes it. The
+// keys are caught on the window, in the capture phase, before the front
+// end sees them: Notebook 7 runs its keyboard shortcuts from a capture
+// listener on the document and takes ArrowRight there, JupyterLab moves
+// between cells on the arrows.
+export function sliderKeys(slider, set) {
+  const steps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+  const onKey = (e) => {
+    if (e.target !== slider) return;
+    let i = null;
+    if (e.key in steps) i = Number(slider.value) + steps[e.key];
+    else if (e.key === "Home") i = 0;
+    else if (e.key === "End") i = Number(slider.max);
+    if (i === null) return;
+    e.preventDefault();
+    e.stopPropagation();
+    set(i);
+  };
+  window.addEventListener("keydown", onKey, true);
+  return () => window.removeEventListener("keydown", onKey, true);
+}

@@ -2,9 +2,13 @@
 // one rectangle per aggregate in the colour of its mode state), a slider
 // over the significant levels of p, the quality curves, brushing to zoom,
 // hovering for an aggregate's numbers, clicking for its cells, back and
-// forward. Python computes; this module draws what the traits hold.
+// forward. Python computes; this module draws what the traits hold, and
+// draws ahead of Python what it can from the data it holds: a slider step
+// to a level of the page's levels (_levels.js), a click on an aggregate
+// from the page's cells of the model, back and forward to a view whose
+// data it holds. Python follows each such action and confirms the view.
 import {
-  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel,
+  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel, sliderKeys,
 } from "./_shared.js";
 import { Levels } from "./_levels.js";
 
@@ -15,6 +19,21 @@ const BOTTOM = 34; // the time axis
 const QUALITY = 240; // width of the quality curves
 const GREEN = "#2ca02c";
 const RED = "#d62728";
+
+// fmtG writes x as Python's format(x, "g") does (6 significant digits,
+// no trailing zeros), so that a title drawn ahead reads as Python's.
+function fmtG(x) {
+  if (x === 0 || !isFinite(x)) return String(x);
+  const e = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(6)))));
+  if (e < -4 || e >= 6) {
+    const [m, p] = x.toExponential(5).split("e");
+    const mant = m.includes(".") ? m.replace(/0+$/, "").replace(/\.$/, "") : m;
+    const n = Math.abs(+p);
+    return `${mant}e${+p < 0 ? "-" : "+"}${n < 10 ? "0" : ""}${n}`;
+  }
+  const s = x.toFixed(Math.max(0, 5 - e));
+  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+}
 
 function render({ model, el }) {
   installCSS();
@@ -97,6 +116,12 @@ function render({ model, el }) {
       c.last = column(aggs, "last_slice");
       return withRows(c);
     }
+    return grid(c, view);
+  }
+
+  // grid adds the nodes, slices and rows of a detail view's cells (row
+  // after row, slice after slice) to their columns c.
+  function grid(c, view) {
     const ns = view.last - view.first + 1, n = c.n;
     const hier = table(model, "hierarchy");
     const leaf = hier ? hierRows(hier).leaf : new Int32Array(view.row_hi);
@@ -115,6 +140,37 @@ function render({ model, el }) {
     return c;
   }
 
+  // fromCells: the columns of a detail view cut from the page's cells of
+  // its model (see pybind/macroscope/widgets/_cells.py), or null when the
+  // page does not hold them.
+  function fromCells(view) {
+    const cl = cells.get(view.model);
+    if (!cl) return null;
+    const ns = view.last - view.first + 1, nr = view.row_hi - view.row_lo, n = nr * ns;
+    const c = { n, mode: new Int16Array(n), alpha: new Uint8Array(n), prop: new Float32Array(n), gain: null, loss: null };
+    for (let r = 0, i = 0; r < nr; r++) {
+      const at = (view.row_lo + r) * cl.slices + view.first;
+      c.mode.set(cl.mode.subarray(at, at + ns), i);
+      c.alpha.set(cl.alpha.subarray(at, at + ns), i);
+      c.prop.set(cl.prop.subarray(at, at + ns), i);
+      i += ns;
+    }
+    return grid(c, view);
+  }
+
+  // columnsOf: the columns of view at level, from the page's own data when
+  // Python says the page holds it (view.held), else from the trait.
+  function columnsOf(view, level) {
+    if (view.held && view.kind === "overview") {
+      const pack = packs.get(view.uid);
+      if (pack && pack.has(level)) return pack.columns(level, withRows);
+    }
+    if (view.held && view.kind === "detail" && cells.has(view.model)) return fromCells(view);
+    return fromTrait(view);
+  }
+
+  // The cells of each model (by its number) the page holds.
+  const cells = new Map();
   // The levels of each overview (by view uid) the page holds.
   const packs = new Map();
   let drawn = { uid: -1, level: -1 };
@@ -129,7 +185,21 @@ function render({ model, el }) {
     model.send({ action: "prefetch", view: view.uid });
   }
 
+  // copyOf reads a buffer of a custom message (a DataView whose offset
+  // need not be aligned) as a typed array of type T.
+  const copyOf = (v, T) => new T(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+
   function onLevels(content, buffers) {
+    if (content && content.kind === "cells") {
+      cells.set(content.model, {
+        slices: content.slices, mode: copyOf(buffers[0], content.mode_bytes === 1 ? Int8Array : Int16Array),
+        alpha: copyOf(buffers[1], Uint8Array), prop: copyOf(buffers[2], Float32Array),
+      });
+      if (asked === content.view) asked = -1;
+      el.dataset.cells = String(cells.size);
+      prefetch();
+      return;
+    }
     if (!content || content.kind !== "levels") return;
     // A chunk from uid 0 starts the view's levels afresh (Python forgot
     // what the page held, e.g. after the page was reloaded).
@@ -146,7 +216,9 @@ function render({ model, el }) {
   // showLevel draws the level of the slider from the page's levels when
   // it is not the one drawn and the page holds it.
   function showLevel(since) {
-    const view = model.get("view") || {};
+    // While Python has not caught up with a view the page drew ahead, the
+    // page's view is the one shown.
+    const view = (pending() ? d.view : model.get("view")) || {};
     const level = model.get("level");
     const pack = packs.get(view.uid);
     if (view.kind !== "overview" || !pack || !pack.has(level)) return false;
@@ -155,10 +227,75 @@ function render({ model, el }) {
     return true;
   }
 
+  // The actions the page drew ahead of Python are numbered (seq); each
+  // view Python sends says the last one it handled.
+  let seq = 0;
+  const pending = () => d && seq > ((model.get("view") || {}).seq || 0);
+  const keyOf = (v, level) => v.kind === "overview" ? `o ${v.uid} ${level}`
+    : `d ${v.model} ${v.row_lo} ${v.row_hi} ${v.first} ${v.last}`;
+
   function redraw() {
     const view = model.get("view") || {};
-    draw(fromTrait(view), view, view.kind === "overview" ? view.level : -1, 0);
+    // Python's view of an action it has not handled yet: the page's
+    // picture is newer; the answer to that action follows.
+    if (pending()) return;
+    const level = view.kind === "overview" ? view.level : -1;
+    if (view.held && d && keyOf(d.view, d.level) === keyOf(view, level)) {
+      // The page drew this view ahead: Python confirms it, nothing to draw.
+      d.view = view;
+      updateBar(view, level);
+    } else {
+      draw(columnsOf(view, level), view, level, 0);
+    }
     prefetch();
+  }
+
+  // ahead draws, before Python answers, the view an action leads to when
+  // the page holds its data (view: what Python's view of it will be,
+  // level: the overview's level); returns whether it did.
+  function ahead(view, level) {
+    let c = null;
+    if (view.kind === "overview") {
+      const pack = packs.get(view.uid);
+      if (pack && pack.has(level)) c = pack.columns(level, withRows);
+    } else if (cells.has(view.model)) {
+      c = fromCells(view);
+    }
+    if (!c) return false;
+    seq++;
+    draw(c, view, level, Date.now());
+    return true;
+  }
+
+  // send sends an action to Python, numbered when the page drew it ahead.
+  function send(action, extra, drewAhead) {
+    model.send(drewAhead ? { action, ...extra, seq } : { action, ...extra });
+  }
+
+  // openAhead draws the detail (cells) of rectangle i of the overview
+  // shown, as Python's open_detail will; returns whether it did.
+  function openAhead(i) {
+    const v = d.view;
+    if (v.kind !== "overview" || !cells.has(v.model)) return false;
+    const dt = (v.end - v.start) / v.slices;
+    const paths = d.hier ? d.hier.getChild("path") : null;
+    const node = paths ? String(paths.get(d.c.node[i])) : "";
+    return ahead({
+      kind: "detail", title: `${node} ${fmtG(v.start + d.first[i] * dt)}-${fmtG(v.start + (d.last[i] + 1) * dt)} s`,
+      start: v.start, end: v.end, slices: v.slices, first: d.first[i], last: d.last[i], row_lo: d.rlo[i],
+      row_hi: d.rhi[i], step: v.step + 1, uid: 0, model: v.model, held: true, grid: true,
+      back: { ...v, level: d.level }, forward: null,
+    }, -1);
+  }
+
+  // walkAhead draws the view before (dir "back") or after ("forward") the
+  // one shown when the page knows it and holds its data.
+  function walkAhead(dir) {
+    const target = d && d.view[dir];
+    if (!target) return false;
+    const here = { ...d.view, level: d.level };
+    const view = dir === "back" ? { ...target, forward: here } : { ...target, back: here };
+    return ahead(view, view.kind === "overview" ? view.level : -1);
   }
 
   // draw paints the columns c of the view, at level (overview), and
@@ -369,8 +506,10 @@ function render({ model, el }) {
   // updateBar shows the level drawn, its p, size, gain and loss (from the
   // levels table, so that a level drawn from the page's data reads right).
   function updateBar(view, level) {
-    back.disabled = !model.get("can_back");
-    forward.disabled = !model.get("can_forward");
+    // The view's place in the history (a view drawn ahead has Python's
+    // can_back and can_forward yet to come).
+    back.disabled = view.step === undefined ? !model.get("can_back") : !(view.step > 0);
+    forward.disabled = view.step === undefined ? !model.get("can_forward") : !view.forward;
     title.textContent = (view.kind === "detail" ? "detail: " : "") + (view.title || "");
     const lv = table(model, "levels");
     slider.disabled = view.kind !== "overview";
@@ -457,8 +596,13 @@ function render({ model, el }) {
     if (i !== hovered) {
       hovered = i;
       outline(i);
-      model.set("hovered", i);
-      model.save_changes();
+      // Python names rectangles of its own view: none while it has not
+      // caught up with a view the page drew ahead (the tooltip has the
+      // page's numbers; the proportions come once Python has the view).
+      if (!pending()) {
+        model.set("hovered", i);
+        model.save_changes();
+      }
     }
     if (i >= 0) tooltip.show(x, y, describe(i));
     else tooltip.hide();
@@ -481,7 +625,7 @@ function render({ model, el }) {
     if (e.target !== overlay) return;
     const [x, y] = pos(e);
     const i = pick.pick(x, y);
-    if (i >= 0) model.send({ action: "click", index: i });
+    if (i >= 0) send("click", { index: i }, d.view.kind === "overview" && openAhead(i));
   };
   window.addEventListener("mouseup", onMouseUp);
   quality.addEventListener("click", (e) => {
@@ -505,21 +649,10 @@ function render({ model, el }) {
     model.save_changes();
   };
   slider.addEventListener("input", () => setLevel(+slider.value));
-  // The keys are handled here: a notebook may take arrow keys for itself
-  // (JupyterLab moves between cells) before the slider sees them.
-  const keySteps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
-  slider.addEventListener("keydown", (e) => {
-    let i = null;
-    if (e.key in keySteps) i = +slider.value + keySteps[e.key];
-    else if (e.key === "Home") i = 0;
-    else if (e.key === "End") i = +slider.max;
-    if (i === null) return;
-    e.preventDefault();
-    e.stopPropagation();
-    setLevel(i);
-  });
-  back.addEventListener("click", () => model.send({ action: "back" }));
-  forward.addEventListener("click", () => model.send({ action: "forward" }));
+  // The keys move the slider by whole levels (see sliderKeys).
+  const unKeys = sliderKeys(slider, setLevel);
+  back.addEventListener("click", () => send("back", {}, walkAhead("back")));
+  forward.addEventListener("click", () => send("forward", {}, walkAhead("forward")));
 
   const onData = () => redraw();
   const onHover = () => {
@@ -541,6 +674,7 @@ function render({ model, el }) {
   redraw();
   return () => {
     window.removeEventListener("mouseup", onMouseUp);
+    unKeys();
     model.off("change:_sent_at", onData);
     model.off("change:level", onLevel);
     model.off("change:hover_info", onHover);

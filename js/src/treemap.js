@@ -5,7 +5,7 @@
 // (y up) from Aggregation.treemap; aggregates are split into a strip per
 // state in proportion to its share (or filled with their mode).
 import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer } from "./_views.js";
-import { frameDrawn, Raster, pixel, rgb } from "./_shared.js";
+import { frameDrawn, Raster, pixel, rgb, sliderKeys } from "./_shared.js";
 
 function render({ model, el: host }) {
   const root = el("div", { class: "ms-widget macroscope-treemap", style: { position: "relative", font: "13px sans-serif" } });
@@ -190,19 +190,8 @@ function render({ model, el: host }) {
     model.save_changes();
   };
   slider.addEventListener("input", () => setLevel(Number(slider.value)));
-  // The keys are handled here: JupyterLab takes arrow keys for itself
-  // (moving between cells) before the slider sees them.
-  const keySteps = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
-  slider.addEventListener("keydown", (e) => {
-    let i = null;
-    if (e.key in keySteps) i = Number(slider.value) + keySteps[e.key];
-    else if (e.key === "Home") i = 0;
-    else if (e.key === "End") i = Number(slider.max);
-    if (i === null) return;
-    e.preventDefault();
-    e.stopPropagation();
-    setLevel(i);
-  });
+  // The keys move the slider by whole levels (see sliderKeys).
+  const unKeys = sliderKeys(slider, setLevel);
   share.addEventListener("change", draw);
 
   function controls() {
@@ -281,7 +270,10 @@ function render({ model, el: host }) {
   const ro = new ResizeObserver(() => draw());
   ro.observe(root);
   load();
-  return () => ro.disconnect();
+  return () => {
+    ro.disconnect();
+    unKeys();
+  };
 }
 
 export default { render };

@@ -107,7 +107,7 @@ def check_interrupt_cancels(monkeypatch, read, start, result, path):
     assert len(reports) == 1 and reports[0] < os.path.getsize(path)
 
 
-# JupyterLab and the browser of the widget tests: one for the whole session,
-# shared by every module (a second Playwright started beside the first
-# would find its event loop running and refuse).
-from widget_harness import lab  # noqa: E402,F401
+# The browser of the widget tests, JupyterLab and Notebook 7: one each for
+# the whole session, shared by every module (a second Playwright started
+# beside the first would find its event loop running and refuse).
+from widget_harness import browser, lab, notebook7  # noqa: E402,F401

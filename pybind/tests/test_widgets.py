@@ -227,10 +227,11 @@ def test_moments_explorer_sends_the_moments(trace):
     assert w.window == [mo.start, mo.end]
 
 
-def _browser_levels(w, view_uid):
+def _browser_levels(w, view_uid, cells=None):
     """Ask the explorer for every chunk of its levels and rebuild each level
     as the browser does (js/src/_levels.js): uids removed from and added to
-    the base level. Returns {level: set of (node id, first, last)}."""
+    the base level. Returns {level: set of (node id, first, last)}; the
+    cells messages (_cells.py) go into the list ``cells``."""
     sent = []
     w.send = lambda content, buffers=None: sent.append((content, buffers))
     rows, sets = {}, {}
@@ -240,6 +241,10 @@ def _browser_levels(w, view_uid):
         if not sent:
             break
         content, buffers = sent[0]
+        if content["kind"] == "cells":
+            if cells is not None:
+                cells.append((content, buffers))
+            continue
         if content["rows"]:
             t = pa.ipc.open_stream(buffers[0]).read_all()
             for k, r in enumerate(zip(t.column("node_id").to_pylist(), t.column("first_slice").to_pylist(),
@@ -322,3 +327,61 @@ def test_levels_sent_ahead_stop_at_the_cap(model, monkeypatch):
     assert far not in got and w._sent_at > stamp
     p = float((levels.p_low[far] + levels.p_high[far]) / 2)
     assert decode(w, "aggregates").num_rows == len(model.aggregate(p))
+
+
+def test_cells_shipped_ahead_are_the_details(model):
+    """The page cuts a clicked aggregate's detail out of the model's cells
+    shipped ahead (js/src/overview.js, fromCells): each cell's mode is the
+    argmax of the model's proportions (none when all are 0), its opacity
+    30 + 225 min(v, 1)."""
+    w = model.explore()
+    shipped = []
+    _browser_levels(w, w.view["uid"], shipped)
+    (content, buffers), = shipped
+    assert content["model"] == w.view["model"] and content["resources"] == model.resources
+    assert content["slices"] == model.slices and content["mode_bytes"] == 1
+    mode = np.frombuffer(buffers[0], np.int8)
+    alpha = np.frombuffer(buffers[1], np.uint8)
+    prop = np.frombuffer(buffers[2], np.float32)
+    micro = model.to_pandas()
+    order = list(micro.resource.drop_duplicates())
+    micro = micro.assign(row=micro.resource.astype(str).map({r: i for i, r in enumerate(order)}).astype(np.int64),
+                         state=micro.state.astype(str))
+    best = micro.sort_values(["row", "slice", "proportion"], ascending=[True, True, False], kind="stable")
+    best = best.groupby(["row", "slice"], sort=True).head(1)
+    assert len(best) == len(mode) == model.resources * model.slices
+    want = [model.states.index(s) if v > 0 else -1 for s, v in zip(best.state, best.proportion)]
+    at = (best.row * model.slices + best.slice).to_numpy()
+    assert mode[at].tolist() == want
+    assert np.array_equal(prop[at], best.proportion.to_numpy().astype(np.float32))
+    assert alpha[at].tolist() == [int(np.floor(30 + 225 * min(v, 1))) for v in best.proportion]
+
+
+def test_a_click_drawn_ahead_is_followed_and_confirmed(model):
+    """A click the page drew ahead (seq) opens the same detail in Python,
+    whose view says the page holds its cells (no table sent) and which
+    action it answers; back likewise, to the overview's held level."""
+    w = model.explore()
+    got = _browser_levels(w, w.view["uid"])
+    df = w.view_table()
+    drawn = decode(w, "aggregates")
+    i = int(np.argmax(df.leaves.to_numpy() * (df.last_slice - df.first_slice + 1).to_numpy()))
+    j = int(np.flatnonzero(w._positions(w.current) == i)[0])  # the browser's number of row i
+    before = w.aggregates
+    w._on_msg(w, {"action": "click", "index": j, "seq": 1}, [])
+    assert w.selection["node"] == df.node[i] and w.selection["first_slice"] == df.first_slice[i]
+    v = w.view
+    assert v["kind"] == "detail" and v["held"] and v["seq"] == 1 and w.aggregates == before
+    assert (v["row_lo"], v["row_hi"], v["first"], v["last"]) == (
+        df.row_lo[i], df.row_hi[i], df.first_slice[i], df.last_slice[i])
+    assert v["back"]["kind"] == "overview" and v["back"]["level"] == w.level and v["forward"] is None
+    assert len(w.view_table()) == (df.row_hi[i] - df.row_lo[i]) * (df.last_slice[i] - df.first_slice[i] + 1)
+    w._on_msg(w, {"action": "back", "seq": 2}, [])
+    v = w.view
+    assert v["kind"] == "overview" and v["held"] and v["seq"] == 2 and w.level in got
+    assert v["forward"]["kind"] == "detail" and w.aggregates == before
+    assert len(w.view_table()) == drawn.num_rows
+    # An action that changes nothing is answered all the same.
+    stamp = w._sent_at
+    w._on_msg(w, {"action": "back", "seq": 3}, [])
+    assert w.view["seq"] == 3 and w._sent_at > stamp

@@ -15,7 +15,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from widget_harness import OUTPUT, skip_without_browser  # the lab fixture comes from conftest.py: one per session
+# The lab fixture comes from conftest.py: one per session.
+from widget_harness import OUTPUT, check_pixels, expected_rects, mid_p, plot_of, skip_without_browser
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRACE = ROOT / "testdata" / "jacobi32.trace"
@@ -38,54 +39,6 @@ def trace(ms):
 @pytest.fixture(scope="module")
 def model(trace):
     return trace.micro(slices=SLICES)
-
-
-def mid_p(levels, i):
-    return float((levels.p_low.iloc[i] + levels.p_high.iloc[i]) / 2)
-
-
-def expected_rects(model, agg, plot, first=0, slices=None, min_px=8):
-    """The centre and colour of every aggregate of ``agg`` drawn at least
-    min_px wide and high: rows from the resources' order in the model's
-    table, colour the state's at opacity 30 + 225 min(v, 1) on white."""
-    from macroscope.widgets import state_colors
-
-    slices = slices or model.slices
-    x0, y0, w, h = plot
-    order = list(model.to_pandas().resource.drop_duplicates())
-    colors = state_colors(len(model.states))
-    out = []
-    for a in agg.to_pandas().itertuples():
-        # The root's path is its name; the resources' paths start below it.
-        under = (range(len(order)) if a.depth == 0 else
-                 [i for i, r in enumerate(order) if r == a.node or r.startswith(a.node + "/")])
-        lo, hi = under[0], under[-1] + 1
-        xa, xb = x0 + (a.first_slice - first) / slices * w, x0 + (a.last_slice + 1 - first) / slices * w
-        ya, yb = y0 + lo / len(order) * h, y0 + hi / len(order) * h
-        if xb - xa < min_px or yb - ya < min_px or not isinstance(a.mode, str):
-            continue
-        c = colors[model.states.index(a.mode)]
-        rgb = [int(c[k:k + 2], 16) for k in (1, 3, 5)]
-        alpha = math.floor(30 + 225 * min(a.mode_proportion, 1))
-        out.append(((xa + xb) / 2, (ya + yb) / 2, tuple(round(255 - alpha * (255 - v) / 255) for v in rgb), a.node,
-                    a.first_slice))
-    return out
-
-
-def check_pixels(pixels, rects, tolerance=2):
-    """Every rectangle's centre pixel has its colour; returns how many."""
-    assert rects, "no aggregate large enough to check"
-    bad = []
-    for x, y, rgb, node, *_ in rects:
-        got = pixels.at(x, y)
-        if max(abs(g - e) for g, e in zip(got, rgb)) > tolerance:
-            bad.append((node, (round(x), round(y)), rgb, got))
-    assert not bad, f"{len(bad)} of {len(rects)} centres differ: {bad[:5]}"
-    return len(rects)
-
-
-def plot_of(el):
-    return [float(v) for v in el.get_attribute("data-plot").split(",")]
 
 
 def test_overview_slider_brush_hover_click(lab, ms, trace, model):
@@ -187,11 +140,16 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     assert node in text and "mode:" in text and "gain" in text
     nb.page.wait_for_function("(t) => t.textContent.includes('%')", arg=tip.element_handle())
 
-    # Clicking it opens the cells of its resources over its time range.
+    # Clicking it opens the cells of its resources over its time range,
+    # drawn by the page from the cells of the model it holds (shipped after
+    # the first frame, before the levels), without waiting for Python.
+    nb.page.wait_for_function("(el) => +(el.dataset.cells || 0) >= 2 && +(el.dataset.levels || 0) >= 1",
+                              arg=el.element_handle())
     frames = nb.frames(el)
     nb.page.mouse.click(box["x"] + cx, box["y"] + cy)
     nb.wait_frame(el, frames + 1)
     assert el.get_attribute("data-kind") == "detail"
+    assert el.get_attribute("data-source") == "page"
     sel = nb.value("w.selection['node']")
     assert sel == node
     assert nb.value("[w.selection['first_slice'], w.selection['last_slice']]") == [big.first_slice, big.last_slice]
@@ -221,14 +179,26 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     assert checked > 0
     assert big.depth == 0 or sel_first.startswith(node + "/")
 
-    # Back twice: the zoomed overview, then the first one.
-    for expected in (len(zagg), len(model.aggregate(mid_p(levels, len(levels) - 2)))):
+    # Back twice: the zoomed overview, then the first one, both drawn by
+    # the page from the levels it holds; Python follows.
+    for expected, agg_then in ((len(zagg), zagg), (len(model.aggregate(mid_p(levels, len(levels) - 2))), None)):
         frames = nb.frames(el)
         el.locator("button.ms-back").click()
         nb.wait_frame(el, frames + 1)
         assert el.get_attribute("data-kind") == "overview"
+        assert el.get_attribute("data-source") == "page"
         assert int(el.get_attribute("data-count")) == expected
+        assert nb.value("[w.current.kind, len(w.view_table())]") == ["overview", expected]
+        if agg_then is not None:
+            check_pixels(nb.screenshot(el, "overview-back"), expected_rects(zoomed, agg_then, plot))
+    assert nb.value("w.selection['node']") == node
     assert el.locator("button.ms-back").is_disabled()
+    # Forward: the zoomed overview again.
+    frames = nb.frames(el)
+    el.locator("button.ms-forward").click()
+    nb.wait_frame(el, frames + 1)
+    assert int(el.get_attribute("data-count")) == len(zagg)
+    assert nb.value("[w.model.start, w.model.end]") == [start, end]
     nb.close()
 
 

@@ -1,15 +1,20 @@
-"""Drive notebook widgets in a real browser: JupyterLab on localhost and
-Debian's chromium through Playwright.
+"""Drive notebook widgets in a real browser: JupyterLab or Notebook 7 on
+localhost and Debian's chromium through Playwright.
 
-``lab`` (a pytest fixture, one JupyterLab and one browser for the session)
-opens notebooks: ``nb = lab.notebook(["import macroscope as ms", ...])``
-writes the cells into a notebook of a temporary directory, opens it in
-JupyterLab and runs them all. Then ``nb.run(code)`` runs one more cell in
+``lab`` (a pytest fixture, one JupyterLab for the session) and
+``notebook7`` (the same in Notebook 7) open notebooks:
+``nb = lab.notebook(["import macroscope as ms", ...])`` writes the cells
+into a notebook of a temporary directory, opens it in the server's page
+and runs them all (both front ends are built on JupyterLab's components
+and expose their app as ``window.jupyterapp``, so the same code drives
+them). One browser serves every server of the session (``browser``). Then ``nb.run(code)`` runs one more cell in
 the same kernel and returns what it printed, ``nb.widget(i)`` is the i-th
 widget's element, ``nb.wait_frame(el, n)`` waits for its n-th frame (see
 frameDrawn in js/src/_shared.js), ``nb.screenshot(el, name)`` saves a PNG
 under build/test-output/widgets/ and returns its pixels, and
-``Pixels.at(x, y)`` reads one.
+``Pixels.at(x, y)`` reads one. ``expected_rects`` and ``check_pixels``
+say where and in what colour an overview draws the aggregates of
+``model.aggregate(p)``, computed from the model, not from the widget.
 
 The browser is never downloaded: chromium is Debian's (/usr/bin/chromium,
 installed by .ci/run); without it the tests skip, saying so.
@@ -18,6 +23,7 @@ installed by .ci/run); without it the tests skip, saying so.
 from __future__ import annotations
 
 import json
+import math
 import os
 import pathlib
 import secrets
@@ -40,12 +46,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "build" / "test-output" / "widgets"
 
 
-def skip_without_browser():
-    """Skip unless chromium, Playwright, JupyterLab and anywidget are here."""
+def skip_without_browser(front_end: str = "jupyterlab"):
+    """Skip unless chromium, Playwright, the front end (the module
+    "jupyterlab" or "notebook") and anywidget are here."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (apt-get install chromium chromium-driver, "
                     "as .ci/run does) to run the browser tests")
-    for module in ("playwright", "jupyterlab", "anywidget"):
+    for module in ("playwright", front_end, "anywidget"):
         pytest.importorskip(module, reason=f"{module} is not installed (make setup installs it)")
 
 
@@ -108,7 +115,7 @@ class Pixels:
 
 
 class Notebook:
-    """A notebook open in JupyterLab (see the module's doc)."""
+    """A notebook open in JupyterLab or Notebook 7 (see the module's doc)."""
 
     def __init__(self, lab, page, name: str):
         self.lab, self.page, self.name = lab, page, name
@@ -195,11 +202,45 @@ class Notebook:
         self.page.close()
 
 
-class Lab:
-    """JupyterLab on a free localhost port with a random token, serving a
-    temporary directory, and chromium driven by Playwright."""
+class Browser:
+    """Debian's chromium driven by Playwright, one page size for all."""
 
     def __init__(self):
+        from playwright.sync_api import sync_playwright
+
+        self._pw = sync_playwright().start()
+        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        self.context = self.browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
+
+    def stop(self) -> None:
+        for close in (lambda: self.context.close(), lambda: self.browser.close(), lambda: self._pw.stop()):
+            try:
+                close()
+            except Exception:
+                pass
+
+
+# How each front end is started and where it opens a notebook.
+FRONT_ENDS = {
+    "lab": {"module": "jupyterlab", "args": [
+        "--LabApp.expose_app_in_browser=True", "--LabApp.extension_manager=readonly", "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        # A workspace of its own, reset: no notebook of an earlier test is
+        # restored beside this one.
+        "open": "/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={token}"},
+    "notebook": {"module": "notebook", "args": ["--JupyterNotebookApp.expose_app_in_browser=True"],
+                 "open": "/notebooks/{name}.ipynb?token={token}"},
+}
+
+
+class Lab:
+    """JupyterLab (``app="lab"``) or Notebook 7 (``app="notebook"``) on a
+    free localhost port with a random token, serving a temporary
+    directory, its pages opened in ``browser`` (a :class:`Browser`; one of
+    its own, stopped with the server, when None)."""
+
+    def __init__(self, app: str = "lab", browser: Browser | None = None):
+        self.app = FRONT_ENDS[app]
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="macroscope-lab-"))
         self.port = free_port()
         self.token = secrets.token_hex(16)
@@ -212,14 +253,13 @@ class Lab:
             json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_RUNTIME_DIR=str(self.dir / ".runtime"))
         OUTPUT.mkdir(parents=True, exist_ok=True)
-        self.log = open(OUTPUT / "jupyterlab.log", "w")
+        self.log_path = OUTPUT / f"{self.app['module']}.log"
+        self.log = open(self.log_path, "w")
         (self.dir / "nb").mkdir()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
+            [sys.executable, "-m", self.app["module"], "--no-browser", f"--port={self.port}", "--ip=127.0.0.1",
              f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.dir / 'nb'}",
-             "--ServerApp.port_retries=0", "--allow-root", "--LabApp.expose_app_in_browser=True",
-             "--LabApp.extension_manager=readonly",
-             "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+             "--ServerApp.port_retries=0", "--allow-root", *self.app["args"]],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=self.dir)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.time() + 90
@@ -230,13 +270,11 @@ class Lab:
             except OSError:
                 if self.proc.poll() is not None or time.time() > deadline:
                     self.stop()
-                    raise RuntimeError(f"JupyterLab did not start; see {OUTPUT / 'jupyterlab.log'}")
+                    raise RuntimeError(f"{self.app['module']} did not start; see {self.log_path}")
                 time.sleep(0.3)
-        from playwright.sync_api import sync_playwright
-
-        self._pw = sync_playwright().start()
-        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        self.context = self.browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
+        self._own = browser is None
+        self.browser = Browser() if browser is None else browser
+        self.context = self.browser.context
         self._count = 0
 
     def notebook(self, cells: list[str], name: str | None = None, timeout: float = 180) -> Notebook:
@@ -251,9 +289,7 @@ class Lab:
         nbformat.write(nb, self.dir / "nb" / f"{name}.ipynb")
         page = self.context.new_page()
         page.set_default_timeout(timeout * 1000)
-        # A workspace of its own, reset: no notebook of an earlier test is
-        # restored beside this one.
-        page.goto(f"{self.url}/lab/workspaces/{name}/tree/{name}.ipynb?reset&token={self.token}")
+        page.goto(self.url + self.app["open"].format(name=name, token=self.token))
         page.wait_for_function(
             """() => { const a = window.jupyterapp; const w = a && a.shell.currentWidget;
                        return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel
@@ -282,11 +318,8 @@ class Lab:
         return out
 
     def stop(self) -> None:
-        for close in (lambda: self.context.close(), lambda: self.browser.close(), lambda: self._pw.stop()):
-            try:
-                close()
-            except Exception:
-                pass
+        if getattr(self, "_own", False):
+            self.browser.stop()
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -298,10 +331,82 @@ class Lab:
 
 
 @pytest.fixture(scope="session")
-def lab():
+def browser():
     skip_without_browser()
-    lab = Lab()
+    b = Browser()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+@pytest.fixture(scope="session")
+def lab(browser):
+    lab = Lab("lab", browser)
     try:
         yield lab
     finally:
         lab.stop()
+
+
+@pytest.fixture(scope="session")
+def notebook7(browser):
+    skip_without_browser("notebook")
+    nb = Lab("notebook", browser)
+    try:
+        yield nb
+    finally:
+        nb.stop()
+
+
+# -- what an overview draws, computed from the model --------------------------
+
+
+def mid_p(levels, i):
+    """The p an explorer shows for level i of significant_p: its middle."""
+    return float((levels.p_low.iloc[i] + levels.p_high.iloc[i]) / 2)
+
+
+def plot_of(el):
+    """The overview's plot area on its canvas: x0, y0, width, height."""
+    return [float(v) for v in el.get_attribute("data-plot").split(",")]
+
+
+def expected_rects(model, agg, plot, first=0, slices=None, min_px=8):
+    """The centre and colour of every aggregate of ``agg`` drawn at least
+    min_px wide and high: rows from the resources' order in the model's
+    table, colour the state's at opacity 30 + 225 min(v, 1) on white."""
+    from macroscope.widgets import state_colors
+
+    slices = slices or model.slices
+    x0, y0, w, h = plot
+    order = list(model.to_pandas().resource.drop_duplicates())
+    colors = state_colors(len(model.states))
+    out = []
+    for a in agg.to_pandas().itertuples():
+        # The root's path is its name; the resources' paths start below it.
+        under = (range(len(order)) if a.depth == 0 else
+                 [i for i, r in enumerate(order) if r == a.node or r.startswith(a.node + "/")])
+        lo, hi = under[0], under[-1] + 1
+        xa, xb = x0 + (a.first_slice - first) / slices * w, x0 + (a.last_slice + 1 - first) / slices * w
+        ya, yb = y0 + lo / len(order) * h, y0 + hi / len(order) * h
+        if xb - xa < min_px or yb - ya < min_px or not isinstance(a.mode, str):
+            continue
+        c = colors[model.states.index(a.mode)]
+        rgb = [int(c[k:k + 2], 16) for k in (1, 3, 5)]
+        alpha = math.floor(30 + 225 * min(a.mode_proportion, 1))
+        out.append(((xa + xb) / 2, (ya + yb) / 2, tuple(round(255 - alpha * (255 - v) / 255) for v in rgb), a.node,
+                    a.first_slice))
+    return out
+
+
+def check_pixels(pixels, rects, tolerance=2):
+    """Every rectangle's centre pixel has its colour; returns how many."""
+    assert rects, "no aggregate large enough to check"
+    bad = []
+    for x, y, rgb, node, *_ in rects:
+        got = pixels.at(x, y)
+        if max(abs(g - e) for g, e in zip(got, rgb)) > tolerance:
+            bad.append((node, (round(x), round(y)), rgb, got))
+    assert not bad, f"{len(bad)} of {len(rects)} centres differ: {bad[:5]}"
+    return len(rects)

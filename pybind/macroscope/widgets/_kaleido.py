@@ -138,7 +138,7 @@ class KaleidoscopeExplorer(ArrowWidget):
 
     def _push(self):
         tbl = self.view_table()
-        self.send_tables(table=_wire.browser_table(tbl), error="")
+        self.send_tables(table=_browser(tbl), error="")
 
     def _on_msg(self, _widget, msg, _buffers):
         if msg.get("type") == "centre":
@@ -147,6 +147,12 @@ class KaleidoscopeExplorer(ArrowWidget):
     def __repr__(self) -> str:
         return (f"<macroscope.KaleidoscopeExplorer view {self.view}, {len(self._kal)} nodes"
                 + (f", centred on {self.root}" if self.root else "") + ">")
+
+
+def _browser(tbl: pa.Table) -> pa.Table:
+    """The nodes' table as the page receives it: it places the nodes by x
+    and y (float32 is plenty) and does not read their sectors."""
+    return _wire.narrow(tbl, floats=["x", "y"], drop=["sector_start", "sector_extent"])
 
 
 def _category_legends(kal, views, colors) -> dict:

@@ -20,7 +20,7 @@ import pyarrow as pa
 import traitlets
 
 from .. import _bridge
-from . import _levels
+from . import _cells, _levels
 from ._base import ArrowWidget, arrow_trait, bundle, ipc
 
 
@@ -68,10 +68,13 @@ class ModelExplorer(ArrowWidget):
     """The interactive overview of a :class:`macroscope.MicroModel`
     (made by :meth:`macroscope.MicroModel.explore`).
 
-    After the first frame of an overview, the browser receives the
-    significant levels a chunk at a time (see ``_levels.py``) and draws a
-    slider step to a level it holds without waiting for Python; Python
-    follows the ``level`` trait and computes the aggregation when asked.
+    After the first frame of an overview, the browser receives the cells
+    of its model (see ``_cells.py``) and the significant levels a chunk at
+    a time (see ``_levels.py``). It draws a slider step to a level it
+    holds, the detail of a clicked aggregate whose cells it holds, and
+    back or forward to a view it can draw so, without waiting for Python;
+    Python follows (the ``level`` trait, the page's messages), computes
+    what is asked (selection, view_table) and confirms the view.
 
     Python side: :attr:`selection` (the clicked aggregate, a dict),
     :meth:`view_table` (the current view as a DataFrame), :meth:`figure`
@@ -106,6 +109,13 @@ class ModelExplorer(ArrowWidget):
         self._at = -1
         self._selection = None
         self._model_tables = {}  # (id(model), name) -> (model, IPC bytes)
+        self._mids = {}  # id(model) -> (model, the number naming it to the browser)
+        self._cells_held: set[int] = set()  # models whose cells the page holds (_cells.py)
+        # The page numbers the actions it draws ahead (seq); the views
+        # Python sends say the last one handled, so that the page keeps
+        # its own picture until Python has caught up.
+        self._seq = 0
+        self._shown_seq = 0
         self.set_states(model.states)
         self._push(self._overview(model, p=p))
         self.observe(self._on_level, names="level")
@@ -138,12 +148,34 @@ class ModelExplorer(ArrowWidget):
         self._at = len(self._history) - 1
         self._show()
 
-    def _info(self, v: View) -> dict:
-        """What the browser needs to place the view (the ``view`` trait)."""
+    def _mid(self, model) -> int:
+        """The number that names ``model`` to the browser (its cells)."""
+        got = self._mids.get(id(model))
+        if got is None or got[0] is not model:
+            got = self._mids[id(model)] = (model, next(_uids))
+        return got[1]
+
+    def _held(self, v: View) -> bool:
+        """Whether the page holds the data of view ``v`` (the level of an
+        overview, the cells of a detail's model) and draws it itself."""
+        if v.kind == "overview":
+            return v.pack.shipped(v.level)
+        return self._mid(v.model) in self._cells_held
+
+    def _info(self, v: View, at: int | None = None) -> dict:
+        """What the browser needs to place the view (the ``view`` trait):
+        view ``v`` at position ``at`` of the history (None: the current
+        one, with its neighbours, which the page draws ahead on back and
+        forward when it holds their data)."""
         m = v.model
         info = {"kind": v.kind, "title": v.title, "start": m.start, "end": m.end, "slices": m.slices,
                 "first": v.slices[0], "last": v.slices[1], "row_lo": v.rows[0], "row_hi": v.rows[1],
-                "step": self._at, "uid": v.uid}
+                "step": self._at if at is None else at, "uid": v.uid, "model": self._mid(m),
+                "held": self._held(v), "seq": self._seq}
+        if at is None:
+            info["back"] = self._info(self._history[self._at - 1], self._at - 1) if self._at > 0 else None
+            info["forward"] = (self._info(self._history[self._at + 1], self._at + 1)
+                               if self._at < len(self._history) - 1 else None)
         if v.kind == "overview":
             lv = v.levels.iloc[v.level]
             info.update(level=v.level, p=_level_p(v.levels, v.level), n=int(lv.aggregates), gain=float(lv.gain),
@@ -157,7 +189,10 @@ class ModelExplorer(ArrowWidget):
     def _show(self) -> None:
         """Send the current view to the browser."""
         v = self.current
-        tables = {"aggregates": self._draw_table(v)}
+        self._shown_seq = self._seq
+        # What the page holds it draws itself: the aggregates trait keeps
+        # its old bytes (the page draws from it only when not held).
+        tables = {} if self._held(v) else {"aggregates": self._draw_table(v)}
         if v.kind == "overview":
             tables["levels"] = self._model_table(v.model, "levels", lambda: pa.Table.from_pandas(
                 v.levels, preserve_index=False))
@@ -222,9 +257,7 @@ class ModelExplorer(ArrowWidget):
         lo, hi = v.rows
         first, last = v.slices
         values = _values(m)[lo:hi, first:last + 1, :]
-        mode = values.argmax(axis=2).astype(np.int32)
-        prop = values.max(axis=2)
-        mode[prop <= 0] = -1
+        mode, prop = _cells.modes(values)  # as the page's cells (_cells.message)
         nrows, nslices = mode.shape
         leaf = np.repeat(np.arange(lo, hi, dtype=np.int32), nslices)
         sl = np.tile(np.arange(first, last + 1, dtype=np.int32), nrows)
@@ -275,7 +308,15 @@ class ModelExplorer(ArrowWidget):
         """Ship the browser the next chunk of the levels of view ``uid``
         (when it is still the one shown), nearest the level shown first."""
         v = self.current
-        if v.kind != "overview" or v.uid != uid or v.pack.done:
+        if v.kind != "overview" or v.uid != uid:
+            return
+        mid = self._mid(v.model)
+        if mid not in self._cells_held and v.model.resources * v.model.slices <= _cells.MAX_CELLS:
+            # The cells first: 6 bytes a cell, computed in one pass.
+            self._cells_held.add(mid)
+            self.send(*_cells.message(v.model, _values(v.model), mid, v.pack.types, uid))
+            return
+        if v.pack.done:
             return
         content, buffers = v.pack.chunk(v.level, first=(v.level, v.agg) if v.agg is not None else None)
         self.send({**content, "view": uid}, buffers)
@@ -328,17 +369,34 @@ class ModelExplorer(ArrowWidget):
             self._show()
 
     def _on_msg(self, _widget, content, _buffers) -> None:
-        action = content.get("action") if isinstance(content, dict) else None
+        if not isinstance(content, dict):
+            return
+        if "seq" in content:
+            self._seq = int(content["seq"])
+        try:
+            self._act(content)
+        finally:
+            # An action the page drew ahead is confirmed, whatever came of
+            # it (the view shown, perhaps unchanged).
+            if "seq" in content and self._shown_seq != self._seq:
+                self._show()
+
+    def _act(self, content: dict) -> None:
+        action = content.get("action")
         if action == "zoom":
             self.zoom(content["start"], content["end"])
         elif action == "prefetch":
             self._prefetch(int(content["view"]))
         elif action == "reset":
             # A page that holds no levels (a new view of the widget, a
-            # reloaded page): ship every overview's levels afresh.
+            # reloaded page): ship its cells and every overview's levels afresh.
+            stale = self._held(self.current)
+            self._cells_held.clear()
             for v in self._history:
                 if v.kind == "overview":
                     v.pack = _levels.LevelPack(v.model, v.levels, self.states, v.pack.types, _level_p)
+            if stale:  # the aggregates trait may hold another view's data
+                self._show()
         elif action == "open":
             self.open_detail(self._row_of(self.current, int(content["index"])))
         elif action == "back":

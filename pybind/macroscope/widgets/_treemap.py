@@ -123,7 +123,7 @@ class TreemapExplorer(ArrowWidget):
             # show the nearest ancestor that the level still divides.
             self.up()
             return
-        self.send_tables(table=_wire.browser_table(tbl), error="")
+        self.send_tables(table=_browser(tbl), error="")
         self._shipped.add(key)  # the browser keeps what it drew
 
     def _prefetch(self):
@@ -146,7 +146,7 @@ class TreemapExplorer(ArrowWidget):
                 if self.root and len(tbl) == 1:
                     continue  # that level shows an ancestor: Python decides it when asked
                 self.send({"kind": "table", "level": j, "root": self.root, "value": self.value},
-                          [ipc(_wire.browser_table(tbl))])
+                          [ipc(_browser(tbl))])
                 self._shipped.add(key)
 
     def _on_msg(self, _widget, msg, _buffers):
@@ -164,6 +164,13 @@ class TreemapExplorer(ArrowWidget):
     def __repr__(self) -> str:
         return (f"<macroscope.TreemapExplorer p={self.p:g} (level {self.level + 1} of {len(self.levels)}), "
                 f"root {self.root or '(all)'!r}, by {self.value}>")
+
+
+def _browser(tbl: pa.Table) -> pa.Table:
+    """The treemap table as the page receives it: the rectangles' places
+    and the states' shares (the strips) as float32 (_wire.narrow)."""
+    shares = [c for c in tbl.column_names if c.startswith("prop:")]
+    return _wire.narrow(tbl, floats=["x", "y", "w", "h", "mode_proportion", *shares])
 
 
 def _engine_kwargs(engine: str) -> dict:
