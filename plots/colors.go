@@ -27,14 +27,46 @@ type ColorMap []color.RGBA
 func ResolveColors(names, traceColors []string, override map[string]string) (ColorMap, error) {
 	out := make(ColorMap, len(names))
 	index := make(map[string]int, len(names))
-	for i, n := range names {
-		index[n] = i
-		out[i] = CategoryColor(i)
-		if i < len(traceColors) && traceColors[i] != "" {
-			if c, err := ParseColor(traceColors[i]); err == nil {
-				out[i] = c
+	var used [][3]float64 // OKLab of the colours given so far
+	near := func(c color.RGBA) bool {
+		l := OKLab(c)
+		for _, u := range used {
+			if okDistance(l, u) < nearDuplicate {
+				return true
 			}
 		}
+		return false
+	}
+	// The trace's colours first, in the order the trace defines its
+	// states. Traces repeat colours (SimGrid draws PMPI_Init, PMPI_Reduce
+	// and PMPI_Finalize all "0 1 0"): a state whose colour is a near
+	// duplicate of an earlier state's takes a palette colour instead, or
+	// the figure could not tell those states apart.
+	given := make([]bool, len(names))
+	for i, n := range names {
+		index[n] = i
+		if i < len(traceColors) && traceColors[i] != "" {
+			if c, err := ParseColor(traceColors[i]); err == nil && !near(c) {
+				out[i], given[i] = c, true
+				used = append(used, OKLab(c))
+			}
+		}
+	}
+	// Then the palette: the colour of the state's index, unless the
+	// trace's colours took one like it; then the next palette colour past
+	// the model's states that is not.
+	spare := len(names)
+	for i := range names {
+		if given[i] {
+			continue
+		}
+		c := CategoryColor(i)
+		for tries := 0; near(c) && tries < paletteSize; tries++ {
+			c = CategoryColor(spare)
+			spare++
+		}
+		out[i] = c
+		used = append(used, OKLab(c))
 	}
 	for name, spec := range override {
 		i, ok := index[name]
@@ -49,6 +81,13 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 	}
 	return out, nil
 }
+
+// nearDuplicate is the OKLab distance under which two colours of a
+// figure count as the same: twice OKLab's just-noticeable difference
+// (about 0.02), and about half the distance between the palette's two
+// closest colours among its first 100 (0.071), so that the palette's own
+// colours never count as duplicates of each other.
+const nearDuplicate = 0.04
 
 // Of returns the colour of category i; a nil ColorMap is the palette.
 func (s ColorMap) Of(i int) color.RGBA {
