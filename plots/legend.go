@@ -16,7 +16,8 @@ import (
 // drawStateLegend lists, from top down to bottom at x, the states a
 // figure shows (shown: the area drawn in each state's colour), the most
 // visible first, each with its colour swatch; those that do not fit are
-// counted on a last "+N more" line. Names longer than width are cut.
+// counted on a last "+N more" line. Names longer than width are cut so that
+// names differing past their start stay apart (fitDistinct).
 func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[int]float64, names []string, colors ColorMap) {
 	sty := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 	box := labelFont.Size
@@ -33,6 +34,12 @@ func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[i
 	if len(states) > fit {
 		fit-- // room for the "+N more" line
 	}
+	listed := states[:min(fit, len(states))]
+	texts := make([]string, len(listed))
+	for k, i := range listed {
+		texts[k] = names[i]
+	}
+	texts = fitDistinct(sty, texts, width-box-3)
 	for k, i := range states {
 		if k == fit {
 			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("+%d more", len(states)-fit))
@@ -40,7 +47,7 @@ func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[i
 		}
 		c.SetColor(colors.Of(i))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x, Y: y - box/2}, Max: vg.Point{X: x + box, Y: y + box/2}}.Path())
-		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, fitText(sty, names[i], width-box-3))
+		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, texts[k])
 		y -= box * 1.5
 	}
 }

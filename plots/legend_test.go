@@ -3,6 +3,9 @@ package plots
 import (
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -51,4 +54,47 @@ func TestZeroTicks(t *testing.T) {
 			t.Error("a 0 tick outside the axis")
 		}
 	}
+}
+
+// Legend names that differ only past their start (GPU kernels of a
+// Kineto trace) stay distinct once fitted to the legend's width, and fit
+// it; cut at the end (the old way) they all read
+// "void cutlass::Kernel<cutlass…".
+func TestLegendNamesStayApart(t *testing.T) {
+	sty := draw.TextStyle{Font: labelFont, Handler: plot.DefaultTextHandler}
+	width := legendWidth - gap - labelFont.Size - 3
+	names := []string{
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>(Params)",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x128_16x3_tn_align4>(Params)",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x256_16x3_nt_align4>(Params)",
+		"aten::mm",
+		"void at::native::(anonymous namespace)::elementwise_kernel<128, 2>(int)",
+		"void at::native::(anonymous namespace)::vectorized_elementwise_kernel<4>(int)",
+	}
+	before := map[string]bool{}
+	for _, n := range names[:4] {
+		before[fitText(sty, n, width)] = true
+	}
+	if len(before) != 1 {
+		t.Fatalf("the end-cut kernel names differ: %v; the test no longer shows the problem", before)
+	}
+	got := fitDistinct(sty, names, width)
+	seen := map[string]string{}
+	for i, s := range got {
+		if w := sty.Width(s); w > width {
+			t.Errorf("%q is %v wide, more than %v", s, w, width)
+		}
+		if other, ok := seen[s]; ok {
+			t.Errorf("%q and %q both read %q", other, names[i], s)
+		}
+		seen[s] = names[i]
+	}
+	if got[4] != "aten::mm" {
+		t.Errorf("a short name was cut: %q", got[4])
+	}
+	if want := "void cu…128x128_32x3_nn…"; got[0] != want {
+		t.Errorf("got %q, want %q", got[0], want)
+	}
+	t.Logf("%q", got)
 }
