@@ -470,7 +470,7 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 	room := int((y - c.Min.Y) / row)
 	for j, x := range cats {
 		if j == room-1 && len(cats) > room {
-			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("... and %d more", len(cats)-j))
+			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("+%d more", len(cats)-j))
 			return
 		}
 		c.SetColor(k.colors.Of(k.index[x]))
