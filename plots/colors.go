@@ -27,10 +27,10 @@ type ColorMap []color.RGBA
 func ResolveColors(names, traceColors []string, override map[string]string) (ColorMap, error) {
 	out := make(ColorMap, len(names))
 	index := make(map[string]int, len(names))
-	var used [][3]float64 // OKLab of the colours given so far
+	var traced [][3]float64 // OKLab of the trace's colours kept so far
 	near := func(c color.RGBA) bool {
 		l := OKLab(c)
-		for _, u := range used {
+		for _, u := range traced {
 			if okDistance(l, u) < nearDuplicate {
 				return true
 			}
@@ -48,25 +48,31 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 		if i < len(traceColors) && traceColors[i] != "" {
 			if c, err := ParseColor(traceColors[i]); err == nil && !near(c) {
 				out[i], given[i] = c, true
-				used = append(used, OKLab(c))
+				traced = append(traced, OKLab(c))
 			}
 		}
 	}
-	// Then the palette: the colour of the state's index, unless the
-	// trace's colours took one like it; then the next palette colour past
-	// the model's states that is not.
+	// Then the palette: the colour of the state's index (the palette's
+	// colours are apart from each other), unless it looks like one of the
+	// trace's; then the next palette colour past the model's states that
+	// does not (past the palette's size, colours repeat anyway).
 	spare := len(names)
 	for i := range names {
 		if given[i] {
 			continue
 		}
-		c := CategoryColor(i)
-		for tries := 0; near(c) && tries < paletteSize; tries++ {
-			c = CategoryColor(spare)
-			spare++
+		out[i] = CategoryColor(i)
+		if len(traced) == 0 || !near(out[i]) || len(names) >= paletteSize {
+			continue
 		}
-		out[i] = c
-		used = append(used, OKLab(c))
+		for ; spare < paletteSize; spare++ {
+			if c := CategoryColor(spare); !near(c) {
+				out[i] = c
+				traced = append(traced, OKLab(c)) // taken: later states avoid it too
+				spare++
+				break
+			}
+		}
 	}
 	for name, spec := range override {
 		i, ok := index[name]

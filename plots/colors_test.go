@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"testing"
@@ -147,11 +148,27 @@ func TestResolveColorsNearDuplicates(t *testing.T) {
 	if d, i, j := minDeltaE2000(cm); d < 10 {
 		t.Errorf("%s and %s: ΔE2000 %.2f < 10 (%v)", names[i], names[j], d, cm)
 	}
-	// Without trace colours the map is the palette, unchanged.
-	plain, _ := ResolveColors(names, nil, nil)
-	for i := range names {
-		if plain[i] != CategoryColor(i) {
-			t.Errorf("%s: %v, want the palette's %v", names[i], plain[i], CategoryColor(i))
+	// Without trace colours the map is the palette, unchanged, also past
+	// the palette's size (a Kineto trace has hundreds of kernel names; an
+	// early version gave every state past the 256th one colour).
+	many := make([]string, 600)
+	for i := range many {
+		many[i] = fmt.Sprint("kernel ", i)
+	}
+	for _, tc := range [][]string{nil, {"", "", "0 0.5 1"}} {
+		plain, err := ResolveColors(many, tc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range many {
+			want := CategoryColor(i)
+			if i == 2 && tc != nil {
+				want = color.RGBA{0, 128, 255, 255}
+			}
+			if plain[i] != want {
+				t.Errorf("%v: %s: %v, want %v", tc, many[i], plain[i], want)
+				break
+			}
 		}
 	}
 }
