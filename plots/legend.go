@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -79,6 +80,16 @@ func TimeAxis(start, end trace.Time) (origin trace.Time, unit float64, label str
 	return origin, unit, label
 }
 
+// trimZeros drops the zeros gonum's default ticker pads its labels with
+// when the step is not a power of ten ("250.00", "4425.00"): the labels
+// of one axis then share the precision their values need.
+func trimZeros(label string) string {
+	if !strings.Contains(label, ".") || strings.ContainsAny(label, "eE") {
+		return label
+	}
+	return strings.TrimSuffix(strings.TrimRight(label, "0"), ".")
+}
+
 // zeroTicks are gonum's default ticks with the origin always labelled
 // when the axis holds it: a relative time axis must say where 0 is, and
 // the default ticker may leave the axis' ends unlabelled.
@@ -86,6 +97,9 @@ type zeroTicks struct{}
 
 func (zeroTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		ticks[i].Label = trimZeros(ticks[i].Label)
+	}
 	if min > 0 || max < 0 {
 		return ticks
 	}

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -97,4 +98,23 @@ func TestLegendNamesStayApart(t *testing.T) {
 		t.Errorf("got %q, want %q", got[0], want)
 	}
 	t.Logf("%q", got)
+}
+
+// Tick labels carry no padding zeros: gonum labels a 0-800 ms axis
+// "0.00, 250.00, 500.00, 750.00" when its step is not a power of ten.
+func TestZeroTicksTrimmed(t *testing.T) {
+	var got []string
+	for _, tk := range (zeroTicks{}).Ticks(0, 798) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if fmt.Sprint(got) != "[0 250 500 750]" {
+		t.Errorf("labels %v", got)
+	}
+	for in, want := range map[string]string{"4425.00": "4425", "0.50": "0.5", "1e+06": "1e+06", "10": "10", "0.00": "0"} {
+		if got := trimZeros(in); got != want {
+			t.Errorf("trimZeros(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
