@@ -37,16 +37,13 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 		}
 		return false
 	}
-	// The trace's colours first, in the order the trace defines its
-	// states. Traces repeat colours (SimGrid draws PMPI_Init, PMPI_Reduce
-	// and PMPI_Finalize all "0 1 0"): a state whose colour is a near
-	// duplicate of an earlier state's takes a palette colour instead, or
-	// the figure could not tell those states apart.
+	// The trace's colours first, each once (DistinctTraceColors).
+	traceColors = DistinctTraceColors(traceColors)
 	given := make([]bool, len(names))
 	for i, n := range names {
 		index[n] = i
 		if i < len(traceColors) && traceColors[i] != "" {
-			if c, err := ParseColor(traceColors[i]); err == nil && !near(c) {
+			if c, err := ParseColor(traceColors[i]); err == nil {
 				out[i], given[i] = c, true
 				traced = append(traced, OKLab(c))
 			}
@@ -94,6 +91,35 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 // closest colours among its first 100 (0.071), so that the palette's own
 // colours never count as duplicates of each other.
 const nearDuplicate = 0.04
+
+// DistinctTraceColors returns traceColors without the colours that are
+// near duplicates of an earlier one (made ""), and without unreadable
+// ones. Traces repeat colours (SimGrid draws PMPI_Init, PMPI_Reduce and
+// PMPI_Finalize all "0 1 0"): the state defined first keeps the colour,
+// the others take palette colours (ResolveColors), or a figure could not
+// tell those states apart. Figures that list their states in another
+// order (the kaleidoscope, by frequency) call it first on the names in
+// their source's order, so that one state keeps the trace's colour
+// whatever the figure's order.
+func DistinctTraceColors(traceColors []string) []string {
+	out := make([]string, len(traceColors))
+	var kept [][3]float64
+	for i, spec := range traceColors {
+		c, err := ParseColor(spec)
+		if spec == "" || err != nil {
+			continue
+		}
+		l, dup := OKLab(c), false
+		for _, k := range kept {
+			dup = dup || okDistance(l, k) < nearDuplicate
+		}
+		if !dup {
+			out[i] = spec
+			kept = append(kept, l)
+		}
+	}
+	return out
+}
 
 // Of returns the colour of category i; a nil ColorMap is the palette.
 func (s ColorMap) Of(i int) color.RGBA {

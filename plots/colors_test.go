@@ -187,3 +187,14 @@ func TestPaletteMinDeltaE2000(t *testing.T) {
 		}
 	}
 }
+
+// Later repeats of a colour are dropped, the first kept, whatever the
+// order the figure lists its states in afterwards (jacobi32.trace:
+// PMPI_Init and PMPI_Finalize are both "0 1 0").
+func TestDistinctTraceColors(t *testing.T) {
+	got := DistinctTraceColors([]string{"0.6 0.8 0.6", "0 1 0", "", "bogus", "1 0 1", "0 1 0", "0.99 0 1"})
+	want := []string{"0.6 0.8 0.6", "0 1 0", "", "", "1 0 1", "", ""}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

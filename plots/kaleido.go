@@ -372,7 +372,9 @@ func kaleidoCategories(t *kaleido.Tree, view string, override map[string]string)
 			return c, errs.Argument("colors", "no %s named %q in the tree", map[string]string{KaleidoscopeByPE: "PE", KaleidoscopeByProcedure: "procedure"}[view], name)
 		}
 	}
-	// ResolveColors numbers its names by colour index.
+	// ResolveColors numbers its names by colour index; the trace's
+	// repeated colours go to the state it defines first, as elsewhere.
+	traceColors = DistinctTraceColors(traceColors)
 	ordered := make([]string, len(c.names))
 	orderedTrace := make([]string, len(c.names))
 	for x, r := range c.rank {
