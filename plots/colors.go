@@ -27,12 +27,47 @@ type ColorMap []color.RGBA
 func ResolveColors(names, traceColors []string, override map[string]string) (ColorMap, error) {
 	out := make(ColorMap, len(names))
 	index := make(map[string]int, len(names))
+	var traced [][3]float64 // OKLab of the trace's colours kept so far
+	near := func(c color.RGBA) bool {
+		l := OKLab(c)
+		for _, u := range traced {
+			if okDistance(l, u) < nearDuplicate {
+				return true
+			}
+		}
+		return false
+	}
+	// The trace's colours first, each once (DistinctTraceColors).
+	traceColors = DistinctTraceColors(traceColors)
+	given := make([]bool, len(names))
 	for i, n := range names {
 		index[n] = i
-		out[i] = CategoryColor(i)
 		if i < len(traceColors) && traceColors[i] != "" {
 			if c, err := ParseColor(traceColors[i]); err == nil {
+				out[i], given[i] = c, true
+				traced = append(traced, OKLab(c))
+			}
+		}
+	}
+	// Then the palette: the colour of the state's index (the palette's
+	// colours are apart from each other), unless it looks like one of the
+	// trace's; then the next palette colour past the model's states that
+	// does not (past the palette's size, colours repeat anyway).
+	spare := len(names)
+	for i := range names {
+		if given[i] {
+			continue
+		}
+		out[i] = CategoryColor(i)
+		if len(traced) == 0 || !near(out[i]) || len(names) >= paletteSize {
+			continue
+		}
+		for ; spare < paletteSize; spare++ {
+			if c := CategoryColor(spare); !near(c) {
 				out[i] = c
+				traced = append(traced, OKLab(c)) // taken: later states avoid it too
+				spare++
+				break
 			}
 		}
 	}
@@ -48,6 +83,42 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 		out[i] = c
 	}
 	return out, nil
+}
+
+// nearDuplicate is the OKLab distance under which two colours of a
+// figure count as the same: twice OKLab's just-noticeable difference
+// (about 0.02), and about half the distance between the palette's two
+// closest colours among its first 100 (0.071), so that the palette's own
+// colours never count as duplicates of each other.
+const nearDuplicate = 0.04
+
+// DistinctTraceColors returns traceColors without the colours that are
+// near duplicates of an earlier one (made ""), and without unreadable
+// ones. Traces repeat colours (SimGrid draws PMPI_Init, PMPI_Reduce and
+// PMPI_Finalize all "0 1 0"): the state defined first keeps the colour,
+// the others take palette colours (ResolveColors), or a figure could not
+// tell those states apart. Figures that list their states in another
+// order (the kaleidoscope, by frequency) call it first on the names in
+// their source's order, so that one state keeps the trace's colour
+// whatever the figure's order.
+func DistinctTraceColors(traceColors []string) []string {
+	out := make([]string, len(traceColors))
+	var kept [][3]float64
+	for i, spec := range traceColors {
+		c, err := ParseColor(spec)
+		if spec == "" || err != nil {
+			continue
+		}
+		l, dup := OKLab(c), false
+		for _, k := range kept {
+			dup = dup || okDistance(l, k) < nearDuplicate
+		}
+		if !dup {
+			out[i] = spec
+			kept = append(kept, l)
+		}
+	}
+	return out
 }
 
 // Of returns the colour of category i; a nil ColorMap is the palette.

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/kaleido"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // The kaleidoscope views of Tick and Park 1991: what the colours show.
@@ -370,7 +372,9 @@ func kaleidoCategories(t *kaleido.Tree, view string, override map[string]string)
 			return c, errs.Argument("colors", "no %s named %q in the tree", map[string]string{KaleidoscopeByPE: "PE", KaleidoscopeByProcedure: "procedure"}[view], name)
 		}
 	}
-	// ResolveColors numbers its names by colour index.
+	// ResolveColors numbers its names by colour index; the trace's
+	// repeated colours go to the state it defines first, as elsewhere.
+	traceColors = DistinctTraceColors(traceColors)
 	ordered := make([]string, len(c.names))
 	orderedTrace := make([]string, len(c.names))
 	for x, r := range c.rank {
@@ -437,7 +441,10 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 	row := kalFont.Size * 1.6
 	box := kalFont.Size
 	y := at.Y - row/2
-	head := map[string]string{KaleidoscopeByPE: "PE", KaleidoscopeByProcedure: "procedure", KaleidoscopeByTime: "start time (s)"}[k.view]
+	head := map[string]string{KaleidoscopeByPE: "PE", KaleidoscopeByProcedure: "procedure"}[k.view]
+	if k.view == KaleidoscopeByTime {
+		head, _ = colourBarTicks(k.t0, k.t1)
+	}
 	c.FillText(sty, vg.Point{X: at.X, Y: y}, head)
 	y -= row
 	if k.view == KaleidoscopeByTime {
@@ -470,7 +477,7 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 	room := int((y - c.Min.Y) / row)
 	for j, x := range cats {
 		if j == room-1 && len(cats) > room {
-			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("... and %d more", len(cats)-j))
+			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("+%d more", len(cats)-j))
 			return
 		}
 		c.SetColor(k.colors.Of(k.index[x]))
@@ -500,11 +507,34 @@ func (k *kaleidoPaint) colourBar(c draw.Canvas, top vg.Point, width, bottom vg.L
 		c.Fill(vg.Rectangle{Min: vg.Point{X: top.X, Y: max(y1-1, bottom)}, Max: vg.Point{X: top.X + 2*width, Y: y0}}.Path())
 	}
 	sty := draw.TextStyle{Color: color.Black, Font: kalFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
-	for q := 0; q <= 4; q++ {
-		f := float64(q) / 4
-		y := top.Y - height*vg.Length(f)
-		c.FillText(sty, vg.Point{X: top.X + 2*width + 4, Y: y}, fmt.Sprintf("%.6g", k.t0+f*(k.t1-k.t0)))
+	_, ticks := colourBarTicks(k.t0, k.t1)
+	for _, t := range ticks {
+		y := top.Y - height*vg.Length(t.Value)
+		c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: 0.5}, top.X+2*width, y, top.X+2*width+2, y)
+		c.FillText(sty, vg.Point{X: top.X + 2*width + 4, Y: y}, t.Label)
 	}
+}
+
+// colourBarTicks returns the heading of the time view's colour bar and
+// its labelled ticks (Value: the fraction of the bar from its top, the
+// first start t0 to the last t1, in seconds): round values in the unit
+// TimeAxis reads the span in, counted from its origin, so that the bar
+// reads "0, 200, 400 µs" rather than "7.7696e-05, 0.00025392".
+func colourBarTicks(t0, t1 float64) (string, []plot.Tick) {
+	start, end := trace.Time(math.Round(t0*1e9)), trace.Time(math.Round(t1*1e9))
+	origin, unit, label := TimeAxis(start, end)
+	head := "start " + label
+	lo, hi := (start-origin).Seconds()/unit, (end-origin).Seconds()/unit
+	if !(hi > lo) {
+		return head, []plot.Tick{{Value: 0, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
+	}
+	var out []plot.Tick
+	for _, t := range (zeroTicks{}).Ticks(lo, hi) {
+		if t.Label != "" && t.Value >= lo && t.Value <= hi {
+			out = append(out, plot.Tick{Value: (t.Value - lo) / (hi - lo), Label: t.Label})
+		}
+	}
+	return head, out
 }
 
 func shorten(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -16,7 +17,8 @@ import (
 // drawStateLegend lists, from top down to bottom at x, the states a
 // figure shows (shown: the area drawn in each state's colour), the most
 // visible first, each with its colour swatch; those that do not fit are
-// counted on a last "+N more" line. Names longer than width are cut.
+// counted on a last "+N more" line. Names longer than width are cut so that
+// names differing past their start stay apart (fitDistinct).
 func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[int]float64, names []string, colors ColorMap) {
 	sty := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 	box := labelFont.Size
@@ -33,6 +35,12 @@ func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[i
 	if len(states) > fit {
 		fit-- // room for the "+N more" line
 	}
+	listed := states[:min(fit, len(states))]
+	texts := make([]string, len(listed))
+	for k, i := range listed {
+		texts[k] = names[i]
+	}
+	texts = fitDistinct(sty, texts, width-box-3)
 	for k, i := range states {
 		if k == fit {
 			c.FillText(sty, vg.Point{X: x, Y: y}, fmt.Sprintf("+%d more", len(states)-fit))
@@ -40,7 +48,7 @@ func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[i
 		}
 		c.SetColor(colors.Of(i))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x, Y: y - box/2}, Max: vg.Point{X: x + box, Y: y + box/2}}.Path())
-		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, fitText(sty, names[i], width-box-3))
+		c.FillText(sty, vg.Point{X: x + box + 3, Y: y}, texts[k])
 		y -= box * 1.5
 	}
 }
@@ -72,6 +80,16 @@ func TimeAxis(start, end trace.Time) (origin trace.Time, unit float64, label str
 	return origin, unit, label
 }
 
+// trimZeros drops the zeros gonum's default ticker pads its labels with
+// when the step is not a power of ten ("250.00", "4425.00"): the labels
+// of one axis then share the precision their values need.
+func trimZeros(label string) string {
+	if !strings.Contains(label, ".") || strings.ContainsAny(label, "eE") {
+		return label
+	}
+	return strings.TrimSuffix(strings.TrimRight(label, "0"), ".")
+}
+
 // zeroTicks are gonum's default ticks with the origin always labelled
 // when the axis holds it: a relative time axis must say where 0 is, and
 // the default ticker may leave the axis' ends unlabelled.
@@ -79,6 +97,9 @@ type zeroTicks struct{}
 
 func (zeroTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		ticks[i].Label = trimZeros(ticks[i].Label)
+	}
 	if min > 0 || max < 0 {
 		return ticks
 	}

@@ -1,7 +1,11 @@
 package plots
 
 import (
+	"fmt"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -49,6 +53,68 @@ func TestZeroTicks(t *testing.T) {
 	for _, tk := range (zeroTicks{}).Ticks(5, 10) {
 		if tk.Value == 0 {
 			t.Error("a 0 tick outside the axis")
+		}
+	}
+}
+
+// Legend names that differ only past their start (GPU kernels of a
+// Kineto trace) stay distinct once fitted to the legend's width, and fit
+// it; cut at the end (the old way) they all read
+// "void cutlass::Kernel<cutlass…".
+func TestLegendNamesStayApart(t *testing.T) {
+	sty := draw.TextStyle{Font: labelFont, Handler: plot.DefaultTextHandler}
+	width := legendWidth - gap - labelFont.Size - 3
+	names := []string{
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>(Params)",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x128_16x3_tn_align4>(Params)",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x256_16x3_nt_align4>(Params)",
+		"aten::mm",
+		"void at::native::(anonymous namespace)::elementwise_kernel<128, 2>(int)",
+		"void at::native::(anonymous namespace)::vectorized_elementwise_kernel<4>(int)",
+	}
+	before := map[string]bool{}
+	for _, n := range names[:4] {
+		before[fitText(sty, n, width)] = true
+	}
+	if len(before) != 1 {
+		t.Fatalf("the end-cut kernel names differ: %v; the test no longer shows the problem", before)
+	}
+	got := fitDistinct(sty, names, width)
+	seen := map[string]string{}
+	for i, s := range got {
+		if w := sty.Width(s); w > width {
+			t.Errorf("%q is %v wide, more than %v", s, w, width)
+		}
+		if other, ok := seen[s]; ok {
+			t.Errorf("%q and %q both read %q", other, names[i], s)
+		}
+		seen[s] = names[i]
+	}
+	if got[4] != "aten::mm" {
+		t.Errorf("a short name was cut: %q", got[4])
+	}
+	if want := "void cu…128x128_32x3_nn…"; got[0] != want {
+		t.Errorf("got %q, want %q", got[0], want)
+	}
+	t.Logf("%q", got)
+}
+
+// Tick labels carry no padding zeros: gonum labels a 0-800 ms axis
+// "0.00, 250.00, 500.00, 750.00" when its step is not a power of ten.
+func TestZeroTicksTrimmed(t *testing.T) {
+	var got []string
+	for _, tk := range (zeroTicks{}).Ticks(0, 798) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if fmt.Sprint(got) != "[0 250 500 750]" {
+		t.Errorf("labels %v", got)
+	}
+	for in, want := range map[string]string{"4425.00": "4425", "0.50": "0.5", "1e+06": "1e+06", "10": "10", "0.00": "0"} {
+		if got := trimZeros(in); got != want {
+			t.Errorf("trimZeros(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

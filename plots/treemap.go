@@ -198,6 +198,64 @@ func fitText(sty draw.TextStyle, s string, width vg.Length) string {
 	return ""
 }
 
+// fitDistinct fits names to width as fitText does, but names that would
+// then read the same (state names often differ only past their start: GPU
+// kernels "void cutlass::Kernel<cutlass_80_…_128x128_32x3_nn_align4>" and
+// "…_64x64_32x6_nn_align4>") are shown by what tells them apart: a short
+// start, "…", then the part where they differ, so that a legend does not
+// print several states under one name.
+func fitDistinct(sty draw.TextStyle, names []string, width vg.Length) []string {
+	out := make([]string, len(names))
+	groups := map[string][]int{}
+	for i, n := range names {
+		out[i] = fitText(sty, n, width)
+		groups[out[i]] = append(groups[out[i]], i)
+	}
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		// The runes the group's names share at their start and end.
+		first := []rune(names[g[0]])
+		cp, cs := len(first), len(first)
+		for _, i := range g[1:] {
+			r := []rune(names[i])
+			cp = min(cp, len(r))
+			for k := 0; k < cp; k++ {
+				if r[k] != first[k] {
+					cp = k
+					break
+				}
+			}
+			cs = min(cs, len(r))
+			for k := 0; k < cs; k++ {
+				if r[len(r)-1-k] != first[len(first)-1-k] {
+					cs = k
+					break
+				}
+			}
+		}
+		for _, i := range g {
+			r := []rune(names[i])
+			lo, hi := cp, max(cp, len(r)-cs)
+			diff := string(r[lo:hi])
+			if cs > 0 {
+				diff += "…"
+			}
+			out[i] = ""
+			for head := min(cp, 16); head >= 4 && out[i] == ""; head-- {
+				if t := string(r[:head]) + "…" + diff; sty.Width(t) <= width {
+					out[i] = t
+				}
+			}
+			if out[i] == "" {
+				out[i] = fitText(sty, string(r[:min(cp, 4)])+"…"+string(r[lo:]), width)
+			}
+		}
+	}
+	return out
+}
+
 // mapPlan tells how the cells of a map are drawn: a group whose cells
 // would be under a pixel on average is drawn whole (its cells are then
 // inside), so that the deepest groups that can be seen still are.

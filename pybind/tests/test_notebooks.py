@@ -1,5 +1,6 @@
 """The notebooks run from top to bottom without error."""
 
+import base64
 import pathlib
 
 import nbformat
@@ -8,7 +9,25 @@ from nbclient import NotebookClient
 
 from conftest import SHARED
 
-NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").rglob("*.ipynb"))
+REPO = pathlib.Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "notebooks").rglob("*.ipynb"))
+# Every figure a notebook shows is written here so that it can be looked at after the run.
+FIGURES = REPO / "build" / "test-output" / "notebooks"
+
+
+def save_figures(path, outputs):
+    """Write each PNG output of an executed notebook to FIGURES/<stem>/NN.png; return the paths."""
+    out = FIGURES / path.stem
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.png"):
+        old.unlink()
+    pngs = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
+    written = []
+    for i, data in enumerate(pngs):
+        target = out / f"{i:02d}.png"
+        target.write_bytes(base64.b64decode(data))
+        written.append(target)
+    return written
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -20,5 +39,7 @@ def test_notebook_runs(path):
         pytest.skip(f"{path.name} reads {needs}, which is not at {SHARED}")
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    saved = save_figures(path, outputs)
     assert not [o for o in outputs if o.output_type == "error"]
-    assert any("image/png" in o.get("data", {}) for o in outputs), "the notebook shows no figure"
+    assert saved, "the notebook shows no figure"
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in saved)

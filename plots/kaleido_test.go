@@ -1,0 +1,63 @@
+package plots
+
+import (
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// The time view's colour bar reads round values in a readable unit, in
+// order, without overlapping labels: the qsort spawn tree of the notebooks
+// starts at 77.696 µs and ends at 782.592 µs, which the bar used to label
+// "7.7696e-05, 0.00025392, ..., 0.000782592" (five fixed fractions).
+func TestColourBarTicks(t *testing.T) {
+	sty := draw.TextStyle{Font: kalFont, Handler: plot.DefaultTextHandler}
+	for _, c := range []struct {
+		t0, t1 float64
+		head   string
+		labels []string
+	}{
+		{7.7696e-05, 0.000782592, "start time (µs)", []string{"100", "400", "700"}},
+		{0, 0.798, "start time (ms)", []string{"0", "250", "500", "750"}},
+		// A Kineto clock (Unix epoch): from the first start, which it says.
+		{1682725897.2267468, 1682725900.594091, "start time (ms) since 1682725897.226746880 s", []string{"0", "1000", "2000", "3000"}},
+	} {
+		head, ticks := colourBarTicks(c.t0, c.t1)
+		if head != c.head {
+			t.Errorf("[%v, %v]: heading %q, want %q", c.t0, c.t1, head, c.head)
+		}
+		var labels []string
+		prev := -1.0
+		for _, tk := range ticks {
+			labels = append(labels, tk.Label)
+			if tk.Value < 0 || tk.Value > 1 || tk.Value <= prev {
+				t.Errorf("[%v, %v]: tick at %v of the bar (previous %v)", c.t0, c.t1, tk.Value, prev)
+			}
+			prev = tk.Value
+			if _, err := strconv.ParseFloat(tk.Label, 64); err != nil || len(tk.Label) > 5 {
+				t.Errorf("[%v, %v]: label %q is not a short number", c.t0, c.t1, tk.Label)
+			}
+		}
+		if strconv.Quote(fmtList(labels)) != strconv.Quote(fmtList(c.labels)) {
+			t.Errorf("[%v, %v]: labels %v, want %v", c.t0, c.t1, labels, c.labels)
+		}
+		// On the notebooks' bar (about 450 points high) the labels do not
+		// overlap: consecutive ones are further apart than a line.
+		const barHeight = 450
+		for k := 1; k < len(ticks); k++ {
+			if gap := (ticks[k].Value - ticks[k-1].Value) * barHeight; gap < float64(sty.Height("0")) {
+				t.Errorf("[%v, %v]: labels %q and %q %v points apart", c.t0, c.t1, ticks[k-1].Label, ticks[k].Label, gap)
+			}
+		}
+	}
+}
+
+func fmtList(s []string) string {
+	out := ""
+	for _, x := range s {
+		out += x + ","
+	}
+	return out
+}
