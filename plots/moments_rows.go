@@ -149,20 +149,14 @@ func rowGroupLabel(path string) string {
 	return path
 }
 
-// FitTimeRange returns the smallest range holding [lo, hi] (the analysed
-// window) and every mark of rows: the window itself, unpadded, whenever
-// the marks fit in it, so that the axis starts at the window's start
-// (labelled 0 on a relative axis) and ends at its end.
-func FitTimeRange(rows []MomentRow, lo, hi float64) (float64, float64) {
-	flo, fhi := timeRange(rows)
-	busy := false
-	for _, r := range rows {
-		busy = busy || r.Moments.M0 > 0
-	}
-	if !busy {
-		flo, fhi = lo, hi
-	}
-	return min(flo, lo), max(fhi, hi)
+// WindowAxis returns the time axis of a moment display of the window
+// [start, end) in seconds from origin: the window itself, so that the axis
+// starts at the window's start (labelled 0 on a relative axis) and ends at
+// its end. The moments describe activity inside the window; marks that
+// reach past it (a mean near an edge with a wide deviation) are cut at
+// its edges rather than widening the axis beyond what was analysed.
+func WindowAxis(start, end, origin trace.Time) (lo, hi float64) {
+	return (start - origin).Seconds(), (end - origin).Seconds()
 }
 
 // TimeOrigin chooses the origin of a moment display's time axis for the
@@ -200,7 +194,7 @@ func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt 
 		slices.SortStableFunc(states, func(a, b string) int { return rank[a] - rank[b] })
 		Recolor(fig, states, legend, opt.StateColors)
 	}
-	opt.TimeMin, opt.TimeMax = FitTimeRange(fig, (start - origin).Seconds(), (end - origin).Seconds())
+	opt.TimeMin, opt.TimeMax = WindowAxis(start, end, origin)
 	opt.TimeLabel, opt.Groups, opt.Legend = label, groups, legend
 	return MomentsFigure(fig, opt)
 }

@@ -268,7 +268,7 @@ func aggregateFigure(rows []moments.Row, by moments.By, start, end trace.Time, o
 		}
 		plots.Recolor(fig, states, legend, opt.StateColors)
 	}
-	opt.TimeMin, opt.TimeMax = plots.FitTimeRange(fig, (start - origin).Seconds(), (end - origin).Seconds())
+	opt.TimeMin, opt.TimeMax = plots.WindowAxis(start, end, origin)
 	opt.TimeLabel, opt.Lines, opt.Legend = label, lines, legend
 	if by == moments.ByResource || by == moments.ByNode {
 		// One line per node: group them by the root's children.
