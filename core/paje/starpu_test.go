@@ -55,6 +55,9 @@ func TestStarPUMilliseconds(t *testing.T) {
 		t.Errorf("longest task %v, want a few ms", longest)
 	}
 
+	if got := read(ingest.Values{"strict": true}).End; got != 684_465_309_000 {
+		t.Errorf("strict: end %v, want pj_dump's 684.465309 s", got)
+	}
 	for unit, end := range map[string]trace.Time{"s": 684_465_309_000, "ms": 684_465_309, "us": 684_465, "ns": 684} {
 		if got := read(ingest.Values{"time_unit": unit}).End; got != end {
 			t.Errorf("time_unit=%s: end %v, want %v", unit, got, end)
