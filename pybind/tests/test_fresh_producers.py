@@ -3,7 +3,8 @@ door and give a model, an aggregation and a figure, with the counts of an
 oracle of their own: Python profilers that write the Trace Event Format
 (viztracer, py-spy's chrometrace), counted by a walk of the JSON here, and
 the Go execution traces of Go 1.18 to 1.25 (core/gotrace/testdata/versions,
-whose counts the Go tests check against each release's go tool trace)."""
+whose counts the Go tests check against each release's go tool trace), and
+StarPU's paje.trace, whose dates are milliseconds."""
 
 import collections
 import gzip
@@ -191,3 +192,15 @@ def test_go_releases(name):
     assert (trace.states["type"] == "Region").sum() == 8
     _through_the_door(path, len(trace.states), len(trace.variables), len(trace.events))
     assert len(trace.links) == spawns
+
+
+def test_starpu_paje_in_milliseconds():
+    # starpu_fxt_tool's output for a run of 0.94 s: its last date is
+    # 684.465309 (ms); pj_dump prints 7 links and 161 events.
+    path = REPO / "core" / "paje" / "testdata" / "starpu-1.3.10.trace"
+    trace = _through_the_door(path, 1207, 442, 176)
+    assert trace.format == "paje"
+    assert trace.end == pytest.approx(0.684465309)
+    assert len(trace.links) == 7
+    assert ms.read_paje(path, time_unit="s").end == pytest.approx(684.465309)
+    assert ms.read_paje(path, strict=True).end == pytest.approx(684.465309)
