@@ -34,7 +34,8 @@ $(VENV)/.deps: pyproject.toml
 		"pyarrow>=14" "pandas>=2.1" "numpy>=1.24" \
 		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66" \
 		"dask[distributed]>=2024.1" "duckdb>=1.0" \
-		"anywidget>=0.9.18" "traitlets>=5.9" "jupyterlab>=4.2" "notebook>=7,<8" "playwright>=1.45"
+		"anywidget>=0.9.18" "traitlets>=5.9" "jupyterlab>=4.2" "notebook>=7,<8" "playwright>=1.45" \
+		"viztracer>=1.0" "py-spy>=0.4"
 	$(GO) mod download
 	touch $@
 

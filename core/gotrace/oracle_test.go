@@ -31,16 +31,19 @@ type facts struct {
 }
 
 var (
-	lineRE  = regexp.MustCompile(`^M=(-?\d+) P=(-?\d+) G=(-?\d+) (\w+) Time=(-?\d+)(.*)$`)
-	goRE    = regexp.MustCompile(`^ GoID=(\d+) (\w+)->(\w+) Reason=("(?:[^"\\]|\\.)*")`)
-	procRE  = regexp.MustCompile(`^ ProcID=(\d+) (\w+)->(\w+)`)
-	nameRE  = regexp.MustCompile(`^ Name=("(?:[^"\\]|\\.)*") Scope=(\w+)(?:\((\d+)\))?`)
-	regRE   = regexp.MustCompile(`^ Task=\d+ Type=("(?:[^"\\]|\\.)*")`)
-	logRE   = regexp.MustCompile(`^ Task=\d+ Category=("(?:[^"\\]|\\.)*") Message=("(?:[^"\\]|\\.)*")`)
-	taskRE  = regexp.MustCompile(`^ ID=\d+ Parent=\d+ Type=("(?:[^"\\]|\\.)*")`)
-	labelRE = regexp.MustCompile(`^ Label=("(?:[^"\\]|\\.)*") Resource=Goroutine\((\d+)\)`)
-	metRE   = regexp.MustCompile(`^ Name=("(?:[^"\\]|\\.)*") Value=Value\{Uint64\((\d+)\)\}`)
-	unquote = func(t *testing.T, s string) string {
+	lineRE = regexp.MustCompile(`^M=(-?\d+) P=(-?\d+) G=(-?\d+) (\w+) Time=(-?\d+)(.*)$`)
+	goRE   = regexp.MustCompile(`^ GoID=(\d+) (\w+)->(\w+) Reason=("(?:[^"\\]|\\.)*")`)
+	procRE = regexp.MustCompile(`^ ProcID=(\d+) (\w+)->(\w+)`)
+	// Go 1.22 to 1.25 print the resource and the reason first.
+	goRE125   = regexp.MustCompile(`^ Resource=Goroutine\(\d+\) Reason=("(?:[^"\\]|\\.)*") GoID=(\d+) (\w+)->(\w+)`)
+	procRE125 = regexp.MustCompile(`^ Resource=Proc\(\d+\) Reason="(?:[^"\\]|\\.)*" ProcID=(\d+) (\w+)->(\w+)`)
+	nameRE    = regexp.MustCompile(`^ Name=("(?:[^"\\]|\\.)*") Scope=(\w+)(?:\((\d+)\))?`)
+	regRE     = regexp.MustCompile(`^ Task=\d+ Type=("(?:[^"\\]|\\.)*")`)
+	logRE     = regexp.MustCompile(`^ Task=\d+ Category=("(?:[^"\\]|\\.)*") Message=("(?:[^"\\]|\\.)*")`)
+	taskRE    = regexp.MustCompile(`^ ID=\d+ Parent=\d+ Type=("(?:[^"\\]|\\.)*")`)
+	labelRE   = regexp.MustCompile(`^ Label=("(?:[^"\\]|\\.)*") Resource=Goroutine\((\d+)\)`)
+	metRE     = regexp.MustCompile(`^ Name=("(?:[^"\\]|\\.)*") Value=(?:Value\{)?Uint64\((\d+)\)`) // Go 1.25 and before: no Value{}
+	unquote   = func(t *testing.T, s string) string {
 		u, err := strconv.Unquote(s)
 		if err != nil {
 			t.Fatalf("oracle: %s: %v", s, err)
@@ -73,6 +76,13 @@ func oracle(t *testing.T, path string) facts {
 	if err != nil {
 		t.Fatalf("go tool trace -d=parsed %s: %v", path, err)
 	}
+	return parseOracle(t, out)
+}
+
+// parseOracle walks the events printed by `go tool trace -d=parsed` (Go
+// 1.24 on; `-d=1` of Go 1.22 and 1.23 prints the same lines).
+func parseOracle(t *testing.T, out []byte) facts {
+	t.Helper()
 	var f facts
 	type open struct {
 		value string
@@ -102,7 +112,14 @@ func oracle(t *testing.T, path string) facts {
 		last = max(last, now)
 		switch kind {
 		case "StateTransition":
-			if s := goRE.FindStringSubmatch(rest); s != nil {
+			s, p := goRE.FindStringSubmatch(rest), procRE.FindStringSubmatch(rest)
+			if o := goRE125.FindStringSubmatch(rest); o != nil {
+				s = []string{o[0], o[2], o[3], o[4], o[1]}
+			}
+			if o := procRE125.FindStringSubmatch(rest); o != nil {
+				p = o
+			}
+			if s != nil {
 				id, from, to := "G"+s[1], s[2], s[3]
 				if from == to {
 					continue
@@ -136,7 +153,7 @@ func oracle(t *testing.T, path string) facts {
 				if from == "NotExist" && g != "-1" && "G"+g != id {
 					f.links = append(f.links, fmt.Sprintf("G%s->%s %d-%d", g, id, now, now))
 				}
-			} else if s := procRE.FindStringSubmatch(rest); s != nil {
+			} else if s := p; s != nil {
 				id, from, to := "P"+s[1], s[2], s[3]
 				if from == to {
 					continue

@@ -197,7 +197,7 @@ func (d *decoder) probeLine(line []byte, define bool) (trace.Time, bool, error) 
 	if err != nil {
 		return 0, false, err
 	}
-	return t, true, nil
+	return d.opt.inUnit(t), true, nil
 }
 
 // errProbe stops a probe that cannot conclude.

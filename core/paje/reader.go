@@ -27,6 +27,11 @@
 // Size field their definition ends with: missing trailing user fields are
 // empty (counted in a warning).
 //
+// Dates are seconds, as PajeNG and SimGrid write them, unless
+// Options.TimeUnit says otherwise; the door (Format, option time_unit)
+// reads StarPU's traces, whose dates are milliseconds, in milliseconds
+// (see unit.go).
+//
 // The reader is a pipeline (see pipeline.go): chunks of lines are split
 // into fields and dates on every core while the simulation consumes them
 // in file order; lines the fast path does not take, and every error, go
@@ -75,6 +80,10 @@ type Options struct {
 	// Container field, and containers whose identifier is "0" (the root's);
 	// SimGrid wrote the last three before 2012.
 	StrictPajeNG bool
+	// TimeUnit is the unit of the trace's dates, in nanoseconds: 0 (or
+	// trace.Second) reads them as seconds, Pajé's usual unit; StarPU
+	// writes milliseconds (trace.Second / 1000). It must divide a second.
+	TimeUnit trace.Time
 	// IgnoreIncompleteLinks drops the links that never get both ends
 	// instead of failing, as pj_dump --ignore-incomplete-links.
 	IgnoreIncompleteLinks bool

@@ -182,6 +182,7 @@ func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) err
 // eventAt simulates an event whose date, if its definition has a Time
 // field, was parsed already: at.
 func (s *simulator) eventAt(def *eventDef, buf []byte, spans []span, line int, at trace.Time) error {
+	at = s.opt.inUnit(at)
 	s.line, s.buf, s.spans = line, buf, spans
 	f := &s.cur
 	*f = eventFields{def, buf, spans[1:]}

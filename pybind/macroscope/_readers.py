@@ -148,8 +148,8 @@ globals().update(_READERS)
 
 
 def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: bool = False,
-              ignore_incomplete_links: bool = False, sort: bool = False, max_decompressed: int | None = None,
-              progress=None, memory_budget: int | None = None) -> Trace:
+              ignore_incomplete_links: bool = False, sort: bool = False, time_unit: str = "auto",
+              max_decompressed: int | None = None, progress=None, memory_budget: int | None = None) -> Trace:
     """Read a Pajé trace (SimGrid, StarPU, PajeNG, Akypuera...) with the
     semantics of PajeNG, the reference implementation. ``path`` may be a
     list of files read one after the other as one trace (a header file and
@@ -162,7 +162,11 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     prints, byte for byte. ``ignore_incomplete_links=True`` drops links
     that never get both ends instead of failing. ``sort=True`` reads a
     trace whose events are not in time order (StarPU's raw FxT
-    conversions), sorting them on disk in bounded memory. ``strict=True``
+    conversions), sorting them on disk in bounded memory. ``time_unit``
+    ("s", "ms", "us", "ns") is the unit of the dates; "auto" reads seconds
+    except for StarPU's traces, whose dates are milliseconds (and for
+    ``strict=True``, which takes every date for seconds as pj_dump does).
+    ``strict=True``
     also fails on an incomplete trace (a cut last line), as every reader
     does (see :func:`read`). Compressed files
     (gzip, bzip2, zstd) may expand to ``max_decompressed`` bytes (default
@@ -171,7 +175,8 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
         raise InvalidArgumentError("path: no file given", param="path")
-    options = {"strict": strict, "ignore_incomplete_links": ignore_incomplete_links, "sort": sort}
+    options = {"strict": strict, "ignore_incomplete_links": ignore_incomplete_links, "sort": sort,
+               "time_unit": time_unit}
     if max_decompressed is not None:
         options["max_decompressed"] = max_decompressed
     if len(paths) > 1:
