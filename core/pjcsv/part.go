@@ -121,7 +121,7 @@ func readRange(path string, from, to int64, sink trace.Sink, opt Options) error 
 		return errs.Argument("part_start", "%s is compressed or starts with a header: it cannot be read by byte ranges", path)
 	}
 	d := newDecoder(sink)
-	d.onInverted = opt.OnInverted
+	d.onInverted, d.unit = opt.OnInverted, opt.TimeUnit
 	d.startFile(path)
 	// The first line is a record (cuttable): no header to look for.
 	d.sawData = true
