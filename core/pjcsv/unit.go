@@ -3,6 +3,7 @@ package pjcsv
 import (
 	"errors"
 	"os"
+	"path/filepath"
 
 	"github.com/macroscope-hpc/macroscope/core/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -35,7 +36,7 @@ func StarPU(path string, opt Options) (bool, error) {
 		}
 		files, wholeFile = nil, false
 		for _, f := range all {
-			if _, hierarchy := partName(f); hierarchy {
+			if _, hierarchy := partName(filepath.Base(f)); hierarchy {
 				files = append(files, f)
 			}
 		}
