@@ -18,6 +18,9 @@ type decoder struct {
 	onInverted func(file string, line int)
 	// unit is the unit of the dates (Options.TimeUnit).
 	unit trace.Time
+	// stop, if set, ends a scan of the container lines (containerLines)
+	// once it says so, with errFound.
+	stop func() bool
 	// recordsElsewhere tells finish that the file has records outside the
 	// byte range read, so a range of blank lines is not an empty input.
 	recordsElsewhere bool

@@ -219,6 +219,9 @@ func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt tr
 				if err := d.parseLine(line); err != nil {
 					return n, err
 				}
+				if d.stop != nil && d.stop() {
+					return n, errFound
+				}
 			}
 			pos = end
 		}

@@ -2,6 +2,7 @@ package pjcsv
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -82,6 +83,23 @@ func (c *containerTypes) scan(path string, wholeFile bool, opt Options) (bool, e
 	defer f.Close()
 	d := newDecoder(c)
 	d.startFile(path)
+	if wholeFile {
+		if ok, err := cuttable(f); err == nil && ok {
+			// Plain text without a header: the fast scan of the container
+			// lines that the parts of a distributed read make.
+			st, err := f.Stat()
+			if err != nil {
+				return false, err
+			}
+			d.sawData = true
+			d.stop = func() bool { return trace.LooksStarPU(c.has) }
+			_, err = d.containerLines(f, 0, st.Size(), 0, opt.ReadOptions)
+			return found(err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return false, err
+		}
+	}
 	in := textlines.Input{Name: path, MaxDecompressed: opt.MaxDecompressed}
 	_, err = textlines.Scan(f, in, opt.ReadOptions, func(line []byte, n int) error {
 		d.line = n
@@ -96,6 +114,13 @@ func (c *containerTypes) scan(path string, wholeFile bool, opt Options) (bool, e
 		}
 		return nil
 	})
+	return found(err)
+}
+
+// found tells what the error that ended a scan says: errFound that the
+// types were found, cancellation that the read is canceled; any other is
+// left for the read to report.
+func found(err error) (bool, error) {
 	switch {
 	case errors.Is(err, errFound):
 		return true, nil

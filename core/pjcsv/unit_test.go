@@ -2,6 +2,7 @@ package pjcsv
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"os"
@@ -114,6 +115,16 @@ func TestTimeUnitParts(t *testing.T) {
 	}{{"Worker", 1_000_000}, {"Thread", 1_000_000_000}} {
 		path := starPUDump(t, c.worker)
 		whole := readDoor(t, path, nil)
+		// Compressed, the file is scanned line by line: the same unit.
+		data, _ := os.ReadFile(path)
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		w.Write(data)
+		w.Close()
+		gz := write(t, "dump.csv.gz", z.String())
+		if got := readDoor(t, gz, nil); !slices.Equal(starts(got), starts(whole)) || got.End != whole.End {
+			t.Errorf("%s: gzipped, the states or the extent differ", c.worker)
+		}
 		if whole.End != 10*c.scale {
 			t.Errorf("%s: the trace ends at %d, want 10 units of %d ns", c.worker, whole.End, c.scale)
 		}
