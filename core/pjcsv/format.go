@@ -19,11 +19,11 @@ var Format = ingest.Format{
 	Options: []ingest.Option{
 		{Name: "skip_inverted", Kind: ingest.Bool, Default: false,
 			Doc: "skip the rows that end before they start (StarVZ's dumps hold a few), counting them, instead of failing"},
+		{Name: "time_unit", Kind: ingest.String, Default: "auto", Choices: trace.TimeUnitNames,
+			Doc: "the unit of the dump's dates: auto reads seconds, pj_dump's unit, except for StarPU's traces (StarVZ's dumps), whose dates are milliseconds"},
 		ingest.MaxDecompressedOption,
 		{Name: "part_start", Kind: ingest.Int, Default: 0,
 			Doc: "read only the records of the lines from this byte to part_end (a plain file's part, for a distributed read: see Ranges)"},
-		{Name: "time_unit", Kind: ingest.String, Default: "auto", Choices: trace.TimeUnitNames,
-			Doc: "the unit of the dump's dates: auto reads seconds, pj_dump's unit, except for StarPU's traces (StarVZ's dumps), whose dates are milliseconds"},
 		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
