@@ -22,7 +22,7 @@ var Format = ingest.Format{
 			Doc: "more files read after the first, as one trace (a header file and per-process files)"},
 		{Name: "sort", Kind: ingest.Bool, Default: false,
 			Doc: "read a trace that is not sorted by time (StarPU's FxT conversions before starpu_paje_sort): its events are sorted by date first, stably, in runs of 64 MB on disk"},
-		{Name: "time_unit", Kind: ingest.String, Default: "auto", Choices: []string{"auto", "s", "ms", "us", "ns"},
+		{Name: "time_unit", Kind: ingest.String, Default: "auto", Choices: trace.TimeUnitNames,
 			Doc: "the unit of the trace's dates: auto reads seconds, Pajé's usual unit, except for StarPU's traces (starpu_fxt_tool writes milliseconds) unless strict"},
 		ingest.MaxDecompressedOption,
 	},
@@ -39,11 +39,11 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 	opt.Sort = v.Bool("sort")
 	files := append([]string{path}, v.Strings("paths")...)
 	if unit := v.String("time_unit"); unit != "auto" && unit != "" {
-		opt.TimeUnit = timeUnits[unit]
+		opt.TimeUnit, _ = trace.TimeUnit(unit)
 	} else if v.Bool("strict") {
 		// pj_dump takes every date for seconds: so does its emulation.
 	} else if head, err := ingest.Head(path, 64<<10); err == nil && looksStarPU(head) {
-		opt.TimeUnit = timeUnits["ms"]
+		opt.TimeUnit, _ = trace.TimeUnit("ms")
 	}
 	probe := func() (trace.Time, trace.Time, bool) { return Extent(files, opt) }
 	if opt.Sort {

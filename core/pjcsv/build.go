@@ -16,6 +16,11 @@ import (
 type decoder struct {
 	sink       trace.Sink
 	onInverted func(file string, line int)
+	// unit is the unit of the dates (Options.TimeUnit).
+	unit trace.Time
+	// stop, if set, ends a scan of the container lines (containerLines)
+	// once it says so, with errFound.
+	stop func() bool
 	// recordsElsewhere tells finish that the file has records outside the
 	// byte range read, so a range of blank lines is not an empty input.
 	recordsElsewhere bool
@@ -187,6 +192,7 @@ func (d *decoder) time(f field, what string) (trace.Time, error) {
 	if err != nil {
 		return 0, d.fail("bad %s %q: %v", what, f.text, err)
 	}
+	t = trace.InUnit(t, d.unit)
 	if !d.timed {
 		d.first, d.last, d.timed = t, t, true
 	}

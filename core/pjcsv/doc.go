@@ -67,12 +67,19 @@
 // marked Quoted. Links without a Value column (StarVZ's) have no value
 // (trace.None); their Size column gives Link.Size, NaN otherwise.
 //
-// Times are the decimal seconds pj_dump printed, parsed exactly: entities
+// Times are the decimal numbers pj_dump printed, parsed exactly: entities
 // carry six decimals, containers six significant digits (pj_dump's
 // formats), so a container may seem to end a little after its last
 // entity. The Duration column is redundant and not read. Entity
 // hierarchies give no container times: those containers start at 0 and
 // end with the trace.
+//
+// pj_dump prints the dates of the Pajé trace as they are: seconds for
+// SimGrid and PajeNG, milliseconds for StarPU (hence StarVZ's dumps).
+// Options.TimeUnit gives the unit (0: seconds); the door's time_unit
+// option, auto by default, reads milliseconds when the hierarchy has
+// StarPU's container types (StarPU, trace.LooksStarPU), as the Pajé
+// reader does.
 //
 // # Memory
 //

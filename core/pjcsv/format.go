@@ -19,6 +19,8 @@ var Format = ingest.Format{
 	Options: []ingest.Option{
 		{Name: "skip_inverted", Kind: ingest.Bool, Default: false,
 			Doc: "skip the rows that end before they start (StarVZ's dumps hold a few), counting them, instead of failing"},
+		{Name: "time_unit", Kind: ingest.String, Default: "auto", Choices: trace.TimeUnitNames,
+			Doc: "the unit of the dump's dates: auto reads seconds, pj_dump's unit, except for StarPU's traces (StarVZ's dumps), whose dates are milliseconds"},
 		ingest.MaxDecompressedOption,
 		{Name: "part_start", Kind: ingest.Int, Default: 0,
 			Doc: "read only the records of the lines from this byte to part_end (a plain file's part, for a distributed read: see Ranges)"},
@@ -28,13 +30,17 @@ var Format = ingest.Format{
 		skip := v.Bool("skip_inverted")
 		limit := ingest.MaxDecompressed(v)
 		from, to := int64(v.Int("part_start")), int64(v.Int("part_end"))
+		unit, err := timeUnit(path, v.String("time_unit"), limit)
+		if err != nil {
+			return nil, err
+		}
 		files := []string{path}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			files, _ = Files(path)
 		}
 		return &ingest.Source{
 			Read: func(sink trace.Sink, ro trace.ReadOptions) error {
-				opt := Options{ReadOptions: ro, MaxDecompressed: limit}
+				opt := Options{ReadOptions: ro, MaxDecompressed: limit, TimeUnit: unit}
 				if skip {
 					var named int
 					opt.OnInverted = func(file string, line int) {
@@ -66,4 +72,20 @@ func Looks(h []byte) bool {
 		}
 	}
 	return false
+}
+
+// timeUnit is the unit the time_unit option names; auto decides from the
+// hierarchy of the whole dump (StarPU), not from a part's rows, so that
+// every part of a partitioned read decides the same.
+func timeUnit(path, name string, maxDecompressed int64) (trace.Time, error) {
+	if unit, ok := trace.TimeUnit(name); ok {
+		return unit, nil
+	}
+	starpu, err := StarPU(path, Options{MaxDecompressed: maxDecompressed})
+	if err != nil || !starpu {
+		// An input that cannot be read fails the read, which says why.
+		return trace.Second, nil
+	}
+	ms, _ := trace.TimeUnit("ms")
+	return ms, nil
 }

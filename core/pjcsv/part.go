@@ -121,7 +121,7 @@ func readRange(path string, from, to int64, sink trace.Sink, opt Options) error 
 		return errs.Argument("part_start", "%s is compressed or starts with a header: it cannot be read by byte ranges", path)
 	}
 	d := newDecoder(sink)
-	d.onInverted = opt.OnInverted
+	d.onInverted, d.unit = opt.OnInverted, opt.TimeUnit
 	d.startFile(path)
 	// The first line is a record (cuttable): no header to look for.
 	d.sawData = true
@@ -218,6 +218,9 @@ func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt tr
 				d.line = n + 1
 				if err := d.parseLine(line); err != nil {
 					return n, err
+				}
+				if d.stop != nil && d.stop() {
+					return n, errFound
 				}
 			}
 			pos = end

@@ -34,6 +34,12 @@ type Options struct {
 	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
 	// value no limit.
 	MaxDecompressed int64
+	// TimeUnit is the unit of the dump's dates, in nanoseconds: 0 (or
+	// trace.Second) reads seconds, pj_dump's unit for SimGrid's and
+	// PajeNG's traces; StarVZ's dumps of StarPU's traces are in
+	// milliseconds (trace.Second/1000). The door's time_unit option
+	// (auto) sets it from the hierarchy: see StarPU.
+	TimeUnit trace.Time
 }
 
 // Read streams the dump at path into sink. A file is read alone; a
@@ -147,7 +153,7 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 		}
 	}
 	d := newDecoder(sink)
-	d.onInverted = opt.OnInverted
+	d.onInverted, d.unit = opt.OnInverted, opt.TimeUnit
 	var done int64
 	for _, p := range paths {
 		f, err := os.Open(p)

@@ -21,14 +21,15 @@ type inverted struct {
 	line int
 }
 
-// readStarVZ reads a StarVZ directory, skipping and recording the rows
-// that end before they start.
+// readStarVZ reads a StarVZ directory, in milliseconds as the door's
+// time_unit auto does (see TestTimeUnitStarVZ), skipping and recording
+// the rows that end before they start.
 func readStarVZ(t *testing.T, dir string) (*trace.Trace, []inverted) {
 	t.Helper()
 	needCorpus(t, dir)
 	tr := trace.New(dir)
 	var skipped []inverted
-	err := ReadWith(dir, tr, Options{OnInverted: func(file string, line int) {
+	err := ReadWith(dir, tr, Options{TimeUnit: trace.Second / 1000, OnInverted: func(file string, line int) {
 		skipped = append(skipped, inverted{strings.TrimPrefix(file, dir+"/"), line})
 	}})
 	if err != nil {
@@ -116,7 +117,7 @@ func TestStarVZHierarchy(t *testing.T) {
 		}
 	}
 	l := tr.Links[0]
-	if tr.Containers[l.Container].Name != "root" || l.Start != 37530769000 || l.End != 102360703000 || l.Size != 7372800 ||
+	if tr.Containers[l.Container].Name != "root" || l.Start != 37530769 || l.End != 102360703 || l.Size != 7372800 ||
 		tr.Containers[l.From].Name != "0_mpict" || tr.Containers[l.To].Name != "1_mpict" || l.Key != "mpicom_0" ||
 		l.Value != trace.None || tr.TypeName(l.Type) != "MPI communication" {
 		t.Errorf("first link %+v", l)
@@ -128,10 +129,11 @@ func TestStarVZHierarchy(t *testing.T) {
 		}
 	}
 	// State, 0_CPU0, Worker State, 0.823973, 5.900164, 5.076191, 0.000000, dplrnt, 7372800, ...
+	// in milliseconds.
 	if !slices.ContainsFunc(cpu0, func(s trace.State) bool {
-		return s.Start == 823973000 && s.End == 5900164000 && tr.ValueName(s.Value) == "dplrnt" && s.Depth == 0
+		return s.Start == 823973 && s.End == 5900164 && tr.ValueName(s.Value) == "dplrnt" && s.Depth == 0
 	}) {
-		t.Error("no dplrnt state on 0_CPU0 from 0.823973 to 5.900164")
+		t.Error("no dplrnt state on 0_CPU0 from 0.823973 ms to 5.900164 ms")
 	}
 }
 

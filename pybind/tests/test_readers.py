@@ -315,11 +315,22 @@ def test_starvz_directory():
     assert (types["Worker State"], types["User Thread State"], types["Communication Thread State"],
             types["Memory Node State"]) == (5681, 2170, 627, 105)
     assert (len(trace.variables), len(trace.links), len(trace.events)) == (1600, 35, 2177)
-    rows = pd.read_csv(lu / "paje.worker_state.csv.gz", skipinitialspace=True)
+    # StarPU's dates are milliseconds (time_unit="auto"): the LU run lasts
+    # 2.36 s, its last worker state ending at 2362.789704 in the file;
+    # time_unit="s" reads the file's numbers as seconds.
+    rows = pd.read_csv(lu / "paje.worker_state.csv.gz", skipinitialspace=True, dtype={"Start": str, "End": str})
     first = rows.iloc[0]
-    got = trace.states[(trace.states.type == "Worker State")].iloc[0]
-    assert got.container.rsplit("/", 1)[-1] == first.ResourceId and got.value == first.Value
-    assert got.start_ns == round(Decimal(str(first.Start)) * 10**6) * 1000
+    last_end = max(rows.End, key=Decimal)
+    assert last_end == "2362.789704"
+    for unit, ns in (("auto", 10**6), ("ms", 10**6), ("s", 10**9)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            read = trace if unit == "auto" else ms.read_pjdump(lu, skip_inverted=True, time_unit=unit)
+        worker = read.states[read.states.type == "Worker State"]
+        got = worker.iloc[0]
+        assert got.container.rsplit("/", 1)[-1] == first.ResourceId and got.value == first.Value
+        assert (int(got.start_ns), int(got.end_ns)) == (Decimal(first.Start) * ns, Decimal(first.End) * ns)
+        assert int(worker.end_ns.max()) == Decimal(last_end) * ns
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_same_trace(ms.read(lu, skip_inverted=True), trace)
