@@ -147,7 +147,7 @@ func bothWays(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, readErr := paje.ReadFile(path)
+	tr, readErr := readTrace(path, "paje")
 	for _, opt := range []Options{
 		{Slices: 7, Depth: Innermost},
 		{Slices: 3, Depth: Innermost, Metric: StateAverageDuration},

@@ -15,7 +15,6 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/paje"
 	"github.com/macroscope-hpc/macroscope/core/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
@@ -578,7 +577,7 @@ func corpusPaje(t *testing.T) []string {
 func TestStreamEqualsBuildOnCorpus(t *testing.T) {
 	read := 0
 	for _, path := range corpusPaje(t) {
-		tr, readErr := paje.ReadFile(path)
+		tr, readErr := readTrace(path, "paje")
 		for _, opt := range optionSets(trOrEmpty(tr), false) {
 			if tr == nil {
 				opt.Start, opt.End = nil, nil
