@@ -84,18 +84,27 @@ func StartPartitionExtent(path, part string, guess bool) (r *Reading, err error)
 // message ends it leaves unmatched (Reading.Messages).
 func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *Reading, err error) {
 	defer guard(&err)
-	p, err := decodePart(part)
+	p, opt, from, to, err := partBuild(part, modelOptions, start, end)
 	if err != nil {
 		return nil, err
 	}
-	opt, err := parseMicroOptions(modelOptions)
-	if err != nil {
-		return nil, err
-	}
-	from, to := partWindow(opt.Start, opt.End, start, end)
 	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error) {
 		return partition.BuildMessages(p, opt, from, to, ro)
 	}), nil
+}
+
+// partBuild decodes what a part's model is built with: the part (JSON),
+// the options of Trace.micro (JSON) and the window it is read on
+// (partWindow).
+func partBuild(part, modelOptions string, start, end int64) (p partition.Part, opt micro.Options, from, to trace.Time, err error) {
+	if p, err = decodePart(part); err != nil {
+		return
+	}
+	if opt, err = parseMicroOptions(modelOptions); err != nil {
+		return
+	}
+	from, to = partWindow(opt.Start, opt.End, start, end)
+	return p, opt, from, to, nil
 }
 
 // partWindow is the window [start, end] ns a part is read on, unless the
@@ -170,11 +179,7 @@ func PartitionMergeMessages(a, b []byte) (data []byte, err error) {
 // what the parts were built with.
 func PartitionMatchMessages(order int, part, modelOptions string, start, end int64, total, msgs []byte) (data []byte, err error) {
 	defer guard(&err)
-	p, err := decodePart(part)
-	if err != nil {
-		return nil, err
-	}
-	opt, err := parseMicroOptions(modelOptions)
+	p, opt, from, to, err := partBuild(part, modelOptions, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +187,6 @@ func PartitionMatchMessages(order int, part, modelOptions string, start, end int
 	if err != nil {
 		return nil, err
 	}
-	from, to := partWindow(opt.Start, opt.End, start, end)
 	matched, err := partition.MatchMessages(p.Path, [][]byte{msgs}, opt, from, to, parts)
 	if err != nil {
 		return nil, err
