@@ -28,15 +28,7 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 	out := make(ColorMap, len(names))
 	index := make(map[string]int, len(names))
 	var traced [][3]float64 // OKLab of the trace's colours kept so far
-	near := func(c color.RGBA) bool {
-		l := OKLab(c)
-		for _, u := range traced {
-			if okDistance(l, u) < nearDuplicate {
-				return true
-			}
-		}
-		return false
-	}
+	near := func(c color.RGBA) bool { return nearAny(OKLab(c), traced) }
 	// The trace's colours first, each once (DistinctTraceColors).
 	traceColors = DistinctTraceColors(traceColors)
 	given := make([]bool, len(names))
@@ -92,6 +84,17 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 // colours never count as duplicates of each other.
 const nearDuplicate = 0.04
 
+// nearAny reports whether the OKLab colour l is a near duplicate of one
+// of set.
+func nearAny(l [3]float64, set [][3]float64) bool {
+	for _, u := range set {
+		if okDistance(l, u) < nearDuplicate {
+			return true
+		}
+	}
+	return false
+}
+
 // DistinctTraceColors returns traceColors without the colours that are
 // near duplicates of an earlier one (made ""), and without unreadable
 // ones. Traces repeat colours (SimGrid draws PMPI_Init, PMPI_Reduce and
@@ -109,11 +112,7 @@ func DistinctTraceColors(traceColors []string) []string {
 		if spec == "" || err != nil {
 			continue
 		}
-		l, dup := OKLab(c), false
-		for _, k := range kept {
-			dup = dup || okDistance(l, k) < nearDuplicate
-		}
-		if !dup {
+		if l := OKLab(c); !nearAny(l, kept) {
 			out[i] = spec
 			kept = append(kept, l)
 		}
