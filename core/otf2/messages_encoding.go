@@ -154,14 +154,10 @@ func (d *messageDecoder) uvarint(what string, limit uint64) uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.data[d.pos:])
-	switch {
-	case n == 0:
-		d.fail("%s: %w", what, errTruncated)
+	if !d.whole(what, n) {
 		return 0
-	case n < 0:
-		d.fail("%s: varint overflows 64 bits", what)
-		return 0
-	case v > limit:
+	}
+	if v > limit {
 		d.fail("%s %d: more than %d", what, v, limit)
 		return 0
 	}
@@ -169,21 +165,33 @@ func (d *messageDecoder) uvarint(what string, limit uint64) uint64 {
 	return v
 }
 
+// varint reads a signed varint.
 func (d *messageDecoder) varint(what string) int64 {
 	if d.err != nil {
 		return 0
 	}
 	v, n := binary.Varint(d.data[d.pos:])
-	switch {
-	case n == 0:
-		d.fail("%s: %w", what, errTruncated)
-		return 0
-	case n < 0:
-		d.fail("%s: varint overflows 64 bits", what)
+	if !d.whole(what, n) {
 		return 0
 	}
 	d.pos += n
 	return v
+}
+
+// whole reports whether the varint at d.pos was read whole, given n as
+// binary.Uvarint and binary.Varint return it, and records the error when
+// not: n is 0 when the data ends inside it, negative when it overflows 64
+// bits. The error is at the varint's first byte.
+func (d *messageDecoder) whole(what string, n int) bool {
+	switch {
+	case n == 0:
+		d.fail("%s: %w", what, errTruncated)
+		return false
+	case n < 0:
+		d.fail("%s: varint overflows 64 bits", what)
+		return false
+	}
+	return true
 }
 
 // ends reads n ends on location loc.
