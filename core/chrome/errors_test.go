@@ -12,6 +12,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // decodeError decodes input that must fail and returns the FormatError.
@@ -159,7 +160,7 @@ func TestTruncated(t *testing.T) {
 // before the first complete event leaves nothing to read and is an error.
 func TestTruncatedGzip(t *testing.T) {
 	text := xEvents([]int{1, 2, 3, 4}, []int{1, 1, 1, 1})
-	full := gzipped([]byte(text))
+	full := tracetest.Compress(t, []byte(text), "gzip")
 	if _, err := decodeBytes(full); err != nil {
 		t.Fatalf("complete gzip input: %v", err)
 	}

@@ -3,7 +3,6 @@ package chrome
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io"
@@ -29,14 +28,6 @@ var smallSeeds = []string{
 	"/hatchet/perfflow_hist/perfflow.quartz1532.3570764.pfw",
 }
 
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
 // maxFuzzInput bounds the inputs FuzzDecode reads: the fuzzer minimizes
 // every new input, at up to n²/2 runs for n bytes, so long inputs would
 // stall it.
@@ -56,7 +47,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`[{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"E","pid":1,"tid":1,"ts":2},` +
 		`{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":1}},{"ph":"i","s":"g","ts":3},` +
 		`{"ph":"s","cat":"c","id":1,"pid":1,"tid":1,"ts":1},{"ph":"f","cat":"c","id":1,"pid":2,"tid":1,"ts":4}]`))
-	f.Add(gzipped([]byte(`{"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1.5,"dur":2}]}`)))
+	f.Add(tracetest.Compress(f, []byte(`{"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1.5,"dur":2}]}`), "gzip"))
 	f.Add([]byte(everyPhase))
 	f.Add([]byte(`[{"ph":"b","cat":"c","name":"a","id":1,"pid":1,"ts":1},{"ph":"b","cat":"c","name":"b","id":1,"pid":1,"ts":2},` +
 		`{"ph":"e","cat":"c","name":"a","id":1,"pid":1,"ts":3},{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"bind_id":1,"flow_out":true},` +
@@ -210,7 +201,7 @@ func TestReadError(t *testing.T) {
 	for _, r := range []io.Reader{
 		iotest.ErrReader(boom),
 		io.MultiReader(bytes.NewReader(in), iotest.ErrReader(boom)),
-		io.MultiReader(bytes.NewReader(gzipped(in)[:30]), iotest.ErrReader(boom)),
+		io.MultiReader(bytes.NewReader(tracetest.Compress(t, in, "gzip")[:30]), iotest.ErrReader(boom)),
 	} {
 		err := Decode(r, "slow.json", 0, trace.New(), trace.ReadOptions{})
 		var fe *errs.FormatError

@@ -2,7 +2,6 @@ package gotrace
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -159,12 +158,8 @@ func TestCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var z bytes.Buffer
-	w := gzip.NewWriter(&z)
-	w.Write(data)
-	w.Close()
 	path := filepath.Join(t.TempDir(), "fib4.trace.gz")
-	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, tracetest.Compress(t, data, "gzip"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	head, err := ingest.Head(path, 64)

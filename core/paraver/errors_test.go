@@ -2,7 +2,6 @@ package paraver
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -258,14 +257,6 @@ func TestBadConfig(t *testing.T) {
 	}
 }
 
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
 // maxFuzzInput bounds the inputs FuzzDecode reads: the fuzzer minimizes
 // every new input at one execution per byte removed, so long inputs
 // would stall it.
@@ -280,7 +271,7 @@ func FuzzDecode(f *testing.F) {
 	records := "1:2:1:2:1:0:10:1\n2:1:1:1:1:7:100:1:200:42\n3:1:1:1:1:10:11:2:1:2:1:12:20:64:7\n4:2:1:2:1:30:1:8:8:11:0\nc:1:2:2:1:2\n"
 	f.Add([]byte(twoThreads+records), uint8(0))
 	f.Add([]byte(twoThreads+records), uint8(1))
-	f.Add(gzipped([]byte(twoThreads+records)), uint8(0))
+	f.Add(tracetest.Compress(f, []byte(twoThreads+records), "gzip"), uint8(0))
 	f.Add([]byte("#Paraver (x):1000_ns:2(2,1):2:2(2:1,1:2),1(1:1)\n1:3:1:1:2:0:1000:1\n1:1:2:1:1:5:9:2\n"), uint8(1))
 	// The head of a real trace, cut after a line.
 	if b, err := os.ReadFile(qsort); err == nil {

@@ -1,8 +1,6 @@
 package partition
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // writeDump writes pj_dump output that exercises what a byte range must
@@ -188,12 +187,8 @@ func TestPjdumpGzipIsOnePart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	w.Write(data)
-	w.Close()
 	path := filepath.Join(t.TempDir(), "dump.csv.gz")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, tracetest.Compress(t, data, "gzip"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := PlanFile(path, "pjdump", nil, 4)

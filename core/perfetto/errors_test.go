@@ -2,7 +2,6 @@ package perfetto
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // goodTrace is a small valid trace the error cases cut or spoil.
@@ -62,12 +62,8 @@ func TestCorruptInput(t *testing.T) {
 func TestFiles(t *testing.T) {
 	dir := t.TempDir()
 	first, second := goodTrace()
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	w.Write(cat(first, second))
-	w.Close()
 	path := filepath.Join(dir, "t.pftrace.gz")
-	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, tracetest.Compress(t, cat(first, second), "gzip"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := ReadFile(path)

@@ -2,7 +2,6 @@ package pjcsv
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"strings"
@@ -137,16 +136,8 @@ func TestAmbiguousNames(t *testing.T) {
 	}
 }
 
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
 func TestGzipAndTruncation(t *testing.T) {
-	z := gzipped([]byte(smallDump))
+	z := tracetest.Compress(t, []byte(smallDump), "gzip")
 	tr, err := decode(z)
 	if err != nil || tr.States.Len() != 1 || len(tr.Links) != 1 {
 		t.Fatalf("gzip: %v", err)
@@ -180,7 +171,7 @@ func FuzzDecode(f *testing.F) {
 		}
 	}
 	f.Add([]byte(smallDump))
-	f.Add(gzipped([]byte(smallDump)))
+	f.Add(tracetest.Compress(f, []byte(smallDump), "gzip"))
 	f.Add([]byte("Nature, ResourceId, Type, Start, End, Duration, Depth, Value, Size\nState, a, S, 0, 1, 1, 0, v, 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxFuzzInput {

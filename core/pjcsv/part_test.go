@@ -1,8 +1,6 @@
 package pjcsv
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // readPart reads the byte range [from, to) of the dump at path through
@@ -88,11 +87,7 @@ func TestPartLongLines(t *testing.T) {
 
 // A gzipped dump is one part; a range of it is refused.
 func TestPartCompressed(t *testing.T) {
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	w.Write([]byte("Container, 0, 0, 0, 9, 9, 0\n"))
-	w.Close()
-	path := write(t, "d.csv.gz", b.String())
+	path := write(t, "d.csv.gz", string(tracetest.Compress(t, []byte("Container, 0, 0, 0, 9, 9, 0\n"), "gzip")))
 	if r, err := Ranges(path, 4); r != nil || err != nil {
 		t.Fatalf("ranges of a gzipped file: %v, %v", r, err)
 	}

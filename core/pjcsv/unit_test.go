@@ -2,7 +2,6 @@ package pjcsv
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // readDoor reads path through the door with the options given.
@@ -117,11 +117,7 @@ func TestTimeUnitParts(t *testing.T) {
 		whole := readDoor(t, path, nil)
 		// Compressed, the file is scanned line by line: the same unit.
 		data, _ := os.ReadFile(path)
-		var z bytes.Buffer
-		w := gzip.NewWriter(&z)
-		w.Write(data)
-		w.Close()
-		gz := write(t, "dump.csv.gz", z.String())
+		gz := write(t, "dump.csv.gz", string(tracetest.Compress(t, data, "gzip")))
 		if got := readDoor(t, gz, nil); !slices.Equal(starts(got), starts(whole)) || got.End != whole.End {
 			t.Errorf("%s: gzipped, the states or the extent differ", c.worker)
 		}

@@ -2,7 +2,6 @@ package rocprof
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 func readCSVFiles(t testing.TB, files []string) (*trace.Trace, *trace.Notes) {
@@ -267,11 +267,8 @@ func TestCSVCutCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	gz.Write(text)
-	gz.Close()
-	p := writeFile(t, t.TempDir(), "1_kernel_trace.csv.gz", buf.String()[:buf.Len()/2])
+	gz := tracetest.Compress(t, text, "gzip")
+	p := writeFile(t, t.TempDir(), "1_kernel_trace.csv.gz", string(gz[:len(gz)/2]))
 	err = ReadCSV([]string{p}, false, trace.New(), trace.ReadOptions{})
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || fe.File != p || fe.Line <= 1 {

@@ -1,8 +1,6 @@
 package rocprof
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -121,11 +119,7 @@ func TestJSONSynthetic(t *testing.T) {
 	}
 
 	// The same, gzip-compressed.
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	gz.Write([]byte(syntheticJSON))
-	gz.Close()
-	gzPath := writeFile(t, dir, "2_results.json.gz", buf.String())
+	gzPath := writeFile(t, dir, "2_results.json.gz", string(tracetest.Compress(t, []byte(syntheticJSON), "gzip")))
 	tr2, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(gzPath, s, o) })
 	if tr2.States.Len() != tr.States.Len() {
 		t.Errorf("gzip: %d states", tr2.States.Len())
@@ -163,11 +157,8 @@ func TestJSONCorrupt(t *testing.T) {
 	check(`{"rocprofiler-sdk-tool": []} x`, true)
 
 	// A cut gzip stream.
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	gz.Write([]byte(syntheticJSON))
-	gz.Close()
-	check(buf.String()[:buf.Len()/2], true)
+	gz := tracetest.Compress(t, []byte(syntheticJSON), "gzip")
+	check(string(gz[:len(gz)/2]), true)
 }
 
 func TestJSONCancel(t *testing.T) {
