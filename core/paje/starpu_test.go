@@ -1,7 +1,9 @@
 package paje
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -73,4 +75,43 @@ func src(t *testing.T, path string) *ingest.Source {
 		t.Fatalf("open: %v", err)
 	}
 	return s
+}
+
+// TestStarPUTypesUnquoted: the container types tell a StarPU trace
+// whether the file quotes their names or not (a trace rewritten by a
+// tool that quotes only names with blanks), and a name in a comment or in
+// a definition line does not count.
+func TestStarPUTypesUnquoted(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "starpu-1.3.10.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unquoted := strings.NewReplacer(`"Program"`, "Program", `"Worker"`, "Worker").Replace(string(data))
+	if unquoted == string(data) {
+		t.Fatal("the trace has no quoted Program or Worker to unquote")
+	}
+	path := filepath.Join(t.TempDir(), "unquoted.trace")
+	if err := os.WriteFile(path, []byte(unquoted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := trace.New(path)
+	if err := src(t, path).Read(tr, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := trace.Time(684_465_309); tr.End != want {
+		t.Errorf("unquoted types: end %v, want %v (684.465309 ms)", tr.End, want)
+	}
+
+	for _, head := range []string{
+		"# \"Program\" \"Memory Node\" \"Worker\"\n",
+		"%EventDef Program 1\n% Memory \"Memory Node\" Worker\n%EndEventDef\n",
+		"1 P 0 Program\n1 M P \"Memory Node\"\n1 W M Worker", // the last line may be cut
+	} {
+		if looksStarPU([]byte(head)) {
+			t.Errorf("%q: taken for StarPU's", head)
+		}
+	}
+	if !looksStarPU([]byte("1 P 0 Program\n1 M P \"Memory Node\"\n1 W M Worker\n")) {
+		t.Error("whole lines with the three types: not taken for StarPU's")
+	}
 }

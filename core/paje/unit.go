@@ -2,7 +2,7 @@ package paje
 
 import (
 	"bytes"
-	"strconv"
+	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -18,10 +18,32 @@ import (
 func (o *Options) inUnit(t trace.Time) trace.Time { return trace.InUnit(t, o.TimeUnit) }
 
 // looksStarPU reports whether the first bytes of a Pajé trace hold the
-// container types starpu_fxt_tool defines (trace.StarPUContainerTypes),
-// quoted as it writes them.
+// container types starpu_fxt_tool defines (trace.StarPUContainerTypes):
+// each a field of some event line, quoted (as starpu_fxt_tool writes
+// them) or not, split as the reader splits fields. Definition lines
+// (%...) and the last line, which the head may cut, are not looked at.
 func looksStarPU(head []byte) bool {
+	names := trace.StarPUContainerTypes
+	seen := make([]bool, len(names))
+	var spans []span
+	for pos := 0; pos < len(head); {
+		n := bytes.IndexByte(head[pos:], '\n')
+		if n < 0 {
+			break
+		}
+		end := pos + n
+		if head[pos] != '%' {
+			spans, _ = appendFields(head, pos, end, spans[:0])
+			for _, f := range spans {
+				for i, name := range names {
+					seen[i] = seen[i] || string(head[f.from:f.to]) == name
+				}
+			}
+		}
+		pos = end + 1
+	}
 	return trace.LooksStarPU(func(name string) bool {
-		return bytes.Contains(head, []byte(strconv.Quote(name)))
+		i := slices.Index(names, name)
+		return i >= 0 && seen[i]
 	})
 }
