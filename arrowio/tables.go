@@ -337,11 +337,11 @@ func (s spans) set(i int, start, end trace.Time) {
 // start and end in nanoseconds. A variable holds its value over the piece.
 func VariablesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	names := namesOf(t)
-	n := len(t.Variables)
+	n := t.Variables.Len()
 	cont, typ := make([]int32, n), make([]int32, n)
 	value := make([]float64, n)
 	s := newSpans(n)
-	for i, v := range t.Variables {
+	for i, v := range t.Variables.All() {
 		cont[i], typ[i], value[i] = v.Container, v.Type, v.Value
 		s.set(i, v.Start, v.End)
 	}
@@ -364,12 +364,12 @@ func VariablesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // nanoseconds.
 func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	names := namesOf(t)
-	n := len(t.Links)
+	n := t.Links.Len()
 	cont, typ, val, from, to := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	key := make([]string, n)
 	size := make([]float64, n)
 	s := newSpans(n)
-	for i, l := range t.Links {
+	for i, l := range t.Links.All() {
 		cont[i], typ[i], val[i], from[i], to[i] = l.Container, l.Type, l.Value, l.From, l.To
 		key[i], size[i] = l.Key, l.Size
 		s.set(i, l.Start, l.End)
@@ -396,11 +396,11 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // arguments as JSON text (null if none; see trace.ArgsSink).
 func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	names := namesOf(t)
-	n := len(t.Events)
+	n := t.Events.Len()
 	cont, typ, val := make([]int32, n), make([]int32, n), make([]int32, n)
 	at := make([]float64, n)
 	atNs := make([]int64, n)
-	for i, e := range t.Events {
+	for i, e := range t.Events.All() {
 		cont[i], typ[i], val[i] = e.Container, e.Type, e.Value
 		at[i], atNs[i] = e.Time.Seconds(), int64(e.Time)
 	}

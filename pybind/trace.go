@@ -33,8 +33,8 @@ func (t *Trace) Summary() (js string, err error) {
 	tr := t.t
 	return toJSON(map[string]any{
 		"files": tr.Files, "start": tr.Start.Seconds(), "end": tr.End.Seconds(),
-		"containers": len(tr.Containers) - 1, "states": tr.States.Len(), "variables": len(tr.Variables),
-		"links": len(tr.Links), "events": len(tr.Events), "types": len(tr.Types),
+		"containers": len(tr.Containers) - 1, "states": tr.States.Len(), "variables": tr.Variables.Len(),
+		"links": tr.Links.Len(), "events": tr.Events.Len(), "types": len(tr.Types),
 		"format": t.format, "warnings": t.warnings, "skipped": t.notes.Skipped(),
 		"incomplete": t.notes.IncompleteReasons(),
 	})

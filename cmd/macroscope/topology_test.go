@@ -24,7 +24,7 @@ func TestTopologyCommand(t *testing.T) {
 			ranks++
 		}
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if l.From != l.To {
 			messages++
 		}

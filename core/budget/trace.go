@@ -20,7 +20,7 @@ type Guard struct {
 	Limit int64  // bytes; <= 0: no limit
 	Over  func() // called once, when the trace outgrows Limit
 	calls int
-	strs  int64 // bytes of the strings received (names, keys, arguments)
+	strs  int64 // bytes of the strings received (names, arguments)
 	err   error
 }
 
@@ -55,7 +55,7 @@ func (g *Guard) tick() {
 		g.err = errs.Argument("memory_budget", "%s", fmt.Sprintf(
 			"the trace read into memory outgrew the memory budget of %s (%s held after %d containers, %d states, %d variables, %d links, %d events, and more to come; %s); "+
 				"build its model while reading it instead (ms.read_micro(path, ...), ms.moments(path)), which holds the model and not the trace, or raise memory_budget=",
-			Bytes(g.Limit), Bytes(need), len(t.Containers)-1, t.States.Len(), len(t.Variables), len(t.Links), len(t.Events), describe()))
+			Bytes(g.Limit), Bytes(need), len(t.Containers)-1, t.States.Len(), t.Variables.Len(), t.Links.Len(), t.Events.Len(), describe()))
 		if g.Over != nil {
 			g.Over()
 		}
@@ -95,8 +95,7 @@ func (g *Guard) Variable(v trace.Variable) {
 // Link implements trace.Sink.
 func (g *Guard) Link(l trace.Link) {
 	if g.err == nil {
-		g.strs += int64(len(l.Key))
-		g.Trace.Link(l)
+		g.Trace.Link(l) // its key is in the links' column (ColumnBytes)
 		g.tick()
 	}
 }
@@ -116,13 +115,11 @@ func (g *Guard) Args(kind trace.Kind, index int, json string) {
 }
 
 // ColumnBytes estimates the memory of a trace's columns as allocated
-// (capacity, not length: appending grows them ahead of need; the states
-// by the blocks they fill, see trace.StateColumn), strings left out.
+// (capacity, not length: appending grows them ahead of need; the
+// entities by the blocks they fill, see trace.StateColumn), strings left
+// out but the links' keys, which their column holds.
 func ColumnBytes(t *trace.Trace) int64 {
-	return t.States.Bytes() +
-		int64(cap(t.Variables))*int64(unsafe.Sizeof(trace.Variable{})) +
-		int64(cap(t.Links))*int64(unsafe.Sizeof(trace.Link{})) +
-		int64(cap(t.Events))*int64(unsafe.Sizeof(trace.Event{})) +
+	return t.States.Bytes() + t.Variables.Bytes() + t.Links.Bytes() + t.Events.Bytes() +
 		int64(cap(t.Containers))*int64(unsafe.Sizeof(trace.Container{})) +
 		int64(cap(t.Values))*int64(unsafe.Sizeof(trace.Value{})) +
 		int64(cap(t.StateArgs)+cap(t.EventArgs))*int64(unsafe.Sizeof(""))

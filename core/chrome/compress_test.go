@@ -41,7 +41,7 @@ func TestCompressed(t *testing.T) {
 		return p
 	}
 	want, err := read(write("t.json", plain), nil)
-	if err != nil || want.States.Len() != 2 || len(want.Variables) != 1 {
+	if err != nil || want.States.Len() != 2 || want.Variables.Len() != 1 {
 		t.Fatalf("plain: %v, %d states", err, want.States.Len())
 	}
 	for _, kind := range tracetest.Compressions {

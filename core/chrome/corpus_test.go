@@ -130,9 +130,9 @@ func TestCorpusAgainstPython(t *testing.T) {
 				}
 			}
 			check("states (X events)", tr.States.Len(), w.Phases["X"])
-			check("events (instants + unmatched flow points)", len(tr.Events), w.Instants+w.UnmatchedFlowPoints)
-			check("links", len(tr.Links), w.Links)
-			check("variable pieces (counter samples)", len(tr.Variables), w.CounterSamples)
+			check("events (instants + unmatched flow points)", tr.Events.Len(), w.Instants+w.UnmatchedFlowPoints)
+			check("links", tr.Links.Len(), w.Links)
+			check("variable pieces (counter samples)", tr.Variables.Len(), w.CounterSamples)
 			check("processes", procs, w.Processes)
 			check("threads", threads, w.Threads)
 			if tr.Start != w.Start || tr.End != w.End {
@@ -164,7 +164,7 @@ func hasState(tr *trace.Trace, pid, tid, name string, start, end trace.Time) boo
 }
 
 func hasLink(tr *trace.Trace, from, to flowEnd) bool {
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if l.Start != from.Ts || l.End != to.Ts {
 			continue
 		}

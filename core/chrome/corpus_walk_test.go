@@ -100,7 +100,7 @@ func TestCorpusAgainstEncodingJSON(t *testing.T) {
 				}
 			}
 			instants := 0
-			for _, e := range tr.Events {
+			for _, e := range tr.Events.All() {
 				if strings.HasSuffix(tr.TypeName(e.Type), "nstant") {
 					instants++
 				}
@@ -113,7 +113,7 @@ func TestCorpusAgainstEncodingJSON(t *testing.T) {
 			}
 			check("states (X)", int64(tr.States.Len()), w.phases["X"])
 			check("instants (i, I, R)", int64(instants), w.phases["i"]+w.phases["I"]+w.phases["R"])
-			check("variable pieces (numeric counter values)", int64(len(tr.Variables)), w.counterSamples)
+			check("variable pieces (numeric counter values)", int64(tr.Variables.Len()), w.counterSamples)
 			skipped := notes.Skipped()
 			check("entries without ph", skipped["entries without ph"], w.phases["<none>"])
 			var metadata int64

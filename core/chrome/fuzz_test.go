@@ -89,17 +89,17 @@ func checkConsistent(t *testing.T, tr *trace.Trace) {
 			t.Fatalf("bad state %+v", s)
 		}
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if l.From <= 0 || l.From >= nc || l.To <= 0 || l.To >= nc || !inRange(l.Start, l.End) {
 			t.Fatalf("bad link %+v", l)
 		}
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		if v.Container <= 0 || v.Container >= nc || !inRange(v.Start, v.End) {
 			t.Fatalf("bad variable %+v", v)
 		}
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		if e.Container < 0 || e.Container >= nc || e.Time < tr.Start || e.Time > tr.End {
 			t.Fatalf("bad event %+v", e)
 		}
@@ -109,8 +109,8 @@ func checkConsistent(t *testing.T, tr *trace.Trace) {
 			t.Fatalf("container %d has parent %d", i+1, c.Parent)
 		}
 	}
-	if len(tr.StateArgs) > tr.States.Len() || len(tr.EventArgs) > len(tr.Events) {
-		t.Fatalf("%d state args for %d states, %d event args for %d events", len(tr.StateArgs), tr.States.Len(), len(tr.EventArgs), len(tr.Events))
+	if len(tr.StateArgs) > tr.States.Len() || len(tr.EventArgs) > tr.Events.Len() {
+		t.Fatalf("%d state args for %d states, %d event args for %d events", len(tr.StateArgs), tr.States.Len(), len(tr.EventArgs), tr.Events.Len())
 	}
 	for _, a := range append(slices.Clone(tr.StateArgs), tr.EventArgs...) {
 		if a != "" && !json.Valid([]byte(a)) {
@@ -185,9 +185,10 @@ func TestSmallReads(t *testing.T) {
 // withoutNaN replaces NaN link sizes, which reflect.DeepEqual never finds
 // equal, by zero.
 func withoutNaN(tr *trace.Trace) *trace.Trace {
-	for i := range tr.Links {
-		if math.IsNaN(tr.Links[i].Size) {
-			tr.Links[i].Size = 0
+	for i, l := range tr.Links.All() {
+		if math.IsNaN(l.Size) {
+			l.Size = 0
+			tr.Links.Set(i, l)
 		}
 	}
 	return tr

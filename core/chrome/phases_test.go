@@ -46,17 +46,17 @@ func dump(tr *trace.Trace) []string {
 		}
 		out = append(out, line)
 	}
-	for i, e := range tr.Events {
+	for i, e := range tr.Events.All() {
 		line := fmt.Sprintf("event %s %s %s %s", path(e.Container), tr.TypeName(e.Type), val(e.Value), us(e.Time))
 		if a := tr.ArgsOf(trace.KindEvent, i); a != "" {
 			line += " " + a
 		}
 		out = append(out, line)
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		out = append(out, fmt.Sprintf("link %s -> %s %s %s %s-%s", path(l.From), path(l.To), tr.TypeName(l.Type), val(l.Value), us(l.Start), us(l.End)))
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		out = append(out, fmt.Sprintf("var %s %s %s-%s = %g", path(v.Container), tr.TypeName(v.Type), us(v.Start), us(v.End), v.Value))
 	}
 	return out

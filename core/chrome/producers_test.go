@@ -49,7 +49,7 @@ func TestProducers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := counts{File: f, States: tr.States.Len(), Events: len(tr.Events), Links: len(tr.Links)}
+			got := counts{File: f, States: tr.States.Len(), Events: tr.Events.Len(), Links: tr.Links.Len()}
 			for _, c := range tr.Containers[1:] {
 				switch tr.TypeName(c.Type) {
 				case "Process":

@@ -130,10 +130,10 @@ func TestOverlapLanes(t *testing.T) {
 	}
 	// The flow end at 12.5 is inside b (lane 1), g and c (lane 2); c
 	// started last.
-	if len(tr.Links) != 1 {
-		t.Fatalf("got %d links, want 1", len(tr.Links))
+	if tr.Links.Len() != 1 {
+		t.Fatalf("got %d links, want 1", tr.Links.Len())
 	}
-	if l := tr.Links[0]; tr.Containers[l.To].Alias != "3#2" || l.End != 12500 || tr.Containers[l.From].Alias != "9" || l.Start != 1000 {
+	if l := tr.Links.At(0); tr.Containers[l.To].Alias != "3#2" || l.End != 12500 || tr.Containers[l.From].Alias != "9" || l.Start != 1000 {
 		t.Errorf("link: got %+v", l)
 	}
 }
@@ -204,7 +204,7 @@ func TestFlows(t *testing.T) {
 		key, value string
 	}
 	var got []lk
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		fp, ft := owner(tr, l.From)
 		tp, tt := owner(tr, l.To)
 		if l.Container != 0 || !math.IsNaN(l.Size) {
@@ -231,7 +231,7 @@ func TestFlows(t *testing.T) {
 		at             trace.Time
 	}
 	var lost []ev
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		if tr.TypeName(e.Type) != "Unmatched flow" {
 			t.Errorf("unexpected event type %q", tr.TypeName(e.Type))
 		}
@@ -267,7 +267,7 @@ func TestCountersAndInstants(t *testing.T) {
 		v          float64
 	}
 	var got []piece
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		if tr.Containers[v.Container].Alias != "1" {
 			t.Errorf("variable on container %q", tr.Containers[v.Container].Name)
 		}
@@ -282,7 +282,7 @@ func TestCountersAndInstants(t *testing.T) {
 		at              trace.Time
 	}
 	var events []ev
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		events = append(events, ev{tr.TypeName(e.Type), tr.ContainerPath(e.Container, "/"), tr.ValueName(e.Value), e.Time})
 	}
 	wantEvents := []ev{{"Global instant", "", "G", 3000}, {"Process instant", "1", "P", 4000},
@@ -332,7 +332,7 @@ func TestContainerNamesAndOrder(t *testing.T) {
 func TestEmptyTraces(t *testing.T) {
 	for _, text := range []string{"[]", "[", " [ \n", `{"traceEvents": []}`, `{"traceEvents": [], "x": {"y": [1, 2.5e3, true, null]}}`} {
 		tr := decodeString(t, text)
-		if len(tr.Containers) != 1 || tr.States.Len()+len(tr.Events)+len(tr.Links)+len(tr.Variables) != 0 || tr.End != 0 {
+		if len(tr.Containers) != 1 || tr.States.Len()+tr.Events.Len()+tr.Links.Len()+tr.Variables.Len() != 0 || tr.End != 0 {
 			t.Errorf("%q: got %+v", text, tr)
 		}
 	}

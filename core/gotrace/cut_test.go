@@ -43,16 +43,16 @@ func TestCutAfterWholeGenerations(t *testing.T) {
 	if len(r) != 1 || !strings.Contains(r[0], "failed to read full batch") || !strings.Contains(r[0], "the 2 whole generation(s) before it are read (2291 events)") {
 		t.Fatalf("incomplete reasons %q", r)
 	}
-	if len(cut.Links) != 101 {
-		t.Errorf("%d spawn links, want 101 goroutine creations", len(cut.Links))
+	if cut.Links.Len() != 101 {
+		t.Errorf("%d spawn links, want 101 goroutine creations", cut.Links.Len())
 	}
-	if len(cut.Links) >= len(full.Links) || cut.End >= full.End {
-		t.Errorf("cut trace: %d links to %v, whole: %d to %v", len(cut.Links), cut.End, len(full.Links), full.End)
+	if cut.Links.Len() >= full.Links.Len() || cut.End >= full.End {
+		t.Errorf("cut trace: %d links to %v, whole: %d to %v", cut.Links.Len(), cut.End, full.Links.Len(), full.End)
 	}
 	// What was read is what the whole trace holds up to then.
-	for i, l := range cut.Links {
-		if l.Start != full.Links[i].Start {
-			t.Fatalf("link %d starts at %v, in the whole trace at %v", i, l.Start, full.Links[i].Start)
+	for i, l := range cut.Links.All() {
+		if l.Start != full.Links.At(i).Start {
+			t.Fatalf("link %d starts at %v, in the whole trace at %v", i, l.Start, full.Links.At(i).Start)
 		}
 	}
 

@@ -309,10 +309,10 @@ func modelFacts(tr *trace.Trace) facts {
 			f.ranges = append(f.ranges, fmt.Sprintf("%s %s %s", scope(s.Container), tr.ValueName(s.Value), span))
 		}
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		f.links = append(f.links, fmt.Sprintf("%s->%s %d-%d", alias(l.From), alias(l.To), l.Start, l.End))
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		switch name := tr.TypeName(e.Type); name {
 		case EventLog:
 			f.logs = append(f.logs, fmt.Sprintf("%s %d-%d %s", alias(e.Container), e.Time, e.Time, tr.ValueName(e.Value)))
@@ -320,7 +320,7 @@ func modelFacts(tr *trace.Trace) facts {
 			f.logs = append(f.logs, fmt.Sprintf("%s %d-%d %s: %s", alias(e.Container), e.Time, e.Time, name, tr.ValueName(e.Value)))
 		}
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		f.variables = append(f.variables, fmt.Sprintf("%s %d-%d %d", tr.TypeName(v.Type), v.Start, v.End, int64(v.Value)))
 	}
 	f.end = tr.End

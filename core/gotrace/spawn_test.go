@@ -81,8 +81,8 @@ func TestFibSpawnTree(t *testing.T) {
 	checkNesting(t, tr)
 
 	created, byGoroutine := creations(t, path)
-	if len(tr.Links) != byGoroutine {
-		t.Errorf("%d spawn links, want %d (creations by a goroutine)", len(tr.Links), byGoroutine)
+	if tr.Links.Len() != byGoroutine {
+		t.Errorf("%d spawn links, want %d (creations by a goroutine)", tr.Links.Len(), byGoroutine)
 	}
 	tree, err := kaleido.FromSpawnLinks(tr, LinkSpawn)
 	if err != nil {
@@ -125,8 +125,8 @@ func TestFibSpawnTree(t *testing.T) {
 		height = max(height, tree.Depth[v]-tree.Depth[top]+1)
 		// A child is created while its parent lives.
 		if v != top {
-			c := tr.Containers[tr.Links[tree.Row[v]].To]
-			p := tr.Containers[tr.Links[tree.Row[v]].From]
+			c := tr.Containers[tr.Links.At(int(tree.Row[v])).To]
+			p := tr.Containers[tr.Links.At(int(tree.Row[v])).From]
 			if tree.Start[v] < p.Start || tree.Start[v] > p.End || c.Start != tree.Start[v] || c.End < c.Start {
 				t.Errorf("node %d: created at %v, its goroutine lives %v-%v, its parent %v-%v", v, tree.Start[v], c.Start, c.End, p.Start, p.End)
 			}

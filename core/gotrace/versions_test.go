@@ -199,7 +199,7 @@ func modelOldCounts(tr *trace.Trace) oldCounts {
 			c.goroutines++
 		}
 	}
-	c.spawns = len(tr.Links)
+	c.spawns = tr.Links.Len()
 	for _, s := range tr.States.All() {
 		switch tr.TypeName(s.Type) {
 		case StatePRunning:
@@ -212,7 +212,7 @@ func modelOldCounts(tr *trace.Trace) oldCounts {
 			}
 		}
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		switch tr.TypeName(e.Type) {
 		case EventLog:
 			c.logs++

@@ -32,7 +32,7 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 	inTree := make([]bool, len(t.Containers))
 	created := make([]int32, len(t.Containers)) // the creating link + 1, 0 if none
 	some := false
-	for i, l := range t.Links {
+	for i, l := range t.Links.All() {
 		if !use[l.Type] {
 			continue
 		}
@@ -65,7 +65,8 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 	for r, c := range order {
 		row := r + 1
 		if l := created[c] - 1; l >= 0 {
-			parent[row], link[row], start[row] = rowOf[t.Links[l].From], l, t.Links[l].Start
+			by := t.Links.At(int(l))
+			parent[row], link[row], start[row] = rowOf[by.From], l, by.Start
 		} else {
 			parent[row], link[row], start[row] = 0, None, t.Containers[c].Start
 		}
@@ -103,7 +104,7 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 		}
 		c := order[row-1]
 		if l := link[row]; l != None {
-			tree.Procedure[v] = procedure(t.ValueName(t.Links[l].Value))
+			tree.Procedure[v] = procedure(t.ValueName(t.Links.At(int(l)).Value))
 		} else {
 			tree.Procedure[v] = procedure(t.Containers[c].Name)
 		}

@@ -118,7 +118,7 @@ func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeS
 // buildEvents counts the events of each category per cell.
 func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool) []float64 {
 	out := make([]float64, g.cells())
-	for _, e := range t.Events {
+	for _, e := range t.Events.All() {
 		if !typeSel[e.Type] || leafOf[e.Container] < 0 {
 			continue
 		}
@@ -132,7 +132,7 @@ func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []b
 // buildVariables computes the time average of every variable per cell.
 func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool) ([]float64, error) {
 	out := make([]float64, g.cells())
-	for _, v := range t.Variables {
+	for _, v := range t.Variables.All() {
 		if !typeSel[v.Type] || leafOf[v.Container] < 0 {
 			continue
 		}

@@ -175,11 +175,11 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 			mark(s.Container, s.Type, s.Value)
 		}
 	case trace.KindEvent:
-		for _, e := range t.Events {
+		for _, e := range t.Events.All() {
 			mark(e.Container, e.Type, e.Value)
 		}
 	case trace.KindVariable:
-		for _, v := range t.Variables {
+		for _, v := range t.Variables.All() {
 			mark(v.Container, v.Type, 0)
 		}
 	}

@@ -80,7 +80,7 @@ func TestEventCountMatchesBruteForce(t *testing.T) {
 		}
 		bounds := slicesOf(start, end, n)
 		want := map[[3]int]float64{}
-		for _, e := range tr.Events {
+		for _, e := range tr.Events.All() {
 			at := big.NewRat(int64(e.Time), 1)
 			for k := 0; k < n; k++ {
 				// [b_k, b_k+1), the last slice closed.
@@ -123,7 +123,7 @@ func TestVariableAverageMatchesBruteForce(t *testing.T) {
 		bounds := slicesOf(start, end, n)
 		sliceLen := new(big.Rat).Sub(bounds[1], bounds[0])
 		want := map[[3]int]*big.Rat{}
-		for _, v := range tr.Variables {
+		for _, v := range tr.Variables.All() {
 			val := new(big.Rat).SetFloat64(v.Value)
 			for k := 0; k < n; k++ {
 				key := [3]int{int(v.Container), k, int(v.Type) - 4}

@@ -152,7 +152,7 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 			}
 			m, err := Build(t, opt)
 			sum.Counts = Counts{Containers: int64(len(t.Containers) - 1), States: int64(t.States.Len()),
-				Variables: int64(len(t.Variables)), Links: int64(len(t.Links)), Events: int64(len(t.Events))}
+				Variables: int64(t.Variables.Len()), Links: int64(t.Links.Len()), Events: int64(t.Events.Len())}
 			sum.Start, sum.End = t.Start, t.End
 			sum.InMemory = true
 			sum.Passes = r.passes
@@ -181,8 +181,8 @@ func Load(src Source, opt Options, ro trace.ReadOptions) (*Model, *Summary, erro
 		return nil, nil, err
 	}
 	sum := &Summary{Start: t.Start, End: t.End, Passes: 1, InMemory: true, Counts: Counts{
-		Containers: int64(len(t.Containers) - 1), States: int64(t.States.Len()), Variables: int64(len(t.Variables)),
-		Links: int64(len(t.Links)), Events: int64(len(t.Events)),
+		Containers: int64(len(t.Containers) - 1), States: int64(t.States.Len()), Variables: int64(t.Variables.Len()),
+		Links: int64(t.Links.Len()), Events: int64(t.Events.Len()),
 	}}
 	m, err := Build(t, opt)
 	return m, sum, err

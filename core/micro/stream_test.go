@@ -356,13 +356,13 @@ func replay(tr *trace.Trace) Source {
 		for _, s := range tr.States.All() {
 			sink.State(s)
 		}
-		for _, v := range tr.Variables {
+		for _, v := range tr.Variables.All() {
 			sink.Variable(v)
 		}
-		for _, l := range tr.Links {
+		for _, l := range tr.Links.All() {
 			sink.Link(l)
 		}
-		for _, e := range tr.Events {
+		for _, e := range tr.Events.All() {
 			sink.Event(e)
 		}
 		sink.Finish(tr.Start, tr.End)

@@ -252,10 +252,10 @@ func checkLinks(t *testing.T, path string, tr *trace.Trace) {
 		want = count(t, path, "SELECT count(*) FROM ("+strings.Join(ops, " UNION ALL ")+`) g WHERE (g.p >> 24, g.c) IN
 			(SELECT globalTid >> 24, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE `+valid+")")
 	}
-	if len(tr.Links) != want {
-		t.Errorf("%d links, want %d", len(tr.Links), want)
+	if tr.Links.Len() != want {
+		t.Errorf("%d links, want %d", tr.Links.Len(), want)
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if tr.TypeName(tr.Containers[l.From].Type) != "Thread" || tr.TypeName(tr.Containers[l.To].Type) != "Stream" || l.End < l.Start {
 			t.Fatalf("link %+v", l)
 		}

@@ -29,7 +29,7 @@ func ExampleRead() {
 	for _, typ := range types {
 		fmt.Printf("%-28s %d\n", typ, counts[typ])
 	}
-	fmt.Println(len(tr.Links), "launch links,", len(tr.Events), "NVTX mark")
+	fmt.Println(tr.Links.Len(), "launch links,", tr.Events.Len(), "NVTX mark")
 	for _, m := range notes.Messages() {
 		fmt.Println(m)
 	}

@@ -214,13 +214,13 @@ func TestSynthetic(t *testing.T) {
 	if n := tr.States.Len(); n != 22 {
 		t.Errorf("%d states, want 22", n)
 	}
-	if len(tr.Events) != 1 || tr.ValueName(tr.Events[0].Value) != "checkpoint" || tr.Events[0].Time != 4500 ||
-		tr.ContainerPath(tr.Events[0].Container, "/") != main || tr.TypeName(tr.Events[0].Type) != typeMark {
+	if tr.Events.Len() != 1 || tr.ValueName(tr.Events.At(0).Value) != "checkpoint" || tr.Events.At(0).Time != 4500 ||
+		tr.ContainerPath(tr.Events.At(0).Container, "/") != main || tr.TypeName(tr.Events.At(0).Type) != typeMark {
 		t.Errorf("events: %+v", tr.Events)
 	}
 
 	var links []string
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		links = append(links, fmt.Sprintf("%s -> %s %s %s %d-%d %v", tr.ContainerPath(l.From, "/"), tr.ContainerPath(l.To, "/"),
 			tr.ValueName(l.Value), l.Key, l.Start, l.End, l.Size))
 	}
@@ -466,7 +466,7 @@ INSERT INTO NVTX_EVENTS VALUES (5, 50, 59, 'main', %[1]d)`, t1, p1))
 		"host/GPU 0/Context 1/Stream 7|kernel(int)|15|40|0",
 		"host/a.out (100)/a.out (100)|main|5|50|0",
 	}
-	if !reflect.DeepEqual(got, want) || len(tr.Links) != 0 || len(notes.Messages()) != 0 {
-		t.Errorf("%v, want %v; %d links; notes %v", got, want, len(tr.Links), notes.Messages())
+	if !reflect.DeepEqual(got, want) || tr.Links.Len() != 0 || len(notes.Messages()) != 0 {
+		t.Errorf("%v, want %v; %d links; notes %v", got, want, tr.Links.Len(), notes.Messages())
 	}
 }

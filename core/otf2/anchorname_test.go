@@ -69,7 +69,7 @@ func TestAnchorAnyName(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s reads differently from %s", path, orig)
 		}
-		if len(got.Events)+got.States.Len() == 0 {
+		if got.Events.Len()+got.States.Len() == 0 {
 			t.Errorf("%s: empty trace", path)
 		}
 	}

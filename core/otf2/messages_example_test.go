@@ -56,7 +56,7 @@ func ExampleMatchMessages() {
 	name := func(c int32) string {
 		return matched.Containers[matched.Containers[c].Parent].Name + "/" + matched.Containers[c].Name
 	}
-	for _, l := range matched.Links {
+	for _, l := range matched.Links.All() {
 		fmt.Printf("link %s -> %s, %d-%d ns, %g bytes\n", name(l.From), name(l.To), l.Start, l.End, l.Size)
 	}
 	// Output:

@@ -88,9 +88,9 @@ func TestMessagesAcrossGroups(t *testing.T) {
 	slices.Sort(got)
 	slices.Sort(want)
 	sameList(t, got, want)
-	if len(matched.Links) != 2 || len(matched.Events) != 2 || matched.Start != whole.Start || matched.End != whole.End {
+	if matched.Links.Len() != 2 || matched.Events.Len() != 2 || matched.Start != whole.Start || matched.End != whole.End {
 		t.Errorf("matched: %d links, %d events, [%d, %d]; want 2, 2, [%d, %d]",
-			len(matched.Links), len(matched.Events), matched.Start, matched.End, whole.Start, whole.End)
+			matched.Links.Len(), matched.Events.Len(), matched.Start, matched.End, whole.Start, whole.End)
 	}
 }
 

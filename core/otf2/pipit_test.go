@@ -76,7 +76,7 @@ func TestPipitPingPong(t *testing.T) {
 		t.Errorf("containers by type %v, want 2 processes and 2 threads", byType)
 	}
 	// Each rank sends 8 messages to the other.
-	if len(tr.Links) != 16 {
-		t.Errorf("%d messages, want 16", len(tr.Links))
+	if tr.Links.Len() != 16 {
+		t.Errorf("%d messages, want 16", tr.Links.Len())
 	}
 }

@@ -42,11 +42,11 @@ func TestPython3OTF2Features(t *testing.T) {
 	if n := tr.States.Len(); n != 160 {
 		t.Errorf("%d states, want 160", n)
 	}
-	if len(tr.Links) != 12 {
-		t.Errorf("%d links, want 12", len(tr.Links))
+	if tr.Links.Len() != 12 {
+		t.Errorf("%d links, want 12", tr.Links.Len())
 	}
 	byValue := map[string]int{}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		byValue[tr.Values[e.Value].Name]++
 	}
 	want := map[string]int{"ALLREDUCE": 12, "ThreadFork": 12, "ThreadJoin": 12, "ThreadTeamBegin": 48, "ThreadTeamEnd": 48,
@@ -56,11 +56,11 @@ func TestPython3OTF2Features(t *testing.T) {
 			t.Errorf("%d events %q, want %d", byValue[v], v, n)
 		}
 	}
-	if len(tr.Events) != 12+168 {
-		t.Errorf("%d events, want 180", len(tr.Events))
+	if tr.Events.Len() != 12+168 {
+		t.Errorf("%d events, want 180", tr.Events.Len())
 	}
 	byType := map[string]int{}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		byType[tr.Types[v.Type].Name]++
 	}
 	if byType["FLOPS"] != 24 || byType["temperature"] != 12 {

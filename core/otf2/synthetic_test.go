@@ -58,13 +58,13 @@ func describe(tr *trace.Trace) []string {
 	for _, s := range tr.States.All() {
 		out = append(out, fmt.Sprintf("state %s %s %v-%v depth %d order %d", name(s.Container), tr.Values[s.Value].Name, s.Start, s.End, s.Depth, s.Order))
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		out = append(out, fmt.Sprintf("link %s->%s %s key %s %v-%v size %v", name(l.From), name(l.To), tr.Values[l.Value].Name, l.Key, l.Start, l.End, l.Size))
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		out = append(out, fmt.Sprintf("variable %s %s %v-%v = %v", name(v.Container), tr.Types[v.Type].Name, v.Start, v.End, v.Value))
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		out = append(out, fmt.Sprintf("event %s %s %s at %v", name(e.Container), tr.Types[e.Type].Name, tr.Values[e.Value].Name, e.Time))
 	}
 	return out
@@ -204,8 +204,8 @@ func TestMessages(t *testing.T) {
 		"event thread Unmatched MPI message receive at 0.000000006",
 		"event thread Unmatched MPI message send at 0.000000010",
 	})
-	if tr.Links[0].From == tr.Links[0].To || tr.Links[1].From != tr.Links[1].To {
-		t.Errorf("links go %d->%d and %d->%d", tr.Links[0].From, tr.Links[0].To, tr.Links[1].From, tr.Links[1].To)
+	if tr.Links.At(0).From == tr.Links.At(0).To || tr.Links.At(1).From != tr.Links.At(1).To {
+		t.Errorf("links go %d->%d and %d->%d", tr.Links.At(0).From, tr.Links.At(0).To, tr.Links.At(1).From, tr.Links.At(1).To)
 	}
 
 	// A rank outside the communicator is an error.

@@ -243,14 +243,14 @@ func rows(tr *trace.Trace) expectation {
 	for _, s := range tr.States.All() {
 		e.states = append(e.states, fmt.Sprintf("%s %q %v-%v depth %d order %d", alias(s.Container), tr.Values[s.Value].Name, s.Start, s.End, s.Depth, s.Order))
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		e.links = append(e.links, fmt.Sprintf("%s->%s comm %s tag %s %v-%v size %v value %q key %s",
 			alias(l.From), alias(l.To), "?", l.Key, l.Start, l.End, l.Size, tr.Values[l.Value].Name, l.Key))
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		e.variables = append(e.variables, fmt.Sprintf("%s %q %v-%v = %v", alias(v.Container), tr.Types[v.Type].Name, v.Start, v.End, v.Value))
 	}
-	for _, ev := range tr.Events {
+	for _, ev := range tr.Events.All() {
 		e.events = append(e.events, fmt.Sprintf("%s %q %q at %v", alias(ev.Container), tr.Types[ev.Type].Name, tr.Values[ev.Value].Name, ev.Time))
 	}
 	e.end = tr.End

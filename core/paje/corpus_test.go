@@ -57,10 +57,10 @@ func TestHistoricalSimGrid(t *testing.T) {
 		if depth != c.maxDepth {
 			t.Errorf("%s: depth %d, want %d", c.file, depth, c.maxDepth)
 		}
-		if tr.States.Len() != c.states || len(tr.Links) != c.links {
-			t.Errorf("%s: %d states and %d links, want %d and %d", c.file, tr.States.Len(), len(tr.Links), c.states, c.links)
+		if tr.States.Len() != c.states || tr.Links.Len() != c.links {
+			t.Errorf("%s: %d states and %d links, want %d and %d", c.file, tr.States.Len(), tr.Links.Len(), c.states, c.links)
 		}
-		t.Logf("%s: %d states, %d variables, %d links, %d events", c.file, tr.States.Len(), len(tr.Variables), len(tr.Links), len(tr.Events))
+		t.Logf("%s: %d states, %d variables, %d links, %d events", c.file, tr.States.Len(), tr.Variables.Len(), tr.Links.Len(), tr.Events.Len())
 	}
 	// The Lua example uses event types it never defines: a broken trace.
 	_, err := ReadFile(corpusFile(t, "simgrid/historical/examples_lua_tracing_simgrid.trace"))

@@ -23,11 +23,11 @@ func TestSMPIGroupedRanks(t *testing.T) {
 	if err := ReadFiles([]string{path}, tr, Options{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Links) != 64 {
-		t.Errorf("%d links, want 64", len(tr.Links))
+	if tr.Links.Len() != 64 {
+		t.Errorf("%d links, want 64", tr.Links.Len())
 	}
 	mpi := 0
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if tr.Types[l.Type].Name != "MPI_LINK" {
 			continue
 		}
@@ -66,13 +66,13 @@ func TestSMPIDisplaySizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	mpi := 0
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if tr.Types[l.Type].Name == "MPI_LINK" {
 			mpi++
 		}
 	}
-	if len(tr.Links) != 64 || mpi != 18 {
-		t.Errorf("%d links, %d of MPI_LINK; want 64, 18", len(tr.Links), mpi)
+	if tr.Links.Len() != 64 || mpi != 18 {
+		t.Errorf("%d links, %d of MPI_LINK; want 64, 18", tr.Links.Len(), mpi)
 	}
 	msgs := notes.Messages()
 	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], "46 event lines lack trailing user fields of their definition") ||

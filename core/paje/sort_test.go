@@ -192,10 +192,10 @@ func named(tr *trace.Trace) string {
 	for _, s := range tr.States.All() {
 		fmt.Fprintf(&b, "S %d %d %s %s %s %d %d\n", s.Container, s.Type, val(s.Value), s.Start, s.End, s.Depth, s.Order)
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		fmt.Fprintf(&b, "L %d %d %s %s %s %d %d %q %v\n", l.Container, l.Type, val(l.Value), l.Start, l.End, l.From, l.To, l.Key, l.Size)
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		fmt.Fprintf(&b, "E %d %d %s %s\n", e.Container, e.Type, val(e.Value), e.Time)
 	}
 	return b.String()

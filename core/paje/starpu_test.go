@@ -43,8 +43,8 @@ func TestStarPUMilliseconds(t *testing.T) {
 	if start, end, ok := src(t, path).Probe(); !ok || start != 0 || end != 684_465_309 {
 		t.Errorf("probe %v-%v %v, want 0-684.465309 ms", start, end, ok)
 	}
-	if len(tr.Containers) != 11 || len(tr.Links) != 7 {
-		t.Errorf("%d containers, %d links; want pj_dump's 11 and 7", len(tr.Containers), len(tr.Links))
+	if len(tr.Containers) != 11 || tr.Links.Len() != 7 {
+		t.Errorf("%d containers, %d links; want pj_dump's 11 and 7", len(tr.Containers), tr.Links.Len())
 	}
 	// The longest task: its span in ms, as tasks.rec gives them.
 	var longest trace.Time

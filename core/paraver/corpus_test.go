@@ -76,7 +76,7 @@ func TestQsortManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	count := map[string]int{}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		if tr.TypeName(e.Type) == "Global operation" {
 			count["4"]++
 		} else {
@@ -87,7 +87,7 @@ func TestQsortManifest(t *testing.T) {
 		"states (type 1)":                 {tr.States.Len(), 292},
 		"event records (type 2)":          {count["2"], 422},
 		"collective records (type 4)":     {count["4"], 45},
-		"communications (type 3)":         {len(tr.Links), 33},
+		"communications (type 3)":         {tr.Links.Len(), 33},
 		"applications, tasks and threads": {len(tr.Containers) - 1, 1 + 4 + 4},
 	} {
 		if c[0] != c[1] {
@@ -116,15 +116,15 @@ func TestCorpusAgainstPython(t *testing.T) {
 			name := strings.TrimPrefix(f, corpus+"/")
 			perType := map[string]int{}
 			globalOps := 0
-			for _, e := range tr.Events {
+			for _, e := range tr.Events.All() {
 				if tr.TypeName(e.Type) == "Global operation" {
 					globalOps++
 				} else {
 					perType[tr.TypeName(e.Type)]++
 				}
 			}
-			if tr.States.Len() != w.Records["1"] || globalOps != w.Records["4"] || len(tr.Links) != w.Records["3"] {
-				t.Errorf("%s view %d: %d states, %d global ops, %d links; want %v", name, view, tr.States.Len(), globalOps, len(tr.Links), w.Records)
+			if tr.States.Len() != w.Records["1"] || globalOps != w.Records["4"] || tr.Links.Len() != w.Records["3"] {
+				t.Errorf("%s view %d: %d states, %d global ops, %d links; want %v", name, view, tr.States.Len(), globalOps, tr.Links.Len(), w.Records)
 			}
 			if !reflect.DeepEqual(perType, w.EventsPerType) {
 				t.Errorf("%s view %d: events per type\n got %v\nwant %v", name, view, perType, w.EventsPerType)
@@ -162,7 +162,7 @@ func hasState(tr *trace.Trace, alias, value string, start, end trace.Time) bool 
 }
 
 func hasLink(tr *trace.Trace, from, to, tag string, start, end trace.Time, size float64) bool {
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if l.Start == start && l.End == end && l.Size == size && tr.ValueName(l.Value) == tag &&
 			tr.Containers[l.From].Alias == from && tr.Containers[l.To].Alias == to {
 			return true
@@ -184,8 +184,8 @@ func TestGzipSameAsPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	gz.Files = plain.Files
-	for i := range plain.Links { // NaN never equals itself; sizes are set here anyway
-		if math.IsNaN(plain.Links[i].Size) {
+	for _, l := range plain.Links.All() { // NaN never equals itself; sizes are set here anyway
+		if math.IsNaN(l.Size) {
 			t.Fatal("link without size")
 		}
 	}

@@ -56,17 +56,17 @@ func TestSynthetic(t *testing.T) {
 		t.Errorf("states %v, want %v", states, want)
 	}
 	var events []string
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		events = append(events, tr.Types[e.Type].Alias+"|"+tr.TypeName(e.Type)+"="+tr.ValueName(e.Value)+"@"+tr.Containers[e.Container].Alias+"@"+e.Time.String())
 	}
 	wantEvents := []string{"100|100=1@1.1.1@0.000000007", "200|200=42@1.1.1@0.000000007", "|Global operation=11@1.2.1@0.000000030"}
 	if !equal(events, wantEvents) {
 		t.Errorf("events %v, want %v", events, wantEvents)
 	}
-	if len(tr.Links) != 1 {
-		t.Fatalf("%d links", len(tr.Links))
+	if tr.Links.Len() != 1 {
+		t.Fatalf("%d links", tr.Links.Len())
 	}
-	l := tr.Links[0]
+	l := tr.Links.At(0)
 	if tr.Containers[l.From].Alias != "1.1.1" || tr.Containers[l.To].Alias != "1.2.1" || l.Start != 10 || l.End != 20 || l.Size != 64 || tr.ValueName(l.Value) != "7" || l.Container != 0 {
 		t.Errorf("link %+v", l)
 	}

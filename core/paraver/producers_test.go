@@ -68,8 +68,8 @@ func TestProfetTrace(t *testing.T) {
 	}
 	for what, c := range map[string][2]int{
 		"states":       {tr.States.Len(), 8},
-		"events":       {len(tr.Events), 100},
-		"links":        {len(tr.Links), 0},
+		"events":       {tr.Events.Len(), 100},
+		"links":        {tr.Links.Len(), 0},
 		"applications": {per["Application"], 2},
 		"tasks":        {per["Task"], 8 + 12},
 		"threads":      {per["Thread"], 8 + 12},

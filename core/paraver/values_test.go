@@ -31,7 +31,7 @@ func TestUnsignedEventValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		got = append(got, tr.TypeName(e.Type)+"="+tr.ValueName(e.Value)+"|"+tr.Values[e.Value].Alias+"@"+e.Time.String())
 	}
 	want := []string{
@@ -71,8 +71,8 @@ func TestEventValueRange(t *testing.T) {
 		if err != nil || len(notes) != 1 || notes[0] != want {
 			t.Errorf("%q: got %v, %q; want %q", c.in, err, notes, want)
 		}
-		if len(tr.Events) != 1 {
-			t.Errorf("%q: %d events, want the good one", c.in, len(tr.Events))
+		if tr.Events.Len() != 1 {
+			t.Errorf("%q: %d events, want the good one", c.in, tr.Events.Len())
 		}
 	}
 }

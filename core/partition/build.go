@@ -165,13 +165,13 @@ func replay(t *trace.Trace, sink trace.Sink) {
 	for _, i := range order {
 		sink.State(t.States.At(int(i)))
 	}
-	for _, v := range t.Variables {
+	for _, v := range t.Variables.All() {
 		sink.Variable(v)
 	}
-	for _, e := range t.Events {
+	for _, e := range t.Events.All() {
 		sink.Event(e)
 	}
-	for _, l := range t.Links {
+	for _, l := range t.Links.All() {
 		sink.Link(l)
 	}
 	for id := 1; id < len(t.Containers); id++ {

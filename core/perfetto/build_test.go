@@ -143,13 +143,13 @@ func render(tr *trace.Trace) string {
 		fmt.Fprintf(&b, "state %s %s %q %d %d d%d o%d\n", path(s.Container), tr.Types[s.Type].Name,
 			tr.Values[s.Value].Name, int64(s.Start), int64(s.End), s.Depth, s.Order)
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		fmt.Fprintf(&b, "event %s %s %q %d\n", path(e.Container), tr.Types[e.Type].Name, tr.Values[e.Value].Name, int64(e.Time))
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		fmt.Fprintf(&b, "variable %s %s %d %d %g\n", path(v.Container), tr.Types[v.Type].Name, int64(v.Start), int64(v.End), v.Value)
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		fmt.Fprintf(&b, "link %s %q %s -> %s %d %d key=%s\n", tr.Types[l.Type].Name, tr.Values[l.Value].Name,
 			path(l.From), path(l.To), int64(l.Start), int64(l.End), l.Key)
 	}
@@ -191,17 +191,17 @@ func checkTypes(t *testing.T, tr *trace.Trace) {
 			t.Errorf("state type %s on a container of another type", tr.Types[s.Type].Name)
 		}
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		if tr.Types[e.Type].Parent != tr.Containers[e.Container].Type {
 			t.Errorf("event type %s on a container of another type", tr.Types[e.Type].Name)
 		}
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		if tr.Types[v.Type].Parent != tr.Containers[v.Container].Type {
 			t.Errorf("variable type %s on a container of another type", tr.Types[v.Type].Name)
 		}
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		ty := tr.Types[l.Type]
 		if ty.Start != tr.Containers[l.From].Type || ty.End != tr.Containers[l.To].Type {
 			t.Errorf("link type %s between containers of other types", ty.Name)

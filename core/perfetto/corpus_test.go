@@ -238,9 +238,9 @@ func TestNestedTracks(t *testing.T) {
 	if got, want := len(tr.Containers)-1, len(o.tracks); got != want {
 		t.Errorf("%d containers, want %d (the tracks)", got, want)
 	}
-	if tr.States.Len() != o.begins || len(tr.Events) != o.instants || len(tr.Links) != o.links || len(tr.Variables) != 0 {
+	if tr.States.Len() != o.begins || tr.Events.Len() != o.instants || tr.Links.Len() != o.links || tr.Variables.Len() != 0 {
 		t.Errorf("%d states, %d events, %d links, %d variables; want %d, %d, %d, 0",
-			tr.States.Len(), len(tr.Events), len(tr.Links), len(tr.Variables), o.begins, o.instants, o.links)
+			tr.States.Len(), tr.Events.Len(), tr.Links.Len(), tr.Variables.Len(), o.begins, o.instants, o.links)
 	}
 	depths := map[int32]int{}
 	for _, s := range tr.States.All() {
@@ -271,8 +271,8 @@ func TestTypedArgs(t *testing.T) {
 	path := corpusFile(t, "perfetto/track_event_typed_args.pb")
 	o := walkOracle(t, path)
 	tr, notes := readCorpus(t, path)
-	if len(tr.Events) != o.instants || o.instants != 3 {
-		t.Errorf("%d events, oracle %d, want 3", len(tr.Events), o.instants)
+	if tr.Events.Len() != o.instants || o.instants != 3 {
+		t.Errorf("%d events, oracle %d, want 3", tr.Events.Len(), o.instants)
 	}
 	checkRender(t, tr, `
 		container Process 5 Process alias=5
@@ -302,7 +302,7 @@ func TestWinscope(t *testing.T) {
 	for _, path := range files {
 		o := walkOracle(t, path)
 		tr, notes := readCorpus(t, path)
-		if len(tr.Containers) != 1 || tr.States.Len()+len(tr.Events)+len(tr.Variables)+len(tr.Links) != 0 {
+		if len(tr.Containers) != 1 || tr.States.Len()+tr.Events.Len()+tr.Variables.Len()+tr.Links.Len() != 0 {
 			t.Errorf("%s: %d containers, %d states", path, len(tr.Containers), tr.States.Len())
 		}
 		skipped := notes.Skipped()

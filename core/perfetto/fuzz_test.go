@@ -74,7 +74,7 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("state %+v in a trace spanning %v..%v", s, tr.Start, tr.End)
 			}
 		}
-		for _, v := range tr.Variables {
+		for _, v := range tr.Variables.All() {
 			if v.End < v.Start {
 				t.Fatalf("variable %+v", v)
 			}

@@ -338,8 +338,8 @@ func TestLateCounterValues(t *testing.T) {
 	}
 	packets = append(packets, pkt(seqID(1), flags(needs), ts(100), te(evType(counter), onTrack(100), vint(30, 9))))
 	tr, notes = mustRead(t, traceOf(packets...))
-	if len(tr.Variables) != counterWindow+2 {
-		t.Errorf("%d values, want %d", len(tr.Variables), counterWindow+2)
+	if tr.Variables.Len() != counterWindow+2 {
+		t.Errorf("%d values, want %d", tr.Variables.Len(), counterWindow+2)
 	}
 	checkNotes(t, notes, "skipped 1 counter values earlier than values of their track already placed")
 }

@@ -139,7 +139,7 @@ func TestAmbiguousNames(t *testing.T) {
 func TestGzipAndTruncation(t *testing.T) {
 	z := tracetest.Compress(t, []byte(smallDump), "gzip")
 	tr, err := decode(z)
-	if err != nil || tr.States.Len() != 1 || len(tr.Links) != 1 {
+	if err != nil || tr.States.Len() != 1 || tr.Links.Len() != 1 {
 		t.Fatalf("gzip: %v", err)
 	}
 	for cut := 1; cut < len(z); cut++ {

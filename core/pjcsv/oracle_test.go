@@ -93,13 +93,13 @@ func canonical(tr *trace.Trace, withTimes bool) []string {
 	for _, s := range tr.States.All() {
 		out = append(out, fmt.Sprintf("State %s %s %s %s %d %s", path(s.Container), typ(s.Type), f(s.Start), f(s.End), s.Depth, value(s.Value)))
 	}
-	for _, v := range tr.Variables {
+	for _, v := range tr.Variables.All() {
 		out = append(out, fmt.Sprintf("Variable %s %s %s %s %f", path(v.Container), typ(v.Type), f(v.Start), f(v.End), v.Value))
 	}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		out = append(out, fmt.Sprintf("Event %s %s %s %s", path(e.Container), typ(e.Type), f(e.Time), value(e.Value)))
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		out = append(out, fmt.Sprintf("Link %s %s %s %s %s %s %s %s", path(l.Container), typ(l.Type), f(l.Start), f(l.End),
 			value(l.Value), path(l.From), path(l.To), l.Key))
 	}

@@ -81,9 +81,9 @@ func TestStarVZCounts(t *testing.T) {
 		}
 		for what, got := range map[string][2]int{
 			"worker states": {countStates(tr)["Worker State"], c.workerStates},
-			"variable rows": {len(tr.Variables) + len(skipped), c.variables},
-			"links":         {len(tr.Links), c.links},
-			"events":        {len(tr.Events), c.events},
+			"variable rows": {tr.Variables.Len() + len(skipped), c.variables},
+			"links":         {tr.Links.Len(), c.links},
+			"events":        {tr.Events.Len(), c.events},
 			"containers":    {len(tr.Containers), c.containers},
 			"unlisted":      {unlisted, c.unlisted},
 			"types":         {len(tr.Types), c.types},
@@ -116,7 +116,7 @@ func TestStarVZHierarchy(t *testing.T) {
 			t.Errorf("%s: path %q, want %q", name, got, want)
 		}
 	}
-	l := tr.Links[0]
+	l := tr.Links.At(0)
 	if tr.Containers[l.Container].Name != "root" || l.Start != 37530769 || l.End != 102360703 || l.Size != 7372800 ||
 		tr.Containers[l.From].Name != "0_mpict" || tr.Containers[l.To].Name != "1_mpict" || l.Key != "mpicom_0" ||
 		l.Value != trace.None || tr.TypeName(l.Type) != "MPI communication" {

@@ -82,21 +82,21 @@ func Write(w io.Writer, t *trace.Trace, opt Options) error {
 				bw.Write(line)
 			}
 		case trace.KindVariable:
-			lo, hi := x.window(len(e.variables), func(i int) float64 { return t.Variables[e.variables[i]].Start.Seconds() }, end)
+			lo, hi := x.window(len(e.variables), func(i int) float64 { return t.Variables.At(int(e.variables[i])).Start.Seconds() }, end)
 			for _, i := range e.variables[lo:hi] {
-				line = x.appendVariable(line[:0], &t.Variables[i])
+				line = x.appendVariable(line[:0], t.Variables.At(int(i)))
 				bw.Write(line)
 			}
 		case trace.KindLink:
-			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links[e.links[i]].Start.Seconds() }, end)
+			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links.At(int(e.links[i])).Start.Seconds() }, end)
 			for _, i := range e.links[lo:hi] {
-				line = x.appendLink(line[:0], &t.Links[i])
+				line = x.appendLink(line[:0], t.Links.At(int(i)))
 				bw.Write(line)
 			}
 		case trace.KindEvent:
-			lo, hi := x.window(len(e.events), func(i int) float64 { return t.Events[e.events[i]].Time.Seconds() }, end)
+			lo, hi := x.window(len(e.events), func(i int) float64 { return t.Events.At(int(e.events[i])).Time.Seconds() }, end)
 			for _, i := range e.events[lo:hi] {
-				line = x.appendEvent(line[:0], &t.Events[i])
+				line = x.appendEvent(line[:0], t.Events.At(int(i)))
 				bw.Write(line)
 			}
 		}
@@ -203,14 +203,14 @@ func (x *index) appendState(b []byte, s *trace.State) []byte {
 	return append(b, '\n')
 }
 
-func (x *index) appendVariable(b []byte, v *trace.Variable) []byte {
+func (x *index) appendVariable(b []byte, v trace.Variable) []byte {
 	b = x.appendHead(b, "Variable", v.Container, v.Type)
 	b = x.appendSpan(b, v.Start, v.End)
 	b = x.appendFixed(b, v.Value)
 	return append(b, '\n')
 }
 
-func (x *index) appendLink(b []byte, l *trace.Link) []byte {
+func (x *index) appendLink(b []byte, l trace.Link) []byte {
 	b = x.appendHead(b, "Link", l.Container, l.Type)
 	b = x.appendSpan(b, l.Start, l.End)
 	b = append(b, x.valueName(l.Value)...)
@@ -223,7 +223,7 @@ func (x *index) appendLink(b []byte, l *trace.Link) []byte {
 	return append(b, '\n')
 }
 
-func (x *index) appendEvent(b []byte, e *trace.Event) []byte {
+func (x *index) appendEvent(b []byte, e trace.Event) []byte {
 	b = x.appendHead(b, "Event", e.Container, e.Type)
 	b = x.appendFixed(b, e.Time.Seconds())
 	b = append(b, ", "...)

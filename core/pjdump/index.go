@@ -55,16 +55,16 @@ func newIndex(t *trace.Trace, opt Options) *index {
 		e := at(s.Container, s.Type)
 		e.states = append(e.states, int32(i))
 	}
-	for i := range t.Variables {
-		e := at(t.Variables[i].Container, t.Variables[i].Type)
+	for i, v := range t.Variables.All() {
+		e := at(v.Container, v.Type)
 		e.variables = append(e.variables, int32(i))
 	}
-	for i := range t.Links {
-		e := at(t.Links[i].Container, t.Links[i].Type)
+	for i, l := range t.Links.All() {
+		e := at(l.Container, l.Type)
 		e.links = append(e.links, int32(i))
 	}
-	for i := range t.Events {
-		e := at(t.Events[i].Container, t.Events[i].Type)
+	for i, ev := range t.Events.All() {
+		e := at(ev.Container, ev.Type)
 		e.events = append(e.events, int32(i))
 	}
 	for _, e := range x.ents {
@@ -75,7 +75,7 @@ func newIndex(t *trace.Trace, opt Options) *index {
 			return t.States.At(int(e.states[i])).Order < t.States.At(int(e.states[j])).Order
 		})
 		sort.SliceStable(e.variables, func(i, j int) bool {
-			return t.Variables[e.variables[i]].Start < t.Variables[e.variables[j]].Start
+			return t.Variables.At(int(e.variables[i])).Start < t.Variables.At(int(e.variables[j])).Start
 		})
 	}
 	return x

@@ -44,8 +44,8 @@ func TestCSVDecodeRun(t *testing.T) {
 	if got := fmt.Sprint(statesByType(tr)); got != "map[HIP API:920 Kernel:144]" {
 		t.Errorf("states %s", got)
 	}
-	if len(tr.Links) != 27 {
-		t.Errorf("%d links, want 27", len(tr.Links))
+	if tr.Links.Len() != 27 {
+		t.Errorf("%d links, want 27", tr.Links.Len())
 	}
 	if m := notes.Messages(); len(m) != 0 {
 		t.Errorf("notes %q", m)
@@ -67,7 +67,7 @@ func TestCSVDecodeRun(t *testing.T) {
 		t.Error("first kernel missing")
 	}
 	// Each link goes from hipLaunchKernel-like calls on the thread to the queue.
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if fullName(tr, l.From) != "Host/Process 2684120/Thread 2684120" || fullName(tr, l.To) != "Host/Agent 1/Queue 2" || l.End < l.Start {
 			t.Errorf("link %+v", l)
 		}
@@ -93,8 +93,8 @@ func TestCSVDocsDir(t *testing.T) {
 	if got := fmt.Sprint(eventsByType(tr)); got != "map[Marker event:2]" {
 		t.Errorf("events %s", got)
 	}
-	if len(tr.Links) != 11 {
-		t.Errorf("%d links, want 11", len(tr.Links))
+	if tr.Links.Len() != 11 {
+		t.Errorf("%d links, want 11", tr.Links.Len())
 	}
 	sk := notes.Skipped()
 	if sk["counter samples (counter_collection: one per kernel dispatch and counter)"] != 4 ||
@@ -195,10 +195,10 @@ func TestCSVSynthetic(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("states\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(tr.Events) != 1 || tr.Events[0].Time != 130 {
+	if tr.Events.Len() != 1 || tr.Events.At(0).Time != 130 {
 		t.Errorf("events %+v", tr.Events)
 	}
-	if len(tr.Links) != 1 || tr.Links[0].Start != 110 || tr.Links[0].End != 130 || tr.Values[tr.Links[0].Value].Name != "hipLaunchKernel" {
+	if tr.Links.Len() != 1 || tr.Links.At(0).Start != 110 || tr.Links.At(0).End != 130 || tr.Values[tr.Links.At(0).Value].Name != "hipLaunchKernel" {
 		t.Errorf("links %+v", tr.Links)
 	}
 	sk := notes.Skipped()
@@ -216,8 +216,8 @@ func TestCSVSynthetic(t *testing.T) {
 		t.Fatalf("directory: %v, %v", all, err)
 	}
 	both, _ := readCSVFiles(t, all)
-	if len(both.Links) != 1 {
-		t.Errorf("directory: %d links, want 1", len(both.Links))
+	if both.Links.Len() != 1 {
+		t.Errorf("directory: %d links, want 1", both.Links.Len())
 	}
 
 	// strict: the bad row is an error naming the file and line.

@@ -37,7 +37,7 @@ func ExampleReadCSV() {
 		fmt.Printf("%s on %s: %s from %d to %d ns\n", tr.Types[s.Type].Name, tr.Containers[s.Container].Name,
 			tr.Values[s.Value].Name, s.Start, s.End)
 	}
-	l := tr.Links[0]
+	l := tr.Links.At(0)
 	fmt.Printf("%s: %s -> %s\n", tr.Types[l.Type].Name, tr.Containers[l.From].Name, tr.Containers[l.To].Name)
 	// Output:
 	// HIP API on Thread 42: hipLaunchKernel from 1000 to 1500 ns

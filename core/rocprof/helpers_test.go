@@ -42,7 +42,7 @@ func statesByType(tr *trace.Trace) map[string]int {
 // eventsByType counts the events per type name.
 func eventsByType(tr *trace.Trace) map[string]int {
 	out := map[string]int{}
-	for _, e := range tr.Events {
+	for _, e := range tr.Events.All() {
 		out[tr.Types[e.Type].Name]++
 	}
 	return out

@@ -105,10 +105,10 @@ func TestJSONSynthetic(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("states\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(tr.Events) != 1 || tr.Values[tr.Events[0].Value].Name != "checkpoint" || tr.Events[0].Time != 1500 {
+	if tr.Events.Len() != 1 || tr.Values[tr.Events.At(0).Value].Name != "checkpoint" || tr.Events.At(0).Time != 1500 {
 		t.Errorf("events %+v", tr.Events)
 	}
-	if len(tr.Links) != 1 || tr.Links[0].Start != 1000 || tr.Links[0].End != 2500 || tr.Links[0].Key != "7" {
+	if tr.Links.Len() != 1 || tr.Links.At(0).Start != 1000 || tr.Links.At(0).End != 2500 || tr.Links.At(0).Key != "7" {
 		t.Errorf("links %+v", tr.Links)
 	}
 	sk := notes.Skipped()
@@ -197,10 +197,10 @@ func TestJSONTwoProcesses(t *testing.T) {
 	}
 	// Both processes use correlation id 7: each launch links within its
 	// process.
-	if len(tr.Links) != 2 {
-		t.Fatalf("%d links", len(tr.Links))
+	if tr.Links.Len() != 2 {
+		t.Fatalf("%d links", tr.Links.Len())
 	}
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		from, to := fullName(tr, l.From), fullName(tr, l.To)
 		if strings.Contains(from, "77") != strings.Contains(to, "Queue 2") {
 			t.Errorf("link from %s to %s", from, to)

@@ -34,13 +34,13 @@ func TestRPDCounts(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("states by type %v, want %v", got, want)
 	}
-	if len(tr.Links) != 85 {
-		t.Errorf("%d links, want 85 (rows of rocpd_api_ops)", len(tr.Links))
+	if tr.Links.Len() != 85 {
+		t.Errorf("%d links, want 85 (rows of rocpd_api_ops)", tr.Links.Len())
 	}
 	// SELECT count(*), sum(size) FROM rocpd_api_ops A JOIN rocpd_copyapi C
 	// ON C.api_ptr_id = A.api_id  -> 55|2032000296
 	sized, bytes := 0, 0.0
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if !math.IsNaN(l.Size) {
 			sized++
 			bytes += l.Size
@@ -49,8 +49,8 @@ func TestRPDCounts(t *testing.T) {
 	if sized != 55 || bytes != 2032000296 {
 		t.Errorf("%d links with a size, %v bytes; want 55, 2032000296", sized, bytes)
 	}
-	if len(tr.Variables) != 15 {
-		t.Errorf("%d variables, want 15 (rows of rocpd_monitor)", len(tr.Variables))
+	if tr.Variables.Len() != 15 {
+		t.Errorf("%d variables, want 15 (rows of rocpd_monitor)", tr.Variables.Len())
 	}
 	if m := notes.Messages(); len(m) != 0 {
 		t.Errorf("notes %q, want none", m)
@@ -115,8 +115,8 @@ func TestRPDOracle(t *testing.T) {
 		}
 		t.Fatalf("%d states, %d oracle events", len(got), len(want))
 	}
-	if flows["s"] != len(tr.Links) || flows["f"] != len(tr.Links) {
-		t.Errorf("%d links, the oracle has %d flow starts and %d flow ends", len(tr.Links), flows["s"], flows["f"])
+	if flows["s"] != tr.Links.Len() || flows["f"] != tr.Links.Len() {
+		t.Errorf("%d links, the oracle has %d flow starts and %d flow ends", tr.Links.Len(), flows["s"], flows["f"])
 	}
 }
 
@@ -223,8 +223,8 @@ func TestRPDSqlite3(t *testing.T) {
 		if got := statesByType(tr); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: states %v, sqlite3 says %v", name, got, want)
 		}
-		if len(tr.Links) != links || len(tr.Variables) != samples {
-			t.Errorf("%s: %d links, %d variables; sqlite3 says %d, %d", name, len(tr.Links), len(tr.Variables), links, samples)
+		if tr.Links.Len() != links || tr.Variables.Len() != samples {
+			t.Errorf("%s: %d links, %d variables; sqlite3 says %d, %d", name, tr.Links.Len(), tr.Variables.Len(), links, samples)
 		}
 	}
 }

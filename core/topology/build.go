@@ -510,7 +510,7 @@ func (tp *Topology) collectLinks(linkTypes []int32) {
 			tp.edgeTypes = append(tp.edgeTypes, n)
 		}
 	}
-	for _, l := range t.Links {
+	for _, l := range t.Links.All() {
 		st, ok := structural[l.Type]
 		if !ok {
 			continue
@@ -606,7 +606,7 @@ func (tp *Topology) integrate() {
 		}
 	}
 	w := (tp.end - tp.start).Seconds()
-	for _, v := range t.Variables {
+	for _, v := range t.Variables.All() {
 		l := tp.leafOf[v.Container]
 		if l < 0 || (v.Type != capType[l] && v.Type != useType[l]) {
 			continue

@@ -468,15 +468,15 @@ func TestCommunications(t *testing.T) {
 		total += e.Count
 	}
 	kept, skipped := tp.Links()
-	if total != kept || kept+skipped != len(tr.Links) {
-		t.Errorf("edges count %d links; %d kept, %d skipped of %d", total, kept, skipped, len(tr.Links))
+	if total != kept || kept+skipped != tr.Links.Len() {
+		t.Errorf("edges count %d links; %d kept, %d skipped of %d", total, kept, skipped, tr.Links.Len())
 	}
 	t.Logf("dt: %d nodes (%s), %d edges, %d links (%d skipped)", len(v.Nodes), v.Nodes[0].Kind, len(v.Edges), kept, skipped)
 	// Half the run: the links that overlap it, counted by hand.
 	mid := tr.Start + (tr.End-tr.Start)/2
 	must(t, tp.SetWindow(tr.Start, mid))
 	want := 0
-	for _, l := range tr.Links {
+	for _, l := range tr.Links.All() {
 		if l.Start <= mid && tp.nodeOf(l.From) != tp.nodeOf(l.To) {
 			want++
 		}

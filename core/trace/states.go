@@ -18,30 +18,48 @@ import (
 // index (At) or in order (All); a column is built by Append, or from a
 // slice (StatesOf).
 type StateColumn struct {
-	blocks []*stateBlock
-	n      int
+	col column[State, stateBlock, *stateBlock]
 	// deep holds, by state index, the depths a byte cannot (outside
 	// [0, deepDepth)): nesting that deep is rare enough to be kept aside.
 	deep map[int]int32
 }
 
 const (
-	stateBlockBits = 15 // 32,768 states: about 1 MiB a block
-	stateBlockLen  = 1 << stateBlockBits
-	stateBlockMask = stateBlockLen - 1
+	stateBlockLen = blockLen // 32,768 states: about 1 MiB a block
 	// deepDepth marks, in a block's depth column, a depth kept in deep.
 	deepDepth = 255
 )
 
 // stateBlock is one block of the columns.
 type stateBlock struct {
-	start, end                   [stateBlockLen]Time
-	container, typ, value, order [stateBlockLen]int32
-	depth                        [stateBlockLen]uint8
+	start, end                   [blockLen]Time
+	container, typ, value, order [blockLen]int32
+	depth                        [blockLen]uint8
 }
 
 // StateBlockBytes is the memory of one block of a StateColumn.
-const StateBlockBytes = stateBlockLen * (8 + 8 + 4*4 + 1)
+const StateBlockBytes = blockLen * (8 + 8 + 4*4 + 1)
+
+func (b *stateBlock) get(j int) State {
+	return State{Container: b.container[j], Type: b.typ[j], Value: b.value[j],
+		Start: b.start[j], End: b.end[j], Depth: int32(b.depth[j]), Order: b.order[j]}
+}
+
+// put writes s, its depth as deepDepth when a byte cannot hold it: the
+// StateColumn keeps it aside.
+func (b *stateBlock) put(j int, s State) {
+	b.start[j], b.end[j] = s.Start, s.End
+	b.container[j], b.typ[j], b.value[j], b.order[j] = s.Container, s.Type, s.Value, s.Order
+	b.depth[j] = deepDepth
+	if shallow(s.Depth) {
+		b.depth[j] = uint8(s.Depth)
+	}
+}
+
+func (b *stateBlock) bytes() int64 { return StateBlockBytes }
+
+// shallow tells whether a block's depth byte holds depth.
+func shallow(depth int32) bool { return depth >= 0 && depth < deepDepth }
 
 // StatesOf returns a column holding states, in their order.
 func StatesOf(states ...State) StateColumn {
@@ -54,62 +72,49 @@ func StatesOf(states ...State) StateColumn {
 }
 
 // Len returns the number of states.
-func (c *StateColumn) Len() int { return c.n }
+func (c *StateColumn) Len() int { return c.col.n }
 
 // Append adds s after the last state.
 func (c *StateColumn) Append(s State) {
-	j := c.n & stateBlockMask
-	if j == 0 {
-		c.blocks = append(c.blocks, new(stateBlock))
-	}
-	c.put(c.n, s)
-	c.n++
+	c.keep(c.col.n, s.Depth)
+	c.col.Append(s)
 }
 
 // At returns the i-th state; it panics if i is out of range.
 func (c *StateColumn) At(i int) State {
-	if uint(i) >= uint(c.n) {
-		panic("trace: state index out of range")
+	s := c.col.At(i)
+	if s.Depth == deepDepth {
+		s.Depth = c.deep[i]
 	}
-	b, j := c.blocks[i>>stateBlockBits], i&stateBlockMask
-	d := int32(b.depth[j])
-	if d == deepDepth {
-		d = c.deep[i]
-	}
-	return State{Container: b.container[j], Type: b.typ[j], Value: b.value[j],
-		Start: b.start[j], End: b.end[j], Depth: d, Order: b.order[j]}
+	return s
 }
 
 // Set replaces the i-th state; it panics if i is out of range.
 func (c *StateColumn) Set(i int, s State) {
-	if uint(i) >= uint(c.n) {
-		panic("trace: state index out of range")
-	}
+	c.col.Set(i, s)
 	delete(c.deep, i)
-	c.put(i, s)
+	c.keep(i, s.Depth)
 }
 
-// put writes s at index i of an existing block.
-func (c *StateColumn) put(i int, s State) {
-	b, j := c.blocks[i>>stateBlockBits], i&stateBlockMask
-	b.start[j], b.end[j] = s.Start, s.End
-	b.container[j], b.typ[j], b.value[j], b.order[j] = s.Container, s.Type, s.Value, s.Order
-	if s.Depth >= 0 && s.Depth < deepDepth {
-		b.depth[j] = uint8(s.Depth)
+// keep puts aside the depth of state i if a byte cannot hold it.
+func (c *StateColumn) keep(i int, depth int32) {
+	if shallow(depth) {
 		return
 	}
-	b.depth[j] = deepDepth
 	if c.deep == nil {
 		c.deep = map[int]int32{}
 	}
-	c.deep[i] = s.Depth
+	c.deep[i] = depth
 }
 
 // All yields the states in order, with their index.
 func (c *StateColumn) All() iter.Seq2[int, State] {
 	return func(yield func(int, State) bool) {
-		for i := 0; i < c.n; i++ {
-			if !yield(i, c.At(i)) {
+		for i, s := range c.col.All() {
+			if s.Depth == deepDepth {
+				s.Depth = c.deep[i]
+			}
+			if !yield(i, s) {
 				return
 			}
 		}
@@ -119,7 +124,7 @@ func (c *StateColumn) All() iter.Seq2[int, State] {
 // Slice returns a copy of the states as a slice (for tests and small
 // traces: it takes 40 bytes a state).
 func (c *StateColumn) Slice() []State {
-	out := make([]State, 0, c.n)
+	out := make([]State, 0, c.col.n)
 	for _, s := range c.All() {
 		out = append(out, s)
 	}
@@ -128,20 +133,11 @@ func (c *StateColumn) Slice() []State {
 
 // Grow makes room for n more states' block pointers; the blocks come as
 // states do.
-func (c *StateColumn) Grow(n int) {
-	need := (c.n + n + stateBlockMask) >> stateBlockBits
-	if need > cap(c.blocks) {
-		blocks := make([]*stateBlock, len(c.blocks), need)
-		copy(blocks, c.blocks)
-		c.blocks = blocks
-	}
-}
+func (c *StateColumn) Grow(n int) { c.col.Grow(n) }
 
 // Bytes returns the memory the column holds: its blocks, their index and
 // the depths kept aside.
-func (c *StateColumn) Bytes() int64 {
-	return int64(len(c.blocks))*StateBlockBytes + int64(cap(c.blocks))*8 + int64(len(c.deep))*48
-}
+func (c *StateColumn) Bytes() int64 { return c.col.Bytes() + int64(len(c.deep))*48 }
 
 // String prints the states as a slice of them would print, so that a
 // Trace prints (and two traces compare by their print) state by state.

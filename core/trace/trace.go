@@ -15,10 +15,11 @@ type Trace struct {
 	Types      []Type
 	Values     []Value
 	Containers []Container // Containers[0] is the root
-	States     StateColumn // column-wise, in blocks (see StateColumn)
-	Variables  []Variable
-	Links      []Link
-	Events     []Event
+	// The entities, column-wise, in blocks (see StateColumn).
+	States     StateColumn
+	Variables  VariableColumn
+	Links      LinkColumn
+	Events     EventColumn
 	Start, End Time // first and last instant of the trace
 	// KeepArgs, set before reading, asks readers for the arguments of
 	// states and events (see ArgsSink); they are not kept by default.
@@ -76,13 +77,13 @@ func (t *Trace) DestroyContainer(id int32, at Time) { t.Containers[id].End = at 
 func (t *Trace) State(s State) { t.States.Append(s) }
 
 // Variable implements Sink.
-func (t *Trace) Variable(v Variable) { t.Variables = append(t.Variables, v) }
+func (t *Trace) Variable(v Variable) { t.Variables.Append(v) }
 
 // Link implements Sink.
-func (t *Trace) Link(l Link) { t.Links = append(t.Links, l) }
+func (t *Trace) Link(l Link) { t.Links.Append(l) }
 
 // Event implements Sink.
-func (t *Trace) Event(e Event) { t.Events = append(t.Events, e) }
+func (t *Trace) Event(e Event) { t.Events.Append(e) }
 
 // KeepsArgs implements ArgsSink: t.KeepArgs.
 func (t *Trace) KeepsArgs() bool { return t.KeepArgs }

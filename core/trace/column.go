@@ -1,0 +1,112 @@
+package trace
+
+import (
+	"fmt"
+	"iter"
+	"unsafe"
+)
+
+// Every entity column (StateColumn, VariableColumn, LinkColumn,
+// EventColumn) is a column: entities in blocks of a fixed number, each
+// block a set of arrays, one per field. Growing adds a block and copies
+// nothing, so holding n entities never takes more than n entities' worth
+// of memory plus one block (a slice grown by append copies itself whole
+// into one 1.25 times as large, and keeps both until the copy ends).
+const (
+	blockBits = 15 // 32,768 entities a block
+	blockLen  = 1 << blockBits
+	blockMask = blockLen - 1
+)
+
+// block is what a column asks of its blocks (PB is *B): read and write
+// the j-th entity, and tell the memory the block holds.
+type block[E, B any] interface {
+	*B
+	get(j int) E
+	put(j int, e E)
+	// bytes is the block's memory: its arrays and whatever it holds
+	// beside them (the key bytes of links).
+	bytes() int64
+}
+
+// column holds entities of type E in blocks of type B. The zero value is
+// an empty column ready to use.
+type column[E, B any, PB block[E, B]] struct {
+	blocks []*B
+	n      int
+}
+
+// Len returns the number of entities.
+func (c *column[E, B, PB]) Len() int { return c.n }
+
+// Append adds e after the last entity.
+func (c *column[E, B, PB]) Append(e E) {
+	if c.n&blockMask == 0 {
+		c.blocks = append(c.blocks, new(B))
+	}
+	PB(c.blocks[c.n>>blockBits]).put(c.n&blockMask, e)
+	c.n++
+}
+
+// At returns the i-th entity; it panics if i is out of range.
+func (c *column[E, B, PB]) At(i int) E {
+	c.check(i)
+	return PB(c.blocks[i>>blockBits]).get(i & blockMask)
+}
+
+// Set replaces the i-th entity; it panics if i is out of range.
+func (c *column[E, B, PB]) Set(i int, e E) {
+	c.check(i)
+	PB(c.blocks[i>>blockBits]).put(i&blockMask, e)
+}
+
+func (c *column[E, B, PB]) check(i int) {
+	if uint(i) >= uint(c.n) {
+		panic(fmt.Sprintf("trace: index %d out of range [0, %d)", i, c.n))
+	}
+}
+
+// All yields the entities in order, with their index.
+func (c *column[E, B, PB]) All() iter.Seq2[int, E] {
+	return func(yield func(int, E) bool) {
+		for i := 0; i < c.n; i++ {
+			if !yield(i, PB(c.blocks[i>>blockBits]).get(i&blockMask)) {
+				return
+			}
+		}
+	}
+}
+
+// Slice returns a copy of the entities as a slice (for tests and small
+// traces: it takes the size of the entity's struct for each).
+func (c *column[E, B, PB]) Slice() []E {
+	out := make([]E, 0, c.n)
+	for _, e := range c.All() {
+		out = append(out, e)
+	}
+	return out
+}
+
+// Grow makes room for n more entities' block pointers; the blocks come
+// as entities do.
+func (c *column[E, B, PB]) Grow(n int) {
+	need := (c.n + n + blockMask) >> blockBits
+	if need > cap(c.blocks) {
+		blocks := make([]*B, len(c.blocks), need)
+		copy(blocks, c.blocks)
+		c.blocks = blocks
+	}
+}
+
+// Bytes returns the memory the column holds: its blocks and their index.
+func (c *column[E, B, PB]) Bytes() int64 {
+	n := int64(cap(c.blocks)) * int64(unsafe.Sizeof((*B)(nil)))
+	for _, b := range c.blocks {
+		n += PB(b).bytes()
+	}
+	return n
+}
+
+// String prints the entities as a slice of them would print, so that a
+// Trace prints (and two traces compare by their print) entity by entity.
+func (c column[E, B, PB]) String() string { return fmt.Sprintf("%+v", c.Slice()) }

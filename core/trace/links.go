@@ -1,0 +1,93 @@
+package trace
+
+import "math"
+
+// LinkColumn holds a trace's links column-wise, in blocks of 32,768:
+// start and end as int64 nanoseconds, container, type, value, source and
+// destination as int32 ids, the size as a float64, and the key's bytes in
+// an arena the block owns, found by an int32 offset and length. A link
+// costs 52 bytes plus the length of its key, 0 when it has none (most
+// formats); Link, the struct the readers hand over, takes 64 and its key
+// one more allocation, which unique keys (Pajé's) all need. The column
+// grows a block at a time and never copies itself to grow (see
+// StateColumn); a block's arena grows as keys come.
+//
+// The zero value is an empty column ready to use; LinksOf builds one from
+// a slice. At allocates the key it returns, when there is one.
+type LinkColumn struct {
+	column[Link, linkBlock, *linkBlock]
+}
+
+// LinkBlockBytes is the memory of one block of a LinkColumn, its key
+// arena aside.
+const LinkBlockBytes = blockLen * (8 + 8 + 8 + 5*4 + 4 + 4)
+
+type linkBlock struct {
+	start, end                      [blockLen]Time
+	size                            [blockLen]float64
+	container, typ, value, from, to [blockLen]int32
+	// The key of link j is keys[keyOff[j]:keyOff[j]+keyLen[j]], or
+	// far[j] when keyLen[j] is farKey: keys that would take the arena
+	// past what an int32 offset reaches (2 GiB of keys in one block).
+	keyOff, keyLen [blockLen]int32
+	keys           []byte
+	far            map[int]string
+}
+
+const farKey = -1
+
+func (b *linkBlock) get(j int) Link {
+	l := Link{Container: b.container[j], Type: b.typ[j], Value: b.value[j],
+		Start: b.start[j], End: b.end[j], From: b.from[j], To: b.to[j], Size: b.size[j]}
+	switch n := b.keyLen[j]; {
+	case n == farKey:
+		l.Key = b.far[j]
+	case n > 0:
+		off := b.keyOff[j]
+		l.Key = string(b.keys[off : off+n])
+	}
+	return l
+}
+
+func (b *linkBlock) put(j int, l Link) {
+	b.container[j], b.typ[j], b.value[j], b.from[j], b.to[j] = l.Container, l.Type, l.Value, l.From, l.To
+	b.start[j], b.end[j], b.size[j] = l.Start, l.End, l.Size
+	old, n := b.keyLen[j], len(l.Key)
+	if old == farKey {
+		delete(b.far, j)
+	}
+	switch {
+	case n == 0:
+		b.keyOff[j], b.keyLen[j] = 0, 0
+	case int(old) >= n: // a key replaced by one no longer: in place
+		copy(b.keys[b.keyOff[j]:], l.Key)
+		b.keyLen[j] = int32(n)
+	case len(b.keys)+n <= math.MaxInt32:
+		b.keyOff[j], b.keyLen[j] = int32(len(b.keys)), int32(n)
+		b.keys = append(b.keys, l.Key...)
+	default:
+		if b.far == nil {
+			b.far = map[int]string{}
+		}
+		b.keyOff[j], b.keyLen[j] = 0, farKey
+		b.far[j] = l.Key
+	}
+}
+
+func (b *linkBlock) bytes() int64 {
+	n := int64(LinkBlockBytes + cap(b.keys))
+	for _, k := range b.far {
+		n += int64(len(k)) + 48
+	}
+	return n
+}
+
+// LinksOf returns a column holding links, in their order.
+func LinksOf(links ...Link) LinkColumn {
+	var c LinkColumn
+	c.Grow(len(links))
+	for _, l := range links {
+		c.Append(l)
+	}
+	return c
+}
