@@ -344,3 +344,21 @@ func (c *columns) optionalStrings(name string, v []string) {
 	b.AppendValues(v, valid)
 	c.add(name, b.NewArray())
 }
+
+// optionalStringsOf is optionalStrings for n rows whose bytes appendTo
+// appends (row i's to dst): they go to the column's buffer with no Go
+// string made for each row.
+func (c *columns) optionalStringsOf(name string, n int, appendTo func(dst []byte, i int) []byte) {
+	b := array.NewStringBuilder(c.mem)
+	defer b.Release()
+	b.Reserve(n)
+	var row []byte
+	for i := range n {
+		if row = appendTo(row[:0], i); len(row) == 0 {
+			b.AppendNull()
+		} else {
+			b.BinaryBuilder.Append(row)
+		}
+	}
+	c.add(name, b.NewArray())
+}

@@ -366,12 +366,11 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	names := namesOf(t)
 	n := t.Links.Len()
 	cont, typ, val, from, to := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	key := make([]string, n)
 	size := make([]float64, n)
 	s := newSpans(n)
-	for i, l := range t.Links.All() {
+	for i, l := range t.Links.Unkeyed() { // the keys go to their column below
 		cont[i], typ[i], val[i], from[i], to[i] = l.Container, l.Type, l.Value, l.From, l.To
-		key[i], size[i] = l.Key, l.Size
+		size[i] = l.Size
 		s.set(i, l.Start, l.End)
 	}
 	c := newColumns(mem, n)
@@ -383,7 +382,7 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("start", s.start)
 	c.float64s("end", s.end)
 	c.float64s("duration", s.dur)
-	c.optionalStrings("key", key)
+	c.optionalStringsOf("key", n, t.Links.AppendKey)
 	c.optionalFloat64s("size", size)
 	c.int64s("start_ns", s.startNs)
 	c.int64s("end_ns", s.endNs)

@@ -32,7 +32,7 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 	inTree := make([]bool, len(t.Containers))
 	created := make([]int32, len(t.Containers)) // the creating link + 1, 0 if none
 	some := false
-	for i, l := range t.Links.All() {
+	for i, l := range t.Links.Unkeyed() { // the keys are not needed
 		if !use[l.Type] {
 			continue
 		}

@@ -59,7 +59,7 @@ func newIndex(t *trace.Trace, opt Options) *index {
 		e := at(v.Container, v.Type)
 		e.variables = append(e.variables, int32(i))
 	}
-	for i, l := range t.Links.All() {
+	for i, l := range t.Links.Unkeyed() { // the keys are not needed
 		e := at(l.Container, l.Type)
 		e.links = append(e.links, int32(i))
 	}

@@ -510,7 +510,7 @@ func (tp *Topology) collectLinks(linkTypes []int32) {
 			tp.edgeTypes = append(tp.edgeTypes, n)
 		}
 	}
-	for _, l := range t.Links.All() {
+	for _, l := range t.Links.Unkeyed() { // the keys are not needed
 		st, ok := structural[l.Type]
 		if !ok {
 			continue

@@ -1,6 +1,9 @@
 package trace
 
-import "math"
+import (
+	"iter"
+	"math"
+)
 
 // LinkColumn holds a trace's links column-wise, in blocks of 32,768:
 // start and end as int64 nanoseconds, container, type, value, source and
@@ -37,8 +40,7 @@ type linkBlock struct {
 const farKey = -1
 
 func (b *linkBlock) get(j int) Link {
-	l := Link{Container: b.container[j], Type: b.typ[j], Value: b.value[j],
-		Start: b.start[j], End: b.end[j], From: b.from[j], To: b.to[j], Size: b.size[j]}
+	l := b.unkeyed(j)
 	switch n := b.keyLen[j]; {
 	case n == farKey:
 		l.Key = b.far[j]
@@ -47,6 +49,24 @@ func (b *linkBlock) get(j int) Link {
 		l.Key = string(b.keys[off : off+n])
 	}
 	return l
+}
+
+// unkeyed returns link j without its key.
+func (b *linkBlock) unkeyed(j int) Link {
+	return Link{Container: b.container[j], Type: b.typ[j], Value: b.value[j],
+		Start: b.start[j], End: b.end[j], From: b.from[j], To: b.to[j], Size: b.size[j]}
+}
+
+// appendKey appends the key of link j to dst.
+func (b *linkBlock) appendKey(dst []byte, j int) []byte {
+	switch n := b.keyLen[j]; {
+	case n == farKey:
+		return append(dst, b.far[j]...)
+	case n > 0:
+		off := b.keyOff[j]
+		return append(dst, b.keys[off:off+n]...)
+	}
+	return dst
 }
 
 func (b *linkBlock) put(j int, l Link) {
@@ -90,4 +110,25 @@ func LinksOf(links ...Link) LinkColumn {
 		c.Append(l)
 	}
 	return c
+}
+
+// Unkeyed yields the links in order, with their index, but not their
+// keys (Key is empty): reading the other fields of every link then
+// allocates nothing. AppendKey gives a key when it is needed.
+func (c *LinkColumn) Unkeyed() iter.Seq2[int, Link] {
+	return func(yield func(int, Link) bool) {
+		for i := 0; i < c.n; i++ {
+			if !yield(i, c.blocks[i>>blockBits].unkeyed(i&blockMask)) {
+				return
+			}
+		}
+	}
+}
+
+// AppendKey appends the key of the i-th link to dst and returns the
+// extended slice, allocating nothing when dst has room; it panics if i
+// is out of range.
+func (c *LinkColumn) AppendKey(dst []byte, i int) []byte {
+	c.check(i)
+	return c.blocks[i>>blockBits].appendKey(dst, i&blockMask)
 }
