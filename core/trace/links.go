@@ -39,6 +39,10 @@ type linkBlock struct {
 
 const farKey = -1
 
+// maxArena is the most key bytes a block's arena holds (a variable so
+// that tests can reach it).
+var maxArena = math.MaxInt32
+
 func (b *linkBlock) get(j int) Link {
 	l := b.unkeyed(j)
 	switch n := b.keyLen[j]; {
@@ -82,7 +86,7 @@ func (b *linkBlock) put(j int, l Link) {
 	case int(old) >= n: // a key replaced by one no longer: in place
 		copy(b.keys[b.keyOff[j]:], l.Key)
 		b.keyLen[j] = int32(n)
-	case len(b.keys)+n <= math.MaxInt32:
+	case len(b.keys)+n <= maxArena:
 		b.keyOff[j], b.keyLen[j] = int32(len(b.keys)), int32(n)
 		b.keys = append(b.keys, l.Key...)
 	default:
