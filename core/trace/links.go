@@ -106,6 +106,35 @@ func (b *linkBlock) bytes() int64 {
 	return n
 }
 
+// Append adds l after the last one.
+func (c *LinkColumn) Append(l Link) {
+	b, j := c.next()
+	b.put(j, l)
+}
+
+// At returns the i-th link; it panics if i is out of range.
+func (c *LinkColumn) At(i int) Link {
+	checkIndex(i, c.n)
+	return c.blocks[i>>blockBits].get(i & blockMask)
+}
+
+// Set replaces the i-th link; it panics if i is out of range.
+func (c *LinkColumn) Set(i int, l Link) {
+	checkIndex(i, c.n)
+	c.blocks[i>>blockBits].put(i&blockMask, l)
+}
+
+// All yields the links in order, with their index.
+func (c *LinkColumn) All() iter.Seq2[int, Link] {
+	return func(yield func(int, Link) bool) {
+		for i := 0; i < c.n; i++ {
+			if !yield(i, c.blocks[i>>blockBits].get(i&blockMask)) {
+				return
+			}
+		}
+	}
+}
+
 // LinksOf returns a column holding links, in their order.
 func LinksOf(links ...Link) LinkColumn {
 	var c LinkColumn
@@ -133,6 +162,6 @@ func (c *LinkColumn) Unkeyed() iter.Seq2[int, Link] {
 // extended slice, allocating nothing when dst has room; it panics if i
 // is out of range.
 func (c *LinkColumn) AppendKey(dst []byte, i int) []byte {
-	c.check(i)
+	checkIndex(i, c.n)
 	return c.blocks[i>>blockBits].appendKey(dst, i&blockMask)
 }

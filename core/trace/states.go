@@ -77,21 +77,31 @@ func (c *StateColumn) Len() int { return c.col.n }
 // Append adds s after the last state.
 func (c *StateColumn) Append(s State) {
 	c.keep(c.col.n, s.Depth)
-	c.col.Append(s)
+	b, j := c.col.next()
+	b.put(j, s)
 }
 
-// At returns the i-th state; it panics if i is out of range.
+// At returns the i-th state; it panics if i is out of range. It is
+// written to stay within the compiler's inlining budget, which reading
+// states depends on (20 times slower, not inlined): no call to get, whose
+// copy of the state costs more, and one comparison for the range.
 func (c *StateColumn) At(i int) State {
-	s := c.col.At(i)
-	if s.Depth == deepDepth {
-		s.Depth = c.deep[i]
+	if i >= c.col.n { // a negative i fails the index of blocks
+		panic("trace: state index out of range")
 	}
-	return s
+	b, j := c.col.blocks[i>>blockBits], i&blockMask
+	d := int32(b.depth[j])
+	if d == deepDepth {
+		d = c.deep[i]
+	}
+	return State{Container: b.container[j], Type: b.typ[j], Value: b.value[j],
+		Start: b.start[j], End: b.end[j], Depth: d, Order: b.order[j]}
 }
 
 // Set replaces the i-th state; it panics if i is out of range.
 func (c *StateColumn) Set(i int, s State) {
-	c.col.Set(i, s)
+	checkIndex(i, c.col.n)
+	c.col.blocks[i>>blockBits].put(i&blockMask, s)
 	delete(c.deep, i)
 	c.keep(i, s.Depth)
 }
@@ -110,11 +120,8 @@ func (c *StateColumn) keep(i int, depth int32) {
 // All yields the states in order, with their index.
 func (c *StateColumn) All() iter.Seq2[int, State] {
 	return func(yield func(int, State) bool) {
-		for i, s := range c.col.All() {
-			if s.Depth == deepDepth {
-				s.Depth = c.deep[i]
-			}
-			if !yield(i, s) {
+		for i := 0; i < c.col.n; i++ {
+			if !yield(i, c.At(i)) {
 				return
 			}
 		}

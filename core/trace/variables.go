@@ -1,5 +1,7 @@
 package trace
 
+import "iter"
+
 // VariableColumn holds a trace's variable pieces column-wise, in blocks
 // of 32,768: start and end as int64 nanoseconds, container and type as
 // int32 ids, the value as a float64. A piece costs 32 bytes, as Variable
@@ -31,6 +33,35 @@ func (b *variableBlock) put(j int, v Variable) {
 }
 
 func (b *variableBlock) bytes() int64 { return VariableBlockBytes }
+
+// Append adds v after the last one.
+func (c *VariableColumn) Append(v Variable) {
+	b, j := c.next()
+	b.put(j, v)
+}
+
+// At returns the i-th variable; it panics if i is out of range.
+func (c *VariableColumn) At(i int) Variable {
+	checkIndex(i, c.n)
+	return c.blocks[i>>blockBits].get(i & blockMask)
+}
+
+// Set replaces the i-th variable; it panics if i is out of range.
+func (c *VariableColumn) Set(i int, v Variable) {
+	checkIndex(i, c.n)
+	c.blocks[i>>blockBits].put(i&blockMask, v)
+}
+
+// All yields the variables in order, with their index.
+func (c *VariableColumn) All() iter.Seq2[int, Variable] {
+	return func(yield func(int, Variable) bool) {
+		for i := 0; i < c.n; i++ {
+			if !yield(i, c.blocks[i>>blockBits].get(i&blockMask)) {
+				return
+			}
+		}
+	}
+}
 
 // VariablesOf returns a column holding variables, in their order.
 func VariablesOf(variables ...Variable) VariableColumn {
