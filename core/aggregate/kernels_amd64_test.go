@@ -19,7 +19,7 @@ func withAVX2(t *testing.T, on bool, f func(*testing.T)) {
 
 func TestKernelsSSE2(t *testing.T) {
 	withAVX2(t, false, checkBestIntervals)
-	withAVX2(t, false, checkColumnBest)
+	withAVX2(t, false, checkColumnSearch)
 	withAVX2(t, false, checkXlog2x)
 	withAVX2(t, false, checkAddTo)
 	withAVX2(t, false, checkIntervalSums)
@@ -27,7 +27,7 @@ func TestKernelsSSE2(t *testing.T) {
 
 func TestKernelsAVX2(t *testing.T) {
 	withAVX2(t, true, checkBestIntervals)
-	withAVX2(t, true, checkColumnBest)
+	withAVX2(t, true, checkColumnSearch)
 	withAVX2(t, true, checkXlog2x)
 	withAVX2(t, true, checkAddTo)
 	withAVX2(t, true, checkIntervalSums)
