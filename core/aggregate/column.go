@@ -26,14 +26,16 @@ package aggregate
 // columnSearchGeneric is the same computation in Go.
 
 // columnSearchGeneric sets, for i in [0, j] with j = len(pos)-1, where
-// best(i,m) is v[m*T+i] and agg(m,j) is av[m], pos[i] to the winning
-// candidate for [i..j] when it is the only one of its value: 0 for
-// agg(i,j), c = m+1 for best(i,m) + agg(m+1,j) (the cut after m). pos[i]
-// is -1 when, going through the candidates in order, one equals the
-// largest value before it, or is NaN, or agg(i,j) is NaN: resolveRow
-// decides those rows. Rows i with skip[i] set are left alone (skip may be
-// nil).
-func columnSearchGeneric(v []float64, T int, av []float64, pos []int, skip []bool) {
+// best(i,m) is (v, g, l)[m*T+i] and agg(m,j) is (av, ag, al)[m], pos[i] to
+// the winning candidate for [i..j]: 0 for agg(i,j), c = m+1 for
+// best(i,m) + agg(m+1,j) (the cut after m); -1 if no candidate equals
+// the largest value, which only NaN values cause. Rows i with skip[i] set
+// are left alone (skip may be nil).
+//
+// Going through the candidates in order, a row keeps the first of the
+// largest value as long as no other equals it; resolveRow decides the
+// rows where one does (or where anything is NaN).
+func columnSearchGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
 	j := len(pos) - 1
 	for i := 0; i <= j; i++ {
 		if skip != nil && skip[i] {
@@ -50,7 +52,7 @@ func columnSearchGeneric(v []float64, T int, av []float64, pos []int, skip []boo
 			}
 		}
 		if tie {
-			c = -1
+			c = resolveRow(i, j, T, v, g, l, av, ag, al)
 		}
 		pos[i] = c
 	}
@@ -58,8 +60,7 @@ func columnSearchGeneric(v []float64, T int, av []float64, pos []int, skip []boo
 
 // resolveRow returns the winning candidate for [i..j] (0 or the cut c, as
 // columnSearch) by the whole rule, or -1 if no candidate equals the
-// largest value, which only NaN values cause. best(i,m) is (v, g, l)[m*T+i]
-// and agg(m,j) is (av, ag, al)[m].
+// largest value, which only NaN values cause.
 func resolveRow(i, j, T int, v, g, l, av, ag, al []float64) int {
 	t := av[i]
 	for m := i; m < j; m++ {
@@ -82,45 +83,28 @@ func resolveRow(i, j, T int, v, g, l, av, ag, al []float64) int {
 	return found
 }
 
-// composeRow sets best(i,j) (at j*T+i) to its optimum, the candidate c
-// (0 or a cut, see columnSearch), and returns c as the cut to record.
-func composeRow(v, g, l []float64, T, i, j int, av, ag, al []float64, c int) {
-	at := j*T + i
-	if c == 0 {
-		v[at], g[at], l[at] = av[i], ag[i], al[i]
-		return
-	}
-	from := (c-1)*T + i // best(i, c-1)
-	v[at], g[at], l[at] = v[from]+av[c], g[from]+ag[c], l[from]+al[c]
-}
-
 // columnComposeGeneric is columnBestComposed in Go: the search of column
-// j = len(pos)-1, then every row's optimum and cut (cut[i] for row i). It
-// reports false, once it has found a row with no winner (NaN qualities),
-// which the general loop of bestIntervals handles.
+// j = len(pos)-1, then every row's optimum, best(i,j) at j*T+i, and its
+// cut, cut[i]. It reports false, having composed nothing, if a row has no
+// winner (NaN qualities), which the general loop of bestIntervals handles.
 func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
-	columnSearchGeneric(v, T, av, pos, nil)
-	return resolveColumn(v, g, l, T, av, ag, al, pos, cut, true)
-}
-
-// resolveColumn resolves the flagged rows of a searched column (pos[i] <
-// 0) and composes them, or every row if all is set; it reports false,
-// leaving the rest undone, at a row with no winner.
-func resolveColumn(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte, all bool) bool {
+	columnSearchGeneric(v, g, l, T, av, ag, al, pos, nil)
+	for _, c := range pos {
+		if c < 0 {
+			return false
+		}
+	}
 	j := len(pos) - 1
 	cut = cut[:len(pos)]
 	for i, c := range pos {
-		if c >= 0 && !all {
+		at := j*T + i
+		cut[i] = byte(c)
+		if c == 0 {
+			v[at], g[at], l[at] = av[i], ag[i], al[i]
 			continue
 		}
-		if c < 0 {
-			if c = resolveRow(i, j, T, v, g, l, av, ag, al); c < 0 {
-				return false
-			}
-			pos[i] = c
-		}
-		composeRow(v, g, l, T, i, j, av, ag, al, c)
-		cut[i] = byte(c)
+		from := (c-1)*T + i // best(i, c-1)
+		v[at], g[at], l[at] = v[from]+av[c], g[from]+ag[c], l[from]+al[c]
 	}
 	return true
 }

@@ -37,7 +37,7 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	ADDQ      R8, R12 \
 	INCQ      R11
 
-// func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte)
+// func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte) (left int)
 //
 // Column j = len(pos)-1, by blocks of four rows i0..i0+3: the lanes of
 // Y0 (the largest value so far, from agg(i,j)), Y1 (the candidate that
@@ -45,14 +45,19 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 // m = i0..j-1, the candidates of the four rows are one vector of column m
 // of best; for the first three m, the rows past m have no candidate and
 // their lanes are masked off. Lanes past j hold values of other intervals
-// and are dropped when the block is stored. Then, row by row: pos[i] =
-// -1 if flagged, else the winner, and (when cut is not nil) its
-// optimum, composed as composeRow composes it.
+// and are dropped when the block is stored. Then, row by row: a flagged
+// row goes through its candidates again, one by one, as resolveRow does,
+// with the largest value already known: the first equal to it wins, and a
+// later one replaces it if its gain is larger, or equal with a smaller
+// loss; NaN leaves the row to the caller (pos[i] = -1, counted in left).
+// pos[i] = the winner, and (when cut is not nil) its optimum, composed as
+// composeRow composes it.
 //
 // Registers: SI = v, DI = av, R8 = T*8, R9 = j, R10 = i0, R11 = m,
 // R12 = &best(i0,m); Y4 = 1 in every lane. Frame: the winners of a block
-// at 0(SP), j*T*8 at 32(SP).
-TEXT ·columnSearchAVX2(SB), NOSPLIT, $40-224
+// at 0(SP), j*T*8 at 32(SP), the largest values of a block at 40(SP),
+// left at 72(SP).
+TEXT ·columnSearchAVX2(SB), NOSPLIT, $80-232
 	MOVQ         v_base+0(FP), SI
 	MOVQ         av_base+80(FP), DI
 	MOVQ         T+72(FP), R8
@@ -62,6 +67,7 @@ TEXT ·columnSearchAVX2(SB), NOSPLIT, $40-224
 	MOVQ         R9, AX
 	IMULQ        R8, AX
 	MOVQ         AX, 32(SP)
+	MOVQ         $0, 72(SP)
 	MOVQ         $1, AX
 	VMOVQ        AX, X4
 	VPBROADCASTQ X4, Y4
@@ -123,6 +129,7 @@ main:
 finish:
 	VMOVMSKPD Y2, AX // flagged rows
 	VMOVDQU   Y1, 0(SP)
+	VMOVUPD   Y0, 40(SP)
 	XORQ      CX, CX // row of the block
 
 row:
@@ -131,14 +138,84 @@ row:
 	LEAQ (R10)(CX*1), R11 // i
 	CMPQ R11, R9
 	JGT  next_block
-	MOVQ pos_base+152(FP), R12
 	BTQ  CX, AX
-	JCC  winner
-	MOVQ $-1, (R12)(R11*8) // left to resolveRow
+	JCS  resolve
+	MOVQ 0(SP)(CX*8), DX // 0 or the cut c
+	JMP  winner
+
+resolve: // the whole rule, DX = the winner so far, X8, X9 its gain and loss
+	MOVQ     $-1, DX
+	VMOVSD   40(SP)(CX*8), X10 // the largest value
+	VUCOMISD X10, X10
+	JPS      no_winner
+	VMOVSD   (DI)(R11*8), X2
+	VUCOMISD X10, X2
+	JNE      resolve_cuts
+	XORQ     DX, DX // agg(i,j)
+	MOVQ     ag_base+104(FP), BX
+	VMOVSD   (BX)(R11*8), X8
+	MOVQ     al_base+128(FP), BX
+	VMOVSD   (BX)(R11*8), X9
+
+resolve_cuts:
+	MOVQ  R11, R13 // m
+	MOVQ  R11, R12
+	IMULQ R8, R12
+	LEAQ  (R12)(R11*8), R12 // byte offset of best(i,m)
+
+resolve_next:
+	CMPQ     R13, R9
+	JGE      resolved
+	VMOVSD   (SI)(R12*1), X2
+	VADDSD   8(DI)(R13*8), X2, X2
+	VUCOMISD X10, X2
+	JPS      no_winner
+	JNE      resolve_step
+	MOVQ     g_base+24(FP), BX
+	VMOVSD   (BX)(R12*1), X11
+	MOVQ     ag_base+104(FP), BX
+	VADDSD   8(BX)(R13*8), X11, X11
+	MOVQ     l_base+48(FP), BX
+	VMOVSD   (BX)(R12*1), X12
+	MOVQ     al_base+128(FP), BX
+	VADDSD   8(BX)(R13*8), X12, X12
+	TESTQ    DX, DX
+	JLT      resolve_take // the first candidate of the largest value
+	VCMPSD   $1, X11, X8, X13 // winner's gain < candidate's
+	VMOVQ    X13, BX
+	TESTQ    BX, BX
+	JNE      resolve_take
+	VCMPSD   $0, X11, X8, X13 // gains equal
+	VMOVQ    X13, BX
+	TESTQ    BX, BX
+	JEQ      resolve_step
+	VCMPSD   $1, X9, X12, X13 // candidate's loss < winner's
+	VMOVQ    X13, BX
+	TESTQ    BX, BX
+	JEQ      resolve_step
+
+resolve_take:
+	LEAQ    1(R13), DX
+	VMOVAPD X11, X8
+	VMOVAPD X12, X9
+
+resolve_step:
+	ADDQ R8, R12
+	INCQ R13
+	JMP  resolve_next
+
+no_winner: // NaN: left to the caller
+	MOVQ pos_base+152(FP), R12
+	MOVQ $-1, (R12)(R11*8)
+	INCQ 72(SP)
 	JMP  next_row
 
+resolved:
+	TESTQ DX, DX
+	JLT   no_winner
+
 winner:
-	MOVQ  0(SP)(CX*8), DX // 0 or the cut c
+	MOVQ  pos_base+152(FP), R12
 	MOVQ  DX, (R12)(R11*8)
 	MOVQ  cut_base+200(FP), R12
 	TESTQ R12, R12
@@ -191,5 +268,7 @@ next_block:
 	JMP  block
 
 done:
+	MOVQ 72(SP), AX
+	MOVQ AX, left+224(FP)
 	VZEROUPPER
 	RET

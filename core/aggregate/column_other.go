@@ -2,13 +2,13 @@
 
 package aggregate
 
-func columnSearch(v []float64, T int, av []float64, pos []int, skip []bool) {
-	columnSearchGeneric(v, T, av, pos, skip)
+func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
+	columnSearchGeneric(v, g, l, T, av, ag, al, pos, skip)
 }
 
 // columnBestComposed is columnSearch with no row skipped, followed by the
-// optimum and cut of every row; it reports whether every row was composed
-// (see columnComposeGeneric).
+// optimum and cut of every row; it reports whether it composed them (see
+// columnComposeGeneric).
 func columnBestComposed(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
 	return columnComposeGeneric(v, g, l, T, av, ag, al, pos, cut)
 }

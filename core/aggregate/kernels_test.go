@@ -174,8 +174,9 @@ func checkColumnSearch(t *testing.T) {
 						skip[i] = rng.IntN(4) != 0
 					}
 				}
-				columnSearchGeneric(v, T, av, posW, skip)
-				columnSearch(v, T, av, posG, skip)
+				ag, al := agg.g[j*T:j*T+j+1], agg.l[j*T:j*T+j+1]
+				columnSearchGeneric(v, best.g, best.l, T, av, ag, al, posW, skip)
+				columnSearch(v, best.g, best.l, T, av, ag, al, posG, skip)
 				for i := range posW {
 					if skip != nil && skip[i] {
 						continue
@@ -192,7 +193,6 @@ func checkColumnSearch(t *testing.T) {
 					copy(x.l, best.l)
 				}
 				cw, cg := make([]byte, j+1), make([]byte, j+1)
-				ag, al := agg.g[j*T:j*T+j+1], agg.l[j*T:j*T+j+1]
 				okW := columnComposeGeneric(ws.v, ws.g, ws.l, T, av, ag, al, posW, cw)
 				okG := columnBestComposed(gs.v, gs.g, gs.l, T, av, ag, al, posG, cg)
 				if okW != okG {

@@ -571,7 +571,7 @@ func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 // after i, i+1, ...; the first of those with the largest value wins,
 // unless a later one of the same value has a larger gain, or the same gain
 // and a smaller loss. columnSearch finds the winner of every interval of a
-// column (resolveRow those it leaves open); gains and losses are composed
+// column; gains and losses are composed
 // once the winning cut is known. Intervals fr marks as unchanged take
 // their known optimum without searching. pos is scratch space for T
 // values.
@@ -585,13 +585,13 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 			if columnBestComposed(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], cut) {
 				continue
 			}
-			columnSearch(bv, T, av[:j+1], pos[:j+1], nil)
+			columnSearch(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], nil)
 		} else {
 			var skip []bool // the intervals of the column known without search
 			if fr != nil {
 				skip = fr.mask[triIndex(0, j) : triIndex(0, j)+j+1]
 			}
-			columnSearch(bv, T, av[:j+1], pos[:j+1], skip)
+			columnSearch(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], skip)
 		}
 		for i, c := range pos[:j+1] {
 			k, at := triIndex(i, j), j*T+i
@@ -600,9 +600,6 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 				bv[at], bg[at], bl[at] = ln.at(fr.p), ln.g, ln.l
 				d.setCut(k, width, fr.dec.cutAt(k, width))
 				continue
-			}
-			if c < 0 {
-				c = resolveRow(i, j, T, bv, bg, bl, av, ag, al)
 			}
 			var qv float64
 			if c > 0 {
