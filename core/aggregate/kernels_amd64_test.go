@@ -23,6 +23,7 @@ func TestKernelsSSE2(t *testing.T) {
 	withAVX2(t, false, checkXlog2x)
 	withAVX2(t, false, checkAddTo)
 	withAVX2(t, false, checkIntervalSums)
+	withAVX2(t, false, checkAggregateRaw)
 }
 
 func TestKernelsAVX2(t *testing.T) {
@@ -31,4 +32,5 @@ func TestKernelsAVX2(t *testing.T) {
 	withAVX2(t, true, checkXlog2x)
 	withAVX2(t, true, checkAddTo)
 	withAVX2(t, true, checkIntervalSums)
+	withAVX2(t, true, checkAggregateRaw)
 }

@@ -192,12 +192,12 @@ func (q line) quality(p float64) quality { return quality{q.at(p), q.g, q.l} }
 type table struct{ v, g, l []float64 }
 
 func newTable(T int) table {
-	// v and its columns may be read in whole vectors, past their end (see
-	// columnSearch).
-	return table{make([]float64, T*T, T*T+tablePad), make([]float64, T*T), make([]float64, T*T)}
+	// Columns may be read and written in whole vectors, past their end
+	// (see columnSearch, aggregateRaw).
+	return table{make([]float64, T*T, T*T+tablePad), make([]float64, T*T, T*T+tablePad), make([]float64, T*T, T*T+tablePad)}
 }
 
-// tablePad is the number of values a table's v holds after its T*T.
+// tablePad is the number of values a table's arrays hold after their T*T.
 const tablePad = 4
 
 func (t table) at(k int) quality { return quality{t.v[k], t.g[k], t.l[k]} }
@@ -434,9 +434,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.aggregateOrSplit(*agg, kidBest, s.cache[base:base+s.tri], false, 0, d, leaf)
 	} else {
 		st = s.stats(n, kidStats, w)
-		leaves := s.in.Tree.NumLeaves(n)
-		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
-		r.aggregateOrSplit(*agg, kidBest, raw, true, leaves, d, leaf)
+		r.aggregateRaw(*agg, kidBest, st, s.in.Tree.NumLeaves(n), d, leaf, w)
 		for _, k := range kidStats {
 			w.recycle(k)
 		}
