@@ -11,9 +11,10 @@ package aggregate
 // are searched anyway, and their pos is to be ignored. It returns the
 // number of rows with no winner (pos[i] = -1).
 //
-// When cut is not nil, every row with a winner also gets its optimum,
+// When cut is not nil, every row with a winner gets its optimum instead,
 // best(i,j) at j*T+i, composed as columnComposeGeneric composes it, and
-// cut[i] = pos[i].
+// its cut[i] (pos[i] is then set only for the rows resolved by the whole
+// rule); best(i,j) is also written, as junk, for up to 3 rows past j.
 //
 //go:noescape
 func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte) (left int)

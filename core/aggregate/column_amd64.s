@@ -131,6 +131,61 @@ finish:
 	VMOVDQU   Y1, 0(SP)
 	VMOVUPD   Y0, 40(SP)
 	XORQ      CX, CX // row of the block
+	MOVQ      cut_base+200(FP), R12
+	TESTQ     R12, R12
+	JEQ       row
+
+	// Composing: the optimum's value of a row with a single winner is
+	// its largest value, the same sum, stored for the four rows at once
+	// (past j: junk below the diagonal, or the next column's first rows,
+	// written again before they are read, or the room after the table);
+	// a flagged row's is written again once resolved.
+	MOVQ    32(SP), R13
+	LEAQ    (R13)(R10*8), R13
+	VMOVUPD Y0, (SI)(R13*1)
+
+row_composed:
+	CMPQ CX, $4
+	JGE  next_block
+	LEAQ (R10)(CX*1), R11 // i
+	CMPQ R11, R9
+	JGT  next_block
+	BTQ  CX, AX
+	JCS  resolve
+	MOVQ 0(SP)(CX*8), DX // 0 or the cut c
+	MOVQ cut_base+200(FP), R12
+	MOVB DX, (R12)(R11*1)
+	MOVQ 32(SP), R13
+	LEAQ (R13)(R11*8), R13 // byte offset of best(i,j)
+	TESTQ DX, DX
+	JNE  composed_cut
+	MOVQ   ag_base+104(FP), BX
+	VMOVSD (BX)(R11*8), X5
+	MOVQ   g_base+24(FP), BX
+	VMOVSD X5, (BX)(R13*1)
+	MOVQ   al_base+128(FP), BX
+	VMOVSD (BX)(R11*8), X5
+	MOVQ   l_base+48(FP), BX
+	VMOVSD X5, (BX)(R13*1)
+	INCQ   CX
+	JMP    row_composed
+
+composed_cut: // gain and loss of best(i,c-1) + agg(c,j)
+	LEAQ   -1(DX), R12
+	IMULQ  R8, R12
+	LEAQ   (R12)(R11*8), R12 // byte offset of best(i,c-1)
+	MOVQ   g_base+24(FP), BX
+	MOVQ   ag_base+104(FP), R14
+	VMOVSD (BX)(R12*1), X5
+	VADDSD (R14)(DX*8), X5, X5
+	VMOVSD X5, (BX)(R13*1)
+	MOVQ   l_base+48(FP), BX
+	MOVQ   al_base+128(FP), R14
+	VMOVSD (BX)(R12*1), X5
+	VADDSD (R14)(DX*8), X5, X5
+	VMOVSD X5, (BX)(R13*1)
+	INCQ   CX
+	JMP    row_composed
 
 row:
 	CMPQ CX, $4
@@ -260,8 +315,11 @@ compose_cut: // best(i,c-1) + agg(c,j)
 	VMOVSD X5, (BX)(R13*1)
 
 next_row:
-	INCQ CX
-	JMP  row
+	INCQ  CX
+	MOVQ  cut_base+200(FP), R12
+	TESTQ R12, R12
+	JEQ   row
+	JMP   row_composed
 
 next_block:
 	ADDQ $4, R10
