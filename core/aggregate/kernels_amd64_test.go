@@ -24,6 +24,7 @@ func TestKernelsSSE2(t *testing.T) {
 	withAVX2(t, false, checkAddTo)
 	withAVX2(t, false, checkIntervalSums)
 	withAVX2(t, false, checkAggregateRaw)
+	withAVX2(t, false, checkAggregateCached)
 }
 
 func TestKernelsAVX2(t *testing.T) {
@@ -33,4 +34,5 @@ func TestKernelsAVX2(t *testing.T) {
 	withAVX2(t, true, checkAddTo)
 	withAVX2(t, true, checkIntervalSums)
 	withAVX2(t, true, checkAggregateRaw)
+	withAVX2(t, true, checkAggregateCached)
 }

@@ -2,6 +2,8 @@
 
 package aggregate
 
+import "unsafe"
+
 // aggregateRawAVX2 is aggregateRawGeneric's measures, units, values and
 // comparisons in AVX2 assembly, given the interval sums of the node's
 // x log2 x (xl) and values (tot), triangular index; sent, the node's
@@ -12,9 +14,12 @@ package aggregate
 // kidSum (kv, kg, kl; empty for a leaf); the node's split bits. xl, tot,
 // ent and lr are read up to 3 values past their end, and the tables
 // written up to 3 values past theirs (see newTable, newIntervalScratch).
+// With lines not empty, the node's cached qualities (gain, loss, gain...
+// by interval, read up to 3 intervals past their end, see
+// NewSpatiotemporal), only p, q, the tables and split are used besides.
 //
 //go:noescape
-func aggregateRawAVX2(T int, xl, tot, sent, ent, lr []float64, gain0, loss0, p, q float64, av, ag, al, kv, kg, kl []float64, split []uint64)
+func aggregateRawAVX2(T int, xl, tot, sent, ent, lr []float64, gain0, loss0, p, q float64, av, ag, al, kv, kg, kl []float64, split []uint64, lines []float64)
 
 // aggregateRaw is aggregateRawGeneric, in AVX2 where available for the
 // entropy gain (the size gain measure is rare and stays in Go).
@@ -40,5 +45,24 @@ func (r *run) aggregateRaw(agg, kidSum table, st nodeStats, leaves int, d nodeDe
 		_ = d.split[splitWords(s.tri)-1]
 	}
 	_ = st.ent[T-1]
-	aggregateRawAVX2(T, xl, tot, st.ent, ent, lr, s.u.gain0, s.u.loss0, r.p, 1-r.p, agg.v, agg.g, agg.l, kv, kg, kl, d.split)
+	aggregateRawAVX2(T, xl, tot, st.ent, ent, lr, s.u.gain0, s.u.loss0, r.p, 1-r.p, agg.v, agg.g, agg.l, kv, kg, kl, d.split, nil)
+}
+
+// aggregateCached is aggregateOrSplit for cached qualities q (the node's
+// lines, in the engine's units), in AVX2 where available.
+func (r *run) aggregateCached(agg, kidSum table, q []line, d nodeDecisions, leaf bool) {
+	if !hasAVX2 {
+		r.aggregateOrSplit(agg, kidSum, q, false, 0, d, leaf)
+		return
+	}
+	T := r.s.in.Slices
+	lines := unsafe.Slice(&q[0].g, 2*cap(q))[:2*len(q)]
+	_ = lines[:cap(lines)][len(lines)+5] // room for the assembly
+	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3]
+	var kv, kg, kl []float64
+	if !leaf {
+		kv, kg, kl = kidSum.v[:T*T+3], kidSum.g[:T*T+3], kidSum.l[:T*T+3]
+		_ = d.split[splitWords(r.s.tri)-1]
+	}
+	aggregateRawAVX2(T, nil, nil, nil, nil, nil, 1, 1, r.p, 1-r.p, agg.v, agg.g, agg.l, kv, kg, kl, d.split, lines)
 }

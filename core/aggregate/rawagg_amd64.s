@@ -27,7 +27,7 @@ GLOBL rawabs<>(SB), RODATA|NOPTR, $8
 DATA rawnoise<>+0(SB)/8, $0x3D3C25C268497682 // 1e-13
 GLOBL rawnoise<>(SB), RODATA|NOPTR, $8
 
-// func aggregateRawAVX2(T int, xl, tot, sent, ent, lr []float64, gain0, loss0, p, q float64, av, ag, al, kv, kg, kl []float64, split []uint64)
+// func aggregateRawAVX2(T int, xl, tot, sent, ent, lr []float64, gain0, loss0, p, q float64, av, ag, al, kv, kg, kl []float64, split []uint64, lines []float64)
 //
 // aggregateRawGeneric four intervals at a time: column j of the node's
 // intervals, rows i0..i0+3, in one vector per quantity. Lanes past j read
@@ -40,7 +40,12 @@ GLOBL rawnoise<>(SB), RODATA|NOPTR, $8
 // j*T*8, SI = xl, DI = tot, BX = ent, DX = &lr[T-1-j]; Y15 = sent[j],
 // Y14 = the lanes of the column. Frame: |x| mask, 1e-13, gain0, loss0, p
 // and q in four lanes each, then a word.
-TEXT ·aggregateRawAVX2(SB), NOSPLIT, $200-328
+//
+// With lines (cached qualities, in the engine's units: gain and loss of
+// every interval, triangular index), the measures are read from them
+// instead (xl, tot, sent, ent, lr, gain0 and loss0 unused): four lines,
+// two vectors, unpacked into gains and losses.
+TEXT ·aggregateRawAVX2(SB), NOSPLIT, $200-352
 	VBROADCASTSD rawabs<>(SB), Y0
 	VMOVUPD      Y0, 0(SP)
 	VBROADCASTSD rawnoise<>(SB), Y0
@@ -66,7 +71,11 @@ column:
 	CMPQ         R9, T+0(FP)
 	JGE          done
 	MOVQ         sent_base+56(FP), AX
+	TESTQ        AX, AX
+	JEQ          no_sent
 	VBROADCASTSD (AX)(R9*8), Y15
+
+no_sent:
 	MOVQ         lr_base+104(FP), DX
 	ADDQ         R8, DX
 	SUBQ         $8, DX
@@ -88,6 +97,10 @@ mask:
 	SHLQ    $5, AX
 	LEAQ    rawlanes<>(SB), CX
 	VMOVUPD (CX)(AX*1), Y14
+
+	MOVQ  lines_base+328(FP), AX
+	TESTQ AX, AX
+	JNE   cached
 
 	// ent(i,j) = ent(i,j-1) + sent[j], ent(j,j) = 0 + sent[j] (ent holds
 	// 0 past j-1).
@@ -116,6 +129,19 @@ mask:
 	// In the engine's units, and the value at p.
 	VDIVPD 64(SP), Y5, Y5 // g
 	VDIVPD 96(SP), Y7, Y7 // l
+	JMP    value
+
+cached: // lines triIndex(i0,j).. : g, l, g, l... to g, g, g, g and l, l, l, l
+	LEAQ      (R10)(R11*1), CX
+	SHLQ      $4, CX
+	VMOVUPD   (AX)(CX*1), Y2
+	VMOVUPD   32(AX)(CX*1), Y3
+	VUNPCKLPD Y3, Y2, Y5
+	VUNPCKHPD Y3, Y2, Y7
+	VPERMPD   $0xD8, Y5, Y5
+	VPERMPD   $0xD8, Y7, Y7
+
+value:
 	VMULPD 128(SP), Y5, Y8
 	VMULPD 160(SP), Y7, Y9
 	VSUBPD Y9, Y8, Y8 // v = p*g - q*l

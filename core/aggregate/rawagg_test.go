@@ -91,3 +91,64 @@ func checkAggregateRaw(t *testing.T) {
 }
 
 func TestAggregateRawMatchesGeneric(t *testing.T) { checkAggregateRaw(t) }
+
+// aggregateCached is checked bit for bit against aggregateOrSplit on
+// cached lines, with the same kinds of ties.
+func checkAggregateCached(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for iter := 0; iter < 400; iter++ {
+		T := 1 + rng.IntN(40)
+		tri := T * (T + 1) / 2
+		s := &Spatiotemporal{in: Input{Slices: T}, tri: tri, width: 1}
+		r := &run{s: s, p: []float64{0.5, rng.Float64(), 0.1, 1}[iter%4]}
+		q := make([]line, tri, tri+4)
+		for k := range q[:cap(q)] {
+			q[:cap(q)][k] = line{float64(rng.IntN(3)), float64(rng.IntN(3))}
+			if iter%2 == 1 {
+				q[:cap(q)][k] = line{rng.Float64(), rng.Float64()}
+			}
+		}
+		leaf := iter%3 == 0
+		var kid table
+		if !leaf {
+			kid = newTable(T)
+			r.aggregateOrSplit(kid, table{}, q, false, 0, nodeDecisions{}, true)
+			for k := range kid.v {
+				switch rng.IntN(6) {
+				case 0: // the same quality
+				case 1:
+					kid.v[k] += rng.NormFloat64()
+				case 2:
+					kid.g[k] += rng.NormFloat64()
+				case 3:
+					kid.l[k] += rng.NormFloat64()
+				case 4:
+					kid.v[k] = math.NaN()
+				default:
+					kid.set(k, quality{rng.NormFloat64(), rng.Float64(), rng.Float64()})
+				}
+			}
+		}
+		want, got := newTable(T), newTable(T)
+		dw := nodeDecisions{split: make([]uint64, splitWords(tri))}
+		dg := nodeDecisions{split: make([]uint64, splitWords(tri))}
+		if leaf {
+			dw.split, dg.split = nil, nil
+		}
+		r.aggregateOrSplit(want, kid, q, false, 0, dw, leaf)
+		r.aggregateCached(got, kid, q, dg, leaf)
+		for j := 0; j < T; j++ {
+			lo, hi := j*T, j*T+j+1
+			if !sameBits(want.v[lo:hi], got.v[lo:hi]) || !sameBits(want.g[lo:hi], got.g[lo:hi]) || !sameBits(want.l[lo:hi], got.l[lo:hi]) {
+				t.Fatalf("iter %d (T=%d leaf=%v): column %d differs", iter, T, leaf, j)
+			}
+		}
+		for k := range dw.split {
+			if dw.split[k] != dg.split[k] {
+				t.Fatalf("iter %d (T=%d): split word %d: %x, want %x", iter, T, k, dg.split[k], dw.split[k])
+			}
+		}
+	}
+}
+
+func TestAggregateCachedMatchesGeneric(t *testing.T) { checkAggregateCached(t) }

@@ -90,7 +90,9 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 		s.u = s.u.normalised(s.u.of(g, l, len(in.Values)/in.States))
 	}
 	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; opt.CacheBytes > 0 && need <= opt.CacheBytes {
-		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri))
+		// A node's lines may be read in whole vectors, past their end
+		// (see aggregateCached).
+		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri), int64(in.Tree.Len())*int64(s.tri)+4)
 		s.fillCache()
 	}
 	return s, nil
@@ -431,7 +433,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	}
 	var st nodeStats
 	if s.cache != nil {
-		r.aggregateOrSplit(*agg, kidBest, s.cache[base:base+s.tri], false, 0, d, leaf)
+		r.aggregateCached(*agg, kidBest, s.cache[base:base+s.tri], d, leaf)
 	} else {
 		st = s.stats(n, kidStats, w)
 		r.aggregateRaw(*agg, kidBest, st, s.in.Tree.NumLeaves(n), d, leaf, w)
