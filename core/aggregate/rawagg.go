@@ -7,7 +7,9 @@ package aggregate
 // per interval as large as the cut search itself. aggregateRaw does all
 // of it column by column, four intervals per instruction where assembly
 // is available (rawagg_amd64.s), with the same operations in the same
-// order per interval, so the same bits as aggregateRawGeneric.
+// order per interval, so the same bits as aggregateRawGeneric. With
+// cached qualities, aggregateCached does the second half (values at p,
+// comparison with the children) the same way.
 
 // aggregateRawGeneric sets agg to the best of aggregating the node whose
 // stats are st, with leaves leaves, over every interval and, for a node
