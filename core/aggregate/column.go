@@ -8,55 +8,104 @@ package aggregate
 //
 // The largest value wins; among candidates of that value, the first wins
 // unless a later one has a larger gain, or the same gain and a smaller
-// loss. columnBest is written in assembly where available
-// (column_amd64.s); columnBestGeneric is the same computation in Go. Both
-// find the largest value first (the maximum of a set of numbers is exact,
-// whatever the order of the comparisons), then go through the candidates
-// equal to it, in order: the same choice as comparing the candidates one
-// after the other, without a branch per candidate.
+// loss.
+//
+// Tables are stored by column (best(i,m) at m*T+i, see table), so the
+// search runs down the rows: for each m, the candidates of every row
+// i <= m are one contiguous column of best plus one number, agg(m+1,j).
+// Each row keeps its largest value so far and the candidate that reached
+// it first, replaced only by a strictly larger one: vector lanes are rows,
+// with no reduction across lanes and no branch per candidate. A row in
+// which a candidate equals the largest value so far (or anything is NaN)
+// is flagged instead, and goes through its candidates again with the
+// whole rule (resolveRow; the assembly does the same in its own pass over
+// the column); in lpaggreg's synthetic model about one row in twelve. The
+// candidates are added as the plain loop adds them (best + agg), so the
+// values compared, and the values kept, are the same bits.
+//
+// columnSearch is written in assembly where available (column_amd64.s);
+// columnSearchGeneric is the same computation in Go.
 
-// columnBestGeneric sets, for i in [0, j] with j = len(top)-1, where
-// best(i,m) is (v, g, l)[i*T+m] and agg(m,j) is (av, ag, al)[m]:
+// columnSearchGeneric sets, for i in [0, j] with j = len(pos)-1, where
+// best(i,m) is (v, g, l)[m*T+i] and agg(m,j) is (av, ag, al)[m], pos[i] to
+// the winning candidate for [i..j]: 0 for agg(i,j), c = m+1 for
+// best(i,m) + agg(m+1,j) (the cut after m); -1 if no candidate equals
+// the largest value, which only NaN values cause. Rows i with skip[i] set
+// are left alone (skip may be nil).
 //
-//   - top[i] to the largest candidate value for [i..j];
-//   - pos[i] to the winning candidate: 0 for agg(i,j), m-i+1 for
-//     best(i,m) + agg(m+1,j); -1 if no candidate equals top[i], which only
-//     NaN values can cause.
-//
-// Rows i with skip[i] set are left alone (skip may be nil).
-func columnBestGeneric(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool) {
-	j := len(top) - 1
+// Going through the candidates in order, a row keeps the first of the
+// largest value as long as no other equals it; resolveRow decides the
+// rows where one does (or where anything is NaN).
+func columnSearchGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
+	j := len(pos) - 1
 	for i := 0; i <= j; i++ {
 		if skip != nil && skip[i] {
 			continue
 		}
-		heads, tails := v[i*T+i:i*T+j], av[i+1:j+1]
-		tails = tails[:len(heads)] // lets the compiler drop bounds checks
-		m0, m1 := av[i], av[i]
-		m := 0
-		for ; m+2 <= len(heads); m += 2 {
-			m0 = max(m0, heads[m]+tails[m])
-			m1 = max(m1, heads[m+1]+tails[m+1])
-		}
-		if m < len(heads) {
-			m0 = max(m0, heads[m]+tails[m])
-		}
-		t := max(m0, m1)
-		top[i] = t
-		found := -1
-		var wg, wl float64 // gain and loss of the winner so far
-		if av[i] == t {
-			found, wg, wl = 0, ag[i], al[i]
-		}
-		for m, h := range heads {
-			if h+tails[m] != t {
-				continue
-			}
-			cg, cl := g[i*T+i+m]+ag[i+1+m], l[i*T+i+m]+al[i+1+m]
-			if found < 0 || cg > wg || (cg == wg && cl < wl) {
-				found, wg, wl = m+1, cg, cl
+		top, c := av[i], 0
+		tie := top != top
+		for m := i; m < j; m++ {
+			x := v[m*T+i] + av[m+1]
+			if x > top {
+				top, c = x, m+1
+			} else if !(x < top) { // equal, or unordered
+				tie = true
 			}
 		}
-		pos[i] = found
+		if tie {
+			c = resolveRow(i, j, T, v, g, l, av, ag, al)
+		}
+		pos[i] = c
 	}
+}
+
+// resolveRow returns the winning candidate for [i..j] (0 or the cut c, as
+// columnSearch) by the whole rule, or -1 if no candidate equals the
+// largest value, which only NaN values cause.
+func resolveRow(i, j, T int, v, g, l, av, ag, al []float64) int {
+	t := av[i]
+	for m := i; m < j; m++ {
+		t = max(t, v[m*T+i]+av[m+1])
+	}
+	found := -1
+	var wg, wl float64 // gain and loss of the winner so far
+	if av[i] == t {
+		found, wg, wl = 0, ag[i], al[i]
+	}
+	for m := i; m < j; m++ {
+		if v[m*T+i]+av[m+1] != t {
+			continue
+		}
+		cg, cl := g[m*T+i]+ag[m+1], l[m*T+i]+al[m+1]
+		if found < 0 || cg > wg || (cg == wg && cl < wl) {
+			found, wg, wl = m+1, cg, cl
+		}
+	}
+	return found
+}
+
+// columnComposeGeneric is columnBestComposed in Go: the search of column
+// j = len(pos)-1, then every row's optimum, best(i,j) at j*T+i, and its
+// cut, cut[i]. It reports false, having composed nothing, if a row has no
+// winner (NaN qualities), which the general loop of bestIntervals handles.
+func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
+	columnSearchGeneric(v, g, l, T, av, ag, al, pos, nil)
+	for _, c := range pos {
+		if c < 0 {
+			return false
+		}
+	}
+	j := len(pos) - 1
+	cut = cut[:len(pos)]
+	for i, c := range pos {
+		at := j*T + i
+		cut[i] = byte(c)
+		if c == 0 {
+			v[at], g[at], l[at] = av[i], ag[i], al[i]
+			continue
+		}
+		from := (c-1)*T + i // best(i, c-1)
+		v[at], g[at], l[at] = v[from]+av[c], g[from]+ag[c], l[from]+al[c]
+	}
+	return true
 }

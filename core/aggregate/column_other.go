@@ -2,13 +2,13 @@
 
 package aggregate
 
-func columnBest(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, skip []bool) {
-	columnBestGeneric(v, g, l, T, av, ag, al, top, pos, skip)
+func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
+	columnSearchGeneric(v, g, l, T, av, ag, al, pos, skip)
 }
 
-// columnBestComposed is columnBest with no row skipped, followed by
-// composeColumn; it reports whether every row was composed.
-func columnBestComposed(v, g, l []float64, T int, av, ag, al, top []float64, pos []int, cut []byte) bool {
-	columnBestGeneric(v, g, l, T, av, ag, al, top, pos, nil)
-	return composeColumn(v, g, l, T, len(top)-1, av, ag, al, pos, cut)
+// columnBestComposed is columnSearch with no row skipped, followed by the
+// optimum and cut of every row; it reports whether it composed them (see
+// columnComposeGeneric).
+func columnBestComposed(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
+	return columnComposeGeneric(v, g, l, T, av, ag, al, pos, cut)
 }

@@ -19,16 +19,20 @@ func withAVX2(t *testing.T, on bool, f func(*testing.T)) {
 
 func TestKernelsSSE2(t *testing.T) {
 	withAVX2(t, false, checkBestIntervals)
-	withAVX2(t, false, checkColumnBest)
+	withAVX2(t, false, checkColumnSearch)
 	withAVX2(t, false, checkXlog2x)
 	withAVX2(t, false, checkAddTo)
 	withAVX2(t, false, checkIntervalSums)
+	withAVX2(t, false, checkAggregateRaw)
+	withAVX2(t, false, checkAggregateCached)
 }
 
 func TestKernelsAVX2(t *testing.T) {
 	withAVX2(t, true, checkBestIntervals)
-	withAVX2(t, true, checkColumnBest)
+	withAVX2(t, true, checkColumnSearch)
 	withAVX2(t, true, checkXlog2x)
 	withAVX2(t, true, checkAddTo)
 	withAVX2(t, true, checkIntervalSums)
+	withAVX2(t, true, checkAggregateRaw)
+	withAVX2(t, true, checkAggregateCached)
 }

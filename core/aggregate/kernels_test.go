@@ -8,7 +8,7 @@ import (
 )
 
 // The kernels of the spatiotemporal dynamic program (bestIntervals,
-// columnBest, xlog2xTo, intervalQualities) are checked bit for bit against
+// columnSearch, xlog2xTo, intervalQualities) are checked bit for bit against
 // the plain loops they replace.
 
 // bestIntervalsScan is the plain dynamic program: for every interval, the
@@ -19,15 +19,14 @@ func bestIntervalsScan(T int, agg, best table, d nodeDecisions) {
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
 		for i := j; i >= 0; i-- {
-			bv, bg, bl := best.v[i*T:(i+1)*T], best.g[i*T:(i+1)*T], best.l[i*T:(i+1)*T]
 			qv, qg, ql, c := av[i], ag[i], al[i], 0
 			for m := i; m < j; m++ {
-				x, g, l := bv[m]+av[m+1], bg[m]+ag[m+1], bl[m]+al[m+1]
+				x, g, l := best.v[m*T+i]+av[m+1], best.g[m*T+i]+ag[m+1], best.l[m*T+i]+al[m+1]
 				if x > qv || (x == qv && (g > qg || (g == qg && l < ql))) {
 					qv, qg, ql, c = x, g, l, m+1
 				}
 			}
-			bv[j], bg[j], bl[j] = qv, qg, ql
+			best.v[j*T+i], best.g[j*T+i], best.l[j*T+i] = qv, qg, ql
 			d.setCut(triIndex(i, j), 1, c)
 		}
 	}
@@ -105,7 +104,7 @@ func checkBestIntervals(t *testing.T) {
 		tabs = append(tabs, randomTables(rng, T, 20, true)...)
 		tabs = append(tabs, randomTables(rng, T, 5, false)...)
 		tri := T * (T + 1) / 2
-		top, pos := make([]float64, T), make([]int, T)
+		pos := make([]int, T)
 		for n, agg := range tabs {
 			want, got := newTable(T), newTable(T)
 			for k := range got.v { // stale values in the table
@@ -114,11 +113,11 @@ func checkBestIntervals(t *testing.T) {
 			dw := nodeDecisions{cut: make([]byte, tri)}
 			dg := nodeDecisions{cut: make([]byte, tri)}
 			bestIntervalsScan(T, agg, want, dw)
-			bestIntervals(T, agg, got, dg, 1, nil, top, pos)
-			for i := 0; i < T; i++ {
-				lo, hi := i*T+i, (i+1)*T
+			bestIntervals(T, agg, got, dg, 1, nil, pos)
+			for j := 0; j < T; j++ {
+				lo, hi := j*T, j*T+j+1
 				if !sameBits(want.v[lo:hi], got.v[lo:hi]) || !sameBits(want.g[lo:hi], got.g[lo:hi]) || !sameBits(want.l[lo:hi], got.l[lo:hi]) {
-					t.Fatalf("T=%d table %d: row %d differs", T, n, i)
+					t.Fatalf("T=%d table %d: column %d differs", T, n, j)
 				}
 			}
 			if string(dw.cut) != string(dg.cut) {
@@ -130,59 +129,88 @@ func checkBestIntervals(t *testing.T) {
 
 func TestBestIntervalsMatchesScan(t *testing.T) { checkBestIntervals(t) }
 
-func checkColumnBest(t *testing.T) {
+func checkColumnSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, T := range []int{1, 2, 5, 30, 70} {
-		for n, agg := range append(randomTables(rng, T, 30, true), randomTables(rng, T, 10, false)...) {
+	for _, T := range []int{1, 2, 5, 8, 9, 30, 70} {
+		tabs := append(randomTables(rng, T, 30, true), randomTables(rng, T, 10, false)...)
+		for n, agg := range tabs {
 			// best as the dynamic program leaves it before column j.
 			best := newTable(T)
 			d := nodeDecisions{cut: make([]byte, T*(T+1)/2)}
 			bestIntervalsScan(T, agg, best, d)
-			for j := 0; j < T; j++ {
-				// Values not to be read as candidates: larger than any, or
-				// equal to some.
-				junk := 1e300
-				if n%2 == 1 {
-					junk = agg.v[j*T]
+			if n%5 == 4 { // NaN candidates: rows left to resolveRow
+				for k := 0; k < 3; k++ {
+					i := rng.IntN(T)
+					j := i + rng.IntN(T-i)
+					if rng.IntN(2) == 0 {
+						best.v[j*T+i] = math.NaN()
+					} else {
+						agg.v[j*T+i] = math.NaN()
+					}
 				}
+			}
+			for j := 0; j < T; j++ {
+				// Values not to be read as candidates: larger than any,
+				// equal to some, or NaN.
+				junk := []float64{1e300, agg.v[j*T], math.NaN()}[n%3]
 				v := make([]float64, T*T, T*T+tablePad)
 				for k := range v[:cap(v)] {
 					v[:cap(v)][k] = junk
 				}
-				for i := 0; i < j; i++ {
-					copy(v[i*T+i:i*T+j], best.v[i*T+i:i*T+j])
+				for m := 0; m < j; m++ {
+					copy(v[m*T:m*T+m+1], best.v[m*T:m*T+m+1])
 				}
 				a := make([]float64, T*T, T*T+tablePad)
 				for k := range a[:cap(a)] {
 					a[:cap(a)][k] = junk
 				}
 				copy(a[j*T:j*T+j+1], agg.v[j*T:j*T+j+1])
-				av, ag, al := a[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
-				topW, posW := make([]float64, j+1), make([]int, j+1)
-				topG, posG := make([]float64, j+1), make([]int, j+1)
+				av := a[j*T : j*T+j+1]
+				posW, posG := make([]int, j+1), make([]int, j+1)
 				var skip []bool
-				if n%3 == 0 {
+				if n%4 == 0 {
 					skip = make([]bool, j+1)
 					for i := range skip {
-						skip[i] = rng.IntN(2) == 0
+						skip[i] = rng.IntN(4) != 0
 					}
 				}
-				columnBestGeneric(v, best.g, best.l, T, av[:j+1], ag[:j+1], al[:j+1], topW, posW, skip)
-				columnBest(v, best.g, best.l, T, av[:j+1], ag[:j+1], al[:j+1], topG, posG, skip)
+				ag, al := agg.g[j*T:j*T+j+1], agg.l[j*T:j*T+j+1]
+				columnSearchGeneric(v, best.g, best.l, T, av, ag, al, posW, skip)
+				columnSearch(v, best.g, best.l, T, av, ag, al, posG, skip)
 				for i := range posW {
 					if skip != nil && skip[i] {
 						continue
 					}
-					if posW[i] != posG[i] || topW[i] != topG[i] {
-						t.Fatalf("T=%d table %d column %d row %d: %v %d, want %v %d", T, n, j, i, topG[i], posG[i], topW[i], posW[i])
+					if posW[i] != posG[i] {
+						t.Fatalf("T=%d table %d column %d row %d: %d, want %d", T, n, j, i, posG[i], posW[i])
 					}
+				}
+				// Composed: the same bits as the plain composition.
+				ws, gs := newTable(T), newTable(T)
+				for _, x := range []table{ws, gs} {
+					copy(x.v[:T*T], v[:T*T])
+					copy(x.g, best.g)
+					copy(x.l, best.l)
+				}
+				cw, cg := make([]byte, j+1), make([]byte, j+1)
+				okW := columnComposeGeneric(ws.v, ws.g, ws.l, T, av, ag, al, posW, cw)
+				okG := columnBestComposed(gs.v, gs.g, gs.l, T, av, ag, al, posG, cg)
+				if okW != okG {
+					t.Fatalf("T=%d table %d column %d: composed %v, want %v", T, n, j, okG, okW)
+				}
+				if !okW {
+					continue
+				}
+				lo, hi := j*T, j*T+j+1
+				if !sameBits(ws.v[lo:hi], gs.v[lo:hi]) || !sameBits(ws.g[lo:hi], gs.g[lo:hi]) || !sameBits(ws.l[lo:hi], gs.l[lo:hi]) || string(cw) != string(cg) {
+					t.Fatalf("T=%d table %d column %d: composed differently", T, n, j)
 				}
 			}
 		}
 	}
 }
 
-func TestColumnBestMatchesGeneric(t *testing.T) { checkColumnBest(t) }
+func TestColumnSearchMatchesGeneric(t *testing.T) { checkColumnSearch(t) }
 
 func checkXlog2x(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))

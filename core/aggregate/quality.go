@@ -93,17 +93,21 @@ type intervalScratch struct {
 	sums  []float64 // tri
 	total []float64 // tri
 	xl    []float64 // tri
-	ent   []float64 // slices
+	ent   []float64 // slices (and 3)
+	lr    []float64 // slices (and 3), see aggregateRaw
 	out   []line    // tri
 }
 
 func newIntervalScratch(slices, states int) intervalScratch {
 	tri := slices * (slices + 1) / 2
+	// total and xl are read in whole vectors, past their end, and ent and
+	// lr are used so (see aggregateRaw).
 	return intervalScratch{
 		sums:  make([]float64, tri),
-		total: make([]float64, tri),
-		xl:    make([]float64, tri),
-		ent:   make([]float64, slices),
+		total: make([]float64, tri, tri+3),
+		xl:    make([]float64, tri, tri+3),
+		ent:   make([]float64, slices+3),
+		lr:    make([]float64, slices+3),
 		out:   make([]line, tri),
 	}
 }
@@ -125,13 +129,9 @@ func newIntervalScratch(slices, states int) intervalScratch {
 //	total = ((0 + V_0) + V_1) + ...       xl = ((0 + V_0 log2 V_0) + ...) + ...
 //	ent(i,j) = ent(i,j-1) + ent(j)
 func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *intervalScratch) []line {
-	T, X := slices, states
+	T := slices
 	tri := T * (T + 1) / 2
-	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
-	for x := 0; x < X; x++ {
-		intervalSums(sums, s.v[x:], X, T)
-		xlogAccumulate(sums, totals, xl, x == 0)
-	}
+	xl, totals := intervalTerms(s, slices, states, w)
 	out, ent := w.out[:tri], w.ent[:T]
 	for j := 0; j < T; j++ {
 		e := s.ent[j]
@@ -147,6 +147,20 @@ func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *in
 		}
 	}
 	return out
+}
+
+// intervalTerms is the first pass of intervalQualities: the sums over
+// every interval (triangular index) of x log2 x of the per-state sums, and
+// of the values, in w.
+func intervalTerms(s nodeStats, slices, states int, w *intervalScratch) (xl, totals []float64) {
+	T, X := slices, states
+	tri := T * (T + 1) / 2
+	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
+	for x := 0; x < X; x++ {
+		intervalSums(sums, s.v[x:], X, T)
+		xlogAccumulate(sums, totals, xl, x == 0)
+	}
+	return xl, totals
 }
 
 // logSizes returns log2(leaves * n) for n in 0..slices (0 for n = 0): the

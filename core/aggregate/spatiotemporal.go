@@ -90,7 +90,9 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 		s.u = s.u.normalised(s.u.of(g, l, len(in.Values)/in.States))
 	}
 	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; opt.CacheBytes > 0 && need <= opt.CacheBytes {
-		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri))
+		// A node's lines may be read in whole vectors, past their end
+		// (see aggregateCached).
+		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri), int64(in.Tree.Len())*int64(s.tri)+4)
 		s.fillCache()
 	}
 	return s, nil
@@ -150,7 +152,7 @@ func (s *Spatiotemporal) stats(n int32, kids []nodeStats, w *scratch) nodeStats 
 func (s *Spatiotemporal) newScratch() *scratch {
 	return &scratch{
 		frozen: make([]bool, s.tri), lines: make([]line, s.tri), logSize: make([]float64, s.in.Slices+1),
-		top: make([]float64, s.in.Slices), pos: make([]int, s.in.Slices),
+		pos:   make([]int, s.in.Slices),
 		cells: make([]float64, s.in.Slices*s.in.States),
 		iq:    newIntervalScratch(s.in.Slices, s.in.States),
 	}
@@ -187,16 +189,17 @@ func (q line) quality(p float64) quality { return quality{q.at(p), q.g, q.l} }
 
 // table holds a quality for every interval of one node in three T x T
 // arrays (value, gain, loss) so that the hot loop of the dynamic program
-// streams through values only.
+// streams through values only. Interval [i..j] is at j*T+i: a column, the
+// intervals ending at j, is contiguous (see columnSearch).
 type table struct{ v, g, l []float64 }
 
 func newTable(T int) table {
-	// v and its rows may be read in whole vectors, past their end (see
-	// columnBest).
-	return table{make([]float64, T*T, T*T+tablePad), make([]float64, T*T), make([]float64, T*T)}
+	// Columns may be read and written in whole vectors, past their end
+	// (see columnSearch, aggregateRaw).
+	return table{make([]float64, T*T, T*T+tablePad), make([]float64, T*T, T*T+tablePad), make([]float64, T*T, T*T+tablePad)}
 }
 
-// tablePad is the number of values a table's v holds after its T*T.
+// tablePad is the number of values a table's arrays hold after their T*T.
 const tablePad = 4
 
 func (t table) at(k int) quality { return quality{t.v[k], t.g[k], t.l[k]} }
@@ -229,7 +232,7 @@ func (t table) addTri(o table, T int) {
 }
 
 // nodeResult is what a node hands to its parent: its best quality for
-// every interval, either as a table of values at p (row i holds [i..j];
+// every interval, either as a table of values at p (by column, see table;
 // the parent hands it back to the pool) or, for a node whose solution is
 // reused unchanged, as its best lines (triangular index) to evaluate at
 // p; and, when qualities are not cached, its stats.
@@ -421,8 +424,8 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	if len(kids) == 1 && s.cache != nil {
 		return r.finish(n, r.solveChain(n, kidSum, d), nodeStats{})
 	}
-	// agg holds at [j*T+i] the best of "aggregate or split into children"
-	// over [i..j] (transposed: the hot loop reads it by start).
+	// agg holds the best of "aggregate or split into children" over every
+	// interval.
 	agg := r.pool.Get().(*table)
 	var kidBest table
 	if kidSum != nil {
@@ -430,12 +433,10 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	}
 	var st nodeStats
 	if s.cache != nil {
-		r.aggregateOrSplit(*agg, kidBest, s.cache[base:base+s.tri], false, 0, d, leaf)
+		r.aggregateCached(*agg, kidBest, s.cache[base:base+s.tri], d, leaf)
 	} else {
 		st = s.stats(n, kidStats, w)
-		leaves := s.in.Tree.NumLeaves(n)
-		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
-		r.aggregateOrSplit(*agg, kidBest, raw, true, leaves, d, leaf)
+		r.aggregateRaw(*agg, kidBest, st, s.in.Tree.NumLeaves(n), d, leaf, w)
 		for _, k := range kidStats {
 			w.recycle(k)
 		}
@@ -444,12 +445,12 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.pool.Put(kidSum)
 	}
 	best := r.pool.Get().(*table)
-	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.top, w.pos)
+	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.pos)
 	r.pool.Put(agg)
 	return r.finish(n, best, st)
 }
 
-// aggregateOrSplit sets agg (transposed) to the best of aggregating the
+// aggregateOrSplit sets agg to the best of aggregating the
 // node over every interval (its qualities q, triangular index; raw
 // measures of a node of leaves leaves if raw, else in the engine's units)
 // and, for a node with children, splitting it into them (their summed
@@ -466,7 +467,7 @@ func (r *run) aggregateOrSplit(agg, kidSum table, q []line, raw bool, leaves int
 			}
 			a := ln.quality(p)
 			if !leaf {
-				if k := kidSum.at(i*T + j); k.better(a) {
+				if k := kidSum.at(j*T + i); k.better(a) {
 					a = k
 					d.setSplit(triIndex(i, j))
 				}
@@ -510,7 +511,7 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 	for j := 0; j < T; j++ {
 		for i := 0; i <= j; i++ {
 			ln := reused[triIndex(i, j)]
-			x := i*T + j
+			x := j*T + i
 			sum.v[x] += ln.at(r.p)
 			sum.g[x] += ln.g
 			sum.l[x] += ln.l
@@ -532,10 +533,10 @@ func (r *run) solveChain(n int32, bestp *table, d nodeDecisions) *table {
 		for i := 0; i <= j; i++ {
 			k := triIndex(i, j)
 			q := s.cache[base+k].quality(r.p)
-			if best.at(i*T + j).better(q) {
+			if best.at(j*T + i).better(q) {
 				d.setSplit(k)
 			} else {
-				best.set(i*T+j, q)
+				best.set(j*T+i, q)
 			}
 		}
 	}
@@ -554,115 +555,88 @@ func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 		}
 		for j := 0; j < T; j++ {
 			for i := 0; i <= j; i++ {
-				ls[triIndex(i, j)] = line{best.g[i*T+j], best.l[i*T+j]}
+				ls[triIndex(i, j)] = line{best.g[j*T+i], best.l[j*T+i]}
 			}
 		}
 	}
 	return nodeResult{best: best, stats: st}
 }
 
-// bestIntervals fills best (row i holds [i..j]) with the optimum over
-// every interval of one node, given agg (transposed), and records the
-// time cut chosen for each interval in d.
+// bestIntervals fills best with the optimum over every interval of one
+// node, given agg, and records the time cut chosen for each interval in d.
 //
 //	best(i,j) = max( agg(i,j), max over cut of best(i,cut) + agg(cut+1,j) )
 //
 // Candidates are taken in order: keeping the interval whole, then cuts
 // after i, i+1, ...; the first of those with the largest value wins,
 // unless a later one of the same value has a larger gain, or the same gain
-// and a smaller loss. columnBest finds the winner of every interval of a
-// column; gains and losses are composed once the winning cut is known.
-// Intervals fr marks as unchanged take their known optimum without
-// searching. top and pos are scratch space for T values.
-func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, top []float64, pos []int) {
+// and a smaller loss. columnSearch finds the winner of every interval of a
+// column; gains and losses are composed
+// once the winning cut is known. Intervals fr marks as unchanged take
+// their known optimum without searching. pos is scratch space for T
+// values.
+func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, pos []int) {
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
 	for j := 0; j < T; j++ {
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
 		if fr == nil && width == 1 {
 			// The common case: every row searched, cuts of a byte.
 			cut := d.cut[triIndex(0, j) : triIndex(0, j)+j+1]
-			if columnBestComposed(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1], cut) {
+			if columnBestComposed(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], cut) {
 				continue
 			}
+			columnSearch(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], nil)
 		} else {
 			var skip []bool // the intervals of the column known without search
 			if fr != nil {
 				skip = fr.mask[triIndex(0, j) : triIndex(0, j)+j+1]
 			}
-			columnBest(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], top[:j+1], pos[:j+1], skip)
+			columnSearch(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], skip)
 		}
 		for i, c := range pos[:j+1] {
-			k, row := triIndex(i, j), i*T
+			k, at := triIndex(i, j), j*T+i
 			if fr != nil && fr.mask[k] {
 				ln := fr.lines[k]
-				bv[row+j], bg[row+j], bl[row+j] = ln.at(fr.p), ln.g, ln.l
+				bv[at], bg[at], bl[at] = ln.at(fr.p), ln.g, ln.l
 				d.setCut(k, width, fr.dec.cutAt(k, width))
 				continue
 			}
 			var qv float64
 			if c > 0 {
-				c += i // the cut after i+pos-1
-				qv = bv[row+c-1] + av[c]
+				qv = bv[(c-1)*T+i] + av[c]
 			} else if c < 0 { // only NaN qualities (overflowing values) come here
-				qv, c = scanCandidates(i, j, av, ag, al, bv[row:row+T], bg[row:row+T], bl[row:row+T])
+				qv, c = scanCandidates(i, j, T, av, ag, al, bv, bg, bl)
 			}
 			if c == 0 {
-				bv[row+j], bg[row+j], bl[row+j] = av[i], ag[i], al[i]
+				bv[at], bg[at], bl[at] = av[i], ag[i], al[i]
 				continue
 			}
-			bv[row+j], bg[row+j], bl[row+j] = qv, bg[row+c-1]+ag[c], bl[row+c-1]+al[c]
+			from := (c-1)*T + i // best(i, c-1)
+			bv[at], bg[at], bl[at] = qv, bg[from]+ag[c], bl[from]+al[c]
 			d.setCut(k, width, c)
 		}
 	}
 }
 
-// composeColumn is bestIntervals' composition of column j when no row is
-// frozen and cuts take a byte each, the common case, in a loop of its
-// own: best(i,j) from the winner pos[i] of every row, and the cuts in
-// cut (cut[i] for row i). It reports false, having done nothing, if a row has no winner (NaN
-// qualities), which the general loop handles.
-func composeColumn(bv, bg, bl []float64, T, j int, av, ag, al []float64, pos []int, cut []byte) bool {
-	pos, cut = pos[:j+1], cut[:j+1]
-	for _, c := range pos {
-		if c < 0 {
-			return false
-		}
-	}
-	for i, c := range pos {
-		at := i*T + j
-		if c == 0 {
-			bv[at], bg[at], bl[at] = av[i], ag[i], al[i]
-			cut[i] = 0
-			continue
-		}
-		c += i                 // the cut after i+pos-1
-		from := at - j + c - 1 // best(i, c-1)
-		bv[at], bg[at], bl[at] = bv[from]+av[c], bg[from]+ag[c], bl[from]+al[c]
-		cut[i] = byte(c)
-	}
-	return true
-}
-
-// scanCandidates is the plain search for the best candidate for [i..j]:
-// in order, the larger value, then the larger gain, then the smaller loss
+// scanCandidates is the plain search for the best candidate for [i..j]
+// (best(i,m) at (bv, bg, bl)[m*T+i], agg(m,j) at (av, ag, al)[m]): in
+// order, the larger value, then the larger gain, then the smaller loss
 // wins.
-func scanCandidates(i, j int, av, ag, al, bv, bg, bl []float64) (qv float64, c int) {
+func scanCandidates(i, j, T int, av, ag, al, bv, bg, bl []float64) (qv float64, c int) {
 	qv = av[i]
-	heads, tails := bv[i:j], av[i+1:j+1]
-	for m, h := range heads {
-		x := h + tails[m]
+	for cut := i; cut < j; cut++ {
+		x := bv[cut*T+i] + av[cut+1]
 		if x < qv {
 			continue
 		}
-		cut := i + m
 		if x > qv {
 			qv, c = x, cut+1
 			continue
 		}
-		cg, cl := bg[cut]+ag[cut+1], bl[cut]+al[cut+1]
+		cg, cl := bg[cut*T+i]+ag[cut+1], bl[cut*T+i]+al[cut+1]
 		qg, ql := ag[i], al[i]
 		if c > 0 {
-			qg, ql = bg[c-1]+ag[c], bl[c-1]+al[c]
+			qg, ql = bg[(c-1)*T+i]+ag[c], bl[(c-1)*T+i]+al[c]
 		}
 		if cg > qg || (cg == qg && cl < ql) {
 			c = cut + 1

@@ -11,7 +11,6 @@ type scratch struct {
 	frozen  []bool    // one flag per interval of a node
 	lines   []line    // one line per interval of a node
 	logSize []float64 // one value per length of interval, and 0
-	top     []float64 // one value per slice
 	pos     []int     // one value per slice
 	cells   []float64 // one value per slice and state
 	iq      intervalScratch
