@@ -98,3 +98,16 @@ func (c *column[E, B, PB]) Bytes() int64 {
 // String prints the entities as a slice of them would print, so that a
 // Trace prints (and two traces compare by their print) entity by entity.
 func (c column[E, B, PB]) String() string { return fmt.Sprintf("%+v", c.Slice()) }
+
+// fill appends es to c in their order, the block index grown once: the
+// columns' constructors from slices (StatesOf...), for tests and small
+// traces, so an interface call per entity does not matter.
+func fill[E any](c interface {
+	Grow(n int)
+	Append(e E)
+}, es []E) {
+	c.Grow(len(es))
+	for _, e := range es {
+		c.Append(e)
+	}
+}

@@ -64,9 +64,6 @@ func (c *EventColumn) All() iter.Seq2[int, Event] {
 // EventsOf returns a column holding events, in their order.
 func EventsOf(events ...Event) EventColumn {
 	var c EventColumn
-	c.Grow(len(events))
-	for _, e := range events {
-		c.Append(e)
-	}
+	fill(&c, events)
 	return c
 }

@@ -138,10 +138,7 @@ func (c *LinkColumn) All() iter.Seq2[int, Link] {
 // LinksOf returns a column holding links, in their order.
 func LinksOf(links ...Link) LinkColumn {
 	var c LinkColumn
-	c.Grow(len(links))
-	for _, l := range links {
-		c.Append(l)
-	}
+	fill(&c, links)
 	return c
 }
 

@@ -64,10 +64,7 @@ func shallow(depth int32) bool { return depth >= 0 && depth < deepDepth }
 // StatesOf returns a column holding states, in their order.
 func StatesOf(states ...State) StateColumn {
 	var c StateColumn
-	c.Grow(len(states))
-	for _, s := range states {
-		c.Append(s)
-	}
+	fill(&c, states)
 	return c
 }
 

@@ -66,9 +66,6 @@ func (c *VariableColumn) All() iter.Seq2[int, Variable] {
 // VariablesOf returns a column holding variables, in their order.
 func VariablesOf(variables ...Variable) VariableColumn {
 	var c VariableColumn
-	c.Grow(len(variables))
-	for _, v := range variables {
-		c.Append(v)
-	}
+	fill(&c, variables)
 	return c
 }
