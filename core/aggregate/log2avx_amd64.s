@@ -77,17 +77,20 @@ oct_loop:
 	VMOVUPD 32(SI), Y8 // x, second quad
 
 	// Leave the subnormals to the one-quad loop, which stops before them.
-	VCMPPD    $2, Y14, Y0, Y1
+	// One test for the common case, no lane below the smallest normal
+	// number; zeros, below it too, are told from subnormals at oct_small.
+	// A zero goes through the computation below and comes out as -0
+	// (-1023 * +0), not the +0 of xlog2x: added to xl, the same bits,
+	// since xl is never -0 (it starts as +0 plus a term, and a sum is -0
+	// only when both terms are).
 	VCMPPD    $1, xlogk<>+96(SB), Y0, Y2
-	VANDNPD   Y2, Y1, Y1
-	VCMPPD    $2, Y14, Y8, Y9
 	VCMPPD    $1, xlogk<>+96(SB), Y8, Y10
-	VANDNPD   Y10, Y9, Y9
-	VORPD     Y9, Y1, Y1
-	VMOVMSKPD Y1, AX
+	VORPD     Y10, Y2, Y2
+	VMOVMSKPD Y2, AX
 	TESTQ     AX, AX
-	JNE       oct_done
+	JNE       oct_small
 
+oct_compute:
 	VPSRLQ $52, Y0, Y1
 	VPSRLQ $52, Y8, Y9
 	VPAND xlogk<>+0(SB), Y0, Y2
@@ -128,54 +131,44 @@ oct_loop:
 	VUNPCKHPD Y12, Y13, Y12
 	VMULPD Y4, Y2, Y2
 	VMULPD Y12, Y10, Y10
-	VMULPD 0(R12), Y2, Y4
-	VMULPD 0(R12), Y10, Y12
-	VMOVUPD 32(R12), Y5
-	VMOVUPD 32(R12), Y13
-	VSUBPD Y4, Y5, Y5
-	VSUBPD Y12, Y13, Y13
+	// The series, c - r t for c = 1/5, 1/4... 1 in turn, computed as
+	// r t - c and c + r (-t) alternately: the same roundings (IEEE
+	// subtraction and multiplication are exact under negation, and no
+	// step is 0), with each constant an operand from memory.
+	VMULPD 0(R12), Y2, Y5
+	VMULPD 0(R12), Y10, Y13
+	VSUBPD 32(R12), Y5, Y5 // -(1/5 - r/6)
+	VSUBPD 32(R12), Y13, Y13
 	VMULPD Y2, Y5, Y5
 	VMULPD Y10, Y13, Y13
-	VMOVUPD 64(R12), Y4
-	VMOVUPD 64(R12), Y12
-	VSUBPD Y5, Y4, Y4
-	VSUBPD Y13, Y12, Y12
-	VMULPD Y2, Y4, Y4
-	VMULPD Y10, Y12, Y12
-	VMOVUPD 96(R12), Y5
-	VMOVUPD 96(R12), Y13
-	VSUBPD Y4, Y5, Y5
-	VSUBPD Y12, Y13, Y13
+	VADDPD 64(R12), Y5, Y5 // 1/4 - r (...)
+	VADDPD 64(R12), Y13, Y13
 	VMULPD Y2, Y5, Y5
 	VMULPD Y10, Y13, Y13
-	VMOVUPD 128(R12), Y4
-	VMOVUPD 128(R12), Y12
-	VSUBPD Y5, Y4, Y4
-	VSUBPD Y13, Y12, Y12
-	VMULPD Y2, Y4, Y4
-	VMULPD Y10, Y12, Y12
-	VMOVUPD 160(R12), Y5
-	VMOVUPD 160(R12), Y13
-	VSUBPD Y4, Y5, Y5
-	VSUBPD Y12, Y13, Y13
+	VSUBPD 96(R12), Y5, Y5 // -(1/3 - r (...))
+	VSUBPD 96(R12), Y13, Y13
 	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VADDPD 128(R12), Y5, Y5 // 1/2 - r (...)
+	VADDPD 128(R12), Y13, Y13
+	VMULPD Y2, Y5, Y5
+	VMULPD Y10, Y13, Y13
+	VSUBPD 160(R12), Y5, Y5 // -(1 - r (...))
+	VSUBPD 160(R12), Y13, Y13
+	VMULPD Y2, Y5, Y5 // -ln1p
 	VMULPD Y10, Y13, Y13
 	VMULPD xlogk<>+128(SB), Y5, Y5
 	VMULPD xlogk<>+128(SB), Y13, Y13
-	VADDPD Y6, Y5, Y5
-	VADDPD Y15, Y13, Y13
+	VSUBPD Y5, Y6, Y5 // log2Table[idx] + ln1p/ln 2
+	VSUBPD Y13, Y15, Y13
 	VPOR xlogk<>+64(SB), Y1, Y1
 	VPOR xlogk<>+64(SB), Y9, Y9
 	VSUBPD xlogk<>+160(SB), Y1, Y1
 	VSUBPD xlogk<>+160(SB), Y9, Y9
 	VADDPD Y1, Y5, Y5
 	VADDPD Y9, Y13, Y13
-	VMULPD Y0, Y5, Y5
-	VMULPD Y8, Y13, Y13
-	VCMPPD $2, Y14, Y0, Y3
-	VCMPPD $2, Y14, Y8, Y11
-	VANDNPD Y5, Y3, Y3
-	VANDNPD Y13, Y11, Y11
+	VMULPD Y0, Y5, Y3 // x log2 x, -0 for 0
+	VMULPD Y8, Y13, Y11
 
 	// totals += x, xl += x log2 x (0 + each the first time).
 	TESTQ   R11, R11
@@ -207,6 +200,18 @@ oct_next:
 	ADDQ $8, DX
 	SUBQ $2, CX
 	JMP  oct_loop
+
+oct_small: // some lane is 0 or subnormal: go on if none is subnormal
+	VCMPPD    $2, Y14, Y0, Y1
+	VCMPPD    $1, xlogk<>+96(SB), Y0, Y2
+	VANDNPD   Y2, Y1, Y1
+	VCMPPD    $2, Y14, Y8, Y9
+	VCMPPD    $1, xlogk<>+96(SB), Y8, Y10
+	VANDNPD   Y10, Y9, Y9
+	VORPD     Y9, Y1, Y1
+	VMOVMSKPD Y1, AX
+	TESTQ     AX, AX
+	JEQ       oct_compute
 
 oct_done:
 
@@ -271,24 +276,20 @@ quad_loop:
 	VUNPCKHPD    Y4, Y5, Y4 // log2InvTable[idx]
 	VMULPD       Y4, Y2, Y2 // r
 
-	VMULPD  0(R12), Y2, Y4
-	VMOVUPD 32(R12), Y5
-	VSUBPD  Y4, Y5, Y5
-	VMULPD  Y2, Y5, Y5
-	VMOVUPD 64(R12), Y4
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y4, Y4
-	VMOVUPD 96(R12), Y5
-	VSUBPD  Y4, Y5, Y5
-	VMULPD  Y2, Y5, Y5
-	VMOVUPD 128(R12), Y4
-	VSUBPD  Y5, Y4, Y4
-	VMULPD  Y2, Y4, Y4
-	VMOVUPD 160(R12), Y5
-	VSUBPD  Y4, Y5, Y5
-	VMULPD  Y2, Y5, Y5 // ln1p
-	VMULPD  Y12, Y5, Y5
-	VADDPD  Y6, Y5, Y5
+	// The series as in the two-quad loop.
+	VMULPD 0(R12), Y2, Y5
+	VSUBPD 32(R12), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD 64(R12), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VSUBPD 96(R12), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VADDPD 128(R12), Y5, Y5
+	VMULPD Y2, Y5, Y5
+	VSUBPD 160(R12), Y5, Y5
+	VMULPD Y2, Y5, Y5 // -ln1p
+	VMULPD Y12, Y5, Y5
+	VSUBPD Y5, Y6, Y5 // log2Table[idx] + ln1p/ln 2
 
 	VPOR   Y10, Y1, Y1
 	VSUBPD Y13, Y1, Y1 // float64(e - 1023)
