@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
@@ -20,19 +19,6 @@ func TestCompressed(t *testing.T) {
 {"ph":"B","name":"step","pid":1,"tid":1,"ts":0},{"ph":"E","pid":1,"tid":1,"ts":9},
 {"ph":"C","name":"mem","pid":1,"ts":1,"args":{"bytes":12}}]}`)
 	dir := t.TempDir()
-	read := func(path string, v ingest.Values) (*trace.Trace, error) {
-		t.Helper()
-		v, err := Format.Check(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := Format.Open(path, v)
-		if err != nil {
-			return nil, err
-		}
-		tr := trace.New()
-		return tr, src.Read(tr, trace.ReadOptions{})
-	}
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, data, 0o600); err != nil {
@@ -40,12 +26,12 @@ func TestCompressed(t *testing.T) {
 		}
 		return p
 	}
-	want, err := read(write("t.json", plain), nil)
+	want, err := tracetest.ReadFormat(t, Format, write("t.json", plain), nil)
 	if err != nil || want.States.Len() != 2 || want.Variables.Len() != 1 {
 		t.Fatalf("plain: %v, %d states", err, want.States.Len())
 	}
 	for _, kind := range tracetest.Compressions {
-		got, err := read(write("t.json."+kind, tracetest.Compress(t, plain, kind)), nil)
+		got, err := tracetest.ReadFormat(t, Format, write("t.json."+kind, tracetest.Compress(t, plain, kind)), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -55,7 +41,7 @@ func TestCompressed(t *testing.T) {
 		// 8 MB of blanks in an array: valid JSON, far past a 1 MB limit.
 		bomb := append([]byte("["), bytes.Repeat([]byte(" "), 8<<20)...)
 		path := write("bomb.json."+kind, tracetest.Compress(t, bomb, kind))
-		_, err = read(path, ingest.Values{"max_decompressed": 1 << 20})
+		_, err = tracetest.ReadFormat(t, Format, path, ingest.Values{"max_decompressed": 1 << 20})
 		if err == nil || !strings.Contains(err.Error(), "expands past 1048576 bytes") || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s bomb: %v", kind, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // TestStarPUMilliseconds reads what starpu_fxt_tool (StarPU 1.3.10 built
@@ -22,16 +23,8 @@ func TestStarPUMilliseconds(t *testing.T) {
 	path := filepath.Join("testdata", "starpu-1.3.10.trace")
 	read := func(v ingest.Values) *trace.Trace {
 		t.Helper()
-		v, err := Format.Check(v)
+		tr, err := tracetest.ReadFormat(t, Format, path, v)
 		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := Format.Open(path, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := trace.New(path)
-		if err := src.Read(tr, trace.ReadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		return tr
@@ -94,8 +87,8 @@ func TestStarPUTypesUnquoted(t *testing.T) {
 	if err := os.WriteFile(path, []byte(unquoted), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr := trace.New(path)
-	if err := src(t, path).Read(tr, trace.ReadOptions{}); err != nil {
+	tr, err := tracetest.ReadFormat(t, Format, path, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if want := trace.Time(684_465_309); tr.End != want {

@@ -19,16 +19,8 @@ import (
 // readDoor reads path through the door with the options given.
 func readDoor(t *testing.T, path string, v ingest.Values) *trace.Trace {
 	t.Helper()
-	v, err := Format.Check(v)
+	tr, err := tracetest.ReadFormat(t, Format, path, v)
 	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Format.Open(path, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trace.New()
-	if err := src.Read(tr, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr

@@ -71,22 +71,6 @@ func Compress(t testing.TB, data []byte, kind string) []byte {
 func CheckCompressed(t *testing.T, f ingest.Format, name string, plain []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	read := func(path string, v ingest.Values) (*trace.Trace, error) {
-		t.Helper()
-		v, err := f.Check(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := f.Open(path, v)
-		if err != nil {
-			return nil, err
-		}
-		tr := trace.New()
-		if err := src.Read(tr, trace.ReadOptions{}); err != nil {
-			return nil, err
-		}
-		return tr, nil
-	}
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, data, 0o600); err != nil {
@@ -94,7 +78,7 @@ func CheckCompressed(t *testing.T, f ingest.Format, name string, plain []byte) {
 		}
 		return p
 	}
-	want, err := read(write(name, plain), nil)
+	want, err := ReadFormat(t, f, write(name, plain), nil)
 	if err != nil {
 		t.Fatalf("plain %s: %v", name, err)
 	}
@@ -102,7 +86,7 @@ func CheckCompressed(t *testing.T, f ingest.Format, name string, plain []byte) {
 	for _, kind := range Compressions {
 		t.Run(kind, func(t *testing.T) {
 			packed := Compress(t, plain, kind)
-			got, err := read(write(name+ext[kind], packed), nil)
+			got, err := ReadFormat(t, f, write(name+ext[kind], packed), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,14 +95,14 @@ func CheckCompressed(t *testing.T, f ingest.Format, name string, plain []byte) {
 			}
 
 			cut := write("cut-"+name+ext[kind], packed[:len(packed)/2])
-			_, err = read(cut, nil)
+			_, err = ReadFormat(t, f, cut, nil)
 			var fe *errs.FormatError
 			if !errors.As(err, &fe) || fe.File != cut || !errors.Is(err, ingest.ErrTruncated) {
 				t.Errorf("%s cut in the middle: %v (%T), want a FormatError naming %s: %v", kind, err, err, cut, ingest.ErrTruncated)
 			}
 
 			bomb := write("bomb-"+name+ext[kind], bomb(t, kind))
-			_, err = read(bomb, ingest.Values{"max_decompressed": 1 << 20})
+			_, err = ReadFormat(t, f, bomb, ingest.Values{"max_decompressed": 1 << 20})
 			if !errors.As(err, &fe) || fe.File != bomb || !strings.Contains(err.Error(),
 				kind+" data expands past 1048576 bytes, the limit (a decompression bomb?); raise max_decompressed to read it") {
 				t.Errorf("%s bomb: %v", kind, err)
