@@ -283,15 +283,7 @@ func TestIntervalQualitiesMatchesDirect(t *testing.T) {
 	for iter := 0; iter < 300; iter++ {
 		T, X, leaves := 1+rng.IntN(40), 1+rng.IntN(9), 1+rng.IntN(1000)
 		in := Input{Slices: T, States: X, Values: make([]float64, T*X)}
-		for k := range in.Values {
-			switch rng.IntN(4) {
-			case 0: // zero
-			case 1:
-				in.Values[k] = float64(rng.IntN(4)) // ties
-			default:
-				in.Values[k] = rng.Float64() * float64(leaves)
-			}
-		}
+		randomCells(rng, in.Values, leaves)
 		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X))
 		w := newIntervalScratch(T, X)
 		got := intervalQualities(st, T, X, logSizes(make([]float64, T+1), T, leaves), &w)
