@@ -47,6 +47,17 @@ _PAJE_FIELDS = {
     "PajeSetState": ["Time date", "Type string", "Container string", "Value string"],
     "PajePushState": ["Time date", "Type string", "Container string", "Value string"],
     "PajePopState": ["Time date", "Type string", "Container string"],
+    "PajeDefineLinkType": ["Alias string", "Type string", "StartContainerType string", "EndContainerType string",
+                           "Name string"],
+    "PajeDefineEventType": ["Alias string", "Type string", "Name string"],
+    "PajeDefineVariableType": ["Alias string", "Type string", "Name string"],
+    "PajeStartLink": ["Time date", "Type string", "Container string", "StartContainer string", "Value string",
+                      "Key string"],
+    "PajeEndLink": ["Time date", "Type string", "Container string", "EndContainer string", "Value string",
+                    "Key string"],
+    "PajeNewEvent": ["Time date", "Type string", "Container string", "Value string"],
+    "PajeSetVariable": ["Time date", "Type string", "Container string", "Value string"],
+    "PajeDestroyContainer": ["Time date", "Type string", "Name string"],
 }
 
 

@@ -8,73 +8,16 @@ import math
 import pytest
 
 import macroscope as ms
+from conftest import paje_header
 
 # One more than the entities of a block, and more.
 N = 33_000
 
-HEADER = """%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 1
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeDefineEventType 2
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 3
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 4
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeStartLink 5
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 6
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeNewEvent 7
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajeSetVariable 8
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajeDestroyContainer 9
-% Time date
-% Type string
-% Name string
-%EndEventDef
-0 M 0 Machine
+HEADER = paje_header(
+    "PajeDefineContainerType", "PajeDefineLinkType", "PajeDefineEventType", "PajeDefineVariableType",
+    "PajeCreateContainer", "PajeStartLink", "PajeEndLink", "PajeNewEvent", "PajeSetVariable",
+    "PajeDestroyContainer",
+) + """0 M 0 Machine
 0 P M Process
 1 L M P P Msg
 2 E P Mark
