@@ -37,6 +37,32 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	ADDQ      R8, R12 \
 	INCQ      R11
 
+// The gain and loss of row i's optimum (R11 = i, R13 = byte offset of
+// best(i,j)), when agg(i,j) wins: copied from ag and al. Uses BX, X5.
+#define COMPOSE_AGG \
+	MOVQ   ag_base+104(FP), BX \
+	VMOVSD (BX)(R11*8), X5 \
+	MOVQ   g_base+24(FP), BX \
+	VMOVSD X5, (BX)(R13*1) \
+	MOVQ   al_base+128(FP), BX \
+	VMOVSD (BX)(R11*8), X5 \
+	MOVQ   l_base+48(FP), BX \
+	VMOVSD X5, (BX)(R13*1)
+
+// The same when the cut c (DX) wins: best(i,c-1) + agg(c,j), R12 = byte
+// offset of best(i,c-1). Uses BX, R14, X5.
+#define COMPOSE_CUT \
+	MOVQ   g_base+24(FP), BX \
+	MOVQ   ag_base+104(FP), R14 \
+	VMOVSD (BX)(R12*1), X5 \
+	VADDSD (R14)(DX*8), X5, X5 \
+	VMOVSD X5, (BX)(R13*1) \
+	MOVQ   l_base+48(FP), BX \
+	MOVQ   al_base+128(FP), R14 \
+	VMOVSD (BX)(R12*1), X5 \
+	VADDSD (R14)(DX*8), X5, X5 \
+	VMOVSD X5, (BX)(R13*1)
+
 // func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte) (left int)
 //
 // Column j = len(pos)-1, by blocks of four rows i0..i0+3: the lanes of
@@ -159,31 +185,15 @@ row_composed:
 	LEAQ (R13)(R11*8), R13 // byte offset of best(i,j)
 	TESTQ DX, DX
 	JNE  composed_cut
-	MOVQ   ag_base+104(FP), BX
-	VMOVSD (BX)(R11*8), X5
-	MOVQ   g_base+24(FP), BX
-	VMOVSD X5, (BX)(R13*1)
-	MOVQ   al_base+128(FP), BX
-	VMOVSD (BX)(R11*8), X5
-	MOVQ   l_base+48(FP), BX
-	VMOVSD X5, (BX)(R13*1)
-	INCQ   CX
-	JMP    row_composed
+	COMPOSE_AGG
+	INCQ CX
+	JMP  row_composed
 
 composed_cut: // gain and loss of best(i,c-1) + agg(c,j)
 	LEAQ   -1(DX), R12
 	IMULQ  R8, R12
 	LEAQ   (R12)(R11*8), R12 // byte offset of best(i,c-1)
-	MOVQ   g_base+24(FP), BX
-	MOVQ   ag_base+104(FP), R14
-	VMOVSD (BX)(R12*1), X5
-	VADDSD (R14)(DX*8), X5, X5
-	VMOVSD X5, (BX)(R13*1)
-	MOVQ   l_base+48(FP), BX
-	MOVQ   al_base+128(FP), R14
-	VMOVSD (BX)(R12*1), X5
-	VADDSD (R14)(DX*8), X5, X5
-	VMOVSD X5, (BX)(R13*1)
+	COMPOSE_CUT
 	INCQ   CX
 	JMP    row_composed
 
@@ -284,14 +294,7 @@ winner:
 	// agg(i,j) wins.
 	VMOVSD (DI)(R11*8), X5
 	VMOVSD X5, (SI)(R13*1)
-	MOVQ   ag_base+104(FP), BX
-	VMOVSD (BX)(R11*8), X5
-	MOVQ   g_base+24(FP), BX
-	VMOVSD X5, (BX)(R13*1)
-	MOVQ   al_base+128(FP), BX
-	VMOVSD (BX)(R11*8), X5
-	MOVQ   l_base+48(FP), BX
-	VMOVSD X5, (BX)(R13*1)
+	COMPOSE_AGG
 	JMP    next_row
 
 compose_cut: // best(i,c-1) + agg(c,j)
@@ -301,18 +304,7 @@ compose_cut: // best(i,c-1) + agg(c,j)
 	VMOVSD (SI)(R12*1), X5
 	VADDSD (DI)(DX*8), X5, X5
 	VMOVSD X5, (SI)(R13*1)
-	MOVQ   g_base+24(FP), BX
-	VMOVSD (BX)(R12*1), X5
-	MOVQ   ag_base+104(FP), BX
-	VADDSD (BX)(DX*8), X5, X5
-	MOVQ   g_base+24(FP), BX
-	VMOVSD X5, (BX)(R13*1)
-	MOVQ   l_base+48(FP), BX
-	VMOVSD (BX)(R12*1), X5
-	MOVQ   al_base+128(FP), BX
-	VADDSD (BX)(DX*8), X5, X5
-	MOVQ   l_base+48(FP), BX
-	VMOVSD X5, (BX)(R13*1)
+	COMPOSE_CUT
 
 next_row:
 	INCQ  CX
