@@ -88,9 +88,11 @@ func Write(w io.Writer, t *trace.Trace, opt Options) error {
 				bw.Write(line)
 			}
 		case trace.KindLink:
-			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links.At(int(e.links[i])).Start.Seconds() }, end)
+			// The links are read without their keys, which appendLink
+			// copies from the column: no string made per link.
+			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links.AtUnkeyed(int(e.links[i])).Start.Seconds() }, end)
 			for _, i := range e.links[lo:hi] {
-				line = x.appendLink(line[:0], t.Links.At(int(i)))
+				line = x.appendLink(line[:0], &t.Links, int(i))
 				bw.Write(line)
 			}
 		case trace.KindEvent:
@@ -210,7 +212,8 @@ func (x *index) appendVariable(b []byte, v trace.Variable) []byte {
 	return append(b, '\n')
 }
 
-func (x *index) appendLink(b []byte, l trace.Link) []byte {
+func (x *index) appendLink(b []byte, links *trace.LinkColumn, i int) []byte {
+	l := links.AtUnkeyed(i)
 	b = x.appendHead(b, "Link", l.Container, l.Type)
 	b = x.appendSpan(b, l.Start, l.End)
 	b = append(b, x.valueName(l.Value)...)
@@ -219,7 +222,7 @@ func (x *index) appendLink(b []byte, l trace.Link) []byte {
 	b = append(b, ", "...)
 	b = append(b, x.containerName(l.To)...)
 	b = append(b, ", "...)
-	b = append(b, l.Key...)
+	b = links.AppendKey(b, i)
 	return append(b, '\n')
 }
 

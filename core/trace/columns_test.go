@@ -163,7 +163,7 @@ func TestLinkColumnRoundTrip(t *testing.T) {
 	if blockArena < arena[0]+arena[1]+arena[2] || blockArena > 2*(arena[0]+arena[1]+arena[2])+3*1024 {
 		t.Errorf("the arenas take %d bytes for %d bytes of keys", blockArena, arena[0]+arena[1]+arena[2])
 	}
-	// Unkeyed and AppendKey give the same links, keys apart.
+	// Unkeyed, AtUnkeyed and AppendKey give the same links, keys apart.
 	var buf []byte
 	for i, l := range c.Unkeyed() {
 		full := c.At(i)
@@ -172,6 +172,9 @@ func TestLinkColumnRoundTrip(t *testing.T) {
 		}
 		if full.Key = ""; l != full {
 			t.Fatalf("Unkeyed: link %d is %+v, want %+v", i, l, full)
+		}
+		if at := c.AtUnkeyed(i); at != full {
+			t.Fatalf("AtUnkeyed(%d) = %+v, want %+v", i, at, full)
 		}
 	}
 }

@@ -155,6 +155,13 @@ func (c *LinkColumn) Unkeyed() iter.Seq2[int, Link] {
 	}
 }
 
+// AtUnkeyed returns the i-th link without its key (Key is empty),
+// allocating nothing; it panics if i is out of range.
+func (c *LinkColumn) AtUnkeyed(i int) Link {
+	checkIndex(i, c.n)
+	return c.blocks[i>>blockBits].unkeyed(i & blockMask)
+}
+
 // AppendKey appends the key of the i-th link to dst and returns the
 // extended slice, allocating nothing when dst has room; it panics if i
 // is out of range.
