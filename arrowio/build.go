@@ -335,14 +335,7 @@ func (c *columns) optionalFloat64s(name string, v []float64) {
 // optionalStrings adds a string column where the empty string becomes a
 // null.
 func (c *columns) optionalStrings(name string, v []string) {
-	valid := make([]bool, len(v))
-	for i, s := range v {
-		valid[i] = s != ""
-	}
-	b := array.NewStringBuilder(c.mem)
-	defer b.Release()
-	b.AppendValues(v, valid)
-	c.add(name, b.NewArray())
+	c.optionalStringsOf(name, len(v), func(dst []byte, i int) []byte { return append(dst, v[i]...) })
 }
 
 // optionalStringsOf is optionalStrings for n rows whose bytes appendTo
