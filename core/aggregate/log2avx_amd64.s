@@ -216,25 +216,25 @@ oct_small: // some lane is 0 or subnormal: go on if none is subnormal
 oct_done:
 
 	MOVQ         $0x000FFFFFFFFFFFFF, AX
-	MOVQ         AX, X8
+	VMOVQ        AX, X8
 	VPBROADCASTQ X8, Y8 // mantissa mask
 	MOVQ         $0x00000FFFFFFFFFFF, AX
-	MOVQ         AX, X9
+	VMOVQ        AX, X9
 	VPBROADCASTQ X9, Y9 // mask of the bits below the table index
 	MOVQ         $0x4330000000000000, AX
-	MOVQ         AX, X10
+	VMOVQ        AX, X10
 	VPBROADCASTQ X10, Y10 // 2^52
 	MOVQ         $0x0010000000000000, AX
-	MOVQ         AX, X11
+	VMOVQ        AX, X11
 	VPBROADCASTQ X11, Y11 // smallest normal number
 	MOVQ         $0x3FF71547652B82FE, AX
-	MOVQ         AX, X12
+	VMOVQ        AX, X12
 	VPBROADCASTQ X12, Y12 // 1/ln 2
 	MOVQ         $0x43300000000003FF, AX
-	MOVQ         AX, X13
+	VMOVQ        AX, X13
 	VPBROADCASTQ X13, Y13 // 2^52 + 1023
 	MOVQ         $0x3CB0000000000000, AX
-	MOVQ         AX, X15
+	VMOVQ        AX, X15
 	VPBROADCASTQ X15, Y15 // 0x1p-52
 	VXORPD       Y14, Y14, Y14 // 0
 

@@ -31,10 +31,13 @@ func (r *run) aggregateRaw(agg, kidSum table, st nodeStats, leaves int, d nodeDe
 	}
 	T := s.in.Slices
 	xl, tot := intervalTerms(st, T, s.in.States, &w.iq)
-	logSize := logSizes(w.logSize, T, leaves)
 	lr, ent := w.iq.lr[:T+3], w.iq.ent[:T+3]
-	for k := 0; k < T; k++ {
-		lr[k] = logSize[T-k]
+	if w.iq.lrLeaves != leaves { // most nodes are leaves: lr is kept between them
+		logSize := logSizes(w.logSize, T, leaves)
+		for k := 0; k < T; k++ {
+			lr[k] = logSize[T-k]
+		}
+		w.iq.lrLeaves = leaves
 	}
 	clear(ent)
 	_, _ = xl[:cap(xl)][len(xl)+2], tot[:cap(tot)][len(tot)+2] // room for the assembly
