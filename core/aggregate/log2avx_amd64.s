@@ -214,7 +214,9 @@ oct_small: // some lane is 0 or subnormal: go on if none is subnormal
 	JEQ       oct_compute
 
 oct_done:
-
+	// The constants into registers with VEX moves (VMOVQ): Go writes MOVQ
+	// AX, X8 as an SSE instruction, which costs hundreds of cycles here,
+	// with the upper halves of the registers in use (TestAVX2KernelsUseNoSSE).
 	MOVQ         $0x000FFFFFFFFFFFFF, AX
 	VMOVQ        AX, X8
 	VPBROADCASTQ X8, Y8 // mantissa mask
