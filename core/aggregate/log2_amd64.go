@@ -14,6 +14,13 @@ func xlog2xPairs(dst, src []float64) int
 // negative numbers. dst may be src.
 func xlog2xTo(dst, src []float64) {
 	dst = dst[:len(src)]
+	if hasAVX2 {
+		// The four-lane kernel, with dst as both its totals and its xl:
+		// xl is written last, as 0 + x log2 x, which is x log2 x (no
+		// x log2 x is -0).
+		xlogAccumulate(src, dst, dst, true)
+		return
+	}
 	for len(src) >= 2 {
 		even := len(src) &^ 1
 		n := xlog2xPairs(dst[:even], src[:even])

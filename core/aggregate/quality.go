@@ -62,15 +62,12 @@ type nodeStats struct {
 }
 
 // leafStats returns the stats of a leaf, its ent in ent (in.Slices
-// values); tmp is scratch space for 2 * in.Slices * in.States values.
+// values); tmp is scratch space for in.Slices * in.States values.
 func leafStats(in Input, leaf int, ent, tmp []float64) nodeStats {
 	n := in.Slices * in.States
 	s := nodeStats{v: in.Values[leaf*n : (leaf+1)*n : (leaf+1)*n], ent: ent[:in.Slices]}
-	// The x log2 x of the cells, as 0 + x log2 x: xlogAccumulate takes four
-	// values per instruction where xlog2xTo takes two, and the sums below
-	// are the same bits (0 + y is y, but for -0, which they add up as +0).
-	xl, totals := tmp[:n], tmp[n:2*n]
-	xlogAccumulate(s.v, totals, xl, true)
+	xl := tmp[:n]
+	xlog2xTo(xl, s.v)
 	for t := range s.ent {
 		e := 0.0
 		for _, v := range xl[t*in.States : (t+1)*in.States] {

@@ -153,7 +153,7 @@ func (s *Spatiotemporal) newScratch() *scratch {
 	return &scratch{
 		frozen: make([]bool, s.tri), lines: make([]line, s.tri), logSize: make([]float64, s.in.Slices+1),
 		pos:   make([]int, s.in.Slices),
-		cells: make([]float64, 2*s.in.Slices*s.in.States), // see leafStats
+		cells: make([]float64, s.in.Slices*s.in.States),
 		iq:    newIntervalScratch(s.in.Slices, s.in.States),
 	}
 }

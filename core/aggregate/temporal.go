@@ -58,7 +58,7 @@ func NewTemporal(in Input, opt Options) (*Temporal, error) {
 			iq := newIntervalScratch(T, in.States)
 			logSize := logSizes(make([]float64, T+1), T, 1)
 			ent := make([]float64, T)
-			cells := make([]float64, 2*T*in.States) // see leafStats
+			cells := make([]float64, T*in.States)
 			for k := range next {
 				sum := make([]line, tri)
 				for leaf := k; leaf < leaves; leaf += tasks {

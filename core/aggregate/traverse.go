@@ -12,7 +12,7 @@ type scratch struct {
 	lines   []line    // one line per interval of a node
 	logSize []float64 // one value per length of interval, and 0
 	pos     []int     // one value per slice
-	cells   []float64 // two values per slice and state (see leafStats)
+	cells   []float64 // one value per slice and state
 	iq      intervalScratch
 	// Buffers of node stats no longer needed, to reuse.
 	freeV, freeEnt [][]float64

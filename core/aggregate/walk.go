@@ -28,38 +28,105 @@ type walker struct {
 	cuts   []span
 }
 
+// piecesOf returns the pieces node n, whose decisions are d, cuts span b
+// into, in time order (in w.cuts, until the next call).
+func (w *walker) piecesOf(d nodeDecisions, b span) []span {
+	// best(i,j) is best(i,c-1) then the piece [c..j]: last first.
+	w.cuts = w.cuts[:0]
+	i, j := int(b.i), int(b.j)
+	for {
+		c := d.cutAt(triIndex(i, j), w.s.width)
+		if c == 0 {
+			w.cuts = append(w.cuts, span{int32(i), int32(j)})
+			break
+		}
+		w.cuts = append(w.cuts, span{int32(c), int32(j)})
+		j = c - 1
+	}
+	slices.Reverse(w.cuts)
+	return w.cuts
+}
+
 // pieces calls f for every piece node n makes of the spans it is handed,
 // in time order, telling whether the piece is split into the children.
 func (w *walker) pieces(n int32, in []span, f func(sp span, split bool)) {
 	d := w.dec[n]
 	for _, b := range in {
-		// best(i,j) is best(i,c-1) then the piece [c..j]: last first.
-		w.cuts = w.cuts[:0]
-		i, j := int(b.i), int(b.j)
-		for {
-			c := d.cutAt(triIndex(i, j), w.s.width)
-			if c == 0 {
-				w.cuts = append(w.cuts, span{int32(i), int32(j)})
-				break
-			}
-			w.cuts = append(w.cuts, span{int32(c), int32(j)})
-			j = c - 1
-		}
-		for k := len(w.cuts) - 1; k >= 0; k-- {
-			sp := w.cuts[k]
+		for _, sp := range w.piecesOf(d, b) {
 			f(sp, d.splitAt(triIndex(int(sp.i), int(sp.j))))
 		}
 	}
+}
+
+// level returns the list of pieces for the children of a node at depth,
+// emptied: one per depth, reused from node to node.
+func (w *walker) level(depth int) []span {
+	for len(w.levels) <= depth {
+		w.levels = append(w.levels, nil)
+	}
+	return w.levels[depth][:0]
+}
+
+// count returns the number of aggregates of n's subtree, n being handed
+// in: walk's count, without its order or a call per aggregate (listParts
+// counts tens of millions of them to place each subtree's).
+func (w *walker) count(n int32, in []span) int {
+	t := w.s.in.Tree
+	d := w.dec[n]
+	depth := int(t.Depth[n])
+	split := w.level(depth)
+	parts := 0
+	for _, b := range in {
+		for _, sp := range w.piecesOf(d, b) {
+			if d.splitAt(triIndex(int(sp.i), int(sp.j))) {
+				split = append(split, sp)
+			} else {
+				parts++
+			}
+		}
+	}
+	w.levels[depth] = split
+	if len(split) > 0 {
+		for _, c := range t.Children[n] {
+			parts += w.count(c, split)
+		}
+	}
+	return parts
+}
+
+// write sets out[x], out[x+1]... to the aggregates of n's subtree, n being
+// handed in, in walk's order, with their gain and loss; it returns the
+// index after the last.
+func (w *walker) write(n int32, in []span, out []Part, x int) int {
+	t := w.s.in.Tree
+	d := w.dec[n]
+	depth := int(t.Depth[n])
+	split := w.level(depth)
+	for _, b := range in {
+		for _, sp := range w.piecesOf(d, b) {
+			if d.splitAt(triIndex(int(sp.i), int(sp.j))) {
+				split = append(split, sp)
+				continue
+			}
+			g, l := w.s.PartQuality(n, int(sp.i), int(sp.j))
+			out[x] = Part{Node: n, First: sp.i, Last: sp.j, Gain: g, Loss: l}
+			x++
+		}
+	}
+	w.levels[depth] = split
+	if len(split) > 0 {
+		for _, c := range t.Children[n] {
+			x = w.write(c, split, out, x)
+		}
+	}
+	return x
 }
 
 // walk calls emit for every aggregate of n's subtree, n being handed in.
 func (w *walker) walk(n int32, in []span, emit func(n int32, i, j int)) {
 	t := w.s.in.Tree
 	depth := int(t.Depth[n])
-	for len(w.levels) <= depth {
-		w.levels = append(w.levels, nil)
-	}
-	split := w.levels[depth][:0]
+	split := w.level(depth)
 	w.pieces(n, in, func(sp span, isSplit bool) {
 		if isSplit {
 			split = append(split, sp)
@@ -165,7 +232,7 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Contro
 	}
 	forEach(func(k int, w *walker) {
 		if sg := &segs[k]; sg.sub && len(sg.in) > 0 {
-			w.walk(sg.n, sg.in, func(int32, int, int) { sg.len++ })
+			sg.len = w.count(sg.n, sg.in)
 		}
 	})
 	if ctl.canceled() {
@@ -195,12 +262,7 @@ func (s *Spatiotemporal) listParts(dec []nodeDecisions, workers int, ctl *Contro
 		if len(sg.in) == 0 {
 			return
 		}
-		x := 0
-		w.walk(sg.n, sg.in, func(n int32, i, j int) {
-			g, l := s.PartQuality(n, i, j)
-			out[x] = Part{Node: n, First: int32(i), Last: int32(j), Gain: g, Loss: l}
-			x++
-		})
+		w.write(sg.n, sg.in, out, 0)
 	})
 	if ctl.canceled() {
 		return nil, ErrCanceled
