@@ -82,8 +82,8 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 // Registers: SI = v, DI = av, R8 = T*8, R9 = j, R10 = i0, R11 = m,
 // R12 = &best(i0,m); Y4 = 1 in every lane. Frame: the winners of a block
 // at 0(SP), j*T*8 at 32(SP), the largest values of a block at 40(SP),
-// left at 72(SP).
-TEXT ·columnSearchAVX2(SB), NOSPLIT, $80-232
+// left at 72(SP), the flags of a block at 80(SP).
+TEXT ·columnSearchAVX2(SB), NOSPLIT, $112-232
 	MOVQ         v_base+0(FP), SI
 	MOVQ         av_base+80(FP), DI
 	MOVQ         T+72(FP), R8
@@ -156,6 +156,120 @@ finish:
 	VMOVMSKPD Y2, AX // flagged rows
 	VMOVDQU   Y1, 0(SP)
 	VMOVUPD   Y0, 40(SP)
+	TESTQ     AX, AX
+	JEQ       rows
+
+	// Flagged rows, four at a time: the candidates again, in order, those
+	// equal to the row's largest value compared by the whole rule (the
+	// first one, then a larger gain, or the same gain and a smaller loss),
+	// as resolveRow does. Y11 = the winner, Y1, Y9, Y10 its value, gain and
+	// loss, Y14 = no winner yet, Y13 = a NaN seen; the flags are kept at
+	// 80(SP). A flagged row with a NaN (or, which cannot happen otherwise,
+	// no winner) leaves the block to the row-by-row resolution below.
+	VMOVUPD      Y2, 80(SP)
+	MOVQ         ag_base+104(FP), BX
+	MOVQ         al_base+128(FP), DX
+	VMOVUPD      (DI)(R10*8), Y1 // agg(i,j), the first candidate
+	VCMPPD       $0x00, Y0, Y1, Y7
+	VCMPPD       $3, Y1, Y1, Y13
+	VMOVUPD      (BX)(R10*8), Y9
+	VMOVUPD      (DX)(R10*8), Y10
+	VPXOR        Y11, Y11, Y11
+	VPCMPEQQ     Y14, Y14, Y14
+	VXORPD       Y7, Y14, Y14
+	LEAQ         1(R10), CX
+	VMOVQ        CX, X3
+	VPBROADCASTQ X3, Y3 // the cut after m = i0
+	MOVQ         g_base+24(FP), R14
+	SUBQ         SI, R14 // g - v
+	MOVQ         l_base+48(FP), AX
+	SUBQ         SI, AX // l - v
+	MOVQ         R10, R11
+	MOVQ         R10, R12
+	IMULQ        R8, R12
+	ADDQ         SI, R12
+	LEAQ         (R12)(R10*8), R12 // &best(i0,i0)
+	LEAQ         lanes<>(SB), R13
+	XORQ         CX, CX
+
+resolve_diag:
+	CMPQ R11, R9
+	JGE  resolved_block
+	CMPQ CX, $96
+	JGE  resolve_main
+	VBROADCASTSD 8(DI)(R11*8), Y5
+	VADDPD       (R12), Y5, Y6 // the candidates' values, as the search adds them
+	VCMPPD       $3, Y6, Y6, Y7
+	VANDPD       (R13)(CX*1), Y7, Y7
+	VORPD        Y7, Y13, Y13
+	VCMPPD       $0x00, Y0, Y6, Y7 // equal to the largest
+	VANDPD       (R13)(CX*1), Y7, Y7
+	VBROADCASTSD 8(BX)(R11*8), Y5
+	VADDPD       (R12)(R14*1), Y5, Y8 // their gains
+	VBROADCASTSD 8(DX)(R11*8), Y5
+	VADDPD       (R12)(AX*1), Y5, Y15 // and losses
+	VCMPPD       $0x1e, Y9, Y8, Y12 // larger gain
+	VCMPPD       $0x00, Y9, Y8, Y5
+	VCMPPD       $0x11, Y10, Y15, Y2
+	VANDPD       Y2, Y5, Y5 // or the same gain and a smaller loss
+	VORPD        Y5, Y12, Y12
+	VORPD        Y14, Y12, Y12 // or no winner yet
+	VANDPD       Y7, Y12, Y12
+	VBLENDVPD    Y12, Y3, Y11, Y11
+	VBLENDVPD    Y12, Y6, Y1, Y1
+	VBLENDVPD    Y12, Y8, Y9, Y9
+	VBLENDVPD    Y12, Y15, Y10, Y10
+	VANDNPD      Y14, Y12, Y14
+	VPADDQ       Y4, Y3, Y3
+	ADDQ         R8, R12
+	INCQ         R11
+	ADDQ $32, CX
+	JMP  resolve_diag
+
+resolve_main:
+	CMPQ R11, R9
+	JGE  resolved_block
+	VBROADCASTSD 8(DI)(R11*8), Y5
+	VADDPD       (R12), Y5, Y6 // the candidates' values, as the search adds them
+	VCMPPD       $3, Y6, Y6, Y7
+	VORPD        Y7, Y13, Y13
+	VCMPPD       $0x00, Y0, Y6, Y7 // equal to the largest
+	VBROADCASTSD 8(BX)(R11*8), Y5
+	VADDPD       (R12)(R14*1), Y5, Y8 // their gains
+	VBROADCASTSD 8(DX)(R11*8), Y5
+	VADDPD       (R12)(AX*1), Y5, Y15 // and losses
+	VCMPPD       $0x1e, Y9, Y8, Y12 // larger gain
+	VCMPPD       $0x00, Y9, Y8, Y5
+	VCMPPD       $0x11, Y10, Y15, Y2
+	VANDPD       Y2, Y5, Y5 // or the same gain and a smaller loss
+	VORPD        Y5, Y12, Y12
+	VORPD        Y14, Y12, Y12 // or no winner yet
+	VANDPD       Y7, Y12, Y12
+	VBLENDVPD    Y12, Y3, Y11, Y11
+	VBLENDVPD    Y12, Y6, Y1, Y1
+	VBLENDVPD    Y12, Y8, Y9, Y9
+	VBLENDVPD    Y12, Y15, Y10, Y10
+	VANDNPD      Y14, Y12, Y14
+	VPADDQ       Y4, Y3, Y3
+	ADDQ         R8, R12
+	INCQ         R11
+	JMP  resolve_main
+
+resolved_block:
+	VMOVUPD   80(SP), Y2
+	VMOVMSKPD Y2, AX // flagged rows
+	VORPD     Y14, Y13, Y13
+	VANDPD    Y2, Y13, Y13
+	VMOVMSKPD Y13, BX
+	TESTQ     BX, BX
+	JNE       rows // a NaN: one by one
+	VMOVDQU   0(SP), Y5
+	VBLENDVPD Y2, Y11, Y5, Y5
+	VMOVDQU   Y5, 0(SP) // the winners
+	VBLENDVPD Y2, Y1, Y0, Y0 // their values, the winners' own bits
+	XORQ      AX, AX // no row left flagged
+
+rows:
 	XORQ      CX, CX // row of the block
 	MOVQ      cut_base+200(FP), R12
 	TESTQ     R12, R12

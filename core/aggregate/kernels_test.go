@@ -64,7 +64,18 @@ func randomTables(rng *rand.Rand, T, count int, integers bool) []table {
 				if integers {
 					g, l, p = float64(rng.IntN(3)), float64(rng.IntN(3)), 0.5
 				}
-				agg.set(j*T+i, quality{p*g - (1-p)*l, g, l})
+				v := p*g - (1-p)*l
+				if integers {
+					switch rng.IntN(8) {
+					case 0: // below some cut: ties among the cuts decide
+						v--
+					case 1: // zeros of both signs, equal but not the same bits
+						if v == 0 {
+							v = math.Copysign(0, -1)
+						}
+					}
+				}
+				agg.set(j*T+i, quality{v, g, l})
 			}
 		}
 		// Stale values in the unused half, as tables from the pool have.
