@@ -18,8 +18,9 @@ package aggregate
 // with no reduction across lanes and no branch per candidate. A row in
 // which a candidate equals the largest value so far (or anything is NaN)
 // is flagged instead, and goes through its candidates again with the
-// whole rule (resolveRow; the assembly does the same in its own pass over
-// the column); in lpaggreg's synthetic model about one row in twelve. The
+// whole rule (resolveRow; the assembly goes through them again for the
+// four rows of a block at once, and row by row only when a NaN is
+// involved); in lpaggreg's synthetic model about one row in twelve. The
 // candidates are added as the plain loop adds them (best + agg), so the
 // values compared, and the values kept, are the same bits.
 //

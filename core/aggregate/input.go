@@ -34,6 +34,8 @@ package aggregate
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
@@ -49,7 +51,7 @@ type Input struct {
 	Values []float64
 }
 
-func (in Input) validate() error {
+func (in Input) validate(workers int) error {
 	if in.Tree == nil || in.Tree.Len() == 0 || len(in.Tree.Leaves) == 0 {
 		return errs.Argument("model", "the hierarchy is empty")
 	}
@@ -65,12 +67,44 @@ func (in Input) validate() error {
 	if want := len(in.Tree.Leaves) * in.Slices * in.States; len(in.Values) != want {
 		return errs.Argument("model", "%d values for %d leaves x %d slices x %d states", len(in.Values), len(in.Tree.Leaves), in.Slices, in.States)
 	}
-	for i, v := range in.Values {
-		if !(v >= 0) || math.IsInf(v, 0) { // also catches NaN
-			leaf, rest := i/(in.Slices*in.States), i%(in.Slices*in.States)
-			return errs.Argument("model", "value %v at leaf %q, slice %d, state %d is not a finite non-negative number",
-				v, in.Tree.Path(in.Tree.Leaves[leaf], "/"), rest/in.States, rest%in.States)
-		}
+	if i := firstInvalid(in.Values, workers); i >= 0 {
+		leaf, rest := i/(in.Slices*in.States), i%(in.Slices*in.States)
+		return errs.Argument("model", "value %v at leaf %q, slice %d, state %d is not a finite non-negative number",
+			in.Values[i], in.Tree.Path(in.Tree.Leaves[leaf], "/"), rest/in.States, rest%in.States)
 	}
 	return nil
+}
+
+// firstInvalid returns the index of the first value that is not a finite
+// non-negative number, or -1, looking at chunks of the values on up to
+// workers goroutines (a million-leaf model has over 100 million values).
+func firstInvalid(values []float64, workers int) int {
+	const chunk = 1 << 20
+	n := (len(values) + chunk - 1) / chunk
+	first := make([]int, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := int(next.Add(1) - 1); c < n; c = int(next.Add(1) - 1) {
+				lo := c * chunk
+				first[c] = -1
+				for i, v := range values[lo:min(lo+chunk, len(values))] {
+					if !(v >= 0) || math.IsInf(v, 0) { // also catches NaN
+						first[c] = lo + i
+						break
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, i := range first {
+		if i >= 0 {
+			return i
+		}
+	}
+	return -1
 }

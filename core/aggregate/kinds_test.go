@@ -137,3 +137,25 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("unknown gain: got %v", err)
 	}
 }
+
+// TestFirstInvalidAcrossChunks checks that the first bad value is the one
+// reported, whichever chunk and worker finds one first.
+func TestFirstInvalidAcrossChunks(t *testing.T) {
+	values := make([]float64, 3<<20+5)
+	if got := firstInvalid(values, 3); got != -1 {
+		t.Fatalf("valid values: got %d", got)
+	}
+	values[0] = math.Copysign(0, -1) // -0 is not negative
+	values[3<<20+1] = math.Inf(1)
+	values[2<<20+7] = math.NaN()
+	values[1<<20+3] = -1
+	for _, workers := range []int{0, 1, 2, 7} {
+		if got := firstInvalid(values, workers); got != 1<<20+3 {
+			t.Errorf("%d workers: got %d, want %d", workers, got, 1<<20+3)
+		}
+	}
+	values[1<<20+3] = 1
+	if got := firstInvalid(values, 2); got != 2<<20+7 {
+		t.Errorf("got %d, want %d", got, 2<<20+7)
+	}
+}

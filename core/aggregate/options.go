@@ -188,7 +188,11 @@ func New(kind Kind, in Input, opt Options) (Engine, error) {
 
 // prepare checks the input of an engine and completes its options.
 func prepare(kind Kind, in Input, opt Options) (Options, error) {
-	if err := in.validate(); err != nil {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if err := in.validate(workers); err != nil {
 		return opt, err
 	}
 	return opt.withDefaults(kind)
