@@ -110,3 +110,17 @@ func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []
 	}
 	return true
 }
+
+// columnsComposeGeneric is columnsBestComposed in Go: columnComposeGeneric
+// for the columns j0, j0+1, ... of a node's tables, agg and best, with
+// pos holding T values and cut the node's cut block, until a column has
+// a row with no winner. It returns the number of columns composed.
+func columnsComposeGeneric(best, agg table, T, j0 int, pos []int, cut []byte) int {
+	for j := j0; j < T; j++ {
+		at, c := j*T, triIndex(0, j)
+		if !columnComposeGeneric(best.v, best.g, best.l, T, agg.v[at:at+j+1], agg.g[at:at+j+1], agg.l[at:at+j+1], pos[:j+1], cut[c:c+j+1]) {
+			return j - j0
+		}
+	}
+	return T - j0
+}

@@ -8,22 +8,26 @@ package aggregate
 // up to 3 values past a column (newTable leaves room after v), and the
 // lanes past the rows wanted are ignored. A block of four rows that skip
 // marks entirely is not searched (skip may be nil); the other rows of skip
-// are searched anyway, and their pos is to be ignored. It returns the
-// number of rows with no winner (pos[i] = -1).
+// are searched anyway, and their pos is to be ignored.
 //
 // When cut is not nil, every row with a winner gets its optimum instead,
 // best(i,j) at j*T+i, composed as columnComposeGeneric composes it, and
 // its cut[i] (pos[i] is then set only for the rows resolved by the whole
 // rule); best(i,j) is also written, as junk, for up to 3 rows past j.
 //
+// Columns j+1, ..., last are searched next in the same call, av, ag, al
+// and cut moved on to each as in a node's tables and cut block (and pos,
+// whose capacity must hold them, longer by one), until a column has a row
+// with no winner (pos[i] = -1): done is the number of columns before it.
+//
 //go:noescape
-func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte) (left int)
+func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 
 // columnSearch sets pos as columnSearchGeneric does, for the rows skip
 // does not mark (skip may be nil).
 func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
 	if hasAVX2 {
-		columnSearchAVX2(v, g, l, T, av, ag, al, pos, skip, nil)
+		columnSearchAVX2(v, g, l, T, av, ag, al, pos, skip, nil, len(pos)-1)
 	} else {
 		columnSearchGeneric(v, g, l, T, av, ag, al, pos, skip)
 	}
@@ -39,5 +43,22 @@ func columnBestComposed(v, g, l []float64, T int, av, ag, al []float64, pos []in
 		return columnComposeGeneric(v, g, l, T, av, ag, al, pos, cut)
 	}
 	_ = cut[len(pos)-1]
-	return columnSearchAVX2(v, g, l, T, av, ag, al, pos, nil, cut) == 0
+	return columnSearchAVX2(v, g, l, T, av, ag, al, pos, nil, cut, len(pos)-1) == 1
+}
+
+// columnsBestComposed is columnBestComposed for the columns j0, j0+1, ...
+// of a node's tables, agg and best, in one call where AVX2 is available:
+// pos holds T values and cut is the node's cut block (triangular index).
+// It returns the number of columns composed, from j0; the column after
+// them, if any, has a row with no winner, left to the general loop.
+func columnsBestComposed(best, agg table, T, j0 int, pos []int, cut []byte) int {
+	if !hasAVX2 {
+		return columnsComposeGeneric(best, agg, T, j0, pos, cut)
+	}
+	_, _ = pos[T-1], cut[triIndex(T-1, T-1)]
+	_, _, _ = best.v[:T*T+3], best.g[:T*T+3], best.l[:T*T+3] // junk rows past the last column's
+	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3] // room for the last column's vectors
+	at, c := j0*T, triIndex(0, j0)
+	return columnSearchAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
+		pos[:j0+1], nil, cut[c:c+j0+1], T-1)
 }

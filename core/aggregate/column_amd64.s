@@ -63,7 +63,7 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	VADDSD (R14)(DX*8), X5, X5 \
 	VMOVSD X5, (BX)(R13*1)
 
-// func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte) (left int)
+// func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 //
 // Column j = len(pos)-1, by blocks of four rows i0..i0+3: the lanes of
 // Y0 (the largest value so far, from agg(i,j)), Y1 (the candidate that
@@ -71,19 +71,25 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 // m = i0..j-1, the candidates of the four rows are one vector of column m
 // of best; for the first three m, the rows past m have no candidate and
 // their lanes are masked off. Lanes past j hold values of other intervals
-// and are dropped when the block is stored. Then, row by row: a flagged
-// row goes through its candidates again, one by one, as resolveRow does,
+// and are dropped when the block is stored. The block's flagged rows go
+// through their candidates again, four at a time, as resolveRow does,
 // with the largest value already known: the first equal to it wins, and a
 // later one replaces it if its gain is larger, or equal with a smaller
-// loss; NaN leaves the row to the caller (pos[i] = -1, counted in left).
-// pos[i] = the winner, and (when cut is not nil) its optimum, composed as
-// composeRow composes it.
+// loss. A NaN sends the block's rows through the same rule one by one,
+// where NaN leaves a row to the caller (pos[i] = -1, counted in left).
+// Then, row by row, pos[i] = the winner, and (when cut is not nil) its
+// optimum, composed as columnComposeGeneric composes it.
+//
+// Columns j+1, ..., last follow in the same call (av, ag, al and cut moved
+// on to each, pos longer by one) as long as every row has a winner; done
+// counts the columns searched so.
 //
 // Registers: SI = v, DI = av, R8 = T*8, R9 = j, R10 = i0, R11 = m,
 // R12 = &best(i0,m); Y4 = 1 in every lane. Frame: the winners of a block
 // at 0(SP), j*T*8 at 32(SP), the largest values of a block at 40(SP),
-// left at 72(SP), the flags of a block at 80(SP).
-TEXT ·columnSearchAVX2(SB), NOSPLIT, $112-232
+// left at 72(SP), the flags of a block at 80(SP), the columns done at
+// 112(SP).
+TEXT ·columnSearchAVX2(SB), NOSPLIT, $120-240
 	MOVQ         v_base+0(FP), SI
 	MOVQ         av_base+80(FP), DI
 	MOVQ         T+72(FP), R8
@@ -94,6 +100,7 @@ TEXT ·columnSearchAVX2(SB), NOSPLIT, $112-232
 	IMULQ        R8, AX
 	MOVQ         AX, 32(SP)
 	MOVQ         $0, 72(SP)
+	MOVQ         $0, 112(SP)
 	MOVQ         $1, AX
 	VMOVQ        AX, X4
 	VPBROADCASTQ X4, Y4
@@ -431,8 +438,27 @@ next_block:
 	ADDQ $4, R10
 	JMP  block
 
-done:
-	MOVQ 72(SP), AX
-	MOVQ AX, left+224(FP)
+done: // column j is searched: on to the next, if any, unless a row had no winner
+	CMPQ 72(SP), $0
+	JNE  finished
+	INCQ 112(SP)
+	CMPQ R9, last+224(FP)
+	JGE  finished
+	ADDQ R8, av_base+80(FP)
+	ADDQ R8, ag_base+104(FP)
+	ADDQ R8, al_base+128(FP)
+	LEAQ 1(R9), AX
+	ADDQ AX, cut_base+200(FP) // past column j's j+1 cuts
+	INCQ R9
+	MOVQ R9, AX
+	IMULQ R8, AX
+	MOVQ AX, 32(SP)
+	MOVQ av_base+80(FP), DI
+	XORQ R10, R10
+	JMP  block
+
+finished:
+	MOVQ 112(SP), AX
+	MOVQ AX, done+232(FP)
 	VZEROUPPER
 	RET

@@ -12,3 +12,9 @@ func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, ski
 func columnBestComposed(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
 	return columnComposeGeneric(v, g, l, T, av, ag, al, pos, cut)
 }
+
+// columnsBestComposed is columnBestComposed for the columns j0, j0+1, ...
+// (see columnsComposeGeneric).
+func columnsBestComposed(best, agg table, T, j0 int, pos []int, cut []byte) int {
+	return columnsComposeGeneric(best, agg, T, j0, pos, cut)
+}

@@ -578,13 +578,16 @@ func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, pos []int) {
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
 	for j := 0; j < T; j++ {
+		if fr == nil && width == 1 {
+			// The common case: every row searched, cuts of a byte. The
+			// columns from j on are composed in one call, up to one with
+			// a row with no winner (NaN qualities), left to the loop below.
+			if j += columnsBestComposed(best, agg, T, j, pos, d.cut); j == T {
+				break
+			}
+		}
 		av, ag, al := agg.v[j*T:(j+1)*T], agg.g[j*T:(j+1)*T], agg.l[j*T:(j+1)*T]
 		if fr == nil && width == 1 {
-			// The common case: every row searched, cuts of a byte.
-			cut := d.cut[triIndex(0, j) : triIndex(0, j)+j+1]
-			if columnBestComposed(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], cut) {
-				continue
-			}
 			columnSearch(bv, bg, bl, T, av[:j+1], ag[:j+1], al[:j+1], pos[:j+1], nil)
 		} else {
 			var skip []bool // the intervals of the column known without search
