@@ -57,7 +57,7 @@ func columnsBestComposed(best, agg table, T, j0 int, pos []int, cut []byte) int 
 	}
 	_, _ = pos[T-1], cut[triIndex(T-1, T-1)]
 	_, _, _ = best.v[:T*T+3], best.g[:T*T+3], best.l[:T*T+3] // junk rows past the last column's
-	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3] // room for the last column's vectors
+	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3]    // room for the last column's vectors
 	at, c := j0*T, triIndex(0, j0)
 	return columnSearchAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
 		pos[:j0+1], nil, cut[c:c+j0+1], T-1)
