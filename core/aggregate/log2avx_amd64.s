@@ -37,13 +37,13 @@ GLOBL xlogq<>(SB), RODATA|NOPTR, $192
 	DATA xlogk<>+(off+16)(SB)/8, bits \
 	DATA xlogk<>+(off+24)(SB)/8, bits
 
-XLOGK(0, $0x000FFFFFFFFFFFFF)   // mantissa mask
+XLOGK(0, $0x0000000000000FF0)   // the table index, times 16, in x >> 40
 XLOGK(32, $0x00000FFFFFFFFFFF)  // mask of the bits below the table index
 XLOGK(64, $0x4330000000000000)  // 2^52
 XLOGK(96, $0x0010000000000000)  // smallest normal number
 XLOGK(128, $0x3FF71547652B82FE) // 1/ln 2
 XLOGK(160, $0x43300000000003FF) // 2^52 + 1023
-XLOGK(192, $0x3CB0000000000000) // 0x1p-52
+XLOGK(192, $0x3FF0000000000000) // 1
 GLOBL xlogk<>(SB), RODATA|NOPTR, $224
 
 // func xlogAccQuads(sums, totals, xl []float64, first bool) int
@@ -93,20 +93,20 @@ oct_loop:
 oct_compute:
 	VPSRLQ $52, Y0, Y1
 	VPSRLQ $52, Y8, Y9
-	VPAND xlogk<>+0(SB), Y0, Y2
-	VPAND xlogk<>+0(SB), Y8, Y10
-	VPSRLQ $44, Y2, Y3
-	VPSRLQ $44, Y10, Y11
-	VPAND xlogk<>+32(SB), Y2, Y2
-	VPAND xlogk<>+32(SB), Y10, Y10
-	VPOR xlogk<>+64(SB), Y2, Y2
-	VPOR xlogk<>+64(SB), Y10, Y10
-	VSUBPD xlogk<>+64(SB), Y2, Y2
-	VSUBPD xlogk<>+64(SB), Y10, Y10
-	VMULPD xlogk<>+192(SB), Y2, Y2
-	VMULPD xlogk<>+192(SB), Y10, Y10
-	VPSLLQ $4, Y3, Y3
-	VPSLLQ $4, Y11, Y11
+	// The mantissa's bits below the table index, m, as m 2^-52: the
+	// number 1 + m 2^-52, from its bits, minus 1, exact as the one-quad
+	// loop's (2^52 + m) - 2^52 times 2^-52. The table index, times 16
+	// (the byte offset of its pair), from x >> 40.
+	VPAND xlogk<>+32(SB), Y0, Y2
+	VPAND xlogk<>+32(SB), Y8, Y10
+	VPOR xlogk<>+192(SB), Y2, Y2
+	VPOR xlogk<>+192(SB), Y10, Y10
+	VSUBPD xlogk<>+192(SB), Y2, Y2
+	VSUBPD xlogk<>+192(SB), Y10, Y10
+	VPSRLQ $40, Y0, Y3
+	VPSRLQ $40, Y8, Y11
+	VPAND xlogk<>+0(SB), Y3, Y3
+	VPAND xlogk<>+0(SB), Y11, Y11
 	VMOVQ X3, AX
 	VPEXTRQ $1, X3, BX
 	VEXTRACTI128 $1, Y3, X4
