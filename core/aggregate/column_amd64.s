@@ -37,6 +37,44 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	ADDQ      R8, R12 \
 	INCQ      R11
 
+// One step of the resolution of a block's flagged rows, for m: the
+// candidates' values as the search adds them (Y6), Y7 = NaN, then (after
+// RESOLVE_EQUAL, which keeps Y13 = a NaN seen) Y7 = equal to the row's
+// largest value (Y0). RESOLVE_KEEP takes, in the rows where the candidate
+// is equal, the candidate with a larger gain (Y8, against Y9), or the same
+// gain and a smaller loss (Y15, against Y10), or any if the row has no
+// winner yet (Y14): its cut into Y11, its value, gain and loss into Y1,
+// Y9, Y10. BX = ag, DX = al, R14 and AX the offsets of g and l from v.
+#define RESOLVE_VALUES \
+	VBROADCASTSD 8(DI)(R11*8), Y5 \
+	VADDPD       (R12), Y5, Y6 \
+	VCMPPD       $3, Y6, Y6, Y7
+
+#define RESOLVE_EQUAL \
+	VORPD  Y7, Y13, Y13 \
+	VCMPPD $0x00, Y0, Y6, Y7
+
+#define RESOLVE_KEEP \
+	VBROADCASTSD 8(BX)(R11*8), Y5 \
+	VADDPD       (R12)(R14*1), Y5, Y8 \
+	VBROADCASTSD 8(DX)(R11*8), Y5 \
+	VADDPD       (R12)(AX*1), Y5, Y15 \
+	VCMPPD       $0x1e, Y9, Y8, Y12 \
+	VCMPPD       $0x00, Y9, Y8, Y5 \
+	VCMPPD       $0x11, Y10, Y15, Y2 \
+	VANDPD       Y2, Y5, Y5 \
+	VORPD        Y5, Y12, Y12 \
+	VORPD        Y14, Y12, Y12 \
+	VANDPD       Y7, Y12, Y12 \
+	VBLENDVPD    Y12, Y3, Y11, Y11 \
+	VBLENDVPD    Y12, Y6, Y1, Y1 \
+	VBLENDVPD    Y12, Y8, Y9, Y9 \
+	VBLENDVPD    Y12, Y15, Y10, Y10 \
+	VANDNPD      Y14, Y12, Y14 \
+	VPADDQ       Y4, Y3, Y3 \
+	ADDQ         R8, R12 \
+	INCQ         R11
+
 // The gain and loss of row i's optimum (R11 = i, R13 = byte offset of
 // best(i,j)), when agg(i,j) wins: copied from ag and al. Uses BX, X5.
 #define COMPOSE_AGG \
@@ -204,62 +242,20 @@ resolve_diag:
 	JGE  resolved_block
 	CMPQ CX, $96
 	JGE  resolve_main
-	VBROADCASTSD 8(DI)(R11*8), Y5
-	VADDPD       (R12), Y5, Y6 // the candidates' values, as the search adds them
-	VCMPPD       $3, Y6, Y6, Y7
-	VANDPD       (R13)(CX*1), Y7, Y7
-	VORPD        Y7, Y13, Y13
-	VCMPPD       $0x00, Y0, Y6, Y7 // equal to the largest
-	VANDPD       (R13)(CX*1), Y7, Y7
-	VBROADCASTSD 8(BX)(R11*8), Y5
-	VADDPD       (R12)(R14*1), Y5, Y8 // their gains
-	VBROADCASTSD 8(DX)(R11*8), Y5
-	VADDPD       (R12)(AX*1), Y5, Y15 // and losses
-	VCMPPD       $0x1e, Y9, Y8, Y12 // larger gain
-	VCMPPD       $0x00, Y9, Y8, Y5
-	VCMPPD       $0x11, Y10, Y15, Y2
-	VANDPD       Y2, Y5, Y5 // or the same gain and a smaller loss
-	VORPD        Y5, Y12, Y12
-	VORPD        Y14, Y12, Y12 // or no winner yet
-	VANDPD       Y7, Y12, Y12
-	VBLENDVPD    Y12, Y3, Y11, Y11
-	VBLENDVPD    Y12, Y6, Y1, Y1
-	VBLENDVPD    Y12, Y8, Y9, Y9
-	VBLENDVPD    Y12, Y15, Y10, Y10
-	VANDNPD      Y14, Y12, Y14
-	VPADDQ       Y4, Y3, Y3
-	ADDQ         R8, R12
-	INCQ         R11
+	RESOLVE_VALUES
+	VANDPD (R13)(CX*1), Y7, Y7
+	RESOLVE_EQUAL
+	VANDPD (R13)(CX*1), Y7, Y7
+	RESOLVE_KEEP
 	ADDQ $32, CX
 	JMP  resolve_diag
 
 resolve_main:
 	CMPQ R11, R9
 	JGE  resolved_block
-	VBROADCASTSD 8(DI)(R11*8), Y5
-	VADDPD       (R12), Y5, Y6 // the candidates' values, as the search adds them
-	VCMPPD       $3, Y6, Y6, Y7
-	VORPD        Y7, Y13, Y13
-	VCMPPD       $0x00, Y0, Y6, Y7 // equal to the largest
-	VBROADCASTSD 8(BX)(R11*8), Y5
-	VADDPD       (R12)(R14*1), Y5, Y8 // their gains
-	VBROADCASTSD 8(DX)(R11*8), Y5
-	VADDPD       (R12)(AX*1), Y5, Y15 // and losses
-	VCMPPD       $0x1e, Y9, Y8, Y12 // larger gain
-	VCMPPD       $0x00, Y9, Y8, Y5
-	VCMPPD       $0x11, Y10, Y15, Y2
-	VANDPD       Y2, Y5, Y5 // or the same gain and a smaller loss
-	VORPD        Y5, Y12, Y12
-	VORPD        Y14, Y12, Y12 // or no winner yet
-	VANDPD       Y7, Y12, Y12
-	VBLENDVPD    Y12, Y3, Y11, Y11
-	VBLENDVPD    Y12, Y6, Y1, Y1
-	VBLENDVPD    Y12, Y8, Y9, Y9
-	VBLENDVPD    Y12, Y15, Y10, Y10
-	VANDNPD      Y14, Y12, Y14
-	VPADDQ       Y4, Y3, Y3
-	ADDQ         R8, R12
-	INCQ         R11
+	RESOLVE_VALUES
+	RESOLVE_EQUAL
+	RESOLVE_KEEP
 	JMP  resolve_main
 
 resolved_block:
