@@ -17,6 +17,12 @@ DATA lanes<>+80(SB)/8, $-1
 DATA lanes<>+88(SB)/8, $0
 GLOBL lanes<>(SB), RODATA|NOPTR, $96
 
+// On to the next m: its cut in Y3, &best(i0,m) in R12.
+#define NEXT_CANDIDATES \
+	VPADDQ Y4, Y3, Y3 \
+	ADDQ   R8, R12 \
+	INCQ   R11
+
 // One step of the search of a block of four rows, for m: the candidates
 // cand = best(i,m) + agg(m+1,j) (R12 = &best(i0,m)), Y7 = cand > top
 // (ordered: $0x1e), Y8 = cand == top or unordered ($0x08); the rows where
@@ -33,9 +39,22 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	VBLENDVPD Y7, Y6, Y0, Y0 \
 	VBLENDVPD Y7, Y3, Y1, Y1 \
 	VORPD     Y8, Y2, Y2 \
-	VPADDQ    Y4, Y3, Y3 \
-	ADDQ      R8, R12 \
-	INCQ      R11
+	NEXT_CANDIDATES
+
+// The start of a pass over a block's candidates, at m = i0: Y3 = the cut
+// after m in every lane, R11 = m, R12 = &best(i0,i0), R13 = the lane masks
+// of the first three steps, CX = 0 (the offset of the first mask).
+#define FIRST_CANDIDATES \
+	LEAQ         1(R10), CX \
+	VMOVQ        CX, X3 \
+	VPBROADCASTQ X3, Y3 \
+	MOVQ         R10, R11 \
+	MOVQ         R10, R12 \
+	IMULQ        R8, R12 \
+	ADDQ         SI, R12 \
+	LEAQ         (R12)(R10*8), R12 \
+	LEAQ         lanes<>(SB), R13 \
+	XORQ         CX, CX
 
 // One step of the resolution of a block's flagged rows, for m: the
 // candidates' values as the search adds them (Y6), Y7 = NaN, then (after
@@ -71,9 +90,7 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	VBLENDVPD    Y12, Y8, Y9, Y9 \
 	VBLENDVPD    Y12, Y15, Y10, Y10 \
 	VANDNPD      Y14, Y12, Y14 \
-	VPADDQ       Y4, Y3, Y3 \
-	ADDQ         R8, R12 \
-	INCQ         R11
+	NEXT_CANDIDATES
 
 // The gain and loss of row i's optimum (R11 = i, R13 = byte offset of
 // best(i,j)), when agg(i,j) wins: copied from ag and al. Uses BX, X5.
@@ -167,16 +184,7 @@ search:
 	VMOVUPD      (DI)(R10*8), Y0 // agg(i,j)
 	VCMPPD       $3, Y0, Y0, Y2  // NaN: flagged
 	VPXOR        Y1, Y1, Y1
-	LEAQ         1(R10), AX
-	VMOVQ        AX, X3
-	VPBROADCASTQ X3, Y3 // the cut after m = i0
-	MOVQ         R10, R11
-	MOVQ         R10, R12
-	IMULQ        R8, R12
-	ADDQ         SI, R12
-	LEAQ         (R12)(R10*8), R12 // &best(i0,i0)
-	LEAQ         lanes<>(SB), R13
-	XORQ         CX, CX
+	FIRST_CANDIDATES
 
 diag: // m = i0+s, s < 3: rows i0+s+1.. have no candidate yet
 	CMPQ R11, R9
@@ -222,20 +230,11 @@ finish:
 	VPXOR        Y11, Y11, Y11
 	VPCMPEQQ     Y14, Y14, Y14
 	VXORPD       Y7, Y14, Y14
-	LEAQ         1(R10), CX
-	VMOVQ        CX, X3
-	VPBROADCASTQ X3, Y3 // the cut after m = i0
 	MOVQ         g_base+24(FP), R14
 	SUBQ         SI, R14 // g - v
 	MOVQ         l_base+48(FP), AX
 	SUBQ         SI, AX // l - v
-	MOVQ         R10, R11
-	MOVQ         R10, R12
-	IMULQ        R8, R12
-	ADDQ         SI, R12
-	LEAQ         (R12)(R10*8), R12 // &best(i0,i0)
-	LEAQ         lanes<>(SB), R13
-	XORQ         CX, CX
+	FIRST_CANDIDATES
 
 resolve_diag:
 	CMPQ R11, R9
