@@ -230,9 +230,7 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 		// batches, added in the same order.
 		lo := (int(leaf)*in.Slices + i) * in.States
 		cells := in.Values[lo : lo+(j-i+1)*in.States]
-		for x := range cells {
-			acc[x%in.States] += cells[x]
-		}
+		addRows(acc, cells)
 		for len(cells) > 0 {
 			batch := xlb[:min(len(cells), len(xlb))]
 			xlog2xTo(batch, cells[:len(batch)])
@@ -291,9 +289,7 @@ func rootQuality(in Input, workers int) (gain, loss float64) {
 				sums := make([]float64, X)
 				ent := 0.0
 				values := in.Values[c*chunk*row : min((c+1)*chunk, leaves)*row]
-				for i, v := range values {
-					sums[i%X] += v
-				}
+				addRows(sums, values)
 				for len(values) > 0 {
 					batch := xl[:min(len(values), len(xl))]
 					xlog2xTo(batch, values[:len(batch)])
@@ -321,4 +317,19 @@ func rootQuality(in Input, workers int) (gain, loss float64) {
 		xl += xlog2x(v)
 	}
 	return gainLoss(xl, ent, total, leaves*in.Slices)
+}
+
+// addRows adds the rows of cells, len(acc) values each, to acc, one row
+// after the other (each sum in the order of the rows, as a loop over the
+// values with a modulo adds them, without a division per value).
+func addRows(acc, cells []float64) {
+	if len(acc) == 0 {
+		return
+	}
+	for len(cells) >= len(acc) {
+		for x, v := range cells[:len(acc)] {
+			acc[x] += v
+		}
+		cells = cells[len(acc):]
+	}
 }

@@ -88,9 +88,7 @@ func (s *Spatial) windowQualities() []line {
 				// x log2 x in batches, added in the same order.
 				first := (leaf*s.in.Slices + s.first) * X
 				cells := s.in.Values[first : first+(s.last-s.first+1)*X]
-				for x, v := range cells {
-					acc[x%X] += v
-				}
+				addRows(acc, cells)
 				if s.opt.Entities == EntitiesResources {
 					// One entity per resource: its mean over the window.
 					for x := range acc {
