@@ -5,18 +5,21 @@ import "unsafe"
 // Adding a table of qualities to another is the dynamic program's most
 // frequent operation after the search itself: a node adds up its
 // children's best qualities over every interval, and a sweep adds up the
-// lines of the children whose solution it reuses. addTo does it four
+// lines of the children whose solution it reuses. sumTo does it four
 // values per instruction where assembly is available (add_amd64.s);
 // floating-point addition is exact to the lane, so the results are the
-// same bits as addToGeneric's.
+// same bits as sumToGeneric's.
 
-// addToGeneric adds src[k] to dst[k] for every k of src.
-func addToGeneric(dst, src []float64) {
-	dst = dst[:len(src)]
-	for i, x := range src {
-		dst[i] += x
+// sumToGeneric sets dst[k] to a[k] + b[k] for every k of b; dst may be a.
+func sumToGeneric(dst, a, b []float64) {
+	dst, a = dst[:len(b)], a[:len(b)]
+	for i, x := range b {
+		dst[i] = a[i] + x
 	}
 }
+
+// addTo adds src[k] to dst[k] for every k of src.
+func addTo(dst, src []float64) { sumTo(dst, dst, src) }
 
 // lineFloats returns the gains and losses of ls as one slice of floats,
 // g then l for each line, sharing their memory.

@@ -2,20 +2,20 @@
 
 package aggregate
 
-// addSixteens is addToGeneric in AVX2 assembly, for the first
-// len(src)&^15 values.
+// addSixteens is sumToGeneric in AVX2 assembly, for the first
+// len(b)&^15 values.
 //
 //go:noescape
-func addSixteens(dst, src []float64)
+func addSixteens(dst, a, b []float64)
 
-// addTo adds src[k] to dst[k] for every k of src.
-func addTo(dst, src []float64) {
-	dst = dst[:len(src)]
-	if n := len(src) &^ 15; hasAVX2 && n > 0 {
-		addSixteens(dst[:n], src[:n])
-		dst, src = dst[n:], src[n:]
+// sumTo sets dst[k] to a[k] + b[k] for every k of b; dst may be a.
+func sumTo(dst, a, b []float64) {
+	dst, a = dst[:len(b)], a[:len(b)]
+	if n := len(b) &^ 15; hasAVX2 && n > 0 {
+		addSixteens(dst[:n], a[:n], b[:n])
+		dst, a, b = dst[n:], a[n:], b[n:]
 	}
-	addToGeneric(dst, src)
+	sumToGeneric(dst, a, b)
 }
 
 // intervalSumsAVX2 is intervalSumsGeneric in AVX2 assembly.

@@ -2,14 +2,15 @@
 
 #include "textflag.h"
 
-// func addSixteens(dst, src []float64)
+// func addSixteens(dst, a, b []float64)
 //
-// dst[k] += src[k] for k below len(src)&^15, sixteen values (four vectors)
-// at a time.
-TEXT ·addSixteens(SB), NOSPLIT, $0-48
+// dst[k] = a[k] + b[k] for k below len(b)&^15, sixteen values (four
+// vectors) at a time; dst may be a.
+TEXT ·addSixteens(SB), NOSPLIT, $0-72
 	MOVQ dst_base+0(FP), DI
-	MOVQ src_base+24(FP), SI
-	MOVQ src_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), SI
+	MOVQ b_len+56(FP), CX
 	SHRQ $4, CX
 
 loop:
@@ -19,15 +20,16 @@ loop:
 	VMOVUPD 32(SI), Y1
 	VMOVUPD 64(SI), Y2
 	VMOVUPD 96(SI), Y3
-	VADDPD  (DI), Y0, Y0
-	VADDPD  32(DI), Y1, Y1
-	VADDPD  64(DI), Y2, Y2
-	VADDPD  96(DI), Y3, Y3
+	VADDPD  (DX), Y0, Y0
+	VADDPD  32(DX), Y1, Y1
+	VADDPD  64(DX), Y2, Y2
+	VADDPD  96(DX), Y3, Y3
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
 	VMOVUPD Y2, 64(DI)
 	VMOVUPD Y3, 96(DI)
 	ADDQ    $128, SI
+	ADDQ    $128, DX
 	ADDQ    $128, DI
 	DECQ    CX
 	JMP     loop

@@ -321,11 +321,23 @@ func checkAddTo(t *testing.T) {
 			dst[i] = rng.NormFloat64()
 		}
 		want := slices.Clone(dst)
-		addToGeneric(want, src)
-		addTo(dst, src)
+		for i, x := range src {
+			want[i] += x
+		}
+		other := make([]float64, n+3)
+		sumTo(other, dst, src) // a third array
+		addTo(dst, src)        // in place
 		for i := range dst {
 			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("n=%d: addTo[%d] = %v, want %v", n, i, dst[i], want[i])
+			}
+			if i < n && math.Float64bits(other[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: sumTo[%d] = %v, want %v", n, i, other[i], want[i])
+			}
+		}
+		for i, x := range other[n:] {
+			if x != 0 {
+				t.Fatalf("n=%d: sumTo wrote other[%d], past len(b)", n, n+i)
 			}
 		}
 	}

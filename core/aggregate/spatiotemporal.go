@@ -225,10 +225,14 @@ func (t table) copyTri(o table, T int) {
 // addTri adds the upper triangle of o to that of t, adding the whole
 // tables as copyTri copies them: the lower triangles add up stale values
 // nobody reads.
-func (t table) addTri(o table, T int) {
-	addTo(t.v[:T*T], o.v[:T*T])
-	addTo(t.g[:T*T], o.g[:T*T])
-	addTo(t.l[:T*T], o.l[:T*T])
+func (t table) addTri(o table, T int) { t.sumTri(t, o, T) }
+
+// sumTri sets the upper triangle of t to the sum of those of a and b, in
+// whole tables as addTri; t may be a.
+func (t table) sumTri(a, b table, T int) {
+	sumTo(t.v[:T*T], a.v[:T*T], b.v[:T*T])
+	sumTo(t.g[:T*T], a.g[:T*T], b.g[:T*T])
+	sumTo(t.l[:T*T], a.l[:T*T], b.l[:T*T])
 }
 
 // nodeResult is what a node hands to its parent: its best quality for
@@ -483,17 +487,23 @@ func (r *run) aggregateOrSplit(agg, kidSum table, q []line, raw bool, leaves int
 // interval.
 func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 	T := r.s.in.Slices
-	first := true // sum holds nothing yet
+	var held *table // the first child's table, added to the second's in one pass
+	summed := false // sum holds the sum of the tables met so far
 	var reused []line
 	for _, k := range kids {
 		if k.best != nil {
-			if first {
-				sum.copyTri(*k.best, T) // 0 + x is x: no value is -0
-				first = false
-			} else {
+			switch {
+			case summed:
 				sum.addTri(*k.best, T)
+				r.pool.Put(k.best)
+			case held == nil:
+				held = k.best
+			default:
+				sum.sumTri(*held, *k.best, T) // 0 + x is x: no value is -0
+				r.pool.Put(held)
+				r.pool.Put(k.best)
+				held, summed = nil, true
 			}
-			r.pool.Put(k.best)
 			continue
 		}
 		if reused == nil {
@@ -502,7 +512,12 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 		}
 		addTo(lineFloats(reused), lineFloats(k.lines))
 	}
-	if first {
+	if held != nil { // the only child with a table
+		sum.copyTri(*held, T)
+		r.pool.Put(held)
+		summed = true
+	}
+	if !summed {
 		sum.clear()
 	}
 	if reused == nil {
