@@ -79,12 +79,8 @@ func leafStats(in Input, leaf int, ent, tmp []float64) nodeStats {
 }
 
 func (s *nodeStats) add(o nodeStats) {
-	for i, x := range o.v {
-		s.v[i] += x
-	}
-	for i, x := range o.ent {
-		s.ent[i] += x
-	}
+	addTo(s.v, o.v)
+	addTo(s.ent, o.ent)
 }
 
 // intervalScratch is the working memory of intervalQualities for one
