@@ -34,8 +34,6 @@ package aggregate
 
 import (
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
@@ -82,25 +80,16 @@ func firstInvalid(values []float64, workers int) int {
 	const chunk = 1 << 20
 	n := (len(values) + chunk - 1) / chunk
 	first := make([]int, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(max(workers, 1), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := int(next.Add(1) - 1); c < n; c = int(next.Add(1) - 1) {
-				lo := c * chunk
-				first[c] = -1
-				for i, v := range values[lo:min(lo+chunk, len(values))] {
-					if !(v >= 0) || math.IsInf(v, 0) { // also catches NaN
-						first[c] = lo + i
-						break
-					}
-				}
+	forChunks(n, workers, func(c int) {
+		lo := c * chunk
+		first[c] = -1
+		for i, v := range values[lo:min(lo+chunk, len(values))] {
+			if !(v >= 0) || math.IsInf(v, 0) { // also catches NaN
+				first[c] = lo + i
+				break
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	for _, i := range first {
 		if i >= 0 {
 			return i

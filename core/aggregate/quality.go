@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"math"
-	"sync"
 )
 
 // xlog2x returns x log2 x, with 0 log 0 = 0.
@@ -270,35 +269,22 @@ func rootQuality(in Input, workers int) (gain, loss float64) {
 		ent  float64
 	}
 	parts := make([]partial, (leaves+chunk-1)/chunk)
-	next := make(chan int, len(parts))
-	for c := range parts {
-		next <- c
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(parts)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var xl [1024]float64
-			for c := range next {
-				sums := make([]float64, X)
-				ent := 0.0
-				values := in.Values[c*chunk*row : min((c+1)*chunk, leaves)*row]
-				addRows(sums, values)
-				for len(values) > 0 {
-					batch := xl[:min(len(values), len(xl))]
-					xlog2xTo(batch, values[:len(batch)])
-					for _, v := range batch {
-						ent += v
-					}
-					values = values[len(batch):]
-				}
-				parts[c] = partial{sums, ent}
+	forChunks(len(parts), workers, func(c int) {
+		var xl [1024]float64
+		sums := make([]float64, X)
+		ent := 0.0
+		values := in.Values[c*chunk*row : min((c+1)*chunk, leaves)*row]
+		addRows(sums, values)
+		for len(values) > 0 {
+			batch := xl[:min(len(values), len(xl))]
+			xlog2xTo(batch, values[:len(batch)])
+			for _, v := range batch {
+				ent += v
 			}
-		}()
-	}
-	wg.Wait()
+			values = values[len(batch):]
+		}
+		parts[c] = partial{sums, ent}
+	})
 	sums := make([]float64, X)
 	ent := 0.0
 	for _, p := range parts {

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/hier"
 )
@@ -149,4 +150,21 @@ func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int3
 	r := visit(n, kids, w)
 	clear(kids) // drop the children's results (tables, stats) for the GC
 	return r
+}
+
+// forChunks calls do(c) for every c in [0, n) on up to workers goroutines,
+// each taking the next c not yet taken, and returns when all are done.
+func forChunks(n, workers int, do func(c int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := int(next.Add(1) - 1); c < n; c = int(next.Add(1) - 1) {
+				do(c)
+			}
+		}()
+	}
+	wg.Wait()
 }
