@@ -85,9 +85,9 @@ func resolveRow(i, j, T int, v, g, l, av, ag, al []float64) int {
 	return found
 }
 
-// columnComposeGeneric is columnBestComposed in Go: the search of column
-// j = len(pos)-1, then every row's optimum, best(i,j) at j*T+i, and its
-// cut, cut[i]. It reports false, having composed nothing, if a row has no
+// columnComposeGeneric is columnsBestComposed in Go for one column: the
+// search of column j = len(pos)-1, then every row's optimum, best(i,j) at
+// j*T+i, and its cut, cut[i]. It reports false, having composed nothing, if a row has no
 // winner (NaN qualities), which the general loop of bestIntervals handles.
 func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
 	columnSearchGeneric(v, g, l, T, av, ag, al, pos, nil)
@@ -112,15 +112,15 @@ func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []
 }
 
 // columnsComposeGeneric is columnsBestComposed in Go: columnComposeGeneric
-// for the columns j0, j0+1, ... of a node's tables, agg and best, with
-// pos holding T values and cut the node's cut block, until a column has
+// for the columns j0, ..., last of a node's tables, agg and best, with pos
+// holding last+1 values and cut the node's cut block, until a column has
 // a row with no winner. It returns the number of columns composed.
-func columnsComposeGeneric(best, agg table, T, j0 int, pos []int, cut []byte) int {
-	for j := j0; j < T; j++ {
+func columnsComposeGeneric(best, agg table, T, j0, last int, pos []int, cut []byte) int {
+	for j := j0; j <= last; j++ {
 		at, c := j*T, triIndex(0, j)
 		if !columnComposeGeneric(best.v, best.g, best.l, T, agg.v[at:at+j+1], agg.g[at:at+j+1], agg.l[at:at+j+1], pos[:j+1], cut[c:c+j+1]) {
 			return j - j0
 		}
 	}
-	return T - j0
+	return last + 1 - j0
 }

@@ -33,32 +33,21 @@ func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, ski
 	}
 }
 
-// columnBestComposed is columnSearch with no row skipped, followed by the
-// optimum and cut of every row (in the same pass over the rows where AVX2
-// is available); it reports whether every row was composed, false if a
-// row has no winner (NaN qualities), which the general loop of
-// bestIntervals handles. cut must hold len(pos) bytes.
-func columnBestComposed(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
+// columnsBestComposed is columnSearch with no row skipped, followed by
+// the optimum and cut of every row (in the same pass over the rows where
+// AVX2 is available), for the columns j0, ..., last of a node's tables,
+// agg and best, in one call: pos holds last+1 values and cut is the node's
+// cut block (triangular index). It returns the number of columns composed,
+// from j0; the column after them, if any, has a row with no winner (NaN
+// qualities), left to the general loop of bestIntervals.
+func columnsBestComposed(best, agg table, T, j0, last int, pos []int, cut []byte) int {
 	if !hasAVX2 {
-		return columnComposeGeneric(v, g, l, T, av, ag, al, pos, cut)
+		return columnsComposeGeneric(best, agg, T, j0, last, pos, cut)
 	}
-	_ = cut[len(pos)-1]
-	return columnSearchAVX2(v, g, l, T, av, ag, al, pos, nil, cut, len(pos)-1) == 1
-}
-
-// columnsBestComposed is columnBestComposed for the columns j0, j0+1, ...
-// of a node's tables, agg and best, in one call where AVX2 is available:
-// pos holds T values and cut is the node's cut block (triangular index).
-// It returns the number of columns composed, from j0; the column after
-// them, if any, has a row with no winner, left to the general loop.
-func columnsBestComposed(best, agg table, T, j0 int, pos []int, cut []byte) int {
-	if !hasAVX2 {
-		return columnsComposeGeneric(best, agg, T, j0, pos, cut)
-	}
-	_, _ = pos[T-1], cut[triIndex(T-1, T-1)]
+	_, _ = pos[last], cut[triIndex(last, last)]
 	_, _, _ = best.v[:T*T+3], best.g[:T*T+3], best.l[:T*T+3] // junk rows past the last column's
 	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3]    // room for the last column's vectors
 	at, c := j0*T, triIndex(0, j0)
 	return columnSearchAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
-		pos[:j0+1], nil, cut[c:c+j0+1], T-1)
+		pos[:j0+1], nil, cut[c:c+j0+1], last)
 }

@@ -203,9 +203,10 @@ func checkColumnSearch(t *testing.T) {
 					copy(x.g, best.g)
 					copy(x.l, best.l)
 				}
-				cw, cg := make([]byte, j+1), make([]byte, j+1)
+				cw, block := make([]byte, j+1), make([]byte, triIndex(j, j)+1)
+				cg := block[triIndex(0, j):]
 				okW := columnComposeGeneric(ws.v, ws.g, ws.l, T, av, ag, al, posW, cw)
-				okG := columnBestComposed(gs.v, gs.g, gs.l, T, av, ag, al, posG, cg)
+				okG := columnsBestComposed(gs, table{a, agg.g, agg.l}, T, j, j, posG, block) == 1
 				if okW != okG {
 					t.Fatalf("T=%d table %d column %d: composed %v, want %v", T, n, j, okG, okW)
 				}

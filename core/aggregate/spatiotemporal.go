@@ -597,7 +597,7 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 			// The common case: every row searched, cuts of a byte. The
 			// columns from j on are composed in one call, up to one with
 			// a row with no winner (NaN qualities), left to the loop below.
-			if j += columnsBestComposed(best, agg, T, j, pos, d.cut); j == T {
+			if j += columnsBestComposed(best, agg, T, j, T-1, pos, d.cut); j == T {
 				break
 			}
 		}
