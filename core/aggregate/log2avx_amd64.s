@@ -50,7 +50,7 @@ GLOBL xlogk<>(SB), RODATA|NOPTR, $224
 //
 // xlogAccPairs (log2_amd64.s) four sums at a time: the same operations in
 // the same order on each lane, so the same bits; the table entries are
-// gathered. For every quad of sums (a multiple of 4, not negative):
+// loaded lane by lane. For every quad of sums (a multiple of 4, not negative):
 // totals[k] += sums[k] and xl[k] += sums[k] log2 sums[k] (0 + each when
 // first), stopping before the first quad holding a subnormal number. It
 // returns the number of sums done.
