@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/intervals"
+	"github.com/macroscope-hpc/macroscope/core/readers/intervals"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/intervals"
+	"github.com/macroscope-hpc/macroscope/core/readers/intervals"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

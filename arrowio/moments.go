@@ -4,7 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/macroscope-hpc/macroscope/core/moments"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // MomentsColumns chooses the columns of a table of moments besides the

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // momentsTrace: a node holding two processes, one busy [1, 3) in "a" and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio/files"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 )
 
 // SynthSchema is the schema of the synthetic interval tables

@@ -4,7 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/macroscope-hpc/macroscope/core/topology"
+	"github.com/macroscope-hpc/macroscope/core/views/topology"
 )
 
 // TopologyNodesTable lists the nodes of a topology view (Schnorr, Legrand

@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/macroscope-hpc/macroscope/core/topology"
+	"github.com/macroscope-hpc/macroscope/core/views/topology"
 )
 
 // The nodes and edges tables hold the view's values, column by column.

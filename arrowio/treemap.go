@@ -6,7 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/macroscope-hpc/macroscope/core/treemap"
+	"github.com/macroscope-hpc/macroscope/core/views/treemap"
 )
 
 // TreemapTable lists the rectangles of the treemap of an aggregation, in

@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/kaleido"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 )
 
 // The kaleidoscope views of Tick and Park 1991: what the colours show.

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/moments"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // MomentRow is one row of a moment display: a resource, a group of

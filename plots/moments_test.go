@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // pixelMap maps data coordinates of a laid-out moment display to pixels.

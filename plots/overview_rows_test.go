@@ -9,9 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // rowsTrace: h0/t0 and h0/t1 "a" throughout, h1/t0 "b", h1/t1 "c"; "b"

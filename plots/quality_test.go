@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/synthmodel"
+	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 func scenarioLevels(t *testing.T) ([]aggregate.Level, *aggregate.Spatial) {

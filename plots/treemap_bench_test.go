@@ -3,8 +3,8 @@ package plots
 import (
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
-	"github.com/macroscope-hpc/macroscope/core/synthmodel"
+	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // BenchmarkTreemapFigureMillion: the PNG of the treemap of the

@@ -2,7 +2,7 @@ package pybind
 
 import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
-	"github.com/macroscope-hpc/macroscope/core/intervals"
+	"github.com/macroscope-hpc/macroscope/core/readers/intervals"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

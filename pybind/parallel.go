@@ -8,8 +8,8 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/otf2"
 	"github.com/macroscope-hpc/macroscope/core/partition"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
 )
 
 // An OTF2 archive's model adds up per location group: read_micro reads

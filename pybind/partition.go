@@ -6,13 +6,13 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // The steps of a distributed model (package partition): the plan on the
@@ -143,9 +143,8 @@ func startPartial(path string, build func(trace.ReadOptions) (encoding.BinaryMar
 // end] in ns.
 func (r *Reading) Extent() (js string, err error) {
 	defer guard(&err)
-	<-r.done
-	if r.err != nil {
-		return "", r.err
+	if err := r.outcome(); err != nil {
+		return "", err
 	}
 	return toJSON(r.extent)
 }
@@ -153,16 +152,20 @@ func (r *Reading) Extent() (js string, err error) {
 // Partial returns the encoded partial model (StartPartitionBuild).
 func (r *Reading) Partial() (data []byte, err error) {
 	defer guard(&err)
-	<-r.done
-	return r.partial, r.err
+	if err := r.outcome(); err != nil {
+		return nil, err
+	}
+	return r.partial, nil
 }
 
 // Messages returns the encoded message ends the part left unmatched
 // (StartPartitionBuild), empty for none.
 func (r *Reading) Messages() (data []byte, err error) {
 	defer guard(&err)
-	<-r.done
-	return r.messages, r.err
+	if err := r.outcome(); err != nil {
+		return nil, err
+	}
+	return r.messages, nil
 }
 
 // PartitionMergeMessages adds up the encoded message ends of two

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/pjdump"
+	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
 )
 
 type pjdumpOptions struct {

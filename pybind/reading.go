@@ -210,18 +210,39 @@ func (r *Reading) Cancel() (err error) {
 // stop asks the reader to stop (Cancel, a trace over its budget).
 func (r *Reading) stop() { r.cancelOnce.Do(func() { close(r.cancel) }) }
 
+// outcome waits for the end of the read and returns its error: the one
+// that stopped it, else trace.ErrCanceled if it was canceled. A read that
+// ended in the instant between the user's interrupt and Cancel is
+// canceled all the same: the user asked for no result.
+func (r *Reading) outcome() error {
+	<-r.done
+	if r.err != nil {
+		return r.err
+	}
+	select {
+	case <-r.cancel:
+		return trace.ErrCanceled
+	default:
+		return nil
+	}
+}
+
 // Trace returns the trace read (StartRead), or the error that stopped the
 // read. It waits for the end of the read.
 func (r *Reading) Trace() (t *Trace, err error) {
 	defer guard(&err)
-	<-r.done
-	return r.trace, r.err
+	if err := r.outcome(); err != nil {
+		return nil, err
+	}
+	return r.trace, nil
 }
 
 // Model returns the model built while reading (StartReadMicro), or the
 // error that stopped the read. It waits for the end of the read.
 func (r *Reading) Model() (m *MicroModel, err error) {
 	defer guard(&err)
-	<-r.done
-	return r.model, r.err
+	if err := r.outcome(); err != nil {
+		return nil, err
+	}
+	return r.model, nil
 }

@@ -3,7 +3,7 @@ package pybind
 import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 )
 
 // synthOptions mirror the keyword arguments of macroscope.synth.

@@ -3,7 +3,7 @@ package pybind
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/forcelayout"
-	"github.com/macroscope-hpc/macroscope/core/topology"
+	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
+	"github.com/macroscope-hpc/macroscope/core/views/topology"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 

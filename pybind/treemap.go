@@ -4,7 +4,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
-	"github.com/macroscope-hpc/macroscope/core/treemap"
+	"github.com/macroscope-hpc/macroscope/core/views/treemap"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 

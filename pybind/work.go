@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
-	"github.com/macroscope-hpc/macroscope/core/forcelayout"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
 )
 
 // Work is a long computation (a sweep of the significant levels) running

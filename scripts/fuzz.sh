@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh                 every target, 30 s each
 #   FUZZTIME=10s scripts/fuzz.sh    every target, 10 s each
-#   scripts/fuzz.sh core/paje       the targets of the packages under core/paje
+#   scripts/fuzz.sh core/readers/paje       the targets of the packages under core/readers/paje
 #   MINRATE=1000 scripts/fuzz.sh    also fail when a target runs slower
 #
 # The targets are found by grep (func FuzzXxx in *_test.go), so a new one is

@@ -9,7 +9,7 @@
 //	go run ./bench/momentsread [-mb 120] [-n 3] [-keep file] [trace]
 //
 // Without a trace it generates a Pajé trace of at least -mb megabytes with
-// core/synth: 512 cores in 2 sites x 4 clusters x 8 machines changing
+// core/gen/synth: 512 cores in 2 sites x 4 clusters x 8 machines changing
 // state millions of times.
 package main
 
@@ -24,9 +24,9 @@ import (
 	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/moments"
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // mode is one way of reading the trace.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/paje"
-	"github.com/macroscope-hpc/macroscope/core/pjdump"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 )
 
 const corpus = "../../../shared/traces"
@@ -99,7 +99,7 @@ func TestDumpAgainstPjDump(t *testing.T) {
 	if err != nil {
 		t.Skip("pj_dump (Debian package pajeng) is not installed")
 	}
-	traces := tracetest.PajeCorpus(t, corpus)
+	traces := readertest.PajeCorpus(t, corpus)
 	bin := buildCLI(t)
 	variants := [][]string{
 		{},
@@ -128,7 +128,7 @@ func TestDumpAgainstPjDump(t *testing.T) {
 					compared.Add(1)
 					if got.status != want.status || got.stdout != want.stdout || got.stderr != want.stderr || !equalFiles(got.files, want.files) {
 						t.Errorf("%v: differs from pj_dump: status %d (pj_dump %d), stderr %q (pj_dump %q)\n%s",
-							v, got.status, want.status, got.stderr, want.stderr, tracetest.FirstDiff(got.stdout, want.stdout))
+							v, got.status, want.status, got.stderr, want.stderr, readertest.FirstDiff(got.stdout, want.stdout))
 					}
 				}
 			})
@@ -164,7 +164,7 @@ func TestDumpStdinAndMissingFile(t *testing.T) {
 		got := execute(t, bin, append([]string{"dump"}, c.args...), c.stdin)
 		if got.status != want.status || got.stdout != want.stdout || got.stderr != want.stderr {
 			t.Errorf("%v: status %d (pj_dump %d), stderr %q (pj_dump %q)\n%s", c.args, got.status, want.status,
-				got.stderr, want.stderr, tracetest.FirstDiff(got.stdout, want.stdout))
+				got.stderr, want.stderr, readertest.FirstDiff(got.stdout, want.stdout))
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/kaleido"
+	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 

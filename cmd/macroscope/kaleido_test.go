@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/kaleido"
-	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 )
 
-// TestKaleidoCommand: the table holds the layout core/kaleido computes for
+// TestKaleidoCommand: the table holds the layout core/views/kaleido computes for
 // the call tree of the trace read into memory, node for node; the figure
 // is the window plus the title band and the legend column.
 func TestKaleidoCommand(t *testing.T) {

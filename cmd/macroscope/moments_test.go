@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/moments"
-	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
-// The CSV table and the printed table hold what core/moments computes from
+// The CSV table and the printed table hold what core/views/moments computes from
 // the trace read into memory, for every hierarchy node.
 func TestMomentsCommand(t *testing.T) {
 	dir := t.TempDir()

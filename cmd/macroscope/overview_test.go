@@ -14,9 +14,9 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 
-	"github.com/macroscope-hpc/macroscope/core/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // TestOverviewOfAnOTF2Archive runs the overview on a trace that is not

@@ -8,7 +8,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

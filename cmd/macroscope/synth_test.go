@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 )
 
 // TestSynthCommand checks that the flags reach the generator: the file

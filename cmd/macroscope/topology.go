@@ -10,8 +10,8 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/forcelayout"
-	"github.com/macroscope-hpc/macroscope/core/topology"
+	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
+	"github.com/macroscope-hpc/macroscope/core/views/topology"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 

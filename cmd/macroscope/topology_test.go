@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 )
 
 // The bundled trace's communication graph: one node per rank, edges that

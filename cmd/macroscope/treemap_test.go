@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/synthmodel"
+	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 )
 
 func TestTreemapOfTheBundledTrace(t *testing.T) {

@@ -8,18 +8,18 @@ package formats
 import (
 	"strings"
 
-	"github.com/macroscope-hpc/macroscope/core/chrome"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/gotrace"
-	"github.com/macroscope-hpc/macroscope/core/hpctoolkit"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
-	"github.com/macroscope-hpc/macroscope/core/nsys"
-	"github.com/macroscope-hpc/macroscope/core/otf2"
-	"github.com/macroscope-hpc/macroscope/core/paje"
-	"github.com/macroscope-hpc/macroscope/core/paraver"
-	"github.com/macroscope-hpc/macroscope/core/perfetto"
-	"github.com/macroscope-hpc/macroscope/core/pjcsv"
-	"github.com/macroscope-hpc/macroscope/core/rocprof"
+	"github.com/macroscope-hpc/macroscope/core/readers/chrome"
+	"github.com/macroscope-hpc/macroscope/core/readers/gotrace"
+	"github.com/macroscope-hpc/macroscope/core/readers/hpctoolkit"
+	"github.com/macroscope-hpc/macroscope/core/readers/nsys"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/paraver"
+	"github.com/macroscope-hpc/macroscope/core/readers/perfetto"
+	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
+	"github.com/macroscope-hpc/macroscope/core/readers/rocprof"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -36,7 +36,7 @@ var All = []ingest.Format{
 	paraver.Format,
 	rocprof.CSVFormat,
 	rocprof.LegacyCSVFormat,
-	pjcsv.Format,
+	pjdump.Format,
 	rocprof.RPDFormat,
 	nsys.Format,
 	hpctoolkit.Format,

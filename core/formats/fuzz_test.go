@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // fuzzSeeds are small inputs of the text formats and the first bytes of
@@ -32,7 +32,7 @@ var fuzzSeeds = []string{
 // FuzzSniff gives arbitrary first bytes to every format's sniffer: none
 // may panic, and each answers the same twice.
 func FuzzSniff(f *testing.F) {
-	tracetest.BoundMinimization(f)
+	readertest.BoundMinimization(f)
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
@@ -57,11 +57,11 @@ func FuzzSniff(f *testing.F) {
 // readers that have no other (the databases: Nsight Systems, rocprof's
 // RPD), where it checks that foreign bytes are refused cleanly.
 func FuzzOpen(f *testing.F) {
-	tracetest.BoundMinimization(f)
+	readertest.BoundMinimization(f)
 	for i, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(i))
 	}
-	dir := tracetest.FuzzDir(f)
+	dir := readertest.FuzzDir(f)
 	// One compressor for the process, reset per input: a new one
 	// allocates some 800 KB of tables, more than the rest of a run.
 	var gz bytes.Buffer
@@ -87,7 +87,7 @@ func FuzzOpen(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer os.Remove(path)
-		sink := tracetest.NewContract(nil)
+		sink := readertest.NewContract(nil)
 		src, _, err := Open(path, format.Name, nil)
 		if err == nil {
 			err = src.Read(sink, trace.ReadOptions{Notes: &trace.Notes{}})
@@ -102,6 +102,6 @@ func FuzzOpen(f *testing.F) {
 		if err != nil && !errors.As(err, &fe) {
 			t.Fatalf("%s: error %v (%T) is not a FormatError", format.Name, err, err)
 		}
-		tracetest.CheckRead(t, "", err, sink)
+		readertest.CheckRead(t, "", err, sink)
 	})
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
-	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 )
 
 // decompressAll reads what ingest.Decompress makes of data, named name,
@@ -44,7 +44,7 @@ func checkError(t *testing.T, err error, name string) {
 // FormatError; errors always name the input; nothing comes out past the
 // limit.
 func FuzzDecompress(f *testing.F) {
-	tracetest.BoundMinimization(f)
+	readertest.BoundMinimization(f)
 	f.Add([]byte("a line\nanother\n"), uint8(0), uint16(0), uint16(0))
 	f.Add([]byte("a line\nanother\n"), uint8(1), uint16(0), uint16(0))
 	f.Add([]byte(strings.Repeat("zeros ", 200)), uint8(2), uint16(100), uint16(0))

@@ -6,13 +6,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/paje"
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // benchPaje is a machine room of 512 cores changing state 10^6 times, as
-// core/synth writes it in Pajé (about 25 MB).
+// core/gen/synth writes it in Pajé (about 25 MB).
 var benchPaje = sync.OnceValues(func() ([]byte, synth.Stats) {
 	var b bytes.Buffer
 	st, err := synth.WritePaje(&b, synth.Config{Sites: 2, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, Seed: 1})

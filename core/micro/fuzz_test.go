@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // fuzzDefs are the Pajé definitions of the fuzz seeds: containers
@@ -44,7 +44,7 @@ var fuzzModelOptions = []Options{
 // cell, or the same error, and never panic; the model's values are
 // proportions, durations and counts that add up (see checkModel).
 func FuzzStreamPaje(f *testing.F) {
-	tracetest.BoundMinimization(f)
+	readertest.BoundMinimization(f)
 	d := fuzzDefs
 	f.Add([]byte(d["container"]+d["push"]+d["pop"]+"0 T 0 T\n3 S T S\n1 0 t1 T 0 t1\n1 0 t2 T 0 t2\n"+
 		"4 1 S t1 a\n4 2 S t1 b\n5 3 S t1\n4 3 S t2 c\n5 5 S t1\n5 6 S t2\n"), uint8(0))

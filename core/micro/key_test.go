@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/chrome"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/chrome"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

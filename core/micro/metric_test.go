@@ -262,7 +262,7 @@ func TestMetricBadInput(t *testing.T) {
 
 // Variables may be negative: the model keeps them (an average is an
 // average), and aggregation, which needs non-negative values, refuses
-// them (see core/aggregate).
+// them (see core/views/aggregate).
 func TestNegativeVariablesAreKept(t *testing.T) {
 	tr := randomTrace(rand.New(rand.NewPCG(5, 7)), 2)
 	withEventsAndVariables(rand.New(rand.NewPCG(2, 2)), tr)

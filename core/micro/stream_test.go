@@ -15,9 +15,9 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/synth"
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // recording keeps the calls a reader makes to its sink, to replay them in
@@ -563,7 +563,7 @@ func TestStreamProgressCountsEveryRead(t *testing.T) {
 // their events (a file that only includes others does not).
 func corpusPaje(t *testing.T) []string {
 	var out []string
-	for _, path := range tracetest.PajeCorpus(t, filepath.Join("..", "..", "..", "shared", "traces")) {
+	for _, path := range readertest.PajeCorpus(t, filepath.Join("..", "..", "..", "shared", "traces")) {
 		if head, err := os.ReadFile(path); err == nil && strings.Contains(string(head[:min(len(head), 4096)]), "EventDef") {
 			out = append(out, path)
 		}
@@ -687,7 +687,7 @@ func BenchmarkAccumulatorState(b *testing.B) {
 }
 
 // BenchmarkReadFileSynth builds the model of a synthetic Pajé trace of
-// 512 cores and 10^6 state changes (about 25 MB, as core/synth writes it)
+// 512 cores and 10^6 state changes (about 25 MB, as core/gen/synth writes it)
 // while reading it: the streaming path's own speed (paje's
 // BenchmarkReadSynth reads the same trace into a sink that keeps nothing).
 func BenchmarkReadFileSynth(b *testing.B) {

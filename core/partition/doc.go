@@ -15,7 +15,7 @@
 //     (micro.ByPart);
 //   - pj_dump's output (a plain file; a compressed one or a directory of
 //     split files is one part): byte ranges cut on line boundaries, never
-//     before a nested state (pjcsv.Ranges), one after the other; each part
+//     before a nested state (pjdump.Ranges), one after the other; each part
 //     also scans the container lines outside its range, and defines its
 //     links' types late (micro.Partial's late definitions);
 //   - an HPCToolkit database: groups of consecutive trace lines (a thread,
@@ -31,7 +31,7 @@
 // The window and slices are fixed before any part is read (Extent gives
 // the trace's first and last instants); Build then reads one part into a
 // partial model sliced on that window. What the parts are is known from
-// the readers (otf2.LocationGroups, paraver.Ranges, pjcsv.Ranges,
+// the readers (otf2.LocationGroups, paraver.Ranges, pjdump.Ranges,
 // hpctoolkit.TraceLines): this package only
 // picks them.
 package partition

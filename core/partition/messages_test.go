@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/otf2"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 

@@ -2,8 +2,8 @@ package partition
 
 import (
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/moments"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // Moments computes the power sums of a part's resources on the window

@@ -8,12 +8,12 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/hpctoolkit"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/otf2"
-	"github.com/macroscope-hpc/macroscope/core/paraver"
-	"github.com/macroscope-hpc/macroscope/core/pjcsv"
+	"github.com/macroscope-hpc/macroscope/core/readers/hpctoolkit"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
+	"github.com/macroscope-hpc/macroscope/core/readers/paraver"
+	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
 )
 
 // Part is a part of a trace: a file or archive read with a format and
@@ -108,10 +108,10 @@ func PlanFile(path, format string, opt ingest.Values, n int) (*Plan, error) {
 			plan.Parts = append(plan.Parts, Part{Path: path, Format: f.Name,
 				Options: with(ingest.Values{"line_start": a, "line_end": b}), Label: label})
 		}
-	case paraver.Format.Name, pjcsv.Format.Name:
+	case paraver.Format.Name, pjdump.Format.Name:
 		cut := paraver.Ranges
-		if f.Name == pjcsv.Format.Name {
-			cut = pjcsv.Ranges // nil for what cannot be cut: one part
+		if f.Name == pjdump.Format.Name {
+			cut = pjdump.Ranges // nil for what cannot be cut: one part
 		}
 		ranges, err := cut(path, n)
 		if err != nil {

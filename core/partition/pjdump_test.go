@@ -11,8 +11,8 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // writeDump writes pj_dump output that exercises what a byte range must
@@ -188,7 +188,7 @@ func TestPjdumpGzipIsOnePart(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "dump.csv.gz")
-	if err := os.WriteFile(path, tracetest.Compress(t, data, "gzip"), 0o644); err != nil {
+	if err := os.WriteFile(path, readertest.Compress(t, data, "gzip"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := PlanFile(path, "pjdump", nil, 4)

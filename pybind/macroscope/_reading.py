@@ -57,7 +57,13 @@ def wait(task, report, outcome):
             report.close()
         raise
     if report is not None:
-        report.finish(*_progress(task))
+        try:
+            report.finish(*_progress(task))
+        except BaseException:
+            # Interrupted at the very end: the task is canceled all the
+            # same, so that its result reads as canceled, not as complete.
+            _bridge.call(task.Cancel)
+            raise
     return out
 
 

@@ -100,6 +100,11 @@ def check_interrupt_cancels(monkeypatch, read, start, result, path):
     import macroscope as ms
     from macroscope import _bridge
 
+    from macroscope import _reading
+
+    # Poll every millisecond, so that the first report comes mid-read even
+    # when the whole read takes less than the default poll (100 ms).
+    monkeypatch.setattr(_reading, "_POLL_MS", 1)
     started = []
     native = getattr(_bridge.native, start)
     monkeypatch.setattr(_bridge.native, start, lambda *args: started.append(native(*args)) or started[-1])

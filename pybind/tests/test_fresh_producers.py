@@ -2,7 +2,7 @@
 door and give a model, an aggregation and a figure, with the counts of an
 oracle of their own: Python profilers that write the Trace Event Format
 (viztracer, py-spy's chrometrace), counted by a walk of the JSON here, and
-the Go execution traces of Go 1.18 to 1.25 (core/gotrace/testdata/versions,
+the Go execution traces of Go 1.18 to 1.25 (core/readers/gotrace/testdata/versions,
 whose counts the Go tests check against each release's go tool trace), and
 StarPU's paje.trace, whose dates are milliseconds."""
 
@@ -185,7 +185,7 @@ GO_RELEASES = {
 @pytest.mark.parametrize("name", sorted(GO_RELEASES))
 def test_go_releases(name):
     runs, spawns = GO_RELEASES[name]
-    path = REPO / "core" / "gotrace" / "testdata" / "versions" / name
+    path = REPO / "core" / "readers" / "gotrace" / "testdata" / "versions" / name
     trace = ms.read(path)
     assert trace.format == "gotrace"
     assert (trace.states["type"] == "Running goroutine").sum() == runs
@@ -199,7 +199,7 @@ def test_starpu_paje_in_milliseconds():
     # 684.465309 (ms). The file holds 952 SetState (ids 10 and 20) and 253
     # PushState lines, 445 SetVariable (3 at the instant of the previous
     # change, which they update, as pj_dump's 442), 176 NewEvent, 7 links.
-    path = REPO / "core" / "paje" / "testdata" / "starpu-1.3.10.trace"
+    path = REPO / "core" / "readers" / "paje" / "testdata" / "starpu-1.3.10.trace"
     trace = _through_the_door(path, 952 + 253, 442, 176)
     assert trace.format == "paje"
     assert trace.end == pytest.approx(0.684465309)

@@ -30,17 +30,17 @@ def _through_the_door(path, states, links, notes):
 
 
 def test_smpi_grouped_ranks():
-    trace = _through_the_door(REPO / "core" / "paje" / "testdata" / "smpi-group.trace", 116, 64, 1)
+    trace = _through_the_door(REPO / "core" / "readers" / "paje" / "testdata" / "smpi-group.trace", 116, 64, 1)
     assert "tracing/smpi/group" in trace.warnings[0]
 
 
 def test_smpi_display_sizes():
-    trace = _through_the_door(REPO / "core" / "paje" / "testdata" / "smpi-sizes.trace", 116, 64, 2)
+    trace = _through_the_door(REPO / "core" / "readers" / "paje" / "testdata" / "smpi-sizes.trace", 116, 64, 2)
     assert trace.warnings[0].startswith("46 event lines lack trailing user fields")
 
 
 def test_go_trace_cut_after_whole_generations(tmp_path):
-    data = (REPO / "core" / "gotrace" / "testdata" / "threegen.trace").read_bytes()
+    data = (REPO / "core" / "readers" / "gotrace" / "testdata" / "threegen.trace").read_bytes()
     cut = tmp_path / "killed.gotrace"
     cut.write_bytes(data[:15000])
     with warnings.catch_warnings(record=True):
@@ -56,6 +56,6 @@ def test_otf2_written_by_python3_otf2(tmp_path):
     if python is None or subprocess.run([python, "-c", "import otf2"], capture_output=True).returncode:
         pytest.skip("no /usr/bin/python3 with the otf2 module (Debian: python3-otf2)")
     archive = tmp_path / "arch"
-    subprocess.run([python, str(REPO / "core" / "otf2" / "testdata" / "gen" / "features.py"), str(archive)], check=True)
+    subprocess.run([python, str(REPO / "core" / "readers" / "otf2" / "testdata" / "gen" / "features.py"), str(archive)], check=True)
     trace = _through_the_door(archive / "traces.otf2", 160, 12, 0)
     assert len(trace.events) == 180

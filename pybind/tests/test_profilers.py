@@ -69,7 +69,7 @@ def test_hpctoolkit_lines_and_depths():
 def test_perfetto_and_go_traces():
     tracks = quiet_read(shared("perfetto", "perfetto", "nested_tracks.perfetto-trace"))
     assert tracks.format == "perfetto" and len(tracks.states) == 1364 and len(tracks.links) == 1360
-    fib = ms.read(REPO / "core" / "gotrace" / "testdata" / "fib4.trace")
+    fib = ms.read(REPO / "core" / "readers" / "gotrace" / "testdata" / "fib4.trace")
     assert fib.format == "gotrace"
     spawn = fib.spawn_tree().to_pandas()
     assert (spawn.procedure == "main.fib").sum() == 9
@@ -88,7 +88,7 @@ def test_damaged_files_are_format_errors(tmp_path, rel):
 
 
 def test_go_trace_cut_is_a_format_error(tmp_path):
-    data = (REPO / "core" / "gotrace" / "testdata" / "fib4.trace").read_bytes()
+    data = (REPO / "core" / "readers" / "gotrace" / "testdata" / "fib4.trace").read_bytes()
     cut = tmp_path / "fib.gotrace"
     cut.write_bytes(data[: len(data) // 2])
     with pytest.raises(ms.TraceFormatError) as info:

@@ -192,7 +192,7 @@ def test_otf2_metrics_become_variables():
 # --- Chrome -----------------------------------------------------------------
 
 def chrome_oracle(path):
-    script = REPO / "core" / "chrome" / "testdata" / "count_events.py"
+    script = REPO / "core" / "readers" / "chrome" / "testdata" / "count_events.py"
     out = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=True)
     return next(iter(json.loads(out.stdout).values()))
 
@@ -228,7 +228,7 @@ def test_chrome_first_slice_exactly():
 # --- Paraver ----------------------------------------------------------------
 
 def paraver_oracle(path):
-    script = REPO / "core" / "paraver" / "testdata" / "count_records.py"
+    script = REPO / "core" / "readers" / "paraver" / "testdata" / "count_records.py"
     out = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=True)
     return next(iter(json.loads(out.stdout).values()))
 

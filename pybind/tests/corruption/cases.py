@@ -45,8 +45,8 @@ class Source:
 SOURCES = [
     # Bundled with the repository: these always run.
     Source("paje-jacobi32", "paje", REPO / "testdata" / "jacobi32.trace", text=True, micro=True),
-    Source("gotrace-fib4", "gotrace", REPO / "core" / "gotrace" / "testdata" / "fib4.trace"),
-    Source("nsys-tiny", "nsys", REPO / "core" / "nsys" / "testdata" / "tiny.sqlite"),
+    Source("gotrace-fib4", "gotrace", REPO / "core" / "readers" / "gotrace" / "testdata" / "fib4.trace"),
+    Source("nsys-tiny", "nsys", REPO / "core" / "readers" / "nsys" / "testdata" / "tiny.sqlite"),
     # From the corpus, when it is there.
     Source("paje-ms", "paje", CORPUS / "pajeng" / "traces" / "ms.trace", text=True, micro=True),
     Source("paraver-qsort", "paraver", CORPUS / "paraver" / "test" / "cutter" / "qsort_beo3.prv", text=True,

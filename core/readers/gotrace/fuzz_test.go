@@ -1,0 +1,40 @@
+package gotrace
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// maxFuzzInput bounds the inputs FuzzDecode reads: the fuzzer minimizes
+// every new input at one execution per byte removed, so long inputs
+// would stall it.
+const maxFuzzInput = 16 << 10
+
+// FuzzDecode feeds mutations of a small trace to the reader, the
+// parser's panics left unrecovered: whatever the input, a read ends with
+// nil or a FormatError naming the input, and the calls to the sink keep
+// its contract.
+func FuzzDecode(f *testing.F) {
+	readertest.BoundMinimization(f)
+	data, err := os.ReadFile(small)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	f.Add([]byte("go 1.26 trace\x00\x00\x00"))
+	f.Add([]byte("go 1.21 trace\x00\x00\x00"))
+	recoverPanics = false
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		sink := readertest.NewContract(nil)
+		err := Decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
+		readertest.CheckRead(t, "mem", err, sink)
+	})
+}

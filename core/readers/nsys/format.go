@@ -1,0 +1,107 @@
+package nsys
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Format is the Nsight Systems SQLite export format. It has no Sniff: every
+// SQLite database starts with the same magic bytes (rocprof's RPD too), so
+// the first bytes cannot tell an Nsight Systems export; the registry asks
+// Looks (SniffFile), which reads the schema.
+var Format = ingest.Format{
+	Name:       name,
+	Summary:    "Nsight Systems SQLite export (nsys export --type sqlite)",
+	Extensions: extensions,
+	SniffFile:  Looks,
+	Options:    options,
+	Open:       open,
+}
+
+const name = "nsys"
+
+// .nsys-rep and .qdrep are listed so that a report given by mistake
+// reaches Open, which says how to export it, rather than another reader.
+var extensions = []string{".sqlite", ".nsys-rep", ".qdrep"}
+
+var options = []ingest.Option{{
+	Name: "kernel_names", Kind: ingest.String, Default: "short", Choices: []string{"short", "demangled"},
+	Doc: "how CUDA kernels are named: the base function name (shortName) or the full demangled signature (demangledName)",
+}}
+
+// Options are the reader's own options.
+type Options struct {
+	// DemangledNames names kernels by their demangled signature rather
+	// than by their base name.
+	DemangledNames bool
+}
+
+func open(path string, v ingest.Values) (*ingest.Source, error) {
+	// Not Format.Check: Format refers to open.
+	v, err := ingest.Format{Name: name, Options: options}.Check(v)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseReport(path); err != nil {
+		return nil, err
+	}
+	if _, err := ingest.CheckPath(path); err != nil {
+		return nil, err
+	}
+	o := Options{DemangledNames: v.String("kernel_names") == "demangled"}
+	return &ingest.Source{
+		Read: func(sink trace.Sink, opt trace.ReadOptions) error {
+			return ReadWith(path, o, sink, opt)
+		},
+		Whole: true,
+		Files: []string{path},
+	}, nil
+}
+
+// refuseReport explains that a binary report must be exported first.
+func refuseReport(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".nsys-rep", ".qdrep":
+		return errs.Format(path, 0, "is an Nsight Systems report, a binary file only Nsight Systems reads: "+
+			"export it with `nsys export --type sqlite %s` and read the .sqlite file it writes", filepath.Base(path))
+	}
+	return nil
+}
+
+// Looks reports whether the file at path is an Nsight Systems SQLite
+// export: a SQLite database with the StringIds table and at least one
+// table of traced activity (CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API)
+// or the session's start time (TARGET_INFO_SESSION_START_TIME), which
+// every export has. It opens the database and reads its schema, not its
+// rows.
+func Looks(path string) bool {
+	if st, err := ingest.CheckPath(path); err != nil || st.IsDir() {
+		return false
+	}
+	db, err := sqlitedb.Open(path)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	return looksNsys(db)
+}
+
+func looksNsys(db *sqlitedb.DB) bool {
+	if !db.HasTable("StringIds") {
+		return false
+	}
+	if db.HasTable("NVTX_EVENTS") || db.HasTable("OSRT_API") || db.HasTable("TARGET_INFO_SESSION_START_TIME") {
+		return true
+	}
+	for _, t := range db.Tables() {
+		if strings.HasPrefix(t, "CUPTI_ACTIVITY_KIND_") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,124 @@
+package paje
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/gen/synth"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+const benchEvents = 1_000_000
+
+var benchInput = sync.OnceValue(func() []byte {
+	return []byte(generate(genConfig{processes: 64, events: benchEvents, seed: 42}))
+})
+
+// BenchmarkRead streams a generated trace of SetState, PushState, PopState
+// and SetVariable events (64 processes, 10^6 events, about 30 MB) into a
+// sink that keeps nothing.
+func BenchmarkRead(b *testing.B) {
+	in := benchInput()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var s trace.Counter
+		if err := DecodeWith(bytes.NewReader(in), "bench.trace", 0, &s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkReadTrace reads the same trace into memory.
+func BenchmarkReadTrace(b *testing.B) {
+	in := benchInput()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if err := DecodeWith(bytes.NewReader(in), "bench.trace", 0, trace.New(), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// synthInput is a machine room of 512 cores (2 sites x 4 clusters x 8
+// machines x 8 cores) changing state 10^6 times, as core/gen/synth writes it
+// (about 25 MB).
+var synthInput = sync.OnceValues(func() ([]byte, synth.Stats) {
+	var b bytes.Buffer
+	st, err := synth.WritePaje(&b, synth.Config{Sites: 2, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	return b.Bytes(), st
+})
+
+// BenchmarkReadSynth streams the synthetic trace into a sink that keeps
+// nothing: the reader's own speed. events/s counts the event lines.
+func BenchmarkReadSynth(b *testing.B) {
+	in, st := synthInput()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var s trace.Counter
+		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, &s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		if int64(s.States) != st.States {
+			b.Fatalf("%d states, want %d", s.States, st.States)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkReadSynthLineByLine is BenchmarkReadSynth without the pipeline.
+func BenchmarkReadSynthLineByLine(b *testing.B) {
+	in, st := synthInput()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		var s trace.Counter
+		d := newDecoder(&s, Options{}, 0)
+		d.serial = true
+		if err := d.decode(bytes.NewReader(in), "synth.trace"); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkReadSynthTrace reads the synthetic trace into memory.
+func BenchmarkReadSynthTrace(b *testing.B) {
+	in, st := synthInput()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, trace.New(), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// TestGeneratedTraceIsConsistent checks the generator against the reader:
+// every SetState and PushState line opens one state that ends.
+func TestGeneratedTraceIsConsistent(t *testing.T) {
+	in := generate(genConfig{processes: 5, events: 2000, seed: 1})
+	var s trace.Counter
+	if err := DecodeWith(strings.NewReader(in), "gen.trace", 0, &s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	opened := 0
+	for _, l := range strings.Split(in, "\n") {
+		if strings.HasPrefix(l, "4 ") || strings.HasPrefix(l, "5 ") {
+			opened++
+		}
+	}
+	if s.States != opened || s.Variables == 0 {
+		t.Fatalf("%d states for %d opened, %d variable pieces", s.States, opened, s.Variables)
+	}
+}

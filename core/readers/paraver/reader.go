@@ -1,0 +1,125 @@
+package paraver
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// View chooses the hierarchy records are placed in.
+type View int
+
+const (
+	// ByThread places records on application > task > thread, Paraver's
+	// process model.
+	ByThread View = iota
+	// ByCPU places them on node > CPU, Paraver's resource model, using the
+	// CPU each record names.
+	ByCPU
+)
+
+// ReadFile reads a whole Paraver trace, with its .pcf and .row when they
+// exist, into memory, by thread.
+func ReadFile(path string) (*trace.Trace, error) {
+	return trace.Load(path, Read)
+}
+
+// Read streams the Paraver trace at path (.prv, or compressed: .prv.gz,
+// .prv.bz2, .prv.zst) into sink by
+// thread, naming things after the .pcf and .row next to it, if any.
+func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	return ReadView(path, ByThread, sink, opt)
+}
+
+// ReadView is Read with a choice of hierarchy.
+func ReadView(path string, view View, sink trace.Sink, opt trace.ReadOptions) error {
+	return ReadWith(path, Options{View: view}, sink, opt)
+}
+
+// Options tune the reader beyond trace.ReadOptions.
+type Options struct {
+	View View
+	// MaxDecompressed bounds what a compressed .prv (gzip, bzip2, zstd)
+	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
+	// value no limit.
+	MaxDecompressed int64
+}
+
+// ReadWith is Read with options.
+func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) error {
+	cfg, err := LoadConfig(ConfigPaths(path))
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var total int64
+	if st, err := f.Stat(); err == nil {
+		total = st.Size()
+	}
+	return decodeInput(f, textlines.Input{Name: path, Total: total, MaxDecompressed: o.MaxDecompressed}, cfg, o.View, sink, opt)
+}
+
+// Decode reads a .prv trace, plain or compressed (gzip, bzip2, zstd,
+// recognised by their magic bytes), from r; name labels errors, total is
+// the input size for progress reports (0 if unknown), cfg names things
+// (nil names nothing). Records are streamed to sink as they are read.
+func Decode(r io.Reader, name string, total int64, cfg *Config, view View, sink trace.Sink, opt trace.ReadOptions) error {
+	return decodeInput(r, textlines.Input{Name: name, Total: total}, cfg, view, sink, opt)
+}
+
+func decodeInput(r io.Reader, in textlines.Input, cfg *Config, view View, sink trace.Sink, opt trace.ReadOptions) error {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink, opt: opt}
+	_, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
+		d.line = n
+		return d.parseLine(line)
+	})
+	if err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+func (d *decoder) parseLine(line []byte) error {
+	// Writers end every line; a last line without its end was cut.
+	d.cut = len(line) > 0 && line[len(line)-1] != '\n'
+	line = bytes.TrimRight(line, "\r\n")
+	if d.head == nil {
+		return d.parseHeaderLine(line)
+	}
+	if len(line) == 0 || line[0] == '#' {
+		return nil
+	}
+	if err := d.record(line); err != nil {
+		return d.skipRecord(line, err)
+	}
+	return nil
+}
+
+func (d *decoder) parseHeaderLine(line []byte) error {
+	if !utf8.Valid(line) {
+		return d.fail("line is not valid UTF-8")
+	}
+	if string(line) == "new format" { // a marker some writers put first
+		return nil
+	}
+	h, err := parseHeader(string(line))
+	if err != nil {
+		return d.fail("%v", err)
+	}
+	d.head = h
+	if h.unknownUnit != "" {
+		d.opt.Warn("unknown time unit %q in the header: times are read as microseconds, as Paraver reads them", h.unknownUnit)
+	}
+	return d.start()
+}

@@ -1,0 +1,141 @@
+package perfetto
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// goodTrace is a small valid trace the error cases cut or spoil.
+func goodTrace() (first, second []byte) {
+	first = traceOf(pkt(trackDesc(1, trackName("t"))))
+	second = traceOf(pkt(ts(10), te(evType(instant), onTrack(1), named("i"))))
+	return first, second
+}
+
+func TestCorruptInput(t *testing.T) {
+	first, second := goodTrace()
+	whole := cat(first, second)
+	cases := []struct {
+		name   string
+		data   []byte
+		offset int64
+		msg    string
+	}{
+		{"cut packet", whole[:len(whole)-3], int64(len(first)), "truncated packet"},
+		{"cut length", cat(first, []byte{0x0a, 0x80}), int64(len(first)), "ends inside a length"},
+		{"cut tag", cat(first, []byte{0x80}), int64(len(first)), "ends inside a field tag"},
+		{"invalid wire type in an event", traceOf(pkt(sub(11, []byte{0x0f}))), 4, "invalid wire type 7"},
+		{"cut field in an event", traceOf(pkt(sub(11, []byte{0x5a, 0x05, 'a'}))), 5, "malformed field 11"},
+		{"group at the top", cat(first, []byte{0x0b, 0x0c}), int64(len(first)), "wire type 3"},
+		{"field number 0", cat(first, []byte{0x02, 0x00}), int64(len(first)), "invalid field number 0"},
+		{"huge packet", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x80, 0x10}), int64(len(first)), "more than a trace packet may hold"},
+		{"length past the input", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x32, 1, 2, 3}), int64(len(first)), "104857600 bytes announced, 3 present"},
+		{"varint overflow", cat(first, bytes.Repeat([]byte{0xff}, 11)), int64(len(first)), "malformed varint"},
+		{"broken compressed packets", traceOf(pkt(sub(50, []byte("not zlib")))), 5, "broken compressed packets"},
+		{"corrupt inside compressed packets", traceOf(pkt(sub(50, zlibbed(t, traceOf(pkt(sub(11, []byte{0x0f}))))))), 5, "in compressed packets"},
+		{"compact sched columns", traceOf(pkt(sub(1, sub(4, str(5, "c"), sub(1, []byte{1, 2}), sub(3, []byte{1}), sub(6, []byte{0, 0}))))), 6, "columns differ"},
+		{"compact sched comm index", traceOf(pkt(sub(1, sub(4, str(5, "c"), sub(1, []byte{1}), sub(3, []byte{1}), sub(6, []byte{4}))))), 6, "intern table"},
+	}
+	for _, c := range cases {
+		_, _, err := readBytes(c.data)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s: err = %v, want a FormatError", c.name, err)
+			continue
+		}
+		if fe.File != "mem.pftrace" || fe.Offset != c.offset || !strings.Contains(fe.Err.Error(), c.msg) {
+			t.Errorf("%s: got %q at offset %d, want %q at offset %d", c.name, err, fe.Offset, c.msg, c.offset)
+		}
+	}
+}
+
+// TestFiles covers reading from a path: gzip-compressed input, a
+// directory, a missing file.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	first, second := goodTrace()
+	path := filepath.Join(dir, "t.pftrace.gz")
+	if err := os.WriteFile(path, readertest.Compress(t, cat(first, second), "gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRender(t, tr, `
+		container t Track alias=1
+		event t Instant "i" 10
+		span 10 10
+	`)
+	var fe *errs.FormatError
+	if err := Read(dir, trace.New(), trace.ReadOptions{}); !errors.As(err, &fe) {
+		t.Errorf("directory: err = %v, want a FormatError", err)
+	}
+	if err := Read(filepath.Join(dir, "absent"), trace.New(), trace.ReadOptions{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: err = %v", err)
+	}
+	empty := filepath.Join(dir, "empty.pftrace")
+	os.WriteFile(empty, nil, 0o644)
+	tr, err = ReadFile(empty)
+	if err != nil || len(tr.Containers) != 1 || tr.End != 0 {
+		t.Errorf("empty file: %v, %d containers", err, len(tr.Containers))
+	}
+}
+
+func TestSniff(t *testing.T) {
+	first, second := goodTrace()
+	long := traceOf(pkt(ts(1), seqID(1), sub(33, bytes.Repeat([]byte{0x08, 0x01}, 400))))
+	yes := map[string][]byte{
+		"two packets":     cat(first, second),
+		"one packet":      first,
+		"cut long packet": long[:512],
+	}
+	for name, head := range yes {
+		if !Sniff(head) {
+			t.Errorf("%s: not recognised", name)
+		}
+	}
+	no := map[string][]byte{
+		"empty":          nil,
+		"text":           []byte("\nhello world, this is text: not a trace at all\n"),
+		"pajé":           []byte("%EventDef PajeDefineContainerType 0\n"),
+		"json":           []byte(`{"traceEvents": []}`),
+		"gzip":           {0x1f, 0x8b, 0x08},
+		"zero length":    {0x0a, 0x00},
+		"bad second":     cat(first, []byte{0x12, 0x00}),
+		"unknown field":  traceOf(pkt(vint(14, 1))),
+		"varint as data": traceOf(pkt(vint(11, 1))),
+	}
+	for name, head := range no {
+		if Sniff(head) {
+			t.Errorf("%s: recognised", name)
+		}
+	}
+	// Random bytes that start like a trace are still refused.
+	seed := uint64(88172645463325252)
+	claimed := 0
+	for i := 0; i < 20000; i++ {
+		head := make([]byte, 512)
+		for j := range head {
+			seed ^= seed << 13
+			seed ^= seed >> 7
+			seed ^= seed << 17
+			head[j] = byte(seed)
+		}
+		head[0] = 0x0a
+		if Sniff(head) {
+			claimed++
+		}
+	}
+	if claimed > 0 {
+		t.Errorf("%d of 20000 random heads starting with 0x0a recognised", claimed)
+	}
+}

@@ -1,0 +1,188 @@
+package pjdump
+
+import (
+	"bytes"
+	"errors"
+)
+
+// field is one comma-separated field, without surrounding blanks and
+// quotes; quoted tells whether it was between double quotes.
+type field struct {
+	text   []byte
+	quoted bool
+}
+
+// splitLine splits a pj_dump line. Fields are separated by commas (pj_dump
+// writes ", "); a field that starts with a double quote runs to the next
+// double quote and may hold commas. Fields alias line.
+func splitLine(line []byte, out []field) ([]field, error) {
+	out = out[:0]
+	i := 0
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		var f field
+		if i < len(line) && line[i] == '"' {
+			end := bytes.IndexByte(line[i+1:], '"')
+			if end < 0 {
+				return out, errors.New("unterminated quoted field")
+			}
+			f = field{text: line[i+1 : i+1+end], quoted: true}
+			i += end + 2
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+				i++
+			}
+			if i < len(line) && line[i] != ',' {
+				return out, errors.New("text after a quoted field")
+			}
+		} else {
+			start := i
+			for i < len(line) && line[i] != ',' {
+				i++
+			}
+			f = field{text: bytes.TrimRight(line[start:i], " \t")}
+		}
+		out = append(out, f)
+		if i >= len(line) {
+			return out, nil
+		}
+		i++ // the comma
+	}
+}
+
+// Column roles, whatever the file calls them.
+const (
+	colNature = iota
+	colParent
+	colName
+	colContainer
+	colType
+	colStart
+	colEnd
+	colDuration
+	colDepth
+	colValue
+	colFrom
+	colTo
+	colKey
+	colSize
+	nCols
+)
+
+// columnNames maps the header names of pj_dump, pj_dump_csv and StarVZ to
+// roles. Names not listed (StarVZ's Params, Footprint, JobId...) are
+// ignored.
+var columnNames = map[string]int{
+	"Nature":         colNature,
+	"Parent":         colParent,
+	"Name":           colName,
+	"Container":      colContainer,
+	"ResourceId":     colContainer,
+	"Type":           colType,
+	"Start":          colStart,
+	"Time":           colStart,
+	"End":            colEnd,
+	"Duration":       colDuration,
+	"Imbrication":    colDepth,
+	"Depth":          colDepth,
+	"Value":          colValue,
+	"StartContainer": colFrom,
+	"Origin":         colFrom,
+	"EndContainer":   colTo,
+	"Dest":           colTo,
+	"Key":            colKey,
+	"Size":           colSize,
+}
+
+// layout gives the position of each role in a line, -1 when absent.
+type layout [nCols]int
+
+func newLayout(cols ...int) layout {
+	var l layout
+	for i := range l {
+		l[i] = -1
+	}
+	for pos, c := range cols {
+		l[c] = pos
+	}
+	return l
+}
+
+// The layouts of pj_dump's output, whose lines have no header.
+var defaultLayouts = map[string]layout{
+	"Container": newLayout(colNature, colParent, colType, colStart, colEnd, colDuration, colName),
+	"State":     newLayout(colNature, colContainer, colType, colStart, colEnd, colDuration, colDepth, colValue),
+	"Variable":  newLayout(colNature, colContainer, colType, colStart, colEnd, colDuration, colValue),
+	"Event":     newLayout(colNature, colContainer, colType, colStart, colValue),
+	"Link":      newLayout(colNature, colContainer, colType, colStart, colEnd, colDuration, colValue, colFrom, colTo, colKey),
+}
+
+// required lists the roles each kind of line must have.
+var required = map[string][]int{
+	"Container": {colParent, colType, colName},
+	"State":     {colContainer, colType, colStart, colEnd, colValue},
+	"Variable":  {colContainer, colType, colStart, colEnd, colValue},
+	"Event":     {colContainer, colType, colStart, colValue},
+	"Link":      {colContainer, colType, colStart, colEnd, colFrom, colTo},
+	"hierarchy": {colParent, colName, colType, colNature},
+}
+
+// parseHeader reads a header line into a layout. It reports false when the
+// line is data: a header names its columns, and its Start (or Time)
+// column, which every header has in fourth place except the entity
+// hierarchy's, is not a number.
+func parseHeader(fields []field) (layout, bool) {
+	l := newLayout()
+	if len(fields) < 4 {
+		return l, false
+	}
+	first, fourth := string(fields[0].text), string(fields[3].text)
+	from := 0
+	switch {
+	case first == "Nature" || first == "Parent":
+	case fourth == "Start" || fourth == "Time":
+		// pj_dump_csv: "State, Container, Type, Start, ...", whose first
+		// column holds the nature whatever its name.
+		l[colNature] = 0
+		from = 1
+	default:
+		return l, false
+	}
+	known := 0
+	for pos := from; pos < len(fields); pos++ {
+		f := fields[pos]
+		if f.quoted {
+			return l, false
+		}
+		if c, ok := columnNames[string(f.text)]; ok {
+			if l[c] < 0 {
+				l[c] = pos
+			}
+			known++
+		}
+	}
+	return l, known >= 3
+}
+
+// extendLayout completes the layout of a pj_dump_csv header with the
+// columns of pj_dump's layout for that nature that come after the last
+// named one: pj_dump_csv names the link columns up to EndContainer, but
+// its rows go on with the Key.
+func extendLayout(l layout, nature string, named int) layout {
+	def, ok := defaultLayouts[nature]
+	if !ok {
+		return l
+	}
+	for c, pos := range def {
+		if pos >= 0 && pos < named && l[c] != pos {
+			return l // the header is not pj_dump's: keep it as it is
+		}
+	}
+	for c, pos := range def {
+		if pos >= named && l[c] < 0 {
+			l[c] = pos
+		}
+	}
+	return l
+}

@@ -1,0 +1,91 @@
+package pjdump
+
+import (
+	"bytes"
+	"os"
+
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Format is pj_dump's CSV output (and StarVZ's directories of it), for the
+// door (package ingest).
+var Format = ingest.Format{
+	Name:       "pjdump",
+	Summary:    "pj_dump CSV output, or a StarVZ directory of split CSV files",
+	Extensions: []string{".csv"},
+	Sniff:      Looks,
+	SniffDir:   func(dir string) bool { files, err := Files(dir); return err == nil && len(files) > 0 },
+	Options: []ingest.Option{
+		{Name: "skip_inverted", Kind: ingest.Bool, Default: false,
+			Doc: "skip the rows that end before they start (StarVZ's dumps hold a few), counting them, instead of failing"},
+		{Name: "time_unit", Kind: ingest.String, Default: "auto", Choices: trace.TimeUnitNames,
+			Doc: "the unit of the dump's dates: auto reads seconds, pj_dump's unit, except for StarPU's traces (StarVZ's dumps), whose dates are milliseconds"},
+		ingest.MaxDecompressedOption,
+		{Name: "part_start", Kind: ingest.Int, Default: 0,
+			Doc: "read only the records of the lines from this byte to part_end (a plain file's part, for a distributed read: see Ranges)"},
+		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
+	},
+	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
+		skip := v.Bool("skip_inverted")
+		limit := ingest.MaxDecompressed(v)
+		from, to := int64(v.Int("part_start")), int64(v.Int("part_end"))
+		unit, err := timeUnit(path, v.String("time_unit"), limit)
+		if err != nil {
+			return nil, err
+		}
+		files := []string{path}
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			files, _ = Files(path)
+		}
+		return &ingest.Source{
+			Read: func(sink trace.Sink, ro trace.ReadOptions) error {
+				opt := readOptions{ReadOptions: ro, MaxDecompressed: limit, TimeUnit: unit}
+				if skip {
+					var named int
+					opt.OnInverted = func(file string, line int) {
+						// Name the first few, count them all.
+						if named < 5 {
+							ro.Warn("skipped a row ending before it starts: %s:%d", file, line)
+						}
+						named++
+						ro.Skip("rows ending before they start", 1)
+					}
+				}
+				if to > 0 {
+					return readRange(path, from, to, sink, opt)
+				}
+				return ReadWith(path, sink, opt)
+			},
+			StartOrdered: true,
+			Files:        files,
+		}, nil
+	},
+}
+
+// Looks reports whether the first bytes of a file look like pj_dump's
+// output: a row of one of its kinds.
+func Looks(h []byte) bool {
+	for _, kind := range []string{"Container, ", "State, ", "Variable, ", "Link, ", "Event, "} {
+		if bytes.HasPrefix(h, []byte(kind)) {
+			return true
+		}
+	}
+	return false
+}
+
+// timeUnit is the unit the time_unit option names; auto decides from the
+// hierarchy of the whole dump (StarPU), not from a part's rows, so that
+// every part of a partitioned read decides the same.
+func timeUnit(path, name string, maxDecompressed int64) (trace.Time, error) {
+	if unit, ok := trace.TimeUnit(name); ok {
+		return unit, nil
+	}
+	starpu, err := StarPU(path, readOptions{MaxDecompressed: maxDecompressed})
+	if err != nil || !starpu {
+		// An input that cannot be read fails the read, which says why.
+		return trace.Second, nil
+	}
+	ms, _ := trace.TimeUnit("ms")
+	return ms, nil
+}

@@ -1,0 +1,233 @@
+package pjdump
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// ReadFile reads a whole trace dump (a file, or a directory of split
+// files) into memory.
+func ReadFile(path string) (*trace.Trace, error) {
+	return trace.Load(path, Read)
+}
+
+// readOptions tune the reader beyond trace.ReadOptions.
+type readOptions struct {
+	trace.ReadOptions
+	// OnInverted, if set, is called with the file and line of each state,
+	// variable or link row whose end precedes its start, and the row is
+	// skipped; otherwise such a row fails the read. StarVZ's dumps hold a
+	// few: variables set after their container was destroyed, which
+	// pj_dump prints as pieces of negative duration.
+	OnInverted func(file string, line int)
+	// MaxDecompressed bounds what a compressed file (gzip, bzip2, zstd)
+	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
+	// value no limit.
+	MaxDecompressed int64
+	// TimeUnit is the unit of the dump's dates, in nanoseconds: 0 (or
+	// trace.Second) reads seconds, pj_dump's unit for SimGrid's and
+	// PajeNG's traces; StarVZ's dumps of StarPU's traces are in
+	// milliseconds (trace.Second/1000). The door's time_unit option
+	// (auto) sets it from the hierarchy: see StarPU.
+	TimeUnit trace.Time
+}
+
+// Read streams the dump at path into sink. A file is read alone; a
+// directory is read as the split files of one trace (see Files).
+func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	return ReadWith(path, sink, readOptions{ReadOptions: opt})
+}
+
+// ReadWith is Read with readOptions.
+func ReadWith(path string, sink trace.Sink, opt readOptions) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return ReadFiles([]string{path}, sink, opt)
+	}
+	files, err := Files(path)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errs.Argument("path", "directory %s holds no pj_dump files", path)
+	}
+	// A part of the trace that is there by name but cannot be read as a
+	// file (a directory in its place) is missing: say so rather than read
+	// the others as if they were the whole trace.
+	bad, err := unreadableParts(path)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		opt.Incomplete("%s is not a regular file: that part of the trace is missing", b)
+	}
+	return ReadFiles(files, sink, opt)
+}
+
+// Files lists the pj_dump files of one trace in dir, hierarchy first:
+// entities.csv (StarVZ) and *.container.csv (pj_dump_csv), then StarVZ's
+// paje.*.csv and pj_dump_csv's *.state.csv, *.variable.csv, *.event.csv
+// and *.link.csv, each possibly compressed (.gz, .bz2, .zst). Other files (StarVZ's
+// rec.tasks.csv, dag.csv...) are not trace dumps and are left out.
+func Files(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var hierarchy, rest []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		part, isHierarchy := partName(e.Name())
+		if !part || !regular(path) {
+			continue
+		}
+		if isHierarchy {
+			hierarchy = append(hierarchy, path)
+		} else {
+			rest = append(rest, path)
+		}
+	}
+	sort.Strings(hierarchy)
+	sort.Strings(rest)
+	return append(hierarchy, rest...), nil
+}
+
+// partName tells whether a file name is that of a part of a split dump
+// (see Files), and whether that part is the hierarchy.
+func partName(file string) (part, hierarchy bool) {
+	name := ingest.StripCompressed(file)
+	switch {
+	case name == "entities.csv" || strings.HasSuffix(name, ".container.csv"):
+		return true, true
+	case strings.HasPrefix(name, "paje.") && strings.HasSuffix(name, ".csv"),
+		strings.HasSuffix(name, ".state.csv"), strings.HasSuffix(name, ".variable.csv"),
+		strings.HasSuffix(name, ".event.csv"), strings.HasSuffix(name, ".link.csv"):
+		return true, false
+	}
+	return false, false
+}
+
+// regular reports whether path is a regular file (following links).
+func regular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// unreadableParts lists the entries of dir named as parts of the trace
+// that are not regular files (directories, FIFOs, broken links).
+func unreadableParts(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if part, _ := partName(e.Name()); part && !regular(path) {
+			out = append(out, path)
+		}
+	}
+	return out, nil
+}
+
+// ReadFiles reads the files of one trace, in order, into sink: the
+// container hierarchy must come before the entities that refer to it.
+func ReadFiles(paths []string, sink trace.Sink, opt readOptions) error {
+	var total int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			total += st.Size()
+		}
+	}
+	d := newDecoder(sink)
+	d.onInverted, d.unit = opt.OnInverted, opt.TimeUnit
+	var done int64
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		d.startFile(p)
+		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed}, opt.ReadOptions)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if d.line == 0 {
+			// No line at all, not even a header: a file truncated to
+			// nothing or never written, not a part with nothing to say.
+			opt.Incomplete("%s is empty: that part of the trace is missing", p)
+		}
+		done += n
+	}
+	return d.finish()
+}
+
+// Decode reads one pj_dump stream, plain or compressed, from r; name
+// labels errors, total is the input size for progress reports (0 if
+// unknown).
+func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+	d := newDecoder(sink)
+	d.startFile(name)
+	if _, err := d.decode(r, textlines.Input{Name: name, Total: total}, opt); err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+// decode reads one file and returns how many bytes it consumed.
+func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions) (int64, error) {
+	// pj_dump ends every line: a last line without its end was cut, though
+	// what is left of it may parse (a name or a number shortened).
+	cut := false
+	size, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
+		d.line = d.base + n
+		cut = line[len(line)-1] != '\n' && len(bytes.TrimSpace(line)) > 0
+		return d.parseLine(line)
+	})
+	if err == nil && cut {
+		opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", in.Name, d.line)
+	}
+	return size, err
+}
+
+func (d *decoder) parseLine(line []byte) error {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	d.lines++
+	if !utf8.Valid(line) {
+		return d.fail("line is not valid UTF-8")
+	}
+	var err error
+	if d.fields, err = splitLine(line, d.fields); err != nil {
+		return d.fail("%v", err)
+	}
+	if !d.sawData {
+		if l, ok := parseHeader(d.fields); ok {
+			d.layout, d.hasHeader = l, true
+			if first := string(d.fields[0].text); first != "Nature" && first != "Parent" {
+				d.headerNature = first
+				d.layout = extendLayout(d.layout, first, len(d.fields))
+			}
+			d.sawData = true
+			return nil
+		}
+	}
+	d.sawData = true
+	return d.data()
+}

@@ -1,0 +1,131 @@
+package pjdump
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// pj_dump prints the dates of the Pajé trace it reads as they are, and
+// StarPU writes its paje.trace in milliseconds: StarVZ's CSV dumps of it
+// (entities.csv and paje.*.csv) are in milliseconds too, while SimGrid's
+// and PajeNG's dumps are in seconds. The door's time_unit option (auto)
+// tells them apart as the Pajé reader does, by StarPU's container types
+// (trace.LooksStarPU), read from the hierarchy alone: every part of a
+// split or partitioned read decides the same unit, whatever its rows.
+
+// StarPU reports whether the pj_dump output at path (a file, or a
+// directory of split files) is StarPU's: its container types are those
+// starpu_fxt_tool defines. In a directory only the hierarchy files
+// (entities.csv, *.container.csv) are read; in a single file, the
+// container lines, up to the last one if need be (a scan of the file
+// that stops as soon as StarPU's three types have been seen).
+func StarPU(path string, opt readOptions) (bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	files, wholeFile := []string{path}, true
+	if st.IsDir() {
+		all, err := Files(path)
+		if err != nil {
+			return false, err
+		}
+		files, wholeFile = nil, false
+		for _, f := range all {
+			if _, hierarchy := partName(filepath.Base(f)); hierarchy {
+				files = append(files, f)
+			}
+		}
+	}
+	seen := &containerTypes{names: map[string]bool{}}
+	for _, p := range files {
+		found, err := seen.scan(p, wholeFile, opt)
+		if found || err != nil {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+// errFound stops a scan once StarPU's container types have been seen.
+var errFound = errors.New("StarPU's container types found")
+
+// containerTypes is a sink that keeps the names of the container types
+// defined, for StarPU; the scan gives it container lines only.
+type containerTypes struct {
+	trace.Sink // nil: only the hierarchy's methods are called
+	names      map[string]bool
+}
+
+func (c *containerTypes) DefineType(t trace.Type) {
+	if t.Kind == trace.KindContainer {
+		c.names[t.Name] = true
+	}
+}
+func (c *containerTypes) CreateContainer(trace.Container) {}
+
+func (c *containerTypes) has(name string) bool { return c.names[name] }
+
+// scan decodes the container lines of the file at path (of a hierarchy
+// file, every line: its other rows are type declarations, which the
+// decoder passes over) and reports whether StarPU's types are among them.
+// An error in the file is left for the read to report.
+func (c *containerTypes) scan(path string, wholeFile bool, opt readOptions) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	d := newDecoder(c)
+	d.startFile(path)
+	if wholeFile {
+		if ok, err := cuttable(f); err == nil && ok {
+			// Plain text without a header: the fast scan of the container
+			// lines that the parts of a distributed read make.
+			st, err := f.Stat()
+			if err != nil {
+				return false, err
+			}
+			d.sawData = true
+			d.stop = func() bool { return trace.LooksStarPU(c.has) }
+			_, err = d.containerLines(f, 0, st.Size(), 0, opt.ReadOptions)
+			return found(err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return false, err
+		}
+	}
+	in := textlines.Input{Name: path, MaxDecompressed: opt.MaxDecompressed}
+	_, err = textlines.Scan(f, in, opt.ReadOptions, func(line []byte, n int) error {
+		d.line = n
+		if wholeFile && d.sawData && !isContainerLine(line) {
+			return nil
+		}
+		if err := d.parseLine(line); err != nil {
+			return err
+		}
+		if trace.LooksStarPU(c.has) {
+			return errFound
+		}
+		return nil
+	})
+	return found(err)
+}
+
+// found tells what the error that ended a scan says: errFound that the
+// types were found, cancellation that the read is canceled; any other is
+// left for the read to report.
+func found(err error) (bool, error) {
+	switch {
+	case errors.Is(err, errFound):
+		return true, nil
+	case errors.Is(err, trace.ErrCanceled):
+		return false, err
+	}
+	return false, nil
+}
