@@ -17,7 +17,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-
 // run is one pj_dump invocation: its options, mapped onto ours.
 type run struct {
 	strict, noImbrication bool
