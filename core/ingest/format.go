@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,15 @@ type Format struct {
 	// It may look at the file (to find companion files, to check a
 	// header) but does not read the trace.
 	Open func(path string, opt Values) (*Source, error)
+	// Parts, for formats whose traces can be read in parts by separate
+	// readers, says what the parts are; nil when a trace is read whole.
+	Parts *Parts
+	// Write, for formats Macroscope also writes, writes a trace in memory
+	// in the format, with the options WriteOptions lists (checked: see
+	// CheckWrite); nil for formats it only reads.
+	Write func(w io.Writer, t *trace.Trace, opt Values) error
+	// WriteOptions are the options Write takes.
+	WriteOptions []Option
 }
 
 // Source is an opened trace, ready to be streamed, once or several times.
@@ -102,9 +112,22 @@ type Values map[string]any
 // and returns the values completed with the defaults, converted to the
 // option's Go type (bool, string, []string, int).
 func (f Format) Check(v Values) (Values, error) {
+	return check(v, f.AllOptions(), "the "+f.Name+" reader")
+}
+
+// CheckWrite is Check for the options of the format's writer
+// (WriteOptions).
+func (f Format) CheckWrite(v Values) (Values, error) {
+	return check(v, f.WriteOptions, "the "+f.Name+" writer")
+}
+
+// check verifies that every value in v is one of options, of its kind,
+// and returns the values completed with the defaults, converted; whose
+// names the taker of the options in errors.
+func check(v Values, options []Option, whose string) (Values, error) {
 	out := Values{}
 	byName := map[string]Option{}
-	for _, o := range f.AllOptions() {
+	for _, o := range options {
 		byName[o.Name] = o
 		if o.Default != nil {
 			out[o.Name] = o.Default
@@ -118,7 +141,7 @@ func (f Format) Check(v Values) (Values, error) {
 	for _, name := range names {
 		o, ok := byName[name]
 		if !ok {
-			return nil, errs.Argument(name, "is not an option of the %s reader (%s)", f.Name, f.optionList())
+			return nil, errs.Argument(name, "is not an option of %s (%s)", whose, optionList(options))
 		}
 		val, err := o.convert(v[name])
 		if err != nil {
@@ -129,10 +152,12 @@ func (f Format) Check(v Values) (Values, error) {
 	return out, nil
 }
 
-func (f Format) optionList() string {
-	all := f.AllOptions()
-	names := make([]string, len(all))
-	for i, o := range all {
+func optionList(options []Option) string {
+	if len(options) == 0 {
+		return "it takes none"
+	}
+	names := make([]string, len(options))
+	for i, o := range options {
 		names[i] = o.Name
 	}
 	return "it takes " + strings.Join(names, ", ")
