@@ -1,11 +1,13 @@
 // Package formats is the registry of the trace formats Macroscope reads:
 // it finds the format of a file (by the name the user gives, else by the
 // file's extension, else by its first bytes or the files of its
-// directory) and opens it through the format's reader (package ingest).
+// directory) and opens it through the format's reader (package ingest),
+// and writes a trace in the formats Macroscope also writes (Write).
 // Adding a format is one line in All.
 package formats
 
 import (
+	"io"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -172,6 +174,23 @@ func ReadFile(path, format string) (*trace.Trace, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// Write writes t, a trace in memory, in the format called name, with the
+// options of its writer (checked against Format.WriteOptions).
+func Write(w io.Writer, t *trace.Trace, name string, opt ingest.Values) error {
+	f, err := ByName(name)
+	if err != nil {
+		return err
+	}
+	if f.Write == nil {
+		return errs.Argument("format", "Macroscope reads %s traces but does not write them", name)
+	}
+	checked, err := f.CheckWrite(opt)
+	if err != nil {
+		return err
+	}
+	return f.Write(w, t, checked)
 }
 
 // Describe lists every format with its options, for the front ends: the

@@ -2,6 +2,7 @@ package hpctoolkit
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,34 @@ var Format = ingest.Format{
 		}
 		return &ingest.Source{Read: r.read, Probe: r.probe, Whole: true, Files: r.files}, nil
 	},
+	// Groups of consecutive trace lines, one after the other: every part
+	// creates the containers of all the lines and reads the samples of
+	// its own.
+	Parts: &ingest.Parts{
+		Cut:    cut,
+		IsPart: func(v ingest.Values) bool { return v.Int("line_end") != 0 },
+	},
+}
+
+// cut lists at most n parts of the database at path: groups of
+// consecutive trace lines (threads, ranks, GPU streams), as even as can
+// be.
+func cut(path string, _ ingest.Values, n int) ([]ingest.Part, error) {
+	lines, err := TraceLines(path)
+	if err != nil {
+		return nil, err
+	}
+	k := min(n, lines)
+	parts := make([]ingest.Part, 0, k)
+	for i := range k {
+		a, b := i*lines/k, (i+1)*lines/k
+		label := fmt.Sprintf("trace line %d", a)
+		if b > a+1 {
+			label = fmt.Sprintf("trace lines %d-%d", a, b-1)
+		}
+		parts = append(parts, ingest.Part{Options: ingest.Values{"line_start": a, "line_end": b}, Label: label})
+	}
+	return parts, nil
 }
 
 // sniff recognises the files of a database by their first bytes: the

@@ -1,6 +1,9 @@
 package otf2
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -31,4 +34,45 @@ var Format = ingest.Format{
 			},
 			Files: []string{path}}, nil
 	},
+	// Parts of consecutive location groups, merged by time; the messages
+	// between groups are kept by the parts and matched afterwards.
+	Parts: &ingest.Parts{
+		Cut:         cut,
+		IsPart:      func(v ingest.Values) bool { return len(v.Strings("location_groups")) > 0 },
+		Interleaved: true,
+		Separable:   Separable,
+		UnmarshalEnds: func(data []byte) (ingest.Ends, error) {
+			m, err := UnmarshalMessages(data)
+			if err != nil {
+				return nil, err // not a nil *Messages in a non-nil Ends
+			}
+			return m, nil
+		},
+		PairEnds: pairEnds,
+	},
+}
+
+// cut lists at most n parts of the archive at path: consecutive location
+// groups, as even as can be, a group each when n is at least their
+// number. A part per group costs more than the read of a small group, so
+// thousands of groups are better read in fewer parts.
+func cut(path string, _ ingest.Values, n int) ([]ingest.Part, error) {
+	groups, err := LocationGroups(path)
+	if err != nil {
+		return nil, err
+	}
+	k := min(n, len(groups))
+	parts := make([]ingest.Part, 0, k)
+	for i := range k {
+		var ids []string
+		for _, g := range groups[i*len(groups)/k : (i+1)*len(groups)/k] {
+			ids = append(ids, strconv.FormatUint(uint64(g), 10))
+		}
+		label := "location group " + ids[0]
+		if len(ids) > 1 {
+			label = fmt.Sprintf("location groups %s-%s", ids[0], ids[len(ids)-1])
+		}
+		parts = append(parts, ingest.Part{Options: ingest.Values{"location_groups": ids}, Label: label})
+	}
+	return parts, nil
 }

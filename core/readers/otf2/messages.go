@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -13,8 +14,8 @@ import (
 // messages between groups unmatched: the sends of a message key (sender,
 // receiver, communicator, tag) are all on the sender's location, its
 // receives all on the receiver's, so a part holds one side only. A sink
-// that keeps them (MessageKeeper) gets them at the end of the part's read
-// instead of their being counted as skipped; MatchMessages then pairs
+// that keeps them (ingest.EndsKeeper) gets them at the end of the part's
+// read instead of their being counted as skipped; MatchMessages then pairs
 // those of all the parts as the read of the whole archive does (the i-th
 // send of a key with its i-th receive) into links, and reports the ends
 // left over as unmatched, so that the parts and the matched messages add
@@ -26,7 +27,8 @@ import (
 
 // Messages are the message ends a read of some location groups left
 // unmatched, by message key: the sends of a key, then its receives, each
-// in the order of the parts and, within a part, of the records.
+// in the order of the parts and, within a part, of the records. They are
+// the ends (ingest.Ends) of the archive's parts (Format.Parts).
 type Messages struct {
 	ends map[messageKey]*keyEnds
 }
@@ -62,11 +64,15 @@ func (m *Messages) Len() int {
 	return n
 }
 
-// Add appends the ends of o, those of a later part, to m's: matching m
-// then is matching m and o, in that order (the ends of a key pair in
-// order, so Add is associative, not commutative). o must not be used
-// after.
-func (m *Messages) Add(o *Messages) {
+// Add appends the ends of later, those of a later part of the archive, to
+// m's: matching m then is matching m and later, in that order (the ends
+// of a key pair in order, so Add is associative, not commutative). later
+// must not be used after.
+func (m *Messages) Add(later ingest.Ends) {
+	if later == nil {
+		return
+	}
+	o := later.(*Messages) // the parts of an archive leave messages
 	if o == nil {
 		return
 	}
@@ -81,14 +87,6 @@ func (m *Messages) Add(o *Messages) {
 			m.ends[k] = e
 		}
 	}
-}
-
-// MessageKeeper is a sink that keeps the message ends a read of some
-// location groups (ReadGroups) leaves unmatched: KeepMessages is called
-// once, before Finish.
-type MessageKeeper interface {
-	trace.Sink
-	KeepMessages(*Messages)
 }
 
 // sortedKeys returns the keys of the parts' messages, each once, sorted:
@@ -114,6 +112,23 @@ func sortedKeys(parts []*Messages) []messageKey {
 
 func compareKeys(a, b messageKey) int {
 	return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.comm, b.comm), cmp.Compare(a.tag, b.tag))
+}
+
+// pairEnds is MatchMessages for the ends of the archive's parts as
+// package ingest holds them (Parts.PairEnds).
+func pairEnds(path string, parts []ingest.Ends, sink trace.Sink, start, end trace.Time, opt trace.ReadOptions) error {
+	msgs := make([]*Messages, len(parts))
+	for i, p := range parts {
+		if p == nil {
+			continue
+		}
+		m, ok := p.(*Messages)
+		if !ok {
+			return fmt.Errorf("otf2: the ends of part %d are not the messages of an archive (%T)", i, p)
+		}
+		msgs[i] = m
+	}
+	return MatchMessages(path, msgs, sink, start, end, opt)
 }
 
 // MatchMessages pairs the message ends the reads of the location groups

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -391,8 +392,8 @@ func (s *simulator) finish() {
 		}
 		s.sink.Variable(trace.Variable{Container: k.container, Type: k.typ, Start: v.start, End: end, Value: v.value})
 	}
-	if keeper, ok := s.sink.(MessageKeeper); ok && s.subset {
-		keeper.KeepMessages(keptMessages(s.pending))
+	if keeper, ok := s.sink.(ingest.EndsKeeper); ok && s.subset {
+		keeper.KeepEnds(keptMessages(s.pending))
 		s.pending = nil
 	}
 	var lost []messageEnd

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -33,4 +34,6 @@ var Format = ingest.Format{
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadWith(path, o, sink, ro) },
 			Files: []string{path}}, nil
 	},
+	// Byte ranges of whole lines, one after the other.
+	Parts: textlines.RangeParts(Ranges),
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -41,6 +43,34 @@ func (o Options) decimals() int {
 		return 0
 	}
 	return o.Precision
+}
+
+// writeFormat is the format's Write: the dump, after pj_dump -h's header when
+// asked, or one of the hierarchies, with the options of
+// Format.WriteOptions.
+func writeFormat(w io.Writer, t *trace.Trace, v ingest.Values) error {
+	opt := Options{Precision: v.Int("precision")}
+	switch p := opt.Precision; {
+	case p < 0:
+		return errs.Argument("precision", "must be a number of decimals, not %d", p)
+	case p == 0:
+		opt.Precision = -1 // none: the zero of Options is the default
+	}
+	if v.String("style") == "upstream" {
+		opt.Style = Upstream
+	}
+	switch v.String("output") {
+	case "entity_hierarchy":
+		return WriteEntityHierarchy(w, t, opt)
+	case "type_hierarchy":
+		return WriteTypeHierarchy(w, t, opt)
+	}
+	if v.Bool("header") {
+		if err := WriteHeader(w, t); err != nil {
+			return err
+		}
+	}
+	return Write(w, t, opt)
 }
 
 // Write writes t as pj_dump does: each container's line, then the

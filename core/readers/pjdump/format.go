@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -61,6 +62,21 @@ var Format = ingest.Format{
 			Files:        files,
 		}, nil
 	},
+	// Byte ranges of whole lines, one after the other, never cut before a
+	// nested state; none for what cannot be cut (a directory of split
+	// files, a compressed file): it is read whole.
+	Parts: textlines.RangeParts(Ranges),
+	WriteOptions: []ingest.Option{
+		{Name: "output", Kind: ingest.String, Default: "dump", Choices: []string{"dump", "entity_hierarchy", "type_hierarchy"},
+			Doc: "what to write: pj_dump's output, or the container hierarchy (pj_dump --entity-hierarchy) or the type hierarchy (pj_dump --type-hierarchy)"},
+		{Name: "style", Kind: ingest.String, Default: "pajeng", Choices: []string{"pajeng", "upstream"},
+			Doc: "pajeng writes as PajeNG 1.3.6's pj_dump (Debian's, Ubuntu's), upstream as PajeNG's development version (names keep their quotes, no entity is left out)"},
+		{Name: "header", Kind: ingest.Bool, Default: false,
+			Doc: "begin the dump with the names of its columns, as pj_dump -h"},
+		{Name: "precision", Kind: ingest.Int, Default: 6,
+			Doc: "the decimals of the times and values of entities, as pj_dump -l (0: none)"},
+	},
+	Write: writeFormat,
 }
 
 // Looks reports whether the first bytes of a file look like pj_dump's

@@ -2,7 +2,10 @@ package textlines
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // Ranges cuts the bytes [first, size) of a plain (uncompressed) text
@@ -81,4 +84,27 @@ func nextLine(r io.ReaderAt, at, size int64, buf []byte) (int64, error) {
 		}
 	}
 	return size, nil
+}
+
+// RangeParts describes the parts of a distributed read of a format whose
+// reader takes the options part_start and part_end, a byte range of whole
+// lines: cut lists the ranges of the file at path (Ranges, with the
+// format's rule on where a range may start; none for a file that cannot
+// be cut), read one after the other.
+func RangeParts(cut func(path string, n int) ([][2]int64, error)) *ingest.Parts {
+	return &ingest.Parts{
+		Cut: func(path string, _ ingest.Values, n int) ([]ingest.Part, error) {
+			ranges, err := cut(path, n)
+			if err != nil {
+				return nil, err
+			}
+			parts := make([]ingest.Part, len(ranges))
+			for i, r := range ranges {
+				parts[i] = ingest.Part{Options: ingest.Values{"part_start": int(r[0]), "part_end": int(r[1])},
+					Label: fmt.Sprintf("bytes %d-%d", r[0], r[1])}
+			}
+			return parts, nil
+		},
+		IsPart: func(v ingest.Values) bool { return v.Int("part_end") > 0 },
+	}
 }
