@@ -9,11 +9,11 @@ import "github.com/macroscope-hpc/macroscope/core/trace"
 // package partition plans the reads from this description and merges
 // what they give, without knowing any format.
 type Parts struct {
-	// Cut lists at most n parts of the trace at path, read with the
-	// options opt (checked, see Format.Check), in order. Each part is
-	// the options that select it, added to opt. No part means the trace
-	// cannot be cut (a compressed file): it is read whole.
-	Cut func(path string, opt Values, n int) ([]Part, error)
+	// Cut lists at most n parts of the trace at path, in order: the
+	// options that select each, added to those of the read. No part
+	// means the trace cannot be cut (a compressed file): it is read
+	// whole.
+	Cut func(path string, n int) ([]Part, error)
 	// IsPart reports whether the options opt (checked) already select a
 	// part of the trace rather than the whole of it.
 	IsPart func(opt Values) bool

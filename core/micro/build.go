@@ -203,14 +203,22 @@ func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, sli
 	return m, leafOf, categoryOf, tl.slot, nil
 }
 
+// Window returns the window of a model of a trace that spans [start,
+// end]: the bounds the options set (Start, End), the trace's where they
+// set none. The partial models of a trace's parts are built on the window
+// it gives for the extent of all the parts.
+func (o Options) Window(start, end trace.Time) (trace.Time, trace.Time) {
+	if o.Start != nil {
+		start = *o.Start
+	}
+	if o.End != nil {
+		end = *o.End
+	}
+	return start, end
+}
+
 func window(t *trace.Trace, opt Options) (start, end trace.Time, err error) {
-	start, end = t.Start, t.End
-	if opt.Start != nil {
-		start = *opt.Start
-	}
-	if opt.End != nil {
-		end = *opt.End
-	}
+	start, end = opt.Window(t.Start, t.End)
 	if end <= start {
 		return 0, 0, emptyWindow(opt, start, end, t.Start, t.End)
 	}

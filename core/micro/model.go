@@ -12,6 +12,7 @@
 package micro
 
 import (
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -64,6 +65,28 @@ func (m *Model) SliceStart(k int) trace.Time {
 	// k*w may overflow int64 only when the window times slices does, which
 	// Build rejects.
 	return m.Start + trace.Time(int64(k)*w/int64(m.Slices))
+}
+
+// Window returns the model of slices first to last (inclusive): the same
+// resources and categories over a shorter time, from the start of slice
+// first to the end of slice last (SliceStart), its cells m's. It is how a
+// model with no trace behind it to rebuild from is zoomed into; the
+// window shares m's hierarchy and labels, and copies its cells.
+func (m *Model) Window(first, last int) (*Model, error) {
+	if first < 0 || last < first || last >= m.Slices {
+		return nil, errs.Argument("window", "slices %d to %d are not within the model's 0 to %d", first, last, m.Slices-1)
+	}
+	states := len(m.States)
+	n := last - first + 1
+	w := *m
+	w.Slices = n
+	w.Start, w.End = m.SliceStart(first), m.SliceStart(last+1)
+	w.Values = make([]float64, m.NumLeaves()*n*states)
+	for leaf := range m.NumLeaves() {
+		from := (leaf*m.Slices + first) * states
+		copy(w.Values[leaf*n*states:(leaf+1)*n*states], m.Values[from:from+n*states])
+	}
+	return &w, nil
 }
 
 // SliceDuration returns the length of one slice in seconds.

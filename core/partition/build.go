@@ -7,8 +7,8 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -26,7 +26,8 @@ func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
 // Extent returns the first and last instants of a part's records: the
 // reader's guess when it can make one without reading (Source.Probe; for
 // an OTF2 archive, the span its clock properties give, or its timestamps
-// alone), a read that keeps nothing otherwise; guess false always reads. The trace's window is
+// alone), a read that keeps nothing otherwise; guess false always reads.
+// The trace's window is
 // the smallest start and the largest end of its parts'. A guess must be
 // checked against the extent of the merged partial models
 // (micro.Partial's Start and End): their Model fails with micro.ErrWindow
@@ -55,6 +56,25 @@ func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, er
 	return ext.Start, ext.End, nil
 }
 
+// Read streams part p into sink: the records its reader delivers, under
+// its run container if it has one (see PlanRuns), then Finish. It is how
+// a part is read into anything other than a partial model (the moments'
+// sums of package moments, for instance).
+func Read(p Part, sink trace.Sink, ro trace.ReadOptions) error {
+	src, _, err := formats.Open(p.Path, p.Format, p.Options)
+	if err != nil {
+		return err
+	}
+	into, runs := under(p, sink)
+	if err := src.Read(into, ro); err != nil {
+		return err
+	}
+	if runs != nil {
+		sink.Finish(runs.start, runs.end)
+	}
+	return nil
+}
+
 // Build reads part p into a partial model sliced on the window [start,
 // end] fixed for all the parts. Readers that hold their input in memory
 // anyway (Source.Whole: JSON) deliver the part into memory first; its
@@ -65,26 +85,26 @@ func Build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	return part, err
 }
 
-// build is Build, which also returns, when keep is set and the part is
-// some location groups of an OTF2 archive, the message ends the part
-// leaves unmatched (see otf2.MatchMessages) rather than counting them as
-// skipped.
-func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOptions, keep bool) (*micro.Partial, *otf2.Messages, error) {
+// build is Build, which also returns, when keep is set and the part's
+// format pairs links between parts (the location groups of an OTF2
+// archive), the ends the part leaves unpaired (see ingest.Ends) rather
+// than counting them as skipped.
+func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOptions, keep bool) (*micro.Partial, ingest.Ends, error) {
 	acc, err := micro.NewPartialAccumulator(opt, start, end)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, f, err := formats.Open(p.Path, p.Format, p.Options)
 	if err != nil {
 		return nil, nil, err
 	}
 	var into trace.Sink = acc
 	var kept *keeper
-	if keep && p.Format == otf2.Format.Name && p.Run == "" {
+	if keep && p.Run == "" && f.Parts != nil && f.Parts.PairEnds != nil {
 		kept = &keeper{Sink: acc}
 		into = kept
 	}
 	var mem *trace.Trace
-	src, _, err := formats.Open(p.Path, p.Format, p.Options)
-	if err != nil {
-		return nil, nil, err
-	}
 	if src.Whole {
 		mem = trace.New()
 		into = mem
@@ -115,11 +135,11 @@ func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	for _, note := range ro.Notes.Messages() {
 		part.Notes = append(part.Notes, p.Label+": "+note)
 	}
-	var msgs *otf2.Messages
+	var ends ingest.Ends
 	if kept != nil {
-		msgs = kept.msgs
+		ends = kept.ends
 	}
-	return part, msgs, nil
+	return part, ends, nil
 }
 
 // BuildTrace is Build for a part already in memory (a file of a Parquet

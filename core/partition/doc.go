@@ -15,9 +15,9 @@
 //     (micro.ByPart);
 //   - pj_dump's output (a plain file; a compressed one or a directory of
 //     split files is one part): byte ranges cut on line boundaries, never
-//     before a nested state (pjdump.Ranges), one after the other; each part
-//     also scans the container lines outside its range, and defines its
-//     links' types late (micro.Partial's late definitions);
+//     before a nested state, one after the other; each part also scans
+//     the container lines outside its range, and defines its links' types
+//     late (micro.Partial's late definitions);
 //   - an HPCToolkit database: groups of consecutive trace lines (a thread,
 //     a rank or a GPU stream each; the options line_start and line_end of
 //     the HPCToolkit reader), one after the other: every part creates the
@@ -30,8 +30,13 @@
 //
 // The window and slices are fixed before any part is read (Extent gives
 // the trace's first and last instants); Build then reads one part into a
-// partial model sliced on that window. What the parts are is known from
-// the readers (otf2.LocationGroups, paraver.Ranges, pjdump.Ranges,
-// hpctoolkit.TraceLines): this package only
-// picks them.
+// partial model sliced on that window, Read into any sink (the moments'
+// sums: moments.ComputePart). What the parts are is the formats' to say
+// (ingest.Format's Parts, through the registry): this package knows no
+// format, and only asks for at most so many parts.
+//
+// On one machine, Local reads the parts on all cores; LocalPlan decides
+// whether a trace is read so (the formats whose parts add up to the whole
+// trace at no extra cost, ingest.Parts.Separable) or as one stream, and
+// FromSource builds the model either way.
 package partition

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 )
 
@@ -121,14 +120,7 @@ func checkHPCToolkit(t *testing.T, path string, counts []int, lines int, kinds .
 				exactly(t, name, distributed(t, plan, opt), whole(t, path, "", opt))
 			})
 		}
-		// A resource is one trace line: the moments add up exactly.
-		t.Run(fmt.Sprintf("%d/moments", n), func(t *testing.T) {
-			src, _, err := formats.Open(path, "", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameRows(t, momentsOf(t, plan), wholeMoments(t, src))
-		})
+		// The moments of the parts: see package moments' tests.
 	}
 }
 

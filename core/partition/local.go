@@ -9,8 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -51,12 +52,7 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 		start, end = slices.Min(starts), slices.Max(ends)
 		run.reset()
 	}
-	if opt.Start != nil {
-		start = *opt.Start
-	}
-	if opt.End != nil {
-		end = *opt.End
-	}
+	start, end = opt.Window(start, end)
 	for passes := 1; ; passes++ {
 		merged, notes, err := buildParts(run, plan, opt, start, end, workers)
 		if err != nil {
@@ -66,13 +62,7 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 		if errors.Is(err, micro.ErrWindow) && passes < 2 {
 			// The guess of the window (the extents the readers guessed,
 			// see Extent) was wrong: build again with the window found.
-			start, end = merged.Start, merged.End
-			if opt.Start != nil {
-				start = *opt.Start
-			}
-			if opt.End != nil {
-				end = *opt.End
-			}
+			start, end = opt.Window(merged.Start, merged.End)
 			run.reset()
 			continue
 		}
@@ -84,26 +74,82 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 	}
 }
 
+// LocalPlan returns the plan of the read of the trace at path, in format
+// (its name, "" to detect it) with the reader options opt, on the cores
+// of this machine (Local), or nil to read it as one stream. parallel
+// forces the read by parts (true), forbids it (false), or leaves it to
+// the trace (nil): by parts when its format's parts add up to the whole
+// (ingest.Parts.Separable: an OTF2 archive whose metric series each come
+// from one location group) and it has several. That default is exact and
+// not slower: on one core too, it spares the merge of all the locations'
+// records by time. The formats whose parts only pay off across machines
+// (byte ranges, trace lines) are read as one stream, and so is a read
+// whose options already select a part, or a trace that cannot be planned
+// (the stream's read reports why).
+func LocalPlan(path, format string, opt ingest.Values, parallel *bool) *Plan {
+	if parallel != nil && !*parallel {
+		return nil
+	}
+	f, err := formatOf(path, format)
+	if err != nil || f.Parts == nil || f.Parts.Separable == nil {
+		return nil
+	}
+	if v, err := f.Check(opt); err != nil || f.Parts.IsPart != nil && f.Parts.IsPart(v) {
+		return nil
+	}
+	if parallel == nil {
+		if ok, err := f.Parts.Separable(path); err != nil || !ok {
+			return nil
+		}
+	}
+	// A part per location group, up to maxParts: the goroutines of Local
+	// take them as they finish, which balances parts of unequal sizes.
+	// Every part holds the hierarchy until the parts are merged:
+	// thousands of groups are read in fewer parts, of several each.
+	plan, err := PlanFile(path, f.Name, opt, max(64, 8*runtime.GOMAXPROCS(0)))
+	if err != nil || len(plan.Parts) < 2 {
+		return nil
+	}
+	return plan
+}
+
+// FromSource builds the model of the trace opened as src: by plan's
+// parts on all cores (Local) when plan is not nil (LocalPlan), else as
+// one stream (micro.FromSource). States that do not nest within a part
+// (micro.ErrNesting) fall back on the one stream, which keeps the whole
+// trace then.
+func FromSource(src *ingest.Source, plan *Plan, opt micro.Options, ro trace.ReadOptions) (*micro.Model, *micro.Summary, error) {
+	if plan == nil {
+		return micro.FromSource(src, opt, ro)
+	}
+	m, sum, err := Local(plan, opt, ro, 0)
+	if errors.Is(err, micro.ErrNesting) {
+		return micro.FromSource(src, opt, ro)
+	}
+	return m, sum, err
+}
+
 // buildParts builds the partial models of the plan's parts on the window
 // [start, end] and merges them, with the notes of the parts' reads.
 func buildParts(run *localRun, plan *Plan, opt micro.Options, start, end trace.Time, workers int) (*micro.Partial, []*trace.Notes, error) {
 	n := len(plan.Parts)
 	partials := make([]*micro.Partial, n)
 	notes := make([]*trace.Notes, n)
-	archive := oneArchive(plan)
-	msgs := make([]*otf2.Messages, n)
+	pairs := pairing(plan)
+	ends := make([]ingest.Ends, n)
 	if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
 		notes[i] = &trace.Notes{}
 		pro.Notes = notes[i]
-		partials[i], msgs[i], err = build(plan.Parts[i], opt, start, end, pro, archive != "")
+		partials[i], ends[i], err = build(plan.Parts[i], opt, start, end, pro, pairs != nil)
 		return err
 	}, plan); err != nil {
 		return nil, nil, err
 	}
-	if slices.ContainsFunc(msgs, func(m *otf2.Messages) bool { return m.Len() > 0 }) {
-		// The messages between location groups, matched as the read of
-		// the whole archive matches them: a part of their own, last.
-		p, err := matchMessages(archive, msgs, opt, start, end, partials)
+	if slices.ContainsFunc(ends, func(e ingest.Ends) bool { return !none(e) }) {
+		// The links between parts (the messages between location groups),
+		// paired as the read of the whole trace pairs them: a part of
+		// their own, last.
+		p, err := matchMessages(plan.Parts[0].Path, pairs, ends, opt, start, end, partials)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -113,16 +159,24 @@ func buildParts(run *localRun, plan *Plan, opt micro.Options, start, end trace.T
 	return merged, notes, err
 }
 
-// oneArchive returns the path of the OTF2 archive whose location groups
-// the plan's parts are, "" if they are not.
-func oneArchive(plan *Plan) string {
-	path := plan.Parts[0].Path
+// pairing returns how the links between the plan's parts are paired when
+// the parts are parts of one trace whose format pairs them (the location
+// groups of an OTF2 archive), nil otherwise.
+func pairing(plan *Plan) *ingest.Parts {
+	first := plan.Parts[0]
+	f, err := formats.ByName(first.Format)
+	if err != nil || f.Parts == nil || f.Parts.PairEnds == nil || f.Parts.IsPart == nil {
+		return nil
+	}
 	for _, p := range plan.Parts {
-		if p.Format != otf2.Format.Name || p.Path != path || p.Run != "" || len(p.Options.Strings("location_groups")) == 0 {
-			return ""
+		if p.Format != first.Format || p.Path != first.Path || p.Run != "" {
+			return nil
+		}
+		if v, err := f.Check(p.Options); err != nil || !f.Parts.IsPart(v) {
+			return nil
 		}
 	}
-	return path
+	return f.Parts
 }
 
 // localRun is what the parts read at once share: the bytes read, for

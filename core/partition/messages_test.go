@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -71,7 +70,7 @@ func cluster(t *testing.T, plan *Plan, opt micro.Options) (*micro.Model, *micro.
 		}
 		root := decode(t, level[0].partial)
 		if len(level[0].msgs) > 0 {
-			matched, err := MatchMessages(plan.Parts[0].Path, [][]byte{level[0].msgs}, opt, start, end, root)
+			matched, err := MatchMessages(plan.Parts[0], [][]byte{level[0].msgs}, opt, start, end, root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +189,7 @@ func TestClusterMessagesAddUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept, err := otf2.UnmarshalMessages(m)
+		kept, err := unmarshalEnds(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,11 +201,11 @@ func TestClusterMessagesAddUp(t *testing.T) {
 	}
 	// Each of the 1,024 messages crossing the 4 parts leaves 2 ends.
 	_, wsum := wholeSummary(t, path, opt)
-	one, err := MatchMessages(path, msgs, opt, 0, 1e12, parts...)
+	one, err := MatchMessages(plan.Parts[0], msgs, opt, 0, 1e12, parts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, err := MatchMessages(path, [][]byte{sum}, opt, 0, 1e12, parts...)
+	added, err := MatchMessages(plan.Parts[0], [][]byte{sum}, opt, 0, 1e12, parts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +236,7 @@ func TestClusterMessagesBadBytes(t *testing.T) {
 	if err != nil || len(m) == 0 {
 		t.Fatalf("%d bytes of messages, %v", len(m), err)
 	}
-	_, err = MatchMessages(path, [][]byte{nil, m[:len(m)-1]}, opt, 0, 150, part)
+	_, err = MatchMessages(plan.Parts[0], [][]byte{nil, m[:len(m)-1]}, opt, 0, 150, part)
 	if err == nil || !strings.HasPrefix(err.Error(), "messages of part 1: encoded OTF2 messages: byte ") {
 		t.Errorf("error %v", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -246,28 +245,5 @@ func TestPjdumpCutInNestingFails(t *testing.T) {
 			strings.Contains(strings.SplitN(string(data[start:]), "\n", 2)[0], "1.000000, \"mpi") {
 			t.Fatalf("the plan cuts before a nested state at %d", start)
 		}
-	}
-}
-
-// The moments of pj_dump output: one part (byte ranges would split a
-// resource's states), equal to the whole read's; the reader destroys the
-// containers at the end, after their entities, which the moments follow.
-func TestPjdumpMoments(t *testing.T) {
-	path := corpus(t, "pajeng", "oracles", "032_pj_dump_simu_mardi_trace.out")
-	plan, err := PlanFile(path, "pjdump", nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, _, err := formats.Open(path, "pjdump", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := momentsOf(t, plan)
-	sameRows(t, got, wholeMoments(t, src))
-	// 202 rows: the 101 HOST container lines times the two state types
-	// of HOST (PM and SERVICE in pj_dump's type hierarchy, oracle 063),
-	// a resource each.
-	if len(got) != 202 {
-		t.Fatalf("%d rows", len(got))
 	}
 }

@@ -65,7 +65,7 @@ var Format = ingest.Format{
 // cut lists at most n parts of the database at path: groups of
 // consecutive trace lines (threads, ranks, GPU streams), as even as can
 // be.
-func cut(path string, _ ingest.Values, n int) ([]ingest.Part, error) {
+func cut(path string, n int) ([]ingest.Part, error) {
 	lines, err := TraceLines(path)
 	if err != nil {
 		return nil, err

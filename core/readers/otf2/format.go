@@ -56,7 +56,7 @@ var Format = ingest.Format{
 // groups, as even as can be, a group each when n is at least their
 // number. A part per group costs more than the read of a small group, so
 // thousands of groups are better read in fewer parts.
-func cut(path string, _ ingest.Values, n int) ([]ingest.Part, error) {
+func cut(path string, n int) ([]ingest.Part, error) {
 	groups, err := LocationGroups(path)
 	if err != nil {
 		return nil, err

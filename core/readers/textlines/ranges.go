@@ -93,7 +93,7 @@ func nextLine(r io.ReaderAt, at, size int64, buf []byte) (int64, error) {
 // be cut), read one after the other.
 func RangeParts(cut func(path string, n int) ([][2]int64, error)) *ingest.Parts {
 	return &ingest.Parts{
-		Cut: func(path string, _ ingest.Values, n int) ([]ingest.Part, error) {
+		Cut: func(path string, n int) ([]ingest.Part, error) {
 			ranges, err := cut(path, n)
 			if err != nil {
 				return nil, err
