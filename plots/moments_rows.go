@@ -218,3 +218,53 @@ func Recolor(fig []MomentRow, states []string, legend []LegendEntry, colors map[
 		}
 	}
 }
+
+// AggregateFigure draws the moments of the aggregates of an aggregation
+// (rows as moments.Aggregates gives them, by node or by state), each
+// node's aggregates on a line of their own, side by side in time like the
+// blocks of the overview (by state: one line per node and state),
+// grouped by the root's children; [start, end] is the model's window.
+func AggregateFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt MomentsOptions) ([]byte, error) {
+	if len(rows) == 0 {
+		return nil, errs.Argument("rows", "there are no aggregate rows to draw")
+	}
+	origin, label := TimeOrigin(start, end)
+	// By node: rows in their order, norms per resource.
+	fig, _, _ := ResultRows(rows, moments.ByNode, origin)
+	colors, legend := StateColors(rows)
+	lines := make([]int, len(rows))
+	keys := []string{} // node of each line
+	lineOf := map[[2]string]int{}
+	for i, r := range rows {
+		// Parts come sorted by node: a node's lines are consecutive.
+		k := [2]string{r.Path, r.State}
+		l, ok := lineOf[k]
+		if !ok {
+			l = len(keys)
+			lineOf[k] = l
+			keys = append(keys, r.Path)
+		}
+		lines[i] = l
+		fig[i].Label = r.Path
+		if by == moments.ByState {
+			fig[i].Label, fig[i].Color = r.State, colors[r.State]
+		}
+	}
+	if by == moments.ByState {
+		states := make([]string, len(rows))
+		for i, r := range rows {
+			states[i] = r.State
+		}
+		Recolor(fig, states, legend, opt.StateColors)
+	}
+	opt.TimeMin, opt.TimeMax = WindowAxis(start, end, origin)
+	opt.TimeLabel, opt.Lines, opt.Legend = label, lines, legend
+	if by == moments.ByResource || by == moments.ByNode {
+		// One line per node: group them by the root's children.
+		for l, k := range keys {
+			keys[l], _, _ = strings.Cut(k, moments.PathSep)
+		}
+	}
+	opt.Groups = RunGroups(keys)
+	return MomentsFigure(fig, opt)
+}

@@ -19,8 +19,9 @@ import (
 // client, the extent and the partial model of each part on the workers,
 // the merges of partials anywhere, the model on the client. Partials
 // cross processes as bytes (micro.Partial.MarshalBinary), and so do the
-// message ends the location groups of an OTF2 archive leave unmatched
-// (otf2.Messages.MarshalBinary): they add up along the partials and are
+// ends of the links between parts that the parts leave unpaired (the
+// messages between the location groups of an OTF2 archive,
+// ingest.Ends.MarshalBinary): they add up along the partials and are
 // matched into a partial of their own before the model is made.
 
 // PartitionPlan lists the parts of the traces at paths (a JSON list):
@@ -95,7 +96,7 @@ func StartPartitionBuild(path, part, modelOptions string, start, end int64) (r *
 
 // partBuild decodes what a part's model is built with: the part (JSON),
 // the options of Trace.micro (JSON) and the window it is read on
-// (partWindow).
+// (micro.Options.Window).
 func partBuild(part, modelOptions string, start, end int64) (p partition.Part, opt micro.Options, from, to trace.Time, err error) {
 	if p, err = decodePart(part); err != nil {
 		return
@@ -103,21 +104,8 @@ func partBuild(part, modelOptions string, start, end int64) (p partition.Part, o
 	if opt, err = parseMicroOptions(modelOptions); err != nil {
 		return
 	}
-	from, to = partWindow(opt.Start, opt.End, start, end)
+	from, to = opt.Window(trace.Time(start), trace.Time(end))
 	return p, opt, from, to, nil
-}
-
-// partWindow is the window [start, end] ns a part is read on, unless the
-// options set it (in ns as they convert it).
-func partWindow(optStart, optEnd *trace.Time, start, end int64) (trace.Time, trace.Time) {
-	from, to := trace.Time(start), trace.Time(end)
-	if optStart != nil {
-		from = *optStart
-	}
-	if optEnd != nil {
-		to = *optEnd
-	}
-	return from, to
 }
 
 // startPartial starts reading a part into its partial result with build
@@ -190,7 +178,7 @@ func PartitionMatchMessages(order int, part, modelOptions string, start, end int
 	if err != nil {
 		return nil, err
 	}
-	matched, err := partition.MatchMessages(p.Path, [][]byte{msgs}, opt, from, to, parts)
+	matched, err := partition.MatchMessages(p, [][]byte{msgs}, opt, from, to, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +235,7 @@ func PartitionModel(data []byte, files, format string) (m *MicroModel, err error
 	var fileList []string
 	_ = json.Unmarshal([]byte(files), &fileList)
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
-		stateTypes: momentsStateTypes(p.Options), summary: map[string]any{
+		stateTypes: moments.ModelStateTypes(p.Options), summary: map[string]any{
 			"files": fileList, "format": format, "start": p.Start.Seconds(), "end": p.End.Seconds(),
 			"containers": p.Counts.Containers, "states": p.Counts.States, "variables": p.Counts.Variables,
 			"links": p.Counts.Links, "events": p.Counts.Events, "passes": 1, "in_memory": false,
@@ -275,9 +263,9 @@ func StartPartitionMoments(path, part, options string, start, end int64) (r *Rea
 	if err != nil {
 		return nil, err
 	}
-	from, to := partWindow(opt.Start, opt.End, start, end)
+	from, to := opt.Window(trace.Time(start), trace.Time(end))
 	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error) {
-		res, err := partition.Moments(p, opt, from, to, ro)
+		res, err := moments.ComputePart(p, opt, from, to, ro)
 		if err != nil {
 			return nil, nil, streamError(path, err)
 		}
@@ -355,13 +343,8 @@ func (t *Trace) Partial(modelOptions string, start, end int64) (data []byte, err
 	if err != nil {
 		return nil, err
 	}
-	if opt.Start != nil {
-		start = int64(*opt.Start)
-	}
-	if opt.End != nil {
-		end = int64(*opt.End)
-	}
-	p, err := partition.BuildTrace(t.t, opt, trace.Time(start), trace.Time(end))
+	from, to := opt.Window(trace.Time(start), trace.Time(end))
+	p, err := partition.BuildTrace(t.t, opt, from, to)
 	if err != nil {
 		return nil, err
 	}

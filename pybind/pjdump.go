@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"os"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 type pjdumpOptions struct {
@@ -14,39 +14,24 @@ type pjdumpOptions struct {
 	Precision *int   `json:"precision"` // pj_dump -l: decimals of entity times and values (default 6)
 }
 
-// Pjdump writes the trace as pj_dump does to the file at path, or returns
-// the text if path is empty; options is a JSON object (pjdumpOptions).
+// Pjdump writes the trace as pj_dump does (the writer of the pjdump
+// format) to the file at path, or returns the text if path is empty;
+// options is a JSON object (pjdumpOptions).
 func (t *Trace) Pjdump(path string, options string) (text string, err error) {
 	defer guard(&err)
 	var o pjdumpOptions
 	if err := decodeOptions(options, &o); err != nil {
 		return "", err
 	}
-	var opt pjdump.Options
-	switch o.Style {
-	case "", "pajeng":
-	case "upstream":
-		opt.Style = pjdump.Upstream
-	default:
-		return "", errs.Argument("style", "%q is not a style (pajeng or upstream)", o.Style)
+	opt := ingest.Values{"header": o.Header}
+	if o.Style != "" {
+		opt["style"] = o.Style
 	}
-	if p := o.Precision; p != nil {
-		switch {
-		case *p < 0:
-			return "", errs.Argument("precision", "must be a number of decimals, not %d", *p)
-		case *p == 0:
-			opt.Precision = -1 // none (pjdump.Options' zero is the default)
-		default:
-			opt.Precision = *p
-		}
+	if o.Precision != nil {
+		opt["precision"] = *o.Precision
 	}
 	var b bytes.Buffer
-	if o.Header {
-		if err := pjdump.WriteHeader(&b, t.t); err != nil {
-			return "", err
-		}
-	}
-	if err := pjdump.Write(&b, t.t, opt); err != nil {
+	if err := formats.Write(&b, t.t, "pjdump", opt); err != nil {
 		return "", err
 	}
 	if path == "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // parseMicroOptions decodes the options of Trace.micro (microOptions).
@@ -51,27 +52,28 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 	if err != nil {
 		return nil, err
 	}
-	if plan := parallelPlan(path, format, options, parallel); plan != nil {
-		return readMicroLocal(path, src, format, opt, plan), nil
-	}
-	return readMicro(path, src, format, opt), nil
+	return readMicro(path, src, format, opt, parallelPlan(path, format, options, parallel)), nil
 }
 
-// readMicro starts building the model of src (micro.FromSource).
-func readMicro(path string, src *ingest.Source, format string, opt micro.Options) *Reading {
+// readMicro starts building the model of src: as one stream, or by the
+// parts of plan on all cores when it is not nil (partition.FromSource).
+func readMicro(path string, src *ingest.Source, format string, opt micro.Options, plan *partition.Plan) *Reading {
 	files := src.Files
 	r, ro := newReading()
 	go r.run(func() error {
 		var m *micro.Model
 		var sum *micro.Summary
 		err := readGuarded(path, func() (err error) {
-			m, sum, err = micro.FromSource(src, opt, ro)
+			m, sum, err = partition.FromSource(src, plan, opt, ro)
 			return err
 		})
 		if err != nil {
 			return err
 		}
 		r.model = streamedModel(m, sum, opt, files, format, ro)
+		if plan != nil {
+			r.model.summary["parallel"] = len(plan.Parts)
+		}
 		return nil
 	})
 	return r
@@ -81,7 +83,7 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 // reader's notes.
 func streamedModel(m *micro.Model, sum *micro.Summary, opt micro.Options, files []string, format string, ro trace.ReadOptions) *MicroModel {
 	return &MicroModel{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values},
-		stateTypes: momentsStateTypes(opt), summary: map[string]any{
+		stateTypes: moments.ModelStateTypes(opt), summary: map[string]any{
 			"files": files, "format": format, "start": sum.Start.Seconds(), "end": sum.End.Seconds(),
 			"containers": sum.Containers, "states": sum.States, "variables": sum.Variables, "links": sum.Links,
 			"events": sum.Events, "passes": sum.Passes, "in_memory": sum.InMemory, "warnings": ro.Notes.Messages(),
@@ -103,7 +105,7 @@ func StartReadMicroRuns(paths, options, modelOptions string) (r *Reading, err er
 	if err != nil {
 		return nil, err
 	}
-	return readMicro(list[0], src, format, opt), nil
+	return readMicro(list[0], src, format, opt, nil), nil
 }
 
 // openRuns opens several traces as one, a run container each

@@ -3,10 +3,12 @@ package pybind
 import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
 // Trace is a trace read into memory.
@@ -17,14 +19,18 @@ type Trace struct {
 	notes    *trace.Notes
 }
 
-// ReadPaje reads a Pajé trace file.
+// ReadPaje reads a Pajé trace file, its dates in seconds.
 func ReadPaje(path string) (tr *Trace, err error) {
 	defer guard(&err)
-	t, err := paje.ReadFile(path)
+	src, f, err := formats.Open(path, "paje", ingest.Values{"time_unit": "s"})
 	if err != nil {
 		return nil, err
 	}
-	return &Trace{t: t, format: "paje"}, nil
+	t := trace.New(path)
+	if err := src.Read(t, trace.ReadOptions{}); err != nil {
+		return nil, err
+	}
+	return &Trace{t: t, format: f.Name}, nil
 }
 
 // Summary describes the trace as JSON: files, time span and counts.
@@ -89,5 +95,5 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 		return nil, err
 	}
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
-		source: t, stateTypes: momentsStateTypes(opt), incomplete: incompleteOf(t)}, nil
+		source: t, stateTypes: moments.ModelStateTypes(opt), incomplete: incompleteOf(t)}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -43,20 +42,10 @@ func CategoryColors(n int) (js string, err error) {
 // has no trace behind it to rebuild from.
 func (m *MicroModel) Window(first, last int) (w *MicroModel, err error) {
 	defer guard(&err)
-	src := m.m
-	if first < 0 || last < first || last >= src.Slices {
-		return nil, errs.Argument("window", "slices %d to %d are not within the model's 0 to %d", first, last, src.Slices-1)
+	sub, err := m.m.Window(first, last)
+	if err != nil {
+		return nil, err
 	}
-	states := len(src.States)
-	n := last - first + 1
-	sub := *src
-	sub.Slices = n
-	sub.Start, sub.End = src.SliceStart(first), src.SliceStart(last+1)
-	sub.Values = make([]float64, src.NumLeaves()*n*states)
-	for leaf := range src.NumLeaves() {
-		from := (leaf*src.Slices + first) * states
-		copy(sub.Values[leaf*n*states:(leaf+1)*n*states], src.Values[from:from+n*states])
-	}
-	return &MicroModel{m: &sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: states, Values: sub.Values},
+	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values},
 		source: m.source, stateTypes: m.stateTypes, summary: m.summary}, nil
 }
