@@ -18,9 +18,21 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// PajeNGOutput is what pj_dump writes when it stops on this problem (see
-// PajeNG), so that pj_dump's writer can repeat it without knowing this type.
-func (e *Error) PajeNGOutput() string { return e.PajeNG }
+// PajeNGStreams returns what pj_dump (PajeNG 1.3.6) writes on its
+// standard output and standard error when it stops on this problem,
+// before it exits with status 1, so that a command emulating pj_dump can
+// repeat it; ok is false where the text is not reproduced (PajeNG words
+// the problem otherwise, or does not detect it).
+func (e *Error) PajeNGStreams() (stdout, stderr string, ok bool) {
+	switch {
+	case e.PajeNG == "":
+		return "", "", false
+	case strings.HasPrefix(e.PajeNG, "This event definition is invalid:"):
+		// pj_dump reports invalid definitions and exits without raising.
+		return e.PajeNG, "", true
+	}
+	return e.PajeNG, "Error during the parsing of the input file\n", true
+}
 
 // eventText formats the event line the way PajeNG quotes it in its
 // messages: the fields joined by single blanks, without quotes.

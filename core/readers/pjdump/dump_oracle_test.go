@@ -42,7 +42,11 @@ func dump(t *testing.T, path string, r run, style Style) (out string, failed boo
 		if !errors.As(err, &fe) {
 			t.Fatalf("%s: error %v is not a *errs.FormatError", path, err)
 		}
-		stdout, stderr, ok := ErrorOutput(err)
+		var pe *paje.Error
+		if !errors.As(err, &pe) {
+			return "our error: " + err.Error(), true
+		}
+		stdout, stderr, ok := pe.PajeNGStreams()
 		if !ok {
 			return "our error: " + err.Error(), true
 		}
