@@ -10,8 +10,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
-	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -20,7 +19,7 @@ import (
 type dumpFlags struct {
 	noStrict, noImbrication, ignoreIncomplete bool
 	quiet, header                             bool
-	precision                                 int // pjdump.Options.Precision
+	precision                                 int // 0: the default (6 decimals), -1: none
 	entityHierarchy, typeHierarchy            string
 	format                                    string
 	upstream, help                            bool
@@ -58,8 +57,8 @@ var unsupportedOptions = map[string]string{
 }
 
 // precision reads -l's value as pj_dump does (C's atoi: leading digits,
-// 0 if none; a negative value leaves printf's default of 6 decimals), in
-// the terms of pjdump.Options.Precision.
+// 0 if none; a negative value leaves printf's default of 6 decimals): 0
+// for the default, -1 for no decimals (see decimals).
 func precision(v string) int {
 	v = strings.TrimLeft(v, " \t\n\v\f\r")
 	neg := strings.HasPrefix(v, "-")
@@ -78,6 +77,18 @@ func precision(v string) int {
 		return -1 // no decimals
 	}
 	return n
+}
+
+// decimals is the pjdump writer's option precision for -l's value as
+// precision reads it.
+func decimals(precision int) int {
+	switch {
+	case precision == 0:
+		return 6 // pj_dump's default
+	case precision < 0:
+		return 0
+	}
+	return precision
 }
 
 // parseDumpArgs reads the command line as pj_dump's argp does: options
@@ -222,7 +233,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	}
 	t, err := readForDump(f, stdout, stderr)
 	if err != nil {
-		if out, errOut, ok := pjdump.ErrorOutput(err); ok {
+		if out, errOut, ok := formats.PajeNGOutput(err); ok {
 			// pj_dump's own words, on its streams, with its status.
 			io.WriteString(stdout, out)
 			io.WriteString(stderr, errOut)
@@ -230,18 +241,21 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	opt := pjdump.Options{Precision: f.precision}
+	// The pjdump format's writer writes what pj_dump prints.
+	style := "pajeng"
 	if f.upstream {
-		opt.Style = pjdump.Upstream
+		style = "upstream"
 	}
-	for _, h := range []struct {
-		path  string
-		write func(io.Writer, *trace.Trace, pjdump.Options) error
-	}{{f.entityHierarchy, pjdump.WriteEntityHierarchy}, {f.typeHierarchy, pjdump.WriteTypeHierarchy}} {
+	opt := func(output string) ingest.Values {
+		return ingest.Values{"output": output, "style": style, "precision": decimals(f.precision), "header": f.header}
+	}
+	for _, h := range []struct{ path, output string }{
+		{f.entityHierarchy, "entity_hierarchy"}, {f.typeHierarchy, "type_hierarchy"},
+	} {
 		if h.path == "" {
 			continue
 		}
-		if err := writeWith(h.path, func(w io.Writer) error { return h.write(w, t, opt) }); err != nil {
+		if err := writeWith(h.path, func(w io.Writer) error { return formats.Write(w, t, "pjdump", opt(h.output)) }); err != nil {
 			return err
 		}
 	}
@@ -249,12 +263,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	bw := bufio.NewWriterSize(stdout, 1<<16)
-	if f.header {
-		if err := pjdump.WriteHeader(bw, t); err != nil {
-			return err
-		}
-	}
-	if err := pjdump.Write(bw, t, opt); err != nil {
+	if err := formats.Write(bw, t, "pjdump", opt("dump")); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -290,13 +299,10 @@ func readForDump(f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
 		t := trace.New(f.file)
 		return t, formats.Read(f.file, format, t, trace.ReadOptions{})
 	}
-	opt := paje.PajeNG()
-	opt.Strict = !f.noStrict
-	opt.NoImbrication = f.noImbrication
-	opt.IgnoreIncompleteLinks = f.ignoreIncomplete
+	flags := formats.PajeNGFlags{NoStrict: f.noStrict, NoImbrication: f.noImbrication, IgnoreIncompleteLinks: f.ignoreIncomplete}
 	if f.file == "" {
 		t := trace.New("(standard input)")
-		return t, paje.DecodeWith(os.Stdin, "(standard input)", 0, t, opt)
+		return t, formats.DecodePajeNG(os.Stdin, "(standard input)", 0, t, flags)
 	}
 	in, err := os.Open(f.file)
 	if err != nil {
@@ -305,9 +311,13 @@ func readForDump(f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
 		fmt.Fprint(stderr, "Error during the parsing of the input file\n")
 		return nil, exitStatus(1)
 	}
-	in.Close()
+	defer in.Close()
+	var size int64
+	if st, err := in.Stat(); err == nil {
+		size = st.Size()
+	}
 	t := trace.New(f.file)
-	return t, paje.ReadFiles([]string{f.file}, t, opt)
+	return t, formats.DecodePajeNG(in, f.file, size, t, flags)
 }
 
 // writeWith creates the file at path and fills it with write.
