@@ -19,6 +19,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -290,7 +291,9 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 }
 
 // readModel builds the microscopic model while reading the trace: its
-// events are not kept.
+// events are not kept. A trace whose parts add up to it (an OTF2
+// archive's location groups) is read by parts on all cores, as the
+// Python package reads it (partition.LocalPlan).
 func (c *cli) readModel(path string) (*micro.Model, error) {
 	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end, Key: micro.Key(*c.key)}
 	src, err := c.open(path)
@@ -298,7 +301,8 @@ func (c *cli) readModel(path string) (*micro.Model, error) {
 		return nil, err
 	}
 	notes := &trace.Notes{}
-	m, sum, err := micro.FromSource(src, opt, trace.ReadOptions{Notes: notes})
+	plan := partition.LocalPlan(path, *c.format, c.readerOptions, nil)
+	m, sum, err := partition.FromSource(src, plan, opt, trace.ReadOptions{Notes: notes})
 	if sum != nil {
 		c.sayTrace(path, int(sum.Containers), int(sum.States), sum.Start, sum.End)
 		c.sayNotes(notes)
