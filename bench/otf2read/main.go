@@ -17,7 +17,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/partition"
-	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -68,13 +67,13 @@ func run(path, model string, slices int) (string, error) {
 	switch model {
 	case "":
 		var c trace.Counter
-		if err := otf2.Read(path, &c, trace.ReadOptions{}); err != nil {
+		if err := formats.Read(path, "otf2", &c, trace.ReadOptions{}); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d containers, %d states, %d variable pieces, %d links, %d events",
 			c.Containers, c.States, c.Variables, c.Links, c.Events), nil
 	case "stream":
-		src, _, err := formats.Open(path, otf2.Format.Name, nil)
+		src, _, err := formats.Open(path, "otf2", nil)
 		if err != nil {
 			return "", err
 		}
@@ -84,7 +83,7 @@ func run(path, model string, slices int) (string, error) {
 		}
 		return summary(m, sum), nil
 	case "parallel":
-		plan, err := partition.PlanFile(path, otf2.Format.Name, nil, math.MaxInt32)
+		plan, err := partition.PlanFile(path, "otf2", nil, math.MaxInt32)
 		if err != nil {
 			return "", err
 		}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -71,13 +70,13 @@ func main() {
 	switch *sink {
 	case "count":
 		var c trace.Counter
-		if err := paje.Read(path, &c, trace.ReadOptions{}); err != nil {
+		if err := formats.Read(path, "paje", &c, trace.ReadOptions{}); err != nil {
 			fail(err)
 		}
 		r.States, r.Containers = c.States, c.Containers
 	case "trace", "micro":
 		t := trace.New(path)
-		if err := paje.Read(path, t, trace.ReadOptions{}); err != nil {
+		if err := formats.Read(path, "paje", t, trace.ReadOptions{}); err != nil {
 			fail(err)
 		}
 		r.States, r.Containers = t.States.Len(), len(t.Containers)-1
