@@ -60,24 +60,6 @@ func packages(t *testing.T, root string) map[string][]string {
 	return out
 }
 
-// pending are the imports that break the rules and are being moved out
-// (format knowledge into the registry, the facade's algorithms into the
-// core). The list only shrinks.
-var pending = map[string]bool{
-	"bench/otf2read -> core/readers/otf2":       true,
-	"bench/pajeread -> core/readers/paje":       true,
-	"cmd/macroscope -> core/readers/paje":       true,
-	"cmd/macroscope -> core/readers/pjdump":     true,
-	"core/partition -> core/readers/hpctoolkit": true,
-	"core/partition -> core/readers/otf2":       true,
-	"core/partition -> core/readers/paraver":    true,
-	"core/partition -> core/readers/pjdump":     true,
-	"core/partition -> core/views/moments":      true,
-	"pybind -> core/readers/otf2":               true,
-	"pybind -> core/readers/paje":               true,
-	"pybind -> core/readers/pjdump":             true,
-}
-
 // TestLayering checks that the imports follow the data's one way, file ->
 // reader -> sink -> model -> view -> arrowio/plots -> facade, as
 // docs/architecture.md draws it:
@@ -135,9 +117,6 @@ func TestLayering(t *testing.T) {
 				bad = "the ground imports no view and no generator"
 			case in(imp, "core/readers/readertest"):
 				bad = "the readers' contract kit is for tests"
-			}
-			if bad != "" && pending[strings.TrimPrefix(pkg, module)+" -> "+strings.TrimPrefix(imp, module)] {
-				continue
 			}
 			if bad != "" {
 				t.Errorf("%s imports %s: %s", strings.TrimPrefix(pkg, module), strings.TrimPrefix(imp, module), bad)
