@@ -94,7 +94,7 @@ func TestParquetHoldsTheSameIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	pj := trace.New()
-	if err := paje.Decode(&in, "synth.trace", 0, pj, trace.ReadOptions{}); err != nil {
+	if err := paje.Decode(&in, "synth.trace", 0, pj, paje.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var fromPaje []row

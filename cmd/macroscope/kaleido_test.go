@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 )
 
@@ -16,7 +17,7 @@ import (
 // the call tree of the trace read into memory, node for node; the figure
 // is the window plus the title band and the legend column.
 func TestKaleidoCommand(t *testing.T) {
-	tr, err := paje.ReadFile(bundledTrace)
+	tr, err := formats.ReadFile(bundledTrace, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestMomentsCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := mustRun(t, "moments", "-busy", "Compute", "-by", "node", "-out", dir, "-table", "nodes.csv", "-o", "nodes.png", "-width", "640", bundledTrace)
-	tr, err := paje.ReadFile(bundledTrace)
+	tr, err := formats.ReadFile(bundledTrace, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}

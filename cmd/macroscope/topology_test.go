@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
 )
 
 // The bundled trace's communication graph: one node per rank, edges that
@@ -14,7 +14,7 @@ import (
 func TestTopologyCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := mustRun(t, "topology", "-out", dir, "-nodes", "n.csv", "-edges-table", "tables/e.csv", "-o", "g.png", "-width", "500", "-height", "400", bundledTrace)
-	tr, err := paje.ReadFile(bundledTrace)
+	tr, err := formats.ReadFile(bundledTrace, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}

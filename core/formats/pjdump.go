@@ -36,7 +36,7 @@ func DecodePajeNG(r io.Reader, name string, size int64, sink trace.Sink, flags P
 	opt.Strict = !flags.NoStrict
 	opt.NoImbrication = flags.NoImbrication
 	opt.IgnoreIncompleteLinks = flags.IgnoreIncompleteLinks
-	return paje.DecodeWith(r, name, size, sink, opt)
+	return paje.Decode(r, name, size, sink, opt)
 }
 
 // PajeNGOutput returns what pj_dump writes on its standard output and

@@ -24,7 +24,7 @@ var benchPaje = sync.OnceValues(func() ([]byte, synth.Stats) {
 
 func benchSource(in []byte) Source {
 	return func(sink trace.Sink, opt trace.ReadOptions) error {
-		return paje.DecodeWith(bytes.NewReader(in), "bench.trace", 0, sink, paje.Options{})
+		return paje.Decode(bytes.NewReader(in), "bench.trace", 0, sink, paje.Options{})
 	}
 }
 

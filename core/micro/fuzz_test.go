@@ -55,7 +55,7 @@ func FuzzStreamPaje(f *testing.F) {
 			return
 		}
 		src := func(sink trace.Sink, ro trace.ReadOptions) error {
-			return paje.DecodeWith(bytes.NewReader(data), "fuzz.trace", int64(len(data)), sink, paje.Options{ReadOptions: ro})
+			return paje.Decode(bytes.NewReader(data), "fuzz.trace", int64(len(data)), sink, paje.Options{ReadOptions: ro})
 		}
 		opt := fuzzModelOptions[int(which)%len(fuzzModelOptions)]
 		tr := trace.New()

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -161,7 +162,7 @@ func TestSimuMardiRowsPerStateType(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("the shared corpus is absent:", err)
 	}
-	tr, err := paje.ReadFile(path)
+	tr, err := formats.ReadFile(path, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/readers/paje"
-	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
 )
 
 // TestPjDumpReadsIt runs the pj_dump installed here on a generated trace:
@@ -45,7 +46,7 @@ func TestPjDumpReadsIt(t *testing.T) {
 	}
 	tr := readPaje(t, in, paje.PajeNG())
 	var ours bytes.Buffer
-	if err := pjdump.Write(&ours, tr, pjdump.Options{}); err != nil {
+	if err := formats.Write(&ours, tr, "pjdump", nil); err != nil {
 		t.Fatal(err)
 	}
 	if ours.String() != string(out) {

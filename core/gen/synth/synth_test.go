@@ -39,7 +39,7 @@ func generatePaje(t testing.TB, c Config) ([]byte, Stats) {
 func readPaje(t testing.TB, in []byte, opt paje.Options) *trace.Trace {
 	t.Helper()
 	tr := trace.New("synth.trace")
-	if err := paje.DecodeWith(bytes.NewReader(in), "synth.trace", 0, tr, opt); err != nil {
+	if err := paje.Decode(bytes.NewReader(in), "synth.trace", 0, tr, opt); err != nil {
 		t.Fatal(err)
 	}
 	return tr

@@ -25,7 +25,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var s trace.Counter
-		if err := DecodeWith(bytes.NewReader(in), "bench.trace", 0, &s, Options{}); err != nil {
+		if err := Decode(bytes.NewReader(in), "bench.trace", 0, &s, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,7 +37,7 @@ func BenchmarkReadTrace(b *testing.B) {
 	in := benchInput()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if err := DecodeWith(bytes.NewReader(in), "bench.trace", 0, trace.New(), Options{}); err != nil {
+		if err := Decode(bytes.NewReader(in), "bench.trace", 0, trace.New(), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkReadSynth(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var s trace.Counter
-		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, &s, Options{}); err != nil {
+		if err := Decode(bytes.NewReader(in), "synth.trace", 0, &s, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		if int64(s.States) != st.States {
@@ -97,7 +97,7 @@ func BenchmarkReadSynthTrace(b *testing.B) {
 	in, st := synthInput()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if err := DecodeWith(bytes.NewReader(in), "synth.trace", 0, trace.New(), Options{}); err != nil {
+		if err := Decode(bytes.NewReader(in), "synth.trace", 0, trace.New(), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -109,7 +109,7 @@ func BenchmarkReadSynthTrace(b *testing.B) {
 func TestGeneratedTraceIsConsistent(t *testing.T) {
 	in := generate(genConfig{processes: 5, events: 2000, seed: 1})
 	var s trace.Counter
-	if err := DecodeWith(strings.NewReader(in), "gen.trace", 0, &s, Options{}); err != nil {
+	if err := Decode(strings.NewReader(in), "gen.trace", 0, &s, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	opened := 0

@@ -95,7 +95,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := DecodeWith(strings.NewReader(c.input), "bad.trace", 0, trace.New(), Options{})
+			err := Decode(strings.NewReader(c.input), "bad.trace", 0, trace.New(), Options{})
 			var fe *errs.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("got %v, want a *errs.FormatError", err)

@@ -151,14 +151,11 @@ func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
 	return d.finish()
 }
 
-// Decode reads a Pajé trace from r; name labels errors, total is the input
-// size for progress reports (0 if unknown).
-func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
-	return DecodeWith(r, name, total, sink, Options{ReadOptions: opt})
-}
-
-// DecodeWith is Decode with the Pajé options.
-func DecodeWith(r io.Reader, name string, total int64, sink trace.Sink, opt Options) error {
+// Decode reads a Pajé trace from r into sink, with the reader's options
+// (PajeNG's for pj_dump's semantics); name labels errors, total is the
+// input size for progress reports (0 if unknown). Files are read through
+// the door (Format), which also takes several files as one trace.
+func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt Options) error {
 	d := newDecoder(sink, opt, total)
 	if err := d.decode(r, name); err != nil {
 		return err

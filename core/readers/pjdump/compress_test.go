@@ -7,13 +7,16 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // TestCompressed reads pj_dump's output for the bundled jacobi32 trace
 // compressed with gzip, bzip2 and zstd, cut in the middle, and as a
 // decompression bomb.
 func TestCompressed(t *testing.T) {
-	tr, err := paje.ReadFile(filepath.Join("..", "..", "..", "testdata", "jacobi32.trace"))
+	jacobi := filepath.Join("..", "..", "..", "testdata", "jacobi32.trace")
+	tr := trace.New(jacobi)
+	err := decodePaje(jacobi, tr, paje.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (r run) readOptions() paje.Options {
 func dump(t *testing.T, path string, r run, style Style) (out string, failed bool) {
 	t.Helper()
 	tr := trace.New(path)
-	err := paje.ReadFiles([]string{path}, tr, r.readOptions())
+	err := decodePaje(path, tr, r.readOptions())
 	if err != nil {
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) {

@@ -31,7 +31,7 @@ func TestHeaderAgainstPjDump(t *testing.T) {
 	compared := 0
 	for _, path := range paths {
 		tr := trace.New(path)
-		if err := paje.ReadFiles([]string{path}, tr, paje.PajeNG()); err != nil {
+		if err := decodePaje(path, tr, paje.PajeNG()); err != nil {
 			continue // pj_dump prints no header when it fails
 		}
 		withHeader, err := exec.Command(bin, "-h", path).Output()

@@ -113,7 +113,7 @@ func readPaje(t *testing.T, path string, noImbrication bool) *trace.Trace {
 	opt := paje.PajeNG()
 	opt.NoImbrication = noImbrication
 	tr := trace.New(path)
-	if err := paje.ReadFiles([]string{path}, tr, opt); err != nil {
+	if err := decodePaje(path, tr, opt); err != nil {
 		t.Fatalf("Pajé reader: %v", err)
 	}
 	return tr
@@ -216,4 +216,19 @@ func TestSplitFilesMatchPajeReader(t *testing.T) {
 	if n != 5 || len(order) != 5 {
 		t.Errorf("found %d entity hierarchies and %d split dumps, want 5 and 5", n, len(order))
 	}
+}
+
+// decodePaje reads the Pajé trace at path into sink with opt, as the
+// Pajé reader reads a file.
+func decodePaje(path string, sink trace.Sink, opt paje.Options) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return paje.Decode(f, path, st.Size(), sink, opt)
 }

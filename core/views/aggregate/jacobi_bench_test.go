@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
@@ -16,7 +17,7 @@ func jacobiInput(tb testing.TB, slices int) aggregate.Input {
 	if _, err := os.Stat(path); err != nil {
 		tb.Skipf("bundled trace not available: %v", err)
 	}
-	tr, err := paje.ReadFile(path)
+	tr, err := formats.ReadFile(path, "paje")
 	if err != nil {
 		tb.Fatal(err)
 	}

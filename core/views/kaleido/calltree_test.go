@@ -13,10 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/readers/chrome"
-	"github.com/macroscope-hpc/macroscope/core/readers/otf2"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -139,7 +140,7 @@ func TestCallTreeAgainstPjdump(t *testing.T) {
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			path := need(t, c.path)
-			tr, err := paje.ReadFile(path)
+			tr, err := readPaje(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +201,7 @@ func checkCallTreeOrder(t *testing.T, tr *trace.Trace, tree *Tree) {
 
 // TestCallTreeSelection restricts the tree to state types and containers.
 func TestCallTreeSelection(t *testing.T) {
-	tr, err := paje.ReadFile(need(t, corpus+"/pajeng/traces/native_sample.trace"))
+	tr, err := readPaje(need(t, corpus+"/pajeng/traces/native_sample.trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestCallTreeSelection(t *testing.T) {
 	if tree.Len() != 441 || tree.Height != 2 || tree.Procedures[tree.Procedure[0]] != "run" {
 		t.Errorf("Worker State: %d nodes, height %d", tree.Len(), tree.Height)
 	}
-	jac, err := paje.ReadFile("../../../testdata/jacobi32.trace")
+	jac, err := readPaje("../../../testdata/jacobi32.trace")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestCallTreeChrome(t *testing.T) {
 	}
 	// A real Kineto trace: every callee inside its caller, one level up,
 	// on the same thread.
-	tr, err := chrome.ReadFile(need(t, corpus+"/hta/tests/data/call_stack/backward_thread.json"))
+	tr, err := formats.ReadFile(need(t, corpus+"/hta/tests/data/call_stack/backward_thread.json"), "chrome")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestCallTreeOTF2(t *testing.T) {
 		want = append(want, fmt.Sprintf("%s <- %s @%d", m[3], caller, len(st)+1))
 		stacks[m[2]] = append(st, m[3])
 	}
-	tr, err := otf2.ReadFile(path)
+	tr, err := formats.ReadFile(path, "otf2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,4 +432,15 @@ func TestCallTreeErrors(t *testing.T) {
 	if _, err := FromTrace(build(), TraceOptions{}); !errors.As(err, &ae) {
 		t.Errorf("no states: %v", err)
 	}
+}
+
+// readPaje reads a Pajé trace into memory, its dates in seconds as
+// pj_dump reads them (the door reads StarPU's in milliseconds).
+func readPaje(path string) (*trace.Trace, error) {
+	src, _, err := formats.Open(path, "paje", ingest.Values{"time_unit": "s"})
+	if err != nil {
+		return nil, err
+	}
+	t := trace.New(path)
+	return t, src.Read(t, trace.ReadOptions{})
 }

@@ -11,9 +11,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/readers/chrome"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -212,7 +213,7 @@ func TestFigureOptions(t *testing.T) {
 		}
 	}
 	// The jacobi root is the synthetic "program", on no PE: grey.
-	tr, err := paje.ReadFile("../../../testdata/jacobi32.trace")
+	tr, err := readPaje("../../../testdata/jacobi32.trace")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,8 +247,8 @@ func TestFigureViews(t *testing.T) {
 	// The synthetic root of a trace's tree has no PE and starts first.
 	program := map[string]color.RGBA{"pe": plots.KaleidoNone, "time": plots.Spectrum(0)}
 	cases := []tc{
-		{"native", fromTrace(paje.ReadFile, "../../../../shared/traces/pajeng/traces/native_sample.trace"), program},
-		{"kineto", fromTrace(chrome.ReadFile, "../../../../shared/traces/hta/tests/data/rank_non_gpu/rank_non_gpu.json.gz"), program},
+		{"native", fromTrace(readPaje, "../../../../shared/traces/pajeng/traces/native_sample.trace"), program},
+		{"kineto", fromTrace(func(p string) (*trace.Trace, error) { return formats.ReadFile(p, "chrome") }, "../../../../shared/traces/hta/tests/data/rank_non_gpu/rank_non_gpu.json.gz"), program},
 		{"spawn", func() (*kaleido.Tree, error) { return spawnTree(100_000, 1), nil },
 			map[string]color.RGBA{"pe": plots.CategoryColor(0), "time": plots.Spectrum(0)}},
 	}
@@ -339,4 +340,15 @@ func BenchmarkFigureStar(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// readPaje reads a Pajé trace into memory, its dates in seconds whatever
+// wrote it (the door reads StarPU's in milliseconds).
+func readPaje(path string) (*trace.Trace, error) {
+	src, _, err := formats.Open(path, "paje", ingest.Values{"time_unit": "s"})
+	if err != nil {
+		return nil, err
+	}
+	t := trace.New(path)
+	return t, src.Read(t, trace.ReadOptions{})
 }

@@ -99,7 +99,7 @@ func analyse(t *testing.T, text string, opt Options) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := paje.Decode(strings.NewReader(text), "test.trace", 0, acc, trace.ReadOptions{}); err != nil {
+	if err := paje.Decode(strings.NewReader(text), "test.trace", 0, acc, paje.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := acc.Result()
@@ -107,7 +107,7 @@ func analyse(t *testing.T, text string, opt Options) *Result {
 		t.Fatal(err)
 	}
 	tr := trace.New("test.trace")
-	if err := paje.Decode(strings.NewReader(text), "test.trace", 0, tr, trace.ReadOptions{}); err != nil {
+	if err := paje.Decode(strings.NewReader(text), "test.trace", 0, tr, paje.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := Compute(tr, opt)
@@ -125,7 +125,7 @@ func analyse(t *testing.T, text string, opt Options) *Result {
 // The text's length sizes the reader's buffers (FuzzNesting decodes four
 // small texts a run: default buffers would cost more than the rest).
 func pajeDecode(text string, sink trace.Sink) error {
-	return paje.Decode(strings.NewReader(text), "test.trace", int64(len(text)), sink, trace.ReadOptions{})
+	return paje.Decode(strings.NewReader(text), "test.trace", int64(len(text)), sink, paje.Options{})
 }
 
 // containerID finds a container by name.
@@ -358,7 +358,7 @@ func TestBadOptions(t *testing.T) {
 		{Select: AllBut, Values: []string{"Proc"}}, // a container type name, not a value
 	} {
 		acc, _ := New(opt)
-		if err := paje.Decode(strings.NewReader(nestedTrace), "test.trace", 0, acc, trace.ReadOptions{}); err != nil {
+		if err := paje.Decode(strings.NewReader(nestedTrace), "test.trace", 0, acc, paje.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := acc.Result(); !isArgumentError(err) {

@@ -72,7 +72,7 @@ func benchmarkRead(b *testing.B, sink func() trace.Sink) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s := sink()
-		if err := paje.Decode(bytes.NewReader(data), "bench.trace", int64(len(data)), s, trace.ReadOptions{}); err != nil {
+		if err := paje.Decode(bytes.NewReader(data), "bench.trace", int64(len(data)), s, paje.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		if acc, ok := s.(*Accumulator); ok {
@@ -134,7 +134,7 @@ func BenchmarkSumsMerge(b *testing.B) {
 func TestGeneratedTrace(t *testing.T) {
 	data := generatedTrace(4, 50)
 	tr := trace.New("gen")
-	if err := paje.Decode(bytes.NewReader(data), "gen", 0, tr, trace.ReadOptions{}); err != nil {
+	if err := paje.Decode(bytes.NewReader(data), "gen", 0, tr, paje.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Compute(tr, Options{})

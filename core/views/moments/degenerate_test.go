@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -50,7 +51,7 @@ func TestPlatformOnlyTrace(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("trace corpus not available: %v", err)
 	}
-	tr, err := paje.ReadFile(path)
+	tr, err := formats.ReadFile(path, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}

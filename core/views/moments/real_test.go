@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -19,7 +20,7 @@ func readIS(t *testing.T) *trace.Trace {
 	if _, err := os.Stat(isTrace); err != nil {
 		t.Skipf("real trace not available: %v", err)
 	}
-	tr, err := paje.ReadFile(isTrace)
+	tr, err := formats.ReadFile(isTrace, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestRealTraceNorms(t *testing.T) {
 
 	// Streaming gives the same sums as replaying the trace in memory.
 	acc, _ := New(Options{})
-	if err := paje.Read(isTrace, acc, trace.ReadOptions{}); err != nil {
+	if err := formats.Read(isTrace, "paje", acc, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	streamed, err := acc.Result()

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -140,7 +141,7 @@ func TestSimuMardiStateTypes(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("the shared corpus is absent:", err)
 	}
-	tr, err := paje.ReadFile(path)
+	tr, err := formats.ReadFile(path, "paje")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestSimuMardiStateTypes(t *testing.T) {
 		}
 		// Streamed from the file: the same sums.
 		acc, _ := New(opt)
-		if err := paje.Read(path, acc, trace.ReadOptions{}); err != nil {
+		if err := formats.Read(path, "paje", acc, trace.ReadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		streamed, err := acc.Result()

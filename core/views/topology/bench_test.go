@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
 )
@@ -33,7 +34,7 @@ var (
 
 func g5k(tb testing.TB) *trace.Trace {
 	p := corpusFile(tb, "pajeng/traces/g5k.trace")
-	g5kOnce.Do(func() { g5kTrace, g5kErr = paje.ReadFile(p) })
+	g5kOnce.Do(func() { g5kTrace, g5kErr = formats.ReadFile(p, "paje") })
 	if g5kErr != nil {
 		tb.Fatal(g5kErr)
 	}

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
+
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
 )
@@ -54,7 +55,7 @@ func build(t *testing.T, tr *trace.Trace, opt Options) *Topology {
 
 func read(t *testing.T, rel string) *trace.Trace {
 	t.Helper()
-	tr, err := paje.ReadFile(corpusFile(t, rel))
+	tr, err := formats.ReadFile(corpusFile(t, rel), "paje")
 	if err != nil {
 		t.Fatal(err)
 	}
