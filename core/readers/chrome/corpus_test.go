@@ -109,7 +109,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 			if !ok {
 				t.Fatal("no oracle output")
 			}
-			tr, err := ReadFile(f)
+			tr, err := readFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}

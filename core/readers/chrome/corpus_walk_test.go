@@ -89,7 +89,7 @@ func TestCorpusAgainstEncodingJSON(t *testing.T) {
 			w := walk(t, f)
 			tr := trace.New(f)
 			notes := &trace.Notes{}
-			if err := Read(f, tr, trace.ReadOptions{Notes: notes}); err != nil {
+			if err := read(f, tr, trace.ReadOptions{Notes: notes}); err != nil {
 				t.Fatal(err)
 			}
 			for ph := range w.phases {

@@ -215,7 +215,7 @@ func TestNotATrace(t *testing.T) {
 		"/hta/tests/data/execution_trace/benchmark_simple_add_et.json.gz": "no traceEvents array",
 		"/hta/tests/data/memory_analysis/memory_timeline.raw.gz":          "expected an event object, found '['",
 	} {
-		_, err := ReadFile(corpus + file)
+		_, err := readFile(corpus + file)
 		if os.IsNotExist(err) {
 			t.Skipf("%s is not available", file)
 		}
@@ -227,7 +227,7 @@ func TestNotATrace(t *testing.T) {
 }
 
 func TestMissingFile(t *testing.T) {
-	if _, err := ReadFile("testdata/does-not-exist.json"); !os.IsNotExist(err) {
+	if _, err := readFile("testdata/does-not-exist.json"); !os.IsNotExist(err) {
 		t.Errorf("got %v", err)
 	}
 }

@@ -12,7 +12,7 @@ var Format = ingest.Format{
 	Name:       "chrome",
 	Summary:    "Chrome/Perfetto trace-event JSON (Chrome, catapult, Perfetto, PyTorch Kineto, PerfFlowAspect)",
 	Extensions: []string{".json", ".pfw"},
-	Sniff:      Looks,
+	Sniff:      looks,
 	Options: []ingest.Option{{Name: "args", Kind: ingest.Bool, Default: false,
 		Doc: "keep each slice's and event's args as JSON text (the args column of states and events); costs memory"},
 		ingest.MaxDecompressedOption},
@@ -28,8 +28,8 @@ var Format = ingest.Format{
 	},
 }
 
-// Looks reports whether the first bytes of a file look like JSON.
-func Looks(h []byte) bool {
+// looks reports whether the first bytes of a file look like JSON.
+func looks(h []byte) bool {
 	h = bytes.TrimLeft(h, " \t\r\n\ufeff")
 	return len(h) > 0 && (h[0] == '{' || h[0] == '[')
 }

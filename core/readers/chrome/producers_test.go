@@ -45,7 +45,7 @@ func TestProducers(t *testing.T) {
 			if !ok {
 				t.Fatal("no oracle output")
 			}
-			tr, err := ReadFile(f)
+			tr, err := readFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}

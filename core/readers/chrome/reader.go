@@ -12,14 +12,14 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// ReadFile reads a whole Chrome trace into memory.
-func ReadFile(path string) (*trace.Trace, error) {
-	return trace.Load(path, Read)
+// readFile reads a whole Chrome trace into memory.
+func readFile(path string) (*trace.Trace, error) {
+	return trace.Load(path, read)
 }
 
-// Read streams the Chrome trace at path, plain or compressed (gzip, bzip2,
+// read streams the Chrome trace at path, plain or compressed (gzip, bzip2,
 // zstd), into sink.
-func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+func read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	return readLimited(path, 0, sink, opt)
 }
 

@@ -18,7 +18,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	for b.Loop() {
-		if err := Read(path, trace.New(path), trace.ReadOptions{}); err != nil {
+		if err := read(path, trace.New(path), trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

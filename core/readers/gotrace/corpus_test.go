@@ -40,7 +40,7 @@ func TestCorpusAgainstGoTool(t *testing.T) {
 			}
 			tr := trace.New(path)
 			var notes trace.Notes
-			if err := Read(path, tr, trace.ReadOptions{Notes: &notes}); err != nil {
+			if err := read(path, tr, trace.ReadOptions{Notes: &notes}); err != nil {
 				t.Fatal(err)
 			}
 			checkNesting(t, tr)

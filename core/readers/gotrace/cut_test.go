@@ -27,7 +27,7 @@ func TestCutAfterWholeGenerations(t *testing.T) {
 	}
 	full := trace.New("mem")
 	notes := &trace.Notes{}
-	if err := Decode(strings.NewReader(string(data)), "mem", int64(len(data)), full, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := decode(strings.NewReader(string(data)), "mem", int64(len(data)), full, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	if r := notes.IncompleteReasons(); len(r) != 0 {
@@ -36,7 +36,7 @@ func TestCutAfterWholeGenerations(t *testing.T) {
 
 	cut := trace.New("mem")
 	notes = &trace.Notes{}
-	if err := Decode(strings.NewReader(string(data[:15000])), "mem", 15000, cut, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := decode(strings.NewReader(string(data[:15000])), "mem", 15000, cut, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatalf("cut after two generations: %v, want the two read", err)
 	}
 	r := notes.IncompleteReasons()

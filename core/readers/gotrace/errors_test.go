@@ -21,7 +21,7 @@ const small = "testdata/fib4.trace"
 
 func readBytes(data []byte) (*trace.Trace, error) {
 	tr := trace.New("mem")
-	err := Decode(bytes.NewReader(data), "mem", int64(len(data)), tr, trace.ReadOptions{})
+	err := decode(bytes.NewReader(data), "mem", int64(len(data)), tr, trace.ReadOptions{})
 	return tr, err
 }
 
@@ -52,7 +52,7 @@ func TestSniff(t *testing.T) {
 		"%EventDef PajeDefineContainerType 0": false,
 		"":                                    false,
 	} {
-		if got := Sniff([]byte(head)); got != want {
+		if got := sniff([]byte(head)); got != want {
 			t.Errorf("Sniff(%q) = %v, want %v", head, got, want)
 		}
 	}
@@ -163,7 +163,7 @@ func TestCompressed(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, err := ingest.Head(path, 64)
-	if err != nil || !Sniff(head) {
+	if err != nil || !sniff(head) {
 		t.Fatalf("the compressed trace's head is not sniffed: %q, %v", head, err)
 	}
 	plain, err := ReadFile(small)
@@ -183,6 +183,6 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	readertest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
-		return Read(small, sink, opt)
+		return read(small, sink, opt)
 	})
 }

@@ -19,7 +19,7 @@ var Format = ingest.Format{
 	Name:       "gotrace",
 	Summary:    "Go execution trace (runtime/trace, go test -trace), Go 1.11 and later",
 	Extensions: []string{".gotrace"},
-	Sniff:      Sniff,
+	Sniff:      sniff,
 	Open:       open,
 }
 
@@ -31,9 +31,9 @@ const headerLen = 16
 // (go 1.5 to 1.9), whose header is padded with one more NUL.
 var header = regexp.MustCompile(`^go 1\.([0-9]{1,2}) trace\x00\x00\x00`)
 
-// Sniff reports whether head starts with the header of a Go execution
+// sniff reports whether head starts with the header of a Go execution
 // trace, of any version.
-func Sniff(head []byte) bool { return header.Match(head) }
+func sniff(head []byte) bool { return header.Match(head) }
 
 // Versions the parser reads: 1.11 to 1.21 in the old format, which it
 // converts as a whole in memory, and 1.22 onwards in the generational
@@ -83,7 +83,7 @@ func open(path string, _ ingest.Values) (*ingest.Source, error) {
 		return nil, err
 	}
 	return &ingest.Source{
-		Read:  ingest.ReadFunc(path, Read),
+		Read:  ingest.ReadFunc(path, read),
 		Whole: v < firstV2, // the old format is parsed whole before the first event
 		Files: []string{path},
 	}, nil

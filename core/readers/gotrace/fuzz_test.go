@@ -34,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		sink := readertest.NewContract(nil)
-		err := Decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
+		err := decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
 		readertest.CheckRead(t, "mem", err, sink)
 	})
 }

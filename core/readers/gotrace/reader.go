@@ -16,12 +16,12 @@ import (
 
 // ReadFile reads a whole Go execution trace into memory.
 func ReadFile(path string) (*trace.Trace, error) {
-	return trace.Load(path, Read)
+	return trace.Load(path, read)
 }
 
-// Read streams the Go execution trace at path, plain or compressed
+// read streams the Go execution trace at path, plain or compressed
 // (gzip, bzip2, zstd), into sink.
-func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+func read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	defer f.Close()
-	return Decode(f, path, st.Size(), sink, opt)
+	return decode(f, path, st.Size(), sink, opt)
 }
 
 // checkEvery is how many events pass between two looks at Cancel and
@@ -45,7 +45,7 @@ const checkEvery = 4096
 // errors; fuzzing turns it off to tell them from the reader's own bugs.
 var recoverPanics = true
 
-// Decode reads a Go execution trace from r, plain or compressed; name
+// decode reads a Go execution trace from r, plain or compressed; name
 // labels errors, total is the size of r for progress reports (0 if
 // unknown).
 //
@@ -57,7 +57,7 @@ var recoverPanics = true
 // opt.Incomplete says where the trace breaks and what is missing. A
 // fault within the first generation is an error, and the sink is then to
 // be discarded. The parser's panics on malformed input are errors too.
-func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) (err error) {
+func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) (err error) {
 	counted := &ingest.Counter{R: r}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(counted, 64<<10), name, ingest.DefaultMaxDecompressed)
 	if err != nil {

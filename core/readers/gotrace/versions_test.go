@@ -82,7 +82,7 @@ func readRelease(t *testing.T, r release) *trace.Trace {
 	path := filepath.Join("testdata", "versions", r.file)
 	tr := trace.New(path)
 	var notes trace.Notes
-	if err := Read(path, tr, trace.ReadOptions{Notes: &notes}); err != nil {
+	if err := read(path, tr, trace.ReadOptions{Notes: &notes}); err != nil {
 		t.Fatal(err)
 	}
 	if m := notes.Messages(); len(m) != 0 {

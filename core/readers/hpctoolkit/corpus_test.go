@@ -40,7 +40,7 @@ var sparseDBs = map[string][]string{
 
 // readStats reads a database and returns the trace and the per-line
 // sample counts, checking the nesting of the states.
-func readStats(t *testing.T, dir string, o Options) (*trace.Trace, []lineStat) {
+func readStats(t *testing.T, dir string, o options) (*trace.Trace, []lineStat) {
 	t.Helper()
 	r, err := open(dir, o)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestSampleCounts(t *testing.T) {
 	for name, parts := range sparseDBs {
 		t.Run(name, func(t *testing.T) {
 			dir := corpus(t, parts...)
-			db, err := openSparse(dir, Options{})
+			db, err := openSparse(dir, options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestGoldenCallPaths(t *testing.T) {
 	for name, parts := range goldens {
 		t.Run(name, func(t *testing.T) {
 			dir := corpus(t, parts...)
-			tr, _ := readStats(t, dir, Options{})
+			tr, _ := readStats(t, dir, options{})
 			byPath := map[string]int32{}
 			for i := range tr.Containers {
 				byPath[containerPath(tr, int32(i))] = int32(i)
@@ -286,7 +286,7 @@ func TestGoldenCallPaths(t *testing.T) {
 // testdata/oracle.py finds them in meta.db.
 func TestContextNames(t *testing.T) {
 	dir := corpus(t, sparseDBs["ping-pong"]...)
-	db, err := openSparse(dir, Options{})
+	db, err := openSparse(dir, options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestContextNames(t *testing.T) {
 func TestPipitPingPong(t *testing.T) {
 	dir := corpus(t, sparseDBs["ping-pong"]...)
 	for _, loops := range []bool{true, false} {
-		tr, _ := readStats(t, dir, Options{Loops: loops})
+		tr, _ := readStats(t, dir, options{Loops: loops})
 		enters := map[string]int{}
 		sends := map[string]int{}
 		recvs := map[string]int{}
@@ -392,7 +392,7 @@ func TestCorpusHierarchy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.parts, "/"), func(t *testing.T) {
-			tr, _ := readStats(t, corpus(t, c.parts...), Options{})
+			tr, _ := readStats(t, corpus(t, c.parts...), options{})
 			paths := map[string]bool{}
 			for i := range tr.Containers {
 				paths[containerPath(tr, int32(i))] = true
@@ -415,7 +415,7 @@ func TestXMLSampleCounts(t *testing.T) {
 	for _, name := range []string{"vectorAdd", "acc_f3"} {
 		t.Run(name, func(t *testing.T) {
 			dir := corpus(t, "hpctoolkit-db", "xml", name)
-			db, err := openXML(dir, Options{})
+			db, err := openXML(dir, options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -461,7 +461,7 @@ func TestCancel(t *testing.T) {
 // frames as pipit has them: same rank, depth, start, end and name.
 func TestPipitIntervals(t *testing.T) {
 	dir := corpus(t, sparseDBs["ping-pong"]...)
-	tr, _ := readStats(t, dir, Options{Loops: true})
+	tr, _ := readStats(t, dir, options{Loops: true})
 	var got []string
 	for _, s := range tr.States.All() {
 		rank := strings.TrimPrefix(tr.Containers[tr.Containers[s.Container].Parent].Name, "Rank ")

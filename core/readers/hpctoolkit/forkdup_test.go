@@ -12,7 +12,7 @@ import (
 // of the reader: 93 and 90).
 func TestTwoLinesOneTuple(t *testing.T) {
 	dir := filepath.Join("testdata", "loop-fork-cycles")
-	tr, stats := readStats(t, dir, Options{})
+	tr, stats := readStats(t, dir, options{})
 	want := traceRecordCounts(t, filepath.Join(dir, "trace.db"))
 	if want[1] != 93 || want[2] != 90 || len(want) != 2 {
 		t.Fatalf("trace.db records per profile: %v, want map[1:93 2:90]", want)

@@ -72,11 +72,11 @@ func TestFormatOpen(t *testing.T) {
 
 func TestSniffRefuses(t *testing.T) {
 	dir := t.TempDir()
-	if SniffDir(dir) {
+	if sniffDir(dir) {
 		t.Error("SniffDir of an empty directory")
 	}
 	os.WriteFile(filepath.Join(dir, "experiment.xml"), []byte(synthXML), 0o644)
-	if SniffDir(dir) {
+	if sniffDir(dir) {
 		t.Error("SniffDir of a profile-only XML database (no *.hpctrace)")
 	}
 	for _, head := range []string{"", "HPCTOOL", "<?xml version=\"1.0\"?>\n<trace>", "EZTRACE"} {

@@ -107,7 +107,7 @@ func FuzzExperimentXML(f *testing.F) {
 			return
 		}
 		db := &xmlDB{file: "experiment.xml"}
-		onlyFormatErrors(t, db.decode(bytes.NewReader(data), Options{Loops: loops}))
+		onlyFormatErrors(t, db.decode(bytes.NewReader(data), options{Loops: loops}))
 	})
 }
 

@@ -12,7 +12,7 @@ import (
 // the microscopic model takes them at any depth.
 func TestCallTreeAndModel(t *testing.T) {
 	dir := corpus(t, sparseDBs["ping-pong"]...)
-	tr, _ := readStats(t, dir, Options{})
+	tr, _ := readStats(t, dir, options{})
 	tree, err := kaleido.FromTrace(tr, kaleido.TraceOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // line's container all the same; the parts' states are the whole read's.
 func TestLinesSelectSamples(t *testing.T) {
 	dir := sample().write(t)
-	if n, err := TraceLines(dir); err != nil || n != 2 {
+	if n, err := traceLines(dir); err != nil || n != 2 {
 		t.Fatalf("TraceLines: %d, %v; want the sample's 2 threads", n, err)
 	}
 	whole := trace.New()
@@ -22,7 +22,7 @@ func TestLinesSelectSamples(t *testing.T) {
 	var states []trace.State
 	for i := range 2 {
 		part := trace.New()
-		if err := ReadWith(dir, Options{Lines: [2]int{i, i + 1}}, part, trace.ReadOptions{}); err != nil {
+		if err := readWith(dir, options{Lines: [2]int{i, i + 1}}, part, trace.ReadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if len(part.Containers) != len(whole.Containers) || part.End != whole.End {

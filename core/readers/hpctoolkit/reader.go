@@ -12,8 +12,8 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// Options are the reader's own options.
-type Options struct {
+// options are the reader's own options.
+type options struct {
 	// Loops makes loop contexts frames of their own ("loop at file.c:
 	// 12"), nested between the procedure that holds them and what they
 	// call, as hpcviewer's calling-context view shows them (its trace
@@ -32,7 +32,7 @@ var Format = ingest.Format{
 	Summary:    "HPCToolkit databases (hpcprof): meta.db + trace.db, or experiment.xml + *.hpctrace",
 	Extensions: []string{".hpctrace"},
 	Sniff:      sniff,
-	SniffDir:   SniffDir,
+	SniffDir:   sniffDir,
 	Options: []ingest.Option{{
 		Name: "loops", Kind: ingest.Bool, Default: false,
 		Doc: "make loops frames of their own, between the procedure that holds them and its callees",
@@ -43,7 +43,7 @@ var Format = ingest.Format{
 		Name: "line_end", Kind: ingest.Int, Default: 0, Doc: "the end of the trace lines line_start starts (0: all)",
 	}},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		o := Options{Loops: v.Bool("loops"), Lines: [2]int{v.Int("line_start"), v.Int("line_end")}}
+		o := options{Loops: v.Bool("loops"), Lines: [2]int{v.Int("line_start"), v.Int("line_end")}}
 		if o.Lines[1] != 0 && (o.Lines[0] < 0 || o.Lines[1] < o.Lines[0]) {
 			return nil, errs.Argument("line_start", "the trace lines [%d, %d) are not a range", o.Lines[0], o.Lines[1])
 		}
@@ -66,7 +66,7 @@ var Format = ingest.Format{
 // consecutive trace lines (threads, ranks, GPU streams), as even as can
 // be.
 func cut(path string, n int) ([]ingest.Part, error) {
-	lines, err := TraceLines(path)
+	lines, err := traceLines(path)
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +96,10 @@ func sniff(head []byte) bool {
 	return bytes.Contains(head, []byte("<HPCToolkitExperiment")) || bytes.Contains(head, []byte("<!DOCTYPE HPCToolkitExperiment"))
 }
 
-// SniffDir reports whether dir holds an HPCToolkit database with traces:
+// sniffDir reports whether dir holds an HPCToolkit database with traces:
 // meta.db and trace.db (version 4), or experiment.xml and *.hpctrace files
 // (the older XML database).
-func SniffDir(dir string) bool {
+func sniffDir(dir string) bool {
 	if isFile(filepath.Join(dir, "meta.db")) && isFile(filepath.Join(dir, "trace.db")) {
 		return true
 	}
@@ -119,11 +119,11 @@ func isFile(name string) bool {
 // files: meta.db, trace.db, experiment.xml...) into sink with the default
 // options.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	return ReadWith(path, Options{}, sink, opt)
+	return readWith(path, options{}, sink, opt)
 }
 
-// ReadWith is Read with the reader's options.
-func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) error {
+// readWith is Read with the reader's options.
+func readWith(path string, o options, sink trace.Sink, opt trace.ReadOptions) error {
 	r, err := open(path, o)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (o *opened) probe() (start, end trace.Time, ok bool) { return 0, o.end, o.k
 
 // open finds the database directory of path and decodes what describes
 // the traces; the samples are read by read.
-func open(path string, o Options) (*opened, error) {
+func open(path string, o options) (*opened, error) {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func open(path string, o Options) (*opened, error) {
 }
 
 // openKind opens the database in dir of the kind path names.
-func openKind(path, dir string, isDir bool, o Options) (*opened, error) {
+func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 	name := strings.ToLower(filepath.Base(path))
 	xmlDB := isFile(filepath.Join(dir, "experiment.xml"))
 	sparse := isFile(filepath.Join(dir, "meta.db"))
@@ -200,11 +200,11 @@ func openKind(path, dir string, isDir bool, o Options) (*opened, error) {
 	return nil, errs.Format(path, 0, "not an HPCToolkit database: no meta.db nor experiment.xml in %s", dir)
 }
 
-// TraceLines returns the number of trace lines of the database at path
+// traceLines returns the number of trace lines of the database at path
 // (a thread, a rank, a GPU stream each): the options line_start and
 // line_end select some of them, in the order of the hierarchy.
-func TraceLines(path string) (int, error) {
-	r, err := open(path, Options{})
+func traceLines(path string) (int, error) {
+	r, err := open(path, options{})
 	if err != nil {
 		return 0, err
 	}

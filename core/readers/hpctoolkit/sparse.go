@@ -75,7 +75,7 @@ type sparseDB struct {
 }
 
 // openSparse decodes meta.db, profile.db and the directory of trace.db.
-func openSparse(dir string, o Options) (*sparseDB, error) {
+func openSparse(dir string, o options) (*sparseDB, error) {
 	db := &sparseDB{dir: dir, traceFile: filepath.Join(dir, "trace.db")}
 	metaFile := filepath.Join(dir, "meta.db")
 	data, err := os.ReadFile(metaFile)

@@ -74,7 +74,7 @@ func TestSyntheticSparse(t *testing.T) {
 	for _, loops := range []bool{false, true} {
 		tr := trace.New()
 		notes := &trace.Notes{}
-		if err := ReadWith(dir, Options{Loops: loops}, tr, trace.ReadOptions{Notes: notes}); err != nil {
+		if err := readWith(dir, options{Loops: loops}, tr, trace.ReadOptions{Notes: notes}); err != nil {
 			t.Fatal(err)
 		}
 		var got []string

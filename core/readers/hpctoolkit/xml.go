@@ -51,7 +51,7 @@ func xmlAttrs(se xml.StartElement) map[string]string {
 }
 
 // openXML decodes experiment.xml and lists the trace files.
-func openXML(dir string, o Options) (*xmlDB, error) {
+func openXML(dir string, o options) (*xmlDB, error) {
 	db := &xmlDB{file: filepath.Join(dir, "experiment.xml"), glob: "*.hpctrace"}
 	f, err := os.Open(db.file)
 	if err != nil {
@@ -113,7 +113,7 @@ func xmlLineOf(name string) xmlLine {
 // sites (C) and statements (S).
 var cctElements = map[string]bool{"PF": true, "Pr": true, "A": true, "L": true, "C": true, "S": true}
 
-func (db *xmlDB) decode(r io.Reader, o Options) error {
+func (db *xmlDB) decode(r io.Reader, o options) error {
 	dec := xml.NewDecoder(r)
 	procs := map[string]string{}
 	files := map[string]string{}

@@ -88,7 +88,7 @@ func TestSyntheticXML(t *testing.T) {
 	for _, loops := range []bool{false, true} {
 		tr := trace.New()
 		notes := &trace.Notes{}
-		if err := ReadWith(filepath.Join(dir, "experiment.xml"), Options{Loops: loops}, tr, trace.ReadOptions{Notes: notes}); err != nil {
+		if err := readWith(filepath.Join(dir, "experiment.xml"), options{Loops: loops}, tr, trace.ReadOptions{Notes: notes}); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
@@ -199,7 +199,7 @@ func TestXMLFramesAgainstHatchet(t *testing.T) {
 	}
 	defer f.Close()
 	db := &xmlDB{file: "experiment.xml"}
-	if err := db.decode(f, Options{}); err != nil {
+	if err := db.decode(f, options{}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(mustOpen(t, filepath.Join(dir, "hpctoolkit-cpi-graphframe.csv"))).ReadAll()

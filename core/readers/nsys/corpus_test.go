@@ -79,10 +79,10 @@ func TestCorpus(t *testing.T) {
 	for _, name := range corpus {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			path := corpusPath(t, name)
-			if !Looks(path) {
+			if !looks(path) {
 				t.Error("Looks = false")
 			}
-			tr, notes := readTrace(t, path, Options{})
+			tr, notes := readTrace(t, path, readerOptions{})
 			byType := map[string]int{}
 			for _, s := range tr.States.All() {
 				byType[tr.TypeName(s.Type)]++
@@ -291,7 +291,7 @@ func checkStream(t *testing.T, path string, tr *trace.Trace) {
 // database: host name, process names, thread names, GPU names.
 func TestCorpusNames(t *testing.T) {
 	path := corpusPath(t, "pipit/hist/data/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite")
-	tr, _ := readTrace(t, path, Options{})
+	tr, _ := readTrace(t, path, readerOptions{})
 	var got []string
 	for i := 1; i < len(tr.Containers); i++ {
 		got = append(got, tr.ContainerPath(int32(i), "/"))

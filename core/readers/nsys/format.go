@@ -18,7 +18,7 @@ var Format = ingest.Format{
 	Name:       name,
 	Summary:    "Nsight Systems SQLite export (nsys export --type sqlite)",
 	Extensions: extensions,
-	SniffFile:  Looks,
+	SniffFile:  looks,
 	Options:    options,
 	Open:       open,
 }
@@ -34,8 +34,8 @@ var options = []ingest.Option{{
 	Doc: "how CUDA kernels are named: the base function name (shortName) or the full demangled signature (demangledName)",
 }}
 
-// Options are the reader's own options.
-type Options struct {
+// readerOptions are the reader's own options.
+type readerOptions struct {
 	// DemangledNames names kernels by their demangled signature rather
 	// than by their base name.
 	DemangledNames bool
@@ -53,10 +53,10 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 	if _, err := ingest.CheckPath(path); err != nil {
 		return nil, err
 	}
-	o := Options{DemangledNames: v.String("kernel_names") == "demangled"}
+	o := readerOptions{DemangledNames: v.String("kernel_names") == "demangled"}
 	return &ingest.Source{
 		Read: func(sink trace.Sink, opt trace.ReadOptions) error {
-			return ReadWith(path, o, sink, opt)
+			return readWith(path, o, sink, opt)
 		},
 		Whole: true,
 		Files: []string{path},
@@ -73,13 +73,13 @@ func refuseReport(path string) error {
 	return nil
 }
 
-// Looks reports whether the file at path is an Nsight Systems SQLite
+// looks reports whether the file at path is an Nsight Systems SQLite
 // export: a SQLite database with the StringIds table and at least one
 // table of traced activity (CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, OSRT_API)
 // or the session's start time (TARGET_INFO_SESSION_START_TIME), which
 // every export has. It opens the database and reads its schema, not its
 // rows.
-func Looks(path string) bool {
+func looks(path string) bool {
 	if st, err := ingest.CheckPath(path); err != nil || st.IsDir() {
 		return false
 	}

@@ -14,14 +14,14 @@ import (
 // Read streams the Nsight Systems SQLite export at path into sink, with
 // the default options.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	return ReadWith(path, Options{}, sink, opt)
+	return readWith(path, readerOptions{}, sink, opt)
 }
 
-// ReadWith streams the export at path into sink. The whole database is
+// readWith streams the export at path into sink. The whole database is
 // read before the sink hears of it: containers must be defined before
 // their states, and which containers exist (and how many overlap lanes
 // they need) is only known at the end.
-func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) error {
+func readWith(path string, o readerOptions, sink trace.Sink, opt trace.ReadOptions) error {
 	if err := refuseReport(path); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) er
 // reader holds what the database tells until it is delivered.
 type reader struct {
 	db  *sqlitedb.DB
-	o   Options
+	o   readerOptions
 	opt trace.ReadOptions
 	h   *hierarchy
 

@@ -129,11 +129,11 @@ func tinyDB(t testing.TB) string {
 	return path
 }
 
-func readTrace(t testing.TB, path string, o Options) (*trace.Trace, *trace.Notes) {
+func readTrace(t testing.TB, path string, o readerOptions) (*trace.Trace, *trace.Notes) {
 	t.Helper()
 	tr := trace.New()
 	notes := &trace.Notes{}
-	if err := ReadWith(path, o, tr, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := readWith(path, o, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	checkNesting(t, tr)
@@ -153,7 +153,7 @@ func stateList(tr *trace.Trace, typ string) []string {
 }
 
 func TestSynthetic(t *testing.T) {
-	tr, notes := readTrace(t, tinyDB(t), Options{})
+	tr, notes := readTrace(t, tinyDB(t), readerOptions{})
 	var conts []string
 	for i := 1; i < len(tr.Containers); i++ {
 		c := tr.Containers[i]
@@ -257,7 +257,7 @@ func TestSynthetic(t *testing.T) {
 }
 
 func TestDemangledNames(t *testing.T) {
-	tr, _ := readTrace(t, tinyDB(t), Options{DemangledNames: true})
+	tr, _ := readTrace(t, tinyDB(t), readerOptions{DemangledNames: true})
 	got := stateList(tr, typeNCCL)
 	want := []string{"node1/GPU 0 (H100)/Context 1 (pid 100)/Stream 7|ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)|5300|6000|0"}
 	if !reflect.DeepEqual(got, want) {
@@ -276,8 +276,8 @@ func TestTestdata(t *testing.T) {
 		os.Remove(path)
 		writeDB(t, path, tinySQL)
 	}
-	got, _ := readTrace(t, path, Options{})
-	want, _ := readTrace(t, tinyDB(t), Options{})
+	got, _ := readTrace(t, path, readerOptions{})
+	want, _ := readTrace(t, tinyDB(t), readerOptions{})
 	// Not DeepEqual: the links' NaN sizes differ from themselves.
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("testdata/tiny.sqlite is not the synthetic database: run go test -run TestTestdata -update")
@@ -319,7 +319,7 @@ func TestProgress(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	path := tinyDB(t)
-	if !Looks(path) {
+	if !looks(path) {
 		t.Errorf("Looks(%s) = false", path)
 	}
 	other := filepath.Join(t.TempDir(), "other.sqlite")
@@ -327,7 +327,7 @@ func TestFormat(t *testing.T) {
 	text := filepath.Join(t.TempDir(), "notes.sqlite")
 	os.WriteFile(text, []byte("not a database"), 0o644)
 	for _, p := range []string{other, text, t.TempDir(), filepath.Join(t.TempDir(), "absent")} {
-		if Looks(p) {
+		if looks(p) {
 			t.Errorf("Looks(%s) = true", p)
 		}
 	}
@@ -453,10 +453,10 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId IN
 INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (15, 40, 0, 1, 7, %[2]d, 2);
 CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER);
 INSERT INTO NVTX_EVENTS VALUES (5, 50, 59, 'main', %[1]d)`, t1, p1))
-	if !Looks(path) {
+	if !looks(path) {
 		t.Error("Looks = false")
 	}
-	tr, notes := readTrace(t, path, Options{})
+	tr, notes := readTrace(t, path, readerOptions{})
 	var got []string
 	for _, typ := range []string{typeRuntime, typeKernel, typePushPop} {
 		got = append(got, stateList(tr, typ)...)

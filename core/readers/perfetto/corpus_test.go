@@ -212,7 +212,7 @@ func readCorpus(t *testing.T, path string) (*trace.Trace, *trace.Notes) {
 		t.Fatal(err)
 	}
 	head, _ := os.ReadFile(path)
-	if !Sniff(head[:min(512, len(head))]) {
+	if !sniff(head[:min(512, len(head))]) {
 		t.Errorf("%s: not recognised by Sniff", path)
 	}
 	return tr, notes

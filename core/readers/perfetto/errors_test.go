@@ -66,7 +66,7 @@ func TestFiles(t *testing.T) {
 	if err := os.WriteFile(path, readertest.Compress(t, cat(first, second), "gzip"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ReadFile(path)
+	tr, err := readFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestFiles(t *testing.T) {
 	}
 	empty := filepath.Join(dir, "empty.pftrace")
 	os.WriteFile(empty, nil, 0o644)
-	tr, err = ReadFile(empty)
+	tr, err = readFile(empty)
 	if err != nil || len(tr.Containers) != 1 || tr.End != 0 {
 		t.Errorf("empty file: %v, %d containers", err, len(tr.Containers))
 	}
@@ -99,7 +99,7 @@ func TestSniff(t *testing.T) {
 		"cut long packet": long[:512],
 	}
 	for name, head := range yes {
-		if !Sniff(head) {
+		if !sniff(head) {
 			t.Errorf("%s: not recognised", name)
 		}
 	}
@@ -115,7 +115,7 @@ func TestSniff(t *testing.T) {
 		"varint as data": traceOf(pkt(vint(11, 1))),
 	}
 	for name, head := range no {
-		if Sniff(head) {
+		if sniff(head) {
 			t.Errorf("%s: recognised", name)
 		}
 	}
@@ -131,7 +131,7 @@ func TestSniff(t *testing.T) {
 			head[j] = byte(seed)
 		}
 		head[0] = 0x0a
-		if Sniff(head) {
+		if sniff(head) {
 			claimed++
 		}
 	}

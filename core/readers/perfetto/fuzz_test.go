@@ -55,7 +55,7 @@ func FuzzDecode(f *testing.F) {
 		if len(data) > maxFuzzInput {
 			return
 		}
-		Sniff(data)
+		sniff(data)
 		tr := trace.New()
 		sink := readertest.NewContract(tr)
 		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }

@@ -16,12 +16,12 @@ var Format = ingest.Format{
 	Name:       "perfetto",
 	Summary:    "Perfetto protobuf trace (track events, process tree, ftrace sched_switch)",
 	Extensions: []string{".perfetto-trace", ".pftrace", ".perfetto", ".pb"},
-	Sniff:      Sniff,
+	Sniff:      sniff,
 	Open:       ingest.Simple(Read),
 }
 
-// ReadFile reads a whole Perfetto trace into memory.
-func ReadFile(path string) (*trace.Trace, error) {
+// readFile reads a whole Perfetto trace into memory.
+func readFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }
 

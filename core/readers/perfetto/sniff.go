@@ -4,7 +4,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// Sniff reports whether head, the first bytes of a file, look like a
+// sniff reports whether head, the first bytes of a file, look like a
 // Perfetto trace: a Trace message whose first field is a packet (field 1,
 // length-delimited, so the first byte is 0x0a) whose own fields are
 // TracePacket fields of the right wire types, and, if the first packet
@@ -12,7 +12,7 @@ import (
 // packet longer than head must show at least two whole fields. Text starting
 // with a newline decodes as protobuf surprisingly often; its fields are
 // not those of a packet.
-func Sniff(head []byte) bool {
+func sniff(head []byte) bool {
 	packets := 0
 	for len(head) > 0 && packets < 2 {
 		if head[0] != 0x0a {
