@@ -14,7 +14,7 @@ import (
 type Source func(sink trace.Sink, opt trace.ReadOptions) error
 
 // Probe guesses the first and last instants of the trace a Source
-// streams, without reading it (paje.Extent); ok is false when it cannot.
+// streams, without reading it (ingest.Source.Probe); ok is false when it cannot.
 type Probe func() (start, end trace.Time, ok bool)
 
 // Summary tells what a streaming build read.

@@ -40,8 +40,9 @@ type Counts struct {
 //
 // Slice boundaries depend on the window, which the caller gives (the
 // options' Start and End, or for those left to the trace a guess such as
-// paje.Extent). Model checks the guess against the trace's first and last
-// instants given to Finish and returns ErrWindow when it was wrong.
+// the Pajé reader's, ingest.Source.Probe). Model checks the guess against
+// the trace's first and last instants given to Finish and returns
+// ErrWindow when it was wrong.
 //
 // The innermost state (Options.Depth == Innermost) is found from the
 // order in which states complete: on one container and state type, the

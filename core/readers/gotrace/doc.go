@@ -12,7 +12,7 @@
 // with a FormatError naming the version, as is the text form of the
 // runtime's parser tests ("Trace Go1.22" ...), which runtime/trace never
 // writes. The file may be gzip, bzip2 or zstd compressed. Files are
-// recognized by their header, "go 1.NN trace\x00\x00\x00" (Sniff): Go
+// recognized by their header, "go 1.NN trace\x00\x00\x00" (Format.Sniff): Go
 // traces have no extension of their own, and ".trace" is Pajé's.
 //
 // A trace broken or cut short after its first generation (the program

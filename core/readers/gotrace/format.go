@@ -13,7 +13,7 @@ import (
 //
 // runtime/trace and `go test -trace` let the user choose the file name
 // (trace.out, x.trace...), and ".trace" is Pajé's extension, so Go traces
-// are recognized by their header, which Sniff checks. ".gotrace" is the
+// are recognized by their header, which sniff checks. ".gotrace" is the
 // only extension claimed.
 var Format = ingest.Format{
 	Name:       "gotrace",

@@ -43,7 +43,7 @@
 //
 // The calling-context tree is reduced to its frames: the entry points
 // ("main thread"), the function contexts (calls and inlined calls) and,
-// with Options.Loops, the loops; source lines and instructions belong to
+// with the option loops, the loops; source lines and instructions belong to
 // the frame that encloses them. A sample at t in context c says that the
 // frames from the outermost one down to c's frame are active from t until
 // the next sample of the line. Consecutive samples that share a prefix of
@@ -63,7 +63,7 @@
 //
 // # Parts
 //
-// Options.Lines (the options line_start and line_end) reads the samples
+// The options line_start and line_end read the samples
 // of some trace lines only, for a distributed read (core/partition): the
 // containers of every line are created all the same, in the same order,
 // and the time origin and end are the database's, so the partial models

@@ -20,7 +20,7 @@ type options struct {
 	// view does not).
 	Loops bool
 	// Lines, if not zero, selects the trace lines [Lines[0], Lines[1]) of
-	// the database, in the reader's order (see TraceLines): a part of the
+	// the database, in the reader's order (see traceLines): a part of the
 	// trace, for a distributed read. Every line's container is created
 	// all the same, so that the parts' hierarchies are the whole trace's.
 	Lines [2]int

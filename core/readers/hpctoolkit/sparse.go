@@ -71,7 +71,7 @@ type sparseDB struct {
 	traces    *traceDB
 	traceFile string
 	traceSize int64
-	part      [2]int // the trace lines read (Options.Lines)
+	part      [2]int // the trace lines read (options.Lines)
 }
 
 // openSparse decodes meta.db, profile.db and the directory of trace.db.

@@ -31,7 +31,7 @@ type xmlDB struct {
 	hdr   uint64           // size of a *.hpctrace header
 	glob  string
 	lines []xmlLine
-	part  [2]int // the trace lines read (Options.Lines)
+	part  [2]int // the trace lines read (options.Lines)
 	files []string
 }
 

@@ -13,7 +13,7 @@ import (
 // Format is the Nsight Systems SQLite export format. It has no Sniff: every
 // SQLite database starts with the same magic bytes (rocprof's RPD too), so
 // the first bytes cannot tell an Nsight Systems export; the registry asks
-// Looks (SniffFile), which reads the schema.
+// looks (SniffFile), which reads the schema.
 var Format = ingest.Format{
 	Name:       name,
 	Summary:    "Nsight Systems SQLite export (nsys export --type sqlite)",

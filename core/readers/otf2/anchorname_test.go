@@ -47,7 +47,7 @@ func copyArchive(t *testing.T, src, dir, name string) string {
 // through the anchor, it reads as the original.
 func TestAnchorAnyName(t *testing.T) {
 	orig := archivePath(t, "pipit/tests/data/ping-pong-otf2")
-	want, err := ReadFile(orig)
+	want, err := readFile(orig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestAnchorAnyName(t *testing.T) {
 		t.Errorf("SniffDir(%s) is false", dir)
 	}
 	for _, path := range []string{dir, anchor} {
-		got, err := ReadFile(path)
+		got, err := readFile(path)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -76,7 +76,7 @@ func TestAnchorAnyName(t *testing.T) {
 
 	// Two archives in one directory: the error lists them.
 	copyArchive(t, orig, dir, "traces")
-	_, err = ReadFile(dir)
+	_, err = readFile(dir)
 	var ae *errs.ArgumentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "holds 2 OTF2 archives (APEX.otf2, traces.otf2): give the anchor file of the one to read") {
 		t.Errorf("two archives: %v", err)
@@ -88,7 +88,7 @@ func TestAnchorAnyName(t *testing.T) {
 	// No anchor: the error names the *.otf2 files that are not.
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "x.otf2"), []byte("\x03\x42NOPE\x00"), 0o600)
-	_, err = ReadFile(empty)
+	_, err = readFile(empty)
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no *.otf2 file there (x.otf2) starts like one") {
 		t.Errorf("no anchor: %v", err)
 	}
@@ -103,13 +103,13 @@ func TestAnchorAnyNameSynthetic(t *testing.T) {
 	evTime(l, 1090)
 	evRegion(l, evLeave, regionMain)
 	orig := testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}}.write(t, t.TempDir())
-	want, err := ReadFile(orig)
+	want, err := readFile(orig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	copyArchive(t, orig, dir, "APEX")
-	got, err := ReadFile(dir)
+	got, err := readFile(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func BenchmarkReadTrace(b *testing.B) {
 	anchor := archivePath(b, "fastotf2/sample-traces/simple-mi300-example-run")
 	b.SetBytes(archiveBytes(b, anchor))
 	for b.Loop() {
-		if _, err := ReadFile(anchor); err != nil {
+		if _, err := readFile(anchor); err != nil {
 			b.Fatal(err)
 		}
 	}

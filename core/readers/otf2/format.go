@@ -23,14 +23,14 @@ var Format = ingest.Format{
 		if err != nil {
 			return nil, err
 		}
-		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadGroups(path, groups, sink, ro) },
+		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return readGroups(path, groups, sink, ro) },
 			// The clock properties' span when they give one (nothing but
 			// the definitions read), else the timestamps walked (exact).
 			Probe: func() (trace.Time, trace.Time, bool) {
-				if start, end, ok := Window(path, groups); ok {
+				if start, end, ok := window(path, groups); ok {
 					return start, end, true
 				}
-				return Probe(path, groups)
+				return probe(path, groups)
 			},
 			Files: []string{path}}, nil
 	},
@@ -40,11 +40,11 @@ var Format = ingest.Format{
 		Cut:         cut,
 		IsPart:      func(v ingest.Values) bool { return len(v.Strings("location_groups")) > 0 },
 		Interleaved: true,
-		Separable:   Separable,
+		Separable:   separable,
 		UnmarshalEnds: func(data []byte) (ingest.Ends, error) {
-			m, err := UnmarshalMessages(data)
+			m, err := unmarshalMessages(data)
 			if err != nil {
-				return nil, err // not a nil *Messages in a non-nil Ends
+				return nil, err // not a nil *messages in a non-nil Ends
 			}
 			return m, nil
 		},
@@ -57,7 +57,7 @@ var Format = ingest.Format{
 // number. A part per group costs more than the read of a small group, so
 // thousands of groups are better read in fewer parts.
 func cut(path string, n int) ([]ingest.Part, error) {
-	groups, err := LocationGroups(path)
+	groups, err := locationGroups(path)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,9 @@ import (
 // read cannot be matched, and are counted as skipped rather than reported
 // as unmatched.
 
-// LocationGroups returns the IDs of the archive's location groups that
+// locationGroups returns the IDs of the archive's location groups that
 // have locations with event files, in definition order.
-func LocationGroups(path string) ([]uint32, error) {
+func locationGroups(path string) ([]uint32, error) {
 	arch, err := open(path, nil)
 	if err != nil {
 		return nil, err
@@ -33,9 +33,9 @@ func LocationGroups(path string) ([]uint32, error) {
 	return ids, nil
 }
 
-// Separable tells whether the location groups of the archive at path,
-// read apart (ReadGroups, with their unmatched messages kept and matched:
-// MatchMessages), add up to the whole archive: whether every metric
+// separable tells whether the location groups of the archive at path,
+// read apart (readGroups, with their unmatched messages kept and matched:
+// matchMessages), add up to the whole archive: whether every metric
 // series is fed by the locations of one group. A metric class is
 // recorded on the location that samples it, in its group; a metric
 // instance reports on its scope from its recorder, so the instances on a
@@ -44,7 +44,7 @@ func LocationGroups(path string) ([]uint32, error) {
 // GPUs' contexts and node from the process's group): samples from two groups on one
 // system tree node, say, make one series of the whole read, which the
 // groups read apart would cut in two.
-func Separable(path string) (bool, error) {
+func separable(path string) (bool, error) {
 	arch, err := open(path, func(uint32) bool { return false }) // the definitions only
 	if err != nil {
 		return false, err
@@ -78,9 +78,9 @@ func Separable(path string) (bool, error) {
 	return true, nil
 }
 
-// ReadGroups streams the records of the locations of the given location
+// readGroups streams the records of the locations of the given location
 // groups only (all of them when groups is nil).
-func ReadGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {
+func readGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {
 	arch, err := openGroups(path, groups)
 	if err != nil {
 		return err

@@ -200,7 +200,7 @@ type oneSpace struct {
 var onePool = sync.Pool{New: func() any { return &oneSpace{} }}
 
 // runOne is run for a single location (a part of an archive read on its
-// own, see ReadGroups): no merge, so the records are decoded and handed
+// own, see readGroups): no merge, so the records are decoded and handed
 // over on the calling goroutine, the file kept open.
 func (m *merger) runOne(fn func(loc int, r *record, values []float64) error) error {
 	s := m.streams[0]

@@ -10,12 +10,12 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// The location groups of an archive read apart (ReadGroups) leave the
+// The location groups of an archive read apart (readGroups) leave the
 // messages between groups unmatched: the sends of a message key (sender,
 // receiver, communicator, tag) are all on the sender's location, its
 // receives all on the receiver's, so a part holds one side only. A sink
 // that keeps them (ingest.EndsKeeper) gets them at the end of the part's
-// read instead of their being counted as skipped; MatchMessages then pairs
+// read instead of their being counted as skipped; matchMessages then pairs
 // those of all the parts as the read of the whole archive does (the i-th
 // send of a key with its i-th receive) into links, and reports the ends
 // left over as unmatched, so that the parts and the matched messages add
@@ -25,24 +25,24 @@ import (
 // bytes an end), and those of consecutive parts add up (Add) before they
 // are matched.
 
-// Messages are the message ends a read of some location groups left
+// messages are the message ends a read of some location groups left
 // unmatched, by message key: the sends of a key, then its receives, each
 // in the order of the parts and, within a part, of the records. They are
 // the ends (ingest.Ends) of the archive's parts (Format.Parts).
-type Messages struct {
+type messages struct {
 	ends map[messageKey]*keyEnds
 }
 
 // keyEnds are the unmatched sends and receives of one message key. A
 // read leaves one side only (it matches what it has of both); parts added
-// up (Add) may hold both, to be matched by MatchMessages.
+// up (Add) may hold both, to be matched by matchMessages.
 type keyEnds struct {
 	sends, recvs []messageEnd
 }
 
 // keptMessages are the messages a simulator's read left pending.
-func keptMessages(pending map[messageKey]*messageQueue) *Messages {
-	m := &Messages{ends: make(map[messageKey]*keyEnds, len(pending))}
+func keptMessages(pending map[messageKey]*messageQueue) *messages {
+	m := &messages{ends: make(map[messageKey]*keyEnds, len(pending))}
 	for k, q := range pending {
 		if q.sends {
 			m.ends[k] = &keyEnds{sends: q.ends}
@@ -54,7 +54,7 @@ func keptMessages(pending map[messageKey]*messageQueue) *Messages {
 }
 
 // Len is the number of message ends.
-func (m *Messages) Len() int {
+func (m *messages) Len() int {
 	n := 0
 	if m != nil {
 		for _, e := range m.ends {
@@ -68,11 +68,11 @@ func (m *Messages) Len() int {
 // m's: matching m then is matching m and later, in that order (the ends
 // of a key pair in order, so Add is associative, not commutative). later
 // must not be used after.
-func (m *Messages) Add(later ingest.Ends) {
+func (m *messages) Add(later ingest.Ends) {
 	if later == nil {
 		return
 	}
-	o := later.(*Messages) // the parts of an archive leave messages
+	o := later.(*messages) // the parts of an archive leave messages
 	if o == nil {
 		return
 	}
@@ -92,7 +92,7 @@ func (m *Messages) Add(later ingest.Ends) {
 // sortedKeys returns the keys of the parts' messages, each once, sorted:
 // the order the links and lost ends come in is the same whatever the
 // maps'.
-func sortedKeys(parts []*Messages) []messageKey {
+func sortedKeys(parts []*messages) []messageKey {
 	var keys []messageKey
 	seen := map[messageKey]bool{}
 	for _, p := range parts {
@@ -114,24 +114,24 @@ func compareKeys(a, b messageKey) int {
 	return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.comm, b.comm), cmp.Compare(a.tag, b.tag))
 }
 
-// pairEnds is MatchMessages for the ends of the archive's parts as
+// pairEnds is matchMessages for the ends of the archive's parts as
 // package ingest holds them (Parts.PairEnds).
 func pairEnds(path string, parts []ingest.Ends, sink trace.Sink, start, end trace.Time, opt trace.ReadOptions) error {
-	msgs := make([]*Messages, len(parts))
+	msgs := make([]*messages, len(parts))
 	for i, p := range parts {
 		if p == nil {
 			continue
 		}
-		m, ok := p.(*Messages)
+		m, ok := p.(*messages)
 		if !ok {
 			return fmt.Errorf("otf2: the ends of part %d are not the messages of an archive (%T)", i, p)
 		}
 		msgs[i] = m
 	}
-	return MatchMessages(path, msgs, sink, start, end, opt)
+	return matchMessages(path, msgs, sink, start, end, opt)
 }
 
-// MatchMessages pairs the message ends the reads of the location groups
+// matchMessages pairs the message ends the reads of the location groups
 // of the archive at path left (parts, in the order of the groups, or
 // added up with Add; nil entries are skipped) and delivers to sink what
 // the read of the whole archive makes of them: the hierarchy, a link for
@@ -139,7 +139,7 @@ func pairEnds(path string, parts []ingest.Ends, sink trace.Sink, start, end trac
 // left, then Finish(start, end), the extent of the whole trace that the
 // caller found. Ends of locations the archive does not define (messages
 // of another archive) are a FormatError.
-func MatchMessages(path string, parts []*Messages, sink trace.Sink, start, end trace.Time, opt trace.ReadOptions) error {
+func matchMessages(path string, parts []*messages, sink trace.Sink, start, end trace.Time, opt trace.ReadOptions) error {
 	arch, err := open(path, func(uint32) bool { return false }) // the definitions only
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// The encoding of Messages, to ship the unmatched ends of a part read in
+// The encoding of messages, to ship the unmatched ends of a part read in
 // another process (a cluster's worker) to where they are matched:
 //
 //	magic     "OTF2MSG\x01"
@@ -37,7 +37,7 @@ const messagesMagic = "OTF2MSG\x01"
 const minEndBytes = 3
 
 // AppendBinary appends the encoding of m to b (encoding.BinaryAppender).
-func (m *Messages) AppendBinary(b []byte) ([]byte, error) {
+func (m *messages) AppendBinary(b []byte) ([]byte, error) {
 	b = append(b, messagesMagic...)
 	var keys []messageKey
 	if m != nil {
@@ -64,7 +64,7 @@ func (m *Messages) AppendBinary(b []byte) ([]byte, error) {
 }
 
 // MarshalBinary encodes m (encoding.BinaryMarshaler).
-func (m *Messages) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
+func (m *messages) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
 
 func appendEnds(b []byte, ends []messageEnd) []byte {
 	var t trace.Time
@@ -79,17 +79,17 @@ func appendEnds(b []byte, ends []messageEnd) []byte {
 	return b
 }
 
-// UnmarshalMessages decodes what MarshalBinary encoded. Input cut short,
+// unmarshalMessages decodes what MarshalBinary encoded. Input cut short,
 // altered or of another kind is an *errs.FormatError whose Offset is the
 // byte where decoding failed.
-func UnmarshalMessages(data []byte) (*Messages, error) {
+func unmarshalMessages(data []byte) (*messages, error) {
 	d := &messageDecoder{data: data}
 	if len(data) < len(messagesMagic) || string(data[:len(messagesMagic)]) != messagesMagic {
 		return nil, d.fail("not encoded OTF2 messages (no %q header)", messagesMagic)
 	}
 	d.pos = len(messagesMagic)
 	n := d.uvarint("number of keys", uint64(len(data)))
-	m := &Messages{ends: make(map[messageKey]*keyEnds, n)}
+	m := &messages{ends: make(map[messageKey]*keyEnds, n)}
 	var prev messageKey
 	for i := range n {
 		at := d.pos
@@ -131,7 +131,7 @@ func UnmarshalMessages(data []byte) (*Messages, error) {
 	return m, nil
 }
 
-// messageDecoder reads the encoding of Messages; the first error sticks.
+// messageDecoder reads the encoding of messages; the first error sticks.
 type messageDecoder struct {
 	data []byte
 	pos  int

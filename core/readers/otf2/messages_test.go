@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -16,10 +17,10 @@ import (
 // keepTrace is a trace in memory that keeps the unmatched messages.
 type keepTrace struct {
 	*trace.Trace
-	msgs *Messages
+	msgs *messages
 }
 
-func (k *keepTrace) KeepMessages(m *Messages) { k.msgs = m }
+func (k *keepTrace) KeepEnds(e ingest.Ends) { k.msgs = e.(*messages) }
 
 // crossGroupArchive writes an archive of two location groups of a
 // location each, with messages between them: matched, never received,
@@ -48,14 +49,14 @@ func crossGroupArchive(t *testing.T) string {
 
 // readKept reads each location group of the archive apart: the
 // description of each part's trace, and the messages it kept.
-func readKept(t *testing.T, anchor string) ([]string, []*Messages) {
+func readKept(t *testing.T, anchor string) ([]string, []*messages) {
 	t.Helper()
 	var got []string
-	var parts []*Messages
+	var parts []*messages
 	for _, g := range []uint32{0, 1} {
 		part := &keepTrace{Trace: trace.New(anchor)}
 		notes := &trace.Notes{}
-		if err := ReadGroups(anchor, []uint32{g}, part, trace.ReadOptions{Notes: notes}); err != nil {
+		if err := readGroups(anchor, []uint32{g}, part, trace.ReadOptions{Notes: notes}); err != nil {
 			t.Fatal(err)
 		}
 		if len(notes.Skipped()) > 0 {
@@ -80,7 +81,7 @@ func TestMessagesAcrossGroups(t *testing.T) {
 		t.Errorf("%d and %d message ends left, want 3 (the sends to group 1) and 3 (the receives from group 0)", parts[0].Len(), parts[1].Len())
 	}
 	matched := trace.New(anchor)
-	if err := MatchMessages(anchor, parts, matched, whole.Start, whole.End, trace.ReadOptions{}); err != nil {
+	if err := matchMessages(anchor, parts, matched, whole.Start, whole.End, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got = append(got, describe(matched)...)
@@ -100,16 +101,16 @@ func TestMessagesEncodedAndAdded(t *testing.T) {
 	anchor := crossGroupArchive(t)
 	_, parts := readKept(t, anchor)
 	want := trace.New(anchor)
-	if err := MatchMessages(anchor, parts, want, 0, 1021, trace.ReadOptions{}); err != nil {
+	if err := matchMessages(anchor, parts, want, 0, 1021, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var sum *Messages
+	var sum *messages
 	for i, p := range parts {
 		data, err := p.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := UnmarshalMessages(data)
+		back, err := unmarshalMessages(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func TestMessagesEncodedAndAdded(t *testing.T) {
 		t.Errorf("%d ends added up, want 6", sum.Len())
 	}
 	got := trace.New(anchor)
-	if err := MatchMessages(anchor, []*Messages{sum}, got, 0, 1021, trace.ReadOptions{}); err != nil {
+	if err := matchMessages(anchor, []*messages{sum}, got, 0, 1021, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sameList(t, describe(got), describe(want))
@@ -139,7 +140,7 @@ func TestMessagesEncodedAndAdded(t *testing.T) {
 
 // The bytes of a small set of messages, counted by hand.
 func TestMessagesEncoding(t *testing.T) {
-	m := &Messages{ends: map[messageKey]*keyEnds{
+	m := &messages{ends: map[messageKey]*keyEnds{
 		{from: 2, to: 1, comm: 0, tag: 300}: {recvs: []messageEnd{{time: -1, size: 4, loc: 1, offset: 64}}},
 		{from: 0, to: 1, comm: 0, tag: 7}: {sends: []messageEnd{
 			{time: 10, size: 8, loc: 0, offset: 100}, {time: 12, size: 9, loc: 0, offset: 130}}},
@@ -162,7 +163,7 @@ func TestMessagesEncoding(t *testing.T) {
 	if m.Len() != 3 {
 		t.Errorf("%d ends, want 3", m.Len())
 	}
-	back, err := UnmarshalMessages(data)
+	back, err := unmarshalMessages(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +172,15 @@ func TestMessagesEncoding(t *testing.T) {
 		t.Errorf("decoded %v, want %v", back.ends, m.ends)
 	}
 	// Nothing to match encodes as a header and no key.
-	empty, _ := (*Messages)(nil).MarshalBinary()
-	if got, err := UnmarshalMessages(empty); err != nil || got.Len() != 0 || string(empty) != "OTF2MSG\x01\x00" {
+	empty, _ := (*messages)(nil).MarshalBinary()
+	if got, err := unmarshalMessages(empty); err != nil || got.Len() != 0 || string(empty) != "OTF2MSG\x01\x00" {
 		t.Errorf("empty: %q decodes to %v, %v", empty, got, err)
 	}
 }
 
 // Bad input is a FormatError at the byte that fails, never a panic.
 func TestMessagesDecodingErrors(t *testing.T) {
-	m := &Messages{ends: map[messageKey]*keyEnds{
+	m := &messages{ends: map[messageKey]*keyEnds{
 		{from: 0, to: 1, comm: 0, tag: 7}: {sends: []messageEnd{{time: 10, size: 8, offset: 100}}},
 		{from: 1, to: 0, comm: 0, tag: 7}: {recvs: []messageEnd{{time: 11, size: 8, offset: 90}}},
 	}}
@@ -213,7 +214,7 @@ func TestMessagesDecodingErrors(t *testing.T) {
 		{"trailing bytes", append(slices.Clone(good), 0, 0), 29, "2 bytes after the last message key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := UnmarshalMessages(tc.data)
+			_, err := unmarshalMessages(tc.data)
 			var fe *errs.FormatError
 			if !errors.As(err, &fe) || fe.Offset != tc.offset || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("error %v, want a FormatError at byte %d saying %q", err, tc.offset, tc.err)
@@ -222,7 +223,7 @@ func TestMessagesDecodingErrors(t *testing.T) {
 	}
 	// Every prefix of a valid encoding is an error, not a panic.
 	for n := range len(good) {
-		if _, err := UnmarshalMessages(good[:n]); err == nil {
+		if _, err := unmarshalMessages(good[:n]); err == nil {
 			t.Errorf("%d bytes of %d decoded", n, len(good))
 		}
 	}
@@ -232,10 +233,10 @@ func TestMessagesDecodingErrors(t *testing.T) {
 // error, not a panic.
 func TestMatchMessagesOtherArchive(t *testing.T) {
 	anchor := crossGroupArchive(t)
-	m := &Messages{ends: map[messageKey]*keyEnds{
+	m := &messages{ends: map[messageKey]*keyEnds{
 		{from: 0, to: 5, comm: 0, tag: 7}: {sends: []messageEnd{{time: 10, size: 8}}},
 	}}
-	err := MatchMessages(anchor, []*Messages{m}, trace.New(anchor), 0, 100, trace.ReadOptions{})
+	err := matchMessages(anchor, []*messages{m}, trace.New(anchor), 0, 100, trace.ReadOptions{})
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "from location 0 to 5: the archive has 2 locations") {
 		t.Fatalf("error %v", err)
@@ -250,7 +251,7 @@ func TestSeparable(t *testing.T) {
 	check := func(what string, defs *enc, want bool) {
 		t.Helper()
 		anchor := testArchive{defs: defs.b, locations: map[uint64][]byte{}}.write(t, t.TempDir())
-		if ok, err := Separable(anchor); err != nil || ok != want {
+		if ok, err := separable(anchor); err != nil || ok != want {
 			t.Errorf("%s: separable %v, %v; want %v", what, ok, err, want)
 		}
 	}
@@ -267,7 +268,7 @@ func TestSeparable(t *testing.T) {
 		"pipit/tests/data/ping-pong-otf2-papi",
 		"fastotf2/sample-traces/simple-mi300-example-run",
 	} {
-		ok, err := Separable(archivePath(t, p))
+		ok, err := separable(archivePath(t, p))
 		if err != nil || !ok {
 			t.Errorf("%s: separable %v, %v", p, ok, err)
 		}

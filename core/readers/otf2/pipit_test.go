@@ -46,7 +46,7 @@ func TestPipitPingPong(t *testing.T) {
 		t.Errorf("%d Location and %d Comm definitions, want 2 and some", d.counts[defLocation], d.counts[defComm])
 	}
 
-	tr, err := ReadFile(anchor)
+	tr, err := readFile(anchor)
 	if err != nil {
 		t.Fatal(err)
 	}

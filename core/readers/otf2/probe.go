@@ -11,14 +11,14 @@ import (
 
 // The extent a read ends the trace with (simulator.finish) depends on the
 // timestamps only: the time of the first record merged, that of the last
-// one, and the clock properties. Probe finds them by walking the event
+// one, and the clock properties. probe finds them by walking the event
 // files record by record without decoding their bodies (each record but
 // the singletons is length-prefixed), on all cores, one file per worker.
 // The merge delivers the records by corrected timestamp; when the
 // corrected timestamps of every file never decrease (as the raw ones must
 // not), its first record is the earliest first record of a file and its
 // last the latest last record. When they do decrease (a clock correction
-// steeper than the clock), or a file cannot be walked, Probe does not
+// steeper than the clock), or a file cannot be walked, probe does not
 // guess: the full read reports what it finds.
 
 // fileExtent is what walking one event file found.
@@ -28,10 +28,10 @@ type fileExtent struct {
 	ok          bool // walked to its end, timestamps in order
 }
 
-// Probe returns the first and last instants a read of the archive at path
+// probe returns the first and last instants a read of the archive at path
 // (the location groups given, all when nil) ends the trace with, reading
 // timestamps only. ok is false when it cannot tell exactly.
-func Probe(path string, groups []uint32) (start, end trace.Time, ok bool) {
+func probe(path string, groups []uint32) (start, end trace.Time, ok bool) {
 	arch, err := openGroups(path, groups)
 	if err != nil {
 		return 0, 0, false
@@ -236,7 +236,7 @@ func (w *walker) chunk(f *eventFile, file *os.File, buf []byte, k int64, first b
 	}
 }
 
-// Window guesses the first and last instants a read of the archive at
+// window guesses the first and last instants a read of the archive at
 // path (the location groups given, all when nil) ends the trace with,
 // from its definitions alone: the clock properties' global offset (time
 // 0) and trace length, which the writers of OTF2 set to the span of the
@@ -244,7 +244,7 @@ func (w *walker) chunk(f *eventFile, file *os.File, buf []byte, k int64, first b
 // a writer that leaves records out of that span make it wrong, which the
 // model's read detects (micro.ErrWindow) and corrects. ok is false when
 // the clock properties give no length.
-func Window(path string, groups []uint32) (start, end trace.Time, ok bool) {
+func window(path string, groups []uint32) (start, end trace.Time, ok bool) {
 	arch, err := openGroups(path, groups)
 	if err != nil {
 		return 0, 0, false

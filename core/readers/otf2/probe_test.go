@@ -12,7 +12,7 @@ import (
 func readExtent(t *testing.T, path string, groups []uint32) (trace.Time, trace.Time) {
 	t.Helper()
 	var c trace.Counter
-	if err := ReadGroups(path, groups, &c, trace.ReadOptions{}); err != nil {
+	if err := readGroups(path, groups, &c, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return c.Start, c.End
@@ -22,7 +22,7 @@ func readExtent(t *testing.T, path string, groups []uint32) (trace.Time, trace.T
 // for each of its location groups.
 func checkProbe(t *testing.T, path string) {
 	t.Helper()
-	groups, err := LocationGroups(path)
+	groups, err := locationGroups(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func checkProbe(t *testing.T, path string) {
 		}
 		return
 	}()...) {
-		start, end, ok := Probe(path, sel)
+		start, end, ok := probe(path, sel)
 		if !ok {
 			t.Fatalf("groups %v: the probe cannot tell", sel)
 		}
@@ -98,7 +98,7 @@ func TestProbeSynthetic(t *testing.T) {
 					1: chunked(true, chunk, late(tc.last).b),
 				}}.write(t, t.TempDir())
 			checkProbe(t, anchor)
-			if s, e, _ := Probe(anchor, nil); s != tc.wantStart || e != tc.wantEnd {
+			if s, e, _ := probe(anchor, nil); s != tc.wantStart || e != tc.wantEnd {
 				t.Fatalf("probe %d-%d, want %d-%d", s, e, tc.wantStart, tc.wantEnd)
 			}
 		})
@@ -130,7 +130,7 @@ func TestProbeSynthetic(t *testing.T) {
 		anchor := testArchive{chunkEvents: chunk, defs: baseDefs(false).b,
 			locations: map[uint64][]byte{0: chunked(false, chunk, chunks...)}}.write(t, t.TempDir())
 		checkProbe(t, anchor)
-		if s, e, _ := Probe(anchor, nil); s != 0 || e != 100 {
+		if s, e, _ := probe(anchor, nil); s != 0 || e != 100 {
 			t.Fatalf("probe %d-%d, want 0-100", s, e)
 		}
 		// Beyond the clock's length: the last record ends the trace.
@@ -142,7 +142,7 @@ func TestProbeSynthetic(t *testing.T) {
 		anchor = testArchive{chunkEvents: chunk, defs: baseDefs(false).b,
 			locations: map[uint64][]byte{0: chunked(false, chunk, chunks...)}}.write(t, t.TempDir())
 		checkProbe(t, anchor)
-		if s, e, _ := Probe(anchor, nil); s != 0 || e != 200 {
+		if s, e, _ := probe(anchor, nil); s != 0 || e != 200 {
 			t.Fatalf("probe %d-%d, want 0-200", s, e)
 		}
 	})
@@ -156,7 +156,7 @@ func TestProbeSynthetic(t *testing.T) {
 		anchor := testArchive{defs: baseDefs(false).b,
 			locations: map[uint64][]byte{0: chunked(false, 0, l.b)}}.write(t, t.TempDir())
 		checkProbe(t, anchor)
-		if s, e, _ := Probe(anchor, nil); s != -10 || e != 100 {
+		if s, e, _ := probe(anchor, nil); s != -10 || e != 100 {
 			t.Fatalf("probe %d-%d, want -10-100", s, e)
 		}
 	})
@@ -177,7 +177,7 @@ func TestProbeSynthetic(t *testing.T) {
 		checkProbe(t, anchor)
 		// 1260 is past the last offset: the interval is extended, -10 at
 		// 1100 plus -0.2 per tick for 160 ticks: 1260-10-32 = 1218.
-		if s, e, _ := Probe(anchor, nil); s != 0 || e != 218 {
+		if s, e, _ := probe(anchor, nil); s != 0 || e != 218 {
 			t.Fatalf("probe %d-%d, want 0-218", s, e)
 		}
 	})
@@ -196,7 +196,7 @@ func TestProbeSynthetic(t *testing.T) {
 		anchor := testArchive{defs: baseDefs(false).b,
 			locations: map[uint64][]byte{0: chunked(false, 0, l.b)},
 			localDefs: map[uint64][]byte{0: chunked(false, 0, local.b)}}.write(t, t.TempDir())
-		if _, _, ok := Probe(anchor, nil); ok {
+		if _, _, ok := probe(anchor, nil); ok {
 			t.Fatal("the probe guessed on time going backwards")
 		}
 	})
@@ -207,7 +207,7 @@ func TestProbeSynthetic(t *testing.T) {
 		data := chunked(false, 0, l.b)
 		anchor := testArchive{defs: baseDefs(false).b,
 			locations: map[uint64][]byte{0: data[:len(data)-3]}}.write(t, t.TempDir())
-		if _, _, ok := Probe(anchor, nil); ok {
+		if _, _, ok := probe(anchor, nil); ok {
 			t.Fatal("the probe guessed on a truncated file")
 		}
 	})

@@ -32,7 +32,7 @@ func TestPython3OTF2Features(t *testing.T) {
 	if out, err := exec.Command(py, filepath.Join("testdata", "gen", "features.py"), archive).CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	tr, err := ReadFile(filepath.Join(archive, "traces.otf2"))
+	tr, err := readFile(filepath.Join(archive, "traces.otf2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// ReadFile reads a whole OTF2 archive into memory. path is the archive's
+// readFile reads a whole OTF2 archive into memory. path is the archive's
 // anchor file (traces.otf2, APEX.otf2: any name) or the directory that
 // holds it.
-func ReadFile(path string) (*trace.Trace, error) {
+func readFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }
 
@@ -40,7 +40,7 @@ type archive struct {
 	// missing are the parts of the archive its definitions announce but
 	// that are not there (see open); the read marks the trace incomplete.
 	missing []string
-	// subset tells that some location groups are left out (ReadGroups).
+	// subset tells that some location groups are left out (readGroups).
 	subset bool
 }
 

@@ -28,7 +28,7 @@ const (
 // location, the latest sample of each metric series and the messages whose
 // other end has not been seen yet.
 type simulator struct {
-	// subset: only some location groups are read (ReadGroups).
+	// subset: only some location groups are read (readGroups).
 	subset bool
 	opt    trace.ReadOptions
 

@@ -344,7 +344,7 @@ func TestProgressAndPaths(t *testing.T) {
 		t.Errorf("progress ended at %d of %d, want %d of %d", last, total, len(data), len(data))
 	}
 	var ae *errs.ArgumentError
-	if _, err := ReadFile(filepath.Join(dir, "traces.def")); !errors.As(err, &ae) {
+	if _, err := readFile(filepath.Join(dir, "traces.def")); !errors.As(err, &ae) {
 		t.Errorf("reading a definitions file as an anchor: got %v, want an ArgumentError", err)
 	}
 }

@@ -264,7 +264,7 @@ func TestTraceMatchesOTF2Print(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			anchor := archivePath(t, name)
 			want := expect(t, anchor)
-			tr, err := ReadFile(anchor)
+			tr, err := readFile(anchor)
 			if err != nil {
 				t.Fatal(err)
 			}

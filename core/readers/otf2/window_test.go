@@ -39,10 +39,10 @@ func TestWindowGuess(t *testing.T) {
 			anchor := testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{
 				0: chunked(false, 0, l0.b), 1: chunked(false, 0, l1.b),
 			}}.write(t, t.TempDir())
-			if s, e, ok := Window(anchor, nil); !ok || s != 0 || e != 100 {
+			if s, e, ok := window(anchor, nil); !ok || s != 0 || e != 100 {
 				t.Fatalf("window [%d, %d] %v, want [0, 100] (the clock properties)", s, e, ok)
 			}
-			tr, err := ReadFile(anchor)
+			tr, err := readFile(anchor)
 			if err != nil {
 				t.Fatal(err)
 			}

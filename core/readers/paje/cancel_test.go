@@ -16,13 +16,13 @@ func TestCancel(t *testing.T) {
 	if err := writeFile(path, generate(genConfig{processes: 16, events: 200_000, seed: 3})); err != nil {
 		t.Fatal(err)
 	}
-	full, err := ReadFile(path)
+	full, err := readFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	_, again, reports := readertest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
-		return Read(path, sink, opt)
+		return read(path, sink, opt)
 	})
 	if reports != 1 || again.End != full.End {
 		t.Fatalf("%d reports; read with an open Cancel channel ends at %v, want %v", reports, again.End, full.End)
@@ -35,14 +35,14 @@ func TestCancelSort(t *testing.T) {
 	if err := writeFile(path, generate(genConfig{processes: 16, events: 200_000, seed: 3})); err != nil {
 		t.Fatal(err)
 	}
-	full, err := ReadFile(path)
+	full, err := readFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	readertest.Cancel(t, full.States.Len(), func(sink trace.Sink, opt trace.ReadOptions) error {
-		return ReadFiles([]string{path}, sink, Options{ReadOptions: opt, Sort: true, SortRun: 1 << 20})
+		return readFiles([]string{path}, sink, Options{ReadOptions: opt, Sort: true, SortRun: 1 << 20})
 	})
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("%d temporary files left", len(left))

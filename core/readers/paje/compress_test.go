@@ -28,16 +28,16 @@ func TestExtentOfCompressed(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "j.trace")
 	os.WriteFile(p, plain, 0o600)
-	if _, _, ok := Extent([]string{p}, Options{}); !ok {
+	if _, _, ok := extent([]string{p}, Options{}); !ok {
 		t.Fatal("no extent for the plain file")
 	}
 	for _, kind := range []string{"gzip", "zstd"} {
 		z := filepath.Join(dir, "j.trace."+kind)
 		os.WriteFile(z, readertest.Compress(t, plain, kind), 0o600)
-		if first, last, ok := Extent([]string{z}, Options{}); ok {
+		if first, last, ok := extent([]string{z}, Options{}); ok {
 			t.Errorf("%s: extent [%d, %d], want none", kind, first, last)
 		}
-		if _, _, ok := Extent([]string{p, z}, Options{}); ok {
+		if _, _, ok := extent([]string{p, z}, Options{}); ok {
 			t.Errorf("%s after a plain file: an extent, want none", kind)
 		}
 	}

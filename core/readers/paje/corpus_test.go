@@ -38,7 +38,7 @@ func TestHistoricalSimGrid(t *testing.T) {
 		{"examples_msg_procmig.trace", 29, 24, 0, 4},
 	}
 	for _, c := range cases {
-		tr, err := ReadFile(corpusFile(t, "simgrid/historical/"+c.file))
+		tr, err := readFile(corpusFile(t, "simgrid/historical/"+c.file))
 		if err != nil {
 			t.Errorf("%s: %v", c.file, err)
 			continue
@@ -63,7 +63,7 @@ func TestHistoricalSimGrid(t *testing.T) {
 		t.Logf("%s: %d states, %d variables, %d links, %d events", c.file, tr.States.Len(), tr.Variables.Len(), tr.Links.Len(), tr.Events.Len())
 	}
 	// The Lua example uses event types it never defines: a broken trace.
-	_, err := ReadFile(corpusFile(t, "simgrid/historical/examples_lua_tracing_simgrid.trace"))
+	_, err := readFile(corpusFile(t, "simgrid/historical/examples_lua_tracing_simgrid.trace"))
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || fe.Line != 142 {
 		t.Fatalf("examples_lua_tracing_simgrid.trace: got %v, want an error on line 142", err)

@@ -116,13 +116,13 @@ func TestReadFilesSharesDefinitions(t *testing.T) {
 	write(t, body, "3 1 p1 S a\n3 2 p1 S b\n")
 	write(t, bad, "3 3 p1 S c\n3 1 p9 S d\n")
 	tr := trace.New()
-	if err := ReadFiles([]string{head, body}, tr, Options{}); err != nil {
+	if err := readFiles([]string{head, body}, tr, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if tr.States.Len() != 2 || tr.States.At(0).Start != trace.Second || tr.States.At(0).End != 2*trace.Second || tr.States.At(1).Start != 2*trace.Second || tr.States.At(1).End != 2*trace.Second {
 		t.Fatalf("states %+v, want a [1,2] and b [2,2]", tr.States.Slice())
 	}
-	err := ReadFiles([]string{head, body, bad}, trace.New(), Options{})
+	err := readFiles([]string{head, body, bad}, trace.New(), Options{})
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || fe.File != bad || fe.Line != 2 {
 		t.Fatalf("got %v, want an error at %s:2", err, bad)

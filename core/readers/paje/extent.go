@@ -11,7 +11,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// Probe limits: how far from the start of the input Extent looks for the
+// Probe limits: how far from the start of the input extent looks for the
 // first dated event, and how much of the end of the last file it reads to
 // find the last one.
 const (
@@ -19,7 +19,7 @@ const (
 	probeTail = 1 << 20
 )
 
-// Extent guesses the first and last instants of the trace the files hold
+// extent guesses the first and last instants of the trace the files hold
 // (the start and end a read gives to trace.Sink.Finish) without reading
 // them whole: the date of the first event line that has one, found from
 // the start of the input, and that of the last, found by reading the end
@@ -33,7 +33,7 @@ const (
 // when the input is not a readable Pajé trace. Callers must check it
 // against what the read finds. It gives up on compressed files too: their
 // end cannot be reached without decompressing them whole.
-func Extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
+func extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
 	if len(paths) == 0 {
 		return 0, 0, false
 	}

@@ -23,10 +23,10 @@ func TestExtentOfCorpus(t *testing.T) {
 	right := 0
 	for _, p := range paths {
 		var f trace.Counter
-		if err := Read(p, &f, trace.ReadOptions{}); err != nil {
+		if err := read(p, &f, trace.ReadOptions{}); err != nil {
 			continue // not a readable Pajé trace
 		}
-		first, last, ok := Extent([]string{p}, Options{})
+		first, last, ok := extent([]string{p}, Options{})
 		if !ok {
 			t.Logf("%s: no guess", p)
 			continue
@@ -68,12 +68,12 @@ func TestExtentCases(t *testing.T) {
 		if err := os.WriteFile(p, []byte(header+c.body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		first, last, ok := Extent([]string{p}, Options{})
+		first, last, ok := extent([]string{p}, Options{})
 		if ok != c.ok || (ok && (first != c.first || last != c.last)) {
 			t.Errorf("%s: [%s, %s] %v, want [%s, %s] %v", c.name, first, last, ok, c.first, c.last, c.ok)
 		}
 		if f := (trace.Counter{}); ok {
-			if err := Read(p, &f, trace.ReadOptions{}); err == nil && (f.Start != first || f.End != last) {
+			if err := read(p, &f, trace.ReadOptions{}); err == nil && (f.Start != first || f.End != last) {
 				t.Errorf("%s: the read says [%s, %s]", c.name, f.Start, f.End)
 			}
 		}
@@ -82,13 +82,13 @@ func TestExtentCases(t *testing.T) {
 	h, e := filepath.Join(dir, "h.trace"), filepath.Join(dir, "e.trace")
 	os.WriteFile(h, []byte(header+"0 H 0 Host\n"), 0o644)
 	os.WriteFile(e, []byte("1 0.5 h H 0 h\n4 2 S h a\n"), 0o644)
-	if first, last, ok := Extent([]string{h, e}, Options{}); !ok || first != 500000000 || last != 2000000000 {
+	if first, last, ok := extent([]string{h, e}, Options{}); !ok || first != 500000000 || last != 2000000000 {
 		t.Errorf("two files: [%s, %s] %v", first, last, ok)
 	}
-	if _, _, ok := Extent([]string{filepath.Join(dir, "missing")}, Options{}); ok {
+	if _, _, ok := extent([]string{filepath.Join(dir, "missing")}, Options{}); ok {
 		t.Error("a missing file has an extent")
 	}
-	if _, _, ok := Extent(nil, Options{}); ok {
+	if _, _, ok := extent(nil, Options{}); ok {
 		t.Error("no file has an extent")
 	}
 }

@@ -12,7 +12,7 @@ var Format = ingest.Format{
 	Name:       "paje",
 	Summary:    "Pajé (PajeNG, SimGrid, StarPU, Akypuera)",
 	Extensions: []string{".paje", ".trace"},
-	Sniff:      Looks,
+	Sniff:      looks,
 	Options: []ingest.Option{
 		{Name: "strict", Kind: ingest.Bool, Default: false,
 			Doc: "read exactly as pj_dump (PajeNG 1.3.6) does, refusing what it refuses and rounding variables to single precision; an incomplete trace (a cut last line) fails the read"},
@@ -45,7 +45,7 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 	} else if head, err := ingest.Head(path, 64<<10); err == nil && looksStarPU(head) {
 		opt.TimeUnit, _ = trace.TimeUnit("ms")
 	}
-	probe := func() (trace.Time, trace.Time, bool) { return Extent(files, opt) }
+	probe := func() (trace.Time, trace.Time, bool) { return extent(files, opt) }
 	if opt.Sort {
 		// The first and last lines of an unsorted trace do not tell its
 		// extent: a wrong guess would cost a second sort.
@@ -55,7 +55,7 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 		Read: func(sink trace.Sink, ro trace.ReadOptions) error {
 			o := opt
 			o.ReadOptions = ro
-			return ReadFiles(files, sink, o)
+			return readFiles(files, sink, o)
 		},
 		// The first and last lines of the files tell the extent: one read
 		// is enough to build a model unless the guess is wrong.
@@ -64,9 +64,9 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 	}, nil
 }
 
-// Looks reports whether the first bytes of a file look like a Pajé
+// looks reports whether the first bytes of a file look like a Pajé
 // trace: comments, then an event definition.
-func Looks(h []byte) bool {
+func looks(h []byte) bool {
 	for _, line := range bytes.Split(h, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {

@@ -203,7 +203,7 @@ func FuzzSort(f *testing.F) {
 			}
 		}
 		sink := readertest.NewContract(nil)
-		err := ReadFiles([]string{path}, sink, opt)
+		err := readFiles([]string{path}, sink, opt)
 		readertest.CheckRead(t, path, err, sink)
 	})
 }

@@ -106,27 +106,27 @@ type Options struct {
 // with default arguments.
 func PajeNG() Options { return Options{Strict: true, SinglePrecision: true, StrictPajeNG: true} }
 
-// ReadFile reads a whole Pajé trace into memory.
-func ReadFile(path string) (*trace.Trace, error) {
+// readFile reads a whole Pajé trace into memory.
+func readFile(path string) (*trace.Trace, error) {
 	t := trace.New(path)
-	if err := Read(path, t, trace.ReadOptions{}); err != nil {
+	if err := read(path, t, trace.ReadOptions{}); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-// Read streams the Pajé trace at path into sink.
-func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	return ReadFiles([]string{path}, sink, Options{ReadOptions: opt})
+// read streams the Pajé trace at path into sink.
+func read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	return readFiles([]string{path}, sink, Options{ReadOptions: opt})
 }
 
-// ReadFiles streams several files into sink as one trace, as if they were
+// readFiles streams several files into sink as one trace, as if they were
 // concatenated: a file may use the definitions, types and containers of the
 // files before it (a header file followed by per-process event files, for
 // instance). Errors name the file and line where they occur. With
 // opt.Sort, the files are read as one trace whose lines are sorted by
 // date first.
-func ReadFiles(paths []string, sink trace.Sink, opt Options) error {
+func readFiles(paths []string, sink trace.Sink, opt Options) error {
 	if opt.Sort {
 		return readSorted(paths, sink, opt)
 	}

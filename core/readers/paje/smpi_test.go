@@ -20,7 +20,7 @@ func TestSMPIGroupedRanks(t *testing.T) {
 	path := filepath.Join("testdata", "smpi-group.trace")
 	tr := trace.New(path)
 	notes := &trace.Notes{}
-	if err := ReadFiles([]string{path}, tr, Options{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
+	if err := readFiles([]string{path}, tr, Options{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
 		t.Fatal(err)
 	}
 	if tr.Links.Len() != 64 {
@@ -45,7 +45,7 @@ func TestSMPIGroupedRanks(t *testing.T) {
 		t.Errorf("notes %q", msgs)
 	}
 
-	err := ReadFiles([]string{path}, trace.New(path), PajeNG())
+	err := readFiles([]string{path}, trace.New(path), PajeNG())
 	if err == nil || !strings.Contains(err.Error(), `container "32" is not of the type expected at the start of link type "MPI_LINK"`) {
 		t.Errorf("as PajeNG: %v, want its refusal", err)
 	}
@@ -62,7 +62,7 @@ func TestSMPIDisplaySizes(t *testing.T) {
 	path := filepath.Join("testdata", "smpi-sizes.trace")
 	tr := trace.New(path)
 	notes := &trace.Notes{}
-	if err := ReadFiles([]string{path}, tr, Options{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
+	if err := readFiles([]string{path}, tr, Options{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
 		t.Fatal(err)
 	}
 	mpi := 0
@@ -79,7 +79,7 @@ func TestSMPIDisplaySizes(t *testing.T) {
 		!strings.HasPrefix(msgs[1], "36 link ends are containers of a type other") {
 		t.Errorf("notes %q", msgs)
 	}
-	err := ReadFiles([]string{path}, trace.New(path), PajeNG())
+	err := readFiles([]string{path}, trace.New(path), PajeNG())
 	if err == nil || !strings.Contains(err.Error(), "event 15 (PajeStartLink) has 6 fields, its definition on line 90 has 7") {
 		t.Errorf("as PajeNG: %v, want a refusal", err)
 	}

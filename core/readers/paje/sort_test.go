@@ -120,7 +120,7 @@ func TestSort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ReadFile(c.path)
+			want, err := readFile(c.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestSort(t *testing.T) {
 			// Unsorted, the read fails (on a container used before the
 			// line creating it, here; TestErrors checks the message on
 			// dates out of order).
-			_, err = ReadFile(shuffled)
+			_, err = readFile(shuffled)
 			var fe *errs.FormatError
 			if !errors.As(err, &fe) || fe.File != shuffled || fe.Line < 1 {
 				t.Errorf("unsorted read: %v", err)
@@ -147,7 +147,7 @@ func TestSort(t *testing.T) {
 			var last, total int64
 			opt := Options{Sort: true, SortRun: c.run, SortMemory: c.memory}
 			opt.Progress = func(done, all int64) { last, total = done, all }
-			if err := ReadFiles([]string{shuffled}, got, opt); err != nil {
+			if err := readFiles([]string{shuffled}, got, opt); err != nil {
 				t.Fatal(err)
 			}
 			if diff := readertest.Difference(got, want); c.identical && diff != "" {
@@ -209,7 +209,7 @@ func TestSortThroughTheDoor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := ReadFile(path)
+	want, err := readFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestSortErrorsNameTheLine(t *testing.T) {
 	in := miniHeader + "3 2 p1 S a\n3 1 p1 S b\n3 3 p1 S nope\n3 0.5 p2 S a\n"
 	p := filepath.Join(t.TempDir(), "bad.trace")
 	os.WriteFile(p, []byte(in), 0o600)
-	err := ReadFiles([]string{p}, trace.New(), Options{Sort: true})
+	err := readFiles([]string{p}, trace.New(), Options{Sort: true})
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || fe.File != p || fe.Line != headerLines+4 || !strings.Contains(err.Error(), "p2") {
 		t.Errorf("got %v, want an error at %s:%d", err, p, headerLines+4)
@@ -253,13 +253,13 @@ func TestSortErrorsNameTheLine(t *testing.T) {
 func TestSortEmpty(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "empty.trace")
 	os.WriteFile(p, nil, 0o600)
-	err := ReadFiles([]string{p}, trace.New(), Options{Sort: true})
+	err := readFiles([]string{p}, trace.New(), Options{Sort: true})
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || fe.File != p || !strings.Contains(err.Error(), "not a Pajé trace") {
 		t.Errorf("empty file: %v", err)
 	}
 	var ae *errs.ArgumentError
-	if err := ReadFiles(nil, trace.New(), Options{Sort: true}); !errors.As(err, &ae) {
+	if err := readFiles(nil, trace.New(), Options{Sort: true}); !errors.As(err, &ae) {
 		t.Errorf("no file: %v", err)
 	}
 }

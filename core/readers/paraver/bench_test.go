@@ -17,13 +17,13 @@ func BenchmarkDecodeNamd(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := LoadConfig(ConfigPaths(namd))
+	cfg, err := loadConfig(configPaths(namd))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if err := Decode(bytes.NewReader(data), "namd", 0, cfg, ByThread, trace.New(), trace.ReadOptions{}); err != nil {
+		if err := decodeStream(bytes.NewReader(data), "namd", 0, cfg, threadView, trace.New(), trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,14 +37,14 @@ func BenchmarkDecodeNamdStream(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := LoadConfig(ConfigPaths(namd))
+	cfg, err := loadConfig(configPaths(namd))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		sink := &trace.Counter{}
-		if err := Decode(bytes.NewReader(data), "namd", 0, cfg, ByThread, sink, trace.ReadOptions{}); err != nil {
+		if err := decodeStream(bytes.NewReader(data), "namd", 0, cfg, threadView, sink, trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		if sink.States+sink.Variables+sink.Links+sink.Events != 4+157207 {

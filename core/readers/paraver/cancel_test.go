@@ -23,7 +23,7 @@ func TestCancel(t *testing.T) {
 	}
 	text := b.String()
 	if _, _, reports := readertest.Cancel(t, n, func(sink trace.Sink, opt trace.ReadOptions) error {
-		return Decode(strings.NewReader(text), "big.prv", int64(len(text)), nil, ByThread, sink, opt)
+		return decodeStream(strings.NewReader(text), "big.prv", int64(len(text)), nil, threadView, sink, opt)
 	}); reports != 1 {
 		t.Fatalf("canceled read went on: %d reports", reports)
 	}

@@ -14,11 +14,11 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
-// Config holds the names a trace's companion files give: the .pcf names
+// config holds the names a trace's companion files give: the .pcf names
 // states, event types and event values; the .row names the resources
-// (applications, tasks, threads, nodes, CPUs). A zero Config names nothing,
+// (applications, tasks, threads, nodes, CPUs). A zero config names nothing,
 // and the reader falls back on numbers.
-type Config struct {
+type config struct {
 	states     map[int64]named
 	eventTypes map[int64]*eventType
 	levels     map[string][]string // by level: APPL, TASK, THREAD, NODE, CPU...
@@ -31,21 +31,21 @@ type eventType struct {
 	values map[eventValue]string
 }
 
-// ConfigPaths returns the .pcf and .row files that go with the trace at
+// configPaths returns the .pcf and .row files that go with the trace at
 // path: x.prv and x.prv.gz (.bz2, .zst) go with x.pcf and x.row.
-func ConfigPaths(path string) (pcf, row string) {
+func configPaths(path string) (pcf, row string) {
 	base := strings.TrimSuffix(ingest.StripCompressed(path), ".prv")
 	return base + ".pcf", base + ".row"
 }
 
-// LoadConfig reads a .pcf and a .row file; an empty path, or a file that
+// loadConfig reads a .pcf and a .row file; an empty path, or a file that
 // does not exist, is skipped.
-func LoadConfig(pcfPath, rowPath string) (*Config, error) {
-	cfg := &Config{states: map[int64]named{}, eventTypes: map[int64]*eventType{}, levels: map[string][]string{}}
+func loadConfig(pcfPath, rowPath string) (*config, error) {
+	cfg := &config{states: map[int64]named{}, eventTypes: map[int64]*eventType{}, levels: map[string][]string{}}
 	for _, f := range []struct {
 		path  string
-		parse func(*Config, *lineReader) error
-	}{{pcfPath, (*Config).parsePCF}, {rowPath, (*Config).parseRow}} {
+		parse func(*config, *lineReader) error
+	}{{pcfPath, (*config).parsePCF}, {rowPath, (*config).parseRow}} {
 		if f.path == "" {
 			continue
 		}
@@ -112,7 +112,7 @@ func isKeyword(s string) bool {
 // a block) and VALUES ("value name", for the types of the block before).
 // Other sections (DEFAULT_OPTIONS, GRADIENT_COLOR...) are display settings
 // and are skipped.
-func (cfg *Config) parsePCF(l *lineReader) error {
+func (cfg *config) parsePCF(l *lineReader) error {
 	section := ""
 	var block []*eventType // types of the current EVENT_TYPE block
 	for {
@@ -215,7 +215,7 @@ func parseColor(s string) (string, error) {
 }
 
 // parseRow reads "LEVEL <name> SIZE <n>" lines, each followed by n names.
-func (cfg *Config) parseRow(l *lineReader) error {
+func (cfg *config) parseRow(l *lineReader) error {
 	for {
 		line, ok, err := l.next()
 		if err != nil || !ok {
@@ -248,7 +248,7 @@ func (cfg *Config) parseRow(l *lineReader) error {
 }
 
 // level returns the i-th (0-based) name of a .row level, if it has one.
-func (cfg *Config) level(name string, i int) (string, bool) {
+func (cfg *config) level(name string, i int) (string, bool) {
 	if cfg == nil {
 		return "", false
 	}

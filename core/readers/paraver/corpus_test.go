@@ -71,7 +71,7 @@ func runOracle(t *testing.T, files ...string) map[string]recordOracle {
 // communications.
 func TestQsortManifest(t *testing.T) {
 	needFiles(t, qsort)
-	tr, err := ReadFile(qsort)
+	tr, err := readFile(qsort)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +108,9 @@ func TestCorpusAgainstPython(t *testing.T) {
 	want := runOracle(t, files...)
 	for _, f := range files {
 		w := want[f]
-		for _, view := range []View{ByThread, ByCPU} {
+		for _, view := range []viewKind{threadView, cpuView} {
 			tr := trace.New(f)
-			if err := ReadView(f, view, tr, trace.ReadOptions{}); err != nil {
+			if err := readView(f, view, tr, trace.ReadOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			name := strings.TrimPrefix(f, corpus+"/")
@@ -134,7 +134,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 			}
 			for _, s := range w.States {
 				where := s.Thread
-				if view == ByCPU {
+				if view == cpuView {
 					where = itoa(s.Cpu)
 				}
 				if !hasState(tr, where, s.State, s.Start, s.End) {
@@ -142,7 +142,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 				}
 			}
 			for _, c := range w.Comms {
-				if view == ByThread && !hasLink(tr, c.From, c.To, c.Tag, c.Start, c.End, c.Size) {
+				if view == threadView && !hasLink(tr, c.From, c.To, c.Tag, c.Start, c.End, c.Size) {
 					t.Errorf("%s: no communication %+v", name, c)
 				}
 			}
@@ -175,11 +175,11 @@ func hasLink(tr *trace.Trace, from, to, tag string, start, end trace.Time, size 
 // plain file gives, names from qsort_beo3.pcf included.
 func TestGzipSameAsPlain(t *testing.T) {
 	needFiles(t, qsort, qsort+".gz")
-	plain, err := ReadFile(qsort)
+	plain, err := readFile(qsort)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := ReadFile(qsort + ".gz")
+	gz, err := readFile(qsort + ".gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestGzipSameAsPlain(t *testing.T) {
 // TestNamesFromConfig checks names taken from the .pcf and .row files.
 func TestNamesFromConfig(t *testing.T) {
 	needFiles(t, qsort, namd)
-	tr, err := ReadFile(qsort)
+	tr, err := readFile(qsort)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +222,13 @@ func TestNamesFromConfig(t *testing.T) {
 		t.Errorf("state colors %v", colors)
 	}
 	byCPU := trace.New()
-	if err := ReadView(namd, ByCPU, byCPU, trace.ReadOptions{}); err != nil {
+	if err := readView(namd, cpuView, byCPU, trace.ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := byCPU.ContainerPath(2, "/"); got != "node157/1.node157" {
 		t.Errorf("namd by CPU: %q", got)
 	}
-	byThread, err := ReadFile(namd)
+	byThread, err := readFile(namd)
 	if err != nil {
 		t.Fatal(err)
 	}

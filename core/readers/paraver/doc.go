@@ -17,11 +17,11 @@
 //
 // # Hierarchy
 //
-// By default (ByThread) the containers are applications, their tasks and
-// the tasks' threads, as the header declares them, named by the .row file
-// (levels APPL, TASK, THREAD) or after Paraver's labels: "APPL 1",
-// "TASK 1.2", "THREAD 1.2.1" (aliases "1", "1.2", "1.2.1"). ReadView with
-// ByCPU places the same records on nodes and their CPUs instead (levels
+// By default (the option view "thread") the containers are applications,
+// their tasks and the tasks' threads, as the header declares them, named
+// by the .row file (levels APPL, TASK, THREAD) or after Paraver's labels:
+// "APPL 1", "TASK 1.2", "THREAD 1.2.1" (aliases "1", "1.2", "1.2.1"). The
+// view "cpu" places the same records on nodes and their CPUs instead (levels
 // NODE and CPU; "NODE 1", "CPU 3"), using the CPU field of each record;
 // records with CPU 0 (unknown) cannot be placed and are an error. All
 // containers live from 0 to the end of the trace.

@@ -15,16 +15,16 @@ import (
 
 const twoThreads = "#Paraver (x):1000_ns:2(1,1):1:2(1:1,1:2)\n"
 
-func decode(in []byte, view View) (*trace.Trace, error) {
+func decode(in []byte, view viewKind) (*trace.Trace, error) {
 	tr := trace.New()
-	return tr, Decode(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{})
+	return tr, decodeStream(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{})
 }
 
 // decodeNotes decodes in and returns the messages of its notes.
-func decodeNotes(in []byte, view View) (*trace.Trace, []string, error) {
+func decodeNotes(in []byte, view viewKind) (*trace.Trace, []string, error) {
 	tr := trace.New()
 	notes := &trace.Notes{}
-	err := Decode(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{Notes: notes})
+	err := decodeStream(bytes.NewReader(in), "t.prv", 0, nil, view, tr, trace.ReadOptions{Notes: notes})
 	return tr, notes.Messages(), err
 }
 
@@ -39,7 +39,7 @@ func TestSynthetic(t *testing.T) {
 		"4:2:1:2:1:30:1:8:8:11:0\n" +
 		"c:1:2:2:1:2\n" +
 		"1:1:1:1:1:5:1500:2\r\n"
-	tr, err := decode([]byte(in), ByThread)
+	tr, err := decode([]byte(in), threadView)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSynthetic(t *testing.T) {
 		t.Errorf("range [%d, %d]", tr.Start, tr.End)
 	}
 
-	byCPU, err := decode([]byte(in), ByCPU)
+	byCPU, err := decode([]byte(in), cpuView)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,34 +99,34 @@ func equal[T comparable](a, b []T) bool {
 func TestErrors(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		view View
+		view viewKind
 		line int
 		want string
 	}{
-		{"", ByThread, 1, "empty input"},
-		{"hello\n", ByThread, 1, "not a Paraver trace"},
-		{"#Paraver (x):1:0:1:1(1:0)\xff\n", ByThread, 1, "not valid UTF-8"},
-		{twoThreads + "1:1:1:1:1:0:5\n", ByThread, 2, "a state record has 8 fields, this one has 7"},
-		{twoThreads + "1:1:1:1:1:0:5:x\n", ByThread, 2, `field 8 is "x"`},
-		{twoThreads + "1:1:1:1:1:0:5:99999999999999999999\n", ByThread, 2, "not an integer"},
-		{twoThreads + "1:1:1:1:1:9:5:1\n", ByThread, 2, "ends at 5, before it begins at 9"},
-		{twoThreads + "1:1:1:1:1:-1:5:1\n", ByThread, 2, "negative time"},
-		{"#Paraver (x):1:0:1:1(1:0)\n1:0:1:1:1:0:9223372036854776:1\n", ByThread, 2, "time 9223372036854776: out of range"},
-		{twoThreads + "1:3:1:1:1:0:5:1\n", ByThread, 2, "CPU 3 does not exist"},
-		{twoThreads + "1:1:2:1:1:0:5:1\n", ByThread, 2, "application 2 does not exist"},
-		{twoThreads + "1:1:1:3:1:0:5:1\n", ByThread, 2, "task 1.3 does not exist"},
-		{twoThreads + "1:1:1:1:2:0:5:1\n", ByThread, 2, "thread 1.1.2 does not exist"},
-		{twoThreads + "1:0:1:1:1:0:5:1\n", ByCPU, 2, "names no CPU"},
-		{"#Paraver (x):1:0:1:1(1:0)\n", ByCPU, 1, "cannot be read by CPU"},
-		{twoThreads + "2:1:1:1:1:0:5\n", ByThread, 2, "type:value pairs"},
-		{twoThreads + "2:1:1:1:1:0:5:1:6\n", ByThread, 2, "type:value pairs"},
-		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:9:64:7\n", ByThread, 2, "received at 9, before it is sent at 10"},
-		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:-1:7\n", ByThread, 2, "negative communication size"},
-		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:64\n", ByThread, 2, "15 fields"},
-		{twoThreads + "4:1:1:1:1:10:1:1:1:1\n", ByThread, 2, "11 fields"},
-		{twoThreads + "\n\n5:1:1:1:1:0\n", ByThread, 4, "unknown record type '5'"},
-		{twoThreads + "12345\n", ByThread, 2, "expected a record"},
-		{twoThreads + "1:\n", ByThread, 2, "not an integer"},
+		{"", threadView, 1, "empty input"},
+		{"hello\n", threadView, 1, "not a Paraver trace"},
+		{"#Paraver (x):1:0:1:1(1:0)\xff\n", threadView, 1, "not valid UTF-8"},
+		{twoThreads + "1:1:1:1:1:0:5\n", threadView, 2, "a state record has 8 fields, this one has 7"},
+		{twoThreads + "1:1:1:1:1:0:5:x\n", threadView, 2, `field 8 is "x"`},
+		{twoThreads + "1:1:1:1:1:0:5:99999999999999999999\n", threadView, 2, "not an integer"},
+		{twoThreads + "1:1:1:1:1:9:5:1\n", threadView, 2, "ends at 5, before it begins at 9"},
+		{twoThreads + "1:1:1:1:1:-1:5:1\n", threadView, 2, "negative time"},
+		{"#Paraver (x):1:0:1:1(1:0)\n1:0:1:1:1:0:9223372036854776:1\n", threadView, 2, "time 9223372036854776: out of range"},
+		{twoThreads + "1:3:1:1:1:0:5:1\n", threadView, 2, "CPU 3 does not exist"},
+		{twoThreads + "1:1:2:1:1:0:5:1\n", threadView, 2, "application 2 does not exist"},
+		{twoThreads + "1:1:1:3:1:0:5:1\n", threadView, 2, "task 1.3 does not exist"},
+		{twoThreads + "1:1:1:1:2:0:5:1\n", threadView, 2, "thread 1.1.2 does not exist"},
+		{twoThreads + "1:0:1:1:1:0:5:1\n", cpuView, 2, "names no CPU"},
+		{"#Paraver (x):1:0:1:1(1:0)\n", cpuView, 1, "cannot be read by CPU"},
+		{twoThreads + "2:1:1:1:1:0:5\n", threadView, 2, "type:value pairs"},
+		{twoThreads + "2:1:1:1:1:0:5:1:6\n", threadView, 2, "type:value pairs"},
+		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:9:64:7\n", threadView, 2, "received at 9, before it is sent at 10"},
+		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:-1:7\n", threadView, 2, "negative communication size"},
+		{twoThreads + "3:1:1:1:1:10:11:2:1:2:1:12:20:64\n", threadView, 2, "15 fields"},
+		{twoThreads + "4:1:1:1:1:10:1:1:1:1\n", threadView, 2, "11 fields"},
+		{twoThreads + "\n\n5:1:1:1:1:0\n", threadView, 4, "unknown record type '5'"},
+		{twoThreads + "12345\n", threadView, 2, "expected a record"},
+		{twoThreads + "1:\n", threadView, 2, "not an integer"},
 	} {
 		_, notes, err := decodeNotes([]byte(c.in), c.view)
 		if c.line > 1 {
@@ -164,7 +164,7 @@ func TestErrors(t *testing.T) {
 func TestBadRecordsSkipped(t *testing.T) {
 	in := twoThreads + "1:1:1:1:1:0:5:1\n1:1:1:1:1:9:5:1\n1:1:1:1:1:9:x:1\n2:1:1:1:1:0:5\n1:1:1:1:2:0:5:1\n" +
 		"1:2:1:2:1:5:7:2\n9:junk\n"
-	tr, notes, err := decodeNotes([]byte(in), ByThread)
+	tr, notes, err := decodeNotes([]byte(in), threadView)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestBadRecordsSkipped(t *testing.T) {
 // TestStateWithoutEnd: a state whose end is -1 lasts, as in Paraver, until
 // the end of the trace the header gives.
 func TestStateWithoutEnd(t *testing.T) {
-	tr, notes, err := decodeNotes([]byte(twoThreads+"1:1:1:1:1:100:-1:1\n"), ByThread)
+	tr, notes, err := decodeNotes([]byte(twoThreads+"1:1:1:1:1:100:-1:1\n"), threadView)
 	if err != nil || len(notes) != 0 {
 		t.Fatalf("%v %q", err, notes)
 	}
@@ -200,13 +200,13 @@ func TestTruncatedGzip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cut := range []int{5, 20, len(full) / 2, len(full) - 4} {
-		_, err := decode(full[:cut], ByThread)
+		_, err := decode(full[:cut], threadView)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) {
 			t.Errorf("cut at %d: got %v", cut, err)
 		}
 	}
-	_, err = decode(full[:len(full)/2], ByThread)
+	_, err = decode(full[:len(full)/2], threadView)
 	if !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("cut in the middle: %v", err)
 	}
@@ -243,7 +243,7 @@ func TestBadConfig(t *testing.T) {
 		if c.row != "" {
 			row = write("t.row", c.row)
 		}
-		_, err := LoadConfig(pcf, row)
+		_, err := loadConfig(pcf, row)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) || fe.Line != c.line || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q%q: got %v, want line %d and %q", c.pcf, c.row, err, c.line, c.want)
@@ -252,7 +252,7 @@ func TestBadConfig(t *testing.T) {
 	// A trace whose .pcf is broken does not read.
 	prv := write("t.prv", twoThreads)
 	write("t.pcf", "STATES\nbad\n")
-	if _, err := ReadFile(prv); err == nil || !strings.Contains(err.Error(), "t.pcf:2") {
+	if _, err := readFile(prv); err == nil || !strings.Contains(err.Error(), "t.pcf:2") {
 		t.Errorf("broken .pcf: %v", err)
 	}
 }
@@ -287,10 +287,10 @@ func FuzzDecode(f *testing.F) {
 		if len(data) > maxFuzzInput {
 			return
 		}
-		view := []View{ByThread, ByCPU}[which%2]
+		view := []viewKind{threadView, cpuView}[which%2]
 		tr := trace.New()
 		sink := readertest.NewContract(tr)
-		err := Decode(bytes.NewReader(data), "t.prv", int64(len(data)), nil, view, sink, trace.ReadOptions{})
+		err := decodeStream(bytes.NewReader(data), "t.prv", int64(len(data)), nil, view, sink, trace.ReadOptions{})
 		readertest.CheckRead(t, "t.prv", err, sink)
 		if err != nil {
 			return
@@ -310,7 +310,7 @@ func TestCutLastLine(t *testing.T) {
 		in  string
 		cut bool
 	}{{head, false}, {head + "1:1:1:1:1:0:1", true}, {head + "2:1:1:1:1:5:7:1", true}} {
-		_, notes, err := decodeNotes([]byte(c.in), ByThread)
+		_, notes, err := decodeNotes([]byte(c.in), threadView)
 		if err != nil {
 			t.Fatal(err)
 		}

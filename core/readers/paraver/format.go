@@ -23,17 +23,17 @@ var Format = ingest.Format{
 		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		o := Options{View: ByThread, MaxDecompressed: ingest.MaxDecompressed(v)}
+		o := options{View: threadView, MaxDecompressed: ingest.MaxDecompressed(v)}
 		if v.String("view") == "cpu" {
-			o.View = ByCPU
+			o.View = cpuView
 		}
 		if from, to := int64(v.Int("part_start")), int64(v.Int("part_end")); to > 0 {
 			return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return readRange(path, o, from, to, sink, ro) },
 				Files: []string{path}}, nil
 		}
-		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return ReadWith(path, o, sink, ro) },
+		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return readWith(path, o, sink, ro) },
 			Files: []string{path}}, nil
 	},
 	// Byte ranges of whole lines, one after the other.
-	Parts: textlines.RangeParts(Ranges),
+	Parts: textlines.RangeParts(ranges),
 }

@@ -68,11 +68,11 @@ func TestParseColor(t *testing.T) {
 
 func TestLoadConfig(t *testing.T) {
 	needFiles(t, qsort, namd)
-	pcf, row := ConfigPaths(qsort + ".gz")
+	pcf, row := configPaths(qsort + ".gz")
 	if !strings.HasSuffix(pcf, "qsort_beo3.pcf") || !strings.HasSuffix(row, "qsort_beo3.row") {
 		t.Fatalf("ConfigPaths: %s %s", pcf, row)
 	}
-	cfg, err := LoadConfig(pcf, row) // there is no qsort_beo3.row
+	cfg, err := loadConfig(pcf, row) // there is no qsort_beo3.row
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestLoadConfig(t *testing.T) {
 	if et := cfg.eventTypes[42000050]; et == nil || et.name != "Instructions completed (Instr completed)" {
 		t.Errorf("event type 42000050: %+v", et)
 	}
-	cfg, err = LoadConfig(ConfigPaths(namd))
+	cfg, err = loadConfig(configPaths(namd))
 	if err != nil {
 		t.Fatal(err)
 	}

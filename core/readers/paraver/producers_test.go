@@ -42,7 +42,7 @@ func TestCommunicatorsNotChecked(t *testing.T) {
 	in := "#Paraver (x):9_ns:1(2):1:1(1:1),4\nc:1:1:2:1:2\nc:3:1:1:1\nc:1:2:3:1:2\nc:1:3:1:1\n1:1:1:1:1:0:9:1\n"
 	tr := trace.New("c.prv")
 	notes := &trace.Notes{}
-	if err := Decode(strings.NewReader(in), "c.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := decodeStream(strings.NewReader(in), "c.prv", 0, nil, threadView, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	if tr.States.Len() != 1 {
@@ -59,7 +59,7 @@ func TestCommunicatorsNotChecked(t *testing.T) {
 func TestProfetTrace(t *testing.T) {
 	tr := trace.New()
 	notes := &trace.Notes{}
-	if err := ReadView("testdata/profet/test1.prv", ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := readView("testdata/profet/test1.prv", threadView, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	per := map[string]int{}
@@ -92,7 +92,7 @@ func TestUnknownTimeUnit(t *testing.T) {
 	tr := trace.New("u.prv")
 	notes := &trace.Notes{}
 	in := "#Paraver (x):7_hs:0:1:1(1:0)\n1:0:1:1:1:2:5:1\n"
-	if err := Decode(strings.NewReader(in), "u.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := decodeStream(strings.NewReader(in), "u.prv", 0, nil, threadView, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	if tr.States.Len() != 1 || tr.States.At(0).Start != 2000 || tr.States.At(0).End != 5000 || tr.End != 7000 {
@@ -110,7 +110,7 @@ func TestCommunicatorLineKinds(t *testing.T) {
 	tr := trace.New("c.prv")
 	notes := &trace.Notes{}
 	in := "#Paraver (x):9_ns:1(2):1:2(1:1,1:1),3\nC:1:1:2:1:2\ni:1:2:x:y\nI:1:3\n1:1:1:1:1:0:9:1\n"
-	if err := Decode(strings.NewReader(in), "c.prv", 0, nil, ByThread, tr, trace.ReadOptions{Notes: notes}); err != nil {
+	if err := decodeStream(strings.NewReader(in), "c.prv", 0, nil, threadView, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	if tr.States.Len() != 1 {

@@ -20,11 +20,11 @@ import (
 // header line that every range shares, yields exactly the records a whole
 // read yields from those lines.
 
-// Ranges cuts the plain (uncompressed) .prv file at path into at most n
+// ranges cuts the plain (uncompressed) .prv file at path into at most n
 // byte ranges of about equal size, each starting at the beginning of a
 // line after the header line and ending after a newline (the last at the
 // end of the file). Each range is [r[0], r[1]).
-func Ranges(path string, n int) ([][2]int64, error) {
+func ranges(path string, n int) ([][2]int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -63,8 +63,8 @@ func headerLine(f *os.File, path string) ([]byte, error) {
 }
 
 // readRange reads the records of the lines in [from, to) after the header.
-func readRange(path string, o Options, from, to int64, sink trace.Sink, opt trace.ReadOptions) error {
-	cfg, err := LoadConfig(ConfigPaths(path))
+func readRange(path string, o options, from, to int64, sink trace.Sink, opt trace.ReadOptions) error {
+	cfg, err := loadConfig(configPaths(path))
 	if err != nil {
 		return err
 	}

@@ -10,21 +10,21 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// View chooses the hierarchy records are placed in.
-type View int
+// viewKind chooses the hierarchy records are placed in.
+type viewKind int
 
 const (
-	// ByThread places records on application > task > thread, Paraver's
+	// threadView places records on application > task > thread, Paraver's
 	// process model.
-	ByThread View = iota
-	// ByCPU places them on node > CPU, Paraver's resource model, using the
+	threadView viewKind = iota
+	// cpuView places them on node > CPU, Paraver's resource model, using the
 	// CPU each record names.
-	ByCPU
+	cpuView
 )
 
-// ReadFile reads a whole Paraver trace, with its .pcf and .row when they
+// readFile reads a whole Paraver trace, with its .pcf and .row when they
 // exist, into memory, by thread.
-func ReadFile(path string) (*trace.Trace, error) {
+func readFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }
 
@@ -32,26 +32,26 @@ func ReadFile(path string) (*trace.Trace, error) {
 // .prv.bz2, .prv.zst) into sink by
 // thread, naming things after the .pcf and .row next to it, if any.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	return ReadView(path, ByThread, sink, opt)
+	return readView(path, threadView, sink, opt)
 }
 
-// ReadView is Read with a choice of hierarchy.
-func ReadView(path string, view View, sink trace.Sink, opt trace.ReadOptions) error {
-	return ReadWith(path, Options{View: view}, sink, opt)
+// readView is Read with a choice of hierarchy.
+func readView(path string, view viewKind, sink trace.Sink, opt trace.ReadOptions) error {
+	return readWith(path, options{View: view}, sink, opt)
 }
 
-// Options tune the reader beyond trace.ReadOptions.
-type Options struct {
-	View View
+// options tune the reader beyond trace.ReadOptions.
+type options struct {
+	View viewKind
 	// MaxDecompressed bounds what a compressed .prv (gzip, bzip2, zstd)
 	// may expand to: 0 means ingest.DefaultMaxDecompressed, a negative
 	// value no limit.
 	MaxDecompressed int64
 }
 
-// ReadWith is Read with options.
-func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) error {
-	cfg, err := LoadConfig(ConfigPaths(path))
+// readWith is Read with options.
+func readWith(path string, o options, sink trace.Sink, opt trace.ReadOptions) error {
+	cfg, err := loadConfig(configPaths(path))
 	if err != nil {
 		return err
 	}
@@ -67,17 +67,17 @@ func ReadWith(path string, o Options, sink trace.Sink, opt trace.ReadOptions) er
 	return decodeInput(f, textlines.Input{Name: path, Total: total, MaxDecompressed: o.MaxDecompressed}, cfg, o.View, sink, opt)
 }
 
-// Decode reads a .prv trace, plain or compressed (gzip, bzip2, zstd,
+// decodeStream reads a .prv trace, plain or compressed (gzip, bzip2, zstd,
 // recognised by their magic bytes), from r; name labels errors, total is
 // the input size for progress reports (0 if unknown), cfg names things
 // (nil names nothing). Records are streamed to sink as they are read.
-func Decode(r io.Reader, name string, total int64, cfg *Config, view View, sink trace.Sink, opt trace.ReadOptions) error {
+func decodeStream(r io.Reader, name string, total int64, cfg *config, view viewKind, sink trace.Sink, opt trace.ReadOptions) error {
 	return decodeInput(r, textlines.Input{Name: name, Total: total}, cfg, view, sink, opt)
 }
 
-func decodeInput(r io.Reader, in textlines.Input, cfg *Config, view View, sink trace.Sink, opt trace.ReadOptions) error {
+func decodeInput(r io.Reader, in textlines.Input, cfg *config, view viewKind, sink trace.Sink, opt trace.ReadOptions) error {
 	if cfg == nil {
-		cfg = &Config{}
+		cfg = &config{}
 	}
 	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink, opt: opt}
 	_, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {

@@ -14,8 +14,8 @@ import (
 type decoder struct {
 	file string
 	line int
-	cfg  *Config
-	view View
+	cfg  *config
+	view viewKind
 	sink trace.Sink
 	head *header
 
@@ -102,7 +102,7 @@ func (d *decoder) start() error {
 			thread += t.threads
 		}
 	}
-	if d.view == ByCPU {
+	if d.view == cpuView {
 		if len(h.nodes) == 0 {
 			return d.fail("the trace declares no nodes and CPUs (resource model 0), so it cannot be read by CPU")
 		}
@@ -267,7 +267,7 @@ func (d *decoder) object(f []int64) (int32, error) {
 	if thread < 1 || thread > int64(tasks[task-1].threads) {
 		return 0, d.fail("thread %d.%d.%d does not exist (task %d.%d has %d threads)", appl, task, thread, appl, task, tasks[task-1].threads)
 	}
-	if d.view == ByCPU {
+	if d.view == cpuView {
 		if cpu == 0 {
 			return 0, d.fail("the record names no CPU (0), so it cannot be placed by CPU")
 		}

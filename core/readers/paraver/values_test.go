@@ -26,7 +26,7 @@ func TestUnsignedEventValues(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "t.pcf"), []byte(pcf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ReadFile(prv)
+	tr, err := readFile(prv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestEventValueRange(t *testing.T) {
 		{"+5", `event value "+5" is not an integer`},
 	} {
 		// The record is skipped, as Paraver skips it, with its cause.
-		tr, notes, err := decodeNotes([]byte(twoThreads+"2:1:1:1:1:0:5:1\n2:1:1:1:1:0:5:"+c.in+"\n"), ByThread)
+		tr, notes, err := decodeNotes([]byte(twoThreads+"2:1:1:1:1:0:5:1\n2:1:1:1:1:0:5:"+c.in+"\n"), threadView)
 		want := "skipped 1 event records (2:) that Paraver's reader also rejects (first: line 3: field 8: " + c.want + ")"
 		if err != nil || len(notes) != 1 || notes[0] != want {
 			t.Errorf("%q: got %v, %q; want %q", c.in, err, notes, want)

@@ -26,7 +26,7 @@ func BenchmarkReadG5K(b *testing.B) {
 // BenchmarkReadStarVZ reads StarVZ's qr_trace directory: 115,000 rows in
 // 7 gzipped files and its entity hierarchy.
 func BenchmarkReadStarVZ(b *testing.B) {
-	files, err := Files(qrTrace)
+	files, err := dirFiles(qrTrace)
 	if err != nil || len(files) == 0 {
 		b.Skipf("StarVZ trace not available: %v", err)
 	}
@@ -38,7 +38,7 @@ func BenchmarkReadStarVZ(b *testing.B) {
 	}
 	b.SetBytes(size)
 	for b.Loop() {
-		if err := ReadFiles(files, trace.New(), readOptions{OnInverted: func(string, int) {}}); err != nil {
+		if err := readFiles(files, trace.New(), readOptions{OnInverted: func(string, int) {}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,7 +21,7 @@ func TestCompressed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var dump bytes.Buffer
-	if err := Write(&dump, tr, Options{}); err != nil {
+	if err := writeDump(&dump, tr, writeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	readertest.CheckCompressed(t, Format, "jacobi32.csv", dump.Bytes())

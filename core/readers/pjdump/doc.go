@@ -32,9 +32,8 @@
 // task parameters, have no place in the model and are ignored. Rows may
 // stop before the optional columns. Any file may be compressed (gzip, bzip2, zstd).
 //
-// Read takes a file, or a directory whose pj_dump files (see Files) are
-// the split files of one trace; ReadFiles takes an explicit list, the
-// hierarchy first.
+// Read takes a file, or a directory whose pj_dump files are the split
+// files of one trace.
 //
 // # Rebuilding the trace
 //
@@ -92,16 +91,17 @@
 //
 // # Writing
 //
-// Write writes a trace in the CSV-like text of PajeNG's pj_dump,
-// byte for byte, so that scripts written for pj_dump (R and StarVZ
+// The format's writer (Format.Write) writes a trace in the CSV-like text
+// of PajeNG's pj_dump, byte for byte, so that scripts written for pj_dump (R and StarVZ
 // pipelines, for instance) can read Macroscope's output, and so that our Pajé
 // reader can be checked against pj_dump.
 //
 // The trace must come from core/readers/paje, which records what the output needs
 // (the order in which states began, names that were quoted). For output
-// identical to pj_dump's, read with paje.PajeNG() options, which round
-// variable values to float32 as PajeNG does; pj_dump --no-imbrication and
-// --ignore-incomplete-links are reader options too (paje.Options).
+// identical to pj_dump's, read with the Pajé reader's option strict
+// (paje.PajeNG), which rounds variable values to float32 as PajeNG does;
+// pj_dump --no-imbrication and --ignore-incomplete-links are options of
+// the Pajé reader too (paje.Options).
 //
 // Times are printed from the trace's nanoseconds: the double nearest to
 // the decimal value, which is what pj_dump's atof gives when the file

@@ -9,25 +9,25 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// Style selects which PajeNG's output to reproduce.
-type Style uint8
+// dumpStyle selects which PajeNG's output to reproduce.
+type dumpStyle uint8
 
 const (
-	// PajeNG136 is PajeNG 1.3.6, the pj_dump of Debian and Ubuntu: names are
+	// pajeNG136 is PajeNG 1.3.6, the pj_dump of Debian and Ubuntu: names are
 	// printed without quotes, and of the entities that begin at the last
 	// instant of the trace only the first of each type and container is
 	// printed (pj_dump selects entities with a binary search on their start
 	// that stops one past the end).
-	PajeNG136 Style = iota
-	// Upstream is PajeNG's development version (the expected outputs of its
+	pajeNG136 dumpStyle = iota
+	// upstream is PajeNG's development version (the expected outputs of its
 	// test suite): the names of containers and types keep the double quotes
 	// the file wrote, and every entity is printed.
-	Upstream
+	upstream
 )
 
-// Options select the output.
-type Options struct {
-	Style Style
+// writeOptions select the output.
+type writeOptions struct {
+	Style dumpStyle
 	// Precision is the number of decimals of the times and values of
 	// entities, as pj_dump -l sets it: 0 keeps pj_dump's default of 6, and
 	// a negative value asks for none (-l 0).
@@ -35,7 +35,7 @@ type Options struct {
 }
 
 // decimals is the precision the options ask for.
-func (o Options) decimals() int {
+func (o writeOptions) decimals() int {
 	switch {
 	case o.Precision == 0:
 		return 6
@@ -49,7 +49,7 @@ func (o Options) decimals() int {
 // asked, or one of the hierarchies, with the options of
 // Format.WriteOptions.
 func writeFormat(w io.Writer, t *trace.Trace, v ingest.Values) error {
-	opt := Options{Precision: v.Int("precision")}
+	opt := writeOptions{Precision: v.Int("precision")}
 	switch p := opt.Precision; {
 	case p < 0:
 		return errs.Argument("precision", "must be a number of decimals, not %d", p)
@@ -57,25 +57,25 @@ func writeFormat(w io.Writer, t *trace.Trace, v ingest.Values) error {
 		opt.Precision = -1 // none: the zero of Options is the default
 	}
 	if v.String("style") == "upstream" {
-		opt.Style = Upstream
+		opt.Style = upstream
 	}
 	switch v.String("output") {
 	case "entity_hierarchy":
-		return WriteEntityHierarchy(w, t, opt)
+		return writeEntityHierarchy(w, t, opt)
 	case "type_hierarchy":
-		return WriteTypeHierarchy(w, t, opt)
+		return writeTypeHierarchy(w, t, opt)
 	}
 	if v.Bool("header") {
-		if err := WriteHeader(w, t); err != nil {
+		if err := writeHeader(w, t); err != nil {
 			return err
 		}
 	}
-	return Write(w, t, opt)
+	return writeDump(w, t, opt)
 }
 
-// Write writes t as pj_dump does: each container's line, then the
+// writeDump writes t as pj_dump does: each container's line, then the
 // entities it holds, depth first.
-func Write(w io.Writer, t *trace.Trace, opt Options) error {
+func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 	x := newIndex(t, opt)
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var line []byte
@@ -128,7 +128,7 @@ func Write(w io.Writer, t *trace.Trace, opt Options) error {
 // need not be sorted (links complete out of order), so the binary search is
 // reproduced step by step.
 func (x *index) window(n int, start func(int) float64, end float64) (int, int) {
-	if x.opt.Style == Upstream {
+	if x.opt.Style == upstream {
 		return 0, n
 	}
 	lo := lowerBound(n, start, 0)

@@ -33,7 +33,7 @@ func (r run) readOptions() paje.Options {
 
 // dump reads path and writes what pj_dump would print on standard output,
 // or the error text; ok is false for an error pj_dump would word otherwise.
-func dump(t *testing.T, path string, r run, style Style) (out string, failed bool) {
+func dump(t *testing.T, path string, r run, style dumpStyle) (out string, failed bool) {
 	t.Helper()
 	tr := trace.New(path)
 	err := decodePaje(path, tr, r.readOptions())
@@ -53,14 +53,14 @@ func dump(t *testing.T, path string, r run, style Style) (out string, failed boo
 		return stdout + stderr, true
 	}
 	var b bytes.Buffer
-	opt := Options{Style: style}
+	opt := writeOptions{Style: style}
 	switch {
 	case r.entityHierarchy:
-		err = WriteEntityHierarchy(&b, tr, opt)
+		err = writeEntityHierarchy(&b, tr, opt)
 	case r.typeHierarchy:
-		err = WriteTypeHierarchy(&b, tr, opt)
+		err = writeTypeHierarchy(&b, tr, opt)
 	default:
-		err = Write(&b, tr, opt)
+		err = writeDump(&b, tr, opt)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestOracles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, failed := dump(t, path, r, Upstream)
+		got, failed := dump(t, path, r, upstream)
 		if failed != (rc != "0") {
 			t.Errorf("%s: failed=%v, pj_dump exit status %s\n%s", file, failed, rc, got)
 			continue
@@ -155,7 +155,7 @@ func TestLivePjDump(t *testing.T) {
 		for _, v := range variants {
 			t.Run(filepath.Base(path)+"/"+v.name, func(t *testing.T) {
 				want, wantErr := livePjDump(t, bin, v.args, path)
-				got, failed := dump(t, path, v.r, PajeNG136)
+				got, failed := dump(t, path, v.r, pajeNG136)
 				if wantErr != "" {
 					if !failed {
 						t.Fatalf("pj_dump fails (%q) but we read the trace", wantErr)

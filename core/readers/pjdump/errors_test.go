@@ -14,7 +14,7 @@ import (
 
 func decode(in []byte) (*trace.Trace, error) {
 	tr := trace.New()
-	return tr, Decode(bytes.NewReader(in), "d.csv", 0, tr, trace.ReadOptions{})
+	return tr, decodeStream(bytes.NewReader(in), "d.csv", 0, tr, trace.ReadOptions{})
 }
 
 const smallDump = `Container, 0, 0, 0, 3, 3, 0
@@ -126,12 +126,12 @@ func TestAmbiguousNames(t *testing.T) {
 		"Container, 0, P, 0, 1, 1, b\nContainer, b, T, 0, 1, 1, t\n"), 0o600)
 	os.WriteFile(dir+"/x.state.csv", []byte("State, Container, Type, Start, End, Duration, Imbrication, Value\n"+
 		"State, a, S, 0.000000, 1.000000, 1.000000, 0.000000, v\nState, t, S, 0.000000, 1.000000, 1.000000, 0.000000, v\n"), 0o600)
-	_, err := ReadFile(dir)
+	_, err := readFile(dir)
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) || fe.Line != 3 || !strings.HasSuffix(fe.File, "x.state.csv") || !strings.Contains(err.Error(), `container name "t" is ambiguous: 2 containers have it`) {
 		t.Errorf("got %v", err)
 	}
-	if _, err := ReadFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no pj_dump files") {
+	if _, err := readFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no pj_dump files") {
 		t.Errorf("empty directory: %v", err)
 	}
 }
@@ -178,7 +178,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		sink := readertest.NewContract(nil)
-		err := Decode(bytes.NewReader(data), "d.csv", int64(len(data)), sink, trace.ReadOptions{})
+		err := decodeStream(bytes.NewReader(data), "d.csv", int64(len(data)), sink, trace.ReadOptions{})
 		readertest.CheckRead(t, "d.csv", err, sink)
 	})
 }
@@ -193,7 +193,7 @@ func TestCutLastLine(t *testing.T) {
 		{smallDump + "   ", ""},
 	} {
 		notes := &trace.Notes{}
-		err := Decode(bytes.NewReader([]byte(c.in)), "d.csv", 0, trace.New(), trace.ReadOptions{Notes: notes})
+		err := decodeStream(bytes.NewReader([]byte(c.in)), "d.csv", 0, trace.New(), trace.ReadOptions{Notes: notes})
 		if got := strings.Join(notes.Messages(), "\n"); err != nil || got != c.want {
 			t.Errorf("%q: %v, notes %q, want %q", c.in[len(smallDump):], err, got, c.want)
 		}
@@ -203,7 +203,7 @@ func TestCutLastLine(t *testing.T) {
 // TestEmptyInput: a dump cut to nothing is an error, not an empty trace.
 func TestEmptyInput(t *testing.T) {
 	for _, in := range []string{"", "\n  \n"} {
-		err := Decode(bytes.NewReader([]byte(in)), "d.csv", 0, trace.New(), trace.ReadOptions{})
+		err := decodeStream(bytes.NewReader([]byte(in)), "d.csv", 0, trace.New(), trace.ReadOptions{})
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) || err.Error() != "d.csv: empty input: no container or entity line" {
 			t.Errorf("%q: %v", in, err)

@@ -15,8 +15,8 @@ var Format = ingest.Format{
 	Name:       "pjdump",
 	Summary:    "pj_dump CSV output, or a StarVZ directory of split CSV files",
 	Extensions: []string{".csv"},
-	Sniff:      Looks,
-	SniffDir:   func(dir string) bool { files, err := Files(dir); return err == nil && len(files) > 0 },
+	Sniff:      looks,
+	SniffDir:   func(dir string) bool { files, err := dirFiles(dir); return err == nil && len(files) > 0 },
 	Options: []ingest.Option{
 		{Name: "skip_inverted", Kind: ingest.Bool, Default: false,
 			Doc: "skip the rows that end before they start (StarVZ's dumps hold a few), counting them, instead of failing"},
@@ -37,7 +37,7 @@ var Format = ingest.Format{
 		}
 		files := []string{path}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			files, _ = Files(path)
+			files, _ = dirFiles(path)
 		}
 		return &ingest.Source{
 			Read: func(sink trace.Sink, ro trace.ReadOptions) error {
@@ -56,7 +56,7 @@ var Format = ingest.Format{
 				if to > 0 {
 					return readRange(path, from, to, sink, opt)
 				}
-				return ReadWith(path, sink, opt)
+				return readWith(path, sink, opt)
 			},
 			StartOrdered: true,
 			Files:        files,
@@ -65,7 +65,7 @@ var Format = ingest.Format{
 	// Byte ranges of whole lines, one after the other, never cut before a
 	// nested state; none for what cannot be cut (a directory of split
 	// files, a compressed file): it is read whole.
-	Parts: textlines.RangeParts(Ranges),
+	Parts: textlines.RangeParts(ranges),
 	WriteOptions: []ingest.Option{
 		{Name: "output", Kind: ingest.String, Default: "dump", Choices: []string{"dump", "entity_hierarchy", "type_hierarchy"},
 			Doc: "what to write: pj_dump's output, or the container hierarchy (pj_dump --entity-hierarchy) or the type hierarchy (pj_dump --type-hierarchy)"},
@@ -79,9 +79,9 @@ var Format = ingest.Format{
 	Write: writeFormat,
 }
 
-// Looks reports whether the first bytes of a file look like pj_dump's
+// looks reports whether the first bytes of a file look like pj_dump's
 // output: a row of one of its kinds.
-func Looks(h []byte) bool {
+func looks(h []byte) bool {
 	for _, kind := range []string{"Container, ", "State, ", "Variable, ", "Link, ", "Event, "} {
 		if bytes.HasPrefix(h, []byte(kind)) {
 			return true
@@ -97,7 +97,7 @@ func timeUnit(path, name string, maxDecompressed int64) (trace.Time, error) {
 	if unit, ok := trace.TimeUnit(name); ok {
 		return unit, nil
 	}
-	starpu, err := StarPU(path, readOptions{MaxDecompressed: maxDecompressed})
+	starpu, err := starPU(path, readOptions{MaxDecompressed: maxDecompressed})
 	if err != nil || !starpu {
 		// An input that cannot be read fails the read, which says why.
 		return trace.Second, nil

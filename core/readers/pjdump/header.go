@@ -16,11 +16,11 @@ var headerLines = map[trace.Kind]string{
 	trace.KindState:     "State, Container, Type, Start, End, Duration, Imbrication, Value\n",
 }
 
-// WriteHeader writes the header pj_dump -h prints before the dump: the
+// writeHeader writes the header pj_dump -h prints before the dump: the
 // column names of containers, then those of each nature of entity the
 // dump holds, in the order the dump first shows one.
-func WriteHeader(w io.Writer, t *trace.Trace) error {
-	x := newIndex(t, Options{})
+func writeHeader(w io.Writer, t *trace.Trace) error {
+	x := newIndex(t, writeOptions{})
 	order := []trace.Kind{trace.KindContainer}
 	seen := map[trace.Kind]bool{trace.KindContainer: true}
 	x.walk(func(int32) {}, func(c, ty int32) {

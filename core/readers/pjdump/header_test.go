@@ -47,7 +47,7 @@ func TestHeaderAgainstPjDump(t *testing.T) {
 			t.Fatalf("%s: pj_dump -h does not end with the dump", path)
 		}
 		var got bytes.Buffer
-		if err := WriteHeader(&got, tr); err != nil {
+		if err := writeHeader(&got, tr); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != string(want) {

@@ -8,10 +8,10 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// WriteEntityHierarchy writes the container hierarchy as pj_dump
+// writeEntityHierarchy writes the container hierarchy as pj_dump
 // --entity-hierarchy does: one line per container and, under it, one line
 // per entity type its type holds.
-func WriteEntityHierarchy(w io.Writer, t *trace.Trace, opt Options) error {
+func writeEntityHierarchy(w io.Writer, t *trace.Trace, opt writeOptions) error {
 	x := newIndex(t, opt)
 	bw := bufio.NewWriter(w)
 	bw.WriteString("Parent, Name, Type, Nature\n")
@@ -28,10 +28,10 @@ func WriteEntityHierarchy(w io.Writer, t *trace.Trace, opt Options) error {
 	return bw.Flush()
 }
 
-// WriteTypeHierarchy writes the type hierarchy as pj_dump --type-hierarchy
+// writeTypeHierarchy writes the type hierarchy as pj_dump --type-hierarchy
 // does: depth first, the types a container type holds in reverse identifier
 // order, each followed by its values in identifier order.
-func WriteTypeHierarchy(w io.Writer, t *trace.Trace, opt Options) error {
+func writeTypeHierarchy(w io.Writer, t *trace.Trace, opt writeOptions) error {
 	x := newIndex(t, opt)
 	values := map[int32][]int32{}
 	for i := range t.Values {

@@ -12,7 +12,7 @@ import (
 // PajeNG recorded them.
 type index struct {
 	t     *trace.Trace
-	opt   Options
+	opt   writeOptions
 	prec  int               // decimals of entity times and values
 	types map[int32][]int32 // contained types by container type (trace.None: the root type)
 	kids  [][]int32         // children of each container, sorted by identifier
@@ -26,7 +26,7 @@ type dumpEntities struct {
 	states, variables, links, events []int32
 }
 
-func newIndex(t *trace.Trace, opt Options) *index {
+func newIndex(t *trace.Trace, opt writeOptions) *index {
 	x := &index{t: t, opt: opt, prec: opt.decimals(), types: map[int32][]int32{}, kids: make([][]int32, len(t.Containers)), ents: map[slot]*dumpEntities{}}
 	for i := range t.Types {
 		p := t.Types[i].Parent
@@ -109,7 +109,7 @@ func (x *index) valueKey(id int32) string {
 
 // quote gives a name as the chosen PajeNG prints it.
 func (x *index) quote(name string, quoted bool) string {
-	if quoted && x.opt.Style == Upstream {
+	if quoted && x.opt.Style == upstream {
 		return `"` + name + `"`
 	}
 	return name

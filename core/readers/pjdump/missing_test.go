@@ -31,7 +31,7 @@ func readReasons(t *testing.T, path string) (*trace.Trace, []string) {
 	t.Helper()
 	notes := &trace.Notes{}
 	tr := trace.New(path)
-	if err := ReadWith(path, tr, readOptions{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
+	if err := readWith(path, tr, readOptions{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
 		t.Fatal(err)
 	}
 	return tr, notes.IncompleteReasons()
@@ -101,7 +101,7 @@ func TestStarVZEmptyWorkerState(t *testing.T) {
 	read := func(dir string) (*trace.Trace, []string) {
 		notes := &trace.Notes{}
 		tr := trace.New(dir)
-		err := ReadWith(dir, tr, readOptions{ReadOptions: trace.ReadOptions{Notes: notes}, OnInverted: func(string, int) {}})
+		err := readWith(dir, tr, readOptions{ReadOptions: trace.ReadOptions{Notes: notes}, OnInverted: func(string, int) {}})
 		if err != nil {
 			t.Fatal(err)
 		}

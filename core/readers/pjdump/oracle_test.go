@@ -157,7 +157,7 @@ func TestPjDumpMatchesPajeReader(t *testing.T) {
 		}
 		n++
 		t.Run(filepath.Base(o.file), func(t *testing.T) {
-			dump, err := ReadFile(o.file)
+			dump, err := readFile(o.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestSplitFilesMatchPajeReader(t *testing.T) {
 		case strings.Contains(o.command, "--entity-hierarchy"):
 			n++
 			t.Run(filepath.Base(o.file), func(t *testing.T) {
-				dump, err := ReadFile(o.file)
+				dump, err := readFile(o.file)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -207,7 +207,7 @@ func TestSplitFilesMatchPajeReader(t *testing.T) {
 				t.Fatalf("first split file %s is not the containers", files[0])
 			}
 			dump := trace.New()
-			if err := ReadFiles(files, dump, readOptions{}); err != nil {
+			if err := readFiles(files, dump, readOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			compareDumps(t, canonical(dump, true), canonical(readPaje(t, tr, false), true))

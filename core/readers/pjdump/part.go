@@ -34,13 +34,13 @@ import (
 // Every part's containers are then those of the file up to some line, in
 // the file's order, and the merged model is the whole read's.
 
-// Ranges cuts the pj_dump output at path into at most n byte ranges of
-// whole lines of about equal size (textlines.Ranges), the options
+// ranges cuts the pj_dump output at path into at most n byte ranges of
+// whole lines of about equal size (textlines.ranges), the options
 // part_start and part_end of a part. It returns nil, and no error, for
 // what cannot be cut: a directory of split files, a compressed file
 // (which is read from its start), a file that starts with a header line
 // (pj_dump_csv's split files).
-func Ranges(path string, n int) ([][2]int64, error) {
+func ranges(path string, n int) ([][2]int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

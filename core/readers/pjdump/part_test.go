@@ -48,7 +48,7 @@ func TestPartErrorNamesTheFileLine(t *testing.T) {
 	if !errors.As(whole, &fe) || fe.Line != 23 {
 		t.Fatalf("whole read: %v, want an error at line 23", whole)
 	}
-	ranges, err := Ranges(path, 3)
+	ranges, err := ranges(path, 3)
 	if err != nil || len(ranges) != 3 {
 		t.Fatalf("ranges %v, %v", ranges, err)
 	}
@@ -88,7 +88,7 @@ func TestPartLongLines(t *testing.T) {
 // A gzipped dump is one part; a range of it is refused.
 func TestPartCompressed(t *testing.T) {
 	path := write(t, "d.csv.gz", string(readertest.Compress(t, []byte("Container, 0, 0, 0, 9, 9, 0\n"), "gzip")))
-	if r, err := Ranges(path, 4); r != nil || err != nil {
+	if r, err := ranges(path, 4); r != nil || err != nil {
 		t.Fatalf("ranges of a gzipped file: %v, %v", r, err)
 	}
 	var ae *errs.ArgumentError
@@ -101,7 +101,7 @@ func TestPartCompressed(t *testing.T) {
 	}
 	// A file that starts with pj_dump_csv's header is one part too.
 	hdr := write(t, "x.container.csv", "Container, Parent, Type, Start, End, Duration, Name\nContainer, 0, 0, 0, 9, 9, 0\n")
-	if r, err := Ranges(hdr, 4); r != nil || err != nil {
+	if r, err := ranges(hdr, 4); r != nil || err != nil {
 		t.Fatalf("ranges of a file with a header: %v, %v", r, err)
 	}
 }
@@ -133,7 +133,7 @@ func FuzzPartRanges(f *testing.F) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ranges, err := Ranges(path, 3)
+		ranges, err := ranges(path, 3)
 		if err != nil || ranges == nil {
 			return
 		}

@@ -68,7 +68,7 @@ func TestProbesAgainstPjDump(t *testing.T) {
 			r    run
 		}{{nil, run{strict: true}}, {[]string{"-i"}, run{strict: true, noImbrication: true}}} {
 			want, wantErr := livePjDump(t, bin, v.args, path)
-			got, failed := dump(t, path, v.r, PajeNG136)
+			got, failed := dump(t, path, v.r, pajeNG136)
 			if failed != (wantErr != "") || got != want {
 				t.Errorf("%s %v: differs from pj_dump (ours failed: %v, pj_dump: %q)\n%s\n--- ours:\n%s--- pj_dump:\n%s",
 					p.name, v.args, failed, wantErr, readertest.FirstDiff(got, want), got, want)

@@ -15,9 +15,9 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// ReadFile reads a whole trace dump (a file, or a directory of split
+// readFile reads a whole trace dump (a file, or a directory of split
 // files) into memory.
-func ReadFile(path string) (*trace.Trace, error) {
+func readFile(path string) (*trace.Trace, error) {
 	return trace.Load(path, Read)
 }
 
@@ -38,26 +38,26 @@ type readOptions struct {
 	// trace.Second) reads seconds, pj_dump's unit for SimGrid's and
 	// PajeNG's traces; StarVZ's dumps of StarPU's traces are in
 	// milliseconds (trace.Second/1000). The door's time_unit option
-	// (auto) sets it from the hierarchy: see StarPU.
+	// (auto) sets it from the hierarchy: see starPU.
 	TimeUnit trace.Time
 }
 
 // Read streams the dump at path into sink. A file is read alone; a
-// directory is read as the split files of one trace (see Files).
+// directory is read as the split files of one trace (see dirFiles).
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	return ReadWith(path, sink, readOptions{ReadOptions: opt})
+	return readWith(path, sink, readOptions{ReadOptions: opt})
 }
 
-// ReadWith is Read with readOptions.
-func ReadWith(path string, sink trace.Sink, opt readOptions) error {
+// readWith is Read with readOptions.
+func readWith(path string, sink trace.Sink, opt readOptions) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
 	if !st.IsDir() {
-		return ReadFiles([]string{path}, sink, opt)
+		return readFiles([]string{path}, sink, opt)
 	}
-	files, err := Files(path)
+	files, err := dirFiles(path)
 	if err != nil {
 		return err
 	}
@@ -74,15 +74,15 @@ func ReadWith(path string, sink trace.Sink, opt readOptions) error {
 	for _, b := range bad {
 		opt.Incomplete("%s is not a regular file: that part of the trace is missing", b)
 	}
-	return ReadFiles(files, sink, opt)
+	return readFiles(files, sink, opt)
 }
 
-// Files lists the pj_dump files of one trace in dir, hierarchy first:
+// dirFiles lists the pj_dump files of one trace in dir, hierarchy first:
 // entities.csv (StarVZ) and *.container.csv (pj_dump_csv), then StarVZ's
 // paje.*.csv and pj_dump_csv's *.state.csv, *.variable.csv, *.event.csv
 // and *.link.csv, each possibly compressed (.gz, .bz2, .zst). Other files (StarVZ's
 // rec.tasks.csv, dag.csv...) are not trace dumps and are left out.
-func Files(dir string) ([]string, error) {
+func dirFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func Files(dir string) ([]string, error) {
 }
 
 // partName tells whether a file name is that of a part of a split dump
-// (see Files), and whether that part is the hierarchy.
+// (see dirFiles), and whether that part is the hierarchy.
 func partName(file string) (part, hierarchy bool) {
 	name := ingest.StripCompressed(file)
 	switch {
@@ -143,9 +143,9 @@ func unreadableParts(dir string) ([]string, error) {
 	return out, nil
 }
 
-// ReadFiles reads the files of one trace, in order, into sink: the
+// readFiles reads the files of one trace, in order, into sink: the
 // container hierarchy must come before the entities that refer to it.
-func ReadFiles(paths []string, sink trace.Sink, opt readOptions) error {
+func readFiles(paths []string, sink trace.Sink, opt readOptions) error {
 	var total int64
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
@@ -176,10 +176,10 @@ func ReadFiles(paths []string, sink trace.Sink, opt readOptions) error {
 	return d.finish()
 }
 
-// Decode reads one pj_dump stream, plain or compressed, from r; name
+// decodeStream reads one pj_dump stream, plain or compressed, from r; name
 // labels errors, total is the input size for progress reports (0 if
 // unknown).
-func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+func decodeStream(r io.Reader, name string, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	d := newDecoder(sink)
 	d.startFile(name)
 	if _, err := d.decode(r, textlines.Input{Name: name, Total: total}, opt); err != nil {

@@ -29,7 +29,7 @@ func readStarVZ(t *testing.T, dir string) (*trace.Trace, []inverted) {
 	needCorpus(t, dir)
 	tr := trace.New(dir)
 	var skipped []inverted
-	err := ReadWith(dir, tr, readOptions{TimeUnit: trace.Second / 1000, OnInverted: func(file string, line int) {
+	err := readWith(dir, tr, readOptions{TimeUnit: trace.Second / 1000, OnInverted: func(file string, line int) {
 		skipped = append(skipped, inverted{strings.TrimPrefix(file, dir+"/"), line})
 	}})
 	if err != nil {
@@ -64,7 +64,7 @@ func TestStarVZCounts(t *testing.T) {
 			[]inverted{{"paje.variable.csv.gz", 30345}}, 27, 0, 24},
 	} {
 		needCorpus(t, c.dir)
-		_, err := ReadFile(c.dir)
+		_, err := readFile(c.dir)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) || !strings.HasSuffix(err.Error(), c.firstInverted) {
 			t.Errorf("%s read strictly: got %v, want an error ending with %q", c.dir, err, c.firstInverted)

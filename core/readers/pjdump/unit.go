@@ -18,20 +18,20 @@ import (
 // (trace.LooksStarPU), read from the hierarchy alone: every part of a
 // split or partitioned read decides the same unit, whatever its rows.
 
-// StarPU reports whether the pj_dump output at path (a file, or a
-// directory of split files) is StarPU's: its container types are those
+// starPU reports whether the pj_dump output at path (a file, or a
+// directory of split files) is starPU's: its container types are those
 // starpu_fxt_tool defines. In a directory only the hierarchy files
 // (entities.csv, *.container.csv) are read; in a single file, the
 // container lines, up to the last one if need be (a scan of the file
-// that stops as soon as StarPU's three types have been seen).
-func StarPU(path string, opt readOptions) (bool, error) {
+// that stops as soon as starPU's three types have been seen).
+func starPU(path string, opt readOptions) (bool, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return false, err
 	}
 	files, wholeFile := []string{path}, true
 	if st.IsDir() {
-		all, err := Files(path)
+		all, err := dirFiles(path)
 		if err != nil {
 			return false, err
 		}

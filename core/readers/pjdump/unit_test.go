@@ -116,7 +116,7 @@ func TestTimeUnitParts(t *testing.T) {
 		if whole.End != 10*c.scale {
 			t.Errorf("%s: the trace ends at %d, want 10 units of %d ns", c.worker, whole.End, c.scale)
 		}
-		ranges, err := Ranges(path, 5)
+		ranges, err := ranges(path, 5)
 		if err != nil || len(ranges) != 5 {
 			t.Fatalf("ranges %v, %v", ranges, err)
 		}
@@ -175,7 +175,7 @@ func TestTimeUnitStarVZ(t *testing.T) {
 		{qrTrace, "16346.265129"},
 	} {
 		needCorpus(t, c.dir)
-		if ok, err := StarPU(c.dir, readOptions{}); !ok || err != nil {
+		if ok, err := starPU(c.dir, readOptions{}); !ok || err != nil {
 			t.Fatalf("%s: StarPU %v, %v", c.dir, ok, err)
 		}
 		first, firstEnd := firstWorkerState(t, c.dir)
@@ -207,7 +207,7 @@ func TestTimeUnitStarVZ(t *testing.T) {
 func TestTimeUnitSimGrid(t *testing.T) {
 	path := corpus + "/pajeng/oracles/032_pj_dump_simu_mardi_trace.out"
 	needCorpus(t, path)
-	want, err := ReadFile(path)
+	want, err := readFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

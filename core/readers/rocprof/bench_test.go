@@ -25,7 +25,7 @@ func (nullSink) Finish(trace.Time, trace.Time)      {}
 func BenchmarkJSONCorpus(b *testing.B) {
 	p := corpus(b, "rocprofv3-tracelens", "908_results.json.gz")
 	for i := 0; i < b.N; i++ {
-		if err := ReadJSON(p, nullSink{}, trace.ReadOptions{}); err != nil {
+		if err := readJSONFile(p, nullSink{}, trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,7 +37,7 @@ func BenchmarkJSONCorpus(b *testing.B) {
 // BenchmarkCSVCorpus reads the decode run's CSV files (920 HIP calls, 144
 // kernels).
 func BenchmarkCSVCorpus(b *testing.B) {
-	files, err := CSVFiles(corpus(b, "rocprofv3-csv", "decode_kernel_trace.csv"), true)
+	files, err := csvFiles(corpus(b, "rocprofv3-csv", "decode_kernel_trace.csv"), true)
 	if err != nil {
 		b.Fatal(err)
 	}

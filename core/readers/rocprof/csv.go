@@ -81,7 +81,7 @@ func sniffCSV(head []byte) bool {
 // sniffCSVDir reports whether dir holds rocprofv3 CSV trace files, or
 // its subdirectories do.
 func sniffCSVDir(dir string) bool {
-	files, err := CSVFiles(dir, false)
+	files, err := csvFiles(dir, false)
 	return err == nil && len(files) > 0
 }
 
@@ -112,13 +112,13 @@ func runFiles(dir, prefix string) ([]string, error) {
 	return out, nil
 }
 
-// CSVFiles returns the files of the rocprofv3 run at path: for a
+// csvFiles returns the files of the rocprofv3 run at path: for a
 // directory, its trace CSV files, or if it has none those of its
 // subdirectories (rocprofv3 writes <output>/<hostname>/<pid>_*.csv); for
 // a file, the file and, if siblings is
 // set, the trace CSV files beside it with the same prefix (the "<pid>_" of
 // rocprofv3's default names).
-func CSVFiles(path string, siblings bool) ([]string, error) {
+func csvFiles(path string, siblings bool) ([]string, error) {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func CSVFiles(path string, siblings bool) ([]string, error) {
 }
 
 // ReadCSV reads the rocprofv3 CSV files into sink, as one trace (see
-// CSVFiles for the files of a run). When the files come from several
+// csvFiles for the files of a run). When the files come from several
 // directories, each directory is a host, named after it (rocprofv3 names
 // them after the host). With strict, a row that cannot be read is an
 // error instead of being skipped and counted.

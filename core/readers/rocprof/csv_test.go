@@ -27,7 +27,7 @@ func readCSVFiles(t testing.TB, files []string) (*trace.Trace, *trace.Notes) {
 // file's.
 func TestCSVDecodeRun(t *testing.T) {
 	kernels := corpus(t, "rocprofv3-csv", "decode_kernel_trace.csv")
-	files, err := CSVFiles(kernels, true)
+	files, err := csvFiles(kernels, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestCSVDecodeRun(t *testing.T) {
 // correlation id of a HIP or HSA call.
 func TestCSVDocsDir(t *testing.T) {
 	dir := corpus(t, "rocprofv3-docs")
-	files, err := CSVFiles(dir, true)
+	files, err := csvFiles(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestCSVDocsDir(t *testing.T) {
 
 func TestCSVPrefillAlone(t *testing.T) {
 	path := corpus(t, "rocprofv3-csv", "prefill_kernel_trace.csv")
-	files, err := CSVFiles(path, true)
+	files, err := csvFiles(path, true)
 	if err != nil || len(files) != 1 {
 		t.Fatalf("files %v, %v", files, err)
 	}
@@ -164,7 +164,7 @@ func TestCSVSynthetic(t *testing.T) {
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k(int, float)",2,130,140`+"\n")
 	writeFile(t, dir, "8_kernel_trace.csv", kernelHeader+
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"other run",2,130,140`+"\n")
-	files, err := CSVFiles(kern, true)
+	files, err := csvFiles(kern, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestCSVSynthetic(t *testing.T) {
 
 	// The whole directory: run 8's kernel has run 7's correlation id 2,
 	// but ids are unique within a run only: it is not linked.
-	all, err := CSVFiles(dir, true)
+	all, err := csvFiles(dir, true)
 	if err != nil || len(all) != 5 {
 		t.Fatalf("directory: %v, %v", all, err)
 	}
@@ -331,7 +331,7 @@ func TestCSVHostDirs(t *testing.T) {
 		writeFile(t, filepath.Join(out, host), "9_kernel_trace.csv", kernelHeader+
 			`"KERNEL_DISPATCH","Agent 1",1,0,8,1,1,"k",2,130,140`+"\n")
 	}
-	files, err := CSVFiles(out, true)
+	files, err := csvFiles(out, true)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("files %v, %v", files, err)
 	}

@@ -2,12 +2,12 @@
 // them into a trace.Sink:
 //
 //   - rocprofv3's JSON output (the rocprofiler-sdk-tool document:
-//     ReadJSON, JSONFormat);
+//     JSONFormat);
 //   - rocprofv3's CSV output, one file per kind of record of one run,
-//     read together (ReadCSV, CSVFiles, CSVFormat);
+//     read together (CSVFormat, ReadCSV);
 //   - the CSV files of rocprof v1 and v2, results.csv or timestamps.csv
-//     with one row per kernel dispatch (ReadLegacyCSV, LegacyCSVFormat);
-//   - rocmProfileData's RPD SQLite database (ReadRPD, RPDFormat).
+//     with one row per kernel dispatch (LegacyCSVFormat);
+//   - rocmProfileData's RPD SQLite database (RPDFormat).
 //
 // rocprofv3 can also write Chrome trace-event JSON (--output-format
 // pftrace or json with the Perfetto layout); that is the chrome reader's.

@@ -9,13 +9,14 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// ExampleReadCSV reads the CSV files of one rocprofv3 run: given the
-// kernel trace, CSVFiles finds the API trace beside it, and the launch
-// becomes a link from the thread to the queue.
+// ExampleReadCSV reads the CSV files of one rocprofv3 run, its API trace
+// and its kernel trace (CSVFormat, given one of them, finds the others
+// beside it): the launch becomes a link from the thread to the queue.
 func ExampleReadCSV() {
 	dir, _ := os.MkdirTemp("", "rocprof")
 	defer os.RemoveAll(dir)
-	os.WriteFile(filepath.Join(dir, "42_hip_api_trace.csv"), []byte(
+	api := filepath.Join(dir, "42_hip_api_trace.csv")
+	os.WriteFile(api, []byte(
 		`"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"`+"\n"+
 			`"HIP_RUNTIME_API_EXT","hipLaunchKernel",42,42,1,1000,1500`+"\n"), 0o644)
 	kernels := filepath.Join(dir, "42_kernel_trace.csv")
@@ -23,11 +24,7 @@ func ExampleReadCSV() {
 		`"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"`+"\n"+
 			`"KERNEL_DISPATCH","Agent 2",1,0,42,1,7,"saxpy(float, float*)",1,2000,2600`+"\n"), 0o644)
 
-	files, err := rocprof.CSVFiles(kernels, true)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	files := []string{api, kernels}
 	tr := trace.New()
 	if err := rocprof.ReadCSV(files, false, tr, trace.ReadOptions{}); err != nil {
 		fmt.Println(err)

@@ -21,7 +21,7 @@ var JSONFormat = ingest.Format{
 	Extensions: []string{"_results.json"},
 	Sniff:      sniffJSON,
 	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
-		return &ingest.Source{Read: ingest.ReadFunc(path, ReadJSON), Whole: true, Files: []string{path}}, nil
+		return &ingest.Source{Read: ingest.ReadFunc(path, readJSONFile), Whole: true, Files: []string{path}}, nil
 	},
 }
 
@@ -35,7 +35,7 @@ var CSVFormat = ingest.Format{
 	SniffDir:   sniffCSVDir,
 	Options:    []ingest.Option{siblingsOption, strictOption},
 	Open: func(path string, opt ingest.Values) (*ingest.Source, error) {
-		files, err := CSVFiles(path, opt.Bool("siblings"))
+		files, err := csvFiles(path, opt.Bool("siblings"))
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +60,7 @@ var LegacyCSVFormat = ingest.Format{
 		}
 		strict := opt.Bool("strict")
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
-			return ReadLegacyCSV(path, strict, sink, ro)
+			return readLegacyCSV(path, strict, sink, ro)
 		}, Whole: true, Files: []string{path}}, nil
 	},
 }
@@ -79,7 +79,7 @@ var RPDFormat = ingest.Format{
 		if _, err := ingest.CheckPath(path); err != nil {
 			return nil, err
 		}
-		return &ingest.Source{Read: ingest.ReadFunc(path, ReadRPD), Whole: true, Files: []string{path}}, nil
+		return &ingest.Source{Read: ingest.ReadFunc(path, readRPD), Whole: true, Files: []string{path}}, nil
 	},
 }
 

@@ -143,8 +143,8 @@ type jsonReader struct {
 	elems int32 // elements of rocprofiler-sdk-tool begun
 }
 
-// ReadJSON reads a rocprofv3 JSON file (plain or compressed) into sink.
-func ReadJSON(path string, sink trace.Sink, opt trace.ReadOptions) error {
+// readJSONFile reads a rocprofv3 JSON file (plain or compressed) into sink.
+func readJSONFile(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ import (
 //	Counter(queue_id handle)  # 18: 38761, 19: 3034, 20: 1309, 17: 500, 16: 311
 func TestJSONCorpus(t *testing.T) {
 	path := corpus(t, "rocprofv3-tracelens", "908_results.json.gz")
-	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
+	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readJSONFile(path, s, o) })
 	if got := fmt.Sprint(statesByType(tr)); got != "map[Kernel:43915]" {
 		t.Errorf("states %s", got)
 	}
@@ -89,7 +89,7 @@ const syntheticJSON = `{"rocprofiler-sdk-tool": [{
 func TestJSONSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "1_results.json", syntheticJSON)
-	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
+	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readJSONFile(path, s, o) })
 	var got []string
 	for _, s := range tr.States.All() {
 		got = append(got, fmt.Sprintf("%s|%s|%s|%d|%d|%d", fullName(tr, s.Container), tr.Types[s.Type].Name,
@@ -120,7 +120,7 @@ func TestJSONSynthetic(t *testing.T) {
 
 	// The same, gzip-compressed.
 	gzPath := writeFile(t, dir, "2_results.json.gz", string(readertest.Compress(t, []byte(syntheticJSON), "gzip")))
-	tr2, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(gzPath, s, o) })
+	tr2, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readJSONFile(gzPath, s, o) })
 	if tr2.States.Len() != tr.States.Len() {
 		t.Errorf("gzip: %d states", tr2.States.Len())
 	}
@@ -136,7 +136,7 @@ func TestJSONCorrupt(t *testing.T) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := ReadJSON(path, trace.New(), trace.ReadOptions{})
+		err := readJSONFile(path, trace.New(), trace.ReadOptions{})
 		var fe *errs.FormatError
 		switch {
 		case err == nil && wantErr:
@@ -163,7 +163,7 @@ func TestJSONCorrupt(t *testing.T) {
 
 func TestJSONCancel(t *testing.T) {
 	path := corpus(t, "rocprofv3-tracelens", "908_results.json.gz")
-	_, _, reports := readertest.Cancel(t, 43915, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
+	_, _, reports := readertest.Cancel(t, 43915, func(s trace.Sink, o trace.ReadOptions) error { return readJSONFile(path, s, o) })
 	if reports != 1 {
 		t.Errorf("%d progress reports after the cancel", reports)
 	}
@@ -184,7 +184,7 @@ func TestJSONTwoProcesses(t *testing.T) {
                        "dispatch_info": {"agent_id": {"handle": 9}, "queue_id": {"handle": 2}, "kernel_id": 1}}]}}`
 	doc := syntheticJSON[:strings.LastIndex(syntheticJSON, "}]}")] + "}, " + second + "]}"
 	path := writeFile(t, t.TempDir(), "x.json", doc)
-	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(path, s, o) })
+	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readJSONFile(path, s, o) })
 	var got []string
 	for _, s := range tr.States.All() {
 		if strings.Contains(fullName(tr, s.Container), "77") || strings.Contains(tr.Values[s.Value].Name, "z.kd") {

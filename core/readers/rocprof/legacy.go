@@ -55,11 +55,11 @@ func sniffLegacy(head []byte) bool {
 	return ok
 }
 
-// ReadLegacyCSV reads a CSV file of rocprof v1 or v2 (with its kernel
+// readLegacyCSV reads a CSV file of rocprof v1 or v2 (with its kernel
 // timestamps) into sink: each row is a kernel dispatch on a queue of a
 // GPU. Counter columns are not modelled: their values are counted as
 // skipped. With strict, a row that cannot be read is an error.
-func ReadLegacyCSV(path string, strict bool, sink trace.Sink, opt trace.ReadOptions) error {
+func readLegacyCSV(path string, strict bool, sink trace.Sink, opt trace.ReadOptions) error {
 	var total int64
 	if st, err := os.Stat(path); err == nil {
 		total = st.Size()

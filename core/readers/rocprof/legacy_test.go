@@ -29,7 +29,7 @@ func TestLegacyCSV(t *testing.T) {
 	}
 	for _, c := range cases {
 		path := corpus(t, append([]string{"rocprof-v1v2-csv"}, c.file...)...)
-		tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadLegacyCSV(path, false, s, o) })
+		tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readLegacyCSV(path, false, s, o) })
 		if got := fmt.Sprint(statesByType(tr)); got != fmt.Sprintf("map[Kernel:%d]", c.kernels) {
 			t.Errorf("%s: states %s", path, got)
 		}

@@ -18,8 +18,8 @@ import (
 // rocpd_string the names, rocpd_api_ops which call launched which
 // operation, and rocpd_monitor samples of device clocks and the like.
 
-// ReadRPD reads an RPD database into sink.
-func ReadRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
+// readRPD reads an RPD database into sink.
+func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	db, err := sqlitedb.Open(path)
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ import (
 //	SELECT count(*) FROM rocpd_monitor;                              -- 15
 func TestRPDCounts(t *testing.T) {
 	path := corpus(t, "rpd", "matmul_result.rpd")
-	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(path, s, o) })
+	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRPD(path, s, o) })
 	got := statesByType(tr)
 	want := map[string]int{kindHIP: 125, kindKernel: 29, kindCopy: 85 - 29}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -71,7 +71,7 @@ func TestRPDCounts(t *testing.T) {
 func TestRPDOracle(t *testing.T) {
 	path := corpus(t, "rpd", "matmul_result.rpd")
 	oracle := corpus(t, "rpd", "matmul_result.json")
-	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(path, s, o) })
+	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRPD(path, s, o) })
 
 	text, err := os.ReadFile(oracle)
 	if err != nil {
@@ -126,7 +126,7 @@ func TestRPDOracle(t *testing.T) {
 //	SELECT start, "end" FROM rocpd_api WHERE id = 1;  -- 8306017478773569|8306017478790320
 func TestRPDExactTimes(t *testing.T) {
 	path := corpus(t, "rpd", "matmul_result.rpd")
-	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(path, s, o) })
+	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRPD(path, s, o) })
 	found := 0
 	for _, s := range tr.States.All() {
 		switch {
@@ -162,7 +162,7 @@ func TestRPDCorrupt(t *testing.T) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := ReadRPD(p, trace.New(), trace.ReadOptions{})
+		err := readRPD(p, trace.New(), trace.ReadOptions{})
 		var fe *errs.FormatError
 		if err != nil && !errors.As(err, &fe) {
 			t.Errorf("%s: %v is not a FormatError", name, err)
@@ -219,7 +219,7 @@ func TestRPDSqlite3(t *testing.T) {
 		}
 		links := query(`SELECT count(*) FROM rocpd_api_ops`)
 		samples := query(`SELECT count(*) FROM rocpd_monitor WHERE deviceType = 'gpu'`)
-		tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(path, s, o) })
+		tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRPD(path, s, o) })
 		if got := statesByType(tr); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: states %v, sqlite3 says %v", name, got, want)
 		}

@@ -24,15 +24,15 @@ func TestStreamAccepted(t *testing.T) {
 	}
 	t.Run("corpus", func(t *testing.T) {
 		rpd := corpus(t, "rpd", "matmul_result.rpd")
-		add("rpd", func(s trace.Sink, o trace.ReadOptions) error { return ReadRPD(rpd, s, o) })
-		decode, _ := CSVFiles(corpus(t, "rocprofv3-csv", "decode_kernel_trace.csv"), true)
+		add("rpd", func(s trace.Sink, o trace.ReadOptions) error { return readRPD(rpd, s, o) })
+		decode, _ := csvFiles(corpus(t, "rocprofv3-csv", "decode_kernel_trace.csv"), true)
 		add("csv", func(s trace.Sink, o trace.ReadOptions) error { return ReadCSV(decode, false, s, o) })
-		docs, _ := CSVFiles(corpus(t, "rocprofv3-docs"), true)
+		docs, _ := csvFiles(corpus(t, "rocprofv3-docs"), true)
 		add("docs", func(s trace.Sink, o trace.ReadOptions) error { return ReadCSV(docs, false, s, o) })
 		v1 := corpus(t, "rocprof-v1v2-csv", "Axes1_mi200_rocprofv1", "SQ_LEVEL_WAVES.csv")
-		add("v1", func(s trace.Sink, o trace.ReadOptions) error { return ReadLegacyCSV(v1, false, s, o) })
+		add("v1", func(s trace.Sink, o trace.ReadOptions) error { return readLegacyCSV(v1, false, s, o) })
 		js := corpus(t, "rocprofv3-tracelens", "908_results.json.gz")
-		add("json", func(s trace.Sink, o trace.ReadOptions) error { return ReadJSON(js, s, o) })
+		add("json", func(s trace.Sink, o trace.ReadOptions) error { return readJSONFile(js, s, o) })
 	})
 	for _, in := range inputs {
 		whole, _ := load(t, in.read)
