@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -48,4 +49,51 @@ func Example() {
 	// Output:
 	// rank0.json/0/1: 1.0 1.0 0.4 0.0
 	// rank1.json/1/1: 1.0 1.0 1.0 1.0
+}
+
+// An OTF2 archive whose location groups add up to it is read by group on
+// all cores: the plan LocalPlan makes, the model FromSource builds, which
+// is the one stream's, the message between the groups included.
+func ExampleLocalPlan() {
+	path := filepath.Join("testdata", "otf2-beyond", "traces.otf2")
+	plan := partition.LocalPlan(path, "", nil, nil)
+	for _, p := range plan.Parts {
+		fmt.Println(p.Label)
+	}
+	src, _, err := formats.Open(path, "", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, sum, err := partition.FromSource(src, plan, micro.Options{Slices: 3, Depth: micro.Innermost}, trace.ReadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d resources, %d states, %d link\n", m.NumLeaves(), sum.States, sum.Links)
+	// Output:
+	// location group 0
+	// location group 1
+	// 2 resources, 3 states, 1 link
+}
+
+// Each part streamed into a sink of one's own: here, one that counts.
+func ExampleRead() {
+	path := filepath.Join("testdata", "otf2-beyond", "traces.otf2")
+	plan, err := partition.PlanFile(path, "", nil, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range plan.Parts {
+		var c trace.Counter
+		if err := partition.Read(p, &c, trace.ReadOptions{}); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: %d containers, %d states\n", p.Label, c.Containers, c.States)
+	}
+	// Output:
+	// location group 0: 5 containers, 2 states
+	// location group 1: 5 containers, 1 states
 }
