@@ -338,6 +338,23 @@ export function layered() {
   return { stack, canvas, overlay };
 }
 
+// explorer lays out the element of an explorer (the treemap, topology
+// and kaleidoscope explorers): a bar of controls, the canvas, the legend
+// and a line for Python's error, in a root element of class
+// "ms-widget macroscope-<name>" appended to host, and a tooltip. gap is
+// the space between the controls, cursor the canvas's pointer. Returns
+// the root, canvas, legend, error line and tooltip.
+export function explorer(host, name, controls, { gap, cursor }) {
+  const root = element("div", { class: `ms-widget macroscope-${name}`, style: { position: "relative", font: "13px sans-serif" } });
+  const bar = element("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap } }, controls);
+  const canvas = element("canvas", { class: "ms-main", style: { display: "block", cursor } });
+  const legend = element("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
+  const error = element("div", { style: { color: "#b00", fontSize: "12px" } });
+  root.append(bar, canvas, legend, error);
+  host.appendChild(root);
+  return { root, canvas, legend, error, tip: new Tooltip(root) };
+}
+
 // swatches makes the items of a legend, a colour square before each label,
 // the first max of [label, colour] entries and "+n more" for the rest.
 export function swatches(entries, max) {

@@ -5,24 +5,17 @@
 // wheel zooms about the pointer, dragging pans, hovering names the node
 // (procedure, PE, start time), double-clicking centres the view on its
 // subtree (the layout is recomputed by Python), the buttons switch views.
-import { readTable, hiDPI, Tooltip, element, fmt, pointer, rgbCss, swatches, frameDrawn } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, rgbCss, swatches, frameDrawn } from "./_shared.js";
 
 const NAMES = { pe: "PE", procedure: "procedure", time: "start time" };
 
 function render({ model, el: host }) {
-  const root = element("div", { class: "ms-widget macroscope-kaleidoscope", style: { position: "relative", font: "13px sans-serif" } });
   const viewBar = element("span", { class: "macroscope-views" });
   const reset = element("button", { title: "zoom and pan back" }, ["reset zoom"]);
   const whole = element("button", { title: "back to the whole tree" }, ["whole tree"]);
   const status = element("span", { style: { marginLeft: "8px", color: "#555" } });
-  const bar = element("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", gap: "6px", flexWrap: "wrap" } },
-    [element("span", {}, ["colour by"]), viewBar, reset, whole, status]);
-  const canvas = element("canvas", { class: "ms-main", style: { display: "block", cursor: "grab" } });
-  const legend = element("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
-  const error = element("div", { style: { color: "#b00", fontSize: "12px" } });
-  root.append(bar, canvas, legend, error);
-  host.appendChild(root);
-  const tip = new Tooltip(root);
+  const { root, canvas, legend, error, tip } = explorer(host, "kaleidoscope",
+    [element("span", {}, ["colour by"]), viewBar, reset, whole, status], { gap: "6px", cursor: "grab" });
 
   let data = null;
   let families = [];     // [parentRow, [childRows...]] for drawn, uncondensed parents

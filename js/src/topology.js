@@ -14,7 +14,7 @@
 // can be dragged: a force simulation (d3-force) lets its neighbours follow
 // and pulls every other node back to its place.
 import { forceSimulation, forceLink, forceManyBody, forceX, forceY } from "d3-force";
-import { readTable, hiDPI, Tooltip, element, fmt, pointer, frameDrawn } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, frameDrawn } from "./_shared.js";
 
 const KIND_COLOURS = { HOST: [31, 100, 180], LINK: [230, 110, 0], ROUTER: [80, 150, 70] };
 const OTHER = [[152, 78, 163], [255, 127, 0], [200, 180, 40], [166, 86, 40], [247, 129, 191]];
@@ -29,21 +29,14 @@ function kindColour(kind, rank) {
 const ease = (t) => (t < 0.5 ? 4 * t * t * t : 1 - Math.pow(-2 * t + 2, 3) / 2);
 
 function render({ model, el: host }) {
-  const root = element("div", { class: "ms-widget macroscope-topology", style: { position: "relative", font: "13px sans-serif" } });
   const play = element("button", { title: "step the window through the run" }, ["\u25b6 play"]);
   const startIn = element("input", { type: "range", min: "0", max: "1000", step: "1", style: { width: "260px", verticalAlign: "middle" } });
   const widthIn = element("input", { type: "range", min: "1", max: "1000", step: "1", style: { width: "120px", verticalAlign: "middle" } });
   const wlabel = element("span", { class: "macroscope-window", style: { marginLeft: "6px", fontFamily: "monospace" } });
   const expandAll = element("button", {}, ["expand all"]);
-  const bar = element("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap: "6px" } }, [
+  const { root, canvas, legend, error, tip } = explorer(host, "topology", [
     play, element("span", {}, ["window start"]), startIn, element("span", {}, ["width"]), widthIn, wlabel, expandAll,
-  ]);
-  const canvas = element("canvas", { class: "ms-main", style: { display: "block", cursor: "pointer" } });
-  const legend = element("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
-  const error = element("div", { style: { color: "#b00", fontSize: "12px" } });
-  root.append(bar, canvas, legend, error);
-  host.appendChild(root);
-  const tip = new Tooltip(root);
+  ], { gap: "6px", cursor: "pointer" });
 
   let nodes = [];        // {path, name, kind, ..., x, y (drawn), tx, ty (target), fill, size}
   let links = [];        // {source, target (node objects), count}

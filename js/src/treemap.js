@@ -4,26 +4,19 @@
 // a rectangle and gives its values. Rectangles arrive in the unit square
 // (y up) from Aggregation.treemap; aggregates are split into a strip per
 // state in proportion to its share (or filled with their mode).
-import { readTable, hiDPI, Tooltip, element, fmt, pointer, frameDrawn, Raster, pixel, rgb, levelSlider, swatches } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, frameDrawn, Raster, pixel, rgb, levelSlider, swatches } from "./_shared.js";
 
 function render({ model, el: host }) {
-  const root = element("div", { class: "ms-widget macroscope-treemap", style: { position: "relative", font: "13px sans-serif" } });
   const up = element("button", { title: "zoom out one level" }, ["\u2191 up"]);
   const crumb = element("span", { class: "macroscope-crumb", style: { margin: "0 10px", fontFamily: "monospace" } });
   const slider = element("input", { type: "range", min: "0", step: "1", style: { width: "220px", verticalAlign: "middle" } });
   const plabel = element("span", { class: "macroscope-p", style: { marginLeft: "6px" } });
   const share = element("input", { type: "checkbox", checked: "" });
-  const bar = element("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap: "4px" } }, [
+  const { root, canvas, legend, error, tip } = explorer(host, "treemap", [
     up, crumb, element("span", {}, ["p"]), slider, plabel,
     element("label", { style: { marginLeft: "12px" } }, [share, " split by state share"]),
-  ]);
-  const canvas = element("canvas", { class: "ms-main", style: { display: "block", cursor: "pointer" } });
-  const legend = element("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
-  const error = element("div", { style: { color: "#b00", fontSize: "12px" } });
-  root.append(bar, canvas, legend, error);
-  host.appendChild(root);
+  ], { gap: "4px", cursor: "pointer" });
   host.dataset.lmSuppressShortcuts = "true"; // keys on the slider move the slider
-  const tip = new Tooltip(root);
 
   let data = null;       // columns of the current table
   let hoverRow = -1;
