@@ -73,8 +73,9 @@ bench: setup
 bench-compare: setup
 	$(VPY) bench/compare.py $(BENCH_ARGS)
 
-# The widgets' browser code: js/src bundled by esbuild into
-# pybind/macroscope/widgets/static (committed, so that installing needs no node).
+# The widgets' browser code: js/src bundled by esbuild into one module,
+# pybind/macroscope/widgets/static/widgets.js (committed, so that installing
+# needs no node).
 widgets-js:
 	cd js && npm ci --no-audit --no-fund && node build.mjs
 

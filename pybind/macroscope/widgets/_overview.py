@@ -21,7 +21,7 @@ import traitlets
 
 from .. import _bridge
 from . import _cells, _levels
-from ._base import ArrowWidget, arrow_trait, bundle, ipc
+from ._base import ArrowWidget, arrow_trait, ipc
 
 
 @dataclass
@@ -83,7 +83,7 @@ class ModelExplorer(ArrowWidget):
     :meth:`forward` do what the mouse does.
     """
 
-    _esm = bundle("overview")
+    _renderer = traitlets.Unicode("overview").tag(sync=True)
 
     # The current view, drawn by the browser.
     aggregates = arrow_trait()  # one row per rectangle (see _draw_table)
