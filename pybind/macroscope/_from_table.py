@@ -6,7 +6,11 @@ from __future__ import annotations
 import ctypes
 import os
 
+import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as csv
+import pyarrow.feather as feather
+import pyarrow.parquet as pq
 
 from . import _bridge
 from ._errors import InvalidArgumentError, TraceFormatError, TraceNotFoundError
@@ -76,16 +80,10 @@ def read_table(path: str | os.PathLike, resource: str = "resource", start: str =
     lower = path.lower()
     try:
         if lower.endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
             table = pq.read_table(path)
         elif lower.endswith((".feather", ".arrow", ".ipc")):
-            import pyarrow.feather as feather
-
             table = feather.read_table(path)
         elif lower.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-            import pyarrow.csv as csv
-
             delimiter = "\t" if ".tsv" in lower else ","
             table = csv.read_csv(path, parse_options=csv.ParseOptions(delimiter=delimiter))
         else:
@@ -104,10 +102,6 @@ def read_table(path: str | os.PathLike, resource: str = "resource", start: str =
 
 
 def _is_pandas(data) -> bool:
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        return False
     return isinstance(data, pd.DataFrame)
 
 
