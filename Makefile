@@ -57,6 +57,7 @@ go-test:
 
 py-test: setup
 	$(VPY) -m pytest -q pybind/tests
+	$(VPY) -m pytest -q --doctest-modules --pyargs macroscope
 
 # The type stub pybind/macroscope/__init__.pyi, written from the Go
 # registry's formats (the read_<format> functions are built at import); a

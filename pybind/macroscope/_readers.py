@@ -64,6 +64,14 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress: Progre
     and ``cause``) on malformed input, :class:`TraceNotFoundError` if the
     file does not exist and :class:`InvalidArgumentError` for an unknown
     format or option.
+
+    >>> trace = ms.read("testdata/jacobi32.trace")
+    >>> trace.format, len(trace.states), trace.complete
+    ('paje', 10272, True)
+    >>> trace.states[["container", "value", "start", "end"]].head(2)
+                  container      value  start  end
+    0  alpha/alpha-0/rank-0  PMPI_Init    0.0  0.0
+    1  alpha/alpha-1/rank-1  PMPI_Init    0.0  0.0
     """
     check_options("read", options)
     if format is None and not options and _dataset.is_dataset(path):

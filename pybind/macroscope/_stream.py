@@ -91,6 +91,12 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     Raises :class:`TraceFormatError` (with ``file`` and ``line``) on
     malformed input, :class:`TraceNotFoundError` for a missing file and
     :class:`InvalidArgumentError` for bad options.
+
+    >>> model = ms.read_micro("testdata/jacobi32.trace", slices=20)
+    >>> model
+    <macroscope.MicroModel 32 resources x 20 slices x 10 states, 0-8.5038 s>
+    >>> model.trace_info["states"], model.trace_info["passes"]
+    (10272, 1)
     """
     check_options("read_micro", options)
     options = dict(options)
@@ -177,6 +183,14 @@ def moments(path, format: str | None = None, busy=None, by: str = "resource",
     and adds them up: the same table, bit for bit, by resource or node
     (see ``docs/distributed.md``). ``progress`` shows Dask's progress bar
     then (by default in a notebook only).
+
+    >>> m = ms.moments("testdata/jacobi32.trace", idle=["PMPI_Waitall"])
+    >>> m
+    <macroscope.Moments by resource: 32 rows, busy = all states but PMPI_Waitall, window 0-8.5038 s>
+    >>> m.to_pandas()[["resource", "m0", "m1"]].head(2)
+                   resource        m0        m1
+    0  alpha/alpha-0/rank-0  6.388477  4.247813
+    1  alpha/alpha-1/rank-1  7.106542  4.218305
     """
     check_options("moments", options)
     opts = moments_options(busy, idle, by, state_types, nesting, gaps, start, end)
