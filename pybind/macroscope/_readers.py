@@ -23,8 +23,7 @@ from ._trace import Trace
 
 
 def read(path: str | os.PathLike, format: str | None = None, *, progress: Progress = None,
-         memory_budget: int | None = None,
-         **options) -> Trace:
+         memory_budget: int | None = None, **options) -> Trace:
     """Read a trace of any format Macroscope knows (:data:`FORMATS`,
     :func:`formats`), found by ``format`` or else by the file's extension,
     its first bytes (compressed files are looked into: gzip, bzip2, zstd)

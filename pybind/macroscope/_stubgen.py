@@ -45,7 +45,6 @@ _PRIVATE = {"._reading": ["Progress"]}
 _VALUES = {"FORMATS": _formats}
 
 
-
 def render() -> str:
     """The text of the stub, from the package as imported and the registry."""
     generated = _readers.GENERATED
