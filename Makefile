@@ -14,9 +14,10 @@ TRACE   := testdata/jacobi32.trace
 OUT     ?= out
 
 GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
-PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.js' \) -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
+PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.pyi' -o -name py.typed -o -name '*.js' \) \
+	-not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
 
-.PHONY: demo test setup lint go-test py-test notebooks bench bench-compare widgets-js clean fuzz
+.PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare widgets-js clean fuzz
 
 demo: setup
 	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
@@ -77,6 +78,13 @@ lint:
 
 py-test: setup
 	$(VPY) -m pytest -q pybind/tests
+	$(VPY) -m pytest -q --doctest-modules --pyargs macroscope
+
+# The type stub pybind/macroscope/__init__.pyi, written from the Go
+# registry's formats (the read_<format> functions are built at import); a
+# test fails when it is out of date.
+stubs: setup
+	$(VPY) -m macroscope._stubgen
 
 # Every Go fuzz target in turn, FUZZTIME each (scripts/fuzz.sh finds them;
 # docs/reliability.md has their rates). A crasher fails the run and is kept

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import traitlets
 
@@ -251,8 +252,6 @@ class ModelExplorer(ArrowWidget):
         Returns the draw table (a grid: row after row, slice after slice;
         the browser knows their nodes and slices from the view) and the
         DataFrame of the cells."""
-        import pandas as pd
-
         m = v.model
         lo, hi = v.rows
         first, last = v.slices
