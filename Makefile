@@ -14,14 +14,15 @@ TRACE   := testdata/jacobi32.trace
 OUT     ?= out
 
 GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name '*_test.go' 2>/dev/null)
-PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.js' \) -not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
+PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.pyi' -o -name py.typed -o -name '*.js' \) \
+	-not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
 
-.PHONY: demo test setup go-test py-test notebooks bench bench-compare widgets-js clean fuzz
+.PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare widgets-js clean fuzz
 
 demo: setup
 	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
 
-test: setup go-test py-test
+test: setup lint go-test py-test
 
 setup: $(VENV)/.installed
 
@@ -50,12 +51,40 @@ $(VENV)/.installed: $(VENV)/.deps $(GO_SOURCES) $(PY_SOURCES) go.mod go.sum
 		|| { tail -n 60 build/pip.log; exit 1; }
 	touch $@
 
+# The Go tests twice: with the assembly kernels of this machine, and with
+# -tags purego, the portable Go loops that arm64 and Apple machines run
+# (the kernels are checked bit for bit against them).
 go-test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(GO) test -tags purego ./...
+
+# Formatting, static analysis, and vet of the arm64 build (the kernels'
+# portable fallbacks and build tags). arm64's vet of the packages that use
+# cgo (the Arrow C interface) needs a cross compiler: Debian's
+# gcc-aarch64-linux-gnu, which CI installs; without it the pure-Go
+# packages are vetted.
+ARM64_CC ?= aarch64-linux-gnu-gcc
+lint:
+	@unformatted=$$(gofmt -l core arrowio plots pybind cmd bench); \
+		if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
+	$(GO) tool staticcheck ./...
+	@if command -v $(ARM64_CC) >/dev/null 2>&1; then \
+		echo "GOARCH=arm64 go vet ./..."; CC=$(ARM64_CC) CGO_ENABLED=1 GOARCH=arm64 $(GO) vet ./...; \
+	else \
+		echo "GOARCH=arm64 go vet ./core/... ./plots/... ($(ARM64_CC) absent: the cgo packages are not vetted for arm64)"; \
+		CGO_ENABLED=0 GOARCH=arm64 $(GO) vet ./core/... ./plots/...; \
+	fi
 
 py-test: setup
 	$(VPY) -m pytest -q pybind/tests
+	$(VPY) -m pytest -q --doctest-modules --pyargs macroscope
+
+# The type stub pybind/macroscope/__init__.pyi, written from the Go
+# registry's formats (the read_<format> functions are built at import); a
+# test fails when it is out of date.
+stubs: setup
+	$(VPY) -m macroscope._stubgen
 
 # Every Go fuzz target in turn, FUZZTIME each (scripts/fuzz.sh finds them;
 # docs/reliability.md has their rates). A crasher fails the run and is kept
@@ -73,8 +102,9 @@ bench: setup
 bench-compare: setup
 	$(VPY) bench/compare.py $(BENCH_ARGS)
 
-# The widgets' browser code: js/src bundled by esbuild into
-# pybind/macroscope/widgets/static (committed, so that installing needs no node).
+# The widgets' browser code: js/src bundled by esbuild into one module,
+# pybind/macroscope/widgets/static/widgets.js (committed, so that installing
+# needs no node).
 widgets-js:
 	cd js && npm ci --no-audit --no-fund && node build.mjs
 

@@ -1,24 +1,27 @@
-// Bundles every widget of src/ (the files not starting with "_") into one
-// self-contained ES module each under pybind/macroscope/widgets/static/:
+// Bundles the widgets' browser code, src/index.js and all it imports, into
+// one self-contained ES module, pybind/macroscope/widgets/static/widgets.js:
 // anywidget loads a widget's module from a string, so a bundle cannot
-// import sibling chunks. The bundles are committed; SOURCES.sha256 records
-// the hash of the sources they were built from, which the Python tests
-// check without needing node.
+// import sibling chunks, and one bundle carries apache-arrow once for all
+// the views. The bundle is committed; SOURCES.sha256 records the hash of
+// the sources it was built from, which the Python tests check without
+// needing node.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const here = new URL(".", import.meta.url).pathname;
 const out = process.argv[2] || join(here, "..", "pybind", "macroscope", "widgets", "static");
 mkdirSync(out, { recursive: true });
+// The bundle is the only module there: none of an older layout is left
+// behind to be installed.
+for (const f of readdirSync(out)) if (f.endsWith(".js")) rmSync(join(out, f));
 
 const src = join(here, "src");
-const widgets = readdirSync(src).filter((f) => f.endsWith(".js") && !f.startsWith("_")).sort();
 
 await build({
-  entryPoints: widgets.map((f) => join(src, f)),
-  outdir: out,
+  entryPoints: [join(src, "index.js")],
+  outfile: join(out, "widgets.js"),
   bundle: true,
   format: "esm",
   minify: true,
@@ -27,7 +30,7 @@ await build({
   logLevel: "warning",
 });
 
-// The hash covers what decides the bundles' bytes: the sources, the
+// The hash covers what decides the bundle's bytes: the sources, the
 // locked dependency versions and this script.
 export function sourcesHash() {
   const h = createHash("sha256");
@@ -40,4 +43,4 @@ export function sourcesHash() {
   return h.digest("hex");
 }
 writeFileSync(join(out, "SOURCES.sha256"), sourcesHash() + "\n");
-console.log(`built ${widgets.join(", ")} into ${out}`);
+console.log(`built src/index.js into ${join(out, "widgets.js")}`);

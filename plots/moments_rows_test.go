@@ -71,7 +71,7 @@ func TestResultRowsByStateAndNode(t *testing.T) {
 		{Path: "n/p", Name: "p", Parent: "n", State: "wait", Resources: 1, Sums: bar(2, 3)},
 		{Path: "n/q", Name: "q", Parent: "n", State: "wait", Resources: 1, Sums: bar(1, 3)},
 	}
-	fig, groups, legend := ResultRows(rows, moments.ByState, 0)
+	fig, groups, _ := ResultRows(rows, moments.ByState, 0)
 	if got := labelsOf(fig); got != "p run,p wait,q wait" {
 		t.Errorf("labels %s", got)
 	}
@@ -83,7 +83,7 @@ func TestResultRowsByStateAndNode(t *testing.T) {
 	if got := labelsOf(fig); got != "p wait,q wait,p run" || len(groups) != 2 || groups[0] != (RowGroup{"wait", 0, 2}) {
 		t.Errorf("labels %s, groups %+v", got, groups)
 	}
-	fig, _, legend = ResultRows(rows, moments.ByState, 0)
+	fig, _, legend := ResultRows(rows, moments.ByState, 0)
 	// One colour per state, never the skew line's, named by the legend.
 	if len(legend) != 2 || legend[0].Label != "run" || legend[1].Label != "wait" ||
 		fig[0].Color != legend[0].Color || fig[1].Color != legend[1].Color || fig[2].Color != legend[1].Color ||

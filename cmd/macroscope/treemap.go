@@ -61,7 +61,7 @@ func runTreemap(c *cli) error {
 	}
 	began := time.Now()
 	var m *micro.Model
-	name := *scenario
+	var name string
 	if *scenario != "" {
 		sc, ok := scenarios[*scenario]
 		if !ok {

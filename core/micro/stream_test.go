@@ -464,7 +464,7 @@ func streamFallsBackOnBrokenNesting(t *testing.T) {
 			st := trace.New()
 			sorted(st, trace.ReadOptions{})
 			want, wantErr = Build(st, opt)
-			got, sum, err = StreamWith(sorted, opt, trace.ReadOptions{}, StreamOptions{Probe: exactProbe(tr), StartOrdered: true})
+			got, _, err = StreamWith(sorted, opt, trace.ReadOptions{}, StreamOptions{Probe: exactProbe(tr), StartOrdered: true})
 			sameResult(t, name+", start-ordered", want, wantErr, got, err)
 		}
 	}

@@ -1,26 +1,32 @@
-// What every macroscope widget shares: decoding the Arrow tables Python
-// sends, canvases sharp on HiDPI screens, the state colours chosen on the
-// Python side, a tooltip, pixel hit-testing, and the report of each frame
-// drawn (which the tests and the redraw benchmark read).
+// What the views of macroscope's widgets share: decoding the Arrow tables
+// Python sends, canvases sharp on HiDPI screens, pixels and colours, DOM
+// elements and a tooltip, pixel hit-testing, numbers and times written for
+// a person, the level slider's keys, and the report of each frame drawn
+// (which the tests and the redraw benchmark read).
 import { tableFromIPC } from "apache-arrow";
 
-// table decodes the Arrow IPC stream held by a binary trait (a DataView in
-// the browser), or returns null when the trait is empty. A trait's value
-// is decoded once: redraws that do not change it reuse the table.
-const decoded = new WeakMap();
-export function table(model, name) {
-  return decode(model.get(name));
-}
+// --- Arrow tables --------------------------------------------------------
 
-// decode decodes an Arrow IPC stream (a DataView, an ArrayBuffer view or
-// a buffer of a custom message), or returns null when it is empty.
+// decode decodes an Arrow IPC stream (a binary trait's DataView, a buffer
+// of a custom message, any ArrayBuffer or view of one), or returns null
+// when it is empty. A stream is decoded once: redraws that do not change
+// it reuse the table.
+const decoded = new WeakMap();
 export function decode(v) {
   if (!v || v.byteLength === 0) return null;
   if (decoded.has(v)) return decoded.get(v);
-  const bytes = v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  const bytes = v instanceof Uint8Array ? v
+    : ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+    : new Uint8Array(v);
   const t = tableFromIPC(bytes);
   decoded.set(v, t);
   return t;
+}
+
+// table decodes the Arrow table held by a binary trait, or returns null
+// when the trait is empty.
+export function table(model, name) {
+  return decode(model.get(name));
 }
 
 // column returns the values of a numeric column as its typed array (no
@@ -34,10 +40,50 @@ export function column(tbl, name) {
   return a instanceof BigInt64Array || a instanceof BigUint64Array ? Float64Array.from(a, Number) : a;
 }
 
+// readTable gives every column of an Arrow IPC stream by name: numbers
+// without nulls as their typed arrays and booleans as a Uint8Array (both
+// without copying or per-value calls, so that a table of 100,000 rows
+// decodes in milliseconds); other columns (strings, dictionaries, numbers
+// with nulls) as their Arrow vectors, read one value at a time with
+// .get(i) where needed (a tooltip, a label). It also gives length (the
+// rows) and names (the columns, in order). Empty input gives null.
+export function readTable(bytes) {
+  const tbl = decode(bytes);
+  if (!tbl) return null;
+  const cols = { length: tbl.numRows, names: [] };
+  for (const field of tbl.schema.fields) {
+    const vec = tbl.getChild(field.name);
+    cols.names.push(field.name);
+    const t = field.type.toString();
+    if (/^(Float|Int|Uint)/.test(t) && vec.nullCount === 0) cols[field.name] = vec.toArray();
+    else if (t === "Bool") cols[field.name] = bools(vec);
+    else cols[field.name] = vec;
+  }
+  return cols;
+}
+
+// bools gives the values of a boolean vector as 0 and 1 (null as 0), read
+// from its bitmaps.
+function bools(vec) {
+  const out = new Uint8Array(vec.length);
+  let k = 0;
+  for (const d of vec.data) {
+    const bits = d.values, valid = d.nullBitmap, off = d.offset;
+    for (let i = 0; i < d.length; i++, k++) {
+      const j = off + i;
+      out[k] = (bits[j >> 3] >> (j & 7)) & 1 & (valid && valid.length ? (valid[j >> 3] >> (j & 7)) & 1 : 1);
+    }
+  }
+  return out;
+}
+
+// --- Canvases and colours -------------------------------------------------
+
 // hiDPI sizes a canvas to cssWidth x cssHeight CSS pixels backed by as
-// many device pixels as the screen has, and returns its 2D context scaled
-// so that drawing code works in CSS pixels. A canvas already of that size
-// keeps its backing store (reallocating it costs the next frame dearly).
+// many device pixels as the screen has, clears it, and returns its 2D
+// context scaled so that drawing code works in CSS pixels. A canvas
+// already of that size keeps its backing store (reallocating it costs the
+// next frame dearly).
 export function hiDPI(canvas, cssWidth, cssHeight) {
   const dpr = window.devicePixelRatio || 1;
   const w = Math.round(cssWidth * dpr), h = Math.round(cssHeight * dpr);
@@ -122,6 +168,13 @@ export function rgb(hex) {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
+// rgbCss writes a colour packed as 0xrrggbb (the colour columns of the
+// kaleidoscope's table) as a CSS colour, at opacity alpha.
+export function rgbCss(packed, alpha = 1) {
+  const r = (packed >> 16) & 255, g = (packed >> 8) & 255, b = packed & 255;
+  return alpha >= 1 ? `rgb(${r},${g},${b})` : `rgba(${r},${g},${b},${alpha})`;
+}
+
 // Palette: the colour of each category (state) as Python chose it (the
 // "palette" trait: one "#rrggbb" per state, in the order of the "states"
 // trait), so that widgets and static figures agree.
@@ -143,34 +196,6 @@ export class Palette {
     const c = i >= 0 && i < this.rgbs.length ? this.rgbs[i] : [153, 153, 153];
     const f = (v) => Math.round(255 - (alpha * (255 - v)) / 255);
     return [f(c[0]), f(c[1]), f(c[2])];
-  }
-}
-
-// Tooltip: a box that follows the pointer inside a widget's element.
-export class Tooltip {
-  constructor(parent) {
-    this.el = document.createElement("div");
-    this.el.className = "ms-tooltip";
-    this.el.style.display = "none";
-    parent.appendChild(this.el);
-  }
-  // show puts lines (strings; the first is bold) at x, y (CSS pixels
-  // relative to the parent).
-  show(x, y, lines) {
-    this.el.replaceChildren(
-      ...lines.map((l, i) => {
-        const d = document.createElement("div");
-        d.textContent = l;
-        if (i === 0) d.style.fontWeight = "bold";
-        return d;
-      }),
-    );
-    this.el.style.left = x + 12 + "px";
-    this.el.style.top = y + 12 + "px";
-    this.el.style.display = "block";
-  }
-  hide() {
-    this.el.style.display = "none";
   }
 }
 
@@ -223,54 +248,70 @@ export class PickBuffer {
   }
 }
 
-// Frames: report each frame drawn, after the browser painted it. The
-// element's data-frame attribute counts frames and data-latency holds the
-// milliseconds from Python setting the data (the "_sent_at" trait, a Unix
-// time in ms that Python sets with the data) to the frame, or, for a
-// frame the page draws from data it already holds, from ``since`` (the
-// Unix time in ms of the change in the page, e.g. a slider step); the
-// tests and the redraw benchmark read them. Both ends read the same
-// machine's clock. data-wait holds the milliseconds from the end of the
-// drawing (this call) to the frame.
-export function frameDrawn(model, el, extra, since) {
-  const drawn = Date.now();
-  requestAnimationFrame(() => {
-    const now = Date.now();
-    const sent = since || model.get("_sent_at") || 0;
-    const n = (+el.dataset.frame || 0) + 1;
-    el.dataset.frame = String(n);
-    el.dataset.latency = sent ? String(now - sent) : "";
-    el.dataset.wait = String(now - drawn);
-    if (extra) for (const [k, v] of Object.entries(extra)) el.dataset[k] = String(v);
-    el.dispatchEvent(new CustomEvent("ms-frame", { detail: { frame: n, latency: now - sent } }));
-  });
-}
+// --- Elements -------------------------------------------------------------
 
-// element makes a DOM element with a class and optional text.
-export function element(tag, className, text) {
+// element makes a DOM element: attrs are its attributes ("class", any
+// other attribute), "style" (an object of style properties) and "on..."
+// (event listeners, e.g. onclick); children are appended (elements or
+// text).
+export function element(tag, attrs = {}, children = []) {
   const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "style") Object.assign(e.style, v);
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
   return e;
 }
 
-// format writes a number of seconds with a unit a person reads.
-export function seconds(s) {
-  const a = Math.abs(s);
-  if (a === 0) return "0 s";
-  if (a < 1e-6) return (s * 1e9).toPrecision(4) + " ns";
-  if (a < 1e-3) return (s * 1e6).toPrecision(4) + " µs";
-  if (a < 1) return (s * 1e3).toPrecision(4) + " ms";
-  return s.toPrecision(5) + " s";
+// pointer gives the pointer's position in CSS pixels relative to elem.
+export function pointer(evt, elem) {
+  const r = elem.getBoundingClientRect();
+  return [evt.clientX - r.left, evt.clientY - r.top];
 }
 
-// CSS shared by the widgets (anywidget injects it once per page).
+// Tooltip: a box that follows the pointer inside a widget's element (its
+// parent, positioned): lines of text, the first one bold, each kept on
+// one line with its leading spaces. It keeps to the left of the pointer
+// where the right of the parent has no room for it.
+export class Tooltip {
+  constructor(parent) {
+    this.parent = parent;
+    this.at = [0, 0];
+    this.el = element("div", { class: "ms-tooltip", style: {
+      position: "absolute", pointerEvents: "none", display: "none", zIndex: 10,
+      background: "rgba(255,255,255,0.95)", border: "1px solid #888", borderRadius: "3px",
+      padding: "4px 6px", font: "12px sans-serif", color: "#222", whiteSpace: "pre",
+      boxShadow: "1px 1px 3px rgba(0,0,0,0.2)",
+    } });
+    parent.appendChild(this.el);
+  }
+  // show puts lines (strings) at x, y (CSS pixels relative to the parent).
+  show(x, y, lines) {
+    this.at = [x, y];
+    this.el.replaceChildren(...lines.map((l, i) => element("div", i === 0 ? { style: { fontWeight: "bold" } } : {}, [l])));
+    this.el.style.display = "block";
+    const w = this.el.offsetWidth;
+    const left = x + 12 + w > this.parent.clientWidth ? Math.max(0, x - 12 - w) : x + 12;
+    this.el.style.left = left + "px";
+    this.el.style.top = y + 12 + "px";
+  }
+  // update shows other lines where the tooltip was last shown (numbers
+  // that arrived after the pointer stopped).
+  update(lines) {
+    this.show(this.at[0], this.at[1], lines);
+  }
+  hide() {
+    this.el.style.display = "none";
+  }
+}
+
+// CSS of the overview's and the moment display's classes (anywidget gives
+// no stylesheet of a widget's own; installCSS adds this to the page once).
 export const css = `
 .ms-widget { font: 12px sans-serif; color: #222; position: relative; user-select: none; }
 .ms-widget canvas { display: block; }
-.ms-tooltip { position: absolute; pointer-events: none; background: rgba(255,255,255,0.95);
-  border: 1px solid #888; border-radius: 3px; padding: 4px 6px; white-space: nowrap; z-index: 10;
-  box-shadow: 1px 1px 3px rgba(0,0,0,0.2); }
 .ms-bar { display: flex; align-items: center; gap: 8px; margin: 4px 0; white-space: nowrap; overflow: hidden; }
 .ms-bar button { font: inherit; padding: 1px 8px; }
 .ms-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-top: 4px; }
@@ -284,6 +325,101 @@ export function installCSS() {
   s.id = "ms-widget-css";
   s.textContent = css;
   document.head.appendChild(s);
+}
+
+// layered makes a canvas with a second one stacked on it: the picture
+// below, the overlay (the hovered item's outline, a brush) above, so that
+// hovering redraws only the overlay. Returns the stack (to put in the
+// page) and both canvases.
+export function layered() {
+  const canvas = element("canvas", { class: "ms-main" });
+  const overlay = element("canvas", { class: "ms-overlay", style: { position: "absolute", left: "0", top: "0" } });
+  const stack = element("div", { style: { position: "relative" } }, [canvas, overlay]);
+  return { stack, canvas, overlay };
+}
+
+// explorer lays out the element of an explorer (the treemap, topology
+// and kaleidoscope explorers): a bar of controls, the canvas, the legend
+// and a line for Python's error, in a root element of class
+// "ms-widget macroscope-<name>" appended to host, and a tooltip. gap is
+// the space between the controls, cursor the canvas's pointer. Returns
+// the root, canvas, legend, error line and tooltip.
+export function explorer(host, name, controls, { gap, cursor }) {
+  const root = element("div", { class: `ms-widget macroscope-${name}`, style: { position: "relative", font: "13px sans-serif" } });
+  const bar = element("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap } }, controls);
+  const canvas = element("canvas", { class: "ms-main", style: { display: "block", cursor } });
+  const legend = element("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
+  const error = element("div", { style: { color: "#b00", fontSize: "12px" } });
+  root.append(bar, canvas, legend, error);
+  host.appendChild(root);
+  return { root, canvas, legend, error, tip: new Tooltip(root) };
+}
+
+// swatches makes the items of a legend, a colour square before each label,
+// the first max of [label, colour] entries and "+n more" for the rest.
+export function swatches(entries, max) {
+  const items = entries.slice(0, max).map(([label, colour]) => element("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
+    element("span", { style: { display: "inline-block", width: "10px", height: "10px", background: colour, marginRight: "3px" } }), label]));
+  if (entries.length > max) items.push(element("span", {}, [`+${entries.length - max} more`]));
+  return items;
+}
+
+// --- Numbers and times ----------------------------------------------------
+
+// fmt writes a number with `digits` significant digits (exponent notation
+// for the very large and the very small), anything else as text.
+export function fmt(x, digits = 4) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
+  if (typeof x !== "number") return String(x);
+  if (x !== 0 && (Math.abs(x) >= 1e6 || Math.abs(x) < 1e-3)) return x.toExponential(digits - 1);
+  return String(Number(x.toPrecision(digits)));
+}
+
+// seconds writes a number of seconds with a unit a person reads.
+export function seconds(s) {
+  const a = Math.abs(s);
+  if (a === 0) return "0 s";
+  if (a < 1e-6) return (s * 1e9).toPrecision(4) + " ns";
+  if (a < 1e-3) return (s * 1e6).toPrecision(4) + " µs";
+  if (a < 1) return (s * 1e3).toPrecision(4) + " ms";
+  return s.toPrecision(5) + " s";
+}
+
+// timeAxis writes the time axis of t0..t1 seconds under the plot area L
+// ({x0, y0, w, h}): seven ticks, and seconds from t0 when the clock is
+// absolute (large values), else the trace's seconds.
+export function timeAxis(ctx, L, t0, t1) {
+  const origin = Math.abs(t0) > 1e5 ? t0 : 0;
+  ctx.fillStyle = "#222222";
+  ctx.font = "11px sans-serif";
+  ctx.textBaseline = "top";
+  const ticks = 6;
+  for (let k = 0; k <= ticks; k++) {
+    const t = t0 + ((t1 - t0) * k) / ticks, x = L.x0 + (L.w * k) / ticks;
+    ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
+    ctx.textAlign = k === 0 ? "left" : k === ticks ? "right" : "center";
+    ctx.fillText(seconds(t - origin), x, L.y0 + L.h + 5);
+  }
+  ctx.textAlign = "center";
+  ctx.fillText(origin ? `time (from ${origin.toFixed(3)} s)` : "time", L.x0 + L.w / 2, L.y0 + L.h + 19);
+}
+
+// --- The level slider -----------------------------------------------------
+
+// levelSlider makes a range slider move the "level" trait by whole levels,
+// from the pointer and from the keys (see sliderKeys). Returns set(i),
+// which moves it to level i (clamped to the slider's range), and what
+// undoes the keys.
+export function levelSlider(slider, model) {
+  const set = (i) => {
+    i = Math.max(0, Math.min(Number(slider.max), i));
+    slider.value = String(i);
+    if (i === model.get("level")) return;
+    model.set("level", i);
+    model.save_changes();
+  };
+  slider.addEventListener("input", () => set(Number(slider.value)));
+  return { set, dispose: sliderKeys(slider, set) };
 }
 
 // sliderKeys makes the arrow, page, Home and End keys on a range slider
@@ -307,4 +443,30 @@ export function sliderKeys(slider, set) {
   };
   window.addEventListener("keydown", onKey, true);
   return () => window.removeEventListener("keydown", onKey, true);
+}
+
+// --- Frames ---------------------------------------------------------------
+
+// frameDrawn reports a frame drawn, after the browser painted it. The
+// element's data-frame attribute counts frames and data-latency holds the
+// milliseconds from Python setting the data (the "_sent_at" trait, a Unix
+// time in ms that Python sets with the data) to the frame, or, for a
+// frame the page draws from data it already holds, from ``since`` (the
+// Unix time in ms of the change in the page, e.g. a slider step); the
+// tests and the redraw benchmark read them. Both ends read the same
+// machine's clock. data-wait holds the milliseconds from the end of the
+// drawing (this call) to the frame; extra's entries become data-*
+// attributes.
+export function frameDrawn(model, el, extra, since) {
+  const drawn = Date.now();
+  requestAnimationFrame(() => {
+    const now = Date.now();
+    const sent = since || model.get("_sent_at") || 0;
+    const n = (+el.dataset.frame || 0) + 1;
+    el.dataset.frame = String(n);
+    el.dataset.latency = sent ? String(now - sent) : "";
+    el.dataset.wait = String(now - drawn);
+    if (extra) for (const [k, v] of Object.entries(extra)) el.dataset[k] = String(v);
+    el.dispatchEvent(new CustomEvent("ms-frame", { detail: { frame: n, latency: now - sent } }));
+  });
 }

@@ -5,25 +5,17 @@
 // wheel zooms about the pointer, dragging pans, hovering names the node
 // (procedure, PE, start time), double-clicking centres the view on its
 // subtree (the layout is recomputed by Python), the buttons switch views.
-import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer, rgbCss } from "./_views.js";
-import { frameDrawn } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, rgbCss, swatches, frameDrawn } from "./_shared.js";
 
 const NAMES = { pe: "PE", procedure: "procedure", time: "start time" };
 
 function render({ model, el: host }) {
-  const root = el("div", { class: "ms-widget macroscope-kaleidoscope", style: { position: "relative", font: "13px sans-serif" } });
-  const viewBar = el("span", { class: "macroscope-views" });
-  const reset = el("button", { title: "zoom and pan back" }, ["reset zoom"]);
-  const whole = el("button", { title: "back to the whole tree" }, ["whole tree"]);
-  const status = el("span", { style: { marginLeft: "8px", color: "#555" } });
-  const bar = el("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", gap: "6px", flexWrap: "wrap" } },
-    [el("span", {}, ["colour by"]), viewBar, reset, whole, status]);
-  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "grab" } });
-  const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
-  const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
-  root.append(bar, canvas, legend, error);
-  host.appendChild(root);
-  const tip = makeTooltip(root);
+  const viewBar = element("span", { class: "macroscope-views" });
+  const reset = element("button", { title: "zoom and pan back" }, ["reset zoom"]);
+  const whole = element("button", { title: "back to the whole tree" }, ["whole tree"]);
+  const status = element("span", { style: { marginLeft: "8px", color: "#555" } });
+  const { root, canvas, legend, error, tip } = explorer(host, "kaleidoscope",
+    [element("span", {}, ["colour by"]), viewBar, reset, whole, status], { gap: "6px", cursor: "grab" });
 
   let data = null;
   let families = [];     // [parentRow, [childRows...]] for drawn, uncondensed parents
@@ -69,7 +61,7 @@ function render({ model, el: host }) {
   function draw() {
     const t0 = performance.now();
     S = Math.max(300, Math.min(root.clientWidth || host.clientWidth || model.get("width"), model.get("width")));
-    const ctx = sizeCanvas(canvas, S, S);
+    const ctx = hiDPI(canvas, S, S);
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, S, S);
     if (!data || data.length === 0) return;
@@ -151,7 +143,7 @@ function render({ model, el: host }) {
     if (data.level) { const lv = data.level.get ? data.level.get(i) : data.level[i]; if (lv !== null) lines.push(`level ${lv}`); }
     if (data.collapsed[i]) lines.push("drawn without its descendants");
     lines.push("double-click to centre on its subtree");
-    return lines.join("\n");
+    return lines;
   }
 
   canvas.addEventListener("wheel", (evt) => {
@@ -186,7 +178,7 @@ function render({ model, el: host }) {
     if (i !== hoverRow) { hoverRow = i; draw(); }
     if (i < 0) { tip.hide(); return; }
     const [ox, oy] = pointer(evt, root);
-    tip.show(describe(i), ox, oy);
+    tip.show(ox, oy, describe(i));
   }
   function onUp() { panning = null; canvas.style.cursor = "grab"; }
   window.addEventListener("mousemove", onMove);
@@ -204,7 +196,7 @@ function render({ model, el: host }) {
     const views = model.get("views");
     const v = model.get("view");
     viewBar.replaceChildren(...views.map((name) => {
-      const b = el("button", { "data-view": name, style: { fontWeight: name === v ? "bold" : "normal" } }, [NAMES[name] || name]);
+      const b = element("button", { "data-view": name, style: { fontWeight: name === v ? "bold" : "normal" } }, [NAMES[name] || name]);
       b.addEventListener("click", () => { model.set("view", name); model.save_changes(); });
       return b;
     }));
@@ -215,16 +207,12 @@ function render({ model, el: host }) {
     if (!lg) { legend.replaceChildren(); return; }
     if (v === "time") {
       const grad = `linear-gradient(to right, ${lg.colours.join(",")})`;
-      legend.replaceChildren(el("span", {}, [`${fmt(lg.start, 6)} s `]),
-        el("span", { style: { display: "inline-block", width: "200px", height: "10px", background: grad, verticalAlign: "middle" } }),
-        el("span", {}, [` ${fmt(lg.end, 6)} s`]));
+      legend.replaceChildren(element("span", {}, [`${fmt(lg.start, 6)} s `]),
+        element("span", { style: { display: "inline-block", width: "200px", height: "10px", background: grad, verticalAlign: "middle" } }),
+        element("span", {}, [` ${fmt(lg.end, 6)} s`]));
       return;
     }
-    const max = 16;
-    const items = lg.labels.slice(0, max).map((label, i) => el("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
-      el("span", { style: { display: "inline-block", width: "10px", height: "10px", background: lg.colours[i], marginRight: "3px" } }), label]));
-    if (lg.labels.length > max) items.push(el("span", {}, [`+${lg.labels.length - max} more`]));
-    legend.replaceChildren(...items);
+    legend.replaceChildren(...swatches(lg.labels.map((label, i) => [label, lg.colours[i]]), 16));
   }
 
   model.on("change:_sent_at", load);

@@ -1,7 +1,7 @@
 // moments.explore(): the moment display of Godin, Quinn and Pancake, one
 // line per row of the Moments table, with the row under the pointer named
 // and its m0..m3 in a tooltip.
-import { table, column, hiDPI, Palette, Tooltip, frameDrawn, element, seconds, installCSS } from "./_shared.js";
+import { table, column, hiDPI, Palette, Tooltip, frameDrawn, layered, pointer, seconds, timeAxis, installCSS } from "./_shared.js";
 
 const LEFT = 170;
 const RIGHT = 10;
@@ -13,14 +13,7 @@ const SKEW = "#e41a1c"; // the skew line: the static display's first category co
 function render({ model, el }) {
   installCSS();
   el.classList.add("ms-widget", "ms-moments");
-  const stack = element("div");
-  stack.style.position = "relative";
-  const canvas = element("canvas", "ms-main");
-  const overlay = element("canvas", "ms-overlay");
-  overlay.style.position = "absolute";
-  overlay.style.left = "0";
-  overlay.style.top = "0";
-  stack.append(canvas, overlay);
+  const { stack, canvas, overlay } = layered();
   el.append(stack);
   const tooltip = new Tooltip(el);
   let d = null;
@@ -80,19 +73,8 @@ function render({ model, el }) {
     } else {
       ctx.fillText(`${n} rows`, L.x0 - 4, L.y0 + L.h / 2);
     }
-    // The time axis keeps to the window and labels its start as 0 when
-    // the clock is absolute.
-    const origin = Math.abs(t0) > 1e5 ? t0 : 0;
-    ctx.textBaseline = "top";
-    const ticks = 6;
-    for (let k = 0; k <= ticks; k++) {
-      const t = t0 + ((t1 - t0) * k) / ticks, x = L.x0 + (L.w * k) / ticks;
-      ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
-      ctx.textAlign = k === 0 ? "left" : k === ticks ? "right" : "center";
-      ctx.fillText(seconds(t - origin), x, L.y0 + L.h + 5);
-    }
-    ctx.textAlign = "center";
-    ctx.fillText(origin ? `time (from ${origin.toFixed(3)} s)` : "time", L.x0 + L.w / 2, L.y0 + L.h + 19);
+    // The time axis keeps to the window.
+    timeAxis(ctx, L, t0, t1);
     d = { n, L, lh, Y, labels, m0, m1, m2, m3, state, rows, W, H };
     el.dataset.plot = [L.x0, L.y0, L.w, L.h].join(",");
     frameDrawn(model, el, { count: n });
@@ -105,8 +87,7 @@ function render({ model, el }) {
   }
   let hovered = -1;
   overlay.addEventListener("mousemove", (e) => {
-    const r = overlay.getBoundingClientRect();
-    const x = e.clientX - r.left, y = e.clientY - r.top;
+    const [x, y] = pointer(e, overlay);
     const i = x >= d.L.x0 - LEFT && x <= d.L.x0 + d.L.w ? rowAt(y) : -1;
     const ctx = overlay.getContext("2d");
     if (i !== hovered) {

@@ -8,7 +8,8 @@
 // from the page's cells of the model, back and forward to a view whose
 // data it holds. Python follows each such action and confirms the view.
 import {
-  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, seconds, installCSS, Raster, pixel, sliderKeys,
+  table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, layered, pointer, seconds, timeAxis, installCSS,
+  Raster, pixel, levelSlider,
 } from "./_shared.js";
 import { Levels } from "./_levels.js";
 
@@ -40,31 +41,17 @@ function render({ model, el }) {
   el.classList.add("ms-widget", "ms-overview");
   // Keys on the slider move the slider, not the notebook's cells.
   el.dataset.lmSuppressShortcuts = "true";
-  const bar = element("div", "ms-bar");
-  const back = element("button", "ms-back", "◀ back");
-  const forward = element("button", "ms-forward", "forward ▶");
-  const title = element("span", "ms-title");
-  const slider = element("input", "ms-level");
-  slider.type = "range";
-  slider.min = "0";
-  slider.step = "1";
-  const levelText = element("span", "ms-level-text");
-  bar.append(back, forward, title, slider, levelText);
+  const back = element("button", { class: "ms-back" }, ["◀ back"]);
+  const forward = element("button", { class: "ms-forward" }, ["forward ▶"]);
+  const title = element("span", { class: "ms-title" });
+  const slider = element("input", { class: "ms-level", type: "range", min: "0", step: "1" });
+  const levelText = element("span", { class: "ms-level-text" });
+  const bar = element("div", { class: "ms-bar" }, [back, forward, title, slider, levelText]);
 
-  const row = element("div", "ms-row");
-  row.style.display = "flex";
-  row.style.gap = "8px";
-  const stack = element("div");
-  stack.style.position = "relative";
-  const canvas = element("canvas", "ms-main");
-  const overlay = element("canvas", "ms-overlay");
-  overlay.style.position = "absolute";
-  overlay.style.left = "0";
-  overlay.style.top = "0";
-  stack.append(canvas, overlay);
-  const quality = element("canvas", "ms-quality");
-  row.append(stack, quality);
-  const legend = element("div", "ms-legend");
+  const { stack, canvas, overlay } = layered();
+  const quality = element("canvas", { class: "ms-quality" });
+  const row = element("div", { class: "ms-row", style: { display: "flex", gap: "8px" } }, [stack, quality]);
+  const legend = element("div", { class: "ms-legend" });
   el.append(bar, row, legend);
   const tooltip = new Tooltip(el);
   const pick = new PickBuffer();
@@ -400,26 +387,10 @@ function render({ model, el }) {
     }
   }
 
-  // drawTime writes the time axis: seconds from the view's start when the
-  // clock is absolute (large values), else the trace's seconds.
+  // drawTime writes the time axis of the view's slices.
   function drawTime(ctx, L, view) {
     const dt = (view.end - view.start) / view.slices;
-    const t0 = view.start + view.first * dt, t1 = view.start + (view.last + 1) * dt;
-    const origin = Math.abs(t0) > 1e5 ? t0 : 0;
-    ctx.fillStyle = "#222222";
-    ctx.font = "11px sans-serif";
-    ctx.textAlign = "center";
-    ctx.textBaseline = "top";
-    const ticks = 6;
-    for (let k = 0; k <= ticks; k++) {
-      const t = t0 + ((t1 - t0) * k) / ticks;
-      const x = L.x0 + (L.w * k) / ticks;
-      ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
-      ctx.textAlign = k === 0 ? "left" : k === ticks ? "right" : "center";
-      ctx.fillText(seconds(t - origin), x, L.y0 + L.h + 5);
-    }
-    ctx.textAlign = "center";
-    ctx.fillText(origin ? `time (from ${origin.toFixed(3)} s)` : "time", L.x0 + L.w / 2, L.y0 + L.h + 19);
+    timeAxis(ctx, L, view.start + view.first * dt, view.start + (view.last + 1) * dt);
   }
 
   // drawLegend lists the states in view, the most visible first.
@@ -428,14 +399,11 @@ function render({ model, el }) {
     const max = 12;
     legend.replaceChildren(
       ...shown.slice(0, max).map((x) => {
-        const item = element("span", "ms-legend-item");
-        const sw = element("span", "ms-swatch");
-        sw.style.background = palette.color(x);
-        item.append(sw, document.createTextNode(states[x]));
-        return item;
+        const sw = element("span", { class: "ms-swatch", style: { background: palette.color(x) } });
+        return element("span", { class: "ms-legend-item" }, [sw, states[x]]);
       }),
     );
-    if (shown.length > max) legend.append(element("span", "ms-legend-more", `+${shown.length - max} more`));
+    if (shown.length > max) legend.append(element("span", { class: "ms-legend-more" }, [`+${shown.length - max} more`]));
   }
 
   // The quality curves: gain (green) and loss (red) of the optimal
@@ -528,10 +496,7 @@ function render({ model, el }) {
   }
 
   // --- the mouse --------------------------------------------------------
-  function pos(e) {
-    const r = overlay.getBoundingClientRect();
-    return [e.clientX - r.left, e.clientY - r.top];
-  }
+  const pos = (e) => pointer(e, overlay);
   function timeAt(x) {
     const v = d.view, dt = (v.end - v.start) / v.slices;
     const k = v.first + ((x - d.L.x0) / d.L.w) * (v.last - v.first + 1);
@@ -637,30 +602,19 @@ function render({ model, el }) {
       if (qd.lo[i] <= p && p <= qd.hi[i]) { best = i; break; }
       if (Math.abs(qd.lo[i] - p) < Math.abs(qd.lo[best] - p)) best = i;
     }
-    setLevel(best);
+    levelInput.set(best);
   });
-  // setLevel moves the slider: the page draws the level at once when it
-  // holds it (the change:level handler), else Python sends it.
-  const setLevel = (i) => {
-    i = Math.max(0, Math.min(+slider.max, i));
-    slider.value = String(i);
-    if (i === model.get("level")) return;
-    model.set("level", i);
-    model.save_changes();
-  };
-  slider.addEventListener("input", () => setLevel(+slider.value));
-  // The keys move the slider by whole levels (see sliderKeys).
-  const unKeys = sliderKeys(slider, setLevel);
+  // The slider, its keys and the quality curves move the level: the page
+  // draws the level at once when it holds it (the change:level handler),
+  // else Python sends it.
+  const levelInput = levelSlider(slider, model);
   back.addEventListener("click", () => send("back", {}, walkAhead("back")));
   forward.addEventListener("click", () => send("forward", {}, walkAhead("forward")));
 
   const onData = () => redraw();
   const onHover = () => {
     const info = model.get("hover_info") || {};
-    if (d && info.index === hovered && hovered >= 0) {
-      const r = tooltip.el.style;
-      tooltip.show(parseFloat(r.left) - 12, parseFloat(r.top) - 12, describe(hovered));
-    }
+    if (d && info.index === hovered && hovered >= 0) tooltip.update(describe(hovered));
   };
   const onSelected = () => outline(model.get("selected"));
   const onLevel = () => showLevel(Date.now());
@@ -674,7 +628,7 @@ function render({ model, el }) {
   redraw();
   return () => {
     window.removeEventListener("mouseup", onMouseUp);
-    unKeys();
+    levelInput.dispose();
     model.off("change:_sent_at", onData);
     model.off("change:level", onLevel);
     model.off("change:hover_info", onHover);

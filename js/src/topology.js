@@ -14,8 +14,7 @@
 // can be dragged: a force simulation (d3-force) lets its neighbours follow
 // and pulls every other node back to its place.
 import { forceSimulation, forceLink, forceManyBody, forceX, forceY } from "d3-force";
-import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer } from "./_views.js";
-import { frameDrawn } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, frameDrawn } from "./_shared.js";
 
 const KIND_COLOURS = { HOST: [31, 100, 180], LINK: [230, 110, 0], ROUTER: [80, 150, 70] };
 const OTHER = [[152, 78, 163], [255, 127, 0], [200, 180, 40], [166, 86, 40], [247, 129, 191]];
@@ -30,21 +29,14 @@ function kindColour(kind, rank) {
 const ease = (t) => (t < 0.5 ? 4 * t * t * t : 1 - Math.pow(-2 * t + 2, 3) / 2);
 
 function render({ model, el: host }) {
-  const root = el("div", { class: "ms-widget macroscope-topology", style: { position: "relative", font: "13px sans-serif" } });
-  const play = el("button", { title: "step the window through the run" }, ["\u25b6 play"]);
-  const startIn = el("input", { type: "range", min: "0", max: "1000", step: "1", style: { width: "260px", verticalAlign: "middle" } });
-  const widthIn = el("input", { type: "range", min: "1", max: "1000", step: "1", style: { width: "120px", verticalAlign: "middle" } });
-  const wlabel = el("span", { class: "macroscope-window", style: { marginLeft: "6px", fontFamily: "monospace" } });
-  const expandAll = el("button", {}, ["expand all"]);
-  const bar = el("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap: "6px" } }, [
-    play, el("span", {}, ["window start"]), startIn, el("span", {}, ["width"]), widthIn, wlabel, expandAll,
-  ]);
-  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "pointer" } });
-  const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
-  const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
-  root.append(bar, canvas, legend, error);
-  host.appendChild(root);
-  const tip = makeTooltip(root);
+  const play = element("button", { title: "step the window through the run" }, ["\u25b6 play"]);
+  const startIn = element("input", { type: "range", min: "0", max: "1000", step: "1", style: { width: "260px", verticalAlign: "middle" } });
+  const widthIn = element("input", { type: "range", min: "1", max: "1000", step: "1", style: { width: "120px", verticalAlign: "middle" } });
+  const wlabel = element("span", { class: "macroscope-window", style: { marginLeft: "6px", fontFamily: "monospace" } });
+  const expandAll = element("button", {}, ["expand all"]);
+  const { root, canvas, legend, error, tip } = explorer(host, "topology", [
+    play, element("span", {}, ["window start"]), startIn, element("span", {}, ["width"]), widthIn, wlabel, expandAll,
+  ], { gap: "6px", cursor: "pointer" });
 
   let nodes = [];        // {path, name, kind, ..., x, y (drawn), tx, ty (target), fill, size}
   let links = [];        // {source, target (node objects), count}
@@ -222,7 +214,7 @@ function render({ model, el: host }) {
 
   function draw() {
     const t0 = performance.now();
-    const ctx = sizeCanvas(canvas, W, H);
+    const ctx = hiDPI(canvas, W, H);
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, W, H);
     ctx.strokeStyle = "rgba(120,120,120,0.6)";
@@ -302,7 +294,7 @@ function render({ model, el: host }) {
     lines.push(`capacity ${fmt(n.capacity)}, usage ${fmt(n.usage)}`);
     lines.push(`utilization ${Number.isFinite(n.ratio) ? fmt(100 * n.ratio, 3) + " %" : "n/a"} over ${fmt(a)}-${fmt(b)} s`);
     lines.push(n.aggregated ? "click to expand" : (n.group ? `click to collapse ${n.group}` : "click to collapse the whole graph"));
-    return lines.join("\n");
+    return lines;
   }
 
   // Dragging: the node follows the pointer; a simulation lets the nodes
@@ -343,7 +335,7 @@ function render({ model, el: host }) {
     if (n !== hover) { hover = n; draw(); }
     if (!n) { tip.hide(); return; }
     const [ox, oy] = pointer(evt, root);
-    tip.show(describe(n), ox, oy);
+    tip.show(ox, oy, describe(n));
   }
   function onUp() {
     if (!dragging) return;
@@ -411,10 +403,10 @@ function render({ model, el: host }) {
     legend.replaceChildren(
       ...kinds.map((k, i) => {
         const [r, g, b2] = kindColour(k, i);
-        return el("span", { style: { marginRight: "10px" } }, [
-          el("span", { style: { display: "inline-block", width: "10px", height: "10px", border: `2px solid rgb(${r},${g},${b2})`, marginRight: "3px" } }), k]);
+        return element("span", { style: { marginRight: "10px" } }, [
+          element("span", { style: { display: "inline-block", width: "10px", height: "10px", border: `2px solid rgb(${r},${g},${b2})`, marginRight: "3px" } }), k]);
       }),
-      el("span", { class: "macroscope-count", style: { color: "#555" } }, [`${nodes.length} nodes, ${links.length} edges, ${c} group${c === 1 ? "" : "s"} collapsed`]),
+      element("span", { class: "macroscope-count", style: { color: "#555" } }, [`${nodes.length} nodes, ${links.length} edges, ${c} group${c === 1 ? "" : "s"} collapsed`]),
     );
   }
 

@@ -4,27 +4,19 @@
 // a rectangle and gives its values. Rectangles arrive in the unit square
 // (y up) from Aggregation.treemap; aggregates are split into a strip per
 // state in proportion to its share (or filled with their mode).
-import { readTable, sizeCanvas, makeTooltip, el, fmt, pointer } from "./_views.js";
-import { frameDrawn, Raster, pixel, rgb, sliderKeys } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, frameDrawn, Raster, pixel, rgb, levelSlider, swatches } from "./_shared.js";
 
 function render({ model, el: host }) {
-  const root = el("div", { class: "ms-widget macroscope-treemap", style: { position: "relative", font: "13px sans-serif" } });
-  const up = el("button", { title: "zoom out one level" }, ["\u2191 up"]);
-  const crumb = el("span", { class: "macroscope-crumb", style: { margin: "0 10px", fontFamily: "monospace" } });
-  const slider = el("input", { type: "range", min: "0", step: "1", style: { width: "220px", verticalAlign: "middle" } });
-  const plabel = el("span", { class: "macroscope-p", style: { marginLeft: "6px" } });
-  const share = el("input", { type: "checkbox", checked: "" });
-  const bar = el("div", { style: { marginBottom: "4px", display: "flex", alignItems: "center", flexWrap: "wrap", gap: "4px" } }, [
-    up, crumb, el("span", {}, ["p"]), slider, plabel,
-    el("label", { style: { marginLeft: "12px" } }, [share, " split by state share"]),
-  ]);
-  const canvas = el("canvas", { class: "ms-main", style: { display: "block", cursor: "pointer" } });
-  const legend = el("div", { class: "macroscope-legend", style: { marginTop: "4px", fontSize: "12px" } });
-  const error = el("div", { style: { color: "#b00", fontSize: "12px" } });
-  root.append(bar, canvas, legend, error);
-  host.appendChild(root);
+  const up = element("button", { title: "zoom out one level" }, ["\u2191 up"]);
+  const crumb = element("span", { class: "macroscope-crumb", style: { margin: "0 10px", fontFamily: "monospace" } });
+  const slider = element("input", { type: "range", min: "0", step: "1", style: { width: "220px", verticalAlign: "middle" } });
+  const plabel = element("span", { class: "macroscope-p", style: { marginLeft: "6px" } });
+  const share = element("input", { type: "checkbox", checked: "" });
+  const { root, canvas, legend, error, tip } = explorer(host, "treemap", [
+    up, crumb, element("span", {}, ["p"]), slider, plabel,
+    element("label", { style: { marginLeft: "12px" } }, [share, " split by state share"]),
+  ], { gap: "4px", cursor: "pointer" });
   host.dataset.lmSuppressShortcuts = "true"; // keys on the slider move the slider
-  const tip = makeTooltip(root);
 
   let data = null;       // columns of the current table
   let hoverRow = -1;
@@ -43,7 +35,7 @@ function render({ model, el: host }) {
 
   function draw() {
     const [W, H] = size();
-    const ctx = sizeCanvas(canvas, W, H);
+    const ctx = hiDPI(canvas, W, H);
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, W, H);
     if (!data) return;
@@ -157,7 +149,7 @@ function render({ model, el: host }) {
       .sort((a, b) => b[1] - a[1]).slice(0, 6);
     for (const [s, f] of ps) lines.push(`  ${s}: ${fmt(100 * f, 3)} %`);
     if (data.group[i] && i > 0) lines.push("click to zoom in");
-    return lines.join("\n");
+    return lines;
   }
 
   canvas.addEventListener("mousemove", (evt) => {
@@ -167,7 +159,7 @@ function render({ model, el: host }) {
     if (k !== hoverRow) { hoverRow = k; draw(); }
     if (k < 0) { tip.hide(); return; }
     const [ox, oy] = pointer(evt, root);
-    tip.show(describe(k), ox, oy);
+    tip.show(ox, oy, describe(k));
   });
   canvas.addEventListener("mouseleave", () => { hoverRow = -1; tip.hide(); draw(); });
   canvas.addEventListener("click", (evt) => {
@@ -182,16 +174,8 @@ function render({ model, el: host }) {
     }
   });
   up.addEventListener("click", () => model.send({ type: "up" }));
-  const setLevel = (i) => {
-    i = Math.max(0, Math.min(Number(slider.max), i));
-    slider.value = String(i);
-    if (i === model.get("level")) return;
-    model.set("level", i);
-    model.save_changes();
-  };
-  slider.addEventListener("input", () => setLevel(Number(slider.value)));
-  // The keys move the slider by whole levels (see sliderKeys).
-  const unKeys = sliderKeys(slider, setLevel);
+  // The slider and its keys move the level by whole levels.
+  const levelInput = levelSlider(slider, model);
   share.addEventListener("change", draw);
 
   function controls() {
@@ -212,12 +196,7 @@ function render({ model, el: host }) {
       if (col) for (let r = 0; r < data.length; r++) if (data.aggregated[r]) t += col[r] * data.value[r];
       return [i, t];
     }).filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
-    const MAX = 12;
-    const items = present.slice(0, MAX).map(([i]) => el("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
-      el("span", { style: { display: "inline-block", width: "10px", height: "10px", background: colourOf(i), marginRight: "3px" } }), states()[i],
-    ]));
-    if (present.length > MAX) items.push(el("span", {}, [`+${present.length - MAX} more`]));
-    legend.replaceChildren(...items);
+    legend.replaceChildren(...swatches(present.map(([i]) => [states()[i], colourOf(i)]), 12));
   }
 
   // The tables the page holds: the ones drawn and the neighbouring levels
@@ -272,7 +251,7 @@ function render({ model, el: host }) {
   load();
   return () => {
     ro.disconnect();
-    unKeys();
+    levelInput.dispose();
   };
 }
 

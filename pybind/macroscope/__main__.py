@@ -27,12 +27,12 @@ import time
 import pyarrow.parquet as pq
 
 import macroscope as ms
-from macroscope._readers import _OPTIONS
+from macroscope._formats import READER_OPTIONS
 from macroscope._trace import describe
 
 _KINDS = ("spatiotemporal", "spatial", "temporal")
 # The names of the readers' options, as the Go registry declares them.
-_READER_OPTIONS = {name for names in _OPTIONS.values() for name in names}
+_READER_OPTIONS = {name for names in READER_OPTIONS.values() for name in names}
 
 
 def _output(args, name: str) -> str:

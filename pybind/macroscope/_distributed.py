@@ -17,8 +17,9 @@ tree, and a worker matches them at the root, as the read of the whole
 archive does, into a partial merged last. Matching needs both ends of a
 message, which lie in two parts, so it happens once, with all of them.
 
-Nothing here imports Dask unless a client is given: this module is only
-imported then. The functions the workers run are pure (the same part gives
+Nothing here imports Dask unless a client is given: Dask is an optional
+dependency, and a heavy one, so each function that needs it imports it.
+The functions the workers run are pure (the same part gives
 the same bytes), so Dask may run them again when a worker dies.
 """
 
@@ -30,9 +31,10 @@ import json
 import os
 import warnings
 
-from . import _bridge, _reading
+from . import _bridge, _dataset, _reading
 from ._errors import InvalidArgumentError
 from ._model import MicroModel
+from ._moments import Moments
 
 # The plan's orders (micro.Order): how the parts' definitions interleave.
 _BY_PART, _BY_TIME = 0, 1
@@ -48,7 +50,7 @@ def _prepare_worker():
     if _maxprocs_set:
         return
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # Dask: optional, imported only on its workers
         nthreads = get_worker().state.nthreads
     except (ImportError, ValueError, AttributeError):
         nthreads = 0  # not on a worker (a local scheduler): leave Go's
@@ -88,13 +90,11 @@ def _build(part: str, model_options: str, start: int, end: int) -> tuple[bytes, 
 
 
 def _dataset_extent(file: str) -> tuple[int, int]:
-    from . import _dataset
     return _dataset.extent_of(file)
 
 
 def _dataset_build(file: str, model_options: str, start: int, end: int) -> bytes:
     """The partial model of one file of a Parquet dataset's states."""
-    from . import _dataset
     _prepare_worker()
     trace = _dataset.read_part(file)
     return bytes(_bridge.call(trace._h.Partial, model_options, start, end))
@@ -103,7 +103,6 @@ def _dataset_build(file: str, model_options: str, start: int, end: int) -> bytes
 def read_micro_dataset(directory, client, model_options: str, *, start, end, progress) -> MicroModel:
     """The model of a Parquet dataset (macroscope.to_parquet_dataset), a
     part per file of its states, as the files follow in the dataset."""
-    from . import _dataset
     _check_client(client)
     files = _dataset.state_files(directory)
     if not files:
@@ -195,6 +194,7 @@ def _show_progress(progress, futures):
     when progress is True, or None in a notebook."""
     if progress is False:
         return
+    # Dask: optional, imported only when a client is given.
     from distributed import progress as dask_progress
     from distributed.utils import is_kernel
     if progress is True or (progress is None and is_kernel()):
@@ -203,7 +203,7 @@ def _show_progress(progress, futures):
 
 def _check_client(client):
     try:
-        from distributed import Client
+        from distributed import Client  # Dask: optional, imported only when a client is given
     except ImportError:
         raise InvalidArgumentError("client: a Dask client needs dask.distributed "
                                    "(pip install 'macroscope-hpc[dask]')", param="client") from None
@@ -271,8 +271,6 @@ def read_micro(paths, client, model_options: str, *, start, end, format, options
 def moments(paths, client, opts: str, *, start, end, format, options: dict, runs: bool, progress):
     """The distributed moments (see macroscope.moments): by location group
     or by file, where each resource lies in one part."""
-    from ._moments import Moments
-
     # Byte ranges split a resource's states: its sums would add up to
     # rounding only. A Paraver file or a pj_dump one is one part.
     fmt = format or (_bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) if len(paths) == 1 else "")

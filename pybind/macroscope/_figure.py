@@ -9,6 +9,9 @@ from ._errors import InvalidArgumentError
 
 FORMATS = ("png", "svg", "pdf")
 
+# Figures are sized in pixels at 96 dpi; the Go side draws in points.
+POINTS_PER_PIXEL = 72 / 96
+
 
 def format_of(path) -> str:
     """The image format a file name asks for, by its extension."""

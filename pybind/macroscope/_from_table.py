@@ -6,7 +6,11 @@ from __future__ import annotations
 import ctypes
 import os
 
+import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as csv
+import pyarrow.feather as feather
+import pyarrow.parquet as pq
 
 from . import _bridge
 from ._errors import InvalidArgumentError, TraceFormatError, TraceNotFoundError
@@ -46,6 +50,19 @@ def from_pandas(data, resource: str = "resource", start: str = "start", end=_UNS
     (counted from 0, as ``DataFrame.iloc``) for a missing column, a null or
     NaN, an end before its start, a negative duration, or states that
     overlap without nesting.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"resource": ["node0/cpu0", "node0/cpu0", "node0/cpu1"],
+    ...                       "state": ["compute", "send", "compute"],
+    ...                       "start": [0.0, 1.0, 0.0], "end": [1.0, 1.5, 2.0]})
+    >>> trace = ms.from_pandas(frame, levels=["node", "cpu"])
+    >>> trace
+    <macroscope.Trace DataFrame: 3 containers, 3 states, 0 variables, 0 links, 0 events, 0-2 s>
+    >>> trace.containers[["path", "type", "depth"]]
+             path  type  depth
+    0       node0  node      1
+    1  node0/cpu0   cpu      2
+    2  node0/cpu1   cpu      2
     """
     if duration is not None and end is not _UNSET and end is not None:
         raise InvalidArgumentError("end: give an end column or a duration column, not both", param="end")
@@ -76,16 +93,10 @@ def read_table(path: str | os.PathLike, resource: str = "resource", start: str =
     lower = path.lower()
     try:
         if lower.endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
-
             table = pq.read_table(path)
         elif lower.endswith((".feather", ".arrow", ".ipc")):
-            import pyarrow.feather as feather
-
             table = feather.read_table(path)
         elif lower.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-            import pyarrow.csv as csv
-
             delimiter = "\t" if ".tsv" in lower else ","
             table = csv.read_csv(path, parse_options=csv.ParseOptions(delimiter=delimiter))
         else:
@@ -104,10 +115,6 @@ def read_table(path: str | os.PathLike, resource: str = "resource", start: str =
 
 
 def _is_pandas(data) -> bool:
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        return False
     return isinstance(data, pd.DataFrame)
 
 

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
+from ._figure import Figure
 from ._tables import TableResult, incomplete_suffix
 
 _VIEWS = ("pe", "procedure", "time")
@@ -248,7 +249,7 @@ class Kaleidoscope(TableResult):
         return self._tree._key(text) if self._tree is not None else text
 
     def plot(self, view: str = "pe", path: str | os.PathLike | None = None, format: str | None = None,
-             title: str | None = None, *, colors: dict | None = None):
+             title: str | None = None, *, colors: dict | None = None) -> Figure:
         """Draw the kaleidoscope coloured by ``view``: "pe" (processing
         element), "procedure" or "time" (start time on a spectrum from blue
         to magenta over the view's time span).
@@ -282,6 +283,8 @@ class Kaleidoscope(TableResult):
         switch views (PE, procedure, time), double-click a node to centre
         on its subtree. Colours as in :meth:`plot` (``colors`` may name
         PEs and procedures alike). See docs/widgets.md."""
+        # Imported when asked: the widgets need anywidget, an optional
+        # dependency, and take time to import.
         from .widgets._kaleido import KaleidoscopeExplorer
 
         return KaleidoscopeExplorer(self, view=view, colors=colors)

@@ -6,13 +6,14 @@ import json
 import math
 import os
 
-from . import _bridge, _figure
+import pandas as pd
+
+from . import _bridge, _figure, _work
 from ._errors import InvalidArgumentError
+from ._figure import Figure
+from ._moments import Moments, aggregation_moments
 from ._tables import TableResult, incomplete_suffix
-
-# Figures are sized in pixels at 96 dpi; the Go side works in points.
-_POINTS_PER_PIXEL = 72 / 96
-
+from ._treemap import Treemap, plot_treemap, treemap
 
 _KINDS = ("spatiotemporal", "spatial", "temporal")
 
@@ -123,8 +124,6 @@ class MicroModel(TableResult):
         solved), and Ctrl-C or Jupyter's stop button stops the Go solve
         with KeyboardInterrupt.
         """
-        from . import _work
-
         _check_p(p)
         engine = _engine_options(kind, normalize, gain, window, ties, entities)
         work = _bridge.call(self._h.StartAggregate, float(p), engine)
@@ -136,7 +135,7 @@ class MicroModel(TableResult):
     def significant_p(self, threshold: float = 1e-3, method: str = "exact", normalize: bool = True,
                       recommend: str = "knee", kind: str = "spatiotemporal", gain: str | None = None,
                       window: tuple[int, int] | None = None, ties: str = "finest", entities: str | None = None, *,
-                      progress=None):
+                      progress=None) -> pd.DataFrame:
         """DataFrame of the distinct optimal partitions of ``kind`` as p goes
         from 0 to 1: the range [p_low, p_high] over which each is optimal,
         its gain, loss and number of aggregates, and which one is
@@ -173,8 +172,6 @@ class MicroModel(TableResult):
     def _sweep(self, opts: str, progress=None):
         """Run the significant-p search of ``opts`` with progress and Ctrl-C
         (see :meth:`significant_p`); the native side keeps its levels."""
-        from . import _work
-
         _work.run(_bridge.call(self._h.StartSignificant, opts), "significant p", progress)
 
     def recommended_p(self, **kwargs) -> float:
@@ -186,14 +183,12 @@ class MicroModel(TableResult):
 
     def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
                       normalize: bool = True, gain: str | None = None, window: tuple[int, int] | None = None,
-                      ties: str = "finest", entities: str | None = None, *, progress=None):
+                      ties: str = "finest", entities: str | None = None, *, progress=None) -> pd.DataFrame:
         """DataFrame of the quality curves: the gain and loss of the optimal
         partition (and its number of aggregates) against p, a step function
         given by its vertices: two rows per level, at p_low and p_high, so
         that plotting ``p`` against ``gain`` and ``loss`` draws the steps.
         Arguments are those of :meth:`significant_p`."""
-        import pandas as pd
-
         levels = self.significant_p(threshold=threshold, method=method, normalize=normalize, kind=kind, gain=gain,
                                     window=window, ties=ties, entities=entities, progress=progress)
         rows = []
@@ -206,7 +201,7 @@ class MicroModel(TableResult):
                      threshold: float = 1e-3, method: str = "exact", normalize: bool = True, gain: str | None = None,
                      window: tuple[int, int] | None = None, recommend: str = "knee", log_p: bool = False,
                      width: int = 768, height: int = 576, format: str | None = None, title: str | None = None,
-                     ties: str = "finest", entities: str | None = None):
+                     ties: str = "finest", entities: str | None = None) -> Figure:
         """Draw the quality curves (Ocelotl's): gain (green) and loss (red) of
         the optimal partition of ``kind`` against p, as fractions of those of
         the coarsest partition, the number of aggregates below, and the
@@ -219,7 +214,7 @@ class MicroModel(TableResult):
         opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
                                                entities))
         self._sweep(json.dumps(opts))  # progress and Ctrl-C for the search; the figure reuses it
-        opts.update(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, log_p=bool(log_p))
+        opts.update(width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, log_p=bool(log_p))
         if title is not None:
             opts["title"] = title
         return _figure.plot(lambda fmt: _bridge.call(self._h.PlotQuality, json.dumps({**opts, "format": fmt})),
@@ -240,6 +235,8 @@ class MicroModel(TableResult):
         aggregate, clicking opens its cells, back and forward. Returns the
         widget: ``widget.selection``, ``widget.view_table()`` and
         ``widget.figure()`` give what it shows."""
+        # Imported when asked: the widgets need anywidget, an optional
+        # dependency, and take time to import.
         from .widgets import ModelExplorer
 
         return ModelExplorer(self, p=p, width=width, height=height, threshold=threshold)
@@ -248,20 +245,6 @@ class MicroModel(TableResult):
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "
                 f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
-
-
-def model_options(slices, start, end, state_types, depth, metric, types, key=None, memory_budget=None) -> str:
-    """The JSON options of a microscopic model, checked (Trace.micro and
-    read_micro take the same)."""
-    for name, v in (("start", start), ("end", end)):
-        if v is not None and not math.isfinite(v):
-            raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
-    if isinstance(state_types, str):
-        state_types = [state_types]
-    if isinstance(types, str):
-        types = [types]
-    return _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
-                           metric=metric, types=types, key=key, memory_budget=_bridge.memory_budget(memory_budget))
 
 
 def _engine_options(kind, normalize, gain, window, ties="finest", entities=None) -> str:
@@ -329,7 +312,7 @@ class Aggregation(TableResult):
         return self._info["aggregates"]
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 576,
-             format: str | None = None, title: str | None = None, *, colors: dict | None = None):
+             format: str | None = None, title: str | None = None, *, colors: dict | None = None) -> Figure:
         """Draw the overview figure of Dosimont et al. 2014: one row per resource grouped
         by the hierarchy, one rectangle per aggregate in the colour of its
         mode state, more opaque as the mode dominates.
@@ -346,7 +329,7 @@ class Aggregation(TableResult):
         otherwise the image bytes are returned.
         """
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, format=fmt, title=title,
+            width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, format=fmt, title=title,
             colors=_figure.color_options(colors))),
             path, format, title or "overview")
 
@@ -354,19 +337,17 @@ class Aggregation(TableResult):
         return self.plot().to_bytes("png")
 
     def moments(self, busy=None, by: str = "aggregate", *, idle=None, state_types=None, nesting: str = "innermost",
-                gaps: bool = False):
+                gaps: bool = False) -> Moments:
         """Moments of utilization of every aggregate: the busy functions of
         the resources under its node, added, over its time range. ``by`` is
         "aggregate" or "state"; the other arguments are those of
         :meth:`macroscope.Trace.moments` (state types default to the
         model's)."""
-        from ._moments import aggregation_moments
-
         return aggregation_moments(self, busy=busy, by=by, idle=idle, state_types=state_types, nesting=nesting,
                                    gaps=gaps)
 
     def treemap(self, value: str = "leaves", width: float = 1.0, height: float = 1.0, *, padding: float = 0.0,
-                header: float = 0.0, root: str | None = None):
+                header: float = 0.0, root: str | None = None) -> Treemap:
         """The squarified treemap of the aggregation (Lamarche-Perrin et al. 2014):
         every aggregate a rectangle of area proportional to its number of
         resources (``value="leaves"``) or its activity (``"activity"``: the
@@ -376,8 +357,6 @@ class Aggregation(TableResult):
         (same units); ``root`` (a node path) lays out that subtree only.
         Returns a :class:`macroscope.Treemap` (a table of rectangles; shown
         as the figure in Jupyter). See docs/treemap.md."""
-        from ._treemap import treemap
-
         return treemap(self, value, width, height, padding, header, root)
 
     def explore_treemap(self, value: str = "leaves", root: str | None = None, *, threshold: float = 0.0,
@@ -387,13 +366,14 @@ class Aggregation(TableResult):
         aggregation's kind (``threshold`` as in
         :meth:`MicroModel.significant_p`), hover a rectangle for its node
         and values. ``height`` is in pixels. See docs/widgets.md."""
+        # Imported when asked, as for explore() above.
         from .widgets._treemap import TreemapExplorer
 
         return TreemapExplorer(self, value=value, root=root, threshold=threshold, height=height)
 
     def plot_treemap(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
                      value: str = "leaves", root: str | None = None, proportions: bool = True, zooms: int = 3,
-                     format: str | None = None, title: str | None = None, colors: dict | None = None):
+                     format: str | None = None, title: str | None = None, colors: dict | None = None) -> Figure:
         """Draw the treemap figure: aggregates divided into a strip per
         state as wide as its share (the default), or with
         ``proportions=False`` in the colour of their mode state (opacity
@@ -403,8 +383,6 @@ class Aggregation(TableResult):
         ``path`` the image is written there (PNG or SVG by the extension)
         and the path returned; otherwise the image bytes are returned.
         ``colors`` overrides the states' colours, as in :meth:`plot`."""
-        from ._treemap import plot_treemap
-
         return plot_treemap(self, path, width, height, value=value, root=root, proportions=proportions, zooms=zooms,
                             format=format, title=title, colors=colors)
 

@@ -35,21 +35,15 @@ open. ``state_types=`` picks the types.
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import os
-import warnings
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
+from ._figure import Figure
+from ._options import moments_options
 from ._tables import TableResult, incomplete_suffix
-
-# Figures are sized in pixels at 96 dpi; the Go side works in points.
-_POINTS_PER_PIXEL = 72 / 96
-
-
-Figure = _figure.Figure  # the figure type every plot() returns
 
 
 class Moments(TableResult):
@@ -109,7 +103,7 @@ class Moments(TableResult):
         return self._info["rows"]
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int | None = None,
-             format: str | None = None, title: str | None = None, *, colors: dict | None = None):
+             format: str | None = None, title: str | None = None, *, colors: dict | None = None) -> Figure:
         """Draw the moment display of Godin, Quinn and Pancake (Fig. 3, and Fig. 6 for many
         rows): per row, a grey bar of length m0 centred at m1 with a tick at
         m1, black bars out to m1 - m2 and m1 + m2, and a thin line from m1
@@ -129,7 +123,8 @@ class Moments(TableResult):
                                   or not math.isfinite(v)):
                 raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=width * _POINTS_PER_PIXEL, height=None if height is None else height * _POINTS_PER_PIXEL,
+            width=width * _figure.POINTS_PER_PIXEL,
+            height=None if height is None else height * _figure.POINTS_PER_PIXEL,
             format=fmt, title=title, colors=_figure.color_options(colors))), path, format, title or "moments")
 
     def _repr_png_(self):
@@ -139,6 +134,8 @@ class Moments(TableResult):
         """The moment display in a notebook, drawn by the browser (needs
         ``anywidget``; see docs/widgets.md): hovering a row shows its
         resource and m0..m3. Returns the widget."""
+        # Imported when asked: the widgets need anywidget, an optional
+        # dependency, and take time to import.
         from .widgets import MomentsExplorer
 
         return MomentsExplorer(self, width=width, height=height)
@@ -149,123 +146,16 @@ class Moments(TableResult):
                 f"window {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
 
 
-def _names(param, v) -> list[str] | None:
-    """A list of state (or state type) names: None, a name, or a list."""
-    if v is None:
-        return None
-    if isinstance(v, str):
-        return [v]
-    if isinstance(v, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in v):
-        return sorted(v) if isinstance(v, (set, frozenset)) else list(v)
-    raise InvalidArgumentError(f"{param}: must be a state name or a list of names, got {v!r}", param=param)
-
-
-def _busy(busy, idle) -> dict:
-    """Translate the spellings of the busy states into busy=[...] (only
-    these count) or idle=[...] (all but these count)."""
-    if isinstance(busy, dict):
-        if set(busy) != {"all_but"}:
-            raise InvalidArgumentError(f'busy: a dict must be {{"all_but": [names]}}, got {busy!r}', param="busy")
-        if idle is not None:
-            raise InvalidArgumentError("busy: give the busy states or the idle ones (idle=...), not both",
-                                       param="busy")
-        return {"idle": _names("busy", busy["all_but"])}
-    busy, idle = _names("busy", busy), _names("idle", idle)
-    if busy is not None and idle is not None:
-        raise InvalidArgumentError("busy: give the busy states or the idle ones (idle=...), not both", param="busy")
-    return {"busy": busy, "idle": idle}
-
-
-def _instant(param, v):
-    """A time in seconds for the Go side: a number, or a decimal string
-    read exactly (for nanoseconds on a clock near 1e9 s)."""
-    if v is None or isinstance(v, str):
-        return v
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
-        return int(v)
-    if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v):
-        return float(v)
-    raise InvalidArgumentError(f"{param}: must be a finite number of seconds or a decimal string, got {v!r}",
-                               param=param)
-
-
-def _options(busy, idle, by, state_types, nesting, gaps, start=None, end=None) -> str:
-    if not isinstance(by, str):
-        raise InvalidArgumentError(f"by: must be a string, got {by!r}", param="by")
-    if not isinstance(nesting, str):
-        raise InvalidArgumentError(f"nesting: must be innermost or union, got {nesting!r}", param="nesting")
-    if not isinstance(gaps, bool):
-        raise InvalidArgumentError(f"gaps: must be True or False, got {gaps!r}", param="gaps")
-    return _bridge.options(**_busy(busy, idle), by=by, state_types=_names("state_types", state_types),
-                           nesting=nesting, gaps=gaps, start=_instant("start", start), end=_instant("end", end))
-
-
 def trace_moments(trace, busy=None, by="resource", start=None, end=None, idle=None, state_types=None,
                   nesting="innermost", gaps=False) -> Moments:
     """The moments of a trace in memory: see :meth:`macroscope.Trace.moments`."""
-    opts = _options(busy, idle, by, state_types, nesting, gaps, start, end)
+    opts = moments_options(busy, idle, by, state_types, nesting, gaps, start, end)
     return Moments(_bridge.call(trace._h.Moments, opts))
-
-
-def moments(path, format: str | None = None, busy=None, by: str = "resource",
-            start=None, end=None, idle=None, state_types=None, nesting: str = "innermost",
-            gaps: bool = False, *, client=None, progress=None, **options) -> Moments:
-    """Moments of utilization of every resource of the trace file at
-    ``path``, computed while reading it: the states are not kept, so
-    memory grows with the number of resources, not of events.
-
-    ``format`` names the reader (see :func:`macroscope.formats`); by
-    default it is chosen by extension or content. ``options`` are the
-    reader's, as :func:`macroscope.read` takes them (``sort=True`` for a
-    Pajé trace not sorted by time, ``strict``, ``view``...). The other
-    arguments are those of :meth:`macroscope.Trace.moments`. What the reader
-    skipped or found missing is warned about, and in ``warnings``; with
-    ``strict=True`` an incomplete trace raises :class:`TraceFormatError`.
-
-    A list of paths is several traces read as one, each under a container
-    of its own (as :func:`macroscope.read_micro` reads them). ``client``,
-    a ``dask.distributed.Client``, computes the power sums of the parts
-    (location groups of an OTF2 archive, trace lines of an HPCToolkit
-    database, files of a list) on its workers
-    and adds them up: the same table, bit for bit, by resource or node
-    (see ``docs/distributed.md``). ``progress`` shows Dask's progress bar
-    then (by default in a notebook only).
-    """
-    from ._readers import _OPTIONS
-
-    known = {name for names in _OPTIONS.values() for name in names}
-    for name in options:
-        if name not in known:
-            raise TypeError(f"moments() got an unexpected keyword argument {name!r}")
-    opts = _options(busy, idle, by, state_types, nesting, gaps, start, end)
-    if format is not None and not isinstance(format, str):
-        raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
-    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
-    if not paths:
-        raise InvalidArgumentError("path: no file given", param="path")
-    if client is not None:
-        if gaps:
-            raise InvalidArgumentError("gaps: time in no state is not computed across a cluster (a part does not "
-                                       "see the other parts' states)", param="gaps")
-        from . import _distributed
-        return _distributed.moments(paths, client, opts, start=start, end=end, format=format, options=options,
-                                    runs=len(paths) > 1, progress=progress)
-    if format is not None:
-        options = dict(options, format=format)
-    if len(paths) > 1:
-        names = json.dumps([os.fspath(p) for p in paths])
-        m = Moments(_bridge.call(_bridge.native.MomentsFromRuns, names, json.dumps(options), opts))
-    else:
-        m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(paths[0]), json.dumps(options), opts))
-    # What the reader skipped or found missing, as read() says it.
-    for message in m._info.get("warnings") or ():
-        warnings.warn(message, UserWarning, stacklevel=2)
-    return m
 
 
 def aggregation_moments(agg, busy=None, by="aggregate", idle=None, state_types=None, nesting="innermost",
                         gaps=False) -> Moments:
     """The moments of the aggregates of an aggregation: see
     :meth:`macroscope.Aggregation.moments`."""
-    opts = _options(busy, idle, by, state_types, nesting, gaps)
+    opts = moments_options(busy, idle, by, state_types, nesting, gaps)
     return Moments(_bridge.call(agg._h.Moments, opts))

@@ -1,9 +1,11 @@
-"""Reading trace files: one function per format, and one that finds the
-format.
+"""Reading trace files into memory: one function per format, and one that
+finds the format.
 
 The formats and the options of their readers are the Go registry's
-(``formats.Describe``): this module builds ``read_<format>`` for each, so a
-format added in Go is readable here without a line of Python.
+(:mod:`macroscope._formats`): this module builds ``read_<format>`` for
+each, so a format added in Go is readable here without a line of Python
+(``python -m macroscope._stubgen`` writes their signatures into the
+package's type stub).
 """
 
 from __future__ import annotations
@@ -13,35 +15,15 @@ import os
 import warnings
 from collections.abc import Sequence
 
-from . import _bridge, _reading
+from . import _bridge, _dataset, _reading
 from ._errors import InvalidArgumentError
+from ._formats import DESCRIPTIONS, check_options, function_name
+from ._reading import Progress
 from ._trace import Trace
 
-_DESCRIPTIONS = {d["name"]: d for d in _bridge.call_json(_bridge.native.Formats)}
 
-# The options of each reader, as the keyword arguments of read() spell them.
-_OPTIONS = {name: tuple(o["name"] for o in d["options"] or ()) for name, d in _DESCRIPTIONS.items()}
-
-FORMATS = tuple(_DESCRIPTIONS)
-
-
-def formats():
-    """The formats Macroscope reads, with the options of their readers, as
-    a pandas DataFrame (one row per format)."""
-    import pandas as pd
-
-    rows = []
-    for d in _DESCRIPTIONS.values():
-        rows.append({
-            "format": d["name"], "summary": d["summary"], "extensions": ", ".join(d["extensions"] or ()),
-            "directory": d["directory"],
-            "options": ", ".join(o["name"] for o in d["options"] or ()),
-        })
-    return pd.DataFrame(rows)
-
-
-def read(path: str | os.PathLike, format: str | None = None, *, progress=None, memory_budget: int | None = None,
-         **options) -> Trace:
+def read(path: str | os.PathLike, format: str | None = None, *, progress: Progress = None,
+         memory_budget: int | None = None, **options) -> Trace:
     """Read a trace of any format Macroscope knows (:data:`FORMATS`,
     :func:`formats`), found by ``format`` or else by the file's extension,
     its first bytes (compressed files are looked into: gzip, bzip2, zstd)
@@ -81,12 +63,16 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress=None, m
     and ``cause``) on malformed input, :class:`TraceNotFoundError` if the
     file does not exist and :class:`InvalidArgumentError` for an unknown
     format or option.
+
+    >>> trace = ms.read("testdata/jacobi32.trace")
+    >>> trace.format, len(trace.states), trace.complete
+    ('paje', 10272, True)
+    >>> trace.states[["container", "value", "start", "end"]].head(2)
+                  container      value  start  end
+    0  alpha/alpha-0/rank-0  PMPI_Init    0.0  0.0
+    1  alpha/alpha-1/rank-1  PMPI_Init    0.0  0.0
     """
-    known = {name for names in _OPTIONS.values() for name in names}
-    for name in options:
-        if name not in known:
-            raise TypeError(f"read() got an unexpected keyword argument {name!r}")
-    from . import _dataset
+    check_options("read", options)
     if format is None and not options and _dataset.is_dataset(path):
         return _dataset.read_dataset(path)
     return _read(path, format, options, progress, memory_budget)
@@ -112,9 +98,7 @@ def _reader(d):
     opts = d["options"] or ()
 
     def reader(path, *, progress=None, memory_budget=None, **options):
-        for key in options:
-            if key not in _OPTIONS[name]:
-                raise TypeError(f"{_function_name(name)}() got an unexpected keyword argument {key!r}")
+        check_options(function_name(name), options, name)
         given = {k: v for k, v in options.items() if v is not None}
         return _read(path, name, given, progress, memory_budget)
 
@@ -124,7 +108,7 @@ def _reader(d):
     params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
     params.append(inspect.Parameter("memory_budget", inspect.Parameter.KEYWORD_ONLY, default=None))
     reader.__signature__ = inspect.Signature(params, return_annotation=Trace)
-    reader.__name__ = reader.__qualname__ = _function_name(name)
+    reader.__name__ = reader.__qualname__ = function_name(name)
     lines = [f"Read a trace in the {name} format: {d['summary']}.", ""]
     if d["extensions"]:
         lines.append("Files ending in " + ", ".join(d["extensions"]) + " (plain or compressed with gzip, bzip2 or zstd).")
@@ -138,18 +122,10 @@ def _reader(d):
     return reader
 
 
-def _function_name(format_name: str) -> str:
-    """read_<format>, in a Python identifier (rocprofv3-json: read_rocprofv3_json)."""
-    return "read_" + format_name.replace("-", "_")
-
-
-_READERS = {_function_name(name): _reader(d) for name, d in _DESCRIPTIONS.items()}
-globals().update(_READERS)
-
-
 def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: bool = False,
               ignore_incomplete_links: bool = False, sort: bool = False, time_unit: str = "auto",
-              max_decompressed: int | None = None, progress=None, memory_budget: int | None = None) -> Trace:
+              max_decompressed: int | None = None, progress: Progress = None,
+              memory_budget: int | None = None) -> Trace:
     """Read a Pajé trace (SimGrid, StarPU, PajeNG, Akypuera...) with the
     semantics of PajeNG, the reference implementation. ``path`` may be a
     list of files read one after the other as one trace (a header file and
@@ -184,4 +160,11 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     return _read(paths[0], "paje", options, progress, memory_budget)
 
 
-__all__ = ["FORMATS", "formats", "read", *sorted(_READERS)]
+#: The read_<format> functions built from the registry's descriptions, by
+#: function name: every format's but Pajé's, written above to take a list of
+#: files.
+GENERATED = {function_name(name): _reader(d) for name, d in DESCRIPTIONS.items() if name != "paje"}
+
+#: read_<format> for every format of the registry, by function name.
+READERS = {function_name(name): read_paje if name == "paje" else GENERATED[function_name(name)]
+           for name in DESCRIPTIONS}

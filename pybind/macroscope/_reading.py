@@ -11,11 +11,16 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from collections.abc import Callable
 
 from . import _bridge
 from ._errors import InvalidArgumentError
 
 _POLL_MS = 100
+
+#: What ``progress=`` takes (see :func:`macroscope.read`): None (a tqdm bar
+#: for reads over a second), True, False, or a callable ``f(done, total)``.
+Progress = bool | Callable[[int, int], object] | None
 
 
 def run(path, options: dict, progress=None, *, start=None, args=(), result="Trace"):
@@ -81,6 +86,8 @@ def _reporter(progress, desc):
     if callable(progress):
         return _Callback(progress)
     if progress is None or progress is True:
+        # tqdm is an optional dependency: looked for only when a bar may be
+        # drawn.
         try:
             import tqdm  # noqa: F401 - only checks that it is there
         except ImportError:
@@ -118,7 +125,8 @@ class _Bar:
     def _make(self, total):
         kwargs = dict(total=total or None, desc=self._desc, unit="B", unit_scale=True, unit_divisor=1024,
                       delay=self._delay)
-        # tqdm.auto picks the notebook widget in Jupyter, which needs
+        # tqdm (optional, checked by _reporter) is imported when the bar is
+        # drawn. tqdm.auto picks the notebook widget in Jupyter, which needs
         # ipywidgets (without it tqdm warns, then fails); text otherwise.
         if importlib.util.find_spec("ipywidgets") is not None:
             try:

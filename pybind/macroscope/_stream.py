@@ -1,4 +1,12 @@
-"""The microscopic model built while reading a trace file."""
+"""What is computed while a trace file is read, without keeping the trace:
+the microscopic model (:func:`read_micro`) and the moments of utilization
+(:func:`moments`).
+
+Memory grows with the result (resources x slices x states for a model, the
+resources for moments), not with the length of the trace. With a Dask
+client both are computed on a cluster, a part of the input per task
+(:mod:`macroscope._distributed`).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +15,18 @@ import os
 import warnings
 from collections.abc import Sequence
 
-from . import _bridge, _reading
+from . import _bridge, _dataset, _distributed, _reading
 from ._errors import InvalidArgumentError
-from ._model import MicroModel, model_options
-from ._readers import _OPTIONS
+from ._formats import check_options
+from ._model import MicroModel
+from ._moments import Moments
+from ._options import model_options, moments_options
+from ._reading import Progress
 
 
 def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: int = 100,
                start: float | None = None, end: float | None = None, format: str | None = None, *,
-               progress=None, state_types: list[str] | None = None, depth: int | None = None,
+               progress: Progress = None, state_types: list[str] | None = None, depth: int | None = None,
                metric: str = "state_duration", types: list[str] | None = None, key: str = "name",
                memory_budget: int | None = None, client=None, runs: bool | None = None,
                partitions: int | None = None, parallel: bool | None = None, **options) -> MicroModel:
@@ -80,11 +91,14 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     Raises :class:`TraceFormatError` (with ``file`` and ``line``) on
     malformed input, :class:`TraceNotFoundError` for a missing file and
     :class:`InvalidArgumentError` for bad options.
+
+    >>> model = ms.read_micro("testdata/jacobi32.trace", slices=20)
+    >>> model
+    <macroscope.MicroModel 32 resources x 20 slices x 10 states, 0-8.5038 s>
+    >>> model.trace_info["states"], model.trace_info["passes"]
+    (10272, 1)
     """
-    known = {name for names in _OPTIONS.values() for name in names}
-    for name in options:
-        if name not in known:
-            raise TypeError(f"read_micro() got an unexpected keyword argument {name!r}")
+    check_options("read_micro", options)
     options = dict(options)
     model_opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
     if isinstance(path, (str, os.PathLike)):
@@ -96,17 +110,14 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         if runs is None:
             runs = format not in (None, "paje") or (
                 format is None and _bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) != "paje")
-    from . import _dataset
     if len(paths) == 1 and format is None and not options and _dataset.is_dataset(paths[0]):
         # A Parquet dataset (to_parquet_dataset): its states, a part per file.
         if client is not None:
-            from . import _distributed
             return _distributed.read_micro_dataset(paths[0], client, model_opts, start=start, end=end,
                                                    progress=progress)
         return _dataset.read_dataset(paths[0]).micro(slices, start, end, state_types=state_types, depth=depth,
                                                      metric=metric, types=types, key=key)
     if client is not None:
-        from . import _distributed
         return _distributed.read_micro(paths, client, model_opts, start=start, end=end, format=format,
                                        options=options, runs=bool(runs), partitions=partitions, progress=progress)
     if runs:
@@ -147,3 +158,61 @@ def _warn(model: MicroModel) -> MicroModel:
     for message in (model.trace_info or {}).get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=2)
     return model
+
+
+def moments(path, format: str | None = None, busy=None, by: str = "resource",
+            start=None, end=None, idle=None, state_types=None, nesting: str = "innermost",
+            gaps: bool = False, *, client=None, progress: Progress = None, **options) -> Moments:
+    """Moments of utilization of every resource of the trace file at
+    ``path``, computed while reading it: the states are not kept, so
+    memory grows with the number of resources, not of events.
+
+    ``format`` names the reader (see :func:`macroscope.formats`); by
+    default it is chosen by extension or content. ``options`` are the
+    reader's, as :func:`macroscope.read` takes them (``sort=True`` for a
+    Pajé trace not sorted by time, ``strict``, ``view``...). The other
+    arguments are those of :meth:`macroscope.Trace.moments`. What the reader
+    skipped or found missing is warned about, and in ``warnings``; with
+    ``strict=True`` an incomplete trace raises :class:`TraceFormatError`.
+
+    A list of paths is several traces read as one, each under a container
+    of its own (as :func:`macroscope.read_micro` reads them). ``client``,
+    a ``dask.distributed.Client``, computes the power sums of the parts
+    (location groups of an OTF2 archive, trace lines of an HPCToolkit
+    database, files of a list) on its workers
+    and adds them up: the same table, bit for bit, by resource or node
+    (see ``docs/distributed.md``). ``progress`` shows Dask's progress bar
+    then (by default in a notebook only).
+
+    >>> m = ms.moments("testdata/jacobi32.trace", idle=["PMPI_Waitall"])
+    >>> m
+    <macroscope.Moments by resource: 32 rows, busy = all states but PMPI_Waitall, window 0-8.5038 s>
+    >>> m.to_pandas()[["resource", "m0", "m1"]].head(2)
+                   resource        m0        m1
+    0  alpha/alpha-0/rank-0  6.388477  4.247813
+    1  alpha/alpha-1/rank-1  7.106542  4.218305
+    """
+    check_options("moments", options)
+    opts = moments_options(busy, idle, by, state_types, nesting, gaps, start, end)
+    if format is not None and not isinstance(format, str):
+        raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise InvalidArgumentError("path: no file given", param="path")
+    if client is not None:
+        if gaps:
+            raise InvalidArgumentError("gaps: time in no state is not computed across a cluster (a part does not "
+                                       "see the other parts' states)", param="gaps")
+        return _distributed.moments(paths, client, opts, start=start, end=end, format=format, options=options,
+                                    runs=len(paths) > 1, progress=progress)
+    if format is not None:
+        options = dict(options, format=format)
+    if len(paths) > 1:
+        names = json.dumps([os.fspath(p) for p in paths])
+        m = Moments(_bridge.call(_bridge.native.MomentsFromRuns, names, json.dumps(options), opts))
+    else:
+        m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(paths[0]), json.dumps(options), opts))
+    # What the reader skipped or found missing, as read() says it.
+    for message in m._info.get("warnings") or ():
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return m

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+import pandas as pd
 import pyarrow as pa
 
 from . import _bridge
@@ -47,7 +48,7 @@ class TableResult:
         """The result as a pyarrow Table (zero-copy from the Go core)."""
         return self._table
 
-    def to_pandas(self):
+    def to_pandas(self) -> pd.DataFrame:
         """The result as a pandas DataFrame."""
         return _bridge.to_pandas(self._table)
 

@@ -18,8 +18,9 @@ import os
 import pandas as pd
 import pyarrow as pa
 
-from . import _bridge, _figure
+from . import _bridge, _figure, _work
 from ._errors import InvalidArgumentError
+from ._figure import Figure
 from ._tables import incomplete_suffix
 
 
@@ -247,8 +248,6 @@ class Topology:
         return self.nodes[["path", "x", "y"]]
 
     def _layout(self, opts: str, progress=None):
-        from . import _work
-
         _work.run(_bridge.call(self._h.StartLayout, opts), "layout", progress)
 
     # -- figures -----------------------------------------------------------
@@ -262,13 +261,15 @@ class Topology:
         collapsed groups, window and positions are the widget's.
         ``iterations`` caps each layout run (see :meth:`layout`).
         See docs/widgets.md."""
+        # Imported when asked: the widgets need anywidget, an optional
+        # dependency, and take time to import.
         from .widgets._topology import TopologyExplorer
 
         return TopologyExplorer(self, height=height, labels=labels, span=span, iterations=iterations)
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 820,
              format: str | None = None, title: str | None = None, labels: bool = False,
-             max_node: float | None = None):
+             max_node: float | None = None) -> Figure:
         """Draw the view: squares for hosts, diamonds for links, circles
         otherwise, sized by capacity (the largest of each kind at full
         size) and filled from the bottom in proportion to utilization over

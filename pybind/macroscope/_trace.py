@@ -5,10 +5,16 @@ from __future__ import annotations
 import functools
 import os
 
-from . import _bridge
+import pandas as pd
+
+from . import _bridge, _figure
+from ._figure import Figure
 from ._kaleido import CallTree
-from ._model import MicroModel, model_options
+from ._model import MicroModel
+from ._moments import Moments, trace_moments
+from ._options import model_options
 from ._tables import incomplete_suffix
+from ._topology import Topology
 
 
 class Trace:
@@ -47,13 +53,13 @@ class Trace:
         return _bridge.to_pandas(_bridge.table(self._h.Table, name))
 
     @functools.cached_property
-    def containers(self):
+    def containers(self) -> pd.DataFrame:
         """DataFrame of the containers (the resource hierarchy), depth first:
         path, name, type, parent, depth, start, end (s), start_ns, end_ns."""
         return self._frame("containers")
 
     @functools.cached_property
-    def states(self):
+    def states(self) -> pd.DataFrame:
         """DataFrame of the state intervals: container (path), type, value,
         start, end, duration (s), depth (nesting level), the exact
         start_ns, end_ns, the value's category (null if none) and the
@@ -61,14 +67,14 @@ class Trace:
         return self._frame("states")
 
     @functools.cached_property
-    def variables(self):
+    def variables(self) -> pd.DataFrame:
         """DataFrame of the pieces of the variables (each holds its value
         from start to end): container (path), type, start, end, duration
         (s), value and the exact start_ns, end_ns."""
         return self._frame("variables")
 
     @functools.cached_property
-    def links(self):
+    def links(self) -> pd.DataFrame:
         """DataFrame of the links (messages, flows...): container (where
         declared), type, value, source and destination (paths), start, end,
         duration (s), key, size (bytes; NaN when the format does not tell)
@@ -76,7 +82,7 @@ class Trace:
         return self._frame("links")
 
     @functools.cached_property
-    def events(self):
+    def events(self) -> pd.DataFrame:
         """DataFrame of the point events: container (path), type, value,
         time (s), the exact time_ns, the value's category (null if none)
         and the event's arguments as JSON text (args; null if none or not
@@ -84,7 +90,7 @@ class Trace:
         return self._frame("events")
 
     @functools.cached_property
-    def types(self):
+    def types(self) -> pd.DataFrame:
         """DataFrame of the type hierarchy, in definition order: name, kind
         (Container, State, Variable, Event, Link), parent (the container
         type holding it), alias, color, number of values, and for links the
@@ -183,7 +189,7 @@ class Trace:
         return model
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,
-                nesting: str = "innermost", gaps: bool = False):
+                nesting: str = "innermost", gaps: bool = False) -> Moments:
         """Moments of utilization (Godin, Quinn and Pancake) of every resource, as a
         :class:`macroscope.Moments` table with a moment display.
 
@@ -196,15 +202,13 @@ class Trace:
         decimal strings for exact nanoseconds). ``state_types`` restricts
         the state types; ``nesting`` is "innermost" or "union".
         """
-        from ._moments import trace_moments
-
         return trace_moments(self, busy=busy, by=by, start=start, end=end, idle=idle, state_types=state_types,
                              nesting=nesting, gaps=gaps)
 
     def plot_gantt(self, path: str | os.PathLike | None = None, *, start: float | None = None,
                    end: float | None = None, resources=None, state_types=None, width: int = 960,
                    height: int = 576, colors: dict | None = None, title: str | None = None,
-                   format: str | None = None):
+                   format: str | None = None) -> Figure:
         """Draw the states as a Gantt chart, to check aggregates against the
         raw states: one row per resource (a container, or a container and
         state type when it holds several: the rows of the overview, in its
@@ -222,14 +226,11 @@ class Trace:
         Returns a :class:`macroscope.Figure`, also written to ``path`` when
         given (PNG, SVG or PDF by the extension).
         """
-        from . import _figure
-        from ._model import _POINTS_PER_PIXEL
-
         if isinstance(resources, str):
             resources = [resources]
         if isinstance(state_types, str):
             state_types = [state_types]
-        opts = dict(width=width * _POINTS_PER_PIXEL, height=height * _POINTS_PER_PIXEL, title=title,
+        opts = dict(width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, title=title,
                     start=None if start is None else float(start), end=None if end is None else float(end),
                     resources=None if resources is None else [str(r) for r in resources],
                     state_types=None if state_types is None else [str(s) for s in state_types],
@@ -262,8 +263,6 @@ class Trace:
         from a root. Lay it out with :meth:`CallTree.layout` for Tick and
         Park's kaleidoscope (the spectrum going around depth-first,
         outward breadth-first)."""
-        from ._kaleido import CallTree
-
         return CallTree._spawn_of_trace(self._h, link_type)
 
     def topology(self, size=None, fill=None, edges=None, start=None, end=None, *, kinds=None,
@@ -286,8 +285,6 @@ class Trace:
         layout: "members" (the sum of its members' charges, the rule of
         Viva's paper; default), "sqrt" (of its number of members) or "unit".
         """
-        from ._topology import Topology
-
         topo = Topology._of_trace(self._h, size=size, fill=fill, edges=edges, start=start, end=end, kinds=kinds,
                                   charge=charge)
         topo._span = (self.start, self.end)  # the bounds of explore()'s time slider

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
-import os
 import json
+import math
 import numbers
+import os
 
 from . import _bridge, _figure
 from ._errors import InvalidArgumentError
+from ._figure import Figure
 from ._tables import TableResult, incomplete_suffix
 
-# Figures are sized in pixels at 96 dpi; the Go side works in points.
-_POINTS_PER_PIXEL = 72 / 96
 _VALUES = ("leaves", "activity")
 
 
@@ -75,7 +74,7 @@ class Treemap(TableResult):
 
     def plot(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
              proportions: bool = True, zooms: int = 3, format: str | None = None, title: str | None = None,
-             colors: dict | None = None):
+             colors: dict | None = None) -> Figure:
         """Draw this treemap's figure (see :meth:`Aggregation.plot_treemap`),
         with the same value and root."""
         return plot_treemap(self._agg, path, width, height, value=self.value, root=self._root,
@@ -98,11 +97,11 @@ def treemap(agg, value="leaves", width=1.0, height=1.0, padding=0.0, header=0.0,
 
 
 def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=None, proportions=True, zooms=3,
-                 format=None, title=None, colors=None):
+                 format=None, title=None, colors=None) -> Figure:
     if isinstance(zooms, bool) or not isinstance(zooms, numbers.Integral) or zooms < 0:
         raise InvalidArgumentError(f"zooms: must be a non-negative integer, got {zooms!r}", param="zooms")
-    opts = _bridge.options(width=_positive("width", width) * _POINTS_PER_PIXEL,
-                           height=_positive("height", height) * _POINTS_PER_PIXEL, title=title,
+    opts = _bridge.options(width=_positive("width", width) * _figure.POINTS_PER_PIXEL,
+                           height=_positive("height", height) * _figure.POINTS_PER_PIXEL, title=title,
                            value=_value(value), root=_root(root), proportions=bool(proportions),
                            zooms=int(zooms) if zooms > 0 else -1, colors=_figure.color_options(colors))
     return _figure.plot(lambda fmt: _bridge.call(agg._h.PlotTreemap, json.dumps({**json.loads(opts), "format": fmt})),

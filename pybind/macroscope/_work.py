@@ -30,8 +30,8 @@ class _Bar(_reading._Bar):
     def _make(self, total):
         kwargs = dict(total=total, desc=self._desc, delay=self._delay,
                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
-        # As for reads: the notebook widget when ipywidgets is there, text
-        # otherwise.
+        # As for reads: tqdm (optional) imported when the bar is drawn, the
+        # notebook widget when ipywidgets is there, text otherwise.
         if importlib.util.find_spec("ipywidgets") is not None:
             try:
                 from tqdm.auto import tqdm

@@ -38,12 +38,27 @@ def sources_hash() -> str:
 
 
 def test_bundles_are_built_from_the_sources():
-    # The committed bundles must come from the committed sources: run
+    # The committed bundle must come from the committed sources: run
     # "make widgets-js" after changing js/.
     assert (STATIC / "SOURCES.sha256").read_text().strip() == sources_hash(), "run make widgets-js"
-    for f in sorted(os.listdir(JS / "src")):
-        if not f.startswith("_"):
-            assert (STATIC / f).is_file(), f"{f} has no bundle: run make widgets-js"
+    # One module for every widget, which carries apache-arrow once.
+    assert sorted(os.listdir(STATIC)) == ["SOURCES.sha256", "widgets.js"], "run make widgets-js"
+
+
+def test_every_widget_loads_the_one_bundle_and_names_its_view():
+    from macroscope import widgets
+
+    assert widgets.BUNDLE.name == "widgets.js" and widgets.BUNDLE.is_file()
+    entry = (JS / "src" / "index.js").read_text()
+    views = set()
+    for cls in (widgets.ModelExplorer, widgets.TopologyExplorer, widgets.TreemapExplorer, widgets.KaleidoscopeExplorer,
+                widgets.MomentsExplorer):
+        assert "_esm" not in vars(cls), f"{cls.__name__} loads a module of its own"
+        view = cls.class_traits()["_renderer"].default_value
+        assert (JS / "src" / f"{view}.js").is_file(), f"{cls.__name__}: no js/src/{view}.js"
+        assert f'import {view} from "./{view}.js";' in entry, f"{cls.__name__}: js/src/index.js has no view {view}"
+        views.add(view)
+    assert views == {"overview", "topology", "treemap", "kaleidoscope", "moments"}
 
 
 @pytest.mark.skipif(not (JS / "node_modules" / "esbuild").is_dir() or not shutil.which("node"),

@@ -118,7 +118,7 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
     r = zoomed[zoomed.aggregated].iloc[5]
     ox, oy = canvas_origin(el)
     nb.page.mouse.move(ox + (r.x + r.w / 2) * W, oy + (1 - r.y - r.h / 2) * H)
-    tip = el.locator(".macroscope-tooltip")
+    tip = el.locator(".ms-tooltip")
     tip.wait_for(state="visible")
     text = tip.inner_text()
     mode = r["mode"]
@@ -315,7 +315,7 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     r = ranks.iloc[7]
     ox, oy = canvas_origin(el)
     nb.page.mouse.move(ox + cx + r.x, oy + cy - r.y)
-    tip = el.locator(".macroscope-tooltip")
+    tip = el.locator(".ms-tooltip")
     tip.wait_for(state="visible")
     text = tip.inner_text()
     assert f"node {r.id}" in text and f"procedure: {r.procedure}" in text and f"PE: {r.pe}" in text

@@ -1,7 +1,6 @@
 package chrome
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -599,12 +598,4 @@ func scalarText(s *scanner) ([]byte, error) {
 		return s.number()
 	}
 	return nil, s.fail("expected a number, found %s", describe(c))
-}
-
-// phaseName names a phase for error messages.
-func phaseName(ph byte) string {
-	if ph == 0 {
-		return "no ph"
-	}
-	return fmt.Sprintf("ph %q", ph)
 }

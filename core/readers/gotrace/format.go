@@ -53,6 +53,7 @@ func version(head []byte, file string) (int, error) {
 	}
 	v, _ := strconv.Atoi(string(m[1]))
 	if v < oldestVersion {
+		//lint:ignore ST1005 the message starts with the name Go
 		return v, &errs.FormatError{File: file, Err: fmt.Errorf(
 			"Go 1.%d execution trace: the trace formats of Go 1.5 to 1.10 cannot be read (no parser reads them any more); record the trace again with Go 1.11 or later (Go 1.22 or later for the current format)", v)}
 	}

@@ -41,13 +41,6 @@ func (b *blob) has(off, n uint64, what string) bool {
 	return true
 }
 
-func (b *blob) bytes(off, n uint64, what string) []byte {
-	if !b.has(off, n, what) {
-		return nil
-	}
-	return b.data[off-b.base : off-b.base+n]
-}
-
 func (b *blob) u8(off uint64, what string) uint8 {
 	if !b.has(off, 1, what) {
 		return 0

@@ -58,18 +58,6 @@ func (c *cursor) u8() uint8 {
 	return v
 }
 
-func (c *cursor) u16() uint16 {
-	if !c.need(2) {
-		return 0
-	}
-	b := c.buf[c.pos : c.pos+2]
-	c.pos += 2
-	if c.big {
-		return binary.BigEndian.Uint16(b)
-	}
-	return binary.LittleEndian.Uint16(b)
-}
-
 func (c *cursor) u32Full() uint32 {
 	if !c.need(4) {
 		return 0

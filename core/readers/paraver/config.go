@@ -195,8 +195,9 @@ func leadingInt(s string) (int64, string, error) {
 
 // parseColor turns "{117,195,255}" into Pajé's "r g b" in [0, 1].
 func parseColor(s string) (string, error) {
-	inner, ok := strings.CutPrefix(s, "{")
-	if inner, ok = strings.CutSuffix(inner, "}"); !ok {
+	inner, opened := strings.CutPrefix(s, "{")
+	inner, closed := strings.CutSuffix(inner, "}")
+	if !opened || !closed {
 		return "", fmt.Errorf("color %q is not {r,g,b}", s)
 	}
 	parts := strings.Split(inner, ",")

@@ -251,13 +251,3 @@ func (c *cursor) count(what string, min int) (int, error) {
 	}
 	return n, nil
 }
-
-func (h *header) threads() int {
-	n := 0
-	for _, a := range h.apps {
-		for _, t := range a.tasks {
-			n += t.threads
-		}
-	}
-	return n
-}

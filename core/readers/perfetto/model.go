@@ -99,7 +99,6 @@ type containers struct {
 	procs   map[int32]int32
 	threads map[int32]int32
 	cpus    map[uint32]int32
-	global  int32 // the implicit global track (uuid 0), 0 until used
 	// undescribed counts the tracks events refer to without a descriptor.
 	undescribed int64
 	// cycles counts tracks whose parents loop.

@@ -20,7 +20,6 @@ type cpuState struct {
 	since     trace.Time
 	value     int32
 	order     int32
-	lastAt    trace.Time
 }
 
 func (d *decoder) cpu(n uint32) *cpuState {

@@ -22,6 +22,8 @@ var log2Table, log2InvTable = func() (logs, invs [1 << log2TableBits]float64) {
 
 // log2Pairs holds log2Table[i], log2InvTable[i] side by side, for the
 // vector code that loads both at once.
+//
+//lint:ignore U1000 read by the assembly of log2avx_amd64.s
 var log2Pairs = func() (pairs [1 << log2TableBits][2]float64) {
 	for i := range pairs {
 		pairs[i] = [2]float64{log2Table[i], log2InvTable[i]}
@@ -52,6 +54,8 @@ func log2(x float64) float64 {
 // that of xlog2x, operation for operation: the results are the same bits.
 // xlog2xTo does the same, two elements per instruction where assembly is
 // available (log2_amd64.s).
+//
+//lint:ignore U1000 xlog2xTo where no assembly is (log2_other.go), and the kernels' tests
 func xlog2xToGeneric(dst, src []float64) {
 	dst = dst[:len(src)]
 	const shift = 52 - log2TableBits

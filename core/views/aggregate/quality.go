@@ -212,7 +212,7 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 		return 0, 0
 	}
 	var buf [8]float64
-	acc := buf[:0]
+	var acc []float64
 	if in.States <= len(buf) {
 		acc = buf[:in.States]
 	} else {

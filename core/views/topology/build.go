@@ -132,7 +132,6 @@ type Topology struct {
 	byPath   map[string]int32
 	isGroup  []bool // containers that hold nodes without being nodes
 
-	sizeType, fillType []int32  // per kind: trace type of the variable (-1: none)
 	sizeName, fillName []string // per kind: its name ("" if none)
 
 	links     []linkRec

@@ -13,12 +13,9 @@ import traitlets
 from .. import _bridge
 from .._native import pybind as native
 
-STATIC = pathlib.Path(__file__).parent / "static"
-
-
-def bundle(name: str) -> pathlib.Path:
-    """The built JavaScript module of widget ``name`` (js/src/<name>.js)."""
-    return STATIC / f"{name}.js"
+# The browser side of every widget: one ES module built from js/src
+# (js/build.mjs), holding every view (see js/src/index.js).
+BUNDLE = pathlib.Path(__file__).parent / "static" / "widgets.js"
 
 
 def ipc(table: pa.Table | pa.RecordBatch | None) -> bytes:
@@ -52,11 +49,17 @@ def state_colors(n: int) -> list[str]:
 class ArrowWidget(anywidget.AnyWidget):
     """Base class of macroscope's widgets.
 
-    Subclasses set ``_esm = bundle("name")``, declare their tables with
-    :func:`arrow_trait` and send them with :meth:`send_tables`, which
-    stamps the time so that the browser reports how long the redraw took
-    (its element's ``data-latency``, see ``frameDrawn`` in _shared.js).
+    Every widget loads the same module, :data:`BUNDLE`; subclasses name
+    the view of it that draws them (``_renderer``, a view of
+    js/src/index.js), declare their tables with :func:`arrow_trait` and
+    send them with :meth:`send_tables`, which stamps the time so that the
+    browser reports how long the redraw took (its element's
+    ``data-latency``, see ``frameDrawn`` in _shared.js).
     """
+
+    _esm = BUNDLE
+    # The view that draws the widget: its name in js/src/index.js.
+    _renderer = traitlets.Unicode("").tag(sync=True)
 
     # The names and colours of the states (categories), index-aligned.
     states = traitlets.List(traitlets.Unicode()).tag(sync=True)

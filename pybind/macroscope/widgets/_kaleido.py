@@ -22,7 +22,7 @@ import traitlets
 from .._errors import InvalidArgumentError
 from . import _colours, _wire
 from .. import _figure
-from ._base import ArrowWidget, arrow_trait, bundle
+from ._base import ArrowWidget, arrow_trait
 
 _VIEWS = ("pe", "procedure", "time")
 # Nodes without a PE or procedure (plots.KaleidoNone).
@@ -39,7 +39,7 @@ class KaleidoscopeExplorer(ArrowWidget):
     the time range of the spectrum).
     """
 
-    _esm = bundle("kaleidoscope")
+    _renderer = traitlets.Unicode("kaleidoscope").tag(sync=True)
 
     view = traitlets.Unicode("pe").tag(sync=True)
     views = traitlets.List().tag(sync=True)

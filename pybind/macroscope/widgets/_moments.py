@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import traitlets
 
-from ._base import ArrowWidget, arrow_trait, bundle
+from ._base import ArrowWidget, arrow_trait
 
 
 class MomentsExplorer(ArrowWidget):
@@ -18,7 +18,7 @@ class MomentsExplorer(ArrowWidget):
     on the time axis of the analysed window. Hovering a row shows its
     resource and m0..m3; :meth:`view_table` is the table drawn."""
 
-    _esm = bundle("moments")
+    _renderer = traitlets.Unicode("moments").tag(sync=True)
 
     rows = arrow_trait()  # label, state code, m0..m3, norm (the bar's length)
     window = traitlets.List(traitlets.Float()).tag(sync=True)  # start, end (s)

@@ -16,12 +16,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import traitlets
 
 from .. import _bridge
 from . import _cells, _levels
-from ._base import ArrowWidget, arrow_trait, bundle, ipc
+from ._base import ArrowWidget, arrow_trait, ipc
 
 
 @dataclass
@@ -83,7 +84,7 @@ class ModelExplorer(ArrowWidget):
     :meth:`forward` do what the mouse does.
     """
 
-    _esm = bundle("overview")
+    _renderer = traitlets.Unicode("overview").tag(sync=True)
 
     # The current view, drawn by the browser.
     aggregates = arrow_trait()  # one row per rectangle (see _draw_table)
@@ -251,8 +252,6 @@ class ModelExplorer(ArrowWidget):
         Returns the draw table (a grid: row after row, slice after slice;
         the browser knows their nodes and slices from the view) and the
         DataFrame of the cells."""
-        import pandas as pd
-
         m = v.model
         lo, hi = v.rows
         first, last = v.slices

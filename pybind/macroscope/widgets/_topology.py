@@ -20,7 +20,7 @@ import traitlets
 
 from .._errors import MacroscopeError
 from . import _wire
-from ._base import ArrowWidget, arrow_trait, bundle
+from ._base import ArrowWidget, arrow_trait
 
 # The columns the browser draws from.
 _NODE_COLUMNS = ("path", "name", "kind", "group", "aggregated", "members", "capacity", "usage", "ratio", "size",
@@ -37,7 +37,7 @@ class TopologyExplorer(ArrowWidget):
     the browser's clicks and slider do; they change the Topology itself.
     """
 
-    _esm = bundle("topology")
+    _renderer = traitlets.Unicode("topology").tag(sync=True)
 
     nodes = arrow_trait()
     edges = arrow_trait()

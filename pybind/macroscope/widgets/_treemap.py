@@ -22,7 +22,7 @@ import traitlets
 from .. import _bridge
 from .._errors import InvalidArgumentError, MacroscopeError
 from . import _wire
-from ._base import ArrowWidget, arrow_trait, bundle, ipc
+from ._base import ArrowWidget, arrow_trait, ipc
 
 # Levels on each side of the one shown whose tables are sent ahead, and
 # how long one request for them may keep the kernel busy (seconds).
@@ -41,7 +41,7 @@ class TreemapExplorer(ArrowWidget):
     back), recomputes ``table``: :meth:`view_table`.
     """
 
-    _esm = bundle("treemap")
+    _renderer = traitlets.Unicode("treemap").tag(sync=True)
 
     levels = traitlets.List().tag(sync=True)
     level = traitlets.Int(0).tag(sync=True)
