@@ -27,11 +27,10 @@ func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
 // reader's guess when it can make one without reading (Source.Probe; for
 // an OTF2 archive, the span its clock properties give, or its timestamps
 // alone), a read that keeps nothing otherwise; guess false always reads.
-// The trace's window is
-// the smallest start and the largest end of its parts'. A guess must be
-// checked against the extent of the merged partial models
-// (micro.Partial's Start and End): their Model fails with micro.ErrWindow
-// on a wrong one.
+// The trace's window is the smallest start and the largest end of its
+// parts'. A guess must be checked against the extent of the merged
+// partial models (micro.Partial's Start and End): their Model fails with
+// micro.ErrWindow on a wrong one.
 func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, err error) {
 	var ext micro.Extent
 	src, _, err := formats.Open(p.Path, p.Format, p.Options)

@@ -102,10 +102,10 @@ func LocalPlan(path, format string, opt ingest.Values, parallel *bool) *Plan {
 			return nil
 		}
 	}
-	// A part per location group, up to maxParts: the goroutines of Local
-	// take them as they finish, which balances parts of unequal sizes.
-	// Every part holds the hierarchy until the parts are merged:
-	// thousands of groups are read in fewer parts, of several each.
+	// Up to 64 parts, or 8 per CPU: the goroutines of Local take them as
+	// they finish, which balances parts of unequal sizes. Every part holds
+	// the hierarchy until the parts are merged: thousands of location
+	// groups are read in fewer parts, of several groups each.
 	plan, err := PlanFile(path, f.Name, opt, max(64, 8*runtime.GOMAXPROCS(0)))
 	if err != nil || len(plan.Parts) < 2 {
 		return nil

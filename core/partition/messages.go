@@ -129,8 +129,8 @@ func MatchMessages(p Part, msgs [][]byte, opt micro.Options, start, end trace.Ti
 
 // matchMessages makes the partial model of the links between the parts of
 // the trace at path that they left unpaired (see ingest.Parts.PairEnds),
-// on the window of the parts. It forgets the ends of ends, which the
-// model no longer needs.
+// on the window of the parts. It forgets the ends, which the model no
+// longer needs.
 func matchMessages(path string, how *ingest.Parts, ends []ingest.Ends, opt micro.Options, start, end trace.Time, parts []*micro.Partial) (*micro.Partial, error) {
 	acc, err := micro.NewPartialAccumulator(opt, start, end)
 	if err != nil {
