@@ -3,8 +3,10 @@ package nsys
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -19,5 +21,23 @@ func BenchmarkRead(b *testing.B) {
 		if err := Read(path, trace.New(), trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkNest nests a group of a million spans and puts them in the
+// order of their delivery: the reader's nesting alone.
+func BenchmarkNest(b *testing.B) {
+	src := readertest.CallStacks(1<<20, 1)
+	base := make([]span, len(src))
+	for i, s := range src {
+		base[i] = span{start: int64(s.Start), end: int64(s.End), seq: int32(i)}
+	}
+	sp := make([]span, len(base))
+	for b.Loop() {
+		copy(sp, base)
+		if _, ok := nest(sp); !ok {
+			b.Fatal("too many lanes")
+		}
+		slices.SortFunc(sp, byCompletion)
 	}
 }
