@@ -1,0 +1,32 @@
+package nesting
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// BenchmarkTracker places a million slices of one thread, sorted, and
+// walks them in the order of completion.
+func BenchmarkTracker(b *testing.B) {
+	in := readertest.CallStacks(1<<20, 1)
+	slices.SortStableFunc(in, func(a, b readertest.Slice) int { return Compare(a.Start, a.End, b.Start, b.End) })
+	var t Tracker
+	for b.Loop() {
+		t.Reset()
+		for _, s := range in {
+			if _, ok := t.Place(s.Start, s.End); !ok {
+				b.Fatal("too many lanes")
+			}
+		}
+		var sum trace.Time
+		for _, i := range t.Completed() {
+			sum += in[i].End
+		}
+		if sum == 0 {
+			b.Fatal("nothing completed")
+		}
+	}
+}
