@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -52,13 +53,15 @@ func (r *reader) emit(sink trace.Sink) error {
 		return cmp.Compare(a.stype, b.stype)
 	})
 	laned := make([]int64, len(r.stypes))
+	var tracker nesting.Tracker
 	for _, g := range groups {
-		lanes, ok := nest(g.spans)
+		delivery, lanes, ok := nest(&tracker, g.spans)
 		if !ok {
 			name, _ := r.h.name(g.node)
 			return r.db.Errorf("the %s states of %s overlap on more than %d lanes: they are not intervals of one thread or stream",
-				r.stypes[g.stype].name, name, maxLanes)
+				r.stypes[g.stype].name, name, nesting.DefaultMaxLanes)
 		}
+		g.delivery = delivery
 		n := &r.h.nodes[g.node]
 		n.lanes = max(n.lanes, lanes)
 		g.laneBySeq = make([]int32, len(g.spans))
@@ -159,13 +162,13 @@ func (e *emitter) create(n, parent int32, start trace.Time) {
 }
 
 // states delivers a group's states lane by lane in the order they
-// complete: by end, inner before outer.
+// complete.
 func (e *emitter) states(g *group) {
-	slices.SortFunc(g.spans, byCompletion)
 	cont := e.r.h.nodes[g.node].cont
 	typ := e.stateType[g.stype]
 	ids := e.valueID[g.stype]
-	for _, s := range g.spans {
+	for _, i := range g.delivery {
+		s := &g.spans[i]
 		v := ids[s.value]
 		if v < 0 {
 			v = e.defineValue(typ, e.r.stypes[g.stype].values[s.value])
@@ -174,7 +177,7 @@ func (e *emitter) states(g *group) {
 		e.sink.State(trace.State{Container: cont + s.lane, Type: typ, Value: v,
 			Start: trace.Time(s.start), End: trace.Time(s.end), Depth: s.depth, Order: s.order})
 	}
-	g.spans = nil
+	g.spans, g.delivery = nil, nil
 }
 
 // marks delivers the NVTX marks by container, then time.

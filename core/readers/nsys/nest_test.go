@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 )
 
@@ -66,6 +67,38 @@ func checkLanes(t *testing.T, sp []span, lanes int32) {
 	}
 }
 
+// checkDelivery verifies the order of delivery nest returns: every span
+// once, lane by lane, and on each lane as they complete: a span comes
+// right after its last child, else after a span that ended before it
+// started.
+func checkDelivery(t *testing.T, sp []span, delivery []int32) {
+	if len(delivery) != len(sp) {
+		t.Fatalf("%d spans delivered of %d", len(delivery), len(sp))
+	}
+	seen := make([]bool, len(sp))
+	for k, i := range delivery {
+		if seen[i] {
+			t.Fatalf("span %d delivered twice", i)
+		}
+		seen[i] = true
+		if k == 0 {
+			continue
+		}
+		prev, s := sp[delivery[k-1]], sp[i]
+		switch {
+		case prev.lane > s.lane:
+			t.Fatalf("lane %d delivered after lane %d", s.lane, prev.lane)
+		case prev.lane < s.lane:
+		case prev.depth > s.depth:
+			if prev.depth != s.depth+1 || prev.start < s.start || prev.end > s.end {
+				t.Fatalf("%+v delivered after %+v, deeper but not its child", s, prev)
+			}
+		case prev.end > s.start:
+			t.Fatalf("%+v delivered after %+v, which ends after it starts", s, prev)
+		}
+	}
+}
+
 func FuzzNest(f *testing.F) {
 	readertest.BoundMinimization(f)
 	f.Add([]byte{})
@@ -77,11 +110,13 @@ func FuzzNest(f *testing.F) {
 		}
 		sp := spansOf(b)
 		lam := laminar(sp)
-		lanes, ok := nest(sp)
+		var tr nesting.Tracker
+		delivery, lanes, ok := nest(&tr, sp)
 		if !ok {
 			t.Fatal("too many lanes")
 		}
 		checkLanes(t, sp, lanes)
+		checkDelivery(t, sp, delivery)
 		if lam != (lanes == 1) && len(sp) > 0 {
 			t.Fatalf("laminar %v but %d lanes", lam, lanes)
 		}
