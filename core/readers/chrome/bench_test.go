@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -118,10 +119,11 @@ func BenchmarkNestThread(b *testing.B) {
 	slices.SortFunc(basePoints, func(a, b flowPoint) int { return cmp.Compare(a.ts, b.ts) })
 	sl := make([]slice, len(base))
 	points := make([]flowPoint, len(basePoints))
+	var t nesting.Tracker
 	for b.Loop() {
 		copy(sl, base)
 		copy(points, basePoints)
-		if _, ok := nestThread(sl, points); !ok {
+		if _, ok := nestThread(&t, sl, points); !ok {
 			b.Fatal("too many lanes")
 		}
 	}
