@@ -13,7 +13,7 @@ import (
 func BenchmarkTracker(b *testing.B) {
 	in := readertest.CallStacks(1<<20, 1)
 	slices.SortStableFunc(in, func(a, b readertest.Slice) int { return Compare(a.Start, a.End, b.Start, b.End) })
-	var t Tracker
+	t := Tracker{KeepCompletion: true}
 	for b.Loop() {
 		t.Reset()
 		for _, s := range in {

@@ -11,9 +11,9 @@
 // inside the slice open around it, one level deeper. A slice that starts
 // inside another and ends after it cannot nest; it goes to an overlap
 // lane, a sibling track of the thread, so that depths keep their meaning.
-// Once every slice is placed, the Tracker tells the order in which they
-// complete, lane by lane: the order of Pajé's PopState and OTF2's Leave,
-// which streaming consumers of a trace.Sink follow.
+// Once every slice is placed, the Tracker can tell the order in which
+// they complete, lane by lane: the order of Pajé's PopState and OTF2's
+// Leave, which streaming consumers of a trace.Sink follow.
 //
 // # Policies
 //

@@ -34,7 +34,7 @@ func Example() {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	var t nesting.Tracker
+	t := nesting.Tracker{KeepCompletion: true}
 	for i := range thread {
 		s := &thread[i]
 		at, ok := t.Place(s.start, s.end)

@@ -90,7 +90,7 @@ func TestPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := &Tracker{Containment: tt.c, MaxLanes: tt.max}
+			tr := &Tracker{Containment: tt.c, MaxLanes: tt.max, KeepCompletion: true}
 			got, failed := place(tr, tt.in)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("placements %v, want %v", got, tt.want)
@@ -159,6 +159,7 @@ func TestOutOfOrder(t *testing.T) {
 		{"ends before it starts", func(tr *Tracker) { tr.Place(5, 4) }},
 		{"before an instant bound", func(tr *Tracker) { tr.Place(5, 9); tr.Innermost(7); tr.Place(6, 7) }},
 		{"an instant before a start", func(tr *Tracker) { tr.Place(5, 9); tr.Innermost(4) }},
+		{"completion not kept", func(tr *Tracker) { tr.KeepCompletion = false; tr.Place(5, 9); tr.Completed() }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,7 +168,7 @@ func TestOutOfOrder(t *testing.T) {
 					t.Error("no panic")
 				}
 			}()
-			tt.do(&Tracker{})
+			tt.do(&Tracker{KeepCompletion: true})
 		})
 	}
 	// In order: equal starts shorter after, an instant then a slice
@@ -184,7 +185,7 @@ func TestOutOfOrder(t *testing.T) {
 }
 
 func TestReset(t *testing.T) {
-	var tr Tracker
+	tr := Tracker{KeepCompletion: true}
 	place(&tr, []iv{{0, 10}, {5, 15}, {6, 7}})
 	tr.Completed()
 	tr.Reset()
@@ -356,7 +357,7 @@ func randomSlices(rng *rand.Rand, n, span int) []iv {
 // reference.
 func checkAgainstReference(c Containment, maxLanes int, in []iv, bind func(i int) (trace.Time, bool)) error {
 	want := reference(c, maxLanes, in)
-	tr := &Tracker{Containment: c, MaxLanes: maxLanes}
+	tr := &Tracker{Containment: c, MaxLanes: maxLanes, KeepCompletion: true}
 	got := make([]Placement, 0, len(in))
 	for i, s := range in {
 		if at, ok := bind(i); ok {

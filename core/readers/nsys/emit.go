@@ -53,7 +53,7 @@ func (r *reader) emit(sink trace.Sink) error {
 		return cmp.Compare(a.stype, b.stype)
 	})
 	laned := make([]int64, len(r.stypes))
-	var tracker nesting.Tracker
+	tracker := nesting.Tracker{KeepCompletion: true}
 	for _, g := range groups {
 		delivery, lanes, ok := nest(&tracker, g.spans)
 		if !ok {

@@ -24,8 +24,8 @@ type span struct {
 // intervals: a zero-length span at the very end of another is its child;
 // of two identical spans the first in the database is the parent). It
 // returns the indices of the spans in the order of their delivery, lane
-// by lane as they complete, and the number of lanes; false past
-// nesting.DefaultMaxLanes lanes.
+// by lane as they complete (t keeps the order of completion), and the
+// number of lanes; false past nesting.DefaultMaxLanes lanes.
 func nest(t *nesting.Tracker, sp []span) (delivery []int32, lanes int32, ok bool) {
 	slices.SortFunc(sp, func(a, b span) int {
 		if c := nesting.Compare(trace.Time(a.start), trace.Time(a.end), trace.Time(b.start), trace.Time(b.end)); c != 0 {

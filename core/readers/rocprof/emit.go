@@ -58,7 +58,7 @@ func (m *model) nestAll(file string) ([]int32, error) {
 		m.conts[i].lanes = 1
 	}
 	delivery := make([]int32, 0, len(m.recs))
-	var t nesting.Tracker
+	t := nesting.Tracker{KeepCompletion: true}
 	for lo := 0; lo < len(m.recs); {
 		hi := lo + 1
 		for hi < len(m.recs) && m.recs[hi].cont == m.recs[lo].cont && m.recs[hi].kind == m.recs[lo].kind {
