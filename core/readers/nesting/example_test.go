@@ -44,9 +44,11 @@ func Example() {
 		s.at = at
 	}
 	fmt.Println("lanes:", t.Lanes())
-	for _, i := range t.Completed() {
-		s := &thread[i]
-		fmt.Printf("%-5s [%2d, %2d] lane %d depth %d order %d\n", s.name, s.start, s.end, s.at.Lane, s.at.Depth, s.at.Order)
+	for lane := range t.Lanes() {
+		for _, i := range t.Completed(lane) {
+			s := &thread[i]
+			fmt.Printf("%-5s [%2d, %2d] lane %d depth %d order %d\n", s.name, s.start, s.end, s.at.Lane, s.at.Depth, s.at.Order)
+		}
 	}
 	// Output:
 	// lanes: 2

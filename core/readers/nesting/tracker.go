@@ -61,8 +61,6 @@ type Tracker struct {
 	placed []int32
 	// done[l] lists the slices of lane l that completed, in that order.
 	done [][]int32
-	// all is Completed's result when it must concatenate lanes.
-	all []int32
 
 	n int32 // slices placed so far: the index of the next one
 	// The latest instant the input reached (a start, or Innermost's
@@ -85,7 +83,6 @@ func (t *Tracker) Reset() {
 		t.done[l] = t.done[l][:0]
 	}
 	t.stacks, t.placed, t.done = t.stacks[:0], t.placed[:0], t.done[:0]
-	t.all = t.all[:0]
 	t.n, t.begun = 0, false
 }
 
@@ -213,30 +210,22 @@ func (t *Tracker) addLane() int {
 	return l
 }
 
-// Completed ends the slices still open (they complete at the end of the
-// input) and returns the indices of all the slices placed (the rank of
-// their Place call) in the order of their delivery: lane by lane, each
-// lane's in the order they complete. It needs KeepCompletion. The result
-// is valid until Reset.
-func (t *Tracker) Completed() []int32 {
+// Completed returns the indices (the rank of their Place call) of the
+// slices of lane in the order they complete, the slices still open
+// completing at the end of the input, innermost first. Call it once every
+// slice of the thread is placed; it needs KeepCompletion. Readers deliver
+// lane after lane, from 0 to Lanes()-1. The result is valid until Reset.
+func (t *Tracker) Completed(lane int) []int32 {
 	if !t.KeepCompletion {
 		panic("nesting: Completed without KeepCompletion")
 	}
-	for l, stack := range t.stacks {
-		for i := len(stack) - 1; i >= 0; i-- {
-			t.done[l] = append(t.done[l], stack[i].index)
-		}
-		t.stacks[l] = stack[:0]
+	if lane >= len(t.stacks) {
+		return nil // lane 0 of a thread without slices
 	}
-	switch len(t.done) {
-	case 0:
-		return nil
-	case 1:
-		return t.done[0]
+	stack := t.stacks[lane]
+	for i := len(stack) - 1; i >= 0; i-- {
+		t.done[lane] = append(t.done[lane], stack[i].index)
 	}
-	t.all = t.all[:0]
-	for _, d := range t.done {
-		t.all = append(t.all, d...)
-	}
-	return t.all
+	t.stacks[lane] = stack[:0]
+	return t.done[lane]
 }

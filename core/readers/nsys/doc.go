@@ -21,7 +21,5 @@
 // A database is queried with a pure-Go SQLite driver (package sqlitedb),
 // read-only. The whole database is read before anything is delivered:
 // which containers exist, and how many overlap lanes they need, is only
-// known at the end, so the reader keeps a 40-byte record per state, and
-// once the states are nested (package nesting) its place in the order of
-// delivery.
+// known at the end, so the reader keeps a 40-byte record per state.
 package nsys

@@ -24,6 +24,7 @@ type emitter struct {
 	contType  [nKinds]int32
 	stateType []int32   // by reader state type
 	valueID   [][]int32 // by reader state type, by value: -1 until defined
+	byRank    []int32   // a group's spans by rank of delivery (scratch)
 }
 
 func (e *emitter) define(t trace.Type) int32 {
@@ -55,13 +56,12 @@ func (r *reader) emit(sink trace.Sink) error {
 	laned := make([]int64, len(r.stypes))
 	tracker := nesting.Tracker{KeepCompletion: true}
 	for _, g := range groups {
-		delivery, lanes, ok := nest(&tracker, g.spans)
+		lanes, ok := nest(&tracker, g.spans)
 		if !ok {
 			name, _ := r.h.name(g.node)
 			return r.db.Errorf("the %s states of %s overlap on more than %d lanes: they are not intervals of one thread or stream",
 				r.stypes[g.stype].name, name, nesting.DefaultMaxLanes)
 		}
-		g.delivery = delivery
 		n := &r.h.nodes[g.node]
 		n.lanes = max(n.lanes, lanes)
 		g.laneBySeq = make([]int32, len(g.spans))
@@ -162,12 +162,16 @@ func (e *emitter) create(n, parent int32, start trace.Time) {
 }
 
 // states delivers a group's states lane by lane in the order they
-// complete.
+// complete, the order nest ranked them in.
 func (e *emitter) states(g *group) {
 	cont := e.r.h.nodes[g.node].cont
 	typ := e.stateType[g.stype]
 	ids := e.valueID[g.stype]
-	for _, i := range g.delivery {
+	e.byRank = slices.Grow(e.byRank[:0], len(g.spans))[:len(g.spans)]
+	for i := range g.spans {
+		e.byRank[g.spans[i].delivery] = int32(i)
+	}
+	for _, i := range e.byRank {
 		s := &g.spans[i]
 		v := ids[s.value]
 		if v < 0 {
@@ -177,7 +181,7 @@ func (e *emitter) states(g *group) {
 		e.sink.State(trace.State{Container: cont + s.lane, Type: typ, Value: v,
 			Start: trace.Time(s.start), End: trace.Time(s.end), Depth: s.depth, Order: s.order})
 	}
-	g.spans, g.delivery = nil, nil
+	g.spans = nil
 }
 
 // marks delivers the NVTX marks by container, then time.

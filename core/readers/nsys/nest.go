@@ -17,16 +17,16 @@ type span struct {
 	depth      int32
 	lane       int32
 	order      int32 // rank by start on its lane
+	delivery   int32 // rank in the order of delivery of its group
 }
 
-// nest gives the spans of a group their lane, depth and order, the
-// states of a thread or stream nesting as package nesting says (closed
-// intervals: a zero-length span at the very end of another is its child;
-// of two identical spans the first in the database is the parent). It
-// returns the indices of the spans in the order of their delivery, lane
-// by lane as they complete (t keeps the order of completion), and the
-// number of lanes; false past nesting.DefaultMaxLanes lanes.
-func nest(t *nesting.Tracker, sp []span) (delivery []int32, lanes int32, ok bool) {
+// nest gives the spans of a group their lane, depth, order and rank of
+// delivery (lane by lane, as they complete; t keeps the order of
+// completion). They nest as package nesting says: closed intervals (a
+// zero-length span at the very end of another is its child), and of two
+// identical spans the first in the database is the parent. It returns
+// the number of lanes, and false past nesting.DefaultMaxLanes lanes.
+func nest(t *nesting.Tracker, sp []span) (int32, bool) {
 	slices.SortFunc(sp, func(a, b span) int {
 		if c := nesting.Compare(trace.Time(a.start), trace.Time(a.end), trace.Time(b.start), trace.Time(b.end)); c != 0 {
 			return c
@@ -38,9 +38,16 @@ func nest(t *nesting.Tracker, sp []span) (delivery []int32, lanes int32, ok bool
 		s := &sp[i]
 		at, ok := t.Place(trace.Time(s.start), trace.Time(s.end))
 		if !ok {
-			return nil, 0, false
+			return 0, false
 		}
 		s.lane, s.depth, s.order = at.Lane, at.Depth, at.Order
 	}
-	return slices.Clone(t.Completed()), int32(t.Lanes()), true
+	var rank int32
+	for lane := range t.Lanes() {
+		for _, i := range t.Completed(lane) {
+			sp[i].delivery = rank
+			rank++
+		}
+	}
+	return int32(t.Lanes()), true
 }

@@ -87,7 +87,6 @@ type stype struct {
 type group struct {
 	node, stype int32
 	spans       []span
-	delivery    []int32 // indices into spans in the order of delivery, once nested
 	laneBySeq   []int32 // set when links need the lane of a span
 }
 

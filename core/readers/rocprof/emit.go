@@ -75,8 +75,10 @@ func (m *model) nestAll(file string) ([]int32, error) {
 			}
 			r.lane, r.depth, r.order = at.Lane, at.Depth, at.Order
 		}
-		for _, i := range t.Completed() {
-			delivery = append(delivery, int32(lo)+i)
+		for lane := range t.Lanes() {
+			for _, i := range t.Completed(lane) {
+				delivery = append(delivery, int32(lo)+i)
+			}
 		}
 		if c := &m.conts[m.recs[lo].cont]; int32(t.Lanes()) > c.lanes {
 			c.lanes = int32(t.Lanes())
