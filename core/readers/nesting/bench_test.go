@@ -16,6 +16,7 @@ func BenchmarkTracker(b *testing.B) {
 	t := Tracker{KeepCompletion: true}
 	for b.Loop() {
 		t.Reset()
+		t.Grow(len(in))
 		for _, s := range in {
 			if _, ok := t.Place(s.Start, s.End); !ok {
 				b.Fatal("too many lanes")

@@ -86,6 +86,20 @@ func (t *Tracker) Reset() {
 	t.n, t.begun = 0, false
 }
 
+// Grow makes room for the order of completion of n more slices, for
+// callers that know how many come, so that it is not copied as it grows.
+// Most slices go to lane 0, where Grow makes the room.
+func (t *Tracker) Grow(n int) {
+	if !t.KeepCompletion {
+		return
+	}
+	if cap(t.done) == 0 {
+		t.done = make([][]int32, 0, 1)
+	}
+	lane0 := t.done[:1] // lane 0 may be unused yet: keep len(t.done)
+	lane0[0] = slices.Grow(lane0[0], n)
+}
+
 // Lanes returns the number of lanes in use: 1 when every slice nests (or
 // none was placed), more with overlap lanes.
 func (t *Tracker) Lanes() int { return max(len(t.stacks), 1) }

@@ -196,9 +196,14 @@ func TestOutOfOrder(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	tr := Tracker{KeepCompletion: true}
+	tr.Grow(2)
 	place(&tr, []iv{{0, 10}, {5, 15}, {6, 7}})
 	completed(&tr)
 	tr.Reset()
+	tr.Grow(100)
+	if tr.Lanes() != 1 || len(tr.stacks) != 0 {
+		t.Errorf("Grow put lanes in use")
+	}
 	got, _ := place(&tr, []iv{{-3, 1}, {-2, 0}})
 	if want := []Placement{{0, 0, 0}, {0, 1, 1}}; !slices.Equal(got, want) || tr.Lanes() != 1 {
 		t.Errorf("after Reset: %v on %d lanes, want %v on 1", got, tr.Lanes(), want)

@@ -34,6 +34,7 @@ func nest(t *nesting.Tracker, sp []span) (int32, bool) {
 		return cmp.Compare(a.seq, b.seq)
 	})
 	t.Reset()
+	t.Grow(len(sp))
 	for i := range sp {
 		s := &sp[i]
 		at, ok := t.Place(trace.Time(s.start), trace.Time(s.end))

@@ -65,6 +65,7 @@ func (m *model) nestAll(file string) ([]int32, error) {
 			hi++
 		}
 		t.Reset()
+		t.Grow(hi - lo)
 		for i := lo; i < hi; i++ {
 			r := &m.recs[i]
 			at, ok := t.Place(r.start, r.end)
