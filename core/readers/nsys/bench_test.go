@@ -13,7 +13,7 @@ import (
 // BenchmarkRead reads the largest export of the corpus (about 35,000
 // rows of activity) into memory.
 func BenchmarkRead(b *testing.B) {
-	path := filepath.Join("..", "..", "..", "..", "..", "shared", "traces", "nsys", "mfu_2gpu_before.sqlite")
+	path := filepath.Join("..", "..", "..", "..", "shared", "traces", "nsys", "mfu_2gpu_before.sqlite")
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("the shared trace corpus is absent")
 	}
