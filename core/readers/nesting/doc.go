@@ -32,11 +32,14 @@
 //
 // The lane of a slice. A slice goes to the lane whose innermost open
 // slice contains it, that slice being the latest started of the lanes'
-// innermost ones (on equal starts, the deeper; Compare's order makes that
-// tie impossible, as every slice starting at one instant lands on the lane
-// of the first of them, but the rule does not depend on it). When no open
-// slice contains it, it goes to the first lane with nothing open, else to
-// a new lane. Lane 0 is the thread itself.
+// innermost ones (on equal starts, the deeper). In Compare's order that
+// tie cannot arise: a slice that starts when an open slice starts is
+// contained in it (it is not longer) and nothing open started later, so
+// it joins that slice's lane, and open slices on different lanes never
+// start together; the rule is stated all the same, so that nothing
+// depends on it. When no open slice contains the slice, it goes to the
+// first lane with nothing open, else to a new lane. Lane 0 is the thread
+// itself.
 //
 // The bound on lanes. A Tracker opens at most MaxLanes lanes (lane 0
 // included; DefaultMaxLanes unless set). Real traces need a handful; more
@@ -44,10 +47,11 @@
 // every lane, the bound also bounds the time. Place reports the slice that
 // would need one more lane, and the reader reports the input as malformed.
 //
-// Order of completion. On each lane a slice completes after the slices
-// nested in it and before the next slice at its depth: the order of a
-// depth-first walk that visits children first, children in the order
-// they start. A slice that ends when its successor at its depth starts
-// completes before that successor, even when a zero-length slice nested
-// in the successor ends at the same instant.
+// Order of completion (recorded with KeepCompletion). On each lane a
+// slice completes after the slices nested in it and before the next slice
+// at its depth: the order of a depth-first walk that visits children
+// first, children in the order they start. A slice that ends when its
+// successor at its depth starts completes before that successor, even
+// when a zero-length slice nested in the successor ends at the same
+// instant.
 package nesting
