@@ -203,7 +203,7 @@ func TestPjdumpGzipIsOnePart(t *testing.T) {
 
 // A directory of StarVZ's split gzipped files is one part.
 func TestPjdumpCompressedIsOnePart(t *testing.T) {
-	path := corpus(t, "starvz", "qr_trace")
+	path := corpus(t, "starvz", "extra_data", "qr_trace")
 	plan, err := PlanFile(path, "pjdump", nil, 4)
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,16 @@ package chrome
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
+	"slices"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -95,6 +99,32 @@ func BenchmarkJSONTokens(b *testing.B) {
 			} else if err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkNestThread nests one thread of a million slices, with a flow
+// point bound to its enclosing slice every 20 slices: the reader's
+// nesting alone.
+func BenchmarkNestThread(b *testing.B) {
+	src := readertest.CallStacks(1<<20, 1)
+	base := make([]slice, len(src))
+	var basePoints []flowPoint
+	for i, s := range src {
+		base[i] = slice{start: s.Start, end: s.End, seq: int32(i)}
+		if i%20 == 0 {
+			basePoints = append(basePoints, flowPoint{ts: s.Start + (s.End-s.Start)/2, seq: int32(i), enclosing: true})
+		}
+	}
+	slices.SortFunc(basePoints, func(a, b flowPoint) int { return cmp.Compare(a.ts, b.ts) })
+	sl := make([]slice, len(base))
+	points := make([]flowPoint, len(basePoints))
+	var t nesting.Tracker
+	for b.Loop() {
+		copy(sl, base)
+		copy(points, basePoints)
+		if _, ok := nestThread(&t, sl, points); !ok {
+			b.Fatal("too many lanes")
 		}
 	}
 }

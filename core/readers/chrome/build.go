@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -125,16 +126,17 @@ func (c *collector) nest(file string) error {
 		return cmp.Compare(a.seq, b.seq)
 	})
 	next := 0
+	var tracker nesting.Tracker
 	for ti := range c.threads {
 		t := &c.threads[ti]
 		first := next
 		for next < len(c.flows) && c.flows[next].thread == int32(ti) {
 			next++
 		}
-		lanes, ok := nestThread(t.slices, c.flows[first:next])
+		lanes, ok := nestThread(&tracker, t.slices, c.flows[first:next])
 		if !ok {
 			return errs.Format(file, 0, "pid %s tid %s has more than %d mutually overlapping slices",
-				c.strs.str(c.procs[t.proc].key), c.strs.str(t.key), maxLanes)
+				c.strs.str(c.procs[t.proc].key), c.strs.str(t.key), nesting.DefaultMaxLanes)
 		}
 		t.lanes = lanes
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -214,20 +215,20 @@ func (b *Builder) Finish(sink trace.Sink) error {
 
 // stack computes the nesting depth of every row and its rank among the
 // rows of its resource and type by start (ties in row order), and fails on
-// states that overlap without nesting.
+// states that overlap without nesting: they nest as package nesting says,
+// with half-open intervals (a state that ends when another starts does
+// not hold it) on a single lane, since no stack can produce states that
+// would need an overlap lane.
 func (b *Builder) stack() (depth, order []int32, err error) {
 	groups := b.groups()
 	depth = make([]int32, len(b.rows))
 	order = make([]int32, len(b.rows))
-	var open []int32
+	t := nesting.Tracker{Containment: nesting.HalfOpen, MaxLanes: 1}
 	for _, g := range groups {
 		// Enclosing states first: among equal starts, the longest.
 		enclosingFirst := func(i, j int32) int {
 			a, c := &b.rows[i], &b.rows[j]
-			if a.start != c.start {
-				return cmp.Compare(a.start, c.start)
-			}
-			return cmp.Compare(c.end, a.end)
+			return nesting.Compare(a.start, a.end, c.start, c.end)
 		}
 		if slices.IsSortedFunc(g, enclosingFirst) { // the common case: nothing to sort
 			for k, i := range g {
@@ -240,25 +241,18 @@ func (b *Builder) stack() (depth, order []int32, err error) {
 			}
 			slices.SortStableFunc(g, enclosingFirst)
 		}
-		open = open[:0]
+		t.Reset()
 		for _, i := range g {
-			r := b.rows[i]
-			// Intervals are half-open: a state that ends when another
-			// starts does not hold it.
-			for len(open) > 0 && b.rows[open[len(open)-1]].end <= r.start {
-				open = open[:len(open)-1]
+			r := &b.rows[i]
+			at, ok := t.Place(r.start, r.end)
+			if !ok {
+				k, _ := t.Innermost(r.start) // the state r overlaps
+				lo, hi := min(g[k], i), max(g[k], i)
+				return nil, nil, errs.Argument("start", "rows %d and %d: states of type %q on resource %q overlap without nesting (%v-%v s and %v-%v s)",
+					lo, hi, b.types[r.typ].name, b.containers[r.container].path,
+					b.rows[lo].start, b.rows[lo].end, b.rows[hi].start, b.rows[hi].end)
 			}
-			if len(open) > 0 {
-				top := open[len(open)-1]
-				if r.end > b.rows[top].end {
-					lo, hi := min(top, i), max(top, i)
-					return nil, nil, errs.Argument("start", "rows %d and %d: states of type %q on resource %q overlap without nesting (%v-%v s and %v-%v s)",
-						lo, hi, b.types[r.typ].name, b.containers[r.container].path,
-						b.rows[lo].start, b.rows[lo].end, b.rows[hi].start, b.rows[hi].end)
-				}
-			}
-			depth[i] = int32(len(open))
-			open = append(open, i)
+			depth[i] = at.Depth
 		}
 	}
 	return depth, order, nil

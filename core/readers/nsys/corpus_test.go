@@ -27,7 +27,7 @@ var corpus = []string{
 
 func corpusPath(t *testing.T, name string) string {
 	t.Helper()
-	path := filepath.Join("..", "..", "..", "..", "..", "shared", "traces", name)
+	path := filepath.Join("..", "..", "..", "..", "shared", "traces", name)
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s is absent (the shared trace corpus): %v", name, err)
 	}

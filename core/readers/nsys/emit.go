@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -23,6 +24,7 @@ type emitter struct {
 	contType  [nKinds]int32
 	stateType []int32   // by reader state type
 	valueID   [][]int32 // by reader state type, by value: -1 until defined
+	byRank    []int32   // a group's spans by rank of delivery (scratch)
 }
 
 func (e *emitter) define(t trace.Type) int32 {
@@ -52,12 +54,13 @@ func (r *reader) emit(sink trace.Sink) error {
 		return cmp.Compare(a.stype, b.stype)
 	})
 	laned := make([]int64, len(r.stypes))
+	tracker := nesting.Tracker{KeepCompletion: true}
 	for _, g := range groups {
-		lanes, ok := nest(g.spans)
+		lanes, ok := nest(&tracker, g.spans)
 		if !ok {
 			name, _ := r.h.name(g.node)
 			return r.db.Errorf("the %s states of %s overlap on more than %d lanes: they are not intervals of one thread or stream",
-				r.stypes[g.stype].name, name, maxLanes)
+				r.stypes[g.stype].name, name, nesting.DefaultMaxLanes)
 		}
 		n := &r.h.nodes[g.node]
 		n.lanes = max(n.lanes, lanes)
@@ -159,13 +162,17 @@ func (e *emitter) create(n, parent int32, start trace.Time) {
 }
 
 // states delivers a group's states lane by lane in the order they
-// complete: by end, inner before outer.
+// complete, the order nest ranked them in.
 func (e *emitter) states(g *group) {
-	slices.SortFunc(g.spans, byCompletion)
 	cont := e.r.h.nodes[g.node].cont
 	typ := e.stateType[g.stype]
 	ids := e.valueID[g.stype]
-	for _, s := range g.spans {
+	e.byRank = slices.Grow(e.byRank[:0], len(g.spans))[:len(g.spans)]
+	for i := range g.spans {
+		e.byRank[g.spans[i].delivery] = int32(i)
+	}
+	for _, i := range e.byRank {
+		s := &g.spans[i]
 		v := ids[s.value]
 		if v < 0 {
 			v = e.defineValue(typ, e.r.stypes[g.stype].values[s.value])

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 )
 
@@ -66,6 +67,39 @@ func checkLanes(t *testing.T, sp []span, lanes int32) {
 	}
 }
 
+// checkDelivery verifies the ranks of delivery nest gives: every span
+// its own, lane by lane, and on each lane as they complete: a span comes
+// right after its last child, else after a span that ended before it
+// started.
+func checkDelivery(t *testing.T, sp []span) {
+	delivery := make([]int32, len(sp))
+	seen := make([]bool, len(sp))
+	for i, s := range sp {
+		if s.delivery < 0 || int(s.delivery) >= len(sp) || seen[s.delivery] {
+			t.Fatalf("span %d ranked %d", i, s.delivery)
+		}
+		seen[s.delivery] = true
+		delivery[s.delivery] = int32(i)
+	}
+	for k, i := range delivery {
+		if k == 0 {
+			continue
+		}
+		prev, s := sp[delivery[k-1]], sp[i]
+		switch {
+		case prev.lane > s.lane:
+			t.Fatalf("lane %d delivered after lane %d", s.lane, prev.lane)
+		case prev.lane < s.lane:
+		case prev.depth > s.depth:
+			if prev.depth != s.depth+1 || prev.start < s.start || prev.end > s.end {
+				t.Fatalf("%+v delivered after %+v, deeper but not its child", s, prev)
+			}
+		case prev.end > s.start:
+			t.Fatalf("%+v delivered after %+v, which ends after it starts", s, prev)
+		}
+	}
+}
+
 func FuzzNest(f *testing.F) {
 	readertest.BoundMinimization(f)
 	f.Add([]byte{})
@@ -77,11 +111,13 @@ func FuzzNest(f *testing.F) {
 		}
 		sp := spansOf(b)
 		lam := laminar(sp)
-		lanes, ok := nest(sp)
+		tr := nesting.Tracker{KeepCompletion: true}
+		lanes, ok := nest(&tr, sp)
 		if !ok {
 			t.Fatal("too many lanes")
 		}
 		checkLanes(t, sp, lanes)
+		checkDelivery(t, sp)
 		if lam != (lanes == 1) && len(sp) > 0 {
 			t.Fatalf("laminar %v but %d lanes", lam, lanes)
 		}

@@ -2,8 +2,10 @@ package rocprof
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -43,6 +45,23 @@ func BenchmarkCSVCorpus(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		if err := ReadCSV(files, false, nullSink{}, trace.ReadOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEmitStates nests and delivers a million HIP calls of one
+// thread: the reader's nesting and delivery alone.
+func BenchmarkEmitStates(b *testing.B) {
+	m := newModel()
+	th := m.thread(m.host(""), 1, 1)
+	for _, s := range readertest.CallStacks(1<<20, 1) {
+		m.add(th, kindHIP, "hipLaunchKernel", s.Start, s.End, 0, nan)
+	}
+	base := slices.Clone(m.recs)
+	for b.Loop() {
+		copy(m.recs, base)
+		if err := m.emit(nullSink{}, "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,9 +25,10 @@
 // Separate types matter: a HIP call makes HSA calls, so on one thread the
 // kinds overlap, while each kind alone nests like a call stack.
 //
-// Depths come from containment per container and state type: records are
-// sorted by start, longer first, then in input order, and a record is the
-// child of the innermost open record that contains it (closed intervals).
+// Depths come from containment per container and state type (package
+// nesting): records are sorted by start, longer first, then in input
+// order, and a record is the child of the innermost open record that
+// contains it (closed intervals).
 // A record that starts inside another and ends after it cannot nest; it
 // goes, with what nests in it, to an overlap lane, a sibling container
 // named "<name> (overlap lane k)", so that every container holds a proper

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -14,14 +15,15 @@ import (
 // states, marks, links, variables, then Finish.
 func (m *model) emit(sink trace.Sink, file string) error {
 	m.correlate()
-	if err := m.nestAll(file); err != nil {
+	delivery, err := m.nestAll(file)
+	if err != nil {
 		return err
 	}
 	first, last := m.extent()
 	e := &emitter{m: m, sink: sink, values: map[[2]int32]int32{}}
 	e.defineTypes()
 	m.createContainers(sink, e.ctype, first)
-	e.states()
+	e.states(delivery)
 	e.marks()
 	e.links()
 	e.variables()
@@ -30,8 +32,11 @@ func (m *model) emit(sink trace.Sink, file string) error {
 }
 
 // nestAll sorts the records by container and kind, each group parents
-// first, and gives them their depth and lane.
-func (m *model) nestAll(file string) error {
+// first, and gives them their depth, lane and order (package nesting:
+// closed intervals, of two identical records the first to arrive is the
+// parent). It returns the indices of the records group by group, each
+// group's lane by lane in the order they complete.
+func (m *model) nestAll(file string) ([]int32, error) {
 	slices.SortFunc(m.recs, func(a, b rec) int {
 		if c := cmp.Compare(a.cont, b.cont); c != 0 {
 			return c
@@ -52,23 +57,36 @@ func (m *model) nestAll(file string) error {
 	for i := range m.conts {
 		m.conts[i].lanes = 1
 	}
+	delivery := make([]int32, 0, len(m.recs))
+	t := nesting.Tracker{KeepCompletion: true}
 	for lo := 0; lo < len(m.recs); {
 		hi := lo + 1
 		for hi < len(m.recs) && m.recs[hi].cont == m.recs[lo].cont && m.recs[hi].kind == m.recs[lo].kind {
 			hi++
 		}
-		lanes, ok := nest(m.recs[lo:hi])
-		if !ok {
-			c := &m.conts[m.recs[lo].cont]
-			return errs.Format(file, 0, "%s %s has more than %d mutually overlapping %s records",
-				containerTypeNames[c.typ], c.key, maxLanes, m.kinds[m.recs[lo].kind])
+		t.Reset()
+		t.Grow(hi - lo)
+		for i := lo; i < hi; i++ {
+			r := &m.recs[i]
+			at, ok := t.Place(r.start, r.end)
+			if !ok {
+				c := &m.conts[r.cont]
+				return nil, errs.Format(file, 0, "%s %s has more than %d mutually overlapping %s records",
+					containerTypeNames[c.typ], c.key, nesting.DefaultMaxLanes, m.kinds[r.kind])
+			}
+			r.lane, r.depth, r.order = at.Lane, at.Depth, at.Order
 		}
-		if c := &m.conts[m.recs[lo].cont]; lanes > c.lanes {
-			c.lanes = lanes
+		for lane := range t.Lanes() {
+			for _, i := range t.Completed(lane) {
+				delivery = append(delivery, int32(lo)+i)
+			}
+		}
+		if c := &m.conts[m.recs[lo].cont]; int32(t.Lanes()) > c.lanes {
+			c.lanes = int32(t.Lanes())
 		}
 		lo = hi
 	}
-	return nil
+	return delivery, nil
 }
 
 // extent returns the first and last instants of the records, marks and
@@ -183,53 +201,28 @@ func (e *emitter) value(typ, name int32) int32 {
 // its overlap lanes.
 func (e *emitter) sinkCont(r *rec) int32 { return e.m.conts[r.cont].id + r.lane }
 
-// states delivers the records container by container and type by type.
-// Each group is in start order (the order of nest; lanes interleave, so
-// sort by the sink container first) and is delivered as its states
-// complete: a state after those nested in it, the states of one depth in
-// time order, the order of Pajé's PopState and OTF2's Leave, which
-// streaming consumers follow (micro.Accumulator). Order ranks each state
-// by start.
-func (e *emitter) states() {
+// states delivers the records container by container and type by type,
+// each group as its states complete (delivery, from nestAll): a state
+// after those nested in it, the states of one depth in time order, the
+// order of Pajé's PopState and OTF2's Leave, which streaming consumers
+// follow (micro.Accumulator). A container's overlap lanes are containers
+// of their own, numbered after it, whose groups interleave with those of
+// its other kinds: sort by sink container, then kind, keeping the order
+// of completion within each.
+func (e *emitter) states(delivery []int32) {
 	m := e.m
-	order := make([]int32, len(m.recs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int {
+	slices.SortStableFunc(delivery, func(a, b int32) int {
 		ra, rb := &m.recs[a], &m.recs[b]
 		if c := cmp.Compare(e.sinkCont(ra), e.sinkCont(rb)); c != 0 {
 			return c
 		}
 		return cmp.Compare(ra.kind, rb.kind)
 	})
-	type open struct{ idx, rank int32 }
-	var stack []open
-	pop := func() {
-		o := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		r := &m.recs[o.idx]
+	for _, i := range delivery {
+		r := &m.recs[i]
 		t := e.stype[r.kind]
 		e.sink.State(trace.State{Container: e.sinkCont(r), Type: t, Value: e.value(t, r.name),
-			Start: r.start, End: r.end, Depth: r.depth, Order: o.rank})
-	}
-	var rank int32
-	for i, idx := range order {
-		r := &m.recs[idx]
-		if i == 0 || e.sinkCont(r) != e.sinkCont(&m.recs[order[i-1]]) || r.kind != m.recs[order[i-1]].kind {
-			for len(stack) > 0 { // the previous group's
-				pop()
-			}
-			rank = 0
-		}
-		for len(stack) > 0 && m.recs[stack[len(stack)-1].idx].depth >= r.depth {
-			pop()
-		}
-		stack = append(stack, open{idx, rank})
-		rank++
-	}
-	for len(stack) > 0 {
-		pop()
+			Start: r.start, End: r.end, Depth: r.depth, Order: r.order})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -63,6 +64,7 @@ type rec struct {
 	start, end trace.Time
 	corr       int64   // correlation id; 0 if none
 	scope      int32   // where correlation ids are unique (a process, a run)
+	order      int32   // rank by start among the records of its lane and kind
 	bytes      float64 // copies: size when known, NaN otherwise
 	cont       int32   // leaf container (thread or queue), index into model.conts
 	kind       int32   // index into model.kinds
@@ -259,71 +261,13 @@ func (m *model) correlate() {
 }
 
 // compareRecs orders records of one container and kind so that a parent
-// comes before its children: by start, longer first, then arrival.
+// comes before its children: by start, longer first, then arrival, so
+// that of two identical records the first to arrive is the parent.
 func compareRecs(a, b rec) int {
-	if c := cmp.Compare(a.start, b.start); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.end, a.end); c != 0 {
+	if c := nesting.Compare(a.start, a.end, b.start, b.end); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.seq, b.seq)
-}
-
-// maxLanes bounds the overlap lanes of one container and kind: more means
-// the records are not a call stack at all.
-const maxLanes = 4096
-
-// nest gives the records of one container and kind (sorted by
-// compareRecs) their depth and lane. A record nests in the innermost open
-// record that contains it (closed intervals: a zero-length record at the
-// very end of another is its child); one that starts inside another and
-// ends after it cannot nest and goes to an overlap lane: the lane whose
-// innermost open record contains it (the latest started), else the first
-// lane with nothing open, else a new lane. It returns the number of lanes,
-// false past maxLanes.
-func nest(rs []rec) (int32, bool) {
-	lanes := [][]int32{nil}
-	for i := range rs {
-		r := &rs[i]
-		best, empty := -1, -1
-		for l, stack := range lanes {
-			for len(stack) > 0 {
-				top := &rs[stack[len(stack)-1]]
-				if r.end <= top.end || top.end > r.start {
-					break
-				}
-				stack = stack[:len(stack)-1]
-			}
-			lanes[l] = stack
-			if len(stack) == 0 {
-				if empty < 0 {
-					empty = l
-				}
-				continue
-			}
-			top := &rs[stack[len(stack)-1]]
-			if r.end <= top.end {
-				if best < 0 || top.start > rs[lanes[best][len(lanes[best])-1]].start {
-					best = l
-				}
-			}
-		}
-		switch {
-		case best >= 0:
-		case empty >= 0:
-			best = empty
-		case len(lanes) < maxLanes:
-			best = len(lanes)
-			lanes = append(lanes, nil)
-		default:
-			return 0, false
-		}
-		r.lane = int32(best)
-		r.depth = int32(len(lanes[best]))
-		lanes[best] = append(lanes[best], int32(i))
-	}
-	return int32(len(lanes)), true
 }
 
 var nan = math.NaN()
