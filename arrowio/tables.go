@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
@@ -219,9 +220,12 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 }
 
 // StatesTable lists the state intervals of a trace: container path, state
-// type, value, start, end, duration (seconds), nesting depth, the exact
-// start and end in nanoseconds, the value's category (null if none) and
-// the state's arguments as JSON text (null if none; see trace.ArgsSink).
+// type, value (the name as the file writes it), group (the name a person
+// gives its instances, names.Group: the models' default categories),
+// start, end, duration (seconds), nesting depth, the exact start and end
+// in nanoseconds, the value's category (null if none), its domain (the
+// models' key="domain") and the state's arguments as JSON text (null if
+// none; see trace.ArgsSink).
 func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	n := t.States.Len()
 	paths := make([]string, len(t.Containers))
@@ -248,20 +252,72 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.categories("container", paths, cont)
 	c.categories("type", typeNames, typ)
 	c.categories("value", valueNames, val)
+	g := groupsOf(t)
+	c.optionalCategories("group", g.groups, remap(val, g.group))
 	c.float64s("start", start)
 	c.float64s("end", end)
 	c.float64s("duration", dur)
 	c.int32s("depth", depth)
 	c.int64s("start_ns", startNs)
 	c.int64s("end_ns", endNs)
-	addCategoryAndArgs(c, t, val, t.StateArgs)
+	addCategoryAndArgs(c, t, val, t.StateArgs, g)
 	return c.batch(nil)
 }
 
+// valueGroups are the group and the domain of every value of a trace
+// (names.Group, names.Domain; a value whose name tells no domain has its
+// category's, else its type's, as the models' key="domain"), as codes
+// into their distinct labels.
+type valueGroups struct {
+	groups, domains []string
+	group, domain   []int32 // by value
+}
+
+func groupsOf(t *trace.Trace) valueGroups {
+	var g valueGroups
+	groupIndex, domainIndex := map[string]int32{}, map[string]int32{}
+	code := func(index map[string]int32, labels *[]string, s string) int32 {
+		k, ok := index[s]
+		if !ok {
+			k = int32(len(*labels))
+			index[s] = k
+			*labels = append(*labels, s)
+		}
+		return k
+	}
+	g.group, g.domain = make([]int32, len(t.Values)), make([]int32, len(t.Values))
+	for i, v := range t.Values {
+		g.group[i] = code(groupIndex, &g.groups, names.Group(v.Name))
+		d := names.Domain(v.Name)
+		if d == "" {
+			d = v.Category
+		}
+		if d == "" {
+			d = t.TypeName(v.Type)
+		}
+		g.domain[i] = code(domainIndex, &g.domains, d)
+	}
+	return g
+}
+
+// remap returns the codes of values (value ids, None for none) by value
+// (-1: null).
+func remap(values []int32, byValue []int32) []int32 {
+	out := make([]int32, len(values))
+	for i, v := range values {
+		out[i] = -1
+		if v >= 0 {
+			out[i] = byValue[v]
+		}
+	}
+	return out
+}
+
 // addCategoryAndArgs adds the category column, the category of each
-// entity's value (values: the entities' value ids), and the args column,
-// the entities' arguments (args, possibly shorter than values).
-func addCategoryAndArgs(c *columns, t *trace.Trace, values []int32, args []string) {
+// entity's value (values: the entities' value ids), the domain column
+// (g), and the args column, the entities' arguments (args, possibly
+// shorter than values).
+func addCategoryAndArgs(c *columns, t *trace.Trace, values []int32, args []string, g valueGroups) {
 	var labels []string
 	index := map[string]int32{}
 	ofValue := make([]int32, len(t.Values))
@@ -286,6 +342,7 @@ func addCategoryAndArgs(c *columns, t *trace.Trace, values []int32, args []strin
 		}
 	}
 	c.optionalCategories("category", labels, codes)
+	c.optionalCategories("domain", g.domains, remap(values, g.domain))
 	all := make([]string, len(values))
 	copy(all, args)
 	c.optionalStrings("args", all)
@@ -390,9 +447,10 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 }
 
 // EventsTable lists the point events of a trace: container path, event
-// type, value (null if none), time (seconds), the exact time in
-// nanoseconds, the value's category (null if none) and the event's
-// arguments as JSON text (null if none; see trace.ArgsSink).
+// type, value (null if none), its group (names.Group), time (seconds),
+// the exact time in nanoseconds, the value's category (null if none), its
+// domain and the event's arguments as JSON text (null if none; see
+// trace.ArgsSink).
 func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	names := namesOf(t)
 	n := t.Events.Len()
@@ -407,9 +465,11 @@ func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.categories("container", names.paths, cont)
 	c.categories("type", names.types, typ)
 	c.optionalCategories("value", names.values, val)
+	g := groupsOf(t)
+	c.optionalCategories("group", g.groups, remap(val, g.group))
 	c.float64s("time", at)
 	c.int64s("time_ns", atNs)
-	addCategoryAndArgs(c, t, val, t.EventArgs)
+	addCategoryAndArgs(c, t, val, t.EventArgs, g)
 	return c.batch(nil)
 }
 

@@ -39,7 +39,7 @@ func (m *MicroModel) Info() (js string, err error) {
 		"slices": m.m.Slices, "start": m.m.Start.Seconds(), "end": m.m.End.Seconds(),
 		"states": append([]string{}, m.m.States...), "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
-		"trace": m.summary, "incomplete": m.incomplete,
+		"trace": m.summary, "incomplete": m.incomplete, "notes": append([]string{}, m.m.Notes...),
 	})
 }
 

@@ -21,7 +21,7 @@ func TestKeyAndReaderOptions(t *testing.T) {
 		t.Errorf("strict read:\n%s", strict)
 	}
 	checkRefusals(t, []refusal{
-		{[]string{"overview", "-key", "colour", bundledTrace}, 2, `key: must be "name"`},
+		{[]string{"overview", "-key", "colour", bundledTrace}, 2, `key: must be "group", "name"`},
 		{[]string{"overview", "-read", "view=cpu", "-out", dir, bundledTrace}, 2, "view: is not an option of the paje reader"},
 		{[]string{"overview", "-read", "strict=maybe", "-out", dir, bundledTrace}, 2, "strict: wants true or false"},
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -44,8 +45,10 @@ type Options struct {
 	// time; Depth >= 0 counts the states at that nesting depth only.
 	Depth int
 	// Key says what the categories of state and event metrics are: the
-	// values' names (KeyName, the default when empty), their categories
-	// (KeyCategory) or their types (KeyType). Variable metrics ignore it.
+	// values' grouped names (KeyGroup, the default when empty), their
+	// names as written (KeyName), their domains (KeyDomain), their
+	// categories (KeyCategory) or their types (KeyType). Variable metrics
+	// ignore it.
 	Key Key
 	// MemoryBudget bounds the memory of the model's cells (see
 	// checkMemory): 0 means budget.Default (a share of the memory
@@ -121,7 +124,7 @@ func checkMemory(opt Options, g grid, metric Metric) error {
 	need := float64(g.leaves) * float64(g.n) * float64(g.nCat) * per
 	return budget.Check("slices", fmt.Sprintf("a model of %d resources x %d slices x %d states", g.leaves, g.n, g.nCat),
 		int64(min(need, math.MaxInt64/2)), opt.MemoryBudget,
-		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"type\")")
+		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"domain\" or key=\"type\")")
 }
 
 // typeNames returns the type names the options select (none: all).
@@ -195,6 +198,7 @@ func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, sli
 	categoryOf, labels := categories(t, metric.entityKind(), key, typeSel, u.noValue)
 	m = &Model{States: labels, Slices: slices, Start: start, End: end, Metric: metric}
 	m.Colors = categoryColors(t, metric.entityKind(), key, categoryOf, len(labels))
+	m.Notes = keyNotes(t, metric.entityKind(), key, typeSel, u.noValue, len(labels))
 	tl := splitTypes(t, metric.entityKind(), typeSel, u.used)
 	leafOf = buildTree(t, typeSel, u.hasData, tl, m)
 	if len(m.Tree.Leaves) == 0 {
@@ -268,8 +272,10 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 // a name. categoryOf maps a value (states, events) or a type (variables)
 // to its category; for states and events, categoryOf[len(t.Values)+typ]
 // is the category of type typ's entities without a value (-1 if unused).
-// With KeyCategory, values of one category share it, labelled by the
-// category (by the type's name for values without one).
+// With KeyGroup, values of one type and group (names.Group) share it,
+// labelled by the group. With KeyCategory, values of one category share
+// it, labelled by the category (by the type's name for values without
+// one); KeyDomain and KeyType are alike (valueCategories).
 func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
 	if kind == trace.KindVariable {
 		categoryOf = make([]int32, len(t.Types))
@@ -282,15 +288,32 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 		}
 		return categoryOf, labels
 	}
-	if key == KeyCategory || key == KeyType {
+	if key == KeyCategory || key == KeyType || key == KeyDomain {
 		return valueCategories(t, key, typeSel, noValue)
+	}
+	// The name of each value: as written, or grouped.
+	valueName := make([]string, len(t.Values))
+	grouped := map[string]string{} // names.Group, once per distinct name
+	for i, v := range t.Values {
+		if !typeSel[v.Type] {
+			continue
+		}
+		valueName[i] = v.Name
+		if key == KeyGroup {
+			g, ok := grouped[v.Name]
+			if !ok {
+				g = names.Group(v.Name)
+				grouped[v.Name] = g
+			}
+			valueName[i] = g
+		}
 	}
 	count := map[string]int{}
 	seen := map[[2]string]bool{}
-	for _, v := range t.Values {
-		if k := [2]string{t.Types[v.Type].Name, v.Name}; typeSel[v.Type] && !seen[k] {
+	for i, v := range t.Values {
+		if k := [2]string{t.Types[v.Type].Name, valueName[i]}; typeSel[v.Type] && !seen[k] {
 			seen[k] = true
-			count[v.Name]++
+			count[valueName[i]]++
 		}
 	}
 	categoryOf = make([]int32, len(t.Values)+len(t.Types))
@@ -300,12 +323,12 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 		if !typeSel[v.Type] {
 			continue
 		}
-		label := v.Name
-		if count[v.Name] > 1 {
-			label = fmt.Sprintf("%s:%s", t.Types[v.Type].Name, v.Name)
+		label := valueName[i]
+		if count[label] > 1 {
+			label = fmt.Sprintf("%s:%s", t.Types[v.Type].Name, label)
 		}
 		// Values of one type and name (told apart by their category, or
-		// defined twice by the file) are one category.
+		// defined twice by the file, or grouped) are one category.
 		c, ok := index[label]
 		if !ok {
 			c = int32(len(labels))
@@ -329,7 +352,8 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 // valueCategories is categories for KeyCategory: one category per
 // distinct value category, in the order of the values; values without a
 // category, and entities without a value, count under their type's name.
-// For KeyType every value counts under its type's name.
+// For KeyType every value counts under its type's name; for KeyDomain
+// under its name's domain (names.Domain), else as for KeyCategory.
 func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
 	index := map[string]int32{}
 	label := func(s string) int32 {
@@ -347,8 +371,14 @@ func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (
 	}
 	for i, v := range t.Values {
 		if typeSel[v.Type] {
-			name := v.Category
-			if name == "" || key == KeyType {
+			name := ""
+			if key == KeyDomain {
+				name = names.Domain(v.Name)
+			}
+			if name == "" && key != KeyType {
+				name = v.Category
+			}
+			if name == "" {
 				name = t.Types[v.Type].Name
 			}
 			categoryOf[i] = label(name)
@@ -362,9 +392,9 @@ func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (
 
 // categoryColors returns the colour the trace defines for each of n
 // categories: a value's colour for categories of value names (the first
-// value of the name that has one), a type's for categories of types. A
-// category of value categories (KeyCategory) gathers values of several
-// colours, and so has none.
+// value of the name or group that has one), a type's for categories of
+// types. A category of value categories or domains (KeyCategory,
+// KeyDomain) gathers values of several colours, and so has none.
 func categoryColors(t *trace.Trace, kind trace.Kind, key Key, categoryOf []int32, n int) []string {
 	colors := make([]string, n)
 	set := func(c int32, color string) {
@@ -378,7 +408,10 @@ func categoryColors(t *trace.Trace, kind trace.Kind, key Key, categoryOf []int32
 		}
 		return colors
 	}
-	if key != KeyCategory && key != KeyType {
+	if key == KeyDomain {
+		return colors
+	}
+	if key == KeyName || key == KeyGroup {
 		for i, v := range t.Values {
 			set(categoryOf[i], v.Color)
 		}

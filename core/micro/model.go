@@ -38,6 +38,10 @@ type Model struct {
 	// .pcf colours so), or "" when it gives none; nil in models made by
 	// hand. Figures draw these colours in place of the palette's.
 	Colors []string
+	// Notes are sentences about the model a person should read before its
+	// figures: more states than a figure colours apart, and the key that
+	// fits (see LegibleStates). Nil when there is nothing to say.
+	Notes []string
 	// Metric is what Values measure; empty means StateDuration (models
 	// made by hand).
 	Metric Metric

@@ -19,7 +19,8 @@ type Rows struct {
 }
 
 // StateRows lays out the resources of the state types named (all when
-// empty) over t, as Build does for the state metrics.
+// empty) over t, as Build does for the state metrics, with the default
+// categories (KeyGroup), so that a state has the overview's colour.
 func StateRows(t *trace.Trace, stateTypes []string) (*Rows, error) {
 	typeSel, err := selectTypes(t, trace.KindState, stateTypes)
 	if err != nil {
@@ -29,7 +30,7 @@ func StateRows(t *trace.Trace, stateTypes []string) (*Rows, error) {
 	if end <= t.Start {
 		end = t.Start + 1
 	}
-	m, leafOf, categoryOf, slot, err := layout(t, StateDuration, KeyName, typeSel, scanUsage(t, trace.KindState, typeSel), 1, t.Start, end)
+	m, leafOf, categoryOf, slot, err := layout(t, StateDuration, KeyGroup, typeSel, scanUsage(t, trace.KindState, typeSel), 1, t.Start, end)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ import warnings
 
 from . import _bridge, _dataset, _reading
 from ._errors import InvalidArgumentError
-from ._model import MicroModel
+from ._model import MicroModel, warn_notes
 from ._moments import Moments
 
 # The plan's orders (micro.Order): how the parts' definitions interleave.
@@ -120,7 +120,7 @@ def read_micro_dataset(directory, client, model_options: str, *, start, end, pro
     model = MicroModel(_bridge.call(_bridge.native.PartitionModel, _bridge.go.Slice_byte.from_bytes(data),
                                     json.dumps([os.fspath(directory)]), "parquet-dataset"))
     model._partitions = len(files)
-    return model
+    return warn_notes(model, stacklevel=4)
 
 
 def _moments(part: str, options: str, start: int, end: int) -> bytes:
@@ -265,7 +265,7 @@ def read_micro(paths, client, model_options: str, *, start, end, format, options
     model._partitions = len(parts)
     for message in (model.trace_info or {}).get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=3)
-    return model
+    return warn_notes(model, stacklevel=4)
 
 
 def moments(paths, client, opts: str, *, start, end, format, options: dict, runs: bool, progress):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 
 import pandas as pd
 
@@ -16,6 +17,14 @@ from ._tables import TableResult, incomplete_suffix
 from ._treemap import Treemap, plot_treemap, treemap
 
 _KINDS = ("spatiotemporal", "spatial", "temporal")
+
+
+def warn_notes(model: "MicroModel", stacklevel: int = 3) -> "MicroModel":
+    """Warn about the model's notes (too many states for a figure, and the
+    key that fits), once, where the model is built."""
+    for note in model.notes:
+        warnings.warn(note, UserWarning, stacklevel=stacklevel)
+    return model
 
 
 class MicroModel(TableResult):
@@ -65,6 +74,14 @@ class MicroModel(TableResult):
     @property
     def resources(self) -> int:
         return self._info["resources"]
+
+    @property
+    def notes(self) -> list[str]:
+        """What a person should know before reading the model's figures:
+        more states than a figure colours apart (figures then draw the
+        smallest as "other"), with the coarser ``key=`` that fits. Each
+        note is also warned about when the model is built."""
+        return list(self._info.get("notes") or ())
 
     @property
     def trace_info(self) -> dict | None:

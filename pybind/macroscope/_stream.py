@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from . import _bridge, _dataset, _distributed, _reading
 from ._errors import InvalidArgumentError
 from ._formats import check_options
-from ._model import MicroModel
+from ._model import MicroModel, warn_notes
 from ._moments import Moments
 from ._options import model_options, moments_options
 from ._reading import Progress
@@ -27,7 +27,7 @@ from ._reading import Progress
 def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: int = 100,
                start: float | None = None, end: float | None = None, format: str | None = None, *,
                progress: Progress = None, state_types: list[str] | None = None, depth: int | None = None,
-               metric: str = "state_duration", types: list[str] | None = None, key: str = "name",
+               metric: str = "state_duration", types: list[str] | None = None, key: str = "group",
                memory_budget: int | None = None, client=None, runs: bool | None = None,
                partitions: int | None = None, parallel: bool | None = None, **options) -> MicroModel:
     """Build the microscopic model of the trace file at ``path`` while
@@ -156,8 +156,8 @@ def _read_runs(paths, format, options, progress, model_opts) -> MicroModel:
 
 def _warn(model: MicroModel) -> MicroModel:
     for message in (model.trace_info or {}).get("warnings") or ():
-        warnings.warn(message, UserWarning, stacklevel=2)
-    return model
+        warnings.warn(message, UserWarning, stacklevel=3)
+    return warn_notes(model, stacklevel=4)
 
 
 def moments(path, format: str | None = None, busy=None, by: str = "resource",

@@ -10,7 +10,7 @@ import pandas as pd
 from . import _bridge, _figure
 from ._figure import Figure
 from ._kaleido import CallTree
-from ._model import MicroModel
+from ._model import MicroModel, warn_notes
 from ._moments import Moments, trace_moments
 from ._options import model_options
 from ._tables import incomplete_suffix
@@ -60,9 +60,11 @@ class Trace:
 
     @functools.cached_property
     def states(self) -> pd.DataFrame:
-        """DataFrame of the state intervals: container (path), type, value,
-        start, end, duration (s), depth (nesting level), the exact
-        start_ns, end_ns, the value's category (null if none) and the
+        """DataFrame of the state intervals: container (path), type, value
+        (the name as the file writes it), group (the name grouped as the
+        models' default ``key="group"`` does), start, end, duration (s),
+        depth (nesting level), the exact start_ns, end_ns, the value's
+        category (null if none), its domain (as ``key="domain"``) and the
         state's arguments as JSON text (args; null if none or not kept)."""
         return self._frame("states")
 
@@ -84,9 +86,9 @@ class Trace:
     @functools.cached_property
     def events(self) -> pd.DataFrame:
         """DataFrame of the point events: container (path), type, value,
-        time (s), the exact time_ns, the value's category (null if none)
-        and the event's arguments as JSON text (args; null if none or not
-        kept)."""
+        group (see :attr:`states`), time (s), the exact time_ns, the
+        value's category (null if none), its domain and the event's
+        arguments as JSON text (args; null if none or not kept)."""
         return self._frame("events")
 
     @functools.cached_property
@@ -142,7 +144,7 @@ class Trace:
 
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,
               state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
-              types: list[str] | None = None, key: str = "name", *, memory_budget: int | None = None) -> MicroModel:
+              types: list[str] | None = None, key: str = "group", *, memory_budget: int | None = None) -> MicroModel:
         """Build the microscopic model: for every resource, each of
         ``slices`` equal time slices of [start, end] (seconds; default the
         whole trace) and every state, the proportion of the slice spent in
@@ -168,12 +170,22 @@ class Trace:
         nested states count: None (innermost: the top of the stack, so a
         resource is in one state at a time) or a nesting level (0 = the
         outermost states only). ``key`` says what the categories are: the
-        states' (or events') names ("name") or their values' categories
-        ("category", or "cat": the cat of Chrome trace events, so a PyTorch
-        profiler trace gives kernel, cpu_op, cuda_runtime...) or their types
-        ("type": the state types of GPU profilers' traces, such as CUDA
-        kernel, NCCL kernel, CUDA memcpy, CUDA runtime API, whose values
-        name thousands of kernels).
+        states' (or events') names grouped as a person would ("group", the
+        default: the per-instance ids producers write into names are cut,
+        so PyTorch's ``aten::copy_, op_id = 998952`` is ``aten::copy_``,
+        Kineto's ``ProfilerStep#5`` is ``ProfilerStep`` and a kernel's
+        demangled signature its base name; the ``group`` column of
+        :attr:`states` tells each state's), their names as the file writes
+        them ("name"), the library or namespace of the names ("domain":
+        aten, NCCL, MPI, CUDA...; else their category or type), their
+        values' categories ("category", or "cat": the cat of Chrome trace
+        events, so a PyTorch profiler trace gives kernel, cpu_op,
+        cuda_runtime...) or their types ("type": the state types of GPU
+        profilers' traces, such as CUDA kernel, NCCL kernel, CUDA memcpy,
+        CUDA runtime API). A model with more states than a figure colours
+        apart (20) warns, naming the coarser keys that fit (its
+        :attr:`MicroModel.notes`); its figures draw the smallest states as
+        "other".
 
         A model of resources x slices x states cells takes about 16 bytes a
         cell: one that would exceed ``memory_budget`` (bytes; default None:
@@ -181,7 +193,7 @@ class Trace:
         :class:`InvalidArgumentError` naming the estimate.
         """
         opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
-        model = MicroModel(_bridge.call(self._h.Micro, opts))
+        model = warn_notes(MicroModel(_bridge.call(self._h.Micro, opts)))
         # What the model was built from, so that an explorer zooming into a
         # window rebuilds the window's model from the trace.
         model._source = (self, dict(slices=slices, start=start, end=end, state_types=state_types, depth=depth,

@@ -1,0 +1,387 @@
+// Package names groups the names of states and events as a person reading
+// a profile would: the instances of one thing that a producer numbers or
+// annotates one by one become one name, and nothing else does.
+//
+// Profilers write per-instance ids into names: PyTorch's NVTX ranges carry
+// their operator's sequence number and id ("aten::copy_, op_id = 998952"),
+// Kineto numbers its steps ("ProfilerStep#5"), Android and Perfetto tracks
+// their frames ("Choreographer#doFrame 1234"), and GPU profilers spell out
+// every template argument and parameter of a kernel's demangled signature,
+// which Nsight Systems and rocprofv3 themselves fold to the function's
+// base name (Nsight's shortName, rocprofv3's --truncate-kernels). Left as
+// they are, a 0.3 s training step has 18,000 "states".
+//
+// Group applies the rules of Rules, a small table, each written for one
+// producer's habit and tested on real names of the corpus and on names it
+// must leave apart (MPI_Send and MPI_Sendrecv, kernels whose names differ
+// by a tile size: ampere_sgemm_128x64_nn, ampere_sgemm_32x128_nn). Domain
+// names the library or namespace a name belongs to (aten, NCCL, MPI,
+// CUDA), a coarser grouping between names and types.
+package names
+
+import (
+	"strings"
+)
+
+// Rule is one way of grouping names: a producer's habit.
+type Rule struct {
+	// Name identifies the rule (in documentation and tests).
+	Name string
+	// Doc says whose names the rule groups and why.
+	Doc string
+	// Example is a real name the rule groups, and Grouped its group.
+	Example, Grouped string
+	// apply returns the group of name and true, or false when the rule
+	// does not apply.
+	apply func(name string) (string, bool)
+}
+
+// Rules are the rules Group applies, in this order, each to the result
+// of the one before.
+var Rules = []Rule{
+	{
+		Name: "pytorch-nvtx",
+		Doc: "PyTorch's NVTX ranges (torch.autograd.profiler.emit_nvtx, seen in Nsight Systems) append the " +
+			"operator's sequence number, id, input sizes and input ids to its name",
+		Example: "aten::to, seq = 47651, op_id = 998952", Grouped: "aten::to",
+		apply: pytorchNVTX,
+	},
+	{
+		Name: "pytorch-module",
+		Doc: "PyTorch's FSDP names its hooks after the module they run on, in parentheses after the " +
+			"qualified function: a namespaced function followed by a space and a parenthesised argument " +
+			"keeps the function",
+		Example: "FSDP::pre_forward (blocks.3._checkpoint_wrapped_module)", Grouped: "FSDP::pre_forward",
+		apply: namespacedCall,
+	},
+	{
+		Name: "instance-number",
+		Doc: "a number after '#' or a space at the end of a name counts instances: Kineto's steps, " +
+			"Android's frames, numbered slices",
+		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
+		apply: instanceNumber,
+	},
+	{
+		Name: "nccl-kernel",
+		Doc: "NCCL's kernels are named after the collective, then its reduction, data type, algorithm " +
+			"and protocol: they group by collective",
+		Example: "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", Grouped: "ncclKernel_AllReduce",
+		apply: ncclKernel,
+	},
+	{
+		Name: "cxx-signature",
+		Doc: "a demangled C++ signature (GPU kernels of Kineto, rocprof and HPCToolkit) folds to the " +
+			"function's base name, without return type, namespaces, template arguments, parameters or " +
+			"compiler clones, as Nsight Systems' shortName and rocprofv3's --truncate-kernels do",
+		Example: "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, " +
+			"std::array<char*, 2> >(int, at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2>)",
+		Grouped: "vectorized_elementwise_kernel",
+		apply:   cxxSignature,
+	},
+}
+
+// Group returns the group of a state's or event's name: the name a person
+// would give all its instances. Names no rule applies to are their own
+// group.
+func Group(name string) string {
+	g, _ := Explain(name)
+	return g
+}
+
+// Explain returns the group of name and the names of the rules that made
+// it, in order (none when the name is its own group).
+func Explain(name string) (group string, rules []string) {
+	group = name
+	for _, r := range Rules {
+		if g, ok := r.apply(group); ok && g != "" && g != group {
+			group = g
+			rules = append(rules, r.Name)
+		}
+	}
+	return group, rules
+}
+
+// pytorchNVTX cuts a name at the first of the fields PyTorch's NVTX
+// ranges append (torch/csrc/profiler/util.cpp, getNvtxStr): ", seq = N",
+// ", op_id = N", ", sizes = [...]", ", input_op_ids = [...]".
+func pytorchNVTX(name string) (string, bool) {
+	for i := strings.Index(name, ", "); i > 0; {
+		rest := name[i+2:]
+		for _, field := range [...]string{"seq = ", "op_id = "} {
+			if v, ok := strings.CutPrefix(rest, field); ok && leadingInt(v) {
+				return name[:i], true
+			}
+		}
+		if strings.HasPrefix(rest, "sizes = [") || strings.HasPrefix(rest, "input_op_ids = [") {
+			return name[:i], true
+		}
+		j := strings.Index(rest, ", ")
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return "", false
+}
+
+// namespacedCall drops the parenthesised argument after a namespaced
+// function's name: "FSDP::post_forward (encoder.block.14.layer.0)".
+func namespacedCall(name string) (string, bool) {
+	i := strings.Index(name, " (")
+	if i <= 0 || !strings.HasSuffix(name, ")") || matchingOpen(name, len(name)-1) != i+1 {
+		return "", false
+	}
+	fn := name[:i]
+	parts := strings.Split(fn, "::")
+	if len(parts) < 2 {
+		return "", false
+	}
+	for _, p := range parts {
+		if !isIdentifier(p) {
+			return "", false
+		}
+	}
+	return fn, true
+}
+
+// leadingInt reports whether s is an integer (its sign allowed), alone or
+// followed by a comma.
+func leadingInt(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n > 0 && (n == len(s) || s[n] == ',')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// instanceNumber drops a trailing "#N", " #N" or " N".
+func instanceNumber(name string) (string, bool) {
+	n := len(name)
+	i := n
+	for i > 0 && isDigit(name[i-1]) {
+		i--
+	}
+	if i == n || i == 0 {
+		return "", false
+	}
+	switch name[i-1] {
+	case '#':
+		base := strings.TrimRight(name[:i-1], " ")
+		return base, base != ""
+	case ' ':
+		base := strings.TrimRight(name[:i-1], " ")
+		return base, base != "" && !strings.HasSuffix(base, "#")
+	}
+	return "", false
+}
+
+// ncclKernel keeps the collective of an NCCL kernel's name:
+// ncclDevKernel_AllReduce_Sum_f32_RING_LL(...) is ncclDevKernel_AllReduce.
+func ncclKernel(name string) (string, bool) {
+	for _, prefix := range [...]string{"ncclDevKernel_", "ncclKernel_"} {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		end := strings.IndexAny(rest, "_(")
+		if end < 0 {
+			end = len(rest)
+		}
+		if end == 0 || !isIdentifier(rest[:end]) {
+			return "", false
+		}
+		return prefix + rest[:end], true
+	}
+	return "", false
+}
+
+// cxxSignature folds a demangled C++ function signature to the function's
+// base name. It applies only to names that read as a signature: a
+// parameter list closing the name, right after the function's name or its
+// template arguments, and either template arguments, a return type, a
+// qualified name or parameters that are C++ types. So "Compute (phase 1)"
+// and "Compute(A)" stay as they are.
+func cxxSignature(name string) (string, bool) {
+	s := name
+	// GCC's clones (outlined OpenMP regions, constant propagation) are
+	// the function's: "f(int) [clone ._omp_fn.0]".
+	for strings.HasSuffix(s, "]") {
+		i := strings.LastIndex(s, " [clone .")
+		if i < 0 {
+			break
+		}
+		s = s[:i]
+	}
+	s = strings.TrimSuffix(strings.ReplaceAll(s, "->", ""), " const")
+	if !strings.HasSuffix(s, ")") {
+		return "", false
+	}
+	open := matchingOpen(s, len(s)-1)
+	if open <= 0 {
+		return "", false
+	}
+	params := s[open+1 : len(s)-1]
+	head := s[:open]
+	last := head[len(head)-1]
+	if last != '>' && !isIdentByte(last) {
+		return "", false
+	}
+	templated := strings.ContainsRune(head, '<')
+	head, ok := dropGroups(head)
+	if !ok || strings.Contains(head, "operator") {
+		return "", false
+	}
+	head = strings.TrimSpace(head)
+	qualified := head
+	returns := false
+	if i := strings.LastIndexByte(head, ' '); i >= 0 {
+		qualified, returns = head[i+1:], true
+	}
+	base := qualified
+	if i := strings.LastIndex(qualified, "::"); i >= 0 {
+		base = qualified[i+2:]
+	}
+	if !isIdentifier(strings.TrimPrefix(base, "~")) {
+		return "", false
+	}
+	if !templated && !returns && !strings.Contains(qualified, "::") && !typeList(params) {
+		return "", false
+	}
+	return base, true
+}
+
+// matchingOpen returns the index of the '(' that the ')' at close
+// closes, or -1.
+func matchingOpen(s string, close int) int {
+	depth := 0
+	for i := close; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// dropGroups removes template arguments (<...>), lambdas and anonymous
+// namespaces ({...}, (...)) from the head of a signature; false when
+// they do not balance.
+func dropGroups(s string) (string, bool) {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '<', '{', '(':
+			depth++
+		case '>', '}', ')':
+			depth--
+			if depth < 0 {
+				return "", false
+			}
+		default:
+			if depth == 0 {
+				b.WriteByte(c)
+			}
+		}
+	}
+	if depth != 0 {
+		return "", false
+	}
+	// "at::native::(anonymous namespace)::f" left "at::native::::f".
+	return strings.ReplaceAll(b.String(), "::::", "::"), true
+}
+
+// cTypeWords are the words that tell a parameter list of C++ types.
+var cTypeWords = map[string]bool{
+	"void": true, "bool": true, "char": true, "short": true, "int": true, "long": true, "float": true,
+	"double": true, "unsigned": true, "signed": true, "const": true, "size_t": true, "half": true,
+}
+
+// typeList reports whether params reads as a list of C++ parameter types:
+// empty, or holding pointers, references, qualified or templated types,
+// or builtin type names.
+func typeList(params string) bool {
+	p := strings.TrimSpace(params)
+	if p == "" || strings.ContainsAny(p, "*&<") || strings.Contains(p, "::") {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(p, func(r rune) bool { return r == ' ' || r == ',' }) {
+		if cTypeWords[w] || strings.HasSuffix(w, "_t") && isIdentifier(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c)
+}
+
+func isIdentifier(s string) bool {
+	if s == "" || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isIdentByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// domains are the libraries known by the prefix of their functions'
+// names, longest prefixes first where they overlap.
+var domains = []struct {
+	prefix, domain string
+	upper          bool // the prefix must be followed by an upper-case letter (cudaMalloc, not cudnn_...)
+}{
+	{"PMPI_", "MPI", false}, {"MPI_", "MPI", false},
+	{"ncclDevKernel", "NCCL", false}, {"ncclKernel", "NCCL", false}, {"nccl", "NCCL", true},
+	{"rccl", "RCCL", true},
+	{"cudnn", "cuDNN", false}, {"cublas", "cuBLAS", false},
+	{"cuda", "CUDA", true}, {"cu", "CUDA", true},
+	{"hipsparse", "hipSPARSE", false}, {"hipblas", "hipBLAS", false}, {"hip", "HIP", true},
+	{"hsa_", "HSA", false},
+	{"GOMP_", "OpenMP", false}, {"__kmpc_", "OpenMP", false}, {"omp_", "OpenMP", false},
+	{"pthread_", "pthread", false},
+	{"Memcpy", "Memcpy", false}, {"Memset", "Memset", false},
+}
+
+// Domain returns the library or namespace name belongs to: the namespace
+// it starts with ("aten" for "aten::copy_", "c10d", "FSDP"; "nccl" for
+// PyTorch's "nccl:all_reduce"), or the library its prefix names ("MPI"
+// for MPI_Send and PMPI_Send, "CUDA" for cudaLaunchKernel and
+// cuLaunchKernel, "NCCL", "HIP", "HSA", "OpenMP", "pthread", "Memcpy").
+// It returns "" when the name tells none; callers fall back to the
+// value's category or type.
+func Domain(name string) string {
+	n := 0
+	for n < len(name) && isIdentByte(name[n]) {
+		n++
+	}
+	if n > 0 && !isDigit(name[0]) && n < len(name) && name[n] == ':' {
+		// "aten::copy_", and PyTorch's "nccl:all_reduce".
+		if rest := name[n+1:]; rest != "" && (rest[0] == ':' || isIdentByte(rest[0])) {
+			return name[:n]
+		}
+	}
+	for _, d := range domains {
+		rest, ok := strings.CutPrefix(name, d.prefix)
+		if !ok {
+			continue
+		}
+		if d.upper && (rest == "" || rest[0] < 'A' || rest[0] > 'Z') {
+			continue
+		}
+		return d.domain
+	}
+	return ""
+}

@@ -1,0 +1,179 @@
+package names
+
+import (
+	"slices"
+	"testing"
+)
+
+// Real names of the corpus (../shared/traces: the Nsight Systems exports
+// of nsys/, the Kineto traces of hta/, rocprofv3 and RPD traces of
+// rocprof/, HPCToolkit's LULESH database, Perfetto's nested tracks) and
+// the group a person gives them.
+var grouped = []struct{ name, group, rule string }{
+	// PyTorch's NVTX ranges (nsys/h100_2gpu_1s.sqlite, mfu_2gpu_before.sqlite).
+	{"aten::copy_, op_id = 998952", "aten::copy_", "pytorch-nvtx"},
+	{"aten::to, seq = 47651, op_id = 998952", "aten::to", "pytorch-nvtx"},
+	{"FlashAttnFunc, seq = 45368, op_id = 990812", "FlashAttnFunc", "pytorch-nvtx"},
+	{"nccl:all_to_all, op_id = 991144", "nccl:all_to_all", "pytorch-nvtx"},
+	{"detach_, op_id = 990725", "detach_", "pytorch-nvtx"},
+	// With record_shapes, PyTorch adds the sizes and the input ops.
+	{"aten::mm, seq = 12, op_id = 40, sizes = [[8, 16], [16, 4]], input_op_ids = [(38, 0), (39, 0)]", "aten::mm", "pytorch-nvtx"},
+	{"aten::empty, op_id = 7, sizes = [[]]", "aten::empty", "pytorch-nvtx"},
+	// FSDP's hooks name their module.
+	{"FSDP::post_forward (blocks.2._checkpoint_wrapped_module), op_id = 990874", "FSDP::post_forward", "pytorch-nvtx,pytorch-module"},
+	{"FSDP::pre_forward (encoder.block.14.layer.1), op_id = 314311", "FSDP::pre_forward", "pytorch-nvtx,pytorch-module"},
+	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
+	{"ProfilerStep#1014", "ProfilerStep", "instance-number"},
+	{"ProfilerStep#5", "ProfilerStep", "instance-number"},
+	{"nccl:all_reduce #12", "nccl:all_reduce", "instance-number"},
+	// Perfetto's numbered slices (perfetto/nested_tracks.perfetto-trace).
+	{"L3 Slice 17", "L3 Slice", "instance-number"},
+	{"Choreographer#doFrame 1234567", "Choreographer#doFrame", "instance-number"},
+	// NCCL kernels (hta, rocprof/rocprofv3-tracelens).
+	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "ncclKernel_AllReduce", "nccl-kernel"},
+	{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "ncclKernel_SendRecv", "nccl-kernel"},
+	{"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_AllReduce", "nccl-kernel"},
+	{"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>)", "ncclDevKernel_SendRecv", "nccl-kernel"},
+	{"ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_Generic", "nccl-kernel"},
+	// Demangled kernels, folded to Nsight Systems' shortName.
+	{"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+		"vectorized_elementwise_kernel", "cxx-signature"},
+	{"void at::native::vectorized_elementwise_kernel<(int)8, at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)",
+		"vectorized_elementwise_kernel", "cxx-signature"},
+	{"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::CUDAFunctor_add<float> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<at::native::CUDAFunctor_add<float> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1})",
+		"elementwise_kernel", "cxx-signature"},
+	{"void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, false>(float*, float const*, int, int, int, bool const*, int, bool)",
+		"softmax_warp_forward", "cxx-signature"},
+	{"void (anonymous namespace)::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(long)#1}>(int, at::native::arange_cuda_out(c10::Scalar const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(long)#1}, function_traits<at::native::arange_cuda_out(c10::Scalar const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(long)#1}>::result_type*)",
+		"elementwise_kernel_with_index", "cxx-signature"},
+	{"void rocprim::ROCPRIM_400001_NS::detail::transform_kernel<true, rocprim::ROCPRIM_400001_NS::detail::wrapped_transform_config<rocprim::ROCPRIM_400001_NS::default_config, unsigned long>, unsigned long, unsigned long*, int*, rocprim::identity<void> >(unsigned long, unsigned long*, int*, rocprim::identity<void>)",
+		"transform_kernel", "cxx-signature"},
+	{"void k_bin_bcast<&(op_add(float, float)), float, float, float, float const*>(float const*, float const*, float*, unsigned int)",
+		"k_bin_bcast", "cxx-signature"},
+	{"scale_f32(float const*, float*, float, float, long)", "scale_f32", "cxx-signature"},
+	{"divide_kernel(float*, float const*, float const*, int, int)", "divide_kernel", "cxx-signature"},
+	{"std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float, false, true, false, false, 7, cublasGemvParams<cublasGemvTensorStrided<float const>, cublasGemvTensorStrided<float const>, cublasGemvTensorStrided<float>, float> >(cublasGemvParams<cublasGemvTensorStrided<float const>, cublasGemvTensorStrided<float const>, cublasGemvTensorStrided<float>, float>)",
+		"kernel", "cxx-signature"},
+	// HPCToolkit's LULESH: C++ functions and GCC's outlined OpenMP regions.
+	{"CalcEnergyForElems(double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double, double, double, double, double, double, double, int, int*)",
+		"CalcEnergyForElems", "cxx-signature"},
+	{"IntegrateStressForElems(Domain&, double*, double*, double*, double*, int, int) [clone ._omp_fn.0]", "IntegrateStressForElems", "cxx-signature"},
+	{"Domain::~Domain()", "~Domain", "cxx-signature"},
+}
+
+// Names that must stay apart: distinct calls, kernels whose names differ
+// by real arguments (tile sizes, generated indices), names that only look
+// numbered.
+var apart = []string{
+	"MPI_Send", "MPI_Sendrecv", "MPI_Isend", "PMPI_Init",
+	"ampere_sgemm_128x64_nn", "ampere_sgemm_32x128_nn", "ampere_sgemm_32x32_sliced1x4_nt",
+	"sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x128x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn_infer",
+	"Cijk_Ailk_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x16_MI16x16x1_SN_LDSB0",
+	"nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", "nvjet_tst_96x64_64x10_1x2_h_bz_bias_TNN",
+	"triton_poi_fused_add_cos_sin_0", "triton_poi_fused_add_cos_sin_1", "triton__0d1d2d", "triton__0d1d2d3d",
+	"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", "cudaStreamGetCaptureInfo_v2",
+	"Optimizer.step#FusedAdam.step", "## forward:over_arch ##", "## wait_sparse_data_dist 0 ##",
+	"autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0",
+	"Memcpy HtoD (Pinned -> Device)", "Memcpy DtoD", "cudaLaunchKernel", "aten::add", "c10d::allreduce_",
+	"main.main.func3", "body1", "region1", "__pgi_uacc_cuda_launch3 [libaccdevice.so]",
+	"<unknown procedure> 0x1f0d0 [libnvidia-ptxjitcompiler.so.525.85.12]", "predictor_executor::run gif_thread_id:12",
+	"Compute (phase 1)", "Compute(A)", "iteration(3)", "42", "#3", "Slice#", "ncclKernel_",
+}
+
+func TestGroupRealNames(t *testing.T) {
+	for _, c := range grouped {
+		g, rules := Explain(c.name)
+		if g != c.group {
+			t.Errorf("Group(%.60q) = %q, want %q", c.name, g, c.group)
+		}
+		if got := joined(rules); got != c.rule {
+			t.Errorf("Explain(%.60q) rules %q, want %q", c.name, got, c.rule)
+		}
+		if again := Group(g); again != g {
+			t.Errorf("Group(%q) = %q: a group is its own group", g, again)
+		}
+	}
+}
+
+func TestApart(t *testing.T) {
+	for _, n := range apart {
+		if g, rules := Explain(n); g != n {
+			t.Errorf("Group(%q) = %q by %v, want the name itself", n, g, rules)
+		}
+	}
+}
+
+// The rules' own examples are what they say.
+func TestRuleExamples(t *testing.T) {
+	for _, r := range Rules {
+		g, rules := Explain(r.Example)
+		if g != r.Grouped || !slices.Contains(rules, r.Name) {
+			t.Errorf("rule %s: Explain(%.50q) = %q by %v, want %q", r.Name, r.Example, g, rules, r.Grouped)
+		}
+	}
+}
+
+func TestDomain(t *testing.T) {
+	for name, want := range map[string]string{
+		"aten::copy_, op_id = 998952": "aten",
+		"aten::copy_":                 "aten",
+		"c10d::allreduce_":            "c10d",
+		"FSDP::pre_forward (blocks.3._checkpoint_wrapped_module)": "FSDP",
+		"nccl:all_to_all": "nccl",
+		"autograd::engine::evaluate_function: MulBackward0": "autograd",
+		"MPI_Send":         "MPI",
+		"PMPI_Sendrecv":    "MPI",
+		"cudaLaunchKernel": "CUDA",
+		"cuLaunchKernel":   "CUDA",
+		"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1": "cuDNN",
+		"ncclSend":                  "NCCL",
+		"ncclDevKernel_SendRecv":    "NCCL",
+		"hipLaunchKernel":           "HIP",
+		"hsa_signal_wait_scacquire": "HSA",
+		"GOMP_parallel":             "OpenMP",
+		"pthread_mutex_lock":        "pthread",
+		"Memcpy HtoD":               "Memcpy",
+		// No domain: the caller falls back to the category or the type.
+		"vectorized_elementwise_kernel":               "",
+		"void at::native::reduce_kernel<512, 1>(int)": "",
+		"ProfilerStep#5":                              "",
+		"cusparse":                                    "",
+		"custom_op":                                   "",
+		"12::x":                                       "",
+		"":                                            "",
+	} {
+		if got := Domain(name); got != want {
+			t.Errorf("Domain(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func joined(rules []string) string {
+	out := ""
+	for i, r := range rules {
+		if i > 0 {
+			out += ","
+		}
+		out += r
+	}
+	return out
+}
+
+func FuzzGroup(f *testing.F) {
+	for _, c := range grouped {
+		f.Add(c.name)
+	}
+	for _, n := range apart {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		g := Group(name)
+		if name != "" && g == "" {
+			t.Fatalf("Group(%q) is empty", name)
+		}
+		if len(g) > len(name) {
+			t.Fatalf("Group(%q) = %q is longer than the name", name, g)
+		}
+		_ = Domain(name)
+	})
+}
