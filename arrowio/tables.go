@@ -265,7 +265,7 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 }
 
 // valueGroups are the group and the domain of every value of a trace
-// (names.Group, names.Domain; a value whose name tells no domain has its
+// (names.Groups, names.Domain; a value whose name tells no domain has its
 // category's, else its type's, as the models' key="domain"), as codes
 // into their distinct labels.
 type valueGroups struct {
@@ -286,8 +286,13 @@ func groupsOf(t *trace.Trace) valueGroups {
 		return k
 	}
 	g.group, g.domain = make([]int32, len(t.Values)), make([]int32, len(t.Values))
+	written := make([]string, len(t.Values))
 	for i, v := range t.Values {
-		g.group[i] = code(groupIndex, &g.groups, names.Group(v.Name))
+		written[i] = v.Name
+	}
+	grouped := names.Groups(written)
+	for i, v := range t.Values {
+		g.group[i] = code(groupIndex, &g.groups, grouped[i])
 		d := names.Domain(v.Name)
 		if d == "" {
 			d = v.Category

@@ -181,18 +181,31 @@ func newGantt(t *trace.Trace, opt GanttOptions) (*gantt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gantt{t: t, g: g, start: start, end: end, colors: colors, opt: opt}, nil
+	// The states with the most time in the window keep their colours
+	// when there are more than a figure colours apart.
+	shares := make([]float64, len(m.States))
+	for _, s := range t.States.All() {
+		if lo, hi := max(s.Start, start), min(s.End, end); hi > lo && g.Rows.Row(&s) >= 0 {
+			shares[g.Rows.Category(&s)] += float64(hi - lo)
+		}
+	}
+	keep := map[string]bool{}
+	for name := range opt.Colors {
+		keep[name] = true
+	}
+	group := GroupSmallest(m.States, shares, colors, keep)
+	return &gantt{t: t, g: g, start: start, end: end, group: group, opt: opt}, nil
 }
 
 type gantt struct {
 	t          *trace.Trace
 	g          *GanttRows
 	start, end trace.Time
-	colors     ColorMap
+	group      Grouping // the states' colours, the smallest as "other"
 	opt        GanttOptions
 	origin     trace.Time
 	unit       float64         // seconds per axis unit
-	shown      map[int]float64 // area drawn by state
+	shown      map[int]float64 // area drawn by state (index into group.Names)
 	data       vg.Rectangle    // the data area, once drawn (for tests)
 }
 
@@ -222,7 +235,7 @@ func (gv *gantt) draw(c draw.Canvas) {
 	plt.Draw(area)
 	data := plt.DataCanvas(area)
 	gv.data = data.Rectangle
-	drawStateLegend(c, c.Max.X-legendWidth, data.Max.Y, data.Min.Y, legendWidth-gap, gv.shown, gv.g.Rows.Model.States, gv.colors)
+	drawStateLegend(c, c.Max.X-legendWidth, data.Max.Y, data.Min.Y, legendWidth-gap, gv.shown, gv.group.Names, gv.group.Colors)
 }
 
 // x places an instant on the time axis.
@@ -306,8 +319,8 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		h := ganttBarHeight(b.depth)
 		mid := float64(nRows-b.row) - 0.5
 		r := vg.Rectangle{Min: vg.Point{X: x0, Y: ty(mid - h/2)}, Max: vg.Point{X: x1, Y: ty(mid + h/2)}}
-		cat := int(rows.Category(&s))
-		c.SetColor(gv.colors.Of(cat))
+		cat := gv.group.Of[rows.Category(&s)]
+		c.SetColor(gv.group.Colors.Of(cat))
 		c.Fill(r.Path())
 		gv.shown[cat] += float64(r.Size().X * r.Size().Y)
 	}

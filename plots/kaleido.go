@@ -276,6 +276,7 @@ type kaleidoPaint struct {
 	index  []int
 	labels []string
 	colors ColorMap
+	other  []bool // by colour index: drawn as "other"
 	// Time: the range the spectrum spans.
 	t0, t1 float64
 }
@@ -300,7 +301,7 @@ func newKaleidoPaint(l *kaleido.Layout, view string, override map[string]string)
 		if view == KaleidoscopeByProcedure {
 			of = t.Procedure
 		}
-		k.labels, k.index, k.colors = cats.names, cats.rank, cats.colors
+		k.labels, k.index, k.colors, k.other = cats.names, cats.rank, cats.colors, cats.other
 		k.colour = func(i int32) color.RGBA {
 			if x := of[l.Root+i]; x != kaleido.None {
 				return k.colors.Of(k.index[x])
@@ -339,6 +340,9 @@ type categoryColors struct {
 	names  []string // by category id (the tree's PE or procedure index)
 	rank   []int    // colour index of each category
 	colors ColorMap // by colour index
+	// other marks, by colour index, the categories drawn as "other"
+	// (nil when none is).
+	other []bool
 }
 
 func kaleidoCategories(t *kaleido.Tree, view string, override map[string]string) (categoryColors, error) {
@@ -385,7 +389,31 @@ func kaleidoCategories(t *kaleido.Tree, view string, override map[string]string)
 	}
 	var err error
 	c.colors, err = ResolveColors(ordered, orderedTrace, override)
-	return c, err
+	if err != nil || view != KaleidoscopeByProcedure {
+		return c, err
+	}
+	// More procedures than a figure colours apart: the least frequent
+	// are drawn as "other" (the colour order is by frequency).
+	shares := make([]float64, len(ordered))
+	for _, x := range t.Procedure {
+		if x != kaleido.None {
+			shares[c.rank[x]]++
+		}
+	}
+	keep := map[string]bool{}
+	for name := range override {
+		keep[name] = true
+	}
+	g := GroupSmallest(ordered, shares, c.colors, keep)
+	if g.Other >= 0 {
+		c.other = make([]bool, len(ordered))
+		for r := range ordered {
+			if g.Of[r] == g.Other {
+				c.colors[r], c.other[r] = OtherColor, true
+			}
+		}
+	}
+	return c, nil
 }
 
 // KaleidoscopeLegend returns the categories of a PE or procedure view in
@@ -470,19 +498,32 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 		}
 	}
 	cats := make([]int32, 0, len(present))
+	other := false
 	for x := range present {
+		if k.other != nil && k.other[k.index[x]] {
+			other = true // one entry for them all, last
+			continue
+		}
 		cats = append(cats, x)
 	}
 	slices.SortFunc(cats, func(a, b int32) int { return cmp.Compare(k.index[a], k.index[b]) })
+	labels := make([]string, 0, len(cats)+1)
+	colors := make([]color.RGBA, 0, len(cats)+1)
+	for _, x := range cats {
+		labels, colors = append(labels, shorten(k.labels[x], 34)), append(colors, k.colors.Of(k.index[x]))
+	}
+	if other {
+		labels, colors = append(labels, OtherName), append(colors, OtherColor)
+	}
 	room := int((y - c.Min.Y) / row)
-	for j, x := range cats {
-		if j == room-1 && len(cats) > room {
-			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("+%d more", len(cats)-j))
+	for j, label := range labels {
+		if j == room-1 && len(labels) > room {
+			c.FillText(sty, vg.Point{X: at.X, Y: y}, fmt.Sprintf("+%d more", len(labels)-j))
 			return
 		}
-		c.SetColor(k.colors.Of(k.index[x]))
+		c.SetColor(colors[j])
 		c.Fill(vg.Rectangle{Min: vg.Point{X: at.X, Y: y - box/2}, Max: vg.Point{X: at.X + box, Y: y + box/2}}.Path())
-		c.FillText(sty, vg.Point{X: at.X + box + 4, Y: y}, shorten(k.labels[x], 34))
+		c.FillText(sty, vg.Point{X: at.X + box + 4, Y: y}, label)
 		y -= row
 	}
 	if none && y-row > c.Min.Y {

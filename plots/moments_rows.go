@@ -76,12 +76,20 @@ func ResultRows(rows []moments.Row, by moments.By, origin trace.Time) ([]MomentR
 }
 
 // StateColors gives each state of rows a colour, in order of appearance,
-// and the legend naming them; rows without a state get none.
+// and the legend naming them; rows without a state get none. When the
+// rows hold more states than a figure colours apart
+// (micro.LegibleStates), those with the least busy time are drawn as
+// "other", one legend entry after the others.
 func StateColors(rows []moments.Row) (map[string]color.RGBA, []LegendEntry) {
 	colors := map[string]color.RGBA{}
 	var legend []LegendEntry
+	busy := map[string]float64{}
 	for _, r := range rows {
-		if _, ok := colors[r.State]; ok || r.State == "" {
+		if r.State == "" {
+			continue
+		}
+		busy[r.State] += r.Sums.Busy().Seconds()
+		if _, ok := colors[r.State]; ok {
 			continue
 		}
 		// Colour 0 is the skew line's: skip it.
@@ -89,7 +97,24 @@ func StateColors(rows []moments.Row) (map[string]color.RGBA, []LegendEntry) {
 		colors[r.State] = clr
 		legend = append(legend, LegendEntry{Label: r.State, Color: clr})
 	}
-	return colors, legend
+	names := make([]string, len(legend))
+	shares := make([]float64, len(legend))
+	for i, e := range legend {
+		names[i], shares[i] = e.Label, busy[e.Label]
+	}
+	g := GroupSmallest(names, shares, nil, nil)
+	if g.Other < 0 {
+		return colors, legend
+	}
+	kept := legend[:0]
+	for i, e := range legend {
+		if g.Of[i] == g.Other {
+			colors[e.Label] = OtherColor
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	return colors, append(kept, LegendEntry{Label: OtherName, Color: OtherColor})
 }
 
 // RunGroups groups the runs of equal keys, labelled by the key (the root
@@ -202,13 +227,18 @@ func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt 
 // Recolor gives the rows of a moment display drawn in a state's colour
 // (by state: states[i] is row i's state, "" for none) and their legend
 // entries the colours of colors, where it names the state: the trace's
-// own colours and the user's overrides.
+// own colours and the user's overrides. States the legend does not name
+// (those drawn as "other", see StateColors) keep the colour of "other".
 func Recolor(fig []MomentRow, states []string, legend []LegendEntry, colors map[string]color.RGBA) {
 	if len(colors) == 0 {
 		return
 	}
+	named := map[string]bool{}
+	for _, e := range legend {
+		named[e.Label] = true
+	}
 	for i := range fig {
-		if c, ok := colors[states[i]]; ok && states[i] != "" && fig[i].Color != (color.RGBA{}) {
+		if c, ok := colors[states[i]]; ok && named[states[i]] && fig[i].Color != (color.RGBA{}) {
 			fig[i].Color = c
 		}
 	}

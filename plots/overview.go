@@ -28,6 +28,10 @@ type OverviewOptions struct {
 	// Colors are the states' colours (ResolveColors); nil for the
 	// model's own (the trace's colours, else the palette's).
 	Colors ColorMap
+	// Keep names the states drawn in their colours even when the model
+	// has more than a figure colours apart (those the user gave a
+	// colour); the smallest others are drawn as "other" (GroupSmallest).
+	Keep map[string]bool
 }
 
 // Overview draws the spatiotemporal overview of Dosimont et al. 2014 (section IV): one
@@ -63,11 +67,14 @@ type overview struct {
 	in  aggregate.Input
 	p   *aggregate.Partition
 	opt OverviewOptions
+	// group says which states are drawn in their colours, which as "other".
+	group Grouping
 	// origin is the instant the time axis counts from (TimeOrigin).
 	origin trace.Time
 	unit   float64 // seconds per unit of the time axis (TimeAxis)
-	// shown is the area (square points) drawn in each state's colour: the
-	// legend lists these states only, the most visible first.
+	// shown is the area (square points) drawn in each state's colour (by
+	// index into group.Names): the legend lists these states only, the
+	// most visible first.
 	shown map[int]float64
 	// data is the data area, once drawn (for tests).
 	data vg.Rectangle
@@ -83,6 +90,9 @@ var labelFont = font.From(plot.DefaultFont, 8)
 
 func (ov *overview) draw(c draw.Canvas) {
 	m := ov.m
+	if ov.group.Of == nil {
+		ov.group = ModelGrouping(m, ov.opt.Colors, ov.opt.Keep)
+	}
 	rows := float64(m.NumLeaves())
 	levels := len(ov.groupLevels())
 	plt := plot.New()
@@ -145,15 +155,18 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 	}
 	means := make([]float64, len(m.States))
+	drawn := make([]float64, len(ov.group.Names))
 	ov.shown = map[int]float64{}
 	fill := func(n int32, first, last int) vg.Rectangle {
 		aggregate.MeanValues(ov.in, aggregate.Part{Node: n, First: int32(first), Last: int32(last)}, means)
-		x, v := aggregate.Mode(means)
+		// The mode among the states drawn: "other" holds the time of the
+		// states it groups.
+		x, v := aggregate.Mode(ov.group.Fold(means, drawn))
 		r := rect(n, first, last)
 		if v == 0 { // no state at all: leave the background
 			return r
 		}
-		col := ov.opt.Colors.Of(x)
+		col := ov.group.Colors.Of(x)
 		c.SetColor(color.NRGBA{col.R, col.G, col.B, uint8(30 + 225*math.Min(v, 1))})
 		c.Fill(r.Path())
 		ov.shown[x] += float64(r.Size().X) * float64(r.Size().Y)
@@ -351,5 +364,5 @@ func (ov *overview) drawStrips(data draw.Canvas, levels int) {
 
 // drawLegend lists the states shown with their colours.
 func (ov *overview) drawLegend(c, data draw.Canvas, width vg.Length) {
-	drawStateLegend(c, c.Max.X-width+gap, data.Max.Y, data.Min.Y, width-gap, ov.shown, ov.m.States, ov.opt.Colors)
+	drawStateLegend(c, c.Max.X-width+gap, data.Max.Y, data.Min.Y, width-gap, ov.shown, ov.group.Names, ov.group.Colors)
 }

@@ -42,7 +42,11 @@ func TestChainName(t *testing.T) {
 
 // TestOverviewLegendListsShownStates: the legend names the states the
 // figure shows, the most visible first, and ends with "+N more" when they
-// do not all fit; a state no aggregate shows is not listed.
+// do not all fit; a state no aggregate shows is not listed. 60 states are
+// more than a figure colours apart: the 19 largest (all the same size
+// here, so the first 19) keep their colours and the others are drawn, and
+// listed, as one "other" (this test listed the 60 states before figures
+// grouped the smallest).
 func TestOverviewLegendListsShownStates(t *testing.T) {
 	b := hier.NewBuilder("root")
 	const leaves, slices, states = 60, 2, 61
@@ -77,15 +81,30 @@ func TestOverviewLegendListsShownStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(svg)
+	if strings.Contains(text, " more<") {
+		t.Error("the 19 states and \"other\" do not fit in 300 points")
+	}
+	for i := range states {
+		listed := strings.Contains(text, fmt.Sprintf(">state-%02d<", i))
+		if listed != (i < micro.LegibleStates-1) {
+			t.Errorf("state-%02d listed: %v", i, listed)
+		}
+	}
+	if !strings.Contains(text, ">other<") {
+		t.Error("no \"other\" in the legend")
+	}
+	// A shorter figure: the 20 entries do not fit.
+	svg, err = Overview(m, in, p, OverviewOptions{Width: 600, Height: 150, Format: SVG})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = string(svg)
 	more := regexp.MustCompile(`\+(\d+) more`).FindStringSubmatch(text)
 	if more == nil {
-		t.Fatal("no +N more line for 60 states in 300 points")
+		t.Fatal("no +N more line for 20 entries in 150 points")
 	}
-	listed := strings.Count(text, ">state-")
-	if n, _ := strconv.Atoi(more[1]); listed+n != 60 || listed < 5 {
-		t.Errorf("%d states listed and %s more, want 60 in all", listed, more[1])
-	}
-	if strings.Contains(text, ">state-60<") {
-		t.Error("a state no aggregate shows is in the legend")
+	listed := strings.Count(text, ">state-") + strings.Count(text, ">other<")
+	if n, _ := strconv.Atoi(more[1]); listed+n != micro.LegibleStates || listed < 5 {
+		t.Errorf("%d entries listed and %s more, want %d in all", listed, more[1], micro.LegibleStates)
 	}
 }

@@ -32,6 +32,9 @@ type TreemapOptions struct {
 	// Colors are the states' colours (ResolveColors); nil for the
 	// model's own (the trace's colours, else the palette's).
 	Colors ColorMap
+	// Keep names the states drawn in their colours however many the
+	// model has (see OverviewOptions.Keep).
+	Keep map[string]bool
 	// Zooms is the number of enlarged views, right of the map, of detailed
 	// groups too small to read (each also circled on the map); 0 means 3,
 	// a negative number none.
@@ -121,7 +124,7 @@ func newTreemapFigure(m *micro.Model, part *aggregate.Partition, opt TreemapOpti
 	if err != nil {
 		return nil, err
 	}
-	return &treemapFigure{m: m, part: part, opt: opt, tm: tm, top: top}, nil
+	return &treemapFigure{m: m, part: part, opt: opt, tm: tm, top: top, group: ModelGrouping(m, opt.Colors, opt.Keep)}, nil
 }
 
 type treemapFigure struct {
@@ -130,6 +133,8 @@ type treemapFigure struct {
 	opt  TreemapOptions
 	tm   *treemap.Map
 	top  vg.Length // height above the map: margin and title
+	// group says which states are drawn in their colours, which as "other".
+	group Grouping
 	// visual counts the groups drawn whole because their cells would be
 	// under a pixel.
 	visual int
@@ -401,17 +406,20 @@ func (f *treemapFigure) drawBlock(c draw.Canvas, tm *treemap.Map, i int, r vg.Re
 	c.SetColor(color.White)
 	c.Fill(r.Path())
 	fill := color.RGBA{255, 255, 255, 255}
+	// The states drawn: "other" holds the share of the states it groups.
+	means := f.group.Fold(tm.CellMeans(i), make([]float64, len(f.group.Names)))
+	mode, share := aggregate.Mode(means)
 	if f.opt.Proportions {
-		strips, _ := treemap.Split(treemap.Rect{X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(w), H: float64(h)}, tm.CellMeans(i))
+		strips, _ := treemap.Split(treemap.Rect{X: float64(r.Min.X), Y: float64(r.Min.Y), W: float64(w), H: float64(h)}, means)
 		for x, s := range strips {
 			if s.W > 0 && s.H > 0 {
-				c.SetColor(f.opt.Colors.Of(x))
+				c.SetColor(f.group.Colors.Of(x))
 				c.Fill(rectAt(vg.Point{}, s).Path())
 			}
 		}
-		fill = f.opt.Colors.Of(cell.Mode)
-	} else if cell.ModeProportion > 0 {
-		fill = modeColor(f.opt.Colors.Of(cell.Mode), cell.ModeProportion)
+		fill = f.group.Colors.Of(mode)
+	} else if share > 0 {
+		fill = modeColor(f.group.Colors.Of(mode), share)
 		c.SetColor(fill)
 		c.Fill(r.Path())
 	}
@@ -455,18 +463,20 @@ func (f *treemapFigure) drawLegend(c draw.Canvas, col vg.Rectangle) vg.Length {
 	// The states the map shows (drawn by area), the most visible first;
 	// those that do not fit are counted on a "+N more" line.
 	shown := map[int]float64{}
+	means := make([]float64, len(f.group.Names))
 	for i, cell := range f.tm.Cells {
 		if !cell.Aggregated || cell.Group {
 			continue
 		}
+		f.group.Fold(f.tm.CellMeans(i), means)
 		if f.opt.Proportions {
-			for x, v := range f.tm.CellMeans(i) {
+			for x, v := range means {
 				if v > 0 {
 					shown[x] += v * cell.W * cell.H
 				}
 			}
-		} else if cell.ModeProportion > 0 {
-			shown[cell.Mode] += cell.W * cell.H
+		} else if mode, share := aggregate.Mode(means); share > 0 {
+			shown[mode] += cell.W * cell.H
 		}
 	}
 	states := make([]int, 0, len(shown))
@@ -486,9 +496,9 @@ func (f *treemapFigure) drawLegend(c draw.Canvas, col vg.Rectangle) vg.Length {
 			line(fmt.Sprintf("+%d more", len(states)-fit))
 			break
 		}
-		c.SetColor(f.opt.Colors.Of(x))
+		c.SetColor(f.group.Colors.Of(x))
 		c.Fill(vg.Rectangle{Min: vg.Point{X: col.Min.X, Y: y - tmSwatch/2}, Max: vg.Point{X: col.Min.X + tmSwatch, Y: y + tmSwatch/2}}.Path())
-		c.FillText(sty, vg.Point{X: col.Min.X + tmSwatch + 4, Y: y}, fitText(sty, f.m.States[x], col.Max.X-col.Min.X-tmSwatch-4))
+		c.FillText(sty, vg.Point{X: col.Min.X + tmSwatch + 4, Y: y}, fitText(sty, f.group.Names[x], col.Max.X-col.Min.X-tmSwatch-4))
 		y -= tmLegendLine
 	}
 	y -= tmLegendLine / 2

@@ -352,6 +352,16 @@ func (a *Aggregation) Plot(options string) (img []byte, err error) {
 	}
 	return plots.Overview(a.model.m, a.model.in, a.part, plots.OverviewOptions{
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
-		Colors: colors,
+		Colors: colors, Keep: named(o.Colors),
 	})
+}
+
+// named is the set of the states a user gave a colour: figures draw them
+// in it however many states the model has.
+func named(override map[string]string) map[string]bool {
+	out := make(map[string]bool, len(override))
+	for name := range override {
+		out[name] = true
+	}
+	return out
 }

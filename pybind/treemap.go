@@ -111,5 +111,6 @@ func (a *Aggregation) PlotTreemap(options string) (img []byte, err error) {
 	return plots.Treemap(a.model.m, a.part, plots.TreemapOptions{
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
 		Value: opt.Value, Root: opt.Root, Proportions: o.Proportions, Zooms: o.Zooms, Colors: colors,
+		Keep: named(o.Colors),
 	})
 }

@@ -34,7 +34,15 @@ type Rule struct {
 	// apply returns the group of name and true, or false when the rule
 	// does not apply.
 	apply func(name string) (string, bool)
+	// many: the rule groups names only when more than ManyInstances of
+	// a set group alike by it (Groups); Group alone does not apply it.
+	many bool
 }
+
+// ManyInstances is the number of names differing by a trailing number
+// alone past which the number counts instances rather than naming
+// distinct things: more than a figure colours apart.
+const ManyInstances = 20
 
 // Rules are the rules Group applies, in this order, each to the result
 // of the one before.
@@ -55,11 +63,19 @@ var Rules = []Rule{
 		apply: namespacedCall,
 	},
 	{
-		Name: "instance-number",
-		Doc: "a number after '#' or a space at the end of a name counts instances: Kineto's steps, " +
-			"Android's frames, numbered slices",
+		Name:    "step-number",
+		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
-		apply: instanceNumber,
+		apply:   stepNumber,
+	},
+	{
+		Name: "instance-number",
+		Doc: "a number after a space at the end of a name counts instances when many names differ by it " +
+			"alone (more than ManyInstances): Android's frames, Perfetto's numbered slices; a few " +
+			"(\"phase 1\", \"phase 2\") name distinct things",
+		Example: "Choreographer#doFrame 1234567", Grouped: "Choreographer#doFrame",
+		apply:   spaceNumber,
+		many:    true,
 	},
 	{
 		Name: "nccl-kernel",
@@ -82,23 +98,65 @@ var Rules = []Rule{
 
 // Group returns the group of a state's or event's name: the name a person
 // would give all its instances. Names no rule applies to are their own
-// group.
+// group. The rules that need to see the other names (a trailing number
+// after a space) do not apply: see Groups.
 func Group(name string) string {
 	g, _ := Explain(name)
 	return g
 }
 
 // Explain returns the group of name and the names of the rules that made
-// it, in order (none when the name is its own group).
+// it, in order (none when the name is its own group), as Group.
 func Explain(name string) (group string, rules []string) {
 	group = name
 	for _, r := range Rules {
+		if r.many {
+			continue
+		}
 		if g, ok := r.apply(group); ok && g != "" && g != group {
 			group = g
 			rules = append(rules, r.Name)
 		}
 	}
 	return group, rules
+}
+
+// Groups returns the group of each of a set of names (the values of a
+// trace): Group's, then the rules that need the others, such as a
+// trailing number after a space, which counts instances only when more
+// than ManyInstances names differ by it alone.
+func Groups(all []string) []string {
+	out := make([]string, len(all))
+	memo := make(map[string]string, len(all))
+	for i, n := range all {
+		g, ok := memo[n]
+		if !ok {
+			g = Group(n)
+			memo[n] = g
+		}
+		out[i] = g
+	}
+	for _, r := range Rules {
+		if !r.many {
+			continue
+		}
+		// The distinct names each candidate group would gather.
+		variants := map[string]map[string]bool{}
+		for _, g := range out {
+			if base, ok := r.apply(g); ok && base != "" {
+				if variants[base] == nil {
+					variants[base] = map[string]bool{}
+				}
+				variants[base][g] = true
+			}
+		}
+		for i, g := range out {
+			if base, ok := r.apply(g); ok && len(variants[base]) > ManyInstances {
+				out[i] = base
+			}
+		}
+	}
+	return out
 }
 
 // pytorchNVTX cuts a name at the first of the fields PyTorch's NVTX
@@ -157,26 +215,26 @@ func leadingInt(s string) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// instanceNumber drops a trailing "#N", " #N" or " N".
-func instanceNumber(name string) (string, bool) {
+// trailingNumber splits a name ending in digits after sep from them:
+// the part before sep, right-trimmed of spaces.
+func trailingNumber(name string, sep byte) (string, bool) {
 	n := len(name)
 	i := n
 	for i > 0 && isDigit(name[i-1]) {
 		i--
 	}
-	if i == n || i == 0 {
+	if i == n || i == 0 || name[i-1] != sep {
 		return "", false
 	}
-	switch name[i-1] {
-	case '#':
-		base := strings.TrimRight(name[:i-1], " ")
-		return base, base != ""
-	case ' ':
-		base := strings.TrimRight(name[:i-1], " ")
-		return base, base != "" && !strings.HasSuffix(base, "#")
-	}
-	return "", false
+	base := strings.TrimRight(name[:i-1], " ")
+	return base, base != "" && !strings.HasSuffix(base, "#")
 }
+
+// stepNumber drops a trailing "#N" or " #N".
+func stepNumber(name string) (string, bool) { return trailingNumber(name, '#') }
+
+// spaceNumber drops a trailing " N".
+func spaceNumber(name string) (string, bool) { return trailingNumber(name, ' ') }
 
 // ncclKernel keeps the collective of an NCCL kernel's name:
 // ncclDevKernel_AllReduce_Sum_f32_RING_LL(...) is ncclDevKernel_AllReduce.

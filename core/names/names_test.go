@@ -1,6 +1,7 @@
 package names
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -23,12 +24,9 @@ var grouped = []struct{ name, group, rule string }{
 	{"FSDP::post_forward (blocks.2._checkpoint_wrapped_module), op_id = 990874", "FSDP::post_forward", "pytorch-nvtx,pytorch-module"},
 	{"FSDP::pre_forward (encoder.block.14.layer.1), op_id = 314311", "FSDP::pre_forward", "pytorch-nvtx,pytorch-module"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
-	{"ProfilerStep#1014", "ProfilerStep", "instance-number"},
-	{"ProfilerStep#5", "ProfilerStep", "instance-number"},
-	{"nccl:all_reduce #12", "nccl:all_reduce", "instance-number"},
-	// Perfetto's numbered slices (perfetto/nested_tracks.perfetto-trace).
-	{"L3 Slice 17", "L3 Slice", "instance-number"},
-	{"Choreographer#doFrame 1234567", "Choreographer#doFrame", "instance-number"},
+	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
+	{"ProfilerStep#5", "ProfilerStep", "step-number"},
+	{"nccl:all_reduce #12", "nccl:all_reduce", "step-number"},
 	// NCCL kernels (hta, rocprof/rocprofv3-tracelens).
 	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "ncclKernel_AllReduce", "nccl-kernel"},
 	{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "ncclKernel_SendRecv", "nccl-kernel"},
@@ -103,13 +101,61 @@ func TestApart(t *testing.T) {
 	}
 }
 
-// The rules' own examples are what they say.
+// The rules' own examples are what they say (those that need many
+// names, among more than ManyInstances like them).
 func TestRuleExamples(t *testing.T) {
 	for _, r := range Rules {
+		if r.many {
+			set := []string{r.Example}
+			for i := range ManyInstances {
+				set = append(set, fmt.Sprintf("%s %d", r.Grouped, i))
+			}
+			if g := Groups(set)[0]; g != r.Grouped {
+				t.Errorf("rule %s: Groups of %q and others = %q, want %q", r.Name, r.Example, g, r.Grouped)
+			}
+			continue
+		}
 		g, rules := Explain(r.Example)
 		if g != r.Grouped || !slices.Contains(rules, r.Name) {
 			t.Errorf("rule %s: Explain(%.50q) = %q by %v, want %q", r.Name, r.Example, g, rules, r.Grouped)
 		}
+	}
+}
+
+// TestGroupsNumberedInstances: a number after a space counts instances
+// when many names differ by it alone: Perfetto's nested tracks
+// (perfetto/nested_tracks.perfetto-trace: 1,364 slices named "L0 Slice
+// 0" to "L3 Slice ..."), Android's frames; a few numbered names
+// ("phase 1", the 10 "state 00k" of a table) are distinct things.
+func TestGroupsNumberedInstances(t *testing.T) {
+	var set, want []string
+	for level := range 4 {
+		for k := range 341 {
+			set = append(set, fmt.Sprintf("L%d Slice %d", level, k*4+level))
+			want = append(want, fmt.Sprintf("L%d Slice", level))
+		}
+	}
+	for k := range 30 {
+		set = append(set, fmt.Sprintf("Choreographer#doFrame %d", 1234567+k*16))
+		want = append(want, "Choreographer#doFrame")
+	}
+	for k := range 10 {
+		set = append(set, fmt.Sprintf("state %03d", k))
+		want = append(want, fmt.Sprintf("state %03d", k))
+	}
+	few := []string{"phase 1", "phase 2", "MPI_Send", "ProfilerStep#7", "aten::mm, op_id = 3"}
+	set = append(set, few...)
+	want = append(want, "phase 1", "phase 2", "MPI_Send", "ProfilerStep", "aten::mm")
+	if got := Groups(set); !slices.Equal(got, want) {
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("Groups: %q is %q, want %q", set[i], got[i], want[i])
+			}
+		}
+	}
+	// Group alone leaves them: it sees one name.
+	if g := Group("L3 Slice 17"); g != "L3 Slice 17" {
+		t.Errorf("Group(L3 Slice 17) = %q", g)
 	}
 }
 

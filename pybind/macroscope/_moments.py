@@ -15,7 +15,9 @@ with mu_k = (1/m0) integral of (t - m1)^k g. Everything is in seconds.
 Which states make a resource busy:
 
     busy=None                every state (the default)
-    busy=["compute"]         only these state values
+    busy=["compute"]         only these state values (names as the file
+                             writes them, or grouped: "aten::copy_" takes
+                             every "aten::copy_, op_id = N")
     idle=["MPI_Wait"]        every state but these
                              (also spelled busy={"all_but": ["MPI_Wait"]})
     gaps=True                also the time a resource spends in no state
@@ -58,7 +60,10 @@ class Moments(TableResult):
     - ``aggregate_id`` (row of ``agg.to_pandas()``), ``start``, ``end``
       (its time range, s) for aggregates; ``resources`` (how many resources
       the row adds up) for nodes and aggregates; ``state`` and ``type``
-      (state value and state type; ``(no state)`` for gaps) by state;
+      (the state's name grouped as the models' default ``key="group"``
+      groups it, so that PyTorch's ``aten::copy_, op_id = N`` are one
+      ``aten::copy_``, and the state type; ``(no state)`` for gaps) by
+      state;
     - ``m0``, ``m1``, ``m2``, ``m3``: the moments in seconds, m1 on the
       trace clock; m1..m3 are NaN for a row without busy time;
     - ``busy_ns``: m0 exactly, in integer nanoseconds;

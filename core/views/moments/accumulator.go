@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -130,7 +131,12 @@ func (a *Accumulator) DefineType(t trace.Type) {
 func (a *Accumulator) DefineValue(v trace.Value) {
 	counted := false
 	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type].selected {
+		// A busy state is named as the file writes it or by its group
+		// (busy=["aten::copy_"] takes every "aten::copy_, op_id = N").
 		i := slices.Index(a.opt.Values, v.Name)
+		if i < 0 {
+			i = slices.Index(a.opt.Values, names.Group(v.Name))
+		}
 		if i >= 0 {
 			a.valueMatched[i] = true
 		}

@@ -102,9 +102,10 @@ const NoStateName = "(no state)"
 // open (see statetypes.go). Select a single type for one resource per
 // container with either rule.
 type Options struct {
-	// Select and Values choose the busy state values by name: all of
-	// them (the default, Values must be empty), only the listed ones, or
-	// all but the listed ones.
+	// Select and Values choose the busy state values by name, as the
+	// file writes it or grouped (names.Group): all of them (the default,
+	// Values must be empty), only the listed ones, or all but the listed
+	// ones.
 	Select Selection
 	Values []string
 	// StateTypes restricts the analysis to states of these type names;
@@ -120,7 +121,9 @@ type Options struct {
 	// Start and End bound the window [Start, End) that clips every busy
 	// interval; nil means the trace's start or end.
 	Start, End *trace.Time
-	// ByState also keeps one Sums per resource and state value.
+	// ByState also keeps one Sums per resource and state: per state type
+	// and grouped name (names.Group), the values whose names group alike
+	// adding up.
 	ByState bool
 }
 

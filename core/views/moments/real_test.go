@@ -152,3 +152,59 @@ func nonEmpty(ivs []interval) []interval {
 	}
 	return r
 }
+
+// TestGroupedStatesNsight: by state, the moments of an Nsight Systems
+// export group PyTorch's NVTX ranges by operator (names.Group): the
+// 18,494 names of mfu_2gpu_before's NVTX type ("aten::copy_, op_id =
+// 998952"...) are 56 states, and a resource's states add up to its busy
+// time, exactly; busy=["aten::copy_"] takes every instance of the
+// operator, as much time as its states have at the top of their stack.
+func TestGroupedStatesNsight(t *testing.T) {
+	const path = "../../../../shared/traces/nsys/mfu_2gpu_before.sqlite"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real trace not available: %v", err)
+	}
+	tr, err := formats.ReadFile(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nvtx = "NVTX push/pop range"
+	r, err := Compute(tr, Options{ByState: true, StateTypes: []string{nvtx}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := r.Rows(ByState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]bool{}
+	busy := map[string]trace.Time{}
+	for _, row := range rows {
+		states[row.State] = true
+		busy[row.Path] += row.Sums.Busy()
+	}
+	if len(states) != 56 {
+		t.Errorf("%d states by state, want 56", len(states))
+	}
+	for _, id := range r.Resources {
+		if p := r.Path(id, PathSep); busy[p] != r.Busy[id].Busy() {
+			t.Errorf("%s: states add up to %v, busy %v", p, busy[p], r.Busy[id].Busy())
+		}
+	}
+	copies, err := Compute(tr, Options{Select: Only, Values: []string{"aten::copy_"}, StateTypes: []string{nvtx}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want trace.Time
+	for _, id := range copies.Resources {
+		got += copies.Busy[id].Busy()
+	}
+	for _, row := range rows {
+		if row.State == "aten::copy_" {
+			want += row.Sums.Busy()
+		}
+	}
+	if got != want || got == 0 {
+		t.Errorf("busy=[aten::copy_]: %v, the operator's states by state %v", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -159,18 +160,38 @@ func (a *Accumulator) Result() (*Result, error) {
 			r.Resources = append(r.Resources, id)
 		}
 	}
-	r.States = slices.Clone(a.states)
-	for i := range r.States {
-		s := &r.States[i]
+	// A resource's states are named by group (names.Groups): the values
+	// of a state type whose names group alike add up, under the first.
+	written := make([]string, len(a.values))
+	for i, v := range a.values {
+		written[i] = v.name
+	}
+	grouped := names.Groups(written)
+	type groupKey struct {
+		container, typ int32
+		name           string
+	}
+	index := map[groupKey]int{}
+	r.States = r.States[:0]
+	for _, s := range a.states {
 		if s.Value == trace.None {
 			s.Name = NoStateName
+			r.States = append(r.States, s)
 			continue
 		}
 		v := a.values[s.Value]
-		s.Name, s.Type = v.name, a.types[v.typ].name
+		s.Name, s.Type = grouped[s.Value], a.types[v.typ].name
 		if kids := perType[s.Container]; kids != nil {
 			s.Container = kids[slices.Index(split[a.containers[s.Container].typ], v.typ)]
 		}
+		k := groupKey{s.Container, v.typ, s.Name}
+		if i, ok := index[k]; ok {
+			r.States[i].Sums.Merge(s.Sums)
+			r.States[i].Value = min(r.States[i].Value, s.Value)
+			continue
+		}
+		index[k] = len(r.States)
+		r.States = append(r.States, s)
 	}
 	slices.SortFunc(r.States, func(x, y StateSums) int {
 		if x.Container != y.Container {
