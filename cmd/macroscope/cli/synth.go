@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ func runSynth(c *cli) error {
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
+	if err := writableDir(filepath.Dir(c.arg(0))); err != nil {
+		return fmt.Errorf("cannot write %s: %w", c.arg(0), err)
+	}
 	m, err := trace.ParseTime(*mean)
 	if err != nil {
 		return errs.Argument("mean", "%q: %v", *mean, err)
@@ -69,13 +73,13 @@ func runSynth(c *cli) error {
 	}
 	cfg.Anomalies = anomalies
 	began := time.Now()
-	st, err := arrowio.WriteSynth(fs.Arg(0), *format, cfg)
+	st, err := arrowio.WriteSynth(c.arg(0), *format, cfg)
 	if err != nil {
 		return err
 	}
 	took := time.Since(began).Seconds()
 	c.say("wrote", "%s: %d containers (%d cores), %d states, %d bytes, [0, %s] s",
-		fs.Arg(0), st.Containers, cfg.NumCores(), st.States, st.Bytes, st.Duration)
+		c.arg(0), st.Containers, cfg.NumCores(), st.States, st.Bytes, st.Duration)
 	c.say("done in", "%.2f s (%.0f MB/s)", took, float64(st.Bytes)/took/1e6)
 	return nil
 }
