@@ -20,7 +20,7 @@ PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.pyi' -o
 .PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare widgets-js clean fuzz
 
 demo: setup
-	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
+	$(VENV)/bin/macroscope overview $(TRACE) --out $(OUT)
 
 test: setup lint go-test py-test
 

@@ -94,7 +94,7 @@ func newCLI(ctx context.Context, cmd command, args []string, stdout, stderr io.W
 func (c *cli) printUsage(w io.Writer) {
 	fmt.Fprintf(w, "%s\n\n%s\n\nflags:\n", c.usage, c.about)
 	c.printFlags(w)
-	fmt.Fprintln(w, "\nExit status: 0 done, 1 the trace could not be read or a result not computed or written, 2 bad usage, 130 interrupted.")
+	fmt.Fprint(w, "\n"+wrap("Exit status: 0 done, 1 the trace could not be read or a result not computed or written, 2 bad usage, 130 interrupted.", "", 80))
 }
 
 // usageError says what is wrong with the command line, with the usage

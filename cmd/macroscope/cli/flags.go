@@ -62,7 +62,7 @@ var placeholders = map[string]string{
 	"idle": "STATES", "nesting": "RULE", "by": "ROW", "containers": "NAMES", "view": "VIEW", "subtree": "N",
 	"spacing": "PIXELS", "min-sector": "PIXELS", "sites": "N", "clusters": "N", "machines": "N", "cores": "N",
 	"events": "N", "mean": "SECONDS", "states": "NAME=WEIGHT,...", "anomaly": "SPEC", "to": "FORMAT",
-	"partition-by": "COLUMN",
+	"partition-by": "rank|TYPE|none",
 }
 
 // isBool tells a flag that takes no value.
@@ -111,8 +111,35 @@ func (c *cli) printFlags(w io.Writer) {
 		if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(usage, "default") {
 			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "%s\n      %s\n", line, usage)
+		fmt.Fprintf(w, "%s\n%s", line, wrap(usage, "      ", 80))
 	}
+}
+
+// wrap breaks text into lines of at most width columns (but for words
+// longer than that), each starting with indent and ending with a newline;
+// the text's own newlines start new lines.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	for _, para := range strings.Split(text, "\n") {
+		n := 0
+		for i, word := range strings.Fields(para) {
+			switch {
+			case i == 0:
+				b.WriteString(indent)
+				n = len(indent)
+			case n+1+len(word) > width:
+				b.WriteString("\n" + indent)
+				n = len(indent)
+			default:
+				b.WriteByte(' ')
+				n++
+			}
+			b.WriteString(word)
+			n += len(word)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // flagOf spells the parameter of an argument error as the flag the user

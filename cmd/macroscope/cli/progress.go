@@ -42,11 +42,11 @@ func startProgress(w io.Writer, what, unit string) *progress {
 		began := time.Now()
 		tick := time.NewTicker(progressEvery)
 		defer tick.Stop()
-		shown := false
+		shown := ""
 		for {
 			select {
 			case <-p.quit:
-				if shown {
+				if shown != "" {
 					fmt.Fprint(w, "\r\033[K")
 				}
 				return
@@ -65,8 +65,10 @@ func startProgress(w io.Writer, what, unit string) *progress {
 			case unit == "bytes":
 				line += ": " + budget.Bytes(done)
 			}
-			fmt.Fprintf(w, "\r\033[K%s, %.0f s", line, time.Since(began).Seconds())
-			shown = true
+			if line = fmt.Sprintf("%s, %.0f s", line, time.Since(began).Seconds()); line != shown {
+				fmt.Fprint(w, "\r\033[K"+line)
+				shown = line
+			}
 		}
 	}()
 	return p

@@ -52,8 +52,8 @@ func runSynth(c *cli) error {
 	states := fs.String("states", "", "states and weights, Name=weight,... (default "+defaultStates()+")")
 	format := fs.String("format", "", "paje or parquet (default: from the extension, .parquet or Pajé)")
 	var anomalies anomalyFlags
-	fs.Var(&anomalies, "anomaly", "an anomaly, level:i/j/...:State=weight[,...][@from-to], e.g.\n"+
-		"machine:1/0/2:MPI_Wait=6@0.25-0.75 gives MPI_Wait the weight 6 on machine 2 of\n"+
+	fs.Var(&anomalies, "anomaly", "an anomaly, level:i/j/...:State=weight[,...][@from-to], e.g. "+
+		"machine:1/0/2:MPI_Wait=6@0.25-0.75 gives MPI_Wait the weight 6 on machine 2 of "+
 		"cluster 0 of site 1 from 25% to 75% of the trace (repeatable)")
 	if err := c.parse(1, 1); err != nil {
 		return err
