@@ -106,7 +106,7 @@ bench-compare: setup
 # pybind/macroscope/widgets/static/widgets.js (committed, so that installing
 # needs no node).
 widgets-js:
-	cd js && npm ci --no-audit --no-fund && node build.mjs
+	cd js && npm ci --no-audit --no-fund && node build.mjs ../pybind/macroscope/widgets/static
 
 clean:
 	rm -rf $(VENV) build $(OUT)
