@@ -119,7 +119,7 @@ def test_ctrl_c_stops_a_long_command(tmp_path, go_binary, large_model_trace, doo
         else:
             pytest.fail(f"the overview ended before its model was built: {proc.stderr.read().decode()}")
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)  # a failsafe, not a measure: it takes well under a second
+        out, err = proc.communicate(timeout=120)  # a failsafe against a hang, not a measure of time
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
