@@ -78,6 +78,13 @@ var Rules = []Rule{
 		many:    true,
 	},
 	{
+		Name: "cuda-api-version",
+		Doc: "Nsight Systems' exports name CUDA API calls with the version that introduced their entry " +
+			"point (_v3020: CUDA 3.2), which its own reports (cuda_api_sum) cut",
+		Example: "cudaLaunchKernel_v7000", Grouped: "cudaLaunchKernel",
+		apply: cudaAPIVersion,
+	},
+	{
 		Name: "nccl-kernel",
 		Doc: "NCCL's kernels are named after the collective, then its reduction, data type, algorithm " +
 			"and protocol: they group by collective",
@@ -235,6 +242,28 @@ func stepNumber(name string) (string, bool) { return trailingNumber(name, '#') }
 
 // spaceNumber drops a trailing " N".
 func spaceNumber(name string) (string, bool) { return trailingNumber(name, ' ') }
+
+// cudaAPIVersion cuts the "_vNNNN" (four or five digits, a CUDA version)
+// Nsight Systems appends to the CUDA API functions it records.
+func cudaAPIVersion(name string) (string, bool) {
+	if Domain(name) != "CUDA" {
+		return "", false
+	}
+	i := strings.LastIndex(name, "_v")
+	if i <= 2 {
+		return "", false
+	}
+	digits := name[i+2:]
+	if len(digits) < 4 || len(digits) > 5 {
+		return "", false
+	}
+	for k := 0; k < len(digits); k++ {
+		if !isDigit(digits[k]) {
+			return "", false
+		}
+	}
+	return name[:i], true
+}
 
 // ncclKernel keeps the collective of an NCCL kernel's name:
 // ncclDevKernel_AllReduce_Sum_f32_RING_LL(...) is ncclDevKernel_AllReduce.

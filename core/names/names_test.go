@@ -27,6 +27,10 @@ var grouped = []struct{ name, group, rule string }{
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
 	{"nccl:all_reduce #12", "nccl:all_reduce", "step-number"},
+	// Nsight Systems' CUDA API calls (nsys/*.sqlite).
+	{"cudaLaunchKernel_v7000", "cudaLaunchKernel", "cuda-api-version"},
+	{"cudaEventRecordWithFlags_v11010", "cudaEventRecordWithFlags", "cuda-api-version"},
+	{"cudaStreamGetCaptureInfo_v2_v11030", "cudaStreamGetCaptureInfo_v2", "cuda-api-version"},
 	// NCCL kernels (hta, rocprof/rocprofv3-tracelens).
 	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "ncclKernel_AllReduce", "nccl-kernel"},
 	{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "ncclKernel_SendRecv", "nccl-kernel"},
@@ -69,7 +73,8 @@ var apart = []string{
 	"Cijk_Ailk_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x16_MI16x16x1_SN_LDSB0",
 	"nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", "nvjet_tst_96x64_64x10_1x2_h_bz_bias_TNN",
 	"triton_poi_fused_add_cos_sin_0", "triton_poi_fused_add_cos_sin_1", "triton__0d1d2d", "triton__0d1d2d3d",
-	"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", "cudaStreamGetCaptureInfo_v2",
+	"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", "cudaStreamGetCaptureInfo_v2", "cudaGraphLaunch_v2",
+	"custom_v1000",
 	"Optimizer.step#FusedAdam.step", "## forward:over_arch ##", "## wait_sparse_data_dist 0 ##",
 	"autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0",
 	"Memcpy HtoD (Pinned -> Device)", "Memcpy DtoD", "cudaLaunchKernel", "aten::add", "c10d::allreduce_",

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -57,7 +58,7 @@ type cli struct {
 	strict        *bool   // --strict: an incomplete trace is an error
 	startS, endS  *string // --start, --end
 	slices        *int    // --slices
-	key           *string // --key: name, category or type
+	key           *string // --key: group, name, domain, category or type
 	out           *string // --out: directory of relative output files
 	figure        *string // --figure: the figure
 	width, height *int
@@ -127,7 +128,7 @@ func (c *cli) modelFlags() {
 	c.traceFlags()
 	c.windowFlags()
 	c.slices = c.fs.Int("slices", 100, "number of time slices")
-	c.key = c.fs.String("key", "name", "what the model's states are: the states' names, their categories (category) or their types (type: kernels, NCCL, memcpy... of GPU profilers)")
+	c.key = c.fs.String("key", "group", "what the model's states are: the states' names grouped as a person would (group: \"aten::copy_, op_id = 998952\" is aten::copy_), as the file writes them (name), their library or namespace (domain: aten, NCCL, MPI...), their categories (category) or their types (type: kernels, NCCL, memcpy... of GPU profilers)")
 }
 
 // outFlag declares --out, the directory of the files written.
@@ -469,6 +470,9 @@ func (c *cli) readModel(path string) (*micro.Model, error) {
 	}
 	c.say("model", "%d resources x %d slices x %d states, %.6g-%.6g s", m.NumLeaves(), m.Slices, len(m.States),
 		m.Start.Seconds(), m.End.Seconds())
+	for _, n := range m.Notes {
+		c.say("warning", "%s", cliNote(n))
+	}
 	return m, nil
 }
 
@@ -617,3 +621,12 @@ func (l *nameList) Set(s string) error {
 	}
 	return nil
 }
+
+// cliNote words a model's note for the command line: its keys as the
+// --key flag takes them.
+func cliNote(note string) string {
+	return keyArg.ReplaceAllString(note, "--key $1")
+}
+
+// keyArg finds the key= of a note (key="type").
+var keyArg = regexp.MustCompile(`key="([a-z]+)"`)
