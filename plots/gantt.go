@@ -220,7 +220,8 @@ func (gv *gantt) draw(c draw.Canvas) {
 	plt := plot.New()
 	plt.Title.Text = gv.opt.Title
 	var label string
-	gv.origin, gv.unit, label = TimeAxis(gv.start, gv.end)
+	gv.origin = gv.t.Start
+	gv.unit, label = TimeAxis(gv.origin, gv.start, gv.end)
 	plt.X.Label.Text = label
 	plt.X.Min, plt.X.Max = gv.x(gv.start), gv.x(gv.end)
 	rows := float64(len(gv.g.Leaves))

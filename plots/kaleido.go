@@ -471,7 +471,7 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 	y := at.Y - row/2
 	head := map[string]string{KaleidoscopeByPE: "PE", KaleidoscopeByProcedure: "procedure"}[k.view]
 	if k.view == KaleidoscopeByTime {
-		head, _ = colourBarTicks(k.t0, k.t1)
+		head, _ = colourBarTicks(k.l.Tree.Origin, k.t0, k.t1)
 	}
 	c.FillText(sty, vg.Point{X: at.X, Y: y}, head)
 	y -= row
@@ -548,7 +548,7 @@ func (k *kaleidoPaint) colourBar(c draw.Canvas, top vg.Point, width, bottom vg.L
 		c.Fill(vg.Rectangle{Min: vg.Point{X: top.X, Y: max(y1-1, bottom)}, Max: vg.Point{X: top.X + 2*width, Y: y0}}.Path())
 	}
 	sty := draw.TextStyle{Color: color.Black, Font: kalFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
-	_, ticks := colourBarTicks(k.t0, k.t1)
+	_, ticks := colourBarTicks(k.l.Tree.Origin, k.t0, k.t1)
 	for _, t := range ticks {
 		y := top.Y - height*vg.Length(t.Value)
 		c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: 0.5}, top.X+2*width, y, top.X+2*width+2, y)
@@ -558,12 +558,13 @@ func (k *kaleidoPaint) colourBar(c draw.Canvas, top vg.Point, width, bottom vg.L
 
 // colourBarTicks returns the heading of the time view's colour bar and
 // its labelled ticks (Value: the fraction of the bar from its top, the
-// first start t0 to the last t1, in seconds): round values in the unit
-// TimeAxis reads the span in, counted from its origin, so that the bar
-// reads "0, 200, 400 µs" rather than "7.7696e-05, 0.00025392".
-func colourBarTicks(t0, t1 float64) (string, []plot.Tick) {
+// first start t0 to the last t1, in seconds on the trace's clock): round
+// values in the unit TimeAxis reads the span in, counted from origin, the
+// trace's first instant, so that the bar reads "0, 200, 400 µs" rather
+// than "7.7696e-05, 0.00025392".
+func colourBarTicks(origin trace.Time, t0, t1 float64) (string, []plot.Tick) {
 	start, end := trace.Time(math.Round(t0*1e9)), trace.Time(math.Round(t1*1e9))
-	origin, unit, label := TimeAxis(start, end)
+	unit, label := TimeAxis(origin, start, end)
 	head := "start " + label
 	lo, hi := (start-origin).Seconds()/unit, (end-origin).Seconds()/unit
 	if !(hi > lo) {

@@ -1,11 +1,14 @@
 package plots
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // The time view's colour bar reads round values in a readable unit, in
@@ -21,10 +24,16 @@ func TestColourBarTicks(t *testing.T) {
 	}{
 		{7.7696e-05, 0.000782592, "start time (µs)", []string{"100", "400", "700"}},
 		{0, 0.798, "start time (ms)", []string{"0", "250", "500", "750"}},
-		// A Kineto clock (Unix epoch): from the first start, which it says.
-		{1682725897.2267468, 1682725900.594091, "start time (ms) since 1682725897.226746880 s", []string{"0", "1000", "2000", "3000"}},
+		// A Kineto clock (Unix epoch): from the trace's start, which it
+		// says (it read from the first start of the view, before one clock
+		// counted every time from the trace's start).
+		{1682725897.2267468, 1682725900.594091, "start time (ms) since the trace's start at 1682725897.22674688 s", []string{"0", "1000", "2000", "3000"}},
 	} {
-		head, ticks := colourBarTicks(c.t0, c.t1)
+		origin := trace.Time(0)
+		if c.t0 > 1e6 {
+			origin = trace.Time(math.Round(c.t0 * 1e9))
+		}
+		head, ticks := colourBarTicks(origin, c.t0, c.t1)
 		if head != c.head {
 			t.Errorf("[%v, %v]: heading %q, want %q", c.t0, c.t1, head, c.head)
 		}

@@ -53,14 +53,14 @@ func drawStateLegend(c draw.Canvas, x, top, bottom, width vg.Length, shown map[i
 	}
 }
 
-// TimeAxis chooses a figure's time axis for the window [start, end]: the
-// origin (TimeOrigin: the clock's zero, or the window start on absolute
-// clocks such as Unix time or Kineto's), the unit (seconds, ms, µs or ns,
-// whichever reads the window's length between 1 and 10000 units, so a
-// 40 ms GPU trace does not read 0.000 to 0.040) and the axis label naming
-// both.
-func TimeAxis(start, end trace.Time) (origin trace.Time, unit float64, label string) {
-	origin, _ = TimeOrigin(start, end)
+// TimeAxis chooses a figure's time axis for the window [start, end] of a
+// trace whose first instant is origin: times count from the origin (one
+// clock in every figure and view: seconds from the trace's start), in the
+// unit (seconds, ms, µs or ns) that reads the window's length between 1
+// and 10000 units, so a 40 ms GPU trace does not read 0.000 to 0.040; the
+// label names the unit and, once, the origin when it is not the clock's
+// zero.
+func TimeAxis(origin, start, end trace.Time) (unit float64, label string) {
 	w := (end - start).Seconds()
 	name := "s"
 	unit = 1
@@ -73,11 +73,17 @@ func TimeAxis(start, end trace.Time) (origin trace.Time, unit float64, label str
 		}
 		name, unit = u.name, u.unit
 	}
-	label = fmt.Sprintf("time (%s)", name)
-	if origin != 0 {
-		label = fmt.Sprintf("time (%s) since %s s", name, origin)
+	return unit, TimeLabel(origin, name)
+}
+
+// TimeLabel is the label of a time axis in unit counting from origin, the
+// trace's first instant: "time (ms)", and "since the trace's start at
+// 1695835542.481129 s" when the origin is not the clock's zero.
+func TimeLabel(origin trace.Time, unit string) string {
+	if origin == 0 {
+		return fmt.Sprintf("time (%s)", unit)
 	}
-	return origin, unit, label
+	return fmt.Sprintf("time (%s) since the trace's start at %s s", unit, trace.FormatSeconds(origin))
 }
 
 // trimZeros drops the zeros gonum's default ticker pads its labels with

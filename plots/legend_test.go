@@ -11,28 +11,32 @@ import (
 )
 
 // Time axes read the window in the unit that keeps its length between 1
-// and 10,000, from the window's start on absolute clocks.
+// and 10,000, from the trace's start (the origin), which the label names
+// when it is not the clock's zero (they counted from the window's start
+// on absolute clocks before one clock counted every time from the
+// trace's start).
 func TestTimeAxis(t *testing.T) {
 	kineto := trace.Time(1695835542481129000) // ns since the Unix epoch
 	for _, c := range []struct {
-		start, end trace.Time
 		origin     trace.Time
+		start, end trace.Time
 		unit       float64
 		label      string
 	}{
-		{0, 8503801000, 0, 1e-3, "time (ms)"},
-		{0, 20 * trace.Second, 0, 1, "time (s)"},
-		{0, 40 * 1000, 0, 1e-6, "time (µs)"},
-		{0, 900, 0, 1e-9, "time (ns)"},
-		{kineto, kineto + 43*trace.Second, kineto, 1, "time (s) since 1695835542.481129000 s"},
-		{kineto, kineto + 300*1000*1000, kineto, 1e-3, "time (ms) since 1695835542.481129000 s"},
-		// A window late on a clock from zero: values stay readable (no
-		// 1e7 ms), so seconds.
-		{50 * trace.Second, 51 * trace.Second, 0, 1, "time (s)"},
+		{0, 0, 8503801000, 1e-3, "time (ms)"},
+		{0, 0, 20 * trace.Second, 1, "time (s)"},
+		{0, 0, 40 * 1000, 1e-6, "time (µs)"},
+		{0, 0, 900, 1e-9, "time (ns)"},
+		{kineto, kineto, kineto + 43*trace.Second, 1, "time (s) since the trace's start at 1695835542.481129 s"},
+		{kineto, kineto, kineto + 300*1000*1000, 1e-3, "time (ms) since the trace's start at 1695835542.481129 s"},
+		// A window late in the trace: values stay readable (no 1e7 ms),
+		// so seconds.
+		{0, 50 * trace.Second, 51 * trace.Second, 1, "time (s)"},
+		{kineto, kineto + 50*trace.Second, kineto + 51*trace.Second, 1, "time (s) since the trace's start at 1695835542.481129 s"},
 	} {
-		o, u, l := TimeAxis(c.start, c.end)
-		if o != c.origin || u != c.unit || l != c.label {
-			t.Errorf("[%v, %v]: %v %v %q, want %v %v %q", c.start, c.end, o, u, l, c.origin, c.unit, c.label)
+		u, l := TimeAxis(c.origin, c.start, c.end)
+		if u != c.unit || l != c.label {
+			t.Errorf("[%v, %v] from %v: %v %q, want %v %q", c.start, c.end, c.origin, u, l, c.unit, c.label)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
@@ -50,6 +51,9 @@ type MomentsOptions struct {
 	// StateColors, if set, colour the states of displays by state (see
 	// Recolor): the trace's colours and the user's overrides, by name.
 	StateColors map[string]color.RGBA
+	// Origin is the trace's first instant, from which ResultFigure and
+	// AggregateFigure count time (moments.Result.Origin).
+	Origin trace.Time
 	// Lines, when set, draws row i on line Lines[i] (0 at the top), so
 	// that rows over disjoint time ranges share a line, such as the
 	// aggregates of one hierarchy node. Groups then count lines, and a

@@ -1,9 +1,7 @@
 package plots
 
 import (
-	"fmt"
 	"image/color"
-	"math"
 	"slices"
 	"strings"
 
@@ -184,27 +182,16 @@ func WindowAxis(start, end, origin trace.Time) (lo, hi float64) {
 	return (start - origin).Seconds(), (end - origin).Seconds()
 }
 
-// TimeOrigin chooses the origin of a moment display's time axis for the
-// window [start, end): the trace clock's zero, unless the clock is far
-// from zero compared with the window (Unix timestamps), in which case the
-// window start, so that the axis reads in seconds into the run. It also
-// returns the axis label.
-func TimeOrigin(start, end trace.Time) (trace.Time, string) {
-	if start != 0 && math.Abs(start.Seconds()) > 100*(end-start).Seconds() {
-		return start, fmt.Sprintf("time (s) since %s s", start)
-	}
-	return 0, "time (s)"
-}
-
 // ResultFigure draws rows of moments of kind by (moments.Result.Rows)
 // analysed over the window [start, end): ResultRows laid out on a time
-// axis holding the window and every mark. opt sets the size, format and
-// title; its rows, groups, time range and legend are filled in.
+// axis holding the window and every mark, counting from opt.Origin, the
+// trace's first instant. opt sets the size, format and title; its rows,
+// groups, time range and legend are filled in.
 func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt MomentsOptions) ([]byte, error) {
 	if len(rows) == 0 {
 		return nil, errs.Argument("rows", "there are no %s rows to draw", by)
 	}
-	origin, label := TimeOrigin(start, end)
+	origin, label := opt.Origin, TimeLabel(opt.Origin, "s")
 	fig, groups, legend := ResultRows(rows, by, origin)
 	if by == moments.ByState {
 		// ResultRows sorted the rows by state, stably: sort their states so.
@@ -258,7 +245,7 @@ func AggregateFigure(rows []moments.Row, by moments.By, start, end trace.Time, o
 	if len(rows) == 0 {
 		return nil, errs.Argument("rows", "there are no aggregate rows to draw")
 	}
-	origin, label := TimeOrigin(start, end)
+	origin, label := opt.Origin, TimeLabel(opt.Origin, "s")
 	// By node: rows in their order, norms per resource.
 	fig, _, _ := ResultRows(rows, moments.ByNode, origin)
 	colors, legend := StateColors(rows)

@@ -99,7 +99,8 @@ func (ov *overview) draw(c draw.Canvas) {
 	plt.Title.Text = ov.opt.Title
 	// Traces on absolute clocks (Unix epoch, Kineto) read in seconds into
 	// the window, with the origin said in the label.
-	origin, unit, label := TimeAxis(m.Start, m.End)
+	origin := m.Origin
+	unit, label := TimeAxis(origin, m.Start, m.End)
 	ov.origin, ov.unit = origin, unit
 	plt.X.Label.Text = label
 	plt.X.Min, plt.X.Max = (m.Start-origin).Seconds()/unit, (m.End-origin).Seconds()/unit

@@ -3,6 +3,7 @@ package pybind
 import (
 	"gonum.org/v1/plot/vg"
 
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
@@ -32,8 +33,31 @@ func (t *Trace) PlotGantt(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if start, end, err = window(start, end, t.t); err != nil {
+		return nil, err
+	}
 	return plots.Gantt(t.t, plots.GanttOptions{
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
 		Start: start, End: end, Resources: o.Resources, StateTypes: o.StateTypes, Colors: o.Colors,
 	})
+}
+
+// window resolves a window given in seconds from the start of trace t
+// (trace.Window) into instants of its clock; nil bounds stay nil (the
+// trace's own).
+func window(start, end *trace.Time, t *trace.Trace) (*trace.Time, *trace.Time, error) {
+	if start == nil && end == nil {
+		return nil, nil, nil
+	}
+	from, to, err := trace.Window(start, end, t.Start, t.End)
+	if err != nil {
+		return nil, nil, err
+	}
+	if start != nil {
+		start = &from
+	}
+	if end != nil {
+		end = &to
+	}
+	return start, end, nil
 }

@@ -90,6 +90,7 @@ func (c *CallTree) Info() (js string, err error) {
 		"nodes": t.Len(), "height": t.Height, "procedures": len(t.Procedures), "pes": len(t.PEs),
 		"has_start": t.HasStart(), "has_procedure": t.Procedure != nil, "has_pe": t.PE != nil,
 		"ids": ids, "root": t.Key(0), "incomplete": c.incomplete,
+		"origin": t.Origin.Seconds(), "origin_ns": int64(t.Origin),
 	})
 }
 
@@ -177,6 +178,8 @@ func (k *Kaleidoscope) Info() (js string, err error) {
 		"c0": c.C0, "threshold": c.Threshold, "levels": l.Levels,
 		"kept": l.NumKept, "drawn": l.NumDrawn, "collapsed": l.NumCollapsed,
 		"incomplete": k.incomplete,
+		// The trace's first instant: the explorer shows start times from it.
+		"origin": l.Tree.Origin.Seconds(), "origin_ns": int64(l.Tree.Origin),
 	})
 }
 

@@ -37,6 +37,8 @@ func (m *MicroModel) Info() (js string, err error) {
 	defer guard(&err)
 	return toJSON(map[string]any{
 		"slices": m.m.Slices, "start": m.m.Start.Seconds(), "end": m.m.End.Seconds(),
+		"origin": m.m.Origin.Seconds(), "origin_ns": int64(m.m.Origin),
+		"start_ns": int64(m.m.Start), "end_ns": int64(m.m.End),
 		"states": append([]string{}, m.m.States...), "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
 		"trace": m.summary, "incomplete": m.incomplete, "notes": append([]string{}, m.m.Notes...),

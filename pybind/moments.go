@@ -26,6 +26,7 @@ type Moments struct {
 	busy       string // what counts as busy, in words
 	source     string // the trace file, for titles
 	start, end trace.Time
+	origin     trace.Time // the trace's first instant, from which times read
 	// incomplete says why the trace was incomplete; warnings are the
 	// reader's notes of a trace read for the moments (MomentsFromFile).
 	incomplete, warnings []string
@@ -90,6 +91,7 @@ func parseMomentsOptions(js string) (o momentsOptions, opt moments.Options, err 
 		return
 	}
 	opt.End, err = parseInstant("end", o.End)
+	opt.Relative = true // from the trace's start, as every window Python gives
 	return
 }
 
@@ -150,8 +152,9 @@ func resultMoments(r *moments.Result, by moments.By, opt moments.Options, source
 	}
 	return &Moments{
 		rows: rows, cols: arrowio.MomentsColumnsFor(by), kind: by.String(), busy: describeBusy(opt),
-		source: source, start: r.Start, end: r.End,
+		source: source, start: r.Start, end: r.End, origin: r.Origin,
 		figure: func(opt plots.MomentsOptions) ([]byte, error) {
+			opt.Origin = r.Origin
 			return plots.ResultFigure(rows, by, r.Start, r.End, opt)
 		},
 	}, nil
@@ -205,20 +208,21 @@ func MomentsFromFile(path, readOptions, options string) (m *Moments, err error) 
 	if err != nil {
 		return nil, err
 	}
-	acc, err := moments.New(opt)
-	if err != nil {
-		return nil, err
-	}
 	src, _, err := openTrace(path, readOptions)
 	if err != nil {
 		return nil, err
 	}
-	notes := &trace.Notes{}
-	if err := readGuarded(path, func() error { return src.Read(acc, trace.ReadOptions{Notes: notes}) }); err != nil {
-		return nil, err
+	var notes *trace.Notes
+	read := func(sink trace.Sink) error {
+		notes = &trace.Notes{} // the last read's
+		return readGuarded(path, func() error { return src.Read(sink, trace.ReadOptions{Notes: notes}) })
 	}
-	r, err := acc.Result()
+	r, err := moments.Stream(read, src.Probe, opt)
 	if err != nil {
+		var fe *errs.FormatError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, streamError(path, err)
 	}
 	m, err = resultMoments(r, by, opt, path)
@@ -246,6 +250,7 @@ func (m *Moments) Info() (js string, err error) {
 	return toJSON(map[string]any{
 		"by": m.kind, "start": m.start.Seconds(), "end": m.end.Seconds(),
 		"start_ns": int64(m.start), "end_ns": int64(m.end),
+		"origin": m.origin.Seconds(), "origin_ns": int64(m.origin),
 		"rows": len(m.rows), "source": m.source, "busy": m.busy,
 		"incomplete": m.incomplete, "warnings": m.warnings,
 	})

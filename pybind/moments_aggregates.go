@@ -55,8 +55,9 @@ func (a *Aggregation) Moments(options string) (m *Moments, err error) {
 	}
 	return &Moments{
 		rows: rows, cols: cols, kind: kind, busy: describeBusy(opt), source: source,
-		start: a.model.m.Start, end: a.model.m.End, incomplete: a.model.incomplete,
+		start: a.model.m.Start, end: a.model.m.End, origin: a.model.m.Origin, incomplete: a.model.incomplete,
 		figure: func(opt plots.MomentsOptions) ([]byte, error) {
+			opt.Origin = a.model.m.Origin
 			return plots.AggregateFigure(rows, by, a.model.m.Start, a.model.m.End, opt)
 		},
 		traceColors: valueColors(src.t),

@@ -3,6 +3,7 @@ package pybind
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"runtime"
 	"strings"
 
@@ -102,6 +103,11 @@ func partBuild(part, modelOptions string, start, end int64) (p partition.Part, o
 		return
 	}
 	if opt, err = parseMicroOptions(modelOptions); err != nil {
+		return
+	}
+	// [start, end] is the extent of the whole trace: the window counts
+	// from its start.
+	if opt, err = opt.Resolve(trace.Time(start), trace.Time(end)); err != nil {
 		return
 	}
 	from, to = opt.Window(trace.Time(start), trace.Time(end))
@@ -263,6 +269,11 @@ func StartPartitionMoments(path, part, options string, start, end int64) (r *Rea
 	if err != nil {
 		return nil, err
 	}
+	// [start, end] is the extent of the whole trace: the window counts
+	// from its start.
+	if opt, err = opt.Resolve(trace.Time(start), trace.Time(end)); err != nil {
+		return nil, err
+	}
 	from, to := opt.Window(trace.Time(start), trace.Time(end))
 	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error) {
 		res, err := moments.ComputePart(p, opt, from, to, ro)
@@ -321,15 +332,12 @@ func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := moments.New(opt)
+	r, err := moments.Stream(func(sink trace.Sink) error { return src.Read(sink, trace.ReadOptions{}) }, nil, opt)
 	if err != nil {
-		return nil, err
-	}
-	if err := src.Read(acc, trace.ReadOptions{}); err != nil {
-		return nil, err
-	}
-	r, err := acc.Result()
-	if err != nil {
+		var fe *errs.FormatError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, streamError(list[0], err)
 	}
 	return resultMoments(r, by, opt, list[0])
@@ -341,6 +349,9 @@ func (t *Trace) Partial(modelOptions string, start, end int64) (data []byte, err
 	defer guard(&err)
 	opt, err := parseMicroOptions(modelOptions)
 	if err != nil {
+		return nil, err
+	}
+	if opt, err = opt.Resolve(trace.Time(start), trace.Time(end)); err != nil {
 		return nil, err
 	}
 	from, to := opt.Window(trace.Time(start), trace.Time(end))

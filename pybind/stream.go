@@ -19,8 +19,10 @@ func parseMicroOptions(options string) (micro.Options, error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return micro.Options{}, err
 	}
+	// The window counts from the trace's start, as every window Python
+	// gives (trace.Window).
 	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Types: o.Types, Depth: micro.Innermost,
-		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget}
+		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget, Relative: true}
 	if o.Depth != nil {
 		opt.Depth = *o.Depth
 	}

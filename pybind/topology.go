@@ -3,6 +3,7 @@ package pybind
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,9 @@ func (t *Trace) Topology(options string) (tp *Topology, err error) {
 	if opt.End, err = parseInstant("end", o.End); err != nil {
 		return nil, err
 	}
+	if opt.Start, opt.End, err = window(opt.Start, opt.End, t.t); err != nil {
+		return nil, err
+	}
 	g, err := topology.Build(t.t, opt)
 	if err != nil {
 		return nil, err
@@ -126,6 +130,7 @@ func (g *Topology) Info() (js string, err error) {
 		"kinds": kinds, "size": size, "fill": fill, "edge_types": g.tp.EdgeTypes(),
 		"links": kept, "links_skipped": skipped,
 		"start": start.Seconds(), "end": end.Seconds(), "start_ns": int64(start), "end_ns": int64(end),
+		"origin": g.tp.Trace().Start.Seconds(), "origin_ns": int64(g.tp.Trace().Start),
 		"collapsed": g.tp.Collapsed(), "laid_out": g.tp.LaidOut(), "source": g.source,
 		"incomplete": g.incomplete,
 	}
@@ -228,16 +233,19 @@ func (g *Topology) SetWindow(options string) (err error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return err
 	}
-	start, end := g.tp.Trace().Start, g.tp.Trace().End
-	if s, err := parseInstant("start", o.Start); err != nil {
+	t := g.tp.Trace()
+	s, err := parseInstant("start", o.Start)
+	if err != nil {
 		return err
-	} else if s != nil {
-		start = *s
 	}
-	if e, err := parseInstant("end", o.End); err != nil {
+	e, err := parseInstant("end", o.End)
+	if err != nil {
 		return err
-	} else if e != nil {
-		end = *e
+	}
+	// Seconds from the trace's start (trace.Window).
+	start, end, err := trace.Window(s, e, t.Start, t.End)
+	if err != nil {
+		return err
 	}
 	return g.tp.SetWindow(start, end)
 }

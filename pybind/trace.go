@@ -39,6 +39,7 @@ func (t *Trace) Summary() (js string, err error) {
 	tr := t.t
 	return toJSON(map[string]any{
 		"files": tr.Files, "start": tr.Start.Seconds(), "end": tr.End.Seconds(),
+		"start_ns": int64(tr.Start), "end_ns": int64(tr.End),
 		"containers": len(tr.Containers) - 1, "states": tr.States.Len(), "variables": tr.Variables.Len(),
 		"links": tr.Links.Len(), "events": tr.Events.Len(), "types": len(tr.Types),
 		"format": t.format, "warnings": t.warnings, "skipped": t.notes.Skipped(),

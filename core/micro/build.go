@@ -32,6 +32,12 @@ type Options struct {
 	Slices int         // number of equal time slices, 1..MaxSlices
 	Start  *trace.Time // window start; nil for the trace start
 	End    *trace.Time // window end; nil for the trace end
+	// Relative says that Start and End count from the trace's first
+	// instant, as the front ends take them (an instant of the trace's
+	// clock is accepted where it cannot be mistaken, and a window outside
+	// the trace is an error: see trace.Window); false, that they are
+	// instants of the trace's clock.
+	Relative bool
 	// Metric is what each cell measures; empty means StateDuration.
 	Metric Metric
 	// StateTypes restricts the model to entities of these type names (state
@@ -73,6 +79,9 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt, err = opt.Resolve(t.Start, t.End); err != nil {
+		return nil, err
+	}
 	start, end, err := window(t, opt)
 	if err != nil {
 		return nil, err
@@ -90,6 +99,7 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.Origin = t.Start
 	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
 	if err := checkMemory(opt, g, metric); err != nil {
 		return nil, err
@@ -207,10 +217,35 @@ func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, sli
 	return m, leafOf, categoryOf, tl.slot, nil
 }
 
+// Resolve returns the options with the window of a trace that spans
+// [first, last] on its clock: Start and End made instants of the trace's
+// clock when they count from its start (Relative), checked against the
+// trace (trace.Window). Options without a window or already on the
+// clock are returned as they are.
+func (o Options) Resolve(first, last trace.Time) (Options, error) {
+	if !o.Relative {
+		return o, nil
+	}
+	o.Relative = false
+	if o.Start == nil && o.End == nil {
+		return o, nil
+	}
+	start, end, err := trace.Window(o.Start, o.End, first, last)
+	if err != nil {
+		return o, err
+	}
+	o.Start, o.End = &start, &end
+	return o, nil
+}
+
+// HasWindow reports whether the options set a bound of the window.
+func (o Options) HasWindow() bool { return o.Start != nil || o.End != nil }
+
 // Window returns the window of a model of a trace that spans [start,
 // end]: the bounds the options set (Start, End), the trace's where they
 // set none. The partial models of a trace's parts are built on the window
-// it gives for the extent of all the parts.
+// it gives for the extent of all the parts. Options counting from the
+// trace's start are resolved first (Resolve).
 func (o Options) Window(start, end trace.Time) (trace.Time, trace.Time) {
 	if o.Start != nil {
 		start = *o.Start

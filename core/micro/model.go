@@ -48,6 +48,9 @@ type Model struct {
 	Slices int
 	Start  trace.Time // window start
 	End    trace.Time // window end
+	// Origin is the trace's first instant: the times shown to a person
+	// count from it (0 in models made by hand).
+	Origin trace.Time
 	// Values holds the metric of each cell (rho_x(s,t) for StateDuration)
 	// at [(leaf*Slices+slice)*len(States)+state].
 	Values []float64

@@ -65,7 +65,7 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 	if _, err := ParseMetric(string(opt.Metric)); err != nil {
 		return nil, nil, err
 	}
-	if opt.Start != nil && opt.End != nil {
+	if opt.Start != nil && opt.End != nil && !opt.Relative {
 		if *opt.End <= *opt.Start {
 			return nil, nil, errs.Argument("window", "empty time window [%s, %s] s", *opt.Start, *opt.End)
 		}
@@ -79,27 +79,53 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 	defer r.finish()
 	sum := &Summary{}
 	var start, end trace.Time
-	known := true
-	if opt.Start == nil || opt.End == nil {
-		known = false
+	guessed := false
+	extent := func() error {
+		// A first read to find the extent.
+		r.expected = 2
+		var ext Extent
+		if err := r.read(&ext); err != nil {
+			return err
+		}
+		start, end, guessed = ext.Start, ext.End, false
+		return nil
+	}
+	if opt.Start == nil || opt.End == nil || opt.Relative {
+		// The window depends on the trace's extent: its start, from which
+		// a relative window counts, or an edge the options leave to it.
+		known := false
 		if probe != nil {
 			start, end, known = probe()
+			guessed = known
 		}
 		if !known {
-			// A first read to find the extent.
-			r.expected = 2
-			var ext Extent
-			if err := r.read(&ext); err != nil {
+			if err := extent(); err != nil {
 				return nil, nil, err
 			}
-			start, end, known = ext.Start, ext.End, true
 		}
 	}
-	if opt.Start != nil {
-		start = *opt.Start
+	// The slices of a window counting from the start depend on where the
+	// trace starts: they are resolved on the guessed extent, and checked
+	// against the extent found (Accumulator.Model: ErrWindow).
+	window := func(first, last trace.Time) (trace.Time, trace.Time, error) {
+		ropt, err := opt.Resolve(first, last)
+		if err != nil {
+			return 0, 0, err
+		}
+		s, e := ropt.Window(first, last)
+		return s, e, nil
 	}
-	if opt.End != nil {
-		end = *opt.End
+	var err error
+	if start, end, err = window(start, end); err != nil && guessed {
+		// Outside the guessed extent: the guess may be wrong, the trace's
+		// own says.
+		if err := extent(); err != nil {
+			return nil, nil, err
+		}
+		start, end, err = window(start, end)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	for {
 		acc, err := NewAccumulator(opt, start, end)
@@ -136,12 +162,8 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 		case errors.Is(err, ErrWindow) && r.passes < 3:
 			// The guess was wrong: read again with the window found.
 			r.expected++
-			start, end = sum.Start, sum.End
-			if opt.Start != nil {
-				start = *opt.Start
-			}
-			if opt.End != nil {
-				end = *opt.End
+			if start, end, err = window(sum.Start, sum.End); err != nil {
+				return nil, nil, err
 			}
 			continue
 		case errors.Is(err, ErrNesting):

@@ -214,7 +214,7 @@ func NewAccumulator(opt Options, start, end trace.Time) (*Accumulator, error) {
 	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
-	if (opt.Start != nil && *opt.Start != start) || (opt.End != nil && *opt.End != end) {
+	if !opt.Relative && ((opt.Start != nil && *opt.Start != start) || (opt.End != nil && *opt.End != end)) {
 		return nil, errs.Argument("window", "the window [%s, %s] s is not the options' one", start, end)
 	}
 	a := &Accumulator{
@@ -716,17 +716,15 @@ func (a *Accumulator) Model() (*Model, error) {
 	if !a.finished {
 		return nil, errors.New("micro: the trace has not been read to its end")
 	}
-	start, end := a.start, a.end
-	if a.opt.Start != nil {
-		start = *a.opt.Start
+	opt, err := a.opt.Resolve(a.start, a.end) // on the trace's extent, now known
+	if err != nil {
+		return nil, err
 	}
-	if a.opt.End != nil {
-		end = *a.opt.End
-	}
+	start, end := opt.Window(a.start, a.end)
 	if end <= start {
-		return nil, emptyWindow(a.opt, start, end, a.start, a.end)
+		return nil, emptyWindow(opt, start, end, a.start, a.end)
 	}
-	if err := checkGrid(a.opt, start, end); err != nil {
+	if err := checkGrid(opt, start, end); err != nil {
 		return nil, err
 	}
 	if start != a.g.start || end != a.g.end {
@@ -745,6 +743,7 @@ func (a *Accumulator) Model() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.Origin = a.start
 	if err := a.nanError(leafOf); err != nil {
 		return nil, err
 	}

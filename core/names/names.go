@@ -66,7 +66,7 @@ var Rules = []Rule{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
-		apply:   stepNumber,
+		apply: stepNumber,
 	},
 	{
 		Name: "instance-number",
@@ -74,8 +74,8 @@ var Rules = []Rule{
 			"alone (more than ManyInstances): Android's frames, Perfetto's numbered slices; a few " +
 			"(\"phase 1\", \"phase 2\") name distinct things",
 		Example: "Choreographer#doFrame 1234567", Grouped: "Choreographer#doFrame",
-		apply:   spaceNumber,
-		many:    true,
+		apply: spaceNumber,
+		many:  true,
 	},
 	{
 		Name: "cuda-api-version",

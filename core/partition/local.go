@@ -41,7 +41,7 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 	defer run.stop()
 
 	start, end := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
-	if opt.Start == nil || opt.End == nil {
+	if opt.Start == nil || opt.End == nil || opt.Relative {
 		starts, ends := make([]trace.Time, n), make([]trace.Time, n)
 		if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
 			starts[i], ends[i], err = Extent(plan.Parts[i], true, pro)
@@ -52,17 +52,35 @@ func Local(plan *Plan, opt micro.Options, ro trace.ReadOptions, workers int) (*m
 		start, end = slices.Min(starts), slices.Max(ends)
 		run.reset()
 	}
-	start, end = opt.Window(start, end)
+	// A window counting from the trace's start is resolved on the
+	// extent guessed, and again on the extent found if the guess was wrong.
+	abs, err := opt.Resolve(start, end)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, end = abs.Window(start, end)
 	for passes := 1; ; passes++ {
-		merged, notes, err := buildParts(run, plan, opt, start, end, workers)
+		merged, notes, err := buildParts(run, plan, abs, start, end, workers)
 		if err != nil {
 			return nil, nil, err
 		}
 		m, err := merged.Model()
+		if err == nil && opt.Relative && opt.HasWindow() {
+			// Counted from a guessed start: the start found must give the
+			// same window.
+			if found, ferr := opt.Resolve(merged.Start, merged.End); ferr != nil {
+				err = ferr
+			} else if s, e := found.Window(merged.Start, merged.End); s != start || e != end {
+				err = micro.ErrWindow
+			}
+		}
 		if errors.Is(err, micro.ErrWindow) && passes < 2 {
 			// The guess of the window (the extents the readers guessed,
 			// see Extent) was wrong: build again with the window found.
-			start, end = opt.Window(merged.Start, merged.End)
+			if abs, err = opt.Resolve(merged.Start, merged.End); err != nil {
+				return nil, nil, err
+			}
+			start, end = abs.Window(merged.Start, merged.End)
 			run.reset()
 			continue
 		}

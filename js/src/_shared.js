@@ -385,11 +385,12 @@ export function seconds(s) {
   return s.toPrecision(5) + " s";
 }
 
-// timeAxis writes the time axis of t0..t1 seconds under the plot area L
-// ({x0, y0, w, h}): seven ticks, and seconds from t0 when the clock is
-// absolute (large values), else the trace's seconds.
-export function timeAxis(ctx, L, t0, t1) {
-  const origin = Math.abs(t0) > 1e5 ? t0 : 0;
+// timeAxis writes the time axis of t0..t1 under the plot area L ({x0,
+// y0, w, h}): seven ticks. Times are seconds from the trace's start, as
+// Python sends every time (one clock); clock, the widget's "clock" trait,
+// says once where that start is on the trace's clock ("" when the clock
+// starts at zero).
+export function timeAxis(ctx, L, t0, t1, clock) {
   ctx.fillStyle = "#222222";
   ctx.font = "11px sans-serif";
   ctx.textBaseline = "top";
@@ -398,10 +399,10 @@ export function timeAxis(ctx, L, t0, t1) {
     const t = t0 + ((t1 - t0) * k) / ticks, x = L.x0 + (L.w * k) / ticks;
     ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
     ctx.textAlign = k === 0 ? "left" : k === ticks ? "right" : "center";
-    ctx.fillText(seconds(t - origin), x, L.y0 + L.h + 5);
+    ctx.fillText(seconds(t), x, L.y0 + L.h + 5);
   }
   ctx.textAlign = "center";
-  ctx.fillText(origin ? `time (from ${origin.toFixed(3)} s)` : "time", L.x0 + L.w / 2, L.y0 + L.h + 19);
+  ctx.fillText(clock ? `time from the trace's start (${clock} s on its clock)` : "time (s)", L.x0 + L.w / 2, L.y0 + L.h + 19);
 }
 
 // --- The level slider -----------------------------------------------------

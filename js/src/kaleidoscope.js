@@ -139,7 +139,7 @@ function render({ model, el: host }) {
     const lines = [`node ${data.id.get(i)}`];
     if (data.procedure) lines.push(`procedure: ${data.procedure.get(i) ?? "none"}`);
     if (data.pe) lines.push(`PE: ${data.pe.get(i) ?? "none"}`);
-    if (data.start) lines.push(`start: ${fmt(data.start[i], 6)} s`);
+    if (data.start) lines.push(`start: ${fmt(data.start[i], 6)} s from the trace's start`);
     if (data.level) { const lv = data.level.get ? data.level.get(i) : data.level[i]; if (lv !== null) lines.push(`level ${lv}`); }
     if (data.collapsed[i]) lines.push("drawn without its descendants");
     lines.push("double-click to centre on its subtree");
@@ -209,7 +209,9 @@ function render({ model, el: host }) {
       const grad = `linear-gradient(to right, ${lg.colours.join(",")})`;
       legend.replaceChildren(element("span", {}, [`${fmt(lg.start, 6)} s `]),
         element("span", { style: { display: "inline-block", width: "200px", height: "10px", background: grad, verticalAlign: "middle" } }),
-        element("span", {}, [` ${fmt(lg.end, 6)} s`]));
+        element("span", {}, [` ${fmt(lg.end, 6)} s`]),
+        // Start times count from the trace's start (one clock), said once.
+        element("span", {}, [model.get("clock") ? ` from the trace's start (${model.get("clock")} s on its clock)` : ""]));
       return;
     }
     legend.replaceChildren(...swatches(lg.labels.map((label, i) => [label, lg.colours[i]]), 16));

@@ -74,7 +74,7 @@ function render({ model, el }) {
       ctx.fillText(`${n} rows`, L.x0 - 4, L.y0 + L.h / 2);
     }
     // The time axis keeps to the window.
-    timeAxis(ctx, L, t0, t1);
+    timeAxis(ctx, L, t0, t1, model.get("clock"));
     d = { n, L, lh, Y, labels, m0, m1, m2, m3, state, rows, W, H };
     el.dataset.plot = [L.x0, L.y0, L.w, L.h].join(",");
     frameDrawn(model, el, { count: n });

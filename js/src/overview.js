@@ -390,7 +390,7 @@ function render({ model, el }) {
   // drawTime writes the time axis of the view's slices.
   function drawTime(ctx, L, view) {
     const dt = (view.end - view.start) / view.slices;
-    timeAxis(ctx, L, view.start + view.first * dt, view.start + (view.last + 1) * dt);
+    timeAxis(ctx, L, view.start + view.first * dt, view.start + (view.last + 1) * dt, model.get("clock"));
   }
 
   // drawLegend lists the states in view, the most visible first.

@@ -357,6 +357,13 @@ function render({ model, el: host }) {
 
   // -- the time window ---------------------------------------------------
 
+  // Seconds from the trace's start (one clock), where that start is on
+  // the trace's clock said when it is not its zero.
+  function windowLabel(s, e) {
+    const clock = model.get("clock");
+    return `${fmt(s)} - ${fmt(e)} s` + (clock ? ` from the trace's start (${clock} s)` : "");
+  }
+
   function sliderWindow() {
     const [a, b] = model.get("span");
     const len = b - a;
@@ -367,7 +374,7 @@ function render({ model, el: host }) {
   let pending = null;
   function sendWindow() {
     const [s, e] = sliderWindow();
-    wlabel.textContent = `${fmt(s)} - ${fmt(e)} s`;
+    wlabel.textContent = windowLabel(s, e);
     clearTimeout(pending);
     pending = setTimeout(() => model.send({ type: "window", start: s, end: e }), 60);
   }
@@ -397,7 +404,7 @@ function render({ model, el: host }) {
       widthIn.value = String(Math.round((1000 * width) / len));
       startIn.value = len > width ? String(Math.round((1000 * (s - a)) / (len - width))) : "0";
     }
-    wlabel.textContent = `${fmt(s)} - ${fmt(e)} s`;
+    wlabel.textContent = windowLabel(s, e);
     error.textContent = model.get("error");
     const c = model.get("collapsed").length;
     legend.replaceChildren(

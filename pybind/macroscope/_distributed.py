@@ -107,11 +107,10 @@ def read_micro_dataset(directory, client, model_options: str, *, start, end, pro
     files = _dataset.state_files(directory)
     if not files:
         raise InvalidArgumentError(f"path: the dataset {directory} holds no states", param="path")
-    if start is None or end is None:
-        extents = client.gather(client.map(_dataset_extent, files, pure=True))
-        lo, hi = min(e[0] for e in extents), max(e[1] for e in extents)
-    else:
-        lo = hi = 0
+    # The extent of the states: the window's edges where it leaves them,
+    # and its origin (start= and end= count from the trace's start).
+    extents = client.gather(client.map(_dataset_extent, files, pure=True))
+    lo, hi = min(e[0] for e in extents), max(e[1] for e in extents)
     partials = client.map(_dataset_build, files, model_options=model_options, start=lo, end=hi, pure=True,
                           key=[f"macroscope-partial-{i}-{_token(f, model_options, lo, hi)}" for i, f in enumerate(files)])
     total = _reduce(client, functools.partial(_merge, _BY_PART), partials)
@@ -212,9 +211,10 @@ def _check_client(client):
 
 
 def _plan(client, paths, format, options, runs, partitions, start, end, progress, guess=False):
-    """The parts of the input, and the window: the options' (0, 0: Go
-    converts them) or the extent of the parts' records (guessed, to be
-    checked, when guess is set)."""
+    """The parts of the input, and the extent of the parts' records
+    (guessed, to be checked, when guess is set): the window's edges where
+    the options leave them, and its origin (start= and end= count from the
+    trace's start; Go resolves them on the extent)."""
     _check_client(client)
     if partitions is None:
         partitions = 2 * max(1, sum(client.nthreads().values()))
@@ -226,14 +226,11 @@ def _plan(client, paths, format, options, runs, partitions, start, end, progress
                              int(partitions), bool(runs))
     parts = [json.dumps(p, sort_keys=True) for p in plan["parts"]]
     order = int(plan["order"])
-    if start is None or end is None:
-        extents = client.map(_extent, parts, guess=guess, pure=True,
-                             key=[f"macroscope-extent-{i}-{_token(p, guess)}" for i, p in enumerate(parts)])
-        _show_progress(progress, extents)
-        found = client.gather(extents)
-        lo, hi = min(e[0] for e in found), max(e[1] for e in found)
-    else:
-        lo = hi = 0  # the options' window, converted by Go
+    extents = client.map(_extent, parts, guess=guess, pure=True,
+                         key=[f"macroscope-extent-{i}-{_token(p, guess)}" for i, p in enumerate(parts)])
+    _show_progress(progress, extents)
+    found = client.gather(extents)
+    lo, hi = min(e[0] for e in found), max(e[1] for e in found)
     return parts, order, lo, hi
 
 
@@ -250,15 +247,12 @@ def read_micro(paths, client, model_options: str, *, start, end, format, options
                               key=f"macroscope-match-{_token(root.key)}")
         _show_progress(progress, partials + [total])
         data = total.result()
-        if start is not None and end is not None:
-            break
-        # The window may have been guessed (an OTF2 archive's clock
+        # The extent may have been guessed (an OTF2 archive's clock
         # properties): check it against the records, as one process does.
         found = json.loads(_bridge.call(_bridge.native.PartitionExtentOf, _bridge.go.Slice_byte.from_bytes(data)))
-        want = (found[0] if start is None else lo, found[1] if end is None else hi)
-        if want == (lo, hi):
+        if (found[0], found[1]) == (lo, hi) or (start is not None and end is not None and found[0] == lo):
             break
-        lo, hi = want
+        lo, hi = found[0], found[1]
     handle = _bridge.call(_bridge.native.PartitionModel, _bridge.go.Slice_byte.from_bytes(data),
                           json.dumps([os.fspath(p) for p in paths]), format or "")
     model = MicroModel(handle)

@@ -13,6 +13,7 @@ from . import _bridge, _figure, _work
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._moments import Moments, aggregation_moments
+from ._clock import span
 from ._tables import TableResult, incomplete_suffix
 from ._treemap import Treemap, plot_treemap, treemap
 
@@ -61,11 +62,20 @@ class MicroModel(TableResult):
 
     @property
     def start(self) -> float:
+        """The window's start, in seconds on the trace's clock."""
         return self._info["start"]
 
     @property
     def end(self) -> float:
+        """The window's end, in seconds on the trace's clock."""
         return self._info["end"]
+
+    @property
+    def origin(self) -> float:
+        """The trace's first instant on its clock (seconds): reprs,
+        figures and explorers count time from it (0 for a model made by
+        hand)."""
+        return self._info.get("origin", 0.0)
 
     @property
     def states(self) -> list[str]:
@@ -261,7 +271,7 @@ class MicroModel(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "
-                f"{len(i['states'])} states, {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
+                f"{len(i['states'])} states, {span(i)}{incomplete_suffix(i)}>")
 
 
 def _engine_options(kind, normalize, gain, window, ties="finest", entities=None) -> str:

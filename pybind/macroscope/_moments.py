@@ -42,6 +42,7 @@ import numbers
 import os
 
 from . import _bridge, _figure
+from ._clock import span
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._options import moments_options
@@ -92,6 +93,14 @@ class Moments(TableResult):
     def end(self) -> float:
         """End of the analysed window, in seconds."""
         return self._info["end"]
+
+    @property
+    def origin(self) -> float:
+        """The trace's first instant on its clock (seconds): the moment
+        display's axis and the explorer count time from it; the table's
+        ``m1`` stays on the trace's clock (``m1 - origin`` reads it from
+        the start)."""
+        return self._info.get("origin", 0.0)
 
     @property
     def warnings(self) -> list[str]:
@@ -148,7 +157,7 @@ class Moments(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.Moments by {i['by']}: {i['rows']} rows, busy = {i['busy']}, "
-                f"window {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
+                f"window {span(i)}{incomplete_suffix(i)}>")
 
 
 def trace_moments(trace, busy=None, by="resource", start=None, end=None, idle=None, state_types=None,

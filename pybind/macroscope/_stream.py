@@ -36,8 +36,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     keeping the trace's events, so memory grows with the model (resources x
     slices x states), not with the length of the trace.
 
-    ``slices``, ``start``, ``end`` (seconds; default the trace's first and
-    last instants), ``state_types``, ``depth``, ``metric``, ``types`` and ``key`` are
+    ``slices``, ``start``, ``end`` (seconds from the trace's start; default
+    the trace's first and last instants), ``state_types``, ``depth``, ``metric``, ``types`` and ``key`` are
     those of :meth:`macroscope.Trace.micro`; ``format`` and ``options``
     (``strict``, ``view``, ``skip_inverted``...) those of
     :func:`macroscope.read`.

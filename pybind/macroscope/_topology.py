@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _bridge, _figure, _work
+from ._clock import span
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._tables import incomplete_suffix
@@ -132,7 +133,9 @@ class Topology:
 
     @property
     def window(self) -> tuple[float, float]:
-        """The time window (start, end) in seconds."""
+        """The time window (start, end) in seconds on the trace's clock
+        (``set_window`` and ``start=``, ``end=`` take seconds from the
+        trace's start)."""
         i = self._info
         return i["start"], i["end"]
 
@@ -301,4 +304,4 @@ class Topology:
         kinds = ", ".join(i["kinds"])
         state = f", {len(i['collapsed'])} groups collapsed" if i["collapsed"] else ""
         return (f"<macroscope.Topology {i['nodes']} nodes ({kinds}), {i['edges']} edges{state}, "
-                f"window {i['start']:g}-{i['end']:g} s{incomplete_suffix(i)}>")
+                f"window {span(i)}{incomplete_suffix(i)}>")

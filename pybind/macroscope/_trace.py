@@ -8,6 +8,7 @@ import os
 import pandas as pd
 
 from . import _bridge, _figure
+from ._clock import span
 from ._figure import Figure
 from ._kaleido import CallTree
 from ._model import MicroModel, warn_notes
@@ -37,13 +38,28 @@ class Trace:
 
     @property
     def start(self) -> float:
-        """First instant of the trace, in seconds."""
+        """First instant of the trace, in seconds on its clock (the
+        origin from which every time shown counts, and every window
+        argument: see :attr:`origin`)."""
         return self._summary["start"]
 
     @property
     def end(self) -> float:
-        """Last instant of the trace, in seconds."""
+        """Last instant of the trace, in seconds on its clock."""
         return self._summary["end"]
+
+    @property
+    def origin(self) -> float:
+        """The trace's first instant on its clock (seconds; ``start``):
+        reprs, figures and explorers count time from it, and ``start=``,
+        ``end=`` arguments are seconds from it. The tables keep the
+        instants of the trace's clock."""
+        return self._summary["start"]
+
+    @property
+    def duration(self) -> float:
+        """The trace's length in seconds, from its first to its last instant."""
+        return (self._summary["end_ns"] - self._summary["start_ns"]) / 1e9
 
     @property
     def files(self) -> list[str]:
@@ -146,8 +162,10 @@ class Trace:
               state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
               types: list[str] | None = None, key: str = "group", *, memory_budget: int | None = None) -> MicroModel:
         """Build the microscopic model: for every resource, each of
-        ``slices`` equal time slices of [start, end] (seconds; default the
-        whole trace) and every state, the proportion of the slice spent in
+        ``slices`` equal time slices of [start, end] (seconds from the
+        trace's start, as every time shown reads; an instant of the trace's
+        own clock is accepted where it cannot be mistaken; default the
+        whole trace; a window outside the trace is an error) and every state, the proportion of the slice spent in
         the state.
 
         ``metric`` chooses what each cell measures (Ocelotl's microscopic
@@ -210,8 +228,8 @@ class Trace:
         ``busy={"all_but": [...]}``); ``gaps=True`` also counts time in no
         state. ``by`` is "resource", "state" (per resource and state value;
         they add up to the resource) or "node" (every hierarchy node, its
-        resources added). ``start``, ``end`` clip to a window (seconds, or
-        decimal strings for exact nanoseconds). ``state_types`` restricts
+        resources added). ``start``, ``end`` clip to a window (seconds from
+        the trace's start, or decimal strings for exact nanoseconds). ``state_types`` restricts
         the state types; ``nesting`` is "innermost" or "union".
         """
         return trace_moments(self, busy=busy, by=by, start=start, end=end, idle=idle, state_types=state_types,
@@ -229,8 +247,8 @@ class Trace:
         colour, nested states as thinner bars inside the states they
         interrupt, and a legend of the states drawn.
 
-        ``start`` and ``end`` (seconds; default the trace's) bound the
-        window. ``resources`` keeps the rows under some containers: a name,
+        ``start`` and ``end`` (seconds from the trace's start; default the
+        trace's) bound the window. ``resources`` keeps the rows under some containers: a name,
         a path ("host-1/rank-3", as the tables write them) or a glob
         ("rank-*"), or a list of them. ``state_types`` restricts the state
         types. ``colors`` overrides the colours (a dict from state name to
@@ -282,7 +300,8 @@ class Trace:
         """The topology-based view of Schnorr, Legrand and Vincent 2012: a
         graph of the trace's resources (nodes) and their relations (edges),
         sized by capacity and filled by utilization over [start, end]
-        (seconds, or decimal strings; default the whole trace), as a
+        (seconds from the trace's start, or decimal strings; default the
+        whole trace), as a
         :class:`macroscope.Topology` to collapse, expand, lay out and plot.
 
         ``edges`` is None (the platform's topology links if the trace has
@@ -299,7 +318,7 @@ class Trace:
         """
         topo = Topology._of_trace(self._h, size=size, fill=fill, edges=edges, start=start, end=end, kinds=kinds,
                                   charge=charge)
-        topo._span = (self.start, self.end)  # the bounds of explore()'s time slider
+        topo._span = (0.0, self.duration)  # the bounds of explore()'s time slider, from the trace's start
         return topo
 
     def __repr__(self) -> str:
@@ -311,5 +330,5 @@ def describe(s: dict) -> str:
     what was read)."""
     return (f"<macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}: "
             f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
-            f"{s['links']} links, {s['events']} events, {s['start']:g}-{s['end']:g} s"
+            f"{s['links']} links, {s['events']} events, {span({**s, 'origin_is_start': True})}"
             f"{incomplete_suffix(s)}>")

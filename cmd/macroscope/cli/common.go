@@ -117,8 +117,8 @@ func (c *cli) traceFlags() {
 
 // windowFlags declares --start and --end.
 func (c *cli) windowFlags() {
-	c.startS = c.fs.String("start", "", "window start in seconds (default: trace start)")
-	c.endS = c.fs.String("end", "", "window end in seconds (default: trace end)")
+	c.startS = c.fs.String("start", "", "window start in seconds from the trace's start (default: the trace's start)")
+	c.endS = c.fs.String("end", "", "window end in seconds from the trace's start (default: the trace's end)")
 	c.paramFlags["window"] = "--start/--end"
 }
 
@@ -362,10 +362,29 @@ func (c *cli) say(label, format string, args ...any) {
 	say(c.stdout, label, format, args...)
 }
 
-// sayCounts reports what was read.
+// sayCounts reports what was read, and the trace's span: the times
+// printed after it count from its start, which it says once when the
+// trace's clock does not start at zero.
 func (c *cli) sayCounts(path string, n micro.Counts, start, end trace.Time) {
-	c.say("trace", "%s: %d containers, %d states, %d variables, %d links, %d events, %.6g-%.6g s",
-		path, n.Containers, n.States, n.Variables, n.Links, n.Events, start.Seconds(), end.Seconds())
+	c.say("trace", "%s: %d containers, %d states, %d variables, %d links, %d events, %s",
+		path, n.Containers, n.States, n.Variables, n.Links, n.Events, span(start, end, start))
+}
+
+// span writes the window [start, end] in seconds from origin, the trace's
+// first instant, saying the origin when it is not the clock's zero:
+// "0-8.5038 s", "0-0.3 s (from 60.111362 s on the trace's clock)".
+func span(start, end, origin trace.Time) string {
+	s := fmt.Sprintf("%.6g-%.6g s", (start - origin).Seconds(), (end - origin).Seconds())
+	if origin != 0 {
+		s += fmt.Sprintf(" (from %s s on the trace's clock)", trace.FormatSeconds(origin))
+	}
+	return s
+}
+
+// since writes an instant in seconds from origin, the trace's first
+// instant.
+func since(t, origin trace.Time) string {
+	return fmt.Sprintf("%.4g", (t - origin).Seconds())
 }
 
 // open opens the trace through the registry's door, with the reader
@@ -447,7 +466,9 @@ func guarded(file string, read func() error) (err error) {
 // archive's location groups) is read by parts on all cores, as the
 // Python package reads it (partition.LocalPlan).
 func (c *cli) readModel(path string) (*micro.Model, error) {
-	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end, Key: micro.Key(*c.key)}
+	// --start and --end count from the trace's start (trace.Window).
+	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end, Key: micro.Key(*c.key),
+		Relative: true}
 	src, err := c.open(path)
 	if err != nil {
 		return nil, err
@@ -469,7 +490,7 @@ func (c *cli) readModel(path string) (*micro.Model, error) {
 		return nil, err
 	}
 	c.say("model", "%d resources x %d slices x %d states, %.6g-%.6g s", m.NumLeaves(), m.Slices, len(m.States),
-		m.Start.Seconds(), m.End.Seconds())
+		(m.Start - m.Origin).Seconds(), (m.End - m.Origin).Seconds())
 	for _, n := range m.Notes {
 		c.say("warning", "%s", cliNote(n))
 	}
@@ -630,3 +651,22 @@ func cliNote(note string) string {
 
 // keyArg finds the key= of a note (key="type").
 var keyArg = regexp.MustCompile(`key="([a-z]+)"`)
+
+// resolveWindow resolves --start and --end, seconds from the start of
+// trace t (trace.Window), into instants of its clock; nil bounds stay nil.
+func resolveWindow(start, end *trace.Time, t *trace.Trace) (*trace.Time, *trace.Time, error) {
+	if start == nil && end == nil {
+		return nil, nil, nil
+	}
+	from, to, err := trace.Window(start, end, t.Start, t.End)
+	if err != nil {
+		return nil, nil, err
+	}
+	if start != nil {
+		start = &from
+	}
+	if end != nil {
+		end = &to
+	}
+	return start, end, nil
+}

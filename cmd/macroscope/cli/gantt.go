@@ -49,6 +49,10 @@ func runGantt(c *cli) error {
 	if err != nil {
 		return err
 	}
+	// --start and --end count from the trace's start.
+	if opt.Start, opt.End, err = resolveWindow(opt.Start, opt.End, t); err != nil {
+		return err
+	}
 	opt.Width, opt.Height = c.figureSize()
 	opt.Format = c.imgFormat
 	opt.Title = fmt.Sprintf("%s: states", filepath.Base(c.arg(0)))

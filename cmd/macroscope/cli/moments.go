@@ -12,6 +12,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -45,7 +46,8 @@ func runMoments(c *cli) error {
 		return err
 	}
 	path := c.arg(0)
-	opt := moments.Options{StateTypes: stateTypes.names, Gaps: *gaps, Start: c.start, End: c.end}
+	// --start and --end count from the trace's start (trace.Window).
+	opt := moments.Options{StateTypes: stateTypes.names, Gaps: *gaps, Start: c.start, End: c.end, Relative: true}
 	switch {
 	case busy.set && idle.set:
 		return errs.Argument("busy", "give --busy or --idle, not both")
@@ -67,9 +69,9 @@ func runMoments(c *cli) error {
 	opt.ByState = kind == moments.ByState
 
 	began := time.Now()
-	acc, err := moments.New(opt)
-	if err != nil {
-		return err
+	if _, err := moments.New(moments.Options{Select: opt.Select, Values: opt.Values, Nesting: opt.Nesting,
+		Start: c.start, End: c.end}); err != nil {
+		return err // bad options, before the read
 	}
 	// Through the door, with the reader options of --read (sort=true for
 	// a Pajé trace not sorted by time, for instance).
@@ -77,14 +79,19 @@ func runMoments(c *cli) error {
 	if err != nil {
 		return err
 	}
-	ro, done := c.readOptions(filepath.Base(path), nil)
-	err = guarded(path, func() error { return src.Read(acc, ro) })
-	done()
-	if err != nil {
-		return err
+	var ro trace.ReadOptions
+	read := func(sink trace.Sink) error {
+		var done func()
+		ro, done = c.readOptions(filepath.Base(path), nil)
+		defer done()
+		return guarded(path, func() error { return src.Read(sink, ro) })
 	}
-	r, err := acc.Result()
+	r, err := moments.Stream(read, src.Probe, opt)
 	if err != nil {
+		var fe *errs.FormatError
+		if errors.As(err, &fe) {
+			return err
+		}
 		// Other than bad options, the reader delivered an inconsistent
 		// stream: the file is at fault.
 		var ae *errs.ArgumentError
@@ -97,11 +104,11 @@ func runMoments(c *cli) error {
 	if err != nil {
 		return err
 	}
-	c.say("trace", "%s: %d resources, window %s-%s s, read in %.2f s",
-		path, len(r.Resources), r.Start, r.End, time.Since(began).Seconds())
+	c.say("trace", "%s: %d resources, window %s, read in %.2f s",
+		path, len(r.Resources), span(r.Start, r.End, r.Origin), time.Since(began).Seconds())
 	c.sayNotes(ro.Notes)
 	if !*quiet {
-		printMoments(c.stdout, rows, kind)
+		printMoments(c.stdout, rows, kind, r.Origin)
 	}
 	if *table != "" {
 		rec := arrowio.MomentsTable(rows, arrowio.MomentsColumnsFor(kind), map[string]string{
@@ -113,7 +120,7 @@ func runMoments(c *cli) error {
 	}
 	if *c.figure != "" {
 		w, h := c.figureSize()
-		img, err := plots.ResultFigure(rows, kind, r.Start, r.End, plots.MomentsOptions{
+		img, err := plots.ResultFigure(rows, kind, r.Start, r.End, plots.MomentsOptions{Origin: r.Origin,
 			Width: w, Height: h, Format: c.imgFormat,
 			Title: fmt.Sprintf("%s: moments of utilization by %s", filepath.Base(path), kind),
 		})
@@ -127,9 +134,10 @@ func runMoments(c *cli) error {
 	return nil
 }
 
-// printMoments prints one line per row: path, state, the moments and the
-// exact busy time.
-func printMoments(w io.Writer, rows []moments.Row, by moments.By) {
+// printMoments prints one line per row: path, state and the moments, m1
+// in seconds from origin, the trace's start (the table keeps it on the
+// trace's clock).
+func printMoments(w io.Writer, rows []moments.Row, by moments.By, origin trace.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	key := "resource"
 	if by == moments.ByNode {
@@ -140,7 +148,7 @@ func printMoments(w io.Writer, rows []moments.Row, by moments.By) {
 	}
 	fmt.Fprintf(tw, "%s\tm0 (s)\tm1 (s)\tm2 (s)\tm3 (s)\t\n", key)
 	for _, r := range rows {
-		m := r.Sums.Moments()
+		m := r.Sums.MomentsFrom(origin)
 		label := r.Path
 		switch by {
 		case moments.ByNode:

@@ -101,8 +101,8 @@ func (c *cli) sayLargest(m *micro.Model, a *aggregation, n int) {
 		if share > 0 {
 			mode = m.States[x]
 		}
-		fmt.Fprintf(c.stdout, "  %s: %s, %.4g-%.4g s, mostly %s (%.0f%%)\n", node, plural(leaves(i), "resource"),
-			m.SliceStart(int(pt.First)).Seconds(), m.SliceStart(int(pt.Last)+1).Seconds(), mode, 100*share)
+		fmt.Fprintf(c.stdout, "  %s: %s, %s-%s s, mostly %s (%.0f%%)\n", node, plural(leaves(i), "resource"),
+			since(m.SliceStart(int(pt.First)), m.Origin), since(m.SliceStart(int(pt.Last)+1), m.Origin), mode, 100*share)
 	}
 }
 

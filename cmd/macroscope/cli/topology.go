@@ -77,6 +77,10 @@ func runTopology(c *cli) error {
 	if err != nil {
 		return err
 	}
+	// --start and --end count from the trace's start.
+	if opt.Start, opt.End, err = resolveWindow(opt.Start, opt.End, tr); err != nil {
+		return err
+	}
 	tp, err := topology.Build(tr, opt)
 	if err != nil {
 		return err
@@ -113,7 +117,7 @@ func runTopology(c *cli) error {
 	if n := len(tp.Collapsed()); n > 0 {
 		collapsed = fmt.Sprintf("; %d groups collapsed", n)
 	}
-	c.say("graph", "%d nodes: %s; %d edges%s; window %s-%s s", len(v.Nodes), strings.Join(parts, ", "), len(v.Edges), collapsed, s, e)
+	c.say("graph", "%d nodes: %s; %d edges%s; window %s", len(v.Nodes), strings.Join(parts, ", "), len(v.Edges), collapsed, span(s, e, tr.Start))
 	if *c.figure != "" || *nodesTable != "" {
 		t0 := time.Now()
 		st, err := tp.Layout(forcelayout.Params{MaxIterations: *iterations, Seed: *seed, Cancel: c.ctx.Done()})
@@ -138,7 +142,7 @@ func runTopology(c *cli) error {
 		img, err := plots.Topology(tp.View(), plots.TopologyOptions{
 			Width: w, Height: h, Format: c.imgFormat,
 			Title: filepath.Base(path) + ": topology",
-			Notes: []string{fmt.Sprintf("%d nodes, %d edges; window [%g, %g] s", len(v.Nodes), len(v.Edges), s.Seconds(), e.Seconds())},
+			Notes: []string{fmt.Sprintf("%d nodes, %d edges; window %s", len(v.Nodes), len(v.Edges), span(s, e, tr.Start))},
 		})
 		if err != nil {
 			return err

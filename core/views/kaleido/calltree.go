@@ -112,7 +112,7 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 		return nil, fmt.Errorf("kaleido: internal error: %d states unreachable", len(unreached))
 	}
 
-	tree := &Tree{Parent: shape.parent, Depth: shape.depth, End: shape.end, Height: shape.height}
+	tree := &Tree{Parent: shape.parent, Depth: shape.depth, End: shape.end, Height: shape.height, Origin: t.Start}
 	n := len(shape.row)
 	tree.Row = make([]int32, n)
 	tree.Procedure = make([]int32, n)

@@ -81,7 +81,7 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 	}
 
 	tree := &Tree{Parent: shape.parent, Depth: shape.depth, End: shape.end, Height: shape.height,
-		Start: permute(start, shape.row), Row: permute(link, shape.row)}
+		Start: permute(start, shape.row), Row: permute(link, shape.row), Origin: t.Start}
 	tree.Procedure = make([]int32, n)
 	tree.PE = make([]int32, n)
 	procOf := map[string]int32{}

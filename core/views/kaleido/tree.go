@@ -31,6 +31,9 @@ type Tree struct {
 	PE              []int32 // index into PEs, or None
 	PEs             []string
 	Start           []trace.Time // nil when the tree has no times
+	// Origin is the first instant of the trace the tree was built from:
+	// the times shown count from it (0 for a tree built from a table).
+	Origin trace.Time
 
 	// Row is the input row of each node: the table row for FromIntTable
 	// and FromStringTable, the index in Trace.States for FromTrace (None

@@ -85,7 +85,7 @@ func Aggregates(t *trace.Trace, m *micro.Model, part *aggregate.Partition, opt O
 			wg.Go(func() {
 				o := opt
 				lo, hi := m.SliceStart(int(cuts[first+j])), m.SliceStart(int(cuts[first+j+1]))
-				o.Start, o.End = &lo, &hi
+				o.Start, o.End, o.Relative = &lo, &hi, false
 				batch[j], errors[j] = Compute(t, o)
 			})
 		}

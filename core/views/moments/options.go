@@ -121,6 +121,10 @@ type Options struct {
 	// Start and End bound the window [Start, End) that clips every busy
 	// interval; nil means the trace's start or end.
 	Start, End *trace.Time
+	// Relative says that Start and End count from the trace's first
+	// instant (trace.Window), as the front ends take them; Compute
+	// resolves them, and an Accumulator wants them resolved (Resolve).
+	Relative bool
 	// ByState also keeps one Sums per resource and state: per state type
 	// and grouped name (names.Group), the values whose names group alike
 	// adding up.
@@ -144,8 +148,31 @@ func (o *Options) validate() error {
 	if o.Nesting > Union {
 		return errs.Argument("nesting", "unknown nesting rule %d", o.Nesting)
 	}
+	if o.Relative && (o.Start != nil || o.End != nil) {
+		return errs.Argument("window", "a window counting from the trace's start needs the trace's extent: resolve it first (Options.Resolve)")
+	}
 	if o.Start != nil && o.End != nil && *o.End <= *o.Start {
 		return errs.Argument("window", "empty time window [%s, %s) s", *o.Start, *o.End)
 	}
 	return nil
+}
+
+// Resolve returns the options with the window of a trace that spans
+// [first, last] on its clock: Start and End made instants of the trace's
+// clock when they count from its start (Relative), checked against the
+// trace (trace.Window).
+func (o Options) Resolve(first, last trace.Time) (Options, error) {
+	if !o.Relative {
+		return o, nil
+	}
+	o.Relative = false
+	if o.Start == nil && o.End == nil {
+		return o, nil
+	}
+	start, end, err := trace.Window(o.Start, o.End, first, last)
+	if err != nil {
+		return o, err
+	}
+	o.Start, o.End = &start, &end
+	return o, nil
 }

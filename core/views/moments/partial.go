@@ -19,6 +19,7 @@ import (
 // wire is a Result as gob encodes it (Sums has unexported fields).
 type wire struct {
 	Start, End trace.Time
+	Origin     trace.Time
 	Containers []Container
 	Resources  []int32
 	Busy       []wireSums
@@ -33,7 +34,7 @@ type wireSums struct {
 // MarshalBinary encodes the result (without its per-state sums), to
 // ship it between processes.
 func (r *Result) MarshalBinary() ([]byte, error) {
-	w := wire{Start: r.Start, End: r.End, Containers: r.Containers, Resources: r.Resources}
+	w := wire{Start: r.Start, End: r.End, Origin: r.Origin, Containers: r.Containers, Resources: r.Resources}
 	for _, s := range r.Busy {
 		ws := wireSums{Origin: s.origin, Set: s.set}
 		for k, p := range s.p {
@@ -52,7 +53,7 @@ func UnmarshalResult(data []byte) (*Result, error) {
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
 		return nil, fmt.Errorf("moments: not an encoded result: %w", err)
 	}
-	r := &Result{Start: w.Start, End: w.End, Containers: w.Containers, Resources: w.Resources}
+	r := &Result{Start: w.Start, End: w.End, Origin: w.Origin, Containers: w.Containers, Resources: w.Resources}
 	for _, ws := range w.Busy {
 		s := Sums{origin: ws.Origin, set: ws.Set}
 		for k, p := range ws.P {
@@ -71,7 +72,7 @@ func Merge(a, b *Result) (*Result, error) {
 	if a.Start != b.Start || a.End != b.End {
 		return nil, fmt.Errorf("moments: results of windows [%s, %s) and [%s, %s) do not merge", a.Start, a.End, b.Start, b.End)
 	}
-	out := &Result{Start: a.Start, End: a.End}
+	out := &Result{Start: a.Start, End: a.End, Origin: min(a.Origin, b.Origin)}
 	index := map[string]int32{}
 	for _, r := range []*Result{a, b} {
 		ids := make([]int32, len(r.Containers))

@@ -16,6 +16,11 @@ type Result struct {
 	// Start and End bound the analysed window [Start, End): the options'
 	// window, completed by the trace's bounds.
 	Start, End trace.Time
+	// Origin is the trace's first instant: the times shown to a person
+	// count from it.
+	Origin trace.Time
+	// traceEnd is the trace's last instant (Stream checks its guesses).
+	traceEnd trace.Time
 	// Containers describes the hierarchy, by container id (0 is the root).
 	Containers []Container
 	// Resources lists the containers whose type holds a selected state
@@ -81,7 +86,7 @@ func (a *Accumulator) Result() (*Result, error) {
 			return nil, errs.Argument("values", "no selected state type has a value named %q", a.opt.Values[i])
 		}
 	}
-	r := &Result{Start: a.start, End: a.end}
+	r := &Result{Start: a.start, End: a.end, Origin: a.start, traceEnd: a.end}
 	if a.opt.Start != nil {
 		r.Start = *a.opt.Start
 	}

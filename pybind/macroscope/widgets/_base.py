@@ -11,6 +11,7 @@ import pyarrow as pa
 import traitlets
 
 from .. import _bridge
+from .._clock import seconds_ns
 from .._native import pybind as native
 
 # The browser side of every widget: one ES module built from js/src
@@ -61,12 +62,21 @@ class ArrowWidget(anywidget.AnyWidget):
     # The view that draws the widget: its name in js/src/index.js.
     _renderer = traitlets.Unicode("").tag(sync=True)
 
+    # Where the trace starts on its clock ("" for the clock's zero): every
+    # time a widget shows counts from there (one clock), said once.
+    clock = traitlets.Unicode("").tag(sync=True)
     # The names and colours of the states (categories), index-aligned.
     states = traitlets.List(traitlets.Unicode()).tag(sync=True)
     palette = traitlets.List(traitlets.Unicode()).tag(sync=True)
     # Unix time (ms) at which Python last sent data: the start of the
     # redraw the browser reports.
     _sent_at = traitlets.Float(0).tag(sync=True)
+
+    def set_clock(self, info: dict) -> None:
+        """Say where the trace starts on its clock, from a result's info
+        (``origin_ns``)."""
+        origin = int(info.get("origin_ns", 0) or 0)
+        self.clock = seconds_ns(origin) if origin else ""
 
     def set_states(self, states: list[str]) -> None:
         """Name the states and give them the static figures' colours."""

@@ -111,7 +111,10 @@ class KaleidoscopeExplorer(ArrowWidget):
             t0, t1 = (float(start.min()), float(start.max())) if len(start) else (0.0, 0.0)
             f = (start - t0) / (t1 - t0) if t1 > t0 else np.zeros_like(start)
             out["time"] = np.array([_colours.packed(_colours.spectrum(x)) for x in f], dtype=np.uint32)
-            legend["time"] = {"start": t0, "end": t1,
+            # Seconds from the trace's start (one clock), which the
+            # widget's clock trait places on the trace's clock.
+            origin = float(self._kal._info.get("origin", 0.0))
+            legend["time"] = {"start": t0 - origin, "end": t1 - origin,
                               "colours": [_colours.css(_colours.spectrum(i / 10)) for i in range(11)]}
         self.legend = legend
         return out
@@ -138,7 +141,8 @@ class KaleidoscopeExplorer(ArrowWidget):
 
     def _push(self):
         tbl = self.view_table()
-        self.send_tables(table=_browser(tbl), error="")
+        self.set_clock(self._kal._info)
+        self.send_tables(table=_browser(tbl, self._kal._info.get("origin_ns", 0)), error="")
 
     def _on_msg(self, _widget, msg, _buffers):
         if msg.get("type") == "centre":
@@ -149,9 +153,14 @@ class KaleidoscopeExplorer(ArrowWidget):
                 + (f", centred on {self.root}" if self.root else "") + ">")
 
 
-def _browser(tbl: pa.Table) -> pa.Table:
+def _browser(tbl: pa.Table, origin_ns: int = 0) -> pa.Table:
     """The nodes' table as the page receives it: it places the nodes by x
-    and y (float32 is plenty) and does not read their sectors."""
+    and y (float32 is plenty), does not read their sectors, and shows
+    start times in seconds from the trace's start (the table keeps the
+    trace's clock)."""
+    if origin_ns and "start" in tbl.column_names:
+        start = tbl.column("start").to_numpy(zero_copy_only=False).astype(float)
+        tbl = tbl.set_column(tbl.column_names.index("start"), "start", pa.array(start - origin_ns / 1e9, pa.float64()))
     return _wire.narrow(tbl, floats=["x", "y"], drop=["sector_start", "sector_extent"])
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 import traitlets
 
+from .._clock import relative
 from ._base import ArrowWidget, arrow_trait
 
 
@@ -33,8 +34,12 @@ class MomentsExplorer(ArrowWidget):
         self._df = df
         label = df["resource"] if "resource" in df else df["node"]
         label = label.astype(str).to_numpy(dtype=object)
+        # Times from the trace's start (one clock); the table keeps the
+        # trace's clock.
+        origin = moments.origin
         if "start" in df and "end" in df and moments.by == "aggregate":
-            label = np.array([f"{n} [{s:g}, {e:g}]" for n, s, e in zip(label, df["start"], df["end"])], dtype=object)
+            label = np.array([f"{n} [{s - origin:g}, {e - origin:g}]" for n, s, e in zip(label, df["start"], df["end"])],
+                             dtype=object)
         state = np.full(len(df), -1, dtype=np.int32)
         if "state" in df:
             names = [str(s) for s in dict.fromkeys(df["state"].astype(str))]
@@ -46,12 +51,13 @@ class MomentsExplorer(ArrowWidget):
         self.send_tables(
             rows=pa.table({
                 "label": pa.array(label, pa.string()), "state": state, "m0": m0,
-                "m1": df["m1"].to_numpy(dtype=np.float64), "m2": df["m2"].to_numpy(dtype=np.float64),
+                "m1": df["m1"].to_numpy(dtype=np.float64) - origin, "m2": df["m2"].to_numpy(dtype=np.float64),
                 "m3": df["m3"].to_numpy(dtype=np.float64), "norm": norm,
                 "resources": (df["resources"].to_numpy(dtype=np.int32) if "resources" in df
                               else np.ones(len(df), dtype=np.int32)),
             }),
-            window=[float(moments.start), float(moments.end)])
+            window=list(relative(moments._info)))
+        self.set_clock(moments._info)
 
     def view_table(self):
         """The moments drawn, one row per line of the display (the table

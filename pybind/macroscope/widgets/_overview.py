@@ -21,6 +21,7 @@ import pyarrow as pa
 import traitlets
 
 from .. import _bridge
+from .._clock import relative
 from . import _cells, _levels
 from ._base import ArrowWidget, arrow_trait, ipc
 
@@ -118,6 +119,7 @@ class ModelExplorer(ArrowWidget):
         self._seq = 0
         self._shown_seq = 0
         self.set_states(model.states)
+        self.set_clock(model._info)
         self._push(self._overview(model, p=p))
         self.observe(self._on_level, names="level")
         self.observe(self._on_hover, names="hovered")
@@ -133,7 +135,7 @@ class ModelExplorer(ArrowWidget):
             inside = np.flatnonzero((levels.p_low.to_numpy() <= p) & (p <= levels.p_high.to_numpy()))
             i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(levels.p_low.to_numpy() - p)))
         v = View("overview", model, levels=levels, level=i, rows=(0, model.resources),
-                 slices=(0, model.slices - 1), title=title or f"{model.start:g}-{model.end:g} s", uid=next(_uids))
+                 slices=(0, model.slices - 1), title=title or _window_title(model), uid=next(_uids))
         v.set_agg(model.aggregate(_level_p(levels, i)))
         v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p)
         return v
@@ -169,7 +171,10 @@ class ModelExplorer(ArrowWidget):
         one, with its neighbours, which the page draws ahead on back and
         forward when it holds their data)."""
         m = v.model
-        info = {"kind": v.kind, "title": v.title, "start": m.start, "end": m.end, "slices": m.slices,
+        # Times read from the trace's start (one clock: the title says
+        # where it is on the trace's clock).
+        start, end = relative(m._info)
+        info = {"kind": v.kind, "title": v.title, "start": start, "end": end, "slices": m.slices,
                 "first": v.slices[0], "last": v.slices[1], "row_lo": v.rows[0], "row_hi": v.rows[1],
                 "step": self._at if at is None else at, "uid": v.uid, "model": self._mid(m),
                 "held": self._held(v), "seq": self._seq}
@@ -321,14 +326,16 @@ class ModelExplorer(ArrowWidget):
         self.send({**content, "view": uid}, buffers)
 
     def zoom(self, start: float, end: float) -> None:
-        """Zoom on [start, end] (seconds): the model of that window, rebuilt
-        from the trace when the model has one, else the model's slices
-        that the window covers, shown at its recommended level."""
+        """Zoom on [start, end] (seconds from the trace's start, as the
+        explorer shows them): the model of that window, rebuilt from the
+        trace when the model has one, else the model's slices that the
+        window covers, shown at its recommended level."""
         v = self.current
         m = v.model
         if v.kind != "overview":
             raise ValueError("zoom: only an overview zooms; go back to it first")
-        start, end = max(float(start), m.start), min(float(end), m.end)
+        lo, hi = relative(m._info)
+        start, end = max(float(start), lo), min(float(end), hi)
         if not end > start:
             raise ValueError(f"zoom: the window {start:g}-{end:g} s is empty")
         source = getattr(m, "_source", None)
@@ -336,11 +343,11 @@ class ModelExplorer(ArrowWidget):
             trace, opts = source
             sub = trace.micro(**{**opts, "start": start, "end": end})
         else:
-            dt = (m.end - m.start) / m.slices
-            first = max(0, min(m.slices - 1, int(math.floor((start - m.start) / dt + 1e-9))))
-            last = max(first, min(m.slices - 1, int(math.ceil((end - m.start) / dt - 1e-9)) - 1))
+            dt = (hi - lo) / m.slices
+            first = max(0, min(m.slices - 1, int(math.floor((start - lo) / dt + 1e-9))))
+            last = max(first, min(m.slices - 1, int(math.ceil((end - lo) / dt - 1e-9)) - 1))
             sub = m.window(first, last)
-        self._push(self._overview(sub, title=f"{sub.start:g}-{sub.end:g} s"))
+        self._push(self._overview(sub, title=_window_title(sub)))
 
     def open_detail(self, index: int) -> None:
         """Open the detail of aggregate ``index`` (a row of
@@ -351,8 +358,13 @@ class ModelExplorer(ArrowWidget):
         row = self._row(v, int(index))
         rows = self._part_rows(v)
         lo, hi = rows.column("row_lo")[index].as_py(), rows.column("row_hi")[index].as_py()
-        d = View("detail", v.model, rows=(lo, hi), slices=(int(row["first_slice"]), int(row["last_slice"])),
-                 title=f"{row['node']} {row['start']:g}-{row['end']:g} s", origin=_plain(row))
+        first, last = int(row["first_slice"]), int(row["last_slice"])
+        # Seconds from the trace's start, as the page writes the title it
+        # draws ahead (overview.js).
+        t0, t1 = relative(v.model._info)
+        dt = (t1 - t0) / v.model.slices
+        d = View("detail", v.model, rows=(lo, hi), slices=(first, last),
+                 title=f"{row['node']} {t0 + first * dt:g}-{t0 + (last + 1) * dt:g} s", origin=_plain(row))
         self._push(d)
 
     def back(self) -> None:
@@ -484,6 +496,13 @@ class ModelExplorer(ArrowWidget):
             return v.aggregation().plot(width=width, height=height, title=v.title)
         sub = v.model.window(v.slices[0], v.slices[1])
         return sub.aggregate(0).plot(width=width, height=height, title=v.title)
+
+
+def _window_title(model) -> str:
+    """A model's window in seconds from the trace's start (the time axis
+    says where that is on the trace's clock)."""
+    a, b = relative(model._info)
+    return f"{a:g}-{b:g} s"
 
 
 def _values(model) -> np.ndarray:

@@ -20,6 +20,7 @@ import traitlets
 
 from .._errors import MacroscopeError
 from . import _wire
+from .._clock import relative
 from ._base import ArrowWidget, arrow_trait
 
 # The columns the browser draws from.
@@ -31,8 +32,10 @@ class TopologyExplorer(ArrowWidget):
     """Explore a :class:`Topology` (see docs/widgets.md).
 
     Synchronised state: ``nodes`` and ``edges`` (Arrow IPC, see
-    :meth:`view_tables`), ``window`` ([start, end] in seconds), ``span``
-    (the bounds of the time slider), ``collapsed`` (paths of the collapsed
+    :meth:`view_tables`), ``window`` ([start, end] in seconds from the
+    trace's start), ``span`` (the bounds of the time slider, likewise),
+    ``clock`` (where the trace starts on its clock), ``collapsed`` (paths
+    of the collapsed
     groups). :meth:`expand`, :meth:`collapse` and :meth:`set_window` act as
     the browser's clicks and slider do; they change the Topology itself.
     """
@@ -55,11 +58,12 @@ class TopologyExplorer(ArrowWidget):
         self._topo = topo
         self._iterations = iterations
         if span is None:  # the trace's bounds, else the current window
-            span = getattr(topo, "_span", None) or topo.window
+            span = getattr(topo, "_span", None) or relative(topo._info)
         span = [float(span[0]), float(span[1])]
         if labels is None:
             labels = len(topo) <= 60
         super().__init__(height=int(height), labels=bool(labels), span=span)
+        self.set_clock(topo._info)
         self._push()
         self.on_msg(self._on_msg)
 
@@ -100,8 +104,8 @@ class TopologyExplorer(ArrowWidget):
         return self._act(self._topo.expand_all)
 
     def set_window(self, start, end) -> "TopologyExplorer":
-        """Integrate over [start, end] seconds: sizes and fills change, the
-        positions stay."""
+        """Integrate over [start, end] (seconds from the trace's start):
+        sizes and fills change, the positions stay."""
         self._topo.set_window(start, end)
         self._push(graph=False)
         return self
@@ -121,7 +125,7 @@ class TopologyExplorer(ArrowWidget):
             # for the first time start next to the node they came from.
             self._topo.layout(iterations=self._iterations)
         nodes, edges = self.view_tables()
-        start, end = self._topo.window
+        start, end = relative(self._topo._info)
         self.send_tables(nodes=_wire.browser_table(nodes), edges=_wire.browser_table(edges), error="",
                          window=[float(start), float(end)], collapsed=self._topo.collapsed,
                          version=self.version + 1 if graph else self.version)
@@ -138,6 +142,6 @@ class TopologyExplorer(ArrowWidget):
             self.expand_all()
 
     def __repr__(self) -> str:
-        start, end = self._topo.window
+        start, end = relative(self._topo._info)
         return (f"<macroscope.TopologyExplorer {len(self._topo)} nodes, {len(self.collapsed)} groups collapsed, "
                 f"window {start:g}-{end:g} s>")

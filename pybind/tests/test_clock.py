@@ -1,0 +1,88 @@
+"""One clock: every time a person reads counts from the trace's start,
+every window argument too; the tables keep the trace's own instants."""
+
+import json
+
+import numpy as np
+import pytest
+
+import macroscope as ms
+
+# A Kineto-like trace on Unix time (microseconds): 1661203462.584767 s.
+T0_US = 1661203462584767
+
+
+@pytest.fixture
+def kineto(tmp_path):
+    """Two threads busy in "a" and "b" for 8 ms from T0: a on [0, 4) ms,
+    b on [4, 8) ms of thread 1, a on [2, 6) ms of thread 2."""
+    events = [
+        {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": T0_US, "dur": 4000},
+        {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": T0_US + 4000, "dur": 4000},
+        {"ph": "X", "name": "a", "pid": 1, "tid": 2, "ts": T0_US + 2000, "dur": 4000},
+    ]
+    path = tmp_path / "kineto.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    return path
+
+
+def test_reprs_read_from_the_start(kineto):
+    t = ms.read(kineto)
+    assert t.origin == pytest.approx(1661203462.584767)
+    assert t.duration == pytest.approx(0.008)
+    assert repr(t).endswith("0-0.008 s (from 1661203462.584767 s)>")
+    m = t.micro(slices=4)
+    assert repr(m).endswith("4 slices x 2 states, 0-0.008 s (from 1661203462.584767 s)>")
+    # The tables keep the trace's clock.
+    assert t.states.start_ns.min() == T0_US * 1000
+    assert m.start == t.start and m.origin == t.start
+
+
+def test_window_from_the_start(kineto):
+    t = ms.read(kineto)
+    m = t.micro(slices=2, start=0.002, end=0.006)
+    assert repr(m).endswith("0.002-0.006 s (from 1661203462.584767 s)>")
+    assert m._info["start_ns"] == (T0_US + 2000) * 1000
+    assert m._info["end_ns"] == (T0_US + 6000) * 1000
+    # The same window given on the trace's own clock (it cannot be taken
+    # for seconds from the start: those would lie far past the end), to
+    # the float's precision (a few hundred ns at 1.6e9 s).
+    same = t.micro(slices=2, start=1661203462.586767, end=1661203462.590767)
+    assert abs(same._info["start_ns"] - m._info["start_ns"]) < 1000
+    assert abs(same._info["end_ns"] - m._info["end_ns"]) < 1000
+    np.testing.assert_allclose(same.to_pandas().proportion, m.to_pandas().proportion, atol=1e-3)
+    # Thread 1 is in a over [2, 4) ms and in b over [4, 6) ms.
+    df = m.to_pandas()
+    one = df[df.resource == "1/1"].set_index(["slice", "state"]).proportion
+    assert one[(0, "a")] == 1 and one[(1, "b")] == 1
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.micro(slices=2, start=5, end=6),
+    lambda t: t.micro(slices=2, start=0.006, end=0.002),
+    lambda t: t.moments(start=5, end=6),
+    lambda t: t.topology(start=1, end=2),
+    lambda t: t.plot_gantt(start=1661203400, end=1661203401),
+])
+def test_window_outside_is_an_error(kineto, call):
+    t = ms.read(kineto)
+    with pytest.raises(ms.InvalidArgumentError, match=r"window .* s \(from the trace's start\) is (outside|empty)"):
+        call(t)
+
+
+def test_stream_window_outside_is_an_error(kineto):
+    with pytest.raises(ms.InvalidArgumentError, match="outside the trace, which lasts 0.008 s"):
+        ms.read_micro(kineto, slices=2, start=1, end=2)
+    m = ms.read_micro(kineto, slices=2, start=0.002, end=0.006)
+    assert m._info["start_ns"] == (T0_US + 2000) * 1000
+
+
+def test_moments_m1_shown_from_the_start(kineto):
+    mo = ms.read(kineto).moments()
+    assert mo.origin == pytest.approx(1661203462.584767)
+    assert repr(mo).endswith("window 0-0.008 s (from 1661203462.584767 s)>")
+    # m1 stays on the trace's clock in the table: thread 1 is busy over
+    # [0, 8) ms, its mean instant 4 ms after the start.
+    row = mo.to_pandas().set_index("resource").m1
+    one = row[[r for r in row.index if r.endswith("1")][0]]
+    assert one - mo.origin == pytest.approx(0.004, abs=1e-6)
