@@ -167,9 +167,22 @@ func (f *topoFigure) draw(c draw.Canvas) {
 }
 
 // kinds ranks the kinds of the view in order of first appearance.
-func (f *topoFigure) kinds() map[string]int {
+func (f *topoFigure) kinds() map[string]int { return kindRanks(f.v) }
+
+// TopologyKindColors returns the colour of each kind of node of the view
+// as its figure draws it (TopologyKindColor by rank of first appearance),
+// for the explorer: one set of colours.
+func TopologyKindColors(v *topology.View) map[string]color.RGBA {
+	out := map[string]color.RGBA{}
+	for kind, rank := range kindRanks(v) {
+		out[kind] = TopologyKindColor(kind, rank)
+	}
+	return out
+}
+
+func kindRanks(v *topology.View) map[string]int {
 	kinds := map[string]int{}
-	for _, n := range f.v.Nodes {
+	for _, n := range v.Nodes {
 		if _, ok := kinds[n.Kind]; !ok {
 			kinds[n.Kind] = len(kinds)
 		}

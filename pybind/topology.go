@@ -132,7 +132,7 @@ func (g *Topology) Info() (js string, err error) {
 		"start": start.Seconds(), "end": end.Seconds(), "start_ns": int64(start), "end_ns": int64(end),
 		"origin": g.tp.Trace().Start.Seconds(), "origin_ns": int64(g.tp.Trace().Start),
 		"collapsed": g.tp.Collapsed(), "laid_out": g.tp.LaidOut(), "source": g.source,
-		"incomplete": g.incomplete,
+		"incomplete": g.incomplete, "kind_colours": kindColours(v),
 	}
 	if s := g.stats; s != nil {
 		last := 0.0
@@ -408,4 +408,14 @@ func (g *Topology) notes() []string {
 		first += fmt.Sprintf("; %d groups collapsed", len(c))
 	}
 	return []string{first, "fill (used/capacity): " + strings.Join(metrics, ", ")}
+}
+
+// kindColours are the colours of the view's kinds of node in its figure,
+// "#rrggbb" by kind (plots.TopologyKindColors), for the explorer.
+func kindColours(v *topology.View) map[string]string {
+	out := map[string]string{}
+	for kind, c := range plots.TopologyKindColors(v) {
+		out[kind] = plots.Hex(c)
+	}
+	return out
 }

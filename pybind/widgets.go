@@ -37,6 +37,51 @@ func CategoryColors(n int) (js string, err error) {
 	return toJSON(out)
 }
 
+// StateColors returns, as a JSON list of "#rrggbb" parallel to the
+// model's states, the colours its figures paint them
+// (plots.ModelStateColors: the options' "colors" overrides, the trace's
+// colours, the palette's, the grey of "other"), for the explorers.
+func (m *MicroModel) StateColors(options string) (js string, err error) {
+	defer guard(&err)
+	var o struct {
+		Colors map[string]string `json:"colors"`
+	}
+	if err := decodeOptions(options, &o); err != nil {
+		return "", err
+	}
+	colors, err := plots.ModelStateColors(m.m, o.Colors)
+	if err != nil {
+		return "", err
+	}
+	out := make([]string, len(colors))
+	for i, c := range colors {
+		out[i] = plots.Hex(c)
+	}
+	return toJSON(out)
+}
+
+// StateColors returns, as a JSON object from state name to "#rrggbb",
+// the colours the moment display paints the states of the rows
+// (plots.MomentsStateColors), for the explorer.
+func (m *Moments) StateColors(options string) (js string, err error) {
+	defer guard(&err)
+	var o struct {
+		Colors map[string]string `json:"colors"`
+	}
+	if err := decodeOptions(options, &o); err != nil {
+		return "", err
+	}
+	named, err := plots.NamedColors(m.traceColors, o.Colors)
+	if err != nil {
+		return "", err
+	}
+	out := map[string]string{}
+	for name, c := range plots.MomentsStateColors(m.rows, named) {
+		out[name] = plots.Hex(c)
+	}
+	return toJSON(out)
+}
+
 // Window returns the model of slices first to last (inclusive): the same
 // resources and cells over a shorter time, for zooming into a model that
 // has no trace behind it to rebuild from.

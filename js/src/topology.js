@@ -22,7 +22,11 @@ const MOVE_MS = 700;   // an expand or collapse
 const FILL_MS = 350;   // a change of window
 const MARGIN = 12;
 
-function kindColour(kind, rank) {
+// kindColour is the colour of a kind of node: the figure's, as Python
+// sends it (the "kind_colours" trait: one set of colours), else a default.
+function kindColour(kind, rank, given) {
+  const c = given && given[kind];
+  if (c) return [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 16), parseInt(c.slice(5, 7), 16)];
   return KIND_COLOURS[String(kind).toUpperCase()] || OTHER[rank % OTHER.length];
 }
 
@@ -228,7 +232,7 @@ function render({ model, el: host }) {
     const drawn = [];
     for (const n of nodes) {
       const s = n.side ?? sideOf(n);
-      const [r, g, b] = kindColour(n.kind, kinds.indexOf(n.kind));
+      const [r, g, b] = kindColour(n.kind, kinds.indexOf(n.kind), model.get("kind_colours"));
       const path = outline(n.shape, n.x, n.y, s);
       ctx.fillStyle = "#fff";
       ctx.fill(path);
@@ -409,7 +413,7 @@ function render({ model, el: host }) {
     const c = model.get("collapsed").length;
     legend.replaceChildren(
       ...kinds.map((k, i) => {
-        const [r, g, b2] = kindColour(k, i);
+        const [r, g, b2] = kindColour(k, i, model.get("kind_colours"));
         return element("span", { style: { marginRight: "10px" } }, [
           element("span", { style: { display: "inline-block", width: "10px", height: "10px", border: `2px solid rgb(${r},${g},${b2})`, marginRight: "3px" } }), k]);
       }),

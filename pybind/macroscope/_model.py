@@ -254,19 +254,22 @@ class MicroModel(TableResult):
         (``trace.micro(start=, end=)``)."""
         return MicroModel(_bridge.call(self._h.Window, int(first), int(last)))
 
-    def explore(self, p: float | None = None, width: int = 900, height: int = 420, threshold: float = 1e-3):
+    def explore(self, p: float | None = None, width: int = 900, height: int = 420, threshold: float = 1e-3, *,
+                colors: dict | None = None):
         """The interactive overview in a notebook (needs ``anywidget``; see
         docs/widgets.md): the aggregates at a level of p chosen with a
         slider beside the quality curves (the recommended level first, or
         the level of ``p``), brushing a time range zooms, hovering names an
         aggregate, clicking opens its cells, back and forward. Returns the
         widget: ``widget.selection``, ``widget.view_table()`` and
-        ``widget.figure()`` give what it shows."""
+        ``widget.figure()`` give what it shows. States take the colours of
+        the overview figure (:meth:`Aggregation.plot`), ``colors``
+        overriding them as there."""
         # Imported when asked: the widgets need anywidget, an optional
         # dependency, and take time to import.
         from .widgets import ModelExplorer
 
-        return ModelExplorer(self, p=p, width=width, height=height, threshold=threshold)
+        return ModelExplorer(self, p=p, width=width, height=height, threshold=threshold, colors=colors)
 
     def __repr__(self) -> str:
         i = self._info
@@ -387,16 +390,18 @@ class Aggregation(TableResult):
         return treemap(self, value, width, height, padding, header, root)
 
     def explore_treemap(self, value: str = "leaves", root: str | None = None, *, threshold: float = 0.0,
-                        height: int = 560):
+                        height: int = 560, colors: dict | None = None):
         """An interactive treemap in Jupyter (a widget): click a group to
         zoom into it, move p over the model's significant levels of this
         aggregation's kind (``threshold`` as in
         :meth:`MicroModel.significant_p`), hover a rectangle for its node
-        and values. ``height`` is in pixels. See docs/widgets.md."""
+        and values. ``height`` is in pixels; states take the colours of
+        :meth:`plot_treemap`, ``colors`` overriding them as there. See
+        docs/widgets.md."""
         # Imported when asked, as for explore() above.
         from .widgets._treemap import TreemapExplorer
 
-        return TreemapExplorer(self, value=value, root=root, threshold=threshold, height=height)
+        return TreemapExplorer(self, value=value, root=root, threshold=threshold, height=height, colors=colors)
 
     def plot_treemap(self, path: str | os.PathLike | None = None, width: int = 960, height: int = 720, *,
                      value: str = "leaves", root: str | None = None, proportions: bool = True, zooms: int = 3,

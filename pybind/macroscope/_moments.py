@@ -144,15 +144,16 @@ class Moments(TableResult):
     def _repr_png_(self):
         return self.plot().to_bytes("png") if len(self) else None
 
-    def explore(self, width: int = 900, height: int | None = None):
+    def explore(self, width: int = 900, height: int | None = None, *, colors: dict | None = None):
         """The moment display in a notebook, drawn by the browser (needs
         ``anywidget``; see docs/widgets.md): hovering a row shows its
-        resource and m0..m3. Returns the widget."""
+        resource and m0..m3; states take the colours of :meth:`plot`,
+        ``colors`` overriding them as there. Returns the widget."""
         # Imported when asked: the widgets need anywidget, an optional
         # dependency, and take time to import.
         from .widgets import MomentsExplorer
 
-        return MomentsExplorer(self, width=width, height=height)
+        return MomentsExplorer(self, width=width, height=height, colors=colors)
 
     def __repr__(self) -> str:
         i = self._info

@@ -23,6 +23,26 @@ TRACE = ROOT / "testdata" / "jacobi32.trace"
 SLICES = 30
 
 
+def trace_colours(path) -> dict[str, str]:
+    """The colours a Pajé file defines for its values (event 5 of
+    jacobi32.trace: alias, type, name, "r g b" in [0, 1]), "#rrggbb"."""
+    import re
+
+    out = {}
+    for line in pathlib.Path(path).read_text().splitlines():
+        m = re.fullmatch(r'5 \S+ \S+ (\S+) "([\d.]+) ([\d.]+) ([\d.]+)"', line)
+        if m:
+            out[m[1]] = "#" + "".join(f"{round(255 * float(v)):02x}" for v in m.groups()[1:])
+    return out
+
+
+def mode_of(agg, rect) -> str:
+    """The mode state of the aggregate an expected rectangle draws (its
+    node and first slice)."""
+    df = agg.to_pandas()
+    return str(df[(df.node == rect[3]) & (df.first_slice == rect[4])]["mode"].iloc[0])
+
+
 @pytest.fixture(scope="module")
 def ms():
     skip_without_browser()
@@ -59,8 +79,17 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     agg = model.aggregate(mid_p(levels, rec))
     assert int(el.get_attribute("data-count")) == len(agg)
     assert int(el.get_attribute("data-level")) == rec
-    checked = check_pixels(nb.screenshot(el, "overview-recommended"), expected_rects(model, agg, plot))
+    pixels = nb.screenshot(el, "overview-recommended")
+    checked = check_pixels(pixels, expected_rects(model, agg, plot))
     assert checked >= 3
+    # One set of colours: the page paints the states in the colours the
+    # trace file defines for them (PajeDefineEntityValue), as the static
+    # figure does, not in a palette of its own.
+    own = trace_colours(TRACE)
+    colors = [own[s] if s != "PMPI_Finalize" else "#000000" for s in model.states]  # Finalize repeats Init's
+    rects = [r for r in expected_rects(model, agg, plot, colors=colors) if mode_of(agg, r) != "PMPI_Finalize"]
+    assert any(mode_of(agg, r) == "Compute" for r in rects)
+    check_pixels(pixels, rects)
 
     # The slider, by keyboard: each step shows the next level.
     slider = el.locator("input.ms-level")
@@ -155,9 +184,9 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     assert nb.value("[w.selection['first_slice'], w.selection['last_slice']]") == [big.first_slice, big.last_slice]
     assert int(el.get_attribute("data-count")) == big.leaves * (big.span + 1)
     # Each cell in the colour of its mode state, at the opacity of its share.
-    from macroscope.widgets import state_colors
+    from macroscope.widgets._base import model_colours
 
-    colors = state_colors(len(zoomed.states))
+    colors = model_colours(zoomed)  # the overview figure's (one set of colours)
     cells = zoomed.to_pandas()
     order = list(cells.resource.drop_duplicates())
     lo = order.index(sel_first := nb.value("w.view_table().resource.iloc[0]"))

@@ -12,7 +12,7 @@ pytest.importorskip("anywidget")
 
 import macroscope as ms  # noqa: E402
 from macroscope.widgets import _colours, _wire  # noqa: E402
-from macroscope.widgets._base import state_colors  # noqa: E402
+from macroscope.widgets._base import model_colours  # noqa: E402
 
 from conftest import REPO  # noqa: E402
 
@@ -59,7 +59,7 @@ def test_treemap_levels_are_the_models(model, spatial_levels):
     assert w.root == ""
     same(received(w.table), agg.treemap().to_arrow())
     assert w.states == model.states
-    assert w.palette == state_colors(len(model.states))
+    assert w.palette == model_colours(model)  # the treemap figure's
 
 
 def test_treemap_zoom_and_p(model, spatial_levels):

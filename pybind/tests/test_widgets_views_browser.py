@@ -52,14 +52,15 @@ def canvas_origin(el):
 # -- treemap -----------------------------------------------------------------
 
 
-def treemap_centres(ms, tm, states, W, H, min_px=40, strip_px=6):
+def treemap_centres(ms, tm, model, W, H, min_px=40, strip_px=6):
     """Places inside the aggregates drawn at least min_px on a side, and
     their colours: an aggregate is split into a strip per state along its
     longer side, states in the model's order, each as long as its share;
     the middle of every strip at least strip_px long is checked."""
-    from macroscope.widgets import state_colors
+    from macroscope.widgets._base import model_colours
 
-    colours = [rgb(c) for c in state_colors(len(states))]
+    states = model.states
+    colours = [rgb(c) for c in model_colours(model)]  # the treemap figure's
     out = []
     for i, r in tm[tm.aggregated].iterrows():
         rx, ry, rw, rh = r.x * W, (1 - r.y - r.h) * H, r.w * W, r.h * H
@@ -99,7 +100,7 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
     W, H = plot_size(el)
     whole = agg.treemap().to_pandas()
     assert int(el.get_attribute("data-count")) == len(whole)
-    check_centres(nb.screenshot(el, "treemap-whole"), treemap_centres(ms, whole, model.states, W, H))
+    check_centres(nb.screenshot(el, "treemap-whole"), treemap_centres(ms, whole, model, W, H))
 
     # Click inside zone "beta" (on one of its ranks): the map zooms into it.
     beta = whole[whole.node == "beta"].iloc[0]
@@ -112,7 +113,7 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
     assert int(el.get_attribute("data-count")) == len(zoomed) == 1 + 16
     assert nb.value("w.root") == "beta"
     nb.page.mouse.move(0, 0)  # off the canvas: no hover
-    check_centres(nb.screenshot(el, "treemap-zoomed"), treemap_centres(ms, zoomed, model.states, W, H))
+    check_centres(nb.screenshot(el, "treemap-zoomed"), treemap_centres(ms, zoomed, model, W, H))
 
     # Hover a rank: the tooltip names it and gives its mode.
     r = zoomed[zoomed.aggregated].iloc[5]
@@ -137,7 +138,7 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
                               arg=[el.element_handle(), len(coarsest.treemap().to_pandas())])
     assert nb.value("w.level") == len(levels) - 1
     pixels = nb.screenshot(el, "treemap-coarsest")
-    check_centres(pixels, treemap_centres(ms, coarsest.treemap().to_pandas(), model.states, W, H))
+    check_centres(pixels, treemap_centres(ms, coarsest.treemap().to_pandas(), model, W, H))
 
     # The neighbouring level was sent ahead: a step to it is drawn by the
     # page alone, and is that level's treemap.
@@ -155,7 +156,7 @@ def test_treemap_click_zooms_slider_moves_p_hover_names(lab, ms):
     agg_prev = model.aggregate(float(levels.p_low.iloc[prev] + levels.p_high.iloc[prev]) / 2, kind="spatial")
     assert int(el.get_attribute("data-count")) == len(agg_prev.treemap().to_pandas())
     check_centres(nb.screenshot(el, "treemap-page-step"),
-                  treemap_centres(ms, agg_prev.treemap().to_pandas(), model.states, W, H))
+                  treemap_centres(ms, agg_prev.treemap().to_pandas(), model, W, H))
     assert nb.value("w.level") == prev
     nb.close()
 

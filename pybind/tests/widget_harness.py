@@ -372,16 +372,18 @@ def plot_of(el):
     return [float(v) for v in el.get_attribute("data-plot").split(",")]
 
 
-def expected_rects(model, agg, plot, first=0, slices=None, min_px=8):
+def expected_rects(model, agg, plot, first=0, slices=None, min_px=8, colors=None):
     """The centre and colour of every aggregate of ``agg`` drawn at least
     min_px wide and high: rows from the resources' order in the model's
-    table, colour the state's at opacity 30 + 225 min(v, 1) on white."""
-    from macroscope.widgets import state_colors
+    table, colour the state's (``colors``, parallel to the model's states,
+    else the overview figure's) at opacity 30 + 225 min(v, 1) on white."""
+    from macroscope.widgets._base import model_colours
 
     slices = slices or model.slices
     x0, y0, w, h = plot
     order = list(model.to_pandas().resource.drop_duplicates())
-    colors = state_colors(len(model.states))
+    if colors is None:
+        colors = model_colours(model)  # the overview figure's (one set of colours)
     out = []
     for a in agg.to_pandas().itertuples():
         # The root's path is its name; the resources' paths start below it.

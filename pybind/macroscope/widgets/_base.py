@@ -12,6 +12,7 @@ import traitlets
 
 from .. import _bridge
 from .._clock import seconds_ns
+from .._figure import color_options
 from .._native import pybind as native
 
 # The browser side of every widget: one ES module built from js/src
@@ -47,6 +48,21 @@ def state_colors(n: int) -> list[str]:
     return _bridge.call_json(native.CategoryColors, int(n))
 
 
+def model_colours(model, colors: dict | None = None) -> list[str]:
+    """The colours ("#rrggbb", parallel to ``model.states``) the model's
+    figures (overview, treemap) paint its states, ``colors`` overriding
+    them by name as in their ``plot(colors=)``: the trace's own colours,
+    the palette's, the grey of "other" for the states drawn together."""
+    return _bridge.call_json(model._h.StateColors, _bridge.options(colors=color_options(colors)))
+
+
+def moments_colours(moments, colors: dict | None = None) -> dict:
+    """The colours ("#rrggbb") the moment display paints each state of
+    ``moments``, by name, ``colors`` overriding them as in its
+    ``plot(colors=)``."""
+    return _bridge.call_json(moments._h.StateColors, _bridge.options(colors=color_options(colors)))
+
+
 class ArrowWidget(anywidget.AnyWidget):
     """Base class of macroscope's widgets.
 
@@ -78,10 +94,13 @@ class ArrowWidget(anywidget.AnyWidget):
         origin = int(info.get("origin_ns", 0) or 0)
         self.clock = seconds_ns(origin) if origin else ""
 
-    def set_states(self, states: list[str]) -> None:
-        """Name the states and give them the static figures' colours."""
+    def set_states(self, states: list[str], colours: list[str] | None = None) -> None:
+        """Name the states and give them the static figures' colours:
+        ``colours`` ("#rrggbb", parallel to ``states``) as the Go core
+        computed them for the figure of the same result (one set of
+        colours), else the palette's in order."""
         self.states = list(states)
-        self.palette = state_colors(len(states))
+        self.palette = list(colours) if colours is not None else state_colors(len(states))
 
     def send_tables(self, **values) -> None:
         """Set several traits at once, Arrow tables (pyarrow Table or

@@ -8,7 +8,7 @@ import pyarrow as pa
 import traitlets
 
 from .._clock import relative
-from ._base import ArrowWidget, arrow_trait
+from ._base import ArrowWidget, arrow_trait, moments_colours
 
 
 class MomentsExplorer(ArrowWidget):
@@ -27,7 +27,8 @@ class MomentsExplorer(ArrowWidget):
     width = traitlets.Int(900).tag(sync=True)
     height = traitlets.Int(0).tag(sync=True)  # 0: from the number of rows
 
-    def __init__(self, moments, *, width: int = 900, height: int | None = None, **kwargs):
+    def __init__(self, moments, *, width: int = 900, height: int | None = None, colors: dict | None = None,
+                 **kwargs):
         super().__init__(width=int(width), height=int(height or 0), by=moments.by, **kwargs)
         self._moments = moments
         df = moments.to_pandas()
@@ -45,7 +46,9 @@ class MomentsExplorer(ArrowWidget):
             names = [str(s) for s in dict.fromkeys(df["state"].astype(str))]
             index = {s: i for i, s in enumerate(names)}
             state = np.array([index[str(s)] for s in df["state"]], dtype=np.int32)
-            self.set_states(names)
+            # The moment display's colours (one set of colours).
+            by_name = moments_colours(moments, colors)
+            self.set_states(names, [by_name.get(n, "#969696") for n in names])
         m0 = df["m0"].to_numpy(dtype=np.float64)
         norm = m0 / df["resources"].to_numpy(dtype=np.float64) if "resources" in df else m0
         self.send_tables(

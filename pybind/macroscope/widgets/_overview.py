@@ -23,7 +23,7 @@ import traitlets
 from .. import _bridge
 from .._clock import relative
 from . import _cells, _levels
-from ._base import ArrowWidget, arrow_trait, ipc
+from ._base import ArrowWidget, arrow_trait, ipc, model_colours
 
 
 @dataclass
@@ -104,7 +104,7 @@ class ModelExplorer(ArrowWidget):
     height = traitlets.Int(420).tag(sync=True)
 
     def __init__(self, model, *, p: float | None = None, width: int = 900, height: int = 420,
-                 threshold: float = 1e-3, **kwargs):
+                 threshold: float = 1e-3, colors: dict | None = None, **kwargs):
         super().__init__(width=int(width), height=int(height), **kwargs)
         self._threshold = threshold
         self._history: list[View] = []
@@ -118,7 +118,8 @@ class ModelExplorer(ArrowWidget):
         # its own picture until Python has caught up.
         self._seq = 0
         self._shown_seq = 0
-        self.set_states(model.states)
+        # The overview figure's colours (one set of colours).
+        self.set_states(model.states, model_colours(model, colors))
         self.set_clock(model._info)
         self._push(self._overview(model, p=p))
         self.observe(self._on_level, names="level")

@@ -47,6 +47,8 @@ class TopologyExplorer(ArrowWidget):
     window = traitlets.List([0.0, 0.0]).tag(sync=True)
     span = traitlets.List([0.0, 0.0]).tag(sync=True)
     collapsed = traitlets.List().tag(sync=True)
+    # The colour of each kind of node in the figure ("#rrggbb" by kind).
+    kind_colours = traitlets.Dict().tag(sync=True)
     height = traitlets.Int(560).tag(sync=True)
     labels = traitlets.Bool(False).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
@@ -125,8 +127,10 @@ class TopologyExplorer(ArrowWidget):
             # for the first time start next to the node they came from.
             self._topo.layout(iterations=self._iterations)
         nodes, edges = self.view_tables()
-        start, end = relative(self._topo._info)
-        self.send_tables(nodes=_wire.browser_table(nodes), edges=_wire.browser_table(edges), error="",
+        info = self._topo._info
+        start, end = relative(info)
+        self.send_tables(kind_colours=dict(info.get("kind_colours") or {}),
+                         nodes=_wire.browser_table(nodes), edges=_wire.browser_table(edges), error="",
                          window=[float(start), float(end)], collapsed=self._topo.collapsed,
                          version=self.version + 1 if graph else self.version)
 

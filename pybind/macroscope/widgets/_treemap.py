@@ -22,7 +22,7 @@ import traitlets
 from .. import _bridge
 from .._errors import InvalidArgumentError, MacroscopeError
 from . import _wire
-from ._base import ArrowWidget, arrow_trait, ipc
+from ._base import ArrowWidget, arrow_trait, ipc, model_colours
 
 # Levels on each side of the one shown whose tables are sent ahead, and
 # how long one request for them may keep the kernel busy (seconds).
@@ -51,7 +51,7 @@ class TreemapExplorer(ArrowWidget):
     height = traitlets.Int(560).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, agg, value="leaves", root=None, threshold=0.0, height=560):
+    def __init__(self, agg, value="leaves", root=None, threshold=0.0, height=560, colors=None):
         source = getattr(agg, "_source", None)
         if source is None:
             raise InvalidArgumentError("explore_treemap: the aggregation must come from MicroModel.aggregate",
@@ -73,7 +73,7 @@ class TreemapExplorer(ArrowWidget):
         self._aggs = {level: agg}
         self._shipped = set()  # (level, root, value) whose table the browser holds
         super().__init__(levels=rows, level=level, root=root or "", value=value, height=int(height))
-        self.set_states(self._model.states)
+        self.set_states(self._model.states, model_colours(self._model, colors))  # the treemap figure's
         self._refresh()
         self.observe(lambda _: self._refresh(), names=["level", "root", "value"])
         self.on_msg(self._on_msg)

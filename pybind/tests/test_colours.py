@@ -1,0 +1,118 @@
+"""One set of colours: the explorers paint each state in the colour the
+static figures give it (the trace's own, then the palette's, the grey of
+"other"), and the same state has the same colour in every view."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TRACE = ROOT / "testdata" / "jacobi32.trace"
+
+pytest.importorskip("anywidget", reason="anywidget is not installed (make setup installs it)")
+
+import macroscope as ms  # noqa: E402
+from macroscope.widgets import ModelExplorer, MomentsExplorer  # noqa: E402
+from macroscope.widgets._treemap import TreemapExplorer  # noqa: E402
+
+OTHER = "#969696"  # plots.OtherColor
+
+
+def paje_colours(path) -> dict[str, str]:
+    """The colours the Pajé file defines for its values (PajeDefineEntityValue,
+    event 5 in jacobi32.trace: alias, type, name, "r g b" in [0, 1]), as
+    "#rrggbb", read from the file itself."""
+    out = {}
+    for line in pathlib.Path(path).read_text().splitlines():
+        m = re.fullmatch(r'5 \S+ \S+ (\S+) "([\d.]+) ([\d.]+) ([\d.]+)"', line)
+        if m:
+            out[m[1]] = "#" + "".join(f"{round(255 * float(v)):02x}" for v in m.groups()[1:])
+    return out
+
+
+def svg_fills(fig) -> set[str]:
+    """The fill colours of a figure's SVG, lower case."""
+    svg = fig.to_bytes("svg").decode()
+    return {c.lower() for c in re.findall(r'fill(?:="|:)(#[0-9a-fA-F]{6})', svg)}
+
+
+@pytest.fixture(scope="module")
+def jacobi():
+    return ms.read(TRACE)
+
+
+def test_explorers_take_the_traces_colours(jacobi):
+    model = jacobi.micro(slices=20)
+    own = paje_colours(TRACE)
+    assert own["Compute"] == "#99cc99" and own["PMPI_Init"] == own["PMPI_Finalize"] == "#00ff00"
+    agg = model.aggregate(model.recommended_p())
+    w = ModelExplorer(model)
+    colours = dict(zip(w.states, w.palette))
+    # Each state in the trace's colour; PMPI_Finalize repeats PMPI_Init's,
+    # so the figures give it another, apart from every state's.
+    for state in model.states:
+        if state != "PMPI_Finalize":
+            assert colours[state] == own[state], state
+    assert colours["PMPI_Finalize"] not in set(own.values())
+    assert len(set(w.palette)) == len(w.palette)
+    # The overview figure's legend swatches (opaque fills) are the
+    # explorer's colours.
+    legend = svg_fills(agg.plot(format="svg")) - {"#ffffff"}
+    opaque = {c for c in legend if c in colours.values()}
+    assert {colours["Compute"]} <= opaque
+    # Same state, same colour: the treemap explorer, the overview of a
+    # zoomed window, and overrides as the figure takes them.
+    assert TreemapExplorer(agg).palette == w.palette
+    assert dict(zip(*(lambda e: (e.states, e.palette))(ModelExplorer(jacobi.micro(slices=10, start=0.5, end=1)))))[
+        "Compute"] == own["Compute"]
+    w2 = model.explore(colors={"Compute": "red"})
+    assert dict(zip(w2.states, w2.palette))["Compute"] == "#ff0000"
+
+
+def test_moments_explorer_takes_the_displays_colours(jacobi):
+    mo = jacobi.moments(by="state")
+    w = MomentsExplorer(mo)
+    own = paje_colours(TRACE)
+    colours = dict(zip(w.states, w.palette))
+    assert colours["Compute"] == own["Compute"]
+    # Every colour the explorer paints a state in is one the display's
+    # figure paints too.
+    fills = svg_fills(mo.plot(format="svg"))
+    assert set(colours.values()) <= fills
+
+
+def test_other_is_grey_in_explorer_and_figure(tmp_path):
+    """More states than a figure colours apart: the smallest are "other",
+    grey, in the explorer as in the figure."""
+    events = [{"ph": "X", "name": f"op{k:02d}", "pid": 1, "tid": 1 + k % 3, "ts": 1000 * k, "dur": 10 * (k + 1)}
+              for k in range(30)]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    with pytest.warns(UserWarning, match="more than the 20"):
+        model = ms.read(path).micro(slices=5, key="name")
+    w = ModelExplorer(model)
+    colours = dict(zip(w.states, w.palette))
+    grey = sorted(s for s, c in colours.items() if c == OTHER)
+    # The 19 longest (op11..op29) keep their colours; op00..op10 are "other".
+    assert grey == [f"op{k:02d}" for k in range(11)]
+    assert len({c for c in colours.values() if c != OTHER}) == 19
+    assert OTHER in svg_fills(model.aggregate(0).plot(format="svg"))
+
+
+def test_topology_explorer_takes_the_figures_kind_colours(jacobi):
+    from macroscope.widgets._topology import TopologyExplorer
+
+    tp = ms.read(ROOT / "testdata" / "jacobi32-platform.trace").topology()
+    # Hosts blue, links orange, routers green: plots.TopologyKindColor.
+    assert TopologyExplorer(tp).kind_colours == {"HOST": "#1f64b4", "LINK": "#e66e00", "ROUTER": "#509646"}
+    # A kind of its own takes the palette's colour of its rank, as the
+    # figure outlines it.
+    tp = jacobi.topology()
+    colours = TopologyExplorer(tp).kind_colours
+    svg = tp.plot(format="svg").to_bytes("svg").decode()
+    drawn = {c.lower() for c in re.findall(r'stroke(?:="|:)(#[0-9a-fA-F]{6})', svg)}
+    assert list(colours) == ["MPI"] and colours["MPI"] in drawn
