@@ -153,10 +153,10 @@ func report(ctx context.Context, name string, c *cli, err error, stderr io.Write
 	case errors.As(err, &ae):
 		// The command line is at fault, not the data: the message names
 		// the flag as it is typed.
-		fmt.Fprintf(stderr, "macroscope %s: invalid %s\n", name, &errs.ArgumentError{Name: c.flagOf(ae.Name), Reason: ae.Reason})
+		fmt.Fprintf(stderr, "macroscope %s: invalid %s\n", name, &errs.ArgumentError{Name: c.flagOf(ae.Name), Reason: c.inCLIWords(ae.Reason)})
 		return StatusUsage
 	}
-	fmt.Fprintf(stderr, "macroscope %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(err.Error()))
 	return StatusFailure
 }
 

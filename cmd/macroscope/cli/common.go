@@ -56,6 +56,8 @@ type cli struct {
 	readerFlags   nameList // --read name=value: options of the format's reader
 	readerOptions ingest.Values
 	strict        *bool   // --strict: an incomplete trace is an error
+	budgetS       *string // --memory-budget
+	budget        int64   // its setting for the core (budget.Resolve): 0 the default, -1 none
 	startS, endS  *string // --start, --end
 	slices        *int    // --slices
 	key           *string // --key: group, name, domain, category or type
@@ -113,6 +115,7 @@ func (c *cli) traceFlags() {
 	c.format = c.fs.String("format", "", "trace format ("+formatNames()+"); default: by extension or content")
 	c.fs.Var(&c.readerFlags, "read", "options of the format's reader, as name=value,... (e.g. sort=true, strict=true, view=cpu, args=true)")
 	c.strict = c.fs.Bool("strict", false, "fail when the trace is incomplete (a cut last record, a missing part) instead of reading what is there with a warning (--read strict=true)")
+	c.budgetS = c.fs.String("memory-budget", "", "the most memory the trace or model held may take: bytes, or with a unit (512MiB, 4GiB, 8GB); 0 for no limit (default: half of the memory available)")
 }
 
 // windowFlags declares --start and --end.
@@ -226,6 +229,11 @@ func (c *cli) parse(min, max int) error {
 		return c.usageError("missing argument")
 	case n > max:
 		return c.usageError("too many arguments: %s", strings.Join(pos[min:], " "))
+	}
+	if c.budgetS != nil {
+		if c.budget, err = parseBudget(*c.budgetS); err != nil {
+			return err
+		}
 	}
 	if c.startS != nil {
 		if c.start, err = parseSeconds("start", *c.startS); err != nil {
@@ -433,7 +441,7 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 	// why, instead of the kernel killing the process.
 	stop, over := context.WithCancel(c.ctx)
 	defer over()
-	g := budget.NewGuard(t, 0, over)
+	g := budget.NewGuard(t, c.budget, over)
 	ro, done := c.readOptions(filepath.Base(path), stop.Done())
 	err = guarded(path, func() error { return src.Read(g, ro) })
 	done()
@@ -468,7 +476,7 @@ func guarded(file string, read func() error) (err error) {
 func (c *cli) readModel(path string) (*micro.Model, error) {
 	// --start and --end count from the trace's start (trace.Window).
 	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end, Key: micro.Key(*c.key),
-		Relative: true}
+		Relative: true, MemoryBudget: c.budget}
 	src, err := c.open(path)
 	if err != nil {
 		return nil, err
@@ -669,4 +677,65 @@ func resolveWindow(start, end *trace.Time, t *trace.Trace) (*trace.Time, *trace.
 		end = &to
 	}
 	return start, end, nil
+}
+
+// parseBudget reads --memory-budget: a number of bytes, with an optional
+// unit (B, kB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers
+// of 1024), as the core's setting: "" the default (0), "0" no limit (-1).
+func parseBudget(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		scale  float64
+	}{
+		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
+	}
+	num, scale := strings.ToLower(s), 1.0
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, scale = strings.TrimSpace(rest), u.scale
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || v*scale > math.MaxInt64/2 {
+		return 0, errs.Argument("memory_budget", "%q is not a size: bytes, or with a unit (512MiB, 4GiB, 8GB), 0 for no limit", s)
+	}
+	if v == 0 {
+		return -1, nil
+	}
+	return max(1, int64(v*scale)), nil
+}
+
+// pythonArg is a keyword argument as the core's messages write the way
+// out (Python's spelling, the package's users being the most): memory_budget=,
+// key="type".
+// A name=value pair (--read sort=true) is not one.
+var pythonArg = regexp.MustCompile(`\b([a-z][a-z_]*)=("[^"]*"|[\s,;)]|$)`)
+
+// inCLIWords writes the ways out an error names in the command line's
+// syntax: a keyword argument that is a flag of the command as the flag
+// (memory_budget= is --memory-budget, key="type" is --key type), and the
+// Python calls that read while building as the commands that do.
+func (c *cli) inCLIWords(msg string) string {
+	msg = strings.ReplaceAll(msg, "(ms.read_micro(path, ...), ms.moments(path))",
+		"(as macroscope overview, treemap and moments do)")
+	if c == nil || c.fs == nil {
+		return msg
+	}
+	return pythonArg.ReplaceAllStringFunc(msg, func(arg string) string {
+		m := pythonArg.FindStringSubmatch(arg)
+		flagName := strings.ReplaceAll(m[1], "_", "-")
+		if c.fs.Lookup(flagName) == nil {
+			return arg
+		}
+		if value, quoted := strings.CutPrefix(m[2], `"`); quoted {
+			return "--" + flagName + " " + strings.TrimSuffix(value, `"`)
+		}
+		return "--" + flagName + m[2] // and what followed
+	})
 }

@@ -53,7 +53,7 @@ func (c *cli) negatable(name string) {
 
 // placeholders name the values of flags in the help.
 var placeholders = map[string]string{
-	"format": "NAME", "read": "NAME=VALUE,...", "start": "SECONDS", "end": "SECONDS", "slices": "N", "key": "KEY",
+	"format": "NAME", "read": "NAME=VALUE,...", "memory-budget": "SIZE", "start": "SECONDS", "end": "SECONDS", "slices": "N", "key": "KEY",
 	"out": "DIR", "figure": "FILE", "width": "PIXELS", "height": "PIXELS", "table": "FILE", "levels": "FILE",
 	"nodes": "FILE", "edges-table": "FILE", "kind": "KIND", "p": "P", "threshold": "DP", "scenario": "NAME",
 	"seed": "N", "value": "VALUE", "root": "PATH", "zooms": "N", "resources": "NAMES", "state-types": "TYPES",
