@@ -16,22 +16,22 @@ import (
 // user's override (by name), the trace's own colour (Pajé's entity
 // values, Paraver's .pcf), the palette's (ResolveColors), and the grey of
 // "other" for the states a figure of the model draws together
-// (ModelGrouping).
-func ModelStateColors(m *micro.Model, override map[string]string) ([]color.RGBA, error) {
+// (ModelGrouping), which grouped reports.
+func ModelStateColors(m *micro.Model, override map[string]string) (colors []color.RGBA, grouped []bool, err error) {
 	cm, err := ResolveColors(m.States, m.Colors, override)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	keep := make(map[string]bool, len(override))
 	for name := range override {
 		keep[name] = true
 	}
 	g := ModelGrouping(m, cm, keep)
-	out := make([]color.RGBA, len(m.States))
-	for i := range out {
-		out[i] = g.Colors.Of(g.Of[i])
+	colors, grouped = make([]color.RGBA, len(m.States)), make([]bool, len(m.States))
+	for i := range colors {
+		colors[i], grouped[i] = g.Colors.Of(g.Of[i]), g.Of[i] != i
 	}
-	return out, nil
+	return colors, grouped, nil
 }
 
 // MomentsStateColors returns the colour of each state of rows, by name,

@@ -32,7 +32,7 @@ func TestModelStateColors(t *testing.T) {
 	traced[29] = "0.6 0.8 0.6" // Pajé's r g b
 	m := &micro.Model{Tree: tree, Container: make([]int32, tree.Len()), States: names, Slices: 1,
 		Start: 0, End: trace.Second, Values: values, Colors: traced}
-	got, err := ModelStateColors(m, map[string]string{"s00": "red"})
+	got, grouped, err := ModelStateColors(m, map[string]string{"s00": "red"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +49,11 @@ func TestModelStateColors(t *testing.T) {
 		if i <= 10 {
 			want = OtherColor
 		}
-		if got[i] != want {
-			t.Errorf("s%02d: %v, want %v", i, got[i], want)
+		if got[i] != want || grouped[i] != (i <= 10) {
+			t.Errorf("s%02d: %v grouped %v, want %v", i, got[i], grouped[i], want)
 		}
 	}
-	if _, err := ModelStateColors(m, map[string]string{"nope": "red"}); err == nil {
+	if _, _, err := ModelStateColors(m, map[string]string{"nope": "red"}); err == nil {
 		t.Error("an override naming no state is not an error")
 	}
 }

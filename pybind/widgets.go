@@ -37,10 +37,11 @@ func CategoryColors(n int) (js string, err error) {
 	return toJSON(out)
 }
 
-// StateColors returns, as a JSON list of "#rrggbb" parallel to the
-// model's states, the colours its figures paint them
-// (plots.ModelStateColors: the options' "colors" overrides, the trace's
-// colours, the palette's, the grey of "other"), for the explorers.
+// StateColors returns, as JSON, the colours the model's figures paint its
+// states (plots.ModelStateColors: the options' "colors" overrides, the
+// trace's colours, the palette's, the grey of "other"), for the
+// explorers: "colors", "#rrggbb" parallel to the model's states, and
+// "grouped", whether the figures draw each as "other".
 func (m *MicroModel) StateColors(options string) (js string, err error) {
 	defer guard(&err)
 	var o struct {
@@ -49,7 +50,7 @@ func (m *MicroModel) StateColors(options string) (js string, err error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return "", err
 	}
-	colors, err := plots.ModelStateColors(m.m, o.Colors)
+	colors, grouped, err := plots.ModelStateColors(m.m, o.Colors)
 	if err != nil {
 		return "", err
 	}
@@ -57,7 +58,7 @@ func (m *MicroModel) StateColors(options string) (js string, err error) {
 	for i, c := range colors {
 		out[i] = plots.Hex(c)
 	}
-	return toJSON(out)
+	return toJSON(map[string]any{"colors": out, "grouped": grouped, "other": plots.Hex(plots.OtherColor)})
 }
 
 // StateColors returns, as a JSON object from state name to "#rrggbb",

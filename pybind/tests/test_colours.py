@@ -97,8 +97,9 @@ def test_other_is_grey_in_explorer_and_figure(tmp_path):
     w = ModelExplorer(model)
     colours = dict(zip(w.states, w.palette))
     grey = sorted(s for s, c in colours.items() if c == OTHER)
-    # The 19 longest (op11..op29) keep their colours; op00..op10 are "other".
-    assert grey == [f"op{k:02d}" for k in range(11)]
+    # The 19 longest (op11..op29) keep their colours; op00..op10 are drawn
+    # as "other", the explorer's last state, as in the figure's legend.
+    assert grey == [f"op{k:02d}" for k in range(11)] + ["other"] and w.states[-1] == "other"
     assert len({c for c in colours.values() if c != OTHER}) == 19
     assert OTHER in svg_fills(model.aggregate(0).plot(format="svg"))
 
@@ -116,3 +117,38 @@ def test_topology_explorer_takes_the_figures_kind_colours(jacobi):
     svg = tp.plot(format="svg").to_bytes("svg").decode()
     drawn = {c.lower() for c in re.findall(r'stroke(?:="|:)(#[0-9a-fA-F]{6})', svg)}
     assert list(colours) == ["MPI"] and colours["MPI"] in drawn
+
+
+def test_explorer_modes_fold_other_as_the_figure(tmp_path):
+    """A resource in 30 states of about the same length: its largest state
+    holds less time than the 11 smallest together, which the figure draws
+    as "other": the explorer takes the mode among the states drawn too."""
+    import numpy as np
+
+    events, t = [], 0
+    for k in range(30):
+        events.append({"ph": "X", "name": f"op{k:02d}", "pid": 1, "tid": 1, "ts": t, "dur": 100 + k})
+        t += 100 + k
+    events.append({"ph": "X", "name": "op29", "pid": 1, "tid": 2, "ts": 0, "dur": t})
+    path = tmp_path / "flat.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    with pytest.warns(UserWarning, match="more than the 20"):
+        model = ms.read(path).micro(slices=1, key="name")
+    w = ModelExplorer(model)
+    assert w.states == model.states + ["other"] and w.palette[-1] == OTHER
+    agg = model.aggregate(0)
+    df = agg.to_pandas()
+    # The oracle: the shares of the states drawn as "other" added, by brute force.
+    grouped = [s for s, c in zip(model.states, w.palette) if c == OTHER]
+    assert grouped == [f"op{k:02d}" for k in range(11)]
+    one = df[df.node.str.endswith("1/1")].iloc[0]
+    other = sum(one["prop:" + s] for s in grouped)
+    assert one["mode"] == "op29" and other > one["prop:op29"]
+    cols = w._cols(w.current)
+    row = int(np.flatnonzero(df.node.str.endswith("1/1").to_numpy())[0])
+    assert w.states[cols["mode"][row]] == "other"
+    assert cols["mode_proportion"][row] == pytest.approx(other, rel=1e-12)
+    # The other thread is all op29, drawn in its own colour.
+    row2 = int(np.flatnonzero(df.node.str.endswith("1/2").to_numpy())[0])
+    assert w.states[cols["mode"][row2]] == "op29" and w.palette[cols["mode"][row2]] != OTHER
+    assert OTHER in svg_fills(agg.plot(format="svg"))

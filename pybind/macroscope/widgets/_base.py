@@ -53,6 +53,14 @@ def model_colours(model, colors: dict | None = None) -> list[str]:
     figures (overview, treemap) paint its states, ``colors`` overriding
     them by name as in their ``plot(colors=)``: the trace's own colours,
     the palette's, the grey of "other" for the states drawn together."""
+    return model_drawing(model, colors)["colors"]
+
+
+def model_drawing(model, colors: dict | None = None) -> dict:
+    """How the model's figures draw its states: ``colors`` (see
+    :func:`model_colours`), ``grouped`` (whether each is drawn as
+    "other", when the model has more states than a figure colours apart)
+    and ``other`` (its colour)."""
     return _bridge.call_json(model._h.StateColors, _bridge.options(colors=color_options(colors)))
 
 

@@ -22,21 +22,15 @@ from . import _levels
 MAX_CELLS = 2_000_000
 
 
-def modes(values: np.ndarray):
-    """The mode (index of the largest state share, the first on ties; -1
-    when the cell has no activity) and its share of each cell of
-    ``values`` (cells x states, or rows x slices x states)."""
-    mode = values.argmax(axis=-1).astype(np.int32)
-    prop = values.max(axis=-1)
-    mode[prop <= 0] = -1
-    return mode, prop
+# The modes of cells, as of aggregates (_levels.modes).
+fold, modes = _levels.fold, _levels.modes
 
 
-def message(model, values: np.ndarray, mid: int, types: dict, view: int):
+def message(model, values: np.ndarray, mid: int, types: dict, view: int, drawn: np.ndarray | None = None):
     """The custom message that ships every cell of ``model`` (``values``:
     its resources x slices x states): (content, buffers), cells row after
     row (resource), slice after slice, as a detail view numbers them."""
-    mode, prop = modes(values)
+    mode, prop = modes(values, drawn)
     mode = mode.ravel()
     prop = prop.ravel()
     wide = types["mode"].bit_width // 8

@@ -56,13 +56,50 @@ def narrow_types(nodes: int, slices: int, states: int) -> dict:
     }
 
 
-def draw_columns(agg, parts: pa.Table, states: list[str]) -> dict:
+def fold(values: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """The shares of ``values`` (..., states) added by the state each is
+    drawn as (``drawn[x]``: its own index, or that of "other"), in the
+    order Go's Grouping.Fold adds them, so that the sums are its own."""
+    out = np.zeros(values.shape[:-1] + (int(drawn.max()) + 1,), dtype=np.float64)
+    for x in range(values.shape[-1]):
+        out[..., drawn[x]] += values[..., x]
+    return out
+
+
+def modes(values: np.ndarray, drawn: np.ndarray | None = None):
+    """The mode (index of the largest state share, the first on ties; -1
+    when the cell has no activity) and its share of each cell of
+    ``values`` (cells x states, or rows x slices x states); with
+    ``drawn``, among the states as the figures draw them, the smallest
+    together as "other" (see :func:`fold`)."""
+    if drawn is not None:
+        values = fold(values, drawn)
+    mode = values.argmax(axis=-1).astype(np.int32)
+    prop = values.max(axis=-1)
+    mode[prop <= 0] = -1
+    return mode, prop
+
+
+def draw_columns(agg, parts: pa.Table, states: list[str], drawn: np.ndarray | None = None) -> dict:
     """The columns the browser needs to draw and name the aggregates of
     ``agg`` (rows in the Aggregation's order): node id (the browser finds
     its rows in the hierarchy), first and last slice, mode (an index into
     ``states``, -1 for none), the mode's opacity, and, for the tooltip,
-    the mode's proportion, gain and loss (float32)."""
+    the mode's proportion, gain and loss (float32). With ``drawn`` (the
+    index each of the model's states is drawn as; ``states`` then ends
+    with "other"), the mode among the states as the overview figure draws
+    them, the smallest together (_cells.fold)."""
     tbl = agg.to_arrow()
+    if drawn is not None:
+        shares = np.column_stack([tbl.column("prop:" + s).to_numpy() for s in states[:len(drawn)]])
+        codes, prop = modes(shares, drawn)
+        return {
+            "node_id": parts.column("node_id").to_numpy(),
+            "first_slice": tbl.column("first_slice").to_numpy(),
+            "last_slice": tbl.column("last_slice").to_numpy(),
+            "mode": codes, "alpha": alpha(prop), "mode_proportion": prop,
+            "gain": tbl.column("gain").to_numpy(), "loss": tbl.column("loss").to_numpy(),
+        }
     mode = tbl.column("mode").combine_chunks()
     if isinstance(mode.type, pa.DictionaryType):
         codes = np.asarray(mode.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int32)
@@ -110,8 +147,9 @@ class LevelPack:
     """What the browser holds of one overview's levels (see the module's
     doc), and the chunks that complete it."""
 
-    def __init__(self, model, levels, states: list[str], types: dict, p_of):
+    def __init__(self, model, levels, states: list[str], types: dict, p_of, drawn=None):
         self.model, self.levels, self.states, self.types, self.p_of = model, levels, states, types, p_of
+        self.drawn = drawn  # how the model's states are drawn (draw_columns)
         self.uids: dict[int, int] = {}  # aggregate key -> uid
         self.sent: list[int] = []  # levels shipped, in order
         self.sent_set: set[int] = set()
@@ -151,7 +189,7 @@ class LevelPack:
             if (shipped and time.perf_counter() - t0 > budget) or self.entries >= MAX_ENTRIES:
                 break
             agg = first[1] if first is not None and first[0] == j else self.model.aggregate(self.p_of(self.levels, j))
-            cols = draw_columns(agg, _bridge.table(agg._h.Rows), self.states)
+            cols = draw_columns(agg, _bridge.table(agg._h.Rows), self.states, self.drawn)
             keys = self._key(cols)
             order = np.argsort(keys)
             keys = keys[order]

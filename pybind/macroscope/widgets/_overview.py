@@ -23,7 +23,7 @@ import traitlets
 from .. import _bridge
 from .._clock import relative
 from . import _cells, _levels
-from ._base import ArrowWidget, arrow_trait, ipc, model_colours
+from ._base import ArrowWidget, arrow_trait, ipc, model_drawing
 
 
 @dataclass
@@ -118,8 +118,17 @@ class ModelExplorer(ArrowWidget):
         # its own picture until Python has caught up.
         self._seq = 0
         self._shown_seq = 0
-        # The overview figure's colours (one set of colours).
-        self.set_states(model.states, model_colours(model, colors))
+        # The overview figure's colours (one set of colours), and its
+        # "other": with more states than a figure colours apart, the
+        # smallest are drawn together, modes taken among the states drawn.
+        drawing = model_drawing(model, colors)
+        self._drawn = None
+        if any(drawing["grouped"]):
+            n = len(model.states)
+            self._drawn = np.array([n if g else i for i, g in enumerate(drawing["grouped"])], dtype=np.int32)
+            self.set_states(list(model.states) + ["other"], drawing["colors"] + [drawing["other"]])
+        else:
+            self.set_states(model.states, drawing["colors"])
         self.set_clock(model._info)
         self._push(self._overview(model, p=p))
         self.observe(self._on_level, names="level")
@@ -138,7 +147,7 @@ class ModelExplorer(ArrowWidget):
         v = View("overview", model, levels=levels, level=i, rows=(0, model.resources),
                  slices=(0, model.slices - 1), title=title or _window_title(model), uid=next(_uids))
         v.set_agg(model.aggregate(_level_p(levels, i)))
-        v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p)
+        v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p, self._drawn)
         return v
 
     @property
@@ -223,7 +232,7 @@ class ModelExplorer(ArrowWidget):
 
     def _cols(self, v: View) -> dict:
         if v.cols is None:
-            v.cols = _levels.draw_columns(v.aggregation(), self._part_rows(v), self.states)
+            v.cols = _levels.draw_columns(v.aggregation(), self._part_rows(v), self.states, self._drawn)
         return v.cols
 
     def _positions(self, v: View) -> np.ndarray | None:
@@ -262,7 +271,7 @@ class ModelExplorer(ArrowWidget):
         lo, hi = v.rows
         first, last = v.slices
         values = _values(m)[lo:hi, first:last + 1, :]
-        mode, prop = _cells.modes(values)  # as the page's cells (_cells.message)
+        mode, prop = _cells.modes(values, self._drawn)  # as the page's cells (_cells.message)
         nrows, nslices = mode.shape
         leaf = np.repeat(np.arange(lo, hi, dtype=np.int32), nslices)
         sl = np.tile(np.arange(first, last + 1, dtype=np.int32), nrows)
@@ -279,7 +288,7 @@ class ModelExplorer(ArrowWidget):
             "slice_end": bounds[sl + 1], "mode": states[mode.ravel()], "mode_proportion": prop.ravel(),
         })
         flat = values.reshape(nrows * nslices, -1)
-        for x, s in enumerate(self.states):
+        for x, s in enumerate(m.states):
             df["prop:" + s] = flat[:, x]
         return draw, df
 
@@ -319,7 +328,7 @@ class ModelExplorer(ArrowWidget):
         if mid not in self._cells_held and v.model.resources * v.model.slices <= _cells.MAX_CELLS:
             # The cells first: 6 bytes a cell, computed in one pass.
             self._cells_held.add(mid)
-            self.send(*_cells.message(v.model, _values(v.model), mid, v.pack.types, uid))
+            self.send(*_cells.message(v.model, _values(v.model), mid, v.pack.types, uid, self._drawn))
             return
         if v.pack.done:
             return
@@ -406,7 +415,7 @@ class ModelExplorer(ArrowWidget):
             self._cells_held.clear()
             for v in self._history:
                 if v.kind == "overview":
-                    v.pack = _levels.LevelPack(v.model, v.levels, self.states, v.pack.types, _level_p)
+                    v.pack = _levels.LevelPack(v.model, v.levels, self.states, v.pack.types, _level_p, self._drawn)
             if stale:  # the aggregates trait may hold another view's data
                 self._show()
         elif action == "open":
