@@ -77,7 +77,8 @@
 //     "Unmatched MPI message" ("send" or "receive") at the end of the
 //     reading.
 //   - Other records become events: "MPI collective" (MpiCollectiveEnd,
-//     valued by the operation: "BARRIER", "ALLREDUCE"...), "Program"
+//     valued by the operation: "BARRIER", "ALLREDUCE"..., the value's
+//     Category naming the communicator), "Program"
 //     (ProgramBegin, ProgramEnd), "Measurement" (MeasurementOn,
 //     MeasurementOff, BufferFlush), "Parameter" (valued by the parameter's
 //     name) and "Other" for the remaining records of OTF2 3.0, valued by

@@ -80,3 +80,28 @@ func TestPipitPingPong(t *testing.T) {
 		t.Errorf("%d messages, want 16", tr.Links.Len())
 	}
 }
+
+// TestCollectiveCommunicator checks that the "MPI collective" events name
+// their communicator in their value's category: the stencil's 96
+// MpiCollectiveEnd records (otf2-print: 3 BARRIER on each of 32 ranks,
+// Communicator: "MPI_COMM_WORLD" <0>).
+func TestCollectiveCommunicator(t *testing.T) {
+	anchor := archivePath(t, "tracer-stencil4d/stencil4d-otf/traces-32")
+	tr, err := readFile(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range tr.Events.All() {
+		if tr.Types[e.Type].Name != collectiveType {
+			continue
+		}
+		n++
+		if v := tr.Values[e.Value]; v.Name != "BARRIER" || v.Category != "MPI_COMM_WORLD" {
+			t.Fatalf("collective event valued %q in category %q, want BARRIER in MPI_COMM_WORLD", v.Name, v.Category)
+		}
+	}
+	if n != 96 {
+		t.Errorf("%d collective events, want 96", n)
+	}
+}
