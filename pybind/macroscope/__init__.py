@@ -44,6 +44,7 @@ by its name or content):
     gotrace         Go execution traces
 """
 
+from ._analyses import CommMatrix, FlatProfile, LoadImbalance, comm_matrix, flat_profile, load_imbalance
 from ._errors import (
     InternalError,
     InvalidArgumentError,
@@ -74,6 +75,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FORMATS",
+    "CommMatrix",
+    "FlatProfile",
+    "LoadImbalance",
+    "comm_matrix",
+    "flat_profile",
+    "load_imbalance",
     "Figure",
     "Aggregation",
     "CallTree",

@@ -7,7 +7,8 @@ import os
 
 import pandas as pd
 
-from . import _bridge, _figure
+from . import _analyses, _bridge, _figure
+from ._analyses import CommMatrix, FlatProfile, LoadImbalance
 from ._figure import Figure
 from ._kaleido import CallTree
 from ._model import MicroModel
@@ -289,6 +290,44 @@ class Trace:
                                   charge=charge)
         topo._span = (self.start, self.end)  # the bounds of explore()'s time slider
         return topo
+
+    def flat_profile(self, state_types=None, by: str = "process") -> FlatProfile:
+        """The flat profile of the states, with pipit's semantics: for every
+        state name its number of states, their inclusive and exclusive
+        times added up, and the means over the processes that have the
+        name (pipit's ``flat_profile()``), as a
+        :class:`macroscope.FlatProfile`. A state's exclusive time is its
+        duration minus that of the states directly nested in it.
+
+        ``by`` is "process" (the threads of a process add up: containers
+        of a type named "thread" count for their parent) or "container".
+        ``state_types`` restricts the state types (a name or a list).
+        """
+        return _analyses.analyze(self, "flat_profile", FlatProfile, **_analyses._profile_options(state_types, by))
+
+    def load_imbalance(self, metric: str = "exclusive", top: int = 3, state_types=None,
+                       by: str = "process") -> LoadImbalance:
+        """The load imbalance of every state name over the processes that
+        have it (pipit's ``load_imbalance()``): the mean, largest and
+        smallest time per process, their ratio max / mean, the ``top``
+        processes of the largest times, and the time a perfect balance
+        would save, as a :class:`macroscope.LoadImbalance`. ``metric`` is
+        "exclusive" or "inclusive"; ``state_types`` and ``by`` are those of
+        :meth:`flat_profile`."""
+        return _analyses.analyze(self, "load_imbalance", LoadImbalance,
+                                 **_analyses._profile_options(state_types, by, metric, top))
+
+    def comm_matrix(self, level: str = "process", link_types=None) -> CommMatrix:
+        """The communication matrix: for every link type and pair of
+        resources, the number of links and their bytes (where the format
+        gives sizes), as a :class:`macroscope.CommMatrix`. ``level`` is
+        "process" (threads count for their process, as pipit counts
+        ranks), "container", or a container type's name (each end counts
+        for its nearest container of that type: "node", "machine"...).
+        ``link_types`` restricts the link types (a name or a list)."""
+        if isinstance(link_types, str):
+            link_types = [link_types]
+        return _analyses.analyze(self, "comm_matrix", CommMatrix, level=level, link_types=link_types)
 
     def __repr__(self) -> str:
         return describe(self._summary)
