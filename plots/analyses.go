@@ -307,7 +307,7 @@ func EfficiencyTable(cols []string, rows []EfficiencyRow, opt FigureOptions) ([]
 		return nil, errs.Argument("table", "nothing to draw")
 	}
 	rowH := vg.Points(18)
-	opt.defaults(vg.Length(260+70*float64(len(cols))), vg.Length(40)+rowH*vg.Length(len(rows)+1)+vg.Points(24))
+	opt.defaults(vg.Length(260+70*float64(len(cols))), rowH*vg.Length(len(rows)+1)+vg.Points(44))
 	return Render(opt.Width, opt.Height, opt.Format, func(c draw.Canvas) {
 		text := textStyle(9)
 		bold := textStyle(9)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/pop"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
@@ -25,14 +26,19 @@ type Analysis struct {
 	// figure draws the result; options is the JSON of plot's keyword
 	// arguments beyond size, format and title.
 	figure func(fig plots.FigureOptions, options string) ([]byte, error)
+	// pop holds the factors of a POP analysis, for a Series to add up;
+	// popLabels names its runs.
+	pop       *pop.Factors
+	popLabels []string
 }
 
 // analyzer computes one analysis: sink receives the trace (nil when the
 // analysis needs the whole trace in memory, which finish then gets), and
-// finish builds the result once the trace has finished.
+// finish builds the result once the trace has finished; source is the
+// trace's file.
 type analyzer struct {
 	sink   trace.Sink
-	finish func(held *trace.Trace) (*Analysis, error)
+	finish func(held *trace.Trace, source string) (*Analysis, error)
 }
 
 // analysisKinds is the table of the analyses: each makes an analyzer from
@@ -68,7 +74,7 @@ func (t *Trace) Analyze(kind, options string) (a *Analysis, err error) {
 	if az.sink != nil {
 		t.t.Replay(az.sink)
 	}
-	if a, err = az.finish(t.t); err != nil {
+	if a, err = az.finish(t.t, sourceOf(t.t)); err != nil {
 		return nil, err
 	}
 	a.info["source"] = sourceOf(t.t)
@@ -107,7 +113,7 @@ func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err erro
 		if err := readGuarded(path, func() error { return src.Read(sink, ro) }); err != nil {
 			return err
 		}
-		a, err := az.finish(held)
+		a, err := az.finish(held, path)
 		if err != nil {
 			return streamError(path, err)
 		}

@@ -52,7 +52,7 @@ func newProfileAnalyzer(imbalance bool) func(string) (*analyzer, error) {
 			}
 		}
 		acc := profile.New(profile.Options{StateTypes: o.StateTypes, By: by})
-		return &analyzer{sink: acc, finish: func(*trace.Trace) (*Analysis, error) {
+		return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
 			r, err := acc.Result()
 			if err != nil {
 				return nil, err
@@ -162,7 +162,7 @@ func newCommMatrixAnalyzer(options string) (*analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &analyzer{sink: acc, finish: func(*trace.Trace) (*Analysis, error) {
+	return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
 		r, err := acc.Result()
 		if err != nil {
 			return nil, err

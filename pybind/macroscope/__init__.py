@@ -45,6 +45,7 @@ by its name or content):
 """
 
 from ._analyses import CommMatrix, FlatProfile, LoadImbalance, comm_matrix, flat_profile, load_imbalance
+from ._pop import POP, pop
 from ._errors import (
     InternalError,
     InvalidArgumentError,
@@ -78,6 +79,8 @@ __all__ = [
     "CommMatrix",
     "FlatProfile",
     "LoadImbalance",
+    "POP",
+    "pop",
     "comm_matrix",
     "flat_profile",
     "load_imbalance",

@@ -9,6 +9,7 @@ import pandas as pd
 
 from . import _analyses, _bridge, _figure
 from ._analyses import CommMatrix, FlatProfile, LoadImbalance
+from ._pop import POP, trace_pop
 from ._figure import Figure
 from ._kaleido import CallTree
 from ._model import MicroModel
@@ -328,6 +329,15 @@ class Trace:
         if isinstance(link_types, str):
             link_types = [link_types]
         return _analyses.analyze(self, "comm_matrix", CommMatrix, level=level, link_types=link_types)
+
+    def pop(self, eager_limit=None, ideal: bool = True) -> POP:
+        """The POP efficiencies of this run (load balance, communication,
+        serialisation and transfer efficiencies, parallel efficiency, IPC
+        and frequency where the trace has hardware counters), as a
+        :class:`macroscope.POP`; :func:`macroscope.pop` puts several runs
+        side by side. ``eager_limit`` (bytes; default 32 KiB) and
+        ``ideal`` are those of :func:`macroscope.pop`."""
+        return trace_pop(self, eager_limit, ideal)
 
     def __repr__(self) -> str:
         return describe(self._summary)

@@ -52,7 +52,9 @@
 // one per kind of container they live in:
 //
 //   - Enter and Leave records become states of type "Region", whose values
-//     are region names; Depth is the nesting level (0 outermost) and Order
+//     are region names, categorised by the region's paradigm as OTF2
+//     names it ("MPI", "USER", "COMPILER", "OPENMP", "MEASUREMENT_SYSTEM"...;
+//     none for archives older than OTF2 1.1, which do not say); Depth is the nesting level (0 outermost) and Order
 //     the rank of the Enter on its location. A Leave closes the innermost
 //     open region even when it names another one (hand-instrumented
 //     programs do that); a Leave with no open region is an error. Regions

@@ -105,3 +105,30 @@ func TestCollectiveCommunicator(t *testing.T) {
 		t.Errorf("%d collective events, want 96", n)
 	}
 }
+
+// TestRegionParadigm checks that region values carry their paradigm as
+// category (otf2-print --show-global-defs: the stencil's MPI_* regions
+// are of paradigm MPI, its TRACER_* regions USER).
+func TestRegionParadigm(t *testing.T) {
+	tr, err := readFile(archivePath(t, "tracer-stencil4d/stencil4d-otf/traces-32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range tr.Values {
+		if tr.Types[v.Type].Name != regionType {
+			continue
+		}
+		n++
+		want := "USER"
+		if len(v.Name) > 4 && v.Name[:4] == "MPI_" {
+			want = "MPI"
+		}
+		if v.Category != want {
+			t.Errorf("region %q in category %q, want %q", v.Name, v.Category, want)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d region values, want 8", n)
+	}
+}
