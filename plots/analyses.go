@@ -385,13 +385,14 @@ type PathSegment struct {
 // PathChart draws a critical path over the resources: a thin grey line
 // per row (the resource's life), the path's segments as thick bars in
 // their states' colours, and a vertical line where the path moves from
-// one resource to another. Legend names the colours.
-func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps [][3]float64, legend []LegendEntry, xLabel string, opt FigureOptions) ([]byte, error) {
+// one resource to another, over the time window [x0, x1]. Legend names
+// the colours, above the rows.
+func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps [][3]float64, legend []LegendEntry, x0, x1 float64, xLabel string, opt FigureOptions) ([]byte, error) {
 	n := len(rows)
 	if n == 0 {
 		return nil, errs.Argument("rows", "nothing to draw")
 	}
-	opt.defaults(8*vg.Inch, vg.Length(max(3*72, 60+14*float64(min(n, 64)))))
+	opt.defaults(8*vg.Inch, vg.Length(max(3*72, 80+14*float64(min(n, 64))+12*float64(len(legend)))))
 	p := plot.New()
 	p.Title.Text = opt.Title
 	p.X.Label.Text = xLabel
@@ -407,6 +408,10 @@ func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps 
 	}
 	y := func(row int) float64 { return float64(n - 1 - row) }
 	for i, s := range spans {
+		s[0], s[1] = max(s[0], x0), min(s[1], x1)
+		if s[1] < s[0] {
+			continue
+		}
 		ln, err := plotter.NewLine(plotter.XYs{{X: s[0], Y: y(i)}, {X: s[1], Y: y(i)}})
 		if err != nil {
 			return nil, err
@@ -438,7 +443,14 @@ func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps 
 		p.Legend.Add(e.Label, ln)
 	}
 	p.Legend.Top = true
-	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3
+	// Room above the rows for the legend: its lines, in rows.
+	rowPts := math.Max(1, float64(opt.Height-vg.Points(70))/(float64(n)+0.5))
+	extra := (float64(len(legend))*13 + 6) / rowPts
+	rowPts = math.Max(1, float64(opt.Height-vg.Points(70))/(float64(n)+0.5+extra))
+	extra = (float64(len(legend))*13 + 6) / rowPts
+	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3+extra
+	margin := (x1 - x0) * 0.01
+	p.X.Min, p.X.Max = x0-margin, x1+margin
 	return RenderPlot(p, opt.Width, opt.Height, opt.Format)
 }
 

@@ -253,10 +253,7 @@ func commMatrixFigure(r *commmatrix.Result, types []string, o figureOptions, fig
 		}
 		m[index[row.Source]][index[row.Destination]] += v
 	}
-	short := make([]string, len(labels))
-	for i, l := range labels {
-		short[i] = lastName(l)
-	}
+	short := shortNames(labels)
 	logScale := o.Log == nil || *o.Log
 	return plots.Heatmap(short, short, m, logScale, typ+": "+value, "destination ("+r.Level+")", "source ("+r.Level+")", fig)
 }
@@ -272,4 +269,37 @@ func lastName(path string) string {
 		return path[i+1:]
 	}
 	return path
+}
+
+// shortNames returns, for each path, its shortest suffix of whole names
+// that no other path ends with ("MPI Rank 3/Master thread" where every
+// rank has a "Master thread").
+func shortNames(paths []string) []string {
+	out := make([]string, len(paths))
+	parts := make([][]string, len(paths))
+	for i, p := range paths {
+		parts[i] = strings.Split(p, "/")
+	}
+	for k := 1; ; k++ {
+		count := map[string]int{}
+		suffix := func(i int) string {
+			ps := parts[i]
+			return strings.Join(ps[max(0, len(ps)-k):], "/")
+		}
+		for i := range paths {
+			count[suffix(i)]++
+		}
+		done := true
+		for i := range paths {
+			if out[i] == "" && (count[suffix(i)] == 1 || k >= len(parts[i])) {
+				out[i] = suffix(i)
+			}
+			if out[i] == "" {
+				done = false
+			}
+		}
+		if done {
+			return out
+		}
+	}
 }

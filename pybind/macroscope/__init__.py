@@ -46,6 +46,7 @@ by its name or content):
 
 from ._analyses import CommMatrix, FlatProfile, LoadImbalance, comm_matrix, flat_profile, load_imbalance
 from ._pop import POP, pop
+from ._critpath import CriticalPath, Stragglers, critical_path, stragglers
 from ._errors import (
     InternalError,
     InvalidArgumentError,
@@ -77,6 +78,10 @@ __version__ = "0.1.0"
 __all__ = [
     "FORMATS",
     "CommMatrix",
+    "CriticalPath",
+    "Stragglers",
+    "critical_path",
+    "stragglers",
     "FlatProfile",
     "LoadImbalance",
     "POP",

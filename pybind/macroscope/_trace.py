@@ -10,6 +10,7 @@ import pandas as pd
 from . import _analyses, _bridge, _figure
 from ._analyses import CommMatrix, FlatProfile, LoadImbalance
 from ._pop import POP, trace_pop
+from ._critpath import CriticalPath, Stragglers, trace_critical_path, trace_stragglers
 from ._figure import Figure
 from ._kaleido import CallTree
 from ._model import MicroModel
@@ -338,6 +339,26 @@ class Trace:
         side by side. ``eager_limit`` (bytes; default 32 KiB) and
         ``ideal`` are those of :func:`macroscope.pop`."""
         return trace_pop(self, eager_limit, ideal)
+
+    def critical_path(self, whole_run: bool = False) -> CriticalPath:
+        """The critical path of this message-passing run, with Scalasca's
+        semantics, as a :class:`macroscope.CriticalPath`: wait states (late
+        sender, late receiver, waiting in collectives) from the MPI calls,
+        messages and collectives; then a walk back from the last resource
+        to enter MPI_Finalize, along it until a call that waited, on at the
+        resource that caused the wait, down to MPI_Init's end
+        (``whole_run=True``: from the trace's start to its end, MPI_Init
+        and MPI_Finalize included). Needs matched messages or collectives
+        (Paraver, OTF2, SMPI Pajé, pj_dump); refused otherwise."""
+        return trace_critical_path(self, whole_run)
+
+    def stragglers(self, iteration: str | None = None) -> Stragglers:
+        """The resources that arrive last at the collective operations (or,
+        with ``iteration``, a pattern of state names such as
+        "ProfilerStep*", at the k-th such state of every resource, by when
+        they finish it): how often, how much later than the next, and how
+        much waiting they caused, as a :class:`macroscope.Stragglers`."""
+        return trace_stragglers(self, iteration)
 
     def __repr__(self) -> str:
         return describe(self._summary)

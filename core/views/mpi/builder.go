@@ -14,6 +14,11 @@ import (
 // collectives to communicators, never the other states and events, so
 // its memory grows with the number of MPI calls and messages only.
 type Builder struct {
+	// CollectivesOnly keeps only the collective calls, and no messages:
+	// for the analyses that need no more (stragglers), memory grows with
+	// the collectives only.
+	CollectivesOnly bool
+
 	types      []typeInfo
 	values     []valueInfo
 	containers []containerInfo
@@ -239,7 +244,7 @@ func (b *Builder) State(s trace.State) {
 	}
 	b.seen(s.Container, s.Start, s.End)
 	v := &b.values[s.Value]
-	if v.call < 0 {
+	if v.call < 0 || b.CollectivesOnly && !v.class.Collective() {
 		return
 	}
 	r := b.resource(s.Container)
@@ -252,6 +257,9 @@ func (b *Builder) Variable(trace.Variable) {}
 // Link implements trace.Sink: every link may be a message; those between
 // two resources are, once the resources are known.
 func (b *Builder) Link(l trace.Link) {
+	if b.CollectivesOnly {
+		return
+	}
 	if l.From < 0 || l.To < 0 || int(l.From) >= len(b.containers) || int(l.To) >= len(b.containers) {
 		return
 	}
@@ -277,7 +285,7 @@ func (b *Builder) Event(e trace.Event) {
 			r.calls[r.open].Leave = e.Time
 			r.open = -1
 		}
-		if v.call >= 0 {
+		if v.call >= 0 && (!b.CollectivesOnly || v.class.Collective()) {
 			r.open = int32(len(r.calls))
 			r.calls = append(r.calls, Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1})
 		}
