@@ -158,15 +158,7 @@ func (s *Series) analysis(scaling pop.Scaling) (*Analysis, error) {
 		default:
 			return nil, errs.Argument("form", "%q is not multiplicative or additive", o.Form)
 		}
-		var rows []plots.EfficiencyRow
-		for _, r := range f.Form(form) {
-			depth := r.Depth
-			if !r.Fraction {
-				depth = 0
-			}
-			rows = append(rows, plots.EfficiencyRow{Label: r.Label, Depth: depth, Fraction: r.Fraction, Values: r.Values})
-		}
-		return plots.EfficiencyTable(labels, rows, fig)
+		return plots.POPFigure(f, labels, form, fig)
 	}
 	return a, nil
 }

@@ -1,10 +1,6 @@
 package pybind
 
 import (
-	"math"
-	"strconv"
-	"strings"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -99,16 +95,7 @@ func profileAnalysis(r *profile.Result) *Analysis {
 		if err := decodeOptions(options, &o); err != nil {
 			return nil, err
 		}
-		rows := flat[:min(o.top(20), len(flat))]
-		labels := make([]string, len(rows))
-		exc, inc := make([]float64, len(rows)), make([]float64, len(rows))
-		for i, row := range rows {
-			labels[i], exc[i], inc[i] = row.Name.Name, row.ExclusiveMean, row.InclusiveMean
-		}
-		return plots.HorizontalBars(labels, []plots.BarSeries{
-			{Name: "exclusive", Values: exc, Color: plots.CategoryColor(0)},
-			{Name: "inclusive", Values: inc, Color: plots.CategoryColor(1)},
-		}, "time per "+r.By.String()+" (s, mean over those that have the state)", fig)
+		return plots.FlatProfileFigure(flat, o.top(20), r.By, fig)
 	}
 	return a
 }
@@ -127,27 +114,9 @@ func imbalanceAnalysis(r *profile.Result, metric profile.Metric, top int) *Analy
 		if err := decodeOptions(options, &o); err != nil {
 			return nil, err
 		}
-		shown := rows[:min(o.top(20), len(rows))]
-		n := len(shown)
-		labels, notes := make([]string, n), make([]string, n)
-		lo, mean, hi := make([]float64, n), make([]float64, n), make([]float64, n)
-		for i, row := range shown {
-			labels[i], lo[i], mean[i], hi[i] = row.Name.Name, row.Min, row.Mean, row.Max
-			notes[i] = "×" + formatRatio(row.Imbalance)
-			if len(row.Top) > 0 {
-				notes[i] += " " + lastName(row.Top[0])
-			}
-		}
-		return plots.Ranges(labels, lo, mean, hi, notes, metric.String()+" time per "+r.By.String()+" (s)", fig)
+		return plots.ImbalanceFigure(rows, o.top(20), metric, r.By, fig)
 	}
 	return a
-}
-
-func formatRatio(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return trimFloat(v, 2)
 }
 
 func newCommMatrixAnalyzer(options string) (*analyzer, error) {
@@ -194,112 +163,7 @@ func commMatrixAnalysis(r *commmatrix.Result) *Analysis {
 		if err := decodeOptions(options, &o); err != nil {
 			return nil, err
 		}
-		return commMatrixFigure(r, types, o, fig)
+		return plots.CommMatrixFigure(r, o.Type, o.Value, o.Log == nil || *o.Log, fig)
 	}
 	return a
-}
-
-// commMatrixFigure draws one link type's matrix (the first, or o.Type):
-// bytes where the trace gives sizes, else counts, unless o.Value says.
-func commMatrixFigure(r *commmatrix.Result, types []string, o figureOptions, fig plots.FigureOptions) ([]byte, error) {
-	if len(types) == 0 {
-		return nil, errs.Argument("matrix", "the trace has no links")
-	}
-	typ := types[0]
-	if o.Type != "" {
-		typ = o.Type
-	}
-	var rows []commmatrix.Row
-	sized := true
-	for _, row := range r.Rows {
-		if row.Type == typ {
-			rows = append(rows, row)
-			sized = sized && row.Sized > 0
-		}
-	}
-	if len(rows) == 0 {
-		return nil, errs.Argument("type", "no link of type %q (types: %v)", typ, types)
-	}
-	value := o.Value
-	switch value {
-	case "":
-		value = "count"
-		if sized {
-			value = "bytes"
-		}
-	case "count", "bytes":
-	default:
-		return nil, errs.Argument("value", "%q is not count or bytes", value)
-	}
-	used := map[string]bool{}
-	for _, row := range rows {
-		used[row.Source], used[row.Destination] = true, true
-	}
-	index, labels := map[string]int{}, []string{}
-	for _, g := range r.Groups {
-		if used[g] {
-			index[g] = len(labels)
-			labels = append(labels, g)
-		}
-	}
-	m := make([][]float64, len(labels))
-	for i := range m {
-		m[i] = make([]float64, len(labels))
-	}
-	for _, row := range rows {
-		v := float64(row.Count)
-		if value == "bytes" {
-			v = row.Bytes
-		}
-		m[index[row.Source]][index[row.Destination]] += v
-	}
-	short := shortNames(labels)
-	logScale := o.Log == nil || *o.Log
-	return plots.Heatmap(short, short, m, logScale, typ+": "+value, "destination ("+r.Level+")", "source ("+r.Level+")", fig)
-}
-
-// trimFloat writes v with at most digits decimals, without trailing zeros.
-func trimFloat(v float64, digits int) string {
-	return strconv.FormatFloat(math.Round(v*math.Pow10(digits))/math.Pow10(digits), 'f', -1, 64)
-}
-
-// lastName is the last name of a container's path.
-func lastName(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[i+1:]
-	}
-	return path
-}
-
-// shortNames returns, for each path, its shortest suffix of whole names
-// that no other path ends with ("MPI Rank 3/Master thread" where every
-// rank has a "Master thread").
-func shortNames(paths []string) []string {
-	out := make([]string, len(paths))
-	parts := make([][]string, len(paths))
-	for i, p := range paths {
-		parts[i] = strings.Split(p, "/")
-	}
-	for k := 1; ; k++ {
-		count := map[string]int{}
-		suffix := func(i int) string {
-			ps := parts[i]
-			return strings.Join(ps[max(0, len(ps)-k):], "/")
-		}
-		for i := range paths {
-			count[suffix(i)]++
-		}
-		done := true
-		for i := range paths {
-			if out[i] == "" && (count[suffix(i)] == 1 || k >= len(parts[i])) {
-				out[i] = suffix(i)
-			}
-			if out[i] == "" {
-				done = false
-			}
-		}
-		if done {
-			return out
-		}
-	}
 }

@@ -1,13 +1,10 @@
 package pybind
 
 import (
-	"strconv"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/stragglers"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -57,40 +54,7 @@ func stragglersAnalysis(r *stragglers.Result) *Analysis {
 		if err := decodeOptions(options, &o); err != nil {
 			return nil, err
 		}
-		switch o.Type {
-		case "", "bars":
-			shown := by[:min(o.top(20), len(by))]
-			labels, caused := make([]string, len(shown)), make([]float64, len(shown))
-			short := shortNames(r.Resources)
-			index := map[string]int{}
-			for i, res := range r.Resources {
-				index[res] = i
-			}
-			for i, b := range shown {
-				labels[i] = short[index[b.Resource]] + " (" + strconv.Itoa(b.TimesLast) + "x)"
-				caused[i] = b.WaitCaused.Seconds()
-			}
-			return plots.HorizontalBars(labels, []plots.BarSeries{{Name: "wait caused", Values: caused, Color: plots.CategoryColor(0)}},
-				"waiting caused when arriving last (s); (n x): times last", fig)
-		case "heatmap":
-			rows := make([]string, len(r.Instances))
-			m := make([][]float64, len(r.Instances))
-			for i, in := range r.Instances {
-				rows[i] = strconv.Itoa(i) + " " + in.Name
-				m[i] = make([]float64, len(r.Resources))
-				first := in.Arrivals[0]
-				for _, t := range in.Arrivals {
-					first = min(first, t)
-				}
-				for k, res := range in.Members {
-					m[i][res] = (in.Arrivals[k] - first).Seconds()
-				}
-			}
-			cols := shortNames(r.Resources)
-			logScale := o.Log != nil && *o.Log
-			return plots.Heatmap(rows, cols, m, logScale, "delay after the first arrival (s)", "resource", "instance", fig)
-		}
-		return nil, errs.Argument("type", "%q is not bars or heatmap", o.Type)
+		return plots.StragglersFigure(r, o.Type, o.top(20), o.Log != nil && *o.Log, fig)
 	}
 	return a
 }

@@ -104,7 +104,7 @@ func TestNoMessages(t *testing.T) {
 
 // A trace without MPI (a PyTorch profile) is refused with the reason.
 func TestRefusedWithoutMPI(t *testing.T) {
-	tr := read(t, "../../../../shared/traces/hta/tests/data/critical_path/simple_add/simple_add.json.gz", "chrome")
+	tr := read(t, "../../../../shared/traces/hta/tests/data/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz", "chrome")
 	_, err := Compute(tr, Options{})
 	var ae *errs.ArgumentError
 	if !errors.As(err, &ae) {
