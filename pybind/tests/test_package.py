@@ -33,7 +33,10 @@ def test_every_export_exists():
         "FORMATS", "Figure", "Aggregation", "CallTree", "InternalError", "InvalidArgumentError", "Kaleidoscope",
         "MacroscopeError", "MicroModel", "Moments", "Topology", "Trace", "TraceFormatError", "TraceNotFoundError",
         "Treemap", "formats", "from_pandas", "moments", "read", "read_micro", "read_table", "synth",
-        "to_parquet_dataset"}
+        "to_parquet_dataset",
+        # The performance analyses (docs/analyses.md).
+        "CommMatrix", "CriticalPath", "FlatProfile", "LoadImbalance", "POP", "Stragglers", "comm_matrix",
+        "critical_path", "flat_profile", "load_imbalance", "pop", "stragglers"}
 
 
 def _modules():
