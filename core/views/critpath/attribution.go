@@ -56,19 +56,47 @@ func (r *Result) Attribute(t *trace.Trace) *Attribution {
 	for i, res := range run.Resources {
 		resOf[res.Container] = int32(i)
 	}
-	// Every resource's states, to find what it was doing when.
-	states := make([][]trace.State, len(run.Resources))
-	for _, s := range t.States.All() {
-		if i, ok := resOf[s.Container]; ok && s.End > s.Start {
-			states[i] = append(states[i], s)
+	// Every resource's states (their indices: 4 bytes a state), to find
+	// what it was doing when, one resource at a time.
+	resOfContainer := make([]int32, len(t.Containers))
+	for i := range resOfContainer {
+		resOfContainer[i] = -1
+	}
+	for c, i := range resOf {
+		resOfContainer[c] = i
+	}
+	indices := make([][]int32, len(run.Resources))
+	for k := range t.States.Len() {
+		s := t.States.At(k)
+		if i := resOfContainer[s.Container]; i >= 0 && s.End > s.Start {
+			indices[i] = append(indices[i], int32(k))
 		}
 	}
+	onPathRes := make([]bool, len(run.Resources))
+	for _, seg := range r.Segments {
+		onPathRes[seg.Resource] = true
+	}
 	acts := make([][]Piece, len(run.Resources))
-	for i := range acts {
-		acts[i] = activity(int32(i), states[i], t, r)
+	total := map[string]trace.Time{}
+	var states []trace.State
+	for i := range indices {
+		states = states[:0]
+		for _, k := range indices[i] {
+			states = append(states, t.States.At(int(k)))
+		}
+		indices[i] = nil
+		act := activity(int32(i), states, t, r)
+		for _, p := range act {
+			if d := min(p.End, r.End) - max(p.Start, r.Start); d > 0 {
+				total[p.State] += d
+			}
+		}
+		if onPathRes[i] {
+			acts[i] = act
+		}
 	}
 	a := &Attribution{}
-	onPath, total := map[string]trace.Time{}, map[string]trace.Time{}
+	onPath := map[string]trace.Time{}
 	byRes := make([]ResourceShare, len(run.Resources))
 	for i := range byRes {
 		byRes[i].Resource = r.Resources[i]
@@ -79,11 +107,6 @@ func (r *Result) Attribute(t *trace.Trace) *Attribution {
 		for _, p := range clip(acts[seg.Resource], seg.Start, seg.End) {
 			a.Pieces = append(a.Pieces, p)
 			onPath[p.State] += p.End - p.Start
-		}
-	}
-	for i := range acts {
-		for _, p := range clip(acts[i], r.Start, r.End) {
-			total[p.State] += p.End - p.Start
 		}
 	}
 	length := r.Length()
@@ -117,7 +140,7 @@ func (r *Result) Attribute(t *trace.Trace) *Attribution {
 func activity(res int32, states []trace.State, t *trace.Trace, r *Result) []Piece {
 	run := r.run
 	inner := innermost(states, t)
-	var out []Piece
+	out := make([]Piece, 0, len(inner)+2*len(run.Calls[res])+1)
 	add := func(a, b trace.Time, name string) {
 		if b <= a {
 			return
@@ -180,7 +203,7 @@ func innermost(states []trace.State, t *trace.Trace) []Piece {
 		}
 		return cmp.Compare(y.depth, x.depth)
 	})
-	var out []Piece
+	out := make([]Piece, 0, len(states))
 	var stack []int
 	last := trace.Time(0)
 	for _, e := range edges {

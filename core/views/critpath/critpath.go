@@ -40,7 +40,6 @@
 package critpath
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -126,17 +125,10 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 		return nil, errs.Argument("trace", "the critical path needs matched messages or collective operations between "+
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
-	waits := WaitStates(run)
+	waits, byCall := waitStates(run)
 	r := &Result{Names: run.Names, run: run}
 	for _, res := range run.Resources {
 		r.Resources = append(r.Resources, res.Path)
-	}
-	byCall := make([]map[int32]int, len(run.Resources))
-	for i := range byCall {
-		byCall[i] = map[int32]int{}
-	}
-	for i, w := range waits {
-		byCall[w.Call.Resource][w.Call.Call] = i
 	}
 	r.Waits = waits
 
@@ -169,8 +161,8 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 			if !opt.WholeRun && isOp(run, c, "init") && c.Leave <= at {
 				break // the walk ends at MPI_Init's end
 			}
-			i, ok := byCall[res][int32(j)]
-			if !ok {
+			i := byCall[res][j]
+			if i < 0 {
 				continue
 			}
 			w := waits[i]
@@ -220,15 +212,34 @@ func lastNamed(run *mpi.Run, r int32, op string) int {
 // documentation), at most one per call (its longest), in the order of the
 // resources and their calls.
 func WaitStates(run *mpi.Run) []Wait {
-	best := map[mpi.CallRef]Wait{}
+	w, _ := waitStates(run)
+	return w
+}
+
+// waitStates returns the wait states, and for every call of every
+// resource the index of its wait state, -1 for none.
+func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
+	index := make([][]int32, len(run.Calls))
+	for r, calls := range run.Calls {
+		index[r] = make([]int32, len(calls))
+		for j := range index[r] {
+			index[r][j] = -1
+		}
+	}
+	var best []Wait
 	offer := func(w Wait) {
 		c := run.Call(w.Call)
 		w.Wait = min(w.Wait, c.Leave-c.Enter)
 		if w.Wait <= 0 {
 			return
 		}
-		if old, ok := best[w.Call]; !ok || w.Wait > old.Wait {
-			best[w.Call] = w
+		i := &index[w.Call.Resource][w.Call.Call]
+		switch {
+		case *i < 0:
+			*i = int32(len(best))
+			best = append(best, w)
+		case w.Wait > best[*i].Wait:
+			best[*i] = w
 		}
 	}
 	for _, m := range run.Messages {
@@ -285,14 +296,17 @@ func WaitStates(run *mpi.Run) []Wait {
 			}
 		}
 	}
+	// In the order of the resources and their calls.
 	out := make([]Wait, 0, len(best))
-	for _, w := range best {
-		out = append(out, w)
+	for r := range index {
+		for j, i := range index[r] {
+			if i >= 0 {
+				index[r][j] = int32(len(out))
+				out = append(out, best[i])
+			}
+		}
 	}
-	slices.SortFunc(out, func(a, b Wait) int {
-		return cmp.Or(cmp.Compare(a.Call.Resource, b.Call.Resource), cmp.Compare(a.Call.Call, b.Call.Call))
-	})
-	return out
+	return out, index
 }
 
 // Length is the path's duration, its segments added up.

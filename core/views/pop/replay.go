@@ -3,6 +3,7 @@ package pop
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
@@ -50,22 +51,43 @@ type Ideal struct {
 func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 	n := len(run.Resources)
 	// What each call waits for, gathered once: the messages it completes
-	// and the rendezvous it sends.
+	// and the rendezvous it sends, as lists by call (waits[r][first[r][j]:
+	// first[r][j+1]] for call j of r).
 	type wait struct{ res, call int32 } // a partner call whose replayed entry bounds this call's end
-	waits := make([]map[int32][]wait, n)
-	for i := range waits {
-		waits[i] = map[int32][]wait{}
-	}
+	var pairs [][2]wait                  // (waiting call, partner)
 	for _, m := range run.Messages {
 		if m.SendCall < 0 || m.RecvCall < 0 {
 			continue
 		}
 		if run.Calls[m.To][m.RecvCall].Class.Completes() {
-			waits[m.To][m.RecvCall] = append(waits[m.To][m.RecvCall], wait{m.From, m.SendCall})
+			pairs = append(pairs, [2]wait{{m.To, m.RecvCall}, {m.From, m.SendCall}})
 		}
 		if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > eagerLimit {
-			waits[m.From][m.SendCall] = append(waits[m.From][m.SendCall], wait{m.To, m.RecvCall})
+			pairs = append(pairs, [2]wait{{m.From, m.SendCall}, {m.To, m.RecvCall}})
 		}
+	}
+	first := make([][]int32, n)
+	for r := range n {
+		first[r] = make([]int32, len(run.Calls[r])+1)
+	}
+	for _, p := range pairs {
+		first[p[0].res][p[0].call+1]++
+	}
+	waits := make([][]wait, n)
+	for r := range n {
+		for j := 1; j < len(first[r]); j++ {
+			first[r][j] += first[r][j-1]
+		}
+		waits[r] = make([]wait, first[r][len(first[r])-1])
+	}
+	fill := make([][]int32, n)
+	for r := range n {
+		fill[r] = slices.Clone(first[r][:len(first[r])-1])
+	}
+	for _, p := range pairs {
+		w := p[0]
+		waits[w.res][fill[w.res][w.call]] = p[1]
+		fill[w.res][w.call]++
 	}
 	// entered[r][j]: replayed entry of call j of r, known once r got there.
 	entered := make([][]trace.Time, n)
@@ -109,7 +131,7 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 					progress = true
 				}
 				end, ready := now[r], true
-				for _, w := range waits[r][int32(j)] {
+				for _, w := range waits[r][first[r][j]:first[r][j+1]] {
 					if !known(w) {
 						ready = false
 						break
