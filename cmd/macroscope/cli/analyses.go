@@ -503,9 +503,15 @@ func runCritPath(c *cli) error {
 		name  *string
 		build func() error
 	}{
-		{table, func() error { return c.writeTable(*table, arrowio.CritPathSegmentsTable(r, meta, memory.DefaultAllocator), "") }},
-		{states, func() error { return c.writeTable(*states, arrowio.CritPathByStateTable(at, meta, memory.DefaultAllocator), "") }},
-		{waits, func() error { return c.writeTable(*waits, arrowio.WaitStatesTable(r, meta, memory.DefaultAllocator), "") }},
+		{table, func() error {
+			return c.writeTable(*table, arrowio.CritPathSegmentsTable(r, meta, memory.DefaultAllocator), "")
+		}},
+		{states, func() error {
+			return c.writeTable(*states, arrowio.CritPathByStateTable(at, meta, memory.DefaultAllocator), "")
+		}},
+		{waits, func() error {
+			return c.writeTable(*waits, arrowio.WaitStatesTable(r, meta, memory.DefaultAllocator), "")
+		}},
 	} {
 		if *t.name != "" {
 			if err := t.build(); err != nil {

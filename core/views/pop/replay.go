@@ -54,7 +54,7 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 	// and the rendezvous it sends, as lists by call (waits[r][first[r][j]:
 	// first[r][j+1]] for call j of r).
 	type wait struct{ res, call int32 } // a partner call whose replayed entry bounds this call's end
-	var pairs [][2]wait                  // (waiting call, partner)
+	var pairs [][2]wait                 // (waiting call, partner)
 	for _, m := range run.Messages {
 		if m.SendCall < 0 || m.RecvCall < 0 {
 			continue
