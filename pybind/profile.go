@@ -1,6 +1,8 @@
 package pybind
 
 import (
+	"encoding"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -27,27 +29,37 @@ type profileOptions struct {
 	Top        *int     `json:"top"`
 }
 
+// parseProfileOptions decodes the options of the flat profile and the
+// load imbalance.
+func parseProfileOptions(options string) (profile.Options, profile.Metric, int, error) {
+	var o profileOptions
+	if err := decodeOptions(options, &o); err != nil {
+		return profile.Options{}, 0, 0, err
+	}
+	by, err := profile.ParseBy(o.By)
+	if err != nil {
+		return profile.Options{}, 0, 0, err
+	}
+	metric, err := profile.ParseMetric(o.Metric)
+	if err != nil {
+		return profile.Options{}, 0, 0, err
+	}
+	top := 3
+	if o.Top != nil {
+		if top = *o.Top; top < 0 {
+			return profile.Options{}, 0, 0, errs.Argument("top", "must be a number of processes, got %d", top)
+		}
+	}
+	return profile.Options{StateTypes: o.StateTypes, By: by}, metric, top, nil
+}
+
 func newProfileAnalyzer(imbalance bool) func(string) (*analyzer, error) {
 	return func(options string) (*analyzer, error) {
-		var o profileOptions
-		if err := decodeOptions(options, &o); err != nil {
-			return nil, err
-		}
-		by, err := profile.ParseBy(o.By)
+		opt, metric, top, err := parseProfileOptions(options)
 		if err != nil {
 			return nil, err
 		}
-		metric, err := profile.ParseMetric(o.Metric)
-		if err != nil {
-			return nil, err
-		}
-		top := 3
-		if o.Top != nil {
-			if top = *o.Top; top < 0 {
-				return nil, errs.Argument("top", "must be a number of processes, got %d", top)
-			}
-		}
-		acc := profile.New(profile.Options{StateTypes: o.StateTypes, By: by})
+		acc := profile.New(opt)
 		return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
 			r, err := acc.Result()
 			if err != nil {
@@ -166,4 +178,70 @@ func commMatrixAnalysis(r *commmatrix.Result) *Analysis {
 		return plots.CommMatrixFigure(r, o.Type, o.Value, o.Log == nil || *o.Log, fig)
 	}
 	return a
+}
+
+// StartPartitionProfile starts profiling a part of a trace (a JSON
+// partition.Part) in this process, for a profile computed on a cluster;
+// Reading.Partial gives the encoded partial profile. options are those
+// of the flat profile (by, state_types).
+func StartPartitionProfile(path, part, options string) (r *Reading, err error) {
+	defer guard(&err)
+	p, err := decodePart(part)
+	if err != nil {
+		return nil, err
+	}
+	opt, _, _, err := parseProfileOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	return startPartial(path, func(ro trace.ReadOptions) (encoding.BinaryMarshaler, []byte, error) {
+		res, err := profile.ComputePart(p, opt, ro)
+		if err != nil {
+			return nil, nil, streamError(path, err)
+		}
+		return res, nil, nil
+	}), nil
+}
+
+// PartitionProfileMerge merges the encoded profiles of two consecutive
+// parts, a's first.
+func PartitionProfileMerge(a, b []byte) (data []byte, err error) {
+	defer guard(&err)
+	ra, err := profile.UnmarshalResult(a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := profile.UnmarshalResult(b)
+	if err != nil {
+		return nil, err
+	}
+	m, err := profile.Merge(ra, rb)
+	if err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
+}
+
+// PartitionProfile returns the analysis kind ("flat_profile" or
+// "load_imbalance") of the merged profile of all the parts of a trace.
+func PartitionProfile(data []byte, kind, options, source string) (a *Analysis, err error) {
+	defer guard(&err)
+	_, metric, top, err := parseProfileOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	r, err := profile.UnmarshalResult(data)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "flat_profile":
+		a = profileAnalysis(r)
+	case "load_imbalance":
+		a = imbalanceAnalysis(r, metric, top)
+	default:
+		return nil, errs.Argument("analysis", "%q is not computed on a cluster (flat_profile and load_imbalance are)", kind)
+	}
+	a.info["source"] = source
+	return a, nil
 }

@@ -272,3 +272,28 @@ def test_tables_write_to_parquet(tmp_path, jacobi):
         back = pq.read_table(path).to_pandas()
         assert len(back) == len(result.to_pandas())
     assert "POP efficiencies" in repr(jacobi.pop()) or "POP" in repr(jacobi.pop())
+
+
+# -- on a Dask cluster ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_profile_on_a_cluster(client, stencil_path):
+    """The location groups profiled by the workers, their sums added up:
+    the single process's result, exactly."""
+    lulesh = shared("hpctoolkit-db", "issue-233-lulesh")
+    for path in (stencil_path, lulesh):
+        for fn in (ms.flat_profile, ms.load_imbalance):
+            got = fn(path, client=client, partitions=4, progress=False).to_pandas()
+            want = fn(path).to_pandas()
+            pd.testing.assert_frame_equal(got, want, check_categorical=False)
+    with pytest.raises(ms.InvalidArgumentError, match="client"):
+        ms.flat_profile(stencil_path, client="not a client")

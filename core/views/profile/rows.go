@@ -139,8 +139,11 @@ func (r *Result) Imbalance(metric Metric, top int) []ImbalanceRow {
 			times = append(times, procTime{p, t})
 			total += t
 		}
-		// Largest first; ties by process order, so the result is stable.
-		slices.SortFunc(times, func(a, b procTime) int { return cmp.Or(cmp.Compare(b.t, a.t), cmp.Compare(a.p, b.p)) })
+		// Largest first; ties by process path, so that the result does not
+		// depend on the order the processes were met in.
+		slices.SortFunc(times, func(a, b procTime) int {
+			return cmp.Or(cmp.Compare(b.t, a.t), cmp.Compare(r.Processes[a.p], r.Processes[b.p]))
+		})
 		row := ImbalanceRow{Name: n, Processes: len(times)}
 		row.Mean = total.Seconds() / float64(len(times))
 		row.Max, row.Min = times[0].t.Seconds(), times[len(times)-1].t.Seconds()
