@@ -110,7 +110,6 @@ func NewBuilder() *Builder {
 	return &Builder{
 		containers: []containerInfo{{name: "0", parent: trace.None, typ: trace.None}},
 		res:        []int32{-1},
-		names:      nil,
 		nameIndex:  map[string]int32{},
 		comms:      []string{""},
 		commIndex:  map[string]int32{"": 0},
