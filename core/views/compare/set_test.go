@@ -455,3 +455,30 @@ func TestModelsGiven(t *testing.T) {
 		t.Error("one run: no error")
 	}
 }
+
+// TestSummarize: a run against a reference, from their models.
+func TestSummarize(t *testing.T) {
+	a := tiny(4, span{"h/r0", "Compute", 0, 4}, span{"h/r1", "Compute", 0, 2})
+	b := tiny(8, span{"h/r0", "Compute", 0, 4}, span{"h/r1", "Compute", 0, 8})
+	ma, _ := micro.Build(a, micro.Options{Slices: 4})
+	mb, _ := micro.Build(b, micro.Options{Slices: 4})
+	row, err := Summarize(Input{Name: "b", Model: mb, Meta: map[string]string{"nodes": "2"}}, ma, SeriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Duration != 8 || row.Resources != 2 || row.Missing != 0 || row.Meta["nodes"] != "2" {
+		t.Errorf("%+v", row)
+	}
+	secs := map[string]float64{}
+	for x, s := range row.States {
+		secs[s] = row.Seconds[x]
+	}
+	// b: r0 computes 4 of 8 s, r1 8 of 8: 12 s of compute, 4 s idle.
+	if secs["Compute"] != 12 || secs[Idle] != 4 {
+		t.Errorf("seconds %v", secs)
+	}
+	// Whole-window state distributions: a 3/4 compute (r0 1, r1 1/2), b 3/4 too.
+	if !near(row.Divergence, 0, 1e-12) || row.CellDivergence <= 0 || row.OutlierNode == "" {
+		t.Errorf("divergence %v, cell divergence %v, outlier %q", row.Divergence, row.CellDivergence, row.OutlierNode)
+	}
+}
