@@ -262,11 +262,11 @@ type OpsOptions struct {
 // Op is a row of the operations table; durations in microseconds, as
 // HTA's.
 type Op struct {
-	Name                 string
-	Counts               [2]float64
-	Durations            [2]float64 // microseconds
-	DiffCounts, DiffDur  float64
-	Change               string // "+", "-" or "="
+	Name                string
+	Counts              [2]float64
+	Durations           [2]float64 // microseconds
+	DiffCounts, DiffDur float64
+	Change              string // "+", "-" or "="
 }
 
 // Ops returns compare_traces' table of a control and a test run, in its
