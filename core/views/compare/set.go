@@ -632,3 +632,40 @@ func replay(t *trace.Trace, sink trace.Sink) {
 	}
 	sink.Finish(t.Start, t.End)
 }
+
+// RunModel returns run r's cells as a microscopic model of the union
+// hierarchy on the common axis (a copy), for the views of one run.
+func (s *Set) RunModel(r int) *micro.Model {
+	L, T, X := len(s.Resources.Leaves), s.Slices, len(s.States)
+	values := make([]float64, L*T*X)
+	for l := 0; l < L; l++ {
+		for t := 0; t < T; t++ {
+			copy(values[(l*T+t)*X:(l*T+t+1)*X], s.Cell(r, l, t))
+		}
+	}
+	containers := make([]int32, s.Resources.Len())
+	for i := range containers {
+		containers[i] = trace.None
+	}
+	return &micro.Model{Tree: s.Resources, Container: containers, States: s.States, Colors: s.Colors,
+		Metric: micro.StateDuration, Slices: T, Start: s.Start, End: s.End, Values: values}
+}
+
+// SliceDivergence returns, for each slice, the divergence of the runs'
+// cells there (CellDivergence over every resource): where in time the
+// runs differ.
+func (s *Set) SliceDivergence() []float64 {
+	R, L, X := len(s.Runs), len(s.Resources.Leaves), len(s.States)
+	out := make([]float64, s.Slices)
+	cells := make([][]float64, R)
+	for t := range out {
+		for r := range cells {
+			cells[r] = cells[r][:0]
+			for l := 0; l < L; l++ {
+				cells[r] = append(cells[r], s.Cell(r, l, t)...)
+			}
+		}
+		out[t] = CellDivergence(cells, X)
+	}
+	return out
+}
