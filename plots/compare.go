@@ -66,7 +66,7 @@ func CompareOverview(s *compare.Set, rows []compare.Row, marked []compare.Differ
 	lo, hi := divergenceRange(marked)
 	return Render(opt.Width, opt.Height, opt.Format, func(c draw.Canvas) {
 		const strip = 0.95 * vg.Inch
-		top := c.Max.Y
+		top := c.Max.Y - 4
 		if opt.Title != "" {
 			sty := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, 12), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 			c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: top - 2}, opt.Title)
@@ -76,6 +76,14 @@ func CompareOverview(s *compare.Set, rows []compare.Row, marked []compare.Differ
 		var data vg.Rectangle
 		for i, r := range runs {
 			m := s.RunModel(r)
+			if idle := s.IdleState(); idle >= 0 {
+				// Drawn as the one-run overview draws a trace: time in no
+				// state is the background, the mode taken among states.
+				X := len(m.States)
+				for i := idle; i < len(m.Values); i += X {
+					m.Values[i] = 0
+				}
+			}
 			ov := &overview{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}, p: part,
 				opt: OverviewOptions{Colors: opt.Colors, PixelThreshold: 1, Title: panelTitle(s, r)}}
 			panel := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - vg.Length(i+1)*panelH}, Max: vg.Point{X: c.Max.X, Y: top - vg.Length(i)*panelH}}}
@@ -200,9 +208,9 @@ func drawDivergenceStrip(c draw.Canvas, data vg.Rectangle, s *compare.Set, lo, h
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: stripBottom}, Max: vg.Point{X: x1, Y: top}}.Path())
 	}
 	label := draw.TextStyle{Color: color.Black, Font: labelFont, Handler: plot.DefaultTextHandler, XAlign: draw.XLeft, YAlign: draw.YBottom}
-	c.FillText(label, vg.Point{X: data.Max.X + 6, Y: stripBottom}, "divergence of the")
+	c.FillText(label, vg.Point{X: data.Max.X + 6, Y: stripBottom + 20}, "divergence of the")
 	c.FillText(label, vg.Point{X: data.Max.X + 6, Y: stripBottom + 10}, "cells by slice")
-	c.FillText(label, vg.Point{X: data.Max.X + 6, Y: stripBottom + 20}, fmt.Sprintf("max %.3g bit", most))
+	c.FillText(label, vg.Point{X: data.Max.X + 6, Y: stripBottom}, fmt.Sprintf("max %.3g bit", most))
 	// The colour bar of the outlines.
 	barY := bottom + 6
 	barW := w / 3

@@ -53,6 +53,7 @@ from ._errors import (
 )
 from ._figure import Figure
 from ._formats import FORMATS, formats
+from ._compare import Comparison, Differences, compare, compare_series
 from ._kaleido import CallTree, Kaleidoscope
 from ._model import Aggregation, MicroModel
 from ._moments import Moments
@@ -77,6 +78,8 @@ __all__ = [
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -88,6 +91,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

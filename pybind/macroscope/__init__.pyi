@@ -5,6 +5,12 @@
 import os
 from typing import Literal
 
+from ._compare import (
+    Comparison as Comparison,
+    Differences as Differences,
+    compare as compare,
+    compare_series as compare_series,
+)
 from ._errors import (
     InternalError as InternalError,
     InvalidArgumentError as InvalidArgumentError,
@@ -34,6 +40,8 @@ __all__ = [
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -45,6 +53,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

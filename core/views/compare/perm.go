@@ -20,10 +20,10 @@ type TestOptions struct {
 	// Exact enumerates every relabelling of the runs when there are at
 	// most that many (0 means 10,000).
 	Exact int
-	// Block is the number of consecutive slices of one resource swapped
-	// together when runs have no repetitions (0 means 1), and MaxBlocks
-	// the most blocks of a row (0 means 256: neighbouring blocks are
-	// grouped beyond).
+	// Block is the number of consecutive slices swapped together (all the
+	// row's resources with them) when runs have no repetitions (0 means
+	// 1), and MaxBlocks the most blocks of a row (0 means 256: neighbouring
+	// blocks are grouped beyond).
 	Block, MaxBlocks int
 	// Alpha is the family-wise error rate of Reported (0 means 0.05).
 	Alpha float64
@@ -83,8 +83,8 @@ type RowTest struct {
 // TestSummary describes the test of a table.
 type TestSummary struct {
 	// Method is "labels" (the runs' group labels permuted: repetitions),
-	// "blocks" (no repetitions: the runs' cells permuted block by block
-	// within each row) or "none".
+	// "blocks" (no repetitions: the runs' cells permuted block of slices by
+	// block of slices within each row) or "none".
 	Method string
 	// Exact tells that every relabelling was enumerated (Labelings of
 	// them); PMin is then the smallest p-value they can give.
@@ -366,15 +366,17 @@ func quantile(v []float64, q float64) float64 {
 }
 
 // blockPermutations permutes the runs' cells block by block within the
-// row: blocks of Block slices of one resource, grouped into at most
-// MaxBlocks.
+// row: a block is Block consecutive slices of every resource of the row
+// (the resources of one slice move together: their cells share the
+// slice's events, an iteration longer in one run makes every resource
+// wait longer, and swapping them apart would make that common shift look
+// significant), blocks grouped into at most MaxBlocks.
 func (t *tester) blockPermutations(d *Difference, data *rowData, record func(div, out float64), stop func() bool) {
 	s := t.s
 	R, X := len(s.Runs), len(s.States)
 	lo, hi := s.Resources.LeafLo[d.Node], s.Resources.LeafHi[d.Node]
 	width := int(d.Last-d.First) + 1
-	perLeaf := (width + t.opt.Block - 1) / t.opt.Block
-	n0 := int(hi-lo) * perLeaf
+	n0 := (width + t.opt.Block - 1) / t.opt.Block
 	nb := min(n0, t.opt.MaxBlocks)
 	if nb < 2 {
 		// One block: swapping it changes nothing.
@@ -384,8 +386,7 @@ func (t *tester) blockPermutations(d *Difference, data *rowData, record func(div
 	blocks := make([]float64, nb*R*X)
 	for l := lo; l < hi; l++ {
 		for i := 0; i < width; i++ {
-			b0 := int(l-lo)*perLeaf + i/t.opt.Block
-			b := b0 * nb / n0
+			b := (i / t.opt.Block) * nb / n0
 			for r := 0; r < R; r++ {
 				cell := s.Cell(r, int(l), int(d.First)+i)
 				dst := blocks[(b*R+r)*X : (b*R+r+1)*X]
@@ -498,6 +499,8 @@ func (t *tester) summary() TestSummary {
 		out.Note = "no test asked for"
 	case out.Exact && t.pmin > t.opt.Alpha:
 		out.Note = fmt.Sprintf("%d relabellings of the runs cannot give a p-value below %.3g: at least 4 repetitions per label are needed for alpha = %g", len(t.labelings), t.pmin, t.opt.Alpha)
+	case out.Exact && float64(len(t.rows))*t.pmin > t.opt.Alpha:
+		out.Note = fmt.Sprintf("%d relabellings of the runs give p-values down to %.3g, but corrected for %d rows none can be below %.3g: more repetitions, or fewer rows (a coarser level, top=), are needed to report a row at alpha = %g", len(t.labelings), t.pmin, len(t.rows), math.Min(1, float64(len(t.rows))*t.pmin), t.opt.Alpha)
 	case t.method == "blocks":
 		out.Note = "no repetitions: the runs' cells are permuted block by block within each row; rows were chosen on the same data, so p-values are optimistic for partition rows"
 	}
