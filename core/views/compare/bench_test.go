@@ -57,3 +57,33 @@ func BenchmarkTable(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompare64x64x100 compares 64 runs of 64 ranks (8 per node)
+// cut into 100 slices, as BenchmarkCompare2x1000x100 does.
+func BenchmarkCompare64x64x100(b *testing.B) {
+	for b.Loop() {
+		inputs := make([]Input, 64)
+		for r := range inputs {
+			sc := bsp.Scenario{Ranks: 64, PerNode: 8, Iterations: 200, Noise: 0.02, Seed: uint64(r + 1)}
+			if r == 63 {
+				sc.Slow, sc.Slowdown = []int{17}, 0.05
+			}
+			inputs[r] = Input{Source: sc.Source()}
+		}
+		set, err := Build(inputs, Options{Slices: 100}, trace.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := aggregate.New(aggregate.KindSpatiotemporal, set.Input(), aggregate.Options{Normalize: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		part, err := e.Solve(0.5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := set.Differences(NodesOf(set.PartitionRows(part)), TableOptions{Rank: ByOutlier}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -59,10 +59,13 @@ type Difference struct {
 	// ScoreShare its share of the table's total (which, for the rows of a
 	// partition, is the between-run loss of the whole partition).
 	Score, ScoreShare float64
-	// Outlier is, for the run (or group) that differs most, KL(P_F ||
-	// P_parent) in it minus that in the reference, in bits: positive when
-	// the footprint became unlike its siblings. OutlierScore is that times
-	// the run's mass over F; OutlierRun the run (or group). NaN at the root.
+	// Outlier says, for the run (or group) where it is largest, how much
+	// the footprint changed from the reference unlike its siblings (the
+	// rest of the nearest ancestor with more resources): the divergence,
+	// in bits, of its distribution from the one it would have had it
+	// changed as they did (see outlier). OutlierScore is that times the
+	// run's mass over F; OutlierRun the run (or group). NaN at the root
+	// (and for a node holding every resource).
 	Outlier, OutlierScore float64
 	OutlierRun            int
 	// Between and Within, with groups of runs (labels): the divergence of
@@ -228,7 +231,13 @@ func (s *Set) measureRow(d *Difference, data *rowData, tab *Table, ps *sums, pre
 			d.RunsPresent++
 		}
 	}
+	// The outlier compares the footprint with its peers: those of the
+	// nearest ancestor that has more resources than it (a host holding a
+	// single rank is no peer group for it).
 	parent := s.Resources.Parent[row.Node]
+	for parent >= 0 && s.Resources.NumLeaves(parent) == d.Leaves {
+		parent = s.Resources.Parent[parent]
+	}
 	data.hasParent = parent >= 0
 	if data.hasParent {
 		for r := 0; r < R; r++ {
@@ -343,19 +352,51 @@ func unitSums(data *rowData, tab *Table, ref int) (units, parents [][]float64, m
 	return units, parents, masses, tab.GroupOf[ref]
 }
 
-// outlier returns, over the units u other than the reference, the
-// largest mass_u x (KL(F_u || parent_u) - KL(F_ref || parent_ref)): the
-// difference of KL (bits), that score, and u.
+// outlier returns how much the footprint changed unlike its peers, for
+// the unit u (a run, or a group) other than the reference where it does
+// most: F_u's distribution against what it would be had F changed as
+// its siblings S = parent - F did, multiplicatively, from the reference:
+//
+//	Q_u(x) proportional to F_ref(x) (S_u(x) + d) / (S_ref(x) + d)
+//
+// where d, half a cell spread over the states, keeps a state the
+// siblings gain or lose finite, and a state F gains that it did not have
+// gets d in place of F_ref(x). It returns KL(P_{F,u} || Q_u) in bits,
+// that times F_u's mass (the outlier score) and u. It is 0 when F changed
+// as its siblings did (every rank waiting longer for a slowed one) or
+// not at all while they did not, and large for the slowed rank, which
+// changed the other way.
 func outlier(units, parents [][]float64, masses []float64, ref int) (float64, float64, int) {
-	base := KL(units[ref], parents[ref])
+	X := len(units[ref])
+	d := 0.5 / float64(X)
+	q := func(u, x int) float64 {
+		f := units[ref][x]
+		if f <= 0 {
+			if units[u][x] <= 0 {
+				return 0
+			}
+			f = d
+		}
+		return f * (math.Max(0, parents[u][x]-units[u][x]) + d) / (math.Max(0, parents[ref][x]-units[ref][x]) + d)
+	}
 	best, bestScore, who := math.NaN(), math.Inf(-1), -1
 	for u := range units {
-		if u == ref {
+		if u == ref || masses[u] <= 0 {
 			continue
 		}
-		dkl := KL(units[u], parents[u]) - base
-		if score := masses[u] * dkl; score > bestScore {
-			best, bestScore, who = dkl, score, u
+		qsum := 0.0
+		for x := 0; x < X; x++ {
+			qsum += q(u, x)
+		}
+		kl := 0.0
+		for x := 0; x < X; x++ {
+			if p := units[u][x] / masses[u]; p > 0 {
+				kl += p * math.Log2(p*qsum/q(u, x))
+			}
+		}
+		kl = math.Max(kl, 0)
+		if score := masses[u] * kl; score > bestScore {
+			best, bestScore, who = kl, score, u
 		}
 	}
 	if who < 0 {

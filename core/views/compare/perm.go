@@ -71,11 +71,11 @@ type RowTest struct {
 	// the resolution of the permutations (1/(k+1)), Permutations k.
 	PValue, PMin float64
 	Permutations int
-	// The same for the outlier score (a normal tail when no permutation
-	// reaches it); NaN at the root.
+	// The same for the outlier score; NaN at the root.
 	OutlierStatistic, OutlierFloor, OutlierP float64
-	// PAdjusted and OutlierPAdjusted are corrected for the number of rows
-	// (Holm); Reported tells that either is at most Alpha.
+	// PAdjusted and OutlierPAdjusted are corrected for the number of tests
+	// (Holm, over both tests of every row); Reported tells that either is
+	// at most Alpha.
 	PAdjusted, OutlierPAdjusted float64
 	Reported                    bool
 }
@@ -333,7 +333,7 @@ func (t *tester) test(d *Difference, data *rowData, index int) {
 	rt.PValue = pValue(t.null, exceed, obs, gammaTail)
 	if data.hasParent {
 		rt.OutlierFloor = quantile(t.outNull, 0.95)
-		rt.OutlierP = pValue(t.outNull, exceedOut, obsOut, normalTail)
+		rt.OutlierP = pValue(t.outNull, exceedOut, obsOut, gammaTail)
 	}
 }
 
@@ -352,7 +352,8 @@ func pValue(null []float64, exceed int, obs float64, tail func(mean, variance, x
 		m2 += delta * (v - mean)
 	}
 	variance := m2 / float64(max(1, k-1))
-	return math.Min(tail(mean, variance, obs), 1/float64(k+1))
+	// Not 0: a tail that underflows still ranks above none.
+	return math.Max(math.Min(tail(mean, variance, obs), 1/float64(k+1)), math.SmallestNonzeroFloat64)
 }
 
 func quantile(v []float64, q float64) float64 {
@@ -459,30 +460,37 @@ func (t *tester) clone() *tester {
 		pooled: make([]float64, X), scratch: make([]float64, R)}
 }
 
-// adjust corrects the rows' p-values for their number (Holm) and marks
-// the rows reported.
+// adjust corrects the rows' p-values for their number (Holm, over the
+// divergence and the outlier tests of every row together: the table's
+// family-wise error rate is at most Alpha) and marks the rows reported.
 func (t *tester) adjust() {
-	holm(t.rows, func(d *Difference) float64 { return d.Test.PValue }, func(d *Difference, p float64) { d.Test.PAdjusted = p })
-	holm(t.rows, func(d *Difference) float64 { return d.Test.OutlierP }, func(d *Difference, p float64) { d.Test.OutlierPAdjusted = p })
-	for _, d := range t.rows {
-		d.Test.Reported = d.Test.PAdjusted <= t.opt.Alpha || d.Test.OutlierPAdjusted <= t.opt.Alpha
+	type test struct {
+		d       *Difference
+		outlier bool
+		p       float64
 	}
-}
-
-func holm(rows []*Difference, get func(*Difference) float64, set func(*Difference, float64)) {
-	var idx []int
-	for i, d := range rows {
-		if !math.IsNaN(get(d)) {
-			idx = append(idx, i)
+	var tests []test
+	for _, d := range t.rows {
+		if !math.IsNaN(d.Test.PValue) {
+			tests = append(tests, test{d, false, d.Test.PValue})
+		}
+		if !math.IsNaN(d.Test.OutlierP) {
+			tests = append(tests, test{d, true, d.Test.OutlierP})
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return get(rows[idx[a]]) < get(rows[idx[b]]) })
-	m := len(idx)
+	sort.SliceStable(tests, func(a, b int) bool { return tests[a].p < tests[b].p })
+	m := len(tests)
 	running := 0.0
-	for k, i := range idx {
-		adj := math.Min(1, float64(m-k)*get(rows[i]))
-		running = math.Max(running, adj)
-		set(rows[i], running)
+	for k, ts := range tests {
+		running = math.Max(running, math.Min(1, float64(m-k)*ts.p))
+		if ts.outlier {
+			ts.d.Test.OutlierPAdjusted = running
+		} else {
+			ts.d.Test.PAdjusted = running
+		}
+	}
+	for _, d := range t.rows {
+		d.Test.Reported = d.Test.PAdjusted <= t.opt.Alpha || d.Test.OutlierPAdjusted <= t.opt.Alpha
 	}
 }
 
@@ -500,7 +508,7 @@ func (t *tester) summary() TestSummary {
 	case out.Exact && t.pmin > t.opt.Alpha:
 		out.Note = fmt.Sprintf("%d relabellings of the runs cannot give a p-value below %.3g: at least 4 repetitions per label are needed for alpha = %g", len(t.labelings), t.pmin, t.opt.Alpha)
 	case out.Exact && float64(len(t.rows))*t.pmin > t.opt.Alpha:
-		out.Note = fmt.Sprintf("%d relabellings of the runs give p-values down to %.3g, but corrected for %d rows none can be below %.3g: more repetitions, or fewer rows (a coarser level, top=), are needed to report a row at alpha = %g", len(t.labelings), t.pmin, len(t.rows), math.Min(1, float64(len(t.rows))*t.pmin), t.opt.Alpha)
+		out.Note = fmt.Sprintf("%d relabellings of the runs give p-values down to %.3g, but corrected for %d rows none can be below %.3g: more repetitions, or fewer rows (a coarser level), are needed to report a row at alpha = %g", len(t.labelings), t.pmin, len(t.rows), math.Min(1, float64(len(t.rows))*t.pmin), t.opt.Alpha)
 	case t.method == "blocks":
 		out.Note = "no repetitions: the runs' cells are permuted block by block within each row; rows were chosen on the same data, so p-values are optimistic for partition rows"
 	}

@@ -354,7 +354,10 @@ func TestDifferencesBruteForce(t *testing.T) {
 			}
 			continue
 		}
-		par := set.Resources.Parent[d.Node]
+		par := set.Resources.Parent[d.Node] // the nearest ancestor with more resources
+		for set.Resources.NumLeaves(par) == set.Resources.NumLeaves(d.Node) {
+			par = set.Resources.Parent[par]
+		}
 		g := [2][]float64{make([]float64, X), make([]float64, X)}
 		gp := [2][]float64{make([]float64, X), make([]float64, X)}
 		for r := 0; r < R; r++ {
@@ -365,7 +368,18 @@ func TestDifferencesBruteForce(t *testing.T) {
 				gp[r%2][x] += v
 			}
 		}
-		dkl := KL(g[1], gp[1]) - KL(g[0], gp[0])
+		// Had F changed as its siblings (parent - F) did, group 1 would be
+		// F_0 x S_1 / S_0 (the siblings' sums with half a cell spread over
+		// the states; every state here is in F_0).
+		X2 := float64(X)
+		q := make([]float64, X)
+		for x := range q {
+			if g[0][x] <= 0 {
+				t.Fatalf("node %d: state %d absent from group 0: the test needs another draw", d.Node, x)
+			}
+			q[x] = g[0][x] * (gp[1][x] - g[1][x] + 0.5/X2) / (gp[0][x] - g[0][x] + 0.5/X2)
+		}
+		dkl := KL(g[1], q)
 		if !near(d.Outlier, dkl, 1e-12) || !near(d.OutlierScore, 2*cells*dkl, 1e-9) || d.OutlierRun != 1 {
 			t.Errorf("node %d: outlier %v score %v (group %d), want %v %v", d.Node, d.Outlier, d.OutlierScore, d.OutlierRun, dkl, 2*cells*dkl)
 		}
@@ -480,5 +494,25 @@ func TestSummarize(t *testing.T) {
 	// Whole-window state distributions: a 3/4 compute (r0 1, r1 1/2), b 3/4 too.
 	if !near(row.Divergence, 0, 1e-12) || row.CellDivergence <= 0 || row.OutlierNode == "" {
 		t.Errorf("divergence %v, cell divergence %v, outlier %q", row.Divergence, row.CellDivergence, row.OutlierNode)
+	}
+}
+
+// TestIdenticalRuns: a run against itself differs nowhere: every row's
+// divergence, score and outlier score are 0 and nothing is reported.
+func TestIdenticalRuns(t *testing.T) {
+	tr := tiny(10, span{"a/x", "s1", 0, 3}, span{"a/x", "s2", 4, 9}, span{"a/y", "s1", 1, 8}, span{"b/z", "s3", 0, 10})
+	set, err := Build([]Input{{Name: "a", Trace: tr}, {Name: "b", Trace: tr}}, Options{Slices: 5}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := set.NodeRows(EqualPhases(5, 2))
+	tab, err := set.Differences(rows, TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range tab.Rows {
+		if d.Divergence != 0 || d.Score != 0 || d.CellDivergence != 0 || (!math.IsNaN(d.OutlierScore) && d.OutlierScore != 0) || d.Test.Reported {
+			t.Errorf("node %d slices %d-%d: divergence %v score %v outlier %v reported %v", d.Node, d.First, d.Last, d.Divergence, d.Score, d.OutlierScore, d.Test.Reported)
+		}
 	}
 }

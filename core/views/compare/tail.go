@@ -66,15 +66,3 @@ func gammaTail(mean, variance, x float64) float64 {
 	shape, scale := mean*mean/variance, variance/mean
 	return gammaQ(shape, x/scale)
 }
-
-// normalTail returns the probability that a normal variable with the
-// given mean and variance exceeds x.
-func normalTail(mean, variance, x float64) float64 {
-	if !(variance > 0) {
-		if x > mean {
-			return 0
-		}
-		return 1
-	}
-	return 0.5 * math.Erfc((x-mean)/math.Sqrt(2*variance))
-}
