@@ -10,7 +10,9 @@
 package arrowio
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -252,14 +254,15 @@ func (c *columns) codeColumn(name string, labels []string, valid []bool) codes {
 }
 
 // batch returns the record batch and releases the columns' references.
+// Its metadata are in the order of their keys, so that a table written
+// twice is the same bytes twice.
 func (c *columns) batch(meta map[string]string) arrow.RecordBatch {
 	var md *arrow.Metadata
 	if len(meta) > 0 {
-		keys := make([]string, 0, len(meta))
-		vals := make([]string, 0, len(meta))
-		for k, v := range meta {
-			keys = append(keys, k)
-			vals = append(vals, v)
+		keys := slices.Sorted(maps.Keys(meta))
+		vals := make([]string, len(keys))
+		for i, k := range keys {
+			vals[i] = meta[k]
 		}
 		m := arrow.NewMetadata(keys, vals)
 		md = &m

@@ -66,12 +66,15 @@ from . import _readers
 from ._readers import read, read_paje
 from ._stream import moments, read_micro
 from ._to_dataset import to_parquet_dataset
+from ._bridge import native as _native
 
 # read_<format> for every format of the Go registry (the type stub,
 # __init__.pyi, spells out their signatures).
 globals().update(_readers.READERS)
 
-__version__ = "0.1.0"
+# The Go core's version, pyproject.toml's (a test checks); the command
+# line's --version prints it too.
+__version__ = _native.Version()
 
 __all__ = [
     "FORMATS",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -11,19 +11,19 @@ import (
 // -read passes a reader's options, checked against the format's.
 func TestKeyAndReaderOptions(t *testing.T) {
 	dir := t.TempDir()
-	byName := mustRun(t, "overview", "-slices", "10", "-out", dir, bundledTrace)
-	byType := mustRun(t, "overview", "-slices", "10", "-key", "type", "-out", dir, bundledTrace)
+	byName := mustRun(t, "overview", "--slices", "10", "--out", dir, bundledTrace)
+	byType := mustRun(t, "overview", "--slices", "10", "--key", "type", "--out", dir, bundledTrace)
 	if !strings.Contains(byName, "x 10 states") || !strings.Contains(byType, "x 1 states") {
 		t.Errorf("by name:\n%s\nby type:\n%s", byName, byType)
 	}
-	strict := mustRun(t, "overview", "-slices", "10", "-read", "strict=true", "-out", dir, bundledTrace)
+	strict := mustRun(t, "overview", "--slices", "10", "--read", "strict=true", "--out", dir, bundledTrace)
 	if !strings.Contains(strict, "x 10 states") {
 		t.Errorf("strict read:\n%s", strict)
 	}
 	checkRefusals(t, []refusal{
-		{[]string{"overview", "-key", "colour", bundledTrace}, 2, `key: must be "name"`},
-		{[]string{"overview", "-read", "view=cpu", "-out", dir, bundledTrace}, 2, "view: is not an option of the paje reader"},
-		{[]string{"overview", "-read", "strict=maybe", "-out", dir, bundledTrace}, 2, "strict: wants true or false"},
+		{[]string{"overview", "--key", "colour", bundledTrace}, 2, `key: must be "name"`},
+		{[]string{"overview", "--read", "view=cpu", "--out", dir, bundledTrace}, 2, "view: is not an option of the paje reader"},
+		{[]string{"overview", "--read", "strict=maybe", "--out", dir, bundledTrace}, 2, "strict: wants true or false"},
 	})
 }
 
@@ -36,7 +36,7 @@ func TestCLISaysWhatWasSkipped(t *testing.T) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := mustRun(t, "overview", "-slices", "5", "-out", dir, path)
+	out := mustRun(t, "overview", "--slices", "5", "--out", dir, path)
 	if !strings.Contains(out, "warning") || !strings.Contains(out, "skipped 1 ") {
 		t.Errorf("no word of what was skipped:\n%s", out)
 	}
@@ -52,14 +52,14 @@ func TestStrictFlag(t *testing.T) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := mustRun(t, "moments", "-q", path)
+	out := mustRun(t, "moments", "-q", "--out", dir, path)
 	if !strings.Contains(out, "warning    incomplete: "+path+": the last line (3) has no end of line") {
 		t.Errorf("no word of the cut:\n%s", out)
 	}
 	want := path + ": the trace is incomplete (strict read): " + path + ": the last line (3) has no end of line"
 	checkRefusals(t, []refusal{
-		{[]string{"moments", "-strict", path}, 1, want},
-		{[]string{"moments", "-read", "strict=true", path}, 1, want},
-		{[]string{"overview", "-strict", "-out", dir, path}, 1, want},
+		{[]string{"moments", "--strict", path}, 1, want},
+		{[]string{"moments", "--read", "strict=true", path}, 1, want},
+		{[]string{"overview", "--strict", "--out", dir, path}, 1, want},
 	})
 }

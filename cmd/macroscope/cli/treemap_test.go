@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 func TestTreemapOfTheBundledTrace(t *testing.T) {
 	dir := t.TempDir()
-	out := mustRun(t, "treemap", "-slices", "20", "-p", "0", "-out", dir, "-o", "t.png", "-table", "t.csv", bundledTrace)
+	out := mustRun(t, "treemap", "--slices", "20", "--p", "0", "--out", dir, "-o", "t.png", "--table", "t.csv", bundledTrace)
 	// At p = 0 every host (with its only rank) is an aggregate: ties go to
 	// the aggregate. 32 hosts, 2 zones and the root.
 	if !strings.Contains(out, "32 aggregates") || !strings.Contains(out, "(35 rectangles)") {
@@ -37,8 +37,8 @@ func TestTreemapOfTheBundledTrace(t *testing.T) {
 func TestTreemapOfTheScenario(t *testing.T) {
 	for _, seed := range []uint64{0, 42} {
 		dir := t.TempDir()
-		mustRun(t, "treemap", "-scenario", "small", "-seed", strconv.FormatUint(seed, 10), "-p", "0.1",
-			"-o", filepath.Join(dir, "t.svg"), "-table", filepath.Join(dir, "t.csv"), "-proportions")
+		mustRun(t, "treemap", "--scenario", "small", "--seed", strconv.FormatUint(seed, 10), "--p", "0.1",
+			"-o", filepath.Join(dir, "t.svg"), "--table", filepath.Join(dir, "t.csv"), "--proportions")
 		table := readCSV(t, filepath.Join(dir, "t.csv"))
 		col := table.col(t, "aggregated")
 		var got []string
@@ -64,11 +64,11 @@ func TestTreemapOfTheScenario(t *testing.T) {
 func TestTreemapUsage(t *testing.T) {
 	checkRefusals(t, []refusal{
 		{[]string{"treemap"}, 2, "usage"},
-		{[]string{"treemap", "-scenario", "small", "x.trace"}, 2, "usage"},
-		{[]string{"treemap", "-scenario", "huge"}, 2, "invalid scenario"},
-		{[]string{"treemap", "-kind", "temporal", "-scenario", "small"}, 2, "invalid kind"},
-		{[]string{"treemap", "-value", "area", "-scenario", "small"}, 2, "invalid value"},
-		{[]string{"treemap", "-p", "x", "-scenario", "small"}, 2, "invalid p"},
-		{[]string{"treemap", "-root", "site-9/x", "-p", "0.1", "-scenario", "small", "-o", filepath.Join(t.TempDir(), "t.png"), "-table", ""}, 2, "invalid root"},
+		{[]string{"treemap", "--scenario", "small", "x.trace"}, 2, "usage"},
+		{[]string{"treemap", "--scenario", "huge"}, 2, "invalid --scenario"},
+		{[]string{"treemap", "--kind", "temporal", "--scenario", "small"}, 2, "invalid --kind"},
+		{[]string{"treemap", "--value", "area", "--scenario", "small"}, 2, "invalid --value"},
+		{[]string{"treemap", "--p", "x", "--scenario", "small"}, 2, "invalid --p"},
+		{[]string{"treemap", "--root", "site-9/x", "--p", "0.1", "--scenario", "small", "-o", filepath.Join(t.TempDir(), "t.png"), "--table", ""}, 2, "invalid --root"},
 	})
 }

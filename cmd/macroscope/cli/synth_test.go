@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +17,9 @@ import (
 func TestSynthCommand(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.trace")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"synth", "-sites", "2", "-clusters", "1", "-machines", "3", "-cores", "2", "-events", "3000",
-		"-mean", "0.002", "-seed", "9", "-states", "A=1,B=3", "-anomaly", "machine:1/0/2:A=5@0.5-1",
-		"-anomaly", "site:0:B=0", path}, &stdout, &stderr)
+	code := Run(context.Background(), []string{"synth", "--sites", "2", "--clusters", "1", "--machines", "3", "--cores", "2", "--events", "3000",
+		"--mean", "0.002", "--seed", "9", "--states", "A=1,B=3", "--anomaly", "machine:1/0/2:A=5@0.5-1",
+		"--anomaly", "site:0:B=0", path}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -48,11 +49,11 @@ func TestSynthCommandRefusesBadArguments(t *testing.T) {
 	dir := t.TempDir()
 	checkRefusals(t, []refusal{
 		{[]string{"synth"}, 2, "usage"},
-		{[]string{"synth", "-anomaly", "rack:0:A=1", dir + "/x.trace"}, 2, "unknown level"},
-		{[]string{"synth", "-sites", "0", dir + "/x.trace"}, 2, "invalid sites"},
-		{[]string{"synth", "-mean", "soon", dir + "/x.trace"}, 2, "invalid mean"},
-		{[]string{"synth", "-format", "otf2", dir + "/x.trace"}, 2, "invalid format"},
-		{[]string{"synth", "-states", "A=1", "-anomaly", "site:0:Z=1", dir + "/x.trace"}, 2, `unknown state "Z"`},
+		{[]string{"synth", "--anomaly", "rack:0:A=1", dir + "/x.trace"}, 2, "unknown level"},
+		{[]string{"synth", "--sites", "0", dir + "/x.trace"}, 2, "invalid --sites"},
+		{[]string{"synth", "--mean", "soon", dir + "/x.trace"}, 2, "invalid --mean"},
+		{[]string{"synth", "--format", "otf2", dir + "/x.trace"}, 2, "invalid --format"},
+		{[]string{"synth", "--states", "A=1", "--anomaly", "site:0:Z=1", dir + "/x.trace"}, 2, `unknown state "Z"`},
 	})
 	if _, err := os.Stat(dir + "/x.trace"); !os.IsNotExist(err) {
 		t.Error("a refused command left a file")

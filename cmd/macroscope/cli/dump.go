@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,12 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
+
+var dumpCommand = command{
+	name:    "dump",
+	summary: "the trace as pj_dump's CSV, byte for byte (Pajé), with pj_dump's flags",
+	raw:     runDump,
+}
 
 // dumpFlags are the options of macroscope dump: pj_dump's, spelled as
 // pj_dump spells them, and ours.
@@ -220,7 +227,7 @@ options:
 	}
 }
 
-func runDump(args []string, stdout, stderr io.Writer) error {
+func runDump(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseDumpArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "macroscope dump: %v\n\n", err)
@@ -231,7 +238,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 		dumpUsage(stdout)
 		return nil
 	}
-	t, err := readForDump(f, stdout, stderr)
+	t, err := readForDump(ctx, f, stdout, stderr)
 	if err != nil {
 		if out, errOut, ok := formats.PajeNGOutput(err); ok {
 			// pj_dump's own words, on its streams, with its status.
@@ -262,7 +269,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 	if f.quiet {
 		return nil
 	}
-	bw := bufio.NewWriterSize(stdout, 1<<16)
+	bw := bufio.NewWriterSize(canceledWriter{ctx, stdout}, 1<<16)
 	if err := formats.Write(bw, t, "pjdump", opt("dump")); err != nil {
 		return err
 	}
@@ -271,7 +278,7 @@ func runDump(args []string, stdout, stderr io.Writer) error {
 
 // readForDump reads the trace: Pajé with pj_dump's semantics unless
 // another format is named or recognised.
-func readForDump(f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
+func readForDump(ctx context.Context, f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
 	format := f.format
 	if format != "" {
 		if _, err := formats.ByName(format); err != nil {
@@ -297,12 +304,12 @@ func readForDump(f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
 			return nil, errs.Argument("format", "a %s trace is read from a file, not from standard input", format)
 		}
 		t := trace.New(f.file)
-		return t, formats.Read(f.file, format, t, trace.ReadOptions{})
+		return t, formats.Read(f.file, format, t, trace.ReadOptions{Cancel: ctx.Done()})
 	}
 	flags := formats.PajeNGFlags{NoStrict: f.noStrict, NoImbrication: f.noImbrication, IgnoreIncompleteLinks: f.ignoreIncomplete}
 	if f.file == "" {
 		t := trace.New("(standard input)")
-		return t, formats.DecodePajeNG(os.Stdin, "(standard input)", 0, t, flags)
+		return t, formats.DecodePajeNG(canceledReader{ctx, os.Stdin}, "(standard input)", 0, t, flags)
 	}
 	in, err := os.Open(f.file)
 	if err != nil {
@@ -317,7 +324,36 @@ func readForDump(f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
 		size = st.Size()
 	}
 	t := trace.New(f.file)
-	return t, formats.DecodePajeNG(in, f.file, size, t, flags)
+	return t, formats.DecodePajeNG(canceledReader{ctx, in}, f.file, size, t, flags)
+}
+
+// canceledReader reads from r until ctx is canceled (Ctrl-C), then fails
+// with the cancellation: pj_dump's decoder has no cancel channel of its
+// own.
+type canceledReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c canceledReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// canceledWriter writes to w until ctx is canceled, then fails with the
+// cancellation.
+type canceledWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c canceledWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // writeWith creates the file at path and fills it with write.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -29,9 +29,9 @@ func TestOverviewOfAnOTF2Archive(t *testing.T) {
 	dir := t.TempDir()
 	for _, format := range []string{"", "otf2"} {
 		png := filepath.Join(dir, "o"+format+".png")
-		args := []string{"overview", "-slices", "20", "-o", png, "-table", ""}
+		args := []string{"overview", "--slices", "20", "-o", png, "--table", "", "--levels", ""}
 		if format != "" {
-			args = append(args, "-format", format)
+			args = append(args, "--format", format)
 		}
 		if out := mustRun(t, append(args, archive)...); !strings.Contains(out, "67 containers, 1251 states") {
 			t.Errorf("--format %q: output %s", format, out)
@@ -40,7 +40,7 @@ func TestOverviewOfAnOTF2Archive(t *testing.T) {
 			t.Errorf("--format %q: no figure: %v", format, err)
 		}
 	}
-	checkRefusals(t, []refusal{{[]string{"overview", "-format", "xml", archive}, 2, `unknown format "xml"`}})
+	checkRefusals(t, []refusal{{[]string{"overview", "--format", "xml", archive}, 2, `unknown format "xml"`}})
 }
 
 // TestOverviewKinds: for each kind of aggregation, the command finds the
@@ -61,7 +61,7 @@ func TestOverviewKinds(t *testing.T) {
 	for _, kind := range []aggregate.Kind{aggregate.KindSpatiotemporal, aggregate.KindSpatial, aggregate.KindTemporal} {
 		t.Run(string(kind), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "new", string(kind))
-			out := mustRun(t, "overview", "-kind", string(kind), "-slices", "20", "-out", dir, "-table", "a.csv", "-levels", "l.csv", bundledTrace)
+			out := mustRun(t, "overview", "--kind", string(kind), "--slices", "20", "--out", dir, "--table", "a.csv", "--levels", "l.csv", bundledTrace)
 			engine, err := aggregate.New(kind, in, aggregate.Options{Normalize: true})
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +79,8 @@ func TestOverviewKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, line := range []string{
-				fmt.Sprintf("levels     %d distinct optimal %s partitions; recommended p = %.4g (%d aggregates)", len(levels), kind, p, levels[rec].Partition.NumParts),
+				fmt.Sprintf("levels     %d distinct optimal %spartitions as p goes from 0 to 1; recommended p = %.4g (%d aggregates)",
+					len(levels), map[bool]string{true: "", false: string(kind) + " "}[kind == aggregate.KindSpatiotemporal], p, levels[rec].Partition.NumParts),
 				fmt.Sprintf("aggregated p = %.4g: %d aggregates, gain %.4g, loss %.4g (normalised)", p, len(part.Parts), part.Gain, part.Loss),
 				"wrote      " + filepath.Join(dir, "overview.png"),
 			} {
@@ -161,7 +162,7 @@ func coloursAlong(img image.Image, y, x0, x1 int) int {
 // with it at no loss).
 func TestOverviewAtAGivenP(t *testing.T) {
 	dir := t.TempDir()
-	out := mustRun(t, "overview", "-kind", "spatial", "-p", "0", "-out", dir, bundledTrace)
+	out := mustRun(t, "overview", "--kind", "spatial", "--p", "0", "--out", dir, bundledTrace)
 	if strings.Contains(out, "levels") || !strings.Contains(out, "aggregated p = 0: 32 aggregates") {
 		t.Errorf("output:\n%s", out)
 	}
@@ -172,12 +173,12 @@ func TestOverviewAtAGivenP(t *testing.T) {
 	}
 	checkRefusals(t, []refusal{
 		{[]string{"overview"}, 2, "usage: macroscope overview [flags] trace"},
-		{[]string{"overview", "-kind", "radial", bundledTrace}, 2, `invalid kind: unknown kind "radial"`},
-		{[]string{"overview", "-p", "1.5", bundledTrace}, 2, "invalid p"},
-		{[]string{"overview", "-threshold", "-1", bundledTrace}, 2, "invalid threshold"},
-		{[]string{"overview", "-slices", "0", bundledTrace}, 2, "invalid slices"},
-		{[]string{"overview", "-levels", "l.txt", bundledTrace}, 2, `invalid levels: "l.txt"`},
-		{[]string{"overview", "-out", filepath.Join(dir, "overview.png"), bundledTrace}, 1, "overview.png"},
+		{[]string{"overview", "--kind", "radial", bundledTrace}, 2, `invalid --kind: unknown kind "radial"`},
+		{[]string{"overview", "--p", "1.5", bundledTrace}, 2, "invalid --p"},
+		{[]string{"overview", "--threshold", "-1", bundledTrace}, 2, "invalid --threshold"},
+		{[]string{"overview", "--slices", "0", bundledTrace}, 2, "invalid --slices"},
+		{[]string{"overview", "--levels", "l.txt", bundledTrace}, 2, `invalid --levels: "l.txt"`},
+		{[]string{"overview", "--out", filepath.Join(dir, "overview.png"), bundledTrace}, 1, "overview.png"},
 	})
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ var ganttCommand = command{
 Draws the states of the trace as a Gantt chart: one row per resource (the
 overview's rows, in its order), each state a bar in its value's colour,
 nested states as thinner bars inside the states they interrupt. Use it to
-check aggregates against the raw states: -start, -end and -resources
+check aggregates against the raw states: --start, --end and --resources
 (names, paths or globs, comma-separated) select the window and rows.`,
 	run: runGantt,
 }
@@ -45,13 +45,13 @@ func runGantt(c *cli) error {
 		}
 	}
 	began := time.Now()
-	t, err := c.readTrace(c.fs.Arg(0))
+	t, err := c.readTrace(c.arg(0))
 	if err != nil {
 		return err
 	}
 	opt.Width, opt.Height = c.figureSize()
 	opt.Format = c.imgFormat
-	opt.Title = fmt.Sprintf("%s: states", filepath.Base(c.fs.Arg(0)))
+	opt.Title = fmt.Sprintf("%s: states", filepath.Base(c.arg(0)))
 	img, err := plots.Gantt(t, opt)
 	if err != nil {
 		return err

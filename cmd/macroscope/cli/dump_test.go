@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 )
 
-const corpus = "../../../shared/traces"
+const corpus = "../../../../shared/traces"
 
 // binDir holds the command, built once for the tests that run it.
 var (
@@ -39,7 +39,7 @@ func buildCLI(t *testing.T) string {
 		if binDir, buildErr = os.MkdirTemp("", "macroscope-cli"); buildErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "macroscope"), ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "macroscope"), "..").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 // the trace read into memory, for every hierarchy node.
 func TestMomentsCommand(t *testing.T) {
 	dir := t.TempDir()
-	out := mustRun(t, "moments", "-busy", "Compute", "-by", "node", "-out", dir, "-table", "nodes.csv", "-o", "nodes.png", "-width", "640", bundledTrace)
+	out := mustRun(t, "moments", "--busy", "Compute", "--by", "node", "--out", dir, "--table", "nodes.csv", "-o", "nodes.png", "--width", "640", bundledTrace)
 	tr, err := formats.ReadFile(bundledTrace, "paje")
 	if err != nil {
 		t.Fatal(err)
@@ -65,10 +65,10 @@ func TestMomentsCommand(t *testing.T) {
 // Per-state rows of a window: each rank's states add up to its busy time
 // over the same window.
 func TestMomentsCommandByState(t *testing.T) {
-	args := []string{"moments", "-q", "-start", "2", "-end", "3.5", "-idle", "Compute"}
+	args := []string{"moments", "-q", "--start", "2", "--end", "3.5", "--idle", "Compute", "--figure", ""}
 	dir := t.TempDir()
 	byState, byResource := filepath.Join(dir, "s.csv"), filepath.Join(dir, "r.csv")
-	for _, c := range [][]string{{"-by", "state", "-table", byState}, {"-table", byResource}} {
+	for _, c := range [][]string{{"--by", "state", "--table", byState}, {"--table", byResource}} {
 		mustRun(t, append(append(append([]string{}, args...), c...), bundledTrace)...)
 	}
 	busy := func(path string) map[string]int64 {
@@ -93,16 +93,16 @@ func TestMomentsCommandByState(t *testing.T) {
 func TestMomentsCommandErrors(t *testing.T) {
 	checkRefusals(t, []refusal{
 		{[]string{"moments"}, 2, "usage: macroscope moments"},
-		{[]string{"moments", "-by", "rank", bundledTrace}, 2, `invalid by: "rank"`},
-		{[]string{"moments", "-busy", "Compute", "-idle", "PMPI_Recv", bundledTrace}, 2, "invalid busy"},
-		{[]string{"moments", "-busy", "Comput", bundledTrace}, 2, `invalid values: no selected state type has a value named "Comput"`},
-		{[]string{"moments", "-busy=", bundledTrace}, 2, "invalid values"},
-		{[]string{"moments", "-nesting", "outer", bundledTrace}, 2, "invalid nesting"},
-		{[]string{"moments", "-start", "x", bundledTrace}, 2, "invalid start"},
-		{[]string{"moments", "-start", "5", "-end", "4", bundledTrace}, 2, "invalid window"},
-		{[]string{"moments", "-o", "fig.gif", bundledTrace}, 2, `invalid o: "fig.gif"`},
-		{[]string{"moments", "-table", "t.xlsx", bundledTrace}, 2, `invalid table: "t.xlsx"`},
-		{[]string{"moments", "-format", "nope", bundledTrace}, 2, "invalid format"},
+		{[]string{"moments", "--by", "rank", bundledTrace}, 2, `invalid --by: "rank"`},
+		{[]string{"moments", "--busy", "Compute", "--idle", "PMPI_Recv", bundledTrace}, 2, "invalid --busy"},
+		{[]string{"moments", "--busy", "Comput", bundledTrace}, 2, `invalid --busy: no selected state type has a value named "Comput"`},
+		{[]string{"moments", "--busy=", bundledTrace}, 2, "invalid --busy"},
+		{[]string{"moments", "--nesting", "outer", bundledTrace}, 2, "invalid --nesting"},
+		{[]string{"moments", "--start", "x", bundledTrace}, 2, "invalid --start"},
+		{[]string{"moments", "--start", "5", "--end", "4", bundledTrace}, 2, "invalid --start/--end"},
+		{[]string{"moments", "-o", "fig.gif", bundledTrace}, 2, `invalid --figure: "fig.gif"`},
+		{[]string{"moments", "--table", "t.xlsx", bundledTrace}, 2, `invalid --table: "t.xlsx"`},
+		{[]string{"moments", "--format", "nope", bundledTrace}, 2, "invalid --format"},
 		{[]string{"moments", "missing.trace"}, 1, "macroscope moments: stat missing.trace"},
 	})
 }
@@ -149,13 +149,13 @@ func TestMomentsCommandReaderOptions(t *testing.T) {
 		}
 	}
 	checkRefusals(t, []refusal{
-		{[]string{"moments", "-q", "-out", dir, unsorted}, 1, "read it anyway with sort=True (Python) or -read sort=true"},
-		{[]string{"moments", "-q", "-out", dir, "-read", "sort=yes please", unsorted}, 2, "invalid sort"},
+		{[]string{"moments", "-q", "--out", dir, unsorted}, 1, "read it anyway with sort=True (Python) or --read sort=true"},
+		{[]string{"moments", "-q", "--out", dir, "--read", "sort=yes please", unsorted}, 2, "invalid --read sort"},
 	})
 	want := filepath.Join(dir, "want.csv")
-	mustRun(t, "moments", "-q", "-out", dir, "-table", want, sorted)
+	mustRun(t, "moments", "-q", "--out", dir, "--table", want, sorted)
 	got := filepath.Join(dir, "got.csv")
-	mustRun(t, "moments", "-q", "-out", dir, "-read", "sort=true", "-table", got, unsorted)
+	mustRun(t, "moments", "-q", "--out", dir, "--read", "sort=true", "--table", got, unsorted)
 	w, g := readCSV(t, want), readCSV(t, got)
 	if len(g.rows) != 1 || !slices.Equal(g.rows[0], w.rows[0]) {
 		t.Errorf("sorted on reading: %v; sorted by hand: %v", g.rows, w.rows)
@@ -168,7 +168,7 @@ func TestMomentsCommandReaderOptions(t *testing.T) {
 	if err := os.WriteFile(chrome, []byte(`[{"ph":"X","pid":1,"tid":1,"ts":0,"dur":5,"name":"a"},{}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustRun(t, "moments", "-q", "-out", dir, chrome); !strings.Contains(out, "warning    skipped 1 entries without ph") {
+	if out := mustRun(t, "moments", "-q", "--out", dir, chrome); !strings.Contains(out, "warning    skipped 1 entries without ph") {
 		t.Errorf("the reader's notes are not reported:\n%s", out)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -36,23 +35,26 @@ func runMoments(c *cli) error {
 	gaps := c.fs.Bool("gaps", false, "also count the time a resource spends in no state as busy")
 	nesting := c.fs.String("nesting", "innermost", "nested states: innermost (the top of the stack decides) or union (busy while any busy state is open)")
 	by := c.fs.String("by", "resource", "one row per resource, state (of each resource) or node (of the hierarchy)")
-	quiet := c.fs.Bool("q", false, "do not print the table")
+	quiet := c.fs.Bool("quiet", false, "do not print the table")
+	c.alias("quiet", "q")
 	c.traceFlags()
 	c.windowFlags()
-	c.figureFlags("", 960, 0)
-	table := c.tableFlag("table", "", "table")
+	c.figureFlags("moments.png", 960, 0)
+	table := c.tableFlag("table", "moments.parquet", "table of the moments")
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
-	path := c.fs.Arg(0)
+	path := c.arg(0)
 	opt := moments.Options{StateTypes: stateTypes.names, Gaps: *gaps, Start: c.start, End: c.end}
 	switch {
 	case busy.set && idle.set:
-		return errs.Argument("busy", "give -busy or -idle, not both")
+		return errs.Argument("busy", "give --busy or --idle, not both")
 	case busy.set:
 		opt.Select, opt.Values = moments.Only, busy.names
+		c.paramFlags["values"] = "--busy"
 	case idle.set:
 		opt.Select, opt.Values = moments.AllBut, idle.names
+		c.paramFlags["values"] = "--idle"
 	}
 	var err error
 	if opt.Nesting, err = moments.ParseNesting(*nesting); err != nil {
@@ -69,14 +71,16 @@ func runMoments(c *cli) error {
 	if err != nil {
 		return err
 	}
-	// Through the door, with the reader options of -read (sort=true for
+	// Through the door, with the reader options of --read (sort=true for
 	// a Pajé trace not sorted by time, for instance).
 	src, err := c.open(path)
 	if err != nil {
 		return err
 	}
-	notes := &trace.Notes{}
-	if err := src.Read(acc, trace.ReadOptions{Notes: notes}); err != nil {
+	ro, done := c.readOptions(filepath.Base(path), nil)
+	err = guarded(path, func() error { return src.Read(acc, ro) })
+	done()
+	if err != nil {
 		return err
 	}
 	r, err := acc.Result()
@@ -95,7 +99,7 @@ func runMoments(c *cli) error {
 	}
 	c.say("trace", "%s: %d resources, window %s-%s s, read in %.2f s",
 		path, len(r.Resources), r.Start, r.End, time.Since(began).Seconds())
-	c.sayNotes(notes)
+	c.sayNotes(ro.Notes)
 	if !*quiet {
 		printMoments(c.stdout, rows, kind)
 	}

@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,11 +52,14 @@ func runSynth(c *cli) error {
 	states := fs.String("states", "", "states and weights, Name=weight,... (default "+defaultStates()+")")
 	format := fs.String("format", "", "paje or parquet (default: from the extension, .parquet or Pajé)")
 	var anomalies anomalyFlags
-	fs.Var(&anomalies, "anomaly", "an anomaly, level:i/j/...:State=weight[,...][@from-to], e.g.\n"+
-		"machine:1/0/2:MPI_Wait=6@0.25-0.75 gives MPI_Wait the weight 6 on machine 2 of\n"+
+	fs.Var(&anomalies, "anomaly", "an anomaly, level:i/j/...:State=weight[,...][@from-to], e.g. "+
+		"machine:1/0/2:MPI_Wait=6@0.25-0.75 gives MPI_Wait the weight 6 on machine 2 of "+
 		"cluster 0 of site 1 from 25% to 75% of the trace (repeatable)")
 	if err := c.parse(1, 1); err != nil {
 		return err
+	}
+	if err := writableDir(filepath.Dir(c.arg(0))); err != nil {
+		return fmt.Errorf("cannot write %s: %w", c.arg(0), err)
 	}
 	m, err := trace.ParseTime(*mean)
 	if err != nil {
@@ -69,13 +73,13 @@ func runSynth(c *cli) error {
 	}
 	cfg.Anomalies = anomalies
 	began := time.Now()
-	st, err := arrowio.WriteSynth(fs.Arg(0), *format, cfg)
+	st, err := arrowio.WriteSynth(c.arg(0), *format, cfg)
 	if err != nil {
 		return err
 	}
 	took := time.Since(began).Seconds()
 	c.say("wrote", "%s: %d containers (%d cores), %d states, %d bytes, [0, %s] s",
-		fs.Arg(0), st.Containers, cfg.NumCores(), st.States, st.Bytes, st.Duration)
+		c.arg(0), st.Containers, cfg.NumCores(), st.States, st.Bytes, st.Duration)
 	c.say("done in", "%.2f s (%.0f MB/s)", took, float64(st.Bytes)/took/1e6)
 	return nil
 }

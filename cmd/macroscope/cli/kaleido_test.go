@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -31,12 +31,12 @@ func TestKaleidoCommand(t *testing.T) {
 		args []string
 		opt  kaleido.Options
 	}{
-		{[]string{"-width", "600"}, kaleido.Options{Width: 600}},
-		{[]string{"-width", "400", "-spacing", "150", "-view", "time"}, kaleido.Options{Width: 400, LevelSpacing: 150}},
-		{[]string{"-subtree", "1", "-view", "procedure", "-min-sector", "3"}, kaleido.Options{Width: 850, Subtree: sub, MinSector: 3}},
+		{[]string{"--width", "600"}, kaleido.Options{Width: 600}},
+		{[]string{"--width", "400", "--spacing", "150", "--view", "time"}, kaleido.Options{Width: 400, LevelSpacing: 150}},
+		{[]string{"--subtree", "1", "--view", "procedure", "--min-sector", "3"}, kaleido.Options{Width: 850, Subtree: sub, MinSector: 3}},
 	} {
 		dir := t.TempDir()
-		args := append([]string{"kaleido", "-per-container", "-out", dir, "-o", "k.png", "-table", "k.csv"}, c.args...)
+		args := append([]string{"kaleido", "--per-container", "--out", dir, "-o", "k.png", "--table", "k.csv"}, c.args...)
 		out := mustRun(t, append(args, bundledTrace)...)
 		l, err := tree.Layout(c.opt)
 		if err != nil {
@@ -84,7 +84,7 @@ func same(a, b float64) bool {
 // one null.
 func TestKaleidoCommandParquet(t *testing.T) {
 	dir := t.TempDir()
-	mustRun(t, "kaleido", "-out", dir, bundledTrace)
+	mustRun(t, "kaleido", "--out", dir, bundledTrace)
 	tbl := readParquet(t, filepath.Join(dir, "kaleido.parquet"))
 	parent := tbl.Column(tbl.Schema().FieldIndices("parent")[0])
 	if tbl.NumRows() != 10273 || parent.NullN() != 1 {
@@ -99,13 +99,13 @@ func TestKaleidoCommandErrors(t *testing.T) {
 	mustWrite(t, bad, "%EventDef PajeSetState 1\n% Time date\n% Container string\n% Type string\n% Value string\n%EndEventDef\n1 0.5 nowhere S run\n")
 	checkRefusals(t, []refusal{
 		{[]string{"kaleido"}, 2, "usage: macroscope kaleido [flags] trace"},
-		{[]string{"kaleido", "-view", "colour", bundledTrace}, 2, `invalid view: "colour"`},
-		{[]string{"kaleido", "-subtree", "99999", "-out", dir, bundledTrace}, 2, "invalid subtree: no node 99999"},
-		{[]string{"kaleido", "-min-sector", "0", bundledTrace}, 2, "invalid spacing"},
-		{[]string{"kaleido", "-o", "k.jpg", bundledTrace}, 2, `invalid o: "k.jpg"`},
-		{[]string{"kaleido", "-height", "100", bundledTrace}, 2, "flag provided but not defined: -height"},
-		{[]string{"kaleido", "-state-types", "Nothing", "-out", dir, bundledTrace}, 2, "Nothing"},
-		{[]string{"kaleido", "-out", dir, bad}, 1, "macroscope kaleido: " + bad + ":7: Unknown container 'nowhere'"},
+		{[]string{"kaleido", "--view", "colour", bundledTrace}, 2, `invalid --view: "colour"`},
+		{[]string{"kaleido", "--subtree", "99999", "--out", dir, bundledTrace}, 2, "invalid --subtree: no node 99999"},
+		{[]string{"kaleido", "--min-sector", "0", bundledTrace}, 2, "invalid --spacing"},
+		{[]string{"kaleido", "-o", "k.jpg", bundledTrace}, 2, `invalid --figure: "k.jpg"`},
+		{[]string{"kaleido", "--height", "100", bundledTrace}, 2, "unknown flag --height"},
+		{[]string{"kaleido", "--state-types", "Nothing", "--out", dir, bundledTrace}, 2, "Nothing"},
+		{[]string{"kaleido", "--out", dir, bad}, 1, "macroscope kaleido: " + bad + ":7: Unknown container 'nowhere'"},
 		{[]string{"kaleido", filepath.Join(dir, "missing.trace")}, 1, "missing.trace"},
 	})
 }

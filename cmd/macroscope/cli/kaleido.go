@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -49,11 +49,11 @@ func runKaleido(c *cli) error {
 		return errs.Argument("view", "%q is not pe, procedure or time", *view)
 	}
 	if !(*spacing >= 0) || !(*minSector > 0) {
-		return errs.Argument("spacing", "-spacing must be 0 or more and -min-sector more than 0, got %g and %g", *spacing, *minSector)
+		return errs.Argument("spacing", "--spacing must be 0 or more and --min-sector more than 0, got %g and %g", *spacing, *minSector)
 	}
 
 	began := time.Now()
-	path := c.fs.Arg(0)
+	path := c.arg(0)
 	tr, err := c.readTrace(path)
 	if err != nil {
 		return err
@@ -78,12 +78,14 @@ func runKaleido(c *cli) error {
 	}
 	c.say("layout", "%d nodes, %d levels shown (%s), %g px between levels; %d drawn, %d drawn without descendants",
 		l.Len(), l.Levels, condensed, l.Spacing, l.NumDrawn, l.NumCollapsed)
-	img, err := plots.Kaleidoscope(l, plots.KaleidoscopeOptions{View: *view, Format: c.imgFormat})
-	if err != nil {
-		return err
-	}
-	if err := c.writeFigure(img); err != nil {
-		return err
+	if *c.figure != "" {
+		img, err := plots.Kaleidoscope(l, plots.KaleidoscopeOptions{View: *view, Format: c.imgFormat})
+		if err != nil {
+			return err
+		}
+		if err := c.writeFigure(img); err != nil {
+			return err
+		}
 	}
 	if *table != "" {
 		if err := c.writeTable(*table, arrowio.KaleidoscopeTable(l, memory.DefaultAllocator), fmt.Sprintf("%d nodes", l.Len())); err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"path/filepath"
@@ -13,7 +13,7 @@ import (
 // count every message between two ranks, a figure that decodes.
 func TestTopologyCommand(t *testing.T) {
 	dir := t.TempDir()
-	out := mustRun(t, "topology", "-out", dir, "-nodes", "n.csv", "-edges-table", "tables/e.csv", "-o", "g.png", "-width", "500", "-height", "400", bundledTrace)
+	out := mustRun(t, "topology", "--out", dir, "--nodes", "n.csv", "--edges-table", "tables/e.csv", "-o", "g.png", "--width", "500", "--height", "400", bundledTrace)
 	tr, err := formats.ReadFile(bundledTrace, "paje")
 	if err != nil {
 		t.Fatal(err)
@@ -45,9 +45,9 @@ func TestTopologyCommand(t *testing.T) {
 	}
 	checkSize(t, readPNG(t, filepath.Join(dir, "g.png")), 500, 400)
 	checkRefusals(t, []refusal{
-		{[]string{"topology", "-collapse", "nowhere", bundledTrace}, 2, `no container "nowhere"`},
-		{[]string{"topology", "-optimal", "2", bundledTrace}, 2, "invalid optimal"},
-		{[]string{"topology", "-o", "g.png", "-height", "0", bundledTrace}, 2, "invalid width"},
+		{[]string{"topology", "--collapse", "nowhere", bundledTrace}, 2, `no container "nowhere"`},
+		{[]string{"topology", "--optimal", "2", bundledTrace}, 2, "invalid --optimal"},
+		{[]string{"topology", "-o", "g.png", "--height", "0", bundledTrace}, 2, "invalid --width"},
 		{[]string{"topology", bundledTrace, "more"}, 2, "usage: macroscope topology [flags] trace"},
 	})
 }

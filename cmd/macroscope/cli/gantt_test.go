@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"image/color"
@@ -12,8 +12,8 @@ import (
 func TestGanttCommand(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "g.png")
-	mustRun(t, "gantt", "-resources", "rank-0", "-start", "2", "-end", "2.5", "-colors", "Compute=#00ff00",
-		"-width", "500", "-height", "200", "-o", out, bundledTrace)
+	mustRun(t, "gantt", "--resources", "rank-0", "--start", "2", "--end", "2.5", "--colors", "Compute=#00ff00",
+		"--width", "500", "--height", "200", "-o", out, bundledTrace)
 	img := readPNG(t, out)
 	checkSize(t, img, 500, 200)
 	green := 0
@@ -28,7 +28,7 @@ func TestGanttCommand(t *testing.T) {
 		t.Errorf("%d green pixels across the row, want most of the data area", green)
 	}
 	checkRefusals(t, []refusal{
-		{[]string{"gantt", "-resources", "nope", "-o", filepath.Join(dir, "x.png"), bundledTrace}, 2, "no container matches"},
-		{[]string{"gantt", "-colors", "Compute", "-o", filepath.Join(dir, "x.png"), bundledTrace}, 2, "state=colour"},
+		{[]string{"gantt", "--resources", "nope", "-o", filepath.Join(dir, "x.png"), bundledTrace}, 2, "no container matches"},
+		{[]string{"gantt", "--colors", "Compute", "-o", filepath.Join(dir, "x.png"), bundledTrace}, 2, "state=colour"},
 	})
 }

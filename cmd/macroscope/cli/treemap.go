@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ var scenarios = map[string]synthmodel.Scenario{
 var treemapCommand = command{
 	name:     "treemap",
 	summary:  "squarified treemap of the optimal cut of the hierarchy: figure and table of rectangles",
-	synopsis: "[flags] trace\n-scenario million [flags]",
+	synopsis: "[flags] trace\n--scenario million [flags]",
 	about: `
 Aggregates the trace optimally (by default a cut of the hierarchy,
 Lamarche-Perrin et al. 2014) and draws the squarified treemap of the
@@ -38,10 +38,11 @@ aggregates, with a table of its rectangles.`,
 
 func runTreemap(c *cli) error {
 	scenario := c.fs.String("scenario", "", "draw a synthetic model instead of a trace: million (Lamarche-Perrin et al.'s 1,000,000 processes), 100k or small")
-	seed := c.fs.Uint64("seed", 0, "with -scenario: a variant with random noise and the heterogeneous groups elsewhere (0: the paper's layout)")
+	seed := c.fs.Uint64("seed", 0, "with --scenario: a variant with random noise and the heterogeneous groups elsewhere (0: the paper's layout)")
 	value := c.fs.String("value", "leaves", "area of a rectangle: leaves (resources) or activity (time in states)")
 	root := c.fs.String("root", "", "path of the hierarchy node at the top (default: everything)")
-	proportions := c.fs.Bool("proportions", true, "divide every aggregate into a strip per state as wide as its share (-proportions=false: the mode state's colour)")
+	proportions := c.fs.Bool("proportions", true, "divide every aggregate into a strip per state as wide as its share (default; --no-proportions: the mode state's colour)")
+	c.negatable("proportions")
 	zooms := c.fs.Int("zooms", 3, "enlarged views of detailed groups too small to read")
 	c.aggregationFlags(aggregate.KindSpatial, "spatial (a cut of the hierarchy) or spatiotemporal")
 	c.figureFlags("treemap.png", 960, 720)
@@ -49,8 +50,11 @@ func runTreemap(c *cli) error {
 	if err := c.parse(0, 1); err != nil {
 		return err
 	}
-	if (*scenario == "") == (c.fs.NArg() == 0) { // a trace or a scenario
-		return c.usageError()
+	switch { // a trace or a scenario
+	case *scenario == "" && len(c.positional) == 0:
+		return c.usageError("")
+	case *scenario != "" && len(c.positional) > 0:
+		return c.usageError("give a trace or --scenario, not both")
 	}
 	if c.kind == aggregate.KindTemporal {
 		return errs.Argument("kind", "a temporal aggregation never merges resources: its treemap is the hierarchy; use spatial or spatiotemporal")
@@ -74,7 +78,7 @@ func runTreemap(c *cli) error {
 		name = thousands(sc.Processes()) + " processes"
 		c.say("model", "%d resources x %d slices x %d states", m.NumLeaves(), m.Slices, len(m.States))
 	} else {
-		name = c.fs.Arg(0)
+		name = c.arg(0)
 		if m, err = c.readModel(name); err != nil {
 			return err
 		}
@@ -89,26 +93,29 @@ func runTreemap(c *cli) error {
 			return err
 		}
 	}
-	if *zooms == 0 {
-		*zooms = -1
-	}
-	w, h := c.figureSize()
-	img, err := plots.Treemap(m, a.part, plots.TreemapOptions{
-		Width: w, Height: h, Format: c.imgFormat,
-		Title: fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(name), c.kind, a.p),
-		Value: val, Root: topt.Root, Proportions: *proportions, Zooms: *zooms,
-	})
+	tm, err := treemap.OfPartition(m, a.part, topt)
 	if err != nil {
 		return err
 	}
-	if err := c.writeFigure(img); err != nil {
-		return err
+	c.say("treemap", "%d rectangles by %s", len(tm.Cells), val)
+	if *zooms == 0 {
+		*zooms = -1
 	}
-	if *table != "" {
-		tm, err := treemap.OfPartition(m, a.part, topt)
+	if *c.figure != "" {
+		w, h := c.figureSize()
+		img, err := plots.Treemap(m, a.part, plots.TreemapOptions{
+			Width: w, Height: h, Format: c.imgFormat,
+			Title: fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(name), c.kind, a.p),
+			Value: val, Root: topt.Root, Proportions: *proportions, Zooms: *zooms,
+		})
 		if err != nil {
 			return err
 		}
+		if err := c.writeFigure(img); err != nil {
+			return err
+		}
+	}
+	if *table != "" {
 		if err := c.writeTable(*table, arrowio.TreemapTable(tm, memory.DefaultAllocator), fmt.Sprintf("%d rectangles", len(tm.Cells))); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -36,19 +36,19 @@ func runTopology(c *cli) error {
 	c.fs.Var(&fill, "fill", "comma-separated names of the utilization variable (default: power_used, speed_used, bandwidth_used)")
 	c.fs.Var(&collapse, "collapse", "comma-separated paths of groups to collapse (\"\" is the root)")
 	depth := c.fs.Int("depth", 0, "collapse every group at this depth of the hierarchy (1: the children of the root); 0: none")
-	optimal := c.fs.Float64("optimal", -1, "collapse the groups of the optimal spatial aggregation at this p in [0, 1] (Lamarche-Perrin et al. 2014)")
+	optimal := c.fs.Float64("optimal", -1, "collapse the groups of the optimal spatial aggregation at this p in [0, 1] (Lamarche-Perrin et al. 2014; default: none)")
 	charge := c.fs.String("charge", "", "charge of an aggregate in the layout: members (the sum of theirs; default), sqrt (of its members) or unit")
 	iterations := c.fs.Int("iterations", 0, "cap on the layout's iterations (default 500)")
 	seed := c.fs.Uint64("seed", 0, "seed of the initial positions")
 	c.traceFlags()
 	c.windowFlags()
-	c.figureFlags("", 960, 820)
-	nodesTable := c.tableFlag("nodes", "", "nodes table")
-	edgesTable := c.tableFlag("edges-table", "", "edges table")
+	c.figureFlags("topology.png", 960, 820)
+	nodesTable := c.tableFlag("nodes", "nodes.parquet", "table of the nodes")
+	edgesTable := c.tableFlag("edges-table", "edges.parquet", "table of the edges")
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
-	path := c.fs.Arg(0)
+	path := c.arg(0)
 	opt := topology.Options{Charge: *charge, Start: c.start, End: c.end}
 	if kinds.set {
 		opt.Kinds = kinds.names
@@ -109,10 +109,14 @@ func runTopology(c *cli) error {
 		parts = append(parts, fmt.Sprintf("%d %s (size %s, fill %s)", count[k], k, orDash(sizeNames[i]), orDash(fillNames[i])))
 	}
 	s, e := tp.Window()
-	c.say("graph", "%d nodes: %s; %d edges; window %s-%s s", len(v.Nodes), strings.Join(parts, ", "), len(v.Edges), s, e)
+	collapsed := ""
+	if n := len(tp.Collapsed()); n > 0 {
+		collapsed = fmt.Sprintf("; %d groups collapsed", n)
+	}
+	c.say("graph", "%d nodes: %s; %d edges%s; window %s-%s s", len(v.Nodes), strings.Join(parts, ", "), len(v.Edges), collapsed, s, e)
 	if *c.figure != "" || *nodesTable != "" {
 		t0 := time.Now()
-		st, err := tp.Layout(forcelayout.Params{MaxIterations: *iterations, Seed: *seed})
+		st, err := tp.Layout(forcelayout.Params{MaxIterations: *iterations, Seed: *seed, Cancel: c.ctx.Done()})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,13 +17,13 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-const bundledTrace = "../../testdata/jacobi32.trace"
+const bundledTrace = "../../../testdata/jacobi32.trace"
 
 // runCLI runs the command line in process: its exit status and what it
 // printed.
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	code = run(args, &out, &errOut)
+	code = Run(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
