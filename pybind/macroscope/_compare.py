@@ -305,11 +305,12 @@ class Comparison:
         proportions (``prop:<run>:<state>`` for up to 8 runs; all in
         :meth:`Differences.proportions`) and the test against the noise:
         with repetitions (``labels``) the runs' labels are permuted, else
-        the runs' cells are swapped ``block`` slices at a time within the
-        row; ``floor`` is the 95% quantile of the statistic under
-        ``permutations`` permutations at most, ``p_value`` the test's,
-        ``p_adjusted`` corrected for the number of rows (Holm), and
-        ``reported`` tells rows below ``alpha``. ``rank`` orders the rows by
+        the runs' cells are swapped ``block`` slices at a time (all the
+        row's resources together) within the row; ``floor`` is the 95%
+        quantile of the statistic under ``permutations`` permutations at
+        most, ``p_value`` the test's, ``p_adjusted`` corrected for the
+        number of tests (Holm, both tests of every row), and ``reported``
+        tells rows below ``alpha``. ``rank`` orders the rows by
         "score", "outlier" or "divergence"; ``top`` keeps the first.
         """
         if rows not in _ROWS:
@@ -409,10 +410,10 @@ class Differences(TableResult):
     @property
     def test(self) -> dict:
         """The test: method ("labels": the runs' labels permuted; "blocks":
-        no repetitions, the runs' cells permuted block by block within
-        each row), exact (every relabelling enumerated), p_min,
-        permutations, alpha, the number of rows reported, and a note on
-        what limits it."""
+        no repetitions, the runs' cells permuted by slices within each row,
+        all the row's resources together), exact (every relabelling
+        enumerated), p_min, permutations, alpha, the number of rows
+        reported, and a note on what limits it."""
         return dict(self._info["test"])
 
     @property

@@ -64,6 +64,8 @@ COMMANDS = {
     "gantt": ["gantt", JACOBI, "--start", "2", "--end", "2.5", "--resources", "rank-1*", "--out", "out"],
     "topology": ["topology", JACOBI, "--seed", "3", "--out", "out"],
     "kaleido": ["kaleido", JACOBI, "--per-container", "--out", "out"],
+    "compare": ["compare", JACOBI, JACOBI, "--names", "a,b", "--slices", "10", "--out", "out"],
+    "compare-series": ["compare", JACOBI, JACOBI, "--slices", "10", "--series", "series.csv", "--out", "out"],
     "convert": ["convert", JACOBI, "--out", "dataset"],
     "dump": ["dump", JACOBI],
     "dump-header": ["dump", "-h", "--entity-hierarchy=entities.csv", JACOBI],
@@ -90,7 +92,7 @@ def test_both_doors_give_the_same_output(tmp_path, go_binary, name):
     assert sorted(go[3]) == sorted(py[3])
     for path in go[3]:
         assert go[3][path] == py[3][path], path
-    if name.startswith(("overview", "moments", "treemap", "gantt", "topology", "kaleido", "convert", "synth")):
+    if name.startswith(("overview", "moments", "treemap", "gantt", "topology", "kaleido", "compare", "convert", "synth")):
         assert go[0] == 0 and go[3], go[2]  # it did its work
 
 

@@ -11,6 +11,7 @@
 //	macroscope gantt [flags] trace        Gantt chart of the raw states over a window: figure
 //	macroscope topology [flags] trace     topology-based view, a graph of resources: figure, tables
 //	macroscope kaleido [flags] trace      kaleidoscope of the call tree: figure, table
+//	macroscope compare [flags] traces     what changed between runs: differences table, figure
 //	macroscope convert [flags] trace      the trace as a hive-partitioned Parquet dataset
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
 //	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
@@ -74,6 +75,7 @@ var commands = []command{
 	ganttCommand,
 	topologyCommand,
 	kaleidoCommand,
+	compareCommand,
 	convertCommand,
 	synthCommand,
 	dumpCommand,

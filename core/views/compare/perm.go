@@ -510,7 +510,7 @@ func (t *tester) summary() TestSummary {
 	case out.Exact && float64(len(t.rows))*t.pmin > t.opt.Alpha:
 		out.Note = fmt.Sprintf("%d relabellings of the runs give p-values down to %.3g, but corrected for %d rows none can be below %.3g: more repetitions, or fewer rows (a coarser level), are needed to report a row at alpha = %g", len(t.labelings), t.pmin, len(t.rows), math.Min(1, float64(len(t.rows))*t.pmin), t.opt.Alpha)
 	case t.method == "blocks":
-		out.Note = "no repetitions: the runs' cells are permuted block by block within each row; rows were chosen on the same data, so p-values are optimistic for partition rows"
+		out.Note = "without repetitions the runs' cells are permuted by slices within each row; rows chosen on the same data (a level's) have optimistic p-values"
 	}
 	return out
 }
