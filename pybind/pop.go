@@ -57,25 +57,25 @@ func newPOPAnalyzer(options string) (*analyzer, error) {
 			return nil, err
 		}
 		run.Source = source
-		s := &Series{}
+		s := &POPSeries{}
 		s.add(*run, o.Label)
 		return s.analysis(scaling)
 	}}, nil
 }
 
-// Series gathers the runs of a scaling study, one POP analysis each, for
+// POPSeries gathers the runs of a scaling study, one POP analysis each, for
 // their factors side by side.
-type Series struct {
+type POPSeries struct {
 	runs   []pop.Run
 	labels []string
 }
 
-// NewSeries returns an empty series.
-func NewSeries() *Series { return &Series{} }
+// NewPOPSeries returns an empty series.
+func NewPOPSeries() *POPSeries { return &POPSeries{} }
 
 // Add adds the runs of a POP analysis to the series; label names the run
 // (its processes when empty).
-func (s *Series) Add(a *Analysis, label string) (err error) {
+func (s *POPSeries) Add(a *Analysis, label string) (err error) {
 	defer guard(&err)
 	if a.kind != "POP efficiencies" || a.pop == nil {
 		return errs.Argument("runs", "a %s result is not a POP analysis", a.kind)
@@ -90,14 +90,14 @@ func (s *Series) Add(a *Analysis, label string) (err error) {
 	return nil
 }
 
-func (s *Series) add(r pop.Run, label string) {
+func (s *POPSeries) add(r pop.Run, label string) {
 	s.runs = append(s.runs, r)
 	s.labels = append(s.labels, label)
 }
 
 // POP computes the factors of the series; options is a JSON object with
 // "scaling".
-func (s *Series) POP(options string) (a *Analysis, err error) {
+func (s *POPSeries) POP(options string) (a *Analysis, err error) {
 	defer guard(&err)
 	_, _, scaling, err := parsePOPOptions(options)
 	if err != nil {
@@ -106,7 +106,7 @@ func (s *Series) POP(options string) (a *Analysis, err error) {
 	return s.analysis(scaling)
 }
 
-func (s *Series) analysis(scaling pop.Scaling) (*Analysis, error) {
+func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 	f, err := pop.ComputeFactors(s.runs, scaling)
 	if err != nil {
 		return nil, err

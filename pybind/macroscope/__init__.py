@@ -44,7 +44,8 @@ by its name or content):
     gotrace         Go execution traces
 """
 
-from ._analyses import CommMatrix, FlatProfile, LoadImbalance, comm_matrix, flat_profile, load_imbalance
+from ._analyses import CommMatrix, FlatProfile, LoadImbalance
+from ._profiles import comm_matrix, flat_profile, load_imbalance
 from ._pop import POP, pop
 from ._critpath import CriticalPath, Stragglers, critical_path, stragglers
 from ._errors import (
@@ -56,6 +57,7 @@ from ._errors import (
 )
 from ._figure import Figure
 from ._formats import FORMATS, formats
+from ._compare import Comparison, Differences, compare, compare_series
 from ._kaleido import CallTree, Kaleidoscope
 from ._model import Aggregation, MicroModel
 from ._moments import Moments
@@ -95,6 +97,8 @@ __all__ = [
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -106,6 +110,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

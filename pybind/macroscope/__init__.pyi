@@ -9,9 +9,12 @@ from ._analyses import (
     CommMatrix as CommMatrix,
     FlatProfile as FlatProfile,
     LoadImbalance as LoadImbalance,
-    comm_matrix as comm_matrix,
-    flat_profile as flat_profile,
-    load_imbalance as load_imbalance,
+)
+from ._compare import (
+    Comparison as Comparison,
+    Differences as Differences,
+    compare as compare,
+    compare_series as compare_series,
 )
 from ._critpath import (
     CriticalPath as CriticalPath,
@@ -33,6 +36,11 @@ from ._kaleido import CallTree as CallTree, Kaleidoscope as Kaleidoscope
 from ._model import Aggregation as Aggregation, MicroModel as MicroModel
 from ._moments import Moments as Moments
 from ._pop import POP as POP, pop as pop
+from ._profiles import (
+    comm_matrix as comm_matrix,
+    flat_profile as flat_profile,
+    load_imbalance as load_imbalance,
+)
 from ._readers import read as read, read_paje as read_paje
 from ._reading import Progress
 from ._stream import moments as moments, read_micro as read_micro
@@ -61,6 +69,8 @@ __all__ = [
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -72,6 +82,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

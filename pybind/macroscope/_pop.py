@@ -155,7 +155,7 @@ def pop(runs, format: str | None = None, *, scaling: str = "auto", labels=None, 
         labels = [str(x) for x in labels]
         if len(labels) != len(items):
             raise InvalidArgumentError(f"labels: {len(labels)} labels for {len(items)} runs", param="labels")
-    series = _bridge.call(_bridge.native.NewSeries)
+    series = _bridge.call(_bridge.native.NewPOPSeries)
     for i, item in enumerate(items):
         label = labels[i] if labels is not None else ""
         opts = _pop_options(eager_limit, ideal, label=label or None)

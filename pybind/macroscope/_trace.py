@@ -305,7 +305,7 @@ class Trace:
         of a type named "thread" count for their parent) or "container".
         ``state_types`` restricts the state types (a name or a list).
         """
-        return _analyses.analyze(self, "flat_profile", FlatProfile, **_analyses._profile_options(state_types, by))
+        return _analyses.analyze(self, "flat_profile", FlatProfile, **_analyses.profile_options(state_types, by))
 
     def load_imbalance(self, metric: str = "exclusive", top: int = 3, state_types=None,
                        by: str = "process") -> LoadImbalance:
@@ -317,7 +317,7 @@ class Trace:
         "exclusive" or "inclusive"; ``state_types`` and ``by`` are those of
         :meth:`flat_profile`."""
         return _analyses.analyze(self, "load_imbalance", LoadImbalance,
-                                 **_analyses._profile_options(state_types, by, metric, top))
+                                 **_analyses.profile_options(state_types, by, metric, top))
 
     def comm_matrix(self, level: str = "process", link_types=None) -> CommMatrix:
         """The communication matrix: for every link type and pair of

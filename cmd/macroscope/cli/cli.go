@@ -17,6 +17,7 @@
 //	macroscope pop [flags] trace...       POP efficiencies of a run or a scaling series: table, figure
 //	macroscope critpath [flags] trace     critical path (Scalasca's): tables, figure
 //	macroscope stragglers [flags] trace   last arrivals at collectives or iterations: tables, figure
+//	macroscope compare [flags] traces     what changed between runs: differences table, figure
 //	macroscope convert [flags] trace      the trace as a hive-partitioned Parquet dataset
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
 //	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
@@ -86,6 +87,7 @@ var commands = []command{
 	popCommand,
 	critPathCommand,
 	stragglersCommand,
+	compareCommand,
 	convertCommand,
 	synthCommand,
 	dumpCommand,
