@@ -2,9 +2,10 @@
 # Regenerates ../moments-imbalance.trace.gz, ../moments-late.trace.gz,
 # ../moments-tail.trace.gz and ../moments-skew.trace.gz: patterns.c on 16
 # ranks (hosts alpha-0..15 of platform.xml, 1 Gflop/s), traced by SMPI with
-# its computations as "computing" states and its sleeps as "sleeping" states. The work is given
-# in flops and computation is not timed on this machine
-# (smpi/simulate-computation:no), so the traces are the same on every run.
+# its computations as "computing" states and its sleeps as "sleeping"
+# states. The work is given in flops and computation is not timed on this
+# machine (smpi/simulate-computation:no), so the traces are the same on
+# every run.
 # Needs Debian's libsimgrid-dev (smpicc, smpirun). Usage: sh moments_patterns.sh [OUTDIR]
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
