@@ -32,6 +32,13 @@ func (w *scratch) buffer(free *[][]float64, n int) []float64 {
 
 // recycle hands the buffers of consumed stats back for reuse.
 func (w *scratch) recycle(st nodeStats) {
+	if st.sparse {
+		w.iq.sp.recycle(st)
+		if st.ent != nil {
+			w.freeEnt = append(w.freeEnt, st.ent)
+		}
+		return
+	}
 	if st.ownV {
 		w.freeV = append(w.freeV, st.v)
 	}
