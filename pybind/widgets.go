@@ -46,6 +46,6 @@ func (m *MicroModel) Window(first, last int) (w *MicroModel, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values},
+	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values, Cells: sub.Cells},
 		source: m.source, stateTypes: m.stateTypes, summary: m.summary}, nil
 }

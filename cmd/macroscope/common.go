@@ -327,7 +327,7 @@ type aggregation struct {
 // the middle of the recommended level of the significant-p sweep, which
 // also runs when sweep is true.
 func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
-	a := &aggregation{in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}, p: c.p}
+	a := &aggregation{in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}, p: c.p}
 	engine, err := aggregate.New(c.kind, a.in, aggregate.Options{Normalize: true})
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func TestOverviewKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}
+	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 	for _, kind := range []aggregate.Kind{aggregate.KindSpatiotemporal, aggregate.KindSpatial, aggregate.KindTemporal} {
 		t.Run(string(kind), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "new", string(kind))

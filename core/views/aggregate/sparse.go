@@ -27,7 +27,6 @@ import (
 // sparseScratch is a worker's memory for the stats of sparse nodes.
 type sparseScratch struct {
 	pos  []int32   // by state: its row in the stats being built, or -1
-	list []int32   // the states of the node being built
 	xl   []float64 // x log2 x of a leaf's entries
 	nz   []int     // the non-zero slices of a state
 	sums []float64 // a state's sums over the intervals from one start
@@ -246,11 +245,10 @@ func intervalTermsSparse(s nodeStats, slices int, w *intervalScratch, sp *sparse
 
 // blockScratch is the memory of a measure of one block of a sparse input.
 type blockScratch struct {
-	acc   []float64 // by state
-	seen  []bool    // by state
-	list  []int32   // the states seen
-	xl    []float64
-	total float64
+	acc  []float64 // by state
+	seen []bool    // by state
+	list []int32   // the states seen
+	xl   []float64
 }
 
 var blockScratches = sync.Pool{New: func() any { return &blockScratch{} }}
