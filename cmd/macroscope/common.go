@@ -332,7 +332,17 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if math.IsNaN(c.p) || sweep {
+	if math.IsNaN(c.p) && !sweep {
+		// The recommended level alone: a handful of solves where the
+		// sweep of a large model needs one per level (thousands).
+		knee, err := aggregate.Knee(engine, *c.threshold, 1, 1, nil)
+		if err != nil {
+			return nil, err
+		}
+		a.p = (knee.PLow + knee.PHigh) / 2
+		c.say("levels", "recommended p = %.4g (%d aggregates), the knee of the %s levels, optimal for p in [%.4g, %.4g]",
+			a.p, knee.Partition.NumParts, c.kind, knee.PLow, knee.PHigh)
+	} else if math.IsNaN(c.p) || sweep {
 		if a.levels, err = aggregate.SignificantCompact(engine, *c.threshold); err != nil {
 			return nil, err
 		}

@@ -88,6 +88,18 @@ func TestOverviewKinds(t *testing.T) {
 				}
 			}
 
+			// Without -levels, the knee alone: the same p and partition.
+			quick := mustRun(t, "overview", "-kind", string(kind), "-slices", "20", "-out", dir, "-o", "q.png", "-table", "", bundledTrace)
+			for _, line := range []string{
+				fmt.Sprintf("levels     recommended p = %.4g (%d aggregates), the knee of the %s levels, optimal for p in [%.4g, %.4g]",
+					p, levels[rec].Partition.NumParts, kind, levels[rec].PLow, levels[rec].PHigh),
+				fmt.Sprintf("aggregated p = %.4g: %d aggregates, gain %.4g, loss %.4g (normalised)", p, len(part.Parts), part.Gain, part.Loss),
+			} {
+				if !strings.Contains(quick, line+"\n") {
+					t.Errorf("output without -levels does not say %q:\n%s", line, quick)
+				}
+			}
+
 			lv := readCSV(t, filepath.Join(dir, "l.csv"))
 			if len(lv.rows) != len(levels) {
 				t.Fatalf("%d levels written, %d found", len(lv.rows), len(levels))
