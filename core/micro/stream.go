@@ -812,28 +812,51 @@ func (a *Accumulator) Model() (*Model, error) {
 		}
 		return float64(d) / w
 	}
+	// The groups of columns that make a cell's category on a leaf (by
+	// leaf, then category), and their values slice by slice: read from
+	// the accumulator's slices in the order of the groups' columns, a few
+	// dozen groups at a time, so that each slice is read in order (by
+	// leaf, the columns of a slice are all over it).
+	var groups []int // start of each group in parts, and len(parts)
+	for i := range parts {
+		if i == 0 || parts[i].leaf != parts[i-1].leaf || parts[i].cat != parts[i-1].cat {
+			groups = append(groups, i)
+		}
+	}
+	groups = append(groups, len(parts))
+	ng, n := len(groups)-1, int(g.n)
+	order := make([]int32, ng)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return int(parts[groups[x]].col - parts[groups[y]].col) })
+	vals := make([]float64, ng*n)
+	for b := 0; b < ng; b += 64 {
+		block := order[b:min(b+64, ng)]
+		for k := range n {
+			for _, gi := range block {
+				vals[int(gi)*n+k] = value(parts[groups[gi]:groups[gi+1]], k)
+			}
+		}
+	}
 	// each calls f for the non-zero values of the cells, in order, and
 	// end after each cell.
 	each := func(f func(cat int32, v float64), end func()) {
-		for lo, leaf := 0, int32(0); leaf < int32(g.leaves); leaf++ {
-			hi := lo
-			for hi < len(parts) && parts[hi].leaf == leaf {
+		gi := 0
+		for leaf := int32(0); leaf < int32(g.leaves); leaf++ {
+			hi := gi
+			for hi < ng && parts[groups[hi]].leaf == leaf {
 				hi++
 			}
-			for k := range int(g.n) {
-				for i := lo; i < hi; {
-					j := i + 1
-					for j < hi && parts[j].cat == parts[i].cat {
-						j++
+			for k := range n {
+				for i := gi; i < hi; i++ {
+					if v := vals[i*n+k]; v != 0 {
+						f(parts[groups[i]].cat, v)
 					}
-					if v := value(parts[i:j], k); v != 0 {
-						f(parts[i].cat, v)
-					}
-					i = j
 				}
 				end()
 			}
-			lo = hi
+			gi = hi
 		}
 	}
 	// Sparse or dense, whichever is worth it (Model), counted before the
