@@ -115,6 +115,28 @@ func TestMicroTableOmitsZeros(t *testing.T) {
 	}
 }
 
+// CellsTable numbers the values that are not zero by row, slice and
+// state, whatever the form of the model.
+func TestCellsTable(t *testing.T) {
+	m := flatModel(2, 3, 4)
+	m.Values[5], m.Values[17] = 0, 0
+	for _, form := range []*micro.Model{m, m.ToSparse()} {
+		rec := CellsTable(form, memory.DefaultAllocator)
+		row := rec.Column(0).(*array.Int32).Int32Values()
+		slice := rec.Column(1).(*array.Int32).Int32Values()
+		state := rec.Column(2).(*array.Int32).Int32Values()
+		value := rec.Column(3).(*array.Float64).Float64Values()
+		got := make([]float64, len(m.Values))
+		for i := range row {
+			got[(int(row[i])*3+int(slice[i]))*4+int(state[i])] = value[i]
+		}
+		if len(row) != 22 || fmt.Sprint(got) != fmt.Sprint(m.Values) {
+			t.Errorf("sparse %v: %d rows give %v, want %v", form.IsSparse(), len(row), got, m.Values)
+		}
+		rec.Release()
+	}
+}
+
 // Null categories hold the code -1, pandas' code for a missing value.
 func TestOptionalCategoriesNullCode(t *testing.T) {
 	c := newColumns(memory.DefaultAllocator, 4)
