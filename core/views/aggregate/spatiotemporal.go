@@ -59,8 +59,8 @@ type Spatiotemporal struct {
 	// kept counts the bytes of solutions kept for reuse (see sweep.go).
 	kept atomic.Int64
 	// tables recycles the T x T tables of the dynamic program across nodes
-	// and solves.
-	tables sync.Pool
+	// and solves, scratches the workers' memory across solves.
+	tables, scratches sync.Pool
 }
 
 // NewSpatiotemporal prepares the aggregation of in.
@@ -75,6 +75,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	T := in.Slices
 	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
 	s.tables.New = func() any { t := newTable(T); return &t }
+	s.scratches.New = func() any { return s.newScratch() }
 	for n := 0; n < in.Tree.Len(); n++ {
 		if !in.Tree.IsLeaf(int32(n)) {
 			s.internal++
@@ -119,7 +120,7 @@ func (s *Spatiotemporal) solveBytes() int64 {
 func triIndex(i, j int) int { return j*(j+1)/2 + i }
 
 func (s *Spatiotemporal) fillCache() {
-	postOrder(s.in.Tree, s.opt.Workers, nil, s.newScratch, func(n int32, kids []nodeStats, w *scratch) nodeStats {
+	postOrder(s.in.Tree, s.opt.Workers, nil, &s.scratches, func(n int32, kids []nodeStats, w *scratch) nodeStats {
 		st := s.stats(n, kids, w)
 		for _, k := range kids {
 			w.recycle(k)
@@ -344,7 +345,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if br != nil {
 		skip = r.skip
 	}
-	root := postOrder(s.in.Tree, workers, skip, s.newScratch, r.visit)
+	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit)
 	if root.best != nil {
 		r.pool.Put(root.best)
 	}
