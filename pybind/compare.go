@@ -595,7 +595,7 @@ func DecodeMicroModel(data []byte) (m *MicroModel, err error) {
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&mm); err != nil {
 		return nil, errs.Argument("model", "not an encoded model: %v", err)
 	}
-	return &MicroModel{m: &mm, in: aggregate.Input{Tree: mm.Tree, Slices: mm.Slices, States: len(mm.States), Values: mm.Values}}, nil
+	return &MicroModel{m: &mm, in: aggregate.Input{Tree: mm.Tree, Slices: mm.Slices, States: len(mm.States), Values: mm.Values, Cells: mm.Cells}}, nil
 }
 
 // CompareSeries gathers the summaries of the runs of a series against a

@@ -576,7 +576,9 @@ func (b *builder) read(i int) error {
 		run.WindowStart, run.WindowEnd = run.Markers[0], run.Markers[len(run.Markers)-1]
 	}
 	run.SliceSeconds = sliceSeconds(m, b.warps[i], b.opt.Slices)
-	b.models[i] = m
+	// The union below reads each run's cells whole: a model stored
+	// sparsely is spread out here, as the union is dense anyway.
+	b.models[i] = m.ToDense()
 	b.step()
 	return nil
 }
