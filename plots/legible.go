@@ -98,9 +98,9 @@ func Shares(m *micro.Model) []float64 {
 	if n == 0 {
 		return out
 	}
-	for i, v := range m.Values {
-		out[i%n] += v
-	}
+	// The non-zero values, whether the model holds them densely or
+	// sparsely.
+	m.EachNonZero(func(_, _, state int, v float64) { out[state] += v })
 	return out
 }
 

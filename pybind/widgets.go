@@ -19,6 +19,13 @@ func (m *MicroModel) Hierarchy(addr uintptr) (err error) {
 	return export(arrowio.HierarchyTable(m.m, cmem), addr)
 }
 
+// Cells exports the model's values that are not zero, by row, slice and
+// state number (arrowio.CellsTable).
+func (m *MicroModel) Cells(addr uintptr) (err error) {
+	defer guard(&err)
+	return export(arrowio.CellsTable(m.m, cmem), addr)
+}
+
 // Rows exports each aggregate's node id and rows (arrowio.PartRowsTable).
 func (a *Aggregation) Rows(addr uintptr) (err error) {
 	defer guard(&err)
@@ -92,6 +99,23 @@ func (m *MicroModel) Window(first, last int) (w *MicroModel, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values},
+	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values, Cells: sub.Cells},
 		source: m.source, stateTypes: m.stateTypes, summary: m.summary}, nil
+}
+
+// StateColors returns, as a JSON list of "#rrggbb" parallel to the
+// comparison's states, the colours its figure gives them (the runs'
+// trace colours, then the palette's: plots.ResolveColors), for the
+// explorer.
+func (c *Comparison) StateColors() (js string, err error) {
+	defer guard(&err)
+	colors, err := plots.ResolveColors(c.set.States, c.set.Colors, nil)
+	if err != nil {
+		return "", err
+	}
+	out := make([]string, len(colors))
+	for i, col := range colors {
+		out[i] = plots.Hex(col)
+	}
+	return toJSON(out)
 }

@@ -44,6 +44,10 @@ by its name or content):
     gotrace         Go execution traces
 """
 
+from ._analyses import CommMatrix, FlatProfile, LoadImbalance
+from ._profiles import comm_matrix, flat_profile, load_imbalance
+from ._pop import POP, pop
+from ._critpath import CriticalPath, Stragglers, critical_path, stragglers
 from ._errors import (
     InternalError,
     InvalidArgumentError,
@@ -53,6 +57,7 @@ from ._errors import (
 )
 from ._figure import Figure
 from ._formats import FORMATS, formats
+from ._compare import Comparison, Differences, compare, compare_series
 from ._kaleido import CallTree, Kaleidoscope
 from ._model import Aggregation, MicroModel
 from ._moments import Moments
@@ -77,9 +82,23 @@ __version__ = _native.Version()
 
 __all__ = [
     "FORMATS",
+    "CommMatrix",
+    "CriticalPath",
+    "Stragglers",
+    "critical_path",
+    "stragglers",
+    "FlatProfile",
+    "LoadImbalance",
+    "POP",
+    "pop",
+    "comm_matrix",
+    "flat_profile",
+    "load_imbalance",
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -91,6 +110,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

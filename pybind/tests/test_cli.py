@@ -317,9 +317,9 @@ def test_help_and_version():
     code, out, err = cli("help")
     assert code == 0 and err == ""
     listed = [x.split()[0] for x in out[out.index("commands:") + 1:] if x.startswith("  ")]
-    assert listed[:10] == ["overview", "moments", "treemap", "gantt", "topology", "kaleido", "convert", "synth",
-                           "dump", "help"]
-    for command in listed[:9]:
+    assert listed[:11] == ["overview", "moments", "treemap", "gantt", "topology", "kaleido", "compare", "convert",
+                           "synth", "dump", "help"]
+    for command in listed[:10]:
         code, out, err = cli(command, "--help")
         assert code == 0 and err == "" and out[0].startswith(f"usage: macroscope {command} "), (command, err)
     code, out, _ = cli("--version")

@@ -17,6 +17,7 @@ import pytest
 from conftest import REPO
 
 JACOBI = str(REPO / "testdata" / "jacobi32.trace")
+CP_MIXED = str(REPO / "testdata" / "critpath" / "cp_mixed.trace")
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +65,14 @@ COMMANDS = {
     "gantt": ["gantt", JACOBI, "--start", "2", "--end", "2.5", "--resources", "rank-1*", "--out", "out"],
     "topology": ["topology", JACOBI, "--seed", "3", "--out", "out"],
     "kaleido": ["kaleido", JACOBI, "--per-container", "--out", "out"],
+    "profile": ["profile", JACOBI, "--per-process", "pp.csv", "--out", "out"],
+    "imbalance": ["imbalance", JACOBI, "--table", "i.csv", "--out", "out"],
+    "commmatrix": ["commmatrix", JACOBI, "--out", "out"],
+    "pop": ["pop", JACOBI, "--raw", "raw.csv", "--out", "out"],
+    "critpath": ["critpath", CP_MIXED, "--states", "s.csv", "--waits", "w.csv", "--out", "out"],
+    "stragglers": ["stragglers", JACOBI, "--instances", "i.csv", "--out", "out"],
+    "compare": ["compare", JACOBI, JACOBI, "--names", "a,b", "--slices", "10", "--out", "out"],
+    "compare-series": ["compare", JACOBI, JACOBI, "--slices", "10", "--series", "series.csv", "--out", "out"],
     "convert": ["convert", JACOBI, "--out", "dataset"],
     "dump": ["dump", JACOBI],
     "dump-header": ["dump", "-h", "--entity-hierarchy=entities.csv", JACOBI],
@@ -90,7 +99,8 @@ def test_both_doors_give_the_same_output(tmp_path, go_binary, name):
     assert sorted(go[3]) == sorted(py[3])
     for path in go[3]:
         assert go[3][path] == py[3][path], path
-    if name.startswith(("overview", "moments", "treemap", "gantt", "topology", "kaleido", "convert", "synth")):
+    if name.startswith(("overview", "moments", "treemap", "gantt", "topology", "kaleido", "compare", "convert", "synth", "profile",
+                        "imbalance", "commmatrix", "pop", "critpath", "stragglers")):
         assert go[0] == 0 and go[3], go[2]  # it did its work
 
 

@@ -11,6 +11,13 @@
 //	macroscope gantt [flags] trace        Gantt chart of the raw states over a window: figure
 //	macroscope topology [flags] trace     topology-based view, a graph of resources: figure, tables
 //	macroscope kaleido [flags] trace      kaleidoscope of the call tree: figure, table
+//	macroscope profile [flags] trace      flat profile of the states: table, figure
+//	macroscope imbalance [flags] trace    load imbalance of the states: table, figure
+//	macroscope commmatrix [flags] trace   communication matrix: table, figure
+//	macroscope pop [flags] trace...       POP efficiencies of a run or a scaling series: table, figure
+//	macroscope critpath [flags] trace     critical path (Scalasca's): tables, figure
+//	macroscope stragglers [flags] trace   last arrivals at collectives or iterations: tables, figure
+//	macroscope compare [flags] traces     what changed between runs: differences table, figure
 //	macroscope convert [flags] trace      the trace as a hive-partitioned Parquet dataset
 //	macroscope synth [flags] out          synthetic trace (Pajé or Parquet)
 //	macroscope dump [flags] [trace]       pj_dump's CSV of a trace
@@ -74,6 +81,13 @@ var commands = []command{
 	ganttCommand,
 	topologyCommand,
 	kaleidoCommand,
+	profileCommand,
+	imbalanceCommand,
+	commMatrixCommand,
+	popCommand,
+	critPathCommand,
+	stragglersCommand,
+	compareCommand,
 	convertCommand,
 	synthCommand,
 	dumpCommand,

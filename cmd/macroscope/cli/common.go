@@ -521,15 +521,25 @@ type controlledSolver interface {
 }
 
 // aggregate finds the optimal partition of the kind --kind at --p: with
-// "auto", the middle of the recommended level of the significant-p
-// sweep, which also runs when sweep is true.
+// "auto", the middle of the recommended level (the knee, found without
+// the sweep unless sweep asks for the significant levels too).
 func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
-	a := &aggregation{in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}, p: c.p}
+	a := &aggregation{in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}, p: c.p}
 	engine, err := aggregate.New(c.kind, a.in, aggregate.Options{Normalize: true})
 	if err != nil {
 		return nil, err
 	}
-	if math.IsNaN(c.p) || sweep {
+	if math.IsNaN(c.p) && !sweep {
+		// The recommended level alone: a handful of solves where the
+		// sweep of a large model needs one per level (thousands).
+		knee, err := aggregate.Knee(engine, *c.threshold, 1, 1, &aggregate.Control{Cancel: c.ctx.Done()})
+		if err != nil {
+			return nil, err
+		}
+		a.p = (knee.PLow + knee.PHigh) / 2
+		c.say("levels", "recommended p = %.4g (%d aggregates), the knee of the %s levels, optimal for p in [%.4g, %.4g]",
+			a.p, knee.Partition.NumParts, c.kind, knee.PLow, knee.PHigh)
+	} else if math.IsNaN(c.p) || sweep {
 		p := startProgress(c.stderr, "significant levels", "")
 		a.levels, err = aggregate.SignificantCompactControl(engine, *c.threshold, &aggregate.Control{
 			Cancel:   c.ctx.Done(),

@@ -62,7 +62,11 @@ var placeholders = map[string]string{
 	"idle": "STATES", "nesting": "RULE", "by": "ROW", "containers": "NAMES", "view": "VIEW", "subtree": "N",
 	"spacing": "PIXELS", "min-sector": "PIXELS", "sites": "N", "clusters": "N", "machines": "N", "cores": "N",
 	"events": "N", "mean": "SECONDS", "states": "NAME=WEIGHT,...", "anomaly": "SPEC", "to": "FORMAT",
-	"partition-by": "rank|TYPE|none",
+	"partition-by": "rank|TYPE|none", "labels": "LABELS", "names": "NAMES", "reference": "I", "align": "METHOD",
+	"length": "LENGTH", "markers": "NAME", "markers-by": "number|ordinal", "markers-resource": "PATH",
+	"run-level": "resource|top", "match": "path|position", "rows": "ROWS", "rank": "RANK", "top": "N",
+	"permutations": "N", "alpha": "A", "ops": "FILE", "iteration": "N", "device": "DEVICE", "series": "FILE",
+	"metadata": "FILE", "proportions": "FILE", "runs": "FILE",
 }
 
 // isBool tells a flag that takes no value.

@@ -57,7 +57,7 @@ func TestOverviewKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}
+	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 	for _, kind := range []aggregate.Kind{aggregate.KindSpatiotemporal, aggregate.KindSpatial, aggregate.KindTemporal} {
 		t.Run(string(kind), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "new", string(kind))
@@ -86,6 +86,18 @@ func TestOverviewKinds(t *testing.T) {
 			} {
 				if !strings.Contains(out, line+"\n") {
 					t.Errorf("output does not say %q:\n%s", line, out)
+				}
+			}
+
+			// Without -levels, the knee alone: the same p and partition.
+			quick := mustRun(t, "overview", "-kind", string(kind), "-slices", "20", "-out", dir, "-o", "q.png", "-table", "", bundledTrace)
+			for _, line := range []string{
+				fmt.Sprintf("levels     recommended p = %.4g (%d aggregates), the knee of the %s levels, optimal for p in [%.4g, %.4g]",
+					p, levels[rec].Partition.NumParts, kind, levels[rec].PLow, levels[rec].PHigh),
+				fmt.Sprintf("aggregated p = %.4g: %d aggregates, gain %.4g, loss %.4g (normalised)", p, len(part.Parts), part.Gain, part.Loss),
+			} {
+				if !strings.Contains(quick, line+"\n") {
+					t.Errorf("output without -levels does not say %q:\n%s", line, quick)
 				}
 			}
 

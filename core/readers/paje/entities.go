@@ -272,6 +272,12 @@ func (s *simulator) link(kind eventKind, f *eventFields) error {
 		return s.failf("%s with key %q of type %q is already pending since line %d",
 			kindNames[kind], key, s.types[typ].name, p.line)
 	}
+	if c := f.def.size; c >= 0 {
+		sp := f.spans[c]
+		if size, err := parseValue(f.buf[sp.from:sp.to], false); err == nil && size >= 0 {
+			p.link.Size = size
+		}
+	}
 	if kind == evStartLink {
 		p.haveStart, p.link.Start, p.link.From = true, at, end
 	} else {
