@@ -482,13 +482,15 @@ func runCritPath(c *cli) error {
 		return resultError(path, err)
 	}
 	at := r.Attribute(tr)
+	// Times from the trace's start (one clock), said once (sayCounts).
+	origin := tr.Start
 	c.say("path", "%d segments over %d resources, %.9g s (%.9g-%.9g s), %d wait states",
-		len(r.Segments), len(at.ByResource), r.Length().Seconds(), r.Start.Seconds(), r.End.Seconds(), len(r.Waits))
+		len(r.Segments), len(at.ByResource), r.Length().Seconds(), (r.Start - origin).Seconds(), (r.End - origin).Seconds(), len(r.Waits))
 	if !*quiet {
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "resource\tstart (s)\tend (s)\tvia\t\n")
 		for _, s := range r.Segments[:min(*top, len(r.Segments))] {
-			fmt.Fprintf(tw, "%s\t%.9f\t%.9f\t%s\t\n", r.Resources[s.Resource], s.Start.Seconds(), s.End.Seconds(), s.Via)
+			fmt.Fprintf(tw, "%s\t%.9f\t%.9f\t%s\t\n", r.Resources[s.Resource], (s.Start - origin).Seconds(), (s.End - origin).Seconds(), s.Via)
 		}
 		tw.Flush()
 		if n := len(r.Segments) - *top; n > 0 {
