@@ -152,3 +152,4 @@ def test_explorer_modes_fold_other_as_the_figure(tmp_path):
     row2 = int(np.flatnonzero(df.node.str.endswith("1/2").to_numpy())[0])
     assert w.states[cols["mode"][row2]] == "op29" and w.palette[cols["mode"][row2]] != OTHER
     assert OTHER in svg_fills(agg.plot(format="svg"))
+

@@ -400,3 +400,16 @@ def test_a_click_drawn_ahead_is_followed_and_confirmed(model):
     stamp = w._sent_at
     w._on_msg(w, {"action": "back", "seq": 3}, [])
     assert w.view["seq"] == 3 and w._sent_at > stamp
+
+
+def test_explore_without_anywidget_says_the_command():
+    """Without anywidget, the explorers' import says how to install it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['anywidget'] = None\n"
+            "import macroscope as ms\n"
+            "m = ms.read(sys.argv[1]).micro(slices=5)\n"
+            "try:\n    m.explore()\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(TRACE)], capture_output=True, text=True, timeout=120)
+    assert 'pip install "anywidget>=0.9.18" "traitlets>=5.9"' in out.stdout, out.stderr

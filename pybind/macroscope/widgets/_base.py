@@ -6,9 +6,16 @@ from __future__ import annotations
 import pathlib
 import time
 
-import anywidget
 import pyarrow as pa
-import traitlets
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as exc:  # an optional dependency: say the command that installs it
+    raise ImportError(
+        f"the explorers (explore()) need anywidget, which is not installed ({exc}): "
+        'pip install "anywidget>=0.9.18" "traitlets>=5.9" (this does not rebuild macroscope)',
+        name=exc.name) from exc
 
 from .. import _bridge
 from .._clock import seconds_ns
