@@ -14,7 +14,7 @@ from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._moments import Moments, aggregation_moments
 from ._clock import span
-from ._tables import TableResult, incomplete_suffix
+from ._tables import TableResult, html_summary, incomplete_suffix, state_list
 from ._treemap import Treemap, plot_treemap, treemap
 
 _KINDS = ("spatiotemporal", "spatial", "temporal")
@@ -287,6 +287,16 @@ class MicroModel(TableResult):
         from .widgets import ModelExplorer
 
         return ModelExplorer(self, p=p, width=width, height=height, threshold=threshold, colors=colors)
+
+    def _repr_html_(self) -> str:
+        i = self._info
+        return html_summary("macroscope.MicroModel", [
+            ("cells", f"{i['resources']} resources x {i['slices']} slices x {len(i['states'])} states ({i['metric']})"),
+            ("time", span(i)),
+            ("states", state_list(list(i["states"]))),
+            ("notes", "; ".join(i.get("notes") or ())),
+            ("incomplete", "; ".join(i.get("incomplete") or ())),
+        ])
 
     def __repr__(self) -> str:
         i = self._info

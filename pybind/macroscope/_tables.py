@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 
 import pandas as pd
 import pyarrow as pa
@@ -63,3 +64,17 @@ def incomplete_suffix(info: dict) -> str:
     ", INCOMPLETE (reasons)"; empty otherwise."""
     reasons = info.get("incomplete")
     return f", INCOMPLETE ({'; '.join(reasons)})" if reasons else ""
+
+
+def html_summary(title: str, rows: list[tuple[str, str]]) -> str:
+    """A result's description for notebooks (``_repr_html_``): a title
+    and a two-column table of what a person reads first, escaped."""
+    body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{html.escape(k)}</th>"
+                   f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in rows if v)
+    return f"<div><strong>{html.escape(title)}</strong><table>{body}</table></div>"
+
+
+def state_list(states: list[str], shown: int = 12) -> str:
+    """The first ``shown`` states, and how many more."""
+    text = ", ".join(states[:shown])
+    return text + (f" and {len(states) - shown} more" if len(states) > shown else "")

@@ -17,7 +17,7 @@ from ._kaleido import CallTree
 from ._model import MicroModel, warn_notes
 from ._moments import Moments, trace_moments
 from ._options import model_options
-from ._tables import incomplete_suffix
+from ._tables import html_summary, incomplete_suffix
 from ._topology import Topology
 
 
@@ -393,6 +393,17 @@ class Trace:
 
     def __repr__(self) -> str:
         return describe(self._summary)
+
+    def _repr_html_(self) -> str:
+        s = self._summary
+        return html_summary(f"macroscope.Trace {', '.join(os.path.basename(f) for f in s['files'])}", [
+            ("format", str(s.get("format") or "")),
+            ("holds", f"{s['containers']} containers, {s['states']} states, {s['variables']} variables, "
+                      f"{s['links']} links, {s['events']} events"),
+            ("time", span({**s, "origin_is_start": True})),
+            ("incomplete", "; ".join(s.get("incomplete") or ())),
+            ("warnings", "; ".join(s.get("warnings") or ())),
+        ])
 
 
 def describe(s: dict) -> str:

@@ -90,3 +90,15 @@ def test_moments_m1_shown_from_the_start(kineto):
     row = mo.to_pandas().set_index("resource").m1
     one = row[[r for r in row.index if r.endswith("1")][0]]
     assert one - mo.origin == pytest.approx(0.004, abs=1e-6)
+
+
+def test_html_reprs_read_from_the_start(kineto):
+    t = ms.read(kineto)
+    h = t._repr_html_()
+    assert "<strong>macroscope.Trace kineto.json</strong>" in h
+    assert "<th style='text-align:left;padding-right:1em'>time</th><td style='text-align:left'>0-0.008 s (from 1661203462.584767 s)</td>" in h
+    assert "3 containers, 3 states, 0 variables, 0 links, 0 events" in h
+    m = t.micro(slices=4, start=0.002)
+    h = m._repr_html_()
+    assert "2 resources x 4 slices x 2 states (state_duration)" in h and "0.002-0.008 s (from 1661203462.584767 s)" in h
+    assert "<td style='text-align:left'>a, b</td>" in h
