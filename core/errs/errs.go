@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FormatError reports malformed or inconsistent input data. File, Line and
@@ -66,4 +67,35 @@ func Argument(name, format string, args ...any) *ArgumentError {
 func NoDuration(at float64) *ArgumentError {
 	return Argument("window", "the trace has no duration (all its events are at t = %s s); give a window (start, end) to model it",
 		strconv.FormatFloat(at, 'g', -1, 64))
+}
+
+// MaxQuote is the most bytes of an input's text an error message quotes:
+// a bad field may be a line of gigabytes, or a system file's first line.
+const MaxQuote = 64
+
+// Quote returns s as a Go-quoted string for an error message, cut to its
+// first MaxQuote bytes (at a character boundary) and followed by its
+// length when longer: every error quoting a field of an input does it
+// through Quote.
+func Quote(s string) string {
+	if len(s) <= MaxQuote {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// QuoteBytes is Quote for bytes (without copying them all).
+func QuoteBytes(b []byte) string {
+	if len(b) <= MaxQuote {
+		return strconv.Quote(string(b))
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "... (" + strconv.Itoa(len(b)) + " bytes)"
 }

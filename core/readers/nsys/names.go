@@ -1,6 +1,10 @@
 package nsys
 
-import "database/sql"
+import (
+	"database/sql"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
+)
 
 // readNames loads what names the containers and the states: the string
 // table, the host name, process and thread names, GPU names and NVTX
@@ -70,7 +74,7 @@ func (r *reader) readGPUNames() error {
 		}
 		var vm, id sql.NullInt64
 		var name sql.NullString
-		q := `SELECT ` + r.col(table, "vmId") + `, id, name FROM "` + table + `"`
+		q := `SELECT ` + r.col(table, "vmId") + `, id, name FROM ` + sqlitedb.Ident(table)
 		err := r.db.Scan(table, q, []any{&vm, &id, &name}, func() error {
 			if !id.Valid {
 				return nil

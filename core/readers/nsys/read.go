@@ -33,11 +33,20 @@ func readWith(path string, o readerOptions, sink trace.Sink, opt trace.ReadOptio
 		return err
 	}
 	defer db.Close()
+	db.Watch(opt.Cancel)
 	if err := checkSize(path); err != nil {
 		return err
 	}
+	if err := db.Expect(append([]string{"StringIds", "ThreadNames", "PROCESSES", "TARGET_INFO_SYSTEM_ENV",
+		"TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"}, activityTables...)...); err != nil {
+		return err
+	}
 	if !looksNsys(db) {
-		return db.Errorf("is a SQLite database but not an Nsight Systems export (no StringIds table with CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS or OSRT_API)")
+		why := ""
+		if !db.HasTable("StringIds") {
+			why = ": " + db.Missing("StringIds")
+		}
+		return db.Errorf("is a SQLite database but not an Nsight Systems export (no StringIds table with CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS or OSRT_API)%s", why)
 	}
 	r := &reader{db: db, o: o, opt: opt, h: newHierarchy(), groups: map[[2]int32]*group{},
 		stypeOf: map[string]int32{}, apis: map[corrKey]apiRef{}, first: math.MaxInt64, last: math.MinInt64}
@@ -262,11 +271,7 @@ func (r *reader) read() error {
 }
 
 func (r *reader) count(table string) (int64, error) {
-	var n int64
-	if err := r.db.QueryRow(`SELECT count(*) FROM "` + table + `"`).Scan(&n); err != nil {
-		return 0, r.db.Errorf("cannot count the rows of %s: %v", table, err)
-	}
-	return n, nil
+	return r.db.Count(table)
 }
 
 func (r *reader) report() {
@@ -290,7 +295,7 @@ func (r *reader) tick() error {
 // table lacks it (schemas gain columns from one version to the next).
 func (r *reader) col(table, name string) string {
 	if r.db.HasColumn(table, name) {
-		return `"` + name + `"`
+		return sqlitedb.Ident(name)
 	}
 	return "NULL"
 }

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
 )
 
 // The state types, each its own so that a view can pick one.
@@ -27,8 +29,8 @@ const (
 func (r *reader) readAPI(table, typeName string, driver bool) error {
 	var start, end, gtid, corr, nameID sql.NullInt64
 	var name sql.NullString
-	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM "%s"`, r.col(table, "globalTid"),
-		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), table)
+	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM %s`, r.col(table, "globalTid"),
+		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), sqlitedb.Ident(table))
 	t := r.stateType(typeName, kThread)
 	return r.db.Scan(table, q, []any{&start, &end, &gtid, &corr, &nameID, &name}, func() error {
 		if err := r.tick(); err != nil {
@@ -75,7 +77,7 @@ func (r *reader) gpuQuery(table string, more ...string) string {
 	for _, m := range more {
 		cols = append(cols, r.col(table, m))
 	}
-	return `SELECT ` + strings.Join(cols, ", ") + ` FROM "` + table + `"`
+	return `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + sqlitedb.Ident(table)
 }
 
 func (g *gpuRow) dest(more ...any) []any {
