@@ -21,6 +21,9 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
+	if inner, ok := e.Err.(*FormatError); ok && inner.File == e.File && e.Line == 0 && e.Offset == 0 {
+		return inner.Error() // the same file, named once
+	}
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {

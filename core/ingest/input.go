@@ -167,7 +167,7 @@ func Head(path string, n int) ([]byte, error) {
 	if _, err := CheckPath(path); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

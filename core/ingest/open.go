@@ -112,22 +112,52 @@ func inside(dir, path string) (string, error) {
 	return rel, nil
 }
 
+// resolve returns the path path leads to, symbolic links resolved,
+// refusing one that leaves dir: by its own "..", or through a link, be
+// it relative or absolute (a link to another file of dir is followed).
+// A path that does not exist gives the system's *fs.PathError naming
+// path.
+func resolve(dir, path string) (string, error) {
+	if _, err := inside(dir, path); err != nil {
+		return "", err
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+		}
+		return "", err
+	}
+	if _, err := inside(realDir, real); err != nil {
+		return "", &errs.FormatError{File: path, Err: fmt.Errorf("is a symbolic link to %s, %w (%s): not read", real, ErrOutside, dir)}
+	}
+	return real, nil
+}
+
 // OpenIn opens the file at path, a part of the trace whose directory is
 // dir (see DirOf), for reading: path must stay inside dir, symbolic links
-// resolved, and be a regular file or a directory.
+// resolved, and be a regular file or a directory. An empty dir checks the
+// file only (OpenFile).
 func OpenIn(dir, path string) (*os.File, error) {
-	rel, err := inside(dir, path)
+	if dir == "" {
+		return OpenFile(path)
+	}
+	real, err := resolve(dir, path)
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(dir)
+	f, err := os.OpenFile(real, os.O_RDONLY|nonBlocking, 0)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+		}
 		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(rel, os.O_RDONLY|nonBlocking, 0)
-	if err != nil {
-		return nil, rootError(dir, path, err)
 	}
 	return checkOpened(f, path)
 }
@@ -135,18 +165,16 @@ func OpenIn(dir, path string) (*os.File, error) {
 // CheckIn returns what path is, a part of the trace whose directory is
 // dir, with OpenIn's checks: inside dir, a regular file or a directory.
 func CheckIn(dir, path string) (os.FileInfo, error) {
-	rel, err := inside(dir, path)
+	if dir == "" {
+		return CheckPath(path)
+	}
+	real, err := resolve(dir, path)
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(dir)
+	st, err := os.Stat(real)
 	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	st, err := root.Stat(rel)
-	if err != nil {
-		return nil, rootError(dir, path, err)
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: errors.Unwrap(err)}
 	}
 	if !st.Mode().IsRegular() && !st.IsDir() {
 		return nil, notRegular(path, st.Mode())
@@ -179,26 +207,4 @@ func ReadFileIn(dir, path string, limit int64) ([]byte, error) {
 		err = nil // the file shrank since: what it holds now
 	}
 	return buf[:n], err
-}
-
-// rootError turns an error of os.Root into the error of path: a path that
-// does not exist stays a *fs.PathError (fs.ErrNotExist) naming path; one
-// that leaves the directory through a link is an ErrOutside FormatError
-// saying where the link leads.
-func rootError(dir, path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		if errors.Is(pe.Err, fs.ErrNotExist) {
-			return &fs.PathError{Op: "open", Path: path, Err: pe.Err}
-		}
-		if strings.Contains(pe.Err.Error(), "escapes") {
-			to, _ := filepath.EvalSymlinks(path)
-			if to == "" {
-				to = "elsewhere"
-			}
-			return &errs.FormatError{File: path, Err: fmt.Errorf("is a symbolic link to %s, %w (%s): not read", to, ErrOutside, dir)}
-		}
-		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
-	}
-	return err
 }

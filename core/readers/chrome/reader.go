@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -30,7 +29,7 @@ func readLimited(path string, limit int64, sink trace.Sink, opt trace.ReadOption
 	if _, err := ingest.CheckPath(path); err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	xtrace "golang.org/x/exp/trace"
 
@@ -29,7 +28,7 @@ func read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if st.IsDir() {
 		return errs.Format(path, 0, "is a directory, not a Go execution trace")
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

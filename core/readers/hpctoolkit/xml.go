@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -28,6 +29,7 @@ type xmlDB struct {
 	min   uint64           // db-min-time, in ticks
 	max   uint64           // db-max-time, in ticks
 	hasMM bool             // db-min-time and db-max-time were given
+	dir   string           // the database's directory, which its files must stay in
 	hdr   uint64           // size of a *.hpctrace header
 	glob  string
 	lines []xmlLine
@@ -52,8 +54,8 @@ func xmlAttrs(se xml.StartElement) map[string]string {
 
 // openXML decodes experiment.xml and lists the trace files.
 func openXML(dir string, o options) (*xmlDB, error) {
-	db := &xmlDB{file: filepath.Join(dir, "experiment.xml"), glob: "*.hpctrace"}
-	f, err := os.Open(db.file)
+	db := &xmlDB{dir: dir, file: filepath.Join(dir, "experiment.xml"), glob: "*.hpctrace"}
+	f, err := ingest.OpenIn(dir, db.file)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +66,19 @@ func openXML(dir string, o options) (*xmlDB, error) {
 	if db.unit == 0 {
 		return nil, errs.Format(db.file, 0, "experiment.xml has no TraceDB entry: the database holds profiles only (run hpcrun with -t to trace)")
 	}
+	// The pattern comes from the file: it names files of the database's
+	// directory, never of another (hpcprof writes "*.hpctrace").
+	if strings.ContainsAny(db.glob, `/\`) || strings.Contains(db.glob, "..") {
+		return nil, errs.Format(db.file, 0, "TraceDB's db-glob %s names files outside the database's directory: not read", errs.Quote(db.glob))
+	}
 	names, err := filepath.Glob(filepath.Join(dir, db.glob))
 	if err != nil || len(names) == 0 {
-		return nil, errs.Format(db.file, 0, "no trace file (%s) beside experiment.xml: the database holds profiles only", db.glob)
+		return nil, errs.Format(db.file, 0, "no trace file (%s) beside experiment.xml: the database holds profiles only", errs.Quote(db.glob))
+	}
+	for _, n := range names {
+		if _, err := ingest.CheckIn(dir, n); err != nil {
+			return nil, err
+		}
 	}
 	for _, n := range names {
 		db.lines = append(db.lines, xmlLineOf(n))
@@ -395,7 +407,7 @@ func (db *xmlDB) toTime(lo, hi, ts uint64) (trace.Time, bool) {
 // scan calls fn with the timestamp, call path id and offset of each record
 // of a *.hpctrace file.
 func (db *xmlDB) scan(file string, fn func(ts, cpid uint64, at int64) error) error {
-	f, err := os.Open(file)
+	f, err := ingest.OpenIn(db.dir, file)
 	if err != nil {
 		return err
 	}

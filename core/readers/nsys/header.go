@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // checkSize compares the file's size with the size its SQLite header
@@ -15,7 +15,7 @@ import (
 // cut short as if zeros followed, so a copy that lost its last bytes may
 // otherwise open without a word.
 func checkSize(path string) error {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

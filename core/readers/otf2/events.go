@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -45,6 +46,7 @@ func (b *batch) reset() {
 // chunks in memory.
 type eventFile struct {
 	path      string
+	dir       string // the archive's directory, which path must stay in
 	size      int64
 	chunkSize int64
 	maps      *[mapTypes]*idMap
@@ -76,7 +78,7 @@ func (f *eventFile) fill(b *batch, max int, buf []byte) []byte {
 	file := f.file
 	if file == nil {
 		var err error
-		if file, err = os.Open(f.path); err != nil {
+		if file, err = ingest.OpenIn(f.dir, f.path); err != nil {
 			b.err = &errs.FormatError{File: f.path, Err: err}
 			return buf
 		}

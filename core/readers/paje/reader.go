@@ -138,7 +138,7 @@ func readFiles(paths []string, sink trace.Sink, opt Options) error {
 	}
 	d := newDecoder(sink, opt, total)
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := ingest.OpenFile(p)
 		if err != nil {
 			return err
 		}

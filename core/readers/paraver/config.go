@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -49,7 +50,8 @@ func loadConfig(pcfPath, rowPath string) (*config, error) {
 		if f.path == "" {
 			continue
 		}
-		file, err := os.Open(f.path)
+		// Beside the trace: a link leading elsewhere, a FIFO, are refused.
+		file, err := ingest.OpenIn(filepath.Dir(f.path), f.path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -3,9 +3,9 @@ package paraver
 import (
 	"bytes"
 	"io"
-	"os"
 	"unicode/utf8"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -55,7 +55,7 @@ func readWith(path string, o options, sink trace.Sink, opt trace.ReadOptions) er
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

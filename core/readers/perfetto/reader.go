@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -38,7 +37,7 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if st.IsDir() {
 		return errs.Format(path, 0, "is a directory, not a Perfetto trace")
 	}
-	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	open := func() (io.ReadCloser, error) { return ingest.OpenFile(path) }
 	return decode(open, path, st.Size(), sink, opt)
 }
 

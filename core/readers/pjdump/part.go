@@ -41,7 +41,7 @@ import (
 // (which is read from its start), a file that starts with a header line
 // (pj_dump_csv's split files).
 func ranges(path string, n int) ([][2]int64, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func cuttable(f *os.File) (bool, error) {
 // readRange reads the records of the lines in the byte range [from, to)
 // of the pj_dump output at path (see above).
 func readRange(path string, from, to int64, sink trace.Sink, opt readOptions) error {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

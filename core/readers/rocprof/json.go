@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -149,7 +148,7 @@ func readJSONFile(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
