@@ -133,6 +133,7 @@ func StartRead(path string, options string) (r *Reading, err error) {
 		// Past its budget the trace stops the read (as Cancel does) and
 		// the error says so, instead of the kernel killing the process.
 		g := budget.NewGuard(t, setting, r.stop)
+		opt.Hold = g.Hold // what the reader gathers before delivering it weighs too
 		err := readGuarded(path, func() error { return src.Read(g, opt) })
 		if g.Err() != nil {
 			return g.Err()

@@ -13,8 +13,9 @@ const none int32 = -1
 // interner gives each distinct string a dense id, so that the events kept
 // until the end of the input hold 4-byte ids instead of strings.
 type interner struct {
-	ids  map[string]int32
-	strs []string
+	ids   map[string]int32
+	strs  []string
+	bytes int64 // the memory of the strings and their index, roughly
 }
 
 func newInterner() *interner { return &interner{ids: map[string]int32{}} }
@@ -27,6 +28,7 @@ func (in *interner) id(b []byte) int32 {
 	id := int32(len(in.strs))
 	in.ids[s] = id
 	in.strs = append(in.strs, s)
+	in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
 	return id
 }
 

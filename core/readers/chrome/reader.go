@@ -70,6 +70,8 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 	defer release()
 	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
 	d.strs = d.col.strs
+	d.col.hold = opt.Hold
+	defer d.col.release()
 	if as, ok := sink.(trace.ArgsSink); ok {
 		d.keepArgs = as.KeepsArgs()
 	}

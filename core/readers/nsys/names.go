@@ -16,6 +16,7 @@ func (r *reader) readNames() error {
 	err := r.db.Scan("StringIds", `SELECT id, value FROM StringIds`, []any{&id, &text}, func() error {
 		if id.Valid {
 			r.strs[id.Int64] = text.String
+			r.strBytes += int64(len(text.String)) + 64
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
@@ -50,7 +51,11 @@ func readWith(path string, o readerOptions, sink trace.Sink, opt trace.ReadOptio
 	}
 	r := &reader{db: db, o: o, opt: opt, h: newHierarchy(), groups: map[[2]int32]*group{},
 		stypeOf: map[string]int32{}, apis: map[corrKey]apiRef{}, first: math.MaxInt64, last: math.MinInt64}
+	defer func() { opt.Held(-r.held) }()
 	if err := r.read(); err != nil {
+		return err
+	}
+	if err := r.weigh(); err != nil {
 		return err
 	}
 	return r.emit(sink)
@@ -81,6 +86,21 @@ type reader struct {
 	done, rows int64 // rows read, rows to read (progress)
 
 	first, last int64 // the trace's extent
+
+	// What the reader holds before it delivers it, as last told to the
+	// read's memory budget (trace.ReadOptions.Held), and the bytes of the
+	// strings read.
+	held, strBytes int64
+}
+
+// weigh tells the read's memory budget what the reader holds: the spans
+// read so far (a span and its share of its group's slices) and the
+// strings.
+func (r *reader) weigh() error {
+	n := r.done*int64(unsafe.Sizeof(span{})+16) + r.strBytes
+	delta := n - r.held
+	r.held = n
+	return r.opt.Held(delta)
 }
 
 // stype is a state type: its name, the kind of container that holds it
@@ -286,6 +306,9 @@ func (r *reader) tick() error {
 	r.done++
 	if r.done%4096 == 0 {
 		r.report()
+		if err := r.weigh(); err != nil {
+			return err
+		}
 		return r.opt.Canceled()
 	}
 	return nil

@@ -29,6 +29,7 @@ type trackInfo struct {
 }
 
 type catalog struct {
+	inflate     *inflater
 	tracks      map[uint64]*trackInfo
 	procNames   map[int32]string // from process_name
 	procCmds    map[int32]string // from command lines, when no process_name says
@@ -45,7 +46,7 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{}, procCmds: map[int32]string{},
+	return &catalog{inflate: newInflater(), tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{}, procCmds: map[int32]string{},
 		threadNames: map[int32]string{}, threadComms: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
 }
 
@@ -110,7 +111,7 @@ func (c *catalog) packet(b []byte, off int64) error {
 			return c.ftraceTimes(f)
 		case pktCompressedPackets, pktZstdCompressed:
 			if f.isBytes() {
-				return eachInner(f, f.Num == pktZstdCompressed, c.packet)
+				return c.inflate.each(f, f.Num == pktZstdCompressed, c.packet)
 			}
 		}
 		return nil

@@ -139,3 +139,15 @@ func TestSniff(t *testing.T) {
 		t.Errorf("%d of 20000 random heads starting with 0x0a recognised", claimed)
 	}
 }
+
+// Compressed packets inside compressed packets are refused (Perfetto
+// compresses once; nested, they would multiply at each level).
+func TestNestedCompressedPackets(t *testing.T) {
+	inner := traceOf(pkt(sub(50, zlibbed(t, traceOf(pkt(sub(11, []byte{})))))))
+	data := traceOf(pkt(sub(50, zlibbed(t, inner))))
+	_, _, err := readBytes(data)
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "compressed packets inside compressed packets") {
+		t.Errorf("%v", err)
+	}
+}

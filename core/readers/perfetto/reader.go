@@ -142,14 +142,45 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// eachInner calls fn for each packet held in a compressed_packets or
+// inflater expands the compressed packets of a pass over a trace: each
+// field to at most maxInflated bytes, all of them counted as one
+// decompressor's output (ingest.Expansion: a bomb of many fields stops at
+// the limit or at a bomb's ratio), and never nested: Perfetto's writer
+// compresses packets once, and compressed packets inside compressed
+// packets would multiply at each level.
+type inflater struct {
+	exp   ingest.Expansion
+	depth int
+}
+
+func newInflater() *inflater {
+	return &inflater{exp: ingest.Expansion{What: "compressed packets", Limit: ingest.DefaultMaxDecompressed}}
+}
+
+// each calls fn for each packet held in a compressed_packets or
 // zstd_compressed_packets field. Errors inside are located at the field.
-func eachInner(f field, zstdData bool, fn func(pkt []byte, off int64) error) error {
+func (in *inflater) each(f field, zstdData bool, fn func(pkt []byte, off int64) error) error {
+	if in.depth > 0 {
+		return corruptf(f.Off, "compressed packets inside compressed packets: Perfetto compresses packets once (a decompression bomb?)")
+	}
+	in.exp.In += int64(len(f.B))
 	data, err := inflate(f, zstdData)
 	if err != nil {
 		return err
 	}
-	err = fields(data, 0, func(g field) error {
+	if err := in.exp.Add(len(data)); err != nil {
+		return corruptf(f.Off, "%v", err)
+	}
+	in.depth++
+	defer func() { in.depth-- }()
+	return eachInner(f, data, fn)
+}
+
+// eachInner calls fn for each packet of data, the content of a
+// compressed_packets or zstd_compressed_packets field f. Errors inside are
+// located at the field.
+func eachInner(f field, data []byte, fn func(pkt []byte, off int64) error) error {
+	err := fields(data, 0, func(g field) error {
 		if g.Num != 1 || !g.isBytes() {
 			return nil
 		}

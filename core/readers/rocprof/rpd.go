@@ -35,6 +35,7 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 	}
 	m := newModel()
+	m.hold = opt.Hold
 	host := m.host("")
 	names, err := rpdStrings(db)
 	if err != nil {

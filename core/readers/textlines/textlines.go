@@ -9,6 +9,7 @@ package textlines
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -19,6 +20,12 @@ import (
 // ReportEvery is how many input bytes pass between two progress reports
 // and two looks at ReadOptions.Cancel.
 const ReportEvery = 1 << 20
+
+// MaxLine bounds the length of a line: trace lines are a few dozen bytes
+// to a few kilobytes. A line past it (gigabytes of one line: a
+// decompression bomb, a file that is not text) stops the read with an
+// error naming the line, instead of a buffer of its size.
+const MaxLine = 256 << 20
 
 // ErrTruncated is the cause of the error on compressed input that ends in
 // the middle of its data.
@@ -70,15 +77,29 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 	n := 0
 	for {
 		text, err := br.ReadSlice('\n')
+		held := int64(0)
 		if err == bufio.ErrBufferFull {
 			long := append([]byte(nil), text...)
 			for err == bufio.ErrBufferFull {
+				if len(long) > MaxLine {
+					opt.Held(-held)
+					return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: fmt.Errorf(
+						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, len(long))}
+				}
 				text, err = br.ReadSlice('\n')
 				long = append(long, text...)
+				if grown := int64(cap(long)); grown > held {
+					if herr := opt.Held(grown - held); herr != nil {
+						opt.Held(-grown)
+						return counted.N, herr
+					}
+					held = grown
+				}
 			}
 			text = long
 		}
 		if err != nil && err != io.EOF {
+			opt.Held(-held)
 			// The decompressor's errors name the file already.
 			var fe *errs.FormatError
 			if errors.As(err, &fe) {
@@ -89,8 +110,10 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		if len(text) > 0 {
 			done += int64(len(text))
 			n++
-			if err := line(text, n); err != nil {
-				return counted.N, err
+			lerr := line(text, n)
+			opt.Held(-held)
+			if lerr != nil {
+				return counted.N, lerr
 			}
 			if counted.N >= nextReport {
 				if err := opt.Canceled(); err != nil {

@@ -92,3 +92,21 @@ func TestCancelAndProgress(t *testing.T) {
 		t.Fatalf("canceled scan: %v", err)
 	}
 }
+
+// A line past MaxLine (one line of a decompression bomb) stops the scan
+// with an error naming the line, instead of a buffer of its size.
+func TestLongLineRefused(t *testing.T) {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte("first line\n"))
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	for range MaxLine>>20 + 2 {
+		w.Write(chunk)
+	}
+	w.Close()
+	_, err := collect(t, b.Bytes(), trace.ReadOptions{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "runs past 256 MiB") {
+		t.Errorf("%v", err)
+	}
+}
