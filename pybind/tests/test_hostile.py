@@ -62,3 +62,55 @@ def test_dataset_part_damaged(dataset, tmp_path):
     with pytest.raises(ms.TraceFormatError) as e:
         ms.read(ds)
     assert str(ds) in e.value.file
+
+
+ABSURD = [dict(width=3e4), dict(width=2**40), dict(height=1e6), dict(width=float("nan")), dict(height=float("inf")),
+          dict(width=0.5), dict(width=16000, height=16000), dict(width="wide")]
+
+
+@pytest.fixture(scope="module")
+def plotters(jacobi):
+    model = jacobi.micro(slices=20)
+    agg = model.aggregate(0.5)
+    spatial = model.aggregate(0.3, kind="spatial")
+    topo = ms.read(REPO / "testdata" / "jacobi32-platform.trace").topology()
+    return {
+        "overview": agg.plot,
+        "quality": model.plot_quality,
+        "treemap": spatial.plot_treemap,
+        "treemap of a Treemap": spatial.treemap().plot,
+        "moments": jacobi.moments().plot,
+        "topology": topo.plot,
+        "gantt": jacobi.plot_gantt,
+        "kaleidoscope layout": lambda **kw: jacobi.call_tree().layout(width=kw.get("width", 300)).plot(),
+    }
+
+
+@pytest.mark.parametrize("kwargs", ABSURD, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_absurd_figure_sizes(plotters, kwargs, tmp_path):
+    """Every figure refuses a size out of range before any work, in every
+    format, with an InvalidArgumentError naming the argument and saying the
+    range allowed."""
+    for name, plot in plotters.items():
+        if name == "kaleidoscope layout" and "width" not in kwargs:
+            continue
+        for ext in ("png", "svg", "pdf"):
+            with pytest.raises(ms.InvalidArgumentError) as e:
+                plot(path=tmp_path / f"f.{ext}", **kwargs) if name != "kaleidoscope layout" else plot(**kwargs)
+            assert e.value.param in ("width", "height"), (name, e.value)
+            assert "16384" in str(e.value) or "67108864" in str(e.value), (name, str(e.value))
+            assert not (tmp_path / f"f.{ext}").exists()
+
+
+def test_sizes_at_the_bounds(jacobi):
+    """The bounds themselves are allowed: a side of one pixel, a long strip."""
+    assert jacobi.plot_gantt(width=16384, height=64).size == (16384, 64)
+    assert jacobi.moments().plot(width=16384).size[0] == 16384
+
+
+def test_pjdump_precision_bounded(jacobi):
+    for bad in (10**6, 31, -1, 2.5, True):
+        with pytest.raises(ms.InvalidArgumentError, match="from 0 to 30") as e:
+            jacobi.to_pjdump(precision=bad)
+        assert e.value.param == "precision"
+    assert jacobi.to_pjdump(precision=30).count("\n") == jacobi.to_pjdump().count("\n")
