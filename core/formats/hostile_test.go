@@ -166,3 +166,37 @@ func TestHostileDBGlob(t *testing.T) {
 		}
 	}
 }
+
+// An HPCToolkit database of profiles only (hpcrun run without -t) is
+// said to be one, and why it has no timeline, whether read through the
+// door (detected) or named: the corpus's databases without their traces.
+func TestProfilesOnlyDatabase(t *testing.T) {
+	for _, c := range []struct{ source, drop string }{
+		{"hpctoolkit-db/vectorAdd", "trace.db"},
+		{"hpctoolkit-db/xml/vectorAdd", ".hpctrace"},
+	} {
+		src := filepath.Join(shared, c.source)
+		if _, err := os.Stat(src); err != nil {
+			t.Skip("the corpus is not here")
+		}
+		dir := copyTree(t, src, t.TempDir())
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), c.drop) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+		for _, format := range []string{"", "hpctoolkit"} {
+			_, _, err := Open(dir, format, nil)
+			if err == nil {
+				src, _, _ := Open(dir, format, nil)
+				err = src.Read(trace.New(), trace.ReadOptions{})
+			}
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) || !strings.HasPrefix(fe.File, dir) || !strings.Contains(err.Error(), "HPCToolkit database of profiles only") ||
+				!strings.Contains(err.Error(), "no timeline") {
+				t.Errorf("%s without %s (format %q): %v", c.source, c.drop, format, err)
+			}
+		}
+	}
+}

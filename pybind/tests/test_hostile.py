@@ -114,3 +114,76 @@ def test_pjdump_precision_bounded(jacobi):
             jacobi.to_pjdump(precision=bad)
         assert e.value.param == "precision"
     assert jacobi.to_pjdump(precision=30).count("\n") == jacobi.to_pjdump().count("\n")
+
+
+def _interrupt_after_start(tmp_path, body, seconds_before=1.0):
+    """Runs ``body`` (Python source using ``ms`` and ``OUT``) in a fresh
+    interpreter, sends it SIGINT once it has started, and returns the
+    process's output and whether it ended in time: the first Ctrl-C must
+    stop the work, leaving nothing running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import macroscope as ms, sys\nOUT = sys.argv[1]\nprint('started', flush=True)\n"
+              "try:\n" + "".join("    " + line + "\n" for line in body.splitlines())
+              + "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "out.trace")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(seconds_before)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)  # the work stops at once; the bound is for a broken build
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return out, err, False
+    return out, err, True
+
+
+def test_synth_stops_on_first_ctrl_c(tmp_path):
+    """ms.synth stops on the first Ctrl-C and removes the file it began:
+    it used to ignore it and write on."""
+    out, err, ended = _interrupt_after_start(
+        tmp_path, "ms.synth(OUT, sites=2, events=10**9)\nprint('finished')")
+    assert ended, err
+    assert "interrupted" in out and "finished" not in out, (out, err)
+    assert not (tmp_path / "out.trace").exists()
+
+
+def test_read_stops_on_first_ctrl_c(tmp_path):
+    """A long read (a big gzip stream) stops on the first Ctrl-C."""
+    import gzip
+
+    with gzip.open(tmp_path / "big.trace.gz", "wb", compresslevel=1) as f:
+        f.write(TRACE.read_bytes())
+        f.write(b"# a comment line\n" * 30_000_000)
+    out, err, ended = _interrupt_after_start(
+        tmp_path, f"ms.moments({str(tmp_path / 'big.trace.gz')!r})\nprint('finished')", seconds_before=0.5)
+    assert ended, err
+    assert "interrupted" in out and "finished" not in out, (out, err)
+
+
+def test_error_at_byte_zero_keeps_its_offset(tmp_path):
+    path = tmp_path / "p.pftrace"
+    path.write_bytes(b"\x02\x00")
+    with pytest.raises(ms.TraceFormatError) as e:
+        ms.read(path, format="perfetto")
+    assert e.value.offset == 0 and e.value.file == str(path) and "byte 0" in str(e.value)
+
+
+def test_errors_quote_an_excerpt(tmp_path):
+    """A bad field of megabytes is quoted by its first bytes and its size."""
+    path = tmp_path / "long.csv"
+    path.write_text("Container, 0, T, 0, 1, 1, c\n" + "State, c, S, " + "x" * 5_000_000 + ", 1, 1, 0, v\n")
+    with pytest.raises(ms.TraceFormatError) as e:
+        ms.read(path, format="pjdump")
+    assert len(str(e.value)) < 1000 and "5000000 bytes" in str(e.value), str(e.value)[:300]
+    assert len(e.value.cause) < 1000
+
+
+def test_every_error_is_a_macroscope_error():
+    for cls in (ms.TraceFormatError, ms.InvalidArgumentError, ms.TraceNotFoundError, ms.InternalError):
+        assert issubclass(cls, ms.MacroscopeError)

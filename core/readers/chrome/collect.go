@@ -351,7 +351,7 @@ var skippedPhases = map[byte]string{
 // missing fields) are counted in the notes, never refused.
 func (c *collector) add(file string, e *rawEvent) error {
 	if c.seq == math.MaxInt32 || e.line > math.MaxInt32 {
-		return &errs.FormatError{File: file, Line: e.line, Offset: e.offset, Err: fmt.Errorf("too many events")}
+		return &errs.FormatError{File: file, Line: e.line, AtOffset: true, Offset: e.offset, Err: fmt.Errorf("too many events")}
 	}
 	c.seq++
 	if c.seq%weighEvery == 0 {
@@ -361,7 +361,7 @@ func (c *collector) add(file string, e *rawEvent) error {
 	}
 	if e.ph == 0 {
 		if e.badPh != none {
-			c.notes.skip(fmt.Sprintf("events of unknown phase %q", c.strs.str(e.badPh)), 1)
+			c.notes.skip(fmt.Sprintf("events of unknown phase %s", errs.Quote(c.strs.str(e.badPh))), 1)
 		} else {
 			c.notes.skip("entries without ph", 1)
 		}
@@ -584,7 +584,7 @@ func (c *collector) addAsync(e *rawEvent) {
 // nothing the model holds and are counted by name.
 func (c *collector) addMetadata(e *rawEvent) {
 	name := c.strs.str(e.name)
-	skip := func(why string) { c.notes.skip(fmt.Sprintf("metadata events (ph M) %q %s", name, why), 1) }
+	skip := func(why string) { c.notes.skip(fmt.Sprintf("metadata events (ph M) %s %s", errs.Quote(name), why), 1) }
 	switch name {
 	case "process_name", "process_labels", "process_sort_index":
 		if e.pid == none {

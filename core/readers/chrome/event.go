@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -412,7 +413,7 @@ func (d *decoder) micros(what string) (t trace.Time, ok bool, err error) {
 		if quoted {
 			return 0, false, nil
 		}
-		return 0, false, s.fail("%s %q: %v", what, v, err)
+		return 0, false, s.fail("%s %s: %v", what, errs.QuoteBytes(v), err)
 	}
 	return t, true, nil
 }

@@ -84,7 +84,7 @@ func (s *scanner) fail(format string, args ...any) error {
 	if line == 1 {
 		line = 0
 	}
-	return &errs.FormatError{File: s.file, Line: line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
+	return &errs.FormatError{File: s.file, Line: line, AtOffset: true, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
 }
 
 // failEnd reports input that stops in the middle of something.
@@ -405,7 +405,7 @@ func (s *scanner) number() ([]byte, error) {
 			s.pos = i
 			return nil, s.failEnd("a number")
 		}
-		return nil, s.fail("bad number %q", tok)
+		return nil, s.fail("bad number %s", errs.QuoteBytes(tok))
 	}
 	s.pos = i
 	return tok, nil

@@ -33,6 +33,7 @@ var Format = ingest.Format{
 	Extensions: []string{".hpctrace"},
 	Sniff:      sniff,
 	SniffDir:   sniffDir,
+	ExplainDir: explainDir,
 	Options: []ingest.Option{{
 		Name: "loops", Kind: ingest.Bool, Default: false,
 		Doc: "make loops frames of their own, between the procedure that holds them and its callees",
@@ -108,6 +109,27 @@ func sniffDir(dir string) bool {
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "*.hpctrace"))
 	return len(m) > 0
+}
+
+// profilesOnly is the error of a database without traces: what it is, and
+// why it has no timeline.
+func profilesOnly(what string) string {
+	return "an HPCToolkit database of profiles only (" + what + "): hpcrun recorded no trace (it records one with -t, " +
+		"HPCRUN_TRACE=1), so the database holds no timeline to read; its profiles (metrics per calling context) are for hpcviewer or hpcprof's tools"
+}
+
+// explainDir says what dir is when it is an HPCToolkit database that
+// sniffDir does not take, one of profiles only: "" otherwise.
+func explainDir(dir string) string {
+	switch {
+	case isFile(filepath.Join(dir, "meta.db")) && !isFile(filepath.Join(dir, "trace.db")):
+		return profilesOnly("meta.db and profile.db, no trace.db")
+	case isFile(filepath.Join(dir, "experiment.xml")):
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.hpctrace")); len(m) == 0 {
+			return profilesOnly("experiment.xml, no *.hpctrace file")
+		}
+	}
+	return ""
 }
 
 func isFile(name string) bool {

@@ -98,7 +98,7 @@ func openSparse(dir string, o options) (*sparseDB, error) {
 	tf, size, err := openAt(dir, db.traceFile)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, errs.Format(dir, 0, "the database has no trace.db: it holds profiles only (run hpcrun with -t to trace)")
+			return nil, errs.Format(dir, 0, "%s", profilesOnly("meta.db and profile.db, no trace.db"))
 		}
 		return nil, err
 	}

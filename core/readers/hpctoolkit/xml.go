@@ -64,7 +64,7 @@ func openXML(dir string, o options) (*xmlDB, error) {
 		return nil, err
 	}
 	if db.unit == 0 {
-		return nil, errs.Format(db.file, 0, "experiment.xml has no TraceDB entry: the database holds profiles only (run hpcrun with -t to trace)")
+		return nil, errs.Format(db.file, 0, "%s", profilesOnly("experiment.xml has no TraceDB entry"))
 	}
 	// The pattern comes from the file: it names files of the database's
 	// directory, never of another (hpcprof writes "*.hpctrace").
@@ -73,7 +73,7 @@ func openXML(dir string, o options) (*xmlDB, error) {
 	}
 	names, err := filepath.Glob(filepath.Join(dir, db.glob))
 	if err != nil || len(names) == 0 {
-		return nil, errs.Format(db.file, 0, "no trace file (%s) beside experiment.xml: the database holds profiles only", errs.Quote(db.glob))
+		return nil, errs.Format(db.file, 0, "%s", profilesOnly("no trace file ("+errs.Quote(db.glob)+") beside experiment.xml"))
 	}
 	for _, n := range names {
 		if _, err := ingest.CheckIn(dir, n); err != nil {
@@ -162,7 +162,7 @@ func (db *xmlDB) decode(r io.Reader, o options) error {
 				if u, ok := a["u"]; ok {
 					v, err := strconv.ParseUint(u, 10, 64)
 					if err != nil || v == 0 {
-						return fail(fmt.Errorf("TraceDB: bad time unit u=%q", u))
+						return fail(fmt.Errorf("TraceDB: bad time unit u=%s", errs.Quote(u)))
 					}
 					db.unit = v
 				}
@@ -172,7 +172,7 @@ func (db *xmlDB) decode(r io.Reader, o options) error {
 				db.hdr = 32
 				if s, ok := a["db-header-sz"]; ok {
 					if db.hdr, err = strconv.ParseUint(s, 10, 16); err != nil {
-						return fail(fmt.Errorf("TraceDB: bad header size %q", s))
+						return fail(fmt.Errorf("TraceDB: bad header size %s", errs.Quote(s)))
 					}
 				}
 				lo, e1 := strconv.ParseUint(a["db-min-time"], 10, 64)
@@ -258,7 +258,7 @@ func (db *xmlDB) traceHeader(h []byte, file string) (big bool, rec uint64, err e
 		big = true
 	case 'l':
 	default:
-		return false, 0, &errs.FormatError{File: file, Offset: 23, Err: fmt.Errorf("unknown byte order %q in the header", h[23])}
+		return false, 0, &errs.FormatError{File: file, AtOffset: true, Offset: 23, Err: fmt.Errorf("unknown byte order %q in the header", h[23])}
 	}
 	rec = 12
 	if db.hdr >= 32 && len(h) >= 32 {
@@ -351,10 +351,10 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 			}
 			t, ok := toTime(ts)
 			if !ok {
-				return &errs.FormatError{File: l.file, Offset: at, Err: fmt.Errorf("timestamp %d lies outside the traces' range [%d, %d] of experiment.xml", ts, lo, hi)}
+				return &errs.FormatError{File: l.file, AtOffset: true, Offset: at, Err: fmt.Errorf("timestamp %d lies outside the traces' range [%d, %d] of experiment.xml", ts, lo, hi)}
 			}
 			if t < fl.last {
-				return &errs.FormatError{File: l.file, Offset: at, Err: fmt.Errorf("timestamp %d comes before the previous one", ts)}
+				return &errs.FormatError{File: l.file, AtOffset: true, Offset: at, Err: fmt.Errorf("timestamp %d comes before the previous one", ts)}
 			}
 			f, ok := db.ids[cpid]
 			if !ok {
@@ -433,10 +433,10 @@ func (db *xmlDB) scanReader(r io.Reader, file string, fn func(ts, cpid uint64, a
 			return nil
 		}
 		if err == io.ErrUnexpectedEOF {
-			return &errs.FormatError{File: file, Offset: at, Err: fmt.Errorf("the last record is cut (%d of %d bytes): the file is truncated", k, rec)}
+			return &errs.FormatError{File: file, AtOffset: true, Offset: at, Err: fmt.Errorf("the last record is cut (%d of %d bytes): the file is truncated", k, rec)}
 		}
 		if err != nil {
-			return &errs.FormatError{File: file, Offset: at, Err: err}
+			return &errs.FormatError{File: file, AtOffset: true, Offset: at, Err: err}
 		}
 		var ts, cpid uint64
 		if big {

@@ -37,7 +37,7 @@ func checkSize(path string) error {
 		return nil // a size the header does not vouch for
 	}
 	if want := pages * pageSize; st.Size() < want {
-		return &errs.FormatError{File: path, Offset: st.Size(), Err: fmt.Errorf(
+		return &errs.FormatError{File: path, AtOffset: true, Offset: st.Size(), Err: fmt.Errorf(
 			"the database is truncated: its header gives %d pages of %d bytes (%d bytes), the file has %d", pages, pageSize, want, st.Size())}
 	}
 	return nil

@@ -15,7 +15,7 @@ func (r *reader) readNames() error {
 	var text sql.NullString
 	err := r.db.Scan("StringIds", `SELECT id, value FROM StringIds`, []any{&id, &text}, func() error {
 		if id.Valid {
-			r.strs[id.Int64] = text.String
+			r.strs[id.Int64] = r.text.String(text.String)
 			r.strBytes += int64(len(text.String)) + 64
 		}
 		return nil
@@ -28,7 +28,7 @@ func (r *reader) readNames() error {
 	if r.db.HasTable(env) && r.db.HasColumn(env, "globalVid") && r.db.HasColumn(env, "name") && r.db.HasColumn(env, "value") {
 		err := r.db.Scan(env, `SELECT globalVid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'`, []any{&id, &text}, func() error {
 			if id.Valid && text.String != "" {
-				h.hostNames[hostOf(id.Int64)] = text.String
+				h.hostNames[hostOf(id.Int64)] = r.text.String(text.String)
 			}
 			return nil
 		})
@@ -39,7 +39,7 @@ func (r *reader) readNames() error {
 	if r.db.HasTable("PROCESSES") && r.db.HasColumn("PROCESSES", "globalPid") && r.db.HasColumn("PROCESSES", "name") {
 		err := r.db.Scan("PROCESSES", `SELECT globalPid, name FROM PROCESSES`, []any{&id, &text}, func() error {
 			if id.Valid {
-				h.procNames[id.Int64&^idMask] = text.String
+				h.procNames[id.Int64&^idMask] = r.text.String(text.String)
 			}
 			return nil
 		})
@@ -82,7 +82,7 @@ func (r *reader) readGPUNames() error {
 			}
 			k := [2]int64{hostOf(vm.Int64), id.Int64}
 			if _, ok := r.h.deviceNames[k]; !ok {
-				r.h.deviceNames[k] = name.String
+				r.h.deviceNames[k] = r.text.String(name.String)
 			}
 			return nil
 		})
@@ -123,7 +123,7 @@ func (r *reader) readNVTXNames() error {
 	q := `SELECT eventType, ` + r.col(t, "globalTid") + `, ` + r.col(t, "domainId") + `, ` + r.col(t, "text") + `, ` +
 		r.col(t, "textId") + ` FROM NVTX_EVENTS WHERE eventType IN (39, 75)`
 	return r.db.Scan(t, q, []any{&typ, &gtid, &domain, &text, &textID}, func() error {
-		name := text.String
+		name := r.text.String(text.String)
 		if !text.Valid {
 			name = r.str(textID)
 		}

@@ -58,7 +58,17 @@ func readWith(path string, o readerOptions, sink trace.Sink, opt trace.ReadOptio
 	if err := r.weigh(); err != nil {
 		return err
 	}
-	return r.emit(sink)
+	if r.first > r.last && len(r.marks) == 0 {
+		// An export of a run that recorded nothing: say so, rather than
+		// deliver a trace whose analyses then find no duration.
+		return db.Errorf("the export holds no event: none of its activity tables (%s) has a row with times; "+
+			"was the application traced (nsys profile -t cuda,nvtx,osrt) and did it run past its start?", strings.Join(activityTables, ", "))
+	}
+	if err := r.emit(sink); err != nil {
+		return err
+	}
+	r.text.Note(opt, path)
+	return nil
 }
 
 // reader holds what the database tells until it is delivered.
@@ -91,6 +101,8 @@ type reader struct {
 	// read's memory budget (trace.ReadOptions.Held), and the bytes of the
 	// strings read.
 	held, strBytes int64
+
+	text ingest.ValidText // the names made valid UTF-8
 }
 
 // weigh tells the read's memory budget what the reader holds: the spans

@@ -45,7 +45,7 @@ func (r *reader) readAPI(table, typeName string, driver bool) error {
 		}
 		fn := r.str(nameID)
 		if fn == "" {
-			fn = name.String
+			fn = r.text.String(name.String)
 		}
 		if fn == "" {
 			fn = "(unknown function)"
@@ -251,7 +251,7 @@ func (r *reader) readNVTX() error {
 			r.opt.Skip("rows of "+table+" without a thread (null globalTid)", 1)
 			return nil
 		}
-		msg := text.String
+		msg := r.text.String(text.String)
 		if !text.Valid {
 			msg = r.str(textID)
 		}

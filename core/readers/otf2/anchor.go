@@ -145,7 +145,7 @@ func readAnchor(path string) (*anchor, error) {
 	}
 	a, derr := decodeAnchor(data)
 	if derr != nil {
-		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}
+		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 	}
 	a.path = path
 	a.dir = filepath.Dir(path)

@@ -166,7 +166,7 @@ func readDefinitions(a *anchor) (*definitions, error) {
 	}
 	d, derr := decodeDefinitions(data, a.chunkDefs)
 	if derr != nil {
-		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}
+		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 	}
 	if !d.haveClock {
 		return nil, &errs.FormatError{File: path, Err: errorString("no ClockProperties definition: timestamps cannot be converted")}

@@ -76,7 +76,7 @@ func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
 	}
 	l, derr := decodeLocalDefs(data, a.chunkDefs)
 	if derr != nil {
-		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}
+		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 	}
 	return l, nil
 }

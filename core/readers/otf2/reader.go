@@ -81,7 +81,7 @@ func open(path string, keep func(group uint32) bool) (*archive, error) {
 			noEvents = append(noEvents, locationLabel(defs, l))
 			continue
 		case err != nil:
-			return nil, &errs.FormatError{File: a.globalDefsPath(), Offset: l.at,
+			return nil, &errs.FormatError{File: a.globalDefsPath(), AtOffset: true, Offset: l.at,
 				Err: fmt.Errorf("location %d announces %d events, but its event file cannot be read: %w", l.id, l.events, err)}
 		}
 		local, err := readLocalDefs(a, l.id)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -119,7 +120,7 @@ func (d *decoder) parseHeaderLine(line []byte) error {
 	}
 	d.head = h
 	if h.unknownUnit != "" {
-		d.opt.Warn("unknown time unit %q in the header: times are read as microseconds, as Paraver reads them", h.unknownUnit)
+		d.opt.Warn("unknown time unit %s in the header: times are read as microseconds, as Paraver reads them", errs.Quote(h.unknownUnit))
 	}
 	return d.start()
 }

@@ -45,14 +45,25 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 // size is the input's size for progress reports.
 func decode(open func() (io.ReadCloser, error), name string, size int64, sink trace.Sink, opt trace.ReadOptions) error {
 	cat := newCatalog()
-	if err := walk(open, name, size, 0, opt, cat.packet); err != nil {
+	packets := 0
+	count := func(pkt []byte, off int64) error {
+		packets++
+		return cat.packet(pkt, off)
+	}
+	if err := walk(open, name, size, 0, opt, count); err != nil {
 		return err
+	}
+	if packets == 0 {
+		// Nothing to read is not a trace that recorded nothing: a
+		// writer always writes its configuration and clocks first.
+		opt.Incomplete("%s holds no trace packet (%d bytes): the file is empty or cut", name, size)
 	}
 	d := newDecoder(sink, opt, cat)
 	if err := walk(open, name, size, 1, opt, d.packet); err != nil {
 		return err
 	}
 	d.finish()
+	d.m.text.Note(opt, name)
 	return nil
 }
 
@@ -111,7 +122,7 @@ func walk(open func() (io.ReadCloser, error), path string, size int64, pass int,
 func located(path string, err error) error {
 	var c *corrupt
 	if errors.As(err, &c) {
-		return &errs.FormatError{File: path, Offset: c.off, Err: c.err}
+		return &errs.FormatError{File: path, AtOffset: true, Offset: c.off, Err: c.err}
 	}
 	var fe *errs.FormatError
 	if errors.As(err, &fe) || errors.Is(err, trace.ErrCanceled) {

@@ -185,10 +185,10 @@ func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt tr
 	for off := from; off < to; {
 		k, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
 		if err != nil && err != io.EOF {
-			return n, &errs.FormatError{File: d.file, Line: n + 1, Offset: off, Err: err}
+			return n, &errs.FormatError{File: d.file, Line: n + 1, AtOffset: true, Offset: off, Err: err}
 		}
 		if k == 0 {
-			return n, &errs.FormatError{File: d.file, Line: n + 1, Offset: off, Err: io.ErrUnexpectedEOF}
+			return n, &errs.FormatError{File: d.file, Line: n + 1, AtOffset: true, Offset: off, Err: io.ErrUnexpectedEOF}
 		}
 		block := buf[:k]
 		if off+int64(k) < to {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -56,5 +57,39 @@ func TestLongValuesRefused(t *testing.T) {
 	err = ReadCSV([]string{csv}, false, trace.New(), trace.ReadOptions{})
 	if !errors.As(err, &fe) || fe.File != csv || fe.Line != 2 || !strings.Contains(err.Error(), "runs past 256 MiB") {
 		t.Errorf("CSV: %v", err)
+	}
+}
+
+// Kernel names that are not UTF-8 are read with U+FFFD in place of their
+// invalid bytes, and the read says so.
+func TestInvalidUTF8Names(t *testing.T) {
+	src := corpus(t, "rocprofv3-docs", "kernel_trace.csv")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.ReplaceAll(lines[i], "_kernel", "_k\xe9\xffernel") // Latin-1, and a byte no text has
+	}
+	path := filepath.Join(t.TempDir(), "kernel_trace.csv")
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+	tr := trace.New()
+	notes := &trace.Notes{}
+	if err := ReadCSV([]string{path}, false, tr, trace.ReadOptions{Notes: notes}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range tr.Values {
+		if !utf8.ValidString(v.Name) {
+			t.Errorf("value %q", v.Name)
+		}
+	}
+	for _, c := range tr.Containers {
+		if !utf8.ValidString(c.Name) {
+			t.Errorf("container %q", c.Name)
+		}
+	}
+	if !strings.Contains(strings.Join(notes.Messages(), " "), "not valid UTF-8") {
+		t.Errorf("notes %q", notes.Messages())
 	}
 }

@@ -192,7 +192,7 @@ func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions
 func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	var done int64
 	m := newModel()
-	m.hold = opt.Hold
+	m.hold, m.opt = opt.Hold, opt
 	dirs := map[string]bool{}
 	for _, f := range files {
 		dirs[filepath.Dir(f.path)] = true

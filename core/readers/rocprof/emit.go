@@ -32,6 +32,7 @@ func (m *model) emit(sink trace.Sink, file string) error {
 	e.links()
 	e.variables()
 	sink.Finish(first, last)
+	m.text.Note(m.opt, file)
 	return nil
 }
 

@@ -192,7 +192,7 @@ func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, s
 	guard.dec = dec
 	dec.UseNumber()
 	r := &jsonReader{path: path, dec: dec, in: counted, opt: opt, total: total, m: newModel()}
-	r.m.hold = opt.Hold
+	r.m.hold, r.m.opt = opt.Hold, opt
 	if err := r.document(); err != nil {
 		return r.wrap(err)
 	}
@@ -210,7 +210,7 @@ func (r *jsonReader) wrap(err error) error {
 	if errors.As(err, &fe) {
 		if fe.Offset == 0 && fe.Line == 0 && off > 0 {
 			// The decompressor failed: say how far the text went.
-			return &errs.FormatError{File: fe.File, Offset: off, Err: fe.Err}
+			return &errs.FormatError{File: fe.File, AtOffset: true, Offset: off, Err: fe.Err}
 		}
 		return err
 	}
@@ -230,7 +230,7 @@ func (r *jsonReader) wrap(err error) error {
 	if off == 0 {
 		off = 1 // byte 0 would read as "unknown"
 	}
-	return &errs.FormatError{File: r.path, Offset: off, Err: err}
+	return &errs.FormatError{File: r.path, AtOffset: true, Offset: off, Err: err}
 }
 
 func (r *jsonReader) delim(want json.Delim) error {
@@ -431,7 +431,7 @@ func (r *jsonReader) bufferRecords(e *jsonElement) error {
 		if err := r.delim(']'); err != nil {
 			return err
 		}
-		r.opt.Skip(fmt.Sprintf("buffer records of kind %q (not modelled)", k), skipped)
+		r.opt.Skip(fmt.Sprintf("buffer records of kind %s (not modelled)", errs.Quote(k)), skipped)
 	}
 }
 

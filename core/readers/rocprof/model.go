@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -132,6 +133,8 @@ type model struct {
 	// was last told, strBytes the bytes of the names, err its refusal
 	// (the read is canceled at the same time).
 	hold     func(int64) error
+	opt      trace.ReadOptions // the read's, for the note on names (text)
+	text     ingest.ValidText  // the names made valid UTF-8
 	held     int64
 	strBytes int64
 	entries  int
@@ -178,6 +181,7 @@ func (m *model) intern(s string) int32 {
 	}
 	id := int32(len(m.names))
 	m.strs[s] = id
+	s = m.text.String(s) // the key stays as read: the same bytes, the same name
 	m.names = append(m.names, s)
 	m.strBytes += int64(len(s)) + 64
 	return id
@@ -189,7 +193,7 @@ func (m *model) kind(name string) int32 {
 	}
 	k := int32(len(m.kinds))
 	m.kindOf[name] = k
-	m.kinds = append(m.kinds, name)
+	m.kinds = append(m.kinds, m.text.String(name))
 	return k
 }
 
@@ -200,12 +204,12 @@ func (m *model) container(parent int32, typ int, key string, rank int64, name st
 	k := contKey{parent, typ, key}
 	if id, ok := m.byKey[k]; ok {
 		if name != "" && m.conts[id].name == "" {
-			m.conts[id].name = name
+			m.conts[id].name = m.text.String(name)
 		}
 		return id
 	}
 	id := int32(len(m.conts))
-	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: key, rank: rank, name: name})
+	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: m.text.String(key), rank: rank, name: m.text.String(name)})
 	m.byKey[k] = id
 	return id
 }
@@ -250,6 +254,7 @@ func (m *model) addMark(c int32, name string, at trace.Time) {
 
 // addSample records a piece of variable name on agent c.
 func (m *model) addSample(c int32, name string, start, end trace.Time, v float64) {
+	name = m.text.String(name)
 	t := int32(slices.Index(m.varTypes, name))
 	if t < 0 {
 		t = int32(len(m.varTypes))

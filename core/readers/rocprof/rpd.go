@@ -35,7 +35,7 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 	}
 	m := newModel()
-	m.hold = opt.Hold
+	m.hold, m.opt = opt.Hold, opt
 	host := m.host("")
 	names, err := rpdStrings(db)
 	if err != nil {

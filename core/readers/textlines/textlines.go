@@ -83,7 +83,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			for err == bufio.ErrBufferFull {
 				if len(long) > MaxLine {
 					opt.Held(-held)
-					return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: fmt.Errorf(
+					return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: fmt.Errorf(
 						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, len(long))}
 				}
 				text, err = br.ReadSlice('\n')
@@ -105,7 +105,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			if errors.As(err, &fe) {
 				err = fe.Err
 			}
-			return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: err}
+			return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: err}
 		}
 		if len(text) > 0 {
 			done += int64(len(text))
