@@ -131,7 +131,8 @@ func resolve(dir, path string) (string, error) {
 		if errors.As(err, &pe) {
 			return "", &fs.PathError{Op: "open", Path: path, Err: pe.Err}
 		}
-		return "", err
+		// A link that loops (filepath: "too many links").
+		return "", &errs.FormatError{File: path, Err: fmt.Errorf("its symbolic links cannot be resolved (%v): not read", err)}
 	}
 	if _, err := inside(realDir, real); err != nil {
 		return "", &errs.FormatError{File: path, Err: fmt.Errorf("is a symbolic link to %s, %w (%s): not read", real, ErrOutside, dir)}

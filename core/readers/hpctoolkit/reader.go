@@ -2,7 +2,9 @@ package hpctoolkit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,6 +220,13 @@ func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 			r.end, r.known = db.toTime(db.min, db.max, db.max)
 		}
 		return r, nil
+	}
+	// One of them there but not a file (a FIFO, a link leading out): say
+	// what is wrong with it.
+	for _, name := range []string{"meta.db", "experiment.xml"} {
+		if _, err := ingest.CheckIn(dir, filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 	}
 	return nil, errs.Format(path, 0, "not an HPCToolkit database: no meta.db nor experiment.xml in %s", dir)
 }

@@ -34,14 +34,13 @@ func (d *DB) pending(size int64) (open string, total int64, err error) {
 	companion := ""
 	for _, suffix := range []string{"-wal", "-journal"} {
 		p := d.Path + suffix
-		st, err := os.Lstat(p)
-		if err != nil {
+		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		if _, err := ingest.CheckIn(dir, p); err != nil {
+		st, err := ingest.CheckIn(dir, p)
+		if err != nil {
 			return "", 0, d.Errorf("beside the database, %s: %v", filepath.Base(p), err)
 		}
-		st, _ = os.Stat(p)
 		if suffix == "-wal" && st.Size() > walHeaderSize || suffix == "-journal" && hotJournal(p, st.Size()) {
 			companion = p
 			total = st.Size()
