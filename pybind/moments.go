@@ -259,7 +259,7 @@ func StartMomentsFromFile(path, readOptions, options string) (r *Reading, err er
 	go r.run(func() error {
 		err := readGuarded(path, func() error { return src.Read(acc, ro) })
 		if meter.Err() != nil {
-			return meter.Err()
+			return overBudget(path, meter.Err())
 		}
 		if err != nil {
 			return err

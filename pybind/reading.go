@@ -2,6 +2,7 @@ package pybind
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -137,7 +138,7 @@ func StartRead(path string, options string) (r *Reading, err error) {
 		opt.Hold = g.Hold // what the reader gathers before delivering it weighs too
 		err := readGuarded(path, func() error { return src.Read(g, opt) })
 		if g.Err() != nil {
-			return g.Err()
+			return overBudget(path, g.Err())
 		}
 		if err == nil {
 			r.trace = &Trace{t: t, format: format, warnings: opt.Notes.Messages(), notes: opt.Notes}
@@ -247,4 +248,14 @@ func (r *Reading) Model() (m *MicroModel, err error) {
 		return nil, err
 	}
 	return r.model, nil
+}
+
+// overBudget names the file whose read outgrew the memory budget in the
+// budget's error (an ArgumentError on memory_budget, which names no file).
+func overBudget(path string, err error) error {
+	var ae *errs.ArgumentError
+	if errors.As(err, &ae) {
+		return errs.Argument(ae.Name, "reading %s: %s", path, ae.Reason)
+	}
+	return err
 }

@@ -78,7 +78,7 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 			return err
 		})
 		if meter.Err() != nil {
-			return meter.Err()
+			return overBudget(path, meter.Err())
 		}
 		if err != nil {
 			return err
