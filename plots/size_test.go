@@ -74,3 +74,27 @@ func TestAbsurdFigures(t *testing.T) {
 		t.Errorf("topology: %v", err)
 	}
 }
+
+// FuzzCheckSize checks that every size CheckSize accepts is one a figure
+// may have (finite, each side at most MaxSide pixels, MaxArea in all) and
+// that every refusal is an ArgumentError naming width or height.
+func FuzzCheckSize(f *testing.F) {
+	f.Add(720.0, 432.0)
+	f.Add(math.Pow(2, 40), 1.0)
+	f.Add(math.NaN(), 0.0)
+	f.Add(-1.0, 1e300)
+	f.Fuzz(func(t *testing.T, w, h float64) {
+		err := CheckSize(vg.Length(w), vg.Length(h))
+		if err != nil {
+			var ae *errs.ArgumentError
+			if !errors.As(err, &ae) || ae.Name != "width" && ae.Name != "height" {
+				t.Fatalf("%v x %v: %v", w, h, err)
+			}
+			return
+		}
+		pw, ph := w*pxPerPt, h*pxPerPt
+		if !(pw >= 0 && pw <= MaxSide && ph >= 0 && ph <= MaxSide && pw*ph <= MaxArea) {
+			t.Fatalf("%v x %v pixels accepted", pw, ph)
+		}
+	})
+}
