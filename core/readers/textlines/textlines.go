@@ -81,20 +81,28 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		if err == bufio.ErrBufferFull {
 			long := append([]byte(nil), text...)
 			for err == bufio.ErrBufferFull {
-				if len(long) > MaxLine {
+				text, err = br.ReadSlice('\n')
+				if read := len(long) + len(text); read > MaxLine {
 					opt.Held(-held)
 					return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: fmt.Errorf(
-						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, len(long))}
+						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
 				}
-				text, err = br.ReadSlice('\n')
-				long = append(long, text...)
-				if grown := int64(cap(long)); grown > held {
-					if herr := opt.Held(grown - held); herr != nil {
-						opt.Held(-grown)
+				if len(long)+len(text) > cap(long) {
+					// Grown here rather than by append: the new buffer is
+					// weighed before it is made, the old one with it while
+					// both are alive, and it stops at MaxLine instead of
+					// doubling past it.
+					size := min(max(2*cap(long), len(long)+len(text)), MaxLine)
+					if herr := opt.Held(int64(size)); herr != nil {
+						opt.Held(-held - int64(size))
 						return counted.N, herr
 					}
-					held = grown
+					bigger := make([]byte, len(long), size)
+					copy(bigger, long)
+					opt.Held(-held)
+					long, held = bigger, int64(size)
 				}
+				long = append(long, text...)
 			}
 			text = long
 		}
