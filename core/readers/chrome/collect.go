@@ -203,13 +203,16 @@ type collector struct {
 // collector: a few hundred kilobytes at most.
 const weighEvery = 4096
 
-// weigh tells hold what the collector holds now, and returns its error
-// when the budget is exceeded.
+// weigh tells hold what the collector holds now, with what its largest
+// array takes on its next growth (append makes the new one while the old
+// is alive), and returns its error when the budget is exceeded: weighed
+// without it, an array just under the budget grows to 2.25 times its
+// size between two weighings, past the memory the budget was set from.
 func (c *collector) weigh() error {
 	if c.hold == nil {
 		return nil
 	}
-	n := c.bytes()
+	n := c.bytes() + c.largest()*5/4
 	delta := n - c.held
 	c.held = n
 	return c.hold(delta)
@@ -239,6 +242,22 @@ func (c *collector) bytes() int64 {
 	}
 	for i := range c.procs {
 		n += int64(cap(c.procs[i].threads)+cap(c.procs[i].tracks)) * 4
+	}
+	return n
+}
+
+// largest returns the bytes of the collector's largest array, the one
+// whose next growth asks the most at once.
+func (c *collector) largest() int64 {
+	n := max(int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})), int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})),
+		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.argsArena)),
+		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
+	for i := range c.threads {
+		t := &c.threads[i]
+		n = max(n, int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})), int64(cap(t.marks))*int64(unsafe.Sizeof(mark{})))
+	}
+	for i := range c.tracks {
+		n = max(n, int64(cap(c.tracks[i].events))*int64(unsafe.Sizeof(asyncEvent{})))
 	}
 	return n
 }
