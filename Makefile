@@ -20,7 +20,7 @@ PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.pyi' -o
 .PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare widgets-js clean fuzz
 
 demo: setup
-	$(VPY) -m macroscope overview $(TRACE) --out $(OUT)
+	$(VENV)/bin/macroscope overview $(TRACE) --out $(OUT)
 
 test: setup lint go-test py-test
 
@@ -106,7 +106,7 @@ bench-compare: setup
 # pybind/macroscope/widgets/static/widgets.js (committed, so that installing
 # needs no node).
 widgets-js:
-	cd js && npm ci --no-audit --no-fund && node build.mjs
+	cd js && npm ci --no-audit --no-fund && node build.mjs ../pybind/macroscope/widgets/static
 
 clean:
 	rm -rf $(VENV) build $(OUT)

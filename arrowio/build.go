@@ -10,7 +10,9 @@
 package arrowio
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -161,43 +163,6 @@ func (w codes) set(i int, k int32) {
 	}
 }
 
-// pattern stores label number (i/run)%period at every row i.
-func (w codes) pattern(run, period int) {
-	label := func(k int) int32 {
-		if w.remap != nil {
-			return w.remap[k]
-		}
-		return int32(k)
-	}
-	switch {
-	case w.i8 != nil:
-		pattern(w.i8, run, period, func(k int) int8 { return int8(label(k)) })
-	case w.i16 != nil:
-		pattern(w.i16, run, period, func(k int) int16 { return int16(label(k)) })
-	default:
-		pattern(w.i32, run, period, label)
-	}
-}
-
-// pattern sets dst[i] = value((i/run)%period): each of period values
-// repeated run times, the whole repeated to the end of dst. Long tables
-// are made of such patterns (a model's rows run leaf by leaf, slice by
-// slice, state by state); writing one period and then copying it by
-// doubling runs at memory speed.
-func pattern[T int8 | int16 | int32 | float64](dst []T, run, period int, value func(k int) T) {
-	n := min(len(dst), run*period)
-	for k := 0; k*run < n; k++ {
-		v := value(k)
-		seg := dst[k*run : min((k+1)*run, n)]
-		for i := range seg {
-			seg[i] = v
-		}
-	}
-	for done := n; done < len(dst); done *= 2 {
-		copy(dst[done:], dst[:done])
-	}
-}
-
 // codeColumn adds a dictionary-encoded string column of the given labels
 // (equal labels are merged: pandas requires distinct categories) and
 // returns its codes to be filled in place. Null rows (valid[i] false) hold
@@ -252,14 +217,15 @@ func (c *columns) codeColumn(name string, labels []string, valid []bool) codes {
 }
 
 // batch returns the record batch and releases the columns' references.
+// Its metadata are in the order of their keys, so that a table written
+// twice is the same bytes twice.
 func (c *columns) batch(meta map[string]string) arrow.RecordBatch {
 	var md *arrow.Metadata
 	if len(meta) > 0 {
-		keys := make([]string, 0, len(meta))
-		vals := make([]string, 0, len(meta))
-		for k, v := range meta {
-			keys = append(keys, k)
-			vals = append(vals, v)
+		keys := slices.Sorted(maps.Keys(meta))
+		vals := make([]string, len(keys))
+		for i, k := range keys {
+			vals[i] = meta[k]
 		}
 		m := arrow.NewMetadata(keys, vals)
 		md = &m

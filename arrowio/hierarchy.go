@@ -50,3 +50,20 @@ func PartRowsTable(m *micro.Model, p *aggregate.Partition, mem memory.Allocator)
 	c.int32s("row_hi", hi)
 	return c.batch(nil)
 }
+
+// CellsTable lists the model's values that are not zero by number: row
+// (the leaf, 0 at the top), slice and state indices, and value, in the
+// order of the cells. Interactive views rebuild the cells of a window from
+// it; names may repeat (two containers or states of the same name),
+// numbers do not.
+func CellsTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
+	c := newColumns(mem, m.NonZero())
+	row, slice, state := c.int32Column("row"), c.int32Column("slice"), c.int32Column("state")
+	value := c.float64Column("value")
+	i := 0
+	m.EachNonZero(func(leaf, k, x int, v float64) {
+		row[i], slice[i], state[i], value[i] = int32(leaf), int32(k), int32(x), v
+		i++
+	})
+	return c.batch(modelMeta(m))
+}

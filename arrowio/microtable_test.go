@@ -14,7 +14,8 @@ import (
 )
 
 // flatModel is a model of leaves resources under one root, with values
-// numbered by cell so that every row of its table is recognisable.
+// numbered by cell (none zero) so that every row of its table is
+// recognisable.
 func flatModel(leaves, slices, states int) *micro.Model {
 	b := hier.NewBuilder("root")
 	for i := range leaves {
@@ -27,7 +28,7 @@ func flatModel(leaves, slices, states int) *micro.Model {
 	}
 	values := make([]float64, leaves*slices*states)
 	for i := range values {
-		values[i] = float64(i) / float64(len(values))
+		values[i] = float64(i+1) / float64(len(values))
 	}
 	return &micro.Model{Tree: tree, States: names, Slices: slices, Start: 0, End: trace.Time(slices) * trace.Second, Values: values}
 }
@@ -76,7 +77,7 @@ func TestMicroTableRows(t *testing.T) {
 	end := rec.Column(3).(*array.Float64).Float64Values()
 	duration := rec.Column(5).(*array.Float64).Float64Values()
 	proportion := rec.Column(6).(*array.Float64).Float64Values()
-	for i, v := range m.Values {
+	for i, v := range m.Dense() {
 		k := (i / 5) % 4
 		if slice[i] != int32(k) || start[i] != float64(k) || end[i] != float64(k+1) {
 			t.Fatalf("row %d: slice %d [%g, %g], want %d [%d, %d]", i, slice[i], start[i], end[i], k, k, k+1)
@@ -84,6 +85,55 @@ func TestMicroTableRows(t *testing.T) {
 		if proportion[i] != v || duration[i] != v {
 			t.Fatalf("row %d: proportion %g duration %g, want %g (1 s slices)", i, proportion[i], duration[i], v)
 		}
+	}
+}
+
+// The table lists the values that are not zero, of dense and sparse
+// models alike, in the order of the cells.
+func TestMicroTableOmitsZeros(t *testing.T) {
+	m := flatModel(3, 4, 5)
+	for i := range m.Values {
+		if i%3 != 0 {
+			m.Values[i] = 0
+		}
+	}
+	for _, form := range []*micro.Model{m, m.ToSparse()} {
+		rec := MicroTable(form, memory.DefaultAllocator)
+		if rec.NumRows() != int64(m.NonZero()) || m.NonZero() != 20 {
+			t.Fatalf("sparse %v: %d rows for %d values that are not zero", form.IsSparse(), rec.NumRows(), m.NonZero())
+		}
+		slice := rec.Column(1).(*array.Int32).Int32Values()
+		state := rec.Column(4).(*array.Dictionary)
+		proportion := rec.Column(6).(*array.Float64).Float64Values()
+		for r := range int(rec.NumRows()) {
+			i := 3 * r // the r-th value that is not zero
+			if slice[r] != int32(i/5%4) || state.GetValueIndex(r) != i%5 || proportion[r] != m.Values[i] {
+				t.Fatalf("sparse %v, row %d: slice %d state %d proportion %v, want value %d", form.IsSparse(), r, slice[r], state.GetValueIndex(r), proportion[r], i)
+			}
+		}
+		rec.Release()
+	}
+}
+
+// CellsTable numbers the values that are not zero by row, slice and
+// state, whatever the form of the model.
+func TestCellsTable(t *testing.T) {
+	m := flatModel(2, 3, 4)
+	m.Values[5], m.Values[17] = 0, 0
+	for _, form := range []*micro.Model{m, m.ToSparse()} {
+		rec := CellsTable(form, memory.DefaultAllocator)
+		row := rec.Column(0).(*array.Int32).Int32Values()
+		slice := rec.Column(1).(*array.Int32).Int32Values()
+		state := rec.Column(2).(*array.Int32).Int32Values()
+		value := rec.Column(3).(*array.Float64).Float64Values()
+		got := make([]float64, len(m.Values))
+		for i := range row {
+			got[(int(row[i])*3+int(slice[i]))*4+int(state[i])] = value[i]
+		}
+		if len(row) != 22 || fmt.Sprint(got) != fmt.Sprint(m.Values) {
+			t.Errorf("sparse %v: %d rows give %v, want %v", form.IsSparse(), len(row), got, m.Values)
+		}
+		rec.Release()
 	}
 }
 

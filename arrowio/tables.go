@@ -24,46 +24,52 @@ func leafPaths(m *micro.Model) []string {
 }
 
 // MicroTable is the long form of a microscopic model: one row per
-// resource, slice and state, with the time spent (seconds) and the
+// resource, slice and state whose value is not zero (the others are 0:
+// a pivot fills them in), with the time spent (seconds) and the
 // proportion of the slice. Models of other metrics (micro.Metric) have,
 // instead of the last two, a column named after their categories
 // ("state", "event" or "variable") and a "value" column.
+//
+// A cell of a profile holds a few states of thousands: the table grows
+// with the values that are not zero, not with resources x slices x
+// states.
 func MicroTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
 	metric := m.Metric != "" && m.Metric != micro.StateDuration
 	dimension := "state"
 	if metric {
 		dimension = m.Metric.Dimension()
 	}
-	leaves, slices, states := m.NumLeaves(), m.Slices, len(m.States)
-	rows := leaves * slices * states
-	c := newColumns(mem, rows)
+	c := newColumns(mem, m.NonZero())
 	resource := c.codeColumn("resource", leafPaths(m), nil)
 	slice := c.int32Column("slice")
 	sliceStart := c.float64Column("slice_start")
 	sliceEnd := c.float64Column("slice_end")
 	state := c.codeColumn(dimension, m.States, nil)
-	var duration []float64
+	var duration, value []float64
 	if metric {
-		copy(c.float64Column("value"), m.Values)
+		value = c.float64Column("value")
 	} else {
 		duration = c.float64Column("duration")
-		copy(c.float64Column("proportion"), m.Values)
+		value = c.float64Column("proportion")
 	}
-	bounds := make([]float64, slices+1)
+	bounds := make([]float64, m.Slices+1)
 	for k := range bounds {
 		bounds[k] = m.SliceStart(k).Seconds()
 	}
+	dt := m.SliceDuration()
 	// Rows run leaf by leaf, slice by slice, state by state, as the
 	// model's values do.
-	resource.pattern(slices*states, leaves)
-	pattern(slice, states, slices, func(k int) int32 { return int32(k) })
-	pattern(sliceStart, states, slices, func(k int) float64 { return bounds[k] })
-	pattern(sliceEnd, states, slices, func(k int) float64 { return bounds[k+1] })
-	state.pattern(1, states)
-	dt := m.SliceDuration()
-	for i, v := range m.Values[:len(duration)] {
-		duration[i] = v * dt
-	}
+	row := 0
+	m.EachNonZero(func(leaf, k, x int, v float64) {
+		resource.set(row, int32(leaf))
+		slice[row], sliceStart[row], sliceEnd[row] = int32(k), bounds[k], bounds[k+1]
+		state.set(row, int32(x))
+		value[row] = v
+		if duration != nil {
+			duration[row] = v * dt
+		}
+		row++
+	})
 	meta := modelMeta(m)
 	if metric {
 		meta["macroscope.metric"] = string(m.Metric)

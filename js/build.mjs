@@ -1,5 +1,6 @@
 // Bundles the widgets' browser code, src/index.js and all it imports, into
-// one self-contained ES module, pybind/macroscope/widgets/static/widgets.js:
+// one self-contained ES module, widgets.js in the directory given as the
+// argument (the Makefile's widgets-js target names the Python package's):
 // anywidget loads a widget's module from a string, so a bundle cannot
 // import sibling chunks, and one bundle carries apache-arrow once for all
 // the views. The bundle is committed; SOURCES.sha256 records the hash of
@@ -11,7 +12,11 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "nod
 import { join } from "node:path";
 
 const here = new URL(".", import.meta.url).pathname;
-const out = process.argv[2] || join(here, "..", "pybind", "macroscope", "widgets", "static");
+const out = process.argv[2];
+if (!out) {
+  console.error("usage: node build.mjs OUTPUT_DIRECTORY");
+  process.exit(2);
+}
 mkdirSync(out, { recursive: true });
 // The bundle is the only module there: none of an older layout is left
 // behind to be installed.

@@ -24,7 +24,7 @@ func ExampleAggregateFigure() {
 		fmt.Println(err)
 		return
 	}
-	engine, err := aggregate.New(aggregate.KindSpatiotemporal, aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}, aggregate.Options{Normalize: true})
+	engine, err := aggregate.New(aggregate.KindSpatiotemporal, aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}, aggregate.Options{Normalize: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -48,7 +48,7 @@ func TestOverviewRowsMatchTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}
+	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 	// h1's threads apart, h0 as one aggregate.
 	node := map[string]int32{}
 	for n := int32(0); n < int32(m.Tree.Len()); n++ {

@@ -20,6 +20,7 @@ type MicroModel struct {
 	mu      sync.Mutex
 	engines map[engineKey]aggregate.Engine
 	levels  map[levelsKey][]aggregate.Level // significant p, by engine and search
+	knees   map[levelsKey]aggregate.Level   // recommended levels found without a sweep (Knee)
 
 	// source and stateTypes are the trace and state types the model was
 	// built from, for the moments of aggregates.
@@ -38,6 +39,7 @@ func (m *MicroModel) Info() (js string, err error) {
 	return toJSON(map[string]any{
 		"slices": m.m.Slices, "start": m.m.Start.Seconds(), "end": m.m.End.Seconds(),
 		"states": append([]string{}, m.m.States...), "resources": m.m.NumLeaves(), "nodes": m.m.Tree.Len(),
+		"nbytes": m.m.ValueBytes(), "sparse": m.m.IsSparse(),
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
 		"trace": m.summary, "incomplete": m.incomplete,
 	})
@@ -264,6 +266,81 @@ func (m *MicroModel) significantControl(options string, ctl *aggregate.Control) 
 		return nil, nil, 0, err
 	}
 	return levels, e, rec, nil
+}
+
+// StartRecommended finds the level the options' recommendation picks
+// among the significant levels on a goroutine of its own (see Work);
+// Recommended then returns it at once. RuleKnee with the exact method
+// needs no sweep (aggregate.Knee: a handful of solves, the same level); the
+// other searches run the sweep, as StartSignificant.
+func (m *MicroModel) StartRecommended(options string) (w *Work, err error) {
+	defer guard(&err)
+	o := significantOptions{Method: "exact", Threshold: 1e-3, Recommend: aggregate.RuleKnee}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	if _, _, err := m.engine(options); err != nil {
+		return nil, err
+	}
+	if _, _, err := aggregate.Recommend(nil, o.Recommend, 1, 1); err != nil {
+		return nil, err
+	}
+	return startWork(func(ctl *aggregate.Control) error {
+		_, err := m.recommendedControl(options, ctl)
+		return err
+	}), nil
+}
+
+// recommendedControl is the level the options recommend, found, or taken
+// from what is kept, through ctl.
+func (m *MicroModel) recommendedControl(options string, ctl *aggregate.Control) (aggregate.Level, error) {
+	o := significantOptions{Method: "exact", Threshold: 1e-3, Recommend: aggregate.RuleKnee}
+	if err := decodeOptions(options, &o); err != nil {
+		return aggregate.Level{}, err
+	}
+	e, key, err := m.engine(options)
+	if err != nil {
+		return aggregate.Level{}, err
+	}
+	lk := levelsKey{key, o.Method, o.Threshold}
+	m.mu.Lock()
+	_, swept := m.levels[lk]
+	knee, found := m.knees[lk]
+	m.mu.Unlock()
+	if found && o.Recommend == aggregate.RuleKnee {
+		return knee, nil
+	}
+	if swept || o.Method != "exact" || o.Recommend != aggregate.RuleKnee {
+		levels, _, rec, err := m.significantControl(options, ctl)
+		if err != nil {
+			return aggregate.Level{}, err
+		}
+		return levels[rec], nil
+	}
+	g0, l0 := e.Scale()
+	if knee, err = aggregate.Knee(e, o.Threshold, g0, l0, ctl); err != nil {
+		return aggregate.Level{}, err
+	}
+	m.mu.Lock()
+	if m.knees == nil {
+		m.knees = map[levelsKey]aggregate.Level{}
+	}
+	m.knees[lk] = knee
+	m.mu.Unlock()
+	return knee, nil
+}
+
+// Recommended returns, as JSON, the level the options recommend (p_low,
+// p_high, gain, loss, aggregates), found by StartRecommended or by the
+// sweep.
+func (m *MicroModel) Recommended(options string) (js string, err error) {
+	defer guard(&err)
+	l, err := m.recommendedControl(options, nil)
+	if err != nil {
+		return "", err
+	}
+	return toJSON(map[string]any{"p_low": l.PLow, "p_high": l.PHigh, "gain": l.Partition.Gain,
+		"loss": l.Partition.Loss, "aggregates": l.Partition.NumParts})
 }
 
 // SignificantP exports the table of distinct optimal partitions.

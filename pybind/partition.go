@@ -234,7 +234,7 @@ func PartitionModel(data []byte, files, format string) (m *MicroModel, err error
 	}
 	var fileList []string
 	_ = json.Unmarshal([]byte(files), &fileList)
-	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
+	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values, Cells: model.Cells},
 		stateTypes: moments.ModelStateTypes(p.Options), summary: map[string]any{
 			"files": fileList, "format": format, "start": p.Start.Seconds(), "end": p.End.Seconds(),
 			"containers": p.Counts.Containers, "states": p.Counts.States, "variables": p.Counts.Variables,

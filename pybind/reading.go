@@ -31,10 +31,11 @@ type Reading struct {
 
 	// Set before done is closed: the trace (StartRead) or the model built
 	// while reading (StartReadMicro), or the error that stopped the read.
-	trace   *Trace
-	model   *MicroModel
-	moments *Moments // StartMomentsFromFile
-	err     error
+	trace    *Trace
+	model    *MicroModel
+	moments  *Moments // StartMomentsFromFile
+	analysis *Analysis
+	err      error
 	// What the steps of a distributed model give (partition.go).
 	extent   [2]int64
 	partial  []byte

@@ -95,7 +95,7 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 // streamedModel is the model read with its summary: what was read, the
 // reader's notes.
 func streamedModel(m *micro.Model, sum *micro.Summary, opt micro.Options, files []string, format string, ro trace.ReadOptions) *MicroModel {
-	return &MicroModel{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values},
+	return &MicroModel{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells},
 		stateTypes: moments.ModelStateTypes(opt), summary: map[string]any{
 			"files": files, "format": format, "start": sum.Start.Seconds(), "end": sum.End.Seconds(),
 			"containers": sum.Containers, "states": sum.States, "variables": sum.Variables, "links": sum.Links,

@@ -94,6 +94,6 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values},
+	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values, Cells: model.Cells},
 		source: t, stateTypes: moments.ModelStateTypes(opt), incomplete: incompleteOf(t)}, nil
 }

@@ -19,6 +19,13 @@ func (m *MicroModel) Hierarchy(addr uintptr) (err error) {
 	return export(arrowio.HierarchyTable(m.m, cmem), addr)
 }
 
+// Cells exports the model's values that are not zero, by row, slice and
+// state number (arrowio.CellsTable).
+func (m *MicroModel) Cells(addr uintptr) (err error) {
+	defer guard(&err)
+	return export(arrowio.CellsTable(m.m, cmem), addr)
+}
+
 // Rows exports each aggregate's node id and rows (arrowio.PartRowsTable).
 func (a *Aggregation) Rows(addr uintptr) (err error) {
 	defer guard(&err)
@@ -46,6 +53,6 @@ func (m *MicroModel) Window(first, last int) (w *MicroModel, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values},
+	return &MicroModel{m: sub, in: aggregate.Input{Tree: sub.Tree, Slices: sub.Slices, States: len(sub.States), Values: sub.Values, Cells: sub.Cells},
 		source: m.source, stateTypes: m.stateTypes, summary: m.summary}, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // TestMemoryBudget: a model whose cells exceed the memory budget is
 // refused before they are allocated, in memory and while streaming, with
-// the estimate: resources x slices x states x 16 bytes.
+// the memory of its values, dense or sparse (Model.ValueBytes).
 func TestMemoryBudget(t *testing.T) {
 	tr := randomTrace(rand.New(rand.NewPCG(1, 2)), 3)
 	m, err := Build(tr, Options{Slices: 100, Depth: Innermost})
@@ -22,7 +22,7 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaves, states := m.NumLeaves(), len(m.States)
-	need := int64(leaves * 100 * states * 16)
+	need := m.ValueBytes()
 	src := &ingest.Source{Read: replay(tr)}
 	for _, c := range []struct {
 		budget int64

@@ -88,23 +88,28 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
+	if (metric == StateDuration || metric == StateAverageDuration) && opt.Depth == Innermost && buildReplays {
+		// The model as a stream builds it, its memory checked as the
+		// stream's (Accumulator.Model), sparse or dense.
+		if fast, ok, err := replayStates(t, opt, start, end); ok {
+			return fast, err
+		}
+	}
+	// The dense builders below hold every value.
 	if err := checkMemory(opt, g, metric); err != nil {
 		return nil, err
 	}
 	switch metric {
 	case StateDuration, StateAverageDuration:
-		if opt.Depth == Innermost && buildReplays {
-			if fast, ok, err := replayStates(t, opt, start, end); ok {
-				return fast, err
-			}
-		}
-		m.Values = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration)
+		m.store(buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration))
 	case EventCount:
-		m.Values = buildEvents(t, g, leafOf, categoryOf, typeSel)
+		m.store(buildEvents(t, g, leafOf, categoryOf, typeSel))
 	case VariableAverage:
-		if m.Values, err = buildVariables(t, g, leafOf, categoryOf, typeSel); err != nil {
+		values, err := buildVariables(t, g, leafOf, categoryOf, typeSel)
+		if err != nil {
 			return nil, err
 		}
+		m.store(values)
 	}
 	return m, nil
 }
@@ -118,7 +123,12 @@ func checkMemory(opt Options, g grid, metric Metric) error {
 	if metric == StateAverageDuration {
 		per += 12
 	}
-	need := float64(g.leaves) * float64(g.n) * float64(g.nCat) * per
+	return checkBytes(opt, g, float64(g.leaves)*float64(g.n)*float64(g.nCat)*per)
+}
+
+// checkBytes refuses a model of g whose making needs need bytes over the
+// memory budget.
+func checkBytes(opt Options, g grid, need float64) error {
 	return budget.Check("slices", fmt.Sprintf("a model of %d resources x %d slices x %d states", g.leaves, g.n, g.nCat),
 		int64(min(need, math.MaxInt64/2)), opt.MemoryBudget,
 		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"type\")")

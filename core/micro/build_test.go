@@ -245,7 +245,7 @@ func TestSelfLeafAndEmptyResources(t *testing.T) {
 		t.Fatalf("leaves %v, want [n m]", names)
 	}
 	if m.Value(0, 0, 0) != 1 || m.Value(1, 1, 0) != 0 {
-		t.Errorf("values %v", m.Values)
+		t.Errorf("values %v", m.Dense())
 	}
 }
 

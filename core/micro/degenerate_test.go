@@ -76,8 +76,8 @@ func TestNoDuration(t *testing.T) {
 			if m == EventCount {
 				want[0] = 1
 			}
-			if !equalFloats(model.Values, want) || !equalFloats(streamed.Values, want) {
-				t.Errorf("%s with a window: Build %v, Stream %v, want %v", m, model.Values, streamed.Values, want)
+			if !equalFloats(model.Dense(), want) || !equalFloats(streamed.Dense(), want) {
+				t.Errorf("%s with a window: Build %v, Stream %v, want %v", m, model.Dense(), streamed.Dense(), want)
 			}
 		}
 	}
@@ -157,12 +157,12 @@ func TestPlatformOnlyTrace(t *testing.T) {
 	if len(model.Tree.Leaves) != leaves || strings.Join(model.States, ",") != "speed,core_count,bandwidth,latency" {
 		t.Errorf("%d leaves, variables %v", len(model.Tree.Leaves), model.States)
 	}
-	for i, v := range model.Values {
+	for i, v := range model.Dense() {
 		if v != 0 {
 			t.Fatalf("value %d is %v, want 0", i, v)
 		}
 	}
-	eng, err := aggregate.New(aggregate.KindSpatiotemporal, aggregate.Input{Tree: model.Tree, Slices: 10, States: len(model.States), Values: model.Values}, aggregate.Options{})
+	eng, err := aggregate.New(aggregate.KindSpatiotemporal, aggregate.Input{Tree: model.Tree, Slices: 10, States: len(model.States), Values: model.Values, Cells: model.Cells}, aggregate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,13 +82,19 @@ func FuzzStreamPaje(f *testing.F) {
 func checkModel(t *testing.T, m *Model) {
 	t.Helper()
 	n := len(m.States)
-	if len(m.Values) != m.NumLeaves()*m.Slices*n {
-		t.Fatalf("%d values for %d leaves, %d slices, %d categories", len(m.Values), m.NumLeaves(), m.Slices, n)
+	values := m.Dense()
+	if len(values) != m.NumLeaves()*m.Slices*n {
+		t.Fatalf("%d values for %d leaves, %d slices, %d categories", len(values), m.NumLeaves(), m.Slices, n)
 	}
-	for cell := 0; cell*max(n, 1) < len(m.Values); cell++ {
+	if m.Cells != nil {
+		if err := m.Cells.Check(m.NumLeaves()*m.Slices, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for cell := 0; cell*max(n, 1) < len(values); cell++ {
 		var sum float64
 		for x := range n {
-			v := m.Values[cell*n+x]
+			v := values[cell*n+x]
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				t.Fatalf("cell %d, %s: value %v", cell, m.States[x], v)
 			}

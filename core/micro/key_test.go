@@ -65,7 +65,7 @@ func TestKeyCategory(t *testing.T) {
 			}
 			for leaf, id := range m.Tree.Leaves {
 				name := m.Tree.Names[id]
-				got := m.Values[leaf*len(m.States) : (leaf+1)*len(m.States)]
+				got := m.Dense()[leaf*len(m.States) : (leaf+1)*len(m.States)]
 				for k, v := range got {
 					if diff := v - c.want[name][k]; diff > 1e-18 || diff < -1e-18 {
 						t.Errorf("%s key %q: leaf %s %s = %g, want %g", c.metric, key, name, m.States[k], v, c.want[name][k])

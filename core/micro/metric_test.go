@@ -271,7 +271,7 @@ func TestNegativeVariablesAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	negative := false
-	for _, v := range m.Values {
+	for _, v := range m.Dense() {
 		negative = negative || v < 0
 	}
 	if !negative {

@@ -14,11 +14,19 @@ package micro
 import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/sparse"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Model is a microscopic model: a hierarchy whose leaves are resources,
-// and a dense array of values indexed by leaf, slice and state.
+// and a value per leaf, slice and state, held in a dense array (Values) or
+// by the non-zero values of each cell (Cells).
+//
+// The models Build, Stream and the partial models give are sparse when
+// that takes at most half the memory of the dense array (sparse.Pays): a
+// profile with thousands of states of which a cell holds a handful; a
+// trace with few states, most of them in most cells, stays dense. Value,
+// Row and Dense read either.
 type Model struct {
 	Tree *hier.Tree
 	// Container maps each tree node to its trace container, or trace.None
@@ -45,16 +53,129 @@ type Model struct {
 	Start  trace.Time // window start
 	End    trace.Time // window end
 	// Values holds the metric of each cell (rho_x(s,t) for StateDuration)
-	// at [(leaf*Slices+slice)*len(States)+state].
+	// at [(leaf*Slices+slice)*len(States)+state], or is nil when Cells
+	// holds them.
 	Values []float64
+	// Cells holds the non-zero values of each cell leaf*Slices+slice, or
+	// is nil when Values holds them.
+	Cells *sparse.Cells
 }
 
 // NumLeaves returns the number of resources.
 func (m *Model) NumLeaves() int { return len(m.Tree.Leaves) }
 
+// IsSparse tells whether the values are held by Cells.
+func (m *Model) IsSparse() bool { return m.Cells != nil }
+
 // Value returns the metric of leaf s, slice t and category x.
 func (m *Model) Value(leaf, slice, state int) float64 {
+	if m.Cells != nil {
+		return m.Cells.At(leaf*m.Slices+slice, state)
+	}
 	return m.Values[(leaf*m.Slices+slice)*len(m.States)+state]
+}
+
+// Row sets dst (one value per category) to the values of leaf s at slice
+// t.
+func (m *Model) Row(leaf, slice int, dst []float64) {
+	if m.Cells != nil {
+		m.Cells.Row(leaf*m.Slices+slice, dst)
+		return
+	}
+	X := len(m.States)
+	copy(dst[:X], m.Values[(leaf*m.Slices+slice)*X:])
+}
+
+// NonZero returns the number of values that are not zero.
+func (m *Model) NonZero() int {
+	if m.Cells != nil {
+		return m.Cells.NonZero()
+	}
+	n := 0
+	for _, v := range m.Values {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// EachNonZero calls f for every value that is not zero, leaf by leaf,
+// slice by slice, state by state.
+func (m *Model) EachNonZero(f func(leaf, slice, state int, v float64)) {
+	if m.Cells != nil {
+		for c := range m.Cells.Len() {
+			states, values := m.Cells.Cell(c)
+			for k, x := range states {
+				if values[k] != 0 {
+					f(c/m.Slices, c%m.Slices, int(x), values[k])
+				}
+			}
+		}
+		return
+	}
+	X := len(m.States)
+	for i, v := range m.Values {
+		if v != 0 {
+			f(i/X/m.Slices, i/X%m.Slices, i%X, v)
+		}
+	}
+}
+
+// ValueBytes returns the memory the values take: 8 bytes a value when
+// dense; 12 bytes a non-zero value and 8 a cell when sparse.
+func (m *Model) ValueBytes() int64 {
+	if m.Cells != nil {
+		return m.Cells.Bytes()
+	}
+	return int64(len(m.Values)) * 8
+}
+
+// Dense returns the values as the dense array Values would hold: Values
+// itself, or for a sparse model a new array.
+func (m *Model) Dense() []float64 {
+	if m.Cells != nil {
+		return m.Cells.Dense(len(m.States))
+	}
+	return m.Values
+}
+
+// ToDense returns the model with its values in a dense array (m itself if
+// they are): what to hand code that reads Values.
+func (m *Model) ToDense() *Model {
+	if m.Cells == nil {
+		return m
+	}
+	d := *m
+	d.Values, d.Cells = m.Cells.Dense(len(m.States)), nil
+	return &d
+}
+
+// ToSparse returns the model with its values held by Cells (m itself if
+// they are).
+func (m *Model) ToSparse() *Model {
+	if m.Cells != nil {
+		return m
+	}
+	d := *m
+	d.Values, d.Cells = nil, sparse.FromDense(m.Values, len(m.States))
+	return &d
+}
+
+// store sets the model's values from their dense array, keeping them
+// sparse when that pays (see Model).
+func (m *Model) store(values []float64) {
+	nonZero := 0
+	for _, v := range values {
+		if v != 0 {
+			nonZero++
+		}
+	}
+	if sparse.Pays(nonZero, len(values)/max(len(m.States), 1), len(m.States)) {
+		m.Values, m.Cells = nil, sparse.FromDense(values, len(m.States))
+		return
+	}
+	m.Values, m.Cells = values, nil
 }
 
 // SliceStart returns the start of slice k (k = Slices gives the window end).
@@ -81,6 +202,10 @@ func (m *Model) Window(first, last int) (*Model, error) {
 	w := *m
 	w.Slices = n
 	w.Start, w.End = m.SliceStart(first), m.SliceStart(last+1)
+	if m.Cells != nil {
+		w.Cells = m.Cells.Window(first, n, m.Slices, m.NumLeaves())
+		return &w, nil
+	}
 	w.Values = make([]float64, m.NumLeaves()*n*states)
 	for leaf := range m.NumLeaves() {
 		from := (leaf*m.Slices + first) * states

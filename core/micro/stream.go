@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/sparse"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -750,24 +751,14 @@ func (a *Accumulator) Model() (*Model, error) {
 	}
 	g := a.g
 	g.nCat, g.leaves = len(m.States), len(m.Tree.Leaves)
-	if err := checkMemory(a.opt, g, a.metric); err != nil {
-		return nil, err
-	}
-	// Several columns (values) of a leaf may share a category (KeyCategory):
-	// their durations and counts add up, exactly, before the division, as
-	// in Build.
-	out := make([]float64, g.cells())
-	var durs, stays []int64
-	if a.kind != trace.KindVariable {
-		durs = make([]int64, g.cells())
-		if a.metric == StateAverageDuration {
-			stays = make([]int64, g.cells())
-		}
-	}
-	w := float64(g.width())
-	scale := float64(g.n) * 1e9
+	// The model's cells add up the accumulator's columns: each column is a
+	// container and category key, which falls on a leaf and category of
+	// the model (several columns may fall on one: values that share a
+	// category, KeyCategory).
+	type part struct{ leaf, cat, col int32 }
+	parts := make([]part, 0, len(a.colCont))
 	for col, ci := range a.colCont {
-		leaf := int(leafOf[ci])
+		leaf := leafOf[ci]
 		if leaf < 0 {
 			continue
 		}
@@ -783,33 +774,109 @@ func (a *Accumulator) Model() (*Model, error) {
 		if cat < 0 {
 			continue
 		}
-		leaf += int(slot[typ])
-		for k := range g.n {
-			cell := g.cell(leaf, int(k), int(cat))
-			switch a.metric {
-			case StateDuration, EventCount:
-				durs[cell] += a.dur[k][col]
-			case StateAverageDuration:
-				durs[cell] += a.dur[k][col]
-				stays[cell] += int64(a.stays[k][col])
-			case VariableAverage:
-				out[cell] = a.sum[k][col] / w
-			}
-		}
+		parts = append(parts, part{leaf + slot[typ], cat, int32(col)})
 	}
-	for i, d := range durs {
+	// By leaf, then category; a cell's columns in their order.
+	slices.SortStableFunc(parts, func(x, y part) int {
+		if x.leaf != y.leaf {
+			return int(x.leaf - y.leaf)
+		}
+		return int(x.cat - y.cat)
+	})
+	w := float64(g.width())
+	scale := float64(g.n) * 1e9
+	// value returns the value of the cell of slice k that the columns of
+	// group make: their durations and counts add up, exactly, before the
+	// division, as in Build.
+	value := func(group []part, k int) float64 {
 		switch a.metric {
-		case StateDuration:
-			out[i] = float64(d) / w
-		case EventCount:
-			out[i] = float64(d)
+		case VariableAverage:
+			return a.sum[k][group[len(group)-1].col] / w
 		case StateAverageDuration:
-			if stays[i] > 0 {
-				out[i] = float64(d) / (scale * float64(stays[i]))
+			var d, stays int64
+			for _, p := range group {
+				d += a.dur[k][p.col]
+				stays += int64(a.stays[k][p.col])
+			}
+			if stays > 0 {
+				return float64(d) / (scale * float64(stays))
+			}
+			return 0
+		}
+		var d int64
+		for _, p := range group {
+			d += a.dur[k][p.col]
+		}
+		if a.metric == EventCount {
+			return float64(d)
+		}
+		return float64(d) / w
+	}
+	// The groups of columns that make a cell's category on a leaf (by
+	// leaf, then category), and their values slice by slice: read from
+	// the accumulator's slices in the order of the groups' columns, a few
+	// dozen groups at a time, so that each slice is read in order (by
+	// leaf, the columns of a slice are all over it).
+	var groups []int // start of each group in parts, and len(parts)
+	for i := range parts {
+		if i == 0 || parts[i].leaf != parts[i-1].leaf || parts[i].cat != parts[i-1].cat {
+			groups = append(groups, i)
+		}
+	}
+	groups = append(groups, len(parts))
+	ng, n := len(groups)-1, int(g.n)
+	order := make([]int32, ng)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return int(parts[groups[x]].col - parts[groups[y]].col) })
+	vals := make([]float64, ng*n)
+	for b := 0; b < ng; b += 64 {
+		block := order[b:min(b+64, ng)]
+		for k := range n {
+			for _, gi := range block {
+				vals[int(gi)*n+k] = value(parts[groups[gi]:groups[gi+1]], k)
 			}
 		}
 	}
-	m.Values = out
+	// each calls f for the non-zero values of the cells, in order, and
+	// end after each cell.
+	each := func(f func(cat int32, v float64), end func()) {
+		gi := 0
+		for leaf := int32(0); leaf < int32(g.leaves); leaf++ {
+			hi := gi
+			for hi < ng && parts[groups[hi]].leaf == leaf {
+				hi++
+			}
+			for k := range n {
+				for i := gi; i < hi; i++ {
+					if v := vals[i*n+k]; v != 0 {
+						f(parts[groups[i]].cat, v)
+					}
+				}
+				end()
+			}
+			gi = hi
+		}
+	}
+	// Sparse or dense, whichever is worth it (Model), counted before the
+	// values are stored.
+	cells, nonZero := g.leaves*int(g.n), 0
+	each(func(int32, float64) { nonZero++ }, func() {})
+	if sparse.Pays(nonZero, cells, g.nCat) {
+		if err := checkBytes(a.opt, g, 12*float64(nonZero)+8*float64(cells+1)); err != nil {
+			return nil, err
+		}
+		m.Cells = sparse.New(cells, nonZero)
+		each(m.Cells.Add, m.Cells.Close)
+		return m, nil
+	}
+	if err := checkBytes(a.opt, g, 8*float64(cells)*float64(g.nCat)); err != nil {
+		return nil, err
+	}
+	m.Values = make([]float64, cells*g.nCat)
+	cell := 0
+	each(func(cat int32, v float64) { m.Values[cell*g.nCat+int(cat)] = v }, func() { cell++ })
 	return m, nil
 }
 

@@ -194,13 +194,19 @@ func sameModel(a, b *Model) error {
 		return fmt.Errorf("state types %v vs %v", a.StateType, b.StateType)
 	case !reflect.DeepEqual(a.Tree, b.Tree):
 		return fmt.Errorf("trees differ")
-	case len(a.Values) != len(b.Values):
-		return fmt.Errorf("%d values vs %d", len(a.Values), len(b.Values))
+	case a.IsSparse() != b.IsSparse():
+		return fmt.Errorf("sparse %v vs %v", a.IsSparse(), b.IsSparse())
+	case a.IsSparse() && !reflect.DeepEqual(a.Cells.Start, b.Cells.Start):
+		return fmt.Errorf("sparse cells' offsets differ")
 	}
-	for i := range a.Values {
-		if math.Float64bits(a.Values[i]) != math.Float64bits(b.Values[i]) {
+	av, bv := a.Dense(), b.Dense()
+	if len(av) != len(bv) {
+		return fmt.Errorf("%d values vs %d", len(av), len(bv))
+	}
+	for i := range av {
+		if math.Float64bits(av[i]) != math.Float64bits(bv[i]) {
 			nc := len(a.States)
-			return fmt.Errorf("cell leaf %d slice %d category %s: %v vs %v", i/nc/a.Slices, i/nc%a.Slices, a.States[i%nc], a.Values[i], b.Values[i])
+			return fmt.Errorf("cell leaf %d slice %d category %s: %v vs %v", i/nc/a.Slices, i/nc%a.Slices, a.States[i%nc], av[i], bv[i])
 		}
 	}
 	return nil

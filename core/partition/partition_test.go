@@ -96,13 +96,17 @@ func same(t *testing.T, what string, got, want *micro.Model) {
 	if !reflect.DeepEqual(got.Tree.Names, want.Tree.Names) || !reflect.DeepEqual(got.Tree.Parent, want.Tree.Parent) {
 		t.Fatalf("%s: hierarchies differ: %d nodes, want %d", what, got.Tree.Len(), want.Tree.Len())
 	}
-	if len(got.Values) != len(want.Values) {
-		t.Fatalf("%s: %d cells, want %d", what, len(got.Values), len(want.Values))
+	if got.IsSparse() != want.IsSparse() {
+		t.Fatalf("%s: sparse %v, want %v", what, got.IsSparse(), want.IsSparse())
+	}
+	gotValues, wantValues := got.Dense(), want.Dense()
+	if len(gotValues) != len(wantValues) {
+		t.Fatalf("%s: %d cells, want %d", what, len(gotValues), len(wantValues))
 	}
 	nonzero := 0
-	for i, v := range want.Values {
-		if math.Float64bits(got.Values[i]) != math.Float64bits(v) {
-			t.Fatalf("%s: cell %d is %v, want %v", what, i, got.Values[i], v)
+	for i, v := range wantValues {
+		if math.Float64bits(gotValues[i]) != math.Float64bits(v) {
+			t.Fatalf("%s: cell %d is %v, want %v", what, i, gotValues[i], v)
 		}
 		if v != 0 {
 			nonzero++

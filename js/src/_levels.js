@@ -1,6 +1,6 @@
 // The significant levels of an overview held in the page, so that a
-// slider step is drawn without waiting for the kernel (see
-// pybind/macroscope/widgets/_levels.py). Python ships them in chunks:
+// slider step is drawn without waiting for the kernel. The kernel ships
+// them in chunks:
 // the distinct aggregates once each, under a number (uid), in their draw
 // columns; each level as the uids it removes from and adds to a level
 // already shipped (its base). A level is kept as its uids sorted by (node

@@ -4,13 +4,14 @@
 // import files beside it: one bundle holds every view and the code they
 // share, apache-arrow once, and each widget's Python class names the view
 // that draws it in the "_renderer" trait.
+import compare from "./compare.js";
 import kaleidoscope from "./kaleidoscope.js";
 import moments from "./moments.js";
 import overview from "./overview.js";
 import topology from "./topology.js";
 import treemap from "./treemap.js";
 
-const VIEWS = { kaleidoscope, moments, overview, topology, treemap };
+const VIEWS = { compare, kaleidoscope, moments, overview, topology, treemap };
 
 function render(context) {
   const name = context.model.get("_renderer");

@@ -128,8 +128,8 @@ function render({ model, el }) {
   }
 
   // fromCells: the columns of a detail view cut from the page's cells of
-  // its model (see pybind/macroscope/widgets/_cells.py), or null when the
-  // page does not hold them.
+  // its model (the cells table the kernel sends with the model), or null
+  // when the page does not hold them.
   function fromCells(view) {
     const cl = cells.get(view.model);
     if (!cl) return null;

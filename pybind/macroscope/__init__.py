@@ -44,6 +44,10 @@ by its name or content):
     gotrace         Go execution traces
 """
 
+from ._analyses import CommMatrix, FlatProfile, LoadImbalance
+from ._profiles import comm_matrix, flat_profile, load_imbalance
+from ._pop import POP, pop
+from ._critpath import CriticalPath, Stragglers, critical_path, stragglers
 from ._errors import (
     InternalError,
     InvalidArgumentError,
@@ -53,6 +57,7 @@ from ._errors import (
 )
 from ._figure import Figure
 from ._formats import FORMATS, formats
+from ._compare import Comparison, Differences, compare, compare_series
 from ._kaleido import CallTree, Kaleidoscope
 from ._model import Aggregation, MicroModel
 from ._moments import Moments
@@ -65,18 +70,35 @@ from . import _readers
 from ._readers import read, read_paje
 from ._stream import moments, read_micro
 from ._to_dataset import to_parquet_dataset
+from ._bridge import native as _native
 
 # read_<format> for every format of the Go registry (the type stub,
 # __init__.pyi, spells out their signatures).
 globals().update(_readers.READERS)
 
-__version__ = "0.1.0"
+# The Go core's version, pyproject.toml's (a test checks); the command
+# line's --version prints it too.
+__version__ = _native.Version()
 
 __all__ = [
     "FORMATS",
+    "CommMatrix",
+    "CriticalPath",
+    "Stragglers",
+    "critical_path",
+    "stragglers",
+    "FlatProfile",
+    "LoadImbalance",
+    "POP",
+    "pop",
+    "comm_matrix",
+    "flat_profile",
+    "load_imbalance",
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -88,6 +110,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

@@ -5,6 +5,23 @@
 import os
 from typing import Literal
 
+from ._analyses import (
+    CommMatrix as CommMatrix,
+    FlatProfile as FlatProfile,
+    LoadImbalance as LoadImbalance,
+)
+from ._compare import (
+    Comparison as Comparison,
+    Differences as Differences,
+    compare as compare,
+    compare_series as compare_series,
+)
+from ._critpath import (
+    CriticalPath as CriticalPath,
+    Stragglers as Stragglers,
+    critical_path as critical_path,
+    stragglers as stragglers,
+)
 from ._errors import (
     InternalError as InternalError,
     InvalidArgumentError as InvalidArgumentError,
@@ -18,6 +35,12 @@ from ._from_table import from_pandas as from_pandas, read_table as read_table
 from ._kaleido import CallTree as CallTree, Kaleidoscope as Kaleidoscope
 from ._model import Aggregation as Aggregation, MicroModel as MicroModel
 from ._moments import Moments as Moments
+from ._pop import POP as POP, pop as pop
+from ._profiles import (
+    comm_matrix as comm_matrix,
+    flat_profile as flat_profile,
+    load_imbalance as load_imbalance,
+)
 from ._readers import read as read, read_paje as read_paje
 from ._reading import Progress
 from ._stream import moments as moments, read_micro as read_micro
@@ -31,9 +54,23 @@ __version__: str
 
 __all__ = [
     "FORMATS",
+    "CommMatrix",
+    "CriticalPath",
+    "Stragglers",
+    "critical_path",
+    "stragglers",
+    "FlatProfile",
+    "LoadImbalance",
+    "POP",
+    "pop",
+    "comm_matrix",
+    "flat_profile",
+    "load_imbalance",
     "Figure",
     "Aggregation",
     "CallTree",
+    "Comparison",
+    "Differences",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",
@@ -45,6 +82,8 @@ __all__ = [
     "TraceFormatError",
     "TraceNotFoundError",
     "Treemap",
+    "compare",
+    "compare_series",
     "formats",
     "from_pandas",
     "moments",

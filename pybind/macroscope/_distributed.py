@@ -285,6 +285,44 @@ def moments(paths, client, opts: str, *, start, end, format, options: dict, runs
                                 os.fspath(paths[0])))
 
 
+def _profile(part: str, options: str) -> bytes:
+    """The partial profile of a part (the sums of its states by name and
+    process)."""
+    _prepare_worker()
+    path = json.loads(part)["path"]
+    data = _reading.run(path, {}, False,
+                        start=lambda p, _o: _bridge.call(_bridge.native.StartPartitionProfile, p, part, options),
+                        result="Partial")
+    return bytes(data)
+
+
+def _merge_profiles(a: bytes, b: bytes) -> bytes:
+    """The profile of two consecutive parts (a's before b's)."""
+    _prepare_worker()
+    go = _bridge.go
+    return bytes(_bridge.call(_bridge.native.PartitionProfileMerge, go.Slice_byte.from_bytes(a),
+                              go.Slice_byte.from_bytes(b)))
+
+
+def profile(paths, client, kind: str, opts: str, *, format, options: dict, partitions, progress):
+    """The flat profile or load imbalance (kind) computed on a cluster,
+    a part per task: the location groups of an OTF2 archive, the trace
+    lines of an HPCToolkit database, byte ranges of a Paraver file (whose
+    states do not nest), the files of a list; a pj_dump file, whose nested
+    states byte ranges would cut from their parents, is one part. The sums
+    are integers: the result is the single process's, exactly."""
+    fmt = format or (_bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) if len(paths) == 1 else "")
+    parts, _, _, _ = _plan(client, paths, format, options, len(paths) > 1, 1 if fmt == "pjdump" else partitions,
+                           0, 0, progress)
+    sums = client.map(_profile, parts, options=opts, pure=True,
+                      key=[f"macroscope-profile-{i}-{_token(p, opts)}" for i, p in enumerate(parts)])
+    total = _reduce(client, _merge_profiles, sums)
+    _show_progress(progress, sums + [total])
+    data = total.result()
+    return _bridge.call(_bridge.native.PartitionProfile, _bridge.go.Slice_byte.from_bytes(data), kind, opts,
+                        os.fspath(paths[0]))
+
+
 def _token(*args) -> str:
     """A digest of the arguments, the same in every process."""
     return hashlib.sha1(json.dumps(args, sort_keys=True).encode()).hexdigest()[:16]

@@ -8,8 +8,11 @@ import os
 
 import pandas as pd
 
-from . import _bridge, _figure
+from . import _analyses, _bridge, _figure
+from ._analyses import CommMatrix, FlatProfile, LoadImbalance
+from ._critpath import CriticalPath, Stragglers, trace_critical_path, trace_stragglers
 from ._errors import InvalidArgumentError
+from ._pop import POP, trace_pop
 from ._figure import Figure
 from ._kaleido import CallTree
 from ._model import MicroModel
@@ -301,6 +304,73 @@ class Trace:
                                   charge=charge)
         topo._span = (self.start, self.end)  # the bounds of explore()'s time slider
         return topo
+
+    def flat_profile(self, state_types=None, by: str = "process") -> FlatProfile:
+        """The flat profile of the states, with pipit's semantics: for every
+        state name its number of states, their inclusive and exclusive
+        times added up, and the means over the processes that have the
+        name (pipit's ``flat_profile()``), as a
+        :class:`macroscope.FlatProfile`. A state's exclusive time is its
+        duration minus that of the states directly nested in it.
+
+        ``by`` is "process" (the threads of a process add up: containers
+        of a type named "thread" count for their parent) or "container".
+        ``state_types`` restricts the state types (a name or a list).
+        """
+        return _analyses.analyze(self, "flat_profile", FlatProfile, **_analyses.profile_options(state_types, by))
+
+    def load_imbalance(self, metric: str = "exclusive", top: int = 3, state_types=None,
+                       by: str = "process") -> LoadImbalance:
+        """The load imbalance of every state name over the processes that
+        have it (pipit's ``load_imbalance()``): the mean, largest and
+        smallest time per process, their ratio max / mean, the ``top``
+        processes of the largest times, and the time a perfect balance
+        would save, as a :class:`macroscope.LoadImbalance`. ``metric`` is
+        "exclusive" or "inclusive"; ``state_types`` and ``by`` are those of
+        :meth:`flat_profile`."""
+        return _analyses.analyze(self, "load_imbalance", LoadImbalance,
+                                 **_analyses.profile_options(state_types, by, metric, top))
+
+    def comm_matrix(self, level: str = "process", link_types=None) -> CommMatrix:
+        """The communication matrix: for every link type and pair of
+        resources, the number of links and their bytes (where the format
+        gives sizes), as a :class:`macroscope.CommMatrix`. ``level`` is
+        "process" (threads count for their process, as pipit counts
+        ranks), "container", or a container type's name (each end counts
+        for its nearest container of that type: "node", "machine"...).
+        ``link_types`` restricts the link types (a name or a list)."""
+        if isinstance(link_types, str):
+            link_types = [link_types]
+        return _analyses.analyze(self, "comm_matrix", CommMatrix, level=level, link_types=link_types)
+
+    def pop(self, eager_limit=None, ideal: bool = True) -> POP:
+        """The POP efficiencies of this run (load balance, communication,
+        serialisation and transfer efficiencies, parallel efficiency, IPC
+        and frequency where the trace has hardware counters), as a
+        :class:`macroscope.POP`; :func:`macroscope.pop` puts several runs
+        side by side. ``eager_limit`` (bytes; default 32 KiB) and
+        ``ideal`` are those of :func:`macroscope.pop`."""
+        return trace_pop(self, eager_limit, ideal)
+
+    def critical_path(self, whole_run: bool = False) -> CriticalPath:
+        """The critical path of this message-passing run, with Scalasca's
+        semantics, as a :class:`macroscope.CriticalPath`: wait states (late
+        sender, late receiver, waiting in collectives) from the MPI calls,
+        messages and collectives; then a walk back from the last resource
+        to enter MPI_Finalize, along it until a call that waited, on at the
+        resource that caused the wait, down to MPI_Init's end
+        (``whole_run=True``: from the trace's start to its end, MPI_Init
+        and MPI_Finalize included). Needs matched messages or collectives
+        (Paraver, OTF2, SMPI Pajé, pj_dump); refused otherwise."""
+        return trace_critical_path(self, whole_run)
+
+    def stragglers(self, iteration: str | None = None) -> Stragglers:
+        """The resources that arrive last at the collective operations (or,
+        with ``iteration``, a pattern of state names such as
+        "ProfilerStep*", at the k-th such state of every resource, by when
+        they finish it): how often, how much later than the next, and how
+        much waiting they caused, as a :class:`macroscope.Stragglers`."""
+        return trace_stragglers(self, iteration)
 
     def __repr__(self) -> str:
         return describe(self._summary)

@@ -2,8 +2,6 @@
 the solve runs in Go on a goroutine of its own, polled from Python, and
 checks the cancel flag at every node of the hierarchy."""
 
-import time
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,6 +28,11 @@ def model():
 
 
 def test_interrupt_stops_aggregate(monkeypatch, model):
+    from macroscope import _reading
+
+    # Poll every millisecond, so that the first report comes mid-solve
+    # however fast the machine solves.
+    monkeypatch.setattr(_reading, "_POLL_MS", 1)
     started = []
     native = model._h.StartAggregate
 
@@ -48,10 +51,8 @@ def test_interrupt_stops_aggregate(monkeypatch, model):
         reports.append((done, total))
         raise KeyboardInterrupt  # what Ctrl-C raises in the polling loop
 
-    began = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         model.aggregate(0.5, progress=interrupt)
-    stopped = time.monotonic() - began
     work = started[0]
     assert work.Wait(0)  # the Go solve has stopped...
     with pytest.raises(ms.MacroscopeError, match="canceled"):
@@ -62,14 +63,11 @@ def test_interrupt_stops_aggregate(monkeypatch, model):
     monkeypatch.undo()
 
     # The same optimum, solved to the end afterwards, with its progress up
-    # to 1000/1000; stopping took a fraction of that.
+    # to 1000/1000 (the interrupted one stopped short of it, above).
     calls = []
-    began = time.monotonic()
     agg = model.aggregate(0.5, progress=lambda d, t: calls.append((d, t)))
-    full = time.monotonic() - began
     assert calls[-1] == (1000, 1000)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
-    assert stopped < full
     # Identical to the synchronous solve (no progress, no polling).
     import json
 

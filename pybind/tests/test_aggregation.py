@@ -138,6 +138,21 @@ def test_significant_p_of_each_kind(model, kind):
     assert levels.recommended.to_numpy().argmax() == dist.to_numpy().argmin()
 
 
+@pytest.mark.parametrize("kind", ["spatiotemporal", "spatial", "temporal"])
+@pytest.mark.parametrize("options", [{}, {"threshold": 0}, {"normalize": False, "threshold": 0}])
+def test_recommended_p_is_the_sweeps(jacobi, kind, options):
+    """recommended_p finds the knee without the sweep (asked first, on a
+    model of its own): the middle of the level the sweep recommends, to the
+    bit."""
+    fresh = jacobi.micro(slices=20)
+    p = fresh.recommended_p(kind=kind, **options)
+    levels = fresh.significant_p(kind=kind, **options)
+    rec = levels[levels.recommended].iloc[0]
+    assert p == (rec.p_low + rec.p_high) / 2
+    assert fresh.recommended_p(kind=kind, recommend="ocelotl", **options) == pytest.approx(
+        jacobi.micro(slices=20).recommended_p(kind=kind, recommend="ocelotl", **options), abs=0)
+
+
 def test_quality_curve_is_the_steps_of_the_levels(model):
     levels = model.significant_p(kind="temporal")
     curve = model.quality_curve(kind="temporal")

@@ -78,13 +78,16 @@ def test_synth_budget_argument(tmp_path):
 
 
 def test_model_over_budget_is_refused(jacobi):
-    # jacobi32: 32 resources x 10 states; 100 slices: 32,000 cells of 16 bytes.
-    model = jacobi.micro(slices=100, memory_budget=32 * 100 * 10 * 16)
-    assert (model.resources, len(model.states)) == (32, 10)
+    # jacobi32: 32 resources x 10 states; 100 slices: 32,000 values, of which
+    # the model keeps those that are not zero (12 bytes each, 8 a cell).
+    need = jacobi.micro(slices=100).nbytes
+    assert need < 32 * 100 * 10 * 8
+    model = jacobi.micro(slices=100, memory_budget=need)
+    assert (model.resources, len(model.states), model.nbytes) == (32, 10, need)
     with pytest.raises(ms.InvalidArgumentError) as info:
-        jacobi.micro(slices=100, memory_budget=32 * 100 * 10 * 16 - 1)
+        jacobi.micro(slices=100, memory_budget=need - 1)
     assert info.value.param == "slices"
-    assert "a model of 32 resources x 100 slices x 10 states needs about 500 KiB of memory" in str(info.value)
+    assert "a model of 32 resources x 100 slices x 10 states needs about" in str(info.value)
     with pytest.raises(ms.InvalidArgumentError, match="32 resources x 100 slices x 10 states"):
         ms.read_micro(JACOBI, slices=100, memory_budget=1000)
 

@@ -5,6 +5,7 @@ import collections
 import struct
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import macroscope as ms
@@ -46,7 +47,8 @@ def test_model_matches_the_states(jacobi):
     model = jacobi.micro(slices=37, depth=1)
     cells = model.to_pandas()
     assert list(cells.columns) == ["resource", "slice", "slice_start", "slice_end", "state", "duration", "proportion"]
-    assert len(cells) == model.resources * 37 * len(model.states)
+    # The table lists the values that are not zero.
+    assert len(cells) < model.resources * 37 * len(model.states) and (cells.proportion > 0).all()
     states = jacobi.states[jacobi.states.depth == 1]
     edges = np.linspace(model.start, model.end, 38)
     expected = collections.defaultdict(float)
@@ -86,8 +88,10 @@ def model(request):
 
 def test_aggregation_is_a_partition(model):
     cells = model.to_pandas()
-    resources = list(dict.fromkeys(cells.resource.astype(str)))
-    all_cells = set(zip(cells.resource.astype(str), cells.slice))
+    # Every resource is a category of the table, in the order of the rows,
+    # whether or not it has values in the window.
+    resources = list(cells.resource.cat.categories)
+    all_cells = {(r, k) for r in resources for k in range(model.slices)}
     assert len(all_cells) == model.resources * model.slices
     for p in [0.0, 0.2, 0.45, 0.6, 1.0]:
         agg = model.aggregate(p)
@@ -117,9 +121,13 @@ def test_aggregation_is_a_partition(model):
 def test_aggregate_proportions_are_cell_means(jacobi):
     model = jacobi.micro(slices=25)
     cells = model.to_pandas()
-    cube = cells.pivot_table(index=["resource", "slice"], columns="state", values="proportion", observed=True)
+    resources = list(cells.resource.cat.categories)
+    # The table lists the values that are not zero: the others are 0.
+    cube = cells.pivot_table(index=["resource", "slice"], columns="state", values="proportion", observed=True,
+                             fill_value=0.0)
+    cube = cube.reindex(index=pd.MultiIndex.from_product([resources, range(model.slices)]), columns=model.states,
+                        fill_value=0.0)
     frame = model.aggregate(0.4).to_pandas()
-    resources = list(dict.fromkeys(cells.resource.astype(str)))
     for row in frame.sample(40, random_state=1).itertuples():
         rs = [r for r in resources if row.node == "root" or r == row.node or r.startswith(row.node + "/")]
         assert len(rs) == row.leaves

@@ -224,12 +224,15 @@ def test_strict_reading(mardi_path, mardi):
          ms.read_paje(mardi_path, strict=True).micro(metric="variable_average"))
 
 
-def test_overview_command(tmp_path, bundled_trace, jacobi, capsys):
+def test_overview_command(tmp_path, bundled_trace, jacobi, capfd):
+    # The command line writes to the process's standard output.
     from macroscope.__main__ import main
 
     assert main(["overview", str(bundled_trace), "--out", str(tmp_path), "--slices", "40"]) == 0
-    out = capsys.readouterr().out
-    assert f"trace      {jacobi!r}" in out
+    out = capfd.readouterr().out
+    assert (f"trace      {bundled_trace}: {len(jacobi.containers)} containers, {len(jacobi.states)} states, "
+            f"{len(jacobi.variables)} variables, {len(jacobi.links)} links, {len(jacobi.events)} events, "
+            f"{jacobi.start:g}-{jacobi.end:g} s\n") in out
     assert pathlib.Path(tmp_path, "overview.png").stat().st_size > 0
 
 

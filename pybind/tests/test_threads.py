@@ -48,7 +48,8 @@ def test_threads_give_the_serial_results():
     for i, got in enumerate(results):
         for name, want in serial.items():
             pd.testing.assert_frame_equal(got[name], want, check_exact=True, obj=f"thread {i}: {name}")
-    assert len(serial["states"]) == 10272 and len(serial["model"]) == 32 * 30 * 10
+    assert len(serial["states"]) == 10272 and 0 < len(serial["model"]) < 32 * 30 * 10
+    assert (serial["model"].proportion > 0).all()  # the values that are not zero
 
 
 def test_go_calls_release_the_gil(tmp_path):

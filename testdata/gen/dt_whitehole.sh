@@ -8,7 +8,8 @@
 # With "locality", their second deployment: each comparator runs in the
 # cluster of its four sinks (ranks 0-2 and 5-12 on adonis, 3-4 and 13-20 on
 # griffon), so that only two of the source's messages cross.
-# Needs Debian's libsimgrid-dev (smpicc, smpirun).
+# Deterministic: the trace is the same on every run (see below).
+# Needs Debian's libsimgrid-dev (smpicc, smpirun) and patch.
 # Usage: sh dt_whitehole.sh [sequential|locality [OUT]]
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -32,15 +33,17 @@ else # line r is the host of rank r
 		> "$TMP/hostfile"
 fi
 
-smpicc -O2 -o "$TMP/dt" "$HERE/nas/dt.c" "$HERE/nas/nas_common.c" "$HERE/nas/DGraph.c"
-# The computation is the program's own, timed on this machine and replayed on
-# the 1 Gflop/s hosts as if this machine ran at 1 Gflop/s (smpi/host-speed),
-# so the hosts' speed_used shows when they compute; timings vary a little
-# from run to run. DT's main returns 1, so smpirun's status is ignored and
-# the benchmark's own verification is checked.
+# The computation is counted, not timed: nas/dt-flops.patch charges each of
+# DT's loops its operations on the simulated host (smpi_execute_flops) and
+# the simulation does not time the code between MPI calls
+# (smpi/simulate-computation:no), so the trace is the same on every run.
+# DT's main returns 1, so smpirun's status is ignored and the benchmark's own
+# verification is checked.
+patch -s -o "$TMP/dt.c" "$HERE/nas/dt.c" "$HERE/nas/dt-flops.patch"
+smpicc -O2 -I"$HERE/nas" -o "$TMP/dt" "$TMP/dt.c" "$HERE/nas/nas_common.c" "$HERE/nas/DGraph.c"
 cd "$TMP" && smpirun -np 21 -platform "$HERE/platform-dt.xml" -hostfile "$TMP/hostfile" \
 	--cfg=tracing:yes --cfg=tracing/platform:yes --cfg=tracing/uncategorized:yes \
-	--cfg=tracing/filename:"$TMP/flat.trace" --cfg=smpi/host-speed:1Gf \
+	--cfg=tracing/filename:"$TMP/flat.trace" --cfg=smpi/simulate-computation:no \
 	--log=root.thres:critical ./dt 21 A WH > "$TMP/out.txt" 2>&1 || true
 grep -q "Verification    =               SUCCESSFUL" "$TMP/out.txt" || { cat "$TMP/out.txt" >&2; exit 1; }
 python3 "$HERE/regroup_platform.py" "$TMP/flat.trace" "$TMP/dt.trace" adonis,griffon

@@ -20,6 +20,7 @@ ap.add_argument("--nic", default="1.25GBps", help="bandwidth of each host's link
 ap.add_argument("--switch", default="10GBps", help="bandwidth of each group's switch link")
 ap.add_argument("--interconnect", default="125MBps", help="bandwidth of the link between the groups")
 ap.add_argument("--interconnect-latency", default="1ms", help="latency of the link between the groups")
+ap.add_argument("--speed", default="1Gf", help="speed of each host")
 ap.add_argument("--slow", default="beta-5", help="hosts at 85%% speed, comma separated")
 ap.add_argument("--perturb", default="", metavar="WHO:START:END:FACTOR,...",
                 help="WHO (a group: all its hosts, or one host) runs at FACTOR times its speed from START to END "
@@ -48,7 +49,7 @@ out = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/
        '<platform version="4.1">', '  <zone id="grid" routing="Full">']
 for g in NAMES:
     for i in range(HOSTS):
-        speed = "0.85Gf" if f"{g}-{i}" in SLOW else "1Gf"
+        speed = "0.85Gf" if f"{g}-{i}" in SLOW else args.speed
         out.append(f'    <host id="{g}-{i}" speed="{speed}"/>')
 for g in NAMES:
     out.append(f'    <router id="{g}-gw"/>')

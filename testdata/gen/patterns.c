@@ -9,8 +9,12 @@
  *              (they sleep first), the others wait for them at the end
  *   tail       ranks 12-15 compute 60 ms, the others 100 ms: the four
  *              finish early and idle in the final MPI_Barrier
+ *   skew       every rank computes 80 ms and 10 ms with 30 ms of sleep
+ *              between them: ranks 0-7 the long stretch first (most of
+ *              their work early: positive skew), ranks 8-15 the short one
+ *              first (negative skew), the paper's Fig. 4 halves
  *
- * Usage: patterns imbalance|late|tail (moments_patterns.sh has the
+ * Usage: patterns imbalance|late|tail|skew (moments_patterns.sh has the
  * command line and the tracing options). */
 #include <mpi.h>
 #include <smpi/smpi.h>
@@ -40,9 +44,14 @@ int main(int argc, char **argv)
     compute(0.100);
   } else if (strcmp(mode, "tail") == 0) {
     compute(late ? 0.060 : 0.100);
+  } else if (strcmp(mode, "skew") == 0) {
+    int early = rank < size / 2;
+    compute(early ? 0.080 : 0.010);
+    smpi_usleep(30000);
+    compute(early ? 0.010 : 0.080);
   } else {
     if (rank == 0)
-      fprintf(stderr, "usage: %s imbalance|late|tail\n", argv[0]);
+      fprintf(stderr, "usage: %s imbalance|late|tail|skew\n", argv[0]);
     MPI_Finalize();
     return 2;
   }

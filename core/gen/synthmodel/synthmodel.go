@@ -20,7 +20,7 @@ import (
 
 // Input returns what the aggregation engines need of m.
 func Input(m *micro.Model) aggregate.Input {
-	return aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}
+	return aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 }
 
 // newModel wraps a tree and its values as a model of slices one-second

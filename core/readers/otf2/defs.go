@@ -94,6 +94,27 @@ type location struct {
 type region struct {
 	name uint32
 	at   int64
+	// paradigm is the OTF2 paradigm of the region (OTF2 1.1 and later),
+	// paradigmUnknown when the archive does not say.
+	paradigm uint8
+}
+
+// paradigmUnknown is OTF2_PARADIGM_UNKNOWN.
+const paradigmUnknown = 0
+
+// paradigmNames names OTF2's paradigms (OTF2_Paradigm), as the OTF2
+// library spells them; a region's state value has its paradigm as
+// category. Unknown and none have no name.
+var paradigmNames = [...]string{"", "USER", "COMPILER", "OPENMP", "MPI", "CUDA", "MEASUREMENT_SYSTEM", "PTHREAD",
+	"HMPP", "OMPSS", "HARDWARE", "GASPI", "UPC", "SHMEM", "WINTHREAD", "QTTHREAD", "ACETHREAD", "TBBTHREAD",
+	"OPENACC", "OPENCL", "MTAPI", "SAMPLING", "", "HIP", "KOKKOS"}
+
+// paradigmName returns the name of paradigm p, "" when unknown.
+func paradigmName(p uint8) string {
+	if int(p) < len(paradigmNames) {
+		return paradigmNames[p]
+	}
+	return ""
 }
 
 type group struct {
@@ -256,10 +277,9 @@ func (d *definitions) decode(kind uint8, r *cursor, at int64) (uint64, string, b
 		}
 		return l.id, "Location", true
 	case defRegion:
-		// Later attributes (description, source lines, role...) are not needed.
 		id, name := r.u32(), r.u32()
 		if r.err == nil {
-			d.regions[id] = region{name: name, at: at}
+			d.regions[id] = region{name: name, at: at, paradigm: regionParadigm(*r)}
 		}
 		return uint64(id), "Region", true
 	case defGroup:
@@ -363,4 +383,27 @@ func (d *definitions) str(id uint32, what string, at int64) (string, *decodeErro
 		return "", &decodeError{offset: at, msg: "the " + what + " refers to String " + itoa(uint64(id)) + ", which is not defined"}
 	}
 	return s, nil
+}
+
+// regionParadigm reads the paradigm of a Region definition from the rest
+// of its record (r is past the name): description, region type, source
+// file, begin and end lines (OTF2 1.0), then canonical name, role and
+// paradigm (added in 1.1). The other attributes are not needed; a record
+// too short for the paradigm has none, and is not an error.
+func regionParadigm(r cursor) uint8 {
+	r.u32() // description
+	r.u8()  // region type (1.0)
+	r.u32() // source file
+	r.u32() // begin line
+	r.u32() // end line
+	if !r.more() {
+		return paradigmUnknown
+	}
+	r.u32() // canonical name
+	r.u8()  // role
+	p := r.u8()
+	if r.err != nil {
+		return paradigmUnknown
+	}
+	return p
 }

@@ -52,7 +52,9 @@
 // one per kind of container they live in:
 //
 //   - Enter and Leave records become states of type "Region", whose values
-//     are region names; Depth is the nesting level (0 outermost) and Order
+//     are region names, categorised by the region's paradigm as OTF2
+//     names it ("MPI", "USER", "COMPILER", "OPENMP", "MEASUREMENT_SYSTEM"...;
+//     none for archives older than OTF2 1.1, which do not say); Depth is the nesting level (0 outermost) and Order
 //     the rank of the Enter on its location. A Leave closes the innermost
 //     open region even when it names another one (hand-instrumented
 //     programs do that); a Leave with no open region is an error. Regions
@@ -77,7 +79,8 @@
 //     "Unmatched MPI message" ("send" or "receive") at the end of the
 //     reading.
 //   - Other records become events: "MPI collective" (MpiCollectiveEnd,
-//     valued by the operation: "BARRIER", "ALLREDUCE"...), "Program"
+//     valued by the operation: "BARRIER", "ALLREDUCE"..., the value's
+//     Category naming the communicator), "Program"
 //     (ProgramBegin, ProgramEnd), "Measurement" (MeasurementOn,
 //     MeasurementOff, BufferFlush), "Parameter" (valued by the parameter's
 //     name) and "Other" for the remaining records of OTF2 3.0, valued by

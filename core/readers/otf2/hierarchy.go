@@ -30,8 +30,8 @@ type typeKey struct {
 }
 
 type valueKey struct {
-	typ  int32
-	name string
+	typ            int32
+	name, category string
 }
 
 // symbols defines types and values in the sink on first use.
@@ -65,14 +65,18 @@ func (s *symbols) entityType(kind trace.Kind, name string, parent int32) int32 {
 	return s.typ(typeKey{kind: kind, name: name, parent: parent, from: trace.None, to: trace.None})
 }
 
-func (s *symbols) value(typ int32, name string) int32 {
-	k := valueKey{typ, name}
+func (s *symbols) value(typ int32, name string) int32 { return s.categorized(typ, name, "") }
+
+// categorized returns the value of type typ named name in category
+// category: values of one name in several categories are distinct.
+func (s *symbols) categorized(typ int32, name, category string) int32 {
+	k := valueKey{typ, name, category}
 	if id, ok := s.values[k]; ok {
 		return id
 	}
 	id := int32(len(s.values))
 	s.values[k] = id
-	s.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	s.sink.DefineValue(trace.Value{Type: typ, Name: name, Category: category})
 	return id
 }
 

@@ -80,3 +80,55 @@ func TestPipitPingPong(t *testing.T) {
 		t.Errorf("%d messages, want 16", tr.Links.Len())
 	}
 }
+
+// TestCollectiveCommunicator checks that the "MPI collective" events name
+// their communicator in their value's category: the stencil's 96
+// MpiCollectiveEnd records (otf2-print: 3 BARRIER on each of 32 ranks,
+// Communicator: "MPI_COMM_WORLD" <0>).
+func TestCollectiveCommunicator(t *testing.T) {
+	anchor := archivePath(t, "tracer-stencil4d/stencil4d-otf/traces-32")
+	tr, err := readFile(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range tr.Events.All() {
+		if tr.Types[e.Type].Name != collectiveType {
+			continue
+		}
+		n++
+		if v := tr.Values[e.Value]; v.Name != "BARRIER" || v.Category != "MPI_COMM_WORLD" {
+			t.Fatalf("collective event valued %q in category %q, want BARRIER in MPI_COMM_WORLD", v.Name, v.Category)
+		}
+	}
+	if n != 96 {
+		t.Errorf("%d collective events, want 96", n)
+	}
+}
+
+// TestRegionParadigm checks that region values carry their paradigm as
+// category (otf2-print --show-global-defs: the stencil's MPI_* regions
+// are of paradigm MPI, its TRACER_* regions USER).
+func TestRegionParadigm(t *testing.T) {
+	tr, err := readFile(archivePath(t, "tracer-stencil4d/stencil4d-otf/traces-32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range tr.Values {
+		if tr.Types[v.Type].Name != regionType {
+			continue
+		}
+		n++
+		want := "USER"
+		if len(v.Name) > 4 && v.Name[:4] == "MPI_" {
+			want = "MPI"
+		}
+		if v.Category != want {
+			t.Errorf("region %q in category %q, want %q", v.Name, v.Category, want)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d region values, want 8", n)
+	}
+}

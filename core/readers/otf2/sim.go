@@ -161,7 +161,7 @@ func (s *simulator) handle(loc int, r *record, values []float64) error {
 	case evMetric:
 		return s.metric(loc, r, values[r.first:r.first+uint32(r.n)])
 	case evMpiCollectiveEnd:
-		return s.event(loc, r, collectiveType, collectiveName(r.tag))
+		return s.collective(loc, r)
 	case evProgramBegin, evProgramEnd:
 		return s.event(loc, r, programType, recordName(r.kind))
 	case evMeasurementOnOff:
@@ -213,7 +213,7 @@ func (s *simulator) enter(loc int, r *record) error {
 		if derr != nil {
 			return s.failDecode(derr)
 		}
-		value = s.sym.value(st.region, name)
+		value = s.sym.categorized(st.region, name, paradigmName(reg.paradigm))
 		s.regionValues[regionUse{st.region, r.ref}] = value
 	}
 	if r.ref < maxCachedRegion {
@@ -254,6 +254,22 @@ func (s *simulator) event(loc int, r *record, typeName, value string) error {
 	p := s.h.locations[loc]
 	typ := s.sym.entityType(trace.KindEvent, typeName, p.typ)
 	s.sink.Event(trace.Event{Container: p.container, Type: typ, Value: s.sym.value(typ, value), Time: r.time})
+	return nil
+}
+
+// collective records the end of a collective operation as an event
+// valued by the operation, its category naming the communicator, so that
+// the calls of one communicator can be told from another's.
+func (s *simulator) collective(loc int, r *record) error {
+	// A communicator the definitions do not resolve (an undefined one, an
+	// inter-communicator) is named by its ID: the event is kept.
+	comm := "Comm " + itoa(uint64(r.ref))
+	if c, err := s.comm(r.ref); err == nil {
+		comm = c.name
+	}
+	p := s.h.locations[loc]
+	typ := s.sym.entityType(trace.KindEvent, collectiveType, p.typ)
+	s.sink.Event(trace.Event{Container: p.container, Type: typ, Value: s.sym.categorized(typ, collectiveName(r.tag), comm), Time: r.time})
 	return nil
 }
 

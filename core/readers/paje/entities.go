@@ -67,7 +67,7 @@ func (s *simulator) checkOrder(sl *slot, at trace.Time) error {
 		err := simulationError("PajeSimulationException", "Illegal, trace is not time-ordered", s.line, fieldList(s.buf, s.spans))
 		// pj_dump's text stays; the message says more.
 		err.Msg = fmt.Sprintf("the trace is not time-ordered: this event at %s s comes after one at %s s in the same container and type "+
-			"(raw StarPU FxT conversions are, before starpu_paje_sort); read it anyway with sort=True (Python) or -read sort=true (command line)",
+			"(raw StarPU FxT conversions are, before starpu_paje_sort); read it anyway with sort=True (Python) or --read sort=true (command line)",
 			at, last)
 		return s.fail(err)
 	}
@@ -272,6 +272,12 @@ func (s *simulator) link(kind eventKind, f *eventFields) error {
 	} else if (kind == evStartLink && p.haveStart) || (kind == evEndLink && p.haveEnd) {
 		return s.failf("%s with key %q of type %q is already pending since line %d",
 			kindNames[kind], key, s.types[typ].name, p.line)
+	}
+	if c := f.def.size; c >= 0 {
+		sp := f.spans[c]
+		if size, err := parseValue(f.buf[sp.from:sp.to], false); err == nil && size >= 0 {
+			p.link.Size = size
+		}
 	}
 	if kind == evStartLink {
 		p.haveStart, p.link.Start, p.link.From = true, at, end

@@ -147,6 +147,10 @@ type eventDef struct {
 	types  []string // declared type of each field
 	roles  []role   // role of each field
 	column [numRoles]int
+	// size is the column of a numeric user field named Size in a link
+	// event (SimGrid's tracing/smpi/display-sizes writes the message's
+	// bytes there), -1 without one.
+	size int
 	// keyed lists the columns of the identifiers every event of this kind
 	// looks up (Type, Container, Value): their hashes are computed along
 	// with the fields, by the tokenizers.
@@ -158,7 +162,7 @@ func newEventDef(name, id string, line int) (*eventDef, bool) {
 	if !ok {
 		return nil, false
 	}
-	d := &eventDef{name: name, id: id, kind: kind, line: line}
+	d := &eventDef{name: name, id: id, kind: kind, line: line, size: -1}
 	for i := range d.column {
 		d.column[i] = -1
 	}
@@ -180,6 +184,10 @@ func (d *eventDef) addField(name, typ string, strict bool) error {
 			return fmt.Errorf("field %s of %s is defined twice", roleLabels[r], d.name)
 		}
 		d.column[r] = len(d.roles)
+	}
+	if r == roleNone && name == "Size" && (d.kind == evStartLink || d.kind == evEndLink) &&
+		(typ == "int" || typ == "double" || typ == "float") {
+		d.size = len(d.roles)
 	}
 	d.names = append(d.names, name)
 	d.types = append(d.types, typ)

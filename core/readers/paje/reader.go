@@ -27,6 +27,10 @@
 // Size field their definition ends with: missing trailing user fields are
 // empty (counted in a warning).
 //
+// User fields are not modelled, but for one: a numeric field named Size
+// in PajeStartLink or PajeEndLink (SMPI's tracing/smpi/display-sizes writes
+// the message's bytes there) gives the link's Size; without it Size is NaN.
+//
 // Dates are seconds, as PajeNG and SimGrid write them, unless
 // Options.TimeUnit says otherwise; the door (Format, option time_unit)
 // reads StarPU's traces, whose dates are milliseconds, in milliseconds

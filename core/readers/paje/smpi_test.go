@@ -1,6 +1,7 @@
 package paje
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,5 +83,30 @@ func TestSMPIDisplaySizes(t *testing.T) {
 	err := readFiles([]string{path}, trace.New(path), PajeNG())
 	if err == nil || !strings.Contains(err.Error(), "event 15 (PajeStartLink) has 6 fields, its definition on line 90 has 7") {
 		t.Errorf("as PajeNG: %v, want a refusal", err)
+	}
+}
+
+// TestSMPILinkSize reads the Size user field of SMPI's links
+// (tracing/smpi/display-sizes): the rendezvous send of
+// testdata/critpath/cp_laterecv.trace carries 4 MiB ("15 0.000000 3 0 PTP
+// 1 1_2_0_1 4194304"). Links without the field have no size (NaN).
+func TestSMPILinkSize(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "testdata", "critpath", "cp_laterecv.trace")
+	tr := trace.New(path)
+	if err := readFiles([]string{path}, tr, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Links.Len() != 1 || tr.Links.At(0).Size != 4<<20 {
+		t.Fatalf("%d links, first %+v; want one of 4194304 bytes", tr.Links.Len(), tr.Links.At(0))
+	}
+	path = filepath.Join("testdata", "smpi-group.trace")
+	tr = trace.New(path)
+	if err := readFiles([]string{path}, tr, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range tr.Links.All() {
+		if !math.IsNaN(l.Size) {
+			t.Fatalf("link %+v has a size; its definition has no Size field", l)
+		}
 	}
 }

@@ -37,16 +37,39 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/sparse"
 )
 
 // Input is what aggregation needs of a microscopic model: a hierarchy whose
-// leaves are resources, and a non-negative value per leaf, slice and state.
+// leaves are resources, and a non-negative value per leaf, slice and state,
+// held densely (Values) or by their non-zero entries (Cells).
+//
+// The engines give the same results, bit for bit, whichever holds the
+// values: an entry missing from Cells adds the same exact zeros that the
+// dense array holds. With Cells, their work follows the non-zero values:
+// a node's states are those with a value in its cells, and a state's sums
+// over intervals of time skip the slices where it is absent (see
+// docs/aggregation.md, "Sparse models").
 type Input struct {
 	Tree   *hier.Tree
 	Slices int
 	States int
-	// Values at [(leaf*Slices+slice)*States+state].
+	// Values at [(leaf*Slices+slice)*States+state], or nil when Cells
+	// holds them.
 	Values []float64
+	// Cells holds the non-zero values, cell leaf*Slices+slice after cell,
+	// or is nil when Values holds them.
+	Cells *sparse.Cells
+}
+
+// isSparse tells whether the values are in Cells.
+func (in Input) isSparse() bool { return in.Cells != nil }
+
+// cellEntries returns the states and values of the non-zero entries of
+// cells (leaf, first) to (leaf, last) of a sparse input, in order.
+func (in Input) cellEntries(leaf, first, last int) ([]int32, []float64) {
+	c := leaf * in.Slices
+	return in.Cells.Range(c+first, c+last+1)
 }
 
 func (in Input) validate(workers int) error {
@@ -62,6 +85,9 @@ func (in Input) validate(workers int) error {
 	if in.States < 1 {
 		return errs.Argument("model", "the model has no state")
 	}
+	if in.Cells != nil {
+		return in.validateCells(workers)
+	}
 	if want := len(in.Tree.Leaves) * in.Slices * in.States; len(in.Values) != want {
 		return errs.Argument("model", "%d values for %d leaves x %d slices x %d states", len(in.Values), len(in.Tree.Leaves), in.Slices, in.States)
 	}
@@ -69,6 +95,23 @@ func (in Input) validate(workers int) error {
 		leaf, rest := i/(in.Slices*in.States), i%(in.Slices*in.States)
 		return errs.Argument("model", "value %v at leaf %q, slice %d, state %d is not a finite non-negative number",
 			in.Values[i], in.Tree.Path(in.Tree.Leaves[leaf], "/"), rest/in.States, rest%in.States)
+	}
+	return nil
+}
+
+// validateCells checks a sparse input: its layout, then its values.
+func (in Input) validateCells(workers int) error {
+	if in.Values != nil {
+		return errs.Argument("model", "the values are given twice, dense and sparse")
+	}
+	cells := len(in.Tree.Leaves) * in.Slices
+	if err := in.Cells.Check(cells, in.States); err != nil {
+		return errs.Argument("model", "%d leaves x %d slices x %d states: %v", len(in.Tree.Leaves), in.Slices, in.States, err)
+	}
+	if i := firstInvalid(in.Cells.Value, workers); i >= 0 {
+		c := in.Cells.CellOf(i)
+		return errs.Argument("model", "value %v at leaf %q, slice %d, state %d is not a finite non-negative number",
+			in.Cells.Value[i], in.Tree.Path(in.Tree.Leaves[c/in.Slices], "/"), c%in.Slices, in.Cells.State[i])
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func jacobiInput(tb testing.TB, slices int) aggregate.Input {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}
+	return aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 }
 
 // BenchmarkSignificantJacobi sweeps every distinct optimal partition of

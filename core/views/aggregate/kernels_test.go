@@ -296,7 +296,7 @@ func TestIntervalQualitiesMatchesDirect(t *testing.T) {
 		T, X, leaves := 1+rng.IntN(40), 1+rng.IntN(9), 1+rng.IntN(1000)
 		in := Input{Slices: T, States: X, Values: make([]float64, T*X)}
 		randomCells(rng, in.Values, leaves)
-		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X))
+		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X), nil)
 		w := newIntervalScratch(T, X)
 		got := intervalQualities(st, T, X, logSizes(make([]float64, T+1), T, leaves), &w)
 		want := intervalQualitiesDirect(st, T, X, leaves)

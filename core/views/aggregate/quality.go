@@ -52,17 +52,30 @@ func (u units) normalised(coarse line) units {
 // its leaves of each state's value (v[t*states+x]) and of v log2 v over
 // all states (ent[t]). They are all that the gain and loss of the node's
 // time intervals depend on, and a parent's are the sums of its children's.
+//
+// The stats of a sparse input's node (sparse) hold only the states with a
+// value in its cells, states, increasing; v then holds each one's values,
+// slice by slice (v[k*slices+t] for states[k]).
 type nodeStats struct {
 	v   []float64
 	ent []float64
 	// ownV tells whether v may be reused once the stats are consumed (a
 	// leaf's v is the input's).
-	ownV bool
+	ownV   bool
+	sparse bool
+	states []int32
 }
+
+// held tells whether the stats were computed (a node whose qualities are
+// cached has none).
+func (s nodeStats) held() bool { return s.v != nil || s.sparse }
 
 // leafStats returns the stats of a leaf, its ent in ent (in.Slices
 // values); tmp is scratch space for in.Slices * in.States values.
-func leafStats(in Input, leaf int, ent, tmp []float64) nodeStats {
+func leafStats(in Input, leaf int, ent, tmp []float64, sp *sparseScratch) nodeStats {
+	if in.isSparse() {
+		return leafStatsSparse(in, leaf, ent, sp)
+	}
 	n := in.Slices * in.States
 	s := nodeStats{v: in.Values[leaf*n : (leaf+1)*n : (leaf+1)*n], ent: ent[:in.Slices]}
 	xl := tmp[:n]
@@ -94,6 +107,8 @@ type intervalScratch struct {
 	// holds, 0 for none.
 	lrLeaves int
 	out      []line // tri
+	// sp is the memory of sparse stats (see sparse.go).
+	sp sparseScratch
 }
 
 func newIntervalScratch(slices, states int) intervalScratch {
@@ -151,6 +166,9 @@ func intervalQualities(s nodeStats, slices, states int, logSize []float64, w *in
 // every interval (triangular index) of x log2 x of the per-state sums, and
 // of the values, in w.
 func intervalTerms(s nodeStats, slices, states int, w *intervalScratch) (xl, totals []float64) {
+	if s.sparse {
+		return intervalTermsSparse(s, slices, w, &w.sp)
+	}
 	T, X := slices, states
 	tri := T * (T + 1) / 2
 	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
@@ -211,6 +229,9 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 		// models are mostly such cells.
 		return 0, 0
 	}
+	if in.isSparse() {
+		return blockQualitySparse(in, n, i, j)
+	}
 	var buf [8]float64
 	var acc []float64
 	if in.States <= len(buf) {
@@ -247,12 +268,7 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 // i add up to at most 1e300, so that none of their x log2 x terms, nor
 // their sums, overflows (then the measures of the cell alone are 0).
 func cellIsPlain(in Input, leaf, i int) bool {
-	lo := (leaf*in.Slices + i) * in.States
-	total := 0.0
-	for _, v := range in.Values[lo : lo+in.States] {
-		total += v
-	}
-	return total <= 1e300
+	return cellTotal(in, leaf, i) <= 1e300
 }
 
 // rootQuality returns the raw entropy gain and loss of aggregating the
@@ -262,7 +278,7 @@ func cellIsPlain(in Input, leaf, i int) bool {
 func rootQuality(in Input, workers int) (gain, loss float64) {
 	X := in.States
 	row := in.Slices * X
-	leaves := len(in.Values) / row
+	leaves := len(in.Tree.Leaves)
 	const chunk = 4096
 	type partial struct {
 		sums []float64
@@ -272,6 +288,10 @@ func rootQuality(in Input, workers int) (gain, loss float64) {
 	forChunks(len(parts), workers, func(c int) {
 		var xl [1024]float64
 		sums := make([]float64, X)
+		if in.isSparse() {
+			parts[c] = partial{sums, rootSumsSparse(in, c*chunk, min((c+1)*chunk, leaves), sums)}
+			return
+		}
 		ent := 0.0
 		values := in.Values[c*chunk*row : min((c+1)*chunk, leaves)*row]
 		addRows(sums, values)

@@ -21,7 +21,7 @@ func checkAggregateRaw(t *testing.T) {
 				in.Values[k] = float64(k%X + 1)
 			}
 		}
-		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X))
+		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X), nil)
 		s := &Spatiotemporal{in: in, tri: T * (T + 1) / 2, width: 1}
 		s.u = units{gain: GainEntropy, gain0: 1, loss0: 1}
 		if iter%2 == 1 {

@@ -199,31 +199,14 @@ func significantExact(w sweeper, resolution float64) ([]Level, error) {
 // envelopeBetween returns the levels from a up to (not including) b, each
 // with the p where it gives way to the next.
 func envelopeBetween(s sweeper, a, b *Partition, resolution float64) ([]Level, error) {
-	if samePartition(a, b) {
-		s.track.settle(a.P, b.P)
-		return nil, nil
-	}
-	sa, sb := a.Gain+a.Loss, b.Gain+b.Loss
-	if sb <= sa { // parallel or inverted lines: b dominates from a.P on
-		s.track.settle(a.P, b.P)
-		return []Level{{PHigh: math.Max(a.P, b.P), Partition: a}}, nil
-	}
-	p := (b.Loss - a.Loss) / (sb - sa)
-	p = math.Min(math.Max(p, a.P), b.P)
-	if b.P-a.P <= resolution {
-		s.track.settle(a.P, b.P)
-		return []Level{{PHigh: p, Partition: a}}, nil
-	}
-	c, err := s.solve(p, a, b)
-	if err != nil {
+	level, c, err := bracketStep(s, a, b, resolution)
+	if err != nil || c == nil {
+		if level != nil {
+			return []Level{*level}, err
+		}
 		return nil, err
 	}
 	defer s.release(c)
-	lineA := p*sa - a.Loss
-	if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b)) {
-		s.track.settle(a.P, b.P)
-		return []Level{{PHigh: p, Partition: a}}, nil
-	}
 	var left, right []Level
 	err = s.both(func() (err error) {
 		left, err = envelopeBetween(s, a, c, resolution)
@@ -236,6 +219,40 @@ func envelopeBetween(s sweeper, a, b *Partition, resolution float64) ([]Level, e
 		return nil, err
 	}
 	return append(left, right...), nil
+}
+
+// bracketStep is one step of the search between two optimal solutions a
+// and b, found at a.P <= b.P: either they meet (level is a, optimal up to
+// level.PHigh; level is nil when a and b are the same partition), or c,
+// the optimum where their lines cross, is a new level between them (the
+// caller releases it).
+func bracketStep(s sweeper, a, b *Partition, resolution float64) (level *Level, c *Partition, err error) {
+	if samePartition(a, b) {
+		s.track.settle(a.P, b.P)
+		return nil, nil, nil
+	}
+	sa, sb := a.Gain+a.Loss, b.Gain+b.Loss
+	if sb <= sa { // parallel or inverted lines: b dominates from a.P on
+		s.track.settle(a.P, b.P)
+		return &Level{PHigh: math.Max(a.P, b.P), Partition: a}, nil, nil
+	}
+	p := (b.Loss - a.Loss) / (sb - sa)
+	p = math.Min(math.Max(p, a.P), b.P)
+	if b.P-a.P <= resolution {
+		s.track.settle(a.P, b.P)
+		return &Level{PHigh: p, Partition: a}, nil, nil
+	}
+	c, err = s.solve(p, a, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	lineA := p*sa - a.Loss
+	if samePartition(c, a) || samePartition(c, b) || !(c.Value > lineA+tolerance(a, b)) {
+		s.release(c)
+		s.track.settle(a.P, b.P)
+		return &Level{PHigh: p, Partition: a}, nil, nil
+	}
+	return nil, c, nil
 }
 
 // tolerance absorbs rounding when comparing a new solution's value with a

@@ -68,6 +68,9 @@ func (s *Spatial) Kind() Kind { return KindSpatial }
 // up from the leaves, children before parents (preorder ids put every
 // child after its parent).
 func (s *Spatial) windowQualities() []line {
+	if s.in.isSparse() {
+		return s.windowQualitiesSparse()
+	}
 	t, X := s.in.Tree, s.in.States
 	nodes := t.Len()
 	sums := make([]float64, nodes*X)

@@ -59,8 +59,8 @@ type Spatiotemporal struct {
 	// kept counts the bytes of solutions kept for reuse (see sweep.go).
 	kept atomic.Int64
 	// tables recycles the T x T tables of the dynamic program across nodes
-	// and solves.
-	tables sync.Pool
+	// and solves, scratches the workers' memory across solves.
+	tables, scratches sync.Pool
 }
 
 // NewSpatiotemporal prepares the aggregation of in.
@@ -75,6 +75,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	T := in.Slices
 	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
 	s.tables.New = func() any { t := newTable(T); return &t }
+	s.scratches.New = func() any { return s.newScratch() }
 	for n := 0; n < in.Tree.Len(); n++ {
 		if !in.Tree.IsLeaf(int32(n)) {
 			s.internal++
@@ -87,7 +88,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 	s.u = units{gain: opt.Gain, gain0: 1, loss0: 1}
 	if opt.Normalize {
 		g, l := rootQuality(in, opt.Workers)
-		s.u = s.u.normalised(s.u.of(g, l, len(in.Values)/in.States))
+		s.u = s.u.normalised(s.u.of(g, l, len(in.Tree.Leaves)*in.Slices))
 	}
 	if need := int64(in.Tree.Len()) * int64(s.tri) * 16; opt.CacheBytes > 0 && need <= opt.CacheBytes {
 		// A node's lines may be read in whole vectors, past their end
@@ -109,6 +110,9 @@ func (s *Spatiotemporal) solveBytes() int64 {
 	T, tri := int64(s.in.Slices), int64(s.tri)
 	decisions := int64(s.in.Tree.Len())*tri*int64(s.width) + int64(s.internal)*int64(splitWords(s.tri))*8
 	perWorker := tri*17 + 3*T*T*8 + T*int64(s.in.States)*8
+	if s.in.isSparse() { // no dense cells; a row per state (sparseScratch.pos)
+		perWorker = tri*17 + 3*T*T*8 + int64(s.in.States)*4
+	}
 	return decisions + int64(s.opt.Workers)*perWorker
 }
 
@@ -116,7 +120,7 @@ func (s *Spatiotemporal) solveBytes() int64 {
 func triIndex(i, j int) int { return j*(j+1)/2 + i }
 
 func (s *Spatiotemporal) fillCache() {
-	postOrder(s.in.Tree, s.opt.Workers, nil, s.newScratch, func(n int32, kids []nodeStats, w *scratch) nodeStats {
+	postOrder(s.in.Tree, s.opt.Workers, nil, &s.scratches, func(n int32, kids []nodeStats, w *scratch) nodeStats {
 		st := s.stats(n, kids, w)
 		for _, k := range kids {
 			w.recycle(k)
@@ -134,7 +138,10 @@ func (s *Spatiotemporal) fillCache() {
 func (s *Spatiotemporal) stats(n int32, kids []nodeStats, w *scratch) nodeStats {
 	t := s.in.Tree
 	if t.IsLeaf(n) {
-		return leafStats(s.in, int(t.LeafLo[n]), w.buffer(&w.freeEnt, s.in.Slices), w.cells)
+		return leafStats(s.in, int(t.LeafLo[n]), w.buffer(&w.freeEnt, s.in.Slices), w.cells, &w.iq.sp)
+	}
+	if s.in.isSparse() {
+		return statsSparse(s.in.States, s.in.Slices, kids, w.buffer(&w.freeEnt, s.in.Slices), &w.iq.sp)
 	}
 	st := nodeStats{
 		v:    w.buffer(&w.freeV, s.in.Slices*s.in.States),
@@ -150,12 +157,15 @@ func (s *Spatiotemporal) stats(n int32, kids []nodeStats, w *scratch) nodeStats 
 }
 
 func (s *Spatiotemporal) newScratch() *scratch {
-	return &scratch{
+	w := &scratch{
 		frozen: make([]bool, s.tri), lines: make([]line, s.tri), logSize: make([]float64, s.in.Slices+1),
-		pos:   make([]int, s.in.Slices),
-		cells: make([]float64, s.in.Slices*s.in.States),
-		iq:    newIntervalScratch(s.in.Slices, s.in.States),
+		pos: make([]int, s.in.Slices),
+		iq:  newIntervalScratch(s.in.Slices, s.in.States),
 	}
+	if !s.in.isSparse() {
+		w.cells = make([]float64, s.in.Slices*s.in.States)
+	}
+	return w
 }
 
 // toUnits sets dst (triangular index) to the raw qualities raw of a node
@@ -335,7 +345,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if br != nil {
 		skip = r.skip
 	}
-	root := postOrder(s.in.Tree, workers, skip, s.newScratch, r.visit)
+	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit)
 	if root.best != nil {
 		r.pool.Put(root.best)
 	}
@@ -418,7 +428,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.sumKids(*kidSum, kids, w)
 		kidStats = w.kidStats[:0]
 		for _, k := range kids {
-			if k.stats.v != nil {
+			if k.stats.held() {
 				kidStats = append(kidStats, k.stats)
 			}
 		}
@@ -718,7 +728,7 @@ func addUpParts(part *Partition) {
 // part, in the units of this engine's results (1, 1 when normalised).
 func (s *Spatiotemporal) Scale() (gain0, loss0 float64) {
 	g, l := rootQuality(s.in, s.opt.Workers)
-	q := s.u.of(g, l, len(s.in.Values)/s.in.States)
+	q := s.u.of(g, l, len(s.in.Tree.Leaves)*s.in.Slices)
 	return q.g, q.l
 }
 

@@ -6,11 +6,15 @@ package aggregate
 func MeanValues(in Input, p Part, out []float64) {
 	clear(out)
 	t := in.Tree
-	for leaf := t.LeafLo[p.Node]; leaf < t.LeafHi[p.Node]; leaf++ {
-		for s := p.First; s <= p.Last; s++ {
-			row := in.Values[(int(leaf)*in.Slices+int(s))*in.States:][:in.States]
-			for x, v := range row {
-				out[x] += v
+	if in.isSparse() {
+		meanValuesSparse(in, p, out)
+	} else {
+		for leaf := t.LeafLo[p.Node]; leaf < t.LeafHi[p.Node]; leaf++ {
+			for s := p.First; s <= p.Last; s++ {
+				row := in.Values[(int(leaf)*in.Slices+int(s))*in.States:][:in.States]
+				for x, v := range row {
+					out[x] += v
+				}
 			}
 		}
 	}

@@ -58,11 +58,16 @@ func NewTemporal(in Input, opt Options) (*Temporal, error) {
 			iq := newIntervalScratch(T, in.States)
 			logSize := logSizes(make([]float64, T+1), T, 1)
 			ent := make([]float64, T)
-			cells := make([]float64, T*in.States)
+			var cells []float64
+			if !in.isSparse() {
+				cells = make([]float64, T*in.States)
+			}
 			for k := range next {
 				sum := make([]line, tri)
 				for leaf := k; leaf < leaves; leaf += tasks {
-					raw := intervalQualities(leafStats(in, leaf, ent, cells), T, in.States, logSize, &iq)
+					st := leafStats(in, leaf, ent, cells, &iq.sp)
+					raw := intervalQualities(st, T, in.States, logSize, &iq)
+					iq.sp.recycle(st)
 					for j := 0; j < T; j++ {
 						for i := 0; i <= j; i++ {
 							x := triIndex(i, j)

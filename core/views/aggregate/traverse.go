@@ -32,6 +32,13 @@ func (w *scratch) buffer(free *[][]float64, n int) []float64 {
 
 // recycle hands the buffers of consumed stats back for reuse.
 func (w *scratch) recycle(st nodeStats) {
+	if st.sparse {
+		w.iq.sp.recycle(st)
+		if st.ent != nil {
+			w.freeEnt = append(w.freeEnt, st.ent)
+		}
+		return
+	}
 	if st.ownV {
 		w.freeV = append(w.freeV, st.v)
 	}
@@ -46,7 +53,11 @@ func (w *scratch) recycle(st nodeStats) {
 // skip(n) reports true, n's subtree is not visited and the value skip
 // returned is n's result. skip and visit must be safe for concurrent use
 // on disjoint subtrees.
-func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), newScratch func() *scratch, visit func(n int32, kids []R, w *scratch) R) R {
+//
+// Each goroutine takes its scratch from scratches and puts it back when
+// done: a sweep solves hundreds of times, and the scratch of a node's
+// intervals is large.
+func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), scratches *sync.Pool, visit func(n int32, kids []R, w *scratch) R) R {
 	done := map[int32]R{}
 	skipped := func(n int32) bool {
 		if skip == nil {
@@ -96,7 +107,8 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), n
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				w := newScratch()
+				w := scratches.Get().(*scratch)
+				defer scratches.Put(w)
 				var bufs [][]R
 				for i := range jobs {
 					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit, &bufs, 0)
@@ -113,7 +125,9 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), n
 		}
 	}
 	var bufs [][]R
-	return visitSubtree(t, 0, done, skip, newScratch(), visit, &bufs, 0)
+	w := scratches.Get().(*scratch)
+	defer scratches.Put(w)
+	return visitSubtree(t, 0, done, skip, w, visit, &bufs, 0)
 }
 
 // visitSubtree visits n's subtree sequentially. done holds the results

@@ -139,7 +139,11 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 		return nil, errs.Argument("root", "node %d is not in the hierarchy (%d nodes)", root, tree.Len())
 	}
 	states := len(m.States)
-	if want := tree.NumLeaves(0) * m.Slices * states; len(m.Values) != want {
+	if m.Cells != nil {
+		if err := m.Cells.Check(tree.NumLeaves(0)*m.Slices, states); err != nil {
+			return nil, errs.Argument("model", "%d leaves x %d slices x %d states: %v", tree.NumLeaves(0), m.Slices, states, err)
+		}
+	} else if want := tree.NumLeaves(0) * m.Slices * states; len(m.Values) != want {
 		return nil, errs.Argument("model", "%d values for %d leaves x %d slices x %d states", len(m.Values), tree.NumLeaves(0), m.Slices, states)
 	}
 	// Nodes of root's subtree have local ids v - root, from 0 to n-1, in
@@ -207,11 +211,18 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 		v := int32(l) + root
 		for leaf := tree.LeafLo[v]; leaf < tree.LeafHi[v]; leaf++ {
 			for k := first; k <= last; k++ {
-				row := m.Values[(int(leaf)*m.Slices+int(k))*states:][:states]
 				var a float64
-				for x, y := range row {
-					s[x] += y
-					a += y
+				if m.Cells != nil { // the same sums without the zeros
+					xs, ys := m.Cells.Cell(int(leaf)*m.Slices + int(k))
+					for i, x := range xs {
+						s[x] += ys[i]
+						a += ys[i]
+					}
+				} else {
+					for x, y := range m.Values[(int(leaf)*m.Slices+int(k))*states:][:states] {
+						s[x] += y
+						a += y
+					}
 				}
 				activity[l] += a * weight[k]
 			}

@@ -487,12 +487,13 @@ class ModelExplorer(ArrowWidget):
 
 
 def _values(model) -> np.ndarray:
-    """The model's cells as an array resources x slices x states (a view
-    of the Arrow buffer, no copy)."""
-    tbl = model.to_arrow()
-    name = "proportion" if "proportion" in tbl.column_names else "value"
-    col = tbl.column(name).combine_chunks()
-    return col.to_numpy().reshape(model.resources, model.slices, len(model.states))
+    """The model's cells as an array resources x slices x states, from its
+    values that are not zero (the model's table lists those only)."""
+    tbl = _bridge.table(model._h.Cells)
+    out = np.zeros((model.resources, model.slices, len(model.states)))
+    cols = [tbl.column(name).combine_chunks().to_numpy() for name in ("row", "slice", "state", "value")]
+    out[cols[0], cols[1], cols[2]] = cols[3]
+    return out
 
 
 def _leaf_nodes(hierarchy: pa.Table) -> np.ndarray:

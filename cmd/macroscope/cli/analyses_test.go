@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/views/profile"
+)
+
+const (
+	cpMixed = "../../../testdata/critpath/cp_mixed.trace"
+	epoch   = "../../../testdata/epoch/epoch_%dproc.prv.zst"
+)
+
+// The flat profile's table holds what core/views/profile computes from
+// the trace in memory; the load imbalance's its largest and mean times.
+func TestProfileCommands(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "profile", "--out", dir, "--table", "p.csv", "-q", bundledTrace)
+	mustRun(t, "imbalance", "--out", dir, "--table", "i.csv", "--figure", "", "-q", bundledTrace)
+	tr, err := formats.ReadFile(bundledTrace, "paje")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := profile.Compute(tr, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := r.Flat()
+	table := readCSV(t, filepath.Join(dir, "p.csv"))
+	if len(table.rows) != len(flat) || len(flat) != 10 {
+		t.Fatalf("%d rows, want %d", len(table.rows), len(flat))
+	}
+	for i, f := range flat {
+		if table.rows[i][0] != f.Name.Name || table.float(t, i, "exclusive_ns") != float64(f.Exclusive) || table.float(t, i, "count") != float64(f.Count) {
+			t.Errorf("row %d: %v, want %+v", i, table.rows[i], f)
+		}
+	}
+	imb := r.Imbalance(profile.Exclusive, 3)
+	table = readCSV(t, filepath.Join(dir, "i.csv"))
+	for i, w := range imb {
+		if table.rows[i][0] != w.Name.Name || table.float(t, i, "max") != w.Max || table.float(t, i, "mean") != w.Mean {
+			t.Errorf("row %d: %v, want %+v", i, table.rows[i], w)
+		}
+	}
+	readPNG(t, filepath.Join(dir, "profile.png"))
+}
+
+// pop over the EPOCH series prints BSC's factors and writes them.
+func TestPOPCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, "pop", "--out", dir, "--raw", "raw.csv", "--labels", "one,two,four",
+		strings.Replace(epoch, "%d", "1", 1), strings.Replace(epoch, "%d", "2", 1), strings.Replace(epoch, "%d", "4", 1))
+	// modelfactors.csv: parallel efficiency 99.925583, 99.378252, 97.349953.
+	if !strings.Contains(out, "pop        3 runs (one, two, four), strong scaling") ||
+		!regexpLine(out, "Parallel efficiency", "99.93", "99.38", "97.35") {
+		t.Errorf("report:\n%s", out)
+	}
+	table := readCSV(t, filepath.Join(dir, "pop.csv"))
+	for i := range table.rows {
+		if table.rows[i][1] == "load_balance" && table.rows[i][3] == "multiplicative" {
+			if v := table.float(t, i, "four"); math.Abs(v-0.98687584) > 1e-8 {
+				t.Errorf("load balance on 4 processes %v, BSC 0.98687584", v)
+			}
+		}
+	}
+	raw := readCSV(t, filepath.Join(dir, "raw.csv"))
+	if raw.float(t, 2, "instructions") != 88518412143 || raw.rows[2][0] != "four" {
+		t.Errorf("raw %v", raw.rows[2])
+	}
+	readPNG(t, filepath.Join(dir, "pop.png"))
+	// Bad usage is reported at once.
+	checkRefusals(t, []refusal{
+		{[]string{"pop", "--scaling", "linear", bundledTrace}, StatusUsage, "invalid --scaling"},
+		{[]string{"pop", "--labels", "a,b", bundledTrace}, StatusUsage, "invalid --labels: 2 labels for 1 traces"},
+		{[]string{"pop", "--eager-limit", "-1", bundledTrace}, StatusUsage, "invalid --eager-limit"},
+	})
+}
+
+// regexpLine tells whether a line of out starts with label and holds the
+// fields in order.
+func regexpLine(out, label string, fields ...string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if strings.Contains(l, label) && len(f) >= len(fields) && strings.Join(f[len(f)-len(fields):], " ") == strings.Join(fields, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// critpath prints the known path of cp_mixed and writes its segments;
+// stragglers and commmatrix run on the same kind of trace.
+func TestCritPathCommands(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, "critpath", "--out", dir, "--table", "seg.csv", "--states", "st.csv", cpMixed)
+	for _, want := range []string{
+		"path       4 segments over 4 resources, 3.90002 s",
+		"rank-1    1.000000000  3.000004000  late sender",
+		"rank-3    3.000004000  3.400016000  collective",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	seg := readCSV(t, filepath.Join(dir, "seg.csv"))
+	if len(seg.rows) != 4 || seg.rows[3][0] != "rank-2" || seg.float(t, 3, "end_ns") != 3900020000 {
+		t.Errorf("segments %v", seg.rows)
+	}
+	st := readCSV(t, filepath.Join(dir, "st.csv"))
+	if st.rows[0][0] != "computing" || st.float(t, 0, "on_path") != 3.9 {
+		t.Errorf("by state %v", st.rows)
+	}
+	out = mustRun(t, "stragglers", "--out", dir, "--figure", "", "-q", "../../../testdata/critpath/cp_coll.trace")
+	if !strings.Contains(out, "3 collectives over 4 resources") {
+		t.Errorf("stragglers:\n%s", out)
+	}
+	out = mustRun(t, "commmatrix", "--out", dir, "--table", "m.csv", "../../../testdata/critpath/cp_laterecv.trace")
+	m := readCSV(t, filepath.Join(dir, "m.csv"))
+	if len(m.rows) != 1 || m.float(t, 0, "bytes") != 4<<20 || !strings.Contains(out, "1 links, 4194304 bytes") {
+		t.Errorf("matrix %v\n%s", m.rows, out)
+	}
+	checkRefusals(t, []refusal{
+		{[]string{"critpath", "--type", "gantt", cpMixed}, StatusUsage, "invalid --type"},
+		{[]string{"stragglers", "--iteration", "[x", cpMixed}, StatusUsage, "invalid --iteration"},
+		{[]string{"commmatrix", "--level", "rack", cpMixed}, StatusUsage, "invalid --level"},
+	})
+}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestVersionIsThePackages: --version prints the version of the Python
+// distribution, pyproject.toml's, the one source the two agree on.
+func TestVersionIsThePackages(t *testing.T) {
+	b, err := os.ReadFile("../../../pyproject.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^version = "([^"]+)"$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("pyproject.toml has no version")
+	}
+	if string(m[1]) != Version {
+		t.Errorf("cli.Version is %q, pyproject.toml's version %q", Version, m[1])
+	}
+	for _, args := range [][]string{{"--version"}, {"-version"}, {"version"}} {
+		if out := mustRun(t, args...); out != "macroscope "+string(m[1])+"\n" {
+			t.Errorf("%v: %q", args, out)
+		}
+	}
+}
+
+// TestUsageListsEveryCommand: help lists the registered commands, each
+// with its help; no command is bad usage.
+func TestUsageListsEveryCommand(t *testing.T) {
+	out := mustRun(t, "help")
+	for _, c := range commands {
+		if !strings.Contains(out, "\n  "+c.name+" ") {
+			t.Errorf("help does not list %s:\n%s", c.name, out)
+		}
+		if code, help, _ := runCLI("help", c.name); code != 0 || !strings.HasPrefix(help, "usage: macroscope "+c.name+" ") {
+			t.Errorf("help %s: exit %d, %q", c.name, code, help)
+		}
+	}
+	if code, _, errOut := runCLI(); code != 2 || !strings.HasPrefix(errOut, "usage: macroscope <command>") {
+		t.Errorf("no command: exit %d, %q", code, errOut)
+	}
+}
+
+// TestFlagsAnywhere: flags come before or after the trace, as --name
+// value, --name=value or -name; "--" ends them; --no-name turns off a
+// switch that is on by default.
+func TestFlagsAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	want := mustRun(t, "treemap", "--slices", "10", "--p", "0", "--out", dir, "--no-proportions", bundledTrace)
+	for _, args := range [][]string{
+		{"treemap", bundledTrace, "--slices", "10", "--p", "0", "--out", dir, "--proportions=false"},
+		{"treemap", "-slices=10", bundledTrace, "-p", "0", "--out=" + dir, "--no-proportions"},
+		{"treemap", "--slices", "10", "--p", "0", "--out", dir, "--no-proportions", "--", bundledTrace},
+	} {
+		if got := mustRun(t, args...); timeless(got) != timeless(want) {
+			t.Errorf("%v:\n%s\nwant\n%s", args, got, want)
+		}
+	}
+	checkRefusals(t, []refusal{
+		{[]string{"overview", bundledTrace, "--slices"}, 2, "macroscope overview: --slices needs a value\nusage: macroscope overview [flags] trace"},
+		{[]string{"overview", "--slices", "ten", bundledTrace}, 2, `macroscope overview: invalid --slices: "ten": not a number`},
+		{[]string{"overview", "--strict=maybe", bundledTrace}, 2, `invalid --strict: "maybe": a switch takes no value, or =true or =false`},
+		{[]string{"overview", "--", "--slices", bundledTrace}, 2, "too many arguments: " + bundledTrace},
+		{[]string{"overview", bundledTrace, "--end", "1", "--start", "2"}, 2, "invalid --start/--end: --end (1 s) must come after --start (2 s)"},
+	})
+}
+
+// timeless drops the measures of time of a report.
+func timeless(s string) string {
+	return regexp.MustCompile(`in +\d+\.\d\d s`).ReplaceAllString(s, "in T s")
+}
+
+// TestInterrupted: a command whose context is canceled (Ctrl-C) stops at
+// its next check, says so and exits with status 130, writing nothing.
+func TestInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"overview", "--out", dir, bundledTrace},
+		{"moments", "--out", dir, bundledTrace},
+		{"kaleido", "--out", dir, bundledTrace},
+		{"convert", "--out", filepath.Join(dir, "ds"), bundledTrace},
+		{"dump", bundledTrace},
+	} {
+		var out, errOut strings.Builder
+		code := Run(ctx, args, &out, &errOut)
+		if code != StatusInterrupted || errOut.String() != "macroscope "+args[0]+": interrupted\n" {
+			t.Errorf("%v: exit %d, %q", args, code, errOut.String())
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("an interrupted command wrote %v", entries)
+	}
+}
+
+// TestOutputCheckedFirst: an output that cannot be written is found
+// before the trace is read, naming the flag.
+func TestOutputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	mustWrite(t, file, "")
+	locked := filepath.Join(dir, "locked")
+	if err := os.Mkdir(locked, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	refusals := []refusal{
+		{[]string{"overview", "--out", file, "missing.trace"}, 1, "macroscope overview: cannot write in --out " + file + ": " + file + " is not a directory"},
+		{[]string{"gantt", "--figure", filepath.Join(file, "g.png"), "missing.trace"}, 1, "cannot write --figure " + filepath.Join(file, "g.png")},
+		{[]string{"moments", "--table", filepath.Join(file, "sub", "m.csv"), "missing.trace"}, 1, "cannot write --table"},
+		{[]string{"convert", "--out", filepath.Join(file, "ds"), "missing.trace"}, 1, "cannot write --out"},
+		{[]string{"synth", filepath.Join(file, "s.trace")}, 1, "cannot write " + filepath.Join(file, "s.trace")},
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		refusals = append(refusals, refusal{[]string{"overview", "--out", filepath.Join(locked, "new"), "missing.trace"}, 1, locked + " is not writable"})
+	}
+	checkRefusals(t, refusals)
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/gen/bsp"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/compare"
+)
+
+// bspTrace writes a bulk-synchronous run as pj_dump output.
+func bspTrace(t *testing.T, dir, name string, sc bsp.Scenario) string {
+	t.Helper()
+	tr, err := sc.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := formats.Write(f, tr, "pjdump", nil); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The compare command finds the slowed rank first by outlier score, and
+// its table holds what package compare computes from the same runs.
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	sc := bsp.Scenario{Ranks: 24, PerNode: 6, Iterations: 60, Noise: 0.02, Seed: 1}
+	slow := sc
+	slow.Seed, slow.Slow, slow.Slowdown = 2, []int{9}, 0.2
+	a, b := bspTrace(t, dir, "a.trace", sc), bspTrace(t, dir, "b.trace", slow)
+	out := mustRun(t, "compare", a, b, "--slices", "20", "--p", "0.4", "--rank", "outlier", "--top", "3",
+		"--out", dir, "--table", "d.csv", "--proportions", "", "--runs", "runs.csv", "--levels", "")
+	lines := strings.Split(out, "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "differences, first 3 of") {
+			at = i
+		}
+	}
+	if at < 0 || !strings.HasPrefix(strings.TrimSpace(lines[at+2]), "node-1/rank-9 ") || !strings.Contains(lines[at+2], "true") {
+		t.Fatalf("output:\n%s", out)
+	}
+	// The same comparison through the package.
+	open := func(path string) compare.Input {
+		src, _, err := formats.Open(path, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return compare.Input{Name: strings.TrimSuffix(filepath.Base(path), ".trace"), Source: src}
+	}
+	set, err := compare.Build([]compare.Input{open(a), open(b)}, compare.Options{Slices: 20}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := aggregate.New(aggregate.KindSpatiotemporal, set.Input(), aggregate.Options{Normalize: true})
+	part, _ := e.Solve(0.4)
+	tab, err := set.Differences(compare.NodesOf(set.PartitionRows(part)), compare.TableOptions{Rank: compare.ByOutlier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := readCSV(t, filepath.Join(dir, "d.csv"))
+	if len(table.rows) != len(tab.Rows) {
+		t.Fatalf("%d rows, want %d", len(table.rows), len(tab.Rows))
+	}
+	for i, d := range tab.Rows {
+		if got := table.float(t, i, "divergence"); got != d.Divergence {
+			t.Errorf("row %d: divergence %v, want %v", i, got, d.Divergence)
+		}
+		if got := table.float(t, i, "prop:b:Compute"); got != d.Props[1][0] {
+			t.Errorf("row %d: proportion %v, want %v", i, got, d.Props[1][0])
+		}
+	}
+	runs := readCSV(t, filepath.Join(dir, "runs.csv"))
+	if len(runs.rows) != 2 || runs.rows[0][0] != "a" || runs.rows[1][0] != "b" {
+		t.Errorf("runs table %v", runs.rows)
+	}
+	if img := readPNG(t, filepath.Join(dir, "compare.png")); img.Bounds().Dx() != 960 {
+		t.Errorf("figure %v", img.Bounds())
+	}
+
+	// A series: a row per run against the first.
+	meta := filepath.Join(dir, "meta.csv")
+	os.WriteFile(meta, []byte("run,slowdown\nb,0.2\na,0\n"), 0o644)
+	mustRun(t, "compare", a, b, "--slices", "20", "--series", "series.csv", "--metadata", meta, "--out", dir)
+	series := readCSV(t, filepath.Join(dir, "series.csv"))
+	if len(series.rows) != 2 || series.float(t, 0, "divergence_to_ref") != 0 || series.float(t, 1, "divergence_to_ref") <= 0 {
+		t.Errorf("series %v", series.rows)
+	}
+	if k := series.col(t, "meta:slowdown"); series.rows[0][k] != "0" || series.rows[1][k] != "0.2" {
+		t.Errorf("metadata %v", series.rows)
+	}
+
+	checkRefusals(t, []refusal{
+		{[]string{"compare", a}, StatusUsage, "missing argument"},
+		{[]string{"compare", a, b, "--align", "sideways"}, StatusUsage, "invalid --align"},
+		{[]string{"compare", a, b, "--labels", "x"}, StatusUsage, "invalid --labels: 1 labels for 2 runs"},
+		{[]string{"compare", a, b, "--kind", "spatial"}, StatusUsage, "invalid --kind"},
+		{[]string{"compare", a, b, "--reference", "2"}, StatusUsage, "invalid --reference"},
+		{[]string{"compare", a, filepath.Join(dir, "none.trace")}, StatusFailure, "none.trace"},
+	})
+}
+
+// --ops writes HTA TraceDiff's table, equal to HTA's on the corpus pair.
+func TestCompareOps(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "..", "shared", "traces", "hta", "tests", "data", "trace_diff")
+	control, test := filepath.Join(data, "control", "control.json.gz"), filepath.Join(data, "test", "test.json.gz")
+	if _, err := os.Stat(control); err != nil {
+		t.Skipf("corpus pair absent: %v", err)
+	}
+	dir := t.TempDir()
+	mustRun(t, "compare", control, test, "--names", "control,test", "--match", "position", "--slices", "10", "--p", "0.5",
+		"--ops", "ops.csv", "--iteration", "all", "--out", dir, "--figure", "", "--table", "", "--proportions", "", "--runs", "")
+	got := readCSV(t, filepath.Join(dir, "ops.csv"))
+	want := readCSV(t, filepath.Join("..", "..", "..", "core", "views", "compare", "testdata", "hta_tracediff", "tracediff_all_compare_ALL.csv"))
+	if strings.Join(got.header, ",") != strings.Join(want.header, ",") || len(got.rows) != len(want.rows) {
+		t.Fatalf("header %v, %d rows; HTA %v, %d", got.header, len(got.rows), want.header, len(want.rows))
+	}
+	for i := range want.rows {
+		if got.rows[i][0] != want.rows[i][0] || got.float(t, i, "test_total_duration") != want.float(t, i, "test_total_duration") ||
+			got.float(t, i, "control_counts") != want.float(t, i, "control_counts") || got.rows[i][7] != want.rows[i][7] {
+			t.Fatalf("row %d: %v, HTA %v", i, got.rows[i], want.rows[i])
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+var overviewCommand = command{
+	name:     "overview",
+	summary:  "optimal aggregation (spatiotemporal, spatial or temporal) at the recommended p: figure and tables",
+	synopsis: "[flags] trace",
+	about: `
+Builds the microscopic model of the trace while reading it, finds every
+significant level of detail of the optimal aggregation of the kind asked
+(Dosimont et al. 2014's spatiotemporal partitions, Lamarche-Perrin et al.
+2014's cuts of the hierarchy, or time cuts shared by every resource),
+aggregates at the recommended level (or at --p) and draws the overview,
+writes the aggregates and the significant levels as tables, and names
+the largest aggregates.`,
+	run: runOverview,
+}
+
+func runOverview(c *cli) error {
+	c.aggregationFlags(aggregate.KindSpatiotemporal, "spatiotemporal, spatial (a cut of the hierarchy over the window) or temporal (time cuts shared by every resource)")
+	c.figureFlags("overview.png", 960, 576)
+	table := c.tableFlag("table", "aggregates.parquet", "aggregates table")
+	levelsOut := c.tableFlag("levels", "levels.parquet", "table of the significant levels of p, written when they are "+
+		"searched for: with --p auto, or when this flag names a file")
+	if err := c.parse(1, 1); err != nil {
+		return err
+	}
+	began := time.Now()
+	path := c.arg(0)
+	m, err := c.readModel(path)
+	if err != nil {
+		return err
+	}
+	a, err := c.aggregate(m, c.set("levels") && *levelsOut != "")
+	if err != nil {
+		return err
+	}
+	c.sayLargest(m, a, 3)
+	if *c.figure != "" {
+		w, h := c.figureSize()
+		title := fmt.Sprintf("%s, p = %.3g", filepath.Base(path), a.p)
+		if c.kind != aggregate.KindSpatiotemporal {
+			title = fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(path), c.kind, a.p)
+		}
+		img, err := plots.Overview(m, a.in, a.part, plots.OverviewOptions{Width: w, Height: h, Format: c.imgFormat, Title: title})
+		if err != nil {
+			return err
+		}
+		if err := c.writeFigure(img); err != nil {
+			return err
+		}
+	}
+	if *table != "" {
+		if err := c.writeTable(*table, arrowio.PartitionTable(m, a.in, a.part, memory.DefaultAllocator), ""); err != nil {
+			return err
+		}
+	}
+	if *levelsOut != "" && a.levels != nil {
+		if err := c.writeTable(*levelsOut, arrowio.LevelsTable(a.levels, a.rec, memory.DefaultAllocator), ""); err != nil {
+			return err
+		}
+	}
+	c.say("done in", "%.2f s", time.Since(began).Seconds())
+	return nil
+}
+
+// sayLargest names the n aggregates of the most resources (the first of
+// the aggregates' order among equals): their node, resources, time range
+// and mode state.
+func (c *cli) sayLargest(m *micro.Model, a *aggregation, n int) {
+	order := make([]int, len(a.part.Parts))
+	for i := range order {
+		order[i] = i
+	}
+	leaves := func(i int) int { return m.Tree.NumLeaves(a.part.Parts[i].Node) }
+	sort.SliceStable(order, func(i, j int) bool { return leaves(order[i]) > leaves(order[j]) })
+	fmt.Fprintln(c.stdout, "largest aggregates:")
+	means := make([]float64, len(m.States))
+	for _, i := range order[:min(n, len(order))] {
+		pt := a.part.Parts[i]
+		node := m.Tree.Path(pt.Node, arrowio.PathSep)
+		if node == "" {
+			node = plots.RootLabel
+		}
+		aggregate.MeanValues(a.in, pt, means)
+		x, share := aggregate.Mode(means)
+		mode := "no state"
+		if share > 0 {
+			mode = m.States[x]
+		}
+		fmt.Fprintf(c.stdout, "  %s: %s, %.4g-%.4g s, mostly %s (%.0f%%)\n", node, plural(leaves(i), "resource"),
+			m.SliceStart(int(pt.First)).Seconds(), m.SliceStart(int(pt.Last)+1).Seconds(), mode, 100*share)
+	}
+}
+
+// plural writes n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

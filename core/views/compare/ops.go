@@ -1,0 +1,388 @@
+package compare
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Per-operation counts and durations of PyTorch profiler (Kineto) traces,
+// as HTA's TraceDiff.compare_traces computes them (docs/compare.md,
+// "Operations"): every complete slice with a category other than "Trace"
+// is an operation; on the CPU (no args.stream) it belongs to the
+// iteration ProfilerStep#N whose span holds its start, on a GPU stream to
+// the iteration of the CPU launch its args.correlation names; counts and
+// inclusive durations are summed by name (or short name) over the chosen
+// iterations and device.
+
+// Device selects the operations of a device kind.
+type Device string
+
+const (
+	AllDevices Device = "ALL"
+	CPU        Device = "CPU" // no args.stream (or -1)
+	GPU        Device = "GPU" // args.stream set
+)
+
+// ParseDevice reads ALL, CPU or GPU (any case; empty is ALL).
+func ParseDevice(s string) (Device, error) {
+	switch d := Device(strings.ToUpper(strings.TrimSpace(s))); d {
+	case AllDevices, CPU, GPU:
+		return d, nil
+	case "":
+		return AllDevices, nil
+	}
+	return "", errs.Argument("device", "unknown device %q (use ALL, CPU or GPU)", s)
+}
+
+// opRecord is one operation as read.
+type opRecord struct {
+	value       int32
+	start, dur  trace.Time
+	stream      int32 // -1: none
+	correlation int64 // -1: none
+	cpuOp       bool
+}
+
+// OpsSink collects, while a trace is read, what Ops needs of it: a small
+// record per state, the names of the values, and the arguments stream
+// and correlation. It keeps no other part of the trace.
+type OpsSink struct {
+	names    []string
+	cats     []string
+	records  []opRecord
+	nStates  int
+	argsErrs int
+}
+
+// NewOpsSink returns an empty sink.
+func NewOpsSink() *OpsSink { return &OpsSink{} }
+
+func (o *OpsSink) DefineType(trace.Type) {}
+func (o *OpsSink) DefineValue(v trace.Value) {
+	o.names = append(o.names, v.Name)
+	o.cats = append(o.cats, v.Category)
+}
+func (o *OpsSink) CreateContainer(trace.Container)    {}
+func (o *OpsSink) DestroyContainer(int32, trace.Time) {}
+func (o *OpsSink) Variable(trace.Variable)            {}
+func (o *OpsSink) Link(trace.Link)                    {}
+func (o *OpsSink) Event(trace.Event)                  {}
+func (o *OpsSink) Finish(trace.Time, trace.Time)      {}
+
+// State records a state (its index is the order of delivery, which its
+// arguments refer to).
+func (o *OpsSink) State(s trace.State) {
+	o.nStates++
+	v := s.Value
+	if v < 0 || int(v) >= len(o.names) {
+		v = -1
+	}
+	o.records = append(o.records, opRecord{value: v, start: s.Start, dur: s.End - s.Start, stream: -1, correlation: -1})
+	if v >= 0 && o.cats[v] == "cpu_op" {
+		o.records[len(o.records)-1].cpuOp = true
+	}
+}
+
+// KeepsArgs asks the reader for the arguments.
+func (o *OpsSink) KeepsArgs() bool { return true }
+
+// Args reads stream and correlation from a state's arguments.
+func (o *OpsSink) Args(kind trace.Kind, index int, text string) {
+	if kind != trace.KindState || index < 0 || index >= len(o.records) {
+		return
+	}
+	if !strings.Contains(text, `"stream"`) && !strings.Contains(text, `"correlation"`) {
+		return
+	}
+	var a struct {
+		Stream      json.RawMessage `json:"stream"`
+		Correlation json.RawMessage `json:"correlation"`
+	}
+	if err := json.Unmarshal([]byte(text), &a); err != nil {
+		o.argsErrs++
+		return
+	}
+	r := &o.records[index]
+	if n, ok := integer(a.Stream); ok {
+		r.stream = int32(n)
+	}
+	if n, ok := integer(a.Correlation); ok {
+		r.correlation = n
+	}
+}
+
+// integer reads a JSON number that is an integer.
+func integer(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+var stepRe = regexp.MustCompile(`^ProfilerStep\s*#\s*(\d+)`)
+
+// opKey is an aggregation cell of a run's operations.
+type opKey struct {
+	name      string
+	iteration int64
+	gpu       bool
+}
+
+// OpsSummary is a run's operations, counted and summed by name,
+// iteration and device: the records are released.
+type OpsSummary struct {
+	cells      map[opKey]opCell
+	Iterations []int64 // the N of the ProfilerStep#N names, sorted
+}
+
+type opCell struct {
+	count int64
+	dur   trace.Time
+}
+
+// Summary assigns the recorded operations to iterations and devices and
+// aggregates them; the sink's records are released.
+func (o *OpsSink) Summary() *OpsSummary {
+	type step struct {
+		start, end trace.Time
+		n          int64
+	}
+	excluded := make([]bool, len(o.names))
+	var steps []step
+	iterSet := map[int64]bool{}
+	for v, n := range o.names {
+		excluded[v] = o.cats[v] == "" || o.cats[v] == "Trace"
+		if m := stepRe.FindStringSubmatch(n); m != nil {
+			k, _ := strconv.ParseInt(m[1], 10, 64)
+			iterSet[k] = true
+		}
+	}
+	stepOf := make([]int64, len(o.names))
+	for v, n := range o.names {
+		stepOf[v] = -1
+		if strings.HasPrefix(n, "ProfilerStep") {
+			if m := stepRe.FindStringSubmatch(n); m != nil {
+				stepOf[v], _ = strconv.ParseInt(m[1], 10, 64)
+			}
+		}
+	}
+	for _, r := range o.records {
+		if r.value >= 0 && !excluded[r.value] && stepOf[r.value] >= 0 {
+			steps = append(steps, step{r.start, r.start + r.dur, stepOf[r.value]})
+		}
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].start < steps[j].start })
+	iterationAt := func(t trace.Time) int64 {
+		it := int64(-1)
+		// Steps do not overlap on the CPU; should they, the latest to
+		// start wins, as HTA's scan in file order does for a profiler
+		// writing steps in order.
+		i := sort.Search(len(steps), func(i int) bool { return steps[i].start > t })
+		for j := i - 1; j >= 0; j-- {
+			if t < steps[j].end {
+				it = steps[j].n
+				break
+			}
+			if j < i-64 { // far enough back: no step that long
+				break
+			}
+		}
+		return it
+	}
+	iters := make([]int64, len(o.records))
+	launch := map[int64]int64{}
+	for i, r := range o.records {
+		iters[i] = -1
+		if r.value < 0 || excluded[r.value] {
+			continue
+		}
+		if r.stream < 0 {
+			iters[i] = iterationAt(r.start)
+			if r.correlation >= 0 {
+				if _, ok := launch[r.correlation]; !ok {
+					launch[r.correlation] = iters[i]
+				}
+			}
+		}
+	}
+	for i, r := range o.records {
+		if r.value < 0 || excluded[r.value] {
+			continue
+		}
+		switch {
+		case r.stream == 0 && r.cpuOp:
+			iters[i] = iterationAt(r.start)
+		case r.stream > 0:
+			if it, ok := launch[r.correlation]; ok && r.correlation >= 0 {
+				iters[i] = it
+			}
+		}
+	}
+	sum := &OpsSummary{cells: map[opKey]opCell{}}
+	for i, r := range o.records {
+		if r.value < 0 || excluded[r.value] {
+			continue
+		}
+		k := opKey{o.names[r.value], iters[i], r.stream != -1}
+		c := sum.cells[k]
+		c.count++
+		c.dur += r.dur
+		sum.cells[k] = c
+	}
+	for k := range iterSet {
+		sum.Iterations = append(sum.Iterations, k)
+	}
+	sort.Slice(sum.Iterations, func(i, j int) bool { return sum.Iterations[i] < sum.Iterations[j] })
+	o.records = nil
+	return sum
+}
+
+// OpsOptions select the operations compared, as compare_traces' arguments.
+type OpsOptions struct {
+	// Iterations of each run: nil means each run's first iteration (HTA's
+	// default); All every iteration.
+	Iterations [2][]int64
+	All        bool
+	Device     Device
+	// ShortNames groups by HTA's short names (template and function
+	// arguments and return types stripped).
+	ShortNames bool
+}
+
+// Op is a row of the operations table; durations in microseconds, as
+// HTA's.
+type Op struct {
+	Name                string
+	Counts              [2]float64
+	Durations           [2]float64 // microseconds
+	DiffCounts, DiffDur float64
+	Change              string // "+", "-" or "="
+}
+
+// Ops returns compare_traces' table of a control and a test run, in its
+// row order: the control's names sorted, then the names only the test
+// has, sorted.
+func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
+	dev, err := ParseDevice(string(opt.Device))
+	if err != nil {
+		return nil, err
+	}
+	pick := func(s *OpsSummary, side int) (map[string]*[2]float64, error) {
+		its := opt.Iterations[side]
+		if opt.All {
+			its = s.Iterations
+		} else if its == nil {
+			if len(s.Iterations) == 0 {
+				return nil, errs.Argument("iteration", "the trace has no iteration (no ProfilerStep#N)")
+			}
+			its = s.Iterations[:1]
+		}
+		want := map[int64]bool{}
+		for _, it := range its {
+			want[it] = true
+		}
+		out := map[string]*[2]float64{}
+		for k, c := range s.cells {
+			if !want[k.iteration] || (dev == CPU && k.gpu) || (dev == GPU && !k.gpu) {
+				continue
+			}
+			name := k.name
+			if opt.ShortNames {
+				name = ShortName(name)
+			}
+			v := out[name]
+			if v == nil {
+				v = &[2]float64{}
+				out[name] = v
+			}
+			v[0] += float64(c.count)
+			v[1] += float64(c.dur) / 1e3
+		}
+		return out, nil
+	}
+	a, err := pick(control, 0)
+	if err != nil {
+		return nil, err
+	}
+	b, err := pick(test, 1)
+	if err != nil {
+		return nil, err
+	}
+	var first, rest []string
+	for n := range a {
+		first = append(first, n)
+	}
+	for n := range b {
+		if a[n] == nil {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(first)
+	sort.Strings(rest)
+	var out []Op
+	for _, n := range append(first, rest...) {
+		op := Op{Name: n}
+		if v := a[n]; v != nil {
+			op.Counts[0], op.Durations[0] = v[0], v[1]
+		}
+		if v := b[n]; v != nil {
+			op.Counts[1], op.Durations[1] = v[0], v[1]
+		}
+		op.DiffCounts = op.Counts[1] - op.Counts[0]
+		op.DiffDur = op.Durations[1] - op.Durations[0]
+		switch {
+		case op.DiffCounts > 0:
+			op.Change = "+"
+		case op.DiffCounts < 0:
+			op.Change = "-"
+		default:
+			op.Change = "="
+		}
+		out = append(out, op)
+	}
+	return out, nil
+}
+
+var memoryKernel = regexp.MustCompile(`^(Memcpy|Memset|dma)`)
+
+// ShortName shortens an operator or kernel name as HTA does: memory
+// kernels and names without "<" or "(" are kept; otherwise "->" is
+// dropped, template and function arguments (between matched "<" ">" and
+// "(" ")") removed, and the last space-separated word kept (dropping a
+// return type).
+func ShortName(name string) string {
+	if memoryKernel.MatchString(name) || (!strings.Contains(name, "<") && !strings.Contains(name, "(")) {
+		return name
+	}
+	s := strings.ReplaceAll(name, "->", "")
+	stack := make([]rune, 0, len(s))
+	for _, c := range s {
+		switch c {
+		case '>', ')':
+			open := '<'
+			if c == ')' {
+				open = '('
+			}
+			for len(stack) > 0 && stack[len(stack)-1] != open {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		default:
+			stack = append(stack, c)
+		}
+	}
+	words := strings.Split(string(stack), " ")
+	return words[len(words)-1]
+}

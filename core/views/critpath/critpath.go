@@ -1,0 +1,340 @@
+// Package critpath finds the critical path of a message-passing run with
+// Scalasca's semantics (Böhme et al., "Identifying the root causes of
+// wait states in large-scale parallel applications", ICPP 2010, and
+// "Scalable critical-path based performance analysis", IPDPS 2012; as
+// implemented in Scalasca 2.6, src/scout/generator/CriticalPath.pattern):
+// the longest chain of computation and communication without waiting
+// that leads to the end of the run.
+//
+// Wait states come first (MPI.pattern), from the MPI calls, messages and
+// collective operations of the mpi package:
+//
+//   - late sender: a call completing a receipt (MPI_Recv, MPI_Wait*,
+//     MPI_Sendrecv) entered before the send began waits min(send's entry,
+//     its own leave) - its entry; for several messages, the latest sender
+//     counts;
+//   - late receiver: a blocking send still running when the receiver
+//     posted its receive waits min(receive's entry, its own leave) - its
+//     entry;
+//   - collectives: every member of an all-to-all operation (and of any
+//     whose root the trace does not name) waits for the last to enter; the
+//     others of a one-to-all operation for its root; the root of an
+//     all-to-one operation for the last of the others; rank n of a scan
+//     for the last of ranks 0..n-1; each wait clipped to the call.
+//
+// The path is then walked backwards (a backward replay): from the
+// resource that enters MPI_Finalize last (or, without MPI_Finalize, whose
+// last record is the trace's), at that instant, back along the resource
+// until a call that waited; the waiting is not on the path, which goes on
+// at the resource that caused the wait, at the instant the wait ended
+// (the sender's send, the receiver's receive, the last entrant's entry).
+// The walk ends at MPI_Init's end (or the trace's start), as Scalasca's
+// does: MPI_Init and MPI_Finalize are left out, a tool's start-up and
+// shut-down rather than the program's.
+//
+// The path is a list of segments, each a stretch of one resource, which
+// tile [start, end]; each segment's time is attributed to what the
+// resource was doing (the MPI call, else the innermost state, else "(no
+// state)"), and Scalasca's critical-path imbalance of a state is its time
+// on the path minus its mean time per resource, when positive.
+package critpath
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// WaitKind says why a call waited.
+type WaitKind uint8
+
+// The kinds of wait states.
+const (
+	NoWait WaitKind = iota
+	LateSender
+	LateReceiver
+	Collective
+)
+
+var waitNames = [...]string{"", "late sender", "late receiver", "collective"}
+
+func (k WaitKind) String() string { return waitNames[k] }
+
+// Wait is a wait state: a call that waited for another resource.
+type Wait struct {
+	Call mpi.CallRef
+	// Wait is how long it waited, from the call's entry.
+	Wait trace.Time
+	Kind WaitKind
+	// Cause is the call of the resource it waited for, and At the instant
+	// the wait ended there (its entry, or its send).
+	Cause mpi.CallRef
+	At    trace.Time
+}
+
+// Segment is a stretch of the critical path on one resource.
+type Segment struct {
+	Resource   int32 // index in Result.Resources
+	Start, End trace.Time
+	// Via says how the path arrived here going forward in time: "start"
+	// for the first segment, else the kind of wait it ended (the path
+	// came from From's resource, which this one waited for).
+	Via  string
+	From int32 // the previous segment's resource, -1 for the first
+}
+
+// Result is the critical path of a run.
+type Result struct {
+	Resources  []string // paths of the resources
+	Segments   []Segment
+	Waits      []Wait
+	Start, End trace.Time // the path's extent
+	// Names are the call names of Waits' calls (Run.Names).
+	Names []string
+	// calls are the run's calls, for the waits' table.
+	run *mpi.Run
+}
+
+// Options tune the analysis.
+type Options struct {
+	// WholeRun keeps MPI_Init and MPI_Finalize on the path: it runs from
+	// the trace's start to its end.
+	WholeRun bool
+}
+
+// Compute finds the critical path of a trace held in memory.
+func Compute(t *trace.Trace, opt Options) (*Result, error) {
+	run, err := mpi.FromTrace(t)
+	if err != nil {
+		return nil, err
+	}
+	return FromRun(run, opt)
+}
+
+// FromRun finds the critical path of a run's MPI calls.
+func FromRun(run *mpi.Run, opt Options) (*Result, error) {
+	if len(run.Resources) == 0 {
+		return nil, errs.Argument("trace", "the critical path needs MPI calls: none of the states or events of this "+
+			"trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
+	}
+	if len(run.Resources) > 1 && len(run.Messages) == 0 && len(run.Collectives) == 0 {
+		return nil, errs.Argument("trace", "the critical path needs matched messages or collective operations between "+
+			"the MPI calls; this trace has none (the format does not record them)")
+	}
+	waits, byCall := waitStates(run)
+	r := &Result{Names: run.Names, run: run}
+	for _, res := range run.Resources {
+		r.Resources = append(r.Resources, res.Path)
+	}
+	r.Waits = waits
+
+	// Where the walk begins and ends.
+	res, at := int32(-1), trace.Time(0)
+	for i, rr := range run.Resources {
+		t := rr.Last
+		if !opt.WholeRun {
+			if f := lastNamed(run, int32(i), "finalize"); f >= 0 {
+				t = run.Calls[i][f].Enter
+			}
+		}
+		if res < 0 || t > at {
+			res, at = int32(i), t
+		}
+	}
+	r.End = at
+	// cursor[r]: calls of r below this index may still be visited.
+	cursor := make([]int, len(run.Resources))
+	for i := range cursor {
+		cursor[i] = len(run.Calls[i])
+	}
+	var segs []Segment
+	for {
+		calls := run.Calls[res]
+		j := min(cursor[res], sort.Search(len(calls), func(k int) bool { return calls[k].Enter >= at })) - 1
+		jumped := false
+		for ; j >= 0; j-- {
+			c := &calls[j]
+			if !opt.WholeRun && isOp(run, c, "init") && c.Leave <= at {
+				break // the walk ends at MPI_Init's end
+			}
+			i := byCall[res][j]
+			if i < 0 {
+				continue
+			}
+			w := waits[i]
+			cut := c.Enter + w.Wait
+			if cut > at {
+				continue
+			}
+			segs = append(segs, Segment{Resource: res, Start: cut, End: at, Via: w.Kind.String(), From: w.Cause.Resource})
+			cursor[res] = j
+			res, at = w.Cause.Resource, w.At
+			jumped = true
+			break
+		}
+		if !jumped {
+			start := run.Start
+			if j >= 0 {
+				start = run.Calls[res][j].Leave // MPI_Init's end
+			}
+			segs = append(segs, Segment{Resource: res, Start: min(start, at), End: at, Via: "start", From: -1})
+			break
+		}
+	}
+	slices.Reverse(segs)
+	r.Segments = segs
+	r.Start = segs[0].Start
+	return r, nil
+}
+
+func isOp(run *mpi.Run, c *mpi.Call, op string) bool {
+	o, _ := mpi.Operation(run.Names[c.Name])
+	return o == op
+}
+
+// lastNamed returns the index of the last call of resource r that is the
+// operation op, or -1.
+func lastNamed(run *mpi.Run, r int32, op string) int {
+	calls := run.Calls[r]
+	for j := len(calls) - 1; j >= 0; j-- {
+		if isOp(run, &calls[j], op) {
+			return j
+		}
+	}
+	return -1
+}
+
+// WaitStates finds the wait states of a run (see the package
+// documentation), at most one per call (its longest), in the order of the
+// resources and their calls.
+func WaitStates(run *mpi.Run) []Wait {
+	w, _ := waitStates(run)
+	return w
+}
+
+// waitStates returns the wait states, and for every call of every
+// resource the index of its wait state, -1 for none.
+func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
+	index := make([][]int32, len(run.Calls))
+	for r, calls := range run.Calls {
+		index[r] = make([]int32, len(calls))
+		for j := range index[r] {
+			index[r][j] = -1
+		}
+	}
+	var best []Wait
+	offer := func(w Wait) {
+		c := run.Call(w.Call)
+		w.Wait = min(w.Wait, c.Leave-c.Enter)
+		if w.Wait <= 0 {
+			return
+		}
+		i := &index[w.Call.Resource][w.Call.Call]
+		switch {
+		case *i < 0:
+			*i = int32(len(best))
+			best = append(best, w)
+		case w.Wait > best[*i].Wait:
+			best[*i] = w
+		}
+	}
+	for _, m := range run.Messages {
+		if m.SendCall < 0 || m.RecvCall < 0 {
+			continue
+		}
+		s, r := mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}
+		sc, rc := run.Call(s), run.Call(r)
+		if rc.Class.Completes() {
+			offer(Wait{Call: r, Wait: min(sc.Enter, rc.Leave) - rc.Enter, Kind: LateSender, Cause: s, At: sc.Enter})
+		}
+		if (sc.Class == mpi.Send || sc.Class == mpi.SendRecv) && sc.Leave > rc.Enter {
+			offer(Wait{Call: s, Wait: min(rc.Enter, sc.Leave) - sc.Enter, Kind: LateReceiver, Cause: r, At: rc.Enter})
+		}
+	}
+	for _, coll := range run.Collectives {
+		m := coll.Members
+		latest := func(skip int) int {
+			k := -1
+			for i := range m {
+				if i != skip && (k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter) {
+					k = i
+				}
+			}
+			return k
+		}
+		wait := func(x, cause int) {
+			if cause < 0 || x == cause {
+				return
+			}
+			at := run.Call(m[cause]).Enter
+			offer(Wait{Call: m[x], Wait: at - run.Call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
+		}
+		root := int(coll.Root)
+		switch {
+		case coll.Class == mpi.OneToAll && root >= 0:
+			for i := range m {
+				wait(i, root)
+			}
+		case coll.Class == mpi.AllToOne && root >= 0:
+			wait(root, latest(root))
+		case coll.Class == mpi.Scan:
+			k := -1
+			for i := range m {
+				wait(i, k)
+				if k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter {
+					k = i
+				}
+			}
+		default:
+			l := latest(-1)
+			for i := range m {
+				wait(i, l)
+			}
+		}
+	}
+	// In the order of the resources and their calls.
+	out := make([]Wait, 0, len(best))
+	for r := range index {
+		for j, i := range index[r] {
+			if i >= 0 {
+				index[r][j] = int32(len(out))
+				out = append(out, best[i])
+			}
+		}
+	}
+	return out, index
+}
+
+// Length is the path's duration, its segments added up.
+func (r *Result) Length() trace.Time {
+	var n trace.Time
+	for _, s := range r.Segments {
+		n += s.End - s.Start
+	}
+	return n
+}
+
+// String lists the segments, for tests and debugging.
+func (r *Result) String() string {
+	s := ""
+	for _, seg := range r.Segments {
+		s += fmt.Sprintf("%s [%s, %s] %s\n", r.Resources[seg.Resource], seg.Start, seg.End, seg.Via)
+	}
+	return s
+}
+
+// CallOf returns the call a reference names.
+func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call { return r.run.Call(ref) }
+
+// Spans returns each resource's first and last instants.
+func (r *Result) Spans() [][2]trace.Time {
+	out := make([][2]trace.Time, len(r.run.Resources))
+	for i, res := range r.run.Resources {
+		out[i] = [2]trace.Time{res.First, res.Last}
+	}
+	return out
+}

@@ -1,0 +1,521 @@
+package mpi
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Builder is a trace.Sink that gathers a Run while a reader streams a
+// trace: it keeps the MPI calls, the links and the few events that tie
+// collectives to communicators, never the other states and events, so
+// its memory grows with the number of MPI calls and messages only.
+type Builder struct {
+	// CollectivesOnly keeps only the collective calls, and no messages:
+	// for the analyses that need no more (stragglers), memory grows with
+	// the collectives only.
+	CollectivesOnly bool
+
+	types      []typeInfo
+	values     []valueInfo
+	containers []containerInfo
+	res        []int32 // resource of each container, -1 if none yet
+	building   []building
+	links      []rawLink
+	collEvents []collEvent
+
+	names     []string
+	nameIndex map[string]int32
+	comms     []string
+	commIndex map[string]int32
+
+	start, end trace.Time
+	finished   bool
+	err        error
+}
+
+// The Extrae event types that record MPI calls (Paraver traces): point to
+// point, collective, other, I/O and one-sided calls; a non-zero value
+// enters the call it names, zero leaves it.
+var extraeCallTypes = map[string]bool{"50000001": true, "50000002": true, "50000003": true, "50000004": true, "50000005": true}
+
+// Extrae's event types at a collective call's entry: the communicator,
+// and 1 on the root.
+const (
+	extraeCollectiveType = "50000002"
+	extraeCommType       = "50100004"
+	extraeRootType       = "50100003"
+)
+
+// CollectiveEventType is the event type OTF2 traces give the end of a
+// collective operation, valued by the operation and categorised by the
+// communicator.
+const CollectiveEventType = "MPI collective"
+
+type typeRole uint8
+
+const (
+	roleNone       typeRole = iota
+	roleCall                // Extrae call events
+	roleCollective          // Extrae collective call events
+	roleComm                // Extrae communicator at a collective's entry
+	roleRoot                // Extrae root flag at a collective's entry
+	roleCollEnd             // OTF2 "MPI collective" events
+)
+
+type typeInfo struct {
+	name string // in lower case
+	kind trace.Kind
+	role typeRole
+}
+
+type valueInfo struct {
+	name, alias, category string
+	typ                   int32
+	call                  int32 // index in names of the MPI call it stands for, -1
+	class                 Class
+}
+
+type containerInfo struct {
+	name        string
+	parent, typ int32
+	first, last trace.Time
+	seen        bool
+}
+
+// building holds what a resource's calls need while the trace streams.
+type building struct {
+	container int32
+	calls     []Call
+	open      int32 // Extrae: the call entered and not yet left, -1
+}
+
+type rawLink struct {
+	from, to   int32
+	start, end trace.Time
+	size       float64
+}
+
+type collEvent struct {
+	container int32
+	at        trace.Time
+	comm      int32
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder {
+	return &Builder{
+		containers: []containerInfo{{name: "0", parent: trace.None, typ: trace.None}},
+		res:        []int32{-1},
+		nameIndex:  map[string]int32{},
+		comms:      []string{""},
+		commIndex:  map[string]int32{"": 0},
+	}
+}
+
+// FromTrace gathers the Run of a trace held in memory.
+func FromTrace(t *trace.Trace) (*Run, error) {
+	b := NewBuilder()
+	t.Replay(b)
+	return b.Run()
+}
+
+func (b *Builder) fail(format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf("mpi: "+format, args...)
+	}
+}
+
+func (b *Builder) name(n string) int32 {
+	if i, ok := b.nameIndex[n]; ok {
+		return i
+	}
+	i := int32(len(b.names))
+	b.names = append(b.names, n)
+	b.nameIndex[n] = i
+	return i
+}
+
+func (b *Builder) comm(c string) int32 {
+	if i, ok := b.commIndex[c]; ok {
+		return i
+	}
+	i := int32(len(b.comms))
+	b.comms = append(b.comms, c)
+	b.commIndex[c] = i
+	return i
+}
+
+// DefineType implements trace.Sink.
+func (b *Builder) DefineType(t trace.Type) {
+	info := typeInfo{name: strings.ToLower(t.Name), kind: t.Kind}
+	if t.Kind == trace.KindEvent {
+		switch {
+		case extraeCallTypes[t.Alias]:
+			info.role = roleCall
+			if t.Alias == extraeCollectiveType {
+				info.role = roleCollective
+			}
+		case t.Alias == extraeCommType:
+			info.role = roleComm
+		case t.Alias == extraeRootType:
+			info.role = roleRoot
+		case t.Name == CollectiveEventType:
+			info.role = roleCollEnd
+		}
+	}
+	b.types = append(b.types, info)
+}
+
+// DefineValue implements trace.Sink.
+func (b *Builder) DefineValue(v trace.Value) {
+	info := valueInfo{name: v.Name, alias: v.Alias, category: v.Category, typ: v.Type, call: -1}
+	if v.Type >= 0 && int(v.Type) < len(b.types) {
+		t := b.types[v.Type]
+		switch {
+		case t.kind == trace.KindState:
+			if _, ok := Operation(v.Name); ok {
+				info.call, info.class = b.name(v.Name), Classify(v.Name)
+			}
+		case t.role == roleCall || t.role == roleCollective:
+			if v.Alias != "0" {
+				info.call, info.class = b.name(v.Name), Classify(v.Name)
+				if t.role == roleCollective && !info.class.Collective() {
+					// A collective the table does not know (MPI_Alltoallw
+					// under another name...): every member waits for all.
+					info.class = AllToAll
+				}
+			}
+		}
+	}
+	b.values = append(b.values, info)
+}
+
+// CreateContainer implements trace.Sink.
+func (b *Builder) CreateContainer(c trace.Container) {
+	if c.Parent < 0 || int(c.Parent) >= len(b.containers) {
+		b.fail("container %q has unknown parent %d", c.Name, c.Parent)
+		c.Parent = 0
+	}
+	b.containers = append(b.containers, containerInfo{name: c.Name, parent: c.Parent, typ: c.Type})
+	b.res = append(b.res, -1)
+}
+
+// DestroyContainer implements trace.Sink.
+func (b *Builder) DestroyContainer(int32, trace.Time) {}
+
+func (b *Builder) known(container, value int32) bool {
+	if container < 0 || int(container) >= len(b.containers) || value < 0 || int(value) >= len(b.values) {
+		b.fail("entity on unknown container %d or with unknown value %d", container, value)
+		return false
+	}
+	return true
+}
+
+// seen extends the container's extent to [from, to].
+func (b *Builder) seen(container int32, from, to trace.Time) {
+	c := &b.containers[container]
+	if !c.seen {
+		c.first, c.last, c.seen = from, to, true
+		return
+	}
+	c.first, c.last = min(c.first, from), max(c.last, to)
+}
+
+// resource returns the calls being built for a container.
+func (b *Builder) resource(container int32) *building {
+	r := b.res[container]
+	if r < 0 {
+		r = int32(len(b.building))
+		b.res[container] = r
+		b.building = append(b.building, building{container: container, open: -1})
+	}
+	return &b.building[r]
+}
+
+// State implements trace.Sink.
+func (b *Builder) State(s trace.State) {
+	if !b.known(s.Container, s.Value) {
+		return
+	}
+	b.seen(s.Container, s.Start, s.End)
+	v := &b.values[s.Value]
+	if v.call < 0 || b.CollectivesOnly && !v.class.Collective() {
+		return
+	}
+	r := b.resource(s.Container)
+	r.calls = append(r.calls, Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1})
+}
+
+// Variable implements trace.Sink.
+func (b *Builder) Variable(trace.Variable) {}
+
+// Link implements trace.Sink: every link may be a message; those between
+// two resources are, once the resources are known.
+func (b *Builder) Link(l trace.Link) {
+	if b.CollectivesOnly {
+		return
+	}
+	if l.From < 0 || l.To < 0 || int(l.From) >= len(b.containers) || int(l.To) >= len(b.containers) {
+		return
+	}
+	b.links = append(b.links, rawLink{from: l.From, to: l.To, start: l.Start, end: l.End, size: l.Size})
+}
+
+// Event implements trace.Sink.
+func (b *Builder) Event(e trace.Event) {
+	if !b.known(e.Container, e.Value) {
+		return
+	}
+	b.seen(e.Container, e.Time, e.Time)
+	if e.Type < 0 || int(e.Type) >= len(b.types) {
+		return
+	}
+	v := &b.values[e.Value]
+	switch b.types[e.Type].role {
+	case roleCall, roleCollective:
+		r := b.resource(e.Container)
+		if r.open >= 0 {
+			// A call left by entering the next one (a trace cut or
+			// written so): it ends there.
+			r.calls[r.open].Leave = e.Time
+			r.open = -1
+		}
+		if v.call >= 0 && (!b.CollectivesOnly || v.class.Collective()) {
+			r.open = int32(len(r.calls))
+			r.calls = append(r.calls, Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1})
+		}
+	case roleComm:
+		if c := b.openCollective(e); c != nil {
+			c.Comm = b.comm(v.alias)
+		}
+	case roleRoot:
+		if c := b.openCollective(e); c != nil && v.alias != "0" {
+			c.Root = true
+		}
+	case roleCollEnd:
+		b.collEvents = append(b.collEvents, collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category)})
+	}
+}
+
+// openCollective returns the Extrae collective call entered on e's
+// container at e's time, if there is one.
+func (b *Builder) openCollective(e trace.Event) *Call {
+	r := b.res[e.Container]
+	if r < 0 {
+		return nil
+	}
+	bl := &b.building[r]
+	if bl.open < 0 {
+		return nil
+	}
+	c := &bl.calls[bl.open]
+	if c.Enter != e.Time || !c.Class.Collective() {
+		return nil
+	}
+	return c
+}
+
+// Finish implements trace.Sink.
+func (b *Builder) Finish(start, end trace.Time) {
+	if b.finished {
+		b.fail("Finish called twice")
+		return
+	}
+	b.finished, b.start, b.end = true, start, end
+}
+
+// Err returns the first inconsistency found in the stream so far.
+func (b *Builder) Err() error { return b.err }
+
+// Run returns the message passing the builder gathered, once the trace
+// has finished. It fails when the stream was inconsistent, or when the
+// collective calls of the resources do not pair up.
+func (b *Builder) Run() (*Run, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	if !b.finished {
+		return nil, fmt.Errorf("mpi: the trace has not finished")
+	}
+	run := &Run{Names: b.names, Comms: b.comms, Start: b.start, End: b.end}
+	order := make([]int, len(b.building))
+	for i := range order {
+		order[i] = i
+	}
+	// Resources in the order of their containers, as the trace lists them.
+	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(b.building[i].container, b.building[j].container) })
+	resOf := make([]int32, len(b.containers))
+	for i := range resOf {
+		resOf[i] = -1
+	}
+	for _, i := range order {
+		bl := &b.building[i]
+		c := b.containers[bl.container]
+		calls := outermost(bl.calls, b.end)
+		if len(calls) == 0 {
+			continue
+		}
+		resOf[bl.container] = int32(len(run.Resources))
+		run.Resources = append(run.Resources, Resource{
+			Container: bl.container, Path: b.path(bl.container), Process: b.process(bl.container),
+			First: c.first, Last: c.last,
+		})
+		run.Calls = append(run.Calls, calls)
+	}
+	b.building = nil
+	b.assignCommunicators(run, resOf)
+	b.messages(run, resOf)
+	if err := collectives(run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// outermost sorts calls by entry and keeps those not nested in another
+// (an MPI call a profiling layer makes inside another); a call never left
+// ends with the trace.
+func outermost(calls []Call, end trace.Time) []Call {
+	for i := range calls {
+		if calls[i].Leave == trace.Unset {
+			calls[i].Leave = max(end, calls[i].Enter)
+		}
+	}
+	slices.SortStableFunc(calls, func(x, y Call) int {
+		return cmp.Or(cmp.Compare(x.Enter, y.Enter), cmp.Compare(y.Leave, x.Leave))
+	})
+	out := calls[:0]
+	for _, c := range calls {
+		if n := len(out); n > 0 && c.Leave <= out[n-1].Leave && c.Enter < out[n-1].Leave {
+			continue
+		}
+		if n := len(out); n > 0 && c.Enter < out[n-1].Leave {
+			// Overlapping without nesting: cannot happen on one stack;
+			// keep the first whole.
+			continue
+		}
+		out = append(out, c)
+	}
+	return slices.Clip(out)
+}
+
+// path returns a container's names from the root's child down, joined by
+// "/".
+func (b *Builder) path(id int32) string {
+	var names []string
+	for c := id; c > 0; c = b.containers[c].parent {
+		names = append(names, b.containers[c].name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, "/")
+}
+
+// process returns the process a resource belongs to: its parent when the
+// resource is a thread (its container type's name says so), else itself.
+func (b *Builder) process(id int32) int32 {
+	c := b.containers[id]
+	if c.parent > 0 && b.isThread(c.typ) {
+		return c.parent
+	}
+	return id
+}
+
+// isThread tells whether containers of type typ are threads: the type
+// is named so (Paraver's "Thread", OTF2's "thread").
+func (b *Builder) isThread(typ int32) bool {
+	if typ < 0 {
+		return false
+	}
+	return int(typ) < len(b.types) && b.types[typ].name == "thread"
+}
+
+// assignCommunicators gives each collective call the communicator the
+// OTF2 "MPI collective" event inside it names.
+func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
+	for _, e := range b.collEvents {
+		r := resOf[e.container]
+		if r < 0 {
+			continue
+		}
+		calls := run.Calls[r]
+		if j := containing(calls, e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
+			calls[j].Comm = e.comm
+		}
+	}
+	b.collEvents = nil
+}
+
+// messages ties the links between two resources to their calls.
+func (b *Builder) messages(run *Run, resOf []int32) {
+	for _, l := range b.links {
+		from, to := resOf[l.from], resOf[l.to]
+		if from < 0 || to < 0 {
+			continue
+		}
+		m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size}
+		m.SendCall = containing(run.Calls[from], l.start, sends)
+		m.RecvCall = containing(run.Calls[to], l.end, Class.Completes)
+		if m.RecvCall < 0 || !run.Calls[to][m.RecvCall].Class.Completes() {
+			if j := nextCompleting(run.Calls[to], l.end); j >= 0 {
+				m.RecvCall = j
+			}
+		}
+		run.Messages = append(run.Messages, m)
+	}
+	b.links = nil
+}
+
+// collectives pairs the collective calls: the k-th collective call of
+// each resource on a communicator is instance k of that communicator.
+func collectives(run *Run) error {
+	type key struct{ comm, k int32 }
+	index := map[key]int32{}
+	for r, calls := range run.Calls {
+		seq := map[int32]int32{}
+		for j := range calls {
+			c := &calls[j]
+			if !c.Class.Collective() {
+				continue
+			}
+			k := key{c.Comm, seq[c.Comm]}
+			seq[c.Comm]++
+			i, ok := index[k]
+			if !ok {
+				i = int32(len(run.Collectives))
+				index[k] = i
+				run.Collectives = append(run.Collectives, Collective{Name: c.Name, Comm: c.Comm, Class: c.Class, Root: -1})
+			}
+			coll := &run.Collectives[i]
+			if first := coll.Members; len(first) > 0 {
+				if f := run.Call(first[0]); f.Class != c.Class || !sameOperation(run.Names[f.Name], run.Names[c.Name]) {
+					return fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
+						"(the trace does not tell every call's communicator, or is cut)",
+						k.k, commLabel(run.Comms[c.Comm]), run.Names[f.Name], run.Resources[first[0].Resource].Path,
+						run.Names[c.Name], run.Resources[r].Path, c.Enter)
+				}
+			}
+			if c.Root {
+				coll.Root = int32(len(coll.Members))
+			}
+			c.Coll = i
+			coll.Members = append(coll.Members, CallRef{int32(r), int32(j)})
+		}
+	}
+	return nil
+}
+
+func sameOperation(a, b string) bool {
+	x, _ := Operation(a)
+	y, _ := Operation(b)
+	return x == y
+}
+
+func commLabel(c string) string {
+	if c == "" {
+		return "(unknown)"
+	}
+	return c
+}

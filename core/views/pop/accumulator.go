@@ -1,0 +1,531 @@
+package pop
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// Options tune the POP analysis of one run.
+type Options struct {
+	// EagerLimit is the size in bytes above which a blocking send waits
+	// for its receiver in the ideal replay; 0 means DefaultEagerLimit, a
+	// negative value every send (rendezvous), +Inf none.
+	EagerLimit float64
+	// NoIdeal skips the ideal replay: serialisation and transfer
+	// efficiencies are then unknown, and the messages are not kept.
+	NoIdeal bool
+}
+
+func (o Options) eagerLimit() float64 {
+	switch {
+	case o.EagerLimit == 0:
+		return DefaultEagerLimit
+	case o.EagerLimit < 0:
+		return -1
+	}
+	return o.EagerLimit
+}
+
+// Resource is one resource's share of a run.
+type Resource struct {
+	Path    string
+	Process string // the process it belongs to (itself for a rank)
+	// Useful is its useful computation, MPI its time in MPI calls,
+	// Outside its time outside MPI calls from the trace's start to its
+	// last record (the CPU bursts of the ideal replay).
+	Useful, MPI, Outside trace.Time
+	// IdealEnd is its end in the ideal replay, on the trace's clock,
+	// -1 without it.
+	IdealEnd trace.Time
+	// Instructions and Cycles are the hardware counters over its useful
+	// computation, NaN when the trace has none.
+	Instructions, Cycles float64
+}
+
+// Run is the raw data of the POP metrics for one run, the quantities BSC's
+// modelfactors.py names in its "#" lines.
+type Run struct {
+	Source    string
+	Processes int // distinct processes
+	// Resources counts the rows the useful times are over (threads, or
+	// ranks).
+	Resources int
+	Runtime   trace.Time // the trace's duration
+	// Useful computation: added up, its largest, its mean per resource.
+	UsefulTotal, UsefulMax trace.Time
+	UsefulAvg              float64 // nanoseconds
+	// The ideal-network replay (when HasIdeal): its runtime, and the
+	// largest time outside MPI calls, which it keeps.
+	HasIdeal       bool
+	IdealRuntime   trace.Time
+	UsefulIdealMax trace.Time
+	// NoIdealReason says why there is no replay.
+	NoIdealReason string
+	// Instructions and Cycles in useful computation, added up; NaN
+	// without hardware counters.
+	Instructions, Cycles float64
+	// UsefulRule says what counted as useful computation.
+	UsefulRule string
+	Calls      int // MPI calls
+	Messages   int
+	// PerResource details every resource.
+	PerResource []Resource
+}
+
+// The Extrae conventions the accumulator recognises.
+const (
+	extraeStateType    = "State"
+	extraeRunning      = "1" // the alias (state number) of Running
+	instructionsAlias  = "42000050"
+	cyclesAlias        = "42000059"
+	instructionsMetric = "PAPI_TOT_INS"
+	cyclesMetric       = "PAPI_TOT_CYC"
+)
+
+// measurementParadigm is the category of the regions of OTF2's
+// measurement-system paradigm.
+const measurementParadigm = "MEASUREMENT_SYSTEM"
+
+// measurementRegions are the regions of the measurement system itself,
+// which are not the program's computation: Score-P's buffer flushes and
+// the intervals its measurement was off.
+var measurementRegions = map[string]bool{"TRACE BUFFER FLUSH": true, "MEASUREMENT OFF": true, "BUFFER FLUSH": true}
+
+// Accumulator computes the raw data of a run while a trace streams by. It
+// keeps, per container, the useful time and counters so far; the ideal
+// replay needs the MPI calls and messages, which an mpi.Builder gathers
+// (unless Options.NoIdeal).
+type Accumulator struct {
+	opt     Options
+	mpi     *mpi.Builder
+	types   []typeInfo
+	values  []valueInfo
+	conts   []container
+	running bool    // the trace has Extrae's Running state
+	counter [2]bool // it has Extrae's counter events
+	metric  [2]bool // it has PAPI metrics (OTF2)
+	err     error
+	start   trace.Time
+	end     trace.Time
+	done    bool
+}
+
+type typeInfo struct {
+	name, alias string
+	kind        trace.Kind
+	// counter is 0 for instructions, 1 for cycles, -1 for neither: event
+	// types (Extrae's counters) and variable types (OTF2's metrics).
+	counter int8
+}
+
+type valueInfo struct {
+	name, alias string
+	typ         int32
+	running     bool
+	measurement bool
+	count       float64 // a counter event's value
+}
+
+type container struct {
+	name        string
+	parent, typ int32
+	first, last trace.Time
+	seen        bool
+	running     trace.Time
+	hasRunning  bool
+	// bursts[k] holds the Running bursts still waiting for a counter k
+	// event at or after their end (Paraver's "next event value").
+	bursts  [2][]burst
+	counts  [2]float64
+	counted [2]bool
+	// measurement holds the intervals of measurement regions.
+	measurement [][2]trace.Time
+	// samples[k] holds the samples of the accumulated PAPI metric k
+	// (OTF2): when each was taken, and its value.
+	samples [2][]sample
+}
+
+type sample struct {
+	at    trace.Time
+	value float64
+}
+
+type burst struct{ b, e trace.Time }
+
+// New returns an accumulator.
+func New(opt Options) *Accumulator {
+	a := &Accumulator{opt: opt, conts: []container{{name: "0", parent: trace.None, typ: trace.None}}}
+	a.mpi = mpi.NewBuilder()
+	return a
+}
+
+// Compute computes the raw data of a trace held in memory.
+func Compute(t *trace.Trace, opt Options) (*Run, error) {
+	a := New(opt)
+	t.Replay(a)
+	return a.Result()
+}
+
+func (a *Accumulator) fail(format string, args ...any) {
+	if a.err == nil {
+		a.err = fmt.Errorf("pop: "+format, args...)
+	}
+}
+
+// DefineType implements trace.Sink.
+func (a *Accumulator) DefineType(t trace.Type) {
+	a.mpi.DefineType(t)
+	info := typeInfo{name: t.Name, alias: t.Alias, kind: t.Kind, counter: -1}
+	switch {
+	case t.Kind == trace.KindEvent && t.Alias == instructionsAlias:
+		info.counter = 0
+	case t.Kind == trace.KindEvent && t.Alias == cyclesAlias:
+		info.counter = 1
+	case t.Kind == trace.KindVariable && t.Name == instructionsMetric:
+		info.counter = 0
+	case t.Kind == trace.KindVariable && t.Name == cyclesMetric:
+		info.counter = 1
+	}
+	if info.counter >= 0 && t.Kind == trace.KindEvent {
+		a.counter[info.counter] = true
+	}
+	if info.counter >= 0 && t.Kind == trace.KindVariable {
+		a.metric[info.counter] = true
+	}
+	a.types = append(a.types, info)
+}
+
+// DefineValue implements trace.Sink.
+func (a *Accumulator) DefineValue(v trace.Value) {
+	a.mpi.DefineValue(v)
+	info := valueInfo{name: v.Name, alias: v.Alias, typ: v.Type}
+	if v.Type >= 0 && int(v.Type) < len(a.types) {
+		t := a.types[v.Type]
+		switch {
+		case t.kind == trace.KindState && t.name == extraeStateType && (v.Alias == extraeRunning || v.Name == "Running"):
+			info.running = true
+		case t.kind == trace.KindState && (v.Category == measurementParadigm || measurementRegions[strings.ToUpper(v.Name)]):
+			info.measurement = true
+		case t.counter >= 0:
+			c, err := strconv.ParseFloat(v.Alias, 64)
+			if err != nil {
+				c, err = strconv.ParseFloat(v.Name, 64)
+			}
+			if err == nil {
+				info.count = c
+			}
+		}
+	}
+	a.values = append(a.values, info)
+}
+
+// CreateContainer implements trace.Sink.
+func (a *Accumulator) CreateContainer(c trace.Container) {
+	a.mpi.CreateContainer(c)
+	if c.Parent < 0 || int(c.Parent) >= len(a.conts) {
+		c.Parent = 0
+	}
+	a.conts = append(a.conts, container{name: c.Name, parent: c.Parent, typ: c.Type})
+}
+
+// DestroyContainer implements trace.Sink.
+func (a *Accumulator) DestroyContainer(id int32, at trace.Time) { a.mpi.DestroyContainer(id, at) }
+
+func (a *Accumulator) seen(c *container, from, to trace.Time) {
+	if !c.seen {
+		c.first, c.last, c.seen = from, to, true
+		return
+	}
+	c.first, c.last = min(c.first, from), max(c.last, to)
+}
+
+// maxPendingBursts bounds the Running bursts a container keeps while the
+// trace has shown no counter yet: a trace without counters keeps none
+// for long.
+const maxPendingBursts = 4096
+
+// State implements trace.Sink.
+func (a *Accumulator) State(s trace.State) {
+	a.mpi.State(s)
+	if s.Container < 0 || int(s.Container) >= len(a.conts) || s.Value < 0 || int(s.Value) >= len(a.values) {
+		a.fail("state on unknown container %d or of unknown value %d", s.Container, s.Value)
+		return
+	}
+	c := &a.conts[s.Container]
+	a.seen(c, s.Start, s.End)
+	v := &a.values[s.Value]
+	switch {
+	case v.running:
+		a.running, c.hasRunning = true, true
+		c.running += s.End - s.Start
+		if s.End > s.Start {
+			for k := range c.bursts {
+				if a.counter[k] || len(c.bursts[k]) < maxPendingBursts {
+					c.bursts[k] = append(c.bursts[k], burst{s.Start, s.End})
+				}
+			}
+		}
+	case v.measurement:
+		c.measurement = append(c.measurement, [2]trace.Time{s.Start, s.End})
+	}
+}
+
+// Variable implements trace.Sink: the pieces of the PAPI metrics are
+// kept (a sample each) until the useful intervals are known.
+func (a *Accumulator) Variable(v trace.Variable) {
+	if v.Type < 0 || int(v.Type) >= len(a.types) || v.Container < 0 || int(v.Container) >= len(a.conts) {
+		a.fail("variable on unknown container %d or of unknown type %d", v.Container, v.Type)
+		return
+	}
+	if k := a.types[v.Type].counter; k >= 0 {
+		c := &a.conts[v.Container]
+		c.samples[k] = append(c.samples[k], sample{v.Start, v.Value})
+	}
+}
+
+// Link implements trace.Sink.
+func (a *Accumulator) Link(l trace.Link) {
+	if !a.opt.NoIdeal {
+		a.mpi.Link(l)
+	}
+}
+
+// Event implements trace.Sink.
+func (a *Accumulator) Event(e trace.Event) {
+	a.mpi.Event(e)
+	if e.Container < 0 || int(e.Container) >= len(a.conts) || e.Type < 0 || int(e.Type) >= len(a.types) ||
+		e.Value < 0 || int(e.Value) >= len(a.values) {
+		a.fail("event on unknown container %d or of unknown type %d or value %d", e.Container, e.Type, e.Value)
+		return
+	}
+	c := &a.conts[e.Container]
+	a.seen(c, e.Time, e.Time)
+	k := a.types[e.Type].counter
+	if k < 0 {
+		return
+	}
+	// Paraver's "next event value" times "useful": each stretch of a
+	// Running burst, cut at the counter's events, is worth the value of
+	// the first event after the stretch begins; so a burst [b, e) gets
+	// the events in (b, e) and the first at or after e.
+	v, q := a.values[e.Value].count, c.bursts[k]
+	i := 0
+	for ; i < len(q) && q[i].e <= e.Time; i++ {
+		c.counts[k] += v
+	}
+	q = q[i:]
+	if len(q) > 0 && q[0].b < e.Time {
+		c.counts[k] += v
+	}
+	c.counted[k] = true
+	// Reuse the array once it is drained.
+	if len(q) == 0 {
+		q = c.bursts[k][:0]
+	}
+	c.bursts[k] = q
+}
+
+// Finish implements trace.Sink.
+func (a *Accumulator) Finish(start, end trace.Time) {
+	a.mpi.Finish(start, end)
+	if a.done {
+		a.fail("Finish called twice")
+	}
+	a.done, a.start, a.end = true, start, end
+}
+
+// Result returns the raw data once the trace has finished.
+func (a *Accumulator) Result() (*Run, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	if !a.done {
+		return nil, fmt.Errorf("pop: the trace has not finished")
+	}
+	run, err := a.mpi.Run()
+	if err != nil {
+		return nil, err
+	}
+	out := &Run{Runtime: a.end - a.start, Instructions: math.NaN(), Cycles: math.NaN(),
+		Calls: run.NumCalls(), Messages: len(run.Messages)}
+	// The resources: the containers with Extrae's Running state, or else
+	// those making MPI calls.
+	resOf := map[int32]int{}
+	for i, r := range run.Resources {
+		resOf[r.Container] = i
+	}
+	var ids []int32
+	if a.running {
+		out.UsefulRule = "Extrae's Running state"
+		for id := range a.conts {
+			if a.conts[id].hasRunning {
+				ids = append(ids, int32(id))
+			}
+		}
+	} else {
+		out.UsefulRule = "time outside MPI calls and measurement regions, from each resource's first record to its last"
+		for _, r := range run.Resources {
+			ids = append(ids, r.Container)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errs.Argument("trace", "POP needs MPI calls or Extrae's Running state: none of the states or "+
+			"events of this trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
+	}
+	slices.SortFunc(ids, cmp.Compare)
+	extrae := a.counter[0] && a.counter[1]
+	haveCounters := extrae || !a.running && a.metric[0] && a.metric[1]
+	if haveCounters {
+		out.Instructions, out.Cycles = 0, 0
+	}
+	procs := map[int32]bool{}
+	for _, id := range ids {
+		c := &a.conts[id]
+		r := Resource{Path: a.path(id), IdealEnd: -1, Instructions: math.NaN(), Cycles: math.NaN()}
+		p := a.process(id)
+		procs[p] = true
+		r.Process = a.path(p)
+		var calls []mpi.Call
+		if i, ok := resOf[id]; ok {
+			calls = run.Calls[i]
+		}
+		for _, call := range calls {
+			r.MPI += call.Leave - call.Enter
+		}
+		var useful [][2]trace.Time
+		if a.running {
+			r.Useful = c.running
+		} else {
+			useful = usefulIntervals(c.first, c.last, calls, c.measurement)
+			for _, u := range useful {
+				r.Useful += u[1] - u[0]
+			}
+		}
+		r.Outside = max(c.last-a.start, 0) - r.MPI
+		if haveCounters {
+			if extrae {
+				r.Instructions, r.Cycles = c.counts[0], c.counts[1]
+			} else {
+				r.Instructions, r.Cycles = accumulated(c.samples[0], useful), accumulated(c.samples[1], useful)
+			}
+			out.Instructions += r.Instructions
+			out.Cycles += r.Cycles
+		}
+		out.UsefulTotal += r.Useful
+		out.UsefulMax = max(out.UsefulMax, r.Useful)
+		out.PerResource = append(out.PerResource, r)
+	}
+	out.Resources, out.Processes = len(ids), len(procs)
+	out.UsefulAvg = float64(out.UsefulTotal) / float64(out.Resources)
+	switch {
+	case a.opt.NoIdeal:
+		out.NoIdealReason = "the ideal replay was not asked for"
+	case len(run.Messages) == 0 && len(run.Collectives) == 0 && len(run.Resources) > 1:
+		out.NoIdealReason = "the trace has no point-to-point messages or collective operations between its MPI calls " +
+			"(the format does not record them), so the ideal-network runtime is unknown"
+	default:
+		ideal, err := Replay(run, a.opt.eagerLimit())
+		if err != nil {
+			return nil, err
+		}
+		out.HasIdeal, out.IdealRuntime = true, ideal.Runtime
+		for i, r := range run.Resources {
+			for k := range out.PerResource {
+				if out.PerResource[k].Path == r.Path {
+					out.PerResource[k].IdealEnd = ideal.Ends[i]
+				}
+			}
+		}
+		// The bursts the replay keeps, on every resource (those without
+		// MPI calls keep their whole time).
+		for _, r := range out.PerResource {
+			out.UsefulIdealMax = max(out.UsefulIdealMax, r.Outside)
+		}
+		for _, r := range out.PerResource {
+			if r.IdealEnd < 0 {
+				out.IdealRuntime = max(out.IdealRuntime, r.Outside)
+			}
+		}
+	}
+	return out, nil
+}
+
+// usefulIntervals returns the intervals of [first, last] outside the
+// calls and the measurement intervals, in time order.
+func usefulIntervals(first, last trace.Time, calls []mpi.Call, measurement [][2]trace.Time) [][2]trace.Time {
+	busy := make([][2]trace.Time, 0, len(calls)+len(measurement))
+	for _, c := range calls {
+		busy = append(busy, [2]trace.Time{c.Enter, c.Leave})
+	}
+	busy = append(busy, measurement...)
+	slices.SortFunc(busy, func(x, y [2]trace.Time) int { return cmp.Compare(x[0], y[0]) })
+	var out [][2]trace.Time
+	at := first
+	for _, b := range busy {
+		lo, hi := max(b[0], first), min(b[1], last)
+		if hi <= at {
+			continue
+		}
+		if lo > at {
+			out = append(out, [2]trace.Time{at, lo})
+		}
+		at = max(at, hi)
+	}
+	if last > at {
+		out = append(out, [2]trace.Time{at, last})
+	}
+	return out
+}
+
+// accumulated adds up, over the intervals (in time order), what an
+// accumulated metric (OTF2's ACCUMULATED_START: the count since the
+// start) grew by: its value at the interval's end minus at its start,
+// the value at t being that of the latest sample at or before t (none: 0).
+func accumulated(samples []sample, intervals [][2]trace.Time) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	slices.SortStableFunc(samples, func(x, y sample) int { return cmp.Compare(x.at, y.at) })
+	valueAt := func(t trace.Time) float64 {
+		i, _ := slices.BinarySearchFunc(samples, t, func(s sample, t trace.Time) int {
+			if s.at <= t {
+				return -1
+			}
+			return 1
+		})
+		if i == 0 {
+			return 0
+		}
+		return samples[i-1].value
+	}
+	total := 0.0
+	for _, iv := range intervals {
+		total += valueAt(iv[1]) - valueAt(iv[0])
+	}
+	return total
+}
+
+func (a *Accumulator) process(id int32) int32 {
+	c := a.conts[id]
+	if c.parent > 0 && c.typ >= 0 && strings.EqualFold(a.types[c.typ].name, "thread") {
+		return c.parent
+	}
+	return id
+}
+
+func (a *Accumulator) path(id int32) string {
+	var names []string
+	for c := id; c > 0; c = a.conts[c].parent {
+		names = append(names, a.conts[c].name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, "/")
+}

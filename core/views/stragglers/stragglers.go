@@ -1,0 +1,324 @@
+// Package stragglers finds the resources that hold the others back: for
+// every instance of a synchronising operation, the member that arrives
+// last, how much later than the next latest (its lateness) and how much
+// waiting it caused (the others' time from their arrival to its); then
+// per resource, how often it was last and by how much. It is the
+// straggler analysis of Nsight Systems' nccl_straggler recipe and HTA's
+// straggler analysis, on the collectives of a message-passing run or on
+// the iterations of any trace:
+//
+//   - collectives (the default): an instance is a collective operation,
+//     paired across its members as the mpi package pairs them; a member
+//     arrives when it enters the call;
+//   - iterations (Options.Iteration, a pattern of state names such as
+//     "ProfilerStep*", "ncclKernel*" or an NVTX range): instance k is the
+//     k-th state so named on each resource (in the order they begin);
+//     a member arrives when the state ends, so the last is the one that
+//     finishes its k-th iteration last.
+//
+// The Accumulator is a trace.Sink: it keeps only the collective calls or
+// the iterations' extents.
+package stragglers
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// Options choose the instances.
+type Options struct {
+	// Iteration, when not empty, is a pattern (path.Match's: * and ?) of
+	// state names: instance k is the k-th state so named on each
+	// resource. Empty: the collective operations.
+	Iteration string
+}
+
+// Instance is one synchronising operation and its last arrival.
+type Instance struct {
+	Name  string // the operation or state name
+	Group string // the communicator (collectives), "" when unknown
+	// Members' arrivals, by member (Resources index, Arrivals instant).
+	Members  []int32
+	Arrivals []trace.Time
+	Last     int32      // the member arriving last (Resources index)
+	At       trace.Time // its arrival
+	// Lateness is its arrival minus the next latest; WaitCaused the
+	// others' time from their arrivals to its.
+	Lateness, WaitCaused trace.Time
+}
+
+// Resource sums a resource's lateness.
+type Resource struct {
+	Resource   string
+	TimesLast  int
+	Share      float64 // of the instances it belongs to
+	Lateness   trace.Time
+	WaitCaused trace.Time
+	Instances  int // instances it belongs to
+}
+
+// Result is the straggler analysis of a run.
+type Result struct {
+	Resources  []string
+	Instances  []Instance
+	Mode       string // "collectives" or "iterations"
+	Start, End trace.Time
+}
+
+// Accumulator gathers the instances while a trace streams by.
+type Accumulator struct {
+	opt Options
+	mpi *mpi.Builder
+	// Iterations: the matching states' extents, by container.
+	types      []trace.Kind
+	match      []bool // by state value: its name matches
+	names      []string
+	containers []container
+	iters      map[int32][]iteration
+	start, end trace.Time
+	done       bool
+	err        error
+}
+
+type container struct {
+	name   string
+	parent int32
+}
+
+type iteration struct {
+	start, end trace.Time
+	name       int32
+}
+
+// New returns an accumulator, or an *errs.ArgumentError for a bad
+// pattern.
+func New(opt Options) (*Accumulator, error) {
+	if opt.Iteration != "" {
+		if _, err := path.Match(opt.Iteration, ""); err != nil {
+			return nil, errs.Argument("iteration", "%q is not a pattern of state names: %v", opt.Iteration, err)
+		}
+	}
+	a := &Accumulator{opt: opt, iters: map[int32][]iteration{},
+		containers: []container{{name: "0", parent: trace.None}}}
+	if opt.Iteration == "" {
+		a.mpi = mpi.NewBuilder()
+		a.mpi.CollectivesOnly = true
+	}
+	return a, nil
+}
+
+// Compute finds the stragglers of a trace held in memory.
+func Compute(t *trace.Trace, opt Options) (*Result, error) {
+	a, err := New(opt)
+	if err != nil {
+		return nil, err
+	}
+	t.Replay(a)
+	return a.Result()
+}
+
+// DefineType implements trace.Sink.
+func (a *Accumulator) DefineType(t trace.Type) {
+	if a.mpi != nil {
+		a.mpi.DefineType(t)
+	}
+	a.types = append(a.types, t.Kind)
+}
+
+// DefineValue implements trace.Sink.
+func (a *Accumulator) DefineValue(v trace.Value) {
+	if a.mpi != nil {
+		a.mpi.DefineValue(v)
+	}
+	ok := false
+	if a.opt.Iteration != "" && v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState {
+		ok, _ = path.Match(a.opt.Iteration, v.Name)
+	}
+	a.match = append(a.match, ok)
+	a.names = append(a.names, v.Name)
+}
+
+// CreateContainer implements trace.Sink.
+func (a *Accumulator) CreateContainer(c trace.Container) {
+	if a.mpi != nil {
+		a.mpi.CreateContainer(c)
+	}
+	if c.Parent < 0 || int(c.Parent) >= len(a.containers) {
+		c.Parent = 0
+	}
+	a.containers = append(a.containers, container{name: c.Name, parent: c.Parent})
+}
+
+// DestroyContainer implements trace.Sink.
+func (a *Accumulator) DestroyContainer(id int32, at trace.Time) {
+	if a.mpi != nil {
+		a.mpi.DestroyContainer(id, at)
+	}
+}
+
+// State implements trace.Sink.
+func (a *Accumulator) State(s trace.State) {
+	if a.mpi != nil {
+		a.mpi.State(s)
+		return
+	}
+	if s.Value < 0 || int(s.Value) >= len(a.match) {
+		if a.err == nil {
+			a.err = fmt.Errorf("stragglers: state of unknown value %d", s.Value)
+		}
+		return
+	}
+	if a.match[s.Value] {
+		a.iters[s.Container] = append(a.iters[s.Container], iteration{s.Start, s.End, s.Value})
+	}
+}
+
+// Variable implements trace.Sink.
+func (a *Accumulator) Variable(trace.Variable) {}
+
+// Link implements trace.Sink.
+func (a *Accumulator) Link(trace.Link) {}
+
+// Event implements trace.Sink.
+func (a *Accumulator) Event(e trace.Event) {
+	if a.mpi != nil {
+		a.mpi.Event(e)
+	}
+}
+
+// Finish implements trace.Sink.
+func (a *Accumulator) Finish(start, end trace.Time) {
+	if a.mpi != nil {
+		a.mpi.Finish(start, end)
+	}
+	a.start, a.end, a.done = start, end, true
+}
+
+// Result returns the instances once the trace has finished.
+func (a *Accumulator) Result() (*Result, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	if !a.done {
+		return nil, fmt.Errorf("stragglers: the trace has not finished")
+	}
+	r := &Result{Start: a.start, End: a.end}
+	if a.mpi != nil {
+		run, err := a.mpi.Run()
+		if err != nil {
+			return nil, err
+		}
+		r.Mode = "collectives"
+		for _, res := range run.Resources {
+			r.Resources = append(r.Resources, res.Path)
+		}
+		for _, c := range run.Collectives {
+			in := Instance{Name: run.Names[c.Name], Group: run.Comms[c.Comm]}
+			for _, m := range c.Members {
+				in.Members = append(in.Members, m.Resource)
+				in.Arrivals = append(in.Arrivals, run.Call(m).Enter)
+			}
+			r.add(in)
+		}
+		if len(run.Collectives) == 0 {
+			return nil, errs.Argument("trace", "no collective operation in this trace (MPI calls named MPI_Allreduce, "+
+				"MPI_Barrier...): give iteration= a pattern of state names whose instances synchronise the resources")
+		}
+		return r, nil
+	}
+	r.Mode = "iterations"
+	ids := make([]int32, 0, len(a.iters))
+	for id := range a.iters {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var most int
+	for _, id := range ids {
+		r.Resources = append(r.Resources, a.path(id))
+		its := a.iters[id]
+		slices.SortStableFunc(its, func(x, y iteration) int { return cmp.Compare(x.start, y.start) })
+		most = max(most, len(its))
+	}
+	if len(ids) < 2 {
+		return nil, errs.Argument("iteration", "the states named %q occur on %d resource(s): stragglers need at least two",
+			a.opt.Iteration, len(ids))
+	}
+	for k := range most {
+		in := Instance{}
+		for i, id := range ids {
+			its := a.iters[id]
+			if k < len(its) {
+				in.Members = append(in.Members, int32(i))
+				in.Arrivals = append(in.Arrivals, its[k].end)
+				in.Name = a.names[its[k].name]
+			}
+		}
+		r.add(in)
+	}
+	return r, nil
+}
+
+// add completes an instance (its last arrival) and keeps it when it has
+// at least two members.
+func (r *Result) add(in Instance) {
+	if len(in.Members) < 2 {
+		return
+	}
+	last, second := -1, -1
+	for i, t := range in.Arrivals {
+		switch {
+		case last < 0 || t > in.Arrivals[last]:
+			last, second = i, last
+		case second < 0 || t > in.Arrivals[second]:
+			second = i
+		}
+	}
+	in.Last, in.At = in.Members[last], in.Arrivals[last]
+	in.Lateness = in.At - in.Arrivals[second]
+	for _, t := range in.Arrivals {
+		in.WaitCaused += in.At - t
+	}
+	r.Instances = append(r.Instances, in)
+}
+
+// ByResource sums the instances by resource: the most often last first.
+func (r *Result) ByResource() []Resource {
+	out := make([]Resource, len(r.Resources))
+	for i := range out {
+		out[i].Resource = r.Resources[i]
+	}
+	for _, in := range r.Instances {
+		for _, m := range in.Members {
+			out[m].Instances++
+		}
+		o := &out[in.Last]
+		o.TimesLast++
+		o.Lateness += in.Lateness
+		o.WaitCaused += in.WaitCaused
+	}
+	for i := range out {
+		if out[i].Instances > 0 {
+			out[i].Share = float64(out[i].TimesLast) / float64(out[i].Instances)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Resource) int {
+		return cmp.Or(cmp.Compare(y.TimesLast, x.TimesLast), cmp.Compare(y.WaitCaused, x.WaitCaused))
+	})
+	return out
+}
+
+func (a *Accumulator) path(id int32) string {
+	var names []string
+	for c := id; c > 0; c = a.containers[c].parent {
+		names = append(names, a.containers[c].name)
+	}
+	slices.Reverse(names)
+	return strings.Join(names, "/")
+}

@@ -1,0 +1,115 @@
+package stragglers
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+func read(t *testing.T, path, format string) *trace.Trace {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("trace not available: %v", err)
+	}
+	tr, err := formats.ReadFile(path, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// cp_coll (testdata/gen/critpath): rank k%4 computes 3 s before the k-th
+// MPI_Allreduce, the others 1 s: rank k is last in instance k, 2 s later
+// than the next (2.000000, 1.999996, 1.999996 s: the network's
+// microseconds), and makes the three others wait 6 s in all.
+func TestSMPICollectives(t *testing.T) {
+	tr := read(t, "../../../testdata/critpath/cp_coll.trace", "paje")
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "collectives" || len(r.Instances) != 3 {
+		t.Fatalf("%s, %d instances", r.Mode, len(r.Instances))
+	}
+	lateness := []trace.Time{2000000000, 1999996000, 1999996000}
+	for k, in := range r.Instances {
+		if r.Resources[in.Last] != "rank-"+string(rune('0'+k)) || in.Lateness != lateness[k] || in.WaitCaused != 6*trace.Second ||
+			in.Name != "PMPI_Allreduce" || len(in.Members) != 4 {
+			t.Errorf("instance %d: %s last by %v, caused %v (%s, %d members)", k, r.Resources[in.Last], in.Lateness, in.WaitCaused, in.Name, len(in.Members))
+		}
+	}
+	by := r.ByResource()
+	for i, b := range by[:3] {
+		if b.TimesLast != 1 || b.WaitCaused != 6*trace.Second || b.Instances != 3 {
+			t.Errorf("resource %d: %+v", i, b)
+		}
+	}
+	if by[3].Resource != "rank-3" || by[3].TimesLast != 0 {
+		t.Errorf("last row %+v, want rank-3 never last", by[3])
+	}
+}
+
+// The same run by iterations: the k-th "computing" state of each rank.
+// Each rank computes before every MPI call, so the instances are the
+// computations; in the second, third and fourth (before each
+// MPI_Allreduce), rank k%4 finishes 2 s after the others.
+func TestIterations(t *testing.T) {
+	tr := read(t, "../../../testdata/critpath/cp_coll.trace", "paje")
+	r, err := Compute(tr, Options{Iteration: "comput*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "iterations" || len(r.Resources) != 4 {
+		t.Fatalf("%s over %v", r.Mode, r.Resources)
+	}
+	late := 0
+	for _, in := range r.Instances {
+		if in.Lateness >= 1999990000 {
+			late++
+		}
+	}
+	if late != 3 {
+		t.Errorf("%d instances with a 2 s straggler, want 3: %+v", late, r.Instances)
+	}
+	if _, err := Compute(tr, Options{Iteration: "[bad"}); err == nil {
+		t.Error("a bad pattern is accepted")
+	}
+}
+
+// Score-P's stencil on 32 ranks: three MPI_Barrier, entered last by MPI
+// Rank 26, 0 and 31, 21249, 2635 and 22 ns after the next, making the 31
+// others wait 6028643, 1664939 and 94772 ns in all (computed from the
+// archive read by python3-otf2, in float seconds: the waits, sums of 31
+// differences, are within a nanosecond a member).
+func TestStencilBarriers(t *testing.T) {
+	tr := read(t, "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2")
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		rank           string
+		lateness, wait trace.Time
+	}{{"MPI Rank 26", 21249, 6028643}, {"MPI Rank 0", 2635, 1664939}, {"MPI Rank 31", 22, 94772}}
+	if len(r.Instances) != len(want) {
+		t.Fatalf("%d instances, want 3", len(r.Instances))
+	}
+	for k, w := range want {
+		in := r.Instances[k]
+		if !strings.HasSuffix(r.Resources[in.Last], "/"+w.rank+"/Master thread") || in.Lateness != w.lateness || abs(in.WaitCaused-w.wait) > 31 ||
+			in.Name != "MPI_Barrier" || in.Group != "MPI_COMM_WORLD" || len(in.Members) != 32 {
+			t.Errorf("barrier %d: %s last by %v, caused %v (%s on %s); want %+v", k, r.Resources[in.Last], in.Lateness, in.WaitCaused,
+				in.Name, in.Group, w)
+		}
+	}
+}
+
+func abs(t trace.Time) trace.Time {
+	if t < 0 {
+		return -t
+	}
+	return t
+}

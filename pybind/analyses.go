@@ -1,0 +1,215 @@
+package pybind
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/pop"
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+// Analysis is the result of one of the performance analyses (flat
+// profile, load imbalance, communication matrix, POP efficiencies,
+// critical path, stragglers): named tables, a description and a figure.
+// It is built by the analysis' entry in the analyses table, from a trace
+// in memory (Trace.Analyze) or while a trace is read (StartAnalyze).
+type Analysis struct {
+	kind   string
+	info   map[string]any
+	tables map[string]func(mem memory.Allocator) arrow.RecordBatch
+	// figure draws the result; options is the JSON of plot's keyword
+	// arguments beyond size, format and title.
+	figure func(fig plots.FigureOptions, options string) ([]byte, error)
+	// pop holds the factors of a POP analysis, for a Series to add up;
+	// popLabels names its runs.
+	pop       *pop.Factors
+	popLabels []string
+}
+
+// analyzer computes one analysis: sink receives the trace (nil when the
+// analysis needs the whole trace in memory, which finish then gets), and
+// finish builds the result once the trace has finished; source is the
+// trace's file.
+type analyzer struct {
+	sink   trace.Sink
+	finish func(held *trace.Trace, source string) (*Analysis, error)
+}
+
+// analysisKinds is the table of the analyses: each makes an analyzer from
+// its JSON options.
+var analysisKinds = map[string]func(options string) (*analyzer, error){}
+
+// analysisNames lists the analyses, for messages.
+func analysisNames() []string {
+	names := make([]string, 0, len(analysisKinds))
+	for n := range analysisKinds {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func newAnalyzer(kind, options string) (*analyzer, error) {
+	make, ok := analysisKinds[kind]
+	if !ok {
+		return nil, errs.Argument("analysis", "unknown analysis %q (known: %v)", kind, analysisNames())
+	}
+	return make(options)
+}
+
+// Analyze computes the analysis kind of the trace; options is a JSON
+// object of the analysis' options.
+func (t *Trace) Analyze(kind, options string) (a *Analysis, err error) {
+	defer guard(&err)
+	az, err := newAnalyzer(kind, options)
+	if err != nil {
+		return nil, err
+	}
+	if az.sink != nil {
+		t.t.Replay(az.sink)
+	}
+	if a, err = az.finish(t.t, sourceOf(t.t)); err != nil {
+		return nil, err
+	}
+	a.info["source"] = sourceOf(t.t)
+	a.info["incomplete"] = incompleteOf(t)
+	return a, nil
+}
+
+func sourceOf(t *trace.Trace) string {
+	if len(t.Files) > 0 {
+		return t.Files[0]
+	}
+	return ""
+}
+
+// StartAnalyze starts computing the analysis kind while reading the trace
+// at path (readOptions as StartRead takes them): analyses that stream
+// keep only their result's worth of memory; the others read the trace
+// into memory first. Reading.Analysis gives the result.
+func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err error) {
+	defer guard(&err)
+	az, err := newAnalyzer(kind, options)
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := openTrace(path, readOptions)
+	if err != nil {
+		return nil, err
+	}
+	r, ro := newReading()
+	go r.run(func() error {
+		sink, held := az.sink, (*trace.Trace)(nil)
+		if sink == nil {
+			held = trace.New(src.Files...)
+			sink = held
+		}
+		if err := readGuarded(path, func() error { return src.Read(sink, ro) }); err != nil {
+			return err
+		}
+		a, err := az.finish(held, path)
+		if err != nil {
+			return streamError(path, err)
+		}
+		a.info["source"] = path
+		a.info["incomplete"] = ro.Notes.IncompleteReasons()
+		a.info["warnings"] = ro.Notes.Messages()
+		a.info["streamed"] = az.sink != nil
+		r.analysis = a
+		return nil
+	})
+	return r, nil
+}
+
+// Analysis returns the result of StartAnalyze once Wait has reported the
+// end, or the error that stopped it.
+func (r *Reading) Analysis() (a *Analysis, err error) {
+	defer guard(&err)
+	<-r.done
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.analysis == nil {
+		return nil, errs.Argument("reading", "this reading computes no analysis")
+	}
+	return r.analysis, nil
+}
+
+// Kind names the analysis.
+func (a *Analysis) Kind() string { return a.kind }
+
+// Info describes the result as JSON: its kind, source, sizes, and what
+// the analysis tells beyond its tables.
+func (a *Analysis) Info() (js string, err error) {
+	defer guard(&err)
+	info := map[string]any{"kind": a.kind}
+	for k, v := range a.info {
+		info[k] = v
+	}
+	names := make([]string, 0, len(a.tables))
+	for n := range a.tables {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	info["tables"] = names
+	return toJSON(info)
+}
+
+// Table exports the named table of the result.
+func (a *Analysis) Table(name string, addr uintptr) (err error) {
+	defer guard(&err)
+	build, ok := a.tables[name]
+	if !ok {
+		return errs.Argument("table", "the %s result has no table %q", a.kind, name)
+	}
+	return export(build(cmem), addr)
+}
+
+// analysisPlotOptions are the keyword arguments every analysis figure
+// takes.
+type analysisPlotOptions struct {
+	Width  float64 `json:"width"`  // points
+	Height float64 `json:"height"` // points
+	Format string  `json:"format"`
+	Title  string  `json:"title"`
+}
+
+// Plot draws the result's figure and returns the image file's bytes;
+// options is a JSON object: width, height (points), format, title, and
+// the analysis' own.
+func (a *Analysis) Plot(options string) (img []byte, err error) {
+	defer guard(&err)
+	o := analysisPlotOptions{Format: "png"}
+	f, err := decodePlotOptions(options, &o, &o.Format)
+	if err != nil {
+		return nil, err
+	}
+	if a.figure == nil {
+		return nil, errs.Argument("plot", "the %s result has no figure", a.kind)
+	}
+	title := o.Title
+	if title == "" {
+		if src, _ := a.info["source"].(string); src != "" {
+			title = filepath.Base(src) + ": "
+		}
+		title += a.kind
+	}
+	reasons, _ := a.info["incomplete"].([]string)
+	return a.figure(plots.FigureOptions{Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f,
+		Title: titled(title, reasons)}, options)
+}
+
+// meta is the metadata every table of an analysis carries.
+func (a *Analysis) meta() map[string]string {
+	m := map[string]string{"macroscope.analysis": a.kind}
+	if s, ok := a.info["source"].(string); ok {
+		m["macroscope.source"] = s
+	}
+	return m
+}

@@ -1,0 +1,64 @@
+package pybind
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/critpath"
+	"github.com/macroscope-hpc/macroscope/plots"
+)
+
+func init() {
+	analysisKinds["critical_path"] = newCritPathAnalyzer
+}
+
+func newCritPathAnalyzer(options string) (*analyzer, error) {
+	var o struct {
+		WholeRun bool `json:"whole_run"`
+	}
+	if err := decodeOptions(options, &o); err != nil {
+		return nil, err
+	}
+	// The path's attribution needs every state of the resources on it:
+	// the trace is held.
+	return &analyzer{finish: func(held *trace.Trace, _ string) (*Analysis, error) {
+		r, err := critpath.Compute(held, critpath.Options{WholeRun: o.WholeRun})
+		if err != nil {
+			return nil, err
+		}
+		return critPathAnalysis(r, r.Attribute(held)), nil
+	}}, nil
+}
+
+func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {
+	var waited trace.Time
+	for _, w := range r.Waits {
+		waited += w.Wait
+	}
+	a := &Analysis{kind: "critical path", info: map[string]any{
+		"start": r.Start.Seconds(), "end": r.End.Seconds(), "length": r.Length().Seconds(),
+		"segments": len(r.Segments), "resources": len(r.Resources), "wait_states": len(r.Waits),
+		"waiting": waited.Seconds(),
+	}}
+	a.tables = map[string]func(memory.Allocator) arrow.RecordBatch{
+		"segments": func(mem memory.Allocator) arrow.RecordBatch { return arrowio.CritPathSegmentsTable(r, a.meta(), mem) },
+		"pieces": func(mem memory.Allocator) arrow.RecordBatch {
+			return arrowio.CritPathPiecesTable(r, at, a.meta(), mem)
+		},
+		"by_state": func(mem memory.Allocator) arrow.RecordBatch { return arrowio.CritPathByStateTable(at, a.meta(), mem) },
+		"by_resource": func(mem memory.Allocator) arrow.RecordBatch {
+			return arrowio.CritPathByResourceTable(at, a.meta(), mem)
+		},
+		"wait_states": func(mem memory.Allocator) arrow.RecordBatch { return arrowio.WaitStatesTable(r, a.meta(), mem) },
+	}
+	a.figure = func(fig plots.FigureOptions, options string) ([]byte, error) {
+		var o figureOptions
+		if err := decodeOptions(options, &o); err != nil {
+			return nil, err
+		}
+		return plots.CriticalPathFigure(r, at, o.Type, o.top(20), fig)
+	}
+	return a
+}

@@ -1,0 +1,181 @@
+"""The critical path of a message-passing run, with Scalasca's semantics,
+and its stragglers: who arrives last at the collectives (or iterations),
+how often and by how much. docs/analyses.md gives the definitions."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import _analyses
+from ._analyses import Analysis
+from ._errors import InvalidArgumentError
+from ._reading import Progress
+
+
+class CriticalPath(Analysis):
+    """The critical path of a run: the chain of computation and
+    communication, without waiting, that leads to its end (Scalasca's
+    backward replay: from the last resource to enter MPI_Finalize, back
+    along it until a call that waited, then on at the resource that caused
+    the wait; down to MPI_Init's end).
+
+    ``to_pandas()`` has its segments in time order: ``resource``,
+    ``start``, ``end``, ``duration`` (s; exactly ``start_ns``,
+    ``end_ns``), ``via`` (how the path arrived: "start", "late sender",
+    "late receiver", "collective") and ``from`` (the resource it came
+    from). :meth:`by_state` and :meth:`by_resource` say what the path's
+    time went to, :meth:`pieces` the path cut by activity,
+    :meth:`wait_states` every wait state found on the way.
+
+    ``plot()`` draws the path over the resources, coloured by what they
+    did, dashed lines where it moves from one to another;
+    ``plot(type="states")`` its time by state, beside each state's mean
+    time per resource.
+    """
+
+    _main = "segments"
+
+    def by_state(self) -> pd.DataFrame:
+        """What the path's time went to: state (the MPI call, else the
+        innermost state, else "(no state)"), on_path (s), share, total (s,
+        on all resources over the path's extent) and imbalance (Scalasca's
+        critical-path imbalance: on_path minus the mean per resource, when
+        positive)."""
+        return self.table("by_state")
+
+    def by_resource(self) -> pd.DataFrame:
+        """Each resource's time on the path: resource, on_path (s), share,
+        segments."""
+        return self.table("by_resource")
+
+    def pieces(self) -> pd.DataFrame:
+        """The path cut where its resources' activity changes: resource,
+        start, end, duration (s), state."""
+        return self.table("pieces")
+
+    def wait_states(self) -> pd.DataFrame:
+        """The wait states (late sender, late receiver, waiting in a
+        collective): resource, call, enter, wait (s), kind, cause (the
+        resource waited for), cause_time (s)."""
+        return self.table("wait_states")
+
+    @property
+    def length(self) -> float:
+        """The path's duration in seconds (its segments added up)."""
+        return self._info["length"]
+
+    def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "path",
+             top: int | None = None):
+        """Draw the path (``type="path"``) or its time by state
+        (``type="states"``, the ``top`` states)."""
+        return super().plot(path, width, height, format, title, type=type, top=top)
+
+    def __len__(self) -> int:
+        return self._info["segments"]
+
+    def _describe(self) -> str:
+        i = self._info
+        return f"{i['segments']} segments over {i['resources']} resources, {i['length']:g} s " \
+               f"({i['start']:g}-{i['end']:g} s), {i['wait_states']} wait states"
+
+
+class Stragglers(Analysis):
+    """The resources that arrive last at synchronising operations: the
+    collectives of a message-passing run, or the iterations of any trace
+    (the k-th state of a name on each resource; a resource arrives when it
+    finishes it).
+
+    ``to_pandas()`` has a row per resource, the most often last first:
+    ``resource``, ``times_last``, ``instances`` (it took part in),
+    ``share``, ``lateness`` (s, added up: its arrival minus the next
+    latest, each time it was last), ``lateness_mean`` and ``wait_caused``
+    (s: the others' waiting for it). :meth:`instances` has each instance's
+    last arrival, :meth:`arrivals` every arrival.
+
+    ``plot()`` draws the waiting each resource caused as bars (its times
+    last beside its name); ``plot(type="heatmap")`` each member's delay
+    after the first arrival, instance by instance.
+    """
+
+    _main = "resources"
+
+    def instances(self) -> pd.DataFrame:
+        """Each instance: instance, name, group (communicator), members,
+        last, time (its arrival, s), lateness, wait_caused (s)."""
+        return self.table("instances")
+
+    def arrivals(self) -> pd.DataFrame:
+        """Every member's arrival at every instance: instance, resource,
+        arrival, delay (after the instance's first arrival; s), last."""
+        return self.table("arrivals")
+
+    @property
+    def mode(self) -> str:
+        """"collectives" or "iterations"."""
+        return self._info["mode"]
+
+    def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "bars",
+             top: int | None = None, log: bool | None = None):
+        """Draw the waiting each resource caused (``type="bars"``, the
+        ``top`` resources) or the arrivals' delays (``type="heatmap"``;
+        ``log=True`` for a logarithmic colour scale)."""
+        return super().plot(path, width, height, format, title, type=type, top=top, log=log)
+
+    def __len__(self) -> int:
+        return self._info["resources"]
+
+    def _describe(self) -> str:
+        i = self._info
+        return f"{i['instances']} {i['mode']} over {i['resources']} resources"
+
+
+def trace_critical_path(trace, whole_run: bool = False) -> CriticalPath:
+    """The critical path of a trace in memory: see
+    :meth:`macroscope.Trace.critical_path`."""
+    return _analyses.analyze(trace, "critical_path", CriticalPath, whole_run=_flag(whole_run, "whole_run"))
+
+
+def _flag(v, name):
+    if not isinstance(v, bool):
+        raise InvalidArgumentError(f"{name}: must be True or False, got {v!r}", param=name)
+    return v
+
+
+def critical_path(path, format: str | None = None, *, whole_run: bool = False, progress: Progress = None,
+                  **options) -> CriticalPath:
+    """The critical path of the trace file at ``path`` (read into memory:
+    the path's attribution needs the states of the resources it crosses).
+    ``whole_run`` is that of :meth:`macroscope.Trace.critical_path`;
+    ``format`` and ``options`` those of :func:`macroscope.read`.
+
+    >>> cp = ms.critical_path("testdata/critpath/cp_chain.trace")
+    >>> cp.to_pandas()[["resource", "start", "end", "via"]]
+      resource     start       end          via
+    0   rank-0  0.000000  1.000000        start
+    1   rank-1  1.000000  3.000004  late sender
+    2   rank-2  3.000004  3.300008  late sender
+    """
+    return _analyses.analyze_file(path, "critical_path", CriticalPath, format, progress,
+                                  dict(whole_run=_flag(whole_run, "whole_run")), options, "critical_path")
+
+
+def _iteration(iteration):
+    if iteration is not None and not isinstance(iteration, str):
+        raise InvalidArgumentError(f"iteration: must be a pattern of state names, got {iteration!r}",
+                                   param="iteration")
+    return iteration
+
+
+def trace_stragglers(trace, iteration: str | None = None) -> Stragglers:
+    """The stragglers of a trace in memory: see :meth:`macroscope.Trace.stragglers`."""
+    return _analyses.analyze(trace, "stragglers", Stragglers, iteration=_iteration(iteration))
+
+
+def stragglers(path, format: str | None = None, *, iteration: str | None = None, progress: Progress = None,
+               **options) -> Stragglers:
+    """The stragglers of the trace file at ``path``, computed while reading
+    it (memory: the collective calls, or the iterations' extents).
+    ``iteration`` is that of :meth:`macroscope.Trace.stragglers`; ``format``
+    and ``options`` those of :func:`macroscope.read`."""
+    return _analyses.analyze_file(path, "stragglers", Stragglers, format, progress,
+                                  dict(iteration=_iteration(iteration)), options, "stragglers")

@@ -1,0 +1,169 @@
+"""POP efficiencies (the POP Centre of Excellence's metrics, as BSC's
+modelfactors.py and pypop compute them) of one run or of a scaling study.
+
+docs/analyses.md gives the formulas and their sources.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pandas as pd
+
+from . import _analyses, _bridge
+from ._analyses import Analysis
+from ._errors import InvalidArgumentError
+from ._reading import Progress
+
+
+class POP(Analysis):
+    """The POP metrics of one run or of a series of runs (a scaling study,
+    the reference being the run with the fewest processes).
+
+    ``to_pandas()`` is the table of efficiencies, a row per metric (and
+    form, where the multiplicative and additive forms differ: load
+    balance, serialisation and transfer efficiency), a column per run
+    (labelled by its processes, ``"4x2"`` for 4 processes of 2 threads,
+    or the labels given):
+
+    - ``metric``, ``key``, ``depth`` (0 global efficiency, 1 parallel
+      efficiency and computation scalability, 2 their factors, 3
+      communication's), ``form`` ("multiplicative", "additive", or "" when
+      both agree), ``efficiency`` (a fraction of 1, or a plain number:
+      speed-up, IPC, frequency in GHz);
+    - one column per run, NaN where a metric is unknown: IPC and its
+      scalabilities without hardware counters (PAPI_TOT_INS and
+      PAPI_TOT_CYC), serialisation and transfer without messages or
+      collectives to replay (:attr:`no_ideal` says why).
+
+    :meth:`raw` has the raw data of each run (BSC's "#" lines: runtime,
+    useful times, ideal runtime, counters...), :meth:`resources` every
+    resource's share. ``plot(form="multiplicative")`` draws POP's table
+    of efficiencies, coloured from red to green.
+    """
+
+    _main = "factors"
+
+    def raw(self) -> pd.DataFrame:
+        """The raw data of each run: run, source, processes, resources,
+        runtime, useful_avg, useful_max, useful_total, runtime_ideal,
+        useful_ideal_max (seconds), instructions, cycles, ipc,
+        frequency_ghz, calls, messages, useful_rule, no_ideal."""
+        return self.table("raw")
+
+    def resources(self) -> pd.DataFrame:
+        """Every resource of every run: run, resource, process, useful,
+        mpi, outside_mpi, ideal_end (seconds), instructions, cycles."""
+        return self.table("resources")
+
+    def efficiencies(self, form: str = "multiplicative") -> pd.DataFrame:
+        """The table of one form ("multiplicative": BSC's and POP's
+        standard, each efficiency the product of its factors; "additive":
+        pypop's, each the sum of its factors minus their number less
+        one), indexed by metric, a column per run."""
+        if form not in ("multiplicative", "additive"):
+            raise InvalidArgumentError(f"form: {form!r} is not 'multiplicative' or 'additive'", param="form")
+        df = self.to_pandas()
+        df = df[(df["form"] == "") | (df["form"] == form)]
+        return df.set_index("metric")[self.runs]
+
+    @property
+    def runs(self) -> list[str]:
+        """The runs' labels, the reference first."""
+        return list(self._info["runs"])
+
+    @property
+    def scaling(self) -> str:
+        """"strong" or "weak", as decided (see :func:`macroscope.pop`)."""
+        return self._info["scaling"]
+
+    @property
+    def no_ideal(self) -> list[str]:
+        """Why serialisation and transfer efficiencies are unknown, for the
+        runs where they are (empty when every run has them)."""
+        return list(self._info.get("no_ideal") or ())
+
+    def plot(self, path=None, width=None, height=None, format=None, title=None, *, form: str = "multiplicative"):
+        """Draw POP's table of efficiencies of one ``form``: a row per
+        metric, indented by its depth, a column per run, each efficiency
+        in a cell coloured from red (50 % and below) to green (100 %)."""
+        return super().plot(path, width, height, format, title, form=form)
+
+    def __len__(self) -> int:
+        return len(self._info["runs"])
+
+    def _describe(self) -> str:
+        runs = self._info["runs"]
+        return f"{len(runs)} run{'s' if len(runs) != 1 else ''} ({', '.join(runs)}), {self._info['scaling']} scaling"
+
+
+def _pop_options(eager_limit, ideal, scaling=None, label=None) -> dict:
+    if eager_limit is not None:
+        if isinstance(eager_limit, bool) or not isinstance(eager_limit, (int, float)) or eager_limit < 0 \
+                or (isinstance(eager_limit, float) and math.isnan(eager_limit)):
+            raise InvalidArgumentError(
+                f"eager_limit: must be a number of bytes (0: every send waits for its receiver; math.inf: none), "
+                f"got {eager_limit!r}", param="eager_limit")
+        eager_limit = float(eager_limit) if not math.isinf(eager_limit) else 1.7976931348623157e308
+    if not isinstance(ideal, bool):
+        raise InvalidArgumentError(f"ideal: must be True or False, got {ideal!r}", param="ideal")
+    return dict(eager_limit=eager_limit, ideal=ideal, scaling=scaling, label=label)
+
+
+def trace_pop(trace, eager_limit=None, ideal=True) -> POP:
+    """The POP metrics of a trace in memory: see :meth:`macroscope.Trace.pop`."""
+    return _analyses.analyze(trace, "pop", POP, **_pop_options(eager_limit, ideal))
+
+
+def pop(runs, format: str | None = None, *, scaling: str = "auto", labels=None, eager_limit=None,
+        ideal: bool = True, progress: Progress = None, **options) -> POP:
+    """The POP metrics of one run or of a scaling study: ``runs`` is a
+    trace file, a :class:`macroscope.Trace`, or a list of them (the runs
+    of the study, in any order: the reference is the one with the fewest
+    processes). Files are read while computing (memory: the MPI calls and
+    messages the ideal replay needs, not the trace).
+
+    For every run: the useful computation of each resource (Extrae's
+    Running state in Paraver traces; elsewhere the time outside MPI calls
+    and the measurement system's regions, between the resource's first and
+    last records), the trace's duration, the useful instructions and
+    cycles (hardware counters PAPI_TOT_INS and PAPI_TOT_CYC, when the
+    trace has them), and the runtime on an ideal network, from a replay of
+    the trace's own MPI calls and messages (zero latency, unlimited
+    bandwidth, collectives of no cost, sends over ``eager_limit`` bytes
+    waiting for their receiver: Dimemas' configuration in BSC's
+    modelfactors.py, with -S 32k; ``ideal=False`` skips it).
+
+    ``scaling`` is "auto" (weak when the useful instructions grow with the
+    processes, as BSC decides; strong without counters), "strong" or
+    "weak". ``labels`` names the runs (default: their processes).
+    ``format`` and ``options`` are those of :func:`macroscope.read`.
+
+    >>> p = ms.pop("testdata/jacobi32.trace")
+    >>> p
+    <macroscope.POP of jacobi32.trace: 1 run (32), strong scaling>
+    >>> eff = p.efficiencies()["32"]
+    >>> round(float(eff["Parallel efficiency"]), 4), round(float(eff["Load balance"]), 4)
+    (0.7201, 0.8589)
+    """
+    single = isinstance(runs, (str, os.PathLike)) or hasattr(runs, "_h") and hasattr(runs, "micro")
+    items = [runs] if single else list(runs)
+    if not items:
+        raise InvalidArgumentError("runs: no run given", param="runs")
+    if labels is not None:
+        labels = [str(x) for x in labels]
+        if len(labels) != len(items):
+            raise InvalidArgumentError(f"labels: {len(labels)} labels for {len(items)} runs", param="labels")
+    series = _bridge.call(_bridge.native.NewPOPSeries)
+    for i, item in enumerate(items):
+        label = labels[i] if labels is not None else ""
+        opts = _pop_options(eager_limit, ideal, label=label or None)
+        if hasattr(item, "_h") and hasattr(item, "micro"):
+            result = _analyses.analyze(item, "pop", POP, **opts)
+        else:
+            result = _analyses.analyze_file(item, "pop", POP, format, progress, opts, options, "pop")
+        _bridge.call(series.Add, result._h, label)
+    if scaling not in ("auto", "strong", "weak"):
+        raise InvalidArgumentError(f"scaling: {scaling!r} is not 'auto', 'strong' or 'weak'", param="scaling")
+    return POP(_bridge.call(series.POP, _bridge.options(scaling=scaling)))

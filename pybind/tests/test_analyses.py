@@ -1,0 +1,299 @@
+"""The performance analyses end to end: trace -> Go -> Arrow -> pandas ->
+figure, checked against pipit's outputs, BSC's model factors, the SMPI
+runs with a known critical path, and pandas computations from the traces'
+own tables."""
+
+import csv
+import glob
+import math
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import macroscope as ms
+from conftest import REPO, shared
+
+PIPIT = REPO / "core" / "views" / "profile" / "testdata" / "pipit"
+MATRIX = REPO / "core" / "views" / "commmatrix" / "testdata" / "pipit"
+EPOCH = REPO / "testdata" / "epoch"
+CRITPATH = REPO / "testdata" / "critpath"
+
+
+@pytest.fixture(scope="module")
+def ping_pong():
+    return ms.read(shared("pipit", "tests", "data", "ping-pong-otf2", "traces.otf2"))
+
+
+@pytest.fixture(scope="module")
+def stencil_path():
+    return shared("tracer-stencil4d", "stencil4d-otf", "traces-32", "traces.otf2")
+
+
+# -- flat profile and load imbalance ---------------------------------------
+
+
+def test_flat_profile_equals_pipit(ping_pong):
+    prof = ping_pong.flat_profile()
+    df = prof.to_pandas().set_index("name")
+    want = pd.read_csv(PIPIT / "ping-pong-otf2" / "flat_profile.csv").dropna().set_index("Name")
+    counts = pd.read_csv(PIPIT / "ping-pong-otf2" / "enter_count.csv").set_index("Name")["count"]
+    assert sorted(df.index) == sorted(want.index)
+    for name, row in want.iterrows():
+        # pipit's times are float conversions of ticks: within 2 ns a state.
+        tol = 2 * counts[name] / df.loc[name, "processes"]
+        assert abs(df.loc[name, "exclusive_mean"] * 1e9 - row["time.exc"]) <= tol, name
+        assert abs(df.loc[name, "inclusive_mean"] * 1e9 - row["time.inc"]) <= tol, name
+        assert df.loc[name, "count"] == counts[name]
+    assert list(df.columns) == ["type", "count", "processes", "inclusive", "exclusive", "inclusive_ns", "exclusive_ns",
+                                "inclusive_mean", "exclusive_mean", "share"]
+    assert df["share"].sum() == pytest.approx(1)
+    assert (df["exclusive_ns"] == np.round(df["exclusive"] * 1e9)).all()
+    assert isinstance(prof.plot(), ms.Figure)
+
+
+def test_flat_profile_from_pandas_states(ping_pong):
+    """The inclusive sums are the states' durations added up by name."""
+    states = ping_pong.states
+    want = (states.end_ns - states.start_ns).groupby(states.value.astype(str)).sum()
+    got = ping_pong.flat_profile().to_pandas().set_index("name")["inclusive_ns"]
+    assert got.sort_index().to_dict() == want.sort_index().to_dict()
+
+
+def test_streamed_equals_in_memory(stencil_path):
+    t = ms.read(stencil_path)
+    for kind in ("flat_profile", "load_imbalance", "comm_matrix", "stragglers"):
+        a = getattr(t, kind)().to_pandas()
+        b = getattr(ms, kind)(stencil_path).to_pandas()
+        pd.testing.assert_frame_equal(a, b, check_categorical=False)
+
+
+def test_per_process(ping_pong):
+    pp = ping_pong.flat_profile().per_process()
+    want = pd.read_csv(PIPIT / "ping-pong-otf2" / "flat_profile_per_process.csv").dropna()
+    assert len(pp) == len(want) == 14
+    sends = pp[pp["name"] == "MPI_Send"].set_index(pp[pp["name"] == "MPI_Send"]["process"].astype(str).str[-1])
+    for _, row in want[want["Name"] == "MPI_Send"].iterrows():
+        assert abs(sends.loc[str(row["Process"]), "exclusive_ns"] - row["time.exc"]) <= 2 * 8
+
+
+def test_load_imbalance(ping_pong):
+    li = ping_pong.load_imbalance(top=2)
+    df = li.to_pandas().set_index("name")
+    want = pd.read_csv(PIPIT / "ping-pong-otf2" / "load_imbalance_exc.csv").set_index("Name")
+    for name, row in want.iterrows():
+        assert abs(df.loc[name, "mean"] * 1e9 - row["time.exc.mean"]) < 32
+        assert df.loc[name, "imbalance"] == pytest.approx(row["time.exc.imbalance"], rel=1e-3)
+    assert (df["imbalance"] == df["max"] / df["mean"]).all()
+    assert (df["saving"] == df["max"] - df["mean"]).all()
+    assert all(len(top) == 2 for top in df["top"])
+    assert df.loc["MPI_Init", "top"][0].endswith("MPI Rank 1")
+    li.plot()
+    inc = ping_pong.load_imbalance(metric="inclusive")
+    assert inc.info["metric"] == "inclusive"
+
+
+def test_profile_bad_options(ping_pong):
+    with pytest.raises(ms.InvalidArgumentError, match="by"):
+        ping_pong.flat_profile(by="rack")
+    with pytest.raises(ms.InvalidArgumentError, match="metric"):
+        ping_pong.load_imbalance(metric="median")
+    with pytest.raises(ms.InvalidArgumentError, match="state_types"):
+        ping_pong.flat_profile(state_types=["Nothing"])
+
+
+# -- communication matrix ---------------------------------------------------
+
+
+def test_comm_matrix_equals_pipit(stencil_path):
+    cm = ms.comm_matrix(stencil_path)
+    for value, name in (("count", "comm_matrix_count.csv"), ("bytes", "comm_matrix_size.csv")):
+        m = cm.matrix(value)
+        want = np.loadtxt(MATRIX / "stencil4d-32" / name, delimiter=",")
+        # pipit numbers the ranks as the location groups: MPI Rank 0...31.
+        ranks = [int(p.split("MPI Rank ")[1]) for p in m.index]
+        got = np.zeros_like(want)
+        got[np.ix_(ranks, ranks)] = m.to_numpy()
+        assert (got == want).all(), value
+    df = cm.to_pandas()
+    assert df["count"].sum() == 512 and df["bytes"].sum() == 67108864
+    assert cm.link_types == ["MPI message"]
+    assert cm.plot().size[0] > 0
+
+
+def test_comm_matrix_levels(jacobi):
+    by_host = jacobi.comm_matrix(level="HOST")
+    by_zone = jacobi.comm_matrix(level="ZONE")
+    assert by_host.to_pandas()["count"].sum() == by_zone.to_pandas()["count"].sum() == 3920
+    zones = by_zone.matrix("count")
+    assert list(zones.index) == ["alpha", "beta"]
+    with pytest.raises(ms.InvalidArgumentError, match="level"):
+        jacobi.comm_matrix(level="RACK")
+
+
+# -- POP ----------------------------------------------------------------------
+
+
+def bsc_factors():
+    rows = {}
+    with open(EPOCH / "modelfactors.csv") as f:
+        for line in csv.reader(f, delimiter=";"):
+            if len(line) > 1:
+                rows[line[0].lstrip("#")] = [float(x) for x in line[1:]]
+    return rows
+
+
+def test_pop_series_equals_bsc():
+    runs = sorted(glob.glob(str(EPOCH / "epoch_*proc.prv.*")))
+    p = ms.pop(runs)
+    n = len(p.runs)
+    assert p.runs == ["1", "2", "4", "8", "16"][:n] and p.scaling == "strong"
+    eff = p.efficiencies()
+    bsc = bsc_factors()
+    for metric, key in (("Parallel efficiency", "Parallel efficiency"), ("Load balance", "Load balance"),
+                        ("Communication efficiency", "Communication efficiency"),
+                        ("Computation scalability", "Computation scalability"), ("Global efficiency", "Global efficiency"),
+                        ("IPC scalability", "IPC scalability"), ("Average IPC", "Average IPC")):
+        scale = 1 if metric == "Average IPC" else 100
+        assert list(eff.loc[metric] * scale) == pytest.approx(bsc[key][:n], abs=2e-6), metric
+    assert list(eff.loc["Serialisation efficiency"][:4] * 100) == pytest.approx(bsc["Serialization efficiency"][:min(n, 4)],
+                                                                                  abs=2e-6)
+    raw = p.raw()
+    assert list(raw["instructions"]) == bsc["Useful instructions (total)"][:n]
+    assert list(raw["useful_rule"].unique()) == ["Extrae's Running state"]
+    res = p.resources()
+    assert len(res) == sum(int(r) for r in p.runs)
+    assert isinstance(p.plot(form="additive"), ms.Figure)
+
+
+def test_pop_additive_identities():
+    p = ms.pop(str(EPOCH / "epoch_2proc.prv.zst"))
+    add = p.efficiencies("additive")["2"]
+    assert add["Communication efficiency"] == pytest.approx(add["Serialisation efficiency"] + add["Transfer efficiency"] - 1)
+    assert add["Parallel efficiency"] == pytest.approx(add["Load balance"] + add["Communication efficiency"] - 1)
+
+
+def test_pop_traces_and_labels(jacobi):
+    trace = ms.read(CRITPATH / "cp_coll.trace")
+    p = ms.pop([trace, jacobi], labels=["coll", "jacobi"])
+    assert p.runs == ["coll", "jacobi"]
+    eff = p.efficiencies()
+    # cp_coll: ranks 0-2 compute 5 s, rank 3 3 s: load balance 0.9.
+    assert eff.loc["Load balance", "coll"] == pytest.approx(0.9)
+    assert math.isnan(eff.loc["Average IPC", "coll"])  # no counters
+    assert trace.pop().efficiencies().loc["Serialisation efficiency"].iloc[0] == pytest.approx(5 / 9)
+
+
+def test_pop_refused_without_mpi():
+    kineto = shared("hta", "tests", "data", "critical_path", "simple_add",
+                    "benchmark_result_493459_1694039959_trace.json.gz")
+    with pytest.raises(ms.InvalidArgumentError, match="POP needs MPI calls"):
+        ms.pop(kineto)
+    with pytest.raises(ms.InvalidArgumentError, match="eager_limit"):
+        ms.pop(str(EPOCH / "epoch_1proc.prv.zst"), eager_limit=-1)
+    with pytest.raises(ms.InvalidArgumentError, match="scaling"):
+        ms.pop(str(EPOCH / "epoch_1proc.prv.zst"), scaling="linear")
+
+
+def test_pop_without_messages():
+    lulesh = ms.read(shared("hpctoolkit-db", "issue-233-lulesh"))
+    p = lulesh.pop()
+    assert p.no_ideal and "no point-to-point messages" in p.no_ideal[0]
+    assert math.isnan(p.efficiencies().loc["Transfer efficiency"].iloc[0])
+    assert 0 < p.efficiencies().loc["Load balance"].iloc[0] <= 1
+
+
+# -- critical path and stragglers ------------------------------------------
+
+
+def test_critical_path_known_answer():
+    cp = ms.critical_path(CRITPATH / "cp_mixed.trace")
+    seg = cp.to_pandas()
+    assert list(seg["resource"]) == ["rank-0", "rank-1", "rank-3", "rank-2"]
+    assert list(seg["start_ns"]) == [0, 1000000000, 3000004000, 3400016000]
+    assert list(seg["end_ns"]) == [1000000000, 3000004000, 3400016000, 3900020000]
+    assert list(seg["via"]) == ["start", "late sender", "collective", "late sender"]
+    assert seg["from"].isna().iloc[0] and list(seg["from"][1:]) == ["rank-0", "rank-1", "rank-3"]
+    assert cp.length == pytest.approx(3.90002)
+    by_state = cp.by_state().set_index("state")
+    assert by_state.loc["computing", "on_path"] == pytest.approx(3.9)
+    assert by_state["share"].sum() == pytest.approx(1)
+    pieces = cp.pieces()
+    assert pieces["duration"].sum() == pytest.approx(cp.length)
+    waits = cp.wait_states()
+    assert set(waits["kind"]) == {"late sender", "collective"}
+    assert cp.by_resource()["on_path"].sum() == pytest.approx(cp.length)
+    cp.plot()
+    cp.plot(type="states")
+    with pytest.raises(ms.InvalidArgumentError, match="type"):
+        cp.plot(type="gantt")
+
+
+def test_critical_path_in_memory_equals_from_file():
+    t = ms.read(CRITPATH / "cp_coll.trace")
+    pd.testing.assert_frame_equal(t.critical_path().to_pandas(),
+                                  ms.critical_path(CRITPATH / "cp_coll.trace").to_pandas())
+    whole = t.critical_path(whole_run=True)
+    assert whole.to_pandas()["end_ns"].iloc[-1] == 9000029000
+
+
+def test_critical_path_refused():
+    kineto = shared("hta", "tests", "data", "critical_path", "simple_add",
+                    "benchmark_result_493459_1694039959_trace.json.gz")
+    with pytest.raises(ms.InvalidArgumentError, match="critical path needs MPI calls"):
+        ms.critical_path(kineto)
+
+
+def test_stragglers():
+    s = ms.stragglers(CRITPATH / "cp_coll.trace")
+    assert s.mode == "collectives"
+    df = s.to_pandas().set_index("resource")
+    assert list(df["times_last"]) == [1, 1, 1, 0]
+    assert list(df["wait_caused"][:3]) == pytest.approx([6, 6, 6])
+    inst = s.instances()
+    assert list(inst["last"]) == ["rank-0", "rank-1", "rank-2"]
+    assert list(inst["lateness"]) == pytest.approx([2.0, 1.999996, 1.999996])
+    arr = s.arrivals()
+    assert len(arr) == 12 and arr["last"].sum() == 3
+    assert (arr.groupby("instance")["delay"].min() == 0).all()
+    s.plot()
+    s.plot(type="heatmap")
+    it = ms.read(CRITPATH / "cp_coll.trace").stragglers(iteration="comput*")
+    assert it.mode == "iterations"
+    assert (it.instances()["lateness"] > 1.99999).sum() == 3
+
+
+def test_tables_write_to_parquet(tmp_path, jacobi):
+    for result in (jacobi.flat_profile(), jacobi.load_imbalance(), jacobi.comm_matrix(), jacobi.pop(),
+                   jacobi.stragglers()):
+        path = tmp_path / f"{result.info['kind'].replace(' ', '_')}.parquet"
+        pq.write_table(result.to_arrow(), path)
+        back = pq.read_table(path).to_pandas()
+        assert len(back) == len(result.to_pandas())
+    assert "POP efficiencies" in repr(jacobi.pop()) or "POP" in repr(jacobi.pop())
+
+
+# -- on a Dask cluster ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_profile_on_a_cluster(client, stencil_path):
+    """The location groups profiled by the workers, their sums added up:
+    the single process's result, exactly."""
+    lulesh = shared("hpctoolkit-db", "issue-233-lulesh")
+    for path in (stencil_path, lulesh):
+        for fn in (ms.flat_profile, ms.load_imbalance):
+            got = fn(path, client=client, partitions=4, progress=False).to_pandas()
+            want = fn(path).to_pandas()
+            pd.testing.assert_frame_equal(got, want, check_categorical=False)
+    with pytest.raises(ms.InvalidArgumentError, match="client"):
+        ms.flat_profile(stencil_path, client="not a client")

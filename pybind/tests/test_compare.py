@@ -1,0 +1,246 @@
+"""ms.compare end to end: trace files read one run at a time, the
+differences table in pandas, the test against the noise, the figure, the
+series table (here and on Dask), and HTA TraceDiff's operations table equal
+to HTA's own output on the corpus's Kineto pairs."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import macroscope as ms
+from conftest import REPO, paje_header, shared
+
+ORACLE = REPO / "core" / "views" / "compare" / "testdata" / "hta_tracediff"
+HTA = ("hta", "tests", "data")
+
+
+def write_bsp(path: pathlib.Path, ranks=48, per_node=12, iterations=80, noise=0.02, slow=None, slowdown=0.1,
+              seed=1, missing=()) -> pathlib.Path:
+    """A Pajé trace of a bulk-synchronous program: each rank computes (1 +
+    noise * z) ms, slow computes slowdown longer, then all wait until the
+    slowest is done and a 0.25 ms collective."""
+    rng = np.random.default_rng(seed)
+    lines = [paje_header("PajeDefineContainerType", "PajeDefineStateType", "PajeCreateContainer", "PajeSetState"),
+             "0 N 0 Node\n0 R N Rank\n1 S R State\n"]
+    for g in range(ranks // per_node):
+        lines.append(f"2 0 n{g} N 0 node-{g}\n")
+        for s in range(g * per_node, (g + 1) * per_node):
+            if s not in missing:
+                lines.append(f"2 0 r{s} R n{g} rank-{s}\n")
+    t = 0.0
+    for _ in range(iterations):
+        work = np.maximum(0.5, 1 + noise * rng.standard_normal(ranks)) * 1e-3
+        if slow is not None:
+            work[slow] *= 1 + slowdown
+        live = [s for s in range(ranks) if s not in missing]
+        end = t + work[live].max() + 0.25e-3
+        for s in live:
+            lines.append(f"3 {t:.9f} S r{s} Compute\n3 {t + work[s]:.9f} S r{s} MPI_Wait\n")
+        t = end
+    lines.append(f"3 {t:.9f} S r{live[0]} MPI_Wait\n")
+    path.write_text("".join(lines))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bsp(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bsp")
+    return {
+        "a": write_bsp(d / "a.trace", seed=1),
+        "slow": write_bsp(d / "slow.trace", seed=2, slow=29),
+        "rep": write_bsp(d / "rep.trace", seed=3),
+    }
+
+
+def test_slowdown_found_at_the_recommended_level(bsp):
+    cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
+    assert cmp.names == ["a", "slow"] and cmp.reference == 0
+    runs = cmp.runs
+    assert list(runs.run) == ["a", "slow"] and (runs.resources == 48).all() and runs.reference.tolist() == [True, False]
+    diff = cmp.differences(rank="outlier")
+    assert diff.p == pytest.approx(cmp.recommended_p())
+    df = diff.to_pandas()
+    top = df.iloc[0]
+    assert top.node == "node-2/rank-29" and top.reported and top.outlier_p < 1e-4 and top.outlier_score > top.outlier_floor
+    assert top["prop:slow:Compute"] > top["prop:a:Compute"]
+    assert df.outlier_score.iloc[1] < top.outlier_score / 10
+    # Every row's proportions in the long table; deltas against the reference.
+    long = diff.proportions()
+    assert len(long) == len(df) * 2 * len(cmp.states)
+    mine = long[(long["rank"] == 0) & (long.state == "Compute")].set_index("run")
+    assert mine.loc["slow", "delta"] == pytest.approx(top["prop:slow:Compute"] - top["prop:a:Compute"])
+    assert mine.loc["a", "proportion"] == pytest.approx(top["prop:a:Compute"])
+    # The rows of a level partition the model: scores add up to the total.
+    assert df.score_share.sum() == pytest.approx(1)
+
+
+def test_repetitions_show_no_difference(bsp):
+    cmp = ms.compare([bsp["a"], bsp["rep"]], slices=40, progress=False)
+    diff = cmp.differences()
+    assert diff.test["method"] == "blocks" and diff.test["reported"] == 0
+    assert not diff.to_pandas().reported.any()
+    nodes = cmp.differences(rows="hierarchy")
+    assert len(nodes) == 1 + 4 + 48 and not nodes.to_pandas().reported.any()
+
+
+def test_divergence_is_the_measure(bsp):
+    """The table's divergence of a rank is the Jensen-Shannon divergence of
+    the two runs' state distributions over it, recomputed from each run's
+    own model (stretched: the run's window, the same slices)."""
+    cmp = ms.compare([bsp["a"], bsp["slow"]], slices=10, progress=False)
+    df = cmp.differences(rows="hierarchy", permutations=-1).to_pandas().set_index("node")
+    models = [ms.read_micro(bsp[k], slices=10) for k in ("a", "slow")]
+    for node in ("node-2/rank-29", "node-0/rank-3", "node-2"):
+        dists = []
+        for m in models:
+            t = m.to_pandas()
+            t = t[t.resource.astype(str).str.startswith(node)]
+            per = t.groupby("state", observed=True).proportion.sum()
+            busy = per.sum()
+            cells = len(t.resource.unique()) * 10
+            dist = dict(per)
+            dist["(idle)"] = cells - busy
+            dists.append(pd.Series(dist) / cells)
+        p, q = dists[0].reindex(dists[1].index.union(dists[0].index), fill_value=0), dists[1]
+        q = q.reindex(p.index, fill_value=0)
+        m = (p + q) / 2
+
+        def h(x):
+            x = x[x > 0]
+            return float(-(x * np.log2(x)).sum())
+
+        assert df.loc[node, "divergence"] == pytest.approx(h(m) - (h(p) + h(q)) / 2, abs=1e-12)
+
+
+def test_labels_permutation_and_its_resolution(tmp_path):
+    """Four repetitions of two configurations: the labels are permuted
+    (70 relabellings, enumerated); the slowed rank's p-value is the
+    smallest they can give, 2/70."""
+    runs = [write_bsp(tmp_path / f"x{i}.trace", ranks=16, per_node=8, iterations=40, seed=10 + i) for i in range(4)]
+    runs += [write_bsp(tmp_path / f"y{i}.trace", ranks=16, per_node=8, iterations=40, seed=20 + i, slow=5, slowdown=0.2)
+             for i in range(4)]
+    cmp = ms.compare(runs, labels=["x"] * 4 + ["y"] * 4, slices=10, progress=False)
+    diff = cmp.differences(rows="hierarchy", rank="outlier")
+    assert diff.test["method"] == "labels" and diff.test["exact"] and diff.test["labelings"] == 70
+    assert diff.test["p_min"] == pytest.approx(2 / 70)
+    df = diff.to_pandas()
+    top = df.iloc[0]
+    assert top.node == "node-0/rank-5"
+    assert top.p_value == pytest.approx(2 / 70) and top.divergence_between > top.divergence_within
+    assert top.divergence == pytest.approx(top.divergence_between + top.divergence_within)
+    # 70 relabellings cannot beat the correction for 19 rows.
+    assert top.p_adjusted == 1 or top.p_adjusted >= 19 * 2 / 70 - 1e-9
+    assert "corrected for 19 rows" in diff.test["note"] and "repetitions" in diff.test["note"]
+
+
+def test_missing_rank_is_absent(tmp_path):
+    a = write_bsp(tmp_path / "a.trace", ranks=8, per_node=4, iterations=20)
+    b = write_bsp(tmp_path / "b.trace", ranks=8, per_node=4, iterations=20, seed=5, missing=(6,))
+    cmp = ms.compare([a, b], slices=5, progress=False)
+    assert "(absent)" in cmp.states and cmp.runs.missing_resources.tolist() == [0, 1]
+    df = cmp.differences(rows="hierarchy", permutations=-1).to_pandas().set_index("node")
+    assert df.loc["node-1/rank-6", "divergence"] == pytest.approx(1.0) and df.loc["node-1/rank-6", "runs_present"] == 1
+
+
+def test_alignments_and_models(bsp, jacobi):
+    start = ms.compare([bsp["a"], bsp["slow"]], slices=20, align="start", progress=False)
+    runs = start.runs
+    assert start._info["end"] == pytest.approx(runs.duration.max())
+    models = [ms.read_micro(bsp[k], slices=20) for k in ("a", "slow")]
+    from_models = ms.compare(models, slices=20, progress=False)
+    from_files = ms.compare([bsp["a"], bsp["slow"]], slices=20, progress=False)
+    a = from_models.differences(rows="hierarchy", permutations=-1).to_pandas()
+    b = from_files.differences(rows="hierarchy", permutations=-1).to_pandas()
+    assert np.array_equal(a.divergence.to_numpy(), b.divergence.to_numpy())
+    with pytest.raises(ms.InvalidArgumentError, match="models"):
+        ms.compare(models, slices=20, align="start")
+    traces = ms.compare([jacobi, jacobi], slices=10, progress=False)
+    assert traces.names == ["run 0", "run 1"]
+    assert traces.differences(p=0.5).to_pandas().divergence.max() == 0
+
+
+def test_errors(bsp):
+    with pytest.raises(ms.InvalidArgumentError, match="at least two"):
+        ms.compare([bsp["a"]])
+    with pytest.raises(ms.InvalidArgumentError, match="align"):
+        ms.compare([bsp["a"], bsp["a"]], align="sideways")
+    with pytest.raises(ms.InvalidArgumentError, match="labels"):
+        ms.compare([bsp["a"], bsp["a"]], labels=["x"])
+    with pytest.raises(ms.TraceNotFoundError):
+        ms.compare([bsp["a"], "/nonexistent/run.trace"])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ms.compare([bsp["a"], bsp["a"]], no_such_option=1)
+    cmp = ms.compare([bsp["a"], bsp["rep"]], slices=10, progress=False)
+    with pytest.raises(ms.InvalidArgumentError, match="rows"):
+        cmp.differences(p=0.3, rows="everything")
+    with pytest.raises(ms.InvalidArgumentError, match="trace file"):
+        ms.compare([ms.read_micro(bsp["a"], slices=10), ms.read_micro(bsp["rep"], slices=10)]).ops()
+
+
+def test_figure(bsp, tmp_path):
+    cmp = ms.compare([bsp["a"], bsp["slow"]], slices=20, progress=False)
+    fig = cmp.differences(p=0.3, rank="outlier").plot(tmp_path / "cmp.png")
+    assert (tmp_path / "cmp.png").stat().st_size > 1000
+    assert fig.size == (960, 2 * 250 + 96)
+    svg = fig.to_bytes("svg")
+    assert b"slow" in svg and b"(reference)" in svg
+
+
+def test_series_here_and_on_dask(bsp, tmp_path):
+    runs = [bsp["a"], bsp["slow"], bsp["rep"]]
+    meta = pd.DataFrame({"seed": [1, 2, 3], "slowed": [False, True, False]})
+    out = tmp_path / "series.parquet"
+    df = ms.compare_series(runs, metadata=meta, slices=20, to_parquet=out)
+    assert list(df.run) == ["a", "slow", "rep"] and list(df["meta:seed"]) == ["1", "2", "3"]
+    assert df.divergence_to_ref.iloc[0] == 0 and df.outlier_node.iloc[1] == "node-2/rank-29"
+    assert df.duration.iloc[1] > df.duration.iloc[0]
+    # Seconds per state add up to the resource-time.
+    secs = df[[c for c in df.columns if c.startswith("seconds:")]].sum(axis=1)
+    assert np.allclose(secs, df.duration * df.resources)
+    back = pd.read_parquet(out)
+    assert back.equals(df)
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        on_dask = ms.compare_series(runs, metadata=meta, slices=20, client=client, progress=False)
+    pd.testing.assert_frame_equal(on_dask, df)
+
+
+def _oracle(name):
+    return pd.read_csv(ORACLE / name, index_col=0)
+
+
+@pytest.mark.parametrize("device", ["ALL", "CPU", "GPU"])
+def test_ops_equal_hta_tracediff(device):
+    """cmp.ops() is HTA 0.5.0's TraceDiff.compare_traces on the corpus's
+    Kineto pairs (oracle CSVs and their command in
+    core/views/compare/testdata/hta_tracediff), row by row."""
+    control = shared(*HTA, "trace_diff", "control", "control.json.gz")
+    test = shared(*HTA, "trace_diff", "test", "test.json.gz")
+    cmp = ms.compare([control, test], names=["control", "test"], slices=20, match="position", progress=False)
+    for arg, prefix in ((None, "tracediff_first"), ("all", "tracediff_all")):
+        got = cmp.ops(iteration=arg, device=device)
+        pd.testing.assert_frame_equal(got, _oracle(f"{prefix}_compare_{device}.csv"), check_dtype=False)
+    base = shared(*HTA, "trace_compare", "base", "base.json.gz")
+    other = shared(*HTA, "trace_compare", "test", "test.json.gz")
+    small = ms.compare([base, other], names=["control", "test"], slices=10, progress=False)
+    got = small.ops(iteration=1010, device=device, short_names=True)
+    pd.testing.assert_frame_equal(got, _oracle(f"compare1010_compare_{device}.csv"), check_dtype=False)
+
+
+def test_markers_alignment_on_kineto_iterations():
+    """Two Kineto runs aligned on their ProfilerStep#N: the markers both
+    have, the steps of the reference sharing the slices by their lengths."""
+    control = shared(*HTA, "trace_diff", "control", "control.json.gz")
+    test = shared(*HTA, "trace_diff", "test", "test.json.gz")
+    cmp = ms.compare([control, test], names=["control", "test"], slices=60, align="markers", match="position",
+                     progress=False)
+    runs = cmp.runs
+    assert runs.markers.tolist() == [7, 7] and runs.dropped_markers.tolist() == [0, 0]
+    assert runs.marker_resource.str.contains("python").all()
+    diff = cmp.differences(p=0.4)
+    assert len(diff) > 0 and diff.to_pandas().divergence.max() > 0.1
