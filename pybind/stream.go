@@ -3,6 +3,7 @@ package pybind
 import (
 	"encoding/json"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -52,14 +53,23 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 	if err != nil {
 		return nil, err
 	}
-	return readMicro(path, src, format, opt, parallelPlan(path, format, options, parallel)), nil
+	setting, err := memoryBudget(options)
+	if err != nil {
+		return nil, err
+	}
+	return readMicro(path, src, format, opt, parallelPlan(path, format, options, parallel), setting), nil
 }
 
 // readMicro starts building the model of src: as one stream, or by the
 // parts of plan on all cores when it is not nil (partition.FromSource).
-func readMicro(path string, src *ingest.Source, format string, opt micro.Options, plan *partition.Plan) *Reading {
+func readMicro(path string, src *ingest.Source, format string, opt micro.Options, plan *partition.Plan, setting int64) *Reading {
 	files := src.Files
 	r, ro := newReading()
+	// What a reader gathers before it delivers it (a whole document, a
+	// database's records) weighs against the memory budget; the model's
+	// own memory is checked by the builder (micro.Options.MemoryBudget).
+	meter := budget.NewMeter(setting, r.stop)
+	ro.Hold = meter.Hold
 	go r.run(func() error {
 		var m *micro.Model
 		var sum *micro.Summary
@@ -67,6 +77,9 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 			m, sum, err = partition.FromSource(src, plan, opt, ro)
 			return err
 		})
+		if meter.Err() != nil {
+			return overBudget(path, meter.Err())
+		}
 		if err != nil {
 			return err
 		}
@@ -120,7 +133,11 @@ func StartReadMicroRuns(paths, options, modelOptions string) (r *Reading, err er
 		// read once.
 		plan = nil
 	}
-	return readMicro(list[0], src, format, opt, plan), nil
+	setting, err := memoryBudget(options)
+	if err != nil {
+		return nil, err
+	}
+	return readMicro(list[0], src, format, opt, plan, setting), nil
 }
 
 // openRuns opens several traces as one, a run container each

@@ -222,7 +222,9 @@ def moments(path, format: str | None = None, busy=None, by: str = "resource",
         names = json.dumps([os.fspath(p) for p in paths])
         m = Moments(_bridge.call(_bridge.native.MomentsFromRuns, names, json.dumps(options), opts))
     else:
-        m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(paths[0]), json.dumps(options), opts))
+        # Read on a goroutine of its own: Ctrl-C stops it, with nothing left running.
+        m = Moments(_reading.run(paths[0], options, progress, start=_bridge.native.StartMomentsFromFile, args=(opts,),
+                                 result="Moments"))
     # What the reader skipped or found missing, as read() says it.
     for message in m._info.get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=2)
