@@ -102,3 +102,15 @@ def test_html_reprs_read_from_the_start(kineto):
     h = m._repr_html_()
     assert "2 resources x 4 slices x 2 states (state_duration)" in h and "0.002-0.008 s (from 1661203462.584767 s)" in h
     assert "<td style='text-align:left'>a, b</td>" in h
+
+
+def test_moments_of_a_file_window_from_the_start(kineto):
+    """ms.moments(path) reads its window from the trace's start too; a
+    window outside the trace is an argument error, not the file's."""
+    mo = ms.moments(kineto, start=0.002, end=0.006)
+    assert (mo._info["start_ns"], mo._info["end_ns"]) == ((T0_US + 2000) * 1000, (T0_US + 6000) * 1000)
+    # Thread 1 is busy over the whole window: 4 ms.
+    m0 = mo.to_pandas().set_index("resource").m0
+    assert m0["1/1"] == pytest.approx(0.004, abs=1e-12)
+    with pytest.raises(ms.InvalidArgumentError, match="outside the trace, which lasts 0.008 s"):
+        ms.moments(kineto, start=1, end=2)
