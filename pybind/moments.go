@@ -245,8 +245,9 @@ func StartMomentsFromFile(path, readOptions, options string) (r *Reading, err er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := moments.New(moments.Options{Select: opt.Select, Values: opt.Values, Nesting: opt.Nesting,
-		Start: opt.Start, End: opt.End}); err != nil {
+	check := opt
+	check.Relative = false // its window's order checked, as seconds from the start
+	if _, err := moments.New(check); err != nil {
 		return nil, err // bad options, before the read
 	}
 	src, _, err := openTrace(path, readOptions)

@@ -114,3 +114,12 @@ def test_moments_of_a_file_window_from_the_start(kineto):
     assert m0["1/1"] == pytest.approx(0.004, abs=1e-12)
     with pytest.raises(ms.InvalidArgumentError, match="outside the trace, which lasts 0.008 s"):
         ms.moments(kineto, start=1, end=2)
+
+
+def test_moments_of_a_file_gaps_only(kineto):
+    """The options are checked whole before the read (busy=[] with gaps:
+    the time in no state counts)."""
+    mo = ms.moments(kineto, busy=[], gaps=True, start=0.002)
+    m0 = mo.to_pandas().set_index("resource").m0
+    # Thread 2 is in no state over [6, 8) ms of the window [2, 8) ms.
+    assert m0["1/2"] == pytest.approx(0.002, abs=1e-12) and m0["1/1"] == 0

@@ -69,8 +69,9 @@ func runMoments(c *cli) error {
 	opt.ByState = kind == moments.ByState
 
 	began := time.Now()
-	if _, err := moments.New(moments.Options{Select: opt.Select, Values: opt.Values, Nesting: opt.Nesting,
-		Start: c.start, End: c.end}); err != nil {
+	check := opt
+	check.Relative = false // its window's order checked, as seconds from the start
+	if _, err := moments.New(check); err != nil {
 		return err // bad options, before the read
 	}
 	// Through the door, with the reader options of --read (sort=true for
