@@ -3,8 +3,9 @@
 # work-stealing cases of Lamarche-Perrin et al., "Evaluating trace
 # aggregation for performance visualization of large distributed systems"
 # (section 5.1: 188 processes, one per machine, on 9 clusters of 5 sites,
-# one cluster behind a high-latency link; section 5.2: 433 processes on 50
-# machines of 3 clusters, five of them on slowed cores, two on one machine).
+# half the machines of one cluster behind a high-latency link; section 5.2:
+# 433 processes on 50 machines of 3 clusters, five of them on slowed cores,
+# two on one machine).
 # worksteal.c (ours) runs KAAPI-like random work stealing under SimGrid's
 # SMPI; worksteal_case.py writes the platform, the placement and the Pajé
 # trace (states Run and Steal under the paper's hierarchy).

@@ -10,22 +10,23 @@
                                         machine > process (433), states Run
                                         and Steal from worksteal's CSV
 
-Case 188: the cluster suno of the site sophia reaches every other cluster,
-sol of its own site included, through a 25 ms link (the paper: "a higher
-latency network is used to connect this cluster to the rest of the
-platform"); sites are 2 ms apart. Case 433: five processes run on
+Case 188: every other machine of the cluster suno (site sophia) is behind a
+10 ms link (the paper: "a higher latency network is used to connect this
+cluster to the rest of the platform"; here half of it, so that its
+processes differ from one another, as the paper's treemaps show); sites are
+2 ms apart; 6 simulated seconds. Case 433: five processes run on
 cores three times slower, two of them on one machine (the paper does not
-say what made its processes heterogeneous)."""
+say what made its processes heterogeneous); 2 simulated seconds."""
 
 import sys
 
 # site -> [(cluster, machines)]
 SITES_188 = {
     "grenoble": [("genepi", 20), ("edel", 22)],
-    "lyon": [("taurus", 24)],
+    "lyon": [("sagittaire", 12), ("taurus", 12)],
     "nancy": [("graphene", 22), ("griffon", 20)],
     "rennes": [("paradent", 20), ("parapluie", 24)],
-    "sophia": [("sol", 18), ("suno", 18)],
+    "sophia": [("suno", 36)],
 }
 FAR_CLUSTER = "suno"
 # cluster -> machines; machine i of cluster c holds 9 processes for the
@@ -35,7 +36,7 @@ SLOW_433 = {"adonis-3": 2, "edel-5": 1, "edel-11": 1, "genepi-7": 1}  # machine 
 SLOW_FACTOR = 3
 TASKS = {"188": 188 * 20, "433": 433 * 20}  # per period
 PERIOD = 0.05
-END = 2.0
+END = {"188": 6.0, "433": 2.0}
 
 
 def layout(case):
@@ -71,6 +72,12 @@ def slow_ranks(case):
     return out
 
 
+def far(host):
+    """The machines behind a high-latency link: every other one of FAR_CLUSTER."""
+    cluster, _, i = host.rpartition("-")
+    return cluster == FAR_CLUSTER and int(i) % 2 == 0
+
+
 def platform(case, out):
     ranks = layout(case)
     hosts = []
@@ -87,11 +94,11 @@ def platform(case, out):
     clusters = sorted({c for _, c in where.values()})
     sites = sorted({s for s, _ in where.values()})
     for h in hosts:
-        lines.append(f'    <link id="{h}-nic" bandwidth="1.25GBps" latency="20us"/>')
+        lat = "10ms" if far(h) else "20us"
+        lines.append(f'    <link id="{h}-nic" bandwidth="1.25GBps" latency="{lat}"/>')
     for c in clusters:
         lines.append(f'    <link id="{c}-switch" bandwidth="10GBps" latency="10us"/>')
-        lat = "25ms" if c == FAR_CLUSTER else "50us"
-        lines.append(f'    <link id="{c}-uplink" bandwidth="10GBps" latency="{lat}"/>')
+        lines.append(f'    <link id="{c}-uplink" bandwidth="10GBps" latency="50us"/>')
     for s in sites:
         lines.append(f'    <link id="{s}-wan" bandwidth="10GBps" latency="2ms"/>')
 
@@ -165,7 +172,7 @@ if __name__ == "__main__":
         with open(sys.argv[3], "w") as f:
             f.write("".join(host + "\n" for _, host in layout(case)))
     elif cmd == "args":
-        print(TASKS[case], PERIOD, END, *([SLOW_FACTOR, *slow_ranks(case)] if slow_ranks(case) else []))
+        print(TASKS[case], PERIOD, END[case], *([SLOW_FACTOR, *slow_ranks(case)] if slow_ranks(case) else []))
     elif cmd == "paje":
         paje(case, sys.argv[3], sys.argv[4])
     else:
