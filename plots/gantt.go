@@ -153,6 +153,9 @@ func Gantt(t *trace.Trace, opt GanttOptions) ([]byte, error) {
 }
 
 func newGantt(t *trace.Trace, opt GanttOptions) (*gantt, error) {
+	if err := CheckSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	if opt.Width == 0 {
 		opt.Width = 10 * vg.Inch
 	}

@@ -78,6 +78,9 @@ func Kaleidoscope(l *kaleido.Layout, opt KaleidoscopeOptions) ([]byte, error) {
 	if opt.View == "" {
 		opt.View = KaleidoscopeByPE
 	}
+	if err := CheckSize(vg.Length((l.Width+kalLegendPx)*ptPerPx), vg.Length((l.Width+kalTitlePx)*ptPerPx)); err != nil {
+		return nil, err
+	}
 	paint, err := newKaleidoPaint(l, opt.View, opt.Colors)
 	if err != nil {
 		return nil, err

@@ -118,6 +118,9 @@ func (f *momentsFigure) lineOf(i int) int {
 }
 
 func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, error) {
+	if err := CheckSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	if len(rows) == 0 {
 		return nil, errs.Argument("rows", "no rows to draw")
 	}

@@ -39,6 +39,9 @@ type OverviewOptions struct {
 // children share, marked with a diagonal when the children are cut in time
 // at the same places and a cross when they are not.
 func Overview(m *micro.Model, in aggregate.Input, p *aggregate.Partition, opt OverviewOptions) ([]byte, error) {
+	if err := CheckSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	if opt.Width == 0 {
 		opt.Width = 10 * vg.Inch
 	}

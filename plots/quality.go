@@ -39,6 +39,9 @@ var (
 // loss0: 1 and 1 when the measures are normalised); below, the number of
 // aggregates. Both are step functions of p, constant over each level.
 func QualityCurves(levels []aggregate.Level, gain0, loss0 float64, opt QualityOptions) ([]byte, error) {
+	if err := CheckSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	if len(levels) == 0 {
 		return nil, errs.Argument("levels", "no level to draw")
 	}

@@ -52,6 +52,9 @@ func Render(width, height vg.Length, format Format, drawFn func(draw.Canvas)) ([
 	if width <= 0 || height <= 0 {
 		return nil, errs.Argument("size", "width and height must be positive, got %v x %v", width, height)
 	}
+	if err := CheckSize(width, height); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	switch format {
 	case PNG:

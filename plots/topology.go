@@ -68,6 +68,9 @@ const (
 // aggregated nodes have a thicker outline and their group's name. The
 // drawing keeps the layout's aspect ratio.
 func Topology(v *topology.View, opt TopologyOptions) ([]byte, error) {
+	if err := CheckSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	if opt.Width == 0 {
 		opt.Width = 720
 	}

@@ -66,6 +66,9 @@ var (
 // groups too small to read are circled, numbered, and shown enlarged in
 // the right column under the legend of states.
 func Treemap(m *micro.Model, part *aggregate.Partition, opt TreemapOptions) ([]byte, error) {
+	if err := CheckSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	f, err := newTreemapFigure(m, part, opt)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ type bridgeError struct {
 	Message string `json:"message"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
-	Offset  int64  `json:"offset,omitempty"`
+	Offset  *int64 `json:"offset,omitempty"` // set when known, 0 included
 	Cause   string `json:"cause,omitempty"`
 	Param   string `json:"param,omitempty"`
 }
@@ -31,7 +31,7 @@ func encode(err error) error {
 	if err == nil {
 		return nil
 	}
-	be := bridgeError{Kind: "io", Message: err.Error()}
+	be := bridgeError{Kind: "io", Message: errs.Cap(err.Error())}
 	var fe *errs.FormatError
 	var ae *errs.ArgumentError
 	var pe *fs.PathError
@@ -40,9 +40,12 @@ func encode(err error) error {
 	case errors.As(err, &panicked):
 		be.Kind, be.Message, be.Cause = "internal", "internal error: "+fmt.Sprint(panicked.value), string(panicked.stack)
 	case errors.As(err, &fe):
-		be.Kind, be.File, be.Line, be.Offset, be.Cause = "format", fe.File, fe.Line, fe.Offset, fe.Err.Error()
+		be.Kind, be.File, be.Line, be.Cause = "format", fe.File, fe.Line, errs.Cap(fe.Err.Error())
+		if fe.HasOffset() {
+			be.Offset = &fe.Offset
+		}
 	case errors.As(err, &ae):
-		be.Kind, be.Param, be.Cause = "argument", ae.Name, ae.Reason
+		be.Kind, be.Param, be.Cause = "argument", ae.Name, errs.Cap(ae.Reason)
 	case errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe):
 		be.Kind, be.File, be.Cause = "not_found", pe.Path, pe.Err.Error()
 	case errors.As(err, &pe):

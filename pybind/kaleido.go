@@ -113,6 +113,10 @@ func (c *CallTree) Layout(options string) (k *Kaleidoscope, err error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
+	// The window is the figure's side: bounded as figures are.
+	if !(o.Width >= 1 && o.Width <= plots.MaxSide) {
+		return nil, errs.Argument("width", "must be from 1 to %d pixels, got %v", plots.MaxSide, o.Width)
+	}
 	sub, err := c.node(o.Subtree)
 	if err != nil {
 		return nil, err

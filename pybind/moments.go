@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
@@ -227,6 +228,66 @@ func MomentsFromFile(path, readOptions, options string) (m *Moments, err error) 
 	}
 	m.incomplete, m.warnings = notes.IncompleteReasons(), notes.Messages()
 	return m, nil
+}
+
+// StartMomentsFromFile is MomentsFromFile on a goroutine of its own: a
+// Reading that Python polls, shows the progress of and cancels on Ctrl-C
+// (the read stops within a megabyte or so, nothing left running);
+// Reading.Moments gives the result. Problems found before reading starts
+// are reported at once.
+func StartMomentsFromFile(path, readOptions, options string) (r *Reading, err error) {
+	defer guard(&err)
+	by, opt, err := parseResourceMoments(options)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := moments.New(opt)
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := openTrace(path, readOptions)
+	if err != nil {
+		return nil, err
+	}
+	setting, err := memoryBudget(readOptions)
+	if err != nil {
+		return nil, err
+	}
+	r, ro := newReading()
+	meter := budget.NewMeter(setting, r.stop)
+	ro.Hold = meter.Hold
+	go r.run(func() error {
+		err := readGuarded(path, func() error { return src.Read(acc, ro) })
+		if meter.Err() != nil {
+			return overBudget(path, meter.Err())
+		}
+		if err != nil {
+			return err
+		}
+		res, err := acc.Result()
+		if err != nil {
+			return streamError(path, err)
+		}
+		m, err := resultMoments(res, by, opt, path)
+		if err != nil {
+			return err
+		}
+		m.incomplete, m.warnings = ro.Notes.IncompleteReasons(), ro.Notes.Messages()
+		r.moments = m
+		return nil
+	})
+	return r, nil
+}
+
+// Moments returns the moments computed while reading
+// (StartMomentsFromFile), or the error that stopped the read. It waits for
+// the end of the read.
+func (r *Reading) Moments() (m *Moments, err error) {
+	defer guard(&err)
+	if err := r.outcome(); err != nil {
+		return nil, err
+	}
+	return r.moments, nil
 }
 
 // streamError attributes to the file an inconsistency the accumulator

@@ -317,7 +317,7 @@ func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error)
 	if err != nil {
 		return nil, err
 	}
-	list, _, src, err := openRuns(paths, readOptions)
+	list, _, src, _, err := openRuns(paths, readOptions)
 	if err != nil {
 		return nil, err
 	}

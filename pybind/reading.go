@@ -2,6 +2,7 @@ package pybind
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -32,6 +33,7 @@ type Reading struct {
 	// while reading (StartReadMicro), or the error that stopped the read.
 	trace    *Trace
 	model    *MicroModel
+	moments  *Moments // StartMomentsFromFile
 	analysis *Analysis
 	err      error
 	// What the steps of a distributed model give (partition.go).
@@ -134,9 +136,10 @@ func StartRead(path string, options string) (r *Reading, err error) {
 		// Past its budget the trace stops the read (as Cancel does) and
 		// the error says so, instead of the kernel killing the process.
 		g := budget.NewGuard(t, setting, r.stop)
+		opt.Hold = g.Hold // what the reader gathers before delivering it weighs too
 		err := readGuarded(path, func() error { return src.Read(g, opt) })
 		if g.Err() != nil {
-			return g.Err()
+			return overBudget(path, g.Err())
 		}
 		if err == nil {
 			r.trace = &Trace{t: t, format: format, warnings: opt.Notes.Messages(), notes: opt.Notes}
@@ -246,4 +249,14 @@ func (r *Reading) Model() (m *MicroModel, err error) {
 		return nil, err
 	}
 	return r.model, nil
+}
+
+// overBudget names the file whose read outgrew the memory budget in the
+// budget's error (an ArgumentError on memory_budget, which names no file).
+func overBudget(path string, err error) error {
+	var ae *errs.ArgumentError
+	if errors.As(err, &ae) {
+		return errs.Argument(ae.Name, "reading %s: %s", path, ae.Reason)
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package pybind
 import (
 	"encoding/json"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -52,14 +53,23 @@ func StartReadMicro(path, options, modelOptions string) (r *Reading, err error) 
 	if err != nil {
 		return nil, err
 	}
-	return readMicro(path, src, format, opt, parallelPlan(path, format, options, parallel)), nil
+	setting, err := memoryBudget(options)
+	if err != nil {
+		return nil, err
+	}
+	return readMicro(path, src, format, opt, parallelPlan(path, format, options, parallel), setting), nil
 }
 
 // readMicro starts building the model of src: as one stream, or by the
 // parts of plan on all cores when it is not nil (partition.FromSource).
-func readMicro(path string, src *ingest.Source, format string, opt micro.Options, plan *partition.Plan) *Reading {
+func readMicro(path string, src *ingest.Source, format string, opt micro.Options, plan *partition.Plan, setting int64) *Reading {
 	files := src.Files
 	r, ro := newReading()
+	// What a reader gathers before it delivers it (a whole document, a
+	// database's records) weighs against the memory budget; the model's
+	// own memory is checked by the builder (micro.Options.MemoryBudget).
+	meter := budget.NewMeter(setting, r.stop)
+	ro.Hold = meter.Hold
 	go r.run(func() error {
 		var m *micro.Model
 		var sum *micro.Summary
@@ -67,6 +77,9 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 			m, sum, err = partition.FromSource(src, plan, opt, ro)
 			return err
 		})
+		if meter.Err() != nil {
+			return overBudget(path, meter.Err())
+		}
 		if err != nil {
 			return err
 		}
@@ -94,6 +107,11 @@ func streamedModel(m *micro.Model, sum *micro.Summary, opt micro.Options, files 
 // StartReadMicroRuns starts building the model of several traces read as
 // one, each under a container of its own at the top of the hierarchy
 // (partition.Runs): the model a cluster builds from their partial models.
+// By default the files are the parts of a read on all cores (one file
+// read at a time per core, its partial model kept): the memory of the
+// largest file's read, not of all of them, for the price of a first read
+// of each file that finds the window. The option "parallel" false reads
+// them as one stream instead.
 // paths is a JSON list; options are the readers' (with "format").
 func StartReadMicroRuns(paths, options, modelOptions string) (r *Reading, err error) {
 	defer guard(&err)
@@ -101,37 +119,52 @@ func StartReadMicroRuns(paths, options, modelOptions string) (r *Reading, err er
 	if err != nil {
 		return nil, err
 	}
-	list, format, src, err := openRuns(paths, options)
+	options, parallel, err := parallelOption(options)
 	if err != nil {
 		return nil, err
 	}
-	return readMicro(list[0], src, format, opt, nil), nil
+	list, format, src, plan, err := openRuns(paths, options)
+	if err != nil {
+		return nil, err
+	}
+	if parallel != nil && !*parallel {
+		// One stream through every file: the trace kept in memory when
+		// the window is not given (the slices need it), but each file
+		// read once.
+		plan = nil
+	}
+	setting, err := memoryBudget(options)
+	if err != nil {
+		return nil, err
+	}
+	return readMicro(list[0], src, format, opt, plan, setting), nil
 }
 
 // openRuns opens several traces as one, a run container each
 // (partition.Runs): paths is a JSON list, options are the readers' (with
-// "format"). It returns the paths and the format asked for.
-func openRuns(paths, options string) (list []string, format string, src *ingest.Source, err error) {
+// "format"). It returns the paths, the format asked for, the one source
+// that reads them in turn and the plan of a part per file.
+func openRuns(paths, options string) (list []string, format string, src *ingest.Source, plan *partition.Plan, err error) {
 	if err := json.Unmarshal([]byte(paths), &list); err != nil {
-		return nil, "", nil, errs.Argument("path", "%v", err)
+		return nil, "", nil, nil, errs.Argument("path", "%v", err)
 	}
 	values := ingest.Values{}
 	if options != "" {
 		if err := json.Unmarshal([]byte(options), &values); err != nil {
-			return nil, "", nil, errs.Argument("options", "%v", err)
+			return nil, "", nil, nil, errs.Argument("options", "%v", err)
 		}
 	}
 	format, _ = values["format"].(string)
 	delete(values, "format")
-	plan, err := partition.PlanRuns(list, format, values)
+	plan, err = partition.PlanRuns(list, format, values)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	src, err = partition.Runs(plan)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
-	return list, format, src, nil
+	return list, format, src, plan, nil
 }
 
 // DetectFormat names the format of the trace at path.

@@ -1,9 +1,14 @@
 package pybind
 
 import (
+	"errors"
+	"math"
+	"strings"
+
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/gen/synth"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // synthOptions mirror the keyword arguments of macroscope.synth.
@@ -37,23 +42,79 @@ type synthAnomaly struct {
 }
 
 // Synth writes a synthetic trace to path and describes it as JSON; options
-// is a JSON object (see macroscope.synth).
+// is a JSON object (see macroscope.synth). It runs to the end: the Python
+// package calls StartSynth, which Ctrl-C stops.
 func Synth(path, options string) (js string, err error) {
 	defer guard(&err)
+	return synthesize(path, options, nil)
+}
+
+// StartSynth starts writing a synthetic trace to path (as Synth) on a
+// goroutine of its own, a Work that Python polls, shows the progress of
+// (the states written, of about as many as asked) and cancels on Ctrl-C:
+// the generation then stops within a few thousand states and the file
+// left incomplete is removed. Work.JSON gives the description. Bad
+// options are reported at once.
+func StartSynth(path, options string) (w *Work, err error) {
+	defer guard(&err)
+	o, c, err := synthConfig(options)
+	if err != nil {
+		return nil, err
+	}
+	switch { // for the memory estimate (WriteSynth refuses unknown formats)
+	case o.Format == "":
+		c.Format = synth.FormatOf(path)
+	case strings.EqualFold(o.Format, synth.FormatParquet):
+		c.Format = synth.FormatParquet
+	default:
+		c.Format = synth.FormatPaje
+	}
+	if err := c.Validate(); err != nil { // before starting: the estimate, the options
+		return nil, err
+	}
+	var js string
+	w = startWork(func(ctl *aggregate.Control) error {
+		c.Cancel = ctl.Cancel
+		c.Progress = func(states int64) {
+			ctl.Progress(int(min(states, math.MaxInt32)), min(float64(states)/float64(max(c.Events, 1)), 0.99))
+		}
+		var err error
+		js, err = writeSynth(path, o, c)
+		if errors.Is(err, synth.ErrCanceled) {
+			return aggregate.ErrCanceled
+		}
+		return err
+	})
+	w.result = func() any { return js }
+	return w, nil
+}
+
+// synthesize writes the trace of options to path and describes it.
+func synthesize(path, options string, cancel <-chan struct{}) (string, error) {
+	o, c, err := synthConfig(options)
+	if err != nil {
+		return "", err
+	}
+	c.Cancel = cancel
+	return writeSynth(path, o, c)
+}
+
+// synthConfig decodes the options of Synth.
+func synthConfig(options string) (synthOptions, synth.Config, error) {
 	o := synthOptions{Sites: 2, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, Seed: 1}
 	if err := decodeOptions(options, &o); err != nil {
-		return "", err
+		return o, synth.Config{}, err
 	}
 	c := synth.Config{Sites: o.Sites, Clusters: o.Clusters, Machines: o.Machines, Cores: o.Cores,
 		Events: o.Events, Seed: o.Seed, MemoryBudget: o.MemoryBudget}
 	if o.Mean != nil {
 		m, err := seconds("mean", o.Mean)
 		if err != nil {
-			return "", err
+			return o, c, err
 		}
 		c.Mean = *m
 		if c.Mean == 0 {
-			return "", errs.Argument("mean", "must be at least 2 ns, got %v s", *o.Mean)
+			return o, c, errs.Argument("mean", "must be at least 2 ns, got %v s", *o.Mean)
 		}
 	}
 	if o.States != nil {
@@ -65,10 +126,15 @@ func Synth(path, options string) (js string, err error) {
 	for _, a := range o.Anomalies {
 		level, err := synth.ParseLevel(a.Level)
 		if err != nil {
-			return "", err
+			return o, c, err
 		}
 		c.Anomalies = append(c.Anomalies, synth.Anomaly{Level: level, At: a.At, Weights: a.Weights, From: a.Start, To: a.End})
 	}
+	return o, c, nil
+}
+
+// writeSynth writes the trace c describes to path and describes it.
+func writeSynth(path string, o synthOptions, c synth.Config) (string, error) {
 	st, err := arrowio.WriteSynth(path, o.Format, c)
 	if err != nil {
 		return "", err

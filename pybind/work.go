@@ -96,6 +96,21 @@ func (w *Work) Err() (err error) {
 	return w.err
 }
 
+// JSON waits for the end of a work whose result is a JSON document
+// (StartSynth) and returns it, or its error.
+func (w *Work) JSON() (js string, err error) {
+	defer guard(&err)
+	if err := w.Err(); err != nil {
+		return "", err
+	}
+	if w.result != nil {
+		if s, ok := w.result().(string); ok {
+			return s, nil
+		}
+	}
+	return "", errors.New("this work computes no JSON document")
+}
+
 // Aggregation waits for the end of a StartAggregate work and returns its
 // partition, or its error.
 func (w *Work) Aggregation() (a *Aggregation, err error) {

@@ -22,6 +22,7 @@ type Guard struct {
 	calls int
 	strs  int64 // bytes of the strings received (names, arguments)
 	err   error
+	meter *Meter // what the reader holds outside the trace (Hold)
 }
 
 // guardEvery is how many entities pass between two weighings: weighing
@@ -32,7 +33,19 @@ const guardEvery = 4096
 // NewGuard returns a Guard filling t under the budget a user's setting
 // means (see Resolve).
 func NewGuard(t *trace.Trace, setting int64, over func()) *Guard {
-	return &Guard{Trace: t, Limit: Resolve(setting), Over: over}
+	g := &Guard{Trace: t, Limit: Resolve(setting), Over: over}
+	g.meter = &Meter{Limit: g.Limit, Over: over, Base: g.Bytes}
+	return g
+}
+
+// Hold is the trace.ReadOptions.Hold of a read into the guard: what the
+// reader holds before it delivers it, weighed with the trace under the
+// same budget.
+func (g *Guard) Hold(n int64) error {
+	if g.meter == nil {
+		return nil
+	}
+	return g.meter.Hold(n)
 }
 
 // Bytes estimates the memory the trace holds: its columns (ColumnBytes)
@@ -43,14 +56,23 @@ func (g *Guard) Bytes() int64 { return ColumnBytes(g.Trace) + g.strs }
 func (g *Guard) Unwrap() *trace.Trace { return g.Trace }
 
 // Err returns the error of a trace that outgrew its budget, nil otherwise.
-func (g *Guard) Err() error { return g.err }
+func (g *Guard) Err() error {
+	if g.err == nil && g.meter != nil {
+		return g.meter.Err()
+	}
+	return g.err
+}
 
 func (g *Guard) tick() {
 	if g.calls++; g.calls < guardEvery || g.err != nil || g.Limit <= 0 {
 		return
 	}
 	g.calls = 0
-	if need := g.Bytes(); need > g.Limit {
+	held := int64(0)
+	if g.meter != nil {
+		held = g.meter.Held()
+	}
+	if need := g.Bytes() + held; need > g.Limit {
 		t := g.Trace
 		g.err = errs.Argument("memory_budget", "%s", fmt.Sprintf(
 			"the trace read into memory outgrew the memory budget of %s (%s held after %d containers, %d states, %d variables, %d links, %d events, and more to come; %s); "+

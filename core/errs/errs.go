@@ -7,29 +7,39 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // FormatError reports malformed or inconsistent input data. File, Line and
 // Offset locate the problem as precisely as the reader knows it; zero values
-// mean "not known" (Line counts from 1, Offset is a byte offset).
+// mean "not known" (Line counts from 1, Offset is a byte offset), but for
+// an Offset that AtOffset says is known: a problem at byte 0 keeps its
+// position.
 type FormatError struct {
-	File   string
-	Line   int
-	Offset int64
-	Err    error
+	File     string
+	Line     int
+	Offset   int64
+	AtOffset bool // Offset is known, even when it is 0
+	Err      error
 }
 
+// HasOffset reports whether the error gives a byte offset.
+func (e *FormatError) HasOffset() bool { return e.Offset > 0 || e.AtOffset }
+
 func (e *FormatError) Error() string {
+	if inner, ok := e.Err.(*FormatError); ok && inner.File == e.File && e.Line == 0 && e.Offset == 0 {
+		return inner.Error() // the same file, named once
+	}
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
-	} else if e.Offset > 0 {
+	} else if e.HasOffset() {
 		fmt.Fprintf(&b, ": byte %d", e.Offset)
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	return b.String()
+	return Cap(b.String())
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
@@ -49,9 +59,9 @@ type ArgumentError struct {
 
 func (e *ArgumentError) Error() string {
 	if e.Name == "" {
-		return e.Reason
+		return Cap(e.Reason)
 	}
-	return e.Name + ": " + e.Reason
+	return Cap(e.Name + ": " + e.Reason)
 }
 
 // Argument returns an ArgumentError for the named parameter.
@@ -66,4 +76,65 @@ func Argument(name, format string, args ...any) *ArgumentError {
 func NoDuration(at float64) *ArgumentError {
 	return Argument("window", "the trace has no duration (all its events are at t = %s s); give a window (start, end) to model it",
 		strconv.FormatFloat(at, 'g', -1, 64))
+}
+
+// MaxQuote is the most bytes of an input's text an error message quotes:
+// a bad field may be a line of gigabytes, or a system file's first line.
+const MaxQuote = 64
+
+// MaxMessage bounds the length of an error message: whatever a reader
+// quoted, the message stays readable (and a field of 200 MB is not copied
+// into it twice over on its way to Python).
+const MaxMessage = 4096
+
+// Cap cuts message to MaxMessage bytes, saying so.
+func Cap(message string) string {
+	if len(message) <= MaxMessage {
+		return message
+	}
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(message[cut]) {
+		cut--
+	}
+	return message[:cut] + "... (message cut: " + strconv.Itoa(len(message)) + " bytes)"
+}
+
+// Quote returns s as a Go-quoted string for an error message, cut to its
+// first MaxQuote bytes (at a character boundary) and followed by its
+// length when longer: every error quoting a field of an input does it
+// through Quote.
+func Quote(s string) string {
+	if len(s) <= MaxQuote {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Excerpt returns s unquoted, cut as Quote cuts it: for a field that
+// reads as a word of the message (a record's kind).
+func Excerpt(s string) string {
+	if len(s) <= MaxQuote {
+		return s
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// QuoteBytes is Quote for bytes (without copying them all).
+func QuoteBytes(b []byte) string {
+	if len(b) <= MaxQuote {
+		return strconv.Quote(string(b))
+	}
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "... (" + strconv.Itoa(len(b)) + " bytes)"
 }

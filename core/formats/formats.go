@@ -79,6 +79,13 @@ func Detect(path string) (ingest.Format, error) {
 				return f, nil
 			}
 		}
+		for _, f := range All {
+			if f.ExplainDir != nil {
+				if why := f.ExplainDir(path); why != "" {
+					return ingest.Format{}, errs.Format(path, 0, "is %s", why)
+				}
+			}
+		}
 		return ingest.Format{}, errs.Format(path, 0, "is a directory holding no trace Macroscope knows (%s)", strings.Join(Names(), ", "))
 	}
 	head, err := ingest.Head(path, 4096)

@@ -32,6 +32,12 @@ type Format struct {
 	// SniffDir reports whether a directory holds a trace of this format
 	// (an OTF2 archive, a database); nil for single-file formats.
 	SniffDir func(dir string) bool
+	// ExplainDir, for a directory no format's SniffDir takes, says what it
+	// is when it is something of this format without a trace to read (a
+	// database of profiles only) and why: the door's error then says it
+	// rather than calling it a directory of nothing known. "" otherwise;
+	// nil for formats with nothing to explain.
+	ExplainDir func(dir string) string
 	// Options are the options the reader takes, besides those every
 	// reader takes (trace.ReadOptions).
 	Options []Option

@@ -82,43 +82,42 @@ func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), 
 	var r io.Reader
 	release := func() {}
 	c := Sniff(head)
+	e := &Expansion{What: c.String(), Limit: limit}
+	in := &countedInput{br: br, e: e}
 	switch c {
 	case Plain:
 		return br, release, nil
 	case Gzip:
-		gz, err := gzip.NewReader(br)
+		gz, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, nil, &errs.FormatError{File: name, Err: fmt.Errorf("broken gzip header: %w", err)}
 		}
 		r, release = gz, func() { gz.Close() }
 	case Bzip2:
-		r = bzip2.NewReader(br)
+		r = bzip2.NewReader(in)
 	case Zstd:
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return nil, nil, &errs.FormatError{File: name, Err: fmt.Errorf("broken zstd header: %w", err)}
 		}
 		r, release = zr, zr.Close
 	}
-	return &decompressed{r: r, name: name, kind: c, limit: limit}, release, nil
+	return &decompressed{r: r, name: name, kind: c, e: e}, release, nil
 }
 
-// decompressed counts what comes out of a decompressor, stops past the
-// limit and names the errors.
+// decompressed counts what comes out of a decompressor, stops a bomb (see
+// Expansion) and names the errors.
 type decompressed struct {
-	r     io.Reader
-	name  string
-	kind  Compression
-	n     int64
-	limit int64
+	r    io.Reader
+	name string
+	kind Compression
+	e    *Expansion
 }
 
 func (d *decompressed) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
-	d.n += int64(n)
-	if d.limit > 0 && d.n > d.limit {
-		return n, &errs.FormatError{File: d.name, Err: fmt.Errorf(
-			"%s data expands past %d bytes, the limit (a decompression bomb?); raise max_decompressed to read it", d.kind, d.limit)}
+	if berr := d.e.Add(n); berr != nil {
+		return n, &errs.FormatError{File: d.name, Err: berr}
 	}
 	switch {
 	case err == nil || err == io.EOF:
@@ -167,7 +166,7 @@ func Head(path string, n int) ([]byte, error) {
 	if _, err := CheckPath(path); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -162,4 +162,21 @@ type ReadOptions struct {
 	// of a trace marked incomplete. The door (ingest.Strict) checks it
 	// once, after the reader returns, so readers only record the reason.
 	Strict bool
+	// Hold, if set, is told of the memory a reader holds outside its sink
+	// (a document parsed whole before anything is delivered, the records
+	// of a database gathered, a long line being assembled): n bytes more,
+	// or fewer when negative. It returns an error once the read's memory
+	// budget is exceeded (see budget.Meter), which the reader returns:
+	// the read then ends with the figure it reached instead of the
+	// process running out of memory. Readers call it through Held.
+	Hold func(n int64) error
+}
+
+// Held tells o.Hold that the reader holds n bytes more (fewer when
+// negative); nil when Hold is not set.
+func (o ReadOptions) Held(n int64) error {
+	if o.Hold == nil || n == 0 {
+		return nil
+	}
+	return o.Hold(n)
 }

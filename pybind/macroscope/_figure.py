@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 import struct
 
@@ -11,6 +13,31 @@ FORMATS = ("png", "svg", "pdf")
 
 # Figures are sized in pixels at 96 dpi; the Go side draws in points.
 POINTS_PER_PIXEL = 72 / 96
+
+
+# The largest figure (plots.MaxSide, plots.MaxArea of the Go side): a
+# side of 16,384 pixels at most, 8,192 x 8,192 pixels in all.
+MAX_SIDE = 16384
+MAX_AREA = 1 << 26
+
+
+def points(width, height, *, height_optional: bool = False) -> tuple[float, float | None]:
+    """``width`` and ``height`` of a figure, in pixels, checked before any
+    work and converted to the points the Go side draws in: each a finite
+    number from 1 to :data:`MAX_SIDE` pixels, the two at most
+    :data:`MAX_AREA` pixels (``height`` may be None when
+    ``height_optional``: the figure's own). Anything else raises
+    :class:`InvalidArgumentError` naming the argument and the range."""
+    for name, v in (("width", width), ("height", height)):
+        if v is None and name == "height" and height_optional:
+            continue
+        if (not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v)
+                or not 1 <= v <= MAX_SIDE):
+            raise InvalidArgumentError(f"{name}: must be from 1 to {MAX_SIDE} pixels, got {v!r:.40}", param=name)
+    if height is not None and width * height > MAX_AREA:
+        raise InvalidArgumentError(f"width: a figure of {width} x {height} pixels is larger than the {MAX_AREA} pixels "
+                                   f"(8192 x 8192) a figure may have", param="width")
+    return width * POINTS_PER_PIXEL, None if height is None else height * POINTS_PER_PIXEL
 
 
 def format_of(path) -> str:

@@ -195,10 +195,15 @@ class CallTree(TableResult):
         opts = {"width": width, "min_sector": min_sector}
         if level_spacing is not None:
             opts["level_spacing"] = level_spacing
+        if (not isinstance(width, (int, float, np.integer, np.floating)) or isinstance(width, bool)
+                or not 1 <= width <= _figure.MAX_SIDE):  # the window is the figure's side
+            raise InvalidArgumentError(f"width: must be from 1 to {_figure.MAX_SIDE} pixels, got {width!r:.40}",
+                                       param="width")
         for name, value in opts.items():
             if not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
                 raise InvalidArgumentError(f"{name}: must be a finite number of pixels, got {value!r}", param=name)
             opts[name] = float(value)
+
         if subtree is not None:
             opts["subtree"] = subtree.item() if hasattr(subtree, "item") else subtree
         return Kaleidoscope(_bridge.call(self._h.Layout, _bridge.options(**opts)), self)

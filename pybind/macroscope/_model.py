@@ -228,10 +228,11 @@ class MicroModel(TableResult):
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
+        w, h = _figure.points(width, height)  # before the sweep: a bad size fails at once
         opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
                                                entities))
         self._sweep(json.dumps(opts))  # progress and Ctrl-C for the search; the figure reuses it
-        opts.update(width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, log_p=bool(log_p))
+        opts.update(width=w, height=h, log_p=bool(log_p))
         if title is not None:
             opts["title"] = title
         return _figure.plot(lambda fmt: _bridge.call(self._h.PlotQuality, json.dumps({**opts, "format": fmt})),
@@ -345,8 +346,9 @@ class Aggregation(TableResult):
         format follows the extension, .png or .svg) and the path returned;
         otherwise the image bytes are returned.
         """
+        w, h = _figure.points(width, height)
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, format=fmt, title=title,
+            width=w, height=h, format=fmt, title=title,
             colors=_figure.color_options(colors))),
             path, format, title or "overview")
 

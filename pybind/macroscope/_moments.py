@@ -35,12 +35,9 @@ open. ``state_types=`` picks the types.
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
 
 from . import _bridge, _figure
-from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._options import moments_options
 from ._tables import TableResult, incomplete_suffix
@@ -118,14 +115,10 @@ class Moments(TableResult):
         extension, .png or .svg) and the path returned; otherwise the image
         bytes are returned (as a bytes object that Jupyter displays).
         """
-        for name, v in (("width", width), ("height", height)):
-            if v is not None and (not isinstance(v, numbers.Real) or isinstance(v, bool) or not v > 0
-                                  or not math.isfinite(v)):
-                raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
+        w, h = _figure.points(width, height, height_optional=True)
         return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=width * _figure.POINTS_PER_PIXEL,
-            height=None if height is None else height * _figure.POINTS_PER_PIXEL,
-            format=fmt, title=title, colors=_figure.color_options(colors))), path, format, title or "moments")
+            width=w, height=h, format=fmt, title=title, colors=_figure.color_options(colors))),
+            path, format, title or "moments")
 
     def _repr_png_(self):
         return self.plot().to_bytes("png") if len(self) else None

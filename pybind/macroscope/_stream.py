@@ -77,7 +77,13 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     the records by time; the model, bit for bit, and ``trace_info`` are
     those of the single stream, which ``parallel=False`` forces
     (``parallel=True`` forces the parts even when a metric series is cut
-    by them). ``model.trace_info["parallel"]`` counts the parts.
+    by them). ``model.trace_info["parallel"]`` counts the parts. The
+    files of ``runs`` are such parts too: read one at a time per core,
+    each into its partial model, so that the memory is that of the
+    largest file's read, not of all of them (each file is read once more
+    beforehand to find the window, unless ``start`` and ``end`` are
+    given); ``parallel=False`` reads them as one stream, each file once
+    but the whole trace kept in memory.
 
     ``progress`` is that of :func:`macroscope.read` (a tqdm bar for long
     reads, ``False`` for none, or a callable ``f(done, total)`` in bytes;
@@ -121,6 +127,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         return _distributed.read_micro(paths, client, model_opts, start=start, end=end, format=format,
                                        options=options, runs=bool(runs), partitions=partitions, progress=progress)
     if runs:
+        if parallel is not None:
+            options["parallel"] = _parallel(parallel)
         return _read_runs(paths, format, options, progress, model_opts)
     if len(paths) > 1:
         if format not in (None, "paje"):
@@ -134,13 +142,16 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         options["format"] = format
     if parallel is not None:
-        if not isinstance(parallel, bool):
-            raise InvalidArgumentError(f"parallel: must be True, False or None, got {parallel!r}",
-                                       param="parallel")
-        options["parallel"] = parallel
+        options["parallel"] = _parallel(parallel)
     handle = _reading.run(paths[0], options, progress, start=_bridge.native.StartReadMicro,
                           args=(model_opts,), result="Model")
     return _warn(MicroModel(handle))
+
+
+def _parallel(parallel) -> bool:
+    if not isinstance(parallel, bool):
+        raise InvalidArgumentError(f"parallel: must be True, False or None, got {parallel!r}", param="parallel")
+    return parallel
 
 
 def _read_runs(paths, format, options, progress, model_opts) -> MicroModel:
@@ -211,7 +222,9 @@ def moments(path, format: str | None = None, busy=None, by: str = "resource",
         names = json.dumps([os.fspath(p) for p in paths])
         m = Moments(_bridge.call(_bridge.native.MomentsFromRuns, names, json.dumps(options), opts))
     else:
-        m = Moments(_bridge.call(_bridge.native.MomentsFromFile, os.fspath(paths[0]), json.dumps(options), opts))
+        # Read on a goroutine of its own: Ctrl-C stops it, with nothing left running.
+        m = Moments(_reading.run(paths[0], options, progress, start=_bridge.native.StartMomentsFromFile, args=(opts,),
+                                 result="Moments"))
     # What the reader skipped or found missing, as read() says it.
     for message in m._info.get("warnings") or ():
         warnings.warn(message, UserWarning, stacklevel=2)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Mapping, Sequence
 
-from . import _bridge
+from . import _bridge, _work
 from ._errors import InvalidArgumentError
 
 
 def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: int = 8,
           events: int = 1_000_000, states: Mapping[str, float] | None = None, mean: float = 1e-3,
           seed: int = 1, anomalies: Sequence[Mapping] = (), format: str | None = None,
-          memory_budget: int | None = None) -> dict:
+          memory_budget: int | None = None, progress=False) -> dict:
     """Write a synthetic trace to ``path`` and return a description of it.
 
     The resource hierarchy has ``sites`` sites of ``clusters`` clusters of
@@ -45,6 +46,11 @@ def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: 
     :class:`InvalidArgumentError` naming the estimate, before anything is
     written.
 
+    Ctrl-C (Jupyter's stop button) stops the generation at once and
+    removes the file begun. ``progress`` (default False) draws a bar of the
+    states written as :func:`read` does (True, None, or a callable
+    ``f(done, total)`` in thousandths).
+
     Returns a dict: path, format, containers, cores, states (intervals),
     events (Pajé event lines), bytes, duration (seconds).
     """
@@ -69,5 +75,10 @@ def synth(path, *, sites: int = 2, clusters: int = 4, machines: int = 8, cores: 
     opts = _bridge.options(sites=int(sites), clusters=int(clusters), machines=int(machines), cores=int(cores),
                            events=int(events), mean=float(mean), seed=int(seed), states=states,
                            anomalies=encoded, format=format, memory_budget=_bridge.memory_budget(memory_budget))
-    return _bridge.call_json(_bridge.native.Synth, os.fspath(path), opts)
+    # On a goroutine of its own, so that Ctrl-C (Jupyter's stop button)
+    # stops it: the generation ends within a few thousand states and the
+    # file left incomplete is removed.
+    work = _bridge.call(_bridge.native.StartSynth, os.fspath(path), opts)
+    _work.run(work, os.path.basename(os.fspath(path)), progress)
+    return json.loads(_bridge.call(work.JSON))
 

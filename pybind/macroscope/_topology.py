@@ -282,9 +282,7 @@ class Topology:
         (PNG or SVG by the extension) and the path returned; otherwise its
         bytes are returned (as a bytes object that Jupyter displays).
         """
-        for name, v in (("width", width), ("height", height)):
-            if not isinstance(v, (int, float)) or not v > 0:
-                raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
+        _figure.points(width, height)
         if not _bridge.call(self._h.LaidOut):
             self._layout("{}")  # with progress and Ctrl-C, before drawing
         # Other formats are drawn when asked, from the view as it is then:

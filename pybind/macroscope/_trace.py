@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 
 import pandas as pd
 
 from . import _analyses, _bridge, _figure
 from ._analyses import CommMatrix, FlatProfile, LoadImbalance
-from ._pop import POP, trace_pop
 from ._critpath import CriticalPath, Stragglers, trace_critical_path, trace_stragglers
+from ._errors import InvalidArgumentError
+from ._pop import POP, trace_pop
 from ._figure import Figure
 from ._kaleido import CallTree
 from ._model import MicroModel
@@ -18,6 +20,11 @@ from ._moments import Moments, trace_moments
 from ._options import model_options
 from ._tables import incomplete_suffix
 from ._topology import Topology
+
+#: The most decimals :meth:`Trace.to_pjdump` writes (pj_dump -l): more than
+#: a double's 17 significant digits print only noise, and a precision of a
+#: million would make every number a megabyte.
+MAX_PRECISION = 30
 
 
 class Trace:
@@ -138,6 +145,10 @@ class Trace:
         names, and ``precision`` sets the decimals of the times and values of
         entities (pj_dump -l; default 6).
         """
+        if precision is not None and (isinstance(precision, bool) or not isinstance(precision, numbers.Integral)
+                                      or not 0 <= precision <= MAX_PRECISION):
+            raise InvalidArgumentError(f"precision: must be a number of decimals from 0 to {MAX_PRECISION}, "
+                                       f"got {precision!r:.40}", param="precision")
         text = _bridge.call(self._h.Pjdump, "" if path is None else os.fspath(path),
                             _bridge.options(style=style, header=bool(header),
                                             precision=None if precision is None else int(precision)))
@@ -233,7 +244,8 @@ class Trace:
             resources = [resources]
         if isinstance(state_types, str):
             state_types = [state_types]
-        opts = dict(width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, title=title,
+        w, h = _figure.points(width, height)
+        opts = dict(width=w, height=h, title=title,
                     start=None if start is None else float(start), end=None if end is None else float(end),
                     resources=None if resources is None else [str(r) for r in resources],
                     state_types=None if state_types is None else [str(s) for s in state_types],

@@ -100,8 +100,8 @@ def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=
                  format=None, title=None, colors=None) -> Figure:
     if isinstance(zooms, bool) or not isinstance(zooms, numbers.Integral) or zooms < 0:
         raise InvalidArgumentError(f"zooms: must be a non-negative integer, got {zooms!r}", param="zooms")
-    opts = _bridge.options(width=_positive("width", width) * _figure.POINTS_PER_PIXEL,
-                           height=_positive("height", height) * _figure.POINTS_PER_PIXEL, title=title,
+    w, h = _figure.points(width, height)
+    opts = _bridge.options(width=w, height=h, title=title,
                            value=_value(value), root=_root(root), proportions=bool(proportions),
                            zooms=int(zooms) if zooms > 0 else -1, colors=_figure.color_options(colors))
     return _figure.plot(lambda fmt: _bridge.call(agg._h.PlotTreemap, json.dumps({**json.loads(opts), "format": fmt})),

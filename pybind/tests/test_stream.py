@@ -9,7 +9,7 @@ import pytest
 
 import macroscope as ms
 
-from conftest import ONE_HOST, SHARED, check_interrupt_cancels, shared
+from conftest import ONE_HOST, REPO, SHARED, check_interrupt_cancels, shared
 
 OPTIONS = [
     {},
@@ -248,3 +248,35 @@ def test_starvz_directory():
             model = ms.read_micro(path, skip_inverted=True, progress=False, **opts)
         same(model, trace.micro(**opts))
         assert model.trace_info["passes"] == 2 and not model.trace_info["in_memory"]
+
+
+RUNS = [REPO / "testdata" / "compare" / f"jacobi32-{name}.trace.gz" for name in ("base", "slowhost", "slowlink")]
+
+
+def _runs_equal(a, b):
+    assert a.states == b.states and a.resources == b.resources and (a.start, a.end) == (b.start, b.end)
+    pd.testing.assert_frame_equal(a.to_pandas(), b.to_pandas(), check_exact=True)
+
+
+def test_runs_read_a_file_at_a_time_give_the_one_stream_model():
+    # The files of runs are the parts of the read: each read into its
+    # partial model, the trace never held whole, the model the one
+    # stream's bit for bit.
+    by_parts = ms.read_micro(RUNS, runs=True, slices=40)
+    stream = ms.read_micro(RUNS, runs=True, slices=40, parallel=False)
+    assert by_parts.trace_info["parallel"] == 3 and not by_parts.trace_info["in_memory"]
+    assert "parallel" not in stream.trace_info
+    _runs_equal(by_parts, stream)
+    assert by_parts.trace_info["states"] == stream.trace_info["states"]
+    with pytest.raises(ms.InvalidArgumentError, match="parallel"):
+        ms.read_micro(RUNS, runs=True, parallel="no")
+
+
+def test_kineto_runs_read_a_file_at_a_time_give_the_one_stream_model():
+    data = ("hta", "tests", "data", "trace_diff")
+    files = [shared(*data, "control", "control.json.gz"), shared(*data, "test", "test.json.gz")]
+    by_parts = ms.read_micro(files, slices=50)
+    stream = ms.read_micro(files, slices=50, parallel=False)
+    assert by_parts.trace_info["parallel"] == 2 and not by_parts.trace_info["in_memory"]
+    assert stream.trace_info["in_memory"]  # a JSON file has no window to read beforehand
+    _runs_equal(by_parts, stream)

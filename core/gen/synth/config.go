@@ -15,6 +15,7 @@
 package synth
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -109,6 +110,38 @@ type Config struct {
 	// Format is the format written (FormatPaje, FormatParquet; "" means
 	// Pajé), for the memory estimate: the writers differ.
 	Format string
+	// Cancel, once closed, stops the generation (Ctrl-C): the writers
+	// return ErrCanceled soon after (every CheckEvery states) and remove
+	// the file left incomplete.
+	Cancel <-chan struct{}
+	// Progress, if set, is told every CheckEvery states how many states
+	// were generated.
+	Progress func(states int64)
+}
+
+// CheckEvery is how many states pass between two looks at Cancel and two
+// progress reports.
+const CheckEvery = 1 << 14
+
+// ErrCanceled is the error of a generation stopped by Config.Cancel.
+var ErrCanceled = errors.New("generation canceled")
+
+// tick reports progress and looks at Cancel, every CheckEvery states.
+func (c *Config) tick(states int64) error {
+	if states%CheckEvery != 0 {
+		return nil
+	}
+	if c.Progress != nil {
+		c.Progress(states)
+	}
+	if c.Cancel != nil {
+		select {
+		case <-c.Cancel:
+			return ErrCanceled
+		default:
+		}
+	}
+	return nil
 }
 
 // Memory the generator takes: a pending state change per core (its heap,

@@ -34,6 +34,9 @@ func Each(c Config, yield func(Interval) error) (Stats, error) {
 			return st, err
 		}
 		st.States++
+		if err := c.tick(st.States); err != nil {
+			return st, err
+		}
 	}
 }
 

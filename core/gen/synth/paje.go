@@ -188,6 +188,9 @@ func (pw *pajeWriter) body() Stats {
 		b = append(b, '\n')
 		pw.emit(b)
 		pw.st.States++
+		if err := c.tick(pw.st.States); err != nil && pw.err == nil {
+			pw.err = err
+		}
 	}
 
 	// Destroy bottom up, children before their parent.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -190,6 +191,75 @@ type collector struct {
 	seq         int32
 	first, last trace.Time
 	timed       bool
+
+	// hold weighs what the collector holds against the read's memory
+	// budget (trace.ReadOptions.Held), every weighEvery events; held is
+	// what it was last told.
+	hold func(int64) error
+	held int64
+}
+
+// weighEvery is how many events pass between two weighings of the
+// collector: a few hundred kilobytes at most.
+const weighEvery = 4096
+
+// weigh tells hold what the collector holds now, with what its largest
+// array takes on its next growth (append makes the new one while the old
+// is alive), and returns its error when the budget is exceeded: weighed
+// without it, an array just under the budget grows to 2.25 times its
+// size between two weighings, past the memory the budget was set from.
+func (c *collector) weigh() error {
+	if c.hold == nil {
+		return nil
+	}
+	n := c.bytes() + c.largest()*5/4
+	delta := n - c.held
+	c.held = n
+	return c.hold(delta)
+}
+
+// release tells hold that the collector's memory is given back.
+func (c *collector) release() {
+	if c.hold != nil && c.held != 0 {
+		c.hold(-c.held)
+		c.held = 0
+	}
+}
+
+// bytes estimates the memory the collector holds: its slices as
+// allocated (capacity) and its strings.
+func (c *collector) bytes() int64 {
+	n := int64(cap(c.procs))*int64(unsafe.Sizeof(process{})) + int64(cap(c.threads))*int64(unsafe.Sizeof(thread{})) +
+		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
+		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
+		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.bytes
+	for i := range c.threads {
+		t := &c.threads[i]
+		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + int64(cap(t.marks))*int64(unsafe.Sizeof(mark{}))
+	}
+	for i := range c.tracks {
+		n += int64(cap(c.tracks[i].events)) * int64(unsafe.Sizeof(asyncEvent{}))
+	}
+	for i := range c.procs {
+		n += int64(cap(c.procs[i].threads)+cap(c.procs[i].tracks)) * 4
+	}
+	return n
+}
+
+// largest returns the bytes of the collector's largest array, the one
+// whose next growth asks the most at once.
+func (c *collector) largest() int64 {
+	n := max(int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})), int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})),
+		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.argsArena)),
+		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
+	for i := range c.threads {
+		t := &c.threads[i]
+		n = max(n, int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})), int64(cap(t.marks))*int64(unsafe.Sizeof(mark{})))
+	}
+	for i := range c.tracks {
+		n = max(n, int64(cap(c.tracks[i].events))*int64(unsafe.Sizeof(asyncEvent{})))
+	}
+	return n
 }
 
 func newCollector() *collector {
@@ -300,12 +370,17 @@ var skippedPhases = map[byte]string{
 // missing fields) are counted in the notes, never refused.
 func (c *collector) add(file string, e *rawEvent) error {
 	if c.seq == math.MaxInt32 || e.line > math.MaxInt32 {
-		return &errs.FormatError{File: file, Line: e.line, Offset: e.offset, Err: fmt.Errorf("too many events")}
+		return &errs.FormatError{File: file, Line: e.line, AtOffset: true, Offset: e.offset, Err: fmt.Errorf("too many events")}
 	}
 	c.seq++
+	if c.seq%weighEvery == 0 {
+		if err := c.weigh(); err != nil {
+			return err
+		}
+	}
 	if e.ph == 0 {
 		if e.badPh != none {
-			c.notes.skip(fmt.Sprintf("events of unknown phase %q", c.strs.str(e.badPh)), 1)
+			c.notes.skip(fmt.Sprintf("events of unknown phase %s", errs.Quote(c.strs.str(e.badPh))), 1)
 		} else {
 			c.notes.skip("entries without ph", 1)
 		}
@@ -528,7 +603,7 @@ func (c *collector) addAsync(e *rawEvent) {
 // nothing the model holds and are counted by name.
 func (c *collector) addMetadata(e *rawEvent) {
 	name := c.strs.str(e.name)
-	skip := func(why string) { c.notes.skip(fmt.Sprintf("metadata events (ph M) %q %s", name, why), 1) }
+	skip := func(why string) { c.notes.skip(fmt.Sprintf("metadata events (ph M) %s %s", errs.Quote(name), why), 1) }
 	switch name {
 	case "process_name", "process_labels", "process_sort_index":
 		if e.pid == none {

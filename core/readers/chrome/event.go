@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -13,8 +14,9 @@ const none int32 = -1
 // interner gives each distinct string a dense id, so that the events kept
 // until the end of the input hold 4-byte ids instead of strings.
 type interner struct {
-	ids  map[string]int32
-	strs []string
+	ids   map[string]int32
+	strs  []string
+	bytes int64 // the memory of the strings and their index, roughly
 }
 
 func newInterner() *interner { return &interner{ids: map[string]int32{}} }
@@ -27,6 +29,7 @@ func (in *interner) id(b []byte) int32 {
 	id := int32(len(in.strs))
 	in.ids[s] = id
 	in.strs = append(in.strs, s)
+	in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
 	return id
 }
 
@@ -410,7 +413,7 @@ func (d *decoder) micros(what string) (t trace.Time, ok bool, err error) {
 		if quoted {
 			return 0, false, nil
 		}
-		return 0, false, s.fail("%s %q: %v", what, v, err)
+		return 0, false, s.fail("%s %s: %v", what, errs.QuoteBytes(v), err)
 	}
 	return t, true, nil
 }

@@ -2,6 +2,8 @@ package chrome
 
 import (
 	"fmt"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // readSystemObject reads systemTraceEvents written as an object, the form
@@ -121,7 +123,7 @@ func (c *collector) addSystem(e *rawEvent) {
 		if e.ph != 0 {
 			what = fmt.Sprintf("of phase %q", e.ph)
 		} else if e.badPh != none {
-			what = fmt.Sprintf("of phase %q", c.strs.str(e.badPh))
+			what = fmt.Sprintf("of phase %s", errs.Quote(c.strs.str(e.badPh)))
 		}
 		c.notes.skip("systemTraceEvents entries "+what+" (not modelled)", 1)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -30,7 +29,7 @@ func readLimited(path string, limit int64, sink trace.Sink, opt trace.ReadOption
 	if _, err := ingest.CheckPath(path); err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -71,6 +70,8 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 	defer release()
 	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
 	d.strs = d.col.strs
+	d.col.hold = opt.Hold
+	defer d.col.release()
 	if as, ok := sink.(trace.ArgsSink); ok {
 		d.keepArgs = as.KeepsArgs()
 	}

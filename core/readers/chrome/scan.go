@@ -50,6 +50,15 @@ const (
 	windowSize  = 256 << 10
 )
 
+// MaxValue bounds the length of one token or captured value (a name, an
+// event's arguments): a few kilobytes in real traces. A string of
+// gigabytes (a decompression bomb's) stops the read with an error
+// instead of a window of its size.
+const MaxValue = 256 << 20
+
+// errTooLong is the cause of the error on a value past MaxValue.
+var errTooLong = fmt.Errorf("a value runs past %d MiB without its end: more than a trace's value may hold", MaxValue>>20)
+
 func newScanner(file string, r io.Reader) *scanner {
 	return &scanner{file: file, r: r, buf: make([]byte, firstWindow), line: 1, keep: -1, hold: -1}
 }
@@ -75,7 +84,7 @@ func (s *scanner) fail(format string, args ...any) error {
 	if line == 1 {
 		line = 0
 	}
-	return &errs.FormatError{File: s.file, Line: line, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
+	return &errs.FormatError{File: s.file, Line: line, AtOffset: true, Offset: s.offset(), Err: fmt.Errorf(format, args...)}
 }
 
 // failEnd reports input that stops in the middle of something.
@@ -120,6 +129,10 @@ func (s *scanner) fill() bool {
 		}
 	}
 	if s.end == len(s.buf) || (len(s.buf) < windowSize && s.end > len(s.buf)/2) {
+		if 2*len(s.buf) > MaxValue+windowSize {
+			s.readErr = errTooLong
+			return false
+		}
 		grown := make([]byte, 2*len(s.buf))
 		copy(grown, s.buf[:s.end])
 		s.buf = grown
@@ -392,7 +405,7 @@ func (s *scanner) number() ([]byte, error) {
 			s.pos = i
 			return nil, s.failEnd("a number")
 		}
-		return nil, s.fail("bad number %q", tok)
+		return nil, s.fail("bad number %s", errs.QuoteBytes(tok))
 	}
 	s.pos = i
 	return tok, nil

@@ -60,3 +60,19 @@ func TestCutAfterWholeGenerations(t *testing.T) {
 	_, err = readBytes(data[:3000])
 	wantFormatError(t, "first generation cut", err, "mem", "malformed Go execution trace")
 }
+
+// A trace cut right after its 16-byte header (the program killed as
+// tracing started, a copy cut) holds no event: it is read as empty and
+// marked incomplete, never as a complete trace of nothing.
+func TestCutAfterHeader(t *testing.T) {
+	data, err := os.ReadFile(threegen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := &trace.Notes{}
+	err = decode(strings.NewReader(string(data[:headerLen])), "mem", headerLen, trace.New("mem"), trace.ReadOptions{Notes: notes})
+	r := notes.IncompleteReasons()
+	if err != nil || len(r) != 1 || !strings.Contains(r[0], "cut after its header") {
+		t.Errorf("%v, incomplete %q", err, r)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	xtrace "golang.org/x/exp/trace"
 
@@ -29,7 +28,7 @@ func read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if st.IsDir() {
 		return errs.Format(path, 0, "is a directory, not a Go execution trace")
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -83,9 +82,15 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	}
 	b := newBuilder(sink, opt)
 	var g generations
+	recorded := 0 // events other than the parser's Sync marks
 	for n := 1; ; n++ {
 		ev, err := xr.ReadEvent()
 		if err == io.EOF {
+			if recorded == 0 {
+				// runtime/trace writes a generation as soon as tracing
+				// starts: a header alone is a trace cut after it.
+				opt.Incomplete("%s holds the header of a Go execution trace and no event (%d bytes): the trace is cut after its header", name, counted.N)
+			}
 			break
 		}
 		if err != nil {
@@ -95,6 +100,9 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 			}
 			g.note(opt, err)
 			break
+		}
+		if ev.Kind() != xtrace.EventSync {
+			recorded++
 		}
 		g.count(ev)
 		b.event(ev)

@@ -24,7 +24,7 @@ type blob struct {
 
 func (b *blob) fail(off uint64, format string, args ...any) {
 	if b.err == nil {
-		b.err = &errs.FormatError{File: b.file, Offset: int64(min(off, 1<<62)), Err: fmt.Errorf(format, args...)}
+		b.err = &errs.FormatError{File: b.file, AtOffset: true, Offset: int64(min(off, 1<<62)), Err: fmt.Errorf(format, args...)}
 	}
 }
 

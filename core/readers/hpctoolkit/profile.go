@@ -3,6 +3,8 @@ package hpctoolkit
 import (
 	"io"
 	"os"
+
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // ident is one identification of a hierarchical identifier tuple: a kind
@@ -119,9 +121,10 @@ func (b *blob) failed(off uint64, format string, args ...any) error {
 	return b.err
 }
 
-// openAt opens a file for random access and returns its size.
-func openAt(name string) (*os.File, int64, error) {
-	f, err := os.Open(name)
+// openAt opens a file of the database in dir for random access and
+// returns its size.
+func openAt(dir, name string) (*os.File, int64, error) {
+	f, err := ingest.OpenIn(dir, name)
 	if err != nil {
 		return nil, 0, err
 	}

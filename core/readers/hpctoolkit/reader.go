@@ -2,7 +2,9 @@ package hpctoolkit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +35,7 @@ var Format = ingest.Format{
 	Extensions: []string{".hpctrace"},
 	Sniff:      sniff,
 	SniffDir:   sniffDir,
+	ExplainDir: explainDir,
 	Options: []ingest.Option{{
 		Name: "loops", Kind: ingest.Bool, Default: false,
 		Doc: "make loops frames of their own, between the procedure that holds them and its callees",
@@ -108,6 +111,27 @@ func sniffDir(dir string) bool {
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "*.hpctrace"))
 	return len(m) > 0
+}
+
+// profilesOnly is the error of a database without traces: what it is, and
+// why it has no timeline.
+func profilesOnly(what string) string {
+	return "an HPCToolkit database of profiles only (" + what + "): hpcrun recorded no trace (it records one with -t, " +
+		"HPCRUN_TRACE=1), so the database holds no timeline to read; its profiles (metrics per calling context) are for hpcviewer or hpcprof's tools"
+}
+
+// explainDir says what dir is when it is an HPCToolkit database that
+// sniffDir does not take, one of profiles only: "" otherwise.
+func explainDir(dir string) string {
+	switch {
+	case isFile(filepath.Join(dir, "meta.db")) && !isFile(filepath.Join(dir, "trace.db")):
+		return profilesOnly("meta.db and profile.db, no trace.db")
+	case isFile(filepath.Join(dir, "experiment.xml")):
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.hpctrace")); len(m) == 0 {
+			return profilesOnly("experiment.xml, no *.hpctrace file")
+		}
+	}
+	return ""
 }
 
 func isFile(name string) bool {
@@ -196,6 +220,13 @@ func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 			r.end, r.known = db.toTime(db.min, db.max, db.max)
 		}
 		return r, nil
+	}
+	// One of them there but not a file (a FIFO, a link leading out): say
+	// what is wrong with it.
+	for _, name := range []string{"meta.db", "experiment.xml"} {
+		if _, err := ingest.CheckIn(dir, filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 	}
 	return nil, errs.Format(path, 0, "not an HPCToolkit database: no meta.db nor experiment.xml in %s", dir)
 }

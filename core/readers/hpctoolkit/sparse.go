@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -78,7 +79,7 @@ type sparseDB struct {
 func openSparse(dir string, o options) (*sparseDB, error) {
 	db := &sparseDB{dir: dir, traceFile: filepath.Join(dir, "trace.db")}
 	metaFile := filepath.Join(dir, "meta.db")
-	data, err := os.ReadFile(metaFile)
+	data, err := ingest.ReadFileIn(dir, metaFile, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func openSparse(dir string, o options) (*sparseDB, error) {
 		return nil, err
 	}
 	profFile := filepath.Join(dir, "profile.db")
-	pf, size, err := openAt(profFile)
+	pf, size, err := openAt(dir, profFile)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +95,10 @@ func openSparse(dir string, o options) (*sparseDB, error) {
 	if db.profiles, err = decodeProfiles(pf, size, profFile); err != nil {
 		return nil, err
 	}
-	tf, size, err := openAt(db.traceFile)
+	tf, size, err := openAt(dir, db.traceFile)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, errs.Format(dir, 0, "the database has no trace.db: it holds profiles only (run hpcrun with -t to trace)")
+			return nil, errs.Format(dir, 0, "%s", profilesOnly("meta.db and profile.db, no trace.db"))
 		}
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 // readLines streams the traces into sink and tells how many samples each
 // trace line had.
 func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, error) {
-	tf, _, err := openAt(db.traceFile)
+	tf, _, err := openAt(db.dir, db.traceFile)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -28,6 +29,7 @@ type xmlDB struct {
 	min   uint64           // db-min-time, in ticks
 	max   uint64           // db-max-time, in ticks
 	hasMM bool             // db-min-time and db-max-time were given
+	dir   string           // the database's directory, which its files must stay in
 	hdr   uint64           // size of a *.hpctrace header
 	glob  string
 	lines []xmlLine
@@ -52,8 +54,8 @@ func xmlAttrs(se xml.StartElement) map[string]string {
 
 // openXML decodes experiment.xml and lists the trace files.
 func openXML(dir string, o options) (*xmlDB, error) {
-	db := &xmlDB{file: filepath.Join(dir, "experiment.xml"), glob: "*.hpctrace"}
-	f, err := os.Open(db.file)
+	db := &xmlDB{dir: dir, file: filepath.Join(dir, "experiment.xml"), glob: "*.hpctrace"}
+	f, err := ingest.OpenIn(dir, db.file)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +64,21 @@ func openXML(dir string, o options) (*xmlDB, error) {
 		return nil, err
 	}
 	if db.unit == 0 {
-		return nil, errs.Format(db.file, 0, "experiment.xml has no TraceDB entry: the database holds profiles only (run hpcrun with -t to trace)")
+		return nil, errs.Format(db.file, 0, "%s", profilesOnly("experiment.xml has no TraceDB entry"))
+	}
+	// The pattern comes from the file: it names files of the database's
+	// directory, never of another (hpcprof writes "*.hpctrace").
+	if strings.ContainsAny(db.glob, `/\`) || strings.Contains(db.glob, "..") {
+		return nil, errs.Format(db.file, 0, "TraceDB's db-glob %s names files outside the database's directory: not read", errs.Quote(db.glob))
 	}
 	names, err := filepath.Glob(filepath.Join(dir, db.glob))
 	if err != nil || len(names) == 0 {
-		return nil, errs.Format(db.file, 0, "no trace file (%s) beside experiment.xml: the database holds profiles only", db.glob)
+		return nil, errs.Format(db.file, 0, "%s", profilesOnly("no trace file ("+errs.Quote(db.glob)+") beside experiment.xml"))
+	}
+	for _, n := range names {
+		if _, err := ingest.CheckIn(dir, n); err != nil {
+			return nil, err
+		}
 	}
 	for _, n := range names {
 		db.lines = append(db.lines, xmlLineOf(n))
@@ -150,7 +162,7 @@ func (db *xmlDB) decode(r io.Reader, o options) error {
 				if u, ok := a["u"]; ok {
 					v, err := strconv.ParseUint(u, 10, 64)
 					if err != nil || v == 0 {
-						return fail(fmt.Errorf("TraceDB: bad time unit u=%q", u))
+						return fail(fmt.Errorf("TraceDB: bad time unit u=%s", errs.Quote(u)))
 					}
 					db.unit = v
 				}
@@ -160,7 +172,7 @@ func (db *xmlDB) decode(r io.Reader, o options) error {
 				db.hdr = 32
 				if s, ok := a["db-header-sz"]; ok {
 					if db.hdr, err = strconv.ParseUint(s, 10, 16); err != nil {
-						return fail(fmt.Errorf("TraceDB: bad header size %q", s))
+						return fail(fmt.Errorf("TraceDB: bad header size %s", errs.Quote(s)))
 					}
 				}
 				lo, e1 := strconv.ParseUint(a["db-min-time"], 10, 64)
@@ -246,7 +258,7 @@ func (db *xmlDB) traceHeader(h []byte, file string) (big bool, rec uint64, err e
 		big = true
 	case 'l':
 	default:
-		return false, 0, &errs.FormatError{File: file, Offset: 23, Err: fmt.Errorf("unknown byte order %q in the header", h[23])}
+		return false, 0, &errs.FormatError{File: file, AtOffset: true, Offset: 23, Err: fmt.Errorf("unknown byte order %q in the header", h[23])}
 	}
 	rec = 12
 	if db.hdr >= 32 && len(h) >= 32 {
@@ -339,10 +351,10 @@ func (db *xmlDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineStat, 
 			}
 			t, ok := toTime(ts)
 			if !ok {
-				return &errs.FormatError{File: l.file, Offset: at, Err: fmt.Errorf("timestamp %d lies outside the traces' range [%d, %d] of experiment.xml", ts, lo, hi)}
+				return &errs.FormatError{File: l.file, AtOffset: true, Offset: at, Err: fmt.Errorf("timestamp %d lies outside the traces' range [%d, %d] of experiment.xml", ts, lo, hi)}
 			}
 			if t < fl.last {
-				return &errs.FormatError{File: l.file, Offset: at, Err: fmt.Errorf("timestamp %d comes before the previous one", ts)}
+				return &errs.FormatError{File: l.file, AtOffset: true, Offset: at, Err: fmt.Errorf("timestamp %d comes before the previous one", ts)}
 			}
 			f, ok := db.ids[cpid]
 			if !ok {
@@ -395,7 +407,7 @@ func (db *xmlDB) toTime(lo, hi, ts uint64) (trace.Time, bool) {
 // scan calls fn with the timestamp, call path id and offset of each record
 // of a *.hpctrace file.
 func (db *xmlDB) scan(file string, fn func(ts, cpid uint64, at int64) error) error {
-	f, err := os.Open(file)
+	f, err := ingest.OpenIn(db.dir, file)
 	if err != nil {
 		return err
 	}
@@ -421,10 +433,10 @@ func (db *xmlDB) scanReader(r io.Reader, file string, fn func(ts, cpid uint64, a
 			return nil
 		}
 		if err == io.ErrUnexpectedEOF {
-			return &errs.FormatError{File: file, Offset: at, Err: fmt.Errorf("the last record is cut (%d of %d bytes): the file is truncated", k, rec)}
+			return &errs.FormatError{File: file, AtOffset: true, Offset: at, Err: fmt.Errorf("the last record is cut (%d of %d bytes): the file is truncated", k, rec)}
 		}
 		if err != nil {
-			return &errs.FormatError{File: file, Offset: at, Err: err}
+			return &errs.FormatError{File: file, AtOffset: true, Offset: at, Err: err}
 		}
 		var ts, cpid uint64
 		if big {

@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -63,7 +63,7 @@ func findProfiles(dir string, warn func(string, ...any)) *profileList {
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "experiment*.mdb"))
 	for _, n := range names {
-		threads, err := readMergedIndex(n)
+		threads, err := readMergedIndex(dir, n)
 		if err != nil {
 			warn("%s: %v: the trace files are not checked against its list of profiles", n, err)
 			continue
@@ -74,8 +74,8 @@ func findProfiles(dir string, warn func(string, ...any)) *profileList {
 }
 
 // readMergedIndex reads the index of the merged metric database name.
-func readMergedIndex(name string) (map[[2]uint64]bool, error) {
-	f, err := os.Open(name)
+func readMergedIndex(dir, name string) (map[[2]uint64]bool, error) {
+	f, err := ingest.OpenIn(dir, name)
 	if err != nil {
 		return nil, err
 	}

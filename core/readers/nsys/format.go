@@ -83,7 +83,7 @@ func looks(path string) bool {
 	if st, err := ingest.CheckPath(path); err != nil || st.IsDir() {
 		return false
 	}
-	db, err := sqlitedb.Open(path)
+	db, err := sqlitedb.Peek(path)
 	if err != nil {
 		return false
 	}

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // checkSize compares the file's size with the size its SQLite header
@@ -15,7 +15,7 @@ import (
 // cut short as if zeros followed, so a copy that lost its last bytes may
 // otherwise open without a word.
 func checkSize(path string) error {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func checkSize(path string) error {
 		return nil // a size the header does not vouch for
 	}
 	if want := pages * pageSize; st.Size() < want {
-		return &errs.FormatError{File: path, Offset: st.Size(), Err: fmt.Errorf(
+		return &errs.FormatError{File: path, AtOffset: true, Offset: st.Size(), Err: fmt.Errorf(
 			"the database is truncated: its header gives %d pages of %d bytes (%d bytes), the file has %d", pages, pageSize, want, st.Size())}
 	}
 	return nil

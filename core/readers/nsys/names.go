@@ -1,6 +1,10 @@
 package nsys
 
-import "database/sql"
+import (
+	"database/sql"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
+)
 
 // readNames loads what names the containers and the states: the string
 // table, the host name, process and thread names, GPU names and NVTX
@@ -11,7 +15,8 @@ func (r *reader) readNames() error {
 	var text sql.NullString
 	err := r.db.Scan("StringIds", `SELECT id, value FROM StringIds`, []any{&id, &text}, func() error {
 		if id.Valid {
-			r.strs[id.Int64] = text.String
+			r.strs[id.Int64] = r.text.String(text.String)
+			r.strBytes += int64(len(text.String)) + 64
 		}
 		return nil
 	})
@@ -23,7 +28,7 @@ func (r *reader) readNames() error {
 	if r.db.HasTable(env) && r.db.HasColumn(env, "globalVid") && r.db.HasColumn(env, "name") && r.db.HasColumn(env, "value") {
 		err := r.db.Scan(env, `SELECT globalVid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'`, []any{&id, &text}, func() error {
 			if id.Valid && text.String != "" {
-				h.hostNames[hostOf(id.Int64)] = text.String
+				h.hostNames[hostOf(id.Int64)] = r.text.String(text.String)
 			}
 			return nil
 		})
@@ -34,7 +39,7 @@ func (r *reader) readNames() error {
 	if r.db.HasTable("PROCESSES") && r.db.HasColumn("PROCESSES", "globalPid") && r.db.HasColumn("PROCESSES", "name") {
 		err := r.db.Scan("PROCESSES", `SELECT globalPid, name FROM PROCESSES`, []any{&id, &text}, func() error {
 			if id.Valid {
-				h.procNames[id.Int64&^idMask] = text.String
+				h.procNames[id.Int64&^idMask] = r.text.String(text.String)
 			}
 			return nil
 		})
@@ -70,14 +75,14 @@ func (r *reader) readGPUNames() error {
 		}
 		var vm, id sql.NullInt64
 		var name sql.NullString
-		q := `SELECT ` + r.col(table, "vmId") + `, id, name FROM "` + table + `"`
+		q := `SELECT ` + r.col(table, "vmId") + `, id, name FROM ` + sqlitedb.Ident(table)
 		err := r.db.Scan(table, q, []any{&vm, &id, &name}, func() error {
 			if !id.Valid {
 				return nil
 			}
 			k := [2]int64{hostOf(vm.Int64), id.Int64}
 			if _, ok := r.h.deviceNames[k]; !ok {
-				r.h.deviceNames[k] = name.String
+				r.h.deviceNames[k] = r.text.String(name.String)
 			}
 			return nil
 		})
@@ -118,7 +123,7 @@ func (r *reader) readNVTXNames() error {
 	q := `SELECT eventType, ` + r.col(t, "globalTid") + `, ` + r.col(t, "domainId") + `, ` + r.col(t, "text") + `, ` +
 		r.col(t, "textId") + ` FROM NVTX_EVENTS WHERE eventType IN (39, 75)`
 	return r.db.Scan(t, q, []any{&typ, &gtid, &domain, &text, &textID}, func() error {
-		name := text.String
+		name := r.text.String(text.String)
 		if !text.Valid {
 			name = r.str(textID)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
@@ -33,18 +34,41 @@ func readWith(path string, o readerOptions, sink trace.Sink, opt trace.ReadOptio
 		return err
 	}
 	defer db.Close()
+	db.Watch(opt.Cancel)
 	if err := checkSize(path); err != nil {
 		return err
 	}
+	if err := db.Expect(append([]string{"StringIds", "ThreadNames", "PROCESSES", "TARGET_INFO_SYSTEM_ENV",
+		"TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"}, activityTables...)...); err != nil {
+		return err
+	}
 	if !looksNsys(db) {
-		return db.Errorf("is a SQLite database but not an Nsight Systems export (no StringIds table with CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS or OSRT_API)")
+		why := ""
+		if !db.HasTable("StringIds") {
+			why = ": " + db.Missing("StringIds")
+		}
+		return db.Errorf("is a SQLite database but not an Nsight Systems export (no StringIds table with CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS or OSRT_API)%s", why)
 	}
 	r := &reader{db: db, o: o, opt: opt, h: newHierarchy(), groups: map[[2]int32]*group{},
 		stypeOf: map[string]int32{}, apis: map[corrKey]apiRef{}, first: math.MaxInt64, last: math.MinInt64}
+	defer func() { opt.Held(-r.held) }()
 	if err := r.read(); err != nil {
 		return err
 	}
-	return r.emit(sink)
+	if err := r.weigh(); err != nil {
+		return err
+	}
+	if r.first > r.last && len(r.marks) == 0 {
+		// An export of a run that recorded nothing: say so, rather than
+		// deliver a trace whose analyses then find no duration.
+		return db.Errorf("the export holds no event: none of its activity tables (%s) has a row with times; "+
+			"was the application traced (nsys profile -t cuda,nvtx,osrt) and did it run past its start?", strings.Join(activityTables, ", "))
+	}
+	if err := r.emit(sink); err != nil {
+		return err
+	}
+	r.text.Note(opt, path)
+	return nil
 }
 
 // reader holds what the database tells until it is delivered.
@@ -72,6 +96,23 @@ type reader struct {
 	done, rows int64 // rows read, rows to read (progress)
 
 	first, last int64 // the trace's extent
+
+	// What the reader holds before it delivers it, as last told to the
+	// read's memory budget (trace.ReadOptions.Held), and the bytes of the
+	// strings read.
+	held, strBytes int64
+
+	text ingest.ValidText // the names made valid UTF-8
+}
+
+// weigh tells the read's memory budget what the reader holds: the spans
+// read so far (a span and its share of its group's slices) and the
+// strings.
+func (r *reader) weigh() error {
+	n := r.done*int64(unsafe.Sizeof(span{})+16) + r.strBytes
+	delta := n - r.held
+	r.held = n
+	return r.opt.Held(delta)
 }
 
 // stype is a state type: its name, the kind of container that holds it
@@ -262,11 +303,7 @@ func (r *reader) read() error {
 }
 
 func (r *reader) count(table string) (int64, error) {
-	var n int64
-	if err := r.db.QueryRow(`SELECT count(*) FROM "` + table + `"`).Scan(&n); err != nil {
-		return 0, r.db.Errorf("cannot count the rows of %s: %v", table, err)
-	}
-	return n, nil
+	return r.db.Count(table)
 }
 
 func (r *reader) report() {
@@ -281,6 +318,9 @@ func (r *reader) tick() error {
 	r.done++
 	if r.done%4096 == 0 {
 		r.report()
+		if err := r.weigh(); err != nil {
+			return err
+		}
 		return r.opt.Canceled()
 	}
 	return nil
@@ -290,7 +330,7 @@ func (r *reader) tick() error {
 // table lacks it (schemas gain columns from one version to the next).
 func (r *reader) col(table, name string) string {
 	if r.db.HasColumn(table, name) {
-		return `"` + name + `"`
+		return sqlitedb.Ident(name)
 	}
 	return "NULL"
 }

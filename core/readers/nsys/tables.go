@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
 )
 
 // The state types, each its own so that a view can pick one.
@@ -27,8 +29,8 @@ const (
 func (r *reader) readAPI(table, typeName string, driver bool) error {
 	var start, end, gtid, corr, nameID sql.NullInt64
 	var name sql.NullString
-	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM "%s"`, r.col(table, "globalTid"),
-		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), table)
+	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM %s`, r.col(table, "globalTid"),
+		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), sqlitedb.Ident(table))
 	t := r.stateType(typeName, kThread)
 	return r.db.Scan(table, q, []any{&start, &end, &gtid, &corr, &nameID, &name}, func() error {
 		if err := r.tick(); err != nil {
@@ -43,7 +45,7 @@ func (r *reader) readAPI(table, typeName string, driver bool) error {
 		}
 		fn := r.str(nameID)
 		if fn == "" {
-			fn = name.String
+			fn = r.text.String(name.String)
 		}
 		if fn == "" {
 			fn = "(unknown function)"
@@ -75,7 +77,7 @@ func (r *reader) gpuQuery(table string, more ...string) string {
 	for _, m := range more {
 		cols = append(cols, r.col(table, m))
 	}
-	return `SELECT ` + strings.Join(cols, ", ") + ` FROM "` + table + `"`
+	return `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + sqlitedb.Ident(table)
 }
 
 func (g *gpuRow) dest(more ...any) []any {
@@ -249,7 +251,7 @@ func (r *reader) readNVTX() error {
 			r.opt.Skip("rows of "+table+" without a thread (null globalTid)", 1)
 			return nil
 		}
-		msg := text.String
+		msg := r.text.String(text.String)
 		if !text.Valid {
 			msg = r.str(textID)
 		}

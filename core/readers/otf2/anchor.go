@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // Markers that structure every OTF2 file. A file is a sequence of chunks;
@@ -86,7 +87,7 @@ func findAnchor(path string) (string, error) {
 	}
 	var found []string
 	for _, c := range candidates {
-		if isAnchor(c) {
+		if isAnchor(path, c) {
 			found = append(found, c)
 		}
 	}
@@ -114,12 +115,12 @@ func baseNames(paths []string) string {
 
 // isAnchor reports whether the regular file at path starts like an OTF2
 // anchor file: a header with a byte order mark, then the magic "OTF2".
-func isAnchor(path string) bool {
-	st, err := os.Stat(path)
+func isAnchor(dir, path string) bool {
+	st, err := ingest.CheckIn(dir, path)
 	if err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenIn(dir, path)
 	if err != nil {
 		return false
 	}
@@ -133,15 +134,18 @@ func isAnchor(path string) bool {
 	return c.str() == "OTF2" && c.err == nil
 }
 
+// maxAnchor bounds an anchor file, a few hundred bytes of properties.
+const maxAnchor = 16 << 20
+
 // readAnchor reads and checks the anchor file at path.
 func readAnchor(path string) (*anchor, error) {
-	data, err := os.ReadFile(path)
+	data, err := ingest.ReadFileIn(filepath.Dir(path), path, maxAnchor)
 	if err != nil {
 		return nil, err
 	}
 	a, derr := decodeAnchor(data)
 	if derr != nil {
-		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}
+		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 	}
 	a.path = path
 	a.dir = filepath.Dir(path)

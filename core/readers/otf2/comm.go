@@ -43,12 +43,12 @@ func (s *simulator) comm(id uint32) (*commRanks, error) {
 	def, ok := s.defs.comms[id]
 	if !ok {
 		if at, inter := s.defs.interComms[id]; inter {
-			return nil, &errs.FormatError{File: path, Offset: at, Err: fmt.Errorf("communicator %d is an inter-communicator, which this reader does not support", id)}
+			return nil, &errs.FormatError{File: path, AtOffset: true, Offset: at, Err: fmt.Errorf("communicator %d is an inter-communicator, which this reader does not support", id)}
 		}
 		return nil, &errs.FormatError{File: path, Err: fmt.Errorf("communicator %d is not defined", id)}
 	}
 	fail := func(format string, args ...any) error {
-		return &errs.FormatError{File: path, Offset: def.at, Err: fmt.Errorf("communicator %d: "+format, append([]any{id}, args...)...)}
+		return &errs.FormatError{File: path, AtOffset: true, Offset: def.at, Err: fmt.Errorf("communicator %d: "+format, append([]any{id}, args...)...)}
 	}
 	name, derr := s.defs.str(def.name, "name of communicator "+itoa(uint64(id)), def.at)
 	if derr != nil {

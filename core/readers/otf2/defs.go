@@ -3,10 +3,10 @@ package otf2
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // Global definition record types (OTF2 3.0). Records of other types are
@@ -175,7 +175,7 @@ type definitions struct {
 // readDefinitions reads the archive's global definitions file.
 func readDefinitions(a *anchor) (*definitions, error) {
 	path := a.globalDefsPath()
-	data, err := os.ReadFile(path)
+	data, err := ingest.ReadFileIn(a.dir, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func readDefinitions(a *anchor) (*definitions, error) {
 	}
 	d, derr := decodeDefinitions(data, a.chunkDefs)
 	if derr != nil {
-		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}
+		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 	}
 	if !d.haveClock {
 		return nil, &errs.FormatError{File: path, Err: errorString("no ClockProperties definition: timestamps cannot be converted")}

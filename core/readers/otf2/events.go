@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -45,6 +46,7 @@ func (b *batch) reset() {
 // chunks in memory.
 type eventFile struct {
 	path      string
+	dir       string // the archive's directory, which path must stay in
 	size      int64
 	chunkSize int64
 	maps      *[mapTypes]*idMap
@@ -76,7 +78,7 @@ func (f *eventFile) fill(b *batch, max int, buf []byte) []byte {
 	file := f.file
 	if file == nil {
 		var err error
-		if file, err = os.Open(f.path); err != nil {
+		if file, err = ingest.OpenIn(f.dir, f.path); err != nil {
 			b.err = &errs.FormatError{File: f.path, Err: err}
 			return buf
 		}
@@ -96,7 +98,7 @@ func (f *eventFile) fill(b *batch, max int, buf []byte) []byte {
 		}
 		buf = buf[:n]
 		if _, err := file.ReadAt(buf, f.pos); err != nil {
-			b.err = &errs.FormatError{File: f.path, Offset: f.pos, Err: err}
+			b.err = &errs.FormatError{File: f.path, AtOffset: true, Offset: f.pos, Err: err}
 			break
 		}
 		window = f.decodeWindow(buf, b, max, window)
@@ -131,7 +133,7 @@ func (f *eventFile) decodeWindow(buf []byte, b *batch, max, window int) int {
 			if c.err.short && f.chunkEnd == f.size {
 				msg = "file ends before its end-of-file marker (truncated?): " + msg
 			}
-			b.err = &errs.FormatError{File: f.path, Offset: c.err.offset, Err: errorString(msg)}
+			b.err = &errs.FormatError{File: f.path, AtOffset: true, Offset: c.err.offset, Err: errorString(msg)}
 			return window
 		}
 		switch next {
@@ -154,18 +156,18 @@ func (f *eventFile) decodeWindow(buf []byte, b *batch, max, window int) int {
 // startChunk reads the header of the chunk at f.pos.
 func (f *eventFile) startChunk(file *os.File, b *batch) bool {
 	if f.pos >= f.size {
-		b.err = &errs.FormatError{File: f.path, Offset: f.size, Err: errorString("file ends without an end-of-file marker (truncated?)")}
+		b.err = &errs.FormatError{File: f.path, AtOffset: true, Offset: f.size, Err: errorString("file ends without an end-of-file marker (truncated?)")}
 		return false
 	}
 	var head [chunkHeaderSize]byte
 	n, err := file.ReadAt(head[:], f.pos)
 	if err != nil && err != io.EOF {
-		b.err = &errs.FormatError{File: f.path, Offset: f.pos, Err: err}
+		b.err = &errs.FormatError{File: f.path, AtOffset: true, Offset: f.pos, Err: err}
 		return false
 	}
 	c := cursor{buf: head[:n], base: f.pos}
 	if derr := readHeader(&c, true); derr != nil {
-		b.err = &errs.FormatError{File: f.path, Offset: derr.offset, Err: errorString(derr.msg)}
+		b.err = &errs.FormatError{File: f.path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 		return false
 	}
 	f.big = c.big

@@ -101,11 +101,11 @@ type placed struct {
 }
 
 func (h *hierarchy) fail(at int64, format string, args ...any) error {
-	return &errs.FormatError{File: h.defsPath, Offset: at, Err: fmt.Errorf(format, args...)}
+	return &errs.FormatError{File: h.defsPath, AtOffset: true, Offset: at, Err: fmt.Errorf(format, args...)}
 }
 
 func (h *hierarchy) failDecode(e *decodeError) error {
-	return &errs.FormatError{File: h.defsPath, Offset: e.offset, Err: errorString(e.msg)}
+	return &errs.FormatError{File: h.defsPath, AtOffset: true, Offset: e.offset, Err: errorString(e.msg)}
 }
 
 // create creates a container; unnamed ones take their alias as name

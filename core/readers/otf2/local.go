@@ -4,10 +4,10 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // Local definition records: a location's definition file maps the IDs its
@@ -67,7 +67,7 @@ type localDefs struct {
 // without one use global IDs and the global clock.
 func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
 	path := a.localDefsPath(loc)
-	data, err := os.ReadFile(path)
+	data, err := ingest.ReadFileIn(a.dir, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &localDefs{missing: true}, nil
 	}
@@ -76,7 +76,7 @@ func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
 	}
 	l, derr := decodeLocalDefs(data, a.chunkDefs)
 	if derr != nil {
-		return nil, &errs.FormatError{File: path, Offset: derr.offset, Err: errorString(derr.msg)}
+		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
 	}
 	return l, nil
 }

@@ -1,11 +1,11 @@
 package otf2
 
 import (
-	"os"
 	"runtime"
 	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // The event files of all locations are decoded in parallel by a pool of
@@ -205,7 +205,7 @@ var onePool = sync.Pool{New: func() any { return &oneSpace{} }}
 func (m *merger) runOne(fn func(loc int, r *record, values []float64) error) error {
 	s := m.streams[0]
 	f := *s.file // the stream's position stays as it was
-	file, err := os.Open(f.path)
+	file, err := ingest.OpenIn(f.dir, f.path)
 	if err != nil {
 		return &errs.FormatError{File: f.path, Err: err}
 	}

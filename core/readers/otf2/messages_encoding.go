@@ -140,7 +140,7 @@ type messageDecoder struct {
 
 func (d *messageDecoder) fail(format string, args ...any) error {
 	if d.err == nil {
-		d.err = &errs.FormatError{File: "encoded OTF2 messages", Offset: int64(d.pos),
+		d.err = &errs.FormatError{File: "encoded OTF2 messages", AtOffset: true, Offset: int64(d.pos),
 			Err: fmt.Errorf(format, args...)}
 	}
 	return d.err

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -97,7 +98,7 @@ func (arch *archive) probe() (start, end trace.Time, ok bool) {
 // every chunk with one). Otherwise every chunk is walked.
 func (f *eventFile) walk(buf []byte) (fileExtent, []byte) {
 	var ext fileExtent
-	file, err := os.Open(f.path)
+	file, err := ingest.OpenIn(f.dir, f.path)
 	if err != nil {
 		return ext, buf
 	}

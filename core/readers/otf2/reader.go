@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -68,19 +68,20 @@ func open(path string, keep func(group uint32) bool) (*archive, error) {
 			continue
 		}
 		path := a.eventsPath(l.id)
-		st, err := os.Stat(path)
+		st, err := ingest.CheckIn(a.dir, path)
 		if errors.Is(err, fs.ErrNotExist) && l.events == 0 {
 			continue // a location that recorded nothing may have no file
 		}
 		switch {
-		case errors.Is(err, fs.ErrNotExist), err == nil && !st.Mode().IsRegular(), err == nil && st.Size() == 0 && l.events > 0:
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, ingest.ErrNotRegular), err == nil && !st.Mode().IsRegular(),
+			err == nil && st.Size() == 0 && l.events > 0:
 			// The definitions announce events the archive lacks: the
 			// location is kept (the hierarchy is the definitions'), its
 			// events are not there, and the trace says so.
 			noEvents = append(noEvents, locationLabel(defs, l))
 			continue
 		case err != nil:
-			return nil, &errs.FormatError{File: a.globalDefsPath(), Offset: l.at,
+			return nil, &errs.FormatError{File: a.globalDefsPath(), AtOffset: true, Offset: l.at,
 				Err: fmt.Errorf("location %d announces %d events, but its event file cannot be read: %w", l.id, l.events, err)}
 		}
 		local, err := readLocalDefs(a, l.id)
@@ -92,7 +93,7 @@ func open(path string, keep func(group uint32) bool) (*archive, error) {
 		}
 		arch.total += st.Size()
 		arch.streams = append(arch.streams, &stream{loc: i, file: &eventFile{
-			path: path, size: st.Size(), chunkSize: int64(a.chunkEvents),
+			path: path, dir: a.dir, size: st.Size(), chunkSize: int64(a.chunkEvents),
 			maps: &local.maps, clock: local.clock, tb: arch.tb,
 		}})
 	}

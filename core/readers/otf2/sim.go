@@ -136,11 +136,11 @@ func newSimulator(a *anchor, defs *definitions, h *hierarchy) *simulator {
 }
 
 func (s *simulator) fail(loc int, r *record, format string, args ...any) error {
-	return &errs.FormatError{File: s.a.eventsPath(s.defs.locations[loc].id), Offset: r.offset, Err: fmt.Errorf(format, args...)}
+	return &errs.FormatError{File: s.a.eventsPath(s.defs.locations[loc].id), AtOffset: true, Offset: r.offset, Err: fmt.Errorf(format, args...)}
 }
 
 func (s *simulator) failDecode(e *decodeError) error {
-	return &errs.FormatError{File: s.a.globalDefsPath(), Offset: e.offset, Err: errorString(e.msg)}
+	return &errs.FormatError{File: s.a.globalDefsPath(), AtOffset: true, Offset: e.offset, Err: errorString(e.msg)}
 }
 
 // handle processes one record of location loc.

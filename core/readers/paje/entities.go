@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -33,10 +34,10 @@ func (s *simulator) entityType(f *eventFields, kind trace.Kind, cont int32) (int
 		return 0, s.failSim("PajeTypeException", "Unknown type '"+string(typeKey)+"'")
 	}
 	if got := s.kindOf(typ); got != kind {
-		return 0, s.failf("type %q is a %s type, not a %s type", typeKey, got, kind)
+		return 0, s.failf("type %s is a %s type, not a %s type", errs.QuoteBytes(typeKey), got, kind)
 	}
 	if s.types[typ].parent != s.containers[cont].typ {
-		return 0, s.failf("type %q does not belong in containers of the type of %q", typeKey, f.get(roleContainer))
+		return 0, s.failf("type %s does not belong in containers of the type of %s", errs.QuoteBytes(typeKey), errs.QuoteBytes(f.get(roleContainer)))
 	}
 	return typ, nil
 }
@@ -244,7 +245,7 @@ func (s *simulator) link(kind eventKind, f *eventFields) error {
 		// MPI_LINK between the former while the ranks are of the
 		// latter: a type of the same name is taken, unless as PajeNG.
 		if s.opt.StrictPajeNG || got == trace.None || want == trace.None || s.types[got].name != s.types[want].name {
-			return s.failf("container %q is not of the type expected at the %s of link type %q", endKey, side, s.types[typ].name)
+			return s.failf("container %s is not of the type expected at the %s of link type %s", errs.QuoteBytes(endKey), side, errs.Quote(s.types[typ].name))
 		}
 		s.retyped++
 	}

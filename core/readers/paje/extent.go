@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -68,7 +67,7 @@ func extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
 // compressed reports whether the file at path is compressed, or cannot be
 // read.
 func compressed(path string) bool {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return true
 	}
@@ -82,7 +81,7 @@ func compressed(path string) bool {
 // included, until an event line with a date; it gives up beyond budget
 // bytes.
 func (d *decoder) firstDate(path string, budget *int64) (trace.Time, bool, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return 0, false, err
 	}
@@ -116,7 +115,7 @@ func (d *decoder) firstDate(path string, budget *int64) (trace.Time, bool, error
 // lastDate returns the date of the last dated event line of the file,
 // looking only at its last probeTail bytes.
 func (d *decoder) lastDate(path string) (trace.Time, bool) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return 0, false
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // eventKind is one of the Pajé event types a definition can name.
@@ -171,7 +173,7 @@ func newEventDef(name, id string, line int) (*eventDef, bool) {
 // count as user fields, as in PajeNG.
 func (d *eventDef) addField(name, typ string, strict bool) error {
 	if !fieldTypes[typ] {
-		return fmt.Errorf("field %s of %s has unknown type %q", name, d.name, typ)
+		return fmt.Errorf("field %s of %s has unknown type %s", name, d.name, errs.Quote(typ))
 	}
 	r, ok := roleNames[name]
 	if !ok && !strict {

@@ -225,7 +225,10 @@ func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
 			return carry[:0]
 		}
 		if len(buf) == cap(buf) {
-			bigger := make([]byte, len(buf), 2*cap(buf))
+			// Doubling, but never past one byte more than maxLine: a line
+			// of exactly maxLine bytes would otherwise take a buffer of
+			// twice that (and the old one alive during the copy).
+			bigger := make([]byte, len(buf), min(2*cap(buf), maxLine+1))
 			copy(bigger, buf)
 			buf = bigger
 		}

@@ -142,7 +142,7 @@ func readFiles(paths []string, sink trace.Sink, opt Options) error {
 	}
 	d := newDecoder(sink, opt, total)
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := ingest.OpenFile(p)
 		if err != nil {
 			return err
 		}
@@ -322,7 +322,7 @@ func (d *decoder) readFailure(err error) error {
 	if errors.As(err, &fe) {
 		err = fe.Err
 	}
-	return &errs.FormatError{File: d.file, Line: d.line, Offset: d.done, Err: err}
+	return &errs.FormatError{File: d.file, Line: d.line, AtOffset: true, Offset: d.done, Err: err}
 }
 
 func (d *decoder) fail(err error) error {
@@ -411,7 +411,7 @@ func (d *decoder) parseHeader(rest []byte) error {
 		}
 		def, ok := newEventDef(string(words[1]), string(words[2]), d.line)
 		if !ok {
-			return d.failf("unknown event %q in %%EventDef", words[1])
+			return d.failf("unknown event %s in %%EventDef", errs.QuoteBytes(words[1]))
 		}
 		if _, dup := d.defs[def.id]; dup {
 			return d.failf("event id %s is defined twice", def.id)

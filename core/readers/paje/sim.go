@@ -256,7 +256,7 @@ func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 		return s.failSim("PajeTypeException", "Unknow container type '"+string(f.get(roleType))+"'")
 	}
 	if s.kindOf(parent) != trace.KindContainer {
-		return s.failf("type %q is a %s type, which cannot hold types", f.get(roleType), s.kindOf(parent))
+		return s.failf("type %s is a %s type, which cannot hold types", errs.QuoteBytes(f.get(roleType)), s.kindOf(parent))
 	}
 	t := trace.Type{Name: string(name), Alias: string(alias), Kind: kind, Parent: parent,
 		Start: trace.None, End: trace.None, Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}
@@ -297,12 +297,18 @@ func (s *simulator) defineValue(f *eventFields) error {
 	case trace.KindVariable:
 		return s.failSim("PajeTypeException", "Trying to define the value '"+string(name)+"' for the type '"+typeKey+"' (which is a variable type) is invalid")
 	}
+	// A value is identified by its alias, or its name when it has none.
+	// PajeNG refuses a new value whose alias, or whose name (with an alias
+	// or not), is already the identifier of a value of the type: EZTrace
+	// writes such definitions, and pj_dump stops there. (Two values of
+	// one name with distinct aliases are accepted.)
 	ti := &s.types[typ]
 	if len(alias) > 0 {
 		if _, dup := ti.values.get(alias); dup {
 			return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(alias)+"' for the type '"+typeKey+"'")
 		}
-	} else if _, dup := ti.values.get(name); dup {
+	}
+	if _, dup := ti.values.get(name); dup {
 		return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(name)+"' for the type '"+typeKey+"'")
 	}
 	s.addValue(typ, trace.Value{Type: typ, Name: string(name), Alias: string(alias),
@@ -360,7 +366,7 @@ func (s *simulator) createContainer(f *eventFields) error {
 	}
 	pc := s.containers[parent]
 	if typ == trace.None || s.types[typ].parent != pc.typ {
-		return s.failf("container type %q is not a child type of the type of container %q", typeKey, parentKey)
+		return s.failf("container type %s is not a child type of the type of container %s", errs.QuoteBytes(typeKey), errs.QuoteBytes(parentKey))
 	}
 	if _, dup := s.contIDs.get(id); dup && !zero {
 		return s.failSim("PajeContainerException", "(Container, name: '"+string(name)+"' alias: '"+string(alias)+"') already exists")
@@ -392,7 +398,7 @@ func (s *simulator) destroyEvent(f *eventFields) error {
 	id = s.resolveZero(id, typ)
 	c := s.containers[id]
 	if c.typ != typ {
-		return s.failf("container %q is not of type %q", nameKey, typeKey)
+		return s.failf("container %s is not of type %s", errs.QuoteBytes(nameKey), errs.QuoteBytes(typeKey))
 	}
 	at := s.lastKnown
 	if at < c.last {

@@ -176,7 +176,7 @@ func (r *run) reader() interface {
 
 // split reads one file, keys its lines and gathers them into runs.
 func (s *sorter) split(file int32, path string) error {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

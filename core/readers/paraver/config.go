@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -49,7 +50,8 @@ func loadConfig(pcfPath, rowPath string) (*config, error) {
 		if f.path == "" {
 			continue
 		}
-		file, err := os.Open(f.path)
+		// Beside the trace: a link leading elsewhere, a FIFO, are refused.
+		file, err := ingest.OpenIn(filepath.Dir(f.path), f.path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -151,7 +153,7 @@ func (cfg *config) parsePCF(l *lineReader) error {
 			}
 			id, err := strconv.ParseInt(fields[1], 10, 64)
 			if err != nil {
-				return l.fail("EVENT_TYPE: bad event type %q", fields[1])
+				return l.fail("EVENT_TYPE: bad event type %s", errs.Quote(fields[1]))
 			}
 			_, name, _ := strings.Cut(strings.TrimSpace(text[len(fields[0]):]), fields[1])
 			et := &eventType{name: strings.TrimSpace(name), values: map[eventValue]string{}}
@@ -188,7 +190,7 @@ func leadingInt(s string) (int64, string, error) {
 	}
 	v, err := strconv.ParseInt(num, 10, 64)
 	if err != nil {
-		return 0, "", fmt.Errorf("expected a number at the start of %q", s)
+		return 0, "", fmt.Errorf("expected a number at the start of %s", errs.Quote(s))
 	}
 	return v, strings.TrimSpace(rest), nil
 }
@@ -198,17 +200,17 @@ func parseColor(s string) (string, error) {
 	inner, opened := strings.CutPrefix(s, "{")
 	inner, closed := strings.CutSuffix(inner, "}")
 	if !opened || !closed {
-		return "", fmt.Errorf("color %q is not {r,g,b}", s)
+		return "", fmt.Errorf("color %s is not {r,g,b}", errs.Quote(s))
 	}
 	parts := strings.Split(inner, ",")
 	if len(parts) != 3 {
-		return "", fmt.Errorf("color %q is not {r,g,b}", s)
+		return "", fmt.Errorf("color %s is not {r,g,b}", errs.Quote(s))
 	}
 	out := make([]string, 3)
 	for i, p := range parts {
 		v, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || v < 0 || v > 255 {
-			return "", fmt.Errorf("color %q: component %q is not in 0..255", s, p)
+			return "", fmt.Errorf("color %s: component %s is not in 0..255", errs.Quote(s), errs.Quote(p))
 		}
 		out[i] = strconv.FormatFloat(float64(v)/255, 'g', 6, 64)
 	}
@@ -227,11 +229,11 @@ func (cfg *config) parseRow(l *lineReader) error {
 		}
 		f := strings.Fields(line)
 		if len(f) != 4 || f[0] != "LEVEL" || f[2] != "SIZE" {
-			return l.fail(`expected "LEVEL <name> SIZE <n>", found %q`, line)
+			return l.fail(`expected "LEVEL <name> SIZE <n>", found %s`, errs.Quote(line))
 		}
 		n, err := strconv.Atoi(f[3])
 		if err != nil || n < 0 || n > maxResources {
-			return l.fail("bad size %q", f[3])
+			return l.fail("bad size %s", errs.Quote(f[3]))
 		}
 		names := make([]string, 0, n)
 		for range n {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -77,7 +78,7 @@ func parseHeader(line string) (*header, error) {
 	unit, ok := units[suffix]
 	if !ok {
 		if !strings.HasPrefix(suffix, "_") {
-			return nil, fmt.Errorf("header: unknown time unit %q", suffix)
+			return nil, fmt.Errorf("header: unknown time unit %s", errs.Quote(suffix))
 		}
 		// Paraver reads any other _suffix as microseconds.
 		unit, h.unknownUnit = 1000, suffix
@@ -85,10 +86,10 @@ func parseHeader(line string) (*header, error) {
 	h.unit = unit
 	d, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || d < 0 {
-		return nil, fmt.Errorf("header: bad trace duration %q", duration)
+		return nil, fmt.Errorf("header: bad trace duration %s", errs.Quote(duration))
 	}
 	if h.end, err = scale(d, unit); err != nil {
-		return nil, fmt.Errorf("header: trace duration %q: %v", duration, err)
+		return nil, fmt.Errorf("header: trace duration %s: %v", errs.Quote(duration), err)
 	}
 	if err := c.expect(':'); err != nil {
 		return nil, err
@@ -194,7 +195,7 @@ func parseHeader(line string) (*header, error) {
 		}
 	}
 	if c.i != len(c.s) {
-		return nil, fmt.Errorf("header: unexpected %q after the applications", c.s[c.i:])
+		return nil, fmt.Errorf("header: unexpected %s after the applications", errs.Quote(c.s[c.i:]))
 	}
 	return h, nil
 }
@@ -247,7 +248,7 @@ func (c *cursor) count(what string, min int) (int, error) {
 	}
 	n, err := strconv.Atoi(c.s[start:c.i])
 	if err != nil || n < min || n > maxResources {
-		return 0, fmt.Errorf("header: bad %s %q", what, c.s[start:c.i])
+		return 0, fmt.Errorf("header: bad %s %s", what, errs.Quote(c.s[start:c.i]))
 	}
 	return n, nil
 }

@@ -25,7 +25,7 @@ import (
 // line after the header line and ending after a newline (the last at the
 // end of the file). Each range is [r[0], r[1]).
 func ranges(path string, n int) ([][2]int64, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func readRange(path string, o options, from, to int64, sink trace.Sink, opt trac
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,10 @@ package paraver
 import (
 	"bytes"
 	"io"
-	"os"
 	"unicode/utf8"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -55,7 +56,7 @@ func readWith(path string, o options, sink trace.Sink, opt trace.ReadOptions) er
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -119,7 +120,7 @@ func (d *decoder) parseHeaderLine(line []byte) error {
 	}
 	d.head = h
 	if h.unknownUnit != "" {
-		d.opt.Warn("unknown time unit %q in the header: times are read as microseconds, as Paraver reads them", h.unknownUnit)
+		d.opt.Warn("unknown time unit %s in the header: times are read as microseconds, as Paraver reads them", errs.Quote(h.unknownUnit))
 	}
 	return d.start()
 }

@@ -164,7 +164,7 @@ func (d *decoder) split(line []byte, event bool) error {
 		} else {
 			v, ok := parseInt(line[i:j])
 			if !ok {
-				return d.fail("field %d is %q, not an integer", len(d.fields)+2, line[i:j])
+				return d.fail("field %d is %s, not an integer", len(d.fields)+2, errs.QuoteBytes(line[i:j]))
 			}
 			d.fields = append(d.fields, v)
 		}
@@ -203,7 +203,7 @@ func parseInt(b []byte) (int64, bool) {
 // record dispatches one record line.
 func (d *decoder) record(line []byte) error {
 	if len(line) < 2 || line[1] != ':' {
-		return d.fail("expected a record (1:, 2:, 3:, 4: or c:), found %q", clip(line))
+		return d.fail("expected a record (1:, 2:, 3:, 4: or c:), found %s", errs.QuoteBytes(line))
 	}
 	if line[0] == 'i' || line[0] == 'I' {
 		// An intercommunicator, which Paraver's header accepts beside
@@ -240,13 +240,6 @@ func (d *decoder) record(line []byte) error {
 		return d.communicator(f)
 	}
 	return d.fail("unknown record type %q", line[0])
-}
-
-func clip(b []byte) string {
-	if len(b) > 40 {
-		return string(b[:40]) + "..."
-	}
-	return string(b)
 }
 
 // object resolves cpu:appl:task:thread to the container of the view.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // eventValue is the value of a Paraver event: Extrae writes it as an
@@ -33,13 +35,13 @@ func parseEventValue(b []byte) (eventValue, error) {
 		digits = b[1:]
 	}
 	if len(digits) == 0 {
-		return eventValue{}, fmt.Errorf("event value %q is not an integer", b)
+		return eventValue{}, fmt.Errorf("event value %s is not an integer", errs.QuoteBytes(b))
 	}
 	var v uint64
 	over := false
 	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return eventValue{}, fmt.Errorf("event value %q is not an integer", b)
+			return eventValue{}, fmt.Errorf("event value %s is not an integer", errs.QuoteBytes(b))
 		}
 		d := uint64(c - '0')
 		if v > (math.MaxUint64-d)/10 {

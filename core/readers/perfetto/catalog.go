@@ -1,5 +1,7 @@
 package perfetto
 
+import "math"
+
 // The first pass: what names and places the containers get. Track
 // descriptors, process and thread descriptors and process trees may come
 // anywhere in the file (another sequence's packets, the end of the trace),
@@ -29,6 +31,7 @@ type trackInfo struct {
 }
 
 type catalog struct {
+	inflate     *inflater
 	tracks      map[uint64]*trackInfo
 	procNames   map[int32]string // from process_name
 	procCmds    map[int32]string // from command lines, when no process_name says
@@ -45,8 +48,21 @@ type catalog struct {
 }
 
 func newCatalog() *catalog {
-	return &catalog{tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{}, procCmds: map[int32]string{},
+	return &catalog{inflate: newInflater(), tracks: map[uint64]*trackInfo{}, procNames: map[int32]string{}, procCmds: map[int32]string{},
 		threadNames: map[int32]string{}, threadComms: map[int32]string{}, threadPID: map[int32]int32{}, seqClock: map[uint32]uint32{}}
+}
+
+// maxTimestamp is the largest timestamp a trace may hold: times are
+// nanoseconds in an int64, 292 years; a larger one (a varint of 2^63 and
+// more) would turn negative.
+const maxTimestamp = math.MaxInt64
+
+// checkTime refuses a timestamp past maxTimestamp, at the field holding it.
+func checkTime(f field, what string) error {
+	if f.U > maxTimestamp {
+		return corruptf(f.Off, "%s %d is past 2^63-1 ns (292 years): not a time", what, f.U)
+	}
+	return nil
 }
 
 func (c *catalog) sawTime(t int64) {
@@ -66,6 +82,9 @@ func (c *catalog) packet(b []byte, off int64) error {
 		switch f.Num {
 		case pktTimestamp:
 			ts, hasTS = f.U, f.isVarint()
+			if err := checkTime(f, "packet timestamp"); err != nil {
+				return err
+			}
 		case pktClockID:
 			clock, hasClock = uint32(f.U), true
 		case pktSequenceID:
@@ -98,6 +117,7 @@ func (c *catalog) packet(b []byte, off int64) error {
 						id = h.U
 					case clkTimestamp:
 						t = h.U
+						return checkTime(h, "clock snapshot timestamp")
 					}
 					return nil
 				})
@@ -110,7 +130,7 @@ func (c *catalog) packet(b []byte, off int64) error {
 			return c.ftraceTimes(f)
 		case pktCompressedPackets, pktZstdCompressed:
 			if f.isBytes() {
-				return eachInner(f, f.Num == pktZstdCompressed, c.packet)
+				return c.inflate.each(f, f.Num == pktZstdCompressed, c.packet)
 			}
 		}
 		return nil
@@ -377,6 +397,9 @@ func (c *catalog) ftraceTimes(f field) error {
 		case fbEvent:
 			return fields(g.B, g.Off, func(h field) error {
 				if h.Num == feTimestamp {
+					if err := checkTime(h, "ftrace event timestamp"); err != nil {
+						return err
+					}
 					c.sawTime(int64(h.U))
 				}
 				return nil

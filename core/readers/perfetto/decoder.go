@@ -55,11 +55,12 @@ type packetHead struct {
 // decoder is the second pass: it keeps the state of each sequence and what
 // is open (slices, counter values, flows, running threads) until it ends.
 type decoder struct {
-	opt   trace.ReadOptions
-	cat   *catalog
-	m     *model
-	conts *containers
-	seqs  map[uint32]*sequence
+	inflate *inflater
+	opt     trace.ReadOptions
+	cat     *catalog
+	m       *model
+	conts   *containers
+	seqs    map[uint32]*sequence
 
 	first, last trace.Time
 	timed       bool
@@ -97,7 +98,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 		start = trace.Time(cat.first)
 	}
 	m := newModel(sink, start)
-	return &decoder{opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
+	return &decoder{inflate: newInflater(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
 		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
@@ -173,7 +174,7 @@ func (d *decoder) packet(b []byte, off int64) error {
 		return err
 	}
 	if p.hasData && (p.data.Num == pktCompressedPackets || p.data.Num == pktZstdCompressed) && p.data.isBytes() {
-		return eachInner(p.data, p.data.Num == pktZstdCompressed, d.packet)
+		return d.inflate.each(p.data, p.data.Num == pktZstdCompressed, d.packet)
 	}
 	if p.extra > 0 {
 		d.skip("extra data fields in packets (a packet holds one)", int64(p.extra))

@@ -3,10 +3,12 @@ package perfetto
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -137,5 +139,60 @@ func TestSniff(t *testing.T) {
 	}
 	if claimed > 0 {
 		t.Errorf("%d of 20000 random heads starting with 0x0a recognised", claimed)
+	}
+}
+
+// Compressed packets inside compressed packets are refused (Perfetto
+// compresses once; nested, they would multiply at each level).
+func TestNestedCompressedPackets(t *testing.T) {
+	inner := traceOf(pkt(sub(50, zlibbed(t, traceOf(pkt(sub(11, []byte{})))))))
+	data := traceOf(pkt(sub(50, zlibbed(t, inner))))
+	_, _, err := readBytes(data)
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "compressed packets inside compressed packets") {
+		t.Errorf("%v", err)
+	}
+}
+
+// Timestamps of 2^63 ns and more are refused at the field, not read as
+// negative times; an empty file is marked incomplete, not read as a
+// complete trace of nothing.
+func TestHostileTimesAndEmpty(t *testing.T) {
+	for _, data := range [][]byte{
+		traceOf(pkt(ts(1<<63), sub(11, vint(9, 1)))),
+		traceOf(pkt(ts(math.MaxUint64))),
+	} {
+		_, _, err := readBytes(data)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "past 2^63-1 ns") || !fe.HasOffset() {
+			t.Errorf("%v", err)
+		}
+	}
+	if _, _, err := readBytes(traceOf(pkt(ts(math.MaxInt64)))); err != nil {
+		t.Errorf("the largest timestamp: %v", err)
+	}
+	_, notes, err := readBytes(nil)
+	if err != nil || len(notes.IncompleteReasons()) != 1 || !strings.Contains(notes.IncompleteReasons()[0], "no trace packet") {
+		t.Errorf("empty: %v, %q", err, notes.IncompleteReasons())
+	}
+}
+
+// Names that are not UTF-8 are delivered with U+FFFD in place of their
+// invalid bytes, and the read says so.
+func TestInvalidUTF8Names(t *testing.T) {
+	data := traceOf(pkt(ts(5), sub(11, vint(9, 3), str(23, "compute\xff\xfe"), vint(11, 1))))
+	tr, notes, err := readBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range tr.Values {
+		if !utf8.ValidString(v.Name) {
+			t.Errorf("value %q", v.Name)
+		}
+		found = found || strings.HasPrefix(v.Name, "compute\uFFFD")
+	}
+	if !found || !strings.Contains(strings.Join(notes.Messages(), " "), "not valid UTF-8") {
+		t.Errorf("values %v, notes %q", tr.Values, notes.Messages())
 	}
 }

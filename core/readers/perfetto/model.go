@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -32,6 +33,7 @@ type model struct {
 	nValues  int32
 	contType []int32 // container type of each container; the root's is None
 	start    trace.Time
+	text     ingest.ValidText // the names delivered, made valid UTF-8
 }
 
 func newModel(sink trace.Sink, start trace.Time) *model {
@@ -49,7 +51,7 @@ func (m *model) typ(kind trace.Kind, name string, parent int32) int32 {
 	id := m.nTypes
 	m.nTypes++
 	m.types[k] = id
-	m.sink.DefineType(trace.Type{Name: name, Kind: kind, Parent: parent, Start: trace.None, End: trace.None})
+	m.sink.DefineType(trace.Type{Name: m.text.String(name), Kind: kind, Parent: parent, Start: trace.None, End: trace.None})
 	return id
 }
 
@@ -75,7 +77,7 @@ func (m *model) value(typ int32, name string) int32 {
 	id := m.nValues
 	m.nValues++
 	m.values[k] = id
-	m.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	m.sink.DefineValue(trace.Value{Type: typ, Name: m.text.String(name)})
 	return id
 }
 
@@ -85,7 +87,7 @@ func (m *model) container(typeName, name, alias string, parent int32) int32 {
 	t := m.typ(trace.KindContainer, typeName, m.contType[parent])
 	id := int32(len(m.contType))
 	m.contType = append(m.contType, t)
-	m.sink.CreateContainer(trace.Container{Name: name, Alias: alias, Type: t, Parent: parent,
+	m.sink.CreateContainer(trace.Container{Name: m.text.String(name), Alias: m.text.String(alias), Type: t, Parent: parent,
 		Start: m.start, End: trace.Unset})
 	return id
 }

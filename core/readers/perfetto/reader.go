@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -38,7 +37,7 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if st.IsDir() {
 		return errs.Format(path, 0, "is a directory, not a Perfetto trace")
 	}
-	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	open := func() (io.ReadCloser, error) { return ingest.OpenFile(path) }
 	return decode(open, path, st.Size(), sink, opt)
 }
 
@@ -46,14 +45,25 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 // size is the input's size for progress reports.
 func decode(open func() (io.ReadCloser, error), name string, size int64, sink trace.Sink, opt trace.ReadOptions) error {
 	cat := newCatalog()
-	if err := walk(open, name, size, 0, opt, cat.packet); err != nil {
+	packets := 0
+	count := func(pkt []byte, off int64) error {
+		packets++
+		return cat.packet(pkt, off)
+	}
+	if err := walk(open, name, size, 0, opt, count); err != nil {
 		return err
+	}
+	if packets == 0 {
+		// Nothing to read is not a trace that recorded nothing: a
+		// writer always writes its configuration and clocks first.
+		opt.Incomplete("%s holds no trace packet (%d bytes): the file is empty or cut", name, size)
 	}
 	d := newDecoder(sink, opt, cat)
 	if err := walk(open, name, size, 1, opt, d.packet); err != nil {
 		return err
 	}
 	d.finish()
+	d.m.text.Note(opt, name)
 	return nil
 }
 
@@ -112,7 +122,7 @@ func walk(open func() (io.ReadCloser, error), path string, size int64, pass int,
 func located(path string, err error) error {
 	var c *corrupt
 	if errors.As(err, &c) {
-		return &errs.FormatError{File: path, Offset: c.off, Err: c.err}
+		return &errs.FormatError{File: path, AtOffset: true, Offset: c.off, Err: c.err}
 	}
 	var fe *errs.FormatError
 	if errors.As(err, &fe) || errors.Is(err, trace.ErrCanceled) {
@@ -143,14 +153,45 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// eachInner calls fn for each packet held in a compressed_packets or
+// inflater expands the compressed packets of a pass over a trace: each
+// field to at most maxInflated bytes, all of them counted as one
+// decompressor's output (ingest.Expansion: a bomb of many fields stops at
+// the limit or at a bomb's ratio), and never nested: Perfetto's writer
+// compresses packets once, and compressed packets inside compressed
+// packets would multiply at each level.
+type inflater struct {
+	exp   ingest.Expansion
+	depth int
+}
+
+func newInflater() *inflater {
+	return &inflater{exp: ingest.Expansion{What: "compressed packets", Limit: ingest.DefaultMaxDecompressed}}
+}
+
+// each calls fn for each packet held in a compressed_packets or
 // zstd_compressed_packets field. Errors inside are located at the field.
-func eachInner(f field, zstdData bool, fn func(pkt []byte, off int64) error) error {
+func (in *inflater) each(f field, zstdData bool, fn func(pkt []byte, off int64) error) error {
+	if in.depth > 0 {
+		return corruptf(f.Off, "compressed packets inside compressed packets: Perfetto compresses packets once (a decompression bomb?)")
+	}
+	in.exp.In += int64(len(f.B))
 	data, err := inflate(f, zstdData)
 	if err != nil {
 		return err
 	}
-	err = fields(data, 0, func(g field) error {
+	if err := in.exp.Add(len(data)); err != nil {
+		return corruptf(f.Off, "%v", err)
+	}
+	in.depth++
+	defer func() { in.depth-- }()
+	return eachInner(f, data, fn)
+}
+
+// eachInner calls fn for each packet of data, the content of a
+// compressed_packets or zstd_compressed_packets field f. Errors inside are
+// located at the field.
+func eachInner(f field, data []byte, fn func(pkt []byte, off int64) error) error {
+	err := fields(data, 0, func(g field) error {
 		if g.Num != 1 || !g.isBytes() {
 			return nil
 		}

@@ -144,11 +144,11 @@ func (d *decoder) data() error {
 	if !d.hasHeader {
 		var ok bool
 		if l, ok = defaultLayouts[nature]; !ok {
-			return d.fail("expected Container, State, Variable, Event or Link, found %q", clip(nature))
+			return d.fail("expected Container, State, Variable, Event or Link, found %s", errs.Quote(nature))
 		}
 	}
 	if d.headerNature != "" && nature != d.headerNature {
-		return d.fail("%s line under a header for %s lines", clip(nature), d.headerNature)
+		return d.fail("%s line under a header for %s lines", errs.Excerpt(nature), d.headerNature)
 	}
 	hierarchy := d.hasHeader && l[colNature] > 0 // "Parent, Name, Type, Nature"
 	need := required[nature]
@@ -156,7 +156,7 @@ func (d *decoder) data() error {
 		need = required["hierarchy"]
 	}
 	if need == nil {
-		return d.fail("unknown nature %q", clip(nature))
+		return d.fail("unknown nature %s", errs.Quote(nature))
 	}
 	for _, c := range need {
 		if _, ok := d.col(l, c); !ok {
@@ -180,17 +180,10 @@ func (d *decoder) data() error {
 	return err
 }
 
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}
-
 func (d *decoder) time(f field, what string) (trace.Time, error) {
 	t, err := trace.ParseTime(string(f.text))
 	if err != nil {
-		return 0, d.fail("bad %s %q: %v", what, f.text, err)
+		return 0, d.fail("bad %s %s: %v", what, errs.QuoteBytes(f.text), err)
 	}
 	t = trace.InUnit(t, d.unit)
 	if !d.timed {
@@ -274,7 +267,7 @@ func (d *decoder) container(l layout, hierarchy bool) error {
 		}
 	}
 	if parent < 0 {
-		return d.fail("parent %q is not among the enclosing containers of this line (pj_dump prints containers depth first)", clip(parentName))
+		return d.fail("parent %s is not among the enclosing containers of this line (pj_dump prints containers depth first)", errs.Quote(parentName))
 	}
 	d.stack = d.stack[:parent+1]
 	pc := d.stack[parent]
@@ -319,8 +312,8 @@ func (d *decoder) linkType(f field, parent, from, to int32) (int32, error) {
 	k := typeKey{string(f.text), trace.KindLink, parent}
 	if id, ok := d.typeIDs[k]; ok {
 		if t := d.types[id]; t.Start != from || t.End != to {
-			return 0, fmt.Errorf("link type %q joins %s and %s containers, but earlier links of this type joined %s and %s",
-				k.name, d.typeName(from), d.typeName(to), d.typeName(t.Start), d.typeName(t.End))
+			return 0, fmt.Errorf("link type %s joins %s and %s containers, but earlier links of this type joined %s and %s",
+				errs.Quote(k.name), d.typeName(from), d.typeName(to), d.typeName(t.Start), d.typeName(t.End))
 		}
 		return id, nil
 	}
@@ -361,7 +354,7 @@ func (d *decoder) lookup(name string, onPath bool) (int32, error) {
 				return c, nil
 			}
 		}
-		return 0, fmt.Errorf("container %q is not among the containers enclosing this line (pj_dump prints a container's entities after it)", clip(name))
+		return 0, fmt.Errorf("container %s is not among the containers enclosing this line (pj_dump prints a container's entities after it)", errs.Quote(name))
 	}
 	if name == "0" && len(d.byName["0"]) == 0 {
 		return 0, nil
@@ -370,15 +363,15 @@ func (d *decoder) lookup(name string, onPath bool) (int32, error) {
 	case 0:
 		switch {
 		case !d.hierarchyRead():
-			return 0, fmt.Errorf("unknown container %q (no container lines or entity hierarchy came before)", clip(name))
+			return 0, fmt.Errorf("unknown container %s (no container lines or entity hierarchy came before)", errs.Quote(name))
 		case !d.fromEntityHierarchy:
-			return 0, fmt.Errorf("unknown container %q", clip(name))
+			return 0, fmt.Errorf("unknown container %s", errs.Quote(name))
 		}
 		return d.unlisted(name), nil
 	case 1:
 		return ids[0], nil
 	default:
-		return 0, fmt.Errorf("container name %q is ambiguous: %d containers have it", clip(name), len(ids))
+		return 0, fmt.Errorf("container name %s is ambiguous: %d containers have it", errs.Quote(name), len(ids))
 	}
 }
 
@@ -423,7 +416,7 @@ func (d *decoder) entity(nature string, l layout) error {
 		if f, ok := d.col(l, colDepth); ok {
 			x, err := strconv.ParseFloat(string(f.text), 64)
 			if err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
-				return d.fail("imbrication %q is not a natural number", f.text)
+				return d.fail("imbrication %s is not a natural number", errs.QuoteBytes(f.text))
 			}
 			depth = int32(x)
 		}
@@ -436,7 +429,7 @@ func (d *decoder) entity(nature string, l layout) error {
 		}
 		x, err := strconv.ParseFloat(string(valueF.text), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return d.fail("variable value %q is not a finite number", valueF.text)
+			return d.fail("variable value %s is not a finite number", errs.QuoteBytes(valueF.text))
 		}
 		typ := d.typeOf(typeF, trace.KindVariable, ctype)
 		d.sink.Variable(trace.Variable{Container: cont, Type: typ, Start: start, End: end, Value: x})
@@ -476,7 +469,7 @@ func (d *decoder) link(l layout) error {
 	if s, ok := d.col(l, colSize); ok {
 		x, err := strconv.ParseFloat(string(s.text), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-			return d.fail("link size %q is not a size", s.text)
+			return d.fail("link size %s is not a size", errs.QuoteBytes(s.text))
 		}
 		p.size = x
 	}

@@ -34,6 +34,11 @@ type writeOptions struct {
 	Precision int
 }
 
+// MaxPrecision is the most decimals the writer prints (pj_dump -l): more
+// than a double's 17 significant digits print only noise, and a precision
+// of a million would make every number a megabyte.
+const MaxPrecision = 30
+
 // decimals is the precision the options ask for.
 func (o writeOptions) decimals() int {
 	switch {
@@ -53,6 +58,8 @@ func writeFormat(w io.Writer, t *trace.Trace, v ingest.Values) error {
 	switch p := opt.Precision; {
 	case p < 0:
 		return errs.Argument("precision", "must be a number of decimals, not %d", p)
+	case p > MaxPrecision:
+		return errs.Argument("precision", "must be a number of decimals from 0 to %d, not %d", MaxPrecision, p)
 	case p == 0:
 		opt.Precision = -1 // none: the zero of Options is the default
 	}

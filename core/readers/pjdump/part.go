@@ -41,7 +41,7 @@ import (
 // (which is read from its start), a file that starts with a header line
 // (pj_dump_csv's split files).
 func ranges(path string, n int) ([][2]int64, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func cuttable(f *os.File) (bool, error) {
 // readRange reads the records of the lines in the byte range [from, to)
 // of the pj_dump output at path (see above).
 func readRange(path string, from, to int64, sink trace.Sink, opt readOptions) error {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -185,10 +185,10 @@ func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt tr
 	for off := from; off < to; {
 		k, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
 		if err != nil && err != io.EOF {
-			return n, &errs.FormatError{File: d.file, Line: n + 1, Offset: off, Err: err}
+			return n, &errs.FormatError{File: d.file, Line: n + 1, AtOffset: true, Offset: off, Err: err}
 		}
 		if k == 0 {
-			return n, &errs.FormatError{File: d.file, Line: n + 1, Offset: off, Err: io.ErrUnexpectedEOF}
+			return n, &errs.FormatError{File: d.file, Line: n + 1, AtOffset: true, Offset: off, Err: io.ErrUnexpectedEOF}
 		}
 		block := buf[:k]
 		if off+int64(k) < to {

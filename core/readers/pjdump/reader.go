@@ -2,6 +2,7 @@ package pjdump
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -91,7 +92,7 @@ func dirFiles(dir string) ([]string, error) {
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		part, isHierarchy := partName(e.Name())
-		if !part || !regular(path) {
+		if !part || !regular(dir, path) {
 			continue
 		}
 		if isHierarchy {
@@ -120,14 +121,17 @@ func partName(file string) (part, hierarchy bool) {
 	return false, false
 }
 
-// regular reports whether path is a regular file (following links).
-func regular(path string) bool {
-	st, err := os.Stat(path)
+// regular reports whether path is a regular file inside dir (following
+// links that stay inside: see ingest.CheckIn).
+func regular(dir, path string) bool {
+	st, err := ingest.CheckIn(dir, path)
 	return err == nil && st.Mode().IsRegular()
 }
 
 // unreadableParts lists the entries of dir named as parts of the trace
-// that are not regular files (directories, FIFOs, broken links).
+// that are not regular files (directories, FIFOs, broken links). A part
+// that is a link leading outside dir is an error: it is not read, and not
+// quietly missing either.
 func unreadableParts(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -136,7 +140,14 @@ func unreadableParts(dir string) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
-		if part, _ := partName(e.Name()); part && !regular(path) {
+		part, _ := partName(e.Name())
+		if !part {
+			continue
+		}
+		if _, err := ingest.CheckIn(dir, path); errors.Is(err, ingest.ErrOutside) {
+			return nil, err
+		}
+		if !regular(dir, path) {
 			out = append(out, path)
 		}
 	}
@@ -156,7 +167,7 @@ func readFiles(paths []string, sink trace.Sink, opt readOptions) error {
 	d.onInverted, d.unit = opt.OnInverted, opt.TimeUnit
 	var done int64
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := ingest.OpenFile(p)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -76,7 +77,7 @@ func (c *containerTypes) has(name string) bool { return c.names[name] }
 // decoder passes over) and reports whether StarPU's types are among them.
 // An error in the file is left for the read to report.
 func (c *containerTypes) scan(path string, wholeFile bool, opt readOptions) (bool, error) {
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return false, err
 	}

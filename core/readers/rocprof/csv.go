@@ -86,8 +86,10 @@ func sniffCSVDir(dir string) bool {
 }
 
 // runFiles lists the rocprofv3 trace CSV files of dir, those whose name
-// starts with prefix when prefix is not empty, sorted by name.
-func runFiles(dir, prefix string) ([]string, error) {
+// starts with prefix when prefix is not empty, sorted by name; root is the
+// directory the user named, which they must stay in (a link leading out
+// of it is not a file of the run).
+func runFiles(root, dir, prefix string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -102,6 +104,9 @@ func runFiles(dir, prefix string) ([]string, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		if st, err := ingest.CheckIn(root, path); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
 		head, err := ingest.Head(path, 4096)
 		if err != nil || !sniffCSV(head) {
 			continue
@@ -124,7 +129,7 @@ func csvFiles(path string, siblings bool) ([]string, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		files, err := runFiles(path, "")
+		files, err := runFiles(path, path, "")
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +138,7 @@ func csvFiles(path string, siblings bool) ([]string, error) {
 			entries, _ := os.ReadDir(path)
 			for _, e := range entries {
 				if e.IsDir() {
-					sub, _ := runFiles(filepath.Join(path, e.Name()), "")
+					sub, _ := runFiles(path, filepath.Join(path, e.Name()), "")
 					files = append(files, sub...)
 				}
 			}
@@ -147,7 +152,7 @@ func csvFiles(path string, siblings bool) ([]string, error) {
 	if !siblings || !ok {
 		return []string{path}, nil
 	}
-	files, err := runFiles(filepath.Dir(path), prefix)
+	files, err := runFiles(filepath.Dir(path), filepath.Dir(path), prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +192,7 @@ func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions
 func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	var done int64
 	m := newModel()
+	m.hold, m.opt = opt.Hold, opt
 	dirs := map[string]bool{}
 	for _, f := range files {
 		dirs[filepath.Dir(f.path)] = true

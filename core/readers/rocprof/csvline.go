@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -177,7 +176,7 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 		if _, err := ingest.CheckPath(f.path); err != nil {
 			return 0, 0, err
 		}
-		file, err := os.Open(f.path)
+		file, err := ingest.OpenFile(f.path)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -14,6 +14,10 @@ import (
 // emit nests the records and delivers the model: types, containers,
 // states, marks, links, variables, then Finish.
 func (m *model) emit(sink trace.Sink, file string) error {
+	defer m.release()
+	if m.err != nil {
+		return m.err
+	}
 	m.correlate()
 	delivery, err := m.nestAll(file)
 	if err != nil {
@@ -28,6 +32,7 @@ func (m *model) emit(sink trace.Sink, file string) error {
 	e.links()
 	e.variables()
 	sink.Finish(first, last)
+	m.text.Note(m.opt, file)
 	return nil
 }
 

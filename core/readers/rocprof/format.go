@@ -90,7 +90,7 @@ func looksRPD(path string) bool {
 	if err != nil || !sqlitedb.Looks(head) {
 		return false
 	}
-	db, err := sqlitedb.Open(path)
+	db, err := sqlitedb.Peek(path)
 	if err != nil {
 		return false
 	}

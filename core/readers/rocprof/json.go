@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -149,7 +148,7 @@ func readJSONFile(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -163,10 +162,37 @@ func readJSONFile(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	return readJSON(path, in, counted, st.Size(), sink, opt)
 }
 
+// maxValue bounds what the JSON decoder may buffer past the last token it
+// returned: one value (a name, a record) of a few kilobytes, or the
+// tables of strings and agents of a few megabytes. A string of gigabytes
+// (a decompression bomb's) stops the read instead of filling the memory.
+const maxValue = 256 << 20
+
+// valueGuard feeds the JSON decoder, refusing to give it more once it
+// holds maxValue bytes past its last token.
+type valueGuard struct {
+	r   io.Reader
+	dec *json.Decoder
+	n   int64 // bytes given to the decoder
+}
+
+func (g *valueGuard) Read(p []byte) (int, error) {
+	if pending := g.n - g.dec.InputOffset(); pending > maxValue {
+		return 0, fmt.Errorf("a value runs past %d MiB (%d bytes from byte %d) without its end: more than a trace's value may hold",
+			maxValue>>20, pending, g.dec.InputOffset())
+	}
+	n, err := g.r.Read(p)
+	g.n += int64(n)
+	return n, err
+}
+
 func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, sink trace.Sink, opt trace.ReadOptions) error {
-	dec := json.NewDecoder(in)
+	guard := &valueGuard{r: in}
+	dec := json.NewDecoder(guard)
+	guard.dec = dec
 	dec.UseNumber()
 	r := &jsonReader{path: path, dec: dec, in: counted, opt: opt, total: total, m: newModel()}
+	r.m.hold, r.m.opt = opt.Hold, opt
 	if err := r.document(); err != nil {
 		return r.wrap(err)
 	}
@@ -184,7 +210,7 @@ func (r *jsonReader) wrap(err error) error {
 	if errors.As(err, &fe) {
 		if fe.Offset == 0 && fe.Line == 0 && off > 0 {
 			// The decompressor failed: say how far the text went.
-			return &errs.FormatError{File: fe.File, Offset: off, Err: fe.Err}
+			return &errs.FormatError{File: fe.File, AtOffset: true, Offset: off, Err: fe.Err}
 		}
 		return err
 	}
@@ -204,7 +230,7 @@ func (r *jsonReader) wrap(err error) error {
 	if off == 0 {
 		off = 1 // byte 0 would read as "unknown"
 	}
-	return &errs.FormatError{File: r.path, Offset: off, Err: err}
+	return &errs.FormatError{File: r.path, AtOffset: true, Offset: off, Err: err}
 }
 
 func (r *jsonReader) delim(want json.Delim) error {
@@ -405,7 +431,7 @@ func (r *jsonReader) bufferRecords(e *jsonElement) error {
 		if err := r.delim(']'); err != nil {
 			return err
 		}
-		r.opt.Skip(fmt.Sprintf("buffer records of kind %q (not modelled)", k), skipped)
+		r.opt.Skip(fmt.Sprintf("buffer records of kind %s (not modelled)", errs.Quote(k)), skipped)
 	}
 }
 

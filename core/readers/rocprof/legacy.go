@@ -70,6 +70,7 @@ func readLegacyCSV(path string, strict bool, sink trace.Sink, opt trace.ReadOpti
 func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	path := f.path
 	m := newModel()
+	m.hold, m.opt = opt.Hold, opt
 	host := m.host("")
 	var lay legacyLayout
 	var counters, reversed int64

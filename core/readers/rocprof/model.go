@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -125,6 +127,42 @@ type model struct {
 	// within one process's output (a JSON element, the CSV files of one
 	// run), not across them. Readers set it before adding records.
 	scope int32
+
+	// hold weighs the model against the read's memory budget
+	// (trace.ReadOptions.Hold), every weighEvery entries; held is what it
+	// was last told, strBytes the bytes of the names, err its refusal
+	// (the read is canceled at the same time).
+	hold     func(int64) error
+	opt      trace.ReadOptions // the read's, for the note on names (text)
+	text     ingest.ValidText  // the names made valid UTF-8
+	held     int64
+	strBytes int64
+	entries  int
+	err      error
+}
+
+// weighEvery is how many entries pass between two weighings of the model.
+const weighEvery = 4096
+
+// tick counts an entry added, and weighs the model every weighEvery.
+func (m *model) tick() {
+	if m.entries++; m.entries%weighEvery != 0 || m.hold == nil || m.err != nil {
+		return
+	}
+	n := int64(cap(m.recs))*int64(unsafe.Sizeof(rec{})) + int64(cap(m.marks))*int64(unsafe.Sizeof(mark{})) +
+		int64(cap(m.samples))*int64(unsafe.Sizeof(sample{})) + int64(cap(m.conts))*int64(unsafe.Sizeof(cont{})+64) +
+		int64(cap(m.links))*8 + m.strBytes
+	delta := n - m.held
+	m.held = n
+	m.err = m.hold(delta)
+}
+
+// release gives the model's weight back to the budget.
+func (m *model) release() {
+	if m.hold != nil && m.held != 0 {
+		m.hold(-m.held)
+		m.held = 0
+	}
 }
 
 type contKey struct {
@@ -143,7 +181,9 @@ func (m *model) intern(s string) int32 {
 	}
 	id := int32(len(m.names))
 	m.strs[s] = id
+	s = m.text.String(s) // the key stays as read: the same bytes, the same name
 	m.names = append(m.names, s)
+	m.strBytes += int64(len(s)) + 64
 	return id
 }
 
@@ -153,7 +193,7 @@ func (m *model) kind(name string) int32 {
 	}
 	k := int32(len(m.kinds))
 	m.kindOf[name] = k
-	m.kinds = append(m.kinds, name)
+	m.kinds = append(m.kinds, m.text.String(name))
 	return k
 }
 
@@ -164,12 +204,12 @@ func (m *model) container(parent int32, typ int, key string, rank int64, name st
 	k := contKey{parent, typ, key}
 	if id, ok := m.byKey[k]; ok {
 		if name != "" && m.conts[id].name == "" {
-			m.conts[id].name = name
+			m.conts[id].name = m.text.String(name)
 		}
 		return id
 	}
 	id := int32(len(m.conts))
-	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: key, rank: rank, name: name})
+	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: m.text.String(key), rank: rank, name: m.text.String(name)})
 	m.byKey[k] = id
 	return id
 }
@@ -202,22 +242,26 @@ func (m *model) add(c int32, kind string, name string, start, end trace.Time, co
 	i := int32(len(m.recs))
 	m.recs = append(m.recs, rec{start: start, end: end, corr: corr, scope: m.scope, bytes: bytes, cont: c,
 		kind: m.kind(kind), name: m.intern(name), seq: i})
+	m.tick()
 	return i
 }
 
 // addMark records a point event on a thread.
 func (m *model) addMark(c int32, name string, at trace.Time) {
 	m.marks = append(m.marks, mark{at: at, cont: c, name: m.intern(name)})
+	m.tick()
 }
 
 // addSample records a piece of variable name on agent c.
 func (m *model) addSample(c int32, name string, start, end trace.Time, v float64) {
+	name = m.text.String(name)
 	t := int32(slices.Index(m.varTypes, name))
 	if t < 0 {
 		t = int32(len(m.varTypes))
 		m.varTypes = append(m.varTypes, name)
 	}
 	m.samples = append(m.samples, sample{start: start, end: end, cont: c, typ: t, value: v})
+	m.tick()
 }
 
 // isHost tells whether kind k is a host-side activity (on threads).

@@ -25,12 +25,17 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	defer db.Close()
+	db.Watch(opt.Cancel)
+	if err := db.Expect("rocpd_op", "rocpd_api", "rocpd_string", "rocpd_api_ops", "rocpd_copyapi", "rocpd_monitor"); err != nil {
+		return err
+	}
 	for _, t := range []string{"rocpd_op", "rocpd_api", "rocpd_string"} {
 		if !db.HasTable(t) {
-			return db.Errorf("not an RPD database: no %s table", t)
+			return db.Errorf("not an RPD database: %s", db.Missing(t))
 		}
 	}
 	m := newModel()
+	m.hold, m.opt = opt.Hold, opt
 	host := m.host("")
 	names, err := rpdStrings(db)
 	if err != nil {

@@ -9,6 +9,7 @@ package textlines
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -19,6 +20,12 @@ import (
 // ReportEvery is how many input bytes pass between two progress reports
 // and two looks at ReadOptions.Cancel.
 const ReportEvery = 1 << 20
+
+// MaxLine bounds the length of a line: trace lines are a few dozen bytes
+// to a few kilobytes. A line past it (gigabytes of one line: a
+// decompression bomb, a file that is not text) stops the read with an
+// error naming the line, instead of a buffer of its size.
+const MaxLine = 256 << 20
 
 // ErrTruncated is the cause of the error on compressed input that ends in
 // the middle of its data.
@@ -70,27 +77,51 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 	n := 0
 	for {
 		text, err := br.ReadSlice('\n')
+		held := int64(0)
 		if err == bufio.ErrBufferFull {
 			long := append([]byte(nil), text...)
 			for err == bufio.ErrBufferFull {
 				text, err = br.ReadSlice('\n')
+				if read := len(long) + len(text); read > MaxLine {
+					opt.Held(-held)
+					return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: fmt.Errorf(
+						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+				}
+				if len(long)+len(text) > cap(long) {
+					// Grown here rather than by append: the new buffer is
+					// weighed before it is made, the old one with it while
+					// both are alive, and it stops at MaxLine instead of
+					// doubling past it.
+					size := min(max(2*cap(long), len(long)+len(text)), MaxLine)
+					if herr := opt.Held(int64(size)); herr != nil {
+						opt.Held(-held - int64(size))
+						return counted.N, herr
+					}
+					bigger := make([]byte, len(long), size)
+					copy(bigger, long)
+					opt.Held(-held)
+					long, held = bigger, int64(size)
+				}
 				long = append(long, text...)
 			}
 			text = long
 		}
 		if err != nil && err != io.EOF {
+			opt.Held(-held)
 			// The decompressor's errors name the file already.
 			var fe *errs.FormatError
 			if errors.As(err, &fe) {
 				err = fe.Err
 			}
-			return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, Offset: done, Err: err}
+			return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: err}
 		}
 		if len(text) > 0 {
 			done += int64(len(text))
 			n++
-			if err := line(text, n); err != nil {
-				return counted.N, err
+			lerr := line(text, n)
+			opt.Held(-held)
+			if lerr != nil {
+				return counted.N, lerr
 			}
 			if counted.N >= nextReport {
 				if err := opt.Canceled(); err != nil {

@@ -92,3 +92,47 @@ func TestCancelAndProgress(t *testing.T) {
 		t.Fatalf("canceled scan: %v", err)
 	}
 }
+
+// A line past MaxLine (one line of a decompression bomb) stops the scan
+// with an error naming the line, instead of a buffer of its size.
+func TestLongLineRefused(t *testing.T) {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte("first line\n"))
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	for range MaxLine>>20 + 2 {
+		w.Write(chunk)
+	}
+	w.Close()
+	var held, peak int64
+	hold := func(n int64) error {
+		held += n
+		peak = max(peak, held)
+		return nil
+	}
+	_, err := collect(t, b.Bytes(), trace.ReadOptions{Hold: hold})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "runs past 256 MiB") {
+		t.Errorf("%v", err)
+	}
+	// The buffer stops growing at MaxLine (append would double it past,
+	// to 512 MiB): its last growth holds it and the one before, 384 MiB
+	// and a few buffers, weighed before they are made.
+	if held != 0 || peak > MaxLine+MaxLine/2+4<<20 || peak < MaxLine {
+		t.Errorf("held %d at the end, %d at most", held, peak)
+	}
+	// Under a budget, the growth that would pass it is refused before the
+	// buffer is made, with the budget's error.
+	budget := errors.New("over budget")
+	held, peak = 0, 0
+	_, err = collect(t, b.Bytes(), trace.ReadOptions{Hold: func(n int64) error {
+		hold(n)
+		if held > 100<<20 {
+			return budget
+		}
+		return nil
+	}})
+	if !errors.Is(err, budget) || held != 0 || peak > 100<<20+128<<20 {
+		t.Errorf("%v: held %d at the end, %d at most", err, held, peak)
+	}
+}

@@ -77,6 +77,11 @@ class Case:
     damage: object  # callable(dir: Path) -> path to read
     read: str = "read"  # or "read_micro"
     timeout: float = 60.0
+    # Hostile cases (hostile.py): the outcomes the case may end in (empty:
+    # the classification of damages), and Python run in place of the read
+    # (with ms, path and Path; a trace it leaves in t is described).
+    expect: tuple = ()
+    code: str = ""
 
     @property
     def name(self) -> str:

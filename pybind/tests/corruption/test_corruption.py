@@ -16,10 +16,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as C  # noqa: E402
+import hostile as H  # noqa: E402
 import run as R  # noqa: E402
 
 FULL = os.environ.get("MACROSCOPE_CORRUPTION") == "full"
 CASES = C.all_cases() if FULL else C.sample(C.all_cases())
+HOSTILE = H.all_cases() if FULL else H.sample(H.all_cases())
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +68,60 @@ def test_classify():
     no_states = {"outcome": "error", "type": "InvalidArgumentError", "file": None, "message": "state_types: none"}
     assert R.classify(micro, no_states, base, d) == "error"
     assert R.classify(cut, no_states, base, d) == "crash"
+
+
+@pytest.fixture(scope="module")
+def hostile_outcomes():
+    return {case.name: (outcome, r) for case, outcome, r in R.run(HOSTILE, jobs=2, verbose=False)}
+
+
+@pytest.mark.parametrize("name", [c.name for c in HOSTILE])
+def test_hostile_case(hostile_outcomes, name):
+    """Files written to hurt and absurd arguments, each in a fresh process
+    under the time and memory limits: the outcome the case allows (an error
+    naming the file, the trace marked incomplete, an InvalidArgumentError),
+    the files unchanged, nothing quoted from outside the directory."""
+    outcome, r = hostile_outcomes[name]
+    if outcome == "skipped":
+        pytest.skip(r.get("message", ""))
+    assert outcome not in R.FAILURES, f"{name}: {outcome}: {r}"
+
+
+def test_hostile_sample_covers_every_kind():
+    kinds = {c.kind for c in H.all_cases()}
+    assert {c.kind for c in H.sample(H.all_cases())} == kinds == {"sqlite", "companion", "bomb", "argument"}
+
+
+def test_classify_hostile():
+    src = C.Source("hostile-x", "paje", Path("/nowhere"))
+    d = Path("/tmp/case-y")
+    err = C.Case(src, "bomb", "x", None, expect=("error",))
+    assert R.classify(err, {"outcome": "error", "file": "/tmp/case-y/b.gz", "message": "/tmp/case-y/b.gz: a bomb"},
+                      None, d) == "error"
+    assert R.classify(err, {"outcome": "read", "complete": True, "warnings": []}, None, d) == "unexpected"
+    assert R.classify(err, {"outcome": "error", "file": None, "message": "SECRET-CONTENT-NOT-FOR-MESSAGES"},
+                      None, d) == "leak"
+    arg = C.Case(src, "argument", "x", None, expect=("argument",))
+    assert R.classify(arg, {"outcome": "error", "type": "InvalidArgumentError", "param": "width", "message": ""},
+                      None, d) == "argument"
+    assert R.classify(arg, {"outcome": "hang"}, None, d) == "hang"
+    assert R.classify(err, {"outcome": "error", "file": "/tmp/case-y/b.gz", "message": "/tmp/case-y/b.gz: "},
+                      None, d) == "crash"  # no cause
+    assert R.classify(err, {"outcome": "exception", "type": "InternalError", "message": "panic"}, None, d) == "crash"
+
+
+def test_fingerprint_sees_bytes_and_times(tmp_path):
+    """What run_case compares to call a case "modified": a file's bytes,
+    its time of modification, a file added beside it."""
+    db = tmp_path / "x.sqlite"
+    db.write_bytes(b"abc")
+    before = R.fingerprint(tmp_path)
+    assert R.fingerprint(tmp_path) == before
+    db.write_bytes(b"abd")
+    assert R.fingerprint(tmp_path) != before
+    before = R.fingerprint(tmp_path)
+    os.utime(db, ns=(0, 10**9))
+    assert R.fingerprint(tmp_path) != before
+    before = R.fingerprint(tmp_path)
+    (tmp_path / "x.sqlite-shm").write_bytes(b"")
+    assert R.fingerprint(tmp_path) != before

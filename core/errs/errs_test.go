@@ -1,0 +1,45 @@
+package errs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestQuote(t *testing.T) {
+	if got := Quote("abc\n"); got != `"abc\n"` {
+		t.Errorf("Quote = %s", got)
+	}
+	long := strings.Repeat("é", 1e6) // 2 MB
+	got := Quote(long)
+	if len(got) > MaxQuote+40 || !strings.HasSuffix(got, `... (2000000 bytes)`) || !strings.HasPrefix(got, `"éé`) {
+		t.Errorf("Quote of 2 MB = %s", got)
+	}
+	if QuoteBytes([]byte(long)) != got {
+		t.Errorf("QuoteBytes differs from Quote")
+	}
+	if got := Excerpt(long); strings.HasPrefix(got, `"`) || len(got) > MaxQuote+40 {
+		t.Errorf("Excerpt = %s", got)
+	}
+}
+
+// An error at byte 0 keeps its position; an unknown offset is not printed;
+// a message stays under MaxMessage whatever the reader put in it.
+func TestFormatErrorPosition(t *testing.T) {
+	at0 := &FormatError{File: "f", AtOffset: true, Err: errors.New("bad magic")}
+	if got := at0.Error(); got != "f: byte 0: bad magic" || !at0.HasOffset() {
+		t.Errorf("%q", got)
+	}
+	unknown := &FormatError{File: "f", Err: errors.New("bad")}
+	if got := unknown.Error(); got != "f: bad" || unknown.HasOffset() {
+		t.Errorf("%q", got)
+	}
+	huge := &FormatError{File: "f", Line: 3, Err: errors.New(strings.Repeat("x", 1e6))}
+	if got := huge.Error(); len(got) > MaxMessage+60 || !strings.Contains(got, "message cut") {
+		t.Errorf("%d bytes", len(got))
+	}
+	same := &FormatError{File: "f", Err: &FormatError{File: "f", Line: 2, Err: errors.New("inner")}}
+	if got := same.Error(); got != "f:2: inner" {
+		t.Errorf("%q", got)
+	}
+}

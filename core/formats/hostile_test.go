@@ -1,0 +1,202 @@
+package formats
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// copyTree copies the file or directory src into dir and returns the
+// copy's path.
+func copyTree(t *testing.T, src, dir string) string {
+	t.Helper()
+	dst := filepath.Join(dir, filepath.Base(src))
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(to)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		_, err = io.Copy(out, in)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// readWithin reads the trace at path through the door, failing the test
+// if the read has not ended after a minute (a FIFO waited on).
+func readWithin(t *testing.T, path string) (*trace.Notes, error) {
+	t.Helper()
+	type result struct {
+		notes *trace.Notes
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		src, _, err := Open(path, "", nil)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		notes := &trace.Notes{}
+		err = src.Read(trace.New(), trace.ReadOptions{Notes: notes})
+		done <- result{notes, err}
+	}()
+	select {
+	case r := <-done:
+		return r.notes, r.err
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: the read has not ended after a minute", path)
+		return nil, nil
+	}
+}
+
+// The files a trace is made of besides the one named (an OTF2 archive's
+// definitions and events, a Paraver trace's .pcf and .row, an HPCToolkit
+// database's traces and profiles, a StarVZ dump's parts) are opened as
+// the named one is: a FIFO in place of one never blocks the read, and a
+// symbolic link leading outside the directory the user named is not
+// followed (the error names the file and says so, without quoting what
+// the link leads to). Either an error naming the companion, or the trace
+// marked incomplete saying which part is missing.
+func TestHostileCompanions(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("SECRET-CONTENT 1 2 3\n"), 0o644)
+	cases := []struct {
+		name, source, anchor, companion string
+	}{
+		{"otf2 .def", "pipit/tests/data/ping-pong-otf2", "traces.otf2", "traces.def"},
+		{"otf2 location .def", "pipit/tests/data/ping-pong-otf2", "traces.otf2", "traces/0.def"},
+		{"otf2 .evt", "pipit/tests/data/ping-pong-otf2", "traces.otf2", "traces/1.evt"},
+		{"paraver .pcf", "paraver/test/cutter", "qsort_beo3.prv", "qsort_beo3.pcf"},
+		{"hpctoolkit .hpctrace", "hpctoolkit-db/xml/vectorAdd", "", "vectorAdd-000000-500-2a803c80-4067513-0.hpctrace"},
+		{"hpctoolkit experiment.mdb", "hpctoolkit-db/xml/vectorAdd", "", "experiment-1.mdb"},
+		{"hpctoolkit profile.db", "hpctoolkit-db/vectorAdd", "", "profile.db"},
+		{"hpctoolkit trace.db", "hpctoolkit-db/vectorAdd", "", "trace.db"},
+		{"starvz part", "starvz/extra_data/qr_trace", "", "paje.worker_state.csv.gz"},
+	}
+	for _, c := range cases {
+		src := filepath.Join(shared, c.source)
+		if _, err := os.Stat(filepath.Join(src, c.companion)); err != nil {
+			t.Logf("%s: %v (the corpus is not here)", c.name, err)
+			continue
+		}
+		for _, kind := range []string{"fifo", "outside"} {
+			dir := copyTree(t, src, t.TempDir())
+			companion := filepath.Join(dir, c.companion)
+			os.Remove(companion)
+			if kind == "fifo" {
+				if err := syscall.Mkfifo(companion, 0o644); err != nil {
+					t.Skip("no FIFO here:", err)
+				}
+			} else if err := os.Symlink(secret, companion); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, c.anchor)
+			notes, err := readWithin(t, path)
+			label := c.name + " (" + kind + ")"
+			t.Logf("%s: %v; notes %q", label, err, notes.Messages())
+			if err != nil {
+				var fe *errs.FormatError
+				if !errors.As(err, &fe) || !strings.HasPrefix(fe.File, dir) {
+					t.Errorf("%s: %v (%T), want a FormatError naming a file of the trace", label, err, err)
+				}
+				if strings.Contains(err.Error(), "SECRET") {
+					t.Errorf("%s: the error quotes the file the link leads to: %v", label, err)
+				}
+				if kind == "outside" && !strings.Contains(err.Error(), "outside the directory") {
+					t.Errorf("%s: %v, want it to say the link leads outside", label, err)
+				}
+				continue
+			}
+			// Read: the part is said to be missing (the trace incomplete), or,
+			// for a file that only checks the others (HPCToolkit's merged
+			// profiles), said not to be used.
+			said := strings.Join(notes.Messages(), " ")
+			if !strings.Contains(said, filepath.Base(c.companion)) && !strings.Contains(said, "location") {
+				t.Errorf("%s: read without a word of the part (%q)", label, said)
+			}
+			if kind == "outside" && strings.Contains(said, "SECRET") {
+				t.Errorf("%s: the notes quote the file the link leads to: %s", label, said)
+			}
+		}
+	}
+}
+
+// An HPCToolkit XML database whose db-glob names files of another
+// directory is refused before any file is listed or opened there.
+func TestHostileDBGlob(t *testing.T) {
+	src := filepath.Join(shared, "hpctoolkit-db/xml/vectorAdd")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("the corpus is not here")
+	}
+	for _, glob := range []string{"../*", "/etc/*", "../../../../../../etc/pass*", `..\*`} {
+		dir := copyTree(t, src, t.TempDir())
+		xml := filepath.Join(dir, "experiment.xml")
+		b, _ := os.ReadFile(xml)
+		os.WriteFile(xml, []byte(strings.Replace(string(b), `db-glob="*.hpctrace"`, `db-glob="`+glob+`"`, 1)), 0o644)
+		_, err := readWithin(t, dir)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != xml || !strings.Contains(err.Error(), "outside the database's directory") {
+			t.Errorf("db-glob %q: %v", glob, err)
+		}
+	}
+}
+
+// An HPCToolkit database of profiles only (hpcrun run without -t) is
+// said to be one, and why it has no timeline, whether read through the
+// door (detected) or named: the corpus's databases without their traces.
+func TestProfilesOnlyDatabase(t *testing.T) {
+	for _, c := range []struct{ source, drop string }{
+		{"hpctoolkit-db/vectorAdd", "trace.db"},
+		{"hpctoolkit-db/xml/vectorAdd", ".hpctrace"},
+	} {
+		src := filepath.Join(shared, c.source)
+		if _, err := os.Stat(src); err != nil {
+			t.Skip("the corpus is not here")
+		}
+		dir := copyTree(t, src, t.TempDir())
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), c.drop) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+		for _, format := range []string{"", "hpctoolkit"} {
+			_, _, err := Open(dir, format, nil)
+			if err == nil {
+				src, _, _ := Open(dir, format, nil)
+				err = src.Read(trace.New(), trace.ReadOptions{})
+			}
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) || !strings.HasPrefix(fe.File, dir) || !strings.Contains(err.Error(), "HPCToolkit database of profiles only") ||
+				!strings.Contains(err.Error(), "no timeline") {
+				t.Errorf("%s without %s (format %q): %v", c.source, c.drop, format, err)
+			}
+		}
+	}
+}

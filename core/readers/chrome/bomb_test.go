@@ -1,0 +1,105 @@
+package chrome
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/macroscope-hpc/macroscope/core/budget"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// zstdOf compresses what write writes.
+func zstdOf(t *testing.T, write func(w io.Writer)) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := zstd.NewWriter(&b, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(w)
+	w.Close()
+	return b.Bytes()
+}
+
+// A name of 300 MiB, in a zstd file of a few kilobytes, stops the read at
+// MaxValue with a FormatError, instead of a window of its size.
+func TestLongValueRefused(t *testing.T) {
+	data := zstdOf(t, func(w io.Writer) {
+		io.WriteString(w, `[{"ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "name": "`)
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for range 300 {
+			w.Write(chunk)
+		}
+		io.WriteString(w, `"}]`)
+	})
+	err := Decode(bytes.NewReader(data), "bomb.json.zst", int64(len(data)), trace.New(), trace.ReadOptions{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != "bomb.json.zst" || !strings.Contains(err.Error(), "runs past 256 MiB") {
+		t.Errorf("%v, want a FormatError saying the value is too long", err)
+	}
+}
+
+// A trace of many events gathered before delivery weighs against the
+// read's memory budget (trace.ReadOptions.Hold): past it, the read stops
+// with the budget's error naming what it held.
+func TestEventsWeighed(t *testing.T) {
+	data := zstdOf(t, func(w io.Writer) {
+		io.WriteString(w, "[")
+		for i := range 200_000 {
+			fmt.Fprintf(w, `{"ph": "X", "pid": 1, "tid": %d, "ts": %d, "dur": 1, "name": "f"},`, i%8, i)
+		}
+		io.WriteString(w, "]")
+	})
+	stop := make(chan struct{})
+	meter := budget.NewMeter(2<<20, func() { close(stop) })
+	err := Decode(bytes.NewReader(data), "many.json.zst", int64(len(data)), trace.New(),
+		trace.ReadOptions{Hold: meter.Hold, Cancel: stop})
+	var ae *errs.ArgumentError
+	if !errors.As(meter.Err(), &ae) || ae.Name != "memory_budget" || !strings.Contains(ae.Reason, "more than the memory budget of 2 MiB") {
+		t.Errorf("meter: %v", meter.Err())
+	}
+	if err == nil {
+		t.Error("the read went on past its budget")
+	}
+	// Within the budget, the same read completes, and gives back what it
+	// held.
+	meter = budget.NewMeter(1<<30, nil)
+	if err := Decode(bytes.NewReader(data), "many.json.zst", int64(len(data)), trace.New(), trace.ReadOptions{Hold: meter.Hold}); err != nil {
+		t.Fatal(err)
+	}
+	if meter.Held() != 0 {
+		t.Errorf("%d bytes still held after the read", meter.Held())
+	}
+}
+
+// The collector weighs, with what it holds, what its largest array takes
+// when it next grows: append makes the new array while the old one is
+// alive, so an array just under the budget would otherwise pass it 2.25
+// times over between two weighings (40 million events of one thread in a
+// process limited to 4 GiB of address space died in Go's allocator).
+func TestWeighCountsTheNextGrowth(t *testing.T) {
+	c := newCollector()
+	var told int64
+	c.hold = func(n int64) error { told += n; return nil }
+	c.threads = append(c.threads, thread{slices: make([]slice, 0, 1000)})
+	c.flows = make([]flowPoint, 0, 10)
+	if err := c.weigh(); err != nil {
+		t.Fatal(err)
+	}
+	big := int64(1000 * unsafe.Sizeof(slice{}))
+	if c.largest() != big || told != c.bytes()+big*5/4 {
+		t.Errorf("largest %d, told %d; want %d and %d", c.largest(), told, big, c.bytes()+big*5/4)
+	}
+	c.release()
+	if told != 0 {
+		t.Errorf("%d still told after release", told)
+	}
+}

@@ -1,0 +1,84 @@
+package paje
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+const valuesHeader = `%EventDef PajeDefineContainerType 1
+%  Alias string
+%  Type string
+%  Name string
+%EndEventDef
+%EventDef PajeDefineStateType 3
+%  Alias string
+%  Type string
+%  Name string
+%EndEventDef
+%EventDef PajeDefineEntityValue 6
+%  Alias string
+%  Type string
+%  Name string
+%  Color color
+%EndEventDef
+%EventDef PajeCreateContainer 7
+%  Time date
+%  Alias string
+%  Type string
+%  Container string
+%  Name string
+%EndEventDef
+%EventDef PajeSetState 10
+%  Time date
+%  Type string
+%  Container string
+%  Value string
+%EndEventDef
+1 CT 0 "Thread"
+3 ST CT "State"
+`
+
+// A value defined again, as EZTrace writes them, is refused by strict
+// reads as pj_dump refuses it: a new value whose alias, or whose name, is
+// the identifier (alias, or name without one) of a value of the type.
+// Two values of one name with distinct aliases, or an alias equal to an
+// earlier value's name, are accepted, as pj_dump accepts them. The
+// outcomes are pj_dump's (PajeNG 1.3.6), checked again when it is
+// installed.
+func TestValueRedefinitionAsPajeNG(t *testing.T) {
+	cases := []struct {
+		name, values, refused string
+	}{
+		{"same name, other aliases", "6 v1 ST \"Running\" \"1 0 0\"\n6 v2 ST \"Running\" \"0 1 0\"\n", ""},
+		{"alias equal to an earlier name", "6 v1 ST \"Running\" \"1 0 0\"\n6 Running ST \"X\" \"0 1 0\"\n", ""},
+		{"same alias", "6 v1 ST \"Running\" \"1 0 0\"\n6 v1 ST \"Running2\" \"0 1 0\"\n", "v1"},
+		{"name equal to an earlier alias", "6 v1 ST \"Running\" \"1 0 0\"\n6 v2 ST \"v1\" \"0 1 0\"\n", "v1"},
+		{"name equal to an earlier alias, named alike", "6 Running ST \"Run\" \"1 0 0\"\n6 v2 ST \"Running\" \"0 1 0\"\n", "Running"},
+		{"alias and name both taken", "6 v1 ST \"R\" \"1 0 0\"\n6 v2 ST \"O\" \"1 0 0\"\n6 v1 ST \"v2\" \"0 1 0\"\n", "v1"},
+	}
+	pjDump, _ := exec.LookPath("pj_dump")
+	dir := t.TempDir()
+	for _, c := range cases {
+		path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".trace")
+		os.WriteFile(path, []byte(valuesHeader+c.values+"7 0 c1 CT 0 \"t1\"\n"), 0o644)
+		err := readFiles([]string{path}, trace.New(path), PajeNG())
+		want := "Trying to redefine the value identified by '" + c.refused + "' for the type 'ST'"
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("%s: %v, want it read", c.name, err)
+		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", c.name, err, want)
+		}
+		if pjDump != "" {
+			out, perr := exec.Command(pjDump, path).CombinedOutput()
+			if (perr != nil) != (c.refused != "") || c.refused != "" && !strings.Contains(string(out), want) {
+				t.Errorf("%s: pj_dump says %v: %s", c.name, perr, out)
+			}
+		}
+	}
+}

@@ -1,0 +1,189 @@
+"""Hostile inputs and absurd arguments, in this process (the corruption
+suite reads damaged files in fresh processes): files a trace is made of
+that lead outside the directory named or are not files, figures of absurd
+sizes, errors that quote at most an excerpt."""
+
+import os
+import pathlib
+
+import pytest
+
+import macroscope as ms
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+TRACE = REPO / "testdata" / "jacobi32.trace"
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    return ms.to_parquet_dataset(ms.read(TRACE), tmp_path_factory.mktemp("ds") / "ds")
+
+
+def _copy(src, dst):
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_dataset_part_linked_outside(dataset, tmp_path):
+    """A Parquet dataset's part that is a symbolic link leading out of the
+    directory named is not read: the error names the part."""
+    ds = _copy(dataset, tmp_path / "ds")
+    part = next((ds / "states").rglob("*.parquet"))
+    secret = tmp_path / "secret.parquet"
+    part.rename(secret)
+    part.symlink_to(secret)
+    with pytest.raises(ms.TraceFormatError, match="outside the directory") as e:
+        ms.read(ds)
+    assert e.value.file == str(part)
+
+
+def test_dataset_part_fifo(dataset, tmp_path):
+    """A FIFO in place of a part, or of the marker, is refused at once."""
+    ds = _copy(dataset, tmp_path / "ds")
+    part = next((ds / "states").rglob("*.parquet"))
+    part.unlink()
+    os.mkfifo(part)
+    with pytest.raises(ms.TraceFormatError, match="not a regular file"):
+        ms.read(ds)
+    marker = ds / "_macroscope_dataset.json"
+    marker.unlink()
+    os.mkfifo(marker)
+    with pytest.raises(ms.TraceFormatError, match="not a regular file"):
+        ms.read(ds)
+
+
+def test_dataset_part_damaged(dataset, tmp_path):
+    """A damaged part is the package's error naming it, not pyarrow's."""
+    ds = _copy(dataset, tmp_path / "ds")
+    part = next((ds / "states").rglob("*.parquet"))
+    part.write_bytes(part.read_bytes()[:100])
+    with pytest.raises(ms.TraceFormatError) as e:
+        ms.read(ds)
+    assert str(ds) in e.value.file
+
+
+ABSURD = [dict(width=3e4), dict(width=2**40), dict(height=1e6), dict(width=float("nan")), dict(height=float("inf")),
+          dict(width=0.5), dict(width=16000, height=16000), dict(width="wide")]
+
+
+@pytest.fixture(scope="module")
+def plotters(jacobi):
+    model = jacobi.micro(slices=20)
+    agg = model.aggregate(0.5)
+    spatial = model.aggregate(0.3, kind="spatial")
+    topo = ms.read(REPO / "testdata" / "jacobi32-platform.trace").topology()
+    return {
+        "overview": agg.plot,
+        "quality": model.plot_quality,
+        "treemap": spatial.plot_treemap,
+        "treemap of a Treemap": spatial.treemap().plot,
+        "moments": jacobi.moments().plot,
+        "topology": topo.plot,
+        "gantt": jacobi.plot_gantt,
+        "kaleidoscope layout": lambda **kw: jacobi.call_tree().layout(width=kw.get("width", 300)).plot(),
+    }
+
+
+@pytest.mark.parametrize("kwargs", ABSURD, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_absurd_figure_sizes(plotters, kwargs, tmp_path):
+    """Every figure refuses a size out of range before any work, in every
+    format, with an InvalidArgumentError naming the argument and saying the
+    range allowed."""
+    for name, plot in plotters.items():
+        if name == "kaleidoscope layout" and "width" not in kwargs:
+            continue
+        for ext in ("png", "svg", "pdf"):
+            with pytest.raises(ms.InvalidArgumentError) as e:
+                plot(path=tmp_path / f"f.{ext}", **kwargs) if name != "kaleidoscope layout" else plot(**kwargs)
+            assert e.value.param in ("width", "height"), (name, e.value)
+            assert "16384" in str(e.value) or "67108864" in str(e.value), (name, str(e.value))
+            assert not (tmp_path / f"f.{ext}").exists()
+
+
+def test_sizes_at_the_bounds(jacobi):
+    """The bounds themselves are allowed: a side of one pixel, a long strip."""
+    assert jacobi.plot_gantt(width=16384, height=64).size == (16384, 64)
+    assert jacobi.moments().plot(width=16384).size[0] == 16384
+
+
+def test_pjdump_precision_bounded(jacobi):
+    for bad in (10**6, 31, -1, 2.5, True):
+        with pytest.raises(ms.InvalidArgumentError, match="from 0 to 30") as e:
+            jacobi.to_pjdump(precision=bad)
+        assert e.value.param == "precision"
+    assert jacobi.to_pjdump(precision=30).count("\n") == jacobi.to_pjdump().count("\n")
+
+
+def _interrupt_after_start(tmp_path, body, seconds_before=1.0):
+    """Runs ``body`` (Python source using ``ms`` and ``OUT``) in a fresh
+    interpreter, sends it SIGINT once it has started, and returns the
+    process's output and whether it ended in time: the first Ctrl-C must
+    stop the work, leaving nothing running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import macroscope as ms, sys\nOUT = sys.argv[1]\nprint('started', flush=True)\n"
+              "try:\n" + "".join("    " + line + "\n" for line in body.splitlines())
+              + "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "out.trace")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(seconds_before)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)  # the work stops at once; the bound is for a broken build
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return out, err, False
+    return out, err, True
+
+
+def test_synth_stops_on_first_ctrl_c(tmp_path):
+    """ms.synth stops on the first Ctrl-C and removes the file it began:
+    it used to ignore it and write on."""
+    out, err, ended = _interrupt_after_start(
+        tmp_path, "ms.synth(OUT, sites=2, events=10**9)\nprint('finished')")
+    assert ended, err
+    assert "interrupted" in out and "finished" not in out, (out, err)
+    assert not (tmp_path / "out.trace").exists()
+
+
+def test_read_stops_on_first_ctrl_c(tmp_path):
+    """A long read (a big gzip stream) stops on the first Ctrl-C."""
+    import gzip
+
+    with gzip.open(tmp_path / "big.trace.gz", "wb", compresslevel=1) as f:
+        f.write(TRACE.read_bytes())
+        f.write(b"# a comment line\n" * 30_000_000)
+    out, err, ended = _interrupt_after_start(
+        tmp_path, f"ms.moments({str(tmp_path / 'big.trace.gz')!r})\nprint('finished')", seconds_before=0.5)
+    assert ended, err
+    assert "interrupted" in out and "finished" not in out, (out, err)
+
+
+def test_error_at_byte_zero_keeps_its_offset(tmp_path):
+    path = tmp_path / "p.pftrace"
+    path.write_bytes(b"\x02\x00")
+    with pytest.raises(ms.TraceFormatError) as e:
+        ms.read(path, format="perfetto")
+    assert e.value.offset == 0 and e.value.file == str(path) and "byte 0" in str(e.value)
+
+
+def test_errors_quote_an_excerpt(tmp_path):
+    """A bad field of megabytes is quoted by its first bytes and its size."""
+    path = tmp_path / "long.csv"
+    path.write_text("Container, 0, T, 0, 1, 1, c\n" + "State, c, S, " + "x" * 5_000_000 + ", 1, 1, 0, v\n")
+    with pytest.raises(ms.TraceFormatError) as e:
+        ms.read(path, format="pjdump")
+    assert len(str(e.value)) < 1000 and "5000000 bytes" in str(e.value), str(e.value)[:300]
+    assert len(e.value.cause) < 1000
+
+
+def test_every_error_is_a_macroscope_error():
+    for cls in (ms.TraceFormatError, ms.InvalidArgumentError, ms.TraceNotFoundError, ms.InternalError):
+        assert issubclass(cls, ms.MacroscopeError)
