@@ -77,6 +77,14 @@ def levels_line(levels, kind):
             f"recommended p = {(rec.p_low + rec.p_high) / 2:.4g} ({rec.aggregates} aggregates)")
 
 
+def knee_line(levels, kind):
+    """The overview's line when the levels are not asked for: the
+    recommended level found without the sweep, the sweep's own."""
+    rec = levels[levels["recommended"]].iloc[0]
+    return (f"levels     recommended p = {(rec.p_low + rec.p_high) / 2:.4g} ({rec.aggregates} aggregates), the knee "
+            f"of the {kind} levels, optimal for p in [{rec.p_low:.4g}, {rec.p_high:.4g}]")
+
+
 @pytest.fixture(scope="module")
 def model20():
     return ms.read_micro(JACOBI, slices=20)
@@ -90,11 +98,14 @@ def test_overview_kinds(tmp_path, model20, kind):
     agg = model20.aggregate(p, kind=kind)
     assert line(out, "trace") == trace_line(JACOBI, model20.trace_info)
     assert line(out, "model") == model_line(model20)
-    assert line(out, "levels") == levels_line(levels, kind)
+    assert line(out, "levels") == knee_line(levels, kind)
     assert line(out, "aggregated") == aggregated_line(agg)
     d = tmp_path / "new"
-    assert wrote(out) == [str(d / "overview.png"), str(d / "aggregates.parquet"), str(d / "levels.parquet")]
+    assert wrote(out) == [str(d / "overview.png"), str(d / "aggregates.parquet")]
     same_table(d / "aggregates.parquet", agg.to_arrow())
+    # The levels' table when asked for: the sweep's.
+    out = ok("overview", JACOBI, "--kind", kind, "--slices", 20, "--levels", "levels.parquet", "--out", d)
+    assert line(out, "levels") == levels_line(levels, kind)
     pd.testing.assert_frame_equal(pd.read_parquet(d / "levels.parquet"), levels)
     assert is_png(d / "overview.png")
     frame = agg.to_pandas()
@@ -114,14 +125,14 @@ def test_overview_default_is_the_demo(tmp_path):
     levels = model.significant_p()
     agg = model.aggregate(model.recommended_p())
     assert out[:4] == [trace_line(JACOBI, model.trace_info), model_line(model),
-                       levels_line(levels, "spatiotemporal"), aggregated_line(agg)]
+                       knee_line(levels, "spatiotemporal"), aggregated_line(agg)]
     assert out[0].endswith("66 containers, 10272 states, 0 variables, 3920 links, 0 events, 0-8.5038 s")
-    # 384 levels above p = 0, and the microscopic view at p = 0.
-    assert line(out, "levels").startswith("levels     385 distinct optimal partitions as p goes from 0 to 1; "
-                                          "recommended p = 0.5578 (577 aggregates)")
+    # Of 385 levels (384 above p = 0, and the microscopic view at p = 0).
+    assert len(levels) == 385
+    assert line(out, "levels").startswith("levels     recommended p = 0.5578 (577 aggregates), the knee")
     # The aggregates of the most resources, the first in the table's order among equals.
     top = agg.to_pandas().sort_values("leaves", ascending=False, kind="stable").head(3)
-    assert out[4] == "largest aggregates:" and len(out) == 4 + 1 + 3 + 3 + 1
+    assert out[4] == "largest aggregates:" and len(out) == 4 + 1 + 3 + 2 + 1  # two files written
     for row, printed in zip(top.itertuples(), out[5:8]):
         assert printed == (f"  {row.node}: {row.leaves} resources, {row.start:.4g}-{row.end:.4g} s, "
                            f"mostly {row.mode} ({row.mode_proportion:.0%})")
@@ -148,7 +159,7 @@ def test_treemap(tmp_path, model20):
     p = model20.recommended_p(kind="spatial")
     agg = model20.aggregate(p, kind="spatial")
     tm = agg.treemap(value="activity")
-    assert line(out, "levels") == levels_line(model20.significant_p(kind="spatial"), "spatial")
+    assert line(out, "levels") == knee_line(model20.significant_p(kind="spatial"), "spatial")
     assert line(out, "aggregated") == aggregated_line(agg)
     assert line(out, "treemap") == f"treemap    {len(tm)} rectangles by activity"
     same_table(tmp_path / "treemap.parquet", tm.to_arrow())
@@ -317,9 +328,9 @@ def test_help_and_version():
     code, out, err = cli("help")
     assert code == 0 and err == ""
     listed = [x.split()[0] for x in out[out.index("commands:") + 1:] if x.startswith("  ")]
-    assert listed[:11] == ["overview", "moments", "treemap", "gantt", "topology", "kaleido", "compare", "convert",
-                           "synth", "dump", "help"]
-    for command in listed[:10]:
+    assert listed == ["overview", "moments", "treemap", "gantt", "topology", "kaleido", "profile", "imbalance",
+                      "commmatrix", "pop", "critpath", "stragglers", "compare", "convert", "synth", "dump", "help"]
+    for command in listed[:-1]:
         code, out, err = cli(command, "--help")
         assert code == 0 and err == "" and out[0].startswith(f"usage: macroscope {command} "), (command, err)
     code, out, _ = cli("--version")

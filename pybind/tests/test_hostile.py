@@ -116,7 +116,7 @@ def test_pjdump_precision_bounded(jacobi):
     assert jacobi.to_pjdump(precision=30).count("\n") == jacobi.to_pjdump().count("\n")
 
 
-def _interrupt_after_start(tmp_path, body, seconds_before=1.0):
+def _interrupt_after_start(tmp_path, body, seconds_before=1.0, wait_for=None):
     """Runs ``body`` (Python source using ``ms`` and ``OUT``) in a fresh
     interpreter, sends it SIGINT once it has started, and returns the
     process's output and whether it ended in time: the first Ctrl-C must
@@ -132,7 +132,12 @@ def _interrupt_after_start(tmp_path, body, seconds_before=1.0):
     p = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "out.trace")], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "started"
-    time.sleep(seconds_before)
+    if wait_for is not None:
+        # The work tells when it is under way: a quiet machine may finish
+        # a fixed amount of work before a fixed delay is over.
+        assert p.stdout.readline().strip() == wait_for
+    else:
+        time.sleep(seconds_before)
     p.send_signal(signal.SIGINT)
     try:
         out, err = p.communicate(timeout=30)  # the work stops at once; the bound is for a broken build
@@ -160,8 +165,11 @@ def test_read_stops_on_first_ctrl_c(tmp_path):
     with gzip.open(tmp_path / "big.trace.gz", "wb", compresslevel=1) as f:
         f.write(TRACE.read_bytes())
         f.write(b"# a comment line\n" * 30_000_000)
-    out, err, ended = _interrupt_after_start(
-        tmp_path, f"ms.moments({str(tmp_path / 'big.trace.gz')!r})\nprint('finished')", seconds_before=0.5)
+    # The first progress report says the read is under way.
+    body = (f"ms.moments({str(tmp_path / 'big.trace.gz')!r}, "
+            "progress=lambda done, total, said=[]: said or (said.append(1), print('reading', flush=True)))\n"
+            "print('finished')")
+    out, err, ended = _interrupt_after_start(tmp_path, body, wait_for="reading")
     assert ended, err
     assert "interrupted" in out and "finished" not in out, (out, err)
 
