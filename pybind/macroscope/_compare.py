@@ -27,6 +27,7 @@ from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._formats import check_options
 from ._model import MicroModel
+from ._pop import pop
 from ._stream import read_micro
 from ._tables import TableResult
 from ._trace import Trace
@@ -110,7 +111,7 @@ def _markers(markers):
 def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[str] | None = None,
             reference: int = 0, slices: int | None = None, align: str = "stretch", markers=None, length="max",
             run_level: str = "resource", match: str = "path", state_types: list[str] | None = None,
-            depth: int | None = None, key: str = "name", metadata=None, format: str | None = None,
+            depth: int | None = None, key: str = "group", metadata=None, format: str | None = None,
             memory_budget: int | None = None, progress=None, **options) -> "Comparison":
     """Compare runs: one microscopic model of all of them, whose hierarchy
     has the run as a level, and what differs between them, where and when.
@@ -470,21 +471,50 @@ def _read_run(run, slices, model_kwargs, read_options):
     return read_micro(run, slices=slices, progress=False, **model_kwargs, **read_options)
 
 
-def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_options, series_opts) -> pa.Table:
+# The POP factors of one run that a series row carries (multiplicative
+# form where the forms differ): the scalability factors need the series'
+# reference run and are ms.pop's, over the paths.
+_SERIES_POP = ("parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency",
+               "transfer_efficiency")
+
+
+def _run_pop(run, read_options) -> dict:
+    """The POP factors of a run given as a path or a trace, as ``pop:<key>``
+    columns; none for a model (no trace to replay) or a run without MPI
+    calls (the analysis does not apply)."""
+    if isinstance(run, MicroModel):
+        return {}
+    try:
+        result = run.pop() if isinstance(run, Trace) else pop(run, progress=False, **read_options)
+    except InvalidArgumentError as e:
+        if e.param == "trace":  # no MPI calls: POP does not apply to this run
+            return {}
+        raise
+    frame = result.to_pandas()
+    frame = frame[frame["form"].isin(["", "multiplicative"]) & frame["key"].isin(_SERIES_POP)]
+    return {f"pop:{k}": float(v) for k, v in zip(frame["key"], frame.iloc[:, -1])}
+
+
+def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_options, series_opts,
+                analyses=True) -> pa.Table:
     """One run's row of a series (on a Dask worker, or here)."""
     _distributed._prepare_worker()
     ref = MicroModel(_bridge.call(_bridge.native.DecodeMicroModel, _bridge.go.Slice_byte.from_bytes(ref_bytes)))
     series = _bridge.call(_bridge.native.NewCompareSeries, ref._h, series_opts)
     model = _read_run(run, slices, model_kwargs, read_options)
     _bridge.call(series.AddModel, model._h, json.dumps({"name": name, "label": label, "meta": meta}))
-    return _bridge.table(series.Table)
+    table = _bridge.table(series.Table)
+    if analyses:
+        for column, value in _run_pop(run, read_options).items():
+            table = table.append_column(column, pa.array([value], pa.float64()))
+    return table
 
 
 def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None = None,
                    labels: Sequence | None = None, metadata=None, slices: int = 100,
-                   state_types: list[str] | None = None, depth: int | None = None, key: str = "name",
-                   match: str = "path", permutations: int = 199, client=None, to_parquet=None, progress=None,
-                   **options) -> pd.DataFrame:
+                   state_types: list[str] | None = None, depth: int | None = None, key: str = "group",
+                   match: str = "path", permutations: int = 199, analyses: bool = True, client=None,
+                   to_parquet=None, progress=None, **options) -> pd.DataFrame:
     """A table of a series of runs, one row each, against a reference
     run: the run's name, label, files and ``meta:<key>`` (``metadata``: a
     dict per run or a DataFrame), start, duration, resources (missing from
@@ -494,6 +524,14 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     alignment), the test's p-value, and the node of the largest outlier
     score. The joint model of all the runs is never built: each run is read
     and compared with the reference alone, then let go.
+
+    ``analyses`` (default True) adds the POP factors of each run that has
+    MPI calls (``pop:parallel_efficiency``, ``pop:load_balance``,
+    ``pop:communication_efficiency``, ``pop:serialisation_efficiency``,
+    ``pop:transfer_efficiency``; multiplicative form, as
+    :func:`macroscope.pop` computes them): a second streamed read of each
+    run given as a path; empty for runs given as models or without MPI
+    calls.
 
     ``reference`` is the index of a run, or a path, trace or model of its
     own. ``client``, a ``dask.distributed.Client``, summarises the runs on
@@ -521,7 +559,7 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
                                        "process)", param="runs")
         ref_future = client.scatter(ref_bytes, broadcast=True)
         futures = [client.submit(_series_row, os.fspath(r), n, lb, m, ref_future, slices, model_kwargs, options,
-                                 series_opts, pure=False)
+                                 series_opts, bool(analyses), pure=False)
                    for r, n, lb, m in zip(runs, names_, labels_, metas)]
         _distributed._check_client(client)
         _distributed._show_progress(progress, futures)
@@ -529,7 +567,8 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     else:
         tables = []
         for r, n, lb, m in zip(runs, names_, labels_, metas):
-            tables.append(_series_row(r, n, lb, m, ref_bytes, slices, model_kwargs, options, series_opts))
+            tables.append(_series_row(r, n, lb, m, ref_bytes, slices, model_kwargs, options, series_opts,
+                                      bool(analyses)))
     table = pa.concat_tables(tables, promote_options="default")
     # States a run lacks: no time in them.
     filled = [table.column(i).fill_null(0.0) if table.schema.field(i).name.startswith(("seconds:", "share:"))

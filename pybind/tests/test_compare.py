@@ -244,3 +244,28 @@ def test_markers_alignment_on_kineto_iterations():
     assert runs.marker_resource.str.contains("python").all()
     diff = cmp.differences(p=0.4)
     assert len(diff) > 0 and diff.to_pandas().divergence.max() > 0.1
+
+
+def test_series_rows_carry_the_runs_pop_factors():
+    # SMPI runs of Jacobi: MPI calls, so each row has its POP factors, as
+    # ms.pop computes them for the run alone.
+    runs = [REPO / "testdata" / "compare" / f"jacobi32-{n}.trace.gz" for n in ("base", "slowhost", "slowlink")]
+    df = ms.compare_series(runs, slices=20, permutations=19)
+    for i, path in enumerate(runs):
+        factors = ms.pop(path, progress=False).to_pandas()
+        factors = factors[factors.form.isin(["", "multiplicative"])].set_index("key").iloc[:, -1]
+        for key in ("parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency",
+                    "transfer_efficiency"):
+            assert df[f"pop:{key}"].iloc[i] == factors[key], (path.name, key)
+    # The slow host unbalances the load.
+    assert df["pop:load_balance"].iloc[1] < df["pop:load_balance"].iloc[0]
+    without = ms.compare_series(runs, slices=20, permutations=19, analyses=False)
+    assert not [c for c in without.columns if c.startswith("pop:")]
+    pd.testing.assert_frame_equal(without, df[without.columns])
+
+
+def test_series_of_runs_without_mpi_calls_has_no_pop_factors():
+    data = ("hta", "tests", "data", "trace_diff")
+    runs = [shared(*data, "control", "control.json.gz"), shared(*data, "test", "test.json.gz")]
+    df = ms.compare_series(runs, slices=10, permutations=19)
+    assert not [c for c in df.columns if c.startswith("pop:")] and len(df) == 2
