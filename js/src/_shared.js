@@ -79,6 +79,30 @@ function bools(vec) {
 
 // --- Canvases and colours -------------------------------------------------
 
+// fitWidth is the width a widget draws at: the width asked for, or the
+// notebook's output area when that is narrower (JupyterLab with its side
+// panel open, Notebook 7, VS Code), so that no panel is cut. el is the
+// widget's root element, a block as wide as the output area (0 before it
+// is attached: then the width asked for).
+export function fitWidth(el, asked) {
+  const avail = Math.floor(el.clientWidth || 0);
+  return avail > 0 ? Math.min(asked, avail) : asked;
+}
+
+// onWidthChange calls f when el's width changes (the side panel opened or
+// closed, the window resized); it returns the function that stops it.
+export function onWidthChange(el, f) {
+  let width = el.clientWidth;
+  const ro = new ResizeObserver(() => {
+    if (el.clientWidth !== width) {
+      width = el.clientWidth;
+      f();
+    }
+  });
+  ro.observe(el);
+  return () => ro.disconnect();
+}
+
 // hiDPI sizes a canvas to cssWidth x cssHeight CSS pixels backed by as
 // many device pixels as the screen has, clears it, and returns its 2D
 // context scaled so that drawing code works in CSS pixels. A canvas

@@ -8,7 +8,7 @@
 // by score) are outlined in a colour of their divergence.
 import {
   element, fmt, frameDrawn, hiDPI, installCSS, layered, levelSlider, Palette, PickBuffer, pixel, pointer, Raster,
-  readTable, seconds, swatches, timeAxis, Tooltip,
+  readTable, seconds, swatches, timeAxis, Tooltip, fitWidth, onWidthChange,
 } from "./_shared.js";
 
 // divergenceRGB maps a divergence onto the static figure's scale: light
@@ -59,7 +59,8 @@ function render({ model, el }) {
   const size = () => {
     const side = model.get("layout") === "side";
     panels.style.flexDirection = side ? "row" : "column";
-    W = side ? Math.max(120, Math.floor((model.get("width") - 6 * (runs.length - 1)) / runs.length)) : model.get("width");
+    const width = fitWidth(el, model.get("width"));
+    W = side ? Math.max(120, Math.floor((width - 6 * (runs.length - 1)) / runs.length)) : width;
     H = model.get("height");
     L = { x0: 4, y0: 2, w: W - 8, h: H - 36 };
   };
@@ -256,8 +257,10 @@ function render({ model, el }) {
   model.on("change:_sent_at", onData);
   model.on("change:hover_info", onHover);
   syncWindow();
+  const stopWidth = onWidthChange(el, () => draw());
   draw();
   return () => {
+    stopWidth();
     levelCtl.dispose();
     model.off("change:_sent_at", onData);
     model.off("change:hover_info", onHover);

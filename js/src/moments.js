@@ -1,7 +1,7 @@
 // moments.explore(): the moment display of Godin, Quinn and Pancake, one
 // line per row of the Moments table, with the row under the pointer named
 // and its m0..m3 in a tooltip.
-import { table, column, hiDPI, Palette, Tooltip, frameDrawn, layered, pointer, seconds, timeAxis, installCSS } from "./_shared.js";
+import { table, column, hiDPI, Palette, Tooltip, frameDrawn, layered, pointer, seconds, timeAxis, installCSS, fitWidth, onWidthChange } from "./_shared.js";
 
 const LEFT = 170;
 const RIGHT = 10;
@@ -21,7 +21,7 @@ function render({ model, el }) {
   function redraw() {
     const rows = table(model, "rows");
     const n = rows ? rows.numRows : 0;
-    const W = model.get("width");
+    const W = fitWidth(el, model.get("width"));
     // 12 pixels a row for a few rows, down to one pixel for many.
     const rowH = n > 50 ? Math.max(1, Math.min(12, 600 / n)) : 12;
     const H = model.get("height") || Math.round(TOP + BOTTOM + Math.min(4000, rowH * n));
@@ -120,8 +120,12 @@ function render({ model, el }) {
   });
   const onData = () => redraw();
   model.on("change:_sent_at", onData);
+  const stopWidth = onWidthChange(el, redraw);
   redraw();
-  return () => model.off("change:_sent_at", onData);
+  return () => {
+    stopWidth();
+    model.off("change:_sent_at", onData);
+  };
 }
 
 export default { render };

@@ -9,7 +9,7 @@
 // data it holds. Python follows each such action and confirms the view.
 import {
   table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, layered, pointer, seconds, timeAxis, installCSS,
-  Raster, pixel, levelSlider,
+  Raster, pixel, levelSlider, fitWidth, onWidthChange,
 } from "./_shared.js";
 import { Levels } from "./_levels.js";
 
@@ -61,7 +61,7 @@ function render({ model, el }) {
 
   // The widget's width holds the overview and the quality curves beside it.
   function layout() {
-    const W = Math.max(LEFT + RIGHT + 100, model.get("width") - QUALITY - 8), H = model.get("height");
+    const W = Math.max(LEFT + RIGHT + 100, fitWidth(el, model.get("width")) - QUALITY - 8), H = model.get("height");
     return { W, H, x0: LEFT, y0: TOP, w: W - LEFT - RIGHT, h: H - TOP - BOTTOM };
   }
 
@@ -623,10 +623,13 @@ function render({ model, el }) {
   model.on("change:hover_info", onHover);
   model.on("change:selected", onSelected);
   model.on("msg:custom", onLevels);
+  // A narrower output area redraws what is shown at its width.
+  const stopWidth = onWidthChange(el, () => { if (d) draw(d.c, d.view, d.level, performance.now()); });
   // This page holds no levels yet: Python ships them from the start.
   model.send({ action: "reset" });
   redraw();
   return () => {
+    stopWidth();
     window.removeEventListener("mouseup", onMouseUp);
     levelInput.dispose();
     model.off("change:_sent_at", onData);

@@ -260,3 +260,55 @@ def test_moments_hover(lab, ms, trace):
         text = tip.inner_text()
         assert r.resource in text and "m0 =" in text and "m3 =" in text
     nb.close()
+
+
+def _fits(el) -> bool:
+    """Every canvas of the widget inside the widget's own box (no panel cut)."""
+    return el.evaluate("""e => {
+        const box = e.getBoundingClientRect();
+        return [...e.querySelectorAll("canvas")].every(c => {
+            const r = c.getBoundingClientRect();
+            return r.width > 0 && r.left >= box.left - 0.5 && r.right <= box.right + 0.5;
+        });
+    }""")
+
+
+def test_explorers_fit_the_output_area(lab, ms, trace):
+    """Asked wider than the notebook's output area (JupyterLab at 1,280 px
+    with its side panel open), the overview and the moments draw at the
+    area's width, and again when the area narrows; asked narrower, they keep
+    the width asked."""
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"t = ms.read_paje({str(TRACE)!r})",
+        "m = t.micro(slices=40)",
+        "wide = m.explore(width=2400)\nwide",
+        "mo = t.moments().explore(width=2400)\nmo",
+        "small = m.explore(width=700)\nsmall",
+    ], name="fit")
+    nb.page.set_viewport_size({"width": 1280, "height": 1000})
+    nb.page.evaluate("() => window.jupyterapp.shell.expandLeft()")
+    wide, moments, small = nb.widget(0), nb.widget(1), nb.widget(2)
+    for el in (wide, moments, small):
+        nb.wait_frame(el, 1)
+    # The side panel takes its room: the output area is narrower than asked.
+    area = wide.evaluate("e => e.clientWidth")
+    assert 0 < area < 1280 - 200
+    nb.page.wait_for_function("els => els.every(e => e.querySelector('canvas').getBoundingClientRect().right "
+                              "<= e.getBoundingClientRect().right + 0.5)",
+                              arg=[wide.element_handle(), moments.element_handle()], timeout=30_000)
+    for el in (wide, moments, small):
+        assert _fits(el)
+    # The overview and its quality curves share the area's width.
+    main = wide.locator("canvas.ms-main").first.bounding_box()["width"]
+    quality = wide.locator("canvas.ms-quality").first.bounding_box()["width"]
+    assert abs(main + 8 + quality - area) <= 1, (main, quality, area)
+    # Asked narrower than the area: the width asked.
+    main_small = small.locator("canvas.ms-main").first.bounding_box()["width"]
+    assert main_small == 700 - 8 - quality
+    # The area narrows: the widgets follow.
+    before = nb.frames(wide)
+    nb.page.set_viewport_size({"width": 1000, "height": 1000})
+    nb.wait_frame(wide, before + 1)
+    assert wide.evaluate("e => e.clientWidth") < area and _fits(wide) and _fits(moments)
+    nb.close()
