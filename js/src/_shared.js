@@ -418,15 +418,34 @@ export function timeAxis(ctx, L, t0, t1, clock) {
   ctx.fillStyle = "#222222";
   ctx.font = "11px sans-serif";
   ctx.textBaseline = "top";
-  const ticks = 6;
-  for (let k = 0; k <= ticks; k++) {
-    const t = t0 + ((t1 - t0) * k) / ticks, x = L.x0 + (L.w * k) / ticks;
-    ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
-    ctx.textAlign = k === 0 ? "left" : k === ticks ? "right" : "center";
-    ctx.fillText(seconds(t), x, L.y0 + L.h + 5);
-  }
+  // Ticks at round values (1, 2 or 5 times a power of ten), all labelled
+  // in one unit, the one that suits their step, as a person reads an axis.
+  const { ticks, unit, scale, digits } = roundTicks(t0, t1, Math.max(2, Math.floor(L.w / 90)));
   ctx.textAlign = "center";
-  ctx.fillText(clock ? `time from the trace's start (${clock} s on its clock)` : "time (s)", L.x0 + L.w / 2, L.y0 + L.h + 19);
+  for (const t of ticks) {
+    const x = L.x0 + ((t - t0) / (t1 - t0)) * L.w;
+    ctx.fillRect(Math.round(x), L.y0 + L.h, 1, 4);
+    ctx.fillText((t / scale).toFixed(digits), x, L.y0 + L.h + 5);
+  }
+  ctx.fillText(clock ? `time from the trace's start (${unit}; ${clock} s on its clock)` : `time (${unit})`,
+    L.x0 + L.w / 2, L.y0 + L.h + 19);
+}
+
+// roundTicks returns the round instants (seconds) between t0 and t1, about
+// n of them, 1, 2 or 5 times a power of ten apart, with the unit their
+// labels share (s, ms, µs or ns), its scale and the decimals the step
+// needs in it.
+export function roundTicks(t0, t1, n) {
+  const span = t1 - t0;
+  if (!(span > 0) || !isFinite(span)) return { ticks: [t0], unit: "s", scale: 1, digits: 0 };
+  const raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) || 10 * p;
+  const units = [["s", 1], ["ms", 1e-3], ["µs", 1e-6], ["ns", 1e-9]];
+  const [unit, scale] = units.find(([, u]) => step >= 0.1 * u) || units[units.length - 1];
+  const digits = Math.max(0, -Math.floor(Math.log10(step / scale) + 1e-9));
+  const ticks = [];
+  for (let k = Math.ceil(t0 / step - 1e-9); k * step <= t1 + step * 1e-9; k++) ticks.push(k * step);
+  return { ticks, unit, scale, digits };
 }
 
 // --- The level slider -----------------------------------------------------
