@@ -359,8 +359,14 @@ function render({ model, el }) {
   function drawRows(ctx, L, hier, r0, rn, Y) {
     if (!hier) return;
     const depth = column(hier, "depth"), lo = column(hier, "row_lo"), hi = column(hier, "row_hi");
-    const names = hier.getChild("name");
-    const byDepth = new Map();
+    const names = hier.getChild("name"), parent = column(hier, "parent");
+    // A row whose resource sits higher in the hierarchy than others (the
+    // CPU threads beside the GPU streams of an Nsight profile) keeps its
+    // label at the depths below it: the labels at depth dd are the nodes
+    // of depth dd and the leaves above it.
+    const hasChild = new Uint8Array(hier.numRows);
+    for (let i = 1; i < hier.numRows; i++) if (parent[i] >= 0) hasChild[parent[i]] = 1;
+    const byDepth = new Map(), leavesAbove = [];
     for (let i = 1; i < hier.numRows; i++) {
       if (hi[i] <= r0 || lo[i] >= r0 + rn) continue;
       if (!byDepth.has(depth[i])) byDepth.set(depth[i], []);
@@ -368,8 +374,10 @@ function render({ model, el }) {
     }
     let chosen = [];
     for (let dd = 1; byDepth.has(dd); dd++) {
-      if (byDepth.get(dd).length * 12 > L.h) break;
-      chosen = byDepth.get(dd);
+      const labels = byDepth.get(dd).concat(leavesAbove);
+      if (labels.length * 12 > L.h) break;
+      chosen = labels;
+      for (const i of byDepth.get(dd)) if (!hasChild[i]) leavesAbove.push(i);
     }
     ctx.fillStyle = "#222222";
     ctx.font = "11px sans-serif";

@@ -17,6 +17,7 @@ import pytest
 
 # The lab fixture comes from conftest.py: one per session.
 from widget_harness import OUTPUT, check_pixels, expected_rects, mid_p, plot_of, skip_without_browser
+from conftest import SHARED
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRACE = ROOT / "testdata" / "jacobi32.trace"
@@ -311,4 +312,33 @@ def test_explorers_fit_the_output_area(lab, ms, trace):
     nb.page.set_viewport_size({"width": 1000, "height": 1000})
     nb.wait_frame(wide, before + 1)
     assert wide.evaluate("e => e.clientWidth") < area and _fits(wide) and _fits(moments)
+    nb.close()
+
+
+def test_overview_labels_every_row_of_an_uneven_hierarchy(lab):
+    """An Nsight profile's CPU threads sit higher in its hierarchy than its
+    GPU streams: every row of the overview still has its label, marked by
+    the tick at its top left of the plot."""
+    nsys = SHARED / "nsys" / "mfu_2gpu_before.sqlite"
+    if not nsys.exists():
+        pytest.skip(f"{nsys} is not available")
+    import macroscope as ms
+
+    model = ms.read_micro(nsys, slices=50, progress=False)
+    leaves = model.resources  # rows; paths may repeat
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"m = ms.read_micro({str(nsys)!r}, slices=50, progress=False)",
+        "w = m.explore(width=1000, height=600)\nw",
+    ], name="nsys-rows")
+    el = nb.widget(0)
+    nb.wait_frame(el, 1)
+    x0, y0, w, h = plot_of(el)
+    pixels = nb.screenshot(el, "nsys-rows")
+    def marked(r):  # the tick, 1 px high at a fractional y: blended over the pixels around it
+        y = y0 + r * h / leaves
+        return any(sum(pixels.at(x0 - 2, yy)[:3]) < 3 * 160 for yy in (math.floor(y) - 1, math.floor(y), math.floor(y) + 1))
+
+    unmarked = [r for r in range(leaves) if not marked(r)]
+    assert not unmarked, f"rows without a label: {unmarked} of {leaves}"
     nb.close()
