@@ -1,6 +1,7 @@
 package arrowio
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,6 +327,26 @@ func SeriesTable(rows []*compare.SeriesRow, mem memory.Allocator) arrow.RecordBa
 	}
 	c.optionalStrings("outlier_node", onode)
 	c.optionalFloat64s("outlier_score", f["outlier_score"])
+	// The runs' further measures, in the order they first appear.
+	var measures []string
+	values := map[string][]float64{}
+	for i, r := range rows {
+		for _, m := range r.Measures {
+			v, ok := values[m.Name]
+			if !ok {
+				measures = append(measures, m.Name)
+				v = make([]float64, n)
+				for j := range v {
+					v[j] = math.NaN()
+				}
+				values[m.Name] = v
+			}
+			v[i] = m.Value
+		}
+	}
+	for _, name := range measures {
+		c.optionalFloat64s(name, values[name])
+	}
 	return c.batch(nil)
 }
 

@@ -337,3 +337,16 @@ def test_help_and_version():
     pyproject = (REPO / "pyproject.toml").read_text()
     version = pyproject.split('\nversion = "', 1)[1].split('"', 1)[0]
     assert code == 0 and out == [f"macroscope {version}"] and ms.__version__ == version
+
+
+def test_compare_series_carries_the_pop_factors_as_the_python_series(tmp_path):
+    runs = [str(REPO / "testdata" / "compare" / f"jacobi32-{n}.trace.gz") for n in ("base", "slowhost", "slowlink")]
+    ok("compare", *runs, "--slices", 20, "--permutations", 19, "--series", "series.parquet", "--out", tmp_path)
+    got = pd.read_parquet(tmp_path / "series.parquet")
+    want = ms.compare_series(runs, slices=20, permutations=19)
+    pop = [c for c in want.columns if c.startswith("pop:")]
+    assert len(pop) == 5
+    pd.testing.assert_frame_equal(got[pop], want[pop], check_exact=True)
+    ok("compare", *runs, "--slices", 20, "--permutations", 19, "--series", "bare.parquet", "--no-analyses",
+       "--out", tmp_path)
+    assert not [c for c in pd.read_parquet(tmp_path / "bare.parquet").columns if c.startswith("pop:")]

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/compare"
+	"github.com/macroscope-hpc/macroscope/core/views/pop"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
@@ -65,6 +68,7 @@ func runCompare(c *cli) error {
 	shortNames := c.fs.Bool("short-names", false, "with --ops: group by HTA's short names")
 	series := c.fs.String("series", "", "write the table of a row per run against the reference instead of the comparison (.parquet, .feather or .csv; relative to --out)")
 	metadata := c.fs.String("metadata", "", "CSV of the runs' metadata: a row per run (a column \"run\" naming it, else in order), kept as meta:<column>")
+	noAnalyses := c.fs.Bool("no-analyses", false, "with --series: no POP factors (pop:<factor> columns of the runs with MPI calls: a second read of each)")
 	c.outputs = append(c.outputs, outputFlag{"ops", ops}, outputFlag{"series", series})
 	c.aggregationFlags(aggregate.KindSpatiotemporal, "spatiotemporal (the only kind of a comparison)")
 	c.figureFlags("compare.png", 960, 0)
@@ -114,7 +118,7 @@ func runCompare(c *cli) error {
 		}
 	}
 	if *series != "" {
-		return c.compareSeries(inputs, opt, *series, *permutations, *seed, began)
+		return c.compareSeries(inputs, opt, *series, *permutations, *seed, !*noAnalyses, began)
 	}
 	p := startProgress(c.stderr, "runs", "")
 	opt.Progress = func(done, total int) { p.update(int64(done), int64(total)) }
@@ -445,7 +449,7 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 
 // compareSeries writes the table of a row per run against the reference,
 // each run read and compared alone.
-func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path string, permutations int, seed uint64, began time.Time) error {
+func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path string, permutations int, seed uint64, analyses bool, began time.Time) error {
 	mopt := opt.Model
 	mopt.Slices, mopt.Metric = opt.Slices, micro.StateDuration
 	read := func(in compare.Input) (*micro.Model, error) {
@@ -461,7 +465,7 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 		return err
 	}
 	var rows []*compare.SeriesRow
-	for _, in := range inputs {
+	for i, in := range inputs {
 		m, err := read(in)
 		if err != nil {
 			return err
@@ -471,6 +475,11 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 		if err != nil {
 			return err
 		}
+		if analyses {
+			if row.Measures, err = c.popMeasures(c.positional[i]); err != nil {
+				return err
+			}
+		}
 		rows = append(rows, row)
 		c.say("run", "%s: %.6g s, divergence to the reference %.4g bit, largest outlier %s", row.Name, row.Duration, row.Divergence, row.OutlierNode)
 	}
@@ -479,4 +488,37 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 	}
 	c.say("done in", "%.2f s", time.Since(began).Seconds())
 	return nil
+}
+
+// seriesPOP are the POP factors of one run a series row carries
+// (multiplicative form), as ms.compare_series gives them: the scalability
+// factors need the series' reference and are the pop command's.
+var seriesPOP = []string{"parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency", "transfer_efficiency"}
+
+// popMeasures reads the run at path once more for its POP factors, none
+// when it has no MPI calls (POP does not apply to it).
+func (c *cli) popMeasures(path string) ([]compare.Measure, error) {
+	acc := pop.New(pop.Options{EagerLimit: pop.DefaultEagerLimit})
+	if err := c.stream(path, acc); err != nil {
+		return nil, err
+	}
+	run, err := acc.Result()
+	var arg *errs.ArgumentError
+	if errors.As(err, &arg) && arg.Name == "trace" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, resultError(path, err)
+	}
+	f, err := pop.ComputeFactors([]pop.Run{*run}, pop.Auto)
+	if err != nil {
+		return nil, err
+	}
+	var out []compare.Measure
+	for _, r := range f.Form(pop.Multiplicative) {
+		if slices.Contains(seriesPOP, r.Key) {
+			out = append(out, compare.Measure{Name: "pop:" + r.Key, Value: r.Values[0]})
+		}
+	}
+	return out, nil
 }

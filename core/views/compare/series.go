@@ -34,6 +34,16 @@ type SeriesRow struct {
 	// the whole window is largest, OutlierScore that score.
 	OutlierNode  string
 	OutlierScore float64
+	// Measures are further numbers of the run, each a column after the
+	// others (the command line's POP factors, "pop:load_balance"...); a
+	// run without one has a null there.
+	Measures []Measure
+}
+
+// Measure is a named number of a run.
+type Measure struct {
+	Name  string
+	Value float64
 }
 
 // SeriesOptions tune Summarize.
