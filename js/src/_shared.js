@@ -383,7 +383,8 @@ export function explorer(host, name, controls, { gap, cursor }) {
 // the first max of [label, colour] entries and "+n more" for the rest.
 export function swatches(entries, max) {
   const items = entries.slice(0, max).map(([label, colour]) => element("span", { style: { marginRight: "10px", whiteSpace: "nowrap" } }, [
-    element("span", { style: { display: "inline-block", width: "10px", height: "10px", background: colour, marginRight: "3px" } }), label]));
+    element("span", { style: { display: "inline-block", width: "10px", height: "10px", background: colour, marginRight: "3px",
+      boxShadow: "inset 0 0 0 1px #b0b0b0" } }), label]));
   if (entries.length > max) items.push(element("span", {}, [`+${entries.length - max} more`]));
   return items;
 }

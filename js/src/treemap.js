@@ -196,7 +196,19 @@ function render({ model, el: host }) {
       if (col) for (let r = 0; r < data.length; r++) if (data.aggregated[r]) t += col[r] * data.value[r];
       return [i, t];
     }).filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
-    legend.replaceChildren(...swatches(present.map(([i]) => [states()[i], colourOf(i)]), 12));
+    const entries = present.map(([i]) => [states()[i], colourOf(i)]);
+    // The time in no state (the white of the strips), named as the
+    // figures name it, after the states.
+    let busy = 0, all = 0;
+    if (data) {
+      for (let r = 0; r < data.length; r++) {
+        if (!data.aggregated[r]) continue;
+        all += data.value[r];
+        for (const s of states()) if (data[`prop:${s}`]) busy += data[`prop:${s}`][r] * data.value[r];
+      }
+    }
+    if (present.length > 0 && all - busy > 1e-3 * all) entries.push(["no state", "#ffffff"]);
+    legend.replaceChildren(...swatches(entries, 12));
   }
 
   // The tables the page holds: the ones drawn and the neighbouring levels

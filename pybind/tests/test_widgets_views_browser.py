@@ -377,3 +377,33 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     assert nb.value("w.root") == str(r.id)
     nb.screenshot(el, "kaleidoscope-subtree")
     nb.close()
+
+
+def test_treemap_legend_names_no_state(lab, ms, tmp_path):
+    """A rank idle half the run: the treemap's strips leave white, and its
+    legend says what white is ("no state"); the bundled trace, busy but for
+    0.02 % of its time, has no such entry."""
+    from conftest import paje_header
+
+    path = tmp_path / "idle.trace"
+    path.write_text(paje_header("PajeDefineContainerType", "PajeDefineStateType", "PajeCreateContainer",
+                                "PajePushState", "PajePopState")
+                    + "0 R 0 Rank\n1 S R State\n2 0 r0 R 0 rank-0\n2 0 r1 R 0 rank-1\n"
+                    + "3 0 S r0 Compute\n3 0 S r1 Compute\n4 5 S r1\n4 10 S r0\n")
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"idle = ms.read_paje({str(path)!r}).micro(slices=10).aggregate(0.0, kind='spatial').explore_treemap()",
+        "idle",
+        f"busy = ms.read_paje({str(TRACE)!r}).micro(slices=20).aggregate(0.0, kind='spatial').explore_treemap()",
+        "busy",
+    ], name="treemap-no-state")
+    # The first widget's element, and the last one's (an element of the
+    # class may hold another of it).
+    idle = nb.widget(0, ".macroscope-treemap")
+    busy = nb.page.locator(f"{nb.panel} .macroscope-treemap").last
+    nb.wait_frame(idle, 1)
+    nb.wait_frame(busy, 1)
+    idle_legend = idle.locator(".macroscope-legend").inner_text()
+    assert "Compute" in idle_legend and "no state" in idle_legend, idle_legend
+    assert "no state" not in busy.locator(".macroscope-legend").inner_text()
+    nb.close()
