@@ -652,6 +652,25 @@ func (s *CompareSeries) AddModel(m *MicroModel, meta string) (err error) {
 	return nil
 }
 
+// AddPOP adds the factors of a one-run POP analysis to the last run's
+// row (pop.Factors.RunSummary), as "pop:<factor>" columns.
+func (s *CompareSeries) AddPOP(a *Analysis) (err error) {
+	defer guard(&err)
+	if a.pop == nil || len(a.pop.Runs) != 1 {
+		return errs.Argument("analysis", "a %s result is not the POP analysis of one run", a.kind)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.rows) == 0 {
+		return errs.Argument("analysis", "no run to add it to")
+	}
+	row := s.rows[len(s.rows)-1]
+	for _, f := range a.pop.RunSummary(0) {
+		row.Measures = append(row.Measures, compare.Measure{Name: "pop:" + f.Key, Value: f.Values[0]})
+	}
+	return nil
+}
+
 // Table exports the series table (arrowio.SeriesTable).
 func (s *CompareSeries) Table(addr uintptr) (err error) {
 	defer guard(&err)

@@ -471,28 +471,18 @@ def _read_run(run, slices, model_kwargs, read_options):
     return read_micro(run, slices=slices, progress=False, **model_kwargs, **read_options)
 
 
-# The POP factors of one run that a series row carries (multiplicative
-# form where the forms differ): the scalability factors need the series'
-# reference run and are ms.pop's, over the paths.
-_SERIES_POP = ("parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency",
-               "transfer_efficiency")
-
-
-def _run_pop(run, read_options) -> dict:
-    """The POP factors of a run given as a path or a trace, as ``pop:<key>``
-    columns; none for a model (no trace to replay) or a run without MPI
-    calls (the analysis does not apply)."""
+def _run_pop(run, read_options):
+    """The POP analysis of a run given as a path or a trace, for its row's
+    ``pop:<factor>`` columns; None for a model (no trace to replay) or a
+    run without MPI calls (the analysis does not apply)."""
     if isinstance(run, MicroModel):
-        return {}
+        return None
     try:
-        result = run.pop() if isinstance(run, Trace) else pop(run, progress=False, **read_options)
+        return run.pop() if isinstance(run, Trace) else pop(run, progress=False, **read_options)
     except InvalidArgumentError as e:
         if e.param == "trace":  # no MPI calls: POP does not apply to this run
-            return {}
+            return None
         raise
-    frame = result.to_pandas()
-    frame = frame[frame["form"].isin(["", "multiplicative"]) & frame["key"].isin(_SERIES_POP)]
-    return {f"pop:{k}": float(v) for k, v in zip(frame["key"], frame.iloc[:, -1])}
 
 
 def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_options, series_opts,
@@ -503,11 +493,9 @@ def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_op
     series = _bridge.call(_bridge.native.NewCompareSeries, ref._h, series_opts)
     model = _read_run(run, slices, model_kwargs, read_options)
     _bridge.call(series.AddModel, model._h, json.dumps({"name": name, "label": label, "meta": meta}))
-    table = _bridge.table(series.Table)
-    if analyses:
-        for column, value in _run_pop(run, read_options).items():
-            table = table.append_column(column, pa.array([value], pa.float64()))
-    return table
+    if analyses and (factors := _run_pop(run, read_options)) is not None:
+        _bridge.call(series.AddPOP, factors._h)
+    return _bridge.table(series.Table)
 
 
 def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None = None,

@@ -375,15 +375,10 @@ func runPOP(c *cli) error {
 	var runs []pop.Run
 	names := map[string]string{}
 	for i, path := range c.positional {
-		acc := pop.New(opt)
-		if err := c.stream(path, acc); err != nil {
+		run, err := c.popRun(path, opt)
+		if err != nil {
 			return err
 		}
-		run, err := acc.Result()
-		if err != nil {
-			return resultError(path, err)
-		}
-		run.Source = path
 		if labels.set {
 			names[path] = labels.names[i]
 		}
@@ -428,6 +423,21 @@ func runPOP(c *cli) error {
 
 // printFactors prints the efficiencies in % (plain numbers as they are),
 // indented by depth, a column per run.
+// popRun reads the trace at path for its POP data (pop.Run), its source
+// set to path.
+func (c *cli) popRun(path string, opt pop.Options) (*pop.Run, error) {
+	acc := pop.New(opt)
+	if err := c.stream(path, acc); err != nil {
+		return nil, err
+	}
+	run, err := acc.Result()
+	if err != nil {
+		return nil, resultError(path, err)
+	}
+	run.Source = path
+	return run, nil
+}
+
 func printFactors(w io.Writer, rows []pop.Factor, cols []string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "metric\t")

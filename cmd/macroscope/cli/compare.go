@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -490,35 +489,25 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 	return nil
 }
 
-// seriesPOP are the POP factors of one run a series row carries
-// (multiplicative form), as ms.compare_series gives them: the scalability
-// factors need the series' reference and are the pop command's.
-var seriesPOP = []string{"parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency", "transfer_efficiency"}
-
-// popMeasures reads the run at path once more for its POP factors, none
-// when it has no MPI calls (POP does not apply to it).
+// popMeasures reads the run at path once more for its POP factors
+// (pop.Factors.RunSummary), none when it has no MPI calls (POP does not
+// apply to it).
 func (c *cli) popMeasures(path string) ([]compare.Measure, error) {
-	acc := pop.New(pop.Options{EagerLimit: pop.DefaultEagerLimit})
-	if err := c.stream(path, acc); err != nil {
-		return nil, err
-	}
-	run, err := acc.Result()
+	run, err := c.popRun(path, pop.Options{EagerLimit: pop.DefaultEagerLimit})
 	var arg *errs.ArgumentError
 	if errors.As(err, &arg) && arg.Name == "trace" {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, resultError(path, err)
+		return nil, err
 	}
 	f, err := pop.ComputeFactors([]pop.Run{*run}, pop.Auto)
 	if err != nil {
 		return nil, err
 	}
 	var out []compare.Measure
-	for _, r := range f.Form(pop.Multiplicative) {
-		if slices.Contains(seriesPOP, r.Key) {
-			out = append(out, compare.Measure{Name: "pop:" + r.Key, Value: r.Values[0]})
-		}
+	for _, r := range f.RunSummary(0) {
+		out = append(out, compare.Measure{Name: "pop:" + r.Key, Value: r.Values[0]})
 	}
 	return out, nil
 }

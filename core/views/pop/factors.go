@@ -199,3 +199,21 @@ func (f *Factors) Labels() []string {
 	}
 	return out
 }
+
+// RunSummaryKeys are the factors a one-line summary of a run carries (a
+// row of a series of runs compared): those one run defines, without the
+// scalability factors, which need the series' reference run.
+var RunSummaryKeys = []string{"parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency", "transfer_efficiency"}
+
+// RunSummary returns run i's factors of RunSummaryKeys in the
+// multiplicative form, in the order of the hierarchy.
+func (f *Factors) RunSummary(i int) []Factor {
+	var out []Factor
+	for _, r := range f.Form(Multiplicative) {
+		if slices.Contains(RunSummaryKeys, r.Key) {
+			r.Values = r.Values[i : i+1 : i+1]
+			out = append(out, r)
+		}
+	}
+	return out
+}
