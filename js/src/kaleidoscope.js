@@ -5,7 +5,7 @@
 // wheel zooms about the pointer, dragging pans, hovering names the node
 // (procedure, PE, start time), double-clicking centres the view on its
 // subtree (the layout is recomputed by Python), the buttons switch views.
-import { readTable, hiDPI, explorer, element, fmt, pointer, rgbCss, swatches, frameDrawn } from "./_shared.js";
+import { readTable, hiDPI, explorer, element, fmt, pointer, rgbCss, swatches, frameDrawn, fitWidth } from "./_shared.js";
 
 const NAMES = { pe: "PE", procedure: "procedure", time: "start time" };
 
@@ -60,7 +60,7 @@ function render({ model, el: host }) {
 
   function draw() {
     const t0 = performance.now();
-    S = Math.max(300, Math.min(root.clientWidth || host.clientWidth || model.get("width"), model.get("width")));
+    S = Math.max(300, fitWidth(root.clientWidth ? root : host, model.get("width")));
     const ctx = hiDPI(canvas, S, S);
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, S, S);

@@ -199,14 +199,9 @@ function render({ model, el: host }) {
     const entries = present.map(([i]) => [states()[i], colourOf(i)]);
     // The time in no state (the white of the strips), named as the
     // figures name it, after the states.
-    let busy = 0, all = 0;
-    if (data) {
-      for (let r = 0; r < data.length; r++) {
-        if (!data.aggregated[r]) continue;
-        all += data.value[r];
-        for (const s of states()) if (data[`prop:${s}`]) busy += data[`prop:${s}`][r] * data.value[r];
-      }
-    }
+    const busy = present.reduce((sum, [, t]) => sum + t, 0);
+    let all = 0;
+    if (data) for (let r = 0; r < data.length; r++) if (data.aggregated[r]) all += data.value[r];
     if (present.length > 0 && all - busy > 1e-3 * all) entries.push(["no state", "#ffffff"]);
     legend.replaceChildren(...swatches(entries, 12));
   }
