@@ -1,4 +1,4 @@
-"""The explorers' time axis (js/src/_shared.js roundTicks): ticks at round
+"""The explorers' time axis (js/src/_ticks.js roundTicks): ticks at round
 values, 1, 2 or 5 times a power of ten apart, labelled in one unit. Runs the
 module's own function under node; skips where node is absent (the bundle
 is committed, so CI needs no node)."""
@@ -10,14 +10,14 @@ import subprocess
 
 import pytest
 
-SHARED = pathlib.Path(__file__).resolve().parents[2] / "js" / "src" / "_shared.js"
+TICKS = pathlib.Path(__file__).resolve().parents[2] / "js" / "src" / "_ticks.js"
 
 
 def round_ticks(t0, t1, n):
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: the JS module's own tests need it")
-    script = (f"import({json.dumps(SHARED.as_uri())}).then(m => {{ const r = m.roundTicks({t0}, {t1}, {n}); "
+    script = (f"import({json.dumps(TICKS.as_uri())}).then(m => {{ const r = m.roundTicks({t0}, {t1}, {n}); "
               "console.log(JSON.stringify({unit: r.unit, labels: r.ticks.map(t => (t / r.scale).toFixed(r.digits))})); })")
     out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout
     return json.loads(out)
