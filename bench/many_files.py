@@ -11,6 +11,7 @@ df_index_resolver, 216,092 events).
 """
 
 import argparse
+import json
 import pathlib
 import shutil
 import subprocess
@@ -33,7 +34,6 @@ print(json.dumps({"wall": wall, "cpu": use.ru_utime + use.ru_stime, "peak": use.
 
 
 def measure(files, parallel):
-    import json
     out = subprocess.run([sys.executable, "-c", CHILD, json.dumps([str(f) for f in files]), json.dumps(parallel)],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
