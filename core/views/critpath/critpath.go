@@ -95,8 +95,15 @@ type Result struct {
 	Start, End trace.Time // the path's extent
 	// Names are the call names of Waits' calls (Run.Names).
 	Names []string
-	// calls are the run's calls, for the waits' table.
-	run *mpi.Run
+	// Attribution is what the path's time was spent on, and Delays the
+	// delay costs of the wait states: both computed by an Accumulator
+	// (Compute), nil from FromRun, which sees the MPI calls only.
+	Attribution *Attribution
+	Delays      *Delays
+	// run holds the run's calls, for the waits' table; waitOf the index
+	// in Waits of each call's wait state, -1 for none.
+	run    *mpi.Run
+	waitOf [][]int32
 }
 
 // Options tune the analysis.
@@ -104,15 +111,6 @@ type Options struct {
 	// WholeRun keeps MPI_Init and MPI_Finalize on the path: it runs from
 	// the trace's start to its end.
 	WholeRun bool
-}
-
-// Compute finds the critical path of a trace held in memory.
-func Compute(t *trace.Trace, opt Options) (*Result, error) {
-	run, err := mpi.FromTrace(t)
-	if err != nil {
-		return nil, err
-	}
-	return FromRun(run, opt)
 }
 
 // FromRun finds the critical path of a run's MPI calls.
@@ -126,7 +124,8 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
 	waits, byCall := waitStates(run)
-	r := &Result{Names: run.Names, run: run}
+	r := &Result{Names: run.Names, run: run, waitOf: byCall}
+	ops := operations(run)
 	for _, res := range run.Resources {
 		r.Resources = append(r.Resources, res.Path)
 	}
@@ -137,7 +136,7 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 	for i, rr := range run.Resources {
 		t := rr.Last
 		if !opt.WholeRun {
-			if f := lastNamed(run, int32(i), "finalize"); f >= 0 {
+			if f := lastNamed(run, ops, int32(i), "finalize"); f >= 0 {
 				t = run.Calls[i][f].Enter
 			}
 		}
@@ -158,7 +157,7 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 		jumped := false
 		for ; j >= 0; j-- {
 			c := &calls[j]
-			if !opt.WholeRun && isOp(run, c, "init") && c.Leave <= at {
+			if !opt.WholeRun && ops[c.Name] == "init" && c.Leave <= at {
 				break // the walk ends at MPI_Init's end
 			}
 			i := byCall[res][j]
@@ -191,17 +190,22 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 	return r, nil
 }
 
-func isOp(run *mpi.Run, c *mpi.Call, op string) bool {
-	o, _ := mpi.Operation(run.Names[c.Name])
-	return o == op
+// operations returns the MPI operation of each call name of the run
+// (mpi.Operation).
+func operations(run *mpi.Run) []string {
+	ops := make([]string, len(run.Names))
+	for i, n := range run.Names {
+		ops[i], _ = mpi.Operation(n)
+	}
+	return ops
 }
 
 // lastNamed returns the index of the last call of resource r that is the
 // operation op, or -1.
-func lastNamed(run *mpi.Run, r int32, op string) int {
+func lastNamed(run *mpi.Run, ops []string, r int32, op string) int {
 	calls := run.Calls[r]
 	for j := len(calls) - 1; j >= 0; j-- {
-		if isOp(run, &calls[j], op) {
+		if ops[calls[j].Name] == op {
 			return j
 		}
 	}

@@ -24,7 +24,7 @@ func Example() {
 	for _, s := range r.Segments {
 		fmt.Printf("%s %v-%v via %s\n", r.Resources[s.Resource], s.Start, s.End, s.Via)
 	}
-	a := r.Attribute(tr)
+	a := r.Attribution
 	fmt.Printf("%s: %.1f%% of the path\n", a.ByState[0].State, 100*a.ByState[0].Share)
 	// Output:
 	// rank-0 0.000000000-1.000000000 via start

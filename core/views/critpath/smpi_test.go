@@ -75,7 +75,7 @@ func TestSMPIKnownPaths(t *testing.T) {
 			if r.Length() != tr.End-tr.Start {
 				t.Errorf("path of %v, trace of %v", r.Length(), tr.End-tr.Start)
 			}
-			a := r.Attribute(tr)
+			a := r.Attribution
 			if a.ByState[0].State != "computing" || a.ByState[0].OnPath != c.computing {
 				t.Errorf("by state %+v, want computing %v first", a.ByState, c.computing)
 			}

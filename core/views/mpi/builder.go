@@ -3,6 +3,7 @@ package mpi
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -247,7 +248,8 @@ func (b *Builder) State(s trace.State) {
 		return
 	}
 	r := b.resource(s.Container)
-	r.calls = append(r.calls, Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1})
+	r.calls = append(r.calls, Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
+		Depth: int16(min(max(s.Depth, 0), math.MaxInt16))})
 }
 
 // Variable implements trace.Sink.
@@ -377,7 +379,9 @@ func (b *Builder) Run() (*Run, error) {
 
 // outermost sorts calls by entry and keeps those not nested in another
 // (an MPI call a profiling layer makes inside another); a call never left
-// ends with the trace.
+// ends with the trace. Among calls entered at one instant the outer (less
+// deep) comes first, and at one depth a call that lasts no time (an eager
+// MPI_Send) before the one entered as it was left.
 func outermost(calls []Call, end trace.Time) []Call {
 	for i := range calls {
 		if calls[i].Leave == trace.Unset {
@@ -385,7 +389,7 @@ func outermost(calls []Call, end trace.Time) []Call {
 		}
 	}
 	slices.SortStableFunc(calls, func(x, y Call) int {
-		return cmp.Or(cmp.Compare(x.Enter, y.Enter), cmp.Compare(y.Leave, x.Leave))
+		return cmp.Or(cmp.Compare(x.Enter, y.Enter), cmp.Compare(x.Depth, y.Depth), cmp.Compare(x.Leave, y.Leave))
 	})
 	out := calls[:0]
 	for _, c := range calls {

@@ -47,6 +47,9 @@ type Call struct {
 	// Root marks the root of a rooted collective, when the trace says
 	// (Extrae's event 50100003).
 	Root bool
+	// Depth is the nesting depth of the state the call comes from (0 for
+	// Extrae's events): it orders calls entered at one instant.
+	Depth int16
 }
 
 // Message is a point-to-point message, from the link that records it.

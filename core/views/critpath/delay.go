@@ -1,0 +1,302 @@
+package critpath
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// Delays are the delay costs of a run's wait states: where the time was
+// spent that made others wait, as Scalasca's root-cause analysis defines
+// it (Böhme, Geimer, Wolf, Arnold, "Identifying the root causes of wait
+// states in large-scale parallel applications", ICPP 2010; TOPC 2016;
+// Scalasca 2.x, Delay.MPI.pattern).
+//
+// A wait state (a call of resource W that waited y for resource D) has a
+// synchronisation interval on each side: from the end of the previous
+// call at which the two synchronised (a wait state between them, or a
+// collective that synchronised both; else MPI_Init's end, else the trace's
+// start) to the entry of the calls that synchronise now. In it, the time
+// of D and W per state (an MPI call, else the innermost state), less the
+// wait states inside (which D itself suffered: they propagate), gives the
+// delay of each state, d_s = max(0, t_D(s) - t_W(s)). With Σd the delays
+// added up and Σw the waiting inside D's interval, the short-term cost of
+// state s on D is d_s × min(1, y / (Σd + Σw)): the waiting the delay
+// caused directly. The long-term cost spreads the costs of W's wait state
+// itself (what later waits it caused in turn) the same way, c × d_s / (Σd
+// + Σw), and hands (min(1, y / (Σd + Σw)) + c / (Σd + Σw)) × w to each wait
+// state w inside D's interval: the wait states are visited from the last
+// to the first (a backward replay), so that each has its cost when its
+// own causes are visited. Costs are classed by the kind of the wait state
+// they ultimately caused.
+type Delays struct {
+	// Costs are by resource, state and kind of wait state caused, the
+	// largest short-term cost first.
+	Costs []DelayCost
+	// Waiting is the waiting time of all wait states, for comparison: the
+	// short-term costs add up to at most this.
+	Waiting trace.Time
+}
+
+// DelayCost is the delay cost of one state on one resource.
+type DelayCost struct {
+	Resource int32 // index in Result.Resources
+	State    string
+	Kind     WaitKind // the kind of the wait states it caused
+	// ShortTerm is the waiting it caused directly, LongTerm through the
+	// wait states it caused in turn (nanoseconds, fractional).
+	ShortTerm, LongTerm float64
+}
+
+// syncPoints are the calls at which a resource synchronised with others:
+// the partners of call k are partners[first[k]:first[k+1]], each a
+// resource (>= 0) or every member of collective -(partner+1); prev[k] is
+// the last call before k that has partners, -1 for none.
+type syncPoints struct {
+	first, prev []int32
+	partners    []int32
+}
+
+// before returns the last call before call j with partners, or -1.
+func (s *syncPoints) before(j int32) int32 {
+	if j <= 0 {
+		return -1
+	}
+	return s.prev[j]
+}
+
+// newSyncPoints finds the synchronisation points of every resource: the
+// two calls of every wait state (each with the other's resource), and the
+// calls of the collectives that synchronised all their members.
+func newSyncPoints(r *Result) []syncPoints {
+	run := r.run
+	out := make([]syncPoints, len(run.Resources))
+	for i := range out {
+		out[i].first = make([]int32, len(run.Calls[i])+1)
+	}
+	var synced []int32 // the collectives that synchronised
+	for ci := range run.Collectives {
+		if synchronising(run, &run.Collectives[ci]) {
+			synced = append(synced, int32(ci))
+		}
+	}
+	each := func(f func(res, call, partner int32)) {
+		for _, w := range r.Waits {
+			f(w.Call.Resource, w.Call.Call, w.Cause.Resource)
+			f(w.Cause.Resource, w.Cause.Call, w.Call.Resource)
+		}
+		for _, ci := range synced {
+			for _, m := range run.Collectives[ci].Members {
+				f(m.Resource, m.Call, -ci-1)
+			}
+		}
+	}
+	each(func(res, call, _ int32) { out[res].first[call+1]++ })
+	fill := make([][]int32, len(out))
+	for i := range out {
+		s := &out[i]
+		s.prev = make([]int32, len(s.first)-1)
+		last := int32(-1)
+		for k := 1; k < len(s.first); k++ {
+			s.prev[k-1] = last
+			if s.first[k] > 0 {
+				last = int32(k - 1)
+			}
+			s.first[k] += s.first[k-1]
+		}
+		s.partners = make([]int32, s.first[len(s.first)-1])
+		fill[i] = slices.Clone(s.first[:len(s.first)-1])
+	}
+	each(func(res, call, partner int32) {
+		out[res].partners[fill[res][call]] = partner
+		fill[res][call]++
+	})
+	return out
+}
+
+// delayCosts computes the delay costs of the path's wait states from what
+// each resource did (acts).
+func delayCosts(r *Result, acts []activity, callName []int32, names []string) *Delays {
+	run := r.run
+	ops := operations(run)
+	n := len(run.Resources)
+	syncs := newSyncPoints(r)
+	lastInit := make([]int32, n)
+	for res, calls := range run.Calls {
+		lastInit[res] = -1
+		for i := range calls {
+			if ops[calls[i].Name] == "init" {
+				lastInit[res] = int32(i)
+			}
+		}
+	}
+	// previous returns where the synchronisation interval of resource res
+	// with partner begins, before its call j, and the index of the call
+	// it begins after (-1 for none).
+	previous := func(res int32, j int32, partner int32) (trace.Time, int32) {
+		sp := &syncs[res]
+		for k := sp.before(j); k >= 0; k = sp.before(k) {
+			for _, p := range sp.partners[sp.first[k]:sp.first[k+1]] {
+				if p == partner || p < 0 && member(run, -p-1, partner) {
+					return run.Calls[res][k].Leave, k
+				}
+			}
+		}
+		if i := lastInit[res]; i >= 0 && i < j {
+			return run.Calls[res][i].Leave, i
+		}
+		return run.Start, -1
+	}
+	dmap, wmap := make([]trace.Time, len(names)), make([]trace.Time, len(names))
+	var dTouched, wTouched []int32
+	// interval fills into with the times of resource res per name from
+	// the end of call after to the entry of call j, less the wait states
+	// inside, which it returns.
+	var inside []int32
+	interval := func(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
+		calls := run.Calls[res]
+		acts[res].times(from, calls[j].Enter, into, touched)
+		inside = inside[:0]
+		for k := after + 1; k < j; k++ {
+			if wi := r.waitOf[res][k]; wi >= 0 {
+				w := r.Waits[wi].Wait
+				into[callName[calls[k].Name]] -= w
+				waited += w
+				inside = append(inside, wi)
+			}
+		}
+		return waited
+	}
+	// Costs handed to each wait state, by the kind of wait they come from.
+	costs := make([][3]float64, len(r.Waits))
+	type key struct {
+		res, name int32
+		kind      WaitKind
+	}
+	sums := map[key]*DelayCost{}
+	add := func(res, name int32, kind WaitKind, short, long float64) {
+		k := key{res, name, kind}
+		c := sums[k]
+		if c == nil {
+			c = &DelayCost{Resource: res, State: names[name], Kind: kind}
+			sums[k] = c
+		}
+		c.ShortTerm += short
+		c.LongTerm += long
+	}
+	// From the last wait state to the first (the waits a wait state w
+	// propagates into end after the call w ends at).
+	type visit struct {
+		at, enter trace.Time
+		wait      int32
+	}
+	order := make([]visit, len(r.Waits))
+	for i := range r.Waits {
+		w := &r.Waits[i]
+		order[i] = visit{w.At, run.Call(w.Call).Enter, int32(i)}
+	}
+	slices.SortFunc(order, func(x, y visit) int {
+		return cmp.Or(cmp.Compare(y.at, x.at), cmp.Compare(y.enter, x.enter), cmp.Compare(x.wait, y.wait))
+	})
+	var d []trace.Time
+	out := &Delays{}
+	// The delayer's interval is the same for the waits one call caused
+	// since the same synchronisation (the members of a collective): it is
+	// computed once for them.
+	type span struct {
+		res, after, call int32
+		from             trace.Time
+	}
+	last := span{res: -1}
+	var prop []int32
+	var waited trace.Time
+	for _, v := range order {
+		wi := v.wait
+		w := &r.Waits[wi]
+		out.Waiting += w.Wait
+		wres, dres := w.Call.Resource, w.Cause.Resource
+		from, after := previous(dres, w.Cause.Call, wres)
+		if cur := (span{dres, after, w.Cause.Call, from}); cur != last {
+			for _, s := range dTouched {
+				dmap[s] = 0
+			}
+			dTouched = dTouched[:0]
+			waited = interval(dres, after, w.Cause.Call, from, dmap, &dTouched)
+			prop = append(prop[:0], inside...)
+			last = cur
+		}
+		from, after = previous(wres, w.Call.Call, dres)
+		interval(wres, after, w.Call.Call, from, wmap, &wTouched)
+		d = d[:0]
+		var dsum trace.Time
+		for _, s := range dTouched {
+			x := max(dmap[s], 0) - max(wmap[s], 0)
+			d = append(d, max(x, 0))
+			dsum += max(x, 0)
+		}
+		if total := float64(dsum + waited); total > 0 {
+			direct := min(float64(w.Wait)/total, 1)
+			var later [3]float64
+			for k, c := range costs[wi] {
+				later[k] = c / total
+			}
+			for i, s := range dTouched {
+				if d[i] == 0 {
+					continue
+				}
+				x := float64(d[i])
+				add(dres, s, w.Kind, direct*x, 0)
+				for k, l := range later {
+					if l > 0 {
+						add(dres, s, WaitKind(k+1), 0, l*x)
+					}
+				}
+			}
+			for _, y := range prop {
+				yw := float64(r.Waits[y].Wait)
+				costs[y][w.Kind-1] += direct * yw
+				for k, l := range later {
+					costs[y][k] += l * yw
+				}
+			}
+		}
+		for _, s := range wTouched {
+			wmap[s] = 0
+		}
+		wTouched = wTouched[:0]
+	}
+	for _, c := range sums {
+		out.Costs = append(out.Costs, *c)
+	}
+	slices.SortFunc(out.Costs, func(x, y DelayCost) int {
+		return cmp.Or(cmp.Compare(y.ShortTerm+y.LongTerm, x.ShortTerm+x.LongTerm), cmp.Compare(x.Resource, y.Resource),
+			cmp.Compare(x.State, y.State), cmp.Compare(x.Kind, y.Kind))
+	})
+	return out
+}
+
+// synchronising tells whether a collective synchronised all its members,
+// as Scalasca counts it: one whose members all wait for all (every
+// collective whose root the trace does not name) and none of which left
+// before the last entered.
+func synchronising(run *mpi.Run, coll *mpi.Collective) bool {
+	if coll.Root >= 0 && coll.Class != mpi.AllToAll || coll.Class == mpi.Scan || len(coll.Members) < 2 {
+		return false
+	}
+	latest, earliestEnd := run.Call(coll.Members[0]).Enter, run.Call(coll.Members[0]).Leave
+	for _, m := range coll.Members[1:] {
+		c := run.Call(m)
+		latest, earliestEnd = max(latest, c.Enter), min(earliestEnd, c.Leave)
+	}
+	return earliestEnd >= latest
+}
+
+// member tells whether resource res takes part in collective coll.
+func member(run *mpi.Run, coll, res int32) bool {
+	_, ok := slices.BinarySearchFunc(run.Collectives[coll].Members, res, func(m mpi.CallRef, r int32) int {
+		return cmp.Compare(m.Resource, r)
+	})
+	return ok
+}

@@ -1,0 +1,353 @@
+package critpath
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// Accumulator computes the critical path, what its time was spent on and
+// the delay costs of the wait states while a trace streams by. It keeps
+// the MPI calls and messages (an mpi.Builder) and, per container, its
+// states that are not MPI calls, 24 bytes each: the attribution and the
+// delay costs need what every resource did between its calls.
+type Accumulator struct {
+	opt Options
+	mpi *mpi.Builder
+	// valueName is the name index of each value, -1 for the values that
+	// are MPI calls (the builder keeps those).
+	valueName []int32
+	names     []string
+	nameIndex map[string]int32
+	spans     [][]span // by container
+	done      bool
+	err       error
+}
+
+// span is a state of a container, as the accumulator keeps it.
+type span struct {
+	start, end  trace.Time
+	depth, name int32
+}
+
+// New returns an empty accumulator.
+func New(opt Options) *Accumulator {
+	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), nameIndex: map[string]int32{}, spans: [][]span{nil}}
+}
+
+// Compute finds the critical path of a trace held in memory, its
+// attribution and the delay costs.
+func Compute(t *trace.Trace, opt Options) (*Result, error) {
+	a := New(opt)
+	t.Replay(a)
+	return a.Result()
+}
+
+func (a *Accumulator) name(n string) int32 {
+	if i, ok := a.nameIndex[n]; ok {
+		return i
+	}
+	i := int32(len(a.names))
+	a.names = append(a.names, n)
+	a.nameIndex[n] = i
+	return i
+}
+
+// DefineType implements trace.Sink.
+func (a *Accumulator) DefineType(t trace.Type) { a.mpi.DefineType(t) }
+
+// DefineValue implements trace.Sink.
+func (a *Accumulator) DefineValue(v trace.Value) {
+	a.mpi.DefineValue(v)
+	id := int32(-1)
+	if _, call := mpi.Operation(v.Name); !call {
+		id = a.name(v.Name)
+	}
+	a.valueName = append(a.valueName, id)
+}
+
+// CreateContainer implements trace.Sink.
+func (a *Accumulator) CreateContainer(c trace.Container) {
+	a.mpi.CreateContainer(c)
+	a.spans = append(a.spans, nil)
+}
+
+// DestroyContainer implements trace.Sink.
+func (a *Accumulator) DestroyContainer(id int32, at trace.Time) { a.mpi.DestroyContainer(id, at) }
+
+// State implements trace.Sink: MPI calls go to the builder, the other
+// states of positive duration are kept.
+func (a *Accumulator) State(s trace.State) {
+	a.mpi.State(s)
+	if s.Container < 0 || int(s.Container) >= len(a.spans) || s.Value < 0 || int(s.Value) >= len(a.valueName) {
+		a.fail("state on unknown container %d or of unknown value %d", s.Container, s.Value)
+		return
+	}
+	if n := a.valueName[s.Value]; n >= 0 && s.End > s.Start {
+		a.spans[s.Container] = append(a.spans[s.Container], span{s.Start, s.End, s.Depth, n})
+	}
+}
+
+// Variable implements trace.Sink.
+func (a *Accumulator) Variable(v trace.Variable) { a.mpi.Variable(v) }
+
+// Link implements trace.Sink.
+func (a *Accumulator) Link(l trace.Link) { a.mpi.Link(l) }
+
+// Event implements trace.Sink.
+func (a *Accumulator) Event(e trace.Event) { a.mpi.Event(e) }
+
+// Finish implements trace.Sink.
+func (a *Accumulator) Finish(start, end trace.Time) {
+	a.mpi.Finish(start, end)
+	a.done = true
+}
+
+func (a *Accumulator) fail(format string, args ...any) {
+	if a.err == nil {
+		a.err = fmt.Errorf("critpath: "+format, args...)
+	}
+}
+
+// Result returns the critical path once the trace has finished, with its
+// attribution (Result.Attribution) and the delay costs (Result.Delays).
+func (a *Accumulator) Result() (*Result, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	run, err := a.mpi.Run()
+	if err != nil {
+		return nil, err
+	}
+	r, err := FromRun(run, a.opt)
+	if err != nil {
+		return nil, err
+	}
+	callName := make([]int32, len(run.Names))
+	for i, n := range run.Names {
+		callName[i] = a.name(n)
+	}
+	noState := a.name(NoState)
+	acts := make([]activity, len(run.Resources))
+	var inner []piece
+	for i, res := range run.Resources {
+		inner = innermost(a.spans[res.Container], inner[:0])
+		a.spans[res.Container] = nil
+		acts[i] = buildActivity(run, int32(i), inner, callName, noState)
+	}
+	a.spans = nil
+	r.Attribution = attribute(r, acts, a.names)
+	r.Delays = delayCosts(r, acts, callName, a.names)
+	return r, nil
+}
+
+// piece is a stretch of a resource doing one thing (a name index).
+type piece struct {
+	start, end trace.Time
+	name       int32
+}
+
+// activity is what a resource did over the run, as pieces that tile
+// [start, ends[len-1]]: piece k runs from ends[k-1] (start for the
+// first) to ends[k], doing names[k].
+type activity struct {
+	start trace.Time
+	ends  []trace.Time
+	names []int32
+}
+
+func (a *activity) add(from, to trace.Time, name int32) {
+	if to <= from {
+		return
+	}
+	if n := len(a.ends); n > 0 && a.names[n-1] == name && a.ends[n-1] == from {
+		a.ends[n-1] = to
+		return
+	}
+	if len(a.ends) == 0 {
+		a.start = from
+	}
+	a.ends = append(a.ends, to)
+	a.names = append(a.names, name)
+}
+
+// pieceStart returns where piece k starts.
+func (a *activity) pieceStart(k int) trace.Time {
+	if k == 0 {
+		return a.start
+	}
+	return a.ends[k-1]
+}
+
+// first returns the index of the first piece ending after t.
+func (a *activity) first(t trace.Time) int {
+	k, _ := slices.BinarySearch(a.ends, t+1)
+	return k
+}
+
+// times adds to into[name] the time of each name within [from, to].
+func (a *activity) times(from, to trace.Time, into []trace.Time, touched *[]int32) {
+	for k := a.first(from); k < len(a.ends); k++ {
+		s, e := max(a.pieceStart(k), from), min(a.ends[k], to)
+		if s >= to {
+			break
+		}
+		if e > s {
+			n := a.names[k]
+			if into[n] == 0 {
+				*touched = append(*touched, n)
+			}
+			into[n] += e - s
+		}
+	}
+}
+
+// innermost returns the innermost states of one container (spans, which
+// it sorts), as pieces in time order appended to out: at each instant the
+// open state opened last (outer states open first among those opening
+// together; states end before others begin at the same instant).
+func innermost(spans []span, out []piece) []piece {
+	slices.SortStableFunc(spans, func(x, y span) int {
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.depth, y.depth))
+	})
+	var stack []int32
+	at := trace.Time(0)
+	emit := func(to trace.Time, name int32) {
+		if to <= at {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].name == name && out[n-1].end == at {
+			out[n-1].end = to
+		} else {
+			out = append(out, piece{at, to, name})
+		}
+		at = to
+	}
+	// closeUntil closes the states that end at or before t, emitting the
+	// stretches their tops covered.
+	closeUntil := func(t trace.Time) {
+		for len(stack) > 0 {
+			top := spans[stack[len(stack)-1]]
+			if top.end > t {
+				return
+			}
+			emit(top.end, top.name)
+			stack = stack[:len(stack)-1]
+			// States under it that ended meanwhile were never on top.
+			for len(stack) > 0 && spans[stack[len(stack)-1]].end <= at {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	for i, s := range spans {
+		closeUntil(s.start)
+		if len(stack) > 0 {
+			emit(s.start, spans[stack[len(stack)-1]].name)
+		}
+		at = s.start
+		stack = append(stack, int32(i))
+	}
+	closeUntil(trace.Time(1<<62 - 1))
+	return out
+}
+
+// buildActivity returns what resource res did over the run: its MPI
+// calls, between them its innermost states (inner, in time order), else
+// noState.
+func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32) activity {
+	act := activity{start: run.Start}
+	i := 0
+	gap := func(a, b trace.Time) {
+		for i < len(inner) && inner[i].end <= a {
+			i++
+		}
+		at := a
+		for k := i; k < len(inner) && inner[k].start < b; k++ {
+			p := inner[k]
+			act.add(at, max(at, p.start), noState)
+			s, e := max(p.start, at), min(p.end, b)
+			act.add(s, e, p.name)
+			at = max(at, e)
+		}
+		act.add(at, b, noState)
+	}
+	at := run.Start
+	for _, c := range run.Calls[res] {
+		gap(at, c.Enter)
+		act.add(max(at, c.Enter), c.Leave, callName[c.Name])
+		at = max(at, c.Leave)
+	}
+	gap(at, max(at, run.End))
+	act.ends, act.names = slices.Clip(act.ends), slices.Clip(act.names)
+	return act
+}
+
+// attribute attributes the path's time to what its resources were doing.
+func attribute(r *Result, acts []activity, names []string) *Attribution {
+	total := make([]trace.Time, len(names))
+	for i := range acts {
+		act := &acts[i]
+		for k := act.first(r.Start); k < len(act.ends); k++ {
+			s, e := max(act.pieceStart(k), r.Start), min(act.ends[k], r.End)
+			if s >= r.End {
+				break
+			}
+			if e > s {
+				total[act.names[k]] += e - s
+			}
+		}
+	}
+	a := &Attribution{}
+	onPath := make([]trace.Time, len(names))
+	seen := make([]bool, len(names))
+	byRes := make([]ResourceShare, len(r.Resources))
+	for i := range byRes {
+		byRes[i].Resource = r.Resources[i]
+	}
+	for _, seg := range r.Segments {
+		byRes[seg.Resource].OnPath += seg.End - seg.Start
+		byRes[seg.Resource].Segments++
+		act := &acts[seg.Resource]
+		for k := act.first(seg.Start); k < len(act.ends); k++ {
+			s, e := max(act.pieceStart(k), seg.Start), min(act.ends[k], seg.End)
+			if s >= seg.End {
+				break
+			}
+			if e > s {
+				n := act.names[k]
+				a.Pieces = append(a.Pieces, Piece{Resource: seg.Resource, Start: s, End: e, State: names[n]})
+				onPath[n] += e - s
+				seen[n] = true
+			}
+		}
+	}
+	length := r.Length()
+	n := trace.Time(len(r.Resources))
+	for i, on := range onPath {
+		if !seen[i] {
+			continue
+		}
+		s := StateShare{State: names[i], OnPath: on, Total: total[i], Imbalance: max(0, on-total[i]/n)}
+		if length > 0 {
+			s.Share = float64(on) / float64(length)
+		}
+		a.ByState = append(a.ByState, s)
+	}
+	slices.SortFunc(a.ByState, func(x, y StateShare) int {
+		return cmp.Or(cmp.Compare(y.OnPath, x.OnPath), cmp.Compare(x.State, y.State))
+	})
+	for _, b := range byRes {
+		if b.Segments == 0 {
+			continue
+		}
+		if length > 0 {
+			b.Share = float64(b.OnPath) / float64(length)
+		}
+		a.ByResource = append(a.ByResource, b)
+	}
+	slices.SortStableFunc(a.ByResource, func(x, y ResourceShare) int { return cmp.Compare(y.OnPath, x.OnPath) })
+	return a
+}
