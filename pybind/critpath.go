@@ -21,14 +21,15 @@ func newCritPathAnalyzer(options string) (*analyzer, error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
-	// The path's attribution needs every state of the resources on it:
-	// the trace is held.
-	return &analyzer{finish: func(held *trace.Trace, _ string) (*Analysis, error) {
-		r, err := critpath.Compute(held, critpath.Options{WholeRun: o.WholeRun})
+	// Computed while reading: the accumulator keeps the MPI calls and
+	// messages and the other states in 24 bytes each, not the trace.
+	acc := critpath.New(critpath.Options{WholeRun: o.WholeRun})
+	return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
+		r, err := acc.Result()
 		if err != nil {
 			return nil, err
 		}
-		return critPathAnalysis(r, r.Attribute(held)), nil
+		return critPathAnalysis(r, r.Attribution), nil
 	}}, nil
 }
 

@@ -491,7 +491,7 @@ func runCritPath(c *cli) error {
 	if err != nil {
 		return resultError(path, err)
 	}
-	at := r.Attribute(tr)
+	at := r.Attribution
 	// Times from the trace's start (one clock), said once (sayCounts).
 	origin := tr.Start
 	c.say("path", "%d segments over %d resources, %.9g s (%.9g-%.9g s), %d wait states",
