@@ -186,20 +186,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		c.ShortTerm += short
 		c.LongTerm += long
 	}
-	// From the last wait state to the first (the waits a wait state w
-	// propagates into end after the call w ends at).
-	type visit struct {
-		at, enter trace.Time
-		wait      int32
-	}
-	order := make([]visit, len(r.Waits))
-	for i := range r.Waits {
-		w := &r.Waits[i]
-		order[i] = visit{w.At, run.Call(w.Call).Enter, int32(i)}
-	}
-	slices.SortFunc(order, func(x, y visit) int {
-		return cmp.Or(cmp.Compare(y.at, x.at), cmp.Compare(y.enter, x.enter), cmp.Compare(x.wait, y.wait))
-	})
+	order := backwards(r)
 	var d []trace.Time
 	out := &Delays{}
 	// The delayer's interval is the same for the waits one call caused
@@ -212,8 +199,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	last := span{res: -1}
 	var prop []int32
 	var waited trace.Time
-	for _, v := range order {
-		wi := v.wait
+	for _, wi := range order {
 		w := &r.Waits[wi]
 		out.Waiting += w.Wait
 		wres, dres := w.Call.Resource, w.Cause.Resource
@@ -295,8 +281,76 @@ func synchronising(run *mpi.Run, coll *mpi.Collective) bool {
 
 // member tells whether resource res takes part in collective coll.
 func member(run *mpi.Run, coll, res int32) bool {
+	if len(run.Collectives[coll].Members) == len(run.Resources) {
+		return true
+	}
 	_, ok := slices.BinarySearchFunc(run.Collectives[coll].Members, res, func(m mpi.CallRef, r int32) int {
 		return cmp.Compare(m.Resource, r)
 	})
 	return ok
+}
+
+// backwards returns the indices of the wait states from the one that
+// ended last to the one that ended first, the latest left first among
+// those ending together: every wait state a wait state w passes costs on
+// to (those of its delayer before the call w waited for) ends no later
+// than w's (but where w's wait was cut short by the end of its call). The
+// wait states of each resource end in the order of its calls (one ends
+// before the next call begins): the resources' sequences are merged.
+func backwards(r *Result) []int32 {
+	run := r.run
+	type head struct {
+		at, leave trace.Time
+		wait      int32 // the next wait state of its resource, going back
+		stop      int32 // the first wait state of its resource
+	}
+	var h []head
+	for i := 0; i < len(r.Waits); {
+		j := i
+		for j < len(r.Waits) && r.Waits[j].Call.Resource == r.Waits[i].Call.Resource {
+			j++
+		}
+		w := &r.Waits[j-1]
+		c := run.Call(w.Call)
+		h = append(h, head{c.Enter + w.Wait, c.Leave, int32(j - 1), int32(i)})
+		i = j
+	}
+	less := func(x, y *head) bool { // x goes first
+		return x.at > y.at || x.at == y.at && (x.leave > y.leave || x.leave == y.leave && x.wait > y.wait)
+	}
+	down := func(i int) {
+		for {
+			k := 2*i + 1
+			if k >= len(h) {
+				return
+			}
+			if k+1 < len(h) && less(&h[k+1], &h[k]) {
+				k++
+			}
+			if !less(&h[k], &h[i]) {
+				return
+			}
+			h[i], h[k] = h[k], h[i]
+			i = k
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out := make([]int32, 0, len(r.Waits))
+	for len(h) > 0 {
+		top := &h[0]
+		out = append(out, top.wait)
+		if top.wait == top.stop {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		} else {
+			top.wait--
+			w := &r.Waits[top.wait]
+			c := run.Call(w.Call)
+			top.at, top.leave = c.Enter+w.Wait, c.Leave
+		}
+		down(0)
+	}
+	return out
 }
