@@ -121,3 +121,28 @@ func WaitStatesTable(r *critpath.Result, meta map[string]string, mem memory.Allo
 	c.float64s("cause_time", at)
 	return c.batch(meta)
 }
+
+// DelayCostsTable lists the delay costs of the wait states (Scalasca's
+// root causes): resource, state (where the delay was: the MPI call, else
+// the innermost state), kind (of the wait states it caused: "late
+// sender", "late receiver", "collective"), short_term (s: the waiting it
+// caused directly), long_term (s: through the wait states it caused in
+// turn) and total (s), the largest first.
+func DelayCostsTable(r *critpath.Result, d *critpath.Delays, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
+	n := len(d.Costs)
+	c := newColumns(mem, n)
+	res := make([]int32, n)
+	short, long, total := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, x := range d.Costs {
+		res[i], short[i], long[i], total[i] = x.Resource, x.ShortTerm/1e9, x.LongTerm/1e9, (x.ShortTerm+x.LongTerm)/1e9
+	}
+	states, codes := columnLabels(n, func(i int) string { return d.Costs[i].State })
+	kinds, kindCodes := columnLabels(n, func(i int) string { return d.Costs[i].Kind.String() })
+	c.categories("resource", r.Resources, res)
+	c.categories("state", states, codes)
+	c.categories("kind", kinds, kindCodes)
+	c.float64s("short_term", short)
+	c.float64s("long_term", long)
+	c.float64s("total", total)
+	return c.batch(meta)
+}

@@ -53,6 +53,10 @@ func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {
 			return arrowio.CritPathByResourceTable(at, a.meta(), mem)
 		},
 		"wait_states": func(mem memory.Allocator) arrow.RecordBatch { return arrowio.WaitStatesTable(r, a.meta(), mem) },
+		// Computed when asked for: the path alone does not need them.
+		"delay_costs": func(mem memory.Allocator) arrow.RecordBatch {
+			return arrowio.DelayCostsTable(r, r.DelayCosts(), a.meta(), mem)
+		},
 	}
 	a.figure = func(fig plots.FigureOptions, options string) ([]byte, error) {
 		var o figureOptions

@@ -25,7 +25,8 @@ class CriticalPath(Analysis):
     "late receiver", "collective") and ``from`` (the resource it came
     from). :meth:`by_state` and :meth:`by_resource` say what the path's
     time went to, :meth:`pieces` the path cut by activity,
-    :meth:`wait_states` every wait state found on the way.
+    :meth:`wait_states` every wait state found on the way,
+    :meth:`delay_costs` their root causes (Scalasca's delay costs).
 
     ``plot()`` draws the path over the resources, coloured by what they
     did, dashed lines where it moves from one to another;
@@ -58,6 +59,23 @@ class CriticalPath(Analysis):
         collective): resource, call, enter, wait (s), kind, cause (the
         resource waited for), cause_time (s)."""
         return self.table("wait_states")
+
+    def delay_costs(self) -> pd.DataFrame:
+        """The delay costs of the wait states (Scalasca's root-cause
+        analysis, Böhme et al. 2010): where the time was spent that made
+        others wait. For each resource, state (the MPI call, else the
+        innermost state) and kind of wait state caused ("late sender",
+        "late receiver", "collective"): short_term (s, the waiting it
+        caused directly), long_term (s, through the wait states it caused
+        in turn) and total, the largest first. Computed on the first call.
+
+        >>> cp = ms.critical_path("testdata/critpath/cp_delay.trace")
+        >>> d = cp.delay_costs()
+        >>> row = d.iloc[0]
+        >>> str(row.resource), str(row.state), str(row.kind), float(row.short_term)
+        ('rank-0', 'computing', 'late sender', 2.0)
+        """
+        return self.table("delay_costs")
 
     @property
     def length(self) -> float:

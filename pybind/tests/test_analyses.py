@@ -230,6 +230,21 @@ def test_critical_path_known_answer():
         cp.plot(type="gantt")
 
 
+def test_delay_costs_known_answer():
+    # cp_delay: rank 0 computes 2 s more than rank 1 before sending to it;
+    # rank 1 then reaches MPI_Barrier last (testdata/gen/critpath/cp_delay.c).
+    d = ms.critical_path(CRITPATH / "cp_delay.trace").delay_costs()
+    rows = [(str(r.resource), str(r.state), str(r.kind), round(r.short_term, 9), round(r.long_term, 9))
+            for r in d.itertuples()]
+    assert rows == [("rank-0", "computing", "late sender", 2.0, 0.0),
+                    ("rank-0", "computing", "collective", 0.0, 2.0),
+                    ("rank-1", "computing", "collective", 2.0, 0.0),
+                    ("rank-1", "PMPI_Recv", "collective", 4e-06, 0.0)]
+    assert (d.total == d.short_term + d.long_term).all()
+    # The same from the trace in memory.
+    pd.testing.assert_frame_equal(ms.read(CRITPATH / "cp_delay.trace").critical_path().delay_costs(), d)
+
+
 def test_critical_path_in_memory_equals_from_file():
     t = ms.read(CRITPATH / "cp_coll.trace")
     pd.testing.assert_frame_equal(t.critical_path().to_pandas(),

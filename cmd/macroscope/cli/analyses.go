@@ -473,6 +473,7 @@ func runCritPath(c *cli) error {
 	table := c.tableFlag("table", "critpath.parquet", "table of the path's segments")
 	states := c.tableFlag("states", "", "table of the path's time by state")
 	waits := c.tableFlag("waits", "", "table of the wait states")
+	delays := c.tableFlag("delays", "", "table of the delay costs of the wait states (their root causes)")
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
@@ -483,17 +484,17 @@ func runCritPath(c *cli) error {
 		return err
 	}
 	path := c.arg(0)
-	tr, err := c.readTrace(path)
-	if err != nil {
+	acc := critpath.New(critpath.Options{WholeRun: *wholeRun})
+	if err := c.stream(path, acc); err != nil {
 		return err
 	}
-	r, err := critpath.Compute(tr, critpath.Options{WholeRun: *wholeRun})
+	r, err := acc.Result()
 	if err != nil {
 		return resultError(path, err)
 	}
 	at := r.Attribution
 	// Times from the trace's start (one clock), said once (sayCounts).
-	origin := tr.Start
+	origin := r.TraceStart()
 	c.say("path", "%d segments over %d resources, %.9g s (%.9g-%.9g s), %d wait states",
 		len(r.Segments), len(at.ByResource), r.Length().Seconds(), (r.Start - origin).Seconds(), (r.End - origin).Seconds(), len(r.Waits))
 	if !*quiet {
@@ -510,6 +511,13 @@ func runCritPath(c *cli) error {
 			c.say("state", "%s: %.9g s on the path (%.1f %%)", s.State, s.OnPath.Seconds(), 100*s.Share)
 		}
 	}
+	if *delays != "" {
+		d := r.DelayCosts()
+		for _, x := range d.Costs[:min(5, len(d.Costs))] {
+			c.say("delay", "%s %s: %.9g s short-term, %.9g s long-term of %s waiting", r.Resources[x.Resource], x.State,
+				x.ShortTerm/1e9, x.LongTerm/1e9, x.Kind)
+		}
+	}
 	meta := map[string]string{"macroscope.analysis": "critical path", "macroscope.source": path}
 	for _, t := range []struct {
 		name  *string
@@ -523,6 +531,9 @@ func runCritPath(c *cli) error {
 		}},
 		{waits, func() error {
 			return c.writeTable(*waits, arrowio.WaitStatesTable(r, meta, memory.DefaultAllocator), "")
+		}},
+		{delays, func() error {
+			return c.writeTable(*delays, arrowio.DelayCostsTable(r, r.DelayCosts(), meta, memory.DefaultAllocator), "")
 		}},
 	} {
 		if *t.name != "" {

@@ -114,6 +114,15 @@ func TestCritPathCommands(t *testing.T) {
 	if st.rows[0][0] != "computing" || st.float(t, 0, "on_path") != 3.9 {
 		t.Errorf("by state %v", st.rows)
 	}
+	// cp_delay's delay costs (core/views/critpath's TestDelayCostsSMPI).
+	out = mustRun(t, "critpath", "--out", dir, "--figure", "", "-q", "--delays", "d.csv", "../../../testdata/critpath/cp_delay.trace")
+	if want := "delay      rank-0 computing: 2 s short-term, 0 s long-term of late sender waiting"; !strings.Contains(out, want) {
+		t.Errorf("no %q in:\n%s", want, out)
+	}
+	d := readCSV(t, filepath.Join(dir, "d.csv"))
+	if len(d.rows) != 4 || d.rows[1][0] != "rank-0" || d.rows[1][2] != "collective" || d.float(t, 1, "long_term") != 2 {
+		t.Errorf("delay costs %v", d.rows)
+	}
 	out = mustRun(t, "stragglers", "--out", dir, "--figure", "", "-q", "../../../testdata/critpath/cp_coll.trace")
 	if !strings.Contains(out, "3 collectives over 4 resources") {
 		t.Errorf("stragglers:\n%s", out)

@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -95,15 +96,32 @@ type Result struct {
 	Start, End trace.Time // the path's extent
 	// Names are the call names of Waits' calls (Run.Names).
 	Names []string
-	// Attribution is what the path's time was spent on, and Delays the
-	// delay costs of the wait states: both computed by an Accumulator
-	// (Compute), nil from FromRun, which sees the MPI calls only.
+	// Attribution is what the path's time was spent on: computed by an
+	// Accumulator (Compute), nil from FromRun, which sees the MPI calls
+	// only.
 	Attribution *Attribution
-	Delays      *Delays
 	// run holds the run's calls, for the waits' table; waitOf the index
 	// in Waits of each call's wait state, -1 for none.
 	run    *mpi.Run
 	waitOf [][]int32
+	// What every resource did (from an Accumulator), for the delay costs,
+	// computed on demand (DelayCosts) once.
+	acts       []activity
+	callName   []int32
+	stateNames []string
+	delays     *Delays
+	delaysOnce sync.Once
+}
+
+// DelayCosts returns the delay costs of the wait states (see Delays),
+// computed on the first call; nil for a Result of FromRun, which knows
+// only the MPI calls.
+func (r *Result) DelayCosts() *Delays {
+	if r.acts == nil {
+		return nil
+	}
+	r.delaysOnce.Do(func() { r.delays = delayCosts(r, r.acts, r.callName, r.stateNames) })
+	return r.delays
 }
 
 // Options tune the analysis.
@@ -333,6 +351,9 @@ func (r *Result) String() string {
 
 // CallOf returns the call a reference names.
 func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call { return r.run.Call(ref) }
+
+// TraceStart returns the trace's first instant.
+func (r *Result) TraceStart() trace.Time { return r.run.Start }
 
 // Spans returns each resource's first and last instants.
 func (r *Result) Spans() [][2]trace.Time {

@@ -59,7 +59,7 @@ func TestDelayCostsSMPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := r.Delays.Costs
+			got := r.DelayCosts().Costs
 			if len(got) != len(c.want) {
 				t.Fatalf("%d costs, want %d: %+v", len(got), len(c.want), got)
 			}
@@ -87,7 +87,7 @@ func TestDelayCostsBounded(t *testing.T) {
 	for _, w := range r.Waits {
 		waited[w.Kind] += float64(w.Wait)
 	}
-	for _, c := range r.Delays.Costs {
+	for _, c := range r.DelayCosts().Costs {
 		if c.ShortTerm < 0 || c.LongTerm < 0 || c.ShortTerm+c.LongTerm == 0 {
 			t.Errorf("cost %+v", c)
 		}
@@ -98,8 +98,8 @@ func TestDelayCostsBounded(t *testing.T) {
 			t.Errorf("%v: short-term costs %v > waiting %v", WaitKind(k), short[k], waited[k])
 		}
 	}
-	if len(r.Delays.Costs) == 0 || short[LateSender] == 0 {
-		t.Errorf("costs %+v", r.Delays.Costs)
+	if len(r.DelayCosts().Costs) == 0 || short[LateSender] == 0 {
+		t.Errorf("costs %+v", r.DelayCosts().Costs)
 	}
-	t.Logf("%d costs; short-term %v of waiting %v", len(r.Delays.Costs), short, waited)
+	t.Logf("%d costs; short-term %v of waiting %v", len(r.DelayCosts().Costs), short, waited)
 }

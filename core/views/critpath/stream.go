@@ -113,7 +113,8 @@ func (a *Accumulator) fail(format string, args ...any) {
 }
 
 // Result returns the critical path once the trace has finished, with its
-// attribution (Result.Attribution) and the delay costs (Result.Delays).
+// attribution (Result.Attribution) and what the delay costs need
+// (Result.DelayCosts computes them when asked).
 func (a *Accumulator) Result() (*Result, error) {
 	if a.err != nil {
 		return nil, a.err
@@ -140,7 +141,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	a.spans = nil
 	r.Attribution = attribute(r, acts, a.names)
-	r.Delays = delayCosts(r, acts, callName, a.names)
+	r.acts, r.callName, r.stateNames = acts, callName, a.names
 	return r, nil
 }
 

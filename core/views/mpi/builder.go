@@ -475,6 +475,10 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 // collectives pairs the collective calls: the k-th collective call of
 // each resource on a communicator is instance k of that communicator.
 func collectives(run *Run) error {
+	ops := make([]string, len(run.Names))
+	for i, n := range run.Names {
+		ops[i], _ = Operation(n)
+	}
 	type key struct{ comm, k int32 }
 	index := map[key]int32{}
 	for r, calls := range run.Calls {
@@ -494,7 +498,7 @@ func collectives(run *Run) error {
 			}
 			coll := &run.Collectives[i]
 			if first := coll.Members; len(first) > 0 {
-				if f := run.Call(first[0]); f.Class != c.Class || !sameOperation(run.Names[f.Name], run.Names[c.Name]) {
+				if f := run.Call(first[0]); f.Class != c.Class || ops[f.Name] != ops[c.Name] {
 					return fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
 						"(the trace does not tell every call's communicator, or is cut)",
 						k.k, commLabel(run.Comms[c.Comm]), run.Names[f.Name], run.Resources[first[0].Resource].Path,
@@ -509,12 +513,6 @@ func collectives(run *Run) error {
 		}
 	}
 	return nil
-}
-
-func sameOperation(a, b string) bool {
-	x, _ := Operation(a)
-	y, _ := Operation(b)
-	return x == y
 }
 
 func commLabel(c string) string {
