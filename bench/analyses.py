@@ -8,7 +8,9 @@ The archive is written by bench/otf2_synth.py EVENTS DIR --ranks 64 --mpi
 step). Every measurement is a process of its own (the Python interpreter
 with macroscope imported, then the timed call), so that its peak resident
 memory is the call's; times are wall-clock seconds of the call alone,
-medians over the rounds. The ratios are the analysis' median over ms.read's.
+medians over the rounds, and the CPU time of the call (all its threads:
+steadier than wall-clock time on a loaded machine). The ratios are the
+analysis' median over ms.read's.
 """
 
 import argparse
@@ -22,19 +24,21 @@ CHILD = r"""
 import json, resource, sys, time
 import macroscope as ms
 path, what = sys.argv[1], sys.argv[2]
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 if what == "read":
     t = ms.read(path, progress=False)
     n = t._summary["states"]
+elif what == "delay_costs":  # the critical path, then its delay costs
+    n = len(ms.critical_path(path, progress=False).delay_costs())
 else:
     r = getattr(ms, what)(path, progress=False)
     n = len(r.to_pandas())
-dt = time.perf_counter() - t0
+dt, cpu = time.perf_counter() - t0, time.process_time() - c0
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"seconds": dt, "rss": rss, "rows": n}))
+print(json.dumps({"seconds": dt, "cpu": cpu, "rss": rss, "rows": n}))
 """
 
-WHAT = ["read", "flat_profile", "load_imbalance", "comm_matrix", "stragglers", "pop", "critical_path"]
+WHAT = ["read", "flat_profile", "load_imbalance", "comm_matrix", "stragglers", "pop", "critical_path", "delay_costs"]
 
 
 def measure(python, path, what):
@@ -61,24 +65,27 @@ def main():
         else:
             results[w] = {"seconds": statistics.median(r["seconds"] for r in ok),
                           "min": min(r["seconds"] for r in ok),
+                          "cpu": statistics.median(r["cpu"] for r in ok),
                           "rss": statistics.median(r["rss"] for r in ok), "rows": ok[0]["rows"]}
         print(w, results[w], file=sys.stderr, flush=True)
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.dirname(args.archive)) for f in fs)
     base = results["read"]
     print(f"archive: {args.archive} ({size / 2**20:,.0f} MiB), {args.rounds} rounds, load average "
           f"{os.getloadavg()[0]:.1f}\n")
-    print("| call | result rows | time (s, median) | min | peak RSS (MiB) | time / ms.read | RSS / ms.read |")
-    print("|---|---|---|---|---|---|---|")
+    print("| call | result rows | time (s, median) | min | CPU (s) | peak RSS (MiB) | time / ms.read | CPU / ms.read "
+          "| RSS / ms.read |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for w in what:
         r = results[w]
-        name = "ms.read" if w == "read" else f"ms.{w}(path)"
+        name = {"read": "ms.read", "delay_costs": "ms.critical_path(path).delay_costs()"}.get(w, f"ms.{w}(path)")
         if "error" in r:
-            print(f"| {name} | failed: {r['error']} | | | | | |")
+            print(f"| {name} | failed: {r['error']} | | | | | | | |")
             continue
         ratio = r["seconds"] / base["seconds"] if "seconds" in base else float("nan")
         mem = r["rss"] / base["rss"] if "rss" in base else float("nan")
-        print(f"| {name} | {r['rows']:,} | {r['seconds']:.2f} | {r['min']:.2f} | {r['rss'] / 2**20:,.0f} | "
-              f"{ratio:.2f} | {mem:.2f} |")
+        cpu = r["cpu"] / base["cpu"] if "cpu" in base else float("nan")
+        print(f"| {name} | {r['rows']:,} | {r['seconds']:.2f} | {r['min']:.2f} | {r['cpu']:.2f} | "
+              f"{r['rss'] / 2**20:,.0f} | {ratio:.2f} | {cpu:.2f} | {mem:.2f} |")
 
 
 if __name__ == "__main__":

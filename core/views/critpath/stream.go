@@ -22,7 +22,7 @@ type Accumulator struct {
 	valueName []int32
 	names     []string
 	nameIndex map[string]int32
-	spans     [][]span // by container
+	spans     []mpi.Chunks[span] // by container
 	done      bool
 	err       error
 }
@@ -35,7 +35,7 @@ type span struct {
 
 // New returns an empty accumulator.
 func New(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), nameIndex: map[string]int32{}, spans: [][]span{nil}}
+	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), nameIndex: map[string]int32{}, spans: make([]mpi.Chunks[span], 1)}
 }
 
 // Compute finds the critical path of a trace held in memory, its
@@ -72,7 +72,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 // CreateContainer implements trace.Sink.
 func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.mpi.CreateContainer(c)
-	a.spans = append(a.spans, nil)
+	a.spans = append(a.spans, mpi.Chunks[span]{})
 }
 
 // DestroyContainer implements trace.Sink.
@@ -87,7 +87,7 @@ func (a *Accumulator) State(s trace.State) {
 		return
 	}
 	if n := a.valueName[s.Value]; n >= 0 && s.End > s.Start {
-		a.spans[s.Container] = append(a.spans[s.Container], span{s.Start, s.End, s.Depth, n})
+		a.spans[s.Container].Append(span{s.Start, s.End, s.Depth, n})
 	}
 }
 
@@ -135,8 +135,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	acts := make([]activity, len(run.Resources))
 	var inner []piece
 	for i, res := range run.Resources {
-		inner = innermost(a.spans[res.Container], inner[:0])
-		a.spans[res.Container] = nil
+		inner = innermost(a.spans[res.Container].Take(), inner[:0])
 		acts[i] = buildActivity(run, int32(i), inner, callName, noState)
 	}
 	a.spans = nil

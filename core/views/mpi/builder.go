@@ -25,8 +25,8 @@ type Builder struct {
 	containers []containerInfo
 	res        []int32 // resource of each container, -1 if none yet
 	building   []building
-	links      []rawLink
-	collEvents []collEvent
+	links      Chunks[rawLink]
+	collEvents Chunks[collEvent]
 
 	names     []string
 	nameIndex map[string]int32
@@ -90,7 +90,7 @@ type containerInfo struct {
 // building holds what a resource's calls need while the trace streams.
 type building struct {
 	container int32
-	calls     []Call
+	calls     Chunks[Call]
 	open      int32 // Extrae: the call entered and not yet left, -1
 }
 
@@ -248,7 +248,7 @@ func (b *Builder) State(s trace.State) {
 		return
 	}
 	r := b.resource(s.Container)
-	r.calls = append(r.calls, Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
+	r.calls.Append(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
 		Depth: int16(min(max(s.Depth, 0), math.MaxInt16))})
 }
 
@@ -264,7 +264,7 @@ func (b *Builder) Link(l trace.Link) {
 	if l.From < 0 || l.To < 0 || int(l.From) >= len(b.containers) || int(l.To) >= len(b.containers) {
 		return
 	}
-	b.links = append(b.links, rawLink{from: l.From, to: l.To, start: l.Start, end: l.End, size: l.Size})
+	b.links.Append(rawLink{from: l.From, to: l.To, start: l.Start, end: l.End, size: l.Size})
 }
 
 // Event implements trace.Sink.
@@ -283,12 +283,12 @@ func (b *Builder) Event(e trace.Event) {
 		if r.open >= 0 {
 			// A call left by entering the next one (a trace cut or
 			// written so): it ends there.
-			r.calls[r.open].Leave = e.Time
+			r.calls.At(int(r.open)).Leave = e.Time
 			r.open = -1
 		}
 		if v.call >= 0 && (!b.CollectivesOnly || v.class.Collective()) {
-			r.open = int32(len(r.calls))
-			r.calls = append(r.calls, Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1})
+			r.open = int32(r.calls.Len())
+			r.calls.Append(Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1})
 		}
 	case roleComm:
 		if c := b.openCollective(e); c != nil {
@@ -299,7 +299,7 @@ func (b *Builder) Event(e trace.Event) {
 			c.Root = true
 		}
 	case roleCollEnd:
-		b.collEvents = append(b.collEvents, collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category)})
+		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category)})
 	}
 }
 
@@ -314,7 +314,7 @@ func (b *Builder) openCollective(e trace.Event) *Call {
 	if bl.open < 0 {
 		return nil
 	}
-	c := &bl.calls[bl.open]
+	c := bl.calls.At(int(bl.open))
 	if c.Enter != e.Time || !c.Class.Collective() {
 		return nil
 	}
@@ -357,7 +357,7 @@ func (b *Builder) Run() (*Run, error) {
 	for _, i := range order {
 		bl := &b.building[i]
 		c := b.containers[bl.container]
-		calls := outermost(bl.calls, b.end)
+		calls := outermost(bl.calls.Take(), b.end)
 		if len(calls) == 0 {
 			continue
 		}
@@ -388,9 +388,12 @@ func outermost(calls []Call, end trace.Time) []Call {
 			calls[i].Leave = max(end, calls[i].Enter)
 		}
 	}
-	slices.SortStableFunc(calls, func(x, y Call) int {
+	order := func(x, y Call) int {
 		return cmp.Or(cmp.Compare(x.Enter, y.Enter), cmp.Compare(x.Depth, y.Depth), cmp.Compare(x.Leave, y.Leave))
-	})
+	}
+	if !slices.IsSortedFunc(calls, order) {
+		slices.SortStableFunc(calls, order)
+	}
 	out := calls[:0]
 	for _, c := range calls {
 		if n := len(out); n > 0 && c.Leave <= out[n-1].Leave && c.Enter < out[n-1].Leave {
@@ -439,29 +442,45 @@ func (b *Builder) isThread(typ int32) bool {
 // assignCommunicators gives each collective call the communicator the
 // OTF2 "MPI collective" event inside it names.
 func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
-	for _, e := range b.collEvents {
+	hint := hints(run)
+	for _, e := range b.collEvents.Take() {
 		r := resOf[e.container]
 		if r < 0 {
 			continue
 		}
 		calls := run.Calls[r]
-		if j := containing(calls, e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
+		hint[r] = lastEntered(calls, e.at, hint[r])
+		if j := containingFrom(calls, hint[r], e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
 			calls[j].Comm = e.comm
 		}
 	}
-	b.collEvents = nil
 }
 
-// messages ties the links between two resources to their calls.
+// hints returns a search hint per resource (lastEntered), none yet.
+func hints(run *Run) []int32 {
+	h := make([]int32, len(run.Calls))
+	for i := range h {
+		h[i] = -1
+	}
+	return h
+}
+
+// messages ties the links between two resources to their calls. The
+// links of a resource come mostly in time order: the search for their
+// calls starts from the last one found.
 func (b *Builder) messages(run *Run, resOf []int32) {
-	for _, l := range b.links {
+	sendHint, recvHint := hints(run), hints(run)
+	run.Messages = make([]Message, 0, b.links.Len())
+	for _, l := range b.links.Take() {
 		from, to := resOf[l.from], resOf[l.to]
 		if from < 0 || to < 0 {
 			continue
 		}
 		m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size}
-		m.SendCall = containing(run.Calls[from], l.start, sends)
-		m.RecvCall = containing(run.Calls[to], l.end, Class.Completes)
+		sendHint[from] = lastEntered(run.Calls[from], l.start, sendHint[from])
+		m.SendCall = containingFrom(run.Calls[from], sendHint[from], l.start, sends)
+		recvHint[to] = lastEntered(run.Calls[to], l.end, recvHint[to])
+		m.RecvCall = containingFrom(run.Calls[to], recvHint[to], l.end, Class.Completes)
 		if m.RecvCall < 0 || !run.Calls[to][m.RecvCall].Class.Completes() {
 			if j := nextCompleting(run.Calls[to], l.end); j >= 0 {
 				m.RecvCall = j
@@ -469,7 +488,6 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 		}
 		run.Messages = append(run.Messages, m)
 	}
-	b.links = nil
 }
 
 // collectives pairs the collective calls: the k-th collective call of

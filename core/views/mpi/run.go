@@ -109,14 +109,44 @@ func (run *Run) Processes() int {
 // (Enter <= t <= Leave), preferring among several (calls that touch at
 // t) the last one that want accepts; -1 if none holds t.
 func containing(calls []Call, t trace.Time, want func(Class) bool) int32 {
-	i := sort.Search(len(calls), func(i int) bool { return calls[i].Enter > t }) - 1
+	return containingFrom(calls, lastEntered(calls, t, -1), t, want)
+}
+
+// lastEntered returns the index of the last call of calls entered at or
+// before t, -1 if none. hint, when not negative, is the answer for an
+// earlier instant: the search then goes forward from it, a step or two
+// when instants come in order.
+func lastEntered(calls []Call, t trace.Time, hint int32) int32 {
+	if hint >= 0 && int(hint) < len(calls) && calls[hint].Enter <= t {
+		for k := 0; k < 4; k++ {
+			if int(hint)+1 == len(calls) || calls[hint+1].Enter > t {
+				return hint
+			}
+			hint++
+		}
+	}
+	lo, hi := 0, len(calls) // calls[:lo] entered at or before t, calls[hi:] after
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if calls[m].Enter <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return int32(lo - 1)
+}
+
+// containingFrom is containing, given i, the last call entered at or
+// before t.
+func containingFrom(calls []Call, i int32, t trace.Time, want func(Class) bool) int32 {
 	best := int32(-1)
 	for j := i; j >= 0 && calls[j].Leave >= t; j-- {
 		if best < 0 {
-			best = int32(j)
+			best = j
 		}
 		if want(calls[j].Class) {
-			return int32(j)
+			return j
 		}
 		if calls[j].Enter < t {
 			break

@@ -387,6 +387,7 @@ func (a *Accumulator) Result() (*Run, error) {
 		out.Instructions, out.Cycles = 0, 0
 	}
 	procs := map[int32]bool{}
+	var useful [][2]trace.Time
 	for _, id := range ids {
 		c := &a.conts[id]
 		r := Resource{Path: a.path(id), IdealEnd: -1, Instructions: math.NaN(), Cycles: math.NaN()}
@@ -400,11 +401,11 @@ func (a *Accumulator) Result() (*Run, error) {
 		for _, call := range calls {
 			r.MPI += call.Leave - call.Enter
 		}
-		var useful [][2]trace.Time
+		useful = useful[:0]
 		if a.running {
 			r.Useful = c.running
 		} else {
-			useful = usefulIntervals(c.first, c.last, calls, c.measurement)
+			useful = usefulIntervals(c.first, c.last, calls, c.measurement, useful[:0])
 			for _, u := range useful {
 				r.Useful += u[1] - u[0]
 			}
@@ -459,25 +460,31 @@ func (a *Accumulator) Result() (*Run, error) {
 }
 
 // usefulIntervals returns the intervals of [first, last] outside the
-// calls and the measurement intervals, in time order.
-func usefulIntervals(first, last trace.Time, calls []mpi.Call, measurement [][2]trace.Time) [][2]trace.Time {
-	busy := make([][2]trace.Time, 0, len(calls)+len(measurement))
-	for _, c := range calls {
-		busy = append(busy, [2]trace.Time{c.Enter, c.Leave})
-	}
-	busy = append(busy, measurement...)
-	slices.SortFunc(busy, func(x, y [2]trace.Time) int { return cmp.Compare(x[0], y[0]) })
-	var out [][2]trace.Time
+// calls (in time order, not overlapping: mpi.Run's) and the measurement
+// intervals, in time order, appended to out.
+func usefulIntervals(first, last trace.Time, calls []mpi.Call, measurement [][2]trace.Time, out [][2]trace.Time) [][2]trace.Time {
+	slices.SortFunc(measurement, func(x, y [2]trace.Time) int { return cmp.Compare(x[0], y[0]) })
 	at := first
-	for _, b := range busy {
-		lo, hi := max(b[0], first), min(b[1], last)
+	busy := func(lo, hi trace.Time) {
+		lo, hi = max(lo, first), min(hi, last)
 		if hi <= at {
-			continue
+			return
 		}
 		if lo > at {
 			out = append(out, [2]trace.Time{at, lo})
 		}
 		at = max(at, hi)
+	}
+	// The two lists merged by their starts.
+	m := 0
+	for _, c := range calls {
+		for ; m < len(measurement) && measurement[m][0] < c.Enter; m++ {
+			busy(measurement[m][0], measurement[m][1])
+		}
+		busy(c.Enter, c.Leave)
+	}
+	for ; m < len(measurement); m++ {
+		busy(measurement[m][0], measurement[m][1])
 	}
 	if last > at {
 		out = append(out, [2]trace.Time{at, last})
