@@ -248,7 +248,7 @@ func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
 			index[r][j] = -1
 		}
 	}
-	var best []Wait
+	var best mpi.Chunks[Wait]
 	offer := func(w Wait) {
 		c := run.Call(w.Call)
 		w.Wait = min(w.Wait, c.Leave-c.Enter)
@@ -258,10 +258,10 @@ func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
 		i := &index[w.Call.Resource][w.Call.Call]
 		switch {
 		case *i < 0:
-			*i = int32(len(best))
-			best = append(best, w)
-		case w.Wait > best[*i].Wait:
-			best[*i] = w
+			*i = int32(best.Len())
+			best.Append(w)
+		case w.Wait > best.At(int(*i)).Wait:
+			*best.At(int(*i)) = w
 		}
 	}
 	for _, m := range run.Messages {
@@ -319,12 +319,13 @@ func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
 		}
 	}
 	// In the order of the resources and their calls.
-	out := make([]Wait, 0, len(best))
+	all := best.Take()
+	out := make([]Wait, 0, len(all))
 	for r := range index {
 		for j, i := range index[r] {
 			if i >= 0 {
 				index[r][j] = int32(len(out))
-				out = append(out, best[i])
+				out = append(out, all[i])
 			}
 		}
 	}

@@ -258,7 +258,10 @@ func innermost(spans []span, out []piece) []piece {
 // calls, between them its innermost states (inner, in time order), else
 // noState.
 func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32) activity {
-	act := activity{start: run.Start}
+	// At most every inner piece, each cut by a call, and the calls
+	// with the stretches between them: no growing.
+	n := len(inner) + 3*len(run.Calls[res]) + 1
+	act := activity{start: run.Start, ends: make([]trace.Time, 0, n), names: make([]int32, 0, n)}
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
