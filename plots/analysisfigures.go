@@ -1,8 +1,10 @@
 package plots
 
 import (
+	"cmp"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,8 +136,10 @@ func POPFigure(f *pop.Factors, labels []string, form pop.Form, opt FigureOptions
 
 // CriticalPathFigure draws a critical path over the resources it crosses
 // (all of them when there are at most 16), coloured by what they did
-// (kind "path" or ""), or its time by state beside each state's mean per
-// resource, for the top states (kind "states").
+// (kind "path" or ""), its time by state beside each state's mean per
+// resource, for the top states (kind "states"), or the top delay costs of
+// the wait states by resource and state, short- and long-term (kind
+// "delays").
 func CriticalPathFigure(r *critpath.Result, at *critpath.Attribution, kind string, top int, opt FigureOptions) ([]byte, error) {
 	// The states with the most time on the path get colours; the rest,
 	// and time in no state, grey.
@@ -166,9 +170,11 @@ func CriticalPathFigure(r *critpath.Result, at *critpath.Attribution, kind strin
 			{Name: "on the critical path", Values: on, Color: CategoryColor(0)},
 			{Name: "mean per resource", Values: total, Color: CategoryColor(1)},
 		}, "time (s)", opt)
+	case "delays":
+		return delayCostsFigure(r, top, opt)
 	case "", "path":
 	default:
-		return nil, errs.Argument("type", "%q is not path or states", kind)
+		return nil, errs.Argument("type", "%q is not path, states or delays", kind)
 	}
 	// A short path late in a long trace: times from its start, so that
 	// the ticks tell its instants apart.
@@ -210,6 +216,43 @@ func CriticalPathFigure(r *critpath.Result, at *critpath.Attribution, kind strin
 		x1 = x0 + 1e-9
 	}
 	return PathChart(labels, rows, segs, jumps, legend, x0, x1, xLabel, opt)
+}
+
+// delayCostsFigure draws the top delay costs, added up over the kinds of
+// wait states they caused, by resource and state.
+func delayCostsFigure(r *critpath.Result, top int, opt FigureOptions) ([]byte, error) {
+	d := r.DelayCosts()
+	if d == nil {
+		return nil, errs.Argument("type", "this critical path was computed without the states: no delay costs")
+	}
+	short := ShortNames(r.Resources)
+	type key struct {
+		res   int32
+		state string
+	}
+	var order []key
+	sums := map[key]*[2]float64{}
+	for _, c := range d.Costs {
+		k := key{c.Resource, c.State}
+		if sums[k] == nil {
+			sums[k] = new([2]float64)
+			order = append(order, k)
+		}
+		sums[k][0] += c.ShortTerm / 1e9
+		sums[k][1] += c.LongTerm / 1e9
+	}
+	slices.SortStableFunc(order, func(x, y key) int {
+		return cmp.Compare(sums[y][0]+sums[y][1], sums[x][0]+sums[x][1])
+	})
+	order = order[:min(top, len(order))]
+	labels, st, lt := make([]string, len(order)), make([]float64, len(order)), make([]float64, len(order))
+	for i, k := range order {
+		labels[i], st[i], lt[i] = short[k.res]+": "+k.state, sums[k][0], sums[k][1]
+	}
+	return HorizontalBars(labels, []BarSeries{
+		{Name: "short-term delay cost", Values: st, Color: CategoryColor(0)},
+		{Name: "long-term delay cost", Values: lt, Color: CategoryColor(1)},
+	}, "waiting caused (s)", opt)
 }
 
 // StragglersFigure draws the waiting the top resources caused when last

@@ -31,7 +31,7 @@ class CriticalPath(Analysis):
     ``plot()`` draws the path over the resources, coloured by what they
     did, dashed lines where it moves from one to another;
     ``plot(type="states")`` its time by state, beside each state's mean
-    time per resource.
+    time per resource; ``plot(type="delays")`` the largest delay costs.
     """
 
     _main = "segments"
@@ -84,8 +84,9 @@ class CriticalPath(Analysis):
 
     def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "path",
              top: int | None = None):
-        """Draw the path (``type="path"``) or its time by state
-        (``type="states"``, the ``top`` states)."""
+        """Draw the path (``type="path"``), its time by state
+        (``type="states"``, the ``top`` states) or the ``top`` delay costs
+        by resource and state (``type="delays"``)."""
         return super().plot(path, width, height, format, title, type=type, top=top)
 
     def __len__(self) -> int:

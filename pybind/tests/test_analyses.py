@@ -241,6 +241,8 @@ def test_delay_costs_known_answer():
                     ("rank-1", "computing", "collective", 2.0, 0.0),
                     ("rank-1", "PMPI_Recv", "collective", 4e-06, 0.0)]
     assert (d.total == d.short_term + d.long_term).all()
+    png = ms.critical_path(CRITPATH / "cp_delay.trace").plot(type="delays").to_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
     # The same from the trace in memory.
     pd.testing.assert_frame_equal(ms.read(CRITPATH / "cp_delay.trace").critical_path().delay_costs(), d)
 

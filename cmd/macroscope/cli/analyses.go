@@ -464,7 +464,7 @@ func printFactors(w io.Writer, rows []pop.Factor, cols []string) {
 
 func runCritPath(c *cli) error {
 	wholeRun := c.fs.Bool("whole-run", false, "keep MPI_Init and MPI_Finalize on the path: from the trace's start to its end")
-	kind := c.fs.String("type", "path", "the figure: path (over the resources) or states (its time by state)")
+	kind := c.fs.String("type", "path", "the figure: path (over the resources), states (its time by state) or delays (the delay costs)")
 	top := c.topFlag(20, "segments printed, states drawn")
 	quiet := c.fs.Bool("quiet", false, "do not print the segments")
 	c.alias("quiet", "q")
@@ -477,8 +477,8 @@ func runCritPath(c *cli) error {
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
-	if *kind != "path" && *kind != "states" {
-		return errs.Argument("type", "%q is not path or states", *kind)
+	if *kind != "path" && *kind != "states" && *kind != "delays" {
+		return errs.Argument("type", "%q is not path, states or delays", *kind)
 	}
 	if err := checkTop(*top); err != nil {
 		return err
