@@ -105,13 +105,6 @@ func (run *Run) Processes() int {
 	return len(seen)
 }
 
-// containing returns the index of the call of calls that holds instant t
-// (Enter <= t <= Leave), preferring among several (calls that touch at
-// t) the last one that want accepts; -1 if none holds t.
-func containing(calls []Call, t trace.Time, want func(Class) bool) int32 {
-	return containingFrom(calls, lastEntered(calls, t, -1), t, want)
-}
-
 // lastEntered returns the index of the last call of calls entered at or
 // before t, -1 if none. hint, when not negative, is the answer for an
 // earlier instant: the search then goes forward from it, a step or two
@@ -137,8 +130,10 @@ func lastEntered(calls []Call, t trace.Time, hint int32) int32 {
 	return int32(lo - 1)
 }
 
-// containingFrom is containing, given i, the last call entered at or
-// before t.
+// containingFrom returns the index of the call of calls that holds
+// instant t (Enter <= t <= Leave), preferring among several (calls that
+// touch at t) the last one that want accepts; -1 if none holds t. i is
+// the last call entered at or before t (lastEntered).
 func containingFrom(calls []Call, i int32, t trace.Time, want func(Class) bool) int32 {
 	best := int32(-1)
 	for j := i; j >= 0 && calls[j].Leave >= t; j-- {
