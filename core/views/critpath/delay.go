@@ -192,11 +192,11 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	// The delayer's interval is the same for the waits one call caused
 	// since the same synchronisation (the members of a collective): it is
 	// computed once for them.
-	type span struct {
+	type delayer struct {
 		res, after, call int32
 		from             trace.Time
 	}
-	last := span{res: -1}
+	last := delayer{res: -1}
 	var prop []int32
 	var waited trace.Time
 	for _, wi := range order {
@@ -204,7 +204,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		out.Waiting += w.Wait
 		wres, dres := w.Call.Resource, w.Cause.Resource
 		from, after := previous(dres, w.Cause.Call, wres)
-		if cur := (span{dres, after, w.Cause.Call, from}); cur != last {
+		if cur := (delayer{dres, after, w.Cause.Call, from}); cur != last {
 			for _, s := range dTouched {
 				dmap[s] = 0
 			}

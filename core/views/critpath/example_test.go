@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/critpath"
 	"github.com/macroscope-hpc/macroscope/core/views/stragglers"
 )
@@ -51,4 +52,27 @@ func Example_stragglers() {
 	// PMPI_Allreduce: rank-0 last by 2.000000000, the others waited 6.000000000
 	// PMPI_Allreduce: rank-1 last by 1.999996000, the others waited 6.000000000
 	// PMPI_Allreduce: rank-2 last by 1.999996000, the others waited 6.000000000
+}
+
+// The delay costs of an SMPI run, computed while the trace is read: rank
+// 0 computes 2 s more than rank 1 before sending to it, and rank 1, late
+// in turn, reaches MPI_Barrier last.
+func Example_delayCosts() {
+	acc := critpath.New(critpath.Options{})
+	if err := formats.Read("../../../testdata/critpath/cp_delay.trace", "paje", acc, trace.ReadOptions{}); err != nil {
+		panic(err)
+	}
+	r, err := acc.Result()
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range r.DelayCosts().Costs {
+		fmt.Printf("%s %s (%v): %.6f s short-term, %.6f s long-term\n", r.Resources[c.Resource], c.State, c.Kind,
+			c.ShortTerm/1e9, c.LongTerm/1e9)
+	}
+	// Output:
+	// rank-0 computing (late sender): 2.000000 s short-term, 0.000000 s long-term
+	// rank-0 computing (collective): 0.000000 s short-term, 2.000000 s long-term
+	// rank-1 computing (collective): 2.000000 s short-term, 0.000000 s long-term
+	// rank-1 PMPI_Recv (collective): 0.000004 s short-term, 0.000000 s long-term
 }
