@@ -92,7 +92,8 @@ def main():
     print(f"| Arrow -> pandas, zero-copy (what to_pandas does) | {t_pandas * 1e3:.1f} ms | {rows / t_pandas / 1e6:.0f} M rows/s |")
     print(f"| Arrow -> pandas with a copy (for comparison) | {t_copy * 1e3:.0f} ms | {rows / t_copy / 1e6:.0f} M rows/s |")
     print(f"copy / zero-copy: {t_copy / t_pandas:.0f}x   peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
-    assert shared and rows == args.resources * args.slices * len(STATES)
+    # The model is sparse: a row per non-zero cell of resources x slices x states.
+    assert shared and 0 < rows <= args.resources * args.slices * len(STATES)
     np.testing.assert_array_equal(frame["proportion"].to_numpy()[:5], table.column("proportion").to_numpy()[:5])
 
 

@@ -62,7 +62,7 @@ function render({ model, el: host }) {
       families.sort((a, b) => a[0] - b[0]); // inner families first (preorder)
       maxRadius = 0;
       for (const i of visible) maxRadius = Math.max(maxRadius, Math.hypot(data.x[i], data.y[i]));
-      byWeight = data.weight ? visible.slice().sort((a, b) => data.weight[b] - data.weight[a] || a - b).slice(0, 4000) : [];
+      byWeight = data.weight ? visible.slice().sort((a, b) => data.weight[b] - data.weight[a] || a - b).slice(0, 1000) : [];
     }
     controls();
     draw();

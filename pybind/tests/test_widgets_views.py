@@ -156,6 +156,8 @@ def test_topology_expand_collapse(platform):
     assert sorted(zip(edges["from"], edges["to"], edges["count"])) == sorted(
         zip(want.edges["from"], want.edges["to"], want.edges["count"]))
     assert w.collapsed == ["alpha"] and w.version == v0 + 1
+    # The explorer shows a new Topology; the one given is not collapsed.
+    assert w.topology is not topo and w.topology.collapsed == ["alpha"] and topo.collapsed == []
     alpha = nodes[nodes.aggregated]
     assert set(alpha.path) == {f"alpha [{k}]" for k in alpha.kind} and (alpha.group == "alpha").all()
     assert alpha.members.sum() == full.path.str.startswith("alpha/").sum()
