@@ -7,7 +7,8 @@
 // subtree (the layout is recomputed by Python), the buttons switch views.
 // The view is scaled so that its outermost node lies at the canvas's edge
 // (the layout's own window leaves a ring empty when the levels do not
-// divide it), and the largest nodes (by number of descendants) are named:
+// divide it), and the largest nodes (by Tick and Park's weight, the
+// layout's: a node's height plus its children's weights) are named:
 // their PE in the PE view, their procedure otherwise, written as the
 // static figure writes names (plots.KaleidoscopeLabel, sent in the
 // legend's "short"), as many as fit without overlapping.
@@ -62,7 +63,9 @@ function render({ model, el: host }) {
       families.sort((a, b) => a[0] - b[0]); // inner families first (preorder)
       maxRadius = 0;
       for (const i of visible) maxRadius = Math.max(maxRadius, Math.hypot(data.x[i], data.y[i]));
-      byWeight = data.weight ? visible.slice().sort((a, b) => data.weight[b] - data.weight[a] || a - b).slice(0, 1000) : [];
+      // The deepest leaves (weight 1) are all alike: named only in a small view.
+      const named = data.weight ? visible.filter((i) => visible.length <= MAX_NAMES || data.weight[i] > 1) : [];
+      byWeight = named.sort((a, b) => data.weight[b] - data.weight[a] || a - b).slice(0, 1000);
     }
     controls();
     draw();
@@ -161,7 +164,8 @@ function render({ model, el: host }) {
   }
 
   // drawNames writes the names of the largest nodes on screen, centred on
-  // each node and kept inside the canvas, the largest first, skipping a
+  // each node and kept inside the canvas, the largest first, each name
+  // once (at its largest node: a rank's calls share its PE), skipping a
   // name that would overlap one written or the root's disc; white-edged
   // to read on any colour. Returns what it wrote, for tests.
   function drawNames(ctx, centre, disc) {
@@ -173,10 +177,11 @@ function render({ model, el: host }) {
     ctx.textBaseline = "middle";
     ctx.lineJoin = "round";
     const h = 13;
+    const written = new Set();
     for (const i of byWeight) {
       if (out.length >= MAX_NAMES) break;
       const text = nameOf(i, short);
-      if (!text) continue;
+      if (!text || written.has(text)) continue;
       const [x, y] = screen(i);
       if (x < 0 || x > S || y < 0 || y > S) continue;
       const w = ctx.measureText(text).width + 4;
@@ -184,6 +189,7 @@ function render({ model, el: host }) {
       const box = [bx - w / 2, by - h / 2, bx + w / 2, by + h / 2];
       if (boxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) continue;
       boxes.push(box);
+      written.add(text);
       ctx.strokeStyle = "rgba(255,255,255,0.85)"; ctx.lineWidth = 3;
       ctx.strokeText(text, bx, by);
       ctx.fillStyle = "#000";

@@ -148,7 +148,7 @@ def assert_same(a, b):
     lambda t: t.collapse(["alpha", "beta"]),
     lambda t: t.expand("beta"),
     lambda t: t.collapse_depth(1),
-    lambda t: t.collapse_optimal(1.0),
+    lambda t: t.collapse_optimal(0.0),  # nothing worth collapsing at p = 0: beta expanded
     lambda t: t.expand_all(),
     lambda t: t.set_window(1.0, 2.0),
 ], ids=["collapse", "collapse-list", "expand", "collapse_depth", "collapse_optimal", "expand_all", "set_window"])
@@ -166,8 +166,7 @@ def test_changes_return_a_new_topology(trace, change):
     after = snapshot(new)
     assert not (after[0].equals(before[0]) and after[2:] == before[2:])
     # Nodes shown in both keep their positions (none moved: no layout ran).
-    both = before[0].set_index("path")[["x", "y"]].join(after[0].set_index("path")[["x", "y"]], rsuffix="_new",
-                                                         how="inner")
+    both = before[0][["path", "x", "y"]].merge(after[0][["path", "x", "y"]], on="path", suffixes=("", "_new"))
     assert len(both) and (both.x == both.x_new).all() and (both.y == both.y_new).all()
     # Changing the new one (a layout) leaves the old one too.
     new.layout(iterations=5)
