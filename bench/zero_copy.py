@@ -1,6 +1,9 @@
-"""How a 10-million-row table reaches pandas: the microscopic model of a
-synthetic trace (1,000 resources x 1,000 slices x 10 states), exported by
-the Go core through the Arrow C stream interface.
+"""How a large table reaches pandas: the microscopic model of a synthetic
+trace (1,000 resources x 1,000 slices x 10 states, a row per non-zero cell:
+1.2 M rows; 8.2 M with --slices 8000), exported by the Go core through the
+Arrow C stream interface. The conversion includes the check that every
+category of the categorical columns is used (one counting pass over their
+codes), which dropping unused ones needs.
 
 Prints, as a Markdown table, the time to build and export the table, to
 convert it to pandas, and the same conversion forced to copy, and checks
