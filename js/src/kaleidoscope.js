@@ -35,6 +35,7 @@ function render({ model, el: host }) {
   let maxRadius = 0;     // of the drawn nodes, in layout pixels
   let byWeight = [];     // drawn rows, the largest first: the candidates for a name
   let fit = 1;           // canvas pixels per layout pixel at zoom 1
+  let short = null;      // by view, each PE's or procedure's short name (from the legend)
   let hoverRow = -1;
   let panning = null;
 
@@ -144,17 +145,21 @@ function render({ model, el: host }) {
   }
 
   // The short name of each PE or procedure (the legend's "short", as the
-  // static figure's legend writes them), by view.
-  function shortNames(view) {
-    const lg = (model.get("legend") || {})[view];
-    const out = new Map();
-    if (lg && lg.short) lg.labels.forEach((label, j) => out.set(label, lg.short[j]));
+  // static figure's legend writes them), by view; read again when the
+  // legend changes.
+  function shortNames() {
+    const out = {};
+    for (const view of ["pe", "procedure"]) {
+      const lg = (model.get("legend") || {})[view];
+      out[view] = new Map();
+      if (lg && lg.short) lg.labels.forEach((label, j) => out[view].set(label, lg.short[j]));
+    }
     return out;
   }
 
   // The name written on node i: its PE in the PE view, its procedure in
   // the others (the other one when it lacks it), "" when it has neither.
-  function nameOf(i, short) {
+  function nameOf(i) {
     const order = model.get("view") === "pe" ? ["pe", "procedure"] : ["procedure", "pe"];
     for (const col of order) {
       const v = data[col] ? data[col].get(i) : null;
@@ -169,7 +174,7 @@ function render({ model, el: host }) {
   // name that would overlap one written or the root's disc; white-edged
   // to read on any colour. Returns what it wrote, for tests.
   function drawNames(ctx, centre, disc) {
-    const short = { pe: shortNames("pe"), procedure: shortNames("procedure") };
+    if (!short) short = shortNames();
     const boxes = [[centre[0] - disc, centre[1] - disc, centre[0] + disc, centre[1] + disc]];
     const out = [];
     ctx.font = NAME_FONT;
@@ -180,7 +185,7 @@ function render({ model, el: host }) {
     const written = new Set();
     for (const i of byWeight) {
       if (out.length >= MAX_NAMES) break;
-      const text = nameOf(i, short);
+      const text = nameOf(i);
       if (!text || written.has(text)) continue;
       const [x, y] = screen(i);
       if (x < 0 || x > S || y < 0 || y > S) continue;
@@ -295,7 +300,7 @@ function render({ model, el: host }) {
   model.on("change:_sent_at", load);
   model.on("change:view", () => { controls(); draw(); });
   model.on("change:error", controls);
-  model.on("change:legend", () => { controls(); draw(); });
+  model.on("change:legend", () => { short = null; controls(); draw(); });
   const ro = new ResizeObserver(() => draw());
   ro.observe(root);
   load();

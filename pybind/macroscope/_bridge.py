@@ -109,8 +109,8 @@ def to_pandas(tbl: pa.Table):
     for i, field in enumerate(tbl.schema):
         if pa.types.is_dictionary(field.type):
             cat = _categorical(tbl.column(i)) if tbl.num_rows else None
-            if cat is None:  # pyarrow's conversion, below
-                cat = _used_only(tbl.column(i).to_pandas().array)
+            if cat is None:  # nulls, several chunks: pyarrow's conversion
+                cat = tbl.column(i).to_pandas().array
             categoricals[field.name] = _used_only(cat)
     df = tbl.drop_columns(list(categoricals)).to_pandas(split_blocks=True)
     columns = {name: categoricals[name] if name in categoricals else df[name] for name in tbl.column_names}
