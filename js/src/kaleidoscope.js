@@ -64,8 +64,10 @@ function render({ model, el: host }) {
       families.sort((a, b) => a[0] - b[0]); // inner families first (preorder)
       maxRadius = 0;
       for (const i of visible) maxRadius = Math.max(maxRadius, Math.hypot(data.x[i], data.y[i]));
-      // The deepest leaves (weight 1) are all alike: named only in a small view.
-      const named = data.weight ? visible.filter((i) => visible.length <= MAX_NAMES || data.weight[i] > 1) : [];
+      // The deepest leaves (weight 1) are all alike: named only in a small
+      // view. The centre is named (under its disc) even then: in a subtree
+      // view it says whose subtree it is.
+      const named = data.weight ? visible.filter((i) => i === 0 || visible.length <= MAX_NAMES || data.weight[i] > 1) : [];
       byWeight = named.sort((a, b) => data.weight[b] - data.weight[a] || a - b).slice(0, 1000);
     }
     controls();
@@ -169,7 +171,8 @@ function render({ model, el: host }) {
   }
 
   // drawNames writes the names of the largest nodes on screen, centred on
-  // each node and kept inside the canvas, the largest first, each name
+  // each node (the centre's under its disc) and kept inside the canvas,
+  // the largest first, each name
   // once (at its largest node: a rank's calls share its PE), skipping a
   // name that would overlap one written or the root's disc; white-edged
   // to read on any colour. Returns what it wrote, for tests.
@@ -187,7 +190,8 @@ function render({ model, el: host }) {
       if (out.length >= MAX_NAMES) break;
       const text = nameOf(i);
       if (!text || written.has(text)) continue;
-      const [x, y] = screen(i);
+      const [x, y0] = screen(i);
+      const y = i === 0 ? y0 + disc + h / 2 + 1 : y0;
       if (x < 0 || x > S || y < 0 || y > S) continue;
       const w = ctx.measureText(text).width + 4;
       const bx = Math.min(Math.max(x, w / 2), S - w / 2), by = Math.min(Math.max(y, h / 2), S - h / 2);

@@ -12,6 +12,7 @@ import math
 import pathlib
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from widget_harness import Pixels, skip_without_browser  # the lab fixture comes from conftest.py: one per session
@@ -336,10 +337,14 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
         checked += 1
     assert checked >= 24
     assert len({static.at(300 + x, 344 - y) for x, y in probes}) >= 16  # PE colours, not background
-    # The PE view names the ranks' nodes (the largest after the root) by
-    # their PE, each once, as many as fit without overlapping (26 of 32 at
-    # 600 px: those near the top and bottom are closer than a line).
+    # The PE view names the centre (the tree's root, of no PE: by its
+    # procedure) under its disc, then the ranks' nodes, the largest after
+    # it, by their PE, each once, as many as fit without overlapping (26
+    # of 32 at 600 px: those near the top and bottom are closer than a line).
     names = el.element_handle().evaluate("el => el.__macroscope.names")
+    root = df.iloc[0]
+    assert pd.isna(root.pe) and (names[0]["id"], names[0]["text"]) == (str(root.id), root.procedure) == ("0", "program")
+    names = names[1:]
     pe_of = dict(zip(ranks.id.astype(str), ranks.pe))
     assert all(n["id"] in pe_of and n["text"] == pe_of[n["id"]] for n in names), names
     assert len({n["text"] for n in names}) == len(names) >= 24
@@ -417,6 +422,10 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     nb.wait_frame(el, frames + 1)
     assert nb.value("w.root") == str(r.id)
     nb.screenshot(el, "kaleidoscope-subtree")
+    # Its calls are leaves alike: only the centre is named, by its
+    # procedure (the time view's names).
+    names = el.element_handle().evaluate("el => el.__macroscope.names")
+    assert [(n["id"], n["text"]) for n in names] == [(str(r.id), r.procedure)]
     nb.close()
 
 
@@ -424,11 +433,10 @@ def test_kaleidoscope_fills_its_canvas_and_names_the_largest_nodes(lab, ms):
     """The explorer's picture spans its canvas (the outermost nodes at its
     edge, less 6 px) and names the largest nodes as the static figure's
     legend writes them: a tree of six procedures with names too long to
-    show whole, under a root, each with 10, 20, ... 60 leaves; the largest
-    (60 leaves) is named first, every name is the Go core's short form
-    (the legend's "short"), none overlap, and their text is drawn (dark
-    pixels in each name's box)."""
-    import pandas as pd
+    show whole, under a root, each with 10, 20, ... 60 leaves; the centre
+    is named first (under its disc), then the largest (60 leaves); every
+    name is the Go core's short form (the legend's "short"), none overlap,
+    and their text is drawn (dark pixels in each name's box)."""
 
     procs = [f"namespace::detail::very_long_kernel_name_{k}<float, 4>" for k in range(6)]
     rows = [(0, None, "main")] + [(1 + k, 0, procs[k]) for k in range(6)]
@@ -462,9 +470,10 @@ def test_kaleidoscope_fills_its_canvas_and_names_the_largest_nodes(lab, ms):
     short = dict(zip(legend["labels"], legend["short"]))
     assert short[procs[5]] == "namespace::detai...ame_5<float, 4>"
     assert int(el.get_attribute("data-names")) == len(names) >= 2
-    # The largest node but the root (whose name the centre's disc leaves
-    # no room for) is named first, in its short form.
-    assert names[0]["id"] == "6" and names[0]["text"] == short[procs[5]]
+    # The centre is named first, under its disc, then the largest node
+    # (60 leaves), in its short form.
+    assert (names[0]["id"], names[0]["text"]) == ("0", "main") and names[0]["y"] > cy
+    assert names[1]["id"] == "6" and names[1]["text"] == short[procs[5]]
     by_id = dict(zip(lay.id.astype(str), lay.procedure))
     for n in names:
         assert n["text"] == short[by_id[n["id"]]]
