@@ -20,6 +20,8 @@ import statistics
 import subprocess
 import sys
 
+import _machine
+
 CHILD = r"""
 import json, resource, sys, time
 import macroscope as ms
@@ -72,6 +74,7 @@ def main():
     base = results["read"]
     print(f"archive: {args.archive} ({size / 2**20:,.0f} MiB), {args.rounds} rounds, load average "
           f"{os.getloadavg()[0]:.1f}\n")
+    print(f"machine: {_machine.describe()}\n")
     print("| call | result rows | time (s, median) | min | CPU (s) | peak RSS (MiB) | time / ms.read | CPU / ms.read "
           "| RSS / ms.read |")
     print("|---|---|---|---|---|---|---|---|---|")

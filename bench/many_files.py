@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import _machine
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT = REPO.parent / "shared" / "traces" / "hta" / "tests" / "data" / "df_index_resolver" / "df_index_resolver.json.gz"
 
@@ -56,6 +58,7 @@ def main():
                 (f"{a.copies} files, one stream (parallel=False)", measure(files, False))]
     print(f"{src.name}, {a.copies} copies; peak resident memory of the whole process (Python and the package "
           "included)\n")
+    print(f"machine: {_machine.describe()}\n")
     print("| read | wall s | CPU s | peak MB | peak / one file's |")
     print("|---|---|---|---|---|")
     for name, r in rows:

@@ -31,6 +31,8 @@ sys.path.insert(0, str(ROOT / "pybind" / "tests"))
 
 from widget_harness import CHROMIUM, Lab  # noqa: E402
 
+import _machine
+
 BUDGET_MS = {10_000: 100, 100_000: 300}
 
 SETUP = f"""
@@ -98,6 +100,7 @@ def main():
     import os
 
     print(f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.\n")
+    print(f"machine: {_machine.describe()}\n")
     print("| explorer | items drawn | redraw median | max | budget |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for name, n, med, worst in rows:
