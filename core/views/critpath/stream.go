@@ -123,22 +123,35 @@ func (a *Accumulator) Result() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := FromRun(run, a.opt)
-	if err != nil {
-		return nil, err
-	}
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {
 		callName[i] = a.name(n)
 	}
 	noState := a.name(NoState)
+	// What each resource did does not depend on the path: it is built
+	// on another core while the path is found.
 	acts := make([]activity, len(run.Resources))
-	var inner []piece
-	for i, res := range run.Resources {
-		inner = innermost(a.spans[res.Container].Take(), inner[:0])
-		acts[i] = buildActivity(run, int32(i), inner, callName, noState)
-	}
+	built := make(chan struct{})
+	var failed any
+	go func() {
+		defer close(built)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { failed = recover() }()
+		var inner []piece
+		for i, res := range run.Resources {
+			inner = innermost(a.spans[res.Container].Take(), inner[:0])
+			acts[i] = buildActivity(run, int32(i), inner, callName, noState)
+		}
+	}()
+	r, err := FromRun(run, a.opt)
+	<-built
 	a.spans = nil
+	if failed != nil {
+		panic(failed)
+	}
+	if err != nil {
+		return nil, err
+	}
 	r.Attribution = attribute(r, acts, a.names)
 	r.acts, r.callName, r.stateNames = acts, callName, a.names
 	return r, nil
