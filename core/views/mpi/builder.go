@@ -369,9 +369,24 @@ func (b *Builder) Run() (*Run, error) {
 		run.Calls = append(run.Calls, calls)
 	}
 	b.building = nil
+	// The messages are tied to their calls on another core while the
+	// collectives are paired: the two read the calls' times and classes
+	// and write different fields.
+	tied := make(chan struct{})
+	var failed any
+	go func() {
+		defer close(tied)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { failed = recover() }()
+		b.messages(run, resOf)
+	}()
 	b.assignCommunicators(run, resOf)
-	b.messages(run, resOf)
-	if err := collectives(run); err != nil {
+	err := collectives(run)
+	<-tied
+	if failed != nil {
+		panic(failed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return run, nil

@@ -356,6 +356,22 @@ func (a *Accumulator) Result() (*Run, error) {
 	}
 	out := &Run{Runtime: a.end - a.start, Instructions: math.NaN(), Cycles: math.NaN(),
 		Calls: run.NumCalls(), Messages: len(run.Messages)}
+	// The ideal replay runs on another core while the resources' times
+	// are added up (both only read the run).
+	replay := !a.opt.NoIdeal && (len(run.Messages) > 0 || len(run.Collectives) > 0 || len(run.Resources) <= 1)
+	var ideal *Ideal
+	var idealErr error
+	var failed any
+	replayed := make(chan struct{})
+	go func() {
+		defer close(replayed)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { failed = recover() }()
+		if replay {
+			ideal, idealErr = Replay(run, a.opt.eagerLimit())
+		}
+	}()
+	defer func() { <-replayed }()
 	// The resources: the containers with Extrae's Running state, or else
 	// those making MPI calls.
 	resOf := map[int32]int{}
@@ -433,16 +449,21 @@ func (a *Accumulator) Result() (*Run, error) {
 		out.NoIdealReason = "the trace has no point-to-point messages or collective operations between its MPI calls " +
 			"(the format does not record them), so the ideal-network runtime is unknown"
 	default:
-		ideal, err := Replay(run, a.opt.eagerLimit())
-		if err != nil {
-			return nil, err
+		<-replayed
+		if failed != nil {
+			panic(failed)
+		}
+		if idealErr != nil {
+			return nil, idealErr
 		}
 		out.HasIdeal, out.IdealRuntime = true, ideal.Runtime
+		index := make(map[string][]int, len(out.PerResource))
+		for k, r := range out.PerResource {
+			index[r.Path] = append(index[r.Path], k)
+		}
 		for i, r := range run.Resources {
-			for k := range out.PerResource {
-				if out.PerResource[k].Path == r.Path {
-					out.PerResource[k].IdealEnd = ideal.Ends[i]
-				}
+			for _, k := range index[r.Path] {
+				out.PerResource[k].IdealEnd = ideal.Ends[i]
 			}
 		}
 		// The bursts the replay keeps, on every resource (those without
