@@ -2,7 +2,8 @@
 Figure 4): NAS LU class C on 700 processes of three clusters of Grid'5000's
 Nancy site, for lu.c under SMPI.
 
-  lu_case.py platform OUT   the SimGrid platform (one Full zone)
+  lu_case.py platform OUT   the SimGrid platform (one Full zone) and, next
+                            to it, its bandwidth profiles (*.profile)
   lu_case.py hostfile OUT   line r: the host of rank r
   lu_case.py args           lu's arguments
 
@@ -10,11 +11,17 @@ Graphene: 26 machines of 4 cores on Infiniband-20G; Graphite: 4 machines of
 16 cores on 10 Gigabit Ethernet; Griffon: 67 machines of 8 cores on
 Infiniband-20G (the paper's Table II). Ranks fill the machines in that
 order, one per core: 104 on Graphene, 64 on Graphite, 532 on Griffon (its
-last machine holds 4). Each machine has its own link to its cluster's
-switch; the three switches reach the site's router by 10 GbE uplinks.
-Griffon's switch is shared with machines that are not ours (the paper's
-explanation): from PERTURB_START to PERTURB_END its bandwidth drops to
-PERTURB_SHARE of its capacity (a SimGrid bandwidth profile)."""
+last machine holds 4), on a 28 x 25 grid (rows 0-3 Graphene, 3-5 Graphite,
+6-24 Griffon). Each machine has its own link to its cluster's switch; the
+three switches reach the site's router by 10 GbE uplinks. Cores compute at
+1.0 (Graphene), 1.1 (Graphite) and 0.8 (Griffon) Gflop/s.
+
+Ours, to stand for what the paper reports: Graphite's Ethernet under TCP is
+slow and irregular (100 us per NIC; each machine's NIC gets a share of its
+bandwidth drawn once, times a factor redrawn every 25 ms, from generators
+seeded with the machine's name); Griffon's switch is shared with machines
+that are not ours (the paper's explanation): from PERTURB_START to
+PERTURB_END its bandwidth drops to PERTURB_SHARE of its capacity."""
 
 import os
 import random
