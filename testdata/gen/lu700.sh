@@ -11,7 +11,7 @@
 # Deterministic: computation is charged as flops (smpi_execute_flops), the
 # code is not timed (smpi/simulate-computation:no) and the throughput
 # profiles come from generators seeded with the machines' names, so every
-# run writes the same trace. About 1 minute of computation (3 on a busy machine) and 90 MB (11 MB compressed):
+# run writes the same trace. About 1 minute of computation (3 on a busy machine) and 90 MB (15 MB compressed):
 # the tests generate it once and keep it (pybind/tests/test_lu700_paper.py).
 # Needs Debian's libsimgrid-dev (smpicc, smpirun).
 # Usage: sh lu700.sh OUT.trace.gz
