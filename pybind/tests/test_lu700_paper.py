@@ -10,13 +10,11 @@ Pajé lines by hand. What holds and where it differs: docs/papers.md.
 
 The trace (90 MB, 15 MB compressed) is not bundled: it is generated once
 (about a minute of computation, three on a busy machine) and kept in
-pytest's cache, under the hash of its generators."""
+build/lu700, under the hash of its generators (testdata/gen/lu_trace.py),
+where the notebook finds it too."""
 
 import gzip
 import hashlib
-import os
-import shutil
-import subprocess
 import sys
 from collections import defaultdict
 
@@ -29,8 +27,7 @@ from conftest import REPO
 GEN = REPO / "testdata" / "gen"
 sys.path.insert(0, str(GEN))
 import lu_case  # noqa: E402  (the case's layout: the perturbation's window)
-
-GENERATORS = ["lu.c", "lu_case.py", "lu700.sh", "regroup.py"]
+import lu_trace  # noqa: E402  (the trace, generated once)
 # What every run of lu700.sh writes (uncompressed): five regenerations gave it.
 TRACE_MD5 = "b75e48254fc0afc15106655bf94a8f1b"
 SLICES, P = 30, 0.1
@@ -40,17 +37,12 @@ PERTURBED_SLICE = 15
 
 
 @pytest.fixture(scope="module")
-def lu700(request):
-    """The generated trace, from pytest's cache when its generators have not changed."""
-    key = hashlib.sha256(b"".join((GEN / f).read_bytes() for f in GENERATORS)).hexdigest()[:16]
-    path = request.config.cache.mkdir("lu700") / f"lu700-{key}.trace.gz"
-    if not path.exists():
-        if not shutil.which("smpicc"):
-            pytest.skip("SimGrid's smpicc is not installed (Debian: libsimgrid-dev): LU-700 is generated")
-        tmp = path.with_suffix(".part")
-        subprocess.run(["nice", "sh", str(GEN / "lu700.sh"), str(tmp)], check=True, capture_output=True)
-        os.replace(tmp, path)
-    return path
+def lu700():
+    """The generated trace, from build/lu700 when its generators have not changed."""
+    try:
+        return lu_trace.trace_path(REPO / "build" / "lu700")
+    except lu_trace.NoSimGrid as e:
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="module")
