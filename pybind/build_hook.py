@@ -47,23 +47,30 @@ class GopyBuildHook(BuildHookInterface):
         out = pathlib.Path(tempfile.mkdtemp(prefix="_gopy_", dir=root / "build"))
         self._out = out
         env = dict(os.environ)
-        began = time.monotonic()
+        began, cpu_began = time.monotonic(), children_cpu()
         with tempfile.TemporaryDirectory() as tools:
             # gopy formats its output with goimports, which must be on PATH;
-            # go.mod pins both tools: build them in one go command (they
-            # share golang.org/x/tools), before GOFLAGS below, which would
-            # make them shared libraries.
-            say("compiling the build tools (gopy, goimports)")
-            run(["go", "build", "-o", tools, "golang.org/x/tools/cmd/goimports", "github.com/go-python/gopy"],
-                root, env)
-            env["PATH"] = tools + os.pathsep + env.get("PATH", "")
-            env.setdefault("CGO_ENABLED", "1")
-            env["GOFLAGS"] = " ".join(filter(None, [env.get("GOFLAGS", ""), *EXTENSION_GOFLAGS]))
-            compile_core(root, out, env)
+            # go.mod pins both tools. They compile (without GOFLAGS below,
+            # which would make them shared libraries) while the Go core
+            # does: the core's last packages leave a core idle.
+            with open(os.path.join(tools, "build.log"), "w+") as tools_log:
+                tools_build = subprocess.Popen(
+                    ["go", "build", "-o", tools, "golang.org/x/tools/cmd/goimports", "github.com/go-python/gopy"],
+                    cwd=root, env=env, stdout=tools_log, stderr=subprocess.STDOUT)
+                core_env = dict(env, PATH=tools + os.pathsep + env.get("PATH", ""))
+                core_env.setdefault("CGO_ENABLED", "1")
+                core_env["GOFLAGS"] = " ".join(filter(None, [env.get("GOFLAGS", ""), *EXTENSION_GOFLAGS]))
+                try:
+                    compile_core(root, out, core_env)
+                finally:
+                    status = tools_build.wait()
+                if status != 0:
+                    tools_log.seek(0)
+                    raise RuntimeError("compiling gopy and goimports failed:\n" + tools_log.read())
             say("generating and linking the extension module (gopy)")
             run([os.path.join(tools, "gopy"), "build", f"-vm={sys.executable}", f"-output={out.relative_to(root)}",
-                 "-name=native", "-no-make", "./pybind"], root, env)
-        say(f"extension built in {time.monotonic() - began:.0f} s")
+                 "-name=native", "-no-make", "./pybind"], root, core_env)
+        say(f"extension built in {time.monotonic() - began:.0f} s ({children_cpu() - cpu_began:.0f} s of CPU)")
         libs = list(out.glob("_native*.so")) + list(out.glob("_native*.pyd"))
         if not libs:
             raise RuntimeError(f"gopy produced no extension module in {out}")
@@ -96,6 +103,7 @@ def compile_core(root, out, env):
         "package main\n\nimport _ \"github.com/macroscope-hpc/macroscope/pybind\"\n\nfunc main() {}\n")
     say(f"compiling the Go core: {total} packages (minutes the first time, seconds later)")
     began = last = time.monotonic()
+    cpu_began = children_cpu()
     done = 0
     # go build -v names each package as it is compiled, on standard error.
     proc = subprocess.Popen(["go", "build", "-v", "-o", os.devnull, "./" + warm.relative_to(root).as_posix()],
@@ -115,7 +123,14 @@ def compile_core(root, out, env):
             print(line, flush=True)
     if proc.wait() != 0:
         raise RuntimeError("compiling the Go core failed:\n" + "\n".join(other[-40:]))
-    say(f"compiled {done} packages in {time.monotonic() - began:.0f} s ({total - done} already compiled)")
+    say(f"compiled {done} packages in {time.monotonic() - began:.0f} s, {children_cpu() - cpu_began:.0f} s of CPU"
+        f" ({total - done} already compiled)")
+
+
+def children_cpu():
+    """The CPU seconds of the processes this one started and waited for."""
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def say(message):
@@ -137,7 +152,7 @@ def run(cmd, cwd, env):
     """Run cmd, saying every 15 s that it still works: compiling the Go core
     takes minutes the first time, which should not look like a hang."""
     say(" ".join(cmd))
-    began = time.monotonic()
+    began, cpu_began = time.monotonic(), children_cpu()
     done = threading.Event()
 
     def heartbeat():
@@ -150,4 +165,4 @@ def run(cmd, cwd, env):
         subprocess.run(cmd, cwd=cwd, env=env, check=True)
     finally:
         done.set()
-    say(f"done in {time.monotonic() - began:.0f} s")
+    say(f"done in {time.monotonic() - began:.0f} s, {children_cpu() - cpu_began:.0f} s of CPU")
