@@ -142,8 +142,9 @@ def say(message):
     print(line, flush=True)
     if os.environ.get("MACROSCOPE_BUILD_TTY", "1") != "0":
         try:
+            # On a line of its own, which pip's spinner then ends.
             with open("/dev/tty", "w") as tty:
-                tty.write(line + "\n")
+                tty.write("\n" + line)
         except OSError:
             pass  # no terminal: CI, a notebook's pip
 
