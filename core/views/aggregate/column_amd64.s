@@ -35,10 +35,57 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 	VCMPPD       $0x1e, Y0, Y6, Y7 \
 	VCMPPD       $0x08, Y0, Y6, Y8
 
+//
+// The rows take their new largest value with VMAXPD, which gives the
+// same bits as blending on Y7 (the candidate if larger, else the top, NaN
+// or equal included) but is not chained to the compare: the loop waits on
+// one instruction's latency per step instead of two. Lanes masked off on
+// the diagonal must not take a value: STEP_KEEP_MASKED blends them.
 #define STEP_KEEP \
+	VMAXPD    Y0, Y6, Y0 \
+	VBLENDVPD Y7, Y3, Y1, Y1 \
+	VORPD     Y8, Y2, Y2 \
+	NEXT_CANDIDATES
+
+#define STEP_KEEP_MASKED \
 	VBLENDVPD Y7, Y6, Y0, Y0 \
 	VBLENDVPD Y7, Y3, Y1, Y1 \
 	VORPD     Y8, Y2, Y2 \
+	NEXT_CANDIDATES
+
+// The same step for two blocks of four rows at once, i0..i0+3 (Y0, Y1,
+// Y2) and i0+4..i0+7 (Y9, Y10, Y11): their candidates are one column of
+// best, eight rows long. Two blocks are two independent chains of
+// compare and blend, which a core runs side by side, where one block
+// waits on each step's latency.
+#define PAIR_CANDIDATES \
+	VBROADCASTSD 8(DI)(R11*8), Y5 \
+	VMOVUPD      (R12), Y6 \
+	VADDPD       Y5, Y6, Y6 \
+	VMOVUPD      32(R12), Y12 \
+	VADDPD       Y5, Y12, Y12 \
+	VCMPPD       $0x1e, Y0, Y6, Y7 \
+	VCMPPD       $0x08, Y0, Y6, Y8 \
+	VCMPPD       $0x1e, Y9, Y12, Y13 \
+	VCMPPD       $0x08, Y9, Y12, Y14
+
+#define PAIR_KEEP \
+	VMAXPD    Y0, Y6, Y0 \
+	VBLENDVPD Y7, Y3, Y1, Y1 \
+	VORPD     Y8, Y2, Y2 \
+	VMAXPD    Y9, Y12, Y9 \
+	VBLENDVPD Y13, Y3, Y10, Y10 \
+	VORPD     Y14, Y11, Y11 \
+	NEXT_CANDIDATES
+
+// PAIR_KEEP on the second block's diagonal (see STEP_KEEP_MASKED).
+#define PAIR_KEEP_MASKED \
+	VMAXPD    Y0, Y6, Y0 \
+	VBLENDVPD Y7, Y3, Y1, Y1 \
+	VORPD     Y8, Y2, Y2 \
+	VBLENDVPD Y13, Y12, Y9, Y9 \
+	VBLENDVPD Y13, Y3, Y10, Y10 \
+	VORPD     Y14, Y11, Y11 \
 	NEXT_CANDIDATES
 
 // The start of a pass over a block's candidates, at m = i0: Y3 = the cut
@@ -143,8 +190,10 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $96
 // R12 = &best(i0,m); Y4 = 1 in every lane. Frame: the winners of a block
 // at 0(SP), j*T*8 at 32(SP), the largest values of a block at 40(SP),
 // left at 72(SP), the flags of a block at 80(SP), the columns done at
-// 112(SP).
-TEXT ·columnSearchAVX2(SB), NOSPLIT, $120-240
+// 112(SP); when two blocks are searched together, the second block's
+// largest values, winners and flags at 128(SP), 160(SP) and 192(SP), and
+// at 224(SP) 1 while its rows wait for the first block's to be finished.
+TEXT ·columnSearchAVX2(SB), NOSPLIT, $232-240
 	MOVQ         v_base+0(FP), SI
 	MOVQ         av_base+80(FP), DI
 	MOVQ         T+72(FP), R8
@@ -156,6 +205,7 @@ TEXT ·columnSearchAVX2(SB), NOSPLIT, $120-240
 	MOVQ         AX, 32(SP)
 	MOVQ         $0, 72(SP)
 	MOVQ         $0, 112(SP)
+	MOVQ         $0, 224(SP)
 	MOVQ         $1, AX
 	VMOVQ        AX, X4
 	VPBROADCASTQ X4, Y4
@@ -166,7 +216,7 @@ block:
 	JGT   done
 	MOVQ  skip_base+176(FP), R11
 	TESTQ R11, R11
-	JEQ   search
+	JEQ   unskipped
 	MOVQ  R10, AX
 	LEAQ  4(R10), CX
 
@@ -179,6 +229,11 @@ skip_row: // is every row of the block skipped?
 	CMPQ AX, CX
 	JLT  skip_row
 	JMP  next_block
+
+unskipped: // eight rows or more left: two blocks at once
+	LEAQ 7(R10), AX
+	CMPQ AX, R9
+	JLE  pair
 
 search:
 	VMOVUPD      (DI)(R10*8), Y0 // agg(i,j)
@@ -194,7 +249,7 @@ diag: // m = i0+s, s < 3: rows i0+s+1.. have no candidate yet
 	STEP_CANDIDATES
 	VANDPD (R13)(CX*1), Y7, Y7
 	VANDPD (R13)(CX*1), Y8, Y8
-	STEP_KEEP
+	STEP_KEEP_MASKED
 	ADDQ $32, CX
 	JMP  diag
 
@@ -431,7 +486,63 @@ next_row:
 
 next_block:
 	ADDQ $4, R10
-	JMP  block
+	CMPQ 224(SP), $0
+	JEQ  block
+
+	// The second block of a pair: its search is done, on to its rows.
+	MOVQ    $0, 224(SP)
+	VMOVUPD 128(SP), Y0
+	VMOVDQU 160(SP), Y1
+	VMOVUPD 192(SP), Y2
+	JMP     finish
+
+pair: // rows i0..i0+7, all at most j
+	VMOVUPD (DI)(R10*8), Y0 // agg(i,j)
+	VCMPPD  $3, Y0, Y0, Y2  // NaN: flagged
+	VPXOR   Y1, Y1, Y1
+	VMOVUPD 32(DI)(R10*8), Y9
+	VCMPPD  $3, Y9, Y9, Y11
+	VPXOR   Y10, Y10, Y10
+	FIRST_CANDIDATES
+
+pair_first: // m = i0..i0+2: the first block's diagonal, no candidate in the second
+	CMPQ CX, $96
+	JGE  pair_fourth
+	STEP_CANDIDATES
+	VANDPD (R13)(CX*1), Y7, Y7
+	VANDPD (R13)(CX*1), Y8, Y8
+	STEP_KEEP_MASKED
+	ADDQ $32, CX
+	JMP  pair_first
+
+pair_fourth: // m = i0+3: the first block whole, still none in the second
+	STEP_CANDIDATES
+	STEP_KEEP
+	XORQ CX, CX
+
+pair_diag: // m = i0+4..i0+6 (< j): the second block's diagonal
+	CMPQ CX, $96
+	JGE  pair_main
+	PAIR_CANDIDATES
+	VANDPD (R13)(CX*1), Y13, Y13
+	VANDPD (R13)(CX*1), Y14, Y14
+	PAIR_KEEP_MASKED
+	ADDQ $32, CX
+	JMP  pair_diag
+
+pair_main:
+	CMPQ R11, R9
+	JGE  pair_done
+	PAIR_CANDIDATES
+	PAIR_KEEP
+	JMP  pair_main
+
+pair_done: // the first block's rows now, the second's after them (next_block)
+	VMOVUPD Y9, 128(SP)
+	VMOVDQU Y10, 160(SP)
+	VMOVUPD Y11, 192(SP)
+	MOVQ    $1, 224(SP)
+	JMP     finish
 
 done: // column j is searched: on to the next, if any, unless a row had no winner
 	CMPQ 72(SP), $0

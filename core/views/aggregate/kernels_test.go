@@ -367,3 +367,41 @@ func checkIntervalSums(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalQualitiesOfRareStates checks the qualities of nodes whose
+// states are absent from most slices (the logs of unchanged sums copied,
+// see xlogColumns) against the interval-by-interval computation, with
+// zeros of both signs and subnormal values among them.
+func TestIntervalQualitiesOfRareStates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for iter := 0; iter < 200; iter++ {
+		T, X, leaves := 1+rng.IntN(100), 1+rng.IntN(6), 1+rng.IntN(100)
+		in := Input{Slices: T, States: X, Values: make([]float64, T*X)}
+		present := rng.Float64() // the share of slices where a state is
+		for k := range in.Values {
+			if rng.Float64() >= present {
+				if rng.IntN(8) == 0 {
+					in.Values[k] = math.Copysign(0, -1)
+				}
+				continue
+			}
+			switch rng.IntN(5) {
+			case 0:
+				in.Values[k] = 5e-324 * float64(1+rng.IntN(3))
+			case 1:
+				in.Values[k] = float64(rng.IntN(4))
+			default:
+				in.Values[k] = rng.Float64() * float64(leaves)
+			}
+		}
+		st := leafStats(in, 0, make([]float64, T), make([]float64, T*X), nil)
+		w := newIntervalScratch(T, X)
+		got := intervalQualities(st, T, X, logSizes(make([]float64, T+1), T, leaves), &w)
+		want := intervalQualitiesDirect(st, T, X, leaves)
+		for k := range want {
+			if math.Float64bits(got[k].g) != math.Float64bits(want[k].g) || math.Float64bits(got[k].l) != math.Float64bits(want[k].l) {
+				t.Fatalf("iter %d (T=%d, X=%d, present %.2f) interval %d: %v, want %v", iter, T, X, present, k, got[k], want[k])
+			}
+		}
+	}
+}

@@ -101,6 +101,7 @@ type intervalScratch struct {
 	sums  []float64 // tri
 	total []float64 // tri
 	xl    []float64 // tri
+	lg    []float64 // tri: one state's x log2 x, see xlogColumns
 	ent   []float64 // slices (and 3)
 	lr    []float64 // slices (and 3), see aggregateRaw
 	// lrLeaves is the number of leaves of the node whose log sizes lr
@@ -119,6 +120,7 @@ func newIntervalScratch(slices, states int) intervalScratch {
 		sums:  make([]float64, tri),
 		total: make([]float64, tri, tri+3),
 		xl:    make([]float64, tri, tri+3),
+		lg:    make([]float64, tri),
 		ent:   make([]float64, slices+3),
 		lr:    make([]float64, slices+3),
 		out:   make([]line, tri),
@@ -174,9 +176,54 @@ func intervalTerms(s nodeStats, slices, states int, w *intervalScratch) (xl, tot
 	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
 	for x := 0; x < X; x++ {
 		intervalSums(sums, s.v[x:], X, T)
-		xlogAccumulate(sums, totals, xl, x == 0)
+		if absent := absentSlices(s.v[x:], X, T); absent*4 < T {
+			xlogAccumulate(sums, totals, xl, x == 0)
+			continue
+		}
+		// A state absent from many slices: the logs of its sums again
+		// where they did not change.
+		lg := w.lg[:tri]
+		xlogColumns(lg, sums, s.v[x:], X, T)
+		if x == 0 { // 0 + the first terms, as xlogAccumulate sets them
+			clear(totals)
+			clear(xl)
+		}
+		addTo(totals, sums)
+		addTo(xl, lg)
 	}
 	return xl, totals
+}
+
+// absentSlices counts the slices j > 0 where v[j*stride], a state's value,
+// is zero.
+func absentSlices(v []float64, stride, T int) int {
+	n := 0
+	for j := 1; j < T; j++ {
+		if v[j*stride] == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// xlogColumns sets lg to x log2 x of every interval sum of one state,
+// sums (triangular index, from intervalSums of the state's values v), as
+// xlog2xTo would, but computes the logs of column j (the intervals ending
+// at j) only where the state is present in slice j. Where it is absent,
+// every sum of the column is that of the column before plus zero, which
+// is the same number (or a zero of either sign, whose x log2 x is 0 too),
+// so its log is copied; the interval [j..j] sums to a zero.
+func xlogColumns(lg, sums, v []float64, stride, T int) {
+	for j := 0; j < T; j++ {
+		c := triIndex(0, j)
+		col := lg[c : c+j+1]
+		if j > 0 && v[j*stride] == 0 {
+			copy(col[:j], lg[triIndex(0, j-1):][:j])
+			col[j] = 0
+			continue
+		}
+		xlog2xTo(col, sums[c:c+j+1])
+	}
 }
 
 // logSizes returns log2(leaves * n) for n in 0..slices (0 for n = 0): the

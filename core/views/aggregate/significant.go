@@ -238,7 +238,9 @@ func bracketStep(s sweeper, a, b *Partition, resolution float64) (level *Level, 
 	}
 	p := (b.Loss - a.Loss) / (sb - sa)
 	p = math.Min(math.Max(p, a.P), b.P)
-	if b.P-a.P <= resolution {
+	if b.P-a.P <= resolution || p == a.P || p == b.P {
+		// At a.P (or b.P) the solve would find a (or b) again: the lines
+		// cross at an end, where a gives way to b.
 		s.track.settle(a.P, b.P)
 		return &Level{PHigh: p, Partition: a}, nil, nil
 	}
