@@ -21,6 +21,8 @@ import sys
 CHILD = r"""
 import json, resource, sys, time
 import macroscope as ms
+
+import _machine
 path, what = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
 if what == "read":
@@ -67,6 +69,7 @@ def main():
     base = results["read"]
     print(f"archive: {args.archive} ({size / 2**20:,.0f} MiB), {args.rounds} rounds, load average "
           f"{os.getloadavg()[0]:.1f}\n")
+    print(f"machine: {_machine.describe()}\n")
     print("| call | result rows | time (s, median) | min | peak RSS (MiB) | time / ms.read | RSS / ms.read |")
     print("|---|---|---|---|---|---|---|")
     for w in what:

@@ -76,6 +76,8 @@ import tempfile
 import threading
 import time
 
+import _machine
+
 BENCH = pathlib.Path(__file__).resolve().parent
 REPO = BENCH.parent
 CHILD = BENCH / "compare_child.py"
@@ -657,24 +659,6 @@ def details(jobs):
     return lines
 
 
-def machine():
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        mem = f", {pages / 2**30:.0f} GiB"
-    except (ValueError, OSError):
-        pass
-    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores{mem}"
-
-
 def skip_larger(job, jobs):
     """A tool stopped past the memory limit, or past the timeout, on an
     input is not run on a larger input of the same format: it would only
@@ -797,7 +781,7 @@ def main():
             f"- date: {started:%Y-%m-%d %H:%M} UTC, {args.rounds} interleaved rounds{state}, "
             f"{time.perf_counter() - clock:.0f} s in all",
             f"- command: `python bench/compare.py {' '.join(sys.argv[1:])}`",
-            f"- machine: {machine()}",
+            f"- machine: {_machine.describe()}",
             f"- memory limit of a run: {f'{MAX_RSS / 1e9:g} GB resident (its process group)' if MAX_RSS else 'none'}; "
             f"timeout {args.timeout:.0f} s",
             f"- load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load_before)}; "

@@ -39,6 +39,8 @@ import numpy as np
 
 import macroscope as ms
 
+import _machine
+
 
 def otf2_archive(directory, events, given=None):
     if given:
@@ -225,6 +227,7 @@ def main():
     print(f"{began}, commit {commit()}, {os.cpu_count()} cores, {args.slices} slices, {args.rounds} round(s); "
           "peak RSS of each process (the workers' own, from a fresh cluster each run)")
     print()
+    print(f"machine: {_machine.describe()}\n")
     print("| input | size | run | wall (s), by round | peak RSS per process (MB), by round | load avg (1, 5 min) "
           "before -> after | equal to one process |")
     print("|---|---|---|---|---|---|---|")

@@ -27,6 +27,8 @@ import pandas as pd
 
 import macroscope as ms
 
+import _machine
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "traces"
 
@@ -47,6 +49,7 @@ def run_quiet(cmd):
 def row(what, size, ours, theirs, reference):
     ratio = f"{theirs / ours:.2f}x" if theirs else ""
     ref = f"{theirs * 1000:.0f} ms" if theirs else ""
+    print(f"machine: {_machine.describe()}\n")
     print(f"| {what} | {size} | {ours * 1000:.0f} ms | {reference} {ref} | {ratio} |")
 
 

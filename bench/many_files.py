@@ -24,6 +24,8 @@ DEFAULT = REPO.parent / "shared" / "traces" / "hta" / "tests" / "data" / "df_ind
 CHILD = """
 import json, resource, sys, time
 import macroscope as ms
+
+import _machine
 files, parallel = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 t = time.perf_counter()
 ms.read_micro(files if len(files) > 1 else files[0], parallel=parallel, progress=False)
@@ -56,6 +58,7 @@ def main():
                 (f"{a.copies} files, one stream (parallel=False)", measure(files, False))]
     print(f"{src.name}, {a.copies} copies; peak resident memory of the whole process (Python and the package "
           "included)\n")
+    print(f"machine: {_machine.describe()}\n")
     print("| read | wall s | CPU s | peak MB | peak / one file's |")
     print("|---|---|---|---|---|")
     for name, r in rows:

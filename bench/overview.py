@@ -30,11 +30,13 @@ import sys
 import tempfile
 import time
 
+import _machine
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "traces"
 SYNTH = {
-    "synth-1000": ["-sites", "2", "-clusters", "5", "-machines", "10", "-cores", "10", "-events", "1000000"],
-    "synth-100000": ["-sites", "4", "-clusters", "5", "-machines", "50", "-cores", "100", "-events", "2000000"],
+    "synth-1000": ["--sites", "2", "--clusters", "5", "--machines", "10", "--cores", "10", "--events", "1000000"],
+    "synth-100000": ["--sites", "4", "--clusters", "5", "--machines", "50", "--cores", "100", "--events", "2000000"],
 }
 
 
@@ -94,15 +96,16 @@ def main():
 
         print(f"`macroscope overview`, this checkout against {args.baseline}; {args.rounds} rounds, "
               f"builds alternated; load average before: {os.getloadavg()[0]:.1f}\n")
+        print(f"machine: {_machine.describe()}\n")
         print("| trace | command | build | wall median (s) | wall min (s) | CPU median (s) | peak RSS (MB) | "
               f"{args.baseline} / this |")
         print("|---|---|---|---:|---:|---:|---:|---:|")
         for case, path in traces.items():
-            extra = ["-levels", "levels.parquet"] if args.levels else []
+            extra = ["--levels", "levels.parquet"] if args.levels else []
             runs = {"this": [], args.baseline: []}
             for _ in range(args.rounds):
                 for name, exe in (("this", ours), (args.baseline, theirs)):
-                    runs[name].append(timed([str(exe), "overview", "-out", str(tmp / name), *extra, str(path)], tmp))
+                    runs[name].append(timed([str(exe), "overview", "--out", str(tmp / name), *extra, str(path)], tmp))
             mid = {name: statistics.median(r[0] for r in rs) for name, rs in runs.items()}
             for name, rs in runs.items():
                 ratio = f"{mid[args.baseline] / mid['this']:.1f}x" if name == "this" else ""

@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+import _machine
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
@@ -113,6 +115,7 @@ def main():
 
         quiet = stats("pj_dump -q")
         dump = stats("pj_dump > /dev/null") if not args.no_dump else None
+        print(f"machine: {_machine.describe()}\n")
         print("| command | best (s) | median (s) | CPU (s) | MB/s | M events/s | peak RSS (MB) "
               "| speed-up vs pj_dump -q, best / median | vs pj_dump, best / median | RSS / pj_dump's |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

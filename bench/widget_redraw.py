@@ -46,6 +46,8 @@ sys.path.insert(0, str(ROOT / "pybind" / "tests"))
 
 from widget_harness import CHROMIUM, Lab  # noqa: E402
 
+import _machine
+
 BUDGET_MS = {10_000: 100, 100_000: 300}
 
 
@@ -81,6 +83,7 @@ def main():
         nb.close()
     finally:
         lab.stop()
+    print(f"machine: {_machine.describe()}\n")
     print("| aggregates drawn | bytes sent | redraw median (ms) | redraw max (ms) | of which decoding and drawing (ms) "
           "| budget (ms) |")
     print("|---:|---:|---:|---:|---:|---:|")

@@ -39,6 +39,8 @@ import macroscope as ms
 from macroscope.widgets._treemap import _browser as treemap_table
 from macroscope.widgets._kaleido import _browser as kaleidoscope_table
 
+import _machine
+
 def hierarchy(machines, procs):
     idx = np.indices((10, machines, procs)).reshape(3, -1)
     paths = pd.Series([f"site-{{a}}/machine-{{b}}/proc-{{c}}" for a, b, c in idx.T])
@@ -98,6 +100,7 @@ def main():
     import os
 
     print(f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.\n")
+    print(f"machine: {_machine.describe()}\n")
     print("| explorer | items drawn | redraw median | max | budget |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for name, n, med, worst in rows:

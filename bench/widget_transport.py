@@ -37,6 +37,8 @@ from widget_harness import CHROMIUM, Lab  # noqa: E402
 WIDGET = r'''
 import time, anywidget, traitlets
 
+import _machine
+
 class Probe(anywidget.AnyWidget):
     _esm = """
     function render({ model, el }) {
@@ -122,6 +124,7 @@ def main():
         nb.close()
     finally:
         lab.stop()
+    print(f"machine: {_machine.describe()}\n")
     print("| payload (bytes) | cell: to the page (ms) | cell: to the frame (ms) | comm round trip: to the page (ms) "
           "| comm round trip: to the frame (ms) | of which Python sending (ms) |")
     print("|---:|---:|---:|---:|---:|---:|")

@@ -20,6 +20,8 @@ import pyarrow as pa
 
 import macroscope as ms
 
+import _machine
+
 STATES = [f"s{i}" for i in range(10)]
 
 
@@ -86,6 +88,7 @@ def main():
     shared = all(pandas_address(frame, c) == arrow_address(table, c) for c in table.column_names)
     nbytes = table.nbytes
     print(f"rows: {rows:,}   columns: {nbytes / 2**20:.0f} MiB   every column zero-copy: {shared}")
+    print(f"machine: {_machine.describe()}\n")
     print("| step | time | throughput |")
     print("|---|---|---|")
     print(f"| Go builds the table and exports it (C stream) | {t_export * 1e3:.0f} ms | {rows / t_export / 1e6:.0f} M rows/s |")

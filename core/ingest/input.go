@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -71,9 +72,14 @@ var ErrTruncated = errors.New("compressed data is truncated")
 
 // Decompress returns a reader of br's content, decompressed if br starts
 // with the magic bytes of gzip, bzip2 or zstd, and a function that
-// releases the decompressor. name labels errors. The reader fails with a
-// FormatError once more than limit bytes came out (limit <= 0: no limit),
-// and with ErrTruncated when compressed data ends early.
+// releases the decompressor (the caller must call it, and read no more
+// after). name labels errors. The reader fails with a FormatError once
+// more than limit bytes came out (limit <= 0: no limit), and with
+// ErrTruncated when compressed data ends early.
+//
+// Compressed input is decompressed on a goroutine of its own, a few
+// chunks ahead of the reader: on another core, while the caller parses
+// what came before, since decompressing costs as much as parsing.
 func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), error) {
 	head, err := br.Peek(4)
 	if err != nil && err != io.EOF {
@@ -102,7 +108,8 @@ func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), 
 		}
 		r, release = zr, zr.Close
 	}
-	return &decompressed{r: r, name: name, kind: c, e: e}, release, nil
+	ahead := newReadAhead(&decompressed{r: r, name: name, kind: c, e: e}, readAheadChunk, readAheadDepth)
+	return ahead, func() { ahead.close(); release() }, nil
 }
 
 // decompressed counts what comes out of a decompressor, stops a bomb (see
@@ -189,14 +196,22 @@ func Head(path string, n int) ([]byte, error) {
 }
 
 // Counter counts the bytes read through it, for readers' progress reports
-// and the byte offsets of their errors.
+// and the byte offsets of their errors. Its count may be read while
+// another goroutine reads through it (a compressed input is decompressed
+// ahead of the parser, see Decompress).
 type Counter struct {
 	R io.Reader
-	N int64 // bytes read so far
+	n atomic.Int64
 }
 
 func (c *Counter) Read(p []byte) (int, error) {
 	n, err := c.R.Read(p)
-	c.N += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
+
+// N returns the number of bytes read so far.
+func (c *Counter) N() int64 { return c.n.Load() }
+
+// Add counts n bytes read otherwise.
+func (c *Counter) Add(n int64) { c.n.Add(n) }

@@ -126,6 +126,32 @@ def test_explorer_shows_the_recommended_level(model):
     assert decode(w, "levels").num_rows == len(levels)
 
 
+def test_a_large_model_opens_at_its_recommended_level_and_sweeps_after(trace, monkeypatch):
+    """A model whose sweep is costly opens at the recommended level alone
+    (the knee, a few solves); the sweep runs on a thread, and then the
+    slider holds every level, the same one shown, as for a small model."""
+    from macroscope.widgets import _overview
+
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)  # the bundled model counts as large
+    model = trace.micro(slices=40)  # a model of its own: nothing swept yet
+    w = model.explore()
+    first = decode(w, "levels").to_pandas()
+    assert len(first) == 1 and bool(first.recommended[0])
+    assert w.wait_levels(timeout=120)
+    levels = model.significant_p()
+    rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+    # The knee is the sweep's recommended level, bit for bit.
+    for col in ("p_low", "p_high", "gain", "loss", "aggregates"):
+        assert first[col][0] == levels[col][rec], col
+    assert len(w.current.levels) == len(levels) and w.level == rec
+    assert decode(w, "levels").to_pandas().equals(levels)
+    agg = model.aggregate(float((levels.p_low[rec] + levels.p_high[rec]) / 2))
+    assert w.view["n"] == len(agg) and decode(w, "aggregates").num_rows == len(agg)
+    # The slider goes over every level now.
+    w.set_level(0)
+    assert w.view["n"] == len(model.aggregate(float((levels.p_low[0] + levels.p_high[0]) / 2)))
+
+
 def _hierarchy_paths(model):
     from macroscope import _bridge
 

@@ -232,6 +232,39 @@ def test_overview_slider_brush_hover_click(lab, ms, trace, model):
     nb.close()
 
 
+def test_a_large_model_opens_first_and_gets_its_levels_after(lab, ms, trace, model):
+    """A costly sweep runs after the first frame: the page first shows the
+    recommended level with a slider of one position, then, the levels
+    known, the same level with a slider over all of them."""
+    nb = lab.notebook([
+        "import macroscope as ms",
+        "from macroscope.widgets import _overview",
+        "_overview.BACKGROUND_SWEEP_COST = 0  # the bundled model counts as large",
+        f"trace = ms.read_paje({str(TRACE)!r})",
+        f"model = trace.micro(slices={SLICES + 5})",
+        "w = model.explore(width=900, height=420)\nw",
+    ], name="overview-background-levels")
+    el = nb.widget(0)
+    nb.wait_frame(el, 1)
+    slider = el.locator("input.ms-level")
+    m = trace.micro(slices=SLICES + 5)
+    levels = m.significant_p()
+    rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+    agg = m.aggregate(mid_p(levels, rec))
+    assert int(el.get_attribute("data-count")) == len(agg)
+    nb.run("w.wait_levels(120)")
+    nb.page.wait_for_function("([s, n]) => +s.max === n", arg=[slider.element_handle(), len(levels) - 1],
+                              timeout=60_000)
+    assert int(el.get_attribute("data-level")) == rec
+    assert int(el.get_attribute("data-count")) == len(agg)
+    frames = nb.frames(el)
+    slider.focus()
+    slider.press("End")
+    nb.wait_frame(el, frames + 1)
+    assert int(el.get_attribute("data-level")) == len(levels) - 1
+    assert int(el.get_attribute("data-count")) == len(m.aggregate(mid_p(levels, len(levels) - 1)))
+
+
 def test_moments_hover(lab, ms, trace):
     nb = lab.notebook([
         "import macroscope as ms",

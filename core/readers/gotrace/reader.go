@@ -73,12 +73,12 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 			return
 		}
 		if p := recover(); p != nil {
-			err = &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d (the parser failed: %v)", counted.N, p)}
+			err = &errs.FormatError{File: name, Err: fmt.Errorf("malformed Go execution trace, in the part read up to byte %d (the parser failed: %v)", counted.N(), p)}
 		}
 	}()
 	xr, err := xtrace.NewReader(br)
 	if err != nil {
-		return parseError(name, counted.N, err)
+		return parseError(name, counted.N(), err)
 	}
 	b := newBuilder(sink, opt)
 	var g generations
@@ -89,12 +89,12 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 			if recorded == 0 {
 				// runtime/trace writes a generation as soon as tracing
 				// starts: a header alone is a trace cut after it.
-				opt.Incomplete("%s holds the header of a Go execution trace and no event (%d bytes): the trace is cut after its header", name, counted.N)
+				opt.Incomplete("%s holds the header of a Go execution trace and no event (%d bytes): the trace is cut after its header", name, counted.N())
 			}
 			break
 		}
 		if err != nil {
-			err = parseError(name, counted.N, err)
+			err = parseError(name, counted.N(), err)
 			if !g.usable() {
 				return err
 			}
@@ -111,7 +111,7 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 				return err
 			}
 			if opt.Progress != nil {
-				opt.Progress(counted.N, total)
+				opt.Progress(counted.N(), total)
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	}
 	b.finish()
 	if opt.Progress != nil {
-		opt.Progress(counted.N, total)
+		opt.Progress(counted.N(), total)
 	}
 	return nil
 }

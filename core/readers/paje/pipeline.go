@@ -45,7 +45,7 @@ func (d *decoder) decode(r io.Reader, name string) error {
 	d.file, d.line = name, 0
 	d.sim.file = name
 	if d.input != nil {
-		d.before += d.input.N
+		d.before += d.input.N()
 	}
 	d.input = &ingest.Counter{R: r}
 	limit := d.opt.MaxDecompressed

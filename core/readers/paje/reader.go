@@ -304,7 +304,7 @@ func (d *decoder) inputDone() int64 {
 		}
 		return d.before + d.done
 	}
-	return d.before + d.input.N
+	return d.before + d.input.N()
 }
 
 // readFailure places an error of the input at the current line: the

@@ -119,7 +119,8 @@ func readSorted(paths []string, sink trace.Sink, opt Options) error {
 	if err := d.endOfInput(); err != nil {
 		return err
 	}
-	d.input = &ingest.Counter{N: total} // every input byte was read twice
+	d.input = &ingest.Counter{} // every input byte was read twice
+	d.input.Add(total)
 	return d.finish()
 }
 
@@ -214,14 +215,14 @@ func (s *sorter) split(file int32, path string) error {
 			if err := s.add(file, line, b); err != nil {
 				return err
 			}
-			if in.N >= next {
+			if in.N() >= next {
 				if err := s.opt.Canceled(); err != nil {
 					return err
 				}
 				if s.opt.Progress != nil {
-					s.opt.Progress(s.done+in.N, 2*s.total)
+					s.opt.Progress(s.done+in.N(), 2*s.total)
 				}
-				next = in.N + progressEvery
+				next = in.N() + progressEvery
 			}
 		}
 		if err == io.EOF {
@@ -232,7 +233,7 @@ func (s *sorter) split(file int32, path string) error {
 			return k.readFailure(err)
 		}
 	}
-	s.done += in.N
+	s.done += in.N()
 	return nil
 }
 

@@ -197,7 +197,7 @@ func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, s
 		return r.wrap(err)
 	}
 	if opt.Progress != nil {
-		opt.Progress(counted.N, total)
+		opt.Progress(counted.N(), total)
 	}
 	return r.m.emit(sink, path)
 }
@@ -277,7 +277,7 @@ func (r *jsonReader) tick() error {
 		return err
 	}
 	if r.opt.Progress != nil {
-		r.opt.Progress(r.in.N, r.total)
+		r.opt.Progress(r.in.N(), r.total)
 	}
 	return nil
 }

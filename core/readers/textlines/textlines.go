@@ -84,7 +84,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 				text, err = br.ReadSlice('\n')
 				if read := len(long) + len(text); read > MaxLine {
 					opt.Held(-held)
-					return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: fmt.Errorf(
+					return counted.N(), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: fmt.Errorf(
 						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
 				}
 				if len(long)+len(text) > cap(long) {
@@ -95,7 +95,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 					size := min(max(2*cap(long), len(long)+len(text)), MaxLine)
 					if herr := opt.Held(int64(size)); herr != nil {
 						opt.Held(-held - int64(size))
-						return counted.N, herr
+						return counted.N(), herr
 					}
 					bigger := make([]byte, len(long), size)
 					copy(bigger, long)
@@ -113,7 +113,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			if errors.As(err, &fe) {
 				err = fe.Err
 			}
-			return counted.N, &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: err}
+			return counted.N(), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: err}
 		}
 		if len(text) > 0 {
 			done += int64(len(text))
@@ -121,16 +121,16 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			lerr := line(text, n)
 			opt.Held(-held)
 			if lerr != nil {
-				return counted.N, lerr
+				return counted.N(), lerr
 			}
-			if counted.N >= nextReport {
+			if counted.N() >= nextReport {
 				if err := opt.Canceled(); err != nil {
-					return counted.N, err
+					return counted.N(), err
 				}
 				if opt.Progress != nil {
-					opt.Progress(in.Before+counted.N, in.Total)
+					opt.Progress(in.Before+counted.N(), in.Total)
 				}
-				nextReport = counted.N + ReportEvery
+				nextReport = counted.N() + ReportEvery
 			}
 		}
 		if err == io.EOF {
@@ -138,7 +138,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		}
 	}
 	if opt.Progress != nil {
-		opt.Progress(in.Before+counted.N, in.Total)
+		opt.Progress(in.Before+counted.N(), in.Total)
 	}
-	return counted.N, nil
+	return counted.N(), nil
 }

@@ -12,7 +12,9 @@ over its time range); back and forward walk the views.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,6 +67,26 @@ def _level_p(levels, i: int) -> float:
 
 _uids = itertools.count(1)
 
+# A model whose sweep of the significant levels costs more than this
+# (resources x slices^3, the dynamic program's work per solve, which the
+# sweep repeats for every level) opens at its recommended level, found with
+# a handful of solves, while the sweep runs on a thread: 1,000 resources x
+# 100 slices open in about a second instead of a minute. Smaller models
+# (the bundled trace: 32 x 100) sweep before the first frame, as fast.
+BACKGROUND_SWEEP_COST = 1e8
+
+
+def _knee_levels(model, threshold: float) -> pd.DataFrame:
+    """The recommended level alone, as a one-row significant_p table (the
+    same level the sweep recommends, see MicroModel.recommended_p)."""
+    model.recommended_p(threshold=threshold)
+    opts = json.dumps({"threshold": float(threshold), "method": "exact", "recommend": "knee", "normalize": True,
+                       "kind": "spatiotemporal", "ties": "finest"})
+    lv = json.loads(_bridge.call(model._h.Recommended, opts))
+    return pd.DataFrame({"p_low": [float(lv["p_low"])], "p_high": [float(lv["p_high"])],
+                         "gain": [float(lv["gain"])], "loss": [float(lv["loss"])],
+                         "aggregates": np.array([lv["aggregates"]], dtype=np.int64), "recommended": [True]})
+
 
 class ModelExplorer(ArrowWidget):
     """The interactive overview of a :class:`macroscope.MicroModel`
@@ -109,6 +131,8 @@ class ModelExplorer(ArrowWidget):
         self._threshold = threshold
         self._history: list[View] = []
         self._at = -1
+        # Held while the levels swept in the background replace a view.
+        self._swap = threading.RLock()
         self._selection = None
         self._model_tables = {}  # (id(model), name) -> (model, IPC bytes)
         self._mids = {}  # id(model) -> (model, the number naming it to the browser)
@@ -138,6 +162,14 @@ class ModelExplorer(ArrowWidget):
     # --- views -------------------------------------------------------------
 
     def _overview(self, model, p=None, title="") -> View:
+        if p is None and model.resources * float(model.slices) ** 3 > BACKGROUND_SWEEP_COST:
+            v = View("overview", model, levels=_knee_levels(model, self._threshold), level=0,
+                     rows=(0, model.resources), slices=(0, model.slices - 1), title=title or _window_title(model),
+                     uid=next(_uids))
+            v.set_agg(model.aggregate(_level_p(v.levels, 0)))
+            v.pack = _levels.LevelPack(model, v.levels, self.states, self._types(model), _level_p, self._drawn)
+            self._sweep_in_background(v)
+            return v
         levels = model.significant_p(threshold=self._threshold)
         if p is None:
             i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
@@ -150,16 +182,64 @@ class ModelExplorer(ArrowWidget):
         v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p, self._drawn)
         return v
 
+    def _sweep_in_background(self, v: View) -> None:
+        """Sweep the significant levels of overview ``v`` (shown at its
+        recommended level alone) on a thread; when they are all known,
+        ``v`` gives way, wherever it is in the history, to the same view
+        with every level (the slider's), redrawn if shown. The native side
+        keeps the levels, so the sweep runs once per model."""
+        def sweep():
+            try:
+                levels = v.model.significant_p(threshold=self._threshold, progress=False)
+            except BaseException as e:  # reported by wait_levels
+                self._sweep_error = e
+                return
+            i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+            full = View("overview", v.model, levels=levels, level=i, rows=v.rows, slices=v.slices,
+                        title=v.title, uid=next(_uids))
+            full.set_agg(v.agg)  # the same level: the same partition
+            full.pack = _levels.LevelPack(v.model, levels, self.states, self._types(v.model), _level_p,
+                                          self._drawn)
+            with self._swap:
+                self._model_tables.pop((id(v.model), "levels"), None)
+                shown = False
+                for k, h in enumerate(self._history):
+                    if h is v:
+                        self._history[k] = full
+                        shown = shown or k == self._at
+                if shown:
+                    self._show()
+
+        self._sweep_error = None
+        self._sweeper = threading.Thread(target=sweep, name="macroscope significant levels", daemon=True)
+        self._sweeper.start()
+
+    def wait_levels(self, timeout: float | None = None) -> bool:
+        """Wait for the significant levels a large model's overview sweeps
+        after its first frame (it opens at the recommended level alone, the
+        slider gets every level when they are known): True once they are
+        there (at once for smaller models), False if ``timeout`` seconds
+        passed first. Raises what stopped the sweep, if anything did."""
+        t = getattr(self, "_sweeper", None)
+        if t is not None:
+            t.join(timeout)
+            if t.is_alive():
+                return False
+        if getattr(self, "_sweep_error", None) is not None:
+            raise self._sweep_error
+        return True
+
     @property
     def current(self) -> View:
         """The view shown."""
         return self._history[self._at]
 
     def _push(self, v: View) -> None:
-        del self._history[self._at + 1:]
-        self._history.append(v)
-        self._at = len(self._history) - 1
-        self._show()
+        with self._swap:
+            del self._history[self._at + 1:]
+            self._history.append(v)
+            self._at = len(self._history) - 1
+            self._show()
 
     def _mid(self, model) -> int:
         """The number that names ``model`` to the browser (its cells)."""
@@ -302,6 +382,10 @@ class ModelExplorer(ArrowWidget):
         self.level = int(i)
 
     def _on_level(self, change) -> None:
+        with self._swap:
+            self._follow_level(change)
+
+    def _follow_level(self, change) -> None:
         v = self.current
         if v.kind != "overview" or change["new"] == v.level:
             return
@@ -379,19 +463,25 @@ class ModelExplorer(ArrowWidget):
 
     def back(self) -> None:
         """The previous view."""
-        if self._at > 0:
-            self._at -= 1
-            self._show()
+        with self._swap:
+            if self._at > 0:
+                self._at -= 1
+                self._show()
 
     def forward(self) -> None:
         """The next view (after :meth:`back`)."""
-        if self._at < len(self._history) - 1:
-            self._at += 1
-            self._show()
+        with self._swap:
+            if self._at < len(self._history) - 1:
+                self._at += 1
+                self._show()
 
     def _on_msg(self, _widget, content, _buffers) -> None:
         if not isinstance(content, dict):
             return
+        with self._swap:
+            self._handle(content)
+
+    def _handle(self, content: dict) -> None:
         if "seq" in content:
             self._seq = int(content["seq"])
         try:
