@@ -18,11 +18,11 @@ import statistics
 import subprocess
 import sys
 
+import _machine
+
 CHILD = r"""
 import json, resource, sys, time
 import macroscope as ms
-
-import _machine
 path, what = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
 if what == "read":

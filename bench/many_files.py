@@ -18,14 +18,14 @@ import subprocess
 import sys
 import tempfile
 
+import _machine
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT = REPO.parent / "shared" / "traces" / "hta" / "tests" / "data" / "df_index_resolver" / "df_index_resolver.json.gz"
 
 CHILD = """
 import json, resource, sys, time
 import macroscope as ms
-
-import _machine
 files, parallel = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 t = time.perf_counter()
 ms.read_micro(files if len(files) > 1 else files[0], parallel=parallel, progress=False)

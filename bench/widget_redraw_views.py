@@ -31,6 +31,8 @@ sys.path.insert(0, str(ROOT / "pybind" / "tests"))
 
 from widget_harness import CHROMIUM, Lab  # noqa: E402
 
+import _machine
+
 BUDGET_MS = {10_000: 100, 100_000: 300}
 
 SETUP = f"""
@@ -38,8 +40,6 @@ import numpy as np, pandas as pd, pyarrow as pa
 import macroscope as ms
 from macroscope.widgets._treemap import _browser as treemap_table
 from macroscope.widgets._kaleido import _browser as kaleidoscope_table
-
-import _machine
 
 def hierarchy(machines, procs):
     idx = np.indices((10, machines, procs)).reshape(3, -1)

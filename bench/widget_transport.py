@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT / "pybind" / "tests"))
 
 from widget_harness import CHROMIUM, Lab  # noqa: E402
 
+import _machine
+
 WIDGET = r'''
 import time, anywidget, traitlets
-
-import _machine
 
 class Probe(anywidget.AnyWidget):
     _esm = """

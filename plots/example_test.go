@@ -48,3 +48,12 @@ func ExampleAggregateFigure() {
 	// Output:
 	// true
 }
+
+// Names longer than the kaleidoscope writes whole keep their start and end.
+func ExampleKaleidoscopeLabel() {
+	fmt.Println(plots.KaleidoscopeLabel("MPI_Allreduce"))
+	fmt.Println(plots.KaleidoscopeLabel("void at::native::elementwise_kernel<128, 4>(int)"))
+	// Output:
+	// MPI_Allreduce
+	// void at::native:...el<128, 4>(int)
+}

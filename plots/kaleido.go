@@ -513,7 +513,7 @@ func (k *kaleidoPaint) legend(c draw.Canvas, at vg.Point) {
 	labels := make([]string, 0, len(cats)+1)
 	colors := make([]color.RGBA, 0, len(cats)+1)
 	for _, x := range cats {
-		labels, colors = append(labels, shorten(k.labels[x], 34)), append(colors, k.colors.Of(k.index[x]))
+		labels, colors = append(labels, KaleidoscopeLabel(k.labels[x])), append(colors, k.colors.Of(k.index[x]))
 	}
 	if other {
 		labels, colors = append(labels, OtherName), append(colors, OtherColor)
@@ -581,6 +581,16 @@ func colourBarTicks(origin trace.Time, t0, t1 float64) (string, []plot.Tick) {
 	}
 	return head, out
 }
+
+// KaleidoscopeLabelRunes is the longest name the kaleidoscope's legend
+// shows whole.
+const KaleidoscopeLabelRunes = 34
+
+// KaleidoscopeLabel is a PE's or procedure's name as the kaleidoscope
+// writes it (legend, explorer): whole up to KaleidoscopeLabelRunes runes,
+// else its start and end around "...", which keep the parts that tell
+// similar names apart (a namespace, a template argument's last word).
+func KaleidoscopeLabel(name string) string { return shorten(name, KaleidoscopeLabelRunes) }
 
 func shorten(s string, n int) string {
 	r := []rune(s)

@@ -3,6 +3,7 @@ package plots
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -69,4 +70,27 @@ func fmtList(s []string) string {
 		out += x + ","
 	}
 	return out
+}
+
+// The kaleidoscope's names: whole up to 34 runes, else 16 runes, "..." and
+// the last 15, counted in runes (not bytes) so that no character is cut.
+func TestKaleidoscopeLabel(t *testing.T) {
+	long := "void at::native::elementwise_kernel<128, 4>(int)"
+	cases := map[string]string{
+		"":                      "",
+		"MPI_Send":              "MPI_Send",
+		strings.Repeat("a", 34): strings.Repeat("a", 34),
+		strings.Repeat("a", 35): strings.Repeat("a", 16) + "..." + strings.Repeat("a", 15),
+		long:                    "void at::native:...el<128, 4>(int)",
+		strings.Repeat("é", 40): strings.Repeat("é", 16) + "..." + strings.Repeat("é", 15),
+	}
+	for in, want := range cases {
+		got := KaleidoscopeLabel(in)
+		if got != want {
+			t.Errorf("KaleidoscopeLabel(%q) = %q, want %q", in, got, want)
+		}
+		if n := len([]rune(got)); n > KaleidoscopeLabelRunes {
+			t.Errorf("KaleidoscopeLabel(%q) is %d runes", in, n)
+		}
+	}
 }

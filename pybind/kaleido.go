@@ -212,9 +212,11 @@ func (k *Kaleidoscope) Plot(options string) (img []byte, err error) {
 		Notes: []string{incompleteNote(k.incomplete)}, Colors: o.Colors})
 }
 
-// Legend returns, as JSON {"labels": [...], "colours": ["#rrggbb", ...]},
-// the PEs or procedures of a view (options: view, colors) in colour order
-// with the colours the figure paints them, for the interactive view.
+// Legend returns, as JSON {"labels": [...], "short": [...], "colours":
+// ["#rrggbb", ...]}, the PEs or procedures of a view (options: view,
+// colors) in colour order with the names as the figure writes them
+// (plots.KaleidoscopeLabel) and the colours it paints them, for the
+// interactive view.
 func (k *Kaleidoscope) Legend(options string) (js string, err error) {
 	defer guard(&err)
 	var o kaleidoPlotOptions
@@ -227,8 +229,12 @@ func (k *Kaleidoscope) Legend(options string) (js string, err error) {
 	}
 	out := struct {
 		Labels  []string `json:"labels"`
+		Short   []string `json:"short"`
 		Colours []string `json:"colours"`
-	}{names, make([]string, len(colors))}
+	}{names, make([]string, len(names)), make([]string, len(colors))}
+	for i, name := range names {
+		out.Short[i] = plots.KaleidoscopeLabel(name)
+	}
 	for i, c := range colors {
 		out.Colours[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
 	}

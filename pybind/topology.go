@@ -21,7 +21,7 @@ import (
 // Topology is the topology-based view of a trace (Schnorr, Legrand and
 // Vincent 2012) and the state of its exploration: collapsed groups,
 // window, positions. Unlike the other results it changes (collapse,
-// expand, layout); a mutex serialises the calls.
+// expand, layout: Python changes a Clone); a mutex serialises the calls.
 type Topology struct {
 	mu     sync.Mutex
 	tp     *topology.Topology
@@ -167,6 +167,15 @@ func (g *Topology) Table(name string, addr uintptr) (err error) {
 		return export(arrowio.TopologyEdgesTable(g.tp.View(), meta, cmem), addr)
 	}
 	return errs.Argument("table", "unknown topology table %q (nodes or edges)", name)
+}
+
+// Clone returns a copy of the view that changes independently of g: the
+// Python methods that change a view change a clone and return it.
+func (g *Topology) Clone() (c *Topology, err error) {
+	defer guard(&err)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return &Topology{tp: g.tp.Clone(), source: g.source, incomplete: g.incomplete, stats: g.stats}, nil
 }
 
 // Collapse replaces the nodes of the group at path by one node per kind.

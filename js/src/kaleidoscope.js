@@ -5,9 +5,19 @@
 // wheel zooms about the pointer, dragging pans, hovering names the node
 // (procedure, PE, start time), double-clicking centres the view on its
 // subtree (the layout is recomputed by Python), the buttons switch views.
+// The view is scaled so that its outermost node lies at the canvas's edge
+// (the layout's own window leaves a ring empty when the levels do not
+// divide it), and the largest nodes (by Tick and Park's weight, the
+// layout's: a node's height plus its children's weights) are named:
+// their PE in the PE view, their procedure otherwise, written as the
+// static figure writes names (plots.KaleidoscopeLabel, sent in the
+// legend's "short"), as many as fit without overlapping.
 import { readTable, hiDPI, explorer, element, fmt, pointer, rgbCss, swatches, frameDrawn, fitWidth } from "./_shared.js";
 
 const NAMES = { pe: "PE", procedure: "procedure", time: "start time" };
+const MARGIN = 6;       // pixels between the outermost node and the canvas's edge
+const MAX_NAMES = 32;   // names drawn at most
+const NAME_FONT = "11px sans-serif";
 
 function render({ model, el: host }) {
   const viewBar = element("span", { class: "macroscope-views" });
@@ -20,12 +30,16 @@ function render({ model, el: host }) {
   let data = null;
   let families = [];     // [parentRow, [childRows...]] for drawn, uncondensed parents
   let visible = [];      // rows drawn (kept and drawn)
-  let zoom = { k: 1, x: 0, y: 0 }; // screen = centre + k * (x, -y) + (zoom.x, zoom.y)
+  let zoom = { k: 1, x: 0, y: 0 }; // screen = centre + k * fit * (x, -y) + (zoom.x, zoom.y)
   let S = 600;
+  let maxRadius = 0;     // of the drawn nodes, in layout pixels
+  let byWeight = [];     // drawn rows, the largest first: the candidates for a name
+  let fit = 1;           // canvas pixels per layout pixel at zoom 1
+  let short = null;      // by view, each PE's or procedure's short name (from the legend)
   let hoverRow = -1;
   let panning = null;
 
-  const screen = (i) => [S / 2 + zoom.k * data.x[i] + zoom.x, S / 2 - zoom.k * data.y[i] + zoom.y];
+  const screen = (i) => [S / 2 + zoom.k * fit * data.x[i] + zoom.x, S / 2 - zoom.k * fit * data.y[i] + zoom.y];
 
   function load() {
     data = readTable(model.get("table"));
@@ -48,6 +62,13 @@ function render({ model, el: host }) {
         if (data.drawn[p] && !data.collapsed[p]) families.push([p, cs]);
       }
       families.sort((a, b) => a[0] - b[0]); // inner families first (preorder)
+      maxRadius = 0;
+      for (const i of visible) maxRadius = Math.max(maxRadius, Math.hypot(data.x[i], data.y[i]));
+      // The deepest leaves (weight 1) are all alike: named only in a small
+      // view. The centre is named (under its disc) even then: in a subtree
+      // view it says whose subtree it is.
+      const named = data.weight ? visible.filter((i) => i === 0 || visible.length <= MAX_NAMES || data.weight[i] > 1) : [];
+      byWeight = named.sort((a, b) => data.weight[b] - data.weight[a] || a - b).slice(0, 1000);
     }
     controls();
     draw();
@@ -66,9 +87,8 @@ function render({ model, el: host }) {
     ctx.fillRect(0, 0, S, S);
     if (!data || data.length === 0) return;
     const rgb = colours();
-    const scale = S / model.get("width");
-    const kFull = zoom.k;
-    zoom.k = kFull * scale; // the layout's window fills the canvas
+    // The outermost node at the canvas's edge, less a margin.
+    fit = maxRadius > 0 ? (S / 2 - MARGIN) / maxRadius : S / model.get("width");
     const mid = (a, b) => [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
     // The parts of all families gathered into one path per colour (they
     // tile the picture without overlapping, all turning the same way), so
@@ -111,25 +131,88 @@ function render({ model, el: host }) {
     // The root, centre of every view, a disc in its own colour.
     const c = screen(0);
     ctx.fillStyle = rgbCss(rgb[0]);
-    ctx.beginPath(); ctx.arc(c[0], c[1], Math.max(3, Math.min(8, 3 * zoom.k)), 0, 2 * Math.PI); ctx.fill();
+    const disc = Math.max(3, Math.min(8, 3 * zoom.k * fit));
+    ctx.beginPath(); ctx.arc(c[0], c[1], disc, 0, 2 * Math.PI); ctx.fill();
+    const names = drawNames(ctx, c, disc);
     if (hoverRow >= 0) {
       const [hx, hy] = screen(hoverRow);
       ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.arc(hx, hy, 5, 0, 2 * Math.PI); ctx.stroke();
     }
-    const transform = { cx: S / 2 + zoom.x, cy: S / 2 + zoom.y, k: zoom.k };
-    zoom.k = kFull;
-    root.__macroscope = { transform, families: families.length, frameMs: performance.now() - t0 };
+    const transform = { cx: S / 2 + zoom.x, cy: S / 2 + zoom.y, k: zoom.k * fit };
+    root.__macroscope = { transform, families: families.length, names, frameMs: performance.now() - t0 };
     root.dataset.plot = `0,0,${S},${S}`;
-    frameDrawn(model, root, { count: visible.length, view: model.get("view"), centre: `${transform.cx},${transform.cy},${transform.k}` });
+    frameDrawn(model, root, { count: visible.length, view: model.get("view"), names: names.length,
+      centre: `${transform.cx},${transform.cy},${transform.k}` });
+  }
+
+  // The short name of each PE or procedure (the legend's "short", as the
+  // static figure's legend writes them), by view; read again when the
+  // legend changes.
+  function shortNames() {
+    const out = {};
+    for (const view of ["pe", "procedure"]) {
+      const lg = (model.get("legend") || {})[view];
+      out[view] = new Map();
+      if (lg && lg.short) lg.labels.forEach((label, j) => out[view].set(label, lg.short[j]));
+    }
+    return out;
+  }
+
+  // The name written on node i: its PE in the PE view, its procedure in
+  // the others (the other one when it lacks it), "" when it has neither.
+  function nameOf(i) {
+    const order = model.get("view") === "pe" ? ["pe", "procedure"] : ["procedure", "pe"];
+    for (const col of order) {
+      const v = data[col] ? data[col].get(i) : null;
+      if (v !== null && v !== undefined && v !== "") return short[col].get(v) ?? v;
+    }
+    return "";
+  }
+
+  // drawNames writes the names of the largest nodes on screen, centred on
+  // each node (the centre's under its disc) and kept inside the canvas,
+  // the largest first, each name
+  // once (at its largest node: a rank's calls share its PE), skipping a
+  // name that would overlap one written or the root's disc; white-edged
+  // to read on any colour. Returns what it wrote, for tests.
+  function drawNames(ctx, centre, disc) {
+    if (!short) short = shortNames();
+    const boxes = [[centre[0] - disc, centre[1] - disc, centre[0] + disc, centre[1] + disc]];
+    const out = [];
+    ctx.font = NAME_FONT;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.lineJoin = "round";
+    const h = 13;
+    const written = new Set();
+    for (const i of byWeight) {
+      if (out.length >= MAX_NAMES) break;
+      const text = nameOf(i);
+      if (!text || written.has(text)) continue;
+      const [x, y0] = screen(i);
+      const y = i === 0 ? y0 + disc + h / 2 + 1 : y0;
+      if (x < 0 || x > S || y < 0 || y > S) continue;
+      const w = ctx.measureText(text).width + 4;
+      const bx = Math.min(Math.max(x, w / 2), S - w / 2), by = Math.min(Math.max(y, h / 2), S - h / 2);
+      const box = [bx - w / 2, by - h / 2, bx + w / 2, by + h / 2];
+      if (boxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) continue;
+      boxes.push(box);
+      written.add(text);
+      ctx.strokeStyle = "rgba(255,255,255,0.85)"; ctx.lineWidth = 3;
+      ctx.strokeText(text, bx, by);
+      ctx.fillStyle = "#000";
+      ctx.fillText(text, bx, by);
+      out.push({ row: i, id: data.id.get(i), text, x: bx, y: by, w, h });
+    }
+    return out;
   }
 
   function nodeAt(px, py) {
-    const scale = S / model.get("width");
-    const k = zoom.k * scale;
     let best = -1, bestD = 8;
     for (const i of visible) {
-      const d = Math.hypot(S / 2 + k * data.x[i] + zoom.x - px, S / 2 - k * data.y[i] + zoom.y - py);
+      const [x, y] = screen(i);
+      const d = Math.hypot(x - px, y - py);
       if (d < bestD) { best = i; bestD = d; }
     }
     return best;
@@ -214,13 +297,14 @@ function render({ model, el: host }) {
         element("span", {}, [model.get("clock") ? ` from the trace's start (${model.get("clock")} s on its clock)` : ""]));
       return;
     }
-    legend.replaceChildren(...swatches(lg.labels.map((label, i) => [label, lg.colours[i]]), 16));
+    // Names as the static figure's legend writes them.
+    legend.replaceChildren(...swatches(lg.labels.map((label, i) => [(lg.short || lg.labels)[i], lg.colours[i]]), 16));
   }
 
   model.on("change:_sent_at", load);
   model.on("change:view", () => { controls(); draw(); });
   model.on("change:error", controls);
-  model.on("change:legend", controls);
+  model.on("change:legend", () => { short = null; controls(); draw(); });
   const ro = new ResizeObserver(() => draw());
   ro.observe(root);
   load();

@@ -99,18 +99,46 @@ def to_pandas(tbl: pa.Table):
     so numpy arrays view the Arrow buffers in place, and dictionary columns
     become Categoricals whose codes are the Arrow indices themselves (the
     Go core writes them at the width pandas uses for that many categories;
-    pyarrow's own conversion would copy them)."""
-    if tbl.num_rows == 0 or not any(pa.types.is_dictionary(f.type) for f in tbl.schema):
+    pyarrow's own conversion would copy them). Categories no row uses (a
+    state absent from a window, a resource filtered out) are dropped, so
+    that ``value_counts``, ``groupby(observed=False)`` and legends list
+    only what the table holds; the codes are copied only then."""
+    if not any(pa.types.is_dictionary(f.type) for f in tbl.schema):
         return tbl.to_pandas(split_blocks=True)
     categoricals = {}
     for i, field in enumerate(tbl.schema):
         if pa.types.is_dictionary(field.type):
-            cat = _categorical(tbl.column(i))
-            if cat is not None:
-                categoricals[field.name] = cat
+            cat = _categorical(tbl.column(i)) if tbl.num_rows else None
+            if cat is None:  # nulls, several chunks: pyarrow's conversion
+                cat = tbl.column(i).to_pandas().array
+            categoricals[field.name] = _used_only(cat)
     df = tbl.drop_columns(list(categoricals)).to_pandas(split_blocks=True)
     columns = {name: categoricals[name] if name in categoricals else df[name] for name in tbl.column_names}
-    return pd.DataFrame(columns, copy=False)
+    return pd.DataFrame(columns, index=df.index, copy=False)
+
+
+def _used_only(cat):
+    """The Categorical without the categories no row uses: itself (its
+    codes still the Arrow buffer) when every one is used, which one pass of
+    counting over the codes tells, else with codes renumbered (a copy, at
+    the width pandas gives the categories left; nulls stay -1). pandas'
+    remove_unused_categories would sort the codes to find the used ones
+    and copy them always."""
+    if not isinstance(cat, pd.Categorical):
+        return cat
+    n = len(cat.categories)
+    codes = cat.codes
+    valid = codes >= 0 if len(codes) and codes.min() < 0 else None
+    used = np.bincount(codes if valid is None else codes[valid], minlength=n)[:n] > 0
+    if used.all():
+        return cat
+    renumber = np.cumsum(used, dtype=np.int64) - 1
+    kept = cat.categories[used]
+    width = _pandas_code_dtype(len(kept))
+    new = renumber[codes].astype(width) if valid is None else np.where(valid, renumber[codes], -1).astype(width)
+    fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)
+    dtype = fast(kept, cat.ordered) if fast else pd.CategoricalDtype(kept, cat.ordered)
+    return pd.Categorical.from_codes(new, dtype=dtype, validate=False)
 
 
 def _categorical(col: pa.ChunkedArray):

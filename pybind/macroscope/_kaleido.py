@@ -278,8 +278,10 @@ class Kaleidoscope(TableResult):
     def legend(self, view: str = "pe", *, colors: dict | None = None) -> dict:
         """The PEs or procedures of ``view`` ("pe" or "procedure") in colour
         order (PEs in the tree's order, procedures by decreasing number of
-        nodes) with the colours :meth:`plot` paints them ("#rrggbb"):
-        ``{"labels": [...], "colours": [...]}``."""
+        nodes) with the names as :meth:`plot` writes them (``short``: whole
+        up to 34 characters, else the first 16, "..." and the last 15) and
+        the colours it paints them ("#rrggbb"): ``{"labels": [...],
+        "short": [...], "colours": [...]}``."""
         return _bridge.call_json(self._h.Legend, _bridge.options(view=view, colors=_figure.color_options(colors)))
 
     def explore(self, view: str | None = None, *, colors: dict | None = None):

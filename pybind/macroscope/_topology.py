@@ -61,13 +61,27 @@ class Topology:
     ``nodes`` and ``edges`` are DataFrames of the graph as currently shown
     (see their docstrings); ``to_pandas()``, ``to_arrow()`` and the Arrow
     PyCapsule protocol give the nodes. :meth:`collapse`, :meth:`expand`,
-    :meth:`collapse_depth`, :meth:`set_window` change the view in place and
-    return the object, so calls chain; :meth:`layout` moves the nodes;
-    :meth:`plot` draws the view (laying it out first if needed).
+    :meth:`collapse_depth`, :meth:`collapse_optimal`, :meth:`expand_all`
+    and :meth:`set_window` return a new Topology (from this one's
+    positions, window and collapsed groups) and leave this one as it was,
+    so calls chain (``t.collapse_depth(1).set_window(0, 2)``) and a view
+    can be kept while another is explored; :meth:`layout` moves this
+    view's nodes (it returns their positions); :meth:`plot` draws the view
+    (laying it out first if needed).
     """
 
     def __init__(self, handle):
         self._h = handle
+
+    def _changed(self, change) -> "Topology":
+        """A copy of this view changed by ``change`` (given the copy's
+        handle); this one stays as it was, even when the change fails."""
+        new = Topology(_bridge.call(self._h.Clone))
+        span = getattr(self, "_span", None)
+        if span is not None:
+            new._span = span
+        change(new._h)
+        return new
 
     @classmethod
     def _of_trace(cls, trace_handle, size=None, fill=None, edges=None, start=None, end=None, kinds=None,
@@ -165,27 +179,35 @@ class Topology:
         "AS_lyon", or a list of them; "" for the whole graph): its nodes
         become one node per kind whose capacity and usage are the sums over
         them, placed at the centroid of the nodes it replaces. Edges go to
-        the new nodes; edges inside the group disappear."""
-        for p in [path] if isinstance(path, str) else list(path):
-            _bridge.call(self._h.Collapse, str(p))
-        return self
+        the new nodes; edges inside the group disappear. Returns the new
+        view (this one is unchanged)."""
+        paths = [path] if isinstance(path, str) else list(path)
+
+        def change(h):
+            for p in paths:
+                _bridge.call(h.Collapse, str(p))
+        return self._changed(change)
 
     def expand(self, path) -> "Topology":
         """Undo :meth:`collapse` for the group at ``path`` (or a list): its
         nodes come back where they were last shown (moved along with the
-        group since), or next to the group's node the first time."""
-        for p in [path] if isinstance(path, str) else list(path):
-            _bridge.call(self._h.Expand, str(p))
-        return self
+        group since), or next to the group's node the first time. Returns
+        the new view (this one is unchanged)."""
+        paths = [path] if isinstance(path, str) else list(path)
+
+        def change(h):
+            for p in paths:
+                _bridge.call(h.Expand, str(p))
+        return self._changed(change)
 
     def collapse_depth(self, depth: int) -> "Topology":
         """Show the graph at a level of the hierarchy: collapse every group
         at ``depth`` (1 = the children of the root, the sites of a grid) and
-        expand those above it."""
+        expand those above it. Returns the new view (this one is
+        unchanged)."""
         if isinstance(depth, bool) or not isinstance(depth, int):
             raise InvalidArgumentError(f"depth: must be an integer, got {depth!r}", param="depth")
-        _bridge.call(self._h.CollapseDepth, depth)
-        return self
+        return self._changed(lambda h: _bridge.call(h.CollapseDepth, depth))
 
     def collapse_optimal(self, p: float = 0.5) -> "Topology":
         """Choose the groups to collapse automatically: the optimal spatial
@@ -195,24 +217,24 @@ class Topology:
         normalised). Each resource contributes its used and unused capacity
         (its capacity alone for kinds without utilization), as a share of
         its kind's total: p = 0 collapses only groups whose members are
-        alike, p = 1 the whole graph. The view then shows exactly those
-        groups collapsed (:attr:`collapsed` lists them)."""
+        alike, p = 1 the whole graph. The new view returned shows exactly
+        those groups collapsed (:attr:`collapsed` lists them); this one is
+        unchanged."""
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise InvalidArgumentError(f"p: must be a number in [0, 1], got {p!r}", param="p")
-        _bridge.call(self._h.CollapseOptimal, float(p))
-        return self
+        return self._changed(lambda h: _bridge.call(h.CollapseOptimal, float(p)))
 
     def expand_all(self) -> "Topology":
-        """Expand every group."""
-        _bridge.call(self._h.ExpandAll)
-        return self
+        """A new view with every group expanded (this one is unchanged)."""
+        return self._changed(lambda h: _bridge.call(h.ExpandAll))
 
     def set_window(self, start=None, end=None) -> "Topology":
-        """Integrate the metrics over [start, end] (seconds; None: the
-        trace's bounds) instead, keeping positions and collapsed groups, as
-        the time slider of Viva does."""
-        _bridge.call(self._h.SetWindow, _bridge.options(start=_seconds("start", start), end=_seconds("end", end)))
-        return self
+        """A new view integrating the metrics over [start, end] (seconds
+        from the trace's start; None: the trace's bounds), with this one's
+        positions and collapsed groups, as the time slider of Viva does;
+        this one is unchanged."""
+        opts = _bridge.options(start=_seconds("start", start), end=_seconds("end", end))
+        return self._changed(lambda h: _bridge.call(h.SetWindow, opts))
 
     def layout(self, iterations: int | None = None, seed: int = 0, theta: float | None = None,
                exact: bool = False, *, progress=None, **forces) -> pd.DataFrame:

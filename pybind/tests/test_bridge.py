@@ -35,7 +35,10 @@ def _pandas_buffer(frame, name):
 def test_every_column_reaches_pandas_without_copy(jacobi, resources):
     # Every column of the model table, the categorical ones included: pandas
     # sees the buffers Go allocated, and the values pyarrow's own (copying)
-    # conversion gives.
+    # conversion gives; but for a categorical column whose dictionary has
+    # labels no row uses (the bundled trace's four states of no duration,
+    # PMPI_Init, PMPI_Irecv, PMPI_Isend, PMPI_Finalize), which are dropped
+    # and its codes renumbered.
     if resources == "many":  # more than 127 resources: int16 codes
         model = ms.from_pandas(pd.DataFrame({
             "resource": [f"r{i}" for i in range(300)], "state": ["a", "b"] * 150,
@@ -45,12 +48,63 @@ def test_every_column_reaches_pandas_without_copy(jacobi, resources):
     table = model.to_arrow()
     frame = model.to_pandas()
     assert list(frame.columns) == table.column_names
+    expected = table.to_pandas()
     for name in table.column_names:
-        assert _pandas_buffer(frame, name) == _go_buffer(table, name), name
+        dictionary = table.column(name).chunk(0).dictionary if name in ("resource", "state") else None
+        used = set(table.column(name).to_pylist()) if dictionary is not None else None
+        if dictionary is not None and len(used) < len(dictionary):
+            assert set(frame[name].cat.categories) == used, name
+            expected[name] = expected[name].cat.remove_unused_categories()
+        else:
+            assert _pandas_buffer(frame, name) == _go_buffer(table, name), name
+    if resources == "jacobi":
+        assert set(table.column("state").chunk(0).dictionary.to_pylist()) - set(frame["state"].cat.categories) == {
+            "PMPI_Init", "PMPI_Irecv", "PMPI_Isend", "PMPI_Finalize"}
     for name in ["resource", "state"]:
         codes = frame[name].array.codes
         assert codes.dtype == pd.Categorical(np.asarray(table.column(name).to_pylist())).codes.dtype, name
-    pd.testing.assert_frame_equal(frame, table.to_pandas(), check_categorical=True)
+    pd.testing.assert_frame_equal(frame, expected, check_categorical=True)
+
+
+def test_unused_categories_are_dropped(jacobi):
+    """A window of the bundled trace's first 50 ms, before the first
+    exchange: the model knows the trace's ten states, the table holds one
+    (Compute; PMPI_Init takes no time); its DataFrame's state column lists
+    only that one, the resource column
+    (every rank present) keeps the Arrow indices as its codes, and the
+    values are pyarrow's conversion's."""
+    model = jacobi.micro(slices=10, start=0.0, end=0.05)
+    table = model.to_arrow()
+    frame = model.to_pandas()
+    held = sorted(set(table.column("state").to_pylist()))
+    assert len(model.states) == 10 and len(table.column("state").chunk(0).dictionary) == 10
+    assert held == ["Compute"]
+    assert list(frame["state"].cat.categories) == held
+    assert frame["state"].value_counts().to_dict() == {"Compute": table.num_rows}
+    assert frame.groupby("state", observed=False).size().index.tolist() == held
+    assert len(frame["resource"].cat.categories) == 32
+    assert _pandas_buffer(frame, "resource") == _go_buffer(table, "resource")  # nothing dropped: not copied
+    expected = table.to_pandas()
+    expected["state"] = expected["state"].cat.remove_unused_categories()
+    pd.testing.assert_frame_equal(frame, expected, check_categorical=True)
+
+
+def test_unused_categories_dropped_where_pyarrow_converts():
+    """Columns pandas cannot view (nulls, several chunks) go through
+    pyarrow's conversion and lose their unused categories too, nulls kept;
+    an empty table's categoricals have none."""
+    from macroscope import _bridge
+
+    dictionary = pa.array(["a", "b", "c", "d"])
+    chunks = [pa.DictionaryArray.from_arrays(pa.array([0, None, 2], pa.int8()), dictionary),
+              pa.DictionaryArray.from_arrays(pa.array([2, 0], pa.int8()), dictionary)]
+    table = pa.table({"s": pa.chunked_array(chunks), "x": pa.array([1, 2, 3, 4, 5])})
+    frame = _bridge.to_pandas(table)
+    assert list(frame["s"].cat.categories) == ["a", "c"]
+    assert frame["s"].astype(object).where(frame["s"].notna(), None).tolist() == ["a", None, "c", "c", "a"]
+    assert frame["x"].tolist() == [1, 2, 3, 4, 5]
+    empty = _bridge.to_pandas(table.slice(0, 0))
+    assert len(empty) == 0 and list(empty["s"].cat.categories) == [] and list(empty.columns) == ["s", "x"]
 
 
 def test_arrow_stream_protocol(jacobi):

@@ -540,7 +540,8 @@ def test_colors_override_in_the_figure_and_the_widget(jacobi):
     pe = kal.legend("pe")["labels"][0]
     w = KaleidoscopeExplorer(kal, colors={"program": "#123456", pe: "#abcdef"})
     tbl = w.view_table().to_pandas()
-    by_name = dict(zip(*kal.legend("procedure", colors={"program": "#123456"}).values()))
+    legend = kal.legend("procedure", colors={"program": "#123456"})
+    by_name = dict(zip(legend["labels"], legend["colours"]))
     want = [int(by_name[p].lstrip("#"), 16) if isinstance(p, str) else 0xAAAAAA for p in tbl["procedure"]]
     assert tbl["rgb_procedure"].tolist() == want
     assert set(tbl.loc[tbl["pe"] == pe, "rgb_pe"]) == {0xABCDEF}

@@ -81,8 +81,9 @@ def test_integrals_match_pjdump_rows(ms_trace):
 def test_set_window_changes_integrals(ms_trace):
     topo = ms_trace.topology()
     full = topo.nodes.set_index("path")["usage_integral"]
-    first = topo.set_window(0, 1).nodes.set_index("path")["usage_integral"]
-    assert topo.window == (0, 1)
+    windowed = topo.set_window(0, 1)
+    first = windowed.nodes.set_index("path")["usage_integral"]
+    assert windowed.window == (0, 1) and topo.window != (0, 1)
     assert (first <= full + 1e-9).all() and (first < full).any()
     rows = dump_rows("028_pj_dump_ms_trace.out")
     want = integrate(rows, "power_used", 0, 1)
@@ -94,7 +95,7 @@ def test_collapse_sums_members_exactly(g5k):
     topo = g5k.topology()
     full = topo.nodes
     full_edges = topo.edges
-    topo.collapse("AS_lyon")
+    topo = topo.collapse("AS_lyon")
     nodes = topo.nodes
     members = full[full["path"].str.startswith("AS_lyon/")]
     for kind, group in members.groupby("kind", observed=True, sort=False):
@@ -115,7 +116,7 @@ def test_collapse_sums_members_exactly(g5k):
     assert set(lyon["kind"]) == {"HOST-LINK", "LINK-ROUTER"}
     assert not (topo.edges["from"] == topo.edges["to"]).any()
     # Expand reverses it.
-    topo.expand("AS_lyon")
+    topo = topo.expand("AS_lyon")
     again = topo.nodes
     assert list(again["path"]) == list(full["path"])
     assert topo.edges.equals(full_edges)
@@ -125,14 +126,14 @@ def test_smooth_evolution(g5k):
     topo = g5k.topology().collapse_depth(2)
     topo.layout(iterations=30)
     before = topo.nodes.set_index("path")
-    topo.collapse("AS_lille")
+    topo = topo.collapse("AS_lille")
     after = topo.nodes.set_index("path")
     for kind in ("HOST", "LINK", "ROUTER"):
         replaced = before[before.index.str.startswith("AS_lille/") & (before["kind"] == kind)]
         agg = after.loc[f"AS_lille [{kind}]"]
         assert agg["x"] == sum(replaced["x"]) / len(replaced)
         assert agg["y"] == sum(replaced["y"]) / len(replaced)
-    topo.expand("AS_lille")
+    topo = topo.expand("AS_lille")
     back = topo.nodes.set_index("path")
     assert back[["x", "y"]].equals(before[["x", "y"]])
 
@@ -220,8 +221,9 @@ def test_errors(g5k, ms_trace):
 
 def test_collapse_optimal(g5k):
     topo = g5k.topology()
-    assert len(topo.collapse_optimal(1.0)) == 3 and topo.collapsed == [""]
-    topo.collapse_optimal(0.5)
+    whole = topo.collapse_optimal(1.0)
+    assert len(whole) == 3 and whole.collapsed == [""]
+    topo = topo.collapse_optimal(0.5)
     groups = set(topo.groups["path"])
     assert topo.collapsed and set(topo.collapsed) <= groups
     assert 3 < len(topo) < 4732

@@ -127,3 +127,50 @@ def test_checkpoint_loads_the_interconnect(trace):
         members = full[full.index.str.startswith("alpha/") & (full["kind"] == kind)]
         assert collapsed.loc[f"alpha [{kind}]", "usage_integral"] == pytest.approx(
             members["usage_integral"].sum(), rel=1e-12)
+
+
+def snapshot(topo):
+    """What a Topology shows: its nodes and edges (positions included),
+    window and collapsed groups."""
+    return topo.nodes, topo.edges, topo.window, topo.collapsed
+
+
+def assert_same(a, b):
+    import pandas.testing as pdt
+
+    pdt.assert_frame_equal(a[0], b[0])
+    pdt.assert_frame_equal(a[1], b[1])
+    assert a[2:] == b[2:]
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t.collapse("alpha"),
+    lambda t: t.collapse(["alpha", "beta"]),
+    lambda t: t.expand("beta"),
+    lambda t: t.collapse_depth(1),
+    lambda t: t.collapse_optimal(0.0),  # nothing worth collapsing at p = 0: beta expanded
+    lambda t: t.expand_all(),
+    lambda t: t.set_window(1.0, 2.0),
+], ids=["collapse", "collapse-list", "expand", "collapse_depth", "collapse_optimal", "expand_all", "set_window"])
+def test_changes_return_a_new_topology(trace, change):
+    """Each change returns a new Topology and leaves the one it was called
+    on as it was (nodes, positions, edges, window, groups), as polars'
+    methods do; the new one starts from the old one's positions, and a
+    failing change leaves it as it was too."""
+    topo = trace.topology().collapse("beta")
+    topo.layout(iterations=10)
+    before = snapshot(topo)
+    new = change(topo)
+    assert isinstance(new, ms.Topology) and new is not topo
+    assert_same(snapshot(topo), before)
+    after = snapshot(new)
+    assert not (after[0].equals(before[0]) and after[2:] == before[2:])
+    # Nodes shown in both keep their positions (none moved: no layout ran).
+    both = before[0][["path", "x", "y"]].merge(after[0][["path", "x", "y"]], on="path", suffixes=("", "_new"))
+    assert len(both) and (both.x == both.x_new).all() and (both.y == both.y_new).all()
+    # Changing the new one (a layout) leaves the old one too.
+    new.layout(iterations=5)
+    assert_same(snapshot(topo), before)
+    with pytest.raises(ms.InvalidArgumentError):
+        topo.expand("alpha")  # not collapsed
+    assert_same(snapshot(topo), before)

@@ -152,6 +152,19 @@ def test_a_large_model_opens_at_its_recommended_level_and_sweeps_after(trace, mo
     assert w.view["n"] == len(model.aggregate(float((levels.p_low[0] + levels.p_high[0]) / 2)))
 
 
+def test_closing_a_large_model_explorer_stops_its_sweep(trace, monkeypatch):
+    """Closing the explorer stops the sweep of its levels: the Go search
+    is canceled (nothing kept), the thread ends, no error is reported."""
+    from macroscope.widgets import _overview
+
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
+    model = trace.micro(slices=400)  # a sweep of seconds
+    w = model.explore()
+    w.close()
+    assert w.wait_levels(timeout=60)
+    assert len(w.current.levels) == 1  # the levels never came
+
+
 def _hierarchy_paths(model):
     from macroscope import _bridge
 

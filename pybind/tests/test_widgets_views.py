@@ -156,6 +156,8 @@ def test_topology_expand_collapse(platform):
     assert sorted(zip(edges["from"], edges["to"], edges["count"])) == sorted(
         zip(want.edges["from"], want.edges["to"], want.edges["count"]))
     assert w.collapsed == ["alpha"] and w.version == v0 + 1
+    # The explorer shows a new Topology; the one given is not collapsed.
+    assert w.topology is not topo and w.topology.collapsed == ["alpha"] and topo.collapsed == []
     alpha = nodes[nodes.aggregated]
     assert set(alpha.path) == {f"alpha [{k}]" for k in alpha.kind} and (alpha.group == "alpha").all()
     assert alpha.members.sum() == full.path.str.startswith("alpha/").sum()
@@ -232,6 +234,26 @@ def test_kaleidoscope_table_and_colours(tree):
     # PEs: one colour each.
     per_pe = got.groupby("pe").rgb_pe.nunique()
     assert (per_pe == 1).all() and got.groupby("pe").rgb_pe.first().nunique() == len(per_pe)
+
+
+def test_kaleidoscope_short_names_and_weights():
+    """The page names nodes as the static figure's legend does (the Go
+    core's plots.KaleidoscopeLabel, sent as the legend's "short": whole up
+    to 34 characters, else the first 16, "..." and the last 15) and ranks
+    them by weight, sent as float32."""
+    long = "void at::native::elementwise_kernel<128, 4>(int)"
+    tree = ms.CallTree.from_pandas(pd.DataFrame({
+        "id": [0, 1, 2, 3], "parent": [None, 0, 0, 1],
+        "procedure": ["main", long, "MPI_Send", long], "pe": ["p0", "p0", "p1", "p0"], "start": [0.0, 1, 2, 3]}))
+    kal = tree.layout(width=300)
+    w = kal.explore(view="procedure")
+    short = dict(zip(w.legend["procedure"]["labels"], w.legend["procedure"]["short"]))
+    assert short == {long: "void at::native:...el<128, 4>(int)", "main": "main", "MPI_Send": "MPI_Send"}
+    assert kal.legend("procedure")["short"] == [short[name] for name in kal.legend("procedure")["labels"]]
+    assert w.legend["pe"]["short"] == w.legend["pe"]["labels"] == ["p0", "p1"]
+    got = received(w.table)
+    assert got.weight.dtype == np.float32
+    assert got.weight.tolist() == kal.to_pandas().weight.astype(float).tolist()
 
 
 def test_kaleidoscope_views_and_subtree(tree):

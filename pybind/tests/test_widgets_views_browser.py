@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import pathlib
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from widget_harness import Pixels, skip_without_browser  # the lab fixture comes from conftest.py: one per session
@@ -281,6 +283,22 @@ def probe(df, r, f):
     return parent.x + f * (tx - parent.x), parent.y + f * (ty - parent.y)
 
 
+def fit_scale(df, side=600, margin=6):
+    """Canvas pixels per layout pixel at zoom 1: the outermost drawn node
+    at the canvas's edge, less the page's 6 px margin (the layout itself
+    leaves a ring empty: 3 levels 100 px apart in a 600 px window reach
+    only 200 px out of 300)."""
+    shown = df[df.kept & df.drawn]
+    return (side / 2 - margin) / float(np.hypot(shown.x, shown.y).max())
+
+
+def clear_of_names(el):
+    """Whether a canvas point is clear of the names written on the drawing
+    (their boxes and a 2 px edge), where the pixels are the picture's."""
+    names = el.element_handle().evaluate("el => el.__macroscope.names")
+    return lambda x, y: all(abs(x - n["x"]) > n["w"] / 2 + 2 or abs(y - n["y"]) > n["h"] / 2 + 2 for n in names)
+
+
 def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     trace = ms.read_paje(str(TRACE))
     kal = trace.call_tree().layout(width=600)
@@ -297,25 +315,44 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     W, H = plot_size(el)
     assert (W, H) == (600, 600)
     cx, cy, k = (float(v) for v in el.get_attribute("data-centre").split(","))
-    assert (cx, cy, k) == (300, 300, 1)
+    assert (cx, cy) == (300, 300) and math.isclose(k, fit_scale(df), rel_tol=1e-6)
+    assert k > 1.4  # the layout reaches 200 px of the 300: the page scales it by 294/200
 
-    # Each rank's outermost state (level 1) owns a sector: a point 80 % of
+    # Each rank's outermost state (level 1) owns a sector: a point 55 % of
     # the way from the centre to it lies in its part of the root's family,
-    # painted in its PE's colour, as in the static figure.
+    # painted in its PE's colour, as in the static figure (where no name
+    # is written: the ranks' names are centred on their nodes).
     ranks = df[df.level == 1]
     assert len(ranks) == 32
     static = static_figure(kal, "pe")
     pixels = nb.screenshot(el, "kaleidoscope-pe")
-    probes = [probe(df, r, 0.8) for r in ranks.itertuples()]
+    probes = [probe(df, r, 0.55) for r in ranks.itertuples()]
+    clear = clear_of_names(el)
+    checked = 0
     for (x, y), pe in zip(probes, ranks.pe):
-        want = static.at(300 + x, 344 - y)  # the window's centre in the static figure
-        assert close(pixels.at(cx + x, cy - y), want, 4), (pe, pixels.at(cx + x, cy - y), want)
+        if not clear(cx + k * x, cy - k * y):
+            continue
+        want = static.at(300 + x, 344 - y)  # the window's centre in the static figure, drawn at scale 1
+        assert close(pixels.at(cx + k * x, cy - k * y), want, 4), (pe, pixels.at(cx + k * x, cy - k * y), want)
+        checked += 1
+    assert checked >= 24
     assert len({static.at(300 + x, 344 - y) for x, y in probes}) >= 16  # PE colours, not background
+    # The PE view names the centre (the tree's root, of no PE: by its
+    # procedure) under its disc, then the ranks' nodes, the largest after
+    # it, by their PE, each once, as many as fit without overlapping (26
+    # of 32 at 600 px: those near the top and bottom are closer than a line).
+    names = el.element_handle().evaluate("el => el.__macroscope.names")
+    root = df.iloc[0]
+    assert pd.isna(root.pe) and (names[0]["id"], names[0]["text"]) == (str(root.id), root.procedure) == ("0", "program")
+    names = names[1:]
+    pe_of = dict(zip(ranks.id.astype(str), ranks.pe))
+    assert all(n["id"] in pe_of and n["text"] == pe_of[n["id"]] for n in names), names
+    assert len({n["text"] for n in names}) == len(names) >= 24
 
     # Hover a rank's node: the tooltip names its procedure, PE and start.
     r = ranks.iloc[7]
     ox, oy = canvas_origin(el)
-    nb.page.mouse.move(ox + cx + r.x, oy + cy - r.y)
+    nb.page.mouse.move(ox + cx + k * r.x, oy + cy - k * r.y)
     tip = el.locator(".ms-tooltip")
     tip.wait_for(state="visible")
     text = tip.inner_text()
@@ -332,10 +369,13 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     assert nb.value("w.view") == "time"
     static = static_figure(kal, "time")
     pixels = nb.screenshot(el, "kaleidoscope-time")
+    clear = clear_of_names(el)
     for r in ranks.itertuples():
-        x, y = probe(df, r, 0.8)
+        x, y = probe(df, r, 0.55)
+        if not clear(cx + k * x, cy - k * y):
+            continue
         want = static.at(300 + x, 344 - y)
-        assert close(pixels.at(cx + x, cy - y), want, 4), (r.id, pixels.at(cx + x, cy - y), want)
+        assert close(pixels.at(cx + k * x, cy - k * y), want, 4), (r.id, pixels.at(cx + k * x, cy - k * y), want)
     # The calls (level 2) are slivers under a pixel wide, which the static
     # figure paints in their majority colour: there, the pixel must be
     # within 16 of the spectrum's colour (plots.Spectrum, checked by hand
@@ -344,24 +384,30 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     from macroscope.widgets._colours import spectrum
 
     t0, t1 = df.start.min(), df.start.max()
-    deep = df[(df.level == 2) & df.drawn].iloc[::500]
-    assert len(deep) >= 20
+    deep = df[(df.level == 2) & df.drawn].iloc[::250]
+    checked = 0
     for r in deep.itertuples():
         x, y = probe(df, r, 0.9)
-        got = pixels.at(cx + x, cy - y)
+        if not clear(cx + k * x, cy - k * y):
+            continue
+        checked += 1
+        got = pixels.at(cx + k * x, cy - k * y)
         siblings = df[(df.shown_parent == r.shown_parent) & df.drawn].reset_index(drop=True)
-        k = int(siblings.index[siblings.id == r.id][0])
-        near = [spectrum((t - t0) / (t1 - t0)) for t in siblings.start[max(0, k - 20):k + 21]]
+        j = int(siblings.index[siblings.id == r.id][0])
+        near = [spectrum((t - t0) / (t1 - t0)) for t in siblings.start[max(0, j - 20):j + 21]]
         assert min(max(abs(g - w) for g, w in zip(got, c)) for c in near) <= 16, (r.id, got, near)
+    assert checked >= 20
 
     # The wheel zooms about the pointer: the point under it stays.
     ox, oy = canvas_origin(el)
     nb.page.mouse.move(ox + cx + 100, oy + cy)
+    centre = el.get_attribute("data-centre")
     nb.page.mouse.wheel(0, -400)
-    nb.page.wait_for_function("el => !el.dataset.centre.endsWith(',1')", arg=el.element_handle())
+    nb.page.wait_for_function("([el, c]) => el.dataset.centre !== c", arg=[el.element_handle(), centre])
     cx2, cy2, k2 = (float(v) for v in el.get_attribute("data-centre").split(","))
-    assert k2 > 1.5
-    assert math.isclose((cx + 100 - cx2) / k2, 100, abs_tol=0.01) and math.isclose(cy2, cy, abs_tol=0.01)
+    assert k2 > 1.5 * k
+    # The layout point under the pointer, 100 / k from the centre, stays there.
+    assert math.isclose((cx + 100 - cx2) / k2, 100 / k, abs_tol=0.01) and math.isclose(cy2, cy, abs_tol=0.01)
     nb.screenshot(el, "kaleidoscope-zoomed")
 
     # Double-click a rank: the view centres on its subtree, laid out anew.
@@ -370,12 +416,76 @@ def test_kaleidoscope_hover_names_and_views_switch(lab, ms):
     sub = trace.call_tree().layout(width=600, subtree=int(r.id)).to_pandas()
     ox, oy = canvas_origin(el)
     frames = nb.frames(el)
-    nb.page.mouse.dblclick(ox + cx + r.x, oy + cy - r.y)
+    nb.page.mouse.dblclick(ox + cx + k * r.x, oy + cy - k * r.y)
     nb.page.wait_for_function("([el, n]) => +el.dataset.count === n",
                               arg=[el.element_handle(), int((sub.kept & sub.drawn).sum())])
     nb.wait_frame(el, frames + 1)
     assert nb.value("w.root") == str(r.id)
     nb.screenshot(el, "kaleidoscope-subtree")
+    # Its calls are leaves alike: only the centre is named, by its
+    # procedure (the time view's names).
+    names = el.element_handle().evaluate("el => el.__macroscope.names")
+    assert [(n["id"], n["text"]) for n in names] == [(str(r.id), r.procedure)]
+    nb.close()
+
+
+def test_kaleidoscope_fills_its_canvas_and_names_the_largest_nodes(lab, ms):
+    """The explorer's picture spans its canvas (the outermost nodes at its
+    edge, less 6 px) and names the largest nodes as the static figure's
+    legend writes them: a tree of six procedures with names too long to
+    show whole, under a root, each with 10, 20, ... 60 leaves; the centre
+    is named first (under its disc), then the largest (60 leaves); every
+    name is the Go core's short form (the legend's "short"), none overlap,
+    and their text is drawn (dark pixels in each name's box)."""
+
+    procs = [f"namespace::detail::very_long_kernel_name_{k}<float, 4>" for k in range(6)]
+    rows = [(0, None, "main")] + [(1 + k, 0, procs[k]) for k in range(6)]
+    for k in range(6):
+        rows += [(len(rows) + j, 1 + k, "leaf") for j in range(10 * (k + 1))]
+    df = pd.DataFrame(rows, columns=["id", "parent", "procedure"]).assign(pe="p0", start=lambda d: d.id * 1.0)
+    cells = ["import macroscope as ms, pandas as pd",
+             f"df = pd.DataFrame({rows!r}, columns=['id', 'parent', 'procedure'])"
+             ".assign(pe='p0', start=lambda d: d.id * 1.0)",
+             "kal = ms.CallTree.from_pandas(df).layout(width=600)",
+             "w = kal.explore(view='procedure')",
+             "w"]
+    nb = lab.notebook(cells, name="kaleidoscope-names")
+    el = nb.widget(0, ".macroscope-kaleidoscope")
+    nb.wait_frame(el, 1)
+    kal = ms.CallTree.from_pandas(df).layout(width=600)
+    lay = kal.to_pandas()
+    cx, cy, k = (float(v) for v in el.get_attribute("data-centre").split(","))
+    assert math.isclose(k, fit_scale(lay), rel_tol=1e-6)
+
+    # The picture's bounding box: every pixel not white.
+    pixels = nb.screenshot(el, "kaleidoscope-names")
+    S = pixels.width
+    assert S == 600
+    painted = [(x, y) for y in range(0, S, 2) for x in range(0, S, 2) if max(255 - c for c in pixels.at(x, y)) > 24]
+    xs, ys = [p[0] for p in painted], [p[1] for p in painted]
+    assert max(xs) - min(xs) >= 0.95 * S and max(ys) - min(ys) >= 0.95 * S, (min(xs), max(xs), min(ys), max(ys))
+
+    names = el.element_handle().evaluate("el => el.__macroscope.names")
+    legend = kal.legend("procedure")
+    short = dict(zip(legend["labels"], legend["short"]))
+    assert short[procs[5]] == "namespace::detai...ame_5<float, 4>"
+    assert int(el.get_attribute("data-names")) == len(names) >= 2
+    # The centre is named first, under its disc, then the largest node
+    # (60 leaves), in its short form.
+    assert (names[0]["id"], names[0]["text"]) == ("0", "main") and names[0]["y"] > cy
+    assert names[1]["id"] == "6" and names[1]["text"] == short[procs[5]]
+    by_id = dict(zip(lay.id.astype(str), lay.procedure))
+    for n in names:
+        assert n["text"] == short[by_id[n["id"]]]
+    for a in names:
+        for b in names:
+            if a is not b:
+                assert (abs(a["x"] - b["x"]) * 2 >= a["w"] + b["w"] - 0.01
+                        or abs(a["y"] - b["y"]) * 2 >= a["h"] + b["h"] - 0.01), (a, b)
+    for n in names:  # its text, black on a white edge, is drawn
+        dark = sum(1 for x in range(int(n["x"] - n["w"] / 2), int(n["x"] + n["w"] / 2))
+                   for y in range(int(n["y"] - 4), int(n["y"] + 4)) if max(pixels.at(x, y)) < 90)
+        assert dark >= 2 * len(n["text"]), (n, dark)
     nb.close()
 
 

@@ -716,3 +716,60 @@ func TestChargeDefaultIsMembers(t *testing.T) {
 		}
 	}
 }
+
+// A clone changes without its original: collapsing, a window and a layout
+// of the clone leave the original's view, window, groups and positions as
+// they were, and the clone starts from them.
+func TestCloneIsIndependent(t *testing.T) {
+	tr, err := formats.ReadFile("../../../testdata/jacobi32-platform.trace", "paje")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := build(t, tr, Options{})
+	if _, err := tp.Layout(forcelayout.Params{MaxIterations: 20}); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := tp.Groups()
+	if len(paths) == 0 {
+		t.Fatal("no group to collapse")
+	}
+	if err := tp.Collapse(paths[0]); err != nil {
+		t.Fatal(err)
+	}
+	before, start, end, collapsed := cloneView(tp.View()), tp.start, tp.end, tp.Collapsed()
+	c := tp.Clone()
+	if err := equalViews(c.View(), before); err != nil || !slices.Equal(c.Collapsed(), collapsed) {
+		t.Fatalf("the clone differs from its original: %v, %v", err, c.Collapsed())
+	}
+	c.ExpandAll()
+	if err := c.CollapseDepth(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetWindow(start+(end-start)/4, end-(end-start)/4); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Layout(forcelayout.Params{MaxIterations: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := equalViews(tp.View(), before); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range tp.View().Nodes {
+		if n.X != before.Nodes[i].X || n.Y != before.Nodes[i].Y {
+			t.Fatalf("%s moved from (%g, %g) to (%g, %g)", n.Path, before.Nodes[i].X, before.Nodes[i].Y, n.X, n.Y)
+		}
+	}
+	if tp.start != start || tp.end != end || !slices.Equal(tp.Collapsed(), collapsed) {
+		t.Fatalf("window [%v, %v], collapsed %v; want [%v, %v], %v", tp.start, tp.end, tp.Collapsed(), start, end, collapsed)
+	}
+	if slices.Equal(c.Collapsed(), collapsed) || c.start == start {
+		t.Fatalf("the clone did not change: %v, %v", c.Collapsed(), c.start)
+	}
+	// The original changes on its own too.
+	if err := tp.Expand(paths[0]); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Collapsed()) == 0 {
+		t.Fatal("expanding the original expanded the clone")
+	}
+}

@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -345,6 +346,25 @@ func (tp *Topology) remember() {
 			tp.pos[n.Path] = [2]float64{n.X, n.Y}
 		}
 	}
+}
+
+// Clone returns a copy of the exploration (window, collapsed groups,
+// positions, the view) that changes independently of tp: a caller may
+// change one and keep the other as it was. The trace and the graph read
+// from it, which nothing changes, are shared.
+func (tp *Topology) Clone() *Topology {
+	c := *tp
+	c.capInt, c.useInt = slices.Clone(tp.capInt), slices.Clone(tp.useInt)
+	c.capMean, c.useMean = slices.Clone(tp.capMean), slices.Clone(tp.useMean)
+	c.edges = slices.Clone(tp.edges) // SetWindow refills it in place
+	c.collapsed, c.pos, c.born = maps.Clone(tp.collapsed), maps.Clone(tp.pos), maps.Clone(tp.born)
+	if tp.view != nil {
+		v := *tp.view
+		v.Nodes, v.Edges = slices.Clone(v.Nodes), slices.Clone(v.Edges) // a layout moves the nodes in place
+		v.Rep, v.cont = slices.Clone(v.Rep), slices.Clone(v.cont)
+		c.view = &v
+	}
+	return &c
 }
 
 // View returns the graph as shown. It belongs to the topology: it changes

@@ -35,8 +35,10 @@ class KaleidoscopeExplorer(ArrowWidget):
     Synchronised state: ``view`` ("pe", "procedure" or "time", among
     ``views``), ``root`` (the id, as text, of the node at the centre; ""
     for the layout given), ``table`` (Arrow IPC, see :meth:`view_table`)
-    and ``legend`` (per view, the labels and colours of its categories, or
-    the time range of the spectrum).
+    and ``legend`` (per view, the labels of its categories, their short
+    names as the static figure writes them and their colours, or the time
+    range of the spectrum). The page scales the view so that the outermost
+    node reaches the canvas's edge and names the largest nodes.
     """
 
     _renderer = traitlets.Unicode("kaleidoscope").tag(sync=True)
@@ -70,9 +72,10 @@ class KaleidoscopeExplorer(ArrowWidget):
 
     def view_table(self) -> pa.Table:
         """The nodes drawn from: the layout's table (:meth:`Kaleidoscope.to_arrow`,
-        ids as text) plus ``row_parent`` (the row of ``shown_parent``, -1
-        for the centre) and ``rgb_pe``, ``rgb_procedure``, ``rgb_time``
-        (0xRRGGBB in each view; absent for a view the tree lacks)."""
+        ids as text, weight as float32) plus ``row_parent`` (the row of
+        ``shown_parent``, -1 for the centre) and ``rgb_pe``,
+        ``rgb_procedure``, ``rgb_time`` (0xRRGGBB in each view; absent for a
+        view the tree lacks)."""
         tbl = self._kal.to_arrow()
         df = tbl.select([c for c in ("id", "shown_parent") if c in tbl.column_names]).to_pandas()
         ids = df["id"].astype(str)
@@ -83,11 +86,15 @@ class KaleidoscopeExplorer(ArrowWidget):
         row_parent[has] = row.reindex(parent[has].astype("int64").astype(str) if parent.dtype.kind == "f"
                                       else parent[has].astype(str)).fillna(-1).to_numpy(dtype=np.int32)
         out = {"id": pa.array(ids.to_numpy(dtype=object), type=pa.string()), "row_parent": pa.array(row_parent)}
-        keep = ("procedure", "pe", "start", "level", "x", "y", "drawn", "collapsed", "kept", "sector_start",
+        keep = ("procedure", "pe", "start", "level", "weight", "x", "y", "drawn", "collapsed", "kept", "sector_start",
                 "sector_extent")
         for name in keep:
             if name in tbl.column_names:
                 out[name] = tbl.column(name)
+        # The page ranks nodes by weight to name the largest: float32 is
+        # plenty (and JavaScript reads it as numbers, not BigInts).
+        if "weight" in out:
+            out["weight"] = out["weight"].cast(pa.float32())
         for view, colours in self._view_colours(tbl).items():
             out[f"rgb_{view}"] = pa.array(colours, type=pa.uint32())
         return pa.table(out)
@@ -105,7 +112,7 @@ class KaleidoscopeExplorer(ArrowWidget):
             packed = {name: _colours.unpack_css(c) for name, c in zip(labels, palette)}
             out[view] = np.array([_NONE if v is None else packed.get(v, _NONE)
                                   for v in tbl.column(view).to_pylist()], dtype=np.uint32)
-            legend[view] = {"labels": labels, "colours": palette}
+            legend[view] = {"labels": labels, "short": self._legends[view]["short"], "colours": palette}
         if "time" in self.views:
             start = tbl.column("start").to_numpy(zero_copy_only=False).astype(float)
             t0, t1 = (float(start.min()), float(start.max())) if len(start) else (0.0, 0.0)

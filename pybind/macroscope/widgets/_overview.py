@@ -67,6 +67,10 @@ def _level_p(levels, i: int) -> float:
 
 _uids = itertools.count(1)
 
+
+class _SweepStopped(Exception):
+    """The sweep of a closed explorer's levels, stopped."""
+
 # A model whose sweep of the significant levels costs more than this
 # (resources x slices^3, the dynamic program's work per solve, which the
 # sweep repeats for every level) opens at its recommended level, found with
@@ -188,9 +192,15 @@ class ModelExplorer(ArrowWidget):
         ``v`` gives way, wherever it is in the history, to the same view
         with every level (the slider's), redrawn if shown. The native side
         keeps the levels, so the sweep runs once per model."""
+        def stopped(_done, _total):
+            if self._stop_sweep.is_set():
+                raise _SweepStopped  # the Go search is canceled, keeping nothing
+
         def sweep():
             try:
-                levels = v.model.significant_p(threshold=self._threshold, progress=False)
+                levels = v.model.significant_p(threshold=self._threshold, progress=stopped)
+            except _SweepStopped:
+                return
             except BaseException as e:  # reported by wait_levels
                 self._sweep_error = e
                 return
@@ -211,8 +221,17 @@ class ModelExplorer(ArrowWidget):
                     self._show()
 
         self._sweep_error = None
+        self._stop_sweep = threading.Event()
         self._sweeper = threading.Thread(target=sweep, name="macroscope significant levels", daemon=True)
         self._sweeper.start()
+
+    def close(self) -> None:
+        """Close the widget, and stop the sweep of its levels if it runs
+        (a large model's takes minutes of the kernel's cores)."""
+        stop = getattr(self, "_stop_sweep", None)
+        if stop is not None:
+            stop.set()
+        super().close()
 
     def wait_levels(self, timeout: float | None = None) -> bool:
         """Wait for the significant levels a large model's overview sweeps

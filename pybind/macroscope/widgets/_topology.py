@@ -37,7 +37,9 @@ class TopologyExplorer(ArrowWidget):
     ``clock`` (where the trace starts on its clock), ``collapsed`` (paths
     of the collapsed
     groups). :meth:`expand`, :meth:`collapse` and :meth:`set_window` act as
-    the browser's clicks and slider do; they change the Topology itself.
+    the browser's clicks and slider do: each replaces :attr:`topology` by
+    the changed view (a new Topology; the one given is not changed, but
+    for its positions, which the explorer's layouts move).
     """
 
     _renderer = traitlets.Unicode("topology").tag(sync=True)
@@ -71,7 +73,8 @@ class TopologyExplorer(ArrowWidget):
 
     @property
     def topology(self):
-        """The Topology explored (its state is the widget's)."""
+        """The Topology shown now (the one given, changed by the clicks,
+        the slider and the methods)."""
         return self._topo
 
     def view_tables(self) -> tuple[pa.Table, pa.Table]:
@@ -92,29 +95,29 @@ class TopologyExplorer(ArrowWidget):
 
     def expand(self, path: str) -> "TopologyExplorer":
         """Expand the collapsed group at ``path``."""
-        return self._act(self._topo.expand, path)
+        return self._act(lambda: self._topo.expand(path))
 
     def collapse(self, path: str) -> "TopologyExplorer":
         """Collapse the group at ``path``."""
-        return self._act(self._topo.collapse, path)
+        return self._act(lambda: self._topo.collapse(path))
 
     def collapse_depth(self, depth: int) -> "TopologyExplorer":
         """Show the graph at a level of the hierarchy (see :meth:`Topology.collapse_depth`)."""
-        return self._act(self._topo.collapse_depth, depth)
+        return self._act(lambda: self._topo.collapse_depth(depth))
 
     def expand_all(self) -> "TopologyExplorer":
-        return self._act(self._topo.expand_all)
+        return self._act(lambda: self._topo.expand_all())
 
     def set_window(self, start, end) -> "TopologyExplorer":
         """Integrate over [start, end] (seconds from the trace's start):
         sizes and fills change, the positions stay."""
-        self._topo.set_window(start, end)
+        self._topo = self._topo.set_window(start, end)
         self._push(graph=False)
         return self
 
-    def _act(self, action, *args):
+    def _act(self, action):
         try:
-            action(*args)
+            self._topo = action()
         except MacroscopeError as exc:
             self.error = str(exc)
             return self
