@@ -19,34 +19,43 @@ PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.pyi' -o
 
 .PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare widgets-js clean fuzz
 
-demo: setup
+demo: $(VENV)/.installed
 	$(VENV)/bin/macroscope overview $(TRACE) --out $(OUT)
 
 test: setup lint go-test py-test
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(VENV)/.dev-deps
 
-# The virtual environment with the test and notebook dependencies.
+# The virtual environment with what the package and its build need: the
+# demo needs no more.
 $(VENV)/.deps: pyproject.toml
-	@echo "Creating $(VENV) and installing the Python dependencies"
+	@echo "Creating $(VENV) and installing the package's Python dependencies"
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) -m pip install --quiet "pybindgen>=0.22.1" "hatchling>=1.25" \
-		"pyarrow>=14" "pandas>=2.1" "numpy>=1.24" \
+		"pyarrow>=14" "pandas>=2.1" "numpy>=1.24"
+	$(GO) mod download
+	touch $@
+
+# The test, notebook, widget and Dask dependencies (make setup, make test).
+$(VENV)/.dev-deps: $(VENV)/.deps
+	@echo "Installing the test, notebook and Dask dependencies into $(VENV)"
+	$(VPY) -m pip install --quiet \
 		"pytest>=8" "pytest-benchmark>=4" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "tqdm>=4.66" \
 		"dask[distributed]>=2024.1" "duckdb>=1.0" \
 		"anywidget>=0.9.18" "traitlets>=5.9" "jupyterlab>=4.2" "notebook>=7,<8" "playwright>=1.45" \
 		"viztracer>=1.0" "py-spy>=0.4"
-	$(GO) mod download
 	touch $@
 
 # The package itself: gopy compiles the Go core into one extension module.
 # pip is quiet but for the build hook's progress lines; its whole output
-# is in build/pip.log, printed if the build fails.
+# is in build/pip.log, printed if the build fails. (The hook also writes
+# its progress to the terminal, for a plain pip install; here the lines
+# come through the log instead.)
 $(VENV)/.installed: $(VENV)/.deps $(GO_SOURCES) $(PY_SOURCES) go.mod go.sum
 	@echo "Building the Go extension (minutes the first time; log in build/pip.log)"
 	@mkdir -p build
-	@bash -o pipefail -c '$(VPY) -m pip install -v --no-deps --no-build-isolation --force-reinstall . 2>&1 \
+	@MACROSCOPE_BUILD_TTY=0 bash -o pipefail -c '$(VPY) -m pip install -v --no-deps --no-build-isolation --force-reinstall . 2>&1 \
 		| tee build/pip.log | { sed -un "s/^ *macroscope build:/ /p" || true; }' \
 		|| { tail -n 60 build/pip.log; exit 1; }
 	touch $@

@@ -16,10 +16,16 @@ import (
 // The consumer sees the record's buffers in place: nothing is copied, so
 // they must have been allocated outside the Go heap.
 func ExportStream(rec arrow.RecordBatch, addr uintptr) error {
+	return ExportBatches(rec.Schema(), []arrow.RecordBatch{rec}, addr)
+}
+
+// ExportBatches is ExportStream of a stream of any number of batches of
+// schema s, none for a schema alone.
+func ExportBatches(s *arrow.Schema, recs []arrow.RecordBatch, addr uintptr) error {
 	if addr == 0 {
 		return errors.New("arrowio: null ArrowArrayStream address")
 	}
-	rdr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
+	rdr, err := array.NewRecordReader(s, recs)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/macroscope-hpc/macroscope/arrowio/files"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -69,11 +68,8 @@ func WriteSynthParquet(path string, c synth.Config) (synth.Stats, error) {
 	}
 	// Instants are nearly all distinct: a dictionary of them would only
 	// cost time. Paths, indices and states repeat.
-	var noDict []parquet.WriterProperty
-	for _, col := range []string{"start", "end", "start_ns", "end_ns"} {
-		noDict = append(noDict, parquet.WithDictionaryFor(col, false))
-	}
-	out, err := files.CreateParquet(path, SynthSchema, noDict...)
+	noDict := files.ParquetOptions{NoDictionary: []string{"start", "end", "start_ns", "end_ns"}}
+	out, err := files.CreateParquet(path, SynthSchema, noDict)
 	if err != nil {
 		return synth.Stats{}, err
 	}

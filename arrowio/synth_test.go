@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	_ "github.com/macroscope-hpc/macroscope/arrowio/files/goparquet" // the Parquet writer
 	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 	"github.com/macroscope-hpc/macroscope/core/readers/paje"
 	"github.com/macroscope-hpc/macroscope/core/trace"

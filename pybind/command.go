@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"time"
 
 	"github.com/macroscope-hpc/macroscope/cmd/macroscope/cli"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -41,17 +40,11 @@ func StartCommand(args string) (c *Command, err error) {
 }
 
 // Wait waits up to the given number of milliseconds for the command to
-// end, and reports whether it has.
+// end, and reports whether it has; it returns sooner when a Parquet file
+// waits for Python to write it (NextParquetRequest).
 func (c *Command) Wait(milliseconds int) (finished bool, err error) {
 	defer guard(&err)
-	timer := time.NewTimer(time.Duration(max(milliseconds, 0)) * time.Millisecond)
-	defer timer.Stop()
-	select {
-	case <-c.done:
-		return true, nil
-	case <-timer.C:
-		return false, nil
-	}
+	return pollUntil(c.done, milliseconds), nil
 }
 
 // Cancel asks the command to stop, as Ctrl-C stops the Go program; Wait

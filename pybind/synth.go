@@ -41,16 +41,8 @@ type synthAnomaly struct {
 	End     float64            `json:"end"`
 }
 
-// Synth writes a synthetic trace to path and describes it as JSON; options
-// is a JSON object (see macroscope.synth). It runs to the end: the Python
-// package calls StartSynth, which Ctrl-C stops.
-func Synth(path, options string) (js string, err error) {
-	defer guard(&err)
-	return synthesize(path, options, nil)
-}
-
-// StartSynth starts writing a synthetic trace to path (as Synth) on a
-// goroutine of its own, a Work that Python polls, shows the progress of
+// StartSynth starts writing a synthetic trace to path (options: a JSON
+// object, see macroscope.synth) on a goroutine of its own, a Work that Python polls, shows the progress of
 // (the states written, of about as many as asked) and cancels on Ctrl-C:
 // the generation then stops within a few thousand states and the file
 // left incomplete is removed. Work.JSON gives the description. Bad
@@ -89,17 +81,7 @@ func StartSynth(path, options string) (w *Work, err error) {
 	return w, nil
 }
 
-// synthesize writes the trace of options to path and describes it.
-func synthesize(path, options string, cancel <-chan struct{}) (string, error) {
-	o, c, err := synthConfig(options)
-	if err != nil {
-		return "", err
-	}
-	c.Cancel = cancel
-	return writeSynth(path, o, c)
-}
-
-// synthConfig decodes the options of Synth.
+// synthConfig decodes the options of StartSynth.
 func synthConfig(options string) (synthOptions, synth.Config, error) {
 	o := synthOptions{Sites: 2, Clusters: 4, Machines: 8, Cores: 8, Events: 1_000_000, Seed: 1}
 	if err := decodeOptions(options, &o); err != nil {

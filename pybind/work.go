@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
@@ -52,22 +51,11 @@ func startWork(fn func(ctl *aggregate.Control) error) *Work {
 }
 
 // Wait waits up to the given number of milliseconds for the work to end,
-// and reports whether it has.
+// and reports whether it has; it returns sooner when a Parquet file waits
+// for Python to write it (NextParquetRequest).
 func (w *Work) Wait(milliseconds int) (finished bool, err error) {
 	defer guard(&err)
-	select {
-	case <-w.done:
-		return true, nil
-	default:
-	}
-	timer := time.NewTimer(time.Duration(max(milliseconds, 0)) * time.Millisecond)
-	defer timer.Stop()
-	select {
-	case <-w.done:
-		return true, nil
-	case <-timer.C:
-		return false, nil
-	}
+	return pollUntil(w.done, milliseconds), nil
 }
 
 // Progress returns {"done": thousandths done, "total": 1000, "steps":

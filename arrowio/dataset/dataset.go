@@ -294,7 +294,7 @@ func (w *writer) rankOfContainer(c int32) string {
 
 // file writes the rows of the table name to the Parquet file path.
 func (w *writer) file(path, name string, schema *arrow.Schema, rows []int) error {
-	out, err := files.CreateParquet(path, schema)
+	out, err := files.CreateParquet(path, schema, files.ParquetOptions{})
 	if err != nil {
 		return err
 	}

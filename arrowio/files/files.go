@@ -1,6 +1,12 @@
 // Package files writes Arrow record batches to Parquet, Feather (Arrow IPC
-// file) or CSV files. It is separate from arrowio because the Parquet
-// writer is large: only programs that write files link it.
+// file) or CSV files.
+//
+// Feather and CSV are written here. Parquet is written by the writer a
+// program installs with UseParquet: arrow-go's (package goparquet, which
+// the Go command line imports) or, in the Python extension, pyarrow's,
+// which the facade hands the batches to. arrow-go's Parquet writer brings
+// its compute kernels, Flight and gRPC, about half of the extension's cold
+// build, for a job pyarrow, a dependency of the Python package, does.
 package files
 
 import (
@@ -15,9 +21,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
@@ -28,7 +31,7 @@ func Write(rec arrow.RecordBatch, path string) error {
 	var write func(arrow.RecordBatch, io.Writer) error
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet":
-		write = writeParquet
+		return writeParquet(rec, path)
 	case ".feather", ".arrow":
 		write = writeFeather
 	case ".csv":
@@ -40,8 +43,8 @@ func Write(rec arrow.RecordBatch, path string) error {
 	if err != nil {
 		return err
 	}
-	// Hide Close from the writers (pqarrow closes what it can), so that the
-	// file is closed once, here, and its error reported.
+	// Hide Close from the writers, so that the file is closed once, here,
+	// and its error reported.
 	if err := write(rec, struct{ io.Writer }{f}); err != nil {
 		f.Close()
 		os.Remove(path)
@@ -50,17 +53,16 @@ func Write(rec arrow.RecordBatch, path string) error {
 	return f.Close()
 }
 
-func writeParquet(rec arrow.RecordBatch, f io.Writer) error {
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+func writeParquet(rec arrow.RecordBatch, path string) error {
+	out, err := CreateParquet(path, rec.Schema(), ParquetOptions{})
 	if err != nil {
 		return err
 	}
-	if err := w.Write(rec); err != nil {
-		w.Close()
+	if err := out.Write(rec); err != nil {
+		out.Abort()
 		return err
 	}
-	return w.Close()
+	return out.Close()
 }
 
 func writeFeather(rec arrow.RecordBatch, f io.Writer) error {

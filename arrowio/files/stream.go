@@ -1,68 +1,63 @@
 package files
 
 import (
-	"fmt"
-	"io"
-	"os"
+	"errors"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// ParquetStream writes a table to a Parquet file one record batch at a
-// time, each batch a row group: tables larger than memory are written in
-// the memory of one batch.
-type ParquetStream struct {
-	path string
-	f    *os.File
-	w    *pqarrow.FileWriter
+// A Stream writes a table to a file one record batch at a time, each
+// batch a row group: tables larger than memory are written in the memory
+// of one batch.
+type Stream interface {
+	// Write appends rec, whose schema must be the stream's.
+	Write(rec arrow.RecordBatch) error
+	// Close writes the file's footer and closes it.
+	Close() error
+	// Abort closes the file and removes it: nothing half written is left.
+	Abort()
 }
 
-// CreateParquet creates the Parquet file path for a table of schema s,
-// compressed like Write's; opts add to or override those properties (to
-// turn dictionary encoding off for columns of unique numbers, say, where
-// it only costs time).
-func CreateParquet(path string, s *arrow.Schema, opts ...parquet.WriterProperty) (*ParquetStream, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd)}, opts...)...)
-	// Hide Close from pqarrow, so that Close closes the file once.
-	w, err := pqarrow.NewFileWriter(s, struct{ io.Writer }{f}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		f.Close()
-		os.Remove(path)
-		return nil, fmt.Errorf("writing %s: %w", path, err)
-	}
-	return &ParquetStream{path: path, f: f, w: w}, nil
+// ParquetOptions are what a table's writer may ask of its Parquet file
+// beyond what every file gets: Zstandard compression, dictionary encoding,
+// and the Arrow schema stored in the file's metadata (so that dictionary
+// columns read back as dictionaries).
+type ParquetOptions struct {
+	// NoDictionary names the columns not to dictionary-encode: columns of
+	// unique numbers, where a dictionary only costs time.
+	NoDictionary []string
 }
 
-// Write appends rec, whose schema must be the stream's, as a row group.
-func (s *ParquetStream) Write(rec arrow.RecordBatch) error {
-	if err := s.w.Write(rec); err != nil {
-		return fmt.Errorf("writing %s: %w", s.path, err)
-	}
-	return nil
+// ParquetWriter creates the Parquet file path for a table of schema s.
+type ParquetWriter func(path string, s *arrow.Schema, o ParquetOptions) (Stream, error)
+
+var (
+	parquetMu     sync.Mutex
+	parquetWriter ParquetWriter
+)
+
+// ErrNoParquet is the error of writing Parquet in a program that installed
+// no Parquet writer.
+var ErrNoParquet = errors.New("this program writes no Parquet: it installed no Parquet writer (files.UseParquet)")
+
+// UseParquet installs the Parquet writer of the program: importing
+// package goparquet installs arrow-go's; the Python extension installs
+// one that hands the batches to pyarrow.
+func UseParquet(w ParquetWriter) {
+	parquetMu.Lock()
+	defer parquetMu.Unlock()
+	parquetWriter = w
 }
 
-// Close writes the file's footer and closes it.
-func (s *ParquetStream) Close() error {
-	err := s.w.Close()
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
+// CreateParquet creates the Parquet file path for a table of schema s with
+// the writer UseParquet installed.
+func CreateParquet(path string, s *arrow.Schema, o ParquetOptions) (Stream, error) {
+	parquetMu.Lock()
+	w := parquetWriter
+	parquetMu.Unlock()
+	if w == nil {
+		return nil, ErrNoParquet
 	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", s.path, err)
-	}
-	return nil
-}
-
-// Abort closes the file and removes it: nothing half written is left.
-func (s *ParquetStream) Abort() {
-	s.w.Close()
-	s.f.Close()
-	os.Remove(s.path)
+	return w(path, s, o)
 }

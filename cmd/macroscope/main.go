@@ -13,6 +13,10 @@ import (
 	"syscall"
 
 	"github.com/macroscope-hpc/macroscope/cmd/macroscope/cli"
+
+	// The Go program writes Parquet with arrow-go; the Python extension,
+	// which runs the same command line, with pyarrow.
+	_ "github.com/macroscope-hpc/macroscope/arrowio/files/goparquet"
 )
 
 func main() {

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from . import _bridge
+from . import _bridge, _parquet
 
 _POLL_MS = 100
 
@@ -40,12 +40,12 @@ def main(argv=None) -> int:
     run = _bridge.call(_bridge.native.StartCommand, json.dumps(args))
     try:
         while not _bridge.call(run.Wait, _POLL_MS):
-            pass
+            _parquet.serve()  # the command's Parquet tables
     except KeyboardInterrupt:
         _bridge.call(run.Cancel)
         try:
             while not _bridge.call(run.Wait, _POLL_MS):
-                pass
+                _parquet.serve()
         except KeyboardInterrupt:
             # A second Ctrl-C: the command did not stop in time.
             print("macroscope: interrupted", file=sys.stderr, flush=True)

@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable
 
-from . import _bridge
+from . import _bridge, _parquet
 from ._errors import InvalidArgumentError
 
 _POLL_MS = 100
@@ -40,18 +40,22 @@ def wait(task, report, outcome):
     Wait, Cancel, Progress), updating ``report`` (None: nothing) as it
     goes, and return ``outcome()``, its result or its error.
 
+    Between polls, the Parquet files the task writes are written (see
+    :mod:`macroscope._parquet`).
+
     On KeyboardInterrupt, or an exception from a progress callback, the
     task is canceled (the Go loop looks at least every megabyte or every
     solve) and waited for, so that no goroutine goes on behind the user's
     back; then the interruption goes through."""
     try:
         while not _bridge.call(task.Wait, _POLL_MS):
+            _parquet.serve()
             if report is not None:
                 report.update(*_progress(task))
     except BaseException:
         _bridge.call(task.Cancel)
         while not _bridge.call(task.Wait, _POLL_MS):
-            pass
+            _parquet.serve()
         if report is not None:
             report.close()
         raise

@@ -2,7 +2,8 @@
 (:func:`to_parquet_dataset`), in the layout of :mod:`macroscope._dataset`.
 
 The Go core writes it (the package arrowio/dataset, which the command
-``macroscope convert`` runs too). Each table is partitioned by rank: the
+``macroscope convert`` runs too), handing the Parquet files to pyarrow
+(:mod:`macroscope._parquet`). Each table is partitioned by rank: the
 container each row's container lies in, so that a tool reading the dataset
 lazily reads one process's rows without the others', and a Dask cluster
 models a part per file.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from . import _bridge
+from . import _bridge, _work
 from ._readers import read
 from ._trace import Trace
 
@@ -43,5 +44,8 @@ def to_parquet_dataset(trace, directory, partition_by: str | None = "rank", *, f
     if not isinstance(trace, Trace):
         trace = read(trace, format, progress=False, **options)
     directory = os.fspath(directory)
-    _bridge.call(trace._h.WriteDataset, directory, partition_by or "")
+    # On a goroutine of its own, which Python polls: Python writes the
+    # Parquet files (macroscope._parquet), and Ctrl-C stops the writing.
+    work = _bridge.call(trace._h.StartWriteDataset, directory, partition_by or "")
+    _work.run(work, os.path.basename(directory), progress=False)
     return directory

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	_ "github.com/macroscope-hpc/macroscope/arrowio/files/goparquet" // the Parquet writer of the Go program
 )
 
 const bundledTrace = "../../../testdata/jacobi32.trace"
