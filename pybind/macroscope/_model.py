@@ -220,10 +220,15 @@ class MicroModel(TableResult):
         handful of solves where the sweep of a large model needs one per
         level (seconds instead of a minute for 1,000 resources), and the
         same level, bit for bit."""
-        opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties, entities)
-        _work.run(_bridge.call(self._h.StartRecommended, opts), "recommended p", progress)
-        level = json.loads(_bridge.call(self._h.Recommended, opts))
+        level = self._recommended_level(_significant_options(threshold, method, normalize, recommend, kind, gain,
+                                                             window, ties, entities), progress)
         return float((level["p_low"] + level["p_high"]) / 2)
+
+    def _recommended_level(self, opts: str, progress=None) -> dict:
+        """The recommended level of the search ``opts`` (see
+        :meth:`recommended_p`): p_low, p_high, gain, loss, aggregates."""
+        _work.run(_bridge.call(self._h.StartRecommended, opts), "recommended p", progress)
+        return json.loads(_bridge.call(self._h.Recommended, opts))
 
     def quality_curve(self, kind: str = "spatiotemporal", threshold: float = 1e-3, method: str = "exact",
                       normalize: bool = True, gain: str | None = None, window: tuple[int, int] | None = None,

@@ -12,7 +12,6 @@ over its time range); back and forward walk the views.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import threading
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ import traitlets
 
 from .. import _bridge
 from .._clock import relative
+from .._model import _significant_options
 from . import _cells, _levels
 from ._base import ArrowWidget, arrow_trait, ipc, model_drawing
 
@@ -83,10 +83,8 @@ BACKGROUND_SWEEP_COST = 1e8
 def _knee_levels(model, threshold: float) -> pd.DataFrame:
     """The recommended level alone, as a one-row significant_p table (the
     same level the sweep recommends, see MicroModel.recommended_p)."""
-    model.recommended_p(threshold=threshold)
-    opts = json.dumps({"threshold": float(threshold), "method": "exact", "recommend": "knee", "normalize": True,
-                       "kind": "spatiotemporal", "ties": "finest"})
-    lv = json.loads(_bridge.call(model._h.Recommended, opts))
+    lv = model._recommended_level(_significant_options(threshold, "exact", True, "knee", "spatiotemporal", None,
+                                                        None))
     return pd.DataFrame({"p_low": [float(lv["p_low"])], "p_high": [float(lv["p_high"])],
                          "gain": [float(lv["gain"])], "loss": [float(lv["loss"])],
                          "aggregates": np.array([lv["aggregates"]], dtype=np.int64), "recommended": [True]})
@@ -166,12 +164,9 @@ class ModelExplorer(ArrowWidget):
     # --- views -------------------------------------------------------------
 
     def _overview(self, model, p=None, title="") -> View:
+        rows, slices, title = (0, model.resources), (0, model.slices - 1), title or _window_title(model)
         if p is None and model.resources * float(model.slices) ** 3 > BACKGROUND_SWEEP_COST:
-            v = View("overview", model, levels=_knee_levels(model, self._threshold), level=0,
-                     rows=(0, model.resources), slices=(0, model.slices - 1), title=title or _window_title(model),
-                     uid=next(_uids))
-            v.set_agg(model.aggregate(_level_p(v.levels, 0)))
-            v.pack = _levels.LevelPack(model, v.levels, self.states, self._types(model), _level_p, self._drawn)
+            v = self._level_view(model, _knee_levels(model, self._threshold), 0, rows, slices, title)
             self._sweep_in_background(v)
             return v
         levels = model.significant_p(threshold=self._threshold)
@@ -180,9 +175,13 @@ class ModelExplorer(ArrowWidget):
         else:
             inside = np.flatnonzero((levels.p_low.to_numpy() <= p) & (p <= levels.p_high.to_numpy()))
             i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(levels.p_low.to_numpy() - p)))
-        v = View("overview", model, levels=levels, level=i, rows=(0, model.resources),
-                 slices=(0, model.slices - 1), title=title or _window_title(model), uid=next(_uids))
-        v.set_agg(model.aggregate(_level_p(levels, i)))
+        return self._level_view(model, levels, i, rows, slices, title)
+
+    def _level_view(self, model, levels, i, rows, slices, title, agg=None) -> View:
+        """The overview of ``model`` at level ``i`` of ``levels`` (its
+        aggregation ``agg`` when already at hand), and its level pack."""
+        v = View("overview", model, levels=levels, level=i, rows=rows, slices=slices, title=title, uid=next(_uids))
+        v.set_agg(agg if agg is not None else model.aggregate(_level_p(levels, i)))
         v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p, self._drawn)
         return v
 
@@ -205,11 +204,8 @@ class ModelExplorer(ArrowWidget):
                 self._sweep_error = e
                 return
             i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
-            full = View("overview", v.model, levels=levels, level=i, rows=v.rows, slices=v.slices,
-                        title=v.title, uid=next(_uids))
-            full.set_agg(v.agg)  # the same level: the same partition
-            full.pack = _levels.LevelPack(v.model, levels, self.states, self._types(v.model), _level_p,
-                                          self._drawn)
+            # The same level: the same partition.
+            full = self._level_view(v.model, levels, i, v.rows, v.slices, v.title, agg=v.agg)
             with self._swap:
                 self._model_tables.pop((id(v.model), "levels"), None)
                 shown = False
