@@ -35,12 +35,15 @@ def save_figures(path, outputs):
 def test_notebook_runs(path):
     nb = nbformat.read(path, as_version=4)
     # A notebook that shows the shared corpus says so in its metadata.
-    needs = nb.metadata.get("macroscope", {}).get("needs_corpus")
+    meta = nb.metadata.get("macroscope", {})
+    needs = meta.get("needs_corpus")
     if needs and not SHARED.exists():
         pytest.skip(f"{path.name} reads {needs}, which is not at {SHARED}")
-    # A notebook that generates its trace with SimGrid says so too.
-    simgrid = nb.metadata.get("macroscope", {}).get("needs_simgrid")
-    if simgrid and not shutil.which("smpicc") and not list((REPO / "build" / "lu700").glob("lu700-*.trace.gz")):
+    # A notebook that generates its trace with SimGrid says so too, and
+    # where the trace is kept once generated.
+    simgrid = meta.get("needs_simgrid")
+    cache = meta.get("simgrid_cache")
+    if simgrid and not shutil.which("smpicc") and not (cache and list(REPO.glob(cache))):
         pytest.skip(f"{path.name}: {simgrid}, and SimGrid's smpicc is not installed")
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
