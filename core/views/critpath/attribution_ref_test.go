@@ -61,40 +61,16 @@ func attributeHeld(r *Result, t *trace.Trace) *Attribution {
 	}
 	a := &Attribution{}
 	onPath := map[string]trace.Time{}
-	byRes := make([]ResourceShare, len(run.Resources))
-	for i := range byRes {
-		byRes[i].Resource = r.Resources[i]
-	}
 	for _, seg := range r.Segments {
-		byRes[seg.Resource].OnPath += seg.End - seg.Start
-		byRes[seg.Resource].Segments++
 		for _, p := range clip(acts[seg.Resource], seg.Start, seg.End) {
 			a.Pieces = append(a.Pieces, p)
 			onPath[p.State] += p.End - p.Start
 		}
 	}
-	length := r.Length()
-	n := trace.Time(len(run.Resources))
 	for name, on := range onPath {
-		s := StateShare{State: name, OnPath: on, Total: total[name], Imbalance: max(0, on-total[name]/n)}
-		if length > 0 {
-			s.Share = float64(on) / float64(length)
-		}
-		a.ByState = append(a.ByState, s)
+		a.ByState = append(a.ByState, StateShare{State: name, OnPath: on, Total: total[name]})
 	}
-	slices.SortFunc(a.ByState, func(x, y StateShare) int {
-		return cmp.Or(cmp.Compare(y.OnPath, x.OnPath), cmp.Compare(x.State, y.State))
-	})
-	for _, b := range byRes {
-		if b.Segments == 0 {
-			continue
-		}
-		if length > 0 {
-			b.Share = float64(b.OnPath) / float64(length)
-		}
-		a.ByResource = append(a.ByResource, b)
-	}
-	slices.SortStableFunc(a.ByResource, func(x, y ResourceShare) int { return cmp.Compare(y.OnPath, x.OnPath) })
+	a.finish(r, resourceShares(r))
 	return a
 }
 

@@ -319,13 +319,7 @@ func attribute(r *Result, acts []activity, names []string) *Attribution {
 	a := &Attribution{}
 	onPath := make([]trace.Time, len(names))
 	seen := make([]bool, len(names))
-	byRes := make([]ResourceShare, len(r.Resources))
-	for i := range byRes {
-		byRes[i].Resource = r.Resources[i]
-	}
 	for _, seg := range r.Segments {
-		byRes[seg.Resource].OnPath += seg.End - seg.Start
-		byRes[seg.Resource].Segments++
 		act := &acts[seg.Resource]
 		for k := act.first(seg.Start); k < len(act.ends); k++ {
 			s, e := max(act.pieceStart(k), seg.Start), min(act.ends[k], seg.End)
@@ -340,30 +334,11 @@ func attribute(r *Result, acts []activity, names []string) *Attribution {
 			}
 		}
 	}
-	length := r.Length()
-	n := trace.Time(len(r.Resources))
 	for i, on := range onPath {
-		if !seen[i] {
-			continue
+		if seen[i] {
+			a.ByState = append(a.ByState, StateShare{State: names[i], OnPath: on, Total: total[i]})
 		}
-		s := StateShare{State: names[i], OnPath: on, Total: total[i], Imbalance: max(0, on-total[i]/n)}
-		if length > 0 {
-			s.Share = float64(on) / float64(length)
-		}
-		a.ByState = append(a.ByState, s)
 	}
-	slices.SortFunc(a.ByState, func(x, y StateShare) int {
-		return cmp.Or(cmp.Compare(y.OnPath, x.OnPath), cmp.Compare(x.State, y.State))
-	})
-	for _, b := range byRes {
-		if b.Segments == 0 {
-			continue
-		}
-		if length > 0 {
-			b.Share = float64(b.OnPath) / float64(length)
-		}
-		a.ByResource = append(a.ByResource, b)
-	}
-	slices.SortStableFunc(a.ByResource, func(x, y ResourceShare) int { return cmp.Compare(y.OnPath, x.OnPath) })
+	a.finish(r, resourceShares(r))
 	return a
 }
