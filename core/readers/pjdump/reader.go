@@ -216,7 +216,9 @@ func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions)
 }
 
 func (d *decoder) parseLine(line []byte) error {
-	line = bytes.TrimRight(line, "\r\n")
+	for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n-- {
+		line = line[:n-1]
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
