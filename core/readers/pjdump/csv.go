@@ -204,6 +204,9 @@ func defaultLayout(nature string) (layout, bool) {
 
 var stateLayout, variableLayout = defaultLayouts["State"], defaultLayouts["Variable"]
 
+// stateFields is the number of fields of pj_dump's state lines.
+const stateFields = 8
+
 // requiredOf is required[nature], the common ones not looked up in the map.
 func requiredOf(nature string) []int {
 	switch nature {
