@@ -45,13 +45,19 @@ func (s *simulator) entityType(f *eventFields, kind trace.Kind, cont int32) (int
 // slot returns the entities of type typ in container c. Containers hold
 // few types: a look through their slots beats a map.
 func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
+	if sl := c.used; sl != nil && sl.typ == typ {
+		return sl
+	}
 	for _, sl := range c.slots {
 		if sl.typ == typ {
+			c.used = sl
 			return sl
 		}
 	}
 	sl := &slot{typ: typ}
+	sl.stack = sl.inline[:0]
 	c.slots = append(c.slots, sl)
+	c.used = sl
 	return sl
 }
 

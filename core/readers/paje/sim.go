@@ -58,11 +58,14 @@ type typeInfo struct {
 // container is what the simulator keeps of a container.
 type container struct {
 	typ       int32
-	name      string
-	last      trace.Time // date of the last event addressed to it; its end once destroyed
 	destroyed bool
-	children  []int32
-	slots     []*slot // its entity slots, in creation order
+	last      trace.Time // date of the last event addressed to it; its end once destroyed
+	// used is the slot of the last event addressed to it: most events
+	// find theirs there, without a look through slots.
+	used     *slot
+	name     string
+	children []int32
+	slots    []*slot // its entity slots, in creation order
 }
 
 // slot holds the open entities of one type in one container, and what
@@ -75,6 +78,9 @@ type slot struct {
 
 	stack []openState // states, bottom first
 	order int32       // next State.Order
+	// inline holds the stack while it is short (states are seldom
+	// nested deeper): in the slot's own memory, one pointer less to follow.
+	inline [2]openState
 
 	varStart trace.Time // the open piece of a variable (when hasLast)
 	varValue float64
