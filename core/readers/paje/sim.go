@@ -168,7 +168,7 @@ var emptyKeyHash = hashKey(nil)
 
 func (f *eventFields) isQuoted(r role) bool {
 	c := f.def.column[r]
-	return c >= 0 && f.spans[c].quoted
+	return c >= 0 && f.spans[c].quoted(f.buf)
 }
 
 // event simulates the event whose fields, id first, spans locates in buf.
