@@ -16,7 +16,6 @@ type simulator struct {
 	line  int
 	buf   []byte // the current event's fields, id first, are spans of buf
 	spans []span
-	cur   eventFields // the same, by role
 
 	types      []typeInfo
 	typeIDs    *idTable // by identifier; "0" is the root type (trace.None)
@@ -190,8 +189,9 @@ func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) err
 func (s *simulator) eventAt(def *eventDef, buf []byte, spans []span, line int, at trace.Time) error {
 	at = s.opt.inUnit(at)
 	s.line, s.buf, s.spans = line, buf, spans
-	f := &s.cur
-	*f = eventFields{def, buf, spans[1:]}
+	// The fields by role, on the stack: stored in the simulator, each
+	// event would pay the write barriers of three pointers.
+	f := &eventFields{def, buf, spans[1:]}
 	if def.column[roleTime] >= 0 {
 		s.lastKnown = at
 		if !s.timed {
