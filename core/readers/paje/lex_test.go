@@ -58,7 +58,9 @@ func checkFields(t *testing.T, line []byte, after []byte) {
 			t.Fatalf("%q: field %d is %q (quoted %v), want %q (%v)", line, i, buf[s.from:s.to], s.quoted(buf), wantF[i], wantQ[i])
 		}
 	}
-	// The word-at-a-time splitter of plain lines, where it applies.
+	// The word-at-a-time splitter of plain lines, where it applies, and
+	// its form on classified bytes, at every alignment of the line.
+	checkBitFields(t, line, after)
 	plain, end, ok := plainFields(buf, 6, nil)
 	if !ok {
 		if isPlain(line) {

@@ -31,6 +31,7 @@ type chunk struct {
 	tab   *defTable
 	recs  []record
 	spans []span
+	maps  bitmaps // data's spaces and odd bytes (scan.go)
 	// stop is where the tokenizer stopped (len(data) if it did not):
 	// stopLine lines come before it.
 	stop     int
