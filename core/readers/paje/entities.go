@@ -129,6 +129,62 @@ func (s *simulator) state(kind eventKind, f *eventFields) error {
 	return nil
 }
 
+// plainState simulates the most common events, SetState, PushState and
+// PopState of a known value in a container, of a type, whose last event
+// was of that type, in time order, and without Options.NoImbrication:
+// what state does, without its checks' error paths. It reports false,
+// having changed nothing, for any other event, which state then
+// simulates, and reports.
+func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
+	cc, tc := def.column[roleContainer], def.column[roleType]
+	if s.zero > 0 || s.opt.NoImbrication || cc < 0 || tc < 0 {
+		return false
+	}
+	cf, tf := &fields[cc], &fields[tc]
+	cont, ok := s.contIDs.getHashed(buf[cf.from:cf.to], cf.hash)
+	if !ok {
+		return false
+	}
+	typ, ok := s.typeIDs.getHashed(buf[tf.from:tf.to], tf.hash)
+	if !ok || typ == trace.None {
+		return false
+	}
+	ti, c := &s.types[typ], s.containers[cont]
+	sl := c.used
+	if ti.kind != trace.KindState || ti.parent != c.typ || c.destroyed || sl == nil || sl.typ != typ {
+		return false
+	}
+	at := s.lastKnown
+	if sl.hasLast && (sl.lastStart > at || (!sl.lastOpen && sl.lastEnd > at)) {
+		return false // checkOrder fails
+	}
+	if def.kind == evPopState {
+		if len(sl.stack) == 0 {
+			return false
+		}
+		s.closeStates(cont, sl, len(sl.stack)-1, at)
+		c.last = at
+		return true
+	}
+	vc := def.column[roleValue]
+	if vc < 0 {
+		return false
+	}
+	vf := &fields[vc]
+	val, ok := ti.values.getHashed(buf[vf.from:vf.to], vf.hash)
+	if !ok {
+		return false
+	}
+	if def.kind == evSetState {
+		s.closeStates(cont, sl, 0, at)
+		s.pushState(sl, val, 0, at)
+	} else {
+		s.pushState(sl, val, int32(len(sl.stack)), at)
+	}
+	c.last = at
+	return true
+}
+
 func (s *simulator) pushState(sl *slot, val, depth int32, at trace.Time) {
 	sl.stack = append(sl.stack, openState{value: val, depth: depth, order: sl.order, start: at})
 	sl.order++
