@@ -62,6 +62,11 @@ type decoder struct {
 	typesNamed map[string][]int32
 	values     []map[string]int32 // by type
 	nValues    int32
+	// lastType is the type typeOf returned last, which the next line
+	// most often names again; recent holds, by type, its first values
+	// (most types have a few), looked through before the map.
+	lastType int32
+	recent   [][]valueID
 
 	links []pendingLink
 	ends  []containerEnd // the containers to destroy at the end
@@ -69,6 +74,15 @@ type decoder struct {
 	first, last trace.Time
 	timed       bool
 }
+
+// valueID is a value's name and identifier.
+type valueID struct {
+	name string
+	id   int32
+}
+
+// recentValues is how many values of a type recent holds.
+const recentValues = 16
 
 type cont struct {
 	name string
@@ -109,6 +123,7 @@ func newDecoder(sink trace.Sink) *decoder {
 		parentType: map[string]int32{},
 		typeIDs:    map[typeKey]int32{},
 		typesNamed: map[string][]int32{},
+		lastType:   -1,
 	}
 }
 
@@ -297,8 +312,14 @@ func (d *decoder) container(l layout, hierarchy bool) error {
 // typeOf returns the type named by f of the given kind in containers of
 // type parent, defining it on first use.
 func (d *decoder) typeOf(f field, kind trace.Kind, parent int32) int32 {
+	if id := d.lastType; id >= 0 {
+		if t := &d.types[id]; t.Kind == kind && t.Parent == parent && t.Name == string(f.text) {
+			return id
+		}
+	}
 	for _, id := range d.typesNamed[string(f.text)] {
 		if t := &d.types[id]; t.Kind == kind && t.Parent == parent {
+			d.lastType = id
 			return id
 		}
 	}
@@ -312,6 +333,7 @@ func (d *decoder) addType(k typeKey, t trace.Type) int32 {
 	id := int32(len(d.types))
 	d.types = append(d.types, t)
 	d.values = append(d.values, nil)
+	d.recent = append(d.recent, nil)
 	d.typeIDs[k] = id
 	d.typesNamed[k.name] = append(d.typesNamed[k.name], id)
 	d.sink.DefineType(t)
@@ -341,6 +363,11 @@ func (d *decoder) typeName(id int32) string {
 }
 
 func (d *decoder) value(typ int32, f field) int32 {
+	for _, r := range d.recent[typ] {
+		if r.name == string(f.text) {
+			return r.id
+		}
+	}
 	if v, ok := d.values[typ][string(f.text)]; ok {
 		return v
 	}
@@ -351,6 +378,9 @@ func (d *decoder) value(typ int32, f field) int32 {
 	v := d.nValues
 	d.nValues++
 	d.values[typ][name] = v
+	if len(d.recent[typ]) < recentValues {
+		d.recent[typ] = append(d.recent[typ], valueID{name, v})
+	}
 	d.sink.DefineValue(trace.Value{Type: typ, Name: name, Quoted: f.quoted})
 	return v
 }

@@ -18,28 +18,32 @@ type field struct {
 // writes ", "); a field that starts with a double quote runs to the next
 // double quote and may hold commas. Fields alias line.
 func splitLine(line []byte, out []field) ([]field, error) {
-	if out, ok := splitPlain(line, out[:0]); ok {
+	if out, ok, _ := splitPlain(line, out[:0]); ok {
 		return out, nil
 	}
 	return splitQuoted(line, out[:0])
 }
 
 // splitPlain splits a line without double quotes (most lines), finding its
-// commas eight bytes at a time; false for a line with a double quote,
-// which splitQuoted reads. Its fields are those splitQuoted would find.
-func splitPlain(line []byte, out []field) ([]field, bool) {
+// commas eight bytes at a time; plain is false for a line with a double
+// quote, which splitQuoted reads. Its fields are those splitQuoted would
+// find. ascii tells, when plain, whether every byte of the line is below
+// 0x80 (then it is valid UTF-8).
+func splitPlain(line []byte, out []field) (fields []field, plain, ascii bool) {
 	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	start := 0
 	i := 0
+	var high uint64
 	for ; i+8 <= len(line); i += 8 {
 		x := binary.LittleEndian.Uint64(line[i:])
+		high |= x
 		c := x ^ (',' * (highs >> 7))
 		q := x ^ ('"' * (highs >> 7))
 		// The high bit of each byte that is a comma (a double quote): no
 		// carry crosses bytes, so none is flagged wrongly.
 		commas := ^((c&lows + lows) | c) & highs
 		if ^((q&lows+lows)|q)&highs != 0 {
-			return out, false
+			return out, false, false
 		}
 		for ; commas != 0; commas &= commas - 1 {
 			at := i + bits.TrailingZeros64(commas)>>3
@@ -48,15 +52,16 @@ func splitPlain(line []byte, out []field) ([]field, bool) {
 		}
 	}
 	for ; i < len(line); i++ {
+		high |= uint64(line[i])
 		switch line[i] {
 		case '"':
-			return out, false
+			return out, false, false
 		case ',':
 			out = append(out, field{text: trimBlanks(line[start:i])})
 			start = i + 1
 		}
 	}
-	return append(out, field{text: trimBlanks(line[start:])}), true
+	return append(out, field{text: trimBlanks(line[start:])}), true, high&highs == 0
 }
 
 // trimBlanks cuts the spaces and tabs around a field.
