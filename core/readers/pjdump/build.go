@@ -137,7 +137,7 @@ func (d *decoder) fail(format string, args ...any) error {
 }
 
 // col returns the field of role c, if the line has it.
-func (d *decoder) col(l layout, c int) (field, bool) {
+func (d *decoder) col(l *layout, c int) (field, bool) {
 	if l[c] < 0 || l[c] >= len(d.fields) {
 		return field{}, false
 	}
@@ -146,7 +146,7 @@ func (d *decoder) col(l layout, c int) (field, bool) {
 
 // data handles one data line.
 func (d *decoder) data() error {
-	l := d.layout
+	l := &d.layout
 	natureCol := 0
 	if d.hasHeader {
 		natureCol = l[colNature]
@@ -214,7 +214,7 @@ func (d *decoder) time(f field, what string) (trace.Time, error) {
 // interval reads the Start and End of a line. An entity row whose end
 // precedes its start may be skipped (readOptions.OnInverted), a container's
 // may not.
-func (d *decoder) interval(l layout, skippable bool) (start, end trace.Time, err error) {
+func (d *decoder) interval(l *layout, skippable bool) (start, end trace.Time, err error) {
 	s, _ := d.col(l, colStart)
 	e, _ := d.col(l, colEnd)
 	if start, err = d.time(s, "start"); err != nil {
@@ -241,7 +241,7 @@ var errSkip = errors.New("skip this row")
 // first, so the parent is on the path of the last container line. Names
 // need not be unique; the nearest enclosing container of that name whose
 // type fits wins.
-func (d *decoder) container(l layout, hierarchy bool) error {
+func (d *decoder) container(l *layout, hierarchy bool) error {
 	parentF, _ := d.col(l, colParent)
 	typeF, _ := d.col(l, colType)
 	nameF, _ := d.col(l, colName)
@@ -440,7 +440,7 @@ func (d *decoder) unlisted(name string) int32 {
 const unlistedType = "Unlisted"
 
 // entity handles State, Variable and Event lines.
-func (d *decoder) entity(nature string, l layout) error {
+func (d *decoder) entity(nature string, l *layout) error {
 	contF, _ := d.col(l, colContainer)
 	typeF, _ := d.col(l, colType)
 	valueF, _ := d.col(l, colValue)
@@ -492,7 +492,7 @@ func (d *decoder) entity(nature string, l layout) error {
 }
 
 // link checks a link line and keeps it until the end.
-func (d *decoder) link(l layout) error {
+func (d *decoder) link(l *layout) error {
 	contF, _ := d.col(l, colContainer)
 	cont, err := d.lookup(contF.text, d.inFileHierarchy)
 	if err != nil {

@@ -194,20 +194,29 @@ func natureName(b []byte) string {
 	return string(b)
 }
 
-// defaultLayout returns pj_dump's layout of the lines of a nature; the
-// common ones are not looked up in the map.
-func defaultLayout(nature string) (layout, bool) {
+// defaultLayout returns pj_dump's layout of the lines of a nature, not
+// to be changed (not copied for each line, nor looked up in the map).
+func defaultLayout(nature string) (*layout, bool) {
 	switch nature {
 	case "State":
-		return stateLayout, true
+		return &stateLayout, true
 	case "Variable":
-		return variableLayout, true
+		return &variableLayout, true
+	case "Link":
+		return &linkLayout, true
+	case "Event":
+		return &eventLayout, true
+	case "Container":
+		return &containerLayout, true
 	}
-	l, ok := defaultLayouts[nature]
-	return l, ok
+	return nil, false
 }
 
-var stateLayout, variableLayout = defaultLayouts["State"], defaultLayouts["Variable"]
+var (
+	stateLayout, variableLayout = defaultLayouts["State"], defaultLayouts["Variable"]
+	linkLayout, eventLayout     = defaultLayouts["Link"], defaultLayouts["Event"]
+	containerLayout             = defaultLayouts["Container"]
+)
 
 // stateFields is the number of fields of pj_dump's state lines.
 const stateFields = 8
