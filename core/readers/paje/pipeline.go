@@ -104,12 +104,16 @@ func (d *decoder) decodeText(r io.Reader) error {
 		return d.endOfInput()
 	}
 
-	chunks := make(chan *chunk, chunksInFlight)
-	free := make(chan *chunk, chunksInFlight)
-	work := make(chan *chunk, chunksInFlight)
+	// Enough chunks for every core to tokenize one while one is read and
+	// one simulated; more would only be memory written for the first time
+	// (page faults, a tenth of the time of a read of 100 MB on 2 cores).
+	inFlight := min(chunksInFlight, runtime.GOMAXPROCS(0)+2)
+	chunks := make(chan *chunk, inFlight)
+	free := make(chan *chunk, inFlight)
+	work := make(chan *chunk, inFlight)
 	quit := make(chan struct{})
 	free <- first
-	for range chunksInFlight - 1 {
+	for range inFlight - 1 {
 		c := getChunk(size)
 		defer chunkPool.Put(c)
 		free <- c
