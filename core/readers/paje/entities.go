@@ -55,7 +55,6 @@ func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
 		}
 	}
 	sl := &slot{typ: typ}
-	sl.stack = sl.inline[:0]
 	c.slots = append(c.slots, sl)
 	c.used = sl
 	return sl
@@ -102,24 +101,24 @@ func (s *simulator) state(kind eventKind, f *eventFields) error {
 		s.closeStates(cont, sl, 0, at)
 		s.pushState(sl, val, 0, at)
 	case evPushState:
-		depth := int32(len(sl.stack))
+		depth := sl.depth
 		if s.opt.NoImbrication && depth > 0 {
-			top := &sl.stack[depth-1]
+			top := sl.state(int(depth - 1))
 			top.covered, top.coveredAt = true, at
 		}
 		s.pushState(sl, val, depth, at)
 	case evPopState:
-		if len(sl.stack) == 0 {
+		if sl.depth == 0 {
 			return s.failSim("PajeStateException", "Illegal pop event of a state that has no value")
 		}
-		s.closeStates(cont, sl, len(sl.stack)-1, at)
-		if n := len(sl.stack); s.opt.NoImbrication && n > 0 {
+		s.closeStates(cont, sl, int(sl.depth)-1, at)
+		if n := sl.depth; s.opt.NoImbrication && n > 0 {
 			// The state uncovered ends where it was covered and starts
 			// again as a new state.
-			top := sl.stack[n-1]
+			top := *sl.state(int(n - 1))
 			s.sink.State(trace.State{Container: cont, Type: typ, Value: top.value, Start: top.start,
 				End: top.coveredAt, Depth: top.depth, Order: top.order})
-			sl.stack = sl.stack[:n-1]
+			sl.depth = n - 1
 			s.pushState(sl, top.value, top.depth, at)
 		}
 	case evResetState:
@@ -159,10 +158,10 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 		return false // checkOrder fails
 	}
 	if def.kind == evPopState {
-		if len(sl.stack) == 0 {
+		if sl.depth == 0 {
 			return false
 		}
-		s.closeStates(cont, sl, len(sl.stack)-1, at)
+		s.closeStates(cont, sl, int(sl.depth)-1, at)
 		c.last = at
 		return true
 	}
@@ -179,14 +178,14 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 		s.closeStates(cont, sl, 0, at)
 		s.pushState(sl, val, 0, at)
 	} else {
-		s.pushState(sl, val, int32(len(sl.stack)), at)
+		s.pushState(sl, val, sl.depth, at)
 	}
 	c.last = at
 	return true
 }
 
 func (s *simulator) pushState(sl *slot, val, depth int32, at trace.Time) {
-	sl.stack = append(sl.stack, openState{value: val, depth: depth, order: sl.order, start: at})
+	sl.push(openState{value: val, depth: depth, order: sl.order, start: at})
 	sl.order++
 	sl.hasLast, sl.lastOpen, sl.lastStart = true, true, at
 }
@@ -194,15 +193,15 @@ func (s *simulator) pushState(sl *slot, val, depth int32, at trace.Time) {
 // closeStates ends the states of the slot's stack from the top down to
 // index from, at instant at.
 func (s *simulator) closeStates(cont int32, sl *slot, from int, at trace.Time) {
-	for d := len(sl.stack) - 1; d >= from; d-- {
-		st := sl.stack[d]
+	for d := int(sl.depth) - 1; d >= from; d-- {
+		st := sl.state(d)
 		s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
 			Depth: st.depth, Order: st.order})
 		if st.order == sl.order-1 {
 			sl.lastOpen, sl.lastEnd = false, at
 		}
 	}
-	sl.stack = sl.stack[:from]
+	sl.depth = int32(min(from, int(sl.depth)))
 }
 
 func (s *simulator) variable(kind eventKind, f *eventFields) error {

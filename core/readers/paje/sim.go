@@ -72,17 +72,19 @@ type container struct {
 
 // slot holds the open entities of one type in one container, and what
 // PajeNG's time-order check needs of the last entity it recorded there.
+// What a state event reads and writes comes first, in 64 bytes: the
+// fields of the time-order check and the bottom of the stack of states,
+// where most stacks stay (a slot is allocated in a size class of 128
+// bytes, whose objects do not cross a 64-byte line at that offset).
 type slot struct {
 	typ                int32
+	order              int32 // next State.Order
+	depth              int32 // states on the stack: first, then more
 	hasLast            bool
 	lastOpen           bool // the last entity has no end yet
 	lastStart, lastEnd trace.Time
-
-	stack []openState // states, bottom first
-	order int32       // next State.Order
-	// inline holds the stack while it is short (states are seldom
-	// nested deeper): in the slot's own memory, one pointer less to follow.
-	inline [2]openState
+	first              openState   // the bottom of the stack
+	more               []openState // the states above it, bottom first
 
 	varStart trace.Time // the open piece of a variable (when hasLast)
 	varValue float64
@@ -91,10 +93,28 @@ type slot struct {
 	used    map[string]struct{}     // keys of the links completed
 }
 
+// state returns the state at depth i of the stack (0 is the bottom).
+func (sl *slot) state(i int) *openState {
+	if i == 0 {
+		return &sl.first
+	}
+	return &sl.more[i-1]
+}
+
+// push puts st on the top of the stack.
+func (sl *slot) push(st openState) {
+	if sl.depth == 0 {
+		sl.first = st
+	} else {
+		sl.more = append(sl.more[:sl.depth-1], st)
+	}
+	sl.depth++
+}
+
 type openState struct {
-	value, depth, order int32
 	start               trace.Time
 	coveredAt           trace.Time // NoImbrication: when a PushState covered it
+	value, depth, order int32
 	covered             bool
 }
 
@@ -443,7 +463,7 @@ func (s *simulator) destroy(id int32, at trace.Time) error {
 			}
 		}
 		for _, sl := range c.slots {
-			if len(sl.stack) > 0 {
+			if sl.depth > 0 {
 				s.closeStates(id, sl, 0, at)
 			}
 			sl.pending = nil
@@ -527,7 +547,7 @@ func (s *simulator) finish() error {
 			}
 		}
 		for _, sl := range root.slots {
-			if len(sl.stack) > 0 {
+			if sl.depth > 0 {
 				s.closeStates(0, sl, 0, at)
 			}
 		}
