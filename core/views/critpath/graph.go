@@ -313,8 +313,9 @@ func (g *graphCollector) result() (*Result, error) {
 		}
 	}
 	// find returns the innermost state of container c or its lanes that
-	// starts at t, else the innermost that holds t; -1 for none.
-	find := func(c int32, t trace.Time) int32 {
+	// starts at t, else the innermost that holds t (or, for a link's
+	// source, ends at t); -1 for none.
+	find := func(c int32, t trace.Time, source bool) int32 {
 		group := lanes[g.laneBase(c, byName)]
 		best := int32(-1)
 		deeper := func(s int32) bool { return best < 0 || states[s].depth > states[best].depth }
@@ -334,7 +335,7 @@ func (g *graphCollector) result() (*Result, error) {
 			ss := byCont[c]
 			k, _ := slices.BinarySearchFunc(ss, t, func(s int32, t trace.Time) int { return cmp.Compare(states[s].start, t) })
 			for j := k - 1; j >= 0; j-- {
-				if s := ss[j]; states[s].end > t && deeper(s) {
+				if s := ss[j]; (states[s].end > t || source && states[s].end == t) && deeper(s) {
 					best = s
 				}
 				if states[ss[j]].depth == 0 && states[ss[j]].end <= t {
@@ -354,7 +355,7 @@ func (g *graphCollector) result() (*Result, error) {
 		if hta && !l.launch {
 			continue // HTA follows launches only
 		}
-		from, to := find(l.from, l.start), find(l.to, l.end)
+		from, to := find(l.from, l.start, true), find(l.to, l.end, false)
 		if from < 0 || to < 0 {
 			continue
 		}
