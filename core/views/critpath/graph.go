@@ -87,6 +87,16 @@ var (
 	streamSync, contextSync = "Stream Sync", "Context Sync"
 )
 
+// apiName is the name of a CUDA call without the version suffix Nsight
+// Systems gives it ("cudaLaunchKernel_v7000").
+func apiName(n string) string {
+	i := strings.LastIndex(n, "_v")
+	if i < 0 || i+2 == len(n) || strings.Trim(n[i+2:], "0123456789") != "" {
+		return n
+	}
+	return n[:i]
+}
+
 func names(n ...string) map[string]bool {
 	m := make(map[string]bool, len(n))
 	for _, s := range n {
@@ -110,9 +120,12 @@ type graphCollector struct {
 	typeName            []string
 	launchType          []bool // by type: a link type of launches
 	conts               []gcont
-	states              mpi.Chunks[gstate]
-	links               []glink
-	start, end          trace.Time
+	// kineto: the launches are Kineto's, whose traces record the
+	// synchronisations on the GPU side when they record any.
+	kineto     bool
+	states     mpi.Chunks[gstate]
+	links      []glink
+	start, end trace.Time
 }
 
 type gcont struct {
@@ -180,9 +193,10 @@ func (g *graphCollector) state(s trace.State) {
 }
 
 func (g *graphCollector) link(l trace.Link) {
-	launch := l.Type >= 0 && int(l.Type) < len(g.launchType) && g.launchType[l.Type] ||
-		strings.HasPrefix(l.Key, "ac2g:") // a Chrome flow of category ac2g: Kineto's launch
+	kineto := strings.HasPrefix(l.Key, "ac2g:") // a Chrome flow of category ac2g: Kineto's launch
+	launch := kineto || l.Type >= 0 && int(l.Type) < len(g.launchType) && g.launchType[l.Type]
 	g.links = append(g.links, glink{from: l.From, to: l.To, start: l.Start, end: l.End, launch: launch})
+	g.kineto = g.kineto || kineto
 }
 
 // path returns the path of container id, its names from the root's child
@@ -288,8 +302,8 @@ func (g *graphCollector) result() (*Result, error) {
 	}
 	slices.SortStableFunc(order, func(a, b int32) int {
 		x, y := &states[a], &states[b]
-		return cmp.Or(cmp.Compare(x.cont, y.cont), cmp.Compare(x.start, y.start), cmp.Compare(x.depth, y.depth),
-			cmp.Compare(y.end, x.end), cmp.Compare(x.order, y.order))
+		return cmp.Or(cmp.Compare(x.cont, y.cont), cmp.Compare(x.start, y.start), cmp.Compare(y.end, x.end),
+			cmp.Compare(x.depth, y.depth), cmp.Compare(x.order, y.order))
 	})
 	byCont := map[int32][]int32{}
 	for _, s := range order {
@@ -318,7 +332,12 @@ func (g *graphCollector) result() (*Result, error) {
 	find := func(c int32, t trace.Time, source bool) int32 {
 		group := lanes[g.laneBase(c, byName)]
 		best := int32(-1)
-		deeper := func(s int32) bool { return best < 0 || states[s].depth > states[best].depth }
+		// Innermost: the latest to start, then the first to end (the
+		// states of one container may nest across types, whose depths
+		// are counted apart).
+		deeper := func(s int32) bool {
+			return best < 0 || cmp.Or(cmp.Compare(states[s].start, states[best].start), cmp.Compare(states[best].end, states[s].end)) > 0
+		}
 		for _, c := range group {
 			ss := byCont[c]
 			k, _ := slices.BinarySearchFunc(ss, t, func(s int32, t trace.Time) int { return cmp.Compare(states[s].start, t) })
@@ -338,9 +357,7 @@ func (g *graphCollector) result() (*Result, error) {
 				if s := ss[j]; (states[s].end > t || source && states[s].end == t) && deeper(s) {
 					best = s
 				}
-				if states[ss[j]].depth == 0 && states[ss[j]].end <= t {
-					break
-				}
+
 			}
 		}
 		return best
@@ -440,7 +457,8 @@ func (gr *graph) sortedNodes() []int32 {
 
 // callStack walks a thread's states (in start order, outermost first) in
 // depth-first order, joining each node to the next
-// (_construct_graph_from_call_stack).
+// (_construct_graph_from_call_stack). The stack is that of the times, as
+// HTA's: a state is inside the last one open when it starts.
 func (gr *graph) callStack(ss []int32, hta bool) {
 	last, lastParent, depth := int32(-1), int32(-1), 0
 	var stack []int32
@@ -459,16 +477,19 @@ func (gr *graph) callStack(ss []int32, hta bool) {
 		}
 		end := gr.endOf(s)
 		if last >= 0 {
-			zero := hta && blockingCalls[gr.nameOf(s)]
+			zero := hta && blockingCalls[apiName(gr.nameOf(s))]
 			gr.addEdge(last, end, EdgeCompute, zero, attribute(last, end, lastParent))
 		}
 		last, lastParent = end, gr.parent[s]
 		depth--
 	}
 	for _, s := range ss {
-		for len(stack) > 0 && gr.states[stack[len(stack)-1]].depth >= gr.states[s].depth {
+		for len(stack) > 0 && gr.states[stack[len(stack)-1]].end <= gr.states[s].start {
 			exit(stack[len(stack)-1])
 			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && gr.states[s].end > gr.states[stack[len(stack)-1]].end {
+			continue // outlives its parent: on no call stack (readers give such states a lane)
 		}
 		gr.parent[s] = -1
 		if len(stack) > 0 {
@@ -509,7 +530,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 	}
 	steps := map[int32][]step{}
 	for _, l := range launches {
-		if launchCalls[gr.nameOf(l.from)] {
+		if launchCalls[apiName(gr.nameOf(l.from))] {
 			st := streamOf[states[l.to].cont]
 			steps[st] = append(steps[st], step{states[l.from].start, 1, l.to}, step{states[l.to].start, -1, l.to})
 		}
@@ -580,20 +601,21 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 		}
 		lastOn[stream] = end
 	}
-	if !sawSync {
+	if !sawSync && !gr.g.kineto {
 		gr.hostSync(ops, launchedBy)
 	}
 }
 
-// hostSync stands in for the synchronisations a trace does not record on
-// the GPU side (Nsight Systems, rocprof): a blocking call waits for the
-// operation that ended last while it ran.
+// hostSync stands in for the synchronisations a format does not record
+// on the GPU side (Nsight Systems, rocprof): a blocking call waits for the
+// operation that ended last while it ran. (A Kineto trace without them,
+// from a PyTorch before 2.1, gets none, as in HTA.)
 func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
 	ends := slices.Clone(ops)
 	slices.SortFunc(ends, func(a, b int32) int { return cmp.Compare(gr.states[a].end, gr.states[b].end) })
 	for i, ok := range gr.isNode {
 		s := gr.states[i]
-		if !ok || !blockingCalls[gr.g.names[s.name]] {
+		if !ok || !blockingCalls[apiName(gr.g.names[s.name])] {
 			continue
 		}
 		if _, launched := launchedBy[int32(i)]; launched {

@@ -44,6 +44,7 @@ func TestAgainstHTA(t *testing.T) {
 		"critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
 		"critical_path/end_to_end/simple_add/input/trace.json.gz",
 		"critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+		"execution_trace/benchmark_simple_add_trace.json.gz",
 	}
 	for _, name := range traces {
 		t.Run(name, func(t *testing.T) {
