@@ -14,7 +14,9 @@ import (
 // A GPU or task path (Semantics other than critpath.Scalasca) has, instead
 // of via, kind (the edge: "compute", "kernel", "launch", "kernel-kernel",
 // "sync wait", "dependency") and name (the event its time is attributed
-// to, empty for none), and from only where the edge joins two resources.
+// to, empty for none), and from only where the edge joins two resources;
+// an HTA path also bound_by (critpath.BoundBy: "cpu_bound",
+// "gpu_compute_bound"...).
 func CritPathSegmentsTable(r *critpath.Result, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(r.Segments)
 	c := newColumns(mem, n)
@@ -41,6 +43,10 @@ func CritPathSegmentsTable(r *critpath.Result, meta map[string]string, mem memor
 		kinds, kindCodes := columnLabels(n, func(i int) string { return r.Segments[i].Via })
 		c.categories("kind", kinds, kindCodes)
 		c.categories("name", names, codes)
+		if r.Semantics == critpath.HTA {
+			bound, boundCodes := columnLabels(n, func(i int) string { return critpath.BoundBy(r.Segments[i]) })
+			c.categories("bound_by", bound, boundCodes)
+		}
 	}
 	c.dictionary("from", r.Resources, from, valid)
 	return c.batch(meta)

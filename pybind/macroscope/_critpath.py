@@ -38,7 +38,10 @@ class CriticalPath(Analysis):
     "compute", "kernel", "launch", "kernel-kernel", "sync wait",
     "dependency") and ``name`` (the event its time is attributed to, as
     HTA attributes it; empty for launches, waits and dependencies), and
-    ``from`` only where the edge joins two resources.
+    ``from`` only where the edge joins two resources; an HTA path also
+    ``bound_by``, HTA's classification ("cpu_bound", "gpu_compute_bound",
+    "gpu_communication_bound", "gpu_kernel_launch_overhead",
+    "gpu_kernel_kernel_overhead", empty for waits and dependencies).
 
     :meth:`by_state` and :meth:`by_resource` say what the path's
     time went to, :meth:`pieces` the path cut by activity,

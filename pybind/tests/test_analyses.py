@@ -265,8 +265,13 @@ def test_critical_path_gpu():
     assert cp.semantics == "hta"
     assert len(cp) == 1159
     df = cp.to_pandas()
-    assert list(df.columns) == ["resource", "start", "end", "duration", "start_ns", "end_ns", "kind", "name", "from"]
+    assert list(df.columns) == ["resource", "start", "end", "duration", "start_ns", "end_ns", "kind", "name", "bound_by",
+                                "from"]
     assert int((df.end_ns - df.start_ns).sum()) == 41_435_234_000
+    # HTA's get_critical_path_breakdown() of the same trace, by bound_by (µs).
+    bound = ((df.end_ns - df.start_ns) // 1000).groupby(df.bound_by, observed=True).sum().to_dict()
+    assert bound == {"": 0, "cpu_bound": 41380750, "gpu_compute_bound": 40992, "gpu_kernel_kernel_overhead": 11897,
+                     "gpu_kernel_launch_overhead": 1595}
     assert cp.length == pytest.approx(41.435234, abs=1e-12)
     kinds = df.groupby("kind", observed=True).duration.sum()
     assert set(kinds.index) == {"compute", "kernel", "launch", "kernel-kernel", "sync wait", "dependency"}

@@ -72,6 +72,29 @@ const (
 	EdgeDependency = "dependency"    // between top-level calls, or a flow
 )
 
+// BoundBy classifies a segment of an HTA path by what bounds it, as
+// HTA's get_critical_path_breakdown does: "cpu_bound" (compute),
+// "gpu_compute_bound" or "gpu_communication_bound" (a kernel, NCCL's when
+// named nccl...Kernel), "gpu_kernel_launch_overhead" (launch),
+// "gpu_kernel_kernel_overhead" (kernel-kernel); "" for dependencies and
+// waits, which weigh nothing, and for the segments of other semantics.
+func BoundBy(s Segment) string {
+	switch s.Via {
+	case EdgeCompute:
+		return "cpu_bound"
+	case EdgeKernel:
+		if strings.HasPrefix(s.Name, "nccl") && strings.Contains(s.Name, "Kernel") {
+			return "gpu_communication_bound"
+		}
+		return "gpu_compute_bound"
+	case EdgeLaunch:
+		return "gpu_kernel_launch_overhead"
+	case EdgeKernelGap:
+		return "gpu_kernel_kernel_overhead"
+	}
+	return ""
+}
+
 // The names HTA gives a meaning to.
 var (
 	blockingCalls = names("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
