@@ -133,9 +133,11 @@
 // A complete event with flow_out starts a flow from itself, one with
 // flow_in ends a flow on itself, one with both is a step; they are matched
 // by bind_id across categories. A flow's points are matched in time
-// order as Perfetto does: s opens the flow, t links from the latest point
-// and becomes it, and f links from the latest point without closing the
-// flow, so one CUDA graph launch fans out to each of its kernels. Each
+// order as Perfetto does (at one instant, a start before a step, a step
+// before an end, whatever their order in the file): s opens the flow, t
+// links from the latest point and becomes it, and f links from the latest
+// point without closing the flow, so one CUDA graph launch fans out to
+// each of its kernels. Each
 // point binds to a slice, which decides the lane container and the time:
 // s, t, and f with bp "e" bind to the innermost slice enclosing their time
 // (the link keeps the event's time); an f without bp "e" binds to the
