@@ -19,6 +19,44 @@ func compareSlices(a, b slice) int {
 	return cmp.Compare(a.seq, b.seq)
 }
 
+// sortSlices sorts a thread's slices by compareSlices. Writers put them
+// nearly in order (Kineto writes an operator when it ends, so after its
+// children): the slices already in order are kept in place, the few that
+// come late are sorted apart and merged in. The order is total (seq is
+// unique), so this gives what any sort gives.
+func sortSlices(sl []slice) {
+	var late []slice
+	k := 0
+	for i := range sl {
+		if k == 0 || compareSlices(sl[k-1], sl[i]) <= 0 {
+			sl[k] = sl[i]
+			k++
+		} else {
+			late = append(late, sl[i])
+		}
+	}
+	if len(late) == 0 {
+		return
+	}
+	if len(late) > len(sl)/8 { // not nearly sorted after all
+		copy(sl[k:], late)
+		slices.SortFunc(sl, compareSlices)
+		return
+	}
+	slices.SortFunc(late, compareSlices)
+	// Merge from the back, where late's places are.
+	i, w := k-1, len(sl)-1
+	for j := len(late) - 1; j >= 0; w-- {
+		if i >= 0 && compareSlices(sl[i], late[j]) > 0 {
+			sl[w] = sl[i]
+			i--
+		} else {
+			sl[w] = late[j]
+			j--
+		}
+	}
+}
+
 // nestThread sorts the slices of one thread, gives each its nesting depth
 // and lane, and binds the thread's flow points (sorted by time) to slices.
 //
@@ -30,7 +68,7 @@ func compareSlices(a, b slice) int {
 // number of lanes, 1 when every slice nests, and false past
 // nesting.DefaultMaxLanes lanes.
 func nestThread(t *nesting.Tracker, sl []slice, points []flowPoint) (int32, bool) {
-	slices.SortFunc(sl, compareSlices)
+	sortSlices(sl)
 	t.Reset()
 	next := 0
 	for i := range sl {
