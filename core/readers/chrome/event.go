@@ -17,19 +17,42 @@ type interner struct {
 	ids   map[string]int32
 	strs  []string
 	bytes int64 // the memory of the strings and their index, roughly
+	// recent caches the ids of strings met lately, by a hash of a few of
+	// their bytes: the same few names, categories and ids come back event
+	// after event, and a comparison costs less than a map lookup. A slot
+	// holds an id plus one, 0 when empty.
+	recent [recentSlots]int32
 }
+
+const recentSlots = 512
 
 func newInterner() *interner { return &interner{ids: map[string]int32{}} }
 
-func (in *interner) id(b []byte) int32 {
-	if id, ok := in.ids[string(b)]; ok { // no allocation for the lookup
-		return id
+// recentSlot hashes the length and the first, middle and last bytes of b.
+func recentSlot(b []byte) int {
+	n := len(b)
+	if n == 0 {
+		return 0
 	}
-	s := string(b)
-	id := int32(len(in.strs))
-	in.ids[s] = id
-	in.strs = append(in.strs, s)
-	in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
+	h := uint32(n)*0x9e3779b1 ^ uint32(b[0])<<16 ^ uint32(b[n>>1])<<8 ^ uint32(b[n-1])
+	h *= 0x85ebca6b
+	return int(h>>(32-9)) & (recentSlots - 1)
+}
+
+func (in *interner) id(b []byte) int32 {
+	slot := recentSlot(b)
+	if r := in.recent[slot]; r != 0 && in.strs[r-1] == string(b) {
+		return r - 1
+	}
+	id, ok := in.ids[string(b)] // no allocation for the lookup
+	if !ok {
+		s := string(b)
+		id = int32(len(in.strs))
+		in.ids[s] = id
+		in.strs = append(in.strs, s)
+		in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
+	}
+	in.recent[slot] = id + 1
 	return id
 }
 
