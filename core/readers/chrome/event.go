@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"math"
+	"unsafe"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -37,6 +38,17 @@ func recentSlot(b []byte) int {
 	h := uint32(n)*0x9e3779b1 ^ uint32(b[0])<<16 ^ uint32(b[n>>1])<<8 ^ uint32(b[n-1])
 	h *= 0x85ebca6b
 	return int(h>>(32-9)) & (recentSlots - 1)
+}
+
+// reset empties the interner for reuse.
+func (in *interner) reset() {
+	clear(in.ids)
+	in.strs, in.bytes, in.recent = in.strs[:0], 0, [recentSlots]int32{}
+}
+
+// idOf is id for a string.
+func (in *interner) idOf(s string) int32 {
+	return in.id(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 func (in *interner) id(b []byte) int32 {

@@ -135,6 +135,8 @@ type decoder struct {
 	// ended abruptly, if it did.
 	events int64
 	cut    string
+	// parallel tells that the event array was read in parts (or tried).
+	parallel bool
 }
 
 // truncatedAt records that the input ends abruptly at the entry that
@@ -395,6 +397,16 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		}
 		if c != '{' {
 			return s.fail("expected an event object, found %s", describe(c))
+		}
+		// Once an event is read, the rest of a long input is read on all
+		// cores (see readEventsParallel).
+		if d.events > 0 && !d.parallel && s.r != nil && !s.eof && s.readErr == nil && parserCount() > 1 {
+			d.parallel = true
+			if read, err := d.readEventsParallel(); err != nil {
+				return err
+			} else if read {
+				continue
+			}
 		}
 		if err := d.readEvent(&d.ev); err != nil {
 			if s.truncated && d.events > 0 {
