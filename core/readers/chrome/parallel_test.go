@@ -212,3 +212,25 @@ func TestPartsReadError(t *testing.T) {
 		t.Errorf("cut gzip: %s", d)
 	}
 }
+
+// FuzzParts checks that any input reads the same in parts as on one
+// core: the same trace, notes and error.
+func FuzzParts(f *testing.F) {
+	readertest.BoundMinimization(f)
+	f.Add(nastyTrace(20, 1), uint8(40))
+	f.Add([]byte(`[{"ph":"X","name":"a}, {","pid":1,"tid":1,"ts":1,"dur":1}, {"ph":"i","name":"b","ts":2,"args":{"k":[{"a":1}, {"b":2}]}},]`), uint8(8))
+	f.Add([]byte(`{"traceEvents":[{"ph":"B","name":"x","pid":1,"tid":1,"ts":1} , {"ph":"E","pid":1,"tid":1,"ts":2}], "x": 1}`), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		// Past the scanner's first window, so that the parts are tried.
+		in := append(bytes.Repeat([]byte(" "), firstWindow), data...)
+		for _, keep := range []bool{false, true} {
+			want := readWith(in, keep, int(size)+1, 1)
+			if d := sameRead(readWith(in, keep, int(size)+1, 2), want); d != "" {
+				t.Fatalf("args %v, parts of %d bytes: %s", keep, int(size)+1, d)
+			}
+		}
+	})
+}

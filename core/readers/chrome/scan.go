@@ -40,6 +40,9 @@ type scanner struct {
 	// tolerates and JSON does not (trailing commas, raw control characters
 	// in strings), so that argument text kept for a sink is made strict.
 	lenient bool
+	// slowOnly turns the fast paths off, for tests that compare them
+	// with the ordinary one.
+	slowOnly bool
 }
 
 // The scanner's window starts small, so that small traces cost little to
@@ -482,13 +485,18 @@ func (s *scanner) skip(depth int) error {
 	// The fast path is tried for the values the decoder skips, not again
 	// for each of their members when it failed (at the end of the window):
 	// that would read a deep value once per level.
-	if depth <= 1 {
+	if depth <= 1 && !s.slowOnly {
 		if end, lines, lenient, ok := skipFast(s.buf[:s.end], s.pos, depth); ok {
 			s.pos, s.line = end, s.line+lines
 			s.lenient = s.lenient || lenient
 			return nil
 		}
 	}
+	return s.skipSlow(depth)
+}
+
+// skipSlow is skip without the fast path.
+func (s *scanner) skipSlow(depth int) error {
 	c, ok := s.peek()
 	if !ok {
 		return s.failEnd("a value")

@@ -29,6 +29,46 @@ func stringStops(w uint64) uint64 {
 	return ((q-lows)&^q | (b-lows)&^b | (w-lows*0x20)&^w | w) & highs
 }
 
+// zeroBytes marks the zero bytes of x; the lowest mark is exact, those
+// above it may be false.
+func zeroBytes(x uint64) uint64 { return (x - lows) &^ x & highs }
+
+// quoteOrBackslash returns the index of the first '"' or '\\' at or after
+// i in b, len(b) if none.
+func quoteOrBackslash(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := zeroBytes(w^(lows*'"')) | zeroBytes(w^(lows*'\\')); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// structural returns the index of the first byte at or after i in b that
+// the cutter must look at outside strings: '"', '\n', and the brackets
+// '{', '}', '[' and ']', which with 'Y', '_', 'y' and DEL are the bytes c
+// with c&0xd9 == 0x59 (the others are passed by the caller). len(b) if
+// none.
+func structural(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := zeroBytes(w^(lows*'"')) | zeroBytes(w^(lows*'\n')) | zeroBytes(w&(lows*0xd9)^(lows*0x59)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(b) {
+		if c := b[i]; c == '"' || c == '\n' || c&0xd9 == 0x59 {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
 // plainRun returns the index of the first byte at or after i in b that a
 // string scan must stop at (see stringStops), or the largest index past
 // which fewer than eight bytes remain.
@@ -48,7 +88,7 @@ func plainRun(b []byte, i int) int {
 // string with multi-byte characters must be valid UTF-8. It returns the
 // index after the closing quote.
 func skipStringFast(b []byte, i int) (end int, lenient, ok bool) {
-	from, wide := i, false
+	from, wide, escaped := i, false, false
 	for {
 		i = plainRun(b, i)
 		if i >= len(b) {
@@ -56,11 +96,12 @@ func skipStringFast(b []byte, i int) (end int, lenient, ok bool) {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			if wide && !utf8.Valid(b[from:i]) {
+			if wide && !utf8.Valid(b[from:i]) || escaped && !validEscapes(b[from:i]) {
 				return 0, false, false
 			}
 			return i + 1, lenient, true
 		case c == '\\':
+			escaped = true
 			i += 2
 		case c < 0x20:
 			lenient = true
@@ -72,6 +113,33 @@ func skipStringFast(b []byte, i int) (end int, lenient, ok bool) {
 			i++ // a false mark cannot be the lowest; kept for safety
 		}
 	}
+}
+
+// validEscapes tells whether unescape accepts the escapes of a string's
+// body.
+func validEscapes(tok []byte) bool {
+	for i := 0; i < len(tok); {
+		if tok[i] != '\\' {
+			i++
+			continue
+		}
+		if i+1 >= len(tok) {
+			return false
+		}
+		e := tok[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			if _, ok := hex4(tok[i:]); !ok {
+				return false
+			}
+			i += 4
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // skipBlanks passes blanks, counting newlines.
