@@ -104,7 +104,8 @@ func (p *part) parse(file string, keepArgs bool) {
 			p.err = sc.fail("expected an event object")
 			return
 		}
-		if err := d.readEvent(&d.ev); err != nil {
+		if d.readEventFast(&d.ev) {
+		} else if err := d.readEvent(&d.ev); err != nil {
 			p.err = err
 			return
 		}

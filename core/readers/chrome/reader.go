@@ -408,7 +408,8 @@ func (d *decoder) readEvents(arrayForm bool) error {
 				continue
 			}
 		}
-		if err := d.readEvent(&d.ev); err != nil {
+		if d.readEventFast(&d.ev) {
+		} else if err := d.readEvent(&d.ev); err != nil {
 			if s.truncated && d.events > 0 {
 				d.truncatedAt("an event", d.ev.line, d.ev.offset)
 				return nil

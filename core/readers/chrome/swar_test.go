@@ -73,3 +73,66 @@ func FuzzSkipFast(f *testing.F) {
 		checkSkipFast(t, b)
 	})
 }
+
+// checkEventFast compares readEventFast with readEvent on the event at
+// the start of b: where the fast path accepts, it must read the same
+// event, intern the same strings in the same order and stop at the same
+// place.
+func checkEventFast(t *testing.T, b []byte, keepArgs bool) {
+	t.Helper()
+	read := func(fast bool) (string, bool) {
+		col := newCollector()
+		sc := newBytesScanner("in", b, 1)
+		sc.slowOnly = !fast
+		d := &decoder{file: "in", sc: sc, col: col, strs: col.strs, keepArgs: keepArgs}
+		if c, ok := sc.peek(); !ok || c != '{' {
+			return "", false
+		}
+		if fast {
+			if !d.readEventFast(&d.ev) {
+				return "", false
+			}
+		} else if err := d.readEvent(&d.ev); err != nil {
+			return "error", true
+		}
+		ev := d.ev
+		ev.argsText = nil
+		return fmt.Sprintf("%+v %v %d %d %v %q", ev, ev.counters, sc.pos, sc.line, sc.lenient, col.strs.strs), true
+	}
+	if got, ok := read(true); ok {
+		if want, _ := read(false); got != want {
+			t.Fatalf("readEventFast(%q) = %s, readEvent %s", b, got, want)
+		}
+	}
+}
+
+func TestEventFast(t *testing.T) {
+	for _, in := range []string{
+		`{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": "7", "ts": 12.5, "dur": 3, "args": {"a": [1, {"b": null}]}}`,
+		`{"name": "process_name", "ph": "M", "pid": 9, "args": {"name": "MTIA 9", "sort_index": 12, "labels": null}}`,
+		`{"ph": "M", "name": "thread_sort_index", "args": {"sort_index": "x"}}`,
+		`{"ph": "C", "name": "mem", "pid": 1, "ts": 1, "args": {"a": 1.5, "b": "2e3", "c": true, "d": "x", "e": 1e999}}`,
+		`{"ph": "T", "name": "s", "id": 3, "ts": 1, "args": {"step": "one", "x": 1}}`,
+		`{"ph": "i", "s": "g", "bp": "e", "ts": 1}`, `{"ph": "X", "ts": "12"}`, `{"ph": "X", "ts": 1e3}`, `{"ph": "X", "ts": 1x}`,
+		`{"ph": "X", "args": {}, "ph": "B"}`, `{"args": {"a": 1}, "ph": "X"}`, `{}`, `{"ph": "XY"}`, `{"name": "a\"b"}`,
+		`{"name": "é", "cat": "` + "\xff" + `"}`, `{"ph": "X",}`, `{"ph": "X", "pid": null}`, "{\n\"ph\"\n:\n\"X\"\n}",
+	} {
+		for _, keep := range []bool{false, true} {
+			checkEventFast(t, []byte(in), keep)
+			checkEventFast(t, []byte(in+",{"), keep)
+		}
+	}
+}
+
+// FuzzEventFast checks readEventFast against readEvent.
+func FuzzEventFast(f *testing.F) {
+	f.Add([]byte(`{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": "7", "ts": 12.5, "dur": 3, "args": {"a": [1]}},`), false)
+	f.Add([]byte(`{"name": "process_name", "ph": "M", "pid": 9, "args": {"name": "MTIA 9", "sort_index": 12}},`), true)
+	f.Add([]byte(`{"ph": "C", "name": "mem", "pid": 1, "ts": 1, "args": {"a": 1.5, "b": "2e3", "c": true}},`), false)
+	f.Fuzz(func(t *testing.T, b []byte, keepArgs bool) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		checkEventFast(t, b, keepArgs)
+	})
+}
