@@ -171,11 +171,8 @@ func plainString(b []byte, i int) ([]byte, int, bool) {
 // plainNumber returns the number token at b[i], if valid and followed by
 // something other than the end of the window, and the index after it.
 func plainNumber(b []byte, i int) ([]byte, int, bool) {
-	j := i
-	for j < len(b) && numberByte(b[j]) {
-		j++
-	}
-	if j >= len(b) || j == i || !validNumber(b[i:j]) {
+	j, ok := numberEnd(b, i)
+	if !ok {
 		return nil, 0, false
 	}
 	return b[i:j], j, true

@@ -145,16 +145,68 @@ func validEscapes(tok []byte) bool {
 // skipBlanks passes blanks, counting newlines.
 func skipBlanks(b []byte, i, lines int) (int, int) {
 	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r':
-		case '\n':
+		c := b[i]
+		if c > ' ' {
+			return i, lines
+		}
+		if c == '\n' {
 			lines++
-		default:
+		} else if c != ' ' && c != '\t' && c != '\r' {
 			return i, lines
 		}
 		i++
 	}
 	return i, lines
+}
+
+// numberEnd returns the index after the number token at b[i], checking
+// the JSON grammar in the same pass, if it is valid and followed, before
+// the end of b, by a byte that cannot continue it: the token the scanner's
+// ordinary path would read (see scanner.number and validNumber).
+func numberEnd(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return 0, false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return 0, false
+		}
+	}
+	if i >= len(b) || numberByte(b[i]) {
+		return 0, false
+	}
+	return i, true
 }
 
 // fastStack is how deep skipFast follows nesting before it leaves a value
@@ -206,12 +258,9 @@ value:
 		lenient = lenient || l
 		goto after
 	case c == '-' || (c >= '0' && c <= '9'):
-		from := i
-		for i < len(b) && numberByte(b[i]) {
-			i++
-		}
 		// A number that reaches the end of the window may go on past it.
-		if i >= len(b) || !validNumber(b[from:i]) {
+		var valid bool
+		if i, valid = numberEnd(b, i); !valid {
 			return 0, 0, false, false
 		}
 		goto after

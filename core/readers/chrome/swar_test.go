@@ -136,3 +136,22 @@ func FuzzEventFast(f *testing.F) {
 		checkEventFast(t, b, keepArgs)
 	})
 }
+
+// FuzzNumberEnd checks the one-pass number scan against the scanner's
+// token rule and validNumber.
+func FuzzNumberEnd(f *testing.F) {
+	for _, s := range []string{"0,", "-12.5e+3}", "01 ", "1.", "1e", "-", "1.5.5,", "12"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		j := 0
+		for j < len(b) && numberByte(b[j]) {
+			j++
+		}
+		wantOK := j > 0 && j < len(b) && validNumber(b[:j])
+		got, ok := numberEnd(b, 0)
+		if ok != wantOK || (ok && got != j) {
+			t.Fatalf("numberEnd(%q) = %d %v, want %d %v", b, got, ok, j, wantOK)
+		}
+	})
+}
