@@ -147,3 +147,25 @@ func BenchmarkNestThread(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeFile reads the plain JSON file named by
+// MACROSCOPE_BENCH_JSON (bench/compare.py's synthetic Kineto traces, for
+// instance), on as many cores as -cpu gives.
+func BenchmarkDecodeFile(b *testing.B) {
+	path := os.Getenv("MACROSCOPE_BENCH_JSON")
+	if path == "" {
+		b.Skip("MACROSCOPE_BENCH_JSON names no file")
+	}
+	plain, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(plain)))
+	start := cpuTime()
+	for b.Loop() {
+		if err := Decode(bytes.NewReader(plain), path, 0, trace.New(), trace.ReadOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, len(plain), start)
+}

@@ -30,7 +30,7 @@ import (
 // parts only with more than one. Variables, so that tests can cut small
 // inputs into many parts on any machine.
 var (
-	partSize = 2 << 20
+	partSize = 1 << 20
 	parsers  = 0
 )
 
