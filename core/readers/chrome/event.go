@@ -2,8 +2,8 @@ package chrome
 
 import (
 	"math"
-	"unsafe"
 	"strconv"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
