@@ -29,46 +29,6 @@ func stringStops(w uint64) uint64 {
 	return ((q-lows)&^q | (b-lows)&^b | (w-lows*0x20)&^w | w) & highs
 }
 
-// zeroBytes marks the zero bytes of x; the lowest mark is exact, those
-// above it may be false.
-func zeroBytes(x uint64) uint64 { return (x - lows) &^ x & highs }
-
-// quoteOrBackslash returns the index of the first '"' or '\\' at or after
-// i in b, len(b) if none.
-func quoteOrBackslash(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if m := zeroBytes(w^(lows*'"')) | zeroBytes(w^(lows*'\\')); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for i < len(b) && b[i] != '"' && b[i] != '\\' {
-		i++
-	}
-	return i
-}
-
-// structural returns the index of the first byte at or after i in b that
-// the cutter must look at outside strings: '"', '\n', and the brackets
-// '{', '}', '[' and ']', which with 'Y', '_', 'y' and DEL are the bytes c
-// with c&0xd9 == 0x59 (the others are passed by the caller). len(b) if
-// none.
-func structural(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if m := zeroBytes(w^(lows*'"')) | zeroBytes(w^(lows*'\n')) | zeroBytes(w&(lows*0xd9)^(lows*0x59)); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for i < len(b) {
-		if c := b[i]; c == '"' || c == '\n' || c&0xd9 == 0x59 {
-			return i
-		}
-		i++
-	}
-	return i
-}
-
 // plainRun returns the index of the first byte at or after i in b that a
 // string scan must stop at (see stringStops), or the largest index past
 // which fewer than eight bytes remain.

@@ -40,13 +40,6 @@ func checkSkipFast(t *testing.T, b []byte) {
 		if got := plainRun(b, i); got != want && !(got < want && len(b)-got < 8) {
 			t.Fatalf("plainRun(%q, %d) = %d, want %d", b, i, got, want)
 		}
-		want = i
-		for want < len(b) && b[want] != '"' && b[want] != '\\' {
-			want++
-		}
-		if got := quoteOrBackslash(b, i); got != want {
-			t.Fatalf("quoteOrBackslash(%q, %d) = %d, want %d", b, i, got, want)
-		}
 	}
 }
 
