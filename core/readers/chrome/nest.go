@@ -25,6 +25,21 @@ func compareSlices(a, b slice) int {
 // come late are sorted apart and merged in. The order is total (seq is
 // unique), so this gives what any sort gives.
 func sortSlices(sl []slice) {
+	// A few runs in order (a writer that flushed its buffers in turn):
+	// merged.
+	bounds := []int{0}
+	for i := 1; i < len(sl) && len(bounds) <= maxRuns; i++ {
+		if compareSlices(sl[i-1], sl[i]) > 0 {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return
+	}
+	if len(bounds) <= maxRuns {
+		mergeRuns(sl, append(bounds, len(sl)))
+		return
+	}
 	var late []slice
 	k := 0
 	for i := range sl {
@@ -54,6 +69,40 @@ func sortSlices(sl []slice) {
 			sl[w] = late[j]
 			j--
 		}
+	}
+}
+
+// maxRuns is the number of runs in order past which sortSlices does not
+// merge them.
+const maxRuns = 16
+
+// mergeRuns sorts sl, made of the runs in order that start at bounds (its
+// last element is len(sl)), by merging them two by two.
+func mergeRuns(sl []slice, bounds []int) {
+	src, dst := sl, make([]slice, len(sl))
+	for len(bounds) > 2 {
+		next := bounds[:0:0]
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid, hi := bounds[i], bounds[i+1], bounds[i+1]
+			if i+2 < len(bounds) {
+				hi = bounds[i+2]
+			}
+			a, b, out := src[lo:mid], src[mid:hi], dst[lo:lo]
+			for len(a) > 0 && len(b) > 0 {
+				if compareSlices(a[0], b[0]) <= 0 {
+					out, a = append(out, a[0]), a[1:]
+				} else {
+					out, b = append(out, b[0]), b[1:]
+				}
+			}
+			out = append(append(out, a...), b...)
+			next = append(next, lo)
+		}
+		bounds = append(next, len(sl))
+		src, dst = dst, src
+	}
+	if &src[0] != &sl[0] {
+		copy(sl, src)
 	}
 }
 

@@ -3,7 +3,11 @@ package chrome
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // slowSkip is what the scanner's ordinary path makes of the value at the
@@ -147,4 +151,42 @@ func FuzzNumberEnd(f *testing.F) {
 			t.Fatalf("numberEnd(%q) = %d %v, want %d %v", b, got, ok, j, wantOK)
 		}
 	})
+}
+
+// TestSortSlices checks sortSlices against a plain sort on slices in
+// order, in a few runs, nearly in order and in no order.
+func TestSortSlices(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for trial := range 400 {
+		n := r.IntN(3000)
+		sl := make([]slice, n)
+		for i := range sl {
+			start := trace.Time(r.IntN(1000))
+			sl[i] = slice{start: start, end: start + trace.Time(r.IntN(50)), seq: int32(i)}
+		}
+		switch trial % 4 {
+		case 0:
+			slices.SortFunc(sl, compareSlices)
+		case 1: // runs
+			cuts := r.IntN(20) + 1
+			for c := range cuts {
+				lo, hi := n*c/cuts, n*(c+1)/cuts
+				slices.SortFunc(sl[lo:hi], compareSlices)
+			}
+		case 2: // a few out of place
+			slices.SortFunc(sl, compareSlices)
+			for range r.IntN(n/10 + 1) {
+				if n > 1 {
+					i, j := r.IntN(n), r.IntN(n)
+					sl[i], sl[j] = sl[j], sl[i]
+				}
+			}
+		}
+		want := slices.Clone(sl)
+		slices.SortFunc(want, compareSlices)
+		sortSlices(sl)
+		if !slices.Equal(sl, want) {
+			t.Fatalf("trial %d (%d slices): sortSlices differs from a sort", trial, n)
+		}
+	}
 }
