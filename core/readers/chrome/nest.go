@@ -95,7 +95,7 @@ func mergeRuns(sl []slice, bounds []int) {
 					out, b = append(out, b[0]), b[1:]
 				}
 			}
-			out = append(append(out, a...), b...)
+			_ = append(append(out, a...), b...) // into dst[lo:hi], which has the room
 			next = append(next, lo)
 		}
 		bounds = append(next, len(sl))

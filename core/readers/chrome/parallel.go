@@ -230,6 +230,11 @@ func (d *decoder) readEventsParallel() (bool, error) {
 	c.buf = append(c.buf, s.buf[s.pos:s.end]...)
 	c.eof, c.err = s.eof, s.readErr
 
+	if d.counted != nil {
+		// Progress is reported here, between parts, not by the cutter.
+		d.counted.quiet = true
+		defer func() { d.counted.quiet = false }()
+	}
 	workers := parserCount()
 	inFlight := workers + 2
 	parts := make(chan *part, inFlight)
@@ -309,6 +314,9 @@ func (d *decoder) readEventsParallel() (bool, error) {
 		}
 		s.lenient = s.lenient || q.lenient
 		line += q.lines - 1
+		if d.counted != nil {
+			d.counted.report()
+		}
 		if q.err != nil {
 			if q == again && q.ok == 0 {
 				failed = true
