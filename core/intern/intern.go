@@ -68,6 +68,12 @@ func (t *Table) String(id int32) string {
 	return t.strs[id]
 }
 
+// Reset empties the table for reuse, keeping its memory.
+func (t *Table) Reset() {
+	clear(t.ids)
+	t.strs, t.bytes = t.strs[:0], 0
+}
+
 // Len is the number of distinct strings.
 func (t *Table) Len() int { return len(t.strs) }
 

@@ -232,7 +232,7 @@ func (c *collector) bytes() int64 {
 	n := int64(cap(c.procs))*int64(unsafe.Sizeof(process{})) + int64(cap(c.threads))*int64(unsafe.Sizeof(thread{})) +
 		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
 		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
-		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.bytes
+		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
 	for i := range c.threads {
 		t := &c.threads[i]
 		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + int64(cap(t.marks))*int64(unsafe.Sizeof(mark{}))

@@ -6,18 +6,18 @@ import (
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/intern"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // none marks an absent interned string.
-const none int32 = -1
+const none = intern.None
 
-// interner gives each distinct string a dense id, so that the events kept
-// until the end of the input hold 4-byte ids instead of strings.
+// interner gives each distinct string a dense id (intern.Table), so that
+// the events kept until the end of the input hold 4-byte ids instead of
+// strings.
 type interner struct {
-	ids   map[string]int32
-	strs  []string
-	bytes int64 // the memory of the strings and their index, roughly
+	intern.Table
 	// recent caches the ids of strings met lately, by a hash of a few of
 	// their bytes: the same few names, categories and ids come back event
 	// after event, and a comparison costs less than a map lookup. A slot
@@ -27,7 +27,7 @@ type interner struct {
 
 const recentSlots = 512
 
-func newInterner() *interner { return &interner{ids: map[string]int32{}} }
+func newInterner() *interner { return &interner{} }
 
 // recentSlot hashes the length and the first, middle and last bytes of b.
 func recentSlot(b []byte) int {
@@ -42,8 +42,8 @@ func recentSlot(b []byte) int {
 
 // reset empties the interner for reuse.
 func (in *interner) reset() {
-	clear(in.ids)
-	in.strs, in.bytes, in.recent = in.strs[:0], 0, [recentSlots]int32{}
+	in.Reset()
+	in.recent = [recentSlots]int32{}
 }
 
 // idOf is id for a string.
@@ -53,27 +53,15 @@ func (in *interner) idOf(s string) int32 {
 
 func (in *interner) id(b []byte) int32 {
 	slot := recentSlot(b)
-	if r := in.recent[slot]; r != 0 && in.strs[r-1] == string(b) {
+	if r := in.recent[slot]; r != 0 && in.String(r-1) == string(b) {
 		return r - 1
 	}
-	id, ok := in.ids[string(b)] // no allocation for the lookup
-	if !ok {
-		s := string(b)
-		id = int32(len(in.strs))
-		in.ids[s] = id
-		in.strs = append(in.strs, s)
-		in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
-	}
+	id := in.IDBytes(b)
 	in.recent[slot] = id + 1
 	return id
 }
 
-func (in *interner) str(id int32) string {
-	if id == none {
-		return ""
-	}
-	return in.strs[id]
-}
+func (in *interner) str(id int32) string { return in.String(id) }
 
 // series is one value of a counter event.
 type series struct {

@@ -122,7 +122,7 @@ func (p *part) parse(file string, keepArgs bool) {
 		if len(p.series) > from {
 			ev.counters = p.series[from:len(p.series):len(p.series)]
 		}
-		p.events = append(p.events, partEvent{ev: ev, interned: int32(len(p.strs.strs))})
+		p.events = append(p.events, partEvent{ev: ev, interned: int32(p.strs.Len())})
 	}
 }
 
@@ -355,12 +355,12 @@ func (d *decoder) readEventsParallel() (bool, error) {
 // collector, with the strings they name interned in the order the single
 // path interns them.
 func (d *decoder) replay(p *part, line int) error {
-	ids := make([]int32, len(p.strs.strs))
+	ids := make([]int32, p.strs.Len())
 	next := int32(0)
 	for i := range p.events {
 		pe := &p.events[i]
 		for ; next < pe.interned; next++ {
-			ids[next] = d.strs.idOf(p.strs.strs[next])
+			ids[next] = d.strs.idOf(p.strs.String(int32(next)))
 		}
 		e := &pe.ev
 		e.line += line - 1

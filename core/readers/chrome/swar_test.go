@@ -94,7 +94,7 @@ func checkEventFast(t *testing.T, b []byte, keepArgs bool) {
 		}
 		ev := d.ev
 		ev.argsText = nil
-		return fmt.Sprintf("%+v %v %d %d %v %q", ev, ev.counters, sc.pos, sc.line, sc.lenient, col.strs.strs), true
+		return fmt.Sprintf("%+v %v %d %d %v %q", ev, ev.counters, sc.pos, sc.line, sc.lenient, col.strs.Strings()), true
 	}
 	if got, ok := read(true); ok {
 		if want, _ := read(false); got != want {
