@@ -203,63 +203,44 @@ type container struct {
 	omp     openMPTime
 }
 
-// openMPTime follows a thread's OpenMP constructs: with Extrae's events,
-// the depth of the constructs entered and not left (Paraver's "Stacked
-// Val") and the Running bursts not yet compared with it; with OTF2's
-// regions, their intervals.
+// openMPTime follows a thread's OpenMP constructs: their intervals (from
+// OTF2's regions, or from Extrae's events, by the depth of the constructs
+// entered and not left: Paraver's "Stacked Val"), and the thread's
+// Running bursts (Extrae), to be compared once the trace has finished
+// (a trace in memory replays a thread's states before its events).
+// Adjacent bursts are kept as one: what is kept grows with the bursts
+// between MPI calls and synchronisations, as the calls the replay keeps.
 type openMPTime struct {
 	depth   int
-	since   trace.Time // when depth last changed
-	inside  trace.Time // time at depth > 0 so far
-	useful  trace.Time // Running time at depth > 0 so far
-	pending []burst    // Running bursts not yet past since
+	since   trace.Time // when the outermost open construct was entered
 	regions [][2]trace.Time
 	waits   [][2]trace.Time
+	running [][2]trace.Time
 }
 
-// advance accounts the pending bursts up to t, the constructs' depth
-// unchanged since o.since: those ended by t are done with; the others
-// are kept, their time up to t accounted too when moving (the depth
-// changes at t, and since moves there).
-func (o *openMPTime) advance(t trace.Time, moving bool) {
-	keep := o.pending[:0]
-	for _, b := range o.pending {
-		end := min(b.e, t)
-		if b.e > t && !moving {
-			keep = append(keep, b)
-			continue
-		}
-		if lo := max(b.b, o.since); o.depth > 0 && end > lo {
-			o.useful += end - lo
-		}
-		if b.e > t {
-			keep = append(keep, b)
-		}
-	}
-	o.pending = keep
-}
-
-// change records an OpenMP event at t: enter (a non-zero value) or leave.
+// change records an Extrae OpenMP event at t: enter (a non-zero value)
+// or leave.
 func (o *openMPTime) change(t trace.Time, enter bool) {
-	o.advance(t, true)
-	o.settle(t)
 	switch {
 	case enter:
+		if o.depth == 0 {
+			o.since = t
+		}
 		o.depth++
 	case o.depth > 0:
 		o.depth--
+		if o.depth == 0 {
+			o.regions = append(o.regions, [2]trace.Time{o.since, t})
+		}
 	}
 }
 
-// settle accounts the time from o.since to t at the current depth.
-func (o *openMPTime) settle(t trace.Time) {
-	if t <= o.since {
-		return
-	}
+// close ends at t the constructs still open.
+func (o *openMPTime) close(t trace.Time) {
 	if o.depth > 0 {
-		o.inside += t - o.since
+		o.regions = append(o.regions, [2]trace.Time{o.since, max(t, o.since)})
+		o.depth = 0
 	}
-	o.since = t
 }
 
 type sample struct {
@@ -394,13 +375,10 @@ func (a *Accumulator) State(s trace.State) {
 					c.bursts[k] = append(c.bursts[k], burst{s.Start, s.End})
 				}
 			}
-			// The bursts meet the OpenMP constructs as their events come
-			// (a thread's records in time order): those ended are
-			// accounted, the others wait.
-			o := &c.omp
-			o.advance(s.Start, false)
-			if a.openMP || len(o.pending) < maxPendingBursts {
-				o.pending = append(o.pending, burst{s.Start, s.End})
+			if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
+				c.omp.running[n-1][1] = s.End
+			} else {
+				c.omp.running = append(c.omp.running, [2]trace.Time{s.Start, s.End})
 			}
 		}
 	case v.measurement:
@@ -572,9 +550,11 @@ func (a *Accumulator) Result() (*Run, error) {
 		isMain := main[p] == id
 		if a.running {
 			r.Useful = c.running
-			c.omp.advance(a.end, true)
-			c.omp.settle(a.end)
-			r.UsefulOpenMP = c.omp.useful
+			if a.openMP {
+				c.omp.close(a.end)
+				c.omp.regions = union(c.omp.regions)
+				r.UsefulOpenMP = overlap(union(c.omp.running), c.omp.regions)
+			}
 		} else {
 			busy := c.measurement
 			if a.openMP {
@@ -594,10 +574,7 @@ func (a *Accumulator) Result() (*Run, error) {
 		}
 		r.Outside = max(c.last-a.start, 0) - r.MPI
 		if isMain {
-			inside := c.omp.inside
-			if !a.running {
-				inside = overlap(c.omp.regions, [][2]trace.Time{{a.start, a.end}})
-			}
+			inside := overlap(c.omp.regions, [][2]trace.Time{{a.start, a.end}})
 			out.PerProcess = append(out.PerProcess, Process{Path: r.Process, Main: r.Path, Threads: threads[p],
 				OutsideMPI: out.Runtime - r.MPI, IdealOutside: r.Outside,
 				OpenMP: inside, SerialUseful: r.Useful - r.UsefulOpenMP})
