@@ -19,7 +19,7 @@ import (
 // the OpenMP parallel region it works in, the barrier ending it (where
 // it waits), the MPI_Allreduce it calls (the main threads).
 type hybridThread struct {
-	process, thread             int
+	process, thread              int
 	parallel, barrier, allreduce [2]int
 }
 
@@ -231,7 +231,7 @@ func TestHybridClosedForm(t *testing.T) {
 		"mpi_serialisation_efficiency": 1, "mpi_transfer_efficiency": 0.9,
 		"openmp_parallel_efficiency": 0.475 / 0.75, "openmp_load_balance": (47.5 / 80) / (75.0 / 90),
 		"openmp_communication_efficiency": 0.8 / 0.9,
-		"thread_level_efficiency": 47.5 / 75, "openmp_region_efficiency": 60.0 / 75, "serial_region_efficiency": 47.5 / 60,
+		"thread_level_efficiency":         47.5 / 75, "openmp_region_efficiency": 60.0 / 75, "serial_region_efficiency": 47.5 / 60,
 	}
 	add := map[string]float64{
 		"process_level_efficiency": 0.75, "mpi_load_balance": 0.85, "mpi_communication_efficiency": 0.9,
