@@ -134,6 +134,16 @@ const openMPParadigm = "OPENMP"
 // synchronises rather than computes: Extrae's Synchronization state.
 var openMPWaits = []string{"barrier", "taskwait", "taskgroup", "omp_set_lock", "omp_set_nest_lock", "flush"}
 
+// HPCToolkit's OpenMP frames: the bodies of parallel regions, outlined by
+// the compiler (GCC's "f._omp_fn.N", Clang's ".omp_outlined."), and the
+// placeholders of its OMPT support for a thread idle or waiting ("<omp
+// idle>", "<omp barrier wait>"...).
+var (
+	outlinedOpenMP      = []string{"._omp_fn.", ".omp_outlined.", "__omp_outlined__"}
+	openMPPlaceholder   = "<omp "
+	openMPPlaceholderOK = "<omp tool"
+)
+
 // measurementParadigm is the category of the regions of OTF2's
 // measurement-system paradigm.
 const measurementParadigm = "MEASUREMENT_SYSTEM"
@@ -178,9 +188,11 @@ type valueInfo struct {
 	running     bool
 	measurement bool
 	count       float64 // a counter event's value
-	// openMP marks OTF2's OpenMP regions, openMPWait those where a
-	// thread waits; openMPLeave Extrae's OpenMP events of value 0.
+	// openMP marks OTF2's OpenMP regions (and HPCToolkit's OpenMP
+	// frames), openMPWait those where a thread waits; openMPLeave
+	// Extrae's OpenMP events of value 0.
 	openMP, openMPWait, openMPLeave bool
+	category                        string
 }
 
 type container struct {
@@ -299,7 +311,7 @@ func (a *Accumulator) DefineType(t trace.Type) {
 // DefineValue implements trace.Sink.
 func (a *Accumulator) DefineValue(v trace.Value) {
 	a.mpi.DefineValue(v)
-	info := valueInfo{name: v.Name, alias: v.Alias, typ: v.Type}
+	info := valueInfo{name: v.Name, alias: v.Alias, typ: v.Type, category: v.Category}
 	if v.Type >= 0 && int(v.Type) < len(a.types) {
 		t := a.types[v.Type]
 		switch {
@@ -315,6 +327,10 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 					info.openMPWait = true
 				}
 			}
+		case t.kind == trace.KindState && strings.HasPrefix(v.Name, openMPPlaceholder) && !strings.HasPrefix(v.Name, openMPPlaceholderOK):
+			info.openMP, info.openMPWait = true, true
+		case t.kind == trace.KindState && slices.ContainsFunc(outlinedOpenMP, func(w string) bool { return strings.Contains(v.Name, w) }):
+			info.openMP = true
 		case t.openMP:
 			info.openMPLeave = v.Alias == "0"
 		case t.counter >= 0:
@@ -386,7 +402,12 @@ func (a *Accumulator) State(s trace.State) {
 	case v.openMP:
 		a.openMP = true
 		if v.openMPWait {
+			// A wait is not computation, and not inside a construct
+			// unless one encloses it (HPCToolkit's idle threads).
 			c.omp.waits = append(c.omp.waits, [2]trace.Time{s.Start, s.End})
+			if v.category != openMPParadigm {
+				break
+			}
 		}
 		c.omp.regions = append(c.omp.regions, [2]trace.Time{s.Start, s.End})
 	}
