@@ -307,15 +307,15 @@ func (f *Factors) hybridRows(row func(key, label string, depth int, fraction boo
 		return float64(r.UsefulMax) / t(r) / mpiCommE(r)
 	})
 	// pypop's split of the thread level, multiplicative.
-	row("thread_level_efficiency", "Thread level efficiency", 2, true, mul, func(r Run) float64 {
+	row("thread_level_efficiency", "Thread level efficiency (pypop)", 2, true, mul, func(r Run) float64 {
 		h := hybridOf(r)
 		return omp(r, r.UsefulAvg/(h.openMPAvg+h.serialAvg))
 	})
-	row("openmp_region_efficiency", "OpenMP region efficiency", 3, true, mul, func(r Run) float64 {
+	row("openmp_region_efficiency", "OpenMP region efficiency (pypop)", 3, true, mul, func(r Run) float64 {
 		h := hybridOf(r)
 		return omp(r, (h.usefulOpenMPAvg+h.serialAvg)/(h.openMPAvg+h.serialAvg))
 	})
-	row("serial_region_efficiency", "Serial region efficiency", 3, true, mul, func(r Run) float64 {
+	row("serial_region_efficiency", "Serial region efficiency (pypop)", 3, true, mul, func(r Run) float64 {
 		h := hybridOf(r)
 		return omp(r, r.UsefulAvg/(h.usefulOpenMPAvg+h.serialAvg))
 	})
