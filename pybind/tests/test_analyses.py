@@ -286,7 +286,7 @@ def test_pop_hybrid_closed_form(tmp_path):
     assert list(procs["serial_useful"] * 1e6) == pytest.approx([20, 30])
     assert list(p.resources()["useful_openmp"] * 1e6) == pytest.approx([30, 20, 50, 40])
     assert p.raw()["model"].tolist() == ["MPI+OpenMP"] and p.raw()["threads_per_process"].tolist() == [2]
-    assert p.plot(format="png")[:4] == b"\x89PNG"
+    assert p.plot().size[1] > p.plot(form="additive").size[1] > 0  # BSC's rows and pypop's split
 
 
 def test_pop_hybrid_lulesh_identities():
