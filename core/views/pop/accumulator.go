@@ -187,19 +187,28 @@ type valueInfo struct {
 	typ         int32
 	running     bool
 	measurement bool
-	count       float64 // a counter event's value
-	// openMP marks OTF2's OpenMP regions (and HPCToolkit's OpenMP
-	// frames), openMPWait those where a thread waits; openMPLeave
-	// Extrae's OpenMP events of value 0.
-	openMP, openMPWait, openMPLeave bool
-	category                        string
+	omp         openMPRole // in a byte: traces define a value per counter reading
+	count       float64    // a counter event's value
 }
+
+// openMPRole is what an OpenMP value stands for.
+type openMPRole uint8
+
+const (
+	notOpenMP       openMPRole = iota
+	openMPConstruct            // OTF2's OpenMP regions, HPCToolkit's outlined bodies
+	openMPWaitIn               // a construct where a thread waits (OTF2's barriers)
+	openMPWaitOnly             // a wait outside constructs (HPCToolkit's <omp idle>...)
+	openMPLeave                // Extrae's OpenMP event of value 0
+	openMPEnter                // Extrae's OpenMP event of another value
+)
 
 type container struct {
 	name        string
 	parent, typ int32
 	first, last trace.Time
 	seen        bool
+	threads     int32 // a process's threads
 	running     trace.Time
 	hasRunning  bool
 	// bursts[k] holds the Running bursts still waiting for a counter k
@@ -311,7 +320,7 @@ func (a *Accumulator) DefineType(t trace.Type) {
 // DefineValue implements trace.Sink.
 func (a *Accumulator) DefineValue(v trace.Value) {
 	a.mpi.DefineValue(v)
-	info := valueInfo{name: v.Name, alias: v.Alias, typ: v.Type, category: v.Category}
+	info := valueInfo{name: v.Name, alias: v.Alias, typ: v.Type}
 	if v.Type >= 0 && int(v.Type) < len(a.types) {
 		t := a.types[v.Type]
 		switch {
@@ -320,19 +329,20 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		case t.kind == trace.KindState && (v.Category == measurementParadigm || measurementRegions[strings.ToUpper(v.Name)]):
 			info.measurement = true
 		case t.kind == trace.KindState && v.Category == openMPParadigm:
-			info.openMP = true
+			info.omp = openMPConstruct
 			name := strings.ToLower(v.Name)
-			for _, w := range openMPWaits {
-				if strings.Contains(name, w) {
-					info.openMPWait = true
-				}
+			if slices.ContainsFunc(openMPWaits, func(w string) bool { return strings.Contains(name, w) }) {
+				info.omp = openMPWaitIn
 			}
 		case t.kind == trace.KindState && strings.HasPrefix(v.Name, openMPPlaceholder) && !strings.HasPrefix(v.Name, openMPPlaceholderOK):
-			info.openMP, info.openMPWait = true, true
+			info.omp = openMPWaitOnly
 		case t.kind == trace.KindState && slices.ContainsFunc(outlinedOpenMP, func(w string) bool { return strings.Contains(v.Name, w) }):
-			info.openMP = true
+			info.omp = openMPConstruct
 		case t.openMP:
-			info.openMPLeave = v.Alias == "0"
+			info.omp = openMPEnter
+			if v.Alias == "0" {
+				info.omp = openMPLeave
+			}
 		case t.counter >= 0:
 			c, err := strconv.ParseFloat(v.Alias, 64)
 			if err != nil {
@@ -353,6 +363,9 @@ func (a *Accumulator) CreateContainer(c trace.Container) {
 		c.Parent = 0
 	}
 	a.conts = append(a.conts, container{name: c.Name, parent: c.Parent, typ: c.Type})
+	if id := int32(len(a.conts) - 1); a.process(id) != id {
+		a.conts[c.Parent].threads++
+	}
 }
 
 // DestroyContainer implements trace.Sink.
@@ -391,25 +404,28 @@ func (a *Accumulator) State(s trace.State) {
 					c.bursts[k] = append(c.bursts[k], burst{s.Start, s.End})
 				}
 			}
-			if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
-				c.omp.running[n-1][1] = s.End
-			} else {
-				c.omp.running = append(c.omp.running, [2]trace.Time{s.Start, s.End})
+			// Only the threads of a process of several threads can be
+			// in OpenMP constructs: an MPI-only trace keeps no burst.
+			if a.conts[c.parent].threads > 1 {
+				if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
+					c.omp.running[n-1][1] = s.End
+				} else {
+					c.omp.running = append(c.omp.running, [2]trace.Time{s.Start, s.End})
+				}
 			}
 		}
 	case v.measurement:
 		c.measurement = append(c.measurement, [2]trace.Time{s.Start, s.End})
-	case v.openMP:
+	case v.omp != notOpenMP:
 		a.openMP = true
-		if v.openMPWait {
-			// A wait is not computation, and not inside a construct
-			// unless one encloses it (HPCToolkit's idle threads).
+		// A wait is not computation, and not inside a construct unless
+		// one encloses it (HPCToolkit's idle threads).
+		if v.omp == openMPWaitIn || v.omp == openMPWaitOnly {
 			c.omp.waits = append(c.omp.waits, [2]trace.Time{s.Start, s.End})
-			if v.category != openMPParadigm {
-				break
-			}
 		}
-		c.omp.regions = append(c.omp.regions, [2]trace.Time{s.Start, s.End})
+		if v.omp != openMPWaitOnly {
+			c.omp.regions = append(c.omp.regions, [2]trace.Time{s.Start, s.End})
+		}
 	}
 }
 
@@ -445,7 +461,7 @@ func (a *Accumulator) Event(e trace.Event) {
 	a.seen(c, e.Time, e.Time)
 	if a.types[e.Type].openMP {
 		a.openMP = true
-		c.omp.change(e.Time, !a.values[e.Value].openMPLeave)
+		c.omp.change(e.Time, a.values[e.Value].omp != openMPLeave)
 		return
 	}
 	k := a.types[e.Type].counter
