@@ -406,7 +406,7 @@ func (a *Accumulator) State(s trace.State) {
 			}
 			// Only the threads of a process of several threads can be
 			// in OpenMP constructs: an MPI-only trace keeps no burst.
-			if a.conts[c.parent].threads > 1 {
+			if c.parent > 0 && a.conts[c.parent].threads > 1 {
 				if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
 					c.omp.running[n-1][1] = s.End
 				} else {
