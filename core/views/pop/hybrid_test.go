@@ -299,3 +299,50 @@ func TestHybridClosedForm(t *testing.T) {
 		}
 	}
 }
+
+// TestImageMagickPypop compares the thread level with pypop's own
+// computation on its ImageMagick runs (Extrae, 1 process of 2 to 8
+// OpenMP threads: testdata/imagemagick, the 4- to 8-thread runs fetched by
+// its fetch.sh): pypop's OpenMP_Metrics, whose OpenMP region and serial
+// region efficiencies are its hybrid model's additive ones, to the 6
+// digits its example notebook prints.
+func TestImageMagickPypop(t *testing.T) {
+	const dir = "../../../testdata/imagemagick/"
+	f, err := os.ReadFile(dir + "pypop_openmp_metrics.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n")[3:] {
+		var n int
+		var region, serial, pe float64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(line, ",", " "), "%d %g %g %g", &n, &region, &serial, &pe); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if n == 1 {
+			continue // one thread: no hybrid rows
+		}
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			path := fmt.Sprintf("%somp%d.prv.zst", dir, n)
+			if _, err := os.Stat(path); err != nil {
+				path = fmt.Sprintf("%somp%d.prv.gz", dir, n)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Skipf("%d-thread run not available (testdata/imagemagick/fetch.sh)", n)
+			}
+			r := computeFile(t, path, "paraver")
+			if r.Model != "MPI+OpenMP" || r.ThreadsPerProcess != n {
+				t.Fatalf("model %q, %d threads", r.Model, r.ThreadsPerProcess)
+			}
+			fs, err := ComputeFactors([]Run{*r}, Strong)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]float64{"openmp_region_efficiency": region, "serial_region_efficiency": serial, "parallel_efficiency": pe}
+			for _, row := range fs.Form(Additive) {
+				if w, ok := want[row.Key]; ok && math.Abs(row.Values[0]-w) > 5e-7 {
+					t.Errorf("%s: %.7f, pypop %.6f", row.Label, row.Values[0], w)
+				}
+			}
+		})
+	}
+}
