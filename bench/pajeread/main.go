@@ -41,6 +41,7 @@ func main() {
 	sink := flag.String("sink", "count", "count, trace, micro or stream")
 	slices := flag.Int("slices", 100, "time slices of the microscopic model")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
+	format := flag.String("format", "paje", "the trace's format: paje, or pjdump for pj_dump's output")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: pajeread [-sink count|trace|micro|stream] [-slices n] trace.paje")
 		flag.PrintDefaults()
@@ -70,13 +71,13 @@ func main() {
 	switch *sink {
 	case "count":
 		var c trace.Counter
-		if err := formats.Read(path, "paje", &c, trace.ReadOptions{}); err != nil {
+		if err := formats.Read(path, *format, &c, trace.ReadOptions{}); err != nil {
 			fail(err)
 		}
 		r.States, r.Containers = c.States, c.Containers
 	case "trace", "micro":
 		t := trace.New(path)
-		if err := formats.Read(path, "paje", t, trace.ReadOptions{}); err != nil {
+		if err := formats.Read(path, *format, t, trace.ReadOptions{}); err != nil {
 			fail(err)
 		}
 		r.States, r.Containers = t.States.Len(), len(t.Containers)-1
@@ -88,7 +89,7 @@ func main() {
 			r.Leaves = m.NumLeaves()
 		}
 	case "stream":
-		src, _, err := formats.Open(path, "paje", nil)
+		src, _, err := formats.Open(path, *format, nil)
 		if err != nil {
 			fail(err)
 		}
