@@ -49,13 +49,15 @@ func POPFactorsTable(f *pop.Factors, labels []string, meta map[string]string, me
 // useful times are over), runtime, useful_avg, useful_max, useful_total,
 // runtime_ideal and useful_ideal_max (NaN without the ideal replay),
 // instructions, cycles (NaN without counters), ipc, frequency_ghz, calls,
-// messages, useful_rule (what counted as useful) and no_ideal (why there
-// is no ideal replay, "" when there is one).
+// messages, useful_rule (what counted as useful), no_ideal (why there
+// is no ideal replay, "" when there is one), model ("MPI", or for several
+// threads per process "MPI+OpenMP" or "MPI+threads": the hybrid factors
+// apply) and threads_per_process.
 func POPRawTable(runs []pop.Run, labels []string, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(runs)
 	c := newColumns(mem, n)
-	src, rule, noIdeal := make([]string, n), make([]string, n), make([]string, n)
-	procs, res := make([]int32, n), make([]int32, n)
+	src, rule, noIdeal, model := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	procs, res, threads := make([]int32, n), make([]int32, n), make([]int32, n)
 	calls, msgs := make([]int64, n), make([]int64, n)
 	cols := map[string][]float64{}
 	names := []string{"runtime", "useful_avg", "useful_max", "useful_total", "runtime_ideal", "useful_ideal_max",
@@ -64,7 +66,7 @@ func POPRawTable(runs []pop.Run, labels []string, meta map[string]string, mem me
 		cols[name] = make([]float64, n)
 	}
 	for i, r := range runs {
-		src[i], rule[i], noIdeal[i] = r.Source, r.UsefulRule, r.NoIdealReason
+		src[i], rule[i], noIdeal[i], model[i], threads[i] = r.Source, r.UsefulRule, r.NoIdealReason, r.Model, int32(r.ThreadsPerProcess)
 		procs[i], res[i], calls[i], msgs[i] = int32(r.Processes), int32(r.Resources), int64(r.Calls), int64(r.Messages)
 		cols["runtime"][i] = r.Runtime.Seconds()
 		cols["useful_avg"][i] = r.UsefulAvg / 1e9
@@ -89,6 +91,8 @@ func POPRawTable(runs []pop.Run, labels []string, meta map[string]string, mem me
 	c.int64s("messages", msgs)
 	c.strings("useful_rule", rule)
 	c.strings("no_ideal", noIdeal)
+	c.strings("model", model)
+	c.int32s("threads_per_process", threads)
 	return c.batch(meta)
 }
 
@@ -97,10 +101,11 @@ func POPRawTable(runs []pop.Run, labels []string, meta map[string]string, mem me
 // outside_mpi (from the trace's start to its last record, outside MPI
 // calls: what the ideal replay keeps), ideal_end (its end in the ideal
 // replay, NaN without it), instructions and cycles (NaN without
-// counters).
+// counters), useful_openmp (the part of useful inside OpenMP
+// constructs).
 func POPResourcesTable(runs []pop.Run, labels []string, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	var run, res, proc []string
-	var useful, mpiT, outside, idealEnd, ins, cyc []float64
+	var useful, mpiT, outside, idealEnd, ins, cyc, usefulOMP []float64
 	for i, r := range runs {
 		for _, x := range r.PerResource {
 			run, res, proc = append(run, labels[i]), append(res, x.Path), append(proc, x.Process)
@@ -110,6 +115,7 @@ func POPResourcesTable(runs []pop.Run, labels []string, meta map[string]string, 
 				end = x.IdealEnd.Seconds()
 			}
 			idealEnd, ins, cyc = append(idealEnd, end), append(ins, x.Instructions), append(cyc, x.Cycles)
+			usefulOMP = append(usefulOMP, x.UsefulOpenMP.Seconds())
 		}
 	}
 	n := len(run)
@@ -126,5 +132,39 @@ func POPResourcesTable(runs []pop.Run, labels []string, meta map[string]string, 
 	c.float64s("ideal_end", idealEnd)
 	c.float64s("instructions", ins)
 	c.float64s("cycles", cyc)
+	c.float64s("useful_openmp", usefulOMP)
+	return c.batch(meta)
+}
+
+// POPProcessesTable lists every process of every run, the quantities of
+// the hybrid factors (times in seconds): run, process, main_thread (the
+// thread longest in MPI calls), threads, outside_mpi (the runtime less
+// the main thread's time in MPI calls: BSC's), ideal_outside_mpi (the
+// main thread's time outside MPI calls to its last record, which the
+// ideal replay keeps), openmp (the main thread's time inside OpenMP
+// constructs: pypop's OpenMP total runtime) and serial_useful (its
+// useful computation outside them).
+func POPProcessesTable(runs []pop.Run, labels []string, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
+	var run, proc, main []string
+	var threads []int32
+	var out, idealOut, omp, serial []float64
+	for i, r := range runs {
+		for _, p := range r.PerProcess {
+			run, proc, main, threads = append(run, labels[i]), append(proc, p.Path), append(main, p.Main), append(threads, int32(p.Threads))
+			out, idealOut = append(out, p.OutsideMPI.Seconds()), append(idealOut, p.IdealOutside.Seconds())
+			omp, serial = append(omp, p.OpenMP.Seconds()), append(serial, p.SerialUseful.Seconds())
+		}
+	}
+	n := len(run)
+	c := newColumns(mem, n)
+	runLabels, runCodes := columnLabels(n, func(i int) string { return run[i] })
+	c.categories("run", runLabels, runCodes)
+	c.strings("process", proc)
+	c.strings("main_thread", main)
+	c.int32s("threads", threads)
+	c.float64s("outside_mpi", out)
+	c.float64s("ideal_outside_mpi", idealOut)
+	c.float64s("openmp", omp)
+	c.float64s("serial_useful", serial)
 	return c.batch(meta)
 }

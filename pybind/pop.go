@@ -131,6 +131,11 @@ func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 	}
 	a.info["no_ideal"] = reasons
 	a.info["useful_rule"] = f.Runs[0].UsefulRule
+	models := make([]string, len(f.Runs))
+	for i, r := range f.Runs {
+		models[i] = r.Model
+	}
+	a.info["models"], a.info["hybrid"] = models, f.Hybrid()
 	if len(f.Runs) == 1 {
 		a.info["source"] = f.Runs[0].Source
 	}
@@ -141,6 +146,9 @@ func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 		},
 		"resources": func(mem memory.Allocator) arrow.RecordBatch {
 			return arrowio.POPResourcesTable(f.Runs, labels, a.meta(), mem)
+		},
+		"processes": func(mem memory.Allocator) arrow.RecordBatch {
+			return arrowio.POPProcessesTable(f.Runs, labels, a.meta(), mem)
 		},
 	}
 	a.figure = func(fig plots.FigureOptions, options string) ([]byte, error) {

@@ -37,9 +37,24 @@ class POP(Analysis):
       PAPI_TOT_CYC), serialisation and transfer without messages or
       collectives to replay (:attr:`no_ideal` says why).
 
+    Runs of several threads per process (MPI+OpenMP, MPI+threads:
+    :attr:`hybrid`, :attr:`models`) add the hybrid model's rows under
+    parallel efficiency: BSC's (modelfactors.py, multiplicative) MPI
+    parallel efficiency (MPI load balance, MPI communication efficiency,
+    its serialisation and transfer) and OpenMP parallel efficiency
+    (OpenMP load balance, OpenMP communication efficiency), from each
+    process's time outside MPI calls; pypop's (pypop/metrics/hybrid.py)
+    thread level efficiency split into OpenMP region and serial region
+    efficiency (multiplicative, marked "(pypop)"), and in the additive
+    form its whole tree: process level efficiency (MPI load balance,
+    communication, serialisation, transfer) and thread level efficiency.
+    pypop's rows need the OpenMP constructs (NaN for "MPI+threads").
+    MPI-only runs have none of these rows.
+
     :meth:`raw` has the raw data of each run (BSC's "#" lines: runtime,
     useful times, ideal runtime, counters...), :meth:`resources` every
-    resource's share. ``plot(form="multiplicative")`` draws POP's table
+    resource's share, :meth:`processes` every process's (the hybrid
+    model's quantities). ``plot(form="multiplicative")`` draws POP's table
     of efficiencies, coloured from red to green.
     """
 
@@ -49,13 +64,38 @@ class POP(Analysis):
         """The raw data of each run: run, source, processes, resources,
         runtime, useful_avg, useful_max, useful_total, runtime_ideal,
         useful_ideal_max (seconds), instructions, cycles, ipc,
-        frequency_ghz, calls, messages, useful_rule, no_ideal."""
+        frequency_ghz, calls, messages, useful_rule, no_ideal, model
+        ("MPI", "MPI+OpenMP", "MPI+threads"), threads_per_process."""
         return self.table("raw")
 
     def resources(self) -> pd.DataFrame:
         """Every resource of every run: run, resource, process, useful,
-        mpi, outside_mpi, ideal_end (seconds), instructions, cycles."""
+        mpi, outside_mpi, ideal_end (seconds), instructions, cycles,
+        useful_openmp (the part of useful inside OpenMP constructs)."""
         return self.table("resources")
+
+    def processes(self) -> pd.DataFrame:
+        """Every process of every run, the hybrid model's quantities
+        (seconds): run, process, main_thread (the thread longest in MPI
+        calls), threads, outside_mpi (the runtime less the main thread's
+        time in MPI calls: BSC's), ideal_outside_mpi (what the ideal
+        replay keeps of it), openmp (the main thread's time inside OpenMP
+        constructs: pypop's OpenMP total runtime), serial_useful (its
+        useful computation outside them)."""
+        return self.table("processes")
+
+    @property
+    def hybrid(self) -> bool:
+        """Whether a run has several threads per process: the table
+        then has the hybrid model's rows."""
+        return bool(self._info.get("hybrid"))
+
+    @property
+    def models(self) -> list[str]:
+        """Each run's model, in the order of :attr:`runs`: "MPI",
+        "MPI+OpenMP" (the trace records OpenMP constructs) or "MPI+threads"
+        (several threads per process, no OpenMP constructs)."""
+        return list(self._info.get("models") or ())
 
     def efficiencies(self, form: str = "multiplicative") -> pd.DataFrame:
         """The table of one form ("multiplicative": BSC's and POP's

@@ -377,8 +377,9 @@ class Trace:
     def pop(self, eager_limit=None, ideal: bool = True) -> POP:
         """The POP efficiencies of this run (load balance, communication,
         serialisation and transfer efficiencies, parallel efficiency, IPC
-        and frequency where the trace has hardware counters), as a
-        :class:`macroscope.POP`; :func:`macroscope.pop` puts several runs
+        and frequency where the trace has hardware counters; for several
+        threads per process, the hybrid MPI+OpenMP factors of BSC and
+        pypop), as a :class:`macroscope.POP`; :func:`macroscope.pop` puts several runs
         side by side. ``eager_limit`` (bytes; default 32 KiB) and
         ``ideal`` are those of :func:`macroscope.pop`."""
         return trace_pop(self, eager_limit, ideal)

@@ -204,6 +204,118 @@ def test_pop_without_messages():
     assert 0 < p.efficiencies().loc["Load balance"].iloc[0] <= 1
 
 
+
+HYBRID_PCF = """STATES
+0    Idle
+1    Running
+5    Synchronization
+13    Group Communication
+
+EVENT_TYPE
+9   50000002    MPI Collective Comm
+VALUES
+10   MPI_Allreduce
+0   Outside MPI
+
+EVENT_TYPE
+9   50100004    Communicator
+
+EVENT_TYPE
+0   60000001    Parallel (OMP)
+VALUES
+0   Outside
+1   DO (open)
+
+EVENT_TYPE
+0   60000018    Executed OpenMP parallel function
+VALUES
+0   End
+1   kernel
+"""
+
+
+def write_hybrid_paraver(path):
+    """The 2-process x 2-thread run of core/views/pop/hybrid_test.go (us):
+    per thread its parallel region, the barrier ending it, its
+    MPI_Allreduce (main threads); Extrae's states and events."""
+    threads = [((0, 0), (10, 50), (40, 50), (60, 100)), ((0, 1), (10, 50), (30, 50), None),
+               ((1, 0), (20, 80), (70, 80), (90, 100)), ((1, 1), (20, 80), (60, 80), None)]
+    recs = []
+    for cpu, ((p, t), par, bar, mpi) in enumerate(threads, 1):
+        obj = f"{cpu}:1:{p + 1}:{t + 1}"
+
+        def state(at):
+            if mpi and mpi[0] <= at < mpi[1]:
+                return 13
+            if bar[0] <= at < bar[1]:
+                return 5
+            return 1 if t == 0 or par[0] <= at < par[1] else 0
+        begin = 0
+        for at in range(1, 101):
+            if at == 100 or state(at) != state(begin):
+                recs.append((begin, 0, f"1:{obj}:{begin * 1000}:{at * 1000}:{state(begin)}"))
+                begin = at
+        omp = 60000001 if t == 0 else 60000018
+        recs += [(par[0], 1, f"2:{obj}:{par[0] * 1000}:{omp}:1"), (par[1], 1, f"2:{obj}:{par[1] * 1000}:{omp}:0")]
+        if mpi:
+            recs += [(mpi[0], 1, f"2:{obj}:{mpi[0] * 1000}:50000002:10:50100004:1"),
+                     (mpi[1], 1, f"2:{obj}:{mpi[1] * 1000}:50000002:0")]
+    recs.sort(key=lambda r: (r[0], r[1]))
+    text = "#Paraver (01/01/2026 at 00:00):100000_ns:1(4):1:2(2:1,2:1),1\nc:1:1:2:1:2\n"
+    path.write_text(text + "".join(r[2] + "\n" for r in recs))
+    path.with_suffix(".pcf").write_text(HYBRID_PCF)
+    return path
+
+
+def test_pop_hybrid_closed_form(tmp_path):
+    p = ms.read(write_hybrid_paraver(tmp_path / "hybrid.prv")).pop()
+    assert p.hybrid and p.models == ["MPI+OpenMP"] and p.runs == ["2x2"]
+    mul, add = p.efficiencies("multiplicative")["2x2"], p.efficiencies("additive")["2x2"]
+    # By hand (core/views/pop/hybrid_test.go): BSC's tree, pypop's.
+    assert mul["MPI parallel efficiency"] == pytest.approx(0.75, abs=1e-12)
+    assert mul["MPI load balance"] == pytest.approx(75 / 90, abs=1e-12)
+    assert mul["MPI serialisation efficiency"] == pytest.approx(1, abs=1e-12)
+    assert mul["OpenMP parallel efficiency"] == pytest.approx(0.475 / 0.75, abs=1e-12)
+    assert mul["OpenMP region efficiency (pypop)"] == pytest.approx(0.8, abs=1e-12)
+    assert add["Process level efficiency"] == pytest.approx(0.75, abs=1e-12)
+    assert add["Thread level efficiency"] == pytest.approx(0.725, abs=1e-12)
+    assert add["Serial region efficiency"] == pytest.approx(0.875, abs=1e-12)
+    procs = p.processes()
+    assert list(procs["outside_mpi"] * 1e6) == pytest.approx([60, 90])
+    assert list(procs["openmp"] * 1e6) == pytest.approx([40, 60])
+    assert list(procs["serial_useful"] * 1e6) == pytest.approx([20, 30])
+    assert list(p.resources()["useful_openmp"] * 1e6) == pytest.approx([30, 20, 50, 40])
+    assert p.raw()["model"].tolist() == ["MPI+OpenMP"] and p.raw()["threads_per_process"].tolist() == [2]
+    assert p.plot().size[1] > p.plot(form="additive").size[1] > 0  # BSC's rows and pypop's split
+
+
+def test_pop_hybrid_lulesh_identities():
+    p = ms.read(shared("hpctoolkit-db", "issue-233-lulesh")).pop()
+    assert p.hybrid and p.models == ["MPI+OpenMP"]
+    mul, add = p.efficiencies("multiplicative").iloc[:, 0], p.efficiencies("additive").iloc[:, 0]
+    pe = mul["Parallel efficiency"]
+    assert mul["MPI parallel efficiency"] * mul["OpenMP parallel efficiency"] == pytest.approx(pe, rel=1e-12)
+    assert mul["MPI load balance"] * mul["MPI communication efficiency"] == pytest.approx(
+        mul["MPI parallel efficiency"], rel=1e-12)
+    assert mul["OpenMP region efficiency (pypop)"] * mul["Serial region efficiency (pypop)"] == pytest.approx(
+        mul["Thread level efficiency (pypop)"], rel=1e-12)
+    assert add["Process level efficiency"] + add["Thread level efficiency"] - 1 == pytest.approx(pe, rel=1e-12)
+    assert add["OpenMP region efficiency"] + add["Serial region efficiency"] - 1 == pytest.approx(
+        add["Thread level efficiency"], rel=1e-12)
+    for v in list(mul.dropna()) + list(add.dropna()):
+        assert 0 < v <= 1 or v != v
+    procs = p.processes()
+    assert len(procs) == 27 and set(procs["threads"]) == {3}
+    res = p.resources().set_index("resource")
+    runtime = float(p.raw()["runtime"].iloc[0])
+    assert list(procs["outside_mpi"]) == pytest.approx([runtime - res.loc[m, "mpi"] for m in procs["main_thread"]])
+
+
+def test_pop_mpi_only_has_no_hybrid_rows(jacobi):
+    p = jacobi.pop()
+    assert not p.hybrid and p.models == ["MPI"]
+    assert not [k for k in p.to_pandas()["key"] if k.startswith(("mpi_", "openmp_", "thread_", "process_"))]
+
 # -- critical path and stragglers ------------------------------------------
 
 

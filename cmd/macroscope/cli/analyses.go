@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -403,6 +404,14 @@ func runPOP(c *cli) error {
 		}
 	}
 	c.say("pop", "%d runs (%s), %s scaling", len(runs), strings.Join(cols, ", "), factors.Scaling)
+	if factors.Hybrid() {
+		var models []string
+		for _, r := range factors.Runs {
+			models = append(models, fmt.Sprintf("%s, %d threads per process", r.Model, r.ThreadsPerProcess))
+		}
+		c.say("pop", "hybrid runs (%s): BSC's MPI and OpenMP factors, pypop's process and thread levels",
+			strings.Join(slices.Compact(models), "; "))
+	}
 	if !*quiet {
 		printFactors(c.stdout, factors.Form(f), cols)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,6 +48,37 @@ func TestProfileCommands(t *testing.T) {
 		}
 	}
 	readPNG(t, filepath.Join(dir, "profile.png"))
+}
+
+// pop over a hybrid MPI+OpenMP run (HPCToolkit's LULESH, 27 ranks of 3
+// threads) says so and prints the hybrid factors, BSC's and pypop's,
+// whose products give the parallel efficiency.
+func TestPOPCommandHybrid(t *testing.T) {
+	lulesh := corpus + "/hpctoolkit-db/issue-233-lulesh"
+	if _, err := os.Stat(lulesh); err != nil {
+		t.Skipf("corpus not available: %v", err)
+	}
+	dir := t.TempDir()
+	out := mustRun(t, "pop", "--out", dir, lulesh)
+	if !strings.Contains(out, "hybrid runs (MPI+OpenMP, 3 threads per process)") ||
+		!regexpLine(out, "Parallel efficiency", "66.54") || !regexpLine(out, "MPI parallel efficiency", "89.80") ||
+		!regexpLine(out, "OpenMP parallel efficiency", "74.10") || !regexpLine(out, "Serial region efficiency (pypop)", "76.98") {
+		t.Errorf("report:\n%s", out)
+	}
+	add := mustRun(t, "pop", "--form", "additive", "--out", dir, lulesh)
+	if !regexpLine(add, "Process level efficiency", "88.97") || !regexpLine(add, "Thread level efficiency", "77.57") {
+		t.Errorf("additive report:\n%s", add)
+	}
+	table := readCSV(t, filepath.Join(dir, "pop.csv"))
+	v := map[string]float64{}
+	for i := range table.rows {
+		if table.rows[i][3] != "additive" {
+			v[table.rows[i][1]] = table.float(t, i, "27x3")
+		}
+	}
+	if pe := v["mpi_parallel_efficiency"] * v["openmp_parallel_efficiency"]; math.Abs(pe-v["parallel_efficiency"]) > 1e-12 {
+		t.Errorf("MPI x OpenMP parallel efficiency %v, parallel efficiency %v", pe, v["parallel_efficiency"])
+	}
 }
 
 // pop over the EPOCH series prints BSC's factors and writes them.

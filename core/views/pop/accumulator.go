@@ -42,6 +42,9 @@ type Resource struct {
 	// Outside its time outside MPI calls from the trace's start to its
 	// last record (the CPU bursts of the ideal replay).
 	Useful, MPI, Outside trace.Time
+	// UsefulOpenMP is the part of Useful inside OpenMP constructs (the
+	// model of hybrid runs; 0 without them).
+	UsefulOpenMP trace.Time
 	// IdealEnd is its end in the ideal replay, on the trace's clock,
 	// -1 without it.
 	IdealEnd trace.Time
@@ -78,6 +81,33 @@ type Run struct {
 	Messages   int
 	// PerResource details every resource.
 	PerResource []Resource
+	// Model is "MPI" when every process has one resource, else
+	// "MPI+OpenMP" when the trace records OpenMP constructs (Extrae's
+	// OpenMP events, OTF2's regions of paradigm OPENMP), "MPI+threads"
+	// when it does not.
+	Model string
+	// ThreadsPerProcess is the largest number of resources of a process.
+	ThreadsPerProcess int
+	// PerProcess details every process, for the hybrid factors.
+	PerProcess []Process
+}
+
+// Process is one process's share of a hybrid run: the quantities of
+// BSC's hybrid model factors and of pypop's MPI+OpenMP metrics, taken on
+// its main thread (the one longest in MPI calls, the first if none).
+type Process struct {
+	Path    string
+	Main    string // the path of its main thread
+	Threads int
+	// OutsideMPI is the runtime less the main thread's time in MPI calls
+	// (BSC's "outside MPI" of the process); IdealOutside the main
+	// thread's time outside MPI calls up to its last record, which the
+	// ideal replay keeps.
+	OutsideMPI, IdealOutside trace.Time
+	// OpenMP is the main thread's time inside OpenMP constructs (pypop's
+	// "OpenMP Total Runtime"), SerialUseful its useful computation
+	// outside them ("Serial Useful Computation").
+	OpenMP, SerialUseful trace.Time
 }
 
 // The Extrae conventions the accumulator recognises.
@@ -88,6 +118,30 @@ const (
 	cyclesAlias        = "42000059"
 	instructionsMetric = "PAPI_TOT_INS"
 	cyclesMetric       = "PAPI_TOT_CYC"
+)
+
+// The OpenMP events of Extrae that pypop's configurations count as
+// "inside OpenMP" (Paraver's "Stacked Val" of their last values: a
+// non-zero value enters, zero leaves): parallel regions, barriers,
+// executed parallel functions, executed tasks.
+var extraeOpenMPTypes = map[string]bool{"60000001": true, "60000005": true, "60000018": true, "60000023": true}
+
+// openMPParadigm is the category of OTF2's OpenMP regions.
+const openMPParadigm = "OPENMP"
+
+// openMPWaits are the words naming the OpenMP regions (Score-P's
+// "!$omp implicit barrier @file:line"...) where a thread waits or
+// synchronises rather than computes: Extrae's Synchronization state.
+var openMPWaits = []string{"barrier", "taskwait", "taskgroup", "omp_set_lock", "omp_set_nest_lock", "flush"}
+
+// HPCToolkit's OpenMP frames: the bodies of parallel regions, outlined by
+// the compiler (GCC's "f._omp_fn.N", Clang's ".omp_outlined."), and the
+// placeholders of its OMPT support for a thread idle or waiting ("<omp
+// idle>", "<omp barrier wait>"...).
+var (
+	outlinedOpenMP      = []string{"._omp_fn.", ".omp_outlined.", "__omp_outlined__"}
+	openMPPlaceholder   = "<omp "
+	openMPPlaceholderOK = "<omp tool"
 )
 
 // measurementParadigm is the category of the regions of OTF2's
@@ -110,6 +164,7 @@ type Accumulator struct {
 	values  []valueInfo
 	conts   []container
 	running bool    // the trace has Extrae's Running state
+	openMP  bool    // it has OpenMP constructs (events or regions)
 	counter [2]bool // it has Extrae's counter events
 	metric  [2]bool // it has PAPI metrics (OTF2)
 	err     error
@@ -124,6 +179,7 @@ type typeInfo struct {
 	// counter is 0 for instructions, 1 for cycles, -1 for neither: event
 	// types (Extrae's counters) and variable types (OTF2's metrics).
 	counter int8
+	openMP  bool // Extrae's OpenMP events
 }
 
 type valueInfo struct {
@@ -131,14 +187,28 @@ type valueInfo struct {
 	typ         int32
 	running     bool
 	measurement bool
-	count       float64 // a counter event's value
+	omp         openMPRole // in a byte: traces define a value per counter reading
+	count       float64    // a counter event's value
 }
+
+// openMPRole is what an OpenMP value stands for.
+type openMPRole uint8
+
+const (
+	notOpenMP       openMPRole = iota
+	openMPConstruct            // OTF2's OpenMP regions, HPCToolkit's outlined bodies
+	openMPWaitIn               // a construct where a thread waits (OTF2's barriers)
+	openMPWaitOnly             // a wait outside constructs (HPCToolkit's <omp idle>...)
+	openMPLeave                // Extrae's OpenMP event of value 0
+	openMPEnter                // Extrae's OpenMP event of another value
+)
 
 type container struct {
 	name        string
 	parent, typ int32
 	first, last trace.Time
 	seen        bool
+	threads     int32 // a process's threads
 	running     trace.Time
 	hasRunning  bool
 	// bursts[k] holds the Running bursts still waiting for a counter k
@@ -151,6 +221,47 @@ type container struct {
 	// samples[k] holds the samples of the accumulated PAPI metric k
 	// (OTF2): when each was taken, and its value.
 	samples [2][]sample
+	omp     openMPTime
+}
+
+// openMPTime follows a thread's OpenMP constructs: their intervals (from
+// OTF2's regions, or from Extrae's events, by the depth of the constructs
+// entered and not left: Paraver's "Stacked Val"), and the thread's
+// Running bursts (Extrae), to be compared once the trace has finished
+// (a trace in memory replays a thread's states before its events).
+// Adjacent bursts are kept as one: what is kept grows with the bursts
+// between MPI calls and synchronisations, as the calls the replay keeps.
+type openMPTime struct {
+	depth   int
+	since   trace.Time // when the outermost open construct was entered
+	regions [][2]trace.Time
+	waits   [][2]trace.Time
+	running [][2]trace.Time
+}
+
+// change records an Extrae OpenMP event at t: enter (a non-zero value)
+// or leave.
+func (o *openMPTime) change(t trace.Time, enter bool) {
+	switch {
+	case enter:
+		if o.depth == 0 {
+			o.since = t
+		}
+		o.depth++
+	case o.depth > 0:
+		o.depth--
+		if o.depth == 0 {
+			o.regions = append(o.regions, [2]trace.Time{o.since, t})
+		}
+	}
+}
+
+// close ends at t the constructs still open.
+func (o *openMPTime) close(t trace.Time) {
+	if o.depth > 0 {
+		o.regions = append(o.regions, [2]trace.Time{o.since, max(t, o.since)})
+		o.depth = 0
+	}
 }
 
 type sample struct {
@@ -194,6 +305,9 @@ func (a *Accumulator) DefineType(t trace.Type) {
 	case t.Kind == trace.KindVariable && t.Name == cyclesMetric:
 		info.counter = 1
 	}
+	if t.Kind == trace.KindEvent && extraeOpenMPTypes[t.Alias] {
+		info.openMP = true
+	}
 	if info.counter >= 0 && t.Kind == trace.KindEvent {
 		a.counter[info.counter] = true
 	}
@@ -214,6 +328,21 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 			info.running = true
 		case t.kind == trace.KindState && (v.Category == measurementParadigm || measurementRegions[strings.ToUpper(v.Name)]):
 			info.measurement = true
+		case t.kind == trace.KindState && v.Category == openMPParadigm:
+			info.omp = openMPConstruct
+			name := strings.ToLower(v.Name)
+			if slices.ContainsFunc(openMPWaits, func(w string) bool { return strings.Contains(name, w) }) {
+				info.omp = openMPWaitIn
+			}
+		case t.kind == trace.KindState && strings.HasPrefix(v.Name, openMPPlaceholder) && !strings.HasPrefix(v.Name, openMPPlaceholderOK):
+			info.omp = openMPWaitOnly
+		case t.kind == trace.KindState && slices.ContainsFunc(outlinedOpenMP, func(w string) bool { return strings.Contains(v.Name, w) }):
+			info.omp = openMPConstruct
+		case t.openMP:
+			info.omp = openMPEnter
+			if v.Alias == "0" {
+				info.omp = openMPLeave
+			}
 		case t.counter >= 0:
 			c, err := strconv.ParseFloat(v.Alias, 64)
 			if err != nil {
@@ -234,6 +363,9 @@ func (a *Accumulator) CreateContainer(c trace.Container) {
 		c.Parent = 0
 	}
 	a.conts = append(a.conts, container{name: c.Name, parent: c.Parent, typ: c.Type})
+	if id := int32(len(a.conts) - 1); a.process(id) != id {
+		a.conts[c.Parent].threads++
+	}
 }
 
 // DestroyContainer implements trace.Sink.
@@ -272,9 +404,28 @@ func (a *Accumulator) State(s trace.State) {
 					c.bursts[k] = append(c.bursts[k], burst{s.Start, s.End})
 				}
 			}
+			// Only the threads of a process of several threads can be
+			// in OpenMP constructs: an MPI-only trace keeps no burst.
+			if c.parent > 0 && a.conts[c.parent].threads > 1 {
+				if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
+					c.omp.running[n-1][1] = s.End
+				} else {
+					c.omp.running = append(c.omp.running, [2]trace.Time{s.Start, s.End})
+				}
+			}
 		}
 	case v.measurement:
 		c.measurement = append(c.measurement, [2]trace.Time{s.Start, s.End})
+	case v.omp != notOpenMP:
+		a.openMP = true
+		// A wait is not computation, and not inside a construct unless
+		// one encloses it (HPCToolkit's idle threads).
+		if v.omp == openMPWaitIn || v.omp == openMPWaitOnly {
+			c.omp.waits = append(c.omp.waits, [2]trace.Time{s.Start, s.End})
+		}
+		if v.omp != openMPWaitOnly {
+			c.omp.regions = append(c.omp.regions, [2]trace.Time{s.Start, s.End})
+		}
 	}
 }
 
@@ -308,6 +459,11 @@ func (a *Accumulator) Event(e trace.Event) {
 	}
 	c := &a.conts[e.Container]
 	a.seen(c, e.Time, e.Time)
+	if a.types[e.Type].openMP {
+		a.openMP = true
+		c.omp.change(e.Time, a.values[e.Value].omp != openMPLeave)
+		return
+	}
 	k := a.types[e.Type].counter
 	if k < 0 {
 		return
@@ -396,7 +552,17 @@ func (a *Accumulator) Result() (*Run, error) {
 		return nil, errs.Argument("trace", "POP needs MPI calls or Extrae's Running state: none of the states or "+
 			"events of this trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
 	}
+	if !a.running && a.openMP {
+		// OTF2's OpenMP threads make no MPI calls: the other threads of
+		// the processes that do are resources too.
+		ids = a.siblingThreads(ids)
+	}
 	slices.SortFunc(ids, cmp.Compare)
+	main := a.mainThreads(ids, run, resOf)
+	threads := map[int32]int{}
+	for _, id := range ids {
+		threads[a.process(id)]++
+	}
 	extrae := a.counter[0] && a.counter[1]
 	haveCounters := extrae || !a.running && a.metric[0] && a.metric[1]
 	if haveCounters {
@@ -418,15 +584,38 @@ func (a *Accumulator) Result() (*Run, error) {
 			r.MPI += call.Leave - call.Enter
 		}
 		useful = useful[:0]
+		isMain := main[p] == id
 		if a.running {
 			r.Useful = c.running
+			if a.openMP {
+				c.omp.close(a.end)
+				c.omp.regions = union(c.omp.regions)
+				r.UsefulOpenMP = overlap(union(c.omp.running), c.omp.regions)
+			}
 		} else {
-			useful = usefulIntervals(c.first, c.last, calls, c.measurement, useful[:0])
+			busy := c.measurement
+			if a.openMP {
+				busy = append(slices.Clip(busy), c.omp.waits...)
+				c.omp.regions = union(c.omp.regions)
+			}
+			useful = usefulIntervals(c.first, c.last, calls, busy, useful[:0])
+			if a.openMP && !isMain {
+				// A thread other than the main one computes only in the
+				// OpenMP constructs: the rest of the time it idles.
+				useful = intersect(useful, c.omp.regions)
+			}
 			for _, u := range useful {
 				r.Useful += u[1] - u[0]
 			}
+			r.UsefulOpenMP = overlap(useful, c.omp.regions)
 		}
 		r.Outside = max(c.last-a.start, 0) - r.MPI
+		if isMain {
+			inside := overlap(c.omp.regions, [][2]trace.Time{{a.start, a.end}})
+			out.PerProcess = append(out.PerProcess, Process{Path: r.Process, Main: r.Path, Threads: threads[p],
+				OutsideMPI: out.Runtime - r.MPI, IdealOutside: r.Outside,
+				OpenMP: inside, SerialUseful: r.Useful - r.UsefulOpenMP})
+		}
 		if haveCounters {
 			if extrae {
 				r.Instructions, r.Cycles = c.counts[0], c.counts[1]
@@ -441,6 +630,25 @@ func (a *Accumulator) Result() (*Run, error) {
 		out.PerResource = append(out.PerResource, r)
 	}
 	out.Resources, out.Processes = len(ids), len(procs)
+	for _, p := range out.PerProcess {
+		out.ThreadsPerProcess = max(out.ThreadsPerProcess, p.Threads)
+	}
+	switch {
+	case out.ThreadsPerProcess <= 1:
+		out.Model = "MPI"
+	case a.openMP:
+		out.Model = "MPI+OpenMP"
+	default:
+		out.Model = "MPI+threads"
+	}
+	// The threads other than the main one of a process making MPI calls
+	// follow it in the ideal replay: its ideal times stand for theirs.
+	follows := make([]bool, len(out.PerResource))
+	for k, id := range ids {
+		m, ok := main[a.process(id)]
+		_, mainCalls := resOf[m]
+		follows[k] = ok && m != id && mainCalls
+	}
 	out.UsefulAvg = float64(out.UsefulTotal) / float64(out.Resources)
 	switch {
 	case a.opt.NoIdeal:
@@ -468,16 +676,98 @@ func (a *Accumulator) Result() (*Run, error) {
 		}
 		// The bursts the replay keeps, on every resource (those without
 		// MPI calls keep their whole time).
-		for _, r := range out.PerResource {
-			out.UsefulIdealMax = max(out.UsefulIdealMax, r.Outside)
+		for k, r := range out.PerResource {
+			if !follows[k] {
+				out.UsefulIdealMax = max(out.UsefulIdealMax, r.Outside)
+			}
 		}
-		for _, r := range out.PerResource {
-			if r.IdealEnd < 0 {
+		for k, r := range out.PerResource {
+			if r.IdealEnd < 0 && !follows[k] {
 				out.IdealRuntime = max(out.IdealRuntime, r.Outside)
 			}
 		}
 	}
 	return out, nil
+}
+
+// siblingThreads adds to ids the threads (containers of type thread,
+// with records) of the processes of ids.
+func (a *Accumulator) siblingThreads(ids []int32) []int32 {
+	procs := map[int32]bool{}
+	in := map[int32]bool{}
+	for _, id := range ids {
+		procs[a.process(id)] = true
+		in[id] = true
+	}
+	for id := range a.conts {
+		c := &a.conts[id]
+		if id32 := int32(id); !in[id32] && c.seen && a.process(id32) != id32 && procs[a.process(id32)] {
+			ids = append(ids, id32)
+		}
+	}
+	return ids
+}
+
+// mainThreads returns the main thread of each process of ids (sorted):
+// the one longest in MPI calls, the first if none makes any.
+func (a *Accumulator) mainThreads(ids []int32, run *mpi.Run, resOf map[int32]int) map[int32]int32 {
+	main := map[int32]int32{}
+	longest := map[int32]trace.Time{}
+	for _, id := range ids {
+		p := a.process(id)
+		var inMPI trace.Time
+		if i, ok := resOf[id]; ok {
+			for _, call := range run.Calls[i] {
+				inMPI += call.Leave - call.Enter
+			}
+		}
+		if _, ok := main[p]; !ok || inMPI > longest[p] {
+			main[p], longest[p] = id, inMPI
+		}
+	}
+	return main
+}
+
+// union returns the union of intervals, sorted and disjoint.
+func union(iv [][2]trace.Time) [][2]trace.Time {
+	slices.SortFunc(iv, func(x, y [2]trace.Time) int { return cmp.Compare(x[0], y[0]) })
+	out := iv[:0]
+	for _, v := range iv {
+		if n := len(out); n > 0 && v[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], v[1])
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// intersect returns the parts of x (sorted, disjoint) inside y (sorted,
+// disjoint).
+func intersect(x, y [][2]trace.Time) [][2]trace.Time {
+	var out [][2]trace.Time
+	j := 0
+	for _, u := range x {
+		for j < len(y) && y[j][1] <= u[0] {
+			j++
+		}
+		for k := j; k < len(y) && y[k][0] < u[1]; k++ {
+			if lo, hi := max(u[0], y[k][0]), min(u[1], y[k][1]); hi > lo {
+				out = append(out, [2]trace.Time{lo, hi})
+			}
+		}
+	}
+	return out
+}
+
+// overlap returns the length of the intersection of x and y (sorted,
+// disjoint).
+func overlap(x, y [][2]trace.Time) trace.Time {
+	var total trace.Time
+	for _, v := range intersect(x, y) {
+		total += v[1] - v[0]
+	}
+	return total
 }
 
 // usefulIntervals returns the intervals of [first, last] outside the

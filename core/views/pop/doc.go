@@ -41,7 +41,22 @@
 // ideal runtime equals Dimemas' to the 0.01 us it prints on 1 to 8
 // processes, and is 0.0075 % shorter on 16.
 //
+// Runs of several threads per process (hybrid MPI+OpenMP) add the hybrid
+// model's factors (Factors.Hybrid): BSC's (modelfactors.py's hybrid
+// table: MPI parallel efficiency, its load balance, communication,
+// serialisation and transfer, from each process's time outside MPI calls
+// on its main thread; OpenMP parallel efficiency, load balance and
+// communication, the standard factors over the MPI ones) and pypop's
+// (pypop/metrics/hybrid.py: process and thread level efficiency, OpenMP
+// region and serial region efficiency, from the main thread's time in
+// OpenMP constructs and serial useful computation), additive and
+// multiplicative. OpenMP constructs are Extrae's OpenMP events (60000001,
+// 60000005, 60000018, 60000023, stacked), OTF2's regions of paradigm
+// OPENMP, HPCToolkit's outlined parallel bodies.
+//
 // The Accumulator is a trace.Sink: the useful times and counters are
 // computed while the trace streams by, with the MPI calls and messages
-// the replay needs (the mpi package's Builder), not the other states.
+// the replay needs (the mpi package's Builder), not the other states;
+// for hybrid runs the intervals of the OpenMP constructs and Extrae's
+// Running bursts are kept per thread.
 package pop

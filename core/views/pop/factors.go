@@ -153,6 +153,9 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 	row("transfer_efficiency", "Transfer efficiency", 3, true, "additive", func(r Run) float64 {
 		return ideal(r, float64(r.IdealRuntime)/t(r))
 	})
+	if f.Hybrid() {
+		f.hybridRows(row, ideal)
+	}
 	row("computation_scalability", "Computation scalability", 1, true, "", compS)
 	row("ipc_scalability", "IPC scalability", 2, true, "", func(r Run) float64 { return ipc(r) / ipc(ref) })
 	row("instruction_scalability", "Instruction scalability", 2, true, "", func(r Run) float64 {
@@ -216,4 +219,135 @@ func (f *Factors) RunSummary(i int) []Factor {
 		}
 	}
 	return out
+}
+
+// Hybrid tells whether a run of the series has several threads per
+// process: the factors then include the hybrid model's.
+func (f *Factors) Hybrid() bool {
+	for _, r := range f.Runs {
+		if r.ThreadsPerProcess > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// hybridStats are the per-run quantities of the hybrid models, in
+// nanoseconds: over the processes (their main threads) the mean and
+// largest time outside MPI calls, the largest the ideal replay keeps,
+// the means of the time in OpenMP constructs and of the serial useful
+// computation, and over all threads the mean useful computation inside
+// OpenMP constructs.
+type hybridStats struct {
+	outAvg, outMax, idealOutMax   float64
+	nonMPIAvg, nonMPIMax          float64
+	openMPAvg, serialAvg          float64
+	usefulOpenMPAvg, threadsFirst float64
+	openMPKnown                   bool
+}
+
+func hybridOf(r Run) hybridStats {
+	var h hybridStats
+	n := float64(len(r.PerProcess))
+	for _, p := range r.PerProcess {
+		h.outAvg += float64(p.OutsideMPI) / n
+		h.outMax = max(h.outMax, float64(p.OutsideMPI))
+		h.idealOutMax = max(h.idealOutMax, float64(p.IdealOutside))
+		nonMPI := float64(p.OpenMP + p.SerialUseful)
+		h.nonMPIAvg += nonMPI / n
+		h.nonMPIMax = max(h.nonMPIMax, nonMPI)
+		h.openMPAvg += float64(p.OpenMP) / n
+		h.serialAvg += float64(p.SerialUseful) / n
+	}
+	for _, res := range r.PerResource {
+		h.usefulOpenMPAvg += float64(res.UsefulOpenMP) / float64(len(r.PerResource))
+	}
+	h.threadsFirst = 1
+	if len(r.PerProcess) > 0 {
+		h.threadsFirst = float64(r.PerProcess[0].Threads)
+	}
+	h.openMPKnown = r.Model != "MPI+threads"
+	return h
+}
+
+// hybridRows adds the factors of the hybrid models: BSC's
+// (modelfactors.py, its "hybrid" table; multiplicative) and pypop's
+// MPI+OpenMP metrics (pypop/metrics/hybrid.py: MPI_OpenMP_Metrics,
+// additive, and of MPI_OpenMP_Multiplicative_Metrics the thread level's
+// split, which BSC's table has not).
+func (f *Factors) hybridRows(row func(key, label string, depth int, fraction bool, form string, value func(r Run) float64),
+	ideal func(r Run, v float64) float64) {
+	const mul, add = "multiplicative", "additive"
+	t := func(r Run) float64 { return float64(r.Runtime) }
+	// pypop's quantities need the OpenMP constructs.
+	omp := func(r Run, v float64) float64 {
+		if !hybridOf(r).openMPKnown {
+			return math.NaN()
+		}
+		return v
+	}
+	mpiPE := func(r Run) float64 { return hybridOf(r).outAvg / t(r) }
+	mpiLB := func(r Run) float64 { h := hybridOf(r); return h.outAvg / h.outMax }
+	mpiCommE := func(r Run) float64 { return hybridOf(r).outMax / t(r) }
+	mpiSerE := func(r Run) float64 {
+		return ideal(r, hybridOf(r).idealOutMax/float64(r.IdealRuntime))
+	}
+	row("mpi_parallel_efficiency", "MPI parallel efficiency", 2, true, mul, mpiPE)
+	row("mpi_load_balance", "MPI load balance", 3, true, mul, mpiLB)
+	row("mpi_communication_efficiency", "MPI communication efficiency", 3, true, mul, mpiCommE)
+	row("mpi_serialisation_efficiency", "MPI serialisation efficiency", 4, true, mul, mpiSerE)
+	row("mpi_transfer_efficiency", "MPI transfer efficiency", 4, true, mul, func(r Run) float64 { return mpiCommE(r) / mpiSerE(r) })
+	row("openmp_parallel_efficiency", "OpenMP parallel efficiency", 2, true, mul, func(r Run) float64 {
+		return r.UsefulAvg / t(r) / mpiPE(r)
+	})
+	row("openmp_load_balance", "OpenMP load balance", 3, true, mul, func(r Run) float64 {
+		return r.UsefulAvg / float64(r.UsefulMax) / mpiLB(r)
+	})
+	row("openmp_communication_efficiency", "OpenMP communication efficiency", 3, true, mul, func(r Run) float64 {
+		return float64(r.UsefulMax) / t(r) / mpiCommE(r)
+	})
+	// pypop's split of the thread level, multiplicative.
+	row("thread_level_efficiency", "Thread level efficiency (pypop)", 2, true, mul, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, r.UsefulAvg/(h.openMPAvg+h.serialAvg))
+	})
+	row("openmp_region_efficiency", "OpenMP region efficiency (pypop)", 3, true, mul, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, (h.usefulOpenMPAvg+h.serialAvg)/(h.openMPAvg+h.serialAvg))
+	})
+	row("serial_region_efficiency", "Serial region efficiency (pypop)", 3, true, mul, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, r.UsefulAvg/(h.usefulOpenMPAvg+h.serialAvg))
+	})
+	// pypop's additive metrics: the process level over the main
+	// threads' time outside MPI (serial useful computation plus OpenMP
+	// constructs), the thread level from the OpenMP constructs.
+	row("process_level_efficiency", "Process level efficiency", 2, true, add, func(r Run) float64 {
+		return omp(r, hybridOf(r).nonMPIAvg/t(r))
+	})
+	row("mpi_load_balance", "MPI load balance", 3, true, add, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, 1-(h.nonMPIMax-h.nonMPIAvg)/t(r))
+	})
+	row("mpi_communication_efficiency", "MPI communication efficiency", 3, true, add, func(r Run) float64 {
+		return omp(r, hybridOf(r).nonMPIMax/t(r))
+	})
+	row("mpi_serialisation_efficiency", "MPI serialisation efficiency", 4, true, add, func(r Run) float64 {
+		return omp(r, ideal(r, 1-(float64(r.IdealRuntime)-hybridOf(r).nonMPIMax)/t(r)))
+	})
+	row("mpi_transfer_efficiency", "MPI transfer efficiency", 4, true, add, func(r Run) float64 {
+		return ideal(r, float64(r.IdealRuntime)/t(r))
+	})
+	row("thread_level_efficiency", "Thread level efficiency", 2, true, add, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, 1-(h.openMPAvg-h.usefulOpenMPAvg+h.serialAvg*(1-1/h.threadsFirst))/t(r))
+	})
+	row("openmp_region_efficiency", "OpenMP region efficiency", 3, true, add, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, 1-(h.openMPAvg-h.usefulOpenMPAvg)/t(r))
+	})
+	row("serial_region_efficiency", "Serial region efficiency", 3, true, add, func(r Run) float64 {
+		h := hybridOf(r)
+		return omp(r, 1-h.serialAvg*(1-1/h.threadsFirst)/t(r))
+	})
 }

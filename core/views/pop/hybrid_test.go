@@ -1,0 +1,348 @@
+package pop
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// hybridThread is a thread of the generated hybrid run, in microseconds:
+// the OpenMP parallel region it works in, the barrier ending it (where
+// it waits), the MPI_Allreduce it calls (the main threads).
+type hybridThread struct {
+	process, thread              int
+	parallel, barrier, allreduce [2]int
+}
+
+// The run: 2 processes of 2 threads, 100 us. Process 0 computes serially
+// 10 us, opens a parallel region [10, 50) where its main thread computes
+// 30 us and its other thread 20 us before the barrier, computes serially
+// 10 us more and waits in MPI_Allreduce from 60 us to the end; process 1
+// computes serially 20 us, its region [20, 80) keeping the threads 50 and
+// 40 us, then 10 us serially, and enters MPI_Allreduce at 90 us.
+const hybridRuntime = 100
+
+var hybridRun = []hybridThread{
+	{0, 0, [2]int{10, 50}, [2]int{40, 50}, [2]int{60, 100}},
+	{0, 1, [2]int{10, 50}, [2]int{30, 50}, [2]int{}},
+	{1, 0, [2]int{20, 80}, [2]int{70, 80}, [2]int{90, 100}},
+	{1, 1, [2]int{20, 80}, [2]int{60, 80}, [2]int{}},
+}
+
+func in(t int, iv [2]int) bool { return iv[0] <= t && t < iv[1] }
+
+// writeHybridParaver writes the run as Extrae would: states Running (1),
+// Synchronization (5) in barriers, Group Communication (13) in MPI calls,
+// Idle (0) for the other threads outside the parallel region; the
+// events of the parallel region (60000001 on the main thread, 60000018
+// on the others) and of the MPI call (50000002, its communicator
+// 50100004).
+func writeHybridParaver(t *testing.T, dir string) string {
+	t.Helper()
+	const us = 1000
+	type rec struct {
+		at, order int
+		line      string
+	}
+	var recs []rec
+	for i, th := range hybridRun {
+		obj := fmt.Sprintf("%d:1:%d:%d", i+1, th.process+1, th.thread+1)
+		state := func(at int) int {
+			switch {
+			case in(at, th.allreduce):
+				return 13
+			case in(at, th.barrier):
+				return 5
+			case th.thread == 0 || in(at, th.parallel):
+				return 1
+			}
+			return 0
+		}
+		// Maximal runs of one state (a Running burst may span a region's
+		// start, as when Extrae's events fall inside a burst).
+		begin := 0
+		for at := 1; at <= hybridRuntime; at++ {
+			if at == hybridRuntime || state(at) != state(begin) {
+				recs = append(recs, rec{begin, 0, fmt.Sprintf("1:%s:%d:%d:%d", obj, begin*us, at*us, state(begin))})
+				begin = at
+			}
+		}
+		ompType := 60000018
+		if th.thread == 0 {
+			ompType = 60000001
+		}
+		recs = append(recs, rec{th.parallel[0], 1, fmt.Sprintf("2:%s:%d:%d:1", obj, th.parallel[0]*us, ompType)},
+			rec{th.parallel[1], 1, fmt.Sprintf("2:%s:%d:%d:0", obj, th.parallel[1]*us, ompType)})
+		if th.allreduce[1] > 0 {
+			recs = append(recs, rec{th.allreduce[0], 1, fmt.Sprintf("2:%s:%d:50000002:10:50100004:1", obj, th.allreduce[0]*us)},
+				rec{th.allreduce[1], 1, fmt.Sprintf("2:%s:%d:50000002:0", obj, th.allreduce[1]*us)})
+		}
+	}
+	slices.SortStableFunc(recs, func(a, b rec) int { return (a.at-b.at)*2 + (a.order - b.order) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "#Paraver (01/01/2026 at 00:00):%d_ns:1(4):1:2(2:1,2:1),1\nc:1:1:2:1:2\n", hybridRuntime*us)
+	for _, r := range recs {
+		b.WriteString(r.line + "\n")
+	}
+	prv := filepath.Join(dir, "hybrid.prv")
+	pcf := `STATES
+0    Idle
+1    Running
+5    Synchronization
+13    Group Communication
+
+EVENT_TYPE
+9   50000002    MPI Collective Comm
+VALUES
+10   MPI_Allreduce
+0   Outside MPI
+
+EVENT_TYPE
+9   50100004    Communicator
+
+EVENT_TYPE
+0   60000001    Parallel (OMP)
+VALUES
+0   Outside
+1   DO (open)
+
+EVENT_TYPE
+0   60000018    Executed OpenMP parallel function
+VALUES
+0   End
+1   hybrid_kernel
+`
+	for path, text := range map[string]string{prv: b.String(), filepath.Join(dir, "hybrid.pcf"): pcf} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return prv
+}
+
+// writeHybridOTF2 writes the same run as Score-P would (regions "main",
+// "!$omp parallel", "!$omp implicit barrier", "MPI_Allreduce" with its
+// collective records; the other threads have records only in the
+// parallel region), through testdata/gen/hybrid_otf2.py.
+func writeHybridOTF2(t *testing.T, dir string) string {
+	t.Helper()
+	python := "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
+		t.Skipf("python3-otf2 is not installed: %v", err)
+	}
+	const us = 1000
+	type thread struct {
+		Process int   `json:"process"`
+		Thread  int   `json:"thread"`
+		Records []any `json:"records"`
+	}
+	run := struct {
+		Duration int      `json:"duration"`
+		Threads  []thread `json:"threads"`
+	}{Duration: hybridRuntime * us}
+	for _, th := range hybridRun {
+		var recs []any
+		add := func(at int, r ...any) { recs = append(recs, append([]any{at * us}, r...)) }
+		parallel, barrier := "!$omp parallel @hybrid.c:10", "!$omp implicit barrier @hybrid.c:20"
+		if th.thread == 0 {
+			add(0, "enter", "main")
+		}
+		add(th.parallel[0], "enter", parallel)
+		add(th.barrier[0], "enter", barrier)
+		add(th.barrier[1], "leave", barrier)
+		add(th.parallel[1], "leave", parallel)
+		if th.allreduce[1] > 0 {
+			add(th.allreduce[0], "enter", "MPI_Allreduce")
+			add(th.allreduce[0], "coll_begin")
+			add(th.allreduce[1], "coll_end")
+			add(th.allreduce[1], "leave", "MPI_Allreduce")
+		}
+		if th.thread == 0 {
+			add(hybridRuntime, "leave", "main")
+		}
+		run.Threads = append(run.Threads, thread{th.process, th.thread, recs})
+	}
+	js, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := filepath.Join(dir, "run.json")
+	if err := os.WriteFile(desc, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "otf2")
+	if b, err := exec.Command(python, "../../../testdata/gen/hybrid_otf2.py", desc, out).CombinedOutput(); err != nil {
+		t.Fatalf("hybrid_otf2.py: %v\n%s", err, b)
+	}
+	return filepath.Join(out, "traces.otf2")
+}
+
+func computeFile(t *testing.T, path, format string) *Run {
+	t.Helper()
+	tr, err := formats.ReadFile(path, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestHybridClosedForm checks the hybrid factors of the generated run, by
+// hand (us; T = 100):
+//
+//	useful per thread U = 50, 20 | 80, 40: mean 47.5, largest 80
+//	  of which in the parallel region 30, 20 | 50, 40: mean 35
+//	main threads: in MPI 40 | 10, so outside MPI 60 | 90 (mean 75);
+//	  in the parallel region O = 40 | 60 (mean 50), serial useful
+//	  S = 20 | 30 (mean 25), so O + S = 60 | 90 as outside MPI
+//	ideal replay: the Allreduce ends when the last enters, at 90 us.
+//
+// BSC: MPI parallel efficiency 75/100, load balance 75/90, communication
+// 90/100, serialisation 90/90, transfer 0.9; OpenMP parallel efficiency
+// 0.475/0.75, load balance (47.5/80)/(75/90), communication (80/100)/0.9.
+// pypop, multiplicative: thread level 47.5/(50+25), OpenMP region
+// (35+25)/(50+25), serial region 47.5/(35+25); additive: process level
+// 0.75, MPI load balance 1-(90-75)/100, communication 0.9, serialisation
+// 1-(90-90)/100, transfer 0.9, thread level 1-(50-35+25/2)/100, OpenMP
+// region 1-(50-35)/100, serial region 1-(25/2)/100.
+func TestHybridClosedForm(t *testing.T) {
+	dir := t.TempDir()
+	runs := map[string]*Run{"paraver": computeFile(t, writeHybridParaver(t, dir), "paraver")}
+	if _, err := exec.Command("/usr/bin/python3", "-c", "import otf2").CombinedOutput(); err == nil {
+		runs["otf2"] = computeFile(t, writeHybridOTF2(t, dir), "otf2")
+	} else {
+		t.Logf("python3-otf2 is not installed: the OTF2 twin is not checked")
+	}
+	mul := map[string]float64{
+		"parallel_efficiency": 0.475, "load_balance": 47.5 / 80, "communication_efficiency": 0.8,
+		"mpi_parallel_efficiency": 0.75, "mpi_load_balance": 75.0 / 90, "mpi_communication_efficiency": 0.9,
+		"mpi_serialisation_efficiency": 1, "mpi_transfer_efficiency": 0.9,
+		"openmp_parallel_efficiency": 0.475 / 0.75, "openmp_load_balance": (47.5 / 80) / (75.0 / 90),
+		"openmp_communication_efficiency": 0.8 / 0.9,
+		"thread_level_efficiency":         47.5 / 75, "openmp_region_efficiency": 60.0 / 75, "serial_region_efficiency": 47.5 / 60,
+	}
+	add := map[string]float64{
+		"process_level_efficiency": 0.75, "mpi_load_balance": 0.85, "mpi_communication_efficiency": 0.9,
+		"mpi_serialisation_efficiency": 1, "mpi_transfer_efficiency": 0.9,
+		"thread_level_efficiency": 0.725, "openmp_region_efficiency": 0.85, "serial_region_efficiency": 0.875,
+	}
+	for format, r := range runs {
+		t.Run(format, func(t *testing.T) {
+			if r.Model != "MPI+OpenMP" || r.Processes != 2 || r.Resources != 4 || r.ThreadsPerProcess != 2 {
+				t.Fatalf("model %q, %d processes, %d resources, %d threads per process", r.Model, r.Processes, r.Resources, r.ThreadsPerProcess)
+			}
+			us := trace.Time(1000)
+			wantUseful := []trace.Time{50, 20, 80, 40}
+			wantOpenMP := []trace.Time{30, 20, 50, 40}
+			for i, res := range r.PerResource {
+				if res.Useful != wantUseful[i]*us || res.UsefulOpenMP != wantOpenMP[i]*us {
+					t.Errorf("%s: useful %v, in OpenMP %v; want %v, %v", res.Path, res.Useful, res.UsefulOpenMP, wantUseful[i]*us, wantOpenMP[i]*us)
+				}
+			}
+			want := []Process{{OutsideMPI: 60 * us, IdealOutside: 60 * us, OpenMP: 40 * us, SerialUseful: 20 * us, Threads: 2},
+				{OutsideMPI: 90 * us, IdealOutside: 90 * us, OpenMP: 60 * us, SerialUseful: 30 * us, Threads: 2}}
+			for i, p := range r.PerProcess {
+				p.Path, p.Main = "", ""
+				if p != want[i] {
+					t.Errorf("process %d: %+v, want %+v", i, p, want[i])
+				}
+			}
+			if r.Runtime != 100*us || !r.HasIdeal || r.IdealRuntime != 90*us {
+				t.Errorf("runtime %v, ideal %v (%v %q); want 100us, 90us", r.Runtime, r.IdealRuntime, r.HasIdeal, r.NoIdealReason)
+			}
+			f, err := ComputeFactors([]Run{*r}, Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for form, want := range map[Form]map[string]float64{Multiplicative: mul, Additive: add} {
+				seen := map[string]bool{}
+				for _, row := range f.Form(form) {
+					if w, ok := want[row.Key]; ok {
+						seen[row.Key] = true
+						if math.Abs(row.Values[0]-w) > 1e-12 {
+							t.Errorf("%s (%s): %v, want %v", row.Label, row.Form, row.Values[0], w)
+						}
+					}
+				}
+				for k := range want {
+					if !seen[k] {
+						t.Errorf("form %d: no row %s", form, k)
+					}
+				}
+			}
+		})
+	}
+	// The twins agree on every factor.
+	if len(runs) == 2 {
+		fp, _ := ComputeFactors([]Run{*runs["paraver"]}, Auto)
+		fo, _ := ComputeFactors([]Run{*runs["otf2"]}, Auto)
+		if len(fp.Rows) != len(fo.Rows) {
+			t.Fatalf("%d rows from Paraver, %d from OTF2", len(fp.Rows), len(fo.Rows))
+		}
+		for i := range fp.Rows {
+			p, o := fp.Rows[i].Values[0], fo.Rows[i].Values[0]
+			if p != o && !(math.IsNaN(p) && math.IsNaN(o)) {
+				t.Errorf("%s (%s): Paraver %v, OTF2 %v", fp.Rows[i].Label, fp.Rows[i].Form, p, o)
+			}
+		}
+	}
+}
+
+// TestImageMagickPypop compares the thread level with pypop's own
+// computation on its ImageMagick runs (Extrae, 1 process of 2 to 8
+// OpenMP threads: testdata/imagemagick, the 4- to 8-thread runs fetched by
+// its fetch.sh): pypop's OpenMP_Metrics, whose OpenMP region and serial
+// region efficiencies are its hybrid model's additive ones, to the 6
+// digits its example notebook prints.
+func TestImageMagickPypop(t *testing.T) {
+	const dir = "../../../testdata/imagemagick/"
+	f, err := os.ReadFile(dir + "pypop_openmp_metrics.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n")[3:] {
+		var n int
+		var region, serial, pe float64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(line, ",", " "), "%d %g %g %g", &n, &region, &serial, &pe); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if n == 1 {
+			continue // one thread: no hybrid rows
+		}
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			path := fmt.Sprintf("%somp%d.prv.zst", dir, n)
+			if _, err := os.Stat(path); err != nil {
+				path = fmt.Sprintf("%somp%d.prv.gz", dir, n)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Skipf("%d-thread run not available (testdata/imagemagick/fetch.sh)", n)
+			}
+			r := computeFile(t, path, "paraver")
+			if r.Model != "MPI+OpenMP" || r.ThreadsPerProcess != n {
+				t.Fatalf("model %q, %d threads", r.Model, r.ThreadsPerProcess)
+			}
+			fs, err := ComputeFactors([]Run{*r}, Strong)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]float64{"openmp_region_efficiency": region, "serial_region_efficiency": serial, "parallel_efficiency": pe}
+			for _, row := range fs.Form(Additive) {
+				if w, ok := want[row.Key]; ok && math.Abs(row.Values[0]-w) > 5e-7 {
+					t.Errorf("%s: %.7f, pypop %.6f", row.Label, row.Values[0], w)
+				}
+			}
+		})
+	}
+}
