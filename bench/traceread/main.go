@@ -35,6 +35,9 @@ type result struct {
 	Seconds    float64 `json:"seconds"` // reading (and modelling), process start-up excluded
 	Bytes      int64   `json:"bytes"`
 	States     int     `json:"states"`
+	Variables  int     `json:"variables,omitempty"`
+	Links      int     `json:"links,omitempty"`
+	Events     int     `json:"events,omitempty"`
 	Containers int     `json:"containers"`
 	Leaves     int     `json:"leaves,omitempty"`
 	Passes     int     `json:"passes,omitempty"` // reads of the file (stream)
@@ -80,6 +83,7 @@ func main() {
 			fail(err)
 		}
 		r.States, r.Containers = c.States, c.Containers
+		r.Variables, r.Links, r.Events = c.Variables, c.Links, c.Events
 	case "trace", "micro":
 		t := trace.New(path)
 		if err := formats.Read(path, *format, t, trace.ReadOptions{}); err != nil {
