@@ -19,6 +19,11 @@ import threading
 import time
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
+# GNU time forks the command from a small process: the command's peak RSS
+# is then its own. Started from this Python process directly, a command's
+# ru_maxrss starts at Python's resident size, which Linux carries across
+# exec (tens of MB: the whole figure of a small tool).
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
 @dataclasses.dataclass
@@ -51,7 +56,10 @@ def run(cmd, env=None, timeout=None, max_rss=None, keep_stdout=True):
     """Run cmd in a new session and measure it (a Result). Past timeout
     seconds, or past max_rss bytes resident in the whole group, the group
     is killed and err says why."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile(mode="r") as peak:
+        if TIME:
+            cmd = [TIME, "-q", "-f", "%M", "-o", peak.name, *cmd]
         began = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out if keep_stdout else subprocess.DEVNULL, stderr=err,
                                 stdin=subprocess.DEVNULL, env=env, start_new_session=True)
@@ -100,7 +108,13 @@ def run(cmd, env=None, timeout=None, max_rss=None, keep_stdout=True):
         elif killed:
             errors += f"\ntimed out after {timeout:.0f} s (--timeout)"
             code = code or -9
-        return Result(took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, code, text, errors)
+        rss = usage.ru_maxrss * 1024
+        if TIME:
+            # GNU time writes "Command exited with non-zero status N" before the figure
+            lines = peak.read().split()
+            if lines and lines[-1].isdigit():
+                rss = int(lines[-1]) * 1024
+        return Result(took, usage.ru_utime + usage.ru_stime, rss, code, text, errors)
 
 
 def reason(errors, code):
