@@ -200,24 +200,3 @@ func ParseColor(s string) (color.RGBA, error) {
 	}
 	return color.RGBA{}, fmt.Errorf("%q is not a colour (#rrggbb, a colour name, or \"r g b\")", s)
 }
-
-// NamedColors resolves colours by state name for the figures that know
-// their states by name (moment displays): the trace's colours (values'
-// "r g b"), then the overrides. An unreadable override is an error; an
-// unreadable trace colour is left out.
-func NamedColors(traceColors, override map[string]string) (map[string]color.RGBA, error) {
-	out := map[string]color.RGBA{}
-	for name, spec := range traceColors {
-		if c, err := ParseColor(spec); err == nil && spec != "" {
-			out[name] = c
-		}
-	}
-	for name, spec := range override {
-		c, err := ParseColor(spec)
-		if err != nil {
-			return nil, errs.Argument("colors", "state %q: %v", name, err)
-		}
-		out[name] = c
-	}
-	return out, nil
-}

@@ -77,6 +77,17 @@ var (
 	sepColor  = color.RGBA{90, 90, 90, 255}
 )
 
+// skewColorOn returns the colour of the skew line drawn over a bar of
+// colour bar: skewColor, or white over a bar of about that colour (a state
+// whose colour is the palette's first, as the model's figures give it),
+// where it would vanish.
+func skewColorOn(bar color.Color) color.RGBA {
+	if nearAny(OKLab(color.RGBAModel.Convert(bar).(color.RGBA)), [][3]float64{OKLab(skewColor)}) {
+		return color.RGBA{255, 255, 255, 255}
+	}
+	return skewColor
+}
+
 const (
 	defaultWidth   = 720
 	pointsPerPixel = vg.Length(72.0 / dpi)
@@ -401,7 +412,7 @@ func (b momentBars) Plot(c draw.Canvas, p *plot.Plot) {
 		fillRect(&c, color.Black, xm-pointsPerPixel/2, y0, xm+pointsPerPixel/2, y1)
 		// The skew line, drawn last to stay visible.
 		xs := x(m.M1 + m.M3)
-		fillRect(&c, skewColor, min(xm, xs), mid-thin, max(xm, xs), mid+thin)
+		fillRect(&c, skewColorOn(clr), min(xm, xs), mid-thin, max(xm, xs), mid+thin)
 	}
 }
 

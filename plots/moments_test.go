@@ -323,3 +323,12 @@ func BenchmarkMomentsFigure(b *testing.B) {
 		}
 	}
 }
+
+// A state in the palette's first colour, the skew line's, gets a white
+// skew line, which would otherwise vanish on its bar.
+func TestMomentsFigureSkewOnItsOwnColour(t *testing.T) {
+	rows := []MomentRow{{Color: skewColor, Moments: moments.Moments{M0: 4, M1: 5, M2: 3, M3: 1.5}}}
+	m := render(t, rows, MomentsOptions{TimeMin: 0, TimeMax: 10})
+	top, bottom := m.column(int(m.px(4.5)), skewColor) // the bar, left of m1
+	m.checkRun(t, "skew line", 5.8, (top+bottom)/2, white, 5, 6.5)
+}

@@ -3,7 +3,9 @@ package plots
 import (
 	"image/color"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 )
 
@@ -34,11 +36,66 @@ func ModelStateColors(m *micro.Model, override map[string]string) (colors []colo
 	return colors, grouped, nil
 }
 
+// TraceStateColors returns the colour of each state of a trace with these
+// definitions, by the model's name of the state and by each value's own
+// name, as the model of the trace colours its state
+// (micro.StateCategories with the default key: values grouped under one
+// name share their group's colour): the trace's own colour, else the
+// palette's colour of the state's index in the model (ResolveColors).
+// override maps states to colours (colors=) by the model's name or by a
+// value's own name; one naming neither is an error. Figures that know
+// states by name without a model (the moment display) paint with it, so
+// that a state looks the same in every view of a trace.
+func TraceStateColors(types []trace.Type, values []trace.Value, override map[string]string) (map[string]color.RGBA, error) {
+	stateOf, labels, traceColors := micro.StateCategories(types, values, micro.KeyGroup)
+	byLabel := map[string]string{}
+	isValue := map[string]bool{}
+	isLabel := make(map[string]bool, len(labels))
+	for _, l := range labels {
+		isLabel[l] = true
+	}
+	for name, spec := range override {
+		if isLabel[name] {
+			byLabel[name] = spec
+		}
+	}
+	cm, err := ResolveColors(labels, traceColors, byLabel)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]color.RGBA, len(labels)+len(values))
+	for c, l := range labels {
+		out[l] = cm[c]
+	}
+	for i, v := range values {
+		if c := stateOf[i]; c >= 0 {
+			if _, ok := out[v.Name]; !ok {
+				out[v.Name] = cm[c]
+			}
+			isValue[v.Name] = true
+		}
+	}
+	for name, spec := range override {
+		if isLabel[name] {
+			continue
+		}
+		if !isValue[name] {
+			return nil, errs.Argument("colors", "no state named %q in the figure", name)
+		}
+		c, err := ParseColor(spec)
+		if err != nil {
+			return nil, errs.Argument("colors", "state %q: %v", name, err)
+		}
+		out[name] = c
+	}
+	return out, nil
+}
+
 // MomentsStateColors returns the colour of each state of rows, by name,
-// in their moment display (ResultFigure, AggregateFigure): the palette's
-// in order of appearance (StateColors), the grey of "other" for the
-// states drawn together, and named's (the trace's colours and the user's
-// overrides, NamedColors) for the others, as Recolor paints them.
+// in their moment display (ResultFigure, AggregateFigure): named's
+// (TraceStateColors) where it names the state, the palette's in order of
+// appearance otherwise (StateColors), and the grey of "other" for the
+// states drawn together, as Recolor paints them.
 func MomentsStateColors(rows []moments.Row, named map[string]color.RGBA) map[string]color.RGBA {
 	colors, legend := StateColors(rows)
 	for _, e := range legend {

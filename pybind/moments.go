@@ -33,22 +33,11 @@ type Moments struct {
 	incomplete, warnings []string
 	// figure draws the rows with the size, format and title of opt.
 	figure func(opt plots.MomentsOptions) ([]byte, error)
-	// traceColors are the colours the trace gives its state values, by
-	// name (nil when the trace was not kept).
-	traceColors map[string]string
-}
-
-// valueColors returns the colours t gives its state values, by name.
-func valueColors(t *trace.Trace) map[string]string {
-	out := map[string]string{}
-	for _, v := range t.Values {
-		if v.Color != "" && t.Types[v.Type].Kind == trace.KindState {
-			if _, ok := out[v.Name]; !ok {
-				out[v.Name] = v.Color
-			}
-		}
-	}
-	return out
+	// types and values are the trace's definitions: its states are
+	// coloured as the model of the trace colours them
+	// (plots.TraceStateColors).
+	types  []trace.Type
+	values []trace.Value
 }
 
 // momentsOptions mirror the keyword arguments of Trace.moments.
@@ -153,7 +142,7 @@ func resultMoments(r *moments.Result, by moments.By, opt moments.Options, source
 	}
 	return &Moments{
 		rows: rows, cols: arrowio.MomentsColumnsFor(by), kind: by.String(), busy: describeBusy(opt),
-		source: source, start: r.Start, end: r.End, origin: r.Origin,
+		source: source, start: r.Start, end: r.End, origin: r.Origin, types: r.Types, values: r.Values,
 		figure: func(opt plots.MomentsOptions) ([]byte, error) {
 			opt.Origin = r.Origin
 			return plots.ResultFigure(rows, by, r.Start, r.End, opt)
@@ -194,7 +183,6 @@ func (t *Trace) Moments(options string) (m *Moments, err error) {
 		return nil, err
 	}
 	m.incomplete = incompleteOf(t)
-	m.traceColors = valueColors(t.t)
 	return m, nil
 }
 
@@ -343,7 +331,7 @@ func (m *Moments) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	colors, err := plots.NamedColors(m.traceColors, o.Colors)
+	colors, err := plots.TraceStateColors(m.types, m.values, o.Colors)
 	if err != nil {
 		return nil, err
 	}

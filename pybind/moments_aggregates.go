@@ -60,6 +60,6 @@ func (a *Aggregation) Moments(options string) (m *Moments, err error) {
 			opt.Origin = a.model.m.Origin
 			return plots.AggregateFigure(rows, by, a.model.m.Start, a.model.m.End, opt)
 		},
-		traceColors: valueColors(src.t),
+		types: src.t.Types, values: src.t.Values,
 	}, nil
 }

@@ -79,7 +79,7 @@ func (m *Moments) StateColors(options string) (js string, err error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return "", err
 	}
-	named, err := plots.NamedColors(m.traceColors, o.Colors)
+	named, err := plots.TraceStateColors(m.types, m.values, o.Colors)
 	if err != nil {
 		return "", err
 	}

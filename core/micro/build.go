@@ -560,3 +560,21 @@ func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, tl typeLeaves, m 
 	}
 	return leafOf
 }
+
+// StateCategories returns the states of the model of a trace with these
+// definitions, built with key over every state type, in the model's order
+// (labels, the trace's colour of each or ""), and the state of each value
+// (stateOf, by value index; -1 for values of other kinds). Views that
+// know states by name but build no model (the moment display) colour them
+// by it, so that a state has the colour the model's figures give it.
+// States of entities without a value, which the model lists after
+// these, are not included.
+func StateCategories(types []trace.Type, values []trace.Value, key Key) (stateOf []int32, labels, colors []string) {
+	t := &trace.Trace{Types: types, Values: values}
+	typeSel := make([]bool, len(types))
+	for i, ty := range types {
+		typeSel[i] = ty.Kind == trace.KindState
+	}
+	categoryOf, labels := categories(t, trace.KindState, key, typeSel, nil)
+	return categoryOf[:len(values)], labels, categoryColors(t, trace.KindState, key, categoryOf, len(labels))
+}

@@ -85,6 +85,30 @@ def test_moments_explorer_takes_the_displays_colours(jacobi):
     assert set(colours.values()) <= fills
 
 
+def test_same_state_same_colour_in_model_and_moments(tmp_path):
+    """A trace without colours of its own (Chrome JSON, names numbered per
+    instance): the overview explorer, the moment display's explorer and its
+    figure give each state one colour, whether the moments come from the
+    trace in memory or from the file (the display's figure once skipped the
+    palette's first colour, its skew line's, for its states)."""
+    events = [{"ph": "M", "name": "thread_name", "pid": 1, "tid": t, "args": {"name": f"w{t}"}} for t in (1, 2)]
+    for k, name in enumerate(["compute", "ProfilerStep#7", "MPI_Send", "ProfilerStep#8", "MPI_Recv"] * 2):
+        for t in (1, 2):
+            events.append({"ph": "X", "name": name, "pid": 1, "tid": t, "ts": 100 * k + 10 * t, "dur": 50})
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    tr = ms.read(path)
+    model = tr.micro(slices=5)
+    overview = dict(zip(ModelExplorer(model).states, ModelExplorer(model).palette))
+    assert set(overview) == {"compute", "ProfilerStep", "MPI_Send", "MPI_Recv"}
+    assert len(set(overview.values())) == 4
+    for mo in (tr.moments(by="state"), ms.moments(path, by="state")):
+        w = MomentsExplorer(mo)
+        moments = dict(zip(w.states, w.palette))
+        assert moments == overview
+        assert set(moments.values()) <= svg_fills(mo.plot(format="svg"))
+
+
 def test_other_is_grey_in_explorer_and_figure(tmp_path):
     """More states than a figure colours apart: the smallest are "other",
     grey, in the explorer as in the figure."""

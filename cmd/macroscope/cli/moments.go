@@ -121,8 +121,12 @@ func runMoments(c *cli) error {
 	}
 	if *c.figure != "" {
 		w, h := c.figureSize()
+		colors, err := plots.TraceStateColors(r.Types, r.Values, nil) // the overview's
+		if err != nil {
+			return err
+		}
 		img, err := plots.ResultFigure(rows, kind, r.Start, r.End, plots.MomentsOptions{Origin: r.Origin,
-			Width: w, Height: h, Format: c.imgFormat,
+			Width: w, Height: h, Format: c.imgFormat, StateColors: colors,
 			Title: fmt.Sprintf("%s: moments of utilization by %s", filepath.Base(path), kind),
 		})
 		if err != nil {

@@ -26,8 +26,12 @@ type Accumulator struct {
 	// states cannot change anything and are skipped.
 	fast bool
 
-	types      []typeInfo
-	values     []valueInfo
+	types  []typeInfo
+	values []valueInfo
+	// defTypes and defValues are the definitions as the stream gave them,
+	// passed on in the Result (they name and colour its states).
+	defTypes   []trace.Type
+	defValues  []trace.Value
 	containers []container
 	states     []StateSums
 	stateIndex map[stateKey]int32
@@ -111,6 +115,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
+	a.defTypes = append(a.defTypes, t)
 	sel := false
 	if t.Kind == trace.KindState {
 		sel = len(a.opt.StateTypes) == 0
@@ -129,6 +134,7 @@ func (a *Accumulator) DefineType(t trace.Type) {
 
 // DefineValue implements trace.Sink.
 func (a *Accumulator) DefineValue(v trace.Value) {
+	a.defValues = append(a.defValues, v)
 	counted := false
 	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type].selected {
 		// A busy state is named as the file writes it or by its group

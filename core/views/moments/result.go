@@ -37,6 +37,12 @@ type Result struct {
 	// value id; the gaps of Options.Gaps come first, with value
 	// trace.None. A container's per-value sums add up to its Busy sums.
 	States []StateSums
+	// Types and Values are the trace's definitions: a view colours the
+	// states of States as the model of the trace does
+	// (micro.StateCategories). Results decoded or merged from parts have
+	// none.
+	Types  []trace.Type
+	Values []trace.Value
 }
 
 // Container is a node of the resource hierarchy.
@@ -86,7 +92,7 @@ func (a *Accumulator) Result() (*Result, error) {
 			return nil, errs.Argument("values", "no selected state type has a value named %q", a.opt.Values[i])
 		}
 	}
-	r := &Result{Start: a.start, End: a.end, Origin: a.start, traceEnd: a.end}
+	r := &Result{Start: a.start, End: a.end, Origin: a.start, traceEnd: a.end, Types: a.defTypes, Values: a.defValues}
 	if a.opt.Start != nil {
 		r.Start = *a.opt.Start
 	}
