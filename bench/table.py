@@ -439,10 +439,10 @@ def peers(ctx, spec, inp):
         if not a.no_dump:
             tools.append(Tool("otf2-print > /dev/null", "peer", ["otf2-print", str(p)], failed=no_print))
         child("pipit Trace.from_otf2", "pipit_otf2", ctx.no_pipit, path_arg=p.parent, max_bytes=50e6,
-              why="pipit took 8 GB and 494 s without finishing on 190 MB (bench/RESULTS.md)")
+              why="past 8 GB after 494 s on 190 MB (bench/RESULTS.md)")
     elif spec.key == "kineto":
         child("HTA parse_trace_dataframe", "hta_parse", ctx.no_hta, max_bytes=a.max_rss / 7,
-              why=f"HTA takes about 7x the file in memory (1.06 GB on 150 MB), over --max-rss")
+              why="HTA takes about 7x the file in memory (1.06 GB on 150 MB), over --max-rss")
     elif spec.key == "nsys":
         child("pipit Trace.from_nsight_sqlite", "pipit_nsight_sqlite", ctx.no_pipit)
     elif spec.key == "hpctoolkit":
@@ -473,7 +473,7 @@ def plan(ctx):
         if isinstance(made, str):
             inputs.append(Input(spec.label, "generated", None, "", missing=made))
         else:
-            inputs.append(Input(spec.label, "generated", made, made.name))
+            inputs.append(Input(spec.label, "generated", made, str(made.relative_to(CACHE))))
         real = _largest(a.corpus, spec.corpus)
         if real is None:
             inputs.append(Input(spec.label, "corpus", None, "", missing=f"not found under {a.corpus}"))
