@@ -495,7 +495,8 @@ def plan(ctx):
 def report(ctx, inputs, started, loads, rounds_done, clock):
     a = ctx.args
     state = "" if rounds_done == a.rounds else f" (partial: {rounds_done} of them done)"
-    peers_word = ", ".join(f"{k} {v}" for k, v in ctx.peers.items())
+    # PyPI's pipit is an empty placeholder: the one measured is the source tree's
+    peers_word = ", ".join(f"{k} {v}" for k, v in ctx.peers.items() if k != "pipit")
     head = [
         "## Readers against their peers and the page cache (`make bench-table`)",
         "",
@@ -570,7 +571,7 @@ def main():
     ctx.debian = compare.debian_tools(not args.no_install)
     pipit_src = pathlib.Path(args.pipit_src).resolve() if args.pipit_src else None
     ctx.peer_env = compare.pipit_env(pipit_src)
-    ctx.pipit_word = f"source tree {pipit_src.name}" if pipit_src else "none (give --pipit-src)"
+    ctx.pipit_word = f"the source tree {pipit_src}" if pipit_src else "none (give --pipit-src)"
     ctx.no_pipit = None if pipit_src and ctx.peer_py else "not installed: give a source tree of hpcgroup/pipit (--pipit-src)"
     ctx.no_hta = None if ctx.peer_py and ctx.peers.get("HolisticTraceAnalysis", "")[:1].isdigit() else \
         f"not installed: HolisticTraceAnalysis {ctx.peers.get('HolisticTraceAnalysis')}"
