@@ -13,6 +13,10 @@ arguments, into path + ".part", renamed when complete.
   RANKS threads, nested slice begin/end pairs (a "step" holding compute,
   send and wait slices) written field by field (Perfetto's wire format has
   no dependency worth taking for this).
+- hpctoolkit: a real database of the corpus (sparse, version 4) whose
+  trace.db lines are each repeated in time until the size is reached
+  (timestamps shifted by the database's span; meta.db and profile.db
+  copied as they are).
 - nsys, rocprof CSV: a real file of the corpus repeated in time until the
   size is reached: every row of its event tables (SQLite tables with start
   and end columns; CSV rows) is copied with its times shifted by the
@@ -24,9 +28,11 @@ from __future__ import annotations
 
 import csv
 import os
+import pathlib
 import random
 import shutil
 import sqlite3
+import struct
 
 RANKS = 64
 
@@ -216,3 +222,44 @@ def csv_tiled(source, path, size):
     return _done(path)
 
 
+def hpctoolkit_tiled(source, path, size):
+    """The HPCToolkit database directory source (meta.db, profile.db,
+    trace.db), its trace lines repeated in time until the database holds
+    about size bytes, written as the directory path. trace.db (FORMATS.md
+    of HPCToolkit): a 16-byte header, sections of (size, pointer); the
+    Context Trace Headers section points at the line headers (profile u32,
+    start u64 at +8, end u64 at +16) and holds the smallest and largest
+    timestamps (+16, +24); a line is 12-byte records (u64 timestamp, u32
+    context), little-endian; the file ends with an 8-byte footer."""
+    source, path = pathlib.Path(source), pathlib.Path(path)
+    part = pathlib.Path(str(path) + ".part")
+    if part.exists():
+        shutil.rmtree(part)
+    part.mkdir(parents=True)
+    for name in ("meta.db", "profile.db"):
+        shutil.copyfile(source / name, part / name)
+    data = (source / "trace.db").read_bytes()
+    ptr = struct.unpack_from("<Q", data, 0x18)[0]           # section 1's pointer
+    p_traces, n = struct.unpack_from("<QI", data, ptr)
+    stride = data[ptr + 0x0C]
+    lo, hi = struct.unpack_from("<QQ", data, ptr + 0x10)
+    lines = [struct.unpack_from("<IxxxxQQ", data, p_traces + i * stride) for i in range(n)]
+    first = min((start for _, start, end in lines if end > start), default=len(data) - 8)
+    records = sum(end - start for _, start, end in lines)
+    copies = max(1, round((size - first) / max(records, 1)))
+    span = hi - lo + 1
+    head = bytearray(data[:first])
+    out = bytearray()
+    for i, (prof, start, end) in enumerate(lines):
+        begin = first + len(out)
+        for k in range(copies):
+            for at in range(start, end, 12):
+                ts, ctx = struct.unpack_from("<QI", data, at)
+                out += struct.pack("<QI", ts + k * span, ctx)
+        struct.pack_into("<QQ", head, p_traces + i * stride + 8, begin, first + len(out))
+    struct.pack_into("<Q", head, ptr + 0x18, hi + (copies - 1) * span)
+    (part / "trace.db").write_bytes(bytes(head) + bytes(out) + data[-8:])
+    if path.exists():
+        shutil.rmtree(path)
+    os.replace(part, path)
+    return path

@@ -387,6 +387,17 @@ def gen_rocprof(ctx, size):
     return _synthetic.csv_tiled(source, path, size)
 
 
+def gen_hpctoolkit(ctx, size):
+    path = CACHE / f"hpctoolkit-{size / 1e6:g}MB"
+    source = ctx.args.corpus / "hpctoolkit-db" / "issue-233-lulesh"
+    if path.exists():
+        return path
+    if not (source / "trace.db").exists():
+        return f"no generator: {source} (repeated in time) is missing"
+    compare.log(f"writing {path.name}")
+    return _synthetic.hpctoolkit_tiled(source, path, size)
+
+
 def gen_gotrace(ctx, size):
     path = CACHE / f"gotrace-{size / 1e6:g}MB.trace"
     if not path.exists():
@@ -410,7 +421,7 @@ SPECS = (
     # the winscope traces hold no track events (the reader models nothing of them)
     Spec("perfetto", "Perfetto protobuf", "perfetto", ("perfetto/perfetto/*.perfetto-trace",), gen_perfetto),
     Spec("hpctoolkit", "HPCToolkit", "hpctoolkit", ("hpctoolkit-db/*/meta.db", "pipit/tests/data/*-hpctoolkit/meta.db"),
-         None),
+         gen_hpctoolkit),
     Spec("gotrace", "Go execution trace", "gotrace", ("go-runtime/generated-go1.26/*.trace",), gen_gotrace),
 )
 

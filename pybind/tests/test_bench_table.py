@@ -7,6 +7,7 @@ measurements are made up."""
 import csv
 import pathlib
 import sqlite3
+import struct
 import sys
 
 import pytest
@@ -132,3 +133,37 @@ def test_nsys_tiled_copies_event_rows_in_time(tmp_path):
     assert db.execute("SELECT start, end, correlationId, name FROM KERNEL ORDER BY start").fetchall() == [
         (10, 20, 1, "k"), (30, 40, 2, "l"), (41, 51, 4, "k"), (61, 71, 5, "l"), (72, 82, 7, "k"), (92, 102, 8, "l")]
     assert db.execute("SELECT count(*) FROM StringIds").fetchone() == (1,)
+
+
+def test_hpctoolkit_tiled_repeats_each_line_in_time(tmp_path):
+    # a trace.db of two lines: header, one section, the section (pointer to
+    # the line headers, their number and size, min and max timestamps), two
+    # line headers, the records, the footer
+    records = [[(100, 7), (150, 0)], [(120, 9)]]
+    section, headers = 0x20, 0x40
+    first = headers + 2 * 0x18
+    head = bytearray(first)
+    head[:16] = b"HPCTOOLKITtrce\x04\x00"
+    struct.pack_into("<QQ", head, 0x10, 0x20, section)
+    struct.pack_into("<QIBxxxQQ", head, section, headers, 2, 0x18, 100, 150)
+    body, at = bytearray(), first
+    for i, line in enumerate(records):
+        struct.pack_into("<IxxxxQQ", head, headers + i * 0x18, i, at, at + 12 * len(line))
+        for ts, ctx in line:
+            body += struct.pack("<QI", ts, ctx)
+        at += 12 * len(line)
+    source = tmp_path / "db"
+    source.mkdir()
+    (source / "trace.db").write_bytes(bytes(head) + bytes(body) + b"trace.db")
+    (source / "meta.db").write_bytes(b"meta")
+    (source / "profile.db").write_bytes(b"profile")
+
+    out = _synthetic.hpctoolkit_tiled(source, tmp_path / "tiled", first + 2 * len(body))
+    data = (out / "trace.db").read_bytes()
+    assert (out / "meta.db").read_bytes() == b"meta" and data[-8:] == b"trace.db"
+    assert struct.unpack_from("<QQ", data, section + 0x10) == (100, 150 + 51)   # span 51, 2 copies
+    got = []
+    for i in range(2):
+        _, start, end = struct.unpack_from("<IxxxxQQ", data, headers + i * 0x18)
+        got.append([struct.unpack_from("<QI", data, a) for a in range(start, end, 12)])
+    assert got == [[(100, 7), (150, 0), (151, 7), (201, 0)], [(120, 9), (171, 9)]]
