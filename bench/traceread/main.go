@@ -50,6 +50,7 @@ func main() {
 	format := flag.String("format", "paje", "the reader, a format name of the registry (\"\": detected)")
 	slices := flag.Int("slices", 100, "time slices of the microscopic model")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
+	format := flag.String("format", "paje", "the trace's format: paje, or pjdump for pj_dump's output")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: traceread [-format name] [-sink count|trace|micro|stream] [-slices n] trace")
 		flag.PrintDefaults()

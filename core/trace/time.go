@@ -64,8 +64,17 @@ func ParseTime(s string) (Time, error) {
 	return parseSlow(s)
 }
 
+// ParseTimeBytes is ParseTime for a field of a text line: the common form
+// is read from the bytes, without the string a conversion would allocate.
+func ParseTimeBytes(b []byte) (Time, error) {
+	if t, ok := parsePlain(b); ok {
+		return t, nil
+	}
+	return parseSlow(string(b))
+}
+
 // parsePlain handles [-+]digits[.digits] with at most 9 decimals.
-func parsePlain(s string) (Time, bool) {
+func parsePlain[S string | []byte](s S) (Time, bool) {
 	i, neg := 0, false
 	if i < len(s) && (s[i] == '-' || s[i] == '+') {
 		neg = s[i] == '-'

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -61,6 +62,10 @@ func FuzzParseTime(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := ParseTime(s)
+		// The form for a field's bytes gives the same time and error.
+		if vb, errb := ParseTimeBytes([]byte(s)); vb != v || fmt.Sprint(errb) != fmt.Sprint(err) {
+			t.Fatalf("ParseTimeBytes(%q) = %d, %v; ParseTime %d, %v", s, vb, errb, v, err)
+		}
 		if err != nil {
 			return
 		}

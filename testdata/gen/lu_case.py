@@ -27,6 +27,8 @@ import os
 import random
 import sys
 
+import simgrid_platform as sp
+
 # cluster -> (machines, cores per machine, core speed, NIC bandwidth, NIC latency, switch bandwidth)
 CLUSTERS = {
     "graphene": (26, 4, "1.0Gf", "2GBps", "2us", "40GBps"),
@@ -73,34 +75,16 @@ def platform(out):
             hosts.append(host)
             where[host] = cluster
         cores[host] = cores.get(host, 0) + 1
-    lines = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-             '<platform version="4.1">', '  <zone id="nancy" routing="Full">']
-    for h in hosts:
-        speed = CLUSTERS[where[h]][2]
-        lines.append(f'    <host id="{h}" speed="{speed}" core="{cores[h]}"/>')
+    elements = [sp.host(h, CLUSTERS[where[h]][2], cores[h]) for h in hosts]
     for h in hosts:
         _, _, _, nic, lat, _ = CLUSTERS[where[h]]
-        profile = f' bandwidth_file="{h}-nic.profile"' if where[h] == ETHERNET else ""
-        lines.append(f'    <link id="{h}-nic" bandwidth="{nic}" latency="{lat}"{profile}/>')
+        elements.append(sp.link(f"{h}-nic", nic, lat, f"{h}-nic.profile" if where[h] == ETHERNET else None))
     for c, (*_, switch) in CLUSTERS.items():
-        profile = f' bandwidth_file="{c}-switch.profile"' if c == PERTURBED else ""
-        lines.append(f'    <link id="{c}-switch" bandwidth="{switch}" latency="1us"{profile}/>')
-        lines.append(f'    <link id="{c}-uplink" bandwidth="{UPLINK}" latency="10us"/>')
-
-    def route(a, b):
-        ca, cb = where[a], where[b]
-        links = [f"{a}-nic", f"{ca}-switch"]
-        if ca != cb:
-            links += [f"{ca}-uplink", f"{cb}-uplink", f"{cb}-switch"]
-        return links + [f"{b}-nic"]
-
-    for i, a in enumerate(hosts):
-        for b in hosts[i + 1:]:
-            ctn = "".join(f'<link_ctn id="{l}"/>' for l in route(a, b))
-            lines.append(f'    <route src="{a}" dst="{b}">{ctn}</route>')
-    lines += ["  </zone>", "</platform>"]
-    with open(out, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        elements.append(sp.link(f"{c}-switch", switch, "1us", f"{c}-switch.profile" if c == PERTURBED else None))
+        elements.append(sp.link(f"{c}-uplink", UPLINK, "10us"))
+    # One site: clusters meet through their uplinks.
+    elements += sp.all_routes(hosts, sp.hierarchy_path({h: ("nancy", where[h]) for h in hosts}))
+    sp.write_full_zone(out, "nancy", elements)
     # A profile gives the link's bandwidth in bytes per second from each
     # date on, played once; SimGrid finds it next to the platform.
     def profile(name, steps):

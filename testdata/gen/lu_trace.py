@@ -13,7 +13,7 @@ import shutil
 import subprocess
 
 GEN = pathlib.Path(__file__).resolve().parent
-GENERATORS = ["lu.c", "lu_case.py", "lu700.sh", "regroup.py"]
+GENERATORS = ["lu.c", "lu_case.py", "simgrid_platform.py", "lu700.sh", "regroup.py"]
 
 
 class NoSimGrid(RuntimeError):

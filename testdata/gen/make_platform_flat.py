@@ -13,6 +13,8 @@ sizes, bandwidths, speed profiles): see --help."""
 
 import argparse
 
+import simgrid_platform as sp
+
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--hosts", type=int, default=16, help="hosts per group")
 ap.add_argument("--names", default="alpha,beta", help="the groups, comma separated")
@@ -45,23 +47,16 @@ def path(src, dst):
 
 
 nodes = [f"{g}-{i}" for g in NAMES for i in range(HOSTS)] + [f"{g}-gw" for g in NAMES]
-out = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-       '<platform version="4.1">', '  <zone id="grid" routing="Full">']
+elements = []
 for g in NAMES:
     for i in range(HOSTS):
-        speed = "0.85Gf" if f"{g}-{i}" in SLOW else args.speed
-        out.append(f'    <host id="{g}-{i}" speed="{speed}"/>')
+        elements.append(sp.host(f"{g}-{i}", "0.85Gf" if f"{g}-{i}" in SLOW else args.speed))
+elements += [sp.router(f"{g}-gw") for g in NAMES]
 for g in NAMES:
-    out.append(f'    <router id="{g}-gw"/>')
-for g in NAMES:
-    for i in range(HOSTS):
-        out.append(f'    <link id="{g}-{i}-nic" bandwidth="{args.nic}" latency="5us"/>')
-    out.append(f'    <link id="{g}-switch" bandwidth="{args.switch}" latency="2us"/>')
-out.append(f'    <link id="interconnect" bandwidth="{args.interconnect}" latency="{args.interconnect_latency}"/>')
-for a in range(len(nodes)):
-    for b in range(a + 1, len(nodes)):
-        links = "".join(f'<link_ctn id="{l}"/>' for l in path(nodes[a], nodes[b]))
-        out.append(f'    <route src="{nodes[a]}" dst="{nodes[b]}">{links}</route>')
+    elements += [sp.link(f"{g}-{i}-nic", args.nic, "5us") for i in range(HOSTS)]
+    elements.append(sp.link(f"{g}-switch", args.switch, "2us"))
+elements.append(sp.link("interconnect", args.interconnect, args.interconnect_latency))
+elements += sp.all_routes(nodes, path)
 for p in filter(None, args.perturb.split(",")):
     # A speed profile (SimGrid's <trace>): the factor scales the host's speed
     # from START on, back to 1 at END; periodicity -1: played once. One
@@ -69,8 +64,6 @@ for p in filter(None, args.perturb.split(",")):
     # hosts on the first one only.
     target, start, end, factor = p.split(":")
     for h in ([f"{target}-{i}" for i in range(HOSTS)] if target in NAMES else [target]):
-        out.append(f'    <trace id="slow-{h}" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
-        out.append(f'    <trace_connect kind="SPEED" trace="slow-{h}" element="{h}"/>')
-out += ["  </zone>", "</platform>"]
-with open(args.output, "w") as f:
-    f.write("\n".join(out) + "\n")
+        elements.append(f'<trace id="slow-{h}" periodicity="-1">\n0 1.0\n{start} {factor}\n{end} 1.0\n    </trace>')
+        elements.append(f'<trace_connect kind="SPEED" trace="slow-{h}" element="{h}"/>')
+sp.write_full_zone(args.output, "grid", elements)

@@ -20,6 +20,8 @@ say what made its processes heterogeneous); 2 simulated seconds."""
 
 import sys
 
+import simgrid_platform as sp
+
 # site -> [(cluster, machines)]
 SITES_188 = {
     "grenoble": [("genepi", 20), ("edel", 22)],
@@ -87,38 +89,18 @@ def platform(case, out):
             hosts.append(host)
             where[host] = (path[0], path[1]) if case == "188" else ("grid", path[0])
     cores = {h: sum(1 for _, x in ranks if x == h) for h in hosts}
-    lines = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-             '<platform version="4.1">', '  <zone id="grid" routing="Full">']
-    for h in hosts:
-        lines.append(f'    <host id="{h}" speed="1Gf" core="{cores[h]}"/>')
+    elements = [sp.host(h, "1Gf", cores[h]) for h in hosts]
     clusters = sorted({c for _, c in where.values()})
     sites = sorted({s for s, _ in where.values()})
     for h in hosts:
-        lat = "10ms" if far(h) else "20us"
-        lines.append(f'    <link id="{h}-nic" bandwidth="1.25GBps" latency="{lat}"/>')
+        elements.append(sp.link(f"{h}-nic", "1.25GBps", "10ms" if far(h) else "20us"))
     for c in clusters:
-        lines.append(f'    <link id="{c}-switch" bandwidth="10GBps" latency="10us"/>')
-        lines.append(f'    <link id="{c}-uplink" bandwidth="10GBps" latency="50us"/>')
+        elements.append(sp.link(f"{c}-switch", "10GBps", "10us"))
+        elements.append(sp.link(f"{c}-uplink", "10GBps", "50us"))
     for s in sites:
-        lines.append(f'    <link id="{s}-wan" bandwidth="10GBps" latency="2ms"/>')
-
-    def route(a, b):
-        (sa, ca), (sb, cb) = where[a], where[b]
-        links = [f"{a}-nic", f"{ca}-switch"]
-        if ca != cb:
-            links.append(f"{ca}-uplink")
-            if sa != sb:
-                links += [f"{sa}-wan", f"{sb}-wan"]
-            links += [f"{cb}-uplink", f"{cb}-switch"]
-        return links + [f"{b}-nic"]
-
-    for i, a in enumerate(hosts):
-        for b in hosts[i + 1:]:
-            ctn = "".join(f'<link_ctn id="{l}"/>' for l in route(a, b))
-            lines.append(f'    <route src="{a}" dst="{b}">{ctn}</route>')
-    lines += ["  </zone>", "</platform>"]
-    with open(out, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        elements.append(sp.link(f"{s}-wan", "10GBps", "2ms"))
+    elements += sp.all_routes(hosts, sp.hierarchy_path(where))
+    sp.write_full_zone(out, "grid", elements)
 
 
 def paje(case, csv, out):

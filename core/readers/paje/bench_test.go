@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/gen/synth"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -23,12 +25,14 @@ func BenchmarkRead(b *testing.B) {
 	in := benchInput()
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
+	began := cpuTime()
 	for b.Loop() {
 		var s trace.Counter
 		if err := Decode(bytes.NewReader(in), "bench.trace", 0, &s, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	perCore(b, len(in), began)
 	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
@@ -36,11 +40,13 @@ func BenchmarkRead(b *testing.B) {
 func BenchmarkReadTrace(b *testing.B) {
 	in := benchInput()
 	b.SetBytes(int64(len(in)))
+	began := cpuTime()
 	for b.Loop() {
 		if err := Decode(bytes.NewReader(in), "bench.trace", 0, trace.New(), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	perCore(b, len(in), began)
 	b.ReportMetric(float64(benchEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
@@ -62,6 +68,7 @@ func BenchmarkReadSynth(b *testing.B) {
 	in, st := synthInput()
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
+	began := cpuTime()
 	for b.Loop() {
 		var s trace.Counter
 		if err := Decode(bytes.NewReader(in), "synth.trace", 0, &s, Options{}); err != nil {
@@ -71,6 +78,7 @@ func BenchmarkReadSynth(b *testing.B) {
 			b.Fatalf("%d states, want %d", s.States, st.States)
 		}
 	}
+	perCore(b, len(in), began)
 	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
@@ -78,6 +86,7 @@ func BenchmarkReadSynth(b *testing.B) {
 func BenchmarkReadSynthLineByLine(b *testing.B) {
 	in, st := synthInput()
 	b.SetBytes(int64(len(in)))
+	began := cpuTime()
 	for b.Loop() {
 		var s trace.Counter
 		d := newDecoder(&s, Options{}, 0)
@@ -89,6 +98,7 @@ func BenchmarkReadSynthLineByLine(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	perCore(b, len(in), began)
 	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
@@ -96,11 +106,13 @@ func BenchmarkReadSynthLineByLine(b *testing.B) {
 func BenchmarkReadSynthTrace(b *testing.B) {
 	in, st := synthInput()
 	b.SetBytes(int64(len(in)))
+	began := cpuTime()
 	for b.Loop() {
 		if err := Decode(bytes.NewReader(in), "synth.trace", 0, trace.New(), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	perCore(b, len(in), began)
 	b.ReportMetric(float64(st.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
@@ -120,5 +132,24 @@ func TestGeneratedTraceIsConsistent(t *testing.T) {
 	}
 	if s.States != opened || s.Variables == 0 {
 		t.Fatalf("%d states for %d opened, %d variable pieces", s.States, opened, s.Variables)
+	}
+}
+
+// cpuTime returns the user and system time of the process: on a machine
+// shared with other jobs, the speed per core is the bytes over it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// perCore reports the benchmark's bytes over the CPU time the process
+// spent since began (every goroutine, the collector's included): MB/s per
+// core, which the load of the machine does not change.
+func perCore(b *testing.B, size int, began time.Duration) {
+	if cpu := cpuTime() - began; cpu > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")
 	}
 }

@@ -45,13 +45,18 @@ func (s *simulator) entityType(f *eventFields, kind trace.Kind, cont int32) (int
 // slot returns the entities of type typ in container c. Containers hold
 // few types: a look through their slots beats a map.
 func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
+	if sl := c.used; sl != nil && sl.typ == typ {
+		return sl
+	}
 	for _, sl := range c.slots {
 		if sl.typ == typ {
+			c.used = sl
 			return sl
 		}
 	}
 	sl := &slot{typ: typ}
 	c.slots = append(c.slots, sl)
+	c.used = sl
 	return sl
 }
 
@@ -96,24 +101,24 @@ func (s *simulator) state(kind eventKind, f *eventFields) error {
 		s.closeStates(cont, sl, 0, at)
 		s.pushState(sl, val, 0, at)
 	case evPushState:
-		depth := int32(len(sl.stack))
+		depth := sl.depth
 		if s.opt.NoImbrication && depth > 0 {
-			top := &sl.stack[depth-1]
+			top := sl.state(int(depth - 1))
 			top.covered, top.coveredAt = true, at
 		}
 		s.pushState(sl, val, depth, at)
 	case evPopState:
-		if len(sl.stack) == 0 {
+		if sl.depth == 0 {
 			return s.failSim("PajeStateException", "Illegal pop event of a state that has no value")
 		}
-		s.closeStates(cont, sl, len(sl.stack)-1, at)
-		if n := len(sl.stack); s.opt.NoImbrication && n > 0 {
+		s.closeStates(cont, sl, int(sl.depth)-1, at)
+		if n := sl.depth; s.opt.NoImbrication && n > 0 {
 			// The state uncovered ends where it was covered and starts
 			// again as a new state.
-			top := sl.stack[n-1]
+			top := *sl.state(int(n - 1))
 			s.sink.State(trace.State{Container: cont, Type: typ, Value: top.value, Start: top.start,
 				End: top.coveredAt, Depth: top.depth, Order: top.order})
-			sl.stack = sl.stack[:n-1]
+			sl.depth = n - 1
 			s.pushState(sl, top.value, top.depth, at)
 		}
 	case evResetState:
@@ -123,8 +128,64 @@ func (s *simulator) state(kind eventKind, f *eventFields) error {
 	return nil
 }
 
+// plainState simulates the most common events, SetState, PushState and
+// PopState of a known value in a container, of a type, whose last event
+// was of that type, in time order, and without Options.NoImbrication:
+// what state does, without its checks' error paths. It reports false,
+// having changed nothing, for any other event, which state then
+// simulates, and reports.
+func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
+	cc, tc := def.column[roleContainer], def.column[roleType]
+	if s.zero > 0 || s.opt.NoImbrication || cc < 0 || tc < 0 {
+		return false
+	}
+	cf, tf := &fields[cc], &fields[tc]
+	cont, ok := s.contIDs.getHashed(buf[cf.from:cf.to], cf.hash)
+	if !ok {
+		return false
+	}
+	typ, ok := s.typeIDs.getHashed(buf[tf.from:tf.to], tf.hash)
+	if !ok || typ == trace.None {
+		return false
+	}
+	ti, c := &s.types[typ], s.containers[cont]
+	sl := c.used
+	if ti.kind != trace.KindState || ti.parent != c.typ || c.destroyed || sl == nil || sl.typ != typ {
+		return false
+	}
+	at := s.lastKnown
+	if sl.hasLast && (sl.lastStart > at || (!sl.lastOpen && sl.lastEnd > at)) {
+		return false // checkOrder fails
+	}
+	if def.kind == evPopState {
+		if sl.depth == 0 {
+			return false
+		}
+		s.closeStates(cont, sl, int(sl.depth)-1, at)
+		c.last = at
+		return true
+	}
+	vc := def.column[roleValue]
+	if vc < 0 {
+		return false
+	}
+	vf := &fields[vc]
+	val, ok := ti.values.getHashed(buf[vf.from:vf.to], vf.hash)
+	if !ok {
+		return false
+	}
+	if def.kind == evSetState {
+		s.closeStates(cont, sl, 0, at)
+		s.pushState(sl, val, 0, at)
+	} else {
+		s.pushState(sl, val, sl.depth, at)
+	}
+	c.last = at
+	return true
+}
+
 func (s *simulator) pushState(sl *slot, val, depth int32, at trace.Time) {
-	sl.stack = append(sl.stack, openState{value: val, depth: depth, order: sl.order, start: at})
+	sl.push(openState{value: val, depth: depth, order: sl.order, start: at})
 	sl.order++
 	sl.hasLast, sl.lastOpen, sl.lastStart = true, true, at
 }
@@ -132,15 +193,15 @@ func (s *simulator) pushState(sl *slot, val, depth int32, at trace.Time) {
 // closeStates ends the states of the slot's stack from the top down to
 // index from, at instant at.
 func (s *simulator) closeStates(cont int32, sl *slot, from int, at trace.Time) {
-	for d := len(sl.stack) - 1; d >= from; d-- {
-		st := sl.stack[d]
+	for d := int(sl.depth) - 1; d >= from; d-- {
+		st := sl.state(d)
 		s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
 			Depth: st.depth, Order: st.order})
 		if st.order == sl.order-1 {
 			sl.lastOpen, sl.lastEnd = false, at
 		}
 	}
-	sl.stack = sl.stack[:from]
+	sl.depth = int32(min(from, int(sl.depth)))
 }
 
 func (s *simulator) variable(kind eventKind, f *eventFields) error {

@@ -11,15 +11,20 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// span locates a field in a buffer: buf[from:to]. quoted records that
-// the file wrote it between double quotes (which the span excludes); hash
-// is its hashKey, for the lookups of identifiers, once eventDef.hashKeys
-// has set it.
+// span locates a field in a buffer: buf[from:to]; hash is its hashKey,
+// for the lookups of identifiers, once eventDef.hashKeys has set it. A
+// field the file wrote between double quotes (which the span excludes)
+// follows a '"' in the buffer (see quoted): sixteen bytes a field, the
+// memory the tokenizers write and the simulation reads.
 type span struct {
 	from, to uint32
 	hash     uint64
-	quoted   bool
 }
+
+// quoted tells whether the file wrote the field s locates in buf between
+// double quotes. An unquoted field follows a blank or starts its line:
+// appendFields refuses text right after a closing quote.
+func (s span) quoted(buf []byte) bool { return s.from > 0 && buf[s.from-1] == '"' }
 
 // maxBuffer bounds the buffers fields are located in: spans hold 32-bit
 // offsets. Lines in longer buffers (a line of 4 GB...) are read alone.
@@ -45,7 +50,7 @@ func appendFields(buf []byte, pos, end int, spans []span) ([]span, error) {
 			}
 			from := i + 1
 			i = from + n
-			spans = append(spans, span{from: uint32(from), to: uint32(i), quoted: true})
+			spans = append(spans, span{from: uint32(from), to: uint32(i)})
 			i++
 			if i < end && !blank[buf[i]] {
 				return spans, errors.New("quoted string followed by text without a blank")

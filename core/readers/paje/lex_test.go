@@ -54,11 +54,13 @@ func checkFields(t *testing.T, line []byte, after []byte) {
 		t.Fatalf("%q: %d fields, error %v; want %q, %v", line, len(spans), err, wantF, wantErr)
 	}
 	for i, s := range spans {
-		if string(buf[s.from:s.to]) != wantF[i] || s.quoted != wantQ[i] {
-			t.Fatalf("%q: field %d is %q (quoted %v), want %q (%v)", line, i, buf[s.from:s.to], s.quoted, wantF[i], wantQ[i])
+		if string(buf[s.from:s.to]) != wantF[i] || s.quoted(buf) != wantQ[i] {
+			t.Fatalf("%q: field %d is %q (quoted %v), want %q (%v)", line, i, buf[s.from:s.to], s.quoted(buf), wantF[i], wantQ[i])
 		}
 	}
-	// The word-at-a-time splitter of plain lines, where it applies.
+	// The word-at-a-time splitter of plain lines, where it applies, and
+	// its form on classified bytes, at every alignment of the line.
+	checkBitFields(t, line, after)
 	plain, end, ok := plainFields(buf, 6, nil)
 	if !ok {
 		if isPlain(line) {

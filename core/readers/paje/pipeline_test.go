@@ -46,6 +46,9 @@ func readWith(files [][2]string, opt Options, chunk int, r func(io.Reader) io.Re
 	var sink logSink
 	d := newDecoder(&sink, opt, 0)
 	d.serial, d.chunkSize = chunk == 0, chunk
+	// Line by line, the reference, states go through the general path
+	// too: the pipeline's reads check plainState against it.
+	d.sim.generalStates = chunk == 0
 	var err error
 	for _, f := range files {
 		var in io.Reader = strings.NewReader(f[1])

@@ -16,7 +16,6 @@ type simulator struct {
 	line  int
 	buf   []byte // the current event's fields, id first, are spans of buf
 	spans []span
-	cur   eventFields // the same, by role
 
 	types      []typeInfo
 	typeIDs    *idTable // by identifier; "0" is the root type (trace.None)
@@ -35,6 +34,9 @@ type simulator struct {
 	// shortLines counts event lines that lack trailing user fields of
 	// their definition (see decoder.parseLine).
 	shortLines int64
+	// generalStates sends every state event through state, without
+	// plainState: the reference the tests compare plainState with.
+	generalStates bool
 }
 
 // resolveZero picks, for a reference to "0", the root or the container
@@ -58,23 +60,31 @@ type typeInfo struct {
 // container is what the simulator keeps of a container.
 type container struct {
 	typ       int32
-	name      string
-	last      trace.Time // date of the last event addressed to it; its end once destroyed
 	destroyed bool
-	children  []int32
-	slots     []*slot // its entity slots, in creation order
+	last      trace.Time // date of the last event addressed to it; its end once destroyed
+	// used is the slot of the last event addressed to it: most events
+	// find theirs there, without a look through slots.
+	used     *slot
+	name     string
+	children []int32
+	slots    []*slot // its entity slots, in creation order
 }
 
 // slot holds the open entities of one type in one container, and what
 // PajeNG's time-order check needs of the last entity it recorded there.
+// What a state event reads and writes comes first, in 64 bytes: the
+// fields of the time-order check and the bottom of the stack of states,
+// where most stacks stay (a slot is allocated in a size class of 128
+// bytes, whose objects do not cross a 64-byte line at that offset).
 type slot struct {
 	typ                int32
+	order              int32 // next State.Order
+	depth              int32 // states on the stack: first, then more
 	hasLast            bool
 	lastOpen           bool // the last entity has no end yet
 	lastStart, lastEnd trace.Time
-
-	stack []openState // states, bottom first
-	order int32       // next State.Order
+	first              openState   // the bottom of the stack
+	more               []openState // the states above it, bottom first
 
 	varStart trace.Time // the open piece of a variable (when hasLast)
 	varValue float64
@@ -83,10 +93,28 @@ type slot struct {
 	used    map[string]struct{}     // keys of the links completed
 }
 
+// state returns the state at depth i of the stack (0 is the bottom).
+func (sl *slot) state(i int) *openState {
+	if i == 0 {
+		return &sl.first
+	}
+	return &sl.more[i-1]
+}
+
+// push puts st on the top of the stack.
+func (sl *slot) push(st openState) {
+	if sl.depth == 0 {
+		sl.first = st
+	} else {
+		sl.more = append(sl.more[:sl.depth-1], st)
+	}
+	sl.depth++
+}
+
 type openState struct {
-	value, depth, order int32
 	start               trace.Time
 	coveredAt           trace.Time // NoImbrication: when a PushState covered it
+	value, depth, order int32
 	covered             bool
 }
 
@@ -162,7 +190,7 @@ var emptyKeyHash = hashKey(nil)
 
 func (f *eventFields) isQuoted(r role) bool {
 	c := f.def.column[r]
-	return c >= 0 && f.spans[c].quoted
+	return c >= 0 && f.spans[c].quoted(f.buf)
 }
 
 // event simulates the event whose fields, id first, spans locates in buf.
@@ -184,13 +212,17 @@ func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) err
 func (s *simulator) eventAt(def *eventDef, buf []byte, spans []span, line int, at trace.Time) error {
 	at = s.opt.inUnit(at)
 	s.line, s.buf, s.spans = line, buf, spans
-	f := &s.cur
-	*f = eventFields{def, buf, spans[1:]}
+	// The fields by role, on the stack: stored in the simulator, each
+	// event would pay the write barriers of three pointers.
+	f := &eventFields{def, buf, spans[1:]}
 	if def.column[roleTime] >= 0 {
 		s.lastKnown = at
 		if !s.timed {
 			s.first, s.timed = at, true
 		}
+	}
+	if (def.kind == evSetState || def.kind == evPushState || def.kind == evPopState) && !s.generalStates && s.plainState(def, buf, spans[1:]) {
+		return nil
 	}
 	switch def.kind {
 	case evDefineContainerType, evDefineStateType, evDefineVariableType, evDefineEventType, evDefineLinkType:
@@ -431,7 +463,7 @@ func (s *simulator) destroy(id int32, at trace.Time) error {
 			}
 		}
 		for _, sl := range c.slots {
-			if len(sl.stack) > 0 {
+			if sl.depth > 0 {
 				s.closeStates(id, sl, 0, at)
 			}
 			sl.pending = nil
@@ -515,7 +547,7 @@ func (s *simulator) finish() error {
 			}
 		}
 		for _, sl := range root.slots {
-			if len(sl.stack) > 0 {
+			if sl.depth > 0 {
 				s.closeStates(0, sl, 0, at)
 			}
 		}

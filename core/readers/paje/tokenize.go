@@ -52,9 +52,13 @@ func (c *chunk) tokenize() {
 	if tab.open || len(data) > maxBuffer {
 		return
 	}
+	maps := &c.maps
+	if !maps.classify(data) {
+		maps = nil
+	}
 	pos, line := 0, int32(0)
 	for pos < len(data) {
-		end, ok := c.plainLine(tab, data, pos, line+1)
+		end, ok := c.plainLine(tab, data, maps, pos, line+1)
 		if !ok {
 			end = len(data)
 			if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
@@ -71,10 +75,18 @@ func (c *chunk) tokenize() {
 }
 
 // plainLine tokenizes the line at data[pos:] if plainFields takes it and
-// its record is simple, and returns where the line ends.
-func (c *chunk) plainLine(tab *defTable, data []byte, pos int, line int32) (int, bool) {
+// its record is simple, and returns where the line ends. maps, if not
+// nil, classifies data: bitFields then splits the line.
+func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, line int32) (int, bool) {
 	first := len(c.spans)
-	spans, end, ok := plainFields(data, pos, c.spans)
+	var spans []span
+	var end int
+	var ok bool
+	if maps != nil {
+		spans, end, ok = bitFields(data, maps, pos, c.spans)
+	} else {
+		spans, end, ok = plainFields(data, pos, c.spans)
+	}
 	if !ok {
 		return 0, false
 	}

@@ -56,8 +56,17 @@ type decoder struct {
 
 	types   []trace.Type
 	typeIDs map[typeKey]int32
-	values  map[valueKey]int32
-	nValues int32
+	// typesNamed lists the types of each name (most names have one), and
+	// values the values of each type by name: both are looked up with the
+	// bytes of a field, without a string made for each line.
+	typesNamed map[string][]int32
+	values     []map[string]int32 // by type
+	nValues    int32
+	// lastType is the type typeOf returned last, which the next line
+	// most often names again; recent holds, by type, its first values
+	// (most types have a few), looked through before the map.
+	lastType int32
+	recent   [][]valueID
 
 	links []pendingLink
 	ends  []containerEnd // the containers to destroy at the end
@@ -65,6 +74,15 @@ type decoder struct {
 	first, last trace.Time
 	timed       bool
 }
+
+// valueID is a value's name and identifier.
+type valueID struct {
+	name string
+	id   int32
+}
+
+// recentValues is how many values of a type recent holds.
+const recentValues = 16
 
 type cont struct {
 	name string
@@ -75,11 +93,6 @@ type typeKey struct {
 	name   string
 	kind   trace.Kind
 	parent int32
-}
-
-type valueKey struct {
-	typ  int32
-	name string
 }
 
 // containerEnd is the end of a container, given by its line.
@@ -109,7 +122,8 @@ func newDecoder(sink trace.Sink) *decoder {
 		byName:     map[string][]int32{},
 		parentType: map[string]int32{},
 		typeIDs:    map[typeKey]int32{},
-		values:     map[valueKey]int32{},
+		typesNamed: map[string][]int32{},
+		lastType:   -1,
 	}
 }
 
@@ -123,7 +137,7 @@ func (d *decoder) fail(format string, args ...any) error {
 }
 
 // col returns the field of role c, if the line has it.
-func (d *decoder) col(l layout, c int) (field, bool) {
+func (d *decoder) col(l *layout, c int) (field, bool) {
 	if l[c] < 0 || l[c] >= len(d.fields) {
 		return field{}, false
 	}
@@ -132,7 +146,7 @@ func (d *decoder) col(l layout, c int) (field, bool) {
 
 // data handles one data line.
 func (d *decoder) data() error {
-	l := d.layout
+	l := &d.layout
 	natureCol := 0
 	if d.hasHeader {
 		natureCol = l[colNature]
@@ -140,10 +154,10 @@ func (d *decoder) data() error {
 	if natureCol < 0 || natureCol >= len(d.fields) {
 		return d.fail("line has %d fields, too few for its header", len(d.fields))
 	}
-	nature := string(d.fields[natureCol].text)
+	nature := natureName(d.fields[natureCol].text)
 	if !d.hasHeader {
 		var ok bool
-		if l, ok = defaultLayouts[nature]; !ok {
+		if l, ok = defaultLayout(nature); !ok {
 			return d.fail("expected Container, State, Variable, Event or Link, found %s", errs.Quote(nature))
 		}
 	}
@@ -151,16 +165,20 @@ func (d *decoder) data() error {
 		return d.fail("%s line under a header for %s lines", errs.Excerpt(nature), d.headerNature)
 	}
 	hierarchy := d.hasHeader && l[colNature] > 0 // "Parent, Name, Type, Nature"
-	need := required[nature]
+	need := requiredOf(nature)
 	if hierarchy {
 		need = required["hierarchy"]
 	}
 	if need == nil {
 		return d.fail("unknown nature %s", errs.Quote(nature))
 	}
-	for _, c := range need {
-		if _, ok := d.col(l, c); !ok {
-			return d.fail("%s line has %d fields, too few", nature, len(d.fields))
+	if !d.hasHeader && nature == "State" && len(d.fields) == stateFields {
+		// pj_dump's state line, the most common: every column there.
+	} else {
+		for _, c := range need {
+			if _, ok := d.col(l, c); !ok {
+				return d.fail("%s line has %d fields, too few", nature, len(d.fields))
+			}
 		}
 	}
 	var err error
@@ -181,7 +199,7 @@ func (d *decoder) data() error {
 }
 
 func (d *decoder) time(f field, what string) (trace.Time, error) {
-	t, err := trace.ParseTime(string(f.text))
+	t, err := trace.ParseTimeBytes(f.text)
 	if err != nil {
 		return 0, d.fail("bad %s %s: %v", what, errs.QuoteBytes(f.text), err)
 	}
@@ -196,7 +214,7 @@ func (d *decoder) time(f field, what string) (trace.Time, error) {
 // interval reads the Start and End of a line. An entity row whose end
 // precedes its start may be skipped (readOptions.OnInverted), a container's
 // may not.
-func (d *decoder) interval(l layout, skippable bool) (start, end trace.Time, err error) {
+func (d *decoder) interval(l *layout, skippable bool) (start, end trace.Time, err error) {
 	s, _ := d.col(l, colStart)
 	e, _ := d.col(l, colEnd)
 	if start, err = d.time(s, "start"); err != nil {
@@ -223,7 +241,7 @@ var errSkip = errors.New("skip this row")
 // first, so the parent is on the path of the last container line. Names
 // need not be unique; the nearest enclosing container of that name whose
 // type fits wins.
-func (d *decoder) container(l layout, hierarchy bool) error {
+func (d *decoder) container(l *layout, hierarchy bool) error {
 	parentF, _ := d.col(l, colParent)
 	typeF, _ := d.col(l, colType)
 	nameF, _ := d.col(l, colName)
@@ -294,14 +312,30 @@ func (d *decoder) container(l layout, hierarchy bool) error {
 // typeOf returns the type named by f of the given kind in containers of
 // type parent, defining it on first use.
 func (d *decoder) typeOf(f field, kind trace.Kind, parent int32) int32 {
-	k := typeKey{string(f.text), kind, parent}
-	if id, ok := d.typeIDs[k]; ok {
-		return id
+	if id := d.lastType; id >= 0 {
+		if t := &d.types[id]; t.Kind == kind && t.Parent == parent && t.Name == string(f.text) {
+			return id
+		}
 	}
+	for _, id := range d.typesNamed[string(f.text)] {
+		if t := &d.types[id]; t.Kind == kind && t.Parent == parent {
+			d.lastType = id
+			return id
+		}
+	}
+	k := typeKey{string(f.text), kind, parent}
 	t := trace.Type{Name: k.name, Kind: kind, Parent: parent, Start: trace.None, End: trace.None, Quoted: f.quoted}
+	return d.addType(k, t)
+}
+
+// addType defines the type t, filed under k.
+func (d *decoder) addType(k typeKey, t trace.Type) int32 {
 	id := int32(len(d.types))
 	d.types = append(d.types, t)
+	d.values = append(d.values, nil)
+	d.recent = append(d.recent, nil)
 	d.typeIDs[k] = id
+	d.typesNamed[k.name] = append(d.typesNamed[k.name], id)
 	d.sink.DefineType(t)
 	return id
 }
@@ -318,11 +352,7 @@ func (d *decoder) linkType(f field, parent, from, to int32) (int32, error) {
 		return id, nil
 	}
 	t := trace.Type{Name: k.name, Kind: trace.KindLink, Parent: parent, Start: from, End: to, Quoted: f.quoted}
-	id := int32(len(d.types))
-	d.types = append(d.types, t)
-	d.typeIDs[k] = id
-	d.sink.DefineType(t)
-	return id, nil
+	return d.addType(k, t), nil
 }
 
 func (d *decoder) typeName(id int32) string {
@@ -333,45 +363,58 @@ func (d *decoder) typeName(id int32) string {
 }
 
 func (d *decoder) value(typ int32, f field) int32 {
-	k := valueKey{typ, string(f.text)}
-	if v, ok := d.values[k]; ok {
+	for _, r := range d.recent[typ] {
+		if r.name == string(f.text) {
+			return r.id
+		}
+	}
+	if v, ok := d.values[typ][string(f.text)]; ok {
 		return v
 	}
+	if d.values[typ] == nil {
+		d.values[typ] = map[string]int32{}
+	}
+	name := string(f.text)
 	v := d.nValues
 	d.nValues++
-	d.values[k] = v
-	d.sink.DefineValue(trace.Value{Type: typ, Name: k.name, Quoted: f.quoted})
+	d.values[typ][name] = v
+	if len(d.recent[typ]) < recentValues {
+		d.recent[typ] = append(d.recent[typ], valueID{name, v})
+	}
+	d.sink.DefineValue(trace.Value{Type: typ, Name: name, Quoted: f.quoted})
 	return v
 }
 
 // lookup finds the container an entity line names: on the current
 // depth-first path when this file prints the containers too, else by its
 // name, which must then be unique.
-func (d *decoder) lookup(name string, onPath bool) (int32, error) {
+// The name is a field's bytes: the lookups compare and index with them,
+// without a string made for each line.
+func (d *decoder) lookup(name []byte, onPath bool) (int32, error) {
 	if onPath {
 		for i := len(d.stack) - 1; i >= 0; i-- {
-			if c := d.stack[i]; d.conts[c].name == name {
+			if c := d.stack[i]; d.conts[c].name == string(name) {
 				return c, nil
 			}
 		}
-		return 0, fmt.Errorf("container %s is not among the containers enclosing this line (pj_dump prints a container's entities after it)", errs.Quote(name))
+		return 0, fmt.Errorf("container %s is not among the containers enclosing this line (pj_dump prints a container's entities after it)", errs.QuoteBytes(name))
 	}
-	if name == "0" && len(d.byName["0"]) == 0 {
+	if string(name) == "0" && len(d.byName["0"]) == 0 {
 		return 0, nil
 	}
-	switch ids := d.byName[name]; len(ids) {
+	switch ids := d.byName[string(name)]; len(ids) {
 	case 0:
 		switch {
 		case !d.hierarchyRead():
-			return 0, fmt.Errorf("unknown container %s (no container lines or entity hierarchy came before)", errs.Quote(name))
+			return 0, fmt.Errorf("unknown container %s (no container lines or entity hierarchy came before)", errs.QuoteBytes(name))
 		case !d.fromEntityHierarchy:
-			return 0, fmt.Errorf("unknown container %s", errs.Quote(name))
+			return 0, fmt.Errorf("unknown container %s", errs.QuoteBytes(name))
 		}
-		return d.unlisted(name), nil
+		return d.unlisted(string(name)), nil
 	case 1:
 		return ids[0], nil
 	default:
-		return 0, fmt.Errorf("container name %s is ambiguous: %d containers have it", errs.Quote(name), len(ids))
+		return 0, fmt.Errorf("container name %s is ambiguous: %d containers have it", errs.QuoteBytes(name), len(ids))
 	}
 }
 
@@ -397,11 +440,11 @@ func (d *decoder) unlisted(name string) int32 {
 const unlistedType = "Unlisted"
 
 // entity handles State, Variable and Event lines.
-func (d *decoder) entity(nature string, l layout) error {
+func (d *decoder) entity(nature string, l *layout) error {
 	contF, _ := d.col(l, colContainer)
 	typeF, _ := d.col(l, colType)
 	valueF, _ := d.col(l, colValue)
-	cont, err := d.lookup(string(contF.text), d.inFileHierarchy)
+	cont, err := d.lookup(contF.text, d.inFileHierarchy)
 	if err != nil {
 		return d.fail("%v", err)
 	}
@@ -414,11 +457,15 @@ func (d *decoder) entity(nature string, l layout) error {
 		}
 		depth := int32(0)
 		if f, ok := d.col(l, colDepth); ok {
-			x, err := strconv.ParseFloat(string(f.text), 64)
-			if err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
-				return d.fail("imbrication %s is not a natural number", errs.QuoteBytes(f.text))
+			n, ok := plainDepth(f.text)
+			if !ok {
+				x, err := strconv.ParseFloat(string(f.text), 64)
+				if err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
+					return d.fail("imbrication %s is not a natural number", errs.QuoteBytes(f.text))
+				}
+				n = int32(x)
 			}
-			depth = int32(x)
+			depth = n
 		}
 		typ := d.typeOf(typeF, trace.KindState, ctype)
 		d.sink.State(trace.State{Container: cont, Type: typ, Value: d.value(typ, valueF), Start: start, End: end, Depth: depth})
@@ -445,9 +492,9 @@ func (d *decoder) entity(nature string, l layout) error {
 }
 
 // link checks a link line and keeps it until the end.
-func (d *decoder) link(l layout) error {
+func (d *decoder) link(l *layout) error {
 	contF, _ := d.col(l, colContainer)
-	cont, err := d.lookup(string(contF.text), d.inFileHierarchy)
+	cont, err := d.lookup(contF.text, d.inFileHierarchy)
 	if err != nil {
 		return d.fail("%v", err)
 	}
@@ -489,11 +536,11 @@ func (d *decoder) finish() error {
 	}
 	for _, p := range d.links {
 		fail := func(err error) error { return errs.Format(p.file, p.line, "%v", err) }
-		from, err := d.lookup(p.from, false)
+		from, err := d.lookup([]byte(p.from), false)
 		if err != nil {
 			return fail(err)
 		}
-		to, err := d.lookup(p.to, false)
+		to, err := d.lookup([]byte(p.to), false)
 		if err != nil {
 			return fail(err)
 		}
@@ -519,4 +566,31 @@ func (d *decoder) finish() error {
 		d.sink.Finish(0, 0)
 	}
 	return nil
+}
+
+// plainDepth reads the imbrication pj_dump writes, a few digits and zero
+// decimals ("0.000000"), as strconv.ParseFloat and a conversion would;
+// false sends any other text there.
+func plainDepth(b []byte) (int32, bool) {
+	i, n := 0, int32(0)
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		if i == 9 {
+			return 0, false
+		}
+		n = n*10 + int32(b[i]-'0')
+	}
+	if i == 0 {
+		return 0, false
+	}
+	if i < len(b) {
+		if b[i] != '.' {
+			return 0, false
+		}
+		for i++; i < len(b); i++ {
+			if b[i] != '0' {
+				return 0, false
+			}
+		}
+	}
+	return n, true
 }

@@ -2,7 +2,9 @@ package pjdump
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 )
 
 // field is one comma-separated field, without surrounding blanks and
@@ -16,7 +18,67 @@ type field struct {
 // writes ", "); a field that starts with a double quote runs to the next
 // double quote and may hold commas. Fields alias line.
 func splitLine(line []byte, out []field) ([]field, error) {
-	out = out[:0]
+	if out, ok, _ := splitPlain(line, out[:0]); ok {
+		return out, nil
+	}
+	return splitQuoted(line, out[:0])
+}
+
+// splitPlain splits a line without double quotes (most lines), finding its
+// commas eight bytes at a time; plain is false for a line with a double
+// quote, which splitQuoted reads. Its fields are those splitQuoted would
+// find. ascii tells, when plain, whether every byte of the line is below
+// 0x80 (then it is valid UTF-8).
+func splitPlain(line []byte, out []field) (fields []field, plain, ascii bool) {
+	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	start := 0
+	i := 0
+	var high uint64
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		high |= x
+		c := x ^ (',' * (highs >> 7))
+		q := x ^ ('"' * (highs >> 7))
+		// The high bit of each byte that is a comma (a double quote): no
+		// carry crosses bytes, so none is flagged wrongly.
+		commas := ^((c&lows + lows) | c) & highs
+		if ^((q&lows+lows)|q)&highs != 0 {
+			return out, false, false
+		}
+		for ; commas != 0; commas &= commas - 1 {
+			at := i + bits.TrailingZeros64(commas)>>3
+			out = append(out, field{text: trimBlanks(line[start:at])})
+			start = at + 1
+		}
+	}
+	for ; i < len(line); i++ {
+		high |= uint64(line[i])
+		switch line[i] {
+		case '"':
+			return out, false, false
+		case ',':
+			out = append(out, field{text: trimBlanks(line[start:i])})
+			start = i + 1
+		}
+	}
+	return append(out, field{text: trimBlanks(line[start:])}), true, high&highs == 0
+}
+
+// trimBlanks cuts the spaces and tabs around a field.
+func trimBlanks(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	return b[i:j]
+}
+
+// splitQuoted is splitLine for any line, quoted fields included, a byte
+// at a time.
+func splitQuoted(line []byte, out []field) ([]field, error) {
 	i := 0
 	for {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -41,7 +103,11 @@ func splitLine(line []byte, out []field) ([]field, error) {
 			for i < len(line) && line[i] != ',' {
 				i++
 			}
-			f = field{text: bytes.TrimRight(line[start:i], " \t")}
+			end := i
+			for end > start && (line[end-1] == ' ' || line[end-1] == '\t') {
+				end--
+			}
+			f = field{text: line[start:end]}
 		}
 		out = append(out, f)
 		if i >= len(line) {
@@ -108,6 +174,65 @@ func newLayout(cols ...int) layout {
 	}
 	return l
 }
+
+// natureName returns the nature a line's field names, as a constant for
+// the five natures (no string is allocated for each line), a copy of the
+// field otherwise.
+func natureName(b []byte) string {
+	switch string(b) {
+	case "State":
+		return "State"
+	case "Variable":
+		return "Variable"
+	case "Link":
+		return "Link"
+	case "Event":
+		return "Event"
+	case "Container":
+		return "Container"
+	}
+	return string(b)
+}
+
+// defaultLayout returns pj_dump's layout of the lines of a nature, not
+// to be changed (not copied for each line, nor looked up in the map).
+func defaultLayout(nature string) (*layout, bool) {
+	switch nature {
+	case "State":
+		return &stateLayout, true
+	case "Variable":
+		return &variableLayout, true
+	case "Link":
+		return &linkLayout, true
+	case "Event":
+		return &eventLayout, true
+	case "Container":
+		return &containerLayout, true
+	}
+	return nil, false
+}
+
+var (
+	stateLayout, variableLayout = defaultLayouts["State"], defaultLayouts["Variable"]
+	linkLayout, eventLayout     = defaultLayouts["Link"], defaultLayouts["Event"]
+	containerLayout             = defaultLayouts["Container"]
+)
+
+// stateFields is the number of fields of pj_dump's state lines.
+const stateFields = 8
+
+// requiredOf is required[nature], the common ones not looked up in the map.
+func requiredOf(nature string) []int {
+	switch nature {
+	case "State":
+		return requiredState
+	case "Variable":
+		return requiredVariable
+	}
+	return required[nature]
+}
+
+var requiredState, requiredVariable = required["State"], required["Variable"]
 
 // The layouts of pj_dump's output, whose lines have no header.
 var defaultLayouts = map[string]layout{

@@ -82,6 +82,22 @@
 // StarPU's container types (StarPU, trace.LooksStarPU), as the Pajé
 // reader does.
 //
+// # Speed
+//
+// Most lines are pj_dump's own: ASCII, no quotes, ", " between fields.
+// splitPlain finds their commas eight bytes at a time (a SWAR test of
+// each 64-bit word), and learns in the same pass that the line is ASCII,
+// hence valid UTF-8; a line with a double quote goes to splitQuoted, the
+// byte-at-a-time reader of every line (FuzzSplit checks one against the
+// other). Nothing is allocated for a line: natures are constants, the
+// layouts of pj_dump's natures are package variables passed by pointer,
+// containers, types and values are looked up with the field's bytes (the
+// type of the last line and the first values of each type before the
+// maps), times go through trace.ParseTimeBytes and the imbrication through
+// plainDepth, exact, with strconv for any other text. The read of 70 MB
+// of pj_dump output takes 370-400 MB a second of CPU time, three times
+// the reader before.
+//
 // # Memory
 //
 // States, variables and events are passed to the sink as they are read.

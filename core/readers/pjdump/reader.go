@@ -216,17 +216,26 @@ func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions)
 }
 
 func (d *decoder) parseLine(line []byte) error {
-	line = bytes.TrimRight(line, "\r\n")
+	for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n-- {
+		line = line[:n-1]
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
 	d.lines++
-	if !utf8.Valid(line) {
+	// Most lines are ASCII without quotes: splitPlain takes them, and
+	// tells whether they are ASCII, which is valid UTF-8. The others are
+	// checked before they are split, as the errors come in that order.
+	fields, plain, ascii := splitPlain(line, d.fields[:0])
+	d.fields = fields
+	if !ascii && !utf8.Valid(line) {
 		return d.fail("line is not valid UTF-8")
 	}
-	var err error
-	if d.fields, err = splitLine(line, d.fields); err != nil {
-		return d.fail("%v", err)
+	if !plain {
+		var err error
+		if d.fields, err = splitQuoted(line, d.fields[:0]); err != nil {
+			return d.fail("%v", err)
+		}
 	}
 	if !d.sawData {
 		if l, ok := parseHeader(d.fields); ok {
