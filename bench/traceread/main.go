@@ -28,7 +28,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// result is what pajeread prints, as one JSON object.
+// result is what traceread prints, as one JSON object.
 type result struct {
 	Sink       string  `json:"sink"`
 	Format     string  `json:"format"`
@@ -50,7 +50,6 @@ func main() {
 	format := flag.String("format", "paje", "the reader, a format name of the registry (\"\": detected)")
 	slices := flag.Int("slices", 100, "time slices of the microscopic model")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
-	format := flag.String("format", "paje", "the trace's format: paje, or pjdump for pj_dump's output")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: traceread [-format name] [-sink count|trace|micro|stream] [-slices n] trace")
 		flag.PrintDefaults()
