@@ -17,7 +17,7 @@ GO_SOURCES := $(shell find core arrowio plots pybind cmd -name '*.go' -not -name
 PY_SOURCES := $(shell find pybind/macroscope \( -name '*.py' -o -name '*.pyi' -o -name py.typed -o -name '*.js' \) \
 	-not -path '*/_native/*' 2>/dev/null) pybind/build_hook.py
 
-.PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare widgets-js clean fuzz
+.PHONY: demo test setup lint go-test py-test stubs notebooks bench bench-compare bench-table widgets-js clean fuzz
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/macroscope overview $(TRACE) --out $(OUT)
@@ -110,6 +110,15 @@ bench: setup
 # BENCH_ARGS, e.g. BENCH_ARGS="--rounds 3 --sizes 150MB,1.5GB --pipit-src DIR".
 bench-compare: setup
 	$(VPY) bench/compare.py $(BENCH_ARGS)
+
+# The readers' performance table regenerated in one run (bench/table.py):
+# every reader on a generated 150 MB file (BENCH_ARGS=--large: 1.5 GB) and on
+# the corpus's largest of its format, beside its peer and `cat` from the page
+# cache; rewrites its section of bench/RESULTS.md and its rows of README.md.
+# Needs only Go and python3: the peers go into bench/.peers-venv as for
+# bench-compare (pipit from a source tree: PIPIT_SRC=DIR).
+bench-table:
+	python3 bench/table.py $(BENCH_ARGS)
 
 # The widgets' browser code: js/src bundled by esbuild into one module,
 # pybind/macroscope/widgets/static/widgets.js (committed, so that installing

@@ -77,6 +77,7 @@ import threading
 import time
 
 import _machine
+import _runs
 
 BENCH = pathlib.Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -111,91 +112,18 @@ class Job:
 
 # Running one measurement ------------------------------------------------------
 
-def group_rss(pgid):
-    """The resident bytes of every process of the process group pgid."""
-    total = 0
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:              # field 5 of stat: the process group
-            total += int(fields[21]) * PAGE     # field 24: resident pages
-    return total
-
-
-PAGE = os.sysconf("SC_PAGE_SIZE")
 MAX_RSS = None   # bytes; set from --max-rss
 
 
 def run_process(cmd, env=None, timeout=None, stdout_to_file=True):
-    """Run cmd in a new session; return (wall s, peak RSS bytes, exit code,
-    stdout text, stderr text). Past timeout, or past MAX_RSS bytes resident
-    in the whole group (a shared machine: a peer that would need more is
-    stopped and reported, not left to push the others into swap or the OOM
-    killer), the whole group is killed."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        began = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out if stdout_to_file else subprocess.DEVNULL, stderr=err,
-                                stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-        killed = []
-
-        def kill():
-            killed.append(True)
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(timeout, kill) if timeout else None
-        if timer:
-            timer.start()
-        over = []
-        ended = threading.Event()
-
-        def watch():
-            while not ended.wait(0.25):
-                rss = group_rss(proc.pid)
-                if MAX_RSS and rss > MAX_RSS:
-                    over.append((rss, time.perf_counter() - began))
-                    kill()
-                    return
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            ended.set()
-            if timer:
-                timer.cancel()
-        took = time.perf_counter() - began
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        text = out.read().decode(errors="replace")
-        errors = err.read().decode(errors="replace")
-        if over:
-            rss, when = over[0]
-            errors += (f"\nstopped: over the memory limit ({rss / 1e9:.1f} GB resident after {when:.0f} s; "
-                       f"--max-rss {MAX_RSS / 1e9:g} GB)")
-            proc.returncode = proc.returncode or -9
-        elif killed:
-            errors += f"\ntimed out after {timeout:.0f} s (--timeout)"
-            proc.returncode = proc.returncode or -9
-        return took, usage.ru_maxrss * 1024, proc.returncode, text, errors
+    """Run cmd in a new session (bench/_runs.py, stopped past timeout or
+    past MAX_RSS bytes resident in its whole group); return (wall s, peak
+    RSS bytes, exit code, stdout text, stderr text)."""
+    r = _runs.run(cmd, env=env, timeout=timeout, max_rss=MAX_RSS, keep_stdout=stdout_to_file)
+    return r.wall, r.rss, r.code, r.out, r.err
 
 
-def reason(errors, code):
-    """The line of stderr that says why a run failed."""
-    lines = [ln.strip() for ln in errors.strip().splitlines() if ln.strip()]
-    for line in reversed(lines):
-        if not line.startswith(("File ", "^", "~")) and "Traceback" not in line:
-            return line[:200]
-    return f"exit code {code}"
+reason = _runs.reason
 
 
 def measure(job, timeout, mode="time"):

@@ -4,7 +4,8 @@ fresh process, and print what happened as a JSON line.
     python bench/compare_child.py TOOL MODE PATH
 
 MODE "time" times the read alone (imports are done before the clock
-starts) and prints {"seconds": s, "count": {...}} with counts that cost
+starts) and prints {"seconds": s, "cpu": s, "count": {...}} (cpu: the
+read's user + system time, every thread and ended child) with counts that cost
 nothing once the data is read (a length, a summary). MODE "check" reads the
 same way and prints detailed counts (by type of state, by kind of event),
 which may build tables: it is run once, apart from the timed runs, so that
@@ -17,8 +18,34 @@ on stderr and exits non-zero; the parent reports its last line.
 """
 
 import json
+import resource
 import sys
 import time
+
+_cpu = {}
+
+
+def _cpu_now():
+    """CPU seconds (user + system) of this process, every thread, and of
+    its children that have ended (pipit's OTF2 reader forks workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _start():
+    """The start of the timed read: its wall clock, returned, and its CPU
+    time, kept for _stop."""
+    _cpu["began"] = _cpu_now()
+    return time.perf_counter()
+
+
+def _stop(began):
+    """The wall-clock seconds since began; the CPU seconds are kept for the
+    report ("cpu")."""
+    took = time.perf_counter() - began
+    _cpu["took"] = _cpu_now() - _cpu["began"]
+    return took
 
 
 def _count_by(series, most=12):
@@ -52,28 +79,28 @@ def _ms_counts(tr, mode):
 
 def ms_read(path, mode):
     ms = _ms()
-    began = time.perf_counter()
+    began = _start()
     tr = ms.read(path, progress=False)
-    took = time.perf_counter() - began
+    took = _stop(began)
     return took, _ms_counts(tr, mode)
 
 
 def ms_read_micro_model(path, mode):
     """ms.read, then the microscopic model (100 slices) of the whole trace."""
     ms = _ms()
-    began = time.perf_counter()
+    began = _start()
     tr = ms.read(path, progress=False)
     tr.micro()
-    took = time.perf_counter() - began
+    took = _stop(began)
     return took, _ms_counts(tr, mode)
 
 
 def ms_read_micro(path, mode):
     """ms.read_micro: the model built while reading, nothing else kept."""
     ms = _ms()
-    began = time.perf_counter()
+    began = _start()
     model = ms.read_micro(path, progress=False)
-    took = time.perf_counter() - began
+    took = _stop(began)
     info = getattr(model, "trace_info", None) or {}
     count = {k: info[k] for k in ("states", "events", "links") if isinstance(info, dict) and info.get(k)}
     return took, count
@@ -106,25 +133,25 @@ def pipit_nsight_sqlite(path, mode):
     if not hasattr(pipit.Trace, "from_nsight_sqlite"):
         raise RuntimeError("this pipit reads Nsight Systems only as CSV exports (from_nsight): "
                            "its SQLite reader is hpcgroup/pipit's nsight-sqlite branch")
-    began = time.perf_counter()
+    began = _start()
     tr = pipit.Trace.from_nsight_sqlite(path)
-    took = time.perf_counter() - began
+    took = _stop(began)
     return took, _pipit_counts(tr.events, mode, by="Trace Type")
 
 
 def pipit_hpctoolkit(path, mode):
     pipit = _pipit()
-    began = time.perf_counter()
+    began = _start()
     tr = pipit.Trace.from_hpctoolkit(path)
-    took = time.perf_counter() - began
+    took = _stop(began)
     return took, _pipit_counts(tr.events, mode, by="Process")
 
 
 def pipit_otf2(path, mode):
     pipit = _pipit()
-    began = time.perf_counter()
+    began = _start()
     tr = pipit.Trace.from_otf2(path)
-    took = time.perf_counter() - began
+    took = _stop(began)
     return took, _pipit_counts(tr.events, mode, by="Process")
 
 
@@ -135,9 +162,9 @@ def hta_parse(path, mode):
     from hta.common.trace_parser import parse_trace_dataframe
     from hta.configs.parser_config import ParserConfig
 
-    began = time.perf_counter()
+    began = _start()
     meta, df, symbols = parse_trace_dataframe(path, ParserConfig.get_default_cfg())
-    took = time.perf_counter() - began
+    took = _stop(began)
     count = {"rows": len(df)}
     if mode == "check":
         if "cat" in df.columns:
@@ -154,13 +181,13 @@ def json_pandas(path, mode):
 
     import pandas as pd
 
-    began = time.perf_counter()
+    began = _start()
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
         doc = js.load(f)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     df = pd.DataFrame(events)
-    took = time.perf_counter() - began
+    took = _stop(began)
     count = {"rows": len(df)}
     if "ph" in df.columns:
         count["ph X"] = int((df["ph"] == "X").sum())
@@ -190,7 +217,7 @@ def main():
             message = message[:80] + " ... " + message[-110:]
         sys.stdout.write(json.dumps({"error": message}) + "\n")
         sys.exit(2)
-    sys.stdout.write(json.dumps({"seconds": took, "count": count}) + "\n")
+    sys.stdout.write(json.dumps({"seconds": took, "cpu": _cpu.get("took"), "count": count}) + "\n")
 
 
 if __name__ == "__main__":

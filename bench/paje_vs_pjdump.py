@@ -11,12 +11,12 @@ peak RSS. Commands:
 
     pj_dump -q T          PajeNG reads and simulates the trace, prints nothing
     pj_dump T >/dev/null  PajeNG reads, simulates and dumps every entity
-    pajeread -sink count  our reader, streaming into a sink that counts
-    pajeread -sink stream our reader + the microscopic model built while
+    traceread -sink count  our reader, streaming into a sink that counts
+    traceread -sink stream our reader + the microscopic model built while
                           reading (micro.ReadFile, 100 slices): nothing kept
                           but the model
-    pajeread -sink trace  our reader, the whole trace in memory
-    pajeread -sink micro  the same, then the microscopic model (micro.Build)
+    traceread -sink trace  our reader, the whole trace in memory
+    traceread -sink micro  the same, then the microscopic model (micro.Build)
 
 MB/s and events/s are the trace's size and event lines (everything but the
 %EventDef header) over the best time. Speed-ups are pj_dump's best time over
@@ -30,37 +30,24 @@ Usage: python3 bench/paje_vs_pjdump.py [--events N] [--repeat R] [--trace FILE]
 import argparse
 import os
 import pathlib
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import _machine
+import _runs
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 
 def run(cmd):
     """Run cmd with stdout to /dev/null; return (wall s, CPU s, peak RSS bytes)."""
-    full = [TIME, "-v"] + cmd if TIME else cmd
-    began = time.perf_counter()
-    proc = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    took = time.perf_counter() - began
-    err = proc.stderr.read().decode(errors="replace")
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(map(str, cmd))} failed: {err}")
-    cpu = usage.ru_utime + usage.ru_stime
-    rss = usage.ru_maxrss * 1024
-    if TIME:
-        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-        if m:
-            rss = int(m.group(1)) * 1024
-    return took, cpu, rss
+    r = _runs.run(cmd, keep_stdout=False)
+    if r.code != 0:
+        sys.exit(f"{' '.join(map(str, cmd))} failed: {r.err}")
+    return r.wall, r.cpu, r.rss
 
 
 def event_lines(path):
@@ -77,7 +64,7 @@ def main():
     ap.add_argument("--events", type=int, default=5_000_000, help="state changes of the generated trace")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command")
     ap.add_argument("--trace", help="use this Pajé trace instead of generating one")
-    ap.add_argument("--sinks", default="count,stream,trace,micro", help="our commands to run (pajeread sinks)")
+    ap.add_argument("--sinks", default="count,stream,trace,micro", help="our commands to run (traceread sinks)")
     ap.add_argument("--no-dump", action="store_true", help="skip pj_dump > /dev/null (the slowest)")
     args = ap.parse_args()
     if shutil.which("pj_dump") is None:
@@ -85,7 +72,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        progs = [("pajeread", "./bench/pajeread")] + ([] if args.trace else [("macroscope", "./cmd/macroscope")])
+        progs = [("traceread", "./bench/traceread")] + ([] if args.trace else [("macroscope", "./cmd/macroscope")])
         for prog, pkg in progs:
             subprocess.run(["go", "build", "-o", str(tmp / prog), pkg], cwd=REPO, check=True)
         trace = pathlib.Path(args.trace) if args.trace else tmp / "synth.trace"
@@ -102,7 +89,7 @@ def main():
         if not args.no_dump:
             commands.append(("pj_dump > /dev/null", ["pj_dump", str(trace)]))
         for sink in args.sinks.split(","):
-            commands.append((f"Macroscope, sink {sink}", [str(tmp / "pajeread"), "-sink", sink, str(trace)]))
+            commands.append((f"Macroscope, sink {sink}", [str(tmp / "traceread"), "-sink", sink, str(trace)]))
         runs = {name: [] for name, _ in commands}
         for _ in range(args.repeat):
             for name, cmd in commands:

@@ -131,6 +131,12 @@ type builder struct {
 	nTypes, nValues, nContainers int32
 	values                       map[valueKey]int32
 	types                        map[string]int32 // range and metric types by name
+	// The values of goroutine states, by state (1 + the value; 0: not
+	// yet defined) and, for waiting, by reason: goroutines change state at
+	// most of a trace's events, and these spare each change the building
+	// and hashing of its value's name.
+	goStateValues [8]int32
+	waitingValues map[string]int32
 
 	tGoroutine, tP, tRuntime                   int32 // container types
 	sGoroutine, sRegion, sP, sPRunning         int32 // state types
@@ -148,12 +154,13 @@ type builder struct {
 func newBuilder(sink trace.Sink, opt trace.ReadOptions) *builder {
 	return &builder{
 		sink: sink, opt: opt,
-		values:  map[valueKey]int32{},
-		types:   map[string]int32{},
-		gs:      map[xtrace.GoID]*goroutine{},
-		ps:      map[xtrace.ProcID]*proc{},
-		metrics: map[string]*metric{},
-		skipped: map[string]int64{},
+		values:        map[valueKey]int32{},
+		types:         map[string]int32{},
+		waitingValues: map[string]int32{},
+		gs:            map[xtrace.GoID]*goroutine{},
+		ps:            map[xtrace.ProcID]*proc{},
+		metrics:       map[string]*metric{},
+		skipped:       map[string]int64{},
 	}
 }
 
@@ -327,6 +334,28 @@ func (b *builder) ensure(g *goroutine) int32 {
 	return g.cid
 }
 
+// goStateValue is b.value(b.sGoroutine, goState(to, reason)), remembered
+// by state and reason.
+func (b *builder) goStateValue(to xtrace.GoState, reason string) int32 {
+	if to == xtrace.GoWaiting {
+		v, ok := b.waitingValues[reason]
+		if !ok {
+			v = b.value(b.sGoroutine, goState(to, reason))
+			b.waitingValues[reason] = v
+		}
+		return v
+	}
+	if int(to) >= len(b.goStateValues) {
+		return b.value(b.sGoroutine, goState(to, reason))
+	}
+	if v := b.goStateValues[to]; v != 0 {
+		return v - 1
+	}
+	v := b.value(b.sGoroutine, goState(to, reason))
+	b.goStateValues[to] = v + 1
+	return v
+}
+
 // goState is the value of a goroutine state.
 func goState(to xtrace.GoState, reason string) string {
 	switch to {
@@ -387,7 +416,7 @@ func (b *builder) goTransition(ev xtrace.Event, st xtrace.StateTransition, now t
 		b.destroy(g, now)
 		return
 	}
-	b.openLane(&g.state, b.value(b.sGoroutine, goState(to, st.Reason)), now)
+	b.openLane(&g.state, b.goStateValue(to, st.Reason), now)
 	if to == xtrace.GoRunning {
 		if p := b.ps[ev.Proc()]; p != nil {
 			if p.g != nil {

@@ -22,17 +22,18 @@ type stream struct {
 	ready chan *batch // the next batch, decoded by a worker
 	spare *batch      // the batch a worker fills next
 	cur   *batch
-	i     int // next record of cur
+	i     int    // next record of cur
+	ticks uint64 // its timestamp, kept here for the merge's comparisons
 }
 
 // head is the stream's next record.
 func (s *stream) head() *record { return &s.cur.records[s.i] }
 
-// before orders streams by their next record.
+// before orders streams by their next record. The timestamps compared are
+// the streams' own copies: the heap's comparisons then read no record.
 func (s *stream) before(t *stream) bool {
-	a, b := s.head(), t.head()
-	if a.ticks != b.ticks {
-		return a.ticks < b.ticks
+	if s.ticks != t.ticks {
+		return s.ticks < t.ticks
 	}
 	return s.loc < t.loc
 }
@@ -120,7 +121,9 @@ func (m *merger) run(fn func(loc int, r *record, values []float64) error) error 
 			return err
 		}
 		s.i++
-		if s.i == len(s.cur.records) {
+		if s.i < len(s.cur.records) {
+			s.ticks = s.cur.records[s.i].ticks
+		} else {
 			ok, err := m.next(s)
 			if err != nil {
 				return err
@@ -158,6 +161,7 @@ func (m *merger) next(s *stream) (bool, error) {
 			m.jobs <- s
 		}
 		if len(b.records) > 0 {
+			s.ticks = b.records[0].ticks
 			return true, nil
 		}
 	}

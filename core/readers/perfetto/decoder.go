@@ -67,12 +67,16 @@ type decoder struct {
 
 	stacks   map[int32]*stack
 	stackIDs []int32 // containers with a stack, in creation order
-	counters map[uint64]*counterTrack
-	ctrOrder []uint64
-	ctrNames map[[2]int32]uint64 // (container, variable type) -> counter track using it
-	flows    map[uint64]*flowPoint
-	asyncs   map[asyncKey]int32 // tracks of legacy async events
-	flowsV1  map[flowV1Key]*flowPoint
+	// lastStack is the stack of the last slice event: a track's events
+	// mostly come in runs (a thread's sequence of packets), and these
+	// find their stack without a map lookup.
+	lastStack *stack
+	counters  map[uint64]*counterTrack
+	ctrOrder  []uint64
+	ctrNames  map[[2]int32]uint64 // (container, variable type) -> counter track using it
+	flows     map[uint64]*flowPoint
+	asyncs    map[asyncKey]int32 // tracks of legacy async events
+	flowsV1   map[flowV1Key]*flowPoint
 	// atrace holds the atrace events of ftrace print events until the end,
 	// when they are applied in time order on stacks of their own.
 	atrace         []atraceEvent

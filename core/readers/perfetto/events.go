@@ -343,12 +343,16 @@ type stack struct {
 }
 
 func (d *decoder) stack(cont int32) *stack {
+	if st := d.lastStack; st != nil && st.cont == cont {
+		return st
+	}
 	st := d.stacks[cont]
 	if st == nil {
 		st = &stack{cont: cont, typ: d.m.typ(trace.KindState, "Slice", d.m.contType[cont])}
 		d.stacks[cont] = st
 		d.stackIDs = append(d.stackIDs, cont)
 	}
+	d.lastStack = st
 	return st
 }
 

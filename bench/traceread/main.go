@@ -1,13 +1,17 @@
-// Command pajeread reads a Pajé trace with Macroscope's reader, once, into
-// one of several sinks, and prints what it read and how long it took.
-// bench/paje_vs_pjdump.py runs it against pj_dump on the same trace, each
-// in its own process so that peak memory is measured per run.
+// Command traceread reads a trace with one of Macroscope's readers, once,
+// into one of several sinks, and prints what it read and how long it took.
+// bench/paje_vs_pjdump.py runs it against pj_dump on the same Pajé trace,
+// bench/table.py against each format's peer, each in its own process so
+// that peak memory is measured per run.
 //
-//	pajeread -sink count trace    stream into a sink that only counts
-//	pajeread -sink trace trace    read the whole trace into memory
-//	pajeread -sink micro trace    in memory, then the microscopic model
-//	pajeread -sink stream trace   the microscopic model while reading
-//	                              (micro.ReadFile: nothing kept but the model)
+//	traceread -sink count trace    stream into a sink that only counts
+//	traceread -sink trace trace    read the whole trace into memory
+//	traceread -sink micro trace    in memory, then the microscopic model
+//	traceread -sink stream trace   the microscopic model while reading
+//	                               (micro.ReadFile: nothing kept but the model)
+//
+// -format names the reader (a name of the registry, core/formats: otf2,
+// chrome, nsys...; default paje); "" detects it from the file.
 package main
 
 import (
@@ -24,12 +28,16 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// result is what pajeread prints, as one JSON object.
+// result is what traceread prints, as one JSON object.
 type result struct {
 	Sink       string  `json:"sink"`
+	Format     string  `json:"format"`
 	Seconds    float64 `json:"seconds"` // reading (and modelling), process start-up excluded
 	Bytes      int64   `json:"bytes"`
 	States     int     `json:"states"`
+	Variables  int     `json:"variables,omitempty"`
+	Links      int     `json:"links,omitempty"`
+	Events     int     `json:"events,omitempty"`
 	Containers int     `json:"containers"`
 	Leaves     int     `json:"leaves,omitempty"`
 	Passes     int     `json:"passes,omitempty"` // reads of the file (stream)
@@ -39,11 +47,11 @@ type result struct {
 
 func main() {
 	sink := flag.String("sink", "count", "count, trace, micro or stream")
+	format := flag.String("format", "paje", "the reader, a format name of the registry (\"\": detected)")
 	slices := flag.Int("slices", 100, "time slices of the microscopic model")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
-	format := flag.String("format", "paje", "the trace's format: paje, or pjdump for pj_dump's output")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: pajeread [-sink count|trace|micro|stream] [-slices n] trace.paje")
+		fmt.Fprintln(os.Stderr, "usage: traceread [-format name] [-sink count|trace|micro|stream] [-slices n] trace")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -56,7 +64,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	r := result{Sink: *sink, Bytes: st.Size()}
+	r := result{Sink: *sink, Format: *format, Bytes: st.Size()}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -75,6 +83,7 @@ func main() {
 			fail(err)
 		}
 		r.States, r.Containers = c.States, c.Containers
+		r.Variables, r.Links, r.Events = c.Variables, c.Links, c.Events
 	case "trace", "micro":
 		t := trace.New(path)
 		if err := formats.Read(path, *format, t, trace.ReadOptions{}); err != nil {
@@ -112,6 +121,6 @@ func main() {
 }
 
 func fail(err error) {
-	fmt.Fprintln(os.Stderr, "pajeread:", err)
+	fmt.Fprintln(os.Stderr, "traceread:", err)
 	os.Exit(1)
 }
