@@ -43,6 +43,7 @@ package critpath
 
 import (
 	"cmp"
+	"github.com/macroscope-hpc/macroscope/core/intern"
 	"slices"
 	"strings"
 
@@ -137,8 +138,7 @@ const overlapLane = " (overlap lane "
 // every state of positive duration and the links.
 type graphCollector struct {
 	valueName, valueCat []int32 // by value: name and category indices
-	names               []string
-	nameIndex           map[string]int32
+	names               intern.Table
 	categories          bool   // some value has a category
 	launchType          []bool // by type: a link type of launches
 	conts               []gcont
@@ -171,20 +171,12 @@ type glink struct {
 }
 
 func newGraphCollector() *graphCollector {
-	g := &graphCollector{nameIndex: map[string]int32{}, conts: []gcont{{name: "", parent: -1}}}
+	g := &graphCollector{conts: []gcont{{name: "", parent: -1}}}
 	g.name("")
 	return g
 }
 
-func (g *graphCollector) name(n string) int32 {
-	if i, ok := g.nameIndex[n]; ok {
-		return i
-	}
-	i := int32(len(g.names))
-	g.names = append(g.names, n)
-	g.nameIndex[n] = i
-	return i
-}
+func (g *graphCollector) name(n string) int32 { return g.names.ID(n) }
 
 func (g *graphCollector) defineType(t trace.Type) {
 	// The launches of the GPU readers: Nsight Systems' "CUDA launch",
@@ -299,7 +291,7 @@ func (gr *graph) addWeighted(from, to int32, kind string, w trace.Time, event in
 	gr.out[from] = append(gr.out[from], i)
 }
 
-func (gr *graph) nameOf(s int32) string { return gr.g.names[gr.states[s].name] }
+func (gr *graph) nameOf(s int32) string { return gr.g.names.String(gr.states[s].name) }
 
 // result finds the critical path of what g collected, or says why it
 // cannot.
@@ -419,7 +411,7 @@ func (g *graphCollector) result() (*Result, error) {
 		if isStream[s.cont] {
 			_, gr.isNode[i] = launchedBy[int32(i)]
 		} else {
-			gr.isNode[i] = !hta || !g.categories || cpuCategories[g.names[s.cat]]
+			gr.isNode[i] = !hta || !g.categories || cpuCategories[g.names.String(s.cat)]
 		}
 	}
 	for _, l := range slices.Concat(launches, deps) {
@@ -639,7 +631,7 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
 	slices.SortFunc(ends, func(a, b int32) int { return cmp.Compare(gr.states[a].end, gr.states[b].end) })
 	for i, ok := range gr.isNode {
 		s := gr.states[i]
-		if !ok || !blockingCalls[apiName(gr.g.names[s.name])] {
+		if !ok || !blockingCalls[apiName(gr.g.names.String(s.name))] {
 			continue
 		}
 		if _, launched := launchedBy[int32(i)]; launched {
@@ -789,7 +781,7 @@ func (gr *graph) attribution(r *Result) *Attribution {
 	}
 	for i, ok := range gr.isNode {
 		s := gr.states[i]
-		if j, seen := byName[gr.g.names[s.name]]; ok && seen {
+		if j, seen := byName[gr.g.names.String(s.name)]; ok && seen {
 			if lo, hi := max(s.start, r.Start), min(s.end, r.End); hi > lo {
 				a.ByState[j].Total += hi - lo
 			}

@@ -3,6 +3,7 @@ package critpath
 import (
 	"cmp"
 	"fmt"
+	"github.com/macroscope-hpc/macroscope/core/intern"
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -20,8 +21,7 @@ type Accumulator struct {
 	// valueName is the name index of each value, -1 for the values that
 	// are MPI calls (the builder keeps those).
 	valueName []int32
-	names     []string
-	nameIndex map[string]int32
+	names     intern.Table       // the states' names
 	spans     []mpi.Chunks[span] // by container
 	// graph keeps the states and links for the path of a GPU or task
 	// trace, until the first MPI call says the trace is a message-passing
@@ -39,7 +39,7 @@ type span struct {
 
 // New returns an empty accumulator.
 func New(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), nameIndex: map[string]int32{}, spans: make([]mpi.Chunks[span], 1),
+	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), spans: make([]mpi.Chunks[span], 1),
 		graph: newGraphCollector()}
 }
 
@@ -51,15 +51,7 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	return a.Result()
 }
 
-func (a *Accumulator) name(n string) int32 {
-	if i, ok := a.nameIndex[n]; ok {
-		return i
-	}
-	i := int32(len(a.names))
-	a.names = append(a.names, n)
-	a.nameIndex[n] = i
-	return i
-}
+func (a *Accumulator) name(n string) int32 { return a.names.ID(n) }
 
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
@@ -189,8 +181,8 @@ func (a *Accumulator) Result() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Attribution = attribute(r, acts, a.names)
-	r.acts, r.callName, r.stateNames = acts, callName, a.names
+	r.Attribution = attribute(r, acts, a.names.Strings())
+	r.acts, r.callName, r.stateNames = acts, callName, a.names.Strings()
 	return r, nil
 }
 

@@ -3,6 +3,7 @@ package mpi
 import (
 	"cmp"
 	"fmt"
+	"github.com/macroscope-hpc/macroscope/core/intern"
 	"math"
 	"slices"
 	"strings"
@@ -28,8 +29,7 @@ type Builder struct {
 	links      Chunks[rawLink]
 	collEvents Chunks[collEvent]
 
-	names     []string
-	nameIndex map[string]int32
+	names     intern.Table // the calls' names
 	comms     []string
 	commIndex map[string]int32
 
@@ -111,7 +111,6 @@ func NewBuilder() *Builder {
 	return &Builder{
 		containers: []containerInfo{{name: "0", parent: trace.None, typ: trace.None}},
 		res:        []int32{-1},
-		nameIndex:  map[string]int32{},
 		comms:      []string{""},
 		commIndex:  map[string]int32{"": 0},
 	}
@@ -130,15 +129,7 @@ func (b *Builder) fail(format string, args ...any) {
 	}
 }
 
-func (b *Builder) name(n string) int32 {
-	if i, ok := b.nameIndex[n]; ok {
-		return i
-	}
-	i := int32(len(b.names))
-	b.names = append(b.names, n)
-	b.nameIndex[n] = i
-	return i
-}
+func (b *Builder) name(n string) int32 { return b.names.ID(n) }
 
 func (b *Builder) comm(c string) int32 {
 	if i, ok := b.commIndex[c]; ok {
@@ -343,7 +334,7 @@ func (b *Builder) Run() (*Run, error) {
 	if !b.finished {
 		return nil, fmt.Errorf("mpi: the trace has not finished")
 	}
-	run := &Run{Names: b.names, Comms: b.comms, Start: b.start, End: b.end}
+	run := &Run{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
 	order := make([]int, len(b.building))
 	for i := range order {
 		order[i] = i
