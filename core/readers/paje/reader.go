@@ -67,7 +67,8 @@
 // id-table slots of sixteen bytes (the keys apart), a word's field starts
 // stored without append's capacity check, and chunks of 64 KiB. The next
 // step is a change of design: records that carry their ids resolved, so
-// that the simulation reads one line of memory an event, not six.
+// that the simulation reads a record in one line of memory, not a record,
+// its fields and three tables.
 //
 // Input may be compressed (gzip, bzip2, zstd: see ingest.Decompress). A
 // trace not sorted by time is read with Options.Sort, through an external
