@@ -62,10 +62,10 @@
 // is in its first 64 bytes, and a container remembers the slot of its last
 // event. What remains is mostly three cache misses an event (the table,
 // the container, the slot), as the chunks stream through the caches.
-// Measured and not kept, the CPU time the same within the noise:
-// prefetching the container and slot, a warming pass over a chunk's ids,
-// id-table slots of sixteen bytes (the keys apart), a word's field starts
-// stored without append's capacity check, and chunks of 64 KiB. The next
+// Measured and not kept: prefetching and a warming pass (slower); id-table
+// slots of sixteen bytes (the keys apart), a word's field starts stored
+// without append's capacity check, chunks of 64 KiB (the CPU time the
+// same within the noise). The next
 // step is a change of design: records that carry their ids resolved, so
 // that the simulation reads a record in one line of memory, not a record,
 // its fields and three tables.
