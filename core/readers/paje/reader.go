@@ -200,13 +200,14 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt Options)
 const progressEvery = 1 << 20
 
 type decoder struct {
-	opt   Options
-	file  string
-	line  int
-	defs  map[string]*eventDef // by event id
-	open  *eventDef            // definition being read
-	spans []span               // the fields of the line being read
-	sim   *simulator
+	fields []span // a keyed record's fields, split again
+	opt    Options
+	file   string
+	line   int
+	defs   map[string]*eventDef // by event id
+	open   *eventDef            // definition being read
+	spans  []span               // the fields of the line being read
+	sim    *simulator
 
 	// done counts the bytes of (decompressed) text read; input counts
 	// those of the files, compressed or not, for progress reports, before
