@@ -11,6 +11,12 @@ import (
 // order: resource, start, end, duration (s), start_ns, end_ns, via (how
 // the path arrived: "start", "late sender", "late receiver",
 // "collective") and from (the resource it came from; null for the first).
+// A GPU or task path (Semantics other than critpath.Scalasca) has, instead
+// of via, kind (the edge: "compute", "kernel", "launch", "kernel-kernel",
+// "sync wait", "dependency") and name (the event its time is attributed
+// to, empty for none), and from only where the edge joins two resources;
+// an HTA path also bound_by (critpath.BoundBy: "cpu_bound",
+// "gpu_compute_bound"...).
 func CritPathSegmentsTable(r *critpath.Result, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(r.Segments)
 	c := newColumns(mem, n)
@@ -30,7 +36,18 @@ func CritPathSegmentsTable(r *critpath.Result, meta map[string]string, mem memor
 	c.float64s("duration", dur)
 	c.int64s("start_ns", startNs)
 	c.int64s("end_ns", endNs)
-	c.strings("via", via)
+	if r.Semantics == critpath.Scalasca {
+		c.strings("via", via)
+	} else {
+		names, codes := columnLabels(n, func(i int) string { return r.Segments[i].Name })
+		kinds, kindCodes := columnLabels(n, func(i int) string { return r.Segments[i].Via })
+		c.categories("kind", kinds, kindCodes)
+		c.categories("name", names, codes)
+		if r.Semantics == critpath.HTA {
+			bound, boundCodes := columnLabels(n, func(i int) string { return critpath.BoundBy(r.Segments[i]) })
+			c.categories("bound_by", bound, boundCodes)
+		}
+	}
 	c.dictionary("from", r.Resources, from, valid)
 	return c.batch(meta)
 }
@@ -129,6 +146,9 @@ func WaitStatesTable(r *critpath.Result, meta map[string]string, mem memory.Allo
 // caused directly), long_term (s: through the wait states it caused in
 // turn) and total (s), the largest first.
 func DelayCostsTable(r *critpath.Result, d *critpath.Delays, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
+	if d == nil {
+		d = &critpath.Delays{} // a GPU or task path has no wait states
+	}
 	n := len(d.Costs)
 	c := newColumns(mem, n)
 	res := make([]int32, n)

@@ -41,7 +41,7 @@ func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {
 	a := &Analysis{kind: "critical path", info: map[string]any{
 		"start": r.Start.Seconds(), "end": r.End.Seconds(), "length": r.Length().Seconds(),
 		"segments": len(r.Segments), "resources": len(r.Resources), "wait_states": len(r.Waits),
-		"waiting": waited.Seconds(),
+		"waiting": waited.Seconds(), "semantics": r.Semantics,
 	}}
 	a.tables = map[string]func(memory.Allocator) arrow.RecordBatch{
 		"segments": func(mem memory.Allocator) arrow.RecordBatch { return arrowio.CritPathSegmentsTable(r, a.meta(), mem) },

@@ -1,9 +1,11 @@
 package ingest
 
+import "math"
+
 // MaxDecompressedOption is the option of the readers of text formats that
 // bounds what a compressed file may expand to (see Decompress).
 var MaxDecompressedOption = Option{
-	Name: "max_decompressed", Kind: Int, Default: int(DefaultMaxDecompressed),
+	Name: "max_decompressed", Kind: Int, Default: int(min(DefaultMaxDecompressed, math.MaxInt)), // 2 GiB on 32-bit machines
 	Doc: "the most bytes a compressed file (gzip, bzip2, zstd) may expand to before the read stops, against decompression bombs; 0: no limit",
 }
 

@@ -1,6 +1,8 @@
 """The critical path of a message-passing run, with Scalasca's semantics,
-and its stragglers: who arrives last at the collectives (or iterations),
-how often and by how much. docs/analyses.md gives the definitions."""
+or of a GPU or task trace, with Holistic Trace Analysis' (through launches,
+streams and synchronisations) or through the flows between states; and
+the stragglers: who arrives last at the collectives (or iterations), how
+often and by how much. docs/analyses.md gives the definitions."""
 
 from __future__ import annotations
 
@@ -14,16 +16,34 @@ from ._reading import Progress
 
 class CriticalPath(Analysis):
     """The critical path of a run: the chain of computation and
-    communication, without waiting, that leads to its end (Scalasca's
-    backward replay: from the last resource to enter MPI_Finalize, back
-    along it until a call that waited, then on at the resource that caused
-    the wait; down to MPI_Init's end).
+    communication, without waiting, that leads to its end. :attr:`semantics`
+    says how it was found, by what the trace carries:
+
+    - ``"scalasca"``, a message-passing run (MPI calls): Scalasca's
+      backward replay, from the last resource to enter MPI_Finalize, back
+      along it until a call that waited, then on at the resource that
+      caused the wait; down to MPI_Init's end;
+    - ``"hta"``, calls that launch GPU operations (Kineto's flows, the
+      correlation ids of Nsight Systems and rocprof): Holistic Trace
+      Analysis' longest path through the CPU call stacks, the launches,
+      each stream's order and the synchronisations;
+    - ``"dependencies"``, states joined by flows: the longest path through
+      them.
 
     ``to_pandas()`` has its segments in time order: ``resource``,
     ``start``, ``end``, ``duration`` (s; exactly ``start_ns``,
     ``end_ns``), ``via`` (how the path arrived: "start", "late sender",
     "late receiver", "collective") and ``from`` (the resource it came
-    from). :meth:`by_state` and :meth:`by_resource` say what the path's
+    from). A GPU or task path has, instead of ``via``, ``kind`` (the edge:
+    "compute", "kernel", "launch", "kernel-kernel", "sync wait",
+    "dependency") and ``name`` (the event its time is attributed to, as
+    HTA attributes it; empty for launches, waits and dependencies), and
+    ``from`` only where the edge joins two resources; an HTA path also
+    ``bound_by``, HTA's classification ("cpu_bound", "gpu_compute_bound",
+    "gpu_communication_bound", "gpu_kernel_launch_overhead",
+    "gpu_kernel_kernel_overhead", empty for waits and dependencies).
+
+    :meth:`by_state` and :meth:`by_resource` say what the path's
     time went to, :meth:`pieces` the path cut by activity,
     :meth:`wait_states` every wait state found on the way,
     :meth:`delay_costs` their root causes (Scalasca's delay costs).
@@ -82,6 +102,13 @@ class CriticalPath(Analysis):
         """The path's duration in seconds (its segments added up)."""
         return self._info["length"]
 
+    @property
+    def semantics(self) -> str:
+        """How the path was found: "scalasca" (a message-passing run),
+        "hta" (launches and GPU operations, Holistic Trace Analysis') or
+        "dependencies" (flows between states)."""
+        return self._info["semantics"]
+
     def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "path",
              top: int | None = None):
         """Draw the path (``type="path"``), its time by state
@@ -95,7 +122,7 @@ class CriticalPath(Analysis):
     def _describe(self) -> str:
         i = self._info
         return f"{i['segments']} segments over {i['resources']} resources, {i['length']:g} s " \
-               f"({i['start']:g}-{i['end']:g} s), {i['wait_states']} wait states"
+               f"({i['start']:g}-{i['end']:g} s), {i['wait_states']} wait states ({i['semantics']})"
 
 
 class Stragglers(Analysis):

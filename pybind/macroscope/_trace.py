@@ -392,7 +392,13 @@ class Trace:
         resource that caused the wait, down to MPI_Init's end
         (``whole_run=True``: from the trace's start to its end, MPI_Init
         and MPI_Finalize included). Needs matched messages or collectives
-        (Paraver, OTF2, SMPI Pajé, pj_dump); refused otherwise."""
+        (Paraver, OTF2, SMPI Pajé, pj_dump). A trace without MPI calls
+        whose calls launch GPU operations (Kineto, Nsight Systems,
+        rocprof) gets Holistic Trace Analysis' critical path instead
+        (through the call stacks, launches, streams and synchronisations),
+        one of states joined by flows the longest path through them;
+        :attr:`CriticalPath.semantics` says which. Refused when the trace
+        has neither MPI calls nor links."""
         return trace_critical_path(self, whole_run)
 
     def stragglers(self, iteration: str | None = None) -> Stragglers:

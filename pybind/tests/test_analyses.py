@@ -255,11 +255,41 @@ def test_critical_path_in_memory_equals_from_file():
     assert whole.to_pandas()["end_ns"].iloc[-1] == 9000029000
 
 
-def test_critical_path_refused():
+def test_critical_path_gpu():
+    # Holistic Trace Analysis 0.5.0's critical_path_analysis of this trace
+    # (annotation "", the whole trace): 1159 edges, 41 435 234 µs; the Go
+    # tests compare every edge when HTA is installed (bench/.peers-venv).
     kineto = shared("hta", "tests", "data", "critical_path", "simple_add",
                     "benchmark_result_493459_1694039959_trace.json.gz")
-    with pytest.raises(ms.InvalidArgumentError, match="critical path needs MPI calls"):
-        ms.critical_path(kineto)
+    cp = ms.critical_path(kineto)
+    assert cp.semantics == "hta"
+    assert len(cp) == 1159
+    df = cp.to_pandas()
+    assert list(df.columns) == ["resource", "start", "end", "duration", "start_ns", "end_ns", "kind", "name", "bound_by",
+                                "from"]
+    assert int((df.end_ns - df.start_ns).sum()) == 41_435_234_000
+    # HTA's get_critical_path_breakdown() of the same trace, by bound_by (µs).
+    bound = ((df.end_ns - df.start_ns) // 1000).groupby(df.bound_by, observed=True).sum().to_dict()
+    assert bound == {"": 0, "cpu_bound": 41380750, "gpu_compute_bound": 40992, "gpu_kernel_kernel_overhead": 11897,
+                     "gpu_kernel_launch_overhead": 1595}
+    assert cp.length == pytest.approx(41.435234, abs=1e-12)
+    kinds = df.groupby("kind", observed=True).duration.sum()
+    assert set(kinds.index) == {"compute", "kernel", "launch", "kernel-kernel", "sync wait", "dependency"}
+    # The launches and waits are attributed to no event, as HTA's.
+    assert (df[df.kind.isin(["launch", "sync wait", "dependency"])].name == "").all()
+    by_state = cp.by_state().set_index("state")
+    assert by_state.on_path.sum() == pytest.approx(cp.length)
+    assert by_state.loc["(launch delay)", "on_path"] == pytest.approx(kinds["launch"])
+    assert cp.by_resource().on_path.sum() == pytest.approx(cp.length)
+    assert cp.plot().to_bytes()[:4] == b"\x89PNG"
+    pd.testing.assert_frame_equal(ms.read(kineto).critical_path().to_pandas(), df)
+
+
+def test_critical_path_refused():
+    # A Kineto trace whose flows were sampled away: no launches to follow.
+    sampled = shared("hta", "tests", "data", "trace_filter", "sampled_rank-0.json.gz")
+    with pytest.raises(ms.InvalidArgumentError, match="no MPI calls .* and no links"):
+        ms.critical_path(sampled)
 
 
 def test_stragglers():

@@ -79,15 +79,20 @@ trace's own MPI calls and messages (Dimemas' ideal configuration).`,
 
 var critPathCommand = command{
 	name:     "critpath",
-	summary:  "critical path of a message-passing run (Scalasca's): table and figure",
+	summary:  "critical path of a message-passing run (Scalasca's) or a GPU or task trace (HTA's): table and figure",
 	synopsis: "[flags] trace",
 	about: `
-Finds the critical path of the run with Scalasca's semantics: the wait
-states (late sender, late receiver, waiting in collectives), then a walk
-back from the last resource to enter MPI_Finalize, along it until a call
-that waited, on at the resource that caused the wait, down to MPI_Init's
-end. Reads the trace into memory (the path's time is attributed to the
-states of the resources it crosses).`,
+Finds the critical path of the run. With MPI calls, Scalasca's semantics:
+the wait states (late sender, late receiver, waiting in collectives), then
+a walk back from the last resource to enter MPI_Finalize, along it until a
+call that waited, on at the resource that caused the wait, down to
+MPI_Init's end. Without, on a trace whose calls launch GPU operations
+(Kineto's flows, the correlation ids of Nsight Systems and rocprof),
+Holistic Trace Analysis' semantics: the longest path through the CPU call
+stacks, the launches, the streams' order and their synchronisations; on a
+trace of states joined by flows, the longest path through them. The first
+line says which was used. Reads the trace into memory (the path's time is
+attributed to the states of the resources it crosses).`,
 	run: runCritPath,
 }
 
@@ -462,6 +467,13 @@ func printFactors(w io.Writer, rows []pop.Factor, cols []string) {
 	tw.Flush()
 }
 
+// semanticsNames say how a critical path was found.
+var semanticsNames = map[string]string{
+	critpath.Scalasca:     "Scalasca's (MPI wait states, backward replay)",
+	critpath.HTA:          "Holistic Trace Analysis' (CPU calls, launches, streams, synchronisations)",
+	critpath.Dependencies: "longest path through the flows between states",
+}
+
 func runCritPath(c *cli) error {
 	wholeRun := c.fs.Bool("whole-run", false, "keep MPI_Init and MPI_Finalize on the path: from the trace's start to its end")
 	kind := c.fs.String("type", "path", "the figure: path (over the resources), states (its time by state) or delays (the delay costs)")
@@ -495,13 +507,22 @@ func runCritPath(c *cli) error {
 	at := r.Attribution
 	// Times from the trace's start (one clock), said once (sayCounts).
 	origin := r.TraceStart()
+	c.say("semantics", "%s", semanticsNames[r.Semantics])
 	c.say("path", "%d segments over %d resources, %.9g s (%.9g-%.9g s), %d wait states",
 		len(r.Segments), len(at.ByResource), r.Length().Seconds(), (r.Start - origin).Seconds(), (r.End - origin).Seconds(), len(r.Waits))
 	if !*quiet {
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "resource\tstart (s)\tend (s)\tvia\t\n")
+		if r.Semantics == critpath.Scalasca {
+			fmt.Fprintf(tw, "resource\tstart (s)\tend (s)\tvia\t\n")
+		} else {
+			fmt.Fprintf(tw, "resource\tstart (s)\tend (s)\tkind\tname\t\n")
+		}
 		for _, s := range r.Segments[:min(*top, len(r.Segments))] {
-			fmt.Fprintf(tw, "%s\t%.9f\t%.9f\t%s\t\n", r.Resources[s.Resource], (s.Start - origin).Seconds(), (s.End - origin).Seconds(), s.Via)
+			fmt.Fprintf(tw, "%s\t%.9f\t%.9f\t%s\t", r.Resources[s.Resource], (s.Start - origin).Seconds(), (s.End - origin).Seconds(), s.Via)
+			if r.Semantics != critpath.Scalasca {
+				fmt.Fprintf(tw, "%s\t", s.Name)
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 		if n := len(r.Segments) - *top; n > 0 {
@@ -511,7 +532,7 @@ func runCritPath(c *cli) error {
 			c.say("state", "%s: %.9g s on the path (%.1f %%)", s.State, s.OnPath.Seconds(), 100*s.Share)
 		}
 	}
-	if *delays != "" {
+	if *delays != "" && r.DelayCosts() != nil {
 		d := r.DelayCosts()
 		for _, x := range d.Costs[:min(5, len(d.Costs))] {
 			c.say("delay", "%s %s: %.9g s short-term, %.9g s long-term of %s waiting", r.Resources[x.Resource], x.State,

@@ -114,6 +114,27 @@ func TestCritPathCommands(t *testing.T) {
 	if st.rows[0][0] != "computing" || st.float(t, 0, "on_path") != 3.9 {
 		t.Errorf("by state %v", st.rows)
 	}
+	// A Kineto trace: HTA's semantics (core/views/critpath's Example_gpu),
+	// the segments' kind and name in the table, no delay costs.
+	out = mustRun(t, "critpath", "--out", dir, "--table", "gpu.csv", "--figure", "", "--delays", "gd.csv",
+		"../../../core/views/critpath/testdata/kineto_launch.json")
+	for _, want := range []string{
+		"semantics  Holistic Trace Analysis' (CPU calls, launches, streams, synchronisations)",
+		"path       6 segments over 2 resources, 0.00023 s",
+		"0/stream 7  0.000030000  0.000200000  kernel      add_kernel",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	gpu := readCSV(t, filepath.Join(dir, "gpu.csv"))
+	if len(gpu.rows) != 6 || gpu.rows[2][gpu.col(t, "kind")] != "kernel" || gpu.rows[2][gpu.col(t, "name")] != "add_kernel" ||
+		gpu.float(t, 2, "end_ns") != 200000 {
+		t.Errorf("GPU segments %v %v", gpu.header, gpu.rows)
+	}
+	if gd := readCSV(t, filepath.Join(dir, "gd.csv")); len(gd.rows) != 0 {
+		t.Errorf("delay costs of a GPU path: %v", gd.rows)
+	}
 	// cp_delay's delay costs (core/views/critpath's TestDelayCostsSMPI).
 	out = mustRun(t, "critpath", "--out", dir, "--figure", "", "-q", "--delays", "d.csv", "../../../testdata/critpath/cp_delay.trace")
 	if want := "delay      rank-0 computing: 2 s short-term, 0 s long-term of late sender waiting"; !strings.Contains(out, want) {

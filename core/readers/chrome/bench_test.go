@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -35,27 +36,43 @@ func loadBench(b *testing.B) (compressed, plain []byte) {
 	return compressed, plain
 }
 
+// reportCPU adds the CPU time per read and the megabytes read per CPU
+// second to the benchmark's results: on a machine shared with other work
+// they are steadier than the wall time b.N is timed with.
+func reportCPU(b *testing.B, bytes int, from time.Duration) {
+	cpu := cpuTime() - from
+	if cpu <= 0 || b.N == 0 {
+		return
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(bytes)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
+}
+
 // BenchmarkDecodeGzip reads the compressed file into a trace.Trace, the
 // common case.
 func BenchmarkDecodeGzip(b *testing.B) {
 	compressed, plain := loadBench(b)
 	b.SetBytes(int64(len(plain)))
+	start := cpuTime()
 	for b.Loop() {
 		if err := Decode(bytes.NewReader(compressed), "bench", 0, trace.New(), trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, len(plain), start)
 }
 
 // BenchmarkDecodePlain reads the same trace already decompressed.
 func BenchmarkDecodePlain(b *testing.B) {
 	_, plain := loadBench(b)
 	b.SetBytes(int64(len(plain)))
+	start := cpuTime()
 	for b.Loop() {
 		if err := Decode(bytes.NewReader(plain), "bench", 0, trace.New(), trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, len(plain), start)
 }
 
 // BenchmarkDecodeArgs reads it into a trace that keeps every event's
@@ -63,6 +80,7 @@ func BenchmarkDecodePlain(b *testing.B) {
 func BenchmarkDecodeArgs(b *testing.B) {
 	_, plain := loadBench(b)
 	b.SetBytes(int64(len(plain)))
+	start := cpuTime()
 	for b.Loop() {
 		tr := trace.New()
 		tr.KeepArgs = true
@@ -70,6 +88,7 @@ func BenchmarkDecodeArgs(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, len(plain), start)
 }
 
 // BenchmarkGunzip is the decompression alone, a floor for DecodeGzip.
@@ -127,4 +146,26 @@ func BenchmarkNestThread(b *testing.B) {
 			b.Fatal("too many lanes")
 		}
 	}
+}
+
+// BenchmarkDecodeFile reads the plain JSON file named by
+// MACROSCOPE_BENCH_JSON (bench/compare.py's synthetic Kineto traces, for
+// instance), on as many cores as -cpu gives.
+func BenchmarkDecodeFile(b *testing.B) {
+	path := os.Getenv("MACROSCOPE_BENCH_JSON")
+	if path == "" {
+		b.Skip("MACROSCOPE_BENCH_JSON names no file")
+	}
+	plain, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(plain)))
+	start := cpuTime()
+	for b.Loop() {
+		if err := Decode(bytes.NewReader(plain), path, 0, trace.New(), trace.ReadOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, len(plain), start)
 }

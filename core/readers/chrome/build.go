@@ -146,10 +146,14 @@ func (c *collector) nest(file string) error {
 // matchFlows links the flow points of each flow in time order, as Perfetto
 // does: s opens the flow, t links from the last point and becomes it, f
 // links from the last point and leaves the flow open, so one launch may
-// fan out to several kernels. The points no link uses are returned too.
+// fan out to several kernels. At one instant a start comes before a step,
+// a step before an end, whatever their order in the file (Kineto writes
+// the end of a launch's flow before its start when both have the call's
+// time). The points no link uses are returned too.
 func (c *collector) matchFlows() ([]link, []unmatched) {
 	slices.SortFunc(c.flows, func(a, b flowPoint) int {
-		for _, r := range [...]int{cmp.Compare(a.cat, b.cat), cmp.Compare(a.id, b.id), cmp.Compare(a.scope, b.scope), cmp.Compare(a.ts, b.ts)} {
+		for _, r := range [...]int{cmp.Compare(a.cat, b.cat), cmp.Compare(a.id, b.id), cmp.Compare(a.scope, b.scope), cmp.Compare(a.ts, b.ts),
+			cmp.Compare(phaseRank(a.phase), phaseRank(b.phase))} {
 			if r != 0 {
 				return r
 			}
@@ -190,6 +194,17 @@ func (c *collector) matchFlows() ([]link, []unmatched) {
 		i = j
 	}
 	return links, lost
+}
+
+// phaseRank orders the flow points of one instant: start, step, end.
+func phaseRank(ph byte) int {
+	switch ph {
+	case 's':
+		return 0
+	case 't':
+		return 1
+	}
+	return 2
 }
 
 // emitter makes the sink calls.

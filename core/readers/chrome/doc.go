@@ -133,9 +133,11 @@
 // A complete event with flow_out starts a flow from itself, one with
 // flow_in ends a flow on itself, one with both is a step; they are matched
 // by bind_id across categories. A flow's points are matched in time
-// order as Perfetto does: s opens the flow, t links from the latest point
-// and becomes it, and f links from the latest point without closing the
-// flow, so one CUDA graph launch fans out to each of its kernels. Each
+// order as Perfetto does (at one instant, a start before a step, a step
+// before an end, whatever their order in the file): s opens the flow, t
+// links from the latest point and becomes it, and f links from the latest
+// point without closing the flow, so one CUDA graph launch fans out to
+// each of its kernels. Each
 // point binds to a slice, which decides the lane container and the time:
 // s, t, and f with bp "e" bind to the innermost slice enclosing their time
 // (the link keeps the event's time); an f without bp "e" binds to the
@@ -158,5 +160,46 @@
 // largest Kineto trace of the corpus, whose JSON text is 87 MB. Arguments,
 // when the sink keeps them, are gathered as text in one buffer. The sink is
 // called only once the whole input is read; the records are released when
-// Read returns.
+// Read returns. Read on several cores (see Speed), a few parts of 1 MiB
+// and their events are in flight besides.
+//
+// # Speed
+//
+// The reader has two paths over the same text. The ordinary one reads
+// token by token, refilling the window as needed, decides every leniency
+// and writes every error. In front of it, fast paths read the common case
+// in one pass over the window: a whole event made of plain strings and
+// numbers, with args skipped or holding metadata names and counter values
+// (readEventFast), and any value the reader skips (skipFast). They look at
+// eight bytes at a time for quotes, backslashes, control characters and
+// multi-byte UTF-8 (SWAR, in portable Go: no assembly, so nothing differs
+// between architectures), check numbers' grammar while scanning them, and
+// parse times from their decimal text as the ordinary path does. A fast
+// path only ever accepts: on anything else (an escape, null, args before
+// ph, a trailing comma, an event cut by the end of the window, an error)
+// it gives up without consuming anything and the ordinary path reads the
+// same bytes, so results and error messages are those of the ordinary
+// path; fuzz tests compare the two. Strings interned before a fast path
+// gives up are the ones the ordinary path interns first, in the same
+// order, so their ids do not change either. The slices of a thread, which
+// writers emit nearly in order, are merged rather than sorted.
+//
+// On more than one core (GOMAXPROCS), once the first event is read, the
+// rest of the event array is read in parts. One goroutine reads the input
+// and cuts it every megabyte or so after a comma that looks like one
+// between two events ('}', the comma, '{', blanks aside). The cut is only
+// a guess, since a string or a nested value may hold the same text: each
+// part is parsed on its own core, by the same code, as a run of whole
+// events each followed by its comma, which confirms the cut. A part that
+// does not parse to its end keeps the events before its last comma read,
+// and the rest of it is read again with the next part from that comma,
+// which is a safe point; if that too fails (damaged input) the ordinary
+// path reads the rest of the input and reports what it finds. Parts
+// count lines and intern strings on their own; the reading goroutine
+// takes them in input order, moves their events' lines and hands the
+// events to the collector one by one, interning their strings in the
+// order of their first use, so that the collector, the ids and all that
+// is built from them are exactly those of a read on one core. Tests read
+// the corpus and generated traces whose strings hold brackets, commas and
+// escapes both ways and compare everything, notes and errors included.
 package chrome

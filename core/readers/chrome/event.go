@@ -3,6 +3,7 @@ package chrome
 import (
 	"math"
 	"strconv"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -17,19 +18,53 @@ type interner struct {
 	ids   map[string]int32
 	strs  []string
 	bytes int64 // the memory of the strings and their index, roughly
+	// recent caches the ids of strings met lately, by a hash of a few of
+	// their bytes: the same few names, categories and ids come back event
+	// after event, and a comparison costs less than a map lookup. A slot
+	// holds an id plus one, 0 when empty.
+	recent [recentSlots]int32
 }
+
+const recentSlots = 512
 
 func newInterner() *interner { return &interner{ids: map[string]int32{}} }
 
-func (in *interner) id(b []byte) int32 {
-	if id, ok := in.ids[string(b)]; ok { // no allocation for the lookup
-		return id
+// recentSlot hashes the length and the first, middle and last bytes of b.
+func recentSlot(b []byte) int {
+	n := len(b)
+	if n == 0 {
+		return 0
 	}
-	s := string(b)
-	id := int32(len(in.strs))
-	in.ids[s] = id
-	in.strs = append(in.strs, s)
-	in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
+	h := uint32(n)*0x9e3779b1 ^ uint32(b[0])<<16 ^ uint32(b[n>>1])<<8 ^ uint32(b[n-1])
+	h *= 0x85ebca6b
+	return int(h>>(32-9)) & (recentSlots - 1)
+}
+
+// reset empties the interner for reuse.
+func (in *interner) reset() {
+	clear(in.ids)
+	in.strs, in.bytes, in.recent = in.strs[:0], 0, [recentSlots]int32{}
+}
+
+// idOf is id for a string.
+func (in *interner) idOf(s string) int32 {
+	return in.id(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+func (in *interner) id(b []byte) int32 {
+	slot := recentSlot(b)
+	if r := in.recent[slot]; r != 0 && in.strs[r-1] == string(b) {
+		return r - 1
+	}
+	id, ok := in.ids[string(b)] // no allocation for the lookup
+	if !ok {
+		s := string(b)
+		id = int32(len(in.strs))
+		in.ids[s] = id
+		in.strs = append(in.strs, s)
+		in.bytes += int64(len(s)) + 64 // the string, its header here and in the map, the map's entry
+	}
+	in.recent[slot] = id + 1
 	return id
 }
 

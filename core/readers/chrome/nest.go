@@ -19,6 +19,93 @@ func compareSlices(a, b slice) int {
 	return cmp.Compare(a.seq, b.seq)
 }
 
+// sortSlices sorts a thread's slices by compareSlices. Writers put them
+// nearly in order (Kineto writes an operator when it ends, so after its
+// children): the slices already in order are kept in place, the few that
+// come late are sorted apart and merged in. The order is total (seq is
+// unique), so this gives what any sort gives.
+func sortSlices(sl []slice) {
+	// A few runs in order (a writer that flushed its buffers in turn):
+	// merged.
+	bounds := []int{0}
+	for i := 1; i < len(sl) && len(bounds) <= maxRuns; i++ {
+		if compareSlices(sl[i-1], sl[i]) > 0 {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return
+	}
+	if len(bounds) <= maxRuns {
+		mergeRuns(sl, append(bounds, len(sl)))
+		return
+	}
+	var late []slice
+	k := 0
+	for i := range sl {
+		if k == 0 || compareSlices(sl[k-1], sl[i]) <= 0 {
+			sl[k] = sl[i]
+			k++
+		} else {
+			late = append(late, sl[i])
+		}
+	}
+	if len(late) == 0 {
+		return
+	}
+	if len(late) > len(sl)/8 { // not nearly sorted after all
+		copy(sl[k:], late)
+		slices.SortFunc(sl, compareSlices)
+		return
+	}
+	slices.SortFunc(late, compareSlices)
+	// Merge from the back, where late's places are.
+	i, w := k-1, len(sl)-1
+	for j := len(late) - 1; j >= 0; w-- {
+		if i >= 0 && compareSlices(sl[i], late[j]) > 0 {
+			sl[w] = sl[i]
+			i--
+		} else {
+			sl[w] = late[j]
+			j--
+		}
+	}
+}
+
+// maxRuns is the number of runs in order past which sortSlices does not
+// merge them.
+const maxRuns = 16
+
+// mergeRuns sorts sl, made of the runs in order that start at bounds (its
+// last element is len(sl)), by merging them two by two.
+func mergeRuns(sl []slice, bounds []int) {
+	src, dst := sl, make([]slice, len(sl))
+	for len(bounds) > 2 {
+		next := bounds[:0:0]
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid, hi := bounds[i], bounds[i+1], bounds[i+1]
+			if i+2 < len(bounds) {
+				hi = bounds[i+2]
+			}
+			a, b, out := src[lo:mid], src[mid:hi], dst[lo:lo]
+			for len(a) > 0 && len(b) > 0 {
+				if compareSlices(a[0], b[0]) <= 0 {
+					out, a = append(out, a[0]), a[1:]
+				} else {
+					out, b = append(out, b[0]), b[1:]
+				}
+			}
+			_ = append(append(out, a...), b...) // into dst[lo:hi], which has the room
+			next = append(next, lo)
+		}
+		bounds = append(next, len(sl))
+		src, dst = dst, src
+	}
+	if &src[0] != &sl[0] {
+		copy(sl, src)
+	}
+}
+
 // nestThread sorts the slices of one thread, gives each its nesting depth
 // and lane, and binds the thread's flow points (sorted by time) to slices.
 //
@@ -30,7 +117,7 @@ func compareSlices(a, b slice) int {
 // number of lanes, 1 when every slice nests, and false past
 // nesting.DefaultMaxLanes lanes.
 func nestThread(t *nesting.Tracker, sl []slice, points []flowPoint) (int32, bool) {
-	slices.SortFunc(sl, compareSlices)
+	sortSlices(sl)
 	t.Reset()
 	next := 0
 	for i := range sl {

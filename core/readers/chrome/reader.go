@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -68,7 +69,7 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 		return err
 	}
 	defer release()
-	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector()}
+	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector(), counted: counted}
 	d.strs = d.col.strs
 	d.col.hold = opt.Hold
 	defer d.col.release()
@@ -92,7 +93,7 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 	}
 	d.col.notes.flush(opt)
 	if opt.Progress != nil {
-		opt.Progress(counted.done, total)
+		opt.Progress(counted.done.Load(), total)
 	}
 	return nil
 }
@@ -102,10 +103,14 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 type countingReader struct {
 	r        io.Reader
 	opt      trace.ReadOptions
-	done     int64
+	done     atomic.Int64
 	total    int64
 	next     int64
 	progress func(done, total int64)
+	// quiet leaves the progress reports to report, called by the reading
+	// goroutine while another one reads the input (see
+	// readEventsParallel): the callback is never called from elsewhere.
+	quiet bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -113,12 +118,19 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.r.Read(p)
-	c.done += int64(n)
-	if c.progress != nil && c.done >= c.next {
-		c.progress(c.done, c.total)
-		c.next = c.done + progressEvery
+	c.done.Add(int64(n))
+	if !c.quiet {
+		c.report()
 	}
 	return n, err
+}
+
+// report tells the progress callback, if it is time to.
+func (c *countingReader) report() {
+	if done := c.done.Load(); c.progress != nil && done >= c.next {
+		c.progress(done, c.total)
+		c.next = done + progressEvery
+	}
 }
 
 // decoder walks the JSON structure of a trace and hands each event to the
@@ -135,6 +147,10 @@ type decoder struct {
 	// ended abruptly, if it did.
 	events int64
 	cut    string
+	// parallel tells that the event array was read in parts (or tried).
+	parallel bool
+	// counted is the input's byte counter, which reports progress.
+	counted *countingReader
 }
 
 // truncatedAt records that the input ends abruptly at the entry that
@@ -396,7 +412,18 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if c != '{' {
 			return s.fail("expected an event object, found %s", describe(c))
 		}
-		if err := d.readEvent(&d.ev); err != nil {
+		// Once an event is read, the rest of a long input is read on all
+		// cores (see readEventsParallel).
+		if d.events > 0 && !d.parallel && s.r != nil && !s.eof && s.readErr == nil && parserCount() > 1 {
+			d.parallel = true
+			if read, err := d.readEventsParallel(); err != nil {
+				return err
+			} else if read {
+				continue
+			}
+		}
+		if d.readEventFast(&d.ev) {
+		} else if err := d.readEvent(&d.ev); err != nil {
 			if s.truncated && d.events > 0 {
 				d.truncatedAt("an event", d.ev.line, d.ev.offset)
 				return nil

@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,9 @@ type scanner struct {
 	// tolerates and JSON does not (trailing commas, raw control characters
 	// in strings), so that argument text kept for a sink is made strict.
 	lenient bool
+	// slowOnly turns the fast paths off, for tests that compare them
+	// with the ordinary one.
+	slowOnly bool
 }
 
 // The scanner's window starts small, so that small traces cost little to
@@ -156,6 +160,9 @@ func (s *scanner) fill() bool {
 	return false
 }
 
+// spaces is eight spaces read as a little-endian word.
+const spaces = 0x2020202020202020
+
 // peek skips blanks and returns the next byte without consuming it; ok is
 // false at the end of the input.
 func (s *scanner) peek() (c byte, ok bool) {
@@ -168,6 +175,10 @@ func (s *scanner) peek() (c byte, ok bool) {
 			switch c {
 			case '\n':
 				s.line++
+				// Indentation follows: pass its spaces eight at a time.
+				for s.pos+9 <= s.end && binary.LittleEndian.Uint64(s.buf[s.pos+1:]) == spaces {
+					s.pos += 8
+				}
 			case ' ', '\t', '\r':
 			default:
 				return c, true
@@ -248,6 +259,9 @@ func (s *scanner) scanString(decode bool) ([]byte, error) {
 				return nil, s.failEnd("a string")
 			}
 			i = s.keep + off
+			continue
+		}
+		if i = plainRun(s.buf[:s.end], i); i >= s.end {
 			continue
 		}
 		c := s.buf[i]
@@ -391,8 +405,7 @@ func (s *scanner) number() ([]byte, error) {
 			}
 			continue
 		}
-		c := s.buf[i]
-		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+		if numberByte(s.buf[i]) {
 			i++
 			continue
 		}
@@ -469,6 +482,21 @@ func (s *scanner) literal(word string) error {
 
 // skip consumes one value of any kind, checking its syntax.
 func (s *scanner) skip(depth int) error {
+	// The fast path is tried for the values the decoder skips, not again
+	// for each of their members when it failed (at the end of the window):
+	// that would read a deep value once per level.
+	if depth <= 1 && !s.slowOnly {
+		if end, lines, lenient, ok := skipFast(s.buf[:s.end], s.pos, depth); ok {
+			s.pos, s.line = end, s.line+lines
+			s.lenient = s.lenient || lenient
+			return nil
+		}
+	}
+	return s.skipSlow(depth)
+}
+
+// skipSlow is skip without the fast path.
+func (s *scanner) skipSlow(depth int) error {
 	c, ok := s.peek()
 	if !ok {
 		return s.failEnd("a value")

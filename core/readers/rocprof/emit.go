@@ -77,7 +77,7 @@ func (m *model) nestAll(file string) ([]int32, error) {
 			if !ok {
 				c := &m.conts[r.cont]
 				return nil, errs.Format(file, 0, "%s %s has more than %d mutually overlapping %s records",
-					containerTypeNames[c.typ], c.key, nesting.DefaultMaxLanes, m.kinds[r.kind])
+					containerTypeNames[c.typ], c.key, nesting.DefaultMaxLanes, m.kinds.String(r.kind))
 			}
 			r.lane, r.depth, r.order = at.Lane, at.Depth, at.Order
 		}
@@ -160,12 +160,12 @@ func (e *emitter) defineTypes() {
 			e.ctype[t] = e.define(trace.Type{Name: name, Kind: trace.KindContainer, Parent: p, Start: trace.None, End: trace.None})
 		}
 	}
-	e.stype = make([]int32, len(m.kinds))
-	kindUsed := make([]bool, len(m.kinds))
+	e.stype = make([]int32, m.kinds.Len())
+	kindUsed := make([]bool, m.kinds.Len())
 	for _, r := range m.recs {
 		kindUsed[r.kind] = true
 	}
-	for k, name := range m.kinds {
+	for k, name := range m.kinds.Strings() {
 		e.stype[k] = trace.None
 		if !kindUsed[k] {
 			continue
@@ -198,7 +198,7 @@ func (e *emitter) value(typ, name int32) int32 {
 	}
 	e.values[k] = e.nvalues
 	e.nvalues++
-	e.sink.DefineValue(trace.Value{Type: typ, Name: e.m.names[name]})
+	e.sink.DefineValue(trace.Value{Type: typ, Name: e.m.names.String(name)})
 	return e.nvalues - 1
 }
 

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/intern"
 	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -107,13 +108,11 @@ type cont struct {
 // common order (one CSV file per kind, tables of a database), and depths
 // and overlap lanes need every record of a container.
 type model struct {
-	strs  map[string]int32
-	names []string
+	names intern.Table // of the records and marks
 
-	conts  []cont
-	byKey  map[contKey]int32
-	kinds  []string
-	kindOf map[string]int32
+	conts []cont
+	byKey map[contKey]int32
+	kinds intern.Table
 
 	recs     []rec
 	marks    []mark
@@ -130,15 +129,14 @@ type model struct {
 
 	// hold weighs the model against the read's memory budget
 	// (trace.ReadOptions.Hold), every weighEvery entries; held is what it
-	// was last told, strBytes the bytes of the names, err its refusal
-	// (the read is canceled at the same time).
-	hold     func(int64) error
-	opt      trace.ReadOptions // the read's, for the note on names (text)
-	text     ingest.ValidText  // the names made valid UTF-8
-	held     int64
-	strBytes int64
-	entries  int
-	err      error
+	// was last told, err its refusal (the read is canceled at the same
+	// time).
+	hold    func(int64) error
+	opt     trace.ReadOptions // the read's, for the note on names (text)
+	text    ingest.ValidText  // the names made valid UTF-8
+	held    int64
+	entries int
+	err     error
 }
 
 // weighEvery is how many entries pass between two weighings of the model.
@@ -151,7 +149,7 @@ func (m *model) tick() {
 	}
 	n := int64(cap(m.recs))*int64(unsafe.Sizeof(rec{})) + int64(cap(m.marks))*int64(unsafe.Sizeof(mark{})) +
 		int64(cap(m.samples))*int64(unsafe.Sizeof(sample{})) + int64(cap(m.conts))*int64(unsafe.Sizeof(cont{})+64) +
-		int64(cap(m.links))*8 + m.strBytes
+		int64(cap(m.links))*8 + m.names.Bytes()
 	delta := n - m.held
 	m.held = n
 	m.err = m.hold(delta)
@@ -172,30 +170,17 @@ type contKey struct {
 }
 
 func newModel() *model {
-	return &model{strs: map[string]int32{}, byKey: map[contKey]int32{}, kindOf: map[string]int32{}}
+	m := &model{byKey: map[contKey]int32{}}
+	// Names are kept valid UTF-8; the key stays as read: the same bytes,
+	// the same name.
+	m.names.Keep = m.text.String
+	m.kinds.Keep = m.text.String
+	return m
 }
 
-func (m *model) intern(s string) int32 {
-	if id, ok := m.strs[s]; ok {
-		return id
-	}
-	id := int32(len(m.names))
-	m.strs[s] = id
-	s = m.text.String(s) // the key stays as read: the same bytes, the same name
-	m.names = append(m.names, s)
-	m.strBytes += int64(len(s)) + 64
-	return id
-}
+func (m *model) intern(s string) int32 { return m.names.ID(s) }
 
-func (m *model) kind(name string) int32 {
-	if k, ok := m.kindOf[name]; ok {
-		return k
-	}
-	k := int32(len(m.kinds))
-	m.kindOf[name] = k
-	m.kinds = append(m.kinds, m.text.String(name))
-	return k
-}
+func (m *model) kind(name string) int32 { return m.kinds.ID(name) }
 
 // container returns the container of type typ keyed key under parent,
 // creating it. rank orders siblings; name, if not empty, names it (the key
@@ -266,7 +251,7 @@ func (m *model) addSample(c int32, name string, start, end trace.Time, v float64
 
 // isHost tells whether kind k is a host-side activity (on threads).
 func (m *model) isHost(k int32) bool {
-	n := m.kinds[k]
+	n := m.kinds.String(k)
 	return n != kindKernel && n != kindCopy
 }
 

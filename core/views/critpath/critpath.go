@@ -86,10 +86,19 @@ type Segment struct {
 	// came from From's resource, which this one waited for).
 	Via  string
 	From int32 // the previous segment's resource, -1 for the first
+	// Name is, on a GPU or task path, the event the segment's time is
+	// attributed to ("" for none); Via is then the kind of edge
+	// (EdgeCompute...) and From the resource the edge came from when it
+	// joins two, else -1.
+	Name string
 }
 
 // Result is the critical path of a run.
 type Result struct {
+	// Semantics says how the path was found: Scalasca (a message-passing
+	// run), HTA (CPU calls, launches and GPU operations) or Dependencies
+	// (states joined by flows).
+	Semantics  string
 	Resources  []string // paths of the resources
 	Segments   []Segment
 	Waits      []Wait
@@ -111,6 +120,10 @@ type Result struct {
 	stateNames []string
 	delays     *Delays
 	delaysOnce sync.Once
+	// Without a run (GPU and task paths): the trace's start and each
+	// resource's extent.
+	traceStart trace.Time
+	spans      [][2]trace.Time
 }
 
 // DelayCosts returns the delay costs of the wait states (see Delays),
@@ -142,7 +155,7 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
 	waits, byCall := waitStates(run)
-	r := &Result{Names: run.Names, run: run, waitOf: byCall}
+	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, waitOf: byCall}
 	ops := operations(run)
 	for _, res := range run.Resources {
 		r.Resources = append(r.Resources, res.Path)
@@ -354,10 +367,18 @@ func (r *Result) String() string {
 func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call { return r.run.Call(ref) }
 
 // TraceStart returns the trace's first instant.
-func (r *Result) TraceStart() trace.Time { return r.run.Start }
+func (r *Result) TraceStart() trace.Time {
+	if r.run == nil {
+		return r.traceStart
+	}
+	return r.run.Start
+}
 
 // Spans returns each resource's first and last instants.
 func (r *Result) Spans() [][2]trace.Time {
+	if r.run == nil {
+		return slices.Clone(r.spans)
+	}
 	out := make([][2]trace.Time, len(r.run.Resources))
 	for i, res := range r.run.Resources {
 		out[i] = [2]trace.Time{res.First, res.Last}

@@ -2,6 +2,7 @@ package critpath_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -75,4 +76,33 @@ func Example_delayCosts() {
 	// rank-0 computing (collective): 0.000000 s short-term, 2.000000 s long-term
 	// rank-1 computing (collective): 2.000000 s short-term, 0.000000 s long-term
 	// rank-1 PMPI_Recv (collective): 0.000004 s short-term, 0.000000 s long-term
+}
+
+// The critical path of a PyTorch (Kineto) trace, with Holistic Trace
+// Analysis' semantics: aten::add launches a kernel on an idle stream
+// (launch delay 20 µs), the CPU waits for it in cudaStreamSynchronize,
+// then runs aten::mul. The path goes from the launch through the kernel
+// and back to the CPU where the synchronisation ends.
+func Example_gpu() {
+	tr, err := formats.ReadFile("testdata/kineto_launch.json", "chrome")
+	if err != nil {
+		panic(err)
+	}
+	r, err := critpath.Compute(tr, critpath.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Semantics, r.Length())
+	for _, s := range r.Segments {
+		line := fmt.Sprintf("%-10s %v-%v %-10s %s", r.Resources[s.Resource], s.Start, s.End, s.Via, s.Name)
+		fmt.Println(strings.TrimSpace(line))
+	}
+	// Output:
+	// hta 0.000230000
+	// 1/python   0.000000000-0.000010000 compute    aten::add
+	// 0/stream 7 0.000010000-0.000030000 launch
+	// 0/stream 7 0.000030000-0.000200000 kernel     add_kernel
+	// 1/python   0.000210000-0.000210000 sync wait
+	// 1/python   0.000220000-0.000220000 dependency
+	// 1/python   0.000220000-0.000250000 compute    aten::mul
 }

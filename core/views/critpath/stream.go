@@ -23,8 +23,12 @@ type Accumulator struct {
 	names     []string
 	nameIndex map[string]int32
 	spans     []mpi.Chunks[span] // by container
-	done      bool
-	err       error
+	// graph keeps the states and links for the path of a GPU or task
+	// trace, until the first MPI call says the trace is a message-passing
+	// run (nil from then on).
+	graph *graphCollector
+	done  bool
+	err   error
 }
 
 // span is a state of a container, as the accumulator keeps it.
@@ -35,7 +39,8 @@ type span struct {
 
 // New returns an empty accumulator.
 func New(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), nameIndex: map[string]int32{}, spans: make([]mpi.Chunks[span], 1)}
+	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), nameIndex: map[string]int32{}, spans: make([]mpi.Chunks[span], 1),
+		graph: newGraphCollector()}
 }
 
 // Compute finds the critical path of a trace held in memory, its
@@ -57,7 +62,12 @@ func (a *Accumulator) name(n string) int32 {
 }
 
 // DefineType implements trace.Sink.
-func (a *Accumulator) DefineType(t trace.Type) { a.mpi.DefineType(t) }
+func (a *Accumulator) DefineType(t trace.Type) {
+	a.mpi.DefineType(t)
+	if a.graph != nil {
+		a.graph.defineType(t)
+	}
+}
 
 // DefineValue implements trace.Sink.
 func (a *Accumulator) DefineValue(v trace.Value) {
@@ -67,12 +77,18 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		id = a.name(v.Name)
 	}
 	a.valueName = append(a.valueName, id)
+	if a.graph != nil {
+		a.graph.defineValue(v)
+	}
 }
 
 // CreateContainer implements trace.Sink.
 func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.mpi.CreateContainer(c)
 	a.spans = append(a.spans, mpi.Chunks[span]{})
+	if a.graph != nil {
+		a.graph.createContainer(c)
+	}
 }
 
 // DestroyContainer implements trace.Sink.
@@ -86,8 +102,16 @@ func (a *Accumulator) State(s trace.State) {
 		a.fail("state on unknown container %d or of unknown value %d", s.Container, s.Value)
 		return
 	}
-	if n := a.valueName[s.Value]; n >= 0 && s.End > s.Start {
+	n := a.valueName[s.Value]
+	if n >= 0 && s.End > s.Start {
 		a.spans[s.Container].Append(span{s.Start, s.End, s.Depth, n})
+	}
+	if a.graph != nil {
+		if n < 0 {
+			a.graph = nil // an MPI call: Scalasca's semantics
+		} else {
+			a.graph.state(s)
+		}
 	}
 }
 
@@ -95,7 +119,12 @@ func (a *Accumulator) State(s trace.State) {
 func (a *Accumulator) Variable(v trace.Variable) { a.mpi.Variable(v) }
 
 // Link implements trace.Sink.
-func (a *Accumulator) Link(l trace.Link) { a.mpi.Link(l) }
+func (a *Accumulator) Link(l trace.Link) {
+	a.mpi.Link(l)
+	if a.graph != nil {
+		a.graph.link(l)
+	}
+}
 
 // Event implements trace.Sink.
 func (a *Accumulator) Event(e trace.Event) { a.mpi.Event(e) }
@@ -103,6 +132,9 @@ func (a *Accumulator) Event(e trace.Event) { a.mpi.Event(e) }
 // Finish implements trace.Sink.
 func (a *Accumulator) Finish(start, end trace.Time) {
 	a.mpi.Finish(start, end)
+	if a.graph != nil {
+		a.graph.start, a.graph.end = start, end
+	}
 	a.done = true
 }
 
@@ -122,6 +154,11 @@ func (a *Accumulator) Result() (*Result, error) {
 	run, err := a.mpi.Run()
 	if err != nil {
 		return nil, err
+	}
+	if len(run.Resources) == 0 && a.graph != nil {
+		// No MPI call: the path through launches or dependencies.
+		a.spans = nil
+		return a.graph.result()
 	}
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {

@@ -4,7 +4,8 @@ Reads each trace given on the command line with Python's json module
 (numbers as Decimal, so times are exact) and prints, as one JSON object per
 file, what the reader must produce: counts per kind, the time range, a few
 slices and flow links with their exact times in nanoseconds. The rules for
-flows (match by cat and id in time order; f links from the latest point and
+flows (match by cat and id in time order, at one instant s before t
+before f; f links from the latest point and
 leaves the flow open; points no link uses are counted apart) are those
 documented by the reader, implemented again here without its code.
 """
@@ -74,7 +75,8 @@ def summarize(path):
             flows[(e.get("cat"), key(e["id"]))].append((ns(e["ts"]), i, e))
     links, unmatched = [], 0
     for points in flows.values():
-        points.sort(key=lambda p: (p[0], p[1]))
+        # At one instant: starts, then steps, then ends, whatever the file's order.
+        points.sort(key=lambda p: (p[0], "stf".index(p[2]["ph"]), p[1]))
         source, used = None, False
         for t, i, e in points:
             if e["ph"] == "s":

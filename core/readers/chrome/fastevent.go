@@ -1,0 +1,288 @@
+package chrome
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// readEventFast reads the event object that starts at the scanner's
+// position ('{') in one pass over the window, for the events most traces
+// are made of: plain strings, numbers, no arguments to look into or keep.
+// It reports false, consuming nothing, when the event does not lie whole
+// in the window or holds anything else (escapes, null, args before ph, a
+// trailing comma, an error...): readEvent then reads it, to the same
+// result. The strings interned before it gives up are the ones readEvent
+// interns first, in the same order, so ids are unchanged.
+func (d *decoder) readEventFast(e *rawEvent) bool {
+	s := d.sc
+	b := s.buf[:s.end]
+	i, lines, lenient := s.pos+1, 0, false
+	e.reset(s.line, s.offset())
+	if i, lines = skipBlanks(b, i, lines); i >= len(b) {
+		return false
+	}
+	if b[i] == '}' {
+		s.pos = i + 1
+		s.line += lines
+		return true
+	}
+	for {
+		key, j, ok := plainString(b, i)
+		if !ok {
+			return false
+		}
+		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+			return false
+		}
+		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] == 'n' {
+			return false // null: readEvent takes it as absent
+		}
+		switch string(key) {
+		case "ph":
+			v, j, ok := plainString(b, i)
+			if !ok || len(v) != 1 {
+				return false
+			}
+			e.ph, e.badPh, i = v[0], none, j
+		case "name", "cat", "bp", "s":
+			v, j, ok := plainString(b, i)
+			if !ok {
+				return false
+			}
+			switch key[0] {
+			case 'n':
+				e.name = d.strs.id(v)
+			case 'c':
+				e.cat = d.strs.id(v)
+			case 'b':
+				e.bindEnclosing = string(v) == "e"
+			default:
+				if len(v) != 1 || (v[0] != 'g' && v[0] != 'p' && v[0] != 't') {
+					e.scope = '?'
+				} else {
+					e.scope = v[0]
+				}
+			}
+			i = j
+		case "pid", "tid", "id":
+			var v []byte
+			if b[i] == '"' {
+				v, j, ok = plainString(b, i)
+			} else {
+				v, j, ok = plainNumber(b, i)
+			}
+			if !ok {
+				return false
+			}
+			switch {
+			case key[0] == 'p':
+				e.pid = d.strs.id(v)
+			case key[0] == 't':
+				e.tid = d.strs.id(v)
+			default:
+				e.id, e.idLocal = d.strs.id(v), false
+			}
+			i = j
+		case "ts", "dur":
+			v, j, ok := plainNumber(b, i)
+			if !ok {
+				return false
+			}
+			t, err := parseMicros(v)
+			if err != nil {
+				return false
+			}
+			if key[0] == 't' {
+				e.ts, e.hasTs = t, true
+			} else {
+				e.dur, e.hasDur = t, true
+			}
+			i = j
+		case "args":
+			// Only args the reader does not keep are read here, and ph
+			// must come before them.
+			if e.ph == 0 || (d.keepArgs && keepsArgs(e.ph)) {
+				return false
+			}
+			if parsesArgs(e.ph) {
+				end, l, ok := d.readArgsFast(e, b, i)
+				if !ok {
+					return false
+				}
+				i, lines = end, lines+l
+				break
+			}
+			fallthrough
+		default:
+			if key := string(key); key == "id2" || key == "bind_id" || key == "flow_in" || key == "flow_out" {
+				return false
+			}
+			end, l, len, ok := skipFast(b, i, 1)
+			if !ok {
+				return false
+			}
+			i, lines, lenient = end, lines+l, lenient || len
+		}
+		if i, lines = skipBlanks(b, i, lines); i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
+				return false // a trailing comma, or damage
+			}
+			continue
+		case '}':
+			s.pos = i + 1
+			s.line += lines
+			s.lenient = s.lenient || lenient
+			return true
+		}
+		return false
+	}
+}
+
+// plainString returns the body of the string at b[i] if it holds no
+// escape and no control character, and the index after it.
+func plainString(b []byte, i int) ([]byte, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	from, wide := i+1, false
+	for j := from; ; j++ {
+		if j = plainRun(b, j); j >= len(b) {
+			return nil, 0, false
+		}
+		switch c := b[j]; {
+		case c == '"':
+			if wide && !utf8.Valid(b[from:j]) {
+				return nil, 0, false
+			}
+			return b[from:j], j + 1, true
+		case c == '\\' || c < 0x20:
+			return nil, 0, false
+		case c >= 0x80:
+			wide = true
+		}
+	}
+}
+
+// plainNumber returns the number token at b[i], if valid and followed by
+// something other than the end of the window, and the index after it.
+func plainNumber(b []byte, i int) ([]byte, int, bool) {
+	j, ok := numberEnd(b, i)
+	if !ok {
+		return nil, 0, false
+	}
+	return b[i:j], j, true
+}
+
+// readArgsFast reads the args object at b[i] of a metadata, counter or
+// async step event as readArgs does, if it lies whole in b and holds
+// only plain strings, numbers and values it skips; it returns the index
+// after it and the newlines passed.
+func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
+	lines := 0
+	if b[i] != '{' {
+		return 0, 0, false
+	}
+	if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
+		return 0, 0, false
+	}
+	if b[i] == '}' {
+		return i + 1, lines, true
+	}
+	for {
+		key, j, ok := plainString(b, i)
+		if !ok {
+			return 0, 0, false
+		}
+		var counter int32
+		if e.ph == 'C' {
+			counter = d.strs.id(key)
+		}
+		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+			return 0, 0, false
+		}
+		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
+			return 0, 0, false
+		}
+		c := b[i]
+		scalar := c == '"' || c == '-' || (c >= '0' && c <= '9')
+		var v []byte
+		if scalar {
+			if c == '"' {
+				v, j, ok = plainString(b, i)
+			} else {
+				v, j, ok = plainNumber(b, i)
+			}
+			if !ok {
+				return 0, 0, false
+			}
+		}
+		skip := !scalar
+		switch {
+		case e.ph == 'C':
+			if !scalar {
+				e.badCounters++ // an object, a boolean, null: not a series
+				break
+			}
+			x, err := strconv.ParseFloat(string(v), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				e.badCounters++
+			} else {
+				e.counters = append(e.counters, series{counter, x})
+			}
+		case string(key) == "name" || string(key) == "labels" || string(key) == "step":
+			if c != '"' {
+				skip = true // a name that is not a string does not name
+				break
+			}
+			switch key[0] {
+			case 'n':
+				e.argName = d.strs.id(v)
+			case 'l':
+				e.argLabels = d.strs.id(v)
+			default:
+				e.argStep = d.strs.id(v)
+			}
+		case string(key) == "sort_index":
+			if c == 'n' {
+				break // null
+			}
+			if !scalar {
+				e.badSortIndex = true
+				break
+			}
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil {
+				e.badSortIndex = true
+			} else {
+				e.sortIndex, e.hasSortIndex = n, true
+			}
+		default:
+			skip = true
+		}
+		if skip {
+			end, l, _, ok := skipFast(b, i, 1)
+			if !ok {
+				return 0, 0, false
+			}
+			j, lines = end, lines+l
+		}
+		if i, lines = skipBlanks(b, j, lines); i >= len(b) {
+			return 0, 0, false
+		}
+		switch b[i] {
+		case ',':
+			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
+				return 0, 0, false // a trailing comma, or damage
+			}
+			continue
+		case '}':
+			return i + 1, lines, true
+		}
+		return 0, 0, false
+	}
+}

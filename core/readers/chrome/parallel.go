@@ -1,0 +1,388 @@
+package chrome
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Reading the event array on all cores.
+//
+// One goroutine, the cutter, reads the input after the first event and
+// cuts it into parts of a few megabytes at safe points: right after a
+// comma between two events of the array, found by a scan that knows
+// strings and their escapes and counts nesting and lines. Parsers read the
+// parts at once, each with a scanner of its own placed at the part's
+// offset and line, into events whose strings are interned by the part.
+// The reading goroutine takes the parts in input order and hands their
+// events to the collector one by one, giving their strings the ids the
+// reader would have given them reading alone, so that everything built
+// from them is the same. The parts are parsed with the same code as the
+// whole input; a part that fails to parse (bad or cut input) and what
+// follows it are read again on the single path, which makes the decision
+// and names the error. Only a few parts are in flight at once, so memory
+// does not grow with the input.
+
+// partSize is the size a part is cut at, once an event ends past it, and
+// parsers the number of parsers (0: GOMAXPROCS); the array is read in
+// parts only with more than one. Variables, so that tests can cut small
+// inputs into many parts on any machine.
+var (
+	partSize = 1 << 20
+	parsers  = 0
+)
+
+// partsRead counts the parts read on all cores, for tests that check
+// that a read did take that path.
+var partsRead atomic.Int64
+
+func parserCount() int {
+	if parsers > 0 {
+		return parsers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// part is a run of whole events of the array, each followed by its comma.
+type part struct {
+	data   []byte
+	offset int64 // input offset of data[0]
+	// ok is where the events read end: just after the comma that follows
+	// the last of them; len(data) when the whole part is read.
+	ok int
+	// lines is the line ok is on, counting from 1 at the part's start:
+	// the parser counts lines as if the part started the input, and the
+	// events' lines are moved once the part's place is known (newlines
+	// inside strings, which JSON forbids but real files hold, do not
+	// count, so only a parse tells).
+	lines int
+
+	// What the parser made of it: the events, strings interned by the
+	// part, the argument texts kept, and the error that stopped it.
+	events  []partEvent
+	strs    *interner
+	col     *collector
+	series  []series
+	lenient bool // the part uses what Perfetto tolerates (see scanner.lenient)
+	err     error
+	ready   chan struct{}
+}
+
+// partEvent is an event parsed from a part: its fields, with ids interned
+// by the part, and how many strings the part had interned once it was
+// read, so that the strings met first in it are known.
+type partEvent struct {
+	ev       rawEvent
+	interned int32
+}
+
+// parse reads the events of the part.
+func (p *part) parse(file string, keepArgs bool) {
+	p.events, p.series, p.err = p.events[:0], p.series[:0], nil
+	if p.strs == nil {
+		p.strs = newInterner()
+		p.col = &collector{strs: p.strs}
+	}
+	p.strs.reset()
+	p.col.argsArena, p.col.argsRefs = p.col.argsArena[:0], p.col.argsRefs[:0]
+	sc := newBytesScanner(file, p.data, 1)
+	sc.base = p.offset
+	d := &decoder{file: file, sc: sc, strs: p.strs, col: p.col, keepArgs: keepArgs}
+	p.ok, p.lines = 0, 1
+	defer func() { p.lenient = sc.lenient }()
+	for {
+		c, ok := sc.peek()
+		if !ok {
+			if p.ok != len(p.data) { // blanks at the end
+				p.err = sc.failEnd("a part")
+			}
+			return
+		}
+		if c != '{' {
+			p.err = sc.fail("expected an event object")
+			return
+		}
+		if d.readEventFast(&d.ev) {
+		} else if err := d.readEvent(&d.ev); err != nil {
+			p.err = err
+			return
+		}
+		if c, ok := sc.peek(); !ok || c != ',' {
+			p.err = sc.fail("expected ',' after an event")
+			return
+		}
+		sc.pos++
+		p.ok, p.lines = sc.pos, sc.line
+		ev := d.ev
+		from := len(p.series)
+		p.series = append(p.series, ev.counters...)
+		ev.counters, ev.argsText = nil, nil
+		if len(p.series) > from {
+			ev.counters = p.series[from:len(p.series):len(p.series)]
+		}
+		p.events = append(p.events, partEvent{ev: ev, interned: int32(len(p.strs.strs))})
+	}
+}
+
+// cutter reads the input and cuts it into parts.
+type cutter struct {
+	r      io.Reader
+	buf    []byte // input read and not yet cut; buf[0] is at offset
+	offset int64
+	eof    bool
+	err    error // the reader's error, if it failed
+}
+
+// boundary returns the index just after the first comma at or after i in
+// b that looks like one between two events of the array: a '}', blanks,
+// the comma, blanks and a '{'. A string or a nested value may hold the
+// same text, so it is only a guess: the parser of the part before it
+// confirms it by reading whole events up to that comma (see part.parse).
+// -1 if none is found before the last bytes of b, where a guess could be
+// cut short.
+func boundary(b []byte, i int) int {
+	for {
+		j := bytes.IndexByte(b[i:], '}')
+		if j < 0 {
+			return -1
+		}
+		k, _ := skipBlanks(b, i+j+1, 0)
+		if k >= len(b) {
+			return -1
+		}
+		if b[k] == ',' {
+			m, _ := skipBlanks(b, k+1, 0)
+			if m >= len(b) {
+				return -1
+			}
+			if b[m] == '{' {
+				return k + 1
+			}
+		}
+		i += j + 1
+	}
+}
+
+// next reads input into p until a part can be cut, and reports whether
+// it was; when none can be, buf holds the rest of the input read.
+func (c *cutter) next(p *part) bool {
+	from := 0 // where to go on looking for a boundary
+	for {
+		if len(c.buf) >= partSize {
+			if cut := boundary(c.buf, max(from, partSize-1)); cut > 0 {
+				p.data = append(p.data[:0], c.buf[:cut]...)
+				p.offset = c.offset
+				c.offset += int64(cut)
+				c.buf = c.buf[:copy(c.buf, c.buf[cut:])]
+				return true
+			}
+			from = max(partSize-1, len(c.buf)-64)
+		}
+		if c.eof || c.err != nil || len(c.buf) > MaxValue {
+			return false // the last events, or an event too long: the single path reads them
+		}
+		if cap(c.buf)-len(c.buf) < cap(c.buf)/4 {
+			grown := make([]byte, len(c.buf), 2*cap(c.buf))
+			copy(grown, c.buf)
+			c.buf = grown
+		}
+		n, err := c.r.Read(c.buf[len(c.buf):cap(c.buf)])
+		c.buf = c.buf[:len(c.buf)+n]
+		if err == io.EOF {
+			c.eof = true
+		} else if err != nil {
+			c.err = err
+		} else if n == 0 {
+			c.err = io.ErrNoProgress
+		}
+	}
+}
+
+// tailReader gives what is left of the input after bytes already read:
+// the reader's own rest, or its error.
+type tailReader struct {
+	r   io.Reader
+	eof bool
+	err error
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	switch {
+	case t.err != nil:
+		return 0, t.err
+	case t.eof:
+		return 0, io.EOF
+	}
+	return t.r.Read(p)
+}
+
+// readEventsParallel reads events of the array on all cores, from the
+// event that starts at the scanner's position, and hands them to the
+// collector in order. It returns false when it read none; otherwise the
+// scanner is left at the first event it did not read (or past the input
+// read so far), for the single path to go on from there.
+func (d *decoder) readEventsParallel() (bool, error) {
+	s := d.sc
+	c := &cutter{r: s.r, offset: s.offset()}
+	c.buf = make([]byte, 0, max(64<<10, 2*(s.end-s.pos)))
+	c.buf = append(c.buf, s.buf[s.pos:s.end]...)
+	c.eof, c.err = s.eof, s.readErr
+
+	if d.counted != nil {
+		// Progress is reported here, between parts, not by the cutter.
+		d.counted.quiet = true
+		defer func() { d.counted.quiet = false }()
+	}
+	workers := parserCount()
+	inFlight := workers + 2
+	parts := make(chan *part, inFlight)
+	work := make(chan *part, inFlight)
+	free := make(chan *part, inFlight)
+	for range inFlight {
+		free <- &part{ready: make(chan struct{}, 1)}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the cutter
+		defer wg.Done()
+		defer close(parts)
+		defer close(work)
+		for {
+			var p *part
+			select {
+			case p = <-free:
+			case <-quit:
+				return
+			}
+			if !c.next(p) {
+				return
+			}
+			work <- p
+			parts <- p
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() { // a parser
+			defer wg.Done()
+			for p := range work {
+				p.parse(d.file, d.keepArgs)
+				p.ready <- struct{}{}
+			}
+		}()
+	}
+
+	// A part whose events do not reach its end was cut at a wrong guess
+	// (or the input is damaged there): its events up to the last comma
+	// read are kept, and the rest of it, with the next part, is read
+	// again here, from that comma, which is a safe point. If that too
+	// reads no event, the single path takes over from there.
+	read := false
+	var rest [][]byte // the input left to the single path, in order
+	var restAt int64
+	line, failed := s.line, false // line: where the next part starts
+	var pending []byte            // the unread end of a part, before the next one
+	var pendingAt int64
+	again := &part{}
+	for p := range parts {
+		<-p.ready
+		if failed {
+			rest = append(rest, p.data)
+			continue
+		}
+		q := p
+		if pending != nil {
+			again.data = append(append(again.data[:0], pending...), p.data...)
+			again.offset = pendingAt
+			again.parse(d.file, d.keepArgs)
+			q, pending = again, nil
+		}
+		if err := d.replay(q, line); err != nil {
+			close(quit)
+			for p := range parts {
+				<-p.ready
+			}
+			wg.Wait()
+			return true, err
+		}
+		if len(q.events) > 0 {
+			read = true
+			partsRead.Add(1)
+		}
+		s.lenient = s.lenient || q.lenient
+		line += q.lines - 1
+		if d.counted != nil {
+			d.counted.report()
+		}
+		if q.err != nil {
+			if q == again && q.ok == 0 {
+				failed = true
+				close(quit)
+				rest, restAt = append(rest, bytes.Clone(q.data)), q.offset
+			} else {
+				pending = append([]byte(nil), q.data[q.ok:]...)
+				pendingAt = q.offset + int64(q.ok)
+			}
+		}
+		free <- p
+	}
+	wg.Wait()
+	switch {
+	case pending != nil:
+		rest, restAt = append(rest, pending), pendingAt
+	case !failed:
+		restAt = c.offset
+	}
+	rest = append(rest, c.buf)
+
+	// The single path goes on with the rest of the input.
+	s.buf = bytes.Join(rest, nil)
+	if len(s.buf) < firstWindow {
+		s.buf = append(s.buf, make([]byte, firstWindow-len(s.buf))...)[:len(s.buf)]
+	}
+	s.pos, s.end, s.base, s.line = 0, len(s.buf), restAt, line
+	s.buf = s.buf[:cap(s.buf)]
+	s.r = &tailReader{r: c.r, eof: c.eof, err: c.err}
+	s.eof, s.readErr = false, nil
+	s.keep, s.hold = -1, -1
+	return read, nil
+}
+
+// replay hands the events of a part that starts on the given line to the
+// collector, with the strings they name interned in the order the single
+// path interns them.
+func (d *decoder) replay(p *part, line int) error {
+	ids := make([]int32, len(p.strs.strs))
+	next := int32(0)
+	for i := range p.events {
+		pe := &p.events[i]
+		for ; next < pe.interned; next++ {
+			ids[next] = d.strs.idOf(p.strs.strs[next])
+		}
+		e := &pe.ev
+		e.line += line - 1
+		for _, f := range []*int32{&e.badPh, &e.name, &e.cat, &e.pid, &e.tid, &e.id, &e.bindID, &e.argName, &e.argLabels, &e.argStep} {
+			if *f != none {
+				*f = ids[*f]
+			}
+		}
+		for j := range e.counters {
+			e.counters[j].key = ids[e.counters[j].key]
+		}
+		if e.args != none {
+			r := p.col.argsRefs[e.args]
+			from := len(d.col.argsArena)
+			d.col.argsArena = append(d.col.argsArena, p.col.argsArena[r.off:r.off+r.n]...)
+			d.col.argsRefs = append(d.col.argsRefs, argsRef{off: int64(from), n: r.n})
+			e.args = int32(len(d.col.argsRefs) - 1)
+		}
+		d.events++
+		if err := d.col.add(d.file, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,302 @@
+package chrome
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// The fast paths of the scanner look at eight bytes at a time (SWAR: SIMD
+// within a register), in portable Go. Each of them only ever accepts: on
+// anything unusual (an error, a value cut by the end of the window, more
+// nesting than it tracks) it reports failure and the scanner reads the
+// same bytes again on its ordinary path, which makes the decisions and
+// writes the error messages. So a fast path changes no result, only the
+// time it takes.
+
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stringStops marks, in the eight bytes of w (little-endian), those a
+// string scan must stop at: '"', '\\', control characters and the bytes of
+// multi-byte UTF-8. The lowest marked byte is exact; the ones above it may
+// be false marks, so only the lowest is used.
+func stringStops(w uint64) uint64 {
+	q := w ^ (lows * '"')
+	b := w ^ (lows * '\\')
+	return ((q-lows)&^q | (b-lows)&^b | (w-lows*0x20)&^w | w) & highs
+}
+
+// plainRun returns the index of the first byte at or after i in b that a
+// string scan must stop at (see stringStops), or the largest index past
+// which fewer than eight bytes remain.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := stringStops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	return i
+}
+
+// skipStringFast passes the rest of a string whose opening quote is
+// before b[i], as scanString does without decoding: escapes are passed,
+// not checked, raw control characters make the input lenient, and a
+// string with multi-byte characters must be valid UTF-8. It returns the
+// index after the closing quote.
+func skipStringFast(b []byte, i int) (end int, lenient, ok bool) {
+	from, wide, escaped := i, false, false
+	for {
+		i = plainRun(b, i)
+		if i >= len(b) {
+			return 0, false, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			if wide && !utf8.Valid(b[from:i]) || escaped && !validEscapes(b[from:i]) {
+				return 0, false, false
+			}
+			return i + 1, lenient, true
+		case c == '\\':
+			escaped = true
+			i += 2
+		case c < 0x20:
+			lenient = true
+			i++
+		case c >= 0x80:
+			wide = true
+			i++
+		default:
+			i++ // a false mark cannot be the lowest; kept for safety
+		}
+	}
+}
+
+// validEscapes tells whether unescape accepts the escapes of a string's
+// body.
+func validEscapes(tok []byte) bool {
+	for i := 0; i < len(tok); {
+		if tok[i] != '\\' {
+			i++
+			continue
+		}
+		if i+1 >= len(tok) {
+			return false
+		}
+		e := tok[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			if _, ok := hex4(tok[i:]); !ok {
+				return false
+			}
+			i += 4
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// skipBlanks passes blanks, counting newlines.
+func skipBlanks(b []byte, i, lines int) (int, int) {
+	for i < len(b) {
+		c := b[i]
+		if c > ' ' {
+			return i, lines
+		}
+		if c == '\n' {
+			lines++
+		} else if c != ' ' && c != '\t' && c != '\r' {
+			return i, lines
+		}
+		i++
+	}
+	return i, lines
+}
+
+// numberEnd returns the index after the number token at b[i], checking
+// the JSON grammar in the same pass, if it is valid and followed, before
+// the end of b, by a byte that cannot continue it: the token the scanner's
+// ordinary path would read (see scanner.number and validNumber).
+func numberEnd(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return 0, false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return 0, false
+		}
+	}
+	if i >= len(b) || numberByte(b[i]) {
+		return 0, false
+	}
+	return i, true
+}
+
+// fastStack is how deep skipFast follows nesting before it leaves a value
+// to the ordinary path.
+const fastStack = 64
+
+// skipFast passes the value that starts, after blanks, at b[i], as
+// scanner.skip does at the given depth, if it lies whole in b and is
+// valid: it returns the index after it, the newlines passed and whether
+// the value used a leniency (a comma before a closing bracket, a raw
+// control character in a string). ok is false otherwise, and then the
+// scanner's ordinary path must read the value.
+func skipFast(b []byte, i, depth int) (end, lines int, lenient, ok bool) {
+	var closers [fastStack]byte
+	n := 0
+	var c byte
+value:
+	if i, lines = skipBlanks(b, i, lines); i >= len(b) {
+		return 0, 0, false, false
+	}
+	switch c = b[i]; {
+	case c == '{' || c == '[':
+		if depth+n >= maxNesting || n == fastStack {
+			return 0, 0, false, false
+		}
+		close := byte(']')
+		if c == '{' {
+			close = '}'
+		}
+		closers[n] = close
+		n++
+		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
+			return 0, 0, false, false
+		}
+		if b[i] == close {
+			i++
+			n--
+			goto after
+		}
+		if close == '}' {
+			goto key
+		}
+		goto value
+	case c == '"':
+		var l, found bool
+		if i, l, found = skipStringFast(b, i+1); !found {
+			return 0, 0, false, false
+		}
+		lenient = lenient || l
+		goto after
+	case c == '-' || (c >= '0' && c <= '9'):
+		// A number that reaches the end of the window may go on past it.
+		var valid bool
+		if i, valid = numberEnd(b, i); !valid {
+			return 0, 0, false, false
+		}
+		goto after
+	case c == 't':
+		if !hasWord(b, i, "true") {
+			return 0, 0, false, false
+		}
+		i += 4
+		goto after
+	case c == 'f':
+		if !hasWord(b, i, "false") {
+			return 0, 0, false, false
+		}
+		i += 5
+		goto after
+	case c == 'n':
+		if !hasWord(b, i, "null") {
+			return 0, 0, false, false
+		}
+		i += 4
+		goto after
+	}
+	return 0, 0, false, false
+key:
+	if b[i] != '"' {
+		return 0, 0, false, false
+	}
+	{
+		var l, found bool
+		if i, l, found = skipStringFast(b, i+1); !found {
+			return 0, 0, false, false
+		}
+		lenient = lenient || l
+	}
+	if i, lines = skipBlanks(b, i, lines); i >= len(b) || b[i] != ':' {
+		return 0, 0, false, false
+	}
+	i++
+	goto value
+after:
+	if n == 0 {
+		return i, lines, lenient, true
+	}
+	if i, lines = skipBlanks(b, i, lines); i >= len(b) {
+		return 0, 0, false, false
+	}
+	c = b[i]
+	if c == closers[n-1] {
+		i++
+		n--
+		goto after
+	}
+	if c != ',' {
+		return 0, 0, false, false
+	}
+	if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
+		return 0, 0, false, false
+	}
+	if b[i] == closers[n-1] { // a trailing comma
+		lenient = true
+		i++
+		n--
+		goto after
+	}
+	if closers[n-1] == '}' {
+		goto key
+	}
+	goto value
+}
+
+// numberByte tells whether c may be part of a number token.
+func numberByte(c byte) bool {
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// hasWord tells whether b holds word at i.
+func hasWord(b []byte, i int, word string) bool {
+	return len(b)-i >= len(word) && string(b[i:i+len(word)]) == word
+}

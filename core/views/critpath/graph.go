@@ -1,0 +1,800 @@
+package critpath
+
+// The critical path of GPU and task traces, with the semantics of
+// Holistic Trace Analysis (HTA 0.5.0, facebookresearch/HolisticTraceAnalysis,
+// hta/analyzers/critical_path_analysis.py, CPGraph): a graph whose nodes
+// are the starts and ends of the CPU calls and the GPU operations, whose
+// edges are
+//
+//   - on each CPU thread, the walk of its call stack in depth-first order:
+//     from each start or end to the next (the time between is spent in the
+//     operator that holds it; between two top-level operators, a
+//     dependency of no weight); the end of a blocking call
+//     (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventQuery,
+//     cudaEventSynchronize, cudaMemcpy, cudaMemcpyAsync) weighs nothing:
+//     its time is waiting, which the GPU side accounts for;
+//   - from each GPU operation's start to its end (kernel);
+//   - to each GPU operation: from the call that launched it (launch, the
+//     launch delay) when the stream was idle at the launch and stays so
+//     (its queue length, launches minus operations started, is 1 after
+//     the launch and 0 after the operation starts) and the stream's
+//     previous operation had ended before the launch; else from the
+//     previous operation on the stream (kernel-kernel, its gap);
+//   - from the last operation of a stream to the end of the call that
+//     synchronised with it (sync wait, no weight), where the trace records
+//     the synchronisation on the GPU side (Kineto's "Stream Sync" for one
+//     stream, "Context Sync" for all) and links it to its call.
+//
+// The critical path is the graph's longest path (weights are durations,
+// negative ones, from rounding, count 0), each edge attributed to an event
+// as HTA does: a start-to-start or start-to-end edge to the first event,
+// an end-to-end edge to the second, an end-to-start edge to the first
+// event's parent, a kernel-kernel gap to the earlier kernel.
+//
+// Traces without launches but with links between states (the flows of a
+// Chrome or Perfetto trace, task dependencies) get the same longest path
+// with each link an edge (dependency) from its source to its destination,
+// weighing the time between them, and every resource walked as a CPU
+// thread.
+//
+// HTA's later versions add edges between the calls that take the CUDA
+// runtime's lock and leave out kernel-kernel gaps over 1.5 ms; the
+// release on PyPI, 0.5.0, which the tests compare with, does neither.
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// The semantics a Result was computed with (Result.Semantics).
+const (
+	// Scalasca is the backward replay of a message-passing run.
+	Scalasca = "scalasca"
+	// HTA is the longest path through CPU calls, launches and GPU
+	// operations.
+	HTA = "hta"
+	// Dependencies is the longest path through states linked by flows.
+	Dependencies = "dependencies"
+)
+
+// The kinds of the edges of a GPU or task critical path (Segment.Via).
+const (
+	EdgeCompute    = "compute"       // a CPU call, or between calls nested in one
+	EdgeKernel     = "kernel"        // a GPU operation, start to end
+	EdgeLaunch     = "launch"        // from a launch call to its operation's start
+	EdgeKernelGap  = "kernel-kernel" // between two operations of a stream
+	EdgeSyncWait   = "sync wait"     // from a GPU operation to a synchronising call's end
+	EdgeDependency = "dependency"    // between top-level calls, or a flow
+)
+
+// BoundBy classifies a segment of an HTA path by what bounds it, as
+// HTA's get_critical_path_breakdown does: "cpu_bound" (compute),
+// "gpu_compute_bound" or "gpu_communication_bound" (a kernel, NCCL's when
+// named nccl...Kernel), "gpu_kernel_launch_overhead" (launch),
+// "gpu_kernel_kernel_overhead" (kernel-kernel); "" for dependencies and
+// waits, which weigh nothing, and for the segments of other semantics.
+func BoundBy(s Segment) string {
+	switch s.Via {
+	case EdgeCompute:
+		return "cpu_bound"
+	case EdgeKernel:
+		if strings.HasPrefix(s.Name, "nccl") && strings.Contains(s.Name, "Kernel") {
+			return "gpu_communication_bound"
+		}
+		return "gpu_compute_bound"
+	case EdgeLaunch:
+		return "gpu_kernel_launch_overhead"
+	case EdgeKernelGap:
+		return "gpu_kernel_kernel_overhead"
+	}
+	return ""
+}
+
+// The names HTA gives a meaning to.
+var (
+	blockingCalls = names("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
+		"cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyAsync")
+	launchCalls = names("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
+		"cudaMemcpyAsync", "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution",
+		"hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream")
+	// CPU events of a trace whose values have categories (Kineto's):
+	// operators and runtime and driver calls, not annotations or Python
+	// functions.
+	cpuCategories = names("cpu_op", "cuda_runtime", "cuda_driver")
+	// Synchronisation recorded on a stream: for one stream, for all.
+	streamSync, contextSync = "Stream Sync", "Context Sync"
+)
+
+// apiName is the name of a CUDA call without the version suffix Nsight
+// Systems gives it ("cudaLaunchKernel_v7000").
+func apiName(n string) string {
+	i := strings.LastIndex(n, "_v")
+	if i < 0 || i+2 == len(n) || strings.Trim(n[i+2:], "0123456789") != "" {
+		return n
+	}
+	return n[:i]
+}
+
+func names(n ...string) map[string]bool {
+	m := make(map[string]bool, len(n))
+	for _, s := range n {
+		m[s] = true
+	}
+	return m
+}
+
+// overlapLane is the suffix of the sibling containers readers create for
+// states that overlap without nesting ("<name> (overlap lane k)"): a
+// stream and its lanes are one stream.
+const overlapLane = " (overlap lane "
+
+// graphCollector keeps what the graph needs while a trace streams by:
+// every state of positive duration and the links.
+type graphCollector struct {
+	valueName, valueCat []int32 // by value: name and category indices
+	names               []string
+	nameIndex           map[string]int32
+	categories          bool   // some value has a category
+	launchType          []bool // by type: a link type of launches
+	conts               []gcont
+	// kineto: the launches are Kineto's, whose traces record the
+	// synchronisations on the GPU side when they record any.
+	kineto     bool
+	states     mpi.Chunks[gstate]
+	links      []glink
+	start, end trace.Time
+}
+
+type gcont struct {
+	name   string
+	parent int32
+}
+
+type gstate struct {
+	start, end      trace.Time
+	cont, name, cat int32
+	depth, order    int32
+}
+
+// linkPair is a link resolved to the states it joins.
+type linkPair struct{ from, to int32 }
+
+type glink struct {
+	from, to   int32
+	start, end trace.Time
+	launch     bool
+}
+
+func newGraphCollector() *graphCollector {
+	g := &graphCollector{nameIndex: map[string]int32{}, conts: []gcont{{name: "", parent: -1}}}
+	g.name("")
+	return g
+}
+
+func (g *graphCollector) name(n string) int32 {
+	if i, ok := g.nameIndex[n]; ok {
+		return i
+	}
+	i := int32(len(g.names))
+	g.names = append(g.names, n)
+	g.nameIndex[n] = i
+	return i
+}
+
+func (g *graphCollector) defineType(t trace.Type) {
+	// The launches of the GPU readers: Nsight Systems' "CUDA launch",
+	// rocprof's "Launch" (both from correlation ids); Kineto's are flows
+	// of category ac2g (see link).
+	g.launchType = append(g.launchType, t.Kind == trace.KindLink && (t.Name == "CUDA launch" || t.Name == "Launch"))
+}
+
+func (g *graphCollector) defineValue(v trace.Value) {
+	g.valueName = append(g.valueName, g.name(v.Name))
+	g.valueCat = append(g.valueCat, g.name(v.Category))
+	if v.Category != "" {
+		g.categories = true
+	}
+}
+
+func (g *graphCollector) createContainer(c trace.Container) {
+	g.conts = append(g.conts, gcont{name: c.Name, parent: c.Parent})
+}
+
+func (g *graphCollector) state(s trace.State) {
+	if s.End <= s.Start || s.Value < 0 || int(s.Value) >= len(g.valueName) {
+		return // HTA drops the events of no duration
+	}
+	g.states.Append(gstate{start: s.Start, end: s.End, cont: s.Container, name: g.valueName[s.Value],
+		cat: g.valueCat[s.Value], depth: s.Depth, order: s.Order})
+}
+
+func (g *graphCollector) link(l trace.Link) {
+	if l.From <= 0 || l.To <= 0 || int(l.From) >= len(g.conts) || int(l.To) >= len(g.conts) {
+		return // a link to no container: nothing to follow
+	}
+	kineto := strings.HasPrefix(l.Key, "ac2g:") // a Chrome flow of category ac2g: Kineto's launch
+	launch := kineto || l.Type >= 0 && int(l.Type) < len(g.launchType) && g.launchType[l.Type]
+	g.links = append(g.links, glink{from: l.From, to: l.To, start: l.Start, end: l.End, launch: launch})
+	g.kineto = g.kineto || kineto
+}
+
+// path returns the path of container id, its names from the root's child
+// joined by "/".
+func (g *graphCollector) path(id int32) string {
+	var n []string
+	for c := id; c > 0; c = g.conts[c].parent {
+		n = append(n, g.conts[c].name)
+	}
+	slices.Reverse(n)
+	return strings.Join(n, "/")
+}
+
+// laneBase returns the container a lane container is a lane of (its
+// sibling named without the suffix), or id itself.
+func (g *graphCollector) laneBase(id int32, byName map[[2]string]int32) int32 {
+	c := g.conts[id]
+	i := strings.LastIndex(c.name, overlapLane)
+	if i < 0 || !strings.HasSuffix(c.name, ")") {
+		return id
+	}
+	if b, ok := byName[[2]string{g.path(c.parent), c.name[:i]}]; ok {
+		return b
+	}
+	return id
+}
+
+// The graph.
+
+type node struct {
+	ts    trace.Time
+	state int32 // index in graph.states
+	start bool
+}
+
+type edge struct {
+	from, to int32
+	weight   trace.Time
+	kind     string
+	// event is the state the edge's time is attributed to, -1 for none.
+	event int32
+}
+
+type graph struct {
+	g      *graphCollector
+	states []gstate
+	// parent of each state in its container's call stack, -1 at the top.
+	parent []int32
+	nodes  []node
+	// startNode of state i is 2i, its end node 2i+1 (for the node
+	// states; the others have none).
+	isNode []bool
+	edges  []edge
+	in     [][]int32 // by node: its incoming edges, in the order added
+	out    [][]int32
+}
+
+func (gr *graph) startOf(s int32) int32 { return 2 * s }
+func (gr *graph) endOf(s int32) int32   { return 2*s + 1 }
+
+func (gr *graph) addEdge(from, to int32, kind string, zero bool, event int32) {
+	w := trace.Time(0)
+	if !zero && kind != EdgeDependency && kind != EdgeSyncWait {
+		w = gr.nodes[to].ts - gr.nodes[from].ts
+	}
+	gr.addWeighted(from, to, kind, w, event)
+}
+
+func (gr *graph) addWeighted(from, to int32, kind string, w trace.Time, event int32) {
+	if from == to {
+		return
+	}
+	i := int32(len(gr.edges))
+	gr.edges = append(gr.edges, edge{from: from, to: to, weight: max(w, 0), kind: kind, event: event})
+	gr.in[to] = append(gr.in[to], i)
+	gr.out[from] = append(gr.out[from], i)
+}
+
+func (gr *graph) nameOf(s int32) string { return gr.g.names[gr.states[s].name] }
+
+// result finds the critical path of what g collected, or says why it
+// cannot.
+func (g *graphCollector) result() (*Result, error) {
+	if len(g.links) == 0 {
+		return nil, errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
+			"operations (Scalasca's semantics), kernel launches linked to their GPU operations (HTA's: Kineto's ac2g "+
+			"flows, the correlation ids of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
+			"this trace has no MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005) and no links")
+	}
+	states := g.states.Take()
+	gr := &graph{g: g, states: states}
+	hta := slices.ContainsFunc(g.links, func(l glink) bool { return l.launch })
+	semantics := Dependencies
+	if hta {
+		semantics = HTA
+	}
+
+	// Each container's states in start order, outermost first, and where
+	// a time falls in them.
+	order := make([]int32, len(states))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		x, y := &states[a], &states[b]
+		return cmp.Or(cmp.Compare(x.cont, y.cont), cmp.Compare(x.start, y.start), cmp.Compare(y.end, x.end),
+			cmp.Compare(x.depth, y.depth), cmp.Compare(x.order, y.order))
+	})
+	byCont := map[int32][]int32{}
+	for _, s := range order {
+		byCont[states[s].cont] = append(byCont[states[s].cont], s)
+	}
+	// The overlap lanes of each container (itself first).
+	byName := map[[2]string]int32{}
+	for i := range g.conts {
+		if i > 0 {
+			byName[[2]string{g.path(g.conts[i].parent), g.conts[i].name}] = int32(i)
+		}
+	}
+	lanes := map[int32][]int32{}
+	for c := range byCont {
+		b := g.laneBase(c, byName)
+		if len(lanes[b]) == 0 {
+			lanes[b] = append(lanes[b], b)
+		}
+		if b != c {
+			lanes[b] = append(lanes[b], c)
+		}
+	}
+	// find returns the innermost state of container c or its lanes that
+	// starts at t, else the innermost that holds t (or, for a link's
+	// source, ends at t); -1 for none.
+	find := func(c int32, t trace.Time, source bool) int32 {
+		group := lanes[g.laneBase(c, byName)]
+		best := int32(-1)
+		// Innermost: the latest to start, then the first to end (the
+		// states of one container may nest across types, whose depths
+		// are counted apart).
+		deeper := func(s int32) bool {
+			return best < 0 || cmp.Or(cmp.Compare(states[s].start, states[best].start), cmp.Compare(states[best].end, states[s].end)) > 0
+		}
+		for _, c := range group {
+			ss := byCont[c]
+			k, _ := slices.BinarySearchFunc(ss, t, func(s int32, t trace.Time) int { return cmp.Compare(states[s].start, t) })
+			for j := k; j < len(ss) && states[ss[j]].start == t; j++ {
+				if deeper(ss[j]) {
+					best = ss[j]
+				}
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+		for _, c := range group {
+			ss := byCont[c]
+			k, _ := slices.BinarySearchFunc(ss, t, func(s int32, t trace.Time) int { return cmp.Compare(states[s].start, t) })
+			for j := k - 1; j >= 0; j-- {
+				if s := ss[j]; (states[s].end > t || source && states[s].end == t) && deeper(s) {
+					best = s
+				}
+
+			}
+		}
+		return best
+	}
+
+	// The links, resolved to states; the streams are the containers
+	// launches land on (a stream and its overlap lanes are one).
+	var launches, deps []linkPair
+	isStream := map[int32]bool{}
+	launchedBy := map[int32]int32{} // GPU state -> its launch call
+	for _, l := range g.links {
+		if hta && !l.launch {
+			continue // HTA follows launches only
+		}
+		from, to := find(l.from, l.start, true), find(l.to, l.end, false)
+		if from < 0 || to < 0 {
+			continue
+		}
+		if l.launch {
+			if _, dup := launchedBy[to]; dup {
+				continue
+			}
+			launchedBy[to] = from
+			launches = append(launches, linkPair{from, to})
+			isStream[states[to].cont] = true
+		} else {
+			deps = append(deps, linkPair{from, to})
+		}
+	}
+
+	// The node states: on the streams, the launched operations; elsewhere,
+	// with categories, HTA's CPU events, else all.
+	gr.isNode = make([]bool, len(states))
+	for i, s := range states {
+		if isStream[s.cont] {
+			_, gr.isNode[i] = launchedBy[int32(i)]
+		} else {
+			gr.isNode[i] = !hta || !g.categories || cpuCategories[g.names[s.cat]]
+		}
+	}
+	for _, l := range slices.Concat(launches, deps) {
+		gr.isNode[l.from], gr.isNode[l.to] = true, true
+	}
+	gr.nodes = make([]node, 2*len(states))
+	for i, s := range states {
+		gr.nodes[2*i] = node{ts: s.start, state: int32(i), start: true}
+		gr.nodes[2*i+1] = node{ts: s.end, state: int32(i)}
+	}
+	gr.in = make([][]int32, len(gr.nodes))
+	gr.out = make([][]int32, len(gr.nodes))
+
+	// The call stacks of the threads (every container that is no stream).
+	gr.parent = make([]int32, len(states))
+	for c, ss := range byCont {
+		if !isStream[c] {
+			gr.callStack(ss, hta)
+		}
+	}
+	if hta {
+		streamOf := map[int32]int32{}
+		for c := range isStream {
+			streamOf[c] = g.laneBase(c, byName)
+		}
+		gr.kernels(launches, launchedBy, streamOf)
+	}
+	for _, d := range deps {
+		// A flow's time is the wait between its ends.
+		from, to := gr.dependencySource(d.from, d.to), gr.startOf(d.to)
+		gr.addWeighted(from, to, EdgeDependency, gr.nodes[to].ts-gr.nodes[from].ts, d.from)
+	}
+	return gr.longestPath(semantics)
+}
+
+// dependencySource is where a flow leaves its source state: at its start
+// when the flow leaves there, else at its end (the task's completion).
+func (gr *graph) dependencySource(from, to int32) int32 {
+	if gr.states[from].end <= gr.states[to].start {
+		return gr.endOf(from)
+	}
+	return gr.startOf(from)
+}
+
+// sortedNodes returns the nodes of the node states in HTA's order: by
+// time, then by event.
+func (gr *graph) sortedNodes() []int32 {
+	var ns []int32
+	for i, ok := range gr.isNode {
+		if ok {
+			ns = append(ns, gr.startOf(int32(i)), gr.endOf(int32(i)))
+		}
+	}
+	slices.SortStableFunc(ns, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(gr.nodes[a].ts, gr.nodes[b].ts), cmp.Compare(gr.nodes[a].state, gr.nodes[b].state))
+	})
+	return ns
+}
+
+// callStack walks a thread's states (in start order, outermost first) in
+// depth-first order, joining each node to the next
+// (_construct_graph_from_call_stack). The stack is that of the times, as
+// HTA's: a state is inside the last one open when it starts.
+func (gr *graph) callStack(ss []int32, hta bool) {
+	last, lastParent, depth := int32(-1), int32(-1), 0
+	var stack []int32
+	attribute := func(from, to int32, parent int32) int32 {
+		switch {
+		case gr.nodes[from].start:
+			return gr.nodes[from].state
+		case !gr.nodes[to].start:
+			return gr.nodes[to].state
+		}
+		return parent
+	}
+	exit := func(s int32) {
+		if !gr.isNode[s] {
+			return
+		}
+		end := gr.endOf(s)
+		if last >= 0 {
+			zero := hta && blockingCalls[apiName(gr.nameOf(s))]
+			gr.addEdge(last, end, EdgeCompute, zero, attribute(last, end, lastParent))
+		}
+		last, lastParent = end, gr.parent[s]
+		depth--
+	}
+	for _, s := range ss {
+		for len(stack) > 0 && gr.states[stack[len(stack)-1]].end <= gr.states[s].start {
+			exit(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && gr.states[s].end > gr.states[stack[len(stack)-1]].end {
+			continue // outlives its parent: on no call stack (readers give such states a lane)
+		}
+		gr.parent[s] = -1
+		if len(stack) > 0 {
+			gr.parent[s] = stack[len(stack)-1]
+		}
+		stack = append(stack, s)
+		if !gr.isNode[s] {
+			continue
+		}
+		start := gr.startOf(s)
+		if last >= 0 {
+			if depth == 0 {
+				gr.addEdge(last, start, EdgeDependency, false, -1)
+			} else {
+				gr.addEdge(last, start, EdgeCompute, false, attribute(last, start, lastParent))
+			}
+		}
+		last, lastParent = start, gr.parent[s]
+		depth++
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		exit(stack[i])
+	}
+}
+
+// kernels adds the edges of the GPU operations: start to end, from their
+// launch or the stream's previous operation, and from the streams to the
+// calls that synchronised with them (_construct_graph_from_kernels).
+func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, streamOf map[int32]int32) {
+	states := gr.states
+	// The queue length of each stream after each launch and after each
+	// operation's start (TraceCounters' queue length), for the
+	// operations launched by a launch call.
+	type step struct {
+		at    trace.Time
+		delta int
+		state int32 // the operation
+	}
+	steps := map[int32][]step{}
+	for _, l := range launches {
+		if launchCalls[apiName(gr.nameOf(l.from))] {
+			st := streamOf[states[l.to].cont]
+			steps[st] = append(steps[st], step{states[l.from].start, 1, l.to}, step{states[l.to].start, -1, l.to})
+		}
+	}
+	queueAtLaunch, queueAtStart := map[int32]int{}, map[int32]int{}
+	for _, ss := range steps {
+		slices.SortStableFunc(ss, func(a, b step) int { return cmp.Compare(a.at, b.at) })
+		q := 0
+		for _, s := range ss {
+			q += s.delta
+			if s.delta > 0 {
+				queueAtLaunch[s.state] = q
+			} else {
+				queueAtStart[s.state] = q
+			}
+		}
+	}
+
+	// The operations and synchronisations, by start (synchronisations by
+	// end: one may overlap the operation it waits for).
+	ops := make([]int32, 0, len(launches))
+	for _, l := range launches {
+		ops = append(ops, l.to)
+	}
+	sortBy := func(s int32) trace.Time {
+		if n := gr.nameOf(s); n == streamSync || n == contextSync {
+			return states[s].end
+		}
+		return states[s].start
+	}
+	slices.SortStableFunc(ops, func(a, b int32) int { return cmp.Or(cmp.Compare(sortBy(a), sortBy(b)), cmp.Compare(a, b)) })
+
+	lastOn := map[int32]int32{} // stream -> end node of its last operation
+	var streams []int32         // in the order they got one
+	sawSync := false
+	for _, s := range ops {
+		stream := streamOf[states[s].cont]
+		call := launchedBy[s]
+		switch gr.nameOf(s) {
+		case streamSync:
+			sawSync = true
+			if n, ok := lastOn[stream]; ok {
+				gr.addEdge(n, gr.endOf(call), EdgeSyncWait, true, call)
+			}
+			continue
+		case contextSync:
+			sawSync = true
+			for _, st := range streams {
+				gr.addEdge(lastOn[st], gr.endOf(call), EdgeSyncWait, true, call)
+			}
+			continue
+		case "Event Sync", "Stream Wait Event":
+			continue // needs the CUDA events' records, which no reader keeps
+		}
+		start, end := gr.startOf(s), gr.endOf(s)
+		gr.addEdge(start, end, EdgeKernel, false, s)
+		prev, had := lastOn[stream]
+		qa, okA := queueAtLaunch[s]
+		qs, okS := queueAtStart[s]
+		switch {
+		case okA && okS && qa == 1 && qs == 0 && (!had || gr.nodes[prev].ts < states[call].start):
+			gr.addEdge(gr.startOf(call), start, EdgeLaunch, false, call)
+		case had:
+			gr.addEdge(prev, start, EdgeKernelGap, false, gr.nodes[prev].state)
+		}
+		if !had {
+			streams = append(streams, stream)
+		}
+		lastOn[stream] = end
+	}
+	if !sawSync && !gr.g.kineto {
+		gr.hostSync(ops, launchedBy)
+	}
+}
+
+// hostSync stands in for the synchronisations a format does not record
+// on the GPU side (Nsight Systems, rocprof): a blocking call waits for the
+// operation that ended last while it ran. (A Kineto trace without them,
+// from a PyTorch before 2.1, gets none, as in HTA.)
+func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
+	ends := slices.Clone(ops)
+	slices.SortFunc(ends, func(a, b int32) int { return cmp.Compare(gr.states[a].end, gr.states[b].end) })
+	for i, ok := range gr.isNode {
+		s := gr.states[i]
+		if !ok || !blockingCalls[apiName(gr.g.names[s.name])] {
+			continue
+		}
+		if _, launched := launchedBy[int32(i)]; launched {
+			continue
+		}
+		k, _ := slices.BinarySearchFunc(ends, s.end, func(o int32, t trace.Time) int {
+			return cmp.Compare(gr.states[o].end, t+1)
+		})
+		if k > 0 && gr.states[ends[k-1]].end >= s.start {
+			gr.addEdge(gr.endOf(ends[k-1]), gr.endOf(int32(i)), EdgeSyncWait, true, int32(i))
+		}
+	}
+}
+
+// longestPath finds the graph's longest path (networkx's dag_longest_path,
+// which HTA calls) and makes it a Result.
+func (gr *graph) longestPath(semantics string) (*Result, error) {
+	n := len(gr.nodes)
+	indeg := make([]int32, n)
+	for _, e := range gr.edges {
+		indeg[e.to]++
+	}
+	topo := make([]int32, 0, n)
+	for _, v := range gr.sortedNodes() {
+		if indeg[v] == 0 {
+			topo = append(topo, v)
+		}
+	}
+	for i := 0; i < len(topo); i++ {
+		for _, ei := range gr.out[topo[i]] {
+			to := gr.edges[ei].to
+			if indeg[to]--; indeg[to] == 0 {
+				topo = append(topo, to)
+			}
+		}
+	}
+	if inGraph := 2 * len(slices.DeleteFunc(slices.Clone(gr.isNode), func(ok bool) bool { return !ok })); len(topo) != inGraph {
+		return nil, errs.Argument("trace", "the graph of the critical path has a cycle: its links go back in time")
+	}
+	dist := make([]trace.Time, n)
+	via := make([]int32, n) // the edge the longest path arrives by, -1 at its start
+	best := int32(-1)
+	for _, v := range topo {
+		via[v] = -1
+		for _, ei := range gr.in[v] {
+			e := &gr.edges[ei]
+			if d := dist[e.from] + e.weight; via[v] < 0 || d > dist[v] {
+				dist[v], via[v] = d, ei
+			}
+		}
+		if best < 0 || dist[v] > dist[best] {
+			best = v
+		}
+	}
+	var path []int32 // edges, from the end
+	for v := best; v >= 0 && via[v] >= 0; v = gr.edges[via[v]].from {
+		path = append(path, via[v])
+	}
+	slices.Reverse(path)
+	return gr.toResult(semantics, path)
+}
+
+// toResult makes the path's edges the segments of a Result, each on the
+// resource of the event it is attributed to (the destination's for the
+// edges between resources).
+func (gr *graph) toResult(semantics string, path []int32) (*Result, error) {
+	g := gr.g
+	resOf := map[int32]int32{}
+	r := &Result{Semantics: semantics}
+	var conts []int32
+	for i, ok := range gr.isNode {
+		if c := gr.states[i].cont; ok && resOf[c] == 0 {
+			resOf[c] = -1
+			conts = append(conts, c)
+		}
+	}
+	slices.Sort(conts)
+	r.spans = make([][2]trace.Time, len(conts))
+	for i, c := range conts {
+		resOf[c] = int32(i)
+		r.Resources = append(r.Resources, g.path(c))
+		r.spans[i] = [2]trace.Time{g.end, g.start}
+	}
+	for i, ok := range gr.isNode {
+		if ok {
+			s := gr.states[i]
+			sp := &r.spans[resOf[s.cont]]
+			sp[0], sp[1] = min(sp[0], s.start), max(sp[1], s.end)
+		}
+	}
+	r.traceStart = g.start
+	if len(path) == 0 {
+		return nil, errs.Argument("trace", "the critical path is empty: the links of this trace join no states of positive duration")
+	}
+	for _, ei := range path {
+		e := gr.edges[ei]
+		from, to := gr.nodes[e.from], gr.nodes[e.to]
+		seg := Segment{Resource: resOf[gr.states[to.state].cont], Start: to.ts - e.weight, End: to.ts, Via: e.kind, From: -1}
+		switch e.kind {
+		case EdgeCompute, EdgeKernel, EdgeKernelGap:
+			if e.event >= 0 {
+				seg.Resource = resOf[gr.states[e.event].cont]
+			}
+		}
+		if fr := resOf[gr.states[from.state].cont]; fr != seg.Resource {
+			seg.From = fr
+		}
+		if e.event >= 0 && (e.kind == EdgeCompute || e.kind == EdgeKernel || e.kind == EdgeKernelGap) {
+			seg.Name = gr.nameOf(e.event) // HTA attributes these edges only
+		}
+		r.Segments = append(r.Segments, seg)
+	}
+	r.Start, r.End = gr.nodes[gr.edges[path[0]].from].ts, gr.nodes[gr.edges[path[len(path)-1]].to].ts
+	r.Attribution = gr.attribution(r)
+	return r, nil
+}
+
+// unattributed names the time of the edges HTA attributes to no event.
+var unattributed = map[string]string{EdgeLaunch: "(launch delay)", EdgeSyncWait: "(sync wait)",
+	EdgeDependency: "(dependency)", EdgeCompute: NoState}
+
+// attribution is what the path's time went to, by attributed event name
+// (for the edges HTA attributes to none, their kind: "(launch delay)"...): each name's time on the
+// path and on all resources within its extent.
+func (gr *graph) attribution(r *Result) *Attribution {
+	a := &Attribution{}
+	byName := map[string]int{}
+	share := func(n string) *StateShare {
+		i, ok := byName[n]
+		if !ok {
+			i = len(a.ByState)
+			byName[n] = i
+			a.ByState = append(a.ByState, StateShare{State: n})
+		}
+		return &a.ByState[i]
+	}
+	for _, s := range r.Segments {
+		if s.End <= s.Start {
+			continue
+		}
+		n := s.Name
+		if n == "" {
+			n = unattributed[s.Via]
+		}
+		a.Pieces = append(a.Pieces, Piece{Resource: s.Resource, Start: s.Start, End: s.End, State: n})
+		share(n).OnPath += s.End - s.Start
+	}
+	for i, ok := range gr.isNode {
+		s := gr.states[i]
+		if j, seen := byName[gr.g.names[s.name]]; ok && seen {
+			if lo, hi := max(s.start, r.Start), min(s.end, r.End); hi > lo {
+				a.ByState[j].Total += hi - lo
+			}
+		}
+	}
+	a.finish(r, resourceShares(r))
+	return a
+}

@@ -1,0 +1,258 @@
+package critpath
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// gpuTrace builds small traces of CPU threads and GPU streams: states
+// (name, container, start, end, depth) and links between them.
+type gpuTrace struct {
+	t      *trace.Trace
+	values map[string]int32
+	conts  map[string]int32
+}
+
+const (
+	tyThread = iota
+	tyState
+	tyLaunch
+	tyFlow
+)
+
+func newGPUTrace(containers ...string) *gpuTrace {
+	g := &gpuTrace{t: trace.New("test"), values: map[string]int32{}, conts: map[string]int32{}}
+	g.t.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	g.t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: tyThread})
+	g.t.DefineType(trace.Type{Name: "CUDA launch", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
+	g.t.DefineType(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
+	for _, c := range containers {
+		g.conts[c] = int32(len(g.t.Containers))
+		g.t.CreateContainer(trace.Container{Name: c, Type: tyThread, Parent: 0})
+	}
+	return g
+}
+
+func (g *gpuTrace) value(name string) int32 {
+	v, ok := g.values[name]
+	if !ok {
+		v = int32(len(g.t.Values))
+		g.values[name] = v
+		g.t.DefineValue(trace.Value{Type: tyState, Name: name})
+	}
+	return v
+}
+
+func (g *gpuTrace) state(cont, name string, start, end trace.Time, depth int32) {
+	g.t.State(trace.State{Container: g.conts[cont], Type: tyState, Value: g.value(name), Start: start, End: end, Depth: depth})
+}
+
+// launch links the call at (from, start) to the operation at (to, at).
+func (g *gpuTrace) launch(from string, start trace.Time, to string, at trace.Time) {
+	g.t.Link(trace.Link{Type: tyLaunch, From: g.conts[from], To: g.conts[to], Start: start, End: at, Size: math.NaN()})
+}
+
+func (g *gpuTrace) flow(from string, start trace.Time, to string, at trace.Time) {
+	g.t.Link(trace.Link{Type: tyFlow, From: g.conts[from], To: g.conts[to], Start: start, End: at, Size: math.NaN()})
+}
+
+func (g *gpuTrace) path(t *testing.T) *Result {
+	t.Helper()
+	g.t.Finish(0, 1000)
+	r, err := Compute(g.t, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// seg is a segment as the tests write it.
+type seg struct {
+	res        string
+	start, end trace.Time
+	kind, name string
+}
+
+func checkPath(t *testing.T, r *Result, semantics string, length trace.Time, want []seg) {
+	t.Helper()
+	if r.Semantics != semantics {
+		t.Errorf("semantics %q, want %q", r.Semantics, semantics)
+	}
+	if r.Length() != length {
+		t.Errorf("length %d, want %d", r.Length(), length)
+	}
+	var got []seg
+	for _, s := range r.Segments {
+		got = append(got, seg{r.Resources[s.Resource], s.Start, s.End, s.Via, s.Name})
+	}
+	if len(got) != len(want) {
+		t.Fatalf("segments:\n%v\nwant\n%v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("segment %d: %v, want %v\nall: %v", i, got[i], want[i], got)
+		}
+	}
+}
+
+// A chain of launches: each call launches a kernel on an idle stream,
+// so the path goes from the call through its launch delay to the kernel;
+// the longest reaches the second kernel, which ends last.
+//
+//	cpu     |step--------------------------------------------------|0-105
+//	           |L1|10-20                 |L2|90-100
+//	stream 7          |k1 30-80|                  |k2 110-200---------|
+func TestGraphLaunchChain(t *testing.T) {
+	g := newGPUTrace("cpu", "stream 7")
+	g.state("cpu", "step", 0, 105, 0)
+	g.state("cpu", "cudaLaunchKernel", 10, 20, 1)
+	g.state("cpu", "cudaLaunchKernel", 90, 100, 1)
+	g.state("stream 7", "k1", 30, 80, 0)
+	g.state("stream 7", "k2", 110, 200, 0)
+	g.launch("cpu", 10, "stream 7", 30)
+	g.launch("cpu", 90, "stream 7", 110)
+	// step.s -10-> L1.s -10-> L1.e -70-> L2.s -20-> k2.s -90-> k2.e: 200,
+	// the CPU alone 105, through k1 80.
+	checkPath(t, g.path(t), HTA, 200, []seg{
+		{"cpu", 0, 10, EdgeCompute, "step"},
+		{"cpu", 10, 20, EdgeCompute, "cudaLaunchKernel"},
+		{"cpu", 20, 90, EdgeCompute, "step"}, // between two calls: their parent's
+		{"stream 7", 90, 110, EdgeLaunch, ""},
+		{"stream 7", 110, 200, EdgeKernel, "k2"},
+	})
+}
+
+// A kernel launched while the stream is busy follows the previous one
+// (kernel-kernel), not its launch.
+func TestGraphQueuedKernel(t *testing.T) {
+	g := newGPUTrace("cpu", "stream 7")
+	g.state("cpu", "cudaLaunchKernel", 0, 10, 0)
+	g.state("cpu", "cudaLaunchKernel", 20, 30, 0)
+	g.state("stream 7", "k1", 15, 100, 0)
+	g.state("stream 7", "k2", 105, 150, 0)
+	g.launch("cpu", 0, "stream 7", 15)
+	g.launch("cpu", 20, "stream 7", 105)
+	// 0 -15-> k1 (85) -5-> k2 (45): 150.
+	checkPath(t, g.path(t), HTA, 150, []seg{
+		{"stream 7", 0, 15, EdgeLaunch, ""},
+		{"stream 7", 15, 100, EdgeKernel, "k1"},
+		{"stream 7", 100, 105, EdgeKernelGap, "k1"},
+		{"stream 7", 105, 150, EdgeKernel, "k2"},
+	})
+}
+
+// A synchronisation: the CPU waits in cudaStreamSynchronize for the
+// kernel; the wait is not the CPU's (the call's end weighs nothing), the
+// path goes through the kernel and back to the CPU at the call's end.
+// The stream records the synchronisation ("Stream Sync", Kineto's) on an
+// overlap lane, as the readers place a state overlapping another.
+//
+//	cpu       |step-----------------------------------------------|0-300
+//	            |L1|10-20  |cudaStreamSynchronize 40-210| |add|220-250
+//	stream 7          |k1 30-200------------------|
+//	  lane 1               |Stream Sync 40-210---------|
+func TestGraphSyncWait(t *testing.T) {
+	for _, recorded := range []bool{true, false} {
+		name := "recorded"
+		if !recorded {
+			name = "host side" // Nsight Systems: no synchronisation on the GPU side
+		}
+		t.Run(name, func(t *testing.T) {
+			g := newGPUTrace("cpu", "stream 7", "stream 7 (overlap lane 1)")
+			g.state("cpu", "step", 0, 300, 0)
+			g.state("cpu", "cudaLaunchKernel", 10, 20, 1)
+			g.state("cpu", "cudaStreamSynchronize", 40, 210, 1)
+			g.state("cpu", "aten::add", 220, 250, 1)
+			g.state("stream 7", "k1", 30, 200, 0)
+			g.launch("cpu", 10, "stream 7", 30)
+			if recorded {
+				g.state("stream 7 (overlap lane 1)", "Stream Sync", 40, 210, 0)
+				g.launch("cpu", 40, "stream 7", 40) // the flow lands on the stream, its state on the lane
+			}
+			// 10 + launch 20 + k1 170 + sync 0 + 10 + 30 + 50 = 290; the CPU alone 130.
+			checkPath(t, g.path(t), HTA, 290, []seg{
+				{"cpu", 0, 10, EdgeCompute, "step"},
+				{"stream 7", 10, 30, EdgeLaunch, ""},
+				{"stream 7", 30, 200, EdgeKernel, "k1"},
+				{"cpu", 210, 210, EdgeSyncWait, ""},
+				{"cpu", 210, 220, EdgeCompute, "step"},
+				{"cpu", 220, 250, EdgeCompute, "aten::add"},
+				{"cpu", 250, 300, EdgeCompute, "step"},
+			})
+		})
+	}
+}
+
+// Two streams and a device-wide synchronisation ("Context Sync"): the
+// path takes the stream that finishes last.
+//
+//	cpu       |step-------------------------------------------------|0-500
+//	            |L1|10-20 |L2|40-50 |cudaDeviceSynchronize 60-410|
+//	stream 7          |kA 30-100|
+//	stream 8                    |kB 60-400-----------------|
+func TestGraphTwoStreams(t *testing.T) {
+	g := newGPUTrace("cpu", "stream 7", "stream 8")
+	g.state("cpu", "step", 0, 500, 0)
+	g.state("cpu", "cudaLaunchKernel", 10, 20, 1)
+	g.state("cpu", "cudaLaunchKernel", 40, 50, 1)
+	g.state("cpu", "cudaDeviceSynchronize", 60, 410, 1)
+	g.state("stream 7", "kA", 30, 100, 0)
+	g.state("stream 8", "kB", 60, 400, 0)
+	g.state("stream 8", "Context Sync", 405, 410, 0)
+	g.launch("cpu", 10, "stream 7", 30)
+	g.launch("cpu", 40, "stream 8", 60)
+	g.launch("cpu", 60, "stream 8", 405)
+	// Through kB: 40 + launch 20 + 340 = 400 at kB's end, then the
+	// call's end (410) and step's: 490. Through kA: 100; the CPU: 150.
+	checkPath(t, g.path(t), HTA, 490, []seg{
+		{"cpu", 0, 10, EdgeCompute, "step"},
+		{"cpu", 10, 20, EdgeCompute, "cudaLaunchKernel"},
+		{"cpu", 20, 40, EdgeCompute, "step"},
+		{"stream 8", 40, 60, EdgeLaunch, ""},
+		{"stream 8", 60, 400, EdgeKernel, "kB"},
+		{"cpu", 410, 410, EdgeSyncWait, ""},
+		{"cpu", 410, 500, EdgeCompute, "step"},
+	})
+	r := g.path(t)
+	on := map[string]trace.Time{}
+	for _, s := range r.Attribution.ByState {
+		on[s.State] = s.OnPath
+	}
+	if on["kB"] != 340 || on["step"] != 120 || on["(launch delay)"] != 20 || on["cudaLaunchKernel"] != 10 {
+		t.Errorf("time on the path by name: %v", on)
+	}
+}
+
+// Tasks joined by flows (no launches): the longest path through the
+// dependencies, each weighing the time from its source's end to its
+// destination's start.
+func TestGraphDependencies(t *testing.T) {
+	g := newGPUTrace("worker 0", "worker 1")
+	g.state("worker 0", "A", 0, 100, 0)
+	g.state("worker 0", "C", 110, 130, 0)
+	g.state("worker 1", "B", 150, 250, 0)
+	g.flow("worker 0", 100, "worker 1", 150)
+	// A 100 + 50 + B 100 = 250; worker 0 alone: 100 + 0 + 20.
+	checkPath(t, g.path(t), Dependencies, 250, []seg{
+		{"worker 0", 0, 100, EdgeCompute, "A"},
+		{"worker 1", 100, 150, EdgeDependency, ""},
+		{"worker 1", 150, 250, EdgeCompute, "B"},
+	})
+}
+
+// Neither MPI calls nor links: a clear refusal naming what is missing.
+func TestGraphRefused(t *testing.T) {
+	g := newGPUTrace("cpu")
+	g.state("cpu", "work", 0, 10, 0)
+	g.t.Finish(0, 10)
+	_, err := Compute(g.t, Options{})
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no MPI calls") || !strings.Contains(err.Error(), "no links") {
+		t.Fatalf("error %v, want an argument error saying the trace has no MPI calls and no links", err)
+	}
+}
