@@ -148,6 +148,50 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 	if !ok || typ == trace.None {
 		return false
 	}
+	var val int32
+	if def.kind != evPopState {
+		vc := def.column[roleValue]
+		if vc < 0 {
+			return false
+		}
+		vf := &fields[vc]
+		if val, ok = s.types[typ].values.getHashed(buf[vf.from:vf.to], vf.hash); !ok {
+			return false
+		}
+	}
+	return s.plainStateOf(def.kind, cont, typ, val)
+}
+
+// plainStateKeys is plainState for a record whose keys the tokenizer
+// copied (def.stateKeys and r.keyed): it reads the record, not the
+// fields.
+func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
+	if s.zero > 0 || s.opt.NoImbrication {
+		return false
+	}
+	cont, ok := s.contIDs.getShort(r.keys[0], r.lens[0])
+	if !ok {
+		return false
+	}
+	typ, ok := s.typeIDs.getShort(r.keys[1], r.lens[1])
+	if !ok || typ == trace.None {
+		return false
+	}
+	var val int32
+	if def.kind != evPopState {
+		if def.column[roleValue] < 0 {
+			return false
+		}
+		if val, ok = s.types[typ].values.getShort(r.keys[2], r.lens[2]); !ok {
+			return false
+		}
+	}
+	return s.plainStateOf(def.kind, cont, typ, val)
+}
+
+// plainStateOf is plainState once the event's ids are known (val is
+// unused by PopState).
+func (s *simulator) plainStateOf(kind eventKind, cont, typ, val int32) bool {
 	ti, c := &s.types[typ], s.containers[cont]
 	sl := c.used
 	if ti.kind != trace.KindState || ti.parent != c.typ || c.destroyed || sl == nil || sl.typ != typ {
@@ -157,27 +201,16 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 	if sl.hasLast && (sl.lastStart > at || (!sl.lastOpen && sl.lastEnd > at)) {
 		return false // checkOrder fails
 	}
-	if def.kind == evPopState {
+	switch kind {
+	case evPopState:
 		if sl.depth == 0 {
 			return false
 		}
 		s.closeStates(cont, sl, int(sl.depth)-1, at)
-		c.last = at
-		return true
-	}
-	vc := def.column[roleValue]
-	if vc < 0 {
-		return false
-	}
-	vf := &fields[vc]
-	val, ok := ti.values.getHashed(buf[vf.from:vf.to], vf.hash)
-	if !ok {
-		return false
-	}
-	if def.kind == evSetState {
+	case evSetState:
 		s.closeStates(cont, sl, 0, at)
 		s.pushState(sl, val, 0, at)
-	} else {
+	default:
 		s.pushState(sl, val, sl.depth, at)
 	}
 	c.last = at

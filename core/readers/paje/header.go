@@ -155,6 +155,9 @@ type eventDef struct {
 	// looks up (Type, Container, Value): their hashes are computed along
 	// with the fields, by the tokenizers.
 	keyed []int
+	// stateKeys: a SetState, PushState or PopState with a container and a
+	// type, which plainState may simulate from its record's keys.
+	stateKeys bool
 }
 
 func newEventDef(name, id string, line int) (*eventDef, bool) {
@@ -218,6 +221,8 @@ func (d *eventDef) finish(strict bool) []role {
 			d.keyed = append(d.keyed, c)
 		}
 	}
+	d.stateKeys = (d.kind == evSetState || d.kind == evPushState || d.kind == evPopState) &&
+		d.column[roleContainer] >= 0 && d.column[roleType] >= 0
 	return d.missing()
 }
 

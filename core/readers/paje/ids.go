@@ -95,6 +95,24 @@ func (t *idTable) getHashed(key []byte, h uint64) (int32, bool) {
 	}
 }
 
+// getShort is get for a key of n <= shortKey bytes whose hashKey is h:
+// the hash and the length tell the key.
+func (t *idTable) getShort(h uint64, n uint8) (int32, bool) {
+	if t == nil {
+		return 0, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if !s.full {
+			return 0, false
+		}
+		if s.hash == h && len(s.key) == int(n) {
+			return s.id, true
+		}
+	}
+}
+
 // put files id under key, which must not be there yet.
 func (t *idTable) put(key string, id int32) {
 	if 2*(t.n+1) > len(t.slots) {

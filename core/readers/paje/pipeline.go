@@ -265,7 +265,22 @@ func (d *decoder) consume(c *chunk) error {
 			base := d.line
 			for i := range c.recs {
 				r := &c.recs[i]
-				fields := c.spans[r.first : int(r.first)+len(r.def.roles)+1]
+				var fields []span
+				if r.keyed {
+					if d.sim.keyedState(r.def, r.at, r) {
+						continue
+					}
+					var ok bool
+					d.fields, _, ok = plainFields(c.data, int(r.first), d.fields[:0])
+					if !ok || len(d.fields) != len(r.def.roles)+1 {
+						d.line = base + int(r.line)
+						return d.failf("a line tokenized as plain does not split again")
+					}
+					r.def.hashKeys(c.data, d.fields[1:])
+					fields = d.fields
+				} else {
+					fields = c.spans[r.first : int(r.first)+len(r.def.roles)+1]
+				}
 				if err := d.sim.eventAt(r.def, c.data, fields, base+int(r.line), r.at); err != nil {
 					d.line = base + int(r.line)
 					return err

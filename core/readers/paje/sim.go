@@ -207,6 +207,24 @@ func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) err
 	return s.eventAt(def, buf, spans, line, t)
 }
 
+// keyedState is eventAt for a record whose keys the tokenizer kept
+// (r.keyed), when plainStateKeys takes it; false otherwise, having changed
+// nothing eventAt would not change the same way: eventAt then simulates
+// the event from its fields.
+func (s *simulator) keyedState(def *eventDef, at trace.Time, r *record) bool {
+	if s.generalStates {
+		return false
+	}
+	at = s.opt.inUnit(at)
+	if def.column[roleTime] >= 0 {
+		s.lastKnown = at
+		if !s.timed {
+			s.first, s.timed = at, true
+		}
+	}
+	return s.plainStateKeys(def, r)
+}
+
 // eventAt simulates an event whose date, if its definition has a Time
 // field, was parsed already: at.
 func (s *simulator) eventAt(def *eventDef, buf []byte, spans []span, line int, at trace.Time) error {

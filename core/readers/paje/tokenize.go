@@ -36,7 +36,17 @@ type record struct {
 	def   *eventDef
 	at    trace.Time
 	line  int32
-	first int32
+	first int32 // where its fields are in the chunk's spans; if keyed, where its line is in the chunk's data
+	// keys are the hashes of a state event's container, type and value
+	// (0 without a value) when each is at most shortKey bytes long, which
+	// is then all a lookup needs. keyed tells they are set: the record
+	// then stands for its fields, which are not kept (the simulation
+	// splits the line again in the rare case it needs them), so that the
+	// tokenizers stream less memory through the caches and the
+	// simulation reads one record for an event.
+	keys  [3]uint64
+	lens  [3]uint8
+	keyed bool
 }
 
 // tokenize splits a chunk of whole lines into records, as parseLine would,
@@ -109,9 +119,35 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 		r.at = t
 	}
 	def.hashKeys(data, fields[1:])
-	c.spans = spans
+	if def.stateKeys {
+		r.setStateKeys(def, fields[1:])
+	}
+	if r.keyed {
+		r.first = int32(pos)
+		c.spans = spans[:first]
+	} else {
+		c.spans = spans
+	}
 	c.recs = append(c.recs, r)
 	return end, true
+}
+
+// setStateKeys copies the hashes of a state event's keys into the record
+// if they are all short.
+func (r *record) setStateKeys(def *eventDef, fields []span) {
+	for k, rl := range [3]role{roleContainer, roleType, roleValue} {
+		col := def.column[rl]
+		if col < 0 {
+			continue
+		}
+		f := &fields[col]
+		n := f.to - f.from
+		if n > shortKey {
+			return
+		}
+		r.keys[k], r.lens[k] = f.hash, uint8(n)
+	}
+	r.keyed = true
 }
 
 // plainFields splits the line at data[pos:] at its spaces, if it is made
