@@ -13,10 +13,15 @@ import sys
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# The scripts import each other by name: bench/ is on the path while they
+# are imported, and taken off again, or its distributed.py would shadow
+# dask's distributed for the tests collected after this one.
 sys.path.insert(0, str(REPO / "bench"))
-
-import _synthetic  # noqa: E402
-import table  # noqa: E402
+try:
+    import _synthetic  # noqa: E402
+    import table  # noqa: E402
+finally:
+    sys.path.remove(str(REPO / "bench"))
 
 
 def test_replace_between_keeps_what_is_outside():
