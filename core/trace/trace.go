@@ -2,6 +2,7 @@ package trace
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -138,13 +139,21 @@ func (t *Trace) Finish(start, end Time) {
 // ContainerPath returns the names from the root's child down to container
 // id, joined by sep. The root itself has the empty path.
 func (t *Trace) ContainerPath(id int32, sep string) string {
+	return JoinPath(id, sep, func(c int32) (string, int32) { return t.Containers[c].Name, t.Containers[c].Parent })
+}
+
+// JoinPath is ContainerPath for the containers of any table: node(c)
+// gives container c's name and parent, the root being container 0. The
+// analyses that keep their own containers while a trace streams by name
+// them with it as the trace names its own.
+func JoinPath(id int32, sep string, node func(c int32) (name string, parent int32)) string {
 	var names []string
-	for c := id; c > 0; c = t.Containers[c].Parent {
-		names = append(names, t.Containers[c].Name)
+	for c := id; c > 0; {
+		name, parent := node(c)
+		names = append(names, name)
+		c = parent
 	}
-	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
-		names[i], names[j] = names[j], names[i]
-	}
+	slices.Reverse(names)
 	return strings.Join(names, sep)
 }
 

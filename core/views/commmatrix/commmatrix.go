@@ -264,10 +264,5 @@ func (a *Accumulator) Result() (*Result, error) {
 }
 
 func (a *Accumulator) path(id int32) string {
-	var names []string
-	for c := id; c > 0; c = a.containers[c].parent {
-		names = append(names, a.containers[c].name)
-	}
-	slices.Reverse(names)
-	return strings.Join(names, "/")
+	return trace.JoinPath(id, "/", func(c int32) (string, int32) { return a.containers[c].name, a.containers[c].parent })
 }

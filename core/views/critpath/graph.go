@@ -218,12 +218,7 @@ func (g *graphCollector) link(l trace.Link) {
 // path returns the path of container id, its names from the root's child
 // joined by "/".
 func (g *graphCollector) path(id int32) string {
-	var n []string
-	for c := id; c > 0; c = g.conts[c].parent {
-		n = append(n, g.conts[c].name)
-	}
-	slices.Reverse(n)
-	return strings.Join(n, "/")
+	return trace.JoinPath(id, "/", func(c int32) (string, int32) { return g.conts[c].name, g.conts[c].parent })
 }
 
 // laneBase returns the container a lane container is a lane of (its

@@ -418,12 +418,7 @@ func outermost(calls []Call, end trace.Time) []Call {
 // path returns a container's names from the root's child down, joined by
 // "/".
 func (b *Builder) path(id int32) string {
-	var names []string
-	for c := id; c > 0; c = b.containers[c].parent {
-		names = append(names, b.containers[c].name)
-	}
-	slices.Reverse(names)
-	return strings.Join(names, "/")
+	return trace.JoinPath(id, "/", func(c int32) (string, int32) { return b.containers[c].name, b.containers[c].parent })
 }
 
 // process returns the process a resource belongs to: its parent when the

@@ -840,10 +840,5 @@ func (a *Accumulator) process(id int32) int32 {
 }
 
 func (a *Accumulator) path(id int32) string {
-	var names []string
-	for c := id; c > 0; c = a.conts[c].parent {
-		names = append(names, a.conts[c].name)
-	}
-	slices.Reverse(names)
-	return strings.Join(names, "/")
+	return trace.JoinPath(id, "/", func(c int32) (string, int32) { return a.conts[c].name, a.conts[c].parent })
 }

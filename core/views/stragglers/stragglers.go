@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -315,10 +314,5 @@ func (r *Result) ByResource() []Resource {
 }
 
 func (a *Accumulator) path(id int32) string {
-	var names []string
-	for c := id; c > 0; c = a.containers[c].parent {
-		names = append(names, a.containers[c].name)
-	}
-	slices.Reverse(names)
-	return strings.Join(names, "/")
+	return trace.JoinPath(id, "/", func(c int32) (string, int32) { return a.containers[c].name, a.containers[c].parent })
 }
