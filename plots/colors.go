@@ -68,13 +68,22 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 		if !ok {
 			return nil, errs.Argument("colors", "no state named %q in the figure", name)
 		}
-		c, err := ParseColor(spec)
+		c, err := overrideColor(name, spec)
 		if err != nil {
-			return nil, errs.Argument("colors", "state %q: %v", name, err)
+			return nil, err
 		}
 		out[i] = c
 	}
 	return out, nil
+}
+
+// overrideColor reads the colour colors= gives state name.
+func overrideColor(name, spec string) (color.RGBA, error) {
+	c, err := ParseColor(spec)
+	if err != nil {
+		return color.RGBA{}, errs.Argument("colors", "state %q: %v", name, err)
+	}
+	return c, nil
 }
 
 // nearDuplicate is the OKLab distance under which two colours of a

@@ -82,9 +82,9 @@ func TraceStateColors(types []trace.Type, values []trace.Value, override map[str
 		if !isValue[name] {
 			return nil, errs.Argument("colors", "no state named %q in the figure", name)
 		}
-		c, err := ParseColor(spec)
+		c, err := overrideColor(name, spec)
 		if err != nil {
-			return nil, errs.Argument("colors", "state %q: %v", name, err)
+			return nil, err
 		}
 		out[name] = c
 	}
