@@ -563,14 +563,7 @@ func (d *decoder) readMetadataArg(s *scanner, e *rawEvent, key []byte) error {
 		if err != nil {
 			return err
 		}
-		switch field {
-		case 'n':
-			e.argName = d.strs.id(v)
-		case 'l':
-			e.argLabels = d.strs.id(v)
-		default:
-			e.argStep = d.strs.id(v)
-		}
+		e.setNameArg(field, d.strs.id(v))
 	case 's':
 		if c != '"' && c != '-' && (c < '0' || c > '9') {
 			e.badSortIndex = true
@@ -624,4 +617,18 @@ func scalarText(s *scanner) ([]byte, error) {
 		return s.number()
 	}
 	return nil, s.fail("expected a number, found %s", describe(c))
+}
+
+// setNameArg keeps the string id of a metadata or step event's string
+// argument: key is 'n' for "name", 'l' for "labels", anything else for
+// "step".
+func (e *rawEvent) setNameArg(key byte, id int32) {
+	switch key {
+	case 'n':
+		e.argName = id
+	case 'l':
+		e.argLabels = id
+	default:
+		e.argStep = id
+	}
 }

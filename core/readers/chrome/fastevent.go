@@ -239,14 +239,7 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
 				skip = true // a name that is not a string does not name
 				break
 			}
-			switch key[0] {
-			case 'n':
-				e.argName = d.strs.id(v)
-			case 'l':
-				e.argLabels = d.strs.id(v)
-			default:
-				e.argStep = d.strs.id(v)
-			}
+			e.setNameArg(key[0], d.strs.id(v))
 		case string(key) == "sort_index":
 			if c == 'n' {
 				break // null
