@@ -129,7 +129,10 @@ class Stragglers(Analysis):
     """The resources that arrive last at synchronising operations: the
     collectives of a message-passing run, or the iterations of any trace
     (the k-th state of a name on each resource; a resource arrives when it
-    finishes it).
+    finishes it). A trace without collectives (a GPU or machine-learning
+    profile) takes by default the NCCL kernels of its GPUs, or else
+    PyTorch's ProfilerStep iterations, when two resources have them;
+    :attr:`iteration` says which.
 
     ``to_pandas()`` has a row per resource, the most often last first:
     ``resource``, ``times_last``, ``instances`` (it took part in),
@@ -160,6 +163,12 @@ class Stragglers(Analysis):
         """"collectives" or "iterations"."""
         return self._info["mode"]
 
+    @property
+    def iteration(self) -> str | None:
+        """The pattern of the iterations' state names ("nccl*Kernel*",
+        "ProfilerStep*", or the one given), None for collectives."""
+        return self._info.get("iteration") or None
+
     def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "bars",
              top: int | None = None, log: bool | None = None):
         """Draw the waiting each resource caused (``type="bars"``, the
@@ -172,7 +181,8 @@ class Stragglers(Analysis):
 
     def _describe(self) -> str:
         i = self._info
-        return f"{i['instances']} {i['mode']} over {i['resources']} resources"
+        of = f" ({i['iteration']})" if i.get("iteration") else ""
+        return f"{i['instances']} {i['mode']}{of} over {i['resources']} resources"
 
 
 def trace_critical_path(trace, whole_run: bool = False) -> CriticalPath:

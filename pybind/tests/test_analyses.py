@@ -423,6 +423,37 @@ def test_stragglers():
     assert (it.instances()["lateness"] > 1.99999).sum() == 3
 
 
+def test_stragglers_nccl_kernels_by_default():
+    # A 2-GPU training step exported by Nsight Systems: no MPI, so the
+    # default takes the NCCL kernels of each GPU's stream. The oracle: the
+    # k-th NCCL kernel of each device from the export's kernel table.
+    import sqlite3
+
+    path = shared("nsys", "mfu_2gpu_before.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT k.deviceId, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+            "JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE 'nccl%Kernel%' "
+            "ORDER BY k.deviceId, k.start").fetchall()
+    ends = {}
+    for dev, _, end in rows:
+        ends.setdefault(dev, []).append(end)
+    assert sorted(ends) == [0, 1] and len(ends[0]) == len(ends[1]) == 33
+    s = ms.stragglers(path)
+    assert (s.mode, s.iteration) == ("iterations", "nccl*Kernel*")
+    assert "(nccl*Kernel*)" in repr(s)
+    inst = s.instances()
+    assert len(inst) == 33
+    for k, row in inst.iterrows():
+        e0, e1 = ends[0][k], ends[1][k]
+        assert row["lateness"] == pytest.approx(abs(e1 - e0) * 1e-9, abs=1e-12)
+        if e1 != e0:
+            assert f"/GPU {int(e1 > e0)}/" in row["last"]
+    # The same from a trace in memory, and on the command line's first line.
+    again = ms.read(path).stragglers()
+    assert list(again.instances()["last"]) == list(inst["last"])
+
+
 def test_tables_write_to_parquet(tmp_path, jacobi):
     for result in (jacobi.flat_profile(), jacobi.load_imbalance(), jacobi.comm_matrix(), jacobi.pop(),
                    jacobi.stragglers()):

@@ -113,3 +113,68 @@ func abs(t trace.Time) trace.Time {
 	}
 	return t
 }
+
+// gpuRun is a GPU profile without MPI: two streams whose NCCL kernels
+// end at ends[stream][k], and a training step per stream (ProfilerStep#k
+// on the stream's own thread when steps is set).
+func gpuRun(ends [2][]trace.Time, steps bool, ncclOn int) *trace.Trace {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ncclDevKernel_AllReduce_Sum_f32_RING_LL"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "gemm"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7"})
+	tr.CreateContainer(trace.Container{Name: "GPU 0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	tr.CreateContainer(trace.Container{Name: "GPU 1", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	for s := range 2 {
+		for k, end := range ends[s] {
+			start := trace.Time(k) * 100
+			tr.State(trace.State{Container: int32(s + 1), Type: 1, Value: 1, Start: start, End: start + 10})
+			if s < ncclOn {
+				tr.State(trace.State{Container: int32(s + 1), Type: 1, Value: 0, Start: start + 20, End: end})
+			}
+			if steps {
+				tr.State(trace.State{Container: int32(s + 1), Type: 1, Value: 2, Start: start, End: end + 1})
+			}
+		}
+	}
+	tr.Finish(0, 1000)
+	return tr
+}
+
+// Without collectives, the default takes the GPUs' NCCL kernels: GPU 1
+// ends the first two 5 and 7 ns after GPU 0, GPU 0 the third 3 ns after.
+func TestNCCLKernelsByDefault(t *testing.T) {
+	tr := gpuRun([2][]trace.Time{{50, 150, 263}, {55, 157, 260}}, false, 2)
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "iterations" || r.Iteration != "nccl*Kernel*" || len(r.Instances) != 3 {
+		t.Fatalf("%s %q, %d instances", r.Mode, r.Iteration, len(r.Instances))
+	}
+	want := []struct {
+		last     string
+		lateness trace.Time
+	}{{"GPU 1", 5}, {"GPU 1", 7}, {"GPU 0", 3}}
+	for k, w := range want {
+		in := r.Instances[k]
+		if r.Resources[in.Last] != w.last || in.Lateness != w.lateness || in.WaitCaused != w.lateness ||
+			in.Name != "ncclDevKernel_AllReduce_Sum_f32_RING_LL" {
+			t.Errorf("instance %d: %s by %v (caused %v, %s), want %+v", k, r.Resources[in.Last], in.Lateness, in.WaitCaused, in.Name, w)
+		}
+	}
+	// NCCL kernels on one GPU only: the training steps, on both.
+	r, err = Compute(gpuRun([2][]trace.Time{{50, 150}, {55, 140}}, true, 1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iteration != "ProfilerStep*" || len(r.Instances) != 2 || r.Resources[r.Instances[1].Last] != "GPU 0" || r.Instances[1].Lateness != 10 {
+		t.Errorf("%q: %+v", r.Iteration, r.Instances)
+	}
+	// Neither: the refusal names the way out.
+	_, err = Compute(gpuRun([2][]trace.Time{{50}, {55}}, false, 0), Options{})
+	if err == nil || !strings.Contains(err.Error(), "iteration=") {
+		t.Errorf("no instances at all: %v", err)
+	}
+}
