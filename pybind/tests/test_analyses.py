@@ -454,6 +454,48 @@ def test_stragglers_nccl_kernels_by_default():
     assert list(again.instances()["last"]) == list(inst["last"])
 
 
+def test_ranks_read_as_one_job(tmp_path):
+    # Two ranks' Kineto files of one job: a list of them, or their
+    # directory, is one trace with a container per file; its stragglers
+    # are the NCCL kernels of each communicator's stream ("stream 84",
+    # "stream 203" on both GPUs) paired rank with rank. The oracle: the
+    # kernels' ends (ts + dur, us) in the JSON files themselves.
+    import gzip
+    import json
+    import shutil
+
+    ends = {}
+    for rank in (0, 1):
+        src = shared("hta", "tests", "data", "trace_filter", f"sampled_rank-{rank}.json.gz")
+        shutil.copy(src, tmp_path / src.name)
+        with gzip.open(src) as f:
+            events = json.load(f)["traceEvents"]
+        for e in sorted((e for e in events if e.get("ph") == "X" and e["name"].startswith("ncclKernel")),
+                        key=lambda e: e["ts"]):
+            ends.setdefault(e["tid"], {}).setdefault(rank, []).append(e["ts"] + e["dur"])
+    (tmp_path / "README.txt").write_text("not a trace: left out")
+    files = sorted(str(p) for p in tmp_path.glob("*.json.gz"))
+    by_dir, by_list = ms.read(tmp_path), ms.read(files)
+    for t in (by_dir, by_list):
+        runs = t.containers[t.containers["type"] == "Run"]
+        assert list(runs["name"]) == ["sampled_rank-0.json.gz", "sampled_rank-1.json.gz"]
+    assert len(by_dir.states) == len(by_list.states) == len(ms.read(files[0]).states) + len(ms.read(files[1]).states)
+    want = []
+    for tid, ranks in ends.items():
+        for e0, e1 in zip(ranks[0], ranks[1]):
+            want.append((max(e0, e1), f"/stream {tid}", abs(e1 - e0) * 1e-6, int(e1 > e0)))
+    want.sort()
+    for s in (by_dir.stragglers(), ms.stragglers(tmp_path), ms.stragglers(files)):
+        assert s.iteration == "nccl*Kernel*"
+        inst = s.instances()
+        assert len(inst) == len(want) == 10
+        for (_, stream, lateness, last_rank), (_, row) in zip(want, inst.iterrows()):
+            assert row["last"].startswith(f"sampled_rank-{last_rank}.json.gz/") and row["last"].rstrip().endswith(stream)
+            assert row["lateness"] == pytest.approx(lateness, abs=1e-9)
+    with pytest.raises(ms.InvalidArgumentError, match="list of paths"):
+        ms.read([])
+
+
 def test_tables_write_to_parquet(tmp_path, jacobi):
     for result in (jacobi.flat_profile(), jacobi.load_imbalance(), jacobi.comm_matrix(), jacobi.pop(),
                    jacobi.stragglers()):

@@ -14,7 +14,10 @@
 //     "ProfilerStep*", "ncclKernel*" or an NVTX range): instance k is the
 //     k-th state so named on each resource (in the order they begin);
 //     a member arrives when the state ends, so the last is the one that
-//     finishes its k-th iteration last.
+//     finishes its k-th iteration last. Where every resource's name is
+//     shared by others under other parents (the "stream 84" and "stream
+//     203" of each GPU, one per NCCL communicator), the k-th instances
+//     meet within each name only.
 //
 // By default the collectives are taken where the trace has any; a trace
 // without (a GPU or machine-learning profile) falls back to the first of
@@ -289,19 +292,60 @@ func (a *Accumulator) iterations(p int, r *Result) (*Result, error) {
 		return nil, errs.Argument("iteration", "the states named %q occur on %d resource(s): stragglers need at least two",
 			a.patterns[p], len(ids))
 	}
-	for k := range most {
-		in := Instance{}
-		for i, id := range ids {
-			its := a.iters[p][id]
-			if k < len(its) {
-				in.Members = append(in.Members, int32(i))
-				in.Arrivals = append(in.Arrivals, its[k].end)
-				in.Name = a.names[its[k].name]
+	lanes := a.lanes(ids)
+	for _, lane := range lanes {
+		for k := range most {
+			in := Instance{}
+			for _, i := range lane {
+				its := a.iters[p][ids[i]]
+				if k < len(its) {
+					in.Members = append(in.Members, int32(i))
+					in.Arrivals = append(in.Arrivals, its[k].end)
+					in.Name = a.names[its[k].name]
+				}
 			}
+			r.add(in)
 		}
-		r.add(in)
+	}
+	if len(lanes) > 1 {
+		slices.SortStableFunc(r.Instances, func(x, y Instance) int { return cmp.Compare(x.At, y.At) })
 	}
 	return r, nil
+}
+
+// lanes splits the resources ids (indices into ids) into the sets whose
+// k-th instances meet: resources of the same name under different
+// parents ("stream 84" of each GPU, one per NCCL communicator, as
+// PyTorch creates them in the same order on every rank) when every name
+// is shared so; otherwise all of them together (each rank's own thread,
+// "Stream 7" on one GPU and "Stream 15" on the other).
+func (a *Accumulator) lanes(ids []int32) [][]int {
+	byName := map[string]int{}
+	var lanes [][]int
+	for i, id := range ids {
+		name := a.containers[id].name
+		l, ok := byName[name]
+		if !ok {
+			l = len(lanes)
+			byName[name] = l
+			lanes = append(lanes, nil)
+		}
+		lanes[l] = append(lanes[l], i)
+	}
+	for _, lane := range lanes {
+		if len(lane) < 2 {
+			lanes = nil
+			break
+		}
+	}
+	if len(lanes) < 2 {
+		all := make([]int, len(ids))
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	return lanes
 }
 
 // add completes an instance (its last arrival) and keeps it when it has

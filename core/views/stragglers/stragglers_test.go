@@ -178,3 +178,50 @@ func TestNCCLKernelsByDefault(t *testing.T) {
 		t.Errorf("no instances at all: %v", err)
 	}
 }
+
+// Two ranks' GPUs, each with a stream per NCCL communicator ("stream 84"
+// and "stream 203" on both): the k-th kernels meet within a communicator's
+// streams, not across them, and the instances come in time order.
+func TestNCCLKernelsByCommunicatorStream(t *testing.T) {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "GPU", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: 0, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 1, Start: trace.None, End: trace.None})
+	tr.DefineValue(trace.Value{Type: 2, Name: "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"})
+	for g := range 2 {
+		tr.CreateContainer(trace.Container{Name: "GPU " + string(rune('0'+g)), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	}
+	// Containers 3, 4: GPU 0's streams 84 and 203; 5, 6: GPU 1's.
+	for g := range 2 {
+		for _, s := range []string{"stream 84", "stream 203"} {
+			tr.CreateContainer(trace.Container{Name: s, Type: 1, Parent: int32(g + 1), Start: 0, End: trace.Unset})
+		}
+	}
+	kernel := func(c int32, start, end trace.Time) {
+		tr.State(trace.State{Container: c, Type: 2, Value: 0, Start: start, End: end})
+	}
+	kernel(3, 0, 10)  // stream 84, first: GPU 1 ends 4 later
+	kernel(5, 0, 14)  //
+	kernel(3, 20, 33) // stream 84, second: GPU 0 ends 2 later
+	kernel(5, 20, 31) //
+	kernel(4, 50, 60) // stream 203, first (one only): GPU 0 ends 1 later
+	kernel(6, 50, 59) //
+	tr.Finish(0, 100)
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		last     string
+		lateness trace.Time
+	}{{"GPU 1/stream 84", 4}, {"GPU 0/stream 84", 2}, {"GPU 0/stream 203", 1}}
+	if len(r.Instances) != len(want) {
+		t.Fatalf("%d instances, want 3: %+v", len(r.Instances), r.Instances)
+	}
+	for k, w := range want {
+		in := r.Instances[k]
+		if r.Resources[in.Last] != w.last || in.Lateness != w.lateness || len(in.Members) != 2 {
+			t.Errorf("instance %d: %s by %v (%d members), want %+v", k, r.Resources[in.Last], in.Lateness, len(in.Members), w)
+		}
+	}
+}
