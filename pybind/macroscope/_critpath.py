@@ -150,12 +150,14 @@ class Stragglers(Analysis):
 
     def instances(self) -> pd.DataFrame:
         """Each instance: instance, name, group (communicator), members,
-        last, time (its arrival, s), lateness, wait_caused (s)."""
+        last, time (its arrival, s from the trace's start), lateness,
+        wait_caused (s), time_ns (the arrival on the trace's clock)."""
         return self.table("instances")
 
     def arrivals(self) -> pd.DataFrame:
         """Every member's arrival at every instance: instance, resource,
-        arrival, delay (after the instance's first arrival; s), last."""
+        arrival (s from the trace's start), delay (after the instance's
+        first arrival; s), last, arrival_ns (on the trace's clock)."""
         return self.table("arrivals")
 
     @property

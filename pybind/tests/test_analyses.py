@@ -449,9 +449,16 @@ def test_stragglers_nccl_kernels_by_default():
         assert row["lateness"] == pytest.approx(abs(e1 - e0) * 1e-9, abs=1e-12)
         if e1 != e0:
             assert f"/GPU {int(e1 > e0)}/" in row["last"]
+        # One clock: seconds from the trace's start, the instant in time_ns.
+        assert row["time_ns"] == max(e0, e1)
     # The same from a trace in memory, and on the command line's first line.
-    again = ms.read(path).stragglers()
+    trace = ms.read(path)
+    again = trace.stragglers()
     assert list(again.instances()["last"]) == list(inst["last"])
+    assert inst["time"].tolist() == pytest.approx(((inst["time_ns"] - trace.origin * 1e9) / 1e9).tolist(), abs=1e-9)
+    assert 0 <= inst["time"].min() and inst["time"].max() <= trace.duration
+    arrivals = s.arrivals()
+    assert (arrivals["arrival"] - (arrivals["arrival_ns"] * 1e-9 - trace.origin)).abs().max() < 1e-9
 
 
 def test_ranks_read_as_one_job(tmp_path):
