@@ -380,6 +380,12 @@ def test_critical_path_gpu():
     assert list(df.columns) == ["resource", "start", "end", "duration", "start_ns", "end_ns", "kind", "name", "bound_by",
                                 "from"]
     assert int((df.end_ns - df.start_ns).sum()) == 41_435_234_000
+    # One clock: seconds from the trace's start (Kineto's clock is the
+    # epoch's), the instants in start_ns and end_ns.
+    origin = ms.read(kineto).origin
+    assert cp.info["origin"] == pytest.approx(origin)
+    assert (df.start - (df.start_ns * 1e-9 - origin)).abs().max() < 1e-6
+    assert 0 <= cp.info["start"] < cp.info["end"] < 60 and "e+09" not in repr(cp)
     # HTA's get_critical_path_breakdown() of the same trace, by bound_by (µs).
     bound = ((df.end_ns - df.start_ns) // 1000).groupby(df.bound_by, observed=True).sum().to_dict()
     assert bound == {"": 0, "cpu_bound": 41380750, "gpu_compute_bound": 40992, "gpu_kernel_kernel_overhead": 11897,
