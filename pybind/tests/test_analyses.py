@@ -506,6 +506,13 @@ def test_ranks_read_as_one_job(tmp_path):
             assert row["lateness"] == pytest.approx(lateness, abs=1e-9)
     with pytest.raises(ms.InvalidArgumentError, match="list of paths"):
         ms.read([])
+    # The command line reads the directory as one job too.
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "macroscope", "stragglers", str(tmp_path)], capture_output=True,
+                         text=True, check=True)
+    assert "10 iterations (nccl*Kernel*) over 4 resources" in run.stdout + run.stderr
 
 
 def test_tables_write_to_parquet(tmp_path, jacobi):
