@@ -510,8 +510,11 @@ def test_ranks_read_as_one_job(tmp_path):
     import subprocess
     import sys
 
+    out = tmp_path / "out"
+    out.mkdir()
     run = subprocess.run([sys.executable, "-m", "macroscope", "stragglers", str(tmp_path)], capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, cwd=out)
+    assert (out / "stragglers.parquet").exists()
     assert "10 iterations (nccl*Kernel*) over 4 resources" in run.stdout + run.stderr
 
 
