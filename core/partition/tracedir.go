@@ -64,10 +64,13 @@ func TraceFiles(dir, format string) []string {
 	var files []string
 	kind := format
 	for _, e := range entries { // sorted by name
-		if e.Name()[0] == '.' || !e.Type().IsRegular() {
+		path := filepath.Join(dir, e.Name())
+		if e.Name()[0] == '.' {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			continue // a subdirectory, or a link to none or to one
+		}
 		if format == "" {
 			f, err := formats.Detect(path)
 			if err != nil {

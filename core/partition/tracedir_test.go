@@ -34,11 +34,20 @@ func TestTraceFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "README.txt"), []byte("notes, not a trace"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".hidden.json"), []byte(`{"traceEvents":[]}`), 0o644)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "link-to-sub"))
+	os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "dangling"))
 	if got := partition.TraceFiles(dir, ""); !slices.Equal(got, []string{a, b}) {
 		t.Errorf("two ranks and other files: %v, want %v", got, []string{a, b})
 	}
 	if got := partition.TraceFiles(a, ""); got != nil {
 		t.Errorf("a file: %v", got)
+	}
+	// A link to a trace file counts as the file.
+	other := t.TempDir()
+	c := rankFile(t, other, 2)
+	os.Symlink(c, filepath.Join(dir, "rank-2.json"))
+	if got := partition.TraceFiles(dir, ""); len(got) != 3 || got[2] != filepath.Join(dir, "rank-2.json") {
+		t.Errorf("with a link to a rank file: %v", got)
 	}
 	// Traces of two formats are not one job's ranks.
 	os.WriteFile(filepath.Join(dir, "x.trace"), []byte("%EventDef PajeDefineContainerType 0\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"), 0o644)
@@ -46,7 +55,7 @@ func TestTraceFiles(t *testing.T) {
 		t.Errorf("mixed formats: %v", got)
 	}
 	// Unless a format is given: its files are taken as they are.
-	if got := partition.TraceFiles(dir, "chrome"); len(got) != 4 {
+	if got := partition.TraceFiles(dir, "chrome"); len(got) != 5 {
 		t.Errorf("format given: %v", got)
 	}
 }
