@@ -2,6 +2,7 @@ package pop
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -660,6 +661,11 @@ func (a *Accumulator) Result() (*Run, error) {
 		<-replayed
 		if failed != nil {
 			panic(failed)
+		}
+		if errors.Is(idealErr, errUnpaired) {
+			out.NoIdealReason = strings.TrimPrefix(idealErr.Error(), "pop: ") +
+				", so the ideal-network runtime (serialisation, transfer) is unknown"
+			break
 		}
 		if idealErr != nil {
 			return nil, idealErr

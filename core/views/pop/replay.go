@@ -1,6 +1,7 @@
 package pop
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,12 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
+
+// errUnpaired is why a replay cannot finish: a call waits for partners
+// that never come, as in a trace cut out of a longer run (Paraver's
+// cutter, a run killed before its end). The other factors do not need
+// the replay, so POP reports them without it (Run.NoIdealReason).
+var errUnpaired = errors.New("the trace's calls do not pair up")
 
 // DefaultEagerLimit is the size above which a message is sent by
 // rendezvous in the ideal replay: Dimemas' -S 32k, which BSC's
@@ -163,8 +170,8 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 			if j := pos[r]; j < len(run.Calls[r]) {
 				c := &run.Calls[r][j]
 				return nil, fmt.Errorf("pop: the ideal replay cannot go on: %s waits forever in %s entered at %s "+
-					"(its partners never reach the call that would release it: the trace's calls do not pair up)",
-					run.Resources[r].Path, run.Name(c), c.Enter)
+					"(its partners never reach the call that would release it: %w)",
+					run.Resources[r].Path, run.Name(c), c.Enter, errUnpaired)
 			}
 		}
 	}
