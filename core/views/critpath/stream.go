@@ -167,9 +167,11 @@ func (a *Accumulator) Result() (*Result, error) {
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
 		var inner []piece
+		var scratch activity
 		for i, res := range run.Resources {
 			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			acts[i] = buildActivity(run, int32(i), inner, callName, noState)
+			scratch = buildActivity(run, int32(i), inner, callName, noState, scratch)
+			acts[i] = scratch.clone()
 		}
 	}()
 	r, err := FromRun(run, a.opt)
@@ -298,12 +300,12 @@ func innermost(spans []span, out []piece) []piece {
 
 // buildActivity returns what resource res did over the run: its MPI
 // calls, between them its innermost states (inner, in time order), else
-// noState.
-func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32) activity {
+// noState. It is built in the arrays of into, which it may grow.
+func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32, into activity) activity {
 	// At most every inner piece, each cut by a call, and the calls
-	// with the stretches between them: no growing.
+	// with the stretches between them: no growing while it is built.
 	n := len(inner) + 3*len(run.Calls[res]) + 1
-	act := activity{start: run.Start, ends: make([]trace.Time, 0, n), names: make([]int32, 0, n)}
+	act := activity{start: run.Start, ends: slices.Grow(into.ends[:0], n), names: slices.Grow(into.names[:0], n)}
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -326,8 +328,14 @@ func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noS
 		at = max(at, c.Leave)
 	}
 	gap(at, max(at, run.End))
-	act.ends, act.names = slices.Clip(act.ends), slices.Clip(act.names)
 	return act
+}
+
+// clone returns a copy of a in arrays of the exact size: an activity is
+// built in arrays sized for the most pieces it could have (buildActivity),
+// and kept, one per resource, until the delay costs are computed.
+func (a activity) clone() activity {
+	return activity{start: a.start, ends: slices.Clone(a.ends), names: slices.Clone(a.names)}
 }
 
 // attribute attributes the path's time to what its resources were doing.

@@ -444,17 +444,17 @@ func (b *Builder) isThread(typ int32) bool {
 // OTF2 "MPI collective" event inside it names.
 func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
 	hint := hints(run)
-	for _, e := range b.collEvents.Take() {
+	b.collEvents.Drain(func(e *collEvent) {
 		r := resOf[e.container]
 		if r < 0 {
-			continue
+			return
 		}
 		calls := run.Calls[r]
 		hint[r] = lastEntered(calls, e.at, hint[r])
 		if j := containingFrom(calls, hint[r], e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
 			calls[j].Comm = e.comm
 		}
-	}
+	})
 }
 
 // hints returns a search hint per resource (lastEntered), none yet.
@@ -472,10 +472,11 @@ func hints(run *Run) []int32 {
 func (b *Builder) messages(run *Run, resOf []int32) {
 	sendHint, recvHint := hints(run), hints(run)
 	run.Messages = make([]Message, 0, b.links.Len())
-	for _, l := range b.links.Take() {
+	// The links are let go chunk by chunk as they become messages.
+	b.links.Drain(func(l *rawLink) {
 		from, to := resOf[l.from], resOf[l.to]
 		if from < 0 || to < 0 {
-			continue
+			return
 		}
 		m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size}
 		sendHint[from] = lastEntered(run.Calls[from], l.start, sendHint[from])
@@ -488,7 +489,7 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 			}
 		}
 		run.Messages = append(run.Messages, m)
-	}
+	})
 }
 
 // collectives pairs the collective calls: the k-th collective call of
