@@ -142,6 +142,12 @@ type Options struct {
 	// WholeRun keeps MPI_Init and MPI_Finalize on the path: it runs from
 	// the trace's start to its end.
 	WholeRun bool
+	// SpillDir and SpillMemory say where the states, messages and
+	// collectives' events kept while a trace streams go beyond
+	// SpillMemory bytes (mpi.Spill: "" is the system's temporary
+	// directory, 0 mpi.DefaultSpillMemory, negative never).
+	SpillDir    string
+	SpillMemory int64
 }
 
 // FromRun finds the critical path of a run's MPI calls.

@@ -21,8 +21,11 @@ type Accumulator struct {
 	// valueName is the name index of each value, -1 for the values that
 	// are MPI calls (the builder keeps those).
 	valueName []int32
-	names     intern.Table       // the states' names
-	spans     []mpi.Chunks[span] // by container
+	names     intern.Table      // the states' names
+	spans     []mpi.Spool[span] // by container
+	// spill takes the spans and the builder's records beyond its memory,
+	// until Result.
+	spill *mpi.Spill
 	// graph keeps the states and links for the path of a GPU or task
 	// trace, until the first MPI call says the trace is a message-passing
 	// run (nil from then on).
@@ -39,8 +42,11 @@ type span struct {
 
 // New returns an empty accumulator.
 func New(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), spans: make([]mpi.Chunks[span], 1),
-		graph: newGraphCollector()}
+	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
+		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
+	a.mpi.SpillTo(a.spill)
+	a.spans = []mpi.Spool[span]{mpi.NewSpool[span](a.spill)}
+	return a
 }
 
 // Compute finds the critical path of a trace held in memory, its
@@ -77,7 +83,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 // CreateContainer implements trace.Sink.
 func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.mpi.CreateContainer(c)
-	a.spans = append(a.spans, mpi.Chunks[span]{})
+	a.spans = append(a.spans, mpi.NewSpool[span](a.spill))
 	if a.graph != nil {
 		a.graph.createContainer(c)
 	}
@@ -140,6 +146,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 // attribution (Result.Attribution) and what the delay costs need
 // (Result.DelayCosts computes them when asked).
 func (a *Accumulator) Result() (*Result, error) {
+	defer a.spill.Close()
 	if a.err != nil {
 		return nil, a.err
 	}
@@ -179,6 +186,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	a.spans = nil
 	if failed != nil {
 		panic(failed)
+	}
+	if err == nil {
+		err = a.spill.Err() // the spans could not be read back
 	}
 	if err != nil {
 		return nil, err

@@ -26,8 +26,9 @@ type Builder struct {
 	containers []containerInfo
 	res        []int32 // resource of each container, -1 if none yet
 	building   []building
-	links      Chunks[rawLink]
-	collEvents Chunks[collEvent]
+	links      Spool[rawLink]
+	collEvents Spool[collEvent]
+	spill      *Spill
 
 	names     intern.Table // the calls' names
 	comms     []string
@@ -114,6 +115,15 @@ func NewBuilder() *Builder {
 		comms:      []string{""},
 		commIndex:  map[string]int32{"": 0},
 	}
+}
+
+// SpillTo lets the links and the collectives' events the builder keeps
+// while the trace streams go to s's file beyond s's memory (Spill): they
+// are read back once, in order, by Run. It is called before the stream
+// begins; the caller closes s once Run has returned.
+func (b *Builder) SpillTo(s *Spill) {
+	b.spill = s
+	b.links, b.collEvents = NewSpool[rawLink](s), NewSpool[collEvent](s)
 }
 
 // FromTrace gathers the Run of a trace held in memory.
@@ -331,6 +341,9 @@ func (b *Builder) Run() (*Run, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
+	if err := b.spill.Err(); err != nil {
+		return nil, err
+	}
 	if !b.finished {
 		return nil, fmt.Errorf("mpi: the trace has not finished")
 	}
@@ -376,6 +389,9 @@ func (b *Builder) Run() (*Run, error) {
 	<-tied
 	if failed != nil {
 		panic(failed)
+	}
+	if err == nil {
+		err = b.spill.Err()
 	}
 	if err != nil {
 		return nil, err
