@@ -33,6 +33,7 @@ type Spill struct {
 
 	mu      sync.Mutex // spools are drained on several cores at once
 	held    int64      // bytes of records in memory
+	limit   int64      // memory(), once settled
 	f       *os.File
 	name    string // the file's name while it is still to be removed
 	size    int64  // bytes written
@@ -44,15 +45,20 @@ type Spill struct {
 // are spilled: a trace of a few million MPI calls never touches the disk.
 const DefaultSpillMemory = 64 << 20
 
-// memory returns the bytes the spools may keep in memory.
+// memory returns the bytes the spools may keep in memory, settled at
+// the first chunk set aside.
 func (s *Spill) memory() int64 {
-	switch {
-	case s.Memory < 0:
-		return 1<<63 - 1
-	case s.Memory > 0:
-		return s.Memory
+	if s.limit == 0 {
+		switch {
+		case s.Memory < 0:
+			s.limit = 1<<63 - 1
+		case s.Memory > 0:
+			s.limit = s.Memory
+		default:
+			s.limit = max(min(DefaultSpillMemory, budget.Default()/8), 1)
+		}
 	}
-	return min(DefaultSpillMemory, budget.Default()/8)
+	return s.limit
 }
 
 // Err returns the first error writing or reading the file.
