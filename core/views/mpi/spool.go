@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // Spill is where the records an analysis gathers while a trace streams
@@ -112,7 +113,7 @@ func (s *Spill) write(b []byte) int64 {
 	if s.f == nil {
 		f, err := openFile(s.Dir)
 		if err != nil {
-			s.fail(fmt.Errorf("spilling the MPI records to a temporary file: %w", err))
+			s.fail(errs.Argument(s.param(), "spilling the MPI records to a temporary file: %v", err))
 			return -1
 		}
 		s.f, s.name = f, f.Name()
@@ -128,13 +129,22 @@ func (s *Spill) write(b []byte) int64 {
 		if n, ok := budget.FreeDisk(dirOf(s.Dir)); ok {
 			free = fmt.Sprintf(", %s free", budget.Bytes(n))
 		}
-		s.fail(fmt.Errorf("spilling the MPI records to a temporary file in %s (%s written%s): %w; "+
-			"free some disk space there or point TMPDIR elsewhere", dirOf(s.Dir), budget.Bytes(s.size), free, err))
+		s.fail(errs.Argument(s.param(), "spilling the MPI records to a temporary file in %s (%s written%s): %v; "+
+			"free some disk space there or choose another directory", dirOf(s.Dir), budget.Bytes(s.size), free, err))
 		return -1
 	}
 	s.size += int64(len(b))
 	s.spilled++
 	return at
+}
+
+// param names the setting that chose the directory, for errors: the
+// disk is the user's to free or to change, not the trace's fault.
+func (s *Spill) param() string {
+	if s.Dir == "" {
+		return "TMPDIR"
+	}
+	return "spill directory"
 }
 
 func dirOf(dir string) string {

@@ -1,11 +1,14 @@
 package mpi
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 type record struct {
@@ -93,7 +96,8 @@ func TestSpillDiskFull(t *testing.T) {
 		p.Append(int64(i))
 	}
 	err := s.Err()
-	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "/somewhere") {
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "/somewhere") {
 		t.Fatalf("error %v, want one naming the directory and the full disk", err)
 	}
 	if got := p.Take(); len(got) != 1000 || got[999] != 999 {
