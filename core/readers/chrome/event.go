@@ -46,9 +46,19 @@ func (in *interner) reset() {
 	in.recent = [recentSlots]int32{}
 }
 
-// idOf is id for a string.
+// idOf is id for a string, which it keeps, without a copy, if it is new:
+// the strings a part of the input interned (see decoder.replay) are
+// interned again by the reader, and copying each new one a second time
+// cost as much as the map.
 func (in *interner) idOf(s string) int32 {
-	return in.id(unsafe.Slice(unsafe.StringData(s), len(s)))
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	slot := recentSlot(b)
+	if r := in.recent[slot]; r != 0 && in.String(r-1) == s {
+		return r - 1
+	}
+	id := in.ID(s)
+	in.recent[slot] = id + 1
+	return id
 }
 
 func (in *interner) id(b []byte) int32 {
