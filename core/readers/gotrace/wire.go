@@ -1,0 +1,606 @@
+package gotrace
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// The decoder of the generational format (Go 1.22 and later). A trace is
+// its header and a sequence of generations; a generation is a set of
+// batches, each written by one M (an OS thread) and holding that M's
+// events in time order, plus the generation's string table, stack table,
+// frequency (timestamp units per second) and, from Go 1.25, a clock
+// snapshot. Generations are independent: each is decoded on its own, on
+// all cores, and delivered in order.
+//
+// The decoder checks what the Go project's parser checks of a
+// generation's structure (batch sizes, unknown event types, duplicate or
+// missing table entries, a frequency); it does not order the events of
+// different Ms, which the parser does with the sequence numbers of
+// goroutines and Ps.
+
+// rawBatch is a batch as read from the file: its header and its bytes,
+// a slice of the generation's buffer.
+type rawBatch struct {
+	exp     uint8 // experiment, 0 for the ordinary batches
+	gen     uint64
+	m       uint64
+	time    uint64
+	data    []byte
+	offset  int64 // of the batch's header in the (decompressed) trace
+	endMark bool  // Go 1.26's end-of-generation mark, no data
+}
+
+// rawGeneration is the batches of one generation, in file order.
+type rawGeneration struct {
+	gen     uint64
+	batches []rawBatch
+	offset  int64 // of its first batch
+	buf     []byte
+}
+
+// wireReader splits a trace, after its header, into generations.
+type wireReader struct {
+	r      *bufio.Reader
+	ver    int
+	off    int64     // bytes consumed, header included
+	spill  *rawBatch // before Go 1.26: the first batch of the next generation
+	spillB []byte
+	done   bool
+}
+
+func newWireReader(r *bufio.Reader, ver int) *wireReader {
+	return &wireReader{r: r, ver: ver, off: headerLen}
+}
+
+func (w *wireReader) byte() (byte, error) {
+	c, err := w.r.ReadByte()
+	if err == nil {
+		w.off++
+	}
+	return c, err
+}
+
+func (w *wireReader) uvarint(what string) (uint64, error) {
+	var x uint64
+	var s uint
+	for i := 0; i < binary.MaxVarintLen64; i++ {
+		c, err := w.byte()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, fmt.Errorf("reading the %s of the batch at byte %d: %w", what, w.off, err)
+		}
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break
+			}
+			return x | uint64(c)<<s, nil
+		}
+		x |= uint64(c&0x7f) << s
+		s += 7
+	}
+	return 0, fmt.Errorf("the %s of the batch at byte %d overflows 64 bits", what, w.off)
+}
+
+// batch reads the next batch, appending its data to buf; io.EOF at the
+// clean end of the trace.
+func (w *wireReader) batch(buf []byte) (rawBatch, []byte, error) {
+	start := w.off
+	c, err := w.byte()
+	if err != nil {
+		return rawBatch{}, buf, err // io.EOF: the end, between batches
+	}
+	b := rawBatch{offset: start}
+	switch c {
+	case evEndOfGeneration:
+		if w.ver < 26 {
+			return b, buf, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+		}
+		b.endMark = true
+		return b, buf, nil
+	case evEventBatch:
+	case evExperimentalBatch:
+		if w.ver < 23 {
+			return b, buf, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+		}
+		e, err := w.byte()
+		if err != nil {
+			return b, buf, fmt.Errorf("reading the experiment of the batch at byte %d: %w", start, io.ErrUnexpectedEOF)
+		}
+		b.exp = e
+	default:
+		return b, buf, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+	}
+	if b.gen, err = w.uvarint("generation"); err != nil {
+		return b, buf, err
+	}
+	if b.m, err = w.uvarint("M"); err != nil {
+		return b, buf, err
+	}
+	if b.time, err = w.uvarint("timestamp"); err != nil {
+		return b, buf, err
+	}
+	size, err := w.uvarint("size")
+	if err != nil {
+		return b, buf, err
+	}
+	if size > maxBatchSize {
+		return b, buf, fmt.Errorf("the batch at byte %d has %d bytes, more than the %d a batch holds", start, size, maxBatchSize)
+	}
+	at := len(buf)
+	buf = append(buf, make([]byte, size)...)
+	n, err := io.ReadFull(w.r, buf[at:])
+	w.off += int64(n)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return b, buf, fmt.Errorf("reading the %d bytes of the batch at byte %d: %w", size, start, err)
+	}
+	b.data = buf[at : at+int(size) : at+int(size)]
+	return b, buf, nil
+}
+
+// next returns the next generation, io.EOF after the last. Before Go
+// 1.26 a generation ends where a batch of the next one starts; from Go
+// 1.26 at its end-of-generation mark.
+func (w *wireReader) next() (*rawGeneration, error) {
+	if w.done {
+		return nil, io.EOF
+	}
+	g := &rawGeneration{offset: w.off}
+	if w.spill != nil {
+		g.gen, g.offset, g.buf = w.spill.gen, w.spill.offset, w.spillB
+		g.batches = append(g.batches, *w.spill)
+		w.spill, w.spillB = nil, nil
+	}
+	for {
+		b, buf, err := w.batch(g.buf)
+		g.buf = buf
+		if err == io.EOF {
+			w.done = true
+			if len(g.batches) == 0 {
+				return nil, io.EOF
+			}
+			if w.ver >= 26 {
+				return nil, fmt.Errorf("the generation at byte %d has no end: %w", g.offset, io.ErrUnexpectedEOF)
+			}
+			return g, nil
+		}
+		if err != nil {
+			w.done = true
+			return nil, err
+		}
+		if b.endMark {
+			if len(g.batches) == 0 {
+				return nil, fmt.Errorf("byte %d: an end of generation without a generation", b.offset)
+			}
+			return g, nil
+		}
+		if b.gen == 0 {
+			w.done = true
+			return nil, fmt.Errorf("the batch at byte %d is of generation 0", b.offset)
+		}
+		if len(g.batches) == 0 {
+			g.gen = b.gen
+		}
+		if b.gen != g.gen {
+			w.done = true
+			if w.ver < 26 && b.gen == g.gen+1 {
+				// The first batch of the next generation: its data
+				// moves to a buffer of its own.
+				b.data = append([]byte(nil), b.data...)
+				g.buf = g.buf[:len(g.buf)-len(b.data)]
+				w.spill, w.spillB, w.done = &b, b.data, false
+				return g, nil
+			}
+			return nil, fmt.Errorf("the batch at byte %d is of generation %d, within generation %d", b.offset, b.gen, g.gen)
+		}
+		g.batches = append(g.batches, b)
+	}
+}
+
+// wireEvent is a timed event of a batch.
+type wireEvent struct {
+	typ  uint8
+	time uint64    // timestamp units: the batch's time plus the deltas so far
+	args [4]uint64 // the arguments after the time delta
+}
+
+// wireFrame is a frame of a stack: a PC, its function and file (string
+// IDs) and line.
+type wireFrame struct {
+	pc, fn, file, line uint64
+}
+
+type wireString struct {
+	id uint64
+	s  string
+}
+
+type wireStack struct {
+	id  uint64
+	pcs []uint64
+}
+
+// Kinds of batches.
+const (
+	batchEvents = iota
+	batchStrings
+	batchStacks
+	batchSync // the frequency and, from Go 1.25, the clock snapshot
+	batchCPUSamples
+	batchExperimental
+)
+
+// wireBatch is a decoded batch.
+type wireBatch struct {
+	kind    int
+	exp     uint8
+	m, time uint64
+	size    int
+	events  []wireEvent  // events, the sync batch's and the CPU samples (typ, then time and args as written)
+	strings []wireString // the strings batch's entries, in order
+	stacks  []wireStack  // the stacks batch's entries, in order
+	data    []byte       // an experimental batch's bytes
+}
+
+// wireGeneration is a decoded generation.
+type wireGeneration struct {
+	gen      uint64
+	freq     uint64 // timestamp units per second
+	snapshot bool   // a clock snapshot was found
+	batches  []wireBatch
+	strings  map[uint64]string
+	stacks   map[uint64][]uint64
+	pcs      map[uint64]wireFrame // the first frame seen of each PC, as the parser keeps it
+	events   int                  // timed events of the event batches
+}
+
+// decodeGeneration decodes the batches of g for the format of Go 1.ver.
+func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
+	d := &wireGeneration{
+		gen:     g.gen,
+		batches: make([]wireBatch, 0, len(g.batches)),
+		strings: map[uint64]string{},
+		stacks:  map[uint64][]uint64{},
+		pcs:     map[uint64]wireFrame{},
+	}
+	for i := range g.batches {
+		rb := &g.batches[i]
+		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data)}
+		var err error
+		switch {
+		case rb.exp != 0:
+			wb.kind, wb.data = batchExperimental, rb.data
+		case len(rb.data) > 0 && rb.data[0] == evStrings:
+			wb.kind = batchStrings
+			wb.strings, err = d.decodeStrings(rb.data[1:])
+		case len(rb.data) > 0 && rb.data[0] == evStacks:
+			wb.kind = batchStacks
+			wb.stacks, err = d.decodeStacks(rb.data[1:])
+		case len(rb.data) > 0 && rb.data[0] == evCPUSamples:
+			wb.kind = batchCPUSamples
+			wb.events, err = decodePlain(rb.data[1:], evCPUSample)
+		case len(rb.data) > 0 && (rb.data[0] == evFrequency && ver < 25 || rb.data[0] == evSync && ver >= 25):
+			wb.kind = batchSync
+			err = d.decodeSync(&wb, rb.data, ver)
+		default:
+			wb.kind = batchEvents
+			wb.events, err = decodeEvents(rb.data, rb.time, ver)
+			d.events += len(wb.events)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
+		}
+		d.batches = append(d.batches, wb)
+	}
+	if d.freq == 0 {
+		return nil, fmt.Errorf("the generation at byte %d has no frequency", g.offset)
+	}
+	if ver >= 25 && !d.snapshot {
+		return nil, fmt.Errorf("the generation at byte %d has no clock snapshot", g.offset)
+	}
+	for id, pcs := range d.stacks {
+		for _, pc := range pcs {
+			f, ok := d.pcs[pc]
+			if !ok {
+				return nil, fmt.Errorf("the generation at byte %d: stack %d has an unknown PC %x", g.offset, id, pc)
+			}
+			if !d.hasString(f.fn) || !d.hasString(f.file) {
+				return nil, fmt.Errorf("the generation at byte %d: stack %d names a string that does not exist", g.offset, id)
+			}
+		}
+	}
+	return d, nil
+}
+
+// hasString reports whether id is in the string table; 0 is the empty
+// string.
+func (d *wireGeneration) hasString(id uint64) bool {
+	_, ok := d.strings[id]
+	return ok || id == 0
+}
+
+// uvarint decodes an unsigned varint at the start of b; n <= 0 if b
+// holds none (cut or longer than 64 bits).
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
+}
+
+var errVarint = errors.New("a number is cut or longer than 64 bits")
+
+// decodeEvents decodes an event batch: timed events, each a type byte and
+// its arguments, the first a delta from the previous event's time.
+func decodeEvents(b []byte, t uint64, ver int) ([]wireEvent, error) {
+	evs := make([]wireEvent, 0, len(b)/4)
+	nTypes := wireTypes(ver)
+	for pos := 0; pos < len(b); {
+		typ := b[pos]
+		if int(typ) >= nTypes || !wireSpecs[typ].timed {
+			return nil, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
+		}
+		pos++
+		dt, n := uvarint(b[pos:])
+		if n <= 0 {
+			return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+		}
+		pos += n
+		t += dt
+		ev := wireEvent{typ: typ, time: t}
+		for i := range len(wireSpecs[typ].args) - 1 {
+			v, n := uvarint(b[pos:])
+			if n <= 0 {
+				return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+			}
+			pos += n
+			ev.args[i] = v
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
+// decodePlain decodes a batch of events of type typ without a time
+// delta, each with its arguments (CPU samples: five).
+func decodePlain(b []byte, typ byte) ([]wireEvent, error) {
+	var evs []wireEvent
+	nArgs := len(wireSpecs[typ].args)
+	for pos := 0; pos < len(b); {
+		if b[pos] != typ {
+			return nil, fmt.Errorf("offset %d: expected event type %d, found %d", pos, typ, b[pos])
+		}
+		pos++
+		ev := wireEvent{typ: typ}
+		for i := range nArgs {
+			v, n := uvarint(b[pos:])
+			if n <= 0 {
+				return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+			}
+			pos += n
+			if i == 0 {
+				ev.time = v
+			} else {
+				ev.args[i-1] = v
+			}
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
+// decodeSync reads the frequency and the clock snapshot.
+func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
+	pos := 0
+	if ver >= 25 {
+		pos++ // the Sync byte
+	}
+	t := wb.time
+	for pos < len(b) {
+		typ := b[pos]
+		pos++
+		ev := wireEvent{typ: typ}
+		switch {
+		case typ == evFrequency:
+			if d.freq != 0 {
+				return errors.New("a second frequency")
+			}
+			f, n := uvarint(b[pos:])
+			if n <= 0 {
+				return fmt.Errorf("offset %d: %w", pos, errVarint)
+			}
+			pos += n
+			if f == 0 {
+				return errors.New("a frequency of 0")
+			}
+			d.freq, ev.args[0] = f, f
+		case typ == evClockSnapshot && ver >= 25:
+			if d.snapshot {
+				return errors.New("a second clock snapshot")
+			}
+			d.snapshot = true
+			var a [4]uint64
+			for i := range a {
+				v, n := uvarint(b[pos:])
+				if n <= 0 {
+					return fmt.Errorf("offset %d: %w", pos, errVarint)
+				}
+				pos += n
+				a[i] = v
+			}
+			t += a[0]
+			ev.time = t
+			copy(ev.args[:], a[1:])
+		default:
+			return fmt.Errorf("offset %d: expected a frequency or a clock snapshot, found event type %d", pos-1, typ)
+		}
+		wb.events = append(wb.events, ev)
+	}
+	return nil
+}
+
+func (d *wireGeneration) decodeStrings(b []byte) ([]wireString, error) {
+	var out []wireString
+	for pos := 0; pos < len(b); {
+		if b[pos] != evString {
+			return nil, fmt.Errorf("offset %d: expected a string, found event type %d", pos+1, b[pos])
+		}
+		pos++
+		id, n := uvarint(b[pos:])
+		if n <= 0 {
+			return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
+		}
+		pos += n
+		size, n := uvarint(b[pos:])
+		if n <= 0 {
+			return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
+		}
+		pos += n
+		if size > maxStringSize {
+			return nil, fmt.Errorf("string %d has %d bytes, more than the %d a string holds", id, size, maxStringSize)
+		}
+		if uint64(len(b)-pos) < size {
+			return nil, fmt.Errorf("string %d is cut: %d of its %d bytes are in the batch", id, len(b)-pos, size)
+		}
+		s := string(b[pos : pos+int(size)])
+		pos += int(size)
+		if d.hasString(id) {
+			return nil, fmt.Errorf("string %d is defined twice", id)
+		}
+		d.strings[id] = s
+		out = append(out, wireString{id, s})
+	}
+	return out, nil
+}
+
+func (d *wireGeneration) decodeStacks(b []byte) ([]wireStack, error) {
+	var out []wireStack
+	for pos := 0; pos < len(b); {
+		if b[pos] != evStack {
+			return nil, fmt.Errorf("offset %d: expected a stack, found event type %d", pos+1, b[pos])
+		}
+		pos++
+		var head [2]uint64
+		for i := range head {
+			v, n := uvarint(b[pos:])
+			if n <= 0 {
+				return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
+			}
+			pos += n
+			head[i] = v
+		}
+		id, nFrames := head[0], head[1]
+		if nFrames > maxFramesPerStack {
+			return nil, fmt.Errorf("stack %d has %d frames, more than the %d a stack holds", id, nFrames, maxFramesPerStack)
+		}
+		pcs := make([]uint64, 0, nFrames)
+		for range nFrames {
+			var f [4]uint64
+			for i := range f {
+				v, n := uvarint(b[pos:])
+				if n <= 0 {
+					return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
+				}
+				pos += n
+				f[i] = v
+			}
+			pcs = append(pcs, f[0])
+			if _, ok := d.pcs[f[0]]; !ok {
+				d.pcs[f[0]] = wireFrame{pc: f[0], fn: f[1], file: f[2], line: f[3]}
+			}
+		}
+		if _, dup := d.stacks[id]; dup || id == 0 {
+			return nil, fmt.Errorf("stack %d is defined twice", id)
+		}
+		d.stacks[id] = pcs
+		out = append(out, wireStack{id, pcs})
+	}
+	return out, nil
+}
+
+// decodeWire reads the generations of a trace of Go 1.ver from r (after
+// the header), decodes them on up to workers goroutines (all cores if 0)
+// and hands each to each, in order. It stops at the first error, of the
+// input or of each; generations before a broken one have been handed.
+func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		g   *wireGeneration
+		err error
+	}
+	type job struct {
+		raw *rawGeneration
+		out chan result
+	}
+	jobs := make(chan job)
+	order := make(chan chan result, 2*workers) // bounds the generations in memory
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				g, err := decodeGeneration(j.raw, ver)
+				j.out <- result{g, err}
+			}
+		}()
+	}
+	wr := newWireReader(r, ver)
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for {
+			raw, err := wr.next()
+			out := make(chan result, 1)
+			if err != nil {
+				if err != io.EOF {
+					out <- result{err: err}
+					select {
+					case order <- out:
+					case <-stop:
+					}
+				}
+				return
+			}
+			select {
+			case order <- out:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- job{raw, out}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var err error
+	for out := range order {
+		res := <-out
+		if res.err == nil {
+			res.err = each(res.g)
+		}
+		if res.err != nil {
+			err = res.err
+			break
+		}
+	}
+	close(stop)
+	for range order { // let the reader finish
+	}
+	wg.Wait()
+	return err
+}
