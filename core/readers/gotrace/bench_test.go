@@ -1,6 +1,7 @@
 package gotrace
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,5 +22,37 @@ func BenchmarkRead(b *testing.B) {
 		if err := read(path, trace.New(path), trace.ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkDecodeWire decodes the generations of a trace without building
+// the model: GOTRACE_BENCH names a large file (bench/gotracegen), else the
+// largest sample trace is used.
+func BenchmarkDecodeWire(b *testing.B) {
+	path := os.Getenv("GOTRACE_BENCH")
+	if path == "" {
+		path = filepath.Join(corpus, "generated-go1.26", "gc-stress.trace")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("no %s", path)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		br := bufio.NewReaderSize(f, 1<<20)
+		head, _ := br.Peek(headerLen)
+		ver, err := version(head, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		br.Discard(headerLen)
+		if err := decodeWire(br, ver, 0, func(*wireGeneration) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
 	}
 }

@@ -1,8 +1,10 @@
 package gotrace
 
 import (
+	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -36,5 +38,36 @@ func FuzzDecode(f *testing.F) {
 		sink := readertest.NewContract(nil)
 		err := decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
 		readertest.CheckRead(t, "mem", err, sink)
+	})
+}
+
+// FuzzDecodeWire feeds mutations of small traces of the generational
+// format to the wire decoder: whatever the input, it ends with nil or an
+// error, never a panic or a hang, on one worker or several.
+func FuzzDecodeWire(f *testing.F) {
+	readertest.BoundMinimization(f)
+	for _, name := range []string{small, filepath.Join("testdata", "versions", "go1.22.trace")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput || len(b) < headerLen {
+			return
+		}
+		ver, err := version(b, "mem")
+		if err != nil || wireTypes(ver) == 0 {
+			return
+		}
+		for _, workers := range []int{1, 2} {
+			n := 0
+			decodeWire(bufio.NewReader(bytes.NewReader(b[headerLen:])), ver, workers, func(g *wireGeneration) error {
+				n += g.events
+				return nil
+			})
+		}
 	})
 }
