@@ -24,8 +24,7 @@ import (
 // different Ms, which the parser does with the sequence numbers of
 // goroutines and Ps.
 
-// rawBatch is a batch as read from the file: its header and its bytes,
-// a slice of the generation's buffer.
+// rawBatch is a batch as read from the file: its header and its bytes.
 type rawBatch struct {
 	exp     uint8 // experiment, 0 for the ordinary batches
 	gen     uint64
@@ -41,17 +40,15 @@ type rawGeneration struct {
 	gen     uint64
 	batches []rawBatch
 	offset  int64 // of its first batch
-	buf     []byte
 }
 
 // wireReader splits a trace, after its header, into generations.
 type wireReader struct {
-	r      *bufio.Reader
-	ver    int
-	off    int64     // bytes consumed, header included
-	spill  *rawBatch // before Go 1.26: the first batch of the next generation
-	spillB []byte
-	done   bool
+	r     *bufio.Reader
+	ver   int
+	off   int64     // bytes consumed, header included
+	spill *rawBatch // before Go 1.26: the first batch of the next generation
+	done  bool
 }
 
 func newWireReader(r *bufio.Reader, ver int) *wireReader {
@@ -89,63 +86,60 @@ func (w *wireReader) uvarint(what string) (uint64, error) {
 	return 0, fmt.Errorf("the %s of the batch at byte %d overflows 64 bits", what, w.off)
 }
 
-// batch reads the next batch, appending its data to buf; io.EOF at the
-// clean end of the trace.
-func (w *wireReader) batch(buf []byte) (rawBatch, []byte, error) {
+// batch reads the next batch; io.EOF at the clean end of the trace.
+func (w *wireReader) batch() (rawBatch, error) {
 	start := w.off
 	c, err := w.byte()
 	if err != nil {
-		return rawBatch{}, buf, err // io.EOF: the end, between batches
+		return rawBatch{}, err // io.EOF: the end, between batches
 	}
 	b := rawBatch{offset: start}
 	switch c {
 	case evEndOfGeneration:
 		if w.ver < 26 {
-			return b, buf, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+			return b, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
 		}
 		b.endMark = true
-		return b, buf, nil
+		return b, nil
 	case evEventBatch:
 	case evExperimentalBatch:
 		if w.ver < 23 {
-			return b, buf, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+			return b, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
 		}
 		e, err := w.byte()
 		if err != nil {
-			return b, buf, fmt.Errorf("reading the experiment of the batch at byte %d: %w", start, io.ErrUnexpectedEOF)
+			return b, fmt.Errorf("reading the experiment of the batch at byte %d: %w", start, io.ErrUnexpectedEOF)
 		}
 		b.exp = e
 	default:
-		return b, buf, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+		return b, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
 	}
 	if b.gen, err = w.uvarint("generation"); err != nil {
-		return b, buf, err
+		return b, err
 	}
 	if b.m, err = w.uvarint("M"); err != nil {
-		return b, buf, err
+		return b, err
 	}
 	if b.time, err = w.uvarint("timestamp"); err != nil {
-		return b, buf, err
+		return b, err
 	}
 	size, err := w.uvarint("size")
 	if err != nil {
-		return b, buf, err
+		return b, err
 	}
 	if size > maxBatchSize {
-		return b, buf, fmt.Errorf("the batch at byte %d has %d bytes, more than the %d a batch holds", start, size, maxBatchSize)
+		return b, fmt.Errorf("the batch at byte %d has %d bytes, more than the %d a batch holds", start, size, maxBatchSize)
 	}
-	at := len(buf)
-	buf = append(buf, make([]byte, size)...)
-	n, err := io.ReadFull(w.r, buf[at:])
+	b.data = make([]byte, size)
+	n, err := io.ReadFull(w.r, b.data)
 	w.off += int64(n)
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return b, buf, fmt.Errorf("reading the %d bytes of the batch at byte %d: %w", size, start, err)
+		return b, fmt.Errorf("reading the %d bytes of the batch at byte %d: %w", size, start, err)
 	}
-	b.data = buf[at : at+int(size) : at+int(size)]
-	return b, buf, nil
+	return b, nil
 }
 
 // next returns the next generation, io.EOF after the last. Before Go
@@ -157,13 +151,12 @@ func (w *wireReader) next() (*rawGeneration, error) {
 	}
 	g := &rawGeneration{offset: w.off}
 	if w.spill != nil {
-		g.gen, g.offset, g.buf = w.spill.gen, w.spill.offset, w.spillB
+		g.gen, g.offset = w.spill.gen, w.spill.offset
 		g.batches = append(g.batches, *w.spill)
-		w.spill, w.spillB = nil, nil
+		w.spill = nil
 	}
 	for {
-		b, buf, err := w.batch(g.buf)
-		g.buf = buf
+		b, err := w.batch()
 		if err == io.EOF {
 			w.done = true
 			if len(g.batches) == 0 {
@@ -194,11 +187,8 @@ func (w *wireReader) next() (*rawGeneration, error) {
 		if b.gen != g.gen {
 			w.done = true
 			if w.ver < 26 && b.gen == g.gen+1 {
-				// The first batch of the next generation: its data
-				// moves to a buffer of its own.
-				b.data = append([]byte(nil), b.data...)
-				g.buf = g.buf[:len(g.buf)-len(b.data)]
-				w.spill, w.spillB, w.done = &b, b.data, false
+				// The first batch of the next generation.
+				w.spill, w.done = &b, false
 				return g, nil
 			}
 			return nil, fmt.Errorf("the batch at byte %d is of generation %d, within generation %d", b.offset, b.gen, g.gen)
@@ -545,7 +535,11 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 		out chan result
 	}
 	jobs := make(chan job)
-	order := make(chan chan result, 2*workers) // bounds the generations in memory
+	order := make(chan chan result, workers)
+	// A generation takes a token before it is read and gives it back
+	// once handed over: at most workers+1 generations (a few MB of
+	// input, ten times that decoded, each) are in memory at once.
+	tokens := make(chan struct{}, workers+1)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
@@ -563,6 +557,11 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 		defer close(order)
 		defer close(jobs)
 		for {
+			select {
+			case tokens <- struct{}{}:
+			case <-stop:
+				return
+			}
 			raw, err := wr.next()
 			out := make(chan result, 1)
 			if err != nil {
@@ -593,6 +592,7 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 		if res.err == nil {
 			res.err = each(res.g)
 		}
+		<-tokens
 		if res.err != nil {
 			err = res.err
 			break
