@@ -3,6 +3,8 @@ package gotrace
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +17,7 @@ import (
 // writeWireText prints a decoded generation in the raw text form of the
 // Go project's trace tools, one line per wire event, as `go tool trace
 // -d=wire` does: the oracle of the decoder.
-func writeWireText(w *strings.Builder, g *wireGeneration, ver int) {
+func writeWireText(w *bufio.Writer, g *wireGeneration, ver int) {
 	line := func(typ byte, vals ...uint64) {
 		s := &wireSpecs[typ]
 		w.WriteString(s.name)
@@ -97,14 +99,16 @@ func wireText(t *testing.T, path string, workers int) string {
 		t.Fatal(err)
 	}
 	br.Discard(headerLen)
-	var w strings.Builder
+	var out strings.Builder
+	w := bufio.NewWriter(&out)
 	if err := decodeWire(br, ver, workers, func(g *wireGeneration) error {
-		writeWireText(&w, g, ver)
+		writeWireText(w, g, ver)
 		return nil
 	}); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return w.String()
+	w.Flush()
+	return out.String()
 }
 
 // wireFiles are the binary traces of the generational format that the
@@ -225,3 +229,46 @@ func TestWireErrors(t *testing.T) {
 }
 
 func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestWireLargeAgainstGoTool compares the decoder with `go tool trace
+// -d=wire` on the large trace GOTRACE_BENCH names (bench/gotracegen's),
+// by the SHA-256 of the two texts, both streamed.
+func TestWireLargeAgainstGoTool(t *testing.T) {
+	path := os.Getenv("GOTRACE_BENCH")
+	if path == "" {
+		t.Skip("GOTRACE_BENCH names no large trace")
+	}
+	cmd := exec.Command("go", "tool", "trace", "-d=wire", path)
+	want := sha256.New()
+	cmd.Stdout = want
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go tool trace -d=wire %s: %v", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	head, _ := br.Peek(headerLen)
+	ver, err := version(head, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br.Discard(headerLen)
+	got := sha256.New()
+	w := bufio.NewWriterSize(got, 1<<20)
+	gens := 0
+	if err := decodeWire(br, ver, 0, func(g *wireGeneration) error {
+		writeWireText(w, g, ver)
+		gens++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if g, w := hex.EncodeToString(got.Sum(nil)), hex.EncodeToString(want.Sum(nil)); g != w {
+		t.Fatalf("decoded text SHA-256 %s, go tool trace's %s", g, w)
+	}
+	t.Logf("%d generations, identical texts", gens)
+}
