@@ -172,8 +172,3 @@ func wireTypes(v int) int {
 	}
 	return 0
 }
-
-// knows reports whether the format of Go 1.v has event type typ.
-func knows(v int, typ byte) bool {
-	return int(typ) < wireTypes(v) && wireSpecs[typ].name != ""
-}
