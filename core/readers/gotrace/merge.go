@@ -161,9 +161,6 @@ type mergedEvent struct {
 	gen  *wireGeneration
 }
 
-// nArgs is the number of wire arguments of an event after its delta.
-func nArgs(typ uint8) int { return len(wireSpecs[typ].args) - 1 }
-
 // ordering is the state the merge keeps across generations.
 type ordering struct {
 	gs       map[int64]*gState

@@ -82,6 +82,7 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	}
 	b := newBuilder(sink, opt)
 	var g generations
+	var view input
 	recorded := 0 // events other than the parser's Sync marks
 	for n := 1; ; n++ {
 		ev, err := xr.ReadEvent()
@@ -104,8 +105,9 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 		if ev.Kind() != xtrace.EventSync {
 			recorded++
 		}
-		g.count(ev)
-		b.event(ev)
+		fromParser(ev, &view)
+		g.count(&view)
+		b.event(&view)
 		if n%checkEvery == 0 || ev.Kind() == xtrace.EventSync {
 			if err := opt.Canceled(); err != nil {
 				return err
