@@ -1,0 +1,72 @@
+package gotrace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// recorder is a sink that writes down every call, in order.
+type recorder struct{ strings.Builder }
+
+func (r *recorder) DefineType(t trace.Type)           { fmt.Fprintf(r, "type %+v\n", t) }
+func (r *recorder) DefineValue(v trace.Value)         { fmt.Fprintf(r, "value %+v\n", v) }
+func (r *recorder) CreateContainer(c trace.Container) { fmt.Fprintf(r, "container %+v\n", c) }
+func (r *recorder) DestroyContainer(id int32, at trace.Time) {
+	fmt.Fprintf(r, "destroy %d %d\n", id, at)
+}
+func (r *recorder) State(s trace.State)       { fmt.Fprintf(r, "state %+v\n", s) }
+func (r *recorder) Variable(v trace.Variable) { fmt.Fprintf(r, "variable %+v\n", v) }
+func (r *recorder) Link(l trace.Link)         { fmt.Fprintf(r, "link %+v\n", l) }
+func (r *recorder) Event(e trace.Event)       { fmt.Fprintf(r, "event %+v\n", e) }
+func (r *recorder) Finish(start, end trace.Time) {
+	fmt.Fprintf(r, "finish %d %d\n", start, end)
+}
+
+// readWith reads path with the parser or the package's own decoder and
+// returns every call to the sink, the notes and the error, as text.
+func readWith(t *testing.T, path string, own bool) string {
+	t.Helper()
+	var rec recorder
+	var notes trace.Notes
+	ownDecoder = own
+	defer func() { ownDecoder = false }()
+	err := read(path, &rec, trace.ReadOptions{Notes: &notes})
+	fmt.Fprintf(&rec, "error %v\nnotes %q\n", err, notes.Messages())
+	return rec.String()
+}
+
+// TestOwnDecoderSameModel reads every binary trace of the generational
+// format with the parser and with the package's own decoder and merge,
+// and compares every call to the sink, in order, the notes and the
+// error: they must be identical.
+func TestOwnDecoderSameModel(t *testing.T) {
+	files := wireFiles(t)
+	if big := os.Getenv("GOTRACE_BENCH"); big != "" {
+		files = append(files, big)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want, got := readWith(t, path, false), readWith(t, path, true)
+			if got != want {
+				t.Fatalf("the own decoder's model differs from the parser's: %s", firstDiff(got, want))
+			}
+			t.Logf("%d calls to the sink identical", strings.Count(got, "\n"))
+		})
+	}
+}
+
+// firstDiff describes the first line where got and want differ.
+func firstDiff(got, want string) string {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(gl), len(wl))
+}
