@@ -56,3 +56,30 @@ func BenchmarkDecodeWire(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkReadLarge reads the trace GOTRACE_BENCH names (else the
+// largest sample) into memory with the parser (parser) and with the
+// package's own decoder and merge (own).
+func BenchmarkReadLarge(b *testing.B) {
+	path := os.Getenv("GOTRACE_BENCH")
+	if path == "" {
+		path = filepath.Join(corpus, "generated-go1.26", "gc-stress.trace")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("no %s", path)
+	}
+	for _, own := range []bool{false, true} {
+		name := map[bool]string{false: "parser", true: "own"}[own]
+		b.Run(name, func(b *testing.B) {
+			ownDecoder = own
+			defer func() { ownDecoder = false }()
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if err := read(path, trace.New(path), trace.ReadOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

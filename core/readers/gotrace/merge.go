@@ -186,14 +186,16 @@ func newOrdering() *ordering {
 
 func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
 
-func (o *ordering) pop() (mergedEvent, bool) {
+// pop returns the next event of the queue, nil if none; it stays valid
+// until the next push.
+func (o *ordering) pop() *mergedEvent {
 	if o.queueAt == len(o.queue) {
 		o.queue, o.queueAt = o.queue[:0], 0
-		return mergedEvent{}, false
+		return nil
 	}
-	e := o.queue[o.queueAt]
+	e := &o.queue[o.queueAt]
 	o.queueAt++
-	return e, true
+	return e
 }
 
 // need says what an event needs of its context.
@@ -1017,6 +1019,7 @@ type merger struct {
 	f        float64
 	lastTs   int64
 	emit     func(*mergedEvent) error
+	cur      mergedEvent // the event handed to emit (one, not one on the heap per event)
 }
 
 func newMerger(emit func(*mergedEvent) error) *merger {
@@ -1025,11 +1028,12 @@ func newMerger(emit func(*mergedEvent) error) *merger {
 
 // out delivers e at a time strictly after the previous event's.
 func (mg *merger) out(e *mergedEvent) error {
-	if e.time <= mg.lastTs {
-		e.time = mg.lastTs + 1
+	mg.cur = *e
+	if mg.cur.time <= mg.lastTs {
+		mg.cur.time = mg.lastTs + 1
 	}
-	mg.lastTs = e.time
-	return mg.emit(e)
+	mg.lastTs = mg.cur.time
+	return mg.emit(&mg.cur)
 }
 
 // generation merges the events of g, after a mark at its start.
@@ -1077,8 +1081,8 @@ func (mg *merger) generation(g *wireGeneration) error {
 		return err
 	}
 	for {
-		if e, ok := mg.o.pop(); ok {
-			if err := mg.out(&e); err != nil {
+		if e := mg.o.pop(); e != nil {
+			if err := mg.out(e); err != nil {
 				return err
 			}
 			continue
@@ -1087,9 +1091,9 @@ func (mg *merger) generation(g *wireGeneration) error {
 			return nil
 		}
 		if len(mg.samples) != 0 && (len(mg.frontier) == 0 || mg.samples[0].time < mg.frontier[0].ev.time) {
-			e := mg.samples[0]
+			e := &mg.samples[0]
 			mg.samples = mg.samples[1:]
-			if err := mg.out(&e); err != nil {
+			if err := mg.out(e); err != nil {
 				return err
 			}
 			continue
