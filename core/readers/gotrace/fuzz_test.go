@@ -71,3 +71,31 @@ func FuzzDecodeWire(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOwnDecoder feeds mutations of small traces of the generational
+// format to the read path on the package's own decoder and merge: it ends
+// with nil or a FormatError naming the input, never a panic, and its
+// calls to the sink keep the sink's contract.
+func FuzzOwnDecoder(f *testing.F) {
+	readertest.BoundMinimization(f)
+	for _, name := range []string{small, threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > maxFuzzInput {
+			data = data[:maxFuzzInput]
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	ownDecoder = true
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		sink := readertest.NewContract(nil)
+		err := decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
+		readertest.CheckRead(t, "mem", err, sink)
+	})
+}

@@ -1026,8 +1026,12 @@ func newMerger(emit func(*mergedEvent) error) *merger {
 	return &merger{o: newOrdering(), emit: emit}
 }
 
-// out delivers e at a time strictly after the previous event's.
+// out delivers e at a time strictly after the previous event's, once
+// its references to the string and stack tables are checked.
 func (mg *merger) out(e *mergedEvent) error {
+	if err := checkIDs(e); err != nil {
+		return err
+	}
 	mg.cur = *e
 	if mg.cur.time <= mg.lastTs {
 		mg.cur.time = mg.lastTs + 1
@@ -1115,7 +1119,7 @@ func (mg *merger) generation(g *wireGeneration) error {
 				}
 			}
 			if !ok {
-				return fmt.Errorf("generation %d: no M's next event can happen", g.gen)
+				return fmt.Errorf("broken trace: failed to advance: in generation %d, no M's next event can happen", g.gen)
 			}
 		}
 	}
@@ -1141,4 +1145,54 @@ func (mg *merger) try(i int) (bool, error) {
 func (mg *merger) finish() error {
 	mark := mergedEvent{typ: evSyncMark, time: mg.lastTs, ctx: sched{none, none, none}}
 	return mg.out(&mark)
+}
+
+// tableArgs are, by event type, the indexes (after the time delta) of
+// the arguments that are stack IDs and string IDs.
+var tableArgs = func() (a [len(wireSpecs)]struct{ stacks, strings []int }) {
+	for typ, ids := range map[uint8]struct{ stacks, strings []int }{
+		evProcsChange:       {stacks: []int{1}},
+		evGoCreate:          {stacks: []int{2, 1}},
+		evGoCreateBlocked:   {stacks: []int{2, 1}},
+		evGoStop:            {stacks: []int{1}, strings: []int{0}},
+		evGoBlock:           {stacks: []int{1}, strings: []int{0}},
+		evGoUnblock:         {stacks: []int{2}},
+		evGoSyscallBegin:    {stacks: []int{1}},
+		evSTWBegin:          {stacks: []int{1}, strings: []int{0}},
+		evGCBegin:           {stacks: []int{1}},
+		evGCSweepBegin:      {stacks: []int{0}},
+		evGCMarkAssistBegin: {stacks: []int{0}},
+		evGoLabel:           {strings: []int{0}},
+		evUserTaskBegin:     {stacks: []int{3}, strings: []int{2}},
+		evUserTaskEnd:       {stacks: []int{1}},
+		evUserRegionBegin:   {stacks: []int{2}, strings: []int{1}},
+		evUserRegionEnd:     {stacks: []int{2}, strings: []int{1}},
+		evUserLog:           {stacks: []int{3}, strings: []int{1, 2}},
+		evGoStatusStack:     {stacks: []int{3}},
+	} {
+		a[typ] = ids
+	}
+	return a
+}()
+
+// checkIDs checks, as the parser does before it delivers an event, that
+// the stacks and strings it names exist (0 is none, or "").
+func checkIDs(e *mergedEvent) error {
+	if e.typ == evSyncMark || e.typ == evCPUSample {
+		return nil
+	}
+	t := &tableArgs[e.typ]
+	for _, i := range t.stacks {
+		if id := e.args[i]; id != 0 {
+			if _, ok := e.gen.stacks[id]; !ok {
+				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
+			}
+		}
+	}
+	for _, i := range t.strings {
+		if !e.gen.hasString(e.args[i]) {
+			return fmt.Errorf("found invalid string ID %d for event %s", e.args[i], wireSpecs[e.typ].name)
+		}
+	}
+	return nil
 }

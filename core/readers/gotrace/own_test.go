@@ -70,3 +70,45 @@ func firstDiff(got, want string) string {
 	}
 	return fmt.Sprintf("%d lines, want %d", len(gl), len(wl))
 }
+
+// TestOwnDecoderCut reads cuts of two traces (Go 1.26, three
+// generations; Go 1.23, one) with both paths: the calls to the sink must
+// be identical, and both must fail, or both succeed with the trace marked
+// incomplete. The errors and notes are worded as the parser's, except
+// where the parser prints its internal state (a dump of its maps, in map
+// order): such cuts are counted.
+func TestOwnDecoderCut(t *testing.T) {
+	for _, src := range []string{threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		same, worded := 0, 0
+		for cut := headerLen; cut < len(data); cut += 97 {
+			path := filepath.Join(dir, "cut.trace")
+			if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, got := readWith(t, path, false), readWith(t, path, true)
+			if got == want {
+				same++
+				continue
+			}
+			w, g := strings.Split(want, "\nerror "), strings.Split(got, "\nerror ")
+			if w[0] != g[0] {
+				t.Fatalf("%s cut at %d: the models differ: %s", src, cut, firstDiff(got, want))
+			}
+			failed := func(s string) bool { return !strings.HasPrefix(s, "<nil>") }
+			if failed(w[1]) != failed(g[1]) {
+				t.Fatalf("%s cut at %d: parser: error %s; own decoder: error %s", src, cut, w[1], g[1])
+			}
+			if worded == 0 {
+				t.Logf("%s cut at %d: parser: error %s\nown decoder: error %s", filepath.Base(src), cut, w[1], g[1])
+			}
+			worded++
+		}
+		t.Logf("%s: %d cuts identical, %d with the same model and outcome but other wording", filepath.Base(src), same, worded)
+	}
+}
+

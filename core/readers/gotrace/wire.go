@@ -58,13 +58,16 @@ type wireReader struct {
 	off   int64     // bytes consumed, header included
 	spill *rawBatch // before Go 1.26: the first batch of the next generation
 	done  bool
+	gens  int   // generations returned
+	err   error // before Go 1.26: the fault after a generation cut short, for the next call
 }
 
 func newWireReader(r *bufio.Reader, ver int) *wireReader {
 	return &wireReader{r: r, ver: ver, off: headerLen}
 }
 
-func (w *wireReader) byte() (byte, error) {
+// ReadByte reads a byte of the trace, counting it.
+func (w *wireReader) ReadByte() (byte, error) {
 	c, err := w.r.ReadByte()
 	if err == nil {
 		w.off++
@@ -72,33 +75,12 @@ func (w *wireReader) byte() (byte, error) {
 	return c, err
 }
 
-func (w *wireReader) uvarint(what string) (uint64, error) {
-	var x uint64
-	var s uint
-	for i := 0; i < binary.MaxVarintLen64; i++ {
-		c, err := w.byte()
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, fmt.Errorf("reading the %s of the batch at byte %d: %w", what, w.off, err)
-		}
-		if c < 0x80 {
-			if i == binary.MaxVarintLen64-1 && c > 1 {
-				break
-			}
-			return x | uint64(c)<<s, nil
-		}
-		x |= uint64(c&0x7f) << s
-		s += 7
-	}
-	return 0, fmt.Errorf("the %s of the batch at byte %d overflows 64 bits", what, w.off)
-}
-
-// batch reads the next batch; io.EOF at the clean end of the trace.
+// batch reads the next batch; io.EOF at the clean end of the trace. Its
+// errors are worded as the Go project's parser words them, so that the
+// notes of a trace cut short read the same whichever reads it.
 func (w *wireReader) batch() (rawBatch, error) {
 	start := w.off
-	c, err := w.byte()
+	c, err := w.ReadByte()
 	if err != nil {
 		return rawBatch{}, err // io.EOF: the end, between batches
 	}
@@ -106,47 +88,43 @@ func (w *wireReader) batch() (rawBatch, error) {
 	switch c {
 	case evEndOfGeneration:
 		if w.ver < 26 {
-			return b, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+			return b, fmt.Errorf("byte %d: an end of generation in a trace of Go 1.%d", start, w.ver)
 		}
 		b.endMark = true
 		return b, nil
 	case evEventBatch:
 	case evExperimentalBatch:
 		if w.ver < 23 {
-			return b, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+			return b, fmt.Errorf("byte %d: an experimental batch in a trace of Go 1.%d", start, w.ver)
 		}
-		e, err := w.byte()
+		e, err := w.ReadByte()
 		if err != nil {
 			return b, fmt.Errorf("reading the experiment of the batch at byte %d: %w", start, io.ErrUnexpectedEOF)
 		}
 		b.exp = e
 	default:
-		return b, fmt.Errorf("byte %d: expected a batch, found event type %d", start, c)
+		return b, fmt.Errorf("expected batch event, got event %d", c)
 	}
-	if b.gen, err = w.uvarint("generation"); err != nil {
-		return b, err
+	for _, f := range []struct {
+		v    *uint64
+		what string
+	}{{&b.gen, "gen"}, {&b.m, "M ID"}, {&b.time, "timestamp"}} {
+		if *f.v, err = binary.ReadUvarint(w); err != nil {
+			return b, fmt.Errorf("error reading batch %s: %w", f.what, err)
+		}
 	}
-	if b.m, err = w.uvarint("M"); err != nil {
-		return b, err
-	}
-	if b.time, err = w.uvarint("timestamp"); err != nil {
-		return b, err
-	}
-	size, err := w.uvarint("size")
+	size, err := binary.ReadUvarint(w)
 	if err != nil {
-		return b, err
+		return b, fmt.Errorf("error reading batch size: %w", err)
 	}
 	if size > maxBatchSize {
-		return b, fmt.Errorf("the batch at byte %d has %d bytes, more than the %d a batch holds", start, size, maxBatchSize)
+		return b, fmt.Errorf("invalid batch size %d, maximum is %d", size, maxBatchSize)
 	}
 	b.data = make([]byte, size)
 	n, err := io.ReadFull(w.r, b.data)
 	w.off += int64(n)
 	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return b, fmt.Errorf("reading the %d bytes of the batch at byte %d: %w", size, start, err)
+		return b, fmt.Errorf("failed to read full batch: read %d but wanted %d", n, size)
 	}
 	return b, nil
 }
@@ -155,6 +133,9 @@ func (w *wireReader) batch() (rawBatch, error) {
 // 1.26 a generation ends where a batch of the next one starts; from Go
 // 1.26 at its end-of-generation mark.
 func (w *wireReader) next() (*rawGeneration, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
 	if w.done {
 		return nil, io.EOF
 	}
@@ -169,26 +150,42 @@ func (w *wireReader) next() (*rawGeneration, error) {
 		if err == io.EOF {
 			w.done = true
 			if len(g.batches) == 0 {
+				if w.ver < 26 && w.gens == 0 {
+					// Before Go 1.26 the parser reads a generation
+					// before it knows there is none, and finds no
+					// frequency in it.
+					return nil, errors.New("no frequency event found")
+				}
 				return nil, io.EOF
 			}
 			if w.ver >= 26 {
-				return nil, fmt.Errorf("the generation at byte %d has no end: %w", g.offset, io.ErrUnexpectedEOF)
+				return nil, errors.New("incomplete generation found; trace likely truncated")
 			}
+			w.gens++
 			return g, nil
 		}
 		if err != nil {
 			w.done = true
+			if w.ver < 26 && len(g.batches) > 0 {
+				// Before Go 1.26 the parser keeps the batches read
+				// before the fault as a generation, and reports the
+				// fault after it.
+				w.err = err
+				w.gens++
+				return g, nil
+			}
 			return nil, err
 		}
 		if b.endMark {
 			if len(g.batches) == 0 {
 				return nil, fmt.Errorf("byte %d: an end of generation without a generation", b.offset)
 			}
+			w.gens++
 			return g, nil
 		}
 		if b.gen == 0 {
 			w.done = true
-			return nil, fmt.Errorf("the batch at byte %d is of generation 0", b.offset)
+			return nil, fmt.Errorf("invalid generation number %d", b.gen)
 		}
 		if len(g.batches) == 0 {
 			g.gen = b.gen
@@ -198,9 +195,13 @@ func (w *wireReader) next() (*rawGeneration, error) {
 			if w.ver < 26 && b.gen == g.gen+1 {
 				// The first batch of the next generation.
 				w.spill, w.done = &b, false
+				w.gens++
 				return g, nil
 			}
-			return nil, fmt.Errorf("the batch at byte %d is of generation %d, within generation %d", b.offset, b.gen, g.gen)
+			if w.ver < 26 {
+				return nil, errors.New("generations out of order")
+			}
+			return nil, errors.New("broken trace: missing end-of-generation event, or generations are interleaved")
 		}
 		g.batches = append(g.batches, b)
 	}
@@ -302,10 +303,10 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 		d.batches = append(d.batches, wb)
 	}
 	if d.freq == 0 {
-		return nil, fmt.Errorf("the generation at byte %d has no frequency", g.offset)
+		return nil, errors.New("no frequency event found")
 	}
 	if ver >= 25 && !d.snapshot {
-		return nil, fmt.Errorf("the generation at byte %d has no clock snapshot", g.offset)
+		return nil, errors.New("no clock snapshot event found")
 	}
 	for id, pcs := range d.stacks {
 		for _, pc := range pcs {

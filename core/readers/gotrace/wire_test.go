@@ -203,12 +203,12 @@ func TestWireErrors(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		{"no frequency", concat(batch(1, 0, 1, evProcStop, 1), []byte{evEndOfGeneration}), "no frequency"},
+		{"no frequency", concat(batch(1, 0, 1, evProcStop, 1), []byte{evEndOfGeneration}), "no frequency event found"},
 		{"unknown type", concat(sync, batch(1, 0, 1, 99, 1), []byte{evEndOfGeneration}), "event type 99"},
-		{"not a batch", []byte{evProcStop}, "expected a batch"},
-		{"generation 0", batch(0, 0, 1, evProcStop, 1), "generation 0"},
-		{"interleaved", concat(sync, batch(2, 0, 1, evProcStop, 1)), "generation 2, within generation 1"},
-		{"no end", sync, "has no end"},
+		{"not a batch", []byte{evProcStop}, "expected batch event"},
+		{"generation 0", batch(0, 0, 1, evProcStop, 1), "generation number 0"},
+		{"interleaved", concat(sync, batch(2, 0, 1, evProcStop, 1)), "interleaved"},
+		{"no end", sync, "incomplete generation"},
 		{"duplicate string", concat(sync, batch(1, 0, 1, evStrings, evString, 1, 1, 'a', evString, 1, 1, 'b'), []byte{evEndOfGeneration}), "defined twice"},
 		{"unknown function", concat(sync, batch(1, 0, 1, evStacks, evStack, 1, 1, 5, 7, 0, 0), []byte{evEndOfGeneration}), "string that does not exist"},
 		{"cut varint", concat(sync, batch(1, 0, 1, evProcStop, 0x80), []byte{evEndOfGeneration}), "cut"},
