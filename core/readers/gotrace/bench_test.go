@@ -83,3 +83,38 @@ func BenchmarkReadLarge(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMerge decodes and merges the events of the trace
+// GOTRACE_BENCH names (else the largest sample) and keeps none: the
+// package's counterpart of bench/gotraceparse, which reads every event
+// with the parser and keeps none.
+func BenchmarkMerge(b *testing.B) {
+	path := os.Getenv("GOTRACE_BENCH")
+	if path == "" {
+		path = filepath.Join(corpus, "generated-go1.26", "gc-stress.trace")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("no %s", path)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		br := bufio.NewReaderSize(f, 1<<20)
+		head, _ := br.Peek(headerLen)
+		ver, err := version(head, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		br.Discard(headerLen)
+		n := 0
+		mg := newMerger(func(*mergedEvent) error { n++; return nil })
+		if err := decodeWire(br, ver, 0, mg.generation); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}

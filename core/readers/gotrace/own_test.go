@@ -111,4 +111,3 @@ func TestOwnDecoderCut(t *testing.T) {
 		t.Logf("%s: %d cuts identical, %d with the same model and outcome but other wording", filepath.Base(src), same, worded)
 	}
 }
-
