@@ -262,12 +262,29 @@ type wireGeneration struct {
 	stacks   map[uint64][]uint64
 	pcs      map[uint64]wireFrame // the first frame seen of each PC, as the parser keeps it
 	events   int                  // timed events of the event batches
+	arena    []wireEvent          // the events of all its event batches
+}
+
+// arenas recycles the events of generations once handed over: a
+// generation holds millions of them, and reusing their memory spares the
+// collector most of its work.
+var arenas sync.Pool
+
+// release gives the generation's events back for reuse; none may be
+// read after.
+func (d *wireGeneration) release() {
+	if d.arena != nil {
+		a := d.arena[:0]
+		d.arena = nil
+		arenas.Put(&a)
+	}
 }
 
 // decodeGeneration decodes the batches of g for the format of Go 1.ver.
 func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 	d := &wireGeneration{
 		gen:     g.gen,
+		arena:   takeArena(),
 		batches: make([]wireBatch, 0, len(g.batches)),
 		strings: map[uint64]string{},
 		stacks:  map[uint64][]uint64{},
@@ -294,7 +311,9 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 			err = d.decodeSync(&wb, rb.data, ver)
 		default:
 			wb.kind = batchEvents
-			wb.events, err = decodeEvents(rb.data, rb.time, ver)
+			at := len(d.arena)
+			d.arena, err = decodeEvents(d.arena, rb.data, rb.time, ver)
+			wb.events = d.arena[at:len(d.arena):len(d.arena)]
 			d.events += len(wb.events)
 		}
 		if err != nil {
@@ -340,10 +359,18 @@ func uvarint(b []byte) (uint64, int) {
 
 var errVarint = errors.New("a number is cut or longer than 64 bits")
 
-// decodeEvents decodes an event batch: timed events, each a type byte and
-// its arguments, the first a delta from the previous event's time.
-func decodeEvents(b []byte, t uint64, ver int) ([]wireEvent, error) {
-	evs := make([]wireEvent, 0, len(b)/4)
+// takeArena returns an empty slice of events to append to.
+func takeArena() []wireEvent {
+	if a, ok := arenas.Get().(*[]wireEvent); ok {
+		return *a
+	}
+	return nil
+}
+
+// decodeEvents decodes an event batch, appending its events to evs: timed
+// events, each a type byte and its arguments, the first a delta from the
+// previous event's time.
+func decodeEvents(evs []wireEvent, b []byte, t uint64, ver int) ([]wireEvent, error) {
 	nTypes := wireTypes(ver)
 	for pos := 0; pos < len(b); {
 		typ := b[pos]
@@ -601,6 +628,7 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 		res := <-out
 		if res.err == nil {
 			res.err = each(res.g)
+			res.g.release()
 		}
 		<-tokens
 		if res.err != nil {
