@@ -8,7 +8,8 @@ import (
 )
 
 // CritPathSegmentsTable lists the segments of a critical path, in time
-// order: resource, start, end, duration (s), start_ns, end_ns, via (how
+// order: resource, start, end (s from the trace's start), duration (s),
+// start_ns, end_ns (on the trace's clock), via (how
 // the path arrived: "start", "late sender", "late receiver",
 // "collective") and from (the resource it came from; null for the first).
 // A GPU or task path (Semantics other than critpath.Scalasca) has, instead
@@ -25,9 +26,10 @@ func CritPathSegmentsTable(r *critpath.Result, meta map[string]string, mem memor
 	start, end, dur := make([]float64, n), make([]float64, n), make([]float64, n)
 	startNs, endNs := make([]int64, n), make([]int64, n)
 	via := make([]string, n)
+	o := r.TraceStart()
 	for i, s := range r.Segments {
 		res[i], from[i], valid[i] = s.Resource, max(s.From, 0), s.From >= 0
-		start[i], end[i], dur[i] = s.Start.Seconds(), s.End.Seconds(), (s.End - s.Start).Seconds()
+		start[i], end[i], dur[i] = (s.Start - o).Seconds(), (s.End - o).Seconds(), (s.End - s.Start).Seconds()
 		startNs[i], endNs[i], via[i] = int64(s.Start), int64(s.End), s.Via
 	}
 	c.categories("resource", r.Resources, res)
@@ -53,15 +55,16 @@ func CritPathSegmentsTable(r *critpath.Result, meta map[string]string, mem memor
 }
 
 // CritPathPiecesTable lists the path cut where its resources' activity
-// changes: resource, start, end, duration (s), state (the MPI call, else
-// the innermost state, else "(no state)").
+// changes: resource, start, end (s from the trace's start), duration
+// (s), state (the MPI call, else the innermost state, else "(no state)").
 func CritPathPiecesTable(r *critpath.Result, a *critpath.Attribution, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(a.Pieces)
 	c := newColumns(mem, n)
 	res := make([]int32, n)
 	start, end, dur := make([]float64, n), make([]float64, n), make([]float64, n)
+	o := r.TraceStart()
 	for i, p := range a.Pieces {
-		res[i], start[i], end[i], dur[i] = p.Resource, p.Start.Seconds(), p.End.Seconds(), (p.End - p.Start).Seconds()
+		res[i], start[i], end[i], dur[i] = p.Resource, (p.Start - o).Seconds(), (p.End - o).Seconds(), (p.End - p.Start).Seconds()
 	}
 	states, codes := columnLabels(n, func(i int) string { return a.Pieces[i].State })
 	c.categories("resource", r.Resources, res)
@@ -111,9 +114,9 @@ func CritPathByResourceTable(a *critpath.Attribution, meta map[string]string, me
 }
 
 // WaitStatesTable lists the wait states: resource, call (its name), enter
-// (s), wait (s), kind ("late sender", "late receiver", "collective"),
-// cause (the resource waited for) and cause_time (s: when the wait ended
-// there).
+// (s from the trace's start), wait (s), kind ("late sender", "late
+// receiver", "collective"), cause (the resource waited for) and
+// cause_time (s from the trace's start: when the wait ended there).
 func WaitStatesTable(r *critpath.Result, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(r.Waits)
 	c := newColumns(mem, n)
@@ -121,10 +124,11 @@ func WaitStatesTable(r *critpath.Result, meta map[string]string, mem memory.Allo
 	enter, wait, at := make([]float64, n), make([]float64, n), make([]float64, n)
 	kind := make([]string, n)
 	calls := make([]string, n)
+	o := r.TraceStart()
 	for i, w := range r.Waits {
 		call := r.CallOf(w.Call)
 		res[i], cause[i] = w.Call.Resource, w.Cause.Resource
-		enter[i], wait[i], at[i] = call.Enter.Seconds(), w.Wait.Seconds(), w.At.Seconds()
+		enter[i], wait[i], at[i] = (call.Enter - o).Seconds(), w.Wait.Seconds(), (w.At - o).Seconds()
 		kind[i], calls[i] = w.Kind.String(), r.Names[call.Name]
 	}
 	callLabels, callCodes := columnLabels(n, func(i int) string { return calls[i] })
