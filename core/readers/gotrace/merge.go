@@ -19,8 +19,9 @@ import (
 // and, because the delivered times are made strictly increasing, the
 // time of events that tie with or precede the one before them.
 //
-// Not used by the reader yet: verified against the parser on the
-// sample traces and large generated ones (TestMergeAgainstParser).
+// Checked against the parser on the sample traces and a generated one of
+// 150 MB, 30 million events (TestMergeAgainstParser). The reader uses it
+// when ownDecoder is on.
 
 // none is the ID of no goroutine, P or M, as the parser numbers them.
 const none = -1

@@ -24,14 +24,11 @@ import (
 // different Ms, which the parser does with the sequence numbers of
 // goroutines and Ps.
 //
-// The reader does not use it yet: the model is still built from the
-// parser's events. What the parser adds to the decoded events is its
-// merge of the Ms' streams, which decides the context of each event (the
-// goroutine and P of its M) and moves a few events' times (see
-// TestParserKeepsPerMOrder); a reader built on this decoder has to merge
-// as the parser does to give the same model. It refuses what it does not
-// know (a version, an event type) so that such a reader can leave those
-// traces to the parser.
+// What the parser adds to the decoded events is its merge of the Ms'
+// streams, which decides the context of each event (the goroutine and P
+// of its M) and moves a few events' times (see TestParserKeepsPerMOrder):
+// merge.go does it as the parser does. The decoder refuses what it does
+// not know (a version, an event type), and such traces are the parser's.
 
 // rawBatch is a batch as read from the file: its header and its bytes.
 type rawBatch struct {
