@@ -89,7 +89,7 @@ func FuzzOwnDecoder(f *testing.F) {
 		f.Add(data)
 		f.Add(data[:len(data)/2])
 	}
-	ownDecoder = true
+	ownDecoder, recoverPanics = true, false
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
 			return
