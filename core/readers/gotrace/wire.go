@@ -309,9 +309,12 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 		default:
 			wb.kind = batchEvents
 			at := len(d.arena)
-			d.arena, err = decodeEvents(d.arena, rb.data, rb.time, ver)
-			wb.events = d.arena[at:len(d.arena):len(d.arena)]
-			d.events += len(wb.events)
+			var evs []wireEvent
+			if evs, err = decodeEvents(d.arena, rb.data, rb.time, ver); err == nil {
+				d.arena = evs
+				wb.events = evs[at:len(evs):len(evs)]
+				d.events += len(wb.events)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
