@@ -231,17 +231,25 @@ func check(ctx sched, n needs) error {
 // advance tries to deliver ev, the next event of M m in generation gen:
 // ok is false if it cannot happen yet. Delivered events go to the queue
 // (some events deliver more than one).
-func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration) (bool, error) {
+//
+// The state of M m is created at its first event, as the parser creates
+// it; known, if not nil, is that state (the caller's cache of it: the
+// state of an M lives as long as the trace).
+func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **mState) (bool, error) {
 	if o.firstGen == 0 {
 		o.firstGen = g.gen
 	}
 	cur := sched{g: none, p: none, m: m}
 	var ms *mState
 	if m != none {
-		ms = o.ms[m]
+		ms = *known
 		if ms == nil {
-			ms = &mState{g: none, p: none}
-			o.ms[m] = ms
+			ms = o.ms[m]
+			if ms == nil {
+				ms = &mState{g: none, p: none}
+				o.ms[m] = ms
+			}
+			*known = ms
 		}
 		cur.p, cur.g = ms.p, ms.g
 	}
@@ -912,6 +920,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 // event adds its delta, each converted and truncated on its own.
 type cursor struct {
 	m       int64
+	ms      *mState // the ordering's state of M m, once known
 	batches []*wireBatch
 	idx, at int
 	lastTs  int64
@@ -1130,7 +1139,7 @@ func (mg *merger) generation(g *wireGeneration) error {
 // can happen, and moves the cursor on.
 func (mg *merger) try(i int) (bool, error) {
 	c := mg.frontier[i]
-	ok, err := mg.o.advance(&c.ev, c.m, mg.g)
+	ok, err := mg.o.advance(&c.ev, c.m, mg.g, &c.ms)
 	if !ok || err != nil {
 		return ok, err
 	}

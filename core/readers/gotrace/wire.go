@@ -287,6 +287,13 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 		stacks:  map[uint64][]uint64{},
 		pcs:     map[uint64]wireFrame{},
 	}
+	size := 0
+	for i := range g.batches {
+		size += len(g.batches[i].data)
+	}
+	if need := size / 4; cap(d.arena) < need { // events take 4 bytes or more
+		d.arena = make([]wireEvent, 0, need)
+	}
 	for i := range g.batches {
 		rb := &g.batches[i]
 		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data)}
