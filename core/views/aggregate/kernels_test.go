@@ -405,3 +405,63 @@ func TestIntervalQualitiesOfRareStates(t *testing.T) {
 		}
 	}
 }
+
+// TestTriRunsCoverTheTriangle checks that the runs the sums of tables go
+// through hold every interval [i..j] (at j*T+i) exactly once, stay within
+// the table, and take in no row of a column before its first.
+func TestTriRunsCoverTheTriangle(t *testing.T) {
+	for T := 1; T <= 130; T++ {
+		seen := make([]int, T*T)
+		last := -1
+		for _, r := range triRuns(T) {
+			if int(r.i) <= last || r.j <= r.i || int(r.j) > T*T {
+				t.Fatalf("T = %d: run %v after %d", T, r, last)
+			}
+			last = int(r.j) - 1
+			for x := r.i; x < r.j; x++ {
+				seen[x]++
+			}
+		}
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				if seen[j*T+i] != 1 {
+					t.Fatalf("T = %d: [%d..%d] in %d runs", T, i, j, seen[j*T+i])
+				}
+			}
+		}
+	}
+}
+
+// TestSumTriMatchesWholeTables checks that the sums over triRuns give, on
+// the upper triangle, the bits of whole-table sums, stale values around.
+func TestSumTriMatchesWholeTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for _, T := range []int{1, 3, 16, 17, 50, 100, 129} {
+		a, b, got := newTable(T), newTable(T), newTable(T)
+		for _, x := range []table{a, b, got} {
+			for k := range x.v {
+				x.v[k], x.g[k], x.l[k] = rng.NormFloat64(), rng.Float64(), float64(rng.IntN(4))
+			}
+		}
+		want := newTable(T)
+		sumTo(want.v, a.v, b.v)
+		sumTo(want.g, a.g, b.g)
+		sumTo(want.l, a.l, b.l)
+		runs := triRuns(T)
+		got.sumTri(a, b, runs)
+		cp := newTable(T)
+		cp.copyTri(got, runs)
+		cp.addTri(b, runs)
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				k := j*T + i
+				if math.Float64bits(got.v[k]) != math.Float64bits(want.v[k]) || got.g[k] != want.g[k] || got.l[k] != want.l[k] {
+					t.Fatalf("T = %d: sum of [%d..%d] differs", T, i, j)
+				}
+				if cp.v[k] != want.v[k]+b.v[k] || cp.g[k] != want.g[k]+b.g[k] || cp.l[k] != want.l[k]+b.l[k] {
+					t.Fatalf("T = %d: copy then add of [%d..%d] differs", T, i, j)
+				}
+			}
+		}
+	}
+}

@@ -175,8 +175,19 @@ func intervalTerms(s nodeStats, slices, states int, w *intervalScratch) (xl, tot
 	tri := T * (T + 1) / 2
 	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
 	for x := 0; x < X; x++ {
+		absent := absentSlices(s.v[x:], X, T)
+		if absent == T-1 && s.v[x] == 0 {
+			// A state absent from the node: every sum is +0, and so is its
+			// x log2 x (whatever the sign of the zero values), and adding
+			// +0 changes no total (none is -0: they start as 0 + a value).
+			if x == 0 {
+				clear(totals)
+				clear(xl)
+			}
+			continue
+		}
 		intervalSums(sums, s.v[x:], X, T)
-		if absent := absentSlices(s.v[x:], X, T); absent*4 < T {
+		if absent*4 < T {
 			xlogAccumulate(sums, totals, xl, x == 0)
 			continue
 		}

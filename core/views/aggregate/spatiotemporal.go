@@ -53,6 +53,8 @@ type Spatiotemporal struct {
 	tri      int // intervals per node
 	width    int // bytes per cut decision
 	internal int // nodes with children
+	// runs cover the upper triangle of a table (triRuns).
+	runs []span
 	// cache holds the gain and loss (engine units) of aggregating every
 	// (node, interval), or is nil.
 	cache []line
@@ -73,7 +75,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 		return nil, err
 	}
 	T := in.Slices
-	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
+	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T), runs: triRuns(T)}
 	s.tables.New = func() any { t := newTable(T); return &t }
 	s.scratches.New = func() any { return s.newScratch() }
 	for n := 0; n < in.Tree.Len(); n++ {
@@ -222,27 +224,48 @@ func (t table) clear() {
 	clear(t.l)
 }
 
-// copyTri sets the upper triangle of t (row i, columns i..T-1: the
-// intervals) to that of o. It copies the whole tables: the lower
-// triangles are never read (stale values from the pool are there anyway),
-// and one long copy costs less than T short ones.
-func (t table) copyTri(o table, T int) {
-	copy(t.v[:T*T], o.v[:T*T])
-	copy(t.g[:T*T], o.g[:T*T])
-	copy(t.l[:T*T], o.l[:T*T])
+// triRuns returns the runs of a T x T table, [lo, hi) in its arrays, that
+// cover its upper triangle (column j's rows 0..j at j*T), for the sums of
+// whole triangles: each column's rows rounded up to a multiple of 16 (the
+// values sumTo adds per instruction), at most T, and runs that meet
+// merged into one. The rows past j a run takes in are never read (stale
+// values from the pool are there anyway); leaving out the rest of the
+// lower triangle halves the memory a sum goes through.
+func triRuns(T int) []span {
+	var runs []span
+	for j := 0; j < T; j++ {
+		lo, hi := j*T, j*T+min((j+1+15)&^15, T)
+		if k := len(runs) - 1; k >= 0 && int(runs[k].j) == lo {
+			runs[k].j = int32(hi)
+			continue
+		}
+		runs = append(runs, span{int32(lo), int32(hi)})
+	}
+	return runs
 }
 
-// addTri adds the upper triangle of o to that of t, adding the whole
-// tables as copyTri copies them: the lower triangles add up stale values
-// nobody reads.
-func (t table) addTri(o table, T int) { t.sumTri(t, o, T) }
+// copyTri sets the upper triangle of t to that of o, in the runs of
+// triRuns(T).
+func (t table) copyTri(o table, runs []span) {
+	for _, r := range runs {
+		copy(t.v[r.i:r.j], o.v[r.i:r.j])
+		copy(t.g[r.i:r.j], o.g[r.i:r.j])
+		copy(t.l[r.i:r.j], o.l[r.i:r.j])
+	}
+}
+
+// addTri adds the upper triangle of o to that of t, in the runs of
+// triRuns(T).
+func (t table) addTri(o table, runs []span) { t.sumTri(t, o, runs) }
 
 // sumTri sets the upper triangle of t to the sum of those of a and b, in
-// whole tables as addTri; t may be a.
-func (t table) sumTri(a, b table, T int) {
-	sumTo(t.v[:T*T], a.v[:T*T], b.v[:T*T])
-	sumTo(t.g[:T*T], a.g[:T*T], b.g[:T*T])
-	sumTo(t.l[:T*T], a.l[:T*T], b.l[:T*T])
+// the runs of triRuns(T); t may be a.
+func (t table) sumTri(a, b table, runs []span) {
+	for _, r := range runs {
+		sumTo(t.v[r.i:r.j], a.v[r.i:r.j], b.v[r.i:r.j])
+		sumTo(t.g[r.i:r.j], a.g[r.i:r.j], b.g[r.i:r.j])
+		sumTo(t.l[r.i:r.j], a.l[r.i:r.j], b.l[r.i:r.j])
+	}
 }
 
 // nodeResult is what a node hands to its parent: its best quality for
@@ -504,12 +527,12 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 		if k.best != nil {
 			switch {
 			case summed:
-				sum.addTri(*k.best, T)
+				sum.addTri(*k.best, r.s.runs)
 				r.pool.Put(k.best)
 			case held == nil:
 				held = k.best
 			default:
-				sum.sumTri(*held, *k.best, T) // 0 + x is x: no value is -0
+				sum.sumTri(*held, *k.best, r.s.runs) // 0 + x is x: no value is -0
 				r.pool.Put(held)
 				r.pool.Put(k.best)
 				held, summed = nil, true
@@ -523,7 +546,7 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 		addTo(lineFloats(reused), lineFloats(k.lines))
 	}
 	if held != nil { // the only child with a table
-		sum.copyTri(*held, T)
+		sum.copyTri(*held, r.s.runs)
 		r.pool.Put(held)
 		summed = true
 	}
