@@ -132,7 +132,7 @@ func (s *Spatiotemporal) fillCache() {
 		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
 		s.toUnits(s.cache[int(n)*s.tri:][:s.tri], raw, leaves)
 		return st
-	})
+	}, nil)
 }
 
 // stats returns the stats of node n given its children's.
@@ -244,27 +244,13 @@ func triRuns(T int) []span {
 	return runs
 }
 
-// copyTri sets the upper triangle of t to that of o, in the runs of
-// triRuns(T).
-func (t table) copyTri(o table, runs []span) {
-	for _, r := range runs {
-		copy(t.v[r.i:r.j], o.v[r.i:r.j])
-		copy(t.g[r.i:r.j], o.g[r.i:r.j])
-		copy(t.l[r.i:r.j], o.l[r.i:r.j])
-	}
-}
-
 // addTri adds the upper triangle of o to that of t, in the runs of
 // triRuns(T).
-func (t table) addTri(o table, runs []span) { t.sumTri(t, o, runs) }
-
-// sumTri sets the upper triangle of t to the sum of those of a and b, in
-// the runs of triRuns(T); t may be a.
-func (t table) sumTri(a, b table, runs []span) {
+func (t table) addTri(o table, runs []span) {
 	for _, r := range runs {
-		sumTo(t.v[r.i:r.j], a.v[r.i:r.j], b.v[r.i:r.j])
-		sumTo(t.g[r.i:r.j], a.g[r.i:r.j], b.g[r.i:r.j])
-		sumTo(t.l[r.i:r.j], a.l[r.i:r.j], b.l[r.i:r.j])
+		addTo(t.v[r.i:r.j], o.v[r.i:r.j])
+		addTo(t.g[r.i:r.j], o.g[r.i:r.j])
+		addTo(t.l[r.i:r.j], o.l[r.i:r.j])
 	}
 }
 
@@ -368,7 +354,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if br != nil {
 		skip = r.skip
 	}
-	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit)
+	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit, r.fold)
 	if root.best != nil {
 		r.pool.Put(root.best)
 	}
@@ -447,8 +433,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	var kidSum *table
 	var kidStats []nodeStats
 	if len(kids) > 0 {
-		kidSum = r.pool.Get().(*table)
-		r.sumKids(*kidSum, kids, w)
+		kidSum = r.sumKids(kids, w)
 		kidStats = w.kidStats[:0]
 		for _, k := range kids {
 			if k.stats.held() {
@@ -514,28 +499,41 @@ func (r *run) aggregateOrSplit(agg, kidSum table, q []line, raw bool, leaves int
 	}
 }
 
-// sumKids sets sum to the sum of the children's best qualities. Children
-// solved at p hand over tables of values; the lines of children whose
-// solution is reused are added up first and evaluated at p once per
-// interval.
-func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
+// fold adds the table of child i, if it has one, to the first child's
+// table among kids[:i] (which holds the sum of the tables before i: fold
+// is called child after child), as soon as child i is solved, while its
+// table is fresh in cache, and hands it back to the pool. The tables are
+// added in the children's order, the first to the second, then each to
+// the sum so far: the sum is the same bits whenever it is made.
+func (r *run) fold(kids []nodeResult, i int) {
+	k := kids[i].best
+	if k == nil {
+		return
+	}
+	for j := i - 1; j >= 0; j-- {
+		if sum := kids[j].best; sum != nil {
+			sum.addTri(*k, r.s.runs)
+			r.pool.Put(k)
+			kids[i].best = nil
+			return
+		}
+	}
+}
+
+// sumKids returns the sum of the children's best qualities (a table the
+// caller hands back to the pool): children solved at p hand over tables
+// of values, folded into one (fold); the lines of children whose solution
+// is reused are added up first and evaluated at p once per interval.
+func (r *run) sumKids(kids []nodeResult, w *scratch) *table {
 	T := r.s.in.Slices
-	var held *table // the first child's table, added to the second's in one pass
-	summed := false // sum holds the sum of the tables met so far
+	var sum *table
 	var reused []line
-	for _, k := range kids {
+	for i := range kids {
+		r.fold(kids, i) // none left to fold when postOrder folded them
+		k := kids[i]
 		if k.best != nil {
-			switch {
-			case summed:
-				sum.addTri(*k.best, r.s.runs)
-				r.pool.Put(k.best)
-			case held == nil:
-				held = k.best
-			default:
-				sum.sumTri(*held, *k.best, r.s.runs) // 0 + x is x: no value is -0
-				r.pool.Put(held)
-				r.pool.Put(k.best)
-				held, summed = nil, true
+			if sum == nil {
+				sum = k.best
 			}
 			continue
 		}
@@ -545,16 +543,12 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 		}
 		addTo(lineFloats(reused), lineFloats(k.lines))
 	}
-	if held != nil { // the only child with a table
-		sum.copyTri(*held, r.s.runs)
-		r.pool.Put(held)
-		summed = true
-	}
-	if !summed {
+	if sum == nil {
+		sum = r.pool.Get().(*table)
 		sum.clear()
 	}
 	if reused == nil {
-		return
+		return sum
 	}
 	for j := 0; j < T; j++ {
 		for i := 0; i <= j; i++ {
@@ -565,6 +559,7 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 			sum.l[x] += ln.l
 		}
 	}
+	return sum
 }
 
 // solveChain handles a node with a single child, which covers the same
