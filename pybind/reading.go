@@ -14,6 +14,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -64,11 +65,41 @@ func openTrace(path string, options string) (*ingest.Source, string, error) {
 	format, _ := values["format"].(string)
 	delete(values, "format")
 	delete(values, memoryBudgetOption)
+	if v, ok := values[runPathsOption]; ok {
+		delete(values, runPathsOption)
+		return openRunList(v, format, values)
+	}
 	src, f, err := formats.Open(path, format, values)
 	if err != nil {
+		if files := partition.TraceFiles(path, format); files != nil {
+			return partition.OpenRuns(files, format, values)
+		}
 		return nil, "", err
 	}
 	return src, f.Name, nil
+}
+
+// runPathsOption lists the traces StartRead and StartAnalyze read as one,
+// each under a container of its own named after its file
+// (partition.Runs): the ranks' files of one PyTorch job, for instance.
+// It is the front end's option, not a reader's.
+const runPathsOption = "run_paths"
+
+// openRunList opens the traces of the JSON list v as one source
+// (partition.OpenRuns).
+func openRunList(v any, format string, values ingest.Values) (*ingest.Source, string, error) {
+	items, ok := v.([]any)
+	paths := make([]string, len(items))
+	for i, item := range items {
+		paths[i], ok = item.(string)
+		if !ok {
+			break
+		}
+	}
+	if !ok || len(paths) == 0 {
+		return nil, "", errs.Argument("path", "must be a path or a non-empty list of paths, got %v", v)
+	}
+	return partition.OpenRuns(paths, format, values)
 }
 
 // memoryBudgetOption is the option of StartRead that bounds the memory of

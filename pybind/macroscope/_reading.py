@@ -158,3 +158,30 @@ class _Bar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+def inputs(path, options: dict):
+    """The path to read, with ``options`` completed for a list of paths:
+    several traces read as one, each under a container of its own named
+    after its file (the "run_paths" option of the native reading; a
+    directory of trace files of one format is read so by the Go core),
+    but a list of Pajé files, which is one Pajé trace split in files (as
+    :func:`macroscope.read_paje` reads it). Returns the first path, which
+    names the reading."""
+    if isinstance(path, (str, os.PathLike)):
+        return path
+    if not isinstance(path, (list, tuple)):
+        raise InvalidArgumentError(f"path: must be a path or a list of paths, got {path!r}", param="path")
+    paths = [os.fspath(p) if isinstance(p, (str, os.PathLike)) else p for p in path]
+    if not paths or not all(isinstance(p, str) for p in paths):
+        raise InvalidArgumentError(f"path: must be a path or a non-empty list of paths, got {path!r}",
+                                   param="path")
+    if len(paths) == 1:
+        return paths[0]
+    format = options.get("format")
+    if format == "paje" or format is None and _bridge.call(_bridge.native.DetectFormat, paths[0]) == "paje":
+        options["format"] = "paje"
+        options["paths"] = paths[1:]
+    else:
+        options["run_paths"] = paths
+    return paths[0]

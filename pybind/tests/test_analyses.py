@@ -380,6 +380,13 @@ def test_critical_path_gpu():
     assert list(df.columns) == ["resource", "start", "end", "duration", "start_ns", "end_ns", "kind", "name", "bound_by",
                                 "from"]
     assert int((df.end_ns - df.start_ns).sum()) == 41_435_234_000
+    # One clock: what a person reads (the repr, the summary) counts from
+    # the trace's start (Kineto's clock is the epoch's); the table keeps
+    # the trace's instants, as every table does.
+    origin = ms.read(kineto).origin
+    assert cp.info["origin"] == pytest.approx(origin)
+    assert (df.start - df.start_ns * 1e-9).abs().max() < 1e-6
+    assert 0 <= cp.info["start"] < cp.info["end"] < 60 and "e+09" not in repr(cp)
     # HTA's get_critical_path_breakdown() of the same trace, by bound_by (µs).
     bound = ((df.end_ns - df.start_ns) // 1000).groupby(df.bound_by, observed=True).sum().to_dict()
     assert bound == {"": 0, "cpu_bound": 41380750, "gpu_compute_bound": 40992, "gpu_kernel_kernel_overhead": 11897,
@@ -421,6 +428,94 @@ def test_stragglers():
     it = ms.read(CRITPATH / "cp_coll.trace").stragglers(iteration="comput*")
     assert it.mode == "iterations"
     assert (it.instances()["lateness"] > 1.99999).sum() == 3
+
+
+def test_stragglers_nccl_kernels_by_default():
+    # A 2-GPU training step exported by Nsight Systems: no MPI, so the
+    # default takes the NCCL kernels of each GPU's stream. The oracle: the
+    # k-th NCCL kernel of each device from the export's kernel table.
+    import sqlite3
+
+    path = shared("nsys", "mfu_2gpu_before.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT k.deviceId, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+            "JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE 'nccl%Kernel%' "
+            "ORDER BY k.deviceId, k.start").fetchall()
+    ends = {}
+    for dev, _, end in rows:
+        ends.setdefault(dev, []).append(end)
+    assert sorted(ends) == [0, 1] and len(ends[0]) == len(ends[1]) == 33
+    s = ms.stragglers(path)
+    assert (s.mode, s.iteration) == ("iterations", "nccl*Kernel*")
+    assert "(nccl*Kernel*)" in repr(s)
+    inst = s.instances()
+    assert len(inst) == 33
+    for k, row in inst.iterrows():
+        e0, e1 = ends[0][k], ends[1][k]
+        assert row["lateness"] == pytest.approx(abs(e1 - e0) * 1e-9, abs=1e-12)
+        if e1 != e0:
+            assert f"/GPU {int(e1 > e0)}/" in row["last"]
+        # The instant on the export's clock, in s and ns.
+        assert row["time_ns"] == max(e0, e1) and row["time"] == pytest.approx(max(e0, e1) * 1e-9, abs=1e-9)
+    # The same from a trace in memory, and on the command line's first line.
+    trace = ms.read(path)
+    again = trace.stragglers()
+    assert list(again.instances()["last"]) == list(inst["last"])
+    arrivals = s.arrivals()
+    assert (arrivals["arrival"] - arrivals["arrival_ns"] * 1e-9).abs().max() < 1e-9
+
+
+def test_ranks_read_as_one_job(tmp_path):
+    # Two ranks' Kineto files of one job: a list of them, or their
+    # directory, is one trace with a container per file; its stragglers
+    # are the NCCL kernels of each communicator's stream ("stream 84",
+    # "stream 203" on both GPUs) paired rank with rank. The oracle: the
+    # kernels' ends (ts + dur, us) in the JSON files themselves.
+    import gzip
+    import json
+    import shutil
+
+    ends = {}
+    for rank in (0, 1):
+        src = shared("hta", "tests", "data", "trace_filter", f"sampled_rank-{rank}.json.gz")
+        shutil.copy(src, tmp_path / src.name)
+        with gzip.open(src) as f:
+            events = json.load(f)["traceEvents"]
+        for e in sorted((e for e in events if e.get("ph") == "X" and e["name"].startswith("ncclKernel")),
+                        key=lambda e: e["ts"]):
+            ends.setdefault(e["tid"], {}).setdefault(rank, []).append(e["ts"] + e["dur"])
+    (tmp_path / "README.txt").write_text("not a trace: left out")
+    files = sorted(str(p) for p in tmp_path.glob("*.json.gz"))
+    by_dir, by_list = ms.read(tmp_path), ms.read(files)
+    for t in (by_dir, by_list):
+        runs = t.containers[t.containers["type"] == "Run"]
+        assert list(runs["name"]) == ["sampled_rank-0.json.gz", "sampled_rank-1.json.gz"]
+    assert len(by_dir.states) == len(by_list.states) == len(ms.read(files[0]).states) + len(ms.read(files[1]).states)
+    want = []
+    for tid, ranks in ends.items():
+        for e0, e1 in zip(ranks[0], ranks[1]):
+            want.append((max(e0, e1), f"/stream {tid}", abs(e1 - e0) * 1e-6, int(e1 > e0)))
+    want.sort()
+    for s in (by_dir.stragglers(), ms.stragglers(tmp_path), ms.stragglers(files)):
+        assert s.iteration == "nccl*Kernel*"
+        inst = s.instances()
+        assert len(inst) == len(want) == 10
+        for (_, stream, lateness, last_rank), (_, row) in zip(want, inst.iterrows()):
+            assert row["last"].startswith(f"sampled_rank-{last_rank}.json.gz/") and row["last"].rstrip().endswith(stream)
+            assert row["lateness"] == pytest.approx(lateness, abs=1e-9)
+    with pytest.raises(ms.InvalidArgumentError, match="list of paths"):
+        ms.read([])
+    # The command line reads the directory as one job too.
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    out.mkdir()
+    run = subprocess.run([sys.executable, "-m", "macroscope", "stragglers", str(tmp_path)], capture_output=True,
+                         text=True, check=True, cwd=out)
+    assert (out / "stragglers.parquet").exists()
+    assert "10 iterations (nccl*Kernel*) over 4 resources" in run.stdout + run.stderr
 
 
 def test_tables_write_to_parquet(tmp_path, jacobi):
