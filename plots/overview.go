@@ -3,7 +3,9 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -188,7 +190,10 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 			c.StrokeLines(edge, rectLines(r)...)
 		}
 	}
-	for n, va := range visual {
+	// In the order of the nodes: their edges overlap their neighbours',
+	// and a map's order would change the picture from run to run.
+	for _, n := range slices.Sorted(maps.Keys(visual)) {
+		va := visual[n]
 		for b := 0; b+1 < len(va.cuts); b++ {
 			r := fill(n, va.cuts[b], va.cuts[b+1]-1)
 			c.StrokeLines(edge, rectLines(r)...)

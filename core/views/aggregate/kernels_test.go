@@ -405,3 +405,93 @@ func TestIntervalQualitiesOfRareStates(t *testing.T) {
 		}
 	}
 }
+
+// TestTriRunsCoverTheTriangle checks that the runs the sums of tables go
+// through hold every interval [i..j] (at j*T+i) exactly once, stay within
+// the table, and take in no row of a column before its first.
+func TestTriRunsCoverTheTriangle(t *testing.T) {
+	for T := 1; T <= 130; T++ {
+		seen := make([]int, T*T)
+		last := -1
+		for _, r := range triRuns(T) {
+			if int(r.i) <= last || r.j <= r.i || int(r.j) > T*T {
+				t.Fatalf("T = %d: run %v after %d", T, r, last)
+			}
+			last = int(r.j) - 1
+			for x := r.i; x < r.j; x++ {
+				seen[x]++
+			}
+		}
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				if seen[j*T+i] != 1 {
+					t.Fatalf("T = %d: [%d..%d] in %d runs", T, i, j, seen[j*T+i])
+				}
+			}
+		}
+	}
+}
+
+// TestAddTriMatchesWholeTables checks that the sums over triRuns give, on
+// the upper triangle, the bits of whole-table sums, stale values around.
+func TestAddTriMatchesWholeTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for _, T := range []int{1, 3, 16, 17, 50, 100, 129} {
+		a, b := newTable(T), newTable(T)
+		for _, x := range []table{a, b} {
+			for k := range x.v {
+				x.v[k], x.g[k], x.l[k] = rng.NormFloat64(), rng.Float64(), float64(rng.IntN(4))
+			}
+		}
+		want := newTable(T)
+		sumTo(want.v, a.v, b.v)
+		sumTo(want.g, a.g, b.g)
+		sumTo(want.l, a.l, b.l)
+		a.addTri(b, triRuns(T))
+		for j := 0; j < T; j++ {
+			for i := 0; i <= j; i++ {
+				k := j*T + i
+				if math.Float64bits(a.v[k]) != math.Float64bits(want.v[k]) || a.g[k] != want.g[k] || a.l[k] != want.l[k] {
+					t.Fatalf("T = %d: sum of [%d..%d] differs", T, i, j)
+				}
+			}
+		}
+	}
+}
+
+// TestXlogColumnsMatchesEveryLog checks the logs xlogColumns copies
+// against x log2 x of every interval sum, bit for bit, for states present
+// in few or many slices, with zeros of both signs and subnormal values.
+func TestXlogColumnsMatchesEveryLog(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for iter := 0; iter < 500; iter++ {
+		T, stride := 1+rng.IntN(100), 1+rng.IntN(3)
+		v := make([]float64, T*stride)
+		present := rng.Float64()
+		for j := 0; j < T; j++ {
+			x := &v[j*stride]
+			switch {
+			case rng.Float64() >= present:
+				if rng.IntN(4) == 0 {
+					*x = math.Copysign(0, -1)
+				}
+			case rng.IntN(6) == 0:
+				*x = 5e-324 * float64(1+rng.IntN(3))
+			case rng.IntN(3) == 0:
+				*x = float64(rng.IntN(3))
+			default:
+				*x = rng.Float64() * 10
+			}
+		}
+		tri := T * (T + 1) / 2
+		sums, want, got := make([]float64, tri), make([]float64, tri), make([]float64, tri)
+		intervalSums(sums, v, stride, T)
+		xlog2xTo(want, sums)
+		xlogColumns(got, sums, v, stride, T, make([]float64, T))
+		for k := range want {
+			if math.Float64bits(got[k]) != math.Float64bits(want[k]) && !(got[k] == 0 && want[k] == 0) {
+				t.Fatalf("iter %d (T=%d, present %.2f) interval %d: %v, want %v", iter, T, present, k, got[k], want[k])
+			}
+		}
+	}
+}

@@ -102,6 +102,7 @@ type intervalScratch struct {
 	total []float64 // tri
 	xl    []float64 // tri
 	lg    []float64 // tri: one state's x log2 x, see xlogColumns
+	rows  []float64 // slices: the sums xlogColumns takes the logs of
 	ent   []float64 // slices (and 3)
 	lr    []float64 // slices (and 3), see aggregateRaw
 	// lrLeaves is the number of leaves of the node whose log sizes lr
@@ -121,6 +122,7 @@ func newIntervalScratch(slices, states int) intervalScratch {
 		total: make([]float64, tri, tri+3),
 		xl:    make([]float64, tri, tri+3),
 		lg:    make([]float64, tri),
+		rows:  make([]float64, slices),
 		ent:   make([]float64, slices+3),
 		lr:    make([]float64, slices+3),
 		out:   make([]line, tri),
@@ -175,15 +177,26 @@ func intervalTerms(s nodeStats, slices, states int, w *intervalScratch) (xl, tot
 	tri := T * (T + 1) / 2
 	sums, totals, xl := w.sums[:tri], w.total[:tri], w.xl[:tri]
 	for x := 0; x < X; x++ {
+		absent := absentSlices(s.v[x:], X, T)
+		if absent == T-1 && s.v[x] == 0 {
+			// A state absent from the node: every sum is +0, and so is its
+			// x log2 x (whatever the sign of the zero values), and adding
+			// +0 changes no total (none is -0: they start as 0 + a value).
+			if x == 0 {
+				clear(totals)
+				clear(xl)
+			}
+			continue
+		}
 		intervalSums(sums, s.v[x:], X, T)
-		if absent := absentSlices(s.v[x:], X, T); absent*4 < T {
+		if absent*4 < T {
 			xlogAccumulate(sums, totals, xl, x == 0)
 			continue
 		}
 		// A state absent from many slices: the logs of its sums again
 		// where they did not change.
 		lg := w.lg[:tri]
-		xlogColumns(lg, sums, s.v[x:], X, T)
+		xlogColumns(lg, sums, s.v[x:], X, T, w.rows[:T])
 		if x == 0 { // 0 + the first terms, as xlogAccumulate sets them
 			clear(totals)
 			clear(xl)
@@ -208,12 +221,20 @@ func absentSlices(v []float64, stride, T int) int {
 
 // xlogColumns sets lg to x log2 x of every interval sum of one state,
 // sums (triangular index, from intervalSums of the state's values v), as
-// xlog2xTo would, but computes the logs of column j (the intervals ending
-// at j) only where the state is present in slice j. Where it is absent,
-// every sum of the column is that of the column before plus zero, which
-// is the same number (or a zero of either sign, whose x log2 x is 0 too),
-// so its log is copied; the interval [j..j] sums to a zero.
-func xlogColumns(lg, sums, v []float64, stride, T int) {
+// xlog2xTo would, but computes logs only for the sums that differ:
+//
+//   - where the state is absent from slice j, every sum of column j (the
+//     intervals ending at j) is that of the column before plus zero,
+//     which is the same number (or a zero of either sign, whose x log2 x
+//     is 0 too), so its log is copied; the interval [j..j] sums to a zero;
+//   - where it is absent from slice i < j, the sum over [i..j] runs
+//     (0 + v(i)) + v(i+1)... = +0 + v(i+1)..., the bits of the sum over
+//     [i+1..j], so its log is that of the row below; only the rows of
+//     the slices where the state is present, and row j, are computed
+//     (gathered into buf, T values, when they are at most half the
+//     column).
+func xlogColumns(lg, sums, v []float64, stride, T int, buf []float64) {
+	present := 0 // slices before j where the state is
 	for j := 0; j < T; j++ {
 		c := triIndex(0, j)
 		col := lg[c : c+j+1]
@@ -222,7 +243,31 @@ func xlogColumns(lg, sums, v []float64, stride, T int) {
 			col[j] = 0
 			continue
 		}
-		xlog2xTo(col, sums[c:c+j+1])
+		if 2*(present+1) > j+1 {
+			xlog2xTo(col, sums[c:c+j+1])
+		} else {
+			rows := buf[:0]
+			for i := 0; i < j; i++ {
+				if v[i*stride] != 0 {
+					rows = append(rows, sums[c+i])
+				}
+			}
+			rows = append(rows, sums[c+j])
+			xlog2xTo(rows, rows)
+			k := len(rows) - 1
+			col[j] = rows[k]
+			for i := j - 1; i >= 0; i-- {
+				if v[i*stride] != 0 {
+					k--
+					col[i] = rows[k]
+				} else {
+					col[i] = col[i+1]
+				}
+			}
+		}
+		if v[j*stride] != 0 {
+			present++
+		}
 	}
 }
 

@@ -53,6 +53,8 @@ type Spatiotemporal struct {
 	tri      int // intervals per node
 	width    int // bytes per cut decision
 	internal int // nodes with children
+	// runs cover the upper triangle of a table (triRuns).
+	runs []span
 	// cache holds the gain and loss (engine units) of aggregating every
 	// (node, interval), or is nil.
 	cache []line
@@ -73,7 +75,7 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 		return nil, err
 	}
 	T := in.Slices
-	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T)}
+	s := &Spatiotemporal{in: in, opt: opt, tri: T * (T + 1) / 2, width: cutWidth(T), runs: triRuns(T)}
 	s.tables.New = func() any { t := newTable(T); return &t }
 	s.scratches.New = func() any { return s.newScratch() }
 	for n := 0; n < in.Tree.Len(); n++ {
@@ -130,7 +132,7 @@ func (s *Spatiotemporal) fillCache() {
 		raw := intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)
 		s.toUnits(s.cache[int(n)*s.tri:][:s.tri], raw, leaves)
 		return st
-	})
+	}, nil)
 }
 
 // stats returns the stats of node n given its children's.
@@ -222,27 +224,34 @@ func (t table) clear() {
 	clear(t.l)
 }
 
-// copyTri sets the upper triangle of t (row i, columns i..T-1: the
-// intervals) to that of o. It copies the whole tables: the lower
-// triangles are never read (stale values from the pool are there anyway),
-// and one long copy costs less than T short ones.
-func (t table) copyTri(o table, T int) {
-	copy(t.v[:T*T], o.v[:T*T])
-	copy(t.g[:T*T], o.g[:T*T])
-	copy(t.l[:T*T], o.l[:T*T])
+// triRuns returns the runs of a T x T table, [lo, hi) in its arrays, that
+// cover its upper triangle (column j's rows 0..j at j*T), for the sums of
+// whole triangles: each column's rows rounded up to a multiple of 16 (the
+// values sumTo adds per instruction), at most T, and runs that meet
+// merged into one. The rows past j a run takes in are never read (stale
+// values from the pool are there anyway); leaving out the rest of the
+// lower triangle halves the memory a sum goes through.
+func triRuns(T int) []span {
+	var runs []span
+	for j := 0; j < T; j++ {
+		lo, hi := j*T, j*T+min((j+1+15)&^15, T)
+		if k := len(runs) - 1; k >= 0 && int(runs[k].j) == lo {
+			runs[k].j = int32(hi)
+			continue
+		}
+		runs = append(runs, span{int32(lo), int32(hi)})
+	}
+	return runs
 }
 
-// addTri adds the upper triangle of o to that of t, adding the whole
-// tables as copyTri copies them: the lower triangles add up stale values
-// nobody reads.
-func (t table) addTri(o table, T int) { t.sumTri(t, o, T) }
-
-// sumTri sets the upper triangle of t to the sum of those of a and b, in
-// whole tables as addTri; t may be a.
-func (t table) sumTri(a, b table, T int) {
-	sumTo(t.v[:T*T], a.v[:T*T], b.v[:T*T])
-	sumTo(t.g[:T*T], a.g[:T*T], b.g[:T*T])
-	sumTo(t.l[:T*T], a.l[:T*T], b.l[:T*T])
+// addTri adds the upper triangle of o to that of t, in the runs of
+// triRuns(T).
+func (t table) addTri(o table, runs []span) {
+	for _, r := range runs {
+		addTo(t.v[r.i:r.j], o.v[r.i:r.j])
+		addTo(t.g[r.i:r.j], o.g[r.i:r.j])
+		addTo(t.l[r.i:r.j], o.l[r.i:r.j])
+	}
 }
 
 // nodeResult is what a node hands to its parent: its best quality for
@@ -345,7 +354,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if br != nil {
 		skip = r.skip
 	}
-	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit)
+	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit, r.fold)
 	if root.best != nil {
 		r.pool.Put(root.best)
 	}
@@ -424,8 +433,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	var kidSum *table
 	var kidStats []nodeStats
 	if len(kids) > 0 {
-		kidSum = r.pool.Get().(*table)
-		r.sumKids(*kidSum, kids, w)
+		kidSum = r.sumKids(kids, w)
 		kidStats = w.kidStats[:0]
 		for _, k := range kids {
 			if k.stats.held() {
@@ -491,28 +499,41 @@ func (r *run) aggregateOrSplit(agg, kidSum table, q []line, raw bool, leaves int
 	}
 }
 
-// sumKids sets sum to the sum of the children's best qualities. Children
-// solved at p hand over tables of values; the lines of children whose
-// solution is reused are added up first and evaluated at p once per
-// interval.
-func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
+// fold adds the table of child i, if it has one, to the first child's
+// table among kids[:i] (which holds the sum of the tables before i: fold
+// is called child after child), as soon as child i is solved, while its
+// table is fresh in cache, and hands it back to the pool. The tables are
+// added in the children's order, the first to the second, then each to
+// the sum so far: the sum is the same bits whenever it is made.
+func (r *run) fold(kids []nodeResult, i int) {
+	k := kids[i].best
+	if k == nil {
+		return
+	}
+	for j := i - 1; j >= 0; j-- {
+		if sum := kids[j].best; sum != nil {
+			sum.addTri(*k, r.s.runs)
+			r.pool.Put(k)
+			kids[i].best = nil
+			return
+		}
+	}
+}
+
+// sumKids returns the sum of the children's best qualities (a table the
+// caller hands back to the pool): children solved at p hand over tables
+// of values, folded into one (fold); the lines of children whose solution
+// is reused are added up first and evaluated at p once per interval.
+func (r *run) sumKids(kids []nodeResult, w *scratch) *table {
 	T := r.s.in.Slices
-	var held *table // the first child's table, added to the second's in one pass
-	summed := false // sum holds the sum of the tables met so far
+	var sum *table
 	var reused []line
-	for _, k := range kids {
+	for i := range kids {
+		r.fold(kids, i) // none left to fold when postOrder folded them
+		k := kids[i]
 		if k.best != nil {
-			switch {
-			case summed:
-				sum.addTri(*k.best, T)
-				r.pool.Put(k.best)
-			case held == nil:
-				held = k.best
-			default:
-				sum.sumTri(*held, *k.best, T) // 0 + x is x: no value is -0
-				r.pool.Put(held)
-				r.pool.Put(k.best)
-				held, summed = nil, true
+			if sum == nil {
+				sum = k.best
 			}
 			continue
 		}
@@ -522,16 +543,12 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 		}
 		addTo(lineFloats(reused), lineFloats(k.lines))
 	}
-	if held != nil { // the only child with a table
-		sum.copyTri(*held, T)
-		r.pool.Put(held)
-		summed = true
-	}
-	if !summed {
+	if sum == nil {
+		sum = r.pool.Get().(*table)
 		sum.clear()
 	}
 	if reused == nil {
-		return
+		return sum
 	}
 	for j := 0; j < T; j++ {
 		for i := 0; i <= j; i++ {
@@ -542,6 +559,7 @@ func (r *run) sumKids(sum table, kids []nodeResult, w *scratch) {
 			sum.l[x] += ln.l
 		}
 	}
+	return sum
 }
 
 // solveChain handles a node with a single child, which covers the same

@@ -54,10 +54,15 @@ func (w *scratch) recycle(st nodeStats) {
 // returned is n's result. skip and visit must be safe for concurrent use
 // on disjoint subtrees.
 //
+// fold, if not nil, is called with the children's results gathered so
+// far as soon as the i-th is known, children in order, by the goroutine
+// that then visits their parent: it may fold kids[i] into an earlier
+// result while kids[i] is fresh in cache (see run.fold).
+//
 // Each goroutine takes its scratch from scratches and puts it back when
 // done: a sweep solves hundreds of times, and the scratch of a node's
 // intervals is large.
-func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), scratches *sync.Pool, visit func(n int32, kids []R, w *scratch) R) R {
+func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), scratches *sync.Pool, visit func(n int32, kids []R, w *scratch) R, fold func(kids []R, i int)) R {
 	done := map[int32]R{}
 	skipped := func(n int32) bool {
 		if skip == nil {
@@ -111,7 +116,7 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), s
 				defer scratches.Put(w)
 				var bufs [][]R
 				for i := range jobs {
-					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit, &bufs, 0)
+					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit, fold, &bufs, 0)
 				}
 			}()
 		}
@@ -127,14 +132,14 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), s
 	var bufs [][]R
 	w := scratches.Get().(*scratch)
 	defer scratches.Put(w)
-	return visitSubtree(t, 0, done, skip, w, visit, &bufs, 0)
+	return visitSubtree(t, 0, done, skip, w, visit, fold, &bufs, 0)
 }
 
 // visitSubtree visits n's subtree sequentially. done holds the results
 // already known. The children's results are gathered in (*bufs)[depth],
 // reused from node to node at the same depth below n (visit must not keep
 // them): a million-node tree would otherwise make a slice per node.
-func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int32) (R, bool), w *scratch, visit func(int32, []R, *scratch) R, bufs *[][]R, depth int) R {
+func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int32) (R, bool), w *scratch, visit func(int32, []R, *scratch) R, fold func([]R, int), bufs *[][]R, depth int) R {
 	if r, ok := done[n]; ok {
 		return r
 	}
@@ -151,19 +156,27 @@ func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int3
 	for i, c := range t.Children[n] {
 		if r, ok := done[c]; ok {
 			kids[i] = r
-			continue
+		} else if r, ok := trySkip(skip, c); ok {
+			kids[i] = r
+		} else {
+			kids[i] = visitSubtree(t, c, done, skip, w, visit, fold, bufs, depth+1)
 		}
-		if skip != nil {
-			if r, ok := skip(c); ok {
-				kids[i] = r
-				continue
-			}
+		if fold != nil {
+			fold(kids[:i+1], i)
 		}
-		kids[i] = visitSubtree(t, c, done, skip, w, visit, bufs, depth+1)
 	}
 	r := visit(n, kids, w)
 	clear(kids) // drop the children's results (tables, stats) for the GC
 	return r
+}
+
+// trySkip is skip(n), false when skip is nil.
+func trySkip[R any](skip func(int32) (R, bool), n int32) (R, bool) {
+	if skip == nil {
+		var zero R
+		return zero, false
+	}
+	return skip(n)
 }
 
 // forChunks calls do(c) for every c in [0, n) on up to workers goroutines,
