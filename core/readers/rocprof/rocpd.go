@@ -165,15 +165,15 @@ func (r *rocpdReader) tick() error {
 
 // rocpdRun holds the info tables of one run, by row id.
 type rocpdRun struct {
-	set      rocpdSet
-	strings  map[int64]string
-	hosts    map[int64]int32 // node -> host container
-	procs    map[int64]rocpdProc
-	threads  map[int64]rocpdThread
-	agents   map[int64]rocpdAgent
-	queues   map[int64]string
-	symbols  map[int64]string
-	anyHost  int32 // the host of rows whose node is unknown; -1 until needed
+	set     rocpdSet
+	strings map[int64]string
+	hosts   map[int64]int32 // node -> host container
+	procs   map[int64]rocpdProc
+	threads map[int64]rocpdThread
+	agents  map[int64]rocpdAgent
+	queues  map[int64]string
+	symbols map[int64]string
+	anyHost int32 // the host of rows whose node is unknown; -1 until needed
 }
 
 type rocpdProc struct {

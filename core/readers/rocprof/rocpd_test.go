@@ -375,9 +375,9 @@ func TestRocpdRefused(t *testing.T) {
 		}
 	}
 	cases := map[string]string{
-		rocpdCopy(t, "results.db", `DROP TABLE rocpd_kernel_dispatch`+run2): `rocpd run ` + run2[1:] + `: no "rocpd_kernel_dispatch` + run2 + `" table`,
-		rocpdCopy(t, "results.db", dropAll...):                                "has rocpd's views but no rocpd_string_<uuid> table",
-		rocpdCopy(t, "timestamps_results.db", `DROP TABLE rocpd_timestamp` + run1): `no "rocpd_timestamp` + run1 + `" table`,
+		rocpdCopy(t, "results.db", `DROP TABLE rocpd_kernel_dispatch`+run2):      `rocpd run ` + run2[1:] + `: no "rocpd_kernel_dispatch` + run2 + `" table`,
+		rocpdCopy(t, "results.db", dropAll...):                                   "has rocpd's views but no rocpd_string_<uuid> table",
+		rocpdCopy(t, "timestamps_results.db", `DROP TABLE rocpd_timestamp`+run1): `no "rocpd_timestamp` + run1 + `" table`,
 	}
 	b, err := os.ReadFile(filepath.Join("testdata", "results.db"))
 	if err != nil {
