@@ -2,6 +2,7 @@ package rocprof
 
 import (
 	"database/sql"
+	"encoding/json"
 	"os"
 	"slices"
 	"strconv"
@@ -24,8 +25,9 @@ import (
 // never mix), on the tables, with the views' meaning:
 //
 //   - regions (host API calls, markers): rocpd_region joined to
-//     rocpd_event (category, correlation id) and rocpd_string (name); its
-//     pid and tid are rows of rocpd_info_process and rocpd_info_thread;
+//     rocpd_event (category, correlation id; a roctx region's message, in
+//     its extdata) and rocpd_string (name); its pid and tid are rows of
+//     rocpd_info_process and rocpd_info_thread;
 //   - kernels: rocpd_kernel_dispatch with its agent, queue, kernel symbol
 //     (display_name) and event;
 //   - memory_copies: rocpd_memory_copy with its source and destination
@@ -337,18 +339,23 @@ func (run *rocpdRun) join(alias, table, on string) string {
 // thread, of the kind their category says.
 func (r *rocpdReader) readRegions(run *rocpdRun) error {
 	s := run.set
-	// nid, process, thread, start, end, name_id, category_id, correlation_id;
+	extdata := "NULL" // the roctx messages, when the events keep them
+	if r.db.HasColumn(s.table("event"), "extdata") {
+		extdata = "E.extdata"
+	}
+	// nid, process, thread, start, end, name_id, category_id,
+	// correlation_id, extdata;
 	// the released schema's process and thread are info rows, the older
 	// one's (in the track) operating-system ids.
-	q := `SELECT R.nid, R.pid, R.tid, R.start, R."end", R.name_id, E.category_id, E.correlation_id FROM ` +
+	q := `SELECT R.nid, R.pid, R.tid, R.start, R."end", R.name_id, E.category_id, E.correlation_id, ` + extdata + ` FROM ` +
 		sqlitedb.Ident(s.table("region")) + " R" + run.join("E", "event", "R.event_id")
 	if s.tracks {
-		q = `SELECT T.nid, T.pid, T.tid, TS.value, TE.value, R.name_id, E.category_id, E.correlation_id FROM ` +
+		q = `SELECT T.nid, T.pid, T.tid, TS.value, TE.value, R.name_id, E.category_id, E.correlation_id, ` + extdata + ` FROM ` +
 			sqlitedb.Ident(s.table("region")) + " R" + run.join("T", "track", "R.track_id") +
 			run.join("TS", "timestamp", "R.start_id") + run.join("TE", "timestamp", "R.end_id") + run.join("E", "event", "R.event_id")
 	}
 	q += " ORDER BY R.id"
-	return rpdRows(r.db, s.table("region"), q, 8, func(v []any) error {
+	return rpdRows(r.db, s.table("region"), q, 9, func(v []any) error {
 		var nid, pid, tid, start, end int64
 		if !ints(v[:5], &nid, &pid, &tid, &start, &end) {
 			r.n.unreadable++
@@ -375,6 +382,11 @@ func (r *rocpdReader) readRegions(run *rocpdRun) error {
 			}
 		}
 		label := r.name(run, v[5])
+		if kind == kindMarker { // roctxRangePushA...: the message is the event's
+			if msg, ok := markerMessage(v[8]); ok {
+				label = msg
+			}
+		}
 		c := r.m.thread(host, pid, tid)
 		if kind == kindMarker && start == end {
 			r.m.addMark(c, label, trace.Time(start))
@@ -383,6 +395,28 @@ func (r *rocpdReader) readRegions(run *rocpdRun) error {
 		r.m.add(c, kind, label, trace.Time(start), trace.Time(end), optInt(v[7]), nan)
 		return r.tick()
 	})
+}
+
+// markerMessage returns the message of a roctx region, which rocprofv3
+// keeps in its event's extdata ({"message": "..."}), the region being
+// named by the function (roctxRangePushA, roctxMarkA...).
+func markerMessage(extdata any) (string, bool) {
+	var text []byte
+	switch x := extdata.(type) {
+	case string:
+		text = []byte(x)
+	case []byte:
+		text = x
+	default:
+		return "", false
+	}
+	var e struct {
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(text, &e) != nil || e.Message == nil {
+		return "", false
+	}
+	return *e.Message, true
 }
 
 // agent returns the container of agent id, "Agent <absolute index>

@@ -29,17 +29,17 @@ func rocpdSeed(t testing.TB, tracks bool) []byte {
 		`CREATE TABLE rocpd_info_agent` + s + `(id INTEGER PRIMARY KEY, guid TEXT, nid INT, type TEXT, absolute_index INT, name TEXT, product_name TEXT)`,
 		`CREATE TABLE rocpd_info_queue` + s + `(id INTEGER PRIMARY KEY, guid TEXT, name TEXT)`,
 		`CREATE TABLE rocpd_info_kernel_symbol` + s + `(id INTEGER PRIMARY KEY, guid TEXT, display_name TEXT, kernel_name TEXT)`,
-		`CREATE TABLE rocpd_event` + s + `(id INTEGER PRIMARY KEY, guid TEXT, category_id INT, correlation_id INT)`,
+		`CREATE TABLE rocpd_event` + s + `(id INTEGER PRIMARY KEY, guid TEXT, category_id INT, correlation_id INT, extdata TEXT)`,
 		`CREATE TABLE rocpd_sample` + s + `(id INTEGER PRIMARY KEY, guid TEXT)`,
 		`CREATE VIEW rocpd_string AS SELECT * FROM rocpd_string` + s,
-		`INSERT INTO rocpd_string` + s + ` VALUES (1, 'g', 'HIP_RUNTIME_API'), (2, 'g', 'hipLaunchKernel'), (3, 'g', 'MEMORY_COPY_HOST_TO_DEVICE'), (4, 'g', 'MARKER_CORE_API')`,
+		`INSERT INTO rocpd_string` + s + ` VALUES (1, 'g', 'HIP_RUNTIME_API'), (2, 'g', 'hipLaunchKernel'), (3, 'g', 'MEMORY_COPY_HOST_TO_DEVICE'), (4, 'g', 'MARKER_CORE_API'), (5, 'g', 'roctxMarkA')`,
 		`INSERT INTO rocpd_info_node` + s + ` VALUES (1, 'g', 'n')`,
 		`INSERT INTO rocpd_info_process` + s + ` VALUES (1, 'g', 1, 77)`,
 		`INSERT INTO rocpd_info_thread` + s + ` VALUES (1, 'g', 1, 78)`,
 		`INSERT INTO rocpd_info_agent` + s + ` VALUES (1, 'g', 1, 'CPU', 0, 'c', ''), (2, 'g', 1, 'GPU', 1, 'gfx90a', 'MI210')`,
 		`INSERT INTO rocpd_info_queue` + s + ` VALUES (1, 'g', 'q')`,
 		`INSERT INTO rocpd_info_kernel_symbol` + s + ` VALUES (1, 'g', 'k(int)', '_Z1ki')`,
-		`INSERT INTO rocpd_event` + s + ` VALUES (1, 'g', 1, 1), (2, 'g', 1, 1), (3, 'g', 4, 2), (4, 'g', 1, 1)`,
+		`INSERT INTO rocpd_event` + s + ` VALUES (1, 'g', 1, 1, '{}'), (2, 'g', 1, 1, '{}'), (3, 'g', 4, 2, '{"message": "m"}'), (4, 'g', 1, 1, NULL)`,
 		`INSERT INTO rocpd_sample` + s + ` VALUES (1, 'g')`,
 	}
 	if tracks {
@@ -51,7 +51,7 @@ func rocpdSeed(t testing.TB, tracks bool) []byte {
 			`CREATE TABLE rocpd_memory_copy`+s+`(id INTEGER PRIMARY KEY, guid TEXT, track_id INT, start_id INT, end_id INT, name_id INT, src_agent_id INT, dst_agent_id INT, size INT, event_id INT)`,
 			`INSERT INTO rocpd_track`+s+` VALUES (1, 'g', 1, 77, 78, NULL, NULL), (2, 'g', 1, 77, NULL, 2, 1)`,
 			`INSERT INTO rocpd_timestamp`+s+` VALUES (1, 'g', 100), (2, 'g', 200), (3, 'g', 250), (4, 'g', 400), (5, 'g', 150)`,
-			`INSERT INTO rocpd_region`+s+` VALUES (1, 'g', 1, 2, 1, 2, 1), (2, 'g', 1, 2, 5, 5, 3)`,
+			`INSERT INTO rocpd_region`+s+` VALUES (1, 'g', 1, 2, 1, 2, 1), (2, 'g', 1, 5, 5, 5, 3)`,
 			`INSERT INTO rocpd_kernel_dispatch`+s+` VALUES (1, 'g', 2, 1, 3, 4, 2)`,
 			`INSERT INTO rocpd_memory_copy`+s+` VALUES (1, 'g', 2, 1, 3, 3, 1, 2, 4096, 4)`)
 	} else {
@@ -59,7 +59,7 @@ func rocpdSeed(t testing.TB, tracks bool) []byte {
 			`CREATE TABLE rocpd_region`+s+`(id INTEGER PRIMARY KEY, guid TEXT, nid INT, pid INT, tid INT, start INT, "end" INT, name_id INT, event_id INT)`,
 			`CREATE TABLE rocpd_kernel_dispatch`+s+`(id INTEGER PRIMARY KEY, guid TEXT, nid INT, pid INT, agent_id INT, queue_id INT, kernel_id INT, start INT, "end" INT, event_id INT)`,
 			`CREATE TABLE rocpd_memory_copy`+s+`(id INTEGER PRIMARY KEY, guid TEXT, src_agent_id INT, dst_agent_id INT, start INT, "end" INT, size INT, name_id INT, event_id INT)`,
-			`INSERT INTO rocpd_region`+s+` VALUES (1, 'g', 1, 1, 1, 100, 200, 2, 1), (2, 'g', 1, 1, 1, 150, 150, 2, 3)`,
+			`INSERT INTO rocpd_region`+s+` VALUES (1, 'g', 1, 1, 1, 100, 200, 2, 1), (2, 'g', 1, 1, 1, 150, 150, 5, 3)`,
 			`INSERT INTO rocpd_kernel_dispatch`+s+` VALUES (1, 'g', 1, 1, 2, 1, 1, 250, 400, 2)`,
 			`INSERT INTO rocpd_memory_copy`+s+` VALUES (1, 'g', 1, 2, 100, 250, 4096, 3, 4)`)
 	}
@@ -86,7 +86,8 @@ func TestRocpdSeed(t *testing.T) {
 			t.Fatal("the seed does not look like rocpd")
 		}
 		tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRocpd(path, s, o) })
-		if got := statesByType(tr); got[kindHIP] != 1 || got[kindKernel] != 1 || got[kindCopy] != 1 || tr.Links.Len() != 2 || tr.Events.Len() != 1 {
+		if got := statesByType(tr); got[kindHIP] != 1 || got[kindKernel] != 1 || got[kindCopy] != 1 || tr.Links.Len() != 2 ||
+			tr.Events.Len() != 1 || tr.Values[tr.Events.At(0).Value].Name != "m" {
 			t.Errorf("tracks %v: states %v, %d links, %d events", tracks, got, tr.Links.Len(), tr.Events.Len())
 		}
 	}

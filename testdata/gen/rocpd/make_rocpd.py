@@ -5,7 +5,8 @@ default since ROCm 7.0, for the tests of core/readers/rocprof.
 The run is made up but shaped like a real one: each of two processes on
 one node (gpu-node-01) has a main thread and a helper thread, sees one
 CPU and two GPU agents (AMD Instinct MI210), and loops six times over a
-roctx range "iteration" holding hipMemcpy (host to device, with the HSA
+roctx range "iteration" (roctxRangePushA, its message in the event's
+extdata, as rocprofv3 writes it) holding hipMemcpy (host to device, with the HSA
 copy call nested in it), two hipLaunchKernel (kernels on two queues of
 the iteration's GPU), a hipMemcpy back and a hipDeviceSynchronize; the
 helper thread calls hipStreamSynchronize. Correlation ids join each copy
@@ -36,6 +37,7 @@ rocpd_timestamp table (start_id, end_id) and places in rocpd_track
 """
 
 import argparse
+import json
 import os
 import random
 import sqlite3
@@ -139,7 +141,7 @@ CREATE VIEW threads AS SELECT N.id AS nid, N.hostname, P.guid, P.pid, T.tid, T.s
   FROM rocpd_info_thread T JOIN rocpd_info_process P ON P.id = T.pid AND P.guid = T.guid
   JOIN rocpd_info_node N ON N.id = T.nid AND N.guid = T.guid;
 CREATE VIEW regions AS SELECT R.id, R.guid, {cat('E')} AS category, S.string AS name, R.nid, P.pid, T.tid,
-  R.start, R."end", (R."end" - R.start) AS duration, R.event_id, E.correlation_id AS corr_id
+  R.start, R."end", (R."end" - R.start) AS duration, R.event_id, E.correlation_id AS corr_id, E.extdata
   FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id AND E.guid = R.guid
   JOIN rocpd_string S ON S.id = R.name_id AND S.guid = R.guid
   JOIN rocpd_info_process P ON P.id = R.pid AND P.guid = R.guid
@@ -172,7 +174,8 @@ CREATE VIEW threads AS SELECT N.id AS nid, N.hostname, P.guid, P.pid, T.tid, T.s
   FROM rocpd_info_thread T JOIN rocpd_info_process P ON P.id = T.pid AND P.guid = T.guid
   JOIN rocpd_info_node N ON N.id = T.nid AND N.guid = T.guid;
 CREATE VIEW regions AS SELECT R.id, R.guid, {cat('E')} AS category, S.string AS name, T.nid, T.pid, T.tid,
-  DS.value AS start, DE.value AS "end", (DE.value - DS.value) AS duration, R.event_id, E.correlation_id AS corr_id
+  DS.value AS start, DE.value AS "end", (DE.value - DS.value) AS duration, R.event_id, E.correlation_id AS corr_id,
+  E.extdata
   FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id AND E.guid = R.guid
   JOIN rocpd_track T ON T.id = R.track_id AND T.guid = R.guid
   JOIN rocpd_string S ON S.id = R.name_id AND S.guid = R.guid
@@ -248,8 +251,9 @@ class Run:
             self.strings[s] = self.insert("string", string=s)
         return self.strings[s]
 
-    def event(self, category, corr):
-        return self.insert("event", category_id=self.string(category), correlation_id=corr, stack_id=0, parent_stack_id=0)
+    def event(self, category, corr, extdata="{}"):
+        return self.insert("event", category_id=self.string(category), correlation_id=corr, stack_id=0, parent_stack_id=0,
+                           extdata=extdata)
 
     def next_corr(self):
         self.corr += 1
@@ -266,8 +270,10 @@ class Run:
     def ts(self, value, phase, track):
         return self.insert("timestamp", value=value, phase=phase, track_id=track)
 
-    def region(self, thread, category, name, start, end, corr):
-        ev = self.event(category, corr)
+    def region(self, thread, category, name, start, end, corr, message=None):
+        # A roctx region is named by its function; its message is in the
+        # event's extdata, as rocprofv3 writes it.
+        ev = self.event(category, corr, json.dumps({"message": message}) if message is not None else "{}")
         if self.tracks:
             tr = self.track(tid=self.tids[thread])
             return self.insert("region", track_id=tr, name_id=self.string(name), start_id=self.ts(start, 1, tr),
@@ -386,7 +392,7 @@ class Run:
                     self.insert("pmc_event", event_id=ev, pmc_id=pmc, value=4096.0 * (j + 1))
                 t += d + 2000
             if it == 3:
-                self.region(1, "MARKER_CORE_API", "checkpoint", t, t, self.next_corr())
+                self.region(1, "MARKER_CORE_API", "roctxMarkA", t, t, self.next_corr(), message="checkpoint")
             c = self.next_corr()
             d = rng.randrange(1_500_000, 2_000_000)
             self.region(1, HIP, "hipDeviceSynchronize", t, t + d, c)
@@ -396,7 +402,7 @@ class Run:
             self.region(1, HIP, "hipMemcpy", t, t + d, c)
             self.copy("MEMORY_COPY_DEVICE_TO_HOST", gpu, 1, size // 2, t + 20_000, t + d - 5000, c)
             t += d + 2000
-            self.region(1, "MARKER_CORE_RANGE_API", "iteration", it_start, t, mark)
+            self.region(1, "MARKER_CORE_RANGE_API", "roctxRangePushA", it_start, t, mark, message="iteration")
             t += rng.randrange(10_000, 30_000)
         # The helper thread waits on the stream now and then.
         for k in range(3):
