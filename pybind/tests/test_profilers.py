@@ -107,7 +107,7 @@ def test_rocpd_database_end_to_end(tmp_path, name):
     src = ROCPD / name
     path = tmp_path / "4101_run.sqlite"
     shutil.copy(src, path)
-    trace = ms.read(path)
+    trace = quiet_read(path)
     assert trace.format == "rocpd"
     db = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
     one = lambda sql: db.execute(sql).fetchone()
