@@ -132,3 +132,7 @@ def test_rocpd_database_end_to_end(tmp_path, name):
     table = model.to_pandas()
     total_ns = one("SELECT sum(duration) FROM kernels")[0]
     assert table[table.state == "Kernel"].duration.sum() == pytest.approx(total_ns / 1e9, rel=1e-9)
+    # The overview figure of the model's aggregation, and the other views.
+    fig = model.aggregate(0.5).plot(width=400, height=300)
+    assert type(fig) is ms.Figure and bytes(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (trace.moments().to_pandas().m0 >= 0).all()
