@@ -46,6 +46,20 @@ func (t *Table) Lookup(s string) (int32, bool) {
 	return id, ok
 }
 
+// Append gives s the next id without entering it in the table's map: ID,
+// IDBytes and Lookup do not find it. It serves a caller that indexes some
+// strings itself (a reader that looks numbers up by value) and never asks
+// the table for those; the ids stay dense and in order of first use.
+func (t *Table) Append(s string) int32 {
+	id := int32(len(t.strs))
+	if t.Keep != nil {
+		s = t.Keep(s)
+	}
+	t.strs = append(t.strs, s)
+	t.bytes += int64(len(s)) + entryBytes
+	return id
+}
+
 func (t *Table) add(s string) int32 {
 	if t.ids == nil {
 		t.ids = map[string]int32{}

@@ -76,3 +76,16 @@ func ExampleTable() {
 	fmt.Println(names.Strings())
 	// Output: 0 1 0 [compute MPI_Wait]
 }
+
+func TestAppend(t *testing.T) {
+	var tab Table
+	a := tab.ID("a")
+	n := tab.Append("17")
+	b := tab.IDBytes([]byte("b"))
+	if a != 0 || n != 1 || b != 2 || tab.String(n) != "17" || tab.Len() != 3 {
+		t.Errorf("ids %d %d %d, String(%d) %q: want 0 1 2, dense in order of use", a, n, b, n, tab.String(n))
+	}
+	if _, ok := tab.Lookup("17"); ok {
+		t.Error("an appended string is found by Lookup")
+	}
+}

@@ -138,11 +138,12 @@ func BenchmarkNestThread(b *testing.B) {
 	slices.SortFunc(basePoints, func(a, b flowPoint) int { return cmp.Compare(a.ts, b.ts) })
 	sl := make([]slice, len(base))
 	points := make([]flowPoint, len(basePoints))
+	order := identity(len(points))
 	var t nesting.Tracker
 	for b.Loop() {
 		copy(sl, base)
 		copy(points, basePoints)
-		if _, ok := nestThread(&t, sl, points); !ok {
+		if _, ok := nestThread(&t, sl, points, order); !ok {
 			b.Fatal("too many lanes")
 		}
 	}

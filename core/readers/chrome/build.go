@@ -116,24 +116,16 @@ func micros(t trace.Time) string {
 
 // nest assigns depths and lanes thread by thread and binds flow points.
 func (c *collector) nest(file string) error {
-	slices.SortFunc(c.flows, func(a, b flowPoint) int {
-		if r := cmp.Compare(a.thread, b.thread); r != 0 {
-			return r
-		}
-		if r := cmp.Compare(a.ts, b.ts); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	order := c.flowsByThread()
 	next := 0
 	var tracker nesting.Tracker
 	for ti := range c.threads {
 		t := &c.threads[ti]
 		first := next
-		for next < len(c.flows) && c.flows[next].thread == int32(ti) {
+		for next < len(order) && c.flows[order[next]].thread == int32(ti) {
 			next++
 		}
-		lanes, ok := nestThread(&tracker, t.slices, c.flows[first:next])
+		lanes, ok := nestThread(&tracker, t.slices, c.flows, order[first:next])
 		if !ok {
 			return errs.Format(file, 0, "pid %s tid %s has more than %d mutually overlapping slices",
 				c.strs.str(c.procs[t.proc].key), c.strs.str(t.key), nesting.DefaultMaxLanes)
@@ -151,40 +143,33 @@ func (c *collector) nest(file string) error {
 // the end of a launch's flow before its start when both have the call's
 // time). The points no link uses are returned too.
 func (c *collector) matchFlows() ([]link, []unmatched) {
-	slices.SortFunc(c.flows, func(a, b flowPoint) int {
-		for _, r := range [...]int{cmp.Compare(a.cat, b.cat), cmp.Compare(a.id, b.id), cmp.Compare(a.scope, b.scope), cmp.Compare(a.ts, b.ts),
-			cmp.Compare(phaseRank(a.phase), phaseRank(b.phase))} {
-			if r != 0 {
-				return r
-			}
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	order := c.flowsByKey()
 	var links []link
 	var lost []unmatched
 	sameFlow := func(a, b *flowPoint) bool { return a.cat == b.cat && a.id == b.id && a.scope == b.scope }
-	for i := 0; i < len(c.flows); {
+	for i := 0; i < len(order); {
 		from, linked := int32(-1), false
 		j := i
-		for ; j < len(c.flows) && sameFlow(&c.flows[i], &c.flows[j]); j++ {
-			p := &c.flows[j]
+		for ; j < len(order) && sameFlow(&c.flows[order[i]], &c.flows[order[j]]); j++ {
+			at := order[j]
+			p := &c.flows[at]
 			switch {
 			case p.phase == 's':
 				if from >= 0 && !linked {
 					lost = append(lost, unmatched{from, "start without end"})
 				}
-				from, linked = int32(j), false
+				from, linked = at, false
 			case from < 0:
 				what := "end without start"
 				if p.phase == 't' {
 					what = "step without start"
 				}
-				lost = append(lost, unmatched{int32(j), what})
+				lost = append(lost, unmatched{at, what})
 			default:
-				links = append(links, link{from, int32(j)})
+				links = append(links, link{from, at})
 				linked = true
 				if p.phase == 't' {
-					from = int32(j)
+					from = at
 				}
 			}
 		}

@@ -173,6 +173,10 @@ type collector struct {
 	procByKey   map[int32]int32
 	threads     []thread
 	threadByKey map[[2]int32]int32
+	lastThread  struct {
+		pid, tid, index int32
+		ok              bool
+	}
 
 	instants     []instant
 	samples      []sample
@@ -325,9 +329,20 @@ func (c *collector) process(pid int32) int32 {
 }
 
 func (c *collector) thread(pid, tid int32) int32 {
-	if t, ok := c.threadByKey[[2]int32{pid, tid}]; ok {
-		return t
+	// Events come in runs on one thread: the last one found is tried
+	// before the map.
+	if c.lastThread.ok && c.lastThread.pid == pid && c.lastThread.tid == tid {
+		return c.lastThread.index
 	}
+	t, ok := c.threadByKey[[2]int32{pid, tid}]
+	if !ok {
+		t = c.newThread(pid, tid)
+	}
+	c.lastThread.pid, c.lastThread.tid, c.lastThread.index, c.lastThread.ok = pid, tid, t, true
+	return t
+}
+
+func (c *collector) newThread(pid, tid int32) int32 {
 	p := c.process(pid)
 	t := int32(len(c.threads))
 	c.threads = append(c.threads, thread{proc: p, key: tid, name: none})

@@ -23,6 +23,11 @@ type interner struct {
 	// after event, and a comparison costs less than a map lookup. A slot
 	// holds an id plus one, 0 when empty.
 	recent [recentSlots]int32
+	// nums indexes the strings that are decimal integers by value: flow
+	// and correlation ids, new at almost every flow, cost a map insertion
+	// each (a cache miss in a map of hundreds of thousands of strings);
+	// writers count them up, so they fill a few pages in turn.
+	nums numIndex
 }
 
 const recentSlots = 512
@@ -44,21 +49,129 @@ func recentSlot(b []byte) int {
 func (in *interner) reset() {
 	in.Reset()
 	in.recent = [recentSlots]int32{}
+	in.nums.reset()
 }
 
-// idOf is id for a string.
+// idOf is id for a string, which it keeps, without a copy, if it is new:
+// the strings a part of the input interned (see decoder.replay) are
+// interned again by the reader, and copying each new one a second time
+// cost as much as the map.
 func (in *interner) idOf(s string) int32 {
-	return in.id(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return in.intern(unsafe.Slice(unsafe.StringData(s), len(s)), s)
 }
 
-func (in *interner) id(b []byte) int32 {
+func (in *interner) id(b []byte) int32 { return in.intern(b, "") }
+
+// intern returns the id of b; s, if not empty, is b as a string, kept
+// when b is new.
+func (in *interner) intern(b []byte, s string) int32 {
 	slot := recentSlot(b)
 	if r := in.recent[slot]; r != 0 && in.String(r-1) == string(b) {
 		return r - 1
 	}
-	id := in.IDBytes(b)
+	var id int32
+	if v, ok := decimal(b); ok && in.nums.has(v) {
+		p := in.nums.slot(v)
+		if *p == 0 {
+			if s == "" {
+				s = string(b)
+			}
+			*p = in.Append(s) + 1
+		}
+		id = *p - 1
+	} else if s != "" {
+		id = in.ID(s)
+	} else {
+		id = in.IDBytes(b)
+	}
 	in.recent[slot] = id + 1
 	return id
+}
+
+// decimal returns the value of b if it is a decimal integer in canonical
+// form (no sign, no leading zero) of at most 15 digits: one text per
+// value, so that indexing by value finds the same strings as by text.
+func decimal(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 15 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
+// numIndex maps decimal values to ids plus one, in pages of numPage
+// values. Pages are made while they stay dense enough (at most
+// numSparse page entries per value held, past a start): scattered values
+// (hashes, pointers) then go to the table's map, and a value is looked up
+// in the pages first.
+type numIndex struct {
+	pages   map[uint64]*numPage
+	last    *numPage // the page of lastKey, the one used last
+	lastOK  bool
+	lastKey uint64
+	held    int // values in the pages
+	full    bool
+	spare   []*numPage
+}
+
+const (
+	numPageBits = 10
+	numSparse   = 8
+	numStart    = 64 // pages made before the density bound applies
+)
+
+type numPage [1 << numPageBits]int32
+
+// has reports whether v belongs in the pages: it is there, or may be put
+// there.
+func (x *numIndex) has(v uint64) bool {
+	key := v >> numPageBits
+	if x.lastOK && x.lastKey == key {
+		return true
+	}
+	p, ok := x.pages[key]
+	if !ok {
+		if x.full || len(x.pages) >= numStart && len(x.pages)<<numPageBits > numSparse*x.held {
+			x.full = true
+			return false
+		}
+		if n := len(x.spare); n > 0 {
+			p, x.spare = x.spare[n-1], x.spare[:n-1]
+		} else {
+			p = new(numPage)
+		}
+		if x.pages == nil {
+			x.pages = map[uint64]*numPage{}
+		}
+		x.pages[key] = p
+	}
+	x.last, x.lastKey, x.lastOK = p, key, true
+	return true
+}
+
+// slot returns the entry of v, whose page has just been found by has.
+func (x *numIndex) slot(v uint64) *int32 {
+	e := &x.last[v&(1<<numPageBits-1)]
+	if *e == 0 {
+		x.held++
+	}
+	return e
+}
+
+// reset empties the index, keeping its pages for reuse.
+func (x *numIndex) reset() {
+	for k, p := range x.pages {
+		*p = numPage{}
+		x.spare = append(x.spare, p)
+		delete(x.pages, k)
+	}
+	x.last, x.lastOK, x.held, x.full = nil, false, 0, false
 }
 
 func (in *interner) str(id int32) string { return in.String(id) }

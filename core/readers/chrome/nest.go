@@ -107,7 +107,8 @@ func mergeRuns(sl []slice, bounds []int) {
 }
 
 // nestThread sorts the slices of one thread, gives each its nesting depth
-// and lane, and binds the thread's flow points (sorted by time) to slices.
+// and lane, and binds the thread's flow points (the indices in fl of its
+// points, in time order) to slices.
 //
 // Slices of one thread normally nest like a call stack. One that starts
 // inside another and ends after it cannot nest; it goes to an overlap
@@ -116,14 +117,14 @@ func mergeRuns(sl []slice, bounds []int) {
 // zero-length slice at the end of another is its child. It reports the
 // number of lanes, 1 when every slice nests, and false past
 // nesting.DefaultMaxLanes lanes.
-func nestThread(t *nesting.Tracker, sl []slice, points []flowPoint) (int32, bool) {
+func nestThread(t *nesting.Tracker, sl []slice, fl []flowPoint, points []int32) (int32, bool) {
 	sortSlices(sl)
 	t.Reset()
 	next := 0
 	for i := range sl {
 		s := &sl[i]
-		for next < len(points) && points[next].ts < s.start {
-			bindEnclosing(t, sl, &points[next])
+		for next < len(points) && fl[points[next]].ts < s.start {
+			bindEnclosing(t, sl, &fl[points[next]])
 			next++
 		}
 		at, ok := t.Place(s.start, s.end)
@@ -133,11 +134,11 @@ func nestThread(t *nesting.Tracker, sl []slice, points []flowPoint) (int32, bool
 		s.lane, s.depth = at.Lane, at.Depth
 	}
 	for ; next < len(points); next++ {
-		bindEnclosing(t, sl, &points[next])
+		bindEnclosing(t, sl, &fl[points[next]])
 	}
 	var bySeq map[int32]int32
 	for i := range points {
-		p := &points[i]
+		p := &fl[points[i]]
 		switch {
 		case p.own != 0:
 			// The flow end of a complete event (flow_in, flow_out)

@@ -34,6 +34,11 @@ var (
 	parsers  = 0
 )
 
+// partSlack is how far past partSize a part's buffer reaches: the reads
+// that fill it stop there, and what lies past the cut is copied to the
+// next part.
+const partSlack = 64 << 10
+
 // partsRead counts the parts read on all cores, for tests that check
 // that a read did take that path.
 var partsRead atomic.Int64
@@ -166,30 +171,39 @@ func boundary(b []byte, i int) int {
 }
 
 // next reads input into p until a part can be cut, and reports whether
-// it was; when none can be, buf holds the rest of the input read.
+// it was; when none can be, buf holds the rest of the input read. The
+// input is read straight into the part's buffer, no further than a little
+// past partSize, so that only the bytes after the cut, the start of the
+// next part, are copied (to buf, then to the next part).
 func (c *cutter) next(p *part) bool {
+	if cap(p.data) < partSize+partSlack {
+		p.data = make([]byte, 0, partSize+partSlack)
+	}
+	p.data = append(p.data[:0], c.buf...)
 	from := 0 // where to go on looking for a boundary
 	for {
-		if len(c.buf) >= partSize {
-			if cut := boundary(c.buf, max(from, partSize-1)); cut > 0 {
-				p.data = append(p.data[:0], c.buf[:cut]...)
+		if len(p.data) >= partSize {
+			if cut := boundary(p.data, max(from, partSize-1)); cut > 0 {
+				c.buf = append(c.buf[:0], p.data[cut:]...)
+				p.data = p.data[:cut]
 				p.offset = c.offset
 				c.offset += int64(cut)
-				c.buf = c.buf[:copy(c.buf, c.buf[cut:])]
 				return true
 			}
-			from = max(partSize-1, len(c.buf)-64)
+			from = max(partSize-1, len(p.data)-64)
 		}
-		if c.eof || c.err != nil || len(c.buf) > MaxValue {
-			return false // the last events, or an event too long: the single path reads them
+		if c.eof || c.err != nil || len(p.data) > MaxValue {
+			// the last events, or an event too long: the single path reads them
+			c.buf, p.data = p.data, c.buf[:0]
+			return false
 		}
-		if cap(c.buf)-len(c.buf) < cap(c.buf)/4 {
-			grown := make([]byte, len(c.buf), 2*cap(c.buf))
-			copy(grown, c.buf)
-			c.buf = grown
+		if cap(p.data)-len(p.data) < partSlack/4 {
+			grown := make([]byte, len(p.data), 2*cap(p.data))
+			copy(grown, p.data)
+			p.data = grown
 		}
-		n, err := c.r.Read(c.buf[len(c.buf):cap(c.buf)])
-		c.buf = c.buf[:len(c.buf)+n]
+		n, err := c.r.Read(p.data[len(p.data):cap(p.data)])
+		p.data = p.data[:len(p.data)+n]
 		if err == io.EOF {
 			c.eof = true
 		} else if err != nil {

@@ -133,19 +133,14 @@ func numberEnd(b []byte, i int) (int, bool) {
 	case b[i] == '0':
 		i++
 	case b[i] >= '1' && b[i] <= '9':
-		i++
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digitRun(b, i+1)
 	default:
 		return 0, false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		from := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digitRun(b, i)
 		if i == from {
 			return 0, false
 		}
@@ -167,6 +162,30 @@ func numberEnd(b []byte, i int) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// nonDigits marks, in the eight bytes of w (little-endian), those that are
+// not ASCII digits, exactly: the additions work on the low seven bits of
+// each byte, so no carry crosses into the next byte.
+func nonDigits(w uint64) uint64 {
+	low := w &^ highs
+	return (w | (low + lows*(0x80-':')) | ^(low + lows*(0x80-'0'))) & highs
+}
+
+// digitRun returns the index of the first byte at or after i in b that is
+// not an ASCII digit, len(b) if there is none: timestamps of thirteen
+// digits and more pass in two steps.
+func digitRun(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // fastStack is how deep skipFast follows nesting before it leaves a value

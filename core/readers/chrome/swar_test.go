@@ -137,10 +137,22 @@ func FuzzEventFast(f *testing.F) {
 // FuzzNumberEnd checks the one-pass number scan against the scanner's
 // token rule and validNumber.
 func FuzzNumberEnd(f *testing.F) {
-	for _, s := range []string{"0,", "-12.5e+3}", "01 ", "1.", "1e", "-", "1.5.5,", "12"} {
+	for _, s := range []string{"0,", "-12.5e+3}", "01 ", "1.", "1e", "-", "1.5.5,", "12",
+		"1700000000610.000,", "123456789012345678901234567890.12345678901234567890}", "12345678\xb9\xb012/:0123456789 "} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The eight-bytes-at-a-time digit scan stops where a byte-by-byte
+		// one does.
+		for i := range b {
+			want := i
+			for want < len(b) && b[want] >= '0' && b[want] <= '9' {
+				want++
+			}
+			if got := digitRun(b, i); got != want {
+				t.Fatalf("digitRun(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
 		j := 0
 		for j < len(b) && numberByte(b[j]) {
 			j++

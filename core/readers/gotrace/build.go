@@ -229,39 +229,38 @@ func (b *builder) time(t xtrace.Time) trace.Time {
 
 func (b *builder) skip(what string) { b.skipped[what]++ }
 
-func (b *builder) event(ev xtrace.Event) {
+func (b *builder) event(in *input) {
 	if !b.started {
-		b.begin(ev.Time())
+		b.begin(in.time)
 	}
-	now := b.time(ev.Time())
-	switch ev.Kind() {
+	now := b.time(in.time)
+	switch in.kind {
 	case xtrace.EventSync:
 		// Generation boundaries: the parser restates every resource's
 		// state after them, which changes nothing here.
 	case xtrace.EventStateTransition:
-		st := ev.StateTransition()
-		switch st.Resource.Kind {
+		switch in.res {
 		case xtrace.ResourceGoroutine:
-			b.goTransition(ev, st, now)
+			b.goTransition(in, now)
 		case xtrace.ResourceProc:
-			b.procTransition(st, now)
+			b.procTransition(in, now)
 		default:
 			b.skip("thread state transitions")
 		}
 	case xtrace.EventRangeBegin, xtrace.EventRangeActive:
-		b.rangeBegin(ev, now)
+		b.rangeBegin(in, now)
 	case xtrace.EventRangeEnd:
-		b.rangeEnd(ev, now)
+		b.rangeEnd(in, now)
 	case xtrace.EventRegionBegin:
-		g := b.running(ev)
+		g := b.running(in)
 		if g == nil {
 			b.skip("regions outside any goroutine")
 			return
 		}
-		g.regions = append(g.regions, region{b.value(b.sRegion, ev.Region().Type), now, g.nRegion})
+		g.regions = append(g.regions, region{b.value(b.sRegion, in.name), now, g.nRegion})
 		g.nRegion++
 	case xtrace.EventRegionEnd:
-		g := b.running(ev)
+		g := b.running(in)
 		if g == nil || len(g.regions) == 0 {
 			// The parser checks that regions nest; an end with nothing
 			// open is a region begun before the trace started.
@@ -270,48 +269,46 @@ func (b *builder) event(ev xtrace.Event) {
 		}
 		b.closeRegion(g, now)
 	case xtrace.EventLog:
-		l := ev.Log()
-		text := l.Message
-		if l.Category != "" {
-			text = l.Category + ": " + l.Message
+		text := in.message
+		if in.category != "" {
+			text = in.category + ": " + in.message
 		}
-		b.goEvent(ev, b.eLog, text, now, "logs")
+		b.goEvent(in, b.eLog, text, now, "logs")
 	case xtrace.EventTaskBegin:
-		b.goEvent(ev, b.eTaskBegin, ev.Task().Type, now, "task beginnings")
+		b.goEvent(in, b.eTaskBegin, in.name, now, "task beginnings")
 	case xtrace.EventTaskEnd:
-		b.goEvent(ev, b.eTaskEnd, ev.Task().Type, now, "task ends")
+		b.goEvent(in, b.eTaskEnd, in.name, now, "task ends")
 	case xtrace.EventLabel:
-		l := ev.Label()
-		g := b.gs[l.Resource.Goroutine()]
+		g := b.gs[in.resG]
 		if g == nil {
 			b.skip("labels of unknown goroutines")
 			return
 		}
-		b.sink.Event(trace.Event{Container: b.ensure(g), Type: b.eLabel, Value: b.value(b.eLabel, l.Label), Time: now})
+		b.sink.Event(trace.Event{Container: b.ensure(g), Type: b.eLabel, Value: b.value(b.eLabel, in.name), Time: now})
 	case xtrace.EventMetric:
-		b.metric(ev.Metric(), now)
+		b.metric(in, now)
 	case xtrace.EventStackSample:
 		b.skip("CPU profile samples")
 	case xtrace.EventExperimental:
 		b.skip("experimental events")
 	default:
-		b.skip("events of kind " + ev.Kind().String())
+		b.skip("events of kind " + in.kind.String())
 	}
 }
 
 // running returns the goroutine an event happened on, nil if none or
 // unknown; a stack of the event names its function if still unknown.
-func (b *builder) running(ev xtrace.Event) *goroutine {
-	g := b.gs[ev.Goroutine()]
+func (b *builder) running(in *input) *goroutine {
+	g := b.gs[in.g]
 	if g != nil && g.fn == "" {
-		g.fn = outermost(ev.Stack())
+		g.fn = in.stack.outermost()
 	}
 	return g
 }
 
-// goEvent delivers a point event on the goroutine of ev.
-func (b *builder) goEvent(ev xtrace.Event, typ int32, value string, now trace.Time, what string) {
-	g := b.running(ev)
+// goEvent delivers a point event on the goroutine of in.
+func (b *builder) goEvent(in *input, typ int32, value string, now trace.Time, what string) {
+	g := b.running(in)
 	if g == nil {
 		b.skip(what + " outside any goroutine")
 		return
@@ -374,9 +371,9 @@ func goState(to xtrace.GoState, reason string) string {
 	return to.String()
 }
 
-func (b *builder) goTransition(ev xtrace.Event, st xtrace.StateTransition, now trace.Time) {
-	id := st.Resource.Goroutine()
-	from, to := st.Goroutine()
+func (b *builder) goTransition(in *input, now trace.Time) {
+	id := in.resG
+	from, to := in.goFrom, in.goTo
 	g := b.gs[id]
 	created := from == xtrace.GoNotExist && to != xtrace.GoNotExist
 	if g == nil {
@@ -393,15 +390,15 @@ func (b *builder) goTransition(ev xtrace.Event, st xtrace.StateTransition, now t
 		// The stack of a creation is the new goroutine's start: its
 		// first frame is the function it runs. The event's own stack is
 		// the creator's.
-		g.fn = innermost(st.Stack)
-		if parent := b.running(ev); parent != nil && parent != g {
+		g.fn = in.stStack.innermost()
+		if parent := b.running(in); parent != nil && parent != g {
 			b.sink.Link(trace.Link{Container: b.goroutines, Type: b.lSpawn, Value: b.value(b.lSpawn, g.label()),
 				Start: now, End: now, From: b.ensure(parent), To: b.ensure(g), Size: math.NaN()})
 		} else if g.fn != "" {
 			b.ensure(g)
 		} // else (a C thread calling Go) created when needed, once a stack may have named it
 	} else if g.fn == "" {
-		g.fn = outermost(st.Stack)
+		g.fn = in.stStack.outermost()
 	}
 	if from == to && g.state.open {
 		return // a generation's restatement
@@ -416,13 +413,13 @@ func (b *builder) goTransition(ev xtrace.Event, st xtrace.StateTransition, now t
 		b.destroy(g, now)
 		return
 	}
-	b.openLane(&g.state, b.goStateValue(to, st.Reason), now)
+	b.openLane(&g.state, b.goStateValue(to, in.reason), now)
 	if to == xtrace.GoRunning {
-		if p := b.ps[ev.Proc()]; p != nil {
+		if p := b.ps[in.p]; p != nil {
 			if p.g != nil {
 				b.stopRunning(p.g, now)
 			}
-			g.p, p.g = ev.Proc(), g
+			g.p, p.g = in.p, g
 			b.openLane(&p.running, trace.None, now) // valued at its end, when the function is likelier known
 		}
 	}
@@ -457,9 +454,9 @@ func (g *goroutine) label() string {
 	return "G" + strconv.FormatInt(int64(g.id), 10)
 }
 
-func (b *builder) procTransition(st xtrace.StateTransition, now trace.Time) {
-	id := st.Resource.Proc()
-	from, to := st.Proc()
+func (b *builder) procTransition(in *input, now trace.Time) {
+	id := in.resP
+	from, to := in.pFrom, in.pTo
 	p := b.ps[id]
 	if p == nil {
 		if to == xtrace.ProcNotExist {
@@ -511,27 +508,26 @@ func (b *builder) closeRegion(g *goroutine, now trace.Time) {
 // rangeTrack returns the track, container and state type of a runtime
 // range (GC phases, stop-the-world, sweeping, mark assists), defining its
 // type when new, or ok = false when its resource is unknown.
-func (b *builder) rangeTrack(ev xtrace.Event) (l *lane, container, typ int32, ok bool) {
-	r := ev.Range()
-	name, scope := r.Name, r.Scope
+func (b *builder) rangeTrack(in *input) (l *lane, container, typ int32, ok bool) {
+	name, scope := in.name, in.res
 	if strings.HasPrefix(name, "stop-the-world") {
 		// Scoped to the goroutine that stops the world, but global:
 		// one at a time, on the runtime.
-		name, scope = StateSTW, xtrace.ResourceID{Kind: xtrace.ResourceNone}
+		name, scope = StateSTW, xtrace.ResourceNone
 	}
 	var parent int32
 	var tracks *ranges
-	switch scope.Kind {
+	switch scope {
 	case xtrace.ResourceNone:
 		parent, container, tracks = b.tRuntime, b.runtime, &b.global
 	case xtrace.ResourceGoroutine:
-		g := b.gs[scope.Goroutine()]
+		g := b.gs[in.resG]
 		if g == nil {
 			return nil, 0, 0, false
 		}
 		parent, container, tracks = b.tGoroutine, b.ensure(g), &g.ranges
 	case xtrace.ResourceProc:
-		p := b.ps[scope.Proc()]
+		p := b.ps[in.resP]
 		if p == nil {
 			return nil, 0, 0, false
 		}
@@ -547,23 +543,23 @@ func (b *builder) rangeTrack(ev xtrace.Event) (l *lane, container, typ int32, ok
 	return tracks.lane(typ), container, typ, true
 }
 
-func (b *builder) rangeBegin(ev xtrace.Event, now trace.Time) {
-	l, _, typ, ok := b.rangeTrack(ev)
+func (b *builder) rangeBegin(in *input, now trace.Time) {
+	l, _, typ, ok := b.rangeTrack(in)
 	if !ok {
 		b.skip("ranges of unknown resources")
 		return
 	}
 	if l.open {
-		if ev.Kind() != xtrace.EventRangeActive { // Active restates an open range
+		if in.kind != xtrace.EventRangeActive { // Active restates an open range
 			b.skip("ranges begun while another of their type is open")
 		}
 		return
 	}
-	b.openLane(l, b.value(typ, ev.Range().Name), now)
+	b.openLane(l, b.value(typ, in.name), now)
 }
 
-func (b *builder) rangeEnd(ev xtrace.Event, now trace.Time) {
-	l, container, typ, ok := b.rangeTrack(ev)
+func (b *builder) rangeEnd(in *input, now trace.Time) {
+	l, container, typ, ok := b.rangeTrack(in)
 	if !ok || !l.open {
 		b.skip("range ends without a beginning")
 		return
@@ -571,23 +567,20 @@ func (b *builder) rangeEnd(ev xtrace.Event, now trace.Time) {
 	b.closeLane(l, container, typ, now)
 }
 
-func (b *builder) metric(m xtrace.Metric, now trace.Time) {
-	var v float64
-	switch m.Value.Kind() {
-	case xtrace.ValueUint64:
-		v = float64(m.Value.Uint64())
-	default:
+func (b *builder) metric(in *input, now trace.Time) {
+	if !in.isNumber {
 		b.skip("metrics that are not numbers")
 		return
 	}
-	s := b.metrics[m.Name]
+	v := float64(in.value)
+	s := b.metrics[in.name]
 	if s == nil {
-		typ, known := b.types[m.Name]
+		typ, known := b.types[in.name]
 		if !known {
-			typ = b.defineType(trace.Type{Name: m.Name, Kind: trace.KindVariable, Parent: b.tRuntime})
-			b.types[m.Name] = typ
+			typ = b.defineType(trace.Type{Name: in.name, Kind: trace.KindVariable, Parent: b.tRuntime})
+			b.types[in.name] = typ
 		}
-		b.metrics[m.Name] = &metric{typ: typ, value: v, since: now}
+		b.metrics[in.name] = &metric{typ: typ, value: v, since: now}
 		return
 	}
 	if v == s.value {

@@ -15,6 +15,13 @@
 // recognized by their header, "go 1.NN trace\x00\x00\x00" (Format.Sniff): Go
 // traces have no extension of their own, and ".trace" is Pajé's.
 //
+// The package also has a decoder of its own for the format of Go 1.22 to
+// 1.26 (wire.go: generations decoded on all cores; merge.go: the Ms'
+// events merged in the parser's order), which builds the same model call
+// for call on every trace tested, broken and cut ones included. It is off
+// (ownDecoder) until it has been tried on more traces than the samples
+// and the generated ones; the parser reads everything meanwhile.
+//
 // A trace broken or cut short after its first generation (the program
 // crashed or was killed before trace.Stop) is read up to the end of its
 // last whole generation, as the Go distribution's trace viewer does, and

@@ -1,8 +1,10 @@
 package gotrace
 
 import (
+	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -29,6 +31,65 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("go 1.26 trace\x00\x00\x00"))
 	f.Add([]byte("go 1.21 trace\x00\x00\x00"))
 	recoverPanics = false
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		sink := readertest.NewContract(nil)
+		err := decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
+		readertest.CheckRead(t, "mem", err, sink)
+	})
+}
+
+// FuzzDecodeWire feeds mutations of small traces of the generational
+// format to the wire decoder: whatever the input, it ends with nil or an
+// error, never a panic or a hang, on one worker or several.
+func FuzzDecodeWire(f *testing.F) {
+	readertest.BoundMinimization(f)
+	for _, name := range []string{small, filepath.Join("testdata", "versions", "go1.22.trace")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput || len(b) < headerLen {
+			return
+		}
+		ver, err := version(b, "mem")
+		if err != nil || wireTypes(ver) == 0 {
+			return
+		}
+		for _, workers := range []int{1, 2} {
+			n := 0
+			decodeWire(bufio.NewReader(bytes.NewReader(b[headerLen:])), ver, workers, func(g *wireGeneration) error {
+				n += g.events
+				return nil
+			})
+		}
+	})
+}
+
+// FuzzOwnDecoder feeds mutations of small traces of the generational
+// format to the read path on the package's own decoder and merge: it ends
+// with nil or a FormatError naming the input, never a panic, and its
+// calls to the sink keep the sink's contract.
+func FuzzOwnDecoder(f *testing.F) {
+	readertest.BoundMinimization(f)
+	for _, name := range []string{small, threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > maxFuzzInput {
+			data = data[:maxFuzzInput]
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	ownDecoder, recoverPanics = true, false
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
 			return

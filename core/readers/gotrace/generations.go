@@ -20,15 +20,15 @@ type generations struct {
 	lastSync trace.Time
 }
 
-func (g *generations) count(ev xtrace.Event) {
-	if ev.Kind() != xtrace.EventSync {
+func (g *generations) count(in *input) {
+	if in.kind != xtrace.EventSync {
 		g.after++
 		return
 	}
 	g.syncs++
 	g.whole += g.after
 	g.after = 0
-	g.lastSync = trace.Time(ev.Time())
+	g.lastSync = trace.Time(in.time)
 }
 
 // usable reports whether at least one whole generation with events was

@@ -142,6 +142,12 @@ type Options struct {
 	// WholeRun keeps MPI_Init and MPI_Finalize on the path: it runs from
 	// the trace's start to its end.
 	WholeRun bool
+	// SpillDir and SpillMemory say where the states, messages and
+	// collectives' events kept while a trace streams go beyond
+	// SpillMemory bytes (mpi.Spill: "" is the system's temporary
+	// directory, 0 mpi.DefaultSpillMemory, negative never).
+	SpillDir    string
+	SpillMemory int64
 }
 
 // FromRun finds the critical path of a run's MPI calls.
@@ -253,6 +259,12 @@ func WaitStates(run *mpi.Run) []Wait {
 
 // waitStates returns the wait states, and for every call of every
 // resource the index of its wait state, -1 for none.
+//
+// The candidates are offered twice: a first pass marks the calls that get
+// a wait state, which fixes where each lands in the result (by resource
+// and call), and a second writes them there, a call keeping the first of
+// its longest candidates. Only the result is held, never a list of the
+// candidates beside it.
 func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
 	index := make([][]int32, len(run.Calls))
 	for r, calls := range run.Calls {
@@ -261,87 +273,95 @@ func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
 			index[r][j] = -1
 		}
 	}
-	var best mpi.Chunks[Wait]
-	offer := func(w Wait) {
+	// candidates calls offer with every candidate wait state, its length
+	// not yet cut to the call's.
+	candidates := func(offer func(Wait)) {
+		for _, m := range run.Messages {
+			if m.SendCall < 0 || m.RecvCall < 0 {
+				continue
+			}
+			s, r := mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}
+			sc, rc := run.Call(s), run.Call(r)
+			if rc.Class.Completes() {
+				offer(Wait{Call: r, Wait: min(sc.Enter, rc.Leave) - rc.Enter, Kind: LateSender, Cause: s, At: sc.Enter})
+			}
+			if (sc.Class == mpi.Send || sc.Class == mpi.SendRecv) && sc.Leave > rc.Enter {
+				offer(Wait{Call: s, Wait: min(rc.Enter, sc.Leave) - sc.Enter, Kind: LateReceiver, Cause: r, At: rc.Enter})
+			}
+		}
+		for _, coll := range run.Collectives {
+			m := coll.Members
+			latest := func(skip int) int {
+				k := -1
+				for i := range m {
+					if i != skip && (k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter) {
+						k = i
+					}
+				}
+				return k
+			}
+			wait := func(x, cause int) {
+				if cause < 0 || x == cause {
+					return
+				}
+				at := run.Call(m[cause]).Enter
+				offer(Wait{Call: m[x], Wait: at - run.Call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
+			}
+			root := int(coll.Root)
+			switch {
+			case coll.Class == mpi.OneToAll && root >= 0:
+				for i := range m {
+					wait(i, root)
+				}
+			case coll.Class == mpi.AllToOne && root >= 0:
+				wait(root, latest(root))
+			case coll.Class == mpi.Scan:
+				k := -1
+				for i := range m {
+					wait(i, k)
+					if k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter {
+						k = i
+					}
+				}
+			default:
+				l := latest(-1)
+				for i := range m {
+					wait(i, l)
+				}
+			}
+		}
+	}
+	// cut returns w's wait within its call, not positive when none.
+	cut := func(w Wait) trace.Time {
 		c := run.Call(w.Call)
-		w.Wait = min(w.Wait, c.Leave-c.Enter)
-		if w.Wait <= 0 {
-			return
-		}
-		i := &index[w.Call.Resource][w.Call.Call]
-		switch {
-		case *i < 0:
-			*i = int32(best.Len())
-			best.Append(w)
-		case w.Wait > best.At(int(*i)).Wait:
-			*best.At(int(*i)) = w
-		}
+		return min(w.Wait, c.Leave-c.Enter)
 	}
-	for _, m := range run.Messages {
-		if m.SendCall < 0 || m.RecvCall < 0 {
-			continue
+	candidates(func(w Wait) {
+		if cut(w) > 0 {
+			index[w.Call.Resource][w.Call.Call] = 0
 		}
-		s, r := mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}
-		sc, rc := run.Call(s), run.Call(r)
-		if rc.Class.Completes() {
-			offer(Wait{Call: r, Wait: min(sc.Enter, rc.Leave) - rc.Enter, Kind: LateSender, Cause: s, At: sc.Enter})
-		}
-		if (sc.Class == mpi.Send || sc.Class == mpi.SendRecv) && sc.Leave > rc.Enter {
-			offer(Wait{Call: s, Wait: min(rc.Enter, sc.Leave) - sc.Enter, Kind: LateReceiver, Cause: r, At: rc.Enter})
-		}
-	}
-	for _, coll := range run.Collectives {
-		m := coll.Members
-		latest := func(skip int) int {
-			k := -1
-			for i := range m {
-				if i != skip && (k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter) {
-					k = i
-				}
-			}
-			return k
-		}
-		wait := func(x, cause int) {
-			if cause < 0 || x == cause {
-				return
-			}
-			at := run.Call(m[cause]).Enter
-			offer(Wait{Call: m[x], Wait: at - run.Call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
-		}
-		root := int(coll.Root)
-		switch {
-		case coll.Class == mpi.OneToAll && root >= 0:
-			for i := range m {
-				wait(i, root)
-			}
-		case coll.Class == mpi.AllToOne && root >= 0:
-			wait(root, latest(root))
-		case coll.Class == mpi.Scan:
-			k := -1
-			for i := range m {
-				wait(i, k)
-				if k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter {
-					k = i
-				}
-			}
-		default:
-			l := latest(-1)
-			for i := range m {
-				wait(i, l)
-			}
-		}
-	}
-	// In the order of the resources and their calls.
-	all := best.Take()
-	out := make([]Wait, 0, len(all))
+	})
+	n := int32(0)
 	for r := range index {
 		for j, i := range index[r] {
 			if i >= 0 {
-				index[r][j] = int32(len(out))
-				out = append(out, all[i])
+				index[r][j] = n
+				n++
 			}
 		}
 	}
+	// A slot's Wait is 0 until a candidate fills it (the candidates kept
+	// wait more than 0).
+	out := make([]Wait, n)
+	candidates(func(w Wait) {
+		w.Wait = cut(w)
+		if w.Wait <= 0 {
+			return
+		}
+		if o := &out[index[w.Call.Resource][w.Call.Call]]; w.Wait > o.Wait {
+			*o = w
+		}
+	})
 	return out, index
 }
 

@@ -21,8 +21,11 @@ type Accumulator struct {
 	// valueName is the name index of each value, -1 for the values that
 	// are MPI calls (the builder keeps those).
 	valueName []int32
-	names     intern.Table       // the states' names
-	spans     []mpi.Chunks[span] // by container
+	names     intern.Table      // the states' names
+	spans     []mpi.Spool[span] // by container
+	// spill takes the spans and the builder's records beyond its memory,
+	// until Result.
+	spill *mpi.Spill
 	// graph keeps the states and links for the path of a GPU or task
 	// trace, until the first MPI call says the trace is a message-passing
 	// run (nil from then on).
@@ -39,8 +42,11 @@ type span struct {
 
 // New returns an empty accumulator.
 func New(opt Options) *Accumulator {
-	return &Accumulator{opt: opt, mpi: mpi.NewBuilder(), spans: make([]mpi.Chunks[span], 1),
-		graph: newGraphCollector()}
+	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
+		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
+	a.mpi.SpillTo(a.spill)
+	a.spans = []mpi.Spool[span]{mpi.NewSpool[span](a.spill)}
+	return a
 }
 
 // Compute finds the critical path of a trace held in memory, its
@@ -77,7 +83,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 // CreateContainer implements trace.Sink.
 func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.mpi.CreateContainer(c)
-	a.spans = append(a.spans, mpi.Chunks[span]{})
+	a.spans = append(a.spans, mpi.NewSpool[span](a.spill))
 	if a.graph != nil {
 		a.graph.createContainer(c)
 	}
@@ -140,6 +146,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 // attribution (Result.Attribution) and what the delay costs need
 // (Result.DelayCosts computes them when asked).
 func (a *Accumulator) Result() (*Result, error) {
+	defer a.spill.Close()
 	if a.err != nil {
 		return nil, a.err
 	}
@@ -167,9 +174,11 @@ func (a *Accumulator) Result() (*Result, error) {
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
 		var inner []piece
+		var scratch activity
 		for i, res := range run.Resources {
 			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			acts[i] = buildActivity(run, int32(i), inner, callName, noState)
+			scratch = buildActivity(run, int32(i), inner, callName, noState, scratch)
+			acts[i] = scratch.clone()
 		}
 	}()
 	r, err := FromRun(run, a.opt)
@@ -177,6 +186,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	a.spans = nil
 	if failed != nil {
 		panic(failed)
+	}
+	if err == nil {
+		err = a.spill.Err() // the spans could not be read back
 	}
 	if err != nil {
 		return nil, err
@@ -298,12 +310,12 @@ func innermost(spans []span, out []piece) []piece {
 
 // buildActivity returns what resource res did over the run: its MPI
 // calls, between them its innermost states (inner, in time order), else
-// noState.
-func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32) activity {
+// noState. It is built in the arrays of into, which it may grow.
+func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32, into activity) activity {
 	// At most every inner piece, each cut by a call, and the calls
-	// with the stretches between them: no growing.
+	// with the stretches between them: no growing while it is built.
 	n := len(inner) + 3*len(run.Calls[res]) + 1
-	act := activity{start: run.Start, ends: make([]trace.Time, 0, n), names: make([]int32, 0, n)}
+	act := activity{start: run.Start, ends: slices.Grow(into.ends[:0], n), names: slices.Grow(into.names[:0], n)}
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -326,8 +338,14 @@ func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noS
 		at = max(at, c.Leave)
 	}
 	gap(at, max(at, run.End))
-	act.ends, act.names = slices.Clip(act.ends), slices.Clip(act.names)
 	return act
+}
+
+// clone returns a copy of a in arrays of the exact size: an activity is
+// built in arrays sized for the most pieces it could have (buildActivity),
+// and kept, one per resource, until the delay costs are computed.
+func (a activity) clone() activity {
+	return activity{start: a.start, ends: slices.Clone(a.ends), names: slices.Clone(a.names)}
 }
 
 // attribute attributes the path's time to what its resources were doing.

@@ -26,8 +26,9 @@ type Builder struct {
 	containers []containerInfo
 	res        []int32 // resource of each container, -1 if none yet
 	building   []building
-	links      Chunks[rawLink]
-	collEvents Chunks[collEvent]
+	links      Spool[rawLink]
+	collEvents Spool[collEvent]
+	spill      *Spill
 
 	names     intern.Table // the calls' names
 	comms     []string
@@ -114,6 +115,15 @@ func NewBuilder() *Builder {
 		comms:      []string{""},
 		commIndex:  map[string]int32{"": 0},
 	}
+}
+
+// SpillTo lets the links and the collectives' events the builder keeps
+// while the trace streams go to s's file beyond s's memory (Spill): they
+// are read back once, in order, by Run. It is called before the stream
+// begins; the caller closes s once Run has returned.
+func (b *Builder) SpillTo(s *Spill) {
+	b.spill = s
+	b.links, b.collEvents = NewSpool[rawLink](s), NewSpool[collEvent](s)
 }
 
 // FromTrace gathers the Run of a trace held in memory.
@@ -331,6 +341,9 @@ func (b *Builder) Run() (*Run, error) {
 	if b.err != nil {
 		return nil, b.err
 	}
+	if err := b.spill.Err(); err != nil {
+		return nil, err
+	}
 	if !b.finished {
 		return nil, fmt.Errorf("mpi: the trace has not finished")
 	}
@@ -376,6 +389,9 @@ func (b *Builder) Run() (*Run, error) {
 	<-tied
 	if failed != nil {
 		panic(failed)
+	}
+	if err == nil {
+		err = b.spill.Err()
 	}
 	if err != nil {
 		return nil, err
@@ -444,17 +460,17 @@ func (b *Builder) isThread(typ int32) bool {
 // OTF2 "MPI collective" event inside it names.
 func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
 	hint := hints(run)
-	for _, e := range b.collEvents.Take() {
+	b.collEvents.Drain(func(e *collEvent) {
 		r := resOf[e.container]
 		if r < 0 {
-			continue
+			return
 		}
 		calls := run.Calls[r]
 		hint[r] = lastEntered(calls, e.at, hint[r])
 		if j := containingFrom(calls, hint[r], e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
 			calls[j].Comm = e.comm
 		}
-	}
+	})
 }
 
 // hints returns a search hint per resource (lastEntered), none yet.
@@ -472,10 +488,11 @@ func hints(run *Run) []int32 {
 func (b *Builder) messages(run *Run, resOf []int32) {
 	sendHint, recvHint := hints(run), hints(run)
 	run.Messages = make([]Message, 0, b.links.Len())
-	for _, l := range b.links.Take() {
+	// The links are let go chunk by chunk as they become messages.
+	b.links.Drain(func(l *rawLink) {
 		from, to := resOf[l.from], resOf[l.to]
 		if from < 0 || to < 0 {
-			continue
+			return
 		}
 		m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size}
 		sendHint[from] = lastEntered(run.Calls[from], l.start, sendHint[from])
@@ -488,7 +505,7 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 			}
 		}
 		run.Messages = append(run.Messages, m)
-	}
+	})
 }
 
 // collectives pairs the collective calls: the k-th collective call of

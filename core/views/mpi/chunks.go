@@ -46,6 +46,21 @@ func (c *Chunks[T]) At(i int) *T {
 	return &c.chunks[k][i-c.starts[k]]
 }
 
+// Drain calls visit with each element in order and empties c, letting
+// go of each chunk once visited: a pass that turns the elements into
+// something else holds them and what it makes at once no longer than
+// it must (Take would hold a second copy of them all).
+func (c *Chunks[T]) Drain(visit func(*T)) {
+	chunks := c.chunks
+	*c = Chunks[T]{}
+	for k := range chunks {
+		for i := range chunks[k] {
+			visit(&chunks[k][i])
+		}
+		chunks[k] = nil
+	}
+}
+
 // Take returns the elements in one slice of the exact size and empties c.
 func (c *Chunks[T]) Take() []T {
 	if len(c.chunks) == 1 && len(c.chunks[0]) == cap(c.chunks[0]) {

@@ -25,6 +25,13 @@ func TestChunks(t *testing.T) {
 		if c.Len() != n {
 			t.Errorf("Len %d, want %d", c.Len(), n)
 		}
+		var drained []int
+		other := c
+		other.chunks = slices.Clone(c.chunks)
+		other.Drain(func(x *int) { drained = append(drained, *x) })
+		if !slices.Equal(drained, want) || other.Len() != 0 {
+			t.Errorf("n %d: Drain visited %d elements, equal %v", n, len(drained), slices.Equal(drained, want))
+		}
 		got := c.Take()
 		if !slices.Equal(got, want) || len(got) != cap(got) || c.Len() != 0 {
 			t.Errorf("n %d: Take gave %d elements (cap %d), equal %v", n, len(got), cap(got), slices.Equal(got, want))

@@ -2,6 +2,7 @@ package pop
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -22,6 +23,12 @@ type Options struct {
 	// NoIdeal skips the ideal replay: serialisation and transfer
 	// efficiencies are then unknown, and the messages are not kept.
 	NoIdeal bool
+	// SpillDir and SpillMemory say where the messages and the
+	// collectives' events kept while the trace streams go beyond
+	// SpillMemory bytes (mpi.Spill: "" is the system's temporary
+	// directory, 0 mpi.DefaultSpillMemory, negative never).
+	SpillDir    string
+	SpillMemory int64
 }
 
 func (o Options) eagerLimit() float64 {
@@ -160,6 +167,7 @@ var measurementRegions = map[string]bool{"TRACE BUFFER FLUSH": true, "MEASUREMEN
 type Accumulator struct {
 	opt     Options
 	mpi     *mpi.Builder
+	spill   *mpi.Spill // the builder's records beyond its memory, until Result
 	types   []typeInfo
 	values  []valueInfo
 	conts   []container
@@ -275,6 +283,8 @@ type burst struct{ b, e trace.Time }
 func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, conts: []container{{name: "0", parent: trace.None, typ: trace.None}}}
 	a.mpi = mpi.NewBuilder()
+	a.spill = &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}
+	a.mpi.SpillTo(a.spill)
 	return a
 }
 
@@ -500,6 +510,7 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 
 // Result returns the raw data once the trace has finished.
 func (a *Accumulator) Result() (*Run, error) {
+	defer a.spill.Close()
 	if a.err != nil {
 		return nil, a.err
 	}
@@ -660,6 +671,11 @@ func (a *Accumulator) Result() (*Run, error) {
 		<-replayed
 		if failed != nil {
 			panic(failed)
+		}
+		if errors.Is(idealErr, errUnpaired) {
+			out.NoIdealReason = strings.TrimPrefix(idealErr.Error(), "pop: ") +
+				", so the ideal-network runtime (serialisation, transfer) is unknown"
+			break
 		}
 		if idealErr != nil {
 			return nil, idealErr

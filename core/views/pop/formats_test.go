@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -109,5 +110,49 @@ func TestRefusedWithoutMPI(t *testing.T) {
 	var ae *errs.ArgumentError
 	if !errors.As(err, &ae) {
 		t.Fatalf("error %v, want an argument error saying POP needs MPI calls", err)
+	}
+}
+
+// A Paraver trace whose calls do not pair up (the cutter's test trace of a
+// 2004 quicksort on 4 tasks: a task waits in MPI_Send for a receive the
+// trace does not hold) has no ideal replay, but its other factors: from
+// its Running state records (state 1), useful 69188, 74521, 82376 and
+// 78413 ns over a 260199 ns run, load balance 76124.5/82376 and
+// communication efficiency 82376/260199; serialisation and transfer
+// unknown, with the reason.
+func TestUnpairedCallsKeepTheOtherFactors(t *testing.T) {
+	tr := read(t, "../../../../shared/traces/paraver/test/cutter/qsort_beo3.prv", "paraver")
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.HasIdeal || !strings.Contains(r.NoIdealReason, "waits forever in MPI_Send") ||
+		!strings.Contains(r.NoIdealReason, "ideal-network runtime (serialisation, transfer) is unknown") {
+		t.Errorf("ideal %v, reason %q", r.HasIdeal, r.NoIdealReason)
+	}
+	f, err := ComputeFactors([]Run{*r}, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"load_balance": 76124.5 / 82376, "communication_efficiency": 82376.0 / 260199,
+		"parallel_efficiency": 76124.5 / 260199}
+	checked := 0
+	for _, row := range f.Rows {
+		if row.Form == "additive" {
+			continue
+		}
+		v := row.Values[0]
+		if w, ok := want[row.Key]; ok {
+			checked++
+			if math.Abs(v-w) > 1e-12 {
+				t.Errorf("%s: %v, want %v", row.Key, v, w)
+			}
+		}
+		if (row.Key == "serialisation_efficiency" || row.Key == "transfer_efficiency") && !math.IsNaN(v) {
+			t.Errorf("%s: %v, want NaN", row.Key, v)
+		}
+	}
+	if checked != len(want) {
+		t.Errorf("%d of the %d factors found", checked, len(want))
 	}
 }

@@ -1,13 +1,19 @@
 package pop
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
+
+// errUnpaired is why a replay cannot finish: a call waits for partners
+// that never come, as in a trace cut out of a longer run (Paraver's
+// cutter, a run killed before its end). The other factors do not need
+// the replay, so POP reports them without it (Run.NoIdealReason).
+var errUnpaired = errors.New("the trace's calls do not pair up")
 
 // DefaultEagerLimit is the size above which a message is sent by
 // rendezvous in the ideal replay: Dimemas' -S 32k, which BSC's
@@ -52,27 +58,30 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 	n := len(run.Resources)
 	// What each call waits for, gathered once: the messages it completes
 	// and the rendezvous it sends, as lists by call (waits[r][first[r][j]:
-	// first[r][j+1]] for call j of r).
+	// first[r][j+1]] for call j of r). Two passes over the messages, one
+	// counting and one placing, keep no list of the pairs besides.
 	type wait struct{ res, call int32 } // a partner call whose replayed entry bounds this call's end
-	var pairs [][2]wait                 // (waiting call, partner)
-	for _, m := range run.Messages {
-		if m.SendCall < 0 || m.RecvCall < 0 {
-			continue
-		}
-		if run.Calls[m.To][m.RecvCall].Class.Completes() {
-			pairs = append(pairs, [2]wait{{m.To, m.RecvCall}, {m.From, m.SendCall}})
-		}
-		if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > eagerLimit {
-			pairs = append(pairs, [2]wait{{m.From, m.SendCall}, {m.To, m.RecvCall}})
+	pairs := func(visit func(waiting, partner wait)) {
+		for _, m := range run.Messages {
+			if m.SendCall < 0 || m.RecvCall < 0 {
+				continue
+			}
+			if run.Calls[m.To][m.RecvCall].Class.Completes() {
+				visit(wait{m.To, m.RecvCall}, wait{m.From, m.SendCall})
+			}
+			if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > eagerLimit {
+				visit(wait{m.From, m.SendCall}, wait{m.To, m.RecvCall})
+			}
 		}
 	}
+	// first[r][j] counts call j's waits, then (added up) ends its list;
+	// placing each wait at the end of its list less one leaves first[r][j]
+	// at the list's start.
 	first := make([][]int32, n)
 	for r := range n {
 		first[r] = make([]int32, len(run.Calls[r])+1)
 	}
-	for _, p := range pairs {
-		first[p[0].res][p[0].call+1]++
-	}
+	pairs(func(w, _ wait) { first[w.res][w.call]++ })
 	waits := make([][]wait, n)
 	for r := range n {
 		for j := 1; j < len(first[r]); j++ {
@@ -80,15 +89,10 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 		}
 		waits[r] = make([]wait, first[r][len(first[r])-1])
 	}
-	fill := make([][]int32, n)
-	for r := range n {
-		fill[r] = slices.Clone(first[r][:len(first[r])-1])
-	}
-	for _, p := range pairs {
-		w := p[0]
-		waits[w.res][fill[w.res][w.call]] = p[1]
-		fill[w.res][w.call]++
-	}
+	pairs(func(w, partner wait) {
+		first[w.res][w.call]--
+		waits[w.res][first[w.res][w.call]] = partner
+	})
 	// entered[r][j]: replayed entry of call j of r, known once r got there.
 	entered := make([][]trace.Time, n)
 	pos := make([]int, n)
@@ -163,8 +167,8 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 			if j := pos[r]; j < len(run.Calls[r]) {
 				c := &run.Calls[r][j]
 				return nil, fmt.Errorf("pop: the ideal replay cannot go on: %s waits forever in %s entered at %s "+
-					"(its partners never reach the call that would release it: the trace's calls do not pair up)",
-					run.Resources[r].Path, run.Name(c), c.Enter)
+					"(its partners never reach the call that would release it: %w)",
+					run.Resources[r].Path, run.Name(c), c.Enter, errUnpaired)
 			}
 		}
 	}

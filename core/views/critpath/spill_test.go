@@ -1,0 +1,49 @@
+package critpath
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// The path, its attribution, the wait states and the delay costs are the
+// same whether the states, links and collectives' events kept while the
+// trace streams went to a temporary file and back or stayed in memory,
+// and the file is not left behind.
+func TestSpilledEqualsInMemory(t *testing.T) {
+	for _, c := range []struct{ name, path, format string }{
+		{"cp_mixed", "../../../testdata/critpath/cp_mixed.trace", "paje"},
+		{"stencil4d-32", "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := read(t, c.path, c.format)
+			want, err := Compute(tr, Options{SpillMemory: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			a := New(Options{SpillDir: dir, SpillMemory: 1})
+			tr.Replay(a)
+			spilled := a.spill.Spilled()
+			got, err := a.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d bytes spilled", spilled)
+			if spilled == 0 && c.name != "cp_mixed" {
+				t.Error("nothing spilled")
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("%d files left in the spill directory", len(left))
+			}
+			if !reflect.DeepEqual(got.Segments, want.Segments) || !reflect.DeepEqual(got.Waits, want.Waits) ||
+				!reflect.DeepEqual(got.Attribution, want.Attribution) {
+				t.Errorf("spilled: %d segments, %d waits; in memory: %d, %d", len(got.Segments), len(got.Waits),
+					len(want.Segments), len(want.Waits))
+			}
+			if d, w := got.DelayCosts(), want.DelayCosts(); !reflect.DeepEqual(d, w) {
+				t.Errorf("delay costs differ: %d vs %d", len(d.Costs), len(w.Costs))
+			}
+		})
+	}
+}

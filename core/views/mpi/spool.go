@@ -1,0 +1,300 @@
+package mpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sync"
+	"unsafe"
+
+	"github.com/macroscope-hpc/macroscope/core/budget"
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+// Spill is where the records an analysis gathers while a trace streams
+// go when they are too many to keep in memory: one temporary file that
+// its spools (Spool) write their full chunks to once the chunks they keep
+// in memory reach Memory bytes, and read back, in order, once the trace
+// has been read. The records are the compact ones the analyses read
+// once, in order, after the read (the links, the collectives' events,
+// the states between the MPI calls), so memory holds a chunk per spool
+// and what it is turned into, not every record of the trace.
+//
+// The file is created at the first chunk spilled and removed at once on
+// the systems that allow it (it is reached through its open descriptor
+// until Close), else by Close: it is never left behind.
+type Spill struct {
+	// Dir is the directory of the file; "" is os.TempDir().
+	Dir string
+	// Memory is the bytes of records the spools keep in memory before
+	// spilling; 0 is DefaultSpillMemory (less when the memory budget
+	// is smaller), a negative value no limit (nothing spilled).
+	Memory int64
+
+	mu      sync.Mutex // spools are drained on several cores at once
+	held    int64      // bytes of records in memory
+	limit   int64      // memory(), once settled
+	f       *os.File
+	name    string // the file's name while it is still to be removed
+	size    int64  // bytes written
+	spilled int64  // chunks written
+	err     error
+}
+
+// DefaultSpillMemory is the bytes of records kept in memory before they
+// are spilled: a trace of a few million MPI calls never touches the disk.
+const DefaultSpillMemory = 64 << 20
+
+// memory returns the bytes the spools may keep in memory, settled at
+// the first chunk set aside.
+func (s *Spill) memory() int64 {
+	if s.limit == 0 {
+		switch {
+		case s.Memory < 0:
+			s.limit = 1<<63 - 1
+		case s.Memory > 0:
+			s.limit = s.Memory
+		default:
+			s.limit = max(min(DefaultSpillMemory, budget.Default()/8), 1)
+		}
+	}
+	return s.limit
+}
+
+// Err returns the first error writing or reading the file.
+func (s *Spill) Err() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Spilled returns the bytes written to the file.
+func (s *Spill) Spilled() int64 { return s.size }
+
+// Close closes the file and removes it if still there. It may be called
+// more than once, and on a nil Spill.
+func (s *Spill) Close() error {
+	if s == nil || s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if s.name != "" {
+		if rerr := os.Remove(s.name); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+			err = rerr
+		}
+		s.name = ""
+	}
+	s.f = nil
+	return err
+}
+
+func (s *Spill) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// openFile opens the spill file; a variable so that tests can make the
+// disk full.
+var openFile = func(dir string) (*os.File, error) { return os.CreateTemp(dir, "macroscope-spill-*") }
+
+// write appends b to the file and returns where it begins, -1 after an
+// error.
+func (s *Spill) write(b []byte) int64 {
+	if s.err != nil {
+		return -1
+	}
+	if s.f == nil {
+		f, err := openFile(s.Dir)
+		if err != nil {
+			s.fail(errs.Argument(s.param(), "spilling the MPI records to a temporary file: %v", err))
+			return -1
+		}
+		s.f, s.name = f, f.Name()
+		// Removed now where an open file can be: nothing to clean up
+		// however the process ends.
+		if os.Remove(s.name) == nil {
+			s.name = ""
+		}
+	}
+	at := s.size
+	if _, err := s.f.WriteAt(b, at); err != nil {
+		free := ""
+		if n, ok := budget.FreeDisk(dirOf(s.Dir)); ok {
+			free = fmt.Sprintf(", %s free", budget.Bytes(n))
+		}
+		s.fail(errs.Argument(s.param(), "spilling the MPI records to a temporary file in %s (%s written%s): %v; "+
+			"free some disk space there or choose another directory", dirOf(s.Dir), budget.Bytes(s.size), free, err))
+		return -1
+	}
+	s.size += int64(len(b))
+	s.spilled++
+	return at
+}
+
+// param names the setting that chose the directory, for errors: the
+// disk is the user's to free or to change, not the trace's fault.
+func (s *Spill) param() string {
+	if s.Dir == "" {
+		return "TMPDIR"
+	}
+	return "spill directory"
+}
+
+func dirOf(dir string) string {
+	if dir == "" {
+		return os.TempDir()
+	}
+	return dir
+}
+
+// read fills b from the file at offset at.
+func (s *Spill) read(b []byte, at int64) bool {
+	if s.Err() != nil {
+		return false
+	}
+	if _, err := s.f.ReadAt(b, at); err != nil {
+		s.fail(fmt.Errorf("reading back the MPI records spilled to a temporary file: %w", err))
+		return false
+	}
+	return true
+}
+
+// Spool is an append-only sequence of records read back once, in order:
+// Chunks whose full chunks go to a Spill's file once the spill's memory
+// is taken. T must hold no pointers (its bytes are written as they are).
+// The zero Spool (no Spill) keeps everything in memory.
+type Spool[T any] struct {
+	spill *Spill
+	cur   []T       // the chunk being filled
+	segs  []segment // the full chunks, in order
+	mem   [][]T     // the full chunks kept in memory, by segment (nil when spilled)
+	n     int
+}
+
+// segment is a full chunk of a spool: in memory, or n records at offset
+// at of the spill file.
+type segment struct {
+	at int64
+	n  int
+}
+
+// NewSpool returns an empty spool spilling to s (nil: never).
+func NewSpool[T any](s *Spill) Spool[T] {
+	if s != nil && hasPointers(reflect.TypeFor[T]()) {
+		panic(fmt.Sprintf("mpi.Spool of %v: records with pointers cannot be spilled", reflect.TypeFor[T]()))
+	}
+	return Spool[T]{spill: s}
+}
+
+// hasPointers tells whether values of t hold pointers.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	case reflect.Array:
+		return hasPointers(t.Elem())
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	}
+	return true
+}
+
+// bytesOf returns the memory of xs as bytes.
+func bytesOf[T any](xs []T) []byte {
+	if len(xs) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), len(xs)*int(unsafe.Sizeof(xs[0])))
+}
+
+// Len returns the number of records.
+func (p *Spool[T]) Len() int { return p.n }
+
+// Append adds x at the end.
+func (p *Spool[T]) Append(x T) {
+	if len(p.cur) == cap(p.cur) {
+		p.full()
+	}
+	p.cur = append(p.cur, x)
+	p.n++
+}
+
+// full sets aside the chunk being filled, if any, and starts the next,
+// twice as large up to maxChunk.
+func (p *Spool[T]) full() {
+	size := minChunk
+	if c := p.cur; cap(c) > 0 {
+		size = min(2*cap(c), maxChunk)
+		bytes := int64(len(c)) * int64(unsafe.Sizeof(c[0]))
+		if s := p.spill; s != nil && s.held+bytes > s.memory() && s.err == nil {
+			if at := s.write(bytesOf(c)); at >= 0 {
+				p.segs = append(p.segs, segment{at: at, n: len(c)})
+				p.mem = append(p.mem, nil)
+				p.cur = c[:0] // written: the chunk is filled again
+				return
+			}
+			// The error is the spill's (Err); the records stay in memory.
+		}
+		if p.spill != nil {
+			p.spill.held += bytes
+		}
+		p.segs = append(p.segs, segment{at: -1, n: len(c)})
+		p.mem = append(p.mem, c)
+	}
+	p.cur = make([]T, 0, size)
+}
+
+// Drain calls visit with each record in order and empties p, letting go
+// of each chunk once visited (Chunks.Drain); the spilled ones are read
+// back into one chunk's memory. It stops early when the spill file cannot
+// be read (Spill.Err).
+func (p *Spool[T]) Drain(visit func(*T)) {
+	segs, mem, cur, s := p.segs, p.mem, p.cur, p.spill
+	*p = Spool[T]{spill: s}
+	var buf []T
+	for k, seg := range segs {
+		chunk := mem[k]
+		if chunk == nil {
+			if cap(buf) < seg.n {
+				buf = make([]T, seg.n)
+			}
+			buf = buf[:seg.n]
+			if !s.read(bytesOf(buf), seg.at) {
+				return
+			}
+			chunk = buf
+		} else if s != nil {
+			s.mu.Lock()
+			s.held -= int64(len(chunk)) * int64(unsafe.Sizeof(chunk[0]))
+			s.mu.Unlock()
+		}
+		for i := range chunk {
+			visit(&chunk[i])
+		}
+		mem[k] = nil
+	}
+	for i := range cur {
+		visit(&cur[i])
+	}
+}
+
+// Take returns the records in one slice of the exact size and empties p.
+func (p *Spool[T]) Take() []T {
+	out := make([]T, 0, p.n)
+	p.Drain(func(x *T) { out = append(out, *x) })
+	return out
+}

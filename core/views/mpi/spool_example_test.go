@@ -1,0 +1,28 @@
+package mpi_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// A spool keeps what an analysis gathers while a trace streams; past the
+// spill's memory, its chunks go to a temporary file, and come back in
+// order.
+func ExampleSpool() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	spill := &mpi.Spill{Dir: dir, Memory: 1024} // bytes kept in memory
+	defer spill.Close()
+	type link struct{ from, to, at int64 }
+	links := mpi.NewSpool[link](spill)
+	for i := range int64(100_000) {
+		links.Append(link{i % 64, (i + 1) % 64, 10 * i})
+	}
+	var last link
+	links.Drain(func(l *link) { last = *l })
+	files, _ := os.ReadDir(dir)
+	fmt.Println(last, spill.Spilled() > 0, len(files), spill.Err())
+	// Output: {31 32 999990} true 0 <nil>
+}

@@ -1,0 +1,117 @@
+package mpi
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+)
+
+type record struct {
+	at   int64
+	n    int32
+	size float64
+}
+
+// emptyDir fails unless dir holds no file.
+func emptyDir(t *testing.T, dir, when string) {
+	t.Helper()
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("%s: %d files left in the spill directory, first %s", when, len(left), left[0].Name())
+	}
+}
+
+// Spools give back what was appended, in order, whether their chunks
+// stayed in memory or went to the spill file and back; the file is never
+// left behind.
+func TestSpool(t *testing.T) {
+	for _, memory := range []int64{-1, 1, 100 * 24, 1 << 20} {
+		dir := t.TempDir()
+		s := &Spill{Dir: dir, Memory: memory}
+		a, b := NewSpool[record](s), NewSpool[int32](s)
+		var wantA []record
+		var wantB []int32
+		for i := range 3*maxChunk + 77 {
+			r := record{int64(i) * 1000003, int32(-i), float64(i) / 7}
+			a.Append(r)
+			wantA = append(wantA, r)
+			if i%3 == 0 {
+				b.Append(int32(i))
+				wantB = append(wantB, int32(i))
+			}
+		}
+		if a.Len() != len(wantA) || b.Len() != len(wantB) {
+			t.Errorf("memory %d: Len %d and %d, want %d and %d", memory, a.Len(), b.Len(), len(wantA), len(wantB))
+		}
+		emptyDir(t, dir, "while spilling") // removed as soon as created
+		if spilled := s.Spilled() > 0; spilled != (memory >= 0 && memory < 1<<20) {
+			t.Errorf("memory %d: %d bytes spilled", memory, s.Spilled())
+		}
+		var gotA []record
+		a.Drain(func(r *record) { gotA = append(gotA, *r) })
+		gotB := b.Take()
+		if !slices.Equal(gotA, wantA) || !slices.Equal(gotB, wantB) || len(gotB) != cap(gotB) {
+			t.Errorf("memory %d: drained %d and %d records, equal %v %v", memory, len(gotA), len(gotB),
+				slices.Equal(gotA, wantA), slices.Equal(gotB, wantB))
+		}
+		if a.Len() != 0 || s.held != 0 {
+			t.Errorf("memory %d: after Drain, Len %d and %d bytes held", memory, a.Len(), s.held)
+		}
+		if err := s.Err(); err != nil {
+			t.Error(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+		emptyDir(t, dir, "after Close")
+	}
+}
+
+// A full disk is an error naming the directory and the cause, and the
+// records stay whole in memory.
+func TestSpillDiskFull(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skipf("no /dev/full to fill the disk with: %v", err)
+	}
+	saved := openFile
+	defer func() { openFile = saved }()
+	// Through a link of its own, which the spill removes as it would its
+	// temporary file.
+	link := filepath.Join(t.TempDir(), "full")
+	if err := os.Symlink("/dev/full", link); err != nil {
+		t.Skip(err)
+	}
+	openFile = func(string) (*os.File, error) { return os.OpenFile(link, os.O_RDWR, 0) }
+	s := &Spill{Dir: "/somewhere", Memory: 1}
+	p := NewSpool[int64](s)
+	for i := range 1000 {
+		p.Append(int64(i))
+	}
+	err := s.Err()
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "/somewhere") {
+		t.Fatalf("error %v, want one naming the directory and the full disk", err)
+	}
+	if got := p.Take(); len(got) != 1000 || got[999] != 999 {
+		t.Errorf("after the error, %d records kept", len(got))
+	}
+	s.Close()
+}
+
+// Records holding pointers cannot be spilled.
+func TestSpoolRefusesPointers(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a spool of strings spilling to a file was made")
+		}
+	}()
+	NewSpool[struct{ s string }](&Spill{})
+}
