@@ -29,6 +29,7 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		return err
 	}
 	links, lost := c.matchFlows()
+	launches, waits := c.correlate(links)
 	async := c.matchAsync()
 
 	e := emitter{c: c, sink: sink, values: map[[3]int32]int32{}}
@@ -36,12 +37,19 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		e.args = as
 	}
 	e.defineTypes(len(links) > 0, len(lost) > 0, &async)
+	if len(launches) > 0 {
+		e.correlation = e.define(trace.Type{Name: "Correlation", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+	}
+	if len(waits) > 0 {
+		e.eventWait = e.define(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+	}
 	e.createContainers()
 	e.states()
 	e.asyncStates(async.slices)
 	e.instants()
 	e.asyncEvents(async.events)
 	e.flows(links, lost)
+	e.gpuLinks(launches, waits)
 	e.variables()
 	if c.timed {
 		sink.Finish(c.first, c.last)
@@ -218,6 +226,7 @@ type emitter struct {
 	process, thread, state, instant, procInstant, global int32
 	track, asyncSlice, asyncInstant, asyncStep           int32
 	flow, lostFlow                                       int32
+	correlation, eventWait                               int32 // the links of correlate
 	counters                                             []int32
 
 	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
@@ -544,6 +553,118 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 		}
 		name := c.strs.id([]byte(what))
 		e.emitEvent(trace.Event{Container: cont(p), Type: e.lostFlow, Value: e.value(e.lostFlow, name, none), Time: p.ts}, none)
+	}
+}
+
+// gpuLink is a link correlate draws between two slices (an event wait
+// leaves from lane 0 of a stream, at the time its event was recorded).
+type gpuLink struct {
+	fromThread, fromLane, toThread, toLane int32
+	start, end                             trace.Time
+	name                                   int32 // the slice it leaves from
+	key                                    int64 // the correlation id
+}
+
+// The categories of Kineto's GPU events: the calls on the CPU side, the
+// operations and synchronisations on the GPU side.
+var (
+	callCategories = map[string]bool{"cuda_runtime": true, "cuda_driver": true}
+	opCategories   = map[string]bool{"kernel": true, "gpu_memcpy": true, "gpu_memset": true, "cuda_sync": true}
+	// launchFlows are the categories of Kineto's flows from a call to its
+	// operations, whose id is the correlation id: ac2g, and
+	// async_cpu_to_gpu before PyTorch 1.13.
+	launchFlows = map[string]bool{"ac2g": true, "async_cpu_to_gpu": true}
+)
+
+// correlate draws the links the correlation ids of Kineto's GPU events
+// give, as Holistic Trace Analysis reads them:
+//   - launches: from a runtime or driver call to each GPU operation or
+//     synchronisation of its correlation id, where no matched launch flow
+//     (launchFlows) of that id does already (traces written without flows, and
+//     Kineto's synchronisation flows, whose two ends are both f);
+//   - event waits: from the stream a cudaEventRecord call recorded on
+//     (wait_on_stream, on the device of the synchronisation), at the
+//     call's start, to the synchronisation that waits for that event
+//     ("Event Sync", "Stream Wait Event", whose
+//     wait_on_cuda_event_record_corr_id is the call's correlation id).
+func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
+	if len(c.gpu) == 0 {
+		return nil, nil
+	}
+	bySeq := make(map[int32]int32, len(c.gpu))
+	for i, g := range c.gpu {
+		bySeq[g.seq] = int32(i)
+	}
+	sliceOf := make([]*slice, len(c.gpu))
+	for ti := range c.threads {
+		t := &c.threads[ti]
+		for i := range t.slices {
+			if g, ok := bySeq[t.slices[i].seq]; ok && c.gpu[g].thread == int32(ti) {
+				sliceOf[g] = &t.slices[i]
+			}
+		}
+	}
+	flowed := map[string]bool{}
+	for _, l := range links {
+		if p := &c.flows[l.from]; p.cat != none && launchFlows[c.strs.str(p.cat)] {
+			flowed[c.strs.str(p.id)] = true
+		}
+	}
+	call := map[int64]int32{} // correlation id -> its call, the first in the file
+	for i, g := range c.gpu {
+		if sl := sliceOf[i]; sl != nil && callCategories[c.strs.str(sl.cat)] {
+			if _, dup := call[g.correlation]; !dup {
+				call[g.correlation] = int32(i)
+			}
+		}
+	}
+	var threadOf map[[2]string]int32 // (pid, tid) as the file writes them -> thread
+	for i, g := range c.gpu {
+		op := sliceOf[i]
+		if op == nil || !opCategories[c.strs.str(op.cat)] {
+			continue
+		}
+		if k, ok := call[g.correlation]; ok && !flowed[strconv.FormatInt(g.correlation, 10)] {
+			from := sliceOf[k]
+			launches = append(launches, gpuLink{fromThread: c.gpu[k].thread, fromLane: from.lane, toThread: g.thread, toLane: op.lane,
+				start: from.start, end: op.start, name: from.name, key: g.correlation})
+		}
+		if g.waitRecord < 0 || g.waitStream < 0 {
+			continue
+		}
+		k, ok := call[g.waitRecord]
+		if !ok {
+			continue
+		}
+		if threadOf == nil {
+			threadOf = map[[2]string]int32{}
+			for ti, t := range c.threads {
+				threadOf[[2]string{c.strs.str(c.procs[t.proc].key), c.strs.str(t.key)}] = int32(ti)
+			}
+		}
+		pid := c.strs.str(c.procs[c.threads[g.thread].proc].key)
+		stream, ok := threadOf[[2]string{pid, strconv.FormatInt(g.waitStream, 10)}]
+		if !ok {
+			continue // nothing ran on the stream: no operation to wait for
+		}
+		record := sliceOf[k]
+		waits = append(waits, gpuLink{fromThread: stream, toThread: g.thread, toLane: op.lane,
+			start: record.start, end: op.start, name: record.name, key: g.waitRecord})
+	}
+	return launches, waits
+}
+
+// gpuLinks emits the links correlate drew, keyed by their correlation id.
+func (e *emitter) gpuLinks(launches, waits []gpuLink) {
+	for _, ls := range [...]struct {
+		typ   int32
+		links []gpuLink
+	}{{e.correlation, launches}, {e.eventWait, waits}} {
+		for _, l := range ls.links {
+			e.sink.Link(trace.Link{Container: 0, Type: ls.typ, Value: e.value(ls.typ, l.name, none),
+				Start: l.start, End: l.end, From: e.thrCont[l.fromThread] + l.fromLane, To: e.thrCont[l.toThread] + l.toLane,
+				Key: strconv.FormatInt(l.key, 10), Size: math.NaN()})
+		}
 	}
 }
 

@@ -106,6 +106,14 @@ type flowPoint struct {
 	at   trace.Time
 }
 
+// gpuEvent is a complete event of a Kineto GPU category with a
+// correlation id (see rawEvent.correlation), linked once its slice is
+// placed (see correlate).
+type gpuEvent struct {
+	seq, thread                         int32
+	correlation, waitRecord, waitStream int64
+}
+
 // asyncKey identifies an async track: nestable events (b, e, n) by
 // category and id, legacy ones (S, T, p, F) by name and id, as the trace
 // viewer does. pid scopes process-local ids (id2.local), none otherwise.
@@ -179,6 +187,7 @@ type collector struct {
 	counterTypes []counterKey
 	counterByKey map[counterKey]int32
 	flows        []flowPoint
+	gpu          []gpuEvent
 	tracks       []asyncTrack
 	trackByKey   map[asyncKey]int32
 
@@ -232,7 +241,7 @@ func (c *collector) bytes() int64 {
 	n := int64(cap(c.procs))*int64(unsafe.Sizeof(process{})) + int64(cap(c.threads))*int64(unsafe.Sizeof(thread{})) +
 		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
 		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
-		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
+		int64(cap(c.gpu))*int64(unsafe.Sizeof(gpuEvent{})) + int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
 	for i := range c.threads {
 		t := &c.threads[i]
 		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + int64(cap(t.marks))*int64(unsafe.Sizeof(mark{}))
@@ -250,7 +259,7 @@ func (c *collector) bytes() int64 {
 // whose next growth asks the most at once.
 func (c *collector) largest() int64 {
 	n := max(int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})), int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})),
-		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.argsArena)),
+		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.gpu))*int64(unsafe.Sizeof(gpuEvent{})), int64(cap(c.argsArena)),
 		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
 	for i := range c.threads {
 		t := &c.threads[i]
@@ -486,6 +495,9 @@ func (c *collector) addComplete(e *rawEvent) {
 	ti := c.thread(e.pid, e.tid)
 	t := &c.threads[ti]
 	t.slices = append(t.slices, slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
+	if e.gpuCat && e.correlation >= 0 {
+		c.gpu = append(c.gpu, gpuEvent{seq: c.seq, thread: ti, correlation: e.correlation, waitRecord: e.waitRecord, waitStream: e.waitStream})
+	}
 	c.seeOn(t, e.ts)
 	if end != openEnd {
 		c.seeOn(t, end)

@@ -18,6 +18,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 	s := d.sc
 	b := s.buf[:s.end]
 	i, lines, lenient := s.pos+1, 0, false
+	argsAt := -1 // where the args of a complete event whose cat comes later start
 	e.reset(s.line, s.offset())
 	if i, lines = skipBlanks(b, i, lines); i >= len(b) {
 		return false
@@ -54,7 +55,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			case 'n':
 				e.name = d.strs.id(v)
 			case 'c':
-				e.cat = d.strs.id(v)
+				e.cat, e.gpuCat = d.strs.id(v), gpuCategory(v)
 			case 'b':
 				e.bindEnclosing = string(v) == "e"
 			default:
@@ -105,7 +106,10 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			if e.ph == 0 || (d.keepArgs && keepsArgs(e.ph)) {
 				return false
 			}
-			if parsesArgs(e.ph) {
+			if e.ph == 'X' && e.cat == none {
+				argsAt = i // read once the cat tells whether they matter
+			}
+			if e.parsesArgs() {
 				end, l, ok := d.readArgsFast(e, b, i)
 				if !ok {
 					return false
@@ -134,6 +138,11 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			continue
 		case '}':
+			if argsAt >= 0 && e.parsesArgs() {
+				if _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
+					return false
+				}
+			}
 			s.pos = i + 1
 			s.line += lines
 			s.lenient = s.lenient || lenient
@@ -179,7 +188,7 @@ func plainNumber(b []byte, i int) ([]byte, int, bool) {
 }
 
 // readArgsFast reads the args object at b[i] of a metadata, counter or
-// async step event as readArgs does, if it lies whole in b and holds
+// async step event, or of a GPU event, as readArgs does, if it lies whole in b and holds
 // only plain strings, numbers and values it skips; it returns the index
 // after it and the newlines passed.
 func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
@@ -223,6 +232,12 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
 		}
 		skip := !scalar
 		switch {
+		case e.ph == 'X':
+			if c == '"' || !scalar {
+				skip = true
+				break
+			}
+			e.setGPUArg(key, v)
 		case e.ph == 'C':
 			if !scalar {
 				e.badCounters++ // an object, a boolean, null: not a series

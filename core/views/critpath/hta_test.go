@@ -33,9 +33,9 @@ type htaEdge struct {
 // with Holistic Trace Analysis' own (critical_path_analysis over the
 // whole trace, run by testdata/hta_critical_path.py): the same length and
 // the same edges in the same order, each with its weight, kind and the
-// event HTA attributes it to. The traces whose streams wait for CUDA
-// events (cudaStreamWaitEvent, cudaEventSynchronize) are left out: those
-// edges need the events' records, which the readers do not keep.
+// event HTA attributes it to, the waits for CUDA events
+// (cudaStreamWaitEvent, cudaEventSynchronize: cuda_event_sync, alexnet)
+// included.
 func TestAgainstHTA(t *testing.T) {
 	if _, err := os.Stat(peersPython); err != nil {
 		t.Skip("Holistic Trace Analysis is not installed in bench/.peers-venv (python bench/compare.py installs it)")
@@ -44,6 +44,8 @@ func TestAgainstHTA(t *testing.T) {
 		"critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
 		"critical_path/end_to_end/simple_add/input/trace.json.gz",
 		"critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+		"critical_path/cuda_event_sync/event_sync_trace.json.gz",
+		"critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
 		"execution_trace/benchmark_simple_add_trace.json.gz",
 	}
 	for _, name := range traces {
