@@ -284,21 +284,24 @@ func checkLinks(t *testing.T, path string, tr *trace.Trace) {
 }
 
 // checkSync compares the synchronisation states with the rows of
-// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, kind by kind (ENUM_CUPTI_SYNC_TYPE)
-// and stream by stream.
+// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, kind by kind (ENUM_CUPTI_SYNC_TYPE),
+// device by device (the device of the row's context in the process'
+// kernels: CUPTI's record names none) and stream by stream.
 func checkSync(t *testing.T, path string, tr *trace.Trace) {
 	want := map[string]int{}
-	for _, row := range query(t, path, "SELECT syncType, streamId, count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE "+
-		valid+" GROUP BY syncType, streamId") {
+	for _, row := range query(t, path, `SELECT syncType, coalesce((SELECT min(k.deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL k
+		WHERE k.globalPid >> 24 = s.globalPid >> 24 AND k.contextId = s.contextId), deviceId), streamId, count(*)
+		FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s WHERE `+valid+" GROUP BY 1, 2, 3") {
 		row := strings.Split(row, "|")
 		kind, _ := strconv.Atoi(row[0])
-		n, _ := strconv.Atoi(row[2])
-		want[syncNames[kind]+" on "+row[1]] += n
+		n, _ := strconv.Atoi(row[3])
+		want[syncNames[kind]+" on device "+row[1]+" stream "+row[2]] += n
 	}
 	got := map[string]int{}
 	for _, s := range tr.States.All() {
 		if tr.TypeName(s.Type) == typeSync {
-			got[tr.ValueName(s.Value)+" on "+idOfContainer(tr, s.Container)]++
+			device := tr.Containers[tr.Containers[tr.Containers[s.Container].Parent].Parent].Alias
+			got[tr.ValueName(s.Value)+" on device "+device+" stream "+idOfContainer(tr, s.Container)]++
 		}
 	}
 	if !reflect.DeepEqual(got, want) {

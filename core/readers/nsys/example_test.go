@@ -48,7 +48,7 @@ func ExampleRead() {
 	// 1 CUDA kernel states overlap others on their stream without nesting: they are on overlap lanes, sibling containers named "<name> (overlap lane k)"
 	// 2 NVTX start/end range states overlap others on their thread without nesting: they are on overlap lanes, sibling containers named "<name> (overlap lane k)"
 	// skipped 2 rows of CUPTI_ACTIVITY_KIND_RUNTIME with a null time or an end before the start
-	// skipped 2 rows of CUPTI_ACTIVITY_KIND_SYNCHRONIZATION without a device, context or stream
 	// skipped 1 NVTX category definitions (eventType 33)
 	// skipped 1 rows of NVTX_EVENTS with a null time or an end before the start
+	// skipped 2 rows of CUPTI_ACTIVITY_KIND_SYNCHRONIZATION without a device, context or stream
 }

@@ -108,6 +108,24 @@ func (h *hierarchy) stream(gpid, device, context, stream int64) int32 {
 	return h.get(kStream, c, stream, 0)
 }
 
+// deviceOf returns the device of the context a process knows by id
+// context, once a GPU operation has created it.
+func (h *hierarchy) deviceOf(gpid, context int64) (int64, bool) {
+	host, ok := h.byKey[key{kHost, -1, hostOf(gpid), 0}]
+	if !ok {
+		return 0, false
+	}
+	for _, d := range h.nodes[host].children {
+		if h.nodes[d].kind != kDevice {
+			continue
+		}
+		if _, ok := h.byKey[key{kContext, d, context, pidOf(gpid)}]; ok {
+			return h.nodes[d].id, true
+		}
+	}
+	return 0, false
+}
+
 // findStream returns the node of a GPU stream, or false when nothing
 // created it.
 func (h *hierarchy) findStream(gpid, device, context, stream int64) (int32, bool) {

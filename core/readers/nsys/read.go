@@ -240,7 +240,7 @@ func (r *reader) str(id sql.NullInt64) string {
 var activityTables = []string{
 	"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
 	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-	"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "NVTX_EVENTS", "OSRT_API",
+	"NVTX_EVENTS", "OSRT_API", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
 }
 
 // isMetadata tells the tables that describe the trace (strings, names,
@@ -295,10 +295,10 @@ func (r *reader) read() error {
 		{"CUPTI_ACTIVITY_KIND_KERNEL", r.readKernels},
 		{"CUPTI_ACTIVITY_KIND_MEMCPY", r.readMemcpy},
 		{"CUPTI_ACTIVITY_KIND_MEMSET", r.readMemset},
-		{"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", r.readSync},
-		{"CUPTI_ACTIVITY_KIND_CUDA_EVENT", r.readCUDAEvents},
 		{"NVTX_EVENTS", r.readNVTX},
 		{"OSRT_API", r.readOSRT},
+		{"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", r.readSync},
+		{"CUPTI_ACTIVITY_KIND_CUDA_EVENT", r.readCUDAEvents},
 	}
 	for _, s := range steps {
 		if !r.db.HasTable(s.table) {

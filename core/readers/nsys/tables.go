@@ -202,15 +202,26 @@ var syncNames = []string{"Unknown Sync", "Event Sync", "Stream Wait Event", "Str
 // wait's stream for "Stream Wait Event", else the one CUPTI names) for
 // each call that waited, linked to it by correlation id, and for the
 // waits for a CUDA event, the event they wait for (see readCUDAEvents).
+// CUPTI's record names no device (the exports say 0): the device is that
+// of the context, as the process' GPU operations place it; read after
+// them.
 func (r *reader) readSync() error {
 	const table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 	var row gpuRow
 	var kind, eventSync sql.NullInt64
-	t := r.stateType(typeSync, kStream)
+	t := int32(-1)
 	return r.db.Scan(table, r.gpuQuery(table, "syncType", "eventSyncId"), row.dest(&kind, &eventSync), func() error {
+		if t < 0 {
+			t = r.stateType(typeSync, kStream) // defined by the first row, as the others' types
+		}
 		name := syncNames[0]
 		if kind.Valid && kind.Int64 > 0 && kind.Int64 < int64(len(syncNames)) {
 			name = syncNames[kind.Int64]
+		}
+		if row.context.Valid {
+			if d, ok := r.h.deviceOf(row.gpid.Int64&^idMask, row.context.Int64); ok {
+				row.device = sql.NullInt64{Int64: d, Valid: true}
+			}
 		}
 		n := len(r.gpuOp)
 		if err := r.place(table, &row, t, name, "synchronization", nan); err != nil {
