@@ -634,25 +634,25 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 
 	lastOn := map[int32]int32{} // stream -> end node of its last operation
 	var streams []int32         // in the order they got one
-	sawSync := false
+	synced := map[int32]bool{}  // the calls a recorded synchronisation joined to the GPU
+	var work []int32            // the operations that are no synchronisation
 	for _, s := range ops {
 		stream := streamOf[states[s].cont]
 		call := launchedBy[s]
 		switch gr.nameOf(s) {
 		case streamSync:
-			sawSync = true
 			if n, ok := lastOn[stream]; ok {
 				gr.addEdge(n, gr.endOf(call), EdgeSyncWait, true, call)
+				synced[call] = true
 			}
 			continue
 		case contextSync:
-			sawSync = true
 			for _, st := range streams {
 				gr.addEdge(lastOn[st], gr.endOf(call), EdgeSyncWait, true, call)
+				synced[call] = true
 			}
 			continue
 		case eventSync, streamWaitEvent:
-			sawSync = true
 			w, ok := waits[s]
 			if !ok {
 				continue // no cudaEventRecord the wait is known to be for
@@ -667,6 +667,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 			src := ls[k-1].to
 			if gr.nameOf(s) == eventSync {
 				gr.addEdge(gr.endOf(src), gr.endOf(call), EdgeSyncWait, true, call)
+				synced[call] = true
 				continue
 			}
 			// The operation that waits: the next launched onto the
@@ -680,6 +681,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 			}
 			continue
 		}
+		work = append(work, s)
 		start, end := gr.startOf(s), gr.endOf(s)
 		gr.addEdge(start, end, EdgeKernel, false, s)
 		prev, had := lastOn[stream]
@@ -703,16 +705,18 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 		}
 		lastOn[stream] = end
 	}
-	if !sawSync && !gr.g.kineto {
-		gr.hostSync(ops, launchedBy)
+	if !gr.g.kineto {
+		gr.hostSync(work, launchedBy, synced)
 	}
 }
 
 // hostSync stands in for the synchronisations a format does not record
-// on the GPU side (Nsight Systems, rocprof): a blocking call waits for the
-// operation that ended last while it ran. (A Kineto trace without them,
-// from a PyTorch before 2.1, gets none, as in HTA.)
-func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
+// on the GPU side (rocprof, Nsight Systems exports without CUPTI's
+// synchronisation records, or whose record joins nothing: a wait for an
+// event whose record the export lacks): a blocking call not synced waits
+// for the operation that ended last while it ran. (A Kineto trace without
+// them, from a PyTorch before 2.1, gets none, as in HTA.)
+func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32, synced map[int32]bool) {
 	ends := slices.Clone(ops)
 	slices.SortFunc(ends, func(a, b int32) int { return cmp.Compare(gr.states[a].end, gr.states[b].end) })
 	for i, ok := range gr.isNode {
@@ -720,7 +724,7 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
 		if !ok || !blockingCalls[apiName(gr.g.names.String(s.name))] {
 			continue
 		}
-		if _, launched := launchedBy[int32(i)]; launched {
+		if _, launched := launchedBy[int32(i)]; launched || synced[int32(i)] {
 			continue
 		}
 		k, _ := slices.BinarySearchFunc(ends, s.end, func(o int32, t trace.Time) int {
