@@ -310,8 +310,18 @@ func (gr *graph) nameOf(s int32) string { return gr.g.names.String(gr.states[s].
 // result finds the critical path of what g collected, or says why it
 // cannot.
 func (g *graphCollector) result() (*Result, error) {
+	gr, semantics, err := g.build()
+	if err != nil {
+		return nil, err
+	}
+	return gr.longestPath(semantics)
+}
+
+// build makes the graph of what g collected, and says with which
+// semantics.
+func (g *graphCollector) build() (*graph, string, error) {
 	if len(g.links) == 0 {
-		return nil, errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
+		return nil, "", errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
 			"operations (Scalasca's semantics), kernel launches linked to their GPU operations (HTA's: Kineto's ac2g "+
 			"flows, the correlation ids of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
 			"this trace has no MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005) and no links")
@@ -459,7 +469,7 @@ func (g *graphCollector) result() (*Result, error) {
 		from, to := gr.dependencySource(d.from, d.to), gr.startOf(d.to)
 		gr.addWeighted(from, to, EdgeDependency, gr.nodes[to].ts-gr.nodes[from].ts, d.from)
 	}
-	return gr.longestPath(semantics)
+	return gr, semantics, nil
 }
 
 // eventWait is a wait for a CUDA event: the stream the event was
