@@ -565,16 +565,10 @@ type gpuLink struct {
 	key                                    int64 // the correlation id
 }
 
-// The categories of Kineto's GPU events: the calls on the CPU side, the
-// operations and synchronisations on the GPU side.
-var (
-	callCategories = map[string]bool{"cuda_runtime": true, "cuda_driver": true}
-	opCategories   = map[string]bool{"kernel": true, "gpu_memcpy": true, "gpu_memset": true, "cuda_sync": true}
-	// launchFlows are the categories of Kineto's flows from a call to its
-	// operations, whose id is the correlation id: ac2g, and
-	// async_cpu_to_gpu before PyTorch 1.13.
-	launchFlows = map[string]bool{"ac2g": true, "async_cpu_to_gpu": true}
-)
+// launchFlows are the categories of Kineto's flows from a call to its
+// operations, whose id is the correlation id: ac2g, and async_cpu_to_gpu
+// before PyTorch 1.13.
+var launchFlows = map[string]bool{"ac2g": true, "async_cpu_to_gpu": true}
 
 // correlate draws the links the correlation ids of Kineto's GPU events
 // give, as Holistic Trace Analysis reads them:
@@ -588,52 +582,48 @@ var (
 //     ("Event Sync", "Stream Wait Event", whose
 //     wait_on_cuda_event_record_corr_id is the call's correlation id).
 func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
-	if len(c.gpu) == 0 {
+	if len(c.gpuCalls) == 0 || len(c.gpuOps) == 0 {
 		return nil, nil
 	}
-	bySeq := make(map[int32]int32, len(c.gpu))
-	for i, g := range c.gpu {
-		bySeq[g.seq] = int32(i)
-	}
-	sliceOf := make([]*slice, len(c.gpu))
-	for ti := range c.threads {
-		t := &c.threads[ti]
-		for i := range t.slices {
-			if g, ok := bySeq[t.slices[i].seq]; ok && c.gpu[g].thread == int32(ti) {
-				sliceOf[g] = &t.slices[i]
-			}
-		}
-	}
-	flowed := map[string]bool{}
+	// The correlation ids of the matched launch flows, sorted.
+	var flowed []int64
 	for _, l := range links {
 		if p := &c.flows[l.from]; p.cat != none && launchFlows[c.strs.str(p.cat)] {
-			flowed[c.strs.str(p.id)] = true
+			if n, err := strconv.ParseInt(c.strs.str(p.id), 10, 64); err == nil {
+				flowed = append(flowed, n)
+			}
 		}
 	}
+	slices.Sort(flowed)
+	var unflowed []int32 // the operations no flow links
+	for i, g := range c.gpuOps {
+		if _, ok := slices.BinarySearch(flowed, g.correlation); !ok {
+			unflowed = append(unflowed, int32(i))
+		}
+	}
+	if len(unflowed) == 0 && len(c.gpuWaits) == 0 {
+		return nil, nil // Kineto's usual trace: its flows say it all
+	}
+	calls, ops := c.placeGPU(c.gpuCalls), c.placeGPU(c.gpuOps)
 	call := map[int64]int32{} // correlation id -> its call, the first in the file
-	for i, g := range c.gpu {
-		if sl := sliceOf[i]; sl != nil && callCategories[c.strs.str(sl.cat)] {
-			if _, dup := call[g.correlation]; !dup {
-				call[g.correlation] = int32(i)
-			}
+	for i, g := range c.gpuCalls {
+		if _, dup := call[g.correlation]; !dup && calls[i] != nil {
+			call[g.correlation] = int32(i)
+		}
+	}
+	for _, i := range unflowed {
+		g, op := &c.gpuOps[i], ops[i]
+		if k, ok := call[g.correlation]; ok && op != nil {
+			from := calls[k]
+			launches = append(launches, gpuLink{fromThread: c.gpuCalls[k].thread, fromLane: from.lane, toThread: g.thread,
+				toLane: op.lane, start: from.start, end: op.start, name: from.name, key: g.correlation})
 		}
 	}
 	var threadOf map[[2]string]int32 // (pid, tid) as the file writes them -> thread
-	for i, g := range c.gpu {
-		op := sliceOf[i]
-		if op == nil || !opCategories[c.strs.str(op.cat)] {
-			continue
-		}
-		if k, ok := call[g.correlation]; ok && !flowed[strconv.FormatInt(g.correlation, 10)] {
-			from := sliceOf[k]
-			launches = append(launches, gpuLink{fromThread: c.gpu[k].thread, fromLane: from.lane, toThread: g.thread, toLane: op.lane,
-				start: from.start, end: op.start, name: from.name, key: g.correlation})
-		}
-		if g.waitRecord < 0 || g.waitStream < 0 {
-			continue
-		}
-		k, ok := call[g.waitRecord]
-		if !ok {
+	for _, w := range c.gpuWaits {
+		g, op := &c.gpuOps[w.op], ops[w.op]
+		k, ok := call[w.record]
+		if !ok || op == nil {
 			continue
 		}
 		if threadOf == nil {
@@ -643,15 +633,31 @@ func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
 			}
 		}
 		pid := c.strs.str(c.procs[c.threads[g.thread].proc].key)
-		stream, ok := threadOf[[2]string{pid, strconv.FormatInt(g.waitStream, 10)}]
+		stream, ok := threadOf[[2]string{pid, strconv.FormatInt(w.stream, 10)}]
 		if !ok {
 			continue // nothing ran on the stream: no operation to wait for
 		}
-		record := sliceOf[k]
+		record := calls[k]
 		waits = append(waits, gpuLink{fromThread: stream, toThread: g.thread, toLane: op.lane,
-			start: record.start, end: op.start, name: record.name, key: g.waitRecord})
+			start: record.start, end: op.start, name: record.name, key: w.record})
 	}
 	return launches, waits
+}
+
+// placeGPU returns the slice of each GPU event (events are in file
+// order, as their sequence numbers), once the threads' slices are nested.
+func (c *collector) placeGPU(events []gpuEvent) []*slice {
+	at := make([]*slice, len(events))
+	for ti := range c.threads {
+		t := &c.threads[ti]
+		for i := range t.slices {
+			k, ok := slices.BinarySearchFunc(events, t.slices[i].seq, func(g gpuEvent, seq int32) int { return cmp.Compare(g.seq, seq) })
+			if ok && events[k].thread == int32(ti) {
+				at[k] = &t.slices[i]
+			}
+		}
+	}
+	return at
 }
 
 // gpuLinks emits the links correlate drew, keyed by their correlation id.

@@ -107,7 +107,7 @@ type rawEvent struct {
 	// (gpuCategory): its correlation id and, for a CUDA-event
 	// synchronisation, the correlation id of the cudaEventRecord call it
 	// waits for and the stream that call recorded on; -1 when absent.
-	gpuCat                              bool
+	gpuCat                              gpuKind
 	correlation, waitRecord, waitStream int64
 
 	line   int
@@ -126,18 +126,28 @@ func (e *rawEvent) reset(line int, offset int64) {
 // metadata names, counter series, async step names, the correlation ids
 // of Kineto's GPU events.
 func (e *rawEvent) parsesArgs() bool {
-	return e.ph == 'M' || e.ph == 'C' || e.ph == 'T' || e.ph == 'p' || e.ph == 'X' && e.gpuCat
+	return e.ph == 'M' || e.ph == 'C' || e.ph == 'T' || e.ph == 'p' || e.ph == 'X' && e.gpuCat != notGPU
 }
 
-// gpuCategory tells whether cat is one of the categories Kineto gives the
-// CUDA (or HIP) runtime and driver calls and the GPU operations, whose
-// args.correlation pairs a call with the operations it enqueued.
-func gpuCategory(cat []byte) bool {
+// gpuKind tells the categories Kineto gives the CUDA (or HIP) runtime and
+// driver calls and the GPU operations, whose args.correlation pairs a
+// call with the operations it enqueued.
+type gpuKind byte
+
+const (
+	notGPU  gpuKind = iota
+	gpuCall         // cuda_runtime, cuda_driver
+	gpuOp           // kernel, gpu_memcpy, gpu_memset, cuda_sync
+)
+
+func gpuCategory(cat []byte) gpuKind {
 	switch string(cat) {
-	case "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync":
-		return true
+	case "cuda_runtime", "cuda_driver":
+		return gpuCall
+	case "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync":
+		return gpuOp
 	}
-	return false
+	return notGPU
 }
 
 // setGPUArg keeps one of the integer arguments of a GPU event (see

@@ -323,7 +323,7 @@ func (g *graphCollector) build() (*graph, string, error) {
 	if len(g.links) == 0 {
 		return nil, "", errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
 			"operations (Scalasca's semantics), kernel launches linked to their GPU operations (HTA's: Kineto's ac2g "+
-			"flows, the correlation ids of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
+			"flows or correlation ids, those of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
 			"this trace has no MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005) and no links")
 	}
 	states := g.states.Take()
