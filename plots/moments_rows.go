@@ -182,6 +182,23 @@ func WindowAxis(start, end, origin trace.Time) (lo, hi float64) {
 	return (start - origin).Seconds(), (end - origin).Seconds()
 }
 
+// inUnit expresses the moments of fig and the time range of opt, in
+// seconds, in unit seconds: the unit TimeAxis reads the window in, the
+// one the model's figures of the same window use (a 40 ms trace in ms,
+// not 0.000 to 0.040 s). Every moment is a time (m0 a length, m1 an
+// instant, m2 and the signed m3 spreads around it), so one factor scales
+// them all.
+func inUnit(fig []MomentRow, opt *MomentsOptions, unit float64) {
+	if unit == 1 {
+		return
+	}
+	for i := range fig {
+		m := &fig[i].Moments
+		m.M0, m.M1, m.M2, m.M3 = m.M0/unit, m.M1/unit, m.M2/unit, m.M3/unit
+	}
+	opt.TimeMin, opt.TimeMax = opt.TimeMin/unit, opt.TimeMax/unit
+}
+
 // ResultFigure draws rows of moments of kind by (moments.Result.Rows)
 // analysed over the window [start, end): ResultRows laid out on a time
 // axis holding the window and every mark, counting from opt.Origin, the
@@ -191,7 +208,8 @@ func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt 
 	if len(rows) == 0 {
 		return nil, errs.Argument("rows", "there are no %s rows to draw", by)
 	}
-	origin, label := opt.Origin, TimeLabel(opt.Origin, "s")
+	origin := opt.Origin
+	unit, label := TimeAxis(origin, start, end)
 	fig, groups, legend := ResultRows(rows, by, origin)
 	if by == moments.ByState {
 		// ResultRows sorted the rows by state, stably: sort their states so.
@@ -208,6 +226,7 @@ func ResultFigure(rows []moments.Row, by moments.By, start, end trace.Time, opt 
 	}
 	opt.TimeMin, opt.TimeMax = WindowAxis(start, end, origin)
 	opt.TimeLabel, opt.Groups, opt.Legend = label, groups, legend
+	inUnit(fig, &opt, unit)
 	return MomentsFigure(fig, opt)
 }
 
@@ -245,7 +264,8 @@ func AggregateFigure(rows []moments.Row, by moments.By, start, end trace.Time, o
 	if len(rows) == 0 {
 		return nil, errs.Argument("rows", "there are no aggregate rows to draw")
 	}
-	origin, label := opt.Origin, TimeLabel(opt.Origin, "s")
+	origin := opt.Origin
+	unit, label := TimeAxis(origin, start, end)
 	// By node: rows in their order, norms per resource.
 	fig, _, _ := ResultRows(rows, moments.ByNode, origin)
 	colors, legend := StateColors(rows)
@@ -276,6 +296,7 @@ func AggregateFigure(rows []moments.Row, by moments.By, start, end trace.Time, o
 	}
 	opt.TimeMin, opt.TimeMax = WindowAxis(start, end, origin)
 	opt.TimeLabel, opt.Lines, opt.Legend = label, lines, legend
+	inUnit(fig, &opt, unit)
 	if by == moments.ByResource || by == moments.ByNode {
 		// One line per node: group them by the root's children.
 		for l, k := range keys {

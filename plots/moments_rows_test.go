@@ -262,3 +262,41 @@ func TestMomentsFigureLabelsFollowTheHeight(t *testing.T) {
 		}
 	}
 }
+
+// A short window reads in the unit the model's figures read it in: a 40 ms
+// trace's moment display counts milliseconds, and is the figure of the same
+// rows given in milliseconds.
+func TestResultFigureUnit(t *testing.T) {
+	epoch := trace.Time(1_700_000_000) * trace.Second
+	var s moments.Sums
+	s.Add(epoch+trace.Second/100, epoch+3*trace.Second/100)
+	rows := []moments.Row{{Path: "p", Name: "p", Resources: 1, Sums: s}}
+	end := epoch + 4*trace.Second/100
+	got, err := ResultFigure(rows, moments.ByResource, epoch, end, MomentsOptions{Format: SVG, Origin: epoch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit, label := TimeAxis(epoch, epoch, end)
+	if unit != 1e-3 || !strings.HasPrefix(label, "time (ms)") {
+		t.Fatalf("axis %v %q, want milliseconds", unit, label)
+	}
+	fig, groups, legend := ResultRows(rows, moments.ByResource, epoch)
+	m := fig[0].Moments
+	// The busy interval [10, 30) ms: norm 20 ms, mean 20 ms, deviation
+	// sqrt(3 var) = 10 ms, no skew.
+	if math.Abs(m.M0-0.020) > 1e-12 || math.Abs(m.M1-0.020) > 1e-12 || math.Abs(m.M2-0.010) > 1e-12 || math.Abs(m.M3) > 1e-9 {
+		t.Fatalf("moments %+v", m)
+	}
+	fig[0].Moments = moments.Moments{M0: m.M0 / 1e-3, M1: m.M1 / 1e-3, M2: m.M2 / 1e-3, M3: m.M3 / 1e-3}
+	want, err := MomentsFigure(fig, MomentsOptions{Format: SVG, Origin: epoch, TimeMin: 0, TimeMax: 40,
+		TimeLabel: label, Groups: groups, Legend: legend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Error("the moment display of a 40 ms window is not the figure of its rows in milliseconds")
+	}
+	if !strings.Contains(string(got), "time (ms)") {
+		t.Error("the axis does not say milliseconds")
+	}
+}

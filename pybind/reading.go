@@ -14,6 +14,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/partition"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -64,11 +65,58 @@ func openTrace(path string, options string) (*ingest.Source, string, error) {
 	format, _ := values["format"].(string)
 	delete(values, "format")
 	delete(values, memoryBudgetOption)
+	if v, ok := values[runPathsOption]; ok {
+		delete(values, runPathsOption)
+		return openRunList(v, format, values)
+	}
 	src, f, err := formats.Open(path, format, values)
 	if err != nil {
 		return nil, "", err
 	}
 	return src, f.Name, nil
+}
+
+// runPathsOption lists the traces StartRead and StartAnalyze read as one,
+// each under a container of its own named after its file
+// (partition.Runs): the ranks' files of one PyTorch job, for instance.
+// It is the front end's option, not a reader's.
+const runPathsOption = "run_paths"
+
+// openRunList opens the traces of the JSON list v as one source; the
+// format is theirs when they share one, "runs" otherwise.
+func openRunList(v any, format string, values ingest.Values) (*ingest.Source, string, error) {
+	items, ok := v.([]any)
+	paths := make([]string, len(items))
+	for i, item := range items {
+		paths[i], ok = item.(string)
+		if !ok {
+			break
+		}
+	}
+	if !ok || len(paths) == 0 {
+		return nil, "", errs.Argument("path", "must be a path or a non-empty list of paths, got %v", v)
+	}
+	plan, err := partition.PlanRuns(paths, format, values)
+	if err != nil {
+		return nil, "", err
+	}
+	src, err := partition.Runs(plan)
+	if err != nil {
+		return nil, "", err
+	}
+	if format == "" {
+		for i, p := range paths {
+			f, err := formats.Detect(p)
+			if err != nil {
+				return nil, "", err
+			}
+			if i > 0 && f.Name != format {
+				return src, "runs", nil
+			}
+			format = f.Name
+		}
+	}
+	return src, format, nil
 }
 
 // memoryBudgetOption is the option of StartRead that bounds the memory of

@@ -37,7 +37,7 @@ func newStragglersAnalyzer(options string) (*analyzer, error) {
 func stragglersAnalysis(r *stragglers.Result) *Analysis {
 	by := r.ByResource()
 	a := &Analysis{kind: "stragglers", info: map[string]any{
-		"mode": r.Mode, "instances": len(r.Instances), "resources": len(r.Resources),
+		"mode": r.Mode, "iteration": r.Iteration, "instances": len(r.Instances), "resources": len(r.Resources),
 		"start": r.Start.Seconds(), "end": r.End.Seconds(),
 	}}
 	a.tables = map[string]func(memory.Allocator) arrow.RecordBatch{

@@ -226,8 +226,7 @@ def analyze_file(path, kind: str, cls, format: str | None, progress: Progress, o
         if not isinstance(format, str):
             raise InvalidArgumentError(f"format: must be a format name, got {format!r}", param="format")
         reader["format"] = format
-    if not isinstance(path, (str, os.PathLike)):
-        raise InvalidArgumentError(f"path: must be a path, got {path!r}", param="path")
+    path = _reading.inputs(path, reader)
     opts = _bridge.options(**options)
     handle = _reading.run(path, reader, progress,
                           start=lambda p, ro: _bridge.native.StartAnalyze(p, ro, kind, opts), result="Analysis")

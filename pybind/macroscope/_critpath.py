@@ -129,7 +129,10 @@ class Stragglers(Analysis):
     """The resources that arrive last at synchronising operations: the
     collectives of a message-passing run, or the iterations of any trace
     (the k-th state of a name on each resource; a resource arrives when it
-    finishes it).
+    finishes it). A trace without collectives (a GPU or machine-learning
+    profile) takes by default the NCCL kernels of its GPUs, or else
+    PyTorch's ProfilerStep iterations, when two resources have them;
+    :attr:`iteration` says which.
 
     ``to_pandas()`` has a row per resource, the most often last first:
     ``resource``, ``times_last``, ``instances`` (it took part in),
@@ -147,18 +150,26 @@ class Stragglers(Analysis):
 
     def instances(self) -> pd.DataFrame:
         """Each instance: instance, name, group (communicator), members,
-        last, time (its arrival, s), lateness, wait_caused (s)."""
+        last, time (its arrival, s from the trace's start), lateness,
+        wait_caused (s), time_ns (the arrival on the trace's clock)."""
         return self.table("instances")
 
     def arrivals(self) -> pd.DataFrame:
         """Every member's arrival at every instance: instance, resource,
-        arrival, delay (after the instance's first arrival; s), last."""
+        arrival (s from the trace's start), delay (after the instance's
+        first arrival; s), last, arrival_ns (on the trace's clock)."""
         return self.table("arrivals")
 
     @property
     def mode(self) -> str:
         """"collectives" or "iterations"."""
         return self._info["mode"]
+
+    @property
+    def iteration(self) -> str | None:
+        """The pattern of the iterations' state names ("nccl*Kernel*",
+        "ProfilerStep*", or the one given), None for collectives."""
+        return self._info.get("iteration") or None
 
     def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "bars",
              top: int | None = None, log: bool | None = None):
@@ -172,7 +183,8 @@ class Stragglers(Analysis):
 
     def _describe(self) -> str:
         i = self._info
-        return f"{i['instances']} {i['mode']} over {i['resources']} resources"
+        of = f" ({i['iteration']})" if i.get("iteration") else ""
+        return f"{i['instances']} {i['mode']}{of} over {i['resources']} resources"
 
 
 def trace_critical_path(trace, whole_run: bool = False) -> CriticalPath:

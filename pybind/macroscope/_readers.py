@@ -22,7 +22,8 @@ from ._reading import Progress
 from ._trace import Trace
 
 
-def read(path: str | os.PathLike, format: str | None = None, *, progress: Progress = None,
+def read(path: str | os.PathLike | Sequence[str | os.PathLike], format: str | None = None, *,
+         progress: Progress = None,
          memory_budget: int | None = None, **options) -> Trace:
     """Read a trace of any format Macroscope knows (:data:`FORMATS`,
     :func:`formats`), found by ``format`` or else by the file's extension,
@@ -59,6 +60,15 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress: Progre
     A directory written by :func:`macroscope.to_parquet_dataset` is read
     back from its states.
 
+    A list of paths is several traces read as one trace, each under a
+    container of type "Run" named after its file, at the top of the
+    hierarchy (as :func:`macroscope.read_micro` reads a list): the ranks'
+    Kineto files of a PyTorch job, say, whose analyses (stragglers over
+    the ranks' steps, flat profile, critical path) then span the job; a
+    list of Pajé files is one Pajé trace split in files. So is a directory
+    that no format reads as a whole but that holds at least two trace
+    files of one format (its files, by name; other files are left out).
+
     Raises :class:`TraceFormatError` (with ``file``, ``line`` or ``offset``
     and ``cause``) on malformed input, :class:`TraceNotFoundError` if the
     file does not exist and :class:`InvalidArgumentError` for an unknown
@@ -73,7 +83,7 @@ def read(path: str | os.PathLike, format: str | None = None, *, progress: Progre
     1  alpha/alpha-1/rank-1  PMPI_Init    0.0  0.0
     """
     check_options("read", options)
-    if format is None and not options and _dataset.is_dataset(path):
+    if format is None and not options and isinstance(path, (str, os.PathLike)) and _dataset.is_dataset(path):
         return _dataset.read_dataset(path)
     return _read(path, format, options, progress, memory_budget)
 
@@ -82,6 +92,7 @@ def _read(path, format, options, progress, memory_budget=None) -> Trace:
     options = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in options.items()}
     if format is not None:
         options["format"] = format
+    path = _reading.inputs(path, options)
     budget = _bridge.memory_budget(memory_budget)
     if budget is not None:
         options["memory_budget"] = budget

@@ -407,7 +407,9 @@ class Trace:
         with ``iteration``, a pattern of state names such as
         "ProfilerStep*", at the k-th such state of every resource, by when
         they finish it): how often, how much later than the next, and how
-        much waiting they caused, as a :class:`macroscope.Stragglers`."""
+        much waiting they caused, as a :class:`macroscope.Stragglers`.
+        Without collectives, the default takes the GPUs' NCCL kernels
+        ("nccl*Kernel*"), or else "ProfilerStep*", found on two resources."""
         return trace_stragglers(self, iteration)
 
     def __repr__(self) -> str:

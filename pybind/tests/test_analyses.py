@@ -432,6 +432,86 @@ def test_stragglers():
     assert (it.instances()["lateness"] > 1.99999).sum() == 3
 
 
+def test_stragglers_nccl_kernels_by_default():
+    # A 2-GPU training step exported by Nsight Systems: no MPI, so the
+    # default takes the NCCL kernels of each GPU's stream. The oracle: the
+    # k-th NCCL kernel of each device from the export's kernel table.
+    import sqlite3
+
+    path = shared("nsys", "mfu_2gpu_before.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT k.deviceId, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+            "JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE 'nccl%Kernel%' "
+            "ORDER BY k.deviceId, k.start").fetchall()
+    ends = {}
+    for dev, _, end in rows:
+        ends.setdefault(dev, []).append(end)
+    assert sorted(ends) == [0, 1] and len(ends[0]) == len(ends[1]) == 33
+    s = ms.stragglers(path)
+    assert (s.mode, s.iteration) == ("iterations", "nccl*Kernel*")
+    assert "(nccl*Kernel*)" in repr(s)
+    inst = s.instances()
+    assert len(inst) == 33
+    for k, row in inst.iterrows():
+        e0, e1 = ends[0][k], ends[1][k]
+        assert row["lateness"] == pytest.approx(abs(e1 - e0) * 1e-9, abs=1e-12)
+        if e1 != e0:
+            assert f"/GPU {int(e1 > e0)}/" in row["last"]
+        # One clock: seconds from the trace's start, the instant in time_ns.
+        assert row["time_ns"] == max(e0, e1)
+    # The same from a trace in memory, and on the command line's first line.
+    trace = ms.read(path)
+    again = trace.stragglers()
+    assert list(again.instances()["last"]) == list(inst["last"])
+    assert inst["time"].tolist() == pytest.approx(((inst["time_ns"] - trace.origin * 1e9) / 1e9).tolist(), abs=1e-9)
+    assert 0 <= inst["time"].min() and inst["time"].max() <= trace.duration
+    arrivals = s.arrivals()
+    assert (arrivals["arrival"] - (arrivals["arrival_ns"] * 1e-9 - trace.origin)).abs().max() < 1e-9
+
+
+def test_ranks_read_as_one_job(tmp_path):
+    # Two ranks' Kineto files of one job: a list of them, or their
+    # directory, is one trace with a container per file; its stragglers
+    # are the NCCL kernels of each communicator's stream ("stream 84",
+    # "stream 203" on both GPUs) paired rank with rank. The oracle: the
+    # kernels' ends (ts + dur, us) in the JSON files themselves.
+    import gzip
+    import json
+    import shutil
+
+    ends = {}
+    for rank in (0, 1):
+        src = shared("hta", "tests", "data", "trace_filter", f"sampled_rank-{rank}.json.gz")
+        shutil.copy(src, tmp_path / src.name)
+        with gzip.open(src) as f:
+            events = json.load(f)["traceEvents"]
+        for e in sorted((e for e in events if e.get("ph") == "X" and e["name"].startswith("ncclKernel")),
+                        key=lambda e: e["ts"]):
+            ends.setdefault(e["tid"], {}).setdefault(rank, []).append(e["ts"] + e["dur"])
+    (tmp_path / "README.txt").write_text("not a trace: left out")
+    files = sorted(str(p) for p in tmp_path.glob("*.json.gz"))
+    by_dir, by_list = ms.read(tmp_path), ms.read(files)
+    for t in (by_dir, by_list):
+        runs = t.containers[t.containers["type"] == "Run"]
+        assert list(runs["name"]) == ["sampled_rank-0.json.gz", "sampled_rank-1.json.gz"]
+    assert len(by_dir.states) == len(by_list.states) == len(ms.read(files[0]).states) + len(ms.read(files[1]).states)
+    want = []
+    for tid, ranks in ends.items():
+        for e0, e1 in zip(ranks[0], ranks[1]):
+            want.append((max(e0, e1), f"/stream {tid}", abs(e1 - e0) * 1e-6, int(e1 > e0)))
+    want.sort()
+    for s in (by_dir.stragglers(), ms.stragglers(tmp_path), ms.stragglers(files)):
+        assert s.iteration == "nccl*Kernel*"
+        inst = s.instances()
+        assert len(inst) == len(want) == 10
+        for (_, stream, lateness, last_rank), (_, row) in zip(want, inst.iterrows()):
+            assert row["last"].startswith(f"sampled_rank-{last_rank}.json.gz/") and row["last"].rstrip().endswith(stream)
+            assert row["lateness"] == pytest.approx(lateness, abs=1e-9)
+    with pytest.raises(ms.InvalidArgumentError, match="list of paths"):
+        ms.read([])
+
+
 def test_tables_write_to_parquet(tmp_path, jacobi):
     for result in (jacobi.flat_profile(), jacobi.load_imbalance(), jacobi.comm_matrix(), jacobi.pop(),
                    jacobi.stragglers()):

@@ -105,7 +105,9 @@ var stragglersCommand = command{
 Finds, while reading the trace, who arrives last at every collective
 operation (or, with --iteration, at the k-th state of that name on every
 resource, by when it ends), how much later than the next, and how much
-waiting that caused; then, per resource, how often and by how much.`,
+waiting that caused; then, per resource, how often and by how much. A
+trace without collectives takes the GPUs' NCCL kernels (nccl*Kernel*),
+or else ProfilerStep*, when two resources have them.`,
 	run: runStragglers,
 }
 
@@ -579,7 +581,7 @@ func runCritPath(c *cli) error {
 }
 
 func runStragglers(c *cli) error {
-	iteration := c.fs.String("iteration", "", "a pattern of state names (ProfilerStep*, ncclKernel*): instance k is the k-th such state of every resource (default: the collective operations)")
+	iteration := c.fs.String("iteration", "", "a pattern of state names (ProfilerStep*, ncclKernel*): instance k is the k-th such state of every resource (default: the collective operations, else nccl*Kernel*, else ProfilerStep*)")
 	kind := c.fs.String("type", "bars", "the figure: bars (waiting caused per resource) or heatmap (delays per instance)")
 	top := c.topFlag(20, "resources most often last")
 	quiet := c.fs.Bool("quiet", false, "do not print the table")
@@ -610,7 +612,11 @@ func runStragglers(c *cli) error {
 		return resultError(path, err)
 	}
 	by := r.ByResource()
-	c.say("stragglers", "%d %s over %d resources", len(r.Instances), r.Mode, len(r.Resources))
+	mode := r.Mode
+	if r.Iteration != "" {
+		mode += " (" + r.Iteration + ")"
+	}
+	c.say("stragglers", "%d %s over %d resources", len(r.Instances), mode, len(r.Resources))
 	if !*quiet {
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "resource\ttimes last\tlateness (s)\twait caused (s)\t\n")

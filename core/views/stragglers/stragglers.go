@@ -14,7 +14,18 @@
 //     "ProfilerStep*", "ncclKernel*" or an NVTX range): instance k is the
 //     k-th state so named on each resource (in the order they begin);
 //     a member arrives when the state ends, so the last is the one that
-//     finishes its k-th iteration last.
+//     finishes its k-th iteration last. Where every resource's name is
+//     shared by others under other parents (the "stream 84" and "stream
+//     203" of each GPU, one per NCCL communicator), the k-th instances
+//     meet within each name only.
+//
+// By default the collectives are taken where the trace has any; a trace
+// without (a GPU or machine-learning profile) falls back to the first of
+// DefaultIterations found on at least two resources: the NCCL kernels of
+// the GPUs' streams (the collectives of a GPU run, as Nsight Systems'
+// recipe takes them), then PyTorch's ProfilerStep iterations (the ranks'
+// Kineto files read together). Result.Iteration names the pattern
+// chosen.
 //
 // The Accumulator is a trace.Sink: it keeps only the collective calls or
 // the iterations' extents.
@@ -35,9 +46,17 @@ import (
 type Options struct {
 	// Iteration, when not empty, is a pattern (path.Match's: * and ?) of
 	// state names: instance k is the k-th state so named on each
-	// resource. Empty: the collective operations.
+	// resource. Empty: the collective operations, or where there are
+	// none the first of DefaultIterations found on two resources.
 	Iteration string
 }
+
+// DefaultIterations are the patterns a trace without collective
+// operations falls back to, in order: NCCL's GPU kernels
+// ("ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_SendRecv"),
+// one per collective on each GPU in the order the ranks call them; then
+// PyTorch profiler's training steps ("ProfilerStep#12").
+var DefaultIterations = []string{"nccl*Kernel*", "ProfilerStep*"}
 
 // Instance is one synchronising operation and its last arrival.
 type Instance struct {
@@ -68,6 +87,7 @@ type Result struct {
 	Resources  []string
 	Instances  []Instance
 	Mode       string // "collectives" or "iterations"
+	Iteration  string // the pattern of the iterations' names ("" for collectives)
 	Start, End trace.Time
 }
 
@@ -75,12 +95,15 @@ type Result struct {
 type Accumulator struct {
 	opt Options
 	mpi *mpi.Builder
-	// Iterations: the matching states' extents, by container.
+	// Iterations: the patterns tried (Options.Iteration, or
+	// DefaultIterations behind the collectives), and by pattern the
+	// matching states' extents, by container.
+	patterns   []string
 	types      []trace.Kind
-	match      []bool // by state value: its name matches
+	match      []int8 // by state value: the first pattern its name matches, or -1
 	names      []string
 	containers []container
-	iters      map[int32][]iteration
+	iters      []map[int32][]iteration
 	start, end trace.Time
 	done       bool
 	err        error
@@ -104,11 +127,15 @@ func New(opt Options) (*Accumulator, error) {
 			return nil, errs.Argument("iteration", "%q is not a pattern of state names: %v", opt.Iteration, err)
 		}
 	}
-	a := &Accumulator{opt: opt, iters: map[int32][]iteration{},
-		containers: []container{{name: "0", parent: trace.None}}}
+	a := &Accumulator{opt: opt, containers: []container{{name: "0", parent: trace.None}}}
+	a.patterns = []string{opt.Iteration}
 	if opt.Iteration == "" {
 		a.mpi = mpi.NewBuilder()
 		a.mpi.CollectivesOnly = true
+		a.patterns = DefaultIterations
+	}
+	for range a.patterns {
+		a.iters = append(a.iters, map[int32][]iteration{})
 	}
 	return a, nil
 }
@@ -136,11 +163,16 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 	if a.mpi != nil {
 		a.mpi.DefineValue(v)
 	}
-	ok := false
-	if a.opt.Iteration != "" && v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState {
-		ok, _ = path.Match(a.opt.Iteration, v.Name)
+	first := int8(-1)
+	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState {
+		for i, p := range a.patterns {
+			if ok, _ := path.Match(p, v.Name); ok {
+				first = int8(i)
+				break
+			}
+		}
 	}
-	a.match = append(a.match, ok)
+	a.match = append(a.match, first)
 	a.names = append(a.names, v.Name)
 }
 
@@ -165,17 +197,16 @@ func (a *Accumulator) DestroyContainer(id int32, at trace.Time) {
 // State implements trace.Sink.
 func (a *Accumulator) State(s trace.State) {
 	if a.mpi != nil {
-		a.mpi.State(s)
-		return
+		a.mpi.State(s) // it reports what it cannot read
 	}
 	if s.Value < 0 || int(s.Value) >= len(a.match) {
-		if a.err == nil {
+		if a.err == nil && a.mpi == nil {
 			a.err = fmt.Errorf("stragglers: state of unknown value %d", s.Value)
 		}
 		return
 	}
-	if a.match[s.Value] {
-		a.iters[s.Container] = append(a.iters[s.Container], iteration{s.Start, s.End, s.Value})
+	if p := a.match[s.Value]; p >= 0 {
+		a.iters[p][s.Container] = append(a.iters[p][s.Container], iteration{s.Start, s.End, s.Value})
 	}
 }
 
@@ -226,42 +257,95 @@ func (a *Accumulator) Result() (*Result, error) {
 			}
 			r.add(in)
 		}
-		if len(run.Collectives) == 0 {
-			return nil, errs.Argument("trace", "no collective operation in this trace (MPI calls named MPI_Allreduce, "+
-				"MPI_Barrier...): give iteration= a pattern of state names whose instances synchronise the resources")
+		if len(run.Collectives) > 0 {
+			return r, nil
 		}
-		return r, nil
+		for p, iters := range a.iters {
+			if len(iters) >= 2 {
+				return a.iterations(p, &Result{Start: a.start, End: a.end})
+			}
+		}
+		return nil, errs.Argument("trace", "no collective operation in this trace (MPI calls named MPI_Allreduce, "+
+			"MPI_Barrier...), nor NCCL kernels or ProfilerStep iterations on two resources: give iteration= a "+
+			"pattern of state names whose instances synchronise the resources")
 	}
-	r.Mode = "iterations"
-	ids := make([]int32, 0, len(a.iters))
-	for id := range a.iters {
+	return a.iterations(0, r)
+}
+
+// iterations completes r with the instances of the states matching
+// pattern p: the k-th of each resource.
+func (a *Accumulator) iterations(p int, r *Result) (*Result, error) {
+	r.Mode, r.Iteration = "iterations", a.patterns[p]
+	ids := make([]int32, 0, len(a.iters[p]))
+	for id := range a.iters[p] {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	var most int
 	for _, id := range ids {
 		r.Resources = append(r.Resources, a.path(id))
-		its := a.iters[id]
+		its := a.iters[p][id]
 		slices.SortStableFunc(its, func(x, y iteration) int { return cmp.Compare(x.start, y.start) })
 		most = max(most, len(its))
 	}
 	if len(ids) < 2 {
 		return nil, errs.Argument("iteration", "the states named %q occur on %d resource(s): stragglers need at least two",
-			a.opt.Iteration, len(ids))
+			a.patterns[p], len(ids))
 	}
-	for k := range most {
-		in := Instance{}
-		for i, id := range ids {
-			its := a.iters[id]
-			if k < len(its) {
-				in.Members = append(in.Members, int32(i))
-				in.Arrivals = append(in.Arrivals, its[k].end)
-				in.Name = a.names[its[k].name]
+	lanes := a.lanes(ids)
+	for _, lane := range lanes {
+		for k := range most {
+			in := Instance{}
+			for _, i := range lane {
+				its := a.iters[p][ids[i]]
+				if k < len(its) {
+					in.Members = append(in.Members, int32(i))
+					in.Arrivals = append(in.Arrivals, its[k].end)
+					in.Name = a.names[its[k].name]
+				}
 			}
+			r.add(in)
 		}
-		r.add(in)
+	}
+	if len(lanes) > 1 {
+		slices.SortStableFunc(r.Instances, func(x, y Instance) int { return cmp.Compare(x.At, y.At) })
 	}
 	return r, nil
+}
+
+// lanes splits the resources ids (indices into ids) into the sets whose
+// k-th instances meet: resources of the same name under different
+// parents ("stream 84" of each GPU, one per NCCL communicator, as
+// PyTorch creates them in the same order on every rank) when every name
+// is shared so; otherwise all of them together (each rank's own thread,
+// "Stream 7" on one GPU and "Stream 15" on the other).
+func (a *Accumulator) lanes(ids []int32) [][]int {
+	byName := map[string]int{}
+	var lanes [][]int
+	for i, id := range ids {
+		name := a.containers[id].name
+		l, ok := byName[name]
+		if !ok {
+			l = len(lanes)
+			byName[name] = l
+			lanes = append(lanes, nil)
+		}
+		lanes[l] = append(lanes[l], i)
+	}
+	for _, lane := range lanes {
+		if len(lane) < 2 {
+			lanes = nil
+			break
+		}
+	}
+	if len(lanes) < 2 {
+		all := make([]int, len(ids))
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	return lanes
 }
 
 // add completes an instance (its last arrival) and keeps it when it has

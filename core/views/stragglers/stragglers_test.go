@@ -113,3 +113,115 @@ func abs(t trace.Time) trace.Time {
 	}
 	return t
 }
+
+// gpuRun is a GPU profile without MPI: two streams whose NCCL kernels
+// end at ends[stream][k], and a training step per stream (ProfilerStep#k
+// on the stream's own thread when steps is set).
+func gpuRun(ends [2][]trace.Time, steps bool, ncclOn int) *trace.Trace {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ncclDevKernel_AllReduce_Sum_f32_RING_LL"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "gemm"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7"})
+	tr.CreateContainer(trace.Container{Name: "GPU 0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	tr.CreateContainer(trace.Container{Name: "GPU 1", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	for s := range 2 {
+		for k, end := range ends[s] {
+			start := trace.Time(k) * 100
+			tr.State(trace.State{Container: int32(s + 1), Type: 1, Value: 1, Start: start, End: start + 10})
+			if s < ncclOn {
+				tr.State(trace.State{Container: int32(s + 1), Type: 1, Value: 0, Start: start + 20, End: end})
+			}
+			if steps {
+				tr.State(trace.State{Container: int32(s + 1), Type: 1, Value: 2, Start: start, End: end + 1})
+			}
+		}
+	}
+	tr.Finish(0, 1000)
+	return tr
+}
+
+// Without collectives, the default takes the GPUs' NCCL kernels: GPU 1
+// ends the first two 5 and 7 ns after GPU 0, GPU 0 the third 3 ns after.
+func TestNCCLKernelsByDefault(t *testing.T) {
+	tr := gpuRun([2][]trace.Time{{50, 150, 263}, {55, 157, 260}}, false, 2)
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "iterations" || r.Iteration != "nccl*Kernel*" || len(r.Instances) != 3 {
+		t.Fatalf("%s %q, %d instances", r.Mode, r.Iteration, len(r.Instances))
+	}
+	want := []struct {
+		last     string
+		lateness trace.Time
+	}{{"GPU 1", 5}, {"GPU 1", 7}, {"GPU 0", 3}}
+	for k, w := range want {
+		in := r.Instances[k]
+		if r.Resources[in.Last] != w.last || in.Lateness != w.lateness || in.WaitCaused != w.lateness ||
+			in.Name != "ncclDevKernel_AllReduce_Sum_f32_RING_LL" {
+			t.Errorf("instance %d: %s by %v (caused %v, %s), want %+v", k, r.Resources[in.Last], in.Lateness, in.WaitCaused, in.Name, w)
+		}
+	}
+	// NCCL kernels on one GPU only: the training steps, on both.
+	r, err = Compute(gpuRun([2][]trace.Time{{50, 150}, {55, 140}}, true, 1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iteration != "ProfilerStep*" || len(r.Instances) != 2 || r.Resources[r.Instances[1].Last] != "GPU 0" || r.Instances[1].Lateness != 10 {
+		t.Errorf("%q: %+v", r.Iteration, r.Instances)
+	}
+	// Neither: the refusal names the way out.
+	_, err = Compute(gpuRun([2][]trace.Time{{50}, {55}}, false, 0), Options{})
+	if err == nil || !strings.Contains(err.Error(), "iteration=") {
+		t.Errorf("no instances at all: %v", err)
+	}
+}
+
+// Two ranks' GPUs, each with a stream per NCCL communicator ("stream 84"
+// and "stream 203" on both): the k-th kernels meet within a communicator's
+// streams, not across them, and the instances come in time order.
+func TestNCCLKernelsByCommunicatorStream(t *testing.T) {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "GPU", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: 0, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 1, Start: trace.None, End: trace.None})
+	tr.DefineValue(trace.Value{Type: 2, Name: "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"})
+	for g := range 2 {
+		tr.CreateContainer(trace.Container{Name: "GPU " + string(rune('0'+g)), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	}
+	// Containers 3, 4: GPU 0's streams 84 and 203; 5, 6: GPU 1's.
+	for g := range 2 {
+		for _, s := range []string{"stream 84", "stream 203"} {
+			tr.CreateContainer(trace.Container{Name: s, Type: 1, Parent: int32(g + 1), Start: 0, End: trace.Unset})
+		}
+	}
+	kernel := func(c int32, start, end trace.Time) {
+		tr.State(trace.State{Container: c, Type: 2, Value: 0, Start: start, End: end})
+	}
+	kernel(3, 0, 10)  // stream 84, first: GPU 1 ends 4 later
+	kernel(5, 0, 14)  //
+	kernel(3, 20, 33) // stream 84, second: GPU 0 ends 2 later
+	kernel(5, 20, 31) //
+	kernel(4, 50, 60) // stream 203, first (one only): GPU 0 ends 1 later
+	kernel(6, 50, 59) //
+	tr.Finish(0, 100)
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		last     string
+		lateness trace.Time
+	}{{"GPU 1/stream 84", 4}, {"GPU 0/stream 84", 2}, {"GPU 0/stream 203", 1}}
+	if len(r.Instances) != len(want) {
+		t.Fatalf("%d instances, want 3: %+v", len(r.Instances), r.Instances)
+	}
+	for k, w := range want {
+		in := r.Instances[k]
+		if r.Resources[in.Last] != w.last || in.Lateness != w.lateness || len(in.Members) != 2 {
+			t.Errorf("instance %d: %s by %v (%d members), want %+v", k, r.Resources[in.Last], in.Lateness, len(in.Members), w)
+		}
+	}
+}
