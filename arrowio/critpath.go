@@ -8,7 +8,8 @@ import (
 )
 
 // CritPathSegmentsTable lists the segments of a critical path, in time
-// order: resource, start, end, duration (s), start_ns, end_ns, via (how
+// order: resource, start, end, duration (s), start_ns, end_ns (start and
+// end on the trace's own clock, as every table keeps them), via (how
 // the path arrived: "start", "late sender", "late receiver",
 // "collective") and from (the resource it came from; null for the first).
 // A GPU or task path (Semantics other than critpath.Scalasca) has, instead

@@ -36,9 +36,9 @@ func StragglersTable(rows []stragglers.Resource, meta map[string]string, mem mem
 // StragglerInstancesTable lists the instances in order: instance (its
 // number), name (the operation or state), group (the communicator; ""
 // when unknown), members, last (the resource arriving last), time (its
-// arrival, s from the trace's start), lateness (s: its arrival minus the
-// next latest), wait_caused (s: the others' waiting for it), time_ns (its
-// arrival on the trace's clock, ns).
+// arrival, s), lateness (s: its arrival minus the next latest),
+// wait_caused (s: the others' waiting for it), time_ns (its arrival, ns):
+// time and time_ns on the trace's own clock, as every table keeps them.
 func StragglerInstancesTable(r *stragglers.Result, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(r.Instances)
 	c := newColumns(mem, n)
@@ -47,7 +47,7 @@ func StragglerInstancesTable(r *stragglers.Result, meta map[string]string, mem m
 	atNs := make([]int64, n)
 	for i, in := range r.Instances {
 		idx[i], members[i], last[i] = int32(i), int32(len(in.Members)), in.Last
-		at[i], late[i], caused[i] = (in.At - r.Start).Seconds(), in.Lateness.Seconds(), in.WaitCaused.Seconds()
+		at[i], late[i], caused[i] = in.At.Seconds(), in.Lateness.Seconds(), in.WaitCaused.Seconds()
 		atNs[i] = int64(in.At)
 	}
 	names, nameCodes := columnLabels(n, func(i int) string { return r.Instances[i].Name })
@@ -65,9 +65,9 @@ func StragglerInstancesTable(r *stragglers.Result, meta map[string]string, mem m
 }
 
 // StragglerArrivalsTable lists every member's arrival at every instance:
-// instance, resource, arrival (s from the trace's start), delay (s: after
-// the first arrival of the instance), last (whether it arrived last),
-// arrival_ns (on the trace's clock).
+// instance, resource, arrival (s), delay (s: after the first arrival of
+// the instance), last (whether it arrived last), arrival_ns (arrival and
+// arrival_ns on the trace's own clock).
 func StragglerArrivalsTable(r *stragglers.Result, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	var idx, res []int32
 	var at, delay []float64
@@ -80,7 +80,7 @@ func StragglerArrivalsTable(r *stragglers.Result, meta map[string]string, mem me
 		}
 		for k, m := range in.Members {
 			idx, res = append(idx, int32(i)), append(res, m)
-			at, delay = append(at, (in.Arrivals[k]-r.Start).Seconds()), append(delay, (in.Arrivals[k]-first).Seconds())
+			at, delay = append(at, in.Arrivals[k].Seconds()), append(delay, (in.Arrivals[k]-first).Seconds())
 			atNs = append(atNs, int64(in.Arrivals[k]))
 			last = append(last, m == in.Last)
 		}

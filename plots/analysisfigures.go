@@ -176,13 +176,11 @@ func CriticalPathFigure(r *critpath.Result, at *critpath.Attribution, kind strin
 	default:
 		return nil, errs.Argument("type", "%q is not path, states or delays", kind)
 	}
-	// A short path late in a long trace: times from its start, so that
-	// the ticks tell its instants apart.
-	origin, xLabel := 0.0, "time (s)"
-	if x0, x1 := r.Start.Seconds(), r.End.Seconds(); x0 > 0 && x1-x0 < 0.05*x1 {
-		origin, xLabel = x0, "time since "+strconv.FormatFloat(x0, 'g', 9, 64)+" s (s)"
-	}
-	sec := func(t trace.Time) float64 { return t.Seconds() - origin }
+	// One clock: times from the trace's start, in the unit that reads the
+	// path's extent (a 2 ms GPU path in µs), as every figure of the trace.
+	origin := r.TraceStart()
+	unit, xLabel := TimeAxis(origin, r.Start, r.End)
+	sec := func(t trace.Time) float64 { return (t - origin).Seconds() / unit }
 	// The rows: every resource, or with many, those the path crosses.
 	spans := r.Spans()
 	short := ShortNames(r.Resources)

@@ -39,7 +39,9 @@ func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {
 		waited += w.Wait
 	}
 	a := &Analysis{kind: "critical path", info: map[string]any{
-		"start": r.Start.Seconds(), "end": r.End.Seconds(), "length": r.Length().Seconds(),
+		// One clock: seconds from the trace's start (origin, on its clock).
+		"start": (r.Start - r.TraceStart()).Seconds(), "end": (r.End - r.TraceStart()).Seconds(),
+		"origin": r.TraceStart().Seconds(), "length": r.Length().Seconds(),
 		"segments": len(r.Segments), "resources": len(r.Resources), "wait_states": len(r.Waits),
 		"waiting": waited.Seconds(), "semantics": r.Semantics,
 	}}

@@ -71,6 +71,9 @@ func openTrace(path string, options string) (*ingest.Source, string, error) {
 	}
 	src, f, err := formats.Open(path, format, values)
 	if err != nil {
+		if files := partition.TraceFiles(path, format); files != nil {
+			return partition.OpenRuns(files, format, values)
+		}
 		return nil, "", err
 	}
 	return src, f.Name, nil
@@ -82,8 +85,8 @@ func openTrace(path string, options string) (*ingest.Source, string, error) {
 // It is the front end's option, not a reader's.
 const runPathsOption = "run_paths"
 
-// openRunList opens the traces of the JSON list v as one source; the
-// format is theirs when they share one, "runs" otherwise.
+// openRunList opens the traces of the JSON list v as one source
+// (partition.OpenRuns).
 func openRunList(v any, format string, values ingest.Values) (*ingest.Source, string, error) {
 	items, ok := v.([]any)
 	paths := make([]string, len(items))
@@ -96,27 +99,7 @@ func openRunList(v any, format string, values ingest.Values) (*ingest.Source, st
 	if !ok || len(paths) == 0 {
 		return nil, "", errs.Argument("path", "must be a path or a non-empty list of paths, got %v", v)
 	}
-	plan, err := partition.PlanRuns(paths, format, values)
-	if err != nil {
-		return nil, "", err
-	}
-	src, err := partition.Runs(plan)
-	if err != nil {
-		return nil, "", err
-	}
-	if format == "" {
-		for i, p := range paths {
-			f, err := formats.Detect(p)
-			if err != nil {
-				return nil, "", err
-			}
-			if i > 0 && f.Name != format {
-				return src, "runs", nil
-			}
-			format = f.Name
-		}
-	}
-	return src, format, nil
+	return partition.OpenRuns(paths, format, values)
 }
 
 // memoryBudgetOption is the option of StartRead that bounds the memory of

@@ -150,14 +150,15 @@ class Stragglers(Analysis):
 
     def instances(self) -> pd.DataFrame:
         """Each instance: instance, name, group (communicator), members,
-        last, time (its arrival, s from the trace's start), lateness,
-        wait_caused (s), time_ns (the arrival on the trace's clock)."""
+        last, time (its arrival, s), lateness, wait_caused (s), time_ns
+        (the arrival; time and time_ns on the trace's own clock, as every
+        table keeps its instants)."""
         return self.table("instances")
 
     def arrivals(self) -> pd.DataFrame:
         """Every member's arrival at every instance: instance, resource,
-        arrival (s from the trace's start), delay (after the instance's
-        first arrival; s), last, arrival_ns (on the trace's clock)."""
+        arrival (s), delay (after the instance's first arrival; s), last,
+        arrival_ns (arrival and arrival_ns on the trace's own clock)."""
         return self.table("arrivals")
 
     @property

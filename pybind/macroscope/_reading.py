@@ -161,25 +161,21 @@ class _Bar:
 
 
 def inputs(path, options: dict):
-    """The path to read, with ``options`` completed for several traces read
-    as one: a list of paths, or a directory that no format reads as a whole
-    but whose files are traces of one format (the ranks' Kineto files of a
-    PyTorch job). Each such trace goes under a container of its own named
-    after its file (the "run_paths" option of the native reading), but a
-    list of Pajé files, which is one Pajé trace split in files (as
+    """The path to read, with ``options`` completed for a list of paths:
+    several traces read as one, each under a container of its own named
+    after its file (the "run_paths" option of the native reading; a
+    directory of trace files of one format is read so by the Go core),
+    but a list of Pajé files, which is one Pajé trace split in files (as
     :func:`macroscope.read_paje` reads it). Returns the first path, which
     names the reading."""
     if isinstance(path, (str, os.PathLike)):
-        paths = _trace_files(os.fspath(path), options.get("format"))
-        if paths is None:
-            return path
-    elif isinstance(path, (list, tuple)):
-        paths = [os.fspath(p) if isinstance(p, (str, os.PathLike)) else p for p in path]
-        if not paths or not all(isinstance(p, str) for p in paths):
-            raise InvalidArgumentError(f"path: must be a path or a non-empty list of paths, got {path!r}",
-                                       param="path")
-    else:
+        return path
+    if not isinstance(path, (list, tuple)):
         raise InvalidArgumentError(f"path: must be a path or a list of paths, got {path!r}", param="path")
+    paths = [os.fspath(p) if isinstance(p, (str, os.PathLike)) else p for p in path]
+    if not paths or not all(isinstance(p, str) for p in paths):
+        raise InvalidArgumentError(f"path: must be a path or a non-empty list of paths, got {path!r}",
+                                   param="path")
     if len(paths) == 1:
         return paths[0]
     format = options.get("format")
@@ -189,31 +185,3 @@ def inputs(path, options: dict):
     else:
         options["run_paths"] = paths
     return paths[0]
-
-
-def _trace_files(path: str, format) -> list[str] | None:
-    """The files of the directory ``path`` to read as runs, when no format
-    reads the directory itself: its trace files (not those of its
-    subdirectories), by name, when at least two and all of one format;
-    None otherwise (the directory, or a file, goes to the readers as it
-    is, and they say what they make of it)."""
-    if not os.path.isdir(path):
-        return None
-    try:
-        _bridge.call(_bridge.native.DetectFormat, path)
-        return None
-    except Exception:  # noqa: BLE001 - any refusal: look at the files
-        pass
-    found, kinds = [], set()
-    for name in sorted(os.listdir(path)):
-        full = os.path.join(path, name)
-        if name.startswith(".") or not os.path.isfile(full):
-            continue
-        try:
-            kinds.add(format or _bridge.call(_bridge.native.DetectFormat, full))
-        except Exception:  # noqa: BLE001 - not a trace: left out
-            continue
-        found.append(full)
-    if len(found) < 2 or len(kinds) != 1:
-        return None
-    return found

@@ -401,6 +401,9 @@ func (c *cli) open(path string) (*ingest.Source, error) {
 	src, f, err := formats.Open(path, *c.format, c.readerOptions)
 	if err == nil {
 		c.formatName = f.Name
+	} else if files := partition.TraceFiles(path, *c.format); files != nil {
+		// A directory of traces of one format: the ranks of one job.
+		src, c.formatName, err = partition.OpenRuns(files, *c.format, c.readerOptions)
 	}
 	var ae *errs.ArgumentError
 	if errors.As(err, &ae) {
