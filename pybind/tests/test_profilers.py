@@ -33,6 +33,10 @@ def test_nsys_counts_equal_sql(name):
     assert types.get("CUDA kernel", 0) + types.get("NCCL kernel", 0) == kernels
     assert types.get("NCCL kernel", 0) == nccl
     assert types.get("CUDA runtime API", 0) == one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    # CUPTI's synchronisation records, named as Kineto names them.
+    syncs = trace.states[trace.states.type == "CUDA synchronization"].value.value_counts()
+    for kind, name in ((2, "Stream Wait Event"), (3, "Stream Sync")):
+        assert syncs.get(name, 0) == one(f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = {kind}")
     # Kernels start, in ns, exactly where the export says.
     first = one("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
     gpu = trace.states[trace.states.type.isin(["CUDA kernel", "NCCL kernel"])]
