@@ -80,21 +80,22 @@ type part struct {
 }
 
 // packedEvent is an event parsed from a part, in a fixed-size record of
-// the fields most events have (a third of a rawEvent: the parser writes
+// the fields most events have (80 bytes, 40% of a rawEvent: the parser writes
 // them and the reader reads them back, a few megabytes per part), with
 // ids interned by the part, and how many strings the part had interned
 // once it was read, so that the strings met first in it are known. An
 // event with any other field (metadata, counter and step arguments, a bad
-// ph or time) is kept whole in part.rare, at index rare.
+// ph or time, a CUDA-event wait) is kept whole in part.rare, at index rare.
 type packedEvent struct {
 	ts, dur                               trace.Time
-	offset                                int64
+	offset, correlation                   int64
 	line                                  int32 // from 1 at the part's start
 	name, cat, pid, tid, id, bindID, args int32
 	interned                              int32
 	rare                                  int32 // index in part.rare; -1 if none
 	ph, scope                             byte
 	flags                                 packedFlags
+	gpuCat                                gpuKind
 }
 
 type packedFlags byte
@@ -113,7 +114,7 @@ const (
 func packs(e *rawEvent) bool {
 	return e.badPh == none && e.badTime == "" && e.argName == none && e.argLabels == none && e.argStep == none &&
 		!e.hasSortIndex && !e.badSortIndex && e.sortIndex == 0 && len(e.counters) == 0 && e.badCounters == 0 &&
-		e.line <= math.MaxInt32
+		e.waitRecord == -1 && e.waitStream == -1 && e.line <= math.MaxInt32
 }
 
 // pack records e (which packs) in a packedEvent.
@@ -130,9 +131,9 @@ func pack(e *rawEvent, interned int32) packedEvent {
 	set(e.flowIn, packedFlowIn)
 	set(e.flowOut, packedFlowOut)
 	set(e.bindEnclosing, packedBindEnclosing)
-	return packedEvent{ts: e.ts, dur: e.dur, offset: e.offset, line: int32(e.line),
+	return packedEvent{ts: e.ts, dur: e.dur, offset: e.offset, correlation: e.correlation, line: int32(e.line),
 		name: e.name, cat: e.cat, pid: e.pid, tid: e.tid, id: e.id, bindID: e.bindID, args: e.args,
-		interned: interned, rare: -1, ph: e.ph, scope: e.scope, flags: f}
+		interned: interned, rare: -1, ph: e.ph, scope: e.scope, flags: f, gpuCat: e.gpuCat}
 }
 
 // unpack sets e to the event pe records, as the parser read it.
@@ -146,7 +147,9 @@ func (p *part) unpack(pe *packedEvent, e *rawEvent) {
 		idLocal: f&packedIDLocal != 0, bindID: pe.bindID, flowIn: f&packedFlowIn != 0, flowOut: f&packedFlowOut != 0,
 		ts: pe.ts, dur: pe.dur, hasTs: f&packedHasTs != 0, hasDur: f&packedHasDur != 0,
 		bindEnclosing: f&packedBindEnclosing != 0, scope: pe.scope,
-		argName: none, argLabels: none, argStep: none, args: pe.args, line: int(pe.line), offset: pe.offset}
+		argName: none, argLabels: none, argStep: none, args: pe.args,
+		gpuCat: pe.gpuCat, correlation: pe.correlation, waitRecord: -1, waitStream: -1,
+		line: int(pe.line), offset: pe.offset}
 }
 
 // eventsHint is the most events a part has held: a part's first read
