@@ -77,6 +77,10 @@ type part struct {
 	lenient bool // the part uses what Perfetto tolerates (see scanner.lenient)
 	err     error
 	ready   chan struct{}
+	// hint, shared by the parts of a read, is the most events one of them
+	// has held: a part's first parse makes its array that large at once
+	// instead of growing it.
+	hint *atomic.Int64
 }
 
 // packedEvent is an event parsed from a part, in a fixed-size record of
@@ -152,21 +156,19 @@ func (p *part) unpack(pe *packedEvent, e *rawEvent) {
 		line: int(pe.line), offset: pe.offset}
 }
 
-// eventsHint is the most events a part has held: a part's first read
-// makes its array that large at once instead of growing it.
-var eventsHint atomic.Int64
-
 // parse reads the events of the part.
 func (p *part) parse(file string, keepArgs bool) {
 	p.events, p.rare, p.series, p.err = p.events[:0], p.rare[:0], p.series[:0], nil
-	if hint := int(eventsHint.Load()); cap(p.events) < hint {
-		p.events = make([]packedEvent, 0, hint+hint/8)
-	}
-	defer func() {
-		if n := int64(len(p.events)); n > eventsHint.Load() {
-			eventsHint.Store(n)
+	if p.hint != nil {
+		if hint := int(p.hint.Load()); cap(p.events) < hint {
+			p.events = make([]packedEvent, 0, hint+hint/8)
 		}
-	}()
+		defer func() {
+			if n := int64(len(p.events)); n > p.hint.Load() {
+				p.hint.Store(n)
+			}
+		}()
+	}
 	if p.strs == nil {
 		p.strs = newInterner()
 		p.col = &collector{strs: p.strs}
@@ -342,8 +344,9 @@ func (d *decoder) readEventsParallel() (bool, error) {
 	parts := make(chan *part, inFlight)
 	work := make(chan *part, inFlight)
 	free := make(chan *part, inFlight)
+	var hint atomic.Int64
 	for range inFlight {
-		free <- &part{ready: make(chan struct{}, 1)}
+		free <- &part{ready: make(chan struct{}, 1), hint: &hint}
 	}
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
