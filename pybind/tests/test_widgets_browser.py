@@ -359,11 +359,15 @@ def test_overview_labels_every_row_of_an_uneven_hierarchy(lab):
 
     model = ms.read_micro(nsys, slices=50, progress=False)
     leaves = model.resources  # rows; paths may repeat
+    # Tall enough for every row to get its 12 pixels (67 rows since the
+    # export's synchronisation records: a row per stream and state type).
+    height = max(600, 14 * leaves + 150)
     nb = lab.notebook([
         "import macroscope as ms",
         f"m = ms.read_micro({str(nsys)!r}, slices=50, progress=False)",
-        "w = m.explore(width=1000, height=600)\nw",
+        f"w = m.explore(width=1000, height={height})\nw",
     ], name="nsys-rows")
+    nb.page.set_viewport_size({"width": 1400, "height": height + 400})  # the whole widget in view
     el = nb.widget(0)
     nb.wait_frame(el, 1)
     x0, y0, w, h = plot_of(el)
