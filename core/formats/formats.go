@@ -40,6 +40,7 @@ var All = []ingest.Format{
 	rocprof.LegacyCSVFormat,
 	pjdump.Format,
 	rocprof.RPDFormat,
+	rocprof.RocpdFormat,
 	nsys.Format,
 	hpctoolkit.Format,
 	perfetto.Format,

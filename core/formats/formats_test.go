@@ -80,3 +80,35 @@ func TestDetectDirSaysTheWayOut(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// A rocpd database (rocprofv3, ROCm 7) is told by its tables whatever its
+// name; RPD files and Nsight Systems exports, SQLite too, are not taken
+// for one.
+func TestDetectRocpd(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "readers", "rocprof", "testdata", "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"results.db", "4101_results.db", "run.sqlite", "profile.rpd", "noext"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := Detect(path); err != nil || f.Name != "rocpd" {
+			t.Errorf("%s detected as %q, %v", name, f.Name, err)
+		}
+	}
+	for rel, want := range map[string]string{
+		filepath.Join("..", "readers", "nsys", "testdata", "tiny.sqlite"): "nsys",
+		filepath.Join(shared, "rocprof", "rpd", "matmul_result.rpd"):      "rpd",
+	} {
+		if _, err := os.Stat(rel); err != nil {
+			t.Logf("skipping %s: %v", rel, err)
+			continue
+		}
+		if f, err := Detect(rel); err != nil || f.Name != want {
+			t.Errorf("%s detected as %q, %v; want %q", rel, f.Name, err, want)
+		}
+	}
+}

@@ -39,6 +39,7 @@ by its name or content):
     rocprofv3-csv   rocprofv3's CSV files of a run
     rocprof-csv     rocprof v1 and v2 CSV
     rpd             rocmProfileData's SQLite database
+    rocpd           rocprofv3's rocpd SQLite database (ROCm 7's default)
     hpctoolkit      HPCToolkit databases
     perfetto        Perfetto protobuf traces
     gotrace         Go execution traces

@@ -101,6 +101,7 @@ __all__ = [
     "read_hpctoolkit",
     "read_nsys",
     "read_perfetto",
+    "read_rocpd",
     "read_rocprof_csv",
     "read_rocprofv3_csv",
     "read_rocprofv3_json",
@@ -280,6 +281,25 @@ def read_rpd(
     """Read a trace in the rpd format: rocmProfileData RPD SQLite database (rocpd_api, rocpd_op, rocpd_api_ops).
 
     Files ending in .rpd (plain or compressed with gzip, bzip2 or zstd).
+
+    Options:
+    ``strict`` (bool, default False): fail (a format error naming the file) when the trace is incomplete (a cut last record, a missing or empty part) instead of returning it marked incomplete
+
+    ``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does.
+    """
+    ...
+
+
+def read_rocpd(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    progress: Progress = None,
+    memory_budget: int | None = None,
+) -> Trace:
+    """Read a trace in the rocpd format: rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs).
+
+    Files ending in results.db (plain or compressed with gzip, bzip2 or zstd).
 
     Options:
     ``strict`` (bool, default False): fail (a format error naming the file) when the trace is incomplete (a cut last record, a missing or empty part) instead of returning it marked incomplete

@@ -404,11 +404,20 @@ def test_critical_path_gpu():
     pd.testing.assert_frame_equal(ms.read(kineto).critical_path().to_pandas(), df)
 
 
-def test_critical_path_refused():
-    # A Kineto trace whose flows were sampled away: no launches to follow.
+def test_critical_path_without_flows():
+    # A Kineto trace whose flows were sampled away: its launches are linked
+    # by their correlation ids, as HTA links them.
     sampled = shared("hta", "tests", "data", "trace_filter", "sampled_rank-0.json.gz")
+    cp = ms.critical_path(sampled)
+    assert cp.semantics == "hta"
+    assert cp.length == pytest.approx(0.736806, abs=1e-9)
+
+
+def test_critical_path_refused():
+    # A Kineto trace of the CPU alone: no launches to follow.
+    cpu_only = shared("hta", "tests", "data", "cpu_only", "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
     with pytest.raises(ms.InvalidArgumentError, match="no MPI calls .* and no links"):
-        ms.critical_path(sampled)
+        ms.critical_path(cpu_only)
 
 
 def test_stragglers():

@@ -33,6 +33,10 @@ def test_nsys_counts_equal_sql(name):
     assert types.get("CUDA kernel", 0) + types.get("NCCL kernel", 0) == kernels
     assert types.get("NCCL kernel", 0) == nccl
     assert types.get("CUDA runtime API", 0) == one("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    # CUPTI's synchronisation records, named as Kineto names them.
+    syncs = trace.states[trace.states.type == "CUDA synchronization"].value.value_counts()
+    for kind, name in ((2, "Stream Wait Event"), (3, "Stream Sync")):
+        assert syncs.get(name, 0) == one(f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = {kind}")
     # Kernels start, in ns, exactly where the export says.
     first = one("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
     gpu = trace.states[trace.states.type.isin(["CUDA kernel", "NCCL kernel"])]
@@ -94,3 +98,45 @@ def test_go_trace_cut_is_a_format_error(tmp_path):
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read(cut)
     assert info.value.file == str(cut)
+
+
+ROCPD = REPO / "core" / "readers" / "rocprof" / "testdata"
+
+
+@pytest.mark.parametrize("name", ["results.db", "timestamps_results.db"])
+def test_rocpd_database_end_to_end(tmp_path, name):
+    """rocprofv3's rocpd database (ROCm 7): ms.read finds the format by its
+    tables, under any name; the states, launches and per-kernel times equal
+    SQL on the file's data views; the micro model's kernel time is theirs."""
+    src = ROCPD / name
+    path = tmp_path / "4101_run.sqlite"
+    shutil.copy(src, path)
+    trace = quiet_read(path)
+    assert trace.format == "rocpd"
+    db = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    one = lambda sql: db.execute(sql).fetchone()
+    states = trace.states
+    types = states.type.value_counts()
+    assert (types["Kernel"], types["Memory copy"]) == one("SELECT count(*), (SELECT count(*) FROM memory_copies) FROM kernels")
+    assert types["HIP API"] == one("SELECT count(*) FROM regions WHERE category = 'HIP_RUNTIME_API_EXT'")[0]
+    assert types["Marker"] == one("SELECT count(*) FROM regions WHERE category = 'MARKER_CORE_RANGE_API'")[0]
+    assert len(trace.events) == one("SELECT count(*) FROM regions WHERE category = 'MARKER_CORE_API'")[0]
+    assert len(trace.links) == one("""SELECT (SELECT count(*) FROM regions R JOIN kernels K ON K.corr_id = R.corr_id AND K.guid = R.guid)
+                                           + (SELECT count(*) FROM regions R JOIN memory_copies M ON M.corr_id = R.corr_id AND M.guid = R.guid)""")[0]
+    # Per kernel name: count and total time, in ns.
+    kernels = states[states.type == "Kernel"]
+    ours = {n: (len(g), int((g.end_ns - g.start_ns).sum())) for n, g in kernels.groupby("value", observed=True)}
+    theirs = {n: (c, d) for n, c, d in db.execute("SELECT name, count(*), sum(duration) FROM kernels GROUP BY name")}
+    assert ours == theirs and len(ours) == 3
+    # The trace's notes say what is not modelled.
+    assert any("rocpd_sample" in w for w in trace.warnings)
+    # Micro model: the time in "Kernel" over all slices and queues is the kernels' time.
+    model = trace.micro(slices=20, key="type")
+    assert "Kernel" in model.states
+    table = model.to_pandas()
+    total_ns = one("SELECT sum(duration) FROM kernels")[0]
+    assert table[table.state == "Kernel"].duration.sum() == pytest.approx(total_ns / 1e9, rel=1e-9)
+    # The overview figure of the model's aggregation, and the other views.
+    fig = model.aggregate(0.5).plot(width=400, height=300)
+    assert type(fig) is ms.Figure and bytes(fig)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (trace.moments().to_pandas().m0 >= 0).all()

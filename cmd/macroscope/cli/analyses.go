@@ -88,7 +88,7 @@ the wait states (late sender, late receiver, waiting in collectives), then
 a walk back from the last resource to enter MPI_Finalize, along it until a
 call that waited, on at the resource that caused the wait, down to
 MPI_Init's end. Without, on a trace whose calls launch GPU operations
-(Kineto's flows, the correlation ids of Nsight Systems and rocprof),
+(Kineto's flows or correlation ids, those of Nsight Systems and rocprof),
 Holistic Trace Analysis' semantics: the longest path through the CPU call
 stacks, the launches, the streams' order and their synchronisations; on a
 trace of states joined by flows, the longest path through them. The first

@@ -29,6 +29,7 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		return err
 	}
 	links, lost := c.matchFlows()
+	launches, waits := c.correlate(links)
 	async := c.matchAsync()
 
 	e := emitter{c: c, sink: sink, values: map[[3]int32]int32{}}
@@ -36,12 +37,19 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		e.args = as
 	}
 	e.defineTypes(len(links) > 0, len(lost) > 0, &async)
+	if len(launches) > 0 {
+		e.correlation = e.define(trace.Type{Name: "Correlation", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+	}
+	if len(waits) > 0 {
+		e.eventWait = e.define(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+	}
 	e.createContainers()
 	e.states()
 	e.asyncStates(async.slices)
 	e.instants()
 	e.asyncEvents(async.events)
 	e.flows(links, lost)
+	e.gpuLinks(launches, waits)
 	e.variables()
 	if c.timed {
 		sink.Finish(c.first, c.last)
@@ -203,6 +211,7 @@ type emitter struct {
 	process, thread, state, instant, procInstant, global int32
 	track, asyncSlice, asyncInstant, asyncStep           int32
 	flow, lostFlow                                       int32
+	correlation, eventWait                               int32 // the links of correlate
 	counters                                             []int32
 
 	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
@@ -529,6 +538,124 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 		}
 		name := c.strs.id([]byte(what))
 		e.emitEvent(trace.Event{Container: cont(p), Type: e.lostFlow, Value: e.value(e.lostFlow, name, none), Time: p.ts}, none)
+	}
+}
+
+// gpuLink is a link correlate draws between two slices (an event wait
+// leaves from lane 0 of a stream, at the time its event was recorded).
+type gpuLink struct {
+	fromThread, fromLane, toThread, toLane int32
+	start, end                             trace.Time
+	name                                   int32 // the slice it leaves from
+	key                                    int64 // the correlation id
+}
+
+// launchFlows are the categories of Kineto's flows from a call to its
+// operations, whose id is the correlation id: ac2g, and async_cpu_to_gpu
+// before PyTorch 1.13.
+var launchFlows = map[string]bool{"ac2g": true, "async_cpu_to_gpu": true}
+
+// correlate draws the links the correlation ids of Kineto's GPU events
+// give, as Holistic Trace Analysis reads them:
+//   - launches: from a runtime or driver call to each GPU operation or
+//     synchronisation of its correlation id, where no matched launch flow
+//     (launchFlows) of that id does already (traces written without flows, and
+//     Kineto's synchronisation flows, whose two ends are both f);
+//   - event waits: from the stream a cudaEventRecord call recorded on
+//     (wait_on_stream, on the device of the synchronisation), at the
+//     call's start, to the synchronisation that waits for that event
+//     ("Event Sync", "Stream Wait Event", whose
+//     wait_on_cuda_event_record_corr_id is the call's correlation id).
+func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
+	if len(c.gpuCalls) == 0 || len(c.gpuOps) == 0 {
+		return nil, nil
+	}
+	// The correlation ids of the matched launch flows, sorted.
+	var flowed []int64
+	for _, l := range links {
+		if p := &c.flows[l.from]; p.cat != none && launchFlows[c.strs.str(p.cat)] {
+			if n, err := strconv.ParseInt(c.strs.str(p.id), 10, 64); err == nil {
+				flowed = append(flowed, n)
+			}
+		}
+	}
+	slices.Sort(flowed)
+	var unflowed []int32 // the operations no flow links
+	for i, g := range c.gpuOps {
+		if _, ok := slices.BinarySearch(flowed, g.correlation); !ok {
+			unflowed = append(unflowed, int32(i))
+		}
+	}
+	if len(unflowed) == 0 && len(c.gpuWaits) == 0 {
+		return nil, nil // Kineto's usual trace: its flows say it all
+	}
+	calls, ops := c.placeGPU(c.gpuCalls), c.placeGPU(c.gpuOps)
+	call := map[int64]int32{} // correlation id -> its call, the first in the file
+	for i, g := range c.gpuCalls {
+		if _, dup := call[g.correlation]; !dup && calls[i] != nil {
+			call[g.correlation] = int32(i)
+		}
+	}
+	for _, i := range unflowed {
+		g, op := &c.gpuOps[i], ops[i]
+		if k, ok := call[g.correlation]; ok && op != nil {
+			from := calls[k]
+			launches = append(launches, gpuLink{fromThread: c.gpuCalls[k].thread, fromLane: from.lane, toThread: g.thread,
+				toLane: op.lane, start: from.start, end: op.start, name: from.name, key: g.correlation})
+		}
+	}
+	var threadOf map[[2]string]int32 // (pid, tid) as the file writes them -> thread
+	for _, w := range c.gpuWaits {
+		g, op := &c.gpuOps[w.op], ops[w.op]
+		k, ok := call[w.record]
+		if !ok || op == nil {
+			continue
+		}
+		if threadOf == nil {
+			threadOf = map[[2]string]int32{}
+			for ti, t := range c.threads {
+				threadOf[[2]string{c.strs.str(c.procs[t.proc].key), c.strs.str(t.key)}] = int32(ti)
+			}
+		}
+		pid := c.strs.str(c.procs[c.threads[g.thread].proc].key)
+		stream, ok := threadOf[[2]string{pid, strconv.FormatInt(w.stream, 10)}]
+		if !ok {
+			continue // nothing ran on the stream: no operation to wait for
+		}
+		record := calls[k]
+		waits = append(waits, gpuLink{fromThread: stream, toThread: g.thread, toLane: op.lane,
+			start: record.start, end: op.start, name: record.name, key: w.record})
+	}
+	return launches, waits
+}
+
+// placeGPU returns the slice of each GPU event (events are in file
+// order, as their sequence numbers), once the threads' slices are nested.
+func (c *collector) placeGPU(events []gpuEvent) []*slice {
+	at := make([]*slice, len(events))
+	for ti := range c.threads {
+		t := &c.threads[ti]
+		for i := range t.slices {
+			k, ok := slices.BinarySearchFunc(events, t.slices[i].seq, func(g gpuEvent, seq int32) int { return cmp.Compare(g.seq, seq) })
+			if ok && events[k].thread == int32(ti) {
+				at[k] = &t.slices[i]
+			}
+		}
+	}
+	return at
+}
+
+// gpuLinks emits the links correlate drew, keyed by their correlation id.
+func (e *emitter) gpuLinks(launches, waits []gpuLink) {
+	for _, ls := range [...]struct {
+		typ   int32
+		links []gpuLink
+	}{{e.correlation, launches}, {e.eventWait, waits}} {
+		for _, l := range ls.links {
+			e.sink.Link(trace.Link{Container: 0, Type: ls.typ, Value: e.value(ls.typ, l.name, none),
+				Start: l.start, End: l.end, From: e.thrCont[l.fromThread] + l.fromLane, To: e.thrCont[l.toThread] + l.toLane,
+				Key: strconv.FormatInt(l.key, 10), Size: math.NaN()})
+		}
 	}
 }
 

@@ -106,6 +106,22 @@ type flowPoint struct {
 	at   trace.Time
 }
 
+// gpuEvent is a complete event of a Kineto GPU category with a
+// correlation id (see rawEvent.correlation), linked once its slice is
+// placed (see correlate).
+type gpuEvent struct {
+	seq, thread int32
+	correlation int64
+}
+
+// gpuWait is a GPU operation (an index in collector.gpuOps) that waits
+// for a CUDA event: the correlation id of the cudaEventRecord call and
+// the stream it recorded on.
+type gpuWait struct {
+	op             int32
+	record, stream int64
+}
+
 // asyncKey identifies an async track: nestable events (b, e, n) by
 // category and id, legacy ones (S, T, p, F) by name and id, as the trace
 // viewer does. pid scopes process-local ids (id2.local), none otherwise.
@@ -183,8 +199,12 @@ type collector struct {
 	counterTypes []counterKey
 	counterByKey map[counterKey]int32
 	flows        []flowPoint
-	tracks       []asyncTrack
-	trackByKey   map[asyncKey]int32
+	// Kineto's GPU calls and operations with a correlation id, in file
+	// order, and the operations that wait for a CUDA event.
+	gpuCalls, gpuOps []gpuEvent
+	gpuWaits         []gpuWait
+	tracks           []asyncTrack
+	trackByKey       map[asyncKey]int32
 
 	// The arguments of events, for a sink that keeps them.
 	argsArena []byte
@@ -236,6 +256,7 @@ func (c *collector) bytes() int64 {
 	n := int64(cap(c.procs))*int64(unsafe.Sizeof(process{})) + int64(cap(c.threads))*int64(unsafe.Sizeof(thread{})) +
 		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
 		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
+		int64(cap(c.gpuCalls)+cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})) + int64(cap(c.gpuWaits))*int64(unsafe.Sizeof(gpuWait{})) +
 		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
 	for i := range c.threads {
 		t := &c.threads[i]
@@ -254,7 +275,8 @@ func (c *collector) bytes() int64 {
 // whose next growth asks the most at once.
 func (c *collector) largest() int64 {
 	n := max(int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})), int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})),
-		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.argsArena)),
+		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.gpuCalls))*int64(unsafe.Sizeof(gpuEvent{})),
+		int64(cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})), int64(cap(c.argsArena)),
 		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
 	for i := range c.threads {
 		t := &c.threads[i]
@@ -501,6 +523,18 @@ func (c *collector) addComplete(e *rawEvent) {
 	ti := c.thread(e.pid, e.tid)
 	t := &c.threads[ti]
 	t.slices = append(t.slices, slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
+	if e.correlation >= 0 {
+		g := gpuEvent{seq: c.seq, thread: ti, correlation: e.correlation}
+		switch e.gpuCat {
+		case gpuCall:
+			c.gpuCalls = append(c.gpuCalls, g)
+		case gpuOp:
+			if e.waitRecord >= 0 && e.waitStream >= 0 {
+				c.gpuWaits = append(c.gpuWaits, gpuWait{op: int32(len(c.gpuOps)), record: e.waitRecord, stream: e.waitStream})
+			}
+			c.gpuOps = append(c.gpuOps, g)
+		}
+	}
 	c.seeOn(t, e.ts)
 	if end != openEnd {
 		c.seeOn(t, end)

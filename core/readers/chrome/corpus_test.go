@@ -65,6 +65,10 @@ type oracle struct {
 		Start, End     trace.Time
 	}
 	SomeLinks []struct{ From, To flowEnd }
+	// The links of Kineto's correlation ids: launches where no flow
+	// gives them, waits for CUDA events; a few of them.
+	CorrelationLinks, EventWaits int
+	SomeGPULinks                 []struct{ From, To flowEnd }
 }
 
 type flowEnd struct {
@@ -131,7 +135,14 @@ func TestCorpusAgainstPython(t *testing.T) {
 			}
 			check("states (X events)", tr.States.Len(), w.Phases["X"])
 			check("events (instants + unmatched flow points)", tr.Events.Len(), w.Instants+w.UnmatchedFlowPoints)
-			check("links", tr.Links.Len(), w.Links)
+			links := map[string]int{}
+			for _, l := range tr.Links.All() {
+				links[tr.TypeName(l.Type)]++
+			}
+			check("links (flows)", links["Flow"], w.Links)
+			check("links (correlation ids)", links["Correlation"], w.CorrelationLinks)
+			check("links (CUDA event waits)", links["CUDA event wait"], w.EventWaits)
+			check("links", tr.Links.Len(), w.Links+w.CorrelationLinks+w.EventWaits)
 			check("variable pieces (counter samples)", tr.Variables.Len(), w.CounterSamples)
 			check("processes", procs, w.Processes)
 			check("threads", threads, w.Threads)
@@ -143,7 +154,7 @@ func TestCorpusAgainstPython(t *testing.T) {
 					t.Errorf("no state %q [%d, %d] on pid %s tid %s", s.Name, s.Start, s.End, s.Pid, s.Tid)
 				}
 			}
-			for _, l := range w.SomeLinks {
+			for _, l := range append(w.SomeLinks, w.SomeGPULinks...) {
 				if !hasLink(tr, l.From, l.To) {
 					t.Errorf("no link %+v -> %+v", l.From, l.To)
 				}

@@ -97,6 +97,16 @@
 //     events (Perfetto's form): links of type "Flow" between threads,
 //     declared in the root container, valued by the flow name, with Key
 //     "cat:id" (see Flows).
+//   - X events of Kineto's GPU categories, by their args.correlation:
+//     links of type "Correlation" from a runtime or driver call
+//     (cuda_runtime, cuda_driver) to each GPU operation or
+//     synchronisation (kernel, gpu_memcpy, gpu_memset, cuda_sync) of its
+//     correlation id, where no matched launch flow (ac2g,
+//     async_cpu_to_gpu) of that id exists, valued by the call's name; and
+//     links of type "CUDA event wait" from the stream a cudaEventRecord
+//     call recorded on (args.wait_on_stream), at the call's start, to the
+//     synchronisation that waits for it (its
+//     args.wait_on_cuda_event_record_corr_id). Key: the correlation id.
 //   - M: names and sort indexes, see above.
 //   - Phases the model does not hold are counted in the notes, never
 //     refused: object snapshots (N, O, D), samples (P), memory dumps (v,

@@ -216,6 +216,13 @@ type rawEvent struct {
 	// decoder.keepArgs), none if there are none.
 	args int32
 
+	// Kineto's GPU arguments of a complete event of a GPU category
+	// (gpuCategory): its correlation id and, for a CUDA-event
+	// synchronisation, the correlation id of the cudaEventRecord call it
+	// waits for and the stream that call recorded on; -1 when absent.
+	gpuCat                              gpuKind
+	correlation, waitRecord, waitStream int64
+
 	line   int
 	offset int64
 }
@@ -224,12 +231,56 @@ func (e *rawEvent) reset(line int, offset int64) {
 	counters, argsText := e.counters[:0], e.argsText[:0]
 	*e = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
 		argName: none, argLabels: none, argStep: none, args: none,
+		correlation: -1, waitRecord: -1, waitStream: -1,
 		counters: counters, argsText: argsText, line: line, offset: offset}
 }
 
-// parsesArgs tells whether the reader looks inside the arguments of an
-// event of phase ph: metadata names, counter series, async step names.
-func parsesArgs(ph byte) bool { return ph == 'M' || ph == 'C' || ph == 'T' || ph == 'p' }
+// parsesArgs tells whether the reader looks inside the arguments of e:
+// metadata names, counter series, async step names, the correlation ids
+// of Kineto's GPU events.
+func (e *rawEvent) parsesArgs() bool {
+	return e.ph == 'M' || e.ph == 'C' || e.ph == 'T' || e.ph == 'p' || e.ph == 'X' && e.gpuCat != notGPU
+}
+
+// gpuKind tells the categories Kineto gives the CUDA (or HIP) runtime and
+// driver calls and the GPU operations, whose args.correlation pairs a
+// call with the operations it enqueued.
+type gpuKind byte
+
+const (
+	notGPU  gpuKind = iota
+	gpuCall         // cuda_runtime, cuda_driver
+	gpuOp           // kernel, gpu_memcpy, gpu_memset, cuda_sync
+)
+
+func gpuCategory(cat []byte) gpuKind {
+	switch string(cat) {
+	case "cuda_runtime", "cuda_driver":
+		return gpuCall
+	case "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync":
+		return gpuOp
+	}
+	return notGPU
+}
+
+// setGPUArg keeps one of the integer arguments of a GPU event (see
+// rawEvent.correlation); a value that is no integer is ignored.
+func (e *rawEvent) setGPUArg(key, v []byte) {
+	var f *int64
+	switch string(key) {
+	case "correlation":
+		f = &e.correlation
+	case "wait_on_cuda_event_record_corr_id":
+		f = &e.waitRecord
+	case "wait_on_stream":
+		f = &e.waitStream
+	default:
+		return
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
+		*f = n
+	}
+}
 
 // keepsArgs tells whether the arguments of an event of phase ph end up on
 // a state or an event, for a sink that keeps them (trace.ArgsSink); those
@@ -280,7 +331,9 @@ func (d *decoder) readEvent(e *rawEvent) error {
 		}
 	}
 	if len(e.argsText) > 0 {
-		return d.useArgs(e, e.argsText, e.argsLine)
+		err := d.useArgs(e, e.argsText, e.argsLine)
+		e.argsText, e.argsLine = e.argsText[:0], 0 // read: as if read in place
+		return err
 	}
 	return nil
 }
@@ -299,11 +352,11 @@ func (d *decoder) readArgsField(e *rawEvent) error {
 			return err
 		}
 		e.args = d.addArgs(from)
-		if parsesArgs(e.ph) {
+		if e.parsesArgs() {
 			return d.readArgs(newBytesScanner(d.file, d.col.argsArena[from:], line), e)
 		}
 		return nil
-	case parsesArgs(e.ph):
+	case e.parsesArgs():
 		return d.readArgs(s, e)
 	}
 	return s.skip(1)
@@ -316,7 +369,7 @@ func (d *decoder) useArgs(e *rawEvent, text []byte, line int) error {
 		d.col.argsArena = append(d.col.argsArena, text...)
 		e.args = d.addArgs(from)
 	}
-	if parsesArgs(e.ph) {
+	if e.parsesArgs() {
 		return d.readArgs(newBytesScanner(d.file, text, line), e)
 	}
 	return nil
@@ -413,7 +466,10 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 	case 'n':
 		e.name, err = d.internString()
 	case 'c':
-		e.cat, err = d.internString()
+		var v []byte
+		if v, err = s.str(); err == nil {
+			e.cat, e.gpuCat = d.strs.id(v), gpuCategory(v)
+		}
 	case 'p':
 		e.pid, err = d.internScalar("pid")
 	case 't':
@@ -452,7 +508,9 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 			}
 		}
 	case 'a':
-		if e.ph == 0 && e.badPh == none {
+		// Until ph is known, and for a complete event until its cat is
+		// (Kineto's GPU events have arguments to read), the text waits.
+		if e.ph == 0 && e.badPh == none || e.ph == 'X' && e.cat == none {
 			e.argsText = e.argsText[:0]
 			e.argsText, e.argsLine, err = s.capture(e.argsText)
 		} else {
@@ -621,9 +679,12 @@ func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
 		if err != nil {
 			return err
 		}
-		if e.ph == 'C' {
+		switch e.ph {
+		case 'C':
 			err = d.readCounterArg(s, e, d.strs.id(key))
-		} else {
+		case 'X':
+			err = d.readGPUArg(s, e, key)
+		default:
 			// metadata names and sort indexes, async step names
 			err = d.readMetadataArg(s, e, key)
 		}
@@ -646,6 +707,26 @@ func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
 			return nil
 		}
 	}
+}
+
+// readGPUArg reads one argument of a complete event of a GPU category,
+// keeping the integers setGPUArg knows.
+func (d *decoder) readGPUArg(s *scanner, e *rawEvent, key []byte) error {
+	known := string(key) == "correlation" || string(key) == "wait_on_cuda_event_record_corr_id" || string(key) == "wait_on_stream"
+	var name [len("wait_on_cuda_event_record_corr_id")]byte
+	k := name[:copy(name[:], key)] // key aliases the buffer the value is read from
+	if err := s.expect(':', "args"); err != nil {
+		return err
+	}
+	if c, _ := s.peek(); !known || c != '-' && (c < '0' || c > '9') {
+		return s.skip(1)
+	}
+	v, err := s.number()
+	if err != nil {
+		return err
+	}
+	e.setGPUArg(k, v)
+	return nil
 }
 
 func (d *decoder) readMetadataArg(s *scanner, e *rawEvent, key []byte) error {

@@ -18,6 +18,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 	s := d.sc
 	b := s.buf[:s.end]
 	i, lines, lenient := s.pos+1, 0, false
+	argsAt := -1 // where the args of a complete event whose cat comes later start
 	e.reset(s.line, s.offset())
 	if i, lines = skipBlanks(b, i, lines); i >= len(b) {
 		return false
@@ -54,7 +55,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			case 'n':
 				e.name = d.strs.id(v)
 			case 'c':
-				e.cat = d.strs.id(v)
+				e.cat, e.gpuCat = d.strs.id(v), gpuCategory(v)
 			case 'b':
 				e.bindEnclosing = string(v) == "e"
 			default:
@@ -105,12 +106,15 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			if e.ph == 0 || (d.keepArgs && keepsArgs(e.ph)) {
 				return false
 			}
-			if parsesArgs(e.ph) {
-				end, l, ok := d.readArgsFast(e, b, i)
+			if e.ph == 'X' && e.cat == none {
+				argsAt = i // read once the cat tells whether they matter
+			}
+			if e.parsesArgs() {
+				end, l, len, ok := d.readArgsFast(e, b, i)
 				if !ok {
 					return false
 				}
-				i, lines = end, lines+l
+				i, lines, lenient = end, lines+l, lenient || len
 				break
 			}
 			fallthrough
@@ -134,6 +138,11 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			continue
 		case '}':
+			if argsAt >= 0 && e.parsesArgs() {
+				if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
+					return false
+				}
+			}
 			s.pos = i + 1
 			s.line += lines
 			s.lenient = s.lenient || lenient
@@ -179,34 +188,35 @@ func plainNumber(b []byte, i int) ([]byte, int, bool) {
 }
 
 // readArgsFast reads the args object at b[i] of a metadata, counter or
-// async step event as readArgs does, if it lies whole in b and holds
+// async step event, or of a GPU event, as readArgs does, if it lies whole in b and holds
 // only plain strings, numbers and values it skips; it returns the index
-// after it and the newlines passed.
-func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
-	lines := 0
+// after it, the newlines passed and whether a value it skipped needed
+// the lenient reading (a trailing comma...).
+func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bool) {
+	lines, lenient := 0, false
 	if b[i] != '{' {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	if b[i] == '}' {
-		return i + 1, lines, true
+		return i + 1, lines, lenient, true
 	}
 	for {
 		key, j, ok := plainString(b, i)
 		if !ok {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		var counter int32
 		if e.ph == 'C' {
 			counter = d.strs.id(key)
 		}
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		c := b[i]
 		scalar := c == '"' || c == '-' || (c >= '0' && c <= '9')
@@ -218,11 +228,17 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
 				v, j, ok = plainNumber(b, i)
 			}
 			if !ok {
-				return 0, 0, false
+				return 0, 0, false, false
 			}
 		}
 		skip := !scalar
 		switch {
+		case e.ph == 'X':
+			if c == '"' || !scalar {
+				skip = true
+				break
+			}
+			e.setGPUArg(key, v)
 		case e.ph == 'C':
 			if !scalar {
 				e.badCounters++ // an object, a boolean, null: not a series
@@ -258,24 +274,24 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool) {
 			skip = true
 		}
 		if skip {
-			end, l, _, ok := skipFast(b, i, 1)
+			end, l, len, ok := skipFast(b, i, 1)
 			if !ok {
-				return 0, 0, false
+				return 0, 0, false, false
 			}
-			j, lines = end, lines+l
+			j, lines, lenient = end, lines+l, lenient || len
 		}
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		switch b[i] {
 		case ',':
 			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
-				return 0, 0, false // a trailing comma, or damage
+				return 0, 0, false, false // a trailing comma, or damage
 			}
 			continue
 		case '}':
-			return i + 1, lines, true
+			return i + 1, lines, lenient, true
 		}
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 }

@@ -113,6 +113,12 @@ func TestEventFast(t *testing.T) {
 		`{"ph": "i", "s": "g", "bp": "e", "ts": 1}`, `{"ph": "X", "ts": "12"}`, `{"ph": "X", "ts": 1e3}`, `{"ph": "X", "ts": 1x}`,
 		`{"ph": "X", "args": {}, "ph": "B"}`, `{"args": {"a": 1}, "ph": "X"}`, `{}`, `{"ph": "XY"}`, `{"name": "a\"b"}`,
 		`{"name": "é", "cat": "` + "\xff" + `"}`, `{"ph": "X",}`, `{"ph": "X", "pid": null}`, "{\n\"ph\"\n:\n\"X\"\n}",
+		// Kineto's GPU events, whose correlation ids the reader keeps.
+		`{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 12, "stream": 7}}`,
+		`{"ph": "X", "name": "Event Sync", "args": {"wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 32, "correlation": 54}, "cat": "cuda_sync"}`,
+		`{"ph": "X", "cat": "cuda_runtime", "args": {"correlation": "12", "x": {"correlation": 3}, "wait_on_stream": -1}}`,
+		`{"ph": "X", "cat": "cuda_runtime", "args": {"correlation": 1.5, "wait_on_stream": 99999999999999999999}}`,
+		`{"args": {"correlation": 4}, "cat": "gpu_memcpy", "ph": "X"}`, `{"ph": "X", "args": {"correlation": 4}, "cat": "cpu_op"}`,
 	} {
 		for _, keep := range []bool{false, true} {
 			checkEventFast(t, []byte(in), keep)
@@ -126,6 +132,8 @@ func FuzzEventFast(f *testing.F) {
 	f.Add([]byte(`{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": "7", "ts": 12.5, "dur": 3, "args": {"a": [1]}},`), false)
 	f.Add([]byte(`{"name": "process_name", "ph": "M", "pid": 9, "args": {"name": "MTIA 9", "sort_index": 12}},`), true)
 	f.Add([]byte(`{"ph": "C", "name": "mem", "pid": 1, "ts": 1, "args": {"a": 1.5, "b": "2e3", "c": true}},`), false)
+	f.Add([]byte(`{"ph": "X", "name": "Stream Wait Event", "args": {"wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 32, "correlation": 54}, "cat": "cuda_sync"},`), false)
+	f.Add([]byte(`{"ph": "X", "cat": "kernel", "ts": 1, "dur": 2, "args": {"correlation": 12, "grid": [1, 2]}},`), true)
 	f.Fuzz(func(t *testing.T, b []byte, keepArgs bool) {
 		if len(b) > maxFuzzInput {
 			return

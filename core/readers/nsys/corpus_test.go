@@ -117,12 +117,12 @@ func TestCorpus(t *testing.T) {
 			checkNVTX(t, path, tr)
 			checkFirstCalls(t, path, tr)
 			checkLinks(t, path, tr)
-			// Tables left out are counted, row for row.
+			// The synchronisation records are states too, by kind.
 			const sync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 			if hasTable(t, path, sync) {
-				want := int64(count(t, path, "SELECT count(*) FROM "+sync))
-				if got := notes.Skipped()["rows of table "+sync]; got != want {
-					t.Errorf("skipped %d rows of %s, want %d", got, sync, want)
+				checkSync(t, path, tr)
+				if got := notes.Skipped()["rows of table "+sync]; got != 0 {
+					t.Errorf("skipped %d rows of %s", got, sync)
 				}
 			}
 			checkStream(t, path, tr)
@@ -242,7 +242,8 @@ func checkNVTX(t *testing.T, path string, tr *trace.Trace) {
 // correlation id is that of a runtime call of their process.
 func checkLinks(t *testing.T, path string, tr *trace.Trace) {
 	var ops []string
-	for _, table := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"} {
+	for _, table := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+		"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"} {
 		if hasTable(t, path, table) {
 			ops = append(ops, "SELECT correlationId AS c, globalPid AS p FROM "+table+" WHERE "+valid)
 		}
@@ -252,13 +253,59 @@ func checkLinks(t *testing.T, path string, tr *trace.Trace) {
 		want = count(t, path, "SELECT count(*) FROM ("+strings.Join(ops, " UNION ALL ")+`) g WHERE (g.p >> 24, g.c) IN
 			(SELECT globalTid >> 24, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE `+valid+")")
 	}
-	if tr.Links.Len() != want {
-		t.Errorf("%d links, want %d", tr.Links.Len(), want)
+	// A wait for a CUDA event is linked from the stream of its record
+	// (CUPTI_ACTIVITY_KIND_CUDA_EVENT, same process and event sync id),
+	// when a call recorded it and something ran on that stream.
+	waits := 0
+	if hasTable(t, path, "CUPTI_ACTIVITY_KIND_CUDA_EVENT") && hasTable(t, path, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") &&
+		count(t, path, "SELECT count(*) FROM pragma_table_info('CUPTI_ACTIVITY_KIND_CUDA_EVENT') WHERE name = 'eventSyncId'") == 1 {
+		waits = count(t, path, `SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s JOIN CUPTI_ACTIVITY_KIND_CUDA_EVENT e
+			ON e.globalPid >> 24 = s.globalPid >> 24 AND e.eventSyncId = s.eventSyncId
+			WHERE s.syncType IN (1, 2) AND s.start <= s.end AND (e.globalPid >> 24, e.correlationId) IN
+			(SELECT globalTid >> 24, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE `+valid+`)
+			AND (e.globalPid >> 24, e.deviceId, e.contextId, e.streamId) IN (SELECT globalPid >> 24, deviceId, contextId, streamId
+			FROM CUPTI_ACTIVITY_KIND_KERNEL UNION SELECT globalPid >> 24, deviceId, contextId, streamId FROM CUPTI_ACTIVITY_KIND_MEMCPY)`)
+	}
+	byType := map[string]int{}
+	for _, l := range tr.Links.All() {
+		byType[tr.TypeName(l.Type)]++
+	}
+	if byType[typeLaunch] != want || byType[typeWait] != waits || tr.Links.Len() != want+waits {
+		t.Errorf("links %v, want %d launches and %d event waits", byType, want, waits)
 	}
 	for _, l := range tr.Links.All() {
+		if tr.TypeName(l.Type) == typeWait {
+			continue
+		}
 		if tr.TypeName(tr.Containers[l.From].Type) != "Thread" || tr.TypeName(tr.Containers[l.To].Type) != "Stream" || l.End < l.Start {
 			t.Fatalf("link %+v", l)
 		}
+	}
+}
+
+// checkSync compares the synchronisation states with the rows of
+// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, kind by kind (ENUM_CUPTI_SYNC_TYPE),
+// device by device (the device of the row's context in the process'
+// kernels: CUPTI's record names none) and stream by stream.
+func checkSync(t *testing.T, path string, tr *trace.Trace) {
+	want := map[string]int{}
+	for _, row := range query(t, path, `SELECT syncType, coalesce((SELECT min(k.deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL k
+		WHERE k.globalPid >> 24 = s.globalPid >> 24 AND k.contextId = s.contextId), deviceId), streamId, count(*)
+		FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s WHERE `+valid+" GROUP BY 1, 2, 3") {
+		row := strings.Split(row, "|")
+		kind, _ := strconv.Atoi(row[0])
+		n, _ := strconv.Atoi(row[3])
+		want[syncNames[kind]+" on device "+row[1]+" stream "+row[2]] += n
+	}
+	got := map[string]int{}
+	for _, s := range tr.States.All() {
+		if tr.TypeName(s.Type) == typeSync {
+			device := tr.Containers[tr.Containers[tr.Containers[s.Container].Parent].Parent].Alias
+			got[tr.ValueName(s.Value)+" on device "+device+" stream "+idOfContainer(tr, s.Container)]++
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("synchronisations by kind and stream %v, want %v", got, want)
 	}
 }
 
@@ -305,6 +352,10 @@ func TestCorpusNames(t *testing.T) {
 		UNION SELECT globalTid FROM OSRT_API)`)
 	want := []string{host, host + "/" + proc, host + "/" + proc + "/Thread 0", host + "/" + gpu, host + "/" + gpu + "/Context 1",
 		host + "/" + gpu + "/Context 1/Stream 7"}
+	// Its waits for CUDA events, on no stream.
+	if count(t, path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE streamId = 4294967295") > 0 {
+		want = append(want, host+"/"+gpu+"/Context 1/"+noStreamName)
+	}
 	for _, th := range threads {
 		want = append(want, host+"/"+proc+"/"+th)
 	}

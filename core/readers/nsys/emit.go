@@ -235,4 +235,35 @@ func (e *emitter) links() {
 		e.sink.Link(trace.Link{Container: 0, Type: typ, Value: v, Start: trace.Time(api.start), End: trace.Time(op.start),
 			From: from, To: to, Key: strconv.FormatInt(op.corr.id, 10), Size: op.size})
 	}
+	e.waits()
+}
+
+// waits delivers a link to each wait for a CUDA event from the stream the
+// event was recorded on, at the start of its cudaEventRecord call (the
+// point the stream's operations launched before it must finish), keyed
+// by the call's correlation id.
+func (e *emitter) waits() {
+	r := e.r
+	typ, value := trace.None, int32(0)
+	for _, w := range r.waits {
+		rec, ok := r.records[w.event]
+		if !ok {
+			continue
+		}
+		api, ok := r.apis[rec.corr]
+		if !ok {
+			continue
+		}
+		stream, ok := r.h.findStream(rec.corr.proc, rec.device, rec.context, rec.stream)
+		if !ok {
+			continue // nothing ran on the stream: no operation to wait for
+		}
+		if typ == trace.None {
+			typ = e.define(trace.Type{Name: typeWait, Kind: trace.KindLink, Parent: trace.None,
+				Start: e.contType[kStream], End: e.contType[kStream]})
+			value = e.defineValue(typ, "cudaEventRecord")
+		}
+		e.sink.Link(trace.Link{Container: 0, Type: typ, Value: value, Start: trace.Time(api.start), End: trace.Time(w.start),
+			From: r.h.nodes[stream].cont, To: r.h.nodes[w.g.node].cont + w.g.laneBySeq[w.seq], Key: strconv.FormatInt(rec.corr.id, 10), Size: nan})
+	}
 }

@@ -50,5 +50,5 @@ func ExampleRead() {
 	// skipped 2 rows of CUPTI_ACTIVITY_KIND_RUNTIME with a null time or an end before the start
 	// skipped 1 NVTX category definitions (eventType 33)
 	// skipped 1 rows of NVTX_EVENTS with a null time or an end before the start
-	// skipped 2 rows of table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
+	// skipped 2 rows of CUPTI_ACTIVITY_KIND_SYNCHRONIZATION without a device, context or stream
 }

@@ -108,6 +108,43 @@ func (h *hierarchy) stream(gpid, device, context, stream int64) int32 {
 	return h.get(kStream, c, stream, 0)
 }
 
+// deviceOf returns the device of the context a process knows by id
+// context, once a GPU operation has created it.
+func (h *hierarchy) deviceOf(gpid, context int64) (int64, bool) {
+	host, ok := h.byKey[key{kHost, -1, hostOf(gpid), 0}]
+	if !ok {
+		return 0, false
+	}
+	for _, d := range h.nodes[host].children {
+		if h.nodes[d].kind != kDevice {
+			continue
+		}
+		if _, ok := h.byKey[key{kContext, d, context, pidOf(gpid)}]; ok {
+			return h.nodes[d].id, true
+		}
+	}
+	return 0, false
+}
+
+// findStream returns the node of a GPU stream, or false when nothing
+// created it.
+func (h *hierarchy) findStream(gpid, device, context, stream int64) (int32, bool) {
+	host, ok := h.byKey[key{kHost, -1, hostOf(gpid), 0}]
+	if !ok {
+		return 0, false
+	}
+	d, ok := h.byKey[key{kDevice, host, device, 0}]
+	if !ok {
+		return 0, false
+	}
+	c, ok := h.byKey[key{kContext, d, context, pidOf(gpid)}]
+	if !ok {
+		return 0, false
+	}
+	n, ok := h.byKey[key{kStream, c, stream, 0}]
+	return n, ok
+}
+
 // order sorts every node's children: processes before devices, then by id.
 func (h *hierarchy) order(list []int32) {
 	slices.SortFunc(list, func(a, b int32) int {
@@ -181,6 +218,9 @@ func (h *hierarchy) name(n int32) (string, string) {
 		}
 		return "Context " + id, alias
 	case kStream:
+		if nd.id == noStream {
+			return noStreamName, id
+		}
 		return "Stream " + id, id
 	}
 	return id, id

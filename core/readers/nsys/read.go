@@ -88,6 +88,9 @@ type reader struct {
 
 	apis  map[corrKey]apiRef // the API call that launched each correlation id
 	gpuOp []gpuRef
+	// The waits for CUDA events, and the events' records by event sync id.
+	waits   []waitRef
+	records map[corrKey]recordRef
 
 	// NVTX domain names by process (global pid) and id, and by id alone
 	// for the ranges of a process that did not create the domain.
@@ -162,6 +165,21 @@ type gpuRef struct {
 	size  float64
 }
 
+// waitRef is a synchronisation that waits for a CUDA event (its event
+// sync id, in its process).
+type waitRef struct {
+	event corrKey
+	g     *group
+	seq   int32
+	start int64
+}
+
+// recordRef is where and by which call a CUDA event was recorded.
+type recordRef struct {
+	corr                    corrKey // of the cudaEventRecord call
+	device, context, stream int64
+}
+
 func (r *reader) stateType(name string, on kind) int32 {
 	if t, ok := r.stypeOf[name]; ok {
 		return t
@@ -222,7 +240,7 @@ func (r *reader) str(id sql.NullInt64) string {
 var activityTables = []string{
 	"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
 	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-	"NVTX_EVENTS", "OSRT_API",
+	"NVTX_EVENTS", "OSRT_API", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
 }
 
 // isMetadata tells the tables that describe the trace (strings, names,
@@ -279,6 +297,8 @@ func (r *reader) read() error {
 		{"CUPTI_ACTIVITY_KIND_MEMSET", r.readMemset},
 		{"NVTX_EVENTS", r.readNVTX},
 		{"OSRT_API", r.readOSRT},
+		{"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", r.readSync},
+		{"CUPTI_ACTIVITY_KIND_CUDA_EVENT", r.readCUDAEvents},
 	}
 	for _, s := range steps {
 		if !r.db.HasTable(s.table) {

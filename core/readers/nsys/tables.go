@@ -21,6 +21,8 @@ const (
 	typeOSRT     = "OS runtime"
 	typeMark     = "NVTX mark"
 	typeLaunch   = "CUDA launch"
+	typeSync     = "CUDA synchronization"
+	typeWait     = "CUDA event wait"
 )
 
 // readAPI reads the CUDA runtime or driver API calls: states on the
@@ -181,6 +183,80 @@ func (r *reader) readMemset() error {
 	t := r.stateType(typeMemset, kStream)
 	return r.db.Scan(table, r.gpuQuery(table, "bytes"), row.dest(&bytes), func() error {
 		return r.place(table, &row, t, "Memset", "memset", size(bytes))
+	})
+}
+
+// noStream is CUPTI's stream id of the synchronisations of no one
+// stream (CUPTI_SYNCHRONIZATION_INVALID_VALUE: an event's, a context's),
+// whose states go to a stream container of that name.
+const (
+	noStream     = 1<<32 - 1
+	noStreamName = "Synchronization (no stream)"
+)
+
+// syncNames name CUPTI's synchronisation records (ENUM_CUPTI_SYNC_TYPE)
+// as Kineto and Holistic Trace Analysis do.
+var syncNames = []string{"Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"}
+
+// readSync reads the synchronisation records: a state on the stream (the
+// wait's stream for "Stream Wait Event", else the one CUPTI names) for
+// each call that waited, linked to it by correlation id, and for the
+// waits for a CUDA event, the event they wait for (see readCUDAEvents).
+// CUPTI's record names no device (the exports say 0): the device is that
+// of the context, as the process' GPU operations place it; read after
+// them.
+func (r *reader) readSync() error {
+	const table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+	var row gpuRow
+	var kind, eventSync sql.NullInt64
+	t := int32(-1)
+	return r.db.Scan(table, r.gpuQuery(table, "syncType", "eventSyncId"), row.dest(&kind, &eventSync), func() error {
+		if t < 0 {
+			t = r.stateType(typeSync, kStream) // defined by the first row, as the others' types
+		}
+		name := syncNames[0]
+		if kind.Valid && kind.Int64 > 0 && kind.Int64 < int64(len(syncNames)) {
+			name = syncNames[kind.Int64]
+		}
+		if row.context.Valid {
+			if d, ok := r.h.deviceOf(row.gpid.Int64&^idMask, row.context.Int64); ok {
+				row.device = sql.NullInt64{Int64: d, Valid: true}
+			}
+		}
+		n := len(r.gpuOp)
+		if err := r.place(table, &row, t, name, "synchronization", nan); err != nil {
+			return err
+		}
+		if len(r.gpuOp) > n && eventSync.Valid && (name == syncNames[1] || name == syncNames[2]) {
+			op := r.gpuOp[n]
+			r.waits = append(r.waits, waitRef{event: corrKey{op.corr.proc, eventSync.Int64}, g: op.g, seq: op.seq, start: op.start})
+		}
+		return nil
+	})
+}
+
+// readCUDAEvents reads the records of CUDA events the synchronisations
+// wait for: the stream each was recorded on and the cudaEventRecord call
+// (by correlation id).
+func (r *reader) readCUDAEvents() error {
+	const table = "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
+	var device, context, stream, corr, gpid, eventSync sql.NullInt64
+	q := `SELECT ` + strings.Join([]string{r.col(table, "deviceId"), r.col(table, "contextId"), r.col(table, "streamId"),
+		r.col(table, "correlationId"), r.col(table, "globalPid"), r.col(table, "eventSyncId")}, ", ") + ` FROM ` + sqlitedb.Ident(table)
+	return r.db.Scan(table, q, []any{&device, &context, &stream, &corr, &gpid, &eventSync}, func() error {
+		if err := r.tick(); err != nil {
+			return err
+		}
+		if !device.Valid || !context.Valid || !stream.Valid || !corr.Valid || !eventSync.Valid {
+			r.opt.Skip("rows of "+table+" without a device, context, stream, correlation or event sync id", 1)
+			return nil
+		}
+		p := gpid.Int64 &^ idMask
+		if r.records == nil {
+			r.records = map[corrKey]recordRef{}
+		}
+		r.records[corrKey{p, eventSync.Int64}] = recordRef{corr: corrKey{p, corr.Int64}, device: device.Int64, context: context.Int64, stream: stream.Int64}
+		return nil
 	})
 }
 

@@ -41,3 +41,25 @@ func ExampleReadCSV() {
 	// Kernel on Queue 1: saxpy(float, float*) from 2000 to 2600 ns
 	// Launch: Thread 42 -> Queue 1
 }
+
+// ExampleRocpdFormat reads a rocprofv3 rocpd database (ROCm 7's default
+// output; here two runs merged in one file) and counts what it holds.
+func ExampleRocpdFormat() {
+	src, err := rocprof.RocpdFormat.Open(filepath.Join("testdata", "results.db"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tr := trace.New()
+	if err := src.Read(tr, trace.ReadOptions{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	count := map[string]int{}
+	for _, s := range tr.States.All() {
+		count[tr.Types[s.Type].Name]++
+	}
+	fmt.Println(count, tr.Links.Len(), "launches")
+	// Output:
+	// map[HIP API:70 HSA API:12 Kernel:24 Marker:12 Memory copy:24] 48 launches
+}

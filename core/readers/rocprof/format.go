@@ -97,3 +97,35 @@ func looksRPD(path string) bool {
 	defer db.Close()
 	return db.HasTable("rocpd_op") && db.HasTable("rocpd_api")
 }
+
+// RocpdFormat is rocprofv3's rocpd SQLite database, its default output
+// since ROCm 7.0 (results.db, <pid>_results.db; rocprof-sys writes it
+// too). It is told by its tables (rocpd_string_<uuid>...), apart from
+// RPD's (rocpd_op, rocpd_api) and Nsight Systems' exports.
+var RocpdFormat = ingest.Format{
+	Name:       "rocpd",
+	Summary:    "rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs)",
+	Extensions: []string{"results.db"},
+	SniffFile:  looksRocpd,
+	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
+		if _, err := ingest.CheckPath(path); err != nil {
+			return nil, err
+		}
+		return &ingest.Source{Read: ingest.ReadFunc(path, readRocpd), Whole: true, Files: []string{path}}, nil
+	},
+}
+
+// looksRocpd reports whether the file at path is a SQLite database with
+// rocpd's tables or views.
+func looksRocpd(path string) bool {
+	head, err := ingest.Head(path, len(sqlitedb.Magic))
+	if err != nil || !sqlitedb.Looks(head) {
+		return false
+	}
+	db, err := sqlitedb.Peek(path)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	return looksRocpdDB(db)
+}

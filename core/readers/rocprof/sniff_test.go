@@ -65,7 +65,7 @@ func TestSniff(t *testing.T) {
 
 // TestFormats opens each format through its ingest.Format, options checked.
 func TestFormats(t *testing.T) {
-	for _, f := range []ingest.Format{JSONFormat, CSVFormat, LegacyCSVFormat, RPDFormat} {
+	for _, f := range []ingest.Format{JSONFormat, CSVFormat, LegacyCSVFormat, RPDFormat, RocpdFormat} {
 		if _, err := f.Check(ingest.Values{"nope": true}); err == nil {
 			t.Errorf("%s accepts an unknown option", f.Name)
 		}
@@ -98,7 +98,9 @@ func TestFormats(t *testing.T) {
 	if len(notes.Messages()) == 0 {
 		t.Error("no warning about the several runs")
 	}
-	if _, err := RPDFormat.Open("/dev/null", nil); err == nil {
-		t.Error("a device opened")
+	for _, f := range []ingest.Format{RPDFormat, RocpdFormat} {
+		if _, err := f.Open("/dev/null", nil); err == nil {
+			t.Errorf("%s opened a device", f.Name)
+		}
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -309,6 +310,20 @@ func (d *DB) Tables() []string {
 	for name := range d.tables {
 		out = append(out, name)
 	}
+	return out
+}
+
+// Views returns the names of the schema's views, sorted: a reader may
+// recognise a format by them, never read them (their rows come from SQL
+// stored in the file).
+func (d *DB) Views() []string {
+	var out []string
+	for name, kind := range d.others {
+		if kind == "view" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -165,6 +166,11 @@ func TestStoredSQLNotRun(t *testing.T) {
 	}
 	if got := db.Missing("absent"); got != `no "absent" table` {
 		t.Errorf("Missing(absent) = %q", got)
+	}
+	// The views are listed by name (a format is told by them), not the
+	// trigger or the virtual table.
+	if got := db.Views(); !slices.Equal(got, []string{"StringIds", "huge", "wrapper"}) {
+		t.Errorf("Views() = %q", got)
 	}
 	for _, q := range []struct{ table, query, why string }{
 		{"StringIds", `SELECT value FROM StringIds`, "is a view"},

@@ -109,6 +109,9 @@ var (
 	cpuCategories = names("cpu_op", "cuda_runtime", "cuda_driver")
 	// Synchronisation recorded on a stream: for one stream, for all.
 	streamSync, contextSync = "Stream Sync", "Context Sync"
+	// Waits for a CUDA event: of the host (cudaEventSynchronize), of a
+	// stream (cudaStreamWaitEvent).
+	eventSync, streamWaitEvent = "Event Sync", "Stream Wait Event"
 )
 
 // apiName is the name of a CUDA call without the version suffix Nsight
@@ -141,12 +144,15 @@ type graphCollector struct {
 	names               intern.Table
 	categories          bool   // some value has a category
 	launchType          []bool // by type: a link type of launches
+	kinetoType          []bool // by type: the launches of Kineto's correlation ids
+	waitType            []bool // by type: a link type of CUDA-event waits
 	conts               []gcont
 	// kineto: the launches are Kineto's, whose traces record the
 	// synchronisations on the GPU side when they record any.
 	kineto     bool
 	states     mpi.Chunks[gstate]
 	links      []glink
+	waits      []glink // from the stream an event was recorded on, at the record, to its wait
 	start, end trace.Time
 }
 
@@ -181,8 +187,14 @@ func (g *graphCollector) name(n string) int32 { return g.names.ID(n) }
 func (g *graphCollector) defineType(t trace.Type) {
 	// The launches of the GPU readers: Nsight Systems' "CUDA launch",
 	// rocprof's "Launch" (both from correlation ids); Kineto's are flows
-	// of category ac2g (see link).
-	g.launchType = append(g.launchType, t.Kind == trace.KindLink && (t.Name == "CUDA launch" || t.Name == "Launch"))
+	// of category ac2g (see link), or the Chrome reader's "Correlation"
+	// links where no flow gives them. The Chrome reader's "CUDA event
+	// wait" links join the stream a CUDA event was recorded on to the
+	// synchronisation that waits for it.
+	link := t.Kind == trace.KindLink
+	g.kinetoType = append(g.kinetoType, link && t.Name == "Correlation")
+	g.launchType = append(g.launchType, link && (t.Name == "CUDA launch" || t.Name == "Launch" || t.Name == "Correlation"))
+	g.waitType = append(g.waitType, link && t.Name == "CUDA event wait")
 }
 
 func (g *graphCollector) defineValue(v trace.Value) {
@@ -209,8 +221,14 @@ func (g *graphCollector) link(l trace.Link) {
 	if l.From <= 0 || l.To <= 0 || int(l.From) >= len(g.conts) || int(l.To) >= len(g.conts) {
 		return // a link to no container: nothing to follow
 	}
-	kineto := strings.HasPrefix(l.Key, "ac2g:") // a Chrome flow of category ac2g: Kineto's launch
-	launch := kineto || l.Type >= 0 && int(l.Type) < len(g.launchType) && g.launchType[l.Type]
+	typed := l.Type >= 0 && int(l.Type) < len(g.launchType)
+	if typed && g.waitType[l.Type] {
+		g.waits = append(g.waits, glink{from: l.From, to: l.To, start: l.Start, end: l.End})
+		return
+	}
+	// A Chrome flow of category ac2g, or a correlation id: Kineto's launch.
+	kineto := strings.HasPrefix(l.Key, "ac2g:") || typed && g.kinetoType[l.Type]
+	launch := kineto || typed && g.launchType[l.Type]
 	g.links = append(g.links, glink{from: l.From, to: l.To, start: l.Start, end: l.End, launch: launch})
 	g.kineto = g.kineto || kineto
 }
@@ -263,6 +281,7 @@ type graph struct {
 	edges  []edge
 	in     [][]int32 // by node: its incoming edges, in the order added
 	out    [][]int32
+	byName map[[2]string]int32 // containers by parent path and name (laneBase)
 }
 
 func (gr *graph) startOf(s int32) int32 { return 2 * s }
@@ -291,10 +310,20 @@ func (gr *graph) nameOf(s int32) string { return gr.g.names.String(gr.states[s].
 // result finds the critical path of what g collected, or says why it
 // cannot.
 func (g *graphCollector) result() (*Result, error) {
+	gr, semantics, err := g.build()
+	if err != nil {
+		return nil, err
+	}
+	return gr.longestPath(semantics)
+}
+
+// build makes the graph of what g collected, and says with which
+// semantics.
+func (g *graphCollector) build() (*graph, string, error) {
 	if len(g.links) == 0 {
-		return nil, errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
+		return nil, "", errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
 			"operations (Scalasca's semantics), kernel launches linked to their GPU operations (HTA's: Kineto's ac2g "+
-			"flows, the correlation ids of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
+			"flows or correlation ids, those of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
 			"this trace has no MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005) and no links")
 	}
 	states := g.states.Take()
@@ -327,6 +356,7 @@ func (g *graphCollector) result() (*Result, error) {
 			byName[[2]string{g.path(g.conts[i].parent), g.conts[i].name}] = int32(i)
 		}
 	}
+	gr.byName = byName
 	lanes := map[int32][]int32{}
 	for c := range byCont {
 		b := g.laneBase(c, byName)
@@ -432,14 +462,33 @@ func (g *graphCollector) result() (*Result, error) {
 		for c := range isStream {
 			streamOf[c] = g.laneBase(c, byName)
 		}
-		gr.kernels(launches, launchedBy, streamOf)
+		gr.kernels(launches, launchedBy, streamOf, gr.eventWaits(find, byName))
 	}
 	for _, d := range deps {
 		// A flow's time is the wait between its ends.
 		from, to := gr.dependencySource(d.from, d.to), gr.startOf(d.to)
 		gr.addWeighted(from, to, EdgeDependency, gr.nodes[to].ts-gr.nodes[from].ts, d.from)
 	}
-	return gr.longestPath(semantics)
+	return gr, semantics, nil
+}
+
+// eventWait is a wait for a CUDA event: the stream the event was
+// recorded on and when.
+type eventWait struct {
+	stream int32
+	at     trace.Time
+}
+
+// eventWaits resolves the links of CUDA-event waits to the
+// synchronisations they end on.
+func (gr *graph) eventWaits(find func(c int32, t trace.Time, source bool) int32, byName map[[2]string]int32) map[int32]eventWait {
+	waits := map[int32]eventWait{}
+	for _, l := range gr.g.waits {
+		if to := find(l.to, l.end, false); to >= 0 {
+			waits[to] = eventWait{stream: gr.g.laneBase(l.from, byName), at: l.start}
+		}
+	}
+	return waits
 }
 
 // dependencySource is where a flow leaves its source state: at its start
@@ -529,7 +578,7 @@ func (gr *graph) callStack(ss []int32, hta bool) {
 // kernels adds the edges of the GPU operations: start to end, from their
 // launch or the stream's previous operation, and from the streams to the
 // calls that synchronised with them (_construct_graph_from_kernels).
-func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, streamOf map[int32]int32) {
+func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, streamOf map[int32]int32, waits map[int32]eventWait) {
 	states := gr.states
 	// The queue length of each stream after each launch and after each
 	// operation's start (TraceCounters' queue length), for the
@@ -567,44 +616,98 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 		ops = append(ops, l.to)
 	}
 	sortBy := func(s int32) trace.Time {
-		if n := gr.nameOf(s); n == streamSync || n == contextSync {
+		if n := gr.nameOf(s); n == streamSync || n == contextSync || n == eventSync || n == streamWaitEvent {
 			return states[s].end
 		}
 		return states[s].start
 	}
 	slices.SortStableFunc(ops, func(a, b int32) int { return cmp.Or(cmp.Compare(sortBy(a), sortBy(b)), cmp.Compare(a, b)) })
 
+	// The launch calls onto each stream, by start, for the CUDA-event
+	// waits (HTA's find_previous_launch, find_next_launch).
+	var byStream map[int32][]linkPair
+	if len(waits) > 0 {
+		byStream = map[int32][]linkPair{}
+		for _, l := range launches {
+			if launchCalls[apiName(gr.nameOf(l.from))] {
+				st := streamOf[states[l.to].cont]
+				byStream[st] = append(byStream[st], l)
+			}
+		}
+		for _, ls := range byStream {
+			slices.SortStableFunc(ls, func(a, b linkPair) int { return cmp.Compare(states[a.from].start, states[b.from].start) })
+		}
+	}
+	// kernelSync: an operation -> the operation it waits for (through a
+	// cudaStreamWaitEvent).
+	kernelSync := map[int32]int32{}
+
 	lastOn := map[int32]int32{} // stream -> end node of its last operation
 	var streams []int32         // in the order they got one
-	sawSync := false
+	synced := map[int32]bool{}  // the calls a recorded synchronisation joined to the GPU
+	var work []int32            // the operations that are no synchronisation
 	for _, s := range ops {
 		stream := streamOf[states[s].cont]
 		call := launchedBy[s]
 		switch gr.nameOf(s) {
 		case streamSync:
-			sawSync = true
 			if n, ok := lastOn[stream]; ok {
 				gr.addEdge(n, gr.endOf(call), EdgeSyncWait, true, call)
+				synced[call] = true
 			}
 			continue
 		case contextSync:
-			sawSync = true
 			for _, st := range streams {
 				gr.addEdge(lastOn[st], gr.endOf(call), EdgeSyncWait, true, call)
+				synced[call] = true
 			}
 			continue
-		case "Event Sync", "Stream Wait Event":
-			continue // needs the CUDA events' records, which no reader keeps
+		case eventSync, streamWaitEvent:
+			w, ok := waits[s]
+			if !ok {
+				continue // no cudaEventRecord the wait is known to be for
+			}
+			// The event's operation: the last launched onto its stream
+			// before the record.
+			ls := byStream[w.stream]
+			k, _ := slices.BinarySearchFunc(ls, w.at, func(l linkPair, t trace.Time) int { return cmp.Compare(states[l.from].start, t+1) })
+			if k == 0 {
+				continue
+			}
+			src := ls[k-1].to
+			if gr.nameOf(s) == eventSync {
+				gr.addEdge(gr.endOf(src), gr.endOf(call), EdgeSyncWait, true, call)
+				synced[call] = true
+				continue
+			}
+			// The operation that waits: the next launched onto the
+			// waiting stream from the thread of cudaStreamWaitEvent.
+			thread := gr.g.laneBase(states[call].cont, gr.byName)
+			for _, l := range byStream[stream] {
+				if states[l.from].start >= states[call].start && gr.g.laneBase(states[l.from].cont, gr.byName) == thread {
+					kernelSync[l.to] = src
+					break
+				}
+			}
+			continue
 		}
+		work = append(work, s)
 		start, end := gr.startOf(s), gr.endOf(s)
 		gr.addEdge(start, end, EdgeKernel, false, s)
 		prev, had := lastOn[stream]
 		qa, okA := queueAtLaunch[s]
 		qs, okS := queueAtStart[s]
+		syncEnd := int32(-1) // the end of the operation s waits for, if any
+		if src, ok := kernelSync[s]; ok {
+			syncEnd = gr.endOf(src)
+			gr.addEdge(syncEnd, start, EdgeSyncWait, true, -1)
+			delete(kernelSync, s)
+		}
+		syncedBefore := func(t trace.Time) bool { return syncEnd < 0 || gr.nodes[syncEnd].ts < t }
 		switch {
-		case okA && okS && qa == 1 && qs == 0 && (!had || gr.nodes[prev].ts < states[call].start):
+		case okA && okS && qa == 1 && qs == 0 && (!had || gr.nodes[prev].ts < states[call].start) && syncedBefore(states[call].start):
 			gr.addEdge(gr.startOf(call), start, EdgeLaunch, false, call)
-		case had:
+		case had && syncedBefore(gr.nodes[prev].ts):
 			gr.addEdge(prev, start, EdgeKernelGap, false, gr.nodes[prev].state)
 		}
 		if !had {
@@ -612,16 +715,18 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 		}
 		lastOn[stream] = end
 	}
-	if !sawSync && !gr.g.kineto {
-		gr.hostSync(ops, launchedBy)
+	if !gr.g.kineto {
+		gr.hostSync(work, launchedBy, synced)
 	}
 }
 
 // hostSync stands in for the synchronisations a format does not record
-// on the GPU side (Nsight Systems, rocprof): a blocking call waits for the
-// operation that ended last while it ran. (A Kineto trace without them,
-// from a PyTorch before 2.1, gets none, as in HTA.)
-func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
+// on the GPU side (rocprof, Nsight Systems exports without CUPTI's
+// synchronisation records, or whose record joins nothing: a wait for an
+// event whose record the export lacks): a blocking call not synced waits
+// for the operation that ended last while it ran. (A Kineto trace without
+// them, from a PyTorch before 2.1, gets none, as in HTA.)
+func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32, synced map[int32]bool) {
 	ends := slices.Clone(ops)
 	slices.SortFunc(ends, func(a, b int32) int { return cmp.Compare(gr.states[a].end, gr.states[b].end) })
 	for i, ok := range gr.isNode {
@@ -629,7 +734,7 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32) {
 		if !ok || !blockingCalls[apiName(gr.g.names.String(s.name))] {
 			continue
 		}
-		if _, launched := launchedBy[int32(i)]; launched {
+		if _, launched := launchedBy[int32(i)]; launched || synced[int32(i)] {
 			continue
 		}
 		k, _ := slices.BinarySearchFunc(ends, s.end, func(o int32, t trace.Time) int {

@@ -23,6 +23,7 @@ const (
 	tyState
 	tyLaunch
 	tyFlow
+	tyWait
 )
 
 func newGPUTrace(containers ...string) *gpuTrace {
@@ -31,6 +32,7 @@ func newGPUTrace(containers ...string) *gpuTrace {
 	g.t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: tyThread})
 	g.t.DefineType(trace.Type{Name: "CUDA launch", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
 	g.t.DefineType(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
+	g.t.DefineType(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
 	for _, c := range containers {
 		g.conts[c] = int32(len(g.t.Containers))
 		g.t.CreateContainer(trace.Container{Name: c, Type: tyThread, Parent: 0})
@@ -59,6 +61,12 @@ func (g *gpuTrace) launch(from string, start trace.Time, to string, at trace.Tim
 
 func (g *gpuTrace) flow(from string, start trace.Time, to string, at trace.Time) {
 	g.t.Link(trace.Link{Type: tyFlow, From: g.conts[from], To: g.conts[to], Start: start, End: at, Size: math.NaN()})
+}
+
+// wait links the stream a CUDA event was recorded on, at the record, to
+// the synchronisation at (to, at) that waits for it.
+func (g *gpuTrace) wait(stream string, recorded trace.Time, to string, at trace.Time) {
+	g.t.Link(trace.Link{Type: tyWait, From: g.conts[stream], To: g.conts[to], Start: recorded, End: at, Size: math.NaN()})
 }
 
 func (g *gpuTrace) path(t *testing.T) *Result {
@@ -255,4 +263,65 @@ func TestGraphRefused(t *testing.T) {
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no MPI calls") || !strings.Contains(err.Error(), "no links") {
 		t.Fatalf("error %v, want an argument error saying the trace has no MPI calls and no links", err)
 	}
+}
+
+// A stream waits for an event recorded on another (cudaStreamWaitEvent):
+// k2, launched at 50 onto idle stream 2, starts at 205 because it waits
+// for k1, the last operation launched onto stream 1 before the event was
+// recorded (at 25). The path goes through k1 and the wait (no weight) to
+// k2, not through k2's launch, which k1's end follows.
+//
+//	cpu      |step 0-100--------------------------------|
+//	            |L1 10-20| |rec 25-30| |W 40-45| |L2 50-60|
+//	stream 1            |k1 30-200-------------------------------------|
+//	stream 2                               |SWE 46-47|                    |k2 205-250|
+func TestGraphStreamWaitEvent(t *testing.T) {
+	g := newGPUTrace("cpu", "stream 1", "stream 2")
+	g.state("cpu", "step", 0, 100, 0)
+	g.state("cpu", "cudaLaunchKernel", 10, 20, 1)
+	g.state("cpu", "cudaEventRecord", 25, 30, 1)
+	g.state("cpu", "cudaStreamWaitEvent", 40, 45, 1)
+	g.state("cpu", "cudaLaunchKernel", 50, 60, 1)
+	g.state("stream 1", "k1", 30, 200, 0)
+	g.state("stream 2", "Stream Wait Event", 46, 47, 0)
+	g.state("stream 2", "k2", 205, 250, 0)
+	g.launch("cpu", 10, "stream 1", 30)
+	g.launch("cpu", 40, "stream 2", 46)
+	g.launch("cpu", 50, "stream 2", 205)
+	g.wait("stream 1", 25, "stream 2", 46)
+	checkPath(t, g.path(t), HTA, 10+20+170+45, []seg{
+		{"cpu", 0, 10, EdgeCompute, "step"},
+		{"stream 1", 10, 30, EdgeLaunch, ""},
+		{"stream 1", 30, 200, EdgeKernel, "k1"},
+		{"stream 2", 205, 205, EdgeSyncWait, ""},
+		{"stream 2", 205, 250, EdgeKernel, "k2"},
+	})
+}
+
+// The host waits for an event (cudaEventSynchronize): the call's end
+// follows k1, the last operation launched onto the event's stream before
+// it was recorded, and the path goes on on the CPU after it.
+//
+//	cpu      |step 0-250------------------------------------------------------|
+//	            |L1 10-20| |rec 25-30| |ES 40-210 (blocking)------------------|
+//	stream 1            |k1 30-200-------------------------------------|
+//	sync                                  |Event Sync 41-209----------------|
+func TestGraphEventSync(t *testing.T) {
+	g := newGPUTrace("cpu", "stream 1", "sync")
+	g.state("cpu", "step", 0, 250, 0)
+	g.state("cpu", "cudaLaunchKernel", 10, 20, 1)
+	g.state("cpu", "cudaEventRecord", 25, 30, 1)
+	g.state("cpu", "cudaEventSynchronize", 40, 210, 1)
+	g.state("stream 1", "k1", 30, 200, 0)
+	g.state("sync", "Event Sync", 41, 209, 0)
+	g.launch("cpu", 10, "stream 1", 30)
+	g.launch("cpu", 40, "sync", 41)
+	g.wait("stream 1", 25, "sync", 41)
+	checkPath(t, g.path(t), HTA, 10+20+170+40, []seg{
+		{"cpu", 0, 10, EdgeCompute, "step"},
+		{"stream 1", 10, 30, EdgeLaunch, ""},
+		{"stream 1", 30, 200, EdgeKernel, "k1"},
+		{"cpu", 210, 210, EdgeSyncWait, ""},
+		{"cpu", 210, 250, EdgeCompute, "step"},
+	})
 }

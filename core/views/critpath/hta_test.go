@@ -1,6 +1,7 @@
 package critpath
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -33,9 +34,9 @@ type htaEdge struct {
 // with Holistic Trace Analysis' own (critical_path_analysis over the
 // whole trace, run by testdata/hta_critical_path.py): the same length and
 // the same edges in the same order, each with its weight, kind and the
-// event HTA attributes it to. The traces whose streams wait for CUDA
-// events (cudaStreamWaitEvent, cudaEventSynchronize) are left out: those
-// edges need the events' records, which the readers do not keep.
+// event HTA attributes it to, the waits for CUDA events
+// (cudaStreamWaitEvent, cudaEventSynchronize: cuda_event_sync, alexnet)
+// included.
 func TestAgainstHTA(t *testing.T) {
 	if _, err := os.Stat(peersPython); err != nil {
 		t.Skip("Holistic Trace Analysis is not installed in bench/.peers-venv (python bench/compare.py installs it)")
@@ -44,6 +45,8 @@ func TestAgainstHTA(t *testing.T) {
 		"critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
 		"critical_path/end_to_end/simple_add/input/trace.json.gz",
 		"critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+		"critical_path/cuda_event_sync/event_sync_trace.json.gz",
+		"critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
 		"execution_trace/benchmark_simple_add_trace.json.gz",
 	}
 	for _, name := range traces {
@@ -95,6 +98,71 @@ func TestAgainstHTA(t *testing.T) {
 				}
 			}
 			t.Logf("HTA %s: %d edges, %d µs", hta.Version, len(want), hta.Total)
+		})
+	}
+}
+
+// TestWithoutFlows reads HTA's Kineto test traces with their flow events
+// taken out: the launches then come from the correlation ids alone, and
+// the critical path must be the one HTA computes from them (which the
+// flows give in TestAgainstHTA), segment for segment.
+func TestWithoutFlows(t *testing.T) {
+	for _, name := range []string{
+		"critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+		"critical_path/cuda_event_sync/event_sync_trace.json.gz",
+		"critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := htaData + name
+			want, err := Compute(read(t, path, "chrome"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			z, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]any
+			if err := json.NewDecoder(z).Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			var kept []any
+			for _, e := range doc["traceEvents"].([]any) {
+				if ph, _ := e.(map[string]any)["ph"].(string); ph != "s" && ph != "f" && ph != "t" {
+					kept = append(kept, e)
+				}
+			}
+			if len(kept) == len(doc["traceEvents"].([]any)) {
+				t.Fatal("no flows to take out")
+			}
+			doc["traceEvents"] = kept
+			b, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stripped := filepath.Join(t.TempDir(), "noflows.json")
+			if err := os.WriteFile(stripped, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Compute(read(t, stripped, "chrome"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Semantics != HTA || got.Length() != want.Length() || len(got.Segments) != len(want.Segments) {
+				t.Fatalf("without flows: %s, %d ns, %d segments; with: %s, %d ns, %d segments",
+					got.Semantics, got.Length(), len(got.Segments), want.Semantics, want.Length(), len(want.Segments))
+			}
+			for i := range got.Segments {
+				g, w := got.Segments[i], want.Segments[i]
+				if g.Start != w.Start || g.End != w.End || g.Via != w.Via || g.Name != w.Name {
+					t.Fatalf("segment %d: %+v, with flows %+v", i, g, w)
+				}
+			}
 		})
 	}
 }

@@ -93,6 +93,32 @@ def summarize(path):
         if source is not None and not used:
             unmatched += 1
 
+    # Kineto's correlation ids: a launch link from a runtime or driver call
+    # to each GPU operation of its id where no launch flow of that id is
+    # matched; an event-wait link from the stream a cudaEventRecord call
+    # recorded on, at the call, to the synchronisation waiting for it.
+    def arg(e, name):
+        v = e.get("args", {}).get(name) if isinstance(e.get("args"), dict) else None
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+    flowed = {key(a[2]["id"]) for a, _ in links if a[2].get("cat") in ("ac2g", "async_cpu_to_gpu")}
+    calls, launches, waits = {}, [], []
+    complete = [(i, e) for i, e in enumerate(events) if e.get("ph") == "X"]
+    for i, e in complete:
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and arg(e, "correlation") is not None:
+            calls.setdefault(arg(e, "correlation"), (ns(e["ts"]), i, e))
+    for i, e in complete:
+        c = arg(e, "correlation")
+        if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync") or c is None:
+            continue
+        here = (ns(e["ts"]), i, e)
+        if c in calls and key(c) not in flowed:
+            launches.append((calls[c], here))
+        record, stream = arg(e, "wait_on_cuda_event_record_corr_id"), arg(e, "wait_on_stream")
+        if record in calls and stream is not None and (key(e["pid"]), key(stream)) in threads:
+            t, j, _ = calls[record]
+            waits.append(((t, j, {"pid": e["pid"], "tid": stream}), here))
+
     def point(p):
         t, _, e = p
         return {"pid": key(e["pid"]), "tid": key(e["tid"]), "ts": t, "bp": e.get("bp", "")}
@@ -115,6 +141,9 @@ def summarize(path):
         "unmatchedFlowPoints": unmatched,
         "slices": picks,
         "someLinks": [{"from": point(a), "to": point(b)} for a, b in links[:3]],
+        "correlationLinks": len(launches),
+        "eventWaits": len(waits),
+        "someGPULinks": [{"from": point(a), "to": point(b)} for a, b in launches[:3] + waits[:3]],
     }
 
 
