@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -228,15 +229,16 @@ type collector struct {
 const weighEvery = 4096
 
 // weigh tells hold what the collector holds now, with what its largest
-// array takes on its next growth (append makes the new one while the old
-// is alive), and returns its error when the budget is exceeded: weighed
-// without it, an array just under the budget grows to 2.25 times its
-// size between two weighings, past the memory the budget was set from.
+// array takes on its next growth (twice its size, see roomForOne; the new
+// one is made while the old is alive), and returns its error when the
+// budget is exceeded: weighed without it, an array just under the budget
+// grows to three times its size between two weighings, past the memory
+// the budget was set from.
 func (c *collector) weigh() error {
 	if c.hold == nil {
 		return nil
 	}
-	n := c.bytes() + c.largest()*5/4
+	n := c.bytes() + c.largest()*2
 	delta := n - c.held
 	c.held = n
 	return c.hold(delta)
@@ -286,6 +288,18 @@ func (c *collector) largest() int64 {
 		n = max(n, int64(cap(c.tracks[i].events))*int64(unsafe.Sizeof(asyncEvent{})))
 	}
 	return n
+}
+
+// roomForOne returns s with room for one more element, doubling its
+// capacity when full. append grows a large array by a quarter at a time,
+// so the flows and slices of a large trace were copied four times their
+// final size, into new pages each time (a tenth of the read's CPU);
+// doubling copies them about once.
+func roomForOne[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 16))
 }
 
 func newCollector() *collector {
@@ -484,7 +498,7 @@ func (c *collector) add(file string, e *rawEvent) error {
 			scope = e.pid
 		}
 		t := c.thread(e.pid, e.tid)
-		c.flows = append(c.flows, flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
+		c.flows = append(roomForOne(c.flows), flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
 			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing})
 		c.seeOn(&c.threads[t], e.ts)
 	case 'b', 'e', 'n', 'S', 'T', 'p', 'F':
@@ -522,7 +536,7 @@ func (c *collector) addComplete(e *rawEvent) {
 	}
 	ti := c.thread(e.pid, e.tid)
 	t := &c.threads[ti]
-	t.slices = append(t.slices, slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
+	t.slices = append(roomForOne(t.slices), slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
 	if e.correlation >= 0 {
 		g := gpuEvent{seq: c.seq, thread: ti, correlation: e.correlation}
 		switch e.gpuCat {
@@ -559,7 +573,7 @@ func (c *collector) addComplete(e *rawEvent) {
 	case e.flowIn:
 		phase = 'f'
 	}
-	c.flows = append(c.flows, flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
+	c.flows = append(roomForOne(c.flows), flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
 		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true})
 }
 

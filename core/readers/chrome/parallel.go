@@ -3,9 +3,12 @@ package chrome
 import (
 	"bytes"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Reading the event array on all cores.
@@ -66,26 +69,106 @@ type part struct {
 
 	// What the parser made of it: the events, strings interned by the
 	// part, the argument texts kept, and the error that stopped it.
-	events  []partEvent
+	events  []packedEvent
+	rare    []rawEvent // the events with fields a packedEvent lacks
 	strs    *interner
 	col     *collector
 	series  []series
 	lenient bool // the part uses what Perfetto tolerates (see scanner.lenient)
 	err     error
 	ready   chan struct{}
+	// hint, shared by the parts of a read, is the most events one of them
+	// has held: a part's first parse makes its array that large at once
+	// instead of growing it.
+	hint *atomic.Int64
 }
 
-// partEvent is an event parsed from a part: its fields, with ids interned
-// by the part, and how many strings the part had interned once it was
-// read, so that the strings met first in it are known.
-type partEvent struct {
-	ev       rawEvent
-	interned int32
+// packedEvent is an event parsed from a part, in a fixed-size record of
+// the fields most events have (80 bytes, 40% of a rawEvent: the parser writes
+// them and the reader reads them back, a few megabytes per part), with
+// ids interned by the part, and how many strings the part had interned
+// once it was read, so that the strings met first in it are known. An
+// event with any other field (metadata, counter and step arguments, a bad
+// ph or time, a CUDA-event wait) is kept whole in part.rare, at index rare.
+type packedEvent struct {
+	ts, dur                               trace.Time
+	offset, correlation                   int64
+	line                                  int32 // from 1 at the part's start
+	name, cat, pid, tid, id, bindID, args int32
+	interned                              int32
+	rare                                  int32 // index in part.rare; -1 if none
+	ph, scope                             byte
+	flags                                 packedFlags
+	gpuCat                                gpuKind
+}
+
+type packedFlags byte
+
+const (
+	packedHasTs packedFlags = 1 << iota
+	packedHasDur
+	packedIDLocal
+	packedFlowIn
+	packedFlowOut
+	packedBindEnclosing
+)
+
+// packs reports whether e is all in a packedEvent: none of the fields it
+// lacks differs from what rawEvent.reset sets.
+func packs(e *rawEvent) bool {
+	return e.badPh == none && e.badTime == "" && e.argName == none && e.argLabels == none && e.argStep == none &&
+		!e.hasSortIndex && !e.badSortIndex && e.sortIndex == 0 && len(e.counters) == 0 && e.badCounters == 0 &&
+		e.waitRecord == -1 && e.waitStream == -1 && e.line <= math.MaxInt32
+}
+
+// pack records e (which packs) in a packedEvent.
+func pack(e *rawEvent, interned int32) packedEvent {
+	var f packedFlags
+	set := func(b bool, bit packedFlags) {
+		if b {
+			f |= bit
+		}
+	}
+	set(e.hasTs, packedHasTs)
+	set(e.hasDur, packedHasDur)
+	set(e.idLocal, packedIDLocal)
+	set(e.flowIn, packedFlowIn)
+	set(e.flowOut, packedFlowOut)
+	set(e.bindEnclosing, packedBindEnclosing)
+	return packedEvent{ts: e.ts, dur: e.dur, offset: e.offset, correlation: e.correlation, line: int32(e.line),
+		name: e.name, cat: e.cat, pid: e.pid, tid: e.tid, id: e.id, bindID: e.bindID, args: e.args,
+		interned: interned, rare: -1, ph: e.ph, scope: e.scope, flags: f, gpuCat: e.gpuCat}
+}
+
+// unpack sets e to the event pe records, as the parser read it.
+func (p *part) unpack(pe *packedEvent, e *rawEvent) {
+	if pe.rare >= 0 {
+		*e = p.rare[pe.rare]
+		return
+	}
+	f := pe.flags
+	*e = rawEvent{ph: pe.ph, badPh: none, name: pe.name, cat: pe.cat, pid: pe.pid, tid: pe.tid, id: pe.id,
+		idLocal: f&packedIDLocal != 0, bindID: pe.bindID, flowIn: f&packedFlowIn != 0, flowOut: f&packedFlowOut != 0,
+		ts: pe.ts, dur: pe.dur, hasTs: f&packedHasTs != 0, hasDur: f&packedHasDur != 0,
+		bindEnclosing: f&packedBindEnclosing != 0, scope: pe.scope,
+		argName: none, argLabels: none, argStep: none, args: pe.args,
+		gpuCat: pe.gpuCat, correlation: pe.correlation, waitRecord: -1, waitStream: -1,
+		line: int(pe.line), offset: pe.offset}
 }
 
 // parse reads the events of the part.
 func (p *part) parse(file string, keepArgs bool) {
-	p.events, p.series, p.err = p.events[:0], p.series[:0], nil
+	p.events, p.rare, p.series, p.err = p.events[:0], p.rare[:0], p.series[:0], nil
+	if p.hint != nil {
+		if hint := int(p.hint.Load()); cap(p.events) < hint {
+			p.events = make([]packedEvent, 0, hint+hint/8)
+		}
+		defer func() {
+			if n := int64(len(p.events)); n > p.hint.Load() {
+				p.hint.Store(n)
+			}
+		}()
+	}
 	if p.strs == nil {
 		p.strs = newInterner()
 		p.col = &collector{strs: p.strs}
@@ -120,6 +203,10 @@ func (p *part) parse(file string, keepArgs bool) {
 		}
 		sc.pos++
 		p.ok, p.lines = sc.pos, sc.line
+		if packs(&d.ev) {
+			p.events = append(p.events, pack(&d.ev, int32(p.strs.Len())))
+			continue
+		}
 		ev := d.ev
 		from := len(p.series)
 		p.series = append(p.series, ev.counters...)
@@ -127,7 +214,10 @@ func (p *part) parse(file string, keepArgs bool) {
 		if len(p.series) > from {
 			ev.counters = p.series[from:len(p.series):len(p.series)]
 		}
-		p.events = append(p.events, partEvent{ev: ev, interned: int32(p.strs.Len())})
+		pe := pack(&ev, int32(p.strs.Len()))
+		pe.rare = int32(len(p.rare))
+		p.rare = append(p.rare, ev)
+		p.events = append(p.events, pe)
 	}
 }
 
@@ -254,8 +344,9 @@ func (d *decoder) readEventsParallel() (bool, error) {
 	parts := make(chan *part, inFlight)
 	work := make(chan *part, inFlight)
 	free := make(chan *part, inFlight)
+	var hint atomic.Int64
 	for range inFlight {
-		free <- &part{ready: make(chan struct{}, 1)}
+		free <- &part{ready: make(chan struct{}, 1), hint: &hint}
 	}
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
@@ -371,12 +462,14 @@ func (d *decoder) readEventsParallel() (bool, error) {
 func (d *decoder) replay(p *part, line int) error {
 	ids := make([]int32, p.strs.Len())
 	next := int32(0)
+	var ev rawEvent
+	e := &ev
 	for i := range p.events {
 		pe := &p.events[i]
 		for ; next < pe.interned; next++ {
 			ids[next] = d.strs.idOf(p.strs.String(int32(next)))
 		}
-		e := &pe.ev
+		p.unpack(pe, e)
 		e.line += line - 1
 		for _, f := range []*int32{&e.badPh, &e.name, &e.cat, &e.pid, &e.tid, &e.id, &e.bindID, &e.argName, &e.argLabels, &e.argStep} {
 			if *f != none {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -233,4 +234,22 @@ func FuzzParts(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPackedFields guards packedEvent: a field added to rawEvent must be
+// either packed (pack, unpack) or tested by packs, which sends an event
+// holding it to part.rare whole (argsText and argsLine serve the decoder
+// only); then the list below is updated.
+func TestPackedFields(t *testing.T) {
+	var names []string
+	rt := reflect.TypeFor[rawEvent]()
+	for i := range rt.NumField() {
+		names = append(names, rt.Field(i).Name)
+	}
+	const want = "ph badPh name cat pid tid id idLocal bindID flowIn flowOut ts dur hasTs hasDur badTime bindEnclosing scope " +
+		"argName argLabels argStep sortIndex hasSortIndex badSortIndex counters badCounters argsText argsLine args " +
+		"gpuCat correlation waitRecord waitStream line offset"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("rawEvent's fields are now\n%s\nwere\n%s\nsee packs, pack and unpack", got, want)
+	}
 }
