@@ -69,14 +69,7 @@ func openTrace(path string, options string) (*ingest.Source, string, error) {
 		delete(values, runPathsOption)
 		return openRunList(v, format, values)
 	}
-	src, f, err := formats.Open(path, format, values)
-	if err != nil {
-		if files := partition.TraceFiles(path, format); files != nil {
-			return partition.OpenRuns(files, format, values)
-		}
-		return nil, "", err
-	}
-	return src, f.Name, nil
+	return partition.Open(path, format, values)
 }
 
 // runPathsOption lists the traces StartRead and StartAnalyze read as one,

@@ -87,7 +87,9 @@ func Detect(path string) (ingest.Format, error) {
 				}
 			}
 		}
-		return ingest.Format{}, errs.Format(path, 0, "is a directory holding no trace Macroscope knows (%s)", strings.Join(Names(), ", "))
+		return ingest.Format{}, errs.Format(path, 0, "is a directory holding no trace Macroscope knows (%s); "+
+			"a directory of two or more trace files of one format (the ranks of a job) is read as one trace: "+
+			"give a trace file, or a directory of such files", strings.Join(Names(), ", "))
 	}
 	head, err := ingest.Head(path, 4096)
 	if err != nil {

@@ -3,6 +3,7 @@ package formats
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,6 +66,18 @@ func TestDetectByContent(t *testing.T) {
 	}
 	if _, err := ByName("nope"); err == nil {
 		t.Error("unknown format name accepted")
+	}
+}
+
+// TestDetectDirSaysTheWayOut checks that a directory no format reads
+// says what is read instead: a trace file, or several of one format.
+func TestDetectDirSaysTheWayOut(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rank-0.json"), []byte(`{"traceEvents":[]}`), 0o644)
+	_, err := Detect(dir)
+	if err == nil || !strings.Contains(err.Error(), "two or more trace files of one format") ||
+		!strings.Contains(err.Error(), "give a trace file") {
+		t.Errorf("error %v", err)
 	}
 }
 

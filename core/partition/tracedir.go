@@ -9,6 +9,22 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
+// Open opens the trace at path (formats.Open) or, for a directory of
+// trace files of one format (TraceFiles), those files as one trace
+// (OpenRuns). It returns the source and the format's name. The directory
+// is looked at first: a reader given a format may open any path and
+// refuse a directory only when it reads it.
+func Open(path, format string, opt ingest.Values) (*ingest.Source, string, error) {
+	if files := TraceFiles(path, format); files != nil {
+		return OpenRuns(files, format, opt)
+	}
+	src, f, err := formats.Open(path, format, opt)
+	if err != nil {
+		return nil, "", err
+	}
+	return src, f.Name, nil
+}
+
 // OpenRuns opens the traces at paths as one trace, each under a container
 // of type RunType named after its file (PlanRuns, Runs): the ranks' files
 // of one job, for instance. format "" detects each file's. It returns the

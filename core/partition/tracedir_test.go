@@ -110,3 +110,29 @@ func ExampleTraceFiles() {
 	// rank-0.json
 	// rank-1.json
 }
+
+// TestOpenDirectoryWithFormat checks that a directory of ranks is read as
+// one trace when the format is given too: the format's reader would take
+// the directory for a file and fail only when reading it.
+func TestOpenDirectoryWithFormat(t *testing.T) {
+	dir := t.TempDir()
+	rankFile(t, dir, 0)
+	rankFile(t, dir, 1)
+	for _, format := range []string{"", "chrome"} {
+		src, name, err := partition.Open(dir, format, nil)
+		if err != nil {
+			t.Fatalf("format %q: %v", format, err)
+		}
+		tr := trace.New(src.Files...)
+		if err := src.Read(tr, trace.ReadOptions{Notes: &trace.Notes{}}); err != nil {
+			t.Fatalf("format %q: %v", format, err)
+		}
+		if name != "chrome" || tr.States.Len() != 2 {
+			t.Errorf("format %q: read as %q, %d states; want chrome, 2", format, name, tr.States.Len())
+		}
+	}
+	// A file is opened as it is.
+	if _, name, err := partition.Open(filepath.Join(dir, "rank-0.json"), "chrome", nil); err != nil || name != "chrome" {
+		t.Errorf("a file: %q, %v", name, err)
+	}
+}

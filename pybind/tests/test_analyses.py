@@ -527,6 +527,20 @@ def test_ranks_read_as_one_job(tmp_path):
     assert "10 iterations (nccl*Kernel*) over 4 resources" in run.stdout + run.stderr
 
 
+def test_ranks_read_as_one_job_format_given(tmp_path):
+    # The directory of ranks with its format given: the reader given a
+    # format took the directory for a file and failed when reading it.
+    import shutil
+
+    for rank in (0, 1):
+        src = shared("hta", "tests", "data", "trace_filter", f"sampled_rank-{rank}.json.gz")
+        shutil.copy(src, tmp_path / src.name)
+    files = sorted(str(p) for p in tmp_path.glob("*.json.gz"))
+    t = ms.read(tmp_path, format="chrome")
+    assert len(t.states) == len(ms.read(files).states)
+    assert ms.stragglers(tmp_path, format="chrome").iteration == "nccl*Kernel*"
+
+
 def test_tables_write_to_parquet(tmp_path, jacobi):
     for result in (jacobi.flat_profile(), jacobi.load_imbalance(), jacobi.comm_matrix(), jacobi.pop(),
                    jacobi.stragglers()):

@@ -191,3 +191,24 @@ func TestCritPathCommands(t *testing.T) {
 		{[]string{"commmatrix", "--level", "rack", cpMixed}, StatusUsage, "invalid --level"},
 	})
 }
+
+// TestDirectoryOfRanks checks that the command line reads a directory of
+// trace files of one format as one trace, with or without --format.
+func TestDirectoryOfRanks(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	for r, body := range []string{
+		`{"traceEvents":[{"ph":"X","name":"ProfilerStep#1","pid":0,"tid":7,"ts":100,"dur":10}]}`,
+		`{"traceEvents":[{"ph":"X","name":"ProfilerStep#1","pid":1,"tid":7,"ts":101,"dur":12}]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "rank-"+string(rune('0'+r))+".json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range [][]string{nil, {"--format", "chrome"}} {
+		args := append([]string{"stragglers", "--out", out, "--figure", "", "-q"}, format...)
+		got := mustRun(t, append(args, dir)...)
+		if !strings.Contains(got, "1 iterations (ProfilerStep*) over 2 resources") {
+			t.Errorf("%v:\n%s", format, got)
+		}
+	}
+}

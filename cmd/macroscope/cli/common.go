@@ -398,12 +398,11 @@ func since(t, origin trace.Time) string {
 // open opens the trace through the registry's door, with the reader
 // options given on the command line.
 func (c *cli) open(path string) (*ingest.Source, error) {
-	src, f, err := formats.Open(path, *c.format, c.readerOptions)
+	// A file, a directory a format reads, or one of traces of one
+	// format (the ranks of a job) read as one.
+	src, name, err := partition.Open(path, *c.format, c.readerOptions)
 	if err == nil {
-		c.formatName = f.Name
-	} else if files := partition.TraceFiles(path, *c.format); files != nil {
-		// A directory of traces of one format: the ranks of one job.
-		src, c.formatName, err = partition.OpenRuns(files, *c.format, c.readerOptions)
+		c.formatName = name
 	}
 	var ae *errs.ArgumentError
 	if errors.As(err, &ae) {

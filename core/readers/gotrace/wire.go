@@ -584,18 +584,26 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 	// once handed over: at most workers+1 generations (a few MB of
 	// input, ten times that decoded, each) are in memory at once.
 	tokens := make(chan struct{}, workers+1)
-	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				g, err := decodeGeneration(j.raw, ver)
+				g, err := decodeGenerationSafely(j.raw, ver)
 				j.out <- result{g, err}
 			}
 		}()
 	}
+	// However the loop below ends (an error, or a panic of each that the
+	// reader recovers), the reader and the workers are let go.
+	stop := make(chan struct{})
+	defer wg.Wait()
+	defer func() {
+		close(stop)
+		for range order { // let the reader finish
+		}
+	}()
 	wr := newWireReader(r, ver)
 	go func() {
 		defer close(order)
@@ -643,9 +651,24 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 			break
 		}
 	}
-	close(stop)
-	for range order { // let the reader finish
-	}
-	wg.Wait()
 	return err
 }
+
+// decodeGenerationSafely is decodeGeneration on a worker goroutine, where
+// no recovery of the reader's reaches: a panic on malformed input is the
+// generation's error (as the parser path's panics are), not the end of
+// the process.
+func decodeGenerationSafely(raw *rawGeneration, ver int) (g *wireGeneration, err error) {
+	defer func() {
+		if !recoverPanics {
+			return
+		}
+		if p := recover(); p != nil {
+			g, err = nil, fmt.Errorf("the decoder failed on a malformed generation: %v", p)
+		}
+	}()
+	return decodeGen(raw, ver)
+}
+
+// decodeGen is decodeGeneration; a variable so that tests can make it fail.
+var decodeGen = decodeGeneration

@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeWireText prints a decoded generation in the raw text form of the
@@ -271,4 +273,40 @@ func TestWireLargeAgainstGoTool(t *testing.T) {
 		t.Fatalf("decoded text SHA-256 %s, go tool trace's %s", g, w)
 	}
 	t.Logf("%d generations, identical texts", gens)
+}
+
+// TestWirePanics checks that a panic while decoding a generation (on a
+// worker, out of the reader's recovery) is an error of the read, and that
+// a panic of the caller's function leaves no goroutine behind.
+func TestWirePanics(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "threegen.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(each func(*wireGeneration) error) error {
+		return decodeWire(bufio.NewReader(bytes.NewReader(data[headerLen:])), 26, 2, each)
+	}
+	t.Run("decoder", func(t *testing.T) {
+		defer func(d func(*rawGeneration, int) (*wireGeneration, error)) { decodeGen = d }(decodeGen)
+		decodeGen = func(*rawGeneration, int) (*wireGeneration, error) { panic("index out of range") }
+		err := read(func(*wireGeneration) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "malformed generation: index out of range") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("caller", func(t *testing.T) {
+		before := runtime.NumGoroutine()
+		func() {
+			defer func() { recover() }()
+			read(func(*wireGeneration) error { panic("the sink failed") })
+		}()
+		// The goroutines end once let go; give them a moment to.
+		for range 500 {
+			if runtime.NumGoroutine() <= before {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Errorf("%d goroutines left behind", runtime.NumGoroutine()-before)
+	})
 }
