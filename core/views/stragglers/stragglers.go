@@ -132,7 +132,7 @@ func New(opt Options) (*Accumulator, error) {
 	if opt.Iteration == "" {
 		a.mpi = mpi.NewBuilder()
 		a.mpi.CollectivesOnly = true
-		a.patterns = DefaultIterations
+		a.patterns = slices.Clone(DefaultIterations) // its own: the variable may change later
 	}
 	for range a.patterns {
 		a.iters = append(a.iters, map[int32][]iteration{})
