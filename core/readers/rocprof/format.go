@@ -74,18 +74,25 @@ var RPDFormat = ingest.Format{
 	Summary:    "rocmProfileData RPD SQLite database (rocpd_api, rocpd_op, rocpd_api_ops)",
 	Extensions: []string{".rpd"},
 	// Every SQLite file starts alike: look at the tables.
-	SniffFile: looksRPD,
-	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
+	SniffFile: func(path string) bool {
+		return peekSchema(path, func(db *sqlitedb.DB) bool { return db.HasTable("rocpd_op") && db.HasTable("rocpd_api") })
+	},
+	Open: openWhole(readRPD),
+}
+
+// openWhole opens a database read whole by read.
+func openWhole(read func(path string, sink trace.Sink, opt trace.ReadOptions) error) func(string, ingest.Values) (*ingest.Source, error) {
+	return func(path string, _ ingest.Values) (*ingest.Source, error) {
 		if _, err := ingest.CheckPath(path); err != nil {
 			return nil, err
 		}
-		return &ingest.Source{Read: ingest.ReadFunc(path, readRPD), Whole: true, Files: []string{path}}, nil
-	},
+		return &ingest.Source{Read: ingest.ReadFunc(path, read), Whole: true, Files: []string{path}}, nil
+	}
 }
 
-// looksRPD reports whether the file at path is a SQLite database with
-// rocpd's tables.
-func looksRPD(path string) bool {
+// peekSchema reports whether the file at path is a SQLite database whose
+// schema (tables and views, not their rows) satisfies is.
+func peekSchema(path string, is func(*sqlitedb.DB) bool) bool {
 	head, err := ingest.Head(path, len(sqlitedb.Magic))
 	if err != nil || !sqlitedb.Looks(head) {
 		return false
@@ -95,7 +102,7 @@ func looksRPD(path string) bool {
 		return false
 	}
 	defer db.Close()
-	return db.HasTable("rocpd_op") && db.HasTable("rocpd_api")
+	return is(db)
 }
 
 // RocpdFormat is rocprofv3's rocpd SQLite database, its default output
@@ -107,25 +114,9 @@ var RocpdFormat = ingest.Format{
 	Summary:    "rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs)",
 	Extensions: []string{"results.db"},
 	SniffFile:  looksRocpd,
-	Open: func(path string, _ ingest.Values) (*ingest.Source, error) {
-		if _, err := ingest.CheckPath(path); err != nil {
-			return nil, err
-		}
-		return &ingest.Source{Read: ingest.ReadFunc(path, readRocpd), Whole: true, Files: []string{path}}, nil
-	},
+	Open:       openWhole(readRocpd),
 }
 
 // looksRocpd reports whether the file at path is a SQLite database with
 // rocpd's tables or views.
-func looksRocpd(path string) bool {
-	head, err := ingest.Head(path, len(sqlitedb.Magic))
-	if err != nil || !sqlitedb.Looks(head) {
-		return false
-	}
-	db, err := sqlitedb.Peek(path)
-	if err != nil {
-		return false
-	}
-	defer db.Close()
-	return looksRocpdDB(db)
-}
+func looksRocpd(path string) bool { return peekSchema(path, looksRocpdDB) }
