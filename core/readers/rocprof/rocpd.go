@@ -3,7 +3,6 @@ package rocprof
 import (
 	"database/sql"
 	"encoding/json"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,15 +145,7 @@ func readRocpd(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if r.n.unknownName > 0 {
 		opt.Warn("%d rocpd rows name a string not in rocpd_string: named \"string <id>\"", r.n.unknownName)
 	}
-	if err := opt.Canceled(); err != nil {
-		return err
-	}
-	if opt.Progress != nil {
-		if st, err := os.Stat(path); err == nil {
-			opt.Progress(st.Size(), st.Size())
-		}
-	}
-	return m.emit(sink, path)
+	return emitDatabase(m, sink, path, opt)
 }
 
 // tick counts a row, and checks for cancellation every 4096.

@@ -125,6 +125,14 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	opt.Skip("RPD rows ending before they start", reversed)
 	opt.Skip("RPD rows whose ids or times are not integers", unreadable)
+	return emitDatabase(m, sink, path, opt)
+}
+
+// emitDatabase ends the read of a database held whole: it delivers the
+// model unless the read was canceled, after reporting every byte read
+// (the database's rows are not read in file order, so progress jumps to
+// the end).
+func emitDatabase(m *model, sink trace.Sink, path string, opt trace.ReadOptions) error {
 	if err := opt.Canceled(); err != nil {
 		return err
 	}
