@@ -483,23 +483,33 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 	return nil
 }
 
+// tableVarints reads len(dst) numbers of a string or stack table record
+// from b at pos into dst and returns the position after them; an error
+// names the 1-based offset of the number that is cut.
+func tableVarints(b []byte, pos int, dst []uint64) (int, error) {
+	for i := range dst {
+		v, n := uvarint(b[pos:])
+		if n <= 0 {
+			return pos, fmt.Errorf("offset %d: %w", pos+1, errVarint)
+		}
+		pos += n
+		dst[i] = v
+	}
+	return pos, nil
+}
+
 func (d *wireGeneration) decodeStrings(b []byte) ([]wireString, error) {
 	var out []wireString
 	for pos := 0; pos < len(b); {
 		if b[pos] != evString {
 			return nil, fmt.Errorf("offset %d: expected a string, found event type %d", pos+1, b[pos])
 		}
-		pos++
-		id, n := uvarint(b[pos:])
-		if n <= 0 {
-			return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
+		var head [2]uint64
+		var err error
+		if pos, err = tableVarints(b, pos+1, head[:]); err != nil {
+			return nil, err
 		}
-		pos += n
-		size, n := uvarint(b[pos:])
-		if n <= 0 {
-			return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
-		}
-		pos += n
+		id, size := head[0], head[1]
 		if size > maxStringSize {
 			return nil, fmt.Errorf("string %d has %d bytes, more than the %d a string holds", id, size, maxStringSize)
 		}
@@ -523,15 +533,10 @@ func (d *wireGeneration) decodeStacks(b []byte) ([]wireStack, error) {
 		if b[pos] != evStack {
 			return nil, fmt.Errorf("offset %d: expected a stack, found event type %d", pos+1, b[pos])
 		}
-		pos++
 		var head [2]uint64
-		for i := range head {
-			v, n := uvarint(b[pos:])
-			if n <= 0 {
-				return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
-			}
-			pos += n
-			head[i] = v
+		var err error
+		if pos, err = tableVarints(b, pos+1, head[:]); err != nil {
+			return nil, err
 		}
 		id, nFrames := head[0], head[1]
 		if nFrames > maxFramesPerStack {
@@ -540,13 +545,8 @@ func (d *wireGeneration) decodeStacks(b []byte) ([]wireStack, error) {
 		pcs := make([]uint64, 0, nFrames)
 		for range nFrames {
 			var f [4]uint64
-			for i := range f {
-				v, n := uvarint(b[pos:])
-				if n <= 0 {
-					return nil, fmt.Errorf("offset %d: %w", pos+1, errVarint)
-				}
-				pos += n
-				f[i] = v
+			if pos, err = tableVarints(b, pos, f[:]); err != nil {
+				return nil, err
 			}
 			pcs = append(pcs, f[0])
 			if _, ok := d.pcs[f[0]]; !ok {
