@@ -15,8 +15,9 @@ import (
 // is looked at first: a reader given a format may open any path and
 // refuse a directory only when it reads it.
 func Open(path, format string, opt ingest.Values) (*ingest.Source, string, error) {
-	if files := TraceFiles(path, format); files != nil {
-		return OpenRuns(files, format, opt)
+	if files, kind := traceFiles(path, format); files != nil {
+		// The files' format, found once: not detected again per file.
+		return OpenRuns(files, kind, opt)
 	}
 	src, f, err := formats.Open(path, format, opt)
 	if err != nil {
@@ -67,15 +68,21 @@ func OpenRuns(paths []string, format string, opt ingest.Values) (*ingest.Source,
 // several formats), which then goes to the readers as it is, and they
 // say what they make of it.
 func TraceFiles(dir, format string) []string {
+	files, _ := traceFiles(dir, format)
+	return files
+}
+
+// traceFiles is TraceFiles, with the files' format.
+func traceFiles(dir, format string) ([]string, string) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil
+		return nil, ""
 	}
 	if _, err := formats.Detect(dir); err == nil {
-		return nil
+		return nil, ""
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	var files []string
 	kind := format
@@ -93,14 +100,14 @@ func TraceFiles(dir, format string) []string {
 				continue // not a trace: left out
 			}
 			if kind != "" && f.Name != kind {
-				return nil
+				return nil, ""
 			}
 			kind = f.Name
 		}
 		files = append(files, path)
 	}
 	if len(files) < 2 {
-		return nil
+		return nil, ""
 	}
-	return files
+	return files, kind
 }
