@@ -442,9 +442,12 @@ func (c *collector) add(file string, e *rawEvent) error {
 		return nil
 	}
 	// lacks counts the event as skipped if it misses its ts. A missing
-	// pid or tid reads as 0, as in Perfetto (the trace viewer, too, shows
-	// such events, on a process of its own): writers that know of a
+	// pid reads as 0 and a missing tid as the pid, as in Perfetto (its
+	// JSON tokenizer: "make the tid equal to the pid if tid is not set";
+	// the trace viewer, too, shows such events): writers that know of a
 	// single thread often leave them out, and their events are the trace.
+	// An event without tid is then on the same thread as its process's
+	// events with tid = pid (a main thread), nested with them.
 	lacks := func(pid, tid, ts bool) bool {
 		if ts && !e.hasTs {
 			c.notes.skip(fmt.Sprintf("events of phase %q without ts", e.ph), 1)
@@ -455,8 +458,8 @@ func (c *collector) add(file string, e *rawEvent) error {
 			c.notes.warn("%d events without pid, put on pid 0")
 		}
 		if tid && e.tid == none {
-			e.tid = c.strs.id([]byte("0"))
-			c.notes.warn("%d events without tid, put on tid 0")
+			e.tid = e.pid
+			c.notes.warn("%d events without tid, put on the thread whose tid is their pid")
 		}
 		return false
 	}

@@ -59,8 +59,9 @@
 // Kineto writes it explicitly; containers with no index at all come last.
 // Ties keep the order of first appearance. Other metadata
 // (process_uptime_seconds, num_cpus...) is counted in the notes by name.
-// An event without pid is on pid 0, one without tid on tid 0, as in
-// Perfetto (counted in a warning). The thread (pid, tid) of every event
+// An event without pid is on pid 0, one without tid on the thread whose
+// tid is its pid (its process's main thread), as in Perfetto (counted in a
+// warning). The thread (pid, tid) of every event
 // that has one is a container, async events included, as the trace viewers
 // create it; counters and process or global instants need no thread.
 // Containers live from the first to the last instant of the trace.
