@@ -698,9 +698,12 @@ func (c *collector) addMetadata(e *rawEvent) {
 			p.sortIndex, p.hasSortIndex = e.sortIndex, true
 		}
 	case "thread_name", "thread_sort_index":
-		if e.pid == none || e.tid == none {
-			skip("without pid or tid")
+		if e.pid == none {
+			skip("without pid")
 			return
+		}
+		if e.tid == none {
+			e.tid = e.pid // the thread an event without tid is on (see lacks)
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
 		if name == "thread_name" {

@@ -219,7 +219,7 @@ func TestSkippedNotRefused(t *testing.T) {
 		{`{"ph":"F","name":"a","id":1,"pid":1,"ts":1}`, "skipped 1 async finish events (ph F) that close nothing"},
 		{`{"ph":"i","s":"x","pid":1,"tid":1,"ts":1}`, `skipped 1 instant events with a scope s other than "g", "p" or "t"`},
 		{`{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":"abc","w":[1],"z":null}}`, "skipped 3 counter values that are not numbers"},
-		{`{"ph":"M","name":"thread_name","pid":1,"args":{"name":"t"}}`, `skipped 1 metadata events (ph M) "thread_name" without pid or tid`},
+		{`{"ph":"M","name":"thread_name","tid":1,"args":{"name":"t"}}`, `skipped 1 metadata events (ph M) "thread_name" without pid`},
 		{`{"ph":"M","name":"process_sort_index","pid":1,"args":{"sort_index":1.5}}`, `skipped 1 metadata events (ph M) "process_sort_index" without an integer args.sort_index`},
 		{`{"args":{"sort_index":"x"},"ph":"M","name":"process_sort_index","pid":1}`, `skipped 1 metadata events (ph M) "process_sort_index" without an integer args.sort_index`},
 		{`{"ph":"M","name":"process_name","pid":1,"args":{"name":7}}`, `skipped 1 metadata events (ph M) "process_name" without args.name`},
