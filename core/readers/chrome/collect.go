@@ -206,6 +206,9 @@ type collector struct {
 	gpuWaits         []gpuWait
 	tracks           []asyncTrack
 	trackByKey       map[asyncKey]int32
+	// V8's CPU profiles (Profile and ProfileChunk events), by pid and id.
+	profiles     []cpuProfile
+	profileByKey map[[2]int32]int32
 
 	// The arguments of events, for a sink that keeps them.
 	argsArena []byte
@@ -478,6 +481,9 @@ func (c *collector) add(file string, e *rawEvent) error {
 			args: e.args, begin: e.ph == 'B'})
 		c.seeOn(t, e.ts)
 	case 'i', 'I', 'R':
+		if e.ph == 'I' && len(e.profile) > 0 && c.strs.str(e.name) == "CpuProfile" && !lacks(true, true, false) && c.addProfile(e) {
+			return nil
+		}
 		c.addInstant(e, lacks)
 	case 'C':
 		if lacks(true, false, true) {
@@ -511,6 +517,10 @@ func (c *collector) add(file string, e *rawEvent) error {
 		c.addAsync(e)
 	case 'M':
 		c.addMetadata(e)
+	case 'P':
+		if !isProfileEvent(c.strs.str(e.name)) || !c.addProfile(e) {
+			c.notes.skip(skippedPhases['P'], 1)
+		}
 	default:
 		what, ok := skippedPhases[e.ph]
 		if !ok {

@@ -103,7 +103,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		case "args":
 			// Only args the reader does not keep are read here, and ph
 			// must come before them.
-			if e.ph == 0 || (d.keepArgs && keepsArgs(e.ph)) {
+			if e.ph == 0 || d.profileArgs(e) || (d.keepArgs && keepsArgs(e.ph)) {
 				return false
 			}
 			if e.ph == 'X' && e.cat == none {

@@ -247,7 +247,7 @@ func TestPackedFields(t *testing.T) {
 		names = append(names, rt.Field(i).Name)
 	}
 	const want = "ph badPh name cat pid tid id idLocal bindID flowIn flowOut ts dur hasTs hasDur badTime bindEnclosing scope " +
-		"argName argLabels argStep sortIndex hasSortIndex badSortIndex counters badCounters argsText argsLine args " +
+		"argName argLabels argStep sortIndex hasSortIndex badSortIndex counters badCounters argsText argsLine profile args " +
 		"gpuCat correlation waitRecord waitStream line offset"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("rawEvent's fields are now\n%s\nwere\n%s\nsee packs, pack and unpack", got, want)

@@ -1,0 +1,77 @@
+package chrome
+
+import (
+	"bytes"
+	"testing"
+)
+
+// cpuProfileTrace is a DevTools recording in miniature: a thread's trace
+// event, the Profile event of its V8 CPU profile and two ProfileChunk
+// events written on the profiler's thread (tid 9), the second defining a
+// node the first did not.
+const cpuProfileTrace = `[
+{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"CrRendererMain"}},
+{"ph":"X","name":"RunTask","pid":1,"tid":7,"ts":1000,"dur":100},
+{"ph":"P","name":"Profile","cat":"disabled-by-default-v8.cpu_profiler","id":"0x1","pid":1,"tid":7,"ts":1001,"args":{"data":{"startTime":1000}}},
+{"ph":"P","name":"ProfileChunk","cat":"disabled-by-default-v8.cpu_profiler","id":"0x1","pid":1,"tid":9,"ts":1050,"args":{"data":{"cpuProfile":{
+ "nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"(program)"},"parent":1},
+  {"id":3,"callFrame":{"functionName":"main"},"parent":1},{"id":4,"callFrame":{"functionName":""},"parent":3},
+  {"id":5,"callFrame":{"functionName":"(idle)"},"parent":1}],
+ "samples":[3,4,2,4]},"timeDeltas":[10,10,10,10]}}},
+{"ph":"P","name":"ProfileChunk","cat":"disabled-by-default-v8.cpu_profiler","id":"0x1","pid":1,"tid":9,"ts":1090,"args":{"data":{"cpuProfile":{
+ "nodes":[{"id":6,"callFrame":{"functionName":"f"},"parent":3}],
+ "samples":[6,5,2,3]},"timeDeltas":[10,10,10,10]}}},
+{"ph":"P","name":"SampleA","pid":1,"tid":7,"ts":1095,"args":{}}
+]`
+
+// TestCPUProfile: the samples of a V8 CPU profile become the nested
+// states of its thread's stacks, on a container beside the thread, worked
+// out by hand from the samples at 1010 (main), 1020 (main, anonymous),
+// 1030 ((program), alone between two samples of main: DevTools gives it
+// the stack before it), 1040 (main, anonymous), 1050 (main, f), 1060
+// ((idle): nothing), 1070 ((program), after idle: kept) and 1080 (main,
+// the last sample: the stacks open end there).
+func TestCPUProfile(t *testing.T) {
+	tr, notes := decodeNotes(t, cpuProfileTrace)
+	const cat = "[disabled-by-default-v8.cpu_profiler]"
+	checkLines(t, "entities", dump(tr), []string{
+		"state /1/CrRendererMain Slice RunTask 1000.000-1100.000 d0",
+		"state /1/CrRendererMain (CPU profile) Slice main" + cat + " 1010.000-1060.000 d0",
+		"state /1/CrRendererMain (CPU profile) Slice (anonymous)" + cat + " 1020.000-1050.000 d1",
+		"state /1/CrRendererMain (CPU profile) Slice f" + cat + " 1050.000-1060.000 d1",
+		"state /1/CrRendererMain (CPU profile) Slice (program)" + cat + " 1070.000-1080.000 d0",
+	})
+	checkLines(t, "notes", notes.Messages(), []string{"skipped 1 sample events (ph P)"})
+}
+
+// TestCPUProfileParts: a profile read in parts on several cores is the
+// one read on one, its chunks falling in different parts.
+func TestCPUProfileParts(t *testing.T) {
+	in := append(bytes.Repeat([]byte(" "), firstWindow), cpuProfileTrace...)
+	if n := checkParts(t, "cpu profile", in, 200); n == 0 {
+		t.Error("the trace was not read in parts")
+	}
+}
+
+// TestCPUProfileUnchunked: Chrome up to 66 wrote a thread's whole profile
+// in one CpuProfile instant event whose nodes name their children; it
+// reads as the chunked form does, and is no instant event. Samples at
+// 1005 (main), 1015 and 1025 (main, g), 1045 and 1050 ((program), not
+// alone: kept).
+func TestCPUProfileUnchunked(t *testing.T) {
+	tr, notes := decodeNotes(t, `[
+{"pid":1,"tid":7,"ts":5000,"ph":"I","cat":"disabled-by-default-devtools.timeline","name":"CpuProfile","args":{"data":{"cpuProfile":{
+ "nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2,3]},{"id":2,"callFrame":{"functionName":"(program)"}},
+  {"id":3,"callFrame":{"functionName":"main"},"children":[4]},{"id":4,"callFrame":{"functionName":"g"}}],
+ "startTime":1000,"endTime":1100,"samples":[3,4,4,2,2],"timeDeltas":[5,10,10,20,5]}}}},
+{"pid":1,"tid":7,"ts":5000,"ph":"I","s":"t","name":"Mark","args":{}}
+]`)
+	const cat = "[disabled-by-default-devtools.timeline]"
+	checkLines(t, "entities", dump(tr), []string{
+		"state /1/7 (CPU profile) Slice main" + cat + " 1005.000-1045.000 d0",
+		"state /1/7 (CPU profile) Slice g" + cat + " 1015.000-1045.000 d1",
+		"state /1/7 (CPU profile) Slice (program)" + cat + " 1045.000-1050.000 d0",
+		"event /1/7 Instant Mark 5000.000",
+	})
+	checkLines(t, "notes", notes.Messages(), nil)
+}
