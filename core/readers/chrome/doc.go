@@ -109,8 +109,12 @@
 //     synchronisation that waits for it (its
 //     args.wait_on_cuda_event_record_corr_id). Key: the correlation id.
 //   - M: names and sort indexes, see above.
+//   - P events "Profile" and "ProfileChunk" (V8's CPU profile, as DevTools
+//     records it), and Chrome 66's "CpuProfile" instants (ph I): the
+//     nested states of the sampled thread's stacks, on a thread container
+//     "<thread> (CPU profile)" beside it (see profile.go).
 //   - Phases the model does not hold are counted in the notes, never
-//     refused: object snapshots (N, O, D), samples (P), memory dumps (v,
+//     refused: object snapshots (N, O, D), other samples (P), memory dumps (v,
 //     V), clock syncs (c), contexts ( and ), unknown phases, entries
 //     without ph (such as the {} rocprof writes first), and events lacking
 //     a field their phase needs (ts, id).

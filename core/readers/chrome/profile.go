@@ -216,7 +216,9 @@ func (c *collector) profileSlices() {
 			at := p.times[i]
 			c.seeOn(t, at)
 			path = path[:0]
-			for id, depth := p.leaves[i], 0; depth < 1<<16; depth++ {
+			// A path longer than the tree has nodes goes round a cycle
+			// of parents (a corrupt profile): it is cut there.
+			for id, depth := p.leaves[i], 0; depth < len(p.nodes); depth++ {
 				n, ok := p.nodes[id]
 				if !ok || !n.hasParent { // the root, or a node never defined
 					break
@@ -260,7 +262,7 @@ func (p *cpuProfile) fixMissingSamples(order []int32, program, gc, idle int32) {
 		return n.name == program || n.name == gc || n.name == idle
 	}
 	bottom := func(id int64) int64 {
-		for depth := 0; depth < 1<<16; depth++ {
+		for depth := 0; depth < len(p.nodes); depth++ {
 			n, ok := p.nodes[id]
 			if !ok || !n.hasParent {
 				return id

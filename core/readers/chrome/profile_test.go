@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -74,4 +75,18 @@ func TestCPUProfileUnchunked(t *testing.T) {
 		"event /1/7 Instant Mark 5000.000",
 	})
 	checkLines(t, "notes", notes.Messages(), nil)
+}
+
+// TestCPUProfileCycle: a corrupt profile whose parents go round a cycle
+// reads, its stacks cut at the number of nodes, instead of looping.
+func TestCPUProfileCycle(t *testing.T) {
+	tr, _ := decodeNotes(t, `[
+{"ph":"P","name":"Profile","id":"1","pid":1,"tid":1,"ts":0,"args":{"data":{"startTime":0}}},
+{"ph":"P","name":"ProfileChunk","id":"1","pid":1,"tid":1,"ts":0,"args":{"data":{"cpuProfile":{
+ "nodes":[{"id":1,"callFrame":{"functionName":"a"},"parent":2},{"id":2,"callFrame":{"functionName":"b"},"parent":1}],
+ "samples":[1,1]},"timeDeltas":[1,1]}}}
+]`)
+	if n := tr.States.Len(); n != 2 {
+		t.Errorf("%d states, want the 2 frames of the cut stack:\n%s", n, strings.Join(dump(tr), "\n"))
+	}
 }
