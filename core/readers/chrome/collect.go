@@ -209,6 +209,9 @@ type collector struct {
 	// V8's CPU profiles (Profile and ProfileChunk events), by pid and id.
 	profiles     []cpuProfile
 	profileByKey map[[2]int32]int32
+	// The text of the object form's stackFrames and samples (a sampling
+	// profile), read once everything else is (see addSampledStacks).
+	stackFramesText, samplesText []byte
 
 	// The arguments of events, for a sink that keeps them.
 	argsArena []byte

@@ -13,8 +13,9 @@
 // "fuchsia", "events": [...]}) its process (ph p) and thread (ph t)
 // records create and name containers, as in the trace viewer, a metadata
 // event's name taking precedence, and its context switches and wake-ups
-// (ph k, w) are counted; stackFrames and samples (sampling profiles) are
-// counted, displayTimeUnit only tells viewers how to show times (ts and dur
+// (ph k, w) are counted; stackFrames and samples (a sampling profile, as
+// Hermes writes it) become the stacks of the sampled threads, as V8's CPU
+// profiles do (see profile.go), displayTimeUnit only tells viewers how to show times (ts and dur
 // are microseconds regardless), and otherData and writers' own keys
 // (distributedInfo, deviceProperties...) are checked for syntax and
 // ignored.

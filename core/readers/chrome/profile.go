@@ -201,13 +201,13 @@ func (c *collector) profileSlices() {
 			node  int64
 			name  int32
 			start trace.Time
+			seq   int32 // numbered as opened: of two frames with the same times, the outer one comes first
 		}
 		var open, path []frame
 		closeFrom := func(k int, at trace.Time) {
 			for j := len(open) - 1; j >= k; j-- {
 				if at > open[j].start {
-					c.seq++
-					t.slices = append(t.slices, slice{start: open[j].start, end: at, name: open[j].name, cat: p.cat, args: none, seq: c.seq})
+					t.slices = append(t.slices, slice{start: open[j].start, end: at, name: open[j].name, cat: p.cat, args: none, seq: open[j].seq})
 				}
 			}
 			open = open[:k]
@@ -236,7 +236,8 @@ func (c *collector) profileSlices() {
 			}
 			closeFrom(k, at)
 			for _, f := range path[k:] {
-				f.start = at
+				c.seq++
+				f.start, f.seq = at, c.seq
 				open = append(open, f)
 			}
 		}
@@ -281,5 +282,111 @@ func (p *cpuProfile) fixMissingSamples(order []int32, program, gc, idle int32) {
 			p.leaves[order[i]] = prev
 		}
 		prev = p.leaves[order[i]]
+	}
+}
+
+// The object form's sampling profile: stackFrames maps frame ids to
+// {name, parent}, and samples lists {ts, pid, tid, sf}, sf naming the
+// sampled frame (Hermes, React Native's engine, and Chrome's old sampling
+// write it). Each thread's samples become a profile as V8's do: a frame
+// lasts from the sample whose stack opens it until the next sample whose
+// stack leaves it. A sample without pid is on the thread of its tid if a
+// process has one, else on pid 0.
+
+// sampleEntry is what the reader takes of an entry of samples.
+type sampleEntry struct {
+	Ts  json.RawMessage `json:"ts"`
+	Pid json.RawMessage `json:"pid"`
+	Tid json.RawMessage `json:"tid"`
+	Sf  json.RawMessage `json:"sf"`
+}
+
+// rawText is the text of a JSON number or string, without quotes.
+func rawText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// addSampledStacks turns the stackFrames and samples of the object form
+// into profiles (see profileSlices).
+func (c *collector) addSampledStacks() {
+	framesText, samplesText := c.stackFramesText, c.samplesText
+	c.stackFramesText, c.samplesText = nil, nil
+	if len(samplesText) == 0 && len(framesText) == 0 {
+		return
+	}
+	var frames map[string]struct {
+		Name   string          `json:"name"`
+		Parent json.RawMessage `json:"parent"`
+	}
+	var samples []sampleEntry
+	if len(framesText) > 0 && json.Unmarshal(strictJSON(framesText), &frames) != nil {
+		c.notes.skip("stackFrames that are not an object of frames", 1)
+		frames = nil
+	}
+	if len(samplesText) > 0 && json.Unmarshal(strictJSON(samplesText), &samples) != nil {
+		c.notes.skip("samples that are not an array of samples", 1)
+		return
+	}
+	// Frame ids become the nodes 1, 2...; node 0 is the root above the
+	// frames without parent.
+	ids := make(map[string]int64, len(frames))
+	for id := range frames {
+		ids[id] = int64(len(ids) + 1)
+	}
+	nodes := make(map[int64]profileNode, len(frames)+1)
+	nodes[0] = profileNode{name: c.strs.id([]byte("(root)"))}
+	for id, f := range frames {
+		n := profileNode{name: c.strs.id([]byte(f.Name)), hasParent: true}
+		if len(f.Parent) > 0 && string(f.Parent) != "null" {
+			if p, ok := ids[rawText(f.Parent)]; ok {
+				n.parent = p
+			}
+		}
+		if f.Name == "" {
+			n.name = c.strs.id([]byte("(anonymous)"))
+		}
+		nodes[ids[id]] = n
+	}
+	byTid := map[int32]int32{} // a tid's thread, for samples without pid
+	for ti := range c.threads {
+		if _, ok := byTid[c.threads[ti].key]; !ok {
+			byTid[c.threads[ti].key] = int32(ti)
+		}
+	}
+	byThread := map[[2]int32]int32{}
+	for _, s := range samples {
+		ts, err := parseMicros([]byte(rawText(s.Ts)))
+		leaf, known := ids[rawText(s.Sf)]
+		if len(s.Ts) == 0 || err != nil || !known {
+			c.notes.skip("samples entries without ts or a known sf", 1)
+			continue
+		}
+		tid := c.strs.id([]byte(rawText(s.Tid)))
+		if len(s.Tid) == 0 {
+			tid = c.strs.id([]byte("0"))
+		}
+		var pid int32
+		switch t, ok := byTid[tid]; {
+		case len(s.Pid) > 0:
+			pid = c.strs.id([]byte(rawText(s.Pid)))
+		case ok:
+			pid = c.procs[c.threads[t].proc].key
+		default:
+			pid = c.strs.id([]byte("0"))
+		}
+		key := [2]int32{pid, tid}
+		pi, ok := byThread[key]
+		if !ok {
+			pi = int32(len(c.profiles))
+			c.profiles = append(c.profiles, cpuProfile{pid: pid, tid: tid, cat: none, fromProfile: true, nodes: nodes})
+			byThread[key] = pi
+		}
+		p := &c.profiles[pi]
+		p.times = append(p.times, ts)
+		p.leaves = append(p.leaves, leaf)
 	}
 }

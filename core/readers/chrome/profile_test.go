@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -89,4 +90,30 @@ func TestCPUProfileCycle(t *testing.T) {
 	if n := tr.States.Len(); n != 2 {
 		t.Errorf("%d states, want the 2 frames of the cut stack:\n%s", n, strings.Join(dump(tr), "\n"))
 	}
+}
+
+// TestSampledStacksHermes reads the sampling profile of Hermes (React
+// Native's engine) in the object form's stackFrames and samples; the
+// frames last as long as speedscope's reading of the same file makes them
+// (its snapshot of multi-thread-with-samples.json: [root] 34,096 us with
+// function1 13,326 us; [root thread 2] 54,096 us with function3 13,326 us
+// and function4 10,000 us).
+func TestSampledStacksHermes(t *testing.T) {
+	tr, err := readFile("testdata/producers/speedscope/hermes_multi_thread_with_samples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tr.States.All() {
+		if c := tr.ContainerPath(s.Container, "/"); strings.HasSuffix(c, "(CPU profile)") {
+			got = append(got, fmt.Sprintf("%s %s d%d %d", c, tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
+		}
+	}
+	checkLines(t, "profile states", got, []string{
+		"hermes/mqt_js (CPU profile) [root] d0 34096",
+		"hermes/mqt_js (CPU profile) function1 d1 13326",
+		"hermes/2 (CPU profile) [root thread 2] d0 54096",
+		"hermes/2 (CPU profile) function3 d1 13326",
+		"hermes/2 (CPU profile) function4 d1 10000",
+	})
 }

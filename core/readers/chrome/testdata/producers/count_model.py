@@ -153,6 +153,55 @@ def profile_states(events):
         yield (pid, p["tid"] if p["tid"] is not None else pid), count
 
 
+def sampled_stacks(path):
+    """The object form's stackFrames and samples (Hermes): per thread, the
+    samples in time order, each one's stack the chain of its sf's parents;
+    frames counted as in profile_states."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    doc = json.loads(data)
+    if not isinstance(doc, dict) or not doc.get("samples"):
+        return
+    frames = doc.get("stackFrames") or {}
+    by_tid = {}
+    for e in load(path):
+        if "tid" in e and "pid" in e:
+            by_tid.setdefault(key(e["tid"]), key(e["pid"]))
+    threads = collections.defaultdict(list)
+    for order, smp in enumerate(doc["samples"]):
+        if smp.get("ts") is None or key(smp.get("sf")) not in frames:
+            continue
+        tid = key(smp.get("tid", 0))
+        pid = key(smp["pid"]) if "pid" in smp else by_tid.get(tid, "0")
+        threads[(pid, tid)].append((ns(smp["ts"]), order, key(smp["sf"])))
+    for thread, smps in threads.items():
+        smps.sort()
+
+        def stack(sf):
+            out = []
+            while sf is not None and sf in frames and len(out) <= len(frames):
+                out.append(sf)
+                parent = frames[sf].get("parent")
+                sf = key(parent) if parent is not None else None
+            return out[::-1]
+
+        paths = [stack(sf) for _, _, sf in smps]
+        times = [t for t, _, _ in smps]
+        count = 0
+        for i, pa in enumerate(paths):
+            for k in range(len(pa)):
+                if i > 0 and paths[i - 1][:k + 1] == pa[:k + 1]:
+                    continue
+                j = i + 1
+                while j < len(paths) and paths[j][:k + 1] == pa[:k + 1]:
+                    j += 1
+                if times[min(j, len(times) - 1)] > times[i]:
+                    count += 1
+        yield thread, count
+
+
 def summarize(path):
     states = events = 0
     flows = collections.defaultdict(list)
@@ -208,7 +257,7 @@ def summarize(path):
             if flow_id is not None:
                 flows[(key(e.get("cat")), key(flow_id), flow_scope)].append((ns(e["ts"]), order, ph))
     links, unused = count_flows(flows)
-    for (pid, tid), n in profile_states(load(path)):
+    for (pid, tid), n in list(profile_states(load(path))) + list(sampled_stacks(path)):
         processes.add(pid)
         threads.update({(pid, tid), (pid, tid + " (CPU profile)")})
         states += n
