@@ -212,6 +212,9 @@ type collector struct {
 	// The text of the object form's stackFrames and samples (a sampling
 	// profile), read once everything else is (see addSampledStacks).
 	stackFramesText, samplesText []byte
+	// The nodes, timeDeltas and startTime of a V8 CPU profile file
+	// (.cpuprofile: an object of those and samples, no traceEvents).
+	cpuProfileFile map[string][]byte
 
 	// The arguments of events, for a sink that keeps them.
 	argsArena []byte

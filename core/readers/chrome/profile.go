@@ -39,6 +39,7 @@ type cpuProfile struct {
 	pid, tid    int32 // the profiled thread: the Profile event's, else the first chunk's
 	cat         int32
 	fromProfile bool
+	file        bool       // a .cpuprofile file's: no thread but its own
 	start       trace.Time // startTime, the clock of the first timeDelta
 	clock       trace.Time // time of the last sample read
 	nodes       map[int64]profileNode
@@ -178,16 +179,22 @@ func (c *collector) profileSlices() {
 		if p.tid == none {
 			p.tid = p.pid
 		}
-		profiled := c.thread(p.pid, p.tid)
 		key := c.strs.id([]byte(c.strs.str(p.tid) + " (CPU profile)"))
+		if p.file {
+			key = c.strs.id([]byte("CPU profile"))
+		}
 		ti := c.thread(p.pid, key)
+		if !p.file {
+			profiled := &c.threads[c.thread(p.pid, p.tid)]
+			t := &c.threads[ti]
+			if profiled.name != none {
+				t.name = c.strs.id([]byte(c.strs.str(profiled.name) + " (CPU profile)"))
+			}
+			if profiled.hasSortIndex {
+				t.sortIndex, t.hasSortIndex = profiled.sortIndex, true
+			}
+		}
 		t := &c.threads[ti]
-		if pt := &c.threads[profiled]; pt.name != none {
-			t.name = c.strs.id([]byte(c.strs.str(pt.name) + " (CPU profile)"))
-		}
-		if pt := &c.threads[profiled]; pt.hasSortIndex {
-			t.sortIndex, t.hasSortIndex = pt.sortIndex, true
-		}
 		order := make([]int32, len(p.times))
 		for i := range order {
 			order[i] = int32(i)
@@ -315,6 +322,11 @@ func rawText(raw json.RawMessage) string {
 func (c *collector) addSampledStacks() {
 	framesText, samplesText := c.stackFramesText, c.samplesText
 	c.stackFramesText, c.samplesText = nil, nil
+	if file := c.cpuProfileFile; file["nodes"] != nil {
+		c.cpuProfileFile = nil
+		c.addProfileFile(file, samplesText)
+		return
+	}
 	if len(samplesText) == 0 && len(framesText) == 0 {
 		return
 	}
@@ -389,4 +401,36 @@ func (c *collector) addSampledStacks() {
 		p.times = append(p.times, ts)
 		p.leaves = append(p.leaves, leaf)
 	}
+}
+
+// addProfileFile reads a V8 CPU profile file (.cpuprofile, as Node's
+// --cpu-prof, the inspector's Profiler.stop and DevTools' JavaScript
+// profiler write it): the object of nodes, samples, startTime and
+// timeDeltas of one thread, put on a thread "CPU profile" of a process "0".
+func (c *collector) addProfileFile(file map[string][]byte, samples []byte) {
+	part := func(text []byte, empty string) []byte {
+		if len(text) == 0 {
+			return []byte(empty)
+		}
+		return text
+	}
+	var text []byte
+	text = append(text, `{"data":{"cpuProfile":{"nodes":`...)
+	text = append(text, file["nodes"]...)
+	text = append(text, `,"samples":`...)
+	text = append(text, part(samples, "[]")...)
+	text = append(text, `,"timeDeltas":`...)
+	text = append(text, part(file["timeDeltas"], "[]")...)
+	if st := file["startTime"]; len(st) > 0 {
+		text = append(text, `,"startTime":`...)
+		text = append(text, st...)
+	}
+	text = append(text, "}}}"...)
+	e := rawEvent{ph: 'I', name: c.strs.id([]byte("CpuProfile")), pid: c.strs.id([]byte("0")),
+		tid: c.strs.id([]byte("0")), id: none, cat: none, profile: text}
+	if !c.addProfile(&e) {
+		c.notes.skip("CPU profiles (nodes, samples, timeDeltas) that do not parse", 1)
+		return
+	}
+	c.profiles[len(c.profiles)-1].file = true
 }

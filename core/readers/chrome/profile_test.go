@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // cpuProfileTrace is a DevTools recording in miniature: a thread's trace
@@ -116,4 +118,36 @@ func TestSampledStacksHermes(t *testing.T) {
 		"hermes/2 (CPU profile) function3 d1 13326",
 		"hermes/2 (CPU profile) function4 d1 10000",
 	})
+}
+
+// TestCPUProfileFile reads a V8 CPU profile file (.cpuprofile, Chrome 65's
+// JavaScript profiler): its frames last as speedscope's snapshot of the
+// same file has them ((anonymous) 34,345 us; a 33,285; b 17,002 and c
+// 16,283, each calling d for all its time).
+func TestCPUProfileFile(t *testing.T) {
+	tr, err := readFile("testdata/producers/speedscope/simple.cpuprofile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tr.States.All() {
+		got = append(got, fmt.Sprintf("%s %s d%d %d", tr.ContainerPath(s.Container, "/"), tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
+	}
+	checkLines(t, "states", got, []string{
+		"0/CPU profile (anonymous) d0 34345",
+		"0/CPU profile a d1 33285",
+		"0/CPU profile b d2 17002",
+		"0/CPU profile d d3 17002",
+		"0/CPU profile c d2 16283",
+		"0/CPU profile d d3 16283",
+	})
+	in := `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"startTime":0}`
+	if _, notes := decodeNotes(t, in); len(notes.Messages()) != 0 {
+		t.Errorf("a profile without samples: notes %q", notes.Messages())
+	}
+	tr2 := trace.New()
+	err = Decode(strings.NewReader(`{"startTime":0,"samples":[1]}`), "x.cpuprofile", 0, tr2, trace.ReadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "no traceEvents array (nor the nodes of a CPU profile)") {
+		t.Errorf("an object with neither traceEvents nor nodes: %v", err)
+	}
 }

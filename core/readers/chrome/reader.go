@@ -231,7 +231,8 @@ func (d *decoder) readObject() error {
 				return err
 			}
 			var field byte
-			switch string(key) {
+			name := string(key) // key points into the scanner's buffer, which reading the value moves
+			switch name {
 			case "traceEvents":
 				field = 'e'
 			case "systemTraceEvents":
@@ -240,6 +241,8 @@ func (d *decoder) readObject() error {
 				field = 'f'
 			case "samples":
 				field = 'p'
+			case "nodes", "timeDeltas", "startTime":
+				field = 'v' // a V8 CPU profile file (.cpuprofile)
 			}
 			if err := s.expect(':', "the trace object"); err != nil {
 				return d.endOfObject(seen, err)
@@ -266,6 +269,14 @@ func (d *decoder) readObject() error {
 				d.col.stackFramesText, _, err = s.capture(d.col.stackFramesText[:0])
 			case 'p':
 				d.col.samplesText, _, err = s.capture(d.col.samplesText[:0])
+			case 'v':
+				var text []byte
+				if text, _, err = s.capture(nil); err == nil {
+					if d.col.cpuProfileFile == nil {
+						d.col.cpuProfileFile = map[string][]byte{}
+					}
+					d.col.cpuProfileFile[name] = text
+				}
 			default:
 				err = s.skip(1)
 			}
@@ -289,8 +300,8 @@ func (d *decoder) readObject() error {
 			}
 		}
 	}
-	if !seen {
-		return s.fail("the trace object has no traceEvents array")
+	if !seen && d.col.cpuProfileFile["nodes"] == nil {
+		return s.fail("the trace object has no traceEvents array (nor the nodes of a CPU profile)")
 	}
 	return nil
 }
