@@ -73,3 +73,15 @@ def test_devtools_cpu_profile():
     assert len(prof) == 63
     program = prof[prof.value == "(program)"]
     assert (program.end_ns - program.start_ns).sum() == 53_210_000
+
+
+def test_v8_cpuprofile_file():
+    """A V8 CPU profile file (.cpuprofile, Chrome 65's JavaScript profiler;
+    Node's --cpu-prof writes the same): found by its extension, its frames
+    last as speedscope's snapshot of the file has them."""
+    path = REPO / "core" / "readers" / "chrome" / "testdata" / "producers" / "speedscope" / "simple.cpuprofile"
+    trace = _through_the_door(path, 6, 0, 0)
+    assert trace.format == "chrome"
+    us = {(r.value, r.depth): (r.end_ns - r.start_ns) // 1000 for r in trace.states.itertuples()}
+    assert us[("(anonymous)", 0)] == 34345 and us[("a", 1)] == 33285
+    assert us[("b", 2)] == 17002 and us[("c", 2)] == 16283
