@@ -320,9 +320,9 @@ func rawText(raw json.RawMessage) string {
 // addSampledStacks turns the stackFrames and samples of the object form
 // into profiles (see profileSlices).
 func (c *collector) addSampledStacks() {
-	framesText, samplesText := c.stackFramesText, c.samplesText
+	framesText, samplesText, isFile := c.stackFramesText, c.samplesText, c.isProfileFile()
 	c.stackFramesText, c.samplesText = nil, nil
-	if file := c.cpuProfileFile; file["nodes"] != nil {
+	if file := c.cpuProfileFile; isFile {
 		c.cpuProfileFile = nil
 		c.addProfileFile(file, samplesText)
 		return
@@ -433,4 +433,11 @@ func (c *collector) addProfileFile(file map[string][]byte, samples []byte) {
 		return
 	}
 	c.profiles[len(c.profiles)-1].file = true
+}
+
+// isProfileFile tells whether the object read is a V8 CPU profile file: it
+// has nodes, samples and timeDeltas (PyTorch's execution traces have
+// nodes too, and are not one).
+func (c *collector) isProfileFile() bool {
+	return c.cpuProfileFile["nodes"] != nil && c.cpuProfileFile["timeDeltas"] != nil && c.samplesText != nil
 }

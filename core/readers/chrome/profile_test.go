@@ -141,13 +141,15 @@ func TestCPUProfileFile(t *testing.T) {
 		"0/CPU profile c d2 16283",
 		"0/CPU profile d d3 16283",
 	})
-	in := `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"startTime":0}`
+	in := `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"startTime":0,"samples":[],"timeDeltas":[]}`
 	if _, notes := decodeNotes(t, in); len(notes.Messages()) != 0 {
 		t.Errorf("a profile without samples: notes %q", notes.Messages())
 	}
 	tr2 := trace.New()
-	err = Decode(strings.NewReader(`{"startTime":0,"samples":[1]}`), "x.cpuprofile", 0, tr2, trace.ReadOptions{})
-	if err == nil || !strings.Contains(err.Error(), "no traceEvents array (nor the nodes of a CPU profile)") {
-		t.Errorf("an object with neither traceEvents nor nodes: %v", err)
+	for _, in := range []string{`{"startTime":0,"samples":[1]}`, `{"nodes":[{"id":2,"parent":1}],"start_ts":6278907328}`} {
+		err = Decode(strings.NewReader(in), "x.cpuprofile", 0, tr2, trace.ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), "no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile)") {
+			t.Errorf("%s: %v", in, err)
+		}
 	}
 }

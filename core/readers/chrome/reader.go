@@ -300,8 +300,8 @@ func (d *decoder) readObject() error {
 			}
 		}
 	}
-	if !seen && d.col.cpuProfileFile["nodes"] == nil {
-		return s.fail("the trace object has no traceEvents array (nor the nodes of a CPU profile)")
+	if !seen && !d.col.isProfileFile() {
+		return s.fail("the trace object has no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile)")
 	}
 	return nil
 }
