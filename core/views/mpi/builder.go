@@ -20,6 +20,14 @@ type Builder struct {
 	// for the analyses that need no more (stragglers), memory grows with
 	// the collectives only.
 	CollectivesOnly bool
+	// OnMessage, when set, is handed each message as Run ties it to its
+	// calls, in the order of the links, and the message is not kept in
+	// Run.Messages (Run.NumMessages counts it): an analysis that turns
+	// the messages into something smaller (the ideal replay's waits)
+	// never holds them all. It runs while the collectives are paired,
+	// on another goroutine: it may read the calls' times and classes,
+	// not their Comm, Coll or Root.
+	OnMessage func(run *Run, m *Message)
 
 	types      []typeInfo
 	values     []valueInfo
@@ -487,7 +495,9 @@ func hints(run *Run) []int32 {
 // calls starts from the last one found.
 func (b *Builder) messages(run *Run, resOf []int32) {
 	sendHint, recvHint := hints(run), hints(run)
-	run.Messages = make([]Message, 0, b.links.Len())
+	if b.OnMessage == nil {
+		run.Messages = make([]Message, 0, b.links.Len())
+	}
 	// The links are let go chunk by chunk as they become messages.
 	b.links.Drain(func(l *rawLink) {
 		from, to := resOf[l.from], resOf[l.to]
@@ -503,6 +513,11 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 			if j := nextCompleting(run.Calls[to], l.end); j >= 0 {
 				m.RecvCall = j
 			}
+		}
+		run.NumMessages++
+		if b.OnMessage != nil {
+			b.OnMessage(run, &m)
+			return
 		}
 		run.Messages = append(run.Messages, m)
 	})

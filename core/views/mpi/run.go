@@ -14,6 +14,9 @@ type Run struct {
 	Resources   []Resource
 	Calls       [][]Call // by resource, in the order they were entered
 	Messages    []Message
+	// NumMessages counts the messages, also those handed to
+	// Builder.OnMessage rather than kept in Messages.
+	NumMessages int
 	Collectives []Collective
 	// Names are the calls' names as the trace writes them ("MPI_Send",
 	// "PMPI_Send"), Comms the communicators' ("" when the trace does not

@@ -168,6 +168,7 @@ type Accumulator struct {
 	opt     Options
 	mpi     *mpi.Builder
 	spill   *mpi.Spill // the builder's records beyond its memory, until Result
+	waits   *waits     // the ideal replay's, from the messages as they are tied
 	types   []typeInfo
 	values  []valueInfo
 	conts   []container
@@ -285,6 +286,12 @@ func New(opt Options) *Accumulator {
 	a.mpi = mpi.NewBuilder()
 	a.spill = &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}
 	a.mpi.SpillTo(a.spill)
+	if !opt.NoIdeal {
+		// The messages become the replay's waits as they are tied to
+		// their calls: they are never all held.
+		a.waits = newWaits(opt.eagerLimit())
+		a.mpi.OnMessage = a.waits.add
+	}
 	return a
 }
 
@@ -522,10 +529,10 @@ func (a *Accumulator) Result() (*Run, error) {
 		return nil, err
 	}
 	out := &Run{Runtime: a.end - a.start, Instructions: math.NaN(), Cycles: math.NaN(),
-		Calls: run.NumCalls(), Messages: len(run.Messages)}
+		Calls: run.NumCalls(), Messages: run.NumMessages}
 	// The ideal replay runs on another core while the resources' times
 	// are added up (both only read the run).
-	replay := !a.opt.NoIdeal && (len(run.Messages) > 0 || len(run.Collectives) > 0 || len(run.Resources) <= 1)
+	replay := !a.opt.NoIdeal && (run.NumMessages > 0 || len(run.Collectives) > 0 || len(run.Resources) <= 1)
 	var ideal *Ideal
 	var idealErr error
 	var failed any
@@ -535,7 +542,7 @@ func (a *Accumulator) Result() (*Run, error) {
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
 		if replay {
-			ideal, idealErr = Replay(run, a.opt.eagerLimit())
+			ideal, idealErr = a.waits.replay(run)
 		}
 	}()
 	defer func() { <-replayed }()
@@ -664,7 +671,7 @@ func (a *Accumulator) Result() (*Run, error) {
 	switch {
 	case a.opt.NoIdeal:
 		out.NoIdealReason = "the ideal replay was not asked for"
-	case len(run.Messages) == 0 && len(run.Collectives) == 0 && len(run.Resources) > 1:
+	case run.NumMessages == 0 && len(run.Collectives) == 0 && len(run.Resources) > 1:
 		out.NoIdealReason = "the trace has no point-to-point messages or collective operations between its MPI calls " +
 			"(the format does not record them), so the ideal-network runtime is unknown"
 	default:

@@ -1,9 +1,10 @@
 package pop
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
@@ -19,9 +20,6 @@ var errUnpaired = errors.New("the trace's calls do not pair up")
 // rendezvous in the ideal replay: Dimemas' -S 32k, which BSC's
 // modelfactors.py and pypop run it with.
 const DefaultEagerLimit = 32 * 1024
-
-// unknown marks a call the replay has not entered yet.
-const unknown trace.Time = math.MinInt64
 
 // Ideal is the outcome of the ideal-network replay.
 type Ideal struct {
@@ -55,108 +53,170 @@ type Ideal struct {
 // all have ended; a trace whose waits cannot all be met (calls that pair
 // up wrongly) is an error.
 func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
+	w := newWaits(eagerLimit)
+	for i := range run.Messages {
+		w.add(run, &run.Messages[i])
+	}
+	return w.replay(run)
+}
+
+// waits is what the ideal replay needs of the messages, gathered as they
+// are tied to their calls (mpi.Builder.OnMessage) so that they are never
+// all held: each wait of a call for a partner's replayed entry is an
+// edge, which the partner's resource publishes when it enters the call
+// and the waiting resource reads when its call ends. Per resource, the
+// edges its calls wait for and those they publish, by call.
+type waits struct {
+	eagerLimit float64
+	waitOn, publish []mpi.Chunks[callEdge] // by resource, while the messages come
+	edges           uint32
+}
+
+// callEdge is an edge of a call: the call's index among its resource's
+// calls and the edge's number.
+type callEdge struct {
+	call int32
+	edge uint32
+}
+
+func newWaits(eagerLimit float64) *waits { return &waits{eagerLimit: eagerLimit} }
+
+// add gathers the edges of message m: the call that completes its
+// receipt waits for the entry of the call that sent it; a rendezvous
+// send (blocking, more than eagerLimit bytes) for the entry of the call
+// that receives it.
+func (w *waits) add(run *mpi.Run, m *mpi.Message) {
+	if w.waitOn == nil {
+		w.waitOn = make([]mpi.Chunks[callEdge], len(run.Resources))
+		w.publish = make([]mpi.Chunks[callEdge], len(run.Resources))
+	}
+	if m.SendCall < 0 || m.RecvCall < 0 {
+		return
+	}
+	if run.Calls[m.To][m.RecvCall].Class.Completes() {
+		w.edge(m.To, m.RecvCall, m.From, m.SendCall)
+	}
+	if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > w.eagerLimit {
+		w.edge(m.From, m.SendCall, m.To, m.RecvCall)
+	}
+}
+
+// edge records that call of res waits for the entry of partner's call
+// of partnerRes.
+func (w *waits) edge(res, call, partnerRes, partner int32) {
+	w.waitOn[res].Append(callEdge{call, w.edges})
+	w.publish[partnerRes].Append(callEdge{partner, w.edges})
+	w.edges++
+}
+
+// byCall returns the edges of a resource sorted by call (they come
+// mostly so: the links of a resource come mostly in time order).
+func byCall(c *mpi.Chunks[callEdge]) []callEdge {
+	out := c.Take()
+	order := func(x, y callEdge) int { return cmp.Compare(x.call, y.call) }
+	if !slices.IsSortedFunc(out, order) {
+		slices.SortFunc(out, order)
+	}
+	return out
+}
+
+// replay runs the ideal replay (Replay) over the resources' calls in
+// turn: each resource's calls are read forwards, once, with the edges
+// they wait for and publish; what is held besides is what a partner
+// still waits for: the entries published and not yet read, and the
+// collectives some members have entered and not all left. Memory grows
+// with the messages in flight, not with the calls.
+func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 	n := len(run.Resources)
-	// What each call waits for, gathered once: the messages it completes
-	// and the rendezvous it sends, as lists by call (waits[r][first[r][j]:
-	// first[r][j+1]] for call j of r). Two passes over the messages, one
-	// counting and one placing, keep no list of the pairs besides.
-	type wait struct{ res, call int32 } // a partner call whose replayed entry bounds this call's end
-	pairs := func(visit func(waiting, partner wait)) {
-		for _, m := range run.Messages {
-			if m.SendCall < 0 || m.RecvCall < 0 {
-				continue
-			}
-			if run.Calls[m.To][m.RecvCall].Class.Completes() {
-				visit(wait{m.To, m.RecvCall}, wait{m.From, m.SendCall})
-			}
-			if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > eagerLimit {
-				visit(wait{m.From, m.SendCall}, wait{m.To, m.RecvCall})
-			}
-		}
+	waitOn, publish := make([][]callEdge, n), make([][]callEdge, n)
+	for r := range min(n, len(w.waitOn)) {
+		waitOn[r], publish[r] = byCall(&w.waitOn[r]), byCall(&w.publish[r])
 	}
-	// first[r][j] counts call j's waits, then (added up) ends its list;
-	// placing each wait at the end of its list less one leaves first[r][j]
-	// at the list's start.
-	first := make([][]int32, n)
-	for r := range n {
-		first[r] = make([]int32, len(run.Calls[r])+1)
+	w.waitOn, w.publish = nil, nil
+	// Each resource's place in the replay.
+	type cursor struct {
+		pos     int        // the call it is in, or about to enter
+		entered bool       // it entered call pos
+		now     trace.Time // its replayed clock
+		prev    trace.Time // the measured end of its previous call
+		outside trace.Time
+		wait    int // the first edge of waitOn[r] not yet read
+		publish int // the first edge of publish[r] not yet published
 	}
-	pairs(func(w, _ wait) { first[w.res][w.call]++ })
-	waits := make([][]wait, n)
-	for r := range n {
-		for j := 1; j < len(first[r]); j++ {
-			first[r][j] += first[r][j-1]
-		}
-		waits[r] = make([]wait, first[r][len(first[r])-1])
+	// A collective in progress: the members entered, the latest entry,
+	// the members that have left it.
+	type progress struct {
+		in, left int32
+		latest   trace.Time
 	}
-	pairs(func(w, partner wait) {
-		first[w.res][w.call]--
-		waits[w.res][first[w.res][w.call]] = partner
-	})
-	// entered[r][j]: replayed entry of call j of r, known once r got there.
-	entered := make([][]trace.Time, n)
-	pos := make([]int, n)
-	now := make([]trace.Time, n)  // r's replayed clock
-	prev := make([]trace.Time, n) // the measured end of r's previous call
-	outside := make([]trace.Time, n)
-	// Per collective: members entered so far and the latest entry.
-	collIn := make([]int32, len(run.Collectives))
-	collLatest := make([]trace.Time, len(run.Collectives))
-	for r := range n {
-		entered[r] = make([]trace.Time, len(run.Calls[r]))
-		for j := range entered[r] {
-			entered[r][j] = unknown
-		}
-		now[r], prev[r] = run.Start, run.Start
-	}
-	known := func(w wait) bool { return entered[w.res][w.call] != unknown }
+	cur := make([]cursor, n)
+	published := map[uint32]trace.Time{} // replayed entries of the partners, until read
+	colls := map[int32]progress{}
 	done := 0
 	for r := range n {
+		cur[r].now, cur[r].prev = run.Start, run.Start
 		if len(run.Calls[r]) == 0 {
 			done++
 		}
 	}
-	for progress := true; progress && done < n; {
-		progress = false
+	for moved := true; moved && done < n; {
+		moved = false
 		for r := range n {
-			calls := run.Calls[r]
-			for pos[r] < len(calls) {
-				j := pos[r]
+			calls, cr, waits, pubs := run.Calls[r], &cur[r], waitOn[r], publish[r]
+			for cr.pos < len(calls) {
+				j := int32(cr.pos)
 				c := &calls[j]
-				if entered[r][j] == unknown {
-					burst := c.Enter - prev[r]
-					outside[r] += burst
-					now[r] += burst
-					entered[r][j] = now[r]
-					if c.Coll >= 0 {
-						collIn[c.Coll]++
-						collLatest[c.Coll] = max(collLatest[c.Coll], now[r])
+				if !cr.entered {
+					burst := c.Enter - cr.prev
+					cr.outside += burst
+					cr.now += burst
+					cr.entered = true
+					for ; cr.publish < len(pubs) && pubs[cr.publish].call <= j; cr.publish++ {
+						published[pubs[cr.publish].edge] = cr.now
 					}
-					progress = true
+					if c.Coll >= 0 {
+						p := colls[c.Coll]
+						p.in++
+						p.latest = max(p.latest, cr.now)
+						colls[c.Coll] = p
+					}
+					moved = true
 				}
-				end, ready := now[r], true
-				for _, w := range waits[r][first[r][j]:first[r][j+1]] {
-					if !known(w) {
+				end, ready := cr.now, true
+				k := cr.wait
+				for ; k < len(waits) && waits[k].call <= j; k++ {
+					t, ok := published[waits[k].edge]
+					if !ok {
 						ready = false
 						break
 					}
-					end = max(end, entered[w.res][w.call])
+					end = max(end, t)
 				}
 				if ready && c.Coll >= 0 {
-					coll := &run.Collectives[c.Coll]
-					if int(collIn[c.Coll]) < len(coll.Members) {
+					if p := colls[c.Coll]; int(p.in) < len(run.Collectives[c.Coll].Members) {
 						ready = false
 					} else {
-						end = max(end, collLatest[c.Coll])
+						end = max(end, p.latest)
 					}
 				}
 				if !ready {
 					break
 				}
-				now[r], prev[r] = end, c.Leave
-				pos[r]++
-				progress = true
-				if pos[r] == len(calls) {
+				for ; cr.wait < k; cr.wait++ {
+					delete(published, waits[cr.wait].edge)
+				}
+				if c.Coll >= 0 {
+					p := colls[c.Coll]
+					if p.left++; int(p.left) == len(run.Collectives[c.Coll].Members) {
+						delete(colls, c.Coll)
+					} else {
+						colls[c.Coll] = p
+					}
+				}
+				cr.now, cr.prev, cr.entered = end, c.Leave, false
+				cr.pos++
+				moved = true
+				if cr.pos == len(calls) {
 					done++
 				}
 			}
@@ -164,7 +224,7 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 	}
 	if done < n {
 		for r := range n {
-			if j := pos[r]; j < len(run.Calls[r]) {
+			if j := cur[r].pos; j < len(run.Calls[r]) {
 				c := &run.Calls[r][j]
 				return nil, fmt.Errorf("pop: the ideal replay cannot go on: %s waits forever in %s entered at %s "+
 					"(its partners never reach the call that would release it: %w)",
@@ -172,11 +232,11 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 			}
 		}
 	}
-	id := &Ideal{Ends: make([]trace.Time, n), Outside: outside}
+	id := &Ideal{Ends: make([]trace.Time, n), Outside: make([]trace.Time, n)}
 	for r := range n {
-		tail := max(run.Resources[r].Last-prev[r], 0)
-		id.Outside[r] += tail
-		id.Ends[r] = now[r] + tail
+		tail := max(run.Resources[r].Last-cur[r].prev, 0)
+		id.Outside[r] = cur[r].outside + tail
+		id.Ends[r] = cur[r].now + tail
 		id.Runtime = max(id.Runtime, id.Ends[r]-run.Start)
 	}
 	return id, nil
