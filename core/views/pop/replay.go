@@ -67,7 +67,7 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 // and the waiting resource reads when its call ends. Per resource, the
 // edges its calls wait for and those they publish, by call.
 type waits struct {
-	eagerLimit float64
+	eagerLimit      float64
 	waitOn, publish []mpi.Chunks[callEdge] // by resource, while the messages come
 	edges           uint32
 }
