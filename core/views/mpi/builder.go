@@ -28,6 +28,10 @@ type Builder struct {
 	// on another goroutine: it may read the calls' times and classes,
 	// not their Comm, Coll or Root.
 	OnMessage func(run *Run, m *Message)
+	// SpillCalls lets the calls, too, go to the spill file (SpillTo)
+	// while the trace streams: for the analyses that read them back by
+	// resource (Blocks) rather than all at once (Run).
+	SpillCalls bool
 
 	types      []typeInfo
 	values     []valueInfo
@@ -99,8 +103,55 @@ type containerInfo struct {
 // building holds what a resource's calls need while the trace streams.
 type building struct {
 	container int32
-	calls     Chunks[Call]
-	open      int32 // Extrae: the call entered and not yet left, -1
+	calls     Spool[Call]
+	// Extrae: the call entered and not yet left (open), kept aside until
+	// left (it is still changed) at index openAt of calls; flushed to
+	// calls before another call is appended (a state), then fixes holds
+	// its last version.
+	open, flushed bool
+	openAt        int32
+	openCall      Call
+	fixes         []fixedCall
+}
+
+// fixedCall is the final version of call at of a resource.
+type fixedCall struct {
+	at   int32
+	call Call
+}
+
+// appendCall appends c to the calls, after the open call if any.
+func (bl *building) appendCall(c Call) {
+	if bl.open && !bl.flushed {
+		bl.calls.Append(bl.openCall)
+		bl.flushed = true
+	}
+	bl.calls.Append(c)
+}
+
+// closeOpen ends the Extrae call entered and not yet left, if any.
+func (bl *building) closeOpen() {
+	if !bl.open {
+		return
+	}
+	if bl.flushed {
+		bl.fixes = append(bl.fixes, fixedCall{bl.openAt, bl.openCall})
+	} else {
+		bl.calls.Append(bl.openCall)
+	}
+	bl.open, bl.flushed = false, false
+}
+
+// takeCalls returns the calls of the resource, in the order they came,
+// and empties it.
+func (bl *building) takeCalls() []Call {
+	bl.closeOpen()
+	calls := bl.calls.Take()
+	for _, f := range bl.fixes {
+		calls[f.at] = f.call
+	}
+	bl.fixes = nil
+	return calls
 }
 
 type rawLink struct {
@@ -241,7 +292,10 @@ func (b *Builder) resource(container int32) *building {
 	if r < 0 {
 		r = int32(len(b.building))
 		b.res[container] = r
-		b.building = append(b.building, building{container: container, open: -1})
+		b.building = append(b.building, building{container: container})
+		if b.SpillCalls {
+			b.building[r].calls = NewSpool[Call](b.spill)
+		}
 	}
 	return &b.building[r]
 }
@@ -257,7 +311,7 @@ func (b *Builder) State(s trace.State) {
 		return
 	}
 	r := b.resource(s.Container)
-	r.calls.Append(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
+	r.appendCall(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
 		Depth: int16(min(max(s.Depth, 0), math.MaxInt16))})
 }
 
@@ -289,15 +343,15 @@ func (b *Builder) Event(e trace.Event) {
 	switch b.types[e.Type].role {
 	case roleCall, roleCollective:
 		r := b.resource(e.Container)
-		if r.open >= 0 {
+		if r.open {
 			// A call left by entering the next one (a trace cut or
 			// written so): it ends there.
-			r.calls.At(int(r.open)).Leave = e.Time
-			r.open = -1
+			r.openCall.Leave = e.Time
+			r.closeOpen()
 		}
 		if v.call >= 0 && (!b.CollectivesOnly || v.class.Collective()) {
-			r.open = int32(r.calls.Len())
-			r.calls.Append(Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1})
+			r.open, r.openAt = true, int32(r.calls.Len())
+			r.openCall = Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1}
 		}
 	case roleComm:
 		if c := b.openCollective(e); c != nil {
@@ -320,10 +374,10 @@ func (b *Builder) openCollective(e trace.Event) *Call {
 		return nil
 	}
 	bl := &b.building[r]
-	if bl.open < 0 {
+	if !bl.open {
 		return nil
 	}
-	c := bl.calls.At(int(bl.open))
+	c := &bl.openCall
 	if c.Enter != e.Time || !c.Class.Collective() {
 		return nil
 	}
@@ -369,7 +423,7 @@ func (b *Builder) Run() (*Run, error) {
 	for _, i := range order {
 		bl := &b.building[i]
 		c := b.containers[bl.container]
-		calls := outermost(bl.calls.Take(), b.end)
+		calls := outermost(bl.takeCalls(), b.end)
 		if len(calls) == 0 {
 			continue
 		}
