@@ -20,14 +20,14 @@ type Builder struct {
 	// for the analyses that need no more (stragglers), memory grows with
 	// the collectives only.
 	CollectivesOnly bool
-	// OnMessage, when set, is handed each message as Run ties it to its
-	// calls, in the order of the links, and the message is not kept in
-	// Run.Messages (Run.NumMessages counts it): an analysis that turns
-	// the messages into something smaller (the ideal replay's waits)
-	// never holds them all. It runs while the collectives are paired,
-	// on another goroutine: it may read the calls' times and classes,
-	// not their Comm, Coll or Root.
-	OnMessage func(run *Run, m *Message)
+	// OnMessage, when set, is handed each message once Run or Blocks
+	// has tied it to its calls, in the order of the links, with the
+	// classes of its send and receive calls (Local for a call -1), and
+	// the message is not kept in Run.Messages (Run.NumMessages counts
+	// it): an analysis that turns the messages into something smaller
+	// (the ideal replay's waits) never holds them all. Under Run it runs
+	// while the collectives are paired, on another goroutine.
+	OnMessage func(m *Message, send, recv Class)
 	// SpillCalls lets the calls, too, go to the spill file (SpillTo)
 	// while the trace streams: for the analyses that read them back by
 	// resource (Blocks) rather than all at once (Run).
@@ -570,7 +570,14 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 		}
 		run.NumMessages++
 		if b.OnMessage != nil {
-			b.OnMessage(run, &m)
+			var send, recv Class
+			if m.SendCall >= 0 {
+				send = run.Calls[from][m.SendCall].Class
+			}
+			if m.RecvCall >= 0 {
+				recv = run.Calls[to][m.RecvCall].Class
+			}
+			b.OnMessage(&m, send, recv)
 			return
 		}
 		run.Messages = append(run.Messages, m)

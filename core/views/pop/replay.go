@@ -55,9 +55,49 @@ type Ideal struct {
 func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 	w := newWaits(eagerLimit)
 	for i := range run.Messages {
-		w.add(run, &run.Messages[i])
+		m := &run.Messages[i]
+		var send, recv mpi.Class
+		if m.SendCall >= 0 {
+			send = run.Calls[m.From][m.SendCall].Class
+		}
+		if m.RecvCall >= 0 {
+			recv = run.Calls[m.To][m.RecvCall].Class
+		}
+		w.add(m, send, recv)
 	}
-	return w.replay(run)
+	members := make([]int32, len(run.Collectives))
+	for i, c := range run.Collectives {
+		members[i] = int32(len(c.Members))
+	}
+	return w.replay(replayInput{start: run.Start, resources: run.Resources, names: run.Names, members: members,
+		calls: func(r int) func() (*mpi.Call, bool) {
+			calls := run.Calls[r]
+			return func() (*mpi.Call, bool) {
+				if len(calls) == 0 {
+					return nil, false
+				}
+				c := &calls[0]
+				calls = calls[1:]
+				return c, true
+			}
+		}})
+}
+
+// replayInput is what the replay reads: the resources, each one's calls
+// forwards (a Run's slices, or Blocks' spools) and the collectives'
+// numbers of members.
+type replayInput struct {
+	start     trace.Time
+	resources []mpi.Resource
+	names     []string
+	members   []int32
+	calls     func(r int) func() (*mpi.Call, bool)
+}
+
+// replayBlocks runs the ideal replay over the calls of blocks.
+func (w *waits) replayBlocks(b *mpi.Blocks) (*Ideal, error) {
+	return w.replay(replayInput{start: b.Start, resources: b.Resources, names: b.Names, members: b.Members,
+		calls: func(r int) func() (*mpi.Call, bool) { return b.Calls[r].Reader().Next }})
 }
 
 // waits is what the ideal replay needs of the messages, gathered as they
@@ -85,18 +125,14 @@ func newWaits(eagerLimit float64) *waits { return &waits{eagerLimit: eagerLimit}
 // receipt waits for the entry of the call that sent it; a rendezvous
 // send (blocking, more than eagerLimit bytes) for the entry of the call
 // that receives it.
-func (w *waits) add(run *mpi.Run, m *mpi.Message) {
-	if w.waitOn == nil {
-		w.waitOn = make([]mpi.Chunks[callEdge], len(run.Resources))
-		w.publish = make([]mpi.Chunks[callEdge], len(run.Resources))
-	}
+func (w *waits) add(m *mpi.Message, send, recv mpi.Class) {
 	if m.SendCall < 0 || m.RecvCall < 0 {
 		return
 	}
-	if run.Calls[m.To][m.RecvCall].Class.Completes() {
+	if recv.Completes() {
 		w.edge(m.To, m.RecvCall, m.From, m.SendCall)
 	}
-	if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > w.eagerLimit {
+	if (send == mpi.Send || send == mpi.SendRecv) && m.Size > w.eagerLimit {
 		w.edge(m.From, m.SendCall, m.To, m.RecvCall)
 	}
 }
@@ -104,6 +140,10 @@ func (w *waits) add(run *mpi.Run, m *mpi.Message) {
 // edge records that call of res waits for the entry of partner's call
 // of partnerRes.
 func (w *waits) edge(res, call, partnerRes, partner int32) {
+	if need := int(max(res, partnerRes)) + 1; need > len(w.waitOn) {
+		w.waitOn = append(w.waitOn, make([]mpi.Chunks[callEdge], need-len(w.waitOn))...)
+		w.publish = append(w.publish, make([]mpi.Chunks[callEdge], need-len(w.publish))...)
+	}
 	w.waitOn[res].Append(callEdge{call, w.edges})
 	w.publish[partnerRes].Append(callEdge{partner, w.edges})
 	w.edges++
@@ -126,8 +166,8 @@ func byCall(c *mpi.Chunks[callEdge]) []callEdge {
 // still waits for: the entries published and not yet read, and the
 // collectives some members have entered and not all left. Memory grows
 // with the messages in flight, not with the calls.
-func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
-	n := len(run.Resources)
+func (w *waits) replay(in replayInput) (*Ideal, error) {
+	n := len(in.resources)
 	waitOn, publish := make([][]callEdge, n), make([][]callEdge, n)
 	for r := range min(n, len(w.waitOn)) {
 		waitOn[r], publish[r] = byCall(&w.waitOn[r]), byCall(&w.publish[r])
@@ -135,8 +175,11 @@ func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 	w.waitOn, w.publish = nil, nil
 	// Each resource's place in the replay.
 	type cursor struct {
-		pos     int        // the call it is in, or about to enter
-		entered bool       // it entered call pos
+		next    func() (*mpi.Call, bool)
+		call    mpi.Call   // the call it is in, or about to enter
+		has     bool       // it has not left its last call
+		pos     int32      // the call's index
+		entered bool       // it entered the call
 		now     trace.Time // its replayed clock
 		prev    trace.Time // the measured end of its previous call
 		outside trace.Time
@@ -154,18 +197,20 @@ func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 	colls := map[int32]progress{}
 	done := 0
 	for r := range n {
-		cur[r].now, cur[r].prev = run.Start, run.Start
-		if len(run.Calls[r]) == 0 {
+		cr := &cur[r]
+		cr.now, cr.prev, cr.next = in.start, in.start, in.calls(r)
+		if c, ok := cr.next(); ok {
+			cr.call, cr.has = *c, true
+		} else {
 			done++
 		}
 	}
 	for moved := true; moved && done < n; {
 		moved = false
 		for r := range n {
-			calls, cr, waits, pubs := run.Calls[r], &cur[r], waitOn[r], publish[r]
-			for cr.pos < len(calls) {
-				j := int32(cr.pos)
-				c := &calls[j]
+			cr, waits, pubs := &cur[r], waitOn[r], publish[r]
+			for cr.has {
+				j, c := cr.pos, &cr.call
 				if !cr.entered {
 					burst := c.Enter - cr.prev
 					cr.outside += burst
@@ -193,7 +238,7 @@ func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 					end = max(end, t)
 				}
 				if ready && c.Coll >= 0 {
-					if p := colls[c.Coll]; int(p.in) < len(run.Collectives[c.Coll].Members) {
+					if p := colls[c.Coll]; p.in < in.members[c.Coll] {
 						ready = false
 					} else {
 						end = max(end, p.latest)
@@ -207,7 +252,7 @@ func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 				}
 				if c.Coll >= 0 {
 					p := colls[c.Coll]
-					if p.left++; int(p.left) == len(run.Collectives[c.Coll].Members) {
+					if p.left++; p.left == in.members[c.Coll] {
 						delete(colls, c.Coll)
 					} else {
 						colls[c.Coll] = p
@@ -216,7 +261,10 @@ func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 				cr.now, cr.prev, cr.entered = end, c.Leave, false
 				cr.pos++
 				moved = true
-				if cr.pos == len(calls) {
+				if next, ok := cr.next(); ok {
+					cr.call = *next
+				} else {
+					cr.has = false
 					done++
 				}
 			}
@@ -224,20 +272,19 @@ func (w *waits) replay(run *mpi.Run) (*Ideal, error) {
 	}
 	if done < n {
 		for r := range n {
-			if j := cur[r].pos; j < len(run.Calls[r]) {
-				c := &run.Calls[r][j]
+			if c := &cur[r].call; cur[r].has {
 				return nil, fmt.Errorf("pop: the ideal replay cannot go on: %s waits forever in %s entered at %s "+
 					"(its partners never reach the call that would release it: %w)",
-					run.Resources[r].Path, run.Name(c), c.Enter, errUnpaired)
+					in.resources[r].Path, in.names[c.Name], c.Enter, errUnpaired)
 			}
 		}
 	}
 	id := &Ideal{Ends: make([]trace.Time, n), Outside: make([]trace.Time, n)}
 	for r := range n {
-		tail := max(run.Resources[r].Last-cur[r].prev, 0)
+		tail := max(in.resources[r].Last-cur[r].prev, 0)
 		id.Outside[r] = cur[r].outside + tail
 		id.Ends[r] = cur[r].now + tail
-		id.Runtime = max(id.Runtime, id.Ends[r]-run.Start)
+		id.Runtime = max(id.Runtime, id.Ends[r]-in.start)
 	}
 	return id, nil
 }
