@@ -9,7 +9,8 @@
 // count streams the trace into a sink that only counts (the reader's own
 // memory); read reads the trace into memory (formats.ReadFile); pop streams it into
 // the POP accumulator (pop.New, as ms.pop(path) does) and hashes the POP
-// data printed with %+v (every field; NaN prints alike); critpath streams
+// data printed with %+v (every field; NaN prints alike), spilling beyond
+// POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
 // states.
 package main
@@ -18,6 +19,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -45,7 +47,13 @@ func main() {
 		check(formats.Read(path, format, &c, trace.ReadOptions{}))
 		out = fmt.Sprintf("%d states, %d links, %d events", c.States, c.Links, c.Events)
 	case "pop":
-		a := pop.New(pop.Options{})
+		opt := pop.Options{}
+		if m := os.Getenv("POPMEM_SPILL_MEMORY"); m != "" {
+			n, err := strconv.ParseInt(m, 10, 64)
+			check(err)
+			opt.SpillMemory = n
+		}
+		a := pop.New(opt)
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
 		run, err := a.Result()
 		check(err)
