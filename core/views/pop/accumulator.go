@@ -289,7 +289,7 @@ func New(opt Options) *Accumulator {
 	if !opt.NoIdeal {
 		// The messages become the replay's waits as they are tied to
 		// their calls: they are never all held.
-		a.waits = newWaits(opt.eagerLimit())
+		a.waits = newWaits(opt.eagerLimit(), a.spill)
 		a.mpi.OnMessage = a.waits.add
 	}
 	a.mpi.SpillCalls = true
@@ -697,6 +697,10 @@ func (a *Accumulator) Result() (*Run, error) {
 		if failed != nil {
 			panic(failed)
 		}
+		if err := a.spill.Err(); err != nil {
+			// The calls or waits could not be read back.
+			return nil, err
+		}
 		if errors.Is(idealErr, errUnpaired) {
 			out.NoIdealReason = strings.TrimPrefix(idealErr.Error(), "pop: ") +
 				", so the ideal-network runtime (serialisation, transfer) is unknown"
@@ -727,6 +731,9 @@ func (a *Accumulator) Result() (*Run, error) {
 				out.IdealRuntime = max(out.IdealRuntime, r.Outside)
 			}
 		}
+	}
+	if err := a.spill.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

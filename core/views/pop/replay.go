@@ -53,7 +53,7 @@ type Ideal struct {
 // all have ended; a trace whose waits cannot all be met (calls that pair
 // up wrongly) is an error.
 func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
-	w := newWaits(eagerLimit)
+	w := newWaits(eagerLimit, nil)
 	for i := range run.Messages {
 		m := &run.Messages[i]
 		var send, recv mpi.Class
@@ -105,11 +105,47 @@ func (w *waits) replayBlocks(b *mpi.Blocks) (*Ideal, error) {
 // all held: each wait of a call for a partner's replayed entry is an
 // edge, which the partner's resource publishes when it enters the call
 // and the waiting resource reads when its call ends. Per resource, the
-// edges its calls wait for and those they publish, by call.
+// edges its calls wait for and those they publish, by call, in spools
+// (spilled beyond the spill's memory): they come in the order of the
+// calls when the links of each resource come in time order, and are
+// then read forwards; else sorted, that resource's in memory.
 type waits struct {
 	eagerLimit      float64
-	waitOn, publish []mpi.Chunks[callEdge] // by resource, while the messages come
+	spill           *mpi.Spill
+	waitOn, publish []edges // by resource
 	edges           uint32
+}
+
+// edges are the edges of a resource's calls, in a spool.
+type edges struct {
+	spool    mpi.Spool[callEdge]
+	last     int32 // the call of the last one
+	unsorted bool  // they did not come in the order of the calls
+}
+
+func (e *edges) append(x callEdge) {
+	if e.spool.Len() > 0 && x.call < e.last {
+		e.unsorted = true
+	}
+	e.last = x.call
+	e.spool.Append(x)
+}
+
+// reader returns a reader of the edges in the order of the calls.
+func (e *edges) reader() func() (*callEdge, bool) {
+	if !e.unsorted {
+		return e.spool.Reader().Next
+	}
+	sorted := e.spool.Take()
+	slices.SortFunc(sorted, func(x, y callEdge) int { return cmp.Compare(x.call, y.call) })
+	return func() (*callEdge, bool) {
+		if len(sorted) == 0 {
+			return nil, false
+		}
+		x := &sorted[0]
+		sorted = sorted[1:]
+		return x, true
+	}
 }
 
 // callEdge is an edge of a call: the call's index among its resource's
@@ -119,7 +155,11 @@ type callEdge struct {
 	edge uint32
 }
 
-func newWaits(eagerLimit float64) *waits { return &waits{eagerLimit: eagerLimit} }
+// newWaits returns the waits of a replay with this eager limit, spilled
+// to s (nil: kept in memory).
+func newWaits(eagerLimit float64, s *mpi.Spill) *waits {
+	return &waits{eagerLimit: eagerLimit, spill: s}
+}
 
 // add gathers the edges of message m: the call that completes its
 // receipt waits for the entry of the call that sent it; a rendezvous
@@ -140,24 +180,13 @@ func (w *waits) add(m *mpi.Message, send, recv mpi.Class) {
 // edge records that call of res waits for the entry of partner's call
 // of partnerRes.
 func (w *waits) edge(res, call, partnerRes, partner int32) {
-	if need := int(max(res, partnerRes)) + 1; need > len(w.waitOn) {
-		w.waitOn = append(w.waitOn, make([]mpi.Chunks[callEdge], need-len(w.waitOn))...)
-		w.publish = append(w.publish, make([]mpi.Chunks[callEdge], need-len(w.publish))...)
+	for need := int(max(res, partnerRes)) + 1; len(w.waitOn) < need; {
+		w.waitOn = append(w.waitOn, edges{spool: mpi.NewSpool[callEdge](w.spill)})
+		w.publish = append(w.publish, edges{spool: mpi.NewSpool[callEdge](w.spill)})
 	}
-	w.waitOn[res].Append(callEdge{call, w.edges})
-	w.publish[partnerRes].Append(callEdge{partner, w.edges})
+	w.waitOn[res].append(callEdge{call, w.edges})
+	w.publish[partnerRes].append(callEdge{partner, w.edges})
 	w.edges++
-}
-
-// byCall returns the edges of a resource sorted by call (they come
-// mostly so: the links of a resource come mostly in time order).
-func byCall(c *mpi.Chunks[callEdge]) []callEdge {
-	out := c.Take()
-	order := func(x, y callEdge) int { return cmp.Compare(x.call, y.call) }
-	if !slices.IsSortedFunc(out, order) {
-		slices.SortFunc(out, order)
-	}
-	return out
 }
 
 // replay runs the ideal replay (Replay) over the resources' calls in
@@ -168,11 +197,9 @@ func byCall(c *mpi.Chunks[callEdge]) []callEdge {
 // with the messages in flight, not with the calls.
 func (w *waits) replay(in replayInput) (*Ideal, error) {
 	n := len(in.resources)
-	waitOn, publish := make([][]callEdge, n), make([][]callEdge, n)
-	for r := range min(n, len(w.waitOn)) {
-		waitOn[r], publish[r] = byCall(&w.waitOn[r]), byCall(&w.publish[r])
+	for len(w.waitOn) < n {
+		w.waitOn, w.publish = append(w.waitOn, edges{}), append(w.publish, edges{})
 	}
-	w.waitOn, w.publish = nil, nil
 	// Each resource's place in the replay.
 	type cursor struct {
 		next    func() (*mpi.Call, bool)
@@ -183,8 +210,12 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 		now     trace.Time // its replayed clock
 		prev    trace.Time // the measured end of its previous call
 		outside trace.Time
-		wait    int // the first edge of waitOn[r] not yet read
-		publish int // the first edge of publish[r] not yet published
+		// The edges its calls wait for and publish, read forwards, the
+		// next of each (the first of a later call) when has is set.
+		waitOn, publish       func() (*callEdge, bool)
+		nextWait, nextPublish callEdge
+		hasWait, hasPublish   bool
+		waits                 []callEdge // those of the call it is in
 	}
 	// A collective in progress: the members entered, the latest entry,
 	// the members that have left it.
@@ -199,6 +230,13 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 	for r := range n {
 		cr := &cur[r]
 		cr.now, cr.prev, cr.next = in.start, in.start, in.calls(r)
+		cr.waitOn, cr.publish = w.waitOn[r].reader(), w.publish[r].reader()
+		if e, ok := cr.waitOn(); ok {
+			cr.nextWait, cr.hasWait = *e, true
+		}
+		if e, ok := cr.publish(); ok {
+			cr.nextPublish, cr.hasPublish = *e, true
+		}
 		if c, ok := cr.next(); ok {
 			cr.call, cr.has = *c, true
 		} else {
@@ -208,7 +246,7 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 	for moved := true; moved && done < n; {
 		moved = false
 		for r := range n {
-			cr, waits, pubs := &cur[r], waitOn[r], publish[r]
+			cr := &cur[r]
 			for cr.has {
 				j, c := cr.pos, &cr.call
 				if !cr.entered {
@@ -216,8 +254,22 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 					cr.outside += burst
 					cr.now += burst
 					cr.entered = true
-					for ; cr.publish < len(pubs) && pubs[cr.publish].call <= j; cr.publish++ {
-						published[pubs[cr.publish].edge] = cr.now
+					for cr.hasPublish && cr.nextPublish.call <= j {
+						published[cr.nextPublish.edge] = cr.now
+						e, ok := cr.publish()
+						if ok {
+							cr.nextPublish = *e
+						}
+						cr.hasPublish = ok
+					}
+					cr.waits = cr.waits[:0]
+					for cr.hasWait && cr.nextWait.call <= j {
+						cr.waits = append(cr.waits, cr.nextWait)
+						e, ok := cr.waitOn()
+						if ok {
+							cr.nextWait = *e
+						}
+						cr.hasWait = ok
 					}
 					if c.Coll >= 0 {
 						p := colls[c.Coll]
@@ -228,9 +280,8 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 					moved = true
 				}
 				end, ready := cr.now, true
-				k := cr.wait
-				for ; k < len(waits) && waits[k].call <= j; k++ {
-					t, ok := published[waits[k].edge]
+				for _, e := range cr.waits {
+					t, ok := published[e.edge]
 					if !ok {
 						ready = false
 						break
@@ -247,8 +298,8 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 				if !ready {
 					break
 				}
-				for ; cr.wait < k; cr.wait++ {
-					delete(published, waits[cr.wait].edge)
+				for _, e := range cr.waits {
+					delete(published, e.edge)
 				}
 				if c.Coll >= 0 {
 					p := colls[c.Coll]
