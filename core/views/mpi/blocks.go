@@ -20,6 +20,8 @@ type Blocks struct {
 	// Calls holds each resource's calls as Run.Calls does (their Comm
 	// and Coll set): read them with Reader, as many times as needed.
 	Calls []Spool[Call]
+	// InCalls is each resource's time in its calls, added up.
+	InCalls []trace.Time
 	// Members counts the members of each collective operation, in the
 	// order of Run.Collectives.
 	Members               []int32
@@ -181,10 +183,13 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			}
 		})
 		kept := NewSpool[Call](b.spill)
+		var in trace.Time
 		for _, c := range calls {
 			kept.Append(c)
+			in += c.Leave - c.Enter
 		}
 		out.Calls = append(out.Calls, kept)
+		out.InCalls = append(out.InCalls, in)
 		out.NumCalls += len(calls)
 	}
 	b.building = nil

@@ -49,6 +49,13 @@ func TestBlocksEqualRun(t *testing.T) {
 					t.Fatalf("spill memory %d: blocks differ from the run", memory)
 				}
 				for r := range run.Calls {
+					var in trace.Time
+					for _, c := range run.Calls[r] {
+						in += c.Leave - c.Enter
+					}
+					if blocks.InCalls[r] != in {
+						t.Fatalf("%s: %v in calls, want %v", run.Resources[r].Path, blocks.InCalls[r], in)
+					}
 					if got := blocks.Calls[r].Take(); !reflect.DeepEqual(got, run.Calls[r]) {
 						for j := range got {
 							if j >= len(run.Calls[r]) || got[j] != run.Calls[r][j] {

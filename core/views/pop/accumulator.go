@@ -579,17 +579,7 @@ func (a *Accumulator) Result() (*Run, error) {
 		ids = a.siblingThreads(ids)
 	}
 	slices.SortFunc(ids, cmp.Compare)
-	// Each resource's time in MPI calls.
-	inMPI := make([]trace.Time, len(run.Resources))
-	for i := range run.Resources {
-		calls := run.Calls[i].Reader()
-		for c, ok := calls.Next(); ok; c, ok = calls.Next() {
-			inMPI[i] += c.Leave - c.Enter
-		}
-	}
-	if err := a.spill.Err(); err != nil {
-		return nil, err
-	}
+	inMPI := run.InCalls
 	main := a.mainThreads(ids, inMPI, resOf)
 	var calls []mpi.Call // a resource's, read again when its useful time needs them
 	threads := map[int32]int{}
