@@ -3,6 +3,7 @@ package mpi
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -88,6 +89,11 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			First: c.first, Last: c.last,
 		})
 		kept = append(kept, i)
+	}
+	if b.links.Len() > math.MaxInt32 {
+		// Their numbers are int32 (and the replay's edges, two per
+		// message at most, uint32).
+		return nil, fmt.Errorf("mpi: %d links: more than %d cannot be tied to their calls", b.links.Len(), math.MaxInt32)
 	}
 	n := len(out.Resources)
 	// The ends of the links between resources and the collectives'
