@@ -12,13 +12,14 @@
 // data printed with %+v (every field; NaN prints alike), spilling beyond
 // POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states.
+// states. POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 package main
 
 import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -35,6 +36,12 @@ func main() {
 	what, path, format := os.Args[1], os.Args[2], ""
 	if len(os.Args) > 3 {
 		format = os.Args[3]
+	}
+	if path := os.Getenv("POPMEM_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
 	}
 	var out string
 	switch what {
