@@ -168,33 +168,44 @@ func TestBlocksRefuseUnpairedCollectives(t *testing.T) {
 // and the call still ends where it is left: one outermost call
 // MPI_Send [0, 1000], in Run and Blocks alike.
 func TestExtraeOpenCallAcrossStates(t *testing.T) {
-	tr := trace.New()
-	tr.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
-	tr.DefineType(trace.Type{Name: "MPI point-to-point", Alias: "50000001", Kind: trace.KindEvent, Parent: 0, Start: trace.None, End: trace.None})
-	tr.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
-	tr.DefineValue(trace.Value{Type: 1, Name: "End", Alias: "0"})
-	tr.DefineValue(trace.Value{Type: 1, Name: "MPI_Send", Alias: "1"})
-	tr.DefineValue(trace.Value{Type: 2, Name: "MPI_Recv"})
-	tr.CreateContainer(trace.Container{Name: "0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
-	tr.Event(trace.Event{Container: 1, Type: 1, Value: 1, Time: 0})
-	for i := range trace.Time(200) {
-		tr.State(trace.State{Container: 1, Type: 2, Value: 2, Start: 1 + 4*i, End: 2 + 4*i, Depth: 1})
+	// Straight to the sink: a trace in memory replays a resource's
+	// states before its events.
+	feed := func(s trace.Sink) {
+		s.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+		s.DefineType(trace.Type{Name: "MPI point-to-point", Alias: "50000001", Kind: trace.KindEvent, Parent: 0, Start: trace.None, End: trace.None})
+		s.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+		s.DefineValue(trace.Value{Type: 1, Name: "End", Alias: "0"})
+		s.DefineValue(trace.Value{Type: 1, Name: "MPI_Send", Alias: "1"})
+		s.DefineValue(trace.Value{Type: 2, Name: "MPI_Recv"})
+		s.CreateContainer(trace.Container{Name: "0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+		s.Event(trace.Event{Container: 1, Type: 1, Value: 1, Time: 0})
+		for i := range trace.Time(200) {
+			s.State(trace.State{Container: 1, Type: 2, Value: 2, Start: 1 + 4*i, End: 2 + 4*i, Depth: 1})
+		}
+		s.Event(trace.Event{Container: 1, Type: 1, Value: 0, Time: 1000})
+		s.Finish(0, 2000) // a call never left would end here
 	}
-	tr.Event(trace.Event{Container: 1, Type: 1, Value: 0, Time: 1000})
-	tr.Finish(0, 2000) // a call never left would end here
-	run, err := FromTrace(tr)
+	want := []Call{{Enter: 0, Leave: 1000, Name: 0, Class: Send, Coll: -1}}
+	b := NewBuilder()
+	feed(b)
+	run, err := b.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Call{{Enter: 0, Leave: 1000, Name: 0, Class: Send, Coll: -1}}
 	if len(run.Calls) != 1 || !reflect.DeepEqual(run.Calls[0], want) {
 		t.Fatalf("Run: %+v, want %+v", run.Calls, want)
 	}
-	blocks, _, spilled, err := blocksOf(t, tr, 1)
+	spill := &Spill{Dir: t.TempDir(), Memory: 1}
+	defer spill.Close()
+	b = NewBuilder()
+	b.SpillTo(spill)
+	b.SpillCalls = true
+	feed(b)
+	blocks, err := b.Blocks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spilled == 0 {
+	if spill.Spilled() == 0 {
 		t.Error("nothing spilled")
 	}
 	if got := blocks.Calls[0].Take(); !reflect.DeepEqual(got, want) {
