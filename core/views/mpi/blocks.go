@@ -119,7 +119,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	})
 	// The calls each link's ends were tied to, and their classes (the
 	// send's in the high half).
-	sendCall, recvCall := make([]int32, id), make([]int32, id)
+	sendCallOf, recvCallOf := make([]int32, id), make([]int32, id)
 	classes := make([]uint8, id)
 	ops := make([]string, len(out.Names))
 	for i, name := range out.Names {
@@ -132,12 +132,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		calls := outermost(b.building[i].takeCalls(), b.end)
 		// The communicators (assignCommunicators).
 		hint := int32(-1)
-		events[r].Drain(func(e *collEvent) {
-			hint = lastEntered(calls, e.at, hint)
-			if j := containingFrom(calls, hint, e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
-				calls[j].Comm = e.comm
-			}
-		})
+		events[r].Drain(func(e *collEvent) { hint = assignCommunicator(calls, e, hint) })
 		// The collectives (collectives): the k-th collective call of
 		// each resource on a communicator is instance k of it.
 		seq := map[int32]int32{}
@@ -156,9 +151,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 				out.Members = append(out.Members, 0)
 			}
 			if f := first[coll]; f.class != c.Class || ops[f.name] != ops[c.Name] {
-				return nil, fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
-					"(the trace does not tell every call's communicator, or is cut)",
-					k.k, commLabel(out.Comms[c.Comm]), out.Names[f.name], out.Resources[f.res].Path,
+				return nil, unpaired(k.k, out.Comms[c.Comm], out.Names[f.name], out.Resources[f.res].Path,
 					out.Names[c.Name], out.Resources[r].Path, c.Enter)
 			}
 			c.Coll = coll
@@ -167,23 +160,18 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		// The links' ends (messages).
 		hint = -1
 		sendEnds[r].Drain(func(e *linkEnd) {
-			hint = lastEntered(calls, e.at, hint)
-			j := containingFrom(calls, hint, e.at, sends)
-			sendCall[e.link] = j
+			var j int32
+			j, hint = sendCall(calls, e.at, hint)
+			sendCallOf[e.link] = j
 			if j >= 0 {
 				classes[e.link] |= uint8(calls[j].Class) << 4
 			}
 		})
 		hint = -1
 		recvEnds[r].Drain(func(e *linkEnd) {
-			hint = lastEntered(calls, e.at, hint)
-			j := containingFrom(calls, hint, e.at, Class.Completes)
-			if j < 0 || !calls[j].Class.Completes() {
-				if next := nextCompleting(calls, e.at); next >= 0 {
-					j = next
-				}
-			}
-			recvCall[e.link] = j
+			var j int32
+			j, hint = recvCall(calls, e.at, hint)
+			recvCallOf[e.link] = j
 			if j >= 0 {
 				classes[e.link] |= uint8(calls[j].Class)
 			}
@@ -202,7 +190,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	id = 0
 	b.links.Drain(func(l *rawLink) {
 		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
-			m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCall[id], RecvCall: recvCall[id]}
+			m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
 			out.NumMessages++
 			if b.OnMessage != nil {
 				b.OnMessage(&m, Class(classes[id]>>4), Class(classes[id]&15))

@@ -523,16 +523,43 @@ func (b *Builder) isThread(typ int32) bool {
 func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
 	hint := hints(run)
 	b.collEvents.Drain(func(e *collEvent) {
-		r := resOf[e.container]
-		if r < 0 {
-			return
-		}
-		calls := run.Calls[r]
-		hint[r] = lastEntered(calls, e.at, hint[r])
-		if j := containingFrom(calls, hint[r], e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
-			calls[j].Comm = e.comm
+		if r := resOf[e.container]; r >= 0 {
+			hint[r] = assignCommunicator(run.Calls[r], e, hint[r])
 		}
 	})
+}
+
+// assignCommunicator gives the collective call of calls that holds e's
+// instant e's communicator, and returns the new search hint
+// (lastEntered).
+func assignCommunicator(calls []Call, e *collEvent, hint int32) int32 {
+	hint = lastEntered(calls, e.at, hint)
+	if j := containingFrom(calls, hint, e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
+		calls[j].Comm = e.comm
+	}
+	return hint
+}
+
+// sendCall returns the call of calls that sent a message at instant at
+// (the one at holds, preferring a send), or -1, and the new search hint.
+func sendCall(calls []Call, at trace.Time, hint int32) (j, next int32) {
+	hint = lastEntered(calls, at, hint)
+	return containingFrom(calls, hint, at, sends), hint
+}
+
+// recvCall returns the call of calls that completed the receipt of a
+// message at instant at (the one at holds if it completes receipts,
+// else the next that does, else the one at holds), or -1, and the new
+// search hint.
+func recvCall(calls []Call, at trace.Time, hint int32) (j, next int32) {
+	hint = lastEntered(calls, at, hint)
+	j = containingFrom(calls, hint, at, Class.Completes)
+	if j < 0 || !calls[j].Class.Completes() {
+		if k := nextCompleting(calls, at); k >= 0 {
+			j = k
+		}
+	}
+	return j, hint
 }
 
 // hints returns a search hint per resource (lastEntered), none yet.
@@ -559,15 +586,8 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 			return
 		}
 		m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size}
-		sendHint[from] = lastEntered(run.Calls[from], l.start, sendHint[from])
-		m.SendCall = containingFrom(run.Calls[from], sendHint[from], l.start, sends)
-		recvHint[to] = lastEntered(run.Calls[to], l.end, recvHint[to])
-		m.RecvCall = containingFrom(run.Calls[to], recvHint[to], l.end, Class.Completes)
-		if m.RecvCall < 0 || !run.Calls[to][m.RecvCall].Class.Completes() {
-			if j := nextCompleting(run.Calls[to], l.end); j >= 0 {
-				m.RecvCall = j
-			}
-		}
+		m.SendCall, sendHint[from] = sendCall(run.Calls[from], l.start, sendHint[from])
+		m.RecvCall, recvHint[to] = recvCall(run.Calls[to], l.end, recvHint[to])
 		run.NumMessages++
 		if b.OnMessage != nil {
 			var send, recv Class
@@ -611,9 +631,7 @@ func collectives(run *Run) error {
 			coll := &run.Collectives[i]
 			if first := coll.Members; len(first) > 0 {
 				if f := run.Call(first[0]); f.Class != c.Class || ops[f.Name] != ops[c.Name] {
-					return fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
-						"(the trace does not tell every call's communicator, or is cut)",
-						k.k, commLabel(run.Comms[c.Comm]), run.Names[f.Name], run.Resources[first[0].Resource].Path,
+					return unpaired(k.k, run.Comms[c.Comm], run.Names[f.Name], run.Resources[first[0].Resource].Path,
 						run.Names[c.Name], run.Resources[r].Path, c.Enter)
 				}
 			}
@@ -625,6 +643,13 @@ func collectives(run *Run) error {
 		}
 	}
 	return nil
+}
+
+// unpaired is the error of collective k of communicator comm, which is
+// op on resource at but other on resource on, entered at enter.
+func unpaired(k int32, comm, op, at, other, on string, enter trace.Time) error {
+	return fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
+		"(the trace does not tell every call's communicator, or is cut)", k, commLabel(comm), op, at, other, on, enter)
 }
 
 func commLabel(c string) string {
