@@ -23,9 +23,9 @@ type Options struct {
 	// NoIdeal skips the ideal replay: serialisation and transfer
 	// efficiencies are then unknown, and the messages are not kept.
 	NoIdeal bool
-	// SpillDir and SpillMemory say where the messages and the
-	// collectives' events kept while the trace streams go beyond
-	// SpillMemory bytes (mpi.Spill: "" is the system's temporary
+	// SpillDir and SpillMemory say where the MPI calls, the links, the
+	// collectives' events and the replay's waits go beyond SpillMemory
+	// bytes in memory (mpi.Spill: "" is the system's temporary
 	// directory, 0 mpi.DefaultSpillMemory, negative never).
 	SpillDir    string
 	SpillMemory int64
