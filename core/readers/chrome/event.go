@@ -269,6 +269,15 @@ func gpuCategory(cat []byte) gpuKind {
 	return notGPU
 }
 
+// gpuArgKey tells whether key names one of the arguments setGPUArg keeps.
+func gpuArgKey(key []byte) bool {
+	switch string(key) {
+	case "correlation", "wait_on_cuda_event_record_corr_id", "wait_on_stream":
+		return true
+	}
+	return false
+}
+
 // setGPUArg keeps one of the integer arguments of a GPU event (see
 // rawEvent.correlation); a value that is no integer is ignored.
 func (e *rawEvent) setGPUArg(key, v []byte) {

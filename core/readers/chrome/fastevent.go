@@ -107,9 +107,23 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		case keyFlow:
 			return false
 		case keyArgs:
-			// Only args the reader does not keep are read here, and ph
-			// must come before them.
-			if e.ph == 0 || (d.keepArgs && keepsArgs(e.ph)) {
+			// Only args the reader does not keep are read here.
+			if e.ph == 0 {
+				// Before ph (writers that sort the keys, as DevTools
+				// does): passed over, then read at the end if ph tells
+				// they matter, as readEvent reads the text it keeps.
+				if argsAt >= 0 {
+					return false
+				}
+				argsAt = i
+				end, l, len, ok := skipFast(b, i, 1)
+				if !ok {
+					return false
+				}
+				i, lines, lenient = end, lines+l, lenient || len
+				break
+			}
+			if d.keepArgs && keepsArgs(e.ph) {
 				return false
 			}
 			if e.ph == 'X' && e.cat == none {
@@ -141,9 +155,14 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			continue
 		case '}':
-			if argsAt >= 0 && e.parsesArgs() {
-				if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
-					return false
+			if argsAt >= 0 {
+				if d.keepArgs && keepsArgs(e.ph) {
+					return false // args before ph, to be kept
+				}
+				if e.parsesArgs() {
+					if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
+						return false
+					}
 				}
 			}
 			s.pos = i + 1
@@ -327,59 +346,20 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 			return 0, 0, false, false
 		}
 		c := b[i]
-		scalar := c == '"' || c == '-' || (c >= '0' && c <= '9')
-		var v []byte
-		if scalar {
-			if c == '"' {
-				v, j, ok = plainString(b, i)
-			} else {
-				v, j, ok = plainNumber(b, i)
+		skip := true
+		if e.ph == 'X' {
+			// A GPU event: only its integer correlation ids are read,
+			// the other values passed over.
+			if gpuArgKey(key) && (c == '-' || (c >= '0' && c <= '9')) {
+				var v []byte
+				if v, j, ok = plainNumber(b, i); !ok {
+					return 0, 0, false, false
+				}
+				e.setGPUArg(key, v)
+				skip = false
 			}
-			if !ok {
-				return 0, 0, false, false
-			}
-		}
-		skip := !scalar
-		switch {
-		case e.ph == 'X':
-			if c == '"' || !scalar {
-				skip = true
-				break
-			}
-			e.setGPUArg(key, v)
-		case e.ph == 'C':
-			if !scalar {
-				e.badCounters++ // an object, a boolean, null: not a series
-				break
-			}
-			x, err := strconv.ParseFloat(string(v), 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				e.badCounters++
-			} else {
-				e.counters = append(e.counters, series{counter, x})
-			}
-		case string(key) == "name" || string(key) == "labels" || string(key) == "step":
-			if c != '"' {
-				skip = true // a name that is not a string does not name
-				break
-			}
-			e.setNameArg(key[0], d.strs.id(v))
-		case string(key) == "sort_index":
-			if c == 'n' {
-				break // null
-			}
-			if !scalar {
-				e.badSortIndex = true
-				break
-			}
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil {
-				e.badSortIndex = true
-			} else {
-				e.sortIndex, e.hasSortIndex = n, true
-			}
-		default:
-			skip = true
+		} else if skip, j, ok = d.readArgFast(e, key, counter, b, i); !ok {
+			return 0, 0, false, false
 		}
 		if skip {
 			end, l, len, ok := skipFast(b, i, 1)
@@ -402,4 +382,61 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		}
 		return 0, 0, false, false
 	}
+}
+
+// readArgFast reads the value at b[i] of the argument key of a metadata,
+// counter or async step event (counter is the key's id for a counter), as
+// readArgs does: it returns whether the value is to be skipped instead,
+// and otherwise the index after it.
+func (d *decoder) readArgFast(e *rawEvent, key []byte, counter int32, b []byte, i int) (skip bool, j int, ok bool) {
+	c := b[i]
+	scalar := c == '"' || c == '-' || (c >= '0' && c <= '9')
+	var v []byte
+	if scalar {
+		if c == '"' {
+			v, j, ok = plainString(b, i)
+		} else {
+			v, j, ok = plainNumber(b, i)
+		}
+		if !ok {
+			return false, 0, false
+		}
+	}
+	skip = !scalar
+	switch {
+	case e.ph == 'C':
+		if !scalar {
+			e.badCounters++ // an object, a boolean, null: not a series
+			break
+		}
+		x, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			e.badCounters++
+		} else {
+			e.counters = append(e.counters, series{counter, x})
+		}
+	case string(key) == "name" || string(key) == "labels" || string(key) == "step":
+		if c != '"' {
+			skip = true // a name that is not a string does not name
+			break
+		}
+		e.setNameArg(key[0], d.strs.id(v))
+	case string(key) == "sort_index":
+		if c == 'n' {
+			break // null
+		}
+		if !scalar {
+			e.badSortIndex = true
+			break
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			e.badSortIndex = true
+		} else {
+			e.sortIndex, e.hasSortIndex = n, true
+		}
+	default:
+		skip = true
+	}
+	return skip, j, true
 }

@@ -120,6 +120,9 @@ func TestEventFast(t *testing.T) {
 		`{"ph": "X", "cat": "cuda_runtime", "args": {"correlation": "12", "x": {"correlation": 3}, "wait_on_stream": -1}}`,
 		`{"ph": "X", "cat": "cuda_runtime", "args": {"correlation": 1.5, "wait_on_stream": 99999999999999999999}}`,
 		`{"args": {"correlation": 4}, "cat": "gpu_memcpy", "ph": "X"}`, `{"ph": "X", "args": {"correlation": 4}, "cat": "cpu_op"}`,
+		`{"args": {"name": "a"}, "ph": "M", "args": {"name": "b"}}`, `{"args": {"name": 1}, "name": "thread_name", "ph": "M"}`,
+		`{"args": {"a": [1,]}, "ph": "i"}`, `{"args": {"sort_index": 3}, "ph": "M", "name": "process_sort_index"}`,
+		`{"args": {"step": "s1"}, "ph": "T", "id": 1}`, `{"args": {"x": 1}}`, `{"args": {"v": 2, "w": "x"}, "name": "c", "ph": "C"}`,
 	} {
 		for _, keep := range []bool{false, true} {
 			checkEventFast(t, []byte(in), keep)
@@ -311,6 +314,11 @@ func TestEventFastTakes(t *testing.T) {
 		`{"pid":1,"tid":2,"ts":15,"ph":"B","cat":"v8","name":"Compile","args":{}}`,
 		`{"pid":1,"tid":2,"ts":16,"ph":"E","cat":"v8","name":"Compile","args":{}}`,
 		`{"pid":1,"tid":2,"ts":17,"ph":"i","cat":"blink","name":"Mark","s":"t"}`,
+		// DevTools sorts the keys: args come before ph.
+		`{"args":{"name":"Renderer"},"cat":"__metadata","name":"process_name","ph":"M","pid":1001,"tid":0,"ts":0}`,
+		`{"args":{"data":{"frame":"A1"}},"cat":"blink","dur":5,"name":"Layout","ph":"X","pid":1,"tdur":4,"tid":2,"ts":15,"tts":5}`,
+		`{"args":{"JSHeapUsedSize":12,"Nodes":3},"cat":"devtools.timeline","name":"UpdateCounters","ph":"C","pid":1,"tid":2,"ts":1}`,
+		`{"args":{"correlation":4},"cat":"kernel","name":"k","ph":"X","pid":0,"tid":7,"ts":1,"dur":2}`,
 	} {
 		b := []byte(in + ",")
 		col := newCollector()
