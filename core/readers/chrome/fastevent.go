@@ -207,6 +207,8 @@ const (
 	wordDur  = 0x2272756422   // "dur"
 	wordName = 0x22656d616e22 // "name"
 	wordArgs = 0x227367726122 // "args"
+	wordTts  = 0x2273747422   // "tts" (Chrome's thread clock: skipped)
+	wordTdur = 0x227275647422 // "tdur"
 )
 
 // eventKey reads the key string at b[i] of an event object, as
@@ -235,12 +237,16 @@ func eventKey(b []byte, i int) (fieldKey, int, bool) {
 			return keyCat, i + 5, true
 		case wordDur:
 			return keyDur, i + 5, true
+		case wordTts:
+			return keyOther, i + 5, true
 		}
 		switch w & 0xffffffffffff {
 		case wordName:
 			return keyName, i + 6, true
 		case wordArgs:
 			return keyArgs, i + 6, true
+		case wordTdur:
+			return keyOther, i + 6, true
 		}
 		if w&0xffffff == wordS {
 			return keyS, i + 3, true

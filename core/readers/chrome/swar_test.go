@@ -271,7 +271,7 @@ func TestSortSlices(t *testing.T) {
 func TestEventKey(t *testing.T) {
 	named := map[string]fieldKey{"ph": keyPh, "name": keyName, "cat": keyCat, "bp": keyBp, "s": keyS,
 		"pid": keyPid, "tid": keyTid, "id": keyID, "ts": keyTs, "dur": keyDur, "args": keyArgs,
-		"id2": keyFlow, "bind_id": keyFlow, "flow_in": keyFlow, "flow_out": keyFlow}
+		"id2": keyFlow, "bind_id": keyFlow, "flow_in": keyFlow, "flow_out": keyFlow, "tts": keyOther, "tdur": keyOther}
 	var keys []string
 	for k := range named {
 		keys = append(keys, k, k+"x", k[:len(k)-1], "x"+k, k+`\"`, k+"é")
