@@ -323,31 +323,40 @@ func hasWord(b []byte, i int, word string) bool {
 }
 
 // microsFast reads the number of microseconds at b[i] in the form nearly
-// every writer uses, [-]digits[.digits] with at most 15 digits before the
+// every writer uses, [-]digits[.digits] with at most 16 digits before the
 // point, in one pass: numberEnd's check of the token and parseMicros's
 // conversion together, the integer digits converted eight at a time. It
-// reports false for anything else (an exponent, a leading zero, a token
-// reaching the end of b...), and then numberEnd and parseMicros decide.
+// reports false for anything else (an exponent, a token reaching the end
+// of b...), and then numberEnd and parseMicros decide.
 func microsFast(b []byte, i int) (trace.Time, int, bool) {
 	neg := false
 	if i < len(b) && b[i] == '-' {
 		neg = true
 		i++
 	}
-	if i+16 > len(b) || b[i] < '1' || b[i] > '9' {
-		return 0, 0, false // also a lone 0, or 0.5: left to the ordinary reading
+	if i+16 > len(b) {
+		return 0, 0, false
 	}
-	from := i
-	i = digitRun(b, i+1)
-	n := i - from
 	var whole uint64
-	switch { // the bytes past the digits are shifted out
-	case n <= 8:
-		whole = eightDigits(binary.LittleEndian.Uint64(b[from:]) << (64 - 8*n))
-	case n <= 15:
-		high := n - 8
-		whole = eightDigits(binary.LittleEndian.Uint64(b[from:])<<(64-8*high))*1e8 +
-			eightDigits(binary.LittleEndian.Uint64(b[from+high:]))
+	switch c := b[i]; {
+	case c == '0':
+		i++ // a digit after it (not JSON) fails the check of the end below
+	case c >= '1' && c <= '9':
+		from := i
+		i = digitRun(b, i+1)
+		switch n := i - from; { // the bytes past the digits are shifted out
+		case n <= 8:
+			whole = eightDigits(binary.LittleEndian.Uint64(b[from:]) << (64 - 8*n))
+		case n <= 16:
+			high := n - 8
+			whole = eightDigits(binary.LittleEndian.Uint64(b[from:])<<(64-8*high))*1e8 +
+				eightDigits(binary.LittleEndian.Uint64(b[from+high:]))
+			if whole > microsLimit {
+				return 0, 0, false
+			}
+		default:
+			return 0, 0, false
+		}
 	default:
 		return 0, 0, false
 	}
@@ -375,6 +384,10 @@ func microsFast(b []byte, i int) (trace.Time, int, bool) {
 	}
 	return trace.Time(ns), i, true
 }
+
+// microsLimit is the largest whole number of microseconds whose
+// nanoseconds, fraction included, fit an int64 (parseMicrosPlain's limit).
+const microsLimit = (1<<63 - 1 - 999) / 1000
 
 // eightDigits converts the eight ASCII digits of w, the first in its
 // lowest byte, to their value; zero bytes (shifted in from below) count as
