@@ -54,7 +54,11 @@ func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
 			return sl
 		}
 	}
-	sl := &slot{typ: typ}
+	sl := &c.own
+	if len(c.slots) > 0 {
+		sl = &slot{}
+	}
+	sl.typ = typ
 	c.slots = append(c.slots, sl)
 	c.used = sl
 	return sl
@@ -193,7 +197,12 @@ func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
 // unused by PopState).
 func (s *simulator) plainStateOf(kind eventKind, cont, typ, val int32) bool {
 	ti, c := &s.types[typ], s.containers[cont]
-	sl := c.used
+	// The slot's address is known before c.used is read (most often
+	// own): its cache line is fetched alongside the container's.
+	sl := &c.own
+	if used := c.used; used != sl {
+		sl = used
+	}
 	if ti.kind != trace.KindState || ti.parent != c.typ || c.destroyed || sl == nil || sl.typ != typ {
 		return false
 	}
