@@ -118,9 +118,8 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 		}
 		r.at = t
 	}
-	def.hashKeys(data, fields[1:])
-	if def.stateKeys {
-		r.setStateKeys(def, fields[1:])
+	if !def.stateKeys || !r.setStateKeys(def, data, fields[1:]) {
+		def.hashKeys(data, fields[1:])
 	}
 	if r.keyed {
 		r.first = int32(pos)
@@ -132,22 +131,26 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 	return end, true
 }
 
-// setStateKeys copies the hashes of a state event's keys into the record
-// if they are all short.
-func (r *record) setStateKeys(def *eventDef, fields []span) {
-	for k, rl := range [3]role{roleContainer, roleType, roleValue} {
-		col := def.column[rl]
+// setStateKeys sets the record's keys to the hashes of a state event's
+// container, type and value if they are all short, and reports whether
+// it did: hashKeys's hashes, computed from the line's bytes without going
+// through the fields (the record then stands for them).
+func (r *record) setStateKeys(def *eventDef, data []byte, fields []span) bool {
+	for k, col := range def.stateCols {
 		if col < 0 {
 			continue
 		}
 		f := &fields[col]
 		n := f.to - f.from
-		if n > shortKey {
-			return
+		if n > shortKey || int(f.from)+8 > len(data) {
+			return false
 		}
-		r.keys[k], r.lens[k] = f.hash, uint8(n)
+		// One load, masked to the key's bytes: hashKey's word.
+		x := binary.LittleEndian.Uint64(data[f.from:]) & (1<<(8*n) - 1)
+		r.keys[k], r.lens[k] = shortHash(x, int(n)), uint8(n)
 	}
 	r.keyed = true
+	return true
 }
 
 // plainFields splits the line at data[pos:] at its spaces, if it is made
