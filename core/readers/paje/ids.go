@@ -14,18 +14,25 @@ import (
 // trace are never forgotten.
 type idTable struct {
 	slots []idSlot // open addressing, linear probing; a power of two long
+	keys  []string // the key of each slot
 	shift uint     // 64 - log2(len(slots)): a hash's top bits pick its slot
 	n     int
 }
 
+// idSlot is what a lookup reads of a slot, in 16 bytes: a table of a few
+// hundred containers stays in a few kilobytes of cache, though the
+// tokenizers stream megabytes through it between two lookups. The key
+// itself, in keys, is read only for long keys.
 type idSlot struct {
-	key  string
 	hash uint64
 	id   int32
+	n    uint8 // the key's length, at most 255
 	full bool
 }
 
-func newIDTable() *idTable { return &idTable{slots: make([]idSlot, 16), shift: 64 - 4} }
+func newIDTable() *idTable {
+	return &idTable{slots: make([]idSlot, 16), keys: make([]string, 16), shift: 64 - 4}
+}
 
 // hashSeed makes the hashes differ from one process to the next, so that
 // no input can be crafted to make lookups slow.
@@ -89,7 +96,7 @@ func (t *idTable) getHashed(key []byte, h uint64) (int32, bool) {
 		if !s.full {
 			return 0, false
 		}
-		if s.hash == h && len(s.key) == len(key) && (len(key) <= shortKey || s.key == string(key)) {
+		if s.hash == h && int(s.n) == min(len(key), 255) && (len(key) <= shortKey || t.keys[i] == string(key)) {
 			return s.id, true
 		}
 	}
@@ -107,7 +114,7 @@ func (t *idTable) getShort(h uint64, n uint8) (int32, bool) {
 		if !s.full {
 			return 0, false
 		}
-		if s.hash == h && len(s.key) == int(n) {
+		if s.hash == h && s.n == n {
 			return s.id, true
 		}
 	}
@@ -116,24 +123,25 @@ func (t *idTable) getShort(h uint64, n uint8) (int32, bool) {
 // put files id under key, which must not be there yet.
 func (t *idTable) put(key string, id int32) {
 	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
+		old, oldKeys := t.slots, t.keys
 		t.slots = make([]idSlot, 2*len(old))
+		t.keys = make([]string, 2*len(old))
 		t.shift--
-		for _, s := range old {
+		for i, s := range old {
 			if s.full {
-				t.insert(s)
+				t.insert(s, oldKeys[i])
 			}
 		}
 	}
-	t.insert(idSlot{key: key, hash: hashKey([]byte(key)), id: id, full: true})
+	t.insert(idSlot{hash: hashKey([]byte(key)), id: id, n: uint8(min(len(key), 255)), full: true}, key)
 	t.n++
 }
 
-func (t *idTable) insert(s idSlot) {
+func (t *idTable) insert(s idSlot, key string) {
 	mask := uint64(len(t.slots) - 1)
 	i := s.hash >> t.shift
 	for t.slots[i].full {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = s
+	t.slots[i], t.keys[i] = s, key
 }
