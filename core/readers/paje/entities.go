@@ -167,17 +167,17 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 }
 
 // plainStateKeys is plainState for a record whose keys the tokenizer
-// copied (def.stateKeys and r.keyed): it reads the record, not the
+// copied (def.stateKeys and r.keyed()): it reads the record, not the
 // fields.
 func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
 	if s.zero > 0 || s.opt.NoImbrication {
 		return false
 	}
-	cont, ok := s.contIDs.getShort(r.keys[0], r.lens[0])
+	cont, ok := s.contIDs.getWord(r.keys[0])
 	if !ok {
 		return false
 	}
-	typ, ok := s.typeIDs.getShort(r.keys[1], r.lens[1])
+	typ, ok := s.typeIDs.getWord(r.keys[1])
 	if !ok || typ == trace.None {
 		return false
 	}
@@ -186,7 +186,7 @@ func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
 		if def.column[roleValue] < 0 {
 			return false
 		}
-		if val, ok = s.types[typ].values.getShort(r.keys[2], r.lens[2]); !ok {
+		if val, ok = s.types[typ].values.getWord(r.keys[2]); !ok {
 			return false
 		}
 	}

@@ -63,9 +63,14 @@ func hashKey(b []byte) uint64 {
 
 // shortHash hashes the key of n <= shortKey bytes whose little-endian word
 // is x: one to one, as the length fills the top byte.
-func shortHash(x uint64, n int) uint64 {
-	return (x | uint64(n)<<56 ^ hashSeed) * 0x9e3779b97f4a7c15
-}
+func shortHash(x uint64, n int) uint64 { return wordHash(keyWord(x, n)) }
+
+// keyWord is the word of a key of n <= shortKey bytes whose little-endian
+// word is x: its bytes, and its length in the top byte. It tells the key.
+func keyWord(x uint64, n int) uint64 { return x | uint64(n)<<56 }
+
+// wordHash is the hash of the key whose keyWord is w.
+func wordHash(w uint64) uint64 { return (w ^ hashSeed) * 0x9e3779b97f4a7c15 }
 
 func hashLong(b []byte) uint64 {
 	n := len(b)
@@ -102,12 +107,13 @@ func (t *idTable) getHashed(key []byte, h uint64) (int32, bool) {
 	}
 }
 
-// getShort is get for a key of n <= shortKey bytes whose hashKey is h:
+// getWord is get for a key of at most shortKey bytes whose keyWord is w:
 // the hash and the length tell the key.
-func (t *idTable) getShort(h uint64, n uint8) (int32, bool) {
+func (t *idTable) getWord(w uint64) (int32, bool) {
 	if t == nil {
 		return 0, false
 	}
+	h, n := wordHash(w), uint8(w>>56)
 	mask := uint64(len(t.slots) - 1)
 	for i := h >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]

@@ -61,7 +61,7 @@
 // the general path only, and compare); what a state event reads of a slot
 // is in its first 64 bytes, and a container remembers the slot of its last
 // event. A state event whose ids are short (at most seven bytes) is one
-// record of 56 bytes with their hashes, its fields not kept (keyed
+// record of 48 bytes with their words, its fields not kept (keyed
 // records: the line is split again in the rare case plainState does not
 // take it): about 4% less CPU time for the read into a counting sink
 // (none measurable into the micro model) and 13% less peak memory. What

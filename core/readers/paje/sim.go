@@ -218,7 +218,7 @@ func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) err
 }
 
 // keyedState is eventAt for a record whose keys the tokenizer kept
-// (r.keyed), when plainStateKeys takes it; false otherwise, having changed
+// (r.keyed()), when plainStateKeys takes it; false otherwise, having changed
 // nothing eventAt would not change the same way: eventAt then simulates
 // the event from its fields.
 func (s *simulator) keyedState(def *eventDef, at trace.Time, r *record) bool {
