@@ -177,9 +177,14 @@ func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
 	if !ok {
 		return false
 	}
-	typ, ok := s.typeIDs.getWord(r.keys[1])
-	if !ok || typ == trace.None {
-		return false
+	// Most state events of a trace are of one type: the last one looked
+	// up is kept (identifiers never change their index).
+	typ := s.lastType
+	if w := r.keys[1]; w != s.lastTypeWord {
+		if typ, ok = s.typeIDs.getWord(w); !ok || typ == trace.None {
+			return false
+		}
+		s.lastTypeWord, s.lastType = w, typ
 	}
 	var val int32
 	if def.kind != evPopState {

@@ -28,6 +28,10 @@ type simulator struct {
 	first     trace.Time
 	rootEnd   trace.Time // when the file destroys the root
 	zero      int32      // the container whose identifier is "0", like the root's; 0 if none
+	// lastType is the state type plainStateKeys found last, and
+	// lastTypeWord its keyWord (0, no key's, before).
+	lastTypeWord uint64
+	lastType     int32
 	// retyped counts link ends whose container is of another type of
 	// the same name as the link type's end (see simulator.link).
 	retyped int64
