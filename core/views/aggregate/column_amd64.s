@@ -568,3 +568,166 @@ finished:
 	MOVQ AX, done+232(FP)
 	VZEROUPPER
 	RET
+
+// The search at p = 0 (columnSearchLexAVX2): one step for m, as
+// STEP_CANDIDATES, with the candidates' gains best.g(i,m) + ag(m+1) in
+// Y10 (BX = ag, R14 = the offset of g from v): Y7 = take, the candidate
+// larger than the row's top (Y0), or equal with a larger gain than the
+// top's (Y9); Y8 = the candidate is NaN.
+#define LEX_CANDIDATES \
+	VBROADCASTSD 8(DI)(R11*8), Y5 \
+	VADDPD       (R12), Y5, Y6 \
+	VBROADCASTSD 8(BX)(R11*8), Y10 \
+	VADDPD       (R12)(R14*1), Y10, Y10 \
+	VCMPPD       $0x1e, Y0, Y6, Y7 \
+	VCMPPD       $0x00, Y0, Y6, Y8 \
+	VCMPPD       $0x1e, Y9, Y10, Y11 \
+	VANDPD       Y11, Y8, Y8 \
+	VORPD        Y8, Y7, Y7 \
+	VCMPPD       $3, Y6, Y6, Y8
+
+// The rows that take the candidate take its value, gain and cut (the
+// winner's own bits); a NaN flags the row.
+#define LEX_KEEP \
+	VBLENDVPD Y7, Y6, Y0, Y0 \
+	VBLENDVPD Y7, Y10, Y9, Y9 \
+	VBLENDVPD Y7, Y3, Y1, Y1 \
+	VORPD     Y8, Y2, Y2 \
+	NEXT_CANDIDATES
+
+// func columnSearchLexAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
+//
+// columnSearchAVX2 composing (cut is not nil, skip nil) for tables whose
+// values are minus their losses: each of the four rows of a block keeps
+// the first candidate of the largest value and, among those, of the
+// largest gain (see columnSearchLexGeneric), in one pass. A row with a
+// NaN (a candidate, or agg(i,j)) has no winner by the whole rule (the
+// largest value is NaN or a NaN candidate is met): pos[i] = -1, left to
+// the caller, as columnSearchAVX2 leaves it. The other rows' optima are
+// composed as columnSearchAVX2 composes them.
+//
+// Registers as columnSearchAVX2's, with Y9 the gain of each row's top and
+// BX, R14 as in LEX_CANDIDATES (set again for every block: composing uses
+// them). Frame: the winners of a block at 0(SP), j*T*8 at 32(SP), left
+// at 72(SP), the columns done at 112(SP).
+TEXT ·columnSearchLexAVX2(SB), NOSPLIT, $120-240
+	MOVQ         v_base+0(FP), SI
+	MOVQ         av_base+80(FP), DI
+	MOVQ         T+72(FP), R8
+	SHLQ         $3, R8
+	MOVQ         pos_len+160(FP), R9
+	DECQ         R9
+	MOVQ         R9, AX
+	IMULQ        R8, AX
+	MOVQ         AX, 32(SP)
+	MOVQ         $0, 72(SP)
+	MOVQ         $0, 112(SP)
+	MOVQ         $1, AX
+	VMOVQ        AX, X4
+	VPBROADCASTQ X4, Y4
+	XORQ         R10, R10
+
+block:
+	CMPQ    R10, R9
+	JGT     done
+	MOVQ    ag_base+104(FP), BX
+	MOVQ    g_base+24(FP), R14
+	SUBQ    SI, R14 // g - v
+	VMOVUPD (DI)(R10*8), Y0 // agg(i,j)
+	VCMPPD  $3, Y0, Y0, Y2  // NaN: flagged
+	VMOVUPD (BX)(R10*8), Y9 // its gain
+	VPXOR   Y1, Y1, Y1
+	FIRST_CANDIDATES
+
+diag: // m = i0+s, s < 3: rows i0+s+1.. have no candidate yet
+	CMPQ R11, R9
+	JGE  finish
+	CMPQ CX, $96
+	JGE  main
+	LEX_CANDIDATES
+	VANDPD (R13)(CX*1), Y7, Y7
+	VANDPD (R13)(CX*1), Y8, Y8
+	LEX_KEEP
+	ADDQ $32, CX
+	JMP  diag
+
+main:
+	CMPQ R11, R9
+	JGE  finish
+	LEX_CANDIDATES
+	LEX_KEEP
+	JMP  main
+
+finish:
+	VMOVMSKPD Y2, AX // rows with a NaN
+	VMOVDQU   Y1, 0(SP)
+	XORQ      CX, CX // row of the block
+
+	// The optima's values, the winners' sums, for the four rows at once
+	// (past j: junk, as in columnSearchAVX2).
+	MOVQ    32(SP), R13
+	LEAQ    (R13)(R10*8), R13
+	VMOVUPD Y0, (SI)(R13*1)
+
+row:
+	CMPQ  CX, $4
+	JGE   next_block
+	LEAQ  (R10)(CX*1), R11 // i
+	CMPQ  R11, R9
+	JGT   next_block
+	BTQ   CX, AX
+	JCS   no_winner
+	MOVQ  0(SP)(CX*8), DX // 0 or the cut c
+	MOVQ  cut_base+200(FP), R12
+	MOVB  DX, (R12)(R11*1)
+	MOVQ  32(SP), R13
+	LEAQ  (R13)(R11*8), R13 // byte offset of best(i,j)
+	TESTQ DX, DX
+	JNE   composed_cut
+	COMPOSE_AGG
+	INCQ  CX
+	JMP   row
+
+composed_cut: // gain and loss of best(i,c-1) + agg(c,j)
+	LEAQ  -1(DX), R12
+	IMULQ R8, R12
+	LEAQ  (R12)(R11*8), R12 // byte offset of best(i,c-1)
+	COMPOSE_CUT
+	INCQ  CX
+	JMP   row
+
+no_winner: // NaN: left to the caller
+	MOVQ pos_base+152(FP), R12
+	MOVQ $-1, (R12)(R11*8)
+	INCQ 72(SP)
+	INCQ CX
+	JMP  row
+
+next_block:
+	ADDQ $4, R10
+	JMP  block
+
+done: // column j is searched: on to the next, if any, unless a row had no winner
+	CMPQ  72(SP), $0
+	JNE   finished
+	INCQ  112(SP)
+	CMPQ  R9, last+224(FP)
+	JGE   finished
+	ADDQ  R8, av_base+80(FP)
+	ADDQ  R8, ag_base+104(FP)
+	ADDQ  R8, al_base+128(FP)
+	LEAQ  1(R9), AX
+	ADDQ  AX, cut_base+200(FP) // past column j's j+1 cuts
+	INCQ  R9
+	MOVQ  R9, AX
+	IMULQ R8, AX
+	MOVQ  AX, 32(SP)
+	MOVQ  av_base+80(FP), DI
+	XORQ  R10, R10
+	JMP   block
+
+finished:
+	MOVQ 112(SP), AX
+	MOVQ AX, done+232(FP)
+	VZEROUPPER
+	RET

@@ -26,6 +26,8 @@ func withAVX2(t *testing.T, on bool, f func(*testing.T)) {
 func TestKernelsSSE2(t *testing.T) {
 	withAVX2(t, false, checkBestIntervals)
 	withAVX2(t, false, checkColumnSearch)
+	withAVX2(t, false, checkLexBestIntervals)
+	withAVX2(t, false, checkLexColumns)
 	withAVX2(t, false, checkXlog2x)
 	withAVX2(t, false, checkAddTo)
 	withAVX2(t, false, checkIntervalSums)
@@ -36,6 +38,8 @@ func TestKernelsSSE2(t *testing.T) {
 func TestKernelsAVX2(t *testing.T) {
 	withAVX2(t, true, checkBestIntervals)
 	withAVX2(t, true, checkColumnSearch)
+	withAVX2(t, true, checkLexBestIntervals)
+	withAVX2(t, true, checkLexColumns)
 	withAVX2(t, true, checkXlog2x)
 	withAVX2(t, true, checkAddTo)
 	withAVX2(t, true, checkIntervalSums)

@@ -467,7 +467,7 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.pool.Put(kidSum)
 	}
 	best := r.pool.Get().(*table)
-	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.pos)
+	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.pos, r.p == 0 && !noLex)
 	r.pool.Put(agg)
 	return r.finish(n, best, st)
 }
@@ -617,15 +617,17 @@ func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 // column; gains and losses are composed
 // once the winning cut is known. Intervals fr marks as unchanged take
 // their known optimum without searching. pos is scratch space for T
-// values.
-func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, pos []int) {
+// values. lex says that the tables' values are minus their losses (a
+// solve at p = 0): the common case then searches in one pass (see
+// columnSearchLexGeneric), with the same winners.
+func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, pos []int, lex bool) {
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
 	for j := 0; j < T; j++ {
 		if fr == nil && width == 1 {
 			// The common case: every row searched, cuts of a byte. The
 			// columns from j on are composed in one call, up to one with
 			// a row with no winner (NaN qualities), left to the loop below.
-			if j += columnsBestComposed(best, agg, T, j, T-1, pos, d.cut); j == T {
+			if j += columnsBestComposed(best, agg, T, j, T-1, pos, d.cut, lex); j == T {
 				break
 			}
 		}
