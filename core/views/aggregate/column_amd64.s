@@ -569,48 +569,61 @@ finished:
 	VZEROUPPER
 	RET
 
-// The search at p = 0 (columnSearchLexAVX2): one step for m, as
-// STEP_CANDIDATES, with the candidates' gains best.g(i,m) + ag(m+1) in
-// Y10 (BX = ag, R14 = the offset of g from v): Y7 = take, the candidate
-// larger than the row's top (Y0), or equal with a larger gain than the
-// top's (Y9); Y8 = the candidate is NaN.
-#define LEX_CANDIDATES \
+// The search at p = 0 (columnSearchLexAVX2), for m: LEX_BROADCAST
+// broadcasts agg(m+1,j) and its gain (Y5, Y14; BX = ag); LEX_CANDIDATES
+// takes the candidates of the block of four rows at off(R12) (R14 = the
+// offset of g from v): their values cand = best(i,m) + agg(m+1,j) (Y6)
+// and gains best.g(i,m) + ag(m+1) (Y15), Y7 = take: the candidate larger
+// than the row's top (TOP), or equal with a larger gain than the top's
+// (TG); Y8 = the candidate is NaN. LEX_KEEP: the rows that take the
+// candidate take its value, gain and cut (the winner's own bits); a NaN
+// flags the row. The two blocks of a pair use the same temporaries, one
+// after the other: renamed, their chains run side by side.
+#define LEX_BROADCAST \
 	VBROADCASTSD 8(DI)(R11*8), Y5 \
-	VADDPD       (R12), Y5, Y6 \
-	VBROADCASTSD 8(BX)(R11*8), Y10 \
-	VADDPD       (R12)(R14*1), Y10, Y10 \
-	VCMPPD       $0x1e, Y0, Y6, Y7 \
-	VCMPPD       $0x00, Y0, Y6, Y8 \
-	VCMPPD       $0x1e, Y9, Y10, Y11 \
-	VANDPD       Y11, Y8, Y8 \
-	VORPD        Y8, Y7, Y7 \
-	VCMPPD       $3, Y6, Y6, Y8
+	VBROADCASTSD 8(BX)(R11*8), Y14
 
-// The rows that take the candidate take its value, gain and cut (the
-// winner's own bits); a NaN flags the row.
-#define LEX_KEEP \
-	VBLENDVPD Y7, Y6, Y0, Y0 \
-	VBLENDVPD Y7, Y10, Y9, Y9 \
-	VBLENDVPD Y7, Y3, Y1, Y1 \
-	VORPD     Y8, Y2, Y2 \
-	NEXT_CANDIDATES
+#define LEX_CANDIDATES(off, TOP, TG) \
+	VADDPD off(R12), Y5, Y6 \
+	VADDPD off(R12)(R14*1), Y14, Y15 \
+	VCMPPD $0x1e, TG, Y15, Y7 \
+	VCMPPD $0x00, TOP, Y6, Y8 \
+	VANDPD Y8, Y7, Y7 \
+	VCMPPD $0x1e, TOP, Y6, Y8 \
+	VORPD  Y8, Y7, Y7 \
+	VCMPPD $3, Y6, Y6, Y8
+
+#define LEX_MASK \
+	VANDPD (R13)(CX*1), Y7, Y7 \
+	VANDPD (R13)(CX*1), Y8, Y8
+
+#define LEX_KEEP(TOP, CUT, FLAG, TG) \
+	VBLENDVPD Y7, Y6, TOP, TOP \
+	VBLENDVPD Y7, Y15, TG, TG \
+	VBLENDVPD Y7, Y3, CUT, CUT \
+	VORPD     Y8, FLAG, FLAG
 
 // func columnSearchLexAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 //
 // columnSearchAVX2 composing (cut is not nil, skip nil) for tables whose
-// values are minus their losses: each of the four rows of a block keeps
-// the first candidate of the largest value and, among those, of the
-// largest gain (see columnSearchLexGeneric), in one pass. A row with a
-// NaN (a candidate, or agg(i,j)) has no winner by the whole rule (the
-// largest value is NaN or a NaN candidate is met): pos[i] = -1, left to
-// the caller, as columnSearchAVX2 leaves it. The other rows' optima are
+// values are minus their losses: each row keeps the first candidate of
+// the largest value and, among those, of the largest gain (see
+// columnSearchLexGeneric), in one pass, by blocks of four rows, two
+// blocks at once while eight rows are left. A row with a NaN (a
+// candidate, or agg(i,j)) has no winner by the whole rule (the largest
+// value is NaN, or a NaN candidate is met): pos[i] = -1, left to the
+// caller, as columnSearchAVX2 leaves it. The other rows' optima are
 // composed as columnSearchAVX2 composes them.
 //
-// Registers as columnSearchAVX2's, with Y9 the gain of each row's top and
-// BX, R14 as in LEX_CANDIDATES (set again for every block: composing uses
-// them). Frame: the winners of a block at 0(SP), j*T*8 at 32(SP), left
-// at 72(SP), the columns done at 112(SP).
-TEXT ·columnSearchLexAVX2(SB), NOSPLIT, $120-240
+// Registers as columnSearchAVX2's, with the gains of the rows' tops in Y9
+// (and Y13 for a pair's second block, whose tops, winners and flags are
+// Y10, Y11, Y12), and BX, R14 as in LEX_BROADCAST and LEX_CANDIDATES
+// (set again for every block: composing uses them). Frame: the winners
+// of a block at 0(SP), j*T*8 at 32(SP), left at 72(SP), the columns done
+// at 112(SP); the second block of a pair's tops, winners and flags at
+// 128(SP), 160(SP) and 192(SP), and at 224(SP) 1 while its rows wait for
+// the first block's to be finished.
+TEXT ·columnSearchLexAVX2(SB), NOSPLIT, $232-240
 	MOVQ         v_base+0(FP), SI
 	MOVQ         av_base+80(FP), DI
 	MOVQ         T+72(FP), R8
@@ -622,6 +635,7 @@ TEXT ·columnSearchLexAVX2(SB), NOSPLIT, $120-240
 	MOVQ         AX, 32(SP)
 	MOVQ         $0, 72(SP)
 	MOVQ         $0, 112(SP)
+	MOVQ         $0, 224(SP)
 	MOVQ         $1, AX
 	VMOVQ        AX, X4
 	VPBROADCASTQ X4, Y4
@@ -633,6 +647,9 @@ block:
 	MOVQ    ag_base+104(FP), BX
 	MOVQ    g_base+24(FP), R14
 	SUBQ    SI, R14 // g - v
+	LEAQ    7(R10), AX
+	CMPQ    AX, R9
+	JLE     pair
 	VMOVUPD (DI)(R10*8), Y0 // agg(i,j)
 	VCMPPD  $3, Y0, Y0, Y2  // NaN: flagged
 	VMOVUPD (BX)(R10*8), Y9 // its gain
@@ -644,18 +661,21 @@ diag: // m = i0+s, s < 3: rows i0+s+1.. have no candidate yet
 	JGE  finish
 	CMPQ CX, $96
 	JGE  main
-	LEX_CANDIDATES
-	VANDPD (R13)(CX*1), Y7, Y7
-	VANDPD (R13)(CX*1), Y8, Y8
-	LEX_KEEP
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_MASK
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
 	ADDQ $32, CX
 	JMP  diag
 
 main:
 	CMPQ R11, R9
 	JGE  finish
-	LEX_CANDIDATES
-	LEX_KEEP
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
 	JMP  main
 
 finish:
@@ -705,7 +725,75 @@ no_winner: // NaN: left to the caller
 
 next_block:
 	ADDQ $4, R10
-	JMP  block
+	CMPQ 224(SP), $0
+	JEQ  block
+
+	// The second block of a pair: its search is done, on to its rows.
+	MOVQ    $0, 224(SP)
+	VMOVUPD 128(SP), Y0
+	VMOVDQU 160(SP), Y1
+	VMOVUPD 192(SP), Y2
+	JMP     finish
+
+pair: // rows i0..i0+7, all at most j
+	VMOVUPD (DI)(R10*8), Y0 // agg(i,j)
+	VCMPPD  $3, Y0, Y0, Y2  // NaN: flagged
+	VMOVUPD (BX)(R10*8), Y9
+	VPXOR   Y1, Y1, Y1
+	VMOVUPD 32(DI)(R10*8), Y10
+	VCMPPD  $3, Y10, Y10, Y12
+	VMOVUPD 32(BX)(R10*8), Y13
+	VPXOR   Y11, Y11, Y11
+	FIRST_CANDIDATES
+
+pair_first: // m = i0..i0+2: the first block's diagonal, no candidate in the second
+	CMPQ CX, $96
+	JGE  pair_fourth
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_MASK
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
+	ADDQ $32, CX
+	JMP  pair_first
+
+pair_fourth: // m = i0+3: the first block whole, still none in the second
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
+	XORQ CX, CX
+
+pair_diag: // m = i0+4..i0+6 (< j): the second block's diagonal
+	CMPQ CX, $96
+	JGE  pair_main
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	LEX_CANDIDATES(32, Y10, Y13)
+	LEX_MASK
+	LEX_KEEP(Y10, Y11, Y12, Y13)
+	NEXT_CANDIDATES
+	ADDQ $32, CX
+	JMP  pair_diag
+
+pair_main:
+	CMPQ R11, R9
+	JGE  pair_done
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	LEX_CANDIDATES(32, Y10, Y13)
+	LEX_KEEP(Y10, Y11, Y12, Y13)
+	NEXT_CANDIDATES
+	JMP  pair_main
+
+pair_done: // the first block's rows now, the second's after them (next_block)
+	VMOVUPD Y10, 128(SP)
+	VMOVDQU Y11, 160(SP)
+	VMOVUPD Y12, 192(SP)
+	MOVQ    $1, 224(SP)
+	JMP     finish
 
 done: // column j is searched: on to the next, if any, unless a row had no winner
 	CMPQ  72(SP), $0

@@ -61,6 +61,9 @@ func TestAVX2KernelsUseNoSSE(t *testing.T) {
 	}
 	vector := regexp.MustCompile(`\b[XY]([0-9]|1[0-5])\b`)
 	wide := regexp.MustCompile(`\bY([0-9]|1[0-5])\b`)
+	// A macro called with arguments (its body, indented under #define,
+	// is checked where it is defined).
+	macroCall := regexp.MustCompile(`^[A-Z_][A-Z0-9_]*\(`)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -82,7 +85,7 @@ func TestAVX2KernelsUseNoSSE(t *testing.T) {
 			}
 			for _, in := range body {
 				op := strings.Fields(in.text)[0]
-				if vector.MatchString(in.text) && !strings.HasPrefix(op, "V") {
+				if vector.MatchString(in.text) && !strings.HasPrefix(op, "V") && !macroCall.MatchString(op) {
 					t.Errorf("%s:%d: %s uses 256-bit registers, but %q is an SSE instruction (use its VEX form)", f, in.line, fn, in.text)
 				}
 			}
