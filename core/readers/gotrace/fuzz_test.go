@@ -3,8 +3,10 @@ package gotrace
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -97,5 +99,47 @@ func FuzzOwnDecoder(f *testing.F) {
 		sink := readertest.NewContract(nil)
 		err := decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
 		readertest.CheckRead(t, "mem", err, sink)
+	})
+}
+
+// FuzzOwnVsParser feeds mutations of small traces of the generational
+// format to both read paths: the calls to the sink must be identical, and
+// both must fail or both succeed, with the same notes.
+func FuzzOwnVsParser(f *testing.F) {
+	readertest.BoundMinimization(f)
+	for _, name := range []string{small, threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > maxFuzzInput {
+			data = data[:maxFuzzInput]
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput || len(b) < headerLen {
+			return
+		}
+		if ver, err := version(b, "mem"); err != nil || wireTypes(ver) == 0 {
+			return
+		}
+		run := func(own bool) (string, error) {
+			var text strings.Builder
+			var notes trace.Notes
+			ownDecoder = own
+			defer func() { ownDecoder = false }()
+			err := decode(bytes.NewReader(b), "mem", int64(len(b)), recorder{&text}, trace.ReadOptions{Notes: &notes})
+			fmt.Fprintf(&text, "notes %d\n", len(notes.Messages()))
+			return text.String(), err
+		}
+		want, werr := run(false)
+		got, gerr := run(true)
+		if got != want {
+			t.Fatalf("the models differ: %s\nparser error: %v\nown error: %v", firstDiff(got, want), werr, gerr)
+		}
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("parser error: %v\nown error: %v", werr, gerr)
+		}
 	})
 }

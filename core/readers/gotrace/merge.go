@@ -257,9 +257,7 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 	if err == nil && ok && ms != nil {
 		ms.p, ms.g = next.p, next.g
 	}
-	if err != nil {
-		err = fmt.Errorf("%s event on M %d: %w", wireSpecs[ev.typ].name, m, err)
-	}
+	// The error goes out as the parser words it, without the event's name.
 	return ok, err
 }
 
@@ -931,14 +929,17 @@ type cursor struct {
 // nsPer is the nanoseconds per timestamp unit of a generation.
 func nsPer(g *wireGeneration) float64 { return 1.0 / (float64(g.freq) / 1e9) }
 
-func (c *cursor) next(f float64, g *wireGeneration) bool {
+func (c *cursor) next(f float64, g *wireGeneration) (bool, error) {
 	for c.idx < len(c.batches) && c.at == len(c.batches[c.idx].events) {
+		if err := c.batches[c.idx].err; err != nil {
+			return false, err
+		}
 		c.idx++
 		c.at = 0
 		c.lastTs = 0
 	}
 	if c.idx == len(c.batches) {
-		return false
+		return false, nil
 	}
 	b := c.batches[c.idx]
 	if c.lastTs == 0 {
@@ -953,7 +954,7 @@ func (c *cursor) next(f float64, g *wireGeneration) bool {
 	c.ticks = e.time
 	c.lastTs = c.ev.time
 	c.at++
-	return true
+	return true, nil
 }
 
 // The frontier is a min-heap of cursors by the time of their next event,
@@ -1086,7 +1087,11 @@ func (mg *merger) generation(g *wireGeneration) error {
 	slices.SortFunc(mg.samples, func(a, b mergedEvent) int { return cmp.Compare(a.time, b.time) })
 	mg.frontier = mg.frontier[:0]
 	for _, c := range order {
-		if c.next(mg.f, g) {
+		ok, err := c.next(mg.f, g)
+		if err != nil {
+			return err
+		}
+		if ok {
 			mg.frontier = heapInsert(mg.frontier, c)
 		}
 	}
@@ -1143,7 +1148,12 @@ func (mg *merger) try(i int) (bool, error) {
 	if !ok || err != nil {
 		return ok, err
 	}
-	if c.next(mg.f, mg.g) {
+	more, err := c.next(mg.f, mg.g)
+	if err != nil {
+		// As the parser, the event just ordered is not delivered.
+		return false, err
+	}
+	if more {
 		heapUpdate(mg.frontier, i)
 	} else {
 		mg.frontier = heapRemove(mg.frontier, i)

@@ -247,6 +247,7 @@ type wireBatch struct {
 	strings []wireString // the strings batch's entries, in order
 	stacks  []wireStack  // the stacks batch's entries, in order
 	data    []byte       // an experimental batch's bytes
+	err     error        // an event batch's fault, after its events
 }
 
 // wireGeneration is a decoded generation.
@@ -315,12 +316,16 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 			err = d.decodeSync(&wb, rb.data, ver)
 		default:
 			wb.kind = batchEvents
+			// A fault in an event batch is the merge's to report when it
+			// reaches it, as the parser does: the events before it are
+			// delivered first.
 			at := len(d.arena)
-			var evs []wireEvent
-			if evs, err = decodeEvents(d.arena, rb.data, rb.time, ver); err == nil {
-				d.arena = evs
-				wb.events = evs[at:len(evs):len(evs)]
-				d.events += len(wb.events)
+			evs, berr := decodeEvents(d.arena, rb.data, rb.time, ver)
+			d.arena = evs
+			wb.events = evs[at:len(evs):len(evs)]
+			d.events += len(wb.events)
+			if berr != nil {
+				wb.err = fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), berr)
 			}
 		}
 		if err != nil {
@@ -376,18 +381,19 @@ func takeArena() []wireEvent {
 
 // decodeEvents decodes an event batch, appending its events to evs: timed
 // events, each a type byte and its arguments, the first a delta from the
-// previous event's time.
+// previous event's time. At a fault it returns the events before it and
+// the fault.
 func decodeEvents(evs []wireEvent, b []byte, t uint64, ver int) ([]wireEvent, error) {
 	nTypes := wireTypes(ver)
 	for pos := 0; pos < len(b); {
 		typ := b[pos]
 		if int(typ) >= nTypes || !wireSpecs[typ].timed {
-			return nil, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
+			return evs, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
 		}
 		pos++
 		dt, n := uvarint(b[pos:])
 		if n <= 0 {
-			return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+			return evs, fmt.Errorf("offset %d: %w", pos, errVarint)
 		}
 		pos += n
 		t += dt
@@ -395,7 +401,7 @@ func decodeEvents(evs []wireEvent, b []byte, t uint64, ver int) ([]wireEvent, er
 		for i := range len(wireSpecs[typ].args) - 1 {
 			v, n := uvarint(b[pos:])
 			if n <= 0 {
-				return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+				return evs, fmt.Errorf("offset %d: %w", pos, errVarint)
 			}
 			pos += n
 			ev.args[i] = v

@@ -78,6 +78,9 @@ func writeWireText(w *bufio.Writer, g *wireGeneration, ver int) {
 				t = e.time
 				w.WriteByte('\n')
 			}
+			if b.err != nil {
+				fmt.Fprintf(w, "error: %v\n", b.err)
+			}
 		}
 	}
 	if ver >= 26 {
@@ -216,7 +219,16 @@ func TestWireErrors(t *testing.T) {
 		{"cut varint", concat(sync, batch(1, 0, 1, evProcStop, 0x80), []byte{evEndOfGeneration}), "cut"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := decodeWire(bufio.NewReader(bytes.NewReader(c.in)), 26, 2, func(*wireGeneration) error { return nil })
+			// A fault in an event batch is kept with the batch, for the
+			// merge to report when it reaches it.
+			err := decodeWire(bufio.NewReader(bytes.NewReader(c.in)), 26, 2, func(g *wireGeneration) error {
+				for _, b := range g.batches {
+					if b.err != nil {
+						return b.err
+					}
+				}
+				return nil
+			})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error with %q", err, c.want)
 			}
