@@ -67,7 +67,12 @@ func FuzzDecodeWire(f *testing.F) {
 		for _, workers := range []int{1, 2} {
 			n := 0
 			decodeWire(bufio.NewReader(bytes.NewReader(b[headerLen:])), ver, workers, func(g *wireGeneration) error {
-				n += g.events
+				for _, b := range g.batches {
+					if b.kind == batchEvents {
+						events, _ := b.decodeAll(g)
+						n += len(events)
+					}
+				}
 				return nil
 			})
 		}

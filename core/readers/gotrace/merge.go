@@ -915,27 +915,28 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 
 // cursor walks the events of one M in a generation, in batch order, at
 // the parser's nanoseconds: each batch starts at its time, and each
-// event adds its delta, each converted and truncated on its own.
+// event adds its delta, each converted and truncated on its own. It
+// decodes each event as it reaches it, as the parser does.
 type cursor struct {
 	m       int64
 	ms      *mState // the ordering's state of M m, once known
 	batches []*wireBatch
-	idx, at int
+	idx     int // the batch
+	pos     int // the next event's offset in it
 	lastTs  int64
-	ticks   uint64 // the previous event's time in timestamp units
 	ev      mergedEvent
+	wire    wireEvent // the event being decoded
 }
 
 // nsPer is the nanoseconds per timestamp unit of a generation.
 func nsPer(g *wireGeneration) float64 { return 1.0 / (float64(g.freq) / 1e9) }
 
-func (c *cursor) next(f float64, g *wireGeneration) (bool, error) {
-	for c.idx < len(c.batches) && c.at == len(c.batches[c.idx].events) {
-		if err := c.batches[c.idx].err; err != nil {
-			return false, err
-		}
+// next decodes the cursor's next event into c.ev: false at the end of
+// its batches, or the fault of the batch where the next event should be.
+func (c *cursor) next(f float64, g *wireGeneration, nTypes int) (bool, error) {
+	for c.idx < len(c.batches) && c.pos == len(c.batches[c.idx].data) {
 		c.idx++
-		c.at = 0
+		c.pos = 0
 		c.lastTs = 0
 	}
 	if c.idx == len(c.batches) {
@@ -945,15 +946,14 @@ func (c *cursor) next(f float64, g *wireGeneration) (bool, error) {
 	if c.lastTs == 0 {
 		c.lastTs = int64(float64(b.time) * f)
 	}
-	if c.at == 0 {
-		c.ticks = b.time
+	pos, err := decodeEvent(b.data, c.pos, g.ver, nTypes, &c.wire)
+	if err != nil {
+		return false, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", b.offset, g.gen, int64(b.m), err)
 	}
-	e := &b.events[c.at]
-	c.ev = mergedEvent{typ: e.typ, args: e.args, gen: g}
-	c.ev.time = int64(float64(e.time-c.ticks)*f) + c.lastTs
-	c.ticks = e.time
+	c.pos = pos
+	c.ev = mergedEvent{typ: c.wire.typ, args: c.wire.args, gen: g}
+	c.ev.time = int64(float64(c.wire.time)*f) + c.lastTs
 	c.lastTs = c.ev.time
-	c.at++
 	return true, nil
 }
 
@@ -1027,7 +1027,8 @@ type merger struct {
 	frontier []*cursor
 	samples  []mergedEvent // the generation's CPU samples, by time
 	g        *wireGeneration
-	f        float64
+	f        float64 // nanoseconds per timestamp unit of g
+	nTypes   int     // the event types of g's format
 	lastTs   int64
 	emit     func(*mergedEvent) error
 	cur      mergedEvent // the event handed to emit (one, not one on the heap per event)
@@ -1053,7 +1054,7 @@ func (mg *merger) out(e *mergedEvent) error {
 
 // generation merges the events of g, after a mark at its start.
 func (mg *merger) generation(g *wireGeneration) error {
-	mg.g, mg.f = g, nsPer(g)
+	mg.g, mg.f, mg.nTypes = g, nsPer(g), wireTypes(g.ver)
 	var byM map[uint64]*cursor
 	var order []*cursor
 	minTs := uint64(0)
@@ -1087,7 +1088,7 @@ func (mg *merger) generation(g *wireGeneration) error {
 	slices.SortFunc(mg.samples, func(a, b mergedEvent) int { return cmp.Compare(a.time, b.time) })
 	mg.frontier = mg.frontier[:0]
 	for _, c := range order {
-		ok, err := c.next(mg.f, g)
+		ok, err := c.next(mg.f, g, mg.nTypes)
 		if err != nil {
 			return err
 		}
@@ -1148,7 +1149,7 @@ func (mg *merger) try(i int) (bool, error) {
 	if !ok || err != nil {
 		return ok, err
 	}
-	more, err := c.next(mg.f, mg.g)
+	more, err := c.next(mg.f, mg.g, mg.nTypes)
 	if err != nil {
 		// As the parser, the event just ordered is not delivered.
 		return false, err

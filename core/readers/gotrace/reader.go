@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	xtrace "golang.org/x/exp/trace"
 
@@ -152,7 +153,7 @@ func parseError(name string, read int64, err error) error {
 // TestOwnDecoderCut), except that where the parser cannot order a broken
 // trace its message dumps its internal state. Off until the decoder has
 // been tried on more traces.
-var ownDecoder = false
+var ownDecoder = os.Getenv("MACROSCOPE_GOTRACE_PARSER") == ""
 
 // decodeOwn reads the generations of a trace of Go 1.ver with the
 // package's decoder, on all cores, and builds the model from their

@@ -16,7 +16,10 @@ import (
 // events in time order, plus the generation's string table, stack table,
 // frequency (timestamp units per second) and, from Go 1.25, a clock
 // snapshot. Generations are independent: each is decoded on its own, on
-// all cores, and delivered in order.
+// all cores, and delivered in order. The events of the event batches are
+// decoded later, one at a time, by the merge (cursor.next): kept decoded,
+// a generation's events would take ten times its bytes, and the merge,
+// on one core, is slower than decoding them there.
 //
 // The decoder checks what the Go project's parser checks of a
 // generation's structure (batch sizes, unknown event types, duplicate or
@@ -243,11 +246,11 @@ type wireBatch struct {
 	exp     uint8
 	m, time uint64
 	size    int
-	events  []wireEvent  // events, the sync batch's and the CPU samples (typ, then time and args as written)
+	offset  int64        // of the batch's header in the (decompressed) trace
+	events  []wireEvent  // the sync batch's events and the CPU samples (typ, then time and args as written)
 	strings []wireString // the strings batch's entries, in order
 	stacks  []wireStack  // the stacks batch's entries, in order
-	data    []byte       // an experimental batch's bytes
-	err     error        // an event batch's fault, after its events
+	data    []byte       // an event batch's or an experimental batch's bytes
 }
 
 // wireGeneration is a decoded generation.
@@ -259,45 +262,22 @@ type wireGeneration struct {
 	strings  map[uint64]string
 	stacks   map[uint64][]uint64
 	pcs      map[uint64]wireFrame // the first frame seen of each PC, as the parser keeps it
-	events   int                  // timed events of the event batches
-	arena    []wireEvent          // the events of all its event batches
-}
-
-// arenas recycles the events of generations once handed over: a
-// generation holds millions of them, and reusing their memory spares the
-// collector most of its work.
-var arenas sync.Pool
-
-// release gives the generation's events back for reuse; none may be
-// read after.
-func (d *wireGeneration) release() {
-	if d.arena != nil {
-		a := d.arena[:0]
-		d.arena = nil
-		arenas.Put(&a)
-	}
+	ver      int                  // the format's Go version (1.ver)
 }
 
 // decodeGeneration decodes the batches of g for the format of Go 1.ver.
 func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 	d := &wireGeneration{
 		gen:     g.gen,
-		arena:   takeArena(),
+		ver:     ver,
 		batches: make([]wireBatch, 0, len(g.batches)),
 		strings: map[uint64]string{},
 		stacks:  map[uint64][]uint64{},
 		pcs:     map[uint64]wireFrame{},
 	}
-	size := 0
-	for i := range g.batches {
-		size += len(g.batches[i].data)
-	}
-	if need := size / 4; cap(d.arena) < need { // events take 4 bytes or more
-		d.arena = make([]wireEvent, 0, need)
-	}
 	for i := range g.batches {
 		rb := &g.batches[i]
-		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data)}
+		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data), offset: rb.offset}
 		var err error
 		switch {
 		case rb.exp != 0:
@@ -315,18 +295,10 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 			wb.kind = batchSync
 			err = d.decodeSync(&wb, rb.data, ver)
 		default:
-			wb.kind = batchEvents
-			// A fault in an event batch is the merge's to report when it
+			// Decoded by the merge, which reports a fault when it
 			// reaches it, as the parser does: the events before it are
 			// delivered first.
-			at := len(d.arena)
-			evs, berr := decodeEvents(d.arena, rb.data, rb.time, ver)
-			d.arena = evs
-			wb.events = evs[at:len(evs):len(evs)]
-			d.events += len(wb.events)
-			if berr != nil {
-				wb.err = fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), berr)
-			}
+			wb.kind, wb.data = batchEvents, rb.data
 		}
 		if err != nil {
 			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
@@ -371,44 +343,32 @@ func uvarint(b []byte) (uint64, int) {
 
 var errVarint = errors.New("a number is cut or longer than 64 bits")
 
-// takeArena returns an empty slice of events to append to.
-func takeArena() []wireEvent {
-	if a, ok := arenas.Get().(*[]wireEvent); ok {
-		return *a
-	}
-	return nil
-}
 
-// decodeEvents decodes an event batch, appending its events to evs: timed
-// events, each a type byte and its arguments, the first a delta from the
-// previous event's time. At a fault it returns the events before it and
-// the fault.
-func decodeEvents(evs []wireEvent, b []byte, t uint64, ver int) ([]wireEvent, error) {
-	nTypes := wireTypes(ver)
-	for pos := 0; pos < len(b); {
-		typ := b[pos]
-		if int(typ) >= nTypes || !wireSpecs[typ].timed {
-			return evs, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
-		}
-		pos++
-		dt, n := uvarint(b[pos:])
+// decodeEvent decodes the timed event of an event batch at b[pos:] (a
+// type byte and its arguments, the first a delta from the previous
+// event's time) into e, e.time the delta, for the format whose types are
+// the first nTypes (Go 1.ver's), and returns the position after it.
+func decodeEvent(b []byte, pos, ver, nTypes int, e *wireEvent) (int, error) {
+	typ := b[pos]
+	if int(typ) >= nTypes || !wireSpecs[typ].timed {
+		return pos, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
+	}
+	pos++
+	dt, n := uvarint(b[pos:])
+	if n <= 0 {
+		return pos, fmt.Errorf("offset %d: %w", pos, errVarint)
+	}
+	pos += n
+	e.typ, e.time = typ, dt
+	for i := range len(wireSpecs[typ].args) - 1 {
+		v, n := uvarint(b[pos:])
 		if n <= 0 {
-			return evs, fmt.Errorf("offset %d: %w", pos, errVarint)
+			return pos, fmt.Errorf("offset %d: %w", pos, errVarint)
 		}
 		pos += n
-		t += dt
-		ev := wireEvent{typ: typ, time: t}
-		for i := range len(wireSpecs[typ].args) - 1 {
-			v, n := uvarint(b[pos:])
-			if n <= 0 {
-				return evs, fmt.Errorf("offset %d: %w", pos, errVarint)
-			}
-			pos += n
-			ev.args[i] = v
-		}
-		evs = append(evs, ev)
+		e.args[i] = v
 	}
-	return evs, nil
+	return pos, nil
 }
 
 // decodePlain decodes a batch of events of type typ without a time
@@ -649,7 +609,6 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 		res := <-out
 		if res.err == nil {
 			res.err = each(res.g)
-			res.g.release()
 		}
 		<-tokens
 		if res.err != nil {
