@@ -343,7 +343,6 @@ func uvarint(b []byte) (uint64, int) {
 
 var errVarint = errors.New("a number is cut or longer than 64 bits")
 
-
 // decodeEvent decodes the timed event of an event batch at b[pos:] (a
 // type byte and its arguments, the first a delta from the previous
 // event's time) into e, e.time the delta, for the format whose types are
