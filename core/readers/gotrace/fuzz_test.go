@@ -96,6 +96,7 @@ func FuzzOwnDecoder(f *testing.F) {
 		f.Add(data)
 		f.Add(data[:len(data)/2])
 	}
+	defer func(own, recover bool) { ownDecoder, recoverPanics = own, recover }(ownDecoder, recoverPanics)
 	ownDecoder, recoverPanics = true, false
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
@@ -132,8 +133,8 @@ func FuzzOwnVsParser(f *testing.F) {
 		run := func(own bool) (string, error) {
 			var text strings.Builder
 			var notes trace.Notes
+			defer func(was bool) { ownDecoder = was }(ownDecoder)
 			ownDecoder = own
-			defer func() { ownDecoder = false }()
 			err := decode(bytes.NewReader(b), "mem", int64(len(b)), recorder{&text}, trace.ReadOptions{Notes: &notes})
 			fmt.Fprintf(&text, "notes %d\n", len(notes.Messages()))
 			return text.String(), err

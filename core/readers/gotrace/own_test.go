@@ -47,8 +47,8 @@ func readWith(t *testing.T, path string, own bool) string {
 func readInto(t *testing.T, path string, own bool, rec recorder) {
 	t.Helper()
 	var notes trace.Notes
+	defer func(was bool) { ownDecoder = was }(ownDecoder)
 	ownDecoder = own
-	defer func() { ownDecoder = false }()
 	err := read(path, rec, trace.ReadOptions{Notes: &notes})
 	fmt.Fprintf(rec, "error %v\nnotes %q\n", err, notes.Messages())
 }
