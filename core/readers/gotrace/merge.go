@@ -164,8 +164,8 @@ type mergedEvent struct {
 
 // ordering is the state the merge keeps across generations.
 type ordering struct {
-	gs       map[int64]*gState
-	ps       map[int64]*pState
+	gs       idTable[gState]
+	ps       idTable[pState]
 	ms       map[int64]*mState
 	tasks    map[uint64]task
 	gcSeq    uint64
@@ -182,7 +182,46 @@ const (
 )
 
 func newOrdering() *ordering {
-	return &ordering{gs: map[int64]*gState{}, ps: map[int64]*pState{}, ms: map[int64]*mState{}, tasks: map[uint64]task{}}
+	return &ordering{ms: map[int64]*mState{}, tasks: map[uint64]task{}}
+}
+
+// idTable holds the states of goroutines or Ps by ID: in a slice for
+// the IDs the runtime gives (small, from 0 up), in a map for others.
+type idTable[T any] struct {
+	dense []*T
+	far   map[int64]*T
+}
+
+// denseIDs bounds the IDs idTable keeps in its slice.
+const denseIDs = 1 << 20
+
+func (t *idTable[T]) get(id int64) *T {
+	if uint64(id) < uint64(len(t.dense)) {
+		return t.dense[id]
+	}
+	return t.far[id]
+}
+
+func (t *idTable[T]) set(id int64, v *T) {
+	if id < 0 || id >= denseIDs {
+		if t.far == nil {
+			t.far = map[int64]*T{}
+		}
+		t.far[id] = v
+		return
+	}
+	for int64(len(t.dense)) <= id {
+		t.dense = append(t.dense, nil)
+	}
+	t.dense[id] = v
+}
+
+func (t *idTable[T]) del(id int64) {
+	if uint64(id) < uint64(len(t.dense)) {
+		t.dense[id] = nil
+		return
+	}
+	delete(t.far, id)
 }
 
 func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
@@ -275,7 +314,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return o.procStatus(ev, cur, gen, first)
 	case evProcStart:
 		pid, s := int64(a[0]), seq{gen, a[1]}
-		st := o.ps[pid]
+		st := o.ps.get(pid)
 		if st == nil || st.status != procIdle || !s.succeeds(st.seq) || cur.p != none {
 			return cur, false, nil
 		}
@@ -288,7 +327,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		next.p = pid
 		return next, true, nil
 	case evProcStop:
-		st := o.ps[cur.p]
+		st := o.ps.get(cur.p)
 		if st == nil {
 			return cur, false, fmt.Errorf("proc %d does not exist", cur.p)
 		}
@@ -311,25 +350,25 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, must, may}); err != nil {
 			return cur, false, err
 		}
-		if st := o.gs[cur.g]; st != nil && st.status != goRunning {
+		if st := o.gs.get(cur.g); st != nil && st.status != goRunning {
 			return cur, false, errors.New("the creating goroutine is not running")
 		}
 		id := int64(a[0])
-		if o.gs[id] != nil {
+		if o.gs.get(id) != nil {
 			return cur, false, fmt.Errorf("goroutine %d already exists", id)
 		}
 		status := uint8(goRunnable)
 		if ev.typ == evGoCreateBlocked {
 			status = goWaiting
 		}
-		o.gs[id] = &gState{status: status, seq: seq{gen, 0}}
+		o.gs.set(id, &gState{status: status, seq: seq{gen, 0}})
 		o.deliver(ev, cur)
 		return cur, true, nil
 	case evGoDestroy, evGoStop, evGoBlock:
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -338,7 +377,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		}
 		switch ev.typ {
 		case evGoDestroy:
-			delete(o.gs, cur.g)
+			o.gs.del(cur.g)
 		case evGoStop:
 			st.status = goRunnable
 		case evGoBlock:
@@ -350,7 +389,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return next, true, nil
 	case evGoStart:
 		id, s := int64(a[0]), seq{gen, a[1]}
-		st := o.gs[id]
+		st := o.gs.get(id)
 		if st == nil || st.status != goRunnable || !s.succeeds(st.seq) {
 			return cur, false, nil
 		}
@@ -364,7 +403,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return next, true, nil
 	case evGoUnblock:
 		id, s := int64(a[0]), seq{gen, a[1]}
-		st := o.gs[id]
+		st := o.gs.get(id)
 		if st == nil || st.status != goWaiting || !s.succeeds(st.seq) {
 			return cur, false, nil
 		}
@@ -377,7 +416,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -385,7 +424,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			return cur, false, errors.New("the goroutine is not running")
 		}
 		st.status = goSyscall
-		ps := o.ps[cur.p]
+		ps := o.ps.get(cur.p)
 		if ps == nil {
 			return cur, false, fmt.Errorf("uninitialized proc %d", cur.p)
 		}
@@ -401,7 +440,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -409,7 +448,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			return cur, false, errors.New("the goroutine is not in a syscall")
 		}
 		st.status = goRunning
-		ps := o.ps[cur.p]
+		ps := o.ps.get(cur.p)
 		if ps == nil {
 			return cur, false, fmt.Errorf("uninitialized proc %d", cur.p)
 		}
@@ -421,7 +460,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return cur, true, nil
 	case evGoSyscallEndBlocked:
 		if cur.p != none {
-			ps := o.ps[cur.p]
+			ps := o.ps.get(cur.p)
 			if ps == nil {
 				return cur, false, fmt.Errorf("uninitialized proc %d", cur.p)
 			}
@@ -432,7 +471,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, may, must}); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -449,10 +488,10 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			return cur, false, err
 		}
 		id := int64(a[0])
-		if o.gs[id] != nil {
+		if o.gs.get(id) != nil {
 			return cur, false, fmt.Errorf("goroutine %d already exists", id)
 		}
-		o.gs[id] = &gState{status: goSyscall, seq: seq{gen, 0}}
+		o.gs.set(id, &gState{status: goSyscall, seq: seq{gen, 0}})
 		o.deliver(ev, cur)
 		next := cur
 		next.g = id
@@ -461,18 +500,18 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, may, must}); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
 		if st.status != goSyscall {
 			return cur, false, errors.New("the goroutine is not in a syscall")
 		}
-		delete(o.gs, cur.g)
+		o.gs.del(cur.g)
 		next := cur
 		next.g = none
 		if cur.p != none {
-			ps := o.ps[cur.p]
+			ps := o.ps.get(cur.p)
 			if ps == nil {
 				return cur, false, fmt.Errorf("invalid proc %d", cur.p)
 			}
@@ -498,7 +537,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			parent = noTask
 			ev.args[1] = noTask
 		}
-		name, ok := g.strings[a[2]]
+		name, ok := g.str(a[2])
 		if !ok && a[2] != 0 {
 			return cur, false, fmt.Errorf("invalid string ID %d", a[2])
 		}
@@ -527,11 +566,11 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		name, ok := g.strings[a[1]]
+		name, ok := g.str(a[1])
 		if !ok && a[1] != 0 {
 			return cur, false, fmt.Errorf("invalid string ID %d", a[1])
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("no state for the current goroutine %d", cur.g)
 		}
@@ -620,7 +659,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, must, may}); err != nil {
 			return cur, false, err
 		}
-		ps := o.ps[cur.p]
+		ps := o.ps.get(cur.p)
 		if ps == nil {
 			return cur, false, fmt.Errorf("proc %d does not exist", cur.p)
 		}
@@ -634,7 +673,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		o.deliver(ev, cur)
 		return cur, true, nil
 	case evGCSweepActive:
-		ps := o.ps[int64(a[0])]
+		ps := o.ps.get(int64(a[0]))
 		if ps == nil {
 			return cur, false, fmt.Errorf("GCSweepActive for unknown proc %d", a[0])
 		}
@@ -651,7 +690,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if ev.typ == evSTWBegin {
 			desc = a[0]
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("no state for the current goroutine %d", cur.g)
 		}
@@ -661,7 +700,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		o.deliver(ev, cur)
 		return cur, true, nil
 	case evGCMarkAssistActive:
-		st := o.gs[int64(a[0])]
+		st := o.gs.get(int64(a[0]))
 		if st == nil {
 			return cur, false, fmt.Errorf("uninitialized goroutine %d", a[0])
 		}
@@ -674,7 +713,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("no state for the current goroutine %d", cur.g)
 		}
@@ -707,7 +746,7 @@ func (o *ordering) procStatus(ev *mergedEvent, cur sched, gen uint64, first bool
 	}
 	e := *ev
 	old := procStateOf(status)
-	if s := o.ps[pid]; s != nil {
+	if s := o.ps.get(pid); s != nil {
 		switch {
 		case status == procSyscallAbandoned && s.status == procSyscall:
 			old = procStateRunning
@@ -720,7 +759,7 @@ func (o *ordering) procStatus(ev *mergedEvent, cur sched, gen uint64, first bool
 		}
 		s.seq = seq{gen, 0}
 	} else {
-		o.ps[pid] = &pState{status: status, seq: seq{gen, 0}}
+		o.ps.set(pid, &pState{status: status, seq: seq{gen, 0}})
 		if first {
 			old = stateUndetermined
 		} else {
@@ -786,7 +825,7 @@ func goStateOf(s uint8) uint8 {
 
 func (o *ordering) procSteal(ev *mergedEvent, cur sched, gen uint64) (sched, bool, error) {
 	pid, s := int64(ev.args[0]), seq{gen, ev.args[1]}
-	st := o.ps[pid]
+	st := o.ps.get(pid)
 	if st == nil || (st.status != procSyscall && st.status != procSyscallAbandoned) || !s.succeeds(st.seq) {
 		return cur, false, nil
 	}
@@ -830,13 +869,13 @@ func (o *ordering) goStatus(ev *mergedEvent, cur sched, gen uint64, first bool) 
 		return cur, false, fmt.Errorf("invalid status for goroutine %d: %d", gid, status)
 	}
 	old := goStateOf(status)
-	if s := o.gs[gid]; s != nil {
+	if s := o.gs.get(gid); s != nil {
 		if s.status != status {
 			return cur, false, fmt.Errorf("inconsistent status for goroutine %d: old %d vs. new %d", gid, s.status, status)
 		}
 		s.seq = seq{gen, 0}
 	} else if first {
-		o.gs[gid] = &gState{status: status, seq: seq{gen, 0}}
+		o.gs.set(gid, &gState{status: status, seq: seq{gen, 0}})
 		old = stateUndetermined
 	} else {
 		return cur, false, fmt.Errorf("found goroutine status for new goroutine after the first generation: id=%d status=%d", gid, status)
@@ -877,7 +916,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 	if err := check(cur, onGoroutine); err != nil {
 		return cur, false, err
 	}
-	st := o.gs[cur.g]
+	st := o.gs.get(cur.g)
 	if st == nil {
 		return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 	}
@@ -885,7 +924,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 		return cur, false, errors.New("the goroutine is not running")
 	}
 	nextID, s := int64(ev.args[0]), seq{gen, ev.args[1]}
-	nst := o.gs[nextID]
+	nst := o.gs.get(nextID)
 	if nst == nil || nst.status != goWaiting || !s.succeeds(nst.seq) {
 		return cur, false, nil
 	}
@@ -901,7 +940,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 		st.status = goWaiting
 		made(evGoBlock, cur, 0, 0)
 	} else {
-		delete(o.gs, cur.g)
+		o.gs.del(cur.g)
 		made(evGoDestroy, cur)
 	}
 	nst.status, nst.seq = goRunning, s
@@ -1205,7 +1244,7 @@ func checkIDs(e *mergedEvent) error {
 	t := &tableArgs[e.typ]
 	for _, i := range t.stacks {
 		if id := e.args[i]; id != 0 {
-			if _, ok := e.gen.stacks[id]; !ok {
+			if _, ok := e.gen.stack(id); !ok {
 				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"sync"
 )
@@ -263,6 +264,12 @@ type wireGeneration struct {
 	stacks   map[uint64][]uint64
 	pcs      map[uint64]wireFrame // the first frame seen of each PC, as the parser keeps it
 	ver      int                  // the format's Go version (1.ver)
+
+	// The tables again, indexed by ID, when their IDs are dense (densify).
+	denseStrings []string
+	hasStrings   []bool
+	denseStacks  [][]uint64
+	hasStacks    []bool
 }
 
 // decodeGeneration decodes the batches of g for the format of Go 1.ver.
@@ -322,13 +329,68 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 			}
 		}
 	}
+	d.densify()
 	return d, nil
+}
+
+// densify copies the string and stack tables into slices indexed by ID,
+// for the merge's lookups (one or more per event), when their IDs are
+// dense, as the runtime writes them (1, 2, 3...); a table of scattered
+// IDs stays a map only.
+func (d *wireGeneration) densify() {
+	dense := func(n int, ids func(yield func(uint64) bool)) int {
+		hi := uint64(0)
+		for id := range ids {
+			hi = max(hi, id)
+		}
+		if hi > 4*uint64(n)+1024 {
+			return 0
+		}
+		return int(hi) + 1
+	}
+	if n := dense(len(d.strings), maps.Keys(d.strings)); n > 0 {
+		d.denseStrings, d.hasStrings = make([]string, n), make([]bool, n)
+		for id, s := range d.strings {
+			d.denseStrings[id], d.hasStrings[id] = s, true
+		}
+	}
+	if n := dense(len(d.stacks), maps.Keys(d.stacks)); n > 0 {
+		d.denseStacks, d.hasStacks = make([][]uint64, n), make([]bool, n)
+		for id, pcs := range d.stacks {
+			d.denseStacks[id], d.hasStacks[id] = pcs, true
+		}
+	}
+}
+
+// str returns the string of ID id, and whether the table has it (0, the
+// empty string, is not in the table).
+func (d *wireGeneration) str(id uint64) (string, bool) {
+	if id < uint64(len(d.hasStrings)) {
+		return d.denseStrings[id], d.hasStrings[id]
+	}
+	if d.hasStrings != nil {
+		return "", false
+	}
+	s, ok := d.strings[id]
+	return s, ok
+}
+
+// stack returns the PCs of stack id, and whether the table has it.
+func (d *wireGeneration) stack(id uint64) ([]uint64, bool) {
+	if id < uint64(len(d.hasStacks)) {
+		return d.denseStacks[id], d.hasStacks[id]
+	}
+	if d.hasStacks != nil {
+		return nil, false
+	}
+	pcs, ok := d.stacks[id]
+	return pcs, ok
 }
 
 // hasString reports whether id is in the string table; 0 is the empty
 // string.
 func (d *wireGeneration) hasString(id uint64) bool {
-	_, ok := d.strings[id]
+	_, ok := d.str(id)
 	return ok || id == 0
 }
 
