@@ -164,8 +164,8 @@ type mergedEvent struct {
 
 // ordering is the state the merge keeps across generations.
 type ordering struct {
-	gs       idTable[gState]
-	ps       idTable[pState]
+	gs       idTable[int64, gState]
+	ps       idTable[int64, pState]
 	ms       map[int64]*mState
 	tasks    map[uint64]task
 	gcSeq    uint64
@@ -183,45 +183,6 @@ const (
 
 func newOrdering() *ordering {
 	return &ordering{ms: map[int64]*mState{}, tasks: map[uint64]task{}}
-}
-
-// idTable holds the states of goroutines or Ps by ID: in a slice for
-// the IDs the runtime gives (small, from 0 up), in a map for others.
-type idTable[T any] struct {
-	dense []*T
-	far   map[int64]*T
-}
-
-// denseIDs bounds the IDs idTable keeps in its slice.
-const denseIDs = 1 << 20
-
-func (t *idTable[T]) get(id int64) *T {
-	if uint64(id) < uint64(len(t.dense)) {
-		return t.dense[id]
-	}
-	return t.far[id]
-}
-
-func (t *idTable[T]) set(id int64, v *T) {
-	if id < 0 || id >= denseIDs {
-		if t.far == nil {
-			t.far = map[int64]*T{}
-		}
-		t.far[id] = v
-		return
-	}
-	for int64(len(t.dense)) <= id {
-		t.dense = append(t.dense, nil)
-	}
-	t.dense[id] = v
-}
-
-func (t *idTable[T]) del(id int64) {
-	if uint64(id) < uint64(len(t.dense)) {
-		t.dense[id] = nil
-		return
-	}
-	delete(t.far, id)
 }
 
 func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
