@@ -609,7 +609,7 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 	order := make(chan chan result, workers)
 	// A generation takes a token before it is read and gives it back
 	// once handed over: at most workers+1 generations (a few MB of
-	// input, ten times that decoded, each) are in memory at once.
+	// input each, and their tables) are in memory at once.
 	tokens := make(chan struct{}, workers+1)
 	var wg sync.WaitGroup
 	for range workers {
