@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"io"
 	"path/filepath"
 	"slices"
 
@@ -105,6 +106,11 @@ func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err erro
 	}
 	r, ro := newReading()
 	go r.run(func() error {
+		if c, ok := az.sink.(io.Closer); ok {
+			// What a streaming analysis spilled is released even when
+			// the read fails before its result.
+			defer c.Close()
+		}
 		sink, held := az.sink, (*trace.Trace)(nil)
 		if sink == nil {
 			held = trace.New(src.Files...)

@@ -160,6 +160,15 @@ class _Bar:
             self._bar = None
 
 
+def is_runs(paths: list, format) -> bool:
+    """Whether a list of several paths is several traces read as one, a
+    run container each, rather than one Pajé trace split in files (a
+    Pajé list, given as such or detected from its first file)."""
+    if format is not None:
+        return format != "paje"
+    return _bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) != "paje"
+
+
 def inputs(path, options: dict):
     """The path to read, with ``options`` completed for a list of paths:
     several traces read as one, each under a container of its own named
@@ -178,8 +187,7 @@ def inputs(path, options: dict):
                                    param="path")
     if len(paths) == 1:
         return paths[0]
-    format = options.get("format")
-    if format == "paje" or format is None and _bridge.call(_bridge.native.DetectFormat, paths[0]) == "paje":
+    if not is_runs(paths, options.get("format")):
         options["format"] = "paje"
         options["paths"] = paths[1:]
     else:

@@ -114,8 +114,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
         if not paths:
             raise InvalidArgumentError("path: no file given", param="path")
         if runs is None:
-            runs = format not in (None, "paje") or (
-                format is None and _bridge.call(_bridge.native.DetectFormat, os.fspath(paths[0])) != "paje")
+            runs = _reading.is_runs(paths, format)
     if len(paths) == 1 and format is None and not options and _dataset.is_dataset(paths[0]):
         # A Parquet dataset (to_parquet_dataset): its states, a part per file.
         if client is not None:

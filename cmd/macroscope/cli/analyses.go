@@ -443,6 +443,7 @@ func runPOP(c *cli) error {
 // set to path.
 func (c *cli) popRun(path string, opt pop.Options) (*pop.Run, error) {
 	acc := pop.New(opt)
+	defer acc.Close()
 	if err := c.stream(path, acc); err != nil {
 		return nil, err
 	}
@@ -508,6 +509,7 @@ func runCritPath(c *cli) error {
 	}
 	path := c.arg(0)
 	acc := critpath.New(critpath.Options{WholeRun: *wholeRun})
+	defer acc.Close()
 	if err := c.stream(path, acc); err != nil {
 		return err
 	}

@@ -142,6 +142,11 @@ func (a *Accumulator) fail(format string, args ...any) {
 	}
 }
 
+// Close releases the spill file of a read that ended without Result (a
+// failed or cancelled read); Result closes it too. It may be called more
+// than once.
+func (a *Accumulator) Close() error { return a.spill.Close() }
+
 // Result returns the critical path once the trace has finished, with its
 // attribution (Result.Attribution) and what the delay costs need
 // (Result.DelayCosts computes them when asked).

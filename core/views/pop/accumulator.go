@@ -508,6 +508,11 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 	a.done, a.start, a.end = true, start, end
 }
 
+// Close releases the spill file of a read that ended without Result (a
+// failed or cancelled read); Result closes it too. It may be called more
+// than once.
+func (a *Accumulator) Close() error { return a.spill.Close() }
+
 // Result returns the raw data once the trace has finished.
 func (a *Accumulator) Result() (*Run, error) {
 	defer a.spill.Close()

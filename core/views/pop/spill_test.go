@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +50,44 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A read that fails or is cancelled never asks for the Result: Close
+// releases the spill file then, not the garbage collector.
+func TestCloseReleasesTheSpillFile(t *testing.T) {
+	tr := read(t, "../../../testdata/epoch/epoch_4proc.prv.zst", "paraver")
+	dir := t.TempDir()
+	a := New(Options{SpillDir: dir, SpillMemory: 1})
+	tr.Replay(a)
+	if a.spill.Spilled() == 0 {
+		t.Fatal("nothing spilled: the test needs a spill file")
+	}
+	if n := openIn(t, dir); n != 1 {
+		t.Fatalf("%d descriptors open in the spill directory before Close, want 1", n)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := openIn(t, dir); n != 0 {
+		t.Errorf("%d descriptors still open in the spill directory after Close", n)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// openIn counts this process's open descriptors on files of dir (the
+// spill file is removed once open: its link reads "dir/name (deleted)").
+func openIn(t *testing.T, dir string) int {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(target, dir+"/") {
+			n++
+		}
+	}
+	return n
 }
