@@ -262,9 +262,8 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 }
 
 func (o *ordering) deliver(ev *mergedEvent, ctx sched) {
-	e := *ev
-	e.ctx = ctx
-	o.push(e)
+	o.queue = append(o.queue, *ev) // copied once, into its place
+	o.queue[len(o.queue)-1].ctx = ctx
 }
 
 func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sched, bool, error) {
