@@ -20,6 +20,18 @@ type Builder struct {
 	// for the analyses that need no more (stragglers), memory grows with
 	// the collectives only.
 	CollectivesOnly bool
+	// OnMessage, when set, is handed each message once Run or Blocks
+	// has tied it to its calls, in the order of the links, with the
+	// classes of its send and receive calls (Local for a call -1), and
+	// the message is not kept in Run.Messages (Run.NumMessages counts
+	// it): an analysis that turns the messages into something smaller
+	// (the ideal replay's waits) never holds them all. Under Run it runs
+	// while the collectives are paired, on another goroutine.
+	OnMessage func(m *Message, send, recv Class)
+	// SpillCalls lets the calls, too, go to the spill file (SpillTo)
+	// while the trace streams: for the analyses that read them back by
+	// resource (Blocks) rather than all at once (Run).
+	SpillCalls bool
 
 	types      []typeInfo
 	values     []valueInfo
@@ -91,8 +103,55 @@ type containerInfo struct {
 // building holds what a resource's calls need while the trace streams.
 type building struct {
 	container int32
-	calls     Chunks[Call]
-	open      int32 // Extrae: the call entered and not yet left, -1
+	calls     Spool[Call]
+	// Extrae: the call entered and not yet left (open), kept aside until
+	// left (it is still changed) at index openAt of calls; flushed to
+	// calls before another call is appended (a state), then fixes holds
+	// its last version.
+	open, flushed bool
+	openAt        int32
+	openCall      Call
+	fixes         []fixedCall
+}
+
+// fixedCall is the final version of call at of a resource.
+type fixedCall struct {
+	at   int32
+	call Call
+}
+
+// appendCall appends c to the calls, after the open call if any.
+func (bl *building) appendCall(c Call) {
+	if bl.open && !bl.flushed {
+		bl.calls.Append(bl.openCall)
+		bl.flushed = true
+	}
+	bl.calls.Append(c)
+}
+
+// closeOpen ends the Extrae call entered and not yet left, if any.
+func (bl *building) closeOpen() {
+	if !bl.open {
+		return
+	}
+	if bl.flushed {
+		bl.fixes = append(bl.fixes, fixedCall{bl.openAt, bl.openCall})
+	} else {
+		bl.calls.Append(bl.openCall)
+	}
+	bl.open, bl.flushed = false, false
+}
+
+// takeCalls returns the calls of the resource, in the order they came,
+// and empties it.
+func (bl *building) takeCalls() []Call {
+	bl.closeOpen()
+	calls := bl.calls.Take()
+	for _, f := range bl.fixes {
+		calls[f.at] = f.call
+	}
+	bl.fixes = nil
+	return calls
 }
 
 type rawLink struct {
@@ -233,7 +292,10 @@ func (b *Builder) resource(container int32) *building {
 	if r < 0 {
 		r = int32(len(b.building))
 		b.res[container] = r
-		b.building = append(b.building, building{container: container, open: -1})
+		b.building = append(b.building, building{container: container})
+		if b.SpillCalls {
+			b.building[r].calls = NewSpool[Call](b.spill)
+		}
 	}
 	return &b.building[r]
 }
@@ -249,7 +311,7 @@ func (b *Builder) State(s trace.State) {
 		return
 	}
 	r := b.resource(s.Container)
-	r.calls.Append(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
+	r.appendCall(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
 		Depth: int16(min(max(s.Depth, 0), math.MaxInt16))})
 }
 
@@ -281,15 +343,15 @@ func (b *Builder) Event(e trace.Event) {
 	switch b.types[e.Type].role {
 	case roleCall, roleCollective:
 		r := b.resource(e.Container)
-		if r.open >= 0 {
+		if r.open {
 			// A call left by entering the next one (a trace cut or
 			// written so): it ends there.
-			r.calls.At(int(r.open)).Leave = e.Time
-			r.open = -1
+			r.openCall.Leave = e.Time
+			r.closeOpen()
 		}
 		if v.call >= 0 && (!b.CollectivesOnly || v.class.Collective()) {
-			r.open = int32(r.calls.Len())
-			r.calls.Append(Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1})
+			r.open, r.openAt = true, int32(r.calls.Len())
+			r.openCall = Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1}
 		}
 	case roleComm:
 		if c := b.openCollective(e); c != nil {
@@ -312,10 +374,10 @@ func (b *Builder) openCollective(e trace.Event) *Call {
 		return nil
 	}
 	bl := &b.building[r]
-	if bl.open < 0 {
+	if !bl.open {
 		return nil
 	}
-	c := bl.calls.At(int(bl.open))
+	c := &bl.openCall
 	if c.Enter != e.Time || !c.Class.Collective() {
 		return nil
 	}
@@ -361,7 +423,7 @@ func (b *Builder) Run() (*Run, error) {
 	for _, i := range order {
 		bl := &b.building[i]
 		c := b.containers[bl.container]
-		calls := outermost(bl.calls.Take(), b.end)
+		calls := outermost(bl.takeCalls(), b.end)
 		if len(calls) == 0 {
 			continue
 		}
@@ -461,16 +523,43 @@ func (b *Builder) isThread(typ int32) bool {
 func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
 	hint := hints(run)
 	b.collEvents.Drain(func(e *collEvent) {
-		r := resOf[e.container]
-		if r < 0 {
-			return
-		}
-		calls := run.Calls[r]
-		hint[r] = lastEntered(calls, e.at, hint[r])
-		if j := containingFrom(calls, hint[r], e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
-			calls[j].Comm = e.comm
+		if r := resOf[e.container]; r >= 0 {
+			hint[r] = assignCommunicator(run.Calls[r], e, hint[r])
 		}
 	})
+}
+
+// assignCommunicator gives the collective call of calls that holds e's
+// instant e's communicator, and returns the new search hint
+// (lastEntered).
+func assignCommunicator(calls []Call, e *collEvent, hint int32) int32 {
+	hint = lastEntered(calls, e.at, hint)
+	if j := containingFrom(calls, hint, e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
+		calls[j].Comm = e.comm
+	}
+	return hint
+}
+
+// sendCall returns the call of calls that sent a message at instant at
+// (the one at holds, preferring a send), or -1, and the new search hint.
+func sendCall(calls []Call, at trace.Time, hint int32) (j, next int32) {
+	hint = lastEntered(calls, at, hint)
+	return containingFrom(calls, hint, at, sends), hint
+}
+
+// recvCall returns the call of calls that completed the receipt of a
+// message at instant at (the one at holds if it completes receipts,
+// else the next that does, else the one at holds), or -1, and the new
+// search hint.
+func recvCall(calls []Call, at trace.Time, hint int32) (j, next int32) {
+	hint = lastEntered(calls, at, hint)
+	j = containingFrom(calls, hint, at, Class.Completes)
+	if j < 0 || !calls[j].Class.Completes() {
+		if k := nextCompleting(calls, at); k >= 0 {
+			j = k
+		}
+	}
+	return j, hint
 }
 
 // hints returns a search hint per resource (lastEntered), none yet.
@@ -487,7 +576,9 @@ func hints(run *Run) []int32 {
 // calls starts from the last one found.
 func (b *Builder) messages(run *Run, resOf []int32) {
 	sendHint, recvHint := hints(run), hints(run)
-	run.Messages = make([]Message, 0, b.links.Len())
+	if b.OnMessage == nil {
+		run.Messages = make([]Message, 0, b.links.Len())
+	}
 	// The links are let go chunk by chunk as they become messages.
 	b.links.Drain(func(l *rawLink) {
 		from, to := resOf[l.from], resOf[l.to]
@@ -495,14 +586,19 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 			return
 		}
 		m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size}
-		sendHint[from] = lastEntered(run.Calls[from], l.start, sendHint[from])
-		m.SendCall = containingFrom(run.Calls[from], sendHint[from], l.start, sends)
-		recvHint[to] = lastEntered(run.Calls[to], l.end, recvHint[to])
-		m.RecvCall = containingFrom(run.Calls[to], recvHint[to], l.end, Class.Completes)
-		if m.RecvCall < 0 || !run.Calls[to][m.RecvCall].Class.Completes() {
-			if j := nextCompleting(run.Calls[to], l.end); j >= 0 {
-				m.RecvCall = j
+		m.SendCall, sendHint[from] = sendCall(run.Calls[from], l.start, sendHint[from])
+		m.RecvCall, recvHint[to] = recvCall(run.Calls[to], l.end, recvHint[to])
+		run.NumMessages++
+		if b.OnMessage != nil {
+			var send, recv Class
+			if m.SendCall >= 0 {
+				send = run.Calls[from][m.SendCall].Class
 			}
+			if m.RecvCall >= 0 {
+				recv = run.Calls[to][m.RecvCall].Class
+			}
+			b.OnMessage(&m, send, recv)
+			return
 		}
 		run.Messages = append(run.Messages, m)
 	})
@@ -535,9 +631,7 @@ func collectives(run *Run) error {
 			coll := &run.Collectives[i]
 			if first := coll.Members; len(first) > 0 {
 				if f := run.Call(first[0]); f.Class != c.Class || ops[f.Name] != ops[c.Name] {
-					return fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
-						"(the trace does not tell every call's communicator, or is cut)",
-						k.k, commLabel(run.Comms[c.Comm]), run.Names[f.Name], run.Resources[first[0].Resource].Path,
+					return unpaired(k.k, run.Comms[c.Comm], run.Names[f.Name], run.Resources[first[0].Resource].Path,
 						run.Names[c.Name], run.Resources[r].Path, c.Enter)
 				}
 			}
@@ -549,6 +643,13 @@ func collectives(run *Run) error {
 		}
 	}
 	return nil
+}
+
+// unpaired is the error of collective k of communicator comm, which is
+// op on resource at but other on resource on, entered at enter.
+func unpaired(k int32, comm, op, at, other, on string, enter trace.Time) error {
+	return fmt.Errorf("mpi: the collective calls do not pair up: collective %d of communicator %s is %s on %s but %s on %s at %s "+
+		"(the trace does not tell every call's communicator, or is cut)", k, commLabel(comm), op, at, other, on, enter)
 }
 
 func commLabel(c string) string {

@@ -38,4 +38,9 @@
 // A Builder is a trace.Sink: it gathers the Run while a reader streams a
 // trace, keeping only the MPI calls, the links and the collectives'
 // communicators, so its memory grows with those, not with the trace.
+// Blocks gathers the same a resource at a time, the calls set aside in
+// spools (spilled to a temporary file) and the messages handed over as
+// they are tied, for the analyses that read each resource's calls
+// forwards (POP's ideal replay): their memory does not grow with the
+// calls.
 package mpi

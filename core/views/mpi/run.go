@@ -11,9 +11,12 @@ import (
 // and received them, and the collective operations tied to the calls of
 // their members.
 type Run struct {
-	Resources   []Resource
-	Calls       [][]Call // by resource, in the order they were entered
-	Messages    []Message
+	Resources []Resource
+	Calls     [][]Call // by resource, in the order they were entered
+	Messages  []Message
+	// NumMessages counts the messages, also those handed to
+	// Builder.OnMessage rather than kept in Messages.
+	NumMessages int
 	Collectives []Collective
 	// Names are the calls' names as the trace writes them ("MPI_Send",
 	// "PMPI_Send"), Comms the communicators' ("" when the trace does not

@@ -298,3 +298,53 @@ func (p *Spool[T]) Take() []T {
 	p.Drain(func(x *T) { out = append(out, *x) })
 	return out
 }
+
+// Reader returns a reader of p's records in order that leaves p as it is:
+// a spool read several times (the calls of a resource, by the analyses
+// that pass over them more than once), or by several goroutines at once,
+// each with its reader. p is not appended to while read.
+func (p *Spool[T]) Reader() *SpoolReader[T] { return &SpoolReader[T]{p: p} }
+
+// SpoolReader reads a spool's records in order (Spool.Reader), the
+// spilled ones a chunk at a time into its own buffer.
+type SpoolReader[T any] struct {
+	p     *Spool[T]
+	seg   int // the next segment to read; len(segs) for cur
+	chunk []T // the records being read
+	i     int
+	buf   []T
+}
+
+// Next returns the next record, or false at the end or when the spill
+// file cannot be read (Spill.Err). The record is valid until the next
+// call.
+func (r *SpoolReader[T]) Next() (*T, bool) {
+	for r.i == len(r.chunk) {
+		p := r.p
+		switch {
+		case r.seg < len(p.segs):
+			seg := p.segs[r.seg]
+			if chunk := p.mem[r.seg]; chunk != nil {
+				r.chunk = chunk
+			} else {
+				if cap(r.buf) < seg.n {
+					r.buf = make([]T, seg.n)
+				}
+				r.buf = r.buf[:seg.n]
+				if !p.spill.read(bytesOf(r.buf), seg.at) {
+					r.seg, r.chunk, r.i = len(p.segs)+1, nil, 0
+					return nil, false
+				}
+				r.chunk = r.buf
+			}
+		case r.seg == len(p.segs):
+			r.chunk = p.cur
+		default:
+			return nil, false
+		}
+		r.seg++
+		r.i = 0
+	}
+	r.i++
+	return &r.chunk[r.i-1], true
+}

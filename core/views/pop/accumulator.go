@@ -23,9 +23,9 @@ type Options struct {
 	// NoIdeal skips the ideal replay: serialisation and transfer
 	// efficiencies are then unknown, and the messages are not kept.
 	NoIdeal bool
-	// SpillDir and SpillMemory say where the messages and the
-	// collectives' events kept while the trace streams go beyond
-	// SpillMemory bytes (mpi.Spill: "" is the system's temporary
+	// SpillDir and SpillMemory say where the MPI calls, the links, the
+	// collectives' events and the replay's waits go beyond SpillMemory
+	// bytes in memory (mpi.Spill: "" is the system's temporary
 	// directory, 0 mpi.DefaultSpillMemory, negative never).
 	SpillDir    string
 	SpillMemory int64
@@ -168,6 +168,7 @@ type Accumulator struct {
 	opt     Options
 	mpi     *mpi.Builder
 	spill   *mpi.Spill // the builder's records beyond its memory, until Result
+	waits   *waits     // the ideal replay's, from the messages as they are tied
 	types   []typeInfo
 	values  []valueInfo
 	conts   []container
@@ -285,6 +286,13 @@ func New(opt Options) *Accumulator {
 	a.mpi = mpi.NewBuilder()
 	a.spill = &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}
 	a.mpi.SpillTo(a.spill)
+	if !opt.NoIdeal {
+		// The messages become the replay's waits as they are tied to
+		// their calls: they are never all held.
+		a.waits = newWaits(opt.eagerLimit(), a.spill)
+		a.mpi.OnMessage = a.waits.add
+	}
+	a.mpi.SpillCalls = true
 	return a
 }
 
@@ -522,15 +530,17 @@ func (a *Accumulator) Result() (*Run, error) {
 	if !a.done {
 		return nil, fmt.Errorf("pop: the trace has not finished")
 	}
-	run, err := a.mpi.Run()
+	// The calls, a resource at a time, never all in memory: the replay
+	// and the resources' times read each resource's forwards.
+	run, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
 	}
 	out := &Run{Runtime: a.end - a.start, Instructions: math.NaN(), Cycles: math.NaN(),
-		Calls: run.NumCalls(), Messages: len(run.Messages)}
+		Calls: run.NumCalls, Messages: run.NumMessages}
 	// The ideal replay runs on another core while the resources' times
 	// are added up (both only read the run).
-	replay := !a.opt.NoIdeal && (len(run.Messages) > 0 || len(run.Collectives) > 0 || len(run.Resources) <= 1)
+	replay := !a.opt.NoIdeal && (run.NumMessages > 0 || len(run.Members) > 0 || len(run.Resources) <= 1)
 	var ideal *Ideal
 	var idealErr error
 	var failed any
@@ -540,7 +550,7 @@ func (a *Accumulator) Result() (*Run, error) {
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
 		if replay {
-			ideal, idealErr = Replay(run, a.opt.eagerLimit())
+			ideal, idealErr = a.waits.replayBlocks(run)
 		}
 	}()
 	defer func() { <-replayed }()
@@ -574,7 +584,9 @@ func (a *Accumulator) Result() (*Run, error) {
 		ids = a.siblingThreads(ids)
 	}
 	slices.SortFunc(ids, cmp.Compare)
-	main := a.mainThreads(ids, run, resOf)
+	inMPI := run.InCalls
+	main := a.mainThreads(ids, inMPI, resOf)
+	var calls []mpi.Call // a resource's, read again when its useful time needs them
 	threads := map[int32]int{}
 	for _, id := range ids {
 		threads[a.process(id)]++
@@ -592,12 +604,15 @@ func (a *Accumulator) Result() (*Run, error) {
 		p := a.process(id)
 		procs[p] = true
 		r.Process = a.path(p)
-		var calls []mpi.Call
+		calls = calls[:0]
 		if i, ok := resOf[id]; ok {
-			calls = run.Calls[i]
-		}
-		for _, call := range calls {
-			r.MPI += call.Leave - call.Enter
+			r.MPI = inMPI[i]
+			if !a.running {
+				read := run.Calls[i].Reader()
+				for c, ok := read.Next(); ok; c, ok = read.Next() {
+					calls = append(calls, *c)
+				}
+			}
 		}
 		useful = useful[:0]
 		isMain := main[p] == id
@@ -669,13 +684,17 @@ func (a *Accumulator) Result() (*Run, error) {
 	switch {
 	case a.opt.NoIdeal:
 		out.NoIdealReason = "the ideal replay was not asked for"
-	case len(run.Messages) == 0 && len(run.Collectives) == 0 && len(run.Resources) > 1:
+	case run.NumMessages == 0 && len(run.Members) == 0 && len(run.Resources) > 1:
 		out.NoIdealReason = "the trace has no point-to-point messages or collective operations between its MPI calls " +
 			"(the format does not record them), so the ideal-network runtime is unknown"
 	default:
 		<-replayed
 		if failed != nil {
 			panic(failed)
+		}
+		if err := a.spill.Err(); err != nil {
+			// The calls or waits could not be read back.
+			return nil, err
 		}
 		if errors.Is(idealErr, errUnpaired) {
 			out.NoIdealReason = strings.TrimPrefix(idealErr.Error(), "pop: ") +
@@ -708,6 +727,9 @@ func (a *Accumulator) Result() (*Run, error) {
 			}
 		}
 	}
+	if err := a.spill.Err(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -731,19 +753,17 @@ func (a *Accumulator) siblingThreads(ids []int32) []int32 {
 
 // mainThreads returns the main thread of each process of ids (sorted):
 // the one longest in MPI calls, the first if none makes any.
-func (a *Accumulator) mainThreads(ids []int32, run *mpi.Run, resOf map[int32]int) map[int32]int32 {
+func (a *Accumulator) mainThreads(ids []int32, inMPI []trace.Time, resOf map[int32]int) map[int32]int32 {
 	main := map[int32]int32{}
 	longest := map[int32]trace.Time{}
 	for _, id := range ids {
 		p := a.process(id)
-		var inMPI trace.Time
+		var in trace.Time
 		if i, ok := resOf[id]; ok {
-			for _, call := range run.Calls[i] {
-				inMPI += call.Leave - call.Enter
-			}
+			in = inMPI[i]
 		}
-		if _, ok := main[p]; !ok || inMPI > longest[p] {
-			main[p], longest[p] = id, inMPI
+		if _, ok := main[p]; !ok || in > longest[p] {
+			main[p], longest[p] = id, in
 		}
 	}
 	return main

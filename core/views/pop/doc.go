@@ -58,5 +58,10 @@
 // computed while the trace streams by, with the MPI calls and messages
 // the replay needs (the mpi package's Builder), not the other states;
 // for hybrid runs the intervals of the OpenMP constructs and Extrae's
-// Running bursts are kept per thread.
+// Running bursts are kept per thread. The calls are set aside resource
+// by resource (mpi.Blocks, spilled to a temporary file beyond
+// Options.SpillMemory) and the messages become the replay's waits as
+// they are tied to them: the replay reads each resource's calls
+// forwards and holds only what partners still wait for, so memory grows
+// with the messages in flight, not with the calls.
 package pop

@@ -1,9 +1,10 @@
 package pop
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
@@ -19,9 +20,6 @@ var errUnpaired = errors.New("the trace's calls do not pair up")
 // rendezvous in the ideal replay: Dimemas' -S 32k, which BSC's
 // modelfactors.py and pypop run it with.
 const DefaultEagerLimit = 32 * 1024
-
-// unknown marks a call the replay has not entered yet.
-const unknown trace.Time = math.MinInt64
 
 // Ideal is the outcome of the ideal-network replay.
 type Ideal struct {
@@ -55,108 +53,269 @@ type Ideal struct {
 // all have ended; a trace whose waits cannot all be met (calls that pair
 // up wrongly) is an error.
 func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
-	n := len(run.Resources)
-	// What each call waits for, gathered once: the messages it completes
-	// and the rendezvous it sends, as lists by call (waits[r][first[r][j]:
-	// first[r][j+1]] for call j of r). Two passes over the messages, one
-	// counting and one placing, keep no list of the pairs besides.
-	type wait struct{ res, call int32 } // a partner call whose replayed entry bounds this call's end
-	pairs := func(visit func(waiting, partner wait)) {
-		for _, m := range run.Messages {
-			if m.SendCall < 0 || m.RecvCall < 0 {
-				continue
-			}
-			if run.Calls[m.To][m.RecvCall].Class.Completes() {
-				visit(wait{m.To, m.RecvCall}, wait{m.From, m.SendCall})
-			}
-			if c := run.Calls[m.From][m.SendCall].Class; (c == mpi.Send || c == mpi.SendRecv) && m.Size > eagerLimit {
-				visit(wait{m.From, m.SendCall}, wait{m.To, m.RecvCall})
-			}
+	w := newWaits(eagerLimit, nil)
+	for i := range run.Messages {
+		m := &run.Messages[i]
+		var send, recv mpi.Class
+		if m.SendCall >= 0 {
+			send = run.Calls[m.From][m.SendCall].Class
 		}
-	}
-	// first[r][j] counts call j's waits, then (added up) ends its list;
-	// placing each wait at the end of its list less one leaves first[r][j]
-	// at the list's start.
-	first := make([][]int32, n)
-	for r := range n {
-		first[r] = make([]int32, len(run.Calls[r])+1)
-	}
-	pairs(func(w, _ wait) { first[w.res][w.call]++ })
-	waits := make([][]wait, n)
-	for r := range n {
-		for j := 1; j < len(first[r]); j++ {
-			first[r][j] += first[r][j-1]
+		if m.RecvCall >= 0 {
+			recv = run.Calls[m.To][m.RecvCall].Class
 		}
-		waits[r] = make([]wait, first[r][len(first[r])-1])
+		w.add(m, send, recv)
 	}
-	pairs(func(w, partner wait) {
-		first[w.res][w.call]--
-		waits[w.res][first[w.res][w.call]] = partner
-	})
-	// entered[r][j]: replayed entry of call j of r, known once r got there.
-	entered := make([][]trace.Time, n)
-	pos := make([]int, n)
-	now := make([]trace.Time, n)  // r's replayed clock
-	prev := make([]trace.Time, n) // the measured end of r's previous call
-	outside := make([]trace.Time, n)
-	// Per collective: members entered so far and the latest entry.
-	collIn := make([]int32, len(run.Collectives))
-	collLatest := make([]trace.Time, len(run.Collectives))
-	for r := range n {
-		entered[r] = make([]trace.Time, len(run.Calls[r]))
-		for j := range entered[r] {
-			entered[r][j] = unknown
+	members := make([]int32, len(run.Collectives))
+	for i, c := range run.Collectives {
+		members[i] = int32(len(c.Members))
+	}
+	return w.replay(replayInput{start: run.Start, resources: run.Resources, names: run.Names, members: members,
+		calls: func(r int) func() (*mpi.Call, bool) {
+			calls := run.Calls[r]
+			return func() (*mpi.Call, bool) {
+				if len(calls) == 0 {
+					return nil, false
+				}
+				c := &calls[0]
+				calls = calls[1:]
+				return c, true
+			}
+		}})
+}
+
+// replayInput is what the replay reads: the resources, each one's calls
+// forwards (a Run's slices, or Blocks' spools) and the collectives'
+// numbers of members.
+type replayInput struct {
+	start     trace.Time
+	resources []mpi.Resource
+	names     []string
+	members   []int32
+	calls     func(r int) func() (*mpi.Call, bool)
+}
+
+// replayBlocks runs the ideal replay over the calls of blocks.
+func (w *waits) replayBlocks(b *mpi.Blocks) (*Ideal, error) {
+	return w.replay(replayInput{start: b.Start, resources: b.Resources, names: b.Names, members: b.Members,
+		calls: func(r int) func() (*mpi.Call, bool) { return b.Calls[r].Reader().Next }})
+}
+
+// waits is what the ideal replay needs of the messages, gathered as they
+// are tied to their calls (mpi.Builder.OnMessage) so that they are never
+// all held: each wait of a call for a partner's replayed entry is an
+// edge, which the partner's resource publishes when it enters the call
+// and the waiting resource reads when its call ends. Per resource, the
+// edges its calls wait for and those they publish, by call, in spools
+// (spilled beyond the spill's memory): they come in the order of the
+// calls when the links of each resource come in time order, and are
+// then read forwards; else sorted, that resource's in memory.
+type waits struct {
+	eagerLimit      float64
+	spill           *mpi.Spill
+	waitOn, publish []edges // by resource
+	edges           uint32
+}
+
+// edges are the edges of a resource's calls, in a spool.
+type edges struct {
+	spool    mpi.Spool[callEdge]
+	last     int32 // the call of the last one
+	unsorted bool  // they did not come in the order of the calls
+}
+
+func (e *edges) append(x callEdge) {
+	if e.spool.Len() > 0 && x.call < e.last {
+		e.unsorted = true
+	}
+	e.last = x.call
+	e.spool.Append(x)
+}
+
+// reader returns a reader of the edges in the order of the calls.
+func (e *edges) reader() func() (*callEdge, bool) {
+	if !e.unsorted {
+		return e.spool.Reader().Next
+	}
+	sorted := e.spool.Take()
+	slices.SortFunc(sorted, func(x, y callEdge) int { return cmp.Compare(x.call, y.call) })
+	return func() (*callEdge, bool) {
+		if len(sorted) == 0 {
+			return nil, false
 		}
-		now[r], prev[r] = run.Start, run.Start
+		x := &sorted[0]
+		sorted = sorted[1:]
+		return x, true
 	}
-	known := func(w wait) bool { return entered[w.res][w.call] != unknown }
+}
+
+// callEdge is an edge of a call: the call's index among its resource's
+// calls and the edge's number.
+type callEdge struct {
+	call int32
+	edge uint32
+}
+
+// newWaits returns the waits of a replay with this eager limit, spilled
+// to s (nil: kept in memory).
+func newWaits(eagerLimit float64, s *mpi.Spill) *waits {
+	return &waits{eagerLimit: eagerLimit, spill: s}
+}
+
+// add gathers the edges of message m: the call that completes its
+// receipt waits for the entry of the call that sent it; a rendezvous
+// send (blocking, more than eagerLimit bytes) for the entry of the call
+// that receives it.
+func (w *waits) add(m *mpi.Message, send, recv mpi.Class) {
+	if m.SendCall < 0 || m.RecvCall < 0 {
+		return
+	}
+	if recv.Completes() {
+		w.edge(m.To, m.RecvCall, m.From, m.SendCall)
+	}
+	if (send == mpi.Send || send == mpi.SendRecv) && m.Size > w.eagerLimit {
+		w.edge(m.From, m.SendCall, m.To, m.RecvCall)
+	}
+}
+
+// edge records that call of res waits for the entry of partner's call
+// of partnerRes.
+func (w *waits) edge(res, call, partnerRes, partner int32) {
+	for need := int(max(res, partnerRes)) + 1; len(w.waitOn) < need; {
+		w.waitOn = append(w.waitOn, edges{spool: mpi.NewSpool[callEdge](w.spill)})
+		w.publish = append(w.publish, edges{spool: mpi.NewSpool[callEdge](w.spill)})
+	}
+	w.waitOn[res].append(callEdge{call, w.edges})
+	w.publish[partnerRes].append(callEdge{partner, w.edges})
+	w.edges++
+}
+
+// replay runs the ideal replay (Replay) over the resources' calls in
+// turn: each resource's calls are read forwards, once, with the edges
+// they wait for and publish; what is held besides is what a partner
+// still waits for: the entries published and not yet read, and the
+// collectives some members have entered and not all left. Memory grows
+// with the messages in flight, not with the calls.
+func (w *waits) replay(in replayInput) (*Ideal, error) {
+	n := len(in.resources)
+	for len(w.waitOn) < n {
+		w.waitOn, w.publish = append(w.waitOn, edges{}), append(w.publish, edges{})
+	}
+	// Each resource's place in the replay.
+	type cursor struct {
+		next    func() (*mpi.Call, bool)
+		call    mpi.Call   // the call it is in, or about to enter
+		has     bool       // it has not left its last call
+		pos     int32      // the call's index
+		entered bool       // it entered the call
+		now     trace.Time // its replayed clock
+		prev    trace.Time // the measured end of its previous call
+		outside trace.Time
+		// The edges its calls wait for and publish, read forwards, the
+		// next of each (the first of a later call) when has is set.
+		waitOn, publish       func() (*callEdge, bool)
+		nextWait, nextPublish callEdge
+		hasWait, hasPublish   bool
+		waits                 []callEdge // those of the call it is in
+	}
+	// A collective in progress: the members entered, the latest entry,
+	// the members that have left it.
+	type progress struct {
+		in, left int32
+		latest   trace.Time
+	}
+	cur := make([]cursor, n)
+	published := map[uint32]trace.Time{} // replayed entries of the partners, until read
+	colls := map[int32]progress{}
 	done := 0
 	for r := range n {
-		if len(run.Calls[r]) == 0 {
+		cr := &cur[r]
+		cr.now, cr.prev, cr.next = in.start, in.start, in.calls(r)
+		cr.waitOn, cr.publish = w.waitOn[r].reader(), w.publish[r].reader()
+		if e, ok := cr.waitOn(); ok {
+			cr.nextWait, cr.hasWait = *e, true
+		}
+		if e, ok := cr.publish(); ok {
+			cr.nextPublish, cr.hasPublish = *e, true
+		}
+		if c, ok := cr.next(); ok {
+			cr.call, cr.has = *c, true
+		} else {
 			done++
 		}
 	}
-	for progress := true; progress && done < n; {
-		progress = false
+	for moved := true; moved && done < n; {
+		moved = false
 		for r := range n {
-			calls := run.Calls[r]
-			for pos[r] < len(calls) {
-				j := pos[r]
-				c := &calls[j]
-				if entered[r][j] == unknown {
-					burst := c.Enter - prev[r]
-					outside[r] += burst
-					now[r] += burst
-					entered[r][j] = now[r]
-					if c.Coll >= 0 {
-						collIn[c.Coll]++
-						collLatest[c.Coll] = max(collLatest[c.Coll], now[r])
+			cr := &cur[r]
+			for cr.has {
+				j, c := cr.pos, &cr.call
+				if !cr.entered {
+					burst := c.Enter - cr.prev
+					cr.outside += burst
+					cr.now += burst
+					cr.entered = true
+					for cr.hasPublish && cr.nextPublish.call <= j {
+						published[cr.nextPublish.edge] = cr.now
+						e, ok := cr.publish()
+						if ok {
+							cr.nextPublish = *e
+						}
+						cr.hasPublish = ok
 					}
-					progress = true
+					cr.waits = cr.waits[:0]
+					for cr.hasWait && cr.nextWait.call <= j {
+						cr.waits = append(cr.waits, cr.nextWait)
+						e, ok := cr.waitOn()
+						if ok {
+							cr.nextWait = *e
+						}
+						cr.hasWait = ok
+					}
+					if c.Coll >= 0 {
+						p := colls[c.Coll]
+						p.in++
+						p.latest = max(p.latest, cr.now)
+						colls[c.Coll] = p
+					}
+					moved = true
 				}
-				end, ready := now[r], true
-				for _, w := range waits[r][first[r][j]:first[r][j+1]] {
-					if !known(w) {
+				end, ready := cr.now, true
+				for _, e := range cr.waits {
+					t, ok := published[e.edge]
+					if !ok {
 						ready = false
 						break
 					}
-					end = max(end, entered[w.res][w.call])
+					end = max(end, t)
 				}
 				if ready && c.Coll >= 0 {
-					coll := &run.Collectives[c.Coll]
-					if int(collIn[c.Coll]) < len(coll.Members) {
+					if p := colls[c.Coll]; p.in < in.members[c.Coll] {
 						ready = false
 					} else {
-						end = max(end, collLatest[c.Coll])
+						end = max(end, p.latest)
 					}
 				}
 				if !ready {
 					break
 				}
-				now[r], prev[r] = end, c.Leave
-				pos[r]++
-				progress = true
-				if pos[r] == len(calls) {
+				for _, e := range cr.waits {
+					delete(published, e.edge)
+				}
+				if c.Coll >= 0 {
+					p := colls[c.Coll]
+					if p.left++; p.left == in.members[c.Coll] {
+						delete(colls, c.Coll)
+					} else {
+						colls[c.Coll] = p
+					}
+				}
+				cr.now, cr.prev, cr.entered = end, c.Leave, false
+				cr.pos++
+				moved = true
+				if next, ok := cr.next(); ok {
+					cr.call = *next
+				} else {
+					cr.has = false
 					done++
 				}
 			}
@@ -164,20 +323,19 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 	}
 	if done < n {
 		for r := range n {
-			if j := pos[r]; j < len(run.Calls[r]) {
-				c := &run.Calls[r][j]
+			if c := &cur[r].call; cur[r].has {
 				return nil, fmt.Errorf("pop: the ideal replay cannot go on: %s waits forever in %s entered at %s "+
 					"(its partners never reach the call that would release it: %w)",
-					run.Resources[r].Path, run.Name(c), c.Enter, errUnpaired)
+					in.resources[r].Path, in.names[c.Name], c.Enter, errUnpaired)
 			}
 		}
 	}
-	id := &Ideal{Ends: make([]trace.Time, n), Outside: outside}
+	id := &Ideal{Ends: make([]trace.Time, n), Outside: make([]trace.Time, n)}
 	for r := range n {
-		tail := max(run.Resources[r].Last-prev[r], 0)
-		id.Outside[r] += tail
-		id.Ends[r] = now[r] + tail
-		id.Runtime = max(id.Runtime, id.Ends[r]-run.Start)
+		tail := max(in.resources[r].Last-cur[r].prev, 0)
+		id.Outside[r] = cur[r].outside + tail
+		id.Ends[r] = cur[r].now + tail
+		id.Runtime = max(id.Runtime, id.Ends[r]-in.start)
 	}
 	return id, nil
 }

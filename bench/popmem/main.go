@@ -1,0 +1,88 @@
+// Command popmem streams a trace into one analysis in this process and
+// prints a SHA-256 of every field of its result, for comparing the
+// memory (peak RSS, /usr/bin/time -v) and CPU time of the analyses with
+// reading the trace into memory, and their results before and after a
+// change:
+//
+//	popmem count|read|pop|critpath FILE [FORMAT]
+//
+// count streams the trace into a sink that only counts (the reader's own
+// memory); read reads the trace into memory (formats.ReadFile); pop streams it into
+// the POP accumulator (pop.New, as ms.pop(path) does) and hashes the POP
+// data printed with %+v (every field; NaN prints alike), spilling beyond
+// POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
+// it into the critical path's accumulator and hashes the path and wait
+// states. POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/critpath"
+	"github.com/macroscope-hpc/macroscope/core/views/pop"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: popmem count|read|pop|critpath FILE [FORMAT]")
+		os.Exit(2)
+	}
+	what, path, format := os.Args[1], os.Args[2], ""
+	if len(os.Args) > 3 {
+		format = os.Args[3]
+	}
+	if path := os.Getenv("POPMEM_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
+	var out string
+	switch what {
+	case "read":
+		t, err := formats.ReadFile(path, format)
+		check(err)
+		out = fmt.Sprintf("%d states", t.States.Len())
+	case "count":
+		var c trace.Counter
+		check(formats.Read(path, format, &c, trace.ReadOptions{}))
+		out = fmt.Sprintf("%d states, %d links, %d events", c.States, c.Links, c.Events)
+	case "pop":
+		opt := pop.Options{}
+		if m := os.Getenv("POPMEM_SPILL_MEMORY"); m != "" {
+			n, err := strconv.ParseInt(m, 10, 64)
+			check(err)
+			opt.SpillMemory = n
+		}
+		a := pop.New(opt)
+		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		run, err := a.Result()
+		check(err)
+		out = fmt.Sprintf("%d calls, %d messages, ideal runtime %d", run.Calls, run.Messages, run.IdealRuntime)
+		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
+	case "critpath":
+		a := critpath.New(critpath.Options{})
+		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		res, err := a.Result()
+		check(err)
+		out = fmt.Sprintf("%d path segments, %d waits", len(res.Segments), len(res.Waits))
+		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v %+v", res.Segments, res.Waits))))
+	default:
+		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
+		os.Exit(2)
+	}
+	fmt.Println(out)
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "popmem:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,205 @@
+package mpi
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Blocks is the message passing of a trace as Run has it, gathered one
+// resource at a time so that the calls are never all in memory: each
+// resource's calls, in time order, in a spool (kept in memory up to the
+// spill's share, spilled beyond it), read forwards by the analyses that
+// need no more (the ideal replay of package pop); the messages handed to
+// Builder.OnMessage as they are tied; of the collectives, their number
+// of members.
+type Blocks struct {
+	Resources []Resource
+	// Calls holds each resource's calls as Run.Calls does (their Comm
+	// and Coll set): read them with Reader, as many times as needed.
+	Calls []Spool[Call]
+	// InCalls is each resource's time in its calls, added up.
+	InCalls []trace.Time
+	// Members counts the members of each collective operation, in the
+	// order of Run.Collectives.
+	Members               []int32
+	NumCalls, NumMessages int
+	Names, Comms          []string
+	Start, End            trace.Time
+}
+
+// linkEnd is one end of a link, on the resource it belongs to: the
+// link's number among the builder's links and its instant there.
+type linkEnd struct {
+	link int32
+	at   trace.Time
+}
+
+// firstMember is what the pairing of collectives compares each member
+// with: the call that opened the instance.
+type firstMember struct {
+	name, res int32
+	class     Class
+}
+
+// Blocks returns the message passing the builder gathered, once the trace
+// has finished, as Run would (the same calls, messages and collectives)
+// but a resource at a time: the resource's calls are taken out of the
+// builder, sorted (outermost), given their communicators and collectives,
+// and the ends of the links on the resource tied to them, then set aside
+// in a spool before the next resource's. What is held meanwhile besides
+// the spools is a few bytes per link (the calls its ends were tied to)
+// and per collective. The messages are then handed, in the order of the
+// links, to OnMessage. It fails as Run does.
+func (b *Builder) Blocks() (*Blocks, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	if err := b.spill.Err(); err != nil {
+		return nil, err
+	}
+	if !b.finished {
+		return nil, fmt.Errorf("mpi: the trace has not finished")
+	}
+	out := &Blocks{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
+	order := make([]int, 0, len(b.building))
+	resOf := make([]int32, len(b.containers))
+	for i := range resOf {
+		resOf[i] = -1
+	}
+	for i := range b.building {
+		order = append(order, i)
+	}
+	// Resources in the order of their containers, as the trace lists
+	// them; a container with calls is one (outermost keeps a call).
+	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(b.building[i].container, b.building[j].container) })
+	kept := order[:0]
+	for _, i := range order {
+		bl := &b.building[i]
+		if bl.calls.Len() == 0 && !bl.open {
+			continue
+		}
+		c := b.containers[bl.container]
+		resOf[bl.container] = int32(len(out.Resources))
+		out.Resources = append(out.Resources, Resource{
+			Container: bl.container, Path: b.path(bl.container), Process: b.process(bl.container),
+			First: c.first, Last: c.last,
+		})
+		kept = append(kept, i)
+	}
+	if b.links.Len() > math.MaxInt32 {
+		// Their numbers are int32 (and the replay's edges, two per
+		// message at most, uint32).
+		return nil, fmt.Errorf("mpi: %d links: more than %d cannot be tied to their calls", b.links.Len(), math.MaxInt32)
+	}
+	n := len(out.Resources)
+	// The ends of the links between resources and the collectives'
+	// events, by resource, in the order they came.
+	sendEnds, recvEnds := make([]Spool[linkEnd], n), make([]Spool[linkEnd], n)
+	events := make([]Spool[collEvent], n)
+	for r := range n {
+		sendEnds[r], recvEnds[r], events[r] = NewSpool[linkEnd](b.spill), NewSpool[linkEnd](b.spill), NewSpool[collEvent](b.spill)
+	}
+	links := b.links.Reader()
+	var id int32
+	for l, ok := links.Next(); ok; l, ok = links.Next() {
+		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
+			sendEnds[from].Append(linkEnd{id, l.start})
+			recvEnds[to].Append(linkEnd{id, l.end})
+		}
+		id++
+	}
+	b.collEvents.Drain(func(e *collEvent) {
+		if r := resOf[e.container]; r >= 0 {
+			events[r].Append(*e)
+		}
+	})
+	// The calls each link's ends were tied to, and their classes (the
+	// send's in the high half).
+	sendCallOf, recvCallOf := make([]int32, id), make([]int32, id)
+	classes := make([]uint8, id)
+	ops := make([]string, len(out.Names))
+	for i, name := range out.Names {
+		ops[i], _ = Operation(name)
+	}
+	type key struct{ comm, k int32 }
+	index := map[key]int32{}
+	var first []firstMember
+	for r, i := range kept {
+		calls := outermost(b.building[i].takeCalls(), b.end)
+		// The communicators (assignCommunicators).
+		hint := int32(-1)
+		events[r].Drain(func(e *collEvent) { hint = assignCommunicator(calls, e, hint) })
+		// The collectives (collectives): the k-th collective call of
+		// each resource on a communicator is instance k of it.
+		seq := map[int32]int32{}
+		for j := range calls {
+			c := &calls[j]
+			if !c.Class.Collective() {
+				continue
+			}
+			k := key{c.Comm, seq[c.Comm]}
+			seq[c.Comm]++
+			coll, ok := index[k]
+			if !ok {
+				coll = int32(len(first))
+				index[k] = coll
+				first = append(first, firstMember{name: c.Name, res: int32(r), class: c.Class})
+				out.Members = append(out.Members, 0)
+			}
+			if f := first[coll]; f.class != c.Class || ops[f.name] != ops[c.Name] {
+				return nil, unpaired(k.k, out.Comms[c.Comm], out.Names[f.name], out.Resources[f.res].Path,
+					out.Names[c.Name], out.Resources[r].Path, c.Enter)
+			}
+			c.Coll = coll
+			out.Members[coll]++
+		}
+		// The links' ends (messages).
+		hint = -1
+		sendEnds[r].Drain(func(e *linkEnd) {
+			var j int32
+			j, hint = sendCall(calls, e.at, hint)
+			sendCallOf[e.link] = j
+			if j >= 0 {
+				classes[e.link] |= uint8(calls[j].Class) << 4
+			}
+		})
+		hint = -1
+		recvEnds[r].Drain(func(e *linkEnd) {
+			var j int32
+			j, hint = recvCall(calls, e.at, hint)
+			recvCallOf[e.link] = j
+			if j >= 0 {
+				classes[e.link] |= uint8(calls[j].Class)
+			}
+		})
+		kept := NewSpool[Call](b.spill)
+		var in trace.Time
+		for _, c := range calls {
+			kept.Append(c)
+			in += c.Leave - c.Enter
+		}
+		out.Calls = append(out.Calls, kept)
+		out.InCalls = append(out.InCalls, in)
+		out.NumCalls += len(calls)
+	}
+	b.building = nil
+	id = 0
+	b.links.Drain(func(l *rawLink) {
+		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
+			m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
+			out.NumMessages++
+			if b.OnMessage != nil {
+				b.OnMessage(&m, Class(classes[id]>>4), Class(classes[id]&15))
+			}
+		}
+		id++
+	})
+	if err := b.spill.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
