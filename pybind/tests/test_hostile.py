@@ -151,8 +151,16 @@ def _interrupt_after_start(tmp_path, body, seconds_before=1.0, wait_for=None):
 def test_synth_stops_on_first_ctrl_c(tmp_path):
     """ms.synth stops on the first Ctrl-C and removes the file it began:
     it used to ignore it and write on."""
-    out, err, ended = _interrupt_after_start(
-        tmp_path, "ms.synth(OUT, sites=2, events=10**9)\nprint('finished')")
+    import shutil
+
+    # As many events as the disk holds (synth refuses a trace larger than
+    # the free space, 20 bytes per event at least), up to 10**9: the first
+    # progress report says the writing is under way.
+    events = min(10**9, shutil.disk_usage(tmp_path).free // 40)
+    body = (f"ms.synth(OUT, sites=2, events={events}, "
+            "progress=lambda done, total, said=[]: said or (said.append(1), print('writing', flush=True)))\n"
+            "print('finished')")
+    out, err, ended = _interrupt_after_start(tmp_path, body, wait_for="writing")
     assert ended, err
     assert "interrupted" in out and "finished" not in out, (out, err)
     assert not (tmp_path / "out.trace").exists()
