@@ -50,6 +50,7 @@ type cpuProfile struct {
 type profileNode struct {
 	parent    int64
 	hasParent bool
+	defined   bool // its own entry was read, not only a parent's children naming it
 	name      int32
 }
 
@@ -138,7 +139,7 @@ func (c *collector) addProfile(e *rawEvent) bool {
 			name = "(anonymous)"
 		}
 		node := p.nodes[n.ID]
-		node.name = c.strs.id([]byte(name))
+		node.name, node.defined = c.strs.id([]byte(name)), true
 		if n.Parent != nil {
 			node.parent, node.hasParent = *n.Parent, true
 		}
@@ -161,7 +162,12 @@ func (c *collector) addProfile(e *rawEvent) bool {
 			c.notes.skip("CPU profile samples whose timeDelta is not a number", 1)
 			continue
 		}
-		p.clock += d
+		next := p.clock + d
+		if d > 0 && next < p.clock || d < 0 && next > p.clock {
+			c.notes.skip("CPU profile samples whose timeDeltas add up beyond the clock's range", 1)
+			continue
+		}
+		p.clock = next
 		p.times = append(p.times, p.clock)
 		p.leaves = append(p.leaves, leaf)
 	}
@@ -227,7 +233,7 @@ func (c *collector) profileSlices() {
 			// of parents (a corrupt profile): it is cut there.
 			for id, depth := p.leaves[i], 0; depth < len(p.nodes); depth++ {
 				n, ok := p.nodes[id]
-				if !ok || !n.hasParent { // the root, or a node never defined
+				if !ok || !n.hasParent || !n.defined { // the root, or a node never defined
 					break
 				}
 				path = append(path, frame{node: id, name: n.name})
@@ -267,15 +273,15 @@ func (p *cpuProfile) fixMissingSamples(order []int32, program, gc, idle int32) {
 	}
 	system := func(leaf int64) bool {
 		n := p.nodes[leaf]
-		return n.name == program || n.name == gc || n.name == idle
+		return n.defined && (n.name == program || n.name == gc || n.name == idle)
 	}
 	bottom := func(id int64) int64 {
 		for depth := 0; depth < len(p.nodes); depth++ {
 			n, ok := p.nodes[id]
-			if !ok || !n.hasParent {
+			if !ok || !n.hasParent || !n.defined {
 				return id
 			}
-			if up, ok := p.nodes[n.parent]; !ok || !up.hasParent {
+			if up, ok := p.nodes[n.parent]; !ok || !up.hasParent || !up.defined {
 				return id
 			}
 			id = n.parent
@@ -285,7 +291,7 @@ func (p *cpuProfile) fixMissingSamples(order []int32, program, gc, idle int32) {
 	prev := p.leaves[order[0]]
 	for i := 1; i < len(order)-1; i++ {
 		leaf, next := p.leaves[order[i]], p.leaves[order[i+1]]
-		if p.nodes[leaf].name == program && !system(prev) && !system(next) && bottom(prev) == bottom(next) {
+		if n := p.nodes[leaf]; n.defined && n.name == program && !system(prev) && !system(next) && bottom(prev) == bottom(next) {
 			p.leaves[order[i]] = prev
 		}
 		prev = p.leaves[order[i]]
@@ -350,9 +356,9 @@ func (c *collector) addSampledStacks() {
 		ids[id] = int64(len(ids) + 1)
 	}
 	nodes := make(map[int64]profileNode, len(frames)+1)
-	nodes[0] = profileNode{name: c.strs.id([]byte("(root)"))}
+	nodes[0] = profileNode{name: c.strs.id([]byte("(root)")), defined: true}
 	for id, f := range frames {
-		n := profileNode{name: c.strs.id([]byte(f.Name)), hasParent: true}
+		n := profileNode{name: c.strs.id([]byte(f.Name)), hasParent: true, defined: true}
 		if len(f.Parent) > 0 && string(f.Parent) != "null" {
 			if p, ok := ids[rawText(f.Parent)]; ok {
 				n.parent = p

@@ -153,3 +153,30 @@ func TestCPUProfileFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUProfileHostile: a .cpuprofile whose timeDeltas add up beyond the
+// clock's range keeps the samples before (was wrapped round to negative
+// times), and a node a parent names as its child but that has no entry
+// of its own is no frame (was a frame named by the reader's first string).
+func TestCPUProfileHostile(t *testing.T) {
+	for _, c := range []struct {
+		name, in    string
+		want, notes []string
+	}{
+		{"huge timeDeltas", `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"f"},"parent":1}],` +
+			`"samples":[2,2,2],"timeDeltas":[1,9000000000000000,9000000000000000],"startTime":0}`,
+			[]string{"state /0/CPU profile Slice f 1.000-9000000000000001000ns d0"},
+			[]string{"skipped 1 CPU profile samples whose timeDeltas add up beyond the clock's range"}},
+		{"negative timeDeltas", `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"f"},"parent":1},{"id":3,"callFrame":{"functionName":"g"},"parent":1}],` +
+			`"samples":[2,3,2],"timeDeltas":[-1,-9000000000000000,-9000000000000000],"startTime":0}`,
+			[]string{"state /0/CPU profile Slice g -9000000000000001000ns--1.000 d0"},
+			[]string{"skipped 1 CPU profile samples whose timeDeltas add up beyond the clock's range"}},
+		{"missing node", `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2,3]},{"id":3,"callFrame":{"functionName":"g"}}],` +
+			`"samples":[3,2,3],"timeDeltas":[1,1,1],"startTime":0}`,
+			[]string{"state /0/CPU profile Slice g 1.000-2.000 d0"}, nil},
+	} {
+		tr, notes := decodeNotes(t, c.in)
+		checkLines(t, c.name, dump(tr), c.want)
+		checkLines(t, c.name+" notes", notes.Messages(), c.notes)
+	}
+}
