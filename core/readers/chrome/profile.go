@@ -45,6 +45,7 @@ type cpuProfile struct {
 	nodes       map[int64]profileNode
 	times       []trace.Time
 	leaves      []int64
+	depths      map[int64]int // see depth
 }
 
 type profileNode struct {
@@ -229,35 +230,96 @@ func (c *collector) profileSlices() {
 			at := p.times[i]
 			c.seeOn(t, at)
 			path = path[:0]
-			// A path longer than the tree has nodes goes round a cycle
-			// of parents (a corrupt profile): it is cut there.
-			for id, depth := p.leaves[i], 0; depth < len(p.nodes); depth++ {
-				n, ok := p.nodes[id]
-				if !ok || !n.hasParent || !n.defined { // the root, or a node never defined
-					break
-				}
-				path = append(path, frame{node: id, name: n.name})
-				id = n.parent
-			}
-			slices.Reverse(path)
-			if len(path) == 1 && path[0].name == idle {
-				path = path[:0]
-			}
 			k := 0
-			for k < len(open) && k < len(path) && open[k].node == path[k].node {
-				k++
+			if d := p.depth(p.leaves[i]); d >= 0 && !walkWholeStacks {
+				// The frames below the open frame the leaf's stack
+				// passes through are the new ones: a node's frame is at
+				// its depth, its parents' below it.
+				if n := p.nodes[p.leaves[i]]; d == 1 && n.name == idle {
+					d = 0
+				}
+				for id := p.leaves[i]; d > 0 && (d > len(open) || open[d-1].node != id); d-- {
+					n := p.nodes[id]
+					path = append(path, frame{node: id, name: n.name})
+					id = n.parent
+				}
+				slices.Reverse(path)
+				k = d
+			} else {
+				// A path longer than the tree has nodes goes round a
+				// cycle of parents (a corrupt profile): it is cut there.
+				for id, depth := p.leaves[i], 0; depth < len(p.nodes); depth++ {
+					n, ok := p.nodes[id]
+					if !ok || !n.hasParent || !n.defined { // the root, or a node never defined
+						break
+					}
+					path = append(path, frame{node: id, name: n.name})
+					id = n.parent
+				}
+				slices.Reverse(path)
+				if len(path) == 1 && path[0].name == idle {
+					path = path[:0]
+				}
+				for k < len(open) && k < len(path) && open[k].node == path[k].node {
+					k++
+				}
+				path = path[k:]
 			}
 			closeFrom(k, at)
-			for _, f := range path[k:] {
+			for _, f := range path {
 				c.seq++
 				f.start, f.seq = at, c.seq
 				open = append(open, f)
 			}
 		}
 		closeFrom(0, p.times[order[len(order)-1]])
-		p.nodes, p.times, p.leaves = nil, nil, nil
+		p.nodes, p.times, p.leaves, p.depths = nil, nil, nil, nil
 	}
 	c.profiles, c.profileByKey = nil, nil
+}
+
+// walkWholeStacks makes profileSlices walk each sample's stack from its
+// leaf to the root, as it does for stacks that go round a cycle: the
+// tests' reference for the walk that stops at the open frames.
+var walkWholeStacks = false
+
+// depth is the number of frames of the stack whose leaf is node id: the
+// nodes from it up to the root or a node never defined; -1 when its
+// parents go round a cycle. Depths are remembered, so that the stacks of
+// all samples are found in time proportional to the tree's nodes, however
+// deep (the samples of a deep stack would each walk it).
+func (p *cpuProfile) depth(id int64) int {
+	if p.depths == nil {
+		p.depths = map[int64]int{}
+	}
+	var walked []int64
+	d := 0
+	for {
+		if known, ok := p.depths[id]; ok {
+			d = known
+			break
+		}
+		n, ok := p.nodes[id]
+		if !ok || !n.hasParent || !n.defined {
+			break
+		}
+		if len(walked) >= len(p.nodes) {
+			d = -1
+			break
+		}
+		walked = append(walked, id)
+		id = n.parent
+	}
+	for j := len(walked) - 1; j >= 0; j-- {
+		if d >= 0 {
+			d++
+		}
+		p.depths[walked[j]] = d
+	}
+	if len(walked) > 0 {
+		return p.depths[walked[0]]
+	}
+	return d
 }
 
 // fixMissingSamples applies DevTools' correction (CPUProfileDataModel's
@@ -275,7 +337,23 @@ func (p *cpuProfile) fixMissingSamples(order []int32, program, gc, idle int32) {
 		n := p.nodes[leaf]
 		return n.defined && (n.name == program || n.name == gc || n.name == idle)
 	}
+	bottoms := map[int64]int64{}
 	bottom := func(id int64) int64 {
+		if d := p.depth(id); d > 0 && !walkWholeStacks { // the node at depth 1 under it, remembered
+			var walked []int64
+			for ; d > 1; d-- {
+				if b, ok := bottoms[id]; ok {
+					id = b
+					break
+				}
+				walked = append(walked, id)
+				id = p.nodes[id].parent
+			}
+			for _, w := range walked {
+				bottoms[w] = id
+			}
+			return id
+		}
 		for depth := 0; depth < len(p.nodes); depth++ {
 			n, ok := p.nodes[id]
 			if !ok || !n.hasParent || !n.defined {

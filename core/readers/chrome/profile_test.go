@@ -3,6 +3,7 @@ package chrome
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -178,5 +179,93 @@ func TestCPUProfileHostile(t *testing.T) {
 		tr, notes := decodeNotes(t, c.in)
 		checkLines(t, c.name, dump(tr), c.want)
 		checkLines(t, c.name+" notes", notes.Messages(), c.notes)
+	}
+}
+
+// randomCPUProfile writes a .cpuprofile of random trees: nodes whose
+// parents may be missing, never defined (named only as children) or go
+// round a cycle, "(program)", "(idle)" and "(garbage collector)" frames,
+// and timeDeltas that may go back in time or be equal.
+func randomCPUProfile(r *rand.Rand) string {
+	names := []string{"(program)", "(idle)", "(garbage collector)", "f", "g", "h", ""}
+	nodes := 2 + r.IntN(30)
+	var b strings.Builder
+	b.WriteString(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}`)
+	if r.IntN(4) == 0 {
+		fmt.Fprintf(&b, `,"children":[%d]`, 2+r.IntN(nodes+3))
+	}
+	b.WriteString("}")
+	for id := 2; id <= nodes; id++ {
+		if r.IntN(10) == 0 {
+			continue // never defined
+		}
+		parent := 1 + r.IntN(id-1)
+		switch r.IntN(12) {
+		case 0:
+			parent = id + r.IntN(5) // a cycle, or a parent never defined
+		case 1:
+			parent = 99
+		}
+		fmt.Fprintf(&b, `,{"id":%d,"callFrame":{"functionName":%q},"parent":%d}`, id, names[r.IntN(len(names))], parent)
+	}
+	samples := r.IntN(60)
+	b.WriteString(`],"samples":[`)
+	for i := 0; i < samples; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprint(&b, 1+r.IntN(nodes+2))
+	}
+	b.WriteString(`],"timeDeltas":[`)
+	for i := 0; i < samples; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprint(&b, r.IntN(20)-3)
+	}
+	b.WriteString(`],"startTime":100}`)
+	return b.String()
+}
+
+// TestCPUProfileStacksWalked: the samples' stacks found from the open
+// frames and the depths remembered are those of walking each sample's
+// stack whole, on random trees and on a stack 20,000 deep sampled at
+// alternate depths (which took the whole walk 12 s of CPU).
+func TestCPUProfileStacksWalked(t *testing.T) {
+	var deep strings.Builder
+	const depth = 20000
+	deep.WriteString(`{"nodes":[{"id":0,"callFrame":{"functionName":"(root)"}}`)
+	for i := 1; i <= depth; i++ {
+		fmt.Fprintf(&deep, `,{"id":%d,"callFrame":{"functionName":"f%d"},"parent":%d}`, i, i%7, i-1)
+	}
+	deep.WriteString(`],"samples":[`)
+	for i := 0; i < depth; i++ {
+		fmt.Fprintf(&deep, "%d,", depth-i%2)
+	}
+	deep.WriteString(`1],"timeDeltas":[`)
+	for i := 0; i < depth; i++ {
+		deep.WriteString("1,")
+	}
+	deep.WriteString(`1],"startTime":0}`)
+	tr, _ := decodeNotes(t, deep.String())
+	got := dump(tr)
+	// The outer 19,999 frames last from the first sample to the one of
+	// the last, node 1; the deepest opens at every other sample: 10,000.
+	if len(got) != depth-1+depth/2 {
+		t.Errorf("deep stack: %d states", len(got))
+	}
+	if want := "state /0/CPU profile Slice f1 1.000-20001.000 d0"; len(got) == 0 || got[0] != want {
+		t.Errorf("deep stack: first state %q, want %q", got[0], want)
+	}
+
+	r := rand.New(rand.NewPCG(35, 1))
+	for i := 0; i < 400; i++ {
+		in := randomCPUProfile(r)
+		tr, notes := decodeNotes(t, in)
+		walkWholeStacks = true
+		want, wantNotes := decodeNotes(t, in)
+		walkWholeStacks = false
+		checkLines(t, in, dump(tr), dump(want))
+		checkLines(t, in+" notes", notes.Messages(), wantNotes.Messages())
 	}
 }
