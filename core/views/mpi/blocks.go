@@ -1,10 +1,8 @@
 package mpi
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -55,27 +53,17 @@ type firstMember struct {
 // and per collective. The messages are then handed, in the order of the
 // links, to OnMessage. It fails as Run does.
 func (b *Builder) Blocks() (*Blocks, error) {
-	if b.err != nil {
-		return nil, b.err
-	}
-	if err := b.spill.Err(); err != nil {
+	if err := b.ready(); err != nil {
 		return nil, err
 	}
-	if !b.finished {
-		return nil, fmt.Errorf("mpi: the trace has not finished")
-	}
 	out := &Blocks{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
-	order := make([]int, 0, len(b.building))
 	resOf := make([]int32, len(b.containers))
 	for i := range resOf {
 		resOf[i] = -1
 	}
-	for i := range b.building {
-		order = append(order, i)
-	}
 	// Resources in the order of their containers, as the trace lists
 	// them; a container with calls is one (outermost keeps a call).
-	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(b.building[i].container, b.building[j].container) })
+	order := b.resourceOrder()
 	kept := order[:0]
 	for _, i := range order {
 		bl := &b.building[i]

@@ -396,26 +396,42 @@ func (b *Builder) Finish(start, end trace.Time) {
 // Err returns the first inconsistency found in the stream so far.
 func (b *Builder) Err() error { return b.err }
 
-// Run returns the message passing the builder gathered, once the trace
-// has finished. It fails when the stream was inconsistent, or when the
-// collective calls of the resources do not pair up.
-func (b *Builder) Run() (*Run, error) {
+// ready returns why Run or Blocks cannot give the message passing: the
+// stream's first inconsistency, the spill file's error, or the trace not
+// finished.
+func (b *Builder) ready() error {
 	if b.err != nil {
-		return nil, b.err
+		return b.err
 	}
 	if err := b.spill.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if !b.finished {
-		return nil, fmt.Errorf("mpi: the trace has not finished")
+		return fmt.Errorf("mpi: the trace has not finished")
 	}
-	run := &Run{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
+	return nil
+}
+
+// resourceOrder returns the indexes of b.building in the order of their
+// containers, as the trace lists them: the order of the resources.
+func (b *Builder) resourceOrder() []int {
 	order := make([]int, len(b.building))
 	for i := range order {
 		order[i] = i
 	}
-	// Resources in the order of their containers, as the trace lists them.
 	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(b.building[i].container, b.building[j].container) })
+	return order
+}
+
+// Run returns the message passing the builder gathered, once the trace
+// has finished. It fails when the stream was inconsistent, or when the
+// collective calls of the resources do not pair up.
+func (b *Builder) Run() (*Run, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
+	run := &Run{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
+	order := b.resourceOrder()
 	resOf := make([]int32, len(b.containers))
 	for i := range resOf {
 		resOf[i] = -1
