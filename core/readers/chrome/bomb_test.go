@@ -103,3 +103,36 @@ func TestWeighCountsTheNextGrowth(t *testing.T) {
 		t.Errorf("%d still told after release", told)
 	}
 }
+
+// A V8 CPU profile's samples weigh against the read's memory budget, as
+// events do: a .cpuprofile of 300,000 samples stops at a budget of 2 MiB
+// (its samples and their states were not weighed), and reads within one
+// of 1 GiB, giving back what it held.
+func TestCPUProfileWeighed(t *testing.T) {
+	data := zstdOf(t, func(w io.Writer) {
+		io.WriteString(w, `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"f"},"parent":1},`+
+			`{"id":3,"callFrame":{"functionName":"g"},"parent":1}],"startTime":0,"samples":[`)
+		const n = 300_000
+		for i := range n {
+			fmt.Fprintf(w, "%d,", 2+i%2)
+		}
+		io.WriteString(w, `2],"timeDeltas":[`)
+		for range n {
+			io.WriteString(w, "1,")
+		}
+		io.WriteString(w, `1]}`)
+	})
+	meter := budget.NewMeter(2<<20, nil)
+	err := Decode(bytes.NewReader(data), "many.cpuprofile.zst", int64(len(data)), trace.New(), trace.ReadOptions{Hold: meter.Hold})
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || ae.Name != "memory_budget" {
+		t.Errorf("%v, want the memory budget's error", err)
+	}
+	meter = budget.NewMeter(1<<30, nil)
+	if err := Decode(bytes.NewReader(data), "many.cpuprofile.zst", int64(len(data)), trace.New(), trace.ReadOptions{Hold: meter.Hold}); err != nil {
+		t.Fatal(err)
+	}
+	if meter.Held() != 0 {
+		t.Errorf("%d bytes still held after the read", meter.Held())
+	}
+}

@@ -23,8 +23,15 @@ type unmatched struct {
 // build turns what was collected into sink calls: types, containers in
 // display order, then states, events, variables and links.
 func (c *collector) build(file string, sink trace.Sink) error {
-	c.addSampledStacks()
+	// The CPU profiles are weighed as their samples are read, and once
+	// they are states (a profile file is all samples, read here).
+	if err := c.addSampledStacks(); err != nil {
+		return err
+	}
 	c.profileSlices()
+	if err := c.weigh(); err != nil {
+		return err
+	}
 	c.matchBeginEnd()
 	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {

@@ -273,6 +273,18 @@ func (c *collector) bytes() int64 {
 		t := &c.threads[i]
 		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + int64(cap(t.marks))*int64(unsafe.Sizeof(mark{}))
 	}
+	// CPU profiles: their samples, nodes (a map entry is about twice its
+	// key and value), and the text of a sampling profile or profile file
+	// kept until the events are read.
+	for i := range c.profiles {
+		p := &c.profiles[i]
+		n += int64(cap(p.times))*int64(unsafe.Sizeof(trace.Time(0))) + int64(cap(p.leaves))*8 +
+			int64(len(p.nodes))*2*int64(8+unsafe.Sizeof(profileNode{})) + int64(len(p.depths))*2*16
+	}
+	n += int64(cap(c.stackFramesText) + cap(c.samplesText))
+	for _, text := range c.cpuProfileFile {
+		n += int64(cap(text))
+	}
 	for i := range c.tracks {
 		n += int64(cap(c.tracks[i].events)) * int64(unsafe.Sizeof(asyncEvent{}))
 	}

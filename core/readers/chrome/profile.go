@@ -402,17 +402,21 @@ func rawText(raw json.RawMessage) string {
 }
 
 // addSampledStacks turns the stackFrames and samples of the object form
-// into profiles (see profileSlices).
-func (c *collector) addSampledStacks() {
+// into profiles (see profileSlices). It returns the memory budget's error
+// if their text, or the profiles, pass it.
+func (c *collector) addSampledStacks() error {
+	if err := c.weigh(); err != nil {
+		return err
+	}
 	framesText, samplesText, isFile := c.stackFramesText, c.samplesText, c.isProfileFile()
 	c.stackFramesText, c.samplesText = nil, nil
 	if file := c.cpuProfileFile; isFile {
 		c.cpuProfileFile = nil
 		c.addProfileFile(file, samplesText)
-		return
+		return c.weigh()
 	}
 	if len(samplesText) == 0 && len(framesText) == 0 {
-		return
+		return nil
 	}
 	var frames map[string]struct {
 		Name   string          `json:"name"`
@@ -425,7 +429,7 @@ func (c *collector) addSampledStacks() {
 	}
 	if len(samplesText) > 0 && json.Unmarshal(strictJSON(samplesText), &samples) != nil {
 		c.notes.skip("samples that are not an array of samples", 1)
-		return
+		return nil
 	}
 	// Frame ids become the nodes 1, 2...; node 0 is the root above the
 	// frames without parent.
@@ -485,6 +489,7 @@ func (c *collector) addSampledStacks() {
 		p.times = append(p.times, ts)
 		p.leaves = append(p.leaves, leaf)
 	}
+	return c.weigh()
 }
 
 // addProfileFile reads a V8 CPU profile file (.cpuprofile, as Node's
