@@ -153,7 +153,7 @@ func (c *collector) addProfile(e *rawEvent) bool {
 	}
 	samples := a.Data.CPUProfile.Samples
 	if len(samples) != len(deltas) {
-		c.notes.warn("%d ProfileChunk events whose samples and timeDeltas differ in length: the extra ones are skipped")
+		c.notes.warn("%d CPU profile chunks (ProfileChunk or CpuProfile events, .cpuprofile files) whose samples and timeDeltas differ in length: the extra ones are skipped")
 		n := min(len(samples), len(deltas))
 		samples, deltas = samples[:n], deltas[:n]
 	}

@@ -172,6 +172,10 @@ func TestCPUProfileHostile(t *testing.T) {
 			`"samples":[2,3,2],"timeDeltas":[-1,-9000000000000000,-9000000000000000],"startTime":0}`,
 			[]string{"state /0/CPU profile Slice g -9000000000000001000ns--1.000 d0"},
 			[]string{"skipped 1 CPU profile samples whose timeDeltas add up beyond the clock's range"}},
+		{"lengths differ", `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"f"},"parent":1}],` +
+			`"samples":[2,2,2],"timeDeltas":[1,1],"startTime":0}`,
+			[]string{"state /0/CPU profile Slice f 1.000-2.000 d0"},
+			[]string{"1 CPU profile chunks (ProfileChunk or CpuProfile events, .cpuprofile files) whose samples and timeDeltas differ in length: the extra ones are skipped"}},
 		{"missing node", `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2,3]},{"id":3,"callFrame":{"functionName":"g"}}],` +
 			`"samples":[3,2,3],"timeDeltas":[1,1,1],"startTime":0}`,
 			[]string{"state /0/CPU profile Slice g 1.000-2.000 d0"}, nil},
