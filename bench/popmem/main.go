@@ -19,6 +19,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 
@@ -76,6 +77,13 @@ func main() {
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
 		os.Exit(2)
+	}
+	if path := os.Getenv("POPMEM_MEMPROFILE"); path != "" {
+		f, err := os.Create(path)
+		check(err)
+		runtime.GC()
+		check(pprof.WriteHeapProfile(f))
+		check(f.Close())
 	}
 	fmt.Println(out)
 }
