@@ -16,8 +16,10 @@
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -65,6 +67,7 @@ func main() {
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
 		run, err := a.Result()
 		check(err)
+		heapProfile()
 		out = fmt.Sprintf("%d calls, %d messages, ideal runtime %d", run.Calls, run.Messages, run.IdealRuntime)
 		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
 	case "critpath":
@@ -73,11 +76,25 @@ func main() {
 		res, err := a.Result()
 		check(err)
 		out = fmt.Sprintf("%d path segments, %d waits", len(res.Segments), len(res.Waits))
-		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v %+v", res.Segments, res.Waits))))
+		heapProfile()
+		// The hash of fmt.Sprintf("%+v %+v", res.Segments, res.Waits),
+		// written an element at a time: the string of a million wait
+		// states would weigh more than the analysis.
+		h := sha256.New()
+		hashSlice(h, res.Segments)
+		fmt.Fprint(h, " ")
+		hashSlice(h, res.Waits)
+		fmt.Printf("sha256 %x\n", h.Sum(nil))
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
 		os.Exit(2)
 	}
+	fmt.Println(out)
+}
+
+// heapProfile writes the heap profile POPMEM_MEMPROFILE names, if any,
+// while the result is held.
+func heapProfile() {
 	if path := os.Getenv("POPMEM_MEMPROFILE"); path != "" {
 		f, err := os.Create(path)
 		check(err)
@@ -85,7 +102,20 @@ func main() {
 		check(pprof.WriteHeapProfile(f))
 		check(f.Close())
 	}
-	fmt.Println(out)
+}
+
+// hashSlice writes xs to w as fmt's %+v prints a slice.
+func hashSlice[T any](w io.Writer, xs []T) {
+	fmt.Fprint(w, "[")
+	bw := bufio.NewWriter(w)
+	for i := range xs {
+		if i > 0 {
+			bw.WriteByte(' ')
+		}
+		fmt.Fprintf(bw, "%+v", xs[i])
+	}
+	check(bw.Flush())
+	fmt.Fprint(w, "]")
 }
 
 func check(err error) {
