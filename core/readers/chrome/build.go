@@ -215,6 +215,7 @@ type emitter struct {
 	counters                                             []int32
 
 	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
+	recentValues     [valueSlots]recentValue
 	nValues          int32
 	nStates, nEvents int
 	trackCont        []int32
@@ -295,13 +296,38 @@ func (e *emitter) defineTypes(links, lostFlows bool, async *asyncResult) {
 	}
 }
 
+// valueSlots is the size of the emitter's cache of values, which spares
+// most slices a lookup in the map of values (hashing a 12-byte key): a
+// trace has a few hundred distinct names per type, met again and again.
+const valueSlots = 256
+
+// recentValue is a slot of that cache: a key of values and its value
+// plus one, 0 when empty.
+type recentValue struct {
+	key [3]int32
+	v   int32
+}
+
 // value returns the value of type typ named by interned string name in
 // category cat (none for no category), defining it on first use.
 func (e *emitter) value(typ, name, cat int32) int32 {
 	k := [3]int32{typ, name, cat}
-	if v, ok := e.values[k]; ok {
-		return v
+	h := (uint32(typ)*0x9e3779b1 ^ uint32(name)*0x85ebca6b ^ uint32(cat)*0xc2b2ae35) * 0x27d4eb2f
+	slot := &e.recentValues[h>>24&(valueSlots-1)]
+	if slot.v != 0 && slot.key == k {
+		return slot.v - 1
 	}
+	v, ok := e.values[k]
+	if !ok {
+		v = e.defineValue(k)
+	}
+	*slot = recentValue{k, v + 1}
+	return v
+}
+
+// defineValue numbers and delivers a value first met.
+func (e *emitter) defineValue(k [3]int32) int32 {
+	typ, name, cat := k[0], k[1], k[2]
 	v := e.nValues
 	e.nValues++
 	e.values[k] = v

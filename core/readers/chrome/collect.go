@@ -190,10 +190,10 @@ type collector struct {
 	procByKey   map[int32]int32
 	threads     []thread
 	threadByKey map[[2]int32]int32
-	lastThread  struct {
-		pid, tid, index int32
-		ok              bool
-	}
+	// recentThreads caches threads by a hash of (pid, tid): events come
+	// in runs on one thread, or interleaved among a few, and a
+	// comparison costs less than the map.
+	recentThreads [threadSlots]recentThread
 
 	instants     []instant
 	samples      []sample
@@ -364,17 +364,23 @@ func (c *collector) process(pid int32) int32 {
 	return p
 }
 
+const threadSlots = 64
+
+// recentThread is a slot of collector.recentThreads: a thread's key and
+// its index plus one, 0 when empty.
+type recentThread struct{ pid, tid, index int32 }
+
 func (c *collector) thread(pid, tid int32) int32 {
-	// Events come in runs on one thread: the last one found is tried
-	// before the map.
-	if c.lastThread.ok && c.lastThread.pid == pid && c.lastThread.tid == tid {
-		return c.lastThread.index
+	h := (uint32(pid)*0x9e3779b1 ^ uint32(tid)*0x85ebca6b) * 0xc2b2ae35
+	slot := &c.recentThreads[h>>26&(threadSlots-1)]
+	if slot.index != 0 && slot.pid == pid && slot.tid == tid {
+		return slot.index - 1
 	}
 	t, ok := c.threadByKey[[2]int32{pid, tid}]
 	if !ok {
 		t = c.newThread(pid, tid)
 	}
-	c.lastThread.pid, c.lastThread.tid, c.lastThread.index, c.lastThread.ok = pid, tid, t, true
+	*slot = recentThread{pid, tid, t + 1}
 	return t
 }
 

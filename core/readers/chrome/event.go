@@ -21,8 +21,9 @@ type interner struct {
 	// recent caches the ids of strings met lately, by a hash of a few of
 	// their bytes: the same few names, categories and ids come back event
 	// after event, and a comparison costs less than a map lookup. A slot
-	// holds an id plus one, 0 when empty.
-	recent [recentSlots]int32
+	// holds the string itself (compared without a look into the table's
+	// strings) and its id plus one, 0 when empty.
+	recent [recentSlots]recentString
 	// nums indexes the strings that are decimal integers by value: flow
 	// and correlation ids, new at almost every flow, cost a map insertion
 	// each (a cache miss in a map of hundreds of thousands of strings);
@@ -31,6 +32,11 @@ type interner struct {
 }
 
 const recentSlots = 512
+
+type recentString struct {
+	s  string
+	id int32
+}
 
 func newInterner() *interner { return &interner{} }
 
@@ -48,7 +54,7 @@ func recentSlot(b []byte) int {
 // reset empties the interner for reuse.
 func (in *interner) reset() {
 	in.Reset()
-	in.recent = [recentSlots]int32{}
+	in.recent = [recentSlots]recentString{}
 	in.nums.reset()
 }
 
@@ -65,9 +71,9 @@ func (in *interner) id(b []byte) int32 { return in.intern(b, "") }
 // intern returns the id of b; s, if not empty, is b as a string, kept
 // when b is new.
 func (in *interner) intern(b []byte, s string) int32 {
-	slot := recentSlot(b)
-	if r := in.recent[slot]; r != 0 && in.String(r-1) == string(b) {
-		return r - 1
+	slot := &in.recent[recentSlot(b)]
+	if slot.id != 0 && slot.s == string(b) {
+		return slot.id - 1
 	}
 	var id int32
 	if v, ok := decimal(b); ok && in.nums.has(v) {
@@ -84,7 +90,7 @@ func (in *interner) intern(b []byte, s string) int32 {
 	} else {
 		id = in.IDBytes(b)
 	}
-	in.recent[slot] = id + 1
+	*slot = recentString{in.String(id), id + 1}
 	return id
 }
 
@@ -261,6 +267,15 @@ func gpuCategory(cat []byte) gpuKind {
 		return gpuOp
 	}
 	return notGPU
+}
+
+// gpuArgKey tells whether key names one of the arguments setGPUArg keeps.
+func gpuArgKey(key []byte) bool {
+	switch string(key) {
+	case "correlation", "wait_on_cuda_event_record_corr_id", "wait_on_stream":
+		return true
+	}
+	return false
 }
 
 // setGPUArg keeps one of the integer arguments of a GPU event (see

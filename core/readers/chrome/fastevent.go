@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		return true
 	}
 	for {
-		key, j, ok := plainString(b, i)
+		key, j, ok := eventKey(b, i)
 		if !ok {
 			return false
 		}
@@ -39,24 +40,24 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] == 'n' {
 			return false // null: readEvent takes it as absent
 		}
-		switch string(key) {
-		case "ph":
+		switch key {
+		case keyPh:
 			v, j, ok := plainString(b, i)
 			if !ok || len(v) != 1 {
 				return false
 			}
 			e.ph, e.badPh, i = v[0], none, j
-		case "name", "cat", "bp", "s":
+		case keyName, keyCat, keyBp, keyS:
 			v, j, ok := plainString(b, i)
 			if !ok {
 				return false
 			}
-			switch key[0] {
-			case 'n':
+			switch key {
+			case keyName:
 				e.name = d.strs.id(v)
-			case 'c':
+			case keyCat:
 				e.cat, e.gpuCat = d.strs.id(v), gpuCategory(v)
-			case 'b':
+			case keyBp:
 				e.bindEnclosing = string(v) == "e"
 			default:
 				if len(v) != 1 || (v[0] != 'g' && v[0] != 'p' && v[0] != 't') {
@@ -66,7 +67,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 				}
 			}
 			i = j
-		case "pid", "tid", "id":
+		case keyPid, keyTid, keyID:
 			var v []byte
 			if b[i] == '"' {
 				v, j, ok = plainString(b, i)
@@ -76,34 +77,53 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			if !ok {
 				return false
 			}
-			switch {
-			case key[0] == 'p':
+			switch key {
+			case keyPid:
 				e.pid = d.strs.id(v)
-			case key[0] == 't':
+			case keyTid:
 				e.tid = d.strs.id(v)
 			default:
 				e.id, e.idLocal = d.strs.id(v), false
 			}
 			i = j
-		case "ts", "dur":
-			v, j, ok := plainNumber(b, i)
+		case keyTs, keyDur:
+			t, j, ok := microsFast(b, i)
 			if !ok {
-				return false
+				var v []byte
+				if v, j, ok = plainNumber(b, i); !ok {
+					return false
+				}
+				var err error
+				if t, err = parseMicros(v); err != nil {
+					return false
+				}
 			}
-			t, err := parseMicros(v)
-			if err != nil {
-				return false
-			}
-			if key[0] == 't' {
+			if key == keyTs {
 				e.ts, e.hasTs = t, true
 			} else {
 				e.dur, e.hasDur = t, true
 			}
 			i = j
-		case "args":
-			// Only args the reader does not keep are read here, and ph
-			// must come before them.
-			if e.ph == 0 || (d.keepArgs && keepsArgs(e.ph)) {
+		case keyFlow:
+			return false
+		case keyArgs:
+			// Only args the reader does not keep are read here.
+			if e.ph == 0 {
+				// Before ph (writers that sort the keys, as DevTools
+				// does): passed over, then read at the end if ph tells
+				// they matter, as readEvent reads the text it keeps.
+				if argsAt >= 0 {
+					return false
+				}
+				argsAt = i
+				end, l, len, ok := skipFast(b, i, 1)
+				if !ok {
+					return false
+				}
+				i, lines, lenient = end, lines+l, lenient || len
+				break
+			}
+			if d.keepArgs && keepsArgs(e.ph) {
 				return false
 			}
 			if e.ph == 'X' && e.cat == none {
@@ -119,9 +139,6 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			fallthrough
 		default:
-			if key := string(key); key == "id2" || key == "bind_id" || key == "flow_in" || key == "flow_out" {
-				return false
-			}
 			end, l, len, ok := skipFast(b, i, 1)
 			if !ok {
 				return false
@@ -138,9 +155,14 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			continue
 		case '}':
-			if argsAt >= 0 && e.parsesArgs() {
-				if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
-					return false
+			if argsAt >= 0 {
+				if d.keepArgs && keepsArgs(e.ph) {
+					return false // args before ph, to be kept
+				}
+				if e.parsesArgs() {
+					if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
+						return false
+					}
 				}
 			}
 			s.pos = i + 1
@@ -150,6 +172,117 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		return false
 	}
+}
+
+// fieldKey names the keys of an event object that readEventFast reads.
+type fieldKey byte
+
+const (
+	keyOther fieldKey = iota // skipped
+	keyPh
+	keyName
+	keyCat
+	keyBp
+	keyS
+	keyPid
+	keyTid
+	keyID
+	keyTs
+	keyDur
+	keyArgs
+	keyFlow // id2, bind_id, flow_in, flow_out: left to readEvent
+)
+
+// The common keys with their quotes, as the little-endian words of their
+// bytes (TestKeyWords checks them).
+const (
+	wordPh   = 0x22687022     // "ph"
+	wordTs   = 0x22737422     // "ts"
+	wordID   = 0x22646922     // "id"
+	wordBp   = 0x22706222     // "bp"
+	wordS    = 0x227322       // "s"
+	wordPid  = 0x2264697022   // "pid"
+	wordTid  = 0x2264697422   // "tid"
+	wordCat  = 0x2274616322   // "cat"
+	wordDur  = 0x2272756422   // "dur"
+	wordName = 0x22656d616e22 // "name"
+	wordArgs = 0x227367726122 // "args"
+	wordTts  = 0x2273747422   // "tts" (Chrome's thread clock: skipped)
+	wordTdur = 0x227275647422 // "tdur"
+)
+
+// eventKey reads the key string at b[i] of an event object, as
+// plainString does, and names it: the common keys are told by comparing
+// the first eight bytes as one word with their quoted text, the others
+// read and compared as strings.
+func eventKey(b []byte, i int) (fieldKey, int, bool) {
+	if i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		switch w & 0xffffffff {
+		case wordPh:
+			return keyPh, i + 4, true
+		case wordTs:
+			return keyTs, i + 4, true
+		case wordID:
+			return keyID, i + 4, true
+		case wordBp:
+			return keyBp, i + 4, true
+		}
+		switch w & 0xffffffffff {
+		case wordPid:
+			return keyPid, i + 5, true
+		case wordTid:
+			return keyTid, i + 5, true
+		case wordCat:
+			return keyCat, i + 5, true
+		case wordDur:
+			return keyDur, i + 5, true
+		case wordTts:
+			return keyOther, i + 5, true
+		}
+		switch w & 0xffffffffffff {
+		case wordName:
+			return keyName, i + 6, true
+		case wordArgs:
+			return keyArgs, i + 6, true
+		case wordTdur:
+			return keyOther, i + 6, true
+		}
+		if w&0xffffff == wordS {
+			return keyS, i + 3, true
+		}
+	}
+	key, j, ok := plainString(b, i)
+	if !ok {
+		return keyOther, 0, false
+	}
+	switch string(key) {
+	case "ph":
+		return keyPh, j, true
+	case "name":
+		return keyName, j, true
+	case "cat":
+		return keyCat, j, true
+	case "bp":
+		return keyBp, j, true
+	case "s":
+		return keyS, j, true
+	case "pid":
+		return keyPid, j, true
+	case "tid":
+		return keyTid, j, true
+	case "id":
+		return keyID, j, true
+	case "ts":
+		return keyTs, j, true
+	case "dur":
+		return keyDur, j, true
+	case "args":
+		return keyArgs, j, true
+	case "id2", "bind_id", "flow_in", "flow_out":
+		return keyFlow, j, true
+	}
+	return keyOther, j, true
 }
 
 // plainString returns the body of the string at b[i] if it holds no
@@ -219,59 +352,20 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 			return 0, 0, false, false
 		}
 		c := b[i]
-		scalar := c == '"' || c == '-' || (c >= '0' && c <= '9')
-		var v []byte
-		if scalar {
-			if c == '"' {
-				v, j, ok = plainString(b, i)
-			} else {
-				v, j, ok = plainNumber(b, i)
+		skip := true
+		if e.ph == 'X' {
+			// A GPU event: only its integer correlation ids are read,
+			// the other values passed over.
+			if gpuArgKey(key) && (c == '-' || (c >= '0' && c <= '9')) {
+				var v []byte
+				if v, j, ok = plainNumber(b, i); !ok {
+					return 0, 0, false, false
+				}
+				e.setGPUArg(key, v)
+				skip = false
 			}
-			if !ok {
-				return 0, 0, false, false
-			}
-		}
-		skip := !scalar
-		switch {
-		case e.ph == 'X':
-			if c == '"' || !scalar {
-				skip = true
-				break
-			}
-			e.setGPUArg(key, v)
-		case e.ph == 'C':
-			if !scalar {
-				e.badCounters++ // an object, a boolean, null: not a series
-				break
-			}
-			x, err := strconv.ParseFloat(string(v), 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				e.badCounters++
-			} else {
-				e.counters = append(e.counters, series{counter, x})
-			}
-		case string(key) == "name" || string(key) == "labels" || string(key) == "step":
-			if c != '"' {
-				skip = true // a name that is not a string does not name
-				break
-			}
-			e.setNameArg(key[0], d.strs.id(v))
-		case string(key) == "sort_index":
-			if c == 'n' {
-				break // null
-			}
-			if !scalar {
-				e.badSortIndex = true
-				break
-			}
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil {
-				e.badSortIndex = true
-			} else {
-				e.sortIndex, e.hasSortIndex = n, true
-			}
-		default:
-			skip = true
+		} else if skip, j, ok = d.readArgFast(e, key, counter, b, i); !ok {
+			return 0, 0, false, false
 		}
 		if skip {
 			end, l, len, ok := skipFast(b, i, 1)
@@ -294,4 +388,61 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		}
 		return 0, 0, false, false
 	}
+}
+
+// readArgFast reads the value at b[i] of the argument key of a metadata,
+// counter or async step event (counter is the key's id for a counter), as
+// readArgs does: it returns whether the value is to be skipped instead,
+// and otherwise the index after it.
+func (d *decoder) readArgFast(e *rawEvent, key []byte, counter int32, b []byte, i int) (skip bool, j int, ok bool) {
+	c := b[i]
+	scalar := c == '"' || c == '-' || (c >= '0' && c <= '9')
+	var v []byte
+	if scalar {
+		if c == '"' {
+			v, j, ok = plainString(b, i)
+		} else {
+			v, j, ok = plainNumber(b, i)
+		}
+		if !ok {
+			return false, 0, false
+		}
+	}
+	skip = !scalar
+	switch {
+	case e.ph == 'C':
+		if !scalar {
+			e.badCounters++ // an object, a boolean, null: not a series
+			break
+		}
+		x, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			e.badCounters++
+		} else {
+			e.counters = append(e.counters, series{counter, x})
+		}
+	case string(key) == "name" || string(key) == "labels" || string(key) == "step":
+		if c != '"' {
+			skip = true // a name that is not a string does not name
+			break
+		}
+		e.setNameArg(key[0], d.strs.id(v))
+	case string(key) == "sort_index":
+		if c == 'n' {
+			break // null
+		}
+		if !scalar {
+			e.badSortIndex = true
+			break
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			e.badSortIndex = true
+		} else {
+			e.sortIndex, e.hasSortIndex = n, true
+		}
+	default:
+		skip = true
+	}
+	return skip, j, true
 }

@@ -2,7 +2,6 @@ package chrome
 
 import (
 	"errors"
-	"math"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -27,7 +26,7 @@ func parseMicrosPlain(b []byte) (trace.Time, bool) {
 		neg = true
 		i++
 	}
-	const limit = (math.MaxInt64 - 999) / 1000
+	const limit = microsLimit
 	var whole int64
 	digits := 0
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {

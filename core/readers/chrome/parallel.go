@@ -471,13 +471,13 @@ func (d *decoder) replay(p *part, line int) error {
 		}
 		p.unpack(pe, e)
 		e.line += line - 1
-		for _, f := range []*int32{&e.badPh, &e.name, &e.cat, &e.pid, &e.tid, &e.id, &e.bindID, &e.argName, &e.argLabels, &e.argStep} {
-			if *f != none {
-				*f = ids[*f]
+		e.name, e.cat, e.pid, e.tid = remap(ids, e.name), remap(ids, e.cat), remap(ids, e.pid), remap(ids, e.tid)
+		e.id, e.bindID = remap(ids, e.id), remap(ids, e.bindID)
+		if pe.rare >= 0 { // the fields a packed event has none of (see packs)
+			e.badPh, e.argName, e.argLabels, e.argStep = remap(ids, e.badPh), remap(ids, e.argName), remap(ids, e.argLabels), remap(ids, e.argStep)
+			for j := range e.counters {
+				e.counters[j].key = ids[e.counters[j].key]
 			}
-		}
-		for j := range e.counters {
-			e.counters[j].key = ids[e.counters[j].key]
 		}
 		if e.args != none {
 			r := p.col.argsRefs[e.args]
@@ -492,4 +492,13 @@ func (d *decoder) replay(p *part, line int) error {
 		}
 	}
 	return nil
+}
+
+// remap gives the reader's id of the part's interned string id (none
+// stays none).
+func remap(ids []int32, id int32) int32 {
+	if id == none {
+		return none
+	}
+	return ids[id]
 }

@@ -149,6 +149,10 @@ type decoder struct {
 	cut    string
 	// parallel tells that the event array was read in parts (or tried).
 	parallel bool
+	// parsers is parserCount, asked once per read: asked at every event
+	// (runtime.GOMAXPROCS takes the scheduler's lock) it cost 1-5% of a
+	// read on one core.
+	parsers int
 	// counted is the input's byte counter, which reports progress.
 	counted *countingReader
 }
@@ -414,7 +418,10 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		}
 		// Once an event is read, the rest of a long input is read on all
 		// cores (see readEventsParallel).
-		if d.events > 0 && !d.parallel && s.r != nil && !s.eof && s.readErr == nil && parserCount() > 1 {
+		if d.parsers == 0 {
+			d.parsers = parserCount()
+		}
+		if d.events > 0 && !d.parallel && s.r != nil && !s.eof && s.readErr == nil && d.parsers > 1 {
 			d.parallel = true
 			if read, err := d.readEventsParallel(); err != nil {
 				return err

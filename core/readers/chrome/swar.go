@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // The fast paths of the scanner look at eight bytes at a time (SWAR: SIMD
@@ -318,4 +320,81 @@ func numberByte(c byte) bool {
 // hasWord tells whether b holds word at i.
 func hasWord(b []byte, i int, word string) bool {
 	return len(b)-i >= len(word) && string(b[i:i+len(word)]) == word
+}
+
+// microsFast reads the number of microseconds at b[i] in the form nearly
+// every writer uses, [-]digits[.digits] with at most 16 digits before the
+// point, in one pass: numberEnd's check of the token and parseMicros's
+// conversion together, the integer digits converted eight at a time. It
+// reports false for anything else (an exponent, a token reaching the end
+// of b...), and then numberEnd and parseMicros decide.
+func microsFast(b []byte, i int) (trace.Time, int, bool) {
+	neg := false
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	if i+16 > len(b) {
+		return 0, 0, false
+	}
+	var whole uint64
+	switch c := b[i]; {
+	case c == '0':
+		i++ // a digit after it (not JSON) fails the check of the end below
+	case c >= '1' && c <= '9':
+		from := i
+		i = digitRun(b, i+1)
+		switch n := i - from; { // the bytes past the digits are shifted out
+		case n <= 8:
+			whole = eightDigits(binary.LittleEndian.Uint64(b[from:]) << (64 - 8*n))
+		case n <= 16:
+			high := n - 8
+			whole = eightDigits(binary.LittleEndian.Uint64(b[from:])<<(64-8*high))*1e8 +
+				eightDigits(binary.LittleEndian.Uint64(b[from+high:]))
+			if whole > microsLimit {
+				return 0, 0, false
+			}
+		default:
+			return 0, 0, false
+		}
+	default:
+		return 0, 0, false
+	}
+	ns := int64(whole) * 1000
+	if i < len(b) && b[i] == '.' {
+		i++
+		from := i
+		if i = digitRun(b, i); i == from {
+			return 0, 0, false
+		}
+		scale := int64(100)
+		for k := from; k < i && k < from+3; k++ {
+			ns += int64(b[k]-'0') * scale
+			scale /= 10
+		}
+		if i-from > 3 && b[from+3] >= '5' {
+			ns++
+		}
+	}
+	if i >= len(b) || numberByte(b[i]) {
+		return 0, 0, false
+	}
+	if neg {
+		ns = -ns
+	}
+	return trace.Time(ns), i, true
+}
+
+// microsLimit is the largest whole number of microseconds whose
+// nanoseconds, fraction included, fit an int64 (parseMicrosPlain's limit).
+const microsLimit = (1<<63 - 1 - 999) / 1000
+
+// eightDigits converts the eight ASCII digits of w, the first in its
+// lowest byte, to their value; zero bytes (shifted in from below) count as
+// leading zeros. Pairs, then quadruples, then the whole: one
+// multiplication each (simdjson's parse_eight_digits_unrolled).
+func eightDigits(w uint64) uint64 {
+	w = (w & 0x0f0f0f0f0f0f0f0f) * 2561 >> 8
+	w = (w & 0x00ff00ff00ff00ff) * 6553601 >> 16
+	return uint64(uint32((w & 0x0000ffff0000ffff) * 42949672960001 >> 32))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -119,6 +120,9 @@ func TestEventFast(t *testing.T) {
 		`{"ph": "X", "cat": "cuda_runtime", "args": {"correlation": "12", "x": {"correlation": 3}, "wait_on_stream": -1}}`,
 		`{"ph": "X", "cat": "cuda_runtime", "args": {"correlation": 1.5, "wait_on_stream": 99999999999999999999}}`,
 		`{"args": {"correlation": 4}, "cat": "gpu_memcpy", "ph": "X"}`, `{"ph": "X", "args": {"correlation": 4}, "cat": "cpu_op"}`,
+		`{"args": {"name": "a"}, "ph": "M", "args": {"name": "b"}}`, `{"args": {"name": 1}, "name": "thread_name", "ph": "M"}`,
+		`{"args": {"a": [1,]}, "ph": "i"}`, `{"args": {"sort_index": 3}, "ph": "M", "name": "process_sort_index"}`,
+		`{"args": {"step": "s1"}, "ph": "T", "id": 1}`, `{"args": {"x": 1}}`, `{"args": {"v": 2, "w": "x"}, "name": "c", "ph": "C"}`,
 	} {
 		for _, keep := range []bool{false, true} {
 			checkEventFast(t, []byte(in), keep)
@@ -170,7 +174,59 @@ func FuzzNumberEnd(f *testing.F) {
 		if ok != wantOK || (ok && got != j) {
 			t.Fatalf("numberEnd(%q) = %d %v, want %d %v", b, got, ok, j, wantOK)
 		}
+		checkMicrosFast(t, b)
 	})
+}
+
+// checkMicrosFast compares microsFast, where it accepts, with numberEnd
+// and parseMicros on the number at the start of b.
+func checkMicrosFast(t *testing.T, b []byte) {
+	t.Helper()
+	got, end, ok := microsFast(b, 0)
+	if !ok {
+		return
+	}
+	wantEnd, valid := numberEnd(b, 0)
+	if !valid || end != wantEnd {
+		t.Fatalf("microsFast(%q) ends at %d, numberEnd %d %v", b, end, wantEnd, valid)
+	}
+	if want, err := parseMicros(b[:end]); err != nil || got != want {
+		t.Fatalf("microsFast(%q) = %d, parseMicros %d %v", b, got, want, err)
+	}
+}
+
+// TestMicrosFast checks microsFast on timestamps of every length, with
+// and without fractions, signs and padding, and that it takes the usual
+// forms rather than leaving them to the ordinary reading.
+func TestMicrosFast(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	pad := "                "
+	for _, in := range []string{"1700000000610.000", "500.250", "12.5", "1", "123456789012345", "-42.12345",
+		"999999999999999.9996", "7.0004", "7.0005", "1234567.89e3", "0.5", "01", "1234567890123456", "-0.25", "0", "0.",
+		"9223372036854774.9995", "9223372036854775", "9999999999999999", "12345678901234567", "00.5", "-", "-x"} {
+		checkMicrosFast(t, []byte(in+","+pad))
+	}
+	for _, in := range []string{"1700000000610.000", "500.250", "1", "123456789012345", "-42.12345", "0.501", "0",
+		"1669783687464181.123"} {
+		if _, _, ok := microsFast([]byte(in+","+pad), 0); !ok {
+			t.Errorf("microsFast leaves %s to the ordinary reading", in)
+		}
+	}
+	for range 20000 {
+		n := 1 + r.IntN(18)
+		digits := make([]byte, n)
+		for k := range digits {
+			digits[k] = byte('0' + r.IntN(10))
+		}
+		in := string(digits)
+		if r.IntN(2) == 0 {
+			in += "." + strconv.Itoa(r.IntN(100000))[1:]
+		}
+		if r.IntN(4) == 0 {
+			in = "-" + in
+		}
+		checkMicrosFast(t, []byte(in+"}"+pad[:r.IntN(len(pad))]))
+	}
 }
 
 // TestSortSlices checks sortSlices against a plain sort on slices in
@@ -208,5 +264,73 @@ func TestSortSlices(t *testing.T) {
 		if !slices.Equal(sl, want) {
 			t.Fatalf("trial %d (%d slices): sortSlices differs from a sort", trial, n)
 		}
+	}
+}
+
+// TestEventKey checks the word comparisons of eventKey against reading
+// the key as a string, on every key it tells, quoted and followed by
+// whatever, near words of the same bytes, and cut at every length.
+func TestEventKey(t *testing.T) {
+	named := map[string]fieldKey{"ph": keyPh, "name": keyName, "cat": keyCat, "bp": keyBp, "s": keyS,
+		"pid": keyPid, "tid": keyTid, "id": keyID, "ts": keyTs, "dur": keyDur, "args": keyArgs,
+		"id2": keyFlow, "bind_id": keyFlow, "flow_in": keyFlow, "flow_out": keyFlow, "tts": keyOther, "tdur": keyOther}
+	var keys []string
+	for k := range named {
+		keys = append(keys, k, k+"x", k[:len(k)-1], "x"+k, k+`\"`, k+"é")
+	}
+	keys = append(keys, "", "p", "correlation", "External id")
+	for _, k := range keys {
+		for _, tail := range []string{`: 1, "a": 2}`, `:1}`, ` : "x"`, ``} {
+			in := []byte(`"` + k + `"` + tail)
+			for n := 0; n <= len(in); n++ {
+				b := in[:n]
+				got, j, ok := eventKey(b, 0)
+				v, wantJ, wantOK := plainString(b, 0)
+				want := keyOther
+				if wantOK {
+					if f, found := named[string(v)]; found {
+						want = f
+					}
+				}
+				if ok != wantOK || ok && (got != want || j != wantJ) {
+					t.Fatalf("eventKey(%q) = %v %d %v, want %v %d %v", b, got, j, ok, want, wantJ, wantOK)
+				}
+			}
+		}
+	}
+}
+
+// TestEventFastTakes checks that the fast path reads, rather than leaves
+// to readEvent, the events the common writers produce (Kineto's steps,
+// operators, launches, kernels and flows; Chrome's slices, instants and
+// metadata): leaving them would change no result, only the speed.
+func TestEventFastTakes(t *testing.T) {
+	for _, in := range []string{
+		`{"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 4242, "tid": 4242, "ts": 1700000000610.000, "dur": 500.250, "args": {"External id": 3, "Sequence number": 3, "Fwd thread id": 0}}`,
+		`{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": 1700000000710.000, "dur": 12.500, "args": {"External id": 3, "cbid": 211, "correlation": 2}}`,
+		`{"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4>", "pid": 0, "tid": 8, "ts": 1700000000760.000, "dur": 300.000, "args": {"External id": 3, "device": 0, "stream": 8, "correlation": 2, "registers per thread": 32, "grid": [128, 1, 1], "block": [256, 1, 1]}}`,
+		`{"ph": "s", "id": 2, "pid": 4242, "tid": 4242, "ts": 1700000000710.000, "cat": "ac2g", "name": "ac2g"}`,
+		`{"ph": "f", "id": 2, "pid": 0, "tid": 8, "ts": 1700000000760.000, "cat": "ac2g", "name": "ac2g", "bp": "e"}`,
+		`{"name": "process_name", "ph": "M", "pid": 4242, "tid": 0, "args": {"name": "python"}}`,
+		`{"pid":1,"tid":2,"ts":15,"ph":"X","cat":"toplevel","name":"Task","dur":3,"tdur":2,"tts":5,"args":{"src_file":"a.cc","src_func":"Run"}}`,
+		`{"pid":1,"tid":2,"ts":15,"ph":"B","cat":"v8","name":"Compile","args":{}}`,
+		`{"pid":1,"tid":2,"ts":16,"ph":"E","cat":"v8","name":"Compile","args":{}}`,
+		`{"pid":1,"tid":2,"ts":17,"ph":"i","cat":"blink","name":"Mark","s":"t"}`,
+		// DevTools sorts the keys: args come before ph.
+		`{"args":{"name":"Renderer"},"cat":"__metadata","name":"process_name","ph":"M","pid":1001,"tid":0,"ts":0}`,
+		`{"args":{"data":{"frame":"A1"}},"cat":"blink","dur":5,"name":"Layout","ph":"X","pid":1,"tdur":4,"tid":2,"ts":15,"tts":5}`,
+		`{"args":{"JSHeapUsedSize":12,"Nodes":3},"cat":"devtools.timeline","name":"UpdateCounters","ph":"C","pid":1,"tid":2,"ts":1}`,
+		`{"args":{"correlation":4},"cat":"kernel","name":"k","ph":"X","pid":0,"tid":7,"ts":1,"dur":2}`,
+	} {
+		b := []byte(in + ",")
+		col := newCollector()
+		sc := newBytesScanner("in", b, 1)
+		d := &decoder{file: "in", sc: sc, col: col, strs: col.strs}
+		sc.peek()
+		if !d.readEventFast(&d.ev) {
+			t.Errorf("the fast path leaves %s to readEvent", in)
+		}
+		checkEventFast(t, b, false)
+		checkEventFast(t, b, true)
 	}
 }

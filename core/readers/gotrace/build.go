@@ -10,6 +10,7 @@ import (
 
 	xtrace "golang.org/x/exp/trace"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -123,6 +124,8 @@ type metric struct {
 type builder struct {
 	sink trace.Sink
 	opt  trace.ReadOptions
+	file string           // the trace's name, for notes
+	text ingest.ValidText // the names made valid UTF-8 (a damaged string table)
 
 	started bool
 	base    xtrace.Time // the first event's time, the trace's 0
@@ -151,9 +154,9 @@ type builder struct {
 	skipped map[string]int64
 }
 
-func newBuilder(sink trace.Sink, opt trace.ReadOptions) *builder {
+func newBuilder(sink trace.Sink, opt trace.ReadOptions, file string) *builder {
 	return &builder{
-		sink: sink, opt: opt,
+		sink: sink, opt: opt, file: file,
 		values:        map[valueKey]int32{},
 		types:         map[string]int32{},
 		waitingValues: map[string]int32{},
@@ -168,6 +171,7 @@ func (b *builder) defineType(t trace.Type) int32 {
 	if t.Kind != trace.KindLink {
 		t.Start, t.End = trace.None, trace.None
 	}
+	t.Name = b.text.String(t.Name)
 	b.sink.DefineType(t)
 	b.nTypes++
 	return b.nTypes - 1
@@ -178,14 +182,14 @@ func (b *builder) value(typ int32, name string) int32 {
 	if v, ok := b.values[k]; ok {
 		return v
 	}
-	b.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	b.sink.DefineValue(trace.Value{Type: typ, Name: b.text.String(name)})
 	b.values[k] = b.nValues
 	b.nValues++
 	return b.nValues - 1
 }
 
 func (b *builder) container(name, alias string, typ, parent int32, start trace.Time) int32 {
-	b.sink.CreateContainer(trace.Container{Name: name, Alias: alias, Type: typ, Parent: parent, Start: start, End: trace.Unset})
+	b.sink.CreateContainer(trace.Container{Name: b.text.String(name), Alias: b.text.String(alias), Type: typ, Parent: parent, Start: start, End: trace.Unset})
 	b.nContainers++
 	return b.nContainers // the root is container 0
 }
@@ -624,6 +628,7 @@ func (b *builder) finish() {
 	for _, what := range sortedKeys(b.skipped) {
 		b.opt.Notes.Skip(what, b.skipped[what])
 	}
+	b.text.Note(b.opt, b.file)
 	b.sink.Finish(0, end)
 }
 

@@ -85,7 +85,7 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 	if err != nil {
 		return parseError(name, counted.N(), err)
 	}
-	b := newBuilder(sink, opt)
+	b := newBuilder(sink, opt, name)
 	var g generations
 	var view input
 	recorded := 0 // events other than the parser's Sync marks
@@ -158,7 +158,7 @@ var ownDecoder = false
 // package's decoder, on all cores, and builds the model from their
 // merge, as decode does from the parser's events.
 func decodeOwn(br *bufio.Reader, ver int, name string, counted *ingest.Counter, total int64, sink trace.Sink, opt trace.ReadOptions) error {
-	b := newBuilder(sink, opt)
+	b := newBuilder(sink, opt, name)
 	var g generations
 	var view input
 	recorded, n := 0, 0

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 )
 
 // blob is a run of bytes of a file that starts at file offset base. Every
@@ -20,6 +21,7 @@ type blob struct {
 	base uint64
 	file string
 	err  error
+	text ingest.ValidText // the strings read, made valid UTF-8
 }
 
 func (b *blob) fail(off uint64, format string, args ...any) {
@@ -80,7 +82,7 @@ func (b *blob) str(off uint64, what string) string {
 		b.fail(off, "%s at offset %d has no terminating NUL byte", what, off)
 		return ""
 	}
-	return string(rest[:n])
+	return b.text.String(string(rest[:n]))
 }
 
 // section is a {size, pointer} pair of a file header.

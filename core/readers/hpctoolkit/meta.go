@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -17,6 +18,7 @@ type meta struct {
 	// frameOf maps a context identifier to its frame: the context itself
 	// if it is a frame, else its nearest enclosing frame.
 	frameOf map[uint32]int32
+	text    *ingest.ValidText // the names made valid UTF-8 (the blob's count)
 }
 
 // Context lexical types (meta.db Context Tree section).
@@ -70,7 +72,7 @@ func decodeMeta(b *blob, loops bool) (*meta, error) {
 	}
 	general, idNames, ctxSec := h.sections[0], h.sections[1], h.sections[3]
 	modSec, fileSec, funSec := h.sections[5], h.sections[6], h.sections[7]
-	m := &meta{frameOf: map[uint32]int32{}}
+	m := &meta{frameOf: map[uint32]int32{}, text: &b.text}
 
 	if general.size >= 8 {
 		if p := b.u64(general.ptr, "the database title pointer"); p != 0 {

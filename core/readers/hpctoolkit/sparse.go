@@ -142,6 +142,7 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 		end = trace.Time(db.traces.max - db.traces.min)
 	}
 
+	db.meta.text.Note(opt, filepath.Join(db.dir, "meta.db"))
 	b := newBuilder(sink)
 	conts := make([]int32, len(lines))
 	used := map[int32]bool{}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -34,23 +34,7 @@ func TestInvalidUTF8Names(t *testing.T) {
 	if err := Read(path, tr, trace.ReadOptions{Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
-	replaced := 0
-	for _, v := range tr.Values {
-		if !utf8.ValidString(v.Name) {
-			t.Errorf("value %q is not UTF-8", v.Name)
-		}
-		if strings.Contains(v.Name, "\uFFFD") {
-			replaced++
-		}
-	}
-	for _, c := range tr.Containers {
-		if !utf8.ValidString(c.Name) {
-			t.Errorf("container %q is not UTF-8", c.Name)
-		}
-	}
-	if replaced == 0 || !strings.Contains(strings.Join(notes.Messages(), " "), "not valid UTF-8") {
-		t.Errorf("%d values replaced; notes %q", replaced, notes.Messages())
-	}
+	readertest.CheckReplacedText(t, tr, notes, "\uFFFD")
 }
 
 // An export of a run that recorded nothing (its tables there, without a

@@ -153,3 +153,80 @@ func perCore(b *testing.B, size int, began time.Duration) {
 		b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")
 	}
 }
+
+// synthChunks cuts the synthetic trace into the pipeline's chunks and
+// tokenizes them with its definitions (the first chunk, which defines
+// them, stops at its first line).
+func synthChunks(b *testing.B) ([]*chunk, *defTable) {
+	in, _ := synthInput()
+	d := newDecoder(&trace.Counter{}, Options{}, 0)
+	if err := d.decode(bytes.NewReader(in), "synth.trace"); err != nil {
+		b.Fatal(err)
+	}
+	tab := d.tables.Load()
+	var chunks []*chunk
+	r := bytes.NewReader(in)
+	var carry []byte
+	for {
+		c := &chunk{ready: make(chan struct{}, 1)}
+		carry = c.fill(r, carry, defaultChunk)
+		c.tab = tab
+		c.tokenize()
+		chunks = append(chunks, c)
+		if c.last {
+			break
+		}
+	}
+	if last := chunks[len(chunks)-1]; last.stop != len(last.data) {
+		b.Fatalf("the tokenizer stopped at byte %d of %d of the last chunk", last.stop, len(last.data))
+	}
+	return chunks, tab
+}
+
+// BenchmarkTokenize splits the synthetic trace into records, chunk after
+// chunk on one goroutine, without the simulation: the tokenizers' share
+// of a read, measured alone.
+func BenchmarkTokenize(b *testing.B) {
+	in, _ := synthInput()
+	chunks, _ := synthChunks(b)
+	b.SetBytes(int64(len(in)))
+	began := cpuTime()
+	for b.Loop() {
+		for _, c := range chunks {
+			c.tokenize()
+		}
+	}
+	perCore(b, len(in), began)
+}
+
+// BenchmarkSimulate simulates the records of the tokenized synthetic trace
+// into a sink that counts, on one goroutine: the simulation's share of a
+// read, measured alone.
+func BenchmarkSimulate(b *testing.B) {
+	in, st := synthInput()
+	chunks, tab := synthChunks(b)
+	b.SetBytes(int64(len(in)))
+	began := cpuTime()
+	for b.Loop() {
+		var s trace.Counter
+		d := newDecoder(&s, Options{}, 0)
+		d.file, d.sim.file = "synth.trace", "synth.trace"
+		for i, c := range chunks {
+			if i == 1 {
+				// The chunks were tokenized with the definitions of
+				// another read, the same.
+				d.tables.Store(tab)
+			}
+			if err := d.consume(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := d.finish(); err != nil {
+			b.Fatal(err)
+		}
+		if int64(s.States) != st.States {
+			b.Fatalf("%d states, want %d", s.States, st.States)
+		}
+	}
+	perCore(b, len(in), began)
+}

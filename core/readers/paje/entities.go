@@ -54,7 +54,11 @@ func (s *simulator) slot(cont int32, c *container, typ int32) *slot {
 			return sl
 		}
 	}
-	sl := &slot{typ: typ}
+	sl := &c.own
+	if len(c.slots) > 0 {
+		sl = &slot{}
+	}
+	sl.typ = typ
 	c.slots = append(c.slots, sl)
 	c.used = sl
 	return sl
@@ -163,26 +167,31 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 }
 
 // plainStateKeys is plainState for a record whose keys the tokenizer
-// copied (def.stateKeys and r.keyed): it reads the record, not the
+// copied (def.stateKeys and r.keyed()): it reads the record, not the
 // fields.
 func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
 	if s.zero > 0 || s.opt.NoImbrication {
 		return false
 	}
-	cont, ok := s.contIDs.getShort(r.keys[0], r.lens[0])
+	cont, ok := s.contIDs.getWord(r.keys[0])
 	if !ok {
 		return false
 	}
-	typ, ok := s.typeIDs.getShort(r.keys[1], r.lens[1])
-	if !ok || typ == trace.None {
-		return false
+	// Most state events of a trace are of one type: the last one looked
+	// up is kept (identifiers never change their index).
+	typ := s.lastType
+	if w := r.keys[1]; w != s.lastTypeWord {
+		if typ, ok = s.typeIDs.getWord(w); !ok || typ == trace.None {
+			return false
+		}
+		s.lastTypeWord, s.lastType = w, typ
 	}
 	var val int32
 	if def.kind != evPopState {
 		if def.column[roleValue] < 0 {
 			return false
 		}
-		if val, ok = s.types[typ].values.getShort(r.keys[2], r.lens[2]); !ok {
+		if val, ok = s.types[typ].values.getWord(r.keys[2]); !ok {
 			return false
 		}
 	}
@@ -193,7 +202,12 @@ func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
 // unused by PopState).
 func (s *simulator) plainStateOf(kind eventKind, cont, typ, val int32) bool {
 	ti, c := &s.types[typ], s.containers[cont]
-	sl := c.used
+	// The slot's address is known before c.used is read (most often
+	// own): its cache line is fetched alongside the container's.
+	sl := &c.own
+	if used := c.used; used != sl {
+		sl = used
+	}
 	if ti.kind != trace.KindState || ti.parent != c.typ || c.destroyed || sl == nil || sl.typ != typ {
 		return false
 	}

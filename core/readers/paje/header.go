@@ -158,6 +158,9 @@ type eventDef struct {
 	// stateKeys: a SetState, PushState or PopState with a container and a
 	// type, which plainState may simulate from its record's keys.
 	stateKeys bool
+	// stateCols are the columns of the container, type and value (-1:
+	// none), the keys of a state event's record.
+	stateCols [3]int32
 }
 
 func newEventDef(name, id string, line int) (*eventDef, bool) {
@@ -223,6 +226,9 @@ func (d *eventDef) finish(strict bool) []role {
 	}
 	d.stateKeys = (d.kind == evSetState || d.kind == evPushState || d.kind == evPopState) &&
 		d.column[roleContainer] >= 0 && d.column[roleType] >= 0
+	for k, r := range [3]role{roleContainer, roleType, roleValue} {
+		d.stateCols[k] = int32(d.column[r])
+	}
 	return d.missing()
 }
 

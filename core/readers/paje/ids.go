@@ -14,18 +14,25 @@ import (
 // trace are never forgotten.
 type idTable struct {
 	slots []idSlot // open addressing, linear probing; a power of two long
+	keys  []string // the key of each slot
 	shift uint     // 64 - log2(len(slots)): a hash's top bits pick its slot
 	n     int
 }
 
+// idSlot is what a lookup reads of a slot, in 16 bytes: a table of a few
+// hundred containers stays in a few kilobytes of cache, though the
+// tokenizers stream megabytes through it between two lookups. The key
+// itself, in keys, is read only for long keys.
 type idSlot struct {
-	key  string
 	hash uint64
 	id   int32
+	n    uint8 // the key's length, at most 255
 	full bool
 }
 
-func newIDTable() *idTable { return &idTable{slots: make([]idSlot, 16), shift: 64 - 4} }
+func newIDTable() *idTable {
+	return &idTable{slots: make([]idSlot, 16), keys: make([]string, 16), shift: 64 - 4}
+}
 
 // hashSeed makes the hashes differ from one process to the next, so that
 // no input can be crafted to make lookups slow.
@@ -56,9 +63,14 @@ func hashKey(b []byte) uint64 {
 
 // shortHash hashes the key of n <= shortKey bytes whose little-endian word
 // is x: one to one, as the length fills the top byte.
-func shortHash(x uint64, n int) uint64 {
-	return (x | uint64(n)<<56 ^ hashSeed) * 0x9e3779b97f4a7c15
-}
+func shortHash(x uint64, n int) uint64 { return wordHash(keyWord(x, n)) }
+
+// keyWord is the word of a key of n <= shortKey bytes whose little-endian
+// word is x: its bytes, and its length in the top byte. It tells the key.
+func keyWord(x uint64, n int) uint64 { return x | uint64(n)<<56 }
+
+// wordHash is the hash of the key whose keyWord is w.
+func wordHash(w uint64) uint64 { return (w ^ hashSeed) * 0x9e3779b97f4a7c15 }
 
 func hashLong(b []byte) uint64 {
 	n := len(b)
@@ -89,25 +101,26 @@ func (t *idTable) getHashed(key []byte, h uint64) (int32, bool) {
 		if !s.full {
 			return 0, false
 		}
-		if s.hash == h && len(s.key) == len(key) && (len(key) <= shortKey || s.key == string(key)) {
+		if s.hash == h && int(s.n) == min(len(key), 255) && (len(key) <= shortKey || t.keys[i] == string(key)) {
 			return s.id, true
 		}
 	}
 }
 
-// getShort is get for a key of n <= shortKey bytes whose hashKey is h:
+// getWord is get for a key of at most shortKey bytes whose keyWord is w:
 // the hash and the length tell the key.
-func (t *idTable) getShort(h uint64, n uint8) (int32, bool) {
+func (t *idTable) getWord(w uint64) (int32, bool) {
 	if t == nil {
 		return 0, false
 	}
+	h, n := wordHash(w), uint8(w>>56)
 	mask := uint64(len(t.slots) - 1)
 	for i := h >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if !s.full {
 			return 0, false
 		}
-		if s.hash == h && len(s.key) == int(n) {
+		if s.hash == h && s.n == n {
 			return s.id, true
 		}
 	}
@@ -116,24 +129,25 @@ func (t *idTable) getShort(h uint64, n uint8) (int32, bool) {
 // put files id under key, which must not be there yet.
 func (t *idTable) put(key string, id int32) {
 	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
+		old, oldKeys := t.slots, t.keys
 		t.slots = make([]idSlot, 2*len(old))
+		t.keys = make([]string, 2*len(old))
 		t.shift--
-		for _, s := range old {
+		for i, s := range old {
 			if s.full {
-				t.insert(s)
+				t.insert(s, oldKeys[i])
 			}
 		}
 	}
-	t.insert(idSlot{key: key, hash: hashKey([]byte(key)), id: id, full: true})
+	t.insert(idSlot{hash: hashKey([]byte(key)), id: id, n: uint8(min(len(key), 255)), full: true}, key)
 	t.n++
 }
 
-func (t *idTable) insert(s idSlot) {
+func (t *idTable) insert(s idSlot, key string) {
 	mask := uint64(len(t.slots) - 1)
 	i := s.hash >> t.shift
 	for t.slots[i].full {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = s
+	t.slots[i], t.keys[i] = s, key
 }

@@ -266,7 +266,7 @@ func (d *decoder) consume(c *chunk) error {
 			for i := range c.recs {
 				r := &c.recs[i]
 				var fields []span
-				if r.keyed {
+				if r.keyed() {
 					if d.sim.keyedState(r.def, r.at, r) {
 						continue
 					}

@@ -226,3 +226,18 @@ func TestPipelineStopsItsGoroutines(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestPipelineAlternatingStateTypes reads state events of two state types
+// (and a variable type, which SetState refuses) in turn, in two
+// containers, both ways: plainStateKeys keeps the last type it looked up.
+func TestPipelineAlternatingStateTypes(t *testing.T) {
+	head := miniHeader + "2 T P \"Other\"\n1 0 p2 P 0 \"p2\"\n"
+	var body strings.Builder
+	for i := range 200 {
+		typ := [...]string{"S", "S", "T", "S", "T", "T"}[i%6]
+		fmt.Fprintf(&body, "3 %d p%d %s v%d\n", i, 1+i%3%2, typ, i%4)
+	}
+	sameAsSerial(t, "two state types", [][2]string{{"types.trace", head + body.String()}}, Options{}, nil)
+	sameAsSerial(t, "a variable type set as a state", [][2]string{{"wrong.trace", head + body.String() + "3 300 p1 V v1\n"}}, Options{}, nil)
+	sameAsSerial(t, "an unknown type", [][2]string{{"unknown.trace", head + body.String() + "3 300 p1 U v1\n"}}, Options{}, nil)
+}

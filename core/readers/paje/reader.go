@@ -60,19 +60,27 @@
 // unusual, the general path otherwise (the tests' line-by-line reads use
 // the general path only, and compare); what a state event reads of a slot
 // is in its first 64 bytes, and a container remembers the slot of its last
-// event. A state event whose ids are short (at most seven bytes) is one
-// record of 56 bytes with their hashes, its fields not kept (keyed
-// records: the line is split again in the rare case plainState does not
-// take it): about 4% less CPU time for the read into a counting sink
-// (none measurable into the micro model) and 13% less peak memory. What
-// remains is mostly three cache misses an event (the
-// table, the container, the slot). Measured and not kept: prefetching and
-// a warming pass (slower); id-table slots of sixteen bytes (the keys
-// apart), a word's field starts stored without append's capacity check,
-// chunks of 64 KiB, records with the hashes beside the fields (the CPU
-// time the same within the noise). The next step would be records that
-// carry their ids resolved, which needs the tables the tokenizers read to
-// be snapshots, as the definitions are.
+// event; a container's first slot is part of it, laid out so that a state
+// event reads the container in one cache line and the slot in the next.
+// Id-table slots are 16 bytes, the keys apart. A state event whose ids
+// are short (at most seven bytes) is one record of 48 bytes with their
+// words, its fields not kept (keyed records: the line is split again in
+// the rare case plainState does not take it): about 4% less CPU time for
+// the read into a counting sink (none measurable into the micro model) and
+// 13% less peak memory. BenchmarkTokenize and BenchmarkSimulate measure
+// the two halves alone, on one goroutine (CPU time: about 560 and 850
+// MB/s per core on the synthetic trace, 1.8 and 1.2 ns a byte). What
+// remains of the simulation is mostly the lookup of the container: its
+// line of the table is rarely in the cache. Measured and not kept (the
+// CPU time the same or worse): prefetching (PREFETCHT0 eight records
+// ahead, of the table's line or of the container) and a warming pass;
+// records that carry their ids resolved by the tokenizers from snapshots
+// of the tables (the lookups cost them what they cost the simulation, and
+// the total is what counts on a machine whose cores are all busy; so did
+// resolving them eight lines late, the table's line prefetched); tables
+// at three quarters full (longer probes); a word's field starts stored
+// without append's capacity check, chunks of 32 or 64 KiB, records with
+// the hashes beside the fields.
 //
 // Input may be compressed (gzip, bzip2, zstd: see ingest.Decompress). A
 // trace not sorted by time is read with Options.Sort, through an external

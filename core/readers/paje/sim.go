@@ -28,6 +28,10 @@ type simulator struct {
 	first     trace.Time
 	rootEnd   trace.Time // when the file destroys the root
 	zero      int32      // the container whose identifier is "0", like the root's; 0 if none
+	// lastType is the state type plainStateKeys found last, and
+	// lastTypeWord its keyWord (0, no key's, before).
+	lastTypeWord uint64
+	lastType     int32
 	// retyped counts link ends whose container is of another type of
 	// the same name as the link type's end (see simulator.link).
 	retyped int64
@@ -58,6 +62,14 @@ type typeInfo struct {
 }
 
 // container is what the simulator keeps of a container.
+//
+// Its first slot is part of it (own): most containers hold one type of
+// state, whose events then find the container and the slot in one
+// allocation rather than one cache miss after the other. The fields are
+// laid out for that: a container is 256 bytes, a size class whose objects
+// start at a multiple of 256, so that what a state event reads of the
+// container is in its first cache line and what it reads and writes of
+// own in the second (TestContainerLayout).
 type container struct {
 	typ       int32
 	destroyed bool
@@ -67,7 +79,9 @@ type container struct {
 	used     *slot
 	name     string
 	children []int32
-	slots    []*slot // its entity slots, in creation order
+	own      slot    // the first slot
+	slots    []*slot // its entity slots, in creation order; own first
+	_        [48]byte
 }
 
 // slot holds the open entities of one type in one container, and what
@@ -208,7 +222,7 @@ func (s *simulator) event(def *eventDef, buf []byte, spans []span, line int) err
 }
 
 // keyedState is eventAt for a record whose keys the tokenizer kept
-// (r.keyed), when plainStateKeys takes it; false otherwise, having changed
+// (r.keyed()), when plainStateKeys takes it; false otherwise, having changed
 // nothing eventAt would not change the same way: eventAt then simulates
 // the event from its fields.
 func (s *simulator) keyedState(def *eventDef, at trace.Time, r *record) bool {

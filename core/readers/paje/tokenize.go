@@ -37,17 +37,19 @@ type record struct {
 	at    trace.Time
 	line  int32
 	first int32 // where its fields are in the chunk's spans; if keyed, where its line is in the chunk's data
-	// keys are the hashes of a state event's container, type and value
-	// (0 without a value) when each is at most shortKey bytes long, which
-	// is then all a lookup needs. keyed tells they are set: the record
-	// then stands for its fields, which are not kept (the simulation
-	// splits the line again in the rare case it needs them), so that the
-	// tokenizers stream less memory through the caches and the
-	// simulation reads one record for an event.
-	keys  [3]uint64
-	lens  [3]uint8
-	keyed bool
+	// keys are the words (keyWord) of a state event's container, type
+	// and value (0 without a value) when each is at most shortKey bytes
+	// long, which is then all a lookup needs; keys[0] is 0 otherwise (see
+	// keyed). The record then stands for its fields, which are not kept
+	// (the simulation splits the line again in the rare case it needs
+	// them), so that the tokenizers stream less memory through the caches
+	// and the simulation reads one record of 48 bytes for an event.
+	keys [3]uint64
 }
+
+// keyed tells whether the record holds a state event's keys rather than
+// its fields: a key of a plain line is not empty, so its word is not 0.
+func (r *record) keyed() bool { return r.keys[0] != 0 }
 
 // tokenize splits a chunk of whole lines into records, as parseLine would,
 // until the first line it cannot take without the simulation's state or
@@ -118,11 +120,10 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 		}
 		r.at = t
 	}
-	def.hashKeys(data, fields[1:])
-	if def.stateKeys {
-		r.setStateKeys(def, fields[1:])
+	if !def.stateKeys || !r.setStateKeys(def, data, fields[1:]) {
+		def.hashKeys(data, fields[1:])
 	}
-	if r.keyed {
+	if r.keyed() {
 		r.first = int32(pos)
 		c.spans = spans[:first]
 	} else {
@@ -132,22 +133,26 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 	return end, true
 }
 
-// setStateKeys copies the hashes of a state event's keys into the record
-// if they are all short.
-func (r *record) setStateKeys(def *eventDef, fields []span) {
-	for k, rl := range [3]role{roleContainer, roleType, roleValue} {
-		col := def.column[rl]
+// setStateKeys sets the record's keys to the words of a state event's
+// container, type and value if they are all short, and reports whether
+// it did: read from the line's bytes, without hashKeys (the record then
+// stands for the fields).
+func (r *record) setStateKeys(def *eventDef, data []byte, fields []span) bool {
+	var keys [3]uint64
+	for k, col := range def.stateCols {
 		if col < 0 {
 			continue
 		}
 		f := &fields[col]
 		n := f.to - f.from
-		if n > shortKey {
-			return
+		if n > shortKey || int(f.from)+8 > len(data) {
+			return false
 		}
-		r.keys[k], r.lens[k] = f.hash, uint8(n)
+		// One load, masked to the key's bytes.
+		keys[k] = keyWord(binary.LittleEndian.Uint64(data[f.from:])&(1<<(8*n)-1), int(n))
 	}
-	r.keyed = true
+	r.keys = keys
+	return true
 }
 
 // plainFields splits the line at data[pos:] at its spaces, if it is made

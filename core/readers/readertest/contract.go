@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 
@@ -13,7 +14,9 @@ import (
 // Contract is a trace.Sink that checks the Sink contract as a reader
 // calls it, for fuzz targets: every index refers to something defined
 // before (types, values, containers; container 0 is the root), intervals
-// do not end before they begin, Finish comes once and last. It forwards
+// do not end before they begin, names are valid UTF-8 (tables and Python
+// need it: a reader replaces invalid bytes, ingest.ValidText), Finish
+// comes once and last. It forwards
 // every call to Next when set. Err reports the first violation.
 //
 // It keeps only counts, so it costs next to nothing per call: a fuzz
@@ -74,6 +77,15 @@ func (c *Contract) value(call string, v int32) {
 	}
 }
 
+// text checks that the strings a call passes are valid UTF-8.
+func (c *Contract) text(call string, ss ...string) {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			c.fail("%s: %q is not valid UTF-8", call, s)
+		}
+	}
+}
+
 func (c *Contract) interval(call string, start, end trace.Time) {
 	if end < start {
 		c.fail("%s: ends at %d before it starts at %d", call, end, start)
@@ -82,6 +94,7 @@ func (c *Contract) interval(call string, start, end trace.Time) {
 
 func (c *Contract) DefineType(t trace.Type) {
 	c.live("DefineType")
+	c.text("DefineType", t.Name, t.Alias, t.Color)
 	if t.Parent != trace.None {
 		c.typ("DefineType(parent)", t.Parent, trace.KindContainer)
 	}
@@ -103,6 +116,7 @@ func (c *Contract) DefineType(t trace.Type) {
 
 func (c *Contract) DefineValue(v trace.Value) {
 	c.live("DefineValue")
+	c.text("DefineValue", v.Name, v.Alias, v.Color, v.Category)
 	c.typ("DefineValue", v.Type, 255)
 	c.values++
 	if c.Next != nil {
@@ -112,6 +126,7 @@ func (c *Contract) DefineValue(v trace.Value) {
 
 func (c *Contract) CreateContainer(k trace.Container) {
 	c.live("CreateContainer")
+	c.text("CreateContainer", k.Name, k.Alias)
 	c.typ("CreateContainer", k.Type, trace.KindContainer)
 	c.container("CreateContainer(parent)", k.Parent)
 	c.containers++
@@ -157,6 +172,7 @@ func (c *Contract) Variable(v trace.Variable) {
 
 func (c *Contract) Link(l trace.Link) {
 	c.live("Link")
+	c.text("Link", l.Key)
 	c.container("Link", l.Container)
 	c.container("Link(from)", l.From)
 	c.container("Link(to)", l.To)
