@@ -12,7 +12,7 @@
 // data printed with %+v (every field; NaN prints alike), spilling beyond
 // POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states. POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+// states (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 package main
 
 import (
@@ -85,6 +85,10 @@ func main() {
 		fmt.Fprint(h, " ")
 		hashSlice(h, res.Waits)
 		fmt.Printf("sha256 %x\n", h.Sum(nil))
+		if os.Getenv("POPMEM_DELAYS") != "" {
+			d := res.DelayCosts()
+			fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
 		os.Exit(2)

@@ -40,6 +40,7 @@
 package critpath
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -110,10 +111,11 @@ type Result struct {
 	// Accumulator (Compute), nil from FromRun, which sees the MPI calls
 	// only.
 	Attribution *Attribution
-	// run holds the run's calls, for the waits' table; waitOf the index
-	// in Waits of each call's wait state, -1 for none.
-	run    *mpi.Run
-	waitOf [][]int32
+	// run holds the run's calls, for the waits' table; the wait states
+	// of resource r are Waits[waitFrom[r]:waitFrom[r+1]], in call order
+	// (not an index per call: 4 bytes each).
+	run      *mpi.Run
+	waitFrom []int32
 	// What every resource did (from an Accumulator), for the delay costs,
 	// computed on demand (DelayCosts) once.
 	acts       []activity
@@ -184,7 +186,7 @@ func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Opt
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
 	waits, byCall := waitStates(run, messages)
-	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, waitOf: byCall}
+	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, waitFrom: waitOffsets(waits, len(run.Resources))}
 	ops := operations(run)
 	for _, res := range run.Resources {
 		r.Resources = append(r.Resources, res.Path)
@@ -248,6 +250,28 @@ func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Opt
 	r.Segments = segs
 	r.Start = segs[0].Start
 	return r, nil
+}
+
+// waitOffsets returns where the wait states of each resource begin in
+// waits (in the order of the resources and their calls), and their end.
+func waitOffsets(waits []Wait, resources int) []int32 {
+	from := make([]int32, resources+1)
+	for _, w := range waits {
+		from[w.Call.Resource+1]++
+	}
+	for r := range resources {
+		from[r+1] += from[r]
+	}
+	return from
+}
+
+// waitsBetween returns the indices in Waits of the wait states of
+// resource res's calls after call after and before call before.
+func (r *Result) waitsBetween(res, after, before int32) (lo, hi int32) {
+	ws := r.Waits[r.waitFrom[res]:r.waitFrom[res+1]]
+	i, _ := slices.BinarySearchFunc(ws, after+1, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
+	j, _ := slices.BinarySearchFunc(ws, before, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
+	return r.waitFrom[res] + int32(i), r.waitFrom[res] + int32(max(i, j))
 }
 
 // operations returns the MPI operation of each call name of the run
