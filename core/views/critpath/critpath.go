@@ -265,13 +265,12 @@ func waitOffsets(waits []Wait, resources int) []int32 {
 	return from
 }
 
-// waitsBetween returns the indices in Waits of the wait states of
-// resource res's calls after call after and before call before.
-func (r *Result) waitsBetween(res, after, before int32) (lo, hi int32) {
-	ws := r.Waits[r.waitFrom[res]:r.waitFrom[res+1]]
-	i, _ := slices.BinarySearchFunc(ws, after+1, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
-	j, _ := slices.BinarySearchFunc(ws, before, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
-	return r.waitFrom[res] + int32(i), r.waitFrom[res] + int32(max(i, j))
+// waitsAfter returns the index in Waits of the first wait state of
+// resource res on a call after call after, and the end of res's.
+func (r *Result) waitsAfter(res, after int32) (first, end int32) {
+	from, end := r.waitFrom[res], r.waitFrom[res+1]
+	i, _ := slices.BinarySearchFunc(r.Waits[from:end], after+1, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
+	return from + int32(i), end
 }
 
 // operations returns the MPI operation of each call name of the run

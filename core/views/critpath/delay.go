@@ -159,8 +159,8 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		calls := run.Calls[res]
 		acts[res].times(from, calls[j].Enter, into, touched)
 		inside = inside[:0]
-		lo, hi := r.waitsBetween(res, after, j)
-		for wi := lo; wi < hi; wi++ {
+		first, end := r.waitsAfter(res, after)
+		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
 			w := r.Waits[wi].Wait
 			into[callName[calls[r.Waits[wi].Call.Call].Name]] -= w
 			waited += w
