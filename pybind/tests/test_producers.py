@@ -59,3 +59,29 @@ def test_otf2_written_by_python3_otf2(tmp_path):
     subprocess.run([python, str(REPO / "core" / "readers" / "otf2" / "testdata" / "gen" / "features.py"), str(archive)], check=True)
     trace = _through_the_door(archive / "traces.otf2", 160, 12, 0)
     assert len(trace.events) == 180
+
+
+def test_devtools_cpu_profile():
+    """A Chrome 141 DevTools recording whose only timeline is V8's CPU
+    profile (Profile and ProfileChunk events): was "no duration", now its
+    samples are the stacks of the renderer's main thread; (program) lasts
+    what the samples give it (53,210 us, an independent reading of the
+    samples in count_model.py's way)."""
+    path = REPO / "core" / "readers" / "chrome" / "testdata" / "producers" / "speedscope" / "chrome141_no_arg_data.json"
+    trace = _through_the_door(path, 63, 0, 1)
+    prof = trace.states[trace.states.container.astype(str) == "Renderer/CrRendererMain (CPU profile)"]
+    assert len(prof) == 63
+    program = prof[prof.value == "(program)"]
+    assert (program.end_ns - program.start_ns).sum() == 53_210_000
+
+
+def test_v8_cpuprofile_file():
+    """A V8 CPU profile file (.cpuprofile, Chrome 65's JavaScript profiler;
+    Node's --cpu-prof writes the same): found by its extension, its frames
+    last as speedscope's snapshot of the file has them."""
+    path = REPO / "core" / "readers" / "chrome" / "testdata" / "producers" / "speedscope" / "simple.cpuprofile"
+    trace = _through_the_door(path, 6, 0, 0)
+    assert trace.format == "chrome"
+    us = {(r.value, r.depth): (r.end_ns - r.start_ns) // 1000 for r in trace.states.itertuples()}
+    assert us[("(anonymous)", 0)] == 34345 and us[("a", 1)] == 33285
+    assert us[("b", 2)] == 17002 and us[("c", 2)] == 16283

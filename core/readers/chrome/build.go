@@ -23,6 +23,8 @@ type unmatched struct {
 // build turns what was collected into sink calls: types, containers in
 // display order, then states, events, variables and links.
 func (c *collector) build(file string, sink trace.Sink) error {
+	c.addSampledStacks()
+	c.profileSlices()
 	c.matchBeginEnd()
 	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {

@@ -206,6 +206,15 @@ type collector struct {
 	gpuWaits         []gpuWait
 	tracks           []asyncTrack
 	trackByKey       map[asyncKey]int32
+	// V8's CPU profiles (Profile and ProfileChunk events), by pid and id.
+	profiles     []cpuProfile
+	profileByKey map[[2]int32]int32
+	// The text of the object form's stackFrames and samples (a sampling
+	// profile), read once everything else is (see addSampledStacks).
+	stackFramesText, samplesText []byte
+	// The nodes, timeDeltas and startTime of a V8 CPU profile file
+	// (.cpuprofile: an object of those and samples, no traceEvents).
+	cpuProfileFile map[string][]byte
 
 	// The arguments of events, for a sink that keeps them.
 	argsArena []byte
@@ -448,9 +457,12 @@ func (c *collector) add(file string, e *rawEvent) error {
 		return nil
 	}
 	// lacks counts the event as skipped if it misses its ts. A missing
-	// pid or tid reads as 0, as in Perfetto (the trace viewer, too, shows
-	// such events, on a process of its own): writers that know of a
+	// pid reads as 0 and a missing tid as the pid, as in Perfetto (its
+	// JSON tokenizer: "make the tid equal to the pid if tid is not set";
+	// the trace viewer, too, shows such events): writers that know of a
 	// single thread often leave them out, and their events are the trace.
+	// An event without tid is then on the same thread as its process's
+	// events with tid = pid (a main thread), nested with them.
 	lacks := func(pid, tid, ts bool) bool {
 		if ts && !e.hasTs {
 			c.notes.skip(fmt.Sprintf("events of phase %q without ts", e.ph), 1)
@@ -461,8 +473,8 @@ func (c *collector) add(file string, e *rawEvent) error {
 			c.notes.warn("%d events without pid, put on pid 0")
 		}
 		if tid && e.tid == none {
-			e.tid = c.strs.id([]byte("0"))
-			c.notes.warn("%d events without tid, put on tid 0")
+			e.tid = e.pid
+			c.notes.warn("%d events without tid, put on the thread whose tid is their pid")
 		}
 		return false
 	}
@@ -481,6 +493,9 @@ func (c *collector) add(file string, e *rawEvent) error {
 			args: e.args, begin: e.ph == 'B'})
 		c.seeOn(t, e.ts)
 	case 'i', 'I', 'R':
+		if e.ph == 'I' && len(e.profile) > 0 && c.strs.str(e.name) == "CpuProfile" && !lacks(true, true, false) && c.addProfile(e) {
+			return nil
+		}
 		c.addInstant(e, lacks)
 	case 'C':
 		if lacks(true, false, true) {
@@ -514,6 +529,10 @@ func (c *collector) add(file string, e *rawEvent) error {
 		c.addAsync(e)
 	case 'M':
 		c.addMetadata(e)
+	case 'P':
+		if !isProfileEvent(c.strs.str(e.name)) || !c.addProfile(e) {
+			c.notes.skip(skippedPhases['P'], 1)
+		}
 	default:
 		what, ok := skippedPhases[e.ph]
 		if !ok {
@@ -701,9 +720,12 @@ func (c *collector) addMetadata(e *rawEvent) {
 			p.sortIndex, p.hasSortIndex = e.sortIndex, true
 		}
 	case "thread_name", "thread_sort_index":
-		if e.pid == none || e.tid == none {
-			skip("without pid or tid")
+		if e.pid == none {
+			skip("without pid")
 			return
+		}
+		if e.tid == none {
+			e.tid = e.pid // the thread an event without tid is on (see lacks)
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
 		if name == "thread_name" {

@@ -13,8 +13,9 @@
 // "fuchsia", "events": [...]}) its process (ph p) and thread (ph t)
 // records create and name containers, as in the trace viewer, a metadata
 // event's name taking precedence, and its context switches and wake-ups
-// (ph k, w) are counted; stackFrames and samples (sampling profiles) are
-// counted, displayTimeUnit only tells viewers how to show times (ts and dur
+// (ph k, w) are counted; stackFrames and samples (a sampling profile, as
+// Hermes writes it) become the stacks of the sampled threads, as V8's CPU
+// profiles do (see profile.go), displayTimeUnit only tells viewers how to show times (ts and dur
 // are microseconds regardless), and otherData and writers' own keys
 // (distributedInfo, deviceProperties...) are checked for syntax and
 // ignored.
@@ -59,8 +60,9 @@
 // Kineto writes it explicitly; containers with no index at all come last.
 // Ties keep the order of first appearance. Other metadata
 // (process_uptime_seconds, num_cpus...) is counted in the notes by name.
-// An event without pid is on pid 0, one without tid on tid 0, as in
-// Perfetto (counted in a warning). The thread (pid, tid) of every event
+// An event without pid is on pid 0, one without tid on the thread whose
+// tid is its pid (its process's main thread), as in Perfetto (counted in a
+// warning). The thread (pid, tid) of every event
 // that has one is a container, async events included, as the trace viewers
 // create it; counters and process or global instants need no thread.
 // Containers live from the first to the last instant of the trace.
@@ -108,8 +110,12 @@
 //     synchronisation that waits for it (its
 //     args.wait_on_cuda_event_record_corr_id). Key: the correlation id.
 //   - M: names and sort indexes, see above.
+//   - P events "Profile" and "ProfileChunk" (V8's CPU profile, as DevTools
+//     records it), and Chrome 66's "CpuProfile" instants (ph I): the
+//     nested states of the sampled thread's stacks, on a thread container
+//     "<thread> (CPU profile)" beside it (see profile.go).
 //   - Phases the model does not hold are counted in the notes, never
-//     refused: object snapshots (N, O, D), samples (P), memory dumps (v,
+//     refused: object snapshots (N, O, D), other samples (P), memory dumps (v,
 //     V), clock syncs (c), contexts ( and ), unknown phases, entries
 //     without ph (such as the {} rocprof writes first), and events lacking
 //     a field their phase needs (ts, id).

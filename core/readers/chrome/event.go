@@ -218,6 +218,9 @@ type rawEvent struct {
 	// args met before ph, kept as text until ph tells whether they matter.
 	argsText []byte
 	argsLine int
+	// profile is the args text of a sample event (ph P), read as V8's CPU
+	// profile if the event is one (see addProfile).
+	profile []byte
 	// args is the index of the arguments kept for an ArgsSink (see
 	// decoder.keepArgs), none if there are none.
 	args int32
@@ -234,11 +237,11 @@ type rawEvent struct {
 }
 
 func (e *rawEvent) reset(line int, offset int64) {
-	counters, argsText := e.counters[:0], e.argsText[:0]
+	counters, argsText, profile := e.counters[:0], e.argsText[:0], e.profile[:0]
 	*e = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
 		argName: none, argLabels: none, argStep: none, args: none,
 		correlation: -1, waitRecord: -1, waitStream: -1,
-		counters: counters, argsText: argsText, line: line, offset: offset}
+		counters: counters, argsText: argsText, profile: profile, line: line, offset: offset}
 }
 
 // parsesArgs tells whether the reader looks inside the arguments of e:
@@ -357,6 +360,11 @@ func (d *decoder) readEvent(e *rawEvent) error {
 // keeps its text for the sink if wanted, and reads inside it if needed.
 func (d *decoder) readArgsField(e *rawEvent) error {
 	s := d.sc
+	if d.profileArgs(e) {
+		var err error
+		e.profile, _, err = s.capture(e.profile[:0])
+		return err
+	}
 	keep := d.keepArgs && keepsArgs(e.ph)
 	switch {
 	case keep:
@@ -379,6 +387,10 @@ func (d *decoder) readArgsField(e *rawEvent) error {
 
 // useArgs handles args text captured before ph was known.
 func (d *decoder) useArgs(e *rawEvent, text []byte, line int) error {
+	if d.profileArgs(e) {
+		e.profile = append(e.profile[:0], text...)
+		return nil
+	}
 	if d.keepArgs && keepsArgs(e.ph) {
 		from := len(d.col.argsArena)
 		d.col.argsArena = append(d.col.argsArena, text...)

@@ -123,7 +123,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 				i, lines, lenient = end, lines+l, lenient || len
 				break
 			}
-			if d.keepArgs && keepsArgs(e.ph) {
+			if d.profileArgs(e) || (d.keepArgs && keepsArgs(e.ph)) {
 				return false
 			}
 			if e.ph == 'X' && e.cat == none {
@@ -156,8 +156,8 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			continue
 		case '}':
 			if argsAt >= 0 {
-				if d.keepArgs && keepsArgs(e.ph) {
-					return false // args before ph, to be kept
+				if d.profileArgs(e) || d.keepArgs && keepsArgs(e.ph) {
+					return false // args before ph, to be kept (or read as a CPU profile)
 				}
 				if e.parsesArgs() {
 					if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {

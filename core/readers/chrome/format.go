@@ -11,7 +11,7 @@ import (
 var Format = ingest.Format{
 	Name:       "chrome",
 	Summary:    "Chrome/Perfetto trace-event JSON (Chrome, catapult, Perfetto, PyTorch Kineto, PerfFlowAspect)",
-	Extensions: []string{".json", ".pfw"},
+	Extensions: []string{".json", ".pfw", ".cpuprofile"},
 	Sniff:      looks,
 	Options: []ingest.Option{{Name: "args", Kind: ingest.Bool, Default: false,
 		Doc: "keep each slice's and event's args as JSON text (the args column of states and events); costs memory"},

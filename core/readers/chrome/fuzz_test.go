@@ -49,6 +49,12 @@ func FuzzDecode(f *testing.F) {
 		`{"ph":"s","cat":"c","id":1,"pid":1,"tid":1,"ts":1},{"ph":"f","cat":"c","id":1,"pid":2,"tid":1,"ts":4}]`))
 	f.Add(readertest.Compress(f, []byte(`{"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1.5,"dur":2}]}`), "gzip"))
 	f.Add([]byte(everyPhase))
+	f.Add([]byte(cpuProfileTrace))
+	for _, name := range []string{"hermes_multi_thread_with_samples.json", "simple.cpuprofile"} {
+		if b, err := os.ReadFile("testdata/producers/speedscope/" + name); err == nil {
+			f.Add(b) // a sampling profile in stackFrames and samples; a CPU profile file
+		}
+	}
 	f.Add([]byte(`[{"ph":"b","cat":"c","name":"a","id":1,"pid":1,"ts":1},{"ph":"b","cat":"c","name":"b","id":1,"pid":1,"ts":2},` +
 		`{"ph":"e","cat":"c","name":"a","id":1,"pid":1,"ts":3},{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"bind_id":1,"flow_out":true},` +
 		`{"ph":"X","name":"y","pid":1,"tid":2,"ts":2,"dur":1,"bind_id":1,"flow_in":true,"args":{"k":[1]}}`))

@@ -61,22 +61,32 @@ func TestTimeStringNotANumber(t *testing.T) {
 	})
 }
 
-// TestMissingPidTid: events without pid or tid are on pid 0 and tid 0, as
-// in Perfetto, not dropped (json trailing_comma has no pid).
+// TestMissingPidTid: events without pid are on pid 0, events without tid
+// on the thread whose tid is their pid, as in Perfetto, not dropped (json
+// trailing_comma has no pid; in x_event_order a Child without tid nests
+// under its Parent on tid 1 of pid 1; in metadata PidOnlyEvent of pid 33 is
+// on tid 33, and a thread_name without tid names that thread).
 func TestMissingPidTid(t *testing.T) {
 	tr, notes := decodeNotes(t, `[
 {"name":"Foo","ph":"X","tid":0,"ts":1,"dur":2},
 {"name":"Bar","ph":"X","pid":0,"ts":4,"dur":1},
-{"name":"c","ph":"C","ts":4,"args":{"v":1}}
+{"name":"c","ph":"C","ts":4,"args":{"v":1}},
+{"name":"Child","ph":"X","ts":1,"dur":5,"pid":1},
+{"name":"Parent","ph":"X","ts":1,"dur":10,"pid":1,"tid":1},
+{"name":"PidOnlyEvent","ph":"X","ts":9,"dur":1,"pid":33},
+{"name":"thread_name","ph":"M","pid":33,"args":{"name":"main"}}
 ]`)
 	checkLines(t, "entities", dump(tr), []string{
 		"state /0/0 Slice Foo 1.000-3.000 d0",
 		"state /0/0 Slice Bar 4.000-5.000 d0",
-		"var /0 c v 4.000-5.000 = 1",
+		"state /1/1 Slice Parent 1.000-11.000 d0",
+		"state /1/1 Slice Child 1.000-6.000 d1",
+		"state /33/main Slice PidOnlyEvent 9.000-10.000 d0",
+		"var /0 c v 4.000-11.000 = 1",
 	})
 	checkLines(t, "notes", notes.Messages(), []string{
 		"2 events without pid, put on pid 0",
-		"1 events without tid, put on tid 0",
+		"3 events without tid, put on the thread whose tid is their pid",
 	})
 }
 

@@ -118,7 +118,7 @@ const (
 func packs(e *rawEvent) bool {
 	return e.badPh == none && e.badTime == "" && e.argName == none && e.argLabels == none && e.argStep == none &&
 		!e.hasSortIndex && !e.badSortIndex && e.sortIndex == 0 && len(e.counters) == 0 && e.badCounters == 0 &&
-		e.waitRecord == -1 && e.waitStream == -1 && e.line <= math.MaxInt32
+		e.waitRecord == -1 && e.waitStream == -1 && len(e.profile) == 0 && e.line <= math.MaxInt32
 }
 
 // pack records e (which packs) in a packedEvent.
@@ -210,7 +210,7 @@ func (p *part) parse(file string, keepArgs bool) {
 		ev := d.ev
 		from := len(p.series)
 		p.series = append(p.series, ev.counters...)
-		ev.counters, ev.argsText = nil, nil
+		ev.counters, ev.argsText, ev.profile = nil, nil, bytes.Clone(ev.profile)
 		if len(p.series) > from {
 			ev.counters = p.series[from:len(p.series):len(p.series)]
 		}

@@ -219,6 +219,7 @@ func TestPartsReadError(t *testing.T) {
 func FuzzParts(f *testing.F) {
 	readertest.BoundMinimization(f)
 	f.Add(nastyTrace(20, 1), uint8(40))
+	f.Add([]byte(cpuProfileTrace), uint8(150))
 	f.Add([]byte(`[{"ph":"X","name":"a}, {","pid":1,"tid":1,"ts":1,"dur":1}, {"ph":"i","name":"b","ts":2,"args":{"k":[{"a":1}, {"b":2}]}},]`), uint8(8))
 	f.Add([]byte(`{"traceEvents":[{"ph":"B","name":"x","pid":1,"tid":1,"ts":1} , {"ph":"E","pid":1,"tid":1,"ts":2}], "x": 1}`), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
@@ -247,7 +248,7 @@ func TestPackedFields(t *testing.T) {
 		names = append(names, rt.Field(i).Name)
 	}
 	const want = "ph badPh name cat pid tid id idLocal bindID flowIn flowOut ts dur hasTs hasDur badTime bindEnclosing scope " +
-		"argName argLabels argStep sortIndex hasSortIndex badSortIndex counters badCounters argsText argsLine args " +
+		"argName argLabels argStep sortIndex hasSortIndex badSortIndex counters badCounters argsText argsLine profile args " +
 		"gpuCat correlation waitRecord waitStream line offset"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("rawEvent's fields are now\n%s\nwere\n%s\nsee packs, pack and unpack", got, want)

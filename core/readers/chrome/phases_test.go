@@ -219,7 +219,7 @@ func TestSkippedNotRefused(t *testing.T) {
 		{`{"ph":"F","name":"a","id":1,"pid":1,"ts":1}`, "skipped 1 async finish events (ph F) that close nothing"},
 		{`{"ph":"i","s":"x","pid":1,"tid":1,"ts":1}`, `skipped 1 instant events with a scope s other than "g", "p" or "t"`},
 		{`{"ph":"C","name":"c","pid":1,"ts":1,"args":{"v":"abc","w":[1],"z":null}}`, "skipped 3 counter values that are not numbers"},
-		{`{"ph":"M","name":"thread_name","pid":1,"args":{"name":"t"}}`, `skipped 1 metadata events (ph M) "thread_name" without pid or tid`},
+		{`{"ph":"M","name":"thread_name","tid":1,"args":{"name":"t"}}`, `skipped 1 metadata events (ph M) "thread_name" without pid`},
 		{`{"ph":"M","name":"process_sort_index","pid":1,"args":{"sort_index":1.5}}`, `skipped 1 metadata events (ph M) "process_sort_index" without an integer args.sort_index`},
 		{`{"args":{"sort_index":"x"},"ph":"M","name":"process_sort_index","pid":1}`, `skipped 1 metadata events (ph M) "process_sort_index" without an integer args.sort_index`},
 		{`{"ph":"M","name":"process_name","pid":1,"args":{"name":7}}`, `skipped 1 metadata events (ph M) "process_name" without args.name`},
@@ -348,8 +348,10 @@ func TestArgsOnlyForArgsSinks(t *testing.T) {
 }
 
 // TestObjectFormKeys checks the keys of the object form besides
-// traceEvents: ftrace text and sampling profiles are counted, the others
-// ignored, and displayTimeUnit does not change the unit of ts.
+// traceEvents: ftrace text is counted, the sampling profile (stackFrames,
+// samples) read as the stacks of the sampled thread (tid 1, whose process
+// the samples without pid are put in), the others ignored, and
+// displayTimeUnit does not change the unit of ts.
 func TestObjectFormKeys(t *testing.T) {
 	tr, notes := decodeNotes(t, `{"displayTimeUnit":"ns","otherData":{"version":"x"},
 "systemTraceEvents":"# tracer: nop\n  <idle>-0 [000] 1.0: sched_switch\n  a-1 [001] 2.0: sched_wakeup",
@@ -361,11 +363,11 @@ func TestObjectFormKeys(t *testing.T) {
 	checkLines(t, "entities", dump(tr), []string{
 		"state /1/1 Slice a 1.500-2.500 d0",
 		"state /1/1 Slice b 3.000-4.000 d0",
+		"state /1/1 (CPU profile) Slice main 1.000-2.000 d0",
+		"state /1/1 (CPU profile) Slice f 1.000-2.000 d1",
 	})
 	checkLines(t, "notes", notes.Messages(), []string{
 		"skipped 3 lines of ftrace text (systemTraceEvents)",
-		"skipped 2 stackFrames entries (sampling stacks)",
-		"skipped 2 samples entries (sampling profile)",
 	})
 }
 

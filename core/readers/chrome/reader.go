@@ -213,7 +213,8 @@ func (d *decoder) readTrace() error {
 
 // readObject reads the object form. Besides traceEvents, the format has
 // systemTraceEvents (ftrace text, not modelled: its lines are counted),
-// stackFrames and samples (sampling profiles, counted), displayTimeUnit
+// stackFrames and samples (a sampling profile, kept as text and read once
+// the events are, see addSampledStacks), displayTimeUnit
 // (how a viewer shows times; ts and dur are microseconds regardless),
 // otherData and writers' own keys (distributedInfo, deviceProperties...),
 // which are checked for syntax and ignored.
@@ -234,7 +235,8 @@ func (d *decoder) readObject() error {
 				return err
 			}
 			var field byte
-			switch string(key) {
+			name := string(key) // key points into the scanner's buffer, which reading the value moves
+			switch name {
 			case "traceEvents":
 				field = 'e'
 			case "systemTraceEvents":
@@ -243,6 +245,8 @@ func (d *decoder) readObject() error {
 				field = 'f'
 			case "samples":
 				field = 'p'
+			case "nodes", "timeDeltas", "startTime":
+				field = 'v' // a V8 CPU profile file (.cpuprofile)
 			}
 			if err := s.expect(':', "the trace object"); err != nil {
 				return d.endOfObject(seen, err)
@@ -266,9 +270,17 @@ func (d *decoder) readObject() error {
 				seen = true
 				err = d.skipSystemEvents()
 			case 'f':
-				err = d.countEntries("stackFrames entries (sampling stacks)")
+				d.col.stackFramesText, _, err = s.capture(d.col.stackFramesText[:0])
 			case 'p':
-				err = d.countEntries("samples entries (sampling profile)")
+				d.col.samplesText, _, err = s.capture(d.col.samplesText[:0])
+			case 'v':
+				var text []byte
+				if text, _, err = s.capture(nil); err == nil {
+					if d.col.cpuProfileFile == nil {
+						d.col.cpuProfileFile = map[string][]byte{}
+					}
+					d.col.cpuProfileFile[name] = text
+				}
 			default:
 				err = s.skip(1)
 			}
@@ -292,8 +304,8 @@ func (d *decoder) readObject() error {
 			}
 		}
 	}
-	if !seen {
-		return s.fail("the trace object has no traceEvents array")
+	if !seen && !d.col.isProfileFile() {
+		return s.fail("the trace object has no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile)")
 	}
 	return nil
 }
@@ -331,52 +343,6 @@ func (d *decoder) skipSystemEvents() error {
 	}
 	d.col.notes.skip("systemTraceEvents values that are not ftrace text", 1)
 	return s.skip(1)
-}
-
-// countEntries skips an array or object value, counting its entries as
-// skipped under what.
-func (d *decoder) countEntries(what string) error {
-	s := d.sc
-	c, ok := s.peek()
-	if !ok || (c != '[' && c != '{') {
-		d.col.notes.skip(what, 1)
-		return s.skip(1)
-	}
-	s.pos++
-	close := byte(']')
-	if c == '{' {
-		close = '}'
-	}
-	if c, ok := s.peek(); ok && c == close {
-		s.pos++
-		return nil
-	}
-	for {
-		if close == '}' {
-			if _, err := s.scanString(false); err != nil {
-				return err
-			}
-			if err := s.expect(':', what); err != nil {
-				return err
-			}
-		}
-		if err := s.skip(1); err != nil {
-			return err
-		}
-		d.col.notes.skip(what, 1)
-		c, ok := s.peek()
-		if !ok {
-			return s.failEnd(what)
-		}
-		s.pos++
-		if c == close {
-			return nil
-		}
-		if c != ',' {
-			s.pos--
-			return s.fail("expected ',' or %q in %s, found %s", close, what, describe(c))
-		}
-	}
 }
 
 // readEvents reads the array of events. The closing bracket may be

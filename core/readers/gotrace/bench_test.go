@@ -72,8 +72,8 @@ func BenchmarkReadLarge(b *testing.B) {
 	for _, own := range []bool{false, true} {
 		name := map[bool]string{false: "parser", true: "own"}[own]
 		b.Run(name, func(b *testing.B) {
+			defer func(was bool) { ownDecoder = was }(ownDecoder)
 			ownDecoder = own
-			defer func() { ownDecoder = false }()
 			b.SetBytes(st.Size())
 			for b.Loop() {
 				if err := read(path, trace.New(path), trace.ReadOptions{}); err != nil {

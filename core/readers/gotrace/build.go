@@ -67,6 +67,11 @@ type goroutine struct {
 	regions []region      // open regions, outermost first
 	nRegion int32         // regions begun so far
 	ranges  ranges        // GC mark assists
+	// The value of its runs on a P (its label) and the function it was
+	// found for: a goroutine runs many times, under one name mostly.
+	runValue int32
+	runFn    string
+	runKnown bool
 }
 
 type region struct {
@@ -140,14 +145,17 @@ type builder struct {
 	// and hashing of its value's name.
 	goStateValues [8]int32
 	waitingValues map[string]int32
+	// The values of P states, as goStateValues (1 + the value; 0: not yet
+	// defined).
+	pRunningValue, pIdleValue int32
 
 	tGoroutine, tP, tRuntime                   int32 // container types
 	sGoroutine, sRegion, sP, sPRunning         int32 // state types
 	eLog, eTaskBegin, eTaskEnd, eLabel, lSpawn int32
 	runtime, goroutines, procs                 int32 // group containers
 
-	gs      map[xtrace.GoID]*goroutine
-	ps      map[xtrace.ProcID]*proc
+	gs      idTable[xtrace.GoID, goroutine]
+	ps      idTable[xtrace.ProcID, proc]
 	global  ranges // GC phases, stop-the-world
 	metrics map[string]*metric
 
@@ -160,8 +168,6 @@ func newBuilder(sink trace.Sink, opt trace.ReadOptions, file string) *builder {
 		values:        map[valueKey]int32{},
 		types:         map[string]int32{},
 		waitingValues: map[string]int32{},
-		gs:            map[xtrace.GoID]*goroutine{},
-		ps:            map[xtrace.ProcID]*proc{},
 		metrics:       map[string]*metric{},
 		skipped:       map[string]int64{},
 	}
@@ -283,7 +289,7 @@ func (b *builder) event(in *input) {
 	case xtrace.EventTaskEnd:
 		b.goEvent(in, b.eTaskEnd, in.name, now, "task ends")
 	case xtrace.EventLabel:
-		g := b.gs[in.resG]
+		g := b.gs.get(in.resG)
 		if g == nil {
 			b.skip("labels of unknown goroutines")
 			return
@@ -303,7 +309,7 @@ func (b *builder) event(in *input) {
 // running returns the goroutine an event happened on, nil if none or
 // unknown; a stack of the event names its function if still unknown.
 func (b *builder) running(in *input) *goroutine {
-	g := b.gs[in.g]
+	g := b.gs.get(in.g)
 	if g != nil && g.fn == "" {
 		g.fn = in.stack.outermost()
 	}
@@ -378,7 +384,7 @@ func goState(to xtrace.GoState, reason string) string {
 func (b *builder) goTransition(in *input, now trace.Time) {
 	id := in.resG
 	from, to := in.goFrom, in.goTo
-	g := b.gs[id]
+	g := b.gs.get(id)
 	created := from == xtrace.GoNotExist && to != xtrace.GoNotExist
 	if g == nil {
 		if to == xtrace.GoNotExist { // ends a goroutine never seen: nothing to model
@@ -388,7 +394,7 @@ func (b *builder) goTransition(in *input, now trace.Time) {
 		if created {
 			g.born = now
 		} // else it existed before the trace started: it is born at 0
-		b.gs[id] = g
+		b.gs.set(id, g)
 	}
 	if created {
 		// The stack of a creation is the new goroutine's start: its
@@ -419,7 +425,7 @@ func (b *builder) goTransition(in *input, now trace.Time) {
 	}
 	b.openLane(&g.state, b.goStateValue(to, in.reason), now)
 	if to == xtrace.GoRunning {
-		if p := b.ps[in.p]; p != nil {
+		if p := b.ps.get(in.p); p != nil {
 			if p.g != nil {
 				b.stopRunning(p.g, now)
 			}
@@ -437,13 +443,16 @@ func (b *builder) destroy(g *goroutine, now trace.Time) {
 	}
 	g.ranges.close(b, cid, now)
 	b.sink.DestroyContainer(cid, now)
-	delete(b.gs, g.id)
+	b.gs.del(g.id)
 }
 
 // stopRunning ends the P track of a goroutine that stops running.
 func (b *builder) stopRunning(g *goroutine, now trace.Time) {
-	if p := b.ps[g.p]; p != nil && p.g == g {
-		p.running.value = b.value(b.sPRunning, g.label())
+	if p := b.ps.get(g.p); p != nil && p.g == g {
+		if !g.runKnown || g.runFn != g.fn {
+			g.runValue, g.runFn, g.runKnown = b.value(b.sPRunning, g.label()), g.fn, true
+		}
+		p.running.value = g.runValue
 		b.closeLane(&p.running, p.cid, b.sPRunning, now)
 		p.g = nil
 	}
@@ -461,7 +470,7 @@ func (g *goroutine) label() string {
 func (b *builder) procTransition(in *input, now trace.Time) {
 	id := in.resP
 	from, to := in.pFrom, in.pTo
-	p := b.ps[id]
+	p := b.ps.get(id)
 	if p == nil {
 		if to == xtrace.ProcNotExist {
 			return
@@ -472,7 +481,7 @@ func (b *builder) procTransition(in *input, now trace.Time) {
 		}
 		name := "P" + strconv.FormatInt(int64(id), 10)
 		p = &proc{cid: b.container(name, name, b.tP, b.procs, start)}
-		b.ps[id] = p
+		b.ps.set(id, p)
 	}
 	if from == to && p.state.open {
 		return
@@ -480,10 +489,18 @@ func (b *builder) procTransition(in *input, now trace.Time) {
 	b.closeLane(&p.state, p.cid, b.sP, now)
 	switch to {
 	case xtrace.ProcRunning:
-		b.openLane(&p.state, b.value(b.sP, valueRunning), now)
+		b.openLane(&p.state, b.pStateValue(&b.pRunningValue, valueRunning), now)
 	case xtrace.ProcIdle:
-		b.openLane(&p.state, b.value(b.sP, valueIdle), now)
+		b.openLane(&p.state, b.pStateValue(&b.pIdleValue, valueIdle), now)
 	}
+}
+
+// pStateValue is b.value(b.sP, name), remembered in *known.
+func (b *builder) pStateValue(known *int32, name string) int32 {
+	if *known == 0 {
+		*known = 1 + b.value(b.sP, name)
+	}
+	return *known - 1
 }
 
 func (b *builder) openLane(l *lane, value int32, now trace.Time) {
@@ -525,13 +542,13 @@ func (b *builder) rangeTrack(in *input) (l *lane, container, typ int32, ok bool)
 	case xtrace.ResourceNone:
 		parent, container, tracks = b.tRuntime, b.runtime, &b.global
 	case xtrace.ResourceGoroutine:
-		g := b.gs[in.resG]
+		g := b.gs.get(in.resG)
 		if g == nil {
 			return nil, 0, 0, false
 		}
 		parent, container, tracks = b.tGoroutine, b.ensure(g), &g.ranges
 	case xtrace.ResourceProc:
-		p := b.ps[in.resP]
+		p := b.ps.get(in.resP)
 		if p == nil {
 			return nil, 0, 0, false
 		}
@@ -602,8 +619,8 @@ func (b *builder) finish() {
 		return
 	}
 	end := b.last
-	for _, id := range sortedKeys(b.gs) {
-		g := b.gs[id]
+	for _, id := range b.gs.sorted() {
+		g := b.gs.get(id)
 		b.stopRunning(g, end)
 		if g.state.open {
 			b.closeLane(&g.state, b.ensure(g), b.sGoroutine, end)
@@ -615,8 +632,8 @@ func (b *builder) finish() {
 			g.ranges.close(b, b.ensure(g), end)
 		}
 	}
-	for _, id := range sortedKeys(b.ps) {
-		p := b.ps[id]
+	for _, id := range b.ps.sorted() {
+		p := b.ps.get(id)
 		b.closeLane(&p.state, p.cid, b.sP, end)
 		p.ranges.close(b, p.cid, end)
 	}

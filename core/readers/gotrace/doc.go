@@ -4,23 +4,22 @@
 //
 // # Input
 //
-// The trace is decoded by golang.org/x/exp/trace, the Go project's own
-// parser (the one `go tool trace` uses, exported), which reads the format
-// of Go 1.22 and later (up to Go 1.26's) as a stream of generations of a
-// few megabytes, and the older format of Go 1.11 to 1.21, which it parses
-// whole in memory and converts. The formats of Go 1.5 to 1.10 are refused
-// with a FormatError naming the version, as is the text form of the
-// runtime's parser tests ("Trace Go1.22" ...), which runtime/trace never
-// writes. The file may be gzip, bzip2 or zstd compressed. Files are
-// recognized by their header, "go 1.NN trace\x00\x00\x00" (Format.Sniff): Go
-// traces have no extension of their own, and ".trace" is Pajé's.
-//
-// The package also has a decoder of its own for the format of Go 1.22 to
-// 1.26 (wire.go: generations decoded on all cores; merge.go: the Ms'
-// events merged in the parser's order), which builds the same model call
-// for call on every trace tested, broken and cut ones included. It is off
-// (ownDecoder) until it has been tried on more traces than the samples
-// and the generated ones; the parser reads everything meanwhile.
+// The format of Go 1.22 and later (up to Go 1.26's) is decoded by the
+// package's own decoder (wire.go: generations of a few megabytes split
+// from the stream, their tables decoded on all cores; merge.go: the Ms'
+// events decoded and merged in the order of golang.org/x/exp/trace, the
+// Go project's own parser, the one `go tool trace` uses), which builds
+// the same model call for call as that parser on every trace tested,
+// broken and cut ones included. The environment variable
+// MACROSCOPE_GOTRACE_PARSER (any value) reads through the parser instead
+// (kept for one release). The older format of Go 1.11 to 1.21 is read by
+// the parser, which parses it whole in memory and converts it. The
+// formats of Go 1.5 to 1.10 are refused with a FormatError naming the
+// version, as is the text form of the runtime's parser tests ("Trace
+// Go1.22" ...), which runtime/trace never writes. The file may be gzip,
+// bzip2 or zstd compressed. Files are recognized by their header, "go
+// 1.NN trace\x00\x00\x00" (Format.Sniff): Go traces have no extension of
+// their own, and ".trace" is Pajé's.
 //
 // A trace broken or cut short after its first generation (the program
 // crashed or was killed before trace.Stop) is read up to the end of its

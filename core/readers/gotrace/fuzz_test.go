@@ -3,8 +3,10 @@ package gotrace
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -65,7 +67,12 @@ func FuzzDecodeWire(f *testing.F) {
 		for _, workers := range []int{1, 2} {
 			n := 0
 			decodeWire(bufio.NewReader(bytes.NewReader(b[headerLen:])), ver, workers, func(g *wireGeneration) error {
-				n += g.events
+				for _, b := range g.batches {
+					if b.kind == batchEvents {
+						events, _ := b.decodeAll(g)
+						n += len(events)
+					}
+				}
 				return nil
 			})
 		}
@@ -89,6 +96,7 @@ func FuzzOwnDecoder(f *testing.F) {
 		f.Add(data)
 		f.Add(data[:len(data)/2])
 	}
+	defer func(own, recover bool) { ownDecoder, recoverPanics = own, recover }(ownDecoder, recoverPanics)
 	ownDecoder, recoverPanics = true, false
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
@@ -97,5 +105,47 @@ func FuzzOwnDecoder(f *testing.F) {
 		sink := readertest.NewContract(nil)
 		err := decode(bytes.NewReader(b), "mem", int64(len(b)), sink, trace.ReadOptions{})
 		readertest.CheckRead(t, "mem", err, sink)
+	})
+}
+
+// FuzzOwnVsParser feeds mutations of small traces of the generational
+// format to both read paths: the calls to the sink must be identical, and
+// both must fail or both succeed, with the same notes.
+func FuzzOwnVsParser(f *testing.F) {
+	readertest.BoundMinimization(f)
+	for _, name := range []string{small, threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > maxFuzzInput {
+			data = data[:maxFuzzInput]
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput || len(b) < headerLen {
+			return
+		}
+		if ver, err := version(b, "mem"); err != nil || wireTypes(ver) == 0 {
+			return
+		}
+		run := func(own bool) (string, error) {
+			var text strings.Builder
+			var notes trace.Notes
+			defer func(was bool) { ownDecoder = was }(ownDecoder)
+			ownDecoder = own
+			err := decode(bytes.NewReader(b), "mem", int64(len(b)), recorder{&text}, trace.ReadOptions{Notes: &notes})
+			fmt.Fprintf(&text, "notes %d\n", len(notes.Messages()))
+			return text.String(), err
+		}
+		want, werr := run(false)
+		got, gerr := run(true)
+		if got != want {
+			t.Fatalf("the models differ: %s\nparser error: %v\nown error: %v", firstDiff(got, want), werr, gerr)
+		}
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("parser error: %v\nown error: %v", werr, gerr)
+		}
 	})
 }

@@ -57,8 +57,10 @@ func (s stackRef) funcs(yield func(string) bool) {
 	if s.id == 0 {
 		return
 	}
-	for _, pc := range s.g.stacks[s.id] {
-		if !yield(s.g.strings[s.g.pcs[pc].fn]) {
+	pcs, _ := s.g.stack(s.id)
+	for _, pc := range pcs {
+		fn, _ := s.g.str(s.g.pcs[pc].fn)
+		if !yield(fn) {
 			return
 		}
 	}
@@ -157,7 +159,7 @@ var (
 // as fromParser does of the parser's.
 func fromMerge(e *mergedEvent, in *input) {
 	g := e.gen
-	str := func(id uint64) string { return g.strings[id] }
+	str := func(id uint64) string { s, _ := g.str(id); return s }
 	stack := func(id uint64) stackRef { return stackRef{g: g, id: id} }
 	*in = input{time: xtrace.Time(e.time), g: xtrace.GoID(e.ctx.g), p: xtrace.ProcID(e.ctx.p)}
 	a := &e.args

@@ -164,8 +164,8 @@ type mergedEvent struct {
 
 // ordering is the state the merge keeps across generations.
 type ordering struct {
-	gs       map[int64]*gState
-	ps       map[int64]*pState
+	gs       idTable[int64, gState]
+	ps       idTable[int64, pState]
 	ms       map[int64]*mState
 	tasks    map[uint64]task
 	gcSeq    uint64
@@ -182,7 +182,7 @@ const (
 )
 
 func newOrdering() *ordering {
-	return &ordering{gs: map[int64]*gState{}, ps: map[int64]*pState{}, ms: map[int64]*mState{}, tasks: map[uint64]task{}}
+	return &ordering{ms: map[int64]*mState{}, tasks: map[uint64]task{}}
 }
 
 func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
@@ -257,16 +257,13 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 	if err == nil && ok && ms != nil {
 		ms.p, ms.g = next.p, next.g
 	}
-	if err != nil {
-		err = fmt.Errorf("%s event on M %d: %w", wireSpecs[ev.typ].name, m, err)
-	}
+	// The error goes out as the parser words it, without the event's name.
 	return ok, err
 }
 
 func (o *ordering) deliver(ev *mergedEvent, ctx sched) {
-	e := *ev
-	e.ctx = ctx
-	o.push(e)
+	o.queue = append(o.queue, *ev) // copied once, into its place
+	o.queue[len(o.queue)-1].ctx = ctx
 }
 
 func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sched, bool, error) {
@@ -277,7 +274,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return o.procStatus(ev, cur, gen, first)
 	case evProcStart:
 		pid, s := int64(a[0]), seq{gen, a[1]}
-		st := o.ps[pid]
+		st := o.ps.get(pid)
 		if st == nil || st.status != procIdle || !s.succeeds(st.seq) || cur.p != none {
 			return cur, false, nil
 		}
@@ -290,7 +287,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		next.p = pid
 		return next, true, nil
 	case evProcStop:
-		st := o.ps[cur.p]
+		st := o.ps.get(cur.p)
 		if st == nil {
 			return cur, false, fmt.Errorf("proc %d does not exist", cur.p)
 		}
@@ -313,25 +310,25 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, must, may}); err != nil {
 			return cur, false, err
 		}
-		if st := o.gs[cur.g]; st != nil && st.status != goRunning {
+		if st := o.gs.get(cur.g); st != nil && st.status != goRunning {
 			return cur, false, errors.New("the creating goroutine is not running")
 		}
 		id := int64(a[0])
-		if o.gs[id] != nil {
+		if o.gs.get(id) != nil {
 			return cur, false, fmt.Errorf("goroutine %d already exists", id)
 		}
 		status := uint8(goRunnable)
 		if ev.typ == evGoCreateBlocked {
 			status = goWaiting
 		}
-		o.gs[id] = &gState{status: status, seq: seq{gen, 0}}
+		o.gs.set(id, &gState{status: status, seq: seq{gen, 0}})
 		o.deliver(ev, cur)
 		return cur, true, nil
 	case evGoDestroy, evGoStop, evGoBlock:
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -340,7 +337,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		}
 		switch ev.typ {
 		case evGoDestroy:
-			delete(o.gs, cur.g)
+			o.gs.del(cur.g)
 		case evGoStop:
 			st.status = goRunnable
 		case evGoBlock:
@@ -352,7 +349,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return next, true, nil
 	case evGoStart:
 		id, s := int64(a[0]), seq{gen, a[1]}
-		st := o.gs[id]
+		st := o.gs.get(id)
 		if st == nil || st.status != goRunnable || !s.succeeds(st.seq) {
 			return cur, false, nil
 		}
@@ -366,7 +363,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return next, true, nil
 	case evGoUnblock:
 		id, s := int64(a[0]), seq{gen, a[1]}
-		st := o.gs[id]
+		st := o.gs.get(id)
 		if st == nil || st.status != goWaiting || !s.succeeds(st.seq) {
 			return cur, false, nil
 		}
@@ -379,7 +376,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -387,7 +384,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			return cur, false, errors.New("the goroutine is not running")
 		}
 		st.status = goSyscall
-		ps := o.ps[cur.p]
+		ps := o.ps.get(cur.p)
 		if ps == nil {
 			return cur, false, fmt.Errorf("uninitialized proc %d", cur.p)
 		}
@@ -403,7 +400,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -411,7 +408,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			return cur, false, errors.New("the goroutine is not in a syscall")
 		}
 		st.status = goRunning
-		ps := o.ps[cur.p]
+		ps := o.ps.get(cur.p)
 		if ps == nil {
 			return cur, false, fmt.Errorf("uninitialized proc %d", cur.p)
 		}
@@ -423,7 +420,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		return cur, true, nil
 	case evGoSyscallEndBlocked:
 		if cur.p != none {
-			ps := o.ps[cur.p]
+			ps := o.ps.get(cur.p)
 			if ps == nil {
 				return cur, false, fmt.Errorf("uninitialized proc %d", cur.p)
 			}
@@ -434,7 +431,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, may, must}); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
@@ -451,10 +448,10 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			return cur, false, err
 		}
 		id := int64(a[0])
-		if o.gs[id] != nil {
+		if o.gs.get(id) != nil {
 			return cur, false, fmt.Errorf("goroutine %d already exists", id)
 		}
-		o.gs[id] = &gState{status: goSyscall, seq: seq{gen, 0}}
+		o.gs.set(id, &gState{status: goSyscall, seq: seq{gen, 0}})
 		o.deliver(ev, cur)
 		next := cur
 		next.g = id
@@ -463,18 +460,18 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, may, must}); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 		}
 		if st.status != goSyscall {
 			return cur, false, errors.New("the goroutine is not in a syscall")
 		}
-		delete(o.gs, cur.g)
+		o.gs.del(cur.g)
 		next := cur
 		next.g = none
 		if cur.p != none {
-			ps := o.ps[cur.p]
+			ps := o.ps.get(cur.p)
 			if ps == nil {
 				return cur, false, fmt.Errorf("invalid proc %d", cur.p)
 			}
@@ -500,7 +497,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			parent = noTask
 			ev.args[1] = noTask
 		}
-		name, ok := g.strings[a[2]]
+		name, ok := g.str(a[2])
 		if !ok && a[2] != 0 {
 			return cur, false, fmt.Errorf("invalid string ID %d", a[2])
 		}
@@ -529,11 +526,11 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		name, ok := g.strings[a[1]]
+		name, ok := g.str(a[1])
 		if !ok && a[1] != 0 {
 			return cur, false, fmt.Errorf("invalid string ID %d", a[1])
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("no state for the current goroutine %d", cur.g)
 		}
@@ -622,7 +619,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, needs{must, must, may}); err != nil {
 			return cur, false, err
 		}
-		ps := o.ps[cur.p]
+		ps := o.ps.get(cur.p)
 		if ps == nil {
 			return cur, false, fmt.Errorf("proc %d does not exist", cur.p)
 		}
@@ -636,7 +633,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		o.deliver(ev, cur)
 		return cur, true, nil
 	case evGCSweepActive:
-		ps := o.ps[int64(a[0])]
+		ps := o.ps.get(int64(a[0]))
 		if ps == nil {
 			return cur, false, fmt.Errorf("GCSweepActive for unknown proc %d", a[0])
 		}
@@ -653,7 +650,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if ev.typ == evSTWBegin {
 			desc = a[0]
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("no state for the current goroutine %d", cur.g)
 		}
@@ -663,7 +660,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		o.deliver(ev, cur)
 		return cur, true, nil
 	case evGCMarkAssistActive:
-		st := o.gs[int64(a[0])]
+		st := o.gs.get(int64(a[0]))
 		if st == nil {
 			return cur, false, fmt.Errorf("uninitialized goroutine %d", a[0])
 		}
@@ -676,7 +673,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		st := o.gs[cur.g]
+		st := o.gs.get(cur.g)
 		if st == nil {
 			return cur, false, fmt.Errorf("no state for the current goroutine %d", cur.g)
 		}
@@ -709,7 +706,7 @@ func (o *ordering) procStatus(ev *mergedEvent, cur sched, gen uint64, first bool
 	}
 	e := *ev
 	old := procStateOf(status)
-	if s := o.ps[pid]; s != nil {
+	if s := o.ps.get(pid); s != nil {
 		switch {
 		case status == procSyscallAbandoned && s.status == procSyscall:
 			old = procStateRunning
@@ -722,7 +719,7 @@ func (o *ordering) procStatus(ev *mergedEvent, cur sched, gen uint64, first bool
 		}
 		s.seq = seq{gen, 0}
 	} else {
-		o.ps[pid] = &pState{status: status, seq: seq{gen, 0}}
+		o.ps.set(pid, &pState{status: status, seq: seq{gen, 0}})
 		if first {
 			old = stateUndetermined
 		} else {
@@ -788,7 +785,7 @@ func goStateOf(s uint8) uint8 {
 
 func (o *ordering) procSteal(ev *mergedEvent, cur sched, gen uint64) (sched, bool, error) {
 	pid, s := int64(ev.args[0]), seq{gen, ev.args[1]}
-	st := o.ps[pid]
+	st := o.ps.get(pid)
 	if st == nil || (st.status != procSyscall && st.status != procSyscallAbandoned) || !s.succeeds(st.seq) {
 		return cur, false, nil
 	}
@@ -832,13 +829,13 @@ func (o *ordering) goStatus(ev *mergedEvent, cur sched, gen uint64, first bool) 
 		return cur, false, fmt.Errorf("invalid status for goroutine %d: %d", gid, status)
 	}
 	old := goStateOf(status)
-	if s := o.gs[gid]; s != nil {
+	if s := o.gs.get(gid); s != nil {
 		if s.status != status {
 			return cur, false, fmt.Errorf("inconsistent status for goroutine %d: old %d vs. new %d", gid, s.status, status)
 		}
 		s.seq = seq{gen, 0}
 	} else if first {
-		o.gs[gid] = &gState{status: status, seq: seq{gen, 0}}
+		o.gs.set(gid, &gState{status: status, seq: seq{gen, 0}})
 		old = stateUndetermined
 	} else {
 		return cur, false, fmt.Errorf("found goroutine status for new goroutine after the first generation: id=%d status=%d", gid, status)
@@ -879,7 +876,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 	if err := check(cur, onGoroutine); err != nil {
 		return cur, false, err
 	}
-	st := o.gs[cur.g]
+	st := o.gs.get(cur.g)
 	if st == nil {
 		return cur, false, fmt.Errorf("goroutine %d does not exist", cur.g)
 	}
@@ -887,7 +884,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 		return cur, false, errors.New("the goroutine is not running")
 	}
 	nextID, s := int64(ev.args[0]), seq{gen, ev.args[1]}
-	nst := o.gs[nextID]
+	nst := o.gs.get(nextID)
 	if nst == nil || nst.status != goWaiting || !s.succeeds(nst.seq) {
 		return cur, false, nil
 	}
@@ -903,7 +900,7 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 		st.status = goWaiting
 		made(evGoBlock, cur, 0, 0)
 	} else {
-		delete(o.gs, cur.g)
+		o.gs.del(cur.g)
 		made(evGoDestroy, cur)
 	}
 	nst.status, nst.seq = goRunning, s
@@ -917,43 +914,46 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 
 // cursor walks the events of one M in a generation, in batch order, at
 // the parser's nanoseconds: each batch starts at its time, and each
-// event adds its delta, each converted and truncated on its own.
+// event adds its delta, each converted and truncated on its own. It
+// decodes each event as it reaches it, as the parser does.
 type cursor struct {
 	m       int64
 	ms      *mState // the ordering's state of M m, once known
 	batches []*wireBatch
-	idx, at int
+	idx     int // the batch
+	pos     int // the next event's offset in it
 	lastTs  int64
-	ticks   uint64 // the previous event's time in timestamp units
 	ev      mergedEvent
+	wire    wireEvent // the event being decoded
 }
 
 // nsPer is the nanoseconds per timestamp unit of a generation.
 func nsPer(g *wireGeneration) float64 { return 1.0 / (float64(g.freq) / 1e9) }
 
-func (c *cursor) next(f float64, g *wireGeneration) bool {
-	for c.idx < len(c.batches) && c.at == len(c.batches[c.idx].events) {
+// next decodes the cursor's next event into c.ev: false at the end of
+// its batches, or the fault of the batch where the next event should be.
+func (c *cursor) next(f float64, g *wireGeneration, nTypes int) (bool, error) {
+	for c.idx < len(c.batches) && c.pos == len(c.batches[c.idx].data) {
 		c.idx++
-		c.at = 0
+		c.pos = 0
 		c.lastTs = 0
 	}
 	if c.idx == len(c.batches) {
-		return false
+		return false, nil
 	}
 	b := c.batches[c.idx]
 	if c.lastTs == 0 {
 		c.lastTs = int64(float64(b.time) * f)
 	}
-	if c.at == 0 {
-		c.ticks = b.time
+	pos, err := decodeEvent(b.data, c.pos, g.ver, nTypes, &c.wire)
+	if err != nil {
+		return false, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", b.offset, g.gen, int64(b.m), err)
 	}
-	e := &b.events[c.at]
-	c.ev = mergedEvent{typ: e.typ, args: e.args, gen: g}
-	c.ev.time = int64(float64(e.time-c.ticks)*f) + c.lastTs
-	c.ticks = e.time
+	c.pos = pos
+	c.ev = mergedEvent{typ: c.wire.typ, args: c.wire.args, gen: g}
+	c.ev.time = int64(float64(c.wire.time)*f) + c.lastTs
 	c.lastTs = c.ev.time
-	c.at++
-	return true
+	return true, nil
 }
 
 // The frontier is a min-heap of cursors by the time of their next event,
@@ -1026,7 +1026,8 @@ type merger struct {
 	frontier []*cursor
 	samples  []mergedEvent // the generation's CPU samples, by time
 	g        *wireGeneration
-	f        float64
+	f        float64 // nanoseconds per timestamp unit of g
+	nTypes   int     // the event types of g's format
 	lastTs   int64
 	emit     func(*mergedEvent) error
 	cur      mergedEvent // the event handed to emit (one, not one on the heap per event)
@@ -1052,7 +1053,7 @@ func (mg *merger) out(e *mergedEvent) error {
 
 // generation merges the events of g, after a mark at its start.
 func (mg *merger) generation(g *wireGeneration) error {
-	mg.g, mg.f = g, nsPer(g)
+	mg.g, mg.f, mg.nTypes = g, nsPer(g), wireTypes(g.ver)
 	var byM map[uint64]*cursor
 	var order []*cursor
 	minTs := uint64(0)
@@ -1086,7 +1087,11 @@ func (mg *merger) generation(g *wireGeneration) error {
 	slices.SortFunc(mg.samples, func(a, b mergedEvent) int { return cmp.Compare(a.time, b.time) })
 	mg.frontier = mg.frontier[:0]
 	for _, c := range order {
-		if c.next(mg.f, g) {
+		ok, err := c.next(mg.f, g, mg.nTypes)
+		if err != nil {
+			return err
+		}
+		if ok {
 			mg.frontier = heapInsert(mg.frontier, c)
 		}
 	}
@@ -1143,7 +1148,12 @@ func (mg *merger) try(i int) (bool, error) {
 	if !ok || err != nil {
 		return ok, err
 	}
-	if c.next(mg.f, mg.g) {
+	more, err := c.next(mg.f, mg.g, mg.nTypes)
+	if err != nil {
+		// As the parser, the event just ordered is not delivered.
+		return false, err
+	}
+	if more {
 		heapUpdate(mg.frontier, i)
 	} else {
 		mg.frontier = heapRemove(mg.frontier, i)
@@ -1194,7 +1204,7 @@ func checkIDs(e *mergedEvent) error {
 	t := &tableArgs[e.typ]
 	for _, i := range t.stacks {
 		if id := e.args[i]; id != 0 {
-			if _, ok := e.gen.stacks[id]; !ok {
+			if _, ok := e.gen.stack(id); !ok {
 				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
 			}
 		}

@@ -47,8 +47,8 @@ func readWith(t *testing.T, path string, own bool) string {
 func readInto(t *testing.T, path string, own bool, rec recorder) {
 	t.Helper()
 	var notes trace.Notes
+	defer func(was bool) { ownDecoder = was }(ownDecoder)
 	ownDecoder = own
-	defer func() { ownDecoder = false }()
 	err := read(path, rec, trace.ReadOptions{Notes: &notes})
 	fmt.Fprintf(rec, "error %v\nnotes %q\n", err, notes.Messages())
 }
@@ -133,4 +133,45 @@ func TestOwnDecoderCut(t *testing.T) {
 		}
 		t.Logf("%s: %d cuts identical, %d with the same model and outcome but other wording", filepath.Base(src), same, worded)
 	}
+}
+
+// TestOwnDecoderMoreTraces compares the two paths on the traces of the
+// directory named by GOTRACE_MORE (generated traces too large to keep in
+// the repository) and on testdata/gotests (the Go project's test traces,
+// some broken on purpose): the calls to the sink must be identical, and
+// both paths must fail or both succeed with the same notes. Where a
+// broken trace fails, our message may be worded otherwise (it names the
+// batch's byte): such traces are counted.
+func TestOwnDecoderMoreTraces(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "gotests", "*.trace"))
+	if dir := os.Getenv("GOTRACE_MORE"); dir != "" {
+		more, _ := filepath.Glob(filepath.Join(dir, "*.trace"))
+		files = append(files, more...)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want, got := readWith(t, path, false), readWith(t, path, true)
+			if got == want {
+				t.Logf("%d calls to the sink identical", strings.Count(got, "\n"))
+				return
+			}
+			sameOutcome(t, path, got, want)
+		})
+	}
+}
+
+// sameOutcome fails t unless the two paths' texts (got: own decoder,
+// want: parser) have the same calls to the sink and the same outcome,
+// and logs the two errors.
+func sameOutcome(t *testing.T, path, got, want string) {
+	t.Helper()
+	w, g := strings.Split(want, "\nerror "), strings.Split(got, "\nerror ")
+	if w[0] != g[0] {
+		t.Fatalf("%s: the models differ: %s", path, firstDiff(got, want))
+	}
+	failed := func(s string) bool { return !strings.HasPrefix(s, "<nil>") }
+	if failed(w[1]) != failed(g[1]) {
+		t.Fatalf("%s: parser: error %s; own decoder: error %s", path, w[1], g[1])
+	}
+	t.Logf("same model and outcome, other wording: parser: error %s\nown decoder: error %s", w[1], g[1])
 }

@@ -47,7 +47,11 @@ func TestParserKeepsPerMOrder(t *testing.T) {
 						continue
 					}
 					last, t := int64(float64(b.time)*f), b.time
-					for _, e := range b.events {
+					events, err := b.decodeAll(g)
+					if err != nil {
+						return err
+					}
+					for _, e := range events {
 						last += int64(float64(e.time-t) * f)
 						t = e.time
 						perM[b.m] = append(perM[b.m], ev{last, e.typ})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	xtrace "golang.org/x/exp/trace"
 
@@ -148,11 +149,16 @@ func parseError(name string, read int64, err error) error {
 // ownDecoder says whether traces of the generational format (Go 1.22 to
 // 1.26) are read with the package's own decoder and merge (wire.go,
 // merge.go) instead of the parser. The two give the same calls to the
-// sink, errors and notes on every trace tested (TestOwnDecoderSameModel,
-// TestOwnDecoderCut), except that where the parser cannot order a broken
-// trace its message dumps its internal state. Off until the decoder has
-// been tried on more traces.
-var ownDecoder = false
+// sink and the same outcome on every trace tested: the samples, the Go
+// project's test traces and fuzz seeds, traces with CPU samples, cgo
+// callbacks, thousands of goroutines, GC pressure, every cut of two
+// traces, and 150 MB generated ones (TestOwnDecoderSameModel,
+// TestOwnDecoderMoreTraces, TestOwnDecoderCut, FuzzOwnVsParser). Where a
+// broken trace fails, our message names the batch and byte, the parser's
+// sometimes dumps its internal state. On by default; the environment
+// variable MACROSCOPE_GOTRACE_PARSER (any value) reads with the parser
+// instead, the fallback kept for one release.
+var ownDecoder = os.Getenv("MACROSCOPE_GOTRACE_PARSER") == ""
 
 // decodeOwn reads the generations of a trace of Go 1.ver with the
 // package's decoder, on all cores, and builds the model from their

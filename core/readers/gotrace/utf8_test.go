@@ -29,13 +29,13 @@ func TestInvalidUTF8Names(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	defer func(was bool) { ownDecoder = was }(ownDecoder)
 	for _, own := range []bool{false, true} {
 		ownDecoder = own
 		tr := trace.New()
 		sink := readertest.NewContract(tr)
 		var notes trace.Notes
 		err := read(path, sink, trace.ReadOptions{Notes: &notes})
-		ownDecoder = false
 		if err != nil {
 			t.Fatalf("own decoder %v: %v", own, err)
 		}

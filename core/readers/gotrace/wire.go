@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"sync"
 )
@@ -16,7 +17,10 @@ import (
 // events in time order, plus the generation's string table, stack table,
 // frequency (timestamp units per second) and, from Go 1.25, a clock
 // snapshot. Generations are independent: each is decoded on its own, on
-// all cores, and delivered in order.
+// all cores, and delivered in order. The events of the event batches are
+// decoded later, one at a time, by the merge (cursor.next): kept decoded,
+// a generation's events would take ten times its bytes, and the merge,
+// on one core, is slower than decoding them there.
 //
 // The decoder checks what the Go project's parser checks of a
 // generation's structure (batch sizes, unknown event types, duplicate or
@@ -243,10 +247,11 @@ type wireBatch struct {
 	exp     uint8
 	m, time uint64
 	size    int
-	events  []wireEvent  // events, the sync batch's and the CPU samples (typ, then time and args as written)
+	offset  int64        // of the batch's header in the (decompressed) trace
+	events  []wireEvent  // the sync batch's events and the CPU samples (typ, then time and args as written)
 	strings []wireString // the strings batch's entries, in order
 	stacks  []wireStack  // the stacks batch's entries, in order
-	data    []byte       // an experimental batch's bytes
+	data    []byte       // an event batch's or an experimental batch's bytes
 }
 
 // wireGeneration is a decoded generation.
@@ -258,45 +263,28 @@ type wireGeneration struct {
 	strings  map[uint64]string
 	stacks   map[uint64][]uint64
 	pcs      map[uint64]wireFrame // the first frame seen of each PC, as the parser keeps it
-	events   int                  // timed events of the event batches
-	arena    []wireEvent          // the events of all its event batches
-}
+	ver      int                  // the format's Go version (1.ver)
 
-// arenas recycles the events of generations once handed over: a
-// generation holds millions of them, and reusing their memory spares the
-// collector most of its work.
-var arenas sync.Pool
-
-// release gives the generation's events back for reuse; none may be
-// read after.
-func (d *wireGeneration) release() {
-	if d.arena != nil {
-		a := d.arena[:0]
-		d.arena = nil
-		arenas.Put(&a)
-	}
+	// The tables again, indexed by ID, when their IDs are dense (densify).
+	denseStrings []string
+	hasStrings   []bool
+	denseStacks  [][]uint64
+	hasStacks    []bool
 }
 
 // decodeGeneration decodes the batches of g for the format of Go 1.ver.
 func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 	d := &wireGeneration{
 		gen:     g.gen,
-		arena:   takeArena(),
+		ver:     ver,
 		batches: make([]wireBatch, 0, len(g.batches)),
 		strings: map[uint64]string{},
 		stacks:  map[uint64][]uint64{},
 		pcs:     map[uint64]wireFrame{},
 	}
-	size := 0
-	for i := range g.batches {
-		size += len(g.batches[i].data)
-	}
-	if need := size / 4; cap(d.arena) < need { // events take 4 bytes or more
-		d.arena = make([]wireEvent, 0, need)
-	}
 	for i := range g.batches {
 		rb := &g.batches[i]
-		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data)}
+		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data), offset: rb.offset}
 		var err error
 		switch {
 		case rb.exp != 0:
@@ -314,14 +302,10 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 			wb.kind = batchSync
 			err = d.decodeSync(&wb, rb.data, ver)
 		default:
-			wb.kind = batchEvents
-			at := len(d.arena)
-			var evs []wireEvent
-			if evs, err = decodeEvents(d.arena, rb.data, rb.time, ver); err == nil {
-				d.arena = evs
-				wb.events = evs[at:len(evs):len(evs)]
-				d.events += len(wb.events)
-			}
+			// Decoded by the merge, which reports a fault when it
+			// reaches it, as the parser does: the events before it are
+			// delivered first.
+			wb.kind, wb.data = batchEvents, rb.data
 		}
 		if err != nil {
 			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
@@ -345,13 +329,68 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 			}
 		}
 	}
+	d.densify()
 	return d, nil
+}
+
+// densify copies the string and stack tables into slices indexed by ID,
+// for the merge's lookups (one or more per event), when their IDs are
+// dense, as the runtime writes them (1, 2, 3...); a table of scattered
+// IDs stays a map only.
+func (d *wireGeneration) densify() {
+	dense := func(n int, ids func(yield func(uint64) bool)) int {
+		hi := uint64(0)
+		for id := range ids {
+			hi = max(hi, id)
+		}
+		if hi > 4*uint64(n)+1024 {
+			return 0
+		}
+		return int(hi) + 1
+	}
+	if n := dense(len(d.strings), maps.Keys(d.strings)); n > 0 {
+		d.denseStrings, d.hasStrings = make([]string, n), make([]bool, n)
+		for id, s := range d.strings {
+			d.denseStrings[id], d.hasStrings[id] = s, true
+		}
+	}
+	if n := dense(len(d.stacks), maps.Keys(d.stacks)); n > 0 {
+		d.denseStacks, d.hasStacks = make([][]uint64, n), make([]bool, n)
+		for id, pcs := range d.stacks {
+			d.denseStacks[id], d.hasStacks[id] = pcs, true
+		}
+	}
+}
+
+// str returns the string of ID id, and whether the table has it (0, the
+// empty string, is not in the table).
+func (d *wireGeneration) str(id uint64) (string, bool) {
+	if id < uint64(len(d.hasStrings)) {
+		return d.denseStrings[id], d.hasStrings[id]
+	}
+	if d.hasStrings != nil {
+		return "", false
+	}
+	s, ok := d.strings[id]
+	return s, ok
+}
+
+// stack returns the PCs of stack id, and whether the table has it.
+func (d *wireGeneration) stack(id uint64) ([]uint64, bool) {
+	if id < uint64(len(d.hasStacks)) {
+		return d.denseStacks[id], d.hasStacks[id]
+	}
+	if d.hasStacks != nil {
+		return nil, false
+	}
+	pcs, ok := d.stacks[id]
+	return pcs, ok
 }
 
 // hasString reports whether id is in the string table; 0 is the empty
 // string.
 func (d *wireGeneration) hasString(id uint64) bool {
-	_, ok := d.strings[id]
+	_, ok := d.str(id)
 	return ok || id == 0
 }
 
@@ -366,43 +405,31 @@ func uvarint(b []byte) (uint64, int) {
 
 var errVarint = errors.New("a number is cut or longer than 64 bits")
 
-// takeArena returns an empty slice of events to append to.
-func takeArena() []wireEvent {
-	if a, ok := arenas.Get().(*[]wireEvent); ok {
-		return *a
+// decodeEvent decodes the timed event of an event batch at b[pos:] (a
+// type byte and its arguments, the first a delta from the previous
+// event's time) into e, e.time the delta, for the format whose types are
+// the first nTypes (Go 1.ver's), and returns the position after it.
+func decodeEvent(b []byte, pos, ver, nTypes int, e *wireEvent) (int, error) {
+	typ := b[pos]
+	if int(typ) >= nTypes || !wireSpecs[typ].timed {
+		return pos, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
 	}
-	return nil
-}
-
-// decodeEvents decodes an event batch, appending its events to evs: timed
-// events, each a type byte and its arguments, the first a delta from the
-// previous event's time.
-func decodeEvents(evs []wireEvent, b []byte, t uint64, ver int) ([]wireEvent, error) {
-	nTypes := wireTypes(ver)
-	for pos := 0; pos < len(b); {
-		typ := b[pos]
-		if int(typ) >= nTypes || !wireSpecs[typ].timed {
-			return nil, fmt.Errorf("offset %d: event type %d is not an event of Go 1.%d's format", pos, typ, ver)
-		}
-		pos++
-		dt, n := uvarint(b[pos:])
+	pos++
+	dt, n := uvarint(b[pos:])
+	if n <= 0 {
+		return pos, fmt.Errorf("offset %d: %w", pos, errVarint)
+	}
+	pos += n
+	e.typ, e.time = typ, dt
+	for i := range len(wireSpecs[typ].args) - 1 {
+		v, n := uvarint(b[pos:])
 		if n <= 0 {
-			return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+			return pos, fmt.Errorf("offset %d: %w", pos, errVarint)
 		}
 		pos += n
-		t += dt
-		ev := wireEvent{typ: typ, time: t}
-		for i := range len(wireSpecs[typ].args) - 1 {
-			v, n := uvarint(b[pos:])
-			if n <= 0 {
-				return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
-			}
-			pos += n
-			ev.args[i] = v
-		}
-		evs = append(evs, ev)
+		e.args[i] = v
 	}
-	return evs, nil
+	return pos, nil
 }
 
 // decodePlain decodes a batch of events of type typ without a time
@@ -582,7 +609,7 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 	order := make(chan chan result, workers)
 	// A generation takes a token before it is read and gives it back
 	// once handed over: at most workers+1 generations (a few MB of
-	// input, ten times that decoded, each) are in memory at once.
+	// input each, and their tables) are in memory at once.
 	tokens := make(chan struct{}, workers+1)
 	var wg sync.WaitGroup
 	for range workers {
@@ -643,7 +670,6 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 		res := <-out
 		if res.err == nil {
 			res.err = each(res.g)
-			res.g.release()
 		}
 		<-tokens
 		if res.err != nil {

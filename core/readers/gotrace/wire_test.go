@@ -16,6 +16,26 @@ import (
 	"time"
 )
 
+// decodeAll decodes the events of an event batch of g, each with its
+// time in timestamp units (the batch's time plus the deltas so far), as
+// the merge's cursor does one at a time: the events before a fault, and
+// the fault.
+func (b *wireBatch) decodeAll(g *wireGeneration) ([]wireEvent, error) {
+	var evs []wireEvent
+	t := b.time
+	for pos := 0; pos < len(b.data); {
+		var e wireEvent
+		var err error
+		if pos, err = decodeEvent(b.data, pos, g.ver, wireTypes(g.ver), &e); err != nil {
+			return evs, err
+		}
+		t += e.time
+		e.time = t
+		evs = append(evs, e)
+	}
+	return evs, nil
+}
+
 // writeWireText prints a decoded generation in the raw text form of the
 // Go project's trace tools, one line per wire event, as `go tool trace
 // -d=wire` does: the oracle of the decoder.
@@ -72,11 +92,15 @@ func writeWireText(w *bufio.Writer, g *wireGeneration, ver int) {
 				w.WriteByte('\n')
 			}
 		case batchEvents:
+			events, err := b.decodeAll(g)
 			t := b.time
-			for _, e := range b.events {
+			for _, e := range events {
 				line(e.typ, e.time-t, e.args[0], e.args[1], e.args[2], e.args[3])
 				t = e.time
 				w.WriteByte('\n')
+			}
+			if err != nil {
+				fmt.Fprintf(w, "error: %v\n", err)
 			}
 		}
 	}
@@ -216,7 +240,16 @@ func TestWireErrors(t *testing.T) {
 		{"cut varint", concat(sync, batch(1, 0, 1, evProcStop, 0x80), []byte{evEndOfGeneration}), "cut"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := decodeWire(bufio.NewReader(bytes.NewReader(c.in)), 26, 2, func(*wireGeneration) error { return nil })
+			// A fault in an event batch is kept with the batch, for the
+			// merge to report when it reaches it.
+			err := decodeWire(bufio.NewReader(bytes.NewReader(c.in)), 26, 2, func(g *wireGeneration) error {
+				for _, b := range g.batches {
+					if _, err := b.decodeAll(g); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error with %q", err, c.want)
 			}

@@ -136,3 +136,29 @@ func BenchmarkReferenceSweep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSolveZero1000x100 solves the model of BenchmarkSolve1000x100 at
+// p = 0 with lpaggreg's tie rule, where most candidates tie: with the
+// one-pass search (lex) and with the general search and its re-pass.
+func BenchmarkSolveZero1000x100(b *testing.B) {
+	in := lcgModel(10, 3, 100)
+	st, err := NewSpatiotemporal(in, Options{Normalize: true, Ties: TiesLpaggreg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, general := range []bool{false, true} {
+		name := "lex"
+		if general {
+			name = "general"
+		}
+		b.Run(name, func(b *testing.B) {
+			noLex = general
+			defer func() { noLex = false }()
+			for i := 0; i < b.N; i++ {
+				if _, err := st.Solve(0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -85,12 +85,66 @@ func resolveRow(i, j, T int, v, g, l, av, ag, al []float64) int {
 	return found
 }
 
+// The search at p = 0, in one pass.
+//
+// At p = 0 every value is minus a loss, bit for bit but for the sign of
+// zero: a part's value is 0*g - 1*l = -l (0*g is a zero for a finite g,
+// and a zero minus l is -l), and the values and losses of the tables are
+// then added in the same order (a candidate is best + agg in both, a
+// parent's split the sum of its children's in both), and rounding to
+// nearest is symmetric, so that each value is the negated loss. Equal
+// values have equal losses, so the whole rule's last test (the same gain
+// and a smaller loss) never decides there, and the winner of a row is the
+// first candidate, in order, of the largest value and, among those, of
+// the largest gain: the lexicographic optimum on (value, gain), which one
+// pass finds by keeping a candidate only when it is strictly larger in
+// that order. That is resolveRow's answer without its second pass; at
+// p = 0 most rows tie (every block of identical cells loses nothing), and
+// the search for p > 0 flags them all for it. A NaN (a value 0*Inf, or an
+// overflow) sends the row to resolveRow as in columnSearchGeneric.
+
+// noLex turns the one-pass search at p = 0 off, so that tests can compare
+// its solves with the general search's.
+var noLex bool
+
+// columnSearchLexGeneric is columnSearchGeneric for tables whose values
+// are minus their losses (p = 0; see above), with no row skipped.
+func columnSearchLexGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int) {
+	j := len(pos) - 1
+	for i := 0; i <= j; i++ {
+		top, tg, c := av[i], ag[i], 0
+		nan := top != top
+		for m := i; m < j; m++ {
+			x := v[m*T+i] + av[m+1]
+			if x > top {
+				top, tg, c = x, g[m*T+i]+ag[m+1], m+1
+			} else if x == top {
+				if cg := g[m*T+i] + ag[m+1]; cg > tg {
+					tg, c = cg, m+1
+				}
+			} else if x != x {
+				nan = true
+			}
+		}
+		if nan {
+			c = resolveRow(i, j, T, v, g, l, av, ag, al)
+		}
+		pos[i] = c
+	}
+}
+
 // columnComposeGeneric is columnsBestComposed in Go for one column: the
-// search of column j = len(pos)-1, then every row's optimum, best(i,j) at
-// j*T+i, and its cut, cut[i]. It reports false, having composed nothing, if a row has no
-// winner (NaN qualities), which the general loop of bestIntervals handles.
-func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte) bool {
-	columnSearchGeneric(v, g, l, T, av, ag, al, pos, nil)
+// search of column j = len(pos)-1 (columnSearchLexGeneric's if lex, for
+// tables whose values are minus their losses), then every row's optimum,
+// best(i,j) at j*T+i, and its cut, cut[i]. It reports false, having
+// composed nothing, if a row has no winner (NaN qualities), which the
+// general loop of bestIntervals handles.
+func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []int, cut []byte, lex bool) bool {
+	if lex {
+		columnSearchLexGeneric(v, g, l, T, av, ag, al, pos)
+	} else {
+		columnSearchGeneric(v, g, l, T, av, ag, al, pos, nil)
+	}
 	for _, c := range pos {
 		if c < 0 {
 			return false
@@ -115,10 +169,10 @@ func columnComposeGeneric(v, g, l []float64, T int, av, ag, al []float64, pos []
 // for the columns j0, ..., last of a node's tables, agg and best, with pos
 // holding last+1 values and cut the node's cut block, until a column has
 // a row with no winner. It returns the number of columns composed.
-func columnsComposeGeneric(best, agg table, T, j0, last int, pos []int, cut []byte) int {
+func columnsComposeGeneric(best, agg table, T, j0, last int, pos []int, cut []byte, lex bool) int {
 	for j := j0; j <= last; j++ {
 		at, c := j*T, triIndex(0, j)
-		if !columnComposeGeneric(best.v, best.g, best.l, T, agg.v[at:at+j+1], agg.g[at:at+j+1], agg.l[at:at+j+1], pos[:j+1], cut[c:c+j+1]) {
+		if !columnComposeGeneric(best.v, best.g, best.l, T, agg.v[at:at+j+1], agg.g[at:at+j+1], agg.l[at:at+j+1], pos[:j+1], cut[c:c+j+1], lex) {
 			return j - j0
 		}
 	}

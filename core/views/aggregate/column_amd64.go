@@ -23,6 +23,14 @@ package aggregate
 //go:noescape
 func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 
+// columnSearchLexAVX2 is columnSearchAVX2 composing (cut is not nil, skip
+// is nil) for tables whose values are minus their losses (p = 0): the
+// search of columnSearchLexGeneric, in one pass, where a row goes through
+// its candidates again one by one only when a NaN is involved.
+//
+//go:noescape
+func columnSearchLexAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
+
 // columnSearch sets pos as columnSearchGeneric does, for the rows skip
 // does not mark (skip may be nil).
 func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
@@ -40,14 +48,21 @@ func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, ski
 // cut block (triangular index). It returns the number of columns composed,
 // from j0; the column after them, if any, has a row with no winner (NaN
 // qualities), left to the general loop of bestIntervals.
-func columnsBestComposed(best, agg table, T, j0, last int, pos []int, cut []byte) int {
+//
+// With lex, the tables' values are minus their losses (p = 0), and the
+// search is columnSearchLexGeneric's, in one pass (columnSearchLexAVX2).
+func columnsBestComposed(best, agg table, T, j0, last int, pos []int, cut []byte, lex bool) int {
 	if !hasAVX2 {
-		return columnsComposeGeneric(best, agg, T, j0, last, pos, cut)
+		return columnsComposeGeneric(best, agg, T, j0, last, pos, cut, lex)
 	}
 	_, _ = pos[last], cut[triIndex(last, last)]
 	_, _, _ = best.v[:T*T+3], best.g[:T*T+3], best.l[:T*T+3] // junk rows past the last column's
 	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3]    // room for the last column's vectors
 	at, c := j0*T, triIndex(0, j0)
+	if lex {
+		return columnSearchLexAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
+			pos[:j0+1], nil, cut[c:c+j0+1], last)
+	}
 	return columnSearchAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
 		pos[:j0+1], nil, cut[c:c+j0+1], last)
 }

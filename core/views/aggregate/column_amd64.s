@@ -568,3 +568,254 @@ finished:
 	MOVQ AX, done+232(FP)
 	VZEROUPPER
 	RET
+
+// The search at p = 0 (columnSearchLexAVX2), for m: LEX_BROADCAST
+// broadcasts agg(m+1,j) and its gain (Y5, Y14; BX = ag); LEX_CANDIDATES
+// takes the candidates of the block of four rows at off(R12) (R14 = the
+// offset of g from v): their values cand = best(i,m) + agg(m+1,j) (Y6)
+// and gains best.g(i,m) + ag(m+1) (Y15), Y7 = take: the candidate larger
+// than the row's top (TOP), or equal with a larger gain than the top's
+// (TG); Y8 = the candidate is NaN. LEX_KEEP: the rows that take the
+// candidate take its value, gain and cut (the winner's own bits); a NaN
+// flags the row. The two blocks of a pair use the same temporaries, one
+// after the other: renamed, their chains run side by side.
+#define LEX_BROADCAST \
+	VBROADCASTSD 8(DI)(R11*8), Y5 \
+	VBROADCASTSD 8(BX)(R11*8), Y14
+
+#define LEX_CANDIDATES(off, TOP, TG) \
+	VADDPD off(R12), Y5, Y6 \
+	VADDPD off(R12)(R14*1), Y14, Y15 \
+	VCMPPD $0x1e, TG, Y15, Y7 \
+	VCMPPD $0x00, TOP, Y6, Y8 \
+	VANDPD Y8, Y7, Y7 \
+	VCMPPD $0x1e, TOP, Y6, Y8 \
+	VORPD  Y8, Y7, Y7 \
+	VCMPPD $3, Y6, Y6, Y8
+
+#define LEX_MASK \
+	VANDPD (R13)(CX*1), Y7, Y7 \
+	VANDPD (R13)(CX*1), Y8, Y8
+
+#define LEX_KEEP(TOP, CUT, FLAG, TG) \
+	VBLENDVPD Y7, Y6, TOP, TOP \
+	VBLENDVPD Y7, Y15, TG, TG \
+	VBLENDVPD Y7, Y3, CUT, CUT \
+	VORPD     Y8, FLAG, FLAG
+
+// func columnSearchLexAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
+//
+// columnSearchAVX2 composing (cut is not nil, skip nil) for tables whose
+// values are minus their losses: each row keeps the first candidate of
+// the largest value and, among those, of the largest gain (see
+// columnSearchLexGeneric), in one pass, by blocks of four rows, two
+// blocks at once while eight rows are left. A row with a NaN (a
+// candidate, or agg(i,j)) has no winner by the whole rule (the largest
+// value is NaN, or a NaN candidate is met): pos[i] = -1, left to the
+// caller, as columnSearchAVX2 leaves it. The other rows' optima are
+// composed as columnSearchAVX2 composes them.
+//
+// Registers as columnSearchAVX2's, with the gains of the rows' tops in Y9
+// (and Y13 for a pair's second block, whose tops, winners and flags are
+// Y10, Y11, Y12), and BX, R14 as in LEX_BROADCAST and LEX_CANDIDATES
+// (set again for every block: composing uses them). Frame: the winners
+// of a block at 0(SP), j*T*8 at 32(SP), left at 72(SP), the columns done
+// at 112(SP); the second block of a pair's tops, winners and flags at
+// 128(SP), 160(SP) and 192(SP), and at 224(SP) 1 while its rows wait for
+// the first block's to be finished.
+TEXT ·columnSearchLexAVX2(SB), NOSPLIT, $232-240
+	MOVQ         v_base+0(FP), SI
+	MOVQ         av_base+80(FP), DI
+	MOVQ         T+72(FP), R8
+	SHLQ         $3, R8
+	MOVQ         pos_len+160(FP), R9
+	DECQ         R9
+	MOVQ         R9, AX
+	IMULQ        R8, AX
+	MOVQ         AX, 32(SP)
+	MOVQ         $0, 72(SP)
+	MOVQ         $0, 112(SP)
+	MOVQ         $0, 224(SP)
+	MOVQ         $1, AX
+	VMOVQ        AX, X4
+	VPBROADCASTQ X4, Y4
+	XORQ         R10, R10
+
+block:
+	CMPQ    R10, R9
+	JGT     done
+	MOVQ    ag_base+104(FP), BX
+	MOVQ    g_base+24(FP), R14
+	SUBQ    SI, R14 // g - v
+	LEAQ    7(R10), AX
+	CMPQ    AX, R9
+	JLE     pair
+	VMOVUPD (DI)(R10*8), Y0 // agg(i,j)
+	VCMPPD  $3, Y0, Y0, Y2  // NaN: flagged
+	VMOVUPD (BX)(R10*8), Y9 // its gain
+	VPXOR   Y1, Y1, Y1
+	FIRST_CANDIDATES
+
+diag: // m = i0+s, s < 3: rows i0+s+1.. have no candidate yet
+	CMPQ R11, R9
+	JGE  finish
+	CMPQ CX, $96
+	JGE  main
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_MASK
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
+	ADDQ $32, CX
+	JMP  diag
+
+main:
+	CMPQ R11, R9
+	JGE  finish
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
+	JMP  main
+
+finish:
+	VMOVMSKPD Y2, AX // rows with a NaN
+	VMOVDQU   Y1, 0(SP)
+	XORQ      CX, CX // row of the block
+
+	// The optima's values, the winners' sums, for the four rows at once
+	// (past j: junk, as in columnSearchAVX2).
+	MOVQ    32(SP), R13
+	LEAQ    (R13)(R10*8), R13
+	VMOVUPD Y0, (SI)(R13*1)
+
+row:
+	CMPQ  CX, $4
+	JGE   next_block
+	LEAQ  (R10)(CX*1), R11 // i
+	CMPQ  R11, R9
+	JGT   next_block
+	BTQ   CX, AX
+	JCS   no_winner
+	MOVQ  0(SP)(CX*8), DX // 0 or the cut c
+	MOVQ  cut_base+200(FP), R12
+	MOVB  DX, (R12)(R11*1)
+	MOVQ  32(SP), R13
+	LEAQ  (R13)(R11*8), R13 // byte offset of best(i,j)
+	TESTQ DX, DX
+	JNE   composed_cut
+	COMPOSE_AGG
+	INCQ  CX
+	JMP   row
+
+composed_cut: // gain and loss of best(i,c-1) + agg(c,j)
+	LEAQ  -1(DX), R12
+	IMULQ R8, R12
+	LEAQ  (R12)(R11*8), R12 // byte offset of best(i,c-1)
+	COMPOSE_CUT
+	INCQ  CX
+	JMP   row
+
+no_winner: // NaN: left to the caller
+	MOVQ pos_base+152(FP), R12
+	MOVQ $-1, (R12)(R11*8)
+	INCQ 72(SP)
+	INCQ CX
+	JMP  row
+
+next_block:
+	ADDQ $4, R10
+	CMPQ 224(SP), $0
+	JEQ  block
+
+	// The second block of a pair: its search is done, on to its rows.
+	MOVQ    $0, 224(SP)
+	VMOVUPD 128(SP), Y0
+	VMOVDQU 160(SP), Y1
+	VMOVUPD 192(SP), Y2
+	JMP     finish
+
+pair: // rows i0..i0+7, all at most j
+	VMOVUPD (DI)(R10*8), Y0 // agg(i,j)
+	VCMPPD  $3, Y0, Y0, Y2  // NaN: flagged
+	VMOVUPD (BX)(R10*8), Y9
+	VPXOR   Y1, Y1, Y1
+	VMOVUPD 32(DI)(R10*8), Y10
+	VCMPPD  $3, Y10, Y10, Y12
+	VMOVUPD 32(BX)(R10*8), Y13
+	VPXOR   Y11, Y11, Y11
+	FIRST_CANDIDATES
+
+pair_first: // m = i0..i0+2: the first block's diagonal, no candidate in the second
+	CMPQ CX, $96
+	JGE  pair_fourth
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_MASK
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
+	ADDQ $32, CX
+	JMP  pair_first
+
+pair_fourth: // m = i0+3: the first block whole, still none in the second
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	NEXT_CANDIDATES
+	XORQ CX, CX
+
+pair_diag: // m = i0+4..i0+6 (< j): the second block's diagonal
+	CMPQ CX, $96
+	JGE  pair_main
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	LEX_CANDIDATES(32, Y10, Y13)
+	LEX_MASK
+	LEX_KEEP(Y10, Y11, Y12, Y13)
+	NEXT_CANDIDATES
+	ADDQ $32, CX
+	JMP  pair_diag
+
+pair_main:
+	CMPQ R11, R9
+	JGE  pair_done
+	LEX_BROADCAST
+	LEX_CANDIDATES(0, Y0, Y9)
+	LEX_KEEP(Y0, Y1, Y2, Y9)
+	LEX_CANDIDATES(32, Y10, Y13)
+	LEX_KEEP(Y10, Y11, Y12, Y13)
+	NEXT_CANDIDATES
+	JMP  pair_main
+
+pair_done: // the first block's rows now, the second's after them (next_block)
+	VMOVUPD Y10, 128(SP)
+	VMOVDQU Y11, 160(SP)
+	VMOVUPD Y12, 192(SP)
+	MOVQ    $1, 224(SP)
+	JMP     finish
+
+done: // column j is searched: on to the next, if any, unless a row had no winner
+	CMPQ  72(SP), $0
+	JNE   finished
+	INCQ  112(SP)
+	CMPQ  R9, last+224(FP)
+	JGE   finished
+	ADDQ  R8, av_base+80(FP)
+	ADDQ  R8, ag_base+104(FP)
+	ADDQ  R8, al_base+128(FP)
+	LEAQ  1(R9), AX
+	ADDQ  AX, cut_base+200(FP) // past column j's j+1 cuts
+	INCQ  R9
+	MOVQ  R9, AX
+	IMULQ R8, AX
+	MOVQ  AX, 32(SP)
+	MOVQ  av_base+80(FP), DI
+	XORQ  R10, R10
+	JMP   block
+
+finished:
+	MOVQ 112(SP), AX
+	MOVQ AX, done+232(FP)
+	VZEROUPPER
+	RET

@@ -124,7 +124,7 @@ func checkBestIntervals(t *testing.T) {
 			dw := nodeDecisions{cut: make([]byte, tri)}
 			dg := nodeDecisions{cut: make([]byte, tri)}
 			bestIntervalsScan(T, agg, want, dw)
-			bestIntervals(T, agg, got, dg, 1, nil, pos)
+			bestIntervals(T, agg, got, dg, 1, nil, pos, false)
 			for j := 0; j < T; j++ {
 				lo, hi := j*T, j*T+j+1
 				if !sameBits(want.v[lo:hi], got.v[lo:hi]) || !sameBits(want.g[lo:hi], got.g[lo:hi]) || !sameBits(want.l[lo:hi], got.l[lo:hi]) {
@@ -205,8 +205,8 @@ func checkColumnSearch(t *testing.T) {
 				}
 				cw, block := make([]byte, j+1), make([]byte, triIndex(j, j)+1)
 				cg := block[triIndex(0, j):]
-				okW := columnComposeGeneric(ws.v, ws.g, ws.l, T, av, ag, al, posW, cw)
-				okG := columnsBestComposed(gs, table{a, agg.g, agg.l}, T, j, j, posG, block) == 1
+				okW := columnComposeGeneric(ws.v, ws.g, ws.l, T, av, ag, al, posW, cw, false)
+				okG := columnsBestComposed(gs, table{a, agg.g, agg.l}, T, j, j, posG, block, false) == 1
 				if okW != okG {
 					t.Fatalf("T=%d table %d column %d: composed %v, want %v", T, n, j, okG, okW)
 				}

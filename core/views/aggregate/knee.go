@@ -143,7 +143,7 @@ func Knee(s Solver, resolution, g0, l0 float64, ctl *Control) (Level, error) {
 	push := func(a, b *Partition) {
 		refs[a]++
 		refs[b]++
-		heap.Push(q, kneeBracket{a: a, b: b, bound: kneeBound(a.Gain/g0, b.Gain/g0, a.Loss/l0)})
+		heap.Push(q, kneeBracket{a: a, b: b, bound: kneeHullBound(a, b, g0, l0)})
 	}
 	if first != last {
 		push(first, last)
@@ -192,4 +192,103 @@ func kneeBound(ga, gb, la float64) float64 {
 		g = ga - 1
 	}
 	return g*g + la*la
+}
+
+// The bound of a bracket, tightened.
+//
+// kneeBound knows only that a level c between a and b has its gain in
+// [G_a, G_b] and its loss in [L_a, L_b]: a box in the (loss, gain) plane,
+// whose corner (L_a, G_b) is nearest the ideal (0, G0). But c is no better
+// than a at a.P, where the solve found a, nor than b at b.P:
+//
+//	a.P*G_c - (1-a.P)*L_c <= a.P*G_a - (1-a.P)*L_a, and the same for b,
+//
+// two half-planes whose edges pass through a and b, with slopes the lines
+// of the levels' envelope take there. Together they cut that corner off
+// the box (the levels between a and b are the vertices of the upper hull
+// of the partitions' (loss, gain) points between a and b, which lies
+// under both edges). The least distance to the ideal over what is left, a
+// convex polygon, is at least kneeBound's, and it is still a bound on
+// every level of the bracket: the level Knee picks, and its range of p,
+// are the same. The comparisons above hold for the solves' values, which
+// are sums in the dynamic program's order, while the measures of a
+// partition are sums in the order of its parts: the half-planes are moved
+// out by kneeSlack of the measures' scale, far more than the two orders
+// can differ by, and the bound falls back to kneeBound if the polygon
+// vanishes or anything is not a number.
+
+// kneeSlack moves the half-planes out, relative to the measures' scale.
+const kneeSlack = 1e-9
+
+// kneePoint is a point of the (loss, gain) plane, in the measures Knee
+// compares (divided by l0 and g0).
+type kneePoint struct{ l, g float64 }
+
+// kneeHullBound is the least distance to the ideal, (g - 1)^2 + l^2 in
+// the measures divided by g0 and l0, of a level between a and b (a.P <
+// b.P): over the box of kneeBound cut by the optimality of a and b at
+// their p.
+func kneeHullBound(a, b *Partition, g0, l0 float64) float64 {
+	ga, gb, la, lb := a.Gain/g0, b.Gain/g0, a.Loss/l0, b.Loss/l0
+	box := kneeBound(ga, gb, la)
+	if !(la <= lb && ga <= gb) {
+		return box
+	}
+	poly := []kneePoint{{la, ga}, {lb, ga}, {lb, gb}, {la, gb}} // counterclockwise
+	scale := math.Abs(a.Gain) + math.Abs(a.Loss) + math.Abs(b.Gain) + math.Abs(b.Loss)
+	for _, x := range []*Partition{a, b} {
+		rhs := x.P*x.Gain - (1-x.P)*x.Loss + kneeSlack*scale
+		poly = clipHalfPlane(poly, x.P*g0, (1-x.P)*l0, rhs)
+	}
+	d := distanceToPolygon(poly, kneePoint{0, 1})
+	if !(d >= box) { // empty, NaN, or below the box's by rounding
+		return box
+	}
+	return d
+}
+
+// clipHalfPlane returns the part of the convex polygon poly (vertices in
+// order) where alpha*g - beta*l <= rhs (Sutherland and Hodgman's step).
+func clipHalfPlane(poly []kneePoint, alpha, beta, rhs float64) []kneePoint {
+	out := make([]kneePoint, 0, len(poly)+1)
+	for i, p := range poly {
+		q := poly[(i+1)%len(poly)]
+		fp, fq := alpha*p.g-beta*p.l-rhs, alpha*q.g-beta*q.l-rhs
+		if fp <= 0 {
+			out = append(out, p)
+		}
+		if fp < 0 && fq > 0 || fp > 0 && fq < 0 {
+			t := fp / (fp - fq)
+			out = append(out, kneePoint{p.l + t*(q.l-p.l), p.g + t*(q.g-p.g)})
+		}
+	}
+	return out
+}
+
+// distanceToPolygon is the least squared distance from x to the convex
+// polygon poly (vertices counterclockwise): 0 inside, +Inf if poly is
+// empty.
+func distanceToPolygon(poly []kneePoint, x kneePoint) float64 {
+	if len(poly) == 0 {
+		return math.Inf(1)
+	}
+	inside := true
+	d := math.Inf(1)
+	for i, p := range poly {
+		q := poly[(i+1)%len(poly)]
+		el, eg := q.l-p.l, q.g-p.g
+		if el*(x.g-p.g)-eg*(x.l-p.l) < 0 {
+			inside = false
+		}
+		t := 0.0
+		if n := el*el + eg*eg; n > 0 {
+			t = min(1, max(0, (el*(x.l-p.l)+eg*(x.g-p.g))/n))
+		}
+		dl, dg := p.l+t*el-x.l, p.g+t*eg-x.g
+		d = min(d, dl*dl+dg*dg)
+	}
+	if inside && len(poly) >= 3 {
+		return 0
+	}
+	return d
 }

@@ -81,3 +81,93 @@ func kneeModel(seed uint64) Input {
 	}
 	return in
 }
+
+// TestKneeHullBoundHoldsForEveryLevel checks the bound's argument on the
+// levels of the sweep: for any two levels a and b, every level between
+// them is at least kneeHullBound(a, b) from the ideal.
+func TestKneeHullBoundHoldsForEveryLevel(t *testing.T) {
+	pairs, tighter := 0, 0
+	for seed := range uint64(30) {
+		in := kneeModel(seed)
+		for _, opt := range []Options{{Normalize: true}, {}, {Normalize: true, Ties: TiesLpaggreg}} {
+			e, err := New(KindSpatiotemporal, in, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g0, l0 := 1.0, 1.0
+			if !opt.Normalize {
+				g0, l0 = e.Scale()
+			}
+			levels, err := SignificantCompact(e, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dist := func(p *Partition) float64 {
+				g, l := p.Gain/g0, p.Loss/l0
+				return (g-1)*(g-1) + l*l
+			}
+			for i := range levels {
+				for k := i + 1; k < len(levels); k++ {
+					a, b := levels[i].Partition, levels[k].Partition
+					if !(a.P < b.P) {
+						continue
+					}
+					bound := kneeHullBound(a, b, g0, l0)
+					pairs++
+					if bound > kneeBound(a.Gain/g0, b.Gain/g0, a.Loss/l0) {
+						tighter++
+					}
+					for m := i + 1; m < k; m++ {
+						if d := dist(levels[m].Partition); d < bound-1e-12 {
+							t.Fatalf("seed %d, %+v: level %d between %d and %d is %v from the ideal, bound %v", seed, opt, m, i, k, d, bound)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d brackets, %d with a tighter bound than the box's", pairs, tighter)
+}
+
+// TestDistanceToPolygon compares the distance to a box cut by random
+// half-planes with the least distance over a grid of its points.
+func TestDistanceToPolygon(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n < 300; n++ {
+		lo, hi := kneePoint{rng.Float64(), rng.Float64()}, kneePoint{}
+		hi = kneePoint{lo.l + rng.Float64(), lo.g + rng.Float64()}
+		poly := []kneePoint{lo, {hi.l, lo.g}, hi, {lo.l, hi.g}}
+		type half struct{ alpha, beta, rhs float64 }
+		var hs []half
+		for k := 0; k < 2; k++ {
+			h := half{rng.Float64(), rng.Float64(), 0}
+			x := kneePoint{lo.l + rng.Float64()*(hi.l-lo.l), lo.g + rng.Float64()*(hi.g-lo.g)}
+			h.rhs = h.alpha*x.g - h.beta*x.l
+			hs = append(hs, h)
+			poly = clipHalfPlane(poly, h.alpha, h.beta, h.rhs)
+		}
+		x := kneePoint{rng.Float64() * 2, rng.Float64() * 2}
+		got := distanceToPolygon(poly, x)
+		want := math.Inf(1)
+		const steps = 300
+		for a := 0; a <= steps; a++ {
+			for b := 0; b <= steps; b++ {
+				p := kneePoint{lo.l + (hi.l-lo.l)*float64(a)/steps, lo.g + (hi.g-lo.g)*float64(b)/steps}
+				ok := true
+				for _, h := range hs {
+					ok = ok && h.alpha*p.g-h.beta*p.l <= h.rhs
+				}
+				if ok {
+					want = min(want, (p.l-x.l)*(p.l-x.l)+(p.g-x.g)*(p.g-x.g))
+				}
+			}
+		}
+		if math.IsInf(want, 1) {
+			continue // too thin for the grid
+		}
+		// The grid's least distance is at least the polygon's, and near it.
+		if got > want+1e-12 || math.Sqrt(want)-math.Sqrt(got) > 2*(hi.l-lo.l+hi.g-lo.g)/steps {
+			t.Fatalf("case %d: distance %v, grid %v", n, got, want)
+		}
+	}
+}

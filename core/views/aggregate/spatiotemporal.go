@@ -278,6 +278,10 @@ type run struct {
 	ctl   *Control     // checked at every node, or nil
 	// visited counts the nodes solved, for the progress of a long solve.
 	visited atomic.Int64
+	// nan is set once a node met NaN candidates (see bestIntervals): the
+	// nodes solved after it, its ancestors among them, search with the
+	// general rule at p = 0 too.
+	nan atomic.Bool
 }
 
 // Solve returns the optimal partition for p in [0, 1].
@@ -467,7 +471,9 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 		r.pool.Put(kidSum)
 	}
 	best := r.pool.Get().(*table)
-	bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.pos)
+	if bestIntervals(T, *agg, *best, d, s.width, r.frozenCells(n, w), w.pos, r.p == 0 && !noLex && !r.nan.Load()) {
+		r.nan.Store(true)
+	}
 	r.pool.Put(agg)
 	return r.finish(n, best, st)
 }
@@ -617,15 +623,22 @@ func (r *run) finish(n int32, best *table, st nodeStats) nodeResult {
 // column; gains and losses are composed
 // once the winning cut is known. Intervals fr marks as unchanged take
 // their known optimum without searching. pos is scratch space for T
-// values.
-func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, pos []int) {
+// values. lex says that the tables' values are minus their losses (a
+// solve at p = 0): the common case then searches in one pass (see
+// columnSearchLexGeneric), with the same winners. A row with NaN
+// candidates (overflowing values) takes scanCandidates' winner, with the
+// value of another candidate: its optimum's value is no longer minus its
+// loss, nor is any optimum built on it. From there on the node searches
+// with the general rule, and nan reports it, so that the nodes above do
+// too (see run.nan).
+func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *frozenCells, pos []int, lex bool) (nan bool) {
 	bv, bg, bl := best.v[:T*T], best.g[:T*T], best.l[:T*T]
 	for j := 0; j < T; j++ {
 		if fr == nil && width == 1 {
 			// The common case: every row searched, cuts of a byte. The
 			// columns from j on are composed in one call, up to one with
 			// a row with no winner (NaN qualities), left to the loop below.
-			if j += columnsBestComposed(best, agg, T, j, T-1, pos, d.cut); j == T {
+			if j += columnsBestComposed(best, agg, T, j, T-1, pos, d.cut, lex); j == T {
 				break
 			}
 		}
@@ -652,6 +665,7 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 				qv = bv[(c-1)*T+i] + av[c]
 			} else if c < 0 { // only NaN qualities (overflowing values) come here
 				qv, c = scanCandidates(i, j, T, av, ag, al, bv, bg, bl)
+				nan, lex = true, false
 			}
 			if c == 0 {
 				bv[at], bg[at], bl[at] = av[i], ag[i], al[i]
@@ -662,6 +676,7 @@ func bestIntervals(T int, agg, best table, d nodeDecisions, width int, fr *froze
 			d.setCut(k, width, c)
 		}
 	}
+	return nan
 }
 
 // scanCandidates is the plain search for the best candidate for [i..j]

@@ -1,0 +1,155 @@
+package chrome
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// cpuProfileTrace is a DevTools recording in miniature: a thread's trace
+// event, the Profile event of its V8 CPU profile and two ProfileChunk
+// events written on the profiler's thread (tid 9), the second defining a
+// node the first did not.
+const cpuProfileTrace = `[
+{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"CrRendererMain"}},
+{"ph":"X","name":"RunTask","pid":1,"tid":7,"ts":1000,"dur":100},
+{"ph":"P","name":"Profile","cat":"disabled-by-default-v8.cpu_profiler","id":"0x1","pid":1,"tid":7,"ts":1001,"args":{"data":{"startTime":1000}}},
+{"ph":"P","name":"ProfileChunk","cat":"disabled-by-default-v8.cpu_profiler","id":"0x1","pid":1,"tid":9,"ts":1050,"args":{"data":{"cpuProfile":{
+ "nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"(program)"},"parent":1},
+  {"id":3,"callFrame":{"functionName":"main"},"parent":1},{"id":4,"callFrame":{"functionName":""},"parent":3},
+  {"id":5,"callFrame":{"functionName":"(idle)"},"parent":1}],
+ "samples":[3,4,2,4]},"timeDeltas":[10,10,10,10]}}},
+{"ph":"P","name":"ProfileChunk","cat":"disabled-by-default-v8.cpu_profiler","id":"0x1","pid":1,"tid":9,"ts":1090,"args":{"data":{"cpuProfile":{
+ "nodes":[{"id":6,"callFrame":{"functionName":"f"},"parent":3}],
+ "samples":[6,5,2,3]},"timeDeltas":[10,10,10,10]}}},
+{"ph":"P","name":"SampleA","pid":1,"tid":7,"ts":1095,"args":{}}
+]`
+
+// TestCPUProfile: the samples of a V8 CPU profile become the nested
+// states of its thread's stacks, on a container beside the thread, worked
+// out by hand from the samples at 1010 (main), 1020 (main, anonymous),
+// 1030 ((program), alone between two samples of main: DevTools gives it
+// the stack before it), 1040 (main, anonymous), 1050 (main, f), 1060
+// ((idle): nothing), 1070 ((program), after idle: kept) and 1080 (main,
+// the last sample: the stacks open end there).
+func TestCPUProfile(t *testing.T) {
+	tr, notes := decodeNotes(t, cpuProfileTrace)
+	const cat = "[disabled-by-default-v8.cpu_profiler]"
+	checkLines(t, "entities", dump(tr), []string{
+		"state /1/CrRendererMain Slice RunTask 1000.000-1100.000 d0",
+		"state /1/CrRendererMain (CPU profile) Slice main" + cat + " 1010.000-1060.000 d0",
+		"state /1/CrRendererMain (CPU profile) Slice (anonymous)" + cat + " 1020.000-1050.000 d1",
+		"state /1/CrRendererMain (CPU profile) Slice f" + cat + " 1050.000-1060.000 d1",
+		"state /1/CrRendererMain (CPU profile) Slice (program)" + cat + " 1070.000-1080.000 d0",
+	})
+	checkLines(t, "notes", notes.Messages(), []string{"skipped 1 sample events (ph P)"})
+}
+
+// TestCPUProfileParts: a profile read in parts on several cores is the
+// one read on one, its chunks falling in different parts.
+func TestCPUProfileParts(t *testing.T) {
+	in := append(bytes.Repeat([]byte(" "), firstWindow), cpuProfileTrace...)
+	if n := checkParts(t, "cpu profile", in, 200); n == 0 {
+		t.Error("the trace was not read in parts")
+	}
+}
+
+// TestCPUProfileUnchunked: Chrome up to 66 wrote a thread's whole profile
+// in one CpuProfile instant event whose nodes name their children; it
+// reads as the chunked form does, and is no instant event. Samples at
+// 1005 (main), 1015 and 1025 (main, g), 1045 and 1050 ((program), not
+// alone: kept).
+func TestCPUProfileUnchunked(t *testing.T) {
+	tr, notes := decodeNotes(t, `[
+{"pid":1,"tid":7,"ts":5000,"ph":"I","cat":"disabled-by-default-devtools.timeline","name":"CpuProfile","args":{"data":{"cpuProfile":{
+ "nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2,3]},{"id":2,"callFrame":{"functionName":"(program)"}},
+  {"id":3,"callFrame":{"functionName":"main"},"children":[4]},{"id":4,"callFrame":{"functionName":"g"}}],
+ "startTime":1000,"endTime":1100,"samples":[3,4,4,2,2],"timeDeltas":[5,10,10,20,5]}}}},
+{"pid":1,"tid":7,"ts":5000,"ph":"I","s":"t","name":"Mark","args":{}}
+]`)
+	const cat = "[disabled-by-default-devtools.timeline]"
+	checkLines(t, "entities", dump(tr), []string{
+		"state /1/7 (CPU profile) Slice main" + cat + " 1005.000-1045.000 d0",
+		"state /1/7 (CPU profile) Slice g" + cat + " 1015.000-1045.000 d1",
+		"state /1/7 (CPU profile) Slice (program)" + cat + " 1045.000-1050.000 d0",
+		"event /1/7 Instant Mark 5000.000",
+	})
+	checkLines(t, "notes", notes.Messages(), nil)
+}
+
+// TestCPUProfileCycle: a corrupt profile whose parents go round a cycle
+// reads, its stacks cut at the number of nodes, instead of looping.
+func TestCPUProfileCycle(t *testing.T) {
+	tr, _ := decodeNotes(t, `[
+{"ph":"P","name":"Profile","id":"1","pid":1,"tid":1,"ts":0,"args":{"data":{"startTime":0}}},
+{"ph":"P","name":"ProfileChunk","id":"1","pid":1,"tid":1,"ts":0,"args":{"data":{"cpuProfile":{
+ "nodes":[{"id":1,"callFrame":{"functionName":"a"},"parent":2},{"id":2,"callFrame":{"functionName":"b"},"parent":1}],
+ "samples":[1,1]},"timeDeltas":[1,1]}}}
+]`)
+	if n := tr.States.Len(); n != 2 {
+		t.Errorf("%d states, want the 2 frames of the cut stack:\n%s", n, strings.Join(dump(tr), "\n"))
+	}
+}
+
+// TestSampledStacksHermes reads the sampling profile of Hermes (React
+// Native's engine) in the object form's stackFrames and samples; the
+// frames last as long as speedscope's reading of the same file makes them
+// (its snapshot of multi-thread-with-samples.json: [root] 34,096 us with
+// function1 13,326 us; [root thread 2] 54,096 us with function3 13,326 us
+// and function4 10,000 us).
+func TestSampledStacksHermes(t *testing.T) {
+	tr, err := readFile("testdata/producers/speedscope/hermes_multi_thread_with_samples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tr.States.All() {
+		if c := tr.ContainerPath(s.Container, "/"); strings.HasSuffix(c, "(CPU profile)") {
+			got = append(got, fmt.Sprintf("%s %s d%d %d", c, tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
+		}
+	}
+	checkLines(t, "profile states", got, []string{
+		"hermes/mqt_js (CPU profile) [root] d0 34096",
+		"hermes/mqt_js (CPU profile) function1 d1 13326",
+		"hermes/2 (CPU profile) [root thread 2] d0 54096",
+		"hermes/2 (CPU profile) function3 d1 13326",
+		"hermes/2 (CPU profile) function4 d1 10000",
+	})
+}
+
+// TestCPUProfileFile reads a V8 CPU profile file (.cpuprofile, Chrome 65's
+// JavaScript profiler): its frames last as speedscope's snapshot of the
+// same file has them ((anonymous) 34,345 us; a 33,285; b 17,002 and c
+// 16,283, each calling d for all its time).
+func TestCPUProfileFile(t *testing.T) {
+	tr, err := readFile("testdata/producers/speedscope/simple.cpuprofile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tr.States.All() {
+		got = append(got, fmt.Sprintf("%s %s d%d %d", tr.ContainerPath(s.Container, "/"), tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
+	}
+	checkLines(t, "states", got, []string{
+		"0/CPU profile (anonymous) d0 34345",
+		"0/CPU profile a d1 33285",
+		"0/CPU profile b d2 17002",
+		"0/CPU profile d d3 17002",
+		"0/CPU profile c d2 16283",
+		"0/CPU profile d d3 16283",
+	})
+	in := `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"startTime":0,"samples":[],"timeDeltas":[]}`
+	if _, notes := decodeNotes(t, in); len(notes.Messages()) != 0 {
+		t.Errorf("a profile without samples: notes %q", notes.Messages())
+	}
+	tr2 := trace.New()
+	for _, in := range []string{`{"startTime":0,"samples":[1]}`, `{"nodes":[{"id":2,"parent":1}],"start_ts":6278907328}`} {
+		err = Decode(strings.NewReader(in), "x.cpuprofile", 0, tr2, trace.ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), "no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile)") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
