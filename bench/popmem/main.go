@@ -12,13 +12,16 @@
 // data printed with %+v (every field; NaN prints alike), spilling beyond
 // POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states. POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+// states (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 
@@ -64,6 +67,7 @@ func main() {
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
 		run, err := a.Result()
 		check(err)
+		heapProfile()
 		out = fmt.Sprintf("%d calls, %d messages, ideal runtime %d", run.Calls, run.Messages, run.IdealRuntime)
 		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
 	case "critpath":
@@ -72,12 +76,50 @@ func main() {
 		res, err := a.Result()
 		check(err)
 		out = fmt.Sprintf("%d path segments, %d waits", len(res.Segments), len(res.Waits))
-		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v %+v", res.Segments, res.Waits))))
+		heapProfile()
+		// The hash of fmt.Sprintf("%+v %+v", res.Segments, res.Waits),
+		// written an element at a time: the string of a million wait
+		// states would weigh more than the analysis.
+		h := sha256.New()
+		hashSlice(h, res.Segments)
+		fmt.Fprint(h, " ")
+		hashSlice(h, res.Waits)
+		fmt.Printf("sha256 %x\n", h.Sum(nil))
+		if os.Getenv("POPMEM_DELAYS") != "" {
+			d := res.DelayCosts()
+			fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
 		os.Exit(2)
 	}
 	fmt.Println(out)
+}
+
+// heapProfile writes the heap profile POPMEM_MEMPROFILE names, if any,
+// while the result is held.
+func heapProfile() {
+	if path := os.Getenv("POPMEM_MEMPROFILE"); path != "" {
+		f, err := os.Create(path)
+		check(err)
+		runtime.GC()
+		check(pprof.WriteHeapProfile(f))
+		check(f.Close())
+	}
+}
+
+// hashSlice writes xs to w as fmt's %+v prints a slice.
+func hashSlice[T any](w io.Writer, xs []T) {
+	fmt.Fprint(w, "[")
+	bw := bufio.NewWriter(w)
+	for i := range xs {
+		if i > 0 {
+			bw.WriteByte(' ')
+		}
+		fmt.Fprintf(bw, "%+v", xs[i])
+	}
+	check(bw.Flush())
+	fmt.Fprint(w, "]")
 }
 
 func check(err error) {

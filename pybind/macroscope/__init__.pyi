@@ -161,7 +161,7 @@ def read_chrome(
 ) -> Trace:
     """Read a trace in the chrome format: Chrome/Perfetto trace-event JSON (Chrome, catapult, Perfetto, PyTorch Kineto, PerfFlowAspect).
 
-    Files ending in .json, .pfw (plain or compressed with gzip, bzip2 or zstd).
+    Files ending in .json, .pfw, .cpuprofile (plain or compressed with gzip, bzip2 or zstd).
 
     Options:
     ``args`` (bool, default False): keep each slice's and event's args as JSON text (the args column of states and events); costs memory

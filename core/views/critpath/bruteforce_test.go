@@ -132,7 +132,13 @@ func TestBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			run := r.run
+			// The Result keeps no messages: the run is built again.
+			b := mpi.NewBuilder()
+			tr.Replay(b)
+			run, err := b.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
 			deps := dependencies(run)
 			base := replay(run, deps, [2]int{-1, -1}, 0)
 			if base != r.End {

@@ -40,7 +40,9 @@
 package critpath
 
 import (
+	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"sync"
@@ -109,10 +111,11 @@ type Result struct {
 	// Accumulator (Compute), nil from FromRun, which sees the MPI calls
 	// only.
 	Attribution *Attribution
-	// run holds the run's calls, for the waits' table; waitOf the index
-	// in Waits of each call's wait state, -1 for none.
-	run    *mpi.Run
-	waitOf [][]int32
+	// run holds the run's calls, for the waits' table; the wait states
+	// of resource r are Waits[waitFrom[r]:waitFrom[r+1]], in call order
+	// (not an index per call: 4 bytes each).
+	run      *mpi.Run
+	waitFrom []int32
 	// What every resource did (from an Accumulator), for the delay costs,
 	// computed on demand (DelayCosts) once.
 	acts       []activity
@@ -152,16 +155,38 @@ type Options struct {
 
 // FromRun finds the critical path of a run's MPI calls.
 func FromRun(run *mpi.Run, opt Options) (*Result, error) {
+	return fromRun(run, tiedMessages(run), opt)
+}
+
+// tiedMessages returns the send and receive calls of the run's messages
+// tied at both ends, in the order of run.Messages.
+func tiedMessages(run *mpi.Run) iter.Seq2[mpi.CallRef, mpi.CallRef] {
+	return func(yield func(send, recv mpi.CallRef) bool) {
+		for _, m := range run.Messages {
+			if m.SendCall < 0 || m.RecvCall < 0 {
+				continue
+			}
+			if !yield(mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}) {
+				return
+			}
+		}
+	}
+}
+
+// fromRun finds the critical path of a run whose messages are given by
+// the calls they were tied to (messages, read twice), in the order of
+// the links: the Accumulator keeps only those, not run.Messages.
+func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Options) (*Result, error) {
 	if len(run.Resources) == 0 {
 		return nil, errs.Argument("trace", "the critical path needs MPI calls: none of the states or events of this "+
 			"trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
 	}
-	if len(run.Resources) > 1 && len(run.Messages) == 0 && len(run.Collectives) == 0 {
+	if len(run.Resources) > 1 && len(run.Messages) == 0 && run.NumMessages == 0 && len(run.Collectives) == 0 {
 		return nil, errs.Argument("trace", "the critical path needs matched messages or collective operations between "+
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
-	waits, byCall := waitStates(run)
-	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, waitOf: byCall}
+	waits, byCall := waitStates(run, messages)
+	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, waitFrom: waitOffsets(waits, len(run.Resources))}
 	ops := operations(run)
 	for _, res := range run.Resources {
 		r.Resources = append(r.Resources, res.Path)
@@ -227,6 +252,27 @@ func FromRun(run *mpi.Run, opt Options) (*Result, error) {
 	return r, nil
 }
 
+// waitOffsets returns where the wait states of each resource begin in
+// waits (in the order of the resources and their calls), and their end.
+func waitOffsets(waits []Wait, resources int) []int32 {
+	from := make([]int32, resources+1)
+	for _, w := range waits {
+		from[w.Call.Resource+1]++
+	}
+	for r := range resources {
+		from[r+1] += from[r]
+	}
+	return from
+}
+
+// waitsAfter returns the index in Waits of the first wait state of
+// resource res on a call after call after, and the end of res's.
+func (r *Result) waitsAfter(res, after int32) (first, end int32) {
+	from, end := r.waitFrom[res], r.waitFrom[res+1]
+	i, _ := slices.BinarySearchFunc(r.Waits[from:end], after+1, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
+	return from + int32(i), end
+}
+
 // operations returns the MPI operation of each call name of the run
 // (mpi.Operation).
 func operations(run *mpi.Run) []string {
@@ -253,19 +299,21 @@ func lastNamed(run *mpi.Run, ops []string, r int32, op string) int {
 // documentation), at most one per call (its longest), in the order of the
 // resources and their calls.
 func WaitStates(run *mpi.Run) []Wait {
-	w, _ := waitStates(run)
+	w, _ := waitStates(run, tiedMessages(run))
 	return w
 }
 
 // waitStates returns the wait states, and for every call of every
-// resource the index of its wait state, -1 for none.
+// resource the index of its wait state, -1 for none; messages gives the
+// send and receive calls of the messages tied at both ends, in the
+// order of the links.
 //
 // The candidates are offered twice: a first pass marks the calls that get
 // a wait state, which fixes where each lands in the result (by resource
 // and call), and a second writes them there, a call keeping the first of
 // its longest candidates. Only the result is held, never a list of the
 // candidates beside it.
-func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
+func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]Wait, [][]int32) {
 	index := make([][]int32, len(run.Calls))
 	for r, calls := range run.Calls {
 		index[r] = make([]int32, len(calls))
@@ -276,11 +324,7 @@ func waitStates(run *mpi.Run) ([]Wait, [][]int32) {
 	// candidates calls offer with every candidate wait state, its length
 	// not yet cut to the call's.
 	candidates := func(offer func(Wait)) {
-		for _, m := range run.Messages {
-			if m.SendCall < 0 || m.RecvCall < 0 {
-				continue
-			}
-			s, r := mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}
+		for s, r := range messages {
 			sc, rc := run.Call(s), run.Call(r)
 			if rc.Class.Completes() {
 				offer(Wait{Call: r, Wait: min(sc.Enter, rc.Leave) - rc.Enter, Kind: LateSender, Cause: s, At: sc.Enter})

@@ -159,13 +159,12 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		calls := run.Calls[res]
 		acts[res].times(from, calls[j].Enter, into, touched)
 		inside = inside[:0]
-		for k := after + 1; k < j; k++ {
-			if wi := r.waitOf[res][k]; wi >= 0 {
-				w := r.Waits[wi].Wait
-				into[callName[calls[k].Name]] -= w
-				waited += w
-				inside = append(inside, wi)
-			}
+		first, end := r.waitsAfter(res, after)
+		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
+			w := r.Waits[wi].Wait
+			into[callName[calls[r.Waits[wi].Call.Call].Name]] -= w
+			waited += w
+			inside = append(inside, wi)
 		}
 		return waited
 	}

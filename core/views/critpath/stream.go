@@ -26,6 +26,10 @@ type Accumulator struct {
 	// spill takes the spans and the builder's records beyond its memory,
 	// until Result.
 	spill *mpi.Spill
+	// tied holds, of each message tied at both ends, its send and
+	// receive calls (16 bytes), in the order of the links: all the wait
+	// states need of it (mpi.Builder.OnMessage), not the whole message.
+	tied mpi.Spool[tiedMessage]
 	// graph keeps the states and links for the path of a GPU or task
 	// trace, until the first MPI call says the trace is a message-passing
 	// run (nil from then on).
@@ -33,6 +37,9 @@ type Accumulator struct {
 	done  bool
 	err   error
 }
+
+// tiedMessage is a message as the accumulator keeps it.
+type tiedMessage struct{ send, recv mpi.CallRef }
 
 // span is a state of a container, as the accumulator keeps it.
 type span struct {
@@ -45,6 +52,14 @@ func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
 		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
 	a.mpi.SpillTo(a.spill)
+	// Kept in memory: the messages are tied while other spools are
+	// drained on other cores, and are read twice soon after.
+	a.tied = mpi.NewSpool[tiedMessage](nil)
+	a.mpi.OnMessage = func(m *mpi.Message, _, _ mpi.Class) {
+		if m.SendCall >= 0 && m.RecvCall >= 0 {
+			a.tied.Append(tiedMessage{mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}})
+		}
+	}
 	a.spans = []mpi.Spool[span]{mpi.NewSpool[span](a.spill)}
 	return a
 }
@@ -58,6 +73,17 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 }
 
 func (a *Accumulator) name(n string) int32 { return a.names.ID(n) }
+
+// tiedMessages yields the send and receive calls of the messages tied
+// at both ends, in the order of the links (a.tied, left as it is).
+func (a *Accumulator) tiedMessages(yield func(send, recv mpi.CallRef) bool) {
+	r := a.tied.Reader()
+	for m, ok := r.Next(); ok; m, ok = r.Next() {
+		if !yield(m.send, m.recv) {
+			return
+		}
+	}
+}
 
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
@@ -186,7 +212,8 @@ func (a *Accumulator) Result() (*Result, error) {
 			acts[i] = scratch.clone()
 		}
 	}()
-	r, err := FromRun(run, a.opt)
+	r, err := fromRun(run, a.tiedMessages, a.opt)
+	a.tied = mpi.Spool[tiedMessage]{}
 	<-built
 	a.spans = nil
 	if failed != nil {
