@@ -79,12 +79,9 @@ func FuzzDecodeWire(f *testing.F) {
 	})
 }
 
-// FuzzOwnDecoder feeds mutations of small traces of the generational
-// format to the read path on the package's own decoder and merge: it ends
-// with nil or a FormatError naming the input, never a panic, and its
-// calls to the sink keep the sink's contract.
-func FuzzOwnDecoder(f *testing.F) {
-	readertest.BoundMinimization(f)
+// addGenerationalSeeds adds small traces of the generational format
+// (Go 1.22+), cut to maxFuzzInput, and their first halves when halves.
+func addGenerationalSeeds(f *testing.F, halves bool) {
 	for _, name := range []string{small, threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -94,8 +91,19 @@ func FuzzOwnDecoder(f *testing.F) {
 			data = data[:maxFuzzInput]
 		}
 		f.Add(data)
-		f.Add(data[:len(data)/2])
+		if halves {
+			f.Add(data[:len(data)/2])
+		}
 	}
+}
+
+// FuzzOwnDecoder feeds mutations of small traces of the generational
+// format to the read path on the package's own decoder and merge: it ends
+// with nil or a FormatError naming the input, never a panic, and its
+// calls to the sink keep the sink's contract.
+func FuzzOwnDecoder(f *testing.F) {
+	readertest.BoundMinimization(f)
+	addGenerationalSeeds(f, true)
 	defer func(own, recover bool) { ownDecoder, recoverPanics = own, recover }(ownDecoder, recoverPanics)
 	ownDecoder, recoverPanics = true, false
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -113,16 +121,7 @@ func FuzzOwnDecoder(f *testing.F) {
 // both must fail or both succeed, with the same notes.
 func FuzzOwnVsParser(f *testing.F) {
 	readertest.BoundMinimization(f)
-	for _, name := range []string{small, threegen, filepath.Join("testdata", "versions", "go1.23.trace")} {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) > maxFuzzInput {
-			data = data[:maxFuzzInput]
-		}
-		f.Add(data)
-	}
+	addGenerationalSeeds(f, false)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput || len(b) < headerLen {
 			return
