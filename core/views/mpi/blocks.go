@@ -109,37 +109,27 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	// send's in the high half).
 	sendCallOf, recvCallOf := make([]int32, id), make([]int32, id)
 	classes := make([]uint8, id)
-	ops := make([]string, len(out.Names))
-	for i, name := range out.Names {
-		ops[i], _ = Operation(name)
-	}
-	type key struct{ comm, k int32 }
-	index := map[key]int32{}
+	in := newInstances(out.Names)
 	var first []firstMember
 	for r, i := range kept {
 		calls := outermost(b.building[i].takeCalls(), b.end)
 		// The communicators (assignCommunicators).
 		hint := int32(-1)
 		events[r].Drain(func(e *collEvent) { hint = assignCommunicator(calls, e, hint) })
-		// The collectives (collectives): the k-th collective call of
-		// each resource on a communicator is instance k of it.
-		seq := map[int32]int32{}
+		// The collectives (collectives).
+		in.nextResource()
 		for j := range calls {
 			c := &calls[j]
 			if !c.Class.Collective() {
 				continue
 			}
-			k := key{c.Comm, seq[c.Comm]}
-			seq[c.Comm]++
-			coll, ok := index[k]
-			if !ok {
-				coll = int32(len(first))
-				index[k] = coll
+			coll, k, isNew := in.of(c)
+			if isNew {
 				first = append(first, firstMember{name: c.Name, res: int32(r), class: c.Class})
 				out.Members = append(out.Members, 0)
 			}
-			if f := first[coll]; f.class != c.Class || ops[f.name] != ops[c.Name] {
-				return nil, unpaired(k.k, out.Comms[c.Comm], out.Names[f.name], out.Resources[f.res].Path,
+			if f := first[coll]; in.differ(f.name, f.class, c) {
+				return nil, unpaired(k, out.Comms[c.Comm], out.Names[f.name], out.Resources[f.res].Path,
 					out.Names[c.Name], out.Resources[r].Path, c.Enter)
 			}
 			c.Coll = coll

@@ -623,31 +623,22 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 // collectives pairs the collective calls: the k-th collective call of
 // each resource on a communicator is instance k of that communicator.
 func collectives(run *Run) error {
-	ops := make([]string, len(run.Names))
-	for i, n := range run.Names {
-		ops[i], _ = Operation(n)
-	}
-	type key struct{ comm, k int32 }
-	index := map[key]int32{}
+	in := newInstances(run.Names)
 	for r, calls := range run.Calls {
-		seq := map[int32]int32{}
+		in.nextResource()
 		for j := range calls {
 			c := &calls[j]
 			if !c.Class.Collective() {
 				continue
 			}
-			k := key{c.Comm, seq[c.Comm]}
-			seq[c.Comm]++
-			i, ok := index[k]
-			if !ok {
-				i = int32(len(run.Collectives))
-				index[k] = i
+			i, k, isNew := in.of(c)
+			if isNew {
 				run.Collectives = append(run.Collectives, Collective{Name: c.Name, Comm: c.Comm, Class: c.Class, Root: -1})
 			}
 			coll := &run.Collectives[i]
 			if first := coll.Members; len(first) > 0 {
-				if f := run.Call(first[0]); f.Class != c.Class || ops[f.Name] != ops[c.Name] {
-					return unpaired(k.k, run.Comms[c.Comm], run.Names[f.Name], run.Resources[first[0].Resource].Path,
+				if f := run.Call(first[0]); in.differ(f.Name, f.Class, c) {
+					return unpaired(k, run.Comms[c.Comm], run.Names[f.Name], run.Resources[first[0].Resource].Path,
 						run.Names[c.Name], run.Resources[r].Path, c.Enter)
 				}
 			}
@@ -659,6 +650,49 @@ func collectives(run *Run) error {
 		}
 	}
 	return nil
+}
+
+// instances numbers the collective calls resource after resource: the
+// k-th collective call of each resource on a communicator is instance k
+// of that communicator, the instances numbered in the order first met.
+type instances struct {
+	ops   []string // the operation of each name (Operation)
+	index map[instanceKey]int32
+	seq   map[int32]int32 // the current resource's collective calls so far, by communicator
+}
+
+type instanceKey struct{ comm, k int32 }
+
+func newInstances(names []string) *instances {
+	in := &instances{ops: make([]string, len(names)), index: map[instanceKey]int32{}, seq: map[int32]int32{}}
+	for i, n := range names {
+		in.ops[i], _ = Operation(n)
+	}
+	return in
+}
+
+// nextResource starts the calls of the next resource.
+func (in *instances) nextResource() { clear(in.seq) }
+
+// of returns the instance of the collective call c (of the current
+// resource, calls given in time order), its rank k on c's communicator,
+// and whether c is the first call of that instance.
+func (in *instances) of(c *Call) (i, k int32, isNew bool) {
+	k = in.seq[c.Comm]
+	in.seq[c.Comm]++
+	key := instanceKey{c.Comm, k}
+	i, ok := in.index[key]
+	if !ok {
+		i = int32(len(in.index))
+		in.index[key] = i
+	}
+	return i, k, !ok
+}
+
+// differ tells whether call c cannot be of the collective whose first
+// call has name and class: another class or another operation.
+func (in *instances) differ(name int32, class Class, c *Call) bool {
+	return class != c.Class || in.ops[name] != in.ops[c.Name]
 }
 
 // unpaired is the error of collective k of communicator comm, which is
