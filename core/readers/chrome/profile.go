@@ -527,6 +527,13 @@ func (c *collector) addProfileFile(file map[string][]byte, samples []byte) {
 // isProfileFile tells whether the object read is a V8 CPU profile file: it
 // has nodes, samples and timeDeltas (PyTorch's execution traces have
 // nodes too, and are not one).
+// isSamplesOnly tells whether the trace object held the stackFrames and
+// samples of a sampling profile (Hermes, catapult) without traceEvents:
+// the samples are the trace.
+func (c *collector) isSamplesOnly() bool {
+	return c.stackFramesText != nil && c.samplesText != nil
+}
+
 func (c *collector) isProfileFile() bool {
 	return c.cpuProfileFile["nodes"] != nil && c.cpuProfileFile["timeDeltas"] != nil && c.samplesText != nil
 }

@@ -2,8 +2,10 @@ package chrome
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -149,7 +151,7 @@ func TestCPUProfileFile(t *testing.T) {
 	tr2 := trace.New()
 	for _, in := range []string{`{"startTime":0,"samples":[1]}`, `{"nodes":[{"id":2,"parent":1}],"start_ts":6278907328}`} {
 		err = Decode(strings.NewReader(in), "x.cpuprofile", 0, tr2, trace.ReadOptions{})
-		if err == nil || !strings.Contains(err.Error(), "no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile)") {
+		if err == nil || !strings.Contains(err.Error(), "no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile, nor stackFrames and samples)") {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
@@ -272,4 +274,30 @@ func TestCPUProfileStacksWalked(t *testing.T) {
 		checkLines(t, in, dump(tr), dump(want))
 		checkLines(t, in+" notes", notes.Messages(), wantNotes.Messages())
 	}
+}
+
+// TestSamplesWithoutTraceEvents: an object holding only the stackFrames
+// and samples of a sampling profile (Hermes' file without its two
+// metadata events) is the trace of its samples: the same states as with
+// an empty traceEvents array. It used to be refused as having no
+// traceEvents.
+func TestSamplesWithoutTraceEvents(t *testing.T) {
+	data, err := os.ReadFile("testdata/producers/speedscope/hermes_simple_with_samples.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var object map[string]json.RawMessage
+	if err := json.Unmarshal(data, &object); err != nil {
+		t.Fatal(err)
+	}
+	delete(object, "traceEvents")
+	without, _ := json.Marshal(object)
+	object["traceEvents"] = json.RawMessage("[]")
+	empty, _ := json.Marshal(object)
+	got, _ := decodeNotes(t, string(without))
+	want, _ := decodeNotes(t, string(empty))
+	if want.States.Len() == 0 {
+		t.Fatal("the samples gave no state")
+	}
+	checkLines(t, "entities", dump(got), dump(want))
 }

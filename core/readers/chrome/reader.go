@@ -304,8 +304,8 @@ func (d *decoder) readObject() error {
 			}
 		}
 	}
-	if !seen && !d.col.isProfileFile() {
-		return s.fail("the trace object has no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile)")
+	if !seen && !d.col.isProfileFile() && !d.col.isSamplesOnly() {
+		return s.fail("the trace object has no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile, nor stackFrames and samples)")
 	}
 	return nil
 }
