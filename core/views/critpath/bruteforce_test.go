@@ -133,9 +133,7 @@ func TestBruteForce(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The Result keeps no messages: the run is built again.
-			b := mpi.NewBuilder()
-			tr.Replay(b)
-			run, err := b.Run()
+			run, err := mpi.FromTrace(tr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,9 +21,7 @@ func TestAccumulatorKeepsNoMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := mpi.NewBuilder()
-			tr.Replay(b)
-			run, err := b.Run()
+			run, err := mpi.FromTrace(tr)
 			if err != nil {
 				t.Fatal(err)
 			}
