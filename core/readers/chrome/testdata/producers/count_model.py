@@ -140,17 +140,25 @@ def profile_states(events):
             if name(leaves[i]) == "(program)" and not system(prev) and not system(nxt) and path(prev)[:1] == path(nxt)[:1]:
                 leaves[i] = prev
         paths = [path(n) for n in leaves]
-        count = 0
-        for i, pa in enumerate(paths):
-            for k in range(len(pa)):
-                if i > 0 and paths[i - 1][:k + 1] == pa[:k + 1]:
-                    continue
-                j = i + 1
-                while j < len(paths) and paths[j][:k + 1] == pa[:k + 1]:
-                    j += 1
-                if times[min(j, len(times) - 1)] > times[i]:
-                    count += 1
-        yield (pid, p["tid"] if p["tid"] is not None else pid), count
+        yield (pid, p["tid"] if p["tid"] is not None else pid), frame_states(paths, times)
+
+
+def frame_states(paths, times):
+    """The states of a thread's samples, given each sample's stack (root
+    first) and time: a frame is one state from the sample that opens it
+    to the first sample that leaves its call path (the last sample's time
+    when none does), counted when that lasts longer than zero."""
+    count = 0
+    for i, pa in enumerate(paths):
+        for k in range(len(pa)):
+            if i > 0 and paths[i - 1][:k + 1] == pa[:k + 1]:
+                continue
+            j = i + 1
+            while j < len(paths) and paths[j][:k + 1] == pa[:k + 1]:
+                j += 1
+            if times[min(j, len(times) - 1)] > times[i]:
+                count += 1
+    return count
 
 
 def sampled_stacks(path):
@@ -187,19 +195,7 @@ def sampled_stacks(path):
                 sf = key(parent) if parent is not None else None
             return out[::-1]
 
-        paths = [stack(sf) for _, _, sf in smps]
-        times = [t for t, _, _ in smps]
-        count = 0
-        for i, pa in enumerate(paths):
-            for k in range(len(pa)):
-                if i > 0 and paths[i - 1][:k + 1] == pa[:k + 1]:
-                    continue
-                j = i + 1
-                while j < len(paths) and paths[j][:k + 1] == pa[:k + 1]:
-                    j += 1
-                if times[min(j, len(times) - 1)] > times[i]:
-                    count += 1
-        yield thread, count
+        yield thread, frame_states([stack(sf) for _, _, sf in smps], [t for t, _, _ in smps])
 
 
 def summarize(path):
