@@ -70,17 +70,20 @@ func Replay(run *mpi.Run, eagerLimit float64) (*Ideal, error) {
 		members[i] = int32(len(c.Members))
 	}
 	return w.replay(replayInput{start: run.Start, resources: run.Resources, names: run.Names, members: members,
-		calls: func(r int) func() (*mpi.Call, bool) {
-			calls := run.Calls[r]
-			return func() (*mpi.Call, bool) {
-				if len(calls) == 0 {
-					return nil, false
-				}
-				c := &calls[0]
-				calls = calls[1:]
-				return c, true
-			}
-		}})
+		calls: func(r int) func() (*mpi.Call, bool) { return forward(run.Calls[r]) }})
+}
+
+// forward returns the reader of s's elements in order, in place, as a
+// spool's Reader gives them: each call the next, false after the last.
+func forward[T any](s []T) func() (*T, bool) {
+	return func() (*T, bool) {
+		if len(s) == 0 {
+			return nil, false
+		}
+		x := &s[0]
+		s = s[1:]
+		return x, true
+	}
 }
 
 // replayInput is what the replay reads: the resources, each one's calls
@@ -138,14 +141,7 @@ func (e *edges) reader() func() (*callEdge, bool) {
 	}
 	sorted := e.spool.Take()
 	slices.SortFunc(sorted, func(x, y callEdge) int { return cmp.Compare(x.call, y.call) })
-	return func() (*callEdge, bool) {
-		if len(sorted) == 0 {
-			return nil, false
-		}
-		x := &sorted[0]
-		sorted = sorted[1:]
-		return x, true
-	}
+	return forward(sorted)
 }
 
 // callEdge is an edge of a call: the call's index among its resource's
