@@ -161,6 +161,9 @@ type eventDef struct {
 	// stateCols are the columns of the container, type and value (-1:
 	// none), the keys of a state event's record.
 	stateCols [3]int32
+	// stateLine: a stateKeys event with a date and at most
+	// maxStateLineFields fields, which stateLine may split alone.
+	stateLine bool
 }
 
 func newEventDef(name, id string, line int) (*eventDef, bool) {
@@ -229,6 +232,7 @@ func (d *eventDef) finish(strict bool) []role {
 	for k, r := range [3]role{roleContainer, roleType, roleValue} {
 		d.stateCols[k] = int32(d.column[r])
 	}
+	d.stateLine = d.stateKeys && d.column[roleTime] >= 0 && len(d.roles)+1 <= maxStateLineFields
 	return d.missing()
 }
 

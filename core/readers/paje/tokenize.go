@@ -95,6 +95,9 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 	var end int
 	var ok bool
 	if maps != nil {
+		if end, ok = c.stateLine(tab, data, maps, pos, line); ok {
+			return end, true
+		}
 		spans, end, ok = bitFields(data, maps, pos, c.spans)
 	} else {
 		spans, end, ok = plainFields(data, pos, c.spans)
@@ -129,6 +132,83 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 	} else {
 		c.spans = spans
 	}
+	c.recs = append(c.recs, r)
+	return end, true
+}
+
+// maxStateLineFields bounds the fields (the event id included) of the
+// lines stateLine splits.
+const maxStateLineFields = 8
+
+// stateLine is plainLine for the most common line, a state event whose
+// definition allows it (eventDef.stateLine) and whose line, its '\n'
+// included, is at most 64 bytes long, on a classified chunk: it finds the
+// line's fields in one 64-bit window of the bitmaps, reads the date and
+// the keys (setStateKeys) from there, and appends the keyed record,
+// without storing the fields. It reports false, having changed nothing,
+// on any other line, which plainLine then splits field by field: where it
+// takes a line, the record is the one plainLine would make.
+func (c *chunk) stateLine(tab *defTable, data []byte, m *bitmaps, pos int, line int32) (int, bool) {
+	w, s := pos>>6, uint(pos&63)
+	if w+1 >= len(m.spaces) {
+		return 0, false // the line may end in the last word: no window
+	}
+	// The 64 bytes from pos on (a shift by 64 gives 0).
+	odd := m.odds[w]>>s | m.odds[w+1]<<(64-s)
+	if odd == 0 {
+		return 0, false
+	}
+	j := uint(bits.TrailingZeros64(odd))
+	end := pos + int(j)
+	if end >= len(data) || data[end] != '\n' {
+		return 0, false
+	}
+	// The '\n' and what follows are spaces, and so is the byte before
+	// the line: a field starts at a non-space after a space and ends at a
+	// space after a non-space.
+	space := m.spaces[w]>>s | m.spaces[w+1]<<(64-s) | ^uint64(0)<<j
+	before := space<<1 | 1
+	starts, ends := ^space&before, space&^before
+	if starts == 0 {
+		return 0, false // blank: rare
+	}
+	idFrom, idTo := pos+bits.TrailingZeros64(starts), pos+bits.TrailingZeros64(ends)
+	id := data[idFrom:idTo]
+	def := tab.lookup(id)
+	if def == nil || !def.stateLine || bits.OnesCount64(starts) != len(def.roles)+1 || id[0] == '%' {
+		return 0, false
+	}
+	// Where each field starts and ends, from pos (at most 63).
+	var from, to [maxStateLineFields]uint8
+	for k := range from {
+		if starts == 0 {
+			break
+		}
+		from[k], to[k] = uint8(bits.TrailingZeros64(starts)), uint8(bits.TrailingZeros64(ends))
+		starts, ends = starts&(starts-1), ends&(ends-1)
+	}
+	if pos+64 > len(data) {
+		return 0, false // a key's load could pass the end: setStateKeys refuses it
+	}
+	line64 := data[pos : pos+64]
+	r := record{def: def, line: line, first: int32(pos)}
+	for k, col := range def.stateCols {
+		if col < 0 {
+			continue
+		}
+		f, t := from[1+col], to[1+col]
+		n := t - f
+		if n > shortKey || f > 56 {
+			return 0, false
+		}
+		r.keys[k] = keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n)-1), int(n))
+	}
+	tc := 1 + def.column[roleTime]
+	at, err := parseDate(line64[from[tc]:to[tc]])
+	if err != nil {
+		return 0, false
+	}
+	r.at = at
 	c.recs = append(c.recs, r)
 	return end, true
 }
