@@ -70,6 +70,11 @@ func (c *chunk) tokenize() {
 	}
 	pos, line := 0, int32(0)
 	for pos < len(data) {
+		if maps != nil {
+			if pos, line = c.stateLines(tab, data, maps, pos, line); pos >= len(data) {
+				break
+			}
+		}
 		end, ok := c.plainLine(tab, data, maps, pos, line+1)
 		if !ok {
 			end = len(data)
@@ -95,9 +100,6 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 	var end int
 	var ok bool
 	if maps != nil {
-		if end, ok = c.stateLine(tab, data, maps, pos, line); ok {
-			return end, true
-		}
 		spans, end, ok = bitFields(data, maps, pos, c.spans)
 	} else {
 		spans, end, ok = plainFields(data, pos, c.spans)
@@ -137,80 +139,130 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 }
 
 // maxStateLineFields bounds the fields (the event id included) of the
-// lines stateLine splits.
+// lines stateLines splits.
 const maxStateLineFields = 8
 
-// stateLine is plainLine for the most common line, a state event whose
-// definition allows it (eventDef.stateLine) and whose line, its '\n'
-// included, is at most 64 bytes long, on a classified chunk: it finds the
-// line's fields in one 64-bit window of the bitmaps, reads the date and
-// the keys (setStateKeys) from there, and appends the keyed record,
-// without storing the fields. It reports false, having changed nothing,
-// on any other line, which plainLine then splits field by field: where it
-// takes a line, the record is the one plainLine would make.
-func (c *chunk) stateLine(tab *defTable, data []byte, m *bitmaps, pos int, line int32) (int, bool) {
-	w, s := pos>>6, uint(pos&63)
-	if w+1 >= len(m.spaces) {
-		return 0, false // the line may end in the last word: no window
-	}
-	// The 64 bytes from pos on (a shift by 64 gives 0).
-	odd := m.odds[w]>>s | m.odds[w+1]<<(64-s)
-	if odd == 0 {
-		return 0, false
-	}
-	j := uint(bits.TrailingZeros64(odd))
-	end := pos + int(j)
-	if end >= len(data) || data[end] != '\n' {
-		return 0, false
-	}
-	// The '\n' and what follows are spaces, and so is the byte before
-	// the line: a field starts at a non-space after a space and ends at a
-	// space after a non-space.
-	space := m.spaces[w]>>s | m.spaces[w+1]<<(64-s) | ^uint64(0)<<j
-	before := space<<1 | 1
-	starts, ends := ^space&before, space&^before
-	if starts == 0 {
-		return 0, false // blank: rare
-	}
-	idFrom, idTo := pos+bits.TrailingZeros64(starts), pos+bits.TrailingZeros64(ends)
-	id := data[idFrom:idTo]
-	def := tab.lookup(id)
-	if def == nil || !def.stateLine || bits.OnesCount64(starts) != len(def.roles)+1 || id[0] == '%' {
-		return 0, false
-	}
-	// Where each field starts and ends, from pos (at most 63).
-	var from, to [maxStateLineFields]uint8
-	for k := range from {
-		if starts == 0 {
+// stateLines tokenizes the lines from data[pos:] on as plainLine would, as
+// long as each is the most common line: a state event whose definition
+// allows it (eventDef.stateLine), at most 64 bytes long with its '\n', on
+// a classified chunk, whose keys are short (setStateKeys) and whose date
+// parses. It finds a line's fields in one 64-bit window of the bitmaps,
+// reads the date and the keys from there, and appends the keyed record,
+// without storing the fields; it returns where it stopped, at the first
+// line it does not take (or the end of data), and the lines before it.
+// What a line needs is done here without a call (the one-byte event ids
+// and the common form of dates, see parseDatePlain): Go keeps no value in
+// a register across a call, and the calls' spills and reloads cost more
+// than the work.
+func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line int32) (int, int32) {
+	spaces, odds := m.spaces, m.odds
+	for pos+64 <= len(data) {
+		w, s := pos>>6, uint(pos&63)
+		if w+1 >= len(spaces) || w+1 >= len(odds) {
 			break
 		}
-		from[k], to[k] = uint8(bits.TrailingZeros64(starts)), uint8(bits.TrailingZeros64(ends))
-		starts, ends = starts&(starts-1), ends&(ends-1)
-	}
-	if pos+64 > len(data) {
-		return 0, false // a key's load could pass the end: setStateKeys refuses it
-	}
-	line64 := data[pos : pos+64]
-	r := record{def: def, line: line, first: int32(pos)}
-	for k, col := range def.stateCols {
-		if col < 0 {
-			continue
+		// The 64 bytes from pos on (a shift by 64 gives 0).
+		odd := odds[w]>>s | odds[w+1]<<(64-s)
+		if odd == 0 {
+			break
 		}
-		f, t := from[1+col], to[1+col]
-		n := t - f
-		if n > shortKey || f > 56 {
-			return 0, false
+		j := uint(bits.TrailingZeros64(odd))
+		end := pos + int(j)
+		if data[end] != '\n' {
+			break
 		}
-		r.keys[k] = keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n)-1), int(n))
+		// The '\n' and what follows are spaces, and so is the byte before
+		// the line: a field starts at a non-space after a space and ends
+		// at a space after a non-space.
+		space := spaces[w]>>s | spaces[w+1]<<(64-s) | ^uint64(0)<<j
+		before := space<<1 | 1
+		starts, ends := ^space&before, space&^before
+		if starts == 0 {
+			break // blank: rare
+		}
+		idFrom, idTo := pos+bits.TrailingZeros64(starts), pos+bits.TrailingZeros64(ends)
+		var def *eventDef
+		if idTo-idFrom == 1 {
+			def = tab.byChar[data[idFrom]]
+		} else {
+			def = tab.lookup(data[idFrom:idTo])
+		}
+		if def == nil || !def.stateLine || bits.OnesCount64(starts) != len(def.roles)+1 || data[idFrom] == '%' {
+			break
+		}
+		// Where each field starts and ends, from pos (at most 63), a
+		// byte each.
+		var from, to uint64
+		for k := uint(0); starts != 0 && k < 64; k += 8 {
+			from |= uint64(bits.TrailingZeros64(starts)) << k
+			to |= uint64(bits.TrailingZeros64(ends)) << k
+			starts, ends = starts&(starts-1), ends&(ends-1)
+		}
+		line64 := data[pos : pos+64]
+		k0, ok0 := stateKey(line64, from, to, def.stateShift[0])
+		k1, ok1 := stateKey(line64, from, to, def.stateShift[1])
+		k2, ok2 := stateKey(line64, from, to, def.stateShift[2])
+		if !ok0 || !ok1 || !ok2 {
+			break
+		}
+		// The date: parseDatePlain's common form inline, parseDate
+		// otherwise.
+		sh := def.timeShift
+		date := line64[uint8(from>>sh):uint8(to>>sh)]
+		at, ok := trace.Time(0), false
+		if n := len(date); n >= 11 && n <= 20 && date[n-10] == '.' {
+			if frac, fracOK := eightDigits(date[n-9:]); fracOK && date[n-1]-'0' <= 9 {
+				var whole uint64
+				ok = true
+				for _, c := range date[:n-10] {
+					if c-'0' > 9 {
+						ok = false
+						break
+					}
+					whole = whole*10 + uint64(c-'0')
+				}
+				if ok = ok && whole <= 9e9; ok {
+					at = trace.Time(whole*1e9 + frac*10 + uint64(date[n-1]-'0'))
+				}
+			}
+		}
+		if !ok {
+			var err error
+			if at, err = parseDate(date); err != nil {
+				break
+			}
+		}
+		line++
+		// The record is written in place, a word at a time: one built
+		// on the stack would be copied sixteen bytes at a time, loads
+		// that wait for the eight-byte stores that built it.
+		n := len(c.recs)
+		if n == cap(c.recs) {
+			c.recs = append(c.recs, record{})
+		}
+		c.recs = c.recs[:n+1]
+		r := &c.recs[n]
+		r.def, r.at, r.line, r.first = def, at, line, int32(pos)
+		r.keys[0], r.keys[1], r.keys[2] = k0, k1, k2
+		pos = end + 1
 	}
-	tc := 1 + def.column[roleTime]
-	at, err := parseDate(line64[from[tc]:to[tc]])
-	if err != nil {
+	return pos, line
+}
+
+// stateKey returns the key word (keyWord) of the field of a line whose
+// offsets from and to give, a byte a field, at shift sh (0: no field,
+// the word 0); false if the key is too long for a word, or too close to
+// the end of the line's 64 bytes for a load of eight.
+func stateKey(line64 []byte, from, to uint64, sh uint) (uint64, bool) {
+	if sh == 0 {
+		return 0, true
+	}
+	f, t := uint8(from>>sh), uint8(to>>sh)
+	n := t - f
+	if n > shortKey || f > 56 {
 		return 0, false
 	}
-	r.at = at
-	c.recs = append(c.recs, r)
-	return end, true
+	return keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n)-1), int(n)), true
 }
 
 // setStateKeys sets the record's keys to the words of a state event's
