@@ -156,6 +156,8 @@ const maxStateLineFields = 8
 // than the work.
 func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line int32) (int, int32) {
 	spaces, odds := m.spaces, m.odds
+	var def *eventDef
+	lastID, fields := byte(0), 0 // def's id if one byte long (0 if none), and its fields with the id
 	for pos+64 <= len(data) {
 		w, s := pos>>6, uint(pos&63)
 		if w+1 >= len(spaces) || w+1 >= len(odds) {
@@ -181,13 +183,19 @@ func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line
 			break // blank: rare
 		}
 		idFrom, idTo := pos+bits.TrailingZeros64(starts), pos+bits.TrailingZeros64(ends)
-		var def *eventDef
-		if idTo-idFrom == 1 {
-			def = tab.byChar[data[idFrom]]
-		} else {
+		// Runs of lines of one event are common: the last definition is
+		// kept, by its id if it is one byte long.
+		if idTo-idFrom != 1 || data[idFrom] != lastID {
 			def = tab.lookup(data[idFrom:idTo])
+			if def == nil || !def.stateLine || data[idFrom] == '%' {
+				break
+			}
+			lastID, fields = 0, len(def.roles)+1
+			if idTo-idFrom == 1 {
+				lastID = data[idFrom]
+			}
 		}
-		if def == nil || !def.stateLine || bits.OnesCount64(starts) != len(def.roles)+1 || data[idFrom] == '%' {
+		if bits.OnesCount64(starts) != fields {
 			break
 		}
 		// Where each field starts and ends, from pos (at most 63), a
