@@ -70,7 +70,7 @@ func (c *chunk) tokenize() {
 	}
 	pos, line := 0, int32(0)
 	for pos < len(data) {
-		if maps != nil {
+		if maps != nil && splitStateLines {
 			if pos, line = c.stateLines(tab, data, maps, pos, line); pos >= len(data) {
 				break
 			}
@@ -137,6 +137,10 @@ func (c *chunk) plainLine(tab *defTable, data []byte, maps *bitmaps, pos int, li
 	c.recs = append(c.recs, r)
 	return end, true
 }
+
+// splitStateLines lets tokenize take state lines through stateLines: the
+// tests turn it off to compare with plainLine.
+var splitStateLines = true
 
 // maxStateLineFields bounds the fields (the event id included) of the
 // lines stateLines splits.
