@@ -102,7 +102,19 @@ func (s *simulator) state(kind eventKind, f *eventFields) error {
 	}
 	switch kind {
 	case evSetState:
-		s.closeStates(cont, sl, 0, at)
+		if sl.depth != 1 {
+			s.closeStates(cont, sl, 0, at)
+		} else {
+			// closeStates for the common stack of one state, inline: a
+			// call less for most events (about 5% of the simulation).
+			st := &sl.first
+			s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
+				Depth: st.depth, Order: st.order})
+			if st.order == sl.order-1 {
+				sl.lastOpen, sl.lastEnd = false, at
+			}
+			sl.depth = 0
+		}
 		s.pushState(sl, val, 0, at)
 	case evPushState:
 		depth := sl.depth
@@ -190,7 +202,19 @@ func (s *simulator) plainStateOf(kind eventKind, cont, typ, val int32) bool {
 		}
 		s.closeStates(cont, sl, int(sl.depth)-1, at)
 	case evSetState:
-		s.closeStates(cont, sl, 0, at)
+		if sl.depth != 1 {
+			s.closeStates(cont, sl, 0, at)
+		} else {
+			// closeStates for the common stack of one state, inline: a
+			// call less for most events (about 5% of the simulation).
+			st := &sl.first
+			s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
+				Depth: st.depth, Order: st.order})
+			if st.order == sl.order-1 {
+				sl.lastOpen, sl.lastEnd = false, at
+			}
+			sl.depth = 0
+		}
 		s.pushState(sl, val, 0, at)
 	default:
 		s.pushState(sl, val, sl.depth, at)
