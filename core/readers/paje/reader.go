@@ -74,11 +74,11 @@
 // last definition by its one-byte id, and writes the record in place a
 // word at a time (a record built on the stack was copied sixteen bytes at
 // a time, loads that waited for the eight-byte stores that built it: a
-// stall on every line); the tokenizers then take about half the CPU time
-// they did (TestStateLinesAsPlainLine and FuzzStateLines compare it with
-// plainLine). BenchmarkTokenize and BenchmarkSimulate measure the two
-// halves alone, on one goroutine (CPU time: about 900 and 950 MB/s per
-// core on the synthetic trace, 1.1 and 1.05 ns a byte); the read of the
+// stall on every line); the tokenizers then take about 60% of the CPU
+// time they did (TestStateLinesAsPlainLine and FuzzStateLines compare it
+// with plainLine). BenchmarkTokenize and BenchmarkSimulate measure the two
+// halves alone, on one goroutine (CPU time: about 900 and 1000 MB/s per
+// core on the synthetic trace, 1.1 and 1.0 ns a byte); the read of the
 // 150 MB trace spends about 55% of its CPU time tokenizing, 30%
 // simulating and 10% in the read(2) that copies the file. What remains
 // of the simulation is mostly the lookup of the container: its line of
