@@ -155,10 +155,10 @@ var (
 	procStateOfStatus = [procSyscallAbandoned + 1]xtrace.ProcState{0, xtrace.ProcRunning, xtrace.ProcIdle, xtrace.ProcRunning, xtrace.ProcIdle}
 )
 
-// fromMerge fills in with what the builder reads of a merged event,
-// as fromParser does of the parser's.
-func fromMerge(e *mergedEvent, in *input) {
-	g := e.gen
+// fromMerge fills in with what the builder reads of a merged event of
+// generation g, as fromParser does of the parser's; taskNames are the
+// names of the tasks its UserTaskEnd events end.
+func fromMerge(e *mergedEvent, g *wireGeneration, taskNames []string, in *input) {
 	str := func(id uint64) string { s, _ := g.str(id); return s }
 	stack := func(id uint64) stackRef { return stackRef{g: g, id: id} }
 	*in = input{time: xtrace.Time(e.time), g: xtrace.GoID(e.ctx.g), p: xtrace.ProcID(e.ctx.p)}
@@ -264,7 +264,7 @@ func fromMerge(e *mergedEvent, in *input) {
 	case evUserTaskBegin:
 		in.kind, in.name = xtrace.EventTaskBegin, str(a[2])
 	case evUserTaskEnd:
-		in.kind, in.name = xtrace.EventTaskEnd, e.task
+		in.kind, in.name = xtrace.EventTaskEnd, taskNames[a[3]]
 	case evUserRegionBegin, evUserRegionEnd:
 		in.kind, in.name = xtrace.EventRegionBegin, str(a[1])
 		if e.typ == evUserRegionEnd {

@@ -40,7 +40,7 @@ func checkMerge(t *testing.T, path string) int {
 	ver, _ := version(head, path)
 	br.Discard(headerLen)
 	n := 0
-	mg := newMerger(func(e *mergedEvent) error {
+	mg := newMergerEach(func(e *mergedEvent) error {
 		want, err := xr.ReadEvent()
 		if err != nil {
 			return fmt.Errorf("event %d: the parser ends (%v) where the merge has more", n, err)
