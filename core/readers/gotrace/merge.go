@@ -195,7 +195,6 @@ func newOrdering() *ordering {
 
 func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
 
-
 // need says what an event needs of its context.
 type need uint8
 

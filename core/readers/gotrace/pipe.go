@@ -17,10 +17,10 @@ type chunk struct {
 	events []mergedEvent
 	gen    *wireGeneration // the generation of the events (a chunk holds one's)
 	names  []string        // the names of the tasks its UserTaskEnd events end
-	read   int64 // bytes of input read when it was handed over, for progress
-	last   bool  // the merge's last chunk: err is its outcome
-	err    error // the end of the merge (nil: the trace was read to its end)
-	panic  any   // the merge panicked (on input no check caught), with this
+	read   int64           // bytes of input read when it was handed over, for progress
+	last   bool            // the merge's last chunk: err is its outcome
+	err    error           // the end of the merge (nil: the trace was read to its end)
+	panic  any             // the merge panicked (on input no check caught), with this
 }
 
 // chunksInFlight is how many chunks the merge may fill ahead of the
