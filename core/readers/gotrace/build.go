@@ -145,6 +145,8 @@ type builder struct {
 	// and hashing of its value's name.
 	goStateValues [8]int32
 	waitingValues map[string]int32
+	waitingRecent recent // ahead of waitingValues
+	regionRecent  recent // the values of region types
 	// The values of P states, as goStateValues (1 + the value; 0: not yet
 	// defined).
 	pRunningValue, pIdleValue int32
@@ -267,7 +269,12 @@ func (b *builder) event(in *input) {
 			b.skip("regions outside any goroutine")
 			return
 		}
-		g.regions = append(g.regions, region{b.value(b.sRegion, in.name), now, g.nRegion})
+		v, ok := b.regionRecent.get(in.name)
+		if !ok {
+			v = b.value(b.sRegion, in.name)
+			b.regionRecent.put(in.name, v)
+		}
+		g.regions = append(g.regions, region{v, now, g.nRegion})
 		g.nRegion++
 	case xtrace.EventRegionEnd:
 		g := b.running(in)
@@ -345,11 +352,15 @@ func (b *builder) ensure(g *goroutine) int32 {
 // by state and reason.
 func (b *builder) goStateValue(to xtrace.GoState, reason string) int32 {
 	if to == xtrace.GoWaiting {
+		if v, ok := b.waitingRecent.get(reason); ok {
+			return v
+		}
 		v, ok := b.waitingValues[reason]
 		if !ok {
 			v = b.value(b.sGoroutine, goState(to, reason))
 			b.waitingValues[reason] = v
 		}
+		b.waitingRecent.put(reason, v)
 		return v
 	}
 	if int(to) >= len(b.goStateValues) {
@@ -647,6 +658,30 @@ func (b *builder) finish() {
 	}
 	b.text.Note(b.opt, b.file)
 	b.sink.Finish(0, end)
+}
+
+// recent remembers the values of the last few names looked up, ahead of
+// a map: a trace repeats a few names (waiting reasons, region types) at
+// millions of events, and comparing a string with itself (the string
+// table's, the same bytes) is cheaper than hashing it.
+type recent struct {
+	names  [8]string
+	values [8]int32 // 1 + the value; 0: empty
+	next   int
+}
+
+func (r *recent) get(name string) (int32, bool) {
+	for i := range r.names {
+		if r.values[i] != 0 && r.names[i] == name {
+			return r.values[i] - 1, true
+		}
+	}
+	return 0, false
+}
+
+func (r *recent) put(name string, v int32) {
+	r.names[r.next], r.values[r.next] = name, v+1
+	r.next = (r.next + 1) % len(r.names)
 }
 
 func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {

@@ -209,6 +209,9 @@ type needs struct{ m, p, g need }
 var onGoroutine = needs{must, must, must}
 
 func check(ctx sched, n needs) error {
+	if meets(ctx.m, n.m) && meets(ctx.p, n.p) && meets(ctx.g, n.g) {
+		return nil // the common case, without building the loop below
+	}
 	for _, c := range []struct {
 		id   int64
 		n    need
@@ -222,6 +225,11 @@ func check(ctx sched, n needs) error {
 		}
 	}
 	return nil
+}
+
+// meets reports whether an ID meets what is needed of it.
+func meets(id int64, n need) bool {
+	return n == may || (n == must) == (id != none)
 }
 
 // advance tries to deliver ev, the next event of M m in generation gen:
@@ -1114,15 +1122,14 @@ func newMergerEach(emit func(*mergedEvent) error) *merger {
 	})
 }
 
-// drain checks the queued events' references to the string and stack
-// tables and gives each a time strictly after the previous event's.
+// drain gives the queued events each a time strictly after the
+// previous event's. Their references to the string and stack tables are
+// checked as they are received (checkIDs), by the builder, where a fault
+// stops the events short, as the merge would.
 func (mg *merger) drain() error {
 	o := mg.o
 	for o.queueAt < len(o.queue) {
 		e := &o.queue[o.queueAt]
-		if err := checkIDs(e, mg.g); err != nil {
-			return err
-		}
 		if e.time <= mg.lastTs {
 			e.time = mg.lastTs + 1
 		}

@@ -175,7 +175,12 @@ func decodeOwn(br *bufio.Reader, ver int, name string, counted *ingest.Counter, 
 	for {
 		c := p.next()
 		for i := range c.events {
-			fromMerge(&c.events[i], c.gen, c.names, &view)
+			e := &c.events[i]
+			if err = checkIDs(e, c.gen); err != nil {
+				// The merge's fault, as if it had stopped at e.
+				break
+			}
+			fromMerge(e, c.gen, c.names, &view)
 			if view.kind != xtrace.EventSync {
 				recorded++
 			}
@@ -190,6 +195,9 @@ func decodeOwn(br *bufio.Reader, ver int, name string, counted *ingest.Counter, 
 					opt.Progress(c.read, total)
 				}
 			}
+		}
+		if err != nil {
+			break
 		}
 		if c.panic != nil {
 			panic(c.panic)
