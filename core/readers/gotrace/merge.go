@@ -149,21 +149,27 @@ type task struct {
 }
 
 // mergedEvent is an event in the merged order.
+//
+// It holds no pointer (its generation is the merger's, and the chunk's),
+// so that copying it is a plain copy of its bytes, and takes 64 bytes, a
+// cache line: the merge writes millions of them that the builder reads
+// on another core.
 type mergedEvent struct {
-	typ  uint8
 	time int64 // nanoseconds, strictly increasing
-	ctx  sched
+	g, p int64 // its context: the goroutine and P of its M
 	// The wire's arguments after the time delta, then, as the parser
 	// keeps them, what the merge adds: the previous status of a P
 	// (ProcStatus, ProcSteal), a task's parent (UserTaskEnd). GoStatus
 	// carries the goroutine's previous state in the high half of its
 	// status. UserTaskEnd's fourth is the task's name, an index into
 	// ordering.taskNames (chunk.names once handed to the builder).
-	//
-	// It holds no pointer (its generation is the merger's, and the
-	// chunk's), so that copying it is a plain copy of its bytes.
 	args [4]uint64
+	m    int32 // the M of its context, which the model does not use: its low 32 bits, for the tests
+	typ  uint8
 }
+
+// setCtx sets the context of e.
+func (e *mergedEvent) setCtx(c sched) { e.g, e.p, e.m = c.g, c.p, int32(c.m) }
 
 // ordering is the state the merge keeps across generations.
 type ordering struct {
@@ -267,7 +273,7 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 
 func (o *ordering) deliver(ev *mergedEvent, ctx sched) {
 	o.queue = append(o.queue, *ev) // copied once, into its place
-	o.queue[len(o.queue)-1].ctx = ctx
+	o.queue[len(o.queue)-1].setCtx(ctx)
 }
 
 func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sched, bool, error) {
@@ -485,7 +491,8 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			ps.status = procSyscallAbandoned
 			next.p = none
 			// The P is abandoned: the parser says it is stolen.
-			steal := mergedEvent{typ: evProcSteal, time: ev.time, ctx: cur}
+			steal := mergedEvent{typ: evProcSteal, time: ev.time}
+			steal.setCtx(cur)
 			steal.args[0], steal.args[3] = uint64(cur.p), procSyscall
 			o.push(steal)
 		}
@@ -526,7 +533,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		e.ctx = cur
+		e.setCtx(cur)
 		o.push(e)
 		return cur, true, nil
 	case evUserRegionBegin, evUserRegionEnd:
@@ -692,7 +699,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if ev.typ == evSTWEnd {
 			e.args[0] = desc
 		}
-		e.ctx = cur
+		e.setCtx(cur)
 		o.push(e)
 		return cur, true, nil
 	}
@@ -752,7 +759,7 @@ func (o *ordering) procStatus(ev *mergedEvent, cur sched, gen uint64, first bool
 			return cur, false, fmt.Errorf("failed to find the context of proc %d about to be stolen", pid)
 		}
 	}
-	e.ctx = cur
+	e.setCtx(cur)
 	o.push(e)
 	return next, true, nil
 }
@@ -803,7 +810,7 @@ func (o *ordering) procSteal(ev *mergedEvent, cur sched, gen uint64) (sched, boo
 	old := st.status
 	e.args[3] = uint64(old)
 	st.status, st.seq = procIdle, s
-	e.ctx = cur
+	e.setCtx(cur)
 	if old == procSyscallAbandoned {
 		o.push(e)
 		return cur, true, nil
@@ -874,7 +881,7 @@ func (o *ordering) goStatus(ev *mergedEvent, cur sched, gen uint64, first bool) 
 		}
 		cur.m = mid
 	}
-	e.ctx = cur
+	e.setCtx(cur)
 	o.push(e)
 	return next, true, nil
 }
@@ -899,7 +906,8 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 	// The switch is the parser's three events: the goroutine blocks (or
 	// ends), the other starts.
 	made := func(typ uint8, ctx sched, args ...uint64) {
-		e := mergedEvent{typ: typ, time: ev.time, ctx: ctx}
+		e := mergedEvent{typ: typ, time: ev.time}
+		e.setCtx(ctx)
 		copy(e.args[:], args)
 		o.push(e)
 	}
@@ -977,7 +985,7 @@ func (c *cursor) next(f float64, g *wireGeneration, argc *[256]int8) (bool, erro
 		e.args[i] = v
 	}
 	c.pos = pos
-	e.typ, e.ctx = typ, sched{}
+	e.typ, e.g, e.p, e.m = typ, 0, 0, 0
 	e.time = int64(float64(dt)*f) + c.lastTs
 	c.lastTs = e.time
 	return true, nil
@@ -1198,7 +1206,7 @@ func (mg *merger) merge(g *wireGeneration) error {
 		case batchCPUSamples:
 			for _, s := range b.events {
 				e := mergedEvent{typ: evCPUSample, time: int64(float64(s.time) * mg.f)}
-				e.ctx = sched{m: int64(s.args[0]), p: int64(s.args[1]), g: int64(s.args[2])}
+				e.setCtx(sched{m: int64(s.args[0]), p: int64(s.args[1]), g: int64(s.args[2])})
 				e.args[0] = s.args[3]
 				mg.samples = append(mg.samples, e)
 			}
@@ -1215,7 +1223,7 @@ func (mg *merger) merge(g *wireGeneration) error {
 			mg.frontier = heapInsert(mg.frontier, c)
 		}
 	}
-	mg.o.push(mergedEvent{typ: evSyncMark, time: int64(float64(minTs) * mg.f), ctx: sched{none, none, none}})
+	mg.o.push(mergedEvent{typ: evSyncMark, time: int64(float64(minTs) * mg.f), g: none, p: none, m: none})
 	for {
 		if err := mg.drain(); err != nil {
 			return err
@@ -1280,7 +1288,7 @@ func (mg *merger) try(i int) (bool, error) {
 // finish delivers the mark after the last generation, and hands over
 // the last events.
 func (mg *merger) finish() error {
-	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.lastTs, ctx: sched{none, none, none}})
+	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.lastTs, g: none, p: none, m: none})
 	if err := mg.drain(); err != nil {
 		return mg.failed(err)
 	}
