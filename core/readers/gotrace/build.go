@@ -118,6 +118,7 @@ type valueKey struct {
 
 // metric is a runtime metric, a variable of the runtime container.
 type metric struct {
+	name  string
 	typ   int32
 	value float64
 	since trace.Time
@@ -160,6 +161,10 @@ type builder struct {
 	ps      idTable[xtrace.ProcID, proc]
 	global  ranges // GC phases, stop-the-world
 	metrics map[string]*metric
+	// The metrics last seen, looked up before the map: the heap in use
+	// changes at a million events of a large trace.
+	metricRecent     [4]*metric
+	metricRecentNext int
 
 	skipped map[string]int64
 }
@@ -605,14 +610,27 @@ func (b *builder) metric(in *input, now trace.Time) {
 		return
 	}
 	v := float64(in.value)
-	s := b.metrics[in.name]
+	var s *metric
+	for _, m := range b.metricRecent {
+		if m != nil && m.name == in.name {
+			s = m
+			break
+		}
+	}
+	if s == nil {
+		s = b.metrics[in.name]
+		if s != nil {
+			b.metricRecent[b.metricRecentNext] = s
+			b.metricRecentNext = (b.metricRecentNext + 1) % len(b.metricRecent)
+		}
+	}
 	if s == nil {
 		typ, known := b.types[in.name]
 		if !known {
 			typ = b.defineType(trace.Type{Name: in.name, Kind: trace.KindVariable, Parent: b.tRuntime})
 			b.types[in.name] = typ
 		}
-		b.metrics[in.name] = &metric{typ: typ, value: v, since: now}
+		b.metrics[in.name] = &metric{name: in.name, typ: typ, value: v, since: now}
 		return
 	}
 	if v == s.value {
