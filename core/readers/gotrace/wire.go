@@ -160,6 +160,15 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				return nil, io.EOF
 			}
 			if w.ver >= 26 {
+				if !holdsEvents(g, w.ver) {
+					// The parser ends cleanly at a generation cut
+					// short that holds no event batch (its tables
+					// alone), once it has read them without a fault.
+					if _, err := decodeSafely(g, w.ver, decodeBatches); err != nil {
+						return nil, err
+					}
+					return nil, io.EOF
+				}
 				return nil, errors.New("incomplete generation found; trace likely truncated")
 			}
 			w.gens++
@@ -272,45 +281,39 @@ type wireGeneration struct {
 	hasStacks    []bool
 }
 
+// holdsEvents reports whether g has a batch of events (or one the parser
+// takes for one: every batch that is not of a table or experimental).
+func holdsEvents(g *rawGeneration, ver int) bool {
+	for i := range g.batches {
+		b := &g.batches[i]
+		if b.exp == 0 && batchKind(b.data, ver) == batchEvents {
+			return true
+		}
+	}
+	return false
+}
+
+// batchKind is the kind of a batch that is not experimental, by its
+// bytes.
+func batchKind(data []byte, ver int) int {
+	switch {
+	case len(data) > 0 && data[0] == evStrings:
+		return batchStrings
+	case len(data) > 0 && data[0] == evStacks:
+		return batchStacks
+	case len(data) > 0 && data[0] == evCPUSamples:
+		return batchCPUSamples
+	case len(data) > 0 && (data[0] == evFrequency && ver < 25 || data[0] == evSync && ver >= 25):
+		return batchSync
+	}
+	return batchEvents
+}
+
 // decodeGeneration decodes the batches of g for the format of Go 1.ver.
 func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
-	d := &wireGeneration{
-		gen:     g.gen,
-		ver:     ver,
-		batches: make([]wireBatch, 0, len(g.batches)),
-		strings: map[uint64]string{},
-		stacks:  map[uint64][]uint64{},
-		pcs:     map[uint64]wireFrame{},
-	}
-	for i := range g.batches {
-		rb := &g.batches[i]
-		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data), offset: rb.offset}
-		var err error
-		switch {
-		case rb.exp != 0:
-			wb.kind, wb.data = batchExperimental, rb.data
-		case len(rb.data) > 0 && rb.data[0] == evStrings:
-			wb.kind = batchStrings
-			wb.strings, err = d.decodeStrings(rb.data[1:])
-		case len(rb.data) > 0 && rb.data[0] == evStacks:
-			wb.kind = batchStacks
-			wb.stacks, err = d.decodeStacks(rb.data[1:])
-		case len(rb.data) > 0 && rb.data[0] == evCPUSamples:
-			wb.kind = batchCPUSamples
-			wb.events, err = decodePlain(rb.data[1:], evCPUSample)
-		case len(rb.data) > 0 && (rb.data[0] == evFrequency && ver < 25 || rb.data[0] == evSync && ver >= 25):
-			wb.kind = batchSync
-			err = d.decodeSync(&wb, rb.data, ver)
-		default:
-			// Decoded by the merge, which reports a fault when it
-			// reaches it, as the parser does: the events before it are
-			// delivered first.
-			wb.kind, wb.data = batchEvents, rb.data
-		}
-		if err != nil {
-			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
-		}
-		d.batches = append(d.batches, wb)
+	d, err := decodeBatches(g, ver)
+	if err != nil {
+		return nil, err
 	}
 	if d.freq == 0 {
 		return nil, errors.New("no frequency event found")
@@ -330,6 +333,55 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 		}
 	}
 	d.densify()
+	return d, nil
+}
+
+// decodeBatches decodes each batch of g for the format of Go 1.ver, as
+// the parser does while it reads them, before it checks the generation
+// as a whole.
+func decodeBatches(g *rawGeneration, ver int) (*wireGeneration, error) {
+	d := &wireGeneration{
+		gen:     g.gen,
+		ver:     ver,
+		batches: make([]wireBatch, 0, len(g.batches)),
+		strings: map[uint64]string{},
+		stacks:  map[uint64][]uint64{},
+		pcs:     map[uint64]wireFrame{},
+	}
+	for i := range g.batches {
+		rb := &g.batches[i]
+		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data), offset: rb.offset}
+		var err error
+		kind := batchExperimental
+		if rb.exp == 0 {
+			kind = batchKind(rb.data, ver)
+		}
+		switch kind {
+		case batchExperimental:
+			wb.kind, wb.data = batchExperimental, rb.data
+		case batchStrings:
+			wb.kind = batchStrings
+			wb.strings, err = d.decodeStrings(rb.data[1:])
+		case batchStacks:
+			wb.kind = batchStacks
+			wb.stacks, err = d.decodeStacks(rb.data[1:])
+		case batchCPUSamples:
+			wb.kind = batchCPUSamples
+			wb.events, err = decodePlain(rb.data[1:], evCPUSample)
+		case batchSync:
+			wb.kind = batchSync
+			err = d.decodeSync(&wb, rb.data, ver)
+		default:
+			// Decoded by the merge, which reports a fault when it
+			// reaches it, as the parser does: the events before it are
+			// delivered first.
+			wb.kind, wb.data = batchEvents, rb.data
+		}
+		if err != nil {
+			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
+		}
+		d.batches = append(d.batches, wb)
+	}
 	return d, nil
 }
 
@@ -684,7 +736,12 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 // no recovery of the reader's reaches: a panic on malformed input is the
 // generation's error (as the parser path's panics are), not the end of
 // the process.
-func decodeGenerationSafely(raw *rawGeneration, ver int) (g *wireGeneration, err error) {
+func decodeGenerationSafely(raw *rawGeneration, ver int) (*wireGeneration, error) {
+	return decodeSafely(raw, ver, decodeGen)
+}
+
+// decodeSafely is decode, a panic on malformed input made its error.
+func decodeSafely(raw *rawGeneration, ver int, decode func(*rawGeneration, int) (*wireGeneration, error)) (g *wireGeneration, err error) {
 	defer func() {
 		if !recoverPanics {
 			return
@@ -693,7 +750,7 @@ func decodeGenerationSafely(raw *rawGeneration, ver int) (g *wireGeneration, err
 			g, err = nil, fmt.Errorf("the decoder failed on a malformed generation: %v", p)
 		}
 	}()
-	return decodeGen(raw, ver)
+	return decode(raw, ver)
 }
 
 // decodeGen is decodeGeneration; a variable so that tests can make it fail.
