@@ -160,16 +160,13 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				return nil, io.EOF
 			}
 			if w.ver >= 26 {
-				if !holdsEvents(g, w.ver) {
-					// The parser ends cleanly at a generation cut
-					// short that holds no event batch (its tables
-					// alone), once it has read them without a fault.
-					if _, err := decodeSafely(g, w.ver, decodeBatches); err != nil {
-						return nil, err
-					}
-					return nil, io.EOF
+				// The parser ends cleanly at a generation cut short
+				// that holds no event batch (its tables alone).
+				err := io.EOF
+				if holdsEvents(g, w.ver) {
+					err = errors.New("incomplete generation found; trace likely truncated")
 				}
-				return nil, errors.New("incomplete generation found; trace likely truncated")
+				return nil, firstFault(g, w.ver, err)
 			}
 			w.gens++
 			return g, nil
@@ -184,7 +181,7 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				w.gens++
 				return g, nil
 			}
-			return nil, err
+			return nil, firstFault(g, w.ver, err)
 		}
 		if b.endMark {
 			if len(g.batches) == 0 {
@@ -195,7 +192,7 @@ func (w *wireReader) next() (*rawGeneration, error) {
 		}
 		if b.gen == 0 {
 			w.done = true
-			return nil, fmt.Errorf("invalid generation number %d", b.gen)
+			return nil, firstFault(g, w.ver, fmt.Errorf("invalid generation number %d", b.gen))
 		}
 		if len(g.batches) == 0 {
 			g.gen = b.gen
@@ -209,9 +206,9 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				return g, nil
 			}
 			if w.ver < 26 {
-				return nil, errors.New("generations out of order")
+				return nil, firstFault(g, w.ver, errors.New("generations out of order"))
 			}
-			return nil, errors.New("broken trace: missing end-of-generation event, or generations are interleaved")
+			return nil, firstFault(g, w.ver, errors.New("broken trace: missing end-of-generation event, or generations are interleaved"))
 		}
 		g.batches = append(g.batches, b)
 	}
@@ -280,6 +277,31 @@ type wireGeneration struct {
 	denseStacks  [][]uint64
 	hasStacks    []bool
 }
+
+// firstFault returns the fault the parser reports where the reading of
+// generation g stops at err: the parser decodes each batch as it reads
+// it, so that a fault of a batch read before err comes first, and a
+// table cut where a number should start ends the trace cleanly (io.EOF;
+// see errTableEnd).
+func firstFault(g *rawGeneration, ver int, err error) error {
+	if len(g.batches) == 0 {
+		return err
+	}
+	if _, derr := decodeSafely(g, ver, decodeBatches); derr != nil {
+		if errors.Is(derr, errTableEnd) {
+			return io.EOF
+		}
+		return derr
+	}
+	return err
+}
+
+// errTableEnd is the fault of a table batch (strings, stacks, CPU
+// samples, frequency and clock) that ends where a number of a record
+// should start. The parser reads such numbers with binary.ReadUvarint,
+// which then returns io.EOF, and takes that for the end of the trace: it
+// ends cleanly before the generation, as if it were not there.
+var errTableEnd = errors.New("a table ends where a number should start")
 
 // holdsEvents reports whether g has a batch of events (or one the parser
 // takes for one: every batch that is not of a table or experimental).
@@ -498,7 +520,7 @@ func decodePlain(b []byte, typ byte) ([]wireEvent, error) {
 		for i := range nArgs {
 			v, n := uvarint(b[pos:])
 			if n <= 0 {
-				return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+				return nil, fmt.Errorf("offset %d: %w", pos, cutAt(b, pos))
 			}
 			pos += n
 			if i == 0 {
@@ -530,7 +552,7 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 			}
 			f, n := uvarint(b[pos:])
 			if n <= 0 {
-				return fmt.Errorf("offset %d: %w", pos, errVarint)
+				return fmt.Errorf("offset %d: %w", pos, cutAt(b, pos))
 			}
 			pos += n
 			if f == 0 {
@@ -546,7 +568,7 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 			for i := range a {
 				v, n := uvarint(b[pos:])
 				if n <= 0 {
-					return fmt.Errorf("offset %d: %w", pos, errVarint)
+					return fmt.Errorf("offset %d: %w", pos, cutAt(b, pos))
 				}
 				pos += n
 				a[i] = v
@@ -560,6 +582,30 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 		wb.events = append(wb.events, ev)
 	}
 	return nil
+}
+
+// cutAt is the fault of a number of a table batch b that cannot be read
+// at pos: errTableEnd if b ends there, where the number should start.
+func cutAt(b []byte, pos int) error {
+	if pos == len(b) {
+		return errTableEnd
+	}
+	return errVarint
+}
+
+// headVarints is tableVarints for the numbers that head a record of a
+// string or stack table, which the parser reads as decodePlain's (see
+// errTableEnd); it reads the frames' otherwise.
+func headVarints(b []byte, pos int, dst []uint64) (int, error) {
+	for i := range dst {
+		v, n := uvarint(b[pos:])
+		if n <= 0 {
+			return pos, fmt.Errorf("offset %d: %w", pos+1, cutAt(b, pos))
+		}
+		pos += n
+		dst[i] = v
+	}
+	return pos, nil
 }
 
 // tableVarints reads len(dst) numbers of a string or stack table record
@@ -585,7 +631,7 @@ func (d *wireGeneration) decodeStrings(b []byte) ([]wireString, error) {
 		}
 		var head [2]uint64
 		var err error
-		if pos, err = tableVarints(b, pos+1, head[:]); err != nil {
+		if pos, err = headVarints(b, pos+1, head[:]); err != nil {
 			return nil, err
 		}
 		id, size := head[0], head[1]
@@ -614,7 +660,7 @@ func (d *wireGeneration) decodeStacks(b []byte) ([]wireStack, error) {
 		}
 		var head [2]uint64
 		var err error
-		if pos, err = tableVarints(b, pos+1, head[:]); err != nil {
+		if pos, err = headVarints(b, pos+1, head[:]); err != nil {
 			return nil, err
 		}
 		id, nFrames := head[0], head[1]
@@ -720,6 +766,10 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 	var err error
 	for out := range order {
 		res := <-out
+		if errors.Is(res.err, errTableEnd) {
+			<-tokens
+			break // the end of the trace, for the parser
+		}
 		if res.err == nil {
 			res.err = each(res.g)
 		}

@@ -256,14 +256,22 @@ func TestWireErrors(t *testing.T) {
 			}
 		})
 	}
-	// A generation cut short before any batch of events, its tables
-	// alone, ends the trace as the parser ends it: cleanly, without it.
-	n := 0
-	if err := decodeWire(bufio.NewReader(bytes.NewReader(sync)), 26, 2, func(*wireGeneration) error {
-		n++
-		return nil
-	}); err != nil || n != 0 {
-		t.Fatalf("tables alone, no end: %d generations, error %v; want none, no error", n, err)
+	// The parser ends a trace cleanly, without the generation, where the
+	// generation is cut short before any batch of events (its tables
+	// alone), and where a table ends where a number should start (it
+	// reads io.EOF there): so does the decoder.
+	for name, in := range map[string][]byte{
+		"tables alone, no end":         sync,
+		"clock cut at a number":        concat(batch(1, 0, 1, evSync, evFrequency, 10, evClockSnapshot), batch(1, 0, 1, evProcStop, 1), []byte{evEndOfGeneration}),
+		"string table cut at a number": concat(sync, batch(1, 0, 1, evStrings, evString, 1), batch(1, 0, 1, evProcStop, 1), []byte{evEndOfGeneration}),
+	} {
+		n := 0
+		if err := decodeWire(bufio.NewReader(bytes.NewReader(in)), 26, 2, func(*wireGeneration) error {
+			n++
+			return nil
+		}); err != nil || n != 0 {
+			t.Fatalf("%s: %d generations, error %v; want none, no error", name, n, err)
+		}
 	}
 	// A callback's error stops the decoding and is returned.
 	stop := fmt.Errorf("stop")
