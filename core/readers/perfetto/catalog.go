@@ -158,6 +158,66 @@ func (c *catalog) packet(b []byte, off int64) error {
 	return nil
 }
 
+// catalogScan is what the catalog makes of a packet on its own, on the
+// reading goroutine: most packets hold nothing but their timestamp.
+type catalogScan struct {
+	ts              uint64
+	hasTS, hasClock bool
+	clock, seq      uint32
+	// full: the packet holds more (descriptions, clocks, defaults,
+	// compressed packets), and catalog.packet walks it again, in order.
+	full bool
+	err  error
+}
+
+// scan fills s for the packet b at offset off.
+func (s *catalogScan) scan(b []byte, off int64) {
+	*s = catalogScan{}
+	it := fieldIter{b: b, base: off}
+	var f field
+	for {
+		ok, err := it.next(&f)
+		if !ok {
+			s.err = err
+			return
+		}
+		switch f.Num {
+		case pktTimestamp:
+			s.ts, s.hasTS = f.U, f.isVarint()
+			if err := checkTime(f, "packet timestamp"); err != nil {
+				s.err = err
+				return
+			}
+		case pktClockID:
+			s.clock, s.hasClock = uint32(f.U), true
+		case pktSequenceID:
+			s.seq = uint32(f.U)
+		case pktDefaults, pktTrackDescriptor, pktProcessDescriptor, pktThreadDescriptor, pktProcessTree,
+			pktClockSnapshot, pktFtraceEvents, pktCompressedPackets, pktZstdCompressed:
+			s.full = true
+			return
+		}
+	}
+}
+
+// apply does what packet does, for a packet scanned into s.
+func (c *catalog) apply(b []byte, off int64, s *catalogScan) error {
+	if s.full {
+		return c.packet(b, off)
+	}
+	if s.err != nil {
+		return s.err
+	}
+	clock := s.clock
+	if !s.hasClock {
+		clock = c.seqClock[s.seq]
+	}
+	if s.hasTS && (clock == 0 || clock == clockBoottime) {
+		c.sawTime(int64(s.ts))
+	}
+	return nil
+}
+
 // trackDescriptor records a track; a track described twice keeps what
 // its first description said, completed by the later ones.
 func (c *catalog) trackDescriptor(f field) error {

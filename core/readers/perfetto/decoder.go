@@ -56,6 +56,7 @@ type packetHead struct {
 // is open (slices, counter values, flows, running threads) until it ends.
 type decoder struct {
 	inflate *inflater
+	names   interner // names of the events of compressed packets
 	opt     trace.ReadOptions
 	cat     *catalog
 	m       *model
@@ -102,7 +103,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 		start = trace.Time(cat.first)
 	}
 	m := newModel(sink, start)
-	return &decoder{inflate: newInflater(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
+	return &decoder{inflate: newInflater(), names: interner{}, opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
 		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
@@ -141,10 +142,34 @@ func (d *decoder) sequence(id uint32) *sequence {
 	return s
 }
 
-// packet decodes one TracePacket.
-func (d *decoder) packet(b []byte, off int64) error {
-	var p packetHead
-	err := fields(b, off, func(f field) error {
+// parsedPacket is what a packet says by itself: its fields and, for a
+// track event, the event's. It is made on the reading goroutine.
+type parsedPacket struct {
+	head  packetHead
+	err   error // a malformed field of the packet
+	ev    trackEvent
+	evErr error // a malformed field of the track event
+}
+
+// parse fills p with packet b, at input offset off; in interns the names
+// of events.
+func (p *parsedPacket) parse(b []byte, off int64, in interner) {
+	p.err, p.evErr = p.head.parse(b, off), nil
+	if p.err == nil && p.head.hasData && p.head.data.Num == pktTrackEvent {
+		p.evErr = p.ev.parse(p.head.data, in)
+	}
+}
+
+// parse reads the fields of a TracePacket.
+func (p *packetHead) parse(b []byte, off int64) error {
+	*p = packetHead{}
+	it := fieldIter{b: b, base: off}
+	var f field
+	for {
+		ok, err := it.next(&f)
+		if !ok {
+			return err
+		}
 		switch f.Num {
 		case pktTimestamp:
 			p.ts, p.hasTS = f.U, f.isVarint()
@@ -164,19 +189,32 @@ func (d *decoder) packet(b []byte, off int64) error {
 			p.defaults, p.hasDefaults = f, true
 		default:
 			if isPacketMeta(f.Num) {
-				return nil
+				continue
 			}
 			if p.hasData {
 				p.extra++
-				return nil
+				continue
 			}
 			p.data, p.hasData = f, true
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
+}
+
+// packet decodes one TracePacket, on the goroutine that applies them (the
+// packets held in compressed ones).
+func (d *decoder) packet(b []byte, off int64) error {
+	var p parsedPacket
+	p.parse(b, off, d.names)
+	return d.apply(b, off, &p)
+}
+
+// apply decodes the packet that p holds, in the state of the packets
+// before it.
+func (d *decoder) apply(_ []byte, _ int64, pp *parsedPacket) error {
+	if pp.err != nil {
+		return pp.err
+	}
+	p := &pp.head
 	if p.hasData && (p.data.Num == pktCompressedPackets || p.data.Num == pktZstdCompressed) && p.data.isBytes() {
 		return d.inflate.each(p.data, p.data.Num == pktZstdCompressed, d.packet)
 	}
@@ -217,7 +255,7 @@ func (d *decoder) packet(b []byte, off int64) error {
 	timed := false
 	if p.hasTS {
 		var ok bool
-		ts, ok = d.timestamp(seq, &p)
+		ts, ok = d.timestamp(seq, p)
 		if !ok {
 			d.skip("packets on a sequence-scoped clock with no clock snapshot on their sequence", 1)
 			return nil
@@ -231,7 +269,10 @@ func (d *decoder) packet(b []byte, off int64) error {
 	f := p.data
 	switch f.Num {
 	case pktTrackEvent:
-		return d.trackEvent(seq, f, ts, timed)
+		if pp.evErr != nil {
+			return pp.evErr
+		}
+		return d.trackEvent(seq, &pp.ev, ts, timed)
 	case pktTrackDescriptor:
 		return d.trackDescriptor(f)
 	case pktClockSnapshot:

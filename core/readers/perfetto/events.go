@@ -46,14 +46,24 @@ const (
 	phaseComplete = 'X'
 )
 
-func parseTrackEvent(f field) (trackEvent, error) {
-	var e trackEvent
-	err := fields(f.B, f.Off, func(g field) error {
+// parse reads the TrackEvent f into e, whose slices it reuses; in interns
+// the names.
+func (e *trackEvent) parse(f field, in interner) error {
+	*e = trackEvent{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
+		extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
+		flows: e.flows[:0], terminating: e.terminating[:0]}
+	it := fieldIter{b: f.B, base: f.Off}
+	var g field
+	for {
+		ok, err := it.next(&g)
+		if !ok {
+			return err
+		}
 		switch g.Num {
 		case teType:
 			e.typ = g.U
 		case teName:
-			e.name, e.hasName = g.String(), true
+			e.name, e.hasName = in.string(g.B), true
 		case teNameIID:
 			e.nameIID, e.hasNameIID = g.U, true
 		case teTrackUUID:
@@ -63,17 +73,17 @@ func parseTrackEvent(f field) (trackEvent, error) {
 		case teDoubleCounterValue:
 			e.counter, e.hasCounter = g.Double(), true
 		case teExtraCounterUUIDs:
-			return uints(g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
+			err = uints(g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
 		case teExtraCounterValues:
-			return uints(g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
+			err = uints(g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
 		case teExtraDoubleUUIDs:
-			return uints(g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
+			err = uints(g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
 		case teExtraDoubleValues:
-			return uints(g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
+			err = uints(g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
 		case teFlowIDs, teFlowIDsOld:
-			return uints(g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
+			err = uints(g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
 		case teTerminatingFlowIDs, teTerminatingOld:
-			return uints(g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
+			err = uints(g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
 		case teTimestampAbsUS:
 			e.absUS, e.hasAbsUS = g.Int64(), true
 		case teTimestampDeltaUS:
@@ -86,48 +96,68 @@ func parseTrackEvent(f field) (trackEvent, error) {
 			e.args = true
 		case teLegacyEvent:
 			e.legacy = true
-			return fields(g.B, g.Off, func(h field) error {
-				switch h.Num {
-				case legacyNameIID:
-					if !e.hasNameIID {
-						e.nameIID, e.hasNameIID = h.U, true
-					}
-				case legacyPhase:
-					e.phase = h.Int64()
-				case legacyDurationUS:
-					e.durUS = h.Int64()
-				case legacyUnscopedID, legacyGlobalID:
-					e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
-				case legacyLocalID:
-					e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
-				case legacyBindEnclosing:
-					e.bindEnclosing = h.U != 0
-				case legacyIDScope:
-					e.idScope = h.String()
-				case legacyPIDOverride:
-					e.pidOverride = int32(h.U)
-				case legacyBindID:
-					e.bindID, e.hasBindID = h.U, true
-				case legacyFlowDirection:
-					e.flowDir = h.U
-				}
-				return nil
-			})
+			err = e.parseLegacy(g)
 		default:
 			e.args = true
 		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// parseLegacy reads a TrackEvent.LegacyEvent into e.
+func (e *trackEvent) parseLegacy(g field) error {
+	return fields(g.B, g.Off, func(h field) error {
+		switch h.Num {
+		case legacyNameIID:
+			if !e.hasNameIID {
+				e.nameIID, e.hasNameIID = h.U, true
+			}
+		case legacyPhase:
+			e.phase = h.Int64()
+		case legacyDurationUS:
+			e.durUS = h.Int64()
+		case legacyUnscopedID, legacyGlobalID:
+			e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
+		case legacyLocalID:
+			e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
+		case legacyBindEnclosing:
+			e.bindEnclosing = h.U != 0
+		case legacyIDScope:
+			e.idScope = h.String()
+		case legacyPIDOverride:
+			e.pidOverride = int32(h.U)
+		case legacyBindID:
+			e.bindID, e.hasBindID = h.U, true
+		case legacyFlowDirection:
+			e.flowDir = h.U
+		}
 		return nil
 	})
-	return e, err
+}
+
+// interner keeps one copy of each name met, so that the names events
+// repeat cost no allocation; it forgets them all past maxInterned.
+type interner map[string]string
+
+const maxInterned = 1 << 16
+
+func (in interner) string(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	if len(in) >= maxInterned {
+		clear(in)
+	}
+	s := string(b)
+	in[s] = s
+	return s
 }
 
 // trackEvent turns a TrackEvent into a slice boundary, an instant, a
 // counter sample, and flow points.
-func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) error {
-	e, err := parseTrackEvent(f)
-	if err != nil {
-		return err
-	}
+func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed bool) error {
 	// Events of old writers carry their time in microseconds (absolute, or
 	// deltas from the sequence's ThreadDescriptor).
 	switch {
@@ -195,7 +225,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 				d.skip("legacy async events without an id", 1)
 				return nil
 			}
-			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, &e), &e, name)
+			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, e), e, name)
 		case hasTrack:
 			cont = d.conts.track(uuid)
 		case seq.legacyThread:
@@ -274,7 +304,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 	if e.args {
 		d.skip("arguments of track events (debug annotations, typed fields: not kept)", 1)
 	}
-	d.extraCounters(seq, &e, ts)
+	d.extraCounters(seq, e, ts)
 	if kind != typeCounter {
 		if e.hasBindID {
 			d.legacyFlow(e.bindID, e.flowDir, cont, ts, name)

@@ -62,42 +62,90 @@ func (f field) isScalar() bool {
 // fields calls fn for each field of the message b, which starts at input
 // offset base. A malformed field stops the walk with a corrupt error.
 func fields(b []byte, base int64, fn func(f field) error) error {
-	pos := 0
-	for pos < len(b) {
-		num, typ, n := protowire.ConsumeTag(b[pos:])
-		if n < 0 {
-			return corruptf(base+int64(pos), "malformed field tag: %v", protowire.ParseError(n))
+	it := fieldIter{b: b, base: base}
+	var f field
+	for {
+		ok, err := it.next(&f)
+		if !ok {
+			return err
 		}
-		f := field{Num: num, Typ: typ}
-		pos += n
-		switch typ {
-		case protowire.VarintType:
-			f.U, n = protowire.ConsumeVarint(b[pos:])
-		case protowire.Fixed64Type:
-			f.U, n = protowire.ConsumeFixed64(b[pos:])
-		case protowire.Fixed32Type:
-			var v uint32
-			v, n = protowire.ConsumeFixed32(b[pos:])
-			f.U = uint64(v)
-		case protowire.BytesType:
-			f.B, n = protowire.ConsumeBytes(b[pos:])
-			if n >= 0 {
-				f.Off = base + int64(pos+n-len(f.B))
-			}
-		case protowire.StartGroupType:
-			n = protowire.ConsumeFieldValue(num, typ, b[pos:])
-		default:
-			return corruptf(base+int64(pos-1), "field %d has the invalid wire type %d", num, typ)
-		}
-		if n < 0 {
-			return corruptf(base+int64(pos), "malformed field %d: %v", num, protowire.ParseError(n))
-		}
-		pos += n
 		if err := fn(f); err != nil {
 			return err
 		}
 	}
-	return nil
+}
+
+// fieldIter walks the fields of a message without a call through a
+// function value per field, for the loops that run once per packet.
+type fieldIter struct {
+	b    []byte
+	pos  int
+	base int64 // input offset of b
+}
+
+// next decodes the next field into f: false at the end of the message,
+// or with a corrupt error at a malformed field. The one- and two-byte
+// varints that make most of a trace are decoded here; longer ones, and
+// every malformed input, go to protowire, whose verdicts the errors word.
+func (it *fieldIter) next(f *field) (bool, error) {
+	b, pos := it.b, it.pos
+	if pos >= len(b) {
+		return false, nil
+	}
+	var num protowire.Number
+	var typ protowire.Type
+	var n int
+	if c := b[pos]; c < 0x80 && c >= 8 {
+		num, typ, n = protowire.Number(c>>3), protowire.Type(c&7), 1
+	} else {
+		num, typ, n = protowire.ConsumeTag(b[pos:])
+		if n < 0 {
+			return false, corruptf(it.base+int64(pos), "malformed field tag: %v", protowire.ParseError(n))
+		}
+	}
+	*f = field{Num: num, Typ: typ}
+	pos += n
+	switch typ {
+	case protowire.VarintType:
+		f.U, n = varint(b[pos:])
+	case protowire.Fixed64Type:
+		f.U, n = protowire.ConsumeFixed64(b[pos:])
+	case protowire.Fixed32Type:
+		var v uint32
+		v, n = protowire.ConsumeFixed32(b[pos:])
+		f.U = uint64(v)
+	case protowire.BytesType:
+		var l uint64
+		l, n = varint(b[pos:])
+		if n >= 0 && l <= uint64(len(b)-pos-n) {
+			f.B = b[pos+n : pos+n+int(l) : pos+n+int(l)]
+			f.Off = it.base + int64(pos+n)
+			n += int(l)
+		} else {
+			f.B, n = protowire.ConsumeBytes(b[pos:])
+		}
+	case protowire.StartGroupType:
+		n = protowire.ConsumeFieldValue(num, typ, b[pos:])
+	default:
+		return false, corruptf(it.base+int64(pos-1), "field %d has the invalid wire type %d", num, typ)
+	}
+	if n < 0 {
+		return false, corruptf(it.base+int64(pos), "malformed field %d: %v", num, protowire.ParseError(n))
+	}
+	it.pos = pos + n
+	return true, nil
+}
+
+// varint decodes a varint as protowire.ConsumeVarint does, the short ones
+// inline.
+func varint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7, 2
+	}
+	return protowire.ConsumeVarint(b)
 }
 
 // uints calls fn for each value of a repeated integer field, packed (one
@@ -130,7 +178,8 @@ func uints(f field, fixed bool, fn func(v uint64)) error {
 
 // packetReader reads a Trace message, a sequence of length-delimited
 // TracePacket fields (field 1), one packet at a time from a buffered
-// reader, so that only the packet being decoded is in memory.
+// reader, appending each to buf, which its user empties: only the
+// packets of a batch are in memory.
 type packetReader struct {
 	br  *bufio.Reader
 	off int64 // bytes consumed so far
@@ -140,8 +189,8 @@ type packetReader struct {
 	others int64
 }
 
-// next returns the next packet and the offset of its first byte; io.EOF
-// at a clean end of the input.
+// next appends the next packet to buf and returns it and the offset of
+// its first byte; io.EOF at a clean end of the input.
 func (r *packetReader) next() ([]byte, int64, error) {
 	for {
 		start := r.off
@@ -165,18 +214,20 @@ func (r *packetReader) next() ([]byte, int64, error) {
 			if n > maxPacket {
 				return nil, 0, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, n, maxPacket)
 			}
-			body := r.off
+			body, at := r.off, len(r.buf)
 			k, err := r.fill(int(n))
 			r.off += int64(k)
 			if err != nil {
+				r.buf = r.buf[:at]
 				if err == io.EOF || err == io.ErrUnexpectedEOF {
 					return nil, 0, corruptf(start, "truncated packet: %d bytes announced, %d present", n, k)
 				}
 				return nil, 0, err
 			}
 			if num == 1 {
-				return r.buf, body, nil
+				return r.buf[at:len(r.buf):len(r.buf)], body, nil
 			}
+			r.buf = r.buf[:at]
 		case protowire.VarintType:
 			if _, err := r.uvarint(); err != nil {
 				return nil, 0, r.cut(start, "a value", err)
@@ -198,18 +249,18 @@ func (r *packetReader) next() ([]byte, int64, error) {
 	}
 }
 
-// fill reads the next n bytes into r.buf. The buffer grows with what
+// fill appends the next n bytes to r.buf. The buffer grows with what
 // arrives, a megabyte at a time, so that a corrupt length costs no more
 // memory than the input holds.
 func (r *packetReader) fill(n int) (int, error) {
-	r.buf = r.buf[:0]
-	for len(r.buf) < n {
-		chunk := min(n-len(r.buf), 1<<20)
+	base := len(r.buf)
+	for len(r.buf)-base < n {
+		chunk := min(n-(len(r.buf)-base), 1<<20)
 		have := len(r.buf)
 		r.buf = slices.Grow(r.buf, chunk)[:have+chunk]
 		k, err := io.ReadFull(r.br, r.buf[have:])
 		if err != nil {
-			return have + k, err
+			return have - base + k, err
 		}
 	}
 	return n, nil
