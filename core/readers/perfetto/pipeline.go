@@ -164,30 +164,30 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 		return
 	}
 	defer release()
-	br, ok := in.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(in, 64<<10)
-	}
-	pr := &packetReader{br: br}
+	fr := &framer{r: in}
+	var carry []byte // the head of a packet that did not fit in the last batch
 	for {
-		pr.buf = b.buf
-		for len(b.refs) < batchPackets && len(pr.buf) < batchBytes {
-			start := len(pr.buf)
-			pkt, off, err := pr.next()
+		fr.buf, fr.pos = append(b.buf, carry...), 0
+		for len(b.refs) < batchPackets {
+			pkt, off, err := fr.next(len(b.refs) > 0)
+			if err == errMore {
+				break
+			}
 			if err != nil {
 				b.end = err
 				break
 			}
 			i := len(b.refs)
-			b.refs = append(b.refs, packetRef{start: start, end: len(pr.buf), off: off})
+			b.refs = append(b.refs, packetRef{start: fr.pos - len(pkt), end: fr.pos, off: off})
 			if i == len(b.out) {
 				var zero T
 				b.out = append(b.out, zero)
 			}
 			decode(pkt, off, &b.out[i])
 		}
-		b.buf, b.done, b.others = pr.buf, cr.done, pr.others
-		pr.buf = nil
+		carry = append(carry[:0], fr.buf[fr.pos:]...)
+		b.buf, b.done, b.others = fr.buf, cr.done, fr.others
+		fr.buf = nil
 		if !send() || b.end != nil || !take() {
 			return
 		}

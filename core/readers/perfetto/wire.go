@@ -1,7 +1,6 @@
 package perfetto
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -176,137 +175,173 @@ func uints(f field, fixed bool, fn func(v uint64)) error {
 	return nil
 }
 
-// packetReader reads a Trace message, a sequence of length-delimited
-// TracePacket fields (field 1), one packet at a time from a buffered
-// reader, appending each to buf, which its user empties: only the
-// packets of a batch are in memory.
-type packetReader struct {
-	br  *bufio.Reader
-	off int64 // bytes consumed so far
-	buf []byte
+// framer splits a Trace message, a sequence of length-delimited
+// TracePacket fields (field 1), into packets. It reads the input in large
+// blocks into buf, the buffer of a batch, and hands out the packets as
+// slices of it: no copy and no call per byte. A packet that does not fit
+// in what remains of a full buffer waits for the next one (more says
+// so).
+type framer struct {
+	r   io.Reader
+	buf []byte // buf[pos:] is read and not yet framed
+	pos int
+	off int64 // input offset of buf[pos]
+	// rerr is what ended the reading (io.EOF at the end), once it has.
+	rerr error
 	// others counts top-level fields other than packets (none in files
 	// Perfetto writes).
 	others int64
 }
 
-// next appends the next packet to buf and returns it and the offset of
-// its first byte; io.EOF at a clean end of the input.
-func (r *packetReader) next() ([]byte, int64, error) {
+// errMore is what next returns, with nothing consumed, when the next
+// packet does not fit in the rest of the buffer, which is full.
+var errMore = errors.New("the next packet does not fit in the buffer")
+
+// lack tells what the field at the head of the unframed bytes lacks.
+type lack struct {
+	what  string // "a field tag", "a length", "a value": a head; "" a packet's body
+	bytes int    // the field's bytes at least, counted from its start
+	body  uint64 // a packet's announced length, when what is ""
+}
+
+// next returns the next packet and the offset of its first byte; io.EOF
+// at a clean end of the input. full allows errMore: the caller can take
+// the packet in a new buffer, as this one holds packets already.
+func (r *framer) next(full bool) ([]byte, int64, error) {
 	for {
+		data := r.buf[r.pos:]
 		start := r.off
-		key, err := r.uvarint()
-		if err == io.EOF {
-			return nil, 0, io.EOF
-		}
+		n, body, need, err := frameField(data, start)
 		if err != nil {
-			return nil, 0, r.cut(start, "a field tag", err)
+			return nil, 0, err
 		}
-		num, typ := protowire.Number(key>>3), protowire.Type(key&7)
-		if num < 1 || num > protowire.MaxValidNumber {
-			return nil, 0, corruptf(start, "invalid field number %d in the trace (not a Perfetto protobuf trace?)", num)
-		}
-		switch typ {
-		case protowire.BytesType:
-			n, err := r.uvarint()
-			if err != nil {
-				return nil, 0, r.cut(start, "a length", err)
-			}
-			if n > maxPacket {
-				return nil, 0, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, n, maxPacket)
-			}
-			body, at := r.off, len(r.buf)
-			k, err := r.fill(int(n))
-			r.off += int64(k)
-			if err != nil {
-				r.buf = r.buf[:at]
-				if err == io.EOF || err == io.ErrUnexpectedEOF {
-					return nil, 0, corruptf(start, "truncated packet: %d bytes announced, %d present", n, k)
+		if n == 0 { // the field is not whole in data
+			if r.rerr == nil {
+				if full && len(r.buf) == cap(r.buf) {
+					return nil, 0, errMore
 				}
-				return nil, 0, err
+				r.read(need.bytes)
+				continue
 			}
-			if num == 1 {
-				return r.buf[at:len(r.buf):len(r.buf)], body, nil
-			}
-			r.buf = r.buf[:at]
-		case protowire.VarintType:
-			if _, err := r.uvarint(); err != nil {
-				return nil, 0, r.cut(start, "a value", err)
-			}
-		case protowire.Fixed32Type, protowire.Fixed64Type:
-			size := 4
-			if typ == protowire.Fixed64Type {
-				size = 8
-			}
-			k, err := r.br.Discard(size)
-			r.off += int64(k)
-			if err != nil {
-				return nil, 0, r.cut(start, "a value", err)
-			}
-		default:
-			return nil, 0, corruptf(start, "field %d has the wire type %d, not that of trace packets (not a Perfetto protobuf trace?)", num, typ)
+			return nil, 0, r.cut(start, len(data), need)
+		}
+		r.pos += n
+		r.off += int64(n)
+		if body != nil {
+			return body, start + int64(n-len(body)), nil
 		}
 		r.others++
 	}
 }
 
-// fill appends the next n bytes to r.buf. The buffer grows with what
-// arrives, a megabyte at a time, so that a corrupt length costs no more
-// memory than the input holds.
-func (r *packetReader) fill(n int) (int, error) {
-	base := len(r.buf)
-	for len(r.buf)-base < n {
-		chunk := min(n-(len(r.buf)-base), 1<<20)
-		have := len(r.buf)
-		r.buf = slices.Grow(r.buf, chunk)[:have+chunk]
-		k, err := io.ReadFull(r.br, r.buf[have:])
-		if err != nil {
-			return have - base + k, err
+// read reads more input into buf, making room when it is full: at most
+// a megabyte at a time beyond what has arrived, so that a corrupt length
+// costs no more memory than the input holds.
+func (r *framer) read(want int) {
+	if len(r.buf) == cap(r.buf) {
+		grow := min(max(want-(len(r.buf)-r.pos), 4096), 1<<20)
+		if r.pos > 0 && r.pos >= len(r.buf)/2 { // reuse the framed part
+			n := copy(r.buf, r.buf[r.pos:])
+			r.buf, r.pos = r.buf[:n], 0
+		} else {
+			r.buf = slices.Grow(r.buf, grow)
 		}
 	}
-	return n, nil
+	k, err := r.r.Read(r.buf[len(r.buf):cap(r.buf)])
+	r.buf = r.buf[:len(r.buf)+k]
+	if err != nil {
+		r.rerr = err
+	}
 }
 
-// cut words an error met while reading a field's head.
-func (r *packetReader) cut(at int64, what string, err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return corruptf(at, "truncated trace: the input ends inside %s", what)
-	}
-	var c *corrupt
-	if errors.As(err, &c) {
+// cut words the end of the input inside the field at start, of which
+// have bytes arrived: the same words whether the input ended (io.EOF,
+// io.ErrUnexpectedEOF) or failed (the error itself).
+func (r *framer) cut(start int64, have int, need lack) error {
+	err := r.rerr
+	switch {
+	case need.what == "a field tag" && have == 0 && err == io.EOF:
+		return io.EOF
+	case need.what == "":
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return corruptf(start, "truncated packet: %d bytes announced, %d present", need.body, have-(need.bytes-int(need.body)))
+		}
 		return err
-	}
-	if errors.Is(err, errOverflow) {
-		return corruptf(at, "malformed varint in %s", what)
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return corruptf(start, "truncated trace: the input ends inside %s", need.what)
 	}
 	return err
 }
 
-var errOverflow = errors.New("varint overflows 64 bits")
+// frameField reads the top-level field at the head of data, at input
+// offset start: it returns the field's length n and, for a packet, its
+// body; n == 0 when data does not hold the whole field, and need says
+// what is missing.
+func frameField(data []byte, start int64) (n int, body []byte, need lack, err error) {
+	key, k, err := headVarint(data, start, "a field tag")
+	if err != nil || k == 0 {
+		return 0, nil, lack{what: "a field tag", bytes: len(data) + 1}, err
+	}
+	num, typ := protowire.Number(key>>3), protowire.Type(key&7)
+	if num < 1 || num > protowire.MaxValidNumber {
+		return 0, nil, lack{}, corruptf(start, "invalid field number %d in the trace (not a Perfetto protobuf trace?)", num)
+	}
+	switch typ {
+	case protowire.BytesType:
+		l, m, err := headVarint(data[k:], start, "a length")
+		if err != nil || m == 0 {
+			return 0, nil, lack{what: "a length", bytes: len(data) + 1}, err
+		}
+		if l > maxPacket {
+			return 0, nil, lack{}, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, l, maxPacket)
+		}
+		end := k + m + int(l)
+		if end > len(data) {
+			return 0, nil, lack{bytes: end, body: l}, nil
+		}
+		if num == 1 {
+			body = data[k+m : end : end]
+		}
+		return end, body, lack{}, nil
+	case protowire.VarintType:
+		_, m, err := headVarint(data[k:], start, "a value")
+		if err != nil || m == 0 {
+			return 0, nil, lack{what: "a value", bytes: len(data) + 1}, err
+		}
+		return k + m, nil, lack{}, nil
+	case protowire.Fixed32Type, protowire.Fixed64Type:
+		size := 4
+		if typ == protowire.Fixed64Type {
+			size = 8
+		}
+		if k+size > len(data) {
+			return 0, nil, lack{what: "a value", bytes: k + size}, nil
+		}
+		return k + size, nil, lack{}, nil
+	}
+	return 0, nil, lack{}, corruptf(start, "field %d has the wire type %d, not that of trace packets (not a Perfetto protobuf trace?)", num, typ)
+}
 
-// uvarint reads a varint, counting its bytes; io.EOF only when the input
-// ends before its first byte.
-func (r *packetReader) uvarint() (uint64, error) {
-	var x uint64
+// headVarint decodes a varint of a field's head as a byte-by-byte reader
+// would: k == 0 when data ends before its last byte; a malformed varint
+// (past 64 bits) is an error at start, the field's offset.
+func headVarint(data []byte, start int64, what string) (x uint64, k int, err error) {
 	var s uint
 	for i := 0; i < binary.MaxVarintLen64; i++ {
-		b, err := r.br.ReadByte()
-		if err != nil {
-			if i > 0 && err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, err
+		if i == len(data) {
+			return 0, 0, nil
 		}
-		r.off++
+		b := data[i]
 		if b < 0x80 {
 			if i == binary.MaxVarintLen64-1 && b > 1 {
-				return 0, errOverflow
+				return 0, 0, corruptf(start, "malformed varint in %s", what)
 			}
-			return x | uint64(b)<<s, nil
+			return x | uint64(b)<<s, i + 1, nil
 		}
 		x |= uint64(b&0x7f) << s
 		s += 7
 	}
-	return 0, errOverflow
+	return 0, 0, corruptf(start, "malformed varint in %s", what)
 }
 
 // inflate expands a compressed_packets (zlib) or zstd_compressed_packets
