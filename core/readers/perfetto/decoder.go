@@ -72,6 +72,11 @@ type decoder struct {
 	// mostly come in runs (a thread's sequence of packets), and these
 	// find their stack without a map lookup.
 	lastStack *stack
+	// lastTrack and lastSeq are the catalog's record of the last track
+	// looked up and the last sequence, for the same reason.
+	lastTrack    lastTrack
+	lastSeq      *sequence
+	lastSeqID    uint32
 	counters  map[uint64]*counterTrack
 	ctrOrder  []uint64
 	ctrNames  map[[2]int32]uint64 // (container, variable type) -> counter track using it
@@ -132,13 +137,35 @@ func (d *decoder) saw(t trace.Time) {
 	}
 }
 
+// lastTrack is a track's record in the catalog, nil when it has none.
+type lastTrack struct {
+	uuid  uint64
+	info  *trackInfo
+	valid bool
+}
+
+// track is the catalog's record of track uuid, nil if none: the catalog
+// does not change while the events are read.
+func (d *decoder) track(uuid uint64) *trackInfo {
+	if c := &d.lastTrack; c.valid && c.uuid == uuid {
+		return c.info
+	}
+	t := d.cat.tracks[uuid]
+	d.lastTrack = lastTrack{uuid: uuid, info: t, valid: true}
+	return t
+}
+
 func (d *decoder) sequence(id uint32) *sequence {
+	if s := d.lastSeq; s != nil && d.lastSeqID == id {
+		return s
+	}
 	s := d.seqs[id]
 	if s == nil {
 		s = &sequence{}
 		s.reset()
 		d.seqs[id] = s
 	}
+	d.lastSeq, d.lastSeqID = s, id
 	return s
 }
 

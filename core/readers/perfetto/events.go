@@ -215,7 +215,7 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 	}
 	var cont int32
 	if kind != typeCounter {
-		if t := d.cat.tracks[uuid]; hasTrack && t != nil && t.kind == trackCounter {
+		if t := d.track(uuid); hasTrack && t != nil && t.kind == trackCounter {
 			d.skip("track events other than counters on counter tracks", 1)
 			return nil
 		}
@@ -497,7 +497,7 @@ func (d *decoder) closeAll(id int32, end trace.Time) {
 
 // sample records a value of counter track uuid at t.
 func (d *decoder) sample(seq *sequence, uuid uint64, t trace.Time, v float64) {
-	info := d.cat.tracks[uuid]
+	info := d.track(uuid)
 	if info == nil || info.kind != trackCounter {
 		d.skip("counter values for tracks that are not counter tracks", 1)
 		return
@@ -564,7 +564,7 @@ func (d *decoder) eventPID(seq *sequence, uuid uint64, hasTrack bool, e *trackEv
 	if e.pidOverride != 0 {
 		return e.pidOverride
 	}
-	if t := d.cat.tracks[uuid]; hasTrack && t != nil && (t.kind == trackThread || t.kind == trackProcess) {
+	if t := d.track(uuid); hasTrack && t != nil && (t.kind == trackThread || t.kind == trackProcess) {
 		if t.pid == 0 && t.kind == trackThread {
 			return d.cat.threadPID[t.tid]
 		}

@@ -3,18 +3,21 @@ package perfetto
 import (
 	"bufio"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// A pass over the file runs on two cores: one goroutine reads the packets
-// and decodes what each says by itself (its fields, its track event), in
-// batches; the caller's goroutine applies them in file order to the state
-// that depends on what came before (sequences' interned names and clocks,
-// open slices, the sink). Only the caller's goroutine calls the sink,
-// Progress and the notes, so that a pass delivers the same calls, in the
-// same order, as a read on one core.
+// A pass over the file runs on all cores: one goroutine reads the input
+// and splits it into packets, in batches; workers decode what each packet
+// says by itself (its fields, its track event), a batch each; the
+// caller's goroutine applies the batches in file order to the state that
+// depends on what came before (sequences' interned names and clocks, open
+// slices, the sink). Only the caller's goroutine calls the sink, Progress
+// and the notes, so that a pass delivers the same calls, in the same
+// order, as a read on one core.
 
 const (
 	// batchPackets and batchBytes bound a batch: cancellation is
@@ -22,9 +25,6 @@ const (
 	batchPackets = 4096
 	batchBytes   = 1 << 20
 	batchSlack   = 64 << 10
-	// batches is how many batches circulate: one being filled, one
-	// being applied, one waiting between them.
-	batches = 3
 )
 
 // packetRef locates a packet in its batch's buffer and in the input.
@@ -45,7 +45,8 @@ type batch[T any] struct {
 	// of opening and decompressing (returned as it is, in fatal).
 	end, fatal error
 	others     int64 // top-level fields other than packets, in the whole input so far
-	panicked   any   // a panic of the reading goroutine, raised again by the caller
+	panicked   any   // a panic of a worker, raised again by the caller
+	decoded    chan struct{}
 }
 
 func (b *batch[T]) reset() {
@@ -58,32 +59,50 @@ func (b *batch[T]) reset() {
 	b.end, b.fatal, b.panicked = nil, nil, nil
 }
 
-// walk reads the packets of the file at path: decode makes what it can
-// of each packet on its own, into out (which keeps what it held for an
-// earlier packet, so that its slices may be reused), on the reading
-// goroutine; apply then takes each packet with what decode made of it,
-// in file order, on the caller's. pass (0 or 1) places the progress
-// reports: each pass reads the whole file, so the total reported is twice
-// its size.
+// decodeFunc makes what it can of a packet on its own, into out, which
+// keeps what it held for an earlier packet, so that its slices may be
+// reused. Each worker has its own (newDecode makes them).
+type decodeFunc[T any] func(pkt []byte, off int64, out *T)
+
+// walk reads the packets of the file at path: the workers decode them
+// with the functions newDecode makes, then apply takes each packet with
+// what was made of it, in file order, on the caller's goroutine. pass (0
+// or 1) places the progress reports: each pass reads the whole file, so
+// the total reported is twice its size.
 func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions,
-	decode func(pkt []byte, off int64, out *T), apply func(pkt []byte, off int64, in *T) error) error {
-	full := make(chan *batch[T], batches)
+	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	batches := workers + 2
+	// order carries the batches in file order to the caller, work the
+	// same batches to the workers, free those applied back to the reader.
+	order := make(chan *batch[T], batches)
+	work := make(chan *batch[T], batches)
 	free := make(chan *batch[T], batches)
 	for range batches {
-		free <- &batch[T]{}
+		free <- &batch[T]{decoded: make(chan struct{}, 1)}
 	}
-	quit, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		read(open, path, opt, full, free, quit, decode)
-	}()
+	quit := make(chan struct{})
+	var running sync.WaitGroup
+	running.Go(func() {
+		defer close(work)
+		read(open, path, opt, order, work, free, quit)
+	})
+	for range workers {
+		decode := newDecode()
+		running.Go(func() {
+			for b := range work {
+				decodeBatch(b, decode)
+			}
+		})
+	}
 	defer func() {
 		close(quit)
-		<-stopped
+		running.Wait()
 	}()
 
 	base, total, next := int64(pass)*size, 2*size, int64(progressEvery)
-	for b := range full {
+	for b := range order {
+		<-b.decoded
 		if b.panicked != nil {
 			panic(b.panicked)
 		}
@@ -118,14 +137,37 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 	return nil
 }
 
+// decodeBatch decodes the packets of b and says so on b.decoded; a panic
+// is handed to the caller's goroutine, which raises it again.
+func decodeBatch[T any](b *batch[T], decode decodeFunc[T]) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.panicked = r
+		}
+		b.decoded <- struct{}{}
+	}()
+	if len(b.out) < len(b.refs) {
+		b.out = append(b.out, make([]T, len(b.refs)-len(b.out))...)
+	}
+	for i, r := range b.refs {
+		decode(b.buf[r.start:r.end:r.end], r.off, &b.out[i])
+	}
+}
+
 // read is the reading goroutine of walk: it fills the batches from free
-// and hands them over on full, until the input ends or quit is closed.
+// and hands them over on order and work, until the input ends or quit is
+// closed.
 func read[T any](open func() (io.ReadCloser, error), path string, opt trace.ReadOptions,
-	full, free chan *batch[T], quit chan struct{}, decode func(pkt []byte, off int64, out *T)) {
+	order, work, free chan *batch[T], quit chan struct{}) {
 	var b *batch[T]
 	send := func() bool {
 		select {
-		case full <- b:
+		case order <- b:
+		case <-quit:
+			return false
+		}
+		select {
+		case work <- b:
 			return true
 		case <-quit:
 			return false
@@ -143,12 +185,6 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 	if !take() {
 		return
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			b.panicked = r
-			send()
-		}
-	}()
 	f, err := open()
 	if err != nil {
 		b.fatal = err
@@ -177,13 +213,7 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 				b.end = err
 				break
 			}
-			i := len(b.refs)
 			b.refs = append(b.refs, packetRef{start: fr.pos - len(pkt), end: fr.pos, off: off})
-			if i == len(b.out) {
-				var zero T
-				b.out = append(b.out, zero)
-			}
-			decode(pkt, off, &b.out[i])
 		}
 		carry = append(carry[:0], fr.buf[fr.pos:]...)
 		b.buf, b.done, b.others = fr.buf, cr.done, fr.others

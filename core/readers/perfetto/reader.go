@@ -45,7 +45,9 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 func decode(open func() (io.ReadCloser, error), name string, size int64, sink trace.Sink, opt trace.ReadOptions) error {
 	cat := newCatalog()
 	packets := 0
-	scan := func(pkt []byte, off int64, s *catalogScan) { s.scan(pkt, off) }
+	scan := func() decodeFunc[catalogScan] {
+		return func(pkt []byte, off int64, s *catalogScan) { s.scan(pkt, off) }
+	}
 	count := func(pkt []byte, off int64, s *catalogScan) error {
 		packets++
 		return cat.apply(pkt, off, s)
@@ -59,8 +61,10 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 		opt.Incomplete("%s holds no trace packet (%d bytes): the file is empty or cut", name, size)
 	}
 	d := newDecoder(sink, opt, cat)
-	in := interner{}
-	parse := func(pkt []byte, off int64, p *parsedPacket) { p.parse(pkt, off, in) }
+	parse := func() decodeFunc[parsedPacket] {
+		in := interner{}
+		return func(pkt []byte, off int64, p *parsedPacket) { p.parse(pkt, off, in) }
+	}
 	if err := walk(open, name, size, 1, opt, parse, d.apply); err != nil {
 		return err
 	}
