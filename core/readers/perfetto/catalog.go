@@ -172,6 +172,14 @@ type catalogScan struct {
 
 // scan fills s for the packet b at offset off.
 func (s *catalogScan) scan(b []byte, off int64) {
+	if s.scanFast(b, off) {
+		return
+	}
+	s.scanAll(b, off)
+}
+
+// scanAll is scan for packets of any encoding.
+func (s *catalogScan) scanAll(b []byte, off int64) {
 	*s = catalogScan{}
 	it := fieldIter{b: b, base: off}
 	var f field
@@ -181,23 +189,54 @@ func (s *catalogScan) scan(b []byte, off int64) {
 			s.err = err
 			return
 		}
-		switch f.Num {
-		case pktTimestamp:
-			s.ts, s.hasTS = f.U, f.isVarint()
-			if err := checkTime(f, "packet timestamp"); err != nil {
-				s.err = err
-				return
-			}
-		case pktClockID:
-			s.clock, s.hasClock = uint32(f.U), true
-		case pktSequenceID:
-			s.seq = uint32(f.U)
-		case pktDefaults, pktTrackDescriptor, pktProcessDescriptor, pktThreadDescriptor, pktProcessTree,
-			pktClockSnapshot, pktFtraceEvents, pktCompressedPackets, pktZstdCompressed:
-			s.full = true
+		if !s.field(&f) {
 			return
 		}
 	}
+}
+
+// scanFast is scan for packets of the common encoding; false when it
+// gives up.
+func (s *catalogScan) scanFast(b []byte, off int64) bool {
+	*s = catalogScan{}
+	for pos := 0; pos < len(b); {
+		f, next, ok := fastField(b, pos, off)
+		if !ok {
+			return false
+		}
+		pos = next
+		switch f.Num {
+		case pktTrackEvent: // most packets: not read here
+		case pktSequenceID:
+			s.seq = uint32(f.U)
+		default:
+			if !s.field(&f) {
+				return s.err == nil
+			}
+		}
+	}
+	return true
+}
+
+// field reads one field of the packet; false once the scan is over.
+func (s *catalogScan) field(f *field) bool {
+	switch f.Num {
+	case pktTimestamp:
+		s.ts, s.hasTS = f.U, f.isVarint()
+		if err := checkTime(*f, "packet timestamp"); err != nil {
+			s.err = err
+			return false
+		}
+	case pktClockID:
+		s.clock, s.hasClock = uint32(f.U), true
+	case pktSequenceID:
+		s.seq = uint32(f.U)
+	case pktDefaults, pktTrackDescriptor, pktProcessDescriptor, pktThreadDescriptor, pktProcessTree,
+		pktClockSnapshot, pktFtraceEvents, pktCompressedPackets, pktZstdCompressed:
+		s.full = true
+		return false
+	}
+	return true
 }
 
 // apply does what packet does, for a packet scanned into s.

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The second pass: packets become containers, states, events, variables
@@ -189,6 +190,14 @@ func (p *parsedPacket) parse(b []byte, off int64, in interner) {
 
 // parse reads the fields of a TracePacket.
 func (p *packetHead) parse(b []byte, off int64) error {
+	if p.parseFast(b, off) {
+		return nil
+	}
+	return p.parseAll(b, off)
+}
+
+// parseAll is parse for packets of any encoding.
+func (p *packetHead) parseAll(b []byte, off int64) error {
 	*p = packetHead{}
 	it := fieldIter{b: b, base: off}
 	var f field
@@ -197,33 +206,60 @@ func (p *packetHead) parse(b []byte, off int64) error {
 		if !ok {
 			return err
 		}
-		switch f.Num {
-		case pktTimestamp:
-			p.ts, p.hasTS = f.U, f.isVarint()
-		case pktClockID:
-			p.clock, p.hasClock = uint32(f.U), true
-		case pktSequenceID:
-			p.seq = uint32(f.U)
-		case pktSequenceFlags:
-			p.flags = f.U
-		case pktIncrementalCleared:
-			p.cleared = p.cleared || f.Bool()
-		case pktPreviousDropped:
-			p.dropped = f.U != 0
-		case pktInternedData:
-			p.interned, p.hasInterned = f, true
-		case pktDefaults:
-			p.defaults, p.hasDefaults = f, true
-		default:
-			if isPacketMeta(f.Num) {
-				continue
-			}
-			if p.hasData {
-				p.extra++
-				continue
-			}
-			p.data, p.hasData = f, true
+		p.field(&f)
+	}
+}
+
+// parseFast is parse for packets of the common encoding; false when it
+// gives up.
+func (p *packetHead) parseFast(b []byte, off int64) bool {
+	*p = packetHead{}
+	for pos := 0; pos < len(b); {
+		f, next, ok := fastField(b, pos, off)
+		if !ok {
+			return false
 		}
+		pos = next
+		switch {
+		case f.Num == pktTimestamp && f.Typ == protowire.VarintType:
+			p.ts, p.hasTS = f.U, true
+		case f.Num == pktSequenceID:
+			p.seq = uint32(f.U)
+		default:
+			p.field(&f)
+		}
+	}
+	return true
+}
+
+// field reads one field of a TracePacket.
+func (p *packetHead) field(f *field) {
+	switch f.Num {
+	case pktTimestamp:
+		p.ts, p.hasTS = f.U, f.isVarint()
+	case pktClockID:
+		p.clock, p.hasClock = uint32(f.U), true
+	case pktSequenceID:
+		p.seq = uint32(f.U)
+	case pktSequenceFlags:
+		p.flags = f.U
+	case pktIncrementalCleared:
+		p.cleared = p.cleared || f.Bool()
+	case pktPreviousDropped:
+		p.dropped = f.U != 0
+	case pktInternedData:
+		p.interned, p.hasInterned = *f, true
+	case pktDefaults:
+		p.defaults, p.hasDefaults = *f, true
+	default:
+		if isPacketMeta(f.Num) {
+			return
+		}
+		if p.hasData {
+			p.extra++
+			return
+		}
+		p.data, p.hasData = *f, true
 	}
 }
 

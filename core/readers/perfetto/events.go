@@ -49,9 +49,15 @@ const (
 // parse reads the TrackEvent f into e, whose slices it reuses; in interns
 // the names.
 func (e *trackEvent) parse(f field, in interner) error {
-	*e = trackEvent{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
-		extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
-		flows: e.flows[:0], terminating: e.terminating[:0]}
+	if e.parseFast(f, in) {
+		return nil
+	}
+	return e.parseAll(f, in)
+}
+
+// parseAll is parse for events of any encoding.
+func (e *trackEvent) parseAll(f field, in interner) error {
+	e.reset()
 	it := fieldIter{b: f.B, base: f.Off}
 	var g field
 	for {
@@ -59,51 +65,91 @@ func (e *trackEvent) parse(f field, in interner) error {
 		if !ok {
 			return err
 		}
+		if err := e.field(&g, in); err != nil {
+			return err
+		}
+	}
+}
+
+func (e *trackEvent) reset() {
+	*e = trackEvent{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
+		extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
+		flows: e.flows[:0], terminating: e.terminating[:0]}
+}
+
+// parseFast is parse for events of the common encoding; false when it
+// gives up.
+func (e *trackEvent) parseFast(f field, in interner) bool {
+	e.reset()
+	b := f.B
+	for pos := 0; pos < len(b); {
+		g, next, ok := fastField(b, pos, f.Off)
+		if !ok {
+			return false
+		}
+		pos = next
 		switch g.Num {
 		case teType:
 			e.typ = g.U
+		case teTrackUUID:
+			e.track, e.hasTrack = g.U, true
 		case teName:
 			e.name, e.hasName = in.string(g.B), true
 		case teNameIID:
 			e.nameIID, e.hasNameIID = g.U, true
-		case teTrackUUID:
-			e.track, e.hasTrack = g.U, true
-		case teCounterValue:
-			e.counter, e.hasCounter = float64(g.Int64()), true
-		case teDoubleCounterValue:
-			e.counter, e.hasCounter = g.Double(), true
-		case teExtraCounterUUIDs:
-			err = uints(g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
-		case teExtraCounterValues:
-			err = uints(g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
-		case teExtraDoubleUUIDs:
-			err = uints(g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
-		case teExtraDoubleValues:
-			err = uints(g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
-		case teFlowIDs, teFlowIDsOld:
-			err = uints(g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
-		case teTerminatingFlowIDs, teTerminatingOld:
-			err = uints(g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
-		case teTimestampAbsUS:
-			e.absUS, e.hasAbsUS = g.Int64(), true
-		case teTimestampDeltaUS:
-			e.deltaUS, e.hasDeltaUS = g.Int64(), true
-		case teCategoryIIDs, teCategories:
-			e.categories = true
-		case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
-			// Thread time and instruction counts of old writers: the
-			// extra counter values replaced them.
-			e.args = true
-		case teLegacyEvent:
-			e.legacy = true
-			err = e.parseLegacy(g)
 		default:
-			e.args = true
-		}
-		if err != nil {
-			return err
+			if e.field(&g, in) != nil {
+				return false
+			}
 		}
 	}
+	return true
+}
+
+// field reads one field of a TrackEvent.
+func (e *trackEvent) field(g *field, in interner) error {
+	switch g.Num {
+	case teType:
+		e.typ = g.U
+	case teName:
+		e.name, e.hasName = in.string(g.B), true
+	case teNameIID:
+		e.nameIID, e.hasNameIID = g.U, true
+	case teTrackUUID:
+		e.track, e.hasTrack = g.U, true
+	case teCounterValue:
+		e.counter, e.hasCounter = float64(g.Int64()), true
+	case teDoubleCounterValue:
+		e.counter, e.hasCounter = g.Double(), true
+	case teExtraCounterUUIDs:
+		return uints(*g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
+	case teExtraCounterValues:
+		return uints(*g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
+	case teExtraDoubleUUIDs:
+		return uints(*g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
+	case teExtraDoubleValues:
+		return uints(*g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
+	case teFlowIDs, teFlowIDsOld:
+		return uints(*g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
+	case teTerminatingFlowIDs, teTerminatingOld:
+		return uints(*g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
+	case teTimestampAbsUS:
+		e.absUS, e.hasAbsUS = g.Int64(), true
+	case teTimestampDeltaUS:
+		e.deltaUS, e.hasDeltaUS = g.Int64(), true
+	case teCategoryIIDs, teCategories:
+		e.categories = true
+	case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
+		// Thread time and instruction counts of old writers: the
+		// extra counter values replaced them.
+		e.args = true
+	case teLegacyEvent:
+		e.legacy = true
+		return e.parseLegacy(*g)
+	default:
+		e.args = true
+	}
+	return nil
 }
 
 // parseLegacy reads a TrackEvent.LegacyEvent into e.

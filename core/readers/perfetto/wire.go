@@ -135,6 +135,66 @@ func (it *fieldIter) next(f *field) (bool, error) {
 	return true, nil
 }
 
+// The fast paths of the messages every packet holds (the packet's head,
+// its track event) decode the common encoding inline: one-byte tags,
+// varint and length-delimited fields. At anything else they give up, and
+// the message is read again by the general walk (fields, fieldIter),
+// which words the errors.
+
+// fastVarint decodes the varint at b[pos:]: its value and the position
+// after it, -1 when it is cut or longer than 64 bits.
+func fastVarint(b []byte, pos int) (uint64, int) {
+	if pos < len(b) && b[pos] < 0x80 {
+		return uint64(b[pos]), pos + 1
+	}
+	return fastVarintLong(b, pos)
+}
+
+func fastVarintLong(b []byte, pos int) (uint64, int) {
+	var x uint64
+	for s := uint(0); pos < len(b); s += 7 {
+		c := b[pos]
+		pos++
+		if c < 0x80 {
+			if s == 63 && c > 1 {
+				return 0, -1
+			}
+			return x | uint64(c)<<s, pos
+		}
+		if s == 63 {
+			return 0, -1
+		}
+		x |= uint64(c&0x7f) << s
+	}
+	return 0, -1
+}
+
+// fastField decodes the field at b[pos:], of a message at input offset
+// base, when its tag is one byte and its type varint or length-delimited:
+// ok false otherwise, and when it is malformed.
+func fastField(b []byte, pos int, base int64) (f field, next int, ok bool) {
+	c := b[pos]
+	if c >= 0x80 || c < 8 {
+		return f, 0, false
+	}
+	f.Num = protowire.Number(c >> 3)
+	switch c & 7 {
+	case 0:
+		f.U, next = fastVarint(b, pos+1)
+		return f, next, next >= 0
+	case 2:
+		f.Typ = protowire.BytesType
+		l, at := fastVarint(b, pos+1)
+		if at < 0 || l > uint64(len(b)-at) {
+			return f, 0, false
+		}
+		next = at + int(l)
+		f.B, f.Off = b[at:next:next], base+int64(at)
+		return f, next, true
+	}
+	return f, 0, false
+}
+
 // varint decodes a varint as protowire.ConsumeVarint does, the short ones
 // inline.
 func varint(b []byte) (uint64, int) {
