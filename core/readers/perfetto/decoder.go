@@ -75,9 +75,9 @@ type decoder struct {
 	lastStack *stack
 	// lastTrack and lastSeq are the catalog's record of the last track
 	// looked up and the last sequence, for the same reason.
-	lastTrack    lastTrack
-	lastSeq      *sequence
-	lastSeqID    uint32
+	lastTrack lastTrack
+	lastSeq   *sequence
+	lastSeqID uint32
 	counters  map[uint64]*counterTrack
 	ctrOrder  []uint64
 	ctrNames  map[[2]int32]uint64 // (container, variable type) -> counter track using it
