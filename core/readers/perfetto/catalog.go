@@ -172,14 +172,6 @@ type catalogScan struct {
 
 // scan fills s for the packet b at offset off.
 func (s *catalogScan) scan(b []byte, off int64) {
-	if s.scanFast(b, off) {
-		return
-	}
-	s.scanAll(b, off)
-}
-
-// scanAll is scan for packets of any encoding.
-func (s *catalogScan) scanAll(b []byte, off int64) {
 	*s = catalogScan{}
 	it := fieldIter{b: b, base: off}
 	var f field
@@ -193,29 +185,6 @@ func (s *catalogScan) scanAll(b []byte, off int64) {
 			return
 		}
 	}
-}
-
-// scanFast is scan for packets of the common encoding; false when it
-// gives up.
-func (s *catalogScan) scanFast(b []byte, off int64) bool {
-	*s = catalogScan{}
-	for pos := 0; pos < len(b); {
-		f, next, ok := fastField(b, pos, off)
-		if !ok {
-			return false
-		}
-		pos = next
-		switch f.Num {
-		case pktTrackEvent: // most packets: not read here
-		case pktSequenceID:
-			s.seq = uint32(f.U)
-		default:
-			if !s.field(&f) {
-				return s.err == nil
-			}
-		}
-	}
-	return true
 }
 
 // field reads one field of the packet; false once the scan is over.

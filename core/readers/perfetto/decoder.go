@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The second pass: packets become containers, states, events, variables
@@ -190,14 +189,6 @@ func (p *parsedPacket) parse(b []byte, off int64, in interner) {
 
 // parse reads the fields of a TracePacket.
 func (p *packetHead) parse(b []byte, off int64) error {
-	if p.parseFast(b, off) {
-		return nil
-	}
-	return p.parseAll(b, off)
-}
-
-// parseAll is parse for packets of any encoding.
-func (p *packetHead) parseAll(b []byte, off int64) error {
 	*p = packetHead{}
 	it := fieldIter{b: b, base: off}
 	var f field
@@ -208,28 +199,6 @@ func (p *packetHead) parseAll(b []byte, off int64) error {
 		}
 		p.field(&f)
 	}
-}
-
-// parseFast is parse for packets of the common encoding; false when it
-// gives up.
-func (p *packetHead) parseFast(b []byte, off int64) bool {
-	*p = packetHead{}
-	for pos := 0; pos < len(b); {
-		f, next, ok := fastField(b, pos, off)
-		if !ok {
-			return false
-		}
-		pos = next
-		switch {
-		case f.Num == pktTimestamp && f.Typ == protowire.VarintType:
-			p.ts, p.hasTS = f.U, true
-		case f.Num == pktSequenceID:
-			p.seq = uint32(f.U)
-		default:
-			p.field(&f)
-		}
-	}
-	return true
 }
 
 // field reads one field of a TracePacket.

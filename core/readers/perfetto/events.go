@@ -49,15 +49,9 @@ const (
 // parse reads the TrackEvent f into e, whose slices it reuses; in interns
 // the names.
 func (e *trackEvent) parse(f field, in interner) error {
-	if e.parseFast(f, in) {
-		return nil
-	}
-	return e.parseAll(f, in)
-}
-
-// parseAll is parse for events of any encoding.
-func (e *trackEvent) parseAll(f field, in interner) error {
-	e.reset()
+	*e = trackEvent{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
+		extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
+		flows: e.flows[:0], terminating: e.terminating[:0]}
 	it := fieldIter{b: f.B, base: f.Off}
 	var g field
 	for {
@@ -69,41 +63,6 @@ func (e *trackEvent) parseAll(f field, in interner) error {
 			return err
 		}
 	}
-}
-
-func (e *trackEvent) reset() {
-	*e = trackEvent{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
-		extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
-		flows: e.flows[:0], terminating: e.terminating[:0]}
-}
-
-// parseFast is parse for events of the common encoding; false when it
-// gives up.
-func (e *trackEvent) parseFast(f field, in interner) bool {
-	e.reset()
-	b := f.B
-	for pos := 0; pos < len(b); {
-		g, next, ok := fastField(b, pos, f.Off)
-		if !ok {
-			return false
-		}
-		pos = next
-		switch g.Num {
-		case teType:
-			e.typ = g.U
-		case teTrackUUID:
-			e.track, e.hasTrack = g.U, true
-		case teName:
-			e.name, e.hasName = in.string(g.B), true
-		case teNameIID:
-			e.nameIID, e.hasNameIID = g.U, true
-		default:
-			if e.field(&g, in) != nil {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // field reads one field of a TrackEvent.

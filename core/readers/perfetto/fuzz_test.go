@@ -3,12 +3,10 @@ package perfetto
 import (
 	"bytes"
 	"io"
-	"reflect"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // maxFuzzInput bounds the inputs FuzzDecode reads: the fuzzer minimizes
@@ -79,39 +77,6 @@ func FuzzDecode(f *testing.F) {
 		for _, v := range tr.Variables.All() {
 			if v.End < v.Start {
 				t.Fatalf("variable %+v", v)
-			}
-		}
-	})
-}
-
-// FuzzFastPaths checks the fast paths of the messages every packet holds
-// against the general walk: where a fast path reads a message, it reads
-// what the general walk does.
-func FuzzFastPaths(f *testing.F) {
-	f.Add(pkt(ts(1_000_000), te(evType(begin), onTrack(100), named("MPI_Send")), seqID(1)))
-	f.Add(pkt(ts(1<<40), clockID(64), te(evType(end), nameIID(3), vint(30, 7)), seqID(300), flags(needs)))
-	f.Add(pkt(ts(5), te(named("a"), sub(6, vint(2, 'X'), vint(3, 5)), fix64(47, 5)), vint(42, 1)))
-	f.Add(pkt(trackDesc(1, processDesc(10, "app")), ts(3), interned(map[uint64]string{1: "a"}, 1)))
-	f.Add(pkt(vint(8, 1<<63), vint(10, 1)))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var fast, all packetHead
-		if fast.parseFast(b, 7) {
-			if err := all.parseAll(b, 7); err != nil || !reflect.DeepEqual(fast, all) {
-				t.Fatalf("packet head: fast %+v, general %+v (%v)", fast, all, err)
-			}
-		}
-		var fastScan, allScan catalogScan
-		if fastScan.scanFast(b, 7) {
-			allScan.scanAll(b, 7)
-			if !reflect.DeepEqual(fastScan, allScan) {
-				t.Fatalf("catalog scan: fast %+v, general %+v", fastScan, allScan)
-			}
-		}
-		var fastEv, allEv trackEvent
-		g := field{Num: pktTrackEvent, Typ: protowire.BytesType, B: b, Off: 7}
-		if fastEv.parseFast(g, interner{}) {
-			if err := allEv.parseAll(g, interner{}); err != nil || !reflect.DeepEqual(fastEv, allEv) {
-				t.Fatalf("track event: fast %+v, general %+v (%v)", fastEv, allEv, err)
 			}
 		}
 	})

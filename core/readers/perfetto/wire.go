@@ -96,34 +96,51 @@ func (it *fieldIter) next(f *field) (bool, error) {
 	var n int
 	if c := b[pos]; c < 0x80 && c >= 8 {
 		num, typ, n = protowire.Number(c>>3), protowire.Type(c&7), 1
+	} else if c >= 0x80 && pos+1 < len(b) && b[pos+1] < 0x80 { // fields 16 to 2047
+		key := uint64(c&0x7f) | uint64(b[pos+1])<<7
+		num, typ, n = protowire.Number(key>>3), protowire.Type(key&7), 2
 	} else {
 		num, typ, n = protowire.ConsumeTag(b[pos:])
 		if n < 0 {
 			return false, corruptf(it.base+int64(pos), "malformed field tag: %v", protowire.ParseError(n))
 		}
 	}
-	*f = field{Num: num, Typ: typ}
+	f.Num, f.Typ = num, typ
 	pos += n
 	switch typ {
 	case protowire.VarintType:
-		f.U, n = varint(b[pos:])
-	case protowire.Fixed64Type:
-		f.U, n = protowire.ConsumeFixed64(b[pos:])
-	case protowire.Fixed32Type:
-		var v uint32
-		v, n = protowire.ConsumeFixed32(b[pos:])
-		f.U = uint64(v)
+		f.B, f.Off = nil, 0
+		if pos < len(b) && b[pos] < 0x80 {
+			f.U, n = uint64(b[pos]), 1
+		} else {
+			f.U, n = protowire.ConsumeVarint(b[pos:])
+		}
 	case protowire.BytesType:
+		f.U = 0
 		var l uint64
-		l, n = varint(b[pos:])
+		if pos < len(b) && b[pos] < 0x80 {
+			l, n = uint64(b[pos]), 1
+		} else {
+			l, n = protowire.ConsumeVarint(b[pos:])
+		}
 		if n >= 0 && l <= uint64(len(b)-pos-n) {
-			f.B = b[pos+n : pos+n+int(l) : pos+n+int(l)]
-			f.Off = it.base + int64(pos+n)
+			start := pos + n
+			end := start + int(l)
+			f.B, f.Off = b[start:end:end], it.base+int64(start)
 			n += int(l)
 		} else {
 			f.B, n = protowire.ConsumeBytes(b[pos:])
 		}
+	case protowire.Fixed64Type:
+		f.B, f.Off = nil, 0
+		f.U, n = protowire.ConsumeFixed64(b[pos:])
+	case protowire.Fixed32Type:
+		f.B, f.Off = nil, 0
+		var v uint32
+		v, n = protowire.ConsumeFixed32(b[pos:])
+		f.U = uint64(v)
 	case protowire.StartGroupType:
+		f.U, f.B, f.Off = 0, nil, 0
 		n = protowire.ConsumeFieldValue(num, typ, b[pos:])
 	default:
 		return false, corruptf(it.base+int64(pos-1), "field %d has the invalid wire type %d", num, typ)
@@ -133,78 +150,6 @@ func (it *fieldIter) next(f *field) (bool, error) {
 	}
 	it.pos = pos + n
 	return true, nil
-}
-
-// The fast paths of the messages every packet holds (the packet's head,
-// its track event) decode the common encoding inline: one-byte tags,
-// varint and length-delimited fields. At anything else they give up, and
-// the message is read again by the general walk (fields, fieldIter),
-// which words the errors.
-
-// fastVarint decodes the varint at b[pos:]: its value and the position
-// after it, -1 when it is cut or longer than 64 bits.
-func fastVarint(b []byte, pos int) (uint64, int) {
-	if pos < len(b) && b[pos] < 0x80 {
-		return uint64(b[pos]), pos + 1
-	}
-	return fastVarintLong(b, pos)
-}
-
-func fastVarintLong(b []byte, pos int) (uint64, int) {
-	var x uint64
-	for s := uint(0); pos < len(b); s += 7 {
-		c := b[pos]
-		pos++
-		if c < 0x80 {
-			if s == 63 && c > 1 {
-				return 0, -1
-			}
-			return x | uint64(c)<<s, pos
-		}
-		if s == 63 {
-			return 0, -1
-		}
-		x |= uint64(c&0x7f) << s
-	}
-	return 0, -1
-}
-
-// fastField decodes the field at b[pos:], of a message at input offset
-// base, when its tag is one byte and its type varint or length-delimited:
-// ok false otherwise, and when it is malformed.
-func fastField(b []byte, pos int, base int64) (f field, next int, ok bool) {
-	c := b[pos]
-	if c >= 0x80 || c < 8 {
-		return f, 0, false
-	}
-	f.Num = protowire.Number(c >> 3)
-	switch c & 7 {
-	case 0:
-		f.U, next = fastVarint(b, pos+1)
-		return f, next, next >= 0
-	case 2:
-		f.Typ = protowire.BytesType
-		l, at := fastVarint(b, pos+1)
-		if at < 0 || l > uint64(len(b)-at) {
-			return f, 0, false
-		}
-		next = at + int(l)
-		f.B, f.Off = b[at:next:next], base+int64(at)
-		return f, next, true
-	}
-	return f, 0, false
-}
-
-// varint decodes a varint as protowire.ConsumeVarint does, the short ones
-// inline.
-func varint(b []byte) (uint64, int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
-	}
-	if len(b) > 1 && b[1] < 0x80 {
-		return uint64(b[0]&0x7f) | uint64(b[1])<<7, 2
-	}
-	return protowire.ConsumeVarint(b)
 }
 
 // uints calls fn for each value of a repeated integer field, packed (one
