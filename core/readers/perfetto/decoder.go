@@ -137,11 +137,14 @@ func (d *decoder) saw(t trace.Time) {
 	}
 }
 
-// lastTrack is a track's record in the catalog, nil when it has none.
+// lastTrack is a track's record in the catalog, nil when it has none,
+// and its container once made.
 type lastTrack struct {
-	uuid  uint64
-	info  *trackInfo
-	valid bool
+	uuid    uint64
+	info    *trackInfo
+	valid   bool
+	cont    int32
+	hasCont bool
 }
 
 // track is the catalog's record of track uuid, nil if none: the catalog
@@ -153,6 +156,17 @@ func (d *decoder) track(uuid uint64) *trackInfo {
 	t := d.cat.tracks[uuid]
 	d.lastTrack = lastTrack{uuid: uuid, info: t, valid: true}
 	return t
+}
+
+// trackContainer is conts.track(uuid), the container of a track made on
+// first use, remembered for the last track.
+func (d *decoder) trackContainer(uuid uint64) int32 {
+	if c := &d.lastTrack; c.valid && c.uuid == uuid && c.hasCont {
+		return c.cont
+	}
+	cont := d.conts.track(uuid)
+	d.lastTrack = lastTrack{uuid: uuid, info: d.cat.tracks[uuid], valid: true, cont: cont, hasCont: true}
+	return cont
 }
 
 func (d *decoder) sequence(id uint32) *sequence {

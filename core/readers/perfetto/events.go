@@ -232,7 +232,7 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 			}
 			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, e), e, name)
 		case hasTrack:
-			cont = d.conts.track(uuid)
+			cont = d.trackContainer(uuid)
 		case seq.legacyThread:
 			cont = d.conts.thread(seq.pid, seq.tid)
 		default:
@@ -636,7 +636,7 @@ func (d *decoder) flowV1(cont int32, ts trace.Time, phase byte, k flowV1Key, enc
 // bindPending ends, on the slice that just began on container cont, the
 // flows (v1) whose end waited for it.
 func (d *decoder) bindPending(cont int32, ts trace.Time, name string) {
-	if len(d.pending[cont]) == 0 {
+	if len(d.pending) == 0 || len(d.pending[cont]) == 0 {
 		return
 	}
 	for _, k := range d.pending[cont] {

@@ -216,6 +216,18 @@ func (r *framer) next(full bool) ([]byte, int64, error) {
 	for {
 		data := r.buf[r.pos:]
 		start := r.off
+		// Inline: a packet (field 1) shorter than 16 KiB, whole in data.
+		if len(data) >= 3 && data[0] == 0x0a {
+			l, k := int(data[1]), 2
+			if l >= 0x80 {
+				l, k = l&0x7f|int(data[2])<<7, 3
+			}
+			if data[k-1] < 0x80 && k+l <= len(data) {
+				r.pos += k + l
+				r.off += int64(k + l)
+				return data[k : k+l : k+l], start + int64(k), nil
+			}
+		}
 		n, body, need, err := frameField(data, start)
 		if err != nil {
 			return nil, 0, err
