@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -20,12 +21,30 @@ import (
 // order, as a read on one core.
 
 const (
-	// batchPackets and batchBytes bound a batch: cancellation is
-	// looked at once per batch.
+	// batchPackets bounds a batch: cancellation is looked at once per
+	// batch.
 	batchPackets = 4096
-	batchBytes   = 1 << 20
-	batchSlack   = 64 << 10
+	// chunkBytes is the size of the buffers the input is read into, in
+	// large reads; chunks is how many circulate. A chunk holds the
+	// packets of several batches, and returns to the reader once they
+	// are all applied.
+	chunkBytes = 1 << 20
+	chunks     = 4
 )
+
+// chunk is a buffer of input and the count of its users: the reader
+// while it fills it, and the batches not yet applied.
+type chunk struct {
+	buf   []byte
+	users atomic.Int32
+}
+
+// release drops a user of c, giving c back to free after the last.
+func (c *chunk) release(free chan *chunk) {
+	if c.users.Add(-1) == 0 {
+		free <- c
+	}
+}
 
 // packetRef locates a packet in its batch's buffer and in the input.
 type packetRef struct {
@@ -36,8 +55,9 @@ type packetRef struct {
 // batch is packets read in a row, what their decoding made of them, and
 // how the reading ended after them, if it did.
 type batch[T any] struct {
-	buf  []byte
-	refs []packetRef
+	chunk *chunk // the packets' bytes (nil in a batch that ends a walk before any input)
+	buf   []byte // chunk.buf as the packets were read
+	refs  []packetRef
 	out  []T
 	done int64 // input bytes read when the batch was closed
 	// end is what stopped the reading after these packets: io.EOF at
@@ -50,12 +70,7 @@ type batch[T any] struct {
 }
 
 func (b *batch[T]) reset() {
-	if cap(b.buf) > 4*batchBytes || cap(b.buf) < batchBytes+batchSlack {
-		// Packets under batchSlack bytes fit without moving the
-		// buffer; a huge one leaves a buffer too large to keep.
-		b.buf = make([]byte, 0, batchBytes+batchSlack)
-	}
-	b.buf, b.refs = b.buf[:0], b.refs[:0]
+	b.chunk, b.buf, b.refs = nil, nil, b.refs[:0]
 	b.end, b.fatal, b.panicked = nil, nil, nil
 }
 
@@ -81,11 +96,15 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 	for range batches {
 		free <- &batch[T]{decoded: make(chan struct{}, 1)}
 	}
+	freeChunks := make(chan *chunk, chunks)
+	for range chunks {
+		freeChunks <- &chunk{}
+	}
 	quit := make(chan struct{})
 	var running sync.WaitGroup
 	running.Go(func() {
 		defer close(work)
-		read(open, path, opt, order, work, free, quit)
+		read(open, path, opt, order, work, free, freeChunks, quit)
 	})
 	for range workers {
 		decode := newDecode()
@@ -132,6 +151,7 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 			opt.Progress(base+b.done, total)
 			next = b.done + progressEvery
 		}
+		b.chunk.release(freeChunks)
 		free <- b
 	}
 	return nil
@@ -158,7 +178,7 @@ func decodeBatch[T any](b *batch[T], decode decodeFunc[T]) {
 // and hands them over on order and work, until the input ends or quit is
 // closed.
 func read[T any](open func() (io.ReadCloser, error), path string, opt trace.ReadOptions,
-	order, work, free chan *batch[T], quit chan struct{}) {
+	order, work, free chan *batch[T], freeChunks chan *chunk, quit chan struct{}) {
 	var b *batch[T]
 	send := func() bool {
 		select {
@@ -201,12 +221,37 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 	}
 	defer release()
 	fr := &framer{r: in}
-	var carry []byte // the head of a packet that did not fit in the last batch
+	// c is the chunk being filled; the reader is one of its users.
+	var c *chunk
+	newChunk := func() bool {
+		select {
+		case next := <-freeChunks:
+			if cap(next.buf) != chunkBytes { // new, or grown for a huge packet
+				next.buf = make([]byte, 0, chunkBytes)
+			}
+			// The head of a packet that did not fit in the last chunk.
+			next.buf = append(next.buf[:0], fr.buf[fr.pos:]...)
+			next.users.Store(1)
+			if c != nil {
+				c.release(freeChunks)
+			}
+			c, fr.buf, fr.pos = next, next.buf, 0
+			return true
+		case <-quit:
+			return false
+		}
+	}
+	if !newChunk() {
+		return
+	}
 	for {
-		fr.buf, fr.pos = append(b.buf, carry...), 0
+		b.chunk = c
+		c.users.Add(1)
+		more := false
 		for len(b.refs) < batchPackets {
-			pkt, off, err := fr.next(len(b.refs) > 0)
+			pkt, off, err := fr.next(fr.pos > 0)
 			if err == errMore {
+				more = true
 				break
 			}
 			if err != nil {
@@ -215,10 +260,9 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 			}
 			b.refs = append(b.refs, packetRef{start: fr.pos - len(pkt), end: fr.pos, off: off})
 		}
-		carry = append(carry[:0], fr.buf[fr.pos:]...)
+		c.buf = fr.buf // grown, for a packet larger than a chunk
 		b.buf, b.done, b.others = fr.buf, cr.done, fr.others
-		fr.buf = nil
-		if !send() || b.end != nil || !take() {
+		if !send() || b.end != nil || !take() || more && !newChunk() {
 			return
 		}
 	}
