@@ -6,17 +6,30 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// trackEvent is what the reader uses of a TrackEvent.
+// trackEvent is what the reader uses of a TrackEvent: the fields most
+// events have, and those few have, kept apart so that making ready for
+// the next event clears the second part only when an event used it.
 type trackEvent struct {
-	typ                  uint64
-	name                 string
-	hasName              bool
-	nameIID              uint64
-	hasNameIID           bool
-	track                uint64
-	hasTrack             bool
-	counter              float64
-	hasCounter           bool
+	eventCommon
+	eventRare
+	rare bool // a field of eventRare is set
+}
+
+type eventCommon struct {
+	typ        uint64
+	name       string
+	hasName    bool
+	nameIID    uint64
+	hasNameIID bool
+	track      uint64
+	hasTrack   bool
+	counter    float64
+	hasCounter bool
+	categories bool // categories, not kept
+	args       bool // arguments (debug annotations, typed fields), not kept
+}
+
+type eventRare struct {
 	extraUUIDs           []uint64
 	extraValues          []int64
 	extraDblUUIDs        []uint64
@@ -35,8 +48,17 @@ type trackEvent struct {
 	durUS                int64
 	absUS, deltaUS       int64
 	hasAbsUS, hasDeltaUS bool
-	categories           bool // categories, not kept
-	args                 bool // arguments (debug annotations, typed fields), not kept
+}
+
+// reset makes e ready for the next event, keeping its slices' arrays.
+func (e *trackEvent) reset() {
+	e.eventCommon = eventCommon{}
+	if e.rare {
+		e.eventRare = eventRare{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
+			extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
+			flows: e.flows[:0], terminating: e.terminating[:0]}
+		e.rare = false
+	}
 }
 
 // Legacy (JSON-like) phases of TrackEvent.LegacyEvent.
@@ -49,9 +71,7 @@ const (
 // parse reads the TrackEvent f into e, whose slices it reuses; in interns
 // the names.
 func (e *trackEvent) parse(f field, in interner) error {
-	*e = trackEvent{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
-		extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
-		flows: e.flows[:0], terminating: e.terminating[:0]}
+	e.reset()
 	it := fieldIter{b: f.B, base: f.Off}
 	var g field
 	for {
@@ -81,21 +101,27 @@ func (e *trackEvent) field(g *field, in interner) error {
 	case teDoubleCounterValue:
 		e.counter, e.hasCounter = g.Double(), true
 	case teExtraCounterUUIDs:
+		e.rare = true
 		return uints(*g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
 	case teExtraCounterValues:
+		e.rare = true
 		return uints(*g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
 	case teExtraDoubleUUIDs:
+		e.rare = true
 		return uints(*g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
 	case teExtraDoubleValues:
+		e.rare = true
 		return uints(*g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
 	case teFlowIDs, teFlowIDsOld:
+		e.rare = true
 		return uints(*g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
 	case teTerminatingFlowIDs, teTerminatingOld:
+		e.rare = true
 		return uints(*g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
 	case teTimestampAbsUS:
-		e.absUS, e.hasAbsUS = g.Int64(), true
+		e.absUS, e.hasAbsUS, e.rare = g.Int64(), true, true
 	case teTimestampDeltaUS:
-		e.deltaUS, e.hasDeltaUS = g.Int64(), true
+		e.deltaUS, e.hasDeltaUS, e.rare = g.Int64(), true, true
 	case teCategoryIIDs, teCategories:
 		e.categories = true
 	case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
@@ -103,7 +129,7 @@ func (e *trackEvent) field(g *field, in interner) error {
 		// extra counter values replaced them.
 		e.args = true
 	case teLegacyEvent:
-		e.legacy = true
+		e.legacy, e.rare = true, true
 		return e.parseLegacy(*g)
 	default:
 		e.args = true
