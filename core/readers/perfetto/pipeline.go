@@ -58,8 +58,8 @@ type batch[T any] struct {
 	chunk *chunk // the packets' bytes (nil in a batch that ends a walk before any input)
 	buf   []byte // chunk.buf as the packets were read
 	refs  []packetRef
-	out  []T
-	done int64 // input bytes read when the batch was closed
+	out   []T
+	done  int64 // input bytes read when the batch was closed
 	// end is what stopped the reading after these packets: io.EOF at
 	// a clean end, a decoding error (located by the pass), or an error
 	// of opening and decompressing (returned as it is, in fatal).
