@@ -172,6 +172,70 @@ type catalogScan struct {
 
 // scan fills s for the packet b at offset off.
 func (s *catalogScan) scan(b []byte, off int64) {
+	if s.scanCommon(b) {
+		return
+	}
+	s.scanAll(b, off)
+}
+
+// scanCommon is scan for the packets most traces are made of: a
+// timestamp, a track event, a sequence id, each tag one byte; false when
+// a packet holds more, or is malformed, and scanAll reads it.
+func (s *catalogScan) scanCommon(b []byte) bool {
+	*s = catalogScan{}
+	for pos := 0; pos < len(b); {
+		c := b[pos]
+		if c >= 0x80 || c < 8 {
+			return false
+		}
+		pos++
+		switch c {
+		case pktTimestamp<<3 | 0, pktSequenceID<<3 | 0:
+			v, next := varintAt(b, pos)
+			if next < 0 {
+				return false
+			}
+			pos = next
+			if c>>3 == pktSequenceID {
+				s.seq = uint32(v)
+			} else if v <= maxTimestamp {
+				s.ts, s.hasTS = v, true
+			} else {
+				return false
+			}
+		case pktTrackEvent<<3 | 2:
+			l, next := varintAt(b, pos)
+			if next < 0 || l > uint64(len(b)-next) {
+				return false
+			}
+			pos = next + int(l)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// varintAt decodes the varint at b[pos:]: its value and the position after
+// it; -1 when it is cut or longer than 64 bits.
+func varintAt(b []byte, pos int) (uint64, int) {
+	var x uint64
+	for s := uint(0); s < 64 && pos < len(b); s += 7 {
+		c := b[pos]
+		pos++
+		if c < 0x80 {
+			if s == 63 && c > 1 {
+				return 0, -1
+			}
+			return x | uint64(c)<<s, pos
+		}
+		x |= uint64(c&0x7f) << s
+	}
+	return 0, -1
+}
+
+// scanAll is scan for packets of any encoding.
+func (s *catalogScan) scanAll(b []byte, off int64) {
 	*s = catalogScan{}
 	it := fieldIter{b: b, base: off}
 	var f field
