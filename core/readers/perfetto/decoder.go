@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The second pass: packets become containers, states, events, variables
@@ -195,10 +196,101 @@ type parsedPacket struct {
 // parse fills p with packet b, at input offset off; in interns the names
 // of events.
 func (p *parsedPacket) parse(b []byte, off int64, in interner) {
+	if p.parseCommon(b, off, in) {
+		return
+	}
+	p.parseAll(b, off, in)
+}
+
+// parseAll is parse for packets of any encoding.
+func (p *parsedPacket) parseAll(b []byte, off int64, in interner) {
 	p.err, p.evErr = p.head.parse(b, off), nil
 	if p.err == nil && p.head.hasData && p.head.data.Num == pktTrackEvent {
 		p.evErr = p.ev.parse(p.head.data, in)
 	}
+}
+
+// parseCommon is parse for the packets most traces are made of: a
+// timestamp, the sequence's id and flags, and a track event of a type, a
+// track, a name or interned name and categories, each tag of one byte
+// (two for the name). False when a packet holds more, or is malformed,
+// and parseAll reads it.
+func (p *parsedPacket) parseCommon(b []byte, off int64, in interner) bool {
+	h := &p.head
+	*h = packetHead{}
+	p.err, p.evErr = nil, nil
+	var ev []byte
+	evAt := -1
+	for pos := 0; pos < len(b); {
+		c := b[pos]
+		pos++
+		switch c {
+		case pktTimestamp << 3, pktSequenceID << 3, pktSequenceFlags << 3:
+			v, next := varintAt(b, pos)
+			if next < 0 {
+				return false
+			}
+			pos = next
+			switch c >> 3 {
+			case pktTimestamp:
+				h.ts, h.hasTS = v, true
+			case pktSequenceID:
+				h.seq = uint32(v)
+			default:
+				h.flags = v
+			}
+		case pktTrackEvent<<3 | 2:
+			l, next := varintAt(b, pos)
+			if next < 0 || l > uint64(len(b)-next) || evAt >= 0 {
+				return false
+			}
+			pos = next + int(l)
+			ev, evAt = b[next:pos:pos], next
+		default:
+			return false
+		}
+	}
+	if evAt < 0 {
+		return false
+	}
+	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt)}, true
+	e := &p.ev
+	e.reset()
+	for pos := 0; pos < len(ev); {
+		c := ev[pos]
+		pos++
+		switch c {
+		case teType << 3, teNameIID << 3, teTrackUUID << 3, teCategoryIIDs << 3:
+			v, next := varintAt(ev, pos)
+			if next < 0 {
+				return false
+			}
+			pos = next
+			switch c >> 3 {
+			case teType:
+				e.typ = v
+			case teNameIID:
+				e.nameIID, e.hasNameIID = v, true
+			case teTrackUUID:
+				e.track, e.hasTrack = v, true
+			default:
+				e.categories = true
+			}
+		case 0x80 | (teName<<3|2)&0x7f: // the name's tag, two bytes
+			if pos == len(ev) || ev[pos] != (teName<<3|2)>>7 {
+				return false
+			}
+			l, next := varintAt(ev, pos+1)
+			if next < 0 || l > uint64(len(ev)-next) {
+				return false
+			}
+			pos = next + int(l)
+			e.name, e.hasName = in.string(ev[next:pos]), true
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // parse reads the fields of a TracePacket.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -95,6 +96,26 @@ func FuzzScanCommon(f *testing.F) {
 		var common, all catalogScan
 		if common.scanCommon(b) {
 			all.scanAll(b, 7)
+			if !reflect.DeepEqual(common, all) {
+				t.Fatalf("common encoding %+v, general walk %+v", common, all)
+			}
+		}
+	})
+}
+
+// FuzzParseCommon checks the decoding of packets of the common encoding
+// against the general walk: where it reads a packet, it reads what the
+// walk does.
+func FuzzParseCommon(f *testing.F) {
+	f.Add(pkt(ts(1_000_000), te(evType(begin), onTrack(100), named("MPI_Send")), seqID(1)))
+	f.Add(pkt(ts(1<<40), te(evType(end), nameIID(3), vint(3, 1)), seqID(300), flags(needs)))
+	f.Add(pkt(ts(5), te(named("a"), named("b")), te(evType(end))))
+	f.Add(pkt(ts(5), te(named(strings.Repeat("n", 300)))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var common, all parsedPacket
+		in := interner{}
+		if common.parseCommon(b, 7, in) {
+			all.parseAll(b, 7, in)
 			if !reflect.DeepEqual(common, all) {
 				t.Fatalf("common encoding %+v, general walk %+v", common, all)
 			}
