@@ -57,7 +57,7 @@ type packetHead struct {
 // is open (slices, counter values, flows, running threads) until it ends.
 type decoder struct {
 	inflate *inflater
-	names   interner // names of the events of compressed packets
+	names   *interner // names of the events of compressed packets
 	opt     trace.ReadOptions
 	cat     *catalog
 	m       *model
@@ -109,7 +109,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 		start = trace.Time(cat.first)
 	}
 	m := newModel(sink, start)
-	return &decoder{inflate: newInflater(), names: interner{}, opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
+	return &decoder{inflate: newInflater(), names: newInterner(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
 		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
@@ -195,7 +195,7 @@ type parsedPacket struct {
 
 // parse fills p with packet b, at input offset off; in interns the names
 // of events.
-func (p *parsedPacket) parse(b []byte, off int64, in interner) {
+func (p *parsedPacket) parse(b []byte, off int64, in *interner) {
 	if p.parseCommon(b, off, in) {
 		return
 	}
@@ -203,7 +203,7 @@ func (p *parsedPacket) parse(b []byte, off int64, in interner) {
 }
 
 // parseAll is parse for packets of any encoding.
-func (p *parsedPacket) parseAll(b []byte, off int64, in interner) {
+func (p *parsedPacket) parseAll(b []byte, off int64, in *interner) {
 	p.err, p.evErr = p.head.parse(b, off), nil
 	if p.err == nil && p.head.hasData && p.head.data.Num == pktTrackEvent {
 		p.evErr = p.ev.parse(p.head.data, in)
@@ -215,7 +215,7 @@ func (p *parsedPacket) parseAll(b []byte, off int64, in interner) {
 // track, a name or interned name and categories, each tag of one byte
 // (two for the name). False when a packet holds more, or is malformed,
 // and parseAll reads it.
-func (p *parsedPacket) parseCommon(b []byte, off int64, in interner) bool {
+func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 	h := &p.head
 	*h = packetHead{}
 	p.err, p.evErr = nil, nil

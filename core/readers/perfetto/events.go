@@ -70,7 +70,7 @@ const (
 
 // parse reads the TrackEvent f into e, whose slices it reuses; in interns
 // the names.
-func (e *trackEvent) parse(f field, in interner) error {
+func (e *trackEvent) parse(f field, in *interner) error {
 	e.reset()
 	it := fieldIter{b: f.B, base: f.Off}
 	var g field
@@ -86,7 +86,7 @@ func (e *trackEvent) parse(f field, in interner) error {
 }
 
 // field reads one field of a TrackEvent.
-func (e *trackEvent) field(g *field, in interner) error {
+func (e *trackEvent) field(g *field, in *interner) error {
 	switch g.Num {
 	case teType:
 		e.typ = g.U
@@ -169,20 +169,34 @@ func (e *trackEvent) parseLegacy(g field) error {
 }
 
 // interner keeps one copy of each name met, so that the names events
-// repeat cost no allocation; it forgets them all past maxInterned.
-type interner map[string]string
+// repeat cost no allocation; it forgets them all past maxInterned. The
+// names met last are found without hashing them.
+type interner struct {
+	names  map[string]string
+	recent [32]string
+}
 
 const maxInterned = 1 << 16
 
-func (in interner) string(b []byte) string {
-	if s, ok := in[string(b)]; ok {
-		return s
+func newInterner() *interner { return &interner{names: map[string]string{}} }
+
+func (in *interner) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
-	if len(in) >= maxInterned {
-		clear(in)
+	slot := &in.recent[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))&(len(in.recent)-1)]
+	if *slot == string(b) {
+		return *slot
 	}
-	s := string(b)
-	in[s] = s
+	s, ok := in.names[string(b)]
+	if !ok {
+		if len(in.names) >= maxInterned {
+			clear(in.names)
+		}
+		s = string(b)
+		in.names[s] = s
+	}
+	*slot = s
 	return s
 }
 

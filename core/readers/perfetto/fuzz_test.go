@@ -113,7 +113,7 @@ func FuzzParseCommon(f *testing.F) {
 	f.Add(pkt(ts(5), te(named(strings.Repeat("n", 300)))))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var common, all parsedPacket
-		in := interner{}
+		in := newInterner()
 		if common.parseCommon(b, 7, in) {
 			all.parseAll(b, 7, in)
 			if !reflect.DeepEqual(common, all) {

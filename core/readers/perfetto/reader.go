@@ -62,7 +62,7 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 	}
 	d := newDecoder(sink, opt, cat)
 	parse := func() decodeFunc[parsedPacket] {
-		in := interner{}
+		in := newInterner()
 		return func(pkt []byte, off int64, p *parsedPacket) { p.parse(pkt, off, in) }
 	}
 	if err := walk(open, name, size, 1, opt, parse, d.apply); err != nil {

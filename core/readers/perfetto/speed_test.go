@@ -71,7 +71,7 @@ func BenchmarkParseSlices(b *testing.B) {
 		}
 		pkts = append(pkts, p)
 	}
-	in := interner{}
+	in := newInterner()
 	b.Run("catalog", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		var s catalogScan
