@@ -22,8 +22,9 @@ import (
 
 const (
 	// batchPackets bounds a batch: cancellation is looked at once per
-	// batch.
-	batchPackets = 4096
+	// batch, and the decoded packets of the batches in flight (about
+	// 600 bytes each) are most of the read's memory.
+	batchPackets = 1024
 	// chunkBytes is the size of the buffers the input is read into, in
 	// large reads; chunks is how many circulate. A chunk holds the
 	// packets of several batches, and returns to the reader once they
