@@ -190,7 +190,7 @@ func (s *catalogScan) scanCommon(b []byte) bool {
 		}
 		pos++
 		switch c {
-		case pktTimestamp<<3 | 0, pktSequenceID<<3 | 0:
+		case pktTimestamp << 3, pktSequenceID << 3: // varints
 			v, next := varintAt(b, pos)
 			if next < 0 {
 				return false
