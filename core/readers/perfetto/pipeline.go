@@ -66,7 +66,7 @@ type batch[T any] struct {
 	// of opening and decompressing (returned as it is, in fatal).
 	end, fatal error
 	others     int64 // top-level fields other than packets, in the whole input so far
-	panicked   any   // a panic of a worker, raised again by the caller
+	panicked   any   // a panic of a worker or the reader, raised again by the caller
 	decoded    chan struct{}
 }
 
@@ -206,6 +206,16 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 	if !take() {
 		return
 	}
+	defer func() {
+		if r := recover(); r != nil { // raised again by the caller
+			b.panicked = r
+			b.decoded <- struct{}{}
+			select {
+			case order <- b:
+			case <-quit:
+			}
+		}
+	}()
 	f, err := open()
 	if err != nil {
 		b.fatal = err

@@ -106,3 +106,20 @@ func TestPipelineOrder(t *testing.T) {
 		}
 	}
 }
+
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("boom") }
+
+// TestPanicReachesCaller: a panic while reading is raised on the caller's
+// goroutine, where a caller may recover it, as on a read on one core.
+func TestPanicReachesCaller(t *testing.T) {
+	open := func() (io.ReadCloser, error) { return io.NopCloser(panicReader{}), nil }
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Fatalf("recovered %v, want boom", r)
+		}
+	}()
+	decode(open, "mem", 10, &trace.Counter{}, trace.ReadOptions{})
+	t.Fatal("no panic")
+}
