@@ -66,8 +66,8 @@ func (s *Spatiotemporal) solvePair(p0, p1 float64, compact bool, ctl *Control) (
 	if ctl.canceled() {
 		return nil, nil, ErrCanceled
 	}
-	// The two partitions are listed (or measured) side by side: measuring
-	// walks the decisions on one goroutine.
+	// The two partitions are listed (or measured) side by side, each on
+	// half the workers.
 	var parts [2]*Partition
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -76,7 +76,7 @@ func (s *Spatiotemporal) solvePair(p0, p1 float64, compact bool, ctl *Control) (
 		go func() {
 			defer wg.Done()
 			if compact {
-				parts[x] = s.measure(r.p, r.dec)
+				parts[x] = s.measure(r.p, r.dec, max(1, s.opt.Workers/2))
 				return
 			}
 			list, err := s.listParts(r.dec, max(1, s.opt.Workers/2), ctl, nil)

@@ -126,3 +126,39 @@ func TestKneeWithPairedEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureInParallel: the measures of a solution without its parts,
+// taken on several goroutines (no cached qualities) or on one, are those
+// of the listed partition, bit for bit.
+func TestMeasureInParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 24))
+	for seed := 0; seed < 40; seed++ {
+		in := lcgModel(2+seed%4, 2+seed%3, 5+seed%40)
+		switch seed % 3 {
+		case 1:
+			in = tiedModel(rng)
+		case 2:
+			in = toSparse(sparseModel(rng))
+		}
+		e, err := NewSpatiotemporal(in, Options{Normalize: seed%2 == 0, CacheBytes: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rng.Float64()
+		full, err := e.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2, 5} {
+			m, err := e.solve(p, nil, false, true, workers, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Parts != nil || m.NumParts != len(full.Parts) || math.Float64bits(m.Gain) != math.Float64bits(full.Gain) ||
+				math.Float64bits(m.Loss) != math.Float64bits(full.Loss) || math.Float64bits(m.Value) != math.Float64bits(full.Value) {
+				t.Fatalf("seed %d, %d workers: %d parts (%v, %v, %v), listed %d (%v, %v, %v)", seed, workers,
+					m.NumParts, m.Gain, m.Loss, m.Value, len(full.Parts), full.Gain, full.Loss, full.Value)
+			}
+		}
+	}
+}
