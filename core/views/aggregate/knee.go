@@ -68,15 +68,11 @@ func Knee(s Solver, resolution, g0, l0 float64, ctl *Control) (Level, error) {
 	if ctl != nil {
 		w.track = &tracker{ctl: ctl}
 	}
-	lo, err := w.solve(0, nil, nil)
+	lo, hi, err := w.solveEnds()
 	if err != nil {
 		return Level{}, err
 	}
 	defer w.release(lo)
-	hi, err := w.solve(1, nil, nil)
-	if err != nil {
-		return Level{}, err
-	}
 	defer w.release(hi)
 	dist := func(p *Partition) float64 {
 		g, l := p.Gain/g0, p.Loss/l0

@@ -11,6 +11,19 @@ package aggregate
 // cached qualities, aggregateCached does the second half (values at p,
 // comparison with the children) the same way.
 
+// rawTerms are what aggregateRaw computes of a node before p enters:
+// the node's stats, its number of leaves and either the interval sums of
+// x log2 x and of the values that the assembly takes (xl, tot) or the raw
+// qualities (lines). They live in the scratch of the goroutine until its
+// next node, so that two solves at different p can share them (see
+// pairRun).
+type rawTerms struct {
+	st      nodeStats
+	leaves  int
+	xl, tot []float64
+	lines   []line
+}
+
 // aggregateRawGeneric sets agg to the best of aggregating the node whose
 // stats are st, with leaves leaves, over every interval and, for a node
 // with children (kidSum not empty), splitting it into them, recording the

@@ -24,14 +24,20 @@ func aggregateRawAVX2(T int, xl, tot, sent, ent, lr []float64, gain0, loss0, p, 
 // aggregateRaw is aggregateRawGeneric, in AVX2 where available for the
 // entropy gain (the size gain measure is rare and stays in Go).
 func (r *run) aggregateRaw(agg, kidSum table, st nodeStats, leaves int, d nodeDecisions, leaf bool, w *scratch) {
-	s := r.s
-	if !hasAVX2 || s.u.gain == GainSize {
-		r.aggregateRawGeneric(agg, kidSum, st, leaves, d, leaf, w)
-		return
-	}
+	r.aggregateTerms(agg, kidSum, r.s.rawTerms(st, leaves, w), d, leaf, w)
+}
+
+// rawTerms computes the terms of aggregateRaw that do not depend on p, in
+// w: the interval sums of x log2 x and of the values where the assembly
+// takes them (and log2 of the block sizes, in w.iq.lr), the raw
+// qualities otherwise.
+func (s *Spatiotemporal) rawTerms(st nodeStats, leaves int, w *scratch) rawTerms {
 	T := s.in.Slices
+	if !hasAVX2 || s.u.gain == GainSize {
+		return rawTerms{leaves: leaves, lines: intervalQualities(st, T, s.in.States, logSizes(w.logSize, T, leaves), &w.iq)}
+	}
 	xl, tot := intervalTerms(st, T, s.in.States, &w.iq)
-	lr, ent := w.iq.lr[:T+3], w.iq.ent[:T+3]
+	lr := w.iq.lr[:T+3]
 	if w.iq.lrLeaves != leaves { // most nodes are leaves: lr is kept between them
 		logSize := logSizes(w.logSize, T, leaves)
 		for k := 0; k < T; k++ {
@@ -39,6 +45,20 @@ func (r *run) aggregateRaw(agg, kidSum table, st nodeStats, leaves int, d nodeDe
 		}
 		w.iq.lrLeaves = leaves
 	}
+	return rawTerms{st: st, leaves: leaves, xl: xl, tot: tot}
+}
+
+// aggregateTerms is the rest of aggregateRaw, at r.p, given the node's
+// terms t (rawTerms, still in w).
+func (r *run) aggregateTerms(agg, kidSum table, t rawTerms, d nodeDecisions, leaf bool, w *scratch) {
+	if t.lines != nil {
+		r.aggregateOrSplit(agg, kidSum, t.lines, true, t.leaves, d, leaf)
+		return
+	}
+	s := r.s
+	T := s.in.Slices
+	xl, tot, st := t.xl, t.tot, t.st
+	lr, ent := w.iq.lr[:T+3], w.iq.ent[:T+3]
 	clear(ent)
 	_, _ = xl[:cap(xl)][len(xl)+2], tot[:cap(tot)][len(tot)+2] // room for the assembly
 	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3]

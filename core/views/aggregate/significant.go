@@ -73,6 +73,42 @@ func (w sweeper) solve(p float64, a, b *Partition) (part *Partition, err error) 
 	return part, err
 }
 
+// solveEnds solves at p = 0 and p = 1, the two levels every search starts
+// from, in one traversal when the solver can share the work (see
+// pairSolver); the results are those of two solves.
+func (w sweeper) solveEnds() (lo, hi *Partition, err error) {
+	ps, ok := w.s.(pairSolver)
+	if !ok || !ps.pairs() {
+		if lo, err = w.solve(0, nil, nil); err != nil {
+			return nil, nil, err
+		}
+		if hi, err = w.solve(1, nil, nil); err != nil {
+			w.release(lo)
+			return nil, nil, err
+		}
+		return lo, hi, nil
+	}
+	if w.track != nil && w.track.ctl.canceled() {
+		return nil, nil, ErrCanceled
+	}
+	var ctl *Control
+	if w.track != nil {
+		ctl = &Control{Cancel: w.track.ctl.Cancel}
+	}
+	if lo, hi, err = ps.solvePair(0, 1, w.compact, ctl); err != nil {
+		return nil, nil, err
+	}
+	w.track.solved()
+	w.track.solved()
+	for _, x := range []*Partition{lo, hi} {
+		if w.compact && x.Parts != nil {
+			x.NumParts = len(x.Parts)
+			x.Parts = nil
+		}
+	}
+	return lo, hi, nil
+}
+
 // both runs left and right, concurrently when a goroutine is spare.
 func (w sweeper) both(left, right func() error) error {
 	select {
@@ -173,15 +209,11 @@ func significantExact(w sweeper, resolution float64) ([]Level, error) {
 	if !(resolution >= 0 && resolution < 1) {
 		return nil, errs.Argument("threshold", "must be in [0, 1), got %v", resolution)
 	}
-	lo, err := w.solve(0, nil, nil)
+	lo, hi, err := w.solveEnds()
 	if err != nil {
 		return nil, err
 	}
 	defer w.release(lo)
-	hi, err := w.solve(1, nil, nil)
-	if err != nil {
-		return nil, err
-	}
 	defer w.release(hi)
 	levels, err := envelopeBetween(w, lo, hi, resolution)
 	if err != nil {
@@ -282,15 +314,11 @@ func SignificantDichotomyControl(s Solver, threshold float64, ctl *Control) ([]L
 	if ctl != nil {
 		w.track = &tracker{ctl: ctl}
 	}
-	lo, err := w.solve(0, nil, nil)
+	lo, hi, err := w.solveEnds()
 	if err != nil {
 		return nil, err
 	}
 	defer w.release(lo)
-	hi, err := w.solve(1, nil, nil)
-	if err != nil {
-		return nil, err
-	}
 	defer w.release(hi)
 	sols := []*Partition{lo}
 	var walk func(a, b *Partition) error

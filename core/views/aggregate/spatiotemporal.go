@@ -367,7 +367,7 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	}
 	var part *Partition
 	if compact {
-		part = s.measure(p, r.dec)
+		part = s.measure(p, r.dec, workers)
 	} else {
 		var done *decisionArena // subtrees whose decisions may be dropped once listed
 		if !keep {
@@ -706,10 +706,21 @@ func scanCandidates(i, j, T int, av, ag, al, bv, bg, bl []float64) (qv float64, 
 	return qv, c
 }
 
-// measure returns the partition the decisions lead to without listing its
-// parts: only its measures, added in the order of the parts (so that they
-// are the same as the full partition's).
-func (s *Spatiotemporal) measure(p float64, dec []nodeDecisions) *Partition {
+// measure returns the partition the decisions lead to without its parts:
+// only its measures, added in the order of the parts (so that they are
+// the same as the full partition's). Without cached qualities, measuring
+// a part sums its block's cells, the longest step after the search: the
+// parts are then listed on workers goroutines (as Solve lists them, no
+// more memory than its result) and added up in order; with the cache, a
+// walk on one goroutine adds them as it goes.
+func (s *Spatiotemporal) measure(p float64, dec []nodeDecisions, workers int) *Partition {
+	if s.cache == nil && workers > 1 {
+		parts, _ := s.listParts(dec, workers, nil, nil) // no Control: never canceled
+		part := &Partition{P: p, Parts: parts}
+		addUpParts(part)
+		part.Parts = nil
+		return part
+	}
 	part := &Partition{P: p}
 	s.walkDecisions(dec, func(n int32, i, j int) {
 		g, l := s.PartQuality(n, i, j)
