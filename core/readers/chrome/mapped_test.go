@@ -94,7 +94,7 @@ func TestMappedEqualsRead(t *testing.T) {
 			inputs[filepath.Base(f)] = in
 		}
 	}
-	before := mappedReads.Load()
+	before, beforeParts := mappedReads.Load(), partsRead.Load()
 	reads := 0
 	for name, in := range inputs {
 		for _, keep := range []bool{false, true} {
@@ -109,6 +109,9 @@ func TestMappedEqualsRead(t *testing.T) {
 	}
 	if got := mappedReads.Load() - before; got != int64(reads) {
 		t.Errorf("%d of %d reads were of a mapping", got, reads)
+	}
+	if partsRead.Load() == beforeParts {
+		t.Error("no mapping was read in parts")
 	}
 }
 
@@ -137,6 +140,29 @@ func TestMappedShrunk(t *testing.T) {
 			}
 		}
 	}
+	// Cut while it is read: at the first progress report.
+	big := nastyTrace(60000, 5)
+	for _, n := range []int{1, 2} {
+		withParts(t, 64<<10, n)
+		data, path := mapText(t, big)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cut := false
+		err = readMapped(f, data, "in.json", trace.New(), trace.ReadOptions{Progress: func(done, total int64) {
+			if !cut {
+				cut = true
+				if err := os.Truncate(path, done/2); err != nil {
+					t.Error(err)
+				}
+			}
+		}})
+		if !cut || !errors.Is(err, errFileShrank) {
+			t.Errorf("%d parsers, file cut while read (%v): %v", n, cut, err)
+		}
+	}
 }
 
 // TestMappedProgress checks progress reports and cancellation on a
@@ -159,7 +185,7 @@ func TestMappedProgress(t *testing.T) {
 	_, path := mapText(t, []byte(b.String()))
 	for _, p := range []int{1, 2} {
 		withParts(t, 1<<20, p)
-		before := mappedReads.Load()
+		before, beforeParts := mappedReads.Load(), partsRead.Load()
 		var last int64
 		reports := 0
 		err := read(path, trace.New(), trace.ReadOptions{Progress: func(done, total int64) {
@@ -180,6 +206,9 @@ func TestMappedProgress(t *testing.T) {
 		}
 		if got := mappedReads.Load() - before; got != 3 {
 			t.Errorf("%d parsers: %d of 3 reads were of a mapping", p, got)
+		}
+		if p > 1 && partsRead.Load() == beforeParts {
+			t.Errorf("%d parsers: not read in parts", p)
 		}
 	}
 }

@@ -403,7 +403,7 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if d.parsers == 0 {
 			d.parsers = parserCount()
 		}
-		if d.events > 0 && !d.parallel && s.r != nil && !s.eof && s.readErr == nil && d.parsers > 1 {
+		if d.events > 0 && !d.parallel && (s.r != nil || s.whole != nil) && !s.eof && s.readErr == nil && d.parsers > 1 {
 			d.parallel = true
 			if read, err := d.readEventsParallel(); err != nil {
 				return err
