@@ -169,7 +169,7 @@
 // The JSON text is streamed through a window (4 KB growing to 256 KB, more
 // only for a longer token) and never held whole. A plain file of 1 MiB or
 // more is mapped in memory instead (on Linux) and read in place, which
-// spares copying it: the pages passed are given back every 8 MiB, so the
+// spares copying it: the pages passed are given back every 2 MiB, so the
 // process holds a window of it, not the file (see mapped.go); a file that
 // another program truncates while it is read stops the read with an
 // error naming it.

@@ -22,6 +22,9 @@ import (
 // has passed back (dropPages), so that the process's memory stays that
 // of a window, not of the file.
 //
+// The file is read as long as it was when it was opened (a stream would
+// go on with what a writer appends meanwhile).
+//
 // A mapped file that another program truncates while it is read makes
 // the pages past its new end unreadable: reading them raises a fault
 // (SIGBUS), which would end the program. The goroutines that read a
@@ -39,7 +42,7 @@ var mapMin int64 = 1 << 20
 // Variables, so that tests can move through small inputs in many steps.
 var (
 	mappedWindow = 1 << 20
-	dropEvery    = 8 << 20
+	dropEvery    = 2 << 20
 )
 
 // mappedReads counts the reads of mapped files, for tests that check
@@ -126,10 +129,16 @@ func (s *scanner) release() {
 	if s.hold >= 0 && s.hold < from {
 		from = s.hold
 	}
-	from &^= dropEvery - 1 // a multiple of any page size
-	if from > s.dropped {
-		dropPages(s.whole[s.dropped:from])
-		s.dropped = from
+	s.releaseBefore(from)
+}
+
+// releaseBefore gives back the pages of a mapped input before offset at,
+// once there are dropEvery bytes of them.
+func (s *scanner) releaseBefore(at int) {
+	at &^= dropEvery - 1 // a multiple of any page size
+	if at > s.dropped {
+		dropPages(s.whole[s.dropped:at])
+		s.dropped = at
 	}
 }
 

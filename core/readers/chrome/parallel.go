@@ -499,8 +499,7 @@ func (d *decoder) readEventsParallel() (bool, error) {
 			}
 		}
 		if mapped && pending == nil {
-			s.pos = int(q.offset) + len(q.data) // the part is read: its pages can go
-			s.release()
+			s.releaseBefore(int(q.offset) + len(q.data)) // the part is read: its pages can go
 		}
 		free <- p
 	}
