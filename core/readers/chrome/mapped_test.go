@@ -212,3 +212,27 @@ func TestMappedProgress(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMapped checks that any input reads the same mapped, moving through
+// it by windows of any size, on one core and in parts, as from a stream:
+// the same trace, notes and error.
+func FuzzMapped(f *testing.F) {
+	readertest.BoundMinimization(f)
+	f.Add(nastyTrace(20, 1), uint8(40), uint8(7))
+	f.Add([]byte(cpuProfileTrace), uint8(150), uint8(255))
+	f.Add([]byte(`[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2},{"ph":"B","pid":1,"tid":1,"ts":1}`), uint8(3), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, size, window uint8) {
+		if len(data) == 0 || len(data) > maxFuzzInput {
+			return
+		}
+		withMapping(t, int(window)+1, 4096)
+		for _, keep := range []bool{false, true} {
+			want := readWith(data, keep, int(size)+1, 1)
+			for _, n := range []int{1, 2} {
+				if d := sameRead(readMappedWith(t, data, keep, int(size)+1, n), want); d != "" {
+					t.Fatalf("args %v, %d parsers, parts of %d bytes, windows of %d: %s", keep, n, int(size)+1, int(window)+1, d)
+				}
+			}
+		}
+	})
+}
