@@ -167,7 +167,12 @@
 // # Memory
 //
 // The JSON text is streamed through a window (4 KB growing to 256 KB, more
-// only for a longer token) and never held whole.
+// only for a longer token) and never held whole. A plain file of 1 MiB or
+// more is mapped in memory instead (on Linux) and read in place, which
+// spares copying it: the pages passed are given back every 2 MiB, so the
+// process holds a window of it, not the file (see mapped.go); a file that
+// another program truncates while it is read stops the read with an
+// error naming it.
 // Events come in no particular time order and the metadata that names and
 // orders the containers may come last, so until the end of the input the
 // reader keeps one compact record per slice (40 bytes), counter sample,
@@ -202,8 +207,9 @@
 //
 // On more than one core (GOMAXPROCS), once the first event is read, the
 // rest of the event array is read in parts. One goroutine reads the input
-// and cuts it every megabyte or so after a comma that looks like one
-// between two events ('}', the comma, '{', blanks aside). The cut is only
+// (a mapped file: finds its way through it) and cuts it every megabyte or
+// so after a comma that looks like one between two events ('}', the
+// comma, '{', blanks aside). The cut is only
 // a guess, since a string or a nested value may hold the same text: each
 // part is parsed on its own core, by the same code, as a run of whole
 // events each followed by its comma, which confirms the cut. A part that

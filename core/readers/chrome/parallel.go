@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -121,8 +123,9 @@ func packs(e *rawEvent) bool {
 		e.waitRecord == -1 && e.waitStream == -1 && len(e.profile) == 0 && e.line <= math.MaxInt32
 }
 
-// pack records e (which packs) in a packedEvent.
-func pack(e *rawEvent, interned int32) packedEvent {
+// pack records e (which packs) in pe, written in place: built aside and
+// copied, the record cost twice its stores.
+func pack(pe *packedEvent, e *rawEvent, interned int32) {
 	var f packedFlags
 	set := func(b bool, bit packedFlags) {
 		if b {
@@ -135,18 +138,41 @@ func pack(e *rawEvent, interned int32) packedEvent {
 	set(e.flowIn, packedFlowIn)
 	set(e.flowOut, packedFlowOut)
 	set(e.bindEnclosing, packedBindEnclosing)
-	return packedEvent{ts: e.ts, dur: e.dur, offset: e.offset, correlation: e.correlation, line: int32(e.line),
-		name: e.name, cat: e.cat, pid: e.pid, tid: e.tid, id: e.id, bindID: e.bindID, args: e.args,
-		interned: interned, rare: -1, ph: e.ph, scope: e.scope, flags: f, gpuCat: e.gpuCat}
+	pe.ts, pe.dur, pe.offset, pe.correlation, pe.line = e.ts, e.dur, e.offset, e.correlation, int32(e.line)
+	pe.name, pe.cat, pe.pid, pe.tid, pe.id, pe.bindID, pe.args = e.name, e.cat, e.pid, e.tid, e.id, e.bindID, e.args
+	pe.interned, pe.rare, pe.ph, pe.scope, pe.flags, pe.gpuCat = interned, -1, e.ph, e.scope, f, e.gpuCat
 }
 
-// unpack sets e to the event pe records, as the parser read it.
-func (p *part) unpack(pe *packedEvent, e *rawEvent) {
+// add returns a new record at the end of the part's events.
+func (p *part) add() *packedEvent {
+	if len(p.events) == cap(p.events) {
+		p.events = slices.Grow(p.events, 1)
+	}
+	p.events = p.events[:len(p.events)+1]
+	return &p.events[len(p.events)-1]
+}
+
+// unpack sets e to the event pe records, as the parser read it. clean
+// tells that e holds the last event unpacked, which was not rare: its
+// fields that no packedEvent holds are then those every such event has,
+// and only the packed ones are written (writing the whole rawEvent, three
+// times the size of a packedEvent, was a third of the cost of reading
+// the events back). It reports whether the event was not rare, so that e
+// is clean for the next.
+func (p *part) unpack(pe *packedEvent, e *rawEvent, clean bool) bool {
 	if pe.rare >= 0 {
 		*e = p.rare[pe.rare]
-		return
+		return false
 	}
 	f := pe.flags
+	if clean {
+		e.ph, e.name, e.cat, e.pid, e.tid, e.id, e.bindID = pe.ph, pe.name, pe.cat, pe.pid, pe.tid, pe.id, pe.bindID
+		e.idLocal, e.flowIn, e.flowOut = f&packedIDLocal != 0, f&packedFlowIn != 0, f&packedFlowOut != 0
+		e.ts, e.dur, e.hasTs, e.hasDur = pe.ts, pe.dur, f&packedHasTs != 0, f&packedHasDur != 0
+		e.bindEnclosing, e.scope, e.args = f&packedBindEnclosing != 0, pe.scope, pe.args
+		e.gpuCat, e.correlation, e.line, e.offset = pe.gpuCat, pe.correlation, int(pe.line), pe.offset
+		return true
+	}
 	*e = rawEvent{ph: pe.ph, badPh: none, name: pe.name, cat: pe.cat, pid: pe.pid, tid: pe.tid, id: pe.id,
 		idLocal: f&packedIDLocal != 0, bindID: pe.bindID, flowIn: f&packedFlowIn != 0, flowOut: f&packedFlowOut != 0,
 		ts: pe.ts, dur: pe.dur, hasTs: f&packedHasTs != 0, hasDur: f&packedHasDur != 0,
@@ -154,6 +180,7 @@ func (p *part) unpack(pe *packedEvent, e *rawEvent) {
 		argName: none, argLabels: none, argStep: none, args: pe.args,
 		gpuCat: pe.gpuCat, correlation: pe.correlation, waitRecord: -1, waitStream: -1,
 		line: int(pe.line), offset: pe.offset}
+	return true
 }
 
 // parse reads the events of the part.
@@ -204,7 +231,7 @@ func (p *part) parse(file string, keepArgs bool) {
 		sc.pos++
 		p.ok, p.lines = sc.pos, sc.line
 		if packs(&d.ev) {
-			p.events = append(p.events, pack(&d.ev, int32(p.strs.Len())))
+			pack(p.add(), &d.ev, int32(p.strs.Len()))
 			continue
 		}
 		ev := d.ev
@@ -214,10 +241,10 @@ func (p *part) parse(file string, keepArgs bool) {
 		if len(p.series) > from {
 			ev.counters = p.series[from:len(p.series):len(p.series)]
 		}
-		pe := pack(&ev, int32(p.strs.Len()))
+		pe := p.add()
+		pack(pe, &ev, int32(p.strs.Len()))
 		pe.rare = int32(len(p.rare))
 		p.rare = append(p.rare, ev)
-		p.events = append(p.events, pe)
 	}
 }
 
@@ -228,6 +255,11 @@ type cutter struct {
 	offset int64
 	eof    bool
 	err    error // the reader's error, if it failed
+	// whole is the input mapped in memory, if it is (see nextMapped);
+	// in counts the bytes cut past seen, the end of those counted.
+	whole []byte
+	in    *countingReader
+	seen  int64
 }
 
 // boundary returns the index just after the first comma at or after i in
@@ -266,6 +298,9 @@ func boundary(b []byte, i int) int {
 // past partSize, so that only the bytes after the cut, the start of the
 // next part, are copied (to buf, then to the next part).
 func (c *cutter) next(p *part) bool {
+	if c.whole != nil {
+		return c.nextMapped(p)
+	}
 	if cap(p.data) < partSize+partSlack {
 		p.data = make([]byte, 0, partSize+partSlack)
 	}
@@ -330,9 +365,14 @@ func (t *tailReader) Read(p []byte) (int, error) {
 func (d *decoder) readEventsParallel() (bool, error) {
 	s := d.sc
 	c := &cutter{r: s.r, offset: s.offset()}
-	c.buf = make([]byte, 0, max(64<<10, 2*(s.end-s.pos)))
-	c.buf = append(c.buf, s.buf[s.pos:s.end]...)
-	c.eof, c.err = s.eof, s.readErr
+	mapped := s.whole != nil
+	if mapped {
+		c.whole, c.in, c.seen = s.whole, s.in, int64(s.end)
+	} else {
+		c.buf = make([]byte, 0, max(64<<10, 2*(s.end-s.pos)))
+		c.buf = append(c.buf, s.buf[s.pos:s.end]...)
+		c.eof, c.err = s.eof, s.readErr
+	}
 
 	if d.counted != nil {
 		// Progress is reported here, between parts, not by the cutter.
@@ -349,12 +389,30 @@ func (d *decoder) readEventsParallel() (bool, error) {
 		free <- &part{ready: make(chan struct{}, 1), hint: &hint}
 	}
 	quit := make(chan struct{})
+	stop := sync.OnceFunc(func() { close(quit) })
 	var wg sync.WaitGroup
+	// A fault in a mapped input unwinds the reading goroutine through
+	// here (see decodeMapped): the cutter and the parsers are stopped
+	// before the mapping goes.
+	finished := false
+	defer func() {
+		if !finished {
+			stop()
+			for p := range parts {
+				<-p.ready
+			}
+			wg.Wait()
+		}
+	}()
 	wg.Add(1)
 	go func() { // the cutter
 		defer wg.Done()
 		defer close(parts)
 		defer close(work)
+		if mapped {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer recoverFault(d.file, &c.err)
+		}
 		for {
 			var p *part
 			select {
@@ -373,8 +431,15 @@ func (d *decoder) readEventsParallel() (bool, error) {
 		wg.Add(1)
 		go func() { // a parser
 			defer wg.Done()
+			if mapped {
+				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			}
 			for p := range work {
-				p.parse(d.file, d.keepArgs)
+				if mapped {
+					p.parseMapped(d.file, d.keepArgs)
+				} else {
+					p.parse(d.file, d.keepArgs)
+				}
 				p.ready <- struct{}{}
 			}
 		}()
@@ -406,11 +471,12 @@ func (d *decoder) readEventsParallel() (bool, error) {
 			q, pending = again, nil
 		}
 		if err := d.replay(q, line); err != nil {
-			close(quit)
+			stop()
 			for p := range parts {
 				<-p.ready
 			}
 			wg.Wait()
+			finished = true
 			return true, err
 		}
 		if len(q.events) > 0 {
@@ -425,21 +491,31 @@ func (d *decoder) readEventsParallel() (bool, error) {
 		if q.err != nil {
 			if q == again && q.ok == 0 {
 				failed = true
-				close(quit)
+				stop()
 				rest, restAt = append(rest, bytes.Clone(q.data)), q.offset
 			} else {
 				pending = append([]byte(nil), q.data[q.ok:]...)
 				pendingAt = q.offset + int64(q.ok)
 			}
 		}
+		if mapped && pending == nil {
+			s.releaseBefore(int(q.offset) + len(q.data)) // the part is read: its pages can go
+		}
 		free <- p
 	}
 	wg.Wait()
+	finished = true
 	switch {
 	case pending != nil:
 		rest, restAt = append(rest, pending), pendingAt
 	case !failed:
 		restAt = c.offset
+	}
+	if mapped { // the single path goes on from restAt in the mapping
+		s.pos, s.line, s.end = int(restAt), line, int(c.seen)
+		s.eof, s.readErr = s.end == len(s.whole), c.err
+		s.keep, s.hold = -1, -1
+		return read, nil
 	}
 	rest = append(rest, c.buf)
 
@@ -464,12 +540,13 @@ func (d *decoder) replay(p *part, line int) error {
 	next := int32(0)
 	var ev rawEvent
 	e := &ev
+	clean := false
 	for i := range p.events {
 		pe := &p.events[i]
 		for ; next < pe.interned; next++ {
 			ids[next] = d.strs.idOf(p.strs.String(int32(next)))
 		}
-		p.unpack(pe, e)
+		clean = p.unpack(pe, e, clean)
 		e.line += line - 1
 		e.name, e.cat, e.pid, e.tid = remap(ids, e.name), remap(ids, e.cat), remap(ids, e.pid), remap(ids, e.tid)
 		e.id, e.bindID = remap(ids, e.id), remap(ids, e.bindID)

@@ -254,3 +254,46 @@ func TestPackedFields(t *testing.T) {
 		t.Errorf("rawEvent's fields are now\n%s\nwere\n%s\nsee packs, pack and unpack", got, want)
 	}
 }
+
+// TestUnpackClean checks that unpacking an event into the one unpacked
+// before it (writing only the packed fields) gives what unpacking it
+// into a fresh rawEvent gives, whatever came before: events of every
+// phase, rare ones among them, and pid and tid changed in between as the
+// collector changes them.
+func TestUnpackClean(t *testing.T) {
+	events := []string{
+		`{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10.5, "dur": 3, "args": {"External id": 7}}`,
+		`{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 11, "dur": 2, "args": {"correlation": 9, "stream": 7}}`,
+		`{"ph": "X", "name": "flow", "pid": "p", "tid": 3, "ts": 12, "dur": 1, "bind_id": 4, "flow_in": true, "flow_out": true}`,
+		`{"ph": "C", "name": "mem", "pid": 1, "ts": 13, "args": {"used": 5}}`,
+		`{"ph": "f", "id": 4, "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7, "ts": 14, "bp": "e"}`,
+		`{"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "main"}}`,
+		`{"ph": "i", "name": "mark", "pid": 1, "tid": 2, "ts": 15, "s": "p"}`,
+		`{"ph": "b", "cat": "net", "name": "req", "pid": 1, "tid": 2, "ts": 16, "id2": {"local": "0x1"}}`,
+		`{"ph": "E", "pid": 1, "tid": 2, "ts": 17}`,
+		`{"ph": "X", "pid": 1, "tid": 2, "ts": 18}`,
+		`{"ph": "T", "cat": "c", "name": "step", "pid": 1, "tid": 2, "ts": 19, "id": 3, "args": {"step": "s1"}}`,
+		`{"ph": "?", "pid": 1, "tid": 2, "ts": "later"}`,
+	}
+	r := rand.New(rand.NewPCG(7, 29))
+	var data []byte
+	for range 400 {
+		data = append(append(append(data, '\n'), events[r.IntN(len(events))]...), ',')
+	}
+	p := &part{data: data}
+	p.parse("test", false)
+	if p.err != nil || len(p.events) != 400 {
+		t.Fatalf("%d events, %v", len(p.events), p.err)
+	}
+	var fast rawEvent
+	clean := false
+	for i := range p.events {
+		var full rawEvent
+		p.unpack(&p.events[i], &full, false)
+		clean = p.unpack(&p.events[i], &fast, clean)
+		if !reflect.DeepEqual(fast, full) {
+			t.Fatalf("event %d: unpacked into the one before\n%+v\nfresh\n%+v", i, fast, full)
+		}
+		fast.pid, fast.tid = 99, 98 // as the collector's lacks may
+	}
+}

@@ -39,6 +39,15 @@ func readLimited(path string, limit int64, sink trace.Sink, opt trace.ReadOption
 	if st, err := f.Stat(); err == nil {
 		total = st.Size()
 	}
+	if total >= mapMin {
+		if data, unmap, ok := mapFile(f, total); ok {
+			if ingest.Sniff(data) == ingest.Plain {
+				defer unmap()
+				return readMapped(f, data, path, sink, opt)
+			}
+			unmap()
+		}
+	}
 	return decode(f, path, total, limit, sink, opt)
 }
 
@@ -69,7 +78,14 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 		return err
 	}
 	defer release()
-	d := &decoder{file: name, sc: newScanner(name, in), col: newCollector(), counted: counted}
+	return run(newScanner(name, in), counted, total, sink, opt)
+}
+
+// run reads the trace the scanner scans into sink; counted counts the
+// input's bytes, of which there are total (0: unknown).
+func run(sc *scanner, counted *countingReader, total int64, sink trace.Sink, opt trace.ReadOptions) error {
+	name := sc.file
+	d := &decoder{file: name, sc: sc, col: newCollector(), counted: counted}
 	d.strs = d.col.strs
 	d.col.hold = opt.Hold
 	defer d.col.release()
@@ -387,7 +403,7 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if d.parsers == 0 {
 			d.parsers = parserCount()
 		}
-		if d.events > 0 && !d.parallel && s.r != nil && !s.eof && s.readErr == nil && d.parsers > 1 {
+		if d.events > 0 && !d.parallel && (s.r != nil || s.whole != nil) && !s.eof && s.readErr == nil && d.parsers > 1 {
 			d.parallel = true
 			if read, err := d.readEventsParallel(); err != nil {
 				return err

@@ -43,6 +43,14 @@ type scanner struct {
 	// slowOnly turns the fast paths off, for tests that compare them
 	// with the ordinary one.
 	slowOnly bool
+	// whole is the input mapped in memory, if it is (see decodeMapped):
+	// buf is all of it and fill moves end a window further. in counts
+	// the bytes the windows passed, for progress, and tells of
+	// cancellation; dropped is the end of the pages given back (see
+	// release).
+	whole   []byte
+	in      *countingReader
+	dropped int
 }
 
 // The scanner's window starts small, so that small traces cost little to
@@ -112,6 +120,9 @@ func (s *scanner) failEnd(what string) error {
 func (s *scanner) fill() bool {
 	if s.eof || s.readErr != nil {
 		return false
+	}
+	if s.whole != nil {
+		return s.fillMapped()
 	}
 	from := s.pos
 	if s.keep >= 0 && s.keep < from {
