@@ -119,6 +119,7 @@ type Result struct {
 	// What every resource did (from an Accumulator), for the delay costs,
 	// computed on demand (DelayCosts) once.
 	acts       []activity
+	actSpill   *mpi.Spill // where acts are spilled
 	callName   []int32
 	stateNames []string
 	delays     *Delays
@@ -131,13 +132,37 @@ type Result struct {
 
 // DelayCosts returns the delay costs of the wait states (see Delays),
 // computed on the first call; nil for a Result of FromRun, which knows
-// only the MPI calls.
+// only the MPI calls, after Close, or when what each resource did could
+// not be read back from the temporary file it was spilled to (Err).
 func (r *Result) DelayCosts() *Delays {
 	if r.acts == nil {
 		return nil
 	}
-	r.delaysOnce.Do(func() { r.delays = delayCosts(r, r.acts, r.callName, r.stateNames) })
+	r.delaysOnce.Do(func() {
+		if r.actSpill.Err() != nil {
+			return
+		}
+		d := delayCosts(r, r.acts, r.callName, r.stateNames)
+		if r.actSpill.Err() == nil {
+			r.delays = d
+		}
+	})
 	return r.delays
+}
+
+// Err returns the error that kept DelayCosts from being computed: what
+// each resource did (kept for them in a temporary file beyond the
+// memory Options.SpillMemory gives) could not be read back.
+func (r *Result) Err() error { return r.actSpill.Err() }
+
+// Close releases the temporary file the delay costs read (what each
+// resource did, spilled beyond Options.SpillMemory); DelayCosts returns
+// nil after it, unless computed before. Without Close the file goes when
+// the Result is garbage collected (it has no name on disk meanwhile,
+// where the system allows it). It may be called more than once.
+func (r *Result) Close() error {
+	r.delaysOnce.Do(func() {})
+	return r.actSpill.Close()
 }
 
 // Options tune the analysis.

@@ -33,6 +33,11 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 			if spilled == 0 && c.name != "cp_mixed" {
 				t.Error("nothing spilled")
 			}
+			// What each resource did, kept for the delay costs, is
+			// spilled to a file of its own, open until the Result goes.
+			if got.actSpill.Spilled() == 0 && c.name != "cp_mixed" {
+				t.Error("the activities were not spilled")
+			}
 			if left, _ := os.ReadDir(dir); len(left) > 0 {
 				t.Errorf("%d files left in the spill directory", len(left))
 			}
@@ -43,6 +48,12 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 			}
 			if d, w := got.DelayCosts(), want.DelayCosts(); !reflect.DeepEqual(d, w) {
 				t.Errorf("delay costs differ: %d vs %d", len(d.Costs), len(w.Costs))
+			}
+			if err := got.Close(); err != nil || got.Err() != nil {
+				t.Errorf("Close: %v, Err: %v", err, got.Err())
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("%d files left in the spill directory after Close", len(left))
 			}
 		})
 	}

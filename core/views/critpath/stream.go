@@ -3,8 +3,10 @@ package critpath
 import (
 	"cmp"
 	"fmt"
-	"github.com/macroscope-hpc/macroscope/core/intern"
+	"runtime"
 	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/intern"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
@@ -196,7 +198,10 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	noState := a.name(NoState)
 	// What each resource did does not depend on the path: it is built
-	// on another core while the path is found.
+	// on another core while the path is found, into a spill file of its
+	// own, which the Result keeps for the delay costs (the one of the
+	// records read while the trace streamed is closed now).
+	actSpill := &mpi.Spill{Dir: a.opt.SpillDir, Memory: a.opt.SpillMemory}
 	acts := make([]activity, len(run.Resources))
 	built := make(chan struct{})
 	var failed any
@@ -205,11 +210,10 @@ func (a *Accumulator) Result() (*Result, error) {
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
 		var inner []piece
-		var scratch activity
 		for i, res := range run.Resources {
 			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			scratch = buildActivity(run, int32(i), inner, callName, noState, scratch)
-			acts[i] = scratch.clone()
+			acts[i] = newActivity(run.Start, actSpill)
+			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
 		}
 	}()
 	r, err := fromRun(run, a.tiedMessages, a.opt)
@@ -222,11 +226,17 @@ func (a *Accumulator) Result() (*Result, error) {
 	if err == nil {
 		err = a.spill.Err() // the spans could not be read back
 	}
+	if err == nil {
+		r.Attribution = attribute(r, acts, a.names.Strings())
+		err = actSpill.Err() // the activities could not be written or read
+	}
 	if err != nil {
+		actSpill.Close()
 		return nil, err
 	}
-	r.Attribution = attribute(r, acts, a.names.Strings())
-	r.acts, r.callName, r.stateNames = acts, callName, a.names.Strings()
+	r.acts, r.callName, r.stateNames, r.actSpill = acts, callName, a.names.Strings(), actSpill
+	// The file goes when the Result does, if not closed before.
+	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, actSpill)
 	return r, nil
 }
 
@@ -234,61 +244,6 @@ func (a *Accumulator) Result() (*Result, error) {
 type piece struct {
 	start, end trace.Time
 	name       int32
-}
-
-// activity is what a resource did over the run, as pieces that tile
-// [start, ends[len-1]]: piece k runs from ends[k-1] (start for the
-// first) to ends[k], doing names[k].
-type activity struct {
-	start trace.Time
-	ends  []trace.Time
-	names []int32
-}
-
-func (a *activity) add(from, to trace.Time, name int32) {
-	if to <= from {
-		return
-	}
-	if n := len(a.ends); n > 0 && a.names[n-1] == name && a.ends[n-1] == from {
-		a.ends[n-1] = to
-		return
-	}
-	if len(a.ends) == 0 {
-		a.start = from
-	}
-	a.ends = append(a.ends, to)
-	a.names = append(a.names, name)
-}
-
-// pieceStart returns where piece k starts.
-func (a *activity) pieceStart(k int) trace.Time {
-	if k == 0 {
-		return a.start
-	}
-	return a.ends[k-1]
-}
-
-// first returns the index of the first piece ending after t.
-func (a *activity) first(t trace.Time) int {
-	k, _ := slices.BinarySearch(a.ends, t+1)
-	return k
-}
-
-// times adds to into[name] the time of each name within [from, to].
-func (a *activity) times(from, to trace.Time, into []trace.Time, touched *[]int32) {
-	for k := a.first(from); k < len(a.ends); k++ {
-		s, e := max(a.pieceStart(k), from), min(a.ends[k], to)
-		if s >= to {
-			break
-		}
-		if e > s {
-			n := a.names[k]
-			if into[n] == 0 {
-				*touched = append(*touched, n)
-			}
-			into[n] += e - s
-		}
-	}
 }
 
 // innermost returns the innermost states of one container (spans, which
@@ -340,14 +295,10 @@ func innermost(spans []span, out []piece) []piece {
 	return out
 }
 
-// buildActivity returns what resource res did over the run: its MPI
-// calls, between them its innermost states (inner, in time order), else
-// noState. It is built in the arrays of into, which it may grow.
-func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32, into activity) activity {
-	// At most every inner piece, each cut by a call, and the calls
-	// with the stretches between them: no growing while it is built.
-	n := len(inner) + 3*len(run.Calls[res]) + 1
-	act := activity{start: run.Start, ends: slices.Grow(into.ends[:0], n), names: slices.Grow(into.names[:0], n)}
+// buildActivity builds into act what resource res did over the run: its
+// MPI calls, between them its innermost states (inner, in time order),
+// else noState.
+func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -370,48 +321,24 @@ func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noS
 		at = max(at, c.Leave)
 	}
 	gap(at, max(at, run.End))
-	return act
-}
-
-// clone returns a copy of a in arrays of the exact size: an activity is
-// built in arrays sized for the most pieces it could have (buildActivity),
-// and kept, one per resource, until the delay costs are computed.
-func (a activity) clone() activity {
-	return activity{start: a.start, ends: slices.Clone(a.ends), names: slices.Clone(a.names)}
+	act.finish()
 }
 
 // attribute attributes the path's time to what its resources were doing.
 func attribute(r *Result, acts []activity, names []string) *Attribution {
 	total := make([]trace.Time, len(names))
 	for i := range acts {
-		act := &acts[i]
-		for k := act.first(r.Start); k < len(act.ends); k++ {
-			s, e := max(act.pieceStart(k), r.Start), min(act.ends[k], r.End)
-			if s >= r.End {
-				break
-			}
-			if e > s {
-				total[act.names[k]] += e - s
-			}
-		}
+		acts[i].each(r.Start, r.End, func(s, e trace.Time, n int32) { total[n] += e - s })
 	}
 	a := &Attribution{}
 	onPath := make([]trace.Time, len(names))
 	seen := make([]bool, len(names))
 	for _, seg := range r.Segments {
-		act := &acts[seg.Resource]
-		for k := act.first(seg.Start); k < len(act.ends); k++ {
-			s, e := max(act.pieceStart(k), seg.Start), min(act.ends[k], seg.End)
-			if s >= seg.End {
-				break
-			}
-			if e > s {
-				n := act.names[k]
-				a.Pieces = append(a.Pieces, Piece{Resource: seg.Resource, Start: s, End: e, State: names[n]})
-				onPath[n] += e - s
-				seen[n] = true
-			}
-		}
+		acts[seg.Resource].each(seg.Start, seg.End, func(s, e trace.Time, n int32) {
+			a.Pieces = append(a.Pieces, Piece{Resource: seg.Resource, Start: s, End: e, State: names[n]})
+			onPath[n] += e - s
+			seen[n] = true
+		})
 	}
 	for i, on := range onPath {
 		if seen[i] {

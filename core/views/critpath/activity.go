@@ -1,0 +1,153 @@
+package critpath
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// activity is what a resource did over the run, as pieces that tile
+// [start, the last piece's end]: each piece runs from the end of the one
+// before (start for the first) to its own end, doing its name. The pieces
+// are not held in memory: they go to a spool (kept in memory up to the
+// spill's share, then in its file, which lives as long as the Result:
+// the delay costs read them when asked), and only the last end of each of
+// its chunks stays, to find the chunk that holds an instant. The
+// attribution and the delay costs read the chunks they need; each
+// resource keeps the one it read last, as both move along a resource a
+// step at a time (the path forwards, the delay costs backwards).
+type activity struct {
+	start    trace.Time
+	pieces   mpi.Spool[pieceEnd]
+	chunkEnd []trace.Time // the last end of each chunk of pieces
+	// While it is built: the last piece, not yet in the spool (a piece
+	// that goes on with the same name makes it longer).
+	last     pieceEnd
+	building bool
+	lastEnd  trace.Time // the end of the piece appended last
+	// The chunk read last (its index in chunkEnd, -1 for none) and the
+	// buffer a spilled chunk is read into.
+	at    int
+	chunk []pieceEnd
+	buf   []pieceEnd
+}
+
+// pieceEnd is a piece of an activity as it is spooled: where it ends and
+// what the resource did (a name index).
+type pieceEnd struct {
+	end  trace.Time
+	name int32
+}
+
+// newActivity returns an empty activity whose pieces go to spill's file
+// beyond its share of memory.
+func newActivity(start trace.Time, spill *mpi.Spill) activity {
+	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), at: -1}
+}
+
+// add adds a piece from from to to doing name (from being the last
+// piece's end), if it lasts.
+func (a *activity) add(from, to trace.Time, name int32) {
+	if to <= from {
+		return
+	}
+	if a.building && a.last.name == name && a.last.end == from {
+		a.last.end = to
+		return
+	}
+	if !a.building {
+		if a.pieces.Len() == 0 {
+			a.start = from
+		}
+		a.building = true
+	} else {
+		a.push()
+	}
+	a.last = pieceEnd{to, name}
+}
+
+// push appends the last piece to the spool, noting the last end of the
+// chunk it closes when it begins a new one.
+func (a *activity) push() {
+	chunks := a.pieces.Chunks()
+	prev := a.pieces.Len()
+	a.pieces.Append(a.last)
+	if a.pieces.Chunks() != chunks && prev > 0 {
+		a.chunkEnd = append(a.chunkEnd, a.lastEnd)
+	}
+	a.lastEnd = a.last.end
+}
+
+// finish appends the last piece: the activity is built.
+func (a *activity) finish() {
+	if a.building {
+		a.push()
+		a.building = false
+	}
+	if a.pieces.Len() > 0 {
+		a.chunkEnd = append(a.chunkEnd, a.lastEnd)
+	}
+}
+
+// each calls visit with every piece overlapping [from, to), clipped to
+// it, in time order. It stops early when the spill file cannot be read
+// (the spill's Err says so).
+func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name int32)) {
+	// The first chunk with a piece ending after from, and in it the
+	// first such piece.
+	k, _ := slices.BinarySearch(a.chunkEnd, from+1)
+	for ; k < len(a.chunkEnd); k++ {
+		if !a.read(k) {
+			return
+		}
+		start := a.start
+		if k > 0 {
+			start = a.chunkEnd[k-1]
+		}
+		i := 0
+		if start <= from {
+			i, _ = slices.BinarySearchFunc(a.chunk, from+1, func(p pieceEnd, t trace.Time) int { return cmp.Compare(p.end, t) })
+			if i > 0 {
+				start = a.chunk[i-1].end
+			}
+		}
+		for ; i < len(a.chunk); i++ {
+			p := a.chunk[i]
+			s, e := max(start, from), min(p.end, to)
+			if s >= to {
+				return
+			}
+			if e > s {
+				visit(s, e, p.name)
+			}
+			start = p.end
+		}
+	}
+}
+
+// read makes chunk k the one read last.
+func (a *activity) read(k int) bool {
+	if a.at == k {
+		return true
+	}
+	chunk, buf, ok := a.pieces.ReadChunk(k, a.buf)
+	a.buf = buf
+	if !ok {
+		a.at, a.chunk = -1, nil
+		return false
+	}
+	a.at, a.chunk = k, chunk
+	return true
+}
+
+// times adds to into[name] the time of each name within [from, to].
+func (a *activity) times(from, to trace.Time, into []trace.Time, touched *[]int32) {
+	a.each(from, to, func(s, e trace.Time, n int32) {
+		if into[n] == 0 {
+			*touched = append(*touched, n)
+		}
+		into[n] += e - s
+	})
+}

@@ -1,0 +1,72 @@
+package critpath
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// An activity spilled a chunk at a time gives, for any interval, the
+// pieces a slice of them gives (clipped, in order), reading its chunks
+// in any order: forwards, backwards and at random, across chunk ends.
+func TestActivityChunksEqualSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, memory := range []int64{1, -1} {
+		spill := &mpi.Spill{Dir: t.TempDir(), Memory: memory}
+		act := newActivity(0, spill)
+		type ref struct {
+			start, end trace.Time
+			name       int32
+		}
+		var want []ref
+		at := trace.Time(rng.IntN(5))
+		for range 5000 {
+			d := trace.Time(rng.IntN(4)) // 0: dropped
+			name := int32(rng.IntN(3))   // repeated names merge
+			act.add(at, at+d, name)
+			if d > 0 {
+				if n := len(want); n > 0 && want[n-1].name == name && want[n-1].end == at {
+					want[n-1].end = at + d
+				} else {
+					want = append(want, ref{at, at + d, name})
+				}
+			}
+			at += d
+		}
+		act.finish()
+		if spill.Err() != nil {
+			t.Fatal(spill.Err())
+		}
+		if memory > 0 && spill.Spilled() == 0 {
+			t.Fatal("nothing spilled")
+		}
+		if len(act.chunkEnd) < 5 {
+			t.Fatalf("%d chunks: too few to test", len(act.chunkEnd))
+		}
+		for q := range 3000 {
+			from := trace.Time(rng.IntN(int(at) + 10))
+			if q%3 == 0 { // backwards, as the delay costs go
+				from = at - trace.Time(q)
+			}
+			to := from + trace.Time(rng.IntN(300))
+			var got, exp []ref
+			act.each(from, to, func(s, e trace.Time, n int32) { got = append(got, ref{s, e, n}) })
+			for _, p := range want {
+				if s, e := max(p.start, from), min(p.end, to); e > s {
+					exp = append(exp, ref{s, e, p.name})
+				}
+			}
+			if len(got) != len(exp) {
+				t.Fatalf("memory %d, [%d, %d): %d pieces, want %d", memory, from, to, len(got), len(exp))
+			}
+			for i := range got {
+				if got[i] != exp[i] {
+					t.Fatalf("memory %d, [%d, %d): piece %d is %v, want %v", memory, from, to, i, got[i], exp[i])
+				}
+			}
+		}
+		spill.Close()
+	}
+}
