@@ -27,11 +27,14 @@ type activity struct {
 	last     pieceEnd
 	building bool
 	lastEnd  trace.Time // the end of the piece appended last
-	// The chunk read last (its index in chunkEnd, -1 for none) and the
-	// buffer a spilled chunk is read into.
-	at    int
-	chunk []pieceEnd
-	buf   []pieceEnd
+	// The two chunks read last (their indices in chunkEnd, -1 for none;
+	// the latest first) and the buffers spilled ones are read into: an
+	// interval across a chunk's end reads both, and the next, a step
+	// back, the first again.
+	at    [2]int
+	chunk [2][]pieceEnd
+	buf   [2][]pieceEnd
+	cur   []pieceEnd // the chunk each reads
 }
 
 // pieceEnd is a piece of an activity as it is spooled: where it ends and
@@ -44,7 +47,7 @@ type pieceEnd struct {
 // newActivity returns an empty activity whose pieces go to spill's file
 // beyond its share of memory.
 func newActivity(start trace.Time, spill *mpi.Spill) activity {
-	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), at: -1}
+	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), at: [2]int{-1, -1}}
 }
 
 // add adds a piece from from to to doing name (from being the last
@@ -108,13 +111,13 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 		}
 		i := 0
 		if start <= from {
-			i, _ = slices.BinarySearchFunc(a.chunk, from+1, func(p pieceEnd, t trace.Time) int { return cmp.Compare(p.end, t) })
+			i, _ = slices.BinarySearchFunc(a.cur, from+1, func(p pieceEnd, t trace.Time) int { return cmp.Compare(p.end, t) })
 			if i > 0 {
-				start = a.chunk[i-1].end
+				start = a.cur[i-1].end
 			}
 		}
-		for ; i < len(a.chunk); i++ {
-			p := a.chunk[i]
+		for ; i < len(a.cur); i++ {
+			p := a.cur[i]
 			s, e := max(start, from), min(p.end, to)
 			if s >= to {
 				return
@@ -127,18 +130,27 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 	}
 }
 
-// read makes chunk k the one read last.
+// read makes chunk k the one each reads (a.cur), reading it unless it
+// is one of the two read last.
 func (a *activity) read(k int) bool {
-	if a.at == k {
-		return true
+	switch k {
+	case a.at[0]:
+	case a.at[1]:
+		a.at[0], a.at[1] = a.at[1], a.at[0]
+		a.chunk[0], a.chunk[1] = a.chunk[1], a.chunk[0]
+		a.buf[0], a.buf[1] = a.buf[1], a.buf[0]
+	default:
+		// Read into the older one's buffer.
+		older := a.buf[1]
+		a.at[1], a.chunk[1], a.buf[1] = a.at[0], a.chunk[0], a.buf[0]
+		chunk, buf, ok := a.pieces.ReadChunk(k, older)
+		a.at[0], a.chunk[0], a.buf[0] = k, chunk, buf
+		if !ok {
+			a.at[0], a.chunk[0] = -1, nil
+			return false
+		}
 	}
-	chunk, buf, ok := a.pieces.ReadChunk(k, a.buf)
-	a.buf = buf
-	if !ok {
-		a.at, a.chunk = -1, nil
-		return false
-	}
-	a.at, a.chunk = k, chunk
+	a.cur = a.chunk[0]
 	return true
 }
 

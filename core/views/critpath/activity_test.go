@@ -70,3 +70,33 @@ func TestActivityChunksEqualSlice(t *testing.T) {
 		spill.Close()
 	}
 }
+
+// waitsAfter, galloping out from any hint, finds what a binary search of
+// the resource's wait states finds.
+func TestWaitsAfterFromAnyHint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		r := &Result{}
+		resources := 1 + rng.IntN(4)
+		for res := range resources {
+			call := int32(rng.IntN(3))
+			for range rng.IntN(40) {
+				r.Waits = append(r.Waits, Wait{Call: mpi.CallRef{Resource: int32(res), Call: call}})
+				call += 1 + int32(rng.IntN(3))
+			}
+		}
+		r.waitFrom = waitOffsets(r.Waits, resources)
+		for range 200 {
+			res, after := int32(rng.IntN(resources)), int32(rng.IntN(130)-3)
+			hint := int32(rng.IntN(len(r.Waits)+6) - 3)
+			want := r.waitFrom[res]
+			for want < r.waitFrom[res+1] && r.Waits[want].Call.Call <= after {
+				want++
+			}
+			got, end := r.waitsAfter(res, after, &hint)
+			if got != want || end != r.waitFrom[res+1] || hint != got {
+				t.Fatalf("resource %d after call %d: %d, %d (hint %d), want %d, %d", res, after, got, end, hint, want, r.waitFrom[res+1])
+			}
+		}
+	}
+}

@@ -40,7 +40,6 @@
 package critpath
 
 import (
-	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -291,11 +290,49 @@ func waitOffsets(waits []Wait, resources int) []int32 {
 }
 
 // waitsAfter returns the index in Waits of the first wait state of
-// resource res on a call after call after, and the end of res's.
-func (r *Result) waitsAfter(res, after int32) (first, end int32) {
+// resource res on a call after call after, and the end of res's. hint
+// is where the previous answer for res was (any index: it is clamped),
+// and becomes this one: the delay costs ask about nearby calls of each
+// resource in turn, so the search gallops out from it rather than
+// halving all of res's wait states each time.
+func (r *Result) waitsAfter(res, after int32, hint *int32) (first, end int32) {
 	from, end := r.waitFrom[res], r.waitFrom[res+1]
-	i, _ := slices.BinarySearchFunc(r.Waits[from:end], after+1, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
-	return from + int32(i), end
+	// The answer is the least i in [from, end] with past(i).
+	past := func(i int32) bool { return i == end || r.Waits[i].Call.Call > after }
+	h := min(max(*hint, from), end)
+	lo, hi := h, h // past(hi); the answer in (lo, hi], or lo == hi == from
+	if past(h) {
+		for step := int32(1); lo > from; step *= 2 {
+			lo = max(h-step, from)
+			if !past(lo) {
+				break
+			}
+			hi = lo
+		}
+		if past(lo) { // lo == from
+			*hint = lo
+			return lo, end
+		}
+	} else {
+		for step := int32(1); ; step *= 2 {
+			hi = min(h+step, end)
+			if past(hi) {
+				break
+			}
+			lo = hi
+		}
+	}
+	// !past(lo), past(hi): halve (lo, hi].
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if past(m) {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	*hint = hi
+	return hi, end
 }
 
 // operations returns the MPI operation of each call name of the run

@@ -155,11 +155,12 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	// the end of call after to the entry of call j, less the wait states
 	// inside, which it returns.
 	var inside []int32
+	hints := make([]int32, n) // where each resource's wait states were found last
 	interval := func(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
 		calls := run.Calls[res]
 		acts[res].times(from, calls[j].Enter, into, touched)
 		inside = inside[:0]
-		first, end := r.waitsAfter(res, after)
+		first, end := r.waitsAfter(res, after, &hints[res])
 		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
 			w := r.Waits[wi].Wait
 			into[callName[calls[r.Waits[wi].Call.Call].Name]] -= w
