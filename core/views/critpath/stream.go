@@ -54,6 +54,8 @@ func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
 		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
 	a.mpi.SpillTo(a.spill)
+	// The calls too: the path reads them back a chunk at a time.
+	a.mpi.SpillCalls = true
 	// Kept in memory: the messages are tied while other spools are
 	// drained on other cores, and are read twice soon after.
 	a.tied = mpi.NewSpool[tiedMessage](nil)
@@ -179,18 +181,27 @@ func (a *Accumulator) Close() error { return a.spill.Close() }
 // attribution (Result.Attribution) and what the delay costs need
 // (Result.DelayCosts computes them when asked).
 func (a *Accumulator) Result() (*Result, error) {
-	defer a.spill.Close()
+	spill := a.spill
+	defer func() {
+		if a.spill != nil { // not handed to the Result
+			a.spill.Close()
+		}
+	}()
 	if a.err != nil {
 		return nil, a.err
 	}
-	run, err := a.mpi.Run()
+	blocks, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
 	}
-	if len(run.Resources) == 0 && a.graph != nil {
+	if len(blocks.Resources) == 0 && a.graph != nil {
 		// No MPI call: the path through launches or dependencies.
 		a.spans = nil
 		return a.graph.result()
+	}
+	run, err := runOfBlocks(blocks)
+	if err != nil {
+		return nil, err
 	}
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {
@@ -198,10 +209,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	noState := a.name(NoState)
 	// What each resource did does not depend on the path: it is built
-	// on another core while the path is found, into a spill file of its
-	// own, which the Result keeps for the delay costs (the one of the
-	// records read while the trace streamed is closed now).
-	actSpill := &mpi.Spill{Dir: a.opt.SpillDir, Memory: a.opt.SpillMemory}
+	// on another core while the path is found.
 	acts := make([]activity, len(run.Resources))
 	built := make(chan struct{})
 	var failed any
@@ -212,7 +220,7 @@ func (a *Accumulator) Result() (*Result, error) {
 		var inner []piece
 		for i, res := range run.Resources {
 			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			acts[i] = newActivity(run.Start, actSpill)
+			acts[i] = newActivity(run.Start, spill)
 			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
 		}
 	}()
@@ -224,19 +232,59 @@ func (a *Accumulator) Result() (*Result, error) {
 		panic(failed)
 	}
 	if err == nil {
-		err = a.spill.Err() // the spans could not be read back
+		err = spill.Err() // the spans or calls could not be read back
 	}
 	if err == nil {
 		r.Attribution = attribute(r, acts, a.names.Strings())
-		err = actSpill.Err() // the activities could not be written or read
+		err = spill.Err() // the activities could not be written or read
 	}
 	if err != nil {
-		actSpill.Close()
 		return nil, err
 	}
-	r.acts, r.callName, r.stateNames, r.actSpill = acts, callName, a.names.Strings(), actSpill
-	// The file goes when the Result does, if not closed before.
-	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, actSpill)
+	// The spill file, which holds the calls and activities, is the
+	// Result's now, for the delay costs and the waits' table: it goes
+	// when the Result does, if not closed before.
+	a.spill = nil
+	r.acts, r.callName, r.stateNames, r.actSpill = acts, callName, a.names.Strings(), spill
+	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
+	return r, nil
+}
+
+// runOfBlocks is the run of the calls set aside by resource: their
+// chunks indexed, and the collectives gathered from their calls (the
+// members of each in the order of the resources, as mpi.Run has them).
+func runOfBlocks(b *mpi.Blocks) (*run, error) {
+	r := &run{Resources: b.Resources, Names: b.Names, Start: b.Start, End: b.End, NumMessages: b.NumMessages}
+	r.Collectives = make([]mpi.Collective, len(b.Members))
+	total := 0
+	for _, n := range b.Members {
+		total += int(n)
+	}
+	members := make([]mpi.CallRef, total) // one array for all
+	for i, n := range b.Members {
+		r.Collectives[i] = mpi.Collective{Root: -1, Members: members[:0:n]}
+		members = members[n:]
+	}
+	r.spooled = make([]spooledCalls, len(b.Resources))
+	for res := range b.Calls {
+		s, ok := indexCalls(&b.Calls[res], func(j int32, c *mpi.Call) {
+			if !c.Class.Collective() || c.Coll < 0 {
+				return
+			}
+			coll := &r.Collectives[c.Coll]
+			if len(coll.Members) == 0 {
+				coll.Name, coll.Comm, coll.Class = c.Name, c.Comm, c.Class
+			}
+			if c.Root {
+				coll.Root = int32(len(coll.Members))
+			}
+			coll.Members = append(coll.Members, mpi.CallRef{Resource: int32(res), Call: j})
+		})
+		if !ok {
+			return nil, errCallsUnread
+		}
+		r.spooled[res] = s
+	}
 	return r, nil
 }
 
@@ -298,7 +346,7 @@ func innermost(spans []span, out []piece) []piece {
 // buildActivity builds into act what resource res did over the run: its
 // MPI calls, between them its innermost states (inner, in time order),
 // else noState.
-func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
+func buildActivity(run *run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -315,11 +363,11 @@ func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noS
 		act.add(at, b, noState)
 	}
 	at := run.Start
-	for _, c := range run.Calls[res] {
+	run.each(res, func(c *mpi.Call) {
 		gap(at, c.Enter)
 		act.add(max(at, c.Enter), c.Leave, callName[c.Name])
 		at = max(at, c.Leave)
-	}
+	})
 	gap(at, max(at, run.End))
 	act.finish()
 }
