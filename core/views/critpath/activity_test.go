@@ -100,3 +100,63 @@ func TestWaitsAfterFromAnyHint(t *testing.T) {
 		}
 	}
 }
+
+// The calls of a resource spooled a chunk at a time (spilled or not) read
+// as the slice of them: by index in any order, and the first entered at
+// or after any instant, whatever the two chunks read last.
+func TestSpooledCallsEqualSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, memory := range []int64{1, -1} {
+		spill := &mpi.Spill{Dir: t.TempDir(), Memory: memory}
+		var held [][]mpi.Call
+		r := &run{}
+		for res := range 3 {
+			spool := mpi.NewSpool[mpi.Call](spill)
+			var calls []mpi.Call
+			at := trace.Time(0)
+			for j := range 3000 * res { // the first resource has no calls
+				at += trace.Time(rng.IntN(3)) // entries repeat
+				c := mpi.Call{Enter: at, Leave: at + trace.Time(rng.IntN(2)), Name: int32(j)}
+				calls = append(calls, c)
+				spool.Append(c)
+			}
+			held = append(held, calls)
+			var seen []int32
+			s, ok := indexCalls(&spool, func(j int32, c *mpi.Call) { seen = append(seen, c.Name) })
+			if !ok || len(seen) != len(calls) {
+				t.Fatalf("resource %d: indexed %d calls of %d (%v)", res, len(seen), len(calls), spill.Err())
+			}
+			r.spooled = append(r.spooled, s)
+		}
+		if memory > 0 && spill.Spilled() == 0 {
+			t.Fatal("nothing spilled")
+		}
+		want := (&run{held: held}).reader()
+		rd := r.reader()
+		for q := range 20000 {
+			res := int32(rng.IntN(3))
+			if r.count(res) != len(held[res]) {
+				t.Fatalf("resource %d: %d calls, want %d", res, r.count(res), len(held[res]))
+			}
+			if len(held[res]) == 0 {
+				continue
+			}
+			j := int32(rng.IntN(len(held[res])))
+			if q%2 == 0 { // a walk back
+				j = int32(len(held[res]) - 1 - q/2%len(held[res]))
+			}
+			ref := mpi.CallRef{Resource: res, Call: j}
+			if got := *rd.call(ref); got != held[res][j] {
+				t.Fatalf("memory %d, %v: %+v, want %+v", memory, ref, got, held[res][j])
+			}
+			at := held[res][j].Enter + trace.Time(rng.IntN(3)-1)
+			if got, w := rd.firstEntered(res, at), want.firstEntered(res, at); got != w {
+				t.Fatalf("memory %d, resource %d, first entered at or after %d: %d, want %d", memory, res, at, got, w)
+			}
+		}
+		if !rd.ok {
+			t.Fatal(spill.Err())
+		}
+		spill.Close()
+	}
+}

@@ -151,16 +151,19 @@ func (r *Result) DelayCosts() *Delays {
 	return r.delays
 }
 
-// Err returns the error that kept DelayCosts from being computed: what
-// each resource did (kept for them in a temporary file beyond the
-// memory Options.SpillMemory gives) could not be read back.
+// Err returns the error that kept DelayCosts from being computed, or made
+// CallOf return a zero call: the calls or what each resource did (kept
+// in a temporary file beyond the memory Options.SpillMemory gives) could
+// not be read back.
 func (r *Result) Err() error { return r.actSpill.Err() }
 
-// Close releases the temporary file the delay costs read (what each
-// resource did, spilled beyond Options.SpillMemory); DelayCosts returns
-// nil after it, unless computed before. Without Close the file goes when
-// the Result is garbage collected (it has no name on disk meanwhile,
-// where the system allows it). It may be called more than once.
+// Close releases the temporary file that holds, beyond
+// Options.SpillMemory, the MPI calls (for CallOf) and what each resource
+// did (for the delay costs) of a Result from an Accumulator. DelayCosts
+// returns nil after it, unless computed before, and CallOf must not be
+// called. Without Close the file goes when the Result is garbage
+// collected (it has no name on disk meanwhile, where the system allows
+// it). It may be called more than once.
 func (r *Result) Close() error {
 	r.delaysOnce.Do(func() {})
 	return r.actSpill.Close()

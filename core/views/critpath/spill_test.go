@@ -46,6 +46,11 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 				t.Errorf("spilled: %d segments, %d waits; in memory: %d, %d", len(got.Segments), len(got.Waits),
 					len(want.Segments), len(want.Waits))
 			}
+			for _, wait := range got.Waits { // read back from the file
+				if g, w := got.CallOf(wait.Call), want.CallOf(wait.Call); *g != *w {
+					t.Fatalf("call %v: %+v, held %+v", wait.Call, *g, *w)
+				}
+			}
 			if d, w := got.DelayCosts(), want.DelayCosts(); !reflect.DeepEqual(d, w) {
 				t.Errorf("delay costs differ: %d vs %d", len(d.Costs), len(w.Costs))
 			}

@@ -201,7 +201,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	run, err := runOfBlocks(blocks)
 	if err != nil {
-		return nil, err
+		return nil, cmp.Or(spill.Err(), err) // the file's error says why
 	}
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {
@@ -231,9 +231,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	if failed != nil {
 		panic(failed)
 	}
-	if err == nil {
-		err = spill.Err() // the spans or calls could not be read back
-	}
+	// The spans or calls could not be read back: the file's error says
+	// why (the path's is only that a call was not read).
+	err = cmp.Or(spill.Err(), err)
 	if err == nil {
 		r.Attribution = attribute(r, acts, a.names.Strings())
 		err = spill.Err() // the activities could not be written or read
