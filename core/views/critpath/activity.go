@@ -1,7 +1,6 @@
 package critpath
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -111,7 +110,7 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 		}
 		i := 0
 		if start <= from {
-			i, _ = slices.BinarySearchFunc(a.cur, from+1, func(p pieceEnd, t trace.Time) int { return cmp.Compare(p.end, t) })
+			i = firstEndingAfter(a.cur, from)
 			if i > 0 {
 				start = a.cur[i-1].end
 			}
@@ -128,6 +127,23 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 			start = p.end
 		}
 	}
+}
+
+// firstEndingAfter returns the index of the first piece of chunk ending
+// after t, len(chunk) if none: slices.BinarySearchFunc's answer, without
+// a call of the comparison per step (the delay costs search twice per
+// wait state).
+func firstEndingAfter(chunk []pieceEnd, t trace.Time) int {
+	lo, hi := 0, len(chunk)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if chunk[m].end <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // read makes chunk k the one each reads (a.cur), reading it unless it
