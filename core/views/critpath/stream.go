@@ -14,9 +14,11 @@ import (
 
 // Accumulator computes the critical path, what its time was spent on and
 // the delay costs of the wait states while a trace streams by. It keeps
-// the MPI calls and messages (an mpi.Builder) and, per container, its
-// states that are not MPI calls, 24 bytes each: the attribution and the
-// delay costs need what every resource did between its calls.
+// the MPI calls and messages (an mpi.Builder, its calls set aside by
+// resource) and, per container, its states that are not MPI calls, 24
+// bytes each: the attribution and the delay costs need what every
+// resource did between its calls. All go to a spill file beyond its
+// share of memory (Options.SpillMemory).
 type Accumulator struct {
 	opt Options
 	mpi *mpi.Builder
@@ -173,13 +175,15 @@ func (a *Accumulator) fail(format string, args ...any) {
 }
 
 // Close releases the spill file of a read that ended without Result (a
-// failed or cancelled read); Result closes it too. It may be called more
-// than once.
+// failed or cancelled read); a failed Result closes it too, a Result made
+// takes it (Result.Close). It may be called more than once.
 func (a *Accumulator) Close() error { return a.spill.Close() }
 
 // Result returns the critical path once the trace has finished, with its
 // attribution (Result.Attribution) and what the delay costs need
-// (Result.DelayCosts computes them when asked).
+// (Result.DelayCosts computes them when asked). The calls are taken from
+// the builder a resource at a time (mpi.Builder.Blocks) and, with what
+// each resource did, stay in the spill file, which the Result keeps.
 func (a *Accumulator) Result() (*Result, error) {
 	spill := a.spill
 	defer func() {
