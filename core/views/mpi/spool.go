@@ -166,9 +166,9 @@ func (s *Spill) read(b []byte, at int64) bool {
 	return true
 }
 
-// Spool is an append-only sequence of records read back once, in order:
-// Chunks whose full chunks go to a Spill's file once the spill's memory
-// is taken. T must hold no pointers (its bytes are written as they are).
+// Spool is an append-only sequence of records read back in order (Drain,
+// Reader) or a chunk at a time (ReadChunk): Chunks whose full chunks go
+// to a Spill's file once the spill's memory is taken. T must hold no pointers (its bytes are written as they are).
 // The zero Spool (no Spill) keeps everything in memory.
 type Spool[T any] struct {
 	spill *Spill
