@@ -26,14 +26,10 @@ type activity struct {
 	last     pieceEnd
 	building bool
 	lastEnd  trace.Time // the end of the piece appended last
-	// The two chunks read last (their indices in chunkEnd, -1 for none;
-	// the latest first) and the buffers spilled ones are read into: an
-	// interval across a chunk's end reads both, and the next, a step
-	// back, the first again.
-	at    [2]int
-	chunk [2][]pieceEnd
-	buf   [2][]pieceEnd
-	cur   []pieceEnd // the chunk each reads
+	// The two chunks read last (keyed by their indices in chunkEnd), and
+	// the one each reads.
+	read2 twoChunks[pieceEnd]
+	cur   []pieceEnd
 }
 
 // pieceEnd is a piece of an activity as it is spooled: where it ends and
@@ -46,7 +42,7 @@ type pieceEnd struct {
 // newActivity returns an empty activity whose pieces go to spill's file
 // beyond its share of memory.
 func newActivity(start trace.Time, spill *mpi.Spill) activity {
-	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), at: [2]int{-1, -1}}
+	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), read2: newTwoChunks[pieceEnd]()}
 }
 
 // add adds a piece from from to to doing name (from being the last
@@ -146,28 +142,11 @@ func firstEndingAfter(chunk []pieceEnd, t trace.Time) int {
 	return lo
 }
 
-// read makes chunk k the one each reads (a.cur), reading it unless it
-// is one of the two read last.
+// read makes chunk k the one each reads (a.cur).
 func (a *activity) read(k int) bool {
-	switch k {
-	case a.at[0]:
-	case a.at[1]:
-		a.at[0], a.at[1] = a.at[1], a.at[0]
-		a.chunk[0], a.chunk[1] = a.chunk[1], a.chunk[0]
-		a.buf[0], a.buf[1] = a.buf[1], a.buf[0]
-	default:
-		// Read into the older one's buffer.
-		older := a.buf[1]
-		a.at[1], a.chunk[1], a.buf[1] = a.at[0], a.chunk[0], a.buf[0]
-		chunk, buf, ok := a.pieces.ReadChunk(k, older)
-		a.at[0], a.chunk[0], a.buf[0] = k, chunk, buf
-		if !ok {
-			a.at[0], a.chunk[0] = -1, nil
-			return false
-		}
-	}
-	a.cur = a.chunk[0]
-	return true
+	chunk, ok := a.read2.get(k, &a.pieces, k)
+	a.cur = chunk
+	return ok
 }
 
 // times adds to into[name] the time of each name within [from, to].

@@ -100,26 +100,19 @@ func indexCalls(spool *mpi.Spool[mpi.Call], visit func(j int32, c *mpi.Call)) (s
 // costs (backwards in time) move along each resource a step at a time.
 // A reader belongs to one goroutine.
 type callReader struct {
-	r     *run
-	cache []callCache
+	r *run
+	// By resource: the chunks read last, keyed by their index in
+	// spooledCalls.start.
+	cache []twoChunks[mpi.Call]
 	ok    bool // false once the spill file could not be read
-}
-
-// callCache is what a callReader keeps of one resource: the chunks read
-// last (indices in spooledCalls.chunk, -1 for none; the latest first),
-// and the buffers spilled ones are read into.
-type callCache struct {
-	at    [2]int
-	calls [2][]mpi.Call
-	buf   [2][]mpi.Call
 }
 
 func (r *run) reader() *callReader {
 	rd := &callReader{r: r, ok: true}
 	if r.held == nil {
-		rd.cache = make([]callCache, len(r.spooled))
+		rd.cache = make([]twoChunks[mpi.Call], len(r.spooled))
 		for i := range rd.cache {
-			rd.cache[i].at = [2]int{-1, -1}
+			rd.cache[i] = newTwoChunks[mpi.Call]()
 		}
 	}
 	return rd
@@ -134,29 +127,22 @@ func (rd *callReader) call(ref mpi.CallRef) *mpi.Call {
 	}
 	s, c := &rd.r.spooled[ref.Resource], &rd.cache[ref.Resource]
 	j := ref.Call
-	for i, k := range c.at {
-		if k >= 0 && s.start[k] <= j && j < s.start[k+1] {
-			if i == 1 {
-				c.at[0], c.at[1] = c.at[1], c.at[0]
-				c.calls[0], c.calls[1] = c.calls[1], c.calls[0]
-				c.buf[0], c.buf[1] = c.buf[1], c.buf[0]
-			}
-			return &c.calls[0][j-s.start[k]]
+	k := -1
+	for _, at := range c.key {
+		if at >= 0 && s.start[at] <= j && j < s.start[at+1] {
+			k = at
+			break
 		}
 	}
-	k := sort.Search(len(s.start)-1, func(i int) bool { return s.start[i+1] > j })
-	// Read into the older one's buffer.
-	older := c.buf[1]
-	c.at[1], c.calls[1], c.buf[1] = c.at[0], c.calls[0], c.buf[0]
-	calls, buf, ok := s.spool.ReadChunk(s.chunk[k], older)
-	c.buf[0] = buf
+	if k < 0 {
+		k = sort.Search(len(s.start)-1, func(i int) bool { return s.start[i+1] > j })
+	}
+	calls, ok := c.get(k, s.spool, s.chunk[k])
 	if !ok {
-		c.at[0], c.calls[0] = -1, nil
 		rd.ok = false
 		return &mpi.Call{}
 	}
-	c.at[0], c.calls[0] = k, calls
-	return &c.calls[0][j-s.start[k]]
+	return &calls[j-s.start[k]]
 }
 
 // firstEntered returns the index of the first call of resource res
