@@ -23,6 +23,9 @@ type run struct {
 	// held are the calls of a Run; spooled those of Blocks, by resource.
 	held    [][]mpi.Call
 	spooled []spooledCalls
+	// lastInit is the index of each resource's last MPI_Init, -1 for
+	// none: found as the spooled calls are indexed (nil for held ones).
+	lastInit []int32
 }
 
 // spooledCalls are a resource's calls in a spool, and where to find
@@ -40,6 +43,26 @@ type spooledCalls struct {
 func fromMPIRun(r *mpi.Run) *run {
 	return &run{Resources: r.Resources, Collectives: r.Collectives, Names: r.Names, Start: r.Start, End: r.End,
 		NumMessages: max(r.NumMessages, len(r.Messages)), held: r.Calls}
+}
+
+// lastInits returns the index of each resource's last call of the
+// operation "init" (ops: the operation of each name), -1 for none.
+func (r *run) lastInits(ops []string) []int32 {
+	if r.lastInit != nil {
+		return r.lastInit
+	}
+	out := make([]int32, len(r.Resources))
+	for res := range out {
+		out[res] = -1
+		i := int32(0)
+		r.each(int32(res), func(c *mpi.Call) {
+			if ops[c.Name] == "init" {
+				out[res] = i
+			}
+			i++
+		})
+	}
+	return out
 }
 
 // count returns the number of calls of resource res.

@@ -120,7 +120,7 @@ type Result struct {
 	// What every resource did (from an Accumulator), for the delay costs,
 	// computed on demand (DelayCosts) once.
 	acts       []activity
-	actSpill   *mpi.Spill // where acts (and the spooled calls) are spilled
+	spill      *mpi.Spill // the file of the spooled calls and acts
 	callName   []int32
 	stateNames []string
 	delays     *Delays
@@ -140,11 +140,11 @@ func (r *Result) DelayCosts() *Delays {
 		return nil
 	}
 	r.delaysOnce.Do(func() {
-		if r.actSpill.Err() != nil {
+		if r.spill.Err() != nil {
 			return
 		}
 		d := delayCosts(r, r.acts, r.callName, r.stateNames)
-		if r.actSpill.Err() == nil {
+		if r.spill.Err() == nil {
 			r.delays = d
 		}
 	})
@@ -155,7 +155,7 @@ func (r *Result) DelayCosts() *Delays {
 // CallOf return a zero call: the calls or what each resource did (kept
 // in a temporary file beyond the memory Options.SpillMemory gives) could
 // not be read back.
-func (r *Result) Err() error { return r.actSpill.Err() }
+func (r *Result) Err() error { return r.spill.Err() }
 
 // Close releases the temporary file that holds, beyond
 // Options.SpillMemory, the MPI calls (for CallOf) and what each resource
@@ -166,7 +166,7 @@ func (r *Result) Err() error { return r.actSpill.Err() }
 // it). It may be called more than once.
 func (r *Result) Close() error {
 	r.delaysOnce.Do(func() {})
-	return r.actSpill.Close()
+	return r.spill.Close()
 }
 
 // Options tune the analysis.

@@ -124,17 +124,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	n := len(run.Resources)
 	rd := run.reader()
 	syncs := newSyncPoints(r, rd)
-	lastInit := make([]int32, n)
-	for res := range lastInit {
-		lastInit[res] = -1
-		i := int32(0)
-		run.each(int32(res), func(c *mpi.Call) {
-			if ops[c.Name] == "init" {
-				lastInit[res] = i
-			}
-			i++
-		})
-	}
+	lastInit := run.lastInits(ops)
 	// previous returns where the synchronisation interval of resource res
 	// with partner begins, before its call j, and the index of the call
 	// it begins after (-1 for none).

@@ -35,7 +35,7 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 			}
 			// What each resource did, kept for the delay costs, is
 			// spilled to a file of its own, open until the Result goes.
-			if got.actSpill.Spilled() == 0 && c.name != "cp_mixed" {
+			if got.spill.Spilled() == 0 && c.name != "cp_mixed" {
 				t.Error("the activities were not spilled")
 			}
 			if left, _ := os.ReadDir(dir); len(left) > 0 {

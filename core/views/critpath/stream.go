@@ -249,7 +249,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	// Result's now, for the delay costs and the waits' table: it goes
 	// when the Result does, if not closed before.
 	a.spill = nil
-	r.acts, r.callName, r.stateNames, r.actSpill = acts, callName, a.names.Strings(), spill
+	r.acts, r.callName, r.stateNames, r.spill = acts, callName, a.names.Strings(), spill
 	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
 	return r, nil
 }
@@ -270,8 +270,14 @@ func runOfBlocks(b *mpi.Blocks) (*run, error) {
 		members = members[n:]
 	}
 	r.spooled = make([]spooledCalls, len(b.Resources))
+	ops := operations(r)
+	r.lastInit = make([]int32, len(b.Resources))
 	for res := range b.Calls {
+		r.lastInit[res] = -1
 		s, ok := indexCalls(&b.Calls[res], func(j int32, c *mpi.Call) {
+			if ops[c.Name] == "init" {
+				r.lastInit[res] = j
+			}
 			if !c.Class.Collective() || c.Coll < 0 {
 				return
 			}
