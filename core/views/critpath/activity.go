@@ -26,6 +26,10 @@ type activity struct {
 	last     pieceEnd
 	building bool
 	lastEnd  trace.Time // the end of the piece appended last
+	// total adds up the time of each name over every resource's pieces
+	// as they are appended (shared by the activities of a run; nil for
+	// none): the attribution's totals without reading them back.
+	total []trace.Time
 	// The two chunks read last (keyed by their indices in chunkEnd), and
 	// the one each reads.
 	read2 twoChunks[pieceEnd]
@@ -40,9 +44,9 @@ type pieceEnd struct {
 }
 
 // newActivity returns an empty activity whose pieces go to spill's file
-// beyond its share of memory.
-func newActivity(start trace.Time, spill *mpi.Spill) activity {
-	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), read2: newTwoChunks[pieceEnd]()}
+// beyond its share of memory, their times added up into total by name.
+func newActivity(start trace.Time, spill *mpi.Spill, total []trace.Time) activity {
+	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), read2: newTwoChunks[pieceEnd](), total: total}
 }
 
 // add adds a piece from from to to doing name (from being the last
@@ -71,6 +75,13 @@ func (a *activity) add(from, to trace.Time, name int32) {
 func (a *activity) push() {
 	chunks := a.pieces.Chunks()
 	prev := a.pieces.Len()
+	if a.total != nil {
+		from := a.start
+		if prev > 0 {
+			from = a.lastEnd
+		}
+		a.total[a.last.name] += a.last.end - from
+	}
 	a.pieces.Append(a.last)
 	if a.pieces.Chunks() != chunks && prev > 0 {
 		a.chunkEnd = append(a.chunkEnd, a.lastEnd)

@@ -2,6 +2,7 @@ package critpath
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -15,7 +16,8 @@ func TestActivityChunksEqualSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, memory := range []int64{1, -1} {
 		spill := &mpi.Spill{Dir: t.TempDir(), Memory: memory}
-		act := newActivity(0, spill)
+		total := make([]trace.Time, 3)
+		act := newActivity(0, spill, total)
 		type ref struct {
 			start, end trace.Time
 			name       int32
@@ -41,6 +43,13 @@ func TestActivityChunksEqualSlice(t *testing.T) {
 		}
 		if memory > 0 && spill.Spilled() == 0 {
 			t.Fatal("nothing spilled")
+		}
+		wantTotal := make([]trace.Time, 3)
+		for _, p := range want {
+			wantTotal[p.name] += p.end - p.start
+		}
+		if !slices.Equal(total, wantTotal) {
+			t.Fatalf("memory %d: times by name %v, want %v", memory, total, wantTotal)
 		}
 		if len(act.chunkEnd) < 5 {
 			t.Fatalf("%d chunks: too few to test", len(act.chunkEnd))
@@ -158,5 +167,54 @@ func TestSpooledCallsEqualSlice(t *testing.T) {
 			t.Fatal(spill.Err())
 		}
 		spill.Close()
+	}
+}
+
+// The attribution's total time of each state on the path is its time
+// within the path's extent on every resource: the time of every piece
+// added up as the activities are built, less what falls before the path's
+// start and after its end.
+func TestAttributionTotalsWithinThePath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	names := []string{"a", "b", "c"}
+	for range 50 {
+		total := make([]trace.Time, len(names))
+		acts := make([]activity, 2)
+		type ref struct {
+			start, end trace.Time
+			name       int32
+		}
+		var pieces [][]ref
+		for i := range acts {
+			acts[i] = newActivity(0, nil, total)
+			var mine []ref
+			at := trace.Time(0)
+			for range 200 {
+				d, n := trace.Time(1+rng.IntN(5)), int32(rng.IntN(len(names)))
+				acts[i].add(at, at+d, n)
+				mine = append(mine, ref{at, at + d, n})
+				at += d
+			}
+			acts[i].finish()
+			pieces = append(pieces, mine)
+		}
+		start := trace.Time(rng.IntN(300))
+		end := start + 1 + trace.Time(rng.IntN(300))
+		r := &Result{Resources: []string{"0", "1"}, Start: start, End: end,
+			Segments: []Segment{{Resource: 0, Start: start, End: end, Via: "start", From: -1}}}
+		a := attribute(r, acts, total, names)
+		want := map[string]trace.Time{}
+		for _, mine := range pieces {
+			for _, p := range mine {
+				if d := min(p.end, end) - max(p.start, start); d > 0 {
+					want[names[p.name]] += d
+				}
+			}
+		}
+		for _, s := range a.ByState {
+			if s.Total != want[s.State] {
+				t.Fatalf("path [%d, %d]: %s totals %d, want %d", start, end, s.State, s.Total, want[s.State])
+			}
+		}
 	}
 }

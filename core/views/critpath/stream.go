@@ -3,6 +3,7 @@ package critpath
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 
@@ -215,6 +216,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	// What each resource did does not depend on the path: it is built
 	// on another core while the path is found.
 	acts := make([]activity, len(run.Resources))
+	total := make([]trace.Time, a.names.Len()) // of every piece, by name
 	built := make(chan struct{})
 	var failed any
 	go func() {
@@ -224,7 +226,7 @@ func (a *Accumulator) Result() (*Result, error) {
 		var inner []piece
 		for i, res := range run.Resources {
 			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			acts[i] = newActivity(run.Start, spill)
+			acts[i] = newActivity(run.Start, spill, total)
 			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
 		}
 	}()
@@ -239,7 +241,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	// why (the path's is only that a call was not read).
 	err = cmp.Or(spill.Err(), err)
 	if err == nil {
-		r.Attribution = attribute(r, acts, a.names.Strings())
+		r.Attribution = attribute(r, acts, total, a.names.Strings())
 		err = spill.Err() // the activities could not be written or read
 	}
 	if err != nil {
@@ -383,10 +385,16 @@ func buildActivity(run *run, res int32, inner []piece, callName []int32, noState
 }
 
 // attribute attributes the path's time to what its resources were doing.
-func attribute(r *Result, acts []activity, names []string) *Attribution {
+// all is the time of each name over the activities (they tile the run):
+// what falls outside the path's extent is taken off it, rather than what
+// falls inside added up again (a read of every piece).
+func attribute(r *Result, acts []activity, all []trace.Time, names []string) *Attribution {
 	total := make([]trace.Time, len(names))
+	copy(total, all)
+	outside := func(s, e trace.Time, n int32) { total[n] -= e - s }
 	for i := range acts {
-		acts[i].each(r.Start, r.End, func(s, e trace.Time, n int32) { total[n] += e - s })
+		acts[i].each(math.MinInt64, r.Start, outside)
+		acts[i].each(r.End, math.MaxInt64, outside)
 	}
 	a := &Attribution{}
 	onPath := make([]trace.Time, len(names))
