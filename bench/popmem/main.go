@@ -12,7 +12,7 @@
 // data printed with %+v (every field; NaN prints alike), spilling beyond
 // POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+// states, then the attribution (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 //
 // Hashing a result of millions of rows through fmt takes seconds of its
 // own, so popmem also prints, on standard error, the CPU time (user+sys)
@@ -95,6 +95,12 @@ func main() {
 		fmt.Fprint(h, " ")
 		hashSlice(h, res.Waits)
 		fmt.Printf("sha256 %x\n", h.Sum(nil))
+		if at := res.Attribution; at != nil {
+			h := sha256.New()
+			hashSlice(h, at.Pieces)
+			fmt.Fprintf(h, " %+v %+v", at.ByState, at.ByResource)
+			fmt.Printf("attribution sha256 %x\n", h.Sum(nil))
+		}
 		if os.Getenv("POPMEM_DELAYS") != "" {
 			before := cpuTime()
 			d := res.DelayCosts()
