@@ -102,7 +102,19 @@ func (s *simulator) state(kind eventKind, f *eventFields) error {
 	}
 	switch kind {
 	case evSetState:
-		s.closeStates(cont, sl, 0, at)
+		if sl.depth != 1 {
+			s.closeStates(cont, sl, 0, at)
+		} else {
+			// closeStates for the common stack of one state, inline: a
+			// call less for most events (about 5% of the simulation).
+			st := &sl.first
+			s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
+				Depth: st.depth, Order: st.order})
+			if st.order == sl.order-1 {
+				sl.lastOpen, sl.lastEnd = false, at
+			}
+			sl.depth = 0
+		}
 		s.pushState(sl, val, 0, at)
 	case evPushState:
 		depth := sl.depth
@@ -166,38 +178,6 @@ func (s *simulator) plainState(def *eventDef, buf []byte, fields []span) bool {
 	return s.plainStateOf(def.kind, cont, typ, val)
 }
 
-// plainStateKeys is plainState for a record whose keys the tokenizer
-// copied (def.stateKeys and r.keyed()): it reads the record, not the
-// fields.
-func (s *simulator) plainStateKeys(def *eventDef, r *record) bool {
-	if s.zero > 0 || s.opt.NoImbrication {
-		return false
-	}
-	cont, ok := s.contIDs.getWord(r.keys[0])
-	if !ok {
-		return false
-	}
-	// Most state events of a trace are of one type: the last one looked
-	// up is kept (identifiers never change their index).
-	typ := s.lastType
-	if w := r.keys[1]; w != s.lastTypeWord {
-		if typ, ok = s.typeIDs.getWord(w); !ok || typ == trace.None {
-			return false
-		}
-		s.lastTypeWord, s.lastType = w, typ
-	}
-	var val int32
-	if def.kind != evPopState {
-		if def.column[roleValue] < 0 {
-			return false
-		}
-		if val, ok = s.types[typ].values.getWord(r.keys[2]); !ok {
-			return false
-		}
-	}
-	return s.plainStateOf(def.kind, cont, typ, val)
-}
-
 // plainStateOf is plainState once the event's ids are known (val is
 // unused by PopState).
 func (s *simulator) plainStateOf(kind eventKind, cont, typ, val int32) bool {
@@ -222,7 +202,19 @@ func (s *simulator) plainStateOf(kind eventKind, cont, typ, val int32) bool {
 		}
 		s.closeStates(cont, sl, int(sl.depth)-1, at)
 	case evSetState:
-		s.closeStates(cont, sl, 0, at)
+		if sl.depth != 1 {
+			s.closeStates(cont, sl, 0, at)
+		} else {
+			// closeStates for the common stack of one state, inline: a
+			// call less for most events (about 5% of the simulation).
+			st := &sl.first
+			s.sink.State(trace.State{Container: cont, Type: sl.typ, Value: st.value, Start: st.start, End: at,
+				Depth: st.depth, Order: st.order})
+			if st.order == sl.order-1 {
+				sl.lastOpen, sl.lastEnd = false, at
+			}
+			sl.depth = 0
+		}
 		s.pushState(sl, val, 0, at)
 	default:
 		s.pushState(sl, val, sl.depth, at)

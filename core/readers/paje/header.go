@@ -161,6 +161,15 @@ type eventDef struct {
 	// stateCols are the columns of the container, type and value (-1:
 	// none), the keys of a state event's record.
 	stateCols [3]int32
+	// stateLine: a stateKeys event with a date and at most
+	// maxStateLineFields fields, which stateLine may split alone.
+	stateLine bool
+	// stateShift and timeShift tell where stateLines finds the fields of
+	// stateCols and the date among a line's field offsets, a byte a
+	// field: 8 times the field's index (the event id's is 0), 0 for a
+	// field the event does not have.
+	stateShift [3]uint
+	timeShift  uint
 }
 
 func newEventDef(name, id string, line int) (*eventDef, bool) {
@@ -228,6 +237,13 @@ func (d *eventDef) finish(strict bool) []role {
 		d.column[roleContainer] >= 0 && d.column[roleType] >= 0
 	for k, r := range [3]role{roleContainer, roleType, roleValue} {
 		d.stateCols[k] = int32(d.column[r])
+	}
+	d.stateLine = d.stateKeys && d.column[roleTime] >= 0 && len(d.roles)+1 <= maxStateLineFields
+	if d.stateLine {
+		for k, col := range d.stateCols {
+			d.stateShift[k] = uint(8 * (1 + col)) // 0 if col is -1
+		}
+		d.timeShift = uint(8 * (1 + d.column[roleTime]))
 	}
 	return d.missing()
 }

@@ -113,14 +113,15 @@ func (t *idTable) getWord(w uint64) (int32, bool) {
 	if t == nil {
 		return 0, false
 	}
-	h, n := wordHash(w), uint8(w>>56)
-	mask := uint64(len(t.slots) - 1)
-	for i := h >> t.shift; ; i = (i + 1) & mask {
+	// Small enough to be inlined (the lookups of a state event's
+	// container and value are on the path of every state event).
+	h := wordHash(w)
+	for i := h >> t.shift; ; i = (i + 1) & uint64(len(t.slots)-1) {
 		s := &t.slots[i]
 		if !s.full {
 			return 0, false
 		}
-		if s.hash == h && s.n == n {
+		if s.hash == h && s.n == uint8(w>>56) {
 			return s.id, true
 		}
 	}

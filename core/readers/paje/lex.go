@@ -139,22 +139,9 @@ func hugeExponent(b []byte) bool {
 // parseDatePlain is the allocation-free path of trace.ParseTime for the
 // common form [-]digits[.digits] with at most nine decimals.
 func parseDatePlain(b []byte) (trace.Time, bool) {
-	// The most common form first: digits, '.' and nine decimals.
-	if n := len(b); n >= 11 && n <= 20 && b[n-10] == '.' {
-		if frac, ok := eightDigits(b[n-9:]); ok && b[n-1]-'0' <= 9 {
-			var whole uint64
-			for _, c := range b[:n-10] {
-				if c-'0' > 9 {
-					goto general
-				}
-				whole = whole*10 + uint64(c-'0')
-			}
-			if whole <= 9e9 {
-				return trace.Time(whole*1e9 + frac*10 + uint64(b[n-1]-'0')), true
-			}
-		}
+	if t, ok := nineDecimals(b); ok {
+		return t, true
 	}
-general:
 	i, neg := 0, false
 	if i < len(b) && (b[i] == '-' || b[i] == '+') {
 		neg = b[i] == '-'
@@ -202,6 +189,26 @@ general:
 		v = -v
 	}
 	return v, true
+}
+
+// nineDecimals reads a date of the most common form, digits, '.' and
+// nine decimals, of at most 9e9 seconds; false for any other. Small
+// enough to be inlined (stateLines reads every date through it).
+func nineDecimals(b []byte) (trace.Time, bool) {
+	n := len(b)
+	if n < 11 || n > 20 || b[n-10] != '.' || b[n-1]-'0' > 9 {
+		return 0, false
+	}
+	frac, ok := eightDigits(b[n-9:])
+	var whole uint64
+	for _, c := range b[:n-10] {
+		ok = ok && c-'0' <= 9
+		whole = whole*10 + uint64(c-'0')
+	}
+	if !ok || whole > 9e9 {
+		return 0, false
+	}
+	return trace.Time(whole*1e9 + frac*10 + uint64(b[n-1]-'0')), true
 }
 
 // eightDigits reads the eight decimal digits at the start of b (which has

@@ -229,7 +229,7 @@ func TestPipelineStopsItsGoroutines(t *testing.T) {
 
 // TestPipelineAlternatingStateTypes reads state events of two state types
 // (and a variable type, which SetState refuses) in turn, in two
-// containers, both ways: plainStateKeys keeps the last type it looked up.
+// containers, both ways: keyedState keeps the last type it looked up.
 func TestPipelineAlternatingStateTypes(t *testing.T) {
 	head := miniHeader + "2 T P \"Other\"\n1 0 p2 P 0 \"p2\"\n"
 	var body strings.Builder

@@ -67,11 +67,22 @@
 // words, its fields not kept (keyed records: the line is split again in
 // the rare case plainState does not take it): about 4% less CPU time for
 // the read into a counting sink (none measurable into the micro model) and
-// 13% less peak memory. BenchmarkTokenize and BenchmarkSimulate measure
-// the two halves alone, on one goroutine (CPU time: about 560 and 850
-// MB/s per core on the synthetic trace, 1.8 and 1.2 ns a byte). What
-// remains of the simulation is mostly the lookup of the container: its
-// line of the table is rarely in the cache. Measured and not kept (the
+// 13% less peak memory. Most lines are such state events, and
+// stateLines takes a run of them in one loop, with no call for a line: it
+// finds a line's fields in one 64-bit window of the bitmaps (a line of
+// at most 64 bytes), reads the keys and the date from there, keeps the
+// last definition by its one-byte id, and writes the record in place a
+// word at a time (a record built on the stack was copied sixteen bytes at
+// a time, loads that waited for the eight-byte stores that built it: a
+// stall on every line); the tokenizers then take about 60% of the CPU
+// time they did (TestStateLinesAsPlainLine and FuzzStateLines compare it
+// with plainLine). BenchmarkTokenize and BenchmarkSimulate measure the two
+// halves alone, on one goroutine (CPU time: about 900 and 1000 MB/s per
+// core on the synthetic trace, 1.1 and 1.0 ns a byte); the read of the
+// 150 MB trace spends about 55% of its CPU time tokenizing, 30%
+// simulating and 10% in the read(2) that copies the file. What remains
+// of the simulation is mostly the lookup of the container: its line of
+// the table is rarely in the cache. Measured and not kept (the
 // CPU time the same or worse): prefetching (PREFETCHT0 eight records
 // ahead, of the table's line or of the container) and a warming pass;
 // records that carry their ids resolved by the tokenizers from snapshots
@@ -79,8 +90,9 @@
 // the total is what counts on a machine whose cores are all busy; so did
 // resolving them eight lines late, the table's line prefetched); tables
 // at three quarters full (longer probes); a word's field starts stored
-// without append's capacity check, chunks of 32 or 64 KiB, records with
-// the hashes beside the fields.
+// without append's capacity check, chunks of 32, 64, 128 or 512 KiB,
+// records with the hashes beside the fields; records of 64 bytes rather
+// than 48 cost nothing measurable, so smaller ones would save little.
 //
 // Input may be compressed (gzip, bzip2, zstd: see ingest.Decompress). A
 // trace not sorted by time is read with Options.Sort, through an external
