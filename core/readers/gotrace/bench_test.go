@@ -111,7 +111,7 @@ func BenchmarkMerge(b *testing.B) {
 		}
 		br.Discard(headerLen)
 		n := 0
-		mg := newMerger(func(*mergedEvent) error { n++; return nil })
+		mg := newMergerEach(func(*mergedEvent) error { n++; return nil })
 		if err := decodeWire(br, ver, 0, mg.generation); err != nil {
 			b.Fatal(err)
 		}

@@ -118,6 +118,7 @@ type valueKey struct {
 
 // metric is a runtime metric, a variable of the runtime container.
 type metric struct {
+	name  string
 	typ   int32
 	value float64
 	since trace.Time
@@ -145,6 +146,8 @@ type builder struct {
 	// and hashing of its value's name.
 	goStateValues [8]int32
 	waitingValues map[string]int32
+	waitingRecent recent // ahead of waitingValues
+	regionRecent  recent // the values of region types
 	// The values of P states, as goStateValues (1 + the value; 0: not yet
 	// defined).
 	pRunningValue, pIdleValue int32
@@ -158,6 +161,10 @@ type builder struct {
 	ps      idTable[xtrace.ProcID, proc]
 	global  ranges // GC phases, stop-the-world
 	metrics map[string]*metric
+	// The metrics last seen, looked up before the map: the heap in use
+	// changes at a million events of a large trace.
+	metricRecent     [4]*metric
+	metricRecentNext int
 
 	skipped map[string]int64
 }
@@ -267,7 +274,12 @@ func (b *builder) event(in *input) {
 			b.skip("regions outside any goroutine")
 			return
 		}
-		g.regions = append(g.regions, region{b.value(b.sRegion, in.name), now, g.nRegion})
+		v, ok := b.regionRecent.get(in.name)
+		if !ok {
+			v = b.value(b.sRegion, in.name)
+			b.regionRecent.put(in.name, v)
+		}
+		g.regions = append(g.regions, region{v, now, g.nRegion})
 		g.nRegion++
 	case xtrace.EventRegionEnd:
 		g := b.running(in)
@@ -345,11 +357,15 @@ func (b *builder) ensure(g *goroutine) int32 {
 // by state and reason.
 func (b *builder) goStateValue(to xtrace.GoState, reason string) int32 {
 	if to == xtrace.GoWaiting {
+		if v, ok := b.waitingRecent.get(reason); ok {
+			return v
+		}
 		v, ok := b.waitingValues[reason]
 		if !ok {
 			v = b.value(b.sGoroutine, goState(to, reason))
 			b.waitingValues[reason] = v
 		}
+		b.waitingRecent.put(reason, v)
 		return v
 	}
 	if int(to) >= len(b.goStateValues) {
@@ -594,14 +610,27 @@ func (b *builder) metric(in *input, now trace.Time) {
 		return
 	}
 	v := float64(in.value)
-	s := b.metrics[in.name]
+	var s *metric
+	for _, m := range b.metricRecent {
+		if m != nil && m.name == in.name {
+			s = m
+			break
+		}
+	}
+	if s == nil {
+		s = b.metrics[in.name]
+		if s != nil {
+			b.metricRecent[b.metricRecentNext] = s
+			b.metricRecentNext = (b.metricRecentNext + 1) % len(b.metricRecent)
+		}
+	}
 	if s == nil {
 		typ, known := b.types[in.name]
 		if !known {
 			typ = b.defineType(trace.Type{Name: in.name, Kind: trace.KindVariable, Parent: b.tRuntime})
 			b.types[in.name] = typ
 		}
-		b.metrics[in.name] = &metric{typ: typ, value: v, since: now}
+		b.metrics[in.name] = &metric{name: in.name, typ: typ, value: v, since: now}
 		return
 	}
 	if v == s.value {
@@ -647,6 +676,30 @@ func (b *builder) finish() {
 	}
 	b.text.Note(b.opt, b.file)
 	b.sink.Finish(0, end)
+}
+
+// recent remembers the values of the last few names looked up, ahead of
+// a map: a trace repeats a few names (waiting reasons, region types) at
+// millions of events, and comparing a string with itself (the string
+// table's, the same bytes) is cheaper than hashing it.
+type recent struct {
+	names  [8]string
+	values [8]int32 // 1 + the value; 0: empty
+	next   int
+}
+
+func (r *recent) get(name string) (int32, bool) {
+	for i := range r.names {
+		if r.values[i] != 0 && r.names[i] == name {
+			return r.values[i] - 1, true
+		}
+	}
+	return 0, false
+}
+
+func (r *recent) put(name string, v int32) {
+	r.names[r.next], r.values[r.next] = name, v+1
+	r.next = (r.next + 1) % len(r.names)
 }
 
 func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {

@@ -8,8 +8,9 @@
 // package's own decoder (wire.go: generations of a few megabytes split
 // from the stream, their tables decoded on all cores; merge.go: the Ms'
 // events decoded and merged in the order of golang.org/x/exp/trace, the
-// Go project's own parser, the one `go tool trace` uses), which builds
-// the same model call for call as that parser on every trace tested,
+// Go project's own parser, the one `go tool trace` uses; pipe.go: the
+// merge runs on a core of its own, ahead of the model's builder), which
+// builds the same model call for call as that parser on every trace tested,
 // broken and cut ones included. The environment variable
 // MACROSCOPE_GOTRACE_PARSER (any value) reads through the parser instead
 // (kept for one release). The older format of Go 1.11 to 1.21 is read by

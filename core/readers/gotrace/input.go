@@ -155,13 +155,13 @@ var (
 	procStateOfStatus = [procSyscallAbandoned + 1]xtrace.ProcState{0, xtrace.ProcRunning, xtrace.ProcIdle, xtrace.ProcRunning, xtrace.ProcIdle}
 )
 
-// fromMerge fills in with what the builder reads of a merged event,
-// as fromParser does of the parser's.
-func fromMerge(e *mergedEvent, in *input) {
-	g := e.gen
+// fromMerge fills in with what the builder reads of a merged event of
+// generation g, as fromParser does of the parser's; taskNames are the
+// names of the tasks its UserTaskEnd events end.
+func fromMerge(e *mergedEvent, g *wireGeneration, taskNames []string, in *input) {
 	str := func(id uint64) string { s, _ := g.str(id); return s }
 	stack := func(id uint64) stackRef { return stackRef{g: g, id: id} }
-	*in = input{time: xtrace.Time(e.time), g: xtrace.GoID(e.ctx.g), p: xtrace.ProcID(e.ctx.p)}
+	*in = input{time: xtrace.Time(e.time), g: xtrace.GoID(e.g), p: xtrace.ProcID(e.p)}
 	a := &e.args
 	if e.typ != evSyncMark && e.typ != evCPUSample {
 		if i := stackArg[e.typ]; i > 0 {
@@ -194,7 +194,7 @@ func fromMerge(e *mergedEvent, in *input) {
 	case evProcStart:
 		procs(int64(a[0]), xtrace.ProcIdle, xtrace.ProcRunning)
 	case evProcStop:
-		procs(e.ctx.p, xtrace.ProcRunning, xtrace.ProcIdle)
+		procs(e.p, xtrace.ProcRunning, xtrace.ProcIdle)
 	case evProcSteal:
 		from := xtrace.ProcRunning
 		if a[3] == procSyscallAbandoned {
@@ -215,25 +215,25 @@ func fromMerge(e *mergedEvent, in *input) {
 	case evGoStart:
 		goes(int64(a[0]), xtrace.GoRunnable, xtrace.GoRunning)
 	case evGoDestroy:
-		goes(e.ctx.g, xtrace.GoRunning, xtrace.GoNotExist)
+		goes(e.g, xtrace.GoRunning, xtrace.GoNotExist)
 	case evGoDestroySyscall:
-		goes(e.ctx.g, xtrace.GoSyscall, xtrace.GoNotExist)
+		goes(e.g, xtrace.GoSyscall, xtrace.GoNotExist)
 	case evGoStop, evGoBlock:
 		to := xtrace.GoRunnable
 		if e.typ == evGoBlock {
 			to = xtrace.GoWaiting
 		}
-		goes(e.ctx.g, xtrace.GoRunning, to)
+		goes(e.g, xtrace.GoRunning, to)
 		in.reason, in.stStack = str(a[0]), in.stack
 	case evGoUnblock, evGoSwitch, evGoSwitchDestroy:
 		goes(int64(a[0]), xtrace.GoWaiting, xtrace.GoRunnable)
 	case evGoSyscallBegin:
-		goes(e.ctx.g, xtrace.GoRunning, xtrace.GoSyscall)
+		goes(e.g, xtrace.GoRunning, xtrace.GoSyscall)
 		in.stStack = in.stack
 	case evGoSyscallEnd:
-		goes(e.ctx.g, xtrace.GoSyscall, xtrace.GoRunning)
+		goes(e.g, xtrace.GoSyscall, xtrace.GoRunning)
 	case evGoSyscallEndBlocked:
-		goes(e.ctx.g, xtrace.GoSyscall, xtrace.GoRunnable)
+		goes(e.g, xtrace.GoSyscall, xtrace.GoRunnable)
 	case evGoStatus, evGoStatusStack:
 		goes(int64(a[0]), xtrace.GoState(a[2]>>32), goStateOfStatus[a[2]&(1<<32-1)])
 		in.stStack = in.stack
@@ -242,15 +242,15 @@ func fromMerge(e *mergedEvent, in *input) {
 		if e.typ == evSTWEnd {
 			kind = xtrace.EventRangeEnd
 		}
-		ranges(kind, "stop-the-world ("+str(a[0])+")", xtrace.ResourceGoroutine, e.ctx.g)
+		ranges(kind, "stop-the-world ("+str(a[0])+")", xtrace.ResourceGoroutine, e.g)
 	case evGCBegin, evGCActive, evGCEnd:
 		ranges(rangeKind(e.typ), "GC concurrent mark phase", xtrace.ResourceNone, 0)
 	case evGCSweepBegin, evGCSweepEnd:
-		ranges(rangeKind(e.typ), "GC incremental sweep", xtrace.ResourceProc, e.ctx.p)
+		ranges(rangeKind(e.typ), "GC incremental sweep", xtrace.ResourceProc, e.p)
 	case evGCSweepActive:
 		ranges(xtrace.EventRangeActive, "GC incremental sweep", xtrace.ResourceProc, int64(a[0]))
 	case evGCMarkAssistBegin, evGCMarkAssistEnd:
-		ranges(rangeKind(e.typ), "GC mark assist", xtrace.ResourceGoroutine, e.ctx.g)
+		ranges(rangeKind(e.typ), "GC mark assist", xtrace.ResourceGoroutine, e.g)
 	case evGCMarkAssistActive:
 		ranges(xtrace.EventRangeActive, "GC mark assist", xtrace.ResourceGoroutine, int64(a[0]))
 	case evProcsChange:
@@ -264,7 +264,7 @@ func fromMerge(e *mergedEvent, in *input) {
 	case evUserTaskBegin:
 		in.kind, in.name = xtrace.EventTaskBegin, str(a[2])
 	case evUserTaskEnd:
-		in.kind, in.name = xtrace.EventTaskEnd, e.task
+		in.kind, in.name = xtrace.EventTaskEnd, taskNames[a[3]]
 	case evUserRegionBegin, evUserRegionEnd:
 		in.kind, in.name = xtrace.EventRegionBegin, str(a[1])
 		if e.typ == evUserRegionEnd {

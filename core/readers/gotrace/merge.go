@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // The merge of the Ms' event streams, as the Go project's parser does it
@@ -148,19 +149,27 @@ type task struct {
 }
 
 // mergedEvent is an event in the merged order.
+//
+// It holds no pointer (its generation is the merger's, and the chunk's),
+// so that copying it is a plain copy of its bytes, and takes 64 bytes, a
+// cache line: the merge writes millions of them that the builder reads
+// on another core.
 type mergedEvent struct {
-	typ  uint8
 	time int64 // nanoseconds, strictly increasing
-	ctx  sched
+	g, p int64 // its context: the goroutine and P of its M
 	// The wire's arguments after the time delta, then, as the parser
 	// keeps them, what the merge adds: the previous status of a P
 	// (ProcStatus, ProcSteal), a task's parent (UserTaskEnd). GoStatus
 	// carries the goroutine's previous state in the high half of its
-	// status.
+	// status. UserTaskEnd's fourth is the task's name, an index into
+	// ordering.taskNames (chunk.names once handed to the builder).
 	args [4]uint64
-	task string // UserTaskEnd: the task's name, "" if it began before the trace
-	gen  *wireGeneration
+	m    int32 // the M of its context, which the model does not use: its low 32 bits, for the tests
+	typ  uint8
 }
+
+// setCtx sets the context of e.
+func (e *mergedEvent) setCtx(c sched) { e.g, e.p, e.m = c.g, c.p, int32(c.m) }
 
 // ordering is the state the merge keeps across generations.
 type ordering struct {
@@ -171,8 +180,13 @@ type ordering struct {
 	gcSeq    uint64
 	gcState  uint8 // 0 undetermined, 1 not running, 2 running
 	firstGen uint64
-	queue    []mergedEvent // delivered in order, from queueAt
-	queueAt  int
+	// Events delivered, in order (the merger's output): those before
+	// queueAt are drained (merger.drain), the others wait for it.
+	queue   []mergedEvent
+	queueAt int
+	// The names of the tasks ended by the events of the queue, which
+	// point into it: handed over with them.
+	taskNames []string
 }
 
 const (
@@ -186,18 +200,6 @@ func newOrdering() *ordering {
 }
 
 func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
-
-// pop returns the next event of the queue, nil if none; it stays valid
-// until the next push.
-func (o *ordering) pop() *mergedEvent {
-	if o.queueAt == len(o.queue) {
-		o.queue, o.queueAt = o.queue[:0], 0
-		return nil
-	}
-	e := &o.queue[o.queueAt]
-	o.queueAt++
-	return e
-}
 
 // need says what an event needs of its context.
 type need uint8
@@ -213,6 +215,9 @@ type needs struct{ m, p, g need }
 var onGoroutine = needs{must, must, must}
 
 func check(ctx sched, n needs) error {
+	if meets(ctx.m, n.m) && meets(ctx.p, n.p) && meets(ctx.g, n.g) {
+		return nil // the common case, without building the loop below
+	}
 	for _, c := range []struct {
 		id   int64
 		n    need
@@ -226,6 +231,11 @@ func check(ctx sched, n needs) error {
 		}
 	}
 	return nil
+}
+
+// meets reports whether an ID meets what is needed of it.
+func meets(id int64, n need) bool {
+	return n == may || (n == must) == (id != none)
 }
 
 // advance tries to deliver ev, the next event of M m in generation gen:
@@ -263,7 +273,7 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 
 func (o *ordering) deliver(ev *mergedEvent, ctx sched) {
 	o.queue = append(o.queue, *ev) // copied once, into its place
-	o.queue[len(o.queue)-1].ctx = ctx
+	o.queue[len(o.queue)-1].setCtx(ctx)
 }
 
 func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sched, bool, error) {
@@ -481,7 +491,8 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 			ps.status = procSyscallAbandoned
 			next.p = none
 			// The P is abandoned: the parser says it is stolen.
-			steal := mergedEvent{typ: evProcSteal, time: ev.time, ctx: cur, gen: ev.gen}
+			steal := mergedEvent{typ: evProcSteal, time: ev.time}
+			steal.setCtx(cur)
 			steal.args[0], steal.args[3] = uint64(cur.p), procSyscall
 			o.push(steal)
 		}
@@ -510,16 +521,19 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 	case evUserTaskEnd:
 		id := a[0]
 		e := *ev
+		name := ""
 		if t, ok := o.tasks[id]; ok {
-			e.args[2], e.task = t.parent, t.name
+			e.args[2], name = t.parent, t.name
 			delete(o.tasks, id)
 		} else {
-			e.args[2], e.task = noTask, ""
+			e.args[2] = noTask
 		}
+		e.args[3] = uint64(len(o.taskNames))
+		o.taskNames = append(o.taskNames, name)
 		if err := check(cur, onGoroutine); err != nil {
 			return cur, false, err
 		}
-		e.ctx = cur
+		e.setCtx(cur)
 		o.push(e)
 		return cur, true, nil
 	case evUserRegionBegin, evUserRegionEnd:
@@ -685,7 +699,7 @@ func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sche
 		if ev.typ == evSTWEnd {
 			e.args[0] = desc
 		}
-		e.ctx = cur
+		e.setCtx(cur)
 		o.push(e)
 		return cur, true, nil
 	}
@@ -745,7 +759,7 @@ func (o *ordering) procStatus(ev *mergedEvent, cur sched, gen uint64, first bool
 			return cur, false, fmt.Errorf("failed to find the context of proc %d about to be stolen", pid)
 		}
 	}
-	e.ctx = cur
+	e.setCtx(cur)
 	o.push(e)
 	return next, true, nil
 }
@@ -796,7 +810,7 @@ func (o *ordering) procSteal(ev *mergedEvent, cur sched, gen uint64) (sched, boo
 	old := st.status
 	e.args[3] = uint64(old)
 	st.status, st.seq = procIdle, s
-	e.ctx = cur
+	e.setCtx(cur)
 	if old == procSyscallAbandoned {
 		o.push(e)
 		return cur, true, nil
@@ -867,7 +881,7 @@ func (o *ordering) goStatus(ev *mergedEvent, cur sched, gen uint64, first bool) 
 		}
 		cur.m = mid
 	}
-	e.ctx = cur
+	e.setCtx(cur)
 	o.push(e)
 	return next, true, nil
 }
@@ -892,7 +906,8 @@ func (o *ordering) goSwitch(ev *mergedEvent, cur sched, gen uint64) (sched, bool
 	// The switch is the parser's three events: the goroutine blocks (or
 	// ends), the other starts.
 	made := func(typ uint8, ctx sched, args ...uint64) {
-		e := mergedEvent{typ: typ, time: ev.time, ctx: ctx, gen: ev.gen}
+		e := mergedEvent{typ: typ, time: ev.time}
+		e.setCtx(ctx)
 		copy(e.args[:], args)
 		o.push(e)
 	}
@@ -932,7 +947,9 @@ func nsPer(g *wireGeneration) float64 { return 1.0 / (float64(g.freq) / 1e9) }
 
 // next decodes the cursor's next event into c.ev: false at the end of
 // its batches, or the fault of the batch where the next event should be.
-func (c *cursor) next(f float64, g *wireGeneration, nTypes int) (bool, error) {
+// argc is the arguments (after the time delta) of each event type of
+// g's format, -1 for types it does not have.
+func (c *cursor) next(f float64, g *wireGeneration, argc *[256]int8) (bool, error) {
 	for c.idx < len(c.batches) && c.pos == len(c.batches[c.idx].data) {
 		c.idx++
 		c.pos = 0
@@ -945,16 +962,67 @@ func (c *cursor) next(f float64, g *wireGeneration, nTypes int) (bool, error) {
 	if c.lastTs == 0 {
 		c.lastTs = int64(float64(b.time) * f)
 	}
-	pos, err := decodeEvent(b.data, c.pos, g.ver, nTypes, &c.wire)
-	if err != nil {
-		return false, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", b.offset, g.gen, int64(b.m), err)
+	data, pos := b.data, c.pos
+	typ := data[pos]
+	n := int(argc[typ])
+	if n < 0 {
+		return false, c.fault(b, g)
+	}
+	pos++
+	dt, k := uvarint(data[pos:])
+	if k <= 0 {
+		return false, c.fault(b, g)
+	}
+	pos += k
+	e := &c.ev
+	e.args = [4]uint64{}
+	for i := range n {
+		v, k := uvarint(data[pos:])
+		if k <= 0 {
+			return false, c.fault(b, g)
+		}
+		pos += k
+		e.args[i] = v
 	}
 	c.pos = pos
-	c.ev = mergedEvent{typ: c.wire.typ, args: c.wire.args, gen: g}
-	c.ev.time = int64(float64(c.wire.time)*f) + c.lastTs
-	c.lastTs = c.ev.time
+	e.typ, e.g, e.p, e.m = typ, 0, 0, 0
+	e.time = int64(float64(dt)*f) + c.lastTs
+	c.lastTs = e.time
 	return true, nil
 }
+
+// fault returns the error of the event that next could not decode, as
+// decodeEvent words it.
+func (c *cursor) fault(b *wireBatch, g *wireGeneration) error {
+	_, err := decodeEvent(b.data, c.pos, g.ver, wireTypes(g.ver), &c.wire)
+	if err == nil {
+		err = fmt.Errorf("offset %d: an event the merge cannot read", c.pos)
+	}
+	return fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", b.offset, g.gen, int64(b.m), err)
+}
+
+// eventArgs returns, by event type, how many arguments follow the time
+// delta of the timed events of Go 1.ver's format, -1 for the other types.
+func eventArgs(ver int) *[256]int8 {
+	argsOnce.Do(func() {
+		for _, v := range []int{22, 23, 25, 26} {
+			t := new([256]int8)
+			for typ := range t {
+				t[typ] = -1
+				if typ < wireTypes(v) && wireSpecs[typ].timed {
+					t[typ] = int8(len(wireSpecs[typ].args) - 1)
+				}
+			}
+			argsByVersion[v] = t
+		}
+	})
+	return argsByVersion[ver]
+}
+
+var (
+	argsOnce      sync.Once
+	argsByVersion [27]*[256]int8
+)
 
 // The frontier is a min-heap of cursors by the time of their next event,
 // sifted exactly as the parser's, so that ties break the same way.
@@ -1021,39 +1089,99 @@ func min3(h []*cursor, i0, i1, i2 int) int {
 const evSyncMark = 0
 
 // merger delivers the events of generations in the parser's order.
+//
+// The ordering's queue is the merger's output: events go into it in
+// their order as they are delivered, are checked and given their final
+// time there (drain), and are handed over (hand) a buffer at a time.
 type merger struct {
 	o        *ordering
 	frontier []*cursor
 	samples  []mergedEvent // the generation's CPU samples, by time
 	g        *wireGeneration
-	f        float64 // nanoseconds per timestamp unit of g
-	nTypes   int     // the event types of g's format
+	f        float64    // nanoseconds per timestamp unit of g
+	argc     *[256]int8 // the arguments of the event types of g's format
 	lastTs   int64
-	emit     func(*mergedEvent) error
-	cur      mergedEvent // the event handed to emit (one, not one on the heap per event)
+	hand     handOver
 }
 
-func newMerger(emit func(*mergedEvent) error) *merger {
-	return &merger{o: newOrdering(), emit: emit}
+// handOver takes the merged events of generation g and the names of the
+// tasks their UserTaskEnd events end, and returns the buffers to fill
+// next (empty; they may be the same).
+type handOver func(events []mergedEvent, names []string, g *wireGeneration) ([]mergedEvent, []string, error)
+
+// handEvery is how many merged events a buffer handed over holds.
+const handEvery = 2048
+
+func newMerger(hand handOver) *merger {
+	mg := &merger{o: newOrdering(), hand: hand}
+	mg.o.queue = make([]mergedEvent, 0, handEvery+8)
+	return mg
 }
 
-// out delivers e at a time strictly after the previous event's, once
-// its references to the string and stack tables are checked.
-func (mg *merger) out(e *mergedEvent) error {
-	if err := checkIDs(e); err != nil {
-		return err
+// newMergerEach is a merger that hands each event to emit.
+func newMergerEach(emit func(*mergedEvent) error) *merger {
+	return newMerger(func(events []mergedEvent, names []string, g *wireGeneration) ([]mergedEvent, []string, error) {
+		for i := range events {
+			if err := emit(&events[i]); err != nil {
+				return events[:0], names[:0], err
+			}
+		}
+		return events[:0], names[:0], nil
+	})
+}
+
+// drain gives the queued events each a time strictly after the
+// previous event's. Their references to the string and stack tables are
+// checked as they are received (checkIDs), by the builder, where a fault
+// stops the events short, as the merge would.
+func (mg *merger) drain() error {
+	o := mg.o
+	for o.queueAt < len(o.queue) {
+		e := &o.queue[o.queueAt]
+		if e.time <= mg.lastTs {
+			e.time = mg.lastTs + 1
+		}
+		mg.lastTs = e.time
+		o.queueAt++
 	}
-	mg.cur = *e
-	if mg.cur.time <= mg.lastTs {
-		mg.cur.time = mg.lastTs + 1
+	return nil
+}
+
+// flush hands over the events drained so far; those queued after them
+// (if a fault stopped the merge) are dropped, never delivered.
+func (mg *merger) flush() error {
+	o := mg.o
+	if o.queueAt == 0 {
+		o.queue = o.queue[:0]
+		return nil
 	}
-	mg.lastTs = mg.cur.time
-	return mg.emit(&mg.cur)
+	var err error
+	o.queue, o.taskNames, err = mg.hand(o.queue[:o.queueAt], o.taskNames, mg.g)
+	o.queue, o.taskNames, o.queueAt = o.queue[:0], o.taskNames[:0], 0
+	return err
+}
+
+// failed hands over what was delivered before err, and returns err.
+func (mg *merger) failed(err error) error {
+	if ferr := mg.flush(); ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 // generation merges the events of g, after a mark at its start.
 func (mg *merger) generation(g *wireGeneration) error {
-	mg.g, mg.f, mg.nTypes = g, nsPer(g), wireTypes(g.ver)
+	if err := mg.flush(); err != nil { // the previous generation's last events
+		return err
+	}
+	mg.g, mg.f, mg.argc = g, nsPer(g), eventArgs(g.ver)
+	if err := mg.merge(g); err != nil {
+		return mg.failed(err)
+	}
+	return nil
+}
+
+func (mg *merger) merge(g *wireGeneration) error {
 	var byM map[uint64]*cursor
 	var order []*cursor
 	minTs := uint64(0)
@@ -1077,8 +1205,8 @@ func (mg *merger) generation(g *wireGeneration) error {
 			c.batches = append(c.batches, b)
 		case batchCPUSamples:
 			for _, s := range b.events {
-				e := mergedEvent{typ: evCPUSample, time: int64(float64(s.time) * mg.f), gen: g}
-				e.ctx = sched{m: int64(s.args[0]), p: int64(s.args[1]), g: int64(s.args[2])}
+				e := mergedEvent{typ: evCPUSample, time: int64(float64(s.time) * mg.f)}
+				e.setCtx(sched{m: int64(s.args[0]), p: int64(s.args[1]), g: int64(s.args[2])})
 				e.args[0] = s.args[3]
 				mg.samples = append(mg.samples, e)
 			}
@@ -1087,7 +1215,7 @@ func (mg *merger) generation(g *wireGeneration) error {
 	slices.SortFunc(mg.samples, func(a, b mergedEvent) int { return cmp.Compare(a.time, b.time) })
 	mg.frontier = mg.frontier[:0]
 	for _, c := range order {
-		ok, err := c.next(mg.f, g, mg.nTypes)
+		ok, err := c.next(mg.f, g, mg.argc)
 		if err != nil {
 			return err
 		}
@@ -1095,26 +1223,22 @@ func (mg *merger) generation(g *wireGeneration) error {
 			mg.frontier = heapInsert(mg.frontier, c)
 		}
 	}
-	mark := mergedEvent{typ: evSyncMark, time: int64(float64(minTs) * mg.f), ctx: sched{none, none, none}, gen: g}
-	if err := mg.out(&mark); err != nil {
-		return err
-	}
+	mg.o.push(mergedEvent{typ: evSyncMark, time: int64(float64(minTs) * mg.f), g: none, p: none, m: none})
 	for {
-		if e := mg.o.pop(); e != nil {
-			if err := mg.out(e); err != nil {
+		if err := mg.drain(); err != nil {
+			return err
+		}
+		if len(mg.o.queue) >= handEvery {
+			if err := mg.flush(); err != nil {
 				return err
 			}
-			continue
 		}
 		if len(mg.frontier) == 0 && len(mg.samples) == 0 {
 			return nil
 		}
 		if len(mg.samples) != 0 && (len(mg.frontier) == 0 || mg.samples[0].time < mg.frontier[0].ev.time) {
-			e := &mg.samples[0]
+			mg.o.push(mg.samples[0])
 			mg.samples = mg.samples[1:]
-			if err := mg.out(e); err != nil {
-				return err
-			}
 			continue
 		}
 		if len(mg.frontier) == 0 {
@@ -1148,7 +1272,7 @@ func (mg *merger) try(i int) (bool, error) {
 	if !ok || err != nil {
 		return ok, err
 	}
-	more, err := c.next(mg.f, mg.g, mg.nTypes)
+	more, err := c.next(mg.f, mg.g, mg.argc)
 	if err != nil {
 		// As the parser, the event just ordered is not delivered.
 		return false, err
@@ -1161,10 +1285,14 @@ func (mg *merger) try(i int) (bool, error) {
 	return true, nil
 }
 
-// finish delivers the mark after the last generation.
+// finish delivers the mark after the last generation, and hands over
+// the last events.
 func (mg *merger) finish() error {
-	mark := mergedEvent{typ: evSyncMark, time: mg.lastTs, ctx: sched{none, none, none}}
-	return mg.out(&mark)
+	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.lastTs, g: none, p: none, m: none})
+	if err := mg.drain(); err != nil {
+		return mg.failed(err)
+	}
+	return mg.flush()
 }
 
 // tableArgs are, by event type, the indexes (after the time delta) of
@@ -1197,20 +1325,20 @@ var tableArgs = func() (a [len(wireSpecs)]struct{ stacks, strings []int }) {
 
 // checkIDs checks, as the parser does before it delivers an event, that
 // the stacks and strings it names exist (0 is none, or "").
-func checkIDs(e *mergedEvent) error {
+func checkIDs(e *mergedEvent, g *wireGeneration) error {
 	if e.typ == evSyncMark || e.typ == evCPUSample {
 		return nil
 	}
 	t := &tableArgs[e.typ]
 	for _, i := range t.stacks {
 		if id := e.args[i]; id != 0 {
-			if _, ok := e.gen.stack(id); !ok {
+			if _, ok := g.stack(id); !ok {
 				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
 			}
 		}
 	}
 	for _, i := range t.strings {
-		if !e.gen.hasString(e.args[i]) {
+		if !g.hasString(e.args[i]) {
 			return fmt.Errorf("found invalid string ID %d for event %s", e.args[i], wireSpecs[e.typ].name)
 		}
 	}

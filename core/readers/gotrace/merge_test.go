@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	xtrace "golang.org/x/exp/trace"
 )
@@ -40,13 +41,13 @@ func checkMerge(t *testing.T, path string) int {
 	ver, _ := version(head, path)
 	br.Discard(headerLen)
 	n := 0
-	mg := newMerger(func(e *mergedEvent) error {
+	mg := newMergerEach(func(e *mergedEvent) error {
 		want, err := xr.ReadEvent()
 		if err != nil {
 			return fmt.Errorf("event %d: the parser ends (%v) where the merge has more", n, err)
 		}
 		w := mergeLine(int64(want.Time()), int64(want.Thread()), int64(want.Proc()), int64(want.Goroutine()))
-		got := mergeLine(e.time, e.ctx.m, e.ctx.p, e.ctx.g)
+		got := mergeLine(e.time, int64(e.m), e.p, e.g)
 		if got != w {
 			return fmt.Errorf("event %d (%s, wire type %d): merged %s, the parser's %s %s", n, want.Kind(), e.typ, got, want.Kind(), w)
 		}
@@ -77,5 +78,13 @@ func TestMergeAgainstParser(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			t.Logf("%d events", checkMerge(t, path))
 		})
+	}
+}
+
+// TestMergedEventSize keeps a merged event to a cache line: the merge
+// writes one per event for the builder to read on another core.
+func TestMergedEventSize(t *testing.T) {
+	if n := unsafe.Sizeof(mergedEvent{}); n != 64 {
+		t.Fatalf("a merged event takes %d bytes, want 64", n)
 	}
 }

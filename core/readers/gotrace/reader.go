@@ -162,46 +162,53 @@ var ownDecoder = os.Getenv("MACROSCOPE_GOTRACE_PARSER") == ""
 
 // decodeOwn reads the generations of a trace of Go 1.ver with the
 // package's decoder, on all cores, and builds the model from their
-// merge, as decode does from the parser's events.
+// merge, as decode does from the parser's events. The merge runs ahead
+// of the builder, on its own goroutine (pipe.go).
 func decodeOwn(br *bufio.Reader, ver int, name string, counted *ingest.Counter, total int64, sink trace.Sink, opt trace.ReadOptions) error {
 	b := newBuilder(sink, opt, name)
 	var g generations
 	var view input
 	recorded, n := 0, 0
-	mg := newMerger(func(e *mergedEvent) error {
-		fromMerge(e, &view)
-		if view.kind != xtrace.EventSync {
-			recorded++
-		}
-		g.count(&view)
-		b.event(&view)
-		n++
-		if n%checkEvery == 0 || view.kind == xtrace.EventSync {
-			if err := opt.Canceled(); err != nil {
-				return err
+	p := startPipe(br, ver, counted)
+	defer p.stop()
+	var err error
+	for {
+		c := p.next()
+		for i := range c.events {
+			e := &c.events[i]
+			if err = checkIDs(e, c.gen); err != nil {
+				// The merge's fault, as if it had stopped at e.
+				break
 			}
-			if opt.Progress != nil {
-				opt.Progress(counted.N(), total)
+			fromMerge(e, c.gen, c.names, &view)
+			if view.kind != xtrace.EventSync {
+				recorded++
+			}
+			g.count(&view)
+			b.event(&view)
+			n++
+			if n%checkEvery == 0 || view.kind == xtrace.EventSync {
+				if err := opt.Canceled(); err != nil {
+					return err
+				}
+				if opt.Progress != nil {
+					opt.Progress(c.read, total)
+				}
 			}
 		}
-		return nil
-	})
-	var mergeErr error
-	err := decodeWire(br, ver, 0, func(gen *wireGeneration) error {
-		mergeErr = mg.generation(gen)
-		return mergeErr
-	})
-	if err == nil || err != mergeErr {
-		// The end, or a generation that cannot be read: the parser
-		// marks the end of the last generation it delivered first.
-		if ferr := mg.finish(); err == nil {
-			err = ferr
+		if err != nil {
+			break
 		}
+		if c.panic != nil {
+			panic(c.panic)
+		}
+		if c.last {
+			err = c.err
+			break
+		}
+		p.recycle(c)
 	}
 	if err != nil {
-		if errors.Is(err, trace.ErrCanceled) {
-			return err
-		}
 		err = parseError(name, counted.N(), err)
 		if !g.usable() {
 			return err

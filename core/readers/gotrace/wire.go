@@ -160,7 +160,13 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				return nil, io.EOF
 			}
 			if w.ver >= 26 {
-				return nil, errors.New("incomplete generation found; trace likely truncated")
+				// The parser ends cleanly at a generation cut short
+				// that holds no event batch (its tables alone).
+				err := io.EOF
+				if holdsEvents(g, w.ver) {
+					err = errors.New("incomplete generation found; trace likely truncated")
+				}
+				return nil, firstFault(g, w.ver, err)
 			}
 			w.gens++
 			return g, nil
@@ -175,7 +181,7 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				w.gens++
 				return g, nil
 			}
-			return nil, err
+			return nil, firstFault(g, w.ver, err)
 		}
 		if b.endMark {
 			if len(g.batches) == 0 {
@@ -186,7 +192,7 @@ func (w *wireReader) next() (*rawGeneration, error) {
 		}
 		if b.gen == 0 {
 			w.done = true
-			return nil, fmt.Errorf("invalid generation number %d", b.gen)
+			return nil, firstFault(g, w.ver, fmt.Errorf("invalid generation number %d", b.gen))
 		}
 		if len(g.batches) == 0 {
 			g.gen = b.gen
@@ -200,9 +206,9 @@ func (w *wireReader) next() (*rawGeneration, error) {
 				return g, nil
 			}
 			if w.ver < 26 {
-				return nil, errors.New("generations out of order")
+				return nil, firstFault(g, w.ver, errors.New("generations out of order"))
 			}
-			return nil, errors.New("broken trace: missing end-of-generation event, or generations are interleaved")
+			return nil, firstFault(g, w.ver, errors.New("broken trace: missing end-of-generation event, or generations are interleaved"))
 		}
 		g.batches = append(g.batches, b)
 	}
@@ -272,45 +278,64 @@ type wireGeneration struct {
 	hasStacks    []bool
 }
 
+// firstFault returns the fault the parser reports where the reading of
+// generation g stops at err: the parser decodes each batch as it reads
+// it, so that a fault of a batch read before err comes first, and a
+// table cut where a number should start ends the trace cleanly (io.EOF;
+// see errTableEnd).
+func firstFault(g *rawGeneration, ver int, err error) error {
+	if len(g.batches) == 0 {
+		return err
+	}
+	if _, derr := decodeSafely(g, ver, decodeBatches); derr != nil {
+		if errors.Is(derr, errTableEnd) {
+			return io.EOF
+		}
+		return derr
+	}
+	return err
+}
+
+// errTableEnd is the fault of a table batch (strings, stacks, CPU
+// samples, frequency and clock) that ends where a number of a record
+// should start. The parser reads such numbers with binary.ReadUvarint,
+// which then returns io.EOF, and takes that for the end of the trace: it
+// ends cleanly before the generation, as if it were not there.
+var errTableEnd = errors.New("a table ends where a number should start")
+
+// holdsEvents reports whether g has a batch of events (or one the parser
+// takes for one: every batch that is not of a table or experimental).
+func holdsEvents(g *rawGeneration, ver int) bool {
+	for i := range g.batches {
+		b := &g.batches[i]
+		if b.exp == 0 && batchKind(b.data, ver) == batchEvents {
+			return true
+		}
+	}
+	return false
+}
+
+// batchKind is the kind of a batch that is not experimental, by its
+// bytes.
+func batchKind(data []byte, ver int) int {
+	switch {
+	case len(data) > 0 && data[0] == evStrings:
+		return batchStrings
+	case len(data) > 0 && data[0] == evStacks:
+		return batchStacks
+	case len(data) > 0 && data[0] == evCPUSamples:
+		return batchCPUSamples
+	case len(data) > 0 && (data[0] == evFrequency && ver < 25 || data[0] == evSync && ver >= 25):
+		return batchSync
+	}
+	return batchEvents
+}
+
 // decodeGeneration decodes the batches of g for the format of Go 1.ver.
 func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
-	d := &wireGeneration{
-		gen:     g.gen,
-		ver:     ver,
-		batches: make([]wireBatch, 0, len(g.batches)),
-		strings: map[uint64]string{},
-		stacks:  map[uint64][]uint64{},
-		pcs:     map[uint64]wireFrame{},
-	}
-	for i := range g.batches {
-		rb := &g.batches[i]
-		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data), offset: rb.offset}
-		var err error
-		switch {
-		case rb.exp != 0:
-			wb.kind, wb.data = batchExperimental, rb.data
-		case len(rb.data) > 0 && rb.data[0] == evStrings:
-			wb.kind = batchStrings
-			wb.strings, err = d.decodeStrings(rb.data[1:])
-		case len(rb.data) > 0 && rb.data[0] == evStacks:
-			wb.kind = batchStacks
-			wb.stacks, err = d.decodeStacks(rb.data[1:])
-		case len(rb.data) > 0 && rb.data[0] == evCPUSamples:
-			wb.kind = batchCPUSamples
-			wb.events, err = decodePlain(rb.data[1:], evCPUSample)
-		case len(rb.data) > 0 && (rb.data[0] == evFrequency && ver < 25 || rb.data[0] == evSync && ver >= 25):
-			wb.kind = batchSync
-			err = d.decodeSync(&wb, rb.data, ver)
-		default:
-			// Decoded by the merge, which reports a fault when it
-			// reaches it, as the parser does: the events before it are
-			// delivered first.
-			wb.kind, wb.data = batchEvents, rb.data
-		}
-		if err != nil {
-			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
-		}
-		d.batches = append(d.batches, wb)
+	d, err := decodeBatches(g, ver)
+	if err != nil {
+		return nil, err
 	}
 	if d.freq == 0 {
 		return nil, errors.New("no frequency event found")
@@ -330,6 +355,55 @@ func decodeGeneration(g *rawGeneration, ver int) (*wireGeneration, error) {
 		}
 	}
 	d.densify()
+	return d, nil
+}
+
+// decodeBatches decodes each batch of g for the format of Go 1.ver, as
+// the parser does while it reads them, before it checks the generation
+// as a whole.
+func decodeBatches(g *rawGeneration, ver int) (*wireGeneration, error) {
+	d := &wireGeneration{
+		gen:     g.gen,
+		ver:     ver,
+		batches: make([]wireBatch, 0, len(g.batches)),
+		strings: map[uint64]string{},
+		stacks:  map[uint64][]uint64{},
+		pcs:     map[uint64]wireFrame{},
+	}
+	for i := range g.batches {
+		rb := &g.batches[i]
+		wb := wireBatch{exp: rb.exp, m: rb.m, time: rb.time, size: len(rb.data), offset: rb.offset}
+		var err error
+		kind := batchExperimental
+		if rb.exp == 0 {
+			kind = batchKind(rb.data, ver)
+		}
+		switch kind {
+		case batchExperimental:
+			wb.kind, wb.data = batchExperimental, rb.data
+		case batchStrings:
+			wb.kind = batchStrings
+			wb.strings, err = d.decodeStrings(rb.data[1:])
+		case batchStacks:
+			wb.kind = batchStacks
+			wb.stacks, err = d.decodeStacks(rb.data[1:])
+		case batchCPUSamples:
+			wb.kind = batchCPUSamples
+			wb.events, err = decodePlain(rb.data[1:], evCPUSample)
+		case batchSync:
+			wb.kind = batchSync
+			err = d.decodeSync(&wb, rb.data, ver)
+		default:
+			// Decoded by the merge, which reports a fault when it
+			// reaches it, as the parser does: the events before it are
+			// delivered first.
+			wb.kind, wb.data = batchEvents, rb.data
+		}
+		if err != nil {
+			return nil, fmt.Errorf("in the batch at byte %d (generation %d, M %d): %w", rb.offset, rb.gen, int64(rb.m), err)
+		}
+		d.batches = append(d.batches, wb)
+	}
 	return d, nil
 }
 
@@ -446,7 +520,7 @@ func decodePlain(b []byte, typ byte) ([]wireEvent, error) {
 		for i := range nArgs {
 			v, n := uvarint(b[pos:])
 			if n <= 0 {
-				return nil, fmt.Errorf("offset %d: %w", pos, errVarint)
+				return nil, fmt.Errorf("offset %d: %w", pos, cutAt(b, pos))
 			}
 			pos += n
 			if i == 0 {
@@ -478,7 +552,7 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 			}
 			f, n := uvarint(b[pos:])
 			if n <= 0 {
-				return fmt.Errorf("offset %d: %w", pos, errVarint)
+				return fmt.Errorf("offset %d: %w", pos, cutAt(b, pos))
 			}
 			pos += n
 			if f == 0 {
@@ -494,7 +568,7 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 			for i := range a {
 				v, n := uvarint(b[pos:])
 				if n <= 0 {
-					return fmt.Errorf("offset %d: %w", pos, errVarint)
+					return fmt.Errorf("offset %d: %w", pos, cutAt(b, pos))
 				}
 				pos += n
 				a[i] = v
@@ -508,6 +582,30 @@ func (d *wireGeneration) decodeSync(wb *wireBatch, b []byte, ver int) error {
 		wb.events = append(wb.events, ev)
 	}
 	return nil
+}
+
+// cutAt is the fault of a number of a table batch b that cannot be read
+// at pos: errTableEnd if b ends there, where the number should start.
+func cutAt(b []byte, pos int) error {
+	if pos == len(b) {
+		return errTableEnd
+	}
+	return errVarint
+}
+
+// headVarints is tableVarints for the numbers that head a record of a
+// string or stack table, which the parser reads as decodePlain's (see
+// errTableEnd); it reads the frames' otherwise.
+func headVarints(b []byte, pos int, dst []uint64) (int, error) {
+	for i := range dst {
+		v, n := uvarint(b[pos:])
+		if n <= 0 {
+			return pos, fmt.Errorf("offset %d: %w", pos+1, cutAt(b, pos))
+		}
+		pos += n
+		dst[i] = v
+	}
+	return pos, nil
 }
 
 // tableVarints reads len(dst) numbers of a string or stack table record
@@ -533,7 +631,7 @@ func (d *wireGeneration) decodeStrings(b []byte) ([]wireString, error) {
 		}
 		var head [2]uint64
 		var err error
-		if pos, err = tableVarints(b, pos+1, head[:]); err != nil {
+		if pos, err = headVarints(b, pos+1, head[:]); err != nil {
 			return nil, err
 		}
 		id, size := head[0], head[1]
@@ -562,7 +660,7 @@ func (d *wireGeneration) decodeStacks(b []byte) ([]wireStack, error) {
 		}
 		var head [2]uint64
 		var err error
-		if pos, err = tableVarints(b, pos+1, head[:]); err != nil {
+		if pos, err = headVarints(b, pos+1, head[:]); err != nil {
 			return nil, err
 		}
 		id, nFrames := head[0], head[1]
@@ -668,6 +766,10 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 	var err error
 	for out := range order {
 		res := <-out
+		if errors.Is(res.err, errTableEnd) {
+			<-tokens
+			break // the end of the trace, for the parser
+		}
 		if res.err == nil {
 			res.err = each(res.g)
 		}
@@ -684,7 +786,12 @@ func decodeWire(r *bufio.Reader, ver, workers int, each func(*wireGeneration) er
 // no recovery of the reader's reaches: a panic on malformed input is the
 // generation's error (as the parser path's panics are), not the end of
 // the process.
-func decodeGenerationSafely(raw *rawGeneration, ver int) (g *wireGeneration, err error) {
+func decodeGenerationSafely(raw *rawGeneration, ver int) (*wireGeneration, error) {
+	return decodeSafely(raw, ver, decodeGen)
+}
+
+// decodeSafely is decode, a panic on malformed input made its error.
+func decodeSafely(raw *rawGeneration, ver int, decode func(*rawGeneration, int) (*wireGeneration, error)) (g *wireGeneration, err error) {
 	defer func() {
 		if !recoverPanics {
 			return
@@ -693,7 +800,7 @@ func decodeGenerationSafely(raw *rawGeneration, ver int) (g *wireGeneration, err
 			g, err = nil, fmt.Errorf("the decoder failed on a malformed generation: %v", p)
 		}
 	}()
-	return decodeGen(raw, ver)
+	return decode(raw, ver)
 }
 
 // decodeGen is decodeGeneration; a variable so that tests can make it fail.

@@ -234,7 +234,8 @@ func TestWireErrors(t *testing.T) {
 		{"not a batch", []byte{evProcStop}, "expected batch event"},
 		{"generation 0", batch(0, 0, 1, evProcStop, 1), "generation number 0"},
 		{"interleaved", concat(sync, batch(2, 0, 1, evProcStop, 1)), "interleaved"},
-		{"no end", sync, "incomplete generation"},
+		{"no end", concat(sync, batch(1, 0, 1, evProcStop, 1)), "incomplete generation"},
+		{"tables alone, no end, bad", concat(sync, batch(1, 0, 1, evStrings, evString, 1, 9, 'a')), "is cut"},
 		{"duplicate string", concat(sync, batch(1, 0, 1, evStrings, evString, 1, 1, 'a', evString, 1, 1, 'b'), []byte{evEndOfGeneration}), "defined twice"},
 		{"unknown function", concat(sync, batch(1, 0, 1, evStacks, evStack, 1, 1, 5, 7, 0, 0), []byte{evEndOfGeneration}), "string that does not exist"},
 		{"cut varint", concat(sync, batch(1, 0, 1, evProcStop, 0x80), []byte{evEndOfGeneration}), "cut"},
@@ -254,6 +255,23 @@ func TestWireErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error with %q", err, c.want)
 			}
 		})
+	}
+	// The parser ends a trace cleanly, without the generation, where the
+	// generation is cut short before any batch of events (its tables
+	// alone), and where a table ends where a number should start (it
+	// reads io.EOF there): so does the decoder.
+	for name, in := range map[string][]byte{
+		"tables alone, no end":         sync,
+		"clock cut at a number":        concat(batch(1, 0, 1, evSync, evFrequency, 10, evClockSnapshot), batch(1, 0, 1, evProcStop, 1), []byte{evEndOfGeneration}),
+		"string table cut at a number": concat(sync, batch(1, 0, 1, evStrings, evString, 1), batch(1, 0, 1, evProcStop, 1), []byte{evEndOfGeneration}),
+	} {
+		n := 0
+		if err := decodeWire(bufio.NewReader(bytes.NewReader(in)), 26, 2, func(*wireGeneration) error {
+			n++
+			return nil
+		}); err != nil || n != 0 {
+			t.Fatalf("%s: %d generations, error %v; want none, no error", name, n, err)
+		}
 	}
 	// A callback's error stops the decoding and is returned.
 	stop := fmt.Errorf("stop")

@@ -89,6 +89,9 @@ func (m *merger) run(fn func(loc int, r *record, values []float64) error) error 
 	if len(m.streams) == 1 {
 		return m.runOne(fn)
 	}
+	if len(m.streams) <= keepOpen {
+		defer m.keepOpen()()
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(m.streams))
 	m.wg.Add(workers)
 	for range workers {
@@ -139,6 +142,34 @@ func (m *merger) run(fn func(loc int, r *record, values []float64) error) error 
 		}
 	}
 	return nil
+}
+
+// keepOpen is the number of locations up to which their event files are
+// opened once for the whole merge, not for each batch: opening a file (its
+// path checked inside the archive) costs as much as decoding a few
+// thousand records.
+const keepOpen = 64
+
+// keepOpen opens the event file of each stream for the merge and returns
+// what closes them. A file that does not open is left to each batch, which
+// then reports the error where it did before.
+func (m *merger) keepOpen() (closeAll func()) {
+	var opened []*eventFile
+	for _, s := range m.streams {
+		if s.file.file != nil {
+			continue
+		}
+		if file, err := ingest.OpenIn(s.file.dir, s.file.path); err == nil {
+			s.file.file = file
+			opened = append(opened, s.file)
+		}
+	}
+	return func() {
+		for _, f := range opened {
+			f.file.Close()
+			f.file = nil
+		}
+	}
 }
 
 // next makes the stream's next batch current and asks a worker for the one

@@ -158,6 +158,138 @@ func (c *catalog) packet(b []byte, off int64) error {
 	return nil
 }
 
+// catalogScan is what the catalog makes of a packet on its own, on the
+// reading goroutine: most packets hold nothing but their timestamp.
+type catalogScan struct {
+	ts              uint64
+	hasTS, hasClock bool
+	clock, seq      uint32
+	// full: the packet holds more (descriptions, clocks, defaults,
+	// compressed packets), and catalog.packet walks it again, in order.
+	full bool
+	err  error
+}
+
+// scan fills s for the packet b at offset off.
+func (s *catalogScan) scan(b []byte, off int64) {
+	if s.scanCommon(b) {
+		return
+	}
+	s.scanAll(b, off)
+}
+
+// scanCommon is scan for the packets most traces are made of: a
+// timestamp, a track event, a sequence id, each tag one byte; false when
+// a packet holds more, or is malformed, and scanAll reads it.
+func (s *catalogScan) scanCommon(b []byte) bool {
+	*s = catalogScan{}
+	for pos := 0; pos < len(b); {
+		c := b[pos]
+		if c >= 0x80 || c < 8 {
+			return false
+		}
+		pos++
+		switch c {
+		case pktTimestamp << 3, pktSequenceID << 3: // varints
+			v, next := varintAt(b, pos)
+			if next < 0 {
+				return false
+			}
+			pos = next
+			if c>>3 == pktSequenceID {
+				s.seq = uint32(v)
+			} else if v <= maxTimestamp {
+				s.ts, s.hasTS = v, true
+			} else {
+				return false
+			}
+		case pktTrackEvent<<3 | 2:
+			l, next := varintAt(b, pos)
+			if next < 0 || l > uint64(len(b)-next) {
+				return false
+			}
+			pos = next + int(l)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// varintAt decodes the varint at b[pos:]: its value and the position after
+// it; -1 when it is cut or longer than 64 bits.
+func varintAt(b []byte, pos int) (uint64, int) {
+	var x uint64
+	for s := uint(0); s < 64 && pos < len(b); s += 7 {
+		c := b[pos]
+		pos++
+		if c < 0x80 {
+			if s == 63 && c > 1 {
+				return 0, -1
+			}
+			return x | uint64(c)<<s, pos
+		}
+		x |= uint64(c&0x7f) << s
+	}
+	return 0, -1
+}
+
+// scanAll is scan for packets of any encoding.
+func (s *catalogScan) scanAll(b []byte, off int64) {
+	*s = catalogScan{}
+	it := fieldIter{b: b, base: off}
+	var f field
+	for {
+		ok, err := it.next(&f)
+		if !ok {
+			s.err = err
+			return
+		}
+		if !s.field(&f) {
+			return
+		}
+	}
+}
+
+// field reads one field of the packet; false once the scan is over.
+func (s *catalogScan) field(f *field) bool {
+	switch f.Num {
+	case pktTimestamp:
+		s.ts, s.hasTS = f.U, f.isVarint()
+		if err := checkTime(*f, "packet timestamp"); err != nil {
+			s.err = err
+			return false
+		}
+	case pktClockID:
+		s.clock, s.hasClock = uint32(f.U), true
+	case pktSequenceID:
+		s.seq = uint32(f.U)
+	case pktDefaults, pktTrackDescriptor, pktProcessDescriptor, pktThreadDescriptor, pktProcessTree,
+		pktClockSnapshot, pktFtraceEvents, pktCompressedPackets, pktZstdCompressed:
+		s.full = true
+		return false
+	}
+	return true
+}
+
+// apply does what packet does, for a packet scanned into s.
+func (c *catalog) apply(b []byte, off int64, s *catalogScan) error {
+	if s.full {
+		return c.packet(b, off)
+	}
+	if s.err != nil {
+		return s.err
+	}
+	clock := s.clock
+	if !s.hasClock {
+		clock = c.seqClock[s.seq]
+	}
+	if s.hasTS && (clock == 0 || clock == clockBoottime) {
+		c.sawTime(int64(s.ts))
+	}
+	return nil
+}
+
 // trackDescriptor records a track; a track described twice keeps what
 // its first description said, completed by the later ones.
 func (c *catalog) trackDescriptor(f field) error {

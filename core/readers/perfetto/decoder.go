@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The second pass: packets become containers, states, events, variables
@@ -56,6 +57,7 @@ type packetHead struct {
 // is open (slices, counter values, flows, running threads) until it ends.
 type decoder struct {
 	inflate *inflater
+	names   *interner // names of the events of compressed packets
 	opt     trace.ReadOptions
 	cat     *catalog
 	m       *model
@@ -71,6 +73,11 @@ type decoder struct {
 	// mostly come in runs (a thread's sequence of packets), and these
 	// find their stack without a map lookup.
 	lastStack *stack
+	// lastTrack and lastSeq are the catalog's record of the last track
+	// looked up and the last sequence, for the same reason.
+	lastTrack lastTrack
+	lastSeq   *sequence
+	lastSeqID uint32
 	counters  map[uint64]*counterTrack
 	ctrOrder  []uint64
 	ctrNames  map[[2]int32]uint64 // (container, variable type) -> counter track using it
@@ -102,7 +109,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 		start = trace.Time(cat.first)
 	}
 	m := newModel(sink, start)
-	return &decoder{inflate: newInflater(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
+	return &decoder{inflate: newInflater(), names: newInterner(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
 		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
@@ -131,52 +138,221 @@ func (d *decoder) saw(t trace.Time) {
 	}
 }
 
+// lastTrack is a track's record in the catalog, nil when it has none,
+// and its container once made.
+type lastTrack struct {
+	uuid    uint64
+	info    *trackInfo
+	valid   bool
+	cont    int32
+	hasCont bool
+}
+
+// track is the catalog's record of track uuid, nil if none: the catalog
+// does not change while the events are read.
+func (d *decoder) track(uuid uint64) *trackInfo {
+	if c := &d.lastTrack; c.valid && c.uuid == uuid {
+		return c.info
+	}
+	t := d.cat.tracks[uuid]
+	d.lastTrack = lastTrack{uuid: uuid, info: t, valid: true}
+	return t
+}
+
+// trackContainer is conts.track(uuid), the container of a track made on
+// first use, remembered for the last track.
+func (d *decoder) trackContainer(uuid uint64) int32 {
+	if c := &d.lastTrack; c.valid && c.uuid == uuid && c.hasCont {
+		return c.cont
+	}
+	cont := d.conts.track(uuid)
+	d.lastTrack = lastTrack{uuid: uuid, info: d.cat.tracks[uuid], valid: true, cont: cont, hasCont: true}
+	return cont
+}
+
 func (d *decoder) sequence(id uint32) *sequence {
+	if s := d.lastSeq; s != nil && d.lastSeqID == id {
+		return s
+	}
 	s := d.seqs[id]
 	if s == nil {
 		s = &sequence{}
 		s.reset()
 		d.seqs[id] = s
 	}
+	d.lastSeq, d.lastSeqID = s, id
 	return s
 }
 
-// packet decodes one TracePacket.
-func (d *decoder) packet(b []byte, off int64) error {
-	var p packetHead
-	err := fields(b, off, func(f field) error {
-		switch f.Num {
-		case pktTimestamp:
-			p.ts, p.hasTS = f.U, f.isVarint()
-		case pktClockID:
-			p.clock, p.hasClock = uint32(f.U), true
-		case pktSequenceID:
-			p.seq = uint32(f.U)
-		case pktSequenceFlags:
-			p.flags = f.U
-		case pktIncrementalCleared:
-			p.cleared = p.cleared || f.Bool()
-		case pktPreviousDropped:
-			p.dropped = f.U != 0
-		case pktInternedData:
-			p.interned, p.hasInterned = f, true
-		case pktDefaults:
-			p.defaults, p.hasDefaults = f, true
-		default:
-			if isPacketMeta(f.Num) {
-				return nil
-			}
-			if p.hasData {
-				p.extra++
-				return nil
-			}
-			p.data, p.hasData = f, true
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+// parsedPacket is what a packet says by itself: its fields and, for a
+// track event, the event's. It is made on the reading goroutine.
+type parsedPacket struct {
+	head  packetHead
+	err   error // a malformed field of the packet
+	ev    trackEvent
+	evErr error // a malformed field of the track event
+}
+
+// parse fills p with packet b, at input offset off; in interns the names
+// of events.
+func (p *parsedPacket) parse(b []byte, off int64, in *interner) {
+	if p.parseCommon(b, off, in) {
+		return
 	}
+	p.parseAll(b, off, in)
+}
+
+// parseAll is parse for packets of any encoding.
+func (p *parsedPacket) parseAll(b []byte, off int64, in *interner) {
+	p.err, p.evErr = p.head.parse(b, off), nil
+	if p.err == nil && p.head.hasData && p.head.data.Num == pktTrackEvent {
+		p.evErr = p.ev.parse(p.head.data, in)
+	}
+}
+
+// parseCommon is parse for the packets most traces are made of: a
+// timestamp, the sequence's id and flags, and a track event of a type, a
+// track, a name or interned name and categories, each tag of one byte
+// (two for the name). False when a packet holds more, or is malformed,
+// and parseAll reads it.
+func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
+	h := &p.head
+	*h = packetHead{}
+	p.err, p.evErr = nil, nil
+	var ev []byte
+	evAt := -1
+	for pos := 0; pos < len(b); {
+		c := b[pos]
+		pos++
+		switch c {
+		case pktTimestamp << 3, pktSequenceID << 3, pktSequenceFlags << 3:
+			v, next := varintAt(b, pos)
+			if next < 0 {
+				return false
+			}
+			pos = next
+			switch c >> 3 {
+			case pktTimestamp:
+				h.ts, h.hasTS = v, true
+			case pktSequenceID:
+				h.seq = uint32(v)
+			default:
+				h.flags = v
+			}
+		case pktTrackEvent<<3 | 2:
+			l, next := varintAt(b, pos)
+			if next < 0 || l > uint64(len(b)-next) || evAt >= 0 {
+				return false
+			}
+			pos = next + int(l)
+			ev, evAt = b[next:pos:pos], next
+		default:
+			return false
+		}
+	}
+	if evAt < 0 {
+		return false
+	}
+	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt)}, true
+	e := &p.ev
+	e.reset()
+	for pos := 0; pos < len(ev); {
+		c := ev[pos]
+		pos++
+		switch c {
+		case teType << 3, teNameIID << 3, teTrackUUID << 3, teCategoryIIDs << 3:
+			v, next := varintAt(ev, pos)
+			if next < 0 {
+				return false
+			}
+			pos = next
+			switch c >> 3 {
+			case teType:
+				e.typ = v
+			case teNameIID:
+				e.nameIID, e.hasNameIID = v, true
+			case teTrackUUID:
+				e.track, e.hasTrack = v, true
+			default:
+				e.categories = true
+			}
+		case 0x80 | (teName<<3|2)&0x7f: // the name's tag, two bytes
+			if pos == len(ev) || ev[pos] != (teName<<3|2)>>7 {
+				return false
+			}
+			l, next := varintAt(ev, pos+1)
+			if next < 0 || l > uint64(len(ev)-next) {
+				return false
+			}
+			pos = next + int(l)
+			e.name, e.hasName = in.string(ev[next:pos]), true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// parse reads the fields of a TracePacket.
+func (p *packetHead) parse(b []byte, off int64) error {
+	*p = packetHead{}
+	it := fieldIter{b: b, base: off}
+	var f field
+	for {
+		ok, err := it.next(&f)
+		if !ok {
+			return err
+		}
+		p.field(&f)
+	}
+}
+
+// field reads one field of a TracePacket.
+func (p *packetHead) field(f *field) {
+	switch f.Num {
+	case pktTimestamp:
+		p.ts, p.hasTS = f.U, f.isVarint()
+	case pktClockID:
+		p.clock, p.hasClock = uint32(f.U), true
+	case pktSequenceID:
+		p.seq = uint32(f.U)
+	case pktSequenceFlags:
+		p.flags = f.U
+	case pktIncrementalCleared:
+		p.cleared = p.cleared || f.Bool()
+	case pktPreviousDropped:
+		p.dropped = f.U != 0
+	case pktInternedData:
+		p.interned, p.hasInterned = *f, true
+	case pktDefaults:
+		p.defaults, p.hasDefaults = *f, true
+	default:
+		if isPacketMeta(f.Num) {
+			return
+		}
+		if p.hasData {
+			p.extra++
+			return
+		}
+		p.data, p.hasData = *f, true
+	}
+}
+
+// packet decodes one TracePacket, on the goroutine that applies them (the
+// packets held in compressed ones).
+func (d *decoder) packet(b []byte, off int64) error {
+	var p parsedPacket
+	p.parse(b, off, d.names)
+	return d.apply(b, off, &p)
+}
+
+// apply decodes the packet that p holds, in the state of the packets
+// before it.
+func (d *decoder) apply(_ []byte, _ int64, pp *parsedPacket) error {
+	if pp.err != nil {
+		return pp.err
+	}
+	p := &pp.head
 	if p.hasData && (p.data.Num == pktCompressedPackets || p.data.Num == pktZstdCompressed) && p.data.isBytes() {
 		return d.inflate.each(p.data, p.data.Num == pktZstdCompressed, d.packet)
 	}
@@ -217,7 +393,7 @@ func (d *decoder) packet(b []byte, off int64) error {
 	timed := false
 	if p.hasTS {
 		var ok bool
-		ts, ok = d.timestamp(seq, &p)
+		ts, ok = d.timestamp(seq, p)
 		if !ok {
 			d.skip("packets on a sequence-scoped clock with no clock snapshot on their sequence", 1)
 			return nil
@@ -231,7 +407,10 @@ func (d *decoder) packet(b []byte, off int64) error {
 	f := p.data
 	switch f.Num {
 	case pktTrackEvent:
-		return d.trackEvent(seq, f, ts, timed)
+		if pp.evErr != nil {
+			return pp.evErr
+		}
+		return d.trackEvent(seq, &pp.ev, ts, timed)
 	case pktTrackDescriptor:
 		return d.trackDescriptor(f)
 	case pktClockSnapshot:

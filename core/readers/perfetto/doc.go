@@ -5,17 +5,29 @@
 // # Input
 //
 // A trace is a protobuf Trace message: a sequence of TracePacket fields
-// (field 1, length-delimited). The reader decodes them one at a time from
-// a buffered reader, with google.golang.org/protobuf/encoding/protowire,
-// decoding by hand only the fields it uses (numbers from Perfetto's
-// .proto files); the file is never held whole. It may be compressed with
-// gzip, bzip2 or zstd; packets compressed inside the trace
-// (compressed_packets, zstd_compressed_packets) are expanded. The file is
-// read twice: first for the descriptions of tracks, processes and threads
-// (which may come anywhere, from any writer), then for the events, so that
-// each container is created with its name and parent before anything is
-// put in it. A cut or corrupt file is a FormatError giving the byte
-// offset (in the decompressed input) of the packet or field at fault.
+// (field 1, length-delimited). The reader decodes by hand only the fields
+// it uses (numbers from Perfetto's .proto files), the packets most traces
+// are made of (a timestamp, a track event of a type, a track and a name)
+// in one tight loop, any other through a general walk of the wire format
+// with google.golang.org/protobuf/encoding/protowire; the file is never
+// held whole. It may be compressed with gzip, bzip2 or zstd; packets
+// compressed inside the trace (compressed_packets,
+// zstd_compressed_packets) are expanded. The file is read twice: first
+// for the descriptions of tracks, processes and threads (which may come
+// anywhere, from any writer), then for the events, so that each container
+// is created with its name and parent before anything is put in it. A cut
+// or corrupt file is a FormatError giving the byte offset (in the
+// decompressed input) of the packet or field at fault.
+//
+// Each pass runs on all cores: one goroutine reads the input in
+// megabyte chunks and splits it at packet boundaries (each packet's
+// length prefix), in batches of packets; a worker per core decodes what
+// each packet says by itself; the caller's goroutine applies the batches
+// in file order to what depends on the packets before (each sequence's
+// interned names, defaults and clocks, open slices, counters, flows),
+// and alone calls the sink. The sink gets the same calls, in the same
+// order, as from a read on one core, and memory holds a few chunks and
+// batches, whatever the file's size.
 //
 // # Hierarchy
 //

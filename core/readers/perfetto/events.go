@@ -6,17 +6,30 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// trackEvent is what the reader uses of a TrackEvent.
+// trackEvent is what the reader uses of a TrackEvent: the fields most
+// events have, and those few have, kept apart so that making ready for
+// the next event clears the second part only when an event used it.
 type trackEvent struct {
-	typ                  uint64
-	name                 string
-	hasName              bool
-	nameIID              uint64
-	hasNameIID           bool
-	track                uint64
-	hasTrack             bool
-	counter              float64
-	hasCounter           bool
+	eventCommon
+	eventRare
+	rare bool // a field of eventRare is set
+}
+
+type eventCommon struct {
+	typ        uint64
+	name       string
+	hasName    bool
+	nameIID    uint64
+	hasNameIID bool
+	track      uint64
+	hasTrack   bool
+	counter    float64
+	hasCounter bool
+	categories bool // categories, not kept
+	args       bool // arguments (debug annotations, typed fields), not kept
+}
+
+type eventRare struct {
 	extraUUIDs           []uint64
 	extraValues          []int64
 	extraDblUUIDs        []uint64
@@ -35,8 +48,17 @@ type trackEvent struct {
 	durUS                int64
 	absUS, deltaUS       int64
 	hasAbsUS, hasDeltaUS bool
-	categories           bool // categories, not kept
-	args                 bool // arguments (debug annotations, typed fields), not kept
+}
+
+// reset makes e ready for the next event, keeping its slices' arrays.
+func (e *trackEvent) reset() {
+	e.eventCommon = eventCommon{}
+	if e.rare {
+		e.eventRare = eventRare{extraUUIDs: e.extraUUIDs[:0], extraValues: e.extraValues[:0],
+			extraDblUUIDs: e.extraDblUUIDs[:0], extraDblValues: e.extraDblValues[:0],
+			flows: e.flows[:0], terminating: e.terminating[:0]}
+		e.rare = false
+	}
 }
 
 // Legacy (JSON-like) phases of TrackEvent.LegacyEvent.
@@ -46,88 +68,141 @@ const (
 	phaseComplete = 'X'
 )
 
-func parseTrackEvent(f field) (trackEvent, error) {
-	var e trackEvent
-	err := fields(f.B, f.Off, func(g field) error {
-		switch g.Num {
-		case teType:
-			e.typ = g.U
-		case teName:
-			e.name, e.hasName = g.String(), true
-		case teNameIID:
-			e.nameIID, e.hasNameIID = g.U, true
-		case teTrackUUID:
-			e.track, e.hasTrack = g.U, true
-		case teCounterValue:
-			e.counter, e.hasCounter = float64(g.Int64()), true
-		case teDoubleCounterValue:
-			e.counter, e.hasCounter = g.Double(), true
-		case teExtraCounterUUIDs:
-			return uints(g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
-		case teExtraCounterValues:
-			return uints(g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
-		case teExtraDoubleUUIDs:
-			return uints(g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
-		case teExtraDoubleValues:
-			return uints(g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
-		case teFlowIDs, teFlowIDsOld:
-			return uints(g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
-		case teTerminatingFlowIDs, teTerminatingOld:
-			return uints(g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
-		case teTimestampAbsUS:
-			e.absUS, e.hasAbsUS = g.Int64(), true
-		case teTimestampDeltaUS:
-			e.deltaUS, e.hasDeltaUS = g.Int64(), true
-		case teCategoryIIDs, teCategories:
-			e.categories = true
-		case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
-			// Thread time and instruction counts of old writers: the
-			// extra counter values replaced them.
-			e.args = true
-		case teLegacyEvent:
-			e.legacy = true
-			return fields(g.B, g.Off, func(h field) error {
-				switch h.Num {
-				case legacyNameIID:
-					if !e.hasNameIID {
-						e.nameIID, e.hasNameIID = h.U, true
-					}
-				case legacyPhase:
-					e.phase = h.Int64()
-				case legacyDurationUS:
-					e.durUS = h.Int64()
-				case legacyUnscopedID, legacyGlobalID:
-					e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
-				case legacyLocalID:
-					e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
-				case legacyBindEnclosing:
-					e.bindEnclosing = h.U != 0
-				case legacyIDScope:
-					e.idScope = h.String()
-				case legacyPIDOverride:
-					e.pidOverride = int32(h.U)
-				case legacyBindID:
-					e.bindID, e.hasBindID = h.U, true
-				case legacyFlowDirection:
-					e.flowDir = h.U
-				}
-				return nil
-			})
-		default:
-			e.args = true
+// parse reads the TrackEvent f into e, whose slices it reuses; in interns
+// the names.
+func (e *trackEvent) parse(f field, in *interner) error {
+	e.reset()
+	it := fieldIter{b: f.B, base: f.Off}
+	var g field
+	for {
+		ok, err := it.next(&g)
+		if !ok {
+			return err
+		}
+		if err := e.field(&g, in); err != nil {
+			return err
+		}
+	}
+}
+
+// field reads one field of a TrackEvent.
+func (e *trackEvent) field(g *field, in *interner) error {
+	switch g.Num {
+	case teType:
+		e.typ = g.U
+	case teName:
+		e.name, e.hasName = in.string(g.B), true
+	case teNameIID:
+		e.nameIID, e.hasNameIID = g.U, true
+	case teTrackUUID:
+		e.track, e.hasTrack = g.U, true
+	case teCounterValue:
+		e.counter, e.hasCounter = float64(g.Int64()), true
+	case teDoubleCounterValue:
+		e.counter, e.hasCounter = g.Double(), true
+	case teExtraCounterUUIDs:
+		e.rare = true
+		return uints(*g, false, func(v uint64) { e.extraUUIDs = append(e.extraUUIDs, v) })
+	case teExtraCounterValues:
+		e.rare = true
+		return uints(*g, false, func(v uint64) { e.extraValues = append(e.extraValues, int64(v)) })
+	case teExtraDoubleUUIDs:
+		e.rare = true
+		return uints(*g, false, func(v uint64) { e.extraDblUUIDs = append(e.extraDblUUIDs, v) })
+	case teExtraDoubleValues:
+		e.rare = true
+		return uints(*g, true, func(v uint64) { e.extraDblValues = append(e.extraDblValues, field{U: v}.Double()) })
+	case teFlowIDs, teFlowIDsOld:
+		e.rare = true
+		return uints(*g, g.Num == teFlowIDs, func(v uint64) { e.flows = append(e.flows, v) })
+	case teTerminatingFlowIDs, teTerminatingOld:
+		e.rare = true
+		return uints(*g, g.Num == teTerminatingFlowIDs, func(v uint64) { e.terminating = append(e.terminating, v) })
+	case teTimestampAbsUS:
+		e.absUS, e.hasAbsUS, e.rare = g.Int64(), true, true
+	case teTimestampDeltaUS:
+		e.deltaUS, e.hasDeltaUS, e.rare = g.Int64(), true, true
+	case teCategoryIIDs, teCategories:
+		e.categories = true
+	case teThreadTimeDeltaUS, teThreadTimeAbsUS, teInstrDelta, teInstrAbs:
+		// Thread time and instruction counts of old writers: the
+		// extra counter values replaced them.
+		e.args = true
+	case teLegacyEvent:
+		e.legacy, e.rare = true, true
+		return e.parseLegacy(*g)
+	default:
+		e.args = true
+	}
+	return nil
+}
+
+// parseLegacy reads a TrackEvent.LegacyEvent into e.
+func (e *trackEvent) parseLegacy(g field) error {
+	return fields(g.B, g.Off, func(h field) error {
+		switch h.Num {
+		case legacyNameIID:
+			if !e.hasNameIID {
+				e.nameIID, e.hasNameIID = h.U, true
+			}
+		case legacyPhase:
+			e.phase = h.Int64()
+		case legacyDurationUS:
+			e.durUS = h.Int64()
+		case legacyUnscopedID, legacyGlobalID:
+			e.asyncID, e.hasAsyncID, e.localID = h.U, true, false
+		case legacyLocalID:
+			e.asyncID, e.hasAsyncID, e.localID = h.U, true, true
+		case legacyBindEnclosing:
+			e.bindEnclosing = h.U != 0
+		case legacyIDScope:
+			e.idScope = h.String()
+		case legacyPIDOverride:
+			e.pidOverride = int32(h.U)
+		case legacyBindID:
+			e.bindID, e.hasBindID = h.U, true
+		case legacyFlowDirection:
+			e.flowDir = h.U
 		}
 		return nil
 	})
-	return e, err
+}
+
+// interner keeps one copy of each name met, so that the names events
+// repeat cost no allocation; it forgets them all past maxInterned. The
+// names met last are found without hashing them.
+type interner struct {
+	names  map[string]string
+	recent [32]string
+}
+
+const maxInterned = 1 << 16
+
+func newInterner() *interner { return &interner{names: map[string]string{}} }
+
+func (in *interner) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	slot := &in.recent[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))&(len(in.recent)-1)]
+	if *slot == string(b) {
+		return *slot
+	}
+	s, ok := in.names[string(b)]
+	if !ok {
+		if len(in.names) >= maxInterned {
+			clear(in.names)
+		}
+		s = string(b)
+		in.names[s] = s
+	}
+	*slot = s
+	return s
 }
 
 // trackEvent turns a TrackEvent into a slice boundary, an instant, a
 // counter sample, and flow points.
-func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) error {
-	e, err := parseTrackEvent(f)
-	if err != nil {
-		return err
-	}
+func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed bool) error {
 	// Events of old writers carry their time in microseconds (absolute, or
 	// deltas from the sequence's ThreadDescriptor).
 	switch {
@@ -185,7 +260,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 	}
 	var cont int32
 	if kind != typeCounter {
-		if t := d.cat.tracks[uuid]; hasTrack && t != nil && t.kind == trackCounter {
+		if t := d.track(uuid); hasTrack && t != nil && t.kind == trackCounter {
 			d.skip("track events other than counters on counter tracks", 1)
 			return nil
 		}
@@ -195,9 +270,9 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 				d.skip("legacy async events without an id", 1)
 				return nil
 			}
-			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, &e), &e, name)
+			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, e), e, name)
 		case hasTrack:
-			cont = d.conts.track(uuid)
+			cont = d.trackContainer(uuid)
 		case seq.legacyThread:
 			cont = d.conts.thread(seq.pid, seq.tid)
 		default:
@@ -274,7 +349,7 @@ func (d *decoder) trackEvent(seq *sequence, f field, ts trace.Time, timed bool) 
 	if e.args {
 		d.skip("arguments of track events (debug annotations, typed fields: not kept)", 1)
 	}
-	d.extraCounters(seq, &e, ts)
+	d.extraCounters(seq, e, ts)
 	if kind != typeCounter {
 		if e.hasBindID {
 			d.legacyFlow(e.bindID, e.flowDir, cont, ts, name)
@@ -467,7 +542,7 @@ func (d *decoder) closeAll(id int32, end trace.Time) {
 
 // sample records a value of counter track uuid at t.
 func (d *decoder) sample(seq *sequence, uuid uint64, t trace.Time, v float64) {
-	info := d.cat.tracks[uuid]
+	info := d.track(uuid)
 	if info == nil || info.kind != trackCounter {
 		d.skip("counter values for tracks that are not counter tracks", 1)
 		return
@@ -534,7 +609,7 @@ func (d *decoder) eventPID(seq *sequence, uuid uint64, hasTrack bool, e *trackEv
 	if e.pidOverride != 0 {
 		return e.pidOverride
 	}
-	if t := d.cat.tracks[uuid]; hasTrack && t != nil && (t.kind == trackThread || t.kind == trackProcess) {
+	if t := d.track(uuid); hasTrack && t != nil && (t.kind == trackThread || t.kind == trackProcess) {
 		if t.pid == 0 && t.kind == trackThread {
 			return d.cat.threadPID[t.tid]
 		}
@@ -601,7 +676,7 @@ func (d *decoder) flowV1(cont int32, ts trace.Time, phase byte, k flowV1Key, enc
 // bindPending ends, on the slice that just began on container cont, the
 // flows (v1) whose end waited for it.
 func (d *decoder) bindPending(cont int32, ts trace.Time, name string) {
-	if len(d.pending[cont]) == 0 {
+	if len(d.pending) == 0 || len(d.pending[cont]) == 0 {
 		return
 	}
 	for _, k := range d.pending[cont] {

@@ -3,6 +3,8 @@ package perfetto
 import (
 	"bytes"
 	"io"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -77,6 +79,45 @@ func FuzzDecode(f *testing.F) {
 		for _, v := range tr.Variables.All() {
 			if v.End < v.Start {
 				t.Fatalf("variable %+v", v)
+			}
+		}
+	})
+}
+
+// FuzzScanCommon checks the catalog's scan of packets of the common
+// encoding against the general walk: where it reads a packet, it reads
+// what the walk does.
+func FuzzScanCommon(f *testing.F) {
+	f.Add(pkt(ts(1_000_000), te(evType(begin), onTrack(100), named("MPI_Send")), seqID(1)))
+	f.Add(pkt(ts(1<<40), clockID(64), te(evType(end)), seqID(300)))
+	f.Add(pkt(vint(8, 1<<63), seqID(1)))
+	f.Add(pkt(ts(5), trackDesc(1, processDesc(10, "app"))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var common, all catalogScan
+		if common.scanCommon(b) {
+			all.scanAll(b, 7)
+			if !reflect.DeepEqual(common, all) {
+				t.Fatalf("common encoding %+v, general walk %+v", common, all)
+			}
+		}
+	})
+}
+
+// FuzzParseCommon checks the decoding of packets of the common encoding
+// against the general walk: where it reads a packet, it reads what the
+// walk does.
+func FuzzParseCommon(f *testing.F) {
+	f.Add(pkt(ts(1_000_000), te(evType(begin), onTrack(100), named("MPI_Send")), seqID(1)))
+	f.Add(pkt(ts(1<<40), te(evType(end), nameIID(3), vint(3, 1)), seqID(300), flags(needs)))
+	f.Add(pkt(ts(5), te(named("a"), named("b")), te(evType(end))))
+	f.Add(pkt(ts(5), te(named(strings.Repeat("n", 300)))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var common, all parsedPacket
+		in := newInterner()
+		if common.parseCommon(b, 7, in) {
+			all.parseAll(b, 7, in)
+			if !reflect.DeepEqual(common, all) {
+				t.Fatalf("common encoding %+v, general walk %+v", common, all)
 			}
 		}
 	})

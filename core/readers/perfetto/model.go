@@ -34,10 +34,15 @@ type model struct {
 	contType []int32 // container type of each container; the root's is None
 	start    trace.Time
 	text     ingest.ValidText // the names delivered, made valid UTF-8
+	cache    *valueCache
 }
 
 func newModel(sink trace.Sink, start trace.Time) *model {
-	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{},
+	cache := &valueCache{}
+	for i := range cache {
+		cache[i].id = -1
+	}
+	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{}, cache: cache,
 		contType: []int32{trace.None}, start: start}
 }
 
@@ -69,14 +74,32 @@ func (m *model) linkType(from, to int32) int32 {
 	return id
 }
 
+// valueCache holds values met lately, found without hashing their
+// names: a trace names its slices with a few names, many times.
+type valueCache [256]struct {
+	typ  int32
+	id   int32
+	name string
+}
+
 func (m *model) value(typ int32, name string) int32 {
+	h := uint32(typ) * 0x9e3779b1
+	if n := len(name); n > 0 {
+		h += uint32(n)*31 + uint32(name[0])*7 + uint32(name[n-1])*131 + uint32(name[n/2])
+	}
+	slot := &m.cache[h&uint32(len(m.cache)-1)]
+	if slot.typ == typ && slot.name == name && slot.id >= 0 {
+		return slot.id
+	}
 	k := valueKey{typ, name}
 	if id, ok := m.values[k]; ok {
+		slot.typ, slot.name, slot.id = typ, name, id
 		return id
 	}
 	id := m.nValues
 	m.nValues++
 	m.values[k] = id
+	slot.typ, slot.name, slot.id = typ, name, id
 	m.sink.DefineValue(trace.Value{Type: typ, Name: m.text.String(name)})
 	return id
 }

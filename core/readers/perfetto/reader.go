@@ -1,7 +1,6 @@
 package perfetto
 
 import (
-	"bufio"
 	"errors"
 	"io"
 
@@ -46,11 +45,14 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 func decode(open func() (io.ReadCloser, error), name string, size int64, sink trace.Sink, opt trace.ReadOptions) error {
 	cat := newCatalog()
 	packets := 0
-	count := func(pkt []byte, off int64) error {
-		packets++
-		return cat.packet(pkt, off)
+	scan := func() decodeFunc[catalogScan] {
+		return func(pkt []byte, off int64, s *catalogScan) { s.scan(pkt, off) }
 	}
-	if err := walk(open, name, size, 0, opt, count); err != nil {
+	count := func(pkt []byte, off int64, s *catalogScan) error {
+		packets++
+		return cat.apply(pkt, off, s)
+	}
+	if err := walk(open, name, size, 0, opt, scan, count); err != nil {
 		return err
 	}
 	if packets == 0 {
@@ -59,7 +61,11 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 		opt.Incomplete("%s holds no trace packet (%d bytes): the file is empty or cut", name, size)
 	}
 	d := newDecoder(sink, opt, cat)
-	if err := walk(open, name, size, 1, opt, d.packet); err != nil {
+	parse := func() decodeFunc[parsedPacket] {
+		in := newInterner()
+		return func(pkt []byte, off int64, p *parsedPacket) { p.parse(pkt, off, in) }
+	}
+	if err := walk(open, name, size, 1, opt, parse, d.apply); err != nil {
 		return err
 	}
 	d.finish()
@@ -67,55 +73,8 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 	return nil
 }
 
-// progressEvery is how many input bytes pass between two progress reports
-// and cancellation checks.
+// progressEvery is how many input bytes pass between two progress reports.
 const progressEvery = 4 << 20
-
-// walk reads the packets of the file at path and hands each to fn with
-// its offset. pass (0 or 1) places the progress reports: each pass reads
-// the whole file, so the total reported is twice its size.
-func walk(open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions, fn func(pkt []byte, off int64) error) error {
-	f, err := open()
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cr := &countingReader{r: f, opt: opt, base: int64(pass) * size, total: 2 * size, next: progressEvery}
-	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
-	if err != nil {
-		return err
-	}
-	defer release()
-	br, ok := in.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(in, 64<<10)
-	}
-	pr := &packetReader{br: br}
-	for n := 0; ; n++ {
-		if n%4096 == 0 {
-			if err := opt.Canceled(); err != nil {
-				return err
-			}
-		}
-		pkt, off, err := pr.next()
-		if err == io.EOF {
-			break
-		}
-		if err == nil {
-			err = fn(pkt, off)
-		}
-		if err != nil {
-			return located(path, err)
-		}
-	}
-	if pass == 0 && pr.others > 0 {
-		opt.Skip("top-level fields of the trace other than packets", pr.others)
-	}
-	if opt.Progress != nil {
-		opt.Progress(cr.base+cr.done, cr.total)
-	}
-	return nil
-}
 
 // located turns a decoding error into a FormatError naming the file and
 // the byte offset (in the decompressed input).
@@ -129,28 +88,6 @@ func located(path string, err error) error {
 		return err
 	}
 	return &errs.FormatError{File: path, Err: err}
-}
-
-// countingReader counts the bytes read from the file, reports progress
-// and stops the read once it is canceled.
-type countingReader struct {
-	r                 io.Reader
-	opt               trace.ReadOptions
-	base, done, total int64
-	next              int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	if err := c.opt.Canceled(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	c.done += int64(n)
-	if c.opt.Progress != nil && c.done >= c.next {
-		c.opt.Progress(c.base+c.done, c.total)
-		c.next = c.done + progressEvery
-	}
-	return n, err
 }
 
 // inflater expands the compressed packets of a pass over a trace: each

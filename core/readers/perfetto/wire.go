@@ -1,7 +1,6 @@
 package perfetto
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -62,42 +61,95 @@ func (f field) isScalar() bool {
 // fields calls fn for each field of the message b, which starts at input
 // offset base. A malformed field stops the walk with a corrupt error.
 func fields(b []byte, base int64, fn func(f field) error) error {
-	pos := 0
-	for pos < len(b) {
-		num, typ, n := protowire.ConsumeTag(b[pos:])
-		if n < 0 {
-			return corruptf(base+int64(pos), "malformed field tag: %v", protowire.ParseError(n))
+	it := fieldIter{b: b, base: base}
+	var f field
+	for {
+		ok, err := it.next(&f)
+		if !ok {
+			return err
 		}
-		f := field{Num: num, Typ: typ}
-		pos += n
-		switch typ {
-		case protowire.VarintType:
-			f.U, n = protowire.ConsumeVarint(b[pos:])
-		case protowire.Fixed64Type:
-			f.U, n = protowire.ConsumeFixed64(b[pos:])
-		case protowire.Fixed32Type:
-			var v uint32
-			v, n = protowire.ConsumeFixed32(b[pos:])
-			f.U = uint64(v)
-		case protowire.BytesType:
-			f.B, n = protowire.ConsumeBytes(b[pos:])
-			if n >= 0 {
-				f.Off = base + int64(pos+n-len(f.B))
-			}
-		case protowire.StartGroupType:
-			n = protowire.ConsumeFieldValue(num, typ, b[pos:])
-		default:
-			return corruptf(base+int64(pos-1), "field %d has the invalid wire type %d", num, typ)
-		}
-		if n < 0 {
-			return corruptf(base+int64(pos), "malformed field %d: %v", num, protowire.ParseError(n))
-		}
-		pos += n
 		if err := fn(f); err != nil {
 			return err
 		}
 	}
-	return nil
+}
+
+// fieldIter walks the fields of a message without a call through a
+// function value per field, for the loops that run once per packet.
+type fieldIter struct {
+	b    []byte
+	pos  int
+	base int64 // input offset of b
+}
+
+// next decodes the next field into f: false at the end of the message,
+// or with a corrupt error at a malformed field. The one- and two-byte
+// varints that make most of a trace are decoded here; longer ones, and
+// every malformed input, go to protowire, whose verdicts the errors word.
+func (it *fieldIter) next(f *field) (bool, error) {
+	b, pos := it.b, it.pos
+	if pos >= len(b) {
+		return false, nil
+	}
+	var num protowire.Number
+	var typ protowire.Type
+	var n int
+	if c := b[pos]; c < 0x80 && c >= 8 {
+		num, typ, n = protowire.Number(c>>3), protowire.Type(c&7), 1
+	} else if c >= 0x80 && pos+1 < len(b) && b[pos+1] < 0x80 { // fields 16 to 2047
+		key := uint64(c&0x7f) | uint64(b[pos+1])<<7
+		num, typ, n = protowire.Number(key>>3), protowire.Type(key&7), 2
+	} else {
+		num, typ, n = protowire.ConsumeTag(b[pos:])
+		if n < 0 {
+			return false, corruptf(it.base+int64(pos), "malformed field tag: %v", protowire.ParseError(n))
+		}
+	}
+	f.Num, f.Typ = num, typ
+	pos += n
+	switch typ {
+	case protowire.VarintType:
+		f.B, f.Off = nil, 0
+		if pos < len(b) && b[pos] < 0x80 {
+			f.U, n = uint64(b[pos]), 1
+		} else {
+			f.U, n = protowire.ConsumeVarint(b[pos:])
+		}
+	case protowire.BytesType:
+		f.U = 0
+		var l uint64
+		if pos < len(b) && b[pos] < 0x80 {
+			l, n = uint64(b[pos]), 1
+		} else {
+			l, n = protowire.ConsumeVarint(b[pos:])
+		}
+		if n >= 0 && l <= uint64(len(b)-pos-n) {
+			start := pos + n
+			end := start + int(l)
+			f.B, f.Off = b[start:end:end], it.base+int64(start)
+			n += int(l)
+		} else {
+			f.B, n = protowire.ConsumeBytes(b[pos:])
+		}
+	case protowire.Fixed64Type:
+		f.B, f.Off = nil, 0
+		f.U, n = protowire.ConsumeFixed64(b[pos:])
+	case protowire.Fixed32Type:
+		f.B, f.Off = nil, 0
+		var v uint32
+		v, n = protowire.ConsumeFixed32(b[pos:])
+		f.U = uint64(v)
+	case protowire.StartGroupType:
+		f.U, f.B, f.Off = 0, nil, 0
+		n = protowire.ConsumeFieldValue(num, typ, b[pos:])
+	default:
+		return false, corruptf(it.base+int64(pos-1), "field %d has the invalid wire type %d", num, typ)
+	}
+	if n < 0 {
+		return false, corruptf(it.base+int64(pos), "malformed field %d: %v", num, protowire.ParseError(n))
+	}
+	it.pos = pos + n
+	return true, nil
 }
 
 // uints calls fn for each value of a repeated integer field, packed (one
@@ -128,134 +180,185 @@ func uints(f field, fixed bool, fn func(v uint64)) error {
 	return nil
 }
 
-// packetReader reads a Trace message, a sequence of length-delimited
-// TracePacket fields (field 1), one packet at a time from a buffered
-// reader, so that only the packet being decoded is in memory.
-type packetReader struct {
-	br  *bufio.Reader
-	off int64 // bytes consumed so far
-	buf []byte
+// framer splits a Trace message, a sequence of length-delimited
+// TracePacket fields (field 1), into packets. It reads the input in large
+// blocks into buf, the buffer of a batch, and hands out the packets as
+// slices of it: no copy and no call per byte. A packet that does not fit
+// in what remains of a full buffer waits for the next one (more says
+// so).
+type framer struct {
+	r   io.Reader
+	buf []byte // buf[pos:] is read and not yet framed
+	pos int
+	off int64 // input offset of buf[pos]
+	// rerr is what ended the reading (io.EOF at the end), once it has.
+	rerr error
 	// others counts top-level fields other than packets (none in files
 	// Perfetto writes).
 	others int64
 }
 
+// errMore is what next returns, with nothing consumed, when the next
+// packet does not fit in the rest of the buffer, which is full.
+var errMore = errors.New("the next packet does not fit in the buffer")
+
+// lack tells what the field at the head of the unframed bytes lacks.
+type lack struct {
+	what  string // "a field tag", "a length", "a value": a head; "" a packet's body
+	bytes int    // the field's bytes at least, counted from its start
+	body  uint64 // a packet's announced length, when what is ""
+}
+
 // next returns the next packet and the offset of its first byte; io.EOF
-// at a clean end of the input.
-func (r *packetReader) next() ([]byte, int64, error) {
+// at a clean end of the input. full allows errMore: the caller can take
+// the packet in a new buffer, as this one holds packets already.
+func (r *framer) next(full bool) ([]byte, int64, error) {
 	for {
+		data := r.buf[r.pos:]
 		start := r.off
-		key, err := r.uvarint()
-		if err == io.EOF {
-			return nil, 0, io.EOF
+		// Inline: a packet (field 1) shorter than 16 KiB, whole in data.
+		if len(data) >= 3 && data[0] == 0x0a {
+			l, k := int(data[1]), 2
+			if l >= 0x80 {
+				l, k = l&0x7f|int(data[2])<<7, 3
+			}
+			if data[k-1] < 0x80 && k+l <= len(data) {
+				r.pos += k + l
+				r.off += int64(k + l)
+				return data[k : k+l : k+l], start + int64(k), nil
+			}
 		}
+		n, body, need, err := frameField(data, start)
 		if err != nil {
-			return nil, 0, r.cut(start, "a field tag", err)
+			return nil, 0, err
 		}
-		num, typ := protowire.Number(key>>3), protowire.Type(key&7)
-		if num < 1 || num > protowire.MaxValidNumber {
-			return nil, 0, corruptf(start, "invalid field number %d in the trace (not a Perfetto protobuf trace?)", num)
-		}
-		switch typ {
-		case protowire.BytesType:
-			n, err := r.uvarint()
-			if err != nil {
-				return nil, 0, r.cut(start, "a length", err)
-			}
-			if n > maxPacket {
-				return nil, 0, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, n, maxPacket)
-			}
-			body := r.off
-			k, err := r.fill(int(n))
-			r.off += int64(k)
-			if err != nil {
-				if err == io.EOF || err == io.ErrUnexpectedEOF {
-					return nil, 0, corruptf(start, "truncated packet: %d bytes announced, %d present", n, k)
+		if n == 0 { // the field is not whole in data
+			if r.rerr == nil {
+				if full && len(r.buf) == cap(r.buf) {
+					return nil, 0, errMore
 				}
-				return nil, 0, err
+				r.read(need.bytes)
+				continue
 			}
-			if num == 1 {
-				return r.buf, body, nil
-			}
-		case protowire.VarintType:
-			if _, err := r.uvarint(); err != nil {
-				return nil, 0, r.cut(start, "a value", err)
-			}
-		case protowire.Fixed32Type, protowire.Fixed64Type:
-			size := 4
-			if typ == protowire.Fixed64Type {
-				size = 8
-			}
-			k, err := r.br.Discard(size)
-			r.off += int64(k)
-			if err != nil {
-				return nil, 0, r.cut(start, "a value", err)
-			}
-		default:
-			return nil, 0, corruptf(start, "field %d has the wire type %d, not that of trace packets (not a Perfetto protobuf trace?)", num, typ)
+			return nil, 0, r.cut(start, len(data), need)
+		}
+		r.pos += n
+		r.off += int64(n)
+		if body != nil {
+			return body, start + int64(n-len(body)), nil
 		}
 		r.others++
 	}
 }
 
-// fill reads the next n bytes into r.buf. The buffer grows with what
-// arrives, a megabyte at a time, so that a corrupt length costs no more
-// memory than the input holds.
-func (r *packetReader) fill(n int) (int, error) {
-	r.buf = r.buf[:0]
-	for len(r.buf) < n {
-		chunk := min(n-len(r.buf), 1<<20)
-		have := len(r.buf)
-		r.buf = slices.Grow(r.buf, chunk)[:have+chunk]
-		k, err := io.ReadFull(r.br, r.buf[have:])
-		if err != nil {
-			return have + k, err
+// read reads more input into buf, making room when it is full: at most
+// a megabyte at a time beyond what has arrived, so that a corrupt length
+// costs no more memory than the input holds.
+func (r *framer) read(want int) {
+	if len(r.buf) == cap(r.buf) {
+		grow := min(max(want-(len(r.buf)-r.pos), 4096), 1<<20)
+		if r.pos > 0 && r.pos >= len(r.buf)/2 { // reuse the framed part
+			n := copy(r.buf, r.buf[r.pos:])
+			r.buf, r.pos = r.buf[:n], 0
+		} else {
+			r.buf = slices.Grow(r.buf, grow)
 		}
 	}
-	return n, nil
+	k, err := r.r.Read(r.buf[len(r.buf):cap(r.buf)])
+	r.buf = r.buf[:len(r.buf)+k]
+	if err != nil {
+		r.rerr = err
+	}
 }
 
-// cut words an error met while reading a field's head.
-func (r *packetReader) cut(at int64, what string, err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return corruptf(at, "truncated trace: the input ends inside %s", what)
-	}
-	var c *corrupt
-	if errors.As(err, &c) {
+// cut words the end of the input inside the field at start, of which
+// have bytes arrived: the same words whether the input ended (io.EOF,
+// io.ErrUnexpectedEOF) or failed (the error itself).
+func (r *framer) cut(start int64, have int, need lack) error {
+	err := r.rerr
+	switch {
+	case need.what == "a field tag" && have == 0 && err == io.EOF:
+		return io.EOF
+	case need.what == "":
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return corruptf(start, "truncated packet: %d bytes announced, %d present", need.body, have-(need.bytes-int(need.body)))
+		}
 		return err
-	}
-	if errors.Is(err, errOverflow) {
-		return corruptf(at, "malformed varint in %s", what)
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return corruptf(start, "truncated trace: the input ends inside %s", need.what)
 	}
 	return err
 }
 
-var errOverflow = errors.New("varint overflows 64 bits")
+// frameField reads the top-level field at the head of data, at input
+// offset start: it returns the field's length n and, for a packet, its
+// body; n == 0 when data does not hold the whole field, and need says
+// what is missing.
+func frameField(data []byte, start int64) (n int, body []byte, need lack, err error) {
+	key, k, err := headVarint(data, start, "a field tag")
+	if err != nil || k == 0 {
+		return 0, nil, lack{what: "a field tag", bytes: len(data) + 1}, err
+	}
+	num, typ := protowire.Number(key>>3), protowire.Type(key&7)
+	if num < 1 || num > protowire.MaxValidNumber {
+		return 0, nil, lack{}, corruptf(start, "invalid field number %d in the trace (not a Perfetto protobuf trace?)", num)
+	}
+	switch typ {
+	case protowire.BytesType:
+		l, m, err := headVarint(data[k:], start, "a length")
+		if err != nil || m == 0 {
+			return 0, nil, lack{what: "a length", bytes: len(data) + 1}, err
+		}
+		if l > maxPacket {
+			return 0, nil, lack{}, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, l, maxPacket)
+		}
+		end := k + m + int(l)
+		if end > len(data) {
+			return 0, nil, lack{bytes: end, body: l}, nil
+		}
+		if num == 1 {
+			body = data[k+m : end : end]
+		}
+		return end, body, lack{}, nil
+	case protowire.VarintType:
+		_, m, err := headVarint(data[k:], start, "a value")
+		if err != nil || m == 0 {
+			return 0, nil, lack{what: "a value", bytes: len(data) + 1}, err
+		}
+		return k + m, nil, lack{}, nil
+	case protowire.Fixed32Type, protowire.Fixed64Type:
+		size := 4
+		if typ == protowire.Fixed64Type {
+			size = 8
+		}
+		if k+size > len(data) {
+			return 0, nil, lack{what: "a value", bytes: k + size}, nil
+		}
+		return k + size, nil, lack{}, nil
+	}
+	return 0, nil, lack{}, corruptf(start, "field %d has the wire type %d, not that of trace packets (not a Perfetto protobuf trace?)", num, typ)
+}
 
-// uvarint reads a varint, counting its bytes; io.EOF only when the input
-// ends before its first byte.
-func (r *packetReader) uvarint() (uint64, error) {
-	var x uint64
+// headVarint decodes a varint of a field's head as a byte-by-byte reader
+// would: k == 0 when data ends before its last byte; a malformed varint
+// (past 64 bits) is an error at start, the field's offset.
+func headVarint(data []byte, start int64, what string) (x uint64, k int, err error) {
 	var s uint
 	for i := 0; i < binary.MaxVarintLen64; i++ {
-		b, err := r.br.ReadByte()
-		if err != nil {
-			if i > 0 && err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, err
+		if i == len(data) {
+			return 0, 0, nil
 		}
-		r.off++
+		b := data[i]
 		if b < 0x80 {
 			if i == binary.MaxVarintLen64-1 && b > 1 {
-				return 0, errOverflow
+				return 0, 0, corruptf(start, "malformed varint in %s", what)
 			}
-			return x | uint64(b)<<s, nil
+			return x | uint64(b)<<s, i + 1, nil
 		}
 		x |= uint64(b&0x7f) << s
 		s += 7
 	}
-	return 0, errOverflow
+	return 0, 0, corruptf(start, "malformed varint in %s", what)
 }
 
 // inflate expands a compressed_packets (zlib) or zstd_compressed_packets

@@ -1,0 +1,297 @@
+package perfetto
+
+import (
+	"bufio"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// A pass over the file runs on all cores: one goroutine reads the input
+// and splits it into packets, in batches; workers decode what each packet
+// says by itself (its fields, its track event), a batch each; the
+// caller's goroutine applies the batches in file order to the state that
+// depends on what came before (sequences' interned names and clocks, open
+// slices, the sink). Only the caller's goroutine calls the sink, Progress
+// and the notes, so that a pass delivers the same calls, in the same
+// order, as a read on one core.
+
+const (
+	// batchPackets bounds a batch: cancellation is looked at once per
+	// batch, and the decoded packets of the batches in flight (about
+	// 600 bytes each) are most of the read's memory.
+	batchPackets = 1024
+	// chunkBytes is the size of the buffers the input is read into, in
+	// large reads; chunks is how many circulate. A chunk holds the
+	// packets of several batches, and returns to the reader once they
+	// are all applied.
+	chunkBytes = 1 << 20
+	chunks     = 4
+)
+
+// chunk is a buffer of input and the count of its users: the reader
+// while it fills it, and the batches not yet applied.
+type chunk struct {
+	buf   []byte
+	users atomic.Int32
+}
+
+// release drops a user of c, giving c back to free after the last.
+func (c *chunk) release(free chan *chunk) {
+	if c.users.Add(-1) == 0 {
+		free <- c
+	}
+}
+
+// packetRef locates a packet in its batch's buffer and in the input.
+type packetRef struct {
+	start, end int
+	off        int64
+}
+
+// batch is packets read in a row, what their decoding made of them, and
+// how the reading ended after them, if it did.
+type batch[T any] struct {
+	chunk *chunk // the packets' bytes (nil in a batch that ends a walk before any input)
+	buf   []byte // chunk.buf as the packets were read
+	refs  []packetRef
+	out   []T
+	done  int64 // input bytes read when the batch was closed
+	// end is what stopped the reading after these packets: io.EOF at
+	// a clean end, a decoding error (located by the pass), or an error
+	// of opening and decompressing (returned as it is, in fatal).
+	end, fatal error
+	others     int64 // top-level fields other than packets, in the whole input so far
+	panicked   any   // a panic of a worker or the reader, raised again by the caller
+	decoded    chan struct{}
+}
+
+func (b *batch[T]) reset() {
+	b.chunk, b.buf, b.refs = nil, nil, b.refs[:0]
+	b.end, b.fatal, b.panicked = nil, nil, nil
+}
+
+// decodeFunc makes what it can of a packet on its own, into out, which
+// keeps what it held for an earlier packet, so that its slices may be
+// reused. Each worker has its own (newDecode makes them).
+type decodeFunc[T any] func(pkt []byte, off int64, out *T)
+
+// walk reads the packets of the file at path: the workers decode them
+// with the functions newDecode makes, then apply takes each packet with
+// what was made of it, in file order, on the caller's goroutine. pass (0
+// or 1) places the progress reports: each pass reads the whole file, so
+// the total reported is twice its size.
+func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions,
+	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	batches := workers + 2
+	// order carries the batches in file order to the caller, work the
+	// same batches to the workers, free those applied back to the reader.
+	order := make(chan *batch[T], batches)
+	work := make(chan *batch[T], batches)
+	free := make(chan *batch[T], batches)
+	for range batches {
+		free <- &batch[T]{decoded: make(chan struct{}, 1)}
+	}
+	freeChunks := make(chan *chunk, chunks)
+	for range chunks {
+		freeChunks <- &chunk{}
+	}
+	quit := make(chan struct{})
+	var running sync.WaitGroup
+	running.Go(func() {
+		defer close(work)
+		read(open, path, opt, order, work, free, freeChunks, quit)
+	})
+	for range workers {
+		decode := newDecode()
+		running.Go(func() {
+			for b := range work {
+				decodeBatch(b, decode)
+			}
+		})
+	}
+	defer func() {
+		close(quit)
+		running.Wait()
+	}()
+
+	base, total, next := int64(pass)*size, 2*size, int64(progressEvery)
+	for b := range order {
+		<-b.decoded
+		if b.panicked != nil {
+			panic(b.panicked)
+		}
+		if err := opt.Canceled(); err != nil {
+			return err
+		}
+		for i, r := range b.refs {
+			if err := apply(b.buf[r.start:r.end:r.end], r.off, &b.out[i]); err != nil {
+				return located(path, err)
+			}
+		}
+		switch {
+		case b.fatal != nil:
+			return b.fatal
+		case b.end == io.EOF:
+			if pass == 0 && b.others > 0 {
+				opt.Skip("top-level fields of the trace other than packets", b.others)
+			}
+			if opt.Progress != nil {
+				opt.Progress(base+b.done, total)
+			}
+			return nil
+		case b.end != nil:
+			return located(path, b.end)
+		}
+		if opt.Progress != nil && b.done >= next {
+			opt.Progress(base+b.done, total)
+			next = b.done + progressEvery
+		}
+		b.chunk.release(freeChunks)
+		free <- b
+	}
+	return nil
+}
+
+// decodeBatch decodes the packets of b and says so on b.decoded; a panic
+// is handed to the caller's goroutine, which raises it again.
+func decodeBatch[T any](b *batch[T], decode decodeFunc[T]) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.panicked = r
+		}
+		b.decoded <- struct{}{}
+	}()
+	if len(b.out) < len(b.refs) {
+		b.out = append(b.out, make([]T, len(b.refs)-len(b.out))...)
+	}
+	for i, r := range b.refs {
+		decode(b.buf[r.start:r.end:r.end], r.off, &b.out[i])
+	}
+}
+
+// read is the reading goroutine of walk: it fills the batches from free
+// and hands them over on order and work, until the input ends or quit is
+// closed.
+func read[T any](open func() (io.ReadCloser, error), path string, opt trace.ReadOptions,
+	order, work, free chan *batch[T], freeChunks chan *chunk, quit chan struct{}) {
+	var b *batch[T]
+	send := func() bool {
+		select {
+		case order <- b:
+		case <-quit:
+			return false
+		}
+		select {
+		case work <- b:
+			return true
+		case <-quit:
+			return false
+		}
+	}
+	take := func() bool {
+		select {
+		case b = <-free:
+			b.reset()
+			return true
+		case <-quit:
+			return false
+		}
+	}
+	if !take() {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil { // raised again by the caller
+			b.panicked = r
+			b.decoded <- struct{}{}
+			select {
+			case order <- b:
+			case <-quit:
+			}
+		}
+	}()
+	f, err := open()
+	if err != nil {
+		b.fatal = err
+		send()
+		return
+	}
+	defer f.Close()
+	cr := &countingReader{r: f, opt: opt}
+	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
+	if err != nil {
+		b.fatal = err
+		send()
+		return
+	}
+	defer release()
+	fr := &framer{r: in}
+	// c is the chunk being filled; the reader is one of its users.
+	var c *chunk
+	newChunk := func() bool {
+		select {
+		case next := <-freeChunks:
+			if cap(next.buf) != chunkBytes { // new, or grown for a huge packet
+				next.buf = make([]byte, 0, chunkBytes)
+			}
+			// The head of a packet that did not fit in the last chunk.
+			next.buf = append(next.buf[:0], fr.buf[fr.pos:]...)
+			next.users.Store(1)
+			if c != nil {
+				c.release(freeChunks)
+			}
+			c, fr.buf, fr.pos = next, next.buf, 0
+			return true
+		case <-quit:
+			return false
+		}
+	}
+	if !newChunk() {
+		return
+	}
+	for {
+		b.chunk = c
+		c.users.Add(1)
+		more := false
+		for len(b.refs) < batchPackets {
+			pkt, off, err := fr.next(fr.pos > 0)
+			if err == errMore {
+				more = true
+				break
+			}
+			if err != nil {
+				b.end = err
+				break
+			}
+			b.refs = append(b.refs, packetRef{start: fr.pos - len(pkt), end: fr.pos, off: off})
+		}
+		c.buf = fr.buf // grown, for a packet larger than a chunk
+		b.buf, b.done, b.others = fr.buf, cr.done, fr.others
+		if !send() || b.end != nil || !take() || more && !newChunk() {
+			return
+		}
+	}
+}
+
+// countingReader counts the bytes read from the file and stops the read
+// once it is canceled.
+type countingReader struct {
+	r    io.Reader
+	opt  trace.ReadOptions
+	done int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.opt.Canceled(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.done += int64(n)
+	return n, err
+}
