@@ -12,7 +12,13 @@
 // data printed with %+v (every field; NaN prints alike), spilling beyond
 // POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+// states, then the attribution (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+//
+// Hashing a result of millions of rows through fmt takes seconds of its
+// own, so popmem also prints, on standard error, the CPU time (user+sys)
+// and peak RSS of the process when the result is ready, before the hash
+// ("at result"), and for the critical path the CPU time the delay costs
+// took: the analysis's own cost.
 package main
 
 import (
@@ -24,6 +30,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -67,6 +75,7 @@ func main() {
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
 		run, err := a.Result()
 		check(err)
+		usage("result")
 		heapProfile()
 		out = fmt.Sprintf("%d calls, %d messages, ideal runtime %d", run.Calls, run.Messages, run.IdealRuntime)
 		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
@@ -75,6 +84,7 @@ func main() {
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
 		res, err := a.Result()
 		check(err)
+		usage("result")
 		out = fmt.Sprintf("%d path segments, %d waits", len(res.Segments), len(res.Waits))
 		heapProfile()
 		// The hash of fmt.Sprintf("%+v %+v", res.Segments, res.Waits),
@@ -85,8 +95,16 @@ func main() {
 		fmt.Fprint(h, " ")
 		hashSlice(h, res.Waits)
 		fmt.Printf("sha256 %x\n", h.Sum(nil))
+		if at := res.Attribution; at != nil {
+			h := sha256.New()
+			hashSlice(h, at.Pieces)
+			fmt.Fprintf(h, " %+v %+v", at.ByState, at.ByResource)
+			fmt.Printf("attribution sha256 %x\n", h.Sum(nil))
+		}
 		if os.Getenv("POPMEM_DELAYS") != "" {
+			before := cpuTime()
 			d := res.DelayCosts()
+			fmt.Fprintf(os.Stderr, "popmem: delay costs took %.2fs CPU\n", (cpuTime() - before).Seconds())
 			fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
 		}
 	default:
@@ -94,6 +112,21 @@ func main() {
 		os.Exit(2)
 	}
 	fmt.Println(out)
+}
+
+// usage prints, on standard error, the process's CPU time (user+sys) and
+// peak RSS so far, at the step named.
+func usage(at string) {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	fmt.Fprintf(os.Stderr, "popmem: at %s: %.2fs CPU, peak RSS %d KB\n", at, cpuTime().Seconds(), ru.Maxrss)
+}
+
+// cpuTime returns the process's CPU time so far (user+sys).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // heapProfile writes the heap profile POPMEM_MEMPROFILE names, if any,

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
 
 // The attribution as it was computed before the accumulator, from every
@@ -15,7 +16,12 @@ import (
 // attributeHeld attributes the path's time to what its resources were doing
 // in t (the trace the path was computed from).
 func attributeHeld(r *Result, t *trace.Trace) *Attribution {
-	run := r.run
+	// The run gathered again, held: the Result reads its calls back
+	// from a spill file.
+	run, err := mpi.FromTrace(t)
+	if err != nil {
+		panic(err)
+	}
 	resOf := map[int32]int32{}
 	for i, res := range run.Resources {
 		resOf[res.Container] = int32(i)
@@ -49,7 +55,7 @@ func attributeHeld(r *Result, t *trace.Trace) *Attribution {
 			states = append(states, t.States.At(int(k)))
 		}
 		indices[i] = nil
-		act := activityHeld(int32(i), states, t, r)
+		act := activityHeld(int32(i), states, t, run)
 		for _, p := range act {
 			if d := min(p.End, r.End) - max(p.Start, r.Start); d > 0 {
 				total[p.State] += d
@@ -77,8 +83,7 @@ func attributeHeld(r *Result, t *trace.Trace) *Attribution {
 // activity returns what resource res did over the trace: its MPI calls,
 // between them its innermost states, elsewhere NoState, as pieces in time
 // order that tile [run's start, run's end].
-func activityHeld(res int32, states []trace.State, t *trace.Trace, r *Result) []Piece {
-	run := r.run
+func activityHeld(res int32, states []trace.State, t *trace.Trace, run *mpi.Run) []Piece {
 	inner := innermostHeld(states, t)
 	out := make([]Piece, 0, len(inner)+2*len(run.Calls[res])+1)
 	add := func(a, b trace.Time, name string) {

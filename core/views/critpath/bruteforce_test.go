@@ -71,7 +71,7 @@ func replay(run *mpi.Run, deps map[mpi.CallRef][]mpi.CallRef, shrink [2]int, eps
 	}
 	var end trace.Time
 	for r := range n {
-		if f := lastNamed(run, operations(run), int32(r), "finalize"); f >= 0 {
+		if f := lastNamed(fromMPIRun(run), fromMPIRun(run).reader(), operations(fromMPIRun(run)), int32(r), "finalize"); f >= 0 {
 			end = max(end, enter[r][f])
 		} else {
 			end = max(end, now[r]+run.Resources[r].Last-prev[r])

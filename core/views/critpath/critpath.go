@@ -40,11 +40,9 @@
 package critpath
 
 import (
-	"cmp"
 	"fmt"
 	"iter"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -111,14 +109,18 @@ type Result struct {
 	// Accumulator (Compute), nil from FromRun, which sees the MPI calls
 	// only.
 	Attribution *Attribution
-	// run holds the run's calls, for the waits' table; the wait states
-	// of resource r are Waits[waitFrom[r]:waitFrom[r+1]], in call order
-	// (not an index per call: 4 bytes each).
-	run      *mpi.Run
+	// run holds the run's calls, for the waits' table (CallOf, through
+	// callOf under callMu) and the delay costs; the wait states of
+	// resource r are Waits[waitFrom[r]:waitFrom[r+1]], in call order (not
+	// an index per call: 4 bytes each).
+	run      *run
+	callMu   sync.Mutex
+	callOf   *callReader
 	waitFrom []int32
 	// What every resource did (from an Accumulator), for the delay costs,
 	// computed on demand (DelayCosts) once.
 	acts       []activity
+	spill      *mpi.Spill // the file of the spooled calls and acts
 	callName   []int32
 	stateNames []string
 	delays     *Delays
@@ -131,13 +133,40 @@ type Result struct {
 
 // DelayCosts returns the delay costs of the wait states (see Delays),
 // computed on the first call; nil for a Result of FromRun, which knows
-// only the MPI calls.
+// only the MPI calls, after Close, or when what each resource did could
+// not be read back from the temporary file it was spilled to (Err).
 func (r *Result) DelayCosts() *Delays {
 	if r.acts == nil {
 		return nil
 	}
-	r.delaysOnce.Do(func() { r.delays = delayCosts(r, r.acts, r.callName, r.stateNames) })
+	r.delaysOnce.Do(func() {
+		if r.spill.Err() != nil {
+			return
+		}
+		d := delayCosts(r, r.acts, r.callName, r.stateNames)
+		if r.spill.Err() == nil {
+			r.delays = d
+		}
+	})
 	return r.delays
+}
+
+// Err returns the error that kept DelayCosts from being computed, or made
+// CallOf return a zero call: the calls or what each resource did (kept
+// in a temporary file beyond the memory Options.SpillMemory gives) could
+// not be read back.
+func (r *Result) Err() error { return r.spill.Err() }
+
+// Close releases the temporary file that holds, beyond
+// Options.SpillMemory, the MPI calls (for CallOf) and what each resource
+// did (for the delay costs) of a Result from an Accumulator. DelayCosts
+// returns nil after it, unless computed before, and CallOf must not be
+// called. Without Close the file goes when the Result is garbage
+// collected (it has no name on disk meanwhile, where the system allows
+// it). It may be called more than once.
+func (r *Result) Close() error {
+	r.delaysOnce.Do(func() {})
+	return r.spill.Close()
 }
 
 // Options tune the analysis.
@@ -155,7 +184,7 @@ type Options struct {
 
 // FromRun finds the critical path of a run's MPI calls.
 func FromRun(run *mpi.Run, opt Options) (*Result, error) {
-	return fromRun(run, tiedMessages(run), opt)
+	return fromRun(fromMPIRun(run), tiedMessages(run), opt)
 }
 
 // tiedMessages returns the send and receive calls of the run's messages
@@ -176,17 +205,18 @@ func tiedMessages(run *mpi.Run) iter.Seq2[mpi.CallRef, mpi.CallRef] {
 // fromRun finds the critical path of a run whose messages are given by
 // the calls they were tied to (messages, read twice), in the order of
 // the links: the Accumulator keeps only those, not run.Messages.
-func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Options) (*Result, error) {
+func fromRun(run *run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Options) (*Result, error) {
 	if len(run.Resources) == 0 {
 		return nil, errs.Argument("trace", "the critical path needs MPI calls: none of the states or events of this "+
 			"trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
 	}
-	if len(run.Resources) > 1 && len(run.Messages) == 0 && run.NumMessages == 0 && len(run.Collectives) == 0 {
+	if len(run.Resources) > 1 && run.NumMessages == 0 && len(run.Collectives) == 0 {
 		return nil, errs.Argument("trace", "the critical path needs matched messages or collective operations between "+
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
-	waits, byCall := waitStates(run, messages)
-	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, waitFrom: waitOffsets(waits, len(run.Resources))}
+	rd := run.reader()
+	waits, byCall := waitStates(run, rd, messages)
+	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, callOf: run.reader(), waitFrom: waitOffsets(waits, len(run.Resources))}
 	ops := operations(run)
 	for _, res := range run.Resources {
 		r.Resources = append(r.Resources, res.Path)
@@ -198,8 +228,8 @@ func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Opt
 	for i, rr := range run.Resources {
 		t := rr.Last
 		if !opt.WholeRun {
-			if f := lastNamed(run, ops, int32(i), "finalize"); f >= 0 {
-				t = run.Calls[i][f].Enter
+			if f := lastNamed(run, rd, ops, int32(i), "finalize"); f >= 0 {
+				t = rd.call(mpi.CallRef{Resource: int32(i), Call: f}).Enter
 			}
 		}
 		if res < 0 || t > at {
@@ -210,15 +240,14 @@ func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Opt
 	// cursor[r]: calls of r below this index may still be visited.
 	cursor := make([]int, len(run.Resources))
 	for i := range cursor {
-		cursor[i] = len(run.Calls[i])
+		cursor[i] = run.count(int32(i))
 	}
 	var segs []Segment
 	for {
-		calls := run.Calls[res]
-		j := min(cursor[res], sort.Search(len(calls), func(k int) bool { return calls[k].Enter >= at })) - 1
+		j := min(cursor[res], rd.firstEntered(res, at)) - 1
 		jumped := false
 		for ; j >= 0; j-- {
-			c := &calls[j]
+			c := rd.call(mpi.CallRef{Resource: res, Call: int32(j)})
 			if !opt.WholeRun && ops[c.Name] == "init" && c.Leave <= at {
 				break // the walk ends at MPI_Init's end
 			}
@@ -240,7 +269,7 @@ func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Opt
 		if !jumped {
 			start := run.Start
 			if j >= 0 {
-				start = run.Calls[res][j].Leave // MPI_Init's end
+				start = rd.call(mpi.CallRef{Resource: res, Call: int32(j)}).Leave // MPI_Init's end
 			}
 			segs = append(segs, Segment{Resource: res, Start: min(start, at), End: at, Via: "start", From: -1})
 			break
@@ -249,6 +278,9 @@ func fromRun(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Opt
 	slices.Reverse(segs)
 	r.Segments = segs
 	r.Start = segs[0].Start
+	if !rd.ok {
+		return nil, errCallsUnread
+	}
 	return r, nil
 }
 
@@ -266,16 +298,54 @@ func waitOffsets(waits []Wait, resources int) []int32 {
 }
 
 // waitsAfter returns the index in Waits of the first wait state of
-// resource res on a call after call after, and the end of res's.
-func (r *Result) waitsAfter(res, after int32) (first, end int32) {
+// resource res on a call after call after, and the end of res's. hint
+// is where the previous answer for res was (any index: it is clamped),
+// and becomes this one: the delay costs ask about nearby calls of each
+// resource in turn, so the search gallops out from it rather than
+// halving all of res's wait states each time.
+func (r *Result) waitsAfter(res, after int32, hint *int32) (first, end int32) {
 	from, end := r.waitFrom[res], r.waitFrom[res+1]
-	i, _ := slices.BinarySearchFunc(r.Waits[from:end], after+1, func(w Wait, c int32) int { return cmp.Compare(w.Call.Call, c) })
-	return from + int32(i), end
+	// The answer is the least i in [from, end] with past(i).
+	past := func(i int32) bool { return i == end || r.Waits[i].Call.Call > after }
+	h := min(max(*hint, from), end)
+	lo, hi := h, h // past(hi); the answer in (lo, hi], or lo == hi == from
+	if past(h) {
+		for step := int32(1); lo > from; step *= 2 {
+			lo = max(h-step, from)
+			if !past(lo) {
+				break
+			}
+			hi = lo
+		}
+		if past(lo) { // lo == from
+			*hint = lo
+			return lo, end
+		}
+	} else {
+		for step := int32(1); ; step *= 2 {
+			hi = min(h+step, end)
+			if past(hi) {
+				break
+			}
+			lo = hi
+		}
+	}
+	// !past(lo), past(hi): halve (lo, hi].
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if past(m) {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	*hint = hi
+	return hi, end
 }
 
 // operations returns the MPI operation of each call name of the run
 // (mpi.Operation).
-func operations(run *mpi.Run) []string {
+func operations(run *run) []string {
 	ops := make([]string, len(run.Names))
 	for i, n := range run.Names {
 		ops[i], _ = mpi.Operation(n)
@@ -285,21 +355,25 @@ func operations(run *mpi.Run) []string {
 
 // lastNamed returns the index of the last call of resource r that is the
 // operation op, or -1.
-func lastNamed(run *mpi.Run, ops []string, r int32, op string) int {
-	calls := run.Calls[r]
-	for j := len(calls) - 1; j >= 0; j-- {
-		if ops[calls[j].Name] == op {
+func lastNamed(run *run, rd *callReader, ops []string, r int32, op string) int32 {
+	for j := int32(run.count(r)) - 1; j >= 0; j-- {
+		if ops[rd.call(mpi.CallRef{Resource: r, Call: j}).Name] == op {
 			return j
 		}
 	}
 	return -1
 }
 
+// errCallsUnread is the error of a path whose calls could not be read
+// back from the spill file (its Err says why).
+var errCallsUnread = fmt.Errorf("critpath: the MPI calls could not be read back from the temporary file")
+
 // WaitStates finds the wait states of a run (see the package
 // documentation), at most one per call (its longest), in the order of the
 // resources and their calls.
 func WaitStates(run *mpi.Run) []Wait {
-	w, _ := waitStates(run, tiedMessages(run))
+	r := fromMPIRun(run)
+	w, _ := waitStates(r, r.reader(), tiedMessages(run))
 	return w
 }
 
@@ -313,10 +387,10 @@ func WaitStates(run *mpi.Run) []Wait {
 // and call), and a second writes them there, a call keeping the first of
 // its longest candidates. Only the result is held, never a list of the
 // candidates beside it.
-func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]Wait, [][]int32) {
-	index := make([][]int32, len(run.Calls))
-	for r, calls := range run.Calls {
-		index[r] = make([]int32, len(calls))
+func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]Wait, [][]int32) {
+	index := make([][]int32, len(run.Resources))
+	for r := range index {
+		index[r] = make([]int32, run.count(int32(r)))
 		for j := range index[r] {
 			index[r][j] = -1
 		}
@@ -325,7 +399,7 @@ func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]W
 	// not yet cut to the call's.
 	candidates := func(offer func(Wait)) {
 		for s, r := range messages {
-			sc, rc := run.Call(s), run.Call(r)
+			sc, rc := *rd.call(s), *rd.call(r)
 			if rc.Class.Completes() {
 				offer(Wait{Call: r, Wait: min(sc.Enter, rc.Leave) - rc.Enter, Kind: LateSender, Cause: s, At: sc.Enter})
 			}
@@ -338,7 +412,7 @@ func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]W
 			latest := func(skip int) int {
 				k := -1
 				for i := range m {
-					if i != skip && (k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter) {
+					if i != skip && (k < 0 || rd.call(m[i]).Enter > rd.call(m[k]).Enter) {
 						k = i
 					}
 				}
@@ -348,8 +422,8 @@ func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]W
 				if cause < 0 || x == cause {
 					return
 				}
-				at := run.Call(m[cause]).Enter
-				offer(Wait{Call: m[x], Wait: at - run.Call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
+				at := rd.call(m[cause]).Enter
+				offer(Wait{Call: m[x], Wait: at - rd.call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
 			}
 			root := int(coll.Root)
 			switch {
@@ -363,7 +437,7 @@ func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]W
 				k := -1
 				for i := range m {
 					wait(i, k)
-					if k < 0 || run.Call(m[i]).Enter > run.Call(m[k]).Enter {
+					if k < 0 || rd.call(m[i]).Enter > rd.call(m[k]).Enter {
 						k = i
 					}
 				}
@@ -377,7 +451,7 @@ func waitStates(run *mpi.Run, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]W
 	}
 	// cut returns w's wait within its call, not positive when none.
 	cut := func(w Wait) trace.Time {
-		c := run.Call(w.Call)
+		c := rd.call(w.Call)
 		return min(w.Wait, c.Leave-c.Enter)
 	}
 	candidates(func(w Wait) {
@@ -427,8 +501,14 @@ func (r *Result) String() string {
 	return s
 }
 
-// CallOf returns the call a reference names.
-func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call { return r.run.Call(ref) }
+// CallOf returns the call a reference names (a copy: the calls of a
+// Result from an Accumulator are read back from a temporary file).
+func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call {
+	r.callMu.Lock()
+	defer r.callMu.Unlock()
+	c := *r.callOf.call(ref)
+	return &c
+}
 
 // TraceStart returns the trace's first instant.
 func (r *Result) TraceStart() trace.Time {

@@ -70,15 +70,15 @@ func (s *syncPoints) before(j int32) int32 {
 // newSyncPoints finds the synchronisation points of every resource: the
 // two calls of every wait state (each with the other's resource), and the
 // calls of the collectives that synchronised all their members.
-func newSyncPoints(r *Result) []syncPoints {
+func newSyncPoints(r *Result, rd *callReader) []syncPoints {
 	run := r.run
 	out := make([]syncPoints, len(run.Resources))
 	for i := range out {
-		out[i].first = make([]int32, len(run.Calls[i])+1)
+		out[i].first = make([]int32, run.count(int32(i))+1)
 	}
 	var synced []int32 // the collectives that synchronised
 	for ci := range run.Collectives {
-		if synchronising(run, &run.Collectives[ci]) {
+		if synchronising(rd, &run.Collectives[ci]) {
 			synced = append(synced, int32(ci))
 		}
 	}
@@ -122,16 +122,9 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	run := r.run
 	ops := operations(run)
 	n := len(run.Resources)
-	syncs := newSyncPoints(r)
-	lastInit := make([]int32, n)
-	for res, calls := range run.Calls {
-		lastInit[res] = -1
-		for i := range calls {
-			if ops[calls[i].Name] == "init" {
-				lastInit[res] = int32(i)
-			}
-		}
-	}
+	rd := run.reader()
+	syncs := newSyncPoints(r, rd)
+	lastInit := run.lastInits(ops)
 	// previous returns where the synchronisation interval of resource res
 	// with partner begins, before its call j, and the index of the call
 	// it begins after (-1 for none).
@@ -140,12 +133,12 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		for k := sp.before(j); k >= 0; k = sp.before(k) {
 			for _, p := range sp.partners[sp.first[k]:sp.first[k+1]] {
 				if p == partner || p < 0 && member(run, -p-1, partner) {
-					return run.Calls[res][k].Leave, k
+					return rd.call(mpi.CallRef{Resource: res, Call: k}).Leave, k
 				}
 			}
 		}
 		if i := lastInit[res]; i >= 0 && i < j {
-			return run.Calls[res][i].Leave, i
+			return rd.call(mpi.CallRef{Resource: res, Call: i}).Leave, i
 		}
 		return run.Start, -1
 	}
@@ -155,14 +148,14 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	// the end of call after to the entry of call j, less the wait states
 	// inside, which it returns.
 	var inside []int32
+	hints := make([]int32, n) // where each resource's wait states were found last
 	interval := func(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
-		calls := run.Calls[res]
-		acts[res].times(from, calls[j].Enter, into, touched)
+		acts[res].times(from, rd.call(mpi.CallRef{Resource: res, Call: j}).Enter, into, touched)
 		inside = inside[:0]
-		first, end := r.waitsAfter(res, after)
+		first, end := r.waitsAfter(res, after, &hints[res])
 		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
 			w := r.Waits[wi].Wait
-			into[callName[calls[r.Waits[wi].Call.Call].Name]] -= w
+			into[callName[rd.call(r.Waits[wi].Call).Name]] -= w
 			waited += w
 			inside = append(inside, wi)
 		}
@@ -185,7 +178,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		c.ShortTerm += short
 		c.LongTerm += long
 	}
-	order := backwards(r)
+	order := backwards(r, rd)
 	var d []trace.Time
 	out := &Delays{}
 	// The delayer's interval is the same for the waits one call caused
@@ -266,20 +259,20 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 // as Scalasca counts it: one whose members all wait for all (every
 // collective whose root the trace does not name) and none of which left
 // before the last entered.
-func synchronising(run *mpi.Run, coll *mpi.Collective) bool {
+func synchronising(rd *callReader, coll *mpi.Collective) bool {
 	if coll.Root >= 0 && coll.Class != mpi.AllToAll || coll.Class == mpi.Scan || len(coll.Members) < 2 {
 		return false
 	}
-	latest, earliestEnd := run.Call(coll.Members[0]).Enter, run.Call(coll.Members[0]).Leave
+	latest, earliestEnd := rd.call(coll.Members[0]).Enter, rd.call(coll.Members[0]).Leave
 	for _, m := range coll.Members[1:] {
-		c := run.Call(m)
+		c := rd.call(m)
 		latest, earliestEnd = max(latest, c.Enter), min(earliestEnd, c.Leave)
 	}
 	return earliestEnd >= latest
 }
 
 // member tells whether resource res takes part in collective coll.
-func member(run *mpi.Run, coll, res int32) bool {
+func member(run *run, coll, res int32) bool {
 	if len(run.Collectives[coll].Members) == len(run.Resources) {
 		return true
 	}
@@ -296,8 +289,7 @@ func member(run *mpi.Run, coll, res int32) bool {
 // than w's (but where w's wait was cut short by the end of its call). The
 // wait states of each resource end in the order of its calls (one ends
 // before the next call begins): the resources' sequences are merged.
-func backwards(r *Result) []int32 {
-	run := r.run
+func backwards(r *Result, rd *callReader) []int32 {
 	type head struct {
 		at, leave trace.Time
 		wait      int32 // the next wait state of its resource, going back
@@ -310,7 +302,7 @@ func backwards(r *Result) []int32 {
 			j++
 		}
 		w := &r.Waits[j-1]
-		c := run.Call(w.Call)
+		c := rd.call(w.Call)
 		h = append(h, head{c.Enter + w.Wait, c.Leave, int32(j - 1), int32(i)})
 		i = j
 	}
@@ -346,7 +338,7 @@ func backwards(r *Result) []int32 {
 		} else {
 			top.wait--
 			w := &r.Waits[top.wait]
-			c := run.Call(w.Call)
+			c := rd.call(w.Call)
 			top.at, top.leave = c.Enter+w.Wait, c.Leave
 		}
 		down(0)

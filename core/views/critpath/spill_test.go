@@ -33,6 +33,11 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 			if spilled == 0 && c.name != "cp_mixed" {
 				t.Error("nothing spilled")
 			}
+			// What each resource did, kept for the delay costs, is
+			// spilled to a file of its own, open until the Result goes.
+			if got.spill.Spilled() == 0 && c.name != "cp_mixed" {
+				t.Error("the activities were not spilled")
+			}
 			if left, _ := os.ReadDir(dir); len(left) > 0 {
 				t.Errorf("%d files left in the spill directory", len(left))
 			}
@@ -41,8 +46,19 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 				t.Errorf("spilled: %d segments, %d waits; in memory: %d, %d", len(got.Segments), len(got.Waits),
 					len(want.Segments), len(want.Waits))
 			}
+			for _, wait := range got.Waits { // read back from the file
+				if g, w := got.CallOf(wait.Call), want.CallOf(wait.Call); *g != *w {
+					t.Fatalf("call %v: %+v, held %+v", wait.Call, *g, *w)
+				}
+			}
 			if d, w := got.DelayCosts(), want.DelayCosts(); !reflect.DeepEqual(d, w) {
 				t.Errorf("delay costs differ: %d vs %d", len(d.Costs), len(w.Costs))
+			}
+			if err := got.Close(); err != nil || got.Err() != nil {
+				t.Errorf("Close: %v, Err: %v", err, got.Err())
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				t.Errorf("%d files left in the spill directory after Close", len(left))
 			}
 		})
 	}

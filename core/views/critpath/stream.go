@@ -3,8 +3,11 @@ package critpath
 import (
 	"cmp"
 	"fmt"
-	"github.com/macroscope-hpc/macroscope/core/intern"
+	"math"
+	"runtime"
 	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/intern"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/mpi"
@@ -12,9 +15,11 @@ import (
 
 // Accumulator computes the critical path, what its time was spent on and
 // the delay costs of the wait states while a trace streams by. It keeps
-// the MPI calls and messages (an mpi.Builder) and, per container, its
-// states that are not MPI calls, 24 bytes each: the attribution and the
-// delay costs need what every resource did between its calls.
+// the MPI calls and messages (an mpi.Builder, its calls set aside by
+// resource) and, per container, its states that are not MPI calls, 24
+// bytes each: the attribution and the delay costs need what every
+// resource did between its calls. All go to a spill file beyond its
+// share of memory (Options.SpillMemory).
 type Accumulator struct {
 	opt Options
 	mpi *mpi.Builder
@@ -52,6 +57,8 @@ func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
 		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
 	a.mpi.SpillTo(a.spill)
+	// The calls too: the path reads them back a chunk at a time.
+	a.mpi.SpillCalls = true
 	// Kept in memory: the messages are tied while other spools are
 	// drained on other cores, and are read twice soon after.
 	a.tied = mpi.NewSpool[tiedMessage](nil)
@@ -169,26 +176,37 @@ func (a *Accumulator) fail(format string, args ...any) {
 }
 
 // Close releases the spill file of a read that ended without Result (a
-// failed or cancelled read); Result closes it too. It may be called more
-// than once.
+// failed or cancelled read); a failed Result closes it too, a Result made
+// takes it (Result.Close). It may be called more than once.
 func (a *Accumulator) Close() error { return a.spill.Close() }
 
 // Result returns the critical path once the trace has finished, with its
 // attribution (Result.Attribution) and what the delay costs need
-// (Result.DelayCosts computes them when asked).
+// (Result.DelayCosts computes them when asked). The calls are taken from
+// the builder a resource at a time (mpi.Builder.Blocks) and, with what
+// each resource did, stay in the spill file, which the Result keeps.
 func (a *Accumulator) Result() (*Result, error) {
-	defer a.spill.Close()
+	spill := a.spill
+	defer func() {
+		if a.spill != nil { // not handed to the Result
+			a.spill.Close()
+		}
+	}()
 	if a.err != nil {
 		return nil, a.err
 	}
-	run, err := a.mpi.Run()
+	blocks, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
 	}
-	if len(run.Resources) == 0 && a.graph != nil {
+	if len(blocks.Resources) == 0 && a.graph != nil {
 		// No MPI call: the path through launches or dependencies.
 		a.spans = nil
 		return a.graph.result()
+	}
+	run, err := runOfBlocks(blocks)
+	if err != nil {
+		return nil, cmp.Or(spill.Err(), err) // the file's error says why
 	}
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {
@@ -198,6 +216,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	// What each resource did does not depend on the path: it is built
 	// on another core while the path is found.
 	acts := make([]activity, len(run.Resources))
+	total := make([]trace.Time, a.names.Len()) // of every piece, by name
 	built := make(chan struct{})
 	var failed any
 	go func() {
@@ -205,11 +224,10 @@ func (a *Accumulator) Result() (*Result, error) {
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
 		var inner []piece
-		var scratch activity
 		for i, res := range run.Resources {
 			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			scratch = buildActivity(run, int32(i), inner, callName, noState, scratch)
-			acts[i] = scratch.clone()
+			acts[i] = newActivity(run.Start, spill, total)
+			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
 		}
 	}()
 	r, err := fromRun(run, a.tiedMessages, a.opt)
@@ -219,14 +237,66 @@ func (a *Accumulator) Result() (*Result, error) {
 	if failed != nil {
 		panic(failed)
 	}
+	// The spans or calls could not be read back: the file's error says
+	// why (the path's is only that a call was not read).
+	err = cmp.Or(spill.Err(), err)
 	if err == nil {
-		err = a.spill.Err() // the spans could not be read back
+		r.Attribution = attribute(r, acts, total, a.names.Strings())
+		err = spill.Err() // the activities could not be written or read
 	}
 	if err != nil {
 		return nil, err
 	}
-	r.Attribution = attribute(r, acts, a.names.Strings())
-	r.acts, r.callName, r.stateNames = acts, callName, a.names.Strings()
+	// The spill file, which holds the calls and activities, is the
+	// Result's now, for the delay costs and the waits' table: it goes
+	// when the Result does, if not closed before.
+	a.spill = nil
+	r.acts, r.callName, r.stateNames, r.spill = acts, callName, a.names.Strings(), spill
+	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
+	return r, nil
+}
+
+// runOfBlocks is the run of the calls set aside by resource: their
+// chunks indexed, and the collectives gathered from their calls (the
+// members of each in the order of the resources, as mpi.Run has them).
+func runOfBlocks(b *mpi.Blocks) (*run, error) {
+	r := &run{Resources: b.Resources, Names: b.Names, Start: b.Start, End: b.End, NumMessages: b.NumMessages}
+	r.Collectives = make([]mpi.Collective, len(b.Members))
+	total := 0
+	for _, n := range b.Members {
+		total += int(n)
+	}
+	members := make([]mpi.CallRef, total) // one array for all
+	for i, n := range b.Members {
+		r.Collectives[i] = mpi.Collective{Root: -1, Members: members[:0:n]}
+		members = members[n:]
+	}
+	r.spooled = make([]spooledCalls, len(b.Resources))
+	ops := operations(r)
+	r.lastInit = make([]int32, len(b.Resources))
+	for res := range b.Calls {
+		r.lastInit[res] = -1
+		s, ok := indexCalls(&b.Calls[res], func(j int32, c *mpi.Call) {
+			if ops[c.Name] == "init" {
+				r.lastInit[res] = j
+			}
+			if !c.Class.Collective() || c.Coll < 0 {
+				return
+			}
+			coll := &r.Collectives[c.Coll]
+			if len(coll.Members) == 0 {
+				coll.Name, coll.Comm, coll.Class = c.Name, c.Comm, c.Class
+			}
+			if c.Root {
+				coll.Root = int32(len(coll.Members))
+			}
+			coll.Members = append(coll.Members, mpi.CallRef{Resource: int32(res), Call: j})
+		})
+		if !ok {
+			return nil, errCallsUnread
+		}
+		r.spooled[res] = s
+	}
 	return r, nil
 }
 
@@ -234,61 +304,6 @@ func (a *Accumulator) Result() (*Result, error) {
 type piece struct {
 	start, end trace.Time
 	name       int32
-}
-
-// activity is what a resource did over the run, as pieces that tile
-// [start, ends[len-1]]: piece k runs from ends[k-1] (start for the
-// first) to ends[k], doing names[k].
-type activity struct {
-	start trace.Time
-	ends  []trace.Time
-	names []int32
-}
-
-func (a *activity) add(from, to trace.Time, name int32) {
-	if to <= from {
-		return
-	}
-	if n := len(a.ends); n > 0 && a.names[n-1] == name && a.ends[n-1] == from {
-		a.ends[n-1] = to
-		return
-	}
-	if len(a.ends) == 0 {
-		a.start = from
-	}
-	a.ends = append(a.ends, to)
-	a.names = append(a.names, name)
-}
-
-// pieceStart returns where piece k starts.
-func (a *activity) pieceStart(k int) trace.Time {
-	if k == 0 {
-		return a.start
-	}
-	return a.ends[k-1]
-}
-
-// first returns the index of the first piece ending after t.
-func (a *activity) first(t trace.Time) int {
-	k, _ := slices.BinarySearch(a.ends, t+1)
-	return k
-}
-
-// times adds to into[name] the time of each name within [from, to].
-func (a *activity) times(from, to trace.Time, into []trace.Time, touched *[]int32) {
-	for k := a.first(from); k < len(a.ends); k++ {
-		s, e := max(a.pieceStart(k), from), min(a.ends[k], to)
-		if s >= to {
-			break
-		}
-		if e > s {
-			n := a.names[k]
-			if into[n] == 0 {
-				*touched = append(*touched, n)
-			}
-			into[n] += e - s
-		}
-	}
 }
 
 // innermost returns the innermost states of one container (spans, which
@@ -340,14 +355,10 @@ func innermost(spans []span, out []piece) []piece {
 	return out
 }
 
-// buildActivity returns what resource res did over the run: its MPI
-// calls, between them its innermost states (inner, in time order), else
-// noState. It is built in the arrays of into, which it may grow.
-func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noState int32, into activity) activity {
-	// At most every inner piece, each cut by a call, and the calls
-	// with the stretches between them: no growing while it is built.
-	n := len(inner) + 3*len(run.Calls[res]) + 1
-	act := activity{start: run.Start, ends: slices.Grow(into.ends[:0], n), names: slices.Grow(into.names[:0], n)}
+// buildActivity builds into act what resource res did over the run: its
+// MPI calls, between them its innermost states (inner, in time order),
+// else noState.
+func buildActivity(run *run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -364,54 +375,36 @@ func buildActivity(run *mpi.Run, res int32, inner []piece, callName []int32, noS
 		act.add(at, b, noState)
 	}
 	at := run.Start
-	for _, c := range run.Calls[res] {
+	run.each(res, func(c *mpi.Call) {
 		gap(at, c.Enter)
 		act.add(max(at, c.Enter), c.Leave, callName[c.Name])
 		at = max(at, c.Leave)
-	}
+	})
 	gap(at, max(at, run.End))
-	return act
-}
-
-// clone returns a copy of a in arrays of the exact size: an activity is
-// built in arrays sized for the most pieces it could have (buildActivity),
-// and kept, one per resource, until the delay costs are computed.
-func (a activity) clone() activity {
-	return activity{start: a.start, ends: slices.Clone(a.ends), names: slices.Clone(a.names)}
+	act.finish()
 }
 
 // attribute attributes the path's time to what its resources were doing.
-func attribute(r *Result, acts []activity, names []string) *Attribution {
+// all is the time of each name over the activities (they tile the run):
+// what falls outside the path's extent is taken off it, rather than what
+// falls inside added up again (a read of every piece).
+func attribute(r *Result, acts []activity, all []trace.Time, names []string) *Attribution {
 	total := make([]trace.Time, len(names))
+	copy(total, all)
+	outside := func(s, e trace.Time, n int32) { total[n] -= e - s }
 	for i := range acts {
-		act := &acts[i]
-		for k := act.first(r.Start); k < len(act.ends); k++ {
-			s, e := max(act.pieceStart(k), r.Start), min(act.ends[k], r.End)
-			if s >= r.End {
-				break
-			}
-			if e > s {
-				total[act.names[k]] += e - s
-			}
-		}
+		acts[i].each(math.MinInt64, r.Start, outside)
+		acts[i].each(r.End, math.MaxInt64, outside)
 	}
 	a := &Attribution{}
 	onPath := make([]trace.Time, len(names))
 	seen := make([]bool, len(names))
 	for _, seg := range r.Segments {
-		act := &acts[seg.Resource]
-		for k := act.first(seg.Start); k < len(act.ends); k++ {
-			s, e := max(act.pieceStart(k), seg.Start), min(act.ends[k], seg.End)
-			if s >= seg.End {
-				break
-			}
-			if e > s {
-				n := act.names[k]
-				a.Pieces = append(a.Pieces, Piece{Resource: seg.Resource, Start: s, End: e, State: names[n]})
-				onPath[n] += e - s
-				seen[n] = true
-			}
-		}
+		acts[seg.Resource].each(seg.Start, seg.End, func(s, e trace.Time, n int32) {
+			a.Pieces = append(a.Pieces, Piece{Resource: seg.Resource, Start: s, End: e, State: names[n]})
+			onPath[n] += e - s
+			seen[n] = true
+		})
 	}
 	for i, on := range onPath {
 		if seen[i] {

@@ -166,9 +166,9 @@ func (s *Spill) read(b []byte, at int64) bool {
 	return true
 }
 
-// Spool is an append-only sequence of records read back once, in order:
-// Chunks whose full chunks go to a Spill's file once the spill's memory
-// is taken. T must hold no pointers (its bytes are written as they are).
+// Spool is an append-only sequence of records read back in order (Drain,
+// Reader) or a chunk at a time (ReadChunk): Chunks whose full chunks go
+// to a Spill's file once the spill's memory is taken. T must hold no pointers (its bytes are written as they are).
 // The zero Spool (no Spill) keeps everything in memory.
 type Spool[T any] struct {
 	spill *Spill
@@ -297,6 +297,38 @@ func (p *Spool[T]) Take() []T {
 	out := make([]T, 0, p.n)
 	p.Drain(func(x *T) { out = append(out, *x) })
 	return out
+}
+
+// Chunks returns the number of chunks p keeps its records in: the full
+// ones, in the order they were filled, then the one being filled (empty
+// before the first Append). A record appended to p lands in a new chunk
+// when Chunks grows as it is appended.
+func (p *Spool[T]) Chunks() int { return len(p.segs) + 1 }
+
+// ReadChunk returns the records of chunk k (0 <= k < Chunks()): a chunk
+// in memory as it is, a spilled one read into buf (grown as needed, and
+// returned in its place). It returns false when the spill file cannot be
+// read (Spill.Err). This is how an analysis reaches the records of a
+// spool it finished appending to anywhere, not only in order: it keeps
+// what it searches by for each chunk (its first or last record's key),
+// and reads the chunk it needs. The records are read only, and the
+// spool must not be appended to meanwhile.
+func (p *Spool[T]) ReadChunk(k int, buf []T) (chunk, newBuf []T, ok bool) {
+	if k == len(p.segs) {
+		return p.cur, buf, true
+	}
+	if c := p.mem[k]; c != nil {
+		return c, buf, true
+	}
+	seg := p.segs[k]
+	if cap(buf) < seg.n {
+		buf = make([]T, seg.n)
+	}
+	buf = buf[:seg.n]
+	if !p.spill.read(bytesOf(buf), seg.at) {
+		return nil, buf, false
+	}
+	return buf, buf, true
 }
 
 // Reader returns a reader of p's records in order that leaves p as it is:

@@ -1,0 +1,171 @@
+package critpath
+
+import (
+	"slices"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
+)
+
+// activity is what a resource did over the run, as pieces that tile
+// [start, the last piece's end]: each piece runs from the end of the one
+// before (start for the first) to its own end, doing its name. The pieces
+// are not held in memory: they go to a spool (kept in memory up to the
+// spill's share, then in its file, which lives as long as the Result:
+// the delay costs read them when asked), and only the last end of each of
+// its chunks stays, to find the chunk that holds an instant. The
+// attribution and the delay costs read the chunks they need; each
+// resource keeps the one it read last, as both move along a resource a
+// step at a time (the path forwards, the delay costs backwards).
+type activity struct {
+	start    trace.Time
+	pieces   mpi.Spool[pieceEnd]
+	chunkEnd []trace.Time // the last end of each chunk of pieces
+	// While it is built: the last piece, not yet in the spool (a piece
+	// that goes on with the same name makes it longer).
+	last     pieceEnd
+	building bool
+	lastEnd  trace.Time // the end of the piece appended last
+	// total adds up the time of each name over every resource's pieces
+	// as they are appended (shared by the activities of a run; nil for
+	// none): the attribution's totals without reading them back.
+	total []trace.Time
+	// The two chunks read last (keyed by their indices in chunkEnd), and
+	// the one each reads.
+	read2 twoChunks[pieceEnd]
+	cur   []pieceEnd
+}
+
+// pieceEnd is a piece of an activity as it is spooled: where it ends and
+// what the resource did (a name index).
+type pieceEnd struct {
+	end  trace.Time
+	name int32
+}
+
+// newActivity returns an empty activity whose pieces go to spill's file
+// beyond its share of memory, their times added up into total by name.
+func newActivity(start trace.Time, spill *mpi.Spill, total []trace.Time) activity {
+	return activity{start: start, pieces: mpi.NewSpool[pieceEnd](spill), read2: newTwoChunks[pieceEnd](), total: total}
+}
+
+// add adds a piece from from to to doing name (from being the last
+// piece's end), if it lasts.
+func (a *activity) add(from, to trace.Time, name int32) {
+	if to <= from {
+		return
+	}
+	if a.building && a.last.name == name && a.last.end == from {
+		a.last.end = to
+		return
+	}
+	if !a.building {
+		if a.pieces.Len() == 0 {
+			a.start = from
+		}
+		a.building = true
+	} else {
+		a.push()
+	}
+	a.last = pieceEnd{to, name}
+}
+
+// push appends the last piece to the spool, noting the last end of the
+// chunk it closes when it begins a new one.
+func (a *activity) push() {
+	chunks := a.pieces.Chunks()
+	prev := a.pieces.Len()
+	if a.total != nil {
+		from := a.start
+		if prev > 0 {
+			from = a.lastEnd
+		}
+		a.total[a.last.name] += a.last.end - from
+	}
+	a.pieces.Append(a.last)
+	if a.pieces.Chunks() != chunks && prev > 0 {
+		a.chunkEnd = append(a.chunkEnd, a.lastEnd)
+	}
+	a.lastEnd = a.last.end
+}
+
+// finish appends the last piece: the activity is built.
+func (a *activity) finish() {
+	if a.building {
+		a.push()
+		a.building = false
+	}
+	if a.pieces.Len() > 0 {
+		a.chunkEnd = append(a.chunkEnd, a.lastEnd)
+	}
+}
+
+// each calls visit with every piece overlapping [from, to), clipped to
+// it, in time order. It stops early when the spill file cannot be read
+// (the spill's Err says so).
+func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name int32)) {
+	// The first chunk with a piece ending after from, and in it the
+	// first such piece.
+	k, _ := slices.BinarySearch(a.chunkEnd, from+1)
+	for ; k < len(a.chunkEnd); k++ {
+		if !a.read(k) {
+			return
+		}
+		start := a.start
+		if k > 0 {
+			start = a.chunkEnd[k-1]
+		}
+		i := 0
+		if start <= from {
+			i = firstEndingAfter(a.cur, from)
+			if i > 0 {
+				start = a.cur[i-1].end
+			}
+		}
+		for ; i < len(a.cur); i++ {
+			p := a.cur[i]
+			s, e := max(start, from), min(p.end, to)
+			if s >= to {
+				return
+			}
+			if e > s {
+				visit(s, e, p.name)
+			}
+			start = p.end
+		}
+	}
+}
+
+// firstEndingAfter returns the index of the first piece of chunk ending
+// after t, len(chunk) if none: slices.BinarySearchFunc's answer, without
+// a call of the comparison per step (the delay costs search twice per
+// wait state).
+func firstEndingAfter(chunk []pieceEnd, t trace.Time) int {
+	lo, hi := 0, len(chunk)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if chunk[m].end <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// read makes chunk k the one each reads (a.cur).
+func (a *activity) read(k int) bool {
+	chunk, ok := a.read2.get(k, &a.pieces, k)
+	a.cur = chunk
+	return ok
+}
+
+// times adds to into[name] the time of each name within [from, to].
+func (a *activity) times(from, to trace.Time, into []trace.Time, touched *[]int32) {
+	a.each(from, to, func(s, e trace.Time, n int32) {
+		if into[n] == 0 {
+			*touched = append(*touched, n)
+		}
+		into[n] += e - s
+	})
+}
