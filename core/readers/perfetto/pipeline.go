@@ -56,23 +56,22 @@ type packetRef struct {
 // batch is packets read in a row, what their decoding made of them, and
 // how the reading ended after them, if it did.
 type batch[T any] struct {
-	chunk *chunk // the packets' bytes (nil in a batch that ends a walk before any input)
+	chunk *chunk // the packets' bytes
 	buf   []byte // chunk.buf as the packets were read
 	refs  []packetRef
 	out   []T
 	done  int64 // input bytes read when the batch was closed
 	// end is what stopped the reading after these packets: io.EOF at
-	// a clean end, a decoding error (located by the pass), or an error
-	// of opening and decompressing (returned as it is, in fatal).
-	end, fatal error
-	others     int64 // top-level fields other than packets, in the whole input so far
-	panicked   any   // a panic of a worker or the reader, raised again by the caller
-	decoded    chan struct{}
+	// a clean end, or a decoding error (located by the pass).
+	end      error
+	others   int64 // top-level fields other than packets, in the whole input so far
+	panicked any   // a panic of a worker or the reader, raised again by the caller
+	decoded  chan struct{}
 }
 
 func (b *batch[T]) reset() {
 	b.chunk, b.buf, b.refs = nil, nil, b.refs[:0]
-	b.end, b.fatal, b.panicked = nil, nil, nil
+	b.end, b.panicked = nil, nil
 }
 
 // decodeFunc makes what it can of a packet on its own, into out, which
@@ -85,7 +84,82 @@ type decodeFunc[T any] func(pkt []byte, off int64, out *T)
 // what was made of it, in file order, on the caller's goroutine. pass (0
 // or 1) places the progress reports: each pass reads the whole file, so
 // the total reported is twice its size.
+//
+// An input that fits in one chunk, as most do, is decoded on the
+// caller's goroutine alone: workers, batches and channels would cost it
+// more than they save.
 func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions,
+	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	f, err := open()
+	if err != nil {
+		return failed(opt, err)
+	}
+	defer f.Close()
+	cr := &countingReader{r: f, opt: opt}
+	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
+	if err != nil {
+		return failed(opt, err)
+	}
+	defer release()
+	fr := &framer{r: in}
+	fr.fill(size)
+	base, total := int64(pass)*size, 2*size
+	if fr.rerr != nil { // the whole input is in fr.buf
+		return walkInline(fr, cr, path, base, total, pass, opt, newDecode(), apply)
+	}
+	return walkParallel(fr, cr, path, base, total, pass, opt, newDecode, apply)
+}
+
+// failed is the error of an input that could not be opened: the
+// cancellation, if the read was canceled, as a pass reports it first.
+func failed(opt trace.ReadOptions, err error) error {
+	if cerr := opt.Canceled(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// walkInline is walk for an input held whole in fr.buf: each packet
+// decoded and applied in turn, cancellation looked at once per
+// batchPackets packets, as walkParallel looks at it once per batch.
+func walkInline[T any](fr *framer, cr *countingReader, path string, base, total int64, pass int, opt trace.ReadOptions,
+	decode decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	var out T
+	for n := 0; ; n++ {
+		if n%batchPackets == 0 {
+			if err := opt.Canceled(); err != nil {
+				return err
+			}
+		}
+		pkt, off, err := fr.next(false)
+		if err == io.EOF {
+			finished(fr, cr, base, total, pass, opt)
+			return nil
+		}
+		if err != nil {
+			return located(path, err)
+		}
+		decode(pkt, off, &out)
+		if err := apply(pkt, off, &out); err != nil {
+			return located(path, err)
+		}
+	}
+}
+
+// finished reports the clean end of a pass: the fields skipped (once,
+// in the first pass) and the progress.
+func finished(fr *framer, cr *countingReader, base, total int64, pass int, opt trace.ReadOptions) {
+	if pass == 0 && fr.others > 0 {
+		opt.Skip("top-level fields of the trace other than packets", fr.others)
+	}
+	if opt.Progress != nil {
+		opt.Progress(base+cr.done, total)
+	}
+}
+
+// walkParallel is walk on all cores, for an input larger than a chunk;
+// fr.buf holds its first chunk.
+func walkParallel[T any](fr *framer, cr *countingReader, path string, base, total int64, pass int, opt trace.ReadOptions,
 	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	batches := workers + 2
@@ -98,14 +172,16 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 		free <- &batch[T]{decoded: make(chan struct{}, 1)}
 	}
 	freeChunks := make(chan *chunk, chunks)
-	for range chunks {
+	for range chunks - 1 {
 		freeChunks <- &chunk{}
 	}
+	first := &chunk{buf: fr.buf}
+	first.users.Store(1)
 	quit := make(chan struct{})
 	var running sync.WaitGroup
 	running.Go(func() {
 		defer close(work)
-		read(open, path, opt, order, work, free, freeChunks, quit)
+		read(fr, cr, first, order, work, free, freeChunks, quit)
 	})
 	for range workers {
 		decode := newDecode()
@@ -120,7 +196,7 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 		running.Wait()
 	}()
 
-	base, total, next := int64(pass)*size, 2*size, int64(progressEvery)
+	next := int64(progressEvery)
 	for b := range order {
 		<-b.decoded
 		if b.panicked != nil {
@@ -135,8 +211,6 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 			}
 		}
 		switch {
-		case b.fatal != nil:
-			return b.fatal
 		case b.end == io.EOF:
 			if pass == 0 && b.others > 0 {
 				opt.Skip("top-level fields of the trace other than packets", b.others)
@@ -175,10 +249,11 @@ func decodeBatch[T any](b *batch[T], decode decodeFunc[T]) {
 	}
 }
 
-// read is the reading goroutine of walk: it fills the batches from free
-// and hands them over on order and work, until the input ends or quit is
-// closed.
-func read[T any](open func() (io.ReadCloser, error), path string, opt trace.ReadOptions,
+// read is the reading goroutine of walkParallel: it frames the input
+// that fr reads, from the chunk c it holds already, fills the batches
+// from free and hands them over on order and work, until the input ends
+// or quit is closed.
+func read[T any](fr *framer, cr *countingReader, c *chunk,
 	order, work, free chan *batch[T], freeChunks chan *chunk, quit chan struct{}) {
 	var b *batch[T]
 	send := func() bool {
@@ -216,24 +291,7 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 			}
 		}
 	}()
-	f, err := open()
-	if err != nil {
-		b.fatal = err
-		send()
-		return
-	}
-	defer f.Close()
-	cr := &countingReader{r: f, opt: opt}
-	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
-	if err != nil {
-		b.fatal = err
-		send()
-		return
-	}
-	defer release()
-	fr := &framer{r: in}
 	// c is the chunk being filled; the reader is one of its users.
-	var c *chunk
 	newChunk := func() bool {
 		select {
 		case next := <-freeChunks:
@@ -243,17 +301,12 @@ func read[T any](open func() (io.ReadCloser, error), path string, opt trace.Read
 			// The head of a packet that did not fit in the last chunk.
 			next.buf = append(next.buf[:0], fr.buf[fr.pos:]...)
 			next.users.Store(1)
-			if c != nil {
-				c.release(freeChunks)
-			}
+			c.release(freeChunks)
 			c, fr.buf, fr.pos = next, next.buf, 0
 			return true
 		case <-quit:
 			return false
 		}
-	}
-	if !newChunk() {
-		return
 	}
 	for {
 		b.chunk = c

@@ -251,6 +251,26 @@ func (r *framer) next(full bool) ([]byte, int64, error) {
 	}
 }
 
+// fill reads the head of the input into a new buf: all of it when it
+// is shorter than a chunk (rerr then says how the input ended), else a
+// chunk's worth, in a buffer of chunkBytes. The buffer starts at the
+// size of the file (size, compressed or not), so that a small input
+// costs no more than its bytes.
+func (r *framer) fill(size int64) {
+	r.buf = make([]byte, 0, min(max(size+1, 4096), chunkBytes))
+	for r.rerr == nil {
+		if len(r.buf) == cap(r.buf) {
+			if cap(r.buf) == chunkBytes {
+				return
+			}
+			r.buf = append(make([]byte, 0, min(2*cap(r.buf), chunkBytes)), r.buf...)
+		}
+		k, err := r.r.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+k]
+		r.rerr = err
+	}
+}
+
 // read reads more input into buf, making room when it is full: at most
 // a megabyte at a time beyond what has arrived, so that a corrupt length
 // costs no more memory than the input holds.
