@@ -2,9 +2,11 @@ package perfetto
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,11 +33,13 @@ func (r *recorder) Finish(a, b trace.Time)    { fmt.Fprintf(r, "F %d %d\n", a, b
 // decoded and applied in turn, on one goroutine, the catalog's packets
 // walked whole.
 func decodeInOrder(data []byte, sink trace.Sink, opt trace.ReadOptions) error {
+	others := int64(0)
 	packets := func(fn func(pkt []byte, off int64) error) error {
 		fr := &framer{r: bytes.NewReader(nil), buf: data}
 		for {
 			pkt, off, err := fr.next(false)
 			if err == io.EOF {
+				others = fr.others
 				return nil
 			}
 			if err == nil {
@@ -50,6 +54,7 @@ func decodeInOrder(data []byte, sink trace.Sink, opt trace.ReadOptions) error {
 	if err := packets(cat.packet); err != nil {
 		return err
 	}
+	opt.Skip("top-level fields of the trace other than packets", others)
 	d := newDecoder(sink, opt, cat)
 	if err := packets(d.packet); err != nil {
 		return err
@@ -58,10 +63,33 @@ func decodeInOrder(data []byte, sink trace.Sink, opt trace.ReadOptions) error {
 	return nil
 }
 
+// padded is data followed by top-level fields other than packets (a
+// varint of field 2, of two or three bytes) up to size bytes.
+func padded(data []byte, size int) []byte {
+	out := slices.Clone(data)
+	if (size-len(out))%2 == 1 {
+		out = append(out, 0x10, 0x80, 0x00)
+	}
+	for len(out) < size {
+		out = append(out, 0x10, 0x00)
+	}
+	return out
+}
+
+// gzipped is data compressed with gzip.
+func gzipped(data []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write(data)
+	w.Close()
+	return b.Bytes()
+}
+
 // TestPipelineOrder reads traces of several megabytes, packets cut by the
 // ends of chunks and packets larger than a chunk among them, on one to
-// four cores: the sink gets the calls a read in order on one goroutine
-// makes, and the notes are the same.
+// four cores, and traces that fit in one chunk, which are decoded without
+// workers, plain and compressed: the sink gets the calls a read in order
+// on one goroutine makes, and the notes are the same.
 func TestPipelineOrder(t *testing.T) {
 	huge := strings.Repeat("h", chunkBytes+12345) // a packet larger than a chunk
 	long := strings.Repeat("l", 20000)            // lengths of three bytes
@@ -76,10 +104,27 @@ func TestPipelineOrder(t *testing.T) {
 	// A malformed track event, which only the second pass reads: an
 	// error after the calls of the packets before it.
 	bad := cat(slicesTrace(100_000), traceOf(pkt(ts(9_000_000_000), sub(11, []byte{0x08}), seqID(1))), slicesTrace(1000))
-	for name, data := range map[string][]byte{"slices": slicesTrace(400_000), "mixed": mixed, "cut": cut, "bad": bad} {
+	small := slicesTrace(40_000) // 0.8 MB
+	smallCut := small[:len(small)-7]
+	smallBad := cat(slicesTrace(5000), traceOf(pkt(ts(9_000_000_000), sub(11, []byte{0x08}), seqID(1))), slicesTrace(100))
+	traces := map[string][]byte{"slices": slicesTrace(400_000), "mixed": mixed, "cut": cut, "bad": bad,
+		"small": small, "small cut": smallCut, "small bad": smallBad,
+		// One byte less than a chunk: read whole; a chunk: the pipeline's
+		// first chunk, then the end.
+		"chunk-1": padded(small, chunkBytes-1), "chunk": padded(small, chunkBytes)}
+	// Compressed, the file is smaller than its content: its first chunk
+	// is read into a buffer that grows.
+	plain := map[string][]byte{"small.gz": small, "slices.gz": slicesTrace(100_000), "small cut.gz": smallCut}
+	for name, data := range plain {
+		traces[name] = gzipped(data)
+	}
+	for name, data := range traces {
+		if plain[name] == nil {
+			plain[name] = data
+		}
 		wantSink, wantNotes := &recorder{}, &trace.Notes{}
-		wantErr := decodeInOrder(data, wantSink, trace.ReadOptions{Notes: wantNotes})
-		if n := strings.Count(wantSink.String(), "\nS "); n < 50_000 && name != "cut" {
+		wantErr := decodeInOrder(plain[name], wantSink, trace.ReadOptions{Notes: wantNotes})
+		if n := strings.Count(wantSink.String(), "\nS "); n < 2000 && !strings.Contains(name, "cut") {
 			t.Fatalf("%s: %d states", name, n)
 		}
 		for _, procs := range []int{1, 2, 4} {
@@ -98,10 +143,13 @@ func TestPipelineOrder(t *testing.T) {
 				t.Errorf("%s on %d cores: notes %s, want %s", name, procs, got, want)
 			}
 		}
-		if name == "cut" && (wantErr == nil || !strings.Contains(wantErr.Error(), "truncated packet")) {
-			t.Errorf("cut trace: error %v, want a truncated packet", wantErr)
+		if strings.Contains(name, "cut") && (wantErr == nil || !strings.Contains(wantErr.Error(), "truncated packet")) {
+			t.Errorf("%s trace: error %v, want a truncated packet", name, wantErr)
 		}
-		if name == "bad" && (wantErr == nil || !strings.Contains(wantErr.Error(), "malformed field 1")) {
+		if strings.HasPrefix(name, "chunk") && !strings.Contains(fmt.Sprint(wantNotes.Messages()), "other than packets") {
+			t.Errorf("%s: notes %v, want the padding skipped", name, wantNotes.Messages())
+		}
+		if strings.HasSuffix(name, "bad") && (wantErr == nil || !strings.Contains(wantErr.Error(), "malformed field 1")) {
 			t.Errorf("bad event: error %v, want a malformed field", wantErr)
 		}
 	}
