@@ -27,7 +27,10 @@
 // interned names, defaults and clocks, open slices, counters, flows),
 // and alone calls the sink. The sink gets the same calls, in the same
 // order, as from a read on one core, and memory holds a few chunks and
-// batches, whatever the file's size.
+// batches, whatever the file's size. A file whose content fits in one
+// chunk, as most do, is read once, kept, and decoded on the caller's
+// goroutine alone: for it, starting workers would cost more than they
+// save.
 //
 // # Hierarchy
 //

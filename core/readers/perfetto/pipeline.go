@@ -87,9 +87,15 @@ type decodeFunc[T any] func(pkt []byte, off int64, out *T)
 //
 // An input that fits in one chunk, as most do, is decoded on the
 // caller's goroutine alone: workers, batches and channels would cost it
-// more than they save.
-func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions,
+// more than they save. Such an input is kept in whole, and the next pass
+// walks it again instead of reading the file a second time.
+func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions, whole *held,
 	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	base, total := int64(pass)*size, 2*size
+	if whole.data != nil {
+		fr := &framer{buf: whole.data, rerr: io.EOF}
+		return walkInline(fr, whole.done, path, base, total, pass, opt, newDecode(), apply)
+	}
 	f, err := open()
 	if err != nil {
 		return failed(opt, err)
@@ -103,11 +109,23 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 	defer release()
 	fr := &framer{r: in}
 	fr.fill(size)
-	base, total := int64(pass)*size, 2*size
 	if fr.rerr != nil { // the whole input is in fr.buf
-		return walkInline(fr, cr, path, base, total, pass, opt, newDecode(), apply)
+		err := walkInline(fr, cr.done, path, base, total, pass, opt, newDecode(), apply)
+		if err == nil {
+			// It ended at io.EOF: any other error of the reading
+			// would have been the walk's.
+			whole.data, whole.done = fr.buf, cr.done
+		}
+		return err
 	}
 	return walkParallel(fr, cr, path, base, total, pass, opt, newDecode, apply)
+}
+
+// held is an input read whole by a pass, and the count of the file's
+// bytes read for it (the progress reported at its end).
+type held struct {
+	data []byte
+	done int64
 }
 
 // failed is the error of an input that could not be opened: the
@@ -119,10 +137,11 @@ func failed(opt trace.ReadOptions, err error) error {
 	return err
 }
 
-// walkInline is walk for an input held whole in fr.buf: each packet
-// decoded and applied in turn, cancellation looked at once per
-// batchPackets packets, as walkParallel looks at it once per batch.
-func walkInline[T any](fr *framer, cr *countingReader, path string, base, total int64, pass int, opt trace.ReadOptions,
+// walkInline is walk for an input held whole in fr.buf, done bytes of
+// the file: each packet decoded and applied in turn, cancellation looked
+// at once per batchPackets packets, as walkParallel looks at it once per
+// batch.
+func walkInline[T any](fr *framer, done int64, path string, base, total int64, pass int, opt trace.ReadOptions,
 	decode decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
 	var out T
 	for n := 0; ; n++ {
@@ -133,7 +152,12 @@ func walkInline[T any](fr *framer, cr *countingReader, path string, base, total 
 		}
 		pkt, off, err := fr.next(false)
 		if err == io.EOF {
-			finished(fr, cr, base, total, pass, opt)
+			if pass == 0 && fr.others > 0 {
+				opt.Skip("top-level fields of the trace other than packets", fr.others)
+			}
+			if opt.Progress != nil {
+				opt.Progress(base+done, total)
+			}
 			return nil
 		}
 		if err != nil {
@@ -143,17 +167,6 @@ func walkInline[T any](fr *framer, cr *countingReader, path string, base, total 
 		if err := apply(pkt, off, &out); err != nil {
 			return located(path, err)
 		}
-	}
-}
-
-// finished reports the clean end of a pass: the fields skipped (once,
-// in the first pass) and the progress.
-func finished(fr *framer, cr *countingReader, base, total int64, pass int, opt trace.ReadOptions) {
-	if pass == 0 && fr.others > 0 {
-		opt.Skip("top-level fields of the trace other than packets", fr.others)
-	}
-	if opt.Progress != nil {
-		opt.Progress(base+cr.done, total)
 	}
 }
 

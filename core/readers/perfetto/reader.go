@@ -27,7 +27,8 @@ func readFile(path string) (*trace.Trace, error) {
 // bzip2 or zstd, into sink. The file is read twice: once for the
 // descriptions of tracks, processes and threads, which may come anywhere,
 // so that containers get their names and places before anything is put in
-// them, then for the events.
+// them, then for the events (a file whose content fits in a megabyte is
+// read once and walked twice in memory).
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
@@ -40,7 +41,7 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	return decode(open, path, st.Size(), sink, opt)
 }
 
-// decode reads the trace that open opens, twice; name labels errors and
+// decode walks the trace that open opens twice; name labels errors and
 // size is the input's size for progress reports.
 func decode(open func() (io.ReadCloser, error), name string, size int64, sink trace.Sink, opt trace.ReadOptions) error {
 	cat := newCatalog()
@@ -52,7 +53,8 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 		packets++
 		return cat.apply(pkt, off, s)
 	}
-	if err := walk(open, name, size, 0, opt, scan, count); err != nil {
+	var whole held // the input, when the first pass holds it whole
+	if err := walk(open, name, size, 0, opt, &whole, scan, count); err != nil {
 		return err
 	}
 	if packets == 0 {
@@ -65,7 +67,7 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 		in := newInterner()
 		return func(pkt []byte, off int64, p *parsedPacket) { p.parse(pkt, off, in) }
 	}
-	if err := walk(open, name, size, 1, opt, parse, d.apply); err != nil {
+	if err := walk(open, name, size, 1, opt, &whole, parse, d.apply); err != nil {
 		return err
 	}
 	d.finish()
