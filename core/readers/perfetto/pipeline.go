@@ -110,11 +110,11 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 	fr := &framer{r: in}
 	fr.fill(size)
 	if fr.rerr != nil { // the whole input is in fr.buf
-		err := walkInline(fr, cr.done, path, base, total, pass, opt, newDecode(), apply)
+		err := walkInline(fr, cr.done.Load(), path, base, total, pass, opt, newDecode(), apply)
 		if err == nil {
 			// It ended at io.EOF: any other error of the reading
 			// would have been the walk's.
-			whole.data, whole.done = fr.buf, cr.done
+			whole.data, whole.done = fr.buf, cr.done.Load()
 		}
 		return err
 	}
@@ -338,7 +338,7 @@ func read[T any](fr *framer, cr *countingReader, c *chunk,
 			b.refs = append(b.refs, packetRef{start: fr.pos - len(pkt), end: fr.pos, off: off})
 		}
 		c.buf = fr.buf // grown, for a packet larger than a chunk
-		b.buf, b.done, b.others = fr.buf, cr.done, fr.others
+		b.buf, b.done, b.others = fr.buf, cr.done.Load(), fr.others
 		if !send() || b.end != nil || !take() || more && !newChunk() {
 			return
 		}
@@ -346,11 +346,13 @@ func read[T any](fr *framer, cr *countingReader, c *chunk,
 }
 
 // countingReader counts the bytes read from the file and stops the read
-// once it is canceled.
+// once it is canceled. done is atomic: under a decompressor, the reads
+// are made by the decompressor's read-ahead goroutine, not the one that
+// reports them.
 type countingReader struct {
 	r    io.Reader
 	opt  trace.ReadOptions
-	done int64
+	done atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -358,6 +360,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.r.Read(p)
-	c.done += int64(n)
+	c.done.Add(int64(n))
 	return n, err
 }
