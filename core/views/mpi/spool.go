@@ -244,6 +244,10 @@ func (p *Spool[T]) Append(x T) {
 	p.n++
 }
 
+// spillChunk is the size in bytes up to which the chunks of a spool
+// that spills keep growing.
+const spillChunk = 16 << 10
+
 // full sets aside the chunk being filled, if any, and starts the next,
 // twice as large up to maxChunk.
 func (p *Spool[T]) full() {
@@ -266,7 +270,14 @@ func (p *Spool[T]) full() {
 			if at >= 0 {
 				p.segs = append(p.segs, segment{at: at, n: len(c)})
 				p.mem = append(p.mem, nil)
-				p.cur = c[:0] // written: the chunk is filled again
+				// Written: the chunk is filled again, or a larger one
+				// up to spillChunk bytes (a spool that spills from its
+				// first chunks would else write a few records at a time).
+				if next := size * int(unsafe.Sizeof(c[0])); size > cap(c) && next <= spillChunk {
+					p.cur = make([]T, 0, size)
+				} else {
+					p.cur = c[:0]
+				}
 				return
 			}
 		}
