@@ -511,6 +511,24 @@ func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call {
 	return &c
 }
 
+// WaitCalls yields each wait state, in the order of Waits, with the call
+// it is on: a table of the wait states reads their calls in one go, in
+// the order of the calls (CallOf locks and copies once per call). The
+// call is valid until the next step, and the loop must not call CallOf
+// or WaitCalls (it holds their lock). A call whose chunk could not be
+// read back is the zero call (Err says why).
+func (r *Result) WaitCalls() iter.Seq2[*Wait, *mpi.Call] {
+	return func(yield func(*Wait, *mpi.Call) bool) {
+		r.callMu.Lock()
+		defer r.callMu.Unlock()
+		for i := range r.Waits {
+			if !yield(&r.Waits[i], r.callOf.call(r.Waits[i].Call)) {
+				return
+			}
+		}
+	}
+}
+
 // TraceStart returns the trace's first instant.
 func (r *Result) TraceStart() trace.Time {
 	if r.run == nil {
