@@ -122,11 +122,12 @@ func WaitStatesTable(r *critpath.Result, meta map[string]string, mem memory.Allo
 	enter, wait, at := make([]float64, n), make([]float64, n), make([]float64, n)
 	kind := make([]string, n)
 	calls := make([]string, n)
-	for i, w := range r.Waits {
-		call := r.CallOf(w.Call)
+	i := 0
+	for w, call := range r.WaitCalls() {
 		res[i], cause[i] = w.Call.Resource, w.Cause.Resource
 		enter[i], wait[i], at[i] = call.Enter.Seconds(), w.Wait.Seconds(), w.At.Seconds()
 		kind[i], calls[i] = w.Kind.String(), r.Names[call.Name]
+		i++
 	}
 	callLabels, callCodes := columnLabels(n, func(i int) string { return calls[i] })
 	kindLabels, kindCodes := columnLabels(n, func(i int) string { return kind[i] })

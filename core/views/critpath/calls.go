@@ -26,6 +26,9 @@ type run struct {
 	// lastInit is the index of each resource's last MPI_Init, -1 for
 	// none: found as the spooled calls are indexed (nil for held ones).
 	lastInit []int32
+	// spill takes what the wait states set aside beyond its share of
+	// memory (nil for a held run: kept in memory).
+	spill *mpi.Spill
 }
 
 // spooledCalls are a resource's calls in a spool, and where to find

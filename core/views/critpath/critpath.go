@@ -382,11 +382,13 @@ func WaitStates(run *mpi.Run) []Wait {
 // send and receive calls of the messages tied at both ends, in the
 // order of the links.
 //
-// The candidates are offered twice: a first pass marks the calls that get
-// a wait state, which fixes where each lands in the result (by resource
-// and call), and a second writes them there, a call keeping the first of
-// its longest candidates. Only the result is held, never a list of the
-// candidates beside it.
+// The candidates are offered once, a call keeping the first of its
+// longest: those that wait go to a spool (in the run's spill file beyond
+// its share of memory) while the calls that get a wait state are marked,
+// which fixes where each lands in the result (by resource and call); the
+// spool is then read back into its place. The candidates are not offered
+// twice (each offer reads its calls back), and only the result is held
+// beside a chunk of the spool.
 func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]Wait, [][]int32) {
 	index := make([][]int32, len(run.Resources))
 	for r := range index {
@@ -454,9 +456,12 @@ func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.Ca
 		c := rd.call(w.Call)
 		return min(w.Wait, c.Leave-c.Enter)
 	}
+	kept := mpi.NewSpool[Wait](run.spill)
 	candidates(func(w Wait) {
-		if cut(w) > 0 {
+		w.Wait = cut(w)
+		if w.Wait > 0 {
 			index[w.Call.Resource][w.Call.Call] = 0
+			kept.Append(w)
 		}
 	})
 	n := int32(0)
@@ -471,13 +476,9 @@ func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.Ca
 	// A slot's Wait is 0 until a candidate fills it (the candidates kept
 	// wait more than 0).
 	out := make([]Wait, n)
-	candidates(func(w Wait) {
-		w.Wait = cut(w)
-		if w.Wait <= 0 {
-			return
-		}
+	kept.Drain(func(w *Wait) {
 		if o := &out[index[w.Call.Resource][w.Call.Call]]; w.Wait > o.Wait {
-			*o = w
+			*o = *w
 		}
 	})
 	return out, index
@@ -508,6 +509,24 @@ func (r *Result) CallOf(ref mpi.CallRef) *mpi.Call {
 	defer r.callMu.Unlock()
 	c := *r.callOf.call(ref)
 	return &c
+}
+
+// WaitCalls yields each wait state, in the order of Waits, with the call
+// it is on: a table of the wait states reads their calls in one go, in
+// the order of the calls (CallOf locks and copies once per call). The
+// call is valid until the next step, and the loop must not call CallOf
+// or WaitCalls (it holds their lock). A call whose chunk could not be
+// read back is the zero call (Err says why).
+func (r *Result) WaitCalls() iter.Seq2[*Wait, *mpi.Call] {
+	return func(yield func(*Wait, *mpi.Call) bool) {
+		r.callMu.Lock()
+		defer r.callMu.Unlock()
+		for i := range r.Waits {
+			if !yield(&r.Waits[i], r.callOf.call(r.Waits[i].Call)) {
+				return
+			}
+		}
+	}
 }
 
 // TraceStart returns the trace's first instant.

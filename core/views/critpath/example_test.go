@@ -106,3 +106,26 @@ func Example_gpu() {
 	// 1/python   0.000220000-0.000220000 dependency
 	// 1/python   0.000220000-0.000250000 compute    aten::mul
 }
+
+// The wait states of the run of Example with the MPI calls they are
+// on: rank 1 enters the MPI_Allreduce last, at 3.000004, and rank 2
+// waits in its MPI_Recv for rank 3's send, at 3.400016.
+func ExampleResult_WaitCalls() {
+	tr, err := formats.ReadFile("../../../testdata/critpath/cp_mixed.trace", "paje")
+	if err != nil {
+		panic(err)
+	}
+	r, err := critpath.Compute(tr, critpath.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for w, call := range r.WaitCalls() {
+		fmt.Printf("%s %s at %v: %v %s\n", r.Resources[w.Call.Resource], r.Names[call.Name], call.Enter, w.Wait, w.Kind)
+	}
+	// Output:
+	// rank-0 PMPI_Allreduce at 1.200000000: 1.800004000 collective
+	// rank-1 PMPI_Recv at 0.000000000: 1.000000000 late sender
+	// rank-2 PMPI_Allreduce at 0.500000000: 2.500004000 collective
+	// rank-2 PMPI_Recv at 3.000012000: 0.400004000 late sender
+	// rank-3 PMPI_Allreduce at 0.500000000: 2.500004000 collective
+}

@@ -51,6 +51,16 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 					t.Fatalf("call %v: %+v, held %+v", wait.Call, *g, *w)
 				}
 			}
+			n := 0
+			for w, c := range got.WaitCalls() { // the same, in one go
+				if *w != got.Waits[n] || *c != *want.CallOf(w.Call) {
+					t.Fatalf("WaitCalls %d: %+v on %+v, want %+v on %+v", n, *w, *c, got.Waits[n], *want.CallOf(w.Call))
+				}
+				n++
+			}
+			if n != len(got.Waits) {
+				t.Errorf("WaitCalls yielded %d wait states, want %d", n, len(got.Waits))
+			}
 			if d, w := got.DelayCosts(), want.DelayCosts(); !reflect.DeepEqual(d, w) {
 				t.Errorf("delay costs differ: %d vs %d", len(d.Costs), len(w.Costs))
 			}

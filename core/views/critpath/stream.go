@@ -208,6 +208,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	if err != nil {
 		return nil, cmp.Or(spill.Err(), err) // the file's error says why
 	}
+	run.spill = spill
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {
 		callName[i] = a.name(n)

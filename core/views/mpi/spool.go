@@ -32,9 +32,12 @@ type Spill struct {
 	// is smaller), a negative value no limit (nothing spilled).
 	Memory int64
 
-	mu      sync.Mutex // spools are drained on several cores at once
-	held    int64      // bytes of records in memory
-	limit   int64      // memory(), once settled
+	// mu guards held, size and err: spools are drained, and filled, on
+	// several cores at once (the critical path builds what each resource
+	// did on one while it finds the wait states on another).
+	mu      sync.Mutex
+	held    int64 // bytes of records in memory
+	limit   int64 // memory(), once settled
 	f       *os.File
 	name    string // the file's name while it is still to be removed
 	size    int64  // bytes written
@@ -73,7 +76,11 @@ func (s *Spill) Err() error {
 }
 
 // Spilled returns the bytes written to the file.
-func (s *Spill) Spilled() int64 { return s.size }
+func (s *Spill) Spilled() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
 
 // Close closes the file and removes it if still there. It may be called
 // more than once, and on a nil Spill.
@@ -95,6 +102,10 @@ func (s *Spill) Close() error {
 func (s *Spill) fail(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.failLocked(err)
+}
+
+func (s *Spill) failLocked(err error) {
 	if s.err == nil {
 		s.err = err
 	}
@@ -105,7 +116,7 @@ func (s *Spill) fail(err error) {
 var openFile = func(dir string) (*os.File, error) { return os.CreateTemp(dir, "macroscope-spill-*") }
 
 // write appends b to the file and returns where it begins, -1 after an
-// error.
+// error. s.mu is held.
 func (s *Spill) write(b []byte) int64 {
 	if s.err != nil {
 		return -1
@@ -113,7 +124,7 @@ func (s *Spill) write(b []byte) int64 {
 	if s.f == nil {
 		f, err := openFile(s.Dir)
 		if err != nil {
-			s.fail(errs.Argument(s.param(), "spilling the MPI records to a temporary file: %v", err))
+			s.failLocked(errs.Argument(s.param(), "spilling the MPI records to a temporary file: %v", err))
 			return -1
 		}
 		s.f, s.name = f, f.Name()
@@ -129,7 +140,7 @@ func (s *Spill) write(b []byte) int64 {
 		if n, ok := budget.FreeDisk(dirOf(s.Dir)); ok {
 			free = fmt.Sprintf(", %s free", budget.Bytes(n))
 		}
-		s.fail(errs.Argument(s.param(), "spilling the MPI records to a temporary file in %s (%s written%s): %v; "+
+		s.failLocked(errs.Argument(s.param(), "spilling the MPI records to a temporary file in %s (%s written%s): %v; "+
 			"free some disk space there or choose another directory", dirOf(s.Dir), budget.Bytes(s.size), free, err))
 		return -1
 	}
@@ -233,6 +244,10 @@ func (p *Spool[T]) Append(x T) {
 	p.n++
 }
 
+// spillChunk is the size in bytes up to which the chunks of a spool
+// that spills keep growing.
+const spillChunk = 16 << 10
+
 // full sets aside the chunk being filled, if any, and starts the next,
 // twice as large up to maxChunk.
 func (p *Spool[T]) full() {
@@ -240,17 +255,31 @@ func (p *Spool[T]) full() {
 	if c := p.cur; cap(c) > 0 {
 		size = min(2*cap(c), maxChunk)
 		bytes := int64(len(c)) * int64(unsafe.Sizeof(c[0]))
-		if s := p.spill; s != nil && s.held+bytes > s.memory() && s.err == nil {
-			if at := s.write(bytesOf(c)); at >= 0 {
+		if s := p.spill; s != nil {
+			s.mu.Lock()
+			at := int64(-1)
+			if s.held+bytes > s.memory() && s.err == nil {
+				// After an error (the spill's Err) the records stay in
+				// memory.
+				at = s.write(bytesOf(c))
+			}
+			if at < 0 {
+				s.held += bytes
+			}
+			s.mu.Unlock()
+			if at >= 0 {
 				p.segs = append(p.segs, segment{at: at, n: len(c)})
 				p.mem = append(p.mem, nil)
-				p.cur = c[:0] // written: the chunk is filled again
+				// Written: the chunk is filled again, or a larger one
+				// up to spillChunk bytes (a spool that spills from its
+				// first chunks would else write a few records at a time).
+				if next := size * int(unsafe.Sizeof(c[0])); size > cap(c) && next <= spillChunk {
+					p.cur = make([]T, 0, size)
+				} else {
+					p.cur = c[:0]
+				}
 				return
 			}
-			// The error is the spill's (Err); the records stay in memory.
-		}
-		if p.spill != nil {
-			p.spill.held += bytes
 		}
 		p.segs = append(p.segs, segment{at: -1, n: len(c)})
 		p.mem = append(p.mem, c)

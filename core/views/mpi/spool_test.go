@@ -115,3 +115,36 @@ func TestSpoolRefusesPointers(t *testing.T) {
 	}()
 	NewSpool[struct{ s string }](&Spill{})
 }
+
+// A spool that spills from its first chunk still writes chunks that grow
+// (to spillChunk bytes), not a few records at a time; what it gives back
+// is unchanged.
+func TestSpoolSpillingEarlyGrowsItsChunks(t *testing.T) {
+	s := &Spill{Dir: t.TempDir(), Memory: 1}
+	defer s.Close()
+	p := NewSpool[int64](s)
+	const n = 100_000
+	for i := range n {
+		p.Append(int64(i) * 7)
+	}
+	per := spillChunk / 8
+	// minChunk, doubling to per records, then per records a chunk.
+	most := 0
+	for size := minChunk; size < per; size *= 2 {
+		most++
+	}
+	most += n/per + 1
+	if s.spilled > int64(most) {
+		t.Errorf("%d records in %d chunks written, want at most %d", n, s.spilled, most)
+	}
+	i := int64(0)
+	p.Drain(func(x *int64) {
+		if *x != i*7 {
+			t.Fatalf("record %d is %d, want %d", i, *x, i*7)
+		}
+		i++
+	})
+	if i != n {
+		t.Errorf("%d records read back, want %d", i, n)
+	}
+}
