@@ -1,12 +1,15 @@
 package critpath
 
 import (
+	"iter"
 	"os"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
 
 // The path, its attribution, the wait states and the delay costs are the
@@ -117,5 +120,30 @@ func TestSpilledResultDroppedReleasesFile(t *testing.T) {
 	}
 	if n != before {
 		t.Fatalf("%d spill files open after the Result was dropped, want %d", n, before)
+	}
+}
+
+// A panic while the path is found (a bug, which the facade recovers)
+// leaves no goroutine building the activities into a spill file that
+// Result has closed: it would open another, left open.
+func TestResultPanicWaitsForActivities(t *testing.T) {
+	tr := read(t, "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2")
+	defer func(f func(*run, iter.Seq2[mpi.CallRef, mpi.CallRef], Options) (*Result, error)) { findPath = f }(findPath)
+	findPath = func(*run, iter.Seq2[mpi.CallRef, mpi.CallRef], Options) (*Result, error) { panic("the path") }
+	before := spillFilesOpen(t)
+	a := New(Options{SpillDir: t.TempDir(), SpillMemory: 1})
+	tr.Replay(a)
+	func() {
+		defer func() {
+			if v := recover(); v != "the path" {
+				t.Fatalf("recovered %v, want the path's panic", v)
+			}
+		}()
+		a.Result()
+	}()
+	a.Close()
+	time.Sleep(100 * time.Millisecond) // what a goroutine left running would do meanwhile
+	if n := spillFilesOpen(t); n != before {
+		t.Fatalf("%d spill files open after the failed Result, want %d", n, before)
 	}
 }
