@@ -78,7 +78,9 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 		return err
 	}
 	defer release()
-	return run(newScanner(name, in), counted, total, sink, opt)
+	sc := newScanner(name, in)
+	sc.in = counted // for the progress reports
+	return run(sc, counted, total, sink, opt)
 }
 
 // run reads the trace the scanner scans into sink; counted counts the
@@ -123,21 +125,22 @@ type countingReader struct {
 	total    int64
 	next     int64
 	progress func(done, total int64)
-	// quiet leaves the progress reports to report, called by the reading
-	// goroutine while another one reads the input (see
-	// readEventsParallel): the callback is never called from elsewhere.
+	// quiet leaves the progress reports to readEventsParallel, between
+	// parts, while a cutter reads the input on another goroutine.
 	quiet bool
 }
 
+// Read counts the bytes read. It does not report progress: it may run
+// on a goroutine other than the read's (a compressed input is read by
+// its decompressing goroutine, a read on all cores by the cutter), and
+// the callback is called on the read's only, by the scanner (fill) and
+// between parts.
 func (c *countingReader) Read(p []byte) (int, error) {
 	if err := c.opt.Canceled(); err != nil {
 		return 0, err
 	}
 	n, err := c.r.Read(p)
 	c.done.Add(int64(n))
-	if !c.quiet {
-		c.report()
-	}
 	return n, err
 }
 

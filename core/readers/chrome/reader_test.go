@@ -1,8 +1,11 @@
 package chrome
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -360,5 +363,48 @@ func TestProgress(t *testing.T) {
 		}})
 	if err != nil || last != int64(len(text)) {
 		t.Errorf("err %v, last progress %d of %d", err, last, len(text))
+	}
+}
+
+// goroutineID is the number of the calling goroutine, from its stack.
+func goroutineID() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	f := strings.Fields(string(b))
+	return f[1] // "goroutine N [running]:"
+}
+
+// TestProgressOnReadingGoroutine: a compressed input is decompressed on
+// a goroutine of its own, ahead of the parser; the progress callback is
+// still called only on the goroutine of the read (the callers' callbacks
+// need not be safe for concurrent use), in order, and in parts read on
+// all cores as on one.
+func TestProgressOnReadingGoroutine(t *testing.T) {
+	text := nastyTrace(80000, 3) // stored, not compressed: megabytes of input
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
+	zw.Write(text)
+	zw.Close()
+	if gz.Len() < 3*progressEvery {
+		t.Fatalf("%d bytes compressed, want several progress reports", gz.Len())
+	}
+	for _, n := range []int{1, 4} {
+		oldN := parsers
+		parsers = n
+		me, reports, last := goroutineID(), 0, int64(0)
+		err := Decode(bytes.NewReader(gz.Bytes()), "p.json.gz", int64(gz.Len()), trace.New(), trace.ReadOptions{
+			Progress: func(done, total int64) {
+				if g := goroutineID(); g != me {
+					t.Errorf("%d parsers: progress %d of %d reported on goroutine %s, the read's is %s", n, done, total, g, me)
+				}
+				if done < last {
+					t.Errorf("%d parsers: progress %d after %d", n, done, last)
+				}
+				reports, last = reports+1, done
+			}})
+		parsers = oldN
+		if err != nil || last != int64(gz.Len()) || reports < 3 {
+			t.Errorf("%d parsers: err %v, %d reports, the last %d of %d", n, err, reports, last, gz.Len())
+		}
 	}
 }

@@ -46,8 +46,8 @@ type scanner struct {
 	// whole is the input mapped in memory, if it is (see decodeMapped):
 	// buf is all of it and fill moves end a window further. in counts
 	// the bytes the windows passed, for progress, and tells of
-	// cancellation; dropped is the end of the pages given back (see
-	// release).
+	// cancellation (on a stream, fill reports the progress it counts);
+	// dropped is the end of the pages given back (see release).
 	whole   []byte
 	in      *countingReader
 	dropped int
@@ -161,6 +161,9 @@ func (s *scanner) fill() bool {
 	for range 100 {
 		n, err := s.r.Read(s.buf[s.end:])
 		s.end += n
+		if s.in != nil && !s.in.quiet {
+			s.in.report()
+		}
 		if err == io.EOF {
 			s.eof = true
 		} else if err != nil {

@@ -162,3 +162,42 @@ func TestMeasureInParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestSolvePairSameOnAnyWorkers: the two partitions solved in one
+// traversal do not depend on the number of workers (the traversal's
+// and the listing's, which runs on half of them for each), bit for bit.
+func TestSolvePairSameOnAnyWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 4))
+	for seed := 0; seed < 24; seed++ {
+		in := lcgModel(3+seed%3, 2+seed%2, 10+seed%30)
+		switch seed % 3 {
+		case 1:
+			in = tiedModel(rng)
+		case 2:
+			in = toSparse(sparseModel(rng))
+		}
+		for _, compact := range []bool{false, true} {
+			var first [2]*Partition
+			for _, workers := range []int{1, 2, 3, 4} {
+				e, err := NewSpatiotemporal(in, Options{Normalize: seed%2 == 0, CacheBytes: 1, Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, b, err := e.solvePair(0, 1, compact, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if workers == 1 {
+					first = [2]*Partition{a, b}
+					continue
+				}
+				for x, got := range []*Partition{a, b} {
+					if !samePartitionBits(got, first[x]) {
+						t.Fatalf("seed %d (compact %v), %d workers, p = %d: %d parts, on one worker %d",
+							seed, compact, workers, x, got.NumParts, first[x].NumParts)
+					}
+				}
+			}
+		}
+	}
+}

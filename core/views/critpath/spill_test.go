@@ -1,9 +1,15 @@
 package critpath
 
 import (
+	"iter"
 	"os"
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
 
 // The path, its attribution, the wait states and the delay costs are the
@@ -71,5 +77,83 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 				t.Errorf("%d files left in the spill directory after Close", len(left))
 			}
 		})
+	}
+}
+
+// spillFilesOpen counts the process's open descriptors on spill files
+// (removed at once, they show as "... (deleted)").
+func spillFilesOpen(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.Contains(target, "macroscope-spill-") {
+			n++
+		}
+	}
+	return n
+}
+
+// A Result that is dropped without Close (as the Python facade drops it
+// with the object that holds it) gives its spill file back once it is
+// garbage collected; one that is kept holds it open for CallOf and the
+// delay costs.
+func TestSpilledResultDroppedReleasesFile(t *testing.T) {
+	tr := read(t, "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2")
+	before := spillFilesOpen(t)
+	a := New(Options{SpillDir: t.TempDir(), SpillMemory: 1})
+	tr.Replay(a)
+	r, err := a.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // as the facade does once the read is over: the Result's file stays
+	if r.spill.Spilled() == 0 {
+		t.Skip("nothing spilled")
+	}
+	runtime.GC()
+	if n := spillFilesOpen(t); n != before+1 {
+		t.Fatalf("%d spill files open while the Result is held, want %d", n, before+1)
+	}
+	if r.DelayCosts() == nil || r.Err() != nil {
+		t.Fatalf("delay costs of a held Result: Err %v", r.Err())
+	}
+	r = nil
+	n := spillFilesOpen(t)
+	for wait := 0; n > before && wait < 200; wait++ {
+		runtime.GC() // the cleanup runs on a goroutine of its own after a cycle
+		time.Sleep(5 * time.Millisecond)
+		n = spillFilesOpen(t)
+	}
+	if n != before {
+		t.Fatalf("%d spill files open after the Result was dropped, want %d", n, before)
+	}
+}
+
+// A panic while the path is found (a bug, which the facade recovers)
+// leaves no goroutine building the activities into a spill file that
+// Result has closed: it would open another, left open.
+func TestResultPanicWaitsForActivities(t *testing.T) {
+	tr := read(t, "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2")
+	defer func(f func(*run, iter.Seq2[mpi.CallRef, mpi.CallRef], Options) (*Result, error)) { findPath = f }(findPath)
+	findPath = func(*run, iter.Seq2[mpi.CallRef, mpi.CallRef], Options) (*Result, error) { panic("the path") }
+	before := spillFilesOpen(t)
+	a := New(Options{SpillDir: t.TempDir(), SpillMemory: 1})
+	tr.Replay(a)
+	func() {
+		defer func() {
+			if v := recover(); v != "the path" {
+				t.Fatalf("recovered %v, want the path's panic", v)
+			}
+		}()
+		a.Result()
+	}()
+	a.Close()
+	time.Sleep(100 * time.Millisecond) // what a goroutine left running would do meanwhile
+	if n := spillFilesOpen(t); n != before {
+		t.Fatalf("%d spill files open after the failed Result, want %d", n, before)
 	}
 }

@@ -219,6 +219,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	acts := make([]activity, len(run.Resources))
 	total := make([]trace.Time, a.names.Len()) // of every piece, by name
 	built := make(chan struct{})
+	// Waited for on every way out, a panic of the path's included,
+	// before the spill file it writes to is closed (deferred above).
+	defer func() { <-built }()
 	var failed any
 	go func() {
 		defer close(built)
@@ -231,7 +234,7 @@ func (a *Accumulator) Result() (*Result, error) {
 			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
 		}
 	}()
-	r, err := fromRun(run, a.tiedMessages, a.opt)
+	r, err := findPath(run, a.tiedMessages, a.opt)
 	a.tied = mpi.Spool[tiedMessage]{}
 	<-built
 	a.spans = nil
@@ -256,6 +259,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
 	return r, nil
 }
+
+// findPath is fromRun; a variable so that tests can make it fail.
+var findPath = fromRun
 
 // runOfBlocks is the run of the calls set aside by resource: their
 // chunks indexed, and the collectives gathered from their calls (the
