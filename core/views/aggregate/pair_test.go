@@ -15,6 +15,18 @@ func samePartitionBits(a, b *Partition) bool {
 		math.Float64bits(a.Value) == math.Float64bits(b.Value)
 }
 
+// thirdModel gives the seed's model of a test that takes, in turn, lcg
+// (an lpaggreg model), a tied model and a sparse profile.
+func thirdModel(rng *rand.Rand, seed int, lcg Input) Input {
+	switch seed % 3 {
+	case 1:
+		return tiedModel(rng)
+	case 2:
+		return toSparse(sparseModel(rng))
+	}
+	return lcg
+}
+
 // TestSolvePairMatchesTwoSolves: two p solved in one traversal give each
 // the partition, and the measures, of its own solve, bit for bit (listed
 // or only measured), on tied, sparse, lpaggreg and huge-value models
@@ -86,13 +98,7 @@ func TestKneeWithPairedEnds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 24))
 	defer func() { noPairs = false }()
 	for seed := 0; seed < 30; seed++ {
-		in := lcgModel(3+seed%3, 2+seed%2, 10+seed%30)
-		switch seed % 3 {
-		case 1:
-			in = tiedModel(rng)
-		case 2:
-			in = toSparse(sparseModel(rng))
-		}
+		in := thirdModel(rng, seed, lcgModel(3+seed%3, 2+seed%2, 10+seed%30))
 		e, err := NewSpatiotemporal(in, Options{Normalize: seed%2 == 0, CacheBytes: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -133,13 +139,7 @@ func TestKneeWithPairedEnds(t *testing.T) {
 func TestMeasureInParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 24))
 	for seed := 0; seed < 40; seed++ {
-		in := lcgModel(2+seed%4, 2+seed%3, 5+seed%40)
-		switch seed % 3 {
-		case 1:
-			in = tiedModel(rng)
-		case 2:
-			in = toSparse(sparseModel(rng))
-		}
+		in := thirdModel(rng, seed, lcgModel(2+seed%4, 2+seed%3, 5+seed%40))
 		e, err := NewSpatiotemporal(in, Options{Normalize: seed%2 == 0, CacheBytes: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -169,13 +169,7 @@ func TestMeasureInParallel(t *testing.T) {
 func TestSolvePairSameOnAnyWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 4))
 	for seed := 0; seed < 24; seed++ {
-		in := lcgModel(3+seed%3, 2+seed%2, 10+seed%30)
-		switch seed % 3 {
-		case 1:
-			in = tiedModel(rng)
-		case 2:
-			in = toSparse(sparseModel(rng))
-		}
+		in := thirdModel(rng, seed, lcgModel(3+seed%3, 2+seed%2, 10+seed%30))
 		for _, compact := range []bool{false, true} {
 			var first [2]*Partition
 			for _, workers := range []int{1, 2, 3, 4} {
