@@ -201,10 +201,18 @@ func Head(path string, n int) ([]byte, error) {
 // ahead of the parser, see Decompress).
 type Counter struct {
 	R io.Reader
-	n atomic.Int64
+	// Stop, if set, is asked before each read: its error (a canceled
+	// read, trace.ReadOptions.Canceled) is returned instead of reading.
+	Stop func() error
+	n    atomic.Int64
 }
 
 func (c *Counter) Read(p []byte) (int, error) {
+	if c.Stop != nil {
+		if err := c.Stop(); err != nil {
+			return 0, err
+		}
+	}
 	n, err := c.R.Read(p)
 	c.n.Add(int64(n))
 	return n, err

@@ -110,7 +110,7 @@ func (s *scanner) fillMapped() bool {
 	n := min(mappedWindow, len(s.whole)-s.end)
 	s.end += n
 	s.eof = s.end == len(s.whole)
-	s.in.done.Add(int64(n))
+	s.in.Add(int64(n))
 	if !s.in.quiet {
 		s.in.report()
 	}
@@ -161,7 +161,7 @@ func (c *cutter) nextMapped(p *part) bool {
 	p.data, p.offset = b[:cut], c.offset
 	c.offset += int64(cut)
 	if c.offset > c.seen {
-		c.in.done.Add(c.offset - c.seen)
+		c.in.Add(c.offset - c.seen)
 		c.seen = c.offset
 	}
 	return true

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -63,7 +62,7 @@ func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 }
 
 func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt trace.ReadOptions) error {
-	counted := &countingReader{r: r, progress: opt.Progress, opt: opt, total: total, next: progressEvery}
+	counted := &countingReader{Counter: ingest.Counter{R: r, Stop: opt.Canceled}, progress: opt.Progress, opt: opt, total: total, next: progressEvery}
 	// The buffer serves the gzip magic test and the decompressor's byte
 	// reads; plain text goes through it in the scanner's large reads.
 	br := bufio.NewReaderSize(counted, 16<<10)
@@ -111,7 +110,7 @@ func run(sc *scanner, counted *countingReader, total int64, sink trace.Sink, opt
 	}
 	d.col.notes.flush(opt)
 	if opt.Progress != nil {
-		opt.Progress(counted.done.Load(), total)
+		opt.Progress(counted.N(), total)
 	}
 	return nil
 }
@@ -119,9 +118,13 @@ func run(sc *scanner, counted *countingReader, total int64, sink trace.Sink, opt
 // countingReader counts the bytes read from the file, reports progress
 // and stops reading once the read is canceled.
 type countingReader struct {
-	r        io.Reader
+	// Counter counts the bytes and stops at a cancel (Stop); it does not
+	// report progress: it may run on a goroutine other than the read's
+	// (a compressed input is read by its decompressing goroutine, a read
+	// on all cores by the cutter), and the callback is called on the
+	// read's only, by the scanner (fill) and between parts.
+	ingest.Counter
 	opt      trace.ReadOptions
-	done     atomic.Int64
 	total    int64
 	next     int64
 	progress func(done, total int64)
@@ -130,23 +133,9 @@ type countingReader struct {
 	quiet bool
 }
 
-// Read counts the bytes read. It does not report progress: it may run
-// on a goroutine other than the read's (a compressed input is read by
-// its decompressing goroutine, a read on all cores by the cutter), and
-// the callback is called on the read's only, by the scanner (fill) and
-// between parts.
-func (c *countingReader) Read(p []byte) (int, error) {
-	if err := c.opt.Canceled(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	c.done.Add(int64(n))
-	return n, err
-}
-
 // report tells the progress callback, if it is time to.
 func (c *countingReader) report() {
-	if done := c.done.Load(); c.progress != nil && done >= c.next {
+	if done := c.N(); c.progress != nil && done >= c.next {
 		c.progress(done, c.total)
 		c.next = done + progressEvery
 	}

@@ -101,7 +101,7 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 		return failed(opt, err)
 	}
 	defer f.Close()
-	cr := &countingReader{r: f, opt: opt}
+	cr := &ingest.Counter{R: f, Stop: opt.Canceled}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
 	if err != nil {
 		return failed(opt, err)
@@ -110,11 +110,11 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 	fr := &framer{r: in}
 	fr.fill(size)
 	if fr.rerr != nil { // the whole input is in fr.buf
-		err := walkInline(fr, cr.done.Load(), path, base, total, pass, opt, newDecode(), apply)
+		err := walkInline(fr, cr.N(), path, base, total, pass, opt, newDecode(), apply)
 		if err == nil {
 			// It ended at io.EOF: any other error of the reading
 			// would have been the walk's.
-			whole.data, whole.done = fr.buf, cr.done.Load()
+			whole.data, whole.done = fr.buf, cr.N()
 		}
 		return err
 	}
@@ -172,7 +172,7 @@ func walkInline[T any](fr *framer, done int64, path string, base, total int64, p
 
 // walkParallel is walk on all cores, for an input larger than a chunk;
 // fr.buf holds its first chunk.
-func walkParallel[T any](fr *framer, cr *countingReader, path string, base, total int64, pass int, opt trace.ReadOptions,
+func walkParallel[T any](fr *framer, cr *ingest.Counter, path string, base, total int64, pass int, opt trace.ReadOptions,
 	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	batches := workers + 2
@@ -266,7 +266,7 @@ func decodeBatch[T any](b *batch[T], decode decodeFunc[T]) {
 // that fr reads, from the chunk c it holds already, fills the batches
 // from free and hands them over on order and work, until the input ends
 // or quit is closed.
-func read[T any](fr *framer, cr *countingReader, c *chunk,
+func read[T any](fr *framer, cr *ingest.Counter, c *chunk,
 	order, work, free chan *batch[T], freeChunks chan *chunk, quit chan struct{}) {
 	var b *batch[T]
 	send := func() bool {
@@ -338,28 +338,9 @@ func read[T any](fr *framer, cr *countingReader, c *chunk,
 			b.refs = append(b.refs, packetRef{start: fr.pos - len(pkt), end: fr.pos, off: off})
 		}
 		c.buf = fr.buf // grown, for a packet larger than a chunk
-		b.buf, b.done, b.others = fr.buf, cr.done.Load(), fr.others
+		b.buf, b.done, b.others = fr.buf, cr.N(), fr.others
 		if !send() || b.end != nil || !take() || more && !newChunk() {
 			return
 		}
 	}
-}
-
-// countingReader counts the bytes read from the file and stops the read
-// once it is canceled. done is atomic: under a decompressor, the reads
-// are made by the decompressor's read-ahead goroutine, not the one that
-// reports them.
-type countingReader struct {
-	r    io.Reader
-	opt  trace.ReadOptions
-	done atomic.Int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	if err := c.opt.Canceled(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	c.done.Add(int64(n))
-	return n, err
 }
