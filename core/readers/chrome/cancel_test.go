@@ -9,9 +9,9 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// TestCancel stops the read of a 10 MB trace at its first progress report:
-// the sink receives nothing. With an open Cancel channel the read completes.
-func TestCancel(t *testing.T) {
+// tenMegabytes returns a trace of 10 MB of complete events and their
+// number, for the tests of progress and cancellation.
+func tenMegabytes() (string, int) {
 	var b strings.Builder
 	b.WriteString("[")
 	n := 0
@@ -24,7 +24,13 @@ func TestCancel(t *testing.T) {
 		n++
 	}
 	b.WriteString("]")
-	text := b.String()
+	return b.String(), n
+}
+
+// TestCancel stops the read of a 10 MB trace at its first progress report:
+// the sink receives nothing. With an open Cancel channel the read completes.
+func TestCancel(t *testing.T) {
+	text, n := tenMegabytes()
 	partial, _, reports := readertest.Cancel(t, n, func(sink trace.Sink, opt trace.ReadOptions) error {
 		return Decode(strings.NewReader(text), "big.json", int64(len(text)), sink, opt)
 	})

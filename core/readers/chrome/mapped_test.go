@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -170,33 +169,22 @@ func TestMappedShrunk(t *testing.T) {
 // first report.
 func TestMappedProgress(t *testing.T) {
 	withMapping(t, 64<<10, 64<<10)
-	var b strings.Builder
-	b.WriteString("[")
-	n := 0
-	for b.Len() < 10<<20 {
-		if n > 0 {
-			b.WriteString(",\n")
-		}
-		b.WriteString(`{"ph":"X","name":"k` + strconv.Itoa(n%7) + `","pid":1,"tid":` + strconv.Itoa(n%4) +
-			`,"ts":` + strconv.Itoa(10*n) + `,"dur":5}`)
-		n++
-	}
-	b.WriteString("]")
-	_, path := mapText(t, []byte(b.String()))
+	text, n := tenMegabytes()
+	_, path := mapText(t, []byte(text))
 	for _, p := range []int{1, 2} {
 		withParts(t, 1<<20, p)
 		before, beforeParts := mappedReads.Load(), partsRead.Load()
 		var last int64
 		reports := 0
 		err := read(path, trace.New(), trace.ReadOptions{Progress: func(done, total int64) {
-			if total != int64(b.Len()) || done < last {
+			if total != int64(len(text)) || done < last {
 				t.Errorf("progress %d of %d after %d", done, total, last)
 			}
 			last = done
 			reports++
 		}})
-		if err != nil || last != int64(b.Len()) || reports < 3 {
-			t.Errorf("%d parsers: err %v, last progress %d of %d, %d reports", p, err, last, b.Len(), reports)
+		if err != nil || last != int64(len(text)) || reports < 3 {
+			t.Errorf("%d parsers: err %v, last progress %d of %d, %d reports", p, err, last, len(text), reports)
 		}
 		partial, _, reports := readertest.Cancel(t, n, func(sink trace.Sink, opt trace.ReadOptions) error {
 			return read(path, sink, opt)
