@@ -137,6 +137,18 @@ func failed(opt trace.ReadOptions, err error) error {
 	return err
 }
 
+// cleanEnd reports a pass that read the whole input: the top-level
+// fields other than packets it skipped (counted by the first pass only),
+// and its last progress, done of total.
+func cleanEnd(opt trace.ReadOptions, pass int, others, done, total int64) {
+	if pass == 0 && others > 0 {
+		opt.Skip("top-level fields of the trace other than packets", others)
+	}
+	if opt.Progress != nil {
+		opt.Progress(done, total)
+	}
+}
+
 // walkInline is walk for an input held whole in fr.buf, done bytes of
 // the file: each packet decoded and applied in turn, cancellation looked
 // at once per batchPackets packets, as walkParallel looks at it once per
@@ -152,12 +164,7 @@ func walkInline[T any](fr *framer, done int64, path string, base, total int64, p
 		}
 		pkt, off, err := fr.next(false)
 		if err == io.EOF {
-			if pass == 0 && fr.others > 0 {
-				opt.Skip("top-level fields of the trace other than packets", fr.others)
-			}
-			if opt.Progress != nil {
-				opt.Progress(base+done, total)
-			}
+			cleanEnd(opt, pass, fr.others, base+done, total)
 			return nil
 		}
 		if err != nil {
@@ -225,12 +232,7 @@ func walkParallel[T any](fr *framer, cr *ingest.Counter, path string, base, tota
 		}
 		switch {
 		case b.end == io.EOF:
-			if pass == 0 && b.others > 0 {
-				opt.Skip("top-level fields of the trace other than packets", b.others)
-			}
-			if opt.Progress != nil {
-				opt.Progress(base+b.done, total)
-			}
+			cleanEnd(opt, pass, b.others, base+b.done, total)
 			return nil
 		case b.end != nil:
 			return located(path, b.end)
