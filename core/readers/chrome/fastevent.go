@@ -18,7 +18,6 @@ import (
 func (d *decoder) readEventFast(e *rawEvent) bool {
 	s := d.sc
 	b := s.buf[:s.end]
-	x := s.indexFrom(s.pos)
 	i, lines, lenient := s.pos+1, 0, false
 	argsAt := -1 // where the args of a complete event whose cat comes later start
 	e.reset(s.line, s.offset())
@@ -43,13 +42,13 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		switch key {
 		case keyPh:
-			v, j, ok := x.plainString(b, i)
+			v, j, ok := plainString(b, i)
 			if !ok || len(v) != 1 {
 				return false
 			}
 			e.ph, e.badPh, i = v[0], none, j
 		case keyName, keyCat, keyBp, keyS:
-			v, j, ok := x.plainString(b, i)
+			v, j, ok := plainString(b, i)
 			if !ok {
 				return false
 			}
@@ -71,7 +70,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		case keyPid, keyTid, keyID:
 			var v []byte
 			if b[i] == '"' {
-				v, j, ok = x.plainString(b, i)
+				v, j, ok = plainString(b, i)
 			} else {
 				v, j, ok = plainNumber(b, i)
 			}
@@ -117,7 +116,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 					return false
 				}
 				argsAt = i
-				end, l, len, ok := skipFast(x, b, i, 1)
+				end, l, len, ok := skipFast(b, i, 1)
 				if !ok {
 					return false
 				}
@@ -131,7 +130,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 				argsAt = i // read once the cat tells whether they matter
 			}
 			if e.parsesArgs() {
-				end, l, len, ok := d.readArgsFast(e, x, b, i)
+				end, l, len, ok := d.readArgsFast(e, b, i)
 				if !ok {
 					return false
 				}
@@ -140,7 +139,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			fallthrough
 		default:
-			end, l, len, ok := skipFast(x, b, i, 1)
+			end, l, len, ok := skipFast(b, i, 1)
 			if !ok {
 				return false
 			}
@@ -161,7 +160,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 					return false // args before ph, to be kept (or read as a CPU profile)
 				}
 				if e.parsesArgs() {
-					if _, _, _, ok := d.readArgsFast(e, x, b, argsAt); !ok {
+					if _, _, _, ok := d.readArgsFast(e, b, argsAt); !ok {
 						return false
 					}
 				}
@@ -326,7 +325,7 @@ func plainNumber(b []byte, i int) ([]byte, int, bool) {
 // only plain strings, numbers and values it skips; it returns the index
 // after it, the newlines passed and whether a value it skipped needed
 // the lenient reading (a trailing comma...).
-func (d *decoder) readArgsFast(e *rawEvent, x *windowIndex, b []byte, i int) (int, int, bool, bool) {
+func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bool) {
 	lines, lenient := 0, false
 	if b[i] != '{' {
 		return 0, 0, false, false
@@ -338,7 +337,7 @@ func (d *decoder) readArgsFast(e *rawEvent, x *windowIndex, b []byte, i int) (in
 		return i + 1, lines, lenient, true
 	}
 	for {
-		key, j, ok := x.plainString(b, i)
+		key, j, ok := plainString(b, i)
 		if !ok {
 			return 0, 0, false, false
 		}
@@ -369,7 +368,7 @@ func (d *decoder) readArgsFast(e *rawEvent, x *windowIndex, b []byte, i int) (in
 			return 0, 0, false, false
 		}
 		if skip {
-			end, l, len, ok := skipFast(x, b, i, 1)
+			end, l, len, ok := skipFast(b, i, 1)
 			if !ok {
 				return 0, 0, false, false
 			}

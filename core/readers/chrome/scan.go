@@ -51,9 +51,6 @@ type scanner struct {
 	whole   []byte
 	in      *countingReader
 	dropped int
-	// ix is the stage 1 index of the window the event reader last used
-	// (see indexFrom).
-	ix windowIndex
 }
 
 // The scanner's window starts small, so that small traces cost little to
@@ -134,7 +131,6 @@ func (s *scanner) fill() bool {
 	if s.hold >= 0 && s.hold < from {
 		from = s.hold
 	}
-	s.ix.forget() // the window's bytes move, or the window is replaced
 	if from > 0 {
 		n := copy(s.buf, s.buf[from:s.end])
 		s.base += int64(from)
@@ -510,7 +506,7 @@ func (s *scanner) skip(depth int) error {
 	// for each of their members when it failed (at the end of the window):
 	// that would read a deep value once per level.
 	if depth <= 1 && !s.slowOnly {
-		if end, lines, lenient, ok := skipFast(&s.ix, s.buf[:s.end], s.pos, depth); ok {
+		if end, lines, lenient, ok := skipFast(s.buf[:s.end], s.pos, depth); ok {
 			s.pos, s.line = end, s.line+lines
 			s.lenient = s.lenient || lenient
 			return nil

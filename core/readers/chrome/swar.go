@@ -200,7 +200,7 @@ const fastStack = 64
 // the value used a leniency (a comma before a closing bracket, a raw
 // control character in a string). ok is false otherwise, and then the
 // scanner's ordinary path must read the value.
-func skipFast(x *windowIndex, b []byte, i, depth int) (end, lines int, lenient, ok bool) {
+func skipFast(b []byte, i, depth int) (end, lines int, lenient, ok bool) {
 	var closers [fastStack]byte
 	n := 0
 	var c byte
@@ -232,10 +232,6 @@ value:
 		}
 		goto value
 	case c == '"':
-		if j, plain := x.stringEnd(b, i+1); plain {
-			i = j + 1
-			goto after
-		}
 		var l, found bool
 		if i, l, found = skipStringFast(b, i+1); !found {
 			return 0, 0, false, false
@@ -273,9 +269,7 @@ key:
 	if b[i] != '"' {
 		return 0, 0, false, false
 	}
-	if j, plain := x.stringEnd(b, i+1); plain {
-		i = j + 1
-	} else {
+	{
 		var l, found bool
 		if i, l, found = skipStringFast(b, i+1); !found {
 			return 0, 0, false, false

@@ -27,21 +27,13 @@ func slowSkip(b []byte, depth int) string {
 // fast path accepts, it must agree.
 func checkSkipFast(t *testing.T, b []byte) {
 	t.Helper()
-	var x windowIndex
-	if hasVectorIndex && len(b) >= 64 {
-		x.blocks = make([]block, len(b)/64)
-		indexBlocks(b, x.blocks, &carry{})
-		x.to = 64 * len(x.blocks)
-	}
 	for _, depth := range []int{0, 1, maxNesting - 2} {
-		for _, x := range []*windowIndex{{}, &x} {
-			end, lines, lenient, ok := skipFast(x, b, 0, depth)
-			if !ok {
-				continue
-			}
-			if got, want := fmt.Sprint(end, lines, lenient), slowSkip(b, depth); got != want {
-				t.Fatalf("skipFast(%q, depth %d, index of %d bytes) = %s, ordinary path %s", b, depth, x.to, got, want)
-			}
+		end, lines, lenient, ok := skipFast(b, 0, depth)
+		if !ok {
+			continue
+		}
+		if got, want := fmt.Sprint(end, lines, lenient), slowSkip(b, depth); got != want {
+			t.Fatalf("skipFast(%q, depth %d) = %s, ordinary path %s", b, depth, got, want)
 		}
 	}
 	// The string scan stops where a byte-by-byte scan stops.
@@ -109,11 +101,6 @@ func checkEventFast(t *testing.T, b []byte, keepArgs bool) {
 		if want, _ := read(false); got != want {
 			t.Fatalf("readEventFast(%q) = %s, readEvent %s", b, got, want)
 		}
-	}
-	// Followed by blanks, the event lies in the stage 1 index, which
-	// needs whole blocks of 64 bytes.
-	if len(b) < 1024 && !bytes.HasSuffix(b, []byte("\n")) {
-		checkEventFast(t, append(slices.Clip(b), bytes.Repeat([]byte("\n"), 130)...), keepArgs)
 	}
 }
 
