@@ -969,26 +969,38 @@ func (c *cursor) next(f float64, g *wireGeneration, argc *[256]int8) (bool, erro
 		return false, c.fault(b, g)
 	}
 	pos++
-	dt, k := uvarint(data[pos:])
-	if k <= 0 {
+	var dt uint64
+	if pos < len(data) && data[pos] < 0x80 {
+		dt, pos = uint64(data[pos]), pos+1
+	} else if dt, pos = longVarint(data, pos); pos < 0 {
 		return false, c.fault(b, g)
 	}
-	pos += k
 	e := &c.ev
 	e.args = [4]uint64{}
 	for i := range n {
-		v, k := uvarint(data[pos:])
-		if k <= 0 {
+		if pos < len(data) && data[pos] < 0x80 {
+			e.args[i], pos = uint64(data[pos]), pos+1
+		} else if e.args[i], pos = longVarint(data, pos); pos < 0 {
 			return false, c.fault(b, g)
 		}
-		pos += k
-		e.args[i] = v
 	}
 	c.pos = pos
 	e.typ, e.g, e.p, e.m = typ, 0, 0, 0
 	e.time = int64(float64(dt)*f) + c.lastTs
 	c.lastTs = e.time
 	return true, nil
+}
+
+// longVarint decodes the unsigned varint at data[pos:] and returns it
+// with the position after it, -1 if data holds none there. The merge
+// reads numbers of one byte, most of an event's, itself (a call per
+// number costs more than the number).
+func longVarint(data []byte, pos int) (uint64, int) {
+	v, k := uvarint(data[pos:])
+	if k <= 0 {
+		return 0, -1
+	}
+	return v, pos + k
 }
 
 // fault returns the error of the event that next could not decode, as
@@ -1295,30 +1307,39 @@ func (mg *merger) finish() error {
 	return mg.flush()
 }
 
-// tableArgs are, by event type, the indexes (after the time delta) of
-// the arguments that are stack IDs and string IDs.
-var tableArgs = func() (a [len(wireSpecs)]struct{ stacks, strings []int }) {
-	for typ, ids := range map[uint8]struct{ stacks, strings []int }{
-		evProcsChange:       {stacks: []int{1}},
-		evGoCreate:          {stacks: []int{2, 1}},
-		evGoCreateBlocked:   {stacks: []int{2, 1}},
-		evGoStop:            {stacks: []int{1}, strings: []int{0}},
-		evGoBlock:           {stacks: []int{1}, strings: []int{0}},
-		evGoUnblock:         {stacks: []int{2}},
-		evGoSyscallBegin:    {stacks: []int{1}},
-		evSTWBegin:          {stacks: []int{1}, strings: []int{0}},
-		evGCBegin:           {stacks: []int{1}},
-		evGCSweepBegin:      {stacks: []int{0}},
-		evGCMarkAssistBegin: {stacks: []int{0}},
-		evGoLabel:           {strings: []int{0}},
-		evUserTaskBegin:     {stacks: []int{3}, strings: []int{2}},
-		evUserTaskEnd:       {stacks: []int{1}},
-		evUserRegionBegin:   {stacks: []int{2}, strings: []int{1}},
-		evUserRegionEnd:     {stacks: []int{2}, strings: []int{1}},
-		evUserLog:           {stacks: []int{3}, strings: []int{1, 2}},
-		evGoStatusStack:     {stacks: []int{3}},
+// idArgs are the indexes (after the time delta) of the arguments of an
+// event type that are stack IDs and string IDs, in the order the parser
+// checks them: fixed arrays, for the check of every event.
+type idArgs struct {
+	nStacks, nStrings uint8
+	stacks, strings   [2]uint8
+}
+
+// tableArgs are, by event type, its idArgs.
+var tableArgs = func() (a [len(wireSpecs)]idArgs) {
+	for typ, ids := range map[uint8]struct{ stacks, strings []uint8 }{
+		evProcsChange:       {stacks: []uint8{1}},
+		evGoCreate:          {stacks: []uint8{2, 1}},
+		evGoCreateBlocked:   {stacks: []uint8{2, 1}},
+		evGoStop:            {stacks: []uint8{1}, strings: []uint8{0}},
+		evGoBlock:           {stacks: []uint8{1}, strings: []uint8{0}},
+		evGoUnblock:         {stacks: []uint8{2}},
+		evGoSyscallBegin:    {stacks: []uint8{1}},
+		evSTWBegin:          {stacks: []uint8{1}, strings: []uint8{0}},
+		evGCBegin:           {stacks: []uint8{1}},
+		evGCSweepBegin:      {stacks: []uint8{0}},
+		evGCMarkAssistBegin: {stacks: []uint8{0}},
+		evGoLabel:           {strings: []uint8{0}},
+		evUserTaskBegin:     {stacks: []uint8{3}, strings: []uint8{2}},
+		evUserTaskEnd:       {stacks: []uint8{1}},
+		evUserRegionBegin:   {stacks: []uint8{2}, strings: []uint8{1}},
+		evUserRegionEnd:     {stacks: []uint8{2}, strings: []uint8{1}},
+		evUserLog:           {stacks: []uint8{3}, strings: []uint8{1, 2}},
+		evGoStatusStack:     {stacks: []uint8{3}},
 	} {
-		a[typ] = ids
+		t := &a[typ]
+		t.nStacks = uint8(copy(t.stacks[:], ids.stacks))
+		t.nStrings = uint8(copy(t.strings[:], ids.strings))
 	}
 	return a
 }()
@@ -1330,16 +1351,16 @@ func checkIDs(e *mergedEvent, g *wireGeneration) error {
 		return nil
 	}
 	t := &tableArgs[e.typ]
-	for _, i := range t.stacks {
-		if id := e.args[i]; id != 0 {
+	for _, i := range t.stacks[:t.nStacks] {
+		if id := e.args[i&3]; id != 0 {
 			if _, ok := g.stack(id); !ok {
 				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
 			}
 		}
 	}
-	for _, i := range t.strings {
-		if !g.hasString(e.args[i]) {
-			return fmt.Errorf("found invalid string ID %d for event %s", e.args[i], wireSpecs[e.typ].name)
+	for _, i := range t.strings[:t.nStrings] {
+		if id := e.args[i&3]; !g.hasString(id) {
+			return fmt.Errorf("found invalid string ID %d for event %s", id, wireSpecs[e.typ].name)
 		}
 	}
 	return nil
