@@ -181,9 +181,12 @@ type ordering struct {
 	gcState  uint8 // 0 undetermined, 1 not running, 2 running
 	firstGen uint64
 	// Events delivered, in order (the merger's output): those before
-	// queueAt are drained (merger.drain), the others wait for it.
+	// queueAt are drained (merger.drain), the others wait for it. Each
+	// is given a time strictly after the one before it as it is queued
+	// (lastTs: the time of the last one queued).
 	queue   []mergedEvent
 	queueAt int
+	lastTs  int64
 	// The names of the tasks ended by the events of the queue, which
 	// point into it: handed over with them.
 	taskNames []string
@@ -199,7 +202,19 @@ func newOrdering() *ordering {
 	return &ordering{ms: map[int64]*mState{}, tasks: map[uint64]task{}}
 }
 
-func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
+func (o *ordering) push(e mergedEvent) {
+	o.queue = append(o.queue, e)
+	o.later(&o.queue[len(o.queue)-1])
+}
+
+// later gives e, just queued, a time strictly after the previous
+// event's, as the parser makes the delivered times increase.
+func (o *ordering) later(e *mergedEvent) {
+	if e.time <= o.lastTs {
+		e.time = o.lastTs + 1
+	}
+	o.lastTs = e.time
+}
 
 // need says what an event needs of its context.
 type need uint8
@@ -273,7 +288,9 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 
 func (o *ordering) deliver(ev *mergedEvent, ctx sched) {
 	o.queue = append(o.queue, *ev) // copied once, into its place
-	o.queue[len(o.queue)-1].setCtx(ctx)
+	e := &o.queue[len(o.queue)-1]
+	e.setCtx(ctx)
+	o.later(e)
 }
 
 func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sched, bool, error) {
@@ -1103,8 +1120,9 @@ const evSyncMark = 0
 // merger delivers the events of generations in the parser's order.
 //
 // The ordering's queue is the merger's output: events go into it in
-// their order as they are delivered, are checked and given their final
-// time there (drain), and are handed over (hand) a buffer at a time.
+// their order as they are delivered, with their final time, are taken
+// as delivered (drain) once the cursor that delivered them could move on,
+// and are handed over (hand) a buffer at a time.
 type merger struct {
 	o        *ordering
 	frontier []*cursor
@@ -1112,7 +1130,6 @@ type merger struct {
 	g        *wireGeneration
 	f        float64    // nanoseconds per timestamp unit of g
 	argc     *[256]int8 // the arguments of the event types of g's format
-	lastTs   int64
 	hand     handOver
 }
 
@@ -1142,20 +1159,14 @@ func newMergerEach(emit func(*mergedEvent) error) *merger {
 	})
 }
 
-// drain gives the queued events each a time strictly after the
-// previous event's. Their references to the string and stack tables are
-// checked as they are received (checkIDs), by the builder, where a fault
-// stops the events short, as the merge would.
+// drain takes the queued events as delivered: a fault before the next
+// drain drops those queued after it (an event ordered whose cursor then
+// fails to decode the next is not delivered, as in the parser). Their
+// references to the string and stack tables are checked as they are
+// received (checkIDs), by the builder, where a fault stops the events
+// short, as the merge would.
 func (mg *merger) drain() error {
-	o := mg.o
-	for o.queueAt < len(o.queue) {
-		e := &o.queue[o.queueAt]
-		if e.time <= mg.lastTs {
-			e.time = mg.lastTs + 1
-		}
-		mg.lastTs = e.time
-		o.queueAt++
-	}
+	mg.o.queueAt = len(mg.o.queue)
 	return nil
 }
 
@@ -1300,7 +1311,7 @@ func (mg *merger) try(i int) (bool, error) {
 // finish delivers the mark after the last generation, and hands over
 // the last events.
 func (mg *merger) finish() error {
-	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.lastTs, g: none, p: none, m: none})
+	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.o.lastTs, g: none, p: none, m: none})
 	if err := mg.drain(); err != nil {
 		return mg.failed(err)
 	}
