@@ -952,8 +952,11 @@ type cursor struct {
 	m       int64
 	ms      *mState // the ordering's state of M m, once known
 	batches []*wireBatch
-	idx     int // the batch
-	pos     int // the next event's offset in it
+	idx     int        // the batch after the current one
+	batch   *wireBatch // the current batch
+	data    []byte     // its bytes
+	pos     int        // the next event's offset in them
+	base    int64      // its time, in nanoseconds
 	lastTs  int64
 	ev      mergedEvent
 	wire    wireEvent // the event being decoded
@@ -967,19 +970,14 @@ func nsPer(g *wireGeneration) float64 { return 1.0 / (float64(g.freq) / 1e9) }
 // argc is the arguments (after the time delta) of each event type of
 // g's format, -1 for types it does not have.
 func (c *cursor) next(f float64, g *wireGeneration, argc *[256]int8) (bool, error) {
-	for c.idx < len(c.batches) && c.pos == len(c.batches[c.idx].data) {
-		c.idx++
-		c.pos = 0
-		c.lastTs = 0
-	}
-	if c.idx == len(c.batches) {
+	if c.pos == len(c.data) && !c.nextBatch(f) {
 		return false, nil
 	}
-	b := c.batches[c.idx]
+	b := c.batch
 	if c.lastTs == 0 {
-		c.lastTs = int64(float64(b.time) * f)
+		c.lastTs = c.base
 	}
-	data, pos := b.data, c.pos
+	data, pos := c.data, c.pos
 	typ := data[pos]
 	n := int(argc[typ])
 	if n < 0 {
@@ -1006,6 +1004,21 @@ func (c *cursor) next(f float64, g *wireGeneration, argc *[256]int8) (bool, erro
 	e.time = int64(float64(dt)*f) + c.lastTs
 	c.lastTs = e.time
 	return true, nil
+}
+
+// nextBatch moves the cursor to the start of its next batch that holds
+// events: false if there is none.
+func (c *cursor) nextBatch(f float64) bool {
+	for c.pos == len(c.data) {
+		if c.idx == len(c.batches) {
+			return false
+		}
+		b := c.batches[c.idx]
+		c.idx++
+		c.batch, c.data, c.pos = b, b.data, 0
+		c.base, c.lastTs = int64(float64(b.time)*f), 0
+	}
+	return true
 }
 
 // longVarint decodes the unsigned varint at data[pos:] and returns it
@@ -1362,15 +1375,15 @@ func checkIDs(e *mergedEvent, g *wireGeneration) error {
 		return nil
 	}
 	t := &tableArgs[e.typ]
-	for _, i := range t.stacks[:t.nStacks] {
-		if id := e.args[i&3]; id != 0 {
+	for k := range t.nStacks { // (k&1, i&3: no bounds to check)
+		if id := e.args[t.stacks[k&1]&3]; id != 0 {
 			if _, ok := g.stack(id); !ok {
 				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
 			}
 		}
 	}
-	for _, i := range t.strings[:t.nStrings] {
-		if id := e.args[i&3]; !g.hasString(id) {
+	for k := range t.nStrings {
+		if id := e.args[t.strings[k&1]&3]; !g.hasString(id) {
 			return fmt.Errorf("found invalid string ID %d for event %s", id, wireSpecs[e.typ].name)
 		}
 	}
