@@ -181,9 +181,12 @@ type ordering struct {
 	gcState  uint8 // 0 undetermined, 1 not running, 2 running
 	firstGen uint64
 	// Events delivered, in order (the merger's output): those before
-	// queueAt are drained (merger.drain), the others wait for it.
+	// queueAt are drained (merger.drain), the others wait for it. Each
+	// is given a time strictly after the one before it as it is queued
+	// (lastTs: the time of the last one queued).
 	queue   []mergedEvent
 	queueAt int
+	lastTs  int64
 	// The names of the tasks ended by the events of the queue, which
 	// point into it: handed over with them.
 	taskNames []string
@@ -199,7 +202,19 @@ func newOrdering() *ordering {
 	return &ordering{ms: map[int64]*mState{}, tasks: map[uint64]task{}}
 }
 
-func (o *ordering) push(e mergedEvent) { o.queue = append(o.queue, e) }
+func (o *ordering) push(e mergedEvent) {
+	o.queue = append(o.queue, e)
+	o.later(&o.queue[len(o.queue)-1])
+}
+
+// later gives e, just queued, a time strictly after the previous
+// event's, as the parser makes the delivered times increase.
+func (o *ordering) later(e *mergedEvent) {
+	if e.time <= o.lastTs {
+		e.time = o.lastTs + 1
+	}
+	o.lastTs = e.time
+}
 
 // need says what an event needs of its context.
 type need uint8
@@ -273,7 +288,9 @@ func (o *ordering) advance(ev *mergedEvent, m int64, g *wireGeneration, known **
 
 func (o *ordering) deliver(ev *mergedEvent, ctx sched) {
 	o.queue = append(o.queue, *ev) // copied once, into its place
-	o.queue[len(o.queue)-1].setCtx(ctx)
+	e := &o.queue[len(o.queue)-1]
+	e.setCtx(ctx)
+	o.later(e)
 }
 
 func (o *ordering) dispatch(ev *mergedEvent, cur sched, g *wireGeneration) (sched, bool, error) {
@@ -935,8 +952,11 @@ type cursor struct {
 	m       int64
 	ms      *mState // the ordering's state of M m, once known
 	batches []*wireBatch
-	idx     int // the batch
-	pos     int // the next event's offset in it
+	idx     int        // the batch after the current one
+	batch   *wireBatch // the current batch
+	data    []byte     // its bytes
+	pos     int        // the next event's offset in them
+	base    int64      // its time, in nanoseconds
 	lastTs  int64
 	ev      mergedEvent
 	wire    wireEvent // the event being decoded
@@ -950,45 +970,67 @@ func nsPer(g *wireGeneration) float64 { return 1.0 / (float64(g.freq) / 1e9) }
 // argc is the arguments (after the time delta) of each event type of
 // g's format, -1 for types it does not have.
 func (c *cursor) next(f float64, g *wireGeneration, argc *[256]int8) (bool, error) {
-	for c.idx < len(c.batches) && c.pos == len(c.batches[c.idx].data) {
-		c.idx++
-		c.pos = 0
-		c.lastTs = 0
-	}
-	if c.idx == len(c.batches) {
+	if c.pos == len(c.data) && !c.nextBatch(f) {
 		return false, nil
 	}
-	b := c.batches[c.idx]
+	b := c.batch
 	if c.lastTs == 0 {
-		c.lastTs = int64(float64(b.time) * f)
+		c.lastTs = c.base
 	}
-	data, pos := b.data, c.pos
+	data, pos := c.data, c.pos
 	typ := data[pos]
 	n := int(argc[typ])
 	if n < 0 {
 		return false, c.fault(b, g)
 	}
 	pos++
-	dt, k := uvarint(data[pos:])
-	if k <= 0 {
+	var dt uint64
+	if pos < len(data) && data[pos] < 0x80 {
+		dt, pos = uint64(data[pos]), pos+1
+	} else if dt, pos = longVarint(data, pos); pos < 0 {
 		return false, c.fault(b, g)
 	}
-	pos += k
 	e := &c.ev
 	e.args = [4]uint64{}
 	for i := range n {
-		v, k := uvarint(data[pos:])
-		if k <= 0 {
+		if pos < len(data) && data[pos] < 0x80 {
+			e.args[i], pos = uint64(data[pos]), pos+1
+		} else if e.args[i], pos = longVarint(data, pos); pos < 0 {
 			return false, c.fault(b, g)
 		}
-		pos += k
-		e.args[i] = v
 	}
 	c.pos = pos
 	e.typ, e.g, e.p, e.m = typ, 0, 0, 0
 	e.time = int64(float64(dt)*f) + c.lastTs
 	c.lastTs = e.time
 	return true, nil
+}
+
+// nextBatch moves the cursor to the start of its next batch that holds
+// events: false if there is none.
+func (c *cursor) nextBatch(f float64) bool {
+	for c.pos == len(c.data) {
+		if c.idx == len(c.batches) {
+			return false
+		}
+		b := c.batches[c.idx]
+		c.idx++
+		c.batch, c.data, c.pos = b, b.data, 0
+		c.base, c.lastTs = int64(float64(b.time)*f), 0
+	}
+	return true
+}
+
+// longVarint decodes the unsigned varint at data[pos:] and returns it
+// with the position after it, -1 if data holds none there. The merge
+// reads numbers of one byte, most of an event's, itself (a call per
+// number costs more than the number).
+func longVarint(data []byte, pos int) (uint64, int) {
+	v, k := uvarint(data[pos:])
+	if k <= 0 {
+		return 0, -1
+	}
+	return v, pos + k
 }
 
 // fault returns the error of the event that next could not decode, as
@@ -1091,8 +1133,9 @@ const evSyncMark = 0
 // merger delivers the events of generations in the parser's order.
 //
 // The ordering's queue is the merger's output: events go into it in
-// their order as they are delivered, are checked and given their final
-// time there (drain), and are handed over (hand) a buffer at a time.
+// their order as they are delivered, with their final time, are taken
+// as delivered (drain) once the cursor that delivered them could move on,
+// and are handed over (hand) a buffer at a time.
 type merger struct {
 	o        *ordering
 	frontier []*cursor
@@ -1100,7 +1143,6 @@ type merger struct {
 	g        *wireGeneration
 	f        float64    // nanoseconds per timestamp unit of g
 	argc     *[256]int8 // the arguments of the event types of g's format
-	lastTs   int64
 	hand     handOver
 }
 
@@ -1130,20 +1172,14 @@ func newMergerEach(emit func(*mergedEvent) error) *merger {
 	})
 }
 
-// drain gives the queued events each a time strictly after the
-// previous event's. Their references to the string and stack tables are
-// checked as they are received (checkIDs), by the builder, where a fault
-// stops the events short, as the merge would.
+// drain takes the queued events as delivered: a fault before the next
+// drain drops those queued after it (an event ordered whose cursor then
+// fails to decode the next is not delivered, as in the parser). Their
+// references to the string and stack tables are checked as they are
+// received (checkIDs), by the builder, where a fault stops the events
+// short, as the merge would.
 func (mg *merger) drain() error {
-	o := mg.o
-	for o.queueAt < len(o.queue) {
-		e := &o.queue[o.queueAt]
-		if e.time <= mg.lastTs {
-			e.time = mg.lastTs + 1
-		}
-		mg.lastTs = e.time
-		o.queueAt++
-	}
+	mg.o.queueAt = len(mg.o.queue)
 	return nil
 }
 
@@ -1288,37 +1324,46 @@ func (mg *merger) try(i int) (bool, error) {
 // finish delivers the mark after the last generation, and hands over
 // the last events.
 func (mg *merger) finish() error {
-	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.lastTs, g: none, p: none, m: none})
+	mg.o.push(mergedEvent{typ: evSyncMark, time: mg.o.lastTs, g: none, p: none, m: none})
 	if err := mg.drain(); err != nil {
 		return mg.failed(err)
 	}
 	return mg.flush()
 }
 
-// tableArgs are, by event type, the indexes (after the time delta) of
-// the arguments that are stack IDs and string IDs.
-var tableArgs = func() (a [len(wireSpecs)]struct{ stacks, strings []int }) {
-	for typ, ids := range map[uint8]struct{ stacks, strings []int }{
-		evProcsChange:       {stacks: []int{1}},
-		evGoCreate:          {stacks: []int{2, 1}},
-		evGoCreateBlocked:   {stacks: []int{2, 1}},
-		evGoStop:            {stacks: []int{1}, strings: []int{0}},
-		evGoBlock:           {stacks: []int{1}, strings: []int{0}},
-		evGoUnblock:         {stacks: []int{2}},
-		evGoSyscallBegin:    {stacks: []int{1}},
-		evSTWBegin:          {stacks: []int{1}, strings: []int{0}},
-		evGCBegin:           {stacks: []int{1}},
-		evGCSweepBegin:      {stacks: []int{0}},
-		evGCMarkAssistBegin: {stacks: []int{0}},
-		evGoLabel:           {strings: []int{0}},
-		evUserTaskBegin:     {stacks: []int{3}, strings: []int{2}},
-		evUserTaskEnd:       {stacks: []int{1}},
-		evUserRegionBegin:   {stacks: []int{2}, strings: []int{1}},
-		evUserRegionEnd:     {stacks: []int{2}, strings: []int{1}},
-		evUserLog:           {stacks: []int{3}, strings: []int{1, 2}},
-		evGoStatusStack:     {stacks: []int{3}},
+// idArgs are the indexes (after the time delta) of the arguments of an
+// event type that are stack IDs and string IDs, in the order the parser
+// checks them: fixed arrays, for the check of every event.
+type idArgs struct {
+	nStacks, nStrings uint8
+	stacks, strings   [2]uint8
+}
+
+// tableArgs are, by event type, its idArgs.
+var tableArgs = func() (a [len(wireSpecs)]idArgs) {
+	for typ, ids := range map[uint8]struct{ stacks, strings []uint8 }{
+		evProcsChange:       {stacks: []uint8{1}},
+		evGoCreate:          {stacks: []uint8{2, 1}},
+		evGoCreateBlocked:   {stacks: []uint8{2, 1}},
+		evGoStop:            {stacks: []uint8{1}, strings: []uint8{0}},
+		evGoBlock:           {stacks: []uint8{1}, strings: []uint8{0}},
+		evGoUnblock:         {stacks: []uint8{2}},
+		evGoSyscallBegin:    {stacks: []uint8{1}},
+		evSTWBegin:          {stacks: []uint8{1}, strings: []uint8{0}},
+		evGCBegin:           {stacks: []uint8{1}},
+		evGCSweepBegin:      {stacks: []uint8{0}},
+		evGCMarkAssistBegin: {stacks: []uint8{0}},
+		evGoLabel:           {strings: []uint8{0}},
+		evUserTaskBegin:     {stacks: []uint8{3}, strings: []uint8{2}},
+		evUserTaskEnd:       {stacks: []uint8{1}},
+		evUserRegionBegin:   {stacks: []uint8{2}, strings: []uint8{1}},
+		evUserRegionEnd:     {stacks: []uint8{2}, strings: []uint8{1}},
+		evUserLog:           {stacks: []uint8{3}, strings: []uint8{1, 2}},
+		evGoStatusStack:     {stacks: []uint8{3}},
 	} {
-		a[typ] = ids
+		t := &a[typ]
+		t.nStacks = uint8(copy(t.stacks[:], ids.stacks))
+		t.nStrings = uint8(copy(t.strings[:], ids.strings))
 	}
 	return a
 }()
@@ -1330,16 +1375,16 @@ func checkIDs(e *mergedEvent, g *wireGeneration) error {
 		return nil
 	}
 	t := &tableArgs[e.typ]
-	for _, i := range t.stacks {
-		if id := e.args[i]; id != 0 {
+	for k := range t.nStacks { // (k&1, i&3: no bounds to check)
+		if id := e.args[t.stacks[k&1]&3]; id != 0 {
 			if _, ok := g.stack(id); !ok {
 				return fmt.Errorf("found invalid stack ID %d for event %s", id, wireSpecs[e.typ].name)
 			}
 		}
 	}
-	for _, i := range t.strings {
-		if !g.hasString(e.args[i]) {
-			return fmt.Errorf("found invalid string ID %d for event %s", e.args[i], wireSpecs[e.typ].name)
+	for k := range t.nStrings {
+		if id := e.args[t.strings[k&1]&3]; !g.hasString(id) {
+			return fmt.Errorf("found invalid string ID %d for event %s", id, wireSpecs[e.typ].name)
 		}
 	}
 	return nil
