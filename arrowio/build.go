@@ -148,6 +148,28 @@ type codes struct {
 	remap []int32 // from the caller's label numbers to the distinct labels'; nil when equal
 }
 
+// nulls stores -1, pandas' code of a missing value, at every row.
+func (w codes) nulls() {
+	fill(w.i8, -1)
+	fill(w.i16, -1)
+	fill(w.i32, -1)
+}
+
+// fill stores label number k at rows lo to hi-1.
+func (w codes) fill(lo, hi int, k int32) {
+	if w.remap != nil {
+		k = w.remap[k]
+	}
+	switch {
+	case w.i8 != nil:
+		fill(w.i8[lo:hi], int8(k))
+	case w.i16 != nil:
+		fill(w.i16[lo:hi], int16(k))
+	default:
+		fill(w.i32[lo:hi], k)
+	}
+}
+
 // set stores label number k at row i.
 func (w codes) set(i int, k int32) {
 	if w.remap != nil {
@@ -165,8 +187,9 @@ func (w codes) set(i int, k int32) {
 
 // codeColumn adds a dictionary-encoded string column of the given labels
 // (equal labels are merged: pandas requires distinct categories) and
-// returns its codes to be filled in place. Null rows (valid[i] false) hold
-// the code -1, pandas' code for a missing value.
+// returns its codes to be filled in place: the caller sets every row that
+// is not null. Null rows (valid[i] false) hold the code -1, pandas' code
+// for a missing value.
 func (c *columns) codeColumn(name string, labels []string, valid []bool) codes {
 	distinct, remap := uniqueLabelMap(labels)
 	if len(distinct) == 0 { // a dictionary needs one label for the null slots to point at
@@ -197,19 +220,13 @@ func (c *columns) codeColumn(name string, labels []string, valid []bool) codes {
 	switch index.ID() {
 	case arrow.INT8:
 		w.i8 = arrow.Int8Traits.CastFromBytes(raw)
-		for i := range w.i8 {
-			w.i8[i] = -1
-		}
 	case arrow.INT16:
 		w.i16 = arrow.Int16Traits.CastFromBytes(raw)
-		for i := range w.i16 {
-			w.i16[i] = -1
-		}
 	default:
 		w.i32 = arrow.Int32Traits.CastFromBytes(raw)
-		for i := range w.i32 {
-			w.i32[i] = -1
-		}
+	}
+	if valid != nil {
+		w.nulls()
 	}
 	typ := &arrow.DictionaryType{IndexType: index, ValueType: arrow.BinaryTypes.String}
 	c.add(name, array.NewDictionaryArray(typ, ix, d))

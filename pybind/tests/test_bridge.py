@@ -107,6 +107,33 @@ def test_unused_categories_dropped_where_pyarrow_converts():
     assert len(empty) == 0 and list(empty["s"].cat.categories) == [] and list(empty.columns) == ["s", "x"]
 
 
+@pytest.mark.parametrize("nulls", [False, True])
+def test_used_categories_counted_over_chunks(nulls):
+    """The codes are counted a chunk at a time, the counting stopped once
+    every category is seen: a category used by the last row only is kept,
+    one never used is dropped, as pandas' remove_unused_categories does;
+    when every category is used the codes stay the Arrow indices."""
+    from macroscope import _bridge
+
+    rows = 3 * _bridge._COUNT_CHUNK + 5
+    codes = np.zeros(rows, np.int8)
+    codes[1::2] = 1
+    codes[-1] = 3  # category 2 ("c") is used by no row
+    if nulls:
+        codes[::5] = -1
+    dictionary = pa.array(["a", "b", "c", "d"])
+    mask = codes < 0 if nulls else None
+    table = pa.table({"s": pa.DictionaryArray.from_arrays(pa.array(codes, pa.int8(), mask=mask), dictionary)})
+    frame = _bridge.to_pandas(table)
+    expected = table.to_pandas()["s"].cat.remove_unused_categories()
+    assert list(frame["s"].cat.categories) == ["a", "b", "d"]
+    pd.testing.assert_series_equal(frame["s"], expected)
+    every = pa.table({"s": pa.DictionaryArray.from_arrays(pa.array(codes[:-1].clip(0), pa.int8()), dictionary[:2])})
+    frame = _bridge.to_pandas(every)
+    assert list(frame["s"].cat.categories) == ["a", "b"]
+    assert frame["s"].array.codes.ctypes.data == every.column("s").chunk(0).indices.buffers()[1].address
+
+
 def test_arrow_stream_protocol(jacobi):
     model = jacobi.micro(slices=10)
     reader = pa.RecordBatchReader.from_stream(model)
