@@ -84,7 +84,11 @@ func randomTable(rng *rand.Rand, rows int) arrow.RecordBatch {
 // the file pqarrow's FileWriter writes, byte for byte: tables of 0 to
 // 1,000 rows of every leaf type and kind of nulls, written as one record
 // or several, in row groups of the default length or of 7 rows (a record
-// split across several), with and without dictionaries and compression.
+// split across several), with and without dictionaries. (A column whose
+// dictionary outgrows its page and falls back to plain pages lists its
+// encodings' page counts in the order of a Go map, in pqarrow's files as
+// in these: two writes of a large table differ there, their rows do not.
+// These tables stay below that size.)
 func TestColumnsWriterBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, rows := range [][]int{{0}, {1}, {5, 0, 9}, {1000}, {300, 500}} {
