@@ -229,28 +229,36 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 	for x := range props {
 		props[x] = make([]float64, n)
 	}
-	means := make([]float64, len(m.States))
-	for i, pt := range p.Parts {
-		node[i] = m.Tree.Path(pt.Node, PathSep)
-		depth[i] = m.Tree.Depth[pt.Node]
-		first[i], last[i] = pt.First, pt.Last
-		start[i] = m.SliceStart(int(pt.First)).Seconds()
-		end[i] = m.SliceStart(int(pt.Last) + 1).Seconds()
-		leaves[i] = int32(m.Tree.NumLeaves(pt.Node))
-		// The rows of the overview (and the Gantt view) the aggregate
-		// covers, 0 at the top: its node's leaves, in the tree's order.
-		rowFirst[i], rowLast[i] = m.Tree.LeafLo[pt.Node], m.Tree.LeafHi[pt.Node]-1
-		aggregate.MeanValues(in, pt, means)
-		x, v := aggregate.Mode(means)
-		mode[i], modeProp[i] = int32(x), v
-		if v == 0 {
-			mode[i] = -1 // no activity: no mode (a null), not the first state
+	// The rows are independent: chunks of them are filled on all cores.
+	parallelRows(n, func(lo, hi int) {
+		means := make([]float64, len(m.States))
+		path, pathOf := "", int32(-1) // consecutive aggregates often share their node
+		for i := lo; i < hi; i++ {
+			pt := p.Parts[i]
+			if pt.Node != pathOf {
+				path, pathOf = m.Tree.Path(pt.Node, PathSep), pt.Node
+			}
+			node[i] = path
+			depth[i] = m.Tree.Depth[pt.Node]
+			first[i], last[i] = pt.First, pt.Last
+			start[i] = m.SliceStart(int(pt.First)).Seconds()
+			end[i] = m.SliceStart(int(pt.Last) + 1).Seconds()
+			leaves[i] = int32(m.Tree.NumLeaves(pt.Node))
+			// The rows of the overview (and the Gantt view) the aggregate
+			// covers, 0 at the top: its node's leaves, in the tree's order.
+			rowFirst[i], rowLast[i] = m.Tree.LeafLo[pt.Node], m.Tree.LeafHi[pt.Node]-1
+			aggregate.MeanValues(in, pt, means)
+			x, v := aggregate.Mode(means)
+			mode[i], modeProp[i] = int32(x), v
+			if v == 0 {
+				mode[i] = -1 // no activity: no mode (a null), not the first state
+			}
+			for x, v := range means {
+				props[x][i] = v
+			}
+			gain[i], loss[i] = pt.Gain, pt.Loss
 		}
-		for x, v := range means {
-			props[x][i] = v
-		}
-		gain[i], loss[i] = pt.Gain, pt.Loss
-	}
+	})
 	c := newColumns(mem, n)
 	c.strings("node", node)
 	c.int32s("depth", depth)
@@ -274,6 +282,23 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 	meta["macroscope.loss"] = strconv.FormatFloat(p.Loss, 'g', -1, 64)
 	meta["macroscope.pic"] = strconv.FormatFloat(p.Value, 'g', -1, 64)
 	return c.batch(meta)
+}
+
+// parallelRows calls fill on chunks [lo, hi) of rows 0 to n, one per
+// goroutine: up to GOMAXPROCS of them, and one per 4,096 rows (a small
+// table is filled on the caller's).
+func parallelRows(n int, fill func(lo, hi int)) {
+	const minChunk = 4096
+	workers := min(runtime.GOMAXPROCS(0), (n+minChunk-1)/minChunk)
+	if workers <= 1 {
+		fill(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { fill(w*n/workers, (w+1)*n/workers) })
+	}
+	wg.Wait()
 }
 
 // LevelsTable lists distinct optimal partitions: the range of p where each

@@ -21,7 +21,7 @@ func init() { files.UseParquet(Create) }
 
 // Create creates the Parquet file path for a table of schema s: Zstandard
 // compression, dictionary encoding but for the columns o names, the Arrow
-// schema stored.
+// schema stored. A flat table's columns are written on all cores.
 func Create(path string, s *arrow.Schema, o files.ParquetOptions) (files.Stream, error) {
 	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd)}
 	for _, col := range o.NoDictionary {
@@ -32,8 +32,14 @@ func Create(path string, s *arrow.Schema, o files.ParquetOptions) (files.Stream,
 		return nil, err
 	}
 	// Hide Close from pqarrow, so that Close closes the file once.
-	w, err := pqarrow.NewFileWriter(s, struct{ io.Writer }{f}, parquet.NewWriterProperties(opts...),
-		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	sink := struct{ io.Writer }{f}
+	props, arrProps := parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())
+	var w recordWriter
+	if flat(s) {
+		w, err = newColumnsWriter(s, sink, props, arrProps)
+	} else {
+		w, err = pqarrow.NewFileWriter(s, sink, props, arrProps)
+	}
 	if err != nil {
 		f.Close()
 		os.Remove(path)
@@ -42,10 +48,17 @@ func Create(path string, s *arrow.Schema, o files.ParquetOptions) (files.Stream,
 	return &stream{path: path, f: f, w: w}, nil
 }
 
+// recordWriter is pqarrow's FileWriter or, for a flat table, the
+// columnsWriter that writes its columns in parallel.
+type recordWriter interface {
+	Write(rec arrow.RecordBatch) error
+	Close() error
+}
+
 type stream struct {
 	path string
 	f    *os.File
-	w    *pqarrow.FileWriter
+	w    recordWriter
 }
 
 func (s *stream) Write(rec arrow.RecordBatch) error {

@@ -616,19 +616,26 @@ func (c *cli) writeFigure(img []byte) error {
 // writeTable writes rec (and releases it) to the table file name and
 // says so, with note if any.
 func (c *cli) writeTable(name string, rec arrow.RecordBatch, note string) error {
-	defer rec.Release()
+	if err := c.saveTable(name, rec); err != nil {
+		return err
+	}
 	path := c.path(name)
-	if err := create(path); err != nil {
-		return err
-	}
-	if err := files.Write(rec, path); err != nil {
-		return err
-	}
 	if note != "" {
 		path += " (" + note + ")"
 	}
 	c.say("wrote", "%s", path)
 	return nil
+}
+
+// saveTable writes rec (and releases it) to the table file name, without
+// a word: it may run beside another output's writing.
+func (c *cli) saveTable(name string, rec arrow.RecordBatch) error {
+	defer rec.Release()
+	path := c.path(name)
+	if err := create(path); err != nil {
+		return err
+	}
+	return files.Write(rec, path)
 }
 
 func parseSeconds(name, s string) (*trace.Time, error) {

@@ -49,24 +49,25 @@ func runOverview(c *cli) error {
 		return err
 	}
 	c.sayLargest(m, a, 3)
-	if *c.figure != "" {
-		w, h := c.figureSize()
-		title := fmt.Sprintf("%s, p = %.3g", filepath.Base(path), a.p)
-		if c.kind != aggregate.KindSpatiotemporal {
-			title = fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(path), c.kind, a.p)
+	// The table of aggregates is written while the figure is drawn: the
+	// two are independent, about a second each on 100,000 resources. The
+	// files are named in the same order as when written one after the other.
+	tableWritten := inBackground(func() error {
+		if *table == "" {
+			return nil
 		}
-		img, err := plots.Overview(m, a.in, a.part, plots.OverviewOptions{Width: w, Height: h, Format: c.imgFormat, Title: title})
-		if err != nil {
-			return err
-		}
-		if err := c.writeFigure(img); err != nil {
-			return err
-		}
+		return c.saveTable(*table, arrowio.PartitionTable(m, a.in, a.part, memory.DefaultAllocator))
+	})
+	figErr := c.overviewFigure(m, a, path)
+	tableErr := tableWritten()
+	if figErr != nil {
+		return figErr
+	}
+	if tableErr != nil {
+		return tableErr
 	}
 	if *table != "" {
-		if err := c.writeTable(*table, arrowio.PartitionTable(m, a.in, a.part, memory.DefaultAllocator), ""); err != nil {
-			return err
-		}
+		c.say("wrote", "%s", c.path(*table))
 	}
 	if *levelsOut != "" && a.levels != nil {
 		if err := c.writeTable(*levelsOut, arrowio.LevelsTable(a.levels, a.rec, memory.DefaultAllocator), ""); err != nil {
@@ -75,6 +76,47 @@ func runOverview(c *cli) error {
 	}
 	c.say("done in", "%.2f s", time.Since(began).Seconds())
 	return nil
+}
+
+// inBackground runs f on a goroutine of its own and returns the wait for
+// its end and error. A panic of f is raised again by the wait, on the
+// caller's goroutine, where the command reports internal errors.
+func inBackground(f func() error) (wait func() error) {
+	var (
+		err      error
+		panicked any
+		done     = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		err = f()
+	}()
+	return func() error {
+		<-done
+		if panicked != nil {
+			panic(panicked)
+		}
+		return err
+	}
+}
+
+// overviewFigure draws the overview of aggregation a of model m (read
+// from path) to --figure, if asked for, and says so.
+func (c *cli) overviewFigure(m *micro.Model, a *aggregation, path string) error {
+	if *c.figure == "" {
+		return nil
+	}
+	w, h := c.figureSize()
+	title := fmt.Sprintf("%s, p = %.3g", filepath.Base(path), a.p)
+	if c.kind != aggregate.KindSpatiotemporal {
+		title = fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(path), c.kind, a.p)
+	}
+	img, err := plots.Overview(m, a.in, a.part, plots.OverviewOptions{Width: w, Height: h, Format: c.imgFormat, Title: title})
+	if err != nil {
+		return err
+	}
+	return c.writeFigure(img)
 }
 
 // sayLargest names the n aggregates of the most resources (the first of

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -211,4 +212,21 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help: exit %d, %s", code, out)
 	}
 	checkRefusals(t, []refusal{{[]string{"unfold"}, 2, `unknown command "unfold"`}})
+}
+
+// TestInBackground checks that the wait of a background job gives its
+// error, and raises its panic again on the waiting goroutine.
+func TestInBackground(t *testing.T) {
+	want := errors.New("disk full")
+	if err := inBackground(func() error { return want })(); err != want {
+		t.Errorf("error %v, want %v", err, want)
+	}
+	wait := inBackground(func() error { panic("table") })
+	defer func() {
+		if p := recover(); p != "table" {
+			t.Errorf("panic %v, want the job's", p)
+		}
+	}()
+	wait()
+	t.Error("the job's panic was not raised again")
 }
