@@ -154,6 +154,9 @@ func (b *Builder) Blocks() (*Blocks, error) {
 				classes[e.link] |= uint8(calls[j].Class)
 			}
 		})
+		if b.OnCalls != nil {
+			b.OnCalls(out, r, calls)
+		}
 		kept := NewSpool[Call](b.spill)
 		var in trace.Time
 		for _, c := range calls {
