@@ -154,9 +154,6 @@ func (b *Builder) Blocks() (*Blocks, error) {
 				classes[e.link] |= uint8(calls[j].Class)
 			}
 		})
-		if b.OnCalls != nil {
-			b.OnCalls(out, r, calls)
-		}
 		kept := NewSpool[Call](b.spill)
 		var in trace.Time
 		for _, c := range calls {
@@ -166,6 +163,9 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		out.Calls = append(out.Calls, kept)
 		out.InCalls = append(out.InCalls, in)
 		out.NumCalls += len(calls)
+		if b.OnCalls != nil {
+			b.OnCalls(out, r, calls)
+		}
 	}
 	b.building = nil
 	id = 0
