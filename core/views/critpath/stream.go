@@ -195,22 +195,10 @@ func (a *Accumulator) Result() (*Result, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	// What each resource did does not depend on the path: it is built
-	// from each resource's calls as Blocks hands them over, on another
-	// core, while Blocks goes on and the path is found.
-	acts := newActivities(a, spill)
-	// Waited for on every way out, a panic of the path's included,
-	// before the spill file it writes to is closed (deferred above).
-	defer acts.wait()
 	var index callIndex
-	a.mpi.OnCalls = func(b *mpi.Blocks, r int, calls []mpi.Call) {
-		index.add(b, r, calls)
-		acts.add(b, r, calls)
-	}
+	a.mpi.OnCalls = index.add
 	blocks, err := a.mpi.Blocks()
-	acts.done()
 	if err != nil {
-		acts.finish()
 		return nil, err
 	}
 	if len(blocks.Resources) == 0 && a.graph != nil {
@@ -220,15 +208,43 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	run := runOfBlocks(blocks, &index)
 	run.spill = spill
+	callName := make([]int32, len(run.Names))
+	for i, n := range run.Names {
+		callName[i] = a.name(n)
+	}
+	noState := a.name(NoState)
+	// What each resource did does not depend on the path: it is built
+	// on another core while the path is found.
+	acts := make([]activity, len(run.Resources))
+	total := make([]trace.Time, a.names.Len()) // of every piece, by name
+	built := make(chan struct{})
+	// Waited for on every way out, a panic of the path's included,
+	// before the spill file it writes to is closed (deferred above).
+	defer func() { <-built }()
+	var failed any
+	go func() {
+		defer close(built)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { failed = recover() }()
+		var inner []piece
+		for i, res := range run.Resources {
+			inner = innermost(a.spans[res.Container].Take(), inner[:0])
+			acts[i] = newActivity(run.Start, spill, total)
+			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
+		}
+	}()
 	r, err := findPath(run, a.tiedMessages, a.opt)
 	a.tied = mpi.Spool[tiedMessage]{}
-	acts.finish()
+	<-built
 	a.spans = nil
+	if failed != nil {
+		panic(failed)
+	}
 	// The spans or calls could not be read back: the file's error says
 	// why (the path's is only that a call was not read).
 	err = cmp.Or(spill.Err(), err)
 	if err == nil {
-		r.Attribution = attribute(r, acts.acts, acts.total, a.names.Strings())
+		r.Attribution = attribute(r, acts, total, a.names.Strings())
 		err = spill.Err() // the activities could not be written or read
 	}
 	if err != nil {
@@ -238,111 +254,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	// Result's now, for the delay costs and the waits' table: it goes
 	// when the Result does, if not closed before.
 	a.spill = nil
-	r.acts, r.callName, r.stateNames, r.spill = acts.acts, acts.callName, a.names.Strings(), spill
+	r.acts, r.callName, r.stateNames, r.spill = acts, callName, a.names.Strings(), spill
 	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
 	return r, nil
-}
-
-// activities builds what each resource did from its calls as
-// mpi.Builder.Blocks hands them over (add), on a goroutine of its own
-// that takes them in turn: the calls are read while in memory, not back
-// from their spool.
-type activities struct {
-	a     *Accumulator
-	spill *mpi.Spill
-	acts  []activity
-	total []trace.Time // of every piece, by name
-	// callName is the state name of each call name; noState that of the
-	// time outside calls and states.
-	callName []int32
-	noState  int32
-	// todo takes each resource's calls to the goroutine (made, and the
-	// goroutine started, by the first), closed once Blocks is done
-	// (handed); built is closed when the goroutine has built them all;
-	// failed is a panic of the goroutine, handed back by finish.
-	todo   chan resourceCalls
-	handed bool
-	built  chan struct{}
-	failed any
-}
-
-// resourceCalls are the calls of resource r (in Blocks' order).
-type resourceCalls struct {
-	r     int
-	calls []mpi.Call
-}
-
-func newActivities(a *Accumulator, spill *mpi.Spill) *activities {
-	return &activities{a: a, spill: spill, built: make(chan struct{})}
-}
-
-// add is mpi.Builder.OnCalls: the first call settles the names and
-// starts the goroutine, each hands it a resource's calls.
-func (as *activities) add(b *mpi.Blocks, r int, calls []mpi.Call) {
-	if as.todo == nil {
-		as.start(b)
-	}
-	as.todo <- resourceCalls{r, calls}
-}
-
-func (as *activities) start(b *mpi.Blocks) {
-	as.callName = make([]int32, len(b.Names))
-	for i, n := range b.Names {
-		as.callName[i] = as.a.name(n)
-	}
-	as.noState = as.a.name(NoState)
-	// Every name is known now: the calls' and the states'.
-	as.total = make([]trace.Time, as.a.names.Len())
-	as.acts = make([]activity, len(b.Resources))
-	// One resource's calls waiting while the previous one's are built:
-	// Blocks sorts and ties the next meanwhile.
-	as.todo = make(chan resourceCalls, 1)
-	start, end, resources, spans := b.Start, b.End, b.Resources, as.a.spans
-	go func() {
-		defer close(as.built)
-		// Nothing recovers a panic on this goroutine: it is handed back.
-		defer func() {
-			if as.failed = recover(); as.failed != nil {
-				for range as.todo { // let Blocks finish
-				}
-			}
-		}()
-		var inner []piece
-		for rc := range as.todo {
-			inner = innermost(spans[resources[rc.r].Container].Take(), inner[:0])
-			as.acts[rc.r] = newActivity(start, as.spill, as.total)
-			buildActivity(rc.calls, start, end, inner, as.callName, as.noState, &as.acts[rc.r])
-		}
-	}()
-}
-
-// done says Blocks has handed every resource's calls, or stopped. It
-// may be called more than once.
-func (as *activities) done() {
-	if as.handed {
-		return
-	}
-	as.handed = true
-	if as.todo != nil {
-		close(as.todo)
-	} else {
-		close(as.built) // no goroutine
-	}
-}
-
-// wait waits for the activities to be built, Blocks done or stopped.
-func (as *activities) wait() {
-	as.done()
-	<-as.built
-}
-
-// finish waits for the activities, and raises a panic of their
-// goroutine on the caller's.
-func (as *activities) finish() {
-	as.wait()
-	if as.failed != nil {
-		panic(as.failed)
-	}
 }
 
 // findPath is fromRun; a variable so that tests can make it fail.
@@ -502,11 +416,10 @@ func innermost(spans []span, out []piece) []piece {
 	return out
 }
 
-// buildActivity builds into act what a resource did over the run (from
-// start to end): its MPI calls (in order), between them its innermost
-// states (inner, in time order), else noState.
-func buildActivity(calls []mpi.Call, start, end trace.Time, inner []piece, callName []int32, noState int32,
-	act *activity) {
+// buildActivity builds into act what resource res did over the run: its
+// MPI calls, between them its innermost states (inner, in time order),
+// else noState.
+func buildActivity(run *run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -522,14 +435,13 @@ func buildActivity(calls []mpi.Call, start, end trace.Time, inner []piece, callN
 		}
 		act.add(at, b, noState)
 	}
-	at := start
-	for j := range calls {
-		c := &calls[j]
+	at := run.Start
+	run.each(res, func(c *mpi.Call) {
 		gap(at, c.Enter)
 		act.add(max(at, c.Enter), c.Leave, callName[c.Name])
 		at = max(at, c.Leave)
-	}
-	gap(at, max(at, end))
+	})
+	gap(at, max(at, run.End))
 	act.finish()
 }
 
