@@ -31,6 +31,11 @@ type Analysis struct {
 	// popLabels names its runs.
 	pop       *pop.Factors
 	popLabels []string
+	// release frees what the result holds beyond memory (the critical
+	// path's temporary file); nil when it holds nothing. closed is set
+	// by Close: the tables and the figure are refused from then on.
+	release func() error
+	closed  bool
 }
 
 // analyzer computes one analysis: sink receives the trace (nil when the
@@ -167,9 +172,38 @@ func (a *Analysis) Info() (js string, err error) {
 	return toJSON(info)
 }
 
+// Close releases what the result holds beyond memory (the temporary file
+// of a critical path's calls and activities): its tables and its figure
+// are refused after it, its Info still given. It may be called more than
+// once.
+func (a *Analysis) Close() (err error) {
+	defer guard(&err)
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	if a.release != nil {
+		return a.release()
+	}
+	return nil
+}
+
+// refuseClosed returns the error of a table or figure asked of a closed
+// result.
+func (a *Analysis) refuseClosed() error {
+	if a.closed {
+		return errs.Argument("result", "the %s result is closed: compute it again to read its tables or draw it",
+			a.kind)
+	}
+	return nil
+}
+
 // Table exports the named table of the result.
 func (a *Analysis) Table(name string, addr uintptr) (err error) {
 	defer guard(&err)
+	if err := a.refuseClosed(); err != nil {
+		return err
+	}
 	build, ok := a.tables[name]
 	if !ok {
 		return errs.Argument("table", "the %s result has no table %q", a.kind, name)
@@ -194,6 +228,9 @@ func (a *Analysis) Plot(options string) (img []byte, err error) {
 	o := analysisPlotOptions{Format: "png"}
 	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.refuseClosed(); err != nil {
 		return nil, err
 	}
 	if a.figure == nil {

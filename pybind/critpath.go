@@ -17,13 +17,16 @@ func init() {
 func newCritPathAnalyzer(options string) (*analyzer, error) {
 	var o struct {
 		WholeRun bool `json:"whole_run"`
+		// SpillMemory is critpath.Options.SpillMemory (0: the
+		// default), for the tests of Close to spill a small trace.
+		SpillMemory int64 `json:"spill_memory"`
 	}
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
 	// Computed while reading: the accumulator keeps the MPI calls and
 	// messages and the other states in 24 bytes each, not the trace.
-	acc := critpath.New(critpath.Options{WholeRun: o.WholeRun})
+	acc := critpath.New(critpath.Options{WholeRun: o.WholeRun, SpillMemory: o.SpillMemory})
 	return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
 		r, err := acc.Result()
 		if err != nil {
@@ -60,6 +63,9 @@ func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {
 			return arrowio.DelayCostsTable(r, r.DelayCosts(), a.meta(), mem)
 		},
 	}
+	// The temporary file of the calls and activities (wait_states and
+	// delay_costs read it back) goes at Close, not when Go collects r.
+	a.release = r.Close
 	a.figure = func(fig plots.FigureOptions, options string) ([]byte, error) {
 		var o figureOptions
 		if err := decodeOptions(options, &o); err != nil {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import _analyses
+from . import _analyses, _bridge
 from ._analyses import Analysis
 from ._errors import InvalidArgumentError
 from ._reading import Progress
@@ -52,9 +52,60 @@ class CriticalPath(Analysis):
     did, dashed lines where it moves from one to another;
     ``plot(type="states")`` its time by state, beside each state's mean
     time per resource; ``plot(type="delays")`` the largest delay costs.
+
+    The result of a large run keeps its MPI calls and what each resource
+    did in a temporary file (beyond 64 MiB of them; the wait states and
+    the delay costs read it back), removed from the directory at once but
+    held open until :meth:`close`, or until the result is garbage
+    collected. ``with ms.critical_path(path) as cp:`` closes it at the end
+    of the block. A closed result keeps :attr:`info`, :attr:`length` and
+    :attr:`semantics`; its tables and figures raise
+    :class:`macroscope.InvalidArgumentError`.
     """
 
     _main = "segments"
+    _closed = False
+
+    def close(self) -> None:
+        """Release the result's temporary file (nothing when it had
+        none). Its tables and figures are refused afterwards; closing again
+        does nothing."""
+        if not self._closed:
+            self._closed = True
+            self.__dict__.pop("_table", None)
+            _bridge.call(self._h.Close)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def __enter__(self) -> CriticalPath:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise InvalidArgumentError("this critical path is closed (close() was called, or its with block "
+                                       "ended): compute it again to read its tables or draw it")
+
+    def to_arrow(self):
+        self._check_open()
+        return super().to_arrow()
+
+    def to_pandas(self) -> pd.DataFrame:
+        self._check_open()
+        return super().to_pandas()
+
+    def arrow_table(self, name: str):
+        self._check_open()
+        return super().arrow_table(name)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        self._check_open()
+        return super().__arrow_c_stream__(requested_schema)
 
     def by_state(self) -> pd.DataFrame:
         """What the path's time went to: state (the MPI call, else the
@@ -114,6 +165,7 @@ class CriticalPath(Analysis):
         """Draw the path (``type="path"``), its time by state
         (``type="states"``, the ``top`` states) or the ``top`` delay costs
         by resource and state (``type="delays"``)."""
+        self._check_open()
         return super().plot(path, width, height, format, title, type=type, top=top)
 
     def __len__(self) -> int:
@@ -122,7 +174,8 @@ class CriticalPath(Analysis):
     def _describe(self) -> str:
         i = self._info
         return f"{i['segments']} segments over {i['resources']} resources, {i['length']:g} s " \
-               f"({i['start']:g}-{i['end']:g} s), {i['wait_states']} wait states ({i['semantics']})"
+               f"({i['start']:g}-{i['end']:g} s), {i['wait_states']} wait states ({i['semantics']})" \
+               f"{', closed' if self._closed else ''}"
 
 
 class Stragglers(Analysis):

@@ -6,13 +6,17 @@ own tables."""
 import csv
 import glob
 import math
+import os
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import macroscope as ms
+from macroscope import _analyses
+from macroscope._critpath import CriticalPath
 from conftest import REPO, shared
 
 PIPIT = REPO / "core" / "views" / "profile" / "testdata" / "pipit"
@@ -418,6 +422,58 @@ def test_critical_path_refused():
     cpu_only = shared("hta", "tests", "data", "cpu_only", "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
     with pytest.raises(ms.InvalidArgumentError, match="no MPI calls .* and no links"):
         ms.critical_path(cpu_only)
+
+
+def _spill_files():
+    """The temporary files of the critical path this process holds open
+    (removed from their directory, reached through their descriptors)."""
+    fds = []
+    for fd in glob.glob("/proc/self/fd/*"):
+        try:
+            target = os.readlink(fd)
+        except OSError:  # the descriptor glob itself used, now closed
+            continue
+        if "macroscope-spill-" in target:
+            fds.append(target)
+    return fds
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to see open files")
+def test_critical_path_close_releases_its_file(stencil_path):
+    # 4 KiB of records in memory: the stencil run's calls and activities
+    # go to the temporary file, as those of a run of millions of calls do.
+    before = _spill_files()
+    cp = _analyses.analyze_file(stencil_path, "critical_path", CriticalPath, None, False,
+                                dict(whole_run=False, spill_memory=4096), {}, "critical_path")
+    assert len(_spill_files()) == len(before) + 1
+    # Read back from the file, the same tables as without it.
+    whole = ms.critical_path(stencil_path)
+    pd.testing.assert_frame_equal(cp.wait_states(), whole.wait_states())
+    pd.testing.assert_frame_equal(cp.delay_costs(), whole.delay_costs())
+    segments, length, description = cp.to_pandas(), cp.length, repr(cp)
+    assert not cp.closed
+    cp.close()
+    assert cp.closed and _spill_files() == before
+    cp.close()  # again: nothing
+    # The description stays; tables and figures are refused, saying why.
+    assert cp.length == length and cp.semantics == "scalasca"
+    assert repr(cp) == description[:-1] + ", closed>"
+    for ask in (cp.to_pandas, cp.to_arrow, cp.wait_states, cp.delay_costs, cp.by_state, cp.plot,
+                lambda: cp.table("pieces"), lambda: pa.table(cp)):
+        with pytest.raises(ms.InvalidArgumentError, match="critical path is closed .* compute it again"):
+            ask()
+    # With a block, closed at its end, also when the block raises.
+    with _analyses.analyze_file(stencil_path, "critical_path", CriticalPath, None, False,
+                                dict(whole_run=False, spill_memory=4096), {}, "critical_path") as cp:
+        assert len(_spill_files()) == len(before) + 1
+        pd.testing.assert_frame_equal(cp.to_pandas(), segments)
+    assert cp.closed and _spill_files() == before
+    with pytest.raises(ZeroDivisionError):
+        with ms.read(stencil_path).critical_path() as cp:
+            1 / 0
+    assert cp.closed
+    with pytest.raises(ms.InvalidArgumentError, match="closed"):
+        cp.pieces()
 
 
 def test_stragglers():

@@ -23,7 +23,7 @@ type activity struct {
 	chunkEnd []trace.Time // the last end of each chunk of pieces
 	// While it is built: the last piece, not yet in the spool (a piece
 	// that goes on with the same name makes it longer).
-	last     pieceEnd
+	last     openPiece
 	building bool
 	lastEnd  trace.Time // the end of the piece appended last
 	// total adds up the time of each name over every resource's pieces
@@ -36,11 +36,26 @@ type activity struct {
 	cur   []pieceEnd
 }
 
-// pieceEnd is a piece of an activity as it is spooled: where it ends and
-// what the resource did (a name index).
+// pieceEnd is a piece of an activity as it is spooled: where it ends (in
+// two halves, end, so that a piece takes 12 bytes in the spool and its
+// file rather than the 16 of a trace.Time beside an int32) and what the
+// resource did (a name index).
 type pieceEnd struct {
+	endLow, endHigh uint32
+	name            int32
+}
+
+func (p *pieceEnd) end() trace.Time { return trace.Time(uint64(p.endHigh)<<32 | uint64(p.endLow)) }
+
+// openPiece is the last piece of an activity while it is built.
+type openPiece struct {
 	end  trace.Time
 	name int32
+}
+
+// spooled is the piece as the spool keeps it.
+func (p openPiece) spooled() pieceEnd {
+	return pieceEnd{endLow: uint32(p.end), endHigh: uint32(uint64(p.end) >> 32), name: p.name}
 }
 
 // newActivity returns an empty activity whose pieces go to spill's file
@@ -67,7 +82,7 @@ func (a *activity) add(from, to trace.Time, name int32) {
 	} else {
 		a.push()
 	}
-	a.last = pieceEnd{to, name}
+	a.last = openPiece{to, name}
 }
 
 // push appends the last piece to the spool, noting the last end of the
@@ -82,7 +97,7 @@ func (a *activity) push() {
 		}
 		a.total[a.last.name] += a.last.end - from
 	}
-	a.pieces.Append(a.last)
+	a.pieces.Append(a.last.spooled())
 	if a.pieces.Chunks() != chunks && prev > 0 {
 		a.chunkEnd = append(a.chunkEnd, a.lastEnd)
 	}
@@ -119,19 +134,19 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 		if start <= from {
 			i = firstEndingAfter(a.cur, from)
 			if i > 0 {
-				start = a.cur[i-1].end
+				start = a.cur[i-1].end()
 			}
 		}
 		for ; i < len(a.cur); i++ {
 			p := a.cur[i]
-			s, e := max(start, from), min(p.end, to)
+			s, e := max(start, from), min(p.end(), to)
 			if s >= to {
 				return
 			}
 			if e > s {
 				visit(s, e, p.name)
 			}
-			start = p.end
+			start = p.end()
 		}
 	}
 }
@@ -144,7 +159,7 @@ func firstEndingAfter(chunk []pieceEnd, t trace.Time) int {
 	lo, hi := 0, len(chunk)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if chunk[m].end <= t {
+		if chunk[m].end() <= t {
 			lo = m + 1
 		} else {
 			hi = m

@@ -94,30 +94,23 @@ func (r *run) each(res int32, visit func(*mpi.Call)) {
 }
 
 // indexCalls notes where the chunks of a resource's spooled calls begin,
-// reading them through once: visit sees each call and its index.
-func indexCalls(spool *mpi.Spool[mpi.Call], visit func(j int32, c *mpi.Call)) (spooledCalls, bool) {
+// from the spool's chunk sizes and the calls themselves (the spool's
+// records, still in memory), without reading the spool back.
+func indexCalls(spool *mpi.Spool[mpi.Call], calls []mpi.Call) spooledCalls {
 	s := spooledCalls{spool: spool}
-	var buf []mpi.Call
 	n := int32(0)
 	for k := range spool.Chunks() {
-		chunk, b, ok := spool.ReadChunk(k, buf)
-		buf = b
-		if !ok {
-			return s, false
-		}
-		if len(chunk) == 0 {
+		size := spool.ChunkLen(k)
+		if size == 0 {
 			continue
 		}
 		s.chunk = append(s.chunk, k)
 		s.start = append(s.start, n)
-		s.enter = append(s.enter, chunk[0].Enter)
-		for i := range chunk {
-			visit(n+int32(i), &chunk[i])
-		}
-		n += int32(len(chunk))
+		s.enter = append(s.enter, calls[n].Enter)
+		n += int32(size)
 	}
 	s.start = append(s.start, n)
-	return s, true
+	return s
 }
 
 // callReader reaches any call of a run: each resource keeps the two

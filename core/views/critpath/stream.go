@@ -195,6 +195,8 @@ func (a *Accumulator) Result() (*Result, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
+	var index callIndex
+	a.mpi.OnCalls = index.add
 	blocks, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
@@ -204,10 +206,7 @@ func (a *Accumulator) Result() (*Result, error) {
 		a.spans = nil
 		return a.graph.result()
 	}
-	run, err := runOfBlocks(blocks)
-	if err != nil {
-		return nil, cmp.Or(spill.Err(), err) // the file's error says why
-	}
+	run := runOfBlocks(blocks, &index)
 	run.spill = spill
 	callName := make([]int32, len(run.Names))
 	for i, n := range run.Names {
@@ -265,46 +264,101 @@ var findPath = fromRun
 
 // runOfBlocks is the run of the calls set aside by resource: their
 // chunks indexed, and the collectives gathered from their calls (the
-// members of each in the order of the resources, as mpi.Run has them).
-func runOfBlocks(b *mpi.Blocks) (*run, error) {
+// members of each in the order of the resources, as mpi.Run has them),
+// as index gathered them while Blocks handed the calls over.
+func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 	r := &run{Resources: b.Resources, Names: b.Names, Start: b.Start, End: b.End, NumMessages: b.NumMessages}
-	r.Collectives = make([]mpi.Collective, len(b.Members))
-	total := 0
-	for _, n := range b.Members {
-		total += int(n)
+	r.Collectives = index.collectives(len(b.Members))
+	r.spooled, r.lastInit = index.spooled, index.lastInit
+	if r.spooled == nil { // no resource
+		r.spooled, r.lastInit = []spooledCalls{}, []int32{}
 	}
-	members := make([]mpi.CallRef, total) // one array for all
-	for i, n := range b.Members {
-		r.Collectives[i] = mpi.Collective{Root: -1, Members: members[:0:n]}
-		members = members[n:]
+	for res := range r.spooled {
+		r.spooled[res].spool = &b.Calls[res]
 	}
-	r.spooled = make([]spooledCalls, len(b.Resources))
-	ops := operations(r)
-	r.lastInit = make([]int32, len(b.Resources))
-	for res := range b.Calls {
-		r.lastInit[res] = -1
-		s, ok := indexCalls(&b.Calls[res], func(j int32, c *mpi.Call) {
-			if ops[c.Name] == "init" {
-				r.lastInit[res] = j
-			}
-			if !c.Class.Collective() || c.Coll < 0 {
-				return
-			}
-			coll := &r.Collectives[c.Coll]
-			if len(coll.Members) == 0 {
-				coll.Name, coll.Comm, coll.Class = c.Name, c.Comm, c.Class
-			}
-			if c.Root {
-				coll.Root = int32(len(coll.Members))
-			}
-			coll.Members = append(coll.Members, mpi.CallRef{Resource: int32(res), Call: j})
-		})
-		if !ok {
-			return nil, errCallsUnread
+	return r
+}
+
+// callIndex is what the path needs of the calls beyond their spools,
+// gathered as mpi.Builder.Blocks hands each resource's calls over (add)
+// rather than read back from the spools: where each spool's chunks
+// begin, each resource's last MPI_Init (where the delay costs'
+// intervals may begin), and the collectives' members.
+type callIndex struct {
+	ops      []string       // the operation of each call name
+	spooled  []spooledCalls // their spool set by runOfBlocks (Blocks.Calls grows meanwhile)
+	lastInit []int32        // -1 for none
+	// The collectives as their first members have them, Members aside
+	// (count counts them); members are those of all, in the order of the
+	// resources and their calls, 12 bytes each until collectives.
+	colls   []mpi.Collective
+	count   []int32
+	members []collMember
+}
+
+// collMember is a call in collective coll.
+type collMember struct {
+	coll int32
+	call mpi.CallRef
+}
+
+// add is mpi.Builder.OnCalls: the index of resource r's calls.
+func (ix *callIndex) add(b *mpi.Blocks, r int, calls []mpi.Call) {
+	if ix.spooled == nil {
+		ix.ops = make([]string, len(b.Names))
+		for i, n := range b.Names {
+			ix.ops[i], _ = mpi.Operation(n)
 		}
-		r.spooled[res] = s
+		ix.spooled, ix.lastInit = make([]spooledCalls, len(b.Resources)), make([]int32, len(b.Resources))
 	}
-	return r, nil
+	ix.lastInit[r] = -1
+	for j := range calls {
+		c := &calls[j]
+		if ix.ops[c.Name] == "init" {
+			ix.lastInit[r] = int32(j)
+		}
+		if !c.Class.Collective() || c.Coll < 0 {
+			continue
+		}
+		ix.grow(int(c.Coll) + 1)
+		coll := &ix.colls[c.Coll]
+		if ix.count[c.Coll] == 0 {
+			coll.Name, coll.Comm, coll.Class = c.Name, c.Comm, c.Class
+		}
+		if c.Root {
+			coll.Root = ix.count[c.Coll]
+		}
+		ix.count[c.Coll]++
+		ix.members = append(ix.members, collMember{c.Coll, mpi.CallRef{Resource: int32(r), Call: int32(j)}})
+	}
+	ix.spooled[r] = indexCalls(&b.Calls[r], calls)
+}
+
+// grow makes room for n collectives.
+func (ix *callIndex) grow(n int) {
+	for len(ix.colls) < n {
+		ix.colls = append(ix.colls, mpi.Collective{Root: -1})
+		ix.count = append(ix.count, 0)
+	}
+}
+
+// collectives returns the n collectives with their members, in one
+// array for all.
+func (ix *callIndex) collectives(n int) []mpi.Collective {
+	ix.grow(n)
+	members := make([]mpi.CallRef, len(ix.members))
+	for i := range ix.colls {
+		k := ix.count[i]
+		ix.colls[i].Members = members[:0:k]
+		members = members[k:]
+	}
+	for _, m := range ix.members {
+		c := &ix.colls[m.coll]
+		c.Members = append(c.Members, m.call)
+	}
+	colls := ix.colls
+	ix.colls, ix.count, ix.members = nil, nil, nil
+	return colls
 }
 
 // piece is a stretch of a resource doing one thing (a name index).

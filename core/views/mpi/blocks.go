@@ -163,6 +163,9 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		out.Calls = append(out.Calls, kept)
 		out.InCalls = append(out.InCalls, in)
 		out.NumCalls += len(calls)
+		if b.OnCalls != nil {
+			b.OnCalls(out, r, calls)
+		}
 	}
 	b.building = nil
 	id = 0

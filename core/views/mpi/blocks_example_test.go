@@ -22,6 +22,15 @@ func ExampleBuilder_Blocks() {
 	b.OnMessage = func(m *mpi.Message, send, recv mpi.Class) {
 		fmt.Printf("message %d -> %d: call %d (%v) to call %d (%v)\n", m.From, m.To, m.SendCall, send, m.RecvCall, recv)
 	}
+	// Each resource's calls, once set aside, while still in memory: the
+	// time in calls, without reading the spool back.
+	b.OnCalls = func(blocks *mpi.Blocks, r int, calls []mpi.Call) {
+		var in trace.Time
+		for _, c := range calls {
+			in += c.Leave - c.Enter
+		}
+		fmt.Printf("rank %s: %d calls, %d in them\n", blocks.Resources[r].Path, len(calls), in)
+	}
 	// Two ranks: rank 0 computes, then sends; rank 1 receives.
 	b.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
 	b.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
@@ -48,6 +57,8 @@ func ExampleBuilder_Blocks() {
 	}
 	fmt.Println(blocks.NumCalls, "calls,", blocks.NumMessages, "message")
 	// Output:
+	// rank 0: 1 calls, 1 in them
+	// rank 1: 1 calls, 6 in them
 	// message 0 -> 1: call 0 (send) to call 0 (receive)
 	// rank 0: MPI_Send [5, 6]
 	// rank 1: MPI_Recv [1, 7]

@@ -28,6 +28,16 @@ type Builder struct {
 	// (the ideal replay's waits) never holds them all. Under Run it runs
 	// while the collectives are paired, on another goroutine.
 	OnMessage func(m *Message, send, recv Class)
+	// OnCalls, when set, is handed by Blocks each resource's calls once
+	// they are set aside (r their resource among blocks.Resources, and
+	// blocks.Calls[r] their spool; blocks has its Resources, Names,
+	// Comms, Start and End, its Calls up to r's): sorted, with their
+	// communicators and collectives, in a slice that Blocks then lets
+	// go. An analysis that turns the calls into something of its own
+	// does it while they are in memory, rather than reading them back
+	// from the spool; it may keep the slice, and read it on another
+	// goroutine.
+	OnCalls func(blocks *Blocks, r int, calls []Call)
 	// SpillCalls lets the calls, too, go to the spill file (SpillTo)
 	// while the trace streams: for the analyses that read them back by
 	// resource (Blocks) rather than all at once (Run).

@@ -334,6 +334,15 @@ func (p *Spool[T]) Take() []T {
 // when Chunks grows as it is appended.
 func (p *Spool[T]) Chunks() int { return len(p.segs) + 1 }
 
+// ChunkLen returns the number of records of chunk k (0 <= k < Chunks()),
+// without reading it.
+func (p *Spool[T]) ChunkLen(k int) int {
+	if k == len(p.segs) {
+		return len(p.cur)
+	}
+	return p.segs[k].n
+}
+
 // ReadChunk returns the records of chunk k (0 <= k < Chunks()): a chunk
 // in memory as it is, a spilled one read into buf (grown as needed, and
 // returned in its place). It returns false when the spill file cannot be

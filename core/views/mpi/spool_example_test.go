@@ -26,3 +26,21 @@ func ExampleSpool() {
 	fmt.Println(last, spill.Spilled() > 0, len(files), spill.Err())
 	// Output: {31 32 999990} true 0 <nil>
 }
+
+// An analysis that keeps, of each chunk of a spool, where it begins finds
+// the chunks' sizes without reading them back.
+func ExampleSpool_ChunkLen() {
+	spill := &mpi.Spill{Memory: -1} // all in memory
+	defer spill.Close()
+	ends := mpi.NewSpool[int64](spill)
+	for i := range int64(1000) {
+		ends.Append(i)
+	}
+	first := 0
+	for k := range ends.Chunks() {
+		fmt.Print(first, " ")
+		first += ends.ChunkLen(k)
+	}
+	fmt.Println(first == ends.Len())
+	// Output: 0 64 192 448 960 true
+}
