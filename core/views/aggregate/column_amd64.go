@@ -41,9 +41,7 @@ func columnSearchAVX512(v, g, l []float64, T int, av, ag, al []float64, pos []in
 // does not mark (skip may be nil).
 func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
 	switch {
-	case hasAVX512 && skip == nil:
-		// With rows skipped (a sweep's), the four-row blocks of the AVX2
-		// kernel skip more of them than eight-row blocks would.
+	case hasAVX512:
 		columnSearchAVX512(v, g, l, T, av, ag, al, pos, skip, nil, len(pos)-1)
 	case hasAVX2:
 		columnSearchAVX2(v, g, l, T, av, ag, al, pos, skip, nil, len(pos)-1)
