@@ -31,12 +31,21 @@ func columnSearchAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int,
 //go:noescape
 func columnSearchLexAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 
+// columnSearchAVX512 is columnSearchAVX2 in AVX-512 assembly, eight rows
+// per instruction, reading and writing no more than it.
+//
+//go:noescape
+func columnSearchAVX512(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
+
 // columnSearch sets pos as columnSearchGeneric does, for the rows skip
 // does not mark (skip may be nil).
 func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
-	if hasAVX2 {
+	switch {
+	case hasAVX512:
+		columnSearchAVX512(v, g, l, T, av, ag, al, pos, skip, nil, len(pos)-1)
+	case hasAVX2:
 		columnSearchAVX2(v, g, l, T, av, ag, al, pos, skip, nil, len(pos)-1)
-	} else {
+	default:
 		columnSearchGeneric(v, g, l, T, av, ag, al, pos, skip)
 	}
 }
@@ -63,6 +72,10 @@ func columnsBestComposed(best, agg table, T, j0, last int, pos []int, cut []byte
 		return columnSearchLexAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
 			pos[:j0+1], nil, cut[c:c+j0+1], last)
 	}
-	return columnSearchAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
+	search := columnSearchAVX2
+	if hasAVX512 {
+		search = columnSearchAVX512
+	}
+	return search(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
 		pos[:j0+1], nil, cut[c:c+j0+1], last)
 }

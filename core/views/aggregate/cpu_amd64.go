@@ -25,3 +25,23 @@ var hasAVX2 = func() bool {
 	_, ebx7, _, _ := cpuid(7, 0)
 	return ebx7&(1<<5) != 0
 }()
+
+// hasAVX512 tells whether the processor and the operating system support
+// the AVX-512 instructions the eight-lane kernels use (the foundation and
+// the doubleword, byte and vector-length extensions) and save the opmask
+// and 512-bit registers: then those kernels handle eight values per
+// instruction. It implies hasAVX2.
+var hasAVX512 = func() bool {
+	if !hasAVX2 {
+		return false
+	}
+	// XCR0: the XMM and YMM state (bits 1, 2), the opmask registers (5)
+	// and the upper halves of ZMM0-15 and all of ZMM16-31 (6, 7).
+	const zmmState = 1<<1 | 1<<2 | 1<<5 | 1<<6 | 1<<7
+	if xgetbv0()&zmmState != zmmState {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	const f, dq, bw, vl = 1 << 16, 1 << 17, 1 << 30, 1 << 31
+	return ebx7&(f|dq|bw|vl) == f|dq|bw|vl
+}()

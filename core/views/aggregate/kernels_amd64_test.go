@@ -10,45 +10,63 @@ import (
 	"testing"
 )
 
-// The assembly kernels come in SSE2 and AVX2 forms: both are checked,
-// whichever the processor would use.
+// The assembly kernels come in SSE2, AVX2 and AVX-512 forms: each is
+// checked, whichever the processor would use, the wider ones where the
+// processor has them.
 
-func withAVX2(t *testing.T, on bool, f func(*testing.T)) {
-	if on && !hasAVX2 {
-		t.Skip("no AVX2")
+type kernelSet int
+
+const (
+	sse2Kernels kernelSet = iota
+	avx2Kernels
+	avx512Kernels
+)
+
+func (k kernelSet) String() string { return [...]string{"SSE2", "AVX2", "AVX-512"}[k] }
+
+// withKernels runs f with the kernels of k, the wider ones turned off.
+func withKernels(t *testing.T, k kernelSet, f func(*testing.T)) {
+	if k >= avx2Kernels && !hasAVX2 || k >= avx512Kernels && !hasAVX512 {
+		t.Skipf("no %v", k)
 	}
-	old := hasAVX2
-	hasAVX2 = on
-	defer func() { hasAVX2 = old }()
+	old2, old512 := hasAVX2, hasAVX512
+	hasAVX2, hasAVX512 = k >= avx2Kernels, k >= avx512Kernels
+	defer func() { hasAVX2, hasAVX512 = old2, old512 }()
 	f(t)
 }
 
+var kernelChecks = []func(*testing.T){
+	checkBestIntervals,
+	checkColumnSearch,
+	checkLexBestIntervals,
+	checkLexColumns,
+	checkXlog2x,
+	checkAddTo,
+	checkIntervalSums,
+	checkAggregateRaw,
+	checkAggregateCached,
+}
+
 func TestKernelsSSE2(t *testing.T) {
-	withAVX2(t, false, checkBestIntervals)
-	withAVX2(t, false, checkColumnSearch)
-	withAVX2(t, false, checkLexBestIntervals)
-	withAVX2(t, false, checkLexColumns)
-	withAVX2(t, false, checkXlog2x)
-	withAVX2(t, false, checkAddTo)
-	withAVX2(t, false, checkIntervalSums)
-	withAVX2(t, false, checkAggregateRaw)
-	withAVX2(t, false, checkAggregateCached)
+	for _, check := range kernelChecks {
+		withKernels(t, sse2Kernels, check)
+	}
 }
 
 func TestKernelsAVX2(t *testing.T) {
-	withAVX2(t, true, checkBestIntervals)
-	withAVX2(t, true, checkColumnSearch)
-	withAVX2(t, true, checkLexBestIntervals)
-	withAVX2(t, true, checkLexColumns)
-	withAVX2(t, true, checkXlog2x)
-	withAVX2(t, true, checkAddTo)
-	withAVX2(t, true, checkIntervalSums)
-	withAVX2(t, true, checkAggregateRaw)
-	withAVX2(t, true, checkAggregateCached)
+	for _, check := range kernelChecks {
+		withKernels(t, avx2Kernels, check)
+	}
+}
+
+func TestKernelsAVX512(t *testing.T) {
+	for _, check := range kernelChecks {
+		withKernels(t, avx512Kernels, check)
+	}
 }
 
 // TestAVX2KernelsUseNoSSE checks that the functions written with 256-bit
-// registers use VEX instructions only. Go's assembler writes MOVQ AX, X8
+// or 512-bit registers use VEX (or EVEX) instructions only. Go's assembler writes MOVQ AX, X8
 // and the like as SSE instructions, and an SSE instruction run while the
 // upper halves of the vector registers are in use costs about 350 cycles
 // on AMD Zen 3: six such moves once made every call of xlogAccQuads cost
@@ -59,10 +77,10 @@ func TestAVX2KernelsUseNoSSE(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no assembly found: %v", err)
 	}
-	vector := regexp.MustCompile(`\b[XY]([0-9]|1[0-5])\b`)
-	wide := regexp.MustCompile(`\bY([0-9]|1[0-5])\b`)
+	vector := regexp.MustCompile(`\b[XYZ]([0-9]|[12][0-9]|3[01])\b`)
+	wide := regexp.MustCompile(`\b[YZ]([0-9]|[12][0-9]|3[01])\b`)
 	// A macro called with arguments (its body, indented under #define,
-	// is checked where it is defined).
+	// is checked on its own, as a function is).
 	macroCall := regexp.MustCompile(`^[A-Z_][A-Z0-9_]*\(`)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -86,7 +104,7 @@ func TestAVX2KernelsUseNoSSE(t *testing.T) {
 			for _, in := range body {
 				op := strings.Fields(in.text)[0]
 				if vector.MatchString(in.text) && !strings.HasPrefix(op, "V") && !macroCall.MatchString(op) {
-					t.Errorf("%s:%d: %s uses 256-bit registers, but %q is an SSE instruction (use its VEX form)", f, in.line, fn, in.text)
+					t.Errorf("%s:%d: %s uses 256-bit or 512-bit registers, but %q is an SSE instruction (use its VEX form)", f, in.line, fn, in.text)
 				}
 			}
 		}
@@ -95,6 +113,9 @@ func TestAVX2KernelsUseNoSSE(t *testing.T) {
 			code = strings.TrimSpace(code)
 			switch {
 			case strings.HasPrefix(code, "TEXT"):
+				check()
+				fn, body = strings.Fields(code)[1], nil
+			case strings.HasPrefix(code, "#define"): // a macro's body, checked on its own
 				check()
 				fn, body = strings.Fields(code)[1], nil
 			case fn != "" && code != "" && !strings.HasSuffix(code, ":") && !strings.HasPrefix(code, "#") && l[0] == '\t':

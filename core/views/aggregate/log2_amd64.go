@@ -48,10 +48,25 @@ func xlogAccPairs(sums, totals, xl []float64, first bool) int
 //go:noescape
 func xlogAccQuads(sums, totals, xl []float64, first bool) int
 
+// xlogAccOcts is xlogAccQuads in AVX-512 assembly, eight sums at a time,
+// for a multiple of 8 sums.
+//
+//go:noescape
+func xlogAccOcts(sums, totals, xl []float64, first bool) int
+
 // xlogAccumulate is xlogAccumulateGeneric; sums must not hold negative
 // numbers.
 func xlogAccumulate(sums, totals, xl []float64, first bool) {
 	totals, xl = totals[:len(sums)], xl[:len(sums)]
+	for hasAVX512 && len(sums) >= 8 {
+		octs := len(sums) &^ 7
+		n := xlogAccOcts(sums[:octs], totals[:octs], xl[:octs], first)
+		if n < octs { // a subnormal in the next oct
+			xlogAccumulateGeneric(sums[n:n+8], totals[n:n+8], xl[n:n+8], first)
+			n += 8
+		}
+		sums, totals, xl = sums[n:], totals[n:], xl[n:]
+	}
 	for hasAVX2 && len(sums) >= 4 {
 		quads := len(sums) &^ 3
 		n := xlogAccQuads(sums[:quads], totals[:quads], xl[:quads], first)
