@@ -154,8 +154,14 @@ func writeColumn(ctx context.Context, rg file.BufferedRowGroupWriter, i int, nul
 	}
 	defLevels := make([]int16, values.Len())
 	nulls := values.NullN()
+	if values.DataType().ID() == arrow.NULL {
+		// Every row is null, but a null array has no validity bitmap
+		// (IsValid says every row is valid) and a slice of one counts no
+		// nulls: its levels stay 0.
+		nulls = values.Len()
+	}
 	for r := range defLevels {
-		if nulls == 0 || values.IsValid(r) {
+		if nulls == 0 || nulls < values.Len() && values.IsValid(r) {
 			defLevels[r] = 1
 		}
 	}

@@ -187,3 +187,61 @@ func TestCreateFlatAndNested(t *testing.T) {
 		tbl.Release()
 	}
 }
+
+// TestColumnsWriterNullType checks a column of Arrow's null type, which
+// has no validity bitmap (its array says every row is valid): written
+// in parallel, whole or sliced into row groups of 7 rows, it makes
+// pqarrow's bytes, which read back as that many nulls.
+func TestColumnsWriterNullType(t *testing.T) {
+	nb := array.NewNullBuilder(memory.DefaultAllocator)
+	nb.AppendEmptyValues(20)
+	col := nb.NewArray()
+	nb.Release()
+	defer col.Release()
+	i32 := array.NewInt32Builder(memory.DefaultAllocator)
+	i32.AppendValues(make([]int32, 20), nil)
+	other := i32.NewArray()
+	i32.Release()
+	defer other.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "none", Type: arrow.Null, Nullable: true}, {Name: "zero", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col, other}, 20)
+	defer rec.Release()
+	for _, groupLen := range []int64{parquet.DefaultMaxRowGroupLen, 7} {
+		props := func() *parquet.WriterProperties {
+			return parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(groupLen))
+		}
+		arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())
+		var want, got bytes.Buffer
+		serial, err := pqarrow.NewFileWriter(schema, &want, props(), arrProps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parallel, err := newColumnsWriter(schema, &got, props(), arrProps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := serial.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := parallel.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := serial.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := parallel.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("row groups of %d: %d bytes written in parallel, %d by pqarrow, not the same", groupLen, got.Len(), want.Len())
+		}
+		tbl, err := pqarrow.ReadTable(t.Context(), bytes.NewReader(got.Bytes()), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatalf("row groups of %d: reading back: %v", groupLen, err)
+		}
+		if n := tbl.Column(0).NullN(); tbl.NumRows() != 20 || n != 20 {
+			t.Errorf("row groups of %d: read back %d rows, %d null, want 20 and 20", groupLen, tbl.NumRows(), n)
+		}
+		tbl.Release()
+	}
+}
