@@ -55,35 +55,33 @@ func xlogAccQuads(sums, totals, xl []float64, first bool) int
 func xlogAccOcts(sums, totals, xl []float64, first bool) int
 
 // xlogAccumulate is xlogAccumulateGeneric; sums must not hold negative
-// numbers.
+// numbers. The widest kernel the processor has takes as many sums as it
+// can, the narrower ones the rest.
 func xlogAccumulate(sums, totals, xl []float64, first bool) {
 	totals, xl = totals[:len(sums)], xl[:len(sums)]
-	for hasAVX512 && len(sums) >= 8 {
-		octs := len(sums) &^ 7
-		n := xlogAccOcts(sums[:octs], totals[:octs], xl[:octs], first)
-		if n < octs { // a subnormal in the next oct
-			xlogAccumulateGeneric(sums[n:n+8], totals[n:n+8], xl[n:n+8], first)
-			n += 8
-		}
-		sums, totals, xl = sums[n:], totals[n:], xl[n:]
+	if hasAVX512 {
+		sums, totals, xl = xlogAccBy(8, xlogAccOcts, sums, totals, xl, first)
 	}
-	for hasAVX2 && len(sums) >= 4 {
-		quads := len(sums) &^ 3
-		n := xlogAccQuads(sums[:quads], totals[:quads], xl[:quads], first)
-		if n < quads { // a subnormal in the next quad
-			xlogAccumulateGeneric(sums[n:n+4], totals[n:n+4], xl[n:n+4], first)
-			n += 4
-		}
-		sums, totals, xl = sums[n:], totals[n:], xl[n:]
+	if hasAVX2 {
+		sums, totals, xl = xlogAccBy(4, xlogAccQuads, sums, totals, xl, first)
 	}
-	for len(sums) >= 2 {
-		even := len(sums) &^ 1
-		n := xlogAccPairs(sums[:even], totals[:even], xl[:even], first)
-		if n < even { // a subnormal in the next pair
-			xlogAccumulateGeneric(sums[n:n+2], totals[n:n+2], xl[n:n+2], first)
-			n += 2
-		}
-		sums, totals, xl = sums[n:], totals[n:], xl[n:]
-	}
+	sums, totals, xl = xlogAccBy(2, xlogAccPairs, sums, totals, xl, first)
 	xlogAccumulateGeneric(sums, totals, xl, first)
+}
+
+// xlogAccBy runs kernel, which takes a multiple of width sums and stops
+// before the first group of width holding a subnormal number, over sums:
+// such a group goes through xlogAccumulateGeneric. It returns the last
+// len(sums) % width sums, totals and xl, left to a narrower kernel.
+func xlogAccBy(width int, kernel func(sums, totals, xl []float64, first bool) int, sums, totals, xl []float64, first bool) ([]float64, []float64, []float64) {
+	for len(sums) >= width {
+		whole := len(sums) - len(sums)%width
+		n := kernel(sums[:whole], totals[:whole], xl[:whole], first)
+		if n < whole { // a subnormal in the next group
+			xlogAccumulateGeneric(sums[n:n+width], totals[n:n+width], xl[n:n+width], first)
+			n += width
+		}
+		sums, totals, xl = sums[n:], totals[n:], xl[n:]
+	}
+	return sums, totals, xl
 }
