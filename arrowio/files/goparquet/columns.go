@@ -106,7 +106,7 @@ func (cw *columnsWriter) writeRowGroup(rec arrow.RecordBatch, offset, size int64
 			// A context per goroutine: pqarrow's holds scratch buffers.
 			ctx := pqarrow.NewArrowWriteContext(context.Background(), &cw.arrProps)
 			for i := range next {
-				errs[i] = writeColumn(ctx, rg, i, cw.schema.Field(i).Nullable, rec.Column(i), offset, size)
+				errs[i] = writeColumnRecovered(ctx, rg, i, cw.schema.Field(i), rec.Column(i), offset, size)
 			}
 		})
 	}
@@ -135,6 +135,22 @@ func (cw *columnsWriter) writeEmptyRowGroup() error {
 		}
 	}
 	return rg.Close()
+}
+
+// writeColumnAt writes a column of a row group: writeColumn, replaced by
+// tests to fail on purpose.
+var writeColumnAt = writeColumn
+
+// writeColumnRecovered is writeColumnAt on a goroutine of its own: a
+// panic there would end the process (a Python kernel with it) rather than
+// reach the caller, so it becomes the column's error.
+func writeColumnRecovered(ctx context.Context, rg file.BufferedRowGroupWriter, i int, field arrow.Field, arr arrow.Array, offset, size int64) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("parquet: internal error writing column %q: %v", field.Name, p)
+		}
+	}()
+	return writeColumnAt(ctx, rg, i, field.Nullable, arr, offset, size)
 }
 
 // writeColumn writes rows [offset, offset+size) of the leaf column arr

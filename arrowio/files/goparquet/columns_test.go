@@ -2,6 +2,7 @@ package goparquet
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/macroscope-hpc/macroscope/arrowio/files"
@@ -243,5 +245,36 @@ func TestColumnsWriterNullType(t *testing.T) {
 			t.Errorf("row groups of %d: read back %d rows, %d null, want 20 and 20", groupLen, tbl.NumRows(), n)
 		}
 		tbl.Release()
+	}
+}
+
+// A panic while a column is written on its goroutine comes back from
+// Write as an error naming the column, instead of ending the process.
+func TestColumnsWriterPanicIsAnError(t *testing.T) {
+	i32 := array.NewInt32Builder(memory.DefaultAllocator)
+	i32.AppendValues([]int32{1, 2, 3}, nil)
+	col := i32.NewArray()
+	i32.Release()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int32}, {Name: "b", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col, col}, 3)
+	defer rec.Release()
+	defer func(f func(context.Context, file.BufferedRowGroupWriter, int, bool, arrow.Array, int64, int64) error) {
+		writeColumnAt = f
+	}(writeColumnAt)
+	writeColumnAt = func(ctx context.Context, rg file.BufferedRowGroupWriter, i int, nullable bool, arr arrow.Array, offset, size int64) error {
+		if i == 1 {
+			panic("out of range")
+		}
+		return writeColumn(ctx, rg, i, nullable, arr, offset, size)
+	}
+	var out bytes.Buffer
+	w, err := newColumnsWriter(schema, &out, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Write(rec)
+	if want := `parquet: internal error writing column "b": out of range`; err == nil || err.Error() != want {
+		t.Errorf("Write: %v, want %q", err, want)
 	}
 }
