@@ -70,11 +70,7 @@ func microTable(m *micro.Model, mem memory.Allocator, parts int) arrow.RecordBat
 	}
 	// The parts write disjoint rows of the same columns: a part's first
 	// row is the number of values that are not zero before its cells.
-	var wg sync.WaitGroup
-	for p := range len(cells) - 1 {
-		wg.Go(func() { w.fill(m, cells[p], cells[p+1], firstRows[p]) })
-	}
-	wg.Wait()
+	inParts(len(cells)-1, func(p int) { w.fill(m, cells[p], cells[p+1], firstRows[p]) })
 	meta := modelMeta(m)
 	if metric {
 		meta["macroscope.metric"] = string(m.Metric)
@@ -110,11 +106,7 @@ func splitCells(m *micro.Model, parts int) (cells, firstRows []int) {
 		cells[p] = n * p / parts
 	}
 	firstRows = make([]int, parts+1)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { firstRows[p+1] = nonZeroIn(m, cells[p], cells[p+1]) })
-	}
-	wg.Wait()
+	inParts(parts, func(p int) { firstRows[p+1] = nonZeroIn(m, cells[p], cells[p+1]) })
 	for p := range parts {
 		firstRows[p+1] += firstRows[p]
 	}
@@ -294,9 +286,15 @@ func parallelRows(n int, fill func(lo, hi int)) {
 		fill(0, n)
 		return
 	}
+	inParts(workers, func(w int) { fill(w*n/workers, (w+1)*n/workers) })
+}
+
+// inParts calls part(p) for p from 0 to parts-1, each on a goroutine of
+// its own, and returns when all have.
+func inParts(parts int, part func(p int)) {
 	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { fill(w*n/workers, (w+1)*n/workers) })
+	for p := range parts {
+		wg.Go(func() { part(p) })
 	}
 	wg.Wait()
 }
