@@ -60,14 +60,15 @@ func runOverview(c *cli) error {
 	})
 	figErr := c.overviewFigure(m, a, path)
 	tableErr := tableWritten()
+	if tableErr == nil && *table != "" {
+		// Named even when the figure failed: the file is there, complete.
+		c.say("wrote", "%s", c.path(*table))
+	}
 	if figErr != nil {
 		return figErr
 	}
 	if tableErr != nil {
 		return tableErr
-	}
-	if *table != "" {
-		c.say("wrote", "%s", c.path(*table))
 	}
 	if *levelsOut != "" && a.levels != nil {
 		if err := c.writeTable(*levelsOut, arrowio.LevelsTable(a.levels, a.rec, memory.DefaultAllocator), ""); err != nil {

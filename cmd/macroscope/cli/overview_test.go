@@ -214,6 +214,28 @@ func TestHelp(t *testing.T) {
 	checkRefusals(t, []refusal{{[]string{"unfold"}, 2, `unknown command "unfold"`}})
 }
 
+// TestOverviewFigureFailsTableNamed: when the figure cannot be written
+// but the table, written beside it in the background, was, the command
+// fails naming the figure's problem and still names the table it wrote.
+func TestOverviewFigureFailsTableNamed(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "aggregates.parquet")
+	png := filepath.Join(dir, "overview.png")
+	if err := os.Mkdir(png, 0o755); err != nil { // a directory where the figure should go
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("overview", "--slices", "10", "-o", png, "--table", table, "--levels", "", bundledTrace)
+	if code == 0 || !strings.Contains(errOut, "overview.png") {
+		t.Errorf("exit %d, stderr %q: want a failure naming the figure", code, errOut)
+	}
+	if !strings.Contains(out, "wrote") || !strings.Contains(out, "aggregates.parquet") {
+		t.Errorf("the table written is not named: %q", out)
+	}
+	if st, err := os.Stat(table); err != nil || st.Size() == 0 {
+		t.Errorf("no table: %v", err)
+	}
+}
+
 // TestInBackground checks that the wait of a background job gives its
 // error, and raises its panic again on the waiting goroutine.
 func TestInBackground(t *testing.T) {
