@@ -172,7 +172,7 @@ func (d *decoder) probeLine(line []byte, define bool) (trace.Time, bool, error) 
 		}
 		return 0, false, d.parseHeader(line[i+1:])
 	}
-	if d.open != nil || len(line) > maxBuffer {
+	if d.open != nil || uint64(len(line)) > maxBuffer {
 		return 0, false, errProbe
 	}
 	var err error

@@ -79,7 +79,7 @@ func generate(c genConfig) string {
 	for i := 0; i < c.events; i++ {
 		s = s*6364136223846793005 + 1442695040888963407
 		ns += int64(s>>40) % 5000
-		p := int(s>>8) % c.processes
+		p := int((s >> 8) % uint64(c.processes)) // the modulo before int: 32-bit ints too
 		at := strconv.FormatInt(ns/1e9, 10) + "." + strconv.FormatInt(ns%1e9+1e9, 10)[1:]
 		proc := " p" + strconv.Itoa(p)
 		switch r := (s >> 20) % 8; {

@@ -8,6 +8,9 @@ import (
 // TestContainerLayout checks the layout container's comment describes: 256
 // bytes, the first slot's state fields in the second cache line.
 func TestContainerLayout(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the layout is laid out for 64-bit words; with 32-bit pointers it is smaller, still correct")
+	}
 	var c container
 	if size := unsafe.Sizeof(c); size != 256 {
 		t.Errorf("a container is %d bytes, want 256", size)

@@ -28,6 +28,8 @@ func (s span) quoted(buf []byte) bool { return s.from > 0 && buf[s.from-1] == '"
 
 // maxBuffer bounds the buffers fields are located in: spans hold 32-bit
 // offsets. Lines in longer buffers (a line of 4 GB...) are read alone.
+// Lengths are compared as uint64, so that the constant fits where int is
+// 32 bits.
 const maxBuffer = 1<<32 - 1
 
 // appendFields splits the event line buf[pos:end] into its blank-separated

@@ -406,8 +406,8 @@ func (d *decoder) parseLine(line []byte) error {
 	if d.open != nil {
 		return d.failf("event line inside the definition of %s, before %%EndEventDef", d.open.name)
 	}
-	if len(line) > maxBuffer {
-		return d.failf("line of %d bytes, more than the %d the reader takes", len(line), maxBuffer)
+	if uint64(len(line)) > maxBuffer {
+		return d.failf("line of %d bytes, more than the %d the reader takes", len(line), uint64(maxBuffer))
 	}
 	var err error
 	d.spans, err = appendFields(line, i, len(line), d.spans[:0])

@@ -61,7 +61,7 @@ func (c *chunk) tokenize() {
 	data := c.data
 	tab := c.tab
 	c.stop, c.stopLine = 0, 0
-	if tab.open || len(data) > maxBuffer {
+	if tab.open || uint64(len(data)) > maxBuffer {
 		return
 	}
 	maps := &c.maps
