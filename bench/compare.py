@@ -1,4 +1,4 @@
-"""Macroscope against the peers' readers, on the same files, in one session.
+"""Macroscope against the peers' readers, on the same files, in one run.
 
     python bench/compare.py [--rounds 5] [--sizes 20MB] [--formats nsys,hpctoolkit,kineto,otf2,paje]
                             [--pipit-src DIR] [--out FILE] [--no-install]

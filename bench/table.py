@@ -27,7 +27,7 @@ in its own process:
 
 The runs alternate: each round runs every tool on every input once, one
 place further along the list each round, so a change of the machine's load
-hits all alike (farm-bench's approach); --rounds rounds. Per tool: the best
+hits all alike; --rounds rounds. Per tool: the best
 and the median wall-clock time, the median CPU time (user + system, every
 thread; the fair figure on a loaded machine), the largest peak RSS, and MB/s
 per core = the input's bytes / the median CPU seconds. A peer's row says
