@@ -37,7 +37,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
 			return false
 		}
-		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] == 'n' {
+		if i, lines = skipSpace(b, i+1, lines); i >= len(b) || b[i] == 'n' {
 			return false // null: readEvent takes it as absent
 		}
 		switch key {
@@ -150,7 +150,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		switch b[i] {
 		case ',':
-			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) || b[i] != '"' {
 				return false // a trailing comma, or damage
 			}
 			continue
@@ -348,7 +348,7 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
 			return 0, 0, false, false
 		}
-		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
+		if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
 			return 0, 0, false, false
 		}
 		c := b[i]
@@ -379,7 +379,7 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		}
 		switch b[i] {
 		case ',':
-			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) || b[i] != '"' {
 				return 0, 0, false, false // a trailing comma, or damage
 			}
 			continue
