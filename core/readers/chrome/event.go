@@ -238,11 +238,14 @@ type rawEvent struct {
 
 func (e *rawEvent) reset(line int, offset int64) {
 	counters, argsText, profile := e.counters[:0], e.argsText[:0], e.profile[:0]
-	*e = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
-		argName: none, argLabels: none, argStep: none, args: none,
-		correlation: -1, waitRecord: -1, waitStream: -1,
-		counters: counters, argsText: argsText, profile: profile, line: line, offset: offset}
+	*e = blankEvent // one block copy: a literal was built field by field
+	e.counters, e.argsText, e.profile, e.line, e.offset = counters, argsText, profile, line, offset
 }
+
+// blankEvent is a rawEvent with no field read.
+var blankEvent = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
+	argName: none, argLabels: none, argStep: none, args: none,
+	correlation: -1, waitRecord: -1, waitStream: -1}
 
 // parsesArgs tells whether the reader looks inside the arguments of e:
 // metadata names, counter series, async step names, the correlation ids
@@ -295,7 +298,9 @@ func (e *rawEvent) setGPUArg(key, v []byte) {
 	default:
 		return
 	}
-	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
+	if n, ok := decimal(v); ok { // the usual form, without strconv's checks
+		*f = int64(n)
+	} else if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
 		*f = n
 	}
 }
