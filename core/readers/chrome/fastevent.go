@@ -312,12 +312,11 @@ func plainString(b []byte, i int) ([]byte, int, bool) {
 
 // plainNumber returns the number token at b[i], if valid and followed by
 // something other than the end of the window, and the index after it.
-func plainNumber(b []byte, i int) ([]byte, int, bool) {
-	j, ok := numberEnd(b, i)
-	if !ok {
-		return nil, 0, false
+func plainNumber(b []byte, i int) (v []byte, j int, ok bool) {
+	if j, ok = numberEnd(b, i); ok {
+		v = b[i:j]
 	}
-	return b[i:j], j, true
+	return v, j, ok
 }
 
 // readArgsFast reads the args object at b[i] of a metadata, counter or

@@ -136,8 +136,15 @@ func skipBlanks(b []byte, i, lines int) (int, int) {
 // the end of b, by a byte that cannot continue it: the token the scanner's
 // ordinary path would read (see scanner.number and validNumber).
 func numberEnd(b []byte, i int) (int, bool) {
-	if j, ok := shortInteger(b, i); ok {
-		return j, true
+	if i+8 <= len(b) {
+		// A non-negative integer of one to seven digits, told from one
+		// word: pids, tids and most arguments. (A leading zero only
+		// alone, as JSON has it.)
+		w := binary.LittleEndian.Uint64(b[i:])
+		n := bits.TrailingZeros64(nonDigits(w)) >> 3
+		if n > 0 && n < 8 && (w&0xff != '0' || n == 1) && !numberBytes[byte(w>>(8*n))] {
+			return i + n, true
+		}
 	}
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -177,22 +184,6 @@ func numberEnd(b []byte, i int) (int, bool) {
 		return 0, false
 	}
 	return i, true
-}
-
-// shortInteger returns the index after the number at b[i] if it is a
-// non-negative integer of one to seven digits followed by a byte that
-// cannot continue it: pids, tids and most arguments, told from one word
-// (a leading zero only alone, as JSON has it).
-func shortInteger(b []byte, i int) (int, bool) {
-	if i+8 > len(b) {
-		return 0, false
-	}
-	w := binary.LittleEndian.Uint64(b[i:])
-	n := bits.TrailingZeros64(nonDigits(w)) >> 3
-	if n == 0 || n == 8 || (w&0xff == '0' && n > 1) || numberBytes[byte(w>>(8*n))] {
-		return 0, false
-	}
-	return i + n, true
 }
 
 // nonDigits marks, in the eight bytes of w (little-endian), those that are
