@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -34,8 +35,18 @@ type interner struct {
 const recentSlots = 512
 
 type recentString struct {
-	s  string
-	id int32
+	s    string
+	word uint64 // the bytes of s as a little-endian word, if it has at most eight
+	id   int32
+}
+
+// shortWord returns the bytes of b, at most eight, as a little-endian
+// word, reading them in one load where b's capacity allows it.
+func shortWord(b []byte) (uint64, bool) {
+	if len(b) > 8 || cap(b) < 8 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*len(b)) - 1), true
 }
 
 func newInterner() *interner { return &interner{} }
@@ -72,8 +83,15 @@ func (in *interner) id(b []byte) int32 { return in.intern(b, "") }
 // when b is new.
 func (in *interner) intern(b []byte, s string) int32 {
 	slot := &in.recent[recentSlot(b)]
-	if slot.id != 0 && slot.s == string(b) {
-		return slot.id - 1
+	if slot.id != 0 && len(slot.s) == len(b) {
+		// A short string is compared as one word, without a call.
+		if w, ok := shortWord(b); ok {
+			if w == slot.word {
+				return slot.id - 1
+			}
+		} else if slot.s == string(b) {
+			return slot.id - 1
+		}
 	}
 	var id int32
 	if v, ok := decimal(b); ok && in.nums.has(v) {
@@ -90,7 +108,13 @@ func (in *interner) intern(b []byte, s string) int32 {
 	} else {
 		id = in.IDBytes(b)
 	}
-	*slot = recentString{in.String(id), id + 1}
+	str := in.String(id)
+	*slot = recentString{s: str, id: id + 1}
+	if len(str) <= 8 {
+		var w [8]byte
+		copy(w[:], str)
+		slot.word = binary.LittleEndian.Uint64(w[:])
+	}
 	return id
 }
 
