@@ -366,7 +366,15 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		} else if skip, j, ok = d.readArgFast(e, key, counter, b, i); !ok {
 			return 0, 0, false, false
 		}
-		if skip {
+		switch {
+		case !skip:
+		case c == '-' || (c >= '0' && c <= '9'):
+			// A number, what is passed over most (Kineto's ids,
+			// streams, sizes): skipFast would find its end the same way.
+			if j, ok = numberEnd(b, i); !ok {
+				return 0, 0, false, false
+			}
+		default:
 			end, l, len, ok := skipFast(b, i, 1)
 			if !ok {
 				return 0, 0, false, false
