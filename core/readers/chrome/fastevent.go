@@ -34,10 +34,14 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		if !ok {
 			return false
 		}
-		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+		if usualSeparator(b, j, colonSpace) {
+			i = j + 2
+		} else if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+			return false
+		} else if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
 			return false
 		}
-		if i, lines = skipSpace(b, i+1, lines); i >= len(b) || b[i] == 'n' {
+		if b[i] == 'n' {
 			return false // null: readEvent takes it as absent
 		}
 		switch key {
@@ -145,6 +149,10 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			i, lines, lenient = end, lines+l, lenient || len
 		}
+		if usualSeparator(b, i, commaSpace) && b[i+2] == '"' {
+			i += 2
+			continue
+		}
 		if i, lines = skipBlanks(b, i, lines); i >= len(b) {
 			return false
 		}
@@ -172,6 +180,20 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		return false
 	}
+}
+
+// The separators most writers put between a key and its value and
+// between members, as little-endian 16-bit words.
+const (
+	colonSpace = ':' | ' '<<8
+	commaSpace = ',' | ' '<<8
+)
+
+// usualSeparator tells whether b holds, at i, the separator sep followed
+// by a byte that is not a blank: the one layout the event readers check
+// in one comparison before they pass blanks one by one.
+func usualSeparator(b []byte, i int, sep uint16) bool {
+	return i+2 < len(b) && binary.LittleEndian.Uint16(b[i:]) == sep && b[i+2] > ' '
 }
 
 // fieldKey names the keys of an event object that readEventFast reads.
@@ -344,10 +366,11 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		if e.ph == 'C' {
 			counter = d.strs.id(key)
 		}
-		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+		if usualSeparator(b, j, colonSpace) {
+			i = j + 2
+		} else if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
 			return 0, 0, false, false
-		}
-		if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+		} else if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
 			return 0, 0, false, false
 		}
 		c := b[i]
@@ -380,6 +403,10 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 				return 0, 0, false, false
 			}
 			j, lines, lenient = end, lines+l, lenient || len
+		}
+		if usualSeparator(b, j, commaSpace) && b[j+2] == '"' {
+			i = j + 2
+			continue
 		}
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) {
 			return 0, 0, false, false
