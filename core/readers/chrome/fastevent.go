@@ -34,12 +34,13 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		if !ok {
 			return false
 		}
-		if usualSeparator(b, j, colonSpace) {
-			i = j + 2
-		} else if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-			return false
-		} else if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
-			return false
+		if i = afterColon(b, j); i < 0 {
+			if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+				return false
+			}
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+				return false
+			}
 		}
 		if b[i] == 'n' {
 			return false // null: readEvent takes it as absent
@@ -149,8 +150,8 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			i, lines, lenient = end, lines+l, lenient || len
 		}
-		if usualSeparator(b, i, commaSpace) && b[i+2] == '"' {
-			i += 2
+		if k := afterComma(b, i); k >= 0 {
+			i = k
 			continue
 		}
 		if i, lines = skipBlanks(b, i, lines); i >= len(b) {
@@ -182,18 +183,33 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 	}
 }
 
-// The separators most writers put between a key and its value and
-// between members, as little-endian 16-bit words.
-const (
-	colonSpace = ':' | ' '<<8
-	commaSpace = ',' | ' '<<8
-)
+// afterColon returns the index of the value after the ':' at b[j], for
+// the two layouts writers use, none or one space after it, if the value
+// starts there; -1 otherwise, and then blanks are passed one by one.
+func afterColon(b []byte, j int) int {
+	if j+2 < len(b) && b[j] == ':' {
+		if b[j+1] > ' ' {
+			return j + 1
+		}
+		if b[j+1] == ' ' && b[j+2] > ' ' {
+			return j + 2
+		}
+	}
+	return -1
+}
 
-// usualSeparator tells whether b holds, at i, the separator sep followed
-// by a byte that is not a blank: the one layout the event readers check
-// in one comparison before they pass blanks one by one.
-func usualSeparator(b []byte, i int, sep uint16) bool {
-	return i+2 < len(b) && binary.LittleEndian.Uint16(b[i:]) == sep && b[i+2] > ' '
+// afterComma is afterColon for the ',' at b[i] before the next key: it
+// returns the index of the key's quote.
+func afterComma(b []byte, i int) int {
+	if i+2 < len(b) && b[i] == ',' {
+		if b[i+1] == '"' {
+			return i + 1
+		}
+		if b[i+1] == ' ' && b[i+2] == '"' {
+			return i + 2
+		}
+	}
+	return -1
 }
 
 // fieldKey names the keys of an event object that readEventFast reads.
@@ -366,12 +382,13 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		if e.ph == 'C' {
 			counter = d.strs.id(key)
 		}
-		if usualSeparator(b, j, colonSpace) {
-			i = j + 2
-		} else if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-			return 0, 0, false, false
-		} else if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
-			return 0, 0, false, false
+		if i = afterColon(b, j); i < 0 {
+			if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+				return 0, 0, false, false
+			}
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+				return 0, 0, false, false
+			}
 		}
 		c := b[i]
 		skip := true
@@ -404,8 +421,8 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 			}
 			j, lines, lenient = end, lines+l, lenient || len
 		}
-		if usualSeparator(b, j, commaSpace) && b[j+2] == '"' {
-			i = j + 2
+		if k := afterComma(b, j); k >= 0 {
+			i = k
 			continue
 		}
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) {
