@@ -255,7 +255,7 @@ const (
 // read and compared as strings.
 func eventKey(b []byte, i int) (fieldKey, int, bool) {
 	if i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := binary.LittleEndian.Uint64(b[i : i+8])
 		switch w & 0xffffffff {
 		case wordPh:
 			return keyPh, i + 4, true

@@ -196,7 +196,7 @@ func (s *scanner) peek() (c byte, ok bool) {
 			case '\n':
 				s.line++
 				// Indentation follows: pass its spaces eight at a time.
-				for s.pos+9 <= s.end && binary.LittleEndian.Uint64(s.buf[s.pos+1:]) == spaces {
+				for s.pos+9 <= s.end && binary.LittleEndian.Uint64(s.buf[s.pos+1:s.pos+9]) == spaces {
 					s.pos += 8
 				}
 			case ' ', '\t', '\r':

@@ -15,6 +15,10 @@ import (
 // same bytes again on its ordinary path, which makes the decisions and
 // writes the error messages. So a fast path changes no result, only the
 // time it takes.
+//
+// Words are loaded from b[i:i+8], not b[i:]: given both bounds, the
+// compiler checks them once and builds no slice (5% fewer instructions in
+// the event reader).
 
 const (
 	lows  = 0x0101010101010101
@@ -36,7 +40,7 @@ func stringStops(w uint64) uint64 {
 // which fewer than eight bytes remain.
 func plainRun(b []byte, i int) int {
 	for i+8 <= len(b) {
-		if m := stringStops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := stringStops(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
@@ -140,7 +144,7 @@ func numberEnd(b []byte, i int) (int, bool) {
 		// A non-negative integer of one to seven digits, told from one
 		// word: pids, tids and most arguments. (A leading zero only
 		// alone, as JSON has it.)
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := binary.LittleEndian.Uint64(b[i : i+8])
 		n := bits.TrailingZeros64(nonDigits(w)) >> 3
 		if n > 0 && n < 8 && (w&0xff != '0' || n == 1) && !numberBytes[byte(w>>(8*n))] {
 			return i + n, true
@@ -199,7 +203,7 @@ func nonDigits(w uint64) uint64 {
 // digits and more pass in two steps.
 func digitRun(b []byte, i int) int {
 	for i+8 <= len(b) {
-		if m := nonDigits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
@@ -366,7 +370,7 @@ func microsFast(b []byte, i int) (trace.Time, int, bool) {
 	if i+16 > len(b) {
 		return 0, 0, false
 	}
-	whole, n, ok := wholeMicros(binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:]))
+	whole, n, ok := wholeMicros(binary.LittleEndian.Uint64(b[i:i+8]), binary.LittleEndian.Uint64(b[i+8:i+16]))
 	if !ok {
 		return 0, 0, false
 	}
@@ -422,7 +426,7 @@ func fracNanos(b []byte, i int) (int64, int, bool) {
 	if i+8 > len(b) {
 		return 0, 0, false
 	}
-	w := binary.LittleEndian.Uint64(b[i:])
+	w := binary.LittleEndian.Uint64(b[i : i+8])
 	n := bits.TrailingZeros64(nonDigits(w)) >> 3
 	if n == 0 {
 		return 0, 0, false
