@@ -103,6 +103,24 @@ func TestErrorOffset(t *testing.T) {
 	}
 }
 
+// TestErrorAfterSeparators checks the line and offset of an error after
+// events separated in several layouts: the reader passes ",{" and ",\n{"
+// in one step, the others byte by byte.
+func TestErrorAfterSeparators(t *testing.T) {
+	for _, seps := range [][]string{{",{", ",\n{"}, {",\n{", ", {", ",\n\n{"}, {",\r\n{", ",\n  {", ",{", ",\n{"}} {
+		in := "[\n" + okEvent
+		for _, sep := range seps {
+			in += sep + okEvent[1:]
+		}
+		in += ",\n{\"ph\":\"X\" 7}]"
+		fe := decodeError(t, []byte(in))
+		at := strings.Index(in, "7")
+		if line := strings.Count(in[:at], "\n") + 1; fe.Offset != int64(at) || fe.Line != line {
+			t.Errorf("%q: got line %d offset %d, want line %d offset %d", in, fe.Line, fe.Offset, line, at)
+		}
+	}
+}
+
 // TestTruncated checks inputs whose writer stopped abruptly: the events
 // complete until the cut are read and the trace is noted incomplete,
 // naming the byte where the cut event starts. An array form that only

@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unsafe"
@@ -34,8 +35,18 @@ type interner struct {
 const recentSlots = 512
 
 type recentString struct {
-	s  string
-	id int32
+	s    string
+	word uint64 // the bytes of s as a little-endian word, if it has at most eight
+	id   int32
+}
+
+// shortWord returns the bytes of b, at most eight, as a little-endian
+// word, reading them in one load where b's capacity allows it.
+func shortWord(b []byte) (uint64, bool) {
+	if len(b) > 8 || cap(b) < 8 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*len(b)) - 1), true
 }
 
 func newInterner() *interner { return &interner{} }
@@ -72,8 +83,15 @@ func (in *interner) id(b []byte) int32 { return in.intern(b, "") }
 // when b is new.
 func (in *interner) intern(b []byte, s string) int32 {
 	slot := &in.recent[recentSlot(b)]
-	if slot.id != 0 && slot.s == string(b) {
-		return slot.id - 1
+	if slot.id != 0 && len(slot.s) == len(b) {
+		// A short string is compared as one word, without a call.
+		if w, ok := shortWord(b); ok {
+			if w == slot.word {
+				return slot.id - 1
+			}
+		} else if slot.s == string(b) {
+			return slot.id - 1
+		}
 	}
 	var id int32
 	if v, ok := decimal(b); ok && in.nums.has(v) {
@@ -90,7 +108,13 @@ func (in *interner) intern(b []byte, s string) int32 {
 	} else {
 		id = in.IDBytes(b)
 	}
-	*slot = recentString{in.String(id), id + 1}
+	str := in.String(id)
+	*slot = recentString{s: str, id: id + 1}
+	if len(str) <= 8 {
+		var w [8]byte
+		copy(w[:], str)
+		slot.word = binary.LittleEndian.Uint64(w[:])
+	}
 	return id
 }
 
@@ -238,11 +262,14 @@ type rawEvent struct {
 
 func (e *rawEvent) reset(line int, offset int64) {
 	counters, argsText, profile := e.counters[:0], e.argsText[:0], e.profile[:0]
-	*e = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
-		argName: none, argLabels: none, argStep: none, args: none,
-		correlation: -1, waitRecord: -1, waitStream: -1,
-		counters: counters, argsText: argsText, profile: profile, line: line, offset: offset}
+	*e = blankEvent // one block copy: a literal was built field by field
+	e.counters, e.argsText, e.profile, e.line, e.offset = counters, argsText, profile, line, offset
 }
+
+// blankEvent is a rawEvent with no field read.
+var blankEvent = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
+	argName: none, argLabels: none, argStep: none, args: none,
+	correlation: -1, waitRecord: -1, waitStream: -1}
 
 // parsesArgs tells whether the reader looks inside the arguments of e:
 // metadata names, counter series, async step names, the correlation ids
@@ -295,7 +322,9 @@ func (e *rawEvent) setGPUArg(key, v []byte) {
 	default:
 		return
 	}
-	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
+	if n, ok := decimal(v); ok { // the usual form, without strconv's checks
+		*f = int64(n)
+	} else if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
 		*f = n
 	}
 }

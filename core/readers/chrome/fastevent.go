@@ -34,10 +34,15 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		if !ok {
 			return false
 		}
-		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-			return false
+		if i = afterColon(b, j); i < 0 {
+			if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+				return false
+			}
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+				return false
+			}
 		}
-		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] == 'n' {
+		if b[i] == 'n' {
 			return false // null: readEvent takes it as absent
 		}
 		switch key {
@@ -145,12 +150,16 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			}
 			i, lines, lenient = end, lines+l, lenient || len
 		}
+		if k := afterComma(b, i); k >= 0 {
+			i = k
+			continue
+		}
 		if i, lines = skipBlanks(b, i, lines); i >= len(b) {
 			return false
 		}
 		switch b[i] {
 		case ',':
-			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) || b[i] != '"' {
 				return false // a trailing comma, or damage
 			}
 			continue
@@ -172,6 +181,35 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		return false
 	}
+}
+
+// afterColon returns the index of the value after the ':' at b[j], for
+// the two layouts writers use, none or one space after it, if the value
+// starts there; -1 otherwise, and then blanks are passed one by one.
+func afterColon(b []byte, j int) int {
+	if j+2 < len(b) && b[j] == ':' {
+		if b[j+1] > ' ' {
+			return j + 1
+		}
+		if b[j+1] == ' ' && b[j+2] > ' ' {
+			return j + 2
+		}
+	}
+	return -1
+}
+
+// afterComma is afterColon for the ',' at b[i] before the next key: it
+// returns the index of the key's quote.
+func afterComma(b []byte, i int) int {
+	if i+2 < len(b) && b[i] == ',' {
+		if b[i+1] == '"' {
+			return i + 1
+		}
+		if b[i+1] == ' ' && b[i+2] == '"' {
+			return i + 2
+		}
+	}
+	return -1
 }
 
 // fieldKey names the keys of an event object that readEventFast reads.
@@ -217,7 +255,7 @@ const (
 // read and compared as strings.
 func eventKey(b []byte, i int) (fieldKey, int, bool) {
 	if i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := binary.LittleEndian.Uint64(b[i : i+8])
 		switch w & 0xffffffff {
 		case wordPh:
 			return keyPh, i + 4, true
@@ -312,12 +350,11 @@ func plainString(b []byte, i int) ([]byte, int, bool) {
 
 // plainNumber returns the number token at b[i], if valid and followed by
 // something other than the end of the window, and the index after it.
-func plainNumber(b []byte, i int) ([]byte, int, bool) {
-	j, ok := numberEnd(b, i)
-	if !ok {
-		return nil, 0, false
+func plainNumber(b []byte, i int) (v []byte, j int, ok bool) {
+	if j, ok = numberEnd(b, i); ok {
+		v = b[i:j]
 	}
-	return b[i:j], j, true
+	return v, j, ok
 }
 
 // readArgsFast reads the args object at b[i] of a metadata, counter or
@@ -345,11 +382,13 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		if e.ph == 'C' {
 			counter = d.strs.id(key)
 		}
-		if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-			return 0, 0, false, false
-		}
-		if i, lines = skipBlanks(b, i+1, lines); i >= len(b) {
-			return 0, 0, false, false
+		if i = afterColon(b, j); i < 0 {
+			if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
+				return 0, 0, false, false
+			}
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+				return 0, 0, false, false
+			}
 		}
 		c := b[i]
 		skip := true
@@ -367,19 +406,31 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		} else if skip, j, ok = d.readArgFast(e, key, counter, b, i); !ok {
 			return 0, 0, false, false
 		}
-		if skip {
+		switch {
+		case !skip:
+		case c == '-' || (c >= '0' && c <= '9'):
+			// A number, what is passed over most (Kineto's ids,
+			// streams, sizes): skipFast would find its end the same way.
+			if j, ok = numberEnd(b, i); !ok {
+				return 0, 0, false, false
+			}
+		default:
 			end, l, len, ok := skipFast(b, i, 1)
 			if !ok {
 				return 0, 0, false, false
 			}
 			j, lines, lenient = end, lines+l, lenient || len
 		}
+		if k := afterComma(b, j); k >= 0 {
+			i = k
+			continue
+		}
 		if i, lines = skipBlanks(b, j, lines); i >= len(b) {
 			return 0, 0, false, false
 		}
 		switch b[i] {
 		case ',':
-			if i, lines = skipBlanks(b, i+1, lines); i >= len(b) || b[i] != '"' {
+			if i, lines = skipSpace(b, i+1, lines); i >= len(b) || b[i] != '"' {
 				return 0, 0, false, false // a trailing comma, or damage
 			}
 			continue

@@ -56,3 +56,29 @@ func TestInternerNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestInternerShortWords checks the comparison of short strings as words
+// against a plain table: strings of zero to ten bytes from a small
+// alphabet (many share a length and a cache slot), cut from a buffer whose
+// bytes past them differ from call to call, and the same strings with a
+// capacity of their own length.
+func TestInternerShortWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	in := newInterner()
+	var plain intern.Table
+	buf := make([]byte, 64)
+	for i := range 100000 {
+		n := r.IntN(11)
+		for k := range buf {
+			buf[k] = "ab\x00"[r.IntN(3)]
+		}
+		b := buf[5 : 5+n]
+		if i%3 == 0 {
+			b = b[:n:n]
+		}
+		s := string(b)
+		if got, want := in.id(b), plain.ID(s); got != want {
+			t.Fatalf("string %d %q: id %d, a table gives %d", i, s, got, want)
+		}
+	}
+}

@@ -415,6 +415,9 @@ func (d *decoder) readEvents(arrayForm bool) error {
 		if err := d.col.add(d.file, &d.ev); err != nil {
 			return err
 		}
+		if s.nextObject() {
+			continue
+		}
 		c, ok = s.peek()
 		if !ok {
 			return endOK()

@@ -196,7 +196,7 @@ func (s *scanner) peek() (c byte, ok bool) {
 			case '\n':
 				s.line++
 				// Indentation follows: pass its spaces eight at a time.
-				for s.pos+9 <= s.end && binary.LittleEndian.Uint64(s.buf[s.pos+1:]) == spaces {
+				for s.pos+9 <= s.end && binary.LittleEndian.Uint64(s.buf[s.pos+1:s.pos+9]) == spaces {
 					s.pos += 8
 				}
 			case ' ', '\t', '\r':
@@ -230,6 +230,28 @@ func describe(c byte) string {
 		return fmt.Sprintf("%q", c)
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// nextObject passes the ',' after a member of an array and the newline
+// after it, if any, when the next member is an object that follows in
+// one of the layouts writers use (",{", ",\n{"): the checks and calls of
+// peek and closesAfterComma come to the same. It reports false,
+// consuming nothing, otherwise.
+func (s *scanner) nextObject() bool {
+	i := s.pos
+	if i+2 >= s.end || s.buf[i] != ',' {
+		return false
+	}
+	if s.buf[i+1] == '{' {
+		s.pos = i + 1
+		return true
+	}
+	if s.buf[i+1] == '\n' && s.buf[i+2] == '{' {
+		s.pos = i + 2
+		s.line++
+		return true
+	}
+	return false
 }
 
 // closesAfterComma consumes close if it comes right after the comma just

@@ -123,6 +123,9 @@ func TestEventFast(t *testing.T) {
 		`{"args": {"name": "a"}, "ph": "M", "args": {"name": "b"}}`, `{"args": {"name": 1}, "name": "thread_name", "ph": "M"}`,
 		`{"args": {"a": [1,]}, "ph": "i"}`, `{"args": {"sort_index": 3}, "ph": "M", "name": "process_sort_index"}`,
 		`{"args": {"step": "s1"}, "ph": "T", "id": 1}`, `{"args": {"x": 1}}`, `{"args": {"v": 2, "w": "x"}, "name": "c", "ph": "C"}`,
+		// Separators in other layouts than none or one space after them.
+		"{\"ph\":  \"X\",  \"ts\":\t1 , \"dur\" :2,\n\"args\": {\"a\":  1,  \"b\" : 2 }}", `{"ph": "X", "ts": 1, }`,
+		`{"ph": "M", "name": "process_name", "args": {"name":  "p",  "sort_index": 1 }}`, `{"ph":`, `{"ph": "X",`,
 	} {
 		for _, keep := range []bool{false, true} {
 			checkEventFast(t, []byte(in), keep)
