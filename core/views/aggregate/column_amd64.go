@@ -37,6 +37,12 @@ func columnSearchLexAVX2(v, g, l []float64, T int, av, ag, al []float64, pos []i
 //go:noescape
 func columnSearchAVX512(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 
+// columnSearchLexAVX512 is columnSearchLexAVX2 in AVX-512 assembly,
+// eight rows per instruction, reading no more than columnSearchAVX512.
+//
+//go:noescape
+func columnSearchLexAVX512(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
+
 // columnSearch sets pos as columnSearchGeneric does, for the rows skip
 // does not mark (skip may be nil).
 func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool) {
@@ -59,7 +65,8 @@ func columnSearch(v, g, l []float64, T int, av, ag, al []float64, pos []int, ski
 // qualities), left to the general loop of bestIntervals.
 //
 // With lex, the tables' values are minus their losses (p = 0), and the
-// search is columnSearchLexGeneric's, in one pass (columnSearchLexAVX2).
+// search is columnSearchLexGeneric's, in one pass (columnSearchLexAVX2, or
+// columnSearchLexAVX512).
 func columnsBestComposed(best, agg table, T, j0, last int, pos []int, cut []byte, lex bool) int {
 	if !hasAVX2 {
 		return columnsComposeGeneric(best, agg, T, j0, last, pos, cut, lex)
@@ -69,7 +76,11 @@ func columnsBestComposed(best, agg table, T, j0, last int, pos []int, cut []byte
 	_, _, _ = agg.v[:T*T+3], agg.g[:T*T+3], agg.l[:T*T+3]    // room for the last column's vectors
 	at, c := j0*T, triIndex(0, j0)
 	if lex {
-		return columnSearchLexAVX2(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
+		search := columnSearchLexAVX2
+		if hasAVX512 {
+			search = columnSearchLexAVX512
+		}
+		return search(best.v, best.g, best.l, T, agg.v[at:at+j0+1], agg.g[at:at+j0+1], agg.l[at:at+j0+1],
 			pos[:j0+1], nil, cut[c:c+j0+1], last)
 	}
 	search := columnSearchAVX2

@@ -545,3 +545,256 @@ finished:
 	MOVQ AX, done+232(FP)
 	VZEROUPPER
 	RET
+
+// The search at p = 0 by blocks of eight rows (columnSearchLexAVX512),
+// one step for m: the candidates' values cand = best(i,m) + agg(m+1,j)
+// (Z6) and gains best.g(i,m) + ag(m+1) (Z7), R14 = the offset of g from
+// v, BX = ag; K1 = take: the candidate larger than the row's top (Z0),
+// or equal to it with a larger gain than the top's (Z9), within K5 (the
+// rows that have a candidate); the rows that take it take its value,
+// gain and cut (Z3, into Z1); a NaN candidate flags its row (K2).
+#define LEX512 \
+	VBROADCASTSD 8(DI)(R11*8), Z5 \
+	VBROADCASTSD 8(BX)(R11*8), Z13 \
+	VMOVUPD.Z    (R12), K7, Z6 \
+	VADDPD       Z5, Z6, Z6 \
+	VMOVUPD.Z    (R12)(R14*1), K7, Z7 \
+	VADDPD       Z13, Z7, Z7 \
+	VCMPPD       $0x00, Z0, Z6, K5, K3 \
+	VCMPPD       $0x1e, Z9, Z7, K3, K3 \
+	VCMPPD       $0x1e, Z0, Z6, K5, K1 \
+	KORB         K3, K1, K1 \
+	VCMPPD       $3, Z6, Z6, K5, K3 \
+	KORB         K3, K2, K2 \
+	VMOVAPD      Z6, K1, Z0 \
+	VMOVAPD      Z7, K1, Z9 \
+	VMOVDQU64    Z3, K1, Z1 \
+	NEXT512
+
+// LEX512 for two blocks of eight rows at once, i0..i0+7 (Z0, Z9, Z1, K2)
+// and i0+8..i0+15 (Z10, Z11, Z12, K6), every row at most j: the first
+// block's rows all have a candidate, the second's those of K5.
+#define PAIRLEX512 \
+	VBROADCASTSD 8(DI)(R11*8), Z5 \
+	VBROADCASTSD 8(BX)(R11*8), Z13 \
+	VADDPD       (R12), Z5, Z6 \
+	VADDPD       (R12)(R14*1), Z13, Z7 \
+	VADDPD       64(R12), Z5, Z14 \
+	VADDPD       64(R12)(R14*1), Z13, Z15 \
+	VCMPPD       $0x00, Z0, Z6, K3 \
+	VCMPPD       $0x1e, Z9, Z7, K3, K3 \
+	VCMPPD       $0x1e, Z0, Z6, K1 \
+	KORB         K3, K1, K1 \
+	VCMPPD       $3, Z6, Z6, K3 \
+	KORB         K3, K2, K2 \
+	VCMPPD       $0x00, Z10, Z14, K5, K4 \
+	VCMPPD       $0x1e, Z11, Z15, K4, K4 \
+	VCMPPD       $0x1e, Z10, Z14, K5, K0 \
+	KORB         K0, K4, K4 \
+	VCMPPD       $3, Z14, Z14, K5, K0 \
+	KORB         K0, K6, K6 \
+	VMOVAPD      Z6, K1, Z0 \
+	VMOVAPD      Z7, K1, Z9 \
+	VMOVDQU64    Z3, K1, Z1 \
+	VMOVAPD      Z14, K4, Z10 \
+	VMOVAPD      Z15, K4, Z11 \
+	VMOVDQU64    Z3, K4, Z12 \
+	NEXT512
+
+// func columnSearchLexAVX512(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
+//
+// columnSearchLexAVX2 by blocks of eight rows, two blocks at once while
+// sixteen rows are left: the same operations on each row, in the same
+// order, so the same winners and the same bits. Registers as
+// columnSearchAVX512's, with the gains of the rows' tops in Z9 (Z11 for
+// a pair's second block, whose tops, winners and flags are Z10, Z12,
+// K6). Frame: the winners of a block at 0(SP), j*T*8 at 64(SP), left at
+// 72(SP), the columns done at 160(SP); the second block of a pair's tops,
+// winners and flags at 176(SP), 240(SP) and 304(SP), and at 168(SP) 1
+// while its rows wait for the first block's to be finished.
+TEXT ·columnSearchLexAVX512(SB), NOSPLIT, $312-240
+	MOVQ         v_base+0(FP), SI
+	MOVQ         av_base+80(FP), DI
+	MOVQ         T+72(FP), R8
+	SHLQ         $3, R8
+	MOVQ         pos_len+160(FP), R9
+	DECQ         R9
+	MOVQ         R9, AX
+	IMULQ        R8, AX
+	MOVQ         AX, 64(SP)
+	MOVQ         $0, 72(SP)
+	MOVQ         $0, 160(SP)
+	MOVQ         $0, 168(SP)
+	MOVQ         $1, AX
+	VPBROADCASTQ AX, Z4
+	XORQ         R10, R10
+
+lex_block:
+	CMPQ R10, R9
+	JGT  lex_done
+	LEAQ 15(R10), AX
+	CMPQ AX, R9
+	JLE  lex_pair
+	ROWS512
+	MOVQ      ag_base+104(FP), BX
+	MOVQ      g_base+24(FP), R14
+	SUBQ      SI, R14 // g - v
+	VMOVUPD.Z (DI)(R10*8), K7, Z0 // agg(i,j)
+	VCMPPD    $3, Z0, Z0, K2      // NaN: flagged
+	VMOVUPD.Z (BX)(R10*8), K7, Z9 // its gain
+	VPXORQ    Z1, Z1, Z1
+	FIRST512
+
+lex_diag: // m = i0+s, s < 7: rows i0+s+1.. have no candidate yet
+	CMPQ  R11, R9
+	JGE   lex_finish
+	CMPQ  R13, $0xFF
+	JEQ   lex_main
+	KMOVB R13, K5
+	LEX512
+	LEAQ  1(R13)(R13*1), R13
+	JMP   lex_diag
+
+lex_main:
+	KXNORB K5, K5, K5
+
+lex_main_loop:
+	CMPQ R11, R9
+	JGE  lex_finish
+	LEX512
+	JMP  lex_main_loop
+
+lex_finish:
+	KANDB     K7, K2, K2 // rows past j are not flagged
+	KMOVB     K2, AX     // rows with a NaN
+	VMOVDQU64 Z1, 0(SP)
+	XORQ      CX, CX // row of the block
+
+	// The optima's values, the winners' sums, for the block's rows at once.
+	MOVQ    64(SP), R13
+	LEAQ    (R13)(R10*8), R13
+	VMOVUPD Z0, K7, (SI)(R13*1)
+
+lex_row:
+	CMPQ  CX, $8
+	JGE   lex_next_block
+	LEAQ  (R10)(CX*1), R11 // i
+	CMPQ  R11, R9
+	JGT   lex_next_block
+	BTQ   CX, AX
+	JCS   lex_no_winner
+	MOVQ  0(SP)(CX*8), DX // 0 or the cut c
+	MOVQ  cut_base+200(FP), R12
+	MOVB  DX, (R12)(R11*1)
+	MOVQ  64(SP), R13
+	LEAQ  (R13)(R11*8), R13 // byte offset of best(i,j)
+	TESTQ DX, DX
+	JNE   lex_composed_cut
+	COMPOSE512_AGG
+	INCQ  CX
+	JMP   lex_row
+
+lex_composed_cut: // gain and loss of best(i,c-1) + agg(c,j)
+	LEAQ  -1(DX), R12
+	IMULQ R8, R12
+	LEAQ  (R12)(R11*8), R12 // byte offset of best(i,c-1)
+	COMPOSE512_CUT
+	INCQ  CX
+	JMP   lex_row
+
+lex_no_winner: // NaN: left to the caller
+	MOVQ pos_base+152(FP), R12
+	MOVQ $-1, (R12)(R11*8)
+	INCQ 72(SP)
+	INCQ CX
+	JMP  lex_row
+
+lex_next_block:
+	ADDQ $8, R10
+	CMPQ 168(SP), $0
+	JEQ  lex_block
+
+	// The second block of a pair: its search is done, on to its rows
+	// (all eight at most j: K7 is still every lane).
+	MOVQ      $0, 168(SP)
+	VMOVUPD   176(SP), Z0
+	VMOVDQU64 240(SP), Z1
+	KMOVB     304(SP), K2
+	JMP       lex_finish
+
+lex_pair: // rows i0..i0+15, all at most j
+	KXNORB    K7, K7, K7
+	MOVQ      ag_base+104(FP), BX
+	MOVQ      g_base+24(FP), R14
+	SUBQ      SI, R14              // g - v
+	VMOVUPD   (DI)(R10*8), Z0      // agg(i,j)
+	VCMPPD    $3, Z0, Z0, K2       // NaN: flagged
+	VMOVUPD   (BX)(R10*8), Z9      // its gain
+	VPXORQ    Z1, Z1, Z1
+	VMOVUPD   64(DI)(R10*8), Z10
+	VCMPPD    $3, Z10, Z10, K6
+	VMOVUPD   64(BX)(R10*8), Z11
+	VPXORQ    Z12, Z12, Z12
+	FIRST512
+
+lex_pair_first: // m = i0..i0+6: the first block's diagonal, no candidate in the second
+	CMPQ  R13, $0xFF
+	JEQ   lex_pair_eighth
+	KMOVB R13, K5
+	LEX512
+	LEAQ  1(R13)(R13*1), R13
+	JMP   lex_pair_first
+
+lex_pair_eighth: // m = i0+7: the first block whole, still none in the second
+	KXNORB K5, K5, K5
+	LEX512
+	MOVQ   $1, R13
+
+lex_pair_diag: // m = i0+8..i0+14 (< j): the second block's diagonal
+	CMPQ  R13, $0xFF
+	JEQ   lex_pair_main
+	KMOVB R13, K5
+	PAIRLEX512
+	LEAQ  1(R13)(R13*1), R13
+	JMP   lex_pair_diag
+
+lex_pair_main:
+	KXNORB K5, K5, K5
+
+lex_pair_loop:
+	CMPQ R11, R9
+	JGE  lex_pair_done
+	PAIRLEX512
+	JMP  lex_pair_loop
+
+lex_pair_done: // the first block's rows now, the second's after them (lex_next_block)
+	VMOVUPD   Z10, 176(SP)
+	VMOVDQU64 Z12, 240(SP)
+	KMOVB     K6, 304(SP)
+	MOVQ      $1, 168(SP)
+	JMP       lex_finish
+
+lex_done: // column j is searched: on to the next, if any, unless a row had no winner
+	CMPQ  72(SP), $0
+	JNE   lex_finished
+	INCQ  160(SP)
+	CMPQ  R9, last+224(FP)
+	JGE   lex_finished
+	ADDQ  R8, av_base+80(FP)
+	ADDQ  R8, ag_base+104(FP)
+	ADDQ  R8, al_base+128(FP)
+	LEAQ  1(R9), AX
+	ADDQ  AX, cut_base+200(FP) // past column j's j+1 cuts
+	INCQ  R9
+	MOVQ  R9, AX
+	IMULQ R8, AX
+	MOVQ  AX, 64(SP)
+	MOVQ  av_base+80(FP), DI
+	XORQ  R10, R10
+	JMP   lex_block
+
+lex_finished:
+	MOVQ 160(SP), AX
+	MOVQ AX, done+232(FP)
+	VZEROUPPER
+	RET

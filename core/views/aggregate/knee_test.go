@@ -171,3 +171,86 @@ func TestDistanceToPolygon(t *testing.T) {
 		}
 	}
 }
+
+// TestKneeMiddleOfItsLevel pins down what the solve at the middle of the
+// knee's level returns (what the command line's overview shows): with
+// resolution 0 the knee's own partition, by its gain and loss, or one no
+// better there by more than the search's tolerance (the level's range is
+// exact but for that tolerance); with a resolution, possibly another one,
+// strictly better there, when the middle falls in a bracket the search
+// left unsearched for being narrower than the resolution. That partition
+// is then a level of the exact sweep, optimal within the knee level's
+// range only: the resolution hid it, as SignificantExact documents. At
+// the p where the knee found its partition (inside its range), the solve
+// returns that partition, bit for bit.
+func TestKneeMiddleOfItsLevel(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	models := []Input{lcgModel(4, 3, 30), lcgModel(5, 3, 20)} // levels closer than the resolution near the knee
+	for seed := range uint64(n) {
+		models = append(models, kneeModel(seed))
+	}
+	hidden := 0
+	for seed, in := range models {
+		e, err := New(KindSpatiotemporal, in, Options{Normalize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exact []Level
+		for _, res := range []float64{0, 1e-2} {
+			knee, err := Knee(e, res, 1, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := knee.Partition.P; p > 0 { // where the knee found it: its partition, bit for bit
+				at, err := e.Solve(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bits := math.Float64bits
+				if bits(at.Gain) != bits(knee.Partition.Gain) || bits(at.Loss) != bits(knee.Partition.Loss) || at.NumParts != knee.Partition.NumParts {
+					t.Fatalf("model %d, resolution %v: at p = %v, where the knee found its partition, %d parts %v %v; the knee's %d %v %v",
+						seed, res, p, at.NumParts, at.Gain, at.Loss, knee.Partition.NumParts, knee.Partition.Gain, knee.Partition.Loss)
+				}
+			}
+			mid := (knee.PLow + knee.PHigh) / 2
+			got, err := e.Solve(mid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := mid*(knee.Partition.Gain+knee.Partition.Loss) - knee.Partition.Loss
+			if res == 0 {
+				if exact, err = SignificantCompact(e, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if samePartition(got, knee.Partition) || !(got.Value > line+tolerance(got, knee.Partition)) {
+				continue // the knee's partition, or one the search cannot tell from it
+			}
+			if res == 0 {
+				t.Fatalf("model %d: at p = %v, the middle of the knee's exact level, gain %v loss %v, better than the level's %v %v",
+					seed, mid, got.Gain, got.Loss, knee.Partition.Gain, knee.Partition.Loss)
+			}
+			hidden++
+			found := false
+			for _, l := range exact {
+				if samePartition(l.Partition, got) {
+					found = true
+					if !(l.PLow >= knee.PLow && l.PHigh <= knee.PHigh && l.PHigh-l.PLow < res) {
+						t.Fatalf("model %d: the hidden level [%v, %v] is not within the knee's [%v, %v], narrower than %v",
+							seed, l.PLow, l.PHigh, knee.PLow, knee.PHigh, res)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("model %d: the partition at the middle of the knee's level, p = %v, is no level of the exact sweep", seed, mid)
+			}
+		}
+	}
+	if hidden < 2 {
+		t.Fatalf("%d models with a hidden level in the middle of the knee's, want the first two at least", hidden)
+	}
+	t.Logf("%d of %d models: the middle of the knee's level at resolution 1e-2 holds a hidden level", hidden, len(models))
+}
