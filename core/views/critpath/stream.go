@@ -19,7 +19,9 @@ import (
 // resource) and, per container, its states that are not MPI calls, 24
 // bytes each: the attribution and the delay costs need what every
 // resource did between its calls. All go to a spill file beyond its
-// share of memory (Options.SpillMemory).
+// share of memory (Options.SpillMemory). Its sink methods note the calls
+// and return: they are applied, in order, on another goroutine (Finish
+// returns once all are), so that the reader's goroutine only reads.
 type Accumulator struct {
 	opt Options
 	mpi *mpi.Builder
