@@ -19,9 +19,7 @@ import (
 // resource) and, per container, its states that are not MPI calls, 24
 // bytes each: the attribution and the delay costs need what every
 // resource did between its calls. All go to a spill file beyond its
-// share of memory (Options.SpillMemory). Its sink methods note the calls
-// and return: they are applied, in order, on another goroutine (Finish
-// returns once all are), so that the reader's goroutine only reads.
+// share of memory (Options.SpillMemory).
 type Accumulator struct {
 	opt Options
 	mpi *mpi.Builder
@@ -43,10 +41,6 @@ type Accumulator struct {
 	graph *graphCollector
 	done  bool
 	err   error
-	// queue holds the sink calls noted and not yet applied: the sink
-	// methods note them, and they are applied, in order, on another
-	// goroutine (queue.go).
-	queue queue
 }
 
 // tiedMessage is a message as the accumulator keeps it.
@@ -61,7 +55,7 @@ type span struct {
 // New returns an empty accumulator.
 func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
-		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}, queue: queue{filling: &batch{}, applying: &batch{}}}
+		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
 	a.mpi.SpillTo(a.spill)
 	// The calls too: the path reads them back a chunk at a time.
 	a.mpi.SpillCalls = true
@@ -99,61 +93,15 @@ func (a *Accumulator) tiedMessages(yield func(send, recv mpi.CallRef) bool) {
 }
 
 // DefineType implements trace.Sink.
-func (a *Accumulator) DefineType(t trace.Type) { a.other(func() { a.defineType(t) }) }
-
-// DefineValue implements trace.Sink.
-func (a *Accumulator) DefineValue(v trace.Value) { a.other(func() { a.defineValue(v) }) }
-
-// CreateContainer implements trace.Sink.
-func (a *Accumulator) CreateContainer(c trace.Container) { a.other(func() { a.createContainer(c) }) }
-
-// DestroyContainer implements trace.Sink.
-func (a *Accumulator) DestroyContainer(id int32, at trace.Time) {
-	a.other(func() { a.mpi.DestroyContainer(id, at) })
-}
-
-// State implements trace.Sink: MPI calls go to the builder, the other
-// states of positive duration are kept (once applied: queue.go).
-func (a *Accumulator) State(s trace.State) {
-	a.queue.filling.states = append(a.queue.filling.states, s)
-	a.note(callState)
-}
-
-// Variable implements trace.Sink: variables are not needed.
-func (a *Accumulator) Variable(trace.Variable) {}
-
-// Link implements trace.Sink.
-func (a *Accumulator) Link(l trace.Link) {
-	a.queue.filling.links = append(a.queue.filling.links, l)
-	a.note(callLink)
-}
-
-// Event implements trace.Sink.
-func (a *Accumulator) Event(e trace.Event) {
-	a.queue.filling.events = append(a.queue.filling.events, e)
-	a.note(callEvent)
-}
-
-// Finish implements trace.Sink: it returns once every call is applied.
-func (a *Accumulator) Finish(start, end trace.Time) {
-	a.other(func() { a.finish(start, end) })
-	a.flush()
-}
-
-// other notes a call of another sink method than State, Link and Event.
-func (a *Accumulator) other(call func()) {
-	a.queue.filling.others = append(a.queue.filling.others, call)
-	a.note(callOther)
-}
-
-func (a *Accumulator) defineType(t trace.Type) {
+func (a *Accumulator) DefineType(t trace.Type) {
 	a.mpi.DefineType(t)
 	if a.graph != nil {
 		a.graph.defineType(t)
 	}
 }
 
-func (a *Accumulator) defineValue(v trace.Value) {
+// DefineValue implements trace.Sink.
+func (a *Accumulator) DefineValue(v trace.Value) {
 	a.mpi.DefineValue(v)
 	id := int32(-1)
 	if _, call := mpi.Operation(v.Name); !call {
@@ -165,7 +113,8 @@ func (a *Accumulator) defineValue(v trace.Value) {
 	}
 }
 
-func (a *Accumulator) createContainer(c trace.Container) {
+// CreateContainer implements trace.Sink.
+func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.mpi.CreateContainer(c)
 	a.spans = append(a.spans, mpi.NewSpool[span](a.spill))
 	if a.graph != nil {
@@ -173,9 +122,12 @@ func (a *Accumulator) createContainer(c trace.Container) {
 	}
 }
 
-// state is State, applied: MPI calls go to the builder, the other states
-// of positive duration are kept.
-func (a *Accumulator) state(s trace.State) {
+// DestroyContainer implements trace.Sink.
+func (a *Accumulator) DestroyContainer(id int32, at trace.Time) { a.mpi.DestroyContainer(id, at) }
+
+// State implements trace.Sink: MPI calls go to the builder, the other
+// states of positive duration are kept.
+func (a *Accumulator) State(s trace.State) {
 	a.mpi.State(s)
 	if s.Container < 0 || int(s.Container) >= len(a.spans) || s.Value < 0 || int(s.Value) >= len(a.valueName) {
 		a.fail("state on unknown container %d or of unknown value %d", s.Container, s.Value)
@@ -194,16 +146,22 @@ func (a *Accumulator) state(s trace.State) {
 	}
 }
 
-func (a *Accumulator) link(l trace.Link) {
+// Variable implements trace.Sink.
+func (a *Accumulator) Variable(v trace.Variable) { a.mpi.Variable(v) }
+
+// Link implements trace.Sink.
+func (a *Accumulator) Link(l trace.Link) {
 	a.mpi.Link(l)
 	if a.graph != nil {
 		a.graph.link(l)
 	}
 }
 
-func (a *Accumulator) event(e trace.Event) { a.mpi.Event(e) }
+// Event implements trace.Sink.
+func (a *Accumulator) Event(e trace.Event) { a.mpi.Event(e) }
 
-func (a *Accumulator) finish(start, end trace.Time) {
+// Finish implements trace.Sink.
+func (a *Accumulator) Finish(start, end trace.Time) {
 	a.mpi.Finish(start, end)
 	if a.graph != nil {
 		a.graph.start, a.graph.end = start, end
@@ -220,10 +178,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 // Close releases the spill file of a read that ended without Result (a
 // failed or cancelled read); a failed Result closes it too, a Result made
 // takes it (Result.Close). It may be called more than once.
-func (a *Accumulator) Close() error {
-	a.settle()
-	return a.spill.Close()
-}
+func (a *Accumulator) Close() error { return a.spill.Close() }
 
 // Result returns the critical path once the trace has finished, with its
 // attribution (Result.Attribution) and what the delay costs need
@@ -231,7 +186,6 @@ func (a *Accumulator) Close() error {
 // the builder a resource at a time (mpi.Builder.Blocks) and, with what
 // each resource did, stay in the spill file, which the Result keeps.
 func (a *Accumulator) Result() (*Result, error) {
-	a.flush() // Finish has, unless it was not called
 	spill := a.spill
 	defer func() {
 		if a.spill != nil { // not handed to the Result
