@@ -9,16 +9,16 @@
 // count streams the trace into a sink that only counts (the reader's own
 // memory); read reads the trace into memory (formats.ReadFile); pop streams it into
 // the POP accumulator (pop.New, as ms.pop(path) does) and hashes the POP
-// data printed with %+v (every field; NaN prints alike), spilling beyond
-// POPMEM_SPILL_MEMORY bytes when set (pop.Options.SpillMemory); critpath streams
+// data printed with %+v (every field; NaN prints alike); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
 // states, then the attribution (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 //
 // Hashing a result of millions of rows through fmt takes seconds of its
 // own, so popmem also prints, on standard error, the CPU time (user+sys)
-// and peak RSS of the process when the result is ready, before the hash
-// ("at result"), and for the critical path the CPU time the delay costs
-// took: the analysis's own cost.
+// and peak RSS of the process when the trace has been read ("at read")
+// and when the result is ready, before the hash ("at result"), and for the critical path the CPU time the delay costs
+// took: the analysis's own cost. Both spill beyond POPMEM_SPILL_MEMORY
+// bytes of records in memory when it is set (their Options.SpillMemory).
 package main
 
 import (
@@ -65,14 +65,9 @@ func main() {
 		check(formats.Read(path, format, &c, trace.ReadOptions{}))
 		out = fmt.Sprintf("%d states, %d links, %d events", c.States, c.Links, c.Events)
 	case "pop":
-		opt := pop.Options{}
-		if m := os.Getenv("POPMEM_SPILL_MEMORY"); m != "" {
-			n, err := strconv.ParseInt(m, 10, 64)
-			check(err)
-			opt.SpillMemory = n
-		}
-		a := pop.New(opt)
+		a := pop.New(pop.Options{SpillMemory: spillMemory()})
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		usage("read")
 		run, err := a.Result()
 		check(err)
 		usage("result")
@@ -80,8 +75,9 @@ func main() {
 		out = fmt.Sprintf("%d calls, %d messages, ideal runtime %d", run.Calls, run.Messages, run.IdealRuntime)
 		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
 	case "critpath":
-		a := critpath.New(critpath.Options{})
+		a := critpath.New(critpath.Options{SpillMemory: spillMemory()})
 		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		usage("read")
 		res, err := a.Result()
 		check(err)
 		usage("result")
@@ -114,12 +110,28 @@ func main() {
 	fmt.Println(out)
 }
 
-// usage prints, on standard error, the process's CPU time (user+sys) and
-// peak RSS so far, at the step named.
+// spillMemory returns the spill's share of memory POPMEM_SPILL_MEMORY
+// sets, in bytes (0, the default, when unset).
+func spillMemory() int64 {
+	m := os.Getenv("POPMEM_SPILL_MEMORY")
+	if m == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(m, 10, 64)
+	check(err)
+	return n
+}
+
+// started is when the process began, for the wall times usage prints.
+var started = time.Now()
+
+// usage prints, on standard error, the process's CPU time (user+sys),
+// the wall time since it began and its peak RSS so far, at the step named.
 func usage(at string) {
 	var ru syscall.Rusage
 	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	fmt.Fprintf(os.Stderr, "popmem: at %s: %.2fs CPU, peak RSS %d KB\n", at, cpuTime().Seconds(), ru.Maxrss)
+	fmt.Fprintf(os.Stderr, "popmem: at %s: %.2fs CPU, %.2fs wall, peak RSS %d KB\n", at, cpuTime().Seconds(),
+		time.Since(started).Seconds(), ru.Maxrss)
 }
 
 // cpuTime returns the process's CPU time so far (user+sys).

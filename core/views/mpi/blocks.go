@@ -3,6 +3,7 @@ package mpi
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -111,11 +112,18 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	classes := make([]uint8, id)
 	in := newInstances(out.Names)
 	var first []firstMember
-	for r, i := range kept {
-		calls := outermost(b.building[i].takeCalls(), b.end)
-		// The communicators (assignCommunicators).
-		hint := int32(-1)
-		events[r].Drain(func(e *collEvent) { hint = assignCommunicator(calls, e, hint) })
+	// Each resource's calls are made ready (taken, sorted, given their
+	// communicators, found for its links' ends) on another core, a
+	// resource ahead of this loop, which numbers the collectives and
+	// sets the calls aside in the order of the resources.
+	ready, stop, failed := b.prepareResources(kept, events, sendEnds, recvEnds)
+	defer stop()
+	for r := range kept {
+		p, ok := <-ready
+		if !ok {
+			break // the preparing goroutine failed (below)
+		}
+		calls := p.calls
 		// The collectives (collectives).
 		in.nextResource()
 		for j := range calls {
@@ -136,28 +144,22 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			out.Members[coll]++
 		}
 		// The links' ends (messages).
-		hint = -1
-		sendEnds[r].Drain(func(e *linkEnd) {
-			var j int32
-			j, hint = sendCall(calls, e.at, hint)
-			sendCallOf[e.link] = j
-			if j >= 0 {
-				classes[e.link] |= uint8(calls[j].Class) << 4
+		for _, t := range p.sends {
+			sendCallOf[t.link] = t.call
+			if t.call >= 0 {
+				classes[t.link] |= uint8(calls[t.call].Class) << 4
 			}
-		})
-		hint = -1
-		recvEnds[r].Drain(func(e *linkEnd) {
-			var j int32
-			j, hint = recvCall(calls, e.at, hint)
-			recvCallOf[e.link] = j
-			if j >= 0 {
-				classes[e.link] |= uint8(calls[j].Class)
+		}
+		for _, t := range p.recvs {
+			recvCallOf[t.link] = t.call
+			if t.call >= 0 {
+				classes[t.link] |= uint8(calls[t.call].Class)
 			}
-		})
+		}
 		kept := NewSpool[Call](b.spill)
+		kept.AppendSlice(calls)
 		var in trace.Time
 		for _, c := range calls {
-			kept.Append(c)
 			in += c.Leave - c.Enter
 		}
 		out.Calls = append(out.Calls, kept)
@@ -166,6 +168,10 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		if b.OnCalls != nil {
 			b.OnCalls(out, r, calls)
 		}
+	}
+	stop()
+	if p := failed(); p != nil {
+		panic(p)
 	}
 	b.building = nil
 	id = 0
@@ -183,4 +189,64 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// preparedCalls are a resource's calls made ready for Blocks: taken from
+// the builder, sorted (outermost), given their communicators, and the
+// calls its links' ends were tied to.
+type preparedCalls struct {
+	calls        []Call
+	sends, recvs []tiedEnd
+}
+
+// tiedEnd is a link's end tied to a call of its resource (-1: none).
+type tiedEnd struct{ link, call int32 }
+
+// prepareResources makes the calls of the resources kept ready, in their
+// order, on a goroutine of its own: each is handed over on ready (closed
+// at the end, or early after a panic). stop ends the goroutine and waits
+// for it (Blocks returns early on an error, and must not close the spill
+// file while it is read); failed then returns what the goroutine
+// panicked with, nil if nothing. Resources are handed over one at a time,
+// a resource ahead at most: the calls of three resources are in memory.
+func (b *Builder) prepareResources(kept []int, events []Spool[collEvent], sendEnds, recvEnds []Spool[linkEnd]) (
+	ready <-chan preparedCalls, stop func(), failed func() any) {
+	out := make(chan preparedCalls, 1)
+	quit, done := make(chan struct{}), make(chan struct{})
+	var panicked any
+	go func() {
+		defer close(done)
+		defer close(out)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { panicked = recover() }()
+		for r, i := range kept {
+			p := preparedCalls{calls: outermost(b.building[i].takeCalls(), b.end)}
+			// The communicators (assignCommunicators).
+			hint := int32(-1)
+			events[r].Drain(func(e *collEvent) { hint = assignCommunicator(p.calls, e, hint) })
+			hint = -1
+			sendEnds[r].Drain(func(e *linkEnd) {
+				var j int32
+				j, hint = sendCall(p.calls, e.at, hint)
+				p.sends = append(p.sends, tiedEnd{e.link, j})
+			})
+			hint = -1
+			recvEnds[r].Drain(func(e *linkEnd) {
+				var j int32
+				j, hint = recvCall(p.calls, e.at, hint)
+				p.recvs = append(p.recvs, tiedEnd{e.link, j})
+			})
+			select {
+			case out <- p:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+	return out, stop, func() any { return panicked }
 }

@@ -244,6 +244,19 @@ func (p *Spool[T]) Append(x T) {
 	p.n++
 }
 
+// AppendSlice adds xs at the end, in the chunks Append would fill.
+func (p *Spool[T]) AppendSlice(xs []T) {
+	for len(xs) > 0 {
+		if len(p.cur) == cap(p.cur) {
+			p.full()
+		}
+		n := copy(p.cur[len(p.cur):cap(p.cur)], xs)
+		p.cur = p.cur[:len(p.cur)+n]
+		p.n += n
+		xs = xs[n:]
+	}
+}
+
 // spillChunk is the size in bytes up to which the chunks of a spool
 // that spills keep growing.
 const spillChunk = 16 << 10

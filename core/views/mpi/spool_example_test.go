@@ -44,3 +44,15 @@ func ExampleSpool_ChunkLen() {
 	fmt.Println(first == ends.Len())
 	// Output: 0 64 192 448 960 true
 }
+
+// A slice of records goes into a spool in one call, in the chunks that
+// appending them one by one would fill.
+func ExampleSpool_AppendSlice() {
+	spill := &mpi.Spill{Memory: -1} // all in memory
+	defer spill.Close()
+	ends := mpi.NewSpool[int64](spill)
+	ends.AppendSlice([]int64{3, 1, 4, 1, 5, 9, 2, 6})
+	ends.AppendSlice(make([]int64, 100))
+	fmt.Println(ends.Len(), ends.Chunks(), ends.ChunkLen(0), ends.Take()[:8])
+	// Output: 108 2 64 [3 1 4 1 5 9 2 6]
+}

@@ -148,3 +148,38 @@ func TestSpoolSpillingEarlyGrowsItsChunks(t *testing.T) {
 		t.Errorf("%d records read back, want %d", i, n)
 	}
 }
+
+// AppendSlice fills the chunks Append fills, with the same records,
+// whether they stay in memory or are spilled, from slices of any length
+// (empty, within a chunk, across several).
+func TestSpoolAppendSlice(t *testing.T) {
+	for _, memory := range []int64{-1, 1, 100 * 24} {
+		s := &Spill{Dir: t.TempDir(), Memory: memory}
+		one, many := NewSpool[record](s), NewSpool[record](s)
+		var all []record
+		for _, n := range []int{0, 1, 63, 64, 65, 0, 200, 3 * maxChunk, 5} {
+			var xs []record
+			for range n {
+				i := len(all)
+				xs = append(xs, record{int64(i) * 7, int32(i), float64(i) / 3})
+				all = append(all, xs[len(xs)-1])
+				one.Append(xs[len(xs)-1])
+			}
+			many.AppendSlice(xs)
+		}
+		if one.Len() != many.Len() || one.Chunks() != many.Chunks() {
+			t.Fatalf("memory %d: %d records in %d chunks, want %d in %d", memory, many.Len(), many.Chunks(), one.Len(), one.Chunks())
+		}
+		for k := range one.Chunks() {
+			if one.ChunkLen(k) != many.ChunkLen(k) {
+				t.Errorf("memory %d: chunk %d holds %d records, want %d", memory, k, many.ChunkLen(k), one.ChunkLen(k))
+			}
+		}
+		if got := many.Take(); !slices.Equal(got, all) {
+			t.Errorf("memory %d: AppendSlice gave back %d records, not those appended (%d)", memory, len(got), len(all))
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
