@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// The one-pass search at p = 0 (columnSearchLexGeneric, columnSearchLexAVX2)
-// is checked against the whole rule: the plain dynamic program
-// (bestIntervalsScan), the general search, and whole solves with the
-// general search, on models where most candidates tie.
+// The one-pass search at p = 0 (columnSearchLexGeneric, columnSearchLexAVX2,
+// columnSearchLexAVX512) is checked against the whole rule: the plain
+// dynamic program (bestIntervalsScan), the general search, and whole
+// solves with the general search, on models where most candidates tie.
+// The kernel checks run with each kernel set the processor has
+// (kernels_amd64_test.go).
 
 // zeroTables returns tables of "aggregate" qualities as a solve at p = 0
 // makes them (value 0*g - 1*l), with gains and losses that tie: small
