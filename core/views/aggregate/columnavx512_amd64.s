@@ -161,6 +161,29 @@
 	VADDSD (R14)(DX*8), X5, X5 \
 	VMOVSD X5, (BX)(R13*1)
 
+// NEXT_COLUMN ends the search of column j: to FINISHED if a row had no
+// winner or j was the last column; otherwise the arguments move on to
+// column j+1 (its values, gains and losses one row of R8 bytes further, its
+// cuts past column j's j+1) and the search starts again at BLOCK.
+#define NEXT_COLUMN(FINISHED, BLOCK) \
+	CMPQ  72(SP), $0 \
+	JNE   FINISHED \
+	INCQ  160(SP) \
+	CMPQ  R9, last+224(FP) \
+	JGE   FINISHED \
+	ADDQ  R8, av_base+80(FP) \
+	ADDQ  R8, ag_base+104(FP) \
+	ADDQ  R8, al_base+128(FP) \
+	LEAQ  1(R9), AX \
+	ADDQ  AX, cut_base+200(FP) \
+	INCQ  R9 \
+	MOVQ  R9, AX \
+	IMULQ R8, AX \
+	MOVQ  AX, 64(SP) \
+	MOVQ  av_base+80(FP), DI \
+	XORQ  R10, R10 \
+	JMP   BLOCK
+
 // func columnSearchAVX512(v, g, l []float64, T int, av, ag, al []float64, pos []int, skip []bool, cut []byte, last int) (done int)
 //
 // Registers as columnSearchAVX2's: SI = v, DI = av, R8 = T*8, R9 = j,
@@ -522,23 +545,7 @@ pair_done: // the first block's rows now, the second's after them (next_block)
 	JMP       finish
 
 done: // column j is searched: on to the next, if any, unless a row had no winner
-	CMPQ  72(SP), $0
-	JNE   finished
-	INCQ  160(SP)
-	CMPQ  R9, last+224(FP)
-	JGE   finished
-	ADDQ  R8, av_base+80(FP)
-	ADDQ  R8, ag_base+104(FP)
-	ADDQ  R8, al_base+128(FP)
-	LEAQ  1(R9), AX
-	ADDQ  AX, cut_base+200(FP) // past column j's j+1 cuts
-	INCQ  R9
-	MOVQ  R9, AX
-	IMULQ R8, AX
-	MOVQ  AX, 64(SP)
-	MOVQ  av_base+80(FP), DI
-	XORQ  R10, R10
-	JMP   block
+	NEXT_COLUMN(finished, block)
 
 finished:
 	MOVQ 160(SP), AX
@@ -775,23 +782,7 @@ lex_pair_done: // the first block's rows now, the second's after them (lex_next_
 	JMP       lex_finish
 
 lex_done: // column j is searched: on to the next, if any, unless a row had no winner
-	CMPQ  72(SP), $0
-	JNE   lex_finished
-	INCQ  160(SP)
-	CMPQ  R9, last+224(FP)
-	JGE   lex_finished
-	ADDQ  R8, av_base+80(FP)
-	ADDQ  R8, ag_base+104(FP)
-	ADDQ  R8, al_base+128(FP)
-	LEAQ  1(R9), AX
-	ADDQ  AX, cut_base+200(FP) // past column j's j+1 cuts
-	INCQ  R9
-	MOVQ  R9, AX
-	IMULQ R8, AX
-	MOVQ  AX, 64(SP)
-	MOVQ  av_base+80(FP), DI
-	XORQ  R10, R10
-	JMP   lex_block
+	NEXT_COLUMN(lex_finished, lex_block)
 
 lex_finished:
 	MOVQ 160(SP), AX
