@@ -487,7 +487,7 @@ func TestXlogColumnsMatchesEveryLog(t *testing.T) {
 		sums, want, got := make([]float64, tri), make([]float64, tri), make([]float64, tri)
 		intervalSums(sums, v, stride, T)
 		xlog2xTo(want, sums)
-		xlogColumns(got, sums, v, stride, T, make([]float64, T))
+		xlogColumns(got, sums, v, stride, T, make([]float64, T), &presence{})
 		for k := range want {
 			if math.Float64bits(got[k]) != math.Float64bits(want[k]) && !(got[k] == 0 && want[k] == 0) {
 				t.Fatalf("iter %d (T=%d, present %.2f) interval %d: %v, want %v", iter, T, present, k, got[k], want[k])

@@ -108,7 +108,8 @@ type intervalScratch struct {
 	// lrLeaves is the number of leaves of the node whose log sizes lr
 	// holds, 0 for none.
 	lrLeaves int
-	out      []line // tri
+	out      []line   // tri
+	present  presence // of a state, see xlogColumns
 	// sp is the memory of sparse stats (see sparse.go).
 	sp sparseScratch
 }
@@ -196,7 +197,7 @@ func intervalTerms(s nodeStats, slices, states int, w *intervalScratch) (xl, tot
 		// A state absent from many slices: the logs of its sums again
 		// where they did not change.
 		lg := w.lg[:tri]
-		xlogColumns(lg, sums, s.v[x:], X, T, w.rows[:T])
+		xlogColumns(lg, sums, s.v[x:], X, T, w.rows[:T], &w.present)
 		if x == 0 { // 0 + the first terms, as xlogAccumulate sets them
 			clear(totals)
 			clear(xl)
@@ -229,12 +230,16 @@ func absentSlices(v []float64, stride, T int) int {
 //     is 0 too), so its log is copied; the interval [j..j] sums to a zero;
 //   - where it is absent from slice i < j, the sum over [i..j] runs
 //     (0 + v(i)) + v(i+1)... = +0 + v(i+1)..., the bits of the sum over
-//     [i+1..j], so its log is that of the row below; only the rows of
-//     the slices where the state is present, and row j, are computed
-//     (gathered into buf, T values, when they are at most half the
-//     column).
-func xlogColumns(lg, sums, v []float64, stride, T int, buf []float64) {
-	present := 0 // slices before j where the state is
+//     [i+1..j], so its log is that of the row below, and so on up to the
+//     first slice from i where the state is: only the rows of the slices
+//     where the state is present, and row j, are computed (gathered into
+//     buf when they are at most half the column).
+//
+// The rows are gathered and spread by the state's ranks (see presence),
+// without a branch on each slice: which slices hold the state follows the
+// trace, and mispredicted branches cost more than the copies.
+func xlogColumns(lg, sums, v []float64, stride, T int, buf []float64, p *presence) {
+	p.of(v, stride, T)
 	for j := 0; j < T; j++ {
 		c := triIndex(0, j)
 		col := lg[c : c+j+1]
@@ -243,30 +248,43 @@ func xlogColumns(lg, sums, v []float64, stride, T int, buf []float64) {
 			col[j] = 0
 			continue
 		}
-		if 2*(present+1) > j+1 {
+		before := int(p.rank[j]) // slices before j where the state is
+		if 2*(before+1) > j+1 {
 			xlog2xTo(col, sums[c:c+j+1])
-		} else {
-			rows := buf[:0]
-			for i := 0; i < j; i++ {
-				if v[i*stride] != 0 {
-					rows = append(rows, sums[c+i])
-				}
-			}
-			rows = append(rows, sums[c+j])
-			xlog2xTo(rows, rows)
-			k := len(rows) - 1
-			col[j] = rows[k]
-			for i := j - 1; i >= 0; i-- {
-				if v[i*stride] != 0 {
-					k--
-					col[i] = rows[k]
-				} else {
-					col[i] = col[i+1]
-				}
-			}
+			continue
 		}
+		rows := buf[:before+1]
+		for k, i := range p.at[:before] {
+			rows[k] = sums[c+int(i)]
+		}
+		rows[before] = sums[c+j]
+		xlog2xTo(rows, rows)
+		// Row i takes the log of the first row from i where the state is,
+		// or of row j: rows[rank[i]].
+		for i, r := range p.rank[:j+1] {
+			col[i] = rows[r]
+		}
+	}
+}
+
+// presence is where one state is, among the slices of a node.
+type presence struct {
+	// rank[i] is the number of slices before slice i where the state is.
+	rank []int32
+	// at lists the slices where the state is, in increasing order.
+	at []int32
+}
+
+// of sets p to the slices j < T where v[j*stride] is not zero.
+func (p *presence) of(v []float64, stride, T int) {
+	if cap(p.rank) < T {
+		p.rank, p.at = make([]int32, T), make([]int32, T)
+	}
+	p.rank, p.at = p.rank[:T], p.at[:0]
+	for j := range T {
+		p.rank[j] = int32(len(p.at))
 		if v[j*stride] != 0 {
-			present++
+			p.at = append(p.at, int32(j))
 		}
 	}
 }
