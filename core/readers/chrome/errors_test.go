@@ -104,10 +104,10 @@ func TestErrorOffset(t *testing.T) {
 }
 
 // TestErrorAfterSeparators checks the line and offset of an error after
-// events separated in several layouts: the reader passes ",{" and ",\n{"
-// in one step, the others byte by byte.
+// events separated in several layouts: the reader passes ",{", ",\n{"
+// and ",\n  {" in one step, the others byte by byte.
 func TestErrorAfterSeparators(t *testing.T) {
-	for _, seps := range [][]string{{",{", ",\n{"}, {",\n{", ", {", ",\n\n{"}, {",\r\n{", ",\n  {", ",{", ",\n{"}} {
+	for _, seps := range [][]string{{",{", ",\n{"}, {",\n{", ", {", ",\n\n{"}, {",\r\n{", ",\n  {", ",{", ",\n{"}, {",\n  {", ",\n {", ",\n   {", ",\n\t{", ",\n  {"}} {
 		in := "[\n" + okEvent
 		for _, sep := range seps {
 			in += sep + okEvent[1:]

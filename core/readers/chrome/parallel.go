@@ -207,29 +207,40 @@ func (p *part) parse(file string, keepArgs bool) {
 	d := &decoder{file: file, sc: sc, strs: p.strs, col: p.col, keepArgs: keepArgs}
 	p.ok, p.lines = 0, 1
 	defer func() { p.lenient = sc.lenient }()
+	atObject := false // sc.pos is known to be at the '{' of the next event
 	for {
-		c, ok := sc.peek()
-		if !ok {
-			if p.ok != len(p.data) { // blanks at the end
-				p.err = sc.failEnd("a part")
+		if !atObject {
+			c, ok := sc.peek()
+			if !ok {
+				if p.ok != len(p.data) { // blanks at the end
+					p.err = sc.failEnd("a part")
+				}
+				return
 			}
-			return
-		}
-		if c != '{' {
-			p.err = sc.fail("expected an event object")
-			return
+			if c != '{' {
+				p.err = sc.fail("expected an event object")
+				return
+			}
 		}
 		if d.readEventFast(&d.ev) {
 		} else if err := d.readEvent(&d.ev); err != nil {
 			p.err = err
 			return
 		}
-		if c, ok := sc.peek(); !ok || c != ',' {
-			p.err = sc.fail("expected ',' after an event")
-			return
+		// In the usual layouts the comma and the next '{' are passed in
+		// one step; ok and lines are still those just after the comma,
+		// where nextObject finds it if it passes it.
+		afterComma, lines := sc.pos+1, sc.line
+		if atObject = sc.nextObject(); atObject {
+			p.ok, p.lines = afterComma, lines
+		} else {
+			if c, ok := sc.peek(); !ok || c != ',' {
+				p.err = sc.fail("expected ',' after an event")
+				return
+			}
+			sc.pos++
+			p.ok, p.lines = sc.pos, sc.line
 		}
-		sc.pos++
-		p.ok, p.lines = sc.pos, sc.line
 		if packs(&d.ev) {
 			pack(p.add(), &d.ev, int32(p.strs.Len()))
 			continue

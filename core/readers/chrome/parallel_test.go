@@ -90,7 +90,7 @@ func nastyTrace(n int, seed uint64) []byte {
 	b.WriteString(`{"otherData": {"a]": "}, {"}, "traceEvents": [` + "\n")
 	for i := range n {
 		if i > 0 {
-			b.WriteString(pick([]string{",", ",\n", " ,\n  ", ",\r\n"}))
+			b.WriteString(pick([]string{",", ",\n", ",\n  ", " ,\n  ", ",\r\n"}))
 		}
 		ph := pick([]string{"X", "X", "X", "B", "E", "i", "C", "M", "s", "f", "b", "e", "n"})
 		name := pick(names) + fmt.Sprint(r.IntN(20))
