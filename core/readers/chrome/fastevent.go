@@ -35,10 +35,7 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			return false
 		}
 		if i = afterColon(b, j); i < 0 {
-			if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-				return false
-			}
-			if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+			if i, lines, ok = passColon(b, j, lines); !ok {
 				return false
 			}
 		}
@@ -196,6 +193,20 @@ func afterColon(b []byte, j int) int {
 		}
 	}
 	return -1
+}
+
+// passColon is afterColon's general case, blanks of any kind and number
+// around the ':': it returns the index of the value and the lines passed,
+// or false when the ':' is missing or the window ends first.
+func passColon(b []byte, j, lines int) (int, int, bool) {
+	i, lines := skipBlanks(b, j, lines)
+	if i >= len(b) || b[i] != ':' {
+		return 0, 0, false
+	}
+	if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+		return 0, 0, false
+	}
+	return i, lines, true
 }
 
 // afterComma is afterColon for the ',' at b[i] before the next key: it
@@ -383,10 +394,7 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 			counter = d.strs.id(key)
 		}
 		if i = afterColon(b, j); i < 0 {
-			if i, lines = skipBlanks(b, j, lines); i >= len(b) || b[i] != ':' {
-				return 0, 0, false, false
-			}
-			if i, lines = skipSpace(b, i+1, lines); i >= len(b) {
+			if i, lines, ok = passColon(b, j, lines); !ok {
 				return 0, 0, false, false
 			}
 		}
