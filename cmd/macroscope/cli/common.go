@@ -531,6 +531,7 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 	if err != nil {
 		return nil, err
 	}
+	kneeParts := -1 // the knee's partition's, when found without the sweep
 	if math.IsNaN(c.p) && !sweep {
 		// The recommended level alone: a handful of solves where the
 		// sweep of a large model needs one per level (thousands).
@@ -539,6 +540,7 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 			return nil, err
 		}
 		a.p = (knee.PLow + knee.PHigh) / 2
+		kneeParts = knee.Partition.NumParts
 		c.say("levels", "recommended p = %.4g (%d aggregates), the knee of the %s levels, optimal for p in [%.4g, %.4g]",
 			a.p, knee.Partition.NumParts, c.kind, knee.PLow, knee.PHigh)
 	} else if math.IsNaN(c.p) || sweep {
@@ -574,8 +576,15 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.say("aggregated", "p = %.4g: %d aggregates, gain %.4g, loss %.4g (normalised)",
-		a.p, len(a.part.Parts), a.part.Gain, a.part.Loss)
+	var why string
+	if kneeParts >= 0 && len(a.part.Parts) != kneeParts {
+		// The middle of the knee's range fell in a bracket narrower than
+		// the resolution, which the search leaves unsearched: a level it
+		// hid is optimal there (see aggregate.TestKneeMiddleOfItsLevel).
+		why = fmt.Sprintf("; not the knee's %d: a level narrower than --threshold %g lies inside its range", kneeParts, *c.threshold)
+	}
+	c.say("aggregated", "p = %.4g: %d aggregates, gain %.4g, loss %.4g (normalised)%s",
+		a.p, len(a.part.Parts), a.part.Gain, a.part.Loss, why)
 	return a, nil
 }
 

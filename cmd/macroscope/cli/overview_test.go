@@ -252,3 +252,46 @@ func TestInBackground(t *testing.T) {
 	wait()
 	t.Error("the job's panic was not raised again")
 }
+
+// TestOverviewSaysWhenTheMiddleIsNotTheKnee runs the overview on a model
+// whose knee's range holds a level narrower than --threshold at its
+// middle: the aggregated partition there is not the knee's, and the
+// overview says so, with the knee's count, instead of leaving two counts
+// that disagree; with --threshold 0 the search finds that level.
+func TestOverviewSaysWhenTheMiddleIsNotTheKnee(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.trace")
+	mustRun(t, "synth", "--sites", "1", "--clusters", "2", "--machines", "10", "--cores", "10", "--events", "20000", path)
+	out := mustRun(t, "overview", "--out", dir, "--table", "", "--figure", "", path)
+	levels, aggregated := line(t, out, "levels"), line(t, out, "aggregated")
+	var knee, got int
+	if _, err := fmt.Sscanf(levels[strings.Index(levels, "("):], "(%d aggregates)", &knee); err != nil {
+		t.Fatalf("%q: %v", levels, err)
+	}
+	if _, err := fmt.Sscanf(aggregated[strings.Index(aggregated, ": ")+2:], "%d aggregates", &got); err != nil {
+		t.Fatalf("%q: %v", aggregated, err)
+	}
+	if got == knee {
+		t.Fatalf("the model no longer has a hidden level at the knee's middle (%d aggregates): choose another", got)
+	}
+	want := fmt.Sprintf("; not the knee's %d: a level narrower than --threshold 0.001 lies inside its range", knee)
+	if !strings.HasSuffix(aggregated, want) {
+		t.Errorf("%q does not end with %q", aggregated, want)
+	}
+	exact := mustRun(t, "overview", "--out", dir, "--table", "", "--figure", "", "--threshold", "0", path)
+	if a := line(t, exact, "aggregated"); strings.Contains(a, "not the knee's") {
+		t.Errorf("with --threshold 0: %q", a)
+	}
+}
+
+// line returns the line of out that starts with the word word.
+func line(t *testing.T, out, word string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, word+" ") {
+			return l
+		}
+	}
+	t.Fatalf("no %q line in:\n%s", word, out)
+	return ""
+}

@@ -182,7 +182,8 @@ func TestDistanceToPolygon(t *testing.T) {
 // is then a level of the exact sweep, optimal within the knee level's
 // range only: the resolution hid it, as SignificantExact documents. At
 // the p where the knee found its partition (inside its range), the solve
-// returns that partition, bit for bit.
+// returns that partition's measures bit for bit (and its parts, but for
+// merges of empty cells, which tie exactly).
 func TestKneeMiddleOfItsLevel(t *testing.T) {
 	n := 60
 	if testing.Short() {
@@ -209,8 +210,14 @@ func TestKneeMiddleOfItsLevel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Partitions that differ only by merges that gain and lose
+				// nothing (blocks of empty cells) have the same measures and
+				// tie exactly: which one a solve returns depends on the order
+				// of its sums (the knee's solves reuse the brackets' ends), so
+				// their parts may differ, never their measures.
 				bits := math.Float64bits
-				if bits(at.Gain) != bits(knee.Partition.Gain) || bits(at.Loss) != bits(knee.Partition.Loss) || at.NumParts != knee.Partition.NumParts {
+				tied := bits(at.Value) == bits(knee.Partition.Value)
+				if bits(at.Gain) != bits(knee.Partition.Gain) || bits(at.Loss) != bits(knee.Partition.Loss) || at.NumParts != knee.Partition.NumParts && !tied {
 					t.Fatalf("model %d, resolution %v: at p = %v, where the knee found its partition, %d parts %v %v; the knee's %d %v %v",
 						seed, res, p, at.NumParts, at.Gain, at.Loss, knee.Partition.NumParts, knee.Partition.Gain, knee.Partition.Loss)
 				}

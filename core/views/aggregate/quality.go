@@ -342,15 +342,15 @@ func blockQuality(in Input, n int32, i, j int) (gain, loss float64) {
 	if in.isSparse() {
 		return blockQualitySparse(in, n, i, j)
 	}
-	var buf [8]float64
-	var acc []float64
-	if in.States <= len(buf) {
-		acc = buf[:in.States]
-	} else {
-		acc = make([]float64, in.States)
-	}
+	// The buffers come from a pool: on the stack, the batch's would move
+	// to the heap (the kernels take it), 2 KiB of garbage for every part
+	// measured, hundreds of megabytes for a large partition.
+	b := blockScratches.Get().(*blockScratch)
+	defer blockScratches.Put(b)
+	acc := grow(&b.sums, in.States)
+	clear(acc)
+	xlb := grow(&b.xl, 256)
 	ent := 0.0
-	var xlb [256]float64
 	for leaf := t.LeafLo[n]; leaf < t.LeafHi[n]; leaf++ {
 		// The leaf's cells over i..j are contiguous: their x log2 x in
 		// batches, added in the same order.

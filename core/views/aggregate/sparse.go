@@ -243,12 +243,13 @@ func intervalTermsSparse(s nodeStats, slices int, w *intervalScratch, sp *sparse
 	return xl, totals
 }
 
-// blockScratch is the memory of a measure of one block of a sparse input.
+// blockScratch is the memory of a measure of one block.
 type blockScratch struct {
-	acc  []float64 // by state
+	acc  []float64 // by state, zero between the measures of a sparse input
 	seen []bool    // by state
 	list []int32   // the states seen
 	xl   []float64
+	sums []float64 // by state, for a dense input
 }
 
 var blockScratches = sync.Pool{New: func() any { return &blockScratch{} }}

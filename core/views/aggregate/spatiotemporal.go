@@ -708,13 +708,12 @@ func scanCandidates(i, j, T int, av, ag, al, bv, bg, bl []float64) (qv float64, 
 
 // measure returns the partition the decisions lead to without its parts:
 // only its measures, added in the order of the parts (so that they are
-// the same as the full partition's). Without cached qualities, measuring
-// a part sums its block's cells, the longest step after the search: the
-// parts are then listed on workers goroutines (as Solve lists them, no
-// more memory than its result) and added up in order; with the cache, a
-// walk on one goroutine adds them as it goes.
+// the same as the full partition's). Measuring a part sums its block's
+// cells (PartQuality), the longest step after the search: the parts are
+// listed on workers goroutines (as Solve lists them, no more memory than
+// its result) and added up in order; on one, a walk adds them as it goes.
 func (s *Spatiotemporal) measure(p float64, dec []nodeDecisions, workers int) *Partition {
-	if s.cache == nil && workers > 1 {
+	if workers > 1 {
 		parts, _ := s.listParts(dec, workers, nil, nil) // no Control: never canceled
 		part := &Partition{P: p, Parts: parts}
 		addUpParts(part)
@@ -777,18 +776,17 @@ func (s *Spatiotemporal) Scale() (gain0, loss0 float64) {
 }
 
 // PartQuality returns the gain and loss, in this engine's units, of
-// aggregating node n over slices i..j.
+// aggregating node n over slices i..j, summed from the block's cells, with
+// the cache or without it: the cached qualities, summed by interval in
+// another order, may differ in their last bits, and the measures of a
+// partition (and the p where levels meet, computed from them) must not
+// depend on the memory the engine is given.
 func (s *Spatiotemporal) PartQuality(n int32, i, j int) (gain, loss float64) {
 	if t := s.in.Tree; i == j && t.NumLeaves(n) == 1 && cellIsPlain(s.in, int(t.LeafLo[n]), i) {
-		// A single cell measures 0, 0 (see blockQuality; intervalQualities
-		// gives the same, its sums running in the same order): the parts
-		// of a detailed partition are mostly such cells, and reading them
-		// from the cache, a line each, costs more than the whole listing.
+		// A single cell measures 0, 0 (see blockQuality): the parts of a
+		// detailed partition are mostly such cells, and summing them, a
+		// call each, costs more than the whole listing.
 		q := s.u.of(0, 0, 1)
-		return q.g, q.l
-	}
-	if s.cache != nil {
-		q := s.cache[int(n)*s.tri+triIndex(i, j)]
 		return q.g, q.l
 	}
 	g, l := blockQuality(s.in, n, i, j)
