@@ -80,11 +80,13 @@ func TestEventsWeighed(t *testing.T) {
 	}
 }
 
-// The collector weighs, with what it holds, what its largest array takes
-// when it next grows (twice its size, see roomForOne): the new array is
-// made while the old one is alive, so an array just under the budget would
-// otherwise pass it three times over between two weighings (40 million events of one thread in a
-// process limited to 4 GiB of address space died in Go's allocator).
+// The collector weighs, with what it holds, the most it asks for at once
+// while that is alive: its largest array's next growth (twice its size),
+// or the gathering of its largest chunked array into one array at the build
+// (its size, see gather). An array just under the budget would otherwise
+// pass it three times over between two weighings (40 million events of one
+// thread in a process limited to 4 GiB of address space died in Go's
+// allocator).
 func TestWeighCountsTheNextGrowth(t *testing.T) {
 	c := newCollector()
 	var told int64
@@ -97,6 +99,21 @@ func TestWeighCountsTheNextGrowth(t *testing.T) {
 	big := int64(1000 * unsafe.Sizeof(slice{}))
 	if c.largest() != big || told != c.bytes()+big*2 {
 		t.Errorf("largest %d, told %d; want %d and %d", c.largest(), told, big, c.bytes()+big*2)
+	}
+	// 20,000 flow points in chunks: 1.12 MB once gathered, more than twice
+	// the largest array's 40 kB.
+	for range 20_000 {
+		*c.addedFlows.add() = flowPoint{}
+	}
+	if err := c.weigh(); err != nil {
+		t.Fatal(err)
+	}
+	gathered := int64(20_000 * unsafe.Sizeof(flowPoint{}))
+	if c.largestGather() != gathered || told != c.bytes()+gathered {
+		t.Errorf("largest gather %d, told %d; want %d and %d", c.largestGather(), told, gathered, c.bytes()+gathered)
+	}
+	if want := int64(cap(c.threads[0].slices))*int64(unsafe.Sizeof(slice{})) + c.addedFlows.bytes; c.bytes() < want {
+		t.Errorf("bytes %d, want at least the arrays' %d", c.bytes(), want)
 	}
 	c.release()
 	if told != 0 {

@@ -33,6 +33,7 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		return err
 	}
 	c.matchBeginEnd()
+	c.gather()
 	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {
 		return err
@@ -77,17 +78,18 @@ func (c *collector) build(file string, sink trace.Sink) error {
 func (c *collector) matchBeginEnd() {
 	for ti := range c.threads {
 		t := &c.threads[ti]
-		if len(t.marks) == 0 {
+		if t.marks.len() == 0 {
 			continue
 		}
-		slices.SortFunc(t.marks, func(a, b mark) int {
+		marks := t.marks.gather()
+		slices.SortFunc(marks, func(a, b mark) int {
 			if r := cmp.Compare(a.ts, b.ts); r != 0 {
 				return r
 			}
 			return cmp.Compare(a.seq, b.seq)
 		})
 		var open []mark
-		for _, m := range t.marks {
+		for _, m := range marks {
 			if m.begin {
 				open = append(open, m)
 				continue
@@ -98,13 +100,12 @@ func (c *collector) matchBeginEnd() {
 			}
 			b := open[len(open)-1]
 			open = open[:len(open)-1]
-			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: c.joinArgs(b.args, m.args), seq: b.seq})
+			*t.addedSlices.add() = slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: c.joinArgs(b.args, m.args), seq: b.seq}
 		}
 		for _, b := range open {
-			t.slices = append(t.slices, slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq})
+			*t.addedSlices.add() = slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq}
 			c.notes.warn("%d begin events (ph B) without end, cut at the end of their thread's recording")
 		}
-		t.marks = nil
 	}
 }
 

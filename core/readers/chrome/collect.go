@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -33,9 +32,13 @@ type thread struct {
 	name         int32
 	sortIndex    int64
 	hasSortIndex bool
-	slices       []slice
-	marks        []mark
-	lanes        int32 // containers the slices need: 1 + overlap lanes
+	// The slices and B/E events added as the input is read, gathered at
+	// the build (see collector.gather, matchBeginEnd), and the slices
+	// gathered.
+	addedSlices chunks[slice]
+	marks       chunks[mark]
+	slices      []slice
+	lanes       int32 // containers the slices need: 1 + overlap lanes
 	// last is the latest instant seen on the thread (starts and ends of
 	// its slices, its B/E events, instants and flow points): where the
 	// slices still open when the recording stopped end.
@@ -195,11 +198,16 @@ type collector struct {
 	// comparison costs less than the map.
 	recentThreads [threadSlots]recentThread
 
-	instants     []instant
-	samples      []sample
-	counterTypes []counterKey
-	counterByKey map[counterKey]int32
-	flows        []flowPoint
+	// What the events add while the input is read, gathered into the
+	// arrays below them at the build (see gather).
+	addedInstants        chunks[instant]
+	addedFlows           chunks[flowPoint]
+	addedCalls, addedOps chunks[gpuEvent]
+	instants             []instant
+	samples              []sample
+	counterTypes         []counterKey
+	counterByKey         map[counterKey]int32
+	flows                []flowPoint
 	// Kineto's GPU calls and operations with a correlation id, in file
 	// order, and the operations that wait for a CUDA event.
 	gpuCalls, gpuOps []gpuEvent
@@ -237,17 +245,18 @@ type collector struct {
 // collector: a few hundred kilobytes at most.
 const weighEvery = 4096
 
-// weigh tells hold what the collector holds now, with what its largest
-// array takes on its next growth (twice its size, see roomForOne; the new
-// one is made while the old is alive), and returns its error when the
-// budget is exceeded: weighed without it, an array just under the budget
-// grows to three times its size between two weighings, past the memory
-// the budget was set from.
+// weigh tells hold what the collector holds now, with the most it asks
+// for at once while that is alive: its largest array's next growth (at
+// most twice its size, as append grows it; the new one is made while the
+// old is alive) or the gathering of its largest chunked array into one
+// (its size, see gather). It returns hold's error when the budget is exceeded: weighed
+// without it, an array just under the budget grows to three times its
+// size between two weighings, past the memory the budget was set from.
 func (c *collector) weigh() error {
 	if c.hold == nil {
 		return nil
 	}
-	n := c.bytes() + c.largest()*2
+	n := c.bytes() + max(c.largest()*2, c.largestGather())
 	delta := n - c.held
 	c.held = n
 	return c.hold(delta)
@@ -268,10 +277,11 @@ func (c *collector) bytes() int64 {
 		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
 		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
 		int64(cap(c.gpuCalls)+cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})) + int64(cap(c.gpuWaits))*int64(unsafe.Sizeof(gpuWait{})) +
+		c.addedInstants.bytes + c.addedFlows.bytes + c.addedCalls.bytes + c.addedOps.bytes +
 		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
 	for i := range c.threads {
 		t := &c.threads[i]
-		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + int64(cap(t.marks))*int64(unsafe.Sizeof(mark{}))
+		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + t.addedSlices.bytes + t.marks.bytes
 	}
 	// CPU profiles: their samples, nodes (a map entry is about twice its
 	// key and value), and the text of a sampling profile or profile file
@@ -302,8 +312,7 @@ func (c *collector) largest() int64 {
 		int64(cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})), int64(cap(c.argsArena)),
 		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
 	for i := range c.threads {
-		t := &c.threads[i]
-		n = max(n, int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})), int64(cap(t.marks))*int64(unsafe.Sizeof(mark{})))
+		n = max(n, int64(cap(c.threads[i].slices))*int64(unsafe.Sizeof(slice{})))
 	}
 	for i := range c.tracks {
 		n = max(n, int64(cap(c.tracks[i].events))*int64(unsafe.Sizeof(asyncEvent{})))
@@ -311,16 +320,28 @@ func (c *collector) largest() int64 {
 	return n
 }
 
-// roomForOne returns s with room for one more element, doubling its
-// capacity when full. append grows a large array by a quarter at a time,
-// so the flows and slices of a large trace were copied four times their
-// final size, into new pages each time (a tenth of the read's CPU);
-// doubling copies them about once.
-func roomForOne[T any](s []T) []T {
-	if len(s) < cap(s) {
-		return s
+// largestGather returns the bytes of the collector's largest chunked
+// array once gathered into one, the most its gathering asks at once.
+func (c *collector) largestGather() int64 {
+	n := max(c.addedInstants.size(), c.addedFlows.size(), c.addedCalls.size(), c.addedOps.size())
+	for i := range c.threads {
+		t := &c.threads[i]
+		n = max(n, t.addedSlices.size(), t.marks.size())
 	}
-	return slices.Grow(s, max(len(s), 16))
+	return n
+}
+
+// gather puts the elements the events added into the arrays the build
+// works on, each copied once (see chunks). The slices are gathered once
+// the B/E events are matched into more of them.
+func (c *collector) gather() {
+	for i := range c.threads {
+		t := &c.threads[i]
+		t.slices = t.addedSlices.gather()
+	}
+	c.instants = c.addedInstants.gather()
+	c.flows = c.addedFlows.gather()
+	c.gpuCalls, c.gpuOps = c.addedCalls.gather(), c.addedOps.gather()
 }
 
 func newCollector() *collector {
@@ -501,8 +522,8 @@ func (c *collector) add(file string, e *rawEvent) error {
 			return nil
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
-		t.marks = append(t.marks, mark{ts: e.ts, seq: c.seq, line: int32(e.line), name: e.name, cat: e.cat,
-			args: e.args, begin: e.ph == 'B'})
+		*t.marks.add() = mark{ts: e.ts, seq: c.seq, line: int32(e.line), name: e.name, cat: e.cat,
+			args: e.args, begin: e.ph == 'B'}
 		c.seeOn(t, e.ts)
 	case 'i', 'I', 'R':
 		if e.ph == 'I' && len(e.profile) > 0 && c.strs.str(e.name) == "CpuProfile" && !lacks(true, true, false) && c.addProfile(e) {
@@ -531,8 +552,8 @@ func (c *collector) add(file string, e *rawEvent) error {
 			scope = e.pid
 		}
 		t := c.thread(e.pid, e.tid)
-		c.flows = append(roomForOne(c.flows), flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
-			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing})
+		*c.addedFlows.add() = flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
+			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing}
 		c.seeOn(&c.threads[t], e.ts)
 	case 'b', 'e', 'n', 'S', 'T', 'p', 'F':
 		if lacks(true, false, true) {
@@ -573,17 +594,17 @@ func (c *collector) addComplete(e *rawEvent) {
 	}
 	ti := c.thread(e.pid, e.tid)
 	t := &c.threads[ti]
-	t.slices = append(roomForOne(t.slices), slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
+	*t.addedSlices.add() = slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq}
 	if e.correlation >= 0 {
 		g := gpuEvent{seq: c.seq, thread: ti, correlation: e.correlation}
 		switch e.gpuCat {
 		case gpuCall:
-			c.gpuCalls = append(c.gpuCalls, g)
+			*c.addedCalls.add() = g
 		case gpuOp:
 			if e.waitRecord >= 0 && e.waitStream >= 0 {
-				c.gpuWaits = append(c.gpuWaits, gpuWait{op: int32(len(c.gpuOps)), record: e.waitRecord, stream: e.waitStream})
+				c.gpuWaits = append(c.gpuWaits, gpuWait{op: int32(c.addedOps.len()), record: e.waitRecord, stream: e.waitStream})
 			}
-			c.gpuOps = append(c.gpuOps, g)
+			*c.addedOps.add() = g
 		}
 	}
 	c.seeOn(t, e.ts)
@@ -610,8 +631,8 @@ func (c *collector) addComplete(e *rawEvent) {
 	case e.flowIn:
 		phase = 'f'
 	}
-	c.flows = append(roomForOne(c.flows), flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
-		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true})
+	*c.addedFlows.add() = flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
+		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true}
 }
 
 func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) {
@@ -634,7 +655,7 @@ func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) 
 	case 'p':
 		in.owner = c.process(e.pid)
 	}
-	c.instants = append(c.instants, in)
+	*c.addedInstants.add() = in
 	c.see(e.ts)
 }
 
