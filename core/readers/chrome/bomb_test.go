@@ -80,40 +80,42 @@ func TestEventsWeighed(t *testing.T) {
 	}
 }
 
-// The collector weighs, with what it holds, the most it asks for at once
-// while that is alive: its largest array's next growth (twice its size),
-// or the gathering of its largest chunked array into one array at the build
-// (its size, see gather). An array just under the budget would otherwise
-// pass it three times over between two weighings (40 million events of one
-// thread in a process limited to 4 GiB of address space died in Go's
-// allocator).
+// The collector weighs, with what it holds, twice the size of its largest
+// array: a growing array's next growth, made while the old one is alive,
+// or a thread's slices gathered from their chunks into one array and
+// merged into another (see sortSlices). An array just under the budget
+// would otherwise pass it three times over between two weighings (40
+// million events of one thread in a process limited to 4 GiB of address
+// space died in Go's allocator).
 func TestWeighCountsTheNextGrowth(t *testing.T) {
 	c := newCollector()
 	var told int64
 	c.hold = func(n int64) error { told += n; return nil }
-	c.threads = append(c.threads, thread{slices: make([]slice, 0, 1000)})
-	c.flows = make([]flowPoint, 0, 10)
+	c.threads = append(c.threads, thread{})
+	c.samples = make([]sample, 0, 1000)
+	for range 10 {
+		*c.flows.add() = flowPoint{}
+	}
 	if err := c.weigh(); err != nil {
 		t.Fatal(err)
 	}
-	big := int64(1000 * unsafe.Sizeof(slice{}))
+	big := int64(1000 * unsafe.Sizeof(sample{}))
 	if c.largest() != big || told != c.bytes()+big*2 {
 		t.Errorf("largest %d, told %d; want %d and %d", c.largest(), told, big, c.bytes()+big*2)
 	}
-	// 20,000 flow points in chunks: 1.12 MB once gathered, more than twice
-	// the largest array's 40 kB.
+	// 20,000 slices in chunks: 800 kB once gathered.
 	for range 20_000 {
-		*c.addedFlows.add() = flowPoint{}
+		*c.threads[0].slices.add() = slice{}
 	}
 	if err := c.weigh(); err != nil {
 		t.Fatal(err)
 	}
-	gathered := int64(20_000 * unsafe.Sizeof(flowPoint{}))
-	if c.largestGather() != gathered || told != c.bytes()+gathered {
-		t.Errorf("largest gather %d, told %d; want %d and %d", c.largestGather(), told, gathered, c.bytes()+gathered)
+	big = int64(20_000 * unsafe.Sizeof(slice{}))
+	if c.largest() != big || told != c.bytes()+big*2 {
+		t.Errorf("largest %d, told %d; want %d and %d", c.largest(), told, big, c.bytes()+big*2)
 	}
-	if want := int64(cap(c.threads[0].slices))*int64(unsafe.Sizeof(slice{})) + c.addedFlows.bytes; c.bytes() < want {
-		t.Errorf("bytes %d, want at least the arrays' %d", c.bytes(), want)
+	if held := int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) + c.flows.bytes + c.threads[0].slices.bytes; c.bytes() < held {
+		t.Errorf("bytes %d, want at least the arrays' %d", c.bytes(), held)
 	}
 	c.release()
 	if told != 0 {

@@ -32,13 +32,12 @@ type thread struct {
 	name         int32
 	sortIndex    int64
 	hasSortIndex bool
-	// The slices and B/E events added as the input is read, gathered at
-	// the build (see collector.gather, matchBeginEnd), and the slices
-	// gathered.
-	addedSlices chunks[slice]
-	marks       chunks[mark]
-	slices      []slice
-	lanes       int32 // containers the slices need: 1 + overlap lanes
+	// The slices, reached by index where the build needs them in place
+	// (see nestThread), and the B/E events, gathered once read (see
+	// matchBeginEnd).
+	slices chunks[slice]
+	marks  chunks[mark]
+	lanes  int32 // containers the slices need: 1 + overlap lanes
 	// last is the latest instant seen on the thread (starts and ends of
 	// its slices, its B/E events, instants and flow points): where the
 	// slices still open when the recording stopped end.
@@ -141,7 +140,7 @@ type asyncTrack struct {
 	proc   int32
 	name   int32 // name of the first event
 	id     int32
-	events []asyncEvent
+	events chunks[asyncEvent] // gathered once read (see matchAsync)
 }
 
 // asyncEvent is an async event kept until its track is matched.
@@ -198,16 +197,16 @@ type collector struct {
 	// comparison costs less than the map.
 	recentThreads [threadSlots]recentThread
 
-	// What the events add while the input is read, gathered into the
-	// arrays below them at the build (see gather).
+	instants     []instant
+	samples      []sample
+	counterTypes []counterKey
+	counterByKey map[counterKey]int32
+	flows        chunks[flowPoint]
+	// The instants, counter samples and GPU events the events add, gathered
+	// into instants, samples, gpuCalls and gpuOps at the build (see gather).
 	addedInstants        chunks[instant]
-	addedFlows           chunks[flowPoint]
+	addedSamples         chunks[sample]
 	addedCalls, addedOps chunks[gpuEvent]
-	instants             []instant
-	samples              []sample
-	counterTypes         []counterKey
-	counterByKey         map[counterKey]int32
-	flows                []flowPoint
 	// Kineto's GPU calls and operations with a correlation id, in file
 	// order, and the operations that wait for a CUDA event.
 	gpuCalls, gpuOps []gpuEvent
@@ -245,18 +244,17 @@ type collector struct {
 // collector: a few hundred kilobytes at most.
 const weighEvery = 4096
 
-// weigh tells hold what the collector holds now, with the most it asks
-// for at once while that is alive: its largest array's next growth (at
-// most twice its size, as append grows it; the new one is made while the
-// old is alive) or the gathering of its largest chunked array into one
-// (its size, see gather). It returns hold's error when the budget is exceeded: weighed
-// without it, an array just under the budget grows to three times its
-// size between two weighings, past the memory the budget was set from.
+// weigh tells hold what the collector holds now, with what its largest
+// array takes on its next growth or its gathering and sorting (twice its
+// size, see largest; the new array is made while the old is alive), and
+// returns its error when the budget is exceeded: weighed without it, an
+// array just under the budget grows to three times its size between two
+// weighings, past the memory the budget was set from.
 func (c *collector) weigh() error {
 	if c.hold == nil {
 		return nil
 	}
-	n := c.bytes() + max(c.largest()*2, c.largestGather())
+	n := c.bytes() + c.largest()*2
 	delta := n - c.held
 	c.held = n
 	return c.hold(delta)
@@ -275,13 +273,13 @@ func (c *collector) release() {
 func (c *collector) bytes() int64 {
 	n := int64(cap(c.procs))*int64(unsafe.Sizeof(process{})) + int64(cap(c.threads))*int64(unsafe.Sizeof(thread{})) +
 		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
-		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
+		c.flows.bytes + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
 		int64(cap(c.gpuCalls)+cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})) + int64(cap(c.gpuWaits))*int64(unsafe.Sizeof(gpuWait{})) +
-		c.addedInstants.bytes + c.addedFlows.bytes + c.addedCalls.bytes + c.addedOps.bytes +
+		c.addedInstants.bytes + c.addedSamples.bytes + c.addedCalls.bytes + c.addedOps.bytes +
 		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
 	for i := range c.threads {
 		t := &c.threads[i]
-		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + t.addedSlices.bytes + t.marks.bytes
+		n += t.slices.bytes + t.marks.bytes
 	}
 	// CPU profiles: their samples, nodes (a map entry is about twice its
 	// key and value), and the text of a sampling profile or profile file
@@ -296,7 +294,7 @@ func (c *collector) bytes() int64 {
 		n += int64(cap(text))
 	}
 	for i := range c.tracks {
-		n += int64(cap(c.tracks[i].events)) * int64(unsafe.Sizeof(asyncEvent{}))
+		n += c.tracks[i].events.bytes
 	}
 	for i := range c.procs {
 		n += int64(cap(c.procs[i].threads)+cap(c.procs[i].tracks)) * 4
@@ -305,42 +303,31 @@ func (c *collector) bytes() int64 {
 }
 
 // largest returns the bytes of the collector's largest array, the one
-// whose next growth asks the most at once.
+// that asks the most at once: twice its size when a growing array grows
+// (append, at most twice), or when the chunks of slices are gathered into
+// one array and merged into another (see sortSlices); once its size when
+// other chunks are gathered.
 func (c *collector) largest() int64 {
 	n := max(int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})), int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})),
-		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.gpuCalls))*int64(unsafe.Sizeof(gpuEvent{})),
+		c.flows.size(), int64(cap(c.gpuCalls))*int64(unsafe.Sizeof(gpuEvent{})),
 		int64(cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})), int64(cap(c.argsArena)),
-		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
+		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})),
+		c.addedInstants.size(), c.addedSamples.size(), c.addedCalls.size(), c.addedOps.size())
 	for i := range c.threads {
-		n = max(n, int64(cap(c.threads[i].slices))*int64(unsafe.Sizeof(slice{})))
+		t := &c.threads[i]
+		n = max(n, t.slices.size(), t.marks.size())
 	}
 	for i := range c.tracks {
-		n = max(n, int64(cap(c.tracks[i].events))*int64(unsafe.Sizeof(asyncEvent{})))
+		n = max(n, c.tracks[i].events.size())
 	}
 	return n
 }
 
-// largestGather returns the bytes of the collector's largest chunked
-// array once gathered into one, the most its gathering asks at once.
-func (c *collector) largestGather() int64 {
-	n := max(c.addedInstants.size(), c.addedFlows.size(), c.addedCalls.size(), c.addedOps.size())
-	for i := range c.threads {
-		t := &c.threads[i]
-		n = max(n, t.addedSlices.size(), t.marks.size())
-	}
-	return n
-}
-
-// gather puts the elements the events added into the arrays the build
-// works on, each copied once (see chunks). The slices are gathered once
-// the B/E events are matched into more of them.
+// gather puts the instants, samples and GPU events into the arrays the build
+// works on, each copied once (see chunks).
 func (c *collector) gather() {
-	for i := range c.threads {
-		t := &c.threads[i]
-		t.slices = t.addedSlices.gather()
-	}
 	c.instants = c.addedInstants.gather()
-	c.flows = c.addedFlows.gather()
+	c.samples = c.addedSamples.gather()
 	c.gpuCalls, c.gpuOps = c.addedCalls.gather(), c.addedOps.gather()
 }
 
@@ -552,7 +539,7 @@ func (c *collector) add(file string, e *rawEvent) error {
 			scope = e.pid
 		}
 		t := c.thread(e.pid, e.tid)
-		*c.addedFlows.add() = flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
+		*c.flows.add() = flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
 			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing}
 		c.seeOn(&c.threads[t], e.ts)
 	case 'b', 'e', 'n', 'S', 'T', 'p', 'F':
@@ -594,7 +581,7 @@ func (c *collector) addComplete(e *rawEvent) {
 	}
 	ti := c.thread(e.pid, e.tid)
 	t := &c.threads[ti]
-	*t.addedSlices.add() = slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq}
+	*t.slices.add() = slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq}
 	if e.correlation >= 0 {
 		g := gpuEvent{seq: c.seq, thread: ti, correlation: e.correlation}
 		switch e.gpuCat {
@@ -631,7 +618,7 @@ func (c *collector) addComplete(e *rawEvent) {
 	case e.flowIn:
 		phase = 'f'
 	}
-	*c.addedFlows.add() = flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
+	*c.flows.add() = flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
 		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true}
 }
 
@@ -676,7 +663,7 @@ func (c *collector) addCounter(e *rawEvent) {
 			c.counterTypes = append(c.counterTypes, k)
 			c.counterByKey[k] = typ
 		}
-		c.samples = append(c.samples, sample{ts: e.ts, value: s.value, seq: c.seq, proc: p, typ: typ})
+		*c.addedSamples.add() = sample{ts: e.ts, value: s.value, seq: c.seq, proc: p, typ: typ}
 	}
 	c.see(e.ts)
 }
@@ -714,8 +701,8 @@ func (c *collector) addAsync(e *rawEvent) {
 		c.procs[p].tracks = append(c.procs[p].tracks, tr)
 	}
 	t := &c.tracks[tr]
-	t.events = append(t.events, asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
-		step: e.argStep, phase: e.ph})
+	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
+		step: e.argStep, phase: e.ph}
 	c.see(e.ts)
 }
 
