@@ -43,6 +43,7 @@ type thread struct {
 	// slices still open when the recording stopped end.
 	last  trace.Time
 	timed bool
+	open  bool // some of its slices end at openEnd
 }
 
 // openEnd marks the end of a slice still running when the recording
@@ -598,6 +599,7 @@ func (c *collector) addComplete(e *rawEvent) {
 	if end != openEnd {
 		c.seeOn(t, end)
 	} else {
+		t.open = true
 		c.notes.warn("%d complete events (ph X) without dur, cut at the end of their thread's recording")
 	}
 	if !e.flowIn && !e.flowOut {

@@ -48,7 +48,7 @@ func (c *collector) flowsByThread() []int32 {
 		return order
 	}
 	s := newKeySorter(fl)
-	s.setKeys(func(p *flowPoint) int32 { return p.thread })
+	s.setKeys(byThread)
 	order = s.sort(order, len(c.threads))
 	sortGroups(fl, order, func(a, b *flowPoint) bool { return a.thread == b.thread }, compareInThread)
 	return order
@@ -66,11 +66,11 @@ func (c *collector) flowsByKey() []int32 {
 	// ids and pids are below the number of strings; none is -1.
 	ids := c.strs.Len() + 1
 	s := newKeySorter(fl)
-	s.setKeys(func(p *flowPoint) int32 { return p.scope + 1 })
+	s.setKeys(byScope)
 	order = s.sort(order, ids)
-	s.setKeys(func(p *flowPoint) int32 { return p.id + 1 })
+	s.setKeys(byID)
 	order = s.sort(order, ids)
-	s.setKeys(func(p *flowPoint) int32 { return p.cat + 1 })
+	s.setKeys(byCat)
 	order = s.sort(order, ids)
 	sortGroups(fl, order, func(a, b *flowPoint) bool { return a.cat == b.cat && a.id == b.id && a.scope == b.scope }, compareInFlow)
 	return order
@@ -101,14 +101,39 @@ func newKeySorter(fl *chunks[flowPoint]) *keySorter {
 	return &keySorter{fl: fl, keys: make([]int32, fl.len())}
 }
 
-// setKeys sets the key of each point.
-func (s *keySorter) setKeys(key func(p *flowPoint) int32) {
+// The keys the flow points are sorted on: an interned id or pid plus
+// one (none is -1), or a thread index.
+const (
+	byThread = iota
+	byScope
+	byID
+	byCat
+)
+
+// setKeys sets the key of each point, one of the above.
+func (s *keySorter) setKeys(key int) {
 	i := 0
 	for _, chunk := range s.fl.parts() {
-		for j := range chunk {
-			s.keys[i] = key(&chunk[j])
-			i++
+		keys := s.keys[i : i+len(chunk)]
+		switch key {
+		case byThread:
+			for j := range chunk {
+				keys[j] = chunk[j].thread
+			}
+		case byScope:
+			for j := range chunk {
+				keys[j] = chunk[j].scope + 1
+			}
+		case byID:
+			for j := range chunk {
+				keys[j] = chunk[j].id + 1
+			}
+		case byCat:
+			for j := range chunk {
+				keys[j] = chunk[j].cat + 1
+			}
 		}
+		i += len(chunk)
 	}
 }
 

@@ -31,9 +31,18 @@ func sortSlices(sl *chunks[slice]) {
 	// A few runs in order (a writer that flushed its buffers in turn):
 	// merged.
 	bounds := []int{0}
-	for i := 1; i < n && len(bounds) <= maxRuns; i++ {
-		if compareSlices(*sl.at(i - 1), *sl.at(i)) > 0 {
-			bounds = append(bounds, i)
+	var prev *slice
+	i := 0
+scan:
+	for _, chunk := range sl.parts() {
+		for j := range chunk {
+			if prev != nil && compareSlices(*prev, chunk[j]) > 0 {
+				if bounds = append(bounds, i); len(bounds) > maxRuns {
+					break scan
+				}
+			}
+			prev = &chunk[j]
+			i++
 		}
 	}
 	if len(bounds) == 1 {
@@ -88,14 +97,17 @@ const maxRuns = 16
 // start at bounds (its last element is sl.len()), merged at once into one
 // array, the runs' next slices kept in a heap.
 func mergeRuns(sl *chunks[slice], bounds []int) []slice {
-	type run struct{ at, end int }
+	type run struct {
+		next    *slice // the run's next slice, at index at
+		at, end int
+	}
 	runs := make([]run, 0, len(bounds)-1)
 	for i := 0; i+1 < len(bounds); i++ {
 		if bounds[i] < bounds[i+1] {
-			runs = append(runs, run{bounds[i], bounds[i+1]})
+			runs = append(runs, run{sl.at(bounds[i]), bounds[i], bounds[i+1]})
 		}
 	}
-	less := func(a, b *run) bool { return compareSlices(*sl.at(a.at), *sl.at(b.at)) < 0 }
+	less := func(a, b *run) bool { return compareSlices(*a.next, *b.next) < 0 }
 	down := func(i int) {
 		for {
 			l := 2*i + 1
@@ -118,8 +130,10 @@ func mergeRuns(sl *chunks[slice], bounds []int) []slice {
 	out := make([]slice, 0, sl.len())
 	for len(runs) > 0 {
 		top := &runs[0]
-		out = append(out, *sl.at(top.at))
-		if top.at++; top.at == top.end {
+		out = append(out, *top.next)
+		if top.at++; top.at < top.end {
+			top.next = sl.at(top.at)
+		} else {
 			runs[0] = runs[len(runs)-1]
 			runs = runs[:len(runs)-1]
 		}
@@ -143,17 +157,19 @@ func nestThread(t *nesting.Tracker, sl *chunks[slice], fl *chunks[flowPoint], po
 	sortSlices(sl)
 	t.Reset()
 	next := 0
-	for i := range sl.len() {
-		s := sl.at(i)
-		for next < len(points) && fl.at(int(points[next])).ts < s.start {
-			bindEnclosing(t, sl, fl.at(int(points[next])))
-			next++
+	for _, chunk := range sl.parts() {
+		for i := range chunk {
+			s := &chunk[i]
+			for next < len(points) && fl.at(int(points[next])).ts < s.start {
+				bindEnclosing(t, sl, fl.at(int(points[next])))
+				next++
+			}
+			at, ok := t.Place(s.start, s.end)
+			if !ok {
+				return 0, false
+			}
+			s.lane, s.depth = at.Lane, at.Depth
 		}
-		at, ok := t.Place(s.start, s.end)
-		if !ok {
-			return 0, false
-		}
-		s.lane, s.depth = at.Lane, at.Depth
 	}
 	for ; next < len(points); next++ {
 		bindEnclosing(t, sl, fl.at(int(points[next])))
