@@ -50,7 +50,8 @@ func (c *collector) matchAsync() asyncResult {
 	var stack []open
 	for ti := range c.tracks {
 		t := &c.tracks[ti]
-		slices.SortStableFunc(t.events, func(a, b asyncEvent) int {
+		events := t.events.gather()
+		slices.SortStableFunc(events, func(a, b asyncEvent) int {
 			if r := cmp.Compare(a.ts, b.ts); r != 0 {
 				return r
 			}
@@ -61,8 +62,8 @@ func (c *collector) matchAsync() asyncResult {
 			out.slices = append(out.slices, asyncSlice{track: int32(ti), start: o.ev.ts, end: end,
 				name: o.ev.name, cat: o.ev.cat, args: o.ev.args, depth: o.depth})
 		}
-		for i := range t.events {
-			ev := &t.events[i]
+		for i := range events {
+			ev := &events[i]
 			switch ev.phase {
 			case 'b', 'S':
 				stack = append(stack, open{ev, int32(len(stack))})
@@ -95,12 +96,11 @@ func (c *collector) matchAsync() asyncResult {
 					args: ev.args, phase: ev.phase})
 			}
 		}
-		last := t.events[len(t.events)-1].ts
+		last := events[len(events)-1].ts
 		for j := len(stack) - 1; j >= 0; j-- {
 			closeAt(stack[j], last)
 			c.notes.warn("%d async begin events without end, cut at the last event of their track")
 		}
-		t.events = nil
 	}
 	// Slices come out by end; deliver them by track, then start, outer
 	// first, as the states of threads.

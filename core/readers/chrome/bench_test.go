@@ -136,13 +136,16 @@ func BenchmarkNestThread(b *testing.B) {
 		}
 	}
 	slices.SortFunc(basePoints, func(a, b flowPoint) int { return cmp.Compare(a.ts, b.ts) })
-	sl := make([]slice, len(base))
-	points := make([]flowPoint, len(basePoints))
-	order := identity(len(points))
+	sl, points := chunksOf(base), chunksOf(basePoints)
+	order := identity(len(basePoints))
 	var t nesting.Tracker
 	for b.Loop() {
-		copy(sl, base)
-		copy(points, basePoints)
+		for i := range base {
+			*sl.at(i) = base[i]
+		}
+		for i := range basePoints {
+			*points.at(i) = basePoints[i]
+		}
 		if _, ok := nestThread(&t, sl, points, order); !ok {
 			b.Fatal("too many lanes")
 		}

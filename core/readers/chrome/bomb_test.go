@@ -80,23 +80,42 @@ func TestEventsWeighed(t *testing.T) {
 	}
 }
 
-// The collector weighs, with what it holds, what its largest array takes
-// when it next grows (twice its size, see roomForOne): the new array is
-// made while the old one is alive, so an array just under the budget would
-// otherwise pass it three times over between two weighings (40 million events of one thread in a
-// process limited to 4 GiB of address space died in Go's allocator).
+// The collector weighs, with what it holds, twice the size of its largest
+// array: a growing array's next growth, made while the old one is alive,
+// or a thread's slices gathered from their chunks into one array and
+// merged into another (see sortSlices). An array just under the budget
+// would otherwise pass it three times over between two weighings (40
+// million events of one thread in a process limited to 4 GiB of address
+// space died in Go's allocator).
 func TestWeighCountsTheNextGrowth(t *testing.T) {
 	c := newCollector()
 	var told int64
 	c.hold = func(n int64) error { told += n; return nil }
-	c.threads = append(c.threads, thread{slices: make([]slice, 0, 1000)})
-	c.flows = make([]flowPoint, 0, 10)
+	c.threads = append(c.threads, thread{})
+	c.samples = make([]sample, 0, 1000)
+	for range 10 {
+		*c.flows.add() = flowPoint{}
+	}
 	if err := c.weigh(); err != nil {
 		t.Fatal(err)
 	}
-	big := int64(1000 * unsafe.Sizeof(slice{}))
+	big := int64(1000 * unsafe.Sizeof(sample{}))
 	if c.largest() != big || told != c.bytes()+big*2 {
 		t.Errorf("largest %d, told %d; want %d and %d", c.largest(), told, big, c.bytes()+big*2)
+	}
+	// 20,000 slices in chunks: 800 kB once gathered.
+	for range 20_000 {
+		*c.threads[0].slices.add() = slice{}
+	}
+	if err := c.weigh(); err != nil {
+		t.Fatal(err)
+	}
+	big = int64(20_000 * unsafe.Sizeof(slice{}))
+	if c.largest() != big || told != c.bytes()+big*2 {
+		t.Errorf("largest %d, told %d; want %d and %d", c.largest(), told, big, c.bytes()+big*2)
+	}
+	if held := int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) + c.flows.bytes + c.threads[0].slices.bytes; c.bytes() < held {
+		t.Errorf("bytes %d, want at least the arrays' %d", c.bytes(), held)
 	}
 	c.release()
 	if told != 0 {

@@ -33,6 +33,7 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		return err
 	}
 	c.matchBeginEnd()
+	c.gather()
 	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {
 		return err
@@ -77,17 +78,18 @@ func (c *collector) build(file string, sink trace.Sink) error {
 func (c *collector) matchBeginEnd() {
 	for ti := range c.threads {
 		t := &c.threads[ti]
-		if len(t.marks) == 0 {
+		if t.marks.len() == 0 {
 			continue
 		}
-		slices.SortFunc(t.marks, func(a, b mark) int {
+		marks := t.marks.gather()
+		slices.SortFunc(marks, func(a, b mark) int {
 			if r := cmp.Compare(a.ts, b.ts); r != 0 {
 				return r
 			}
 			return cmp.Compare(a.seq, b.seq)
 		})
 		var open []mark
-		for _, m := range t.marks {
+		for _, m := range marks {
 			if m.begin {
 				open = append(open, m)
 				continue
@@ -98,25 +100,29 @@ func (c *collector) matchBeginEnd() {
 			}
 			b := open[len(open)-1]
 			open = open[:len(open)-1]
-			t.slices = append(t.slices, slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: c.joinArgs(b.args, m.args), seq: b.seq})
+			*t.slices.add() = slice{start: b.ts, end: m.ts, name: b.name, cat: b.cat, args: c.joinArgs(b.args, m.args), seq: b.seq}
 		}
 		for _, b := range open {
-			t.slices = append(t.slices, slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq})
+			*t.slices.add() = slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq}
+			t.open = true
 			c.notes.warn("%d begin events (ph B) without end, cut at the end of their thread's recording")
 		}
-		t.marks = nil
 	}
 }
 
 // closeOpenSlices ends the slices still running when the recording
 // stopped (X without dur, B without E) at the last instant seen on their
 // thread, as the trace viewer does: the thread was recorded until then.
+// Only the threads that have some are looked through.
 func (c *collector) closeOpenSlices() {
 	for ti := range c.threads {
 		t := &c.threads[ti]
-		for i := range t.slices {
-			if t.slices[i].end == openEnd {
-				t.slices[i].end = t.last
+		if !t.open {
+			continue
+		}
+		for i := range t.slices.len() {
+			if s := t.slices.at(i); s.end == openEnd {
+				s.end = t.last
 			}
 		}
 	}
@@ -139,10 +145,10 @@ func (c *collector) nest(file string) error {
 	for ti := range c.threads {
 		t := &c.threads[ti]
 		first := next
-		for next < len(order) && c.flows[order[next]].thread == int32(ti) {
+		for next < len(order) && c.flows.at(int(order[next])).thread == int32(ti) {
 			next++
 		}
-		lanes, ok := nestThread(&tracker, t.slices, c.flows, order[first:next])
+		lanes, ok := nestThread(&tracker, &t.slices, &c.flows, order[first:next])
 		if !ok {
 			return errs.Format(file, 0, "pid %s tid %s has more than %d mutually overlapping slices",
 				c.strs.str(c.procs[t.proc].key), c.strs.str(t.key), nesting.DefaultMaxLanes)
@@ -161,15 +167,22 @@ func (c *collector) nest(file string) error {
 // time). The points no link uses are returned too.
 func (c *collector) matchFlows() ([]link, []unmatched) {
 	order := c.flowsByKey()
-	var links []link
+	// A link ends at a point of its own: as many as half the points in the
+	// usual start-end pairs, made at once rather than grown.
+	links := make([]link, 0, len(order)/2)
 	var lost []unmatched
 	sameFlow := func(a, b *flowPoint) bool { return a.cat == b.cat && a.id == b.id && a.scope == b.scope }
+	fl := &c.flows
 	for i := 0; i < len(order); {
 		from, linked := int32(-1), false
+		first := fl.at(int(order[i]))
 		j := i
-		for ; j < len(order) && sameFlow(&c.flows[order[i]], &c.flows[order[j]]); j++ {
+		for ; j < len(order); j++ {
 			at := order[j]
-			p := &c.flows[at]
+			p := fl.at(int(at))
+			if !sameFlow(first, p) {
+				break
+			}
 			switch {
 			case p.phase == 's':
 				if from >= 0 && !linked {
@@ -254,7 +267,7 @@ func (e *emitter) defineTypes(links, lostFlows bool, async *asyncResult) {
 		e.track = kindOf("Async track", trace.KindContainer, e.process)
 	}
 	for _, t := range c.threads {
-		if len(t.slices) > 0 {
+		if t.slices.len() > 0 {
 			e.state = kindOf("Slice", trace.KindState, e.thread)
 			break
 		}
@@ -512,9 +525,12 @@ func distinct(names []string, id func(i int) string) []string {
 func (e *emitter) states() {
 	c := e.c
 	for ti := range c.threads {
-		for _, s := range c.threads[ti].slices {
-			e.emitState(trace.State{Container: e.thrCont[ti] + s.lane, Type: e.state,
-				Value: e.value(e.state, s.name, s.cat), Start: s.start, End: s.end, Depth: s.depth}, s.args)
+		for _, chunk := range c.threads[ti].slices.parts() {
+			for i := range chunk {
+				s := &chunk[i]
+				e.emitState(trace.State{Container: e.thrCont[ti] + s.lane, Type: e.state,
+					Value: e.value(e.state, s.name, s.cat), Start: s.start, End: s.end, Depth: s.depth}, s.args)
+			}
 		}
 	}
 }
@@ -557,7 +573,7 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 	c := e.c
 	cont := func(p *flowPoint) int32 { return e.thrCont[p.thread] + p.lane }
 	for _, l := range links {
-		from, to := &c.flows[l.from], &c.flows[l.to]
+		from, to := c.flows.at(int(l.from)), c.flows.at(int(l.to))
 		key := c.strs.str(from.id)
 		if from.cat != none {
 			key = c.strs.str(from.cat) + ":" + key
@@ -566,7 +582,7 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 			Start: from.at, End: to.at, From: cont(from), To: cont(to), Key: key, Size: math.NaN()})
 	}
 	for _, u := range lost {
-		p := &c.flows[u.point]
+		p := c.flows.at(int(u.point))
 		what := u.what
 		if p.cat != none {
 			what = c.strs.str(p.cat) + ": " + what
@@ -606,18 +622,18 @@ func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
 		return nil, nil
 	}
 	// The correlation ids of the matched launch flows, sorted.
-	var flowed []int64
+	flowed := make([]int64, 0, len(links))
 	for _, l := range links {
-		if p := &c.flows[l.from]; p.cat != none && launchFlows[c.strs.str(p.cat)] {
+		if p := c.flows.at(int(l.from)); p.cat != none && launchFlows[c.strs.str(p.cat)] {
 			if n, err := strconv.ParseInt(c.strs.str(p.id), 10, 64); err == nil {
 				flowed = append(flowed, n)
 			}
 		}
 	}
-	slices.Sort(flowed)
+	flowedSet := newIDSet(flowed)
 	var unflowed []int32 // the operations no flow links
 	for i, g := range c.gpuOps {
-		if _, ok := slices.BinarySearch(flowed, g.correlation); !ok {
+		if !flowedSet.has(g.correlation) {
 			unflowed = append(unflowed, int32(i))
 		}
 	}
@@ -664,16 +680,54 @@ func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
 	return launches, waits
 }
 
+// idSet holds the correlation ids of the matched launch flows: a bitmap
+// over their range where they are dense (writers number them up, and a
+// binary search for each GPU operation took a tenth of the build of a
+// Kineto trace), sorted for a binary search otherwise.
+type idSet struct {
+	min    int64
+	bits   []uint64
+	sorted []int64
+}
+
+func newIDSet(ids []int64) idSet {
+	if len(ids) == 0 {
+		return idSet{}
+	}
+	lo, hi := slices.Min(ids), slices.Max(ids)
+	if span := uint64(hi) - uint64(lo); span/64 < uint64(len(ids)) { // no more words than ids
+		bits := make([]uint64, span/64+1)
+		for _, id := range ids {
+			d := uint64(id) - uint64(lo)
+			bits[d/64] |= 1 << (d % 64)
+		}
+		return idSet{min: lo, bits: bits}
+	}
+	slices.Sort(ids)
+	return idSet{sorted: ids}
+}
+
+// has tells whether id is in the set.
+func (s *idSet) has(id int64) bool {
+	if s.bits != nil {
+		d := uint64(id) - uint64(s.min)
+		return d/64 < uint64(len(s.bits)) && s.bits[d/64]&(1<<(d%64)) != 0
+	}
+	_, ok := slices.BinarySearch(s.sorted, id)
+	return ok
+}
+
 // placeGPU returns the slice of each GPU event (events are in file
 // order, as their sequence numbers), once the threads' slices are nested.
 func (c *collector) placeGPU(events []gpuEvent) []*slice {
 	at := make([]*slice, len(events))
 	for ti := range c.threads {
 		t := &c.threads[ti]
-		for i := range t.slices {
-			k, ok := slices.BinarySearchFunc(events, t.slices[i].seq, func(g gpuEvent, seq int32) int { return cmp.Compare(g.seq, seq) })
+		for i := range t.slices.len() {
+			s := t.slices.at(i)
+			k, ok := slices.BinarySearchFunc(events, s.seq, func(g gpuEvent, seq int32) int { return cmp.Compare(g.seq, seq) })
 			if ok && events[k].thread == int32(ti) {
-				at[k] = &t.slices[i]
+				at[k] = s
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -33,14 +32,18 @@ type thread struct {
 	name         int32
 	sortIndex    int64
 	hasSortIndex bool
-	slices       []slice
-	marks        []mark
-	lanes        int32 // containers the slices need: 1 + overlap lanes
+	// The slices, reached by index where the build needs them in place
+	// (see nestThread), and the B/E events, gathered once read (see
+	// matchBeginEnd).
+	slices chunks[slice]
+	marks  chunks[mark]
+	lanes  int32 // containers the slices need: 1 + overlap lanes
 	// last is the latest instant seen on the thread (starts and ends of
 	// its slices, its B/E events, instants and flow points): where the
 	// slices still open when the recording stopped end.
 	last  trace.Time
 	timed bool
+	open  bool // some of its slices end at openEnd
 }
 
 // openEnd marks the end of a slice still running when the recording
@@ -138,7 +141,7 @@ type asyncTrack struct {
 	proc   int32
 	name   int32 // name of the first event
 	id     int32
-	events []asyncEvent
+	events chunks[asyncEvent] // gathered once read (see matchAsync)
 }
 
 // asyncEvent is an async event kept until its track is matched.
@@ -199,7 +202,12 @@ type collector struct {
 	samples      []sample
 	counterTypes []counterKey
 	counterByKey map[counterKey]int32
-	flows        []flowPoint
+	flows        chunks[flowPoint]
+	// The instants, counter samples and GPU events the events add, gathered
+	// into instants, samples, gpuCalls and gpuOps at the build (see gather).
+	addedInstants        chunks[instant]
+	addedSamples         chunks[sample]
+	addedCalls, addedOps chunks[gpuEvent]
 	// Kineto's GPU calls and operations with a correlation id, in file
 	// order, and the operations that wait for a CUDA event.
 	gpuCalls, gpuOps []gpuEvent
@@ -238,11 +246,11 @@ type collector struct {
 const weighEvery = 4096
 
 // weigh tells hold what the collector holds now, with what its largest
-// array takes on its next growth (twice its size, see roomForOne; the new
-// one is made while the old is alive), and returns its error when the
-// budget is exceeded: weighed without it, an array just under the budget
-// grows to three times its size between two weighings, past the memory
-// the budget was set from.
+// array takes on its next growth or its gathering and sorting (twice its
+// size, see largest; the new array is made while the old is alive), and
+// returns its error when the budget is exceeded: weighed without it, an
+// array just under the budget grows to three times its size between two
+// weighings, past the memory the budget was set from.
 func (c *collector) weigh() error {
 	if c.hold == nil {
 		return nil
@@ -266,12 +274,13 @@ func (c *collector) release() {
 func (c *collector) bytes() int64 {
 	n := int64(cap(c.procs))*int64(unsafe.Sizeof(process{})) + int64(cap(c.threads))*int64(unsafe.Sizeof(thread{})) +
 		int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})) + int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})) +
-		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})) + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
+		c.flows.bytes + int64(cap(c.tracks))*int64(unsafe.Sizeof(asyncTrack{})) +
 		int64(cap(c.gpuCalls)+cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})) + int64(cap(c.gpuWaits))*int64(unsafe.Sizeof(gpuWait{})) +
+		c.addedInstants.bytes + c.addedSamples.bytes + c.addedCalls.bytes + c.addedOps.bytes +
 		int64(cap(c.argsArena)) + int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})) + c.strs.Bytes()
 	for i := range c.threads {
 		t := &c.threads[i]
-		n += int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})) + int64(cap(t.marks))*int64(unsafe.Sizeof(mark{}))
+		n += t.slices.bytes + t.marks.bytes
 	}
 	// CPU profiles: their samples, nodes (a map entry is about twice its
 	// key and value), and the text of a sampling profile or profile file
@@ -286,7 +295,7 @@ func (c *collector) bytes() int64 {
 		n += int64(cap(text))
 	}
 	for i := range c.tracks {
-		n += int64(cap(c.tracks[i].events)) * int64(unsafe.Sizeof(asyncEvent{}))
+		n += c.tracks[i].events.bytes
 	}
 	for i := range c.procs {
 		n += int64(cap(c.procs[i].threads)+cap(c.procs[i].tracks)) * 4
@@ -295,32 +304,32 @@ func (c *collector) bytes() int64 {
 }
 
 // largest returns the bytes of the collector's largest array, the one
-// whose next growth asks the most at once.
+// that asks the most at once: twice its size when a growing array grows
+// (append, at most twice), or when the chunks of slices are gathered into
+// one array and merged into another (see sortSlices); once its size when
+// other chunks are gathered.
 func (c *collector) largest() int64 {
 	n := max(int64(cap(c.instants))*int64(unsafe.Sizeof(instant{})), int64(cap(c.samples))*int64(unsafe.Sizeof(sample{})),
-		int64(cap(c.flows))*int64(unsafe.Sizeof(flowPoint{})), int64(cap(c.gpuCalls))*int64(unsafe.Sizeof(gpuEvent{})),
+		c.flows.size(), int64(cap(c.gpuCalls))*int64(unsafe.Sizeof(gpuEvent{})),
 		int64(cap(c.gpuOps))*int64(unsafe.Sizeof(gpuEvent{})), int64(cap(c.argsArena)),
-		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})))
+		int64(cap(c.argsRefs))*int64(unsafe.Sizeof(argsRef{})),
+		c.addedInstants.size(), c.addedSamples.size(), c.addedCalls.size(), c.addedOps.size())
 	for i := range c.threads {
 		t := &c.threads[i]
-		n = max(n, int64(cap(t.slices))*int64(unsafe.Sizeof(slice{})), int64(cap(t.marks))*int64(unsafe.Sizeof(mark{})))
+		n = max(n, t.slices.size(), t.marks.size())
 	}
 	for i := range c.tracks {
-		n = max(n, int64(cap(c.tracks[i].events))*int64(unsafe.Sizeof(asyncEvent{})))
+		n = max(n, c.tracks[i].events.size())
 	}
 	return n
 }
 
-// roomForOne returns s with room for one more element, doubling its
-// capacity when full. append grows a large array by a quarter at a time,
-// so the flows and slices of a large trace were copied four times their
-// final size, into new pages each time (a tenth of the read's CPU);
-// doubling copies them about once.
-func roomForOne[T any](s []T) []T {
-	if len(s) < cap(s) {
-		return s
-	}
-	return slices.Grow(s, max(len(s), 16))
+// gather puts the instants, samples and GPU events into the arrays the build
+// works on, each copied once (see chunks).
+func (c *collector) gather() {
+	c.instants = c.addedInstants.gather()
+	c.samples = c.addedSamples.gather()
+	c.gpuCalls, c.gpuOps = c.addedCalls.gather(), c.addedOps.gather()
 }
 
 func newCollector() *collector {
@@ -501,8 +510,8 @@ func (c *collector) add(file string, e *rawEvent) error {
 			return nil
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
-		t.marks = append(t.marks, mark{ts: e.ts, seq: c.seq, line: int32(e.line), name: e.name, cat: e.cat,
-			args: e.args, begin: e.ph == 'B'})
+		*t.marks.add() = mark{ts: e.ts, seq: c.seq, line: int32(e.line), name: e.name, cat: e.cat,
+			args: e.args, begin: e.ph == 'B'}
 		c.seeOn(t, e.ts)
 	case 'i', 'I', 'R':
 		if e.ph == 'I' && len(e.profile) > 0 && c.strs.str(e.name) == "CpuProfile" && !lacks(true, true, false) && c.addProfile(e) {
@@ -531,8 +540,8 @@ func (c *collector) add(file string, e *rawEvent) error {
 			scope = e.pid
 		}
 		t := c.thread(e.pid, e.tid)
-		c.flows = append(roomForOne(c.flows), flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
-			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing})
+		*c.flows.add() = flowPoint{ts: e.ts, cat: e.cat, id: id, scope: scope, seq: c.seq,
+			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing}
 		c.seeOn(&c.threads[t], e.ts)
 	case 'b', 'e', 'n', 'S', 'T', 'p', 'F':
 		if lacks(true, false, true) {
@@ -573,23 +582,24 @@ func (c *collector) addComplete(e *rawEvent) {
 	}
 	ti := c.thread(e.pid, e.tid)
 	t := &c.threads[ti]
-	t.slices = append(roomForOne(t.slices), slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq})
+	*t.slices.add() = slice{start: e.ts, end: end, name: e.name, cat: e.cat, args: e.args, seq: c.seq}
 	if e.correlation >= 0 {
 		g := gpuEvent{seq: c.seq, thread: ti, correlation: e.correlation}
 		switch e.gpuCat {
 		case gpuCall:
-			c.gpuCalls = append(c.gpuCalls, g)
+			*c.addedCalls.add() = g
 		case gpuOp:
 			if e.waitRecord >= 0 && e.waitStream >= 0 {
-				c.gpuWaits = append(c.gpuWaits, gpuWait{op: int32(len(c.gpuOps)), record: e.waitRecord, stream: e.waitStream})
+				c.gpuWaits = append(c.gpuWaits, gpuWait{op: int32(c.addedOps.len()), record: e.waitRecord, stream: e.waitStream})
 			}
-			c.gpuOps = append(c.gpuOps, g)
+			*c.addedOps.add() = g
 		}
 	}
 	c.seeOn(t, e.ts)
 	if end != openEnd {
 		c.seeOn(t, end)
 	} else {
+		t.open = true
 		c.notes.warn("%d complete events (ph X) without dur, cut at the end of their thread's recording")
 	}
 	if !e.flowIn && !e.flowOut {
@@ -610,8 +620,8 @@ func (c *collector) addComplete(e *rawEvent) {
 	case e.flowIn:
 		phase = 'f'
 	}
-	c.flows = append(roomForOne(c.flows), flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
-		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true})
+	*c.flows.add() = flowPoint{ts: e.ts, cat: none, id: id, scope: none, seq: c.seq,
+		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true}
 }
 
 func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) {
@@ -634,7 +644,7 @@ func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) 
 	case 'p':
 		in.owner = c.process(e.pid)
 	}
-	c.instants = append(c.instants, in)
+	*c.addedInstants.add() = in
 	c.see(e.ts)
 }
 
@@ -655,7 +665,7 @@ func (c *collector) addCounter(e *rawEvent) {
 			c.counterTypes = append(c.counterTypes, k)
 			c.counterByKey[k] = typ
 		}
-		c.samples = append(c.samples, sample{ts: e.ts, value: s.value, seq: c.seq, proc: p, typ: typ})
+		*c.addedSamples.add() = sample{ts: e.ts, value: s.value, seq: c.seq, proc: p, typ: typ}
 	}
 	c.see(e.ts)
 }
@@ -693,8 +703,8 @@ func (c *collector) addAsync(e *rawEvent) {
 		c.procs[p].tracks = append(c.procs[p].tracks, tr)
 	}
 	t := &c.tracks[tr]
-	t.events = append(t.events, asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
-		step: e.argStep, phase: e.ph})
+	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
+		step: e.argStep, phase: e.ph}
 	c.see(e.ts)
 }
 

@@ -42,12 +42,14 @@ func compareInFlow(a, b *flowPoint) int {
 
 // flowsByThread returns the indices of c.flows in (thread, ts, seq) order.
 func (c *collector) flowsByThread() []int32 {
-	fl := c.flows
-	order := identity(len(fl))
-	if len(fl) < 2 {
+	fl := &c.flows
+	order := identity(fl.len())
+	if fl.len() < 2 {
 		return order
 	}
-	order = countingSort(order, len(c.threads), func(i int32) int32 { return fl[i].thread })
+	s := newKeySorter(fl)
+	s.setKeys(byThread)
+	order = s.sort(order, len(c.threads))
 	sortGroups(fl, order, func(a, b *flowPoint) bool { return a.thread == b.thread }, compareInThread)
 	return order
 }
@@ -55,17 +57,21 @@ func (c *collector) flowsByThread() []int32 {
 // flowsByKey returns the indices of c.flows ordered by flow (cat, id,
 // scope), then by compareInFlow.
 func (c *collector) flowsByKey() []int32 {
-	fl := c.flows
-	order := identity(len(fl))
-	if len(fl) < 2 {
+	fl := &c.flows
+	order := identity(fl.len())
+	if fl.len() < 2 {
 		return order
 	}
 	// Least significant key first: each counting sort is stable. Interned
 	// ids and pids are below the number of strings; none is -1.
 	ids := c.strs.Len() + 1
-	order = countingSort(order, ids, func(i int32) int32 { return fl[i].scope + 1 })
-	order = countingSort(order, ids, func(i int32) int32 { return fl[i].id + 1 })
-	order = countingSort(order, ids, func(i int32) int32 { return fl[i].cat + 1 })
+	s := newKeySorter(fl)
+	s.setKeys(byScope)
+	order = s.sort(order, ids)
+	s.setKeys(byID)
+	order = s.sort(order, ids)
+	s.setKeys(byCat)
+	order = s.sort(order, ids)
 	sortGroups(fl, order, func(a, b *flowPoint) bool { return a.cat == b.cat && a.id == b.id && a.scope == b.scope }, compareInFlow)
 	return order
 }
@@ -79,46 +85,107 @@ func identity(n int) []int32 {
 	return order
 }
 
-// countingSort returns order stably sorted by key, whose values lie in
-// [0, n). When every element has the same key, order is returned as is.
-func countingSort(order []int32, n int, key func(i int32) int32) []int32 {
-	first := key(order[0])
-	same := true
-	for _, i := range order[1:] {
-		if key(i) != first {
-			same = false
-			break
+// keySorter sorts the indices of flow points by counting, on one key of
+// the points at a time. The keys are read from the points once, in their
+// order, into an array the sort looks up (reaching each point through its
+// chunk, on each of a sort's passes, cost more than the sort), and the
+// arrays of one sort are reused by the next.
+type keySorter struct {
+	fl    *chunks[flowPoint]
+	keys  []int32 // the key of each point, by index
+	spare []int32 // the order array a sort writes into
+	count []int32
+}
+
+func newKeySorter(fl *chunks[flowPoint]) *keySorter {
+	return &keySorter{fl: fl, keys: make([]int32, fl.len())}
+}
+
+// The keys the flow points are sorted on: an interned id or pid plus
+// one (none is -1), or a thread index.
+const (
+	byThread = iota
+	byScope
+	byID
+	byCat
+)
+
+// setKeys sets the key of each point, one of the above.
+func (s *keySorter) setKeys(key int) {
+	i := 0
+	for _, chunk := range s.fl.parts() {
+		keys := s.keys[i : i+len(chunk)]
+		switch key {
+		case byThread:
+			for j := range chunk {
+				keys[j] = chunk[j].thread
+			}
+		case byScope:
+			for j := range chunk {
+				keys[j] = chunk[j].scope + 1
+			}
+		case byID:
+			for j := range chunk {
+				keys[j] = chunk[j].id + 1
+			}
+		case byCat:
+			for j := range chunk {
+				keys[j] = chunk[j].cat + 1
+			}
 		}
+		i += len(chunk)
 	}
-	if same {
+}
+
+// sort returns order, the indices of all the points, stably sorted by
+// their keys, whose values lie in [0, n). When every point has the same
+// key, order is returned as is.
+func (s *keySorter) sort(order []int32, n int) []int32 {
+	keys := s.keys
+	if !slices.ContainsFunc(keys, func(k int32) bool { return k != keys[0] }) {
 		return order
 	}
-	count := make([]int32, n+1)
-	for _, i := range order {
-		count[key(i)+1]++
+	if cap(s.count) < n+1 {
+		s.count = make([]int32, n+1)
+	}
+	count := s.count[:n+1]
+	clear(count)
+	for _, k := range keys {
+		count[k+1]++
 	}
 	for k := 1; k <= n; k++ {
 		count[k] += count[k-1]
 	}
-	out := make([]int32, len(order))
+	out := s.spare
+	if out == nil {
+		out = make([]int32, len(order))
+	}
 	for _, i := range order {
-		k := key(i)
+		k := keys[i]
 		out[count[k]] = i
 		count[k]++
 	}
+	s.spare = order
 	return out
 }
 
 // sortGroups sorts each run of order whose points are in one group (same
 // says whether two are) by compare, leaving runs already in order alone.
-func sortGroups(fl []flowPoint, order []int32, same func(a, b *flowPoint) bool, compare func(a, b *flowPoint) int) {
-	less := func(i, j int32) int { return compare(&fl[i], &fl[j]) }
+func sortGroups(fl *chunks[flowPoint], order []int32, same func(a, b *flowPoint) bool, compare func(a, b *flowPoint) int) {
+	at := func(i int32) *flowPoint { return fl.at(int(i)) }
+	less := func(i, j int32) int { return compare(at(i), at(j)) }
 	for lo := 0; lo < len(order); {
 		hi, sorted := lo+1, true
-		for ; hi < len(order) && same(&fl[order[lo]], &fl[order[hi]]); hi++ {
-			if sorted && compare(&fl[order[hi-1]], &fl[order[hi]]) > 0 {
+		first, prev := at(order[lo]), at(order[lo])
+		for ; hi < len(order); hi++ {
+			p := at(order[hi])
+			if !same(first, p) {
+				break
+			}
+			if sorted && compare(prev, p) > 0 {
 				sorted = false
 			}
+			prev = p
 		}
 		if !sorted {
 			g := order[lo:hi]

@@ -25,21 +25,26 @@ func TestFlowOrders(t *testing.T) {
 		}
 		key := func(spread int) int32 { return int32(r.IntN(min(spread, strs)+1)) - 1 } // none to strs-1
 		spread := []int{1, 3, strs}[trial%3]
+		if trial%7 == 6 { // in several chunks
+			n += 2*chunkLen + r.IntN(2000)
+		}
+		var points []flowPoint
 		for i := range n {
-			c.flows = append(c.flows, flowPoint{ts: trace.Time(r.IntN(50)), cat: key(spread), id: key(strs), scope: key(spread),
+			points = append(points, flowPoint{ts: trace.Time(r.IntN(50)), cat: key(spread), id: key(strs), scope: key(spread),
 				seq: int32(i + 1), thread: int32(r.IntN(threads)), phase: phases[r.IntN(3)]})
 		}
 		if trial%5 == 0 { // a thread's points in time order, as writers put them
-			slices.SortStableFunc(c.flows, func(a, b flowPoint) int { return cmp.Compare(a.ts, b.ts) })
-			for i := range c.flows {
-				c.flows[i].seq = int32(i + 1)
+			slices.SortStableFunc(points, func(a, b flowPoint) int { return cmp.Compare(a.ts, b.ts) })
+			for i := range points {
+				points[i].seq = int32(i + 1)
 			}
 		}
+		c.flows = *chunksOf(points)
 		check := func(what string, order []int32, compare func(a, b flowPoint) int) {
-			want := slices.Clone(c.flows)
+			want := slices.Clone(points)
 			slices.SortFunc(want, compare)
 			for k, i := range order {
-				if c.flows[i] != want[k] {
+				if *c.flows.at(int(i)) != want[k] {
 					t.Fatalf("trial %d: %s order differs from a sort at %d of %d", trial, what, k, n)
 				}
 			}

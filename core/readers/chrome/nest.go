@@ -3,9 +3,9 @@ package chrome
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // compareSlices orders a thread's slices so that a parent comes before its
@@ -22,51 +22,68 @@ func compareSlices(a, b slice) int {
 // sortSlices sorts a thread's slices by compareSlices. Writers put them
 // nearly in order (Kineto writes an operator when it ends, so after its
 // children): the slices already in order are kept in place, the few that
-// come late are sorted apart and merged in. The order is total (seq is
-// unique), so this gives what any sort gives.
-func sortSlices(sl []slice) {
+// come late are sorted apart and merged in, all in the chunks they were
+// added to. The order is total (seq is unique), so this gives what any
+// sort gives. A few runs are merged, and slices far from order sorted,
+// into one array that the chunks then refer to.
+func sortSlices(sl *chunks[slice]) {
+	n := sl.len()
 	// A few runs in order (a writer that flushed its buffers in turn):
 	// merged.
 	bounds := []int{0}
-	for i := 1; i < len(sl) && len(bounds) <= maxRuns; i++ {
-		if compareSlices(sl[i-1], sl[i]) > 0 {
-			bounds = append(bounds, i)
+	var prev *slice
+	i := 0
+scan:
+	for _, chunk := range sl.parts() {
+		for j := range chunk {
+			if prev != nil && compareSlices(*prev, chunk[j]) > 0 {
+				if bounds = append(bounds, i); len(bounds) > maxRuns {
+					break scan
+				}
+			}
+			prev = &chunk[j]
+			i++
 		}
 	}
 	if len(bounds) == 1 {
 		return
 	}
 	if len(bounds) <= maxRuns {
-		mergeRuns(sl, append(bounds, len(sl)))
+		sl.setAll(mergeRuns(sl, append(bounds, n)))
 		return
 	}
 	var late []slice
 	k := 0
-	for i := range sl {
-		if k == 0 || compareSlices(sl[k-1], sl[i]) <= 0 {
-			sl[k] = sl[i]
+	var kept *slice // the last slice kept in place, at k-1
+	for i := range n {
+		s := sl.at(i)
+		if k == 0 || compareSlices(*kept, *s) <= 0 {
+			kept = sl.at(k)
+			*kept = *s
 			k++
 		} else {
-			late = append(late, sl[i])
+			late = append(late, *s)
 		}
 	}
 	if len(late) == 0 {
 		return
 	}
-	if len(late) > len(sl)/8 { // not nearly sorted after all
-		copy(sl[k:], late)
-		slices.SortFunc(sl, compareSlices)
+	if len(late) > n/8 { // not nearly sorted after all
+		all := sl.copied()
+		copy(all[k:], late)
+		slices.SortFunc(all, compareSlices)
+		sl.setAll(all)
 		return
 	}
 	slices.SortFunc(late, compareSlices)
 	// Merge from the back, where late's places are.
-	i, w := k-1, len(sl)-1
+	i, w := k-1, n-1
 	for j := len(late) - 1; j >= 0; w-- {
-		if i >= 0 && compareSlices(sl[i], late[j]) > 0 {
-			sl[w] = sl[i]
+		if i >= 0 && compareSlices(*sl.at(i), late[j]) > 0 {
+			*sl.at(w) = *sl.at(i)
 			i--
 		} else {
-			sl[w] = late[j]
+			*sl.at(w) = late[j]
 			j--
 		}
 	}
@@ -76,34 +93,53 @@ func sortSlices(sl []slice) {
 // merge them.
 const maxRuns = 16
 
-// mergeRuns sorts sl, made of the runs in order that start at bounds (its
-// last element is len(sl)), by merging them two by two.
-func mergeRuns(sl []slice, bounds []int) {
-	src, dst := sl, make([]slice, len(sl))
-	for len(bounds) > 2 {
-		next := bounds[:0:0]
-		for i := 0; i+1 < len(bounds); i += 2 {
-			lo, mid, hi := bounds[i], bounds[i+1], bounds[i+1]
-			if i+2 < len(bounds) {
-				hi = bounds[i+2]
-			}
-			a, b, out := src[lo:mid], src[mid:hi], dst[lo:lo]
-			for len(a) > 0 && len(b) > 0 {
-				if compareSlices(a[0], b[0]) <= 0 {
-					out, a = append(out, a[0]), a[1:]
-				} else {
-					out, b = append(out, b[0]), b[1:]
-				}
-			}
-			_ = append(append(out, a...), b...) // into dst[lo:hi], which has the room
-			next = append(next, lo)
+// mergeRuns returns the slices of sl, made of the runs in order that
+// start at bounds (its last element is sl.len()), merged at once into one
+// array, the runs' next slices kept in a heap.
+func mergeRuns(sl *chunks[slice], bounds []int) []slice {
+	type run struct {
+		next    *slice // the run's next slice, at index at
+		at, end int
+	}
+	runs := make([]run, 0, len(bounds)-1)
+	for i := 0; i+1 < len(bounds); i++ {
+		if bounds[i] < bounds[i+1] {
+			runs = append(runs, run{sl.at(bounds[i]), bounds[i], bounds[i+1]})
 		}
-		bounds = append(next, len(sl))
-		src, dst = dst, src
 	}
-	if &src[0] != &sl[0] {
-		copy(sl, src)
+	less := func(a, b *run) bool { return compareSlices(*a.next, *b.next) < 0 }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(runs) {
+				return
+			}
+			if r := l + 1; r < len(runs) && less(&runs[r], &runs[l]) {
+				l = r
+			}
+			if !less(&runs[l], &runs[i]) {
+				return
+			}
+			runs[i], runs[l] = runs[l], runs[i]
+			i = l
+		}
 	}
+	for i := len(runs)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out := make([]slice, 0, sl.len())
+	for len(runs) > 0 {
+		top := &runs[0]
+		out = append(out, *top.next)
+		if top.at++; top.at < top.end {
+			top.next = sl.at(top.at)
+		} else {
+			runs[0] = runs[len(runs)-1]
+			runs = runs[:len(runs)-1]
+		}
+		down(0)
+	}
+	return out
 }
 
 // nestThread sorts the slices of one thread, gives each its nesting depth
@@ -117,40 +153,43 @@ func mergeRuns(sl []slice, bounds []int) {
 // zero-length slice at the end of another is its child. It reports the
 // number of lanes, 1 when every slice nests, and false past
 // nesting.DefaultMaxLanes lanes.
-func nestThread(t *nesting.Tracker, sl []slice, fl []flowPoint, points []int32) (int32, bool) {
+func nestThread(t *nesting.Tracker, sl *chunks[slice], fl *chunks[flowPoint], points []int32) (int32, bool) {
 	sortSlices(sl)
 	t.Reset()
 	next := 0
-	for i := range sl {
-		s := &sl[i]
-		for next < len(points) && fl[points[next]].ts < s.start {
-			bindEnclosing(t, sl, &fl[points[next]])
-			next++
+	for _, chunk := range sl.parts() {
+		for i := range chunk {
+			s := &chunk[i]
+			for next < len(points) && fl.at(int(points[next])).ts < s.start {
+				bindEnclosing(t, sl, fl.at(int(points[next])))
+				next++
+			}
+			at, ok := t.Place(s.start, s.end)
+			if !ok {
+				return 0, false
+			}
+			s.lane, s.depth = at.Lane, at.Depth
 		}
-		at, ok := t.Place(s.start, s.end)
-		if !ok {
-			return 0, false
-		}
-		s.lane, s.depth = at.Lane, at.Depth
 	}
 	for ; next < len(points); next++ {
-		bindEnclosing(t, sl, &fl[points[next]])
+		bindEnclosing(t, sl, fl.at(int(points[next])))
 	}
 	var bySeq map[int32]int32
 	for i := range points {
-		p := &fl[points[i]]
+		p := fl.at(int(points[i]))
 		switch {
 		case p.own != 0:
 			// The flow end of a complete event (flow_in, flow_out)
 			// belongs to that slice, whatever else starts with it.
 			if bySeq == nil {
-				bySeq = make(map[int32]int32, len(sl))
-				for k := range sl {
-					bySeq[sl[k].seq] = int32(k)
+				bySeq = make(map[int32]int32, sl.len())
+				for k := range sl.len() {
+					bySeq[sl.at(k).seq] = int32(k)
 				}
 			}
 			if k, ok := bySeq[p.own]; ok {
-				p.lane, p.at = sl[k].lane, sl[k].start
+				s := sl.at(int(k))
+				p.lane, p.at = s.lane, s.start
 			}
 		case !p.enclosing:
 			bindNext(sl, p)
@@ -162,22 +201,23 @@ func nestThread(t *nesting.Tracker, sl []slice, fl []flowPoint, points []int32) 
 // bindEnclosing attaches p to its time and, if it binds to the enclosing
 // slice, to the lane of the innermost slice open at p.ts. The slices
 // placed so far start at or before p.ts, those placed after it later.
-func bindEnclosing(t *nesting.Tracker, sl []slice, p *flowPoint) {
+func bindEnclosing(t *nesting.Tracker, sl *chunks[slice], p *flowPoint) {
 	p.lane, p.at = 0, p.ts
 	if !p.enclosing {
 		return
 	}
 	if i, ok := t.Innermost(p.ts); ok {
-		p.lane = sl[i].lane
+		p.lane = sl.at(i).lane
 	}
 }
 
 // bindNext attaches a flow end without bp "e" to the first slice that
 // starts at or after it, where the trace viewers draw its arrow.
-func bindNext(sl []slice, p *flowPoint) {
-	i, _ := slices.BinarySearchFunc(sl, p.ts, func(s slice, t trace.Time) int { return cmp.Compare(s.start, t) })
-	if i < len(sl) {
-		p.lane, p.at = sl[i].lane, sl[i].start
+func bindNext(sl *chunks[slice], p *flowPoint) {
+	i := sort.Search(sl.len(), func(i int) bool { return sl.at(i).start >= p.ts })
+	if i < sl.len() {
+		s := sl.at(i)
+		p.lane, p.at = s.lane, s.start
 	} else {
 		p.lane, p.at = 0, p.ts
 	}

@@ -221,7 +221,7 @@ func (c *collector) profileSlices() {
 		closeFrom := func(k int, at trace.Time) {
 			for j := len(open) - 1; j >= k; j-- {
 				if at > open[j].start {
-					t.slices = append(t.slices, slice{start: open[j].start, end: at, name: open[j].name, cat: p.cat, args: none, seq: open[j].seq})
+					*t.slices.add() = slice{start: open[j].start, end: at, name: open[j].name, cat: p.cat, args: none, seq: open[j].seq}
 				}
 			}
 			open = open[:k]

@@ -233,11 +233,15 @@ func TestMicrosFast(t *testing.T) {
 }
 
 // TestSortSlices checks sortSlices against a plain sort on slices in
-// order, in a few runs, nearly in order and in no order.
+// order, in a few runs, nearly in order and in no order, in one chunk or
+// several.
 func TestSortSlices(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for trial := range 400 {
 		n := r.IntN(3000)
+		if trial%5 == 4 {
+			n += 2*chunkLen + r.IntN(chunkLen)
+		}
 		sl := make([]slice, n)
 		for i := range sl {
 			start := trace.Time(r.IntN(1000))
@@ -263,8 +267,9 @@ func TestSortSlices(t *testing.T) {
 		}
 		want := slices.Clone(sl)
 		slices.SortFunc(want, compareSlices)
-		sortSlices(sl)
-		if !slices.Equal(sl, want) {
+		c := chunksOf(sl)
+		sortSlices(c)
+		if got := c.gather(); !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%d slices): sortSlices differs from a sort", trial, n)
 		}
 	}
