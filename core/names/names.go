@@ -63,6 +63,13 @@ var Rules = []Rule{
 		apply: namespacedCall,
 	},
 	{
+		Name: "python-address",
+		Doc: "the PyTorch profiler's Python events (with_stack) name a built-in method by CPython's repr of " +
+			"the object it is bound to, whose address differs from one object to the next",
+		Example: "<built-in method append of list object at 0x7ed6fd87c680>", Grouped: "<built-in method append of list object>",
+		apply: pythonAddress,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -207,6 +214,24 @@ func namespacedCall(name string) (string, bool) {
 		}
 	}
 	return fn, true
+}
+
+// pythonAddress drops the address CPython's repr writes at the end of an
+// object's description: "<built-in method view of Tensor object at
+// 0x7f1951dd2250>" is "<built-in method view of Tensor object>".
+func pythonAddress(name string) (string, bool) {
+	if !strings.HasPrefix(name, "<") || !strings.HasSuffix(name, ">") {
+		return "", false
+	}
+	i := strings.LastIndex(name, " at 0x")
+	if i <= 0 {
+		return "", false
+	}
+	hex := name[i+len(" at 0x") : len(name)-1]
+	if hex == "" || strings.TrimLeft(hex, "0123456789abcdefABCDEF") != "" {
+		return "", false
+	}
+	return name[:i] + ">", true
 }
 
 // leadingInt reports whether s is an integer (its sign allowed), alone or
