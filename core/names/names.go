@@ -20,6 +20,7 @@
 package names
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -107,6 +108,14 @@ var Rules = []Rule{
 			"std::array<char*, 2> >(int, at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2>)",
 		Grouped: "vectorized_elementwise_kernel",
 		apply:   cxxSignature,
+	},
+	{
+		Name: "cxx-mangled",
+		Doc: "a mangled C++ name (the GPU kernels of ROCm's libraries in Kineto and rocprof traces: " +
+			"Composable Kernel, aiter) folds to the function's base name, as its demangled signature does",
+		Example: "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib",
+		Grouped: "add_rmsnorm_quant_kernel",
+		apply:   cxxMangled,
 	},
 }
 
@@ -308,6 +317,50 @@ func ncclKernel(name string) (string, bool) {
 		return prefix + rest[:end], true
 	}
 	return "", false
+}
+
+// cxxMangled folds a name mangled as the Itanium C++ ABI says (GCC,
+// Clang, hipcc) to the function's base name: the last name of its
+// (possibly nested) name, before its template arguments or parameters.
+// "_ZN7ck_tile6kentryILi2E...": ck_tile::kentry<2, ...>, kentry. Only the
+// prefix of the name up to the function's own name is read: namespaces
+// and classes (numbered source names, "St" for std::), so a name with
+// anything else there (constructors, operators, substitutions) stays as
+// it is.
+func cxxMangled(name string) (string, bool) {
+	s, ok := strings.CutPrefix(name, "_Z")
+	if !ok {
+		return "", false
+	}
+	s = strings.TrimPrefix(s, "L") // internal linkage
+	nested := strings.HasPrefix(s, "N")
+	if nested {
+		s = strings.TrimLeft(s[1:], "rVK") // the method's cv-qualifiers
+		s = strings.TrimLeft(s, "RO")      // and ref-qualifier
+		s = strings.TrimPrefix(s, "St")    // std::
+	}
+	base := ""
+	for s != "" && isDigit(s[0]) {
+		n := 0
+		for n < len(s) && isDigit(s[n]) {
+			n++
+		}
+		size, err := strconv.Atoi(s[:n])
+		if err != nil || size == 0 || n+size > len(s) {
+			return "", false
+		}
+		base, s = s[n:n+size], s[n+size:]
+		if !nested {
+			break
+		}
+	}
+	if !isIdentifier(base) {
+		return "", false
+	}
+	if nested && (s == "" || s[0] != 'I' && s[0] != 'E') {
+		return "", false // a component read no further: a substitution, an operator
+	}
+	return base, true
 }
 
 // cxxSignature folds a demangled C++ function signature to the function's
