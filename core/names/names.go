@@ -20,6 +20,7 @@
 package names
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -63,6 +64,13 @@ var Rules = []Rule{
 		apply: namespacedCall,
 	},
 	{
+		Name: "python-address",
+		Doc: "the PyTorch profiler's Python events (with_stack) name a built-in method by CPython's repr of " +
+			"the object it is bound to, whose address differs from one object to the next",
+		Example: "<built-in method append of list object at 0x7ed6fd87c680>", Grouped: "<built-in method append of list object>",
+		apply: pythonAddress,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -100,6 +108,14 @@ var Rules = []Rule{
 			"std::array<char*, 2> >(int, at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2>)",
 		Grouped: "vectorized_elementwise_kernel",
 		apply:   cxxSignature,
+	},
+	{
+		Name: "cxx-mangled",
+		Doc: "a mangled C++ name (the GPU kernels of ROCm's libraries in Kineto and rocprof traces: " +
+			"Composable Kernel, aiter) folds to the function's base name, as its demangled signature does",
+		Example: "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib",
+		Grouped: "add_rmsnorm_quant_kernel",
+		apply:   cxxMangled,
 	},
 }
 
@@ -209,6 +225,24 @@ func namespacedCall(name string) (string, bool) {
 	return fn, true
 }
 
+// pythonAddress drops the address CPython's repr writes at the end of an
+// object's description: "<built-in method view of Tensor object at
+// 0x7f1951dd2250>" is "<built-in method view of Tensor object>".
+func pythonAddress(name string) (string, bool) {
+	if !strings.HasPrefix(name, "<") || !strings.HasSuffix(name, ">") {
+		return "", false
+	}
+	i := strings.LastIndex(name, " at 0x")
+	if i <= 0 {
+		return "", false
+	}
+	hex := name[i+len(" at 0x") : len(name)-1]
+	if hex == "" || strings.TrimLeft(hex, "0123456789abcdefABCDEF") != "" {
+		return "", false
+	}
+	return name[:i] + ">", true
+}
+
 // leadingInt reports whether s is an integer (its sign allowed), alone or
 // followed by a comma.
 func leadingInt(s string) bool {
@@ -283,6 +317,50 @@ func ncclKernel(name string) (string, bool) {
 		return prefix + rest[:end], true
 	}
 	return "", false
+}
+
+// cxxMangled folds a name mangled as the Itanium C++ ABI says (GCC,
+// Clang, hipcc) to the function's base name: the last name of its
+// (possibly nested) name, before its template arguments or parameters.
+// "_ZN7ck_tile6kentryILi2E...": ck_tile::kentry<2, ...>, kentry. Only the
+// prefix of the name up to the function's own name is read: namespaces
+// and classes (numbered source names, "St" for std::), so a name with
+// anything else there (constructors, operators, substitutions) stays as
+// it is.
+func cxxMangled(name string) (string, bool) {
+	s, ok := strings.CutPrefix(name, "_Z")
+	if !ok {
+		return "", false
+	}
+	s = strings.TrimPrefix(s, "L") // internal linkage
+	nested := strings.HasPrefix(s, "N")
+	if nested {
+		s = strings.TrimLeft(s[1:], "rVK") // the method's cv-qualifiers
+		s = strings.TrimLeft(s, "RO")      // and ref-qualifier
+		s = strings.TrimPrefix(s, "St")    // std::
+	}
+	base := ""
+	for s != "" && isDigit(s[0]) {
+		n := 0
+		for n < len(s) && isDigit(s[n]) {
+			n++
+		}
+		size, err := strconv.Atoi(s[:n])
+		if err != nil || size == 0 || n+size > len(s) {
+			return "", false
+		}
+		base, s = s[n:n+size], s[n+size:]
+		if !nested {
+			break
+		}
+	}
+	if !isIdentifier(base) {
+		return "", false
+	}
+	if nested && (s == "" || s[0] != 'I' && s[0] != 'E') {
+		return "", false // a component read no further: a substitution, an operator
+	}
+	return base, true
 }
 
 // cxxSignature folds a demangled C++ function signature to the function's

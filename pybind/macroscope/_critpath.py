@@ -184,7 +184,8 @@ class Stragglers(Analysis):
     (the k-th state of a name on each resource; a resource arrives when it
     finishes it). A trace without collectives (a GPU or machine-learning
     profile) takes by default the NCCL kernels of its GPUs, or else
-    PyTorch's ProfilerStep iterations, when two resources have them;
+    PyTorch's ProfilerStep iterations of the CPU threads (not Kineto's
+    copies on the GPU streams), when two resources have them;
     :attr:`iteration` says which.
 
     ``to_pandas()`` has a row per resource, the most often last first:

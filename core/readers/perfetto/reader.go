@@ -55,7 +55,7 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 	}
 	var whole held // the input, when the first pass holds it whole
 	if err := walk(open, name, size, 0, opt, &whole, scan, count); err != nil {
-		return err
+		return xspaceOr(err, open, name)
 	}
 	if packets == 0 {
 		// Nothing to read is not a trace that recorded nothing: a

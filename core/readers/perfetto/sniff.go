@@ -1,7 +1,13 @@
 package perfetto
 
 import (
+	"bytes"
+	"errors"
+	"io"
+
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 // sniff reports whether head, the first bytes of a file, look like a
@@ -121,4 +127,63 @@ func validMessage(b []byte) bool {
 		b = b[n+m:]
 	}
 	return true
+}
+
+// xspaceOr returns err, the error of a file that did not read as a
+// Perfetto trace, or, when the file is a TensorFlow or JAX profiler
+// XSpace (an .xplane.pb, protobuf too, which the .pb extension brings
+// here), an error that says so and names the way out.
+func xspaceOr(err error, open func() (io.ReadCloser, error), name string) error {
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	f, oerr := open()
+	if oerr != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	if !xspace(head[:n]) {
+		return err
+	}
+	return errs.Format(name, 0, "is a TensorFlow or JAX profiler XSpace (.xplane.pb), not a Perfetto trace: "+
+		"read its trace-event JSON instead (jax.profiler.trace(..., create_perfetto_trace=True) writes "+
+		"perfetto_trace.json.gz beside it)")
+}
+
+// xspace reports whether head, the first bytes of a file, start an
+// XSpace: its first plane (field 1) opening with the plane's id (field
+// 1, a varint) or at once its name (field 2), "/host:..." or
+// "/device:...", as the TensorFlow and JAX profilers name them.
+func xspace(head []byte) bool {
+	if len(head) == 0 || head[0] != 0x0a {
+		return false
+	}
+	_, k := protowire.ConsumeVarint(head[1:])
+	if k < 0 {
+		return false
+	}
+	plane := head[1+k:]
+	if num, typ, n := protowire.ConsumeTag(plane); n > 0 && num == 1 && typ == protowire.VarintType {
+		m := protowire.ConsumeFieldValue(num, typ, plane[n:])
+		if m < 0 {
+			return false
+		}
+		plane = plane[n+m:]
+	}
+	num, typ, n := protowire.ConsumeTag(plane)
+	if n < 0 || num != 2 || typ != protowire.BytesType {
+		return false
+	}
+	size, k := protowire.ConsumeVarint(plane[n:])
+	if k < 0 {
+		return false
+	}
+	name := plane[n+k:]
+	if uint64(len(name)) > size {
+		name = name[:size]
+	}
+	return bytes.HasPrefix(name, []byte("/host:")) || bytes.HasPrefix(name, []byte("/device:"))
 }

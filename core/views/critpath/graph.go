@@ -105,8 +105,9 @@ var (
 		"hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream")
 	// CPU events of a trace whose values have categories (Kineto's):
 	// operators and runtime and driver calls, not annotations or Python
-	// functions.
-	cpuCategories = names("cpu_op", "cuda_runtime", "cuda_driver")
+	// functions. Kineto's first releases (PyTorch 1.8 and 1.9) named
+	// them Operator and Runtime.
+	cpuCategories = names("cpu_op", "cuda_runtime", "cuda_driver", "Operator", "Runtime")
 	// Synchronisation recorded on a stream: for one stream, for all.
 	streamSync, contextSync = "Stream Sync", "Context Sync"
 	// Waits for a CUDA event: of the host (cudaEventSynchronize), of a
@@ -226,11 +227,28 @@ func (g *graphCollector) link(l trace.Link) {
 		g.waits = append(g.waits, glink{from: l.From, to: l.To, start: l.Start, end: l.End})
 		return
 	}
-	// A Chrome flow of category ac2g, or a correlation id: Kineto's launch.
-	kineto := strings.HasPrefix(l.Key, "ac2g:") || typed && g.kinetoType[l.Type]
+	// A Kineto launch flow (kinetoLaunch), or a correlation id.
+	kineto := g.kinetoLaunch(l) || typed && g.kinetoType[l.Type]
 	launch := kineto || typed && g.launchType[l.Type]
 	g.links = append(g.links, glink{from: l.From, to: l.To, start: l.Start, end: l.End, launch: launch})
 	g.kineto = g.kineto || kineto
+}
+
+// kinetoLaunch tells whether a Chrome flow is one of Kineto's from a call
+// to the GPU operation it enqueued, whose category (the start of its key,
+// "cat:id") changed with PyTorch's releases: ac2g since 1.13,
+// async_cpu_to_gpu before (as the Chrome reader's launchFlows), and in
+// the first releases (1.8, 1.9) the general category async, the flow
+// named "launch".
+func (g *graphCollector) kinetoLaunch(l trace.Link) bool {
+	cat, _, ok := strings.Cut(l.Key, ":")
+	switch {
+	case !ok:
+		return false
+	case cat == "ac2g" || cat == "async_cpu_to_gpu":
+		return true
+	}
+	return cat == "async" && l.Value >= 0 && int(l.Value) < len(g.valueName) && g.names.String(g.valueName[l.Value]) == "launch"
 }
 
 // path returns the path of container id, its names from the root's child

@@ -24,7 +24,8 @@
 // DefaultIterations found on at least two resources: the NCCL kernels of
 // the GPUs' streams (the collectives of a GPU run, as Nsight Systems'
 // recipe takes them), then PyTorch's ProfilerStep iterations (the ranks'
-// Kineto files read together). Result.Iteration names the pattern
+// Kineto files read together; on their CPU threads, not the copies
+// Kineto draws on the GPU streams). Result.Iteration names the pattern
 // chosen.
 //
 // The Accumulator is a trace.Sink: it keeps only the collective calls or
@@ -164,7 +165,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		a.mpi.DefineValue(v)
 	}
 	first := int8(-1)
-	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState {
+	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState && !a.gpuCopy(v) {
 		for i, p := range a.patterns {
 			if ok, _ := path.Match(p, v.Name); ok {
 				first = int8(i)
@@ -174,6 +175,17 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 	}
 	a.match = append(a.match, first)
 	a.names = append(a.names, v.Name)
+}
+
+// gpuCopy tells whether v is, in the default iterations, the copy of a
+// CPU annotation Kineto draws over the kernels it launched (category
+// gpu_user_annotation: the ProfilerStep#N of a GPU stream). It is the
+// step as that rank's GPU ran it, which trails the rank's own thread,
+// not another member of the step: taken with the threads, the GPU of a
+// single rank was its straggler at every step. Asked for by a pattern
+// (Options.Iteration), it is kept.
+func (a *Accumulator) gpuCopy(v trace.Value) bool {
+	return a.opt.Iteration == "" && v.Category == "gpu_user_annotation"
 }
 
 // CreateContainer implements trace.Sink.

@@ -1,6 +1,7 @@
 package stragglers
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -223,5 +224,53 @@ func TestNCCLKernelsByCommunicatorStream(t *testing.T) {
 		if r.Resources[in.Last] != w.last || in.Lateness != w.lateness || len(in.Members) != 2 {
 			t.Errorf("instance %d: %s by %v (%d members), want %+v", k, r.Resources[in.Last], in.Lateness, len(in.Members), w)
 		}
+	}
+}
+
+// kinetoRanks is a Kineto profile of ranks, each a CPU thread whose
+// training step (user_annotation) ends at cpuEnds[r] and a GPU stream
+// where Kineto draws the same step (gpu_user_annotation) over the kernels
+// it launched, ending at gpuEnds[r].
+func kinetoRanks(cpuEnds, gpuEnds []trace.Time) *trace.Trace {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "Slice", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7", Category: "user_annotation"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7", Category: "gpu_user_annotation"})
+	for r := range cpuEnds {
+		thread, stream := int32(len(tr.Containers)), int32(len(tr.Containers)+1)
+		tr.CreateContainer(trace.Container{Name: fmt.Sprintf("rank %d/thread", r), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+		tr.CreateContainer(trace.Container{Name: fmt.Sprintf("rank %d/stream 7", r), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+		tr.State(trace.State{Container: thread, Type: 1, Value: 0, Start: 0, End: cpuEnds[r]})
+		tr.State(trace.State{Container: stream, Type: 1, Value: 1, Start: 10, End: gpuEnds[r]})
+	}
+	tr.Finish(0, 1000)
+	return tr
+}
+
+// The default iterations take Kineto's training steps on the ranks' CPU
+// threads, not their copies on the GPU streams, which trail their own
+// thread: with them, the GPU of one rank was its straggler at every step
+// (by 50 ns here), and of two ranks the one whose GPU ends last.
+func TestKinetoStepsOnTheThreads(t *testing.T) {
+	_, err := Compute(kinetoRanks([]trace.Time{100}, []trace.Time{150}), Options{})
+	if err == nil || !strings.Contains(err.Error(), "iteration=") {
+		t.Errorf("one rank: %v, want the refusal naming iteration=", err)
+	}
+	// Asked for, the GPU's copy is a member.
+	r, err := Compute(kinetoRanks([]trace.Time{100}, []trace.Time{150}), Options{Iteration: "ProfilerStep*"})
+	if err != nil || len(r.Instances) != 1 || r.Resources[r.Instances[0].Last] != "rank 0/stream 7" || r.Instances[0].Lateness != 50 {
+		t.Errorf("one rank, asked: %v, %+v", err, r)
+	}
+	// Two ranks: rank 1's thread ends the step 5 ns after rank 0's.
+	r, err = Compute(kinetoRanks([]trace.Time{100, 105}, []trace.Time{150, 140}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iteration != "ProfilerStep*" || len(r.Instances) != 1 || len(r.Resources) != 2 {
+		t.Fatalf("%q, %d instances over %v", r.Iteration, len(r.Instances), r.Resources)
+	}
+	if in := r.Instances[0]; r.Resources[in.Last] != "rank 1/thread" || in.Lateness != 5 || in.WaitCaused != 5 {
+		t.Errorf("last %s by %v (caused %v), want rank 1/thread by 5", r.Resources[in.Last], in.Lateness, in.WaitCaused)
 	}
 }
