@@ -31,10 +31,6 @@ type Accumulator struct {
 	// spill takes the spans and the builder's records beyond its memory,
 	// until Result.
 	spill *mpi.Spill
-	// tied holds, of each message tied at both ends, its send and
-	// receive calls (16 bytes), in the order of the links: all the wait
-	// states need of it (mpi.Builder.OnMessage), not the whole message.
-	tied mpi.Spool[tiedMessage]
 	// graph keeps the states and links for the path of a GPU or task
 	// trace, until the first MPI call says the trace is a message-passing
 	// run (nil from then on).
@@ -42,9 +38,6 @@ type Accumulator struct {
 	done  bool
 	err   error
 }
-
-// tiedMessage is a message as the accumulator keeps it.
-type tiedMessage struct{ send, recv mpi.CallRef }
 
 // span is a state of a container, as the accumulator keeps it.
 type span struct {
@@ -59,14 +52,6 @@ func New(opt Options) *Accumulator {
 	a.mpi.SpillTo(a.spill)
 	// The calls too: the path reads them back a chunk at a time.
 	a.mpi.SpillCalls = true
-	// Kept in memory: the messages are tied while other spools are
-	// drained on other cores, and are read twice soon after.
-	a.tied = mpi.NewSpool[tiedMessage](nil)
-	a.mpi.OnMessage = func(m *mpi.Message, _, _ mpi.Class) {
-		if m.SendCall >= 0 && m.RecvCall >= 0 {
-			a.tied.Append(tiedMessage{mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}})
-		}
-	}
 	a.spans = []mpi.Spool[span]{mpi.NewSpool[span](a.spill)}
 	return a
 }
@@ -80,17 +65,6 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 }
 
 func (a *Accumulator) name(n string) int32 { return a.names.ID(n) }
-
-// tiedMessages yields the send and receive calls of the messages tied
-// at both ends, in the order of the links (a.tied, left as it is).
-func (a *Accumulator) tiedMessages(yield func(send, recv mpi.CallRef) bool) {
-	r := a.tied.Reader()
-	for m, ok := r.Next(); ok; m, ok = r.Next() {
-		if !yield(m.send, m.recv) {
-			return
-		}
-	}
-}
 
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
@@ -196,7 +170,14 @@ func (a *Accumulator) Result() (*Result, error) {
 		return nil, a.err
 	}
 	var index callIndex
-	a.mpi.OnCalls = index.add
+	// The messages' wait states are taken from their calls while Blocks
+	// has them in hand, not read back from the spools out of order.
+	messages := newMessageWaits(spill)
+	a.mpi.OnCalls = func(b *mpi.Blocks, r int, calls []mpi.Call) {
+		index.add(b, r, calls)
+		messages.resource(len(b.Resources), r, len(calls))
+	}
+	a.mpi.OnTied = messages.tied
 	blocks, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
@@ -233,8 +214,7 @@ func (a *Accumulator) Result() (*Result, error) {
 			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
 		}
 	}()
-	r, err := findPath(run, a.tiedMessages, a.opt)
-	a.tied = mpi.Spool[tiedMessage]{}
+	r, err := findPath(run, messages, a.opt)
 	<-built
 	a.spans = nil
 	if failed != nil {

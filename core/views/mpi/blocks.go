@@ -31,10 +31,19 @@ type Blocks struct {
 }
 
 // linkEnd is one end of a link, on the resource it belongs to: the
-// link's number among the builder's links and its instant there.
+// link's number among the builder's links, the resource of its other
+// end, and its instant there.
 type linkEnd struct {
-	link int32
-	at   trace.Time
+	link, other int32
+	at          trace.Time
+}
+
+// TiedCall is a call a message was tied to, as Builder.OnTied hands it:
+// which call, and its times and class.
+type TiedCall struct {
+	Ref          CallRef
+	Enter, Leave trace.Time
+	Class        Class
 }
 
 // firstMember is what the pairing of collectives compares each member
@@ -92,14 +101,23 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	for r := range n {
 		sendEnds[r], recvEnds[r], events[r] = NewSpool[linkEnd](b.spill), NewSpool[linkEnd](b.spill), NewSpool[collEvent](b.spill)
 	}
-	links := b.links.Reader()
 	var id int32
-	for l, ok := links.Next(); ok; l, ok = links.Next() {
+	endsOf := func(l *rawLink) {
 		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
-			sendEnds[from].Append(linkEnd{id, l.start})
-			recvEnds[to].Append(linkEnd{id, l.end})
+			sendEnds[from].Append(linkEnd{id, to, l.start})
+			recvEnds[to].Append(linkEnd{id, from, l.end})
+			out.NumMessages++
 		}
 		id++
+	}
+	if b.OnMessage == nil {
+		// Read once: no message is handed over after the calls.
+		b.links.Drain(endsOf)
+	} else {
+		links := b.links.Reader()
+		for l, ok := links.Next(); ok; l, ok = links.Next() {
+			endsOf(l)
+		}
 	}
 	b.collEvents.Drain(func(e *collEvent) {
 		if r := resOf[e.container]; r >= 0 {
@@ -110,6 +128,10 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	// send's in the high half).
 	sendCallOf, recvCallOf := make([]int32, id), make([]int32, id)
 	classes := make([]uint8, id)
+	ties := messageTies{onTied: b.OnTied, sendCallOf: sendCallOf, recvCallOf: recvCallOf, classes: classes}
+	if b.OnTied != nil {
+		ties.held = make([]heldTimes, id)
+	}
 	in := newInstances(out.Names)
 	var first []firstMember
 	// Each resource's calls are made ready (taken, sorted, given their
@@ -143,6 +165,18 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			c.Coll = coll
 			out.Members[coll]++
 		}
+		kept := NewSpool[Call](b.spill)
+		kept.AppendSlice(calls)
+		var in trace.Time
+		for _, c := range calls {
+			in += c.Leave - c.Enter
+		}
+		out.Calls = append(out.Calls, kept)
+		out.InCalls = append(out.InCalls, in)
+		out.NumCalls += len(calls)
+		if b.OnCalls != nil {
+			b.OnCalls(out, r, calls)
+		}
 		// The links' ends (messages).
 		for _, t := range p.sends {
 			sendCallOf[t.link] = t.call
@@ -156,17 +190,8 @@ func (b *Builder) Blocks() (*Blocks, error) {
 				classes[t.link] |= uint8(calls[t.call].Class)
 			}
 		}
-		kept := NewSpool[Call](b.spill)
-		kept.AppendSlice(calls)
-		var in trace.Time
-		for _, c := range calls {
-			in += c.Leave - c.Enter
-		}
-		out.Calls = append(out.Calls, kept)
-		out.InCalls = append(out.InCalls, in)
-		out.NumCalls += len(calls)
-		if b.OnCalls != nil {
-			b.OnCalls(out, r, calls)
+		if b.OnTied != nil {
+			ties.resource(int32(r), calls, p.sends, p.recvs)
 		}
 	}
 	stop()
@@ -174,17 +199,17 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		panic(p)
 	}
 	b.building = nil
-	id = 0
-	b.links.Drain(func(l *rawLink) {
-		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
-			m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
-			out.NumMessages++
-			if b.OnMessage != nil {
+	ties.held = nil
+	if b.OnMessage != nil {
+		id = 0
+		b.links.Drain(func(l *rawLink) {
+			if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
+				m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
 				b.OnMessage(&m, Class(classes[id]>>4), Class(classes[id]&15))
 			}
-		}
-		id++
-	})
+			id++
+		})
+	}
 	if err := b.spill.Err(); err != nil {
 		return nil, err
 	}
@@ -199,8 +224,66 @@ type preparedCalls struct {
 	sends, recvs []tiedEnd
 }
 
-// tiedEnd is a link's end tied to a call of its resource (-1: none).
-type tiedEnd struct{ link, call int32 }
+// tiedEnd is a link's end tied to a call of its resource (-1: none),
+// and the resource of the link's other end.
+type tiedEnd struct{ link, call, other int32 }
+
+// messageTies hands Builder.OnTied each message tied to a call at both
+// ends once the calls of its second end are in hand: of the end met
+// first (on an earlier resource, or the send of a message within one
+// resource) the call's times are held by link meanwhile, 16 bytes; its
+// class is in classes (the send's in the high half) and its call in
+// sendCallOf or recvCallOf, which Blocks keeps anyway.
+type messageTies struct {
+	onTied                 func(link int32, send, recv TiedCall)
+	held                   []heldTimes // by link
+	sendCallOf, recvCallOf []int32
+	classes                []uint8
+}
+
+// heldTimes are the times of the call of a message's end met first.
+type heldTimes struct{ enter, leave trace.Time }
+
+// resource ties the ends of resource r's links (sends, recvs: their
+// calls among calls, already in sendCallOf, recvCallOf and classes).
+func (m *messageTies) resource(r int32, calls []Call, sends, recvs []tiedEnd) {
+	for _, t := range sends {
+		m.end(r, calls, t, true)
+	}
+	for _, t := range recvs {
+		m.end(r, calls, t, false)
+	}
+}
+
+// end holds the call of a link's end met first, or hands the message
+// over at its second end when both ends have a call.
+func (m *messageTies) end(r int32, calls []Call, t tiedEnd, send bool) {
+	if t.call < 0 {
+		return
+	}
+	c := &calls[t.call]
+	if t.other > r || t.other == r && send {
+		m.held[t.link] = heldTimes{c.Enter, c.Leave}
+		return
+	}
+	// The other end's call, met before.
+	callOf, shift := m.sendCallOf, 4
+	if send {
+		callOf, shift = m.recvCallOf, 0
+	}
+	j := callOf[t.link]
+	if j < 0 {
+		return
+	}
+	h := m.held[t.link]
+	other := TiedCall{Ref: CallRef{t.other, j}, Enter: h.enter, Leave: h.leave, Class: Class(m.classes[t.link] >> shift & 15)}
+	mine := TiedCall{Ref: CallRef{r, t.call}, Enter: c.Enter, Leave: c.Leave, Class: c.Class}
+	if send {
+		m.onTied(t.link, mine, other)
+	} else {
+		m.onTied(t.link, other, mine)
+	}
+}
 
 // prepareResources makes the calls of the resources kept ready, in their
 // order, on a goroutine of its own: each is handed over on ready (closed
@@ -228,13 +311,13 @@ func (b *Builder) prepareResources(kept []int, events []Spool[collEvent], sendEn
 			sendEnds[r].Drain(func(e *linkEnd) {
 				var j int32
 				j, hint = sendCall(p.calls, e.at, hint)
-				p.sends = append(p.sends, tiedEnd{e.link, j})
+				p.sends = append(p.sends, tiedEnd{e.link, j, e.other})
 			})
 			hint = -1
 			recvEnds[r].Drain(func(e *linkEnd) {
 				var j int32
 				j, hint = recvCall(p.calls, e.at, hint)
-				p.recvs = append(p.recvs, tiedEnd{e.link, j})
+				p.recvs = append(p.recvs, tiedEnd{e.link, j, e.other})
 			})
 			select {
 			case out <- p:
