@@ -217,6 +217,7 @@ func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 	}
 	rd := run.reader()
 	waits, byCall := waitStates(run, rd, messages)
+	run.memberTimes = nil // read once
 	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, callOf: run.reader(), waitFrom: waitOffsets(waits, len(run.Resources))}
 	ops := operations(run)
 	for _, res := range run.Resources {
@@ -391,15 +392,32 @@ func WaitStates(run *mpi.Run) []Wait {
 // place. Only the result is held beside a chunk of each spool.
 func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]int32) {
 	index := messages.index
+	// timesOf returns the times of the calls of members m, which begin
+	// at off among all the collectives' members.
+	var buf []callTimes
+	timesOf := func(m []mpi.CallRef, off int) []callTimes {
+		if run.memberTimes != nil {
+			return run.memberTimes[off : off+len(m)]
+		}
+		buf = buf[:0]
+		for _, ref := range m {
+			c := rd.call(ref)
+			buf = append(buf, callTimes{c.Enter, c.Leave})
+		}
+		return buf
+	}
 	// collectives calls offer with every collective's candidate wait
-	// state, its length not yet cut to the call's.
+	// state, cut to its call.
 	collectives := func(offer func(Wait)) {
+		off := 0
 		for _, coll := range run.Collectives {
 			m := coll.Members
+			t := timesOf(m, off)
+			off += len(m)
 			latest := func(skip int) int {
 				k := -1
 				for i := range m {
-					if i != skip && (k < 0 || rd.call(m[i]).Enter > rd.call(m[k]).Enter) {
+					if i != skip && (k < 0 || t[i].enter > t[k].enter) {
 						k = i
 					}
 				}
@@ -409,8 +427,8 @@ func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]i
 				if cause < 0 || x == cause {
 					return
 				}
-				at := rd.call(m[cause]).Enter
-				offer(Wait{Call: m[x], Wait: at - rd.call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
+				at := t[cause].enter
+				offer(Wait{Call: m[x], Wait: min(at-t[x].enter, t[x].leave-t[x].enter), Kind: Collective, Cause: m[cause], At: at})
 			}
 			root := int(coll.Root)
 			switch {
@@ -424,7 +442,7 @@ func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]i
 				k := -1
 				for i := range m {
 					wait(i, k)
-					if k < 0 || rd.call(m[i]).Enter > rd.call(m[k]).Enter {
+					if k < 0 || t[i].enter > t[k].enter {
 						k = i
 					}
 				}
@@ -436,14 +454,8 @@ func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]i
 			}
 		}
 	}
-	// cut returns w's wait within its call, not positive when none.
-	cut := func(w Wait) trace.Time {
-		c := rd.call(w.Call)
-		return min(w.Wait, c.Leave-c.Enter)
-	}
 	kept := mpi.NewSpool[Wait](run.spill)
 	collectives(func(w Wait) {
-		w.Wait = cut(w)
 		if w.Wait > 0 {
 			index[w.Call.Resource][w.Call.Call] = 0
 			kept.Append(w)

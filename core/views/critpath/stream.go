@@ -248,7 +248,7 @@ var findPath = fromRun
 // as index gathered them while Blocks handed the calls over.
 func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 	r := &run{Resources: b.Resources, Names: b.Names, Start: b.Start, End: b.End, NumMessages: b.NumMessages}
-	r.Collectives = index.collectives(len(b.Members))
+	r.Collectives, r.memberTimes = index.collectives(len(b.Members))
 	r.spooled, r.lastInit = index.spooled, index.lastInit
 	if r.spooled == nil { // no resource
 		r.spooled, r.lastInit = []spooledCalls{}, []int32{}
@@ -263,17 +263,20 @@ func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 // gathered as mpi.Builder.Blocks hands each resource's calls over (add)
 // rather than read back from the spools: where each spool's chunks
 // begin, each resource's last MPI_Init (where the delay costs'
-// intervals may begin), and the collectives' members.
+// intervals may begin), and the collectives' members and their calls'
+// times (what the collectives' wait states read of them).
 type callIndex struct {
 	ops      []string       // the operation of each call name
 	spooled  []spooledCalls // their spool set by runOfBlocks (Blocks.Calls grows meanwhile)
 	lastInit []int32        // -1 for none
 	// The collectives as their first members have them, Members aside
 	// (count counts them); members are those of all, in the order of the
-	// resources and their calls, 12 bytes each until collectives.
+	// resources and their calls, 12 bytes each until collectives, and
+	// the times of their calls, 16 bytes each.
 	colls   []mpi.Collective
 	count   []int32
 	members []collMember
+	times   []callTimes
 }
 
 // collMember is a call in collective coll.
@@ -310,6 +313,7 @@ func (ix *callIndex) add(b *mpi.Blocks, r int, calls []mpi.Call) {
 		}
 		ix.count[c.Coll]++
 		ix.members = append(ix.members, collMember{c.Coll, mpi.CallRef{Resource: int32(r), Call: int32(j)}})
+		ix.times = append(ix.times, callTimes{c.Enter, c.Leave})
 	}
 	ix.spooled[r] = indexCalls(&b.Calls[r], calls)
 }
@@ -323,22 +327,27 @@ func (ix *callIndex) grow(n int) {
 }
 
 // collectives returns the n collectives with their members, in one
-// array for all.
-func (ix *callIndex) collectives(n int) []mpi.Collective {
+// array for all, and the times of the members' calls in the same order.
+func (ix *callIndex) collectives(n int) ([]mpi.Collective, []callTimes) {
 	ix.grow(n)
 	members := make([]mpi.CallRef, len(ix.members))
+	times := make([]callTimes, len(ix.members))
+	// next is where each collective's next member goes.
+	next, at := ix.count, int32(0)
 	for i := range ix.colls {
-		k := ix.count[i]
-		ix.colls[i].Members = members[:0:k]
-		members = members[k:]
+		k := next[i]
+		ix.colls[i].Members = members[at : at+k : at+k]
+		next[i] = at
+		at += k
 	}
-	for _, m := range ix.members {
-		c := &ix.colls[m.coll]
-		c.Members = append(c.Members, m.call)
+	for i, m := range ix.members {
+		members[next[m.coll]] = m.call
+		times[next[m.coll]] = ix.times[i]
+		next[m.coll]++
 	}
 	colls := ix.colls
-	ix.colls, ix.count, ix.members = nil, nil, nil
-	return colls
+	ix.colls, ix.count, ix.members, ix.times = nil, nil, nil, nil
+	return colls, times
 }
 
 // piece is a stretch of a resource doing one thing (a name index).

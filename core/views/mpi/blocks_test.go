@@ -3,8 +3,8 @@ package mpi
 import (
 	"cmp"
 	"os"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
