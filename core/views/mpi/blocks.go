@@ -124,13 +124,17 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			events[r].Append(*e)
 		}
 	})
-	// The calls each link's ends were tied to, and their classes (the
-	// send's in the high half).
-	sendCallOf, recvCallOf := make([]int32, id), make([]int32, id)
-	classes := make([]uint8, id)
-	ties := messageTies{onTied: b.OnTied, sendCallOf: sendCallOf, recvCallOf: recvCallOf, classes: classes}
+	// For OnMessage, the calls each link's ends were tied to, and their
+	// classes (the send's in the high half).
+	var sendCallOf, recvCallOf []int32
+	var classes []uint8
+	if b.OnMessage != nil {
+		sendCallOf, recvCallOf = make([]int32, id), make([]int32, id)
+		classes = make([]uint8, id)
+	}
+	ties := messageTies{onTied: b.OnTied}
 	if b.OnTied != nil {
-		ties.held = make([]heldTimes, id)
+		ties.held = make([]heldCall, id)
 	}
 	in := newInstances(out.Names)
 	var first []firstMember
@@ -178,16 +182,18 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			b.OnCalls(out, r, calls)
 		}
 		// The links' ends (messages).
-		for _, t := range p.sends {
-			sendCallOf[t.link] = t.call
-			if t.call >= 0 {
-				classes[t.link] |= uint8(calls[t.call].Class) << 4
+		if b.OnMessage != nil {
+			for _, t := range p.sends {
+				sendCallOf[t.link] = t.call
+				if t.call >= 0 {
+					classes[t.link] |= uint8(calls[t.call].Class) << 4
+				}
 			}
-		}
-		for _, t := range p.recvs {
-			recvCallOf[t.link] = t.call
-			if t.call >= 0 {
-				classes[t.link] |= uint8(calls[t.call].Class)
+			for _, t := range p.recvs {
+				recvCallOf[t.link] = t.call
+				if t.call >= 0 {
+					classes[t.link] |= uint8(calls[t.call].Class)
+				}
 			}
 		}
 		if b.OnTied != nil {
@@ -229,23 +235,26 @@ type preparedCalls struct {
 type tiedEnd struct{ link, call, other int32 }
 
 // messageTies hands Builder.OnTied each message tied to a call at both
-// ends once the calls of its second end are in hand: of the end met
-// first (on an earlier resource, or the send of a message within one
-// resource) the call's times are held by link meanwhile, 16 bytes; its
-// class is in classes (the send's in the high half) and its call in
-// sendCallOf or recvCallOf, which Blocks keeps anyway.
+// ends once the calls of its second end are in hand: the call of the end
+// met first (on an earlier resource, or the send of a message within
+// one resource) is held by link meanwhile, 24 bytes in one place (the
+// links of a resource are spread over all of them: one cache miss an
+// end).
 type messageTies struct {
-	onTied                 func(link int32, send, recv TiedCall)
-	held                   []heldTimes // by link
-	sendCallOf, recvCallOf []int32
-	classes                []uint8
+	onTied func(link int32, send, recv TiedCall)
+	held   []heldCall // by link
 }
 
-// heldTimes are the times of the call of a message's end met first.
-type heldTimes struct{ enter, leave trace.Time }
+// heldCall is the call of a message's end met first: its times, index
+// plus one (0: none) and class.
+type heldCall struct {
+	enter, leave trace.Time
+	call         int32
+	class        Class
+}
 
 // resource ties the ends of resource r's links (sends, recvs: their
-// calls among calls, already in sendCallOf, recvCallOf and classes).
+// calls among calls).
 func (m *messageTies) resource(r int32, calls []Call, sends, recvs []tiedEnd) {
 	for _, t := range sends {
 		m.end(r, calls, t, true)
@@ -263,20 +272,15 @@ func (m *messageTies) end(r int32, calls []Call, t tiedEnd, send bool) {
 	}
 	c := &calls[t.call]
 	if t.other > r || t.other == r && send {
-		m.held[t.link] = heldTimes{c.Enter, c.Leave}
+		m.held[t.link] = heldCall{c.Enter, c.Leave, t.call + 1, c.Class}
 		return
 	}
 	// The other end's call, met before.
-	callOf, shift := m.sendCallOf, 4
-	if send {
-		callOf, shift = m.recvCallOf, 0
-	}
-	j := callOf[t.link]
-	if j < 0 {
+	h := &m.held[t.link]
+	if h.call == 0 {
 		return
 	}
-	h := m.held[t.link]
-	other := TiedCall{Ref: CallRef{t.other, j}, Enter: h.enter, Leave: h.leave, Class: Class(m.classes[t.link] >> shift & 15)}
+	other := TiedCall{Ref: CallRef{t.other, h.call - 1}, Enter: h.enter, Leave: h.leave, Class: h.class}
 	mine := TiedCall{Ref: CallRef{r, t.call}, Enter: c.Enter, Leave: c.Leave, Class: c.Class}
 	if send {
 		m.onTied(t.link, mine, other)
