@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/intern"
 
@@ -173,9 +174,17 @@ func (a *Accumulator) Result() (*Result, error) {
 	// The messages' wait states are taken from their calls while Blocks
 	// has them in hand, not read back from the spools out of order.
 	messages := newMessageWaits(spill)
+	// What each resource did does not depend on the path: it is built
+	// on another core from the calls Blocks hands over, while Blocks
+	// goes on and the path is found. Waited for on every way out, a
+	// panic of the path's included, before the spill file it writes to
+	// is closed (deferred above).
+	acts := &activityBuilder{a: a, spill: spill}
+	defer acts.stop()
 	a.mpi.OnCalls = func(b *mpi.Blocks, r int, calls []mpi.Call) {
 		index.add(b, r, calls)
 		messages.resource(len(b.Resources), r, len(calls))
+		acts.add(b, r, calls)
 	}
 	a.mpi.OnTied = messages.tied
 	blocks, err := a.mpi.Blocks()
@@ -189,42 +198,14 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	run := runOfBlocks(blocks, &index)
 	run.spill = spill
-	callName := make([]int32, len(run.Names))
-	for i, n := range run.Names {
-		callName[i] = a.name(n)
-	}
-	noState := a.name(NoState)
-	// What each resource did does not depend on the path: it is built
-	// on another core while the path is found.
-	acts := make([]activity, len(run.Resources))
-	total := make([]trace.Time, a.names.Len()) // of every piece, by name
-	built := make(chan struct{})
-	// Waited for on every way out, a panic of the path's included,
-	// before the spill file it writes to is closed (deferred above).
-	defer func() { <-built }()
-	var failed any
-	go func() {
-		defer close(built)
-		// Nothing recovers a panic on this goroutine: it is handed back.
-		defer func() { failed = recover() }()
-		var inner []piece
-		for i, res := range run.Resources {
-			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			acts[i] = newActivity(run.Start, spill, total)
-			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
-		}
-	}()
 	r, err := findPath(run, messages, a.opt)
-	<-built
+	acts.wait()
 	a.spans = nil
-	if failed != nil {
-		panic(failed)
-	}
 	// The spans or calls could not be read back: the file's error says
 	// why (the path's is only that a call was not read).
 	err = cmp.Or(spill.Err(), err)
 	if err == nil {
-		r.Attribution = attribute(r, acts, total, a.names.Strings())
+		r.Attribution = attribute(r, acts.acts, acts.total, a.names.Strings())
 		err = spill.Err() // the activities could not be written or read
 	}
 	if err != nil {
@@ -234,9 +215,86 @@ func (a *Accumulator) Result() (*Result, error) {
 	// Result's now, for the delay costs and the waits' table: it goes
 	// when the Result does, if not closed before.
 	a.spill = nil
-	r.acts, r.callName, r.stateNames, r.spill = acts, callName, a.names.Strings(), spill
+	r.acts, r.callName, r.stateNames, r.spill = acts.acts, acts.callName, a.names.Strings(), spill
 	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
 	return r, nil
+}
+
+// activityBuilder builds what each resource did, on a goroutine of its
+// own, from the calls mpi.Builder.Blocks hands over (OnCalls) while they
+// are in memory, rather than read back from their spools, and the
+// resource's states. Blocks waits for it a resource behind at most.
+type activityBuilder struct {
+	a     *Accumulator
+	spill *mpi.Spill
+	// Set at the first resource's calls, with the call names.
+	calls    chan resourceCalls
+	built    chan struct{}
+	closing  sync.Once
+	failed   any
+	acts     []activity
+	total    []trace.Time // of every piece, by name
+	callName []int32      // the state name of each call name
+}
+
+// resourceCalls are the calls of resource r, as Blocks hands them over.
+type resourceCalls struct {
+	r     int
+	calls []mpi.Call
+}
+
+// add is the activity of resource r's calls to build (mpi.Builder.OnCalls);
+// the first starts the goroutine.
+func (ab *activityBuilder) add(b *mpi.Blocks, r int, calls []mpi.Call) {
+	if ab.calls == nil {
+		ab.start(b)
+	}
+	select {
+	case ab.calls <- resourceCalls{r, calls}:
+	case <-ab.built: // it panicked: wait raises it again
+	}
+}
+
+// start names the calls' states and starts the goroutine.
+func (ab *activityBuilder) start(b *mpi.Blocks) {
+	a := ab.a
+	ab.callName = make([]int32, len(b.Names))
+	for i, n := range b.Names {
+		ab.callName[i] = a.name(n)
+	}
+	noState := a.name(NoState)
+	ab.acts = make([]activity, len(b.Resources))
+	ab.total = make([]trace.Time, a.names.Len())
+	ab.calls, ab.built = make(chan resourceCalls, 1), make(chan struct{})
+	resources, start, end := b.Resources, b.Start, b.End
+	go func() {
+		defer close(ab.built)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { ab.failed = recover() }()
+		var inner []piece
+		for rc := range ab.calls {
+			inner = innermost(a.spans[resources[rc.r].Container].Take(), inner[:0])
+			ab.acts[rc.r] = newActivity(start, ab.spill, ab.total)
+			buildActivity(start, end, rc.calls, inner, ab.callName, noState, &ab.acts[rc.r])
+		}
+	}()
+}
+
+// stop tells the goroutine that no more calls come, and waits for it.
+func (ab *activityBuilder) stop() {
+	if ab.calls == nil {
+		return
+	}
+	ab.closing.Do(func() { close(ab.calls) })
+	<-ab.built
+}
+
+// wait is stop, raising again what the goroutine panicked with.
+func (ab *activityBuilder) wait() {
+	ab.stop()
+	if ab.failed != nil {
+		panic(ab.failed)
+	}
 }
 
 // findPath is fromRun; a variable so that tests can make it fail.
@@ -405,10 +463,10 @@ func innermost(spans []span, out []piece) []piece {
 	return out
 }
 
-// buildActivity builds into act what resource res did over the run: its
-// MPI calls, between them its innermost states (inner, in time order),
-// else noState.
-func buildActivity(run *run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
+// buildActivity builds into act what a resource did over the run, from
+// start to end: its MPI calls (in time order), between them its
+// innermost states (inner, in time order), else noState.
+func buildActivity(start, end trace.Time, calls []mpi.Call, inner []piece, callName []int32, noState int32, act *activity) {
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -424,13 +482,14 @@ func buildActivity(run *run, res int32, inner []piece, callName []int32, noState
 		}
 		act.add(at, b, noState)
 	}
-	at := run.Start
-	run.each(res, func(c *mpi.Call) {
+	at := start
+	for i := range calls {
+		c := &calls[i]
 		gap(at, c.Enter)
 		act.add(max(at, c.Enter), c.Leave, callName[c.Name])
 		at = max(at, c.Leave)
-	})
-	gap(at, max(at, run.End))
+	}
+	gap(at, max(at, end))
 	act.finish()
 }
 
