@@ -329,18 +329,18 @@ type callIndex struct {
 	lastInit []int32        // -1 for none
 	// The collectives as their first members have them, Members aside
 	// (count counts them); members are those of all, in the order of the
-	// resources and their calls, 12 bytes each until collectives, and
-	// the times of their calls, 16 bytes each.
+	// resources and their calls, with their calls' times, 32 bytes each
+	// until collectives (in chunks, never copied as they grow).
 	colls   []mpi.Collective
 	count   []int32
-	members []collMember
-	times   []callTimes
+	members mpi.Chunks[collMember]
 }
 
-// collMember is a call in collective coll.
+// collMember is a call in collective coll, and its times.
 type collMember struct {
-	coll int32
-	call mpi.CallRef
+	times callTimes
+	coll  int32
+	call  mpi.CallRef
 }
 
 // add is mpi.Builder.OnCalls: the index of resource r's calls.
@@ -370,8 +370,7 @@ func (ix *callIndex) add(b *mpi.Blocks, r int, calls []mpi.Call) {
 			coll.Root = ix.count[c.Coll]
 		}
 		ix.count[c.Coll]++
-		ix.members = append(ix.members, collMember{c.Coll, mpi.CallRef{Resource: int32(r), Call: int32(j)}})
-		ix.times = append(ix.times, callTimes{c.Enter, c.Leave})
+		ix.members.Append(collMember{callTimes{c.Enter, c.Leave}, c.Coll, mpi.CallRef{Resource: int32(r), Call: int32(j)}})
 	}
 	ix.spooled[r] = indexCalls(&b.Calls[r], calls)
 }
@@ -388,8 +387,8 @@ func (ix *callIndex) grow(n int) {
 // array for all, and the times of the members' calls in the same order.
 func (ix *callIndex) collectives(n int) ([]mpi.Collective, []callTimes) {
 	ix.grow(n)
-	members := make([]mpi.CallRef, len(ix.members))
-	times := make([]callTimes, len(ix.members))
+	members := make([]mpi.CallRef, ix.members.Len())
+	times := make([]callTimes, ix.members.Len())
 	// next is where each collective's next member goes.
 	next, at := ix.count, int32(0)
 	for i := range ix.colls {
@@ -398,13 +397,13 @@ func (ix *callIndex) collectives(n int) ([]mpi.Collective, []callTimes) {
 		next[i] = at
 		at += k
 	}
-	for i, m := range ix.members {
+	ix.members.Drain(func(m *collMember) {
 		members[next[m.coll]] = m.call
-		times[next[m.coll]] = ix.times[i]
+		times[next[m.coll]] = m.times
 		next[m.coll]++
-	}
+	})
 	colls := ix.colls
-	ix.colls, ix.count, ix.members, ix.times = nil, nil, nil, nil
+	ix.colls, ix.count = nil, nil
 	return colls, times
 }
 
