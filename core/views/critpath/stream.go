@@ -170,7 +170,7 @@ func (a *Accumulator) Result() (*Result, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	var index callIndex
+	index := callIndex{members: mpi.NewSpool[collMember](spill)}
 	// The messages' wait states are taken from their calls while Blocks
 	// has them in hand, not read back from the spools out of order.
 	messages := newMessageWaits(spill)
@@ -330,10 +330,11 @@ type callIndex struct {
 	// The collectives as their first members have them, Members aside
 	// (count counts them); members are those of all, in the order of the
 	// resources and their calls, with their calls' times, 32 bytes each
-	// until collectives (in chunks, never copied as they grow).
+	// until collectives, in a spool (the spill file's beyond its share of
+	// memory: as many as the calls of a collective each step).
 	colls   []mpi.Collective
 	count   []int32
-	members mpi.Chunks[collMember]
+	members mpi.Spool[collMember]
 }
 
 // collMember is a call in collective coll, and its times.
