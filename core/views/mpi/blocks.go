@@ -60,8 +60,9 @@ type firstMember struct {
 // and the ends of the links on the resource tied to them, then set aside
 // in a spool before the next resource's. What is held meanwhile besides
 // the spools is a few bytes per link (the calls its ends were tied to)
-// and per collective. The messages are then handed, in the order of the
-// links, to OnMessage. It fails as Run does.
+// and per collective, and for OnTied the call of each message's end met
+// first. The messages are then handed, in the order of the links, to
+// OnMessage. It fails as Run does.
 func (b *Builder) Blocks() (*Blocks, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
