@@ -26,6 +26,12 @@ type run struct {
 	// lastInit is the index of each resource's last MPI_Init, -1 for
 	// none: found as the spooled calls are indexed (nil for held ones).
 	lastInit []int32
+	// memberTimes are the times of the collectives' members' calls, in
+	// the order of the collectives and their members (that of the one
+	// array of all their Members): gathered as the spooled calls are
+	// indexed, for the wait states, which then let them go (nil for held
+	// calls, read where they are).
+	memberTimes []callTimes
 	// spill takes what the wait states set aside beyond its share of
 	// memory (nil for a held run: kept in memory).
 	spill *mpi.Spill
@@ -41,6 +47,9 @@ type spooledCalls struct {
 	start []int32
 	enter []trace.Time
 }
+
+// callTimes are a call's entry and leave.
+type callTimes struct{ enter, leave trace.Time }
 
 // fromMPIRun is the run of a mpi.Run held in memory.
 func fromMPIRun(r *mpi.Run) *run {

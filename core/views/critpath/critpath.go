@@ -184,7 +184,8 @@ type Options struct {
 
 // FromRun finds the critical path of a run's MPI calls.
 func FromRun(run *mpi.Run, opt Options) (*Result, error) {
-	return fromRun(fromMPIRun(run), tiedMessages(run), opt)
+	r := fromMPIRun(run)
+	return fromRun(r, messageWaitsOf(r, tiedMessages(run)), opt)
 }
 
 // tiedMessages returns the send and receive calls of the run's messages
@@ -203,9 +204,9 @@ func tiedMessages(run *mpi.Run) iter.Seq2[mpi.CallRef, mpi.CallRef] {
 }
 
 // fromRun finds the critical path of a run whose messages are given by
-// the calls they were tied to (messages, read twice), in the order of
-// the links: the Accumulator keeps only those, not run.Messages.
-func fromRun(run *run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Options) (*Result, error) {
+// their candidate wait states (messages): the Accumulator keeps only
+// those, not run.Messages.
+func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 	if len(run.Resources) == 0 {
 		return nil, errs.Argument("trace", "the critical path needs MPI calls: none of the states or events of this "+
 			"trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
@@ -216,6 +217,7 @@ func fromRun(run *run, messages iter.Seq2[mpi.CallRef, mpi.CallRef], opt Options
 	}
 	rd := run.reader()
 	waits, byCall := waitStates(run, rd, messages)
+	run.memberTimes = nil // read once
 	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, callOf: run.reader(), waitFrom: waitOffsets(waits, len(run.Resources))}
 	ops := operations(run)
 	for _, res := range run.Resources {
@@ -373,48 +375,49 @@ var errCallsUnread = fmt.Errorf("critpath: the MPI calls could not be read back 
 // resources and their calls.
 func WaitStates(run *mpi.Run) []Wait {
 	r := fromMPIRun(run)
-	w, _ := waitStates(r, r.reader(), tiedMessages(run))
+	w, _ := waitStates(r, r.reader(), messageWaitsOf(r, tiedMessages(run)))
 	return w
 }
 
 // waitStates returns the wait states, and for every call of every
-// resource the index of its wait state, -1 for none; messages gives the
-// send and receive calls of the messages tied at both ends, in the
-// order of the links.
+// resource the index of its wait state, -1 for none; messages holds the
+// messages' candidates, and marks the calls they fall on.
 //
-// The candidates are offered once, a call keeping the first of its
-// longest: those that wait go to a spool (in the run's spill file beyond
-// its share of memory) while the calls that get a wait state are marked,
-// which fixes where each lands in the result (by resource and call); the
-// spool is then read back into its place. The candidates are not offered
-// twice (each offer reads its calls back), and only the result is held
-// beside a chunk of the spool.
-func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.CallRef]) ([]Wait, [][]int32) {
-	index := make([][]int32, len(run.Resources))
-	for r := range index {
-		index[r] = make([]int32, run.count(int32(r)))
-		for j := range index[r] {
-			index[r][j] = -1
+// Each call keeps the first of its longest candidates, the messages' in
+// the order of the links before the collectives' in theirs. The
+// candidates are offered once: those that wait go to a spool (in the
+// run's spill file beyond its share of memory) while the calls that get
+// a wait state are marked, which fixes where each lands in the result
+// (by resource and call); the spools are then read back into their
+// place. Only the result is held beside a chunk of each spool.
+func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]int32) {
+	index := messages.index
+	// timesOf returns the times of the calls of members m, which begin
+	// at off among all the collectives' members.
+	var buf []callTimes
+	timesOf := func(m []mpi.CallRef, off int) []callTimes {
+		if run.memberTimes != nil {
+			return run.memberTimes[off : off+len(m)]
 		}
+		buf = buf[:0]
+		for _, ref := range m {
+			c := rd.call(ref)
+			buf = append(buf, callTimes{c.Enter, c.Leave})
+		}
+		return buf
 	}
-	// candidates calls offer with every candidate wait state, its length
-	// not yet cut to the call's.
-	candidates := func(offer func(Wait)) {
-		for s, r := range messages {
-			sc, rc := *rd.call(s), *rd.call(r)
-			if rc.Class.Completes() {
-				offer(Wait{Call: r, Wait: min(sc.Enter, rc.Leave) - rc.Enter, Kind: LateSender, Cause: s, At: sc.Enter})
-			}
-			if (sc.Class == mpi.Send || sc.Class == mpi.SendRecv) && sc.Leave > rc.Enter {
-				offer(Wait{Call: s, Wait: min(rc.Enter, sc.Leave) - sc.Enter, Kind: LateReceiver, Cause: r, At: rc.Enter})
-			}
-		}
+	// collectives calls offer with every collective's candidate wait
+	// state, cut to its call.
+	collectives := func(offer func(Wait)) {
+		off := 0
 		for _, coll := range run.Collectives {
 			m := coll.Members
+			t := timesOf(m, off)
+			off += len(m)
 			latest := func(skip int) int {
 				k := -1
 				for i := range m {
-					if i != skip && (k < 0 || rd.call(m[i]).Enter > rd.call(m[k]).Enter) {
+					if i != skip && (k < 0 || t[i].enter > t[k].enter) {
 						k = i
 					}
 				}
@@ -424,8 +427,8 @@ func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.Ca
 				if cause < 0 || x == cause {
 					return
 				}
-				at := rd.call(m[cause]).Enter
-				offer(Wait{Call: m[x], Wait: at - rd.call(m[x]).Enter, Kind: Collective, Cause: m[cause], At: at})
+				at := t[cause].enter
+				offer(Wait{Call: m[x], Wait: min(at-t[x].enter, t[x].leave-t[x].enter), Kind: Collective, Cause: m[cause], At: at})
 			}
 			root := int(coll.Root)
 			switch {
@@ -439,7 +442,7 @@ func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.Ca
 				k := -1
 				for i := range m {
 					wait(i, k)
-					if k < 0 || rd.call(m[i]).Enter > rd.call(m[k]).Enter {
+					if k < 0 || t[i].enter > t[k].enter {
 						k = i
 					}
 				}
@@ -451,14 +454,8 @@ func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.Ca
 			}
 		}
 	}
-	// cut returns w's wait within its call, not positive when none.
-	cut := func(w Wait) trace.Time {
-		c := rd.call(w.Call)
-		return min(w.Wait, c.Leave-c.Enter)
-	}
 	kept := mpi.NewSpool[Wait](run.spill)
-	candidates(func(w Wait) {
-		w.Wait = cut(w)
+	collectives(func(w Wait) {
 		if w.Wait > 0 {
 			index[w.Call.Resource][w.Call.Call] = 0
 			kept.Append(w)
@@ -474,8 +471,17 @@ func waitStates(run *run, rd *callReader, messages iter.Seq2[mpi.CallRef, mpi.Ca
 		}
 	}
 	// A slot's Wait is 0 until a candidate fills it (the candidates kept
-	// wait more than 0).
+	// wait more than 0). Of a call's messages' candidates the first in
+	// the order of the links (the least key) wins a tie, then a
+	// collective's only by waiting longer: they came after.
 	out := make([]Wait, n)
+	keys := make([]uint32, n)
+	messages.kept.Drain(func(c *messageWait) {
+		i := index[c.call.Resource][c.call.Call]
+		if o := &out[i]; c.wait > o.Wait || c.wait == o.Wait && c.key < keys[i] {
+			*o, keys[i] = c.state(), c.key
+		}
+	})
 	kept.Drain(func(w *Wait) {
 		if o := &out[index[w.Call.Resource][w.Call.Call]]; w.Wait > o.Wait {
 			*o = *w

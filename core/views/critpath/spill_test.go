@@ -1,15 +1,12 @@
 package critpath
 
 import (
-	"iter"
 	"os"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
 
 // The path, its attribution, the wait states and the delay costs are the
@@ -138,8 +135,8 @@ func TestSpilledResultDroppedReleasesFile(t *testing.T) {
 // Result has closed: it would open another, left open.
 func TestResultPanicWaitsForActivities(t *testing.T) {
 	tr := read(t, "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2")
-	defer func(f func(*run, iter.Seq2[mpi.CallRef, mpi.CallRef], Options) (*Result, error)) { findPath = f }(findPath)
-	findPath = func(*run, iter.Seq2[mpi.CallRef, mpi.CallRef], Options) (*Result, error) { panic("the path") }
+	defer func(f func(*run, *messageWaits, Options) (*Result, error)) { findPath = f }(findPath)
+	findPath = func(*run, *messageWaits, Options) (*Result, error) { panic("the path") }
 	before := spillFilesOpen(t)
 	a := New(Options{SpillDir: t.TempDir(), SpillMemory: 1})
 	tr.Replay(a)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/intern"
 
@@ -31,10 +32,6 @@ type Accumulator struct {
 	// spill takes the spans and the builder's records beyond its memory,
 	// until Result.
 	spill *mpi.Spill
-	// tied holds, of each message tied at both ends, its send and
-	// receive calls (16 bytes), in the order of the links: all the wait
-	// states need of it (mpi.Builder.OnMessage), not the whole message.
-	tied mpi.Spool[tiedMessage]
 	// graph keeps the states and links for the path of a GPU or task
 	// trace, until the first MPI call says the trace is a message-passing
 	// run (nil from then on).
@@ -42,9 +39,6 @@ type Accumulator struct {
 	done  bool
 	err   error
 }
-
-// tiedMessage is a message as the accumulator keeps it.
-type tiedMessage struct{ send, recv mpi.CallRef }
 
 // span is a state of a container, as the accumulator keeps it.
 type span struct {
@@ -59,14 +53,6 @@ func New(opt Options) *Accumulator {
 	a.mpi.SpillTo(a.spill)
 	// The calls too: the path reads them back a chunk at a time.
 	a.mpi.SpillCalls = true
-	// Kept in memory: the messages are tied while other spools are
-	// drained on other cores, and are read twice soon after.
-	a.tied = mpi.NewSpool[tiedMessage](nil)
-	a.mpi.OnMessage = func(m *mpi.Message, _, _ mpi.Class) {
-		if m.SendCall >= 0 && m.RecvCall >= 0 {
-			a.tied.Append(tiedMessage{mpi.CallRef{Resource: m.From, Call: m.SendCall}, mpi.CallRef{Resource: m.To, Call: m.RecvCall}})
-		}
-	}
 	a.spans = []mpi.Spool[span]{mpi.NewSpool[span](a.spill)}
 	return a
 }
@@ -80,17 +66,6 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 }
 
 func (a *Accumulator) name(n string) int32 { return a.names.ID(n) }
-
-// tiedMessages yields the send and receive calls of the messages tied
-// at both ends, in the order of the links (a.tied, left as it is).
-func (a *Accumulator) tiedMessages(yield func(send, recv mpi.CallRef) bool) {
-	r := a.tied.Reader()
-	for m, ok := r.Next(); ok; m, ok = r.Next() {
-		if !yield(m.send, m.recv) {
-			return
-		}
-	}
-}
 
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
@@ -195,8 +170,23 @@ func (a *Accumulator) Result() (*Result, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	var index callIndex
-	a.mpi.OnCalls = index.add
+	index := callIndex{members: mpi.NewSpool[collMember](spill)}
+	// The messages' wait states are taken from their calls while Blocks
+	// has them in hand, not read back from the spools out of order.
+	messages := newMessageWaits(spill)
+	// What each resource did does not depend on the path: it is built
+	// on another core from the calls Blocks hands over, while Blocks
+	// goes on and the path is found. Waited for on every way out, a
+	// panic of the path's included, before the spill file it writes to
+	// is closed (deferred above).
+	acts := &activityBuilder{a: a, spill: spill}
+	defer acts.stop()
+	a.mpi.OnCalls = func(b *mpi.Blocks, r int, calls []mpi.Call) {
+		index.add(b, r, calls)
+		messages.resource(len(b.Resources), r, len(calls))
+		acts.add(b, r, calls)
+	}
+	a.mpi.OnTied = messages.tied
 	blocks, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
@@ -208,43 +198,14 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	run := runOfBlocks(blocks, &index)
 	run.spill = spill
-	callName := make([]int32, len(run.Names))
-	for i, n := range run.Names {
-		callName[i] = a.name(n)
-	}
-	noState := a.name(NoState)
-	// What each resource did does not depend on the path: it is built
-	// on another core while the path is found.
-	acts := make([]activity, len(run.Resources))
-	total := make([]trace.Time, a.names.Len()) // of every piece, by name
-	built := make(chan struct{})
-	// Waited for on every way out, a panic of the path's included,
-	// before the spill file it writes to is closed (deferred above).
-	defer func() { <-built }()
-	var failed any
-	go func() {
-		defer close(built)
-		// Nothing recovers a panic on this goroutine: it is handed back.
-		defer func() { failed = recover() }()
-		var inner []piece
-		for i, res := range run.Resources {
-			inner = innermost(a.spans[res.Container].Take(), inner[:0])
-			acts[i] = newActivity(run.Start, spill, total)
-			buildActivity(run, int32(i), inner, callName, noState, &acts[i])
-		}
-	}()
-	r, err := findPath(run, a.tiedMessages, a.opt)
-	a.tied = mpi.Spool[tiedMessage]{}
-	<-built
+	r, err := findPath(run, messages, a.opt)
+	acts.wait()
 	a.spans = nil
-	if failed != nil {
-		panic(failed)
-	}
 	// The spans or calls could not be read back: the file's error says
 	// why (the path's is only that a call was not read).
 	err = cmp.Or(spill.Err(), err)
 	if err == nil {
-		r.Attribution = attribute(r, acts, total, a.names.Strings())
+		r.Attribution = attribute(r, acts.acts, acts.total, a.names.Strings())
 		err = spill.Err() // the activities could not be written or read
 	}
 	if err != nil {
@@ -254,9 +215,86 @@ func (a *Accumulator) Result() (*Result, error) {
 	// Result's now, for the delay costs and the waits' table: it goes
 	// when the Result does, if not closed before.
 	a.spill = nil
-	r.acts, r.callName, r.stateNames, r.spill = acts, callName, a.names.Strings(), spill
+	r.acts, r.callName, r.stateNames, r.spill = acts.acts, acts.callName, a.names.Strings(), spill
 	runtime.AddCleanup(r, func(s *mpi.Spill) { s.Close() }, spill)
 	return r, nil
+}
+
+// activityBuilder builds what each resource did, on a goroutine of its
+// own, from the calls mpi.Builder.Blocks hands over (OnCalls) while they
+// are in memory, rather than read back from their spools, and the
+// resource's states. Blocks waits for it a resource behind at most.
+type activityBuilder struct {
+	a     *Accumulator
+	spill *mpi.Spill
+	// Set at the first resource's calls, with the call names.
+	calls    chan resourceCalls
+	built    chan struct{}
+	closing  sync.Once
+	failed   any
+	acts     []activity
+	total    []trace.Time // of every piece, by name
+	callName []int32      // the state name of each call name
+}
+
+// resourceCalls are the calls of resource r, as Blocks hands them over.
+type resourceCalls struct {
+	r     int
+	calls []mpi.Call
+}
+
+// add is the activity of resource r's calls to build (mpi.Builder.OnCalls);
+// the first starts the goroutine.
+func (ab *activityBuilder) add(b *mpi.Blocks, r int, calls []mpi.Call) {
+	if ab.calls == nil {
+		ab.start(b)
+	}
+	select {
+	case ab.calls <- resourceCalls{r, calls}:
+	case <-ab.built: // it panicked: wait raises it again
+	}
+}
+
+// start names the calls' states and starts the goroutine.
+func (ab *activityBuilder) start(b *mpi.Blocks) {
+	a := ab.a
+	ab.callName = make([]int32, len(b.Names))
+	for i, n := range b.Names {
+		ab.callName[i] = a.name(n)
+	}
+	noState := a.name(NoState)
+	ab.acts = make([]activity, len(b.Resources))
+	ab.total = make([]trace.Time, a.names.Len())
+	ab.calls, ab.built = make(chan resourceCalls, 1), make(chan struct{})
+	resources, start, end := b.Resources, b.Start, b.End
+	go func() {
+		defer close(ab.built)
+		// Nothing recovers a panic on this goroutine: it is handed back.
+		defer func() { ab.failed = recover() }()
+		var inner []piece
+		for rc := range ab.calls {
+			inner = innermost(a.spans[resources[rc.r].Container].Take(), inner[:0])
+			ab.acts[rc.r] = newActivity(start, ab.spill, ab.total)
+			buildActivity(start, end, rc.calls, inner, ab.callName, noState, &ab.acts[rc.r])
+		}
+	}()
+}
+
+// stop tells the goroutine that no more calls come, and waits for it.
+func (ab *activityBuilder) stop() {
+	if ab.calls == nil {
+		return
+	}
+	ab.closing.Do(func() { close(ab.calls) })
+	<-ab.built
+}
+
+// wait is stop, raising again what the goroutine panicked with.
+func (ab *activityBuilder) wait() {
+	ab.stop()
+	if ab.failed != nil {
+		panic(ab.failed)
+	}
 }
 
 // findPath is fromRun; a variable so that tests can make it fail.
@@ -268,7 +306,7 @@ var findPath = fromRun
 // as index gathered them while Blocks handed the calls over.
 func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 	r := &run{Resources: b.Resources, Names: b.Names, Start: b.Start, End: b.End, NumMessages: b.NumMessages}
-	r.Collectives = index.collectives(len(b.Members))
+	r.Collectives, r.memberTimes = index.collectives(len(b.Members))
 	r.spooled, r.lastInit = index.spooled, index.lastInit
 	if r.spooled == nil { // no resource
 		r.spooled, r.lastInit = []spooledCalls{}, []int32{}
@@ -283,23 +321,27 @@ func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 // gathered as mpi.Builder.Blocks hands each resource's calls over (add)
 // rather than read back from the spools: where each spool's chunks
 // begin, each resource's last MPI_Init (where the delay costs'
-// intervals may begin), and the collectives' members.
+// intervals may begin), and the collectives' members and their calls'
+// times (what the collectives' wait states read of them).
 type callIndex struct {
 	ops      []string       // the operation of each call name
 	spooled  []spooledCalls // their spool set by runOfBlocks (Blocks.Calls grows meanwhile)
 	lastInit []int32        // -1 for none
 	// The collectives as their first members have them, Members aside
 	// (count counts them); members are those of all, in the order of the
-	// resources and their calls, 12 bytes each until collectives.
+	// resources and their calls, with their calls' times, 32 bytes each
+	// until collectives, in a spool (the spill file's beyond its share of
+	// memory: as many as the calls of a collective each step).
 	colls   []mpi.Collective
 	count   []int32
-	members []collMember
+	members mpi.Spool[collMember]
 }
 
-// collMember is a call in collective coll.
+// collMember is a call in collective coll, and its times.
 type collMember struct {
-	coll int32
-	call mpi.CallRef
+	times callTimes
+	coll  int32
+	call  mpi.CallRef
 }
 
 // add is mpi.Builder.OnCalls: the index of resource r's calls.
@@ -329,7 +371,7 @@ func (ix *callIndex) add(b *mpi.Blocks, r int, calls []mpi.Call) {
 			coll.Root = ix.count[c.Coll]
 		}
 		ix.count[c.Coll]++
-		ix.members = append(ix.members, collMember{c.Coll, mpi.CallRef{Resource: int32(r), Call: int32(j)}})
+		ix.members.Append(collMember{callTimes{c.Enter, c.Leave}, c.Coll, mpi.CallRef{Resource: int32(r), Call: int32(j)}})
 	}
 	ix.spooled[r] = indexCalls(&b.Calls[r], calls)
 }
@@ -343,22 +385,27 @@ func (ix *callIndex) grow(n int) {
 }
 
 // collectives returns the n collectives with their members, in one
-// array for all.
-func (ix *callIndex) collectives(n int) []mpi.Collective {
+// array for all, and the times of the members' calls in the same order.
+func (ix *callIndex) collectives(n int) ([]mpi.Collective, []callTimes) {
 	ix.grow(n)
-	members := make([]mpi.CallRef, len(ix.members))
+	members := make([]mpi.CallRef, ix.members.Len())
+	times := make([]callTimes, ix.members.Len())
+	// next is where each collective's next member goes.
+	next, at := ix.count, int32(0)
 	for i := range ix.colls {
-		k := ix.count[i]
-		ix.colls[i].Members = members[:0:k]
-		members = members[k:]
+		k := next[i]
+		ix.colls[i].Members = members[at : at+k : at+k]
+		next[i] = at
+		at += k
 	}
-	for _, m := range ix.members {
-		c := &ix.colls[m.coll]
-		c.Members = append(c.Members, m.call)
-	}
+	ix.members.Drain(func(m *collMember) {
+		members[next[m.coll]] = m.call
+		times[next[m.coll]] = m.times
+		next[m.coll]++
+	})
 	colls := ix.colls
-	ix.colls, ix.count, ix.members = nil, nil, nil
-	return colls
+	ix.colls, ix.count = nil, nil
+	return colls, times
 }
 
 // piece is a stretch of a resource doing one thing (a name index).
@@ -416,10 +463,10 @@ func innermost(spans []span, out []piece) []piece {
 	return out
 }
 
-// buildActivity builds into act what resource res did over the run: its
-// MPI calls, between them its innermost states (inner, in time order),
-// else noState.
-func buildActivity(run *run, res int32, inner []piece, callName []int32, noState int32, act *activity) {
+// buildActivity builds into act what a resource did over the run, from
+// start to end: its MPI calls (in time order), between them its
+// innermost states (inner, in time order), else noState.
+func buildActivity(start, end trace.Time, calls []mpi.Call, inner []piece, callName []int32, noState int32, act *activity) {
 	i := 0
 	gap := func(a, b trace.Time) {
 		for i < len(inner) && inner[i].end <= a {
@@ -435,13 +482,14 @@ func buildActivity(run *run, res int32, inner []piece, callName []int32, noState
 		}
 		act.add(at, b, noState)
 	}
-	at := run.Start
-	run.each(res, func(c *mpi.Call) {
+	at := start
+	for i := range calls {
+		c := &calls[i]
 		gap(at, c.Enter)
 		act.add(max(at, c.Enter), c.Leave, callName[c.Name])
 		at = max(at, c.Leave)
-	})
-	gap(at, max(at, run.End))
+	}
+	gap(at, max(at, end))
 	act.finish()
 }
 

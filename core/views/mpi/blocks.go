@@ -31,10 +31,19 @@ type Blocks struct {
 }
 
 // linkEnd is one end of a link, on the resource it belongs to: the
-// link's number among the builder's links and its instant there.
+// link's number among the builder's links, the resource of its other
+// end, and its instant there.
 type linkEnd struct {
-	link int32
-	at   trace.Time
+	link, other int32
+	at          trace.Time
+}
+
+// TiedCall is a call a message was tied to, as Builder.OnTied hands it:
+// which call, and its times and class.
+type TiedCall struct {
+	Ref          CallRef
+	Enter, Leave trace.Time
+	Class        Class
 }
 
 // firstMember is what the pairing of collectives compares each member
@@ -51,8 +60,9 @@ type firstMember struct {
 // and the ends of the links on the resource tied to them, then set aside
 // in a spool before the next resource's. What is held meanwhile besides
 // the spools is a few bytes per link (the calls its ends were tied to)
-// and per collective. The messages are then handed, in the order of the
-// links, to OnMessage. It fails as Run does.
+// and per collective, and for OnTied the call of each message's end met
+// first. The messages are then handed, in the order of the links, to
+// OnMessage. It fails as Run does.
 func (b *Builder) Blocks() (*Blocks, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
@@ -92,24 +102,41 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	for r := range n {
 		sendEnds[r], recvEnds[r], events[r] = NewSpool[linkEnd](b.spill), NewSpool[linkEnd](b.spill), NewSpool[collEvent](b.spill)
 	}
-	links := b.links.Reader()
 	var id int32
-	for l, ok := links.Next(); ok; l, ok = links.Next() {
+	endsOf := func(l *rawLink) {
 		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
-			sendEnds[from].Append(linkEnd{id, l.start})
-			recvEnds[to].Append(linkEnd{id, l.end})
+			sendEnds[from].Append(linkEnd{id, to, l.start})
+			recvEnds[to].Append(linkEnd{id, from, l.end})
+			out.NumMessages++
 		}
 		id++
+	}
+	if b.OnMessage == nil {
+		// Read once: no message is handed over after the calls.
+		b.links.Drain(endsOf)
+	} else {
+		links := b.links.Reader()
+		for l, ok := links.Next(); ok; l, ok = links.Next() {
+			endsOf(l)
+		}
 	}
 	b.collEvents.Drain(func(e *collEvent) {
 		if r := resOf[e.container]; r >= 0 {
 			events[r].Append(*e)
 		}
 	})
-	// The calls each link's ends were tied to, and their classes (the
-	// send's in the high half).
-	sendCallOf, recvCallOf := make([]int32, id), make([]int32, id)
-	classes := make([]uint8, id)
+	// For OnMessage, the calls each link's ends were tied to, and their
+	// classes (the send's in the high half).
+	var sendCallOf, recvCallOf []int32
+	var classes []uint8
+	if b.OnMessage != nil {
+		sendCallOf, recvCallOf = make([]int32, id), make([]int32, id)
+		classes = make([]uint8, id)
+	}
+	ties := messageTies{onTied: b.OnTied}
+	if b.OnTied != nil {
+		ties.held = make([]heldCall, id)
+	}
 	in := newInstances(out.Names)
 	var first []firstMember
 	// Each resource's calls are made ready (taken, sorted, given their
@@ -143,19 +170,6 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			c.Coll = coll
 			out.Members[coll]++
 		}
-		// The links' ends (messages).
-		for _, t := range p.sends {
-			sendCallOf[t.link] = t.call
-			if t.call >= 0 {
-				classes[t.link] |= uint8(calls[t.call].Class) << 4
-			}
-		}
-		for _, t := range p.recvs {
-			recvCallOf[t.link] = t.call
-			if t.call >= 0 {
-				classes[t.link] |= uint8(calls[t.call].Class)
-			}
-		}
 		kept := NewSpool[Call](b.spill)
 		kept.AppendSlice(calls)
 		var in trace.Time
@@ -168,23 +182,41 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		if b.OnCalls != nil {
 			b.OnCalls(out, r, calls)
 		}
+		// The links' ends (messages).
+		if b.OnMessage != nil {
+			for _, t := range p.sends {
+				sendCallOf[t.link] = t.call
+				if t.call >= 0 {
+					classes[t.link] |= uint8(calls[t.call].Class) << 4
+				}
+			}
+			for _, t := range p.recvs {
+				recvCallOf[t.link] = t.call
+				if t.call >= 0 {
+					classes[t.link] |= uint8(calls[t.call].Class)
+				}
+			}
+		}
+		if b.OnTied != nil {
+			ties.resource(int32(r), calls, p.sends, p.recvs)
+		}
 	}
 	stop()
 	if p := failed(); p != nil {
 		panic(p)
 	}
 	b.building = nil
-	id = 0
-	b.links.Drain(func(l *rawLink) {
-		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
-			m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
-			out.NumMessages++
-			if b.OnMessage != nil {
+	ties.held = nil
+	if b.OnMessage != nil {
+		id = 0
+		b.links.Drain(func(l *rawLink) {
+			if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
+				m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
 				b.OnMessage(&m, Class(classes[id]>>4), Class(classes[id]&15))
 			}
-		}
-		id++
-	})
+			id++
+		})
+	}
 	if err := b.spill.Err(); err != nil {
 		return nil, err
 	}
@@ -199,8 +231,64 @@ type preparedCalls struct {
 	sends, recvs []tiedEnd
 }
 
-// tiedEnd is a link's end tied to a call of its resource (-1: none).
-type tiedEnd struct{ link, call int32 }
+// tiedEnd is a link's end tied to a call of its resource (-1: none),
+// and the resource of the link's other end.
+type tiedEnd struct{ link, call, other int32 }
+
+// messageTies hands Builder.OnTied each message tied to a call at both
+// ends once the calls of its second end are in hand: the call of the end
+// met first (on an earlier resource, or the send of a message within
+// one resource) is held by link meanwhile, 24 bytes in one place (the
+// links of a resource are spread over all of them: one cache miss an
+// end).
+type messageTies struct {
+	onTied func(link int32, send, recv TiedCall)
+	held   []heldCall // by link
+}
+
+// heldCall is the call of a message's end met first: its times, index
+// plus one (0: none) and class.
+type heldCall struct {
+	enter, leave trace.Time
+	call         int32
+	class        Class
+}
+
+// resource ties the ends of resource r's links (sends, recvs: their
+// calls among calls).
+func (m *messageTies) resource(r int32, calls []Call, sends, recvs []tiedEnd) {
+	for _, t := range sends {
+		m.end(r, calls, t, true)
+	}
+	for _, t := range recvs {
+		m.end(r, calls, t, false)
+	}
+}
+
+// end holds the call of a link's end met first, or hands the message
+// over at its second end when both ends have a call.
+func (m *messageTies) end(r int32, calls []Call, t tiedEnd, send bool) {
+	if t.call < 0 {
+		return
+	}
+	c := &calls[t.call]
+	if t.other > r || t.other == r && send {
+		m.held[t.link] = heldCall{c.Enter, c.Leave, t.call + 1, c.Class}
+		return
+	}
+	// The other end's call, met before.
+	h := &m.held[t.link]
+	if h.call == 0 {
+		return
+	}
+	other := TiedCall{Ref: CallRef{t.other, h.call - 1}, Enter: h.enter, Leave: h.leave, Class: h.class}
+	mine := TiedCall{Ref: CallRef{r, t.call}, Enter: c.Enter, Leave: c.Leave, Class: c.Class}
+	if send {
+		m.onTied(t.link, mine, other)
+	} else {
+		m.onTied(t.link, other, mine)
+	}
+}
 
 // prepareResources makes the calls of the resources kept ready, in their
 // order, on a goroutine of its own: each is handed over on ready (closed
@@ -228,13 +316,13 @@ func (b *Builder) prepareResources(kept []int, events []Spool[collEvent], sendEn
 			sendEnds[r].Drain(func(e *linkEnd) {
 				var j int32
 				j, hint = sendCall(p.calls, e.at, hint)
-				p.sends = append(p.sends, tiedEnd{e.link, j})
+				p.sends = append(p.sends, tiedEnd{e.link, j, e.other})
 			})
 			hint = -1
 			recvEnds[r].Drain(func(e *linkEnd) {
 				var j int32
 				j, hint = recvCall(p.calls, e.at, hint)
-				p.recvs = append(p.recvs, tiedEnd{e.link, j})
+				p.recvs = append(p.recvs, tiedEnd{e.link, j, e.other})
 			})
 			select {
 			case out <- p:

@@ -10,7 +10,9 @@ import (
 
 // Blocks gathers the message passing a resource at a time: each
 // resource's calls come back from a spool, read forwards as often as
-// needed, and the messages are handed over as they are tied to them.
+// needed, and the messages are handed over as they are tied to them:
+// with their two calls' times as soon as both are known, then in the
+// order of the links.
 func ExampleBuilder_Blocks() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
@@ -21,6 +23,10 @@ func ExampleBuilder_Blocks() {
 	b.SpillCalls = true
 	b.OnMessage = func(m *mpi.Message, send, recv mpi.Class) {
 		fmt.Printf("message %d -> %d: call %d (%v) to call %d (%v)\n", m.From, m.To, m.SendCall, send, m.RecvCall, recv)
+	}
+	// The calls of each message tied at both ends, once both are known.
+	b.OnTied = func(link int32, send, recv mpi.TiedCall) {
+		fmt.Printf("link %d: sent in [%d, %d], received in [%d, %d]\n", link, send.Enter, send.Leave, recv.Enter, recv.Leave)
 	}
 	// Each resource's calls, once set aside, while still in memory: the
 	// time in calls, without reading the spool back.
@@ -59,6 +65,7 @@ func ExampleBuilder_Blocks() {
 	// Output:
 	// rank 0: 1 calls, 1 in them
 	// rank 1: 1 calls, 6 in them
+	// link 0: sent in [5, 6], received in [1, 7]
 	// message 0 -> 1: call 0 (send) to call 0 (receive)
 	// rank 0: MPI_Send [5, 6]
 	// rank 1: MPI_Recv [1, 7]

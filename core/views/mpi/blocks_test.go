@@ -1,8 +1,10 @@
 package mpi
 
 import (
+	"cmp"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +15,8 @@ import (
 // Blocks gathers what Run does, a resource at a time: the same
 // resources, calls (their communicators and collectives set), messages
 // tied to the same calls (handed to OnMessage with their calls'
-// classes) and collectives' members, with every chunk of the calls and
+// classes, and those tied at both ends to OnTied with their calls'
+// times and classes) and collectives' members, with every chunk of the calls and
 // links spilled to the file or none; and it refuses the same unpaired
 // collectives with the same error.
 func TestBlocksEqualRun(t *testing.T) {
@@ -88,8 +91,9 @@ func TestBlocksEqualRun(t *testing.T) {
 
 // blocksOf streams tr into a builder spilling beyond memory bytes and
 // returns its Blocks (their spill closed at the test's end), the
-// messages handed to OnMessage, checking the classes it was given, and
-// the bytes spilled.
+// messages handed to OnMessage, checking the classes it was given and
+// that OnTied was handed those tied at both ends once each, with their
+// calls, and the bytes spilled.
 func blocksOf(t *testing.T, tr *trace.Trace, memory int64) (*Blocks, []Message, int64, error) {
 	t.Helper()
 	spill := &Spill{Dir: t.TempDir(), Memory: memory}
@@ -103,10 +107,45 @@ func blocksOf(t *testing.T, tr *trace.Trace, memory int64) (*Blocks, []Message, 
 	}
 	var got []tied
 	b.OnMessage = func(m *Message, send, recv Class) { got = append(got, tied{*m, send, recv}) }
+	type bothEnds struct {
+		link       int32
+		send, recv TiedCall
+	}
+	var ends []bothEnds
+	b.OnTied = func(link int32, send, recv TiedCall) { ends = append(ends, bothEnds{link, send, recv}) }
 	tr.Replay(b)
 	blocks, err := b.Blocks()
 	if err != nil {
 		return nil, nil, 0, err
+	}
+	// In the order of the links, the messages tied at both ends.
+	slices.SortFunc(ends, func(x, y bothEnds) int { return cmp.Compare(x.link, y.link) })
+	k := 0
+	for _, x := range got {
+		m := x.m
+		if m.SendCall < 0 || m.RecvCall < 0 {
+			continue
+		}
+		if k == len(ends) {
+			t.Fatalf("message %+v not handed to OnTied", m)
+		}
+		e := ends[k]
+		if k > 0 && ends[k-1].link == e.link {
+			t.Fatalf("link %d handed to OnTied twice", e.link)
+		}
+		for _, end := range []struct {
+			got  TiedCall
+			want CallRef
+		}{{e.send, CallRef{m.From, m.SendCall}}, {e.recv, CallRef{m.To, m.RecvCall}}} {
+			c := readCall(blocks, end.want.Resource, end.want.Call)
+			if want := (TiedCall{Ref: end.want, Enter: c.Enter, Leave: c.Leave, Class: c.Class}); end.got != want {
+				t.Fatalf("message %+v: OnTied handed %+v, want %+v", m, end.got, want)
+			}
+		}
+		k++
+	}
+	if k != len(ends) {
+		t.Fatalf("OnTied handed %d messages, %d tied at both ends", len(ends), k)
 	}
 	var messages []Message
 	for _, x := range got {
@@ -137,6 +176,39 @@ func readCall(b *Blocks, r, j int32) Call {
 		if k == j {
 			return *c
 		}
+	}
+}
+
+// A message within one resource (an MPI_Sendrecv to itself, and an
+// MPI_Send to a later MPI_Recv) is handed to OnTied once, with its calls,
+// as are those between two.
+func TestBlocksMessagesWithinOneResource(t *testing.T) {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+	tr.DefineValue(trace.Value{Type: 1, Name: "MPI_Sendrecv"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "MPI_Send"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "MPI_Recv"})
+	tr.CreateContainer(trace.Container{Name: "0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	tr.CreateContainer(trace.Container{Name: "1", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	tr.State(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 4})
+	tr.State(trace.State{Container: 1, Type: 1, Value: 1, Start: 5, End: 6})
+	tr.State(trace.State{Container: 1, Type: 1, Value: 2, Start: 7, End: 9})
+	tr.State(trace.State{Container: 2, Type: 1, Value: 2, Start: 1, End: 8})
+	tr.Link(trace.Link{From: 1, To: 1, Start: 1, End: 3})
+	tr.Link(trace.Link{From: 1, To: 2, Start: 2, End: 8})
+	tr.Link(trace.Link{From: 1, To: 1, Start: 5, End: 9})
+	tr.Finish(0, 10)
+	run, err := FromTrace(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, messages, _, err := blocksOf(t, tr, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Messages) != 3 || !reflect.DeepEqual(messages, run.Messages) {
+		t.Fatalf("messages %+v, want %+v", messages, run.Messages)
 	}
 }
 

@@ -38,6 +38,16 @@ type Builder struct {
 	// from the spool; it may keep the slice, and read it on another
 	// goroutine.
 	OnCalls func(blocks *Blocks, r int, calls []Call)
+	// OnTied, when set, is handed by Blocks each message tied to a call
+	// at both ends (a link between two resources), with those calls, as
+	// soon as both are known: while the calls of the later of its two
+	// resources are in hand (a message within one resource while its
+	// receive's are). link numbers the message among the links, in the
+	// order of OnMessage's; the messages come in the order of the
+	// resources, not of the links. An analysis that needs of each
+	// message its two calls' times takes them here rather than reading
+	// the calls back from their spools, out of order, after Blocks.
+	OnTied func(link int32, send, recv TiedCall)
 	// SpillCalls lets the calls, too, go to the spill file (SpillTo)
 	// while the trace streams: for the analyses that read them back by
 	// resource (Blocks) rather than all at once (Run).

@@ -42,8 +42,21 @@ type Spill struct {
 	name    string // the file's name while it is still to be removed
 	size    int64  // bytes written
 	spilled int64  // chunks written
-	err     error
+	// The file is laid out in slots of spillSlot bytes, a chunk in one or
+	// more in a row: end is where the next slots begin, free the slots
+	// of the chunks drained (read back for the last time), which the next
+	// chunks of a slot take before the file grows. Written again, a page
+	// of the file already in the page cache is only copied into; a new
+	// one is also allocated (the calls are written once as they come and
+	// again once sorted, the states once, what each resource did once).
+	end  int64
+	free []int64
+	err  error
 }
+
+// spillSlot is the size of the spill file's slots: that of the chunks
+// of a spool that spills from its first ones (spillChunk), the usual.
+const spillSlot = spillChunk
 
 // DefaultSpillMemory is the bytes of records kept in memory before they
 // are spilled: a trace of a few million MPI calls never touches the disk.
@@ -134,7 +147,11 @@ func (s *Spill) write(b []byte) int64 {
 			s.name = ""
 		}
 	}
-	at := s.size
+	at := s.end
+	reused := len(b) <= spillSlot && len(s.free) > 0
+	if reused {
+		at = s.free[len(s.free)-1]
+	}
 	if _, err := s.f.WriteAt(b, at); err != nil {
 		free := ""
 		if n, ok := budget.FreeDisk(dirOf(s.Dir)); ok {
@@ -144,9 +161,24 @@ func (s *Spill) write(b []byte) int64 {
 			"free some disk space there or choose another directory", dirOf(s.Dir), budget.Bytes(s.size), free, err))
 		return -1
 	}
+	if reused {
+		s.free = s.free[:len(s.free)-1]
+	} else {
+		s.end += (int64(len(b)) + spillSlot - 1) / spillSlot * spillSlot
+	}
 	s.size += int64(len(b))
 	s.spilled++
 	return at
+}
+
+// release frees the slots of a chunk of n bytes at offset at, drained:
+// it is never read again.
+func (s *Spill) release(at int64, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for end := at + int64(n); at < end; at += spillSlot {
+		s.free = append(s.free, at)
+	}
 }
 
 // param names the setting that chose the directory, for errors: the
@@ -318,6 +350,7 @@ func (p *Spool[T]) Drain(visit func(*T)) {
 			if !s.read(bytesOf(buf), seg.at) {
 				return
 			}
+			s.release(seg.at, len(bytesOf(buf)))
 			chunk = buf
 		} else if s != nil {
 			s.mu.Lock()

@@ -183,3 +183,50 @@ func TestSpoolAppendSlice(t *testing.T) {
 		}
 	}
 }
+
+// The slots of the chunks drained are written again before the file
+// grows: a spool drained, then another of as many records, leaves the
+// file as long as the first made it, and each gives back what was
+// appended; the chunks read back with a Reader are not drained, so
+// their slots stay theirs.
+func TestSpillReusesDrainedSlots(t *testing.T) {
+	s := &Spill{Dir: t.TempDir(), Memory: 1}
+	defer s.Close()
+	const n = 20000
+	fill := func(base int64) Spool[record] {
+		p := NewSpool[record](s)
+		for i := range int64(n) {
+			p.Append(record{at: base + i, n: int32(i), size: float64(i)})
+		}
+		return p
+	}
+	check := func(what string, got []record, base int64) {
+		t.Helper()
+		if len(got) != n {
+			t.Fatalf("%s: %d records, want %d", what, len(got), n)
+		}
+		for i, r := range got {
+			if want := (record{at: base + int64(i), n: int32(i), size: float64(i)}); r != want {
+				t.Fatalf("%s: record %d is %+v, want %+v", what, i, r, want)
+			}
+		}
+	}
+	kept := fill(0)
+	a := fill(n)
+	check("first", a.Take(), n)
+	end := s.end
+	b := fill(2 * n)
+	if s.end != end {
+		t.Errorf("the file grew from %d to %d bytes with the drained slots free", end, s.end)
+	}
+	check("second", b.Take(), 2*n)
+	var again []record
+	rd := kept.Reader()
+	for r, ok := rd.Next(); ok; r, ok = rd.Next() {
+		again = append(again, *r)
+	}
+	check("read without draining", again, 0)
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
