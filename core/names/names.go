@@ -71,6 +71,22 @@ var Rules = []Rule{
 		apply: pythonAddress,
 	},
 	{
+		Name: "python-generated-code",
+		Doc: "the PyTorch profiler's Python events (with_stack) name a frame file(line): function; the code " +
+			"torch.fx and TorchInductor generate is a new file for every graph, numbered " +
+			"(<eval_with_key>.50) or named by its hash (/tmp/torchinductor_root/ys/cys3tk....py): " +
+			"one group per generator and function, as a person names the graphs' calls",
+		Example: "<eval_with_key>.50(4): forward", Grouped: "<eval_with_key>: forward",
+		apply: pythonGeneratedCode,
+	},
+	{
+		Name: "vllm-step",
+		Doc: "vLLM names each step of its model runner after the number of requests and tokens it " +
+			"batches, prefill (context) and decode (generation): one group for every step",
+		Example: "execute_context_1(888)_generation_0(0)", Grouped: "execute_context_generation",
+		apply: vllmStep,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -241,6 +257,113 @@ func pythonAddress(name string) (string, bool) {
 		return "", false
 	}
 	return name[:i] + ">", true
+}
+
+// pythonGeneratedCode groups the frames of code generated per graph,
+// "FILE(LINE): FUNCTION" with FILE torch.fx's "<eval_with_key>.N" or a
+// TorchInductor module (its cache's "xy/cxy....py": "c" and 51 letters
+// or digits of a hash whose first two name its directory, whatever the
+// cache's place), as "<eval_with_key>: FUNCTION" and
+// "<torchinductor>: FUNCTION": the line is the generated file's, not a
+// place in the user's code.
+func pythonGeneratedCode(name string) (string, bool) {
+	sep := strings.LastIndex(name, "): ")
+	if sep < 0 {
+		return "", false
+	}
+	open := strings.LastIndexByte(name[:sep], '(')
+	if open <= 0 || !allDigits(name[open+1:sep]) {
+		return "", false
+	}
+	file, function := name[:open], name[sep+len("): "):]
+	if function == "" {
+		return "", false
+	}
+	if n, ok := strings.CutPrefix(file, "<eval_with_key>."); ok && allDigits(n) {
+		return "<eval_with_key>: " + function, true
+	}
+	if inductorModule(file) {
+		return "<torchinductor>: " + function, true
+	}
+	return "", false
+}
+
+// inductorModule reports whether path names a module of TorchInductor's
+// cache: DIR/xy/cxy<49 more>.py, of lower-case letters and digits.
+func inductorModule(path string) bool {
+	base, ok := strings.CutSuffix(path, ".py")
+	if !ok {
+		return false
+	}
+	slash := strings.LastIndexByte(base, '/')
+	if slash < 3 || base[slash-3] != '/' {
+		return false
+	}
+	hash, dir := base[slash+1:], base[slash-2:slash]
+	if len(hash) != 52 || hash[0] != 'c' || hash[1:3] != dir {
+		return false
+	}
+	for i := 1; i < len(hash); i++ {
+		if c := hash[i]; !isDigit(c) && (c < 'a' || c > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// vllmStep groups vLLM's names of its steps,
+// "execute_context_N(T)_generation_M(U)" (the requests and tokens of the
+// step; the counts may carry '_' between digits).
+func vllmStep(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "execute_context_")
+	if !ok {
+		return "", false
+	}
+	rest, ok = countAndTokens(rest)
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, "_generation_"); !ok {
+		return "", false
+	}
+	if rest, ok = countAndTokens(rest); !ok || rest != "" {
+		return "", false
+	}
+	return "execute_context_generation", true
+}
+
+// countAndTokens reads "N(T)" at the start of s, N digits and T digits and
+// underscores, and returns what follows.
+func countAndTokens(s string) (string, bool) {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	if n == 0 || n == len(s) || s[n] != '(' {
+		return "", false
+	}
+	end := strings.IndexByte(s[n:], ')')
+	if end < 2 {
+		return "", false
+	}
+	tokens := s[n+1 : n+end]
+	if strings.Trim(tokens, "0123456789_") != "" || !isDigit(tokens[0]) {
+		return "", false
+	}
+	return s[n+end+1:], true
+}
+
+// allDigits reports whether s is one or more decimal digits.
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // leadingInt reports whether s is an integer (its sign allowed), alone or

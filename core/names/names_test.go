@@ -32,6 +32,16 @@ var grouped = []struct{ name, group, rule string }{
 	{"<built-in method view of Tensor object at 0x7f1951dd2250>", "<built-in method view of Tensor object>", "python-address"},
 	{"<built-in method gemm_a16w16 of pybind11_builtins.pybind11_detail_function_record_v1_system_libstdcpp_gxx_abi_1xxx_use_cxx11_abi_1 object at 0x7ed747e44a50>",
 		"<built-in method gemm_a16w16 of pybind11_builtins.pybind11_detail_function_record_v1_system_libstdcpp_gxx_abi_1xxx_use_cxx11_abi_1 object>", "python-address"},
+	// Python frames of code generated per graph (TraceLens' vLLM traces on
+	// MI300, tests/traces/inference: vllm_decode_full's graph capture, 25
+	// fx graphs and 3 inductor modules).
+	{"<eval_with_key>.50(4): forward", "<eval_with_key>: forward", "python-generated-code"},
+	{"<eval_with_key>.2(4): forward", "<eval_with_key>: forward", "python-generated-code"},
+	{"/tmp/torchinductor_root/ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call", "<torchinductor>: call", "python-generated-code"},
+	{"/tmp/torchinductor_root/ob/cobhwrc24pdghpldxgebph5xuspi6ydi477zebl46iwvbkhoe4qu.py(132): call", "<torchinductor>: call", "python-generated-code"},
+	// vLLM's steps (TraceLens' B200 eager trace; the format of vLLM's model runner).
+	{"execute_context_1(888_788544)_generation_0(0)", "execute_context_generation", "vllm-step"},
+	{"execute_context_0(0)_generation_32(32)", "execute_context_generation", "vllm-step"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
@@ -110,6 +120,15 @@ var apart = []string{
 	"<built-in method kineto_available of PyCapsule object>", "<built-in function isinstance>",
 	"_Z", "_Zero", "_Z0x", "_Z9short", "_ZN3foo", "_ZNK3FooC1Ev", "_ZN3FooplERKS_", "_ZN1aS_1bEv",
 	"<built-in method at 0xfeed of x>", "<object at 0x>", "<object at 0xzz>", "thread at 0x10>",
+	// Python frames of ordinary files, and near misses of generated ones.
+	"torch/nn/modules/module.py(1501): _call_impl", "<eval_with_key>(4): forward", "<eval_with_key>.x(4): forward",
+	"<eval_with_key>.5(4): ", "<eval_with_key>.5: forward",
+	"/tmp/torchinductor_root/ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelu.py(232): call",
+	"/tmp/torchinductor_root/ab/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call",
+	"/tmp/torchinductor_root/ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbeLul.py(232): call",
+	"ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call",
+	"execute_context_1(888)", "execute_context_x(1)_generation_0(0)", "execute_context_1(888)_generation_0(0)x",
+	"execute_context_1()_generation_0(0)", "execute_context_1(_)_generation_0(0)",
 }
 
 func TestGroupRealNames(t *testing.T) {
