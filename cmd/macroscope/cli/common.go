@@ -531,7 +531,9 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 	if err != nil {
 		return nil, err
 	}
-	kneeParts := -1 // the knee's partition's, when found without the sweep
+	// The recommended level's number of parts, when its middle is the p
+	// solved: the partition solved there may not be the level's.
+	recommendedParts := -1
 	if math.IsNaN(c.p) && !sweep {
 		// The recommended level alone: a handful of solves where the
 		// sweep of a large model needs one per level (thousands).
@@ -540,7 +542,7 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 			return nil, err
 		}
 		a.p = (knee.PLow + knee.PHigh) / 2
-		kneeParts = knee.Partition.NumParts
+		recommendedParts = knee.Partition.NumParts
 		c.say("levels", "recommended p = %.4g (%d aggregates), the knee of the %s levels, optimal for p in [%.4g, %.4g]",
 			a.p, knee.Partition.NumParts, c.kind, knee.PLow, knee.PHigh)
 	} else if math.IsNaN(c.p) || sweep {
@@ -560,6 +562,7 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 		a.rec = rec
 		if math.IsNaN(a.p) {
 			a.p = p0
+			recommendedParts = a.levels[rec].Partition.NumParts
 		}
 		kind := ""
 		if c.kind != aggregate.KindSpatiotemporal {
@@ -577,11 +580,12 @@ func (c *cli) aggregate(m *micro.Model, sweep bool) (*aggregation, error) {
 		return nil, err
 	}
 	var why string
-	if kneeParts >= 0 && len(a.part.Parts) != kneeParts {
+	if recommendedParts >= 0 && len(a.part.Parts) != recommendedParts {
 		// The middle of the knee's range fell in a bracket narrower than
-		// the resolution, which the search leaves unsearched: a level it
-		// hid is optimal there (see aggregate.TestKneeMiddleOfItsLevel).
-		why = fmt.Sprintf("; not the knee's %d: a level narrower than --threshold %g lies inside its range", kneeParts, *c.threshold)
+		// the resolution, which the search (the knee's, or the sweep's)
+		// leaves unsearched: a level it hid is optimal there (see
+		// aggregate.TestKneeMiddleOfItsLevel).
+		why = fmt.Sprintf("; not the knee's %d: a level narrower than --threshold %g lies inside its range", recommendedParts, *c.threshold)
 	}
 	c.say("aggregated", "p = %.4g: %d aggregates, gain %.4g, loss %.4g (normalised)%s",
 		a.p, len(a.part.Parts), a.part.Gain, a.part.Loss, why)

@@ -257,31 +257,41 @@ func TestInBackground(t *testing.T) {
 // whose knee's range holds a level narrower than --threshold at its
 // middle: the aggregated partition there is not the knee's, and the
 // overview says so, with the knee's count, instead of leaving two counts
-// that disagree; with --threshold 0 the search finds that level.
+// that disagree, whether the knee is found alone or from the significant
+// levels (--levels); with --threshold 0 the search finds that level.
 func TestOverviewSaysWhenTheMiddleIsNotTheKnee(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.trace")
 	mustRun(t, "synth", "--sites", "1", "--clusters", "2", "--machines", "10", "--cores", "10", "--events", "20000", path)
-	out := mustRun(t, "overview", "--out", dir, "--table", "", "--figure", "", path)
-	levels, aggregated := line(t, out, "levels"), line(t, out, "aggregated")
-	var knee, got int
-	if _, err := fmt.Sscanf(levels[strings.Index(levels, "("):], "(%d aggregates)", &knee); err != nil {
-		t.Fatalf("%q: %v", levels, err)
-	}
-	if _, err := fmt.Sscanf(aggregated[strings.Index(aggregated, ": ")+2:], "%d aggregates", &got); err != nil {
-		t.Fatalf("%q: %v", aggregated, err)
-	}
-	if got == knee {
-		t.Fatalf("the model no longer has a hidden level at the knee's middle (%d aggregates): choose another", got)
-	}
-	want := fmt.Sprintf("; not the knee's %d: a level narrower than --threshold 0.001 lies inside its range", knee)
-	if !strings.HasSuffix(aggregated, want) {
-		t.Errorf("%q does not end with %q", aggregated, want)
+	for _, levels := range []string{"", "levels.parquet"} {
+		out := mustRun(t, "overview", "--out", dir, "--table", "", "--figure", "", "--levels", levels, path)
+		knee, got := recommendedAndAggregated(t, out)
+		if got == knee {
+			t.Fatalf("--levels %q: the model no longer has a hidden level at the knee's middle (%d aggregates): choose another", levels, got)
+		}
+		want := fmt.Sprintf("; not the knee's %d: a level narrower than --threshold 0.001 lies inside its range", knee)
+		if a := line(t, out, "aggregated"); !strings.HasSuffix(a, want) {
+			t.Errorf("--levels %q: %q does not end with %q", levels, a, want)
+		}
 	}
 	exact := mustRun(t, "overview", "--out", dir, "--table", "", "--figure", "", "--threshold", "0", path)
 	if a := line(t, exact, "aggregated"); strings.Contains(a, "not the knee's") {
 		t.Errorf("with --threshold 0: %q", a)
 	}
+}
+
+// recommendedAndAggregated returns the numbers of aggregates of the
+// recommended level and of the aggregated partition an overview printed.
+func recommendedAndAggregated(t *testing.T, out string) (recommended, aggregated int) {
+	t.Helper()
+	levels, agg := line(t, out, "levels"), line(t, out, "aggregated")
+	if _, err := fmt.Sscanf(levels[strings.Index(levels, "("):], "(%d aggregates)", &recommended); err != nil {
+		t.Fatalf("%q: %v", levels, err)
+	}
+	if _, err := fmt.Sscanf(agg[strings.Index(agg, ": ")+2:], "%d aggregates", &aggregated); err != nil {
+		t.Fatalf("%q: %v", agg, err)
+	}
+	return recommended, aggregated
 }
 
 // line returns the line of out that starts with the word word.

@@ -116,14 +116,7 @@ func (c *chunks[T]) size() int64 {
 // gather returns the elements in one array, and empties c. A single
 // chunk is returned as is.
 func (c *chunks[T]) gather() []T {
-	all := c.last
-	if c.all != nil {
-		all = make([]T, c.len())
-		at := 0
-		for _, s := range c.all {
-			at += copy(all[at:], s)
-		}
-	}
+	all := c.copied()
 	*c = chunks[T]{}
 	return all
 }
