@@ -1,7 +1,6 @@
 package critpath
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -118,41 +117,17 @@ func TestWithoutFlows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			z, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc map[string]any
-			if err := json.NewDecoder(z).Decode(&doc); err != nil {
-				t.Fatal(err)
-			}
-			var kept []any
-			for _, e := range doc["traceEvents"].([]any) {
-				if ph, _ := e.(map[string]any)["ph"].(string); ph != "s" && ph != "f" && ph != "t" {
+			doc, events := kinetoEvents(t, path)
+			var kept []map[string]any
+			for _, e := range events {
+				if ph, _ := e["ph"].(string); ph != "s" && ph != "f" && ph != "t" {
 					kept = append(kept, e)
 				}
 			}
-			if len(kept) == len(doc["traceEvents"].([]any)) {
+			if len(kept) == len(events) {
 				t.Fatal("no flows to take out")
 			}
-			doc["traceEvents"] = kept
-			b, err := json.Marshal(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stripped := filepath.Join(t.TempDir(), "noflows.json")
-			if err := os.WriteFile(stripped, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got, err := Compute(read(t, stripped, "chrome"), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := writeKineto(t, doc, kept, "noflows.json")
 			if got.Semantics != HTA || got.Length() != want.Length() || len(got.Segments) != len(want.Segments) {
 				t.Fatalf("without flows: %s, %d ns, %d segments; with: %s, %d ns, %d segments",
 					got.Semantics, got.Length(), len(got.Segments), want.Semantics, want.Length(), len(want.Segments))
