@@ -411,13 +411,8 @@ func cudaAPIVersion(name string) (string, bool) {
 		return "", false
 	}
 	digits := name[i+2:]
-	if len(digits) < 4 || len(digits) > 5 {
+	if len(digits) < 4 || len(digits) > 5 || !allDigits(digits) {
 		return "", false
-	}
-	for k := 0; k < len(digits); k++ {
-		if !isDigit(digits[k]) {
-			return "", false
-		}
 	}
 	return name[:i], true
 }
