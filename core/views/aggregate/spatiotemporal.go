@@ -297,7 +297,8 @@ func (s *Spatiotemporal) Solve(p float64) (*Partition, error) {
 // able to interrupt it. The cancel flag is checked at every node and
 // between the subtrees whose parts are listed; a canceled solve returns
 // ErrCanceled. ctl.Progress, if set, is called about ten times a second
-// with the part of the nodes solved (solves 0).
+// with the part of the nodes solved (solves 0); a cancel from one of its
+// calls is always honoured, even from the last, as the parts are listed.
 func (s *Spatiotemporal) SolveControl(p float64, ctl *Control) (*Partition, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
@@ -323,9 +324,10 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	nodes := s.in.Tree.Len()
 	r := &run{s: s, p: p, br: br, pool: &s.tables, ctl: ctl}
 	var arena *decisionArena // the decisions of a solve that reuses none
+	stopProgress := func() {}
 	if ctl != nil && ctl.Progress != nil && br == nil {
-		stop := r.reportProgress(nodes)
-		defer stop()
+		stopProgress = r.reportProgress(nodes)
+		defer stopProgress()
 	}
 	if br != nil {
 		// Start from a's blocks: nodes whose solution does not change
@@ -380,6 +382,13 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 		part = &Partition{P: p, Parts: parts}
 		addUpParts(part)
 	}
+	// A cancel from the last progress report may come after the listing's
+	// last look at the flag: the reports stop first, so that a cancel from
+	// any of them is honoured.
+	stopProgress()
+	if ctl.canceled() {
+		return nil, ErrCanceled
+	}
 	if keep {
 		part.kept = &keptSolution{lines: r.lines, dec: r.dec, bytes: r.fresh.Load()}
 	}
@@ -404,7 +413,8 @@ func (r *run) reportProgress(nodes int) (stop func()) {
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	var once sync.Once
+	return func() { once.Do(func() { close(done); <-finished }) }
 }
 
 // visit solves node n given its children's results.
