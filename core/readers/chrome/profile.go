@@ -3,7 +3,9 @@ package chrome
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -497,6 +499,13 @@ func (c *collector) addSampledStacks() error {
 // profiler write it): the object of nodes, samples, startTime and
 // timeDeltas of one thread, put on a thread "CPU profile" of a process "0".
 func (c *collector) addProfileFile(file map[string][]byte, samples []byte) {
+	if file["head"] != nil {
+		var ok bool
+		if file, ok = profileFromTree(file); !ok {
+			c.notes.skip("CPU profiles (head, samples, timestamps) that do not parse", 1)
+			return
+		}
+	}
 	part := func(text []byte, empty string) []byte {
 		if len(text) == 0 {
 			return []byte(empty)
@@ -524,9 +533,83 @@ func (c *collector) addProfileFile(file map[string][]byte, samples []byte) {
 	c.profiles[len(c.profiles)-1].file = true
 }
 
+// oldProfileNode is a node of V8's older CPU profile form: the call tree
+// itself, each node holding its children.
+type oldProfileNode struct {
+	ID           int64            `json:"id"`
+	FunctionName string           `json:"functionName"`
+	Children     []oldProfileNode `json:"children"`
+}
+
+// profileFromTree turns a CPU profile of V8's older form (the C++ API's,
+// which Node's v8-profiler modules write: the tree under head, samples, and the absolute time of each sample in
+// timestamps, in microseconds) into the fields of the current form: the
+// nodes as a flat array naming their children, and the timeDeltas from
+// startTime. startTime is the first sample's time: the older form's
+// startTime counts seconds, cut to whole ones by some writers, while the
+// timestamps are the profiler's clock.
+func profileFromTree(file map[string][]byte) (map[string][]byte, bool) {
+	var head oldProfileNode
+	var stamps []json.Number
+	if json.Unmarshal(strictJSON(file["head"]), &head) != nil || json.Unmarshal(strictJSON(file["timestamps"]), &stamps) != nil {
+		return nil, false
+	}
+	type node struct {
+		ID        int64 `json:"id"`
+		CallFrame struct {
+			FunctionName string `json:"functionName"`
+		} `json:"callFrame"`
+		Children []int64 `json:"children"`
+	}
+	var nodes []node
+	for stack := []*oldProfileNode{&head}; len(stack) > 0; {
+		o := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := node{ID: o.ID, Children: make([]int64, len(o.Children))}
+		n.CallFrame.FunctionName = o.FunctionName
+		for i := range o.Children {
+			n.Children[i] = o.Children[i].ID
+			stack = append(stack, &o.Children[i])
+		}
+		nodes = append(nodes, n)
+	}
+	deltas := make([]json.Number, 0, len(stamps))
+	var start, prev trace.Time
+	for i, s := range stamps {
+		t, err := parseMicros([]byte(s))
+		if err != nil {
+			return nil, false
+		}
+		if i == 0 {
+			start, prev = t, t
+		}
+		deltas = append(deltas, json.Number(microsText(t-prev)))
+		prev = t
+	}
+	nodesText, err1 := json.Marshal(nodes)
+	deltasText, err2 := json.Marshal(deltas)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	return map[string][]byte{"nodes": nodesText, "timeDeltas": deltasText, "startTime": []byte(microsText(start))}, true
+}
+
+// microsText writes a time in nanoseconds as microseconds, as the trace
+// writes times: whole ones, else with the three decimals of nanoseconds.
+func microsText(t trace.Time) string {
+	sign := ""
+	if t < 0 {
+		sign, t = "-", -t
+	}
+	if t%1000 == 0 {
+		return sign + strconv.FormatInt(int64(t/1000), 10)
+	}
+	return fmt.Sprintf("%s%d.%03d", sign, t/1000, t%1000)
+}
+
 // isProfileFile tells whether the object read is a V8 CPU profile file: it
-// has nodes, samples and timeDeltas (PyTorch's execution traces have
-// nodes too, and are not one).
+// has nodes, samples and timeDeltas, or V8's older head, samples and
+// timestamps (PyTorch's execution traces have nodes too, and are not one).
 // isSamplesOnly tells whether the trace object held the stackFrames and
 // samples of a sampling profile (Hermes, catapult) without traceEvents:
 // the samples are the trace.
@@ -535,5 +618,6 @@ func (c *collector) isSamplesOnly() bool {
 }
 
 func (c *collector) isProfileFile() bool {
-	return c.cpuProfileFile["nodes"] != nil && c.cpuProfileFile["timeDeltas"] != nil && c.samplesText != nil
+	f := c.cpuProfileFile
+	return (f["nodes"] != nil && f["timeDeltas"] != nil || f["head"] != nil && f["timestamps"] != nil) && c.samplesText != nil
 }

@@ -157,6 +157,47 @@ func TestCPUProfileFile(t *testing.T) {
 	}
 }
 
+// TestCPUProfileOldForm reads a CPU profile of V8's older form (the call
+// tree under head, and the samples' times in timestamps), as Node 10's
+// v8-profiler wrote it: its frames last as speedscope's snapshot of the same
+// file has them ((anonymous) 44,777 us; a 33,202; b 16,788 and c 16,414,
+// each calling d for all its time). Its 30 timestamps for 29 samples are
+// said, the last one left out as speedscope does. Was refused as having
+// "no traceEvents array".
+func TestCPUProfileOldForm(t *testing.T) {
+	data, err := os.ReadFile("testdata/producers/speedscope/node10_example.cpuprofile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, notes := decodeNotes(t, string(data))
+	var got []string
+	for _, s := range tr.States.All() {
+		got = append(got, fmt.Sprintf("%s %s d%d %d", tr.ContainerPath(s.Container, "/"), tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
+	}
+	checkLines(t, "states", got, []string{
+		"0/CPU profile (anonymous) d0 44777",
+		"0/CPU profile a d1 33202",
+		"0/CPU profile b d2 16788",
+		"0/CPU profile d d3 16788",
+		"0/CPU profile c d2 16414",
+		"0/CPU profile d d3 16414",
+	})
+	checkLines(t, "notes", notes.Messages(), []string{"1 CPU profile chunks (ProfileChunk or CpuProfile events, .cpuprofile files) whose samples and timeDeltas differ in length: the extra ones are skipped"})
+	for _, s := range tr.States.All() {
+		if s.Start != 163140599286000 {
+			t.Errorf("first sample at %d ns, want the first timestamp, 163140599286000", s.Start)
+		}
+		break
+	}
+	// Fractional microseconds keep their nanoseconds; a head that is not a
+	// tree is said, not read as an empty profile.
+	tr2, _ := decodeNotes(t, `{"head":{"id":1,"functionName":"(root)","children":[{"id":2,"functionName":"f","children":[]}]},`+
+		`"samples":[2,2,1],"timestamps":[10.5,11.25,12.125],"startTime":0}`)
+	checkLines(t, "fractional", dump(tr2), []string{"state /0/CPU profile Slice f 10.500-12.125 d0"})
+	_, bad := decodeNotes(t, `{"head":[1],"samples":[1],"timestamps":[1]}`)
+	checkLines(t, "bad head", bad.Messages(), []string{"skipped 1 CPU profiles (head, samples, timestamps) that do not parse"})
+}
+
 // TestCPUProfileHostile: a .cpuprofile whose timeDeltas add up beyond the
 // clock's range keeps the samples before (was wrapped round to negative
 // times), and a node a parent names as its child but that has no entry

@@ -253,8 +253,8 @@ func (d *decoder) readObject() error {
 				field = 'f'
 			case "samples":
 				field = 'p'
-			case "nodes", "timeDeltas", "startTime":
-				field = 'v' // a V8 CPU profile file (.cpuprofile)
+			case "nodes", "timeDeltas", "startTime", "head", "timestamps":
+				field = 'v' // a V8 CPU profile file (.cpuprofile; head and timestamps in V8's older form)
 			}
 			if err := s.expect(':', "the trace object"); err != nil {
 				return d.endOfObject(seen, err)
