@@ -249,3 +249,26 @@ func TestMissingFile(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestOtherProfilesNamed: JSON profiles of other tools, which the .json
+// extension sends to this reader, are refused by what they are rather
+// than as objects without traceEvents. The objects have the top-level
+// keys of speedscope's samples of each (Firefox 59-79's DevTools
+// performance panel, Safari 13's Web Inspector, speedscope 0.0.1-0.6,
+// Chrome 69's and Node 10's .heapprofile) and of a Firefox Profiler
+// profile; an object with none of them keeps the former message.
+func TestOtherProfilesNamed(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"exporter":"speedscope@0.6.0","$schema":"https://www.speedscope.app/file-format-schema.json","name":"x","activeProfileIndex":0,"profiles":[],"shared":{"frames":[]}}`: "a speedscope file",
+		`{"meta":{"version":24,"product":"Firefox"},"libs":[],"threads":[]}`:                                                                                                    "a Firefox Profiler (Gecko) profile, not trace events",
+		`{"label":"x","duration":1,"markers":[],"frames":[],"memory":[],"ticks":[],"allocations":{},"profile":{},"version":2}`:                                                  "a recording of Firefox DevTools' former performance panel",
+		`{"version":1,"recording":{"records":[]},"overview":{}}`:                                                                                                                "a recording of Safari's Web Inspector timeline",
+		`{"head":{"callFrame":{"functionName":"(root)"},"selfSize":0,"id":1,"children":[]}}`:                                                                                    "a V8 heap profile",
+		`{"metadata":{"version":1},"frames":[]}`:                                                                                                                                "the trace object has no traceEvents array",
+	} {
+		fe := decodeError(t, []byte(in))
+		if !strings.Contains(fe.Error(), want) {
+			t.Errorf("%.40s: got %v, want it to say %q", in, fe, want)
+		}
+	}
+}

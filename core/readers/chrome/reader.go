@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -230,6 +231,7 @@ func (d *decoder) readObject() error {
 	s := d.sc
 	s.pos++
 	seen := false
+	var keys []string // the object's first keys, to name what it is if it is no trace
 	c, ok := s.peek()
 	if !ok {
 		return s.failEnd("the trace object")
@@ -244,6 +246,9 @@ func (d *decoder) readObject() error {
 			}
 			var field byte
 			name := string(key) // key points into the scanner's buffer, which reading the value moves
+			if len(keys) < maxNamingKeys {
+				keys = append(keys, name)
+			}
 			switch name {
 			case "traceEvents":
 				field = 'e'
@@ -313,9 +318,44 @@ func (d *decoder) readObject() error {
 		}
 	}
 	if !seen && !d.col.isProfileFile() && !d.col.isSamplesOnly() {
+		if what := otherProfile(keys); what != "" {
+			return s.fail("%s, not trace events: macroscope does not read it", what)
+		}
 		return s.fail("the trace object has no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile, nor stackFrames and samples)")
 	}
 	return nil
+}
+
+// maxNamingKeys is how many of the object's first keys otherProfile looks
+// at: those of the profiles it names come first.
+const maxNamingKeys = 16
+
+// otherProfile names the JSON profiles of other tools that a file without
+// trace events may be, by the keys of its object ("" for none of them):
+// the .json extension sends them to this reader, and "no traceEvents"
+// would not tell their users what went wrong.
+func otherProfile(keys []string) string {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if !slices.Contains(keys, n) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("$schema", "profiles", "shared"):
+		return "a speedscope file (speedscope's own format: read the profile it was made from, which its exporter field names)"
+	case has("meta", "threads"):
+		return "a Firefox Profiler (Gecko) profile"
+	case has("ticks", "markers", "profile"):
+		return "a recording of Firefox DevTools' former performance panel"
+	case has("version", "recording"):
+		return "a recording of Safari's Web Inspector timeline"
+	case has("head") && !has("timestamps"):
+		return "a V8 heap profile (.heapprofile: sampled allocations, no times)"
+	}
+	return ""
 }
 
 // endOfObject handles err, met in the trace object outside traceEvents:
