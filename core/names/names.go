@@ -87,6 +87,15 @@ var Rules = []Rule{
 		apply: vllmStep,
 	},
 	{
+		Name: "phylanx-primitive",
+		Doc: "Phylanx (an array toolkit on HPX, traced by APEX) names each instance of a primitive after " +
+			"its sequence number, the variable it reads and its place in the compiled code " +
+			"(/phylanx/<primitive>$<sequence>[$<variable>]/<locality>$<line>$<column>): one group per " +
+			"primitive and method",
+		Example: "/phylanx/access-variable$28$conf/2$49$53::eval", Grouped: "/phylanx/access-variable::eval",
+		apply: phylanxPrimitive,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -330,6 +339,49 @@ func vllmStep(name string) (string, bool) {
 		return "", false
 	}
 	return "execute_context_generation", true
+}
+
+// phylanxPrimitive keeps the primitive and method of a Phylanx primitive
+// instance's name: /phylanx/<primitive>$<sequence>[$<variable>]/
+// <locality>$<line>$<column>[::<method>], each number digits, the
+// primitive a name of letters, digits, '_' and '-'.
+func phylanxPrimitive(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "/phylanx/")
+	if !ok {
+		return "", false
+	}
+	dollar := strings.IndexByte(rest, '$')
+	if dollar < 1 || !isPrimitiveName(rest[:dollar]) {
+		return "", false
+	}
+	primitive, rest := rest[:dollar], rest[dollar+1:]
+	slash := strings.IndexByte(rest, '/')
+	if slash < 0 {
+		return "", false
+	}
+	instance, place := rest[:slash], rest[slash+1:]
+	sequence, _, _ := strings.Cut(instance, "$") // the variable, if any, may be any name
+	place, method, hasMethod := strings.Cut(place, "::")
+	numbers := strings.Split(place, "$")
+	if !allDigits(sequence) || len(numbers) != 3 || !allDigits(numbers[0]) || !allDigits(numbers[1]) || !allDigits(numbers[2]) {
+		return "", false
+	}
+	if !hasMethod {
+		return "/phylanx/" + primitive, true
+	}
+	return "/phylanx/" + primitive + "::" + method, true
+}
+
+// isPrimitiveName tells whether s is a Phylanx primitive's name: letters,
+// digits, '_' and '-'.
+func isPrimitiveName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // countAndTokens reads "N(T)" at the start of s, N digits and T digits and

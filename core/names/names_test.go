@@ -42,6 +42,16 @@ var grouped = []struct{ name, group, rule string }{
 	// vLLM's steps (TraceLens' B200 eager trace; the format of vLLM's model runner).
 	{"execute_context_1(888_788544)_generation_0(0)", "execute_context_generation", "vllm-step"},
 	{"execute_context_0(0)_generation_32(32)", "execute_context_generation", "vllm-step"},
+	// Phylanx's primitives, as APEX traces them in OTF2 (the ALS runs of
+	// alex-r-bigelow/otf2-json-converter's test data: 89 instance names of
+	// 14 primitives).
+	{"/phylanx/access-variable$28$conf/2$49$53::eval", "/phylanx/access-variable::eval", "phylanx-primitive"},
+	{"/phylanx/access-variable$62$X/2$64$56::eval", "/phylanx/access-variable::eval", "phylanx-primitive"},
+	{"/phylanx/inverse$1/2$66$72::eval", "/phylanx/inverse::eval", "phylanx-primitive"},
+	{"/phylanx/__add$9/2$67$38::eval", "/phylanx/__add::eval", "phylanx-primitive"},
+	{"/phylanx/define-variable$18$XtX/2$30$20::eval", "/phylanx/define-variable::eval", "phylanx-primitive"},
+	// Without a method (not seen in these traces), the primitive alone.
+	{"/phylanx/define-variable$18$XtX/2$30$20", "/phylanx/define-variable", "phylanx-primitive"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
@@ -129,6 +139,10 @@ var apart = []string{
 	"ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call",
 	"execute_context_1(888)", "execute_context_x(1)_generation_0(0)", "execute_context_1(888)_generation_0(0)x",
 	"execute_context_1()_generation_0(0)", "execute_context_1(_)_generation_0(0)",
+	// Phylanx's HPX actions, and near misses of its primitives' names.
+	"phylanx_primitive_eval_action", "/phylanx/access-variable", "/phylanx/access-variable$28$conf/2$49::eval",
+	"/phylanx/access-variable$x/2$49$53::eval", "/phylanx/$1/2$49$53::eval", "/phylanx/a b$1/2$49$53::eval",
+	"/phylanx/inverse$1/2$66$7x::eval", "/phylanx/inverse$1", "/other/inverse$1/2$66$72::eval",
 }
 
 func TestGroupRealNames(t *testing.T) {
