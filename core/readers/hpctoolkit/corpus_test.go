@@ -409,6 +409,27 @@ func TestCorpusHierarchy(t *testing.T) {
 	}
 }
 
+// A database whose trace lines hold no sample (lmp-openmp: 24 lines) reads
+// as its hierarchy, with a warning saying why it has no state; one with
+// samples has no such warning.
+func TestEmptyTracesSaid(t *testing.T) {
+	for name, want := range map[string]string{
+		"lmp-openmp": "holds no sample in any of its trace lines (24): the database has no timeline, only its hierarchy",
+		"vectorAdd":  "",
+	} {
+		dir := corpus(t, sparseDBs[name]...)
+		tr := trace.New()
+		notes := &trace.Notes{}
+		if err := Read(dir, tr, trace.ReadOptions{Notes: notes}); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(notes.Messages(), "\n")
+		if want == "" && strings.Contains(got, "holds no sample") || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%s: notes %q, want them to say %q", name, got, want)
+		}
+	}
+}
+
 // XML databases: every *.hpctrace record is a sample ((size - 32) / 12
 // records, as the header of experiment.xml's TraceDB says 32 bytes).
 func TestXMLSampleCounts(t *testing.T) {

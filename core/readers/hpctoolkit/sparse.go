@@ -142,6 +142,14 @@ func (db *sparseDB) readLines(sink trace.Sink, opt trace.ReadOptions) ([]lineSta
 		end = trace.Time(db.traces.max - db.traces.min)
 	}
 
+	if db.traces.empty {
+		// hpcprof writes such a trace.db for runs whose traces caught no
+		// sample (the corpus's lmp-openmp, hpcviewer's test database d.x):
+		// the hierarchy is read, and the warning says why no view has
+		// states to draw.
+		opt.Warn("%s holds no sample in any of its trace lines (%d): the database has no timeline, only its hierarchy (its profiles, metrics per calling context, are for hpcviewer or hpcprof's tools)",
+			db.traceFile, len(db.traces.lines))
+	}
 	db.meta.text.Note(opt, filepath.Join(db.dir, "meta.db"))
 	b := newBuilder(sink)
 	conts := make([]int32, len(lines))
