@@ -118,6 +118,13 @@ var Rules = []Rule{
 		apply: cudaAPIVersion,
 	},
 	{
+		Name: "cudart-internal",
+		Doc: "the CUDA runtime's internal functions, named by number in its library (__cudart1041), " +
+			"appear in sampled call stacks (HPCToolkit's) under the API call that runs them: one group",
+		Example: "__cudart1041", Grouped: "__cudart",
+		apply: cudartInternal,
+	},
+	{
 		Name: "nccl-kernel",
 		Doc: "NCCL's kernels are named after the collective, then its reduction, data type, algorithm " +
 			"and protocol: they group by collective",
@@ -467,6 +474,16 @@ func cudaAPIVersion(name string) (string, bool) {
 		return "", false
 	}
 	return name[:i], true
+}
+
+// cudartInternal groups the CUDA runtime's numbered internal functions:
+// __cudart followed by digits alone.
+func cudartInternal(name string) (string, bool) {
+	digits, ok := strings.CutPrefix(name, "__cudart")
+	if !ok || digits == "" || !allDigits(digits) {
+		return "", false
+	}
+	return "__cudart", true
 }
 
 // ncclKernel keeps the collective of an NCCL kernel's name:

@@ -60,6 +60,12 @@ var grouped = []struct{ name, group, rule string }{
 	{"cudaLaunchKernel_v7000", "cudaLaunchKernel", "cuda-api-version"},
 	{"cudaEventRecordWithFlags_v11010", "cudaEventRecordWithFlags", "cuda-api-version"},
 	{"cudaStreamGetCaptureInfo_v2_v11030", "cudaStreamGetCaptureInfo_v2", "cuda-api-version"},
+	// The CUDA runtime's internal functions in HPCToolkit's call stacks
+	// (hpctoolkit-db/vectorAdd: 11 of them; hpcviewer's quicksilver test
+	// database: 12).
+	{"__cudart1041", "__cudart", "cudart-internal"},
+	{"__cudart540", "__cudart", "cudart-internal"},
+	{"__cudart1330", "__cudart", "cudart-internal"},
 	// NCCL kernels (hta, rocprof/rocprofv3-tracelens).
 	{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "ncclKernel_AllReduce", "nccl-kernel"},
 	{"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "ncclKernel_SendRecv", "nccl-kernel"},
@@ -139,6 +145,8 @@ var apart = []string{
 	"ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call",
 	"execute_context_1(888)", "execute_context_x(1)_generation_0(0)", "execute_context_1(888)_generation_0(0)x",
 	"execute_context_1()_generation_0(0)", "execute_context_1(_)_generation_0(0)",
+	// Near misses of the CUDA runtime's internal names.
+	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.
 	"phylanx_primitive_eval_action", "/phylanx/access-variable", "/phylanx/access-variable$28$conf/2$49::eval",
 	"/phylanx/access-variable$x/2$49$53::eval", "/phylanx/$1/2$49$53::eval", "/phylanx/a b$1/2$49$53::eval",
