@@ -164,6 +164,11 @@ func report(ctx context.Context, name string, c *cli, err error, stderr io.Write
 		return StatusUsage
 	case errors.As(err, &st):
 		return int(st)
+	case errors.As(err, &ae) && ae.Name == "window" && !c.typed("start", "end"):
+		// A trace whose events all sit at one instant has no window to
+		// model; no --start or --end was typed to blame for it.
+		fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(ae.Reason))
+		return StatusFailure
 	case errors.As(err, &ae):
 		// The command line is at fault, not the data: the message names
 		// the flag as it is typed.

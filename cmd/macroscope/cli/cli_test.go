@@ -122,3 +122,26 @@ func TestOutputCheckedFirst(t *testing.T) {
 	}
 	checkRefusals(t, refusals)
 }
+
+// TestNoDurationNotBlamedOnFlags: a trace whose events all sit at t = 0 (a
+// StarPU trace's header alone, an HPCToolkit database without samples) is
+// refused for what it is, as a failure of the data; the message named
+// "--start/--end" as invalid though neither was typed. Given, they are
+// named as before.
+func TestNoDurationNotBlamedOnFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "instant.trace")
+	text := "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
+		"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n" +
+		"0 P 0 \"Process\"\n1 0 p1 P 0 \"p1\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	checkRefusals(t, []refusal{
+		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: the trace has no duration (all its events are at t = 0 s); give a window (start, end) to model it"},
+		{[]string{"overview", "--out", out, "--end", "0", path}, StatusUsage, "macroscope overview: invalid --start/--end: "},
+	})
+	if _, _, errOut := runCLI("overview", "--out", out, path); strings.Contains(errOut, "invalid") {
+		t.Errorf("no flag given, yet: %q", errOut)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -144,6 +145,20 @@ func wrap(text, indent string, width int) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// typed tells whether any of the flags was given on the command line.
+func (c *cli) typed(names ...string) bool {
+	if c == nil || c.fs == nil {
+		return false
+	}
+	given := false
+	c.fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			given = true
+		}
+	})
+	return given
 }
 
 // flagOf spells the parameter of an argument error as the flag the user
