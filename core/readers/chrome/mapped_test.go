@@ -171,8 +171,17 @@ func TestMappedProgress(t *testing.T) {
 	withMapping(t, 64<<10, 64<<10)
 	text, n := tenMegabytes()
 	_, path := mapText(t, []byte(text))
+	// The cutter counts the input ahead of the parser, by the parts in
+	// flight (parsers + 2, and the one being cut) and a window at most: a
+	// report comes at the first part's end after progressEvery bytes more
+	// than the last counted, and the last report at the end. Small parts
+	// keep that lead short enough for three reports on any machine.
+	const size = 64 << 10
+	if need := 2*progressEvery + (2+3)*(size+partSlack) + 64<<10 + 3*(size+partSlack); len(text) < need {
+		t.Fatalf("%d bytes, want %d for three progress reports", len(text), need)
+	}
 	for _, p := range []int{1, 2} {
-		withParts(t, 1<<20, p)
+		withParts(t, size, p)
 		before, beforeParts := mappedReads.Load(), partsRead.Load()
 		var last int64
 		reports := 0

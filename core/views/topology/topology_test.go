@@ -773,3 +773,40 @@ func TestCloneIsIndependent(t *testing.T) {
 		t.Fatal("expanding the original expanded the clone")
 	}
 }
+
+// A first layout runs coarse levels before the final run; Progress counts
+// them all as one run: it never goes back and reaches its cap only with
+// the final run's last iteration (each level used to report its own
+// iterations over its own cap: the end of every coarse level read as the
+// end of the layout, and the count went back to zero after it). The
+// reports change nothing of the layout.
+func TestLayoutProgressCountsEveryLevel(t *testing.T) {
+	p := forcelayout.Params{MaxIterations: 40, Tolerance: 1e-300} // no level stops early
+	quiet := build(t, g5k(t), Options{})
+	must(t, quiet.CollapseDepth(2)) // clusters: the sites' level comes first
+	if _, err := quiet.Layout(p); err != nil {
+		t.Fatal(err)
+	}
+	tp := build(t, g5k(t), Options{})
+	must(t, tp.CollapseDepth(2))
+	var reports [][2]int
+	p.Progress = func(done, max int) { reports = append(reports, [2]int{done, max}) }
+	st, err := tp.Layout(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Converged || st.Iterations != 40 || len(reports) <= st.Iterations {
+		t.Fatalf("%+v after %d reports, want 40 iterations of the final run after a coarse level's", st, len(reports))
+	}
+	total := reports[0][1]
+	for i, r := range reports {
+		if r[1] != total || r[0] > total || (i > 0 && r[0] <= reports[i-1][0]) || (r[0] == total) != (i == len(reports)-1) {
+			t.Fatalf("report %d of %d: %v after %v, cap %d", i, len(reports), r, reports[max(i-1, 0)], total)
+		}
+	}
+	for i, n := range tp.View().Nodes {
+		if o := quiet.View().Nodes[i]; n.X != o.X || n.Y != o.Y {
+			t.Fatalf("%s at (%g, %g) with progress reports, (%g, %g) without", n.Path, n.X, n.Y, o.X, o.Y)
+		}
+	}
+}

@@ -500,13 +500,48 @@ func (tp *Topology) Groups() (paths []string, depths []int) {
 // from the previous one as an expansion does (the first from random
 // positions drawn from p.Seed), which untangles large platforms that a
 // layout from random positions leaves knotted.
+//
+// p.Progress then counts the iterations of the coarse levels and of the
+// final run as one run, whose cap is the sum of theirs: it never goes
+// back, and reaches its cap only at the end of the final run (reported
+// run by run, each level's end would read as the end of the layout).
 func (tp *Topology) Layout(p forcelayout.Params) (forcelayout.Stats, error) {
-	if tp.unplaced() {
-		if err := tp.coarseToFine(p); err != nil {
-			return forcelayout.Stats{}, err
-		}
+	if !tp.unplaced() {
+		return tp.layoutView(p)
 	}
+	// Coarse levels only prepare the next: a shorter run each.
+	level := p.Defaults()
+	level.MaxIterations = min(level.MaxIterations, coarseIterations)
+	paths, depths := tp.Groups()
+	deepest := 0
+	for _, d := range depths {
+		deepest = max(deepest, d)
+	}
+	coarse := deepest * level.MaxIterations // the most the coarse levels take
+	stages := stagedProgress{report: p.Progress, total: coarse + p.Defaults().MaxIterations}
+	if err := tp.coarseToFine(level, paths, depths, deepest, &stages); err != nil {
+		return forcelayout.Stats{}, err
+	}
+	p.Progress = stages.from(coarse)
 	return tp.layoutView(p)
+}
+
+// stagedProgress reports the runs of a layout in stages to one Progress
+// as a single count of iterations: each run's iterations come after the caps of the
+// stages before it, whether those ran to their cap, stopped sooner or
+// were skipped.
+type stagedProgress struct {
+	report func(done, max int) // nil: nothing to report
+	total  int                 // the sum of the stages' caps
+}
+
+// from returns the Progress of the run that starts after base
+// iterations of the whole (nil when there is nothing to report).
+func (s *stagedProgress) from(base int) func(done, max int) {
+	if s.report == nil {
+		return nil
+	}
+	return func(done, _ int) { s.report(base+done, s.total) }
 }
 
 func (tp *Topology) unplaced() bool {
@@ -522,21 +557,14 @@ func (tp *Topology) unplaced() bool {
 const coarseIterations = 200
 
 // coarseToFine lays out the levels of the hierarchy above the current
-// view, then restores the collapsed groups.
-func (tp *Topology) coarseToFine(p forcelayout.Params) error {
+// view with p, level d (of groups at depth d, 1 to deepest, collapsed)
+// as stage d of stages, then restores the collapsed groups.
+func (tp *Topology) coarseToFine(p forcelayout.Params, paths []string, depths []int, deepest int, stages *stagedProgress) error {
 	user := make(map[int32]bool, len(tp.collapsed))
 	for c := range tp.collapsed {
 		user[c] = true
 	}
-	paths, depths := tp.Groups()
-	deepest := 0
-	for _, d := range depths {
-		deepest = max(deepest, d)
-	}
 	final := tp.view
-	// Coarse levels only prepare the next: a shorter run each.
-	level := p.Defaults()
-	level.MaxIterations = min(level.MaxIterations, coarseIterations)
 	defer func() {
 		tp.collapsed = user
 		tp.invalidate()
@@ -559,7 +587,8 @@ func (tp *Topology) coarseToFine(p forcelayout.Params) error {
 		if d > 1 && sameNodes(prev, tp.view) {
 			continue // the groups collapsed by the caller hide this level
 		}
-		if _, err := tp.layoutView(level); err != nil {
+		p.Progress = stages.from((d - 1) * p.MaxIterations)
+		if _, err := tp.layoutView(p); err != nil {
 			return err
 		}
 	}
