@@ -214,6 +214,11 @@ type collector struct {
 	gpuWaits         []gpuWait
 	tracks           []asyncTrack
 	trackByKey       map[asyncKey]int32
+	// recentTracks caches tracks by a hash of their key, as recentThreads
+	// caches threads: an async track's events come close together (a
+	// DevTools trace holds tens of thousands of two-event tracks), and a
+	// comparison costs less than the map.
+	recentTracks [trackSlots]recentTrack
 	// V8's CPU profiles (Profile and ProfileChunk events), by pid and id.
 	profiles     []cpuProfile
 	profileByKey map[[2]int32]int32
@@ -399,6 +404,15 @@ const threadSlots = 64
 // recentThread is a slot of collector.recentThreads: a thread's key and
 // its index plus one, 0 when empty.
 type recentThread struct{ pid, tid, index int32 }
+
+const trackSlots = 64
+
+// recentTrack is a slot of collector.recentTracks: a track's key and its
+// index plus one, 0 when empty.
+type recentTrack struct {
+	key   asyncKey
+	index int32
+}
 
 func (c *collector) thread(pid, tid int32) int32 {
 	h := (uint32(pid)*0x9e3779b1 ^ uint32(tid)*0x85ebca6b) * 0xc2b2ae35
@@ -694,6 +708,23 @@ func (c *collector) addAsync(e *rawEvent) {
 	if e.idLocal {
 		k.pid = e.pid
 	}
+	t := &c.tracks[c.track(k, e)]
+	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
+		step: e.argStep, phase: e.ph}
+	c.see(e.ts)
+}
+
+// track returns the async track of key k, made for e, its first event,
+// if new.
+func (c *collector) track(k asyncKey, e *rawEvent) int32 {
+	h := uint32(k.catOrName)*0x9e3779b1 ^ uint32(k.id)*0x85ebca6b ^ uint32(k.pid)*0xc2b2ae35
+	if k.legacy {
+		h = ^h
+	}
+	slot := &c.recentTracks[(h*0x27d4eb2f)>>26&(trackSlots-1)]
+	if slot.index != 0 && slot.key == k {
+		return slot.index - 1
+	}
 	tr, ok := c.trackByKey[k]
 	if !ok {
 		tr = int32(len(c.tracks))
@@ -702,10 +733,8 @@ func (c *collector) addAsync(e *rawEvent) {
 		c.trackByKey[k] = tr
 		c.procs[p].tracks = append(c.procs[p].tracks, tr)
 	}
-	t := &c.tracks[tr]
-	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
-		step: e.argStep, phase: e.ph}
-	c.see(e.ts)
+	*slot = recentTrack{k, tr + 1}
+	return tr
 }
 
 // addMetadata applies the M events that name and order processes and
