@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/readers/nesting"
@@ -625,7 +626,7 @@ func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
 	flowed := make([]int64, 0, len(links))
 	for _, l := range links {
 		if p := c.flows.at(int(l.from)); p.cat != none && launchFlows[c.strs.str(p.cat)] {
-			if n, err := strconv.ParseInt(c.strs.str(p.id), 10, 64); err == nil {
+			if n, ok := flowID(c.strs.str(p.id)); ok {
 				flowed = append(flowed, n)
 			}
 		}
@@ -678,6 +679,18 @@ func (c *collector) correlate(links []link) (launches, waits []gpuLink) {
 			start: record.start, end: op.start, name: record.name, key: w.record})
 	}
 	return launches, waits
+}
+
+// flowID returns the value of a flow's id as strconv.ParseInt reads it,
+// and whether it is an integer: a launch flow's id is the correlation id
+// its writer counts up, in the form decimal reads without ParseInt's
+// generality (a third of correlate's time).
+func flowID(id string) (int64, bool) {
+	if n, ok := decimal(unsafe.Slice(unsafe.StringData(id), len(id))); ok {
+		return int64(n), true
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	return n, err == nil
 }
 
 // idSet holds the correlation ids of the matched launch flows: a bitmap
