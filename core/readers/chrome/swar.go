@@ -29,10 +29,17 @@ const (
 // string scan must stop at: '"', '\\', control characters and the bytes of
 // multi-byte UTF-8. The lowest marked byte is exact; the ones above it may
 // be false marks, so only the lowest is used.
+//
+// A byte x - 0x01 has its high bit set when x is zero, the usual test of
+// a zero byte, and also when x is 0x81 or above, which that test excludes
+// with "&^ x": here no exclusion is needed, since a byte of w from 0x80 up
+// makes at least one of q, b and w - 0x20 that large (q and b are 0x80
+// for different bytes of w, 0xa2 and 0xdc), and it is to be marked.
+// Below the lowest mark no byte borrows, so that one is exact.
 func stringStops(w uint64) uint64 {
 	q := w ^ (lows * '"')
 	b := w ^ (lows * '\\')
-	return ((q-lows)&^q | (b-lows)&^b | (w-lows*0x20)&^w | w) & highs
+	return ((q - lows) | (b - lows) | (w - lows*0x20)) & highs
 }
 
 // plainRun returns the index of the first byte at or after i in b that a

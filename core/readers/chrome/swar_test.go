@@ -2,7 +2,9 @@ package chrome
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -340,5 +342,31 @@ func TestEventFastTakes(t *testing.T) {
 		}
 		checkEventFast(t, b, false)
 		checkEventFast(t, b, true)
+	}
+}
+
+// TestStringStops checks the lowest byte stringStops marks against a
+// byte-by-byte scan, on words of the bytes around each boundary its
+// subtractions test (a borrow from one byte into the next included).
+func TestStringStops(t *testing.T) {
+	edges := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 'a', 0x7f, 0x80, 0x81, 0x9f,
+		0xa0, 0xa1, 0xa2, 0xa3, 0xdb, 0xdc, 0xdd, 0xfe, 0xff}
+	r := rand.New(rand.NewPCG(11, 2))
+	var w [8]byte
+	for range 1 << 20 {
+		for k := range w {
+			w[k] = edges[r.IntN(len(edges))]
+		}
+		want := 8
+		for k, c := range w {
+			if stringSpecial[c] {
+				want = k
+				break
+			}
+		}
+		m := stringStops(binary.LittleEndian.Uint64(w[:]))
+		if got := bits.TrailingZeros64(m) >> 3; got != want {
+			t.Fatalf("stringStops(% x): lowest mark at %d, want %d", w, got, want)
+		}
 	}
 }
