@@ -261,44 +261,60 @@ const (
 )
 
 // eventKey reads the key string at b[i] of an event object, as
-// plainString does, and names it: the common keys are told by comparing
-// the first eight bytes as one word with their quoted text, the others
-// read and compared as strings.
+// plainString does, and names it: the common keys are told by their first
+// letter, then by comparing the first bytes as one word with their quoted
+// text; the others are read and compared as strings.
 func eventKey(b []byte, i int) (fieldKey, int, bool) {
 	if i+8 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i : i+8])
-		switch w & 0xffffffff {
-		case wordPh:
-			return keyPh, i + 4, true
-		case wordTs:
-			return keyTs, i + 4, true
-		case wordID:
-			return keyID, i + 4, true
-		case wordBp:
-			return keyBp, i + 4, true
-		}
-		switch w & 0xffffffffff {
-		case wordPid:
-			return keyPid, i + 5, true
-		case wordTid:
-			return keyTid, i + 5, true
-		case wordCat:
-			return keyCat, i + 5, true
-		case wordDur:
-			return keyDur, i + 5, true
-		case wordTts:
-			return keyOther, i + 5, true
-		}
-		switch w & 0xffffffffffff {
-		case wordName:
-			return keyName, i + 6, true
-		case wordArgs:
-			return keyArgs, i + 6, true
-		case wordTdur:
-			return keyOther, i + 6, true
-		}
-		if w&0xffffff == wordS {
-			return keyS, i + 3, true
+		const four, five, six = 1<<32 - 1, 1<<40 - 1, 1<<48 - 1
+		switch byte(w >> 8) { // a jump table
+		case 'p':
+			if w&four == wordPh {
+				return keyPh, i + 4, true
+			}
+			if w&five == wordPid {
+				return keyPid, i + 5, true
+			}
+		case 't':
+			switch {
+			case w&four == wordTs:
+				return keyTs, i + 4, true
+			case w&five == wordTid:
+				return keyTid, i + 5, true
+			case w&five == wordTts:
+				return keyOther, i + 5, true
+			case w&six == wordTdur:
+				return keyOther, i + 6, true
+			}
+		case 'n':
+			if w&six == wordName {
+				return keyName, i + 6, true
+			}
+		case 'c':
+			if w&five == wordCat {
+				return keyCat, i + 5, true
+			}
+		case 'd':
+			if w&five == wordDur {
+				return keyDur, i + 5, true
+			}
+		case 'a':
+			if w&six == wordArgs {
+				return keyArgs, i + 6, true
+			}
+		case 'i':
+			if w&four == wordID {
+				return keyID, i + 4, true
+			}
+		case 'b':
+			if w&four == wordBp {
+				return keyBp, i + 4, true
+			}
+		case 's':
+			if w&(1<<24-1) == wordS {
+				return keyS, i + 3, true
+			}
 		}
 	}
 	key, j, ok := plainString(b, i)
