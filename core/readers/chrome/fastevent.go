@@ -44,11 +44,11 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		switch key {
 		case keyPh:
-			v, j, ok := plainString(b, i)
-			if !ok || len(v) != 1 {
+			ph, j, ok := phase(b, i)
+			if !ok {
 				return false
 			}
-			e.ph, e.badPh, i = v[0], none, j
+			e.ph, e.badPh, i = ph, none, j
 		case keyName, keyCat, keyBp, keyS:
 			v, j, ok := plainString(b, i)
 			if !ok {
@@ -178,6 +178,18 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		return false
 	}
+}
+
+// phase returns the character of the one-character string at b[i], as
+// plainString reads it, and the index after it: an ASCII character other
+// than a quote, a backslash or a control character. Any other string is
+// not a phase readEventFast reads.
+func phase(b []byte, i int) (byte, int, bool) {
+	if i+3 > len(b) || b[i] != '"' || b[i+2] != '"' {
+		return 0, 0, false
+	}
+	c := b[i+1]
+	return c, i + 3, c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
 }
 
 // afterColon returns the index of the value after the ':' at b[j], for

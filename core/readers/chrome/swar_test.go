@@ -370,3 +370,22 @@ func TestStringStops(t *testing.T) {
 		}
 	}
 }
+
+// phase reads a one-character string as plainString does, for every byte,
+// and refuses the strings of other lengths.
+func TestPhase(t *testing.T) {
+	for c := range 256 {
+		b := []byte{'"', byte(c), '"', ','}
+		got, end, ok := phase(b, 0)
+		v, j, want := plainString(b, 0)
+		want = want && len(v) == 1
+		if ok != want || ok && (got != v[0] || end != j) {
+			t.Errorf("phase(%q) = %q, %d, %v; plainString gives %q, %d, %v", b, got, end, ok, v, j, want)
+		}
+	}
+	for _, s := range []string{`""`, `"XX"`, `"X`, `X"`, `"`} {
+		if _, _, ok := phase([]byte(s), 0); ok {
+			t.Errorf("phase(%q) reads a phase", s)
+		}
+	}
+}
