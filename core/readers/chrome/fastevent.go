@@ -73,6 +73,8 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			var v []byte
 			if b[i] == '"' {
 				v, j, ok = plainString(b, i)
+			} else if j, ok = shortNumberEnd(b, i); ok {
+				v = b[i:j]
 			} else {
 				v, j, ok = plainNumber(b, i)
 			}
@@ -447,8 +449,10 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		case c == '-' || (c >= '0' && c <= '9'):
 			// A number, what is passed over most (Kineto's ids,
 			// streams, sizes): skipFast would find its end the same way.
-			if j, ok = numberEnd(b, i); !ok {
-				return 0, 0, false, false
+			if j, ok = shortNumberEnd(b, i); !ok {
+				if j, ok = numberEnd(b, i); !ok {
+					return 0, 0, false, false
+				}
 			}
 		default:
 			end, l, len, ok := skipFast(b, i, 1)
