@@ -214,6 +214,11 @@ type collector struct {
 	gpuWaits         []gpuWait
 	tracks           []asyncTrack
 	trackByKey       map[asyncKey]int32
+	// recentTracks caches tracks by a hash of their key, as recentThreads
+	// caches threads: an async track's events come close together (a
+	// DevTools trace holds tens of thousands of two-event tracks), and a
+	// comparison costs less than the map.
+	recentTracks [trackSlots]recentTrack
 	// V8's CPU profiles (Profile and ProfileChunk events), by pid and id.
 	profiles     []cpuProfile
 	profileByKey map[[2]int32]int32
@@ -400,6 +405,15 @@ const threadSlots = 64
 // its index plus one, 0 when empty.
 type recentThread struct{ pid, tid, index int32 }
 
+const trackSlots = 64
+
+// recentTrack is a slot of collector.recentTracks: a track's key and its
+// index plus one, 0 when empty.
+type recentTrack struct {
+	key   asyncKey
+	index int32
+}
+
 func (c *collector) thread(pid, tid int32) int32 {
 	h := (uint32(pid)*0x9e3779b1 ^ uint32(tid)*0x85ebca6b) * 0xc2b2ae35
 	slot := &c.recentThreads[h>>26&(threadSlots-1)]
@@ -477,36 +491,14 @@ func (c *collector) add(file string, e *rawEvent) error {
 		c.notes.skip(fmt.Sprintf("events whose %s is a string that is not a number", e.badTime), 1)
 		return nil
 	}
-	// lacks counts the event as skipped if it misses its ts. A missing
-	// pid reads as 0 and a missing tid as the pid, as in Perfetto (its
-	// JSON tokenizer: "make the tid equal to the pid if tid is not set";
-	// the trace viewer, too, shows such events): writers that know of a
-	// single thread often leave them out, and their events are the trace.
-	// An event without tid is then on the same thread as its process's
-	// events with tid = pid (a main thread), nested with them.
-	lacks := func(pid, tid, ts bool) bool {
-		if ts && !e.hasTs {
-			c.notes.skip(fmt.Sprintf("events of phase %q without ts", e.ph), 1)
-			return true
-		}
-		if pid && e.pid == none {
-			e.pid = c.strs.id([]byte("0"))
-			c.notes.warn("%d events without pid, put on pid 0")
-		}
-		if tid && e.tid == none {
-			e.tid = e.pid
-			c.notes.warn("%d events without tid, put on the thread whose tid is their pid")
-		}
-		return false
-	}
 	switch e.ph {
 	case 'X':
-		if lacks(true, true, true) {
+		if c.lacks(e, true, true, true) {
 			return nil
 		}
 		c.addComplete(e)
 	case 'B', 'E':
-		if lacks(true, true, true) {
+		if c.lacks(e, true, true, true) {
 			return nil
 		}
 		t := &c.threads[c.thread(e.pid, e.tid)]
@@ -514,17 +506,17 @@ func (c *collector) add(file string, e *rawEvent) error {
 			args: e.args, begin: e.ph == 'B'}
 		c.seeOn(t, e.ts)
 	case 'i', 'I', 'R':
-		if e.ph == 'I' && len(e.profile) > 0 && c.strs.str(e.name) == "CpuProfile" && !lacks(true, true, false) && c.addProfile(e) {
+		if e.ph == 'I' && len(e.profile) > 0 && c.strs.str(e.name) == "CpuProfile" && !c.lacks(e, true, true, false) && c.addProfile(e) {
 			return nil
 		}
-		c.addInstant(e, lacks)
+		c.addInstant(e)
 	case 'C':
-		if lacks(true, false, true) {
+		if c.lacks(e, true, false, true) {
 			return nil
 		}
 		c.addCounter(e)
 	case 's', 't', 'f':
-		if lacks(true, true, true) {
+		if c.lacks(e, true, true, true) {
 			return nil
 		}
 		id := e.id
@@ -544,7 +536,7 @@ func (c *collector) add(file string, e *rawEvent) error {
 			thread: t, name: e.name, phase: e.ph, enclosing: e.ph != 'f' || e.bindEnclosing}
 		c.seeOn(&c.threads[t], e.ts)
 	case 'b', 'e', 'n', 'S', 'T', 'p', 'F':
-		if lacks(true, false, true) {
+		if c.lacks(e, true, false, true) {
 			return nil
 		}
 		c.addAsync(e)
@@ -562,6 +554,38 @@ func (c *collector) add(file string, e *rawEvent) error {
 		c.notes.skip(what, 1)
 	}
 	return nil
+}
+
+// lacks counts e as skipped if it misses its ts (when ts tells it needs
+// one). A missing pid reads as 0 and a missing tid as the pid, as in
+// Perfetto (its JSON tokenizer: "make the tid equal to the pid if tid is
+// not set"; the trace viewer, too, shows such events): writers that know
+// of a single thread often leave them out, and their events are the
+// trace. An event without tid is then on the same thread as its
+// process's events with tid = pid (a main thread), nested with them. An
+// event with all three, nearly every one, is told in a few instructions.
+func (c *collector) lacks(e *rawEvent, pid, tid, ts bool) bool {
+	if e.hasTs && e.pid != none && e.tid != none {
+		return false
+	}
+	return c.lacksSome(e, pid, tid, ts)
+}
+
+// lacksSome is lacks for an event without ts, pid or tid.
+func (c *collector) lacksSome(e *rawEvent, pid, tid, ts bool) bool {
+	if ts && !e.hasTs {
+		c.notes.skip(fmt.Sprintf("events of phase %q without ts", e.ph), 1)
+		return true
+	}
+	if pid && e.pid == none {
+		e.pid = c.strs.id([]byte("0"))
+		c.notes.warn("%d events without pid, put on pid 0")
+	}
+	if tid && e.tid == none {
+		e.tid = e.pid
+		c.notes.warn("%d events without tid, put on the thread whose tid is their pid")
+	}
+	return false
 }
 
 // addComplete records an X event, and the flow ends it carries (flow_in,
@@ -624,7 +648,7 @@ func (c *collector) addComplete(e *rawEvent) {
 		thread: ti, name: e.name, own: c.seq, phase: phase, enclosing: true}
 }
 
-func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) {
+func (c *collector) addInstant(e *rawEvent) {
 	scope := e.scope
 	switch scope {
 	case 0:
@@ -633,7 +657,7 @@ func (c *collector) addInstant(e *rawEvent, lacks func(pid, tid, ts bool) bool) 
 		c.notes.skip("instant events with a scope s other than \"g\", \"p\" or \"t\"", 1)
 		return
 	}
-	if lacks(scope != 'g', scope == 't', true) {
+	if c.lacks(e, scope != 'g', scope == 't', true) {
 		return
 	}
 	in := instant{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args, scope: scope}
@@ -694,6 +718,23 @@ func (c *collector) addAsync(e *rawEvent) {
 	if e.idLocal {
 		k.pid = e.pid
 	}
+	t := &c.tracks[c.track(k, e)]
+	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
+		step: e.argStep, phase: e.ph}
+	c.see(e.ts)
+}
+
+// track returns the async track of key k, made for e, its first event,
+// if new.
+func (c *collector) track(k asyncKey, e *rawEvent) int32 {
+	h := uint32(k.catOrName)*0x9e3779b1 ^ uint32(k.id)*0x85ebca6b ^ uint32(k.pid)*0xc2b2ae35
+	if k.legacy {
+		h = ^h
+	}
+	slot := &c.recentTracks[(h*0x27d4eb2f)>>26&(trackSlots-1)]
+	if slot.index != 0 && slot.key == k {
+		return slot.index - 1
+	}
 	tr, ok := c.trackByKey[k]
 	if !ok {
 		tr = int32(len(c.tracks))
@@ -702,10 +743,8 @@ func (c *collector) addAsync(e *rawEvent) {
 		c.trackByKey[k] = tr
 		c.procs[p].tracks = append(c.procs[p].tracks, tr)
 	}
-	t := &c.tracks[tr]
-	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
-		step: e.argStep, phase: e.ph}
-	c.see(e.ts)
+	*slot = recentTrack{k, tr + 1}
+	return tr
 }
 
 // addMetadata applies the M events that name and order processes and

@@ -19,11 +19,11 @@ const none = intern.None
 // strings.
 type interner struct {
 	intern.Table
-	// recent caches the ids of strings met lately, by a hash of a few of
-	// their bytes: the same few names, categories and ids come back event
-	// after event, and a comparison costs less than a map lookup. A slot
-	// holds the string itself (compared without a look into the table's
-	// strings) and its id plus one, 0 when empty.
+	// recent caches the ids of strings met lately, by a hash of their
+	// first and last words: the same few names, categories and ids come
+	// back event after event, and a comparison costs less than a map
+	// lookup. A slot holds the string itself, its words (see recentKey)
+	// and its id plus one, 0 when empty.
 	recent [recentSlots]recentString
 	// nums indexes the strings that are decimal integers by value: flow
 	// and correlation ids, new at almost every flow, cost a map insertion
@@ -35,31 +35,33 @@ type interner struct {
 const recentSlots = 512
 
 type recentString struct {
-	s    string
-	word uint64 // the bytes of s as a little-endian word, if it has at most eight
-	id   int32
+	s      string
+	w1, w2 uint64 // see recentKey
+	id     int32
 }
 
-// shortWord returns the bytes of b, at most eight, as a little-endian
-// word, reading them in one load where b's capacity allows it.
-func shortWord(b []byte) (uint64, bool) {
-	if len(b) > 8 || cap(b) < 8 {
-		return 0, false
+// recentKey returns the words the recent cache tells b by: its bytes as a
+// little-endian word, if it has at most eight, or its first and last eight
+// bytes, which hold all of them up to sixteen (only a longer string needs
+// its bytes compared). The first word is loaded in one step from b's
+// capacity; ok is false when a string shorter than eight bytes has no
+// capacity for it.
+func recentKey(b []byte) (w1, w2 uint64, ok bool) {
+	if n := len(b); n >= 8 {
+		return binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[n-8 : n]), true
 	}
-	return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*len(b)) - 1), true
+	if cap(b) < 8 {
+		return 0, 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:8]) & (1<<(8*len(b)) - 1), 0, true
 }
 
 func newInterner() *interner { return &interner{} }
 
-// recentSlot hashes the length and the first, middle and last bytes of b.
-func recentSlot(b []byte) int {
-	n := len(b)
-	if n == 0 {
-		return 0
-	}
-	h := uint32(n)*0x9e3779b1 ^ uint32(b[0])<<16 ^ uint32(b[n>>1])<<8 ^ uint32(b[n-1])
-	h *= 0x85ebca6b
-	return int(h>>(32-9)) & (recentSlots - 1)
+// recentSlot hashes the words and length of a string.
+func recentSlot(w1, w2 uint64, n int) int {
+	h := (w1 ^ w2*0x9e3779b97f4a7c15 ^ uint64(n)) * 0xff51afd7ed558ccd
+	return int(h >> (64 - 9))
 }
 
 // reset empties the interner for reuse.
@@ -82,14 +84,12 @@ func (in *interner) id(b []byte) int32 { return in.intern(b, "") }
 // intern returns the id of b; s, if not empty, is b as a string, kept
 // when b is new.
 func (in *interner) intern(b []byte, s string) int32 {
-	slot := &in.recent[recentSlot(b)]
-	if slot.id != 0 && len(slot.s) == len(b) {
-		// A short string is compared as one word, without a call.
-		if w, ok := shortWord(b); ok {
-			if w == slot.word {
-				return slot.id - 1
-			}
-		} else if slot.s == string(b) {
+	w1, w2, cached := recentKey(b)
+	var slot *recentString
+	if cached {
+		slot = &in.recent[recentSlot(w1, w2, len(b))]
+		// Up to sixteen bytes, the words are the string.
+		if slot.id != 0 && slot.w1 == w1 && slot.w2 == w2 && len(slot.s) == len(b) && (len(b) <= 16 || slot.s == string(b)) {
 			return slot.id - 1
 		}
 	}
@@ -108,12 +108,8 @@ func (in *interner) intern(b []byte, s string) int32 {
 	} else {
 		id = in.IDBytes(b)
 	}
-	str := in.String(id)
-	*slot = recentString{s: str, id: id + 1}
-	if len(str) <= 8 {
-		var w [8]byte
-		copy(w[:], str)
-		slot.word = binary.LittleEndian.Uint64(w[:])
+	if cached {
+		*slot = recentString{s: in.String(id), w1: w1, w2: w2, id: id + 1}
 	}
 	return id
 }

@@ -44,11 +44,11 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 		}
 		switch key {
 		case keyPh:
-			v, j, ok := plainString(b, i)
-			if !ok || len(v) != 1 {
+			ph, j, ok := phase(b, i)
+			if !ok {
 				return false
 			}
-			e.ph, e.badPh, i = v[0], none, j
+			e.ph, e.badPh, i = ph, none, j
 		case keyName, keyCat, keyBp, keyS:
 			v, j, ok := plainString(b, i)
 			if !ok {
@@ -73,6 +73,8 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 			var v []byte
 			if b[i] == '"' {
 				v, j, ok = plainString(b, i)
+			} else if j, ok = shortNumberEnd(b, i); ok {
+				v = b[i:j]
 			} else {
 				v, j, ok = plainNumber(b, i)
 			}
@@ -180,6 +182,18 @@ func (d *decoder) readEventFast(e *rawEvent) bool {
 	}
 }
 
+// phase returns the character of the one-character string at b[i], as
+// plainString reads it, and the index after it: an ASCII character other
+// than a quote, a backslash or a control character. Any other string is
+// not a phase readEventFast reads.
+func phase(b []byte, i int) (byte, int, bool) {
+	if i+3 > len(b) || b[i] != '"' || b[i+2] != '"' {
+		return 0, 0, false
+	}
+	c := b[i+1]
+	return c, i + 3, c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+}
+
 // afterColon returns the index of the value after the ':' at b[j], for
 // the two layouts writers use, none or one space after it, if the value
 // starts there; -1 otherwise, and then blanks are passed one by one.
@@ -261,44 +275,60 @@ const (
 )
 
 // eventKey reads the key string at b[i] of an event object, as
-// plainString does, and names it: the common keys are told by comparing
-// the first eight bytes as one word with their quoted text, the others
-// read and compared as strings.
+// plainString does, and names it: the common keys are told by their first
+// letter, then by comparing the first bytes as one word with their quoted
+// text; the others are read and compared as strings.
 func eventKey(b []byte, i int) (fieldKey, int, bool) {
 	if i+8 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i : i+8])
-		switch w & 0xffffffff {
-		case wordPh:
-			return keyPh, i + 4, true
-		case wordTs:
-			return keyTs, i + 4, true
-		case wordID:
-			return keyID, i + 4, true
-		case wordBp:
-			return keyBp, i + 4, true
-		}
-		switch w & 0xffffffffff {
-		case wordPid:
-			return keyPid, i + 5, true
-		case wordTid:
-			return keyTid, i + 5, true
-		case wordCat:
-			return keyCat, i + 5, true
-		case wordDur:
-			return keyDur, i + 5, true
-		case wordTts:
-			return keyOther, i + 5, true
-		}
-		switch w & 0xffffffffffff {
-		case wordName:
-			return keyName, i + 6, true
-		case wordArgs:
-			return keyArgs, i + 6, true
-		case wordTdur:
-			return keyOther, i + 6, true
-		}
-		if w&0xffffff == wordS {
-			return keyS, i + 3, true
+		const four, five, six = 1<<32 - 1, 1<<40 - 1, 1<<48 - 1
+		switch byte(w >> 8) { // a jump table
+		case 'p':
+			if w&four == wordPh {
+				return keyPh, i + 4, true
+			}
+			if w&five == wordPid {
+				return keyPid, i + 5, true
+			}
+		case 't':
+			switch {
+			case w&four == wordTs:
+				return keyTs, i + 4, true
+			case w&five == wordTid:
+				return keyTid, i + 5, true
+			case w&five == wordTts:
+				return keyOther, i + 5, true
+			case w&six == wordTdur:
+				return keyOther, i + 6, true
+			}
+		case 'n':
+			if w&six == wordName {
+				return keyName, i + 6, true
+			}
+		case 'c':
+			if w&five == wordCat {
+				return keyCat, i + 5, true
+			}
+		case 'd':
+			if w&five == wordDur {
+				return keyDur, i + 5, true
+			}
+		case 'a':
+			if w&six == wordArgs {
+				return keyArgs, i + 6, true
+			}
+		case 'i':
+			if w&four == wordID {
+				return keyID, i + 4, true
+			}
+		case 'b':
+			if w&four == wordBp {
+				return keyBp, i + 4, true
+			}
+		case 's':
+			if w&(1<<24-1) == wordS {
+				return keyS, i + 3, true
+			}
 		}
 	}
 	key, j, ok := plainString(b, i)
@@ -419,8 +449,10 @@ func (d *decoder) readArgsFast(e *rawEvent, b []byte, i int) (int, int, bool, bo
 		case c == '-' || (c >= '0' && c <= '9'):
 			// A number, what is passed over most (Kineto's ids,
 			// streams, sizes): skipFast would find its end the same way.
-			if j, ok = numberEnd(b, i); !ok {
-				return 0, 0, false, false
+			if j, ok = shortNumberEnd(b, i); !ok {
+				if j, ok = numberEnd(b, i); !ok {
+					return 0, 0, false, false
+				}
 			}
 		default:
 			end, l, len, ok := skipFast(b, i, 1)

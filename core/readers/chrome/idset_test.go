@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -33,6 +34,18 @@ func TestIDSet(t *testing.T) {
 			if s.has(p) != want[p] {
 				t.Fatalf("trial %d (%d ids, bitmap %v): has(%d) = %v", trial, n, s.bits != nil, p, s.has(p))
 			}
+		}
+	}
+}
+
+// flowID reads a flow id as strconv.ParseInt does, whatever its form.
+func TestFlowIDAsParseInt(t *testing.T) {
+	for _, id := range []string{"0", "7", "328", "123456789012345", "1234567890123456", "9223372036854775807",
+		"9223372036854775808", "007", "-5", "+5", "", "0x1f", "12a", " 1", "1.5", "-9223372036854775808"} {
+		n, ok := flowID(id)
+		want, err := strconv.ParseInt(id, 10, 64)
+		if ok != (err == nil) || ok && n != want {
+			t.Errorf("flowID(%q) = %d, %v; ParseInt gives %d, %v", id, n, ok, want, err)
 		}
 	}
 }

@@ -57,18 +57,19 @@ func TestInternerNumbers(t *testing.T) {
 	}
 }
 
-// TestInternerShortWords checks the comparison of short strings as words
-// against a plain table: strings of zero to ten bytes from a small
-// alphabet (many share a length and a cache slot), cut from a buffer whose
-// bytes past them differ from call to call, and the same strings with a
-// capacity of their own length.
+// TestInternerShortWords checks the comparison of strings as words against
+// a plain table: strings of zero to twenty-four bytes from a small
+// alphabet (many share a length, their first or last words, and a cache
+// slot), cut from a buffer whose bytes past them differ from call to
+// call, the same strings with a capacity of their own length, and
+// strings whose first and last eight bytes are the same.
 func TestInternerShortWords(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 3))
 	in := newInterner()
 	var plain intern.Table
 	buf := make([]byte, 64)
 	for i := range 100000 {
-		n := r.IntN(11)
+		n := r.IntN(25)
 		for k := range buf {
 			buf[k] = "ab\x00"[r.IntN(3)]
 		}
@@ -76,6 +77,19 @@ func TestInternerShortWords(t *testing.T) {
 		if i%3 == 0 {
 			b = b[:n:n]
 		}
+		s := string(b)
+		if got, want := in.id(b), plain.ID(s); got != want {
+			t.Fatalf("string %d %q: id %d, a table gives %d", i, s, got, want)
+		}
+	}
+	// Strings of sixteen bytes and more whose first and last eight are
+	// the same: the bytes between them tell them apart.
+	for i := range 10000 {
+		b := append(buf[:0], "aaaaaaaa"...)
+		for range r.IntN(9) {
+			b = append(b, "ab"[r.IntN(2)])
+		}
+		b = append(b, "bbbbbbbb"...)
 		s := string(b)
 		if got, want := in.id(b), plain.ID(s); got != want {
 			t.Fatalf("string %d %q: id %d, a table gives %d", i, s, got, want)

@@ -423,3 +423,40 @@ func TestEndArgsJoinBegin(t *testing.T) {
 		}
 	}
 }
+
+// TestManyAsyncTracks interleaves more async tracks than
+// collector.recentTracks has slots, nestable and legacy ones with the same
+// ids whose category and name are one interned string (keys that differ
+// only in legacy), and process-local ids on two processes: each track gets
+// its own events, as the map alone gives them.
+func TestManyAsyncTracks(t *testing.T) {
+	const n = 3 * trackSlots
+	var b strings.Builder
+	b.WriteString("[\n")
+	event := func(ph string, name, cat string, id any, pid, ts int) {
+		fmt.Fprintf(&b, `{"ph":%q,"name":%q,"cat":%q,"id2":{"local":%v},"pid":%d,"ts":%d},`+"\n", ph, name, cat, id, pid, ts)
+	}
+	for i := range n {
+		event("b", fmt.Sprint("n", i), "x", i, 1, 10+i)
+		event("S", "x", "c", i, 1, 10+i)
+	}
+	for i := range n {
+		event("b", fmt.Sprint("n", i), "x", i, 2, 20+i)
+	}
+	var want []string
+	for i := n - 1; i >= 0; i-- { // the ends in reverse: the cache's slots are long overwritten
+		event("e", "end", "x", i, 1, 1000-i)
+		event("F", "x", "c", i, 1, 2000-i)
+		event("e", "end", "x", i, 2, 3000-i)
+		want = append(want,
+			fmt.Sprintf("state /1/n%d Async slice n%d[x] %d.000-%d.000 d0", i, i, 10+i, 1000-i),
+			fmt.Sprintf("state /1/x %d Async slice x[c] %d.000-%d.000 d0", i, 10+i, 2000-i),
+			fmt.Sprintf("state /2/n%d Async slice n%d[x] %d.000-%d.000 d0", i, i, 20+i, 3000-i))
+	}
+	b.WriteString(`{"ph":"M","name":"process_uptime_seconds","pid":1}]`)
+	tr, _ := decodeNotes(t, b.String())
+	got := dump(tr)
+	slices.Sort(got)
+	slices.Sort(want)
+	checkLines(t, "states", got, want)
+}

@@ -29,10 +29,17 @@ const (
 // string scan must stop at: '"', '\\', control characters and the bytes of
 // multi-byte UTF-8. The lowest marked byte is exact; the ones above it may
 // be false marks, so only the lowest is used.
+//
+// A byte x - 0x01 has its high bit set when x is zero, the usual test of
+// a zero byte, and also when x is 0x81 or above, which that test excludes
+// with "&^ x": here no exclusion is needed, since a byte of w from 0x80 up
+// makes at least one of q, b and w - 0x20 that large (q and b are 0x80
+// for different bytes of w, 0xa2 and 0xdc), and it is to be marked.
+// Below the lowest mark no byte borrows, so that one is exact.
 func stringStops(w uint64) uint64 {
 	q := w ^ (lows * '"')
 	b := w ^ (lows * '\\')
-	return ((q-lows)&^q | (b-lows)&^b | (w-lows*0x20)&^w | w) & highs
+	return ((q - lows) | (b - lows) | (w - lows*0x20)) & highs
 }
 
 // plainRun returns the index of the first byte at or after i in b that a
@@ -140,15 +147,8 @@ func skipBlanks(b []byte, i, lines int) (int, int) {
 // the end of b, by a byte that cannot continue it: the token the scanner's
 // ordinary path would read (see scanner.number and validNumber).
 func numberEnd(b []byte, i int) (int, bool) {
-	if i+8 <= len(b) {
-		// A non-negative integer of one to seven digits, told from one
-		// word: pids, tids and most arguments. (A leading zero only
-		// alone, as JSON has it.)
-		w := binary.LittleEndian.Uint64(b[i : i+8])
-		n := bits.TrailingZeros64(nonDigits(w)) >> 3
-		if n > 0 && n < 8 && (w&0xff != '0' || n == 1) && !numberBytes[byte(w>>(8*n))] {
-			return i + n, true
-		}
+	if j, ok := shortNumberEnd(b, i); ok {
+		return j, true
 	}
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -188,6 +188,22 @@ func numberEnd(b []byte, i int) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// shortNumberEnd is numberEnd for a non-negative integer of one to seven
+// digits, told from one word: pids, tids and most arguments. (A leading
+// zero only alone, as JSON has it.) It is inlined where numbers are read
+// most, which then call numberEnd only when it reports false.
+func shortNumberEnd(b []byte, i int) (int, bool) {
+	if i+8 > len(b) {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(b[i : i+8])
+	n := bits.TrailingZeros64(nonDigits(w)) >> 3
+	if byte(w) == '0' {
+		n = 1 // a digit after it is then refused as the number's next byte
+	}
+	return i + n, n&7 != 0 && !numberBytes[byte(w>>(8*n))] // n from 1 to 7
 }
 
 // nonDigits marks, in the eight bytes of w (little-endian), those that are
@@ -265,6 +281,10 @@ value:
 	case c == '-' || (c >= '0' && c <= '9'):
 		// A number that reaches the end of the window may go on past it.
 		var valid bool
+		if j, short := shortNumberEnd(b, i); short {
+			i = j
+			goto after
+		}
 		if i, valid = numberEnd(b, i); !valid {
 			return 0, 0, false, false
 		}

@@ -2,7 +2,9 @@ package chrome
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -340,5 +342,50 @@ func TestEventFastTakes(t *testing.T) {
 		}
 		checkEventFast(t, b, false)
 		checkEventFast(t, b, true)
+	}
+}
+
+// TestStringStops checks the lowest byte stringStops marks against a
+// byte-by-byte scan, on words of the bytes around each boundary its
+// subtractions test (a borrow from one byte into the next included).
+func TestStringStops(t *testing.T) {
+	edges := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 'a', 0x7f, 0x80, 0x81, 0x9f,
+		0xa0, 0xa1, 0xa2, 0xa3, 0xdb, 0xdc, 0xdd, 0xfe, 0xff}
+	r := rand.New(rand.NewPCG(11, 2))
+	var w [8]byte
+	for range 1 << 20 {
+		for k := range w {
+			w[k] = edges[r.IntN(len(edges))]
+		}
+		want := 8
+		for k, c := range w {
+			if stringSpecial[c] {
+				want = k
+				break
+			}
+		}
+		m := stringStops(binary.LittleEndian.Uint64(w[:]))
+		if got := bits.TrailingZeros64(m) >> 3; got != want {
+			t.Fatalf("stringStops(% x): lowest mark at %d, want %d", w, got, want)
+		}
+	}
+}
+
+// phase reads a one-character string as plainString does, for every byte,
+// and refuses the strings of other lengths.
+func TestPhase(t *testing.T) {
+	for c := range 256 {
+		b := []byte{'"', byte(c), '"', ','}
+		got, end, ok := phase(b, 0)
+		v, j, want := plainString(b, 0)
+		want = want && len(v) == 1
+		if ok != want || ok && (got != v[0] || end != j) {
+			t.Errorf("phase(%q) = %q, %d, %v; plainString gives %q, %d, %v", b, got, end, ok, v, j, want)
+		}
+	}
+	for _, s := range []string{`""`, `"XX"`, `"X`, `X"`, `"`} {
+		if _, _, ok := phase([]byte(s), 0); ok {
+			t.Errorf("phase(%q) reads a phase", s)
+		}
 	}
 }
