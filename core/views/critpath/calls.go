@@ -32,9 +32,6 @@ type run struct {
 	// indexed, for the wait states, which then let them go (nil for held
 	// calls, read where they are).
 	memberTimes []callTimes
-	// spill takes what the wait states set aside beyond its share of
-	// memory (nil for a held run: kept in memory).
-	spill *mpi.Spill
 }
 
 // spooledCalls are a resource's calls in a spool, and where to find

@@ -384,12 +384,14 @@ func WaitStates(run *mpi.Run) []Wait {
 // messages' candidates, and marks the calls they fall on.
 //
 // Each call keeps the first of its longest candidates, the messages' in
-// the order of the links before the collectives' in theirs. The
-// candidates are offered once: those that wait go to a spool (in the
-// run's spill file beyond its share of memory) while the calls that get
-// a wait state are marked, which fixes where each lands in the result
-// (by resource and call); the spools are then read back into their
-// place. Only the result is held beside a chunk of each spool.
+// the order of the links before the collectives' in theirs. The calls
+// that get a wait state are marked first, which fixes where each lands
+// in the result (by resource and call): the messages' candidates were
+// set aside in a spool (in the run's spill file beyond its share of
+// memory) as they marked their calls, and are read back into their
+// place; the collectives' are made twice from their members' times, to
+// mark their calls, then to take their place. Only the result is held
+// beside a chunk of the spool.
 func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]int32) {
 	index := messages.index
 	// timesOf returns the times of the calls of members m, which begin
@@ -454,11 +456,9 @@ func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]i
 			}
 		}
 	}
-	kept := mpi.NewSpool[Wait](run.spill)
 	collectives(func(w Wait) {
 		if w.Wait > 0 {
 			index[w.Call.Resource][w.Call.Call] = 0
-			kept.Append(w)
 		}
 	})
 	n := int32(0)
@@ -482,9 +482,15 @@ func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]i
 			*o, keys[i] = c.state(), c.key
 		}
 	})
-	kept.Drain(func(w *Wait) {
+	// The collectives' candidates again, from their members' times in
+	// memory: cheaper than setting them aside in the file and reading
+	// them back.
+	collectives(func(w Wait) {
+		if w.Wait <= 0 {
+			return
+		}
 		if o := &out[index[w.Call.Resource][w.Call.Call]]; w.Wait > o.Wait {
-			*o = *w
+			*o = w
 		}
 	})
 	return out, index

@@ -197,7 +197,6 @@ func (a *Accumulator) Result() (*Result, error) {
 		return a.graph.result()
 	}
 	run := runOfBlocks(blocks, &index)
-	run.spill = spill
 	r, err := findPath(run, messages, a.opt)
 	acts.wait()
 	a.spans = nil

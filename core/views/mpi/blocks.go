@@ -133,10 +133,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		sendCallOf, recvCallOf = make([]int32, id), make([]int32, id)
 		classes = make([]uint8, id)
 	}
-	ties := messageTies{onTied: b.OnTied}
-	if b.OnTied != nil {
-		ties.held = make([]heldCall, id)
-	}
+	ties := newMessageTies(b.OnTied, n)
 	in := newInstances(out.Names)
 	var first []firstMember
 	// Each resource's calls are made ready (taken, sorted, given their
@@ -206,7 +203,6 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		panic(p)
 	}
 	b.building = nil
-	ties.held = nil
 	if b.OnMessage != nil {
 		id = 0
 		b.links.Drain(func(l *rawLink) {
@@ -236,14 +232,31 @@ type preparedCalls struct {
 type tiedEnd struct{ link, call, other int32 }
 
 // messageTies hands Builder.OnTied each message tied to a call at both
-// ends once the calls of its second end are in hand: the call of the end
-// met first (on an earlier resource, or the send of a message within
-// one resource) is held by link meanwhile, 24 bytes in one place (the
-// links of a resource are spread over all of them: one cache miss an
-// end).
+// ends once the calls of its second end are in hand. The call of the end
+// met first (on an earlier resource, or the send of a message within one
+// resource) is held meanwhile, 24 bytes, in a queue of the resource of
+// its second end: that resource reads its queue in order, a partner at a
+// time, rather than a table of every link at random (one cache miss an
+// end), and only the messages between a resource taken and one still to
+// come are held, not one record per link.
+//
+// The ends of the messages between two resources, one way, come in the
+// order of the links on both (each resource's link ends are in that
+// order): the calls the earlier one holds for the later one are read by
+// it in the order they were held. So a queue is made of runs, one per
+// partner and way, each read from its start by a cursor.
 type messageTies struct {
 	onTied func(link int32, send, recv TiedCall)
-	held   []heldCall // by link
+	// held are, by the resource of their second end, the calls held for
+	// it, and runs where each partner's begin.
+	held [][]heldCall
+	runs [][]heldRun
+	// next is, for the resource whose calls are in hand, by the
+	// resource of the other end, where its next held call is in held[r]
+	// (the send's held for its receive, then the receive's for its
+	// send); touched lists the partners set, to reset them.
+	next    [2][]int32
+	touched []int32
 }
 
 // heldCall is the call of a message's end met first: its times, index
@@ -254,33 +267,93 @@ type heldCall struct {
 	class        Class
 }
 
+// heldRun is a run of held calls for one resource: those of partner
+// from's sends (else receives), from index start of its queue.
+type heldRun struct {
+	from  int32
+	send  bool
+	start int32
+}
+
+// noneHeld marks a partner of no run in messageTies.next.
+const noneHeld = -1
+
+func newMessageTies(onTied func(link int32, send, recv TiedCall), resources int) messageTies {
+	m := messageTies{onTied: onTied}
+	if onTied == nil {
+		return m
+	}
+	m.held, m.runs = make([][]heldCall, resources), make([][]heldRun, resources)
+	for k := range m.next {
+		m.next[k] = make([]int32, resources)
+		for i := range m.next[k] {
+			m.next[k][i] = noneHeld
+		}
+	}
+	return m
+}
+
 // resource ties the ends of resource r's links (sends, recvs: their
-// calls among calls).
+// calls among calls), then lets go of what was held for r.
 func (m *messageTies) resource(r int32, calls []Call, sends, recvs []tiedEnd) {
+	m.startReading(r)
 	for _, t := range sends {
 		m.end(r, calls, t, true)
 	}
+	// A message within r: its send was held meanwhile.
+	m.startReading(r)
 	for _, t := range recvs {
 		m.end(r, calls, t, false)
 	}
+	for _, p := range m.touched {
+		m.next[0][p], m.next[1][p] = noneHeld, noneHeld
+	}
+	m.touched = m.touched[:0]
+	m.held[r], m.runs[r] = nil, nil
+}
+
+// startReading sets the cursors of the runs held for r not yet set.
+func (m *messageTies) startReading(r int32) {
+	for _, run := range m.runs[r] {
+		way := m.way(run.send)
+		if m.next[way][run.from] == noneHeld {
+			m.next[way][run.from] = run.start
+			m.touched = append(m.touched, run.from)
+		}
+	}
+}
+
+// way is the index in next of the runs of the partners' sends (0), else
+// receives (1).
+func (m *messageTies) way(send bool) int {
+	if send {
+		return 0
+	}
+	return 1
 }
 
 // end holds the call of a link's end met first, or hands the message
-// over at its second end when both ends have a call.
+// over at its second end when both ends have a call. An end met first
+// is held even without a call, so that the second reads its partner's
+// run in step.
 func (m *messageTies) end(r int32, calls []Call, t tiedEnd, send bool) {
-	if t.call < 0 {
+	if t.other > r || t.other == r && send {
+		h := heldCall{call: t.call + 1}
+		if t.call >= 0 {
+			c := &calls[t.call]
+			h = heldCall{c.Enter, c.Leave, t.call + 1, c.Class}
+		}
+		m.hold(t.other, r, send, h)
+		return
+	}
+	// The other end's call, met before: the next of its run.
+	at := &m.next[m.way(!send)][t.other]
+	h := &m.held[r][*at]
+	*at++
+	if t.call < 0 || h.call == 0 {
 		return
 	}
 	c := &calls[t.call]
-	if t.other > r || t.other == r && send {
-		m.held[t.link] = heldCall{c.Enter, c.Leave, t.call + 1, c.Class}
-		return
-	}
-	// The other end's call, met before.
-	h := &m.held[t.link]
-	if h.call == 0 {
-		return
-	}
 	other := TiedCall{Ref: CallRef{t.other, h.call - 1}, Enter: h.enter, Leave: h.leave, Class: h.class}
 	mine := TiedCall{Ref: CallRef{r, t.call}, Enter: c.Enter, Leave: c.Leave, Class: c.Class}
 	if send {
@@ -288,6 +361,16 @@ func (m *messageTies) end(r int32, calls []Call, t tiedEnd, send bool) {
 	} else {
 		m.onTied(t.link, other, mine)
 	}
+}
+
+// hold queues h, the call of from's send (else receive) end, for
+// resource to.
+func (m *messageTies) hold(to, from int32, send bool, h heldCall) {
+	runs := m.runs[to]
+	if n := len(runs); n == 0 || runs[n-1].from != from || runs[n-1].send != send {
+		m.runs[to] = append(runs, heldRun{from: from, send: send, start: int32(len(m.held[to]))})
+	}
+	m.held[to] = append(m.held[to], h)
 }
 
 // prepareResources makes the calls of the resources kept ready, in their

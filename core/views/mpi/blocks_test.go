@@ -2,9 +2,11 @@ package mpi
 
 import (
 	"cmp"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,6 +211,60 @@ func TestBlocksMessagesWithinOneResource(t *testing.T) {
 	}
 	if len(run.Messages) != 3 || !reflect.DeepEqual(messages, run.Messages) {
 		t.Fatalf("messages %+v, want %+v", messages, run.Messages)
+	}
+}
+
+// Messages between random pairs of resources (either way, within one,
+// many partners each, their ends in or out of a call) are handed to
+// OnTied once each with their calls: the calls held for a resource are
+// read a partner at a time, in the order of the links.
+func TestBlocksTiesRandomMessages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 26))
+	for range 20 {
+		tr := trace.New()
+		tr.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+		tr.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+		tr.DefineValue(trace.Value{Type: 1, Name: "MPI_Send"})
+		tr.DefineValue(trace.Value{Type: 1, Name: "MPI_Recv"})
+		ranks := 2 + rng.IntN(7)
+		const calls, step = 40, 10
+		for r := range ranks {
+			tr.CreateContainer(trace.Container{Name: strconv.Itoa(r), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+		}
+		// Call k of every rank spans [10k, 10k+8): a send where k is
+		// even, a receive where odd; instants 10k+9 fall in no call.
+		for r := range ranks {
+			for k := range calls {
+				tr.State(trace.State{Container: int32(r + 1), Type: 1, Value: int32(k % 2),
+					Start: trace.Time(k * step), End: trace.Time(k*step + 8)})
+			}
+		}
+		instant := func(call int) trace.Time {
+			if rng.IntN(10) == 0 {
+				return trace.Time(call*step + 9) // in no call
+			}
+			return trace.Time(call*step + 1 + rng.IntN(6))
+		}
+		for range 150 {
+			from, to := rng.IntN(ranks), rng.IntN(ranks)
+			s := 2 * rng.IntN(calls/2-1)
+			r := s + 1 + 2*rng.IntN((calls-s)/2)
+			tr.Link(trace.Link{From: int32(from + 1), To: int32(to + 1), Start: instant(s), End: instant(r)})
+		}
+		tr.Finish(0, calls*step)
+		run, err := FromTrace(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, memory := range []int64{1, -1} {
+			_, messages, _, err := blocksOf(t, tr, memory)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(messages, run.Messages) {
+				t.Fatalf("%d ranks: messages %+v, want %+v", ranks, messages, run.Messages)
+			}
+		}
 	}
 }
 
