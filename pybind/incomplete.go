@@ -20,14 +20,7 @@ func incompleteNote(reasons []string) string {
 	}
 	short := make([]string, len(reasons))
 	for i, r := range reasons {
-		words := strings.Split(r, " ")
-		for j, w := range words {
-			if strings.Contains(w, string(filepath.Separator)) {
-				path := strings.TrimRight(w, ":,;)")
-				words[j] = filepath.Base(path) + w[len(path):]
-			}
-		}
-		short[i] = strings.Join(words, " ")
+		short[i] = withoutDirectories(r)
 	}
 	s := "incomplete: " + strings.Join(short, "; ")
 	const max = 150
@@ -35,6 +28,30 @@ func incompleteNote(reasons []string) string {
 		s = string([]rune(s)[:max-3]) + "..."
 	}
 	return "(" + s + ")"
+}
+
+// withoutDirectories shortens the paths in a reason to their file names.
+// A reason names its file first ("path: problem", "path is empty: ..."):
+// that path loses its directories up to the last separator before the
+// first ": ", so that directories with spaces in their names go whole;
+// elsewhere each word with a separator is a path of its own.
+func withoutDirectories(reason string) string {
+	sep := string(filepath.Separator)
+	prefix, rest := "", reason
+	if lead, after, found := strings.Cut(reason, ": "); found {
+		if first, _, _ := strings.Cut(lead, " "); strings.Contains(first, sep) {
+			lead = strings.TrimRight(lead, sep) // a directory's own name stays
+			prefix, rest = lead[strings.LastIndex(lead, sep)+1:]+": ", after
+		}
+	}
+	words := strings.Split(rest, " ")
+	for j, w := range words {
+		if strings.Contains(w, sep) {
+			path := strings.TrimRight(w, ":,;)")
+			words[j] = filepath.Base(path) + w[len(path):]
+		}
+	}
+	return prefix + strings.Join(words, " ")
 }
 
 // titled returns title with the incomplete note on a line of its own

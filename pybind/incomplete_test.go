@@ -12,6 +12,11 @@ func TestIncompleteNote(t *testing.T) {
 			"(incomplete: cut.prv: the last line (3) has no end of line: the file is cut)"},
 		{[]string{"/x/arch: 1 location(s) ... (\"thread\" (id 1)): missing", "/y/p.csv is empty: that part of the trace is missing"},
 			"(incomplete: arch: 1 location(s) ... (\"thread\" (id 1)): missing; p.csv is empty: that part of the trace is missing)"},
+		// Directories with spaces in their names (a home directory, a run's).
+		{[]string{"/Users/Jane Doe/run 1/cut.prv: the last line (3) has no end of line: see /Users/Jane/b.row",
+			"/data/run 2/parts/: 1 of 3 files is empty"},
+			"(incomplete: cut.prv: the last line (3) has no end of line: see b.row; parts: 1 of 3 files is empty)"},
+		{[]string{"the input ended: no end of line"}, "(incomplete: the input ended: no end of line)"},
 	} {
 		if got := incompleteNote(c.reasons); got != c.want {
 			t.Errorf("incompleteNote(%q) = %q, want %q", c.reasons, got, c.want)
