@@ -72,9 +72,10 @@ func Argument(name, format string, args ...any) *ArgumentError {
 // NoDuration is the error of an analysis asked of a trace without
 // duration, whose events all sit at one instant (SimGrid's platform-only
 // traces: every event at t = 0), when no window was given: its window
-// would be empty.
+// would be empty. The way out is spelled as keyword arguments, which the
+// command line writes as its flags (--start, --end).
 func NoDuration(at float64) *ArgumentError {
-	return Argument("window", "the trace has no duration (all its events are at t = %s s); give a window (start, end) to model it",
+	return Argument("window", "the trace has no duration (all its events are at t = %s s); give a window (start=, end=) to model it",
 		strconv.FormatFloat(at, 'g', -1, 64))
 }
 

@@ -36,7 +36,7 @@ func instantTrace(at trace.Time) *trace.Trace {
 func noDuration(t *testing.T, what string, err error, at string) {
 	t.Helper()
 	var ae *errs.ArgumentError
-	want := "window: the trace has no duration (all its events are at t = " + at + " s); give a window (start, end) to model it"
+	want := "window: the trace has no duration (all its events are at t = " + at + " s); give a window (start=, end=) to model it"
 	if !errors.As(err, &ae) || err.Error() != want {
 		t.Errorf("%s: got %v, want %q", what, err, want)
 	}

@@ -138,7 +138,7 @@ func TestNoDurationNotBlamedOnFlags(t *testing.T) {
 	}
 	out := t.TempDir()
 	checkRefusals(t, []refusal{
-		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: the trace has no duration (all its events are at t = 0 s); give a window (start, end) to model it"},
+		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: the trace has no duration (all its events are at t = 0 s); give a window (--start, --end) to model it"},
 		{[]string{"overview", "--out", out, "--end", "0", path}, StatusUsage, "macroscope overview: invalid --start/--end: "},
 	})
 	if _, _, errOut := runCLI("overview", "--out", out, path); strings.Contains(errOut, "invalid") {

@@ -132,11 +132,7 @@ func TestCPUProfileFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, s := range tr.States.All() {
-		got = append(got, fmt.Sprintf("%s %s d%d %d", tr.ContainerPath(s.Container, "/"), tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
-	}
-	checkLines(t, "states", got, []string{
+	checkLines(t, "states", frameTimes(tr), []string{
 		"0/CPU profile (anonymous) d0 34345",
 		"0/CPU profile a d1 33285",
 		"0/CPU profile b d2 17002",
@@ -157,6 +153,16 @@ func TestCPUProfileFile(t *testing.T) {
 	}
 }
 
+// frameTimes writes each state of tr as its container, frame, depth and
+// duration in whole microseconds, as speedscope's snapshots give them.
+func frameTimes(tr *trace.Trace) []string {
+	var lines []string
+	for _, s := range tr.States.All() {
+		lines = append(lines, fmt.Sprintf("%s %s d%d %d", tr.ContainerPath(s.Container, "/"), tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
+	}
+	return lines
+}
+
 // TestCPUProfileOldForm reads a CPU profile of V8's older form (the call
 // tree under head, and the samples' times in timestamps), as Node 10's
 // v8-profiler wrote it: its frames last as speedscope's snapshot of the same
@@ -170,11 +176,7 @@ func TestCPUProfileOldForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, notes := decodeNotes(t, string(data))
-	var got []string
-	for _, s := range tr.States.All() {
-		got = append(got, fmt.Sprintf("%s %s d%d %d", tr.ContainerPath(s.Container, "/"), tr.Values[s.Value].Name, s.Depth, (s.End-s.Start)/1000))
-	}
-	checkLines(t, "states", got, []string{
+	checkLines(t, "states", frameTimes(tr), []string{
 		"0/CPU profile (anonymous) d0 44777",
 		"0/CPU profile a d1 33202",
 		"0/CPU profile b d2 16788",

@@ -389,3 +389,33 @@ func TestPhase(t *testing.T) {
 		}
 	}
 }
+
+// TestShortNumberEnd checks the one-word number test against the
+// scanner's token rule and validNumber, on words of the bytes its tests
+// tell apart (digits, a leading zero, the bytes that continue a number,
+// ends), and that it takes what it is for: an integer of one to seven
+// digits without a leading zero, ended within the word.
+func TestShortNumberEnd(t *testing.T) {
+	edges := []byte("00123456789-+.eE, }]/:a\x00\x80\xb9")
+	r := rand.New(rand.NewPCG(5, 8))
+	b := make([]byte, 10)
+	for range 1 << 20 {
+		for k := range b {
+			b[k] = edges[r.IntN(len(edges))]
+		}
+		b := b[:8+r.IntN(3)]
+		j := 0
+		for j < len(b) && numberByte(b[j]) {
+			j++
+		}
+		wantOK := j > 0 && j < len(b) && validNumber(b[:j])
+		got, ok := shortNumberEnd(b, 0)
+		if ok && (!wantOK || got != j) {
+			t.Fatalf("shortNumberEnd(%q) = %d, want %d %v", b, got, j, wantOK)
+		}
+		short := wantOK && j < 8 && digitRun(b, 0) == j && (b[0] != '0' || j == 1)
+		if ok != short {
+			t.Fatalf("shortNumberEnd(%q) = %d %v, want it to take exactly the short integers (%v)", b, got, ok, short)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func TestNoDuration(t *testing.T) {
 		tr.Finish(c.at, c.at)
 
 		_, err := Compute(tr, Options{})
-		want := "window: the trace has no duration (all its events are at t = " + c.text + " s); give a window (start, end) to model it"
+		want := "window: the trace has no duration (all its events are at t = " + c.text + " s); give a window (start=, end=) to model it"
 		var ae *errs.ArgumentError
 		if !errors.As(err, &ae) || err.Error() != want {
 			t.Errorf("at %s: got %v, want %q", c.at, err, want)
@@ -56,7 +56,7 @@ func TestPlatformOnlyTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Compute(tr, Options{})
-	if err == nil || err.Error() != "window: the trace has no duration (all its events are at t = 0 s); give a window (start, end) to model it" {
+	if err == nil || err.Error() != "window: the trace has no duration (all its events are at t = 0 s); give a window (start=, end=) to model it" {
 		t.Errorf("got %v", err)
 	}
 }
