@@ -499,7 +499,7 @@ func (c *collector) addSampledStacks() error {
 // profiler write it): the object of nodes, samples, startTime and
 // timeDeltas of one thread, put on a thread "CPU profile" of a process "0".
 func (c *collector) addProfileFile(file map[string][]byte, samples []byte) {
-	if file["head"] != nil {
+	if file["nodes"] == nil || file["timeDeltas"] == nil { // V8's older form alone (see isProfileFile)
 		var ok bool
 		if file, ok = profileFromTree(file); !ok {
 			c.notes.skip("CPU profiles (head, samples, timestamps) that do not parse", 1)

@@ -198,6 +198,11 @@ func TestCPUProfileOldForm(t *testing.T) {
 	checkLines(t, "fractional", dump(tr2), []string{"state /0/CPU profile Slice f 10.500-12.125 d0"})
 	_, bad := decodeNotes(t, `{"head":[1],"samples":[1],"timestamps":[1]}`)
 	checkLines(t, "bad head", bad.Messages(), []string{"skipped 1 CPU profiles (head, samples, timestamps) that do not parse"})
+	// Both forms in one object: the current one, complete, is read.
+	tr3, both := decodeNotes(t, `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"g"},"parent":1}],`+
+		`"samples":[2,2,1],"timeDeltas":[1,1,1],"startTime":0,"head":[1],"timestamps":[1]}`)
+	checkLines(t, "both forms", dump(tr3), []string{"state /0/CPU profile Slice g 1.000-3.000 d0"})
+	checkLines(t, "both forms notes", both.Messages(), nil)
 }
 
 // TestCPUProfileHostile: a .cpuprofile whose timeDeltas add up beyond the
