@@ -82,7 +82,8 @@ func writeRootedOTF2(t *testing.T) string {
 // MPI_Reduce and ranks 0 and 1 for rank 2 in MPI_Bcast, and the path
 // went through rank 0.
 func TestRootedCollectivesOTF2(t *testing.T) {
-	tr, err := formats.ReadFile(writeRootedOTF2(t), "otf2")
+	path := writeRootedOTF2(t)
+	tr, err := formats.ReadFile(path, "otf2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,4 +107,5 @@ func TestRootedCollectivesOTF2(t *testing.T) {
 		r.Segments[0].Start != 10 || r.Segments[0].End != 402 {
 		t.Errorf("path:\n%s", r)
 	}
+	sameAsReplay(t, r, path)
 }
