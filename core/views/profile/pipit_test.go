@@ -19,6 +19,8 @@ const (
 	corpus = "../../../../shared/traces/"
 	// casita holds Score-P traces of CASITA's tests (testdata/casita).
 	casita = "../../../testdata/casita/"
+	// hpcviewer holds HPCToolkit databases of hpcviewer's tests.
+	hpcviewer = "../../../testdata/hpcviewer/"
 )
 
 // The pipit oracles (testdata/pipit/README.md) and the traces they were
@@ -39,6 +41,8 @@ var pipitCases = []struct {
 	{"casita-10_scorep_mpi_tags", casita + "10_scorep_mpi_tags/traces.otf2", "otf2", nil},
 	{"casita-4_mpi_ls_barr", casita + "4_mpi_ls_barr/traces.otf2", "otf2", nil},
 	{"casita-1_scorep-ompt-host-nested", casita + "1_scorep-ompt-host-nested/traces.otf2", "otf2", nil},
+	{"hpcviewer-d.foo", hpcviewer + "d.foo", "hpctoolkit", nil},
+	{"hpcviewer-inline.meta.db", hpcviewer + "inline.meta.db", "hpctoolkit", nil},
 }
 
 func readCSV(t *testing.T, path string) []map[string]string {
@@ -82,15 +86,18 @@ func pipitName(n string) string {
 }
 
 // processNumber is pipit's number of one of our processes: the number
-// ending its name ("MPI Rank 3", "Rank 3"), or 0 for a name without one
-// (the location group "Process" of a Score-P run without MPI, its only
-// process).
+// ending its name when it is a rank ("MPI Rank 3", "Rank 3"), else 0: a
+// process that is not a rank is the run's only one (Score-P's "Process"
+// of a run without MPI, HPCToolkit's "Node 7f0101" of a database without
+// ranks).
 func processNumber(path string) string {
-	if m := regexp.MustCompile(`(\d+)$`).FindString(path); m != "" {
-		return m
+	if m := rankNumber.FindStringSubmatch(path); m != nil {
+		return m[1]
 	}
 	return "0"
 }
+
+var rankNumber = regexp.MustCompile(`Rank (\d+)$`)
 
 func readTrace(t *testing.T, path, format string) *trace.Trace {
 	t.Helper()
