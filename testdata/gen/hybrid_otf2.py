@@ -12,8 +12,9 @@ its threads: {"duration": T, "threads": [{"process": 0, "thread": 0,
 each thread a CPU thread location in it ("Master thread", "OMP thread
 k"). Regions are typed by name as Score-P names them: "!$omp parallel
 @..." and "!$omp implicit barrier @..." of paradigm OPENMP, "MPI_*" of
-paradigm MPI, the others USER. Collectives are MPI_Allreduce on
-MPI_COMM_WORLD (the main threads).
+paradigm MPI, the others USER. Collectives are on MPI_COMM_WORLD (the
+main threads): MPI_Allreduce, or [t, "coll_end", OP, ROOT] names the
+operation (otf2's CollectiveOp: "REDUCE", "BCAST"...) and its root rank.
 """
 
 import json
@@ -75,7 +76,10 @@ def main():
                 elif kind == "coll_begin":
                     w.mpi_collective_begin(t)
                 elif kind == "coll_end":
-                    w.mpi_collective_end(t, CollectiveOp.ALLREDUCE, world, otf2.Undefined.UINT32.value, 8, 8)
+                    op, root = CollectiveOp.ALLREDUCE, otf2.Undefined.UINT32.value
+                    if len(rec) > 2:
+                        op, root = getattr(CollectiveOp, rec[2]), rec[3]
+                    w.mpi_collective_end(t, op, world, root, 8, 8)
         trace._first_timestamp = 0
         trace._last_timestamp = max(run["duration"], trace._last_timestamp or 0)
     del world_group

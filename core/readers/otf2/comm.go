@@ -13,6 +13,15 @@ type commRanks struct {
 	locs []int32 // location index of each rank
 }
 
+// isRank tells whether location loc holds rank rank of the communicator
+// (false for OTF2's undefined rank, as unrooted collectives give).
+func (c *commRanks) isRank(rank uint32, loc int32) bool {
+	if c.self {
+		return rank == 0
+	}
+	return uint64(rank) < uint64(len(c.locs)) && c.locs[rank] == loc
+}
+
 // rankLocation returns the location of the peer rank of a point-to-point
 // record (the receiver of a send, the sender of a receive).
 func (s *simulator) rankLocation(loc int, r *record) (int32, error) {

@@ -80,7 +80,8 @@
 //     reading.
 //   - Other records become events: "MPI collective" (MpiCollectiveEnd,
 //     valued by the operation: "BARRIER", "ALLREDUCE"..., the value's
-//     Category naming the communicator), "Program"
+//     Category naming the communicator, its Alias "root" on the location
+//     whose rank is the record's root), "Program"
 //     (ProgramBegin, ProgramEnd), "Measurement" (MeasurementOn,
 //     MeasurementOff, BufferFlush), "Parameter" (valued by the parameter's
 //     name) and "Other" for the remaining records of OTF2 3.0, valued by

@@ -30,8 +30,8 @@ type typeKey struct {
 }
 
 type valueKey struct {
-	typ            int32
-	name, category string
+	typ                   int32
+	name, category, alias string
 }
 
 // symbols defines types and values in the sink on first use.
@@ -70,13 +70,19 @@ func (s *symbols) value(typ int32, name string) int32 { return s.categorized(typ
 // categorized returns the value of type typ named name in category
 // category: values of one name in several categories are distinct.
 func (s *symbols) categorized(typ int32, name, category string) int32 {
-	k := valueKey{typ, name, category}
+	return s.aliased(typ, name, category, "")
+}
+
+// aliased returns the value of type typ named name in category category
+// with alias alias: values that differ by alias alone are distinct.
+func (s *symbols) aliased(typ int32, name, category, alias string) int32 {
+	k := valueKey{typ, name, category, alias}
 	if id, ok := s.values[k]; ok {
 		return id
 	}
 	id := int32(len(s.values))
 	s.values[k] = id
-	s.sink.DefineValue(trace.Value{Type: typ, Name: name, Category: category})
+	s.sink.DefineValue(trace.Value{Type: typ, Name: name, Category: category, Alias: alias})
 	return id
 }
 

@@ -257,19 +257,28 @@ func (s *simulator) event(loc int, r *record, typeName, value string) error {
 	return nil
 }
 
+// collectiveRootAlias marks the root's "MPI collective" events; the
+// analyses (core/views/mpi) read it as Extrae's root flag.
+const collectiveRootAlias = "root"
+
 // collective records the end of a collective operation as an event
 // valued by the operation, its category naming the communicator, so that
-// the calls of one communicator can be told from another's.
+// the calls of one communicator can be told from another's. On the root
+// of a rooted operation (MPI_Reduce, MPI_Bcast...) the value has the
+// alias collectiveRootAlias: who waits for whom depends on it.
 func (s *simulator) collective(loc int, r *record) error {
 	// A communicator the definitions do not resolve (an undefined one, an
 	// inter-communicator) is named by its ID: the event is kept.
-	comm := "Comm " + itoa(uint64(r.ref))
+	comm, alias := "Comm "+itoa(uint64(r.ref)), ""
 	if c, err := s.comm(r.ref); err == nil {
 		comm = c.name
+		if c.isRank(r.peer, int32(loc)) {
+			alias = collectiveRootAlias
+		}
 	}
 	p := s.h.locations[loc]
 	typ := s.sym.entityType(trace.KindEvent, collectiveType, p.typ)
-	s.sink.Event(trace.Event{Container: p.container, Type: typ, Value: s.sym.categorized(typ, collectiveName(r.tag), comm), Time: r.time})
+	s.sink.Event(trace.Event{Container: p.container, Type: typ, Value: s.sym.aliased(typ, collectiveName(r.tag), comm, alias), Time: r.time})
 	return nil
 }
 

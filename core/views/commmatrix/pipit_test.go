@@ -20,16 +20,19 @@ var rank = regexp.MustCompile(`(\d+)$`)
 // TestPipit compares the matrices of messages and bytes between ranks
 // with pipit's comm_matrix, cell by cell.
 func TestPipit(t *testing.T) {
+	const casita = "../../../testdata/casita/" // Score-P traces of CASITA's tests
 	for _, c := range []struct{ dir, trace string }{
-		{"ping-pong-otf2", "pipit/tests/data/ping-pong-otf2/traces.otf2"},
-		{"stencil4d-32", "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2"},
-		{"stencil4d-64", "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"},
+		{"ping-pong-otf2", corpus + "pipit/tests/data/ping-pong-otf2/traces.otf2"},
+		{"stencil4d-32", corpus + "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2"},
+		{"stencil4d-64", corpus + "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"},
+		{"casita-10_scorep_mpi_tags", casita + "10_scorep_mpi_tags/traces.otf2"},
+		{"casita-4_mpi_ls_barr", casita + "4_mpi_ls_barr/traces.otf2"},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
-			if _, err := os.Stat(corpus + c.trace); err != nil {
+			if _, err := os.Stat(c.trace); err != nil {
 				t.Skipf("trace not available: %v", err)
 			}
-			tr, err := formats.ReadFile(corpus+c.trace, "otf2")
+			tr, err := formats.ReadFile(c.trace, "otf2")
 			if err != nil {
 				t.Fatal(err)
 			}

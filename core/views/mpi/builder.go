@@ -89,6 +89,11 @@ const (
 // communicator.
 const CollectiveEventType = "MPI collective"
 
+// CollectiveRootAlias is the alias of the "MPI collective" event values
+// of OTF2 traces on the root of a rooted collective (MPI_Bcast,
+// MPI_Reduce...), the record's root rank being the location's.
+const CollectiveRootAlias = "root"
+
 type typeRole uint8
 
 const (
@@ -184,6 +189,7 @@ type collEvent struct {
 	container int32
 	at        trace.Time
 	comm      int32
+	root      bool // the event is the root's (CollectiveRootAlias)
 }
 
 // NewBuilder returns an empty builder.
@@ -382,7 +388,7 @@ func (b *Builder) Event(e trace.Event) {
 			c.Root = true
 		}
 	case roleCollEnd:
-		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category)})
+		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category), root: v.alias == CollectiveRootAlias})
 	}
 }
 
@@ -566,12 +572,13 @@ func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
 }
 
 // assignCommunicator gives the collective call of calls that holds e's
-// instant e's communicator, and returns the new search hint
-// (lastEntered).
+// instant e's communicator, marks it the root when e is the root's, and
+// returns the new search hint (lastEntered).
 func assignCommunicator(calls []Call, e *collEvent, hint int32) int32 {
 	hint = lastEntered(calls, e.at, hint)
 	if j := containingFrom(calls, hint, e.at, Class.Collective); j >= 0 && calls[j].Class.Collective() {
 		calls[j].Comm = e.comm
+		calls[j].Root = calls[j].Root || e.root
 	}
 	return hint
 }

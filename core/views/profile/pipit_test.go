@@ -15,7 +15,13 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-const corpus = "../../../../shared/traces/"
+const (
+	corpus = "../../../../shared/traces/"
+	// casita holds Score-P traces of CASITA's tests (testdata/casita).
+	casita = "../../../testdata/casita/"
+	// hpcviewer holds HPCToolkit databases of hpcviewer's tests.
+	hpcviewer = "../../../testdata/hpcviewer/"
+)
 
 // The pipit oracles (testdata/pipit/README.md) and the traces they were
 // computed from.
@@ -27,11 +33,16 @@ var pipitCases = []struct {
 	// OTF2 reader closes the innermost region.
 	skip *regexp.Regexp
 }{
-	{"ping-pong-otf2", "pipit/tests/data/ping-pong-otf2/traces.otf2", "otf2", nil},
-	{"stencil4d-32", "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2", regexp.MustCompile(`^TRACER_`)},
-	{"stencil4d-64", "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2", "otf2", regexp.MustCompile(`^TRACER_`)},
-	{"ping-pong-hpctoolkit", "pipit/tests/data/ping-pong-hpctoolkit", "hpctoolkit", nil},
-	{"hpctoolkit-db-issue-233-lulesh", "hpctoolkit-db/issue-233-lulesh", "hpctoolkit", nil},
+	{"ping-pong-otf2", corpus + "pipit/tests/data/ping-pong-otf2/traces.otf2", "otf2", nil},
+	{"stencil4d-32", corpus + "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2", regexp.MustCompile(`^TRACER_`)},
+	{"stencil4d-64", corpus + "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2", "otf2", regexp.MustCompile(`^TRACER_`)},
+	{"ping-pong-hpctoolkit", corpus + "pipit/tests/data/ping-pong-hpctoolkit", "hpctoolkit", nil},
+	{"hpctoolkit-db-issue-233-lulesh", corpus + "hpctoolkit-db/issue-233-lulesh", "hpctoolkit", nil},
+	{"casita-10_scorep_mpi_tags", casita + "10_scorep_mpi_tags/traces.otf2", "otf2", nil},
+	{"casita-4_mpi_ls_barr", casita + "4_mpi_ls_barr/traces.otf2", "otf2", nil},
+	{"casita-1_scorep-ompt-host-nested", casita + "1_scorep-ompt-host-nested/traces.otf2", "otf2", nil},
+	{"hpcviewer-d.foo", hpcviewer + "d.foo", "hpctoolkit", nil},
+	{"hpcviewer-inline.meta.db", hpcviewer + "inline.meta.db", "hpctoolkit", nil},
 }
 
 func readCSV(t *testing.T, path string) []map[string]string {
@@ -75,11 +86,18 @@ func pipitName(n string) string {
 }
 
 // processNumber is pipit's number of one of our processes: the number
-// ending its name ("MPI Rank 3", "Rank 3").
+// ending its name when it is a rank ("MPI Rank 3", "Rank 3"), else 0: a
+// process that is not a rank is the run's only one (Score-P's "Process"
+// of a run without MPI, HPCToolkit's "Node 7f0101" of a database without
+// ranks).
 func processNumber(path string) string {
-	m := regexp.MustCompile(`(\d+)$`).FindString(path)
-	return m
+	if m := rankNumber.FindStringSubmatch(path); m != nil {
+		return m[1]
+	}
+	return "0"
 }
+
+var rankNumber = regexp.MustCompile(`Rank (\d+)$`)
 
 func readTrace(t *testing.T, path, format string) *trace.Trace {
 	t.Helper()
@@ -101,7 +119,7 @@ func readTrace(t *testing.T, path, format string) *trace.Trace {
 func TestPipit(t *testing.T) {
 	for _, c := range pipitCases {
 		t.Run(c.dir, func(t *testing.T) {
-			tr := readTrace(t, corpus+c.trace, c.format)
+			tr := readTrace(t, c.trace, c.format)
 			r, err := Compute(tr, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -206,11 +224,15 @@ func processTimes(r *Result, name string, m Metric) map[string]trace.Time {
 }
 
 // TestPerProcess compares the per-process sums with pipit's
-// flat_profile(per_process=True).
+// flat_profile(per_process=True), where the oracle has them.
 func TestPerProcess(t *testing.T) {
-	for _, c := range pipitCases[:4] {
+	for _, c := range pipitCases {
 		t.Run(c.dir, func(t *testing.T) {
-			tr := readTrace(t, corpus+c.trace, c.format)
+			oracle := filepath.Join("testdata", "pipit", c.dir, "flat_profile_per_process.csv")
+			if _, err := os.Stat(oracle); err != nil {
+				t.Skipf("no per-process oracle: %v", err)
+			}
+			tr := readTrace(t, c.trace, c.format)
 			r, err := Compute(tr, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -220,7 +242,7 @@ func TestPerProcess(t *testing.T) {
 				got[[2]string{row.Name.Name, processNumber(row.Process)}] = row
 			}
 			n := 0
-			for _, want := range readCSV(t, filepath.Join("testdata", "pipit", c.dir, "flat_profile_per_process.csv")) {
+			for _, want := range readCSV(t, oracle) {
 				name := pipitName(want["Name"])
 				if want["time.exc"] == "" || c.skip != nil && c.skip.MatchString(name) {
 					continue

@@ -10,6 +10,10 @@ kind, src, out = sys.argv[1:4]
 os.makedirs(out, exist_ok=True)
 t = Trace.from_otf2(src, num_processes=1) if kind == 'otf2' else Trace.from_hpctoolkit(src)
 ev = t.events
+if 'Process' not in ev.columns:
+    # a HPCToolkit database whose trace lines carry no MPI rank: pipit's
+    # profile needs the column; every row is of the one process, 0
+    ev['Process'] = 0
 summary = dict(kind=kind, src=src, rows=len(ev),
                event_types={k: int(v) for k, v in ev['Event Type'].value_counts().items()},
                processes=sorted(int(p) for p in set(ev['Process'])),

@@ -1,0 +1,111 @@
+package critpath
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// rootedRun is three ranks, in ns: MPI_Reduce to rank 0, which enters
+// last (at 100), then MPI_Bcast from rank 1, which enters (at 250) after
+// rank 0 (200) and before rank 2 (300); each call, enter and leave.
+var rootedRun = []struct{ reduce, bcast [2]int }{
+	{[2]int{100, 110}, [2]int{200, 260}},
+	{[2]int{20, 25}, [2]int{250, 255}},
+	{[2]int{30, 35}, [2]int{300, 305}},
+}
+
+// writeRootedOTF2 writes rootedRun as Score-P would, the collective
+// records naming the operation and its root, through
+// testdata/gen/hybrid_otf2.py.
+func writeRootedOTF2(t *testing.T) string {
+	t.Helper()
+	python := "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
+		t.Skipf("python3-otf2 is not installed: %v", err)
+	}
+	type thread struct {
+		Process int   `json:"process"`
+		Thread  int   `json:"thread"`
+		Records []any `json:"records"`
+	}
+	run := struct {
+		Duration int      `json:"duration"`
+		Threads  []thread `json:"threads"`
+	}{Duration: 410}
+	for p, r := range rootedRun {
+		var recs []any
+		add := func(at int, rec ...any) { recs = append(recs, append([]any{at}, rec...)) }
+		call := func(name string, span [2]int, op string, root int) {
+			add(span[0], "enter", name)
+			add(span[0], "coll_begin")
+			add(span[1], "coll_end", op, root)
+			add(span[1], "leave", name)
+		}
+		add(0, "enter", "main")
+		add(0, "enter", "MPI_Init")
+		add(10, "leave", "MPI_Init")
+		call("MPI_Reduce", r.reduce, "REDUCE", 0)
+		call("MPI_Bcast", r.bcast, "BCAST", 1)
+		add(400+p, "enter", "MPI_Finalize")
+		add(410, "leave", "MPI_Finalize")
+		add(410, "leave", "main")
+		run.Threads = append(run.Threads, thread{p, 0, recs})
+	}
+	js, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "run.json")
+	if err := os.WriteFile(desc, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "otf2")
+	if b, err := exec.Command(python, "../../../testdata/gen/hybrid_otf2.py", desc, out).CombinedOutput(); err != nil {
+		t.Fatalf("hybrid_otf2.py: %v\n%s", err, b)
+	}
+	return filepath.Join(out, "traces.otf2")
+}
+
+// TestRootedCollectivesOTF2 checks that the roots OTF2's collective
+// records name decide who waits: MPI_Reduce's ranks 1 and 2 do not wait
+// for their root (all-to-one: only the root waits, and it came last),
+// MPI_Bcast's rank 0 waits 50 ns for its root, rank 1, and rank 2, which
+// entered after the root, not at all. Taken as all-to-all, as they were
+// when the OTF2 reader dropped the roots, ranks 1 and 2 waited 5 ns in
+// MPI_Reduce and ranks 0 and 1 for rank 2 in MPI_Bcast, and the path
+// went through rank 0.
+func TestRootedCollectivesOTF2(t *testing.T) {
+	path := writeRootedOTF2(t)
+	tr, err := formats.ReadFile(path, "otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type wait struct {
+		resource, cause string
+		enter, wait     trace.Time
+	}
+	var got []wait
+	for w, c := range r.WaitCalls() {
+		got = append(got, wait{r.Resources[w.Call.Resource], r.Resources[w.Cause.Resource], c.Enter, w.Wait})
+	}
+	want := []wait{{"machine/node/MPI Rank 0/Master thread", "machine/node/MPI Rank 1/Master thread", 200, 50}}
+	if len(got) != len(want) || got[0] != want[0] {
+		t.Errorf("wait states %+v, want %+v", got, want)
+	}
+	if len(r.Segments) != 1 || r.Resources[r.Segments[0].Resource] != "machine/node/MPI Rank 2/Master thread" ||
+		r.Segments[0].Start != 10 || r.Segments[0].End != 402 {
+		t.Errorf("path:\n%s", r)
+	}
+	sameAsReplay(t, r, path)
+}

@@ -1,0 +1,69 @@
+package pop
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// TestOTF2RawIndependent compares POP's raw data of Score-P traces (the
+// runtime and every resource's useful computation, hence load balance,
+// communication and parallel efficiency) with a script reading
+// python3-otf2's records by docs/analyses.md's definitions, written
+// apart (testdata/gen/pop_otf2_raw.py), to the nanosecond. The traces:
+// CASITA's MPI tests (testdata/casita) and, when the corpus is there, its
+// Score-P archives.
+func TestOTF2RawIndependent(t *testing.T) {
+	python := "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
+		t.Skipf("python3-otf2 is not installed: %v", err)
+	}
+	const corpus = "../../../../shared/traces/"
+	for _, c := range []struct{ name, path string }{
+		{"casita-10_scorep_mpi_tags", "../../../testdata/casita/10_scorep_mpi_tags/traces.otf2"},
+		{"casita-4_mpi_ls_barr", "../../../testdata/casita/4_mpi_ls_barr/traces.otf2"},
+		{"ping-pong-otf2", corpus + "pipit/tests/data/ping-pong-otf2/traces.otf2"},
+		{"stencil4d-32", corpus + "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2"},
+		{"stencil4d-64", corpus + "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := os.Stat(c.path); err != nil {
+				t.Skipf("trace not available: %v", err)
+			}
+			out := filepath.Join(t.TempDir(), "raw.json")
+			if b, err := exec.Command(python, "../../../testdata/gen/pop_otf2_raw.py", c.path, out).CombinedOutput(); err != nil {
+				t.Fatalf("pop_otf2_raw.py: %v\n%s", err, b)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want struct {
+				Runtime trace.Time
+				Useful  map[string]trace.Time
+			}
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			r := computeFile(t, c.path, "otf2")
+			if r.Runtime != want.Runtime {
+				t.Errorf("runtime %v, the script's %v", r.Runtime, want.Runtime)
+			}
+			if len(r.PerResource) != len(want.Useful) {
+				t.Errorf("%d resources, the script's %d", len(r.PerResource), len(want.Useful))
+			}
+			for _, res := range r.PerResource {
+				parts := strings.Split(res.Path, "/")
+				key := strings.Join(parts[max(len(parts)-2, 0):], "/")
+				if u, ok := want.Useful[key]; !ok || res.Useful != u {
+					t.Errorf("%s: useful %v, the script's %v", res.Path, res.Useful, u)
+				}
+			}
+		})
+	}
+}
