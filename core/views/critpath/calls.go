@@ -23,9 +23,11 @@ type run struct {
 	// held are the calls of a Run; spooled those of Blocks, by resource.
 	held    [][]mpi.Call
 	spooled []spooledCalls
-	// lastInit is the index of each resource's last MPI_Init, -1 for
-	// none: found as the spooled calls are indexed (nil for held ones).
-	lastInit []int32
+	// lastInit and lastFinalize are the index of each resource's last
+	// MPI_Init and MPI_Finalize, -1 for none: found as the spooled calls
+	// are indexed (nil for held ones), not by reading them back (a trace
+	// without MPI_Finalize would be read back whole to find none).
+	lastInit, lastFinalize []int32
 	// memberTimes are the times of the collectives' members' calls, in
 	// the order of the collectives and their members (that of the one
 	// array of all their Members): gathered as the spooled calls are
@@ -72,6 +74,15 @@ func (r *run) lastInits(ops []string) []int32 {
 		})
 	}
 	return out
+}
+
+// lastFinalizeOf returns the index of resource res's last call of the
+// operation "finalize" (ops: the operation of each name), -1 for none.
+func (r *run) lastFinalizeOf(rd *callReader, ops []string, res int32) int32 {
+	if r.lastFinalize != nil {
+		return r.lastFinalize[res]
+	}
+	return lastNamed(r, rd, ops, res, "finalize")
 }
 
 // count returns the number of calls of resource res.

@@ -230,7 +230,7 @@ func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 	for i, rr := range run.Resources {
 		t := rr.Last
 		if !opt.WholeRun {
-			if f := lastNamed(run, rd, ops, int32(i), "finalize"); f >= 0 {
+			if f := run.lastFinalizeOf(rd, ops, int32(i)); f >= 0 {
 				t = rd.call(mpi.CallRef{Resource: int32(i), Call: f}).Enter
 			}
 		}

@@ -100,3 +100,55 @@ func TestTiesInTheOrderOfTheLinks(t *testing.T) {
 		r.Close()
 	}
 }
+
+// The path ends at the latest entry into a resource's last MPI_Finalize,
+// which the accumulator notes as it indexes the calls rather than reads
+// them back: rank 0 enters MPI_Finalize twice, at 4 and at 11, with an
+// MPI_Send between; rank 1's only MPI_Finalize is entered at 9. The path
+// ends at 11, as FromRun finds it.
+func TestPathEndsAtTheLastFinalize(t *testing.T) {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+	for _, n := range []string{"MPI_Init", "MPI_Send", "MPI_Recv", "MPI_Finalize"} {
+		tr.DefineValue(trace.Value{Type: 1, Name: n})
+	}
+	const initCall, send, recv, finalize = 0, 1, 2, 3
+	for _, n := range []string{"0", "1"} {
+		tr.CreateContainer(trace.Container{Name: n, Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+	}
+	state := func(rank int32, v int32, start, end trace.Time) {
+		tr.State(trace.State{Container: rank + 1, Type: 1, Value: v, Start: start, End: end})
+	}
+	state(0, initCall, 0, 1)
+	state(0, send, 2, 3)
+	state(0, finalize, 4, 5)
+	state(0, send, 6, 7)
+	state(0, finalize, 11, 12)
+	state(1, initCall, 0, 1)
+	state(1, recv, 1, 8)
+	state(1, finalize, 9, 10)
+	tr.Link(trace.Link{From: 1, To: 2, Start: 6, End: 8})
+	tr.Finish(0, 20)
+	run, err := mpi.FromTrace(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := FromRun(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.End != 11 {
+		t.Fatalf("FromRun: the path ends at %v, want 11", want.End)
+	}
+	for _, memory := range []int64{1, 0} {
+		r, err := Compute(tr, Options{SpillDir: t.TempDir(), SpillMemory: memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.End != want.End || !reflect.DeepEqual(r.Segments, want.Segments) || !reflect.DeepEqual(r.Waits, want.Waits) {
+			t.Errorf("spill memory %d: path %+v ending at %v, want %+v", memory, r.Segments, r.End, want.Segments)
+		}
+		r.Close()
+	}
+}

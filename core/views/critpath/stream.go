@@ -306,9 +306,9 @@ var findPath = fromRun
 func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 	r := &run{Resources: b.Resources, Names: b.Names, Start: b.Start, End: b.End, NumMessages: b.NumMessages}
 	r.Collectives, r.memberTimes = index.collectives(len(b.Members))
-	r.spooled, r.lastInit = index.spooled, index.lastInit
+	r.spooled, r.lastInit, r.lastFinalize = index.spooled, index.lastInit, index.lastFinalize
 	if r.spooled == nil { // no resource
-		r.spooled, r.lastInit = []spooledCalls{}, []int32{}
+		r.spooled, r.lastInit, r.lastFinalize = []spooledCalls{}, []int32{}, []int32{}
 	}
 	for res := range r.spooled {
 		r.spooled[res].spool = &b.Calls[res]
@@ -320,12 +320,14 @@ func runOfBlocks(b *mpi.Blocks, index *callIndex) *run {
 // gathered as mpi.Builder.Blocks hands each resource's calls over (add)
 // rather than read back from the spools: where each spool's chunks
 // begin, each resource's last MPI_Init (where the delay costs'
-// intervals may begin), and the collectives' members and their calls'
-// times (what the collectives' wait states read of them).
+// intervals may begin) and MPI_Finalize (where the path may end), and the
+// collectives' members and their calls' times (what the collectives'
+// wait states read of them).
 type callIndex struct {
-	ops      []string       // the operation of each call name
-	spooled  []spooledCalls // their spool set by runOfBlocks (Blocks.Calls grows meanwhile)
-	lastInit []int32        // -1 for none
+	ops          []string       // the operation of each call name
+	spooled      []spooledCalls // their spool set by runOfBlocks (Blocks.Calls grows meanwhile)
+	lastInit     []int32        // -1 for none
+	lastFinalize []int32        // -1 for none
 	// The collectives as their first members have them, Members aside
 	// (count counts them); members are those of all, in the order of the
 	// resources and their calls, with their calls' times, 32 bytes each
@@ -350,13 +352,17 @@ func (ix *callIndex) add(b *mpi.Blocks, r int, calls []mpi.Call) {
 		for i, n := range b.Names {
 			ix.ops[i], _ = mpi.Operation(n)
 		}
-		ix.spooled, ix.lastInit = make([]spooledCalls, len(b.Resources)), make([]int32, len(b.Resources))
+		ix.spooled = make([]spooledCalls, len(b.Resources))
+		ix.lastInit, ix.lastFinalize = make([]int32, len(b.Resources)), make([]int32, len(b.Resources))
 	}
-	ix.lastInit[r] = -1
+	ix.lastInit[r], ix.lastFinalize[r] = -1, -1
 	for j := range calls {
 		c := &calls[j]
-		if ix.ops[c.Name] == "init" {
+		switch ix.ops[c.Name] {
+		case "init":
 			ix.lastInit[r] = int32(j)
+		case "finalize":
+			ix.lastFinalize[r] = int32(j)
 		}
 		if !c.Class.Collective() || c.Coll < 0 {
 			continue

@@ -102,11 +102,13 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	for r := range n {
 		sendEnds[r], recvEnds[r], events[r] = NewSpool[linkEnd](b.spill), NewSpool[linkEnd](b.spill), NewSpool[collEvent](b.spill)
 	}
+	ties := newMessageTies(b.OnTied, n)
 	var id int32
 	endsOf := func(l *rawLink) {
 		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
 			sendEnds[from].Append(linkEnd{id, to, l.start})
 			recvEnds[to].Append(linkEnd{id, from, l.end})
+			ties.expect(from, to)
 			out.NumMessages++
 		}
 		id++
@@ -133,7 +135,6 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		sendCallOf, recvCallOf = make([]int32, id), make([]int32, id)
 		classes = make([]uint8, id)
 	}
-	ties := newMessageTies(b.OnTied, n)
 	in := newInstances(out.Names)
 	var first []firstMember
 	// Each resource's calls are made ready (taken, sorted, given their
@@ -251,6 +252,11 @@ type messageTies struct {
 	// it, and runs where each partner's begin.
 	held [][]heldCall
 	runs [][]heldRun
+	// holds counts, by resource, the calls that will be held for it
+	// (expect): its queue is made that long at its first call held,
+	// rather than grown by append, which copies it over and over and
+	// leaves up to as much again unused.
+	holds []int32
 	// next is, for the resource whose calls are in hand, by the
 	// resource of the other end, where its next held call is in held[r]
 	// (the send's held for its receive, then the receive's for its
@@ -284,6 +290,7 @@ func newMessageTies(onTied func(link int32, send, recv TiedCall), resources int)
 		return m
 	}
 	m.held, m.runs = make([][]heldCall, resources), make([][]heldRun, resources)
+	m.holds = make([]int32, resources)
 	for k := range m.next {
 		m.next[k] = make([]int32, resources)
 		for i := range m.next[k] {
@@ -292,6 +299,19 @@ func newMessageTies(onTied func(link int32, send, recv TiedCall), resources int)
 	}
 	return m
 }
+
+// expect counts the call that will be held for a message from resource
+// from to resource to: that of its end met first, on the earlier resource
+// (the send's within one), held for the later.
+func (m *messageTies) expect(from, to int32) {
+	if m.onTied != nil {
+		m.holds[max(from, to)]++
+	}
+}
+
+// heldCheck, set by tests, is handed the calls held for each resource
+// once read, and how many were expected.
+var heldCheck func(r int32, held []heldCall, expected int32)
 
 // resource ties the ends of resource r's links (sends, recvs: their
 // calls among calls), then lets go of what was held for r.
@@ -309,6 +329,9 @@ func (m *messageTies) resource(r int32, calls []Call, sends, recvs []tiedEnd) {
 		m.next[0][p], m.next[1][p] = noneHeld, noneHeld
 	}
 	m.touched = m.touched[:0]
+	if heldCheck != nil {
+		heldCheck(r, m.held[r], m.holds[r])
+	}
 	m.held[r], m.runs[r] = nil, nil
 }
 
@@ -370,6 +393,9 @@ func (m *messageTies) hold(to, from int32, send bool, h heldCall) {
 	if n := len(runs); n == 0 || runs[n-1].from != from || runs[n-1].send != send {
 		m.runs[to] = append(runs, heldRun{from: from, send: send, start: int32(len(m.held[to]))})
 	}
+	if m.held[to] == nil {
+		m.held[to] = make([]heldCall, 0, m.holds[to])
+	}
 	m.held[to] = append(m.held[to], h)
 }
 
@@ -391,7 +417,8 @@ func (b *Builder) prepareResources(kept []int, events []Spool[collEvent], sendEn
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { panicked = recover() }()
 		for r, i := range kept {
-			p := preparedCalls{calls: outermost(b.building[i].takeCalls(), b.end)}
+			p := preparedCalls{calls: outermost(b.building[i].takeCalls(), b.end),
+				sends: make([]tiedEnd, 0, sendEnds[r].Len()), recvs: make([]tiedEnd, 0, recvEnds[r].Len())}
 			// The communicators (assignCommunicators).
 			hint := int32(-1)
 			events[r].Drain(func(e *collEvent) { hint = assignCommunicator(p.calls, e, hint) })

@@ -220,6 +220,13 @@ func TestBlocksMessagesWithinOneResource(t *testing.T) {
 // read a partner at a time, in the order of the links.
 func TestBlocksTiesRandomMessages(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 26))
+	// Each queue of held calls is made as long as it will be, once.
+	heldCheck = func(r int32, held []heldCall, expected int32) {
+		if len(held) != int(expected) || expected > 0 && cap(held) != int(expected) {
+			t.Errorf("resource %d: %d calls held in a queue of %d, expected %d", r, len(held), cap(held), expected)
+		}
+	}
+	defer func() { heldCheck = nil }()
 	for range 20 {
 		tr := trace.New()
 		tr.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})

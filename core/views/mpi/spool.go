@@ -352,10 +352,8 @@ func (p *Spool[T]) Drain(visit func(*T)) {
 			}
 			s.release(seg.at, len(bytesOf(buf)))
 			chunk = buf
-		} else if s != nil {
-			s.mu.Lock()
-			s.held -= int64(len(chunk)) * int64(unsafe.Sizeof(chunk[0]))
-			s.mu.Unlock()
+		} else {
+			s.letGo(bytesOf(chunk))
 		}
 		for i := range chunk {
 			visit(&chunk[i])
@@ -367,11 +365,43 @@ func (p *Spool[T]) Drain(visit func(*T)) {
 	}
 }
 
-// Take returns the records in one slice of the exact size and empties p.
+// Take returns the records in one slice of the exact size and empties p,
+// as Drain would visit them: the spilled chunks are read straight into
+// their place in it, the others copied whole, rather than each record
+// copied out of a chunk's buffer by a call. It stops early, the records
+// of the chunks before in the slice, when the spill file cannot be read
+// (Spill.Err).
 func (p *Spool[T]) Take() []T {
+	segs, mem, cur, s := p.segs, p.mem, p.cur, p.spill
 	out := make([]T, 0, p.n)
-	p.Drain(func(x *T) { out = append(out, *x) })
-	return out
+	*p = Spool[T]{spill: s}
+	for k, seg := range segs {
+		at := len(out)
+		out = out[:at+seg.n]
+		if chunk := mem[k]; chunk != nil {
+			copy(out[at:], chunk)
+			s.letGo(bytesOf(chunk))
+			mem[k] = nil
+			continue
+		}
+		to := bytesOf(out[at:])
+		if !s.read(to, seg.at) {
+			return out[:at]
+		}
+		s.release(seg.at, len(to))
+	}
+	return append(out, cur...)
+}
+
+// letGo counts chunk, a chunk kept in memory and drained, out of the
+// memory the spools hold (none on a nil Spill).
+func (s *Spill) letGo(chunk []byte) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.held -= int64(len(chunk))
+	s.mu.Unlock()
 }
 
 // Chunks returns the number of chunks p keeps its records in: the full

@@ -75,6 +75,43 @@ func TestSpool(t *testing.T) {
 	}
 }
 
+// Take gives what Drain visits, chunks in memory and spilled alike, and
+// when the file cannot be read back it stops where Drain stops: after the
+// chunks before the first that cannot be read, with the spill's error.
+func TestSpoolTakeAsDrain(t *testing.T) {
+	for _, memory := range []int64{-1, 1, 100 * 24, 1 << 20} {
+		for _, unreadable := range []bool{false, true} {
+			var spools [2]Spool[record]
+			var spills [2]*Spill
+			for i := range spools {
+				spills[i] = &Spill{Dir: t.TempDir(), Memory: memory}
+				defer spills[i].Close()
+				spools[i] = NewSpool[record](spills[i])
+				for k := range 3*maxChunk + 77 {
+					spools[i].Append(record{int64(k) * 1000003, int32(-k), float64(k) / 7})
+				}
+				if unreadable && spills[i].f != nil {
+					spills[i].f.Close()
+				}
+			}
+			var drained []record
+			spools[0].Drain(func(r *record) { drained = append(drained, *r) })
+			taken := spools[1].Take()
+			if !slices.Equal(taken, drained) || spills[1].held != spills[0].held {
+				t.Errorf("memory %d, unreadable %v: Take gave %d records, Drain %d; %d and %d bytes held after",
+					memory, unreadable, len(taken), len(drained), spills[1].held, spills[0].held)
+			}
+			if err0, err1 := spills[0].Err(), spills[1].Err(); (err0 == nil) != (err1 == nil) ||
+				err1 != nil && !strings.Contains(err1.Error(), "reading back") {
+				t.Errorf("memory %d, unreadable %v: Take's error %v, Drain's %v", memory, unreadable, err1, err0)
+			}
+			if unreadable && memory == 100*24 && (len(taken) == 0 || len(taken) == 3*maxChunk+77) {
+				t.Errorf("memory %d: %d records taken: the chunks in memory before the first spilled, not all, were expected", memory, len(taken))
+			}
+		}
+	}
+}
+
 // A full disk is an error naming the directory and the cause, and the
 // records stay whole in memory.
 func TestSpillDiskFull(t *testing.T) {
