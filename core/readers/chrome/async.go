@@ -18,17 +18,18 @@ import (
 //
 // Perfetto (trace processor, TrackCompressor::InternLegacyAsyncTrack and
 // GetOrCreateTrackForCookie) puts the events of an id on a track set named
-// by the name of the id's first event, and gives a begin the id's track
-// while the id has a slice open, else the first track of the set with
-// nothing open; its UI draws the tracks of a set as one. The trace
-// viewer (catapult, AsyncSliceGroup.viewSubGroups and
+// by the name of the id's first event in the process, and an id on the
+// track it had last, unless another id took it since, else on the first
+// track of the set with nothing open; its UI draws the tracks of a set as
+// one. The trace viewer (catapult, AsyncSliceGroup.viewSubGroups and
 // AsyncSliceGroupTrack.buildSubRows_) groups the async slices by title and
 // puts each top-level slice, with its sub-slices below it, on the first row
-// whose last slice ended by its start, in order of start. Both come to
-// the rule here: a group per (process of the track, name of its first
-// event); its operations (a top-level slice with everything nested in it,
-// see asyncOp) in order of start, each on the lowest lane whose last
-// operation ended by then.
+// whose last slice ended by its start, in order of start. The rule here
+// is the trace viewer's packing in Perfetto's groups: a group per (process
+// of the track, name of its first event); its operations (a top-level
+// slice with everything nested in it, see asyncOp) in order of start, each
+// on the lowest lane whose last operation ended by then. It differs from
+// Perfetto's only for an id that comes back to a lower lane than its last.
 
 // asyncSlice is a matched async begin and end.
 type asyncSlice struct {
