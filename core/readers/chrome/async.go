@@ -55,9 +55,8 @@ type asyncPoint struct {
 // slices (an operation of no duration).
 type asyncOp struct {
 	track      int32
-	start, end trace.Time
 	lane       int32 // the lane of its group, set by packAsync
-	rank       int32 // its place in the order of packing
+	start, end trace.Time
 }
 
 // asyncGroup is the async tracks of one process and one name: the lanes
@@ -67,10 +66,14 @@ type asyncGroup struct {
 	lanes      int32
 }
 
+// asyncResult is what matchAsync makes of the tracks. The slices and
+// events are in order of operation, the slices of each by start, outer
+// first, the events of each by time.
 type asyncResult struct {
 	slices  []asyncSlice
 	events  []asyncPoint
 	ops     []asyncOp
+	packed  []int32 // the operations in the order packAsync placed them
 	groups  []asyncGroup
 	groupOf []int32 // the group of each track
 }
@@ -162,6 +165,18 @@ func (c *collector) matchAsync() asyncResult {
 			c.notes.warn("%d async begin events without end, cut at the last event of their track")
 		}
 	}
+	// Each operation's slices come out together, by end: put them by
+	// start, outer first, as the states of threads.
+	for first := 0; first < len(out.slices); {
+		next := first + 1
+		for next < len(out.slices) && out.slices[next].op == out.slices[first].op {
+			next++
+		}
+		slices.SortStableFunc(out.slices[first:next], func(a, b asyncSlice) int {
+			return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.depth, b.depth))
+		})
+		first = next
+	}
 	c.packAsync(&out)
 	return out
 }
@@ -191,18 +206,18 @@ func (c *collector) packAsync(r *asyncResult) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	// The operations are made in order of track, then time: a stable sort
-	// by start keeps that order for ties.
-	slices.SortStableFunc(order, func(a, b int32) int {
+	// The operations are made in order of track, then time: their index
+	// breaks ties of start in that order.
+	slices.SortFunc(order, func(a, b int32) int {
 		x, y := &r.ops[a], &r.ops[b]
-		return cmp.Or(cmp.Compare(r.groupOf[x.track], r.groupOf[y.track]), cmp.Compare(x.start, y.start))
+		return cmp.Or(cmp.Compare(r.groupOf[x.track], r.groupOf[y.track]), cmp.Compare(x.start, y.start), cmp.Compare(a, b))
 	})
+	r.packed = order
 	var busy busyLanes
 	var free freeLanes
 	group := int32(-1)
-	for rank, i := range order {
+	for _, i := range order {
 		op := &r.ops[i]
-		op.rank = int32(rank)
 		if g := r.groupOf[op.track]; g != group {
 			group, busy, free = g, busy[:0], free[:0]
 		}
@@ -263,35 +278,67 @@ func (e *emitter) opCont(r *asyncResult, op int32) int32 {
 	return e.groupCont[r.groupOf[o.track]] + o.lane
 }
 
+// lanesInOrder returns the operations lane by lane, in the order of the
+// lanes' containers, each lane's in order of packing (a counting sort of
+// r.packed by container), with where each operation's slices and events
+// begin in r.slices and r.events.
+func (e *emitter) lanesInOrder(r *asyncResult) (ops, firstSlice, firstEvent []int32) {
+	at := make([]int32, e.nConts+2)
+	for _, op := range r.packed {
+		at[e.opCont(r, op)+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	ops = make([]int32, len(r.ops))
+	for _, op := range r.packed {
+		c := e.opCont(r, op)
+		ops[at[c]] = op
+		at[c]++
+	}
+	// Slices and events are in order of operation: each operation's
+	// begin where the count of those before it ends.
+	firstSlice, firstEvent = make([]int32, len(r.ops)+1), make([]int32, len(r.ops)+1)
+	for _, s := range r.slices {
+		firstSlice[s.op+1]++
+	}
+	for _, p := range r.events {
+		firstEvent[p.op+1]++
+	}
+	for i := 1; i <= len(r.ops); i++ {
+		firstSlice[i] += firstSlice[i-1]
+		firstEvent[i] += firstEvent[i-1]
+	}
+	return ops, firstSlice, firstEvent
+}
+
 // asyncStates emits the async slices lane by lane, each lane's operations
 // in order, each operation's slices by start, outer first, as the states
 // of threads.
-func (e *emitter) asyncStates(r *asyncResult) {
-	// Slices come out of matchAsync by end.
-	slices.SortStableFunc(r.slices, func(a, b asyncSlice) int {
-		return cmp.Or(cmp.Compare(e.opCont(r, a.op), e.opCont(r, b.op)), cmp.Compare(r.ops[a.op].rank, r.ops[b.op].rank),
-			cmp.Compare(a.start, b.start), cmp.Compare(a.depth, b.depth))
-	})
-	for _, s := range r.slices {
-		e.emitState(trace.State{Container: e.opCont(r, s.op), Type: e.asyncSlice,
-			Value: e.value(e.asyncSlice, s.name, s.cat), Start: s.start, End: s.end, Depth: s.depth}, none)
-		e.giveAsyncArgs(trace.KindState, e.nStates-1, s.args, r.ops[s.op].track)
+func (e *emitter) asyncStates(r *asyncResult, ops, first []int32) {
+	for _, op := range ops {
+		cont, track := e.opCont(r, op), r.ops[op].track
+		for _, s := range r.slices[first[op]:first[op+1]] {
+			e.emitState(trace.State{Container: cont, Type: e.asyncSlice,
+				Value: e.value(e.asyncSlice, s.name, s.cat), Start: s.start, End: s.end, Depth: s.depth}, none)
+			e.giveAsyncArgs(trace.KindState, e.nStates-1, s.args, track)
+		}
 	}
 }
 
-// asyncEvents emits async instants (n) and steps (T, p) by lane, in time
-// order (file order for equal times).
-func (e *emitter) asyncEvents(r *asyncResult) {
-	slices.SortStableFunc(r.events, func(a, b asyncPoint) int {
-		return cmp.Or(cmp.Compare(e.opCont(r, a.op), e.opCont(r, b.op)), cmp.Compare(a.ts, b.ts))
-	})
-	for _, p := range r.events {
-		typ := e.asyncInstant
-		if p.phase != 'n' {
-			typ = e.asyncStep
+// asyncEvents emits async instants (n) and steps (T, p) lane by lane, in
+// time order (as the operations of a lane follow one another).
+func (e *emitter) asyncEvents(r *asyncResult, ops, first []int32) {
+	for _, op := range ops {
+		cont, track := e.opCont(r, op), r.ops[op].track
+		for _, p := range r.events[first[op]:first[op+1]] {
+			typ := e.asyncInstant
+			if p.phase != 'n' {
+				typ = e.asyncStep
+			}
+			e.emitEvent(trace.Event{Container: cont, Type: typ, Value: e.value(typ, p.name, p.cat), Time: p.ts}, none)
+			e.giveAsyncArgs(trace.KindEvent, e.nEvents-1, p.args, track)
 		}
-		e.emitEvent(trace.Event{Container: e.opCont(r, p.op), Type: typ, Value: e.value(typ, p.name, p.cat), Time: p.ts}, none)
-		e.giveAsyncArgs(trace.KindEvent, e.nEvents-1, p.args, r.ops[p.op].track)
 	}
 }
 

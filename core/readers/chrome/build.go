@@ -56,9 +56,10 @@ func (c *collector) build(file string, sink trace.Sink) error {
 	}
 	e.createContainers(async.groups)
 	e.states()
-	e.asyncStates(&async)
+	lanes, firstSlice, firstEvent := e.lanesInOrder(&async)
+	e.asyncStates(&async, lanes, firstSlice)
 	e.instants()
-	e.asyncEvents(&async)
+	e.asyncEvents(&async, lanes, firstEvent)
 	e.flows(links, lost)
 	e.gpuLinks(launches, waits)
 	e.variables()
