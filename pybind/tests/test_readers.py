@@ -226,6 +226,28 @@ def test_chrome_first_slice_exactly():
     assert s.container == f"{first['pid']}/{first['tid']}"
 
 
+def test_chrome_async_ids_share_lanes(tmp_path):
+    # Five requests of one name, at most two open at once: two lanes of the
+    # group "fetch", as Perfetto and the trace viewer draw them, not five
+    # containers; the time per state is that of the ids' slices, and each
+    # slice's args begin with its id.
+    spans = {1: (10, 20), 2: (15, 30), 3: (20, 25), 4: (26, 28), 5: (31, 40)}
+    events = [{"ph": "M", "name": "process_name", "pid": 7, "args": {"name": "Browser"}}]
+    for i, (b, e) in spans.items():
+        events += [{"ph": "b", "cat": "net", "name": "fetch", "id": hex(i), "pid": 7, "ts": b, "args": {"n": i}},
+                   {"ph": "e", "cat": "net", "name": "fetch", "id": hex(i), "pid": 7, "ts": e}]
+    path = tmp_path / "requests.json"
+    path.write_text(json.dumps(events))
+    trace = ms.read_chrome(path, args=True)
+    assert list(trace.containers.path) == ["Browser", "Browser/fetch", "Browser/fetch (overlap lane 1)"]
+    states = trace.states
+    lanes = dict(zip(states.args.map(lambda a: json.loads(a)["id"]), states.container))
+    assert lanes == {"0x1": "Browser/fetch", "0x2": "Browser/fetch (overlap lane 1)", "0x3": "Browser/fetch",
+                     "0x4": "Browser/fetch", "0x5": "Browser/fetch"}
+    assert [json.loads(a) for a in states.args] == [{"id": hex(i), "n": i} for i in (1, 3, 4, 5, 2)]
+    assert (states.end_ns - states.start_ns).sum() == sum(e - b for b, e in spans.values()) * 1000
+
+
 # --- Paraver ----------------------------------------------------------------
 
 def paraver_oracle(path):

@@ -54,11 +54,12 @@ func (c *collector) build(file string, sink trace.Sink) error {
 	if len(waits) > 0 {
 		e.eventWait = e.define(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
 	}
-	e.createContainers()
+	e.createContainers(async.groups)
 	e.states()
-	e.asyncStates(async.slices)
+	lanes, firstSlice, firstEvent := e.lanesInOrder(&async)
+	e.asyncStates(&async, lanes, firstSlice)
 	e.instants()
-	e.asyncEvents(async.events)
+	e.asyncEvents(&async, lanes, firstEvent)
 	e.flows(links, lost)
 	e.gpuLinks(launches, waits)
 	e.variables()
@@ -241,7 +242,7 @@ type emitter struct {
 	recentValues     [valueSlots]recentValue
 	nValues          int32
 	nStates, nEvents int
-	trackCont        []int32
+	groupCont        []int32 // container of an async group's lane 0; lane k is groupCont+k
 	nConts           int32
 	procCont         []int32
 	thrCont          []int32 // container of a thread's lane 0; lane k is thrCont+k
@@ -420,18 +421,23 @@ func (e *emitter) create(name, alias string, typ, parent int32) int32 {
 }
 
 // createContainers creates processes in display order, each followed by
-// its threads, each thread followed by its overlap lanes.
+// its threads, each thread followed by its overlap lanes, then by its async
+// groups, each followed by its lanes.
 //
 // Processes are told apart by pid and threads by (pid, tid), never by
-// name: when two processes, or two threads of one process, or two async
-// tracks of one process, would show the same name, each gets its
-// identifier after the name ("worker 12", "worker 13"), so that no two
-// containers share a path and none is merged downstream.
-func (e *emitter) createContainers() {
+// name: when two processes, or two threads of one process, would show the
+// same name, each gets its identifier after the name ("worker 12",
+// "worker 13"), so that no two containers share a path and none is merged
+// downstream. Async groups are told apart by name.
+func (e *emitter) createContainers(groups []asyncGroup) {
 	c := e.c
 	e.procCont = make([]int32, len(c.procs))
 	e.thrCont = make([]int32, len(c.threads))
-	e.trackCont = make([]int32, len(c.tracks))
+	e.groupCont = make([]int32, len(groups))
+	groupsOf := make([][]int32, len(c.procs))
+	for g := range groups {
+		groupsOf[groups[g].proc] = append(groupsOf[groups[g].proc], int32(g))
+	}
 	procs := order(len(c.procs), func(i int) (int64, bool) {
 		return e.rank(c.procs[i].hasSortIndex, c.procs[i].sortIndex, c.procs[i].key)
 	})
@@ -474,17 +480,29 @@ func (e *emitter) createContainers() {
 				e.create(name+" (overlap lane "+n+")", alias+"#"+n, e.thread, e.procCont[pi])
 			}
 		}
-		trackNames := make([]string, len(p.tracks))
-		for k, tr := range p.tracks {
-			t := &c.tracks[tr]
-			trackNames[k] = c.strs.str(t.name)
-			if trackNames[k] == "" {
-				trackNames[k] = c.strs.str(t.id)
-			}
+		e.createAsyncGroups(groups, groupsOf[pi], e.procCont[pi])
+	}
+}
+
+// createAsyncGroups creates the lanes of the async groups mine (of one
+// process, in order of first appearance) under container proc: "<name>",
+// then "<name> (overlap lane k)" as a thread's lanes. An empty name reads
+// "[No name]", as in Perfetto.
+func (e *emitter) createAsyncGroups(groups []asyncGroup, mine []int32, proc int32) {
+	names := make([]string, len(mine))
+	for k, g := range mine {
+		if names[k] = e.c.strs.str(groups[g].name); names[k] == "" {
+			names[k] = "[No name]"
 		}
-		trackNames = distinct(trackNames, func(k int) string { return c.strs.str(c.tracks[p.tracks[k]].id) })
-		for k, tr := range p.tracks {
-			e.trackCont[tr] = e.create(trackNames[k], c.strs.str(c.tracks[tr].id), e.track, e.procCont[pi])
+	}
+	// The names of groups differ, but for a group without name and one
+	// named "[No name]": numbered.
+	names = distinct(names, func(k int) string { return names[k] })
+	for k, g := range mine {
+		e.groupCont[g] = e.create(names[k], "", e.track, proc)
+		for lane := int32(1); lane < groups[g].lanes; lane++ {
+			n := strconv.Itoa(int(lane))
+			e.create(names[k]+" (overlap lane "+n+")", "#"+n, e.track, proc)
 		}
 	}
 }
@@ -492,8 +510,8 @@ func (e *emitter) createContainers() {
 // distinct returns names where every name shared by several items is
 // followed by each item's identifier; names already distinct stay as
 // they are. A name equal to its item's identifier (a thread without
-// thread_name) is not repeated. Items alike in name and identifier (async
-// tracks of one id in two categories) are then numbered in order.
+// thread_name) is not repeated. Items alike in name and identifier are
+// then numbered in order.
 func distinct(names []string, id func(i int) string) []string {
 	count := make(map[string]int, len(names))
 	for _, n := range names {

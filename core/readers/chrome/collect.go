@@ -23,7 +23,6 @@ type process struct {
 	sortIndex    int64
 	hasSortIndex bool
 	threads      []int32
-	tracks       []int32 // async tracks, in order of first appearance
 }
 
 type thread struct {
@@ -135,8 +134,9 @@ type asyncKey struct {
 	id, pid   int32
 }
 
-// asyncTrack is one async track: the events of one async key, shown as a
-// container under the process of its first event.
+// asyncTrack is one async track: the events of one async key, shown in
+// the group of the process and name of its first event in the file (see
+// packAsync).
 type asyncTrack struct {
 	proc   int32
 	name   int32 // name of the first event
@@ -303,7 +303,7 @@ func (c *collector) bytes() int64 {
 		n += c.tracks[i].events.bytes
 	}
 	for i := range c.procs {
-		n += int64(cap(c.procs[i].threads)+cap(c.procs[i].tracks)) * 4
+		n += int64(cap(c.procs[i].threads)) * 4
 	}
 	return n
 }
@@ -741,7 +741,6 @@ func (c *collector) track(k asyncKey, e *rawEvent) int32 {
 		p := c.process(e.pid)
 		c.tracks = append(c.tracks, asyncTrack{proc: p, name: e.name, id: e.id})
 		c.trackByKey[k] = tr
-		c.procs[p].tracks = append(c.procs[p].tracks, tr)
 	}
 	*slot = recentTrack{k, tr + 1}
 	return tr

@@ -85,16 +85,28 @@
 //     the last until the end of the trace. Values that are not numbers are
 //     counted.
 //   - b, e, n (nestable async) and S, T, p, F (legacy async): async
-//     tracks, containers of type "Async track" under the process of their
-//     first event, one per async id: (cat, id) for nestable events, (name,
-//     id) for legacy ones, id2.local ids scoped by pid, as the trace viewer
-//     keys them. A track is named by its first event's name (alias: the
-//     id). b..e and S..F are states "Async slice" nested per track: an end
-//     closes the innermost open begin of the same name, begins opened
-//     above it end with it, begins never ended end at the last event of
-//     their track (both counted in warnings), ends that close nothing are
-//     counted. n is an "Async instant", T and p are "Async step" events
-//     valued by args.step when given.
+//     tracks, one per async id: (cat, id) for nestable events, (name, id)
+//     for legacy ones, id2.local ids scoped by pid, as the trace viewer
+//     keys them. b..e and S..F are states "Async slice" nested per track:
+//     an end closes the innermost open begin of the same name, begins
+//     opened above it end with it, begins never ended end at the last
+//     event of their track (both counted in warnings), ends that close
+//     nothing are counted. n is an "Async instant", T and p are "Async
+//     step" events valued by args.step when given. The tracks are shown
+//     as Perfetto and the trace viewer show them: grouped by the process
+//     and name of their first event in the file, each group packed into
+//     lanes, containers of type "Async track" under the process, "<name>"
+//     then "<name> (overlap lane k)". A track's operations (a top-level
+//     slice with what nests in it and the track's instants and steps
+//     while it is open; an instant or step outside any slice is one of no
+//     duration) go, in order of start, each to the lowest lane whose last
+//     operation has ended by then: a group has as many lanes as it has
+//     operations open at once, not one per id. An operation stays whole
+//     on its lane, so that each lane is a proper call stack; one lane
+//     holds the operations of several ids one after the other. The id
+//     of a track is the first member of the args of its slices and
+//     events, {"id":"0x1b",...} (args that are not an object stay as they
+//     are).
 //   - s, t, f (flows), and the flow_in / flow_out flags with bind_id on X
 //     events (Perfetto's form): links of type "Flow" between threads,
 //     declared in the root container, valued by the flow name, with Key

@@ -58,6 +58,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`[{"ph":"b","cat":"c","name":"a","id":1,"pid":1,"ts":1},{"ph":"b","cat":"c","name":"b","id":1,"pid":1,"ts":2},` +
 		`{"ph":"e","cat":"c","name":"a","id":1,"pid":1,"ts":3},{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"bind_id":1,"flow_out":true},` +
 		`{"ph":"X","name":"y","pid":1,"tid":2,"ts":2,"dur":1,"bind_id":1,"flow_in":true,"args":{"k":[1]}}`))
+	// Async ids of one name packed into lanes, an instant outside any slice.
+	f.Add([]byte(`[{"ph":"b","cat":"c","name":"r","id":1,"pid":1,"ts":1},{"ph":"b","cat":"c","name":"r","id":2,"pid":1,"ts":2},` +
+		`{"ph":"e","cat":"c","name":"r","id":1,"pid":1,"ts":3,"args":{"s":1}},{"ph":"n","cat":"c","name":"m","id":2,"pid":1,"ts":9},` +
+		`{"ph":"S","name":"r","id":3,"pid":1,"ts":3,"args":{"a":[1]}},{"ph":"F","name":"r","id":3,"pid":1,"ts":4}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxFuzzInput {
 			return

@@ -22,7 +22,7 @@ func TestTrailingCommas(t *testing.T) {
 	checkLines(t, "entities", dump(tr), []string{
 		`state /p/0 Slice Bar 4890.000-3769179.708 d0 {"a":1}`,
 		"state /p/0 Slice Foo 3473608.458-3769163.958 d1",
-		`state /p/A Async slice A[C] 40000.000-40000.000 d0 {"02.step2":2}`,
+		`state /p/A Async slice A[C] 40000.000-40000.000 d0 {"id":"1","02.step2":2}`,
 	})
 	if m := notes.Messages(); len(m) != 1 || m[0] != "1 async begin events without end, cut at the last event of their track" {
 		t.Errorf("notes %q", m)
@@ -101,9 +101,9 @@ func TestAsyncThreads(t *testing.T) {
 {"cat":"r","pid":3,"tid":5,"ts":3,"ph":"n","name":"i","id":"7"}
 ]`)
 	checkLines(t, "containers", containerPaths(tr), []string{
-		"1 (Process, alias 1)", "1/1 (Thread, alias 1)", "1/E (Async track, alias 1)",
+		"1 (Process, alias 1)", "1/1 (Thread, alias 1)", "1/E (Async track, alias )",
 		"2 (Process, alias 2)", "2/2 (Thread, alias 2)",
-		"3 (Process, alias 3)", "3/4 (Thread, alias 4)", "3/5 (Thread, alias 5)", "3/i (Async track, alias 7)",
+		"3 (Process, alias 3)", "3/4 (Thread, alias 4)", "3/5 (Thread, alias 5)", "3/i (Async track, alias )",
 	})
 }
 

@@ -139,21 +139,24 @@ func TestEveryPhase(t *testing.T) {
 		`state /2/1 Slice launch[cuda_runtime] 44.000-45.000 d0`,
 		// 46 + 4.0005 µs: 50000.5 ns, rounded half away from zero.
 		`state /2/stream 7 Slice kernel[kernel] 46.000-50.001 d0`,
-		// Nestable async: one track per (cat, id); dns nests in req.
-		`state /Browser/req 0x1 Async slice req[net] 11.000-18.000 d0 {"url":"/"}`,
-		`state /Browser/req 0x1 Async slice dns[net] 12.000-14.000 d1`,
-		// id2.local 0x1 is another track; never ended, it ends at its
-		// track's last event, its own start.
-		`state /Browser/req 0x1 (2) Async slice req[net] 16.000-16.000 d0`,
+		// Nestable async: one track per (cat, id), in the group of its
+		// process and first name; dns nests in req; the args begin with
+		// the id.
+		`state /Browser/req Async slice req[net] 11.000-18.000 d0 {"id":"0x1","url":"/"}`,
+		`state /Browser/req Async slice dns[net] 12.000-14.000 d1 {"id":"0x1"}`,
+		// id2.local 0x1 is another track of the group, open while the
+		// first is: on the next lane. Never ended, it ends at its track's
+		// last event, its own start.
+		`state /Browser/req (overlap lane 1) Async slice req[net] 16.000-16.000 d0 {"id":"0x1"}`,
 		// Legacy async: S..F, steps T and p.
-		`state /Browser/load Async slice load 20.000-25.000 d0`,
+		`state /Browser/load Async slice load 20.000-25.000 d0 {"id":"5"}`,
 		`event / Global instant vsync 7.000 {"frame":1}`,
 		`event /Browser Process instant load 5.000`,
 		`event /Browser/main 1 Instant mark 6.000`,
 		`event /Browser/main 2 Instant tick 45.000`,
-		`event /Browser/req 0x1 Async instant sent[net] 13.000`,
-		`event /Browser/load Async step parse 22.000 {"step":"parse"}`,
-		`event /Browser/load Async step load 23.000`,
+		`event /Browser/req Async instant sent[net] 13.000 {"id":"0x1"}`,
+		`event /Browser/load Async step parse 22.000 {"id":"5","step":"parse"}`,
+		`event /Browser/load Async step load 23.000 {"id":"5"}`,
 		// flow_out/flow_in with bind_id: from launch to kernel.
 		`link /2/1 -> /2/stream 7 Flow launch 44.000-46.000`,
 		// s binds to the enclosing slice (run, at 12); f without bp "e"
@@ -169,10 +172,10 @@ func TestEveryPhase(t *testing.T) {
 		// Two threads, one name: two containers, told apart by tid.
 		"Browser/main 1 (Thread, alias 1)",
 		"Browser/main 2 (Thread, alias 2)",
-		// Two tracks of one name and id (another scope): numbered.
-		"Browser/req 0x1 (Async track, alias 0x1)",
-		"Browser/req 0x1 (2) (Async track, alias 0x1)",
-		"Browser/load (Async track, alias 5)",
+		// Two tracks of one name, open at once: one group, two lanes.
+		"Browser/req (Async track, alias )",
+		"Browser/req (overlap lane 1) (Async track, alias #1)",
+		"Browser/load (Async track, alias )",
 		"2 (Process, alias 2)",
 		"2/1 (Thread, alias 1)",
 		"2/stream 7 (Thread, alias stream 7)",
@@ -255,12 +258,12 @@ func TestAsyncMatching(t *testing.T) {
 {"ph":"e","name":"other cat","cat":"d","id":1,"pid":2,"ts":9}
 ]`)
 	checkLines(t, "entities", dump(tr), []string{
-		"state /1/outer Async slice outer[c] 1.000-7.000 d0",
-		"state /1/outer Async slice mid[c] 2.000-5.000 d1",
-		"state /1/outer Async slice inner[c] 3.000-5.000 d2",
+		`state /1/outer Async slice outer[c] 1.000-7.000 d0 {"id":"1"}`,
+		`state /1/outer Async slice mid[c] 2.000-5.000 d1 {"id":"1"}`,
+		`state /1/outer Async slice inner[c] 3.000-5.000 d2 {"id":"1"}`,
 		// Another category is another track, even with the same id; a
 		// global id continues across processes, on the first's track.
-		"state /1/other cat Async slice other cat[d] 1.000-9.000 d0",
+		`state /1/other cat Async slice other cat[d] 1.000-9.000 d0 {"id":"1"}`,
 	})
 	checkLines(t, "notes", notes.Messages(), []string{
 		"1 async begin events without end, cut at the end of their enclosing async slice",
@@ -414,8 +417,8 @@ func TestEndArgsJoinBegin(t *testing.T) {
 		`state /1/1 Slice b 3.000-4.000 d0 {"out":3}`,
 		`state /1/1 Slice c 5.000-6.000 d0 {"in":4}`,
 		`state /1/1 Slice d 7.000-8.000 d0 [1]`, // not objects: the begin's
-		`state /1/r Async slice r[net] 1.000-9.000 d0 {"url":"/","status":200}`,
-		`state /1/l Async slice l 1.000-9.000 d0 {"ok":true}`,
+		`state /1/r Async slice r[net] 1.000-9.000 d0 {"id":"1","url":"/","status":200}`,
+		`state /1/l Async slice l 1.000-9.000 d0 {"id":"2","ok":true}`,
 	})
 	for _, a := range tr.StateArgs {
 		if a != "" && !json.Valid([]byte(a)) {
@@ -428,7 +431,8 @@ func TestEndArgsJoinBegin(t *testing.T) {
 // collector.recentTracks has slots, nestable and legacy ones with the same
 // ids whose category and name are one interned string (keys that differ
 // only in legacy), and process-local ids on two processes: each track gets
-// its own events, as the map alone gives them.
+// its own events, as the map alone gives them. The legacy tracks share a
+// name and are all open at once: one group of n lanes, in order of start.
 func TestManyAsyncTracks(t *testing.T) {
 	const n = 3 * trackSlots
 	var b strings.Builder
@@ -448,10 +452,14 @@ func TestManyAsyncTracks(t *testing.T) {
 		event("e", "end", "x", i, 1, 1000-i)
 		event("F", "x", "c", i, 1, 2000-i)
 		event("e", "end", "x", i, 2, 3000-i)
+		lane := ""
+		if i > 0 {
+			lane = fmt.Sprintf(" (overlap lane %d)", i)
+		}
 		want = append(want,
-			fmt.Sprintf("state /1/n%d Async slice n%d[x] %d.000-%d.000 d0", i, i, 10+i, 1000-i),
-			fmt.Sprintf("state /1/x %d Async slice x[c] %d.000-%d.000 d0", i, 10+i, 2000-i),
-			fmt.Sprintf("state /2/n%d Async slice n%d[x] %d.000-%d.000 d0", i, i, 20+i, 3000-i))
+			fmt.Sprintf(`state /1/n%d Async slice n%d[x] %d.000-%d.000 d0 {"id":"%d"}`, i, i, 10+i, 1000-i, i),
+			fmt.Sprintf(`state /1/x%s Async slice x[c] %d.000-%d.000 d0 {"id":"%d"}`, lane, 10+i, 2000-i, i),
+			fmt.Sprintf(`state /2/n%d Async slice n%d[x] %d.000-%d.000 d0 {"id":"%d"}`, i, i, 20+i, 3000-i, i))
 	}
 	b.WriteString(`{"ph":"M","name":"process_uptime_seconds","pid":1}]`)
 	tr, _ := decodeNotes(t, b.String())

@@ -35,7 +35,10 @@ package critpath
 // Chrome or Perfetto trace, task dependencies) get the same longest path
 // with each link an edge (dependency) from its source to its destination,
 // weighing the time between them, and every resource walked as a CPU
-// thread.
+// thread, but for the Chrome reader's async lanes ("Async track"), where
+// each top-level state is an operation of its own: the operations of
+// different async ids follow one another there without depending on one
+// another.
 //
 // HTA's later versions add edges between the calls that take the CUDA
 // runtime's lock and leave out kernel-kernel gaps over 1.5 ms; the
@@ -147,6 +150,7 @@ type graphCollector struct {
 	launchType          []bool // by type: a link type of launches
 	kinetoType          []bool // by type: the launches of Kineto's correlation ids
 	waitType            []bool // by type: a link type of CUDA-event waits
+	asyncType           []bool // by type: the container type of async lanes
 	conts               []gcont
 	// kineto: the launches are Kineto's, whose traces record the
 	// synchronisations on the GPU side when they record any.
@@ -160,6 +164,10 @@ type graphCollector struct {
 type gcont struct {
 	name   string
 	parent int32
+	// unchained: the top-level states of the container do not depend on
+	// one another, as the operations of the different async ids an async
+	// lane holds; each is a call stack of its own.
+	unchained bool
 }
 
 type gstate struct {
@@ -196,6 +204,9 @@ func (g *graphCollector) defineType(t trace.Type) {
 	g.kinetoType = append(g.kinetoType, link && t.Name == "Correlation")
 	g.launchType = append(g.launchType, link && (t.Name == "CUDA launch" || t.Name == "Launch" || t.Name == "Correlation"))
 	g.waitType = append(g.waitType, link && t.Name == "CUDA event wait")
+	// The Chrome reader's async lanes hold the operations of many async
+	// ids one after the other (see gcont.unchained).
+	g.asyncType = append(g.asyncType, t.Kind == trace.KindContainer && t.Name == "Async track")
 }
 
 func (g *graphCollector) defineValue(v trace.Value) {
@@ -207,7 +218,8 @@ func (g *graphCollector) defineValue(v trace.Value) {
 }
 
 func (g *graphCollector) createContainer(c trace.Container) {
-	g.conts = append(g.conts, gcont{name: c.Name, parent: c.Parent})
+	async := c.Type >= 0 && int(c.Type) < len(g.asyncType) && g.asyncType[c.Type]
+	g.conts = append(g.conts, gcont{name: c.Name, parent: c.Parent, unchained: async})
 }
 
 func (g *graphCollector) state(s trace.State) {
@@ -472,7 +484,7 @@ func (g *graphCollector) build() (*graph, string, error) {
 	gr.parent = make([]int32, len(states))
 	for c, ss := range byCont {
 		if !isStream[c] {
-			gr.callStack(ss, hta)
+			gr.callStack(ss, hta, !g.conts[c].unchained)
 		}
 	}
 	if hta {
@@ -537,7 +549,10 @@ func (gr *graph) sortedNodes() []int32 {
 // depth-first order, joining each node to the next
 // (_construct_graph_from_call_stack). The stack is that of the times, as
 // HTA's: a state is inside the last one open when it starts.
-func (gr *graph) callStack(ss []int32, hta bool) {
+//
+// Unless chained, a top-level state follows the one before it with no
+// dependency: each is a call stack of its own.
+func (gr *graph) callStack(ss []int32, hta, chained bool) {
 	last, lastParent, depth := int32(-1), int32(-1), 0
 	var stack []int32
 	attribute := func(from, to int32, parent int32) int32 {
@@ -580,7 +595,9 @@ func (gr *graph) callStack(ss []int32, hta bool) {
 		start := gr.startOf(s)
 		if last >= 0 {
 			if depth == 0 {
-				gr.addEdge(last, start, EdgeDependency, false, -1)
+				if chained {
+					gr.addEdge(last, start, EdgeDependency, false, -1)
+				}
 			} else {
 				gr.addEdge(last, start, EdgeCompute, false, attribute(last, start, lastParent))
 			}

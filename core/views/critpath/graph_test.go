@@ -253,6 +253,27 @@ func TestGraphDependencies(t *testing.T) {
 	})
 }
 
+// The Chrome reader's async lanes ("Async track") hold the operations of
+// many async ids one after the other: each is a call stack of its own,
+// never a dependency of the one before it, so that the lane below, whose
+// two operations would chain to 290, does not outweigh the flow's 250.
+func TestGraphAsyncLanes(t *testing.T) {
+	g := newGPUTrace("worker 0", "worker 1")
+	g.t.DefineType(trace.Type{Name: "Async track", Kind: trace.KindContainer, Parent: trace.None})
+	g.conts["req"] = int32(len(g.t.Containers))
+	g.t.CreateContainer(trace.Container{Name: "req", Type: tyWait + 1, Parent: 0})
+	g.state("worker 0", "A", 0, 100, 0)
+	g.state("worker 1", "B", 150, 250, 0)
+	g.flow("worker 0", 100, "worker 1", 150)
+	g.state("req", "req", 0, 200, 0)
+	g.state("req", "req", 210, 300, 0)
+	checkPath(t, g.path(t), Dependencies, 250, []seg{
+		{"worker 0", 0, 100, EdgeCompute, "A"},
+		{"worker 1", 100, 150, EdgeDependency, ""},
+		{"worker 1", 150, 250, EdgeCompute, "B"},
+	})
+}
+
 // Neither MPI calls nor links: a clear refusal naming what is missing.
 func TestGraphRefused(t *testing.T) {
 	g := newGPUTrace("cpu")
