@@ -133,6 +133,9 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 	if path == "" {
 		return 0, errs.Argument("resource", "row %d: the resource path is empty", n)
 	}
+	if depth := strings.Count(path, b.opt.Sep) + 1; depth > trace.MaxDepth {
+		return 0, errs.Argument("resource", "row %d: resource path %s is %d names deep, more than %d", n, errs.Quote(path), depth, trace.MaxDepth)
+	}
 	names := strings.Split(path, b.opt.Sep)
 	parent := int32(0)
 	for i, name := range names {

@@ -2,6 +2,7 @@ package intervals
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -131,6 +132,11 @@ func TestBadRows(t *testing.T) {
 		{"empty path", Options{}, []in{{"", "", "s", 0, 1}}, "resource", "row 0: the resource path is empty"},
 		{"empty name", Options{}, []in{{"a", "", "s", 0, 1}, {"a//b", "", "s", 0, 1}}, "resource", `row 1: resource path "a//b" has an empty name`},
 		{"too deep", Options{Levels: []string{"host"}}, []in{{"h/c", "", "s", 0, 1}}, "levels", `row 0: resource path "h/c" is 2 deep, but only 1 level names are given`},
+		// A path nesting a resource in each of its names, deeper than any
+		// trace's hierarchy: the views' recursive walks would overflow a
+		// goroutine's stack (a fatal error) on a million of them.
+		{"deeper than any trace", Options{}, []in{{"a" + strings.Repeat("/a", trace.MaxDepth), "", "s", 0, 1}}, "resource",
+			fmt.Sprintf(`row 0: resource path "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/"... (20001 bytes) is %d names deep, more than %d`, trace.MaxDepth+1, trace.MaxDepth)},
 		{"overlap", Options{}, []in{{"a", "", "x", 0, 5}, {"b", "", "x", 0, 9}, {"a", "", "y", 3, 8}}, "start", `rows 0 and 2: states of type "State" on resource "a" overlap without nesting`},
 		{"empty table", Options{}, nil, "table", "the table has no rows"},
 	}
