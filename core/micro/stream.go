@@ -162,6 +162,7 @@ type group struct {
 	pending  int        // states waiting for their enclosing state, at every depth
 	k        int64      // the slice of the latest state's start (a hint)
 	levels   []level    // levels[d]: states at depth d (d > 0), and their cover
+	deepest  int        // the deepest level whose states wait for their enclosing state; 0: none
 
 	// StartOrdered streams: the latest state, and the states that may
 	// still have states nested in them, outermost first.
@@ -525,11 +526,19 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		a.failNesting("a state on container %d [%s, %s] does not enclose the states nested in it [%s, %s]", s.Container, s.Start, s.End, inner.first, inner.last)
 		return
 	}
-	for e := d + 2; e < len(gr.levels); e++ {
-		if gr.levels[e].n > 0 {
-			a.failNesting("container %d: a state at depth %d completed without the state enclosing it", s.Container, e)
-			return
+	if gr.deepest >= d+2 {
+		// A state completes every level below its own, so the deepest
+		// level left waiting is the latest state's: one comparison
+		// instead of a look at every level below for each state, which
+		// was quadratic in the depth (an HPCToolkit call path of a
+		// million frames never ended). The error names the shallowest,
+		// looked for once.
+		e := d + 2
+		for a.err == nil && gr.levels[e].n == 0 {
+			e++
 		}
+		a.failNesting("container %d: a state at depth %d completed without the state enclosing it", s.Container, e)
+		return
 	}
 	ps := a.spans(s.Start, s.End)
 	if inner.n == 0 || len(inner.cover) == 0 {
@@ -559,6 +568,7 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 	}
 	gr.pending -= inner.n
 	inner.n, inner.cover = 0, inner.cover[:0]
+	gr.deepest = d // 0 at depth 0, which does not wait: none waits then
 	*seen, *lastEnd = true, s.End
 	if d > 0 {
 		if lv.n == 0 {

@@ -48,6 +48,14 @@ type Type struct {
 	Quoted bool
 }
 
+// MaxDepth bounds the nesting of the containers (and of the container
+// types) a reader accepts below the root. The producers Macroscope reads
+// nest a dozen levels at most; a crafted file may nest a container in
+// each of its lines, and the views walk the hierarchy recursively: a
+// million levels overflow a goroutine's stack (1 GB), a fatal error that
+// no recover stops, which ends the Python interpreter with it.
+const MaxDepth = 10000
+
 // Container is a node of the resource hierarchy. End is Unset while the
 // container lives; Finish sets it for the containers still alive.
 type Container struct {

@@ -139,6 +139,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) (status i
 	return report(ctx, c.name, flags, err, stderr)
 }
 
+// traceNamed is "path: " when the command was given one trace, else "".
+func (c *cli) traceNamed() string {
+	if c == nil || len(c.positional) != 1 {
+		return ""
+	}
+	return c.positional[0] + ": "
+}
+
 // lookup finds a command by its name.
 func lookup(name string) (command, bool) {
 	for _, c := range commands {
@@ -168,6 +176,12 @@ func report(ctx context.Context, name string, c *cli, err error, stderr io.Write
 		// A trace whose events all sit at one instant has no window to
 		// model; no --start or --end was typed to blame for it.
 		fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(ae.Reason))
+		return StatusFailure
+	case errors.As(err, &ae) && ae.Name == "state_types" && !c.typed("state-types"):
+		// A trace without states (none written, or every record
+		// skipped, as the warnings say) has nothing to model; no
+		// --state-types was typed to blame for it.
+		fmt.Fprintf(stderr, "macroscope %s: %s%s\n", name, c.traceNamed(), c.inCLIWords(ae.Reason))
 		return StatusFailure
 	case errors.As(err, &ae):
 		// The command line is at fault, not the data: the message names

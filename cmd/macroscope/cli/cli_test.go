@@ -145,3 +145,21 @@ func TestNoDurationNotBlamedOnFlags(t *testing.T) {
 		t.Errorf("no flag given, yet: %q", errOut)
 	}
 }
+
+// TestNoStatesNotBlamedOnFlags: a trace without states (a Paraver trace
+// whose every record names a thread that does not exist, skipped with a
+// warning) is refused for what it is, a failure of the data naming the
+// file; the message called --state-types invalid though it was not typed
+// (and overview has no such flag). Typed, it is named as before.
+func TestNoStatesNotBlamedOnFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nothread.prv")
+	text := "#Paraver (26/01/04 at 16:35):260199:1:1:1(1:1)\n1:1:1:1:2000000000:0:5374:2\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	checkRefusals(t, []refusal{
+		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: " + path + ": the trace has no state type\n"},
+		{[]string{"profile", "--out", out, "--state-types", "X", path}, StatusUsage, "macroscope profile: invalid --state-types: "},
+	})
+}

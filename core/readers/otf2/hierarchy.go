@@ -148,12 +148,18 @@ func (h *hierarchy) buildNodes(start trace.Time) error {
 	for i := range h.defs.nodes {
 		defs[h.defs.nodes[i].id] = &h.defs.nodes[i]
 	}
+	// levels is the depth of each node placed, 1 under the root; a node's
+	// location groups and their locations nest two levels more.
+	levels := make(map[uint32]int, len(defs))
+	tooDeep := func(n *systemTreeNode) error {
+		return h.fail(n.at, "system tree node %d is nested more than %d levels deep with its location groups and locations: not a trace a tool writes", n.id, trace.MaxDepth)
+	}
 	var place func(n *systemTreeNode, depth int) error
 	place = func(n *systemTreeNode, depth int) error {
 		if _, done := h.nodes[n.id]; done {
 			return nil
 		}
-		parent := int32(0)
+		parent, level := int32(0), 1
 		if n.parent != undefined32 {
 			p := defs[n.parent]
 			switch {
@@ -161,12 +167,18 @@ func (h *hierarchy) buildNodes(start trace.Time) error {
 				return h.fail(n.at, "system tree node %d has an undefined parent %d", n.id, n.parent)
 			case depth > len(defs):
 				return h.fail(n.at, "system tree node %d is its own ancestor", n.id)
+			case depth+2 >= trace.MaxDepth: // its ancestors alone are too many
+				return tooDeep(n)
 			}
 			if err := place(p, depth+1); err != nil {
 				return err
 			}
-			parent = h.nodes[n.parent]
+			parent, level = h.nodes[n.parent], levels[n.parent]+1
 		}
+		if level+2 > trace.MaxDepth {
+			return tooDeep(n)
+		}
+		levels[n.id] = level
 		what := "system tree node " + itoa(uint64(n.id))
 		name, derr := h.defs.str(n.name, "name of "+what, n.at)
 		if derr != nil {

@@ -56,6 +56,7 @@ func (s *simulator) resolveZero(id, want int32) int32 {
 type typeInfo struct {
 	kind       trace.Kind
 	parent     int32
+	depth      int32 // 1 for a type under the root's
 	start, end int32 // link types: container types of the ends
 	name       string
 	values     *idTable // by identifier; nil until the first value
@@ -346,6 +347,13 @@ func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 	if s.kindOf(parent) != trace.KindContainer {
 		return s.failf("type %s is a %s type, which cannot hold types", errs.QuoteBytes(f.get(roleType)), s.kindOf(parent))
 	}
+	depth := int32(1)
+	if parent != trace.None {
+		depth = s.types[parent].depth + 1
+	}
+	if kind == trace.KindContainer && depth > trace.MaxDepth {
+		return s.failf("container type %s would be nested %d levels deep, more than %d: not a trace a tool writes", errs.QuoteBytes(name), depth, trace.MaxDepth)
+	}
 	t := trace.Type{Name: string(name), Alias: string(alias), Kind: kind, Parent: parent,
 		Start: trace.None, End: trace.None, Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}
 	if kind == trace.KindLink {
@@ -367,7 +375,7 @@ func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 	}
 	n := int32(len(s.types))
 	s.typeIDs.put(id, n)
-	s.types = append(s.types, typeInfo{kind: kind, parent: parent, start: t.Start, end: t.End, name: t.Name})
+	s.types = append(s.types, typeInfo{kind: kind, parent: parent, depth: depth, start: t.Start, end: t.End, name: t.Name})
 	s.sink.DefineType(t)
 	return nil
 }

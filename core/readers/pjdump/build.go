@@ -287,6 +287,9 @@ func (d *decoder) container(l *layout, hierarchy bool) error {
 	if parent < 0 {
 		return d.fail("parent %s is not among the enclosing containers of this line (pj_dump prints containers depth first)", errs.Quote(parentName))
 	}
+	if parent+1 > trace.MaxDepth { // the stack holds the root, at depth 0
+		return d.fail("container %s would be nested %d levels deep, more than %d: not a trace a tool writes", errs.Quote(string(nameF.text)), parent+1, trace.MaxDepth)
+	}
 	d.stack = d.stack[:parent+1]
 	pc := d.stack[parent]
 	ptype := d.conts[pc].typ

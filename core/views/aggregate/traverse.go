@@ -106,6 +106,7 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), s
 	}
 	if len(todo) > 1 && workers > 1 {
 		results := make([]R, len(todo))
+		f := newFolder(t, frontier, todo, results, fold, 4*workers)
 		jobs := make(chan int)
 		var wg sync.WaitGroup
 		for k := 0; k < min(workers, len(todo)); k++ {
@@ -117,10 +118,12 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), s
 				var bufs [][]R
 				for i := range jobs {
 					results[i] = visitSubtree(t, todo[i], nil, skip, w, visit, fold, &bufs, 0)
+					f.done(i)
 				}
 			}()
 		}
 		for i := range todo {
+			f.waitRoom(i)
 			jobs <- i
 		}
 		close(jobs)
@@ -135,6 +138,102 @@ func postOrder[R any](t *hier.Tree, workers int, skip func(n int32) (R, bool), s
 	return visitSubtree(t, 0, done, skip, w, visit, fold, &bufs, 0)
 }
 
+// folder folds the results of postOrder's subtrees solved in parallel
+// into their parent's first result as they come, in the children's order,
+// as visitSubtree folds the children it solves: the frontier of a wide
+// node (a flat trace's thousands of threads under one process) is all of
+// its children, whose results (a spatiotemporal solve's T x T tables)
+// would otherwise all be held until the parent's visit, 7 GB for 30,000
+// threads over 100 slices. The additions are those the parent's visit
+// would make, in the same order: the same bits. Subtrees wait to be given
+// out while window results are solved but not yet folded, which bounds
+// the results held whatever the order the workers finish in.
+type folder[R any] struct {
+	mu      sync.Mutex
+	room    *sync.Cond
+	results []R
+	// first is, for each entry of todo, the index of its parent's first
+	// child among todo, or -1 when the parent has children outside the
+	// frontier (their results come later, from the parent's visit): those
+	// results wait whole for it, as before.
+	first  []int
+	ready  []bool
+	next   int // results before next are folded
+	fold   func(kids []R, i int)
+	window int
+}
+
+// newFolder prepares the folding of results, those of the subtrees todo
+// (the part of frontier not already done). Without fold, nothing is
+// folded and nothing waits.
+func newFolder[R any](t *hier.Tree, frontier, todo []int32, results []R, fold func([]R, int), window int) *folder[R] {
+	f := &folder[R]{results: results, ready: make([]bool, len(todo)), fold: fold, window: window}
+	f.room = sync.NewCond(&f.mu)
+	if fold == nil {
+		return f
+	}
+	inFrontier := make(map[int32]bool, len(frontier))
+	for _, n := range frontier {
+		inFrontier[n] = true
+	}
+	whole := map[int32]bool{} // parents whose children are all in the frontier
+	f.first = make([]int, len(todo))
+	for i, n := range todo {
+		p := t.Parent[n]
+		all, known := whole[p]
+		if !known {
+			all = true
+			for _, c := range t.Children[p] {
+				all = all && inFrontier[c]
+			}
+			whole[p] = all
+		}
+		switch {
+		case !all:
+			f.first[i] = -1
+		case i > 0 && t.Parent[todo[i-1]] == p:
+			// A parent's children are contiguous in the frontier (it
+			// was expanded in one step, none of them since); the done
+			// ones left out of todo hold no table to fold.
+			f.first[i] = f.first[i-1]
+		default:
+			f.first[i] = i
+		}
+	}
+	return f
+}
+
+// waitRoom waits until subtree i may be given out: fewer than window
+// results are solved or being solved ahead of the folded ones.
+func (f *folder[R]) waitRoom(i int) {
+	if f.fold == nil {
+		return
+	}
+	f.mu.Lock()
+	for i >= f.next+f.window {
+		f.room.Wait()
+	}
+	f.mu.Unlock()
+}
+
+// done records that results[i] is known and folds every result from next
+// on that is known, in order.
+func (f *folder[R]) done(i int) {
+	if f.fold == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ready[i] = true
+	for f.next < len(f.ready) && f.ready[f.next] {
+		if a := f.first[f.next]; a >= 0 {
+			f.fold(f.results[a:f.next+1], f.next-a)
+		}
+		f.next++
+	}
+	f.room.Broadcast()
+}
+
 // visitSubtree visits n's subtree sequentially. done holds the results
 // already known. The children's results are gathered in (*bufs)[depth],
 // reused from node to node at the same depth below n (visit must not keep
@@ -143,31 +242,59 @@ func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int3
 	if r, ok := done[n]; ok {
 		return r
 	}
-	for len(*bufs) <= depth {
-		*bufs = append(*bufs, nil)
+	// The descent is a loop over a stack of frames, not a recursion: a
+	// hierarchy may be as deep as it has nodes (a crafted trace nests a
+	// million containers), deeper than a goroutine's stack holds.
+	type frame struct {
+		n    int32
+		next int // the next child to solve
+		kids []R
 	}
-	kids := (*bufs)[depth]
-	if k := len(t.Children[n]); cap(kids) < k {
-		kids = make([]R, k)
-		(*bufs)[depth] = kids
-	} else {
-		kids = kids[:k]
-	}
-	for i, c := range t.Children[n] {
-		if r, ok := done[c]; ok {
-			kids[i] = r
-		} else if r, ok := trySkip(skip, c); ok {
-			kids[i] = r
+	enter := func(n int32, depth int) frame {
+		for len(*bufs) <= depth {
+			*bufs = append(*bufs, nil)
+		}
+		kids := (*bufs)[depth]
+		if k := len(t.Children[n]); cap(kids) < k {
+			kids = make([]R, k)
+			(*bufs)[depth] = kids
 		} else {
-			kids[i] = visitSubtree(t, c, done, skip, w, visit, fold, bufs, depth+1)
+			kids = kids[:k]
 		}
-		if fold != nil {
-			fold(kids[:i+1], i)
-		}
+		return frame{n: n, kids: kids}
 	}
-	r := visit(n, kids, w)
-	clear(kids) // drop the children's results (tables, stats) for the GC
-	return r
+	stack := []frame{enter(n, depth)}
+	for {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.kids) {
+			c := t.Children[f.n][f.next]
+			if r, ok := done[c]; ok {
+				f.kids[f.next] = r
+			} else if r, ok := trySkip(skip, c); ok {
+				f.kids[f.next] = r
+			} else {
+				stack = append(stack, enter(c, depth+len(stack)))
+				continue
+			}
+			if fold != nil {
+				fold(f.kids[:f.next+1], f.next)
+			}
+			f.next++
+			continue
+		}
+		r := visit(f.n, f.kids, w)
+		clear(f.kids) // drop the children's results (tables, stats) for the GC
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			return r
+		}
+		p := &stack[len(stack)-1]
+		p.kids[p.next] = r
+		if fold != nil {
+			fold(p.kids[:p.next+1], p.next)
+		}
+		p.next++
+	}
 }
 
 // trySkip is skip(n), false when skip is nil.

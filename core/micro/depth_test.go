@@ -1,0 +1,73 @@
+package micro
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// nestedStates is a trace of one container whose states nest as given,
+// in the order given (the order states end, as readers deliver them).
+func nestedStates(states []trace.State, end trace.Time) *trace.Trace {
+	tr := trace.New("nested")
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0})
+	tr.DefineValue(trace.Value{Type: 1, Name: "a"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "b"})
+	tr.CreateContainer(trace.Container{Name: "t", Type: 0, Parent: 0})
+	for _, s := range states {
+		s.Container, s.Type = 1, 1
+		tr.States.Append(s)
+	}
+	tr.Finish(0, end)
+	return tr
+}
+
+// TestDeepNesting: a call path of a million frames (an HPCToolkit
+// experiment.xml nesting a procedure frame in each of its lines, 32 MB)
+// makes a million nested states, the deepest ending first. Each state
+// looked at every level below its own for states left without their
+// enclosing one: 5 x 10^11 steps, a read that never ended and did not
+// stop on Ctrl-C. Here each state's own time is 2 ns, a at even depths
+// and b at odd ones, over [0, 2 x 10^6] ns: half the time each.
+func TestDeepNesting(t *testing.T) {
+	const depth = 1000000
+	states := make([]trace.State, depth)
+	for k := range states {
+		d := depth - 1 - k // the deepest first
+		states[k] = trace.State{Value: int32(d % 2), Start: trace.Time(d), End: trace.Time(2*depth - d), Depth: int32(d)}
+	}
+	m, err := Build(nestedStates(states, 2*depth), Options{Slices: 1, Depth: Innermost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x, name := range m.States {
+		if v := m.Value(0, 0, x); math.Abs(v-0.5) > 1e-12 {
+			t.Errorf("%s: %v of the time, want 0.5", name, v)
+		}
+	}
+}
+
+// TestNestingErrorNamesShallowest: states left without their enclosing
+// state at depths 3 and 5 when a state at depth 1 ends: the error names
+// depth 3, the shallowest below the state's children's level.
+func TestNestingErrorNamesShallowest(t *testing.T) {
+	tr := nestedStates([]trace.State{
+		{Value: 0, Start: 1, End: 2, Depth: 4},
+		{Value: 1, Start: 1, End: 3, Depth: 3},
+		{Value: 0, Start: 10, End: 11, Depth: 5},
+		{Value: 1, Start: 0, End: 20, Depth: 1},
+	}, 20)
+	acc, err := NewAccumulator(Options{Slices: 2, Depth: Innermost}, tr.Start, tr.End)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(tr)(acc, trace.ReadOptions{})
+	_, err = acc.Model()
+	want := "container 1: a state at depth 3 completed without the state enclosing it"
+	if !errors.Is(err, ErrNesting) || err.Error() != ErrNesting.Error()+": "+want {
+		t.Errorf("got %v, want ErrNesting: %s", err, want)
+	}
+}
