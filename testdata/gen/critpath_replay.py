@@ -85,7 +85,11 @@ class Trace:
                 elif kind in ("MpiRecv", "MpiIrecv"):
                     receives.append((ev.communicator.group.members[ev.sender], loc, ev.communicator, ev.msg_tag, t))
                 elif kind == "MpiCollectiveEnd":
-                    root = None if ev.root >= 0xFFFFFFFF else ev.communicator.group.members[ev.root]
+                    # a rank of the communicator, else one of OTF2's
+                    # special values (ROOT_NONE: unrooted; ROOT_SELF,
+                    # ROOT_THIS_GROUP: inter-communicators'), all past any
+                    members = ev.communicator.group.members
+                    root = members[ev.root] if ev.root < len(members) else None
                     ends.append((loc, ev.communicator, t, root))
             for loc, stack in open_regions.items():
                 if stack:  # the reader ends regions never left at the trace's end
