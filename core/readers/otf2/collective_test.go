@@ -20,7 +20,9 @@ const opBcast, opGather, opAllreduce, opReduce = 1, 2, 11, 12
 // "root" on the location that holds the record's root rank through the
 // communicator's rank table, and only there: on "R", whose rank 0 is
 // location 1 (P1), rank 0 is not location 0; on MPI_COMM_WORLD rank 0 is
-// location 0; on a self communicator rank 0 is the caller. The special
+// location 0; on a self communicator rank 0 is the caller, and each
+// location's is a communicator of its own (named apart, else the two
+// MPI_Reduce would be paired as one collective of two members). The special
 // values and a rank past the communicator's size mark no root, and are
 // not errors.
 func TestCollectiveRoots(t *testing.T) {
@@ -40,6 +42,7 @@ func TestCollectiveRoots(t *testing.T) {
 	collective(l0, 1002, opBcast, commWorld, 0)
 	collective(l1, 1002, opBcast, commWorld, 0)
 	collective(l0, 1003, opReduce, commSelf, 0)
+	collective(l1, 1003, opReduce, commSelf, 0)
 	collective(l0, 1004, opAllreduce, commWorld, rootNone)
 	collective(l0, 1005, opBcast, commWorld, rootSelf)
 	collective(l1, 1005, opBcast, commWorld, rootThisGroup)
@@ -61,7 +64,8 @@ func TestCollectiveRoots(t *testing.T) {
 		`P1 REDUCE on R alias "root" at 0.000000001`,
 		`P0 BCAST on MPI_COMM_WORLD alias "root" at 0.000000002`,
 		`P1 BCAST on MPI_COMM_WORLD alias "" at 0.000000002`,
-		`P0 REDUCE on Comm 1 alias "root" at 0.000000003`,
+		`P0 REDUCE on Comm 1 of location 0 alias "root" at 0.000000003`,
+		`P1 REDUCE on Comm 1 of location 1 alias "root" at 0.000000003`,
 		`P0 ALLREDUCE on MPI_COMM_WORLD alias "" at 0.000000004`,
 		`P0 BCAST on MPI_COMM_WORLD alias "" at 0.000000005`,
 		`P1 BCAST on MPI_COMM_WORLD alias "" at 0.000000005`,

@@ -80,3 +80,39 @@ func TestRootedCollectivesOTF2(t *testing.T) {
 	}
 	sameAsReplay(t, r, path)
 }
+
+// TestSelfCommunicatorOTF2 checks that the collectives of several ranks
+// on MPI_COMM_SELF, one OTF2 definition for all, are each rank's own: rank
+// 0 reduces on it from 100 to 105 and rank 1 from 20 to 25, so no one
+// waits. Paired as one collective, as they were when the communicator's
+// name alone told collectives apart, rank 1 waited 5 ns for rank 0.
+func TestSelfCommunicatorOTF2(t *testing.T) {
+	run := pyotf2.HybridRun{Duration: 210}
+	for p, reduce := range [][2]int{{100, 105}, {20, 25}} {
+		th := pyotf2.Thread{Process: p}
+		th.Add(0, "enter", "main")
+		th.Add(0, "enter", "MPI_Init")
+		th.Add(10, "leave", "MPI_Init")
+		th.Add(reduce[0], "enter", "MPI_Reduce")
+		th.Add(reduce[0], "coll_begin")
+		th.Add(reduce[1], "coll_end", "REDUCE", 0, "MPI_COMM_SELF")
+		th.Add(reduce[1], "leave", "MPI_Reduce")
+		th.Add(200, "enter", "MPI_Finalize")
+		th.Add(210, "leave", "MPI_Finalize")
+		th.Add(210, "leave", "main")
+		run.Threads = append(run.Threads, th)
+	}
+	path := pyotf2.WriteHybrid(t, run)
+	tr, err := formats.ReadFile(path, "otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, c := range r.WaitCalls() {
+		t.Errorf("%s's call at %v waits %v for %s", r.Resources[w.Call.Resource], c.Enter, w.Wait, r.Resources[w.Cause.Resource])
+	}
+	sameAsReplay(t, r, path)
+}
