@@ -17,7 +17,8 @@ rounded to the nearest as the OTF2 reader rounds them.
   MpiSend (MpiIsend), the receive call the MpiRecv (MpiIrecv).
 - Collectives: the k-th collective call of each location on a
   communicator is instance k; its call holds the MpiCollectiveEnd, which
-  names the root rank.
+  names the root rank. A self communicator (group type COMM_SELF) is each
+  location's own.
 - Wait states, each cut to its call: late sender (a receiving call, MPI_Recv,
   MPI_Sendrecv or MPI_Wait*, entered before the send call: until the send's
   entry), late receiver (a blocking send still in its call when the receive
@@ -85,8 +86,15 @@ class Trace:
                 elif kind in ("MpiRecv", "MpiIrecv"):
                     receives.append((ev.communicator.group.members[ev.sender], loc, ev.communicator, ev.msg_tag, t))
                 elif kind == "MpiCollectiveEnd":
-                    root = None if ev.root >= 0xFFFFFFFF else ev.communicator.group.members[ev.root]
-                    ends.append((loc, ev.communicator, t, root))
+                    # a rank of the communicator, else one of OTF2's
+                    # special values (ROOT_NONE: unrooted; ROOT_SELF,
+                    # ROOT_THIS_GROUP: inter-communicators'), all past any
+                    members = ev.communicator.group.members
+                    root = members[ev.root] if ev.root < len(members) else None
+                    comm = ev.communicator
+                    if str(comm.group.group_type).endswith("COMM_SELF"):
+                        comm = (comm, loc)  # one definition, a communicator per location
+                    ends.append((loc, comm, t, root))
             for loc, stack in open_regions.items():
                 if stack:  # the reader ends regions never left at the trace's end
                     self.last[loc] = max(self.last[loc], self.offset + clock.trace_length)
@@ -158,7 +166,8 @@ def wait_states(tr):
         elif op in ALL_TO_ONE and root is not None:
             waits_for(root, latest([x for x in refs if x != root]))
         elif op in SCAN:
-            ranked = sorted(refs, key=lambda x: comm.group.members.index(x[0]))
+            # by rank (a self communicator's one member is its rank 0)
+            ranked = refs if len(refs) == 1 else sorted(refs, key=lambda x: comm.group.members.index(x[0]))
             for i, x in enumerate(ranked):
                 waits_for(x, latest(ranked[:i]))
         else:

@@ -14,7 +14,10 @@ k"). Regions are typed by name as Score-P names them: "!$omp parallel
 @..." and "!$omp implicit barrier @..." of paradigm OPENMP, "MPI_*" of
 paradigm MPI, the others USER. Collectives are on MPI_COMM_WORLD (the
 main threads): MPI_Allreduce, or [t, "coll_end", OP, ROOT] names the
-operation (otf2's CollectiveOp: "REDUCE", "BCAST"...) and its root rank.
+operation (otf2's CollectiveOp: "REDUCE", "BCAST"...) and its root rank,
+and [t, "coll_end", OP, ROOT, "MPI_COMM_SELF"] puts it on the one
+definition of a self communicator (group type COMM_SELF) that Score-P
+writes for every rank's MPI_COMM_SELF.
 """
 
 import json
@@ -63,6 +66,7 @@ def main():
         world = defs.comm("MPI_COMM_WORLD", group=defs.group(
             "MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
             members=list(range(len(masters)))))
+        comms = {"MPI_COMM_WORLD": world}
         for th in run["threads"]:
             w = writers[(th["process"], th["thread"])]
             for rec in th["records"]:
@@ -79,7 +83,11 @@ def main():
                     op, root = CollectiveOp.ALLREDUCE, otf2.Undefined.UINT32.value
                     if len(rec) > 2:
                         op, root = getattr(CollectiveOp, rec[2]), rec[3]
-                    w.mpi_collective_end(t, op, world, root, 8, 8)
+                    comm = rec[4] if len(rec) > 4 else "MPI_COMM_WORLD"
+                    if comm not in comms:  # "MPI_COMM_SELF"
+                        comms[comm] = defs.comm(comm, group=defs.group(
+                            comm, group_type=GroupType.COMM_SELF, paradigm=Paradigm.MPI, members=[]))
+                    w.mpi_collective_end(t, op, comms[comm], root, 8, 8)
         trace._first_timestamp = 0
         trace._last_timestamp = max(run["duration"], trace._last_timestamp or 0)
     del world_group

@@ -13,8 +13,11 @@ type commRanks struct {
 	locs []int32 // location index of each rank
 }
 
-// isRank tells whether location loc holds rank rank of the communicator
-// (false for OTF2's undefined rank, as unrooted collectives give).
+// isRank tells whether location loc holds rank rank of the communicator.
+// It is false for OTF2_CollectiveRoot's special values, all past any
+// rank: ROOT_NONE (OTF2_UNDEFINED_UINT32, an unrooted collective), and
+// ROOT_SELF and ROOT_THIS_GROUP, which only inter-communicators' records
+// name (and comm does not resolve those).
 func (c *commRanks) isRank(rank uint32, loc int32) bool {
 	if c.self {
 		return rank == 0

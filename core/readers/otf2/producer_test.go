@@ -1,9 +1,10 @@
 package otf2
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 )
 
 // TestPython3OTF2Features writes an archive with the OTF2 writer's own
@@ -15,23 +16,8 @@ import (
 // MPI_COLLECTIVE_END, 24 + 12 METRIC, 168 thread and RMA records, and a
 // clock length of 5,230 ticks.
 func TestPython3OTF2Features(t *testing.T) {
-	// The bindings come with the system's Python (Debian: python3-otf2),
-	// which a virtual environment's python3 may hide.
-	py := ""
-	for _, name := range []string{"python3", "/usr/bin/python3"} {
-		if p, err := exec.LookPath(name); err == nil && exec.Command(p, "-c", "import otf2").Run() == nil {
-			py = p
-			break
-		}
-	}
-	if py == "" {
-		t.Skip("no python3 with the otf2 module (Debian: python3-otf2)")
-	}
-	dir := t.TempDir()
-	archive := filepath.Join(dir, "arch")
-	if out, err := exec.Command(py, filepath.Join("testdata", "gen", "features.py"), archive).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	archive := filepath.Join(t.TempDir(), "arch")
+	pyotf2.Run(t, "core/readers/otf2/testdata/gen/features.py", archive)
 	tr, err := readFile(filepath.Join(archive, "traces.otf2"))
 	if err != nil {
 		t.Fatal(err)

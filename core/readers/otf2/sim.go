@@ -263,7 +263,8 @@ const collectiveRootAlias = "root"
 
 // collective records the end of a collective operation as an event
 // valued by the operation, its category naming the communicator, so that
-// the calls of one communicator can be told from another's. On the root
+// the calls of one communicator can be told from another's (a self
+// communicator's with the location's ID: "MPI_COMM_SELF of location 3"). On the root
 // of a rooted operation (MPI_Reduce, MPI_Bcast...) the value has the
 // alias collectiveRootAlias: who waits for whom depends on it.
 func (s *simulator) collective(loc int, r *record) error {
@@ -272,6 +273,12 @@ func (s *simulator) collective(loc int, r *record) error {
 	comm, alias := "Comm "+itoa(uint64(r.ref)), ""
 	if c, err := s.comm(r.ref); err == nil {
 		comm = c.name
+		if c.self {
+			// Each location's self communicator (MPI_COMM_SELF) holds it
+			// alone: named apart, so that the calls of several locations
+			// on the one definition are not taken for one collective.
+			comm += " of location " + itoa(s.defs.locations[loc].id)
+		}
 		if c.isRank(r.peer, int32(loc)) {
 			alias = collectiveRootAlias
 		}

@@ -3,11 +3,11 @@ package critpath
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -30,14 +30,8 @@ type independentReplay struct {
 // archive.
 func replayIndependently(t *testing.T, path string) independentReplay {
 	t.Helper()
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		t.Skipf("python3-otf2 is not installed: %v", err)
-	}
 	out := filepath.Join(t.TempDir(), "replay.json")
-	if b, err := exec.Command(python, "../../../testdata/gen/critpath_replay.py", path, out).CombinedOutput(); err != nil {
-		t.Fatalf("critpath_replay.py: %v\n%s", err, b)
-	}
+	pyotf2.Run(t, "testdata/gen/critpath_replay.py", path, out)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,10 @@
 package critpath
 
 import (
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -25,52 +22,26 @@ var rootedRun = []struct{ reduce, bcast [2]int }{
 // testdata/gen/hybrid_otf2.py.
 func writeRootedOTF2(t *testing.T) string {
 	t.Helper()
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		t.Skipf("python3-otf2 is not installed: %v", err)
-	}
-	type thread struct {
-		Process int   `json:"process"`
-		Thread  int   `json:"thread"`
-		Records []any `json:"records"`
-	}
-	run := struct {
-		Duration int      `json:"duration"`
-		Threads  []thread `json:"threads"`
-	}{Duration: 410}
+	run := pyotf2.HybridRun{Duration: 410}
 	for p, r := range rootedRun {
-		var recs []any
-		add := func(at int, rec ...any) { recs = append(recs, append([]any{at}, rec...)) }
+		th := pyotf2.Thread{Process: p}
 		call := func(name string, span [2]int, op string, root int) {
-			add(span[0], "enter", name)
-			add(span[0], "coll_begin")
-			add(span[1], "coll_end", op, root)
-			add(span[1], "leave", name)
+			th.Add(span[0], "enter", name)
+			th.Add(span[0], "coll_begin")
+			th.Add(span[1], "coll_end", op, root)
+			th.Add(span[1], "leave", name)
 		}
-		add(0, "enter", "main")
-		add(0, "enter", "MPI_Init")
-		add(10, "leave", "MPI_Init")
+		th.Add(0, "enter", "main")
+		th.Add(0, "enter", "MPI_Init")
+		th.Add(10, "leave", "MPI_Init")
 		call("MPI_Reduce", r.reduce, "REDUCE", 0)
 		call("MPI_Bcast", r.bcast, "BCAST", 1)
-		add(400+p, "enter", "MPI_Finalize")
-		add(410, "leave", "MPI_Finalize")
-		add(410, "leave", "main")
-		run.Threads = append(run.Threads, thread{p, 0, recs})
+		th.Add(400+p, "enter", "MPI_Finalize")
+		th.Add(410, "leave", "MPI_Finalize")
+		th.Add(410, "leave", "main")
+		run.Threads = append(run.Threads, th)
 	}
-	js, err := json.Marshal(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	desc := filepath.Join(dir, "run.json")
-	if err := os.WriteFile(desc, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "otf2")
-	if b, err := exec.Command(python, "../../../testdata/gen/hybrid_otf2.py", desc, out).CombinedOutput(); err != nil {
-		t.Fatalf("hybrid_otf2.py: %v\n%s", err, b)
-	}
-	return filepath.Join(out, "traces.otf2")
+	return pyotf2.WriteHybrid(t, run)
 }
 
 // TestRootedCollectivesOTF2 checks that the roots OTF2's collective
@@ -106,6 +77,42 @@ func TestRootedCollectivesOTF2(t *testing.T) {
 	if len(r.Segments) != 1 || r.Resources[r.Segments[0].Resource] != "machine/node/MPI Rank 2/Master thread" ||
 		r.Segments[0].Start != 10 || r.Segments[0].End != 402 {
 		t.Errorf("path:\n%s", r)
+	}
+	sameAsReplay(t, r, path)
+}
+
+// TestSelfCommunicatorOTF2 checks that the collectives of several ranks
+// on MPI_COMM_SELF, one OTF2 definition for all, are each rank's own: rank
+// 0 reduces on it from 100 to 105 and rank 1 from 20 to 25, so no one
+// waits. Paired as one collective, as they were when the communicator's
+// name alone told collectives apart, rank 1 waited 5 ns for rank 0.
+func TestSelfCommunicatorOTF2(t *testing.T) {
+	run := pyotf2.HybridRun{Duration: 210}
+	for p, reduce := range [][2]int{{100, 105}, {20, 25}} {
+		th := pyotf2.Thread{Process: p}
+		th.Add(0, "enter", "main")
+		th.Add(0, "enter", "MPI_Init")
+		th.Add(10, "leave", "MPI_Init")
+		th.Add(reduce[0], "enter", "MPI_Reduce")
+		th.Add(reduce[0], "coll_begin")
+		th.Add(reduce[1], "coll_end", "REDUCE", 0, "MPI_COMM_SELF")
+		th.Add(reduce[1], "leave", "MPI_Reduce")
+		th.Add(200, "enter", "MPI_Finalize")
+		th.Add(210, "leave", "MPI_Finalize")
+		th.Add(210, "leave", "main")
+		run.Threads = append(run.Threads, th)
+	}
+	path := pyotf2.WriteHybrid(t, run)
+	tr, err := formats.ReadFile(path, "otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, c := range r.WaitCalls() {
+		t.Errorf("%s's call at %v waits %v for %s", r.Resources[w.Call.Resource], c.Enter, w.Wait, r.Resources[w.Cause.Resource])
 	}
 	sameAsReplay(t, r, path)
 }

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 )
 
 const epochDir = "../../../testdata/epoch/"
@@ -188,10 +188,7 @@ func TestEpochFactors(t *testing.T) {
 // flushes) as regions of the measurement system, its messages and
 // collectives as OTF2's records and its counters as PAPI metrics.
 func TestEpochOTF2Twin(t *testing.T) {
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		t.Skipf("python3-otf2 is not installed: %v", err)
-	}
+	pyotf2.Need(t)
 	for _, n := range []int{1, 2, 4, 8, 16} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			prv := epochDir + "epoch_" + strconv.Itoa(n) + "proc.prv.zst"
@@ -202,9 +199,7 @@ func TestEpochOTF2Twin(t *testing.T) {
 				t.Skipf("%d-process EPOCH run not available (testdata/epoch/fetch.sh)", n)
 			}
 			dir := filepath.Join(t.TempDir(), "twin")
-			if out, err := exec.Command(python, "../../../testdata/gen/epoch_otf2.py", prv, dir).CombinedOutput(); err != nil {
-				t.Fatalf("epoch_otf2.py: %v\n%s", err, out)
-			}
+			pyotf2.Run(t, "testdata/gen/epoch_otf2.py", prv, dir)
 			tr, err := formats.ReadFile(filepath.Join(dir, "traces.otf2"), "otf2")
 			if err != nil {
 				t.Fatal(err)

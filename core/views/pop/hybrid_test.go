@@ -1,17 +1,16 @@
 package pop
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -133,25 +132,13 @@ VALUES
 // "!$omp parallel", "!$omp implicit barrier", "MPI_Allreduce" with its
 // collective records; the other threads have records only in the
 // parallel region), through testdata/gen/hybrid_otf2.py.
-func writeHybridOTF2(t *testing.T, dir string) string {
+func writeHybridOTF2(t *testing.T) string {
 	t.Helper()
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		t.Skipf("python3-otf2 is not installed: %v", err)
-	}
 	const us = 1000
-	type thread struct {
-		Process int   `json:"process"`
-		Thread  int   `json:"thread"`
-		Records []any `json:"records"`
-	}
-	run := struct {
-		Duration int      `json:"duration"`
-		Threads  []thread `json:"threads"`
-	}{Duration: hybridRuntime * us}
+	run := pyotf2.HybridRun{Duration: hybridRuntime * us}
 	for _, th := range hybridRun {
-		var recs []any
-		add := func(at int, r ...any) { recs = append(recs, append([]any{at * us}, r...)) }
+		out := pyotf2.Thread{Process: th.process, Thread: th.thread}
+		add := func(at int, r ...any) { out.Add(at*us, r...) }
 		parallel, barrier := "!$omp parallel @hybrid.c:10", "!$omp implicit barrier @hybrid.c:20"
 		if th.thread == 0 {
 			add(0, "enter", "main")
@@ -169,21 +156,9 @@ func writeHybridOTF2(t *testing.T, dir string) string {
 		if th.thread == 0 {
 			add(hybridRuntime, "leave", "main")
 		}
-		run.Threads = append(run.Threads, thread{th.process, th.thread, recs})
+		run.Threads = append(run.Threads, out)
 	}
-	js, err := json.Marshal(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	desc := filepath.Join(dir, "run.json")
-	if err := os.WriteFile(desc, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "otf2")
-	if b, err := exec.Command(python, "../../../testdata/gen/hybrid_otf2.py", desc, out).CombinedOutput(); err != nil {
-		t.Fatalf("hybrid_otf2.py: %v\n%s", err, b)
-	}
-	return filepath.Join(out, "traces.otf2")
+	return pyotf2.WriteHybrid(t, run)
 }
 
 func computeFile(t *testing.T, path, format string) *Run {
@@ -220,8 +195,8 @@ func computeFile(t *testing.T, path, format string) *Run {
 func TestHybridClosedForm(t *testing.T) {
 	dir := t.TempDir()
 	runs := map[string]*Run{"paraver": computeFile(t, writeHybridParaver(t, dir), "paraver")}
-	if _, err := exec.Command("/usr/bin/python3", "-c", "import otf2").CombinedOutput(); err == nil {
-		runs["otf2"] = computeFile(t, writeHybridOTF2(t, dir), "otf2")
+	if _, ok := pyotf2.Python(); ok {
+		runs["otf2"] = computeFile(t, writeHybridOTF2(t), "otf2")
 	} else {
 		t.Logf("python3-otf2 is not installed: the OTF2 twin is not checked")
 	}

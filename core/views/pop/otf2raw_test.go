@@ -3,11 +3,11 @@ package pop
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -19,10 +19,7 @@ import (
 // CASITA's MPI tests (testdata/casita) and, when the corpus is there, its
 // Score-P archives.
 func TestOTF2RawIndependent(t *testing.T) {
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import otf2").Run(); err != nil {
-		t.Skipf("python3-otf2 is not installed: %v", err)
-	}
+	pyotf2.Need(t)
 	const corpus = "../../../../shared/traces/"
 	for _, c := range []struct{ name, path string }{
 		{"casita-10_scorep_mpi_tags", "../../../testdata/casita/10_scorep_mpi_tags/traces.otf2"},
@@ -36,9 +33,7 @@ func TestOTF2RawIndependent(t *testing.T) {
 				t.Skipf("trace not available: %v", err)
 			}
 			out := filepath.Join(t.TempDir(), "raw.json")
-			if b, err := exec.Command(python, "../../../testdata/gen/pop_otf2_raw.py", c.path, out).CombinedOutput(); err != nil {
-				t.Fatalf("pop_otf2_raw.py: %v\n%s", err, b)
-			}
+			pyotf2.Run(t, "testdata/gen/pop_otf2_raw.py", c.path, out)
 			b, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)

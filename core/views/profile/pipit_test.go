@@ -239,7 +239,12 @@ func TestPerProcess(t *testing.T) {
 			}
 			got := map[[2]string]ProcessRow{}
 			for _, row := range r.PerProcess() {
-				got[[2]string{row.Name.Name, processNumber(row.Process)}] = row
+				k := [2]string{row.Name.Name, processNumber(row.Process)}
+				if prev, ok := got[k]; ok {
+					// Else one would hide the other from the comparison.
+					t.Fatalf("%s and %s are both pipit's process %s", prev.Process, row.Process, k[1])
+				}
+				got[k] = row
 			}
 			n := 0
 			for _, want := range readCSV(t, oracle) {
