@@ -58,21 +58,14 @@ func lastTwo(path string) string {
 // nanosecond. The traces: CASITA's tests (testdata/casita) and, when the
 // corpus is there, its Score-P archives.
 func TestIndependentReplay(t *testing.T) {
-	const corpus = "../../../../shared/traces/"
-	for _, c := range []struct{ name, path string }{
-		{"casita-10_scorep_mpi_tags", "../../../testdata/casita/10_scorep_mpi_tags/traces.otf2"},
-		{"casita-4_mpi_ls_barr", "../../../testdata/casita/4_mpi_ls_barr/traces.otf2"},
-		{"ping-pong-otf2", corpus + "pipit/tests/data/ping-pong-otf2/traces.otf2"},
-		{"stencil4d-32", corpus + "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2"},
-		{"stencil4d-64", corpus + "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			tr := read(t, c.path, "otf2")
+	for _, c := range pyotf2.MPIArchives() {
+		t.Run(c.Name, func(t *testing.T) {
+			tr := read(t, c.Path, "otf2")
 			r, err := Compute(tr, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameAsReplay(t, r, c.path)
+			sameAsReplay(t, r, c.Path)
 		})
 	}
 }

@@ -20,20 +20,13 @@ import (
 // Score-P archives.
 func TestOTF2RawIndependent(t *testing.T) {
 	pyotf2.Need(t)
-	const corpus = "../../../../shared/traces/"
-	for _, c := range []struct{ name, path string }{
-		{"casita-10_scorep_mpi_tags", "../../../testdata/casita/10_scorep_mpi_tags/traces.otf2"},
-		{"casita-4_mpi_ls_barr", "../../../testdata/casita/4_mpi_ls_barr/traces.otf2"},
-		{"ping-pong-otf2", corpus + "pipit/tests/data/ping-pong-otf2/traces.otf2"},
-		{"stencil4d-32", corpus + "tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2"},
-		{"stencil4d-64", corpus + "tracer-stencil4d/stencil4d-otf/traces-64/traces.otf2"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if _, err := os.Stat(c.path); err != nil {
+	for _, c := range pyotf2.MPIArchives() {
+		t.Run(c.Name, func(t *testing.T) {
+			if _, err := os.Stat(c.Path); err != nil {
 				t.Skipf("trace not available: %v", err)
 			}
 			out := filepath.Join(t.TempDir(), "raw.json")
-			pyotf2.Run(t, "testdata/gen/pop_otf2_raw.py", c.path, out)
+			pyotf2.Run(t, "testdata/gen/pop_otf2_raw.py", c.Path, out)
 			b, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
@@ -45,7 +38,7 @@ func TestOTF2RawIndependent(t *testing.T) {
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatal(err)
 			}
-			r := computeFile(t, c.path, "otf2")
+			r := computeFile(t, c.Path, "otf2")
 			if r.Runtime != want.Runtime {
 				t.Errorf("runtime %v, the script's %v", r.Runtime, want.Runtime)
 			}

@@ -94,3 +94,22 @@ func WriteHybrid(t testing.TB, run HybridRun) string {
 	Run(t, "testdata/gen/hybrid_otf2.py", desc, out)
 	return filepath.Join(out, "traces.otf2")
 }
+
+// Archive is a real OTF2 archive: a name for a subtest and the path of its
+// anchor file.
+type Archive struct{ Name, Path string }
+
+// MPIArchives are the Score-P archives of MPI runs (messages and
+// collectives) on which the independent scripts check our analyses:
+// CASITA's tests, kept in testdata, and the corpus's, which may be absent
+// (a test skips those). Paths are absolute.
+func MPIArchives() []Archive {
+	corpus := filepath.Join(root(), "..", "shared", "traces")
+	return []Archive{
+		{"casita-10_scorep_mpi_tags", filepath.Join(root(), "testdata", "casita", "10_scorep_mpi_tags", "traces.otf2")},
+		{"casita-4_mpi_ls_barr", filepath.Join(root(), "testdata", "casita", "4_mpi_ls_barr", "traces.otf2")},
+		{"ping-pong-otf2", filepath.Join(corpus, "pipit", "tests", "data", "ping-pong-otf2", "traces.otf2")},
+		{"stencil4d-32", filepath.Join(corpus, "tracer-stencil4d", "stencil4d-otf", "traces-32", "traces.otf2")},
+		{"stencil4d-64", filepath.Join(corpus, "tracer-stencil4d", "stencil4d-otf", "traces-64", "traces.otf2")},
+	}
+}
