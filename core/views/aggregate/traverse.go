@@ -263,23 +263,26 @@ func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int3
 		}
 		return frame{n: n, kids: kids}
 	}
+	// put gives frame f's next child its result r, folded in.
+	put := func(f *frame, r R) {
+		f.kids[f.next] = r
+		if fold != nil {
+			fold(f.kids[:f.next+1], f.next)
+		}
+		f.next++
+	}
 	stack := []frame{enter(n, depth)}
 	for {
 		f := &stack[len(stack)-1]
 		if f.next < len(f.kids) {
 			c := t.Children[f.n][f.next]
 			if r, ok := done[c]; ok {
-				f.kids[f.next] = r
+				put(f, r)
 			} else if r, ok := trySkip(skip, c); ok {
-				f.kids[f.next] = r
+				put(f, r)
 			} else {
 				stack = append(stack, enter(c, depth+len(stack)))
-				continue
 			}
-			if fold != nil {
-				fold(f.kids[:f.next+1], f.next)
-			}
-			f.next++
 			continue
 		}
 		r := visit(f.n, f.kids, w)
@@ -288,12 +291,7 @@ func visitSubtree[R any](t *hier.Tree, n int32, done map[int32]R, skip func(int3
 		if len(stack) == 0 {
 			return r
 		}
-		p := &stack[len(stack)-1]
-		p.kids[p.next] = r
-		if fold != nil {
-			fold(p.kids[:p.next+1], p.next)
-		}
-		p.next++
+		put(&stack[len(stack)-1], r)
 	}
 }
 
