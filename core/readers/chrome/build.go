@@ -420,6 +420,18 @@ func (e *emitter) create(name, alias string, typ, parent int32) int32 {
 	return e.nConts
 }
 
+// createLanes creates the container name of type typ under parent, then,
+// up to lanes containers in all, its siblings "<name> (overlap lane k)"
+// (alias "<alias>#k"), and returns the first.
+func (e *emitter) createLanes(name, alias string, lanes, typ, parent int32) int32 {
+	first := e.create(name, alias, typ, parent)
+	for lane := int32(1); lane < lanes; lane++ {
+		n := strconv.Itoa(int(lane))
+		e.create(name+" (overlap lane "+n+")", alias+"#"+n, typ, parent)
+	}
+	return first
+}
+
 // createContainers creates processes in display order, each followed by
 // its threads, each thread followed by its overlap lanes, then by its async
 // groups, each followed by its lanes.
@@ -474,11 +486,7 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 			ti := p.threads[k]
 			t := &c.threads[ti]
 			name, alias := thrNames[k], c.strs.str(t.key)
-			e.thrCont[ti] = e.create(name, alias, e.thread, e.procCont[pi])
-			for lane := int32(1); lane < t.lanes; lane++ {
-				n := strconv.Itoa(int(lane))
-				e.create(name+" (overlap lane "+n+")", alias+"#"+n, e.thread, e.procCont[pi])
-			}
+			e.thrCont[ti] = e.createLanes(name, alias, t.lanes, e.thread, e.procCont[pi])
 		}
 		e.createAsyncGroups(groups, groupsOf[pi], e.procCont[pi])
 	}
@@ -499,11 +507,7 @@ func (e *emitter) createAsyncGroups(groups []asyncGroup, mine []int32, proc int3
 	// named "[No name]": numbered.
 	names = distinct(names, func(k int) string { return names[k] })
 	for k, g := range mine {
-		e.groupCont[g] = e.create(names[k], "", e.track, proc)
-		for lane := int32(1); lane < groups[g].lanes; lane++ {
-			n := strconv.Itoa(int(lane))
-			e.create(names[k]+" (overlap lane "+n+")", "#"+n, e.track, proc)
-		}
+		e.groupCont[g] = e.createLanes(names[k], "", groups[g].lanes, e.track, proc)
 	}
 }
 
