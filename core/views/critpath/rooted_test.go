@@ -3,7 +3,6 @@ package critpath
 import (
 	"testing"
 
-	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -54,11 +53,7 @@ func writeRootedOTF2(t *testing.T) string {
 // went through rank 0.
 func TestRootedCollectivesOTF2(t *testing.T) {
 	path := writeRootedOTF2(t)
-	tr, err := formats.ReadFile(path, "otf2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Compute(tr, Options{})
+	r, err := Compute(read(t, path, "otf2"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +98,7 @@ func TestSelfCommunicatorOTF2(t *testing.T) {
 		run.Threads = append(run.Threads, th)
 	}
 	path := pyotf2.WriteHybrid(t, run)
-	tr, err := formats.ReadFile(path, "otf2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Compute(tr, Options{})
+	r, err := Compute(read(t, path, "otf2"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
