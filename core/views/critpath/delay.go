@@ -52,8 +52,9 @@ type DelayCost struct {
 
 // syncPoints are the calls at which a resource synchronised with others:
 // the partners of call k are partners[first[k]:first[k+1]], each a
-// resource (>= 0) or every member of collective -(partner+1); prev[k] is
-// the last call before k that has partners, -1 for none.
+// resource (>= 0) or every member of collective -(partner+1), the
+// collectives first; prev[k] is the last call before k that has
+// partners, -1 for none.
 type syncPoints struct {
 	first, prev []int32
 	partners    []int32
@@ -82,6 +83,10 @@ func newSyncPoints(r *Result, rd *callReader) []syncPoints {
 			synced = append(synced, int32(ci))
 		}
 	}
+	// each visits the collectives last: the partners are placed from the
+	// end of each call's, so that a collective comes first there. The
+	// last call of a collective's last entrant has a wait state with
+	// each other member, and previous looks for a partner among them.
 	each := func(f func(res, call, partner int32)) {
 		for _, w := range r.Waits {
 			f(w.Call.Resource, w.Call.Call, w.Cause.Resource)
@@ -93,25 +98,29 @@ func newSyncPoints(r *Result, rd *callReader) []syncPoints {
 			}
 		}
 	}
-	each(func(res, call, _ int32) { out[res].first[call+1]++ })
-	fill := make([][]int32, len(out))
+	// first[k] counts call k's partners, then becomes their end, then,
+	// as they are placed from there, their beginning.
+	each(func(res, call, _ int32) { out[res].first[call]++ })
 	for i := range out {
 		s := &out[i]
-		s.prev = make([]int32, len(s.first)-1)
-		last := int32(-1)
-		for k := 1; k < len(s.first); k++ {
-			s.prev[k-1] = last
+		calls := len(s.first) - 1
+		s.prev = make([]int32, calls)
+		last, end := int32(-1), int32(0)
+		for k := range calls {
+			s.prev[k] = last
 			if s.first[k] > 0 {
-				last = int32(k - 1)
+				last = int32(k)
 			}
-			s.first[k] += s.first[k-1]
+			end += s.first[k]
+			s.first[k] = end
 		}
-		s.partners = make([]int32, s.first[len(s.first)-1])
-		fill[i] = slices.Clone(s.first[:len(s.first)-1])
+		s.first[calls] = end
+		s.partners = make([]int32, end)
 	}
 	each(func(res, call, partner int32) {
-		out[res].partners[fill[res][call]] = partner
-		fill[res][call]++
+		s := &out[res]
+		s.first[call]--
+		s.partners[s.first[call]] = partner
 	})
 	return out
 }
@@ -163,22 +172,28 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	}
 	// Costs handed to each wait state, by the kind of wait they come from.
 	costs := make([][3]float64, len(r.Waits))
-	type key struct {
-		res, name int32
-		kind      WaitKind
-	}
-	sums := map[key]*DelayCost{}
-	add := func(res, name int32, kind WaitKind, short, long float64) {
-		k := key{res, name, kind}
+	// The costs by resource and state (a key of both, hashed faster than
+	// a struct), each by kind of wait state caused, nil until added to.
+	sums := map[uint64]*[3]*DelayCost{}
+	costsOf := func(res, name int32) *[3]*DelayCost {
+		k := uint64(uint32(res))<<32 | uint64(uint32(name))
 		c := sums[k]
 		if c == nil {
-			c = &DelayCost{Resource: res, State: names[name], Kind: kind}
+			c = new([3]*DelayCost)
 			sums[k] = c
 		}
-		c.ShortTerm += short
-		c.LongTerm += long
+		return c
 	}
-	order := backwards(r, rd)
+	add := func(c *[3]*DelayCost, res, name int32, kind WaitKind, short, long float64) {
+		d := c[kind-1]
+		if d == nil {
+			d = &DelayCost{Resource: res, State: names[name], Kind: kind}
+			c[kind-1] = d
+		}
+		d.ShortTerm += short
+		d.LongTerm += long
+	}
+	order := newBackwardOrder(r, rd)
 	var d []trace.Time
 	out := &Delays{}
 	// The delayer's interval is the same for the waits one call caused
@@ -191,7 +206,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	last := delayer{res: -1}
 	var prop []int32
 	var waited trace.Time
-	for _, wi := range order {
+	for wi, ok := order.next(); ok; wi, ok = order.next() {
 		w := &r.Waits[wi]
 		out.Waiting += w.Wait
 		wres, dres := w.Call.Resource, w.Cause.Resource
@@ -225,10 +240,11 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 					continue
 				}
 				x := float64(d[i])
-				add(dres, s, w.Kind, direct*x, 0)
+				c := costsOf(dres, s)
+				add(c, dres, s, w.Kind, direct*x, 0)
 				for k, l := range later {
 					if l > 0 {
-						add(dres, s, WaitKind(k+1), 0, l*x)
+						add(c, dres, s, WaitKind(k+1), 0, l*x)
 					}
 				}
 			}
@@ -245,8 +261,12 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		}
 		wTouched = wTouched[:0]
 	}
-	for _, c := range sums {
-		out.Costs = append(out.Costs, *c)
+	for _, byKind := range sums {
+		for _, c := range byKind {
+			if c != nil {
+				out.Costs = append(out.Costs, *c)
+			}
+		}
 	}
 	slices.SortFunc(out.Costs, func(x, y DelayCost) int {
 		return cmp.Or(cmp.Compare(y.ShortTerm+y.LongTerm, x.ShortTerm+x.LongTerm), cmp.Compare(x.Resource, y.Resource),
@@ -282,66 +302,91 @@ func member(run *run, coll, res int32) bool {
 	return ok
 }
 
-// backwards returns the indices of the wait states from the one that
+// backwardOrder yields the indices of the wait states from the one that
 // ended last to the one that ended first, the latest left first among
 // those ending together: every wait state a wait state w passes costs on
 // to (those of its delayer before the call w waited for) ends no later
 // than w's (but where w's wait was cut short by the end of its call). The
 // wait states of each resource end in the order of its calls (one ends
-// before the next call begins): the resources' sequences are merged.
-func backwards(r *Result, rd *callReader) []int32 {
-	type head struct {
-		at, leave trace.Time
-		wait      int32 // the next wait state of its resource, going back
-		stop      int32 // the first wait state of its resource
-	}
-	var h []head
+// before the next call begins): the resources' sequences are merged, a
+// wait state at a time as the delay costs visit them, so that the wait
+// state and its call are still in the cache when they do.
+type backwardOrder struct {
+	r  *Result
+	rd *callReader
+	h  []orderHead // a heap, the next to go first
+}
+
+// orderHead is a resource's next wait state, going back, with when it
+// ended (at) and its call's leave.
+type orderHead struct {
+	at, leave trace.Time
+	wait      int32 // the next wait state of its resource, going back
+	stop      int32 // the first wait state of its resource
+}
+
+// before tells whether x goes before y.
+func (x *orderHead) before(y *orderHead) bool {
+	return x.at > y.at || x.at == y.at && (x.leave > y.leave || x.leave == y.leave && x.wait > y.wait)
+}
+
+func newBackwardOrder(r *Result, rd *callReader) *backwardOrder {
+	o := &backwardOrder{r: r, rd: rd}
 	for i := 0; i < len(r.Waits); {
 		j := i
 		for j < len(r.Waits) && r.Waits[j].Call.Resource == r.Waits[i].Call.Resource {
 			j++
 		}
-		w := &r.Waits[j-1]
-		c := rd.call(w.Call)
-		h = append(h, head{c.Enter + w.Wait, c.Leave, int32(j - 1), int32(i)})
+		o.h = append(o.h, orderHead{wait: int32(j - 1), stop: int32(i)})
+		o.set(&o.h[len(o.h)-1])
 		i = j
 	}
-	less := func(x, y *head) bool { // x goes first
-		return x.at > y.at || x.at == y.at && (x.leave > y.leave || x.leave == y.leave && x.wait > y.wait)
+	for i := len(o.h)/2 - 1; i >= 0; i-- {
+		o.down(i)
 	}
-	down := func(i int) {
-		for {
-			k := 2*i + 1
-			if k >= len(h) {
-				return
-			}
-			if k+1 < len(h) && less(&h[k+1], &h[k]) {
-				k++
-			}
-			if !less(&h[k], &h[i]) {
-				return
-			}
-			h[i], h[k] = h[k], h[i]
-			i = k
+	return o
+}
+
+// set sets when h's wait state ended and its call's leave.
+func (o *backwardOrder) set(h *orderHead) {
+	w := &o.r.Waits[h.wait]
+	c := o.rd.call(w.Call)
+	h.at, h.leave = c.Enter+w.Wait, c.Leave
+}
+
+// down moves the head at i down the heap to its place.
+func (o *backwardOrder) down(i int) {
+	h := o.h
+	for {
+		k := 2*i + 1
+		if k >= len(h) {
+			return
 		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	out := make([]int32, 0, len(r.Waits))
-	for len(h) > 0 {
-		top := &h[0]
-		out = append(out, top.wait)
-		if top.wait == top.stop {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		} else {
-			top.wait--
-			w := &r.Waits[top.wait]
-			c := rd.call(w.Call)
-			top.at, top.leave = c.Enter+w.Wait, c.Leave
+		if k+1 < len(h) && h[k+1].before(&h[k]) {
+			k++
 		}
-		down(0)
+		if !h[k].before(&h[i]) {
+			return
+		}
+		h[i], h[k] = h[k], h[i]
+		i = k
 	}
-	return out
+}
+
+// next returns the next wait state's index, false after the first.
+func (o *backwardOrder) next() (int32, bool) {
+	if len(o.h) == 0 {
+		return 0, false
+	}
+	top := &o.h[0]
+	wi := top.wait
+	if top.wait == top.stop {
+		o.h[0] = o.h[len(o.h)-1]
+		o.h = o.h[:len(o.h)-1]
+	} else {
+		top.wait--
+		o.set(top)
+	}
+	o.down(0)
+	return wi, true
 }
