@@ -188,9 +188,10 @@ func (w *waits) edge(res, call, partnerRes, partner int32) {
 // replay runs the ideal replay (Replay) over the resources' calls in
 // turn: each resource's calls are read forwards, once, with the edges
 // they wait for and publish; what is held besides is what a partner
-// still waits for: the entries published and not yet read, and the
-// collectives some members have entered and not all left. Memory grows
-// with the messages in flight, not with the calls.
+// still waits for: the entries published and not yet read; and each
+// collective's progress (16 bytes, beside the count of its members the
+// run holds). Memory grows with the messages in flight and the
+// collectives, not with the calls.
 func (w *waits) replay(in replayInput) (*Ideal, error) {
 	n := len(in.resources)
 	for len(w.waitOn) < n {
@@ -213,15 +214,17 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 		hasWait, hasPublish   bool
 		waits                 []callEdge // those of the call it is in
 	}
-	// A collective in progress: the members entered, the latest entry,
-	// the members that have left it.
+	// A collective's progress: the members entered, the latest entry.
 	type progress struct {
-		in, left int32
-		latest   trace.Time
+		in     int32
+		latest trace.Time
 	}
 	cur := make([]cursor, n)
 	published := map[uint32]trace.Time{} // replayed entries of the partners, until read
-	colls := map[int32]progress{}
+	// By collective (the run numbers them, and counts their members):
+	// 16 bytes each, where a map of those in progress hashed a number
+	// three times per member.
+	colls := make([]progress, len(in.members))
 	done := 0
 	for r := range n {
 		cr := &cur[r]
@@ -268,10 +271,9 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 						cr.hasWait = ok
 					}
 					if c.Coll >= 0 {
-						p := colls[c.Coll]
+						p := &colls[c.Coll]
 						p.in++
 						p.latest = max(p.latest, cr.now)
-						colls[c.Coll] = p
 					}
 					moved = true
 				}
@@ -285,7 +287,7 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 					end = max(end, t)
 				}
 				if ready && c.Coll >= 0 {
-					if p := colls[c.Coll]; p.in < in.members[c.Coll] {
+					if p := &colls[c.Coll]; p.in < in.members[c.Coll] {
 						ready = false
 					} else {
 						end = max(end, p.latest)
@@ -296,14 +298,6 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 				}
 				for _, e := range cr.waits {
 					delete(published, e.edge)
-				}
-				if c.Coll >= 0 {
-					p := colls[c.Coll]
-					if p.left++; p.left == in.members[c.Coll] {
-						delete(colls, c.Coll)
-					} else {
-						colls[c.Coll] = p
-					}
 				}
 				cr.now, cr.prev, cr.entered = end, c.Leave, false
 				cr.pos++
