@@ -34,6 +34,10 @@ type activity struct {
 	// the one each reads.
 	read2 twoChunks[pieceEnd]
 	cur   []pieceEnd
+	// Where the last visit began: its chunk and piece. The next visit
+	// searches out from there, as the delay costs ask about nearby
+	// instants of each resource in turn.
+	hintChunk, hintPiece int
 }
 
 // pieceEnd is a piece of an activity as it is spooled: where it ends (in
@@ -121,7 +125,7 @@ func (a *activity) finish() {
 func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name int32)) {
 	// The first chunk with a piece ending after from, and in it the
 	// first such piece.
-	k, _ := slices.BinarySearch(a.chunkEnd, from+1)
+	k := a.chunkOf(from)
 	for ; k < len(a.chunkEnd); k++ {
 		if !a.read(k) {
 			return
@@ -132,7 +136,7 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 		}
 		i := 0
 		if start <= from {
-			i = firstEndingAfter(a.cur, from)
+			i = a.firstEndingAfter(k, from)
 			if i > 0 {
 				start = a.cur[i-1].end()
 			}
@@ -151,21 +155,63 @@ func (a *activity) each(from, to trace.Time, visit func(s, e trace.Time, name in
 	}
 }
 
-// firstEndingAfter returns the index of the first piece of chunk ending
-// after t, len(chunk) if none: slices.BinarySearchFunc's answer, without
-// a call of the comparison per step (the delay costs search twice per
-// wait state).
-func firstEndingAfter(chunk []pieceEnd, t trace.Time) int {
-	lo, hi := 0, len(chunk)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if chunk[m].end() <= t {
-			lo = m + 1
-		} else {
+// chunkOf returns the first chunk with a piece ending after t,
+// len(a.chunkEnd) if none: the chunk of the last visit when it is that
+// one, else found by halving.
+func (a *activity) chunkOf(t trace.Time) int {
+	if k := a.hintChunk; k < len(a.chunkEnd) && a.chunkEnd[k] > t && (k == 0 || a.chunkEnd[k-1] <= t) {
+		return k
+	}
+	k, _ := slices.BinarySearch(a.chunkEnd, t+1)
+	return k
+}
+
+// firstEndingAfter returns the index of the first piece of chunk k
+// (a.cur) ending after t, len(a.cur) if none, and notes it as where the
+// last visit began. It searches out from the piece noted last when that
+// was in chunk k, doubling its step, then halves what it stepped over
+// (the delay costs search twice per wait state, a step or two from
+// their last answer).
+func (a *activity) firstEndingAfter(k int, t trace.Time) int {
+	chunk := a.cur
+	n := len(chunk)
+	past := func(i int) bool { return i == n || chunk[i].end() > t }
+	h := 0
+	if a.hintChunk == k {
+		h = min(a.hintPiece, n)
+	}
+	// The answer is the least i in [0, n] with past(i): in (lo, hi].
+	lo, hi := -1, h
+	if past(h) {
+		for step := 1; hi > 0; step *= 2 {
+			m := max(hi-step, 0)
+			if !past(m) {
+				lo = m
+				break
+			}
 			hi = m
 		}
+	} else {
+		lo = h
+		for step := 1; ; step *= 2 {
+			m := min(lo+step, n)
+			if past(m) {
+				hi = m
+				break
+			}
+			lo = m
+		}
 	}
-	return lo
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if past(m) {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	a.hintChunk, a.hintPiece = k, hi
+	return hi
 }
 
 // read makes chunk k the one each reads (a.cur).
