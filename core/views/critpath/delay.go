@@ -51,22 +51,30 @@ type DelayCost struct {
 }
 
 // syncPoints are the calls at which a resource synchronised with others:
-// the partners of call k are partners[first[k]:first[k+1]], each a
-// resource (>= 0) or every member of collective -(partner+1), the
-// collectives first; prev[k] is the last call before k that has
-// partners, -1 for none.
+// the partners of call k are partners[calls[k].first:calls[k+1].first],
+// each a resource (>= 0) or every member of collective -(partner+1), the
+// collectives first; calls[k].prev is the last call before k that has
+// partners, -1 for none. A call's two numbers side by side take one read
+// from memory, and its previous synchronisation's most often the same.
 type syncPoints struct {
-	first, prev []int32
-	partners    []int32
+	calls    []syncCall // one more than the resource's calls
+	partners []int32
 }
+
+// syncCall is where a call's partners begin, and the last call before
+// it with partners.
+type syncCall struct{ first, prev int32 }
 
 // before returns the last call before call j with partners, or -1.
 func (s *syncPoints) before(j int32) int32 {
 	if j <= 0 {
 		return -1
 	}
-	return s.prev[j]
+	return s.calls[j].prev
 }
+
+// of returns the partners of call k.
+func (s *syncPoints) of(k int32) []int32 { return s.partners[s.calls[k].first:s.calls[k+1].first] }
 
 // newSyncPoints finds the synchronisation points of every resource: the
 // two calls of every wait state (each with the other's resource), and the
@@ -75,7 +83,7 @@ func newSyncPoints(r *Result, rd *callReader) []syncPoints {
 	run := r.run
 	out := make([]syncPoints, len(run.Resources))
 	for i := range out {
-		out[i].first = make([]int32, run.count(int32(i))+1)
+		out[i].calls = make([]syncCall, run.count(int32(i))+1)
 	}
 	var synced []int32 // the collectives that synchronised
 	for ci := range run.Collectives {
@@ -98,29 +106,29 @@ func newSyncPoints(r *Result, rd *callReader) []syncPoints {
 			}
 		}
 	}
-	// first[k] counts call k's partners, then becomes their end, then,
-	// as they are placed from there, their beginning.
-	each(func(res, call, _ int32) { out[res].first[call]++ })
+	// calls[k].first counts call k's partners, then becomes their end,
+	// then, as they are placed from there, their beginning.
+	each(func(res, call, _ int32) { out[res].calls[call].first++ })
 	for i := range out {
 		s := &out[i]
-		calls := len(s.first) - 1
-		s.prev = make([]int32, calls)
+		calls := s.calls[:len(s.calls)-1]
 		last, end := int32(-1), int32(0)
 		for k := range calls {
-			s.prev[k] = last
-			if s.first[k] > 0 {
+			c := &calls[k]
+			c.prev = last
+			if c.first > 0 {
 				last = int32(k)
 			}
-			end += s.first[k]
-			s.first[k] = end
+			end += c.first
+			c.first = end
 		}
-		s.first[calls] = end
+		s.calls[len(calls)] = syncCall{first: end, prev: last}
 		s.partners = make([]int32, end)
 	}
 	each(func(res, call, partner int32) {
 		s := &out[res]
-		s.first[call]--
-		s.partners[s.first[call]] = partner
+		s.calls[call].first--
+		s.partners[s.calls[call].first] = partner
 	})
 	return out
 }
@@ -140,7 +148,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	previous := func(res int32, j int32, partner int32) (trace.Time, int32) {
 		sp := &syncs[res]
 		for k := sp.before(j); k >= 0; k = sp.before(k) {
-			for _, p := range sp.partners[sp.first[k]:sp.first[k+1]] {
+			for _, p := range sp.of(k) {
 				if p == partner || p < 0 && member(run, -p-1, partner) {
 					return rd.call(mpi.CallRef{Resource: res, Call: k}).Leave, k
 				}
