@@ -34,6 +34,25 @@ type run struct {
 	// indexed, for the wait states, which then let them go (nil for held
 	// calls, read where they are).
 	memberTimes []callTimes
+	// synced are the collectives that synchronised all their members
+	// (synchronising), found while memberTimes are held, for the delay
+	// costs, which would read every member's call back.
+	synced []int32
+}
+
+// membersTimes returns the times of the calls of members m, which begin
+// at off among all the collectives' members: in memberTimes while the
+// run holds them, else read into buf.
+func (r *run) membersTimes(rd *callReader, m []mpi.CallRef, off int, buf *[]callTimes) []callTimes {
+	if r.memberTimes != nil {
+		return r.memberTimes[off : off+len(m)]
+	}
+	*buf = (*buf)[:0]
+	for _, ref := range m {
+		c := rd.call(ref)
+		*buf = append(*buf, callTimes{c.Enter, c.Leave})
+	}
+	return *buf
 }
 
 // spooledCalls are a resource's calls in a spool, and where to find

@@ -217,6 +217,7 @@ func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 	}
 	rd := run.reader()
 	waits, byCall := waitStates(run, rd, messages)
+	run.synced = synchronisedCollectives(run, rd)
 	run.memberTimes = nil // read once
 	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, callOf: run.reader(), waitFrom: waitOffsets(waits, len(run.Resources))}
 	ops := operations(run)
@@ -394,20 +395,8 @@ func WaitStates(run *mpi.Run) []Wait {
 // beside a chunk of the spool.
 func waitStates(run *run, rd *callReader, messages *messageWaits) ([]Wait, [][]int32) {
 	index := messages.index
-	// timesOf returns the times of the calls of members m, which begin
-	// at off among all the collectives' members.
 	var buf []callTimes
-	timesOf := func(m []mpi.CallRef, off int) []callTimes {
-		if run.memberTimes != nil {
-			return run.memberTimes[off : off+len(m)]
-		}
-		buf = buf[:0]
-		for _, ref := range m {
-			c := rd.call(ref)
-			buf = append(buf, callTimes{c.Enter, c.Leave})
-		}
-		return buf
-	}
+	timesOf := func(m []mpi.CallRef, off int) []callTimes { return run.membersTimes(rd, m, off, &buf) }
 	// collectives calls offer with every collective's candidate wait
 	// state, cut to its call.
 	collectives := func(offer func(Wait)) {

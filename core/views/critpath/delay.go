@@ -79,18 +79,13 @@ func (s *syncPoints) of(k int32) []int32 { return s.partners[s.calls[k].first:s.
 // newSyncPoints finds the synchronisation points of every resource: the
 // two calls of every wait state (each with the other's resource), and the
 // calls of the collectives that synchronised all their members.
-func newSyncPoints(r *Result, rd *callReader) []syncPoints {
+func newSyncPoints(r *Result) []syncPoints {
 	run := r.run
 	out := make([]syncPoints, len(run.Resources))
 	for i := range out {
 		out[i].calls = make([]syncCall, run.count(int32(i))+1)
 	}
-	var synced []int32 // the collectives that synchronised
-	for ci := range run.Collectives {
-		if synchronising(rd, &run.Collectives[ci]) {
-			synced = append(synced, int32(ci))
-		}
-	}
+	synced := run.synced
 	// each visits the collectives last: the partners are placed from the
 	// end of each call's, so that a collective comes first there. The
 	// last call of a collective's last entrant has a wait state with
@@ -140,7 +135,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	ops := operations(run)
 	n := len(run.Resources)
 	rd := run.reader()
-	syncs := newSyncPoints(r, rd)
+	syncs := newSyncPoints(r)
 	lastInit := run.lastInits(ops)
 	// previous returns where the synchronisation interval of resource res
 	// with partner begins, before its call j, and the index of the call
@@ -283,18 +278,33 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	return out
 }
 
+// synchronisedCollectives returns the collectives of run that
+// synchronised all their members (synchronising).
+func synchronisedCollectives(run *run, rd *callReader) []int32 {
+	var synced []int32
+	var buf []callTimes
+	off := 0
+	for ci := range run.Collectives {
+		coll := &run.Collectives[ci]
+		if synchronising(coll, run.membersTimes(rd, coll.Members, off, &buf)) {
+			synced = append(synced, int32(ci))
+		}
+		off += len(coll.Members)
+	}
+	return synced
+}
+
 // synchronising tells whether a collective synchronised all its members,
 // as Scalasca counts it: one whose members all wait for all (every
 // collective whose root the trace does not name) and none of which left
-// before the last entered.
-func synchronising(rd *callReader, coll *mpi.Collective) bool {
+// before the last entered (t are the times of its members' calls).
+func synchronising(coll *mpi.Collective, t []callTimes) bool {
 	if coll.Root >= 0 && coll.Class != mpi.AllToAll || coll.Class == mpi.Scan || len(coll.Members) < 2 {
 		return false
 	}
-	latest, earliestEnd := rd.call(coll.Members[0]).Enter, rd.call(coll.Members[0]).Leave
-	for _, m := range coll.Members[1:] {
-		c := rd.call(m)
-		latest, earliestEnd = max(latest, c.Enter), min(earliestEnd, c.Leave)
+	latest, earliestEnd := t[0].enter, t[0].leave
+	for _, c := range t[1:] {
+		latest, earliestEnd = max(latest, c.enter), min(earliestEnd, c.leave)
 	}
 	return earliestEnd >= latest
 }
