@@ -1,6 +1,9 @@
 package critpath
 
 import (
+	"slices"
+	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
@@ -104,6 +107,56 @@ func TestSelfCommunicatorOTF2(t *testing.T) {
 	}
 	for w, c := range r.WaitCalls() {
 		t.Errorf("%s's call at %v waits %v for %s", r.Resources[w.Call.Resource], c.Enter, w.Wait, r.Resources[w.Cause.Resource])
+	}
+	sameAsReplay(t, r, path)
+}
+
+// TestCommunicatorsNamedAlike checks that communicators of different
+// groups that share a name (an application naming each of its row
+// communicators "row") are not one: ranks 0 and 1 reduce on one row, 0
+// entering at 20 and 1 at 50; ranks 2 and 3 on the other, entering at 30
+// and 31. Rank 0 waits 30 ns for rank 1 and rank 2 waits 1 ns for rank 3.
+// Paired as one collective by the name, ranks 2 and 3 waited for rank 1.
+func TestCommunicatorsNamedAlike(t *testing.T) {
+	run := pyotf2.HybridRun{Duration: 210, Comms: map[string]pyotf2.Comm{
+		"row0": {Name: "row", Ranks: []int{0, 1}},
+		"row1": {Name: "row", Ranks: []int{2, 3}},
+	}}
+	for p, enter := range []int{20, 50, 30, 31} {
+		th := pyotf2.Thread{Process: p}
+		th.Add(0, "enter", "main")
+		th.Add(0, "enter", "MPI_Init")
+		th.Add(10, "leave", "MPI_Init")
+		leave := map[int]int{0: 55, 1: 55, 2: 35, 3: 35}[p]
+		th.Add(enter, "enter", "MPI_Allreduce")
+		th.Add(enter, "coll_begin")
+		th.Add(leave, "coll_end", "ALLREDUCE", 0, "row"+strconv.Itoa(p/2))
+		th.Add(leave, "leave", "MPI_Allreduce")
+		th.Add(200, "enter", "MPI_Finalize")
+		th.Add(210, "leave", "MPI_Finalize")
+		th.Add(210, "leave", "main")
+		run.Threads = append(run.Threads, th)
+	}
+	path := pyotf2.WriteHybrid(t, run)
+	r, err := Compute(read(t, path, "otf2"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type wait struct {
+		resource, cause string
+		enter, wait     trace.Time
+	}
+	var got []wait
+	for w, c := range r.WaitCalls() {
+		got = append(got, wait{lastTwo(r.Resources[w.Call.Resource]), lastTwo(r.Resources[w.Cause.Resource]), c.Enter, w.Wait})
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].resource < got[j].resource })
+	want := []wait{
+		{"MPI Rank 0/Master thread", "MPI Rank 1/Master thread", 20, 30},
+		{"MPI Rank 2/Master thread", "MPI Rank 3/Master thread", 30, 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("wait states %+v, want %+v", got, want)
 	}
 	sameAsReplay(t, r, path)
 }
