@@ -5,6 +5,11 @@
 // small enough to be inlined into the readers' loops.
 package swar
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 const (
 	lows  = 0x0101010101010101
 	highs = 0x8080808080808080
@@ -34,3 +39,43 @@ func EightDigits(w uint64) uint64 {
 	w = (w & 0x00ff00ff00ff00ff) * 6553601 >> 16
 	return uint64(uint32((w & 0x0000ffff0000ffff) * 42949672960001 >> 32))
 }
+
+// Decimal reads the form most text traces write their dates in (pj_dump's
+// "0.000817", Pajé's "12.345678901"): digits, '.' and one to nine
+// decimals, in eight to sixteen bytes, in billionths ("0.000817" is
+// 817,000), a word at a time: the first eight bytes hold the whole part
+// and the point, the last eight the decimals (the two words overlap in
+// shorter numbers). It reports false for any other form (a sign, no
+// point, more digits, fewer bytes), which the caller reads its own way.
+func Decimal(b []byte) (uint64, bool) {
+	n := len(b)
+	if n < 8 || n > 16 {
+		return 0, false
+	}
+	first := binary.LittleEndian.Uint64(b[:8])
+	point := bits.TrailingZeros64(NonDigits(first)) >> 3 // the digits before it
+	decimals := n - point - 1
+	if point == 8 || b[point] != '.' || decimals > 9 {
+		return 0, false
+	}
+	whole := EightDigits(first << (64 - 8*point)) // point = 0: Go shifts it all out
+	last := binary.LittleEndian.Uint64(b[n-8 : n])
+	if decimals == 9 {
+		d := b[n-9] - '0'
+		if d > 9 || NonDigits(last) != 0 {
+			return 0, false
+		}
+		return whole*1e9 + uint64(d)*1e8 + EightDigits(last), true
+	}
+	// The decimals are the top bytes of last; those below are cleared,
+	// leading zeros to EightDigits.
+	below := 8 * uint(8-decimals)
+	if NonDigits(last)>>below != 0 {
+		return 0, false
+	}
+	return whole*1e9 + EightDigits(last>>below<<below)*pow10[9-decimals], true
+}
+
+// pow10 holds the powers of ten that scale one to nine decimals to
+// billionths.
+var pow10 = [10]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
