@@ -1,10 +1,12 @@
 package pjdump
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
@@ -92,6 +94,9 @@ func (c *containerTypes) scan(path string, wholeFile bool, opt readOptions) (boo
 			if err != nil {
 				return false, err
 			}
+			if !mentions(f, st.Size(), starPUTypeNamed, starPURareByte) {
+				return false, nil
+			}
 			d.sawData = true
 			d.stop = func() bool { return trace.LooksStarPU(c.has) }
 			_, err = d.containerLines(f, 0, st.Size(), 0, opt.ReadOptions)
@@ -129,4 +134,48 @@ func found(err error) (bool, error) {
 		return false, err
 	}
 	return false, nil
+}
+
+// starPUTypeNamed is one of StarPU's container types
+// (trace.StarPUContainerTypes), the one whose name is least likely to be
+// found in other traces, and starPURareByte its byte least likely to be.
+const (
+	starPUTypeNamed = "Memory Node"
+	starPURareByte  = 'y'
+)
+
+// mentions reports whether the first size bytes of f hold word. A type
+// name is a field's bytes as they are (pj_dump's quotes hold no escapes),
+// so a plain dump that does not hold the name of one of StarPU's types
+// has no container of that type, and its container lines need not be
+// parsed. The word's rare byte is searched for (bytes.IndexByte, many
+// bytes at once), and the word checked around it: its first byte would
+// stop the search at every MPI_... of an MPI trace. The blocks read
+// overlap by len(word)-1 bytes. A read error gives false: the read that
+// follows reports it.
+func mentions(f io.ReaderAt, size int64, word string, rare byte) bool {
+	at := strings.IndexByte(word, rare)
+	buf := make([]byte, min(scanBlock, size))
+	for off := int64(0); off < size; {
+		k, _ := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if k == 0 {
+			return false
+		}
+		block := buf[:k]
+		for i := 0; ; i++ {
+			j := bytes.IndexByte(block[i:], rare)
+			if j < 0 {
+				break
+			}
+			i += j
+			if from := i - at; from >= 0 && from+len(word) <= len(block) && string(block[from:from+len(word)]) == word {
+				return true
+			}
+		}
+		if off+int64(k) >= size {
+			break
+		}
+		off += int64(max(k-len(word)+1, 1))
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package pjdump
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"os"
@@ -214,5 +215,25 @@ func TestTimeUnitSimGrid(t *testing.T) {
 	got := readDoor(t, path, nil)
 	if !slices.Equal(starts(got), starts(want)) || got.End != want.End || got.End != 1205*trace.Second || len(starts(got)) != 2*13620 {
 		t.Errorf("auto: %d state times, trace end %d; ReadFile: %d, %d", len(starts(got)), got.End, len(starts(want)), want.End)
+	}
+}
+
+// mentions finds its word wherever it lies, across the boundary of two
+// blocks read too, and only where it is whole.
+func TestMentions(t *testing.T) {
+	const word = starPUTypeNamed
+	size := scanBlock + 64
+	for at := scanBlock - 2*len(word); at <= scanBlock+2; at++ {
+		data := bytes.Repeat([]byte("y Memory Nod"), size/12+1)[:size]
+		if mentions(bytes.NewReader(data), int64(size), word, starPURareByte) {
+			t.Fatal("found in a file without it")
+		}
+		copy(data[at:], word)
+		if !mentions(bytes.NewReader(data), int64(size), word, starPURareByte) {
+			t.Fatalf("not found at %d (the blocks are %d bytes)", at, scanBlock)
+		}
+	}
+	if mentions(strings.NewReader("Memory Nod"), 10, word, starPURareByte) {
+		t.Error("found in a file shorter than the word")
 	}
 }
