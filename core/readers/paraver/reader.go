@@ -65,7 +65,7 @@ func readWith(path string, o options, sink trace.Sink, opt trace.ReadOptions) er
 	if st, err := f.Stat(); err == nil {
 		total = st.Size()
 	}
-	return decodeInput(f, textlines.Input{Name: path, Total: total, MaxDecompressed: o.MaxDecompressed}, cfg, o.View, sink, opt)
+	return decodeInput(f, textlines.Input{Name: path, Total: total, MaxDecompressed: o.MaxDecompressed, Map: true}, cfg, o.View, sink, opt)
 }
 
 // decodeStream reads a .prv trace, plain or compressed (gzip, bzip2, zstd,

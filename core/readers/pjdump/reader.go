@@ -172,7 +172,7 @@ func readFiles(paths []string, sink trace.Sink, opt readOptions) error {
 			return err
 		}
 		d.startFile(p)
-		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed}, opt.ReadOptions)
+		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed, Map: true}, opt.ReadOptions)
 		f.Close()
 		if err != nil {
 			return err
