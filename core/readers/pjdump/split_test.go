@@ -1,6 +1,7 @@
 package pjdump
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -67,4 +68,20 @@ func FuzzDepth(f *testing.F) {
 			t.Fatalf("plainDepth(%q) = %d; strconv: %v, %v", s, n, x, err)
 		}
 	})
+}
+
+// blankLine is bytes.TrimSpace's test of an empty line, for every first
+// byte.
+func TestBlankLine(t *testing.T) {
+	for c := range 256 {
+		for _, rest := range []string{"", " ", "x", "\u00a0", "\xa0"} {
+			line := append([]byte{byte(c)}, rest...)
+			if got, want := blankLine(line), len(bytes.TrimSpace(line)) == 0; got != want {
+				t.Errorf("blankLine(%q) = %v", line, got)
+			}
+		}
+	}
+	if !blankLine(nil) || !blankLine([]byte("\u00a0 \t\u2003")) {
+		t.Error("a line of white space is not blank")
+	}
 }
