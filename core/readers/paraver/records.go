@@ -1,11 +1,14 @@
 package paraver
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/swar"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -149,6 +152,14 @@ func (d *decoder) split(line []byte, event bool) error {
 	d.fields, d.evals = d.fields[:0], d.evals[:0]
 	i := 2 // past "1:"
 	for i <= len(line) {
+		n := len(d.fields)
+		if !event || n < 6 || n%2 != 0 {
+			if v, end, ok := shortField(line, i); ok {
+				d.fields = append(d.fields, v)
+				i = end + 1
+				continue
+			}
+		}
 		j := i
 		for j < len(line) && line[j] != ':' {
 			j++
@@ -171,6 +182,30 @@ func (d *decoder) split(line []byte, event bool) error {
 		i = j + 1
 	}
 	return nil
+}
+
+// shortField reads the field at line[i:] if it is one to seven digits
+// (most fields of a record: objects, times, states), a word at a time:
+// its value and the index of the ':' or of the end of the line after it,
+// as parseInt reads it. It reports false for any other field, which split
+// reads byte by byte. The word past the last eight bytes of the line is
+// the line's last eight shifted down, zeros coming in above them.
+func shortField(line []byte, i int) (int64, int, bool) {
+	var w uint64
+	switch n := len(line); {
+	case i+8 <= n:
+		w = binary.LittleEndian.Uint64(line[i : i+8])
+	case n >= 8:
+		w = binary.LittleEndian.Uint64(line[n-8:n]) >> (8 * (i + 8 - n))
+	default:
+		return 0, 0, false
+	}
+	k := bits.TrailingZeros64(swar.NonDigits(w)) >> 3
+	end := i + k
+	if k == 0 || k == 8 || end < len(line) && line[end] != ':' {
+		return 0, 0, false
+	}
+	return int64(swar.EightDigits(w << (64 - 8*k))), end, true
 }
 
 func parseInt(b []byte) (int64, bool) {
