@@ -71,8 +71,23 @@ func splitPlain(line []byte, out []field) (fields []field, plain, ascii bool) {
 	return append(out, field{text: trimBlanks(line[start:])}), true, high&0x8080808080808080 == 0
 }
 
-// trimBlanks cuts the spaces and tabs around a field.
+// trimBlanks cuts the spaces and tabs around a field. A field that
+// starts and ends with bytes above the space (pj_dump's first), or after
+// one space (the others, after its ", "), is cut at once.
 func trimBlanks(b []byte) []byte {
+	if n := len(b); n > 1 && b[n-1] > ' ' {
+		if b[0] > ' ' {
+			return b
+		}
+		if b[0] == ' ' && b[1] > ' ' {
+			return b[1:]
+		}
+	}
+	return trimAllBlanks(b)
+}
+
+// trimAllBlanks is trimBlanks for any field.
+func trimAllBlanks(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && (b[i] == ' ' || b[i] == '\t') {
 		i++
