@@ -55,7 +55,8 @@ func FuzzSplit(f *testing.F) {
 // FuzzDepth compares the imbrication read without strconv with the
 // reading through strconv.ParseFloat it replaces.
 func FuzzDepth(f *testing.F) {
-	for _, s := range []string{"0", "0.000000", "3.000000", "12", "1.5", "-1", "1e3", "999999999", "1000000000.0", "00.0", ".0", "0.", "2147483648"} {
+	for _, s := range []string{"0", "0.000000", "3.000000", "12", "1.5", "-1", "1e3", "999999999", "1000000000.0", "00.0", ".0", "0.", "2147483648",
+		"9.000000", "x.000000", "0.000001", "0.00000 ", "/.000000", ":.000000", "10.00000"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
