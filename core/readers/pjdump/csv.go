@@ -35,26 +35,15 @@ func splitLine(line []byte, out []field) ([]field, error) {
 // already seen (zeros come in above them, neither commas nor quotes).
 func splitPlain(line []byte, out []field) (fields []field, plain, ascii bool) {
 	start := 0
-	i := 0
 	var high uint64
-	for ; i+8 <= len(line); i += 8 {
-		x := binary.LittleEndian.Uint64(line[i : i+8])
-		high |= x
-		if swar.Bytes(x, '"') != 0 {
-			return out, false, false
-		}
-		for commas := swar.Bytes(x, ','); commas != 0; commas &= commas - 1 {
-			at := i + bits.TrailingZeros64(commas)>>3
-			out = append(out, field{text: trimBlanks(line[start:at])})
-			start = at + 1
-		}
-	}
-	if n := len(line); i < n {
+	for i := 0; i < len(line); i += 8 {
 		var x uint64
-		if n >= 8 {
+		if n := len(line); i+8 <= n {
+			x = binary.LittleEndian.Uint64(line[i : i+8])
+		} else if n >= 8 {
 			x = binary.LittleEndian.Uint64(line[n-8:n]) >> (8 * (i + 8 - n))
 		} else {
-			for k := n - 1; k >= 0; k-- {
+			for k := n - 1; k >= i; k-- {
 				x = x<<8 | uint64(line[k])
 			}
 		}
@@ -64,24 +53,32 @@ func splitPlain(line []byte, out []field) (fields []field, plain, ascii bool) {
 		}
 		for commas := swar.Bytes(x, ','); commas != 0; commas &= commas - 1 {
 			at := i + bits.TrailingZeros64(commas)>>3
-			out = append(out, field{text: trimBlanks(line[start:at])})
+			// trimBlanks' test of a field after pj_dump's ", ", inline.
+			f := line[start:at]
+			if n := len(f); n > 1 && f[n-1] > ' ' && f[1] > ' ' && f[0] >= ' ' {
+				if f[0] == ' ' {
+					f = f[1:]
+				}
+			} else {
+				f = trimAllBlanks(f)
+			}
+			out = append(out, field{text: f})
 			start = at + 1
 		}
 	}
 	return append(out, field{text: trimBlanks(line[start:])}), true, high&0x8080808080808080 == 0
 }
 
-// trimBlanks cuts the spaces and tabs around a field. A field that
-// starts and ends with bytes above the space (pj_dump's first), or after
-// one space (the others, after its ", "), is cut at once.
+// trimBlanks cuts the spaces and tabs around a field. A field whose
+// second and last bytes are above the space, after one space (pj_dump's
+// ", ") or none, is cut at once, in a function small enough to be
+// inlined.
 func trimBlanks(b []byte) []byte {
-	if n := len(b); n > 1 && b[n-1] > ' ' {
-		if b[0] > ' ' {
-			return b
-		}
-		if b[0] == ' ' && b[1] > ' ' {
+	if n := len(b); n > 1 && b[n-1] > ' ' && b[1] > ' ' && b[0] >= ' ' {
+		if b[0] == ' ' {
 			return b[1:]
 		}
+		return b
 	}
 	return trimAllBlanks(b)
 }
