@@ -1,7 +1,8 @@
 // Package textlines reads line-oriented text traces (Paraver records,
 // pj_dump tables): plain or compressed input (gzip, bzip2, zstd: see
-// ingest.Decompress), recognised by its magic bytes, lines of any length, progress reports and cancellation every
-// megabyte, and errors that name the file, the line and the byte offset;
+// ingest.Decompress), recognised by its magic bytes, plain files mapped
+// in memory where the caller allows it (mapped.go), lines of any length,
+// progress reports and cancellation every megabyte, and errors that name the file, the line and the byte offset;
 // and cuts plain input into byte ranges of whole lines (Ranges), the parts
 // of a distributed read.
 package textlines
