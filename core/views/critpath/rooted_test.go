@@ -1,9 +1,10 @@
 package critpath
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
@@ -60,16 +61,9 @@ func TestRootedCollectivesOTF2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type wait struct {
-		resource, cause string
-		enter, wait     trace.Time
-	}
-	var got []wait
-	for w, c := range r.WaitCalls() {
-		got = append(got, wait{r.Resources[w.Call.Resource], r.Resources[w.Cause.Resource], c.Enter, w.Wait})
-	}
-	want := []wait{{"machine/node/MPI Rank 0/Master thread", "machine/node/MPI Rank 1/Master thread", 200, 50}}
-	if len(got) != len(want) || got[0] != want[0] {
+	got := waitsOf(r)
+	want := []waitState{{"MPI Rank 0/Master thread", "MPI Rank 1/Master thread", 200, 50}}
+	if !slices.Equal(got, want) {
 		t.Errorf("wait states %+v, want %+v", got, want)
 	}
 	if len(r.Segments) != 1 || r.Resources[r.Segments[0].Resource] != "machine/node/MPI Rank 2/Master thread" ||
@@ -142,16 +136,8 @@ func TestCommunicatorsNamedAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type wait struct {
-		resource, cause string
-		enter, wait     trace.Time
-	}
-	var got []wait
-	for w, c := range r.WaitCalls() {
-		got = append(got, wait{lastTwo(r.Resources[w.Call.Resource]), lastTwo(r.Resources[w.Cause.Resource]), c.Enter, w.Wait})
-	}
-	sort.Slice(got, func(i, j int) bool { return got[i].resource < got[j].resource })
-	want := []wait{
+	got := waitsOf(r)
+	want := []waitState{
 		{"MPI Rank 0/Master thread", "MPI Rank 1/Master thread", 20, 30},
 		{"MPI Rank 2/Master thread", "MPI Rank 3/Master thread", 30, 1},
 	}
@@ -159,4 +145,24 @@ func TestCommunicatorsNamedAlike(t *testing.T) {
 		t.Errorf("wait states %+v, want %+v", got, want)
 	}
 	sameAsReplay(t, r, path)
+}
+
+// waitState is a wait state as the tests above state them: the waiting
+// and the causing resource (process/thread), the call's entry and the
+// time waited.
+type waitState struct {
+	resource, cause string
+	enter, wait     trace.Time
+}
+
+// waitsOf lists r's wait states by waiting resource, then entry.
+func waitsOf(r *Result) []waitState {
+	var got []waitState
+	for w, c := range r.WaitCalls() {
+		got = append(got, waitState{lastTwo(r.Resources[w.Call.Resource]), lastTwo(r.Resources[w.Cause.Resource]), c.Enter, w.Wait})
+	}
+	slices.SortStableFunc(got, func(a, b waitState) int {
+		return cmp.Or(strings.Compare(a.resource, b.resource), cmp.Compare(a.enter, b.enter))
+	})
+	return got
 }
