@@ -68,6 +68,13 @@
 //     counters late, from other threads): the last 1,024 of each track
 //     wait sorted by time, and a value earlier than those already placed
 //     is skipped and counted.
+//   - TYPE_STATE, on a state track (a track with a StateDescriptor, as
+//     Chrome writes RenderingPrioritizationState): states "State" of the
+//     track's container valued by the event name, one at a time, each
+//     until the track's next event, the last until the end of the trace;
+//     an event without a name leaves the track in no state. An event on
+//     another track, without a track, or earlier than its track's last
+//     event is skipped and counted.
 //   - Legacy events (TrackEvent.LegacyEvent) with phases B, E, X (complete
 //     slices, with duration_us) and I, i, R (instants). As in the trace
 //     processor, a complete slice that begins inside another complete
