@@ -15,9 +15,11 @@
 // zstd_compressed_packets) are expanded. The file is read twice: first
 // for the descriptions of tracks, processes and threads (which may come
 // anywhere, from any writer), then for the events, so that each container
-// is created with its name and parent before anything is put in it. A cut
-// or corrupt file is a FormatError giving the byte offset (in the
-// decompressed input) of the packet or field at fault.
+// is created with its name and parent before anything is put in it. A
+// file cut after whole packets is read up to the cut and marked
+// incomplete, as trace processor reads it; a corrupt file, or one cut
+// inside its first packet, is a FormatError giving the byte offset (in
+// the decompressed input) of the packet or field at fault.
 //
 // Each pass runs on all cores: one goroutine reads the input in
 // megabyte chunks and splits it at packet boundaries (each packet's
