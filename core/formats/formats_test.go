@@ -86,9 +86,10 @@ func TestDetectDirSaysTheWayOut(t *testing.T) {
 
 // TestDetectFileSaysWhatItIs checks that a file no format reads but one
 // format's producer writes without a trace (rocprof's statistics
-// summaries, rocprofv3's agent list) is refused as what it is, with the
-// way to the run's trace, rather than by the reader its extension picks
-// (pjdump's, for .csv), and that a reader asked by name refuses it alike.
+// summaries, rocprofv3's agent list, systrace's text and HTML) is refused
+// as what it is, with the way to the trace, rather than by the reader its
+// extension picks (pjdump's, for .csv) or as a file of no known format,
+// and that a reader asked by name refuses it alike.
 func TestDetectFileSaysWhatItIs(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -110,6 +111,19 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 		}
 		if _, _, err := Open(path, "rocprofv3-csv", nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s read as rocprofv3-csv: error %v, want %q", name, err, want)
+		}
+	}
+	// Android's text traces and trace viewer pages, told by their first
+	// bytes whatever their names.
+	for name, content := range map[string]string{
+		"trace.systrace": "# tracer: nop\n#\n     hwc_eventmon-336   [000] 50260.929925: 0: C|124|VSYNC|1\n",
+		"trace.txt":      "# tracer: nop\n",
+		"trace.html":     "<!DOCTYPE html>\n<html><head><title>Android System Trace</title></head></html>\n",
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(content), 0o644)
+		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), "Perfetto protobuf trace") {
+			t.Errorf("%s: detected with error %v, want what it is and the way to a Perfetto trace", name, err)
 		}
 	}
 	pj := filepath.Join(dir, "dump.csv")

@@ -230,6 +230,31 @@ func TestXSpaceNamed(t *testing.T) {
 	}
 }
 
+// Android's other trace files, given to this reader, are refused as what
+// they are with the way to a Perfetto trace: systrace's ftrace text (the
+// head of Catapult's trivial_systrace test trace) and an HTML trace
+// viewer page; a trace viewer page is no ftrace text, nor the reverse.
+func TestAndroidTextTracesNamed(t *testing.T) {
+	ftrace := "# tracer: nop\n#\n#            TASK-PID    CPU#    TIMESTAMP  FUNCTION\n#               | |       |          |         |\n" +
+		"     hwc_eventmon-336   [000] 50260.929925: 0: C|124|VSYNC|1\n"
+	html := "<!DOCTYPE HTML>\n<html>\n<head><title>Android System Trace</title></head>\n<body><script>var linuxPerfData = \"\\\n" + ftrace[:14] + "\";</script>"
+	for _, c := range []struct{ data, want string }{
+		{ftrace, "an ftrace text trace"},
+		{"\ufeff\r\n" + ftrace, "an ftrace text trace"},
+		{html, "an HTML page, not a trace file"},
+		{"  <html><body>trace2html</body></html>", "an HTML page, not a trace file"},
+	} {
+		_, _, err := readBytes([]byte(c.data))
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.Offset != 0 || !strings.Contains(fe.Err.Error(), c.want) || !strings.Contains(fe.Err.Error(), "Perfetto") {
+			t.Errorf("%.30q: %v, want %q and the way to a Perfetto trace", c.data, err, c.want)
+		}
+	}
+	if ftraceText([]byte(html)) || htmlPage([]byte(ftrace)) || explain([]byte("%EventDef PajeDefineContainerType 1")) != "" {
+		t.Error("a file taken for another")
+	}
+}
+
 // TestCutAfterWholePackets reads a trace cut after whole packets, as a
 // tracing service stopped abruptly (or a copy of its file cut) leaves it:
 // the packets before the cut are read, as Perfetto's trace processor

@@ -11,11 +11,12 @@ import (
 
 // Format is the Perfetto protobuf trace format.
 var Format = ingest.Format{
-	Name:       "perfetto",
-	Summary:    "Perfetto protobuf trace (track events, process tree, ftrace sched_switch)",
-	Extensions: []string{".perfetto-trace", ".pftrace", ".perfetto", ".pb"},
-	Sniff:      sniff,
-	Open:       ingest.Simple(Read),
+	Name:        "perfetto",
+	Summary:     "Perfetto protobuf trace (track events, process tree, ftrace sched_switch)",
+	Extensions:  []string{".perfetto-trace", ".pftrace", ".perfetto", ".pb"},
+	Sniff:       sniff,
+	ExplainFile: explain,
+	Open:        ingest.Simple(Read),
 }
 
 // readFile reads a whole Perfetto trace into memory.
@@ -56,7 +57,7 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 	var whole held // the input, when the first pass holds it whole
 	cut, err := walk(open, name, size, 0, opt, &whole, scan, count)
 	if err != nil {
-		return xspaceOr(err, open, name)
+		return namedOr(err, open, name)
 	}
 	if packets == 0 {
 		// Nothing to read is not a trace that recorded nothing: a
