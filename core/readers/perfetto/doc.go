@@ -102,7 +102,9 @@
 //   - Atrace annotations in ftrace print and tracing_mark_write events
 //     (B, E, I, C): states "Atrace slice" and events "Instant" of the
 //     writing thread, variables of its process, applied in time order at
-//     the end (see atrace.go).
+//     the end (see atrace.go); async slices (S, F, G, H) are states
+//     "Atrace slice" on tracks of their process and name, "<name>" then
+//     "<name> (overlap lane k)" (see atraceasync.go).
 //
 // Event names come from the event or from the interned data of its
 // sequence (name_iid). Categories and arguments (debug annotations, typed
