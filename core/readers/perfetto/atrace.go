@@ -18,8 +18,8 @@ import (
 // a begin and its end, so the events are gathered, then applied in time
 // order (stable: file order among equal times) at the end, as the trace
 // processor sorts them; their slices nest on a stack of their own per
-// thread, apart from TrackEvent slices. Async slices (S, F, G, H) are
-// read in atraceasync.go; instants on named tracks (N) and other text are
+// thread, apart from TrackEvent slices. Async slices (S, F, G, H) and
+// instants on named tracks (N) are read in atraceasync.go; other text is
 // counted.
 
 // atraceEvent is one begin, end or instant of an atrace annotation.
@@ -57,7 +57,7 @@ func (d *decoder) print(ts trace.Time, tid int32, buf string) {
 		valueText, _, _ := strings.Cut(rest, "|")
 		v, verr := strconv.ParseInt(valueText, 10, 64)
 		if n == "" || verr != nil {
-			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+			d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 			return
 		}
 		d.saw(ts)
@@ -66,13 +66,13 @@ func (d *decoder) print(ts trace.Time, tid int32, buf string) {
 	case phase == "I" && err == nil && hasName:
 		name, _, _ = strings.Cut(name, "|")
 		if name == "" {
-			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+			d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 			return
 		}
-	case phase == "S" || phase == "F" || phase == "G" || phase == "H":
+	case phase == "S" || phase == "F" || phase == "G" || phase == "H" || phase == "N":
 		e, ok := asyncPrint(phase, rest)
 		if !ok {
-			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+			d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 			return
 		}
 		d.saw(ts)
@@ -80,7 +80,7 @@ func (d *decoder) print(ts trace.Time, tid int32, buf string) {
 		d.atrace = append(d.atrace, e)
 		return
 	default:
-		d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+		d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 		return
 	}
 	d.saw(ts)
@@ -124,6 +124,9 @@ func (d *decoder) applyAtrace() {
 			continue
 		case 'S', 'F':
 			d.atraceAsync(&e)
+			continue
+		case 'N':
+			d.atraceTrackInstant(&e)
 			continue
 		}
 		cont := d.conts.thread(e.tgid, e.tid)

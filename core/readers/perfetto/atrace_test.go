@@ -43,7 +43,7 @@ func TestAtrace(t *testing.T) {
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
-		"skipped 2 ftrace print events that are no atrace slice, instant or counter (text, async slices)",
+		"skipped 2 ftrace print events that are no atrace annotation (text, malformed annotations)",
 		"skipped 1 atrace slice ends (E) with no open slice on their thread")
 }
 
@@ -56,8 +56,9 @@ func TestAtrace(t *testing.T) {
 // thread of the process). G and H name the track apart from the slice,
 // as async_track_atrace.py expects (on "track": ev 50+25 and 55+15 of
 // process 1, ev 60+5 of process 2, an H with or without the name);
-// an end that closes nothing, a cookie that is no number and a slice
-// left open are counted or warned.
+// N is an instant on the first track of its group (of its name, created
+// if none); an end that closes nothing, a cookie that is no number, an N
+// without a name and a slice left open are counted or warned.
 func TestAtraceAsync(t *testing.T) {
 	print := func(at, tid uint64, buf string) []byte {
 		return sub(2, vint(1, at), vint(2, tid), sub(3, vint(1, 0), str(2, buf)))
@@ -76,7 +77,8 @@ func TestAtraceAsync(t *testing.T) {
 			print(65, 2, "H|2|track|ev|1024\n"), print(70, 1, "H|1|track|2048\n"), print(75, 1, "H|1|track|ev|1024\n")),
 		bundle(0, print(2000, 7, "G|7|Frames|frame 1|1"), print(2100, 7, "G|7|Frames|frame 2|2"),
 			print(2200, 7, "H|7|Frames|1"), print(2300, 7, "H|7|Frames|9"), print(2400, 7, "S|7|x|notanumber"),
-			print(2500, 7, "S|7|left open|3")),
+			print(2500, 7, "S|7|left open|3"), print(2600, 7, "N|7|Frames|marker"), print(2650, 8, "N|7|Other|tick"),
+			print(2700, 7, "N|7|no name")),
 	)
 	tr, notes := mustRead(t, data)
 	checkRender(t, tr, `
@@ -92,6 +94,7 @@ func TestAtraceAsync(t *testing.T) {
 		container Process 7/Frames Track alias=
 		container Process 7/Frames (overlap lane 1) Track alias=
 		container Process 7/left open Track alias=
+		container Process 7/Other Track alias=
 		container Process 1204/launching: com.android.chrome Track alias=
 		state Process 2/track Atrace slice "ev" 60 65 d0 o0
 		state Process 1/track (overlap lane 1) Atrace slice "ev" 55 70 d0 o0
@@ -103,12 +106,14 @@ func TestAtraceAsync(t *testing.T) {
 		state Process 1204/launching: com.android.chrome Atrace slice "launching: com.android.chrome" 74289018336 74662603008 d0 o0
 		state Process 7/Frames (overlap lane 1) Atrace slice "frame 2" 2100 74662603008 d0 o0
 		state Process 7/left open Atrace slice "left open" 2500 74662603008 d0 o0
+		event Process 7/Frames Instant "marker" 2600
+		event Process 7/Other Instant "tick" 2650
 		span 50 74662603008
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
 		"2 slices were still open at the end of the trace: they end with it, at 74.662603008 s",
-		"skipped 1 ftrace print events that are no atrace slice, instant or counter (text, async slices)",
+		"skipped 2 ftrace print events that are no atrace annotation (text, malformed annotations)",
 		"skipped 2 atrace async slice begins (S, G) of a slice already open (same name and cookie: ignored, as the trace processor ignores them)",
 		"skipped 1 atrace async slice ends (F, H) with no open slice of their name and cookie")
 }

@@ -3,13 +3,16 @@ package perfetto
 import (
 	"strconv"
 	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Android's async atrace slices span threads: "S|<tgid>|<name>|<cookie>"
 // begins one (ActivityManager's "launching: <package>"), "F|<tgid>|<name>|
 // <cookie>" ends it, from any thread of the process; Android 13's
 // "G|<tgid>|<track>|<name>|<cookie>" and "H|<tgid>|<track>|<cookie>" do
-// the same on a track named apart from the slice. As in the trace
+// the same on a track named apart from the slice, and "N|<tgid>|<track>|
+// <name>" is an instant on such a track. As in the trace
 // processor, a slice is keyed by its process, name (or track) and cookie:
 // a begin of a key already open is ignored and counted, an end of a key
 // not open is counted. The slices of one process and name are placed as
@@ -31,13 +34,24 @@ type atraceGroup struct {
 	open  map[int64]int // cookie -> lane
 }
 
-// asyncPrint parses the text of an async atrace event (S, F, G or H)
-// after its phase; false if it is not one.
+// asyncPrint parses the text of an async atrace event (S, F, G or H) or
+// of an instant on a named track (N) after its phase; false if it is not
+// one.
 func asyncPrint(phase, rest string) (e atraceEvent, ok bool) {
 	tgidText, rest, _ := strings.Cut(rest, "|")
 	tgid, err := strconv.ParseUint(tgidText, 10, 32)
+	if err != nil {
+		return e, false
+	}
+	if phase == "N" { // <track>|<name>: an instant on the track, no cookie
+		track, name, found := strings.Cut(rest, "|")
+		if !found || track == "" || name == "" {
+			return e, false
+		}
+		return atraceEvent{tgid: int32(tgid), phase: 'N', name: track, slice: name}, true
+	}
 	i := strings.LastIndexByte(rest, '|')
-	if err != nil || i < 0 {
+	if i < 0 {
 		return e, false
 	}
 	cookie, err := strconv.ParseInt(rest[i+1:], 10, 64)
@@ -94,6 +108,24 @@ func (d *decoder) atraceAsync(e *atraceEvent) {
 	st.push(slice{start: e.at, end: open, value: d.m.value(st.typ, name), order: st.order})
 	st.order++
 	g.open[e.value] = lane
+}
+
+// atraceTrackInstant applies an instant on a named track (N): an event
+// "Instant" on the group's first track, as the trace processor puts it on
+// the process's track of that name.
+func (d *decoder) atraceTrackInstant(e *atraceEvent) {
+	k := atraceGroupKey{tgid: e.tgid, name: e.name}
+	g := d.atraceGroups[k]
+	if g == nil {
+		g = &atraceGroup{open: map[int64]int{}}
+		d.atraceGroups[k] = g
+	}
+	if len(g.lanes) == 0 {
+		g.freeLane(d, k)
+	}
+	cont := g.lanes[0].cont
+	typ := d.m.typ(trace.KindEvent, "Instant", d.m.contType[cont])
+	d.m.sink.Event(trace.Event{Container: cont, Type: typ, Value: d.m.value(typ, e.slice), Time: e.at})
 }
 
 // freeLane returns the first track of the group with no slice open,
