@@ -214,10 +214,15 @@ type gantt struct {
 
 // ganttBarHeight is the height of a bar at nesting depth d, as a fraction
 // of the row: 0.86 at the outermost level, 78% of the level above deeper
-// down, never under a quarter of the row.
+// down, never under a quarter of the row (from ganttFloorDepth on).
 func ganttBarHeight(d int32) float64 {
 	return 0.86 * math.Max(0.25, math.Pow(0.78, float64(d)))
 }
+
+// ganttFloorDepth is the first depth whose bars are a quarter of the row:
+// all deeper bars of a row share one band, where only the deepest state at
+// each point shows.
+const ganttFloorDepth = 6
 
 func (gv *gantt) draw(c draw.Canvas) {
 	plt := plot.New()
@@ -270,12 +275,7 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 	// The states to draw, by depth then start, so that inner bars are
 	// drawn over outer ones and each row and depth goes left to right.
-	type bar struct {
-		row   int
-		depth int32
-		state int32
-	}
-	var bars []bar
+	var bars []ganttBar
 	for i := range gv.t.States.Len() {
 		s := gv.t.States.At(i)
 		if s.End <= gv.start || s.Start >= gv.end {
@@ -291,7 +291,7 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		if !ok {
 			continue
 		}
-		bars = append(bars, bar{r, s.Depth, int32(i)})
+		bars = append(bars, ganttBar{r, s.Depth, int32(i)})
 	}
 	sort.Slice(bars, func(a, b int) bool {
 		x, y := bars[a], bars[b]
@@ -305,8 +305,20 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 	})
 	gv.shown = map[int]float64{}
 	px := vg.Length(72.0 / dpi) // one pixel, in points
+	fill := func(row int, depth int32, x0, x1 vg.Length, cat int) {
+		h := ganttBarHeight(depth)
+		mid := float64(nRows-row) - 0.5
+		r := vg.Rectangle{Min: vg.Point{X: x0, Y: ty(mid - h/2)}, Max: vg.Point{X: x1, Y: ty(mid + h/2)}}
+		c.SetColor(gv.group.Colors.Of(cat))
+		c.Fill(r.Path())
+		gv.shown[cat] += float64(r.Size().X * r.Size().Y)
+	}
+	// The bars from ganttFloorDepth down are drawn as their band shows
+	// them, the deepest state at each pixel: a call stack a million deep
+	// drew a million bars over one another, each the figure's width.
+	floor := sort.Search(len(bars), func(i int) bool { return bars[i].depth >= ganttFloorDepth })
 	lastRow, lastDepth, lastEnd := -1, int32(-1), vg.Length(math.Inf(-1))
-	for _, b := range bars {
+	for _, b := range bars[:floor] {
 		s := gv.t.States.At(int(b.state))
 		x0, x1 := tx(gv.x(max(s.Start, gv.start))), tx(gv.x(min(s.End, gv.end)))
 		if b.row != lastRow || b.depth != lastDepth {
@@ -320,14 +332,9 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 			x1 = x0 + px
 		}
 		lastEnd = max(lastEnd, x1)
-		h := ganttBarHeight(b.depth)
-		mid := float64(nRows-b.row) - 0.5
-		r := vg.Rectangle{Min: vg.Point{X: x0, Y: ty(mid - h/2)}, Max: vg.Point{X: x1, Y: ty(mid + h/2)}}
-		cat := gv.group.Of[rows.Category(&s)]
-		c.SetColor(gv.group.Colors.Of(cat))
-		c.Fill(r.Path())
-		gv.shown[cat] += float64(r.Size().X * r.Size().Y)
+		fill(b.row, b.depth, x0, x1, gv.group.Of[rows.Category(&s)])
 	}
+	gv.drawBand(bars[floor:], tx, c.Min.X, px, fill)
 	// Row separators when rows are tall enough to need them.
 	if rowPx := float64(c.Size().Y) / float64(nRows) * dpi / 72; rowPx >= 6 {
 		sep := draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Length(0.4)}
@@ -335,5 +342,76 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 			y := ty(float64(i))
 			c.StrokeLine2(sep, c.Min.X, y, c.Max.X, y)
 		}
+	}
+}
+
+// ganttBar is a state drawn as a bar on a row at its nesting depth.
+type ganttBar struct {
+	row   int
+	depth int32
+	state int32
+}
+
+// drawBand draws the bars of the floor band (depth ganttFloorDepth and
+// more, sorted by depth, row and start) as the band shows them: each pixel
+// column of a row in the colour of the deepest state over it. A row's
+// bars are painted deepest first into the columns still empty, each
+// column once (the next empty column is found by path halving), and the
+// runs of one colour are filled with fill: the cost follows the states
+// and the figure's width, not the states' widths added up.
+func (gv *gantt) drawBand(bars []ganttBar, tx func(float64) vg.Length, left, px vg.Length, fill func(row int, depth int32, x0, x1 vg.Length, cat int)) {
+	if len(bars) == 0 {
+		return
+	}
+	rows := gv.g.Rows
+	sort.SliceStable(bars, func(a, b int) bool {
+		if bars[a].row != bars[b].row {
+			return bars[a].row < bars[b].row
+		}
+		return bars[a].depth > bars[b].depth
+	})
+	column := func(x vg.Length) int { return int(math.Floor(float64((x - left) / px))) }
+	width := column(tx(gv.x(gv.end))) + 1
+	cats := make([]int, width)
+	next := make([]int32, width+1) // next[k]: an empty column at k or after
+	for lo := 0; lo < len(bars); {
+		hi := lo
+		for hi < len(bars) && bars[hi].row == bars[lo].row {
+			hi++
+		}
+		for k := range next {
+			next[k] = int32(k)
+		}
+		for k := range cats {
+			cats[k] = -1
+		}
+		empty := func(k int) int {
+			for int(next[k]) != k {
+				next[k] = next[next[k]]
+				k = int(next[k])
+			}
+			return k
+		}
+		for _, b := range bars[lo:hi] {
+			s := gv.t.States.At(int(b.state))
+			k0 := max(0, column(tx(gv.x(max(s.Start, gv.start)))))
+			k1 := min(width, max(k0+1, column(tx(gv.x(min(s.End, gv.end)))+px-1e-9)))
+			cat := gv.group.Of[rows.Category(&s)]
+			for k := empty(k0); k < k1; k = empty(k) {
+				cats[k] = cat
+				next[k] = int32(k + 1)
+			}
+		}
+		for k := 0; k < width; {
+			j := k + 1
+			for j < width && cats[j] == cats[k] {
+				j++
+			}
+			if cats[k] >= 0 {
+				fill(bars[lo].row, ganttFloorDepth, left+vg.Length(k)*px, left+vg.Length(j)*px, cats[k])
+			}
+			k = j
+		}
+		lo = hi
 	}
 }

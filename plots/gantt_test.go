@@ -2,10 +2,12 @@ package plots
 
 import (
 	"image/color"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"gonum.org/v1/plot/vg"
 )
 
 // ganttTrace: two hosts of two threads each; thread states "run" and
@@ -148,5 +150,52 @@ func TestGanttRowsAreTheModelsLeaves(t *testing.T) {
 		if int(l) != i {
 			t.Errorf("row %d is leaf %d", i, l)
 		}
+	}
+}
+
+// TestGanttDeepStack: a call stack of 1,000 states on one thread, each
+// nested in the one before (depth d over [d, 4000-d) ns), "outer" but the
+// deepest, "core" over [999, 3001). From ganttFloorDepth down the bars
+// share one band, drawn as the deepest state at each column shows it:
+// "core" in the middle, "outer" on either side, three runs filled where a
+// bar per state drew a thousand over one another.
+func TestGanttDeepStack(t *testing.T) {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0})
+	tr.DefineValue(trace.Value{Type: 1, Name: "outer", Color: "1 0 0"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "core", Color: "0 0 1"})
+	tr.CreateContainer(trace.Container{Name: "t0", Type: 0, Parent: 0})
+	const n = 1000
+	for d := range n {
+		v := int32(0)
+		if d == n-1 {
+			v = 1
+		}
+		tr.State(trace.State{Container: 1, Type: 1, Value: v, Start: trace.Time(d), End: trace.Time(4000 - d), Depth: int32(d)})
+	}
+	tr.Finish(0, 4000)
+	gv, at := drawGantt(t, tr, GanttOptions{})
+	red, blue := color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255}
+	for _, c := range []struct {
+		x    float64
+		want color.RGBA
+	}{{0.1, red}, {0.3, blue}, {0.5, blue}, {0.7, blue}, {0.9, red}} {
+		if got := at(c.x, 0, 0); got != c.want {
+			t.Errorf("the band at %.1f of the window: %v, want %v", c.x, got, c.want)
+		}
+	}
+	// The band alone: three runs of one colour each.
+	var bars []ganttBar
+	for i := range tr.States.Len() {
+		if d := tr.States.At(i).Depth; d >= ganttFloorDepth {
+			bars = append(bars, ganttBar{0, d, int32(i)})
+		}
+	}
+	var runs []int
+	tx := func(x float64) vg.Length { return vg.Length(x / gv.x(gv.end) * 600) }
+	gv.drawBand(bars, tx, 0, 1, func(row int, depth int32, x0, x1 vg.Length, cat int) { runs = append(runs, cat) })
+	if want := []int{gv.group.Of[0], gv.group.Of[1], gv.group.Of[0]}; !slices.Equal(runs, want) {
+		t.Errorf("the band filled runs of states %v, want %v", runs, want)
 	}
 }

@@ -18,7 +18,7 @@ const errorPrefix = "macroscope-error:"
 
 // bridgeError is the JSON form of an error.
 type bridgeError struct {
-	Kind    string `json:"kind"` // format, argument, not_found, io, internal
+	Kind    string `json:"kind"` // format, argument, empty, not_found, io, internal
 	Message string `json:"message"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
@@ -34,6 +34,7 @@ func encode(err error) error {
 	be := bridgeError{Kind: "io", Message: errs.Cap(err.Error())}
 	var fe *errs.FormatError
 	var ae *errs.ArgumentError
+	var ee *errs.EmptyError
 	var pe *fs.PathError
 	var panicked *panicError
 	switch {
@@ -46,6 +47,8 @@ func encode(err error) error {
 		}
 	case errors.As(err, &ae):
 		be.Kind, be.Param, be.Cause = "argument", ae.Name, errs.Cap(ae.Reason)
+	case errors.As(err, &ee):
+		be.Kind, be.File, be.Cause = "empty", ee.File, errs.Cap(ee.Reason)
 	case errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe):
 		be.Kind, be.File, be.Cause = "not_found", pe.Path, pe.Err.Error()
 	case errors.As(err, &pe):

@@ -4,6 +4,7 @@
 package errs
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,6 +68,40 @@ func (e *ArgumentError) Error() string {
 // Argument returns an ArgumentError for the named parameter.
 func Argument(name, format string, args ...any) *ArgumentError {
 	return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// EmptyError reports data that hold nothing for what was asked of them: a
+// trace without states (none written, or every record skipped, as the
+// reading's warnings count) has no model of states. Neither a parameter nor
+// the file's syntax is at fault, so it is neither an ArgumentError nor a
+// FormatError, and the way out is in the data. File names them when known.
+type EmptyError struct {
+	File   string
+	Reason string
+}
+
+func (e *EmptyError) Error() string {
+	if e.File == "" {
+		return Cap(e.Reason)
+	}
+	return Cap(e.File + ": " + e.Reason)
+}
+
+// Empty returns an EmptyError about the data in file ("" when unknown).
+func Empty(file, format string, args ...any) *EmptyError {
+	return &EmptyError{File: file, Reason: fmt.Sprintf(format, args...)}
+}
+
+// NameFile names file in err when err is an EmptyError that names none: a
+// model built while reading sees the data, not the file they came from, so
+// the caller that opened the file names it (before wrapping err: a wrapped
+// error's message is fixed when it is made).
+func NameFile(err error, file string) error {
+	var ee *EmptyError
+	if file != "" && errors.As(err, &ee) && ee.File == "" {
+		ee.File = file
+	}
+	return err
 }
 
 // NoDuration is the error of an analysis asked of a trace without

@@ -2,6 +2,7 @@ package errs
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,4 +43,31 @@ func TestFormatErrorPosition(t *testing.T) {
 	if got := same.Error(); got != "f:2: inner" {
 		t.Errorf("%q", got)
 	}
+}
+
+// TestNameFile: the caller that opened a file names it in an EmptyError
+// that names none, and leaves every other error, and an EmptyError that
+// already names its data, as they are.
+func TestNameFile(t *testing.T) {
+	if got := NameFile(Empty("", "the trace has no %ss to model", "state"), "a.trace").Error(); got != "a.trace: the trace has no states to model" {
+		t.Errorf("named: %q", got)
+	}
+	if got := NameFile(Empty("", "nothing"), "").Error(); got != "nothing" {
+		t.Errorf("no file to name: %q", got)
+	}
+	if got := NameFile(Empty("b.trace", "nothing"), "a.trace").Error(); got != "b.trace: nothing" {
+		t.Errorf("already named: %q", got)
+	}
+	arg := Argument("state_types", "the trace has no state type %q", "S")
+	if got := NameFile(arg, "a.trace"); got != error(arg) || strings.Contains(got.Error(), "a.trace") {
+		t.Errorf("an argument's error: %q", got)
+	}
+}
+
+func ExampleNameFile() {
+	// A model built while reading knows the data, not the file: the
+	// caller that opened it names it.
+	err := Empty("", "the trace has no states to model")
+	fmt.Println(NameFile(err, "run.otf2"))
+	// Output: run.otf2: the trace has no states to model
 }

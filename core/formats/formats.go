@@ -68,7 +68,9 @@ func ByName(name string) (ingest.Format, error) {
 
 // Detect chooses the format of path: for a directory, the first format
 // that recognises its files; for a file, its extension (compression
-// extensions stripped), else its first bytes (decompressed).
+// extensions stripped), else its first bytes (decompressed). A file or
+// directory no format takes that a format explains (a producer's output
+// without a trace) is refused with the explanation.
 func Detect(path string) (ingest.Format, error) {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
@@ -114,6 +116,13 @@ func Detect(path string) (ingest.Format, error) {
 	for _, f := range All {
 		if sniff(f, path, head) == yes {
 			return f, nil
+		}
+	}
+	for _, f := range All {
+		if f.ExplainFile != nil {
+			if why := f.ExplainFile(head); why != "" {
+				return ingest.Format{}, errs.Format(path, 0, "is %s", why)
+			}
 		}
 	}
 	if len(byExt) > 0 {

@@ -1,10 +1,13 @@
 package formats
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
 var shared = filepath.Join("..", "..", "..", "shared", "traces")
@@ -78,6 +81,55 @@ func TestDetectDirSaysTheWayOut(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "two or more trace files of one format") ||
 		!strings.Contains(err.Error(), "give a trace file") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestDetectFileSaysWhatItIs checks that a file no format reads but one
+// format's producer writes without a trace (rocprof's statistics
+// summaries, rocprofv3's agent list, systrace's text and HTML) is refused
+// as what it is, with the way to the trace, rather than by the reader its
+// extension picks (pjdump's, for .csv) or as a file of no known format,
+// and that a reader asked by name refuses it alike.
+func TestDetectFileSaysWhatItIs(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"1234_hip_api_stats.csv": "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n\"hipGetDeviceCount\",1,32505687,32505687.000000,10.54,32505687,32505687,0\n",
+		"results.stats.csv":      "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"Cijk_Ailk\",4,1200,300,100.0\n",
+		"1234_agent_info.csv":    "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\",\"Cpu_Cores_Count\"\n0,0,\"CPU\",64\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(content), 0o644)
+		want := "a rocprof statistics summary"
+		if strings.Contains(name, "agent") {
+			want = "rocprofv3's list of the run's agents"
+		}
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "_kernel_trace.csv") {
+			t.Errorf("%s: detected with error %v, want %q and the way to the trace", name, err, want)
+		}
+		if _, _, err := Open(path, "rocprofv3-csv", nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s read as rocprofv3-csv: error %v, want %q", name, err, want)
+		}
+	}
+	// Android's text traces and trace viewer pages, told by their first
+	// bytes whatever their names.
+	for name, content := range map[string]string{
+		"trace.systrace": "# tracer: nop\n#\n     hwc_eventmon-336   [000] 50260.929925: 0: C|124|VSYNC|1\n",
+		"trace.txt":      "# tracer: nop\n",
+		"trace.html":     "<!DOCTYPE html>\n<html><head><title>Android System Trace</title></head></html>\n",
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(content), 0o644)
+		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), "Perfetto protobuf trace") {
+			t.Errorf("%s: detected with error %v, want what it is and the way to a Perfetto trace", name, err)
+		}
+	}
+	pj := filepath.Join(dir, "dump.csv")
+	os.WriteFile(pj, []byte("Container, 0, 0, 0, 1, 1, 0\n"), 0o644)
+	if f, err := Detect(pj); err != nil || f.Name != "pjdump" {
+		t.Errorf("a pj_dump table detected as %q, %v", f.Name, err)
 	}
 }
 

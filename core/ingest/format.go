@@ -38,6 +38,13 @@ type Format struct {
 	// rather than calling it a directory of nothing known. "" otherwise;
 	// nil for formats with nothing to explain.
 	ExplainDir func(dir string) string
+	// ExplainFile, for a file no format's Sniff takes, says what it is
+	// when its first bytes (head, decompressed) are those of a file of
+	// this format's producer that holds no trace (a summary of totals)
+	// and the way to the trace: the door's error then says it rather
+	// than the error of the reader its extension would pick. "" otherwise;
+	// nil for formats with nothing to explain.
+	ExplainFile func(head []byte) string
 	// Options are the options the reader takes, besides those every
 	// reader takes (trace.ReadOptions).
 	Options []Option

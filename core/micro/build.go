@@ -305,7 +305,9 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 		}
 	}
 	if !any {
-		return nil, errs.Argument("state_types", "the trace has no %s type", strings.ToLower(kind.String()))
+		// No name was given (each one given was found above): the trace
+		// itself has nothing of this kind, which no argument can mend.
+		return nil, errs.Empty("", "the trace has no %ss to model", strings.ToLower(kind.String()))
 	}
 	return sel, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -244,10 +245,13 @@ func TestMetricBadInput(t *testing.T) {
 	if _, err := Build(tr, Options{Slices: 2, Metric: "heat"}); !errors.As(err, &ae) {
 		t.Errorf("unknown metric: %v", err)
 	}
-	// No event or variable type at all.
+	// No event or variable type at all: the data are at fault, not an
+	// argument, and the error says what is missing.
+	var ee *errs.EmptyError
 	for _, metric := range []Metric{EventCount, VariableAverage} {
-		if _, err := Build(tr, Options{Slices: 2, Metric: metric}); !errors.As(err, &ae) {
-			t.Errorf("%s without such types: %v", metric, err)
+		_, err := Build(tr, Options{Slices: 2, Metric: metric})
+		if want := "the trace has no " + strings.ToLower(metric.entityKind().String()) + "s to model"; !errors.As(err, &ee) || ee.Reason != want {
+			t.Errorf("%s without such types: %v, want an EmptyError %q", metric, err, want)
 		}
 	}
 	withEventsAndVariables(rand.New(rand.NewPCG(1, 1)), tr)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/macroscope-hpc/macroscope/core/swar"
 )
 
 // Time is an instant or a duration in nanoseconds of the trace's time unit
@@ -67,6 +69,9 @@ func ParseTime(s string) (Time, error) {
 // ParseTimeBytes is ParseTime for a field of a text line: the common form
 // is read from the bytes, without the string a conversion would allocate.
 func ParseTimeBytes(b []byte) (Time, error) {
+	if ns, ok := swar.Decimal(b); ok {
+		return Time(ns), nil
+	}
 	if t, ok := parsePlain(b); ok {
 		return t, nil
 	}

@@ -3,7 +3,10 @@ package trace
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/swar"
 )
 
 func TestParseTime(t *testing.T) {
@@ -57,7 +60,8 @@ func TestTimeSecondsAndString(t *testing.T) {
 }
 
 func FuzzParseTime(f *testing.F) {
-	for _, s := range []string{"0", "1.5", "-2e3", "1700000000.123456789", "1e-12"} {
+	for _, s := range []string{"0", "1.5", "-2e3", "1700000000.123456789", "1e-12",
+		"0.000817", "12.345678", "1234567.123456789", ".1234567", "1234567.", "0.12345678x", "-0.000817", "00000.000000001"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -76,4 +80,46 @@ func FuzzParseTime(f *testing.F) {
 			t.Fatalf("ParseTime(%q) = %d, float reading %d", s, v, want)
 		}
 	})
+}
+
+// decimal is swar.Decimal as a time.
+func decimal(b []byte) (Time, bool) {
+	ns, ok := swar.Decimal(b)
+	return Time(ns), ok
+}
+
+// TestShortDecimal compares the word-at-a-time reading (swar.Decimal) of the common form
+// with parsePlain's on numbers of every shape it takes and near it: every
+// length from 8 to 16 bytes, the point anywhere, bytes that are not digits
+// anywhere.
+func TestShortDecimal(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("0123456789.-+e ,x/:")
+	taken := 0
+	for range 400_000 {
+		b := make([]byte, 8+r.IntN(9))
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		b[r.IntN(len(b))] = '.'
+		if r.IntN(3) == 0 {
+			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
+		}
+		got, ok := decimal(b)
+		want, wantOK := parsePlain(b)
+		if ok && (!wantOK || got != want) {
+			t.Fatalf("swar.Decimal(%q) = %d; parsePlain %d, %v", b, got, want, wantOK)
+		}
+		if ok {
+			taken++
+		}
+	}
+	if taken < 100_000 {
+		t.Errorf("the fast path read only %d numbers", taken)
+	}
+	for _, s := range []string{"0.000817", "12.345678", "123456.123456789", ".12345678", "0.123456789"} {
+		if _, ok := decimal([]byte(s)); !ok {
+			t.Errorf("swar.Decimal(%q) left it to parsePlain", s)
+		}
+	}
 }

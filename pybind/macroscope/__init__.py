@@ -50,6 +50,7 @@ from ._profiles import comm_matrix, flat_profile, load_imbalance
 from ._pop import POP, pop
 from ._critpath import CriticalPath, Stragglers, critical_path, stragglers
 from ._errors import (
+    EmptyTraceError,
     InternalError,
     InvalidArgumentError,
     MacroscopeError,
@@ -100,6 +101,7 @@ __all__ = [
     "CallTree",
     "Comparison",
     "Differences",
+    "EmptyTraceError",
     "InternalError",
     "InvalidArgumentError",
     "Kaleidoscope",

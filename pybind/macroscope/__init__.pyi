@@ -23,6 +23,7 @@ from ._critpath import (
     stragglers as stragglers,
 )
 from ._errors import (
+    EmptyTraceError as EmptyTraceError,
     InternalError as InternalError,
     InvalidArgumentError as InvalidArgumentError,
     MacroscopeError as MacroscopeError,
@@ -72,6 +73,7 @@ __all__ = [
     "Comparison",
     "Differences",
     "InternalError",
+    "EmptyTraceError",
     "InvalidArgumentError",
     "Kaleidoscope",
     "MacroscopeError",

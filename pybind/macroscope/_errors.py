@@ -37,6 +37,17 @@ class InvalidArgumentError(MacroscopeError, ValueError):
         self.param, self.cause = param, cause
 
 
+class EmptyTraceError(MacroscopeError, ValueError):
+    """The trace holds nothing for what was asked: a model of states of a
+    trace without states (none written, or every record skipped, as the
+    reading's warnings say). No argument is at fault; ``file`` names the
+    trace when known."""
+
+    def __init__(self, message, file=None):
+        super().__init__(message)
+        self.file = file
+
+
 class TraceNotFoundError(MacroscopeError, FileNotFoundError):
     """A trace file does not exist."""
 
@@ -64,6 +75,8 @@ def from_native(exc: RuntimeError) -> Exception:
                                 offset=info.get("offset"), cause=info.get("cause"))
     if kind == "argument":
         return InvalidArgumentError(message, param=info.get("param"), cause=info.get("cause"))
+    if kind == "empty":
+        return EmptyTraceError(message, file=info.get("file"))
     if kind == "not_found":
         return TraceNotFoundError(errno.ENOENT, info.get("cause") or message, info.get("file"))
     if kind == "internal":

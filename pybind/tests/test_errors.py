@@ -97,3 +97,20 @@ def test_bad_significant_options(jacobi):
         model.significant_p(recommend="whatever")
     with pytest.raises(ms.InvalidArgumentError):
         model.significant_p(method="dichotomy", threshold=0)
+
+
+def test_trace_without_states_is_empty_not_an_argument(tmp_path):
+    """A trace with nothing to model is the data's failure, named by its
+    file: no argument was given that the message could blame."""
+    path = tmp_path / "nostates.trace"
+    path.write_text(paje_header("PajeDefineContainerType", "PajeCreateContainer")
+                    + "0 H 0 Host\n1 0.0 h1 H 0 host1\n1 1.0 h2 H 0 host2\n")
+    want = f"{path}: the trace has no states to model"
+    for build in (lambda: ms.read(path).micro(), lambda: ms.read_micro(path)):
+        with pytest.raises(ms.EmptyTraceError) as info:
+            build()
+        assert str(info.value) == want and info.value.file == str(path)
+        assert not isinstance(info.value, ms.InvalidArgumentError)
+    # Naming a type that is not there stays the argument's fault.
+    with pytest.raises(ms.InvalidArgumentError, match="state_types"):
+        ms.read(path).micro(state_types=["S"])

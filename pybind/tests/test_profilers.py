@@ -79,8 +79,7 @@ def test_perfetto_and_go_traces():
     assert (spawn.procedure == "main.fib").sum() == 9
 
 
-@pytest.mark.parametrize("rel", [("nsys", "h100_2gpu_1s.sqlite"), ("rocprof", "rpd", "matmul_result.rpd"),
-                                 ("perfetto", "perfetto", "nested_tracks.perfetto-trace")])
+@pytest.mark.parametrize("rel", [("nsys", "h100_2gpu_1s.sqlite"), ("rocprof", "rpd", "matmul_result.rpd")])
 def test_damaged_files_are_format_errors(tmp_path, rel):
     src = shared(*rel)
     data = src.read_bytes()
@@ -89,6 +88,23 @@ def test_damaged_files_are_format_errors(tmp_path, rel):
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read(cut)
     assert info.value.file == str(cut)
+
+
+def test_cut_perfetto_trace_reads_its_whole_packets(tmp_path):
+    """A Perfetto trace cut short (a tracing service stopped abruptly) reads
+    its whole packets, as trace processor does, marked incomplete where the
+    input ends; strict=True refuses it, naming the file."""
+    src = shared("perfetto", "perfetto", "nested_tracks.perfetto-trace")
+    data = src.read_bytes()
+    cut = tmp_path / src.name
+    cut.write_bytes(data[: len(data) // 3])
+    whole = quiet_read(src)
+    with pytest.warns(UserWarning, match="the input ends inside the packet at byte"):
+        trace = ms.read(cut)
+    assert not trace.complete and 0 < len(trace.states) < len(whole.states)
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(cut, strict=True)
+    assert info.value.file == str(cut) and "incomplete" in str(info.value)
 
 
 def test_go_trace_cut_is_a_format_error(tmp_path):

@@ -17,7 +17,11 @@ main threads): MPI_Allreduce, or [t, "coll_end", OP, ROOT] names the
 operation (otf2's CollectiveOp: "REDUCE", "BCAST"...) and its root rank,
 and [t, "coll_end", OP, ROOT, "MPI_COMM_SELF"] puts it on the one
 definition of a self communicator (group type COMM_SELF) that Score-P
-writes for every rank's MPI_COMM_SELF.
+writes for every rank's MPI_COMM_SELF. "comms": {KEY: {"name": NAME,
+"ranks": [r...]}} defines communicators of some ranks of MPI_COMM_WORLD
+(group type COMM_GROUP), several of which may bear one name, as row
+communicators an application named alike; [t, "coll_end", OP, ROOT, KEY]
+puts a collective on one of them.
 """
 
 import json
@@ -67,6 +71,9 @@ def main():
             "MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
             members=list(range(len(masters)))))
         comms = {"MPI_COMM_WORLD": world}
+        for key, c in run.get("comms", {}).items():
+            comms[key] = defs.comm(c["name"], group=defs.group(
+                c["name"], group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=c["ranks"]))
         for th in run["threads"]:
             w = writers[(th["process"], th["thread"])]
             for rec in th["records"]:

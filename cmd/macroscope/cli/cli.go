@@ -162,6 +162,7 @@ func lookup(name string) (command, bool) {
 func report(ctx context.Context, name string, c *cli, err error, stderr io.Writer) int {
 	var st exitStatus
 	var ae *errs.ArgumentError
+	var ee *errs.EmptyError
 	switch {
 	case err == nil || errors.Is(err, errHelp):
 		return StatusDone
@@ -176,6 +177,11 @@ func report(ctx context.Context, name string, c *cli, err error, stderr io.Write
 		// A trace whose events all sit at one instant has no window to
 		// model; no --start or --end was typed to blame for it.
 		fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(ae.Reason))
+		return StatusFailure
+	case errors.As(err, &ee):
+		// The data hold nothing to compute on (a trace without states):
+		// a failure of the data, named by its file; no flag is at fault.
+		fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(errs.NameFile(ee, strings.TrimSuffix(c.traceNamed(), ": ")).Error()))
 		return StatusFailure
 	case errors.As(err, &ae) && ae.Name == "state_types" && !c.typed("state-types"):
 		// A trace without states (none written, or every record

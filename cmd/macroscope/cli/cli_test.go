@@ -159,7 +159,7 @@ func TestNoStatesNotBlamedOnFlags(t *testing.T) {
 	}
 	out := t.TempDir()
 	checkRefusals(t, []refusal{
-		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: " + path + ": the trace has no state type\n"},
+		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: " + path + ": the trace has no states to model\n"},
 		{[]string{"profile", "--out", out, "--state-types", "X", path}, StatusUsage, "macroscope profile: invalid --state-types: "},
 	})
 }

@@ -120,16 +120,18 @@ func (c *cli) overviewFigure(m *micro.Model, a *aggregation, path string) error 
 	return c.writeFigure(img)
 }
 
-// sayLargest names the n aggregates of the most resources (the first of
-// the aggregates' order among equals): their node, resources, time range
-// and mode state.
+// sayLargest names the n largest aggregates, of the most resources x
+// slices (the first of the aggregates' order among equals): their node,
+// resources, time range and mode state. The largest are what the figure
+// shows most of: a row of every resource over one slice is not.
 func (c *cli) sayLargest(m *micro.Model, a *aggregation, n int) {
 	order := make([]int, len(a.part.Parts))
 	for i := range order {
 		order[i] = i
 	}
 	leaves := func(i int) int { return m.Tree.NumLeaves(a.part.Parts[i].Node) }
-	sort.SliceStable(order, func(i, j int) bool { return leaves(order[i]) > leaves(order[j]) })
+	area := func(i int) int { return leaves(i) * int(a.part.Parts[i].Last-a.part.Parts[i].First+1) }
+	sort.SliceStable(order, func(i, j int) bool { return area(order[i]) > area(order[j]) })
 	fmt.Fprintln(c.stdout, "largest aggregates:")
 	means := make([]float64, len(m.States))
 	for _, i := range order[:min(n, len(order))] {
@@ -140,12 +142,12 @@ func (c *cli) sayLargest(m *micro.Model, a *aggregation, n int) {
 		}
 		aggregate.MeanValues(a.in, pt, means)
 		x, share := aggregate.Mode(means)
-		mode := "no state"
+		mode := "in no state"
 		if share > 0 {
-			mode = m.States[x]
+			mode = fmt.Sprintf("mostly %s (%.0f%%)", m.States[x], 100*share)
 		}
-		fmt.Fprintf(c.stdout, "  %s: %s, %s-%s s, mostly %s (%.0f%%)\n", node, plural(leaves(i), "resource"),
-			since(m.SliceStart(int(pt.First)), m.Origin), since(m.SliceStart(int(pt.Last)+1), m.Origin), mode, 100*share)
+		fmt.Fprintf(c.stdout, "  %s: %s, %s-%s s, %s\n", node, plural(leaves(i), "resource"),
+			since(m.SliceStart(int(pt.First)), m.Origin), since(m.SliceStart(int(pt.Last)+1), m.Origin), mode)
 	}
 }
 

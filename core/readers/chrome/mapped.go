@@ -7,13 +7,14 @@ import (
 	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Reading a plain file mapped in memory.
 //
 // A plain (uncompressed) file of mapMin bytes or more is mapped rather
-// than read (where the system allows it, see mapFile): the scanner reads
+// than read (where the system allows it, see ingest.MapFile): the scanner reads
 // the bytes in the page cache itself, which spares the kernel copying
 // each of them into the scanner's window, and the parts read on other
 // cores are slices of the mapping instead of copies. The scanner still
@@ -29,7 +30,7 @@ import (
 // the pages past its new end unreadable: reading them raises a fault
 // (SIGBUS), which would end the program. The goroutines that read a
 // mapping turn such faults into panics (debug.SetPanicOnFault) that are
-// recovered and returned as an error naming the file (errFileShrank);
+// recovered and returned as an error naming the file (ingest.ErrFileShrank);
 // the parts on other cores are all finished before the mapping goes.
 
 // mapMin is the size from which files are mapped: below it, reading
@@ -49,19 +50,15 @@ var (
 // that a read did take that path.
 var mappedReads atomic.Int64
 
-// errFileShrank is the cause of the error on a mapped file that lost its
-// end while it was read.
-var errFileShrank = errors.New("the file changed while it was read: it is now shorter than when it was opened")
-
 // readMapped reads the Chrome trace that data, the plain file f mapped
 // in memory, holds. A file cut short while it was read may show zeros
 // past its new end, up to the end of that page (faults come after): an
 // error on a file that is now shorter says so.
 func readMapped(f *os.File, data []byte, name string, sink trace.Sink, opt trace.ReadOptions) error {
 	err := decodeMapped(data, name, sink, opt)
-	if err != nil && !errors.Is(err, errFileShrank) && !errors.Is(err, trace.ErrCanceled) {
+	if err != nil && !errors.Is(err, ingest.ErrFileShrank) && !errors.Is(err, trace.ErrCanceled) {
 		if st, serr := f.Stat(); serr == nil && st.Size() < int64(len(data)) {
-			return &errs.FormatError{File: name, Err: errFileShrank}
+			return &errs.FormatError{File: name, Err: ingest.ErrFileShrank}
 		}
 	}
 	return err
@@ -70,34 +67,12 @@ func readMapped(f *os.File, data []byte, name string, sink trace.Sink, opt trace
 // decodeMapped reads the Chrome trace that data, a plain file mapped in
 // memory, holds.
 func decodeMapped(data []byte, name string, sink trace.Sink, opt trace.ReadOptions) (err error) {
-	defer recoverFault(name, &err)
+	defer ingest.RecoverFault(name, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	mappedReads.Add(1)
 	counted := &countingReader{opt: opt, progress: opt.Progress, total: int64(len(data)), next: progressEvery}
 	sc := &scanner{file: name, buf: data, whole: data, in: counted, line: 1, keep: -1, hold: -1}
 	return run(sc, counted, int64(len(data)), sink, opt)
-}
-
-// recoverFault, deferred by a goroutine that reads a mapped input, turns
-// the panic of a fault (see decodeMapped) into the error *err; any other
-// panic goes on.
-func recoverFault(name string, err *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	if isFault(r) {
-		*err = &errs.FormatError{File: name, Err: errFileShrank}
-		return
-	}
-	panic(r)
-}
-
-// isFault tells whether the value of a panic is that of a memory fault
-// (runtime.Error with the faulting address).
-func isFault(r any) bool {
-	_, ok := r.(interface{ Addr() uintptr })
-	return ok
 }
 
 // fillMapped moves the end of the scanner's window over a mapped input,
@@ -137,7 +112,7 @@ func (s *scanner) release() {
 func (s *scanner) releaseBefore(at int) {
 	at &^= dropEvery - 1 // a multiple of any page size
 	if at > s.dropped {
-		dropPages(s.whole[s.dropped:at])
+		ingest.DropPages(s.whole[s.dropped:at])
 		s.dropped = at
 	}
 }
@@ -173,11 +148,11 @@ func (c *cutter) nextMapped(p *part) bool {
 func (p *part) parseMapped(file string, keepArgs bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if !isFault(r) {
+			if !ingest.IsFault(r) {
 				panic(r)
 			}
 			p.events, p.ok, p.lines = p.events[:0], 0, 1
-			p.err = &errs.FormatError{File: file, Err: errFileShrank}
+			p.err = &errs.FormatError{File: file, Err: ingest.ErrFileShrank}
 		}
 	}()
 	p.parse(file, keepArgs)

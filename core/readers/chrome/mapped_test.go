@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -35,7 +36,7 @@ func mapText(t testing.TB, in []byte) (data []byte, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	data, unmap, ok := mapFile(f, int64(len(in)))
+	data, unmap, ok := ingest.MapFile(f, int64(len(in)))
 	if !ok {
 		t.Skip("files are not mapped on this system")
 	}
@@ -134,7 +135,7 @@ func TestMappedShrunk(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = readMapped(f, data, "in.json", trace.New(), trace.ReadOptions{})
-			if !errors.Is(err, errFileShrank) || !strings.HasPrefix(fmt.Sprint(err), "in.json") {
+			if !errors.Is(err, ingest.ErrFileShrank) || !strings.HasPrefix(fmt.Sprint(err), "in.json") {
 				t.Errorf("%d parsers, file cut to %d bytes: %v", n, keep, err)
 			}
 		}
@@ -158,7 +159,7 @@ func TestMappedShrunk(t *testing.T) {
 				}
 			}
 		}})
-		if !cut || !errors.Is(err, errFileShrank) {
+		if !cut || !errors.Is(err, ingest.ErrFileShrank) {
 			t.Errorf("%d parsers, file cut while read (%v): %v", n, cut, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -422,7 +423,7 @@ func (d *decoder) readEventsParallel() (bool, error) {
 		defer close(work)
 		if mapped {
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer recoverFault(d.file, &c.err)
+			defer ingest.RecoverFault(d.file, &c.err)
 		}
 		for {
 			var p *part

@@ -40,7 +40,7 @@ func readLimited(path string, limit int64, sink trace.Sink, opt trace.ReadOption
 		total = st.Size()
 	}
 	if total >= mapMin {
-		if data, unmap, ok := mapFile(f, total); ok {
+		if data, unmap, ok := ingest.MapFile(f, total); ok {
 			if ingest.Sniff(data) == ingest.Plain {
 				defer unmap()
 				return readMapped(f, data, path, sink, opt)

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unicode/utf8"
 
+	"github.com/macroscope-hpc/macroscope/core/swar"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -199,19 +200,11 @@ func shortNumberEnd(b []byte, i int) (int, bool) {
 		return 0, false
 	}
 	w := binary.LittleEndian.Uint64(b[i : i+8])
-	n := bits.TrailingZeros64(nonDigits(w)) >> 3
+	n := bits.TrailingZeros64(swar.NonDigits(w)) >> 3
 	if byte(w) == '0' {
 		n = 1 // a digit after it is then refused as the number's next byte
 	}
 	return i + n, n&7 != 0 && !numberBytes[byte(w>>(8*n))] // n from 1 to 7
-}
-
-// nonDigits marks, in the eight bytes of w (little-endian), those that are
-// not ASCII digits, exactly: the additions work on the low seven bits of
-// each byte, so no carry crosses into the next byte.
-func nonDigits(w uint64) uint64 {
-	low := w &^ highs
-	return (w | (low + lows*(0x80-':')) | ^(low + lows*(0x80-'0'))) & highs
 }
 
 // digitRun returns the index of the first byte at or after i in b that is
@@ -219,7 +212,7 @@ func nonDigits(w uint64) uint64 {
 // digits and more pass in two steps.
 func digitRun(b []byte, i int) int {
 	for i+8 <= len(b) {
-		if m := nonDigits(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
+		if m := swar.NonDigits(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
@@ -418,17 +411,17 @@ func microsFast(b []byte, i int) (trace.Time, int, bool) {
 // it has one to sixteen, no leading zero unless alone, and a value of at
 // most microsLimit. (The byte after sixteen digits may be one more.)
 func wholeMicros(w1, w2 uint64) (uint64, int, bool) {
-	m1 := nonDigits(w1)
+	m1 := swar.NonDigits(w1)
 	n := bits.TrailingZeros64(m1) >> 3 // 8 if all eight are digits
 	if n == 0 || (w1&0xff == '0' && n > 1) {
 		return 0, 0, false
 	}
 	if n < 8 { // the bytes past the digits are shifted out
-		return eightDigits(w1 << (64 - 8*n)), n, true
+		return swar.EightDigits(w1 << (64 - 8*n)), n, true
 	}
 	// Eight when all are digits: the caller checks the byte after them.
-	k := bits.TrailingZeros64(nonDigits(w2)) >> 3
-	whole := eightDigits(w1)*pow10[k] + eightDigits(w2<<(64-8*k)) // k = 0: Go shifts it all out
+	k := bits.TrailingZeros64(swar.NonDigits(w2)) >> 3
+	whole := swar.EightDigits(w1)*pow10[k] + swar.EightDigits(w2<<(64-8*k)) // k = 0: Go shifts it all out
 	if whole > microsLimit {
 		return 0, 0, false
 	}
@@ -447,12 +440,12 @@ func fracNanos(b []byte, i int) (int64, int, bool) {
 		return 0, 0, false
 	}
 	w := binary.LittleEndian.Uint64(b[i : i+8])
-	n := bits.TrailingZeros64(nonDigits(w)) >> 3
+	n := bits.TrailingZeros64(swar.NonDigits(w)) >> 3
 	if n == 0 {
 		return 0, 0, false
 	}
 	k := min(n, 3)
-	frac := int64(eightDigits(w<<(64-8*k)) * pow10[3-k])
+	frac := int64(swar.EightDigits(w<<(64-8*k)) * pow10[3-k])
 	if n > 3 && byte(w>>24) >= '5' {
 		frac++
 	}
@@ -466,13 +459,3 @@ func fracNanos(b []byte, i int) (int64, int, bool) {
 // microsLimit is the largest whole number of microseconds whose
 // nanoseconds, fraction included, fit an int64 (parseMicrosPlain's limit).
 const microsLimit = (1<<63 - 1 - 999) / 1000
-
-// eightDigits converts the eight ASCII digits of w, the first in its
-// lowest byte, to their value; zero bytes (shifted in from below) count as
-// leading zeros. Pairs, then quadruples, then the whole: one
-// multiplication each (simdjson's parse_eight_digits_unrolled).
-func eightDigits(w uint64) uint64 {
-	w = (w & 0x0f0f0f0f0f0f0f0f) * 2561 >> 8
-	w = (w & 0x00ff00ff00ff00ff) * 6553601 >> 16
-	return uint64(uint32((w & 0x0000ffff0000ffff) * 42949672960001 >> 32))
-}

@@ -66,8 +66,14 @@ func (s *simulator) comm(id uint32) (*commRanks, error) {
 	if derr != nil {
 		return nil, s.failDecode(derr)
 	}
-	if name == "" {
+	switch {
+	case name == "":
 		name = "Comm " + itoa(uint64(id))
+	case s.commNameUses(name) > 1:
+		// The analyses pair a collective's calls by the communicator's
+		// name: communicators of different groups that an application
+		// named alike (every row communicator "row") are not one.
+		name += " (Comm " + itoa(uint64(id)) + ")"
 	}
 	c := &commRanks{name: name}
 	g, ok := s.defs.groups[def.group]
@@ -108,6 +114,19 @@ func (s *simulator) comm(id uint32) (*commRanks, error) {
 	}
 	s.comms[id] = c
 	return c, nil
+}
+
+// commNameUses tells how many communicator definitions bear name.
+func (s *simulator) commNameUses(name string) int {
+	if s.commNames == nil {
+		s.commNames = make(map[string]int, len(s.defs.comms))
+		for _, def := range s.defs.comms {
+			if n, ok := s.defs.strings[def.name]; ok {
+				s.commNames[n]++
+			}
+		}
+	}
+	return s.commNames[name]
 }
 
 // commLocations finds the COMM_LOCATIONS group of a paradigm; if several

@@ -80,10 +80,13 @@
 //     reading.
 //   - Other records become events: "MPI collective" (MpiCollectiveEnd,
 //     valued by the operation: "BARRIER", "ALLREDUCE"..., the value's
-//     Category naming the communicator, a self communicator's with the
-//     location's ID ("MPI_COMM_SELF of location 3": each location's is its
-//     own), its Alias "root" on the location whose rank is the record's
-//     root), "Program"
+//     Category naming the communicator, so that the analyses tell the
+//     collectives of one from another's: an unnamed one by its ID ("Comm
+//     5"), one whose name other definitions share with it by name and ID
+//     ("row (Comm 5)"), a self communicator's with the location's ID
+//     ("MPI_COMM_SELF of location 3": each location's is its own); its
+//     Alias "root" on the location whose rank is the record's root),
+//     "Program"
 //     (ProgramBegin, ProgramEnd), "Measurement" (MeasurementOn,
 //     MeasurementOff, BufferFlush), "Parameter" (valued by the parameter's
 //     name) and "Other" for the remaining records of OTF2 3.0, valued by

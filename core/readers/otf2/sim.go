@@ -39,6 +39,10 @@ type simulator struct {
 	sink  trace.Sink
 	locs  []locationState
 	comms map[uint32]*commRanks
+	// commNames counts the communicator definitions of each name, made
+	// when a communicator is first resolved: a name several definitions
+	// share is told apart by the definition's ID.
+	commNames map[string]int
 
 	regionValues map[regionUse]int32    // state value of a region on a state type
 	metricSeries map[metricUse][]series // series a metric's samples feed

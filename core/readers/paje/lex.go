@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/swar"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -194,8 +195,10 @@ func parseDatePlain(b []byte) (trace.Time, bool) {
 }
 
 // nineDecimals reads a date of the most common form, digits, '.' and
-// nine decimals, of at most 9e9 seconds; false for any other. Small
-// enough to be inlined (stateLines reads every date through it).
+// nine decimals, of at most 9e9 seconds; false for any other. stateLines
+// reads every date through it. (swar.Decimal, which takes other forms
+// too, costs more instructions on these: 128 M against 88 M for 30 MB of
+// the generated trace.)
 func nineDecimals(b []byte) (trace.Time, bool) {
 	n := len(b)
 	if n < 11 || n > 20 || b[n-10] != '.' || b[n-1]-'0' > 9 {
@@ -217,16 +220,7 @@ func nineDecimals(b []byte) (trace.Time, bool) {
 // at least eight bytes) at once.
 func eightDigits(b []byte) (uint64, bool) {
 	x := binary.LittleEndian.Uint64(b)
-	// Every byte is a digit: its high nibble is 3, and still is once 6 is
-	// added (0x39 + 6 = 0x3f, 0x3a + 6 = 0x40).
-	if (x&0xf0f0f0f0f0f0f0f0)|((x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0)>>4 != 0x3333333333333333 {
-		return 0, false
-	}
-	// Combine digits pairwise, then pairs, then quadruples (the first
-	// digit is the lowest byte and the most significant).
-	x = (x & 0x0f0f0f0f0f0f0f0f) * (1 + 10<<8) >> 8
-	x = (x & 0x00ff00ff00ff00ff) * (1 + 100<<16) >> 16
-	return (x & 0x0000ffff0000ffff) * (1 + 10000<<32) >> 32, true
+	return swar.EightDigits(x), swar.NonDigits(x) == 0
 }
 
 // parseValue reads a variable's value. single rounds it to float32 first,

@@ -1,11 +1,14 @@
 package paraver
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/swar"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -149,6 +152,16 @@ func (d *decoder) split(line []byte, event bool) error {
 	d.fields, d.evals = d.fields[:0], d.evals[:0]
 	i := 2 // past "1:"
 	for i <= len(line) {
+		if v, end, ok := shortField(line, i); ok {
+			// A value as parseEventValue reads it: digits, no sign.
+			if n := len(d.fields); event && n >= 6 && n%2 == 0 {
+				d.evals = append(d.evals, eventValue{mag: uint64(v)})
+				v = 0
+			}
+			d.fields = append(d.fields, v)
+			i = end + 1
+			continue
+		}
 		j := i
 		for j < len(line) && line[j] != ':' {
 			j++
@@ -171,6 +184,50 @@ func (d *decoder) split(line []byte, event bool) error {
 		i = j + 1
 	}
 	return nil
+}
+
+// shortField reads the field at line[i:] if it is one to fifteen digits
+// (nearly every field of a record: objects, times, states, event types
+// and values), a word or two at a time: its value and the index of the
+// ':' or of the end of the line after it, as parseInt and parseEventValue
+// read it. It reports false for any other field, which split reads byte
+// by byte.
+func shortField(line []byte, i int) (int64, int, bool) {
+	w := wordAt(line, i)
+	k := bits.TrailingZeros64(swar.NonDigits(w)) >> 3
+	v := swar.EightDigits(w << (64 - 8*k)) // k = 8: all of w
+	if k == 8 {
+		w2 := wordAt(line, i+8)
+		k2 := bits.TrailingZeros64(swar.NonDigits(w2)) >> 3
+		if k2 == 8 {
+			return 0, 0, false
+		}
+		v = v*pow10[k2] + swar.EightDigits(w2<<(64-8*k2))
+		k += k2
+	}
+	end := i + k
+	if k == 0 || end < len(line) && line[end] != ':' {
+		return 0, 0, false
+	}
+	return int64(v), end, true
+}
+
+// pow10 holds the powers of ten that shift eight digits left of up to
+// seven more.
+var pow10 = [8]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7}
+
+// wordAt returns the eight bytes of line from i, those past its end zero:
+// past its last eight bytes, the line's last eight shifted down (zeros
+// come in above them, which are not digits); 0 if the line is shorter
+// than eight bytes, where shortField then finds no digit.
+func wordAt(line []byte, i int) uint64 {
+	switch n := len(line); {
+	case i+8 <= n:
+		return binary.LittleEndian.Uint64(line[i : i+8])
+	case n >= 8 && i < n:
+		return binary.LittleEndian.Uint64(line[n-8:n]) >> (8 * (i + 8 - n))
+	}
+	return 0
 }
 
 func parseInt(b []byte) (int64, bool) {

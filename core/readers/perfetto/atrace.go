@@ -18,8 +18,9 @@ import (
 // a begin and its end, so the events are gathered, then applied in time
 // order (stable: file order among equal times) at the end, as the trace
 // processor sorts them; their slices nest on a stack of their own per
-// thread, apart from TrackEvent slices. Async slices (S, F, G, H),
-// instants on named tracks (N) and other text are counted.
+// thread, apart from TrackEvent slices. Async slices (S, F, G, H) and
+// instants on named tracks (N) are read in atraceasync.go; other text is
+// counted.
 
 // atraceEvent is one begin, end or instant of an atrace annotation.
 type atraceEvent struct {
@@ -27,7 +28,8 @@ type atraceEvent struct {
 	tid, tgid int32
 	phase     byte
 	name      string
-	value     int64 // counters
+	value     int64  // counters; async slices' cookies
+	slice     string // a G event's slice name (name is its track)
 }
 
 // atraceCounter identifies a counter of atrace: its process and name.
@@ -55,7 +57,7 @@ func (d *decoder) print(ts trace.Time, tid int32, buf string) {
 		valueText, _, _ := strings.Cut(rest, "|")
 		v, verr := strconv.ParseInt(valueText, 10, 64)
 		if n == "" || verr != nil {
-			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+			d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 			return
 		}
 		d.saw(ts)
@@ -64,11 +66,21 @@ func (d *decoder) print(ts trace.Time, tid int32, buf string) {
 	case phase == "I" && err == nil && hasName:
 		name, _, _ = strings.Cut(name, "|")
 		if name == "" {
-			d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+			d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 			return
 		}
+	case phase == "S" || phase == "F" || phase == "G" || phase == "H" || phase == "N":
+		e, ok := asyncPrint(phase, rest)
+		if !ok {
+			d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
+			return
+		}
+		d.saw(ts)
+		e.at, e.tid = ts, tid
+		d.atrace = append(d.atrace, e)
+		return
 	default:
-		d.skip("ftrace print events that are no atrace slice, instant or counter (text, async slices)", 1)
+		d.skip("ftrace print events that are no atrace annotation (text, malformed annotations)", 1)
 		return
 	}
 	d.saw(ts)
@@ -106,8 +118,15 @@ func (d *decoder) tracingMarkWrite(ts trace.Time, tid int32, f field) error {
 func (d *decoder) applyAtrace() {
 	sort.SliceStable(d.atrace, func(i, j int) bool { return d.atrace[i].at < d.atrace[j].at })
 	for _, e := range d.atrace {
-		if e.phase == 'C' {
+		switch e.phase {
+		case 'C':
 			d.atraceSample(&e)
+			continue
+		case 'S', 'F':
+			d.atraceAsync(&e)
+			continue
+		case 'N':
+			d.atraceTrackInstant(&e)
 			continue
 		}
 		cont := d.conts.thread(e.tgid, e.tid)

@@ -85,6 +85,7 @@ const (
 	end     = 2
 	instant = 3
 	counter = 4
+	state   = 5
 )
 
 func interned(names map[uint64]string, order ...uint64) []byte {

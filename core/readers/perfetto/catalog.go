@@ -17,6 +17,7 @@ const (
 	trackProcess                  // the process-global track of a process
 	trackThread                   // the track of a thread
 	trackCounter                  // a counter: its values become a variable
+	trackState                    // a state track: its events name the state it is in
 )
 
 // trackInfo is what a TrackDescriptor tells of a track.
@@ -321,6 +322,8 @@ func (c *catalog) trackDescriptor(f field) error {
 				return err
 			}
 			t.kind, t.pid, t.tid, threadName = trackThread, pid, tid, name
+		case tdState:
+			t.kind = trackState
 		case tdCounter:
 			t.kind = trackCounter
 			return fields(g.B, g.Off, func(h field) error {

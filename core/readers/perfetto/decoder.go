@@ -84,11 +84,18 @@ type decoder struct {
 	flows     map[uint64]*flowPoint
 	asyncs    map[asyncKey]int32 // tracks of legacy async events
 	flowsV1   map[flowV1Key]*flowPoint
+
+	// states are the state tracks met; stateOrder, in the order of their
+	// first event, is the order their last states are delivered in.
+	states     map[uint64]*stateTrack
+	stateOrder []uint64
+
 	// atrace holds the atrace events of ftrace print events until the end,
 	// when they are applied in time order on stacks of their own.
 	atrace         []atraceEvent
 	atraceStacks   map[int32]*stack
 	atraceIDs      []int32
+	atraceGroups   map[atraceGroupKey]*atraceGroup
 	atraceCtrs     map[atraceCounter]*counterTrack
 	atraceCtrOrder []atraceCounter
 	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
@@ -110,8 +117,8 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	}
 	m := newModel(sink, start)
 	return &decoder{inflate: newInflater(), names: newInterner(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
-		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
+		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{}, states: map[uint64]*stateTrack{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceGroups: map[atraceGroupKey]*atraceGroup{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 
@@ -546,6 +553,9 @@ func (d *decoder) finish() {
 			d.unterminated++
 			st.emit(d, end)
 		}
+	}
+	for _, uuid := range d.stateOrder {
+		d.states[uuid].end(d, end)
 	}
 	for _, uuid := range d.ctrOrder {
 		d.counters[uuid].flush(d, end)

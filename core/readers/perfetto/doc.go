@@ -15,9 +15,11 @@
 // zstd_compressed_packets) are expanded. The file is read twice: first
 // for the descriptions of tracks, processes and threads (which may come
 // anywhere, from any writer), then for the events, so that each container
-// is created with its name and parent before anything is put in it. A cut
-// or corrupt file is a FormatError giving the byte offset (in the
-// decompressed input) of the packet or field at fault.
+// is created with its name and parent before anything is put in it. A
+// file cut after whole packets is read up to the cut and marked
+// incomplete, as trace processor reads it; a corrupt file, or one cut
+// inside its first packet, is a FormatError giving the byte offset (in
+// the decompressed input) of the packet or field at fault.
 //
 // Each pass runs on all cores: one goroutine reads the input in
 // megabyte chunks and splits it at packet boundaries (each packet's
@@ -68,6 +70,13 @@
 //     counters late, from other threads): the last 1,024 of each track
 //     wait sorted by time, and a value earlier than those already placed
 //     is skipped and counted.
+//   - TYPE_STATE, on a state track (a track with a StateDescriptor, as
+//     Chrome writes RenderingPrioritizationState): states "State" of the
+//     track's container valued by the event name, one at a time, each
+//     until the track's next event, the last until the end of the trace;
+//     an event without a name leaves the track in no state. An event on
+//     another track, without a track, or earlier than its track's last
+//     event is skipped and counted.
 //   - Legacy events (TrackEvent.LegacyEvent) with phases B, E, X (complete
 //     slices, with duration_us) and I, i, R (instants). As in the trace
 //     processor, a complete slice that begins inside another complete
@@ -93,7 +102,9 @@
 //   - Atrace annotations in ftrace print and tracing_mark_write events
 //     (B, E, I, C): states "Atrace slice" and events "Instant" of the
 //     writing thread, variables of its process, applied in time order at
-//     the end (see atrace.go).
+//     the end (see atrace.go); async slices (S, F, G, H) are states
+//     "Atrace slice" on tracks of their process and name, "<name>" then
+//     "<name> (overlap lane k)" (see atraceasync.go).
 //
 // Event names come from the event or from the interned data of its
 // sequence (name_iid). Categories and arguments (debug annotations, typed

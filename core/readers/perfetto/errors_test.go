@@ -31,15 +31,14 @@ func TestCorruptInput(t *testing.T) {
 		offset int64
 		msg    string
 	}{
-		{"cut packet", whole[:len(whole)-3], int64(len(first)), "truncated packet"},
-		{"cut length", cat(first, []byte{0x0a, 0x80}), int64(len(first)), "ends inside a length"},
-		{"cut tag", cat(first, []byte{0x80}), int64(len(first)), "ends inside a field tag"},
+		{"cut first packet", whole[:len(first)-1], 0, "truncated packet: 8 bytes announced, 7 present"},
+		{"cut length of the first packet", []byte{0x0a, 0x80}, 0, "ends inside a length"},
+		{"cut tag of the first field", []byte{0x80}, 0, "ends inside a field tag"},
 		{"invalid wire type in an event", traceOf(pkt(sub(11, []byte{0x0f}))), 4, "invalid wire type 7"},
 		{"cut field in an event", traceOf(pkt(sub(11, []byte{0x5a, 0x05, 'a'}))), 5, "malformed field 11"},
 		{"group at the top", cat(first, []byte{0x0b, 0x0c}), int64(len(first)), "wire type 3"},
 		{"field number 0", cat(first, []byte{0x02, 0x00}), int64(len(first)), "invalid field number 0"},
 		{"huge packet", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x80, 0x10}), int64(len(first)), "more than a trace packet may hold"},
-		{"length past the input", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x32, 1, 2, 3}), int64(len(first)), "104857600 bytes announced, 3 present"},
 		{"varint overflow", cat(first, bytes.Repeat([]byte{0xff}, 11)), int64(len(first)), "malformed varint"},
 		{"broken compressed packets", traceOf(pkt(sub(50, []byte("not zlib")))), 5, "broken compressed packets"},
 		{"corrupt inside compressed packets", traceOf(pkt(sub(50, zlibbed(t, traceOf(pkt(sub(11, []byte{0x0f}))))))), 5, "in compressed packets"},
@@ -229,4 +228,75 @@ func TestXSpaceNamed(t *testing.T) {
 	if xspace(traceOf(pkt(sub(11, []byte{0x0f})))) || xspace(plane(true, "host:CPU")) {
 		t.Error("xspace() took a non-XSpace")
 	}
+}
+
+// Android's other trace files, given to this reader, are refused as what
+// they are with the way to a Perfetto trace: systrace's ftrace text (the
+// head of Catapult's trivial_systrace test trace) and an HTML trace
+// viewer page; a trace viewer page is no ftrace text, nor the reverse.
+func TestAndroidTextTracesNamed(t *testing.T) {
+	ftrace := "# tracer: nop\n#\n#            TASK-PID    CPU#    TIMESTAMP  FUNCTION\n#               | |       |          |         |\n" +
+		"     hwc_eventmon-336   [000] 50260.929925: 0: C|124|VSYNC|1\n"
+	html := "<!DOCTYPE HTML>\n<html>\n<head><title>Android System Trace</title></head>\n<body><script>var linuxPerfData = \"\\\n" + ftrace[:14] + "\";</script>"
+	for _, c := range []struct{ data, want string }{
+		{ftrace, "an ftrace text trace"},
+		{"\ufeff\r\n" + ftrace, "an ftrace text trace"},
+		{html, "an HTML page, not a trace file"},
+		{"  <html><body>trace2html</body></html>", "an HTML page, not a trace file"},
+	} {
+		_, _, err := readBytes([]byte(c.data))
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.Offset != 0 || !strings.Contains(fe.Err.Error(), c.want) || !strings.Contains(fe.Err.Error(), "Perfetto") {
+			t.Errorf("%.30q: %v, want %q and the way to a Perfetto trace", c.data, err, c.want)
+		}
+	}
+	if ftraceText([]byte(html)) || htmlPage([]byte(ftrace)) || explain([]byte("%EventDef PajeDefineContainerType 1")) != "" {
+		t.Error("a file taken for another")
+	}
+}
+
+// TestCutAfterWholePackets reads a trace cut after whole packets, as a
+// tracing service stopped abruptly (or a copy of its file cut) leaves it:
+// the packets before the cut are read, as Perfetto's trace processor
+// reads them, and the notes say where the input ends and that the trace
+// is incomplete, so that strict=True refuses it. The packets read are
+// those of the whole trace up to there.
+func TestCutAfterWholePackets(t *testing.T) {
+	first, second := goodTrace()
+	whole := cat(first, second)
+	want := mustReadRender(t, first)
+	cases := []struct {
+		name string
+		data []byte
+		note string
+	}{
+		{"cut packet", whole[:len(whole)-3], "the input ends inside the packet at byte 10 (12 bytes announced, 9 present)"},
+		{"cut length", cat(first, []byte{0x0a, 0x80}), "the input ends inside a length at byte 10"},
+		{"cut tag", cat(first, []byte{0x80}), "the input ends inside a field tag at byte 10"},
+		{"length past the input", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x32, 1, 2, 3}), "the input ends inside the packet at byte 10 (104857600 bytes announced, 3 present)"},
+	}
+	for _, c := range cases {
+		tr, notes, err := readBytes(c.data)
+		if err != nil {
+			t.Errorf("%s: %v, want the first packet read", c.name, err)
+			continue
+		}
+		if got := render(tr); got != want {
+			t.Errorf("%s: read\n%s\nwant\n%s", c.name, got, want)
+		}
+		wantNote := "mem.pftrace: " + c.note + ", as when the tracing service, or a copy of its file, stopped abruptly: the 1 whole packets before it were read"
+		if r := notes.IncompleteReasons(); len(r) != 1 || r[0] != wantNote {
+			t.Errorf("%s: incomplete %q, want %q", c.name, r, wantNote)
+		}
+	}
+}
+
+// mustReadRender is the rendering of the trace data holds whole.
+func mustReadRender(t *testing.T, data []byte) string {
+	t.Helper()
+	tr, notes := mustRead(t, data)
+	if r := notes.IncompleteReasons(); len(r) != 0 {
+		t.Fatalf("whole trace: incomplete %q", r)
+	}
+	return render(tr)
 }

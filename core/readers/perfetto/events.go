@@ -201,7 +201,7 @@ func (in *interner) string(b []byte) string {
 }
 
 // trackEvent turns a TrackEvent into a slice boundary, an instant, a
-// counter sample, and flow points.
+// counter sample or a state change, and flow points.
 func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed bool) error {
 	// Events of old writers carry their time in microseconds (absolute, or
 	// deltas from the sequence's ThreadDescriptor).
@@ -259,7 +259,7 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 		uuid, hasTrack = seq.defTrack, true
 	}
 	var cont int32
-	if kind != typeCounter {
+	if kind != typeCounter && kind != typeState {
 		if t := d.track(uuid); hasTrack && t != nil && t.kind == trackCounter {
 			d.skip("track events other than counters on counter tracks", 1)
 			return nil
@@ -315,6 +315,8 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 		} else {
 			d.sample(seq, uuid, ts, e.counter)
 		}
+	case typeState:
+		d.stateEvent(uuid, hasTrack, ts, name)
 	case kindFlowV1:
 		if !e.hasAsyncID {
 			d.skip("legacy flow events (v1) without an id", 1)
@@ -350,7 +352,7 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 		d.skip("arguments of track events (debug annotations, typed fields: not kept)", 1)
 	}
 	d.extraCounters(seq, e, ts)
-	if kind != typeCounter {
+	if kind != typeCounter && kind != typeState {
 		if e.hasBindID {
 			d.legacyFlow(e.bindID, e.flowDir, cont, ts, name)
 		}

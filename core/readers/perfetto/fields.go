@@ -70,6 +70,7 @@ const (
 	typeSliceEnd   = 2
 	typeInstant    = 3
 	typeCounter    = 4
+	typeState      = 5
 
 	// TrackEvent.LegacyEvent
 	legacyNameIID       = 1
@@ -99,6 +100,7 @@ const (
 	tdParentUUID  = 5
 	tdCounter     = 8
 	tdStaticName  = 10
+	tdState       = 18
 	tdAtraceName  = 13
 	pdPID         = 1
 	pdCmdline     = 2

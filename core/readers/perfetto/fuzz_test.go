@@ -53,6 +53,21 @@ func FuzzDecode(f *testing.F) {
 		pkt(sub(1, vint(1, 0), sub(2, vint(1, 100), vint(2, 8), sub(3, str(2, "B|7|a"))),
 			sub(2, vint(1, 200), vint(2, 8), sub(80, vint(1, 7), str(2, "m"), vint(3, 1))))),
 	))
+	f.Add(traceOf( // async atrace slices: S/F, G/H, a begin of an open cookie
+		pkt(sub(1, vint(1, 0), sub(2, vint(1, 100), vint(2, 8), sub(3, str(2, "S|7|a|1"))),
+			sub(2, vint(1, 150), vint(2, 9), sub(3, str(2, "S|7|a|1"))),
+			sub(2, vint(1, 160), vint(2, 9), sub(3, str(2, "G|7|t|b|2"))),
+			sub(2, vint(1, 200), vint(2, 9), sub(3, str(2, "F|7|a|1"))),
+			sub(2, vint(1, 210), vint(2, 8), sub(3, str(2, "H|7|t|2"))))),
+	))
+	f.Add(traceOf( // state tracks and their events
+		pkt(trackDesc(1, threadDesc(5, 1, "t"))),
+		pkt(trackDesc(2, parentUUID(1), trackName("s"), stateDesc())),
+		pkt(seqID(1), ts(10), te(evType(state), onTrack(2), named("on"))),
+		pkt(seqID(1), ts(20), te(evType(state), onTrack(2), named("off"))),
+		pkt(seqID(1), ts(15), te(evType(state), onTrack(2))),
+		pkt(seqID(1), ts(30), te(evType(state), onTrack(1), named("x"))),
+	))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxFuzzInput {
 			return

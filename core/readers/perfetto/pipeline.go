@@ -83,14 +83,15 @@ type decodeFunc[T any] func(pkt []byte, off int64, out *T)
 // with the functions newDecode makes, then apply takes each packet with
 // what was made of it, in file order, on the caller's goroutine. pass (0
 // or 1) places the progress reports: each pass reads the whole file, so
-// the total reported is twice its size.
+// the total reported is twice its size. It returns where the input was
+// cut, if it ended inside a packet after whole ones (nil otherwise).
 //
 // An input that fits in one chunk, as most do, is decoded on the
 // caller's goroutine alone: workers, batches and channels would cost it
 // more than they save. Such an input is kept in whole, and the next pass
 // walks it again instead of reading the file a second time.
 func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pass int, opt trace.ReadOptions, whole *held,
-	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) (*cutPoint, error) {
 	base, total := int64(pass)*size, 2*size
 	if whole.data != nil {
 		fr := &framer{buf: whole.data, rerr: io.EOF}
@@ -98,25 +99,25 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 	}
 	f, err := open()
 	if err != nil {
-		return failed(opt, err)
+		return nil, failed(opt, err)
 	}
 	defer f.Close()
 	cr := &ingest.Counter{R: f, Stop: opt.Canceled}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
 	if err != nil {
-		return failed(opt, err)
+		return nil, failed(opt, err)
 	}
 	defer release()
 	fr := &framer{r: in}
 	fr.fill(size)
 	if fr.rerr != nil { // the whole input is in fr.buf
-		err := walkInline(fr, cr.N(), path, base, total, pass, opt, newDecode(), apply)
+		cut, err := walkInline(fr, cr.N(), path, base, total, pass, opt, newDecode(), apply)
 		if err == nil {
 			// It ended at io.EOF: any other error of the reading
 			// would have been the walk's.
 			whole.data, whole.done = fr.buf, cr.N()
 		}
-		return err
+		return cut, err
 	}
 	return walkParallel(fr, cr, path, base, total, pass, opt, newDecode, apply)
 }
@@ -154,25 +155,25 @@ func cleanEnd(opt trace.ReadOptions, pass int, others, done, total int64) {
 // at once per batchPackets packets, as walkParallel looks at it once per
 // batch.
 func walkInline[T any](fr *framer, done int64, path string, base, total int64, pass int, opt trace.ReadOptions,
-	decode decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	decode decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) (*cutPoint, error) {
 	var out T
 	for n := 0; ; n++ {
 		if n%batchPackets == 0 {
 			if err := opt.Canceled(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		pkt, off, err := fr.next(false)
 		if err == io.EOF {
 			cleanEnd(opt, pass, fr.others, base+done, total)
-			return nil
+			return fr.cutAt, nil
 		}
 		if err != nil {
-			return located(path, err)
+			return nil, located(path, err)
 		}
 		decode(pkt, off, &out)
 		if err := apply(pkt, off, &out); err != nil {
-			return located(path, err)
+			return nil, located(path, err)
 		}
 	}
 }
@@ -180,7 +181,7 @@ func walkInline[T any](fr *framer, done int64, path string, base, total int64, p
 // walkParallel is walk on all cores, for an input larger than a chunk;
 // fr.buf holds its first chunk.
 func walkParallel[T any](fr *framer, cr *ingest.Counter, path string, base, total int64, pass int, opt trace.ReadOptions,
-	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) error {
+	newDecode func() decodeFunc[T], apply func(pkt []byte, off int64, in *T) error) (*cutPoint, error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	batches := workers + 2
 	// order carries the batches in file order to the caller, work the
@@ -223,19 +224,20 @@ func walkParallel[T any](fr *framer, cr *ingest.Counter, path string, base, tota
 			panic(b.panicked)
 		}
 		if err := opt.Canceled(); err != nil {
-			return err
+			return nil, err
 		}
 		for i, r := range b.refs {
 			if err := apply(b.buf[r.start:r.end:r.end], r.off, &b.out[i]); err != nil {
-				return located(path, err)
+				return nil, located(path, err)
 			}
 		}
 		switch {
 		case b.end == io.EOF:
 			cleanEnd(opt, pass, b.others, base+b.done, total)
-			return nil
+			// The reader set the cut before it sent its last batch.
+			return fr.cutAt, nil
 		case b.end != nil:
-			return located(path, b.end)
+			return nil, located(path, b.end)
 		}
 		if opt.Progress != nil && b.done >= next {
 			opt.Progress(base+b.done, total)
@@ -244,7 +246,7 @@ func walkParallel[T any](fr *framer, cr *ingest.Counter, path string, base, tota
 		b.chunk.release(freeChunks)
 		free <- b
 	}
-	return nil
+	return nil, nil
 }
 
 // decodeBatch decodes the packets of b and says so on b.decoded; a panic

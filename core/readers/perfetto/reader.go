@@ -11,11 +11,12 @@ import (
 
 // Format is the Perfetto protobuf trace format.
 var Format = ingest.Format{
-	Name:       "perfetto",
-	Summary:    "Perfetto protobuf trace (track events, process tree, ftrace sched_switch)",
-	Extensions: []string{".perfetto-trace", ".pftrace", ".perfetto", ".pb"},
-	Sniff:      sniff,
-	Open:       ingest.Simple(Read),
+	Name:        "perfetto",
+	Summary:     "Perfetto protobuf trace (track events, process tree, ftrace sched_switch)",
+	Extensions:  []string{".perfetto-trace", ".pftrace", ".perfetto", ".pb"},
+	Sniff:       sniff,
+	ExplainFile: explain,
+	Open:        ingest.Simple(Read),
 }
 
 // readFile reads a whole Perfetto trace into memory.
@@ -54,8 +55,9 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 		return cat.apply(pkt, off, s)
 	}
 	var whole held // the input, when the first pass holds it whole
-	if err := walk(open, name, size, 0, opt, &whole, scan, count); err != nil {
-		return xspaceOr(err, open, name)
+	cut, err := walk(open, name, size, 0, opt, &whole, scan, count)
+	if err != nil {
+		return namedOr(err, open, name)
 	}
 	if packets == 0 {
 		// Nothing to read is not a trace that recorded nothing: a
@@ -67,12 +69,22 @@ func decode(open func() (io.ReadCloser, error), name string, size int64, sink tr
 		in := newInterner()
 		return func(pkt []byte, off int64, p *parsedPacket) { p.parse(pkt, off, in) }
 	}
-	if err := walk(open, name, size, 1, opt, &whole, parse, d.apply); err != nil {
+	if _, err := walk(open, name, size, 1, opt, &whole, parse, d.apply); err != nil {
 		return err
 	}
 	d.finish()
+	noteCut(opt, name, cut, packets)
 	d.m.text.Note(opt, name)
 	return nil
+}
+
+// noteCut marks a trace read up to a cut (nil: none) as incomplete,
+// after its packets whole packets.
+func noteCut(opt trace.ReadOptions, name string, cut *cutPoint, packets int) {
+	if cut != nil {
+		opt.Incomplete("%s: %s, as when the tracing service, or a copy of its file, stopped abruptly: the %d whole packets before it were read",
+			name, cut, packets)
+	}
 }
 
 // progressEvery is how many input bytes pass between two progress reports.

@@ -129,11 +129,11 @@ func validMessage(b []byte) bool {
 	return true
 }
 
-// xspaceOr returns err, the error of a file that did not read as a
-// Perfetto trace, or, when the file is a TensorFlow or JAX profiler
-// XSpace (an .xplane.pb, protobuf too, which the .pb extension brings
-// here), an error that says so and names the way out.
-func xspaceOr(err error, open func() (io.ReadCloser, error), name string) error {
+// namedOr returns err, the error of a file that did not read as a
+// Perfetto trace, or, when the file is something explain names (an XSpace,
+// which the .pb extension brings here, an ftrace text trace, an HTML
+// page), an error that says what it is and names the way out.
+func namedOr(err error, open func() (io.ReadCloser, error), name string) error {
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) {
 		return err
@@ -143,14 +143,49 @@ func xspaceOr(err error, open func() (io.ReadCloser, error), name string) error 
 		return err
 	}
 	defer f.Close()
-	head := make([]byte, 64)
+	head := make([]byte, explainHead)
 	n, _ := io.ReadFull(f, head)
-	if !xspace(head[:n]) {
-		return err
+	if why := explain(head[:n]); why != "" {
+		return errs.Format(name, 0, "is %s", why)
 	}
-	return errs.Format(name, 0, "is a TensorFlow or JAX profiler XSpace (.xplane.pb), not a Perfetto trace: "+
-		"read its trace-event JSON instead (jax.profiler.trace(..., create_perfetto_trace=True) writes "+
-		"perfetto_trace.json.gz beside it)")
+	return err
+}
+
+// explainHead is how many first bytes explain looks at, as the door
+// gives them to ExplainFile.
+const explainHead = 4096
+
+// explain says what a file that is no Perfetto trace but is taken for
+// one, or for the Android traces this reader reads, is, with the way
+// out; "" for any other file. head is its first bytes.
+func explain(head []byte) string {
+	switch {
+	case xspace(head):
+		return "a TensorFlow or JAX profiler XSpace (.xplane.pb), not a Perfetto trace: " +
+			"read its trace-event JSON instead (jax.profiler.trace(..., create_perfetto_trace=True) writes " +
+			"perfetto_trace.json.gz beside it)"
+	case ftraceText(head):
+		return "an ftrace text trace (systrace's or the kernel's trace file: \"# tracer:\"), which macroscope does not read: " +
+			"record the same events as a Perfetto protobuf trace (Android 9 and later: perfetto -o trace.pftrace, " +
+			"or Perfetto's record_android_trace; Linux: Perfetto's tracebox), whose sched_switch and atrace slices it reads"
+	case htmlPage(head):
+		return "an HTML page, not a trace file: a trace viewer page (systrace's .html, Catapult's trace2html, " +
+			"a saved about:tracing page) holds its trace in a script of the page; give macroscope the trace " +
+			"itself (a Perfetto protobuf trace, Chrome's JSON), as recorded before it was made into a page"
+	}
+	return ""
+}
+
+// ftraceText reports whether head starts as the kernel's ftrace text
+// output does, as systrace and trace-cmd print it: "# tracer: <name>".
+func ftraceText(head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte("# tracer:"))
+}
+
+// htmlPage reports whether head starts an HTML document.
+func htmlPage(head []byte) bool {
+	h := bytes.ToLower(bytes.TrimLeft(head, " \t\r\n\ufeff"))
+	return bytes.HasPrefix(h, []byte("<!doctype html")) || bytes.HasPrefix(h, []byte("<html"))
 }
 
 // xspace reports whether head, the first bytes of a file, start an

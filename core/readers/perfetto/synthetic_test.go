@@ -199,7 +199,7 @@ func TestSched(t *testing.T) {
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
-		"skipped 1 ftrace print events that are no atrace slice, instant or counter (text, async slices)",
+		"skipped 1 ftrace print events that are no atrace annotation (text, malformed annotations)",
 		"skipped 2 compact sched_waking events",
 		"skipped 1 packets of kind trace_stats")
 }

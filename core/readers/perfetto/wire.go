@@ -196,6 +196,26 @@ type framer struct {
 	// others counts top-level fields other than packets (none in files
 	// Perfetto writes).
 	others int64
+	// cutAt says where the input ended inside a field after whole ones,
+	// when it did: the reading ends there as at the end of the input.
+	cutAt *cutPoint
+}
+
+// cutPoint is where an input ends inside a top-level field: the field's
+// offset, and what of it arrived (a head, or a packet's body).
+type cutPoint struct {
+	start int64
+	need  lack
+	have  int // the field's bytes present
+}
+
+// String words the cut for the trace's notes.
+func (c *cutPoint) String() string {
+	if c.need.what == "" {
+		return fmt.Sprintf("the input ends inside the packet at byte %d (%d bytes announced, %d present)",
+			c.start, c.need.body, c.have-(c.need.bytes-int(c.need.body)))
+	}
+	return fmt.Sprintf("the input ends inside %s at byte %d", c.need.what, c.start)
 }
 
 // errMore is what next returns, with nothing consumed, when the next
@@ -292,19 +312,23 @@ func (r *framer) read(want int) {
 }
 
 // cut words the end of the input inside the field at start, of which
-// have bytes arrived: the same words whether the input ended (io.EOF,
-// io.ErrUnexpectedEOF) or failed (the error itself).
+// have bytes arrived. An input that ends (io.EOF, io.ErrUnexpectedEOF)
+// after whole packets was cut, as when the tracing service, or a copy of
+// its file, stopped abruptly: the reading ends there (io.EOF), as in
+// Perfetto's trace processor, and r.cutAt says where. One that ends inside
+// its first field is no trace, and one whose reading failed fails.
 func (r *framer) cut(start int64, have int, need lack) error {
 	err := r.rerr
+	ended := err == io.EOF || err == io.ErrUnexpectedEOF
 	switch {
 	case need.what == "a field tag" && have == 0 && err == io.EOF:
 		return io.EOF
-	case need.what == "":
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return corruptf(start, "truncated packet: %d bytes announced, %d present", need.body, have-(need.bytes-int(need.body)))
-		}
-		return err
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
+	case ended && start > 0:
+		r.cutAt = &cutPoint{start: start, need: need, have: have}
+		return io.EOF
+	case ended && need.what == "":
+		return corruptf(start, "truncated packet: %d bytes announced, %d present", need.body, have-(need.bytes-int(need.body)))
+	case ended:
 		return corruptf(start, "truncated trace: the input ends inside %s", need.what)
 	}
 	return err

@@ -1,12 +1,14 @@
 package pjdump
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/swar"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -199,9 +201,14 @@ func (d *decoder) data() error {
 }
 
 func (d *decoder) time(f field, what string) (trace.Time, error) {
-	t, err := trace.ParseTimeBytes(f.text)
-	if err != nil {
-		return 0, d.fail("bad %s %s: %v", what, errs.QuoteBytes(f.text), err)
+	// pj_dump's form first, without ParseTimeBytes' call around it.
+	ns, ok := swar.Decimal(f.text)
+	t := trace.Time(ns)
+	if !ok {
+		var err error
+		if t, err = trace.ParseTimeBytes(f.text); err != nil {
+			return 0, d.fail("bad %s %s: %v", what, errs.QuoteBytes(f.text), err)
+		}
 	}
 	t = trace.InUnit(t, d.unit)
 	if !d.timed {
@@ -575,6 +582,14 @@ func (d *decoder) finish() error {
 // decimals ("0.000000"), as strconv.ParseFloat and a conversion would;
 // false sends any other text there.
 func plainDepth(b []byte) (int32, bool) {
+	// One digit and six zero decimals, as nearly every line has it: one
+	// word compared.
+	const sixZeros = uint64('.') | uint64('0')*0x0001010101010100 // ".000000" above the digit's byte
+	if len(b) == 8 {
+		if w := binary.LittleEndian.Uint64(b); w>>8 == sixZeros && byte(w)-'0' <= 9 {
+			return int32(byte(w) - '0'), true
+		}
+	}
 	i, n := 0, int32(0)
 	for ; i < len(b) && b[i]-'0' <= 9; i++ {
 		if i == 9 {

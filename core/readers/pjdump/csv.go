@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+
+	"github.com/macroscope-hpc/macroscope/core/swar"
 )
 
 // field is one comma-separated field, without surrounding blanks and
@@ -28,44 +30,61 @@ func splitLine(line []byte, out []field) ([]field, error) {
 // commas eight bytes at a time; plain is false for a line with a double
 // quote, which splitQuoted reads. Its fields are those splitQuoted would
 // find. ascii tells, when plain, whether every byte of the line is below
-// 0x80 (then it is valid UTF-8).
+// 0x80 (then it is valid UTF-8). The bytes after the last whole word are
+// taken as one word too: the line's last eight, shifted down past those
+// already seen (zeros come in above them, neither commas nor quotes).
 func splitPlain(line []byte, out []field) (fields []field, plain, ascii bool) {
-	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	start := 0
-	i := 0
 	var high uint64
-	for ; i+8 <= len(line); i += 8 {
-		x := binary.LittleEndian.Uint64(line[i:])
+	for i := 0; i < len(line); i += 8 {
+		var x uint64
+		if n := len(line); i+8 <= n {
+			x = binary.LittleEndian.Uint64(line[i : i+8])
+		} else if n >= 8 {
+			x = binary.LittleEndian.Uint64(line[n-8:n]) >> (8 * (i + 8 - n))
+		} else {
+			for k := n - 1; k >= i; k-- {
+				x = x<<8 | uint64(line[k])
+			}
+		}
 		high |= x
-		c := x ^ (',' * (highs >> 7))
-		q := x ^ ('"' * (highs >> 7))
-		// The high bit of each byte that is a comma (a double quote): no
-		// carry crosses bytes, so none is flagged wrongly.
-		commas := ^((c&lows + lows) | c) & highs
-		if ^((q&lows+lows)|q)&highs != 0 {
+		if swar.Bytes(x, '"') != 0 {
 			return out, false, false
 		}
-		for ; commas != 0; commas &= commas - 1 {
+		for commas := swar.Bytes(x, ','); commas != 0; commas &= commas - 1 {
 			at := i + bits.TrailingZeros64(commas)>>3
-			out = append(out, field{text: trimBlanks(line[start:at])})
+			// trimBlanks' test of a field after pj_dump's ", ", inline.
+			f := line[start:at]
+			if n := len(f); n > 1 && f[n-1] > ' ' && f[1] > ' ' && f[0] >= ' ' {
+				if f[0] == ' ' {
+					f = f[1:]
+				}
+			} else {
+				f = trimAllBlanks(f)
+			}
+			out = append(out, field{text: f})
 			start = at + 1
 		}
 	}
-	for ; i < len(line); i++ {
-		high |= uint64(line[i])
-		switch line[i] {
-		case '"':
-			return out, false, false
-		case ',':
-			out = append(out, field{text: trimBlanks(line[start:i])})
-			start = i + 1
-		}
-	}
-	return append(out, field{text: trimBlanks(line[start:])}), true, high&highs == 0
+	return append(out, field{text: trimBlanks(line[start:])}), true, high&0x8080808080808080 == 0
 }
 
-// trimBlanks cuts the spaces and tabs around a field.
+// trimBlanks cuts the spaces and tabs around a field. A field whose
+// second and last bytes are above the space, after one space (pj_dump's
+// ", ") or none, is cut at once, in a function small enough to be
+// inlined.
 func trimBlanks(b []byte) []byte {
+	if n := len(b); n > 1 && b[n-1] > ' ' && b[1] > ' ' && b[0] >= ' ' {
+		if b[0] == ' ' {
+			return b[1:]
+		}
+		return b
+	}
+	return trimAllBlanks(b)
+}
+
+// trimAllBlanks is trimBlanks for any field.
+func trimAllBlanks(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && (b[i] == ' ' || b[i] == '\t') {
 		i++

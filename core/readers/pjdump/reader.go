@@ -172,7 +172,7 @@ func readFiles(paths []string, sink trace.Sink, opt readOptions) error {
 			return err
 		}
 		d.startFile(p)
-		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed}, opt.ReadOptions)
+		n, err := d.decode(f, textlines.Input{Name: p, Before: done, Total: total, MaxDecompressed: opt.MaxDecompressed, Map: true}, opt.ReadOptions)
 		f.Close()
 		if err != nil {
 			return err
@@ -219,7 +219,7 @@ func (d *decoder) parseLine(line []byte) error {
 	for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n-- {
 		line = line[:n-1]
 	}
-	if len(bytes.TrimSpace(line)) == 0 {
+	if blankLine(line) {
 		return nil
 	}
 	d.lines++
@@ -250,4 +250,14 @@ func (d *decoder) parseLine(line []byte) error {
 	}
 	d.sawData = true
 	return d.data()
+}
+
+// blankLine tells a line of white space only (bytes.TrimSpace's), at
+// once for the lines that start with a printable ASCII byte: every line
+// pj_dump writes.
+func blankLine(line []byte) bool {
+	if len(line) > 0 && line[0] > ' ' && line[0] < 0x7f {
+		return false
+	}
+	return len(bytes.TrimSpace(line)) == 0
 }

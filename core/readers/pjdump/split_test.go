@@ -1,6 +1,7 @@
 package pjdump
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -54,7 +55,8 @@ func FuzzSplit(f *testing.F) {
 // FuzzDepth compares the imbrication read without strconv with the
 // reading through strconv.ParseFloat it replaces.
 func FuzzDepth(f *testing.F) {
-	for _, s := range []string{"0", "0.000000", "3.000000", "12", "1.5", "-1", "1e3", "999999999", "1000000000.0", "00.0", ".0", "0.", "2147483648"} {
+	for _, s := range []string{"0", "0.000000", "3.000000", "12", "1.5", "-1", "1e3", "999999999", "1000000000.0", "00.0", ".0", "0.", "2147483648",
+		"9.000000", "x.000000", "0.000001", "0.00000 ", "/.000000", ":.000000", "10.00000"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -67,4 +69,20 @@ func FuzzDepth(f *testing.F) {
 			t.Fatalf("plainDepth(%q) = %d; strconv: %v, %v", s, n, x, err)
 		}
 	})
+}
+
+// blankLine is bytes.TrimSpace's test of an empty line, for every first
+// byte.
+func TestBlankLine(t *testing.T) {
+	for c := range 256 {
+		for _, rest := range []string{"", " ", "x", "\u00a0", "\xa0"} {
+			line := append([]byte{byte(c)}, rest...)
+			if got, want := blankLine(line), len(bytes.TrimSpace(line)) == 0; got != want {
+				t.Errorf("blankLine(%q) = %v", line, got)
+			}
+		}
+	}
+	if !blankLine(nil) || !blankLine([]byte("\u00a0 \t\u2003")) {
+		t.Error("a line of white space is not blank")
+	}
 }

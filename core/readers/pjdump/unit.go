@@ -1,10 +1,13 @@
 package pjdump
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
@@ -92,6 +95,9 @@ func (c *containerTypes) scan(path string, wholeFile bool, opt readOptions) (boo
 			if err != nil {
 				return false, err
 			}
+			if !mentions(f, st.Size(), starPUTypeNamed, starPURareByte) {
+				return false, nil
+			}
 			d.sawData = true
 			d.stop = func() bool { return trace.LooksStarPU(c.has) }
 			_, err = d.containerLines(f, 0, st.Size(), 0, opt.ReadOptions)
@@ -129,4 +135,81 @@ func found(err error) (bool, error) {
 		return false, err
 	}
 	return false, nil
+}
+
+// starPUTypeNamed is one of StarPU's container types
+// (trace.StarPUContainerTypes), the one whose name is least likely to be
+// found in other traces, and starPURareByte its byte least likely to be.
+const (
+	starPUTypeNamed = "Memory Node"
+	starPURareByte  = 'y'
+)
+
+// mentions reports whether the first size bytes of f hold word. A type
+// name is a field's bytes as they are (pj_dump's quotes hold no escapes),
+// so a plain dump that does not hold the name of one of StarPU's types
+// has no container of that type, and its container lines need not be
+// parsed. The file is mapped (ingest.MapFile), else read, by blocks of
+// scanBlock bytes that overlap by len(word)-1; a mapped block's pages are
+// given back once searched. A read error or a file cut short gives true:
+// the scan of the container lines reads it and says what is wrong.
+func mentions(f *os.File, size int64, word string, rare byte) (found bool) {
+	data, unmap, ok := ingest.MapFile(f, size)
+	if !ok {
+		return readMentions(f, size, word, rare)
+	}
+	defer unmap()
+	defer func() {
+		if r := recover(); r != nil {
+			if !ingest.IsFault(r) {
+				panic(r)
+			}
+			found = true
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	for off := 0; off < len(data); off += scanBlock {
+		if holds(data[off:min(len(data), off+scanBlock+len(word)-1)], word, rare) {
+			return true
+		}
+		ingest.DropPages(data[off:min(len(data), off+scanBlock)])
+	}
+	return false
+}
+
+// readMentions is mentions reading f.
+func readMentions(f io.ReaderAt, size int64, word string, rare byte) bool {
+	buf := make([]byte, min(scanBlock, size))
+	for off := int64(0); off < size; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if k == 0 {
+			return err != nil
+		}
+		if holds(buf[:k], word, rare) {
+			return true
+		}
+		if off+int64(k) >= size {
+			break
+		}
+		off += int64(max(k-len(word)+1, 1))
+	}
+	return false
+}
+
+// holds reports whether block holds word. The word's rare byte is
+// searched for (bytes.IndexByte, many bytes at once), and the word checked
+// around it: its first byte would stop the search at every MPI_... of an
+// MPI trace.
+func holds(block []byte, word string, rare byte) bool {
+	at := strings.IndexByte(word, rare)
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(block[i:], rare)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if from := i - at; from >= 0 && from+len(word) <= len(block) && string(block[from:from+len(word)]) == word {
+			return true
+		}
+	}
 }

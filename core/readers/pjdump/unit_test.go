@@ -2,6 +2,7 @@ package pjdump
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"os"
@@ -215,4 +216,38 @@ func TestTimeUnitSimGrid(t *testing.T) {
 	if !slices.Equal(starts(got), starts(want)) || got.End != want.End || got.End != 1205*trace.Second || len(starts(got)) != 2*13620 {
 		t.Errorf("auto: %d state times, trace end %d; ReadFile: %d, %d", len(starts(got)), got.End, len(starts(want)), want.End)
 	}
+}
+
+// mentions finds its word wherever it lies, across the boundary of two
+// blocks too, and only where it is whole, in a mapped file and in one
+// read.
+func TestMentions(t *testing.T) {
+	const word = starPUTypeNamed
+	size := scanBlock + 64
+	path := filepath.Join(t.TempDir(), "dump.csv")
+	check := func(data []byte, want bool, what string) {
+		t.Helper()
+		if got := readMentions(bytes.NewReader(data), int64(len(data)), word, starPURareByte); got != want {
+			t.Fatalf("read: %v %s", got, what)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if got := mentions(f, int64(len(data)), word, starPURareByte); got != want {
+			t.Fatalf("mapped: %v %s", got, what)
+		}
+	}
+	data := bytes.Repeat([]byte("y Memory Nod"), size/12+1)[:size]
+	check(data, false, "in a file without it")
+	for _, at := range []int{0, 1, scanBlock - 2*len(word), scanBlock - len(word), scanBlock - len(word) + 1, scanBlock - 1, scanBlock, size - len(word)} {
+		with := slices.Clone(data)
+		copy(with[at:], word)
+		check(with, true, fmt.Sprintf("at %d (the blocks are %d bytes)", at, scanBlock))
+	}
+	check([]byte("Memory Nod"), false, "in a file shorter than the word")
 }

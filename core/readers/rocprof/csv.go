@@ -78,6 +78,23 @@ func sniffCSV(head []byte) bool {
 	return k != csvUnknown && k != csvStats
 }
 
+// explainCSV says what a rocprof CSV file that holds no trace is, from
+// its first bytes: a statistics summary (--stats) or rocprofv3's list of
+// agents, and where the run's trace is; "" for any other file.
+func explainCSV(head []byte) string {
+	h, err := parseHeader(firstLine(head))
+	if err != nil || classify(h) != csvStats {
+		return ""
+	}
+	const way = "read the trace files the run wrote beside it (rocprofv3's *_kernel_trace.csv, *_hip_api_trace.csv... " +
+		"with --kernel-trace, --hip-trace; rocprof's results.csv) or their directory"
+	if h.has("Node_Id", "Agent_Type") {
+		return "rocprofv3's list of the run's agents (agent_info.csv), not a trace: " + way
+	}
+	return "a rocprof statistics summary (--stats: calls and durations per function or kernel, " +
+		"no time line), not a trace: " + way
+}
+
 // sniffCSVDir reports whether dir holds rocprofv3 CSV trace files, or
 // its subdirectories do.
 func sniffCSVDir(dir string) bool {

@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -28,13 +29,19 @@ var JSONFormat = ingest.Format{
 // CSVFormat is rocprofv3's CSV output: one file per kind of record, read
 // together.
 var CSVFormat = ingest.Format{
-	Name:       "rocprofv3-csv",
-	Summary:    "rocprofv3 CSV files of a run (kernel_trace, hip/hsa/marker/rccl API traces, memory_copy_trace): one file, its siblings, or their directory",
-	Extensions: []string{"_kernel_trace.csv", "_hip_api_trace.csv", "_hsa_api_trace.csv", "_marker_api_trace.csv", "_memory_copy_trace.csv", "_rccl_api_trace.csv"},
-	Sniff:      sniffCSV,
-	SniffDir:   sniffCSVDir,
-	Options:    []ingest.Option{siblingsOption, strictOption},
+	Name:        "rocprofv3-csv",
+	Summary:     "rocprofv3 CSV files of a run (kernel_trace, hip/hsa/marker/rccl API traces, memory_copy_trace): one file, its siblings, or their directory",
+	Extensions:  []string{"_kernel_trace.csv", "_hip_api_trace.csv", "_hsa_api_trace.csv", "_marker_api_trace.csv", "_memory_copy_trace.csv", "_rccl_api_trace.csv"},
+	Sniff:       sniffCSV,
+	SniffDir:    sniffCSVDir,
+	ExplainFile: explainCSV,
+	Options:     []ingest.Option{siblingsOption, strictOption},
 	Open: func(path string, opt ingest.Values) (*ingest.Source, error) {
+		if head, err := ingest.Head(path, 4096); err == nil {
+			if why := explainCSV(head); why != "" {
+				return nil, errs.Format(path, 0, "is %s", why)
+			}
+		}
 		files, err := csvFiles(path, opt.Bool("siblings"))
 		if err != nil {
 			return nil, err

@@ -1,7 +1,8 @@
 // Package textlines reads line-oriented text traces (Paraver records,
 // pj_dump tables): plain or compressed input (gzip, bzip2, zstd: see
-// ingest.Decompress), recognised by its magic bytes, lines of any length, progress reports and cancellation every
-// megabyte, and errors that name the file, the line and the byte offset;
+// ingest.Decompress), recognised by its magic bytes, plain files mapped
+// in memory where the caller allows it (mapped.go), lines of any length,
+// progress reports and cancellation every megabyte, and errors that name the file, the line and the byte offset;
 // and cuts plain input into byte ranges of whole lines (Ranges), the parts
 // of a distributed read.
 package textlines
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -40,6 +42,10 @@ type Input struct {
 	// MaxDecompressed bounds what compressed input may expand to: 0
 	// means ingest.DefaultMaxDecompressed, a negative value no limit.
 	MaxDecompressed int64
+	// Map lets Scan map a plain file in memory instead of reading it
+	// (see scanMapped), for a caller that keeps no byte of a line past
+	// its call: the bytes are the file's pages, gone once Scan returns.
+	Map bool
 }
 
 // bufferSizes returns the sizes of the buffers of the input and of its
@@ -61,6 +67,12 @@ func bufferSizes(total int64) (input, text int) {
 // the input broke), or once opt.Cancel is closed. It reports progress to
 // opt.Progress and returns the number of input bytes consumed.
 func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (int64, error) {
+	if f, ok := r.(*os.File); ok && in.Map {
+		if data, unmap, ok := mapPlain(f); ok {
+			defer unmap()
+			return scanMapped(f, data, in, opt, line)
+		}
+	}
 	counted := &ingest.Counter{R: r}
 	limit := in.MaxDecompressed
 	if limit == 0 {

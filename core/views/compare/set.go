@@ -184,7 +184,26 @@ func (s *Set) Model() *micro.Model {
 		containers[i] = trace.None
 	}
 	return &micro.Model{Tree: s.Tree, Container: containers, States: s.States, Colors: s.Colors,
-		Metric: micro.StateDuration, Slices: s.Slices, Start: s.Start, End: s.End, Values: s.Values}
+		Metric: micro.StateDuration, Slices: s.Slices, Start: s.Start, End: s.End, Origin: s.Origin(), Values: s.Values}
+}
+
+// Origin is the instant the common time axis is read from, as a person
+// reads a trace's times from its start: the reference run's first instant
+// (Stretch, Markers: the axis is its window), 0 (Start: the axis is
+// already [0, length]) or the earliest run's first instant (Absolute: one
+// clock for every run).
+func (s *Set) Origin() trace.Time {
+	switch {
+	case s.Align.Method == Start || len(s.Runs) == 0:
+		return 0
+	case s.Align.Method == Absolute:
+		first := s.Runs[0].Start
+		for _, r := range s.Runs[1:] {
+			first = min(first, r.Start)
+		}
+		return first
+	}
+	return s.Runs[s.Reference].Start
 }
 
 // NumRuns returns the number of runs.
@@ -650,7 +669,7 @@ func (s *Set) RunModel(r int) *micro.Model {
 		containers[i] = trace.None
 	}
 	return &micro.Model{Tree: s.Resources, Container: containers, States: s.States, Colors: s.Colors,
-		Metric: micro.StateDuration, Slices: T, Start: s.Start, End: s.End, Values: values}
+		Metric: micro.StateDuration, Slices: T, Start: s.Start, End: s.End, Origin: s.Origin(), Values: values}
 }
 
 // SliceDivergence returns, for each slice, the divergence of the runs'

@@ -516,3 +516,37 @@ func TestIdenticalRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestOrigin: the models a comparison draws read their times from the
+// start of what they show: the reference run's first instant when the
+// axis is its window (Stretch, Markers), 0 when the axis already counts
+// from each run's start (Start), the earliest run's first instant when
+// every run keeps its clock (Absolute).
+func TestOrigin(t *testing.T) {
+	a := tiny(14, span{"h/r0", "Compute", 10, 14})
+	b := tiny(5, span{"h/r0", "Compute", 3, 4}, span{"h/r0", "Wait", 4, 5})
+	a.Start, b.Start = 10*trace.Second, 3*trace.Second
+	for _, tc := range []struct {
+		method    Method
+		reference int
+		want      trace.Time
+	}{
+		{Stretch, 0, 10 * trace.Second},
+		{Stretch, 1, 3 * trace.Second},
+		{Start, 0, 0},
+		{Absolute, 0, 3 * trace.Second},
+	} {
+		set, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 2, Reference: tc.reference, Align: Align{Method: tc.method}}, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := set.Model().Origin; got != tc.want {
+			t.Errorf("%s, reference %d: the model's origin %v, want %v", tc.method, tc.reference, got, tc.want)
+		}
+		for r := range set.Runs {
+			if got := set.RunModel(r).Origin; got != tc.want {
+				t.Errorf("%s, reference %d: run %d's model's origin %v, want %v", tc.method, tc.reference, r, got, tc.want)
+			}
+		}
+	}
+}

@@ -781,6 +781,33 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32, synced map[in
 	}
 }
 
+// cycleError words a graph that loops, naming an edge that goes back in
+// time. A link leaves its source state at its start when that state
+// outlives the destination's start (dependencySource), so a link whose
+// destination state began before its source state makes such an edge even
+// when the link itself goes forward: a browser's flows, bound to the
+// slices enclosing their ends, do.
+func (gr *graph) cycleError() error {
+	back, first := 0, -1
+	for i, e := range gr.edges {
+		if gr.nodes[e.to].ts < gr.nodes[e.from].ts {
+			if back == 0 {
+				first = i
+			}
+			back++
+		}
+	}
+	if back == 0 {
+		return errs.Argument("trace", "the graph of the critical path has a cycle")
+	}
+	from, to := gr.nodes[gr.edges[first].from].state, gr.nodes[gr.edges[first].to].state
+	f, t := &gr.states[from], &gr.states[to]
+	return errs.Argument("trace", "the graph of the critical path has a cycle: %d of its edges go back in time, "+
+		"links joining a state to one that began before it (the first from %q on %s, begun at %s s, to %q on %s, begun at %s s); "+
+		"the critical path needs links from each state to later ones, as task dependencies and GPU launches are",
+		back, gr.nameOf(from), gr.g.path(f.cont), f.start, gr.nameOf(to), gr.g.path(t.cont), t.start)
+}
+
 // longestPath finds the graph's longest path (networkx's dag_longest_path,
 // which HTA calls) and makes it a Result.
 func (gr *graph) longestPath(semantics string) (*Result, error) {
@@ -804,7 +831,7 @@ func (gr *graph) longestPath(semantics string) (*Result, error) {
 		}
 	}
 	if inGraph := 2 * len(slices.DeleteFunc(slices.Clone(gr.isNode), func(ok bool) bool { return !ok })); len(topo) != inGraph {
-		return nil, errs.Argument("trace", "the graph of the critical path has a cycle: its links go back in time")
+		return nil, gr.cycleError()
 	}
 	dist := make([]trace.Time, n)
 	via := make([]int32, n) // the edge the longest path arrives by, -1 at its start

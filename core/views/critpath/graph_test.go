@@ -274,6 +274,27 @@ func TestGraphAsyncLanes(t *testing.T) {
 	})
 }
 
+// Links that each go forward in time can still make the graph loop: a
+// link leaves a state that outlives its destination's start at the state's
+// start. Here A (100-110) and B (50-300) are joined both ways by links
+// from 105 to 250 and from 60 to 105, as a browser's flows bound to the
+// slices enclosing their ends join them: the refusal names the edge that
+// goes back in time, from A's start to B's.
+func TestGraphCycleNamed(t *testing.T) {
+	g := newGPUTrace("worker 0", "worker 1")
+	g.state("worker 0", "A", 100, 110, 0)
+	g.state("worker 1", "B", 50, 300, 0)
+	g.flow("worker 0", 105, "worker 1", 250)
+	g.flow("worker 1", 60, "worker 0", 105)
+	g.t.Finish(0, 300)
+	_, err := Compute(g.t, Options{})
+	var ae *errs.ArgumentError
+	want := `1 of its edges go back in time, links joining a state to one that began before it (the first from "A" on worker 0, begun at 0.000000100 s, to "B" on worker 1, begun at 0.000000050 s)`
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want an argument error saying %q", err, want)
+	}
+}
+
 // Neither MPI calls nor links: a clear refusal naming what is missing.
 func TestGraphRefused(t *testing.T) {
 	g := newGPUTrace("cpu")

@@ -1,6 +1,10 @@
 package critpath
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/otf2/pyotf2"
@@ -57,16 +61,9 @@ func TestRootedCollectivesOTF2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type wait struct {
-		resource, cause string
-		enter, wait     trace.Time
-	}
-	var got []wait
-	for w, c := range r.WaitCalls() {
-		got = append(got, wait{r.Resources[w.Call.Resource], r.Resources[w.Cause.Resource], c.Enter, w.Wait})
-	}
-	want := []wait{{"machine/node/MPI Rank 0/Master thread", "machine/node/MPI Rank 1/Master thread", 200, 50}}
-	if len(got) != len(want) || got[0] != want[0] {
+	got := waitsOf(r)
+	want := []waitState{{"MPI Rank 0/Master thread", "MPI Rank 1/Master thread", 200, 50}}
+	if !slices.Equal(got, want) {
 		t.Errorf("wait states %+v, want %+v", got, want)
 	}
 	if len(r.Segments) != 1 || r.Resources[r.Segments[0].Resource] != "machine/node/MPI Rank 2/Master thread" ||
@@ -106,4 +103,66 @@ func TestSelfCommunicatorOTF2(t *testing.T) {
 		t.Errorf("%s's call at %v waits %v for %s", r.Resources[w.Call.Resource], c.Enter, w.Wait, r.Resources[w.Cause.Resource])
 	}
 	sameAsReplay(t, r, path)
+}
+
+// TestCommunicatorsNamedAlike checks that communicators of different
+// groups that share a name (an application naming each of its row
+// communicators "row") are not one: ranks 0 and 1 reduce on one row, 0
+// entering at 20 and 1 at 50; ranks 2 and 3 on the other, entering at 30
+// and 31. Rank 0 waits 30 ns for rank 1 and rank 2 waits 1 ns for rank 3.
+// Paired as one collective by the name, ranks 2 and 3 waited for rank 1.
+func TestCommunicatorsNamedAlike(t *testing.T) {
+	run := pyotf2.HybridRun{Duration: 210, Comms: map[string]pyotf2.Comm{
+		"row0": {Name: "row", Ranks: []int{0, 1}},
+		"row1": {Name: "row", Ranks: []int{2, 3}},
+	}}
+	for p, enter := range []int{20, 50, 30, 31} {
+		th := pyotf2.Thread{Process: p}
+		th.Add(0, "enter", "main")
+		th.Add(0, "enter", "MPI_Init")
+		th.Add(10, "leave", "MPI_Init")
+		leave := map[int]int{0: 55, 1: 55, 2: 35, 3: 35}[p]
+		th.Add(enter, "enter", "MPI_Allreduce")
+		th.Add(enter, "coll_begin")
+		th.Add(leave, "coll_end", "ALLREDUCE", 0, "row"+strconv.Itoa(p/2))
+		th.Add(leave, "leave", "MPI_Allreduce")
+		th.Add(200, "enter", "MPI_Finalize")
+		th.Add(210, "leave", "MPI_Finalize")
+		th.Add(210, "leave", "main")
+		run.Threads = append(run.Threads, th)
+	}
+	path := pyotf2.WriteHybrid(t, run)
+	r, err := Compute(read(t, path, "otf2"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := waitsOf(r)
+	want := []waitState{
+		{"MPI Rank 0/Master thread", "MPI Rank 1/Master thread", 20, 30},
+		{"MPI Rank 2/Master thread", "MPI Rank 3/Master thread", 30, 1},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("wait states %+v, want %+v", got, want)
+	}
+	sameAsReplay(t, r, path)
+}
+
+// waitState is a wait state as the tests above state them: the waiting
+// and the causing resource (process/thread), the call's entry and the
+// time waited.
+type waitState struct {
+	resource, cause string
+	enter, wait     trace.Time
+}
+
+// waitsOf lists r's wait states by waiting resource, then entry.
+func waitsOf(r *Result) []waitState {
+	var got []waitState
+	for w, c := range r.WaitCalls() {
+		got = append(got, waitState{lastTwo(r.Resources[w.Call.Resource]), lastTwo(r.Resources[w.Cause.Resource]), c.Enter, w.Wait})
+	}
+	slices.SortStableFunc(got, func(a, b waitState) int {
+		return cmp.Or(strings.Compare(a.resource, b.resource), cmp.Compare(a.enter, b.enter))
+	})
+	return got
 }

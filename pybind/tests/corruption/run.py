@@ -1,8 +1,8 @@
 """Runs corruption cases, each in a fresh Python process with a time
 limit and a memory limit, and sorts the outcomes:
 
-- error: a clean error (TraceFormatError, InvalidArgumentError or
-  TraceNotFoundError) naming a file of the case, or, for read_micro, an
+- error: a clean error (TraceFormatError, InvalidArgumentError,
+  EmptyTraceError or TraceNotFoundError) naming a file of the case, or, for read_micro, an
   InvalidArgumentError saying the model cannot be built from what is left
   (no state type...);
 - incomplete: the trace read, marked incomplete or with warnings (the

@@ -59,12 +59,23 @@ func root() string {
 type HybridRun struct {
 	Duration int      `json:"duration"`
 	Threads  []Thread `json:"threads"`
+	// Comms are communicators of some ranks of MPI_COMM_WORLD, by the
+	// key a "coll_end" record names as its fifth field.
+	Comms map[string]Comm `json:"comms,omitempty"`
+}
+
+// Comm is a communicator of the ranks Ranks of MPI_COMM_WORLD named Name
+// (several may share a name).
+type Comm struct {
+	Name  string `json:"name"`
+	Ranks []int  `json:"ranks"`
 }
 
 // Thread is thread Thread of rank Process and its records, each a time
 // in ns and what happens then: "enter" or "leave" and a region's name,
 // "coll_begin", or "coll_end" and optionally an operation ("REDUCE") and
-// its root rank (else MPI_Allreduce).
+// its root rank (else MPI_Allreduce), then the communicator: the key of
+// one of the run's Comms or "MPI_COMM_SELF" (else MPI_COMM_WORLD).
 type Thread struct {
 	Process int     `json:"process"`
 	Thread  int     `json:"thread"`

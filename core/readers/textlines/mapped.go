@@ -1,0 +1,110 @@
+package textlines
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// A plain regular file of mapMin bytes or more, given as an *os.File at
+// its start, is mapped in memory rather than read when Input.Map allows
+// it (ingest.MapFile): its lines are then slices of the page cache itself,
+// which spares the kernel copying every byte into a buffer (5% of the CPU
+// of a pj_dump read) and the scanner copying what a buffer boundary cuts.
+// The pages passed are given back every dropEvery bytes
+// (ingest.DropPages), so that the process's memory stays that of a
+// window, not of the file. A file cut short while it is read stops the
+// scan with ingest.ErrFileShrank.
+
+// mapMin is the size from which files are mapped: below it, reading
+// costs as little. dropEvery (a power of two, a multiple of any page size)
+// is how many bytes pass before the pages behind them are given back.
+// Variables, so that tests can map small files in many steps.
+var (
+	mapMin    int64 = 1 << 20
+	dropEvery       = 2 << 20
+)
+
+// mapPlain maps f if it is a plain regular file of at least mapMin bytes
+// read from its start; ok is false otherwise, and f is then read.
+func mapPlain(f *os.File) (data []byte, unmap func(), ok bool) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < mapMin {
+		return nil, nil, false
+	}
+	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
+		return nil, nil, false
+	}
+	data, unmap, ok = ingest.MapFile(f, st.Size())
+	if ok && ingest.Sniff(data[:min(len(data), 4)]) != ingest.Plain {
+		unmap()
+		return nil, nil, false
+	}
+	return data, unmap, ok
+}
+
+// scanMapped is Scan of data, the plain file f mapped in memory: the
+// same lines, numbers, errors and progress reports, at the places the
+// whole lines end rather than where reads of the file did.
+func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (done int64, err error) {
+	defer func() {
+		// A file cut short may show zeros past its new end, up to the
+		// end of that page, before the fault: an error then says why.
+		if err != nil && !errors.Is(err, ingest.ErrFileShrank) && !errors.Is(err, trace.ErrCanceled) {
+			if st, serr := f.Stat(); serr == nil && st.Size() < int64(len(data)) {
+				err = &errs.FormatError{File: in.Name, Err: ingest.ErrFileShrank}
+			}
+		}
+	}()
+	defer ingest.RecoverFault(in.Name, &err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	_, textSize := bufferSizes(in.Total)
+	pos, n, nextReport, dropped := 0, 0, 0, 0
+	for pos < len(data) {
+		window := data[pos:min(len(data), pos+MaxLine+1)]
+		end := bytes.IndexByte(window, '\n') + 1
+		if end == 0 {
+			end = len(window)
+		}
+		if end > MaxLine {
+			// As Scan says it, which has read the line by buffers of
+			// textSize when it gives up: to its end, or that far.
+			rest := data[pos:min(len(data), pos+MaxLine+textSize)]
+			read := len(rest)
+			if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+				read = k + 1
+			}
+			return int64(pos + read), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: int64(pos), Err: fmt.Errorf(
+				"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+		}
+		n++
+		if err := line(window[:end], n); err != nil {
+			return int64(pos + end), err
+		}
+		pos += end
+		if pos >= nextReport {
+			if err := opt.Canceled(); err != nil {
+				return int64(pos), err
+			}
+			if opt.Progress != nil {
+				opt.Progress(in.Before+int64(pos), in.Total)
+			}
+			nextReport = pos + ReportEvery
+			if at := pos &^ (dropEvery - 1); at > dropped {
+				ingest.DropPages(data[dropped:at])
+				dropped = at
+			}
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(in.Before+int64(len(data)), in.Total)
+	}
+	return int64(len(data)), nil
+}
