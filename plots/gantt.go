@@ -371,7 +371,10 @@ func (gv *gantt) drawBand(bars []ganttBar, tx func(float64) vg.Length, left, px 
 		return bars[a].depth > bars[b].depth
 	})
 	column := func(x vg.Length) int { return int(math.Floor(float64((x - left) / px))) }
-	width := column(tx(gv.x(gv.end))) + 1
+	// The columns cover the window and no more: the last one, cut by the
+	// window's end, is filled up to it, as a bar ending there is.
+	right := tx(gv.x(gv.end))
+	width := max(1, int(math.Ceil(float64((right-left)/px))))
 	cats := make([]int, width)
 	next := make([]int32, width+1) // next[k]: an empty column at k or after
 	for lo := 0; lo < len(bars); {
@@ -394,7 +397,7 @@ func (gv *gantt) drawBand(bars []ganttBar, tx func(float64) vg.Length, left, px 
 		}
 		for _, b := range bars[lo:hi] {
 			s := gv.t.States.At(int(b.state))
-			k0 := max(0, column(tx(gv.x(max(s.Start, gv.start)))))
+			k0 := min(width-1, max(0, column(tx(gv.x(max(s.Start, gv.start))))))
 			k1 := min(width, max(k0+1, column(tx(gv.x(min(s.End, gv.end)))+px-1e-9)))
 			cat := gv.group.Of[rows.Category(&s)]
 			for k := empty(k0); k < k1; k = empty(k) {
@@ -408,7 +411,7 @@ func (gv *gantt) drawBand(bars []ganttBar, tx func(float64) vg.Length, left, px 
 				j++
 			}
 			if cats[k] >= 0 {
-				fill(bars[lo].row, ganttFloorDepth, left+vg.Length(k)*px, left+vg.Length(j)*px, cats[k])
+				fill(bars[lo].row, ganttFloorDepth, left+vg.Length(k)*px, min(left+vg.Length(j)*px, right), cats[k])
 			}
 			k = j
 		}

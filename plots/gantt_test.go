@@ -199,3 +199,32 @@ func TestGanttDeepStack(t *testing.T) {
 		t.Errorf("the band filled runs of states %v, want %v", runs, want)
 	}
 }
+
+// TestGanttBandEndsWithTheWindow: states that the window cuts end at its
+// edge, in the band from ganttFloorDepth down as above it. A stack of
+// seven states over the whole trace, drawn over [1, 9] us of [0, 10]: the
+// pixel after the data area's right edge is the background's, as it is for
+// one state (the band's last column, cut by the window, spilled past it).
+func TestGanttBandEndsWithTheWindow(t *testing.T) {
+	white := color.RGBA{255, 255, 255, 255}
+	for _, depth := range []int32{1, ganttFloorDepth + 1} {
+		tr := trace.New()
+		tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+		tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0})
+		tr.DefineValue(trace.Value{Type: 1, Name: "outer", Color: "1 0 0"})
+		tr.CreateContainer(trace.Container{Name: "t0", Type: 0, Parent: 0})
+		for d := range depth {
+			tr.State(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 10000, Depth: d})
+		}
+		tr.Finish(0, 10000)
+		start, end := trace.Time(1000), trace.Time(9000)
+		gv, at := drawGantt(t, tr, GanttOptions{Start: &start, End: &end})
+		pixel := 1 / float64(gv.data.Max.X-gv.data.Min.X) * 72 / dpi // one pixel, in windows
+		if got := at(1+pixel, 0, 0); got != white {
+			t.Errorf("stack of %d states: a pixel past the window's end %v, want the background", depth, got)
+		}
+		if got := at(0.5, 0, 0); got != (color.RGBA{255, 0, 0, 255}) {
+			t.Errorf("stack of %d states: at 0.5 of the window %v, want the state's red", depth, got)
+		}
+	}
+}

@@ -216,7 +216,7 @@ func (c *Comparison) Info() (js string, err error) {
 	}
 	return toJSON(map[string]any{
 		"runs": runs, "reference": s.Reference, "slices": s.Slices, "start": s.Start.Seconds(), "end": s.End.Seconds(),
-		"states": s.States, "resources": len(s.Resources.Leaves), "align": string(s.Align.Method),
+		"origin": s.Origin().Seconds(), "states": s.States, "resources": len(s.Resources.Leaves), "align": string(s.Align.Method),
 		"run_level": string(s.Placement), "warnings": c.warnings,
 	})
 }

@@ -1,8 +1,11 @@
 package pybind
 
 import (
+	"strings"
+
 	"gonum.org/v1/plot/vg"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -36,10 +39,11 @@ func (t *Trace) PlotGantt(options string) (img []byte, err error) {
 	if start, end, err = window(start, end, t.t); err != nil {
 		return nil, err
 	}
-	return plots.Gantt(t.t, plots.GanttOptions{
+	img, err = plots.Gantt(t.t, plots.GanttOptions{
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
 		Start: start, End: end, Resources: o.Resources, StateTypes: o.StateTypes, Colors: o.Colors,
 	})
+	return img, errs.NameFile(err, strings.Join(t.t.Files, ", "))
 }
 
 // window resolves a window given in seconds from the start of trace t

@@ -3,6 +3,7 @@ package pybind
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -36,7 +37,7 @@ func CallTreeOfTrace(t *Trace, options string) (c *CallTree, err error) {
 		StateTypes: o.StateTypes, Containers: o.Containers, Root: o.Root, PerContainer: o.PerContainer,
 	})
 	if err != nil {
-		return nil, err
+		return nil, errs.NameFile(err, strings.Join(t.t.Files, ", "))
 	}
 	return &CallTree{t: tree, incomplete: incompleteOf(t)}, nil
 }

@@ -234,12 +234,12 @@ func PartitionModel(data []byte, files, format string) (m *MicroModel, err error
 	if err != nil {
 		return nil, err
 	}
-	model, err := p.Model()
-	if err != nil {
-		return nil, err
-	}
 	var fileList []string
 	_ = json.Unmarshal([]byte(files), &fileList)
+	model, err := p.Model()
+	if err != nil {
+		return nil, errs.NameFile(err, strings.Join(fileList, ", "))
+	}
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values, Cells: model.Cells},
 		stateTypes: moments.ModelStateTypes(p.Options), summary: map[string]any{
 			"files": fileList, "format": format, "start": p.Start.Seconds(), "end": p.End.Seconds(),

@@ -269,3 +269,16 @@ def test_series_of_runs_without_mpi_calls_has_no_pop_factors():
     runs = [shared(*data, "control", "control.json.gz"), shared(*data, "test", "test.json.gz")]
     df = ms.compare_series(runs, slices=10, permutations=19)
     assert not [c for c in df.columns if c.startswith("pop:")] and len(df) == 2
+
+
+def test_markers_explorer_reads_the_figures_origin():
+    """Aligned on markers, the explorer's axis reads its times from the
+    origin the comparison's figure and models read them from (the
+    reference run's first instant), not from the first marker."""
+    control = shared(*HTA, "trace_diff", "control", "control.json.gz")
+    test = shared(*HTA, "trace_diff", "test", "test.json.gz")
+    cmp = ms.compare([control, test], names=["control", "test"], slices=60, align="markers", match="position",
+                     progress=False)
+    assert cmp.model.origin != cmp.model.start  # the first marker is not the run's first instant
+    w = cmp.explore()
+    assert w.view["origin"] == cmp.model.origin == cmp.run_model(1).origin

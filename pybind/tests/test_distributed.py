@@ -283,3 +283,15 @@ def test_moments_kineto_ranks(client, tmp_path, by):
 def test_moments_paraver(client, tmp_path):
     path = write_prv(tmp_path)
     assert_same_table(ms.moments(path, client=client, progress=False), ms.moments(path))
+
+
+def test_trace_without_states_names_its_file(client, tmp_path):
+    """On a cluster as in one process, a trace with nothing to model is
+    EmptyTraceError naming the file."""
+    from test_errors import paje_header
+    path = tmp_path / "nostates.trace"
+    path.write_text(paje_header("PajeDefineContainerType", "PajeCreateContainer")
+                    + "0 H 0 Host\n1 0.0 h1 H 0 host1\n1 1.0 h2 H 0 host2\n")
+    with pytest.raises(ms.EmptyTraceError) as info:
+        ms.read_micro(path, client=client)
+    assert info.value.file == str(path) and str(info.value) == f"{path}: the trace has no states to model"

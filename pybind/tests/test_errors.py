@@ -114,3 +114,20 @@ def test_trace_without_states_is_empty_not_an_argument(tmp_path):
     # Naming a type that is not there stays the argument's fault.
     with pytest.raises(ms.InvalidArgumentError, match="state_types"):
         ms.read(path).micro(state_types=["S"])
+
+
+def test_views_of_a_trace_without_states_name_its_file(tmp_path):
+    """The Gantt chart, the call tree and a comparison of a trace without
+    states fail as its model does: EmptyTraceError naming the file."""
+    path = tmp_path / "nostates.trace"
+    path.write_text(paje_header("PajeDefineContainerType", "PajeCreateContainer")
+                    + "0 H 0 Host\n1 0.0 h1 H 0 host1\n1 1.0 h2 H 0 host2\n")
+    other = tmp_path / "other.trace"
+    other.write_text(path.read_text())
+    for name, build in {"plot_gantt": lambda: ms.read(path).plot_gantt(),
+                        "call_tree": lambda: ms.read(path).call_tree(),
+                        "compare": lambda: ms.compare([other, path])}.items():
+        with pytest.raises(ms.EmptyTraceError) as info:
+            build()
+        assert info.value.file == str(other if name == "compare" else path), name
+        assert str(path if name != "compare" else other) in str(info.value), name

@@ -73,7 +73,12 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 		if end == 0 {
 			end = len(window)
 		}
+		held, err := holdLongLine(min(end, MaxLine), textSize, opt)
+		if err != nil {
+			return int64(pos), err
+		}
 		if end > MaxLine {
+			opt.Held(-held)
 			// As Scan says it, which has read the line by buffers of
 			// textSize when it gives up: to its end, or that far.
 			rest := data[pos:min(len(data), pos+MaxLine+textSize)]
@@ -85,7 +90,9 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 				"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
 		}
 		n++
-		if err := line(window[:end], n); err != nil {
+		err = line(window[:end], n)
+		opt.Held(-held)
+		if err != nil {
 			return int64(pos + end), err
 		}
 		pos += end
@@ -107,4 +114,28 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 		opt.Progress(in.Before+int64(len(data)), in.Total)
 	}
 	return int64(len(data)), nil
+}
+
+// holdLongLine weighs a line of length bytes longer than textSize against
+// the memory budget (opt.Held) as Scan weighs the buffer it gathers such a
+// line in, growth by growth, and returns what it holds until the line has
+// been handled. A mapped line is no copy, but its pages stay resident
+// while it is handled and a reader's work on it grows with it (a Paraver
+// record's fields): under a budget, the line Scan would refuse is refused.
+func holdLongLine(length, textSize int, opt trace.ReadOptions) (held int64, err error) {
+	gathered, capacity := textSize, textSize
+	for gathered < length {
+		chunk := min(textSize, length-gathered)
+		if gathered+chunk > capacity {
+			size := min(max(2*capacity, gathered+chunk), MaxLine)
+			if err := opt.Held(int64(size)); err != nil {
+				opt.Held(-held - int64(size))
+				return 0, err
+			}
+			opt.Held(-held)
+			held, capacity = int64(size), size
+		}
+		gathered += chunk
+	}
+	return held, nil
 }

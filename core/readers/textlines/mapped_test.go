@@ -143,6 +143,46 @@ func TestMappedLongLine(t *testing.T) {
 	}
 }
 
+// A long mapped line is weighed against the memory budget as reading
+// weighs the buffer it gathers the line in, growth by growth: under a
+// budget it is refused with the budget's error where reading refuses it,
+// and the reader holds nothing once the scan is over.
+func TestMappedLongLineWeighed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.txt")
+	text := "first\n" + strings.Repeat("x", 5<<20+3) + "\nlast\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	budget := errors.New("over budget")
+	for _, limit := range []int64{-1, 16 << 20, 3 << 20} {
+		var holds [2][]int64
+		var errs [2]error
+		for i, mapped := range []bool{false, true} {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := int64(0)
+			opt := trace.ReadOptions{Hold: func(n int64) error {
+				held += n
+				holds[i] = append(holds[i], n)
+				if limit >= 0 && held > limit {
+					return budget
+				}
+				return nil
+			}}
+			_, errs[i] = Scan(f, Input{Name: path, Total: int64(len(text)), Map: mapped}, opt, func([]byte, int) error { return nil })
+			f.Close()
+			if held != 0 {
+				t.Errorf("limit %d, mapped %v: %d bytes held after the scan", limit, mapped, held)
+			}
+		}
+		if !slices.Equal(holds[0], holds[1]) || len(holds[0]) == 0 || errs[0] != errs[1] || (limit == 3<<20) != (errs[0] == budget) {
+			t.Errorf("limit %d: mapped weighed %v (%v), read %v (%v)", limit, holds[1], errs[1], holds[0], errs[0])
+		}
+	}
+}
+
 // A mapped file cut short while it is read stops the scan with
 // ingest.ErrFileShrank naming the file, not with a fault.
 func TestMappedFileShrank(t *testing.T) {

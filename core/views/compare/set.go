@@ -86,6 +86,17 @@ type Input struct {
 	Model  *micro.Model
 }
 
+// files are the files the run was read from, when known.
+func (in Input) files() []string {
+	switch {
+	case in.Trace != nil:
+		return in.Trace.Files
+	case in.Source != nil:
+		return in.Source.Files
+	}
+	return nil
+}
+
 // Options choose the comparison's model.
 type Options struct {
 	Slices    int // 0 means 100
@@ -586,7 +597,10 @@ func (b *builder) read(i int) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("run %q: %w", run.Name, err)
+		// A run with nothing to model is named by its files, as a model
+		// of that trace alone names them (the wrapping below fixes the
+		// message).
+		return fmt.Errorf("run %q: %w", run.Name, errs.NameFile(err, strings.Join(in.files(), ", ")))
 	}
 	run.Notes = notes.Messages()
 	run.Resources = m.NumLeaves()

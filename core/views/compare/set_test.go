@@ -1,10 +1,12 @@
 package compare
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
@@ -548,5 +550,22 @@ func TestOrigin(t *testing.T) {
 				t.Errorf("%s, reference %d: run %d's model's origin %v, want %v", tc.method, tc.reference, r, got, tc.want)
 			}
 		}
+	}
+}
+
+// A run with no states to model is the data's failure, named by the run
+// and by its file, as a model of that trace alone names it.
+func TestRunWithoutStatesNamesItsFile(t *testing.T) {
+	a := tiny(2, span{"h/r0", "Compute", 0, 2})
+	b := trace.New()
+	b.DefineType(trace.Type{Name: "Host", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	b.CreateContainer(trace.Container{Name: "h", Type: 0, Parent: 0})
+	b.Finish(0, sec(2))
+	b.Files = []string{"/traces/b.csv"}
+	_, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 2}, trace.ReadOptions{})
+	var ee *errs.EmptyError
+	if !errors.As(err, &ee) || ee.File != "/traces/b.csv" ||
+		err.Error() != `run "B": /traces/b.csv: the trace has no states to model` {
+		t.Errorf("%v", err)
 	}
 }

@@ -57,6 +57,11 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 			states = append(states, int32(i))
 		}
 	}
+	if len(states) == 0 && len(opt.StateTypes) == 0 && len(opt.Containers) == 0 {
+		// Nothing was left out: the trace itself has no states, which no
+		// argument can mend.
+		return nil, errs.Empty("", "the trace has no states to build a call tree from")
+	}
 	if len(states) == 0 {
 		return nil, errs.Argument("state_types", "no states to build a call tree from (%d states in the trace, none selected)", t.States.Len())
 	}

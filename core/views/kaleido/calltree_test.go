@@ -428,8 +428,9 @@ func TestCallTreeErrors(t *testing.T) {
 			}
 		})
 	}
-	var ae *errs.ArgumentError
-	if _, err := FromTrace(build(), TraceOptions{}); !errors.As(err, &ae) {
+	// No states, no argument: the data's failure (TestCallTreeOfNoStates).
+	var ee *errs.EmptyError
+	if _, err := FromTrace(build(), TraceOptions{}); !errors.As(err, &ee) {
 		t.Errorf("no states: %v", err)
 	}
 }
@@ -443,4 +444,24 @@ func readPaje(path string) (*trace.Trace, error) {
 	}
 	t := trace.New(path)
 	return t, src.Read(t, trace.ReadOptions{})
+}
+
+// A trace without states has no call tree, and no argument is to blame
+// when none was given: EmptyError; a selection that leaves no state out
+// of a trace that has some stays the argument's fault.
+func TestCallTreeOfNoStates(t *testing.T) {
+	tr := trace.New()
+	tr.DefineType(trace.Type{Name: "Host", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+	tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+	tr.CreateContainer(trace.Container{Name: "h", Type: 0, Parent: 0})
+	tr.Finish(0, 10)
+	_, err := FromTrace(tr, TraceOptions{})
+	var ee *errs.EmptyError
+	if !errors.As(err, &ee) || ee.Reason != "the trace has no states to build a call tree from" {
+		t.Errorf("no states, no argument: %v", err)
+	}
+	var ae *errs.ArgumentError
+	if _, err := FromTrace(tr, TraceOptions{Containers: []string{"h"}}); !errors.As(err, &ae) || ae.Name != "state_types" {
+		t.Errorf("no states, containers named: %v", err)
+	}
 }

@@ -107,10 +107,11 @@ class CompareExplorer(ArrowWidget):
         self._df = self._diff.to_pandas()
         info = self._cmp._info
         test = self._diff.test
-        # One clock: the axis and the tooltips read from the window's start,
-        # said once where it is not the clock's zero (Absolute alignment
-        # keeps the runs' clock).
-        origin = float(info["start"])
+        # One clock: the axis and the tooltips read from the comparison's
+        # origin, as its figure and models do (the reference run's first
+        # instant, not its first marker: Set.Origin), said once where it is
+        # not the clock's zero.
+        origin = float(info["origin"])
         self.clock = f"{origin:.9f}".rstrip("0").rstrip(".") if origin else ""
         self.send_tables(rows=self._draw_table(self._parts), marks=self._marks_table(self._df), level=i, view={
             "p": p, "slices": info["slices"], "start": info["start"], "end": info["end"], "origin": origin,
