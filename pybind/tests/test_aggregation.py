@@ -244,8 +244,10 @@ def test_variable_average(mardi):
 def test_bad_metric(jacobi):
     with pytest.raises(ms.InvalidArgumentError):
         jacobi.micro(slices=10, metric="heat")
-    with pytest.raises(ms.InvalidArgumentError):
-        jacobi.micro(slices=10, metric="event_count")  # the trace has no event type
+    # The trace has no event type: the data have nothing to count, no argument is at fault.
+    with pytest.raises(ms.EmptyTraceError, match="the trace has no events to model$") as info:
+        jacobi.micro(slices=10, metric="event_count")
+    assert info.value.file.endswith("jacobi32.trace")
 
 
 def test_ties_at_zero(model):

@@ -30,7 +30,7 @@ def test_every_export_exists():
     for name in ms.__all__:
         assert getattr(ms, name) is not None, name
     assert set(ms.__all__) == {f"read_{f.replace('-', '_')}" for f in ms.FORMATS} | {
-        "FORMATS", "Figure", "Aggregation", "CallTree", "Comparison", "Differences", "InternalError", "InvalidArgumentError", "Kaleidoscope",
+        "FORMATS", "Figure", "Aggregation", "CallTree", "Comparison", "Differences", "EmptyTraceError", "InternalError", "InvalidArgumentError", "Kaleidoscope",
         "MacroscopeError", "MicroModel", "Moments", "Topology", "Trace", "TraceFormatError", "TraceNotFoundError",
         "Treemap", "compare", "compare_series", "formats", "from_pandas", "moments", "read", "read_micro", "read_table", "synth",
         "to_parquet_dataset",
