@@ -178,38 +178,9 @@ func (a *activity) firstEndingAfter(k int, t trace.Time) int {
 	past := func(i int) bool { return i == n || chunk[i].end() > t }
 	h := 0
 	if a.hintChunk == k {
-		h = min(a.hintPiece, n)
+		h = a.hintPiece
 	}
-	// The answer is the least i in [0, n] with past(i): in (lo, hi].
-	lo, hi := -1, h
-	if past(h) {
-		for step := 1; hi > 0; step *= 2 {
-			m := max(hi-step, 0)
-			if !past(m) {
-				lo = m
-				break
-			}
-			hi = m
-		}
-	} else {
-		lo = h
-		for step := 1; ; step *= 2 {
-			m := min(lo+step, n)
-			if past(m) {
-				hi = m
-				break
-			}
-			lo = m
-		}
-	}
-	for hi-lo > 1 {
-		m := lo + (hi-lo)/2
-		if past(m) {
-			hi = m
-		} else {
-			lo = m
-		}
-	}
+	hi := gallop(0, n, h, past)
 	a.hintChunk, a.hintPiece = k, hi
 	return hi
 }

@@ -310,40 +310,9 @@ func (r *Result) waitsAfter(res, after int32, hint *int32) (first, end int32) {
 	from, end := r.waitFrom[res], r.waitFrom[res+1]
 	// The answer is the least i in [from, end] with past(i).
 	past := func(i int32) bool { return i == end || r.Waits[i].Call.Call > after }
-	h := min(max(*hint, from), end)
-	lo, hi := h, h // past(hi); the answer in (lo, hi], or lo == hi == from
-	if past(h) {
-		for step := int32(1); lo > from; step *= 2 {
-			lo = max(h-step, from)
-			if !past(lo) {
-				break
-			}
-			hi = lo
-		}
-		if past(lo) { // lo == from
-			*hint = lo
-			return lo, end
-		}
-	} else {
-		for step := int32(1); ; step *= 2 {
-			hi = min(h+step, end)
-			if past(hi) {
-				break
-			}
-			lo = hi
-		}
-	}
-	// !past(lo), past(hi): halve (lo, hi].
-	for hi-lo > 1 {
-		m := lo + (hi-lo)/2
-		if past(m) {
-			hi = m
-		} else {
-			lo = m
-		}
-	}
-	*hint = hi
-	return hi, end
+	first = gallop(from, end, *hint, past)
+	*hint = first
+	return first, end
 }
 
 // operations returns the MPI operation of each call name of the run
