@@ -27,24 +27,44 @@ func writeRootedOTF2(t *testing.T) string {
 	t.Helper()
 	run := pyotf2.HybridRun{Duration: 410}
 	for p, r := range rootedRun {
-		th := pyotf2.Thread{Process: p}
-		call := func(name string, span [2]int, op string, root int) {
-			th.Add(span[0], "enter", name)
-			th.Add(span[0], "coll_begin")
-			th.Add(span[1], "coll_end", op, root)
-			th.Add(span[1], "leave", name)
-		}
-		th.Add(0, "enter", "main")
-		th.Add(0, "enter", "MPI_Init")
-		th.Add(10, "leave", "MPI_Init")
-		call("MPI_Reduce", r.reduce, "REDUCE", 0)
-		call("MPI_Bcast", r.bcast, "BCAST", 1)
-		th.Add(400+p, "enter", "MPI_Finalize")
-		th.Add(410, "leave", "MPI_Finalize")
-		th.Add(410, "leave", "main")
-		run.Threads = append(run.Threads, th)
+		run.Threads = append(run.Threads, mpiRank(p, [2]int{400 + p, 410},
+			collective{"MPI_Reduce", r.reduce, "REDUCE", 0, ""}, collective{"MPI_Bcast", r.bcast, "BCAST", 1, ""}))
 	}
 	return pyotf2.WriteHybrid(t, run)
+}
+
+// collective is a collective call of an OTF2 test run: its region, entry
+// and exit, operation, root rank and communicator (the key of one of the
+// run's Comms, "MPI_COMM_SELF", or "" for MPI_COMM_WORLD).
+type collective struct {
+	name string
+	span [2]int
+	op   string
+	root int
+	comm string
+}
+
+// mpiRank is rank p's main thread: main, MPI_Init over [0, 10], the
+// collectives, then MPI_Finalize over finalize.
+func mpiRank(p int, finalize [2]int, calls ...collective) pyotf2.Thread {
+	th := pyotf2.Thread{Process: p}
+	th.Add(0, "enter", "main")
+	th.Add(0, "enter", "MPI_Init")
+	th.Add(10, "leave", "MPI_Init")
+	for _, c := range calls {
+		th.Add(c.span[0], "enter", c.name)
+		th.Add(c.span[0], "coll_begin")
+		if c.comm == "" {
+			th.Add(c.span[1], "coll_end", c.op, c.root)
+		} else {
+			th.Add(c.span[1], "coll_end", c.op, c.root, c.comm)
+		}
+		th.Add(c.span[1], "leave", c.name)
+	}
+	th.Add(finalize[0], "enter", "MPI_Finalize")
+	th.Add(finalize[1], "leave", "MPI_Finalize")
+	th.Add(finalize[1], "leave", "main")
+	return th
 }
 
 // TestRootedCollectivesOTF2 checks that the roots OTF2's collective
@@ -81,18 +101,7 @@ func TestRootedCollectivesOTF2(t *testing.T) {
 func TestSelfCommunicatorOTF2(t *testing.T) {
 	run := pyotf2.HybridRun{Duration: 210}
 	for p, reduce := range [][2]int{{100, 105}, {20, 25}} {
-		th := pyotf2.Thread{Process: p}
-		th.Add(0, "enter", "main")
-		th.Add(0, "enter", "MPI_Init")
-		th.Add(10, "leave", "MPI_Init")
-		th.Add(reduce[0], "enter", "MPI_Reduce")
-		th.Add(reduce[0], "coll_begin")
-		th.Add(reduce[1], "coll_end", "REDUCE", 0, "MPI_COMM_SELF")
-		th.Add(reduce[1], "leave", "MPI_Reduce")
-		th.Add(200, "enter", "MPI_Finalize")
-		th.Add(210, "leave", "MPI_Finalize")
-		th.Add(210, "leave", "main")
-		run.Threads = append(run.Threads, th)
+		run.Threads = append(run.Threads, mpiRank(p, [2]int{200, 210}, collective{"MPI_Reduce", reduce, "REDUCE", 0, "MPI_COMM_SELF"}))
 	}
 	path := pyotf2.WriteHybrid(t, run)
 	r, err := Compute(read(t, path, "otf2"), Options{})
@@ -116,20 +125,8 @@ func TestCommunicatorsNamedAlike(t *testing.T) {
 		"row0": {Name: "row", Ranks: []int{0, 1}},
 		"row1": {Name: "row", Ranks: []int{2, 3}},
 	}}
-	for p, enter := range []int{20, 50, 30, 31} {
-		th := pyotf2.Thread{Process: p}
-		th.Add(0, "enter", "main")
-		th.Add(0, "enter", "MPI_Init")
-		th.Add(10, "leave", "MPI_Init")
-		leave := map[int]int{0: 55, 1: 55, 2: 35, 3: 35}[p]
-		th.Add(enter, "enter", "MPI_Allreduce")
-		th.Add(enter, "coll_begin")
-		th.Add(leave, "coll_end", "ALLREDUCE", 0, "row"+strconv.Itoa(p/2))
-		th.Add(leave, "leave", "MPI_Allreduce")
-		th.Add(200, "enter", "MPI_Finalize")
-		th.Add(210, "leave", "MPI_Finalize")
-		th.Add(210, "leave", "main")
-		run.Threads = append(run.Threads, th)
+	for p, span := range [][2]int{{20, 55}, {50, 55}, {30, 35}, {31, 35}} {
+		run.Threads = append(run.Threads, mpiRank(p, [2]int{200, 210}, collective{"MPI_Allreduce", span, "ALLREDUCE", 0, "row" + strconv.Itoa(p/2)}))
 	}
 	path := pyotf2.WriteHybrid(t, run)
 	r, err := Compute(read(t, path, "otf2"), Options{})
