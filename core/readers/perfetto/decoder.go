@@ -555,7 +555,7 @@ func (d *decoder) finish() {
 		}
 	}
 	for _, uuid := range d.stateOrder {
-		d.states[uuid].end(d, end)
+		d.states[uuid].end(d.m.sink, end)
 	}
 	for _, uuid := range d.ctrOrder {
 		d.counters[uuid].flush(d, end)
@@ -564,7 +564,7 @@ func (d *decoder) finish() {
 		d.atraceCtrs[k].flush(d, end)
 	}
 	for _, n := range d.cpuOrder {
-		d.cpus[n].close(d, end)
+		d.cpus[n].end(d.m.sink, end)
 	}
 	lone := int64(0)
 	for _, fp := range d.flows {

@@ -14,19 +14,13 @@ import (
 // the thread running at the end of the trace runs until then.
 
 // cpuState is what runs on a CPU since when.
-type cpuState struct {
-	cont, typ int32
-	running   bool
-	since     trace.Time
-	value     int32
-	order     int32
-}
+type cpuState struct{ oneState }
 
 func (d *decoder) cpu(n uint32) *cpuState {
 	c := d.cpus[n]
 	if c == nil {
 		cont := d.conts.cpu(n)
-		c = &cpuState{cont: cont, typ: d.m.typ(trace.KindState, "Running", d.m.contType[cont])}
+		c = &cpuState{oneState{cont: cont, typ: d.m.typ(trace.KindState, "Running", d.m.contType[cont])}}
 		d.cpus[n] = c
 		d.cpuOrder = append(d.cpuOrder, n)
 	}
@@ -35,12 +29,12 @@ func (d *decoder) cpu(n uint32) *cpuState {
 
 // switchTo ends what ran on the CPU at t and starts thread pid (comm).
 func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
-	if c.running && t < c.since {
+	if c.on && t < c.start {
 		d.skip("sched_switch events earlier than the previous one on their CPU", 1)
 		return
 	}
 	d.saw(t)
-	c.close(d, t)
+	c.end(d.m.sink, t)
 	if pid == 0 {
 		return
 	}
@@ -51,16 +45,7 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 	if comm != "" {
 		name = comm + " " + name
 	}
-	c.running, c.since, c.value = true, t, d.m.value(c.typ, name)
-}
-
-func (c *cpuState) close(d *decoder, t trace.Time) {
-	if !c.running {
-		return
-	}
-	d.m.sink.State(trace.State{Container: c.cont, Type: c.typ, Value: c.value, Start: c.since, End: t, Order: c.order})
-	c.order++
-	c.running = false
+	c.begin(t, d.m.value(c.typ, name))
 }
 
 // ftrace reads an FtraceEventBundle: the sched_switch events of one CPU.

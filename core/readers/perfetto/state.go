@@ -11,14 +11,34 @@ import "github.com/macroscope-hpc/macroscope/core/trace"
 // state "State" of the track's container, the last one ending with the
 // trace, as a counter's last value holds until then.
 
-// stateTrack is what a state track is in.
-type stateTrack struct {
+// oneState is a container in one state at a time (a state track, a CPU
+// running a thread): the state it is in since start, delivered when it
+// ends (the next begins, or the trace ends).
+type oneState struct {
 	cont, typ int32
 	value     int32
 	start     trace.Time // when the current state began
-	on        bool       // the track is in a state since start
-	last      trace.Time // the time of the track's last event
+	on        bool       // in a state since start
 	order     int32      // states delivered: the Order of the next
+}
+
+// begin enters state value at t (the one before ended).
+func (o *oneState) begin(t trace.Time, value int32) { o.value, o.start, o.on = value, t, true }
+
+// end delivers the current state, if any, ended at t.
+func (o *oneState) end(sink trace.Sink, t trace.Time) {
+	if !o.on {
+		return
+	}
+	sink.State(trace.State{Container: o.cont, Type: o.typ, Value: o.value, Start: o.start, End: t, Order: o.order})
+	o.order++
+	o.on = false
+}
+
+// stateTrack is what a state track is in.
+type stateTrack struct {
+	oneState
+	last trace.Time // the time of the track's last event
 }
 
 // stateEvent applies a TYPE_STATE event of track uuid at t; name is the
@@ -35,7 +55,7 @@ func (d *decoder) stateEvent(uuid uint64, hasTrack bool, t trace.Time, name stri
 	st := d.states[uuid]
 	if st == nil {
 		cont := d.conts.track(uuid)
-		st = &stateTrack{cont: cont, typ: d.m.typ(trace.KindState, "State", d.m.contType[cont]), last: t}
+		st = &stateTrack{oneState: oneState{cont: cont, typ: d.m.typ(trace.KindState, "State", d.m.contType[cont])}, last: t}
 		d.states[uuid] = st
 		d.stateOrder = append(d.stateOrder, uuid)
 	}
@@ -46,18 +66,8 @@ func (d *decoder) stateEvent(uuid uint64, hasTrack bool, t trace.Time, name stri
 		return
 	}
 	st.last = t
-	st.end(d, t)
+	st.end(d.m.sink, t)
 	if name != "" {
-		st.value, st.start, st.on = d.m.value(st.typ, name), t, true
+		st.begin(t, d.m.value(st.typ, name))
 	}
-}
-
-// end delivers the track's current state, if any, ended at t.
-func (st *stateTrack) end(d *decoder, t trace.Time) {
-	if !st.on {
-		return
-	}
-	d.m.sink.State(trace.State{Container: st.cont, Type: st.typ, Value: st.value, Start: st.start, End: t, Order: st.order})
-	st.order++
-	st.on = false
 }
