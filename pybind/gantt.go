@@ -1,8 +1,6 @@
 package pybind
 
 import (
-	"strings"
-
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -43,7 +41,7 @@ func (t *Trace) PlotGantt(options string) (img []byte, err error) {
 		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
 		Start: start, End: end, Resources: o.Resources, StateTypes: o.StateTypes, Colors: o.Colors,
 	})
-	return img, errs.NameFile(err, strings.Join(t.t.Files, ", "))
+	return img, errs.NameFile(err, t.t.Files...)
 }
 
 // window resolves a window given in seconds from the start of trace t

@@ -3,7 +3,6 @@ package pybind
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -37,7 +36,7 @@ func CallTreeOfTrace(t *Trace, options string) (c *CallTree, err error) {
 		StateTypes: o.StateTypes, Containers: o.Containers, Root: o.Root, PerContainer: o.PerContainer,
 	})
 	if err != nil {
-		return nil, errs.NameFile(err, strings.Join(t.t.Files, ", "))
+		return nil, errs.NameFile(err, t.t.Files...)
 	}
 	return &CallTree{t: tree, incomplete: incompleteOf(t)}, nil
 }

@@ -238,7 +238,7 @@ func PartitionModel(data []byte, files, format string) (m *MicroModel, err error
 	_ = json.Unmarshal([]byte(files), &fileList)
 	model, err := p.Model()
 	if err != nil {
-		return nil, errs.NameFile(err, strings.Join(fileList, ", "))
+		return nil, errs.NameFile(err, fileList...)
 	}
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values, Cells: model.Cells},
 		stateTypes: moments.ModelStateTypes(p.Options), summary: map[string]any{

@@ -2,7 +2,6 @@ package pybind
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -84,7 +83,7 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 			return overBudget(path, meter.Err())
 		}
 		if err != nil {
-			return errs.NameFile(err, strings.Join(files, ", "))
+			return errs.NameFile(err, files...)
 		}
 		r.model = streamedModel(m, sum, opt, files, format, ro)
 		if plan != nil {

@@ -1,8 +1,6 @@
 package pybind
 
 import (
-	"strings"
-
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -95,7 +93,7 @@ func (t *Trace) Micro(options string) (m *MicroModel, err error) {
 	}
 	model, err := micro.Build(t.t, opt)
 	if err != nil {
-		return nil, errs.NameFile(err, strings.Join(t.t.Files, ", "))
+		return nil, errs.NameFile(err, t.t.Files...)
 	}
 	return &MicroModel{m: model, in: aggregate.Input{Tree: model.Tree, Slices: model.Slices, States: len(model.States), Values: model.Values, Cells: model.Cells},
 		source: t, stateTypes: moments.ModelStateTypes(opt), incomplete: incompleteOf(t)}, nil

@@ -92,14 +92,15 @@ func Empty(file, format string, args ...any) *EmptyError {
 	return &EmptyError{File: file, Reason: fmt.Sprintf(format, args...)}
 }
 
-// NameFile names file in err when err is an EmptyError that names none: a
-// model built while reading sees the data, not the file they came from, so
-// the caller that opened the file names it (before wrapping err: a wrapped
-// error's message is fixed when it is made).
-func NameFile(err error, file string) error {
+// NameFile names files (a trace's, joined by ", ") in err when err is an
+// EmptyError that names none: a model built while reading sees the data,
+// not the files they came from, so the caller that opened them names them
+// (before wrapping err: a wrapped error's message is fixed when it is
+// made).
+func NameFile(err error, files ...string) error {
 	var ee *EmptyError
-	if file != "" && errors.As(err, &ee) && ee.File == "" {
-		ee.File = file
+	if name := strings.Join(files, ", "); name != "" && errors.As(err, &ee) && ee.File == "" {
+		ee.File = name
 	}
 	return err
 }

@@ -600,7 +600,7 @@ func (b *builder) read(i int) error {
 		// A run with nothing to model is named by its files, as a model
 		// of that trace alone names them (the wrapping below fixes the
 		// message).
-		return fmt.Errorf("run %q: %w", run.Name, errs.NameFile(err, strings.Join(in.files(), ", ")))
+		return fmt.Errorf("run %q: %w", run.Name, errs.NameFile(err, in.files()...))
 	}
 	run.Notes = notes.Messages()
 	run.Resources = m.NumLeaves()
