@@ -64,7 +64,7 @@ func (d *decoder) decode(r io.Reader, name string) error {
 		return err
 	}
 	defer release()
-	cut := &cutDetector{r: text}
+	cut := &cutDetector{r: ingest.ReadToCut(text, d.opt.ReadOptions)}
 	if err := d.decodeText(cut); err != nil {
 		return err
 	}
