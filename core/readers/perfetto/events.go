@@ -261,7 +261,8 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 	var cont int32
 	var lanes *laneGroup // the track's lanes, when it shares its name
 	if kind != typeCounter && kind != typeState {
-		if t := d.track(uuid); hasTrack && t != nil && t.kind == trackCounter {
+		t := d.track(uuid)
+		if hasTrack && t != nil && t.kind == trackCounter {
 			d.skip("track events other than counters on counter tracks", 1)
 			return nil
 		}
@@ -272,8 +273,8 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 				return nil
 			}
 			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, e), e, name)
-		case hasTrack && d.conts.groupOf[uuid] != nil:
-			lanes = d.conts.groupOf[uuid]
+		case hasTrack && t != nil && t.lanes != nil:
+			lanes = t.lanes
 			cont = d.conts.laneFor(uuid, lanes, ts)
 		case hasTrack:
 			cont = d.trackContainer(uuid)

@@ -68,6 +68,7 @@ func (c *containers) findLaneGroups() {
 		g := &laneGroup{key: k, uuid: uuids[0]}
 		for _, u := range uuids {
 			c.groupOf[u] = g
+			c.cat.tracks[u].lanes = g
 		}
 	}
 }
