@@ -88,17 +88,33 @@ func (e *CutError) Is(target error) bool { return target == ErrTruncated }
 // the compressed data stops. A trace whose writer was stopped abruptly is
 // then read up to where it stops, compressed or not; opt.Strict refuses
 // it (see Strict).
-func ReadToCut(r io.Reader, opt trace.ReadOptions) io.Reader {
-	return &toCut{r: r, opt: opt}
+func ReadToCut(r io.Reader, opt trace.ReadOptions) *CutReader {
+	return &CutReader{r: r, opt: opt}
 }
 
-type toCut struct {
-	r   io.Reader
-	opt trace.ReadOptions
-	cut bool
+// CutReader is ReadToCut's reader.
+type CutReader struct {
+	r     io.Reader
+	opt   trace.ReadOptions
+	cut   bool
+	where string // the file and the byte where the compressed data ends
 }
 
-func (c *toCut) Read(p []byte) (int, error) {
+// Explain adds to err, a FormatError of the file met once the
+// compressed data ended, that the file is cut there: the last line, cut
+// short, or what it left open, is what the reader refused, and the
+// error would not say why. Other errors are returned as they are.
+func (c *CutReader) Explain(err error) error {
+	var fe *errs.FormatError
+	if !c.cut || !errors.As(err, &fe) || errors.Is(err, ErrTruncated) {
+		return err
+	}
+	explained := *fe
+	explained.Err = fmt.Errorf("%w (%s)", fe.Err, c.where)
+	return &explained
+}
+
+func (c *CutReader) Read(p []byte) (int, error) {
 	if c.cut {
 		return 0, io.EOF
 	}
@@ -107,6 +123,7 @@ func (c *toCut) Read(p []byte) (int, error) {
 	var fe *errs.FormatError
 	if err != nil && errors.As(err, &ce) && errors.As(err, &fe) {
 		c.cut = true
+		c.where = fmt.Sprintf("the compressed data ends at byte %d, after %d bytes decompressed: the file is cut", ce.In, ce.Out)
 		c.opt.Incomplete("%s: the compressed data ends at byte %d, in the middle of its stream, as when the program writing it stopped abruptly: the trace is read up to there (%d bytes decompressed)", fe.File, ce.In, ce.Out)
 		return n, io.EOF
 	}

@@ -86,7 +86,8 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		return 0, err
 	}
 	defer release()
-	br := bufio.NewReaderSize(ingest.ReadToCut(text, opt), textSize)
+	cut := ingest.ReadToCut(text, opt)
+	br := bufio.NewReaderSize(cut, textSize)
 	var done, nextReport int64
 	n := 0
 	for {
@@ -135,7 +136,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			lerr := line(text, n)
 			opt.Held(-held)
 			if lerr != nil {
-				return counted.N(), lerr
+				return counted.N(), cut.Explain(lerr)
 			}
 			if counted.N() >= nextReport {
 				if err := opt.Canceled(); err != nil {

@@ -154,3 +154,28 @@ func TestLongLineRefused(t *testing.T) {
 		t.Errorf("%v: held %d at the end, %d at most", err, held, peak)
 	}
 }
+
+// TestTruncatedGzipExplained: a line the reader refuses once the
+// compressed data ended (the last one, cut short) is refused with why.
+func TestTruncatedGzipExplained(t *testing.T) {
+	full := gz(t, strings.Repeat("0123456789\n", 100000))
+	cut := full[:len(full)/2]
+	_, err := Scan(bytes.NewReader(cut), Input{Name: "f.txt"}, trace.ReadOptions{}, func(text []byte, n int) error {
+		if len(text) != 11 {
+			return errs.Format("f.txt", n, "a line of %d bytes", len(text))
+		}
+		return nil
+	})
+	var fe *errs.FormatError
+	want := fmt.Sprintf("(the compressed data ends at byte %d, after", len(cut))
+	if !errors.As(err, &fe) || fe.File != "f.txt" || fe.Line < 2 || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want a FormatError of f.txt saying %q", err, want)
+	}
+	// A refusal of the complete data says nothing of a cut.
+	_, err = Scan(bytes.NewReader(full), Input{Name: "f.txt"}, trace.ReadOptions{}, func(text []byte, n int) error {
+		return errs.Format("f.txt", n, "refused")
+	})
+	if err == nil || strings.Contains(err.Error(), "compressed data ends") {
+		t.Errorf("complete data refused: %v", err)
+	}
+}
