@@ -198,7 +198,7 @@ func readFiles(paths []string, sink trace.Sink, opt Options) error {
 		if err != nil {
 			return err
 		}
-		err = d.decode(f, p)
+		err = d.decodeFile(f, p)
 		f.Close()
 		if err != nil {
 			return err

@@ -57,6 +57,9 @@ func (r *record) keyed() bool { return r.keys[0] != 0 }
 // does not parse. It sets c.stop and c.stopLine there (or at the end), so
 // that the decoder takes over line by line and reports errors itself.
 func (c *chunk) tokenize() {
+	if c.mapped {
+		defer c.recoverFault()
+	}
 	c.recs, c.spans = c.recs[:0], c.spans[:0]
 	data := c.data
 	tab := c.tab
