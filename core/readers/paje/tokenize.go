@@ -219,10 +219,10 @@ func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line
 			break
 		}
 		line64 := data[pos : pos+64]
-		k0, ok0 := stateKey(line64, from, to, def.stateShift[0])
-		k1, ok1 := stateKey(line64, from, to, def.stateShift[1])
-		k2, ok2 := stateKey(line64, from, to, def.stateShift[2])
-		if !ok0 || !ok1 || !ok2 {
+		k0 := stateKey(line64, from, to, def.stateShift[0])
+		k1 := stateKey(line64, from, to, def.stateShift[1])
+		k2 := stateKey(line64, from, to, def.stateShift[2])
+		if k0 == badKey || k1 == badKey || k2 == badKey {
 			break
 		}
 		// The date: its common form (nineDecimals), parseDate
@@ -255,11 +255,13 @@ func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line
 
 // stateKey returns the key word (keyWord) of the field of a line whose
 // offsets from and to give, a byte a field, at shift sh (noStateField:
-// no field, the word 0); false if the key is too long for a word, or too close to
-// the end of the line's 64 bytes for a load of eight.
-func stateKey(line64 []byte, from, to uint64, sh uint) (uint64, bool) {
+// no field, the word 0); badKey if the key is too long for a word, or too
+// close to the end of the line's 64 bytes for a load of eight. (A word
+// and a bool, for three keys, made the compiler keep the bools on the
+// stack and branch around them.)
+func stateKey(line64 []byte, from, to uint64, sh uint) uint64 {
 	if sh == noStateField {
-		return 0, true
+		return 0
 	}
 	// The shifts are masked to 63, which they are below: a shift the
 	// compiler cannot tell is below 64 costs three instructions more,
@@ -267,10 +269,14 @@ func stateKey(line64 []byte, from, to uint64, sh uint) (uint64, bool) {
 	f, t := uint8(from>>(sh&63)), uint8(to>>(sh&63))
 	n := t - f
 	if n > shortKey || f > 56 {
-		return 0, false
+		return badKey
 	}
-	return keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n&63)-1), int(n)), true
+	return keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n&63)-1), int(n))
 }
+
+// badKey is stateKey's answer for a key it cannot read: no keyWord, whose
+// top byte is a length of at most shortKey.
+const badKey = ^uint64(0)
 
 // setStateKeys sets the record's keys to the words of a state event's
 // container, type and value if they are all short, and reports whether
