@@ -312,9 +312,9 @@ func (d *decoder) consume(c *chunk) error {
 			stop, stopLine = 0, 0
 		}
 		if stop > 0 {
-			base := d.line
-			for i := range c.recs {
-				r := &c.recs[i]
+			base, recs := d.line, c.recs // in registers, not read again from c after each call
+			for i := range recs {
+				r := &recs[i]
 				var fields []span
 				if r.keyed() {
 					if d.sim.keyedState(r.def, r.at, r) {
