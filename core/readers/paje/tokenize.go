@@ -271,8 +271,12 @@ func stateKey(line64 []byte, from, to uint64, sh uint) uint64 {
 	if n > shortKey || f > 56 {
 		return badKey
 	}
-	return keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n&63)-1), int(n))
+	return keyWord(binary.LittleEndian.Uint64(line64[f:])&keyMasks[n&7], int(n))
 }
+
+// keyMasks[n] keeps the first n bytes of a little-endian word: a load
+// where the mask computed from n took four instructions.
+var keyMasks = [8]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
 
 // badKey is stateKey's answer for a key it cannot read: no keyWord, whose
 // top byte is a length of at most shortKey.
