@@ -33,6 +33,9 @@ type GanttOptions struct {
 	StateTypes []string
 	// Colors maps state names to colours (ParseColor), over the trace's.
 	Colors map[string]string
+	// Cancel, once closed, stops Gantt, which returns
+	// trace.ErrComputationCanceled and no figure. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // GanttRows is the row layout of a Gantt view: the rows drawn, top to
@@ -149,7 +152,12 @@ func Gantt(t *trace.Trace, opt GanttOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Render(gv.opt.Width, gv.opt.Height, gv.opt.Format, gv.draw)
+	img, err := Render(gv.opt.Width, gv.opt.Height, gv.opt.Format, gv.draw)
+	if gv.canceled {
+		// The drawing stopped short (Plot has no error to return).
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
 }
 
 func newGantt(t *trace.Trace, opt GanttOptions) (*gantt, error) {
@@ -175,8 +183,14 @@ func newGantt(t *trace.Trace, opt GanttOptions) (*gantt, error) {
 	if end <= start {
 		return nil, errs.Argument("window", "empty time window [%s, %s] s", start, end)
 	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	g, err := LayoutGantt(t, opt)
 	if err != nil {
+		return nil, err
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
 	m := g.Rows.Model
@@ -187,7 +201,12 @@ func newGantt(t *trace.Trace, opt GanttOptions) (*gantt, error) {
 	// The states with the most time in the window keep their colours
 	// when there are more than a figure colours apart.
 	shares := make([]float64, len(m.States))
-	for _, s := range t.States.All() {
+	for i, s := range t.States.All() {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, err
+			}
+		}
 		if lo, hi := max(s.Start, start), min(s.End, end); hi > lo && g.Rows.Row(&s) >= 0 {
 			shares[g.Rows.Category(&s)] += float64(hi - lo)
 		}
@@ -210,6 +229,16 @@ type gantt struct {
 	unit       float64         // seconds per axis unit
 	shown      map[int]float64 // area drawn by state (index into group.Names)
 	data       vg.Rectangle    // the data area, once drawn (for tests)
+	canceled   bool            // the drawing stopped at opt.Cancel
+}
+
+// stop tells whether the drawing must stop, at every trace.StopEvery-th
+// item i: opt.Cancel is closed.
+func (gv *gantt) stop(i int) bool {
+	if !gv.canceled && i%trace.StopEvery == 0 && trace.Stopped(gv.opt.Cancel) != nil {
+		gv.canceled = true
+	}
+	return gv.canceled
 }
 
 // ganttBarHeight is the height of a bar at nesting depth d, as a fraction
@@ -277,6 +306,9 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 	// drawn over outer ones and each row and depth goes left to right.
 	var bars []ganttBar
 	for i := range gv.t.States.Len() {
+		if gv.stop(i) {
+			return
+		}
 		s := gv.t.States.At(i)
 		if s.End <= gv.start || s.Start >= gv.end {
 			if !(s.Start == s.End && s.Start >= gv.start && s.Start <= gv.end) {
@@ -318,7 +350,10 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 	// drew a million bars over one another, each the figure's width.
 	floor := sort.Search(len(bars), func(i int) bool { return bars[i].depth >= ganttFloorDepth })
 	lastRow, lastDepth, lastEnd := -1, int32(-1), vg.Length(math.Inf(-1))
-	for _, b := range bars[:floor] {
+	for i, b := range bars[:floor] {
+		if gv.stop(i) {
+			return
+		}
 		s := gv.t.States.At(int(b.state))
 		x0, x1 := tx(gv.x(max(s.Start, gv.start))), tx(gv.x(min(s.End, gv.end)))
 		if b.row != lastRow || b.depth != lastDepth {
@@ -378,6 +413,9 @@ func (gv *gantt) drawBand(bars []ganttBar, tx func(float64) vg.Length, left, px 
 	cats := make([]int, width)
 	next := make([]int32, width+1) // next[k]: an empty column at k or after
 	for lo := 0; lo < len(bars); {
+		if gv.stop(0) {
+			return
+		}
 		hi := lo
 		for hi < len(bars) && bars[hi].row == bars[lo].row {
 			hi++

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 var shared = filepath.Join("..", "..", "..", "shared", "traces")
@@ -125,6 +126,26 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), "Perfetto protobuf trace") {
 			t.Errorf("%s: detected with error %v, want what it is and the way to a Perfetto trace", name, err)
 		}
+	}
+	// tsc --generateTrace's type dump, beside its trace.json: told by its
+	// first entry, detected or named as chrome.
+	types := filepath.Join(dir, "types.json")
+	os.WriteFile(types, []byte(`[{"id":1,"intrinsicName":"any","recursionId":0,"flags":["Any"]},
+{"id":2,"intrinsicName":"any","recursionId":1,"flags":["Any"]}]`), 0o644)
+	const typesWant = "TypeScript's dump of the program's types (types.json"
+	if _, err := Detect(types); err == nil || !strings.Contains(err.Error(), typesWant) || !strings.Contains(err.Error(), "trace.json") {
+		t.Errorf("types.json: detected with error %v, want %q and the way to the trace", err, typesWant)
+	}
+	if src, _, err := Open(types, "chrome", nil); err != nil {
+		t.Errorf("types.json opened as chrome: %v", err)
+	} else if err := src.Read(trace.New(), trace.ReadOptions{}); err == nil || !strings.Contains(err.Error(), typesWant) {
+		t.Errorf("types.json read as chrome: error %v, want %q", err, typesWant)
+	}
+	// A trace-event array is no type dump.
+	events := filepath.Join(dir, "events.json")
+	os.WriteFile(events, []byte(`[{"id":1,"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1,"flags":[],"recursionId":0}]`), 0o644)
+	if f, err := Detect(events); err != nil || f.Name != "chrome" {
+		t.Errorf("a trace-event array detected as %q, %v", f.Name, err)
 	}
 	pj := filepath.Join(dir, "dump.csv")
 	os.WriteFile(pj, []byte("Container, 0, 0, 0, 1, 1, 0\n"), 0o644)

@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Compression names a compression of the input, recognised by its magic
@@ -67,8 +68,67 @@ func Sniff(head []byte) Compression {
 const DefaultMaxDecompressed int64 = 64 << 30
 
 // ErrTruncated is the cause of the error on compressed input that ends in
-// the middle of its data.
+// the middle of its data (a *CutError, which says where).
 var ErrTruncated = errors.New("compressed data is truncated")
+
+// CutError is ErrTruncated with where the compressed input ends.
+type CutError struct {
+	In  int64 // compressed bytes read: the input ends there
+	Out int64 // bytes decompressed before the cut
+}
+
+func (e *CutError) Error() string { return ErrTruncated.Error() }
+
+// Is makes a CutError match ErrTruncated.
+func (e *CutError) Is(target error) bool { return target == ErrTruncated }
+
+// ReadToCut returns a reader of r, the output of Decompress, that ends at
+// a cut in the compressed data, as a plain file cut at the same place
+// ends, and notes the trace incomplete, naming the file and the byte where
+// the compressed data stops. A trace whose writer was stopped abruptly is
+// then read up to where it stops, compressed or not; opt.Strict refuses
+// it (see Strict).
+func ReadToCut(r io.Reader, opt trace.ReadOptions) *CutReader {
+	return &CutReader{r: r, opt: opt}
+}
+
+// CutReader is ReadToCut's reader.
+type CutReader struct {
+	r     io.Reader
+	opt   trace.ReadOptions
+	cut   bool
+	where string // the file and the byte where the compressed data ends
+}
+
+// Explain adds to err, a FormatError of the file met once the
+// compressed data ended, that the file is cut there: the last line, cut
+// short, or what it left open, is what the reader refused, and the
+// error would not say why. Other errors are returned as they are.
+func (c *CutReader) Explain(err error) error {
+	var fe *errs.FormatError
+	if !c.cut || !errors.As(err, &fe) || errors.Is(err, ErrTruncated) {
+		return err
+	}
+	explained := *fe
+	explained.Err = fmt.Errorf("%w (%s)", fe.Err, c.where)
+	return &explained
+}
+
+func (c *CutReader) Read(p []byte) (int, error) {
+	if c.cut {
+		return 0, io.EOF
+	}
+	n, err := c.r.Read(p)
+	var ce *CutError
+	var fe *errs.FormatError
+	if err != nil && errors.As(err, &ce) && errors.As(err, &fe) {
+		c.cut = true
+		c.where = fmt.Sprintf("the compressed data ends at byte %d, after %d bytes decompressed: the file is cut", ce.In, ce.Out)
+		c.opt.Incomplete("%s: the compressed data ends at byte %d, in the middle of its stream, as when the program writing it stopped abruptly: the trace is read up to there (%d bytes decompressed)", fe.File, ce.In, ce.Out)
+		return n, io.EOF
+	}
+	return n, err
+}
 
 // Decompress returns a reader of br's content, decompressed if br starts
 // with the magic bytes of gzip, bzip2 or zstd, and a function that
@@ -130,7 +190,7 @@ func (d *decompressed) Read(p []byte) (int, error) {
 	case err == nil || err == io.EOF:
 		return n, err
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return n, &errs.FormatError{File: d.name, Err: ErrTruncated}
+		return n, &errs.FormatError{File: d.name, Err: &CutError{In: d.e.In, Out: d.e.Out}}
 	}
 	var fe *errs.FormatError
 	if errors.As(err, &fe) {

@@ -137,8 +137,8 @@ func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel 
 			continue
 		}
 		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
-			return nil, errs.Argument("variables", "variable %s of %s is %v at %s s", t.Types[v.Type].Name,
-				t.ContainerPath(v.Container, "/"), v.Value, v.Start)
+			return nil, errs.Argument("variables", "variable %s of %s is %v at %s s from the trace's start", t.Types[v.Type].Name,
+				t.ContainerPath(v.Container, "/"), v.Value, v.Start-t.Start)
 		}
 		leaf, cat := int(leafOf[v.Container]), int(categoryOf[v.Type])
 		g.spans(v.Start, v.End, func(k int, d int64) {

@@ -60,6 +60,10 @@ type Options struct {
 	// checkMemory): 0 means budget.Default (a share of the memory
 	// available), a negative value no limit.
 	MemoryBudget int64
+	// Cancel, once closed, stops Build, which returns
+	// trace.ErrComputationCanceled and no model (a read is stopped by its
+	// trace.ReadOptions.Cancel instead). Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Build computes the microscopic model of t.
@@ -95,7 +99,14 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	key, _ := ParseKey(string(opt.Key)) // checked by checkGrid
-	m, leafOf, categoryOf, slot, err := layout(t, metric, key, typeSel, scanUsage(t, kind, typeSel), opt.Slices, start, end)
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
+	used := scanUsage(t, kind, typeSel)
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
+	m, leafOf, categoryOf, slot, err := layout(t, metric, key, typeSel, used, opt.Slices, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +123,9 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err := checkMemory(opt, g, metric); err != nil {
 		return nil, err
 	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	switch metric {
 	case StateDuration, StateAverageDuration:
 		m.store(buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration))
@@ -123,6 +137,9 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 			return nil, err
 		}
 		m.store(values)
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -40,6 +40,11 @@ func replayStates(t *trace.Trace, opt Options, start, end trace.Time) (m *Model,
 		}
 	}
 	for i := range t.States.Len() {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, true, err
+			}
+		}
 		acc.State(t.States.At(i))
 		if stopped {
 			return nil, false, nil

@@ -902,6 +902,6 @@ func (a *Accumulator) nanError(leafOf []int32) error {
 		return nil
 	}
 	v := first.v
-	return errs.Argument("variables", "variable %s of %s is %v at %s s", a.skel.Types[v.Type].Name,
-		a.skel.ContainerPath(v.Container, "/"), v.Value, v.Start)
+	return errs.Argument("variables", "variable %s of %s is %v at %s s from the trace's start", a.skel.Types[v.Type].Name,
+		a.skel.ContainerPath(v.Container, "/"), v.Value, v.Start-a.start)
 }

@@ -382,15 +382,19 @@ func TestStreamNonFiniteVariable(t *testing.T) {
 	tr.DefineType(trace.Type{Name: "load", Kind: trace.KindVariable, Parent: 0})
 	tr.CreateContainer(trace.Container{Name: "a", Type: 0, Parent: 0})
 	tr.CreateContainer(trace.Container{Name: "b", Type: 0, Parent: 0})
-	tr.Variable(trace.Variable{Container: 2, Type: 1, Start: 0, End: 5, Value: 1})
-	tr.Variable(trace.Variable{Container: 2, Type: 1, Start: 5, End: 8, Value: math.Inf(1)})
-	tr.Variable(trace.Variable{Container: 1, Type: 1, Start: 0, End: 5, Value: math.NaN()})
-	tr.Finish(0, 10)
+	tr.Variable(trace.Variable{Container: 2, Type: 1, Start: 100, End: 105, Value: 1})
+	tr.Variable(trace.Variable{Container: 2, Type: 1, Start: 105, End: 108, Value: math.Inf(1)})
+	tr.Variable(trace.Variable{Container: 1, Type: 1, Start: 101, End: 105, Value: math.NaN()})
+	tr.Finish(100, 110)
 	opt := Options{Slices: 2, Metric: VariableAverage}
 	_, wantErr := Build(tr, opt)
 	_, _, err := Stream(replay(tr), opt, trace.ReadOptions{}, nil)
 	if wantErr == nil || err == nil || err.Error() != wantErr.Error() {
 		t.Fatalf("Build: %v; stream: %v", wantErr, err)
+	}
+	// The instant a person reads counts from the trace's start.
+	if want := "variable load of b is +Inf at 0.000000005 s from the trace's start"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want it to say %q", err, want)
 	}
 }
 

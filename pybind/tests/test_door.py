@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import threading
+import zlib
 
 import pytest
 
@@ -62,11 +63,38 @@ def test_compressed_files_read_as_the_plain_one(tmp_path, bundled_trace, compres
 
 
 def test_truncated_compressed_file_names_the_file(tmp_path, bundled_trace):
+    # bzip2 gives nothing of a block cut short: nothing to read, refused.
     path = tmp_path / "cut.trace.bz2"
     packed = bz2.compress(bundled_trace.read_bytes())
     path.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read(path)
+    assert info.value.file == str(path)
+
+
+def test_truncated_compressed_file_reads_to_the_cut(tmp_path, bundled_trace):
+    # gzip gives what precedes the cut: read as the plain file cut there,
+    # incomplete, and the warning says where the compressed data ends. The
+    # cut is the last before the middle whose text ends a line: the Paje
+    # reader refuses a line cut short, plain or compressed.
+    packed = gzip.compress(bundled_trace.read_bytes(), mtime=0)
+    decompressor, out, n, size = zlib.decompressobj(wbits=31), bytearray(), 0, 0
+    for k in range(1, len(packed) // 2 + 1):
+        out += decompressor.decompress(packed[k - 1:k])
+        if out.endswith(b"\n"):
+            n, size = k, len(out)
+    cut, text = packed[:n], bytes(out[:size])
+    path = tmp_path / "cut.trace.gz"
+    path.write_bytes(cut)
+    plain = tmp_path / "plain.trace"
+    plain.write_bytes(text)
+    with pytest.warns(UserWarning, match=f"incomplete: .*cut.trace.gz: the compressed data ends at byte {len(cut)},"):
+        trace = ms.read(path)
+    want = ms.read(plain)
+    assert 0 < len(trace.states) == len(want.states) < len(ms.read(bundled_trace).states)
+    assert trace.states.equals(want.states)
+    with pytest.raises(ms.TraceFormatError) as info:
+        ms.read(path, strict=True)
     assert info.value.file == str(path)
 
 

@@ -33,7 +33,8 @@ func runGantt(c *cli) error {
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
-	opt := plots.GanttOptions{Start: c.start, End: c.end, Resources: splitList(*resources), StateTypes: splitList(*stateTypes)}
+	opt := plots.GanttOptions{Start: c.start, End: c.end, Resources: splitList(*resources), StateTypes: splitList(*stateTypes),
+		Cancel: c.ctx.Done()}
 	if *colors != "" {
 		opt.Colors = map[string]string{}
 		for _, kv := range splitList(*colors) {

@@ -60,6 +60,7 @@ func runKaleido(c *cli) error {
 	}
 	tree, err := kaleido.FromTrace(tr, kaleido.TraceOptions{
 		StateTypes: stateTypes.names, Containers: containers.names, Root: *root, PerContainer: *perContainer,
+		Cancel: c.ctx.Done(),
 	})
 	if err != nil {
 		return err
@@ -68,7 +69,8 @@ func runKaleido(c *cli) error {
 	if *subtree < 0 || *subtree >= tree.Len() {
 		return errs.Argument("subtree", "no node %d: the tree has nodes 0 to %d", *subtree, tree.Len()-1)
 	}
-	l, err := tree.Layout(kaleido.Options{Width: float64(*c.width), LevelSpacing: *spacing, Subtree: int32(*subtree), MinSector: *minSector})
+	l, err := tree.Layout(kaleido.Options{Width: float64(*c.width), LevelSpacing: *spacing, Subtree: int32(*subtree), MinSector: *minSector,
+		Cancel: c.ctx.Done()})
 	if err != nil {
 		return err
 	}

@@ -186,3 +186,14 @@ func TestCancel(t *testing.T) {
 		return read(small, sink, opt)
 	})
 }
+
+// TestCompressedCut: a compressed trace cut in the middle reads as the
+// plain trace cut where its decompression stops (its whole generations),
+// noted incomplete at the byte of the cut.
+func TestCompressedCut(t *testing.T) {
+	data, err := os.ReadFile("testdata/threegen.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readertest.CheckCompressedCut(t, Format, "threegen.trace", data)
+}

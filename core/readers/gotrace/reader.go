@@ -64,7 +64,7 @@ func decode(r io.Reader, name string, total int64, sink trace.Sink, opt trace.Re
 		return err
 	}
 	defer release()
-	br := bufio.NewReader(in)
+	br := bufio.NewReader(ingest.ReadToCut(in, opt))
 	head, _ := br.Peek(headerLen + 1)
 	ver, err := version(head, name)
 	if err != nil {

@@ -72,3 +72,45 @@ func TestCollectiveRoots(t *testing.T) {
 		`P0 GATHER on MPI_COMM_WORLD alias "" at 0.000000006`,
 	})
 }
+
+// TestCommNamedLikeAnID: communicators without a name of their own are
+// named by their ID, "Comm 1"; when the file defines another communicator
+// by that very name, the two stay apart in the "MPI collective" events'
+// categories, which the analyses pair calls by: the unnamed self
+// communicator 1 beside a communicator named "Comm 1", the unnamed
+// communicator 4 of the world's group beside one named "Comm 4", an
+// undefined communicator 9 beside one named "Comm 9". An ID no name takes
+// keeps its plain name.
+func TestCommNamedLikeAnID(t *testing.T) {
+	const sComm1, sComm9, sComm4, commNamed1, commNamed9, commUnnamed4, commNamed4 = 13, 14, 15, 2, 3, 4, 5
+	defs := baseDefs(false)
+	defStr(defs, sComm1, "Comm 1")
+	defStr(defs, sComm9, "Comm 9")
+	defStr(defs, sComm4, "Comm 4")
+	defCommRec(defs, commNamed1, sComm1, 1)
+	defCommRec(defs, commNamed9, sComm9, 1)
+	defCommRec(defs, commUnnamed4, sEmpty, 1)
+	defCommRec(defs, commNamed4, sComm4, 1)
+
+	collective := func(e *enc, at uint64, comm uint32) {
+		evTime(e, at)
+		e.rec(evMpiCollectiveEnd, false, func(r *enc) { r.u8(opAllreduce).u32(comm).u32(rootNone).u64(8).u64(8) })
+	}
+	l0 := &enc{}
+	collective(l0, 1001, commSelf)
+	collective(l0, 1002, commNamed1)
+	collective(l0, 1003, 9)
+	collective(l0, 1004, commNamed9)
+	collective(l0, 1005, 7)
+	collective(l0, 1006, commUnnamed4)
+	collective(l0, 1007, commNamed4)
+	tr, err := readSynthetic(t, testArchive{defs: defs.b, locations: map[uint64][]byte{0: chunked(false, 0, l0.b)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tr.Events.All() {
+		got = append(got, tr.Values[e.Value].Category)
+	}
+	sameList(t, got, []string{"Comm 1 (unnamed) of location 0", "Comm 1", "Comm 9 (unresolved)", "Comm 9", "Comm 7", "Comm 4 (unnamed)", "Comm 4"})
+}

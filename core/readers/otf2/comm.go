@@ -68,7 +68,7 @@ func (s *simulator) comm(id uint32) (*commRanks, error) {
 	}
 	switch {
 	case name == "":
-		name = "Comm " + itoa(uint64(id))
+		name = s.idName(id, "unnamed")
 	case s.commNameUses(name) > 1:
 		// The analyses pair a collective's calls by the communicator's
 		// name: communicators of different groups that an application
@@ -114,6 +114,19 @@ func (s *simulator) comm(id uint32) (*commRanks, error) {
 	}
 	s.comms[id] = c
 	return c, nil
+}
+
+// idName names communicator id, which has no name of its own (why:
+// "unnamed", "unresolved"), by its ID: "Comm 5". When a communicator the
+// file defines bears that very name, the ID's is told apart from it
+// ("Comm 5 (unnamed)"): the analyses pair a collective's calls by the
+// communicator's name, and the two are not one.
+func (s *simulator) idName(id uint32, why string) string {
+	name := "Comm " + itoa(uint64(id))
+	if s.commNameUses(name) > 0 {
+		name += " (" + why + ")"
+	}
+	return name
 }
 
 // commNameUses tells how many communicator definitions bear name.

@@ -275,8 +275,10 @@ const collectiveRootAlias = "root"
 func (s *simulator) collective(loc int, r *record) error {
 	// A communicator the definitions do not resolve (an undefined one, an
 	// inter-communicator) is named by its ID: the event is kept.
-	comm, alias := "Comm "+itoa(uint64(r.ref)), ""
-	if c, err := s.comm(r.ref); err == nil {
+	var comm, alias string
+	if c, err := s.comm(r.ref); err != nil {
+		comm = s.idName(r.ref, "unresolved")
+	} else {
 		comm = c.name
 		if c.self {
 			// Each location's self communicator (MPI_COMM_SELF) holds it

@@ -62,14 +62,15 @@ func (d *decoder) decode(r io.Reader, name string) error {
 		return err
 	}
 	defer release()
-	cut := &cutDetector{r: text}
+	compressedCut := ingest.ReadToCut(text, d.opt.ReadOptions)
+	cut := &cutDetector{r: compressedCut}
 	if d.serial {
 		err = d.decodeLines(cut)
 	} else {
 		err = d.decodeText(&streamSource{r: cut})
 	}
 	if err != nil {
-		return err
+		return compressedCut.Explain(err)
 	}
 	if cut.cut() {
 		d.opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", name, d.line)

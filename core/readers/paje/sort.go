@@ -196,7 +196,7 @@ func (s *sorter) split(file int32, path string) error {
 	k.file, k.line = path, 0
 	// Sized to the input, but not below 64 KiB: a compressed input
 	// expands past its size.
-	br := bufio.NewReaderSize(text, max(bufferFor(s.total, 1<<20), 64<<10))
+	br := bufio.NewReaderSize(ingest.ReadToCut(text, s.opt.ReadOptions), max(bufferFor(s.total, 1<<20), 64<<10))
 	var long []byte
 	var line int64
 	next := int64(progressEvery)

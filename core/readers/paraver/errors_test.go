@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,16 +200,32 @@ func TestTruncatedGzip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cut := range []int{5, 20, len(full) / 2, len(full) - 4} {
+	// Cut in the header, or before a line comes out: nothing to read.
+	for _, cut := range []int{5, 20} {
 		_, err := decode(full[:cut], threadView)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) {
 			t.Errorf("cut at %d: got %v", cut, err)
 		}
 	}
-	_, err = decode(full[:len(full)/2], threadView)
-	if !strings.Contains(err.Error(), "truncated") {
-		t.Errorf("cut in the middle: %v", err)
+	// Cut later: read as the plain file cut where decompression stops,
+	// and noted incomplete at the byte of the cut.
+	for _, cut := range []int{len(full) / 2, len(full) - 4} {
+		got, notes, err := decodeNotes(full[:cut], threadView)
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		want, _, err := decodeNotes(readertest.Decompressible(t, full[:cut], "gzip"), threadView)
+		if err != nil {
+			t.Fatalf("cut at %d, plain: %v", cut, err)
+		}
+		if diff := readertest.Difference(got, want); diff != "" || got.States.Len() == 0 {
+			t.Errorf("cut at %d: %d states, not those of the plain cut: %s", cut, got.States.Len(), diff)
+		}
+		where := fmt.Sprintf("incomplete: t.prv: the compressed data ends at byte %d,", cut)
+		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, where) }) {
+			t.Errorf("cut at %d: notes %q, want %q", cut, notes, where)
+		}
 	}
 }
 

@@ -29,6 +29,9 @@ type trackInfo struct {
 	pid, tid  int32
 	mult      int64 // counter values' unit multiplier (0: 1)
 	increment bool  // counter values are deltas
+	// lanes is the lane group of a track that shares its name and parent
+	// with others (see lanes.go), set once the catalog is whole.
+	lanes *laneGroup
 }
 
 type catalog struct {

@@ -46,7 +46,12 @@
 //     pid is known; all tracks of one thread share its container;
 //   - any other track (async, custom, global) is a container "Track" named
 //     by the track under its parent track's container, or under the root;
-//     the implicit global track (uuid 0) is the track "Global";
+//     the implicit global track (uuid 0) is the track "Global". Tracks
+//     of one name under one parent (Chromium's PipelineReporter tracks)
+//     are packed into overlap lanes, as the chrome reader packs async
+//     tracks: "<name>", then "<name> (overlap lane k)", each operation (a
+//     top-level slice with what nests in it, or an instant outside any
+//     slice) on the lowest lane free when it begins (see lanes.go);
 //   - a counter track is no container: its values are a variable named by
 //     the track in its parent track's container (the root without one).
 //

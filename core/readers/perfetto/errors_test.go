@@ -300,3 +300,14 @@ func mustReadRender(t *testing.T, data []byte) string {
 	}
 	return render(tr)
 }
+
+// TestCompressedCut: a compressed trace cut in the middle reads as the
+// plain trace cut where its decompression stops (its whole packets),
+// noted incomplete at the byte of the cut.
+func TestCompressedCut(t *testing.T) {
+	data, err := os.ReadFile(corpusFile(t, "perfetto/nested_tracks.perfetto-trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readertest.CheckCompressedCut(t, Format, "nested_tracks.perfetto-trace", data)
+}

@@ -259,8 +259,10 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 		uuid, hasTrack = seq.defTrack, true
 	}
 	var cont int32
+	var lanes *laneGroup // the track's lanes, when it shares its name
 	if kind != typeCounter && kind != typeState {
-		if t := d.track(uuid); hasTrack && t != nil && t.kind == trackCounter {
+		t := d.track(uuid)
+		if hasTrack && t != nil && t.kind == trackCounter {
 			d.skip("track events other than counters on counter tracks", 1)
 			return nil
 		}
@@ -271,6 +273,9 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 				return nil
 			}
 			cont = d.asyncTrack(d.eventPID(seq, uuid, hasTrack, e), e, name)
+		case hasTrack && t != nil && t.lanes != nil:
+			lanes = t.lanes
+			cont = d.conts.laneFor(uuid, lanes, ts)
 		case hasTrack:
 			cont = d.trackContainer(uuid)
 		case seq.legacyThread:
@@ -345,6 +350,9 @@ func (d *decoder) trackEvent(seq *sequence, e *trackEvent, ts trace.Time, timed 
 		return nil
 	}
 
+	if lanes != nil {
+		d.conts.release(uuid, lanes, d.stacks[cont], ts)
+	}
 	if e.categories {
 		d.skip("categories of track events (not kept)", 1)
 	}

@@ -128,11 +128,18 @@ type containers struct {
 	undescribed int64
 	// cycles counts tracks whose parents loop.
 	cycles int64
+	// groupOf is the lane group of each track that shares its name and
+	// parent with others (see lanes.go); holding, the lane each such
+	// track holds while an operation of it is open.
+	groupOf map[uint64]*laneGroup
+	holding map[uint64]int
 }
 
 func newContainers(m *model, cat *catalog) *containers {
-	return &containers{m: m, cat: cat, tracks: map[uint64]int32{}, procs: map[int32]int32{},
+	c := &containers{m: m, cat: cat, tracks: map[uint64]int32{}, procs: map[int32]int32{},
 		threads: map[int32]int32{}, cpus: map[uint32]int32{}}
+	c.findLaneGroups()
+	return c
 }
 
 func (c *containers) process(pid int32) int32 {
@@ -197,6 +204,9 @@ func (c *containers) trackAt(uuid uint64, depth int) int32 {
 	if id, ok := c.tracks[uuid]; ok {
 		return id
 	}
+	if g := c.groupOf[uuid]; g != nil {
+		return c.firstLane(g)
+	}
 	t := c.cat.tracks[uuid]
 	var id int32
 	switch {
@@ -211,14 +221,7 @@ func (c *containers) trackAt(uuid uint64, depth int) int32 {
 	case t.kind == trackProcess:
 		id = c.process(t.pid)
 	default:
-		parent := int32(0)
-		if t.hasParent && t.parent != uuid {
-			if depth >= maxTrackDepth {
-				c.cycles++
-			} else if pt := c.cat.tracks[t.parent]; pt == nil || pt.kind != trackCounter {
-				parent = c.trackAt(t.parent, depth+1)
-			}
-		}
+		parent := c.trackParent(uuid, t, depth)
 		if id, ok := c.tracks[uuid]; ok { // created while creating its parents (a loop)
 			return id
 		}
@@ -231,6 +234,23 @@ func (c *containers) trackAt(uuid uint64, depth int) int32 {
 	}
 	c.tracks[uuid] = id
 	return id
+}
+
+// trackParent returns the container of the parent of custom track t
+// (uuid), at depth in a chain of parents: its parent track's, else the
+// root.
+func (c *containers) trackParent(uuid uint64, t *trackInfo, depth int) int32 {
+	if !t.hasParent || t.parent == uuid {
+		return 0
+	}
+	if depth >= maxTrackDepth {
+		c.cycles++
+		return 0
+	}
+	if pt := c.cat.tracks[t.parent]; pt == nil || pt.kind != trackCounter {
+		return c.trackAt(t.parent, depth+1)
+	}
+	return 0
 }
 
 // counterParent returns the container that holds the variable of counter

@@ -108,7 +108,7 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 		return nil, failed(opt, err)
 	}
 	defer release()
-	fr := &framer{r: in}
+	fr := &framer{r: ingest.ReadToCut(in, cutNotes(opt, pass))}
 	fr.fill(size)
 	if fr.rerr != nil { // the whole input is in fr.buf
 		cut, err := walkInline(fr, cr.N(), path, base, total, pass, opt, newDecode(), apply)
@@ -120,6 +120,16 @@ func walk[T any](open func() (io.ReadCloser, error), path string, size int64, pa
 		return cut, err
 	}
 	return walkParallel(fr, cr, path, base, total, pass, opt, newDecode, apply)
+}
+
+// cutNotes is where a pass notes a cut in compressed input: the first
+// pass, that the second, which reads the same input, does not note it
+// again.
+func cutNotes(opt trace.ReadOptions, pass int) trace.ReadOptions {
+	if pass > 0 {
+		opt.Notes = nil
+	}
+	return opt
 }
 
 // held is an input read whole by a pass, and the count of the file's

@@ -3,6 +3,7 @@ package pjdump
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -142,15 +143,30 @@ func TestGzipAndTruncation(t *testing.T) {
 	if err != nil || tr.States.Len() != 1 || tr.Links.Len() != 1 {
 		t.Fatalf("gzip: %v", err)
 	}
+	// Every cut is refused, naming the file, or read as the plain cut
+	// where decompression stops and noted incomplete at its byte.
 	for cut := 1; cut < len(z); cut++ {
-		_, err := decode(z[:cut])
+		tr := trace.New()
+		notes := &trace.Notes{}
+		err := decodeStream(bytes.NewReader(z[:cut]), "d.csv", 0, tr, trace.ReadOptions{Notes: notes})
 		var fe *errs.FormatError
-		if !errors.As(err, &fe) {
-			t.Fatalf("cut at %d: %v", cut, err)
+		if err != nil {
+			if !errors.As(err, &fe) || fe.File != "d.csv" {
+				t.Fatalf("cut at %d: %v", cut, err)
+			}
+			continue
 		}
-	}
-	if _, err := decode(z[:len(z)/2]); !strings.Contains(err.Error(), "truncated") {
-		t.Errorf("cut in the middle: %v", err)
+		want, err := decode(readertest.Decompressible(t, z[:cut], "gzip"))
+		if err != nil {
+			t.Fatalf("cut at %d read, its plain cut refused: %v", cut, err)
+		}
+		if diff := readertest.Difference(tr, want); diff != "" {
+			t.Errorf("cut at %d: %s", cut, diff)
+		}
+		where := fmt.Sprintf("d.csv: the compressed data ends at byte %d,", cut)
+		if r := notes.IncompleteReasons(); len(r) == 0 || !strings.HasPrefix(r[0], where) {
+			t.Errorf("cut at %d: incomplete %q, want %q", cut, r, where)
+		}
 	}
 }
 

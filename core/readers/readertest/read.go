@@ -25,3 +25,19 @@ func ReadFormat(t testing.TB, f ingest.Format, path string, v ingest.Values) (*t
 	tr := trace.New() // no file name: traces of one content compare equal
 	return tr, src.Read(tr, trace.ReadOptions{})
 }
+
+// ReadFormatNotes is ReadFormat, returning the reader's notes as well.
+func ReadFormatNotes(t testing.TB, f ingest.Format, path string, v ingest.Values) (*trace.Trace, *trace.Notes, error) {
+	t.Helper()
+	v, err := f.Check(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := &trace.Notes{}
+	src, err := f.Open(path, v)
+	if err != nil {
+		return nil, notes, err
+	}
+	tr := trace.New()
+	return tr, notes, src.Read(tr, trace.ReadOptions{Notes: notes})
+}

@@ -159,7 +159,7 @@ func readJSONFile(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	defer release()
-	return readJSON(path, in, counted, st.Size(), sink, opt)
+	return readJSON(path, ingest.ReadToCut(in, opt), counted, st.Size(), sink, opt)
 }
 
 // maxValue bounds what the JSON decoder may buffer past the last token it

@@ -84,6 +84,10 @@ func Open(path string) (*DB, error) { return open(path, true) }
 // has (to recognise a format), not to read them.
 func Peek(path string) (*DB, error) { return open(path, false) }
 
+// decompressCommand names the command that decompresses a file, by its
+// compression.
+var decompressCommand = map[ingest.Compression]string{ingest.Gzip: "gunzip -k", ingest.Bzip2: "bunzip2 -k", ingest.Zstd: "zstd -d"}
+
 func open(path string, whole bool) (*DB, error) {
 	st, err := ingest.CheckPath(path)
 	if err != nil {
@@ -99,6 +103,12 @@ func open(path string, whole bool) (*DB, error) {
 	head := make([]byte, len(Magic))
 	_, err = io.ReadFull(f, head)
 	f.Close()
+	if c := ingest.Sniff(head); err == nil && c != ingest.Plain {
+		// A database is read where its pages lie, not as a stream: one
+		// shared compressed (rocmProfileData keeps mytrace.rpd.gz) is
+		// refused by what it is, with the way to read it.
+		return nil, errs.Format(path, 0, "is %s-compressed: a SQLite database is read uncompressed; decompress it first (%s)", c, decompressCommand[c])
+	}
 	if err != nil || !Looks(head) {
 		return nil, errs.Format(path, 0, "not a SQLite database (no %q header)", strings.TrimRight(Magic, "\x00"))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -100,6 +101,17 @@ func TestOpenRefusesOtherFiles(t *testing.T) {
 		if db, err := Open(path); err == nil {
 			db.Close()
 			t.Errorf("%s: opened", name)
+		}
+	}
+	// A database compressed: refused by what it is, with the command
+	// that decompresses it.
+	for kind, cmd := range map[string]string{"gzip": "gunzip -k", "zstd": "zstd -d"} {
+		path := filepath.Join(dir, "db.rpd."+kind)
+		os.WriteFile(path, readertest.Compress(t, append([]byte(Magic), make([]byte, 200)...), kind), 0o644)
+		var fe *errs.FormatError
+		want := "is " + kind + "-compressed: a SQLite database is read uncompressed; decompress it first (" + cmd + ")"
+		if _, err := Open(path); !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s database: %v, want %q", kind, err, want)
 		}
 	}
 	// A database header followed by garbage.

@@ -64,7 +64,9 @@ func bufferSizes(total int64) (input, text int) {
 // Scan calls line for each line of r, with its terminator, and its number
 // counted from 1. It stops at the first error line returns, at a read
 // error (a partial last line is then not passed on: the error says where
-// the input broke), or once opt.Cancel is closed. It reports progress to
+// the input broke), or once opt.Cancel is closed. Compressed input cut in
+// the middle of its data ends at the cut, as a plain file cut there ends,
+// and is noted incomplete (ingest.ReadToCut). It reports progress to
 // opt.Progress and returns the number of input bytes consumed.
 func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (int64, error) {
 	if f, ok := r.(*os.File); ok && in.Map {
@@ -84,7 +86,8 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		return 0, err
 	}
 	defer release()
-	br := bufio.NewReaderSize(text, textSize)
+	cut := ingest.ReadToCut(text, opt)
+	br := bufio.NewReaderSize(cut, textSize)
 	var done, nextReport int64
 	n := 0
 	for {
@@ -133,7 +136,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 			lerr := line(text, n)
 			opt.Held(-held)
 			if lerr != nil {
-				return counted.N(), lerr
+				return counted.N(), cut.Explain(lerr)
 			}
 			if counted.N() >= nextReport {
 				if err := opt.Canceled(); err != nil {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -53,12 +56,27 @@ func TestPlainAndGzipGiveTheSameLines(t *testing.T) {
 	}
 }
 
-func TestTruncatedGzipNamesTheLine(t *testing.T) {
+// TestTruncatedGzipEndsAtTheCut: compressed input cut short gives the
+// lines of what decompresses, as a plain file cut there, and says where
+// the compressed data ends.
+func TestTruncatedGzipEndsAtTheCut(t *testing.T) {
 	full := gz(t, strings.Repeat("0123456789\n", 100000))
-	_, err := collect(t, full[:len(full)/2], trace.ReadOptions{})
-	var fe *errs.FormatError
-	if !errors.As(err, &fe) || fe.File != "f.txt" || fe.Line < 2 || !errors.Is(err, ErrTruncated) {
-		t.Fatalf("got %#v", err)
+	cut := full[:len(full)/2]
+	notes := &trace.Notes{}
+	got, err := collect(t, cut, trace.ReadOptions{Notes: notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := collect(t, readertest.Decompressible(t, cut, "gzip"), trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 2 || !slices.Equal(got, want) {
+		t.Errorf("%d lines, want the %d of the plain cut", len(got), len(want))
+	}
+	where := fmt.Sprintf("f.txt: the compressed data ends at byte %d, in the middle of its stream", len(cut))
+	if r := notes.IncompleteReasons(); len(r) != 1 || !strings.HasPrefix(r[0], where) {
+		t.Errorf("incomplete %q, want %q", r, where)
 	}
 }
 
@@ -134,5 +152,30 @@ func TestLongLineRefused(t *testing.T) {
 	}})
 	if !errors.Is(err, budget) || held != 0 || peak > 100<<20+128<<20 {
 		t.Errorf("%v: held %d at the end, %d at most", err, held, peak)
+	}
+}
+
+// TestTruncatedGzipExplained: a line the reader refuses once the
+// compressed data ended (the last one, cut short) is refused with why.
+func TestTruncatedGzipExplained(t *testing.T) {
+	full := gz(t, strings.Repeat("0123456789\n", 100000))
+	cut := full[:len(full)/2]
+	_, err := Scan(bytes.NewReader(cut), Input{Name: "f.txt"}, trace.ReadOptions{}, func(text []byte, n int) error {
+		if len(text) != 11 {
+			return errs.Format("f.txt", n, "a line of %d bytes", len(text))
+		}
+		return nil
+	})
+	var fe *errs.FormatError
+	want := fmt.Sprintf("(the compressed data ends at byte %d, after", len(cut))
+	if !errors.As(err, &fe) || fe.File != "f.txt" || fe.Line < 2 || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want a FormatError of f.txt saying %q", err, want)
+	}
+	// A refusal of the complete data says nothing of a cut.
+	_, err = Scan(bytes.NewReader(full), Input{Name: "f.txt"}, trace.ReadOptions{}, func(text []byte, n int) error {
+		return errs.Format("f.txt", n, "refused")
+	})
+	if err == nil || strings.Contains(err.Error(), "compressed data ends") {
+		t.Errorf("complete data refused: %v", err)
 	}
 }

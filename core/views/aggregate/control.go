@@ -1,13 +1,15 @@
 package aggregate
 
 import (
-	"errors"
 	"math"
 	"sync"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// ErrCanceled is the error of a search stopped by Control.Cancel.
-var ErrCanceled = errors.New("computation canceled")
+// ErrCanceled is the error of a search stopped by Control.Cancel: the
+// error of every computation stopped by its Cancel channel.
+var ErrCanceled = trace.ErrComputationCanceled
 
 // Control lets a caller follow a search for the significant levels and
 // stop it: a sweep of a large model solves the model hundreds of times,

@@ -581,6 +581,7 @@ func (b *builder) read(i int) error {
 			run.States = sum.States
 		}
 	case in.Trace != nil:
+		opt.Cancel = ro.Cancel // the read's cancel stops the model built from memory too
 		m, err = micro.Build(in.Trace, opt)
 		run.States = int64(in.Trace.States.Len())
 		if b.opt.Align.Method == Stretch {

@@ -46,6 +46,7 @@ package critpath
 
 import (
 	"cmp"
+	"fmt"
 	"github.com/macroscope-hpc/macroscope/core/intern"
 	"slices"
 	"strings"
@@ -176,8 +177,12 @@ type gstate struct {
 	depth, order    int32
 }
 
-// linkPair is a link resolved to the states it joins.
-type linkPair struct{ from, to int32 }
+// linkPair is a link resolved to the states it joins; start and end are
+// the link's own times (flowEnds).
+type linkPair struct {
+	from, to   int32
+	start, end trace.Time
+}
 
 type glink struct {
 	from, to   int32
@@ -312,6 +317,10 @@ type graph struct {
 	in     [][]int32 // by node: its incoming edges, in the order added
 	out    [][]int32
 	byName map[[2]string]int32 // containers by parent path and name (laneBase)
+	// points are the nodes inside states where flows leave or arrive
+	// (flowPoint), by container, in time order; pointAt finds them.
+	points  map[int32][]int32
+	pointAt map[node]int32
 }
 
 func (gr *graph) startOf(s int32) int32 { return 2 * s }
@@ -452,10 +461,10 @@ func (g *graphCollector) build() (*graph, string, error) {
 				continue
 			}
 			launchedBy[to] = from
-			launches = append(launches, linkPair{from, to})
+			launches = append(launches, linkPair{from: from, to: to})
 			isStream[states[to].cont] = true
 		} else {
-			deps = append(deps, linkPair{from, to})
+			deps = append(deps, linkPair{from, to, l.start, l.end})
 		}
 	}
 
@@ -480,11 +489,22 @@ func (g *graphCollector) build() (*graph, string, error) {
 	gr.in = make([][]int32, len(gr.nodes))
 	gr.out = make([][]int32, len(gr.nodes))
 
+	// The flows' ends, which may be points inside states the call stacks
+	// must walk through.
+	type depEdge struct{ from, to, event int32 }
+	depEdges := make([]depEdge, len(deps))
+	for i, d := range deps {
+		from, to := gr.flowEnds(d)
+		depEdges[i] = depEdge{from, to, d.from}
+	}
+
 	// The call stacks of the threads (every container that is no stream).
 	gr.parent = make([]int32, len(states))
 	for c, ss := range byCont {
 		if !isStream[c] {
-			gr.callStack(ss, hta, !g.conts[c].unchained)
+			points := gr.points[c]
+			slices.SortFunc(points, func(a, b int32) int { return cmp.Or(cmp.Compare(gr.nodes[a].ts, gr.nodes[b].ts), cmp.Compare(a, b)) })
+			gr.callStack(ss, points, hta, !g.conts[c].unchained)
 		}
 	}
 	if hta {
@@ -494,10 +514,9 @@ func (g *graphCollector) build() (*graph, string, error) {
 		}
 		gr.kernels(launches, launchedBy, streamOf, gr.eventWaits(find, byName))
 	}
-	for _, d := range deps {
+	for _, d := range depEdges {
 		// A flow's time is the wait between its ends.
-		from, to := gr.dependencySource(d.from, d.to), gr.startOf(d.to)
-		gr.addWeighted(from, to, EdgeDependency, gr.nodes[to].ts-gr.nodes[from].ts, d.from)
+		gr.addWeighted(d.from, d.to, EdgeDependency, gr.nodes[d.to].ts-gr.nodes[d.from].ts, d.event)
 	}
 	return gr, semantics, nil
 }
@@ -521,13 +540,52 @@ func (gr *graph) eventWaits(find func(c int32, t trace.Time, source bool) int32,
 	return waits
 }
 
-// dependencySource is where a flow leaves its source state: at its start
-// when the flow leaves there, else at its end (the task's completion).
-func (gr *graph) dependencySource(from, to int32) int32 {
-	if gr.states[from].end <= gr.states[to].start {
-		return gr.endOf(from)
+// flowEnds returns the nodes a flow joins. It leaves its source state at
+// the state's end when that comes before the destination state's start
+// (a task's completion), else at the flow's own start; it arrives at the
+// destination state's start when that comes strictly after the leaving,
+// else at the flow's own end. The edge goes forward in time, also for the
+// flows a browser binds to the slices enclosing their ends, whose
+// destination may have begun before the source: a message's handler that
+// receives a reply in its middle, a task whose flow leaves its start for a
+// later point inside it.
+func (gr *graph) flowEnds(d linkPair) (from, to int32) {
+	src, dst := &gr.states[d.from], &gr.states[d.to]
+	if src.end <= dst.start {
+		from = gr.endOf(d.from)
+	} else {
+		from = gr.flowPoint(d.from, d.start)
 	}
-	return gr.startOf(from)
+	if dst.start > gr.nodes[from].ts {
+		return from, gr.startOf(d.to)
+	}
+	return from, gr.flowPoint(d.to, d.end)
+}
+
+// flowPoint returns the node of state s at time t: its start or end node
+// when t is one of them, else a point inside it, which its container's
+// call stack walks through (callStack).
+func (gr *graph) flowPoint(s int32, t trace.Time) int32 {
+	st := &gr.states[s]
+	switch {
+	case t <= st.start:
+		return gr.startOf(s)
+	case t >= st.end:
+		return gr.endOf(s)
+	}
+	n := node{ts: t, state: s}
+	if p, ok := gr.pointAt[n]; ok {
+		return p
+	}
+	if gr.pointAt == nil {
+		gr.pointAt, gr.points = map[node]int32{}, map[int32][]int32{}
+	}
+	p := int32(len(gr.nodes))
+	gr.nodes = append(gr.nodes, n)
+	gr.in, gr.out = append(gr.in, nil), append(gr.out, nil)
+	gr.pointAt[n] = p
+	gr.points[st.cont] = append(gr.points[st.cont], p)
+	return p
 }
 
 // sortedNodes returns the nodes of the node states in HTA's order: by
@@ -538,6 +596,9 @@ func (gr *graph) sortedNodes() []int32 {
 		if ok {
 			ns = append(ns, gr.startOf(int32(i)), gr.endOf(int32(i)))
 		}
+	}
+	for p := 2 * len(gr.states); p < len(gr.nodes); p++ {
+		ns = append(ns, int32(p))
 	}
 	slices.SortStableFunc(ns, func(a, b int32) int {
 		return cmp.Or(cmp.Compare(gr.nodes[a].ts, gr.nodes[b].ts), cmp.Compare(gr.nodes[a].state, gr.nodes[b].state))
@@ -552,17 +613,37 @@ func (gr *graph) sortedNodes() []int32 {
 //
 // Unless chained, a top-level state follows the one before it with no
 // dependency: each is a call stack of its own.
-func (gr *graph) callStack(ss []int32, hta, chained bool) {
+//
+// The points where flows leave or arrive inside the states (points, in
+// time order) are walked through in their turn: the time on either side
+// of one is spent in the state that holds it.
+func (gr *graph) callStack(ss []int32, points []int32, hta, chained bool) {
 	last, lastParent, depth := int32(-1), int32(-1), 0
 	var stack []int32
+	// lastParent is the state open after last (for a start, its parent:
+	// the edge from a start goes to the started state).
 	attribute := func(from, to int32, parent int32) int32 {
 		switch {
 		case gr.nodes[from].start:
 			return gr.nodes[from].state
-		case !gr.nodes[to].start:
+		case !gr.nodes[to].start && !gr.isPoint(to):
 			return gr.nodes[to].state
 		}
 		return parent
+	}
+	// walkPoints walks through the points before time t, inside the
+	// innermost state open.
+	walkPoints := func(t trace.Time) {
+		for ; len(points) > 0 && gr.nodes[points[0]].ts < t; points = points[1:] {
+			p := points[0]
+			if last >= 0 && len(stack) > 0 {
+				gr.addEdge(last, p, EdgeCompute, false, attribute(last, p, lastParent))
+			}
+			last, lastParent = p, gr.nodes[p].state
+			if len(stack) > 0 {
+				lastParent = stack[len(stack)-1]
+			}
+		}
 	}
 	exit := func(s int32) {
 		if !gr.isNode[s] {
@@ -576,11 +657,17 @@ func (gr *graph) callStack(ss []int32, hta, chained bool) {
 		last, lastParent = end, gr.parent[s]
 		depth--
 	}
+	pop := func() {
+		top := stack[len(stack)-1]
+		walkPoints(gr.states[top].end)
+		exit(top)
+		stack = stack[:len(stack)-1]
+	}
 	for _, s := range ss {
 		for len(stack) > 0 && gr.states[stack[len(stack)-1]].end <= gr.states[s].start {
-			exit(stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
+			pop()
 		}
+		walkPoints(gr.states[s].start)
 		if len(stack) > 0 && gr.states[s].end > gr.states[stack[len(stack)-1]].end {
 			continue // outlives its parent: on no call stack (readers give such states a lane)
 		}
@@ -605,10 +692,13 @@ func (gr *graph) callStack(ss []int32, hta, chained bool) {
 		last, lastParent = start, gr.parent[s]
 		depth++
 	}
-	for i := len(stack) - 1; i >= 0; i-- {
-		exit(stack[i])
+	for len(stack) > 0 {
+		pop()
 	}
 }
+
+// isPoint tells whether node n is a point inside a state (flowPoint).
+func (gr *graph) isPoint(n int32) bool { return int(n) >= 2*len(gr.states) }
 
 // kernels adds the edges of the GPU operations: start to end, from their
 // launch or the stream's previous operation, and from the streams to the
@@ -781,13 +871,13 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32, synced map[in
 	}
 }
 
-// cycleError words a graph that loops, naming an edge that goes back in
-// time. A link leaves its source state at its start when that state
-// outlives the destination's start (dependencySource), so a link whose
-// destination state began before its source state makes such an edge even
-// when the link itself goes forward: a browser's flows, bound to the
-// slices enclosing their ends, do.
-func (gr *graph) cycleError() error {
+// cycleError words a graph that loops, naming an edge of the loop: one
+// that goes back in time if any does, else one between two instants the
+// loop holds (links joining two resources both ways at one instant). In
+// the graph of a trace, the flows go forward in time (flowEnds); a loop
+// comes from launches, synchronisations or flows at a single instant.
+// looping tells the nodes the topological sort could not order.
+func (gr *graph) cycleError(looping func(n int32) bool) error {
 	back, first := 0, -1
 	for i, e := range gr.edges {
 		if gr.nodes[e.to].ts < gr.nodes[e.from].ts {
@@ -797,15 +887,27 @@ func (gr *graph) cycleError() error {
 			back++
 		}
 	}
-	if back == 0 {
-		return errs.Argument("trace", "the graph of the critical path has a cycle")
+	origin := gr.g.start
+	edgeWords := func(e edge) string {
+		from, to := gr.nodes[e.from].state, gr.nodes[e.to].state
+		f, t := &gr.states[from], &gr.states[to]
+		return fmt.Sprintf("from %q on %s, begun at %s s, to %q on %s, begun at %s s",
+			gr.nameOf(from), gr.g.path(f.cont), f.start-origin, gr.nameOf(to), gr.g.path(t.cont), t.start-origin)
 	}
-	from, to := gr.nodes[gr.edges[first].from].state, gr.nodes[gr.edges[first].to].state
-	f, t := &gr.states[from], &gr.states[to]
-	return errs.Argument("trace", "the graph of the critical path has a cycle: %d of its edges go back in time, "+
-		"links joining a state to one that began before it (the first from %q on %s, begun at %s s, to %q on %s, begun at %s s); "+
-		"the critical path needs links from each state to later ones, as task dependencies and GPU launches are",
-		back, gr.nameOf(from), gr.g.path(f.cont), f.start, gr.nameOf(to), gr.g.path(t.cont), t.start)
+	if back > 0 {
+		return errs.Argument("trace", "the graph of the critical path has a cycle: %d of its edges go back in time, "+
+			"links joining a state to one that began before it (the first %s, from the trace's start); "+
+			"the critical path needs links from each state to later ones, as task dependencies and GPU launches are",
+			back, edgeWords(gr.edges[first]))
+	}
+	for _, e := range gr.edges {
+		if e.kind == EdgeDependency && looping(e.from) && looping(e.to) {
+			return errs.Argument("trace", "the graph of the critical path has a cycle: links join states both ways at one "+
+				"instant (one %s, from the trace's start, at %s s); the critical path needs links from each state to later ones",
+				edgeWords(e), gr.nodes[e.to].ts-origin)
+		}
+	}
+	return errs.Argument("trace", "the graph of the critical path has a cycle")
 }
 
 // longestPath finds the graph's longest path (networkx's dag_longest_path,
@@ -830,8 +932,9 @@ func (gr *graph) longestPath(semantics string) (*Result, error) {
 			}
 		}
 	}
-	if inGraph := 2 * len(slices.DeleteFunc(slices.Clone(gr.isNode), func(ok bool) bool { return !ok })); len(topo) != inGraph {
-		return nil, gr.cycleError()
+	points := len(gr.nodes) - 2*len(gr.states)
+	if inGraph := 2*len(slices.DeleteFunc(slices.Clone(gr.isNode), func(ok bool) bool { return !ok })) + points; len(topo) != inGraph {
+		return nil, gr.cycleError(func(v int32) bool { return indeg[v] > 0 })
 	}
 	dist := make([]trace.Time, n)
 	via := make([]int32, n) // the edge the longest path arrives by, -1 at its start
@@ -903,6 +1006,14 @@ func (gr *graph) toResult(semantics string, path []int32) (*Result, error) {
 		}
 		if e.event >= 0 && (e.kind == EdgeCompute || e.kind == EdgeKernel || e.kind == EdgeKernelGap) {
 			seg.Name = gr.nameOf(e.event) // HTA attributes these edges only
+		}
+		// A point inside a state (flowPoint) splits no stretch of it.
+		if n := len(r.Segments); n > 0 && gr.isPoint(e.from) {
+			if last := &r.Segments[n-1]; last.Resource == seg.Resource && last.Via == seg.Via &&
+				last.Name == seg.Name && last.From == seg.From && last.End == seg.Start {
+				last.End = seg.End
+				continue
+			}
 		}
 		r.Segments = append(r.Segments, seg)
 	}

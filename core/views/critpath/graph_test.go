@@ -3,6 +3,8 @@ package critpath
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -274,22 +276,60 @@ func TestGraphAsyncLanes(t *testing.T) {
 	})
 }
 
-// Links that each go forward in time can still make the graph loop: a
-// link leaves a state that outlives its destination's start at the state's
-// start. Here A (100-110) and B (50-300) are joined both ways by links
-// from 105 to 250 and from 60 to 105, as a browser's flows bound to the
-// slices enclosing their ends join them: the refusal names the edge that
-// goes back in time, from A's start to B's.
+// A browser binds a flow to the slice enclosing each of its ends, and a
+// handler may receive a reply in its middle: here flows join io's C (at
+// its end, 40) to main's B (50-300, begun after) and main's A (100-110,
+// inside B) at 105 to B at 250, B having begun before A. The first joins
+// C's end to B's start; the second leaves A at its own time and arrives
+// at B at its own (points inside the states the call stack walks
+// through), never back in time, and the path's segments stay one per
+// state's stretch.
+func TestGraphFlowsInsideStates(t *testing.T) {
+	g := newGPUTrace("main", "io")
+	g.state("main", "B", 50, 300, 0)
+	g.state("main", "A", 100, 110, 1)
+	g.state("io", "C", 0, 40, 0)
+	g.flow("io", 40, "main", 60)
+	g.flow("main", 105, "main", 250)
+	checkPath(t, g.path(t), Dependencies, 300, []seg{
+		{"io", 0, 40, EdgeCompute, "C"},
+		{"main", 40, 50, EdgeDependency, ""},
+		{"main", 50, 100, EdgeCompute, "B"},
+		{"main", 100, 110, EdgeCompute, "A"},
+		{"main", 110, 300, EdgeCompute, "B"},
+	})
+}
+
+// A flow leaving a state in its middle for a state that begins later
+// leaves at its own time: the path goes from A's start through the point
+// at 30 to B, not through A's end, and weighs the flow's 70.
+func TestGraphFlowLeavesInside(t *testing.T) {
+	g := newGPUTrace("worker 0", "worker 1")
+	g.state("worker 0", "A", 0, 200, 0)
+	g.state("worker 1", "B", 100, 400, 0)
+	g.flow("worker 0", 30, "worker 1", 100)
+	checkPath(t, g.path(t), Dependencies, 400, []seg{
+		{"worker 0", 0, 30, EdgeCompute, "A"},
+		{"worker 1", 30, 100, EdgeDependency, ""},
+		{"worker 1", 100, 400, EdgeCompute, "B"},
+	})
+}
+
+// Flows joining two resources both ways at one instant make the graph
+// loop: the refusal names a link of the loop and the instant, from the
+// trace's start.
 func TestGraphCycleNamed(t *testing.T) {
 	g := newGPUTrace("worker 0", "worker 1")
-	g.state("worker 0", "A", 100, 110, 0)
-	g.state("worker 1", "B", 50, 300, 0)
-	g.flow("worker 0", 105, "worker 1", 250)
-	g.flow("worker 1", 60, "worker 0", 105)
+	g.state("worker 0", "X", 0, 10, 0)
+	g.state("worker 0", "Y", 10, 20, 0)
+	g.state("worker 1", "P", 0, 10, 0)
+	g.state("worker 1", "Q", 10, 20, 0)
+	g.flow("worker 0", 10, "worker 1", 10)
+	g.flow("worker 1", 10, "worker 0", 10)
 	g.t.Finish(0, 300)
 	_, err := Compute(g.t, Options{})
 	var ae *errs.ArgumentError
-	want := `1 of its edges go back in time, links joining a state to one that began before it (the first from "A" on worker 0, begun at 0.000000100 s, to "B" on worker 1, begun at 0.000000050 s)`
+	want := `links join states both ways at one instant (one from "Y" on worker 0, begun at 0.000000010 s, to "Q" on worker 1, begun at 0.000000010 s, from the trace's start, at 0.000000010 s)`
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want an argument error saying %q", err, want)
 	}
@@ -365,5 +405,46 @@ func TestGraphEventSync(t *testing.T) {
 		{"stream 1", 30, 200, EdgeKernel, "k1"},
 		{"cpu", 210, 210, EdgeSyncWait, ""},
 		{"cpu", 210, 250, EdgeCompute, "step"},
+	})
+}
+
+// Chromium's flows, read from a Chrome trace: a task's flow leaves its
+// start ('s' at the task's begin) for a point later inside it (bp "e":
+// the slice enclosing the 'f'), where a nested slice began at the same
+// instant; a message's handler receives a reply in its middle, the reply
+// leaving its own slice before that ends. Both once made the graph loop
+// or go back in time; the path now follows the flows at their own times:
+// Prepare, the flow to Reply's start, Reply up to where it answers, the
+// flow to the handler, the handler to its end.
+func TestChromeFlowsBoundToEnclosingSlices(t *testing.T) {
+	events := `[
+{"ph":"X","name":"RunTask","pid":1,"tid":1,"ts":100,"dur":15},
+{"ph":"X","name":"Execute","pid":1,"tid":1,"ts":100,"dur":13},
+{"ph":"s","name":"RunTask","id":38,"cat":"flow","pid":1,"tid":1,"ts":100},
+{"ph":"f","bp":"e","name":"RunTask","id":38,"cat":"flow","pid":1,"tid":1,"ts":114},
+{"ph":"X","name":"Receive message","pid":1,"tid":1,"ts":200,"dur":300},
+{"ph":"X","name":"SetReadyState","pid":1,"tid":1,"ts":250,"dur":10},
+{"ph":"X","name":"Prepare","pid":1,"tid":3,"ts":0,"dur":150},
+{"ph":"s","name":"Prepare","id":7,"cat":"flow","pid":1,"tid":3,"ts":150},
+{"ph":"f","bp":"e","name":"Prepare","id":7,"cat":"flow","pid":1,"tid":2,"ts":290},
+{"ph":"X","name":"Reply","pid":1,"tid":2,"ts":290,"dur":100},
+{"ph":"s","name":"Reply","id":8,"cat":"flow","pid":1,"tid":2,"ts":380},
+{"ph":"f","bp":"e","name":"Reply","id":8,"cat":"flow","pid":1,"tid":1,"ts":450}
+]`
+	path := filepath.Join(t.TempDir(), "chromium.json")
+	if err := os.WriteFile(path, []byte(events), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compute(read(t, path, "chrome"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const us = 1000
+	checkPath(t, r, Dependencies, 500*us, []seg{
+		{"1/3", 0, 150 * us, EdgeCompute, "Prepare"},
+		{"1/2", 150 * us, 290 * us, EdgeDependency, ""},
+		{"1/2", 290 * us, 380 * us, EdgeCompute, "Reply"},
+		{"1/1", 380 * us, 450 * us, EdgeDependency, ""},
+		{"1/1", 450 * us, 500 * us, EdgeCompute, "Receive message"},
 	})
 }

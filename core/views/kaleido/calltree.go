@@ -24,6 +24,9 @@ type TraceOptions struct {
 	// container's outermost states, so that each container's call tree is
 	// a subtree of its own (its procedure is the container's type).
 	PerContainer bool
+	// Cancel, once closed, stops FromTrace, which returns
+	// trace.ErrComputationCanceled and no tree. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // PathSep separates container names in PE names.
@@ -53,6 +56,11 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	}
 	var states []int32
 	for i, s := range t.States.All() {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, err
+			}
+		}
 		if useType[s.Type] && useContainer[s.Container] {
 			states = append(states, int32(i))
 		}
@@ -74,6 +82,9 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 			cmp.Compare(x.Start, y.Start), cmp.Compare(x.Order, y.Order), cmp.Compare(x.Depth, y.Depth),
 			cmp.Compare(a, b))
 	})
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	// Rows: 0 is the root, then each state in stack order, preceded by
 	// its container's row when PerContainer is set. stateOf[row] is the
 	// state of a row, None for the root, -2 - c for container c.
@@ -82,6 +93,11 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	var open []int32  // rows of the open states, by depth
 	outer := int32(0) // the parent of outermost states
 	for i, si := range states {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, err
+			}
+		}
 		s := t.States.At(int(si))
 		newContainer := i == 0 || t.States.At(int(states[i-1])).Container != s.Container
 		if i > 0 && (newContainer || t.States.At(int(states[i-1])).Type != s.Type) {
@@ -111,6 +127,9 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 			parent[row] = p
 		}
 		open = append(open[:d], row)
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
 	}
 	shape, unreached := preorder(parent, 0, nil)
 	if unreached != nil { // parents always come earlier in stack order
@@ -170,6 +189,9 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 				tree.ProcedureColors[p] = t.Values[v].Color
 			}
 		}
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
 	}
 	// The root and container nodes start with their first state.
 	for v := len(shape.row) - 1; v >= 0; v-- {

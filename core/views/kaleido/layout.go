@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Options set the window a tree is laid out in and the part shown.
@@ -23,6 +24,9 @@ type Options struct {
 	// sector is narrower along its circle is drawn without descendants.
 	// 0 means 1, the paper's one pixel.
 	MinSector float64
+	// Cancel, once closed, stops Layout between its steps: it returns
+	// trace.ErrComputationCanceled and no layout. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Layout is a tree laid out in a window. Per-node slices are indexed by
@@ -96,11 +100,15 @@ func (t *Tree) Layout(opt Options) (*Layout, error) {
 		Sector: make([]float64, n), Extent: make([]float64, n), X: make([]float64, n), Y: make([]float64, n),
 		Drawn: make([]bool, n), Collapsed: make([]bool, n),
 	}
-	l.condenseLevels(cond.DisplayedLevels())
-	l.weigh()
-	l.allocate()
-	l.place()
-	l.condenseNodes()
+	for _, step := range []func(){func() { l.condenseLevels(cond.DisplayedLevels()) }, l.weigh, l.allocate, l.place, l.condenseNodes} {
+		if err := trace.Stopped(opt.Cancel); err != nil {
+			return nil, err
+		}
+		step()
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 

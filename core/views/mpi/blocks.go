@@ -67,7 +67,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
 	}
-	out := &Blocks{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
+	out := &Blocks{Names: b.names.Strings(), Comms: b.commNames(), Start: b.start, End: b.end}
 	resOf := make([]int32, len(b.containers))
 	for i := range resOf {
 		resOf[i] = -1

@@ -63,8 +63,8 @@ type Builder struct {
 	spill      *Spill
 
 	names     intern.Table // the calls' names
-	comms     []string
-	commIndex map[string]int32
+	comms     []commKey
+	commIndex map[commKey]int32
 
 	start, end trace.Time
 	finished   bool
@@ -197,8 +197,8 @@ func NewBuilder() *Builder {
 	return &Builder{
 		containers: []containerInfo{{name: "0", parent: trace.None, typ: trace.None}},
 		res:        []int32{-1},
-		comms:      []string{""},
-		commIndex:  map[string]int32{"": 0},
+		comms:      []commKey{{app: -1}},
+		commIndex:  map[commKey]int32{{app: -1}: 0},
 	}
 }
 
@@ -226,14 +226,59 @@ func (b *Builder) fail(format string, args ...any) {
 
 func (b *Builder) name(n string) int32 { return b.names.ID(n) }
 
-func (b *Builder) comm(c string) int32 {
-	if i, ok := b.commIndex[c]; ok {
+// commKey identifies a communicator: its name, and the application
+// container its name is local to (-1: the whole trace). Extrae numbers
+// the communicators of each application from 1: in a Paraver trace of
+// two applications, communicator 1 of one is not communicator 1 of the
+// other.
+type commKey struct {
+	app  int32
+	name string
+}
+
+func (b *Builder) comm(c string) int32 { return b.commOf(commKey{app: -1, name: c}) }
+
+func (b *Builder) commOf(k commKey) int32 {
+	if i, ok := b.commIndex[k]; ok {
 		return i
 	}
 	i := int32(len(b.comms))
-	b.comms = append(b.comms, c)
-	b.commIndex[c] = i
+	b.comms = append(b.comms, k)
+	b.commIndex[k] = i
 	return i
+}
+
+// application returns the container of type "Application" (Paraver's
+// APPL) that holds container c, or -1: Paraver's view by CPU has none,
+// and there communicators stay named by their ids alone.
+func (b *Builder) application(c int32) int32 {
+	for ; c > 0 && int(c) < len(b.containers); c = b.containers[c].parent {
+		if t := b.containers[c].typ; t >= 0 && int(t) < len(b.types) && b.types[t].name == "application" {
+			return c
+		}
+	}
+	return -1
+}
+
+// commNames names the communicators: by their names, followed by their
+// application's ("1 of APPL 2") where applications share a name.
+func (b *Builder) commNames() []string {
+	apps := map[string]int32{}
+	shared := map[string]bool{}
+	for _, k := range b.comms {
+		if a, ok := apps[k.name]; ok && a != k.app {
+			shared[k.name] = true
+		}
+		apps[k.name] = k.app
+	}
+	names := make([]string, len(b.comms))
+	for i, k := range b.comms {
+		names[i] = k.name
+		if shared[k.name] && k.app >= 0 {
+			names[i] += " of " + b.containers[k.app].name
+		}
+	}
+	return names
 }
 
 // DefineType implements trace.Sink.
@@ -381,7 +426,7 @@ func (b *Builder) Event(e trace.Event) {
 		}
 	case roleComm:
 		if c := b.openCollective(e); c != nil {
-			c.Comm = b.comm(v.alias)
+			c.Comm = b.commOf(commKey{app: b.application(e.Container), name: v.alias})
 		}
 	case roleRoot:
 		if c := b.openCollective(e); c != nil && v.alias != "0" {
@@ -456,7 +501,7 @@ func (b *Builder) Run() (*Run, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
 	}
-	run := &Run{Names: b.names.Strings(), Comms: b.comms, Start: b.start, End: b.end}
+	run := &Run{Names: b.names.Strings(), Comms: b.commNames(), Start: b.start, End: b.end}
 	order := b.resourceOrder()
 	resOf := make([]int32, len(b.containers))
 	for i := range resOf {

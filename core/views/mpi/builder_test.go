@@ -1,8 +1,11 @@
 package mpi
 
 import (
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -188,5 +191,35 @@ func TestStencilBarriers(t *testing.T) {
 	}
 	if len(n) != 1 || n["MPI_Barrier"] != 3 {
 		t.Errorf("collectives %v, want 3 MPI_Barrier", n)
+	}
+}
+
+// Extrae numbers the communicators of each application from 1: in a
+// Paraver trace of two applications, both on their communicator 1, each
+// application's collective is an instance of its own communicator (the
+// two would otherwise be paired as one collective of an MPI_Allreduce and
+// an MPI_Bcast, and the run refused), named after its application.
+func TestParaverCommunicatorOfEachApplication(t *testing.T) {
+	dir := t.TempDir()
+	const pcf = "EVENT_TYPE\n9   50000002    MPI Collective Comm\nVALUES\n10   MPI_Allreduce\n7   MPI_Bcast\n0   Outside MPI\n\n\n" +
+		"EVENT_TYPE\n9   50100004    Communicator\n"
+	prv := "#Paraver (01/01/26 at 00:00):100_ns:2(1,1):2:2(1:1,1:2):2(1:1,1:2)\n"
+	for _, r := range []struct{ app, op, enter int }{{1, 10, 10}, {2, 7, 12}} {
+		for task := 1; task <= 2; task++ {
+			prv += fmt.Sprintf("2:%d:%d:%d:1:%d:50000002:%d:50100004:1\n", task, r.app, task, r.enter, r.op)
+			prv += fmt.Sprintf("2:%d:%d:%d:1:%d:50000002:0\n", task, r.app, task, r.enter+10)
+		}
+	}
+	path := filepath.Join(dir, "two.prv")
+	os.WriteFile(path, []byte(prv), 0o644)
+	os.WriteFile(filepath.Join(dir, "two.pcf"), []byte(pcf), 0o644)
+	run := readRun(t, path, "paraver")
+	var got []string
+	for _, c := range run.Collectives {
+		got = append(got, fmt.Sprintf("%s on %s: %d members", run.Names[c.Name], run.Comms[c.Comm], len(c.Members)))
+	}
+	want := []string{"MPI_Allreduce on 1 of APPL 1: 2 members", "MPI_Bcast on 1 of APPL 2: 2 members"}
+	if !slices.Equal(got, want) {
+		t.Errorf("collectives %q, want %q", got, want)
 	}
 }

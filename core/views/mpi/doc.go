@@ -25,8 +25,10 @@
 //     completes an MPI_Irecv), else the next call that completes receipts;
 //   - the k-th collective call of each resource on a communicator is
 //     instance k of that communicator. The communicator comes from
-//     Extrae's event 50100004 or from the category of OTF2's "MPI
-//     collective" event inside the call; in other traces (Pajé) it is
+//     Extrae's event 50100004 (local to the call's application: in a
+//     Paraver trace of several applications, communicator 1 of each is
+//     its own, named "1 of APPL 2" where applications share the id) or
+//     from the category of OTF2's "MPI collective" event inside the call; in other traces (Pajé) it is
 //     unknown, and all collectives are taken to be on one communicator.
 //     Calls paired into one instance must be the same operation, or the
 //     Run is refused with an error naming them.
