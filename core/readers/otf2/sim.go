@@ -49,7 +49,8 @@ type simulator struct {
 	series       map[seriesKey]*sample
 	seriesOrder  []seriesKey // creation order, for a deterministic end
 
-	pending map[messageKey]*messageQueue
+	pending  map[messageKey]*messageQueue
+	lastLink lastLink // see linkTypeValue
 
 	started     bool
 	first, last trace.Time
@@ -398,12 +399,36 @@ func (s *simulator) message(loc int, r *record, send bool) error {
 
 func (s *simulator) link(k messageKey, sender, receiver messageEnd) {
 	from, to := s.h.locations[k.from], s.h.locations[k.to]
-	typ := s.sym.typ(typeKey{kind: trace.KindLink, name: messageType, parent: trace.None, from: from.typ, to: to.typ})
+	typ, value := s.linkTypeValue(from.typ, to.typ, s.comms[k.comm])
 	s.sink.Link(trace.Link{
-		Container: 0, Type: typ, Value: s.sym.value(typ, s.comms[k.comm].name),
+		Container: 0, Type: typ, Value: value,
 		Start: sender.time, End: receiver.time, From: from.container, To: to.container,
 		Key: itoa(uint64(k.tag)), Size: float64(sender.size),
 	})
+}
+
+// lastLink is the link type and value linkTypeValue looked up last, and
+// what for: the location types of the ends and the communicator.
+type lastLink struct {
+	from, to   int32
+	comm       *commRanks
+	typ, value int32
+	set        bool
+}
+
+// linkTypeValue returns the type of the links between locations of types
+// from and to, and the value of a message on comm, defining them on
+// first use. The last answer is kept: a run's messages mostly join
+// locations of one type on few communicators, and the symbols' lookups
+// hash the type's and the value's names (3-6% of the read of an archive
+// of point-to-point messages).
+func (s *simulator) linkTypeValue(from, to int32, comm *commRanks) (int32, int32) {
+	last := &s.lastLink
+	if !last.set || last.comm != comm || last.from != from || last.to != to {
+		typ := s.sym.typ(typeKey{kind: trace.KindLink, name: messageType, parent: trace.None, from: from, to: to})
+		*last = lastLink{from: from, to: to, comm: comm, typ: typ, value: s.sym.value(typ, comm.name), set: true}
+	}
+	return last.typ, last.value
 }
 
 // finish ends everything still open at the end of the trace, reports the

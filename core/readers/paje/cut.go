@@ -25,15 +25,28 @@ func (c *cutDetector) Read(p []byte) (int, error) {
 		tail = tail[i+1:]
 	}
 	if !c.nonBlank {
-		for _, b := range tail {
-			if b != ' ' && b != '\t' && b != '\r' {
-				c.nonBlank, c.comment = true, b == '#'
-				break
-			}
-		}
+		c.nonBlank, c.comment = lineStart(tail)
 	}
 	return n, err
 }
 
 // cut tells whether the text read so far ends inside a record.
 func (c *cutDetector) cut() bool { return c.nonBlank && !c.comment }
+
+// lineStart tells whether text, the start of a line, holds more than
+// blanks, and whether it is then a comment.
+func lineStart(text []byte) (nonBlank, comment bool) {
+	for _, b := range text {
+		if b != ' ' && b != '\t' && b != '\r' {
+			return true, b == '#'
+		}
+	}
+	return false, false
+}
+
+// endsInsideLine tells whether tail, what follows the last '\n' of a
+// whole file, is a record cut (see cutDetector).
+func endsInsideLine(tail []byte) bool {
+	nonBlank, comment := lineStart(tail)
+	return nonBlank && !comment
+}

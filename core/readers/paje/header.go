@@ -165,12 +165,15 @@ type eventDef struct {
 	// maxStateLineFields fields, which stateLine may split alone.
 	stateLine bool
 	// stateShift and timeShift tell where stateLines finds the fields of
-	// stateCols and the date among a line's field offsets, a byte a
-	// field: 8 times the field's index (the event id's is 0), 0 for a
-	// field the event does not have.
+	// stateCols and the date among the offsets of a line's fields after
+	// the event id, a byte a field: 8 times the field's column,
+	// noStateField for a field the event does not have.
 	stateShift [3]uint
 	timeShift  uint
 }
+
+// noStateField is the stateShift of a field a state event does not have.
+const noStateField = 64
 
 func newEventDef(name, id string, line int) (*eventDef, bool) {
 	kind, ok := eventNames[name]
@@ -241,9 +244,12 @@ func (d *eventDef) finish(strict bool) []role {
 	d.stateLine = d.stateKeys && d.column[roleTime] >= 0 && len(d.roles)+1 <= maxStateLineFields
 	if d.stateLine {
 		for k, col := range d.stateCols {
-			d.stateShift[k] = uint(8 * (1 + col)) // 0 if col is -1
+			d.stateShift[k] = noStateField
+			if col >= 0 {
+				d.stateShift[k] = uint(8 * col)
+			}
 		}
-		d.timeShift = uint(8 * (1 + d.column[roleTime]))
+		d.timeShift = uint(8 * d.column[roleTime])
 	}
 	return d.missing()
 }

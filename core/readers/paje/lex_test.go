@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -147,4 +148,53 @@ func TestEightDigits(t *testing.T) {
 			t.Errorf("%q: %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
 		}
 	}
+}
+
+// nineDecimals reads every date of its form, digits (at most 9e9), '.'
+// and nine decimals, as trace.ParseTime does, and refuses every other:
+// random dates of one to eleven whole digits, some with a byte changed.
+func TestNineDecimals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 43))
+	odd := []byte("/:. -+e\x00\xb0a")
+	for range 200_000 {
+		b := make([]byte, 1+rng.IntN(11), 21)
+		for i := range b {
+			b[i] = '0' + byte(rng.IntN(10))
+		}
+		b = append(b, '.')
+		for range 9 {
+			b = append(b, '0'+byte(rng.IntN(10)))
+		}
+		if rng.IntN(3) == 0 {
+			b[rng.IntN(len(b))] = odd[rng.IntN(len(odd))]
+		}
+		form := nineDecimalsForm(b)
+		got, ok := nineDecimals(b)
+		if ok != form {
+			t.Fatalf("%q: ok %v, want %v", b, ok, form)
+		}
+		if want, err := trace.ParseTime(string(b)); ok && (err != nil || got != want) {
+			t.Fatalf("%q: %d, ParseTime %d (%v)", b, got, want, err)
+		}
+	}
+}
+
+// nineDecimalsForm tells, a byte at a time, whether b is of the form
+// nineDecimals reads.
+func nineDecimalsForm(b []byte) bool {
+	n := len(b)
+	if n < 11 || n > 20 || b[n-10] != '.' {
+		return false
+	}
+	var whole uint64
+	for i, c := range b {
+		switch {
+		case i == n-10:
+		case c < '0' || c > '9':
+			return false
+		case i < n-10:
+			whole = whole*10 + uint64(c-'0')
+		}
+	}
+	return whole <= 9e9
 }

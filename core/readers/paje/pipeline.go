@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -37,18 +38,15 @@ type chunk struct {
 	stop     int
 	stopLine int32
 	last     bool  // the input ends with this chunk
+	mapped   bool  // data is a slice of a mapped file
+	end      int   // where the chunk ends in it
 	readErr  error // the error that ended the input, if not io.EOF
 	ready    chan struct{}
 }
 
 // decode reads r, named name in errors, decompressed if it is compressed.
 func (d *decoder) decode(r io.Reader, name string) error {
-	d.file, d.line = name, 0
-	d.sim.file = name
-	if d.input != nil {
-		d.before += d.input.N()
-	}
-	d.input = &ingest.Counter{R: r}
+	d.startFile(name, &ingest.Counter{R: r})
 	limit := d.opt.MaxDecompressed
 	if limit == 0 {
 		limit = ingest.DefaultMaxDecompressed
@@ -66,7 +64,12 @@ func (d *decoder) decode(r io.Reader, name string) error {
 	defer release()
 	compressedCut := ingest.ReadToCut(text, d.opt.ReadOptions)
 	cut := &cutDetector{r: compressedCut}
-	if err := d.decodeText(cut); err != nil {
+	if d.serial {
+		err = d.decodeLines(cut)
+	} else {
+		err = d.decodeText(&streamSource{r: cut})
+	}
+	if err != nil {
 		return compressedCut.Explain(err)
 	}
 	if cut.cut() {
@@ -75,11 +78,44 @@ func (d *decoder) decode(r io.Reader, name string) error {
 	return nil
 }
 
-// decodeText reads the text of a file through the pipeline.
-func (d *decoder) decodeText(r io.Reader) error {
-	if d.serial {
-		return d.decodeLines(r)
+// startFile sets the decoder to read the file named name, whose bytes
+// read counts.
+func (d *decoder) startFile(name string, read *ingest.Counter) {
+	d.file, d.line = name, 0
+	d.sim.file = name
+	if d.input != nil {
+		d.before += d.input.N()
 	}
+	d.input = read
+}
+
+// A source cuts the input into chunks of whole lines: a stream's are
+// copied into the chunks' buffers, a mapped file's are slices of it
+// (mapped.go).
+type source interface {
+	// next sets c to the next lines of the input: at least size bytes
+	// of them, unless the input ends (c.last) or a line is longer.
+	next(c *chunk, size int)
+	// consumed says that the decoder is done with c's lines.
+	consumed(c *chunk)
+	// mapped tells whether the chunks are slices of a mapped file,
+	// which a fault can stop (see mapped.go).
+	mapped() bool
+}
+
+// streamSource cuts a stream, carrying the beginning of the line each
+// chunk's end cuts on to the next.
+type streamSource struct {
+	r     io.Reader
+	carry []byte
+}
+
+func (s *streamSource) next(c *chunk, size int) { s.carry = c.fill(s.r, s.carry, size) }
+func (s *streamSource) consumed(*chunk)         {}
+func (s *streamSource) mapped() bool            { return false }
+
+// decodeText reads the text of a file through the pipeline.
+func (d *decoder) decodeText(src source) error {
 	size := d.chunkSize
 	if size <= 0 {
 		size = defaultChunk
@@ -94,13 +130,14 @@ func (d *decoder) decodeText(r io.Reader) error {
 	// the definitions. (When they do not, the chunks tokenized without
 	// them are read line by line: slower, and as right.)
 	first := getChunk(size)
-	defer chunkPool.Put(first)
-	carry := first.fill(r, nil, size)
+	defer putChunk(first)
+	src.next(first, size)
 	first.tab = d.tables.Load()
 	first.tokenize()
 	if err := d.consume(first); err != nil {
 		return err
 	}
+	src.consumed(first)
 	if first.last {
 		return d.endOfInput()
 	}
@@ -116,7 +153,7 @@ func (d *decoder) decodeText(r io.Reader) error {
 	free <- first
 	for range inFlight - 1 {
 		c := getChunk(size)
-		defer chunkPool.Put(c)
+		defer putChunk(c)
 		free <- c
 	}
 	var wg sync.WaitGroup
@@ -127,6 +164,9 @@ func (d *decoder) decodeText(r io.Reader) error {
 	go func() { // the cutter
 		defer wg.Done()
 		defer close(work)
+		if src.mapped() {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		}
 		for {
 			var c *chunk
 			select {
@@ -134,7 +174,7 @@ func (d *decoder) decodeText(r io.Reader) error {
 			case <-quit:
 				return
 			}
-			carry = c.fill(r, carry, size)
+			src.next(c, size)
 			work <- c
 			chunks <- c
 			if c.last {
@@ -146,6 +186,9 @@ func (d *decoder) decodeText(r io.Reader) error {
 		wg.Add(1)
 		go func() { // a tokenizer
 			defer wg.Done()
+			if src.mapped() {
+				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			}
 			for c := range work {
 				c.tab = d.tables.Load()
 				c.tokenize()
@@ -158,6 +201,7 @@ func (d *decoder) decodeText(r io.Reader) error {
 		if err := d.consume(c); err != nil {
 			return err
 		}
+		src.consumed(c)
 		if c.last {
 			break
 		}
@@ -183,12 +227,19 @@ func getChunk(size int) *chunk {
 	if cap(c.spans) < size/4 {
 		c.spans = make([]span, 0, size/4)
 	}
-	c.last, c.readErr = false, nil
+	c.last, c.readErr, c.mapped, c.end = false, nil, false, 0
 	select {
 	case <-c.ready: // the signal of a chunk tokenized but never consumed
 	default:
 	}
 	return c
+}
+
+// putChunk gives c back to the pool, which keeps no input alive (a
+// mapped file's chunks are slices of it).
+func putChunk(c *chunk) {
+	c.data, c.tab = nil, nil
+	chunkPool.Put(c)
 }
 
 // fill reads the next chunk: carry (the beginning of a line read with the
@@ -253,8 +304,7 @@ func (d *decoder) consume(c *chunk) error {
 	var again *chunk // the rest of c, tokenized again
 	defer func() {
 		if again != nil {
-			again.data, again.tab = nil, nil // the pool keeps no input alive
-			chunkPool.Put(again)
+			putChunk(again)
 		}
 	}()
 	for {
@@ -263,9 +313,9 @@ func (d *decoder) consume(c *chunk) error {
 			stop, stopLine = 0, 0
 		}
 		if stop > 0 {
-			base := d.line
-			for i := range c.recs {
-				r := &c.recs[i]
+			base, recs := d.line, c.recs // in registers, not read again from c after each call
+			for i := range recs {
+				r := &recs[i]
 				var fields []span
 				if r.keyed() {
 					if d.sim.keyedState(r.def, r.at, r) {
@@ -313,7 +363,7 @@ func (d *decoder) consume(c *chunk) error {
 		if again == nil {
 			again = getChunk(len(rest))
 		}
-		again.data, again.tab = rest, d.tables.Load()
+		again.data, again.tab, again.mapped = rest, d.tables.Load(), c.mapped
 		again.tokenize()
 		c = again
 	}

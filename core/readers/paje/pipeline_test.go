@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -69,6 +71,55 @@ func readWith(files [][2]string, opt Options, chunk int, r func(io.Reader) io.Re
 	return o
 }
 
+// readMappedWith is readWith of the files written in dir and read
+// through decodeFile, mapped when they are not empty (see
+// mapSmallFiles): the errors name the files as readWith's do.
+func readMappedWith(t testing.TB, dir string, files [][2]string, opt Options, chunk int) outcome {
+	var sink logSink
+	d := newDecoder(&sink, opt, 0)
+	d.chunkSize = chunk
+	var err error
+	for i, f := range files {
+		path := filepath.Join(dir, strconv.Itoa(i)+".trace")
+		if err := os.WriteFile(path, []byte(f[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err2 := os.Open(path)
+		if err2 != nil {
+			t.Fatal(err2)
+		}
+		err = d.decodeFile(file, f[0])
+		file.Close()
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = d.finish()
+	}
+	o := outcome{calls: sink.calls}
+	if err != nil {
+		o.err = describeError(err)
+	}
+	return o
+}
+
+// sameOutcome fails unless got and want tell the same calls and error.
+func sameOutcome(t testing.TB, what string, got, want outcome) {
+	t.Helper()
+	if got.err != want.err {
+		t.Fatalf("%s: error\n%s\nwant:\n%s", what, got.err, want.err)
+	}
+	if len(got.calls) != len(want.calls) {
+		t.Fatalf("%s: %d calls to the sink, want %d", what, len(got.calls), len(want.calls))
+	}
+	for i := range got.calls {
+		if got.calls[i] != want.calls[i] {
+			t.Fatalf("%s: call %d is\n%s\nwant:\n%s", what, i, got.calls[i], want.calls[i])
+		}
+	}
+}
+
 // describeError spells out all an error tells, PajeNG's text included.
 func describeError(err error) string {
 	s := err.Error()
@@ -84,22 +135,20 @@ func describeError(err error) string {
 }
 
 // sameAsSerial checks that the pipeline, with chunks of several sizes,
-// reads files exactly as the line-by-line decoder does.
+// reads files exactly as the line-by-line decoder does, as streams and,
+// unless r changes how they are read, mapped.
 func sameAsSerial(t *testing.T, what string, files [][2]string, opt Options, r func(io.Reader) io.Reader) {
 	t.Helper()
 	want := readWith(files, opt, 0, r)
+	var dir string
+	if r == nil {
+		mapSmallFiles(t)
+		dir = t.TempDir()
+	}
 	for _, chunk := range []int{1, 7, 64, 1000, 1 << 16, defaultChunk} {
-		got := readWith(files, opt, chunk, r)
-		if got.err != want.err {
-			t.Fatalf("%s, chunks of %d bytes: error\n%s\nline by line:\n%s", what, chunk, got.err, want.err)
-		}
-		if len(got.calls) != len(want.calls) {
-			t.Fatalf("%s, chunks of %d bytes: %d calls to the sink, %d line by line", what, chunk, len(got.calls), len(want.calls))
-		}
-		for i := range got.calls {
-			if got.calls[i] != want.calls[i] {
-				t.Fatalf("%s, chunks of %d bytes: call %d is\n%s\nline by line:\n%s", what, chunk, i, got.calls[i], want.calls[i])
-			}
+		sameOutcome(t, fmt.Sprintf("%s, chunks of %d bytes (want: line by line)", what, chunk), readWith(files, opt, chunk, r), want)
+		if dir != "" {
+			sameOutcome(t, fmt.Sprintf("%s, mapped in chunks of %d bytes (want: line by line)", what, chunk), readMappedWith(t, dir, files, opt, chunk), want)
 		}
 	}
 }
@@ -192,6 +241,8 @@ func FuzzPipeline(f *testing.F) {
 	readertest.BoundMinimization(f)
 	f.Add([]byte(stateSeed), uint16(13))
 	f.Add([]byte(miniHeader+"3 1 p1 S a\n%EventDef PajeSetState 9\n% Time date\n"), uint16(5))
+	mapSmallFiles(f)
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
 		if len(data) > maxFuzzInput {
 			return
@@ -202,6 +253,7 @@ func FuzzPipeline(f *testing.F) {
 		if got.err != want.err || strings.Join(got.calls, "\n") != strings.Join(want.calls, "\n") {
 			t.Fatalf("pipeline in chunks of %d: %q, %d calls; line by line: %q, %d calls", chunk+1, got.err, len(got.calls), want.err, len(want.calls))
 		}
+		sameOutcome(t, fmt.Sprintf("mapped in chunks of %d", chunk+1), readMappedWith(t, dir, files, Options{}, int(chunk)+1), want)
 	})
 }
 

@@ -57,6 +57,9 @@ func (r *record) keyed() bool { return r.keys[0] != 0 }
 // does not parse. It sets c.stop and c.stopLine there (or at the end), so
 // that the decoder takes over line by line and reports errors itself.
 func (c *chunk) tokenize() {
+	if c.mapped {
+		defer c.recoverFault()
+	}
 	c.recs, c.spans = c.recs[:0], c.spans[:0]
 	data := c.data
 	tab := c.tab
@@ -161,7 +164,7 @@ const maxStateLineFields = 8
 func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line int32) (int, int32) {
 	spaces, odds := m.spaces, m.odds
 	var def *eventDef
-	lastID, fields := byte(0), 0 // def's id if one byte long (0 if none), and its fields with the id
+	lastID, packed := byte(0), uint(0) // def's id if one byte long (0 if none), and 8 times its fields after the id
 	for pos+64 <= len(data) {
 		w, s := pos>>6, uint(pos&63)
 		if w+1 >= len(spaces) || w+1 >= len(odds) {
@@ -194,32 +197,37 @@ func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line
 			if def == nil || !def.stateLine || data[idFrom] == '%' {
 				break
 			}
-			lastID, fields = 0, len(def.roles)+1
+			lastID, packed = 0, uint(8*len(def.roles))
 			if idTo-idFrom == 1 {
 				lastID = data[idFrom]
 			}
 		}
-		if bits.OnesCount64(starts) != fields {
-			break
-		}
-		// Where each field starts and ends, from pos (at most 63), a
-		// byte each.
+		// Where each field after the id starts and ends, from pos (at
+		// most 63), a byte each; then whether they are the definition's
+		// count (a count of starts before the loop, with bits.OnesCount64,
+		// cost more: a test of the processor's POPCNT each line, and
+		// registers the loop then lacked).
+		starts, ends = starts&(starts-1), ends&(ends-1)
 		var from, to uint64
-		for k := uint(0); starts != 0 && k < 64; k += 8 {
+		k := uint(0)
+		for ; starts != 0 && k < 64; k += 8 {
 			from |= uint64(bits.TrailingZeros64(starts)) << k
 			to |= uint64(bits.TrailingZeros64(ends)) << k
 			starts, ends = starts&(starts-1), ends&(ends-1)
 		}
+		if starts != 0 || k != packed {
+			break
+		}
 		line64 := data[pos : pos+64]
-		k0, ok0 := stateKey(line64, from, to, def.stateShift[0])
-		k1, ok1 := stateKey(line64, from, to, def.stateShift[1])
-		k2, ok2 := stateKey(line64, from, to, def.stateShift[2])
-		if !ok0 || !ok1 || !ok2 {
+		k0 := stateKey(line64, from, to, def.stateShift[0])
+		k1 := stateKey(line64, from, to, def.stateShift[1])
+		k2 := stateKey(line64, from, to, def.stateShift[2])
+		if k0 == badKey || k1 == badKey || k2 == badKey {
 			break
 		}
 		// The date: its common form (nineDecimals), parseDate
 		// otherwise.
-		sh := def.timeShift
+		sh := def.timeShift & 63 // below 64 (see stateKey)
 		date := line64[uint8(from>>sh):uint8(to>>sh)]
 		at, ok := nineDecimals(date)
 		if !ok {
@@ -246,20 +254,33 @@ func (c *chunk) stateLines(tab *defTable, data []byte, m *bitmaps, pos int, line
 }
 
 // stateKey returns the key word (keyWord) of the field of a line whose
-// offsets from and to give, a byte a field, at shift sh (0: no field,
-// the word 0); false if the key is too long for a word, or too close to
-// the end of the line's 64 bytes for a load of eight.
-func stateKey(line64 []byte, from, to uint64, sh uint) (uint64, bool) {
-	if sh == 0 {
-		return 0, true
+// offsets from and to give, a byte a field, at shift sh (noStateField:
+// no field, the word 0); badKey if the key is too long for a word, or too
+// close to the end of the line's 64 bytes for a load of eight. (A word
+// and a bool, for three keys, made the compiler keep the bools on the
+// stack and branch around them.)
+func stateKey(line64 []byte, from, to uint64, sh uint) uint64 {
+	if sh == noStateField {
+		return 0
 	}
-	f, t := uint8(from>>sh), uint8(to>>sh)
+	// The shifts are masked to 63, which they are below: a shift the
+	// compiler cannot tell is below 64 costs three instructions more,
+	// those that give 0 past it.
+	f, t := uint8(from>>(sh&63)), uint8(to>>(sh&63))
 	n := t - f
 	if n > shortKey || f > 56 {
-		return 0, false
+		return badKey
 	}
-	return keyWord(binary.LittleEndian.Uint64(line64[f:])&(1<<(8*n)-1), int(n)), true
+	return keyWord(binary.LittleEndian.Uint64(line64[f:])&keyMasks[n&7], int(n))
 }
+
+// keyMasks[n] keeps the first n bytes of a little-endian word: a load
+// where the mask computed from n took four instructions.
+var keyMasks = [8]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
+
+// badKey is stateKey's answer for a key it cannot read: no keyWord, whose
+// top byte is a length of at most shortKey.
+const badKey = ^uint64(0)
 
 // setStateKeys sets the record's keys to the words of a state event's
 // container, type and value if they are all short, and reports whether

@@ -153,28 +153,29 @@ const (
 // scanBlock bytes that overlap by len(word)-1; a mapped block's pages are
 // given back once searched. A read error or a file cut short gives true:
 // the scan of the container lines reads it and says what is wrong.
-func mentions(f *os.File, size int64, word string, rare byte) (found bool) {
+func mentions(f *os.File, size int64, word string, rare byte) bool {
 	data, unmap, ok := ingest.MapFile(f, size)
 	if !ok {
 		return readMentions(f, size, word, rare)
 	}
 	defer unmap()
-	defer func() {
-		if r := recover(); r != nil {
-			if !ingest.IsFault(r) {
-				panic(r)
-			}
-			found = true
-		}
-	}()
+	found, err := mappedMentions(f.Name(), data, word, rare)
+	return found || err != nil
+}
+
+// mappedMentions is mentions searching data, the file mapped: a fault
+// (the file cut short meanwhile) ends the search with the error
+// ingest.RecoverFault makes of it.
+func mappedMentions(name string, data []byte, word string, rare byte) (found bool, err error) {
+	defer ingest.RecoverFault(name, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	for off := 0; off < len(data); off += scanBlock {
 		if holds(data[off:min(len(data), off+scanBlock+len(word)-1)], word, rare) {
-			return true
+			return true, nil
 		}
 		ingest.DropPages(data[off:min(len(data), off+scanBlock)])
 	}
-	return false
+	return false, nil
 }
 
 // readMentions is mentions reading f.

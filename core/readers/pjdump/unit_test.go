@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -250,4 +251,36 @@ func TestMentions(t *testing.T) {
 		check(with, true, fmt.Sprintf("at %d (the blocks are %d bytes)", at, scanBlock))
 	}
 	check([]byte("Memory Nod"), false, "in a file shorter than the word")
+}
+
+// A mapped file cut short before it is searched faults where its end
+// was: the search then answers true (the scan of the container lines
+// reads the file and says what is wrong), as a read error does, and the
+// fault is recovered, named after the file.
+func TestMentionsOfAFileCutShort(t *testing.T) {
+	data := bytes.Repeat([]byte("y Memory Nod"), 3*scanBlock/12)
+	path := filepath.Join(t.TempDir(), "dump.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	if !mentions(f, int64(len(data)), starPUTypeNamed, starPURareByte) {
+		t.Fatal("mentions of a file cut short: false, want true")
+	}
+	mapped, unmap, ok := ingest.MapFile(f, int64(len(data)))
+	if !ok {
+		t.Skip("files are not mapped on this system")
+	}
+	defer unmap()
+	found, err := mappedMentions(path, mapped, starPUTypeNamed, starPURareByte)
+	if found || !errors.Is(err, ingest.ErrFileShrank) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("mapped search of a file cut short: %v, %v; want false and an error naming the file", found, err)
+	}
 }
