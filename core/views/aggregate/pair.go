@@ -146,10 +146,17 @@ func (pr *pairRun) visit(n int32, kids []pairResult, w *scratch) pairResult {
 		}
 		w.kidStats = kidStats[:0]
 	}
-	st := s.stats(n, kidStats, w)
-	terms := s.rawTerms(st, s.in.Tree.NumLeaves(n), w)
-	for _, k := range kidStats {
-		w.recycle(k)
+	var st nodeStats
+	var terms rawTerms
+	kept := s.keptLines(n)
+	if kept != nil {
+		st = s.statsIfNeeded(n, kidStats, w)
+	} else {
+		st = s.stats(n, kidStats, w)
+		terms = s.rawTerms(st, s.in.Tree.NumLeaves(n), w)
+		for _, k := range kidStats {
+			w.recycle(k)
+		}
 	}
 	out := pairResult{stats: st}
 	for x, r := range pr.runs {
@@ -159,7 +166,11 @@ func (pr *pairRun) visit(n int32, kids []pairResult, w *scratch) pairResult {
 		if kidSums[x] != nil {
 			kidBest = *kidSums[x]
 		}
-		r.aggregateTerms(*agg, kidBest, terms, d, leaf, w)
+		if kept != nil {
+			r.aggregateCached(*agg, kidBest, kept, d, leaf)
+		} else {
+			r.aggregateTerms(*agg, kidBest, terms, d, leaf, w)
+		}
 		if kidSums[x] != nil {
 			r.pool.Put(kidSums[x])
 		}

@@ -58,6 +58,9 @@ type Spatiotemporal struct {
 	// cache holds the gain and loss (engine units) of aggregating every
 	// (node, interval), or is nil.
 	cache []line
+	// some holds them for the nodes the cache has room for when it cannot
+	// hold them all (see partial.go), or is nil.
+	some *someLines
 	// kept counts the bytes of solutions kept for reuse (see sweep.go).
 	kept atomic.Int64
 	// tables recycles the T x T tables of the dynamic program across nodes
@@ -97,6 +100,8 @@ func NewSpatiotemporal(in Input, opt Options) (*Spatiotemporal, error) {
 		// (see aggregateCached).
 		s.cache = make([]line, int64(in.Tree.Len())*int64(s.tri), int64(in.Tree.Len())*int64(s.tri)+4)
 		s.fillCache()
+	} else {
+		s.keepSome()
 	}
 	return s, nil
 }
@@ -470,6 +475,9 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	var st nodeStats
 	if s.cache != nil {
 		r.aggregateCached(*agg, kidBest, s.cache[base:base+s.tri], d, leaf)
+	} else if q := s.keptLines(n); q != nil {
+		st = s.statsIfNeeded(n, kidStats, w)
+		r.aggregateCached(*agg, kidBest, q, d, leaf)
 	} else {
 		st = s.stats(n, kidStats, w)
 		r.aggregateRaw(*agg, kidBest, st, s.in.Tree.NumLeaves(n), d, leaf, w)
