@@ -57,11 +57,16 @@ func (s *Spatiotemporal) solvePair(p0, p1 float64, compact bool, ctl *Control) (
 		}
 		pr.runs[x] = r
 	}
+	a := pr.runs[0] // reads or fills the kept lines for both
+	a.some, a.fillSome = s.takeSome()
 	root := postOrder(s.in.Tree, s.opt.Workers, nil, &s.scratches, pr.visit, pr.fold)
 	for _, b := range root.best {
 		if b != nil {
 			s.tables.Put(b)
 		}
+	}
+	if a.fillSome {
+		doneSome(a.some, !ctl.canceled())
 	}
 	if ctl.canceled() {
 		return nil, nil, ErrCanceled
@@ -146,12 +151,9 @@ func (pr *pairRun) visit(n int32, kids []pairResult, w *scratch) pairResult {
 		}
 		w.kidStats = kidStats[:0]
 	}
-	var st nodeStats
 	var terms rawTerms
-	kept := s.keptLines(n)
-	if kept != nil {
-		st = s.statsIfNeeded(n, kidStats, w)
-	} else {
+	kept, st, ok := s.keptOf(a.some, a.fillSome, n, kidStats, w)
+	if !ok {
 		st = s.stats(n, kidStats, w)
 		terms = s.rawTerms(st, s.in.Tree.NumLeaves(n), w)
 		for _, k := range kidStats {
