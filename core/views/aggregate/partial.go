@@ -16,13 +16,14 @@ import (
 // engine keeps what the cache can hold of them: the qualities of the
 // nodes whose terms cost the most, those with children first (every state
 // present in most slices, and their stats added up from their leaves'),
-// then the leaves, dearest first (costOfTerms). The first traversal after
-// that fills them as it computes them (a plain solve keeps nothing: it
-// would not read them again), and the traversals after it read them. The
-// lines kept are the ones the whole cache keeps (fillCache), and a node
-// with kept lines goes through aggregateCached as it does with the whole
-// cache: the same bits as the terms computed again (aggregateRaw), so
-// what is kept changes no result, only the time.
+// then the leaves, dearest first (costOfTerms; a sparse input's in their
+// order). The first traversal after that fills them as it computes them
+// (a plain solve keeps nothing: it would not read them again), and the
+// traversals after it read them. The lines kept are the ones the whole
+// cache keeps (fillCache), and a node with kept lines goes through
+// aggregateCached as it does with the whole cache: the same bits as the
+// terms computed again (aggregateRaw), so what is kept changes no result,
+// only the time.
 
 // The states of someLines.
 const (
