@@ -83,7 +83,9 @@ type Options struct {
 	Window *Window
 	// CacheBytes bounds the memory used to keep the gain and loss of every
 	// (node, interval) between solves; 0 means 2 GiB, a negative value
-	// disables the cache. Larger models recompute them on every solve.
+	// disables the cache. Larger models recompute them on every solve,
+	// but for the nodes it has room for, the dearest, once a search that
+	// solves several times (Knee, the Significant functions) has begun.
 	CacheBytes int64
 	// SweepBytes bounds the memory the significant-p sweeps use to keep the
 	// solutions they reuse (see SignificantExact); 0 means 1 GiB, a

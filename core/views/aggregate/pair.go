@@ -57,11 +57,16 @@ func (s *Spatiotemporal) solvePair(p0, p1 float64, compact bool, ctl *Control) (
 		}
 		pr.runs[x] = r
 	}
+	a := pr.runs[0] // reads or fills the kept lines for both
+	a.some, a.fillSome = s.takeSome()
 	root := postOrder(s.in.Tree, s.opt.Workers, nil, &s.scratches, pr.visit, pr.fold)
 	for _, b := range root.best {
 		if b != nil {
 			s.tables.Put(b)
 		}
+	}
+	if a.fillSome {
+		doneSome(a.some, !ctl.canceled())
 	}
 	if ctl.canceled() {
 		return nil, nil, ErrCanceled
@@ -146,10 +151,14 @@ func (pr *pairRun) visit(n int32, kids []pairResult, w *scratch) pairResult {
 		}
 		w.kidStats = kidStats[:0]
 	}
-	st := s.stats(n, kidStats, w)
-	terms := s.rawTerms(st, s.in.Tree.NumLeaves(n), w)
-	for _, k := range kidStats {
-		w.recycle(k)
+	var terms rawTerms
+	kept, st, ok := s.keptOf(a.some, a.fillSome, n, kidStats, w)
+	if !ok {
+		st = s.stats(n, kidStats, w)
+		terms = s.rawTerms(st, s.in.Tree.NumLeaves(n), w)
+		for _, k := range kidStats {
+			w.recycle(k)
+		}
 	}
 	out := pairResult{stats: st}
 	for x, r := range pr.runs {
@@ -159,7 +168,11 @@ func (pr *pairRun) visit(n int32, kids []pairResult, w *scratch) pairResult {
 		if kidSums[x] != nil {
 			kidBest = *kidSums[x]
 		}
-		r.aggregateTerms(*agg, kidBest, terms, d, leaf, w)
+		if kept != nil {
+			r.aggregateCached(*agg, kidBest, kept, d, leaf)
+		} else {
+			r.aggregateTerms(*agg, kidBest, terms, d, leaf, w)
+		}
 		if kidSums[x] != nil {
 			r.pool.Put(kidSums[x])
 		}

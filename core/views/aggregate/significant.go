@@ -21,6 +21,12 @@ type reuser interface {
 	release(*Partition)
 }
 
+// repeatSolver is a Solver that may keep, for the solves to come, what
+// each of them would compute again (see partial.go).
+type repeatSolver interface {
+	solvesAgain()
+}
+
 // sweeper solves through a reuser when the solver is one, and lets the
 // search explore disjoint ranges of p concurrently: solves between two
 // close solutions touch few nodes, too few to keep every core busy.
@@ -36,6 +42,9 @@ type sweeper struct {
 
 func newSweeper(s Solver) sweeper {
 	w := sweeper{s: s}
+	if r, ok := s.(repeatSolver); ok {
+		r.solvesAgain()
+	}
 	if _, ok := s.(reuser); ok {
 		w.spare = make(chan struct{}, runtime.GOMAXPROCS(0)-1)
 	}

@@ -58,6 +58,11 @@ type Spatiotemporal struct {
 	// cache holds the gain and loss (engine units) of aggregating every
 	// (node, interval), or is nil.
 	cache []line
+	// some holds them for the nodes the cache has room for when it cannot
+	// hold them all, once a search is to solve several times (see
+	// partial.go), or is nil.
+	some     atomic.Pointer[someLines]
+	someOnce sync.Once
 	// kept counts the bytes of solutions kept for reuse (see sweep.go).
 	kept atomic.Int64
 	// tables recycles the T x T tables of the dynamic program across nodes
@@ -278,6 +283,10 @@ type run struct {
 	ctl   *Control     // checked at every node, or nil
 	// visited counts the nodes solved, for the progress of a long solve.
 	visited atomic.Int64
+	// some are the kept qualities of some nodes the run reads, or fills
+	// if fillSome (see partial.go), or nil.
+	some     *someLines
+	fillSome bool
 	// nan is set once a node met NaN candidates (see bestIntervals): the
 	// nodes solved after it, its ancestors among them, search with the
 	// general rule at p = 0 too.
@@ -360,9 +369,13 @@ func (s *Spatiotemporal) solve(p float64, br *bracket, keep, compact bool, worke
 	if br != nil {
 		skip = r.skip
 	}
+	r.some, r.fillSome = s.takeSome()
 	root := postOrder(s.in.Tree, workers, skip, &s.scratches, r.visit, r.fold)
 	if root.best != nil {
 		r.pool.Put(root.best)
+	}
+	if r.fillSome {
+		doneSome(r.some, !ctl.canceled())
 	}
 	if ctl.canceled() {
 		return nil, ErrCanceled
@@ -470,6 +483,9 @@ func (r *run) visit(n int32, kids []nodeResult, w *scratch) nodeResult {
 	var st nodeStats
 	if s.cache != nil {
 		r.aggregateCached(*agg, kidBest, s.cache[base:base+s.tri], d, leaf)
+	} else if q, kst, ok := s.keptOf(r.some, r.fillSome, n, kidStats, w); ok {
+		st = kst
+		r.aggregateCached(*agg, kidBest, q, d, leaf)
 	} else {
 		st = s.stats(n, kidStats, w)
 		r.aggregateRaw(*agg, kidBest, st, s.in.Tree.NumLeaves(n), d, leaf, w)
