@@ -5,6 +5,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
@@ -17,9 +18,10 @@ type ganttOptions struct {
 	StateTypes []string `json:"state_types"`
 }
 
-// PlotGantt draws the Gantt view of the trace's states (plots.Gantt) and
-// returns the image file's bytes.
-func (t *Trace) PlotGantt(options string) (img []byte, err error) {
+// StartPlotGantt starts drawing the Gantt view of the trace's states
+// (plots.Gantt): a Work whose Image is the image file's bytes, so that
+// Ctrl-C stops the drawing.
+func (t *Trace) StartPlotGantt(options string) (w *Work, err error) {
 	defer guard(&err)
 	o := ganttOptions{plotOptions: plotOptions{Format: "png"}}
 	f, err := decodePlotOptions(options, &o, &o.Format)
@@ -37,11 +39,18 @@ func (t *Trace) PlotGantt(options string) (img []byte, err error) {
 	if start, end, err = window(start, end, t.t); err != nil {
 		return nil, err
 	}
-	img, err = plots.Gantt(t.t, plots.GanttOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
-		Start: start, End: end, Resources: o.Resources, StateTypes: o.StateTypes, Colors: o.Colors,
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		drawn, err := plots.Gantt(t.t, plots.GanttOptions{
+			Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title,
+			Start: start, End: end, Resources: o.Resources, StateTypes: o.StateTypes, Colors: o.Colors,
+			Cancel: ctl.Cancel,
+		})
+		img = drawn
+		return errs.NameFile(err, t.t.Files...)
 	})
-	return img, errs.NameFile(err, t.t.Files...)
+	w.result = func() any { return img }
+	return w, nil
 }
 
 // window resolves a window given in seconds from the start of trace t

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -25,20 +26,28 @@ type callTreeOptions struct {
 	PerContainer bool     `json:"per_container"`
 }
 
-// CallTreeOfTrace builds the call tree of the nested states of a trace.
-func CallTreeOfTrace(t *Trace, options string) (c *CallTree, err error) {
+// StartCallTreeOfTrace starts building the call tree of the nested states
+// of a trace: a Work whose CallTree is the tree, so that Ctrl-C stops it.
+func StartCallTreeOfTrace(t *Trace, options string) (w *Work, err error) {
 	defer guard(&err)
 	var o callTreeOptions
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
-	tree, err := kaleido.FromTrace(t.t, kaleido.TraceOptions{
-		StateTypes: o.StateTypes, Containers: o.Containers, Root: o.Root, PerContainer: o.PerContainer,
+	var c *CallTree
+	w = startWork(func(ctl *aggregate.Control) error {
+		tree, err := kaleido.FromTrace(t.t, kaleido.TraceOptions{
+			StateTypes: o.StateTypes, Containers: o.Containers, Root: o.Root, PerContainer: o.PerContainer,
+			Cancel: ctl.Cancel,
+		})
+		if err != nil {
+			return errs.NameFile(err, t.t.Files...)
+		}
+		c = &CallTree{t: tree, incomplete: incompleteOf(t)}
+		return nil
 	})
-	if err != nil {
-		return nil, errs.NameFile(err, t.t.Files...)
-	}
-	return &CallTree{t: tree, incomplete: incompleteOf(t)}, nil
+	w.result = func() any { return c }
+	return w, nil
 }
 
 // SpawnTreeOfTrace builds the spawn tree the links of type linkType draw
@@ -107,8 +116,10 @@ type layoutOptions struct {
 	MinSector    float64         `json:"min_sector"`
 }
 
-// Layout lays the tree out in a window (Tick and Park 1991).
-func (c *CallTree) Layout(options string) (k *Kaleidoscope, err error) {
+// StartLayout starts laying the tree out in a window (Tick and Park
+// 1991): a Work whose Kaleidoscope is the layout, so that Ctrl-C stops
+// it.
+func (c *CallTree) StartLayout(options string) (w *Work, err error) {
 	defer guard(&err)
 	o := layoutOptions{Width: 850}
 	if err := decodeOptions(options, &o); err != nil {
@@ -122,11 +133,18 @@ func (c *CallTree) Layout(options string) (k *Kaleidoscope, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.t.Layout(kaleido.Options{Width: o.Width, LevelSpacing: o.LevelSpacing, Subtree: sub, MinSector: o.MinSector})
-	if err != nil {
-		return nil, err
-	}
-	return &Kaleidoscope{l: l, incomplete: c.incomplete}, nil
+	var k *Kaleidoscope
+	w = startWork(func(ctl *aggregate.Control) error {
+		l, err := c.t.Layout(kaleido.Options{Width: o.Width, LevelSpacing: o.LevelSpacing, Subtree: sub, MinSector: o.MinSector,
+			Cancel: ctl.Cancel})
+		if err != nil {
+			return err
+		}
+		k = &Kaleidoscope{l: l, incomplete: c.incomplete}
+		return nil
+	})
+	w.result = func() any { return k }
+	return w, nil
 }
 
 // node finds the node whose id is the JSON value raw (absent: the root).

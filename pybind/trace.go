@@ -84,13 +84,28 @@ type microOptions struct {
 	MemoryBudget int64 `json:"memory_budget"`
 }
 
-// Micro builds the microscopic model; options is a JSON object.
-func (t *Trace) Micro(options string) (m *MicroModel, err error) {
+// StartMicro starts building the microscopic model (options is a JSON
+// object); a Work whose MicroModel is the model, so that Ctrl-C stops
+// the build.
+func (t *Trace) StartMicro(options string) (w *Work, err error) {
 	defer guard(&err)
 	opt, err := parseMicroOptions(options)
 	if err != nil {
 		return nil, err
 	}
+	var m *MicroModel
+	w = startWork(func(ctl *aggregate.Control) error {
+		opt.Cancel = ctl.Cancel
+		built, err := t.micro(opt)
+		m = built
+		return err
+	})
+	w.result = func() any { return m }
+	return w, nil
+}
+
+// micro builds the microscopic model.
+func (t *Trace) micro(opt micro.Options) (*MicroModel, error) {
 	model, err := micro.Build(t.t, opt)
 	if err != nil {
 		return nil, errs.NameFile(err, t.t.Files...)

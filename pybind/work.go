@@ -113,3 +113,67 @@ func (w *Work) Aggregation() (a *Aggregation, err error) {
 	}
 	return nil, errors.New("this work computes no aggregation")
 }
+
+// finished waits for the end of w and returns its result, or its error;
+// what names the result in the error of a work that computes none.
+func (w *Work) finished(what string) (any, error) {
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	if w.result == nil {
+		return nil, errors.New("this work computes no " + what)
+	}
+	return w.result(), nil
+}
+
+// MicroModel waits for the end of a StartMicro work and returns its
+// model, or its error.
+func (w *Work) MicroModel() (m *MicroModel, err error) {
+	defer guard(&err)
+	r, err := w.finished("model")
+	if m, ok := r.(*MicroModel); ok && m != nil {
+		return m, nil
+	}
+	return nil, orNone(err, "model")
+}
+
+// Image waits for the end of a work that draws a figure (StartPlotGantt)
+// and returns the image file's bytes, or its error.
+func (w *Work) Image() (img []byte, err error) {
+	defer guard(&err)
+	r, err := w.finished("image")
+	if img, ok := r.([]byte); ok && img != nil {
+		return img, nil
+	}
+	return nil, orNone(err, "image")
+}
+
+// CallTree waits for the end of a StartCallTreeOfTrace work and returns
+// its tree, or its error.
+func (w *Work) CallTree() (c *CallTree, err error) {
+	defer guard(&err)
+	r, err := w.finished("call tree")
+	if c, ok := r.(*CallTree); ok && c != nil {
+		return c, nil
+	}
+	return nil, orNone(err, "call tree")
+}
+
+// Kaleidoscope waits for the end of a CallTree.StartLayout work and
+// returns its layout, or its error.
+func (w *Work) Kaleidoscope() (k *Kaleidoscope, err error) {
+	defer guard(&err)
+	r, err := w.finished("layout")
+	if k, ok := r.(*Kaleidoscope); ok && k != nil {
+		return k, nil
+	}
+	return nil, orNone(err, "layout")
+}
+
+// orNone is err, or when nil the error of a work that computes no what.
+func orNone(err error, what string) error {
+	if err != nil {
+		return err
+	}
+	return errors.New("this work computes no " + what)
+}

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import _bridge, _figure
+from . import _bridge, _figure, _work
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._tables import TableResult, incomplete_suffix
@@ -149,7 +149,7 @@ class CallTree(TableResult):
             containers = [containers]
         opts = _bridge.options(state_types=state_types, containers=containers,
                                per_container=bool(per_container), root=root)
-        return cls(_bridge.call(_bridge.native.CallTreeOfTrace, trace_handle, opts))
+        return cls(_work.compute(_bridge.native.StartCallTreeOfTrace, trace_handle, opts, result="CallTree"))
 
     @classmethod
     def _spawn_of_trace(cls, trace_handle, link_type):
@@ -206,7 +206,7 @@ class CallTree(TableResult):
 
         if subtree is not None:
             opts["subtree"] = subtree.item() if hasattr(subtree, "item") else subtree
-        return Kaleidoscope(_bridge.call(self._h.Layout, _bridge.options(**opts)), self)
+        return Kaleidoscope(_work.compute(self._h.StartLayout, _bridge.options(**opts), result="Kaleidoscope"), self)
 
     def __repr__(self) -> str:
         i = self._info

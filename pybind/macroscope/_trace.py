@@ -8,7 +8,7 @@ import os
 
 import pandas as pd
 
-from . import _analyses, _bridge, _figure
+from . import _analyses, _bridge, _figure, _work
 from ._analyses import CommMatrix, FlatProfile, LoadImbalance
 from ._clock import span
 from ._critpath import CriticalPath, Stragglers, trace_critical_path, trace_stragglers
@@ -225,7 +225,7 @@ class Trace:
         :class:`InvalidArgumentError` naming the estimate.
         """
         opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
-        model = warn_notes(MicroModel(_bridge.call(self._h.Micro, opts)))
+        model = warn_notes(MicroModel(_work.compute(self._h.StartMicro, opts, result="MicroModel")))
         # What the model was built from, so that an explorer zooming into a
         # window rebuilds the window's model from the trace.
         model._source = (self, dict(slices=slices, start=start, end=end, state_types=state_types, depth=depth,
@@ -280,7 +280,8 @@ class Trace:
                     resources=None if resources is None else [str(r) for r in resources],
                     state_types=None if state_types is None else [str(s) for s in state_types],
                     colors=_figure.color_options(colors))
-        return _figure.plot(lambda fmt: _bridge.call(self._h.PlotGantt, _bridge.options(**opts, format=fmt)),
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlotGantt, _bridge.options(**opts, format=fmt),
+                                                      result="Image"),
                             path, format, title or "Gantt")
 
     def call_tree(self, state_types: list[str] | None = None, containers: list[str] | None = None,

@@ -24,6 +24,17 @@ def run(work, desc: str, progress=None):
     _reading.wait(work, _reporter(progress, desc), lambda: _bridge.call(work.Err))
 
 
+def compute(start, *args, result: str):
+    """Start the native work ``start(*args)``, wait for it as :func:`run`
+    does (no progress shown), and return its ``result`` (the name of the
+    Work's method that gives it: "MicroModel", "Image"...). Ctrl-C cancels
+    the Go computation, waits for it to stop, and goes through as
+    KeyboardInterrupt."""
+    work = _bridge.call(start, *args)
+    run(work, "", progress=False)
+    return _bridge.call(getattr(work, result))
+
+
 class _Bar(_reading._Bar):
     """A tqdm bar of the part of the work done, in percent."""
 
