@@ -158,7 +158,12 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	var dTouched, wTouched []int32
 	// interval fills into with the times of resource res per name from
 	// the end of call after to the entry of call j, less the wait states
-	// inside, which it returns.
+	// inside, and returns their waiting. A name's time stops at zero, as
+	// only a time above zero counts: so every name whose time is not zero
+	// is one times touched, and is cleared after. (A wait state's call
+	// whose time the activity gave to a call overlapping it has none of
+	// its own: its name, taken below zero, would keep that into later
+	// intervals.)
 	var inside []int32
 	hints := make([]int32, n) // where each resource's wait states were found last
 	interval := func(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
@@ -167,7 +172,8 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		first, end := r.waitsAfter(res, after, &hints[res])
 		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
 			w := r.Waits[wi].Wait
-			into[callName[rd.call(r.Waits[wi].Call).Name]] -= w
+			n := callName[rd.call(r.Waits[wi].Call).Name]
+			into[n] = max(into[n]-w, 0)
 			waited += w
 			inside = append(inside, wi)
 		}
@@ -228,7 +234,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		d = d[:0]
 		var dsum trace.Time
 		for _, s := range dTouched {
-			x := max(dmap[s], 0) - max(wmap[s], 0)
+			x := dmap[s] - wmap[s]
 			d = append(d, max(x, 0))
 			dsum += max(x, 0)
 		}
