@@ -2,14 +2,10 @@ package paje
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"runtime/debug"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Reading a plain file mapped in memory.
@@ -47,31 +43,12 @@ var (
 // otherwise, or when the decoder reads line by line.
 func (d *decoder) decodeFile(f *os.File, name string) error {
 	if !d.serial {
-		if data, unmap, ok := mapPlain(f); ok {
+		if data, unmap, ok := ingest.MapPlain(f, mapMin); ok {
 			defer unmap()
 			return d.decodeMapped(f, data, name)
 		}
 	}
 	return d.decode(f, name)
-}
-
-// mapPlain maps f if it is a plain (uncompressed) regular file of at least
-// mapMin bytes, read from its start; ok is false otherwise, and f is
-// then read.
-func mapPlain(f *os.File) (data []byte, unmap func(), ok bool) {
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < mapMin {
-		return nil, nil, false
-	}
-	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
-		return nil, nil, false
-	}
-	data, unmap, ok = ingest.MapFile(f, st.Size())
-	if ok && ingest.Sniff(data[:min(len(data), 4)]) != ingest.Plain {
-		unmap()
-		return nil, nil, false
-	}
-	return data, unmap, ok
 }
 
 // decodeMapped is decode of data, the plain file f mapped in memory: the
@@ -84,15 +61,7 @@ func (d *decoder) decodeMapped(f *os.File, data []byte, name string) error {
 // decodeMappedFrom is decodeMapped of the chunks src cuts, whose bytes
 // read counts.
 func (d *decoder) decodeMappedFrom(f *os.File, data []byte, name string, src source, read *ingest.Counter) (err error) {
-	defer func() {
-		// A file cut short may show zeros past its new end, up to the end
-		// of that page, before the fault: an error then says why.
-		if err != nil && !errors.Is(err, ingest.ErrFileShrank) && !errors.Is(err, trace.ErrCanceled) {
-			if st, serr := f.Stat(); serr == nil && st.Size() < int64(len(data)) {
-				err = &errs.FormatError{File: name, Err: ingest.ErrFileShrank}
-			}
-		}
-	}()
+	defer ingest.ExplainShrank(f, data, name, &err)
 	defer ingest.RecoverFault(name, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	d.startFile(name, read)

@@ -39,7 +39,7 @@ func TestMappedFromItsSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, unmap, ok := mapPlain(f)
+	data, unmap, ok := ingest.MapPlain(f, mapMin)
 	f.Close()
 	if !ok && runtime.GOOS == "linux" {
 		t.Fatal("a plain file of 1 MiB or more is not mapped")
@@ -77,24 +77,10 @@ func TestMappedFileShrank(t *testing.T) {
 	for _, keep := range []int{0, page / 2, 3 * page, 100_000, len(in) / 2, len(in) / 2 & -page, len(in) - 10} {
 		for _, chunk := range []int{4096, 64 << 10, defaultChunk} {
 			what := fmt.Sprintf("%d of %d bytes kept, chunks of %d", keep, len(in), chunk)
-			if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, unmap, ok := mapPlain(f)
-			if !ok {
-				f.Close()
-				t.Skip("files are not mapped on this system")
-			}
-			if err := os.Truncate(path, int64(keep)); err != nil {
-				t.Fatal(err)
-			}
+			f, data, unmap := mappedThenCut(t, path, in, keep)
 			d := newDecoder(&trace.Counter{}, Options{}, 0)
 			d.chunkSize = chunk
-			err = d.decodeMapped(f, data, path)
+			err := d.decodeMapped(f, data, path)
 			unmap()
 			f.Close()
 			var fe *errs.FormatError
@@ -109,6 +95,28 @@ func TestMappedFileShrank(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// mappedThenCut writes in to path, opens and maps it, then cuts the file
+// to its first keep bytes: the mapping's pages past its new end fault.
+func mappedThenCut(t *testing.T, path, in string, keep int) (f *os.File, data []byte, unmap func()) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, unmap, ok := ingest.MapPlain(f, mapMin)
+	if !ok {
+		f.Close()
+		t.Skip("files are not mapped on this system")
+	}
+	if err := os.Truncate(path, int64(keep)); err != nil {
+		t.Fatal(err)
+	}
+	return f, data, unmap
 }
 
 // shadowSource cuts a mapped file's chunks where a copy of its content
@@ -138,21 +146,7 @@ func TestMappedFileShrankUnderTheTokenizers(t *testing.T) {
 	for _, keep := range []int{0, 3 * page, len(in) / 2 & -page} {
 		for _, chunk := range []int{4096, defaultChunk} {
 			what := fmt.Sprintf("%d of %d bytes kept, chunks of %d", keep, len(in), chunk)
-			if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, unmap, ok := mapPlain(f)
-			if !ok {
-				f.Close()
-				t.Skip("files are not mapped on this system")
-			}
-			if err := os.Truncate(path, int64(keep)); err != nil {
-				t.Fatal(err)
-			}
+			f, data, unmap := mappedThenCut(t, path, in, keep)
 			var whole, sink trace.Counter
 			before := in[:strings.LastIndexByte(in[:keep], '\n')+1]
 			if err := newDecoder(&whole, Options{}, 0).decode(strings.NewReader(before), path); err != nil {
@@ -161,7 +155,7 @@ func TestMappedFileShrankUnderTheTokenizers(t *testing.T) {
 			d := newDecoder(&sink, Options{}, 0)
 			d.chunkSize = chunk
 			src := &shadowSource{mappedSource: mappedSource{data: []byte(in)}, mapping: data}
-			err = d.decodeMappedFrom(f, data, path, src, &src.read)
+			err := d.decodeMappedFrom(f, data, path, src, &src.read)
 			unmap()
 			f.Close()
 			if !errors.Is(err, ingest.ErrFileShrank) || !strings.Contains(err.Error(), path) {
@@ -193,7 +187,7 @@ func TestMappedLongLineRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	data, unmap, ok := mapPlain(f)
+	data, unmap, ok := ingest.MapPlain(f, mapMin)
 	if !ok {
 		t.Skip("files are not mapped on this system")
 	}

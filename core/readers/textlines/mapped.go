@@ -2,9 +2,7 @@ package textlines
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 
@@ -32,37 +30,11 @@ var (
 	dropEvery       = 2 << 20
 )
 
-// mapPlain maps f if it is a plain regular file of at least mapMin bytes
-// read from its start; ok is false otherwise, and f is then read.
-func mapPlain(f *os.File) (data []byte, unmap func(), ok bool) {
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < mapMin {
-		return nil, nil, false
-	}
-	if at, err := f.Seek(0, io.SeekCurrent); err != nil || at != 0 {
-		return nil, nil, false
-	}
-	data, unmap, ok = ingest.MapFile(f, st.Size())
-	if ok && ingest.Sniff(data[:min(len(data), 4)]) != ingest.Plain {
-		unmap()
-		return nil, nil, false
-	}
-	return data, unmap, ok
-}
-
 // scanMapped is Scan of data, the plain file f mapped in memory: the
 // same lines, numbers, errors and progress reports, at the places the
 // whole lines end rather than where reads of the file did.
 func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (done int64, err error) {
-	defer func() {
-		// A file cut short may show zeros past its new end, up to the
-		// end of that page, before the fault: an error then says why.
-		if err != nil && !errors.Is(err, ingest.ErrFileShrank) && !errors.Is(err, trace.ErrCanceled) {
-			if st, serr := f.Stat(); serr == nil && st.Size() < int64(len(data)) {
-				err = &errs.FormatError{File: in.Name, Err: ingest.ErrFileShrank}
-			}
-		}
-	}()
+	defer ingest.ExplainShrank(f, data, in.Name, &err)
 	defer ingest.RecoverFault(in.Name, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	_, textSize := bufferSizes(in.Total)

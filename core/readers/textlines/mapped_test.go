@@ -110,7 +110,7 @@ func TestMappedOnlyPlain(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Seek(c.skip, io.SeekStart)
-		data, unmap, ok := mapPlain(f)
+		data, unmap, ok := ingest.MapPlain(f, mapMin)
 		if ok != c.mapped || ok && len(data) != 5<<18 {
 			t.Errorf("%s from %d: mapped %v, %d bytes", c.path, c.skip, ok, len(data))
 		}

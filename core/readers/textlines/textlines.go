@@ -70,7 +70,7 @@ func bufferSizes(total int64) (input, text int) {
 // opt.Progress and returns the number of input bytes consumed.
 func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, number int) error) (int64, error) {
 	if f, ok := r.(*os.File); ok && in.Map {
-		if data, unmap, ok := mapPlain(f); ok {
+		if data, unmap, ok := ingest.MapPlain(f, mapMin); ok {
 			defer unmap()
 			return scanMapped(f, data, in, opt, line)
 		}

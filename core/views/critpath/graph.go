@@ -632,12 +632,18 @@ func (gr *graph) callStack(ss []int32, points []int32, hta, chained bool) {
 		return parent
 	}
 	// walkPoints walks through the points before time t, inside the
-	// innermost state open.
+	// innermost state open. A point no state on the stack holds (inside
+	// a state that outlives its parent) lies between two top-level
+	// states, which it then joins as they would be.
 	walkPoints := func(t trace.Time) {
 		for ; len(points) > 0 && gr.nodes[points[0]].ts < t; points = points[1:] {
 			p := points[0]
-			if last >= 0 && len(stack) > 0 {
+			switch {
+			case last < 0:
+			case len(stack) > 0:
 				gr.addEdge(last, p, EdgeCompute, false, attribute(last, p, lastParent))
+			case chained:
+				gr.addEdge(last, p, EdgeDependency, false, -1)
 			}
 			last, lastParent = p, gr.nodes[p].state
 			if len(stack) > 0 {
@@ -1007,12 +1013,20 @@ func (gr *graph) toResult(semantics string, path []int32) (*Result, error) {
 		if e.event >= 0 && (e.kind == EdgeCompute || e.kind == EdgeKernel || e.kind == EdgeKernelGap) {
 			seg.Name = gr.nameOf(e.event) // HTA attributes these edges only
 		}
-		// A point inside a state (flowPoint) splits no stretch of it.
+		// A point inside a state (flowPoint) splits no stretch of it, nor
+		// a thread's hop of no weight from one top-level state to the next
+		// (a point inside a state that outlives its parent, callStack).
 		if n := len(r.Segments); n > 0 && gr.isPoint(e.from) {
-			if last := &r.Segments[n-1]; last.Resource == seg.Resource && last.Via == seg.Via &&
-				last.Name == seg.Name && last.From == seg.From && last.End == seg.Start {
-				last.End = seg.End
-				continue
+			last := &r.Segments[n-1]
+			if last.Resource == seg.Resource && last.Via == seg.Via && last.Name == seg.Name && last.From == seg.From {
+				switch {
+				case last.End == seg.Start:
+					last.End = seg.End
+					continue
+				case last.Start == last.End && seg.Start == seg.End:
+					*last = seg
+					continue
+				}
 			}
 		}
 		r.Segments = append(r.Segments, seg)

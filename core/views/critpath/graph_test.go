@@ -448,3 +448,25 @@ func TestChromeFlowsBoundToEnclosingSlices(t *testing.T) {
 		{"1/1", 450 * us, 500 * us, EdgeCompute, "Receive message"},
 	})
 }
+
+// A state that outlives its parent is on no call stack (callStack), but
+// a flow may still arrive inside it, at a point its thread's walk passes
+// between two top-level states: the thread's chain goes on through the
+// point, from P's end to Q's start, where it once stopped at P's end.
+//
+//	main  |P 0-100---------|       |Q 150-300---------------|
+//	           |S 50-200 (outlives P)--------|
+//	io                 |X 90-95|-> S at 110
+func TestGraphFlowIntoAStateOutlivingItsParent(t *testing.T) {
+	g := newGPUTrace("main", "io")
+	g.state("main", "P", 0, 100, 0)
+	g.state("main", "S", 50, 200, 1)
+	g.state("main", "Q", 150, 300, 0)
+	g.state("io", "X", 90, 95, 0)
+	g.flow("io", 95, "main", 110)
+	checkPath(t, g.path(t), Dependencies, 250, []seg{
+		{"main", 0, 100, EdgeCompute, "P"},
+		{"main", 150, 150, EdgeDependency, ""},
+		{"main", 150, 300, EdgeCompute, "Q"},
+	})
+}
