@@ -1,7 +1,6 @@
 package chrome
 
 import (
-	"errors"
 	"os"
 	"runtime/debug"
 	"sync/atomic"
@@ -54,14 +53,9 @@ var mappedReads atomic.Int64
 // in memory, holds. A file cut short while it was read may show zeros
 // past its new end, up to the end of that page (faults come after): an
 // error on a file that is now shorter says so.
-func readMapped(f *os.File, data []byte, name string, sink trace.Sink, opt trace.ReadOptions) error {
-	err := decodeMapped(data, name, sink, opt)
-	if err != nil && !errors.Is(err, ingest.ErrFileShrank) && !errors.Is(err, trace.ErrCanceled) {
-		if st, serr := f.Stat(); serr == nil && st.Size() < int64(len(data)) {
-			return &errs.FormatError{File: name, Err: ingest.ErrFileShrank}
-		}
-	}
-	return err
+func readMapped(f *os.File, data []byte, name string, sink trace.Sink, opt trace.ReadOptions) (err error) {
+	defer ingest.ExplainShrank(f, data, name, &err)
+	return decodeMapped(data, name, sink, opt)
 }
 
 // decodeMapped reads the Chrome trace that data, a plain file mapped in

@@ -39,14 +39,9 @@ func readLimited(path string, limit int64, sink trace.Sink, opt trace.ReadOption
 	if st, err := f.Stat(); err == nil {
 		total = st.Size()
 	}
-	if total >= mapMin {
-		if data, unmap, ok := ingest.MapFile(f, total); ok {
-			if ingest.Sniff(data) == ingest.Plain {
-				defer unmap()
-				return readMapped(f, data, path, sink, opt)
-			}
-			unmap()
-		}
+	if data, unmap, ok := ingest.MapPlain(f, mapMin); ok {
+		defer unmap()
+		return readMapped(f, data, path, sink, opt)
 	}
 	return decode(f, path, total, limit, sink, opt)
 }
