@@ -426,8 +426,7 @@ func (e *emitter) create(name, alias string, typ, parent int32) int32 {
 func (e *emitter) createLanes(name, alias string, lanes, typ, parent int32) int32 {
 	first := e.create(name, alias, typ, parent)
 	for lane := int32(1); lane < lanes; lane++ {
-		n := strconv.Itoa(int(lane))
-		e.create(name+" (overlap lane "+n+")", alias+"#"+n, typ, parent)
+		e.create(trace.LaneName(name, int(lane)), alias+"#"+strconv.Itoa(int(lane)), typ, parent)
 	}
 	return first
 }

@@ -152,8 +152,7 @@ func (e *emitter) create(n, parent int32, start trace.Time) {
 	}
 	nd.cont = mk(name, alias)
 	for lane := int32(1); lane < nd.lanes; lane++ {
-		k := strconv.Itoa(int(lane))
-		mk(name+" (overlap lane "+k+")", alias+"#"+k)
+		mk(trace.LaneName(name, int(lane)), alias+"#"+strconv.Itoa(int(lane)))
 	}
 	h.order(nd.children)
 	for _, c := range nd.children {

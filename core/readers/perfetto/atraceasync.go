@@ -140,10 +140,6 @@ func (g *atraceGroup) freeLane(d *decoder, k atraceGroupKey) int {
 	if k.tgid != 0 {
 		parent = d.conts.process(k.tgid)
 	}
-	name := k.name
-	if n := len(g.lanes); n > 0 {
-		name += " (overlap lane " + strconv.Itoa(n) + ")"
-	}
-	g.lanes = append(g.lanes, d.atraceStack(d.m.container("Track", name, "", parent)))
+	g.lanes = append(g.lanes, d.atraceStack(d.m.container("Track", trace.LaneName(k.name, len(g.lanes)), "", parent)))
 	return len(g.lanes) - 1
 }

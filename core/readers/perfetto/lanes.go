@@ -1,10 +1,6 @@
 package perfetto
 
-import (
-	"strconv"
-
-	"github.com/macroscope-hpc/macroscope/core/trace"
-)
+import "github.com/macroscope-hpc/macroscope/core/trace"
 
 // Tracks that share a name under one parent (Chromium's many
 // "PipelineReporter" tracks under the browser, "Graphics.Pipeline" under
@@ -88,12 +84,8 @@ func (c *containers) laneFor(uuid uint64, g *laneGroup, ts trace.Time) int32 {
 		}
 	}
 	if i == len(g.lanes) {
-		name := g.key.name
-		if i > 0 {
-			name += " (overlap lane " + strconv.Itoa(i) + ")"
-		}
 		parent := c.trackParent(g.uuid, c.cat.tracks[g.uuid], 0)
-		g.lanes = append(g.lanes, lane{cont: c.m.container("Track", name, "", parent), lastEnd: ts})
+		g.lanes = append(g.lanes, lane{cont: c.m.container("Track", trace.LaneName(g.key.name, i), "", parent), lastEnd: ts})
 	}
 	l := &g.lanes[i]
 	l.held, l.holder = true, uuid

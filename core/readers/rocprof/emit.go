@@ -306,8 +306,7 @@ func (m *model) createContainers(sink trace.Sink, ctype [len(containerTypeNames)
 			for lane := int32(0); lane < c.lanes; lane++ {
 				n, alias := name, c.key
 				if lane > 0 {
-					l := strconv.Itoa(int(lane))
-					n, alias = name+" (overlap lane "+l+")", c.key+"#"+l
+					n, alias = trace.LaneName(name, int(lane)), c.key+"#"+strconv.Itoa(int(lane))
 				}
 				sink.CreateContainer(trace.Container{Name: n, Alias: alias, Type: ctype[c.typ], Parent: parentID,
 					Start: first, End: trace.Unset})

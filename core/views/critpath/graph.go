@@ -137,11 +137,6 @@ func names(n ...string) map[string]bool {
 	return m
 }
 
-// overlapLane is the suffix of the sibling containers readers create for
-// states that overlap without nesting ("<name> (overlap lane k)"): a
-// stream and its lanes are one stream.
-const overlapLane = " (overlap lane "
-
 // graphCollector keeps what the graph needs while a trace streams by:
 // every state of positive duration and the links.
 type graphCollector struct {
@@ -275,10 +270,11 @@ func (g *graphCollector) path(id int32) string {
 }
 
 // laneBase returns the container a lane container is a lane of (its
-// sibling named without the suffix), or id itself.
+// sibling named without trace.LaneSuffix), or id itself: a stream and
+// its lanes are one stream.
 func (g *graphCollector) laneBase(id int32, byName map[[2]string]int32) int32 {
 	c := g.conts[id]
-	i := strings.LastIndex(c.name, overlapLane)
+	i := strings.LastIndex(c.name, trace.LaneSuffix)
 	if i < 0 || !strings.HasSuffix(c.name, ")") {
 		return id
 	}
