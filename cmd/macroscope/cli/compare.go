@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,7 +53,7 @@ func runCompare(c *cli) error {
 	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (in their names) or ordinal (default: number when every name has one)")
 	markersOn := c.fs.String("markers-resource", "", "with --align markers: the container whose markers count (default: the first holding one)")
 	runLevel := c.fs.String("run-level", "resource", "where the run goes in the hierarchy: resource (under each) or top")
-	match := c.fs.String("match", "path", "how the runs' resources are matched: path or position")
+	match := c.fs.String("match", "auto", "how the runs' resources are matched: auto (by path, and names that differ only by their numbers, process or thread ids, paired in order), path or position")
 	rows := c.fs.String("rows", "nodes", "rows of the table: nodes (the level's), aggregates (where the runs' parts meet) or hierarchy (every node over the window)")
 	rank := c.fs.String("rank", "score", "order of the table: score (divergence x size), outlier or divergence")
 	top := c.fs.Int("top", 10, "rows printed (and outlined in the figure when none is reported)")
@@ -106,12 +105,13 @@ func runCompare(c *cli) error {
 	}
 	began := time.Now()
 	inputs := make([]compare.Input, n)
+	runName := defaultNames(c.positional, names.names)
 	for i, path := range c.positional {
 		src, err := c.open(path)
 		if err != nil {
 			return err
 		}
-		inputs[i] = compare.Input{Name: runName(path, i, names.names), Source: src, Meta: metas[i]}
+		inputs[i] = compare.Input{Name: runName[i], Source: src, Meta: metas[i]}
 		if labels.set {
 			inputs[i].Label = labels.names[i]
 		}
@@ -248,20 +248,14 @@ func compareOptions(c *cli, align, length, markers, markersBy, markersOn, runLev
 		Model: micro.Options{Depth: micro.Innermost, Key: micro.Key(*c.key)}}, nil
 }
 
-// runName is a run's name: --names', else its file's name without its
-// extensions (base.json.gz: base).
-func runName(path string, i int, names []string) string {
+// defaultNames are the runs' names: --names', else their files' names
+// without their extensions (base.json.gz: base), with the folders that
+// tell apart files named alike (compare.RunNames).
+func defaultNames(paths, names []string) []string {
 	if len(names) > 0 {
-		return names[i]
+		return names
 	}
-	base := filepath.Base(path)
-	for _, ext := range []string{".gz", ".bz2", ".zst", ".xz"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	if stem := strings.TrimSuffix(base, filepath.Ext(base)); stem != "" {
-		return stem
-	}
-	return fmt.Sprintf("run %d", i)
+	return compare.RunNames(paths)
 }
 
 // readMetadata reads the runs' metadata CSV: a row per run, matched by a
@@ -294,8 +288,9 @@ func readMetadata(path string, n int, names, paths []string) ([]map[string]strin
 	if key < 0 && len(rows) != n {
 		return nil, errs.Format(path, len(records), "%d rows for %d runs (give a column \"run\" naming them)", len(rows), n)
 	}
+	runName := defaultNames(paths, names)
 	for i := range out {
-		name := runName(paths[i], i, names)
+		name := runName[i]
 		var row []string
 		if key < 0 {
 			row = rows[i]
