@@ -376,20 +376,33 @@ func printDifferences(c *cli, s *compare.Set, tab *compare.Table, top int) {
 	print := func(title string, rows []compare.Difference) {
 		fmt.Fprintln(c.stdout, title)
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  node\tslices\tdivergence (bit)\tscore (bit-cells)\toutlier\tp\tp adjusted\treported\tmoved most\t")
+		fmt.Fprintln(tw, "  node\tslices\ttime (s)\tdivergence (bit)\tscore (bit-cells)\toutlier\tp\tp adjusted\treported\tmoved most\t")
+		origin := s.Origin()
 		for _, d := range rows {
 			node := s.Resources.Path(d.Node, arrowio.PathSep)
 			if d.Node == 0 {
 				node = plots.RootLabel
 			}
-			fmt.Fprintf(tw, "  %s\t%d-%d\t%.4g\t%.4g\t%s\t%s\t%s\t%v\t%s %+.3g\t\n", node, d.First, d.Last, d.Divergence, d.Score,
+			from, to := (s.SliceStart(int(d.First)) - origin).Seconds(), (s.SliceStart(int(d.Last)+1) - origin).Seconds()
+			fmt.Fprintf(tw, "  %s\t%d-%d\t%.4g-%.4g\t%.4g\t%.4g\t%s\t%s\t%s\t%v\t%s %+.3g\t\n", node, d.First, d.Last, from, to, d.Divergence, d.Score,
 				num(d.OutlierScore), num(d.Test.PValue), num(math.Min(d.Test.PAdjusted, d.Test.OutlierPAdjusted)), d.Test.Reported,
 				s.States[d.TopState], d.TopDelta)
 		}
 		tw.Flush()
 	}
 	rows := tab.Rows[:min(max(top, 0), len(tab.Rows))]
-	print(fmt.Sprintf("differences, first %d of %d:", len(rows), len(tab.Rows)), rows)
+	print(fmt.Sprintf("differences, first %d of %d (time from %s):", len(rows), len(tab.Rows), originWords(s)), rows)
+}
+
+// originWords says what the printed times count from.
+func originWords(s *compare.Set) string {
+	switch s.Align.Method {
+	case compare.Start:
+		return "each run's start"
+	case compare.Absolute:
+		return "the earliest run's start"
+	}
+	return s.Runs[s.Reference].Name + "'s start, the reference"
 }
 
 func num(v float64) string {
