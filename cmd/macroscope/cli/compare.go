@@ -394,6 +394,20 @@ func printDifferences(c *cli, s *compare.Set, tab *compare.Table, top int) {
 	print(fmt.Sprintf("differences, first %d of %d (time from %s):", len(rows), len(tab.Rows), originWords(s)), rows)
 }
 
+// departureWords says when and where a run of a series departs from the
+// reference, or that it does not.
+func departureWords(row *compare.SeriesRow) string {
+	if math.IsNaN(row.PeakFrom) {
+		return ", like the reference slice by slice"
+	}
+	where := ""
+	if row.OutlierNode != "" {
+		where = ", largest outlier " + row.OutlierNode
+	}
+	return fmt.Sprintf(", departs from %.4g s, most at %.4g-%.4g s (%.3g bit)%s", row.DepartsFrom, row.PeakFrom, row.PeakTo,
+		row.PeakDivergence, where)
+}
+
 // originWords says what the printed times count from.
 func originWords(s *compare.Set) string {
 	switch s.Align.Method {
@@ -488,7 +502,7 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 			}
 		}
 		rows = append(rows, row)
-		c.say("run", "%s: %.6g s, divergence to the reference %.4g bit, largest outlier %s", row.Name, row.Duration, row.Divergence, row.OutlierNode)
+		c.say("run", "%s: %.6g s, divergence to the reference %.4g bit%s", row.Name, row.Duration, row.Divergence, departureWords(row))
 	}
 	if err := c.writeTable(path, arrowio.SeriesTable(rows, memory.DefaultAllocator), ""); err != nil {
 		return err
