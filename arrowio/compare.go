@@ -57,8 +57,8 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 		ints[k] = make([]int32, n)
 	}
 	floats := map[string][]float64{}
-	floatNames := []string{"start", "end", "from", "to", "cells", "mass", "divergence", "divergence_cells", "mass_divergence", "score",
-		"score_share", "outlier", "outlier_score", "divergence_between", "divergence_within", "statistic", "floor", "excess",
+	floatNames := []string{"start", "end", "from", "to", "cells", "mass", "divergence", "divergence_cells", "mass_divergence", "presence_divergence",
+		"present_share", "divergence_present", "present_score", "score", "score_share", "outlier", "outlier_score", "divergence_between", "divergence_within", "statistic", "floor", "excess",
 		"p_value", "p_min", "outlier_p", "outlier_floor", "p_adjusted", "outlier_p_adjusted", "top_delta"}
 	for _, k := range floatNames {
 		floats[k] = make([]float64, n)
@@ -88,7 +88,8 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 		for k, v := range map[string]float64{"start": first.Seconds(), "end": last.Seconds(),
 			"from": (first - origin).Seconds(), "to": (last - origin).Seconds(),
 			"cells": d.Cells, "mass": d.Mass, "divergence": d.Divergence, "divergence_cells": d.CellDivergence,
-			"mass_divergence": d.MassDivergence, "score": d.Score, "score_share": d.ScoreShare, "outlier": d.Outlier,
+			"mass_divergence": d.MassDivergence, "presence_divergence": d.PresenceDivergence, "present_share": d.PresentShare,
+			"divergence_present": d.PresentDivergence, "present_score": d.PresentScore, "score": d.Score, "score_share": d.ScoreShare, "outlier": d.Outlier,
 			"outlier_score": d.OutlierScore, "divergence_between": d.Between, "divergence_within": d.Within,
 			"statistic": d.Test.Statistic, "floor": d.Test.Floor, "excess": d.Test.Excess, "p_value": d.Test.PValue,
 			"p_min": d.Test.PMin, "outlier_p": d.Test.OutlierP, "outlier_floor": d.Test.OutlierFloor,
@@ -127,7 +128,8 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 	c.float64s("cells", floats["cells"])
 	c.int32s("runs_present", ints["runs_present"])
 	c.bools("split", split)
-	for _, k := range []string{"mass", "divergence", "divergence_cells", "mass_divergence", "score", "score_share", "outlier", "outlier_score"} {
+	for _, k := range []string{"mass", "divergence", "divergence_cells", "mass_divergence", "presence_divergence", "present_share",
+		"divergence_present", "present_score", "score", "score_share", "outlier", "outlier_score"} {
 		c.optionalFloat64s(k, floats[k])
 	}
 	c.optionalStrings("outlier_run", outRun)

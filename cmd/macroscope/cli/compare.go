@@ -55,7 +55,7 @@ func runCompare(c *cli) error {
 	runLevel := c.fs.String("run-level", "resource", "where the run goes in the hierarchy: resource (under each) or top")
 	match := c.fs.String("match", "auto", "how the runs' resources are matched: auto (by path, and names that differ only by their numbers, process or thread ids, paired in order), path or position")
 	rows := c.fs.String("rows", "nodes", "rows of the table: nodes (the level's), aggregates (where the runs' parts meet) or hierarchy (every node over the window)")
-	rank := c.fs.String("rank", "score", "order of the table: score (divergence x size), outlier or divergence")
+	rank := c.fs.String("rank", "score", "order of the table: score (divergence x size), outlier, divergence or present (what differs where every run has the footprint)")
 	top := c.fs.Int("top", 10, "rows printed (and outlined in the figure when none is reported)")
 	permutations := c.fs.Int("permutations", 999, "most permutations of a row's test (negative: no test)")
 	alpha := c.fs.Float64("alpha", 0.05, "family-wise error rate of the rows reported")
