@@ -352,7 +352,11 @@ class Comparison:
         most, ``p_value`` the test's, ``p_adjusted`` corrected for the
         number of tests (Holm, both tests of every row), and ``reported``
         tells rows below ``alpha``. ``rank`` orders the rows by
-        "score", "outlier" or "divergence"; ``top`` keeps the first.
+        "score", "outlier", "divergence" or "present" (``present_score``:
+        what differs where every run has the footprint, leaving out that a
+        run lacks a resource or a time: runs of 32 and 64 ranks, runs of
+        different lengths aligned from their starts); ``top`` keeps the
+        first.
         """
         if rows not in _ROWS:
             raise InvalidArgumentError(f"rows: must be one of {', '.join(_ROWS)}, got {rows!r}", param="rows")
@@ -428,10 +432,16 @@ class Differences(TableResult):
 
     ``to_pandas()`` has a row per footprint, ranked: rank, node, depth,
     first_slice, last_slice, start and end (seconds on the common axis;
-    with ``align="stretch"`` the reference run's), row_first and row_last
-    (the overview's rows), leaves, cells (of one run), runs_present, split
-    (the optimum keeps the runs apart there), mass, divergence (bits),
-    divergence_cells, mass_divergence, score and score_share (bit-cells),
+    with ``align="stretch"`` the reference run's clock), from and to (the
+    same from the axis's origin: the reference's first instant), row_first
+    and row_last (the overview's rows), leaves, cells (of one run),
+    runs_present, split (the optimum keeps the runs apart there), mass,
+    divergence (bits), divergence_cells, mass_divergence,
+    presence_divergence, present_share and divergence_present (divergence
+    = presence_divergence + present_share x divergence_present: where some
+    run lacks a resource or a time, the part of the divergence that is
+    presence and that of the states where present), present_score, score
+    and score_share (bit-cells),
     outlier, outlier_score, outlier_run, divergence_between and
     divergence_within (with repetitions), the test (statistic, floor,
     excess, p_value, p_min, permutations, outlier_p, outlier_floor,

@@ -406,6 +406,15 @@ def test_runs_named_by_their_folders_and_of_different_sizes():
     assert (leaves.runs_present == 2).sum() == 32 and (leaves.runs_present == 1).sum() == 32
     assert np.allclose(leaves[leaves.runs_present == 1].divergence, 1)
     assert (df["from"] >= 0).all() and df["to"].max() == pytest.approx(cmp.runs.duration.iloc[0])
+    # Ranked by score the 32 ranks the first run lacks come first (1 bit
+    # each, all presence); ranked by present score, the ranks both have.
+    assert (df[df.node.str.endswith("Master thread")].head(32).runs_present == 1).all()
+    present = cmp.differences(rows="hierarchy", rank="present", permutations=-1).to_pandas()
+    assert np.allclose(present.divergence, present.presence_divergence + present.present_share * present.divergence_present,
+                       atol=1e-12)
+    ranks = present[present.node.str.endswith("Master thread")]
+    assert (ranks.head(32).runs_present == 2).all() and (ranks.head(32).divergence_present > 0).all()
+    assert (ranks.tail(32).present_score == 0).all()
 
 
 def test_times_from_the_reference_start_on_another_clock():
