@@ -57,7 +57,7 @@ func TestMatchByName(t *testing.T) {
 	if set.Runs[0].Matched != 0 || set.Runs[1].Matched != 3 || set.Runs[1].Missing != 2 {
 		t.Errorf("matched %d %d, missing %d", set.Runs[0].Matched, set.Runs[1].Matched, set.Runs[1].Missing)
 	}
-	if n := strings.Join(set.Runs[1].Notes, "\n"); !strings.Contains(n, "3 resources matched") ||
+	if n := strings.Join(set.Runs[1].Notes, "\n"); !strings.Contains(n, "3 nodes matched") ||
 		!strings.Contains(n, "py (GPU 1) as py (GPU 3)") || !strings.Contains(n, "thread 3126441 as thread 3113936") {
 		t.Errorf("notes %q", n)
 	}
@@ -67,5 +67,24 @@ func TestMatchByName(t *testing.T) {
 	}
 	if got, _ := paths(ByPath); len(got) != 11 {
 		t.Errorf("by path: %d leaves %q, want 11", len(got), got)
+	}
+}
+
+// TestMatchNested: Go goroutines named by id and function, whose state
+// lanes repeat the id, are matched by function; only the goroutine is
+// listed as matched.
+func TestMatchNested(t *testing.T) {
+	a := tiny(2, span{"G23 runtime.f/G23 runtime.f [state]", "Running", 0, 1}, span{"G1 main.main/G1 main.main [state]", "Running", 0, 2})
+	b := tiny(2, span{"G21 runtime.f/G21 runtime.f [state]", "Running", 0, 2}, span{"G1 main.main/G1 main.main [state]", "Running", 0, 2})
+	set, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 2}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Resources.Leaves) != 2 || set.Runs[1].Matched != 1 || set.Runs[1].Missing != 0 {
+		t.Errorf("%d leaves, matched %d, missing %d, notes %q", len(set.Resources.Leaves), set.Runs[1].Matched,
+			set.Runs[1].Missing, set.Runs[1].Notes)
+	}
+	if c := cellOf(set, 1, "G23 runtime.f/G23 runtime.f [state]", 1); !sameCell(c, map[string]float64{"Running": 1}) {
+		t.Errorf("B's goroutine in slice 1: %v", c)
 	}
 }

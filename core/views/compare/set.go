@@ -134,8 +134,9 @@ type Run struct {
 	// slice: equal but for Markers alignment.
 	SliceSeconds []float64
 	// Resources counts the run's own resources; Missing those of the
-	// union it does not have; Matched those matched to another run's by
-	// the pattern of their names (ByName).
+	// union it does not have; Matched counts the nodes of its hierarchy
+	// matched to another run's by the pattern of their names (ByName), but
+	// for those under a node so matched.
 	Resources, Missing, Matched int
 	// Markers lists the instants (trace time) that cut the run into the
 	// segments of Markers alignment, MarkerResource the container they

@@ -48,13 +48,17 @@ func (u *union) node(parent int, key, name string) int {
 	return id
 }
 
-// add merges run r's hierarchy. It returns the resources matched by
-// name pattern (ByName), each as "name as union name".
+// add merges run r's hierarchy. It returns the nodes matched by name
+// pattern (ByName), each as "name as union name", but for those under a
+// node so matched.
 func (u *union) add(r int, t *hier.Tree, match Match) []string {
 	u.leafOf[r] = make([]int, len(t.Leaves))
 	var renamed []string
-	var walk func(n int32, id int)
-	walk = func(n int32, id int) {
+	// under: a node above was matched by pattern (its children's names
+	// often repeat its id: a Go goroutine's "G23 f [Goroutine state]");
+	// only the topmost match is listed.
+	var walk func(n int32, id int, under bool)
+	walk = func(n int32, id int, under bool) {
 		if t.IsLeaf(n) {
 			u.leafOf[r][t.LeafLo[n]] = id
 			u.hasLeaf[id] = true
@@ -75,18 +79,20 @@ func (u *union) add(r int, t *hier.Tree, match Match) []string {
 				key = strconv.Itoa(i)
 			}
 			if paired != nil && paired[i] >= 0 {
-				renamed = append(renamed, names[i]+" as "+u.names[paired[i]])
-				walk(c, paired[i])
+				if !under {
+					renamed = append(renamed, names[i]+" as "+u.names[paired[i]])
+				}
+				walk(c, paired[i], true)
 				continue
 			}
-			walk(c, u.node(id, key, names[i]))
+			walk(c, u.node(id, key, names[i]), under)
 		}
 	}
 	if t.IsLeaf(0) { // a model of one resource: the root is the leaf
-		walk(0, u.node(0, "0", t.Names[0]))
+		walk(0, u.node(0, "0", t.Names[0]), false)
 		return nil
 	}
-	walk(0, 0)
+	walk(0, 0, false)
 	return renamed
 }
 
@@ -444,7 +450,7 @@ func (s *Set) layout() {
 func matchedNote(renamed []string) string {
 	const shown = 3
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d resources matched to another run's by the pattern of their names, numbers aside: ", len(renamed))
+	fmt.Fprintf(&b, "%d nodes matched to another run's by the pattern of their names, numbers aside: ", len(renamed))
 	b.WriteString(strings.Join(renamed[:min(shown, len(renamed))], ", "))
 	if len(renamed) > shown {
 		fmt.Fprintf(&b, ", and %d more", len(renamed)-shown)
