@@ -439,3 +439,18 @@ def test_a_run_read_in_part_is_named(tmp_path):
     bad.write_text("%EventDef PajeDefineContainerType 0\n% Alias string\n%EndEventDef\n0 X 0\n")
     with pytest.raises(ms.TraceFormatError, match='run "bad".*bad.trace:3'):
         ms.compare([STEADY, bad], slices=10, progress=False)
+
+
+@pytest.mark.parametrize("paths, want", [
+    (["a/before.trace", "b/after.json.gz"], ["before", "after"]),
+    (["/x/stencil/traces-32/traces.otf2", "/x/stencil/traces-64/traces.otf2"], ["traces-32/traces", "traces-64/traces"]),
+    (["/d/run1/out/rank0.json", "/d/run2/out/rank0.json", "/d/run2/out/rank1.json"],
+     ["run1/out/rank0", "run2/out/rank0", "rank1"]),
+    (["t.trace", "t.trace", None], ["t", "t (2)", "run 2"]),
+    (["a/t.trace", "t.trace"], ["a/t", "t"]),
+])
+def test_default_names_are_the_command_lines(paths, want):
+    """The rule of compare.RunNames (TestRunNames: the same vectors)."""
+    from macroscope._compare import _default_names
+
+    assert _default_names(paths) == want
