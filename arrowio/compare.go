@@ -33,6 +33,7 @@ func compareMeta(s *compare.Set) map[string]string {
 		"macroscope.slices":            strconv.Itoa(s.Slices),
 		"macroscope.start":             s.Start.String(),
 		"macroscope.end":               s.End.String(),
+		"macroscope.origin":            s.Origin().String(),
 	}
 }
 
@@ -56,8 +57,8 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 		ints[k] = make([]int32, n)
 	}
 	floats := map[string][]float64{}
-	floatNames := []string{"start", "end", "cells", "mass", "divergence", "divergence_cells", "mass_divergence", "score",
-		"score_share", "outlier", "outlier_score", "divergence_between", "divergence_within", "statistic", "floor", "excess",
+	floatNames := []string{"start", "end", "from", "to", "cells", "mass", "divergence", "divergence_cells", "mass_divergence", "presence_divergence",
+		"present_share", "divergence_present", "present_score", "score", "score_share", "outlier", "outlier_score", "divergence_between", "divergence_within", "statistic", "floor", "excess",
 		"p_value", "p_min", "outlier_p", "outlier_floor", "p_adjusted", "outlier_p_adjusted", "top_delta"}
 	for _, k := range floatNames {
 		floats[k] = make([]float64, n)
@@ -72,6 +73,7 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 			props[i] = make([]float64, n)
 		}
 	}
+	origin := s.Origin()
 	for i, d := range tab.Rows {
 		node[i] = s.Resources.Path(d.Node, PathSep)
 		ints["rank"][i] = int32(i)
@@ -82,9 +84,12 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 		ints["runs_present"][i] = int32(d.RunsPresent)
 		ints["permutations"][i] = int32(d.Test.Permutations)
 		split[i], reported[i] = d.Split, d.Test.Reported
-		for k, v := range map[string]float64{"start": s.SliceStart(int(d.First)).Seconds(), "end": s.SliceStart(int(d.Last) + 1).Seconds(),
+		first, last := s.SliceStart(int(d.First)), s.SliceStart(int(d.Last)+1)
+		for k, v := range map[string]float64{"start": first.Seconds(), "end": last.Seconds(),
+			"from": (first - origin).Seconds(), "to": (last - origin).Seconds(),
 			"cells": d.Cells, "mass": d.Mass, "divergence": d.Divergence, "divergence_cells": d.CellDivergence,
-			"mass_divergence": d.MassDivergence, "score": d.Score, "score_share": d.ScoreShare, "outlier": d.Outlier,
+			"mass_divergence": d.MassDivergence, "presence_divergence": d.PresenceDivergence, "present_share": d.PresentShare,
+			"divergence_present": d.PresentDivergence, "present_score": d.PresentScore, "score": d.Score, "score_share": d.ScoreShare, "outlier": d.Outlier,
 			"outlier_score": d.OutlierScore, "divergence_between": d.Between, "divergence_within": d.Within,
 			"statistic": d.Test.Statistic, "floor": d.Test.Floor, "excess": d.Test.Excess, "p_value": d.Test.PValue,
 			"p_min": d.Test.PMin, "outlier_p": d.Test.OutlierP, "outlier_floor": d.Test.OutlierFloor,
@@ -115,13 +120,16 @@ func DifferencesTable(s *compare.Set, tab *compare.Table, mem memory.Allocator) 
 	}
 	c.float64s("start", floats["start"])
 	c.float64s("end", floats["end"])
+	c.float64s("from", floats["from"])
+	c.float64s("to", floats["to"])
 	for _, k := range []string{"row_first", "row_last", "leaves"} {
 		c.int32s(k, ints[k])
 	}
 	c.float64s("cells", floats["cells"])
 	c.int32s("runs_present", ints["runs_present"])
 	c.bools("split", split)
-	for _, k := range []string{"mass", "divergence", "divergence_cells", "mass_divergence", "score", "score_share", "outlier", "outlier_score"} {
+	for _, k := range []string{"mass", "divergence", "divergence_cells", "mass_divergence", "presence_divergence", "present_share",
+		"divergence_present", "present_score", "score", "score_share", "outlier", "outlier_score"} {
 		c.optionalFloat64s(k, floats[k])
 	}
 	c.optionalStrings("outlier_run", outRun)
@@ -219,7 +227,7 @@ func RunsTable(s *compare.Set, mem memory.Allocator) arrow.RecordBatch {
 	R := s.NumRuns()
 	name, label, files, where := make([]string, R), make([]string, R), make([]string, R), make([]string, R)
 	start, dur, ws, we := make([]float64, R), make([]float64, R), make([]float64, R), make([]float64, R)
-	res, missing, markers, dropped := make([]int32, R), make([]int32, R), make([]int32, R), make([]int32, R)
+	res, missing, matched, markers, dropped := make([]int32, R), make([]int32, R), make([]int32, R), make([]int32, R), make([]int32, R)
 	states := make([]int64, R)
 	ref := make([]bool, R)
 	metas := make([]map[string]string, R)
@@ -227,7 +235,7 @@ func RunsTable(s *compare.Set, mem memory.Allocator) arrow.RecordBatch {
 		name[r], label[r], files[r], where[r] = run.Name, run.Label, strings.Join(run.Files, ","), run.MarkerResource
 		start[r], dur[r] = run.Start.Seconds(), run.Duration()
 		ws[r], we[r] = run.WindowStart.Seconds(), run.WindowEnd.Seconds()
-		res[r], missing[r] = int32(run.Resources), int32(run.Missing)
+		res[r], missing[r], matched[r] = int32(run.Resources), int32(run.Missing), int32(run.Matched)
 		markers[r], dropped[r] = int32(len(run.Markers)), int32(run.DroppedMarkers)
 		states[r] = run.States
 		ref[r] = r == s.Reference
@@ -244,6 +252,7 @@ func RunsTable(s *compare.Set, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("window_end", we)
 	c.int32s("resources", res)
 	c.int32s("missing_resources", missing)
+	c.int32s("matched_by_pattern", matched)
 	c.int64s("states", states)
 	c.int32s("markers", markers)
 	c.int32s("dropped_markers", dropped)
@@ -281,7 +290,8 @@ func SeriesTable(rows []*compare.SeriesRow, mem memory.Allocator) arrow.RecordBa
 	}
 	name, label, files, onode := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	f := map[string][]float64{}
-	for _, k := range []string{"start", "duration", "divergence_to_ref", "divergence_cells_to_ref", "score_to_ref", "p_value", "outlier_score"} {
+	for _, k := range []string{"start", "duration", "divergence_to_ref", "divergence_cells_to_ref", "score_to_ref", "p_value", "outlier_score",
+		"departs_from", "peak_from", "peak_to", "peak_divergence"} {
 		f[k] = make([]float64, n)
 	}
 	res, missing, extra := make([]int32, n), make([]int32, n), make([]int32, n)
@@ -294,6 +304,7 @@ func SeriesTable(rows []*compare.SeriesRow, mem memory.Allocator) arrow.RecordBa
 		f["start"][i], f["duration"][i] = r.Start, r.Duration
 		f["divergence_to_ref"][i], f["divergence_cells_to_ref"][i], f["score_to_ref"][i] = r.Divergence, r.CellDivergence, r.Score
 		f["p_value"][i], f["outlier_score"][i] = r.PValue, r.OutlierScore
+		f["departs_from"][i], f["peak_from"][i], f["peak_to"][i], f["peak_divergence"][i] = r.DepartsFrom, r.PeakFrom, r.PeakTo, r.PeakDivergence
 		res[i], missing[i], extra[i] = int32(r.Resources), int32(r.Missing), int32(r.Extra)
 		for x, s := range r.States {
 			secs[index[s]][i] = r.Seconds[x]
@@ -323,6 +334,9 @@ func SeriesTable(rows []*compare.SeriesRow, mem memory.Allocator) arrow.RecordBa
 		c.float64s("share:"+s, shares[x])
 	}
 	for _, k := range []string{"divergence_to_ref", "divergence_cells_to_ref", "score_to_ref", "p_value"} {
+		c.optionalFloat64s(k, f[k])
+	}
+	for _, k := range []string{"departs_from", "peak_from", "peak_to", "peak_divergence"} {
 		c.optionalFloat64s(k, f[k])
 	}
 	c.optionalStrings("outlier_node", onode)

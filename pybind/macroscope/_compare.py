@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
@@ -37,17 +38,56 @@ _ROWS = ("nodes", "aggregates", "hierarchy")
 _COMPRESSED = (".gz", ".bz2", ".zst", ".xz")
 
 
-def _run_name(run, i: int) -> str:
-    """A run's default name: a file's name without its extensions
-    (base.json.gz: base), else "run i"."""
-    if isinstance(run, (str, os.PathLike)):
-        name = pathlib.Path(os.fspath(run)).name
-        for ext in _COMPRESSED:
-            if name.endswith(ext):
-                name = name[: -len(ext)]
-        stem = pathlib.Path(name).stem
-        return stem or name
-    return f"run {i}"
+def _stem_and_folders(path) -> list[str]:
+    """A file's name without its extensions (base.json.gz: base), then the
+    folders above it, upward."""
+    p = pathlib.PurePath(os.path.normpath(os.fspath(path)))
+    name = p.name
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+    parts = [pathlib.PurePath(name).stem or name]
+    parts += [d for d in reversed(p.parent.parts) if d not in (os.sep, ".", "")]
+    return parts
+
+
+def _default_names(runs) -> list[str]:
+    """The runs' default names: a file's name without its extensions,
+    with the folders that tell apart files named alike
+    ("traces-32/traces", "traces-64/traces": a Score-P archive is always
+    traces.otf2); "run i" for a run in memory; "name (2)" for the same
+    file twice. The rule of compare.RunNames, which the command line
+    uses."""
+    parts = [_stem_and_folders(r) if isinstance(r, (str, os.PathLike)) else None for r in runs]
+    depth = [1] * len(runs)
+
+    def name(i):
+        return "/".join(reversed(parts[i][: depth[i]]))
+
+    while True:
+        groups: dict[str, list[int]] = {}
+        for i, p in enumerate(parts):
+            if p is not None:
+                groups.setdefault(name(i), []).append(i)
+        grew = False
+        for same in groups.values():
+            if len(same) < 2 or len({"/".join(parts[i]) for i in same}) < 2:
+                continue
+            for i in same:
+                if depth[i] < len(parts[i]):
+                    depth[i] += 1
+                    grew = True
+        if not grew:
+            break
+    out: list[str] = []
+    for i, p in enumerate(parts):
+        base = n = name(i) if p is not None else f"run {i}"
+        k = 2
+        while n in out:
+            n = f"{base} ({k})"
+            k += 1
+        out.append(n)
+    return out
 
 
 def _names(runs, names) -> list[str]:
@@ -58,15 +98,7 @@ def _names(runs, names) -> list[str]:
         if len(set(names)) != len(names):
             raise InvalidArgumentError(f"names: run names must differ, got {names}", param="names")
         return names
-    out = []
-    for i, r in enumerate(runs):
-        base = name = _run_name(r, i)
-        k = 2
-        while name in out:
-            name = f"{base} ({k})"
-            k += 1
-        out.append(name)
-    return out
+    return _default_names(runs)
 
 
 def _labels(runs, labels) -> list[str | None]:
@@ -110,7 +142,7 @@ def _markers(markers):
 
 def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[str] | None = None,
             reference: int = 0, slices: int | None = None, align: str = "stretch", markers=None, length="max",
-            run_level: str = "resource", match: str = "path", state_types: list[str] | None = None,
+            run_level: str = "resource", match: str = "auto", state_types: list[str] | None = None,
             depth: int | None = None, key: str = "group", metadata=None, format: str | None = None,
             memory_budget: int | None = None, progress=None, **options) -> "Comparison":
     """Compare runs: one microscopic model of all of them, whose hierarchy
@@ -140,10 +172,13 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     ``run_level="resource"`` puts a leaf per run under every resource (the
     aggregation keeps runs apart resource by resource where they differ);
     ``"top"`` puts the runs above a copy of the whole hierarchy each.
-    Resources are matched by path (``match="path"``) or by position among
-    their siblings (``"position"``: for runs whose host names or process
-    ids differ); a resource a run lacks is ``(absent)``, time in no state
-    ``(idle)``. ``state_types``, ``depth`` and ``key`` are those of
+    Resources are matched by path and, where names differ only by their
+    numbers (process and thread ids, the GPU of each rank's profile) and
+    no name of that pattern is in both runs, in order (``match="auto"``,
+    the default; :attr:`Comparison.warnings` and the runs'
+    ``matched_by_pattern`` say which), by path alone (``"path"``) or by
+    position among their siblings (``"position"``); a resource a run
+    lacks is ``(absent)``, time in no state ``(idle)``. ``state_types``, ``depth`` and ``key`` are those of
     :meth:`Trace.micro`; ``format`` and ``options`` those of
     :func:`macroscope.read`. ``progress`` shows the runs read.
 
@@ -193,7 +228,12 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
                                        param="runs")
     work = _bridge.call(builder.Start)
     _work.run(work, "compare", progress)
-    return Comparison(_bridge.call(work.Comparison))
+    cmp = Comparison(_bridge.call(work.Comparison))
+    for w in cmp.warnings:  # a run read only in part: say which, as read_micro does
+        name, _, rest = w.partition(": ")
+        if rest.startswith("incomplete:"):
+            warnings.warn(f"run {name!r} is {rest}", UserWarning, stacklevel=2)
+    return cmp
 
 
 class Comparison:
@@ -312,7 +352,11 @@ class Comparison:
         most, ``p_value`` the test's, ``p_adjusted`` corrected for the
         number of tests (Holm, both tests of every row), and ``reported``
         tells rows below ``alpha``. ``rank`` orders the rows by
-        "score", "outlier" or "divergence"; ``top`` keeps the first.
+        "score", "outlier", "divergence" or "present" (``present_score``:
+        what differs where every run has the footprint, leaving out that a
+        run lacks a resource or a time: runs of 32 and 64 ranks, runs of
+        different lengths aligned from their starts); ``top`` keeps the
+        first.
         """
         if rows not in _ROWS:
             raise InvalidArgumentError(f"rows: must be one of {', '.join(_ROWS)}, got {rows!r}", param="rows")
@@ -388,10 +432,16 @@ class Differences(TableResult):
 
     ``to_pandas()`` has a row per footprint, ranked: rank, node, depth,
     first_slice, last_slice, start and end (seconds on the common axis;
-    with ``align="stretch"`` the reference run's), row_first and row_last
-    (the overview's rows), leaves, cells (of one run), runs_present, split
-    (the optimum keeps the runs apart there), mass, divergence (bits),
-    divergence_cells, mass_divergence, score and score_share (bit-cells),
+    with ``align="stretch"`` the reference run's clock), from and to (the
+    same from the axis's origin: the reference's first instant), row_first
+    and row_last (the overview's rows), leaves, cells (of one run),
+    runs_present, split (the optimum keeps the runs apart there), mass,
+    divergence (bits), divergence_cells, mass_divergence,
+    presence_divergence, present_share and divergence_present (divergence
+    = presence_divergence + present_share x divergence_present: where some
+    run lacks a resource or a time, the part of the divergence that is
+    presence and that of the states where present), present_score, score
+    and score_share (bit-cells),
     outlier, outlier_score, outlier_run, divergence_between and
     divergence_within (with repetitions), the test (statistic, floor,
     excess, p_value, p_min, permutations, outlier_p, outlier_floor,
@@ -501,7 +551,7 @@ def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_op
 def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None = None,
                    labels: Sequence | None = None, metadata=None, slices: int = 100,
                    state_types: list[str] | None = None, depth: int | None = None, key: str = "group",
-                   match: str = "path", permutations: int = 199, analyses: bool = True, client=None,
+                   match: str = "auto", permutations: int = 199, analyses: bool = True, client=None,
                    to_parquet=None, progress=None, **options) -> pd.DataFrame:
     """A table of a series of runs, one row each, against a reference
     run: the run's name, label, files and ``meta:<key>`` (``metadata``: a

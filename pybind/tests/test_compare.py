@@ -282,3 +282,175 @@ def test_markers_explorer_reads_the_figures_origin():
     assert cmp.model.origin != cmp.model.start  # the first marker is not the run's first instant
     w = cmp.explore()
     assert w.view["origin"] == cmp.model.origin == cmp.run_model(1).origin
+
+
+# A pair of SMPI runs whose difference is known (testdata/gen/jacobi_perturb.sh):
+# the Jacobi solver on 32 ranks, as it is and with host alpha-10 (rank 10) at
+# half speed from 5.5 s to 6.5 s.
+STEADY = REPO / "testdata" / "compare" / "jacobi32-steady.trace.gz"
+PERTURBED = REPO / "testdata" / "compare" / "jacobi32-alpha10.trace.gz"
+
+
+def _innermost_seconds(path, node, a_ns, b_ns):
+    """Seconds each state is the innermost one of a rank over [a, b), from
+    the trace's own state intervals (regroup.py's Compute spans the rank's
+    life at depth 0, the MPI calls sit on it at depth 1), and the time in
+    no state: the oracle of a cell, without the microscopic model."""
+    s = ms.read(path).states
+    s = s[s.container.astype(str) == node]
+    over = (np.minimum(s.end_ns, b_ns) - np.maximum(s.start_ns, a_ns)).clip(lower=0).astype(float) / 1e9
+    top = s.depth == s.depth.max()
+    out = over[top].groupby(s.value[top].astype(str)).sum()
+    base = s[s.depth == 0]
+    assert len(base) == 1 and base.value.iloc[0] == "Compute"
+    out["Compute"] = out.get("Compute", 0) + over[s.depth == 0].sum() - over[top].sum()
+    out["(idle)"] = (b_ns - a_ns) / 1e9 - over[s.depth == 0].sum()
+    return out[out > 0]
+
+
+def _js(dists):
+    """Jensen-Shannon divergence (bits) of equally weighted distributions."""
+    p = pd.concat(dists, axis=1).fillna(0)
+    p = p / p.sum()
+
+    def h(x):
+        x = x[x > 0]
+        return float(-(x * np.log2(x)).sum())
+
+    return h(p.mean(axis=1)) - float(np.mean([h(p[c]) for c in p.columns]))
+
+
+def test_smpi_perturbation_found_where_and_when_in_bits():
+    """Aligned from each run's start, the row the outlier ranking puts first
+    at the recommended level is rank 10, in the slice where its slowed
+    computation first outlasts the steady run's (the profile starts at
+    5.5 s); its divergence is the Jensen-Shannon divergence of the two runs'
+    innermost states over it, recomputed from the traces' intervals. Before
+    5.5 s the runs do not differ at all."""
+    cmp = ms.compare([STEADY, PERTURBED], slices=64, align="start", progress=False)
+    assert cmp.names == ["jacobi32-steady", "jacobi32-alpha10"]
+    diff = cmp.differences(rank="outlier", permutations=99)
+    df = diff.to_pandas()
+    top = df.iloc[0]
+    assert top.node == "alpha/alpha-10/rank-10" and top.top_state == "Compute" and top.top_delta > 0.5
+    assert 5.5 <= top["from"] < 6.5 and top["to"] - top["from"] < 0.5
+    assert top["from"] == top.start  # both runs start at 0: the axis is their clock
+    slices = cmp.differences(rows="hierarchy", phases=64, permutations=-1).to_pandas()
+    root = slices[slices.depth == 0].sort_values("first_slice").set_index("first_slice")
+    # A cell is a slice's proportions (slices of whole nanoseconds may differ
+    # by one): the footprint's distribution is their sum over its slices.
+    dists = []
+    for p in (STEADY, PERTURBED):
+        cells = [_innermost_seconds(p, top.node, round(root["from"][k] * 1e9), round(root["to"][k] * 1e9))
+                 / (root["to"][k] - root["from"][k]) for k in range(top.first_slice, top.last_slice + 1)]
+        dists.append(pd.concat(cells, axis=1).fillna(0).sum(axis=1))
+    # The model cuts the states at slice edges of whole nanoseconds: the
+    # cells agree with the intervals to a nanosecond in 0.136 s (5e-9).
+    assert top.divergence == pytest.approx(_js(dists), abs=1e-8)
+    # Where in time: nothing differs before the perturbation.
+    assert root[root.to <= 5.5].divergence.max() == 0 and root[root["from"] >= 5.5].divergence.max() > 0.1
+    fig = diff.plot()
+    assert fig.size == (960, 2 * 250 + 96)
+
+
+def test_series_says_which_run_departs_and_when(tmp_path):
+    """A series of three runs against the steady one: the run like it
+    departs nowhere (no time, no node); the perturbed one departs after
+    5.5 s of its own time, and peaks there."""
+    df = ms.compare_series([STEADY, PERTURBED, STEADY], names=["steady", "perturbed", "again"], slices=64,
+                           analyses=False)
+    assert df.divergence_to_ref.tolist()[0::2] == [0, 0]
+    for i in (0, 2):
+        assert pd.isna(df.departs_from.iloc[i]) and pd.isna(df.peak_from.iloc[i]) and pd.isna(df.outlier_node.iloc[i])
+    row = df.iloc[1]
+    assert 5.0 < row.peak_from < 6.6 and row.peak_to > row.peak_from and row.peak_divergence > 0.3
+    assert row.departs_from <= row.peak_from and row.outlier_node.startswith("alpha")
+    assert df.duration.iloc[1] > df.duration.iloc[0]
+
+
+def test_kineto_ranks_matched_by_name_pattern():
+    """Rank 3 of 8 and rank 1 of 2 of HTA's trace_diff pair: their process,
+    GPU and thread names carry the rank's ids; matched by their pattern (the
+    default), the GPU's default stream and the CPU threads are compared
+    resource to resource, and the warnings say which were matched. By path
+    they are not."""
+    control = shared(*HTA, "trace_diff", "control", "control.json.gz")
+    test = shared(*HTA, "trace_diff", "test", "test.json.gz")
+    cmp = ms.compare([control, test], slices=20, progress=False)
+    assert cmp.names == ["control", "test"]
+    runs = cmp.runs
+    assert runs.matched_by_pattern.tolist() == [0, 4]
+    assert any("as thread 3113936 (python3.8)" in w for w in cmp.warnings)
+    df = cmp.differences(rows="hierarchy", permutations=-1).to_pandas()
+    df.index = df.node.str.strip()  # Kineto names the stream "stream 7 "
+    assert df.loc["python3.8 (GPU 3)/stream 7", "runs_present"] == 2
+    assert df.loc["python3.8 (CPU)/thread 3113936 (python3.8)", "runs_present"] == 2
+    assert df.loc["python3.8 (CPU)/thread 3113936 (python3.8)", "divergence"] < 1
+    by_path = ms.compare([control, test], slices=20, match="path", progress=False)
+    path = by_path.differences(rows="hierarchy", permutations=-1).to_pandas().set_index("node")
+    assert path.loc["python3.8 (CPU)/thread 3113936 (python3.8)", "runs_present"] == 1
+    assert path.filter(like="(GPU 1)", axis=0).runs_present.max() == 1
+
+
+def test_runs_named_by_their_folders_and_of_different_sizes():
+    """Score-P archives are all traces.otf2: the runs are named by the
+    folders that tell them apart. 32 and 64 ranks of one stencil: ranks
+    0-31 are compared, 32-63 absent from the first run."""
+    base = ("tracer-stencil4d", "stencil4d-otf")
+    runs = [shared(*base, f"traces-{n}", "traces.otf2") for n in (32, 64)]
+    cmp = ms.compare(runs, slices=10, progress=False)
+    assert cmp.names == ["traces-32/traces", "traces-64/traces"]
+    assert cmp.runs.missing_resources.tolist() == [32, 0] and cmp.runs.matched_by_pattern.tolist() == [0, 0]
+    df = cmp.differences(rows="hierarchy", permutations=-1).to_pandas()
+    leaves = df[df.node.str.endswith("Master thread")]
+    assert (leaves.runs_present == 2).sum() == 32 and (leaves.runs_present == 1).sum() == 32
+    assert np.allclose(leaves[leaves.runs_present == 1].divergence, 1)
+    assert (df["from"] >= 0).all() and df["to"].max() == pytest.approx(cmp.runs.duration.iloc[0])
+    # Ranked by score the 32 ranks the first run lacks come first (1 bit
+    # each, all presence); ranked by present score, the ranks both have.
+    assert (df[df.node.str.endswith("Master thread")].head(32).runs_present == 1).all()
+    present = cmp.differences(rows="hierarchy", rank="present", permutations=-1).to_pandas()
+    assert np.allclose(present.divergence, present.presence_divergence + present.present_share * present.divergence_present,
+                       atol=1e-12)
+    ranks = present[present.node.str.endswith("Master thread")]
+    assert (ranks.head(32).runs_present == 2).all() and (ranks.head(32).divergence_present > 0).all()
+    assert (ranks.tail(32).present_score == 0).all()
+
+
+def test_times_from_the_reference_start_on_another_clock():
+    """Kineto runs on the epoch clock: from and to count from the
+    reference's first instant; start and end stay on its clock."""
+    runs = [shared(*HTA, "trace_filter", f"sampled_rank-{r}.json.gz") for r in (0, 1)]
+    cmp = ms.compare(runs, slices=10, progress=False)
+    df = cmp.differences(rows="hierarchy", permutations=-1).to_pandas()
+    origin = cmp.runs.start.iloc[0]
+    assert origin > 1e9 and df["from"].min() == 0
+    assert np.allclose(df.start - origin, df["from"], atol=1e-6)
+    assert df["to"].max() == pytest.approx(cmp.runs.duration.iloc[0], abs=1e-6)
+
+
+def test_a_run_read_in_part_is_named(tmp_path):
+    cut = tmp_path / "cut.trace.gz"
+    cut.write_bytes(STEADY.read_bytes()[:30000])
+    with pytest.warns(UserWarning, match="run 'cut' is incomplete"):
+        cmp = ms.compare([STEADY, cut], slices=10, progress=False)
+    assert cmp.runs.duration.iloc[1] < cmp.runs.duration.iloc[0]
+    bad = tmp_path / "bad.trace"
+    bad.write_text("%EventDef PajeDefineContainerType 0\n% Alias string\n%EndEventDef\n0 X 0\n")
+    with pytest.raises(ms.TraceFormatError, match='run "bad".*bad.trace:3'):
+        ms.compare([STEADY, bad], slices=10, progress=False)
+
+
+@pytest.mark.parametrize("paths, want", [
+    (["a/before.trace", "b/after.json.gz"], ["before", "after"]),
+    (["/x/stencil/traces-32/traces.otf2", "/x/stencil/traces-64/traces.otf2"], ["traces-32/traces", "traces-64/traces"]),
+    (["/d/run1/out/rank0.json", "/d/run2/out/rank0.json", "/d/run2/out/rank1.json"],
+     ["run1/out/rank0", "run2/out/rank0", "rank1"]),
+    (["t.trace", "t.trace", None], ["t", "t (2)", "run 2"]),
+    (["a/t.trace", "t.trace"], ["a/t", "t"]),
+])
+def test_default_names_are_the_command_lines(paths, want):
+    """The rule of compare.RunNames (TestRunNames: the same vectors)."""
+    from macroscope._compare import _default_names
+
+    assert _default_names(paths) == want

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,9 +53,9 @@ func runCompare(c *cli) error {
 	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (in their names) or ordinal (default: number when every name has one)")
 	markersOn := c.fs.String("markers-resource", "", "with --align markers: the container whose markers count (default: the first holding one)")
 	runLevel := c.fs.String("run-level", "resource", "where the run goes in the hierarchy: resource (under each) or top")
-	match := c.fs.String("match", "path", "how the runs' resources are matched: path or position")
+	match := c.fs.String("match", "auto", "how the runs' resources are matched: auto (by path, and names that differ only by their numbers, process or thread ids, paired in order), path or position")
 	rows := c.fs.String("rows", "nodes", "rows of the table: nodes (the level's), aggregates (where the runs' parts meet) or hierarchy (every node over the window)")
-	rank := c.fs.String("rank", "score", "order of the table: score (divergence x size), outlier or divergence")
+	rank := c.fs.String("rank", "score", "order of the table: score (divergence x size), outlier, divergence or present (what differs where every run has the footprint)")
 	top := c.fs.Int("top", 10, "rows printed (and outlined in the figure when none is reported)")
 	permutations := c.fs.Int("permutations", 999, "most permutations of a row's test (negative: no test)")
 	alpha := c.fs.Float64("alpha", 0.05, "family-wise error rate of the rows reported")
@@ -106,12 +105,13 @@ func runCompare(c *cli) error {
 	}
 	began := time.Now()
 	inputs := make([]compare.Input, n)
+	runName := defaultNames(c.positional, names.names)
 	for i, path := range c.positional {
 		src, err := c.open(path)
 		if err != nil {
 			return err
 		}
-		inputs[i] = compare.Input{Name: runName(path, i, names.names), Source: src, Meta: metas[i]}
+		inputs[i] = compare.Input{Name: runName[i], Source: src, Meta: metas[i]}
 		if labels.set {
 			inputs[i].Label = labels.names[i]
 		}
@@ -248,20 +248,14 @@ func compareOptions(c *cli, align, length, markers, markersBy, markersOn, runLev
 		Model: micro.Options{Depth: micro.Innermost, Key: micro.Key(*c.key)}}, nil
 }
 
-// runName is a run's name: --names', else its file's name without its
-// extensions (base.json.gz: base).
-func runName(path string, i int, names []string) string {
+// defaultNames are the runs' names: --names', else their files' names
+// without their extensions (base.json.gz: base), with the folders that
+// tell apart files named alike (compare.RunNames).
+func defaultNames(paths, names []string) []string {
 	if len(names) > 0 {
-		return names[i]
+		return names
 	}
-	base := filepath.Base(path)
-	for _, ext := range []string{".gz", ".bz2", ".zst", ".xz"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	if stem := strings.TrimSuffix(base, filepath.Ext(base)); stem != "" {
-		return stem
-	}
-	return fmt.Sprintf("run %d", i)
+	return compare.RunNames(paths)
 }
 
 // readMetadata reads the runs' metadata CSV: a row per run, matched by a
@@ -294,8 +288,9 @@ func readMetadata(path string, n int, names, paths []string) ([]map[string]strin
 	if key < 0 && len(rows) != n {
 		return nil, errs.Format(path, len(records), "%d rows for %d runs (give a column \"run\" naming them)", len(rows), n)
 	}
+	runName := defaultNames(paths, names)
 	for i := range out {
-		name := runName(paths[i], i, names)
+		name := runName[i]
 		var row []string
 		if key < 0 {
 			row = rows[i]
@@ -381,20 +376,47 @@ func printDifferences(c *cli, s *compare.Set, tab *compare.Table, top int) {
 	print := func(title string, rows []compare.Difference) {
 		fmt.Fprintln(c.stdout, title)
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  node\tslices\tdivergence (bit)\tscore (bit-cells)\toutlier\tp\tp adjusted\treported\tmoved most\t")
+		fmt.Fprintln(tw, "  node\tslices\ttime (s)\tdivergence (bit)\tscore (bit-cells)\toutlier\tp\tp adjusted\treported\tmoved most\t")
+		origin := s.Origin()
 		for _, d := range rows {
 			node := s.Resources.Path(d.Node, arrowio.PathSep)
 			if d.Node == 0 {
 				node = plots.RootLabel
 			}
-			fmt.Fprintf(tw, "  %s\t%d-%d\t%.4g\t%.4g\t%s\t%s\t%s\t%v\t%s %+.3g\t\n", node, d.First, d.Last, d.Divergence, d.Score,
+			from, to := (s.SliceStart(int(d.First)) - origin).Seconds(), (s.SliceStart(int(d.Last)+1) - origin).Seconds()
+			fmt.Fprintf(tw, "  %s\t%d-%d\t%.4g-%.4g\t%.4g\t%.4g\t%s\t%s\t%s\t%v\t%s %+.3g\t\n", node, d.First, d.Last, from, to, d.Divergence, d.Score,
 				num(d.OutlierScore), num(d.Test.PValue), num(math.Min(d.Test.PAdjusted, d.Test.OutlierPAdjusted)), d.Test.Reported,
 				s.States[d.TopState], d.TopDelta)
 		}
 		tw.Flush()
 	}
 	rows := tab.Rows[:min(max(top, 0), len(tab.Rows))]
-	print(fmt.Sprintf("differences, first %d of %d:", len(rows), len(tab.Rows)), rows)
+	print(fmt.Sprintf("differences, first %d of %d (time from %s):", len(rows), len(tab.Rows), originWords(s)), rows)
+}
+
+// departureWords says when and where a run of a series departs from the
+// reference, or that it does not.
+func departureWords(row *compare.SeriesRow) string {
+	if math.IsNaN(row.PeakFrom) {
+		return ", like the reference slice by slice"
+	}
+	where := ""
+	if row.OutlierNode != "" {
+		where = ", largest outlier " + row.OutlierNode
+	}
+	return fmt.Sprintf(", departs from %.4g s, most at %.4g-%.4g s (%.3g bit)%s", row.DepartsFrom, row.PeakFrom, row.PeakTo,
+		row.PeakDivergence, where)
+}
+
+// originWords says what the printed times count from.
+func originWords(s *compare.Set) string {
+	switch s.Align.Method {
+	case compare.Start:
+		return "each run's start"
+	case compare.Absolute:
+		return "the earliest run's start"
+	}
+	return s.Runs[s.Reference].Name + "'s start, the reference"
 }
 
 func num(v float64) string {
@@ -480,7 +502,7 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 			}
 		}
 		rows = append(rows, row)
-		c.say("run", "%s: %.6g s, divergence to the reference %.4g bit, largest outlier %s", row.Name, row.Duration, row.Divergence, row.OutlierNode)
+		c.say("run", "%s: %.6g s, divergence to the reference %.4g bit%s", row.Name, row.Duration, row.Divergence, departureWords(row))
 	}
 	if err := c.writeTable(path, arrowio.SeriesTable(rows, memory.DefaultAllocator), ""); err != nil {
 		return err

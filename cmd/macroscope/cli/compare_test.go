@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,8 +94,15 @@ func TestCompareCommand(t *testing.T) {
 	// A series: a row per run against the first.
 	meta := filepath.Join(dir, "meta.csv")
 	os.WriteFile(meta, []byte("run,slowdown\nb,0.2\na,0\n"), 0o644)
-	mustRun(t, "compare", a, b, "--slices", "20", "--series", "series.csv", "--metadata", meta, "--out", dir)
+	out = mustRun(t, "compare", a, b, "--slices", "20", "--series", "series.csv", "--metadata", meta, "--out", dir)
+	if !strings.Contains(out, "a: ") || !strings.Contains(out, "like the reference slice by slice") ||
+		!regexp.MustCompile(`b: .* departs from [0-9.]+ s, most at [0-9.]+-[0-9.]+ s`).MatchString(out) {
+		t.Errorf("series output:\n%s", out)
+	}
 	series := readCSV(t, filepath.Join(dir, "series.csv"))
+	if k := series.col(t, "peak_from"); series.rows[0][k] != "NULL" || series.float(t, 1, "peak_divergence") <= 0 {
+		t.Errorf("departure %v", series.rows)
+	}
 	if len(series.rows) != 2 || series.float(t, 0, "divergence_to_ref") != 0 || series.float(t, 1, "divergence_to_ref") <= 0 {
 		t.Errorf("series %v", series.rows)
 	}

@@ -65,7 +65,7 @@ var placeholders = map[string]string{
 	"events": "N", "mean": "SECONDS", "states": "NAME=WEIGHT,...", "anomaly": "SPEC", "to": "FORMAT",
 	"partition-by": "rank|TYPE|none", "labels": "LABELS", "names": "NAMES", "reference": "I", "align": "METHOD",
 	"length": "LENGTH", "markers": "NAME", "markers-by": "number|ordinal", "markers-resource": "PATH",
-	"run-level": "resource|top", "match": "path|position", "rows": "ROWS", "rank": "RANK", "top": "N",
+	"run-level": "resource|top", "match": "auto|path|position", "rows": "ROWS", "rank": "RANK", "top": "N",
 	"permutations": "N", "alpha": "A", "ops": "FILE", "iteration": "N", "device": "DEVICE", "series": "FILE",
 	"metadata": "FILE", "proportions": "FILE", "runs": "FILE",
 }

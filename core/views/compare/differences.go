@@ -25,17 +25,22 @@ const (
 	ByOutlier Rank = "outlier"
 	// ByDivergence ranks by the divergence in bits, whatever the size.
 	ByDivergence Rank = "divergence"
+	// ByPresent ranks by PresentScore: what differs where the runs all
+	// have the footprint (the same ranks of runs of 32 and 64 ranks, the
+	// time both runs last), leaving out that a run lacks a resource or a
+	// time.
+	ByPresent Rank = "present"
 )
 
 // ParseRank reads a ranking name; empty is ByScore.
 func ParseRank(s string) (Rank, error) {
 	switch r := Rank(s); r {
-	case ByScore, ByOutlier, ByDivergence:
+	case ByScore, ByOutlier, ByDivergence, ByPresent:
 		return r, nil
 	case "":
 		return ByScore, nil
 	}
-	return "", errs.Argument("rank", "unknown ranking %q (use %q, %q or %q)", s, ByScore, ByOutlier, ByDivergence)
+	return "", errs.Argument("rank", "unknown ranking %q (use %q, %q, %q or %q)", s, ByScore, ByOutlier, ByDivergence, ByPresent)
 }
 
 // Difference is a row of the differences table.
@@ -55,6 +60,18 @@ type Difference struct {
 	// excess is a difference of placement in space or time with the same
 	// totals. MassDivergence is KL(pi||w) (0 with complete cells).
 	Divergence, CellDivergence, MassDivergence float64
+	// PresenceDivergence, PresentShare and PresentDivergence split the
+	// divergence where some run lacks a resource or a time (Absent): with
+	// Z the event "absent", I(X;R) = I(Z;R) + P(Z=0) I(X;R|Z=0), so
+	// Divergence = PresenceDivergence + PresentShare x PresentDivergence,
+	// where PresenceDivergence is the divergence of the runs' absent
+	// shares, PresentShare the footprint's share present, and
+	// PresentDivergence the divergence of the runs' distributions over
+	// their states where they are present (each run weighted by its
+	// present mass). PresentScore is Mass x PresentShare x
+	// PresentDivergence: ByPresent's key. Without Absent, PresentShare is
+	// 1 and PresentDivergence the divergence.
+	PresenceDivergence, PresentShare, PresentDivergence, PresentScore float64
 	// Score is Mass x (Divergence + MassDivergence) in bit-cells, and
 	// ScoreShare its share of the table's total (which, for the rows of a
 	// partition, is the between-run loss of the whole partition).
@@ -199,6 +216,8 @@ func (s *Set) Differences(rows []Row, opt TableOptions) (*Table, error) {
 			return d.OutlierScore
 		case ByDivergence:
 			return d.Divergence
+		case ByPresent:
+			return d.PresentScore
 		}
 		return d.Score
 	}
@@ -282,6 +301,7 @@ func (s *Set) measure(d *Difference, data *rowData, tab *Table, ps *sums) {
 	d.Divergence, d.Mass, d.MassDivergence = div.JS, div.Mass, div.MassKL
 	d.Score = div.Score()
 	d.CellDivergence = s.cellDivergence(d.Row, data.runSums)
+	s.presence(d, data.runSums, cells)
 	if tab.Grouped {
 		d.Between, d.Within = s.betweenWithin(data.runSums, tab.GroupOf, len(tab.Groups), data.cells)
 	} else {
@@ -324,6 +344,33 @@ func (s *Set) measure(d *Difference, data *rowData, tab *Table, ps *sums) {
 		units, parents, masses, refUnit := unitSums(data, tab, s.Reference)
 		d.Outlier, d.OutlierScore, d.OutlierRun = outlier(units, parents, masses, refUnit)
 	}
+}
+
+// presence splits the row's divergence into the divergence of the runs'
+// absent shares and that of their states where present (Difference).
+func (s *Set) presence(d *Difference, runSums [][]float64, cells []float64) {
+	d.PresentShare, d.PresentDivergence, d.PresenceDivergence = 1, d.Divergence, 0
+	if s.absent >= 0 && d.Mass > 0 {
+		present := make([][]float64, len(runSums))
+		split := make([][]float64, len(runSums)) // [present, absent] by run
+		absent := 0.0
+		for r, v := range runSums {
+			present[r] = append([]float64(nil), v...)
+			present[r][s.absent] = 0
+			split[r] = []float64{0, v[s.absent]}
+			for _, y := range present[r] {
+				split[r][0] += y
+			}
+			absent += v[s.absent]
+		}
+		d.PresentShare = math.Max(0, 1-absent/d.Mass)
+		d.PresenceDivergence = Diverge(split, cells).JS
+		d.PresentDivergence = 0
+		if d.PresentShare > 0 {
+			d.PresentDivergence = Diverge(present, cells).JS
+		}
+	}
+	d.PresentScore = d.Mass * d.PresentShare * d.PresentDivergence
 }
 
 // unitSums returns the row's sums by unit (group when grouped, else

@@ -30,6 +30,13 @@ type SeriesRow struct {
 	// against the reference (stretch alignment: slice k of both is the
 	// same fraction of each run); PValue the test's (blocks of cells).
 	Divergence, CellDivergence, Score, PValue float64
+	// PeakFrom and PeakTo bound the slice where the run's cells diverge
+	// most from the reference's (CellDivergence over every resource, in
+	// bits: PeakDivergence), and DepartsFrom starts the first slice where
+	// they reach half of that: when the run departs. Seconds from the
+	// run's own start (slice k is the same fraction of both runs); NaN
+	// when the run does not diverge at all.
+	DepartsFrom, PeakFrom, PeakTo, PeakDivergence float64
 	// OutlierNode is the node of the hierarchy whose outlier score over
 	// the whole window is largest, OutlierScore that score.
 	OutlierNode  string
@@ -74,6 +81,7 @@ func Summarize(run Input, ref *micro.Model, opt SeriesOptions) (*SeriesRow, erro
 	out := &SeriesRow{Name: run.Name, Label: run.Label, Meta: run.Meta, Files: r.Files, Start: r.Start.Seconds(),
 		Duration: r.Duration(), Resources: r.Resources, Missing: r.Missing, Extra: set.Runs[0].Missing,
 		States: set.States, OutlierScore: math.NaN(), PValue: math.NaN()}
+	out.departure(set.SliceDivergence())
 	if out.Label == "" {
 		out.Label = out.Name
 	}
@@ -82,7 +90,7 @@ func Summarize(run Input, ref *micro.Model, opt SeriesOptions) (*SeriesRow, erro
 			out.Divergence, out.CellDivergence, out.Score = d.Divergence, d.CellDivergence, d.Score
 			out.PValue = d.Test.PValue
 			out.Seconds = append([]float64(nil), d.Seconds[1]...)
-		} else if out.OutlierNode == "" && !math.IsNaN(d.OutlierScore) {
+		} else if out.OutlierNode == "" && d.OutlierScore > 1e-9 { // none for a run like the reference (rounding aside)
 			out.OutlierNode, out.OutlierScore = set.Resources.Path(d.Node, "/"), d.OutlierScore
 		}
 	}
@@ -93,4 +101,27 @@ func Summarize(run Input, ref *micro.Model, opt SeriesOptions) (*SeriesRow, erro
 		}
 	}
 	return out, nil
+}
+
+// departure sets the row's peak and departure from the divergence of
+// each slice.
+func (out *SeriesRow) departure(div []float64) {
+	out.DepartsFrom, out.PeakFrom, out.PeakTo, out.PeakDivergence = math.NaN(), math.NaN(), math.NaN(), 0
+	peak := -1
+	for k, v := range div {
+		if v > 1e-12 && (peak < 0 || v > div[peak]) {
+			peak = k
+		}
+	}
+	if peak < 0 {
+		return
+	}
+	at := func(k int) float64 { return out.Duration * float64(k) / float64(len(div)) }
+	out.PeakFrom, out.PeakTo, out.PeakDivergence = at(peak), at(peak+1), div[peak]
+	for k, v := range div {
+		if v >= div[peak]/2 {
+			out.DepartsFrom = at(k)
+			break
+		}
+	}
 }

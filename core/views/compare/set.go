@@ -55,6 +55,12 @@ func ParsePlacement(s string) (Placement, error) {
 type Match string
 
 const (
+	// ByName matches resources by their path of names from the root and,
+	// where the names of a node's children differ only by the numbers in
+	// them (process and thread ids, a GPU's index in its job) and no
+	// child of that pattern has the same name in both runs, pairs them in
+	// order (see matchByName). The default.
+	ByName Match = "auto"
 	// ByPath matches resources by their path of names from the root.
 	ByPath Match = "path"
 	// ByPosition matches the k-th child of every node: for runs whose
@@ -62,15 +68,15 @@ const (
 	ByPosition Match = "position"
 )
 
-// ParseMatch reads a matching name; empty is ByPath.
+// ParseMatch reads a matching name; empty is ByName.
 func ParseMatch(s string) (Match, error) {
 	switch m := Match(strings.ToLower(strings.TrimSpace(s))); m {
-	case ByPath, ByPosition:
+	case ByName, ByPath, ByPosition:
 		return m, nil
 	case "":
-		return ByPath, nil
+		return ByName, nil
 	}
-	return "", errs.Argument("match", "unknown matching %q (use %q or %q)", s, ByPath, ByPosition)
+	return "", errs.Argument("match", "unknown matching %q (use %q, %q or %q)", s, ByName, ByPath, ByPosition)
 }
 
 // Input is one run to compare, given as a trace to read while it is
@@ -128,8 +134,10 @@ type Run struct {
 	// slice: equal but for Markers alignment.
 	SliceSeconds []float64
 	// Resources counts the run's own resources; Missing those of the
-	// union it does not have.
-	Resources, Missing int
+	// union it does not have; Matched counts the nodes of its hierarchy
+	// matched to another run's by the pattern of their names (ByName), but
+	// for those under a node so matched.
+	Resources, Missing, Matched int
 	// Markers lists the instants (trace time) that cut the run into the
 	// segments of Markers alignment, MarkerResource the container they
 	// were read on and DroppedMarkers the markers other runs lack.

@@ -497,6 +497,19 @@ func TestSummarize(t *testing.T) {
 	if !near(row.Divergence, 0, 1e-12) || row.CellDivergence <= 0 || row.OutlierNode == "" {
 		t.Errorf("divergence %v, cell divergence %v, outlier %q", row.Divergence, row.CellDivergence, row.OutlierNode)
 	}
+	// Slices 0-1 alike; in slices 2-3 (4 to 8 s of b) a's r0 computes and
+	// r1 idles, b's the reverse: disjoint cells, 1 bit. b departs at 4 s.
+	if row.PeakFrom != 4 || row.PeakTo != 6 || !near(row.PeakDivergence, 1, 1e-12) || row.DepartsFrom != 4 {
+		t.Errorf("departs from %v, peak [%v, %v] of %v bits", row.DepartsFrom, row.PeakFrom, row.PeakTo, row.PeakDivergence)
+	}
+	same, err := Summarize(Input{Name: "a", Model: ma}, ma, SeriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(same.DepartsFrom) || !math.IsNaN(same.PeakFrom) || same.PeakDivergence != 0 || same.OutlierNode != "" {
+		t.Errorf("a against itself departs from %v, peak at %v of %v bits, outlier %q", same.DepartsFrom, same.PeakFrom,
+			same.PeakDivergence, same.OutlierNode)
+	}
 }
 
 // TestIdenticalRuns: a run against itself differs nowhere: every row's

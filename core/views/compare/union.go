@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/hier"
@@ -46,29 +48,136 @@ func (u *union) node(parent int, key, name string) int {
 	return id
 }
 
-// add merges run r's hierarchy.
-func (u *union) add(r int, t *hier.Tree, match Match) {
+// add merges run r's hierarchy. It returns the nodes matched by name
+// pattern (ByName), each as "name as union name", but for those under a
+// node so matched.
+func (u *union) add(r int, t *hier.Tree, match Match) []string {
 	u.leafOf[r] = make([]int, len(t.Leaves))
-	var walk func(n int32, id int)
-	walk = func(n int32, id int) {
+	var renamed []string
+	// under: a node above was matched by pattern (its children's names
+	// often repeat its id: a Go goroutine's "G23 f [Goroutine state]");
+	// only the topmost match is listed.
+	var walk func(n int32, id int, under bool)
+	walk = func(n int32, id int, under bool) {
 		if t.IsLeaf(n) {
 			u.leafOf[r][t.LeafLo[n]] = id
 			u.hasLeaf[id] = true
 			return
 		}
-		for i, c := range t.Children[n] {
-			key := t.Names[c]
+		kids := t.Children[n]
+		names := make([]string, len(kids))
+		for i, c := range kids {
+			names[i] = t.Names[c]
+		}
+		var paired []int
+		if match == ByName {
+			paired = u.matchByName(id, names)
+		}
+		for i, c := range kids {
+			key := names[i]
 			if match == ByPosition {
 				key = strconv.Itoa(i)
 			}
-			walk(c, u.node(id, key, t.Names[c]))
+			if paired != nil && paired[i] >= 0 {
+				if !under {
+					renamed = append(renamed, names[i]+" as "+u.names[paired[i]])
+				}
+				walk(c, paired[i], true)
+				continue
+			}
+			walk(c, u.node(id, key, names[i]), under)
 		}
 	}
 	if t.IsLeaf(0) { // a model of one resource: the root is the leaf
-		walk(0, u.node(0, "0", t.Names[0]))
-		return
+		walk(0, u.node(0, "0", t.Names[0]), false)
+		return nil
 	}
-	walk(0, 0)
+	walk(0, 0, false)
+	return renamed
+}
+
+// matchByName pairs the children of a run's node (names) with the
+// union's children of node id that differ from them only by the numbers
+// in their names: a process id, a thread id, the GPU a rank drives
+// ("python3.8 (GPU 3)" in rank 3's trace, "python3.8 (GPU 1)" in rank
+// 1's). A name found as it is matches itself. The others are paired in
+// order with the union's children of their pattern (the name with every
+// number written #) that no name of this run matched, but only where no
+// name of that pattern matched itself: when some do ("MPI Rank 3" in
+// both runs), the numbers name the resources (ranks, streams) and a
+// number one run lacks is a resource it lacks. paired[i] is the union
+// node of names[i], or -1 for one to match by its name (found or new).
+func (u *union) matchByName(id int, names []string) []int {
+	paired := make([]int, len(names))
+	claimed := map[int]bool{}
+	exact := map[string]bool{} // patterns with a name matched as it is
+	for i, name := range names {
+		paired[i] = -1
+		if c, ok := u.index[unionKey{id, name}]; ok {
+			claimed[c] = true
+			exact[namePattern(name)] = true
+		}
+	}
+	var free map[string][]int // the union's unclaimed children by pattern
+	for i, name := range names {
+		if _, ok := u.index[unionKey{id, name}]; ok {
+			continue
+		}
+		pat := namePattern(name)
+		if pat == name || exact[pat] {
+			continue
+		}
+		if free == nil {
+			free = map[string][]int{}
+			for _, c := range u.children[id] {
+				if !claimed[c] {
+					p := namePattern(u.names[c])
+					free[p] = append(free[p], c)
+				}
+			}
+		}
+		if list := free[pat]; len(list) > 0 {
+			paired[i], free[pat] = list[0], list[1:]
+		}
+	}
+	return paired
+}
+
+// namePattern writes every number of a name (a run of digits, with its
+// sign, or a hexadecimal 0x...) as "#": the names of one resource in two
+// runs whose ids differ have one pattern.
+func namePattern(name string) string {
+	var b strings.Builder
+	digits := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '0' && i+2 < len(name) && (name[i+1] == 'x' || name[i+1] == 'X') && isHex(name[i+2]):
+			i += 2
+			for i+1 < len(name) && isHex(name[i+1]) {
+				i++
+			}
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+		case c >= '0' && c <= '9':
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+		case c == '-' && i+1 < len(name) && name[i+1] >= '0' && name[i+1] <= '9' && !digits:
+			// a sign: part of the number that follows
+		default:
+			b.WriteByte(c)
+			digits = false
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // build makes the tree. A node that is a leaf in some run and has
@@ -157,7 +266,10 @@ func (b *builder) set() (*Set, error) {
 	R := len(b.models)
 	u := newUnion(R)
 	for r, m := range b.models {
-		u.add(r, m.Tree, b.opt.Match)
+		if renamed := u.add(r, m.Tree, b.opt.Match); len(renamed) > 0 {
+			b.runs[r].Matched = len(renamed)
+			b.runs[r].Notes = append(b.runs[r].Notes, matchedNote(renamed))
+		}
 	}
 	resources, leafOf := u.build()
 	names, colors, stateOf := unionStates(b.models)
@@ -331,4 +443,18 @@ func (s *Set) layout() {
 	for old, id := range ids {
 		s.NodeResource[id], s.NodeRun[id] = resOf[old], runOf[old]
 	}
+}
+
+// matchedNote tells which resources of a run were matched by name
+// pattern (ByName), the first few by name.
+func matchedNote(renamed []string) string {
+	const shown = 3
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d nodes matched to another run's by the pattern of their names, numbers aside: ", len(renamed))
+	b.WriteString(strings.Join(renamed[:min(shown, len(renamed))], ", "))
+	if len(renamed) > shown {
+		fmt.Fprintf(&b, ", and %d more", len(renamed)-shown)
+	}
+	b.WriteString(` (match="path" keeps them apart)`)
+	return b.String()
 }
