@@ -67,6 +67,11 @@ var units = map[string]int64{"": 1000, "_ns": 1, "_us": 1000, "_ms": 1000000, "_
 func parseHeader(line string) (*header, error) {
 	rest, ok := strings.CutPrefix(line, "#Paraver ")
 	if !ok {
+		// A SLURM plugin that traces jobs writes the word in capitals;
+		// Paraver's header parser does not look at it.
+		rest, ok = strings.CutPrefix(line, "#PARAVER ")
+	}
+	if !ok {
 		return nil, errors.New(`not a Paraver trace: the first line does not start with "#Paraver "`)
 	}
 	date, rest, ok := strings.Cut(rest, "):")

@@ -32,6 +32,8 @@ func TestParseHeader(t *testing.T) {
 		{"#Paraver (30/11/2026 at 18:40):1000.250000_ms:1(1):1:1:(1:1)",
 			header{date: "30/11/2026 at 18:40", end: 1000250000, unit: 1000000, nodes: []int{1},
 				apps: []app{{[]task{{1, 1}}}}, skipped: []string{":"}}},
+		{"#PARAVER (30/10/2026 at 10:5):1200:2(4,4):1:2(1:1,1:2)",
+			header{date: "30/10/2026 at 10:5", end: 1200000, unit: 1000, nodes: []int{4, 4}, apps: []app{{[]task{{1, 1}, {1, 2}}}}}},
 		{"#Paraver (x):0.0000015_ms:0:1:1(1:0)",
 			header{date: "x", end: 2, unit: 1000000, apps: []app{{[]task{{1, 0}}}}}},
 	} {
