@@ -3,7 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
 	"errors"
 	"fmt"
 	"io"
@@ -166,7 +165,7 @@ func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), 
 		}
 		r, release = gz, func() { gz.Close() }
 	case Bzip2:
-		r = bzip2.NewReader(in)
+		r = newBzip2Streams(in)
 	case Zstd:
 		frames = &zstdFrames{in: in}
 		zr, err := zstd.NewReader(frames, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))

@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -135,6 +137,59 @@ func (g *gzipMembers) Read(p []byte) (int, error) {
 }
 
 func (g *gzipMembers) Close() error { return g.z.Close() }
+
+// bzip2Streams reads the streams of a bzip2 file one after the other, as
+// Go's reader does, and ends with a TrailingError at bytes after the last
+// that do not start another. Go's reader takes the two bytes after a
+// stream for the magic number of the next ("BZ") and fails on others;
+// they are where the trailing bytes start. One byte alone is read as a
+// stream cut short: nothing tells it from one.
+type bzip2Streams struct {
+	r    io.Reader
+	in   *bzip2Input
+	done error
+}
+
+// bzip2Input is a bzip2 reader's input, which it reads byte by byte, with
+// the last two bytes read.
+type bzip2Input struct {
+	*countedInput
+	last [2]byte
+}
+
+func (b *bzip2Input) ReadByte() (byte, error) {
+	c, err := b.countedInput.ReadByte()
+	if err == nil {
+		b.last[0], b.last[1] = b.last[1], c
+	}
+	return c, err
+}
+
+func newBzip2Streams(in *countedInput) *bzip2Streams {
+	bin := &bzip2Input{countedInput: in}
+	return &bzip2Streams{r: bzip2.NewReader(bin), in: bin}
+}
+
+func (b *bzip2Streams) Read(p []byte) (int, error) {
+	if b.done != nil {
+		return 0, b.done
+	}
+	n, err := b.r.Read(p)
+	var se bzip2.StructuralError
+	if errors.As(err, &se) && strings.Contains(string(se), "continuation") {
+		last := b.in.last
+		err = trailer(Bzip2, b.in.countedInput)
+		if te, ok := err.(*TrailingError); ok {
+			te.At -= 2
+			te.Bytes += 2
+			te.Zeros = te.Zeros && last == [2]byte{}
+		}
+	}
+	if err != nil {
+		b.done = err
+	}
+	return n, err
+}
 
 // The magic numbers of zstd frames, and of the skippable frames a zstd
 // stream may hold (the first byte's low nibble is free).

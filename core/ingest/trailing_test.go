@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -177,5 +179,34 @@ func TestSkippableFirst(t *testing.T) {
 	out, err := decompressAll(in, "t.zst", 0)
 	if err != nil || !bytes.Equal(out, data) {
 		t.Errorf("%v, %d bytes out", err, len(out))
+	}
+}
+
+// TestBzip2TrailingBytes: bzip2 data followed by 2, 9, 10 or 1000 bytes
+// that start no stream comes out in full, then the TrailingError at the
+// byte where they start (Go's reader refused them as "bad magic value in
+// continuation file", without an offset); two streams end to end come
+// out as one.
+func TestBzip2TrailingBytes(t *testing.T) {
+	if _, err := exec.LookPath("bzip2"); err != nil {
+		t.Skip("the bzip2 command is not installed: Go cannot write bzip2")
+	}
+	data := []byte(strings.Repeat("a line of a trace, 0.5 1.25 state\n", 5000))
+	packed := readertest.Compress(t, data, "bzip2")
+	for _, n := range []int{2, 9, 10, 1000} {
+		in := append(append([]byte(nil), packed...), garbage(n)...)
+		out, err := decompressAll(in, "t.bz2", 0)
+		var te *ingest.TrailingError
+		if !bytes.Equal(out, data) || !errors.As(err, &te) || te.At != int64(len(packed)) || te.Bytes != int64(n) || te.Zeros {
+			t.Errorf("%d bytes after: %d bytes out, %v (%+v)", n, len(out), err, te)
+		}
+	}
+	in := append(append([]byte(nil), packed...), make([]byte, 64)...)
+	if _, err := decompressAll(in, "t.bz2", 0); !errors.As(err, new(*ingest.TrailingError)) || !strings.Contains(err.Error(), "64 zero bytes (padding)") {
+		t.Errorf("zeros after: %v", err)
+	}
+	two := append(append([]byte(nil), packed...), packed...)
+	if out, err := decompressAll(two, "t.bz2", 0); err != nil || !bytes.Equal(out, append(append([]byte(nil), data...), data...)) {
+		t.Errorf("two streams: %v, %d bytes out", err, len(out))
 	}
 }
