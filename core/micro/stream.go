@@ -567,7 +567,17 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		ps = a.spans(s.Start, s.End)
 	}
 	gr.pending -= inner.n
-	inner.n, inner.cover = 0, inner.cover[:0]
+	inner.n = 0
+	if d > 0 && lv.n == 0 && cap(lv.cover) < cap(inner.cover) {
+		// The nested level's buffer, free now, goes up to this level,
+		// which starts its cover: a stack a million states deep, closed
+		// from the innermost out, then needs one buffer instead of one
+		// per level (a slice's worth of pieces each, 1.6 GB for a
+		// million levels of 100 slices).
+		lv.cover, inner.cover = inner.cover[:0], lv.cover[:0]
+	} else {
+		inner.cover = inner.cover[:0]
+	}
 	gr.deepest = d // 0 at depth 0, which does not wait: none waits then
 	*seen, *lastEnd = true, s.End
 	if d > 0 {
