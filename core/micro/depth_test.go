@@ -93,6 +93,40 @@ func TestDeepNestingMemory(t *testing.T) {
 	}
 }
 
+// TestStartOrderedChainFallsBack: a chain of 20,000 nested states stored
+// outermost first (a Chrome trace of B events never ended, which the
+// reader stores in start order), built from the trace in memory: the
+// replay in stored order kept every state's cover until its end (2.5 GB
+// for a million) before falling back to the exclusive walk. It stops at
+// the second state now: under 16 MB allocated in all, and the model is
+// the same.
+func TestStartOrderedChainFallsBack(t *testing.T) {
+	const depth, slices = 20000, 100
+	states := make([]trace.State, depth)
+	for d := range states {
+		states[d] = trace.State{Value: int32(d % 2), Start: trace.Time(d), End: depth, Depth: int32(d)}
+	}
+	tr := nestedStates(states, depth)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Build(tr, Options{Slices: slices, Depth: Innermost})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("%d MB allocated for %d nested states", alloc>>20, depth)
+	}
+	for x, name := range m.States {
+		for k := range slices {
+			if v := m.Value(0, k, x); math.Abs(v-0.5) > 1e-12 {
+				t.Fatalf("%s in slice %d: %v of the time, want 0.5", name, k, v)
+			}
+		}
+	}
+}
+
 // TestNestingErrorNamesShallowest: states left without their enclosing
 // state at depths 3 and 5 when a state at depth 1 ends: the error names
 // depth 3, the shallowest below the state's children's level.

@@ -522,6 +522,22 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		a.failNesting("a state on container %d starts at %s, before the previous one at depth %d ends (%s)", s.Container, s.Start, d, *lastEnd)
 		return
 	}
+	// States come as they end, the nested ones first: every state at
+	// depth d-1 already here ended before s's enclosing state began. One
+	// that ends after s starts was delivered before the state it encloses
+	// (a trace in start order, as the chrome reader stores it): the
+	// stream is refused now, not at its end, after it has kept the cover
+	// of every state waiting for an enclosing one that came before it.
+	if d > 0 {
+		pseen, pend := gr.levels[d-1].seen, gr.levels[d-1].lastEnd
+		if d == 1 {
+			pseen, pend = gr.seen0, gr.lastEnd0
+		}
+		if pseen && pend > s.Start {
+			a.failNesting("a state on container %d [%s, %s] at depth %d comes after a state at depth %d that ends later (%s)", s.Container, s.Start, s.End, d, d-1, pend)
+			return
+		}
+	}
 	if inner.n > 0 && (inner.first < s.Start || inner.last > s.End) {
 		a.failNesting("a state on container %d [%s, %s] does not enclose the states nested in it [%s, %s]", s.Container, s.Start, s.End, inner.first, inner.last)
 		return
