@@ -3,8 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +54,9 @@ func Sniff(head []byte) Compression {
 		return Gzip
 	case len(head) >= 3 && bytes.HasPrefix(head, []byte("BZh")) && (len(head) < 4 || head[3] >= '1' && head[3] <= '9'):
 		return Bzip2
-	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x28, 0xb5, 0x2f, 0xfd}):
+	case len(head) >= 4 && bytes.Equal(head[:4], zstdMagic), isSkippable(head):
+		// A zstd stream may start with a skippable frame: pzstd writes
+		// one first, holding the sizes of the frames after it.
 		return Zstd
 	}
 	return Plain
@@ -87,7 +87,8 @@ func (e *CutError) Is(target error) bool { return target == ErrTruncated }
 // ends, and notes the trace incomplete, naming the file and the byte where
 // the compressed data stops. A trace whose writer was stopped abruptly is
 // then read up to where it stops, compressed or not; opt.Strict refuses
-// it (see Strict).
+// it (see Strict). It ends as well where bytes that are not compressed
+// data follow the last stream, as SkipTrailer does.
 func ReadToCut(r io.Reader, opt trace.ReadOptions) *CutReader {
 	return &CutReader{r: r, opt: opt}
 }
@@ -119,6 +120,9 @@ func (c *CutReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := c.r.Read(p)
+	if err != nil {
+		err = endAtTrailer(err, c.opt)
+	}
 	var ce *CutError
 	var fe *errs.FormatError
 	if err != nil && errors.As(err, &ce) && errors.As(err, &fe) {
@@ -146,6 +150,7 @@ func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), 
 		return nil, nil, &errs.FormatError{File: name, Err: err}
 	}
 	var r io.Reader
+	var frames *zstdFrames
 	release := func() {}
 	c := Sniff(head)
 	e := &Expansion{What: c.String(), Limit: limit}
@@ -154,31 +159,33 @@ func Decompress(br *bufio.Reader, name string, limit int64) (io.Reader, func(), 
 	case Plain:
 		return br, release, nil
 	case Gzip:
-		gz, err := gzip.NewReader(in)
+		gz, err := newGzipMembers(in)
 		if err != nil {
 			return nil, nil, &errs.FormatError{File: name, Err: fmt.Errorf("broken gzip header: %w", err)}
 		}
 		r, release = gz, func() { gz.Close() }
 	case Bzip2:
-		r = bzip2.NewReader(in)
+		r = newBzip2Streams(in)
 	case Zstd:
-		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		frames = &zstdFrames{in: in}
+		zr, err := zstd.NewReader(frames, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return nil, nil, &errs.FormatError{File: name, Err: fmt.Errorf("broken zstd header: %w", err)}
 		}
 		r, release = zr, zr.Close
 	}
-	ahead := newReadAhead(&decompressed{r: r, name: name, kind: c, e: e}, readAheadChunk, readAheadDepth)
+	ahead := newReadAhead(&decompressed{r: r, name: name, kind: c, e: e, frames: frames}, readAheadChunk, readAheadDepth)
 	return ahead, func() { ahead.close(); release() }, nil
 }
 
 // decompressed counts what comes out of a decompressor, stops a bomb (see
 // Expansion) and names the errors.
 type decompressed struct {
-	r    io.Reader
-	name string
-	kind Compression
-	e    *Expansion
+	r      io.Reader
+	name   string
+	kind   Compression
+	e      *Expansion
+	frames *zstdFrames // the input of a zstd decoder, which finds trailing bytes
 }
 
 func (d *decompressed) Read(p []byte) (int, error) {
@@ -187,9 +194,20 @@ func (d *decompressed) Read(p []byte) (int, error) {
 		return n, &errs.FormatError{File: d.name, Err: berr}
 	}
 	switch {
-	case err == nil || err == io.EOF:
+	case err == nil:
+		return n, nil
+	case err == io.EOF && d.frames != nil && d.frames.trailing != nil:
+		// The zstd decoder saw the end of its input where the trailing
+		// bytes start.
+		err = d.frames.trailing
+	case err == io.EOF:
 		return n, err
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	}
+	var te *TrailingError
+	if errors.As(err, &te) {
+		return n, &errs.FormatError{File: d.name, Offset: te.At, AtOffset: true, Err: te}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return n, &errs.FormatError{File: d.name, Err: &CutError{In: d.e.In, Out: d.e.Out}}
 	}
 	var fe *errs.FormatError
@@ -247,7 +265,7 @@ func Head(path string, n int) ([]byte, error) {
 	k, err := io.ReadFull(r, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		var fe *errs.FormatError
-		if errors.As(err, &fe) && errors.Is(err, ErrTruncated) {
+		if errors.As(err, &fe) && (errors.Is(err, ErrTruncated) || errors.Is(err, ErrTrailing)) {
 			return head[:k], nil
 		}
 		return nil, err

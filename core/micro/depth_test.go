@@ -3,6 +3,7 @@ package micro
 import (
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -46,6 +47,82 @@ func TestDeepNesting(t *testing.T) {
 	for x, name := range m.States {
 		if v := m.Value(0, 0, x); math.Abs(v-0.5) > 1e-12 {
 			t.Errorf("%s: %v of the time, want 0.5", name, v)
+		}
+	}
+}
+
+// TestDeepNestingMemory: 20,000 nested states, each spanning the 100
+// slices of the model from its start to the end, the deepest first (a
+// Pajé trace whose pushes are never popped, closed at its end). Each
+// level kept the buffer of its nested states' cover, one piece per
+// slice: 50 MB here, 1.6 GB for a million levels. The buffer now goes up
+// a level as each state arrives: under 8 MB in all, the own time of each
+// state as in Build.
+func TestDeepNestingMemory(t *testing.T) {
+	const depth, slices = 20000, 100
+	states := make([]trace.State, depth)
+	for k := range states {
+		d := depth - 1 - k
+		states[k] = trace.State{Value: int32(d % 2), Start: trace.Time(d), End: depth, Depth: int32(d)}
+	}
+	tr := nestedStates(states, depth)
+	acc, err := NewAccumulator(Options{Slices: slices, Depth: Innermost}, tr.Start, tr.End)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	replay(tr)(acc, trace.ReadOptions{})
+	runtime.ReadMemStats(&after)
+	m, err := acc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("%d MB allocated for %d nested states", alloc>>20, depth)
+	}
+	// Each state owns [d, d+1): a at even depths, b at odd ones, half of
+	// every slice each.
+	for x, name := range m.States {
+		for k := range slices {
+			if v := m.Value(0, k, x); math.Abs(v-0.5) > 1e-12 {
+				t.Fatalf("%s in slice %d: %v of the time, want 0.5", name, k, v)
+			}
+		}
+	}
+}
+
+// TestStartOrderedChainFallsBack: a chain of 20,000 nested states stored
+// outermost first (a Chrome trace of B events never ended, which the
+// reader stores in start order), built from the trace in memory: the
+// replay in stored order kept every state's cover until its end (2.5 GB
+// for a million) before falling back to the exclusive walk. It stops at
+// the second state now: under 16 MB allocated in all, and the model is
+// the same.
+func TestStartOrderedChainFallsBack(t *testing.T) {
+	const depth, slices = 20000, 100
+	states := make([]trace.State, depth)
+	for d := range states {
+		states[d] = trace.State{Value: int32(d % 2), Start: trace.Time(d), End: depth, Depth: int32(d)}
+	}
+	tr := nestedStates(states, depth)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Build(tr, Options{Slices: slices, Depth: Innermost})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("%d MB allocated for %d nested states", alloc>>20, depth)
+	}
+	for x, name := range m.States {
+		for k := range slices {
+			if v := m.Value(0, k, x); math.Abs(v-0.5) > 1e-12 {
+				t.Fatalf("%s in slice %d: %v of the time, want 0.5", name, k, v)
+			}
 		}
 	}
 }

@@ -522,6 +522,22 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		a.failNesting("a state on container %d starts at %s, before the previous one at depth %d ends (%s)", s.Container, s.Start, d, *lastEnd)
 		return
 	}
+	// States come as they end, the nested ones first: every state at
+	// depth d-1 already here ended before s's enclosing state began. One
+	// that ends after s starts was delivered before the state it encloses
+	// (a trace in start order, as the chrome reader stores it): the
+	// stream is refused now, not at its end, after it has kept the cover
+	// of every state waiting for an enclosing one that came before it.
+	if d > 0 {
+		pseen, pend := gr.levels[d-1].seen, gr.levels[d-1].lastEnd
+		if d == 1 {
+			pseen, pend = gr.seen0, gr.lastEnd0
+		}
+		if pseen && pend > s.Start {
+			a.failNesting("a state on container %d [%s, %s] at depth %d comes after a state at depth %d that ends later (%s)", s.Container, s.Start, s.End, d, d-1, pend)
+			return
+		}
+	}
 	if inner.n > 0 && (inner.first < s.Start || inner.last > s.End) {
 		a.failNesting("a state on container %d [%s, %s] does not enclose the states nested in it [%s, %s]", s.Container, s.Start, s.End, inner.first, inner.last)
 		return
@@ -567,7 +583,17 @@ func (a *Accumulator) innermost(c *contAcc, key int32, s trace.State) {
 		ps = a.spans(s.Start, s.End)
 	}
 	gr.pending -= inner.n
-	inner.n, inner.cover = 0, inner.cover[:0]
+	inner.n = 0
+	if d > 0 && lv.n == 0 && cap(lv.cover) < cap(inner.cover) {
+		// The nested level's buffer, free now, goes up to this level,
+		// which starts its cover: a stack a million states deep, closed
+		// from the innermost out, then needs one buffer instead of one
+		// per level (a slice's worth of pieces each, 1.6 GB for a
+		// million levels of 100 slices).
+		lv.cover, inner.cover = inner.cover[:0], lv.cover[:0]
+	} else {
+		inner.cover = inner.cover[:0]
+	}
 	gr.deepest = d // 0 at depth 0, which does not wait: none waits then
 	*seen, *lastEnd = true, s.End
 	if d > 0 {

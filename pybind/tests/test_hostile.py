@@ -190,6 +190,32 @@ def test_error_at_byte_zero_keeps_its_offset(tmp_path):
     assert e.value.offset == 0 and e.value.file == str(path) and "byte 0" in str(e.value)
 
 
+def test_trailing_bytes_after_compressed_data(tmp_path):
+    """A gzip file followed by bytes that start no member is read in full, with a warning
+    naming the byte where they start; strict=True refuses it; two members end to end are
+    read as one stream."""
+    import gzip
+
+    text = TRACE.read_bytes()
+    packed = gzip.compress(text, mtime=0)
+    plain = ms.read(TRACE)
+    for n in (1, 9, 10, 1000):
+        path = tmp_path / f"t{n}.trace.gz"
+        path.write_bytes(packed + b"junk!" * (n // 5) + b"junk!"[: n % 5])
+        with pytest.warns(UserWarning, match="trailing garbage"):
+            tr = ms.read(path)
+        assert tr.complete and len(tr.states) == len(plain.states)
+        want = f"{path}: the gzip data ends at byte {len(packed)}, followed by {n} bytes that are not gzip data"
+        assert any(w.startswith(want) for w in tr.warnings), tr.warnings
+        with pytest.raises(ms.TraceFormatError, match=f"byte {len(packed)}"):
+            ms.read(path, strict=True)
+    half = len(text) // 2
+    two = tmp_path / "two.trace.gz"
+    two.write_bytes(gzip.compress(text[:half], mtime=0) + gzip.compress(text[half:], mtime=0))
+    tr = ms.read(two)
+    assert tr.complete and not tr.warnings and len(tr.states) == len(plain.states)
+
+
 def test_errors_quote_an_excerpt(tmp_path):
     """A bad field of megabytes is quoted by its first bytes and its size."""
     path = tmp_path / "long.csv"

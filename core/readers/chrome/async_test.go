@@ -215,3 +215,41 @@ func checkAsyncLanes(t *testing.T, seed uint64, tr *trace.Trace, ops []asyncOpSp
 		t.Errorf("seed %d: %d groups with lanes, %d in the trace", seed, len(lanesOf), len(edges))
 	}
 }
+
+// TestLaneNamesTaken: a trace whose threads and async tracks are named as
+// lanes are (one converted before: "worker (overlap lane 1)" beside
+// "worker", "fetch (overlap lane 1)" beside "fetch") gets lanes that take
+// the next names free, so that no two containers of the process share a
+// path; each slice stays on its own container.
+func TestLaneNamesTaken(t *testing.T) {
+	tr, _ := decodeNotes(t, `[
+{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":"worker"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":4,"args":{"name":"worker (overlap lane 1)"}},
+{"ph":"X","name":"a","pid":1,"tid":3,"ts":0,"dur":10},
+{"ph":"X","name":"b","pid":1,"tid":3,"ts":5,"dur":10},
+{"ph":"X","name":"own","pid":1,"tid":4,"ts":0,"dur":1},
+{"ph":"b","name":"fetch","cat":"net","id":1,"pid":1,"ts":10},
+{"ph":"e","name":"fetch","cat":"net","id":1,"pid":1,"ts":20},
+{"ph":"b","name":"fetch","cat":"net","id":2,"pid":1,"ts":15},
+{"ph":"e","name":"fetch","cat":"net","id":2,"pid":1,"ts":30},
+{"ph":"b","name":"fetch (overlap lane 1)","cat":"net","id":3,"pid":1,"ts":1},
+{"ph":"e","name":"fetch (overlap lane 1)","cat":"net","id":3,"pid":1,"ts":2}
+]`)
+	checkLines(t, "containers", containerPaths(tr), []string{
+		"1 (Process, alias 1)",
+		"1/worker (Thread, alias 3)",
+		"1/worker (overlap lane 2) (Thread, alias 3#1)",
+		"1/worker (overlap lane 1) (Thread, alias 4)",
+		"1/fetch (Async track, alias )",
+		"1/fetch (overlap lane 2) (Async track, alias #1)",
+		"1/fetch (overlap lane 1) (Async track, alias )",
+	})
+	checkLines(t, "entities", dump(tr), []string{
+		`state /1/worker Slice a 0.000-10.000 d0`,
+		`state /1/worker (overlap lane 2) Slice b 5.000-15.000 d0`,
+		`state /1/worker (overlap lane 1) Slice own 0.000-1.000 d0`,
+		`state /1/fetch Async slice fetch[net] 10.000-20.000 d0 {"id":"1"}`,
+		`state /1/fetch (overlap lane 2) Async slice fetch[net] 15.000-30.000 d0 {"id":"2"}`,
+		`state /1/fetch (overlap lane 1) Async slice fetch (overlap lane 1)[net] 1.000-2.000 d0 {"id":"3"}`,
+	})
+}

@@ -422,13 +422,26 @@ func (e *emitter) create(name, alias string, typ, parent int32) int32 {
 
 // createLanes creates the container name of type typ under parent, then,
 // up to lanes containers in all, its siblings "<name> (overlap lane k)"
-// (alias "<alias>#k"), and returns the first.
-func (e *emitter) createLanes(name, alias string, lanes, typ, parent int32) int32 {
+// (alias "<alias>#k"), named by names, the lanes of parent, and returns
+// the first.
+func (e *emitter) createLanes(names *trace.Lanes, name, alias string, lanes, typ, parent int32) int32 {
 	first := e.create(name, alias, typ, parent)
 	for lane := int32(1); lane < lanes; lane++ {
-		e.create(trace.LaneName(name, int(lane)), alias+"#"+strconv.Itoa(int(lane)), typ, parent)
+		e.create(names.Name(name, int(lane)), alias+"#"+strconv.Itoa(int(lane)), typ, parent)
 	}
 	return first
+}
+
+// siblings returns the lanes of a process whose threads and async groups
+// are named names: a lane takes no name of theirs.
+func siblings(names ...[]string) *trace.Lanes {
+	taken := map[string]bool{}
+	for _, ns := range names {
+		for _, n := range ns {
+			taken[n] = true
+		}
+	}
+	return &trace.Lanes{Taken: func(n string) bool { return taken[n] }}
 }
 
 // createContainers creates processes in display order, each followed by
@@ -481,21 +494,25 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 			}
 		}
 		thrNames = distinct(thrNames, func(k int) string { return c.strs.str(c.threads[p.threads[k]].key) })
+		groupNames := e.asyncGroupNames(groups, groupsOf[pi])
+		lanes := siblings(thrNames, groupNames)
 		for _, k := range threads {
 			ti := p.threads[k]
 			t := &c.threads[ti]
 			name, alias := thrNames[k], c.strs.str(t.key)
-			e.thrCont[ti] = e.createLanes(name, alias, t.lanes, e.thread, e.procCont[pi])
+			e.thrCont[ti] = e.createLanes(lanes, name, alias, t.lanes, e.thread, e.procCont[pi])
 		}
-		e.createAsyncGroups(groups, groupsOf[pi], e.procCont[pi])
+		for k, g := range groupsOf[pi] {
+			e.groupCont[g] = e.createLanes(lanes, groupNames[k], "", groups[g].lanes, e.track, e.procCont[pi])
+		}
 	}
 }
 
-// createAsyncGroups creates the lanes of the async groups mine (of one
-// process, in order of first appearance) under container proc: "<name>",
-// then "<name> (overlap lane k)" as a thread's lanes. An empty name reads
-// "[No name]", as in Perfetto.
-func (e *emitter) createAsyncGroups(groups []asyncGroup, mine []int32, proc int32) {
+// asyncGroupNames returns the names of the containers of the async
+// groups mine (of one process, in order of first appearance), whose lanes
+// are named as a thread's. An empty name reads "[No name]", as in
+// Perfetto.
+func (e *emitter) asyncGroupNames(groups []asyncGroup, mine []int32) []string {
 	names := make([]string, len(mine))
 	for k, g := range mine {
 		if names[k] = e.c.strs.str(groups[g].name); names[k] == "" {
@@ -504,10 +521,7 @@ func (e *emitter) createAsyncGroups(groups []asyncGroup, mine []int32, proc int3
 	}
 	// The names of groups differ, but for a group without name and one
 	// named "[No name]": numbered.
-	names = distinct(names, func(k int) string { return names[k] })
-	for k, g := range mine {
-		e.groupCont[g] = e.createLanes(names[k], "", groups[g].lanes, e.track, proc)
-	}
+	return distinct(names, func(k int) string { return names[k] })
 }
 
 // distinct returns names where every name shared by several items is

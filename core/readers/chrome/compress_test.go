@@ -30,6 +30,7 @@ func TestCompressed(t *testing.T) {
 	if err != nil || want.States.Len() != 2 || want.Variables.Len() != 1 {
 		t.Fatalf("plain: %v, %d states", err, want.States.Len())
 	}
+	t.Run("trailing", func(t *testing.T) { readertest.CheckTrailing(t, Format, "t.json", plain) })
 	for _, kind := range readertest.Compressions {
 		got, err := readertest.ReadFormat(t, Format, write("t.json."+kind, readertest.Compress(t, plain, kind)), nil)
 		if err != nil {

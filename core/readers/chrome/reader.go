@@ -73,7 +73,7 @@ func decode(r io.Reader, name string, total, limit int64, sink trace.Sink, opt t
 		return err
 	}
 	defer release()
-	sc := newScanner(name, in)
+	sc := newScanner(name, ingest.SkipTrailer(in, opt))
 	sc.in = counted // for the progress reports
 	return run(sc, counted, total, sink, opt)
 }

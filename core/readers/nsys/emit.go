@@ -88,8 +88,10 @@ func (r *reader) emit(sink trace.Sink) error {
 	if first > r.last { // nothing at all
 		first, r.last = 0, 0
 	}
-	for _, h := range r.h.roots() {
-		e.create(h, 0, trace.Time(first))
+	roots := r.h.roots()
+	lanes := e.siblings(roots)
+	for _, h := range roots {
+		e.create(lanes, h, 0, trace.Time(first))
 	}
 	if err := r.opt.Canceled(); err != nil {
 		return err
@@ -138,9 +140,9 @@ func (e *emitter) defineTypes() {
 	}
 }
 
-// create creates node n and, after it, its overlap lanes, then its
-// children.
-func (e *emitter) create(n, parent int32, start trace.Time) {
+// create creates node n and, after it, its overlap lanes, named by lanes
+// (those of its siblings), then its children.
+func (e *emitter) create(lanes *trace.Lanes, n, parent int32, start trace.Time) {
 	h := e.r.h
 	nd := &h.nodes[n]
 	name, alias := h.name(n)
@@ -152,12 +154,24 @@ func (e *emitter) create(n, parent int32, start trace.Time) {
 	}
 	nd.cont = mk(name, alias)
 	for lane := int32(1); lane < nd.lanes; lane++ {
-		mk(trace.LaneName(name, int(lane)), alias+"#"+strconv.Itoa(int(lane)))
+		mk(lanes.Name(name, int(lane)), alias+"#"+strconv.Itoa(int(lane)))
 	}
 	h.order(nd.children)
+	kids := e.siblings(nd.children)
 	for _, c := range nd.children {
-		e.create(c, nd.cont, start)
+		e.create(kids, c, nd.cont, start)
 	}
+}
+
+// siblings returns the namer of the lanes of nodes, children of one
+// parent: lanes take none of their names (see trace.Lanes).
+func (e *emitter) siblings(nodes []int32) *trace.Lanes {
+	taken := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		name, _ := e.r.h.name(n)
+		taken[name] = true
+	}
+	return &trace.Lanes{Taken: func(n string) bool { return taken[n] }}
 }
 
 // states delivers a group's states lane by lane in the order they

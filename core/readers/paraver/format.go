@@ -13,7 +13,9 @@ var Format = ingest.Format{
 	Name:       "paraver",
 	Summary:    "Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it",
 	Extensions: []string{".prv"},
-	Sniff:      func(h []byte) bool { return bytes.HasPrefix(h, []byte("#Paraver")) },
+	Sniff: func(h []byte) bool {
+		return bytes.HasPrefix(h, []byte("#Paraver")) || bytes.HasPrefix(h, []byte("#PARAVER "))
+	},
 	Options: []ingest.Option{
 		{Name: "view", Kind: ingest.String, Default: "thread", Choices: []string{"thread", "cpu"},
 			Doc: `"thread" places records on application > task > thread, "cpu" on node > CPU`},

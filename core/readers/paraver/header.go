@@ -22,6 +22,10 @@ type header struct {
 	// unknownUnit is the duration's unit suffix when Paraver does not know
 	// it either and takes microseconds; "" otherwise.
 	unknownUnit string
+	// skipped is the text Paraver skips between an application's number
+	// of tasks and its '(' (a writer of power traces puts ':' there), one
+	// entry per application; nil when there is none.
+	skipped []string
 }
 
 type app struct {
@@ -63,6 +67,11 @@ var units = map[string]int64{"": 1000, "_ns": 1, "_us": 1000, "_ms": 1000000, "_
 func parseHeader(line string) (*header, error) {
 	rest, ok := strings.CutPrefix(line, "#Paraver ")
 	if !ok {
+		// A SLURM plugin that traces jobs writes the word in capitals;
+		// Paraver's header parser does not look at it.
+		rest, ok = strings.CutPrefix(line, "#PARAVER ")
+	}
+	if !ok {
 		return nil, errors.New(`not a Paraver trace: the first line does not start with "#Paraver "`)
 	}
 	date, rest, ok := strings.Cut(rest, "):")
@@ -85,11 +94,24 @@ func parseHeader(line string) (*header, error) {
 	}
 	h.unit = unit
 	d, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || d < 0 {
-		return nil, fmt.Errorf("header: bad trace duration %s", errs.Quote(duration))
-	}
-	if h.end, err = scale(d, unit); err != nil {
-		return nil, fmt.Errorf("header: trace duration %s: %v", errs.Quote(duration), err)
+	switch {
+	case err == nil && d >= 0:
+		if h.end, err = scale(d, unit); err != nil {
+			return nil, fmt.Errorf("header: trace duration %s: %v", errs.Quote(duration), err)
+		}
+	default:
+		// Paraver reads the duration as a floating-point number: some
+		// writers give decimals ("1000.000000_ms"). It is the trace's end,
+		// rounded up to the nanosecond.
+		f, ferr := strconv.ParseFloat(digits, 64)
+		if ferr != nil || !(f >= 0) || math.IsInf(f, 0) || strings.ContainsAny(digits, "xXpPnN_") {
+			return nil, fmt.Errorf("header: bad trace duration %s", errs.Quote(duration))
+		}
+		ns := math.Ceil(f * float64(unit))
+		if ns >= math.MaxInt64 {
+			return nil, fmt.Errorf("header: trace duration %s: out of range (more than 292 years in nanoseconds)", errs.Quote(duration))
+		}
+		h.end = trace.Time(ns)
 	}
 	if err := c.expect(':'); err != nil {
 		return nil, err
@@ -141,6 +163,16 @@ func parseHeader(line string) (*header, error) {
 		tasks, err := c.count("number of tasks", 1)
 		if err != nil {
 			return nil, err
+		}
+		// Paraver reads the number of tasks up to the '(' and skips what
+		// follows the digits: "1:(1:1)" is one task.
+		if c.peek() != '(' {
+			at := c.i
+			if junk := c.until('('); c.peek() == '(' && !strings.ContainsAny(junk, "()") {
+				h.skipped = append(h.skipped, junk)
+			} else {
+				c.i = at
+			}
 		}
 		if err := c.expect('('); err != nil {
 			return nil, err

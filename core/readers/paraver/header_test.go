@@ -1,10 +1,13 @@
 package paraver
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -23,6 +26,16 @@ func TestParseHeader(t *testing.T) {
 				apps: []app{{[]task{{4, 1}, {1, 2}}}, {[]task{{2, 2}}}}}},
 		{"#Paraver (x):7_s:0:1:2(1:0,3:0)",
 			header{date: "x", end: 7 * trace.Second, unit: 1e9, apps: []app{{[]task{{1, 0}, {3, 0}}}}}},
+		// A power monitor's writer (fprintf "%0Lf_%s:1(1):1:1:(1:1)"):
+		// a decimal duration, and ':' before the tasks' '(', both of
+		// which Paraver reads.
+		{"#Paraver (30/11/2026 at 18:40):1000.250000_ms:1(1):1:1:(1:1)",
+			header{date: "30/11/2026 at 18:40", end: 1000250000, unit: 1000000, nodes: []int{1},
+				apps: []app{{[]task{{1, 1}}}}, skipped: []string{":"}}},
+		{"#PARAVER (30/10/2026 at 10:5):1200:2(4,4):1:2(1:1,1:2)",
+			header{date: "30/10/2026 at 10:5", end: 1200000, unit: 1000, nodes: []int{4, 4}, apps: []app{{[]task{{1, 1}, {1, 2}}}}}},
+		{"#Paraver (x):0.0000015_ms:0:1:1(1:0)",
+			header{date: "x", end: 2, unit: 1000000, apps: []app{{[]task{{1, 0}}}}}},
 	} {
 		h, err := parseHeader(c.line)
 		if err != nil {
@@ -48,6 +61,11 @@ func TestParseHeader(t *testing.T) {
 		{"#Paraver (x):1:0:1:1(1:0)junk", "unexpected"},
 		{"#Paraver (x):1:0:1:1(99999999:0)", "bad number of threads"},
 		{"#Paraver (x):1:0:1:", "bad number of tasks"},
+		{"#Paraver (x):NaN:0:1:1(1:0)", "bad trace duration"},
+		{"#Paraver (x):1e400:0:1:1(1:0)", "bad trace duration"},
+		{"#Paraver (x):0x10:0:1:1(1:0)", "bad trace duration"},
+		{"#Paraver (x):1e300_ms:0:1:1(1:0)", "out of range"},
+		{"#Paraver (x):1:0:1:1:1:0)", `expected '('`},
 	} {
 		if _, err := parseHeader(c.line); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error containing %q", c.line, err, c.want)
@@ -96,5 +114,31 @@ func TestLoadConfig(t *testing.T) {
 	}
 	if name, _ := cfg.level("NODE", 0); name != "node157" {
 		t.Errorf("row NODE: %q", name)
+	}
+}
+
+// TestReadLaxHeader reads a trace whose header a power monitor's writer
+// wrote as Paraver reads it: a decimal duration and ':' before the tasks'
+// '(' (the trace's end is the duration; the ':' is skipped with a
+// warning naming the file and line).
+func TestReadLaxHeader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "power.prv")
+	body := "#Paraver (30/11/2026 at 18:40):1000.500000_ms:1(1):1:1:(1:1)\n1:1:1:1:1:0:100:1\n1:1:1:1:1:100:250:2\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, notes, err := readertest.ReadFormatNotes(t, Format, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.States.Len() != 2 || tr.End != 1000500000 {
+		t.Errorf("%d states, end %d", tr.States.Len(), tr.End)
+	}
+	if s := tr.States.At(1); s.Start != 100000000 || s.End != 250000000 {
+		t.Errorf("second state %+v", s)
+	}
+	want := []string{path + `:1: ":" between an application's number of tasks and its '(' in the header: skipped, as Paraver skips it`}
+	if got := notes.Messages(); !reflect.DeepEqual(got, want) {
+		t.Errorf("notes %q, want %q", got, want)
 	}
 }

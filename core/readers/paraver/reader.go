@@ -121,6 +121,9 @@ func (d *decoder) parseHeaderLine(line []byte) error {
 	if h.unknownUnit != "" {
 		d.opt.Warn("unknown time unit %s in the header: times are read as microseconds, as Paraver reads them", errs.Quote(h.unknownUnit))
 	}
+	for _, junk := range h.skipped {
+		d.opt.Warn("%s:1: %s between an application's number of tasks and its '(' in the header: skipped, as Paraver skips it", d.file, errs.Quote(junk))
+	}
 	return d.start()
 }
 

@@ -140,6 +140,6 @@ func (g *atraceGroup) freeLane(d *decoder, k atraceGroupKey) int {
 	if k.tgid != 0 {
 		parent = d.conts.process(k.tgid)
 	}
-	g.lanes = append(g.lanes, d.atraceStack(d.m.container("Track", trace.LaneName(k.name, len(g.lanes)), "", parent)))
+	g.lanes = append(g.lanes, d.atraceStack(d.m.container("Track", d.m.laneName(parent, k.name, len(g.lanes)), "", parent)))
 	return len(g.lanes) - 1
 }

@@ -45,10 +45,15 @@ type lane struct {
 // with another its group; the others keep a container of their own.
 func (c *containers) findLaneGroups() {
 	members := map[laneGroupKey][]uint64{}
+	c.m.tracks = map[string]bool{}
 	for uuid, t := range c.cat.tracks {
 		if t.kind != trackCustom || t.name == "" {
 			continue
 		}
+		// A track named as a lane is ("X (overlap lane 1)", of a trace
+		// converted before) may be created after the lane: lanes keep off
+		// the names of all custom tracks.
+		c.m.tracks[t.name] = true
 		k := laneGroupKey{name: t.name}
 		if t.hasParent && t.parent != uuid {
 			k.parent, k.hasParent = t.parent, true
@@ -85,7 +90,7 @@ func (c *containers) laneFor(uuid uint64, g *laneGroup, ts trace.Time) int32 {
 	}
 	if i == len(g.lanes) {
 		parent := c.trackParent(g.uuid, c.cat.tracks[g.uuid], 0)
-		g.lanes = append(g.lanes, lane{cont: c.m.container("Track", trace.LaneName(g.key.name, i), "", parent), lastEnd: ts})
+		g.lanes = append(g.lanes, lane{cont: c.m.container("Track", c.m.laneName(parent, g.key.name, i), "", parent), lastEnd: ts})
 	}
 	l := &g.lanes[i]
 	l.held, l.holder = true, uuid

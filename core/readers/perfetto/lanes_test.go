@@ -116,3 +116,53 @@ func TestLanesAsChromeJSON(t *testing.T) {
 		t.Errorf("proto:\n%s\nJSON:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestLaneNamesTaken: a track named "X (overlap lane 1)" beside tracks
+// "X" whose operations overlap (a trace converted before) keeps its name,
+// and X's lane takes the next one free, whether the track's container is
+// created before the lane's or after: no two containers share a path.
+func TestLaneNamesTaken(t *testing.T) {
+	slice := func(at, track uint64, name string) []byte {
+		return pkt(ts(at), te(evType(begin), onTrack(track), named(name)))
+	}
+	endOf := func(at, track uint64) []byte { return pkt(ts(at), te(evType(end), onTrack(track))) }
+	descs := [][]byte{
+		pkt(trackDesc(1, processDesc(10, "app"))),
+		pkt(trackDesc(20, parentUUID(1), trackName("X"))),
+		pkt(trackDesc(21, parentUUID(1), trackName("X"))),
+		pkt(trackDesc(22, parentUUID(1), trackName("X (overlap lane 1)"))),
+	}
+	overlap := [][]byte{slice(100, 20, "a"), slice(150, 21, "b"), endOf(200, 20), endOf(250, 21)}
+	own := [][]byte{slice(300, 22, "c"), endOf(310, 22)}
+	for _, c := range []struct {
+		name   string
+		events [][]byte
+		want   string
+	}{
+		{"lane first", append(append([][]byte(nil), overlap...), own...), `
+		container app 10 Process alias=10
+		container app 10/X Track alias=
+		container app 10/X (overlap lane 1) Track alias=22
+		container app 10/X (overlap lane 2) Track alias=
+		state app 10/X Slice "a" 100 200 d0 o0
+		state app 10/X (overlap lane 2) Slice "b" 150 250 d0 o0
+		state app 10/X (overlap lane 1) Slice "c" 300 310 d0 o0
+		span 100 310
+	`},
+		{"track first", append(append([][]byte(nil), own...), overlap...), `
+		container app 10 Process alias=10
+		container app 10/X Track alias=
+		container app 10/X (overlap lane 1) Track alias=22
+		container app 10/X (overlap lane 2) Track alias=
+		state app 10/X (overlap lane 1) Slice "c" 300 310 d0 o0
+		state app 10/X Slice "a" 100 200 d0 o0
+		state app 10/X (overlap lane 2) Slice "b" 150 250 d0 o0
+		span 100 310
+	`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, _ := mustRead(t, traceOf(append(append([][]byte(nil), descs...), c.events...)...))
+			checkRender(t, tr, c.want)
+		})
+	}
+}

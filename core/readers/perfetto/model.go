@@ -35,6 +35,19 @@ type model struct {
 	start    trace.Time
 	text     ingest.ValidText // the names delivered, made valid UTF-8
 	cache    *valueCache
+	// named holds the name of every container created, under its parent;
+	// lanes, the namer of the overlap lanes under each parent, which
+	// gives them names no sibling has: neither one created (named) nor
+	// one to come (tracks, the names of the trace's custom tracks).
+	named  map[childName]bool
+	lanes  map[int32]*trace.Lanes
+	tracks map[string]bool
+}
+
+// childName is the name of a container under its parent.
+type childName struct {
+	parent int32
+	name   string
 }
 
 func newModel(sink trace.Sink, start trace.Time) *model {
@@ -43,7 +56,7 @@ func newModel(sink trace.Sink, start trace.Time) *model {
 		cache[i].id = -1
 	}
 	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{}, cache: cache,
-		contType: []int32{trace.None}, start: start}
+		contType: []int32{trace.None}, start: start, named: map[childName]bool{}, lanes: map[int32]*trace.Lanes{}}
 }
 
 // typ returns the type of kind named name whose containers are of type
@@ -110,9 +123,21 @@ func (m *model) container(typeName, name, alias string, parent int32) int32 {
 	t := m.typ(trace.KindContainer, typeName, m.contType[parent])
 	id := int32(len(m.contType))
 	m.contType = append(m.contType, t)
+	m.named[childName{parent, name}] = true
 	m.sink.CreateContainer(trace.Container{Name: m.text.String(name), Alias: m.text.String(alias), Type: t, Parent: parent,
 		Start: m.start, End: trace.Unset})
 	return id
+}
+
+// laneName is the name of lane k of the container named name under
+// parent (see trace.Lanes).
+func (m *model) laneName(parent int32, name string, k int) string {
+	l := m.lanes[parent]
+	if l == nil {
+		l = &trace.Lanes{Taken: func(s string) bool { return m.named[childName{parent, s}] || m.tracks[s] }}
+		m.lanes[parent] = l
+	}
+	return l.Name(name, k)
 }
 
 // containers maps what the file identifies (tracks, pids, tids, CPUs) to

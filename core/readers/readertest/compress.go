@@ -99,6 +99,7 @@ func CheckCompressed(t *testing.T, f ingest.Format, name string, plain []byte) {
 			}
 
 			checkCut(t, f, dir, name+ext[kind], kind, packed[:len(packed)/2])
+			checkTrailing(t, f, dir, name+ext[kind], kind, plain, want)
 
 			var fe *errs.FormatError
 
@@ -123,8 +124,104 @@ func CheckCompressedCut(t *testing.T, f ingest.Format, name string, plain []byte
 	for _, kind := range Compressions {
 		t.Run(kind, func(t *testing.T) {
 			packed := Compress(t, plain, kind)
-			checkCut(t, f, t.TempDir(), name+ext[kind], kind, packed[:len(packed)/2])
+			dir := t.TempDir()
+			checkCut(t, f, dir, name+ext[kind], kind, packed[:len(packed)/2])
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, plain, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want, err := ReadFormat(t, f, p, nil)
+			if err != nil {
+				t.Fatalf("plain %s: %v", name, err)
+			}
+			checkTrailing(t, f, dir, name+ext[kind], kind, plain, want)
 		})
+	}
+}
+
+// CheckTrailing checks checkTrailing for the readers that leave the
+// cuts of compressed data to their own checks: plain, the content of a
+// file named name, compressed with gzip, bzip2 and zstd.
+func CheckTrailing(t *testing.T, f ingest.Format, name string, plain []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, plain, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadFormat(t, f, p, nil)
+	if err != nil {
+		t.Fatalf("plain %s: %v", name, err)
+	}
+	for kind, ext := range map[string]string{"gzip": ".gz", "bzip2": ".bz2", "zstd": ".zst"} {
+		// A directory each: some readers read the files of a run together.
+		t.Run(kind, func(t *testing.T) { checkTrailing(t, f, t.TempDir(), name+ext, kind, plain, want) })
+	}
+}
+
+// checkTrailing checks that plain compressed with kind, as two streams
+// end to end (gzip members, zstd frames), reads as want, the trace of
+// plain, without a note; and that followed by 1, 9, 10 or 1000 bytes that
+// are not compressed data it reads as want too, complete, with one
+// warning naming the file and the byte where those bytes start, while a
+// strict read refuses it with a FormatError saying so. A bzip2 stream
+// followed by one byte is a stream cut short (nothing tells them apart):
+// bzip2 is checked with 2 bytes instead of 1.
+func checkTrailing(t *testing.T, f ingest.Format, dir, name, kind string, plain []byte, want *trace.Trace) {
+	t.Helper()
+	p := filepath.Join(dir, "plain-"+name)
+	if err := os.WriteFile(p, plain, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, wantNotes, err := ReadFormatNotes(t, f, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := len(plain) / 2
+	two := append(Compress(t, plain[:half], kind), Compress(t, plain[half:], kind)...)
+	path := filepath.Join(dir, "two-"+name)
+	if err := os.WriteFile(path, two, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, notes, err := ReadFormatNotes(t, f, path, nil)
+	if err != nil {
+		t.Fatalf("%s in two streams: %v", kind, err)
+	}
+	if diff := Difference(got, want); diff != "" {
+		t.Errorf("%s in two streams reads differently: %s", kind, diff)
+	}
+	if fmt.Sprint(notes.Messages()) != fmt.Sprint(wantNotes.Messages()) {
+		t.Errorf("%s in two streams: notes %q, want %q", kind, notes.Messages(), wantNotes.Messages())
+	}
+	packed := Compress(t, plain, kind)
+	counts := []int{1, 9, 10, 1000}
+	if kind == "bzip2" {
+		counts[0] = 2
+	}
+	for _, n := range counts {
+		path := filepath.Join(dir, fmt.Sprintf("trailing%d-%s", n, name))
+		junk := bytes.Repeat([]byte("junk!"), n/5+1)[:n]
+		if err := os.WriteFile(path, append(append([]byte(nil), packed...), junk...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, notes, err := ReadFormatNotes(t, f, path, nil)
+		if err != nil {
+			t.Fatalf("%s followed by %d bytes: %v", kind, n, err)
+		}
+		if diff := Difference(got, want); diff != "" {
+			t.Errorf("%s followed by %d bytes reads differently: %s", kind, n, diff)
+		}
+		warn := fmt.Sprintf("%s: the %s data ends at byte %d, followed by %d bytes that are not %s data (trailing garbage)", path, kind, len(packed), n, kind)
+		msgs := notes.Messages()
+		if len(notes.IncompleteReasons()) != 0 || !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, warn) }) {
+			t.Errorf("%s followed by %d bytes: notes %q, want a warning starting %q and the trace complete", kind, n, msgs, warn)
+		}
+		err = readStrict(t, f, path)
+		var fe *errs.FormatError
+		cause := fmt.Sprintf("the %s data ends at byte %d, followed by %d bytes that are not %s data", kind, len(packed), n, kind)
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), cause) {
+			t.Errorf("%s followed by %d bytes, strict: %v, want a FormatError naming the file and saying %q", kind, n, err, cause)
+		}
 	}
 }
 
@@ -238,4 +335,19 @@ func Difference(got, want *trace.Trace) string {
 		}
 	}
 	return ""
+}
+
+// readStrict reads the file at path as format f in a strict read, as
+// the door (package formats) makes it, and returns its error.
+func readStrict(t testing.TB, f ingest.Format, path string) error {
+	t.Helper()
+	v, err := f.Check(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := f.Open(path, v)
+	if err != nil {
+		return err
+	}
+	return ingest.Strict(src, path, true).Read(trace.New(), trace.ReadOptions{})
 }

@@ -172,6 +172,13 @@ func TestCSVSynthetic(t *testing.T) {
 		t.Fatalf("files %v", files)
 	}
 	tr, notes := readCSVFiles(t, files)
+	t.Run("trailing", func(t *testing.T) {
+		text, err := os.ReadFile(kern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readertest.CheckTrailing(t, CSVFormat, "9_kernel_trace.csv", text)
+	})
 	type st struct {
 		cont, typ, name string
 		start, end      trace.Time

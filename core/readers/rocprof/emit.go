@@ -296,17 +296,25 @@ func (m *model) createContainers(sink trace.Sink, ctype [len(containerTypeNames)
 			}
 			return ca.key < cb.key
 		})
-		for _, i := range list {
+		names := make([]string, len(list))
+		taken := make(map[string]bool, len(list))
+		for k, i := range list {
 			c := &m.conts[i]
-			name := c.name
-			if name == "" {
-				name = defaultName(c.typ, c.key)
+			if names[k] = c.name; names[k] == "" {
+				names[k] = defaultName(c.typ, c.key)
 			}
+			taken[names[k]] = true
+		}
+		// Lanes take no name of a sibling (see trace.Lanes).
+		lanes := trace.Lanes{Taken: func(n string) bool { return taken[n] }}
+		for k, i := range list {
+			c := &m.conts[i]
+			name := names[k]
 			c.id = next
 			for lane := int32(0); lane < c.lanes; lane++ {
 				n, alias := name, c.key
 				if lane > 0 {
-					n, alias = trace.LaneName(name, int(lane)), c.key+"#"+strconv.Itoa(int(lane))
+					n, alias = lanes.Name(name, int(lane)), c.key+"#"+strconv.Itoa(int(lane))
 				}
 				sink.CreateContainer(trace.Container{Name: n, Alias: alias, Type: ctype[c.typ], Parent: parentID,
 					Start: first, End: trace.Unset})

@@ -124,6 +124,9 @@ func TestJSONSynthetic(t *testing.T) {
 	if tr2.States.Len() != tr.States.Len() {
 		t.Errorf("gzip: %d states", tr2.States.Len())
 	}
+
+	// In two streams, and followed by bytes that are not compressed data.
+	t.Run("trailing", func(t *testing.T) { readertest.CheckTrailing(t, JSONFormat, "3_results.json", []byte(syntheticJSON)) })
 }
 
 // TestJSONCorrupt cuts the document everywhere and flips bytes: every
