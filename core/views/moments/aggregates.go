@@ -53,6 +53,11 @@ func Aggregates(t *trace.Trace, m *micro.Model, part *aggregate.Partition, opt O
 	}
 	aggs := make([]aggregateSums, len(part.Parts))
 	for i, p := range part.Parts {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, nil, err
+			}
+		}
 		aggs[i] = aggregateSums{containers: leafContainers(t, m, p.Node), lo: segment(p.First), hi: segment(p.Last + 1)}
 	}
 	add := func(g *aggregateSums, r *Result) {
@@ -95,6 +100,11 @@ func Aggregates(t *trace.Trace, m *micro.Model, part *aggregate.Partition, opt O
 				return nil, nil, errors[j]
 			}
 			for i := range aggs {
+				if i%trace.StopEvery == 0 {
+					if err := trace.Stopped(opt.Cancel); err != nil {
+						return nil, nil, err
+					}
+				}
 				if k := first + j; aggs[i].lo <= k && k < aggs[i].hi {
 					add(&aggs[i], r)
 				}
@@ -104,6 +114,11 @@ func Aggregates(t *trace.Trace, m *micro.Model, part *aggregate.Partition, opt O
 	var rows []Row
 	var index []int32
 	for i, p := range part.Parts {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, nil, err
+			}
+		}
 		parent := ""
 		if p.Node > 0 {
 			parent = m.Tree.Path(m.Tree.Parent[p.Node], PathSep)
