@@ -111,7 +111,7 @@ func equal(a, b any) bool {
 // moreWorks are the other long computations Python runs as a Work, each
 // on an input of its own, built once: the spawn tree of 200,000 threads,
 // the kaleidoscope figure of a 640,000-node call tree, the treemap of
-// 50,000 aggregates and its figure.
+// 50,000 aggregates, its figure and their overview figure.
 var moreWorks = []struct {
 	name   string
 	start  func() (*Work, error)
@@ -139,6 +139,8 @@ var moreWorks = []struct {
 		}},
 	{"treemap figure", func() (*Work, error) { return aggregation().StartPlotTreemap(`{"width":720,"height":540}`) },
 		func(w *Work) (any, error) { return w.Image() }},
+	{"overview figure", func() (*Work, error) { return aggregation().StartPlot(`{"width":720,"height":432}`) },
+		func(w *Work) (any, error) { return w.Image() }},
 }
 
 var (
@@ -165,7 +167,8 @@ var (
 		for _, leaf := range m.Tree.Leaves {
 			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, Last: int32(m.Slices - 1)})
 		}
-		return &Aggregation{model: &MicroModel{m: m}, part: part, kind: aggregate.KindSpatial}
+		in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
+		return &Aggregation{model: &MicroModel{m: m, in: in}, part: part, kind: aggregate.KindSpatial}
 	})
 )
 
@@ -192,6 +195,69 @@ func TestMoreWorksCanceled(t *testing.T) {
 			one, two := completed(t, start, v.result, nil), completed(t, start, v.result, nil)
 			if !equal(one, two) {
 				t.Fatalf("two complete runs differ")
+			}
+		})
+	}
+}
+
+// TestMomentsWorksCanceled: the moments of a trace in memory and of the
+// 12,800 aggregates of a model of it (every resource apart in every
+// slice) end canceled when canceled at their start, with nothing left
+// running; run to their end they give the same result twice.
+func TestMomentsWorksCanceled(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(64, 5000), format: "table"}
+	w, err := tr.StartMicro(`{"slices":200}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.MicroModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := &aggregate.Partition{}
+	for _, leaf := range m.m.Tree.Leaves {
+		for k := range int32(m.m.Slices) {
+			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, First: k, Last: k})
+		}
+	}
+	agg := &Aggregation{model: m, part: part, kind: aggregate.KindSpatiotemporal}
+	rows := func(w *Work) (any, error) {
+		mo, err := w.Moments()
+		if err != nil {
+			return nil, err
+		}
+		return len(mo.rows), nil
+	}
+	for _, v := range []struct {
+		name  string
+		start func() (*Work, error)
+		rows  int
+	}{
+		// Not by state: tracetest.Nested gives an outer state before the
+		// one nested in it, where readers give the order they complete
+		// in, which the moments by state need.
+		{"trace", func() (*Work, error) { return tr.StartMoments(`{}`) }, 64},
+		{"aggregates", func() (*Work, error) { return agg.StartMoments(`{}`) }, 64 * 200},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			w, err := v.start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Cancel(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := rows(w); err == nil || !strings.Contains(err.Error(), "canceled") {
+				t.Fatalf("canceled: got %v and error %v, want the cancellation", got, err)
+			}
+			if n := tracetest.Settled(before); n > before {
+				t.Fatalf("%d goroutines run after the cancellation, %d before", n, before)
+			}
+			start := func(*Trace) (*Work, error) { return v.start() }
+			one, two := completed(t, start, rows, nil), completed(t, start, rows, nil)
+			if one != v.rows || two != v.rows {
+				t.Fatalf("%v and %v rows, want %d", one, two, v.rows)
 			}
 		})
 	}

@@ -183,6 +183,17 @@ func (w *Work) Treemap() (t *Treemap, err error) {
 	return nil, orNone(err, "treemap")
 }
 
+// Moments waits for the end of a Trace.StartMoments or
+// Aggregation.StartMoments work and returns its moments, or its error.
+func (w *Work) Moments() (m *Moments, err error) {
+	defer guard(&err)
+	r, err := w.finished("moments")
+	if m, ok := r.(*Moments); ok && m != nil {
+		return m, nil
+	}
+	return nil, orNone(err, "moments")
+}
+
 // orNone is err, or when nil the error of a work that computes no what.
 func orNone(err error, what string) error {
 	if err != nil {

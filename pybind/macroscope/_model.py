@@ -392,9 +392,9 @@ class Aggregation(TableResult):
         otherwise the image bytes are returned.
         """
         w, h = _figure.points(width, height)
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
             width=w, height=h, format=fmt, title=title,
-            colors=_figure.color_options(colors))),
+            colors=_figure.color_options(colors)), result="Image"),
             path, format, title or "overview")
 
     def _repr_png_(self):

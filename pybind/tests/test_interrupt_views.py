@@ -190,3 +190,39 @@ def test_interrupt_stops_the_treemap_figure(apart, ctrl_c):
     ctrl_c.assert_stopped()
     ctrl_c.disarm()
     assert apart.plot_treemap().to_bytes("png") == apart.plot_treemap().to_bytes("png")
+
+
+def test_interrupt_stops_the_moments(nested, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        nested.moments()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    m = nested.moments().to_pandas()
+    # Each rank's calls follow each other from 0 to 5,000 s.
+    assert len(m) == RESOURCES
+    np.testing.assert_allclose(m["m0"], CALLS)
+
+
+def test_interrupt_stops_the_moments_of_aggregates(nested, ctrl_c):
+    agg = nested.micro(slices=50).aggregate(0.0)
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        agg.moments()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    m = agg.moments().to_pandas()
+    assert len(m) == len(agg) == RESOURCES * 50
+    # The ranks are busy all along: the aggregates' m0 add up to 5,000 s
+    # per rank.
+    assert m["m0"].sum() == pytest.approx(RESOURCES * CALLS)
+
+
+def test_interrupt_stops_the_overview_figure(apart, ctrl_c):
+    agg = apart  # 20,000 aggregates, drawn as visual aggregates
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        agg.plot()  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert agg.plot().to_bytes("png") == agg.plot().to_bytes("png")
