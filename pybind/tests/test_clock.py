@@ -123,3 +123,17 @@ def test_moments_of_a_file_gaps_only(kineto):
     m0 = mo.to_pandas().set_index("resource").m0
     # Thread 2 is in no state over [6, 8) ms of the window [2, 8) ms.
     assert m0["1/2"] == pytest.approx(0.002, abs=1e-12) and m0["1/1"] == 0
+
+
+def test_html_repr_of_an_aggregation(kineto):
+    """An aggregation shows its summary, its model's window from the
+    trace's start, and its overview figure inline."""
+    import base64
+
+    agg = ms.read(kineto).micro(slices=4, start=0.002).aggregate(0.5)
+    h = agg._repr_html_()
+    assert "<strong>macroscope.Aggregation</strong>" in h
+    assert f"<td style='text-align:left'>{len(agg)} (spatiotemporal, p = 0.5)</td>" in h
+    assert "2 resources x 4 slices x 2 states" in h and "0.002-0.008 s (from 1661203462.584767 s)" in h
+    png = base64.b64decode(h.split("data:image/png;base64,")[1].split("'")[0])
+    assert png == agg._repr_png_()
