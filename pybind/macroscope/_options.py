@@ -59,8 +59,8 @@ def _check_window(start, end):
     except decimal.InvalidOperation:
         return  # a bad decimal string: the Go side names it
     if empty:
-        raise InvalidArgumentError(f"end: the window {start}-{end} s is empty: end must come after start",
-                                   param="end")
+        raise InvalidArgumentError(f"window: the window {start}-{end} s is empty: end must come after start",
+                                   param="window")
 
 
 def _names(param, v) -> list[str] | None:

@@ -150,7 +150,7 @@ def test_an_empty_window_is_refused_before_any_read(kineto, start, end):
                  lambda: ms.moments(kineto, start=start, end=end, progress=lambda d, t: read.append(d)),
                  lambda: ms.read(kineto).micro(slices=4, start=start, end=end),
                  lambda: ms.read(kineto).moments(start=start, end=end)):
-        with pytest.raises(ms.InvalidArgumentError, match=f"end: the window {start}-{end} s is empty") as e:
+        with pytest.raises(ms.InvalidArgumentError, match=f"window: the window {start}-{end} s is empty") as e:
             call()
-        assert e.value.param == "end"
+        assert e.value.param == "window"  # as the Go side names it
     assert read == []
