@@ -12,7 +12,8 @@ import (
 
 // BenchmarkArchiveDelayCosts times the delay costs of the critical path of
 // the trace CRITPATH_ARCHIVE names (bench/otf2_synth.py's archives), the
-// trace read and the path found once, outside the timing. It reports the
+// trace read and the path found outside the timing (once for each of the
+// testing package's rounds: twice with -benchtime Nx). It reports the
 // process's CPU time per computation (user+sys), steadier than the wall
 // clock on a loaded machine.
 func BenchmarkArchiveDelayCosts(b *testing.B) {
