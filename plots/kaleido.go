@@ -38,6 +38,9 @@ type KaleidoscopeOptions struct {
 	// the procedures (procedure view), written as ParseColor reads them.
 	// The time view's colours are the spectrum: it takes none.
 	Colors map[string]string
+	// Cancel, once closed, stops Kaleidoscope, which returns
+	// trace.ErrComputationCanceled and no figure. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Layout of the figure, in pixels: the window of the layout's width, a
@@ -81,6 +84,9 @@ func Kaleidoscope(l *kaleido.Layout, opt KaleidoscopeOptions) ([]byte, error) {
 	if err := CheckSize(vg.Length((l.Width+kalLegendPx)*ptPerPx), vg.Length((l.Width+kalTitlePx)*ptPerPx)); err != nil {
 		return nil, err
 	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	paint, err := newKaleidoPaint(l, opt.View, opt.Colors)
 	if err != nil {
 		return nil, err
@@ -88,13 +94,36 @@ func Kaleidoscope(l *kaleido.Layout, opt KaleidoscopeOptions) ([]byte, error) {
 	k := &kaleidoFigure{l: l, paint: paint, opt: opt}
 	w := vg.Length((l.Width + kalLegendPx) * ptPerPx)
 	h := vg.Length((l.Width + kalTitlePx) * ptPerPx)
-	return Render(w, h, opt.Format, k.draw)
+	img, err := Render(w, h, opt.Format, k.draw)
+	if k.canceled || trace.Stopped(opt.Cancel) != nil {
+		// The drawing stopped short (Render has no error to return), or
+		// the image was encoded after the cancel.
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
 }
 
 type kaleidoFigure struct {
 	l     *kaleido.Layout
 	paint *kaleidoPaint
 	opt   KaleidoscopeOptions
+	// canceled: the drawing stopped at opt.Cancel; nodes counts the
+	// children painted so far, and next is the count at which to look at
+	// opt.Cancel again.
+	canceled    bool
+	nodes, next int
+}
+
+// stop tells whether the drawing must stop once n more children are
+// painted: opt.Cancel is closed, looked at every trace.StopEvery
+// children.
+func (k *kaleidoFigure) stop(n int) bool {
+	k.nodes += n
+	if !k.canceled && k.nodes >= k.next {
+		k.next = k.nodes + trace.StopEvery
+		k.canceled = trace.Stopped(k.opt.Cancel) != nil
+	}
+	return k.canceled
 }
 
 func (k *kaleidoFigure) draw(c draw.Canvas) {
@@ -109,6 +138,9 @@ func (k *kaleidoFigure) draw(c draw.Canvas) {
 		return vg.Point{X: centre.X + vg.Length(pt.X*scale), Y: centre.Y + vg.Length(pt.Y*scale)}
 	}
 	k.drawFamilies(c, at, scale)
+	if k.canceled {
+		return
+	}
 	// The root, the centre of every view, is a disc in its own colour.
 	var disc vg.Path
 	disc.Arc(centre, vg.Length(math.Max(3, math.Min(l.Spacing*scale/ptPerPx/3, 8))*ptPerPx), 0, 2*math.Pi)
@@ -126,6 +158,9 @@ func (k *kaleidoFigure) drawFamilies(c draw.Canvas, at func(kaleido.Point) vg.Po
 	var path vg.Path
 	var runs []run
 	l.Families(func(parent int32, kids []int32) bool {
+		if k.stop(len(kids)) {
+			return false
+		}
 		runs = k.runs(runs[:0], kids, scale)
 		for _, r := range runs {
 			pts := l.RunPolygon(parent, kids, r.first, r.last)

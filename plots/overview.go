@@ -34,6 +34,9 @@ type OverviewOptions struct {
 	// has more than a figure colours apart (those the user gave a
 	// colour); the smallest others are drawn as "other" (GroupSmallest).
 	Keep map[string]bool
+	// Cancel, once closed, stops Overview, which returns
+	// trace.ErrComputationCanceled and no figure. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Overview draws the spatiotemporal overview of Dosimont et al. 2014 (section IV): one
@@ -63,8 +66,17 @@ func Overview(m *micro.Model, in aggregate.Input, p *aggregate.Partition, opt Ov
 	if opt.Colors == nil { // the trace's colours, else the palette's
 		opt.Colors, _ = ResolveColors(m.States, m.Colors, nil)
 	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	ov := &overview{m: m, in: in, p: p, opt: opt}
-	return Render(opt.Width, opt.Height, opt.Format, ov.draw)
+	img, err := Render(opt.Width, opt.Height, opt.Format, ov.draw)
+	if ov.canceled || trace.Stopped(opt.Cancel) != nil {
+		// The drawing stopped short (Render has no error to return), or
+		// the image was encoded after the cancel.
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
 }
 
 type overview struct {
@@ -83,6 +95,17 @@ type overview struct {
 	shown map[int]float64
 	// data is the data area, once drawn (for tests).
 	data vg.Rectangle
+	// canceled: the drawing stopped at opt.Cancel.
+	canceled bool
+}
+
+// stop tells whether the drawing must stop at item i of a loop: opt.Cancel
+// is closed, looked at every trace.StopEvery items.
+func (ov *overview) stop(i int) bool {
+	if !ov.canceled && i%trace.StopEvery == 0 && trace.Stopped(ov.opt.Cancel) != nil {
+		ov.canceled = true
+	}
+	return ov.canceled
 }
 
 const (
@@ -118,6 +141,9 @@ func (ov *overview) draw(c draw.Canvas) {
 	right := legendWidth + vg.Length(levels)*stripWidth + gap
 	area := draw.Crop(c, gap, -right, 0, 0) // a margin so that row labels do not touch the edge
 	plt.Draw(area)
+	if ov.canceled {
+		return
+	}
 	data := plt.DataCanvas(area)
 	ov.data = data.Rectangle
 	ov.drawStrips(data, levels)
@@ -181,7 +207,10 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 	edge := draw.LineStyle{Color: color.RGBA{255, 255, 255, 255}, Width: vg.Length(0.4)}
 	mark := draw.LineStyle{Color: color.RGBA{40, 40, 40, 255}, Width: vg.Length(0.5)}
 	visual := ov.visualAggregates(rowPx)
-	for _, pt := range ov.p.Parts {
+	for i, pt := range ov.p.Parts {
+		if ov.stop(i) {
+			return
+		}
 		if v := visual[ancestorIn(tree, pt.Node, visual)]; v != nil {
 			continue // drawn with its visual aggregate
 		}
@@ -192,7 +221,10 @@ func (ov *overview) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 	// In the order of the nodes: their edges overlap their neighbours',
 	// and a map's order would change the picture from run to run.
-	for _, n := range slices.Sorted(maps.Keys(visual)) {
+	for i, n := range slices.Sorted(maps.Keys(visual)) {
+		if ov.stop(i) {
+			return
+		}
 		va := visual[n]
 		for b := 0; b+1 < len(va.cuts); b++ {
 			r := fill(n, va.cuts[b], va.cuts[b+1]-1)
@@ -223,7 +255,10 @@ type visualAggregate struct {
 func (ov *overview) visualAggregates(rowPx float64) map[int32]*visualAggregate {
 	tree := ov.m.Tree
 	split := make([]bool, tree.Len()) // node has parts strictly below it
-	for _, pt := range ov.p.Parts {
+	for i, pt := range ov.p.Parts {
+		if ov.stop(i) {
+			return nil
+		}
 		for n := tree.Parent[pt.Node]; n >= 0; n = tree.Parent[n] {
 			split[n] = true
 		}
@@ -253,7 +288,10 @@ func (ov *overview) visualAggregates(rowPx float64) map[int32]*visualAggregate {
 func (ov *overview) sharedCuts(n int32) *visualAggregate {
 	tree := ov.m.Tree
 	perLeaf := map[int32]map[int]bool{}
-	for _, pt := range ov.p.Parts {
+	for i, pt := range ov.p.Parts {
+		if ov.stop(i) {
+			break // the drawing stops at the next look
+		}
 		if pt.Node < n || pt.Node >= tree.End[n] {
 			continue
 		}

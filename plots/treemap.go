@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/treemap"
 )
@@ -39,6 +41,9 @@ type TreemapOptions struct {
 	// groups too small to read (each also circled on the map); 0 means 3,
 	// a negative number none.
 	Zooms int
+	// Cancel, once closed, stops Treemap, which returns
+	// trace.ErrComputationCanceled and no figure. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Sizes of the treemap figure, in points.
@@ -77,21 +82,34 @@ func Treemap(m *micro.Model, part *aggregate.Partition, opt TreemapOptions) ([]b
 		return nil, err
 	}
 	opt = f.opt
-	return Render(opt.Width, opt.Height, opt.Format, func(c draw.Canvas) {
-		if opt.Title != "" {
-			sty := draw.TextStyle{Color: color.Black, Font: tmTitleFont, Handler: plot.DefaultTextHandler,
-				XAlign: draw.XCenter, YAlign: draw.YCenter}
-			c.FillText(sty, vg.Point{X: c.Min.X + (c.Max.X-c.Min.X)/2, Y: c.Max.Y - tmTitle/2 - 1}, opt.Title)
-		}
-		origin := vg.Point{X: c.Min.X + tmMargin, Y: c.Min.Y + tmMargin}
-		small := f.drawMap(c, f.tm, origin, true)
-		column := vg.Rectangle{
-			Min: vg.Point{X: c.Max.X - tmColumn - tmMargin, Y: c.Min.Y + tmMargin},
-			Max: vg.Point{X: c.Max.X - tmMargin, Y: c.Max.Y - f.top},
-		}
-		y := f.drawLegend(c, column)
-		f.drawZooms(c, column, y, small, origin)
-	})
+	img, err := Render(opt.Width, opt.Height, opt.Format, f.draw)
+	if f.canceled || trace.Stopped(opt.Cancel) != nil {
+		// The drawing stopped short (Render has no error to return), or
+		// the image was encoded after the cancel.
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
+}
+
+// draw draws the figure: title, map, legend and zooms.
+func (f *treemapFigure) draw(c draw.Canvas) {
+	opt := f.opt
+	if opt.Title != "" {
+		sty := draw.TextStyle{Color: color.Black, Font: tmTitleFont, Handler: plot.DefaultTextHandler,
+			XAlign: draw.XCenter, YAlign: draw.YCenter}
+		c.FillText(sty, vg.Point{X: c.Min.X + (c.Max.X-c.Min.X)/2, Y: c.Max.Y - tmTitle/2 - 1}, opt.Title)
+	}
+	origin := vg.Point{X: c.Min.X + tmMargin, Y: c.Min.Y + tmMargin}
+	small := f.drawMap(c, f.tm, origin, true)
+	if f.canceled {
+		return
+	}
+	column := vg.Rectangle{
+		Min: vg.Point{X: c.Max.X - tmColumn - tmMargin, Y: c.Min.Y + tmMargin},
+		Max: vg.Point{X: c.Max.X - tmMargin, Y: c.Max.Y - f.top},
+	}
+	y := f.drawLegend(c, column)
+	f.drawZooms(c, column, y, small, origin)
 }
 
 // newTreemapFigure applies the defaults and lays the map out: its lower
@@ -123,6 +141,7 @@ func newTreemapFigure(m *micro.Model, part *aggregate.Partition, opt TreemapOpti
 	}
 	tm, err := treemap.OfPartition(m, part, treemap.Options{
 		Value: opt.Value, Root: opt.Root, Width: float64(mainW), Height: float64(mainH), Inset: tmInset(m.Tree),
+		Cancel: opt.Cancel,
 	})
 	if err != nil {
 		return nil, err
@@ -141,6 +160,20 @@ type treemapFigure struct {
 	// visual counts the groups drawn whole because their cells would be
 	// under a pixel.
 	visual int
+	// canceled: the drawing stopped at opt.Cancel; cells counts the cells
+	// drawn since the last look at it.
+	canceled bool
+	cells    int
+}
+
+// stop tells whether the drawing must stop: opt.Cancel is closed, looked
+// at every trace.StopEvery cells.
+func (f *treemapFigure) stop() bool {
+	if f.cells++; !f.canceled && f.cells >= trace.StopEvery {
+		f.cells = 0
+		f.canceled = trace.Stopped(f.opt.Cancel) != nil
+	}
+	return f.canceled
 }
 
 // tmInset leaves room around the children of a group: a thin padding,
@@ -339,6 +372,9 @@ func (f *treemapFigure) drawMap(c draw.Canvas, tm *treemap.Map, origin vg.Point,
 	pixel := vg.Length(72.0 / dpi)
 	pl := planMap(tm)
 	for i := 0; i < len(tm.Cells); i++ {
+		if f.stop() {
+			return nil
+		}
 		cell := tm.Cells[i]
 		r := rectAt(origin, cell.Rect)
 		w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
@@ -575,12 +611,19 @@ func (f *treemapFigure) drawZooms(c draw.Canvas, col vg.Rectangle, y vg.Length, 
 		y -= tmLegendLine / 2
 		zoom, err := treemap.OfPartition(f.m, f.part, treemap.Options{
 			Value: f.opt.Value, Root: cell.Node, Width: float64(side), Height: float64(box), Inset: tmInset(f.m.Tree),
+			Cancel: f.opt.Cancel,
 		})
+		if errors.Is(err, trace.ErrComputationCanceled) {
+			f.canceled = true
+			return
+		}
 		if err != nil {
 			continue
 		}
 		zo := vg.Point{X: col.Min.X, Y: y - box}
-		f.drawMap(c, zoom, zo, false)
+		if f.drawMap(c, zoom, zo, false); f.canceled {
+			return
+		}
 		c.StrokeLines(draw.LineStyle{Color: tmBorder, Width: 0.8}, rectLines(vg.Rectangle{Min: zo, Max: vg.Point{X: zo.X + side, Y: y}})...)
 		ctr, rad := circleAround(rectAt(origin, cell.Rect))
 		to := vg.Point{X: zo.X, Y: y - box/2}

@@ -50,15 +50,22 @@ func StartCallTreeOfTrace(t *Trace, options string) (w *Work, err error) {
 	return w, nil
 }
 
-// SpawnTreeOfTrace builds the spawn tree the links of type linkType draw
-// between the trace's containers (goroutine creations in Go traces).
-func SpawnTreeOfTrace(t *Trace, linkType string) (c *CallTree, err error) {
+// StartSpawnTreeOfTrace starts building the spawn tree the links of type
+// linkType draw between the trace's containers (goroutine creations in Go
+// traces): a Work whose CallTree is the tree, so that Ctrl-C stops it.
+func StartSpawnTreeOfTrace(t *Trace, linkType string) (w *Work, err error) {
 	defer guard(&err)
-	tree, err := kaleido.FromSpawnLinks(t.t, linkType)
-	if err != nil {
-		return nil, err
-	}
-	return &CallTree{t: tree, incomplete: incompleteOf(t)}, nil
+	var c *CallTree
+	w = startWork(func(ctl *aggregate.Control) error {
+		tree, err := kaleido.FromSpawnLinksCancel(t.t, linkType, ctl.Cancel)
+		if err != nil {
+			return err
+		}
+		c = &CallTree{t: tree, incomplete: incompleteOf(t)}
+		return nil
+	})
+	w.result = func() any { return c }
+	return w, nil
 }
 
 type treeTableOptions struct {
@@ -218,16 +225,24 @@ type kaleidoPlotOptions struct {
 	Colors map[string]string `json:"colors"`
 }
 
-// Plot draws the kaleidoscope and returns the image file's bytes.
-func (k *Kaleidoscope) Plot(options string) (img []byte, err error) {
+// StartPlot starts drawing the kaleidoscope: a Work whose Image is the
+// image file's bytes, so that Ctrl-C stops the drawing.
+func (k *Kaleidoscope) StartPlot(options string) (w *Work, err error) {
 	defer guard(&err)
 	o := kaleidoPlotOptions{Format: "png", View: plots.KaleidoscopeByPE}
 	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
 		return nil, err
 	}
-	return plots.Kaleidoscope(k.l, plots.KaleidoscopeOptions{View: o.View, Format: f, Title: o.Title,
-		Notes: []string{incompleteNote(k.incomplete)}, Colors: o.Colors})
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		drawn, err := plots.Kaleidoscope(k.l, plots.KaleidoscopeOptions{View: o.View, Format: f, Title: o.Title,
+			Notes: []string{incompleteNote(k.incomplete)}, Colors: o.Colors, Cancel: ctl.Cancel})
+		img = drawn
+		return err
+	})
+	w.result = func() any { return img }
+	return w, nil
 }
 
 // Legend returns, as JSON {"labels": [...], "short": [...], "colours":

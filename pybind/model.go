@@ -417,8 +417,9 @@ func (m *MicroModel) colors(override map[string]string) (plots.ColorMap, error) 
 	return plots.ResolveColors(m.m.States, m.m.Colors, override)
 }
 
-// Plot draws the overview figure and returns the image file's bytes.
-func (a *Aggregation) Plot(options string) (img []byte, err error) {
+// StartPlot starts drawing the overview figure: a Work whose Image is
+// the image file's bytes, so that Ctrl-C stops the drawing.
+func (a *Aggregation) StartPlot(options string) (w *Work, err error) {
 	defer guard(&err)
 	o := plotOptions{Format: "png"}
 	f, err := decodePlotOptions(options, &o, &o.Format)
@@ -429,10 +430,17 @@ func (a *Aggregation) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return plots.Overview(a.model.m, a.model.in, a.part, plots.OverviewOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
-		Colors: colors, Keep: named(o.Colors),
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		drawn, err := plots.Overview(a.model.m, a.model.in, a.part, plots.OverviewOptions{
+			Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
+			Colors: colors, Keep: named(o.Colors), Cancel: ctl.Cancel,
+		})
+		img = drawn
+		return err
 	})
+	w.result = func() any { return img }
+	return w, nil
 }
 
 // named is the set of the states a user gave a colour: figures draw them

@@ -14,6 +14,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -162,28 +163,34 @@ func parseResourceMoments(options string) (moments.By, moments.Options, error) {
 	return by, opt, err
 }
 
-// Moments computes the moments of utilization of the trace's resources;
-// options is a JSON object (see momentsOptions).
-func (t *Trace) Moments(options string) (m *Moments, err error) {
+// StartMoments starts computing the moments of utilization of the
+// trace's resources (options is a JSON object, see momentsOptions): a
+// Work whose Moments are the result, so that Ctrl-C stops it.
+func (t *Trace) StartMoments(options string) (w *Work, err error) {
 	defer guard(&err)
 	by, opt, err := parseResourceMoments(options)
 	if err != nil {
 		return nil, err
 	}
-	r, err := moments.Compute(t.t, opt)
-	if err != nil {
-		return nil, err
-	}
-	source := ""
-	if len(t.t.Files) > 0 {
-		source = t.t.Files[0]
-	}
-	m, err = resultMoments(r, by, opt, source)
-	if err != nil {
-		return nil, err
-	}
-	m.incomplete = incompleteOf(t)
-	return m, nil
+	var m *Moments
+	w = startWork(func(ctl *aggregate.Control) error {
+		opt.Cancel = ctl.Cancel
+		r, err := moments.Compute(t.t, opt)
+		if err != nil {
+			return err
+		}
+		source := ""
+		if len(t.t.Files) > 0 {
+			source = t.t.Files[0]
+		}
+		if m, err = resultMoments(r, by, opt, source); err != nil {
+			return err
+		}
+		m.incomplete = incompleteOf(t)
+		return nil
+	})
+	w.result = func() any { return m }
+	return w, nil
 }
 
 // MomentsFromFile computes moments of utilization while reading the trace

@@ -5,16 +5,19 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/moments"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
 
-// Moments computes the moments of utilization of each aggregate of the
-// partition: the busy functions of the resources under its node, added,
-// over its time range. options are those of Trace.Moments, except that
-// the window is each aggregate's, by is "aggregate" (the default) or
-// "state", and the state types default to the model's.
-func (a *Aggregation) Moments(options string) (m *Moments, err error) {
+// StartMoments starts computing the moments of utilization of each
+// aggregate of the partition: the busy functions of the resources under
+// its node, added, over its time range; a Work whose Moments are the
+// result, so that Ctrl-C stops it. options are those of
+// Trace.StartMoments, except that the window is each aggregate's, by is
+// "aggregate" (the default) or "state", and the state types default to
+// the model's.
+func (a *Aggregation) StartMoments(options string) (w *Work, err error) {
 	defer guard(&err)
 	o, opt, err := parseMomentsOptions(options)
 	if err != nil {
@@ -40,10 +43,23 @@ func (a *Aggregation) Moments(options string) (m *Moments, err error) {
 		opt.StateTypes = a.model.stateTypes
 	}
 	opt.ByState = by == moments.ByState
-	rows, index, err := moments.Aggregates(src.t, a.model.m, a.part, opt)
-	if err != nil {
-		return nil, err
-	}
+	var m *Moments
+	w = startWork(func(ctl *aggregate.Control) error {
+		opt.Cancel = ctl.Cancel
+		rows, index, err := moments.Aggregates(src.t, a.model.m, a.part, opt)
+		if err != nil {
+			return err
+		}
+		m = a.moments(rows, index, by, opt)
+		return nil
+	})
+	w.result = func() any { return m }
+	return w, nil
+}
+
+// moments wraps the moments of the aggregates computed by StartMoments.
+func (a *Aggregation) moments(rows []moments.Row, index []int32, by moments.By, opt moments.Options) *Moments {
+	src := a.model.source
 	source := ""
 	if len(src.t.Files) > 0 {
 		source = src.t.Files[0]
@@ -61,5 +77,5 @@ func (a *Aggregation) Moments(options string) (m *Moments, err error) {
 			return plots.AggregateFigure(rows, by, a.model.m.Start, a.model.m.End, opt)
 		},
 		types: src.t.Types, values: src.t.Values,
-	}, nil
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/treemap"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -38,10 +39,12 @@ type Treemap struct {
 	tm  *treemap.Map
 }
 
-// Treemap lays out the treemap of the aggregation (Lamarche-Perrin et al. 2014):
+// StartTreemap starts laying out the treemap of the aggregation (Lamarche-Perrin et al. 2014):
 // options value ("leaves" or "activity"), width, height, padding, header
 // and root (a node path).
-func (a *Aggregation) Treemap(options string) (t *Treemap, err error) {
+//
+// It is a Work whose Treemap is the map, so that Ctrl-C stops it.
+func (a *Aggregation) StartTreemap(options string) (w *Work, err error) {
 	defer guard(&err)
 	o := treemapOptions{Width: 1, Height: 1}
 	if err := decodeOptions(options, &o); err != nil {
@@ -51,11 +54,18 @@ func (a *Aggregation) Treemap(options string) (t *Treemap, err error) {
 	if err != nil {
 		return nil, err
 	}
-	tm, err := treemap.OfPartition(a.model.m, a.part, opt)
-	if err != nil {
-		return nil, err
-	}
-	return &Treemap{agg: a, tm: tm}, nil
+	var t *Treemap
+	w = startWork(func(ctl *aggregate.Control) error {
+		opt.Cancel = ctl.Cancel
+		tm, err := treemap.OfPartition(a.model.m, a.part, opt)
+		if err != nil {
+			return err
+		}
+		t = &Treemap{agg: a, tm: tm}
+		return nil
+	})
+	w.result = func() any { return t }
+	return w, nil
 }
 
 // Info describes the treemap as JSON.
@@ -90,10 +100,11 @@ type treemapPlotOptions struct {
 	Zooms       int     `json:"zooms"`
 }
 
-// PlotTreemap draws the treemap figure of the aggregation and returns the
-// image file's bytes: options width and height (points), format, title,
-// value, root, proportions and zooms.
-func (a *Aggregation) PlotTreemap(options string) (img []byte, err error) {
+// StartPlotTreemap starts drawing the treemap figure of the aggregation:
+// a Work whose Image is the image file's bytes, so that Ctrl-C stops the
+// drawing. Options: width and height (points), format, title, value,
+// root, proportions and zooms.
+func (a *Aggregation) StartPlotTreemap(options string) (w *Work, err error) {
 	defer guard(&err)
 	o := treemapPlotOptions{plotOptions: plotOptions{Format: "png"}}
 	f, err := decodePlotOptions(options, &o, &o.Format)
@@ -108,9 +119,16 @@ func (a *Aggregation) PlotTreemap(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return plots.Treemap(a.model.m, a.part, plots.TreemapOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
-		Value: opt.Value, Root: opt.Root, Proportions: o.Proportions, Zooms: o.Zooms, Colors: colors,
-		Keep: named(o.Colors),
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		drawn, err := plots.Treemap(a.model.m, a.part, plots.TreemapOptions{
+			Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: titled(o.Title, a.model.incomplete),
+			Value: opt.Value, Root: opt.Root, Proportions: o.Proportions, Zooms: o.Zooms, Colors: colors,
+			Keep: named(o.Colors), Cancel: ctl.Cancel,
+		})
+		img = drawn
+		return err
 	})
+	w.result = func() any { return img }
+	return w, nil
 }

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
+	"github.com/macroscope-hpc/macroscope/core/views/kaleido"
 )
 
 // viewWorks are the long computations on a trace in memory that Python
@@ -102,4 +106,159 @@ func equal(a, b any) bool {
 		return bytes.Equal(x, b.([]byte)) && len(x) > 0
 	}
 	return a == b
+}
+
+// moreWorks are the other long computations Python runs as a Work, each
+// on an input of its own, built once: the spawn tree of 200,000 threads,
+// the kaleidoscope figure of a 640,000-node call tree, the treemap of
+// 50,000 aggregates, its figure and their overview figure.
+var moreWorks = []struct {
+	name   string
+	start  func() (*Work, error)
+	result func(w *Work) (any, error)
+}{
+	{"spawn tree", func() (*Work, error) { return StartSpawnTreeOfTrace(spawned(), "spawn") },
+		func(w *Work) (any, error) {
+			c, err := w.CallTree()
+			if err != nil {
+				return nil, err
+			}
+			return c.Info()
+		}},
+	{"kaleidoscope figure", func() (*Work, error) { return layout().StartPlot(`{"view":"procedure"}`) },
+		func(w *Work) (any, error) { return w.Image() }},
+	{"treemap", func() (*Work, error) {
+		return aggregation().StartTreemap(`{"value":"activity","width":720,"height":540}`)
+	},
+		func(w *Work) (any, error) {
+			tm, err := w.Treemap()
+			if err != nil {
+				return nil, err
+			}
+			return tm.Info()
+		}},
+	{"treemap figure", func() (*Work, error) { return aggregation().StartPlotTreemap(`{"width":720,"height":540}`) },
+		func(w *Work) (any, error) { return w.Image() }},
+	{"overview figure", func() (*Work, error) { return aggregation().StartPlot(`{"width":720,"height":432}`) },
+		func(w *Work) (any, error) { return w.Image() }},
+}
+
+var (
+	spawned = sync.OnceValue(func() *Trace { return &Trace{t: tracetest.Spawned(200_000), format: "table"} })
+	layout  = sync.OnceValue(func() *Kaleidoscope {
+		tree, err := kaleido.FromTrace(tracetest.Nested(64, 5000), kaleido.TraceOptions{})
+		if err != nil {
+			panic(err)
+		}
+		l, err := tree.Layout(kaleido.Options{Width: 800})
+		if err != nil {
+			panic(err)
+		}
+		return &Kaleidoscope{l: l}
+	})
+	// aggregation: every process of a model of 50,000 apart.
+	aggregation = sync.OnceValue(func() *Aggregation {
+		sc := synthmodel.Scenario{Fanout: [5]int{5, 10, 10, 10, 10}, Slices: 4, Noise: 0.002, Contrast: 0.4}
+		m, err := sc.Model()
+		if err != nil {
+			panic(err)
+		}
+		part := &aggregate.Partition{}
+		for _, leaf := range m.Tree.Leaves {
+			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, Last: int32(m.Slices - 1)})
+		}
+		in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
+		return &Aggregation{model: &MicroModel{m: m, in: in}, part: part, kind: aggregate.KindSpatial}
+	})
+)
+
+// TestMoreWorksCanceled is TestViewWorksCanceled for moreWorks.
+func TestMoreWorksCanceled(t *testing.T) {
+	for _, v := range moreWorks {
+		t.Run(v.name, func(t *testing.T) {
+			v.start() // builds the input before the goroutines are counted
+			before := runtime.NumGoroutine()
+			w, err := v.start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Cancel(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := v.result(w); err == nil || !strings.Contains(err.Error(), "canceled") {
+				t.Fatalf("canceled: got %T and error %v, want the cancellation", got, err)
+			}
+			if n := tracetest.Settled(before); n > before {
+				t.Fatalf("%d goroutines run after the cancellation, %d before", n, before)
+			}
+			start := func(*Trace) (*Work, error) { return v.start() }
+			one, two := completed(t, start, v.result, nil), completed(t, start, v.result, nil)
+			if !equal(one, two) {
+				t.Fatalf("two complete runs differ")
+			}
+		})
+	}
+}
+
+// TestMomentsWorksCanceled: the moments of a trace in memory and of the
+// 12,800 aggregates of a model of it (every resource apart in every
+// slice) end canceled when canceled at their start, with nothing left
+// running; run to their end they give the same result twice.
+func TestMomentsWorksCanceled(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(64, 5000), format: "table"}
+	w, err := tr.StartMicro(`{"slices":200}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.MicroModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := &aggregate.Partition{}
+	for _, leaf := range m.m.Tree.Leaves {
+		for k := range int32(m.m.Slices) {
+			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, First: k, Last: k})
+		}
+	}
+	agg := &Aggregation{model: m, part: part, kind: aggregate.KindSpatiotemporal}
+	rows := func(w *Work) (any, error) {
+		mo, err := w.Moments()
+		if err != nil {
+			return nil, err
+		}
+		return len(mo.rows), nil
+	}
+	for _, v := range []struct {
+		name  string
+		start func() (*Work, error)
+		rows  int
+	}{
+		// Not by state: tracetest.Nested gives an outer state before the
+		// one nested in it, where readers give the order they complete
+		// in, which the moments by state need.
+		{"trace", func() (*Work, error) { return tr.StartMoments(`{}`) }, 64},
+		{"aggregates", func() (*Work, error) { return agg.StartMoments(`{}`) }, 64 * 200},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			w, err := v.start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Cancel(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := rows(w); err == nil || !strings.Contains(err.Error(), "canceled") {
+				t.Fatalf("canceled: got %v and error %v, want the cancellation", got, err)
+			}
+			if n := tracetest.Settled(before); n > before {
+				t.Fatalf("%d goroutines run after the cancellation, %d before", n, before)
+			}
+			start := func(*Trace) (*Work, error) { return v.start() }
+			one, two := completed(t, start, rows, nil), completed(t, start, rows, nil)
+			if one != v.rows || two != v.rows {
+				t.Fatalf("%v and %v rows, want %d", one, two, v.rows)
+			}
+		})
+	}
 }

@@ -137,7 +137,8 @@ func (w *Work) MicroModel() (m *MicroModel, err error) {
 	return nil, orNone(err, "model")
 }
 
-// Image waits for the end of a work that draws a figure (StartPlotGantt)
+// Image waits for the end of a work that draws a figure (StartPlotGantt,
+// Kaleidoscope.StartPlot, Aggregation.StartPlotTreemap)
 // and returns the image file's bytes, or its error.
 func (w *Work) Image() (img []byte, err error) {
 	defer guard(&err)
@@ -148,7 +149,8 @@ func (w *Work) Image() (img []byte, err error) {
 	return nil, orNone(err, "image")
 }
 
-// CallTree waits for the end of a StartCallTreeOfTrace work and returns
+// CallTree waits for the end of a StartCallTreeOfTrace or
+// StartSpawnTreeOfTrace work and returns
 // its tree, or its error.
 func (w *Work) CallTree() (c *CallTree, err error) {
 	defer guard(&err)
@@ -168,6 +170,28 @@ func (w *Work) Kaleidoscope() (k *Kaleidoscope, err error) {
 		return k, nil
 	}
 	return nil, orNone(err, "layout")
+}
+
+// Treemap waits for the end of an Aggregation.StartTreemap work and
+// returns its treemap, or its error.
+func (w *Work) Treemap() (t *Treemap, err error) {
+	defer guard(&err)
+	r, err := w.finished("treemap")
+	if t, ok := r.(*Treemap); ok && t != nil {
+		return t, nil
+	}
+	return nil, orNone(err, "treemap")
+}
+
+// Moments waits for the end of a Trace.StartMoments or
+// Aggregation.StartMoments work and returns its moments, or its error.
+func (w *Work) Moments() (m *Moments, err error) {
+	defer guard(&err)
+	r, err := w.finished("moments")
+	if m, ok := r.(*Moments); ok && m != nil {
+		return m, nil
+	}
+	return nil, orNone(err, "moments")
 }
 
 // orNone is err, or when nil the error of a work that computes no what.

@@ -7,7 +7,10 @@
 package formats
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -169,11 +172,63 @@ func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, 
 	if err != nil {
 		return nil, f, err
 	}
+	var other string // the format the file is, when it is not the one named
+	if name != "" {
+		other = otherFormat(path, f)
+	}
 	src, err := f.Open(path, checked)
 	if err != nil {
-		return nil, f, err
+		return nil, f, wrongFormat(err, path, name, other)
+	}
+	if other != "" {
+		read := src.Read
+		src.Read = func(sink trace.Sink, ro trace.ReadOptions) error {
+			return wrongFormat(read(sink, ro), path, name, other)
+		}
 	}
 	return ingest.Strict(src, path, checked.Bool(ingest.StrictOption.Name)), f, nil
+}
+
+// otherFormat returns the name of the format a file is when it is not f:
+// f's own sniffer refuses its first bytes and another format's takes
+// them. "" when the content cannot tell, or for a directory.
+func otherFormat(path string, f ingest.Format) string {
+	if st, err := os.Stat(path); err != nil || st.IsDir() || f.Sniff == nil {
+		return ""
+	}
+	head, err := ingest.Head(path, 4096)
+	if err != nil || f.Sniff(head) {
+		return ""
+	}
+	for _, g := range All {
+		if g.Name != f.Name && g.Sniff != nil && g.Sniff(head) {
+			return g.Name
+		}
+	}
+	return ""
+}
+
+// wrongFormat adds to err, the error of reading path with the format
+// named, the way out when the file is of format other ("" for none): the
+// reader to use, in the syntax of both front ends.
+func wrongFormat(err error, path, named, other string) error {
+	if err == nil || other == "" || errors.Is(err, trace.ErrCanceled) {
+		return err
+	}
+	g, _ := ByName(other)
+	hint := fmt.Errorf("this file is %s, not %s: read it with format=%q or no format= (Python), "+
+		"--format %s or no --format (command line)", g.Summary, named, other, other)
+	var fe *errs.FormatError
+	var ae *errs.ArgumentError
+	switch {
+	case errors.As(err, &fe):
+		fe.Err = fmt.Errorf("%w; %v", fe.Err, hint)
+		return err
+	case errors.As(err, &ae):
+		ae.Reason += "; " + hint.Error()
+		return err
+	}
+	return errs.Format(path, 0, "%v; %v", err, hint)
 }
 
 // Read streams the trace at path into sink, with the reader named format

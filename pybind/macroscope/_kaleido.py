@@ -153,7 +153,7 @@ class CallTree(TableResult):
 
     @classmethod
     def _spawn_of_trace(cls, trace_handle, link_type):
-        return cls(_bridge.call(_bridge.native.SpawnTreeOfTrace, trace_handle, str(link_type)))
+        return cls(_work.compute(_bridge.native.StartSpawnTreeOfTrace, trace_handle, str(link_type), result="CallTree"))
 
     def __len__(self) -> int:
         return self._info["nodes"]
@@ -271,8 +271,9 @@ class Kaleidoscope(TableResult):
         if view not in _VIEWS:
             raise InvalidArgumentError(f"view: must be one of {', '.join(_VIEWS)}, got {view!r}", param="view")
         colors = _figure.color_options(colors)
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(view=view, format=fmt, title=title,
-                                                                                   colors=colors)),
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(view=view, format=fmt, title=title,
+                                                                                         colors=colors),
+                                                      result="Image"),
                             path, format, title or f"kaleidoscope ({view})")
 
     def legend(self, view: str = "pe", *, colors: dict | None = None) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -392,13 +393,32 @@ class Aggregation(TableResult):
         otherwise the image bytes are returned.
         """
         w, h = _figure.points(width, height)
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
             width=w, height=h, format=fmt, title=title,
-            colors=_figure.color_options(colors))),
+            colors=_figure.color_options(colors)), result="Image"),
             path, format, title or "overview")
 
     def _repr_png_(self):
         return self.plot().to_bytes("png")
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the summary a person reads first, then
+        the overview figure (the PNG of :meth:`_repr_png_`, inline), since
+        a front end that takes the HTML shows no other form."""
+        i = self._info
+        source = getattr(self, "_source", None)
+        model = source[0]._info if source is not None else None
+        rows = [
+            ("aggregates", f"{i['aggregates']} ({i.get('kind', 'spatiotemporal')}, p = {i['p']:g})"),
+            ("gain, loss", f"{i['gain']:.6g}, {i['loss']:.6g}"),
+            ("model", f"{model['resources']} resources x {model['slices']} slices x {len(model['states'])} states"
+             if model is not None else ""),
+            ("time", span(model) if model is not None else ""),
+            ("incomplete", "; ".join(i.get("incomplete") or ())),
+        ]
+        png = base64.b64encode(self._repr_png_()).decode("ascii")
+        return (html_summary("macroscope.Aggregation", rows)
+                + f"<img alt='overview' style='max-width:100%' src='data:image/png;base64,{png}'/>")
 
     def moments(self, busy=None, by: str = "aggregate", *, idle=None, state_types=None, nesting: str = "innermost",
                 gaps: bool = False) -> Moments:

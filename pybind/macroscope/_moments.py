@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 
-from . import _bridge, _figure
+from . import _bridge, _figure, _work
 from ._clock import span
 from ._figure import Figure
 from ._options import moments_options
@@ -158,7 +158,7 @@ def trace_moments(trace, busy=None, by="resource", start=None, end=None, idle=No
                   nesting="innermost", gaps=False) -> Moments:
     """The moments of a trace in memory: see :meth:`macroscope.Trace.moments`."""
     opts = moments_options(busy, idle, by, state_types, nesting, gaps, start, end)
-    return Moments(_bridge.call(trace._h.Moments, opts))
+    return Moments(_work.compute(trace._h.StartMoments, opts, result="Moments"))
 
 
 def aggregation_moments(agg, busy=None, by="aggregate", idle=None, state_types=None, nesting="innermost",
@@ -166,4 +166,4 @@ def aggregation_moments(agg, busy=None, by="aggregate", idle=None, state_types=N
     """The moments of the aggregates of an aggregation: see
     :meth:`macroscope.Aggregation.moments`."""
     opts = moments_options(busy, idle, by, state_types, nesting, gaps)
-    return Moments(_bridge.call(agg._h.Moments, opts))
+    return Moments(_work.compute(agg._h.StartMoments, opts, result="Moments"))

@@ -10,6 +10,7 @@ door says the same about the same mistake.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 
@@ -23,6 +24,7 @@ def model_options(slices, start, end, state_types, depth, metric, types, key=Non
     for name, v in (("start", start), ("end", end)):
         if v is not None and not math.isfinite(v):
             raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
+    _check_window(start, end)
     if isinstance(state_types, str):
         state_types = [state_types]
     if isinstance(types, str):
@@ -40,8 +42,25 @@ def moments_options(busy, idle, by, state_types, nesting, gaps, start=None, end=
         raise InvalidArgumentError(f"nesting: must be innermost or union, got {nesting!r}", param="nesting")
     if not isinstance(gaps, bool):
         raise InvalidArgumentError(f"gaps: must be True or False, got {gaps!r}", param="gaps")
+    start, end = _instant("start", start), _instant("end", end)
+    _check_window(start, end)
     return _bridge.options(**_busy(busy, idle), by=by, state_types=_names("state_types", state_types),
-                           nesting=nesting, gaps=gaps, start=_instant("start", start), end=_instant("end", end))
+                           nesting=nesting, gaps=gaps, start=start, end=end)
+
+
+def _check_window(start, end):
+    """An empty window is an error before any read: both bounds count the
+    same way (from the trace's start, or both on its clock), so end must
+    come after start whatever the trace."""
+    if start is None or end is None:
+        return
+    try:
+        empty = decimal.Decimal(str(end)) <= decimal.Decimal(str(start))
+    except decimal.InvalidOperation:
+        return  # a bad decimal string: the Go side names it
+    if empty:
+        raise InvalidArgumentError(f"window: the window {start}-{end} s is empty: end must come after start",
+                                   param="window")
 
 
 def _names(param, v) -> list[str] | None:

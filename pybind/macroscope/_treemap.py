@@ -7,7 +7,7 @@ import math
 import numbers
 import os
 
-from . import _bridge, _figure
+from . import _bridge, _figure, _work
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._tables import TableResult, incomplete_suffix
@@ -93,7 +93,7 @@ def treemap(agg, value="leaves", width=1.0, height=1.0, padding=0.0, header=0.0,
     opts = _bridge.options(value=_value(value), width=_positive("width", width), height=_positive("height", height),
                            padding=_positive("padding", padding, True), header=_positive("header", header, True),
                            root=_root(root))
-    return Treemap(_bridge.call(agg._h.Treemap, opts), agg, root)
+    return Treemap(_work.compute(agg._h.StartTreemap, opts, result="Treemap"), agg, root)
 
 
 def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=None, proportions=True, zooms=3,
@@ -104,5 +104,6 @@ def plot_treemap(agg, path=None, width=960, height=720, *, value="leaves", root=
     opts = _bridge.options(width=w, height=h, title=title,
                            value=_value(value), root=_root(root), proportions=bool(proportions),
                            zooms=int(zooms) if zooms > 0 else -1, colors=_figure.color_options(colors))
-    return _figure.plot(lambda fmt: _bridge.call(agg._h.PlotTreemap, json.dumps({**json.loads(opts), "format": fmt})),
+    return _figure.plot(lambda fmt: _work.compute(agg._h.StartPlotTreemap, json.dumps({**json.loads(opts), "format": fmt}),
+                                                  result="Image"),
                         path, format, title or "treemap")

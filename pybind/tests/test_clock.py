@@ -70,7 +70,8 @@ def test_window_from_the_start(kineto):
 ])
 def test_window_outside_is_an_error(kineto, call):
     t = ms.read(kineto)
-    with pytest.raises(ms.InvalidArgumentError, match=r"window .* s \(from the trace's start\) is (outside|empty)"):
+    # An empty window is refused before the trace is looked at (below).
+    with pytest.raises(ms.InvalidArgumentError, match=r"window .* s( \(from the trace's start\))? is (outside|empty)"):
         call(t)
 
 
@@ -123,3 +124,33 @@ def test_moments_of_a_file_gaps_only(kineto):
     m0 = mo.to_pandas().set_index("resource").m0
     # Thread 2 is in no state over [6, 8) ms of the window [2, 8) ms.
     assert m0["1/2"] == pytest.approx(0.002, abs=1e-12) and m0["1/1"] == 0
+
+
+def test_html_repr_of_an_aggregation(kineto):
+    """An aggregation shows its summary, its model's window from the
+    trace's start, and its overview figure inline."""
+    import base64
+
+    agg = ms.read(kineto).micro(slices=4, start=0.002).aggregate(0.5)
+    h = agg._repr_html_()
+    assert "<strong>macroscope.Aggregation</strong>" in h
+    assert f"<td style='text-align:left'>{len(agg)} (spatiotemporal, p = 0.5)</td>" in h
+    assert "2 resources x 4 slices x 2 states" in h and "0.002-0.008 s (from 1661203462.584767 s)" in h
+    png = base64.b64decode(h.split("data:image/png;base64,")[1].split("'")[0])
+    assert png == agg._repr_png_()
+
+
+@pytest.mark.parametrize("start, end", [(3, 1), (2, 2), (1661203462.59, 1661203462.589)])
+def test_an_empty_window_is_refused_before_any_read(kineto, start, end):
+    """Both bounds count the same way (from the start, or both on the
+    trace's clock), so a window whose end does not come after its start is
+    empty whatever the trace: every door says so before reading a byte."""
+    read = []
+    for call in (lambda: ms.read_micro(kineto, slices=4, start=start, end=end, progress=lambda d, t: read.append(d)),
+                 lambda: ms.moments(kineto, start=start, end=end, progress=lambda d, t: read.append(d)),
+                 lambda: ms.read(kineto).micro(slices=4, start=start, end=end),
+                 lambda: ms.read(kineto).moments(start=start, end=end)):
+        with pytest.raises(ms.InvalidArgumentError, match=f"window: the window {start}-{end} s is empty") as e:
+            call()
+        assert e.value.param == "window"  # as the Go side names it
+    assert read == []

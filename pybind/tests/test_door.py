@@ -152,3 +152,17 @@ def test_unsorted_paje_reads_with_sort(tmp_path, bundled_trace):
     plain = ms.read_paje(bundled_trace)
     assert len(fixed.states) == len(plain.states)
     assert sorted(fixed.states.start_ns) == sorted(plain.states.start_ns)
+
+
+def test_a_file_read_with_the_wrong_reader_names_the_right_one(tmp_path):
+    """A Chrome JSON file read as Pajé fails at its line, and the error
+    says what the file is and how to read it; read() reads it."""
+    path = tmp_path / "c.json"
+    path.write_text('{"traceEvents":[{"name":"a","ph":"X","ts":0,"dur":5,"pid":1,"tid":1}]}')
+    with pytest.raises(ms.TraceFormatError) as e:
+        ms.read_paje(path)
+    assert (e.value.file, e.value.line) == (str(path), 1)
+    assert str(e.value).endswith('this file is Chrome/Perfetto trace-event JSON (Chrome, catapult, Perfetto, '
+                                 'PyTorch Kineto, PerfFlowAspect), not paje: read it with format="chrome" or no '
+                                 'format= (Python), --format chrome or no --format (command line)')
+    assert len(ms.read(path).states) == 1

@@ -1,11 +1,13 @@
 """Ctrl-C stops the long computations on a trace in memory: the model,
-the Gantt figure, the call tree and its radial layout each run in Go on a
+the Gantt figure, the call tree, the spawn tree, the radial layout and its
+figure, the treemap of an aggregation and its figure each run in Go on a
 goroutine of their own, polled from Python; KeyboardInterrupt cancels the
 Go work, waits for it to stop and goes through, and the next call works.
 
 The interruption is raised at the first poll (what Ctrl-C raises in the
 polling loop), so that no timing decides the test: the Go work is large
-enough (640,000 states) to be running then on any machine."""
+enough (640,000 states, 200,000 spawned threads, 20,000 aggregates) to be
+running then on any machine."""
 
 import numpy as np
 import pandas as pd
@@ -113,3 +115,114 @@ def test_interrupt_stops_the_layout(nested, ctrl_c):
     kal = tree.layout(width=800)
     assert len(kal) > 0
     pd.testing.assert_frame_equal(kal.to_pandas(), tree.layout(width=800).to_pandas())
+
+
+def test_interrupt_stops_the_kaleidoscope_figure(nested, ctrl_c):
+    kal = nested.call_tree().layout(width=800)
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        kal.plot(view="procedure")  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    fig = kal.plot(view="procedure")
+    assert fig.to_bytes("png") == kal.plot(view="procedure").to_bytes("png")
+    assert fig.to_bytes("png").startswith(b"\x89PNG")
+
+
+THREADS = 200_000
+
+
+@pytest.fixture(scope="module")
+def spawned(tmp_path_factory):
+    """A pj_dump trace of 200,000 threads, thread k created by thread
+    (k - 1) // 2 through a link of type "spawn": a binary spawn tree."""
+    path = tmp_path_factory.mktemp("spawn") / "spawned.csv"
+    lines = ["Container, 0, Process, 0, 300000, 300000, p"]
+    lines += [f"Container, p, Thread, {k}, 300000, {300000 - k}, t{k}" for k in range(THREADS)]
+    lines += [f"Link, p, spawn, {k}, {k}, 0, worker, t{(k - 1) // 2}, t{k}" for k in range(1, THREADS)]
+    path.write_text("\n".join(lines) + "\n")
+    return ms.read(path, progress=False)
+
+
+def test_interrupt_stops_the_spawn_tree(spawned, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        spawned.spawn_tree("spawn")
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    tree = spawned.spawn_tree("spawn")
+    # The synthetic root above thread 0, the root of a binary tree whose
+    # deepest thread, 199,999, is 17 levels below it.
+    assert (len(tree), tree.height) == (1 + THREADS, 1 + 1 + 17)
+
+
+@pytest.fixture(scope="module")
+def apart():
+    """Every process of a model of 20,000 apart (20 sites of 50 nodes of
+    20 ranks), each rank busy for its own share of the time."""
+    ranks = 20_000
+    resource = [f"site{r // 1000}/node{r // 20}/rank{r}" for r in range(ranks)]
+    busy = 0.1 + 0.8 * (np.arange(ranks) % 7) / 6
+    frame = pd.DataFrame({"resource": resource * 2, "state": ["compute"] * ranks + ["wait"] * ranks,
+                          "start": np.concatenate([np.zeros(ranks), busy]),
+                          "end": np.concatenate([busy, np.ones(ranks)])})
+    model = ms.from_pandas(frame).micro(slices=20)
+    agg = model.aggregate(0.0, kind="spatial")
+    assert len(agg) == ranks
+    return agg
+
+
+def test_interrupt_stops_the_treemap(apart, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        apart.treemap(width=720, height=540)
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    tm = apart.treemap(width=720, height=540)
+    # Every rank, node and site apart, under the root.
+    assert len(tm) == 1 + 20 + 1000 + 20_000
+
+
+def test_interrupt_stops_the_treemap_figure(apart, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        apart.plot_treemap()  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert apart.plot_treemap().to_bytes("png") == apart.plot_treemap().to_bytes("png")
+
+
+def test_interrupt_stops_the_moments(nested, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        nested.moments()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    m = nested.moments().to_pandas()
+    # Each rank's calls follow each other from 0 to 5,000 s.
+    assert len(m) == RESOURCES
+    np.testing.assert_allclose(m["m0"], CALLS)
+
+
+def test_interrupt_stops_the_moments_of_aggregates(nested, ctrl_c):
+    agg = nested.micro(slices=50).aggregate(0.0)
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        agg.moments()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    m = agg.moments().to_pandas()
+    assert len(m) == len(agg) == RESOURCES * 50
+    # The ranks are busy all along: the aggregates' m0 add up to 5,000 s
+    # per rank.
+    assert m["m0"].sum() == pytest.approx(RESOURCES * CALLS)
+
+
+def test_interrupt_stops_the_overview_figure(apart, ctrl_c):
+    agg = apart  # 20,000 aggregates, drawn as visual aggregates
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        agg.plot()  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert agg.plot().to_bytes("png") == agg.plot().to_bytes("png")

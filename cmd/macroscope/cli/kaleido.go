@@ -81,7 +81,7 @@ func runKaleido(c *cli) error {
 	c.say("layout", "%d nodes, %d levels shown (%s), %g px between levels; %d drawn, %d drawn without descendants",
 		l.Len(), l.Levels, condensed, l.Spacing, l.NumDrawn, l.NumCollapsed)
 	if *c.figure != "" {
-		img, err := plots.Kaleidoscope(l, plots.KaleidoscopeOptions{View: *view, Format: c.imgFormat})
+		img, err := plots.Kaleidoscope(l, plots.KaleidoscopeOptions{View: *view, Format: c.imgFormat, Cancel: c.ctx.Done()})
 		if err != nil {
 			return err
 		}

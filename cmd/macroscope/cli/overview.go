@@ -113,7 +113,7 @@ func (c *cli) overviewFigure(m *micro.Model, a *aggregation, path string) error 
 	if c.kind != aggregate.KindSpatiotemporal {
 		title = fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(path), c.kind, a.p)
 	}
-	img, err := plots.Overview(m, a.in, a.part, plots.OverviewOptions{Width: w, Height: h, Format: c.imgFormat, Title: title})
+	img, err := plots.Overview(m, a.in, a.part, plots.OverviewOptions{Width: w, Height: h, Format: c.imgFormat, Title: title, Cancel: c.ctx.Done()})
 	if err != nil {
 		return err
 	}

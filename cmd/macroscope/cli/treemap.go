@@ -87,7 +87,7 @@ func runTreemap(c *cli) error {
 	if err != nil {
 		return err
 	}
-	topt := treemap.Options{Value: val}
+	topt := treemap.Options{Value: val, Cancel: c.ctx.Done()}
 	if *root != "" {
 		if topt.Root, err = treemap.NodeByPath(m.Tree, *root, arrowio.PathSep); err != nil {
 			return err
@@ -106,7 +106,7 @@ func runTreemap(c *cli) error {
 		img, err := plots.Treemap(m, a.part, plots.TreemapOptions{
 			Width: w, Height: h, Format: c.imgFormat,
 			Title: fmt.Sprintf("%s, %s aggregation, p = %.3g", filepath.Base(name), c.kind, a.p),
-			Value: val, Root: topt.Root, Proportions: *proportions, Zooms: *zooms,
+			Value: val, Root: topt.Root, Proportions: *proportions, Zooms: *zooms, Cancel: c.ctx.Done(),
 		})
 		if err != nil {
 			return err

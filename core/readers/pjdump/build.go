@@ -236,6 +236,13 @@ func (d *decoder) interval(l *layout, skippable bool) (start, end trace.Time, er
 			err = errSkip
 			return
 		}
+		if skippable {
+			// The way out, in both front ends' syntax: the reader cannot
+			// tell which one called it.
+			err = d.fail("ends at %s, before it starts at %s; read the file anyway, skipping such rows, with "+
+				"skip_inverted=True (Python) or --read skip_inverted=true (command line)", e.text, s.text)
+			return
+		}
 		err = d.fail("ends at %s, before it starts at %s", e.text, s.text)
 	}
 	return

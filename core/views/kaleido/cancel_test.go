@@ -44,3 +44,31 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("%d goroutines left running, %d before", n, before)
 	}
 }
+
+// TestSpawnTreeCanceled: the spawn tree with its Cancel closed stops with
+// trace.ErrComputationCanceled and no tree; with Cancel open, it is the
+// tree built without one.
+func TestSpawnTreeCanceled(t *testing.T) {
+	tr := tracetest.Spawned(200_000)
+	closed := make(chan struct{})
+	close(closed)
+	before := runtime.NumGoroutine()
+	if tree, err := FromSpawnLinksCancel(tr, "spawn", closed); !errors.Is(err, trace.ErrComputationCanceled) || tree != nil {
+		t.Errorf("spawn tree canceled: tree %v, error %v", tree != nil, err)
+	}
+	want, err := FromSpawnLinks(tr, "spawn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A binary tree of 200,000 threads under the synthetic root.
+	if len(want.Parent) != 200_001 || want.Height != 1+18 {
+		t.Errorf("spawn tree of %d nodes, height %d; want 200,001 and 19", len(want.Parent), want.Height)
+	}
+	got, err := FromSpawnLinksCancel(tr, "spawn", make(chan struct{}))
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("spawn tree with Cancel open: %v, not the tree built without it", err)
+	}
+	if n := tracetest.Settled(before); n > before {
+		t.Errorf("%d goroutines left running, %d before", n, before)
+	}
+}

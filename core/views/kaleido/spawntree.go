@@ -25,6 +25,13 @@ import (
 // *errs.FormatError; a link type the trace lacks, or with no links, an
 // *errs.ArgumentError.
 func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
+	return FromSpawnLinksCancel(t, linkType, nil)
+}
+
+// FromSpawnLinksCancel is FromSpawnLinks stopped by cancel (nil: never):
+// once it is closed, it returns trace.ErrComputationCanceled and no tree.
+// It looks every trace.StopEvery links and nodes, and between its steps.
+func FromSpawnLinksCancel(t *trace.Trace, linkType string, cancel <-chan struct{}) (*Tree, error) {
 	use, err := selectTypes(t, trace.KindLink, "link_type", []string{linkType})
 	if err != nil {
 		return nil, err
@@ -33,6 +40,11 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 	created := make([]int32, len(t.Containers)) // the creating link + 1, 0 if none
 	some := false
 	for i, l := range t.Links.Unkeyed() { // the keys are not needed
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(cancel); err != nil {
+				return nil, err
+			}
+		}
 		if !use[l.Type] {
 			continue
 		}
@@ -63,6 +75,11 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 	parent[0], link[0] = None, None
 	first := true
 	for r, c := range order {
+		if r%trace.StopEvery == 0 {
+			if err := trace.Stopped(cancel); err != nil {
+				return nil, err
+			}
+		}
 		row := r + 1
 		if l := created[c] - 1; l >= 0 {
 			by := t.Links.At(int(l))
@@ -75,6 +92,9 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 		}
 	}
 	shape, unreached := preorder(parent, 0, byStart(start))
+	if err := trace.Stopped(cancel); err != nil {
+		return nil, err
+	}
 	if unreached != nil {
 		return nil, traceError(t, "links of type %q form a cycle through container %s",
 			linkType, t.ContainerPath(order[unreached[0]-1], PathSep))
@@ -98,6 +118,11 @@ func FromSpawnLinks(t *trace.Trace, linkType string) (*Tree, error) {
 		tree.PEs = append(tree.PEs, t.ContainerPath(c, PathSep))
 	}
 	for v, row := range shape.row {
+		if v%trace.StopEvery == 0 {
+			if err := trace.Stopped(cancel); err != nil {
+				return nil, err
+			}
+		}
 		if row == 0 {
 			tree.Procedure[v], tree.PE[v] = procedure("program"), None
 			continue

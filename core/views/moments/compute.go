@@ -25,7 +25,12 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	for _, c := range t.Containers[1:] {
 		a.CreateContainer(c)
 	}
-	for _, s := range t.States.All() {
+	for i, s := range t.States.All() {
+		if i%trace.StopEvery == 0 {
+			if err := trace.Stopped(opt.Cancel); err != nil {
+				return nil, err
+			}
+		}
 		a.State(s)
 	}
 	// Every container's states precede its destruction, and a container

@@ -129,6 +129,11 @@ type Options struct {
 	// and grouped name (names.Group), the values whose names group alike
 	// adding up.
 	ByState bool
+	// Cancel, once closed, stops Compute and Aggregates on a trace in
+	// memory, which return trace.ErrComputationCanceled and no result (a
+	// read is stopped by its trace.ReadOptions.Cancel instead). Nil:
+	// never.
+	Cancel <-chan struct{}
 }
 
 func (o *Options) validate() error {

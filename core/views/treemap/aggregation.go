@@ -6,6 +6,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
@@ -49,6 +50,27 @@ type Options struct {
 	// Root is the hierarchy node at the top of the map; 0 (the default)
 	// is the whole hierarchy.
 	Root int32
+	// Cancel, once closed, stops OfPartition, which returns
+	// trace.ErrComputationCanceled and no map. Nil: never.
+	Cancel <-chan struct{}
+}
+
+// looker looks at a Cancel channel once every trace.StopEvery items of
+// work, so that a loop whose items differ in size (a node of many leaves
+// and slices, one of a single cell) looks as often per unit of work.
+type looker struct {
+	cancel <-chan struct{}
+	items  int
+}
+
+// stopped counts items more done and returns
+// trace.ErrComputationCanceled once the channel is closed.
+func (k *looker) stopped(items int) error {
+	if k.items += items; k.items < trace.StopEvery {
+		return nil
+	}
+	k.items = 0
+	return trace.Stopped(k.cancel)
 }
 
 // Cell is one rectangle of the treemap of an aggregation.
@@ -155,8 +177,15 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 	// root.
 	shown := make([]bool, n)
 	aggregated := make([]bool, n)
+	look := &looker{cancel: opt.Cancel}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	first, last := int32(m.Slices), int32(-1)
 	for _, p := range part.Parts {
+		if err := look.stopped(1); err != nil {
+			return nil, err
+		}
 		if p.Node < 0 || int(p.Node) >= tree.Len() || p.First < 0 || p.Last < p.First || int(p.Last) >= m.Slices {
 			return nil, errs.Argument("aggregation", "aggregate %+v does not fit the model", p)
 		}
@@ -192,6 +221,9 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 		}
 	}
 	for l := n - 1; l >= 0; l-- {
+		if err := look.stopped(1); err != nil {
+			return nil, err
+		}
 		if !shown[l] {
 			continue
 		}
@@ -210,6 +242,9 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 		}
 		v := int32(l) + root
 		for leaf := tree.LeafLo[v]; leaf < tree.LeafHi[v]; leaf++ {
+			if err := look.stopped(int(last - first + 1)); err != nil {
+				return nil, err
+			}
 			for k := first; k <= last; k++ {
 				var a float64
 				if m.Cells != nil { // the same sums without the zeros
@@ -242,8 +277,14 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 	if opt.Inset != nil {
 		nopt.Inset = func(l int32, depth int, r Rect) Rect { return opt.Inset(l+root, depth, r) }
 	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	rects, values, err := Nested(children, leafValue, 0, bounds, nopt)
 	if err != nil {
+		return nil, err
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
 
@@ -266,6 +307,9 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 	tm.Means = make([]float64, int(cells)*states)
 	window := float64(last - first + 1)
 	for l := range n {
+		if err := look.stopped(1); err != nil {
+			return nil, err
+		}
 		i := index[l]
 		if i < 0 {
 			continue
