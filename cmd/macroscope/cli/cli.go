@@ -176,12 +176,13 @@ func report(ctx context.Context, name string, c *cli, err error, stderr io.Write
 	case errors.As(err, &ae) && ae.Name == "window" && !c.typed("start", "end"):
 		// A trace whose events all sit at one instant has no window to
 		// model; no --start or --end was typed to blame for it.
-		fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(ae.Reason))
+		fmt.Fprintf(stderr, "macroscope %s: %s%s\n", name, wrapping(err, ae), c.inCLIWords(ae.Reason))
 		return StatusFailure
 	case errors.As(err, &ee):
 		// The data hold nothing to compute on (a trace without states):
 		// a failure of the data, named by its file; no flag is at fault.
-		fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(errs.NameFile(ee, strings.TrimSuffix(c.traceNamed(), ": ")).Error()))
+		fmt.Fprintf(stderr, "macroscope %s: %s%s\n", name, wrapping(err, ee),
+			c.inCLIWords(errs.NameFile(ee, strings.TrimSuffix(c.traceNamed(), ": ")).Error()))
 		return StatusFailure
 	case errors.As(err, &ae) && ae.Name == "state_types" && !c.typed("state-types"):
 		// A trace without states (none written, or every record
@@ -197,6 +198,17 @@ func report(ctx context.Context, name string, c *cli, err error, stderr io.Write
 	}
 	fmt.Fprintf(stderr, "macroscope %s: %s\n", name, c.inCLIWords(err.Error()))
 	return StatusFailure
+}
+
+// wrapping returns what wraps inner in err ("run \"b\": ", of a run of
+// compare), which the messages above, made of inner alone, would lose:
+// which of the traces read it is about.
+func wrapping(err, inner error) string {
+	full, own := err.Error(), inner.Error()
+	if len(full) > len(own) && strings.HasSuffix(full, own) {
+		return full[:len(full)-len(own)]
+	}
+	return ""
 }
 
 // isCanceled tells an error of a computation stopped by its cancel

@@ -142,3 +142,31 @@ func TestCompareOps(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNamesTheRunWithoutDuration: among runs compared, one whose
+// events all sit at t = 0, or one without states, is named in the
+// message, which said "the trace has no duration" (or "no states") and
+// left the user to find which of the runs it was.
+func TestCompareNamesTheRunWithoutDuration(t *testing.T) {
+	dir := t.TempDir()
+	good := bspTrace(t, dir, "good.csv", bsp.Scenario{Ranks: 4, PerNode: 2, Iterations: 5, Seed: 1})
+	instant := filepath.Join(dir, "instant.trace")
+	text := "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n" +
+		"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n" +
+		"0 P 0 \"Process\"\n1 0 p1 P 0 \"p1\"\n"
+	nothread := filepath.Join(dir, "nothread.prv")
+	if err := os.WriteFile(instant, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nothread, []byte("#Paraver (26/01/04 at 16:35):260199:1:1:1(1:1)\n1:1:1:1:2000000000:0:5374:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, align := range []string{"stretch", "start"} {
+		checkRefusals(t, []refusal{
+			{[]string{"compare", "--out", dir, "--align", align, good, instant}, StatusFailure,
+				`macroscope compare: run "instant": the trace has no duration (all its events are at t = 0 s); give a window (--start, --end) to model it`},
+			{[]string{"compare", "--out", dir, "--align", align, good, nothread}, StatusFailure,
+				`macroscope compare: run "nothread": ` + nothread + `: the trace has no states to model`},
+		})
+	}
+}

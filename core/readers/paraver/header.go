@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -102,16 +103,36 @@ func parseHeader(line string) (*header, error) {
 	default:
 		// Paraver reads the duration as a floating-point number: some
 		// writers give decimals ("1000.000000_ms"). It is the trace's end,
-		// rounded up to the nanosecond.
+		// rounded up to the nanosecond, from the decimal text itself: the
+		// float64 product of the number and the unit overshoots a whole
+		// number of nanoseconds now and then (33923.491904 ms is
+		// 33923491904.000004 ns), which rounded up would be one more.
 		f, ferr := strconv.ParseFloat(digits, 64)
-		if ferr != nil || !(f >= 0) || math.IsInf(f, 0) || strings.ContainsAny(digits, "xXpPnN_") {
+		if ferr != nil || !(f >= 0) || math.IsInf(f, 0) || strings.ContainsAny(digits, "xXpPnN_/") {
 			return nil, fmt.Errorf("header: bad trace duration %s", errs.Quote(duration))
 		}
-		ns := math.Ceil(f * float64(unit))
-		if ns >= math.MaxInt64 {
+		if f*float64(unit) >= math.MaxInt64 {
 			return nil, fmt.Errorf("header: trace duration %s: out of range (more than 292 years in nanoseconds)", errs.Quote(duration))
 		}
-		h.end = trace.Time(ns)
+		// An exponent far past a float64's (which ParseFloat takes as 0 or
+		// as infinity) would make the exact number a huge one to build.
+		exp := 0
+		if i := strings.IndexAny(digits, "eE"); i >= 0 {
+			exp, ferr = strconv.Atoi(digits[i+1:])
+		}
+		r, ok := new(big.Rat).SetString(digits)
+		if ferr != nil || exp < -400 || exp > 400 || !ok {
+			return nil, fmt.Errorf("header: bad trace duration %s", errs.Quote(duration))
+		}
+		r.Mul(r, new(big.Rat).SetInt64(unit))
+		ns, rem := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+		if rem.Sign() > 0 {
+			ns.Add(ns, big.NewInt(1))
+		}
+		if !ns.IsInt64() {
+			return nil, fmt.Errorf("header: trace duration %s: out of range (more than 292 years in nanoseconds)", errs.Quote(duration))
+		}
+		h.end = trace.Time(ns.Int64())
 	}
 	if err := c.expect(':'); err != nil {
 		return nil, err

@@ -36,6 +36,15 @@ func TestParseHeader(t *testing.T) {
 			header{date: "30/10/2026 at 10:5", end: 1200000, unit: 1000, nodes: []int{4, 4}, apps: []app{{[]task{{1, 1}, {1, 2}}}}}},
 		{"#Paraver (x):0.0000015_ms:0:1:1(1:0)",
 			header{date: "x", end: 2, unit: 1000000, apps: []app{{[]task{{1, 0}}}}}},
+		// Decimals whose product by the unit is a whole number of
+		// nanoseconds that a float64 product overshoots (33923491904.000004):
+		// the end is that number, not one more.
+		{"#Paraver (x):33923.491904_ms:0:1:1(1:0)",
+			header{date: "x", end: 33923491904, unit: 1000000, apps: []app{{[]task{{1, 0}}}}}},
+		{"#Paraver (x):16581.309000:0:1:1(1:0)",
+			header{date: "x", end: 16581309, unit: 1000, apps: []app{{[]task{{1, 0}}}}}},
+		{"#Paraver (x):1.5e3_ns:0:1:1(1:0)",
+			header{date: "x", end: 1500, unit: 1, apps: []app{{[]task{{1, 0}}}}}},
 	} {
 		h, err := parseHeader(c.line)
 		if err != nil {
@@ -65,6 +74,8 @@ func TestParseHeader(t *testing.T) {
 		{"#Paraver (x):1e400:0:1:1(1:0)", "bad trace duration"},
 		{"#Paraver (x):0x10:0:1:1(1:0)", "bad trace duration"},
 		{"#Paraver (x):1e300_ms:0:1:1(1:0)", "out of range"},
+		{"#Paraver (x):1e-1000000000:0:1:1(1:0)", "bad trace duration"},
+		{"#Paraver (x):1/3:0:1:1(1:0)", "bad trace duration"},
 		{"#Paraver (x):1:0:1:1:1:0)", `expected '('`},
 	} {
 		if _, err := parseHeader(c.line); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -429,7 +429,8 @@ func (b *builder) plan() error {
 				return err
 			}
 			if e <= s {
-				return errs.Argument("runs", "run %q has no duration", b.runs[i].Name)
+				// The error of a model of that run alone, the run named.
+				return fmt.Errorf("run %q: %w", b.runs[i].Name, errs.NoDuration(s.Seconds()))
 			}
 			b.runs[i].Start, b.runs[i].End = s, e
 			lo, hi = min(lo, s), max(hi, e)

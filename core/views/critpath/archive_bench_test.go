@@ -37,7 +37,7 @@ func BenchmarkArchiveDelayCosts(b *testing.B) {
 			b.Fatal("no delay costs")
 		}
 	}
-	b.ReportMetric((cpuTime() - start).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 func cpuTime() time.Duration {
