@@ -228,7 +228,11 @@ func wrongFormat(err error, path, named, other string) error {
 		ae.Reason += "; " + hint.Error()
 		return err
 	}
-	return errs.Format(path, 0, "%v; %v", err, hint)
+	// Any other error (a file that cannot be opened, a memory budget, a
+	// trace with nothing to model) keeps its kind, which the callers map
+	// to their own (Python's FileNotFoundError, MemoryError...): the hint
+	// is added, the chain kept.
+	return fmt.Errorf("%w; %v", err, hint)
 }
 
 // Read streams the trace at path into sink, with the reader named format

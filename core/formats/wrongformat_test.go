@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,20 @@ func TestWrongFormatNamesTheRightOne(t *testing.T) {
 	}
 	if _, err := ReadFile(bad, "paje"); err == nil || strings.Contains(err.Error(), "this file is") {
 		t.Errorf("a broken Pajé file: %v", err)
+	}
+}
+
+// An error of another kind than a format or an argument error keeps its
+// kind when the hint is added: a file that cannot be opened is not made a
+// FormatError.
+func TestWrongFormatKeepsTheErrorsKind(t *testing.T) {
+	inner := &os.PathError{Op: "open", Path: "x/events.bin", Err: fs.ErrNotExist}
+	err := wrongFormat(inner, "x", "paje", "chrome")
+	var fe *errs.FormatError
+	if !errors.Is(err, fs.ErrNotExist) || errors.As(err, &fe) {
+		t.Errorf("got %v (%T), want the path error kept and no FormatError", err, err)
+	}
+	if !strings.Contains(err.Error(), `read it with format="chrome"`) {
+		t.Errorf("got %q, want the hint", err)
 	}
 }
