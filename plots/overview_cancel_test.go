@@ -21,12 +21,7 @@ func TestOverviewCanceled(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
-	all := &aggregate.Partition{}
-	for _, leaf := range m.Tree.Leaves {
-		for k := range int32(m.Slices) {
-			all.Parts = append(all.Parts, aggregate.Part{Node: leaf, First: k, Last: k})
-		}
-	}
+	all := synthmodel.CellParts(m)
 	closed := make(chan struct{})
 	close(closed)
 	if img, err := Overview(m, in, all, OverviewOptions{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || img != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // TestTreemapCanceled: the treemap figure of 50,000 aggregates with its
@@ -20,10 +19,7 @@ func TestTreemapCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := &aggregate.Partition{}
-	for _, leaf := range m.Tree.Leaves {
-		all.Parts = append(all.Parts, aggregate.Part{Node: leaf, Last: int32(m.Slices - 1)})
-	}
+	all := synthmodel.LeafParts(m)
 	closed := make(chan struct{})
 	close(closed)
 	if img, err := Treemap(m, all, TreemapOptions{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || img != nil {

@@ -163,10 +163,7 @@ var (
 		if err != nil {
 			panic(err)
 		}
-		part := &aggregate.Partition{}
-		for _, leaf := range m.Tree.Leaves {
-			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, Last: int32(m.Slices - 1)})
-		}
+		part := synthmodel.LeafParts(m)
 		in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 		return &Aggregation{model: &MicroModel{m: m, in: in}, part: part, kind: aggregate.KindSpatial}
 	})

@@ -253,3 +253,25 @@ func Paths(t *hier.Tree) []string {
 	}
 	return out
 }
+
+// LeafParts is the partition of m into its leaves, each over the whole
+// window: the largest spatial partition a treemap or a table is asked of.
+func LeafParts(m *micro.Model) *aggregate.Partition {
+	p := &aggregate.Partition{Parts: make([]aggregate.Part, 0, len(m.Tree.Leaves))}
+	for _, leaf := range m.Tree.Leaves {
+		p.Parts = append(p.Parts, aggregate.Part{Node: leaf, Last: int32(m.Slices - 1)})
+	}
+	return p
+}
+
+// CellParts is the finest partition of m, a part for each leaf and
+// slice: the most aggregates an overview or the moments are asked of.
+func CellParts(m *micro.Model) *aggregate.Partition {
+	p := &aggregate.Partition{Parts: make([]aggregate.Part, 0, len(m.Tree.Leaves)*m.Slices)}
+	for _, leaf := range m.Tree.Leaves {
+		for k := range int32(m.Slices) {
+			p.Parts = append(p.Parts, aggregate.Part{Node: leaf, First: k, Last: k})
+		}
+	}
+	return p
+}

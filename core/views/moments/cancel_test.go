@@ -8,10 +8,10 @@ import (
 
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
-	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // TestCanceled: the moments of a trace in memory and of the aggregates of
@@ -25,12 +25,7 @@ func TestCanceled(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every resource apart in every slice: 3,200 aggregates.
-	part := &aggregate.Partition{}
-	for _, leaf := range m.Tree.Leaves {
-		for k := range int32(m.Slices) {
-			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, First: k, Last: k})
-		}
-	}
+	part := synthmodel.CellParts(m)
 	closed := make(chan struct{})
 	close(closed)
 	before := runtime.NumGoroutine()
