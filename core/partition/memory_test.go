@@ -115,6 +115,15 @@ func TestManyFilesBoundedPartials(t *testing.T) {
 				t.Fatal(err)
 			}
 			same(t, string(metric), got, want)
+			// On the cores, the parts merged as they come (in order,
+			// whichever finishes first): the same model.
+			for _, workers := range []int{1, 3} {
+				local, _, err := Local(plan, opt, trace.ReadOptions{}, workers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				same(t, fmt.Sprintf("%s, %d workers", metric, workers), local, want)
+			}
 			if len(got.States) != 4 {
 				t.Fatalf("states %q, want the step group, 2 operators, the kernel", got.States)
 			}
