@@ -527,20 +527,24 @@ func (p *Partial) Model() (*Model, error) {
 		code := p.ColCode[col]
 		var key int32
 		if code >= 0 {
-			key = a.key(&a.keyOfValue[code], code)
+			key = a.valueKey(code)
 		} else {
 			key = a.key(&a.keyOfType[-1-code], code)
 		}
-		a.col(&a.conts[cont], cont, key)
+		// Columns of one category on a container (valueKey) share the
+		// accumulator's column: their durations and stays add up, exactly.
+		// A variable type's column is its own (a sum of floats is not
+		// exact in every order).
+		to := a.col(&a.conts[cont], cont, key)
 		for k := range a.g.n {
 			switch {
 			case p.Sum != nil:
-				a.sum[k][col] = p.Sum[col][k]
+				a.sum[k][to] = p.Sum[col][k]
 			default:
-				a.dur[k][col] = p.Dur[col][k]
+				a.dur[k][to] += p.Dur[col][k]
 			}
 			if p.Stays != nil {
-				a.stays[k][col] = p.Stays[col][k]
+				a.stays[k][to] += p.Stays[col][k]
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/sparse"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -75,6 +76,15 @@ type Accumulator struct {
 	keyOfValue []int32
 	keyOfType  []int32
 	keys       []int32
+	// keyOfCategory gives the key of the values that the model counts as
+	// one category on a container (same type, same name under the
+	// options' Key: "ProfilerStep#1", "ProfilerStep#2"...): they share a
+	// column, which holds their sum. Without it a trace of thousands of
+	// numbered instances keeps a column of every slice per instance until
+	// the model adds them up, and the partial models of a run's files,
+	// held until they are merged, hold them all.
+	keyOfCategory map[valueCategory]int32
+	keyKind       Key
 
 	conts []contAcc // by container
 
@@ -229,7 +239,10 @@ func NewAccumulator(opt Options, start, end trace.Time) (*Accumulator, error) {
 		hasData: []bool{false},
 		conts:   []contAcc{{}},
 		nan:     map[int32]nanVariable{},
+
+		keyOfCategory: map[valueCategory]int32{},
 	}
+	a.keyKind, _ = ParseKey(string(opt.Key)) // checked above
 	a.g = grid{start: start, end: end, n: int64(opt.Slices)}
 	a.active = end > start && checkGrid(opt, start, end) == nil
 	return a, nil
@@ -348,7 +361,46 @@ func (a *Accumulator) use(c, typ, v int32) int32 {
 		}
 		return a.key(&a.keyOfType[typ], -1-typ)
 	}
-	return a.key(&a.keyOfValue[v], v)
+	return a.valueKey(v)
+}
+
+// valueCategory is what makes the category of a value in every model
+// whatever the other values of the trace: its type and its name under
+// the Key (names.Group's for KeyGroup, which names.Groups may only
+// coarsen).
+type valueCategory struct {
+	typ  int32
+	name string
+}
+
+// valueKey returns the category key of value v: that of an earlier value
+// of the same category (valueCategory), else a new one with code v.
+func (a *Accumulator) valueKey(v int32) int32 {
+	if k := a.keyOfValue[v]; k >= 0 {
+		return k
+	}
+	val := a.skel.Values[v]
+	c := valueCategory{typ: val.Type}
+	switch a.keyKind {
+	case KeyName:
+		c.name = val.Name
+	case KeyGroup:
+		c.name = names.Group(val.Name)
+	case KeyCategory:
+		c.name = val.Category
+	case KeyDomain:
+		if c.name = names.Domain(val.Name); c.name == "" {
+			c.name = "\x00" + val.Category // not a domain's name
+		}
+	case KeyType:
+	}
+	k, ok := a.keyOfCategory[c]
+	if !ok {
+		k = a.key(&a.keyOfValue[v], v)
+		a.keyOfCategory[c] = k
+	}
+	a.keyOfValue[v] = k
+	return k
 }
 
 func (a *Accumulator) key(slot *int32, code int32) int32 {

@@ -155,13 +155,26 @@ func buildParts(run *localRun, plan *Plan, opt micro.Options, start, end trace.T
 	notes := make([]*trace.Notes, n)
 	pairs := pairing(plan)
 	ends := make([]ingest.Ends, n)
+	// Parts one after the other (the files of a run) are merged as they
+	// come, in order: the partials held are the merge of the first parts
+	// and those read ahead of a slower one, not one per part (a part's
+	// definitions, its values' names, are mostly the others'). Parts
+	// merged by time, or whose links are paired at the end, are merged at
+	// once at the end.
+	fold := &folder{order: plan.Order, on: plan.Order == micro.ByPart && pairs == nil, parts: partials}
 	if err := run.each(workers, func(i int, pro trace.ReadOptions) (err error) {
 		notes[i] = &trace.Notes{}
 		pro.Notes = notes[i]
-		partials[i], ends[i], err = build(plan.Parts[i], opt, start, end, pro, pairs != nil)
-		return err
+		var p *micro.Partial
+		if p, ends[i], err = build(plan.Parts[i], opt, start, end, pro, pairs != nil); err != nil {
+			return err
+		}
+		return fold.add(i, p)
 	}, plan); err != nil {
 		return nil, nil, err
+	}
+	if fold.on {
+		return fold.merged, notes, nil
 	}
 	if slices.ContainsFunc(ends, func(e ingest.Ends) bool { return !none(e) }) {
 		// The links between parts (the messages between location groups),
@@ -175,6 +188,41 @@ func buildParts(run *localRun, plan *Plan, opt micro.Options, start, end trace.T
 	}
 	merged, err := micro.Merge(plan.Order, partials...)
 	return merged, notes, err
+}
+
+// folder merges the partials of parts in order as they arrive (when on),
+// else keeps them in parts.
+type folder struct {
+	order  micro.Order
+	on     bool
+	mu     sync.Mutex
+	parts  []*micro.Partial // by part: read, not merged yet
+	next   int              // the first part not merged
+	merged *micro.Partial   // the parts before next
+}
+
+func (f *folder) add(i int, p *micro.Partial) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.parts[i] = p
+	if !f.on {
+		return nil
+	}
+	for ; f.next < len(f.parts) && f.parts[f.next] != nil; f.next++ {
+		// The first part is merged alone, as Merge of all the parts would
+		// count it.
+		with := []*micro.Partial{f.parts[f.next]}
+		if f.merged != nil {
+			with = []*micro.Partial{f.merged, f.parts[f.next]}
+		}
+		m, err := micro.Merge(f.order, with...)
+		if err != nil {
+			return err
+		}
+		f.merged = m
+		f.parts[f.next] = nil
+	}
+	return nil
 }
 
 // pairing returns how the links between the plan's parts are paired when
