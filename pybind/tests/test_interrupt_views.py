@@ -6,7 +6,7 @@ Go work, waits for it to stop and goes through, and the next call works.
 
 The interruption is raised at the first poll (what Ctrl-C raises in the
 polling loop), so that no timing decides the test: the Go work is large
-enough (640,000 states, 200,000 spawned threads, 20,000 aggregates) to be
+enough (640,000 states, 200,000 spawned threads, 100,000 aggregates) to be
 running then on any machine."""
 
 import numpy as np
@@ -158,9 +158,12 @@ def test_interrupt_stops_the_spawn_tree(spawned, ctrl_c):
 
 @pytest.fixture(scope="module")
 def apart():
-    """Every process of a model of 20,000 apart (20 sites of 50 nodes of
-    20 ranks), each rank busy for its own share of the time."""
-    ranks = 20_000
+    """Every process of a model of 100,000 apart (100 sites of 50 nodes of
+    20 ranks), each rank busy for its own share of the time: the treemap
+    looks at its Cancel every trace.StopEvery (16,384) items, so that a
+    map of 20,000 could be laid out past its only look before the first
+    poll on a loaded machine."""
+    ranks = 100_000
     resource = [f"site{r // 1000}/node{r // 20}/rank{r}" for r in range(ranks)]
     busy = 0.1 + 0.8 * (np.arange(ranks) % 7) / 6
     frame = pd.DataFrame({"resource": resource * 2, "state": ["compute"] * ranks + ["wait"] * ranks,
@@ -180,7 +183,7 @@ def test_interrupt_stops_the_treemap(apart, ctrl_c):
     ctrl_c.disarm()
     tm = apart.treemap(width=720, height=540)
     # Every rank, node and site apart, under the root.
-    assert len(tm) == 1 + 20 + 1000 + 20_000
+    assert len(tm) == 1 + 100 + 5000 + 100_000
 
 
 def test_interrupt_stops_the_treemap_figure(apart, ctrl_c):
@@ -219,7 +222,7 @@ def test_interrupt_stops_the_moments_of_aggregates(nested, ctrl_c):
 
 
 def test_interrupt_stops_the_overview_figure(apart, ctrl_c):
-    agg = apart  # 20,000 aggregates, drawn as visual aggregates
+    agg = apart  # 100,000 aggregates, drawn as visual aggregates
     ctrl_c.arm()
     with pytest.raises(KeyboardInterrupt):
         agg.plot()  # drawn when made
