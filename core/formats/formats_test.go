@@ -141,6 +141,45 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 	} else if err := src.Read(trace.New(), trace.ReadOptions{}); err == nil || !strings.Contains(err.Error(), typesWant) {
 		t.Errorf("types.json read as chrome: error %v, want %q", err, typesWant)
 	}
+	// A PyTorch execution trace (the operators' graph, without times),
+	// as torch 2.x writes it (the head of PARAM's et_replay test input
+	// resnet_1gpu_et.json.gz), and the older schema 1.0.1: told by its
+	// keys, detected or named as chrome.
+	for name, content := range map[string]string{
+		"resnet_et.json": `{
+  "schema": "1.0.3-chakra.0.0.4", "pid": 3233936, "time": "2024-04-17 16:29:57", "start_ts": 3035474097,
+  "nodes": [
+    {
+      "id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1,
+      "inputs": {"values": [], "shapes": [], "types": []},
+      "outputs": {"values": [], "shapes": [], "types": []},
+      "attrs": [{"name": "rf_id", "type": "uint64", "value": 0}]
+    }
+  ],
+  "finish_ts": 3035474999
+}`,
+		"linear_et.json": `{"schema": "1.0.1", "pid": 24248, "time": "2023-07-12 12:47:27", "start_ts": 69838573,
+  "nodes": [{"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 0, "parent": 1}]}`,
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(content), 0o644)
+		const etWant = "is a PyTorch execution trace (ExecutionTraceObserver, schema"
+		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), etWant) || !strings.Contains(err.Error(), ".pt.trace.json") {
+			t.Errorf("%s: detected with error %v, want %q and the way to the Kineto trace", name, err, etWant)
+		}
+		if src, _, err := Open(path, "chrome", nil); err != nil {
+			t.Errorf("%s opened as chrome: %v", name, err)
+		} else if err := src.Read(trace.New(), trace.ReadOptions{}); err == nil || !strings.Contains(err.Error(), etWant) {
+			t.Errorf("%s read as chrome: error %v, want %q", name, err, etWant)
+		}
+	}
+	// A trace-event object with a key "schema" and "nodes" after its
+	// events is still a trace.
+	withNodes := filepath.Join(dir, "with_nodes.json")
+	os.WriteFile(withNodes, []byte(`{"traceEvents": [{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}], "schema": "x", "pid": 1, "nodes": []}`), 0o644)
+	if f, err := Detect(withNodes); err != nil || f.Name != "chrome" {
+		t.Errorf("a trace-event object with nodes detected as %q, %v", f.Name, err)
+	}
 	// A trace-event array is no type dump.
 	events := filepath.Join(dir, "events.json")
 	os.WriteFile(events, []byte(`[{"id":1,"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1,"flags":[],"recursionId":0}]`), 0o644)

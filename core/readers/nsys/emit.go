@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -251,6 +252,19 @@ func (e *emitter) links() {
 	e.waits()
 }
 
+// lastRecord is the record of recs (sorted by correlation id) that a wait
+// of correlation id corr is for when the export names only the event: the
+// last one recorded before the waiting call, as cudaEventSynchronize and
+// cudaStreamWaitEvent wait for the event's most recent cudaEventRecord
+// (correlation ids grow with the calls of a process).
+func lastRecord(recs []recordRef, corr int64) (recordRef, bool) {
+	i := sort.Search(len(recs), func(i int) bool { return recs[i].corr.id >= corr })
+	if i == 0 {
+		return recordRef{}, false
+	}
+	return recs[i-1], true
+}
+
 // waits delivers a link to each wait for a CUDA event from the stream the
 // event was recorded on, at the start of its cudaEventRecord call (the
 // point the stream's operations launched before it must finish), keyed
@@ -258,8 +272,14 @@ func (e *emitter) links() {
 func (e *emitter) waits() {
 	r := e.r
 	typ, value := trace.None, int32(0)
+	for _, recs := range r.byEvent {
+		sort.Slice(recs, func(i, j int) bool { return recs[i].corr.id < recs[j].corr.id })
+	}
 	for _, w := range r.waits {
 		rec, ok := r.records[w.event]
+		if w.byID {
+			rec, ok = lastRecord(r.byEvent[w.event], w.corr)
+		}
 		if !ok {
 			continue
 		}

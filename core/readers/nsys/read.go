@@ -91,6 +91,11 @@ type reader struct {
 	// The waits for CUDA events, and the events' records by event sync id.
 	waits   []waitRef
 	records map[corrKey]recordRef
+	// byEvent holds, for exports without event sync ids (Nsight Systems
+	// 2023 and older: CUPTI before 12.x named a wait's event only by its
+	// eventId, which every record of the event shares), the records of
+	// each event, by process and eventId.
+	byEvent map[corrKey][]recordRef
 
 	// NVTX domain names by process (global pid) and id, and by id alone
 	// for the ranges of a process that did not create the domain.
@@ -172,6 +177,10 @@ type waitRef struct {
 	g     *group
 	seq   int32
 	start int64
+	// byID: event is a process and eventId (an older export), and corr
+	// the correlation id of the waiting call.
+	byID bool
+	corr int64
 }
 
 // recordRef is where and by which call a CUDA event was recorded.

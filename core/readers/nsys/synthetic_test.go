@@ -470,3 +470,54 @@ INSERT INTO NVTX_EVENTS VALUES (5, 50, 59, 'main', %[1]d)`, t1, p1))
 		t.Errorf("%v, want %v; %d links; notes %v", got, want, tr.Links.Len(), notes.Messages())
 	}
 }
+
+// TestEventWaitsByEventID reads the waits for CUDA events of an export
+// without event sync ids (Nsight Systems 2023: its CUDA_EVENT and
+// SYNCHRONIZATION tables, as 2023.3.1 writes them, name the event by
+// eventId only, which every record of the event shares): each wait is
+// for the event's last record before the waiting call, by correlation
+// id. They were skipped ("without ... event sync id"), and the critical
+// path lost the edge to the work the event waits for.
+func TestEventWaitsByEventID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "2023.sqlite")
+	writeDB(t, path, fmt.Sprintf(`CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaEventRecord_v3020'), (2, 'cudaEventSynchronize_v3020'), (3, 'cudaStreamWaitEvent_v3020'),
+	(4, 'cudaLaunchKernel_v7000'), (5, 'k'), (6, 'a.out');
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (6, 0, %[1]d);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
+	globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 0, %[1]d, 5, 2, 0, NULL), (10, 11, 0, %[1]d, 10, 4, 0, NULL),
+	(12, 13, 0, %[1]d, 11, 1, 0, NULL), (14, 15, 0, %[1]d, 12, 3, 0, NULL), (20, 21, 0, %[1]d, 20, 4, 0, NULL),
+	(30, 31, 0, %[1]d, 21, 1, 0, NULL), (32, 60, 0, %[1]d, 22, 2, 0, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+	contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
+	shortName INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (11, 19, 0, 1, 7, 10, %[2]d, 5, 5), (21, 59, 0, 1, 7, 20, %[2]d, 5, 5);
+CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+	correlationId INTEGER, globalPid INTEGER, eventId INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES (0, 1, 7, 21, %[2]d, 3), (0, 1, 7, 11, %[2]d, 3);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+	contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL,
+	eventId INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (1, 2, 0, 1, 4294967295, 5, %[2]d, 1, 3),
+	(14, 15, 0, 1, 8, 12, %[2]d, 2, 3), (32, 60, 0, 1, 4294967295, 22, %[2]d, 1, 3)`, t1, p1))
+	tr, notes := readTrace(t, path, readerOptions{})
+	var got []string
+	for _, l := range tr.Links.All() {
+		if tr.TypeName(l.Type) == typeWait {
+			got = append(got, fmt.Sprintf("%s %d->%d key %s", tr.Containers[l.From].Name, l.Start, l.End, l.Key))
+		}
+	}
+	// The wait of call 5 comes before any record: no link. Call 12 waits
+	// for record 11, call 22 for record 21 (the event recorded again).
+	want := []string{"Stream 7 12->14 key 11", "Stream 7 30->32 key 21"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("event waits %q, want %q; notes %v", got, want, notes.Messages())
+	}
+	for _, m := range notes.Messages() {
+		if strings.Contains(m, "event sync id") {
+			t.Errorf("note %q: the records were read", m)
+		}
+	}
+}

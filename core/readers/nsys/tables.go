@@ -210,7 +210,8 @@ func (r *reader) readSync() error {
 	var row gpuRow
 	var kind, eventSync sql.NullInt64
 	t := int32(-1)
-	return r.db.Scan(table, r.gpuQuery(table, "syncType", "eventSyncId"), row.dest(&kind, &eventSync), func() error {
+	eventCol, byID := eventColumn(r, table)
+	return r.db.Scan(table, r.gpuQuery(table, "syncType", eventCol), row.dest(&kind, &eventSync), func() error {
 		if t < 0 {
 			t = r.stateType(typeSync, kStream) // defined by the first row, as the others' types
 		}
@@ -229,10 +230,23 @@ func (r *reader) readSync() error {
 		}
 		if len(r.gpuOp) > n && eventSync.Valid && (name == syncNames[1] || name == syncNames[2]) {
 			op := r.gpuOp[n]
-			r.waits = append(r.waits, waitRef{event: corrKey{op.corr.proc, eventSync.Int64}, g: op.g, seq: op.seq, start: op.start})
+			r.waits = append(r.waits, waitRef{event: corrKey{op.corr.proc, eventSync.Int64}, g: op.g, seq: op.seq, start: op.start,
+				byID: byID, corr: op.corr.id})
 		}
 		return nil
 	})
+}
+
+// eventColumn is the column of table that names the CUDA event a wait is
+// for and a record of: eventSyncId, one per record, since CUPTI 12.x
+// (Nsight Systems 2024); in older exports eventId, the event's (byID).
+func eventColumn(r *reader, table string) (col string, byID bool) {
+	const syncID, eventID = "eventSyncId", "eventId"
+	if !r.db.HasColumn(table, syncID) && r.db.HasColumn(table, eventID) &&
+		!r.db.HasColumn("CUPTI_ACTIVITY_KIND_CUDA_EVENT", syncID) && !r.db.HasColumn("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", syncID) {
+		return eventID, true
+	}
+	return syncID, false
 }
 
 // readCUDAEvents reads the records of CUDA events the synchronisations
@@ -241,8 +255,9 @@ func (r *reader) readSync() error {
 func (r *reader) readCUDAEvents() error {
 	const table = "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
 	var device, context, stream, corr, gpid, eventSync sql.NullInt64
+	eventCol, byID := eventColumn(r, table)
 	q := `SELECT ` + strings.Join([]string{r.col(table, "deviceId"), r.col(table, "contextId"), r.col(table, "streamId"),
-		r.col(table, "correlationId"), r.col(table, "globalPid"), r.col(table, "eventSyncId")}, ", ") + ` FROM ` + sqlitedb.Ident(table)
+		r.col(table, "correlationId"), r.col(table, "globalPid"), r.col(table, eventCol)}, ", ") + ` FROM ` + sqlitedb.Ident(table)
 	return r.db.Scan(table, q, []any{&device, &context, &stream, &corr, &gpid, &eventSync}, func() error {
 		if err := r.tick(); err != nil {
 			return err
@@ -252,10 +267,18 @@ func (r *reader) readCUDAEvents() error {
 			return nil
 		}
 		p := gpid.Int64 &^ idMask
+		rec := recordRef{corr: corrKey{p, corr.Int64}, device: device.Int64, context: context.Int64, stream: stream.Int64}
+		if byID {
+			if r.byEvent == nil {
+				r.byEvent = map[corrKey][]recordRef{}
+			}
+			r.byEvent[corrKey{p, eventSync.Int64}] = append(r.byEvent[corrKey{p, eventSync.Int64}], rec)
+			return nil
+		}
 		if r.records == nil {
 			r.records = map[corrKey]recordRef{}
 		}
-		r.records[corrKey{p, eventSync.Int64}] = recordRef{corr: corrKey{p, corr.Int64}, device: device.Int64, context: context.Int64, stream: stream.Int64}
+		r.records[corrKey{p, eventSync.Int64}] = rec
 		return nil
 	})
 }

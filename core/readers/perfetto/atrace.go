@@ -30,6 +30,7 @@ type atraceEvent struct {
 	name      string
 	value     int64  // counters; async slices' cookies
 	slice     string // a G event's slice name (name is its track)
+	frame     bool   // a frame timeline start or end (frametimeline.go)
 }
 
 // atraceCounter identifies a counter of atrace: its process and name.
@@ -172,9 +173,15 @@ func (d *decoder) atraceSample(e *atraceEvent) {
 }
 
 func (d *decoder) atraceStack(cont int32) *stack {
+	return d.stackOf(cont, "Atrace slice")
+}
+
+// stackOf is the stack of atrace's slices on container cont, made with
+// states of type typ the first time.
+func (d *decoder) stackOf(cont int32, typ string) *stack {
 	st := d.atraceStacks[cont]
 	if st == nil {
-		st = &stack{cont: cont, typ: d.m.typ(trace.KindState, "Atrace slice", d.m.contType[cont])}
+		st = &stack{cont: cont, typ: d.m.typ(trace.KindState, typ, d.m.contType[cont])}
 		d.atraceStacks[cont] = st
 		d.atraceIDs = append(d.atraceIDs, cont)
 	}

@@ -24,8 +24,9 @@ import (
 // atraceGroupKey identifies a group of async atrace slices: its process
 // and its name (or track).
 type atraceGroupKey struct {
-	tgid int32
-	name string
+	tgid  int32
+	name  string
+	frame bool // frame timeline slices (frametimeline.go), states "Frame"
 }
 
 // atraceGroup is the tracks of a group and which cookie is open on which.
@@ -79,7 +80,7 @@ func asyncPrint(phase, rest string) (e atraceEvent, ok bool) {
 
 // atraceAsync applies an async begin (S) or end (F), in time order.
 func (d *decoder) atraceAsync(e *atraceEvent) {
-	k := atraceGroupKey{tgid: e.tgid, name: e.name}
+	k := atraceGroupKey{tgid: e.tgid, name: e.name, frame: e.frame}
 	g := d.atraceGroups[k]
 	if g == nil {
 		g = &atraceGroup{open: map[int64]int{}}
@@ -140,6 +141,11 @@ func (g *atraceGroup) freeLane(d *decoder, k atraceGroupKey) int {
 	if k.tgid != 0 {
 		parent = d.conts.process(k.tgid)
 	}
-	g.lanes = append(g.lanes, d.atraceStack(d.m.container("Track", d.m.laneName(parent, k.name, len(g.lanes)), "", parent)))
+	cont := d.m.container("Track", d.m.laneName(parent, k.name, len(g.lanes)), "", parent)
+	if k.frame {
+		g.lanes = append(g.lanes, d.stackOf(cont, "Frame"))
+	} else {
+		g.lanes = append(g.lanes, d.atraceStack(cont))
+	}
 	return len(g.lanes) - 1
 }

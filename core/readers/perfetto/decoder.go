@@ -96,6 +96,7 @@ type decoder struct {
 	atraceStacks   map[int32]*stack
 	atraceIDs      []int32
 	atraceGroups   map[atraceGroupKey]*atraceGroup
+	frameCookies   map[int64]atraceGroupKey // the frame timeline starts not ended yet, by cookie
 	atraceCtrs     map[atraceCounter]*counterTrack
 	atraceCtrOrder []atraceCounter
 	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
@@ -433,6 +434,8 @@ func (d *decoder) apply(_ []byte, _ int64, pp *parsedPacket) error {
 		}
 		seq.legacyThread, seq.pid, seq.tid, seq.refUS = true, pid, tid, ref
 		d.conts.thread(pid, tid)
+	case pktFrameTimeline:
+		return d.frameTimeline(f, ts, timed)
 	case pktProcessDescriptor:
 		pid, _, _, err := processDescriptor(f)
 		if err != nil {

@@ -28,6 +28,7 @@ const (
 	pktClockID             = 58
 	pktDefaults            = 59
 	pktTrackDescriptor     = 60
+	pktFrameTimeline       = 76
 	pktTrustedPID          = 79
 	pktFirstOnSequence     = 87
 	pktMachineID           = 98
