@@ -454,3 +454,43 @@ def test_default_names_are_the_command_lines(paths, want):
     from macroscope._compare import _default_names
 
     assert _default_names(paths) == want
+
+
+def test_auto_alignment_keeps_a_local_perturbation_local():
+    """The perturbed run is 2.6% longer than the steady one: align="auto"
+    aligns their starts, and finds rank 10 over 5.5-6.5 s as
+    align="start" does (the default "stretch" shifts every later phase)."""
+    auto = ms.compare([STEADY, PERTURBED], slices=64, align="auto", progress=False)
+    assert auto.align == "start" and "within 5% of each other" in auto.align_reason
+    assert "start (auto)" in repr(auto)
+    top = auto.differences(rank="outlier", permutations=-1).to_pandas().iloc[0]
+    assert top.node == "alpha/alpha-10/rank-10" and 5.5 <= top["from"] < 6.5
+    start = ms.compare([STEADY, PERTURBED], slices=64, align="start", progress=False)
+    assert start.align_reason == ""
+    a = auto.differences(rows="hierarchy", phases=64, permutations=-1).to_pandas()
+    b = start.differences(rows="hierarchy", phases=64, permutations=-1).to_pandas()
+    assert a.divergence.tolist() == b.divergence.tolist()
+
+
+def test_window_start_end(tmp_path):
+    """start= and end= count from each run's start, as Trace.micro's do;
+    they give a run whose events all sit at one instant the window the
+    error asks for."""
+    from conftest import ONE_HOST
+    good = tmp_path / "good.trace"
+    good.write_text(ONE_HOST + '3 0 S h1 "run"\n3 2 S h1 "wait"\n3 4 S h1 "run"\n')
+    instant = tmp_path / "instant.trace"
+    instant.write_text(ONE_HOST + '3 0 S h1 "run"\n')
+    with pytest.raises(ms.InvalidArgumentError, match=r'run "instant".*give a window \(start=, end=\)'):
+        ms.compare([good, instant], slices=2, progress=False)
+    cmp = ms.compare([good, instant], slices=2, start=0, end=1, progress=False)
+    assert cmp.runs.window_start.tolist() == [0, 0] and cmp.runs.window_end.tolist() == [1, 1]
+    # Over [1, 3] s of good: run then wait, a slice each.
+    cmp = ms.compare([good, good], names=["a", "b"], slices=2, start=1, end=3, progress=False)
+    rows = cmp.differences(rows="hierarchy", phases=2, permutations=-1).to_pandas()
+    # Times read from the reference's start, as every time shown.
+    assert rows[["from", "to"]].drop_duplicates().values.tolist() == [[1, 2], [2, 3]]
+    first = rows[rows.first_slice == 0].iloc[0]
+    assert first["prop:a:run"] == 1 and rows[rows.first_slice == 1].iloc[0]["prop:a:wait"] == 1
+    with pytest.raises(ms.InvalidArgumentError, match="does not apply"):
+        ms.compare([good, good], names=["a", "b"], align="markers", start=1, progress=False)

@@ -8,6 +8,8 @@ import gzip
 import shutil
 import subprocess
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import macroscope as ms
@@ -66,7 +68,18 @@ def pj_dump_run(path, tmp_path):
     assert n == {21}  # 20 iterations and the tail
     # On an ideal network each piece lasts its slowest rank's (see scaling.c).
     ideal = sum(max(p[k] for p in pieces.values()) for k in range(21))
-    return {"P": len(ranks), "T": t1 - t0, "U": useful, "O": outside, "IR": ideal}
+    # Each rank's seconds in each innermost state (regroup.py's Compute at
+    # depth 0 under the MPI calls), and in none, over the whole trace.
+    seconds = {}
+    for r in ranks:
+        per = {}
+        for s, e, v in states[r]:
+            per[v] = per.get(v, 0.0) + e - s
+        calls = sum(x for v, x in per.items() if v != "Compute")
+        per["(idle)"] = t1 - t0 - per["Compute"]
+        per["Compute"] -= calls
+        seconds[r] = {v: x for v, x in per.items() if x > 0}
+    return {"P": len(ranks), "T": t1 - t0, "U": useful, "O": outside, "IR": ideal, "seconds": seconds}
 
 
 def pop_by_hand(data):
@@ -124,3 +137,52 @@ def test_pop_series_equals_formulas_from_pj_dump(tmp_path):
             add.loc["Serialisation efficiency", run] + add.loc["Transfer efficiency", run] - 1, abs=1e-12)
         assert add.loc["Parallel efficiency", run] == pytest.approx(
             add.loc["Load balance", run] + add.loc["Communication efficiency", run] - 1, abs=1e-12)
+
+
+def js_bits(dists):
+    """Jensen-Shannon divergence (bits) of equally weighted distributions."""
+    p = pd.concat([pd.Series(d) for d in dists], axis=1).fillna(0)
+    p = p / p.sum()
+
+    def h(x):
+        x = x[x > 0]
+        return float(-(x * np.log2(x)).sum())
+
+    return h(p.mean(axis=1)) - float(np.mean([h(p[c]) for c in p.columns]))
+
+
+@pytest.mark.skipif(shutil.which("pj_dump") is None, reason="pj_dump (pajeng) is not installed")
+def test_compare_4_ranks_against_8(tmp_path):
+    """What a comparison of runs of different rank counts is: the ranks
+    are matched by path (rank-0..3 of both runs); the 8-rank run's other
+    ranks are (absent) from the 4-rank run, a divergence of presence of 1
+    bit each, which the warnings say; the runs' durations differ by half,
+    so align="auto" stretches (iteration k falls in the same fraction of
+    both runs); over the whole run a shared rank's divergence is that of
+    its states' shares of each run's time, computed from pj_dump's output."""
+    four, eight = runs()[1], runs()[2]
+    cmp = ms.compare([four, eight], slices=20, align="auto", progress=False)
+    assert cmp.align == "stretch" and "differ by more than 5%" in cmp.align_reason
+    assert repr(cmp).endswith("stretch (auto), run under each resource>")
+    r = cmp.runs
+    assert r.resources.tolist() == [4, 8] and r.missing_resources.tolist() == [4, 0]
+    assert cmp.warnings == [
+        "solver-4: lacks 4 of the 8 resources of the runs: alpha/alpha-4/rank-4, alpha/alpha-5/rank-5, "
+        "alpha/alpha-6/rank-6, and 1 more; their cells are (absent), a divergence of presence (presence_divergence); "
+        'rank="present" ranks first what differs where every run has the resource']
+    rows = cmp.differences(rows="hierarchy", permutations=-1).to_pandas().set_index("node")
+    oracle = [pj_dump_run(p, tmp_path)["seconds"] for p in (four, eight)]
+    for k in range(8):
+        row = rows.loc[f"alpha/alpha-{k}/rank-{k}"]
+        if k >= 4:  # only in the 8-rank run: all presence
+            assert row.divergence == pytest.approx(1, abs=1e-12) and row.presence_divergence == pytest.approx(1, abs=1e-12)
+            assert row.present_share == 0.5 and row.present_score == 0 and row.runs_present == 1
+        else:  # in both: what their states differ by
+            assert row.presence_divergence == 0 and row.runs_present == 2
+            want = js_bits([o[f"rank-{k}"] for o in oracle])
+            assert row.divergence == pytest.approx(want, abs=1e-9), k
+    # Ranked by what differs where both runs have the rank, the absent
+    # ranks come last.
+    present = cmp.differences(rows="hierarchy", rank="present", permutations=-1).to_pandas()
+    ranks = present[present.node.str.contains("rank-")].node.tolist()
+    assert set(ranks[-4:]) == {f"alpha/alpha-{k}/rank-{k}" for k in range(4, 8)}
