@@ -5,7 +5,9 @@ to HTA's own output on the corpus's Kineto pairs."""
 
 from __future__ import annotations
 
+import json
 import pathlib
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -494,3 +496,29 @@ def test_window_start_end(tmp_path):
     assert first["prop:a:run"] == 1 and rows[rows.first_slice == 1].iloc[0]["prop:a:wait"] == 1
     with pytest.raises(ms.InvalidArgumentError, match="does not apply"):
         ms.compare([good, good], names=["a", "b"], align="markers", start=1, progress=False)
+
+
+@pytest.mark.skipif(subprocess.run(["/usr/bin/python3", "-c", "import otf2"], capture_output=True).returncode != 0,
+                    reason="python3-otf2 is not installed")
+def test_otf2_runs_divergence_equals_brute_force(tmp_path):
+    """Two Score-P runs of pipit's ping-pong (one with PAPI counters, 8%
+    longer): stretched (align="auto"'s choice), each location's divergence
+    over the whole run is the Jensen-Shannon divergence of its time in
+    each innermost region, and in none, over each run's clock, read from
+    python3-otf2's records (testdata/gen/otf2_shares.py), not our reader."""
+    runs = [shared("pipit", "tests", "data", d, "traces.otf2") for d in ("ping-pong-otf2", "ping-pong-otf2-papi")]
+    cmp = ms.compare(runs, slices=20, align="auto", progress=False)
+    assert cmp.align == "stretch" and cmp.warnings == []
+    rows = cmp.differences(rows="hierarchy", permutations=-1).to_pandas().set_index("node")
+    oracle = []
+    for i, run in enumerate(runs):
+        out = tmp_path / f"{i}.json"
+        subprocess.run(["/usr/bin/python3", str(REPO / "testdata" / "gen" / "otf2_shares.py"), str(run), str(out)],
+                       check=True)
+        oracle.append(json.loads(out.read_text()))
+    assert sorted(oracle[0]) == sorted(oracle[1]) == ["Linux/quartz10/MPI Rank 0/Master thread",
+                                                      "Linux/quartz10/MPI Rank 1/Master thread"]
+    for loc in oracle[0]:
+        want = _js([pd.Series(o[loc], dtype=float) for o in oracle])
+        assert rows.loc[loc, "divergence"] == pytest.approx(want, abs=1e-9), loc
+        assert rows.loc[loc, "divergence"] > 1e-5  # the runs differ, a little
