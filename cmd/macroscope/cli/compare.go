@@ -476,6 +476,8 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path string, permutations int, seed uint64, analyses bool, began time.Time) error {
 	mopt := opt.Model
 	mopt.Slices, mopt.Metric = opt.Slices, micro.StateDuration
+	// Each run over the window from its own start, as Build's stretch.
+	mopt.Start, mopt.End, mopt.Relative = opt.Start, opt.End, true
 	read := func(in compare.Input) (*micro.Model, error) {
 		var m *micro.Model
 		err := guarded(in.Name, func() (err error) {

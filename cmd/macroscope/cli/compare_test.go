@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,6 +188,23 @@ func TestCompareWindow(t *testing.T) {
 	for i := range runs.rows {
 		if s, e := runs.float(t, i, "window_start"), runs.float(t, i, "window_end"); math.Abs(s-runs.float(t, i, "start")-0.001) > 1e-12 || math.Abs(e-s-0.001) > 1e-12 {
 			t.Errorf("run %d: window %v..%v from its start %v", i, s, e, runs.float(t, i, "start"))
+		}
+	}
+	// The series too: each run's seconds are those of its window.
+	mustRun(t, "compare", "--out", dir, "--slices", "4", "--series", "series.csv", "--no-analyses",
+		"--start", "0.001", "--end", "0.002", good, good)
+	series := readCSV(t, filepath.Join(dir, "series.csv"))
+	for i := range series.rows {
+		total := 0.0
+		for k, name := range series.header {
+			if strings.HasPrefix(name, "seconds:") {
+				v, _ := strconv.ParseFloat(series.rows[i][k], 64)
+				total += v
+			}
+		}
+		// 4 ranks over 1 ms.
+		if math.Abs(total-0.004) > 1e-9 {
+			t.Errorf("series row %d: %v s in the window, want 0.004", i, total)
 		}
 	}
 	code, _, stderr := runCLI("compare", "--out", dir, "--align", "markers", "--start", "0.001", good, good)
