@@ -186,3 +186,16 @@ def test_compare_4_ranks_against_8(tmp_path):
     present = cmp.differences(rows="hierarchy", rank="present", permutations=-1).to_pandas()
     ranks = present[present.node.str.contains("rank-")].node.tolist()
     assert set(ranks[-4:]) == {f"alpha/alpha-{k}/rank-{k}" for k in range(4, 8)}
+
+
+def test_series_of_the_study():
+    """compare_series over the study, the 2-rank run the reference: a row
+    per run, the ranks the reference lacks counted (extra_resources); the
+    share of Compute (the time outside MPI calls, over ranks x duration)
+    is POP's parallel efficiency, which the row's pop: column has too."""
+    df = ms.compare_series(runs(), slices=20, progress=False)
+    assert df.resources.tolist() == list(RANKS) and df.extra_resources.tolist() == [0, 2, 6, 14]
+    pe = ms.pop(runs()).efficiencies().loc["Parallel efficiency"].tolist()
+    assert df["share:Compute"].tolist() == pytest.approx(pe, abs=1e-12)
+    assert df["pop:parallel_efficiency"].tolist() == pytest.approx(pe, abs=1e-12)
+    assert df.divergence_to_ref.tolist()[0] == 0 and df.divergence_to_ref.is_monotonic_increasing
