@@ -36,6 +36,9 @@ type compareOptions struct {
 	Depth        *int     `json:"depth"`
 	Key          string   `json:"key"`
 	MemoryBudget int64    `json:"memory_budget"`
+	// Start and End: seconds from each run's start (compare.Options).
+	Start *float64 `json:"start"`
+	End   *float64 `json:"end"`
 }
 
 func parseCompareOptions(js string) (compare.Options, error) {
@@ -67,6 +70,12 @@ func parseCompareOptions(js string) (compare.Options, error) {
 			Depth: micro.Innermost, Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget}}
 	if o.Depth != nil {
 		opt.Model.Depth = *o.Depth
+	}
+	if opt.Start, err = seconds("start", o.Start); err != nil {
+		return compare.Options{}, err
+	}
+	if opt.End, err = seconds("end", o.End); err != nil {
+		return compare.Options{}, err
 	}
 	if o.Markers != nil {
 		opt.Align.Markers = compare.MarkerSpec{Name: o.Markers.Name, By: o.Markers.By, Resource: o.Markers.Resource}
@@ -217,7 +226,7 @@ func (c *Comparison) Info() (js string, err error) {
 	return toJSON(map[string]any{
 		"runs": runs, "reference": s.Reference, "slices": s.Slices, "start": s.Start.Seconds(), "end": s.End.Seconds(),
 		"origin": s.Origin().Seconds(), "states": s.States, "resources": len(s.Resources.Leaves), "align": string(s.Align.Method),
-		"run_level": string(s.Placement), "warnings": c.warnings,
+		"run_level": string(s.Placement), "warnings": c.warnings, "align_reason": s.AlignReason,
 	})
 }
 

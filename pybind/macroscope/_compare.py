@@ -33,7 +33,7 @@ from ._stream import read_micro
 from ._tables import TableResult
 from ._trace import Trace
 
-_ALIGN = ("stretch", "start", "absolute", "markers")
+_ALIGN = ("stretch", "start", "absolute", "markers", "auto")
 _ROWS = ("nodes", "aggregates", "hierarchy")
 _COMPRESSED = (".gz", ".bz2", ".zst", ".xz")
 
@@ -142,6 +142,7 @@ def _markers(markers):
 
 def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[str] | None = None,
             reference: int = 0, slices: int | None = None, align: str = "stretch", markers=None, length="max",
+            start: float | None = None, end: float | None = None,
             run_level: str = "resource", match: str = "auto", state_types: list[str] | None = None,
             depth: int | None = None, key: str = "group", metadata=None, format: str | None = None,
             memory_budget: int | None = None, progress=None, **options) -> "Comparison":
@@ -166,8 +167,19 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     ``"absolute"`` (the times as recorded: ranks of one job on one clock)
     or ``"markers"`` (each run warped piecewise linearly between markers it
     carries: ``markers="ProfilerStep*"``, the default, or a dict with
-    ``name``, ``by`` ("number" or "ordinal") and ``resource``).
-    docs/compare.md tells each one's limits.
+    ``name``, ``by`` ("number" or "ordinal") and ``resource``), or
+    ``"auto"``: ``"start"`` when the runs' durations are within 5% of
+    each other (repetitions: a change local in time stays local), else
+    ``"stretch"`` (runs of different lengths, as a scaling study's);
+    :attr:`Comparison.align` says which was used and
+    :attr:`Comparison.align_reason` why. docs/compare.md tells each
+    one's limits.
+
+    ``start`` and ``end`` (seconds from each run's start, as
+    :meth:`Trace.micro` counts them; with ``align="absolute"`` from the
+    earliest run's start) restrict the comparison to a window; they give
+    a run without duration the window it needs. Not with ``"markers"``,
+    nor with runs given as models (build them on the window).
 
     ``run_level="resource"`` puts a leaf per run under every resource (the
     aggregation keeps runs apart resource by resource where they differ);
@@ -209,6 +221,7 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
                                    param="reference")
     opts = _bridge.options(slices=int(slices), align=align, length=str(length), run_level=run_level, match=match,
                            reference=reference, state_types=state_types, depth=depth, key=key,
+                           start=None if start is None else float(start), end=None if end is None else float(end),
                            markers=_markers(markers) if align == "markers" else None,
                            memory_budget=_bridge.memory_budget(memory_budget))
     builder = _bridge.call(_bridge.native.NewCompareBuilder, opts)
@@ -277,8 +290,23 @@ class Comparison:
 
     @property
     def warnings(self) -> list[str]:
-        """What the readers skipped or found missing, by run."""
+        """What the readers skipped or found missing, by run: a run read
+        in part, resources matched by the pattern of their names, and the
+        resources of other runs a run lacks (a smaller run of a scaling
+        study), whose cells are ``(absent)``."""
         return list(self._info.get("warnings") or ())
+
+    @property
+    def align(self) -> str:
+        """The alignment used ("stretch", "start", "absolute" or
+        "markers"; ``align="auto"`` resolved)."""
+        return self._info["align"]
+
+    @property
+    def align_reason(self) -> str:
+        """Why ``align="auto"`` chose :attr:`align` ("" when it was
+        given)."""
+        return self._info.get("align_reason") or ""
 
     @property
     def runs(self) -> pd.DataFrame:
@@ -424,7 +452,7 @@ class Comparison:
         placement = "run under each resource" if i["run_level"] == "resource" else "runs at the top"
         names = ", ".join(self.names[:4]) + (", ..." if len(self.names) > 4 else "")
         return (f"<macroscope.Comparison {len(i['runs'])} runs ({names}), {i['resources']} resources x "
-                f"{i['slices']} slices, {i['align']}, {placement}>")
+                f"{i['slices']} slices, {i['align']}{' (auto)' if i.get('align_reason') else ''}, {placement}>")
 
 
 class Differences(TableResult):

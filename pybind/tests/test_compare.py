@@ -5,7 +5,9 @@ to HTA's own output on the corpus's Kineto pairs."""
 
 from __future__ import annotations
 
+import json
 import pathlib
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -454,3 +456,69 @@ def test_default_names_are_the_command_lines(paths, want):
     from macroscope._compare import _default_names
 
     assert _default_names(paths) == want
+
+
+def test_auto_alignment_keeps_a_local_perturbation_local():
+    """The perturbed run is 2.6% longer than the steady one: align="auto"
+    aligns their starts, and finds rank 10 over 5.5-6.5 s as
+    align="start" does (the default "stretch" shifts every later phase)."""
+    auto = ms.compare([STEADY, PERTURBED], slices=64, align="auto", progress=False)
+    assert auto.align == "start" and "within 5% of each other" in auto.align_reason
+    assert "start (auto)" in repr(auto)
+    top = auto.differences(rank="outlier", permutations=-1).to_pandas().iloc[0]
+    assert top.node == "alpha/alpha-10/rank-10" and 5.5 <= top["from"] < 6.5
+    start = ms.compare([STEADY, PERTURBED], slices=64, align="start", progress=False)
+    assert start.align_reason == ""
+    a = auto.differences(rows="hierarchy", phases=64, permutations=-1).to_pandas()
+    b = start.differences(rows="hierarchy", phases=64, permutations=-1).to_pandas()
+    assert a.divergence.tolist() == b.divergence.tolist()
+
+
+def test_window_start_end(tmp_path):
+    """start= and end= count from each run's start, as Trace.micro's do;
+    they give a run whose events all sit at one instant the window the
+    error asks for."""
+    from conftest import ONE_HOST
+    good = tmp_path / "good.trace"
+    good.write_text(ONE_HOST + '3 0 S h1 "run"\n3 2 S h1 "wait"\n3 4 S h1 "run"\n')
+    instant = tmp_path / "instant.trace"
+    instant.write_text(ONE_HOST + '3 0 S h1 "run"\n')
+    with pytest.raises(ms.InvalidArgumentError, match=r'run "instant".*give a window \(start=, end=\)'):
+        ms.compare([good, instant], slices=2, progress=False)
+    cmp = ms.compare([good, instant], slices=2, start=0, end=1, progress=False)
+    assert cmp.runs.window_start.tolist() == [0, 0] and cmp.runs.window_end.tolist() == [1, 1]
+    # Over [1, 3] s of good: run then wait, a slice each.
+    cmp = ms.compare([good, good], names=["a", "b"], slices=2, start=1, end=3, progress=False)
+    rows = cmp.differences(rows="hierarchy", phases=2, permutations=-1).to_pandas()
+    # Times read from the reference's start, as every time shown.
+    assert rows[["from", "to"]].drop_duplicates().values.tolist() == [[1, 2], [2, 3]]
+    first = rows[rows.first_slice == 0].iloc[0]
+    assert first["prop:a:run"] == 1 and rows[rows.first_slice == 1].iloc[0]["prop:a:wait"] == 1
+    with pytest.raises(ms.InvalidArgumentError, match="does not apply"):
+        ms.compare([good, good], names=["a", "b"], align="markers", start=1, progress=False)
+
+
+@pytest.mark.skipif(subprocess.run(["/usr/bin/python3", "-c", "import otf2"], capture_output=True).returncode != 0,
+                    reason="python3-otf2 is not installed")
+def test_otf2_runs_divergence_equals_brute_force(tmp_path):
+    """Two Score-P runs of pipit's ping-pong (one with PAPI counters, 8%
+    longer): stretched (align="auto"'s choice), each location's divergence
+    over the whole run is the Jensen-Shannon divergence of its time in
+    each innermost region, and in none, over each run's clock, read from
+    python3-otf2's records (testdata/gen/otf2_shares.py), not our reader."""
+    runs = [shared("pipit", "tests", "data", d, "traces.otf2") for d in ("ping-pong-otf2", "ping-pong-otf2-papi")]
+    cmp = ms.compare(runs, slices=20, align="auto", progress=False)
+    assert cmp.align == "stretch" and cmp.warnings == []
+    rows = cmp.differences(rows="hierarchy", permutations=-1).to_pandas().set_index("node")
+    oracle = []
+    for i, run in enumerate(runs):
+        out = tmp_path / f"{i}.json"
+        subprocess.run(["/usr/bin/python3", str(REPO / "testdata" / "gen" / "otf2_shares.py"), str(run), str(out)],
+                       check=True)
+        oracle.append(json.loads(out.read_text()))
+    assert sorted(oracle[0]) == sorted(oracle[1]) == ["Linux/quartz10/MPI Rank 0/Master thread",
+                                                      "Linux/quartz10/MPI Rank 1/Master thread"]
+    for loc in oracle[0]:
+        want = _js([pd.Series(o[loc], dtype=float) for o in oracle])
+        assert rows.loc[loc, "divergence"] == pytest.approx(want, abs=1e-9), loc
+        assert rows.loc[loc, "divergence"] > 1e-5  # the runs differ, a little

@@ -47,7 +47,7 @@ func runCompare(c *cli) error {
 	c.fs.Var(&labels, "labels", "comma-separated label of each run: runs sharing one are repetitions (default: each its own)")
 	c.fs.Var(&names, "names", "comma-separated name of each run (default: the files' names)")
 	reference := c.fs.Int("reference", 0, "index of the reference run (from 0)")
-	align := c.fs.String("align", "stretch", "time alignment: stretch (each run's extent cut into the slices), start, absolute or markers")
+	align := c.fs.String("align", "stretch", "time alignment: stretch (each run's extent cut into the slices), start, absolute, markers or auto (start when the runs' durations are within 5%, else stretch)")
 	length := c.fs.String("length", "max", "with --align start: the common window, max, min or seconds")
 	markers := c.fs.String("markers", "ProfilerStep*", "with --align markers: the name of the marker states or events (* for any text)")
 	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (in their names) or ordinal (default: number when every name has one)")
@@ -137,6 +137,9 @@ func runCompare(c *cli) error {
 		for _, n := range r.Notes {
 			c.say("warning", "%s: %s", r.Name, n)
 		}
+	}
+	if set.AlignReason != "" {
+		c.say("align", "%s", set.AlignReason)
 	}
 	m := set.Model()
 	c.say("model", "%d runs x %d resources x %d slices x %d states, %s alignment, the run %s",
@@ -243,7 +246,7 @@ func compareOptions(c *cli, align, length, markers, markersBy, markersOn, runLev
 	if reference < 0 || reference >= len(c.positional) {
 		return compare.Options{}, errs.Argument("reference", "must be a run index from 0 to %d, got %d", len(c.positional)-1, reference)
 	}
-	return compare.Options{Slices: *c.slices, Placement: placement, Match: m, Reference: reference,
+	return compare.Options{Slices: *c.slices, Placement: placement, Match: m, Reference: reference, Start: c.start, End: c.end,
 		Align: compare.Align{Method: method, Length: l, Markers: compare.MarkerSpec{Name: markers, By: markersBy, Resource: markersOn}},
 		Model: micro.Options{Depth: micro.Innermost, Key: micro.Key(*c.key)}}, nil
 }
@@ -473,6 +476,8 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path string, permutations int, seed uint64, analyses bool, began time.Time) error {
 	mopt := opt.Model
 	mopt.Slices, mopt.Metric = opt.Slices, micro.StateDuration
+	// Each run over the window from its own start, as Build's stretch.
+	mopt.Start, mopt.End, mopt.Relative = opt.Start, opt.End, true
 	read := func(in compare.Input) (*micro.Model, error) {
 		var m *micro.Model
 		err := guarded(in.Name, func() (err error) {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -168,5 +170,45 @@ func TestCompareNamesTheRunWithoutDuration(t *testing.T) {
 			{[]string{"compare", "--out", dir, "--align", align, good, nothread}, StatusFailure,
 				`macroscope compare: run "nothread": ` + nothread + `: the trace has no states to model`},
 		})
+	}
+}
+
+// TestCompareWindow: --start and --end, which the message above asks
+// for, restrict every run to a window from its own start (they were
+// parsed and then ignored).
+func TestCompareWindow(t *testing.T) {
+	dir := t.TempDir()
+	good := bspTrace(t, dir, "good.csv", bsp.Scenario{Ranks: 4, PerNode: 2, Iterations: 5, Seed: 1})
+	out := mustRun(t, "compare", "--out", dir, "--slices", "4", "--runs", "runs.csv", "--table", "", "--proportions", "",
+		"--levels", "", "--figure", "", "--start", "0.001", "--end", "0.002", good, good)
+	if !strings.Contains(out, "4 slices") {
+		t.Errorf("output %q", out)
+	}
+	runs := readCSV(t, filepath.Join(dir, "runs.csv"))
+	for i := range runs.rows {
+		if s, e := runs.float(t, i, "window_start"), runs.float(t, i, "window_end"); math.Abs(s-runs.float(t, i, "start")-0.001) > 1e-12 || math.Abs(e-s-0.001) > 1e-12 {
+			t.Errorf("run %d: window %v..%v from its start %v", i, s, e, runs.float(t, i, "start"))
+		}
+	}
+	// The series too: each run's seconds are those of its window.
+	mustRun(t, "compare", "--out", dir, "--slices", "4", "--series", "series.csv", "--no-analyses",
+		"--start", "0.001", "--end", "0.002", good, good)
+	series := readCSV(t, filepath.Join(dir, "series.csv"))
+	for i := range series.rows {
+		total := 0.0
+		for k, name := range series.header {
+			if strings.HasPrefix(name, "seconds:") {
+				v, _ := strconv.ParseFloat(series.rows[i][k], 64)
+				total += v
+			}
+		}
+		// 4 ranks over 1 ms.
+		if math.Abs(total-0.004) > 1e-9 {
+			t.Errorf("series row %d: %v s in the window, want 0.004", i, total)
+		}
+	}
+	code, _, stderr := runCLI("compare", "--out", dir, "--align", "markers", "--start", "0.001", good, good)
+	if code == StatusDone || !strings.Contains(stderr, "does not apply") {
+		t.Errorf("markers with a window: %d %q", code, stderr)
 	}
 }

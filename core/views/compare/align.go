@@ -35,17 +35,31 @@ const (
 	// ProfilerStep#N, or named events), matched across runs: segment k of
 	// every run gets the same slices. See MarkerSpec.
 	Markers Method = "markers"
+	// Auto reads every run's extent first and chooses Start when the
+	// runs' durations are within AutoTolerance of each other (repetitions
+	// of one configuration: a perturbation local in time stays local),
+	// else Stretch (runs of different lengths, a scaling study: phases
+	// meet at the same fraction of each run). Set.AlignReason says which
+	// and why. It never chooses Markers (a full read of every run to find
+	// them) nor Absolute (runs on one clock are rarely what is compared).
+	Auto Method = "auto"
 )
+
+// AutoTolerance is the largest relative difference of the runs'
+// durations (longest / shortest - 1) for which Auto aligns their starts:
+// over a run 5% longer, aligned by starts, the last 5% of the axis is
+// that run alone, which stays small beside what a local change adds.
+const AutoTolerance = 0.05
 
 // ParseMethod reads an alignment method name; empty is Stretch.
 func ParseMethod(s string) (Method, error) {
 	switch m := Method(strings.ToLower(strings.TrimSpace(s))); m {
-	case Stretch, Start, Absolute, Markers:
+	case Stretch, Start, Absolute, Markers, Auto:
 		return m, nil
 	case "":
 		return Stretch, nil
 	}
-	return "", errs.Argument("align", "unknown alignment %q (use %q, %q, %q or %q)", s, Stretch, Start, Absolute, Markers)
+	return "", errs.Argument("align", "unknown alignment %q (use %q, %q, %q, %q or %q)", s, Stretch, Start, Absolute, Markers, Auto)
 }
 
 // Length says how long the common window of Start alignment is.

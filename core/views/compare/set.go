@@ -115,6 +115,14 @@ type Options struct {
 	Model micro.Options
 	// Reference is the run the deltas and the outlier column compare to.
 	Reference int
+	// Start and End, when set, restrict the comparison to a window: times
+	// counted from each run's first instant (Stretch, Start: as a model of
+	// one trace counts them, micro.Options.Relative) or from the earliest
+	// run's (Absolute); nil is the run's own start or end (Stretch), 0 or
+	// the Length (Start), the earliest start or latest end (Absolute).
+	// They give a run without duration (every event at one instant) the
+	// window it needs. Markers alignment takes none.
+	Start, End *trace.Time
 	// Progress, if set, is called after each run is read: runs done and
 	// runs in all (reads of the extent or markers first count too).
 	Progress func(done, total int)
@@ -174,7 +182,9 @@ type Set struct {
 	// [0, length] (Start) or the trace times (Absolute).
 	Start, End trace.Time
 	Align      Align
-	Placement  Placement
+	// AlignReason says why Auto chose Align.Method ("" when it was given).
+	AlignReason string
+	Placement   Placement
 	// Present tells, by run and resource leaf, whether the run has the
 	// resource.
 	Present [][]bool
@@ -285,6 +295,7 @@ type builder struct {
 	windows [][2]trace.Time
 	warps   []*warp
 	axis    [2]trace.Time
+	reason  string // why Auto chose its alignment
 	done    int
 	steps   int
 }
@@ -322,6 +333,17 @@ func newBuilder(inputs []Input, opt Options, ro trace.ReadOptions) (*builder, er
 			return nil, err
 		}
 	}
+	if opt.Start != nil || opt.End != nil {
+		if opt.Align.Method == Markers {
+			return nil, errs.Argument("window", "a window (start, end) does not apply to %q alignment: the markers bound the runs", Markers)
+		}
+		if opt.Start != nil && *opt.Start < 0 && opt.Align.Method != Absolute {
+			return nil, errs.Argument("start", "must be at or after the run's start (0 s or more), got %s s", *opt.Start)
+		}
+		if opt.Start != nil && opt.End != nil && *opt.End <= *opt.Start {
+			return nil, errs.Argument("window", "end (%s s) must come after start (%s s)", *opt.End, *opt.Start)
+		}
+	}
 	if opt.Align.Method == Start && opt.Align.Length.Rule == "" && opt.Align.Length.Seconds <= 0 {
 		opt.Align.Length.Rule = "max"
 	}
@@ -354,6 +376,9 @@ func newBuilder(inputs []Input, opt Options, ro trace.ReadOptions) (*builder, er
 			if opt.Align.Method != Stretch {
 				return nil, errs.Argument("align", "run %q is a model already built: only %q alignment applies to models (read the trace to align otherwise)", name, Stretch)
 			}
+			if opt.Start != nil || opt.End != nil {
+				return nil, errs.Argument("window", "run %q is a model already built on its window: build it on the window wanted (micro's start, end)", name)
+			}
 			if in.Model.Slices != opt.Slices {
 				return nil, errs.Argument("slices", "run %q is a model of %d slices, not %d: give models of the same slices", name, in.Model.Slices, opt.Slices)
 			}
@@ -371,7 +396,7 @@ func newBuilder(inputs []Input, opt Options, ro trace.ReadOptions) (*builder, er
 	b := &builder{inputs: inputs, opt: opt, ro: ro, runs: runs, models: make([]*micro.Model, len(inputs)),
 		windows: make([][2]trace.Time, len(inputs)), warps: make([]*warp, len(inputs))}
 	b.steps = len(inputs)
-	if opt.Align.Method != Stretch {
+	if opt.Align.Method != Stretch { // Auto counts its extents' reads even if it stretches
 		b.steps *= 2
 	}
 	return b, nil
@@ -420,7 +445,7 @@ func (b *builder) plan() error {
 	switch a.Method {
 	case Stretch:
 		return nil
-	case Start, Absolute:
+	case Start, Absolute, Auto:
 		lo, hi := trace.Time(math.MaxInt64), trace.Time(math.MinInt64)
 		var longest, shortest trace.Time = 0, math.MaxInt64
 		for i := range b.inputs {
@@ -428,7 +453,7 @@ func (b *builder) plan() error {
 			if err != nil {
 				return err
 			}
-			if e <= s {
+			if e <= s && b.opt.End == nil {
 				// The error of a model of that run alone, the run named.
 				return fmt.Errorf("run %q: %w", b.runs[i].Name, errs.NoDuration(s.Seconds()))
 			}
@@ -437,8 +462,29 @@ func (b *builder) plan() error {
 			longest, shortest = max(longest, e-s), min(shortest, e-s)
 			b.step()
 		}
-		if a.Method == Absolute {
-			b.axis = [2]trace.Time{lo, hi}
+		if a.Method == Auto {
+			b.opt.Align.Method, b.reason = chooseAlign(longest, shortest)
+			if b.opt.Align.Method == Stretch {
+				// Read again below, each on its own extent.
+				for i := range b.runs {
+					b.runs[i].Start, b.runs[i].End = 0, 0
+				}
+				return nil
+			}
+			b.opt.Align.Length = Length{Rule: "max"}
+		}
+		if b.opt.Align.Method == Absolute {
+			from, to := lo, hi
+			if b.opt.Start != nil {
+				from = lo + *b.opt.Start
+			}
+			if b.opt.End != nil {
+				to = lo + *b.opt.End
+			}
+			if to <= from {
+				return errs.Argument("window", "empty time window [%s, %s] s from the earliest run's start", from-lo, to-lo)
+			}
+			b.axis = [2]trace.Time{from, to}
 			for i := range b.inputs {
 				b.windows[i] = b.axis
 			}
@@ -446,14 +492,24 @@ func (b *builder) plan() error {
 		}
 		length := longest
 		switch {
-		case a.Length.Rule == "min":
+		case b.opt.Align.Length.Rule == "min":
 			length = shortest
-		case a.Length.Rule == "" && a.Length.Seconds > 0:
-			length = trace.Time(math.Round(a.Length.Seconds * 1e9))
+		case b.opt.Align.Length.Rule == "" && b.opt.Align.Length.Seconds > 0:
+			length = trace.Time(math.Round(b.opt.Align.Length.Seconds * 1e9))
 		}
-		b.axis = [2]trace.Time{0, length}
+		from, to := trace.Time(0), length
+		if b.opt.Start != nil {
+			from = *b.opt.Start
+		}
+		if b.opt.End != nil {
+			to = *b.opt.End
+		}
+		if to <= from {
+			return errs.Argument("window", "empty time window [%s, %s] s from the runs' starts (the common window is %s s long)", from, to, length)
+		}
+		b.axis = [2]trace.Time{from, to}
 		for i := range b.inputs {
-			b.windows[i] = [2]trace.Time{b.runs[i].Start, b.runs[i].Start + length}
+			b.windows[i] = [2]trace.Time{b.runs[i].Start + from, b.runs[i].Start + to}
 		}
 		return nil
 	}
@@ -565,8 +621,10 @@ func (b *builder) read(i int) error {
 	run := &b.runs[i]
 	opt := b.opt.Model
 	opt.Slices, opt.Metric = b.opt.Slices, micro.StateDuration
-	opt.Start, opt.End = nil, nil
+	opt.Start, opt.End = b.opt.Start, b.opt.End
+	opt.Relative = true // the run's own window, counted from its start
 	if b.opt.Align.Method != Stretch {
+		opt.Relative = false
 		s, e := b.windows[i][0], b.windows[i][1]
 		opt.Start, opt.End = &s, &e
 	}
@@ -713,4 +771,16 @@ func (s *Set) SliceDivergence() []float64 {
 		out[t] = CellDivergence(cells, X)
 	}
 	return out
+}
+
+// chooseAlign is Auto's choice among the runs' durations: Start when the
+// longest is within AutoTolerance of the shortest, else Stretch, and why.
+func chooseAlign(longest, shortest trace.Time) (Method, string) {
+	spread := float64(longest)/float64(max(shortest, 1)) - 1
+	if spread <= AutoTolerance {
+		return Start, fmt.Sprintf(`align="auto" chose %q: the runs' durations (%.6g s to %.6g s) are within %g%% of each other, so their times are compared second for second from their starts`,
+			Start, shortest.Seconds(), longest.Seconds(), 100*AutoTolerance)
+	}
+	return Stretch, fmt.Sprintf(`align="auto" chose %q: the runs' durations (%.6g s to %.6g s) differ by more than %g%%, so each run's extent is cut into the slices (slice k is the same fraction of every run)`,
+		Stretch, shortest.Seconds(), longest.Seconds(), 100*AutoTolerance)
 }

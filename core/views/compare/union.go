@@ -283,6 +283,9 @@ func (b *builder) set() (*Set, error) {
 			present[r][l] = true
 		}
 		b.runs[r].Missing = L - countTrue(present[r])
+		if b.runs[r].Missing > 0 {
+			b.runs[r].Notes = append(b.runs[r].Notes, missingNote(resources, present[r], L))
+		}
 		absentShares[r] = b.absentShare(r)
 		if b.runs[r].Missing > 0 {
 			anyAbsent = true
@@ -315,7 +318,7 @@ func (b *builder) set() (*Set, error) {
 		return nil, err
 	}
 	s := &Set{Runs: b.runs, Reference: b.opt.Reference, Resources: resources, States: names, Colors: colors,
-		Slices: T, Align: b.opt.Align, Placement: b.opt.Placement, Present: present, idle: idle, absent: absent}
+		Slices: T, Align: b.opt.Align, AlignReason: b.reason, Placement: b.opt.Placement, Present: present, idle: idle, absent: absent}
 	s.layout()
 	s.Values = make([]float64, R*L*T*X)
 	for r, m := range b.models {
@@ -456,5 +459,33 @@ func matchedNote(renamed []string) string {
 		fmt.Fprintf(&b, ", and %d more", len(renamed)-shown)
 	}
 	b.WriteString(` (match="path" keeps them apart)`)
+	return b.String()
+}
+
+// missingNote says which resources of the union a run lacks, and what
+// the comparison makes of them: runs of a scaling study (4 ranks against
+// 8) share their first ranks, matched by path, and the larger run's
+// other ranks are absent from the smaller one. Their cells are Absent,
+// which the divergence counts (presence_divergence, 1 bit where only one
+// of two runs has the resource): without this note the first rows of
+// the table would read as a difference of behaviour.
+func missingNote(resources *hier.Tree, present []bool, leaves int) string {
+	const shown = 3
+	var names []string
+	missing := 0
+	for l, p := range present {
+		if !p {
+			missing++
+			if len(names) < shown {
+				names = append(names, resources.Path(resources.Leaves[l], "/"))
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "lacks %d of the %d resources of the runs: %s", missing, leaves, strings.Join(names, ", "))
+	if missing > shown {
+		fmt.Fprintf(&b, ", and %d more", missing-shown)
+	}
+	b.WriteString(`; their cells are (absent), a divergence of presence (presence_divergence); rank="present" ranks first what differs where every run has the resource`)
 	return b.String()
 }
