@@ -189,6 +189,7 @@ type typeInfo struct {
 	// types (Extrae's counters) and variable types (OTF2's metrics).
 	counter int8
 	openMP  bool // Extrae's OpenMP events
+	thread  bool // containers of this type are threads (trace.IsThread)
 }
 
 type valueInfo struct {
@@ -312,7 +313,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
 	a.mpi.DefineType(t)
-	info := typeInfo{name: t.Name, alias: t.Alias, kind: t.Kind, counter: -1}
+	info := typeInfo{name: t.Name, alias: t.Alias, kind: t.Kind, counter: -1, thread: trace.IsThread(t)}
 	switch {
 	case t.Kind == trace.KindEvent && t.Alias == instructionsAlias:
 		info.counter = 0
@@ -874,7 +875,7 @@ func accumulated(samples []sample, intervals [][2]trace.Time) float64 {
 
 func (a *Accumulator) process(id int32) int32 {
 	c := a.conts[id]
-	if c.parent > 0 && c.typ >= 0 && strings.EqualFold(a.types[c.typ].name, "thread") {
+	if c.parent > 0 && c.typ >= 0 && a.types[c.typ].thread {
 		return c.parent
 	}
 	return id
