@@ -2,6 +2,7 @@ package chrome
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -494,7 +495,7 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 			}
 		}
 		thrNames = distinct(thrNames, func(k int) string { return c.strs.str(c.threads[p.threads[k]].key) })
-		groupNames := e.asyncGroupNames(groups, groupsOf[pi])
+		groupNames := apartFrom(e.asyncGroupNames(groups, groupsOf[pi]), thrNames)
 		lanes := siblings(thrNames, groupNames)
 		for _, k := range threads {
 			ti := p.threads[k]
@@ -522,6 +523,41 @@ func (e *emitter) asyncGroupNames(groups []asyncGroup, mine []int32) []string {
 	// The names of groups differ, but for a group without name and one
 	// named "[No name]": numbered.
 	return distinct(names, func(k int) string { return names[k] })
+}
+
+// apartFrom returns the names of the async groups of a process, groups,
+// where none is the name of one of its threads: a group named as a
+// thread takes the suffix " (async)", or " (async k)" for the least k
+// from 2 that no thread or group has, so that the two containers do not
+// share a path (as the overlap lanes of trace.Lanes keep apart).
+func apartFrom(groups, threads []string) []string {
+	thread := make(map[string]bool, len(threads))
+	for _, n := range threads {
+		thread[n] = true
+	}
+	var taken map[string]bool
+	for k, n := range groups {
+		if !thread[n] {
+			continue
+		}
+		if taken == nil {
+			taken = maps.Clone(thread)
+			for _, g := range groups {
+				taken[g] = true
+			}
+		}
+		for i := 1; ; i++ {
+			s := n + " (async)"
+			if i > 1 {
+				s = n + " (async " + strconv.Itoa(i) + ")"
+			}
+			if !taken[s] {
+				groups[k], taken[s] = s, true
+				break
+			}
+		}
+	}
+	return groups
 }
 
 // distinct returns names where every name shared by several items is

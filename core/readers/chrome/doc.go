@@ -96,7 +96,9 @@
 //     as Perfetto and the trace viewer show them: grouped by the process
 //     and name of their first event in the file, each group packed into
 //     lanes, containers of type "Async track" under the process, "<name>"
-//     then "<name> (overlap lane k)". A track's operations (a top-level
+//     then "<name> (overlap lane k)"; a group named as a thread of its
+//     process is "<name> (async)" (or "(async 2)"... where that is
+//     taken), so that no two containers share a path. A track's operations (a top-level
 //     slice with what nests in it and the track's instants and steps
 //     while it is open; an instant or step outside any slice is one of no
 //     duration) go, in order of start, each to the lowest lane whose last
