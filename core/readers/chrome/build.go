@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -471,7 +472,7 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 		p := &c.procs[pi]
 		name := c.strs.str(p.key)
 		if p.name != none {
-			name = c.strs.str(p.name)
+			name = shownName(c.strs.str(p.name), name)
 		}
 		if labels := c.strs.str(p.labels); labels != "" && labels != name {
 			name += " (" + labels + ")"
@@ -491,7 +492,7 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 			t := &c.threads[ti]
 			thrNames[k] = c.strs.str(t.key)
 			if t.name != none {
-				thrNames[k] = c.strs.str(t.name)
+				thrNames[k] = shownName(c.strs.str(t.name), thrNames[k])
 			}
 		}
 		thrNames = distinct(thrNames, func(k int) string { return c.strs.str(c.threads[p.threads[k]].key) })
@@ -523,6 +524,18 @@ func (e *emitter) asyncGroupNames(groups []asyncGroup, mine []int32) []string {
 	// The names of groups differ, but for a group without name and one
 	// named "[No name]": numbered.
 	return distinct(names, func(k int) string { return names[k] })
+}
+
+// shownName returns the name a process_name or thread_name gives its
+// container, without the white space around it, which no viewer shows
+// and no one types in a path: Kineto names its GPU streams "stream 7 ".
+// A name of white space alone leaves the container named by its
+// identifier, key.
+func shownName(name, key string) string {
+	if n := strings.TrimSpace(name); n != "" {
+		return n
+	}
+	return key
 }
 
 // apartFrom returns the names of the async groups of a process, groups,

@@ -54,8 +54,11 @@
 // compared as text, as the trace viewer does, so 7 and "7" are the same
 // process and "Spans" is a process of its own. Metadata events (ph M) name
 // them wherever they come in the file: process_name and thread_name give
-// the container names (process_labels, if it differs from the name, is
-// appended in parentheses), process_sort_index and thread_sort_index their
+// the container names, without the white space around them, which no
+// viewer shows and no one types in a path (Kineto names its GPU streams
+// "stream 7 "; a name of white space alone leaves the id);
+// process_labels, if it differs from the name, is appended in
+// parentheses; process_sort_index and thread_sort_index give their
 // order. Without a sort index, a numeric pid or tid is its own index, as
 // Kineto writes it explicitly; containers with no index at all come last.
 // Ties keep the order of first appearance. Other metadata
