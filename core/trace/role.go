@@ -46,6 +46,15 @@ const (
 	// by its value's Category, and marks the call the root's when its
 	// value has the role RoleRoot.
 	RoleCollectiveEnd
+	// RoleInstructions, RoleCycles: the events are a hardware counter of
+	// the instructions (the cycles) completed, each event's value those
+	// since the previous event of the type on its container.
+	RoleInstructions
+	RoleCycles
+	// RoleParallelConstruct: an event enters a construct of a parallel
+	// programming model (OpenMP's parallel regions, barriers, tasks); an
+	// event whose value has the role RoleOff leaves it.
+	RoleParallelConstruct
 )
 
 // The roles of values.
@@ -56,6 +65,9 @@ const (
 	// RoleRoot: the value marks the call it is in the root's
 	// (RoleCollectiveEnd).
 	RoleRoot
+	// RoleUseful: a state of this value is useful computation, as its
+	// tool measured it (Extrae's Running).
+	RoleUseful
 )
 
 // IsThread tells whether the containers of type t are threads of their

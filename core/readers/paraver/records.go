@@ -373,7 +373,8 @@ func (d *decoder) state(f []int64) error {
 		if name == "" {
 			name = strconv.FormatInt(f[6], 10)
 		}
-		v = d.defineValue(trace.Value{Type: d.stateType, Name: name, Alias: strconv.FormatInt(f[6], 10), Color: st.color})
+		v = d.defineValue(trace.Value{Type: d.stateType, Name: name, Alias: strconv.FormatInt(f[6], 10), Color: st.color,
+			Role: stateRole(f[6], name)})
 		d.stateValues[f[6]] = v
 	}
 	d.sink.State(trace.State{Container: cont, Type: d.stateType, Value: v, Start: begin, End: end})
