@@ -44,7 +44,11 @@
 //     RoleCollectiveCall), 50100004 (a collective's communicator)
 //     RoleCommunicator, 50100003 (its root) RoleRootFlag, and their
 //     values 0 RoleOff; the applications have the role RoleApplication
-//     (Extrae numbers communicators in each) and the threads RoleThread. Values are integers
+//     (Extrae numbers communicators in each) and the threads RoleThread.
+//     For the POP efficiencies, the state Running (1) has the role
+//     RoleUseful, the counters 42000050 and 42000059 RoleInstructions and
+//     RoleCycles, and the OpenMP types 60000001, 60000005, 60000018 and
+//     60000023 RoleParallelConstruct (their values 0 RoleOff). Values are integers
 //     from -2^63 to 2^64-1: Extrae writes them unsigned (hardware
 //     counters, addresses), and Paraver's kernel stores them in an int64_t
 //     where those above 2^63-1 wrap to negatives. Here each keeps its exact
