@@ -46,6 +46,9 @@ type Type struct {
 	// never keep the quotes; writers that reproduce a tool's output
 	// verbatim (PajeNG keeps them) need to know.
 	Quoted bool
+	// Role tells what the type stands for where the format's conventions
+	// say it (see Role); RoleNone otherwise.
+	Role Role
 }
 
 // MaxDepth bounds the nesting of the containers (and of the container
@@ -76,6 +79,10 @@ type Value struct {
 	Alias  string
 	Color  string
 	Quoted bool // the file wrote Name between double quotes (see Type.Quoted)
+	// Role tells what the value stands for where the format's conventions
+	// say it (RoleOff, RoleRoot); RoleNone otherwise. (Beside Quoted, it
+	// takes no room of its own.)
+	Role Role
 	// Category groups values across names, when the format has such a
 	// notion (the cat of Chrome trace events: "kernel", "cpu_op",
 	// "cuda_runtime"...); empty otherwise. Two values of one type may share

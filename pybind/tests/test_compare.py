@@ -384,7 +384,7 @@ def test_kineto_ranks_matched_by_name_pattern():
     assert runs.matched_by_pattern.tolist() == [0, 4]
     assert any("as thread 3113936 (python3.8)" in w for w in cmp.warnings)
     df = cmp.differences(rows="hierarchy", permutations=-1).to_pandas()
-    df.index = df.node.str.strip()  # Kineto names the stream "stream 7 "
+    df = df.set_index("node")  # Kineto's "stream 7 " is shown without its space
     assert df.loc["python3.8 (GPU 3)/stream 7", "runs_present"] == 2
     assert df.loc["python3.8 (CPU)/thread 3113936 (python3.8)", "runs_present"] == 2
     assert df.loc["python3.8 (CPU)/thread 3113936 (python3.8)", "divergence"] < 1

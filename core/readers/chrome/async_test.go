@@ -253,3 +253,51 @@ func TestLaneNamesTaken(t *testing.T) {
 		`state /1/fetch (overlap lane 1) Async slice fetch (overlap lane 1)[net] 1.000-2.000 d0 {"id":"3"}`,
 	})
 }
+
+// TestAsyncGroupNamedAsThread: an async group named as a thread of its
+// process ("fetch"), and one named as that group would be renamed ("io"
+// beside a thread "io" and a group "io (async)"), take names of their
+// own, so that no two containers of the process share a path; their
+// lanes follow their names, and each slice stays on its own container.
+// The threads keep theirs, and so does a group named as a thread of
+// another process.
+func TestAsyncGroupNamedAsThread(t *testing.T) {
+	tr, _ := decodeNotes(t, `[
+{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":"fetch"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":4,"args":{"name":"io"}},
+{"ph":"M","name":"thread_name","pid":2,"tid":5,"args":{"name":"net"}},
+{"ph":"X","name":"a","pid":1,"tid":3,"ts":0,"dur":10},
+{"ph":"X","name":"c","pid":1,"tid":4,"ts":0,"dur":10},
+{"ph":"b","name":"fetch","cat":"net","id":1,"pid":1,"ts":10},
+{"ph":"e","name":"fetch","cat":"net","id":1,"pid":1,"ts":20},
+{"ph":"b","name":"fetch","cat":"net","id":2,"pid":1,"ts":15},
+{"ph":"e","name":"fetch","cat":"net","id":2,"pid":1,"ts":30},
+{"ph":"b","name":"io","cat":"disk","id":3,"pid":1,"ts":1},
+{"ph":"e","name":"io","cat":"disk","id":3,"pid":1,"ts":2},
+{"ph":"b","name":"io (async)","cat":"disk","id":4,"pid":1,"ts":3},
+{"ph":"e","name":"io (async)","cat":"disk","id":4,"pid":1,"ts":4},
+{"ph":"b","name":"fetch","cat":"net","id":5,"pid":2,"ts":1},
+{"ph":"e","name":"fetch","cat":"net","id":5,"pid":2,"ts":2}
+]`)
+	checkLines(t, "containers", containerPaths(tr), []string{
+		"1 (Process, alias 1)",
+		"1/fetch (Thread, alias 3)",
+		"1/io (Thread, alias 4)",
+		"1/fetch (async) (Async track, alias )",
+		"1/fetch (async) (overlap lane 1) (Async track, alias #1)",
+		"1/io (async 2) (Async track, alias )",
+		"1/io (async) (Async track, alias )",
+		"2 (Process, alias 2)",
+		"2/net (Thread, alias 5)",
+		"2/fetch (Async track, alias )",
+	})
+	checkLines(t, "entities", dump(tr), []string{
+		`state /1/fetch Slice a 0.000-10.000 d0`,
+		`state /1/io Slice c 0.000-10.000 d0`,
+		`state /1/fetch (async) Async slice fetch[net] 10.000-20.000 d0 {"id":"1"}`,
+		`state /1/fetch (async) (overlap lane 1) Async slice fetch[net] 15.000-30.000 d0 {"id":"2"}`,
+		`state /1/io (async 2) Async slice io[disk] 1.000-2.000 d0 {"id":"3"}`,
+		`state /1/io (async) Async slice io (async)[disk] 3.000-4.000 d0 {"id":"4"}`,
+		`state /2/fetch Async slice fetch[net] 1.000-2.000 d0 {"id":"5"}`,
+	})
+}

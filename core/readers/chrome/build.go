@@ -2,9 +2,11 @@ package chrome
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -470,7 +472,7 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 		p := &c.procs[pi]
 		name := c.strs.str(p.key)
 		if p.name != none {
-			name = c.strs.str(p.name)
+			name = shownName(c.strs.str(p.name), name)
 		}
 		if labels := c.strs.str(p.labels); labels != "" && labels != name {
 			name += " (" + labels + ")"
@@ -490,11 +492,11 @@ func (e *emitter) createContainers(groups []asyncGroup) {
 			t := &c.threads[ti]
 			thrNames[k] = c.strs.str(t.key)
 			if t.name != none {
-				thrNames[k] = c.strs.str(t.name)
+				thrNames[k] = shownName(c.strs.str(t.name), thrNames[k])
 			}
 		}
 		thrNames = distinct(thrNames, func(k int) string { return c.strs.str(c.threads[p.threads[k]].key) })
-		groupNames := e.asyncGroupNames(groups, groupsOf[pi])
+		groupNames := apartFrom(e.asyncGroupNames(groups, groupsOf[pi]), thrNames)
 		lanes := siblings(thrNames, groupNames)
 		for _, k := range threads {
 			ti := p.threads[k]
@@ -522,6 +524,53 @@ func (e *emitter) asyncGroupNames(groups []asyncGroup, mine []int32) []string {
 	// The names of groups differ, but for a group without name and one
 	// named "[No name]": numbered.
 	return distinct(names, func(k int) string { return names[k] })
+}
+
+// shownName returns the name a process_name or thread_name gives its
+// container, without the white space around it, which no viewer shows
+// and no one types in a path: Kineto names its GPU streams "stream 7 ".
+// A name of white space alone leaves the container named by its
+// identifier, key.
+func shownName(name, key string) string {
+	if n := strings.TrimSpace(name); n != "" {
+		return n
+	}
+	return key
+}
+
+// apartFrom returns the names of the async groups of a process, groups,
+// where none is the name of one of its threads: a group named as a
+// thread takes the suffix " (async)", or " (async k)" for the least k
+// from 2 that no thread or group has, so that the two containers do not
+// share a path (as the overlap lanes of trace.Lanes keep apart).
+func apartFrom(groups, threads []string) []string {
+	thread := make(map[string]bool, len(threads))
+	for _, n := range threads {
+		thread[n] = true
+	}
+	var taken map[string]bool
+	for k, n := range groups {
+		if !thread[n] {
+			continue
+		}
+		if taken == nil {
+			taken = maps.Clone(thread)
+			for _, g := range groups {
+				taken[g] = true
+			}
+		}
+		for i := 1; ; i++ {
+			s := n + " (async)"
+			if i > 1 {
+				s = n + " (async " + strconv.Itoa(i) + ")"
+			}
+			if !taken[s] {
+				groups[k], taken[s] = s, true
+				break
+			}
+		}
+	}
+	return groups
 }
 
 // distinct returns names where every name shared by several items is

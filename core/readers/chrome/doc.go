@@ -54,8 +54,11 @@
 // compared as text, as the trace viewer does, so 7 and "7" are the same
 // process and "Spans" is a process of its own. Metadata events (ph M) name
 // them wherever they come in the file: process_name and thread_name give
-// the container names (process_labels, if it differs from the name, is
-// appended in parentheses), process_sort_index and thread_sort_index their
+// the container names, without the white space around them, which no
+// viewer shows and no one types in a path (Kineto names its GPU streams
+// "stream 7 "; a name of white space alone leaves the id);
+// process_labels, if it differs from the name, is appended in
+// parentheses; process_sort_index and thread_sort_index give their
 // order. Without a sort index, a numeric pid or tid is its own index, as
 // Kineto writes it explicitly; containers with no index at all come last.
 // Ties keep the order of first appearance. Other metadata
@@ -96,7 +99,9 @@
 //     as Perfetto and the trace viewer show them: grouped by the process
 //     and name of their first event in the file, each group packed into
 //     lanes, containers of type "Async track" under the process, "<name>"
-//     then "<name> (overlap lane k)". A track's operations (a top-level
+//     then "<name> (overlap lane k)"; a group named as a thread of its
+//     process is "<name> (async)" (or "(async 2)"... where that is
+//     taken), so that no two containers share a path. A track's operations (a top-level
 //     slice with what nests in it and the track's instants and steps
 //     while it is open; an instant or step outside any slice is one of no
 //     duration) go, in order of start, each to the lowest lane whose last

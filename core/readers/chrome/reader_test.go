@@ -321,7 +321,8 @@ func TestContainerNamesAndOrder(t *testing.T) {
 	for i := range tr.Containers[1:] {
 		got = append(got, tr.ContainerPath(int32(i+1), "/"))
 	}
-	want := []string{"2", "2/2", "5", "5/5", "python (GPU 0)", "python (GPU 0)/stream 9 ", "python (GPU 0)/1", "python (GPU 0)/x",
+	// Kineto's "stream 9 " is shown without its trailing space.
+	want := []string{"2", "2/2", "5", "5/5", "python (GPU 0)", "python (GPU 0)/stream 9", "python (GPU 0)/1", "python (GPU 0)/x",
 		"Spans", "Spans/PyTorch Profiler"}
 	if !slices.Equal(got, want) {
 		t.Errorf("containers:\n got %q\nwant %q", got, want)
@@ -329,6 +330,32 @@ func TestContainerNamesAndOrder(t *testing.T) {
 	// Metadata times do not count in the trace's range.
 	if tr.Start != 0 || tr.End != 1000 {
 		t.Errorf("range [%d, %d]", tr.Start, tr.End)
+	}
+}
+
+// TestNamesWithoutSpaces: process and thread names are shown without the
+// white space around them (Kineto's "stream 7 "); a name of white space
+// alone leaves the container named by its id; names that become one are
+// told apart by their ids, as names shared in the file are.
+func TestNamesWithoutSpaces(t *testing.T) {
+	tr := decodeString(t, `[
+		{"ph":"X","name":"a","pid":1,"tid":7,"ts":0,"dur":1},
+		{"ph":"X","name":"a","pid":1,"tid":8,"ts":0,"dur":1},
+		{"ph":"X","name":"a","pid":1,"tid":9,"ts":0,"dur":1},
+		{"ph":"X","name":"a","pid":2,"tid":1,"ts":0,"dur":1},
+		{"name":"process_name","ph":"M","pid":1,"args":{"name":" python\t"}},
+		{"name":"process_name","ph":"M","pid":2,"args":{"name":"  "}},
+		{"name":"thread_name","ph":"M","pid":1,"tid":7,"args":{"name":"stream 7 "}},
+		{"name":"thread_name","ph":"M","pid":1,"tid":8,"args":{"name":"stream 7"}},
+		{"name":"thread_name","ph":"M","pid":1,"tid":9,"args":{"name":" "}}
+	]`)
+	var got []string
+	for i := range tr.Containers[1:] {
+		got = append(got, tr.ContainerPath(int32(i+1), "/"))
+	}
+	want := []string{"python", "python/stream 7 7", "python/stream 7 8", "python/9", "2", "2/1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("containers:\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -3,6 +3,8 @@ package otf2
 import (
 	"fmt"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // OTF2's MpiCollectiveEnd names its root as a rank of the communicator,
@@ -58,6 +60,16 @@ func TestCollectiveRoots(t *testing.T) {
 		v := tr.Values[e.Value]
 		got = append(got, fmt.Sprintf("%s %s on %s alias %q at %v",
 			tr.Containers[tr.Containers[e.Container].Parent].Name, v.Name, v.Category, v.Alias, e.Time))
+		// The roles the analyses of message passing read (trace.Role).
+		if r := tr.Types[e.Type].Role; r != trace.RoleCollectiveEnd {
+			t.Errorf("type %s has role %d, want RoleCollectiveEnd", tr.Types[e.Type].Name, r)
+		}
+		if want := map[bool]trace.Role{true: trace.RoleRoot}[v.Alias == "root"]; v.Role != want {
+			t.Errorf("value %s alias %q has role %d, want %d", v.Name, v.Alias, v.Role, want)
+		}
+		if ty := tr.Types[tr.Containers[e.Container].Type]; ty.Role != trace.RoleThread {
+			t.Errorf("location type %s has role %d, want RoleThread", ty.Name, ty.Role)
+		}
 	}
 	sameList(t, got, []string{
 		`P0 REDUCE on R alias "" at 0.000000001`,

@@ -38,7 +38,7 @@
 //     "ROCm Device"...) in its parent node;
 //   - a location group is a "process", an "accelerator" or a "location
 //     group" (unknown type) in its system tree node;
-//   - a location is a "thread" (CPU thread), an "accelerator stream", a
+//   - a location is a "thread" (CPU thread, of role trace.RoleThread), an "accelerator stream", a
 //     "metric" (metric recorder) or a "location" (unknown type) in its
 //     location group.
 //
@@ -85,7 +85,9 @@
 //     5"), one whose name other definitions share with it by name and ID
 //     ("row (Comm 5)"), a self communicator's with the location's ID
 //     ("MPI_COMM_SELF of location 3": each location's is its own); its
-//     Alias "root" on the location whose rank is the record's root),
+//     Alias "root" on the location whose rank is the record's root; the
+//     type has the role trace.RoleCollectiveEnd, the root's values
+//     trace.RoleRoot, for the analyses of message passing),
 //     "Program"
 //     (ProgramBegin, ProgramEnd), "Measurement" (MeasurementOn,
 //     MeasurementOff, BufferFlush), "Parameter" (valued by the parameter's

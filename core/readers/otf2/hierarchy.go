@@ -51,7 +51,7 @@ func (s *symbols) typ(k typeKey) int32 {
 	}
 	id := int32(len(s.types))
 	s.types[k] = id
-	t := trace.Type{Name: k.name, Kind: k.kind, Parent: k.parent, Start: trace.None, End: trace.None}
+	t := trace.Type{Name: k.name, Kind: k.kind, Parent: k.parent, Start: trace.None, End: trace.None, Role: typeRole(k)}
 	if k.kind == trace.KindLink {
 		t.Start, t.End = k.from, k.to
 	}
@@ -82,8 +82,26 @@ func (s *symbols) aliased(typ int32, name, category, alias string) int32 {
 	}
 	id := int32(len(s.values))
 	s.values[k] = id
-	s.sink.DefineValue(trace.Value{Type: typ, Name: name, Category: category, Alias: alias})
+	v := trace.Value{Type: typ, Name: name, Category: category, Alias: alias}
+	if alias == collectiveRootAlias {
+		v.Role = trace.RoleRoot
+	}
+	s.sink.DefineValue(v)
 	return id
+}
+
+// typeRole returns the role of the type k (trace.Role): the CPU threads
+// of a location group are threads of its process, and the "MPI
+// collective" events name the communicator of the collective call they
+// end, and its root.
+func typeRole(k typeKey) trace.Role {
+	switch {
+	case k.kind == trace.KindContainer && k.name == locationTypeNames[1]:
+		return trace.RoleThread
+	case k.kind == trace.KindEvent && k.name == collectiveType:
+		return trace.RoleCollectiveEnd
+	}
+	return trace.RoleNone
 }
 
 // hierarchy holds the containers made from the system tree, location

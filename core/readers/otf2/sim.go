@@ -262,8 +262,8 @@ func (s *simulator) event(loc int, r *record, typeName, value string) error {
 	return nil
 }
 
-// collectiveRootAlias marks the root's "MPI collective" events; the
-// analyses (core/views/mpi) read it as Extrae's root flag.
+// collectiveRootAlias marks the root's "MPI collective" events, whose
+// values have the role trace.RoleRoot.
 const collectiveRootAlias = "root"
 
 // collective records the end of a collective operation as an event

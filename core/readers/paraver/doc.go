@@ -36,8 +36,19 @@
 //     event per pair. Each Paraver event type becomes an event type (alias:
 //     its number) named by the .pcf, and each value a value named by the
 //     .pcf's VALUES or its number. Counters and call-stack samples are
-//     events too: the reader does not interpret Extrae's conventions
-//     (value 0 ending what a non-zero value began). Values are integers
+//     events too: the reader does not turn Extrae's conventions (value 0
+//     ending what a non-zero value began) into states. It tells those of
+//     MPI by the roles of the types and values (trace.Role), for the
+//     analyses of message passing: the types 50000001 to 50000005 (MPI
+//     calls) have the role RoleCall (50000002, the collectives,
+//     RoleCollectiveCall), 50100004 (a collective's communicator)
+//     RoleCommunicator, 50100003 (its root) RoleRootFlag, and their
+//     values 0 RoleOff; the applications have the role RoleApplication
+//     (Extrae numbers communicators in each) and the threads RoleThread.
+//     For the POP efficiencies, the state Running (1) has the role
+//     RoleUseful, the counters 42000050 and 42000059 RoleInstructions and
+//     RoleCycles, and the OpenMP types 60000001, 60000005, 60000018 and
+//     60000023 RoleParallelConstruct (their values 0 RoleOff). Values are integers
 //     from -2^63 to 2^64-1: Extrae writes them unsigned (hardware
 //     counters, addresses), and Paraver's kernel stores them in an int64_t
 //     where those above 2^63-1 wrap to negatives. Here each keeps its exact

@@ -53,6 +53,7 @@ type decoder struct {
 
 type eventKind struct {
 	typ    int32
+	role   trace.Role // of the type (eventRole)
 	values map[eventValue]int32
 }
 
@@ -123,9 +124,11 @@ func (d *decoder) start() error {
 		}
 		return nil
 	}
-	appType := d.defineType(trace.Type{Name: "Application", Kind: trace.KindContainer, Parent: trace.None})
+	// Extrae numbers the communicators of each application apart, and a
+	// task's threads share its MPI rank.
+	appType := d.defineType(trace.Type{Name: "Application", Kind: trace.KindContainer, Parent: trace.None, Role: trace.RoleApplication})
 	taskType := d.defineType(trace.Type{Name: "Task", Kind: trace.KindContainer, Parent: appType})
-	d.leafType = d.defineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: taskType})
+	d.leafType = d.defineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: taskType, Role: trace.RoleThread})
 	task, thread = 0, 0
 	for ai, a := range h.apps {
 		alias := strconv.Itoa(ai + 1)
@@ -370,7 +373,8 @@ func (d *decoder) state(f []int64) error {
 		if name == "" {
 			name = strconv.FormatInt(f[6], 10)
 		}
-		v = d.defineValue(trace.Value{Type: d.stateType, Name: name, Alias: strconv.FormatInt(f[6], 10), Color: st.color})
+		v = d.defineValue(trace.Value{Type: d.stateType, Name: name, Alias: strconv.FormatInt(f[6], 10), Color: st.color,
+			Role: stateRole(f[6], name)})
 		d.stateValues[f[6]] = v
 	}
 	d.sink.State(trace.State{Container: cont, Type: d.stateType, Value: v, Start: begin, End: end})
@@ -398,7 +402,7 @@ func (d *decoder) events(f []int64) error {
 			if et := d.cfg.eventTypes[f[i]]; et != nil && et.values[ev] != "" {
 				name = et.values[ev]
 			}
-			v = d.defineValue(trace.Value{Type: k.typ, Name: name, Alias: alias})
+			v = d.defineValue(trace.Value{Type: k.typ, Name: name, Alias: alias, Role: valueRole(k.role, ev)})
 			k.values[ev] = v
 		}
 		d.sink.Event(trace.Event{Container: cont, Type: k.typ, Value: v, Time: at})
@@ -417,8 +421,9 @@ func (d *decoder) eventKind(id int64) *eventKind {
 	if et := d.cfg.eventTypes[id]; et != nil && et.name != "" {
 		name = et.name
 	}
-	k := &eventKind{typ: d.defineType(trace.Type{Name: name, Alias: alias, Kind: trace.KindEvent, Parent: d.leafType}),
-		values: map[eventValue]int32{}}
+	role := eventRole(id)
+	k := &eventKind{typ: d.defineType(trace.Type{Name: name, Alias: alias, Kind: trace.KindEvent, Parent: d.leafType, Role: role}),
+		role: role, values: map[eventValue]int32{}}
 	d.eventTypes[id] = k
 	return k
 }

@@ -6,7 +6,7 @@
 // goroutine creations (Go).
 //
 // The pairs are taken at a level of the hierarchy: by process (a
-// container whose type is named "thread" counts for its parent, as pipit's
+// container whose type is a thread's (trace.IsThread) counts for its parent, as pipit's
 // comm_matrix counts ranks), by container, or by the nearest ancestor of a
 // given container type (node, machine...). A link goes from its From
 // container to its To container: sender to receiver.
@@ -74,6 +74,7 @@ type typeInfo struct {
 	name     string
 	kind     trace.Kind
 	selected bool
+	thread   bool // containers of this type are threads (trace.IsThread)
 }
 
 type container struct {
@@ -122,7 +123,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
 	sel := t.Kind == trace.KindLink && (len(a.opt.LinkTypes) == 0 || slices.Contains(a.opt.LinkTypes, t.Name))
-	a.types = append(a.types, typeInfo{name: t.Name, kind: t.Kind, selected: sel})
+	a.types = append(a.types, typeInfo{name: t.Name, kind: t.Kind, selected: sel, thread: trace.IsThread(t)})
 }
 
 // DefineValue implements trace.Sink.
@@ -188,7 +189,7 @@ func (a *Accumulator) group(id int32) int32 {
 	g := id
 	switch level := a.opt.Level; level {
 	case "", "process":
-		if c.parent > 0 && c.typ >= 0 && strings.EqualFold(a.types[c.typ].name, "thread") {
+		if c.parent > 0 && c.typ >= 0 && a.types[c.typ].thread {
 			g = c.parent
 		}
 	case "container":

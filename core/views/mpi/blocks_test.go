@@ -297,20 +297,21 @@ func TestBlocksRefuseUnpairedCollectives(t *testing.T) {
 	}
 }
 
-// An Extrae call entered and not yet left is kept aside until it is
+// A call recorded by events (trace.RoleCall, as Extrae's) entered and
+// not yet left is kept aside until it is
 // left; a state appended meanwhile on the same resource (an MPI_* state,
 // 200 of them so that the call's chunk goes to the file) comes after it,
 // and the call still ends where it is left: one outermost call
 // MPI_Send [0, 1000], in Run and Blocks alike.
-func TestExtraeOpenCallAcrossStates(t *testing.T) {
+func TestEventCallOpenAcrossStates(t *testing.T) {
 	// Straight to the sink: a trace in memory replays a resource's
 	// states before its events.
 	feed := func(s trace.Sink) {
 		s.DefineType(trace.Type{Name: "rank", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
-		s.DefineType(trace.Type{Name: "MPI point-to-point", Alias: "50000001", Kind: trace.KindEvent, Parent: 0, Start: trace.None, End: trace.None})
+		s.DefineType(trace.Type{Name: "MPI point-to-point", Kind: trace.KindEvent, Parent: 0, Start: trace.None, End: trace.None, Role: trace.RoleCall})
 		s.DefineType(trace.Type{Name: "STATE", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
-		s.DefineValue(trace.Value{Type: 1, Name: "End", Alias: "0"})
-		s.DefineValue(trace.Value{Type: 1, Name: "MPI_Send", Alias: "1"})
+		s.DefineValue(trace.Value{Type: 1, Name: "End", Role: trace.RoleOff})
+		s.DefineValue(trace.Value{Type: 1, Name: "MPI_Send"})
 		s.DefineValue(trace.Value{Type: 2, Name: "MPI_Recv"})
 		s.CreateContainer(trace.Container{Name: "0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
 		s.Event(trace.Event{Container: 1, Type: 1, Value: 1, Time: 0})

@@ -6,7 +6,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/intern"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -71,51 +70,17 @@ type Builder struct {
 	err        error
 }
 
-// The Extrae event types that record MPI calls (Paraver traces): point to
-// point, collective, other, I/O and one-sided calls; a non-zero value
-// enters the call it names, zero leaves it.
-var extraeCallTypes = map[string]bool{"50000001": true, "50000002": true, "50000003": true, "50000004": true, "50000005": true}
-
-// Extrae's event types at a collective call's entry: the communicator,
-// and 1 on the root.
-const (
-	extraeCollectiveType = "50000002"
-	extraeCommType       = "50100004"
-	extraeRootType       = "50100003"
-)
-
-// CollectiveEventType is the event type OTF2 traces give the end of a
-// collective operation, valued by the operation and categorised by the
-// communicator.
-const CollectiveEventType = "MPI collective"
-
-// CollectiveRootAlias is the alias of the "MPI collective" event values
-// of OTF2 traces on the root of a rooted collective (MPI_Bcast,
-// MPI_Reduce...), the record's root rank being the location's.
-const CollectiveRootAlias = "root"
-
-type typeRole uint8
-
-const (
-	roleNone       typeRole = iota
-	roleCall                // Extrae call events
-	roleCollective          // Extrae collective call events
-	roleComm                // Extrae communicator at a collective's entry
-	roleRoot                // Extrae root flag at a collective's entry
-	roleCollEnd             // OTF2 "MPI collective" events
-)
-
 type typeInfo struct {
-	name string // in lower case
-	kind trace.Kind
-	role typeRole
+	kind   trace.Kind
+	role   trace.Role // of event types, and of the applications' type
+	thread bool       // containers of this type are threads (trace.IsThread)
 }
 
 type valueInfo struct {
-	name, alias, category string
-	typ                   int32
-	call                  int32 // index in names of the MPI call it stands for, -1
-	class                 Class
+	alias, category string
+	role            trace.Role
+	call            int32 // index in names of the MPI call it stands for, -1
+	class           Class
 }
 
 type containerInfo struct {
@@ -129,7 +94,8 @@ type containerInfo struct {
 type building struct {
 	container int32
 	calls     Spool[Call]
-	// Extrae: the call entered and not yet left (open), kept aside until
+	// Calls recorded as events (trace.RoleCall): the call entered and
+	// not yet left (open), kept aside until
 	// left (it is still changed) at index openAt of calls; flushed to
 	// calls before another call is appended (a state), then fixes holds
 	// its last version.
@@ -154,7 +120,7 @@ func (bl *building) appendCall(c Call) {
 	bl.calls.Append(c)
 }
 
-// closeOpen ends the Extrae call entered and not yet left, if any.
+// closeOpen ends the call entered by an event and not yet left, if any.
 func (bl *building) closeOpen() {
 	if !bl.open {
 		return
@@ -189,7 +155,7 @@ type collEvent struct {
 	container int32
 	at        trace.Time
 	comm      int32
-	root      bool // the event is the root's (CollectiveRootAlias)
+	root      bool // the event is the root's (trace.RoleRoot)
 }
 
 // NewBuilder returns an empty builder.
@@ -227,10 +193,10 @@ func (b *Builder) fail(format string, args ...any) {
 func (b *Builder) name(n string) int32 { return b.names.ID(n) }
 
 // commKey identifies a communicator: its name, and the application
-// container its name is local to (-1: the whole trace). Extrae numbers
-// the communicators of each application from 1: in a Paraver trace of
-// two applications, communicator 1 of one is not communicator 1 of the
-// other.
+// container its name is local to (-1: the whole trace). Where the
+// communicators of each application are numbered apart
+// (trace.RoleApplication: Extrae numbers them from 1 in each),
+// communicator 1 of one application is not communicator 1 of another.
 type commKey struct {
 	app  int32
 	name string
@@ -248,12 +214,13 @@ func (b *Builder) commOf(k commKey) int32 {
 	return i
 }
 
-// application returns the container of type "Application" (Paraver's
-// APPL) that holds container c, or -1: Paraver's view by CPU has none,
-// and there communicators stay named by their ids alone.
+// application returns the application (trace.RoleApplication) that
+// holds container c, or -1: a trace placed on CPUs rather than
+// applications has none, and there communicators stay named by their
+// ids alone.
 func (b *Builder) application(c int32) int32 {
 	for ; c > 0 && int(c) < len(b.containers); c = b.containers[c].parent {
-		if t := b.containers[c].typ; t >= 0 && int(t) < len(b.types) && b.types[t].name == "application" {
+		if t := b.containers[c].typ; t >= 0 && int(t) < len(b.types) && b.types[t].role == trace.RoleApplication {
 			return c
 		}
 	}
@@ -283,28 +250,19 @@ func (b *Builder) commNames() []string {
 
 // DefineType implements trace.Sink.
 func (b *Builder) DefineType(t trace.Type) {
-	info := typeInfo{name: strings.ToLower(t.Name), kind: t.Kind}
-	if t.Kind == trace.KindEvent {
-		switch {
-		case extraeCallTypes[t.Alias]:
-			info.role = roleCall
-			if t.Alias == extraeCollectiveType {
-				info.role = roleCollective
-			}
-		case t.Alias == extraeCommType:
-			info.role = roleComm
-		case t.Alias == extraeRootType:
-			info.role = roleRoot
-		case t.Name == CollectiveEventType:
-			info.role = roleCollEnd
-		}
+	info := typeInfo{kind: t.Kind}
+	switch {
+	case t.Kind == trace.KindEvent:
+		info.role = t.Role
+	case t.Kind == trace.KindContainer:
+		info.role, info.thread = t.Role, trace.IsThread(t)
 	}
 	b.types = append(b.types, info)
 }
 
 // DefineValue implements trace.Sink.
 func (b *Builder) DefineValue(v trace.Value) {
-	info := valueInfo{name: v.Name, alias: v.Alias, category: v.Category, typ: v.Type, call: -1}
+	info := valueInfo{alias: v.Alias, category: v.Category, role: v.Role, call: -1}
 	if v.Type >= 0 && int(v.Type) < len(b.types) {
 		t := b.types[v.Type]
 		switch {
@@ -312,10 +270,10 @@ func (b *Builder) DefineValue(v trace.Value) {
 			if _, ok := Operation(v.Name); ok {
 				info.call, info.class = b.name(v.Name), Classify(v.Name)
 			}
-		case t.role == roleCall || t.role == roleCollective:
-			if v.Alias != "0" {
+		case t.kind == trace.KindEvent && (t.role == trace.RoleCall || t.role == trace.RoleCollectiveCall):
+			if v.Role != trace.RoleOff {
 				info.call, info.class = b.name(v.Name), Classify(v.Name)
-				if t.role == roleCollective && !info.class.Collective() {
+				if t.role == trace.RoleCollectiveCall && !info.class.Collective() {
 					// A collective the table does not know (MPI_Alltoallw
 					// under another name...): every member waits for all.
 					info.class = AllToAll
@@ -412,7 +370,7 @@ func (b *Builder) Event(e trace.Event) {
 	}
 	v := &b.values[e.Value]
 	switch b.types[e.Type].role {
-	case roleCall, roleCollective:
+	case trace.RoleCall, trace.RoleCollectiveCall:
 		r := b.resource(e.Container)
 		if r.open {
 			// A call left by entering the next one (a trace cut or
@@ -424,21 +382,21 @@ func (b *Builder) Event(e trace.Event) {
 			r.open, r.openAt = true, int32(r.calls.Len())
 			r.openCall = Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1}
 		}
-	case roleComm:
+	case trace.RoleCommunicator:
 		if c := b.openCollective(e); c != nil {
 			c.Comm = b.commOf(commKey{app: b.application(e.Container), name: v.alias})
 		}
-	case roleRoot:
-		if c := b.openCollective(e); c != nil && v.alias != "0" {
+	case trace.RoleRootFlag:
+		if c := b.openCollective(e); c != nil && v.role != trace.RoleOff {
 			c.Root = true
 		}
-	case roleCollEnd:
-		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category), root: v.alias == CollectiveRootAlias})
+	case trace.RoleCollectiveEnd:
+		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category), root: v.role == trace.RoleRoot})
 	}
 }
 
-// openCollective returns the Extrae collective call entered on e's
-// container at e's time, if there is one.
+// openCollective returns the collective call entered by an event
+// (trace.RoleCall) on e's container at e's time, if there is one.
 func (b *Builder) openCollective(e trace.Event) *Call {
 	r := b.res[e.Container]
 	if r < 0 {
@@ -596,17 +554,14 @@ func (b *Builder) process(id int32) int32 {
 	return id
 }
 
-// isThread tells whether containers of type typ are threads: the type
-// is named so (Paraver's "Thread", OTF2's "thread").
+// isThread tells whether containers of type typ are threads
+// (trace.IsThread).
 func (b *Builder) isThread(typ int32) bool {
-	if typ < 0 {
-		return false
-	}
-	return int(typ) < len(b.types) && b.types[typ].name == "thread"
+	return typ >= 0 && int(typ) < len(b.types) && b.types[typ].thread
 }
 
 // assignCommunicators gives each collective call the communicator the
-// OTF2 "MPI collective" event inside it names.
+// event of role trace.RoleCollectiveEnd inside it names.
 func (b *Builder) assignCommunicators(run *Run, resOf []int32) {
 	hint := hints(run)
 	b.collEvents.Drain(func(e *collEvent) {

@@ -117,21 +117,12 @@ type Process struct {
 	OpenMP, SerialUseful trace.Time
 }
 
-// The Extrae conventions the accumulator recognises.
+// The PAPI metrics of instructions and cycles, as the tools that record
+// them as variables name them (Score-P's in OTF2).
 const (
-	extraeStateType    = "State"
-	extraeRunning      = "1" // the alias (state number) of Running
-	instructionsAlias  = "42000050"
-	cyclesAlias        = "42000059"
 	instructionsMetric = "PAPI_TOT_INS"
 	cyclesMetric       = "PAPI_TOT_CYC"
 )
-
-// The OpenMP events of Extrae that pypop's configurations count as
-// "inside OpenMP" (Paraver's "Stacked Val" of their last values: a
-// non-zero value enters, zero leaves): parallel regions, barriers,
-// executed parallel functions, executed tasks.
-var extraeOpenMPTypes = map[string]bool{"60000001": true, "60000005": true, "60000018": true, "60000023": true}
 
 // openMPParadigm is the category of OTF2's OpenMP regions.
 const openMPParadigm = "OPENMP"
@@ -189,6 +180,7 @@ type typeInfo struct {
 	// types (Extrae's counters) and variable types (OTF2's metrics).
 	counter int8
 	openMP  bool // Extrae's OpenMP events
+	thread  bool // containers of this type are threads (trace.IsThread)
 }
 
 type valueInfo struct {
@@ -312,18 +304,18 @@ func (a *Accumulator) fail(format string, args ...any) {
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
 	a.mpi.DefineType(t)
-	info := typeInfo{name: t.Name, alias: t.Alias, kind: t.Kind, counter: -1}
+	info := typeInfo{name: t.Name, alias: t.Alias, kind: t.Kind, counter: -1, thread: trace.IsThread(t)}
 	switch {
-	case t.Kind == trace.KindEvent && t.Alias == instructionsAlias:
+	case t.Kind == trace.KindEvent && t.Role == trace.RoleInstructions:
 		info.counter = 0
-	case t.Kind == trace.KindEvent && t.Alias == cyclesAlias:
+	case t.Kind == trace.KindEvent && t.Role == trace.RoleCycles:
 		info.counter = 1
 	case t.Kind == trace.KindVariable && t.Name == instructionsMetric:
 		info.counter = 0
 	case t.Kind == trace.KindVariable && t.Name == cyclesMetric:
 		info.counter = 1
 	}
-	if t.Kind == trace.KindEvent && extraeOpenMPTypes[t.Alias] {
+	if t.Kind == trace.KindEvent && t.Role == trace.RoleParallelConstruct {
 		info.openMP = true
 	}
 	if info.counter >= 0 && t.Kind == trace.KindEvent {
@@ -342,7 +334,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 	if v.Type >= 0 && int(v.Type) < len(a.types) {
 		t := a.types[v.Type]
 		switch {
-		case t.kind == trace.KindState && t.name == extraeStateType && (v.Alias == extraeRunning || v.Name == "Running"):
+		case t.kind == trace.KindState && v.Role == trace.RoleUseful:
 			info.running = true
 		case t.kind == trace.KindState && (v.Category == measurementParadigm || measurementRegions[strings.ToUpper(v.Name)]):
 			info.measurement = true
@@ -358,7 +350,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 			info.omp = openMPConstruct
 		case t.openMP:
 			info.omp = openMPEnter
-			if v.Alias == "0" {
+			if v.Role == trace.RoleOff {
 				info.omp = openMPLeave
 			}
 		case t.counter >= 0:
@@ -874,7 +866,7 @@ func accumulated(samples []sample, intervals [][2]trace.Time) float64 {
 
 func (a *Accumulator) process(id int32) int32 {
 	c := a.conts[id]
-	if c.parent > 0 && c.typ >= 0 && strings.EqualFold(a.types[c.typ].name, "thread") {
+	if c.parent > 0 && c.typ >= 0 && a.types[c.typ].thread {
 		return c.parent
 	}
 	return id

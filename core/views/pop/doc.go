@@ -5,12 +5,13 @@
 // any trace with MPI calls.
 //
 // For one run, the raw data (Run): the trace's duration T; each
-// resource's useful computation U_r (Extrae's Running state in Paraver
-// traces; elsewhere its time outside MPI calls and the measurement
+// resource's useful computation U_r (the states of role
+// trace.RoleUseful: Extrae's Running state, in Paraver traces; elsewhere its time outside MPI calls and the measurement
 // system's regions, between its first and last records); the useful
 // instructions and cycles (the hardware counters PAPI_TOT_INS and
-// PAPI_TOT_CYC: Extrae's events 42000050 and 42000059 with Paraver's
-// "next event value" semantics, or OTF2's accumulated metrics); and the
+// PAPI_TOT_CYC: the events of roles trace.RoleInstructions and
+// RoleCycles, Extrae's, with Paraver's "next event value" semantics, or
+// OTF2's accumulated metrics); and the
 // runtime IR on an ideal network, with the largest time outside MPI
 // calls it keeps (Replay).
 //
@@ -50,8 +51,8 @@
 // (pypop/metrics/hybrid.py: process and thread level efficiency, OpenMP
 // region and serial region efficiency, from the main thread's time in
 // OpenMP constructs and serial useful computation), additive and
-// multiplicative. OpenMP constructs are Extrae's OpenMP events (60000001,
-// 60000005, 60000018, 60000023, stacked), OTF2's regions of paradigm
+// multiplicative. OpenMP constructs are the events of role
+// trace.RoleParallelConstruct (Extrae's OpenMP events, stacked), OTF2's regions of paradigm
 // OPENMP, HPCToolkit's outlined parallel bodies.
 //
 // The Accumulator is a trace.Sink: the useful times and counters are

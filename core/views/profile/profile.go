@@ -9,7 +9,7 @@
 //     d+1 on the same container and state type, within it);
 //   - a name's time in a process is the sum over its states on the
 //     process's containers (the threads of a process add up; a container
-//     whose type is named "thread" belongs to its parent, any other
+//     whose type is a thread's (trace.IsThread) belongs to its parent, any other
 //     container is a process of its own, or By: ByContainer keeps every
 //     container apart);
 //   - the profile of a name is the mean of its times over the processes
@@ -118,6 +118,7 @@ type typeInfo struct {
 	name     string
 	kind     trace.Kind
 	selected bool
+	thread   bool // containers of this type are threads (trace.IsThread)
 }
 
 type container struct {
@@ -169,7 +170,7 @@ func (a *Accumulator) fail(format string, args ...any) {
 // DefineType implements trace.Sink.
 func (a *Accumulator) DefineType(t trace.Type) {
 	sel := t.Kind == trace.KindState && (len(a.opt.StateTypes) == 0 || slices.Contains(a.opt.StateTypes, t.Name))
-	a.types = append(a.types, typeInfo{name: t.Name, kind: t.Kind, selected: sel})
+	a.types = append(a.types, typeInfo{name: t.Name, kind: t.Kind, selected: sel, thread: trace.IsThread(t)})
 }
 
 // DefineValue implements trace.Sink.
@@ -257,7 +258,7 @@ func (c *container) stream(typ int32) *stream {
 func (a *Accumulator) process(id int32) int32 {
 	p := id
 	if c := a.containers[id]; a.opt.By == ByProcess && c.parent > 0 && c.typ >= 0 &&
-		strings.EqualFold(a.types[c.typ].name, "thread") {
+		a.types[c.typ].thread {
 		p = c.parent
 	}
 	i, ok := a.procIndex[p]

@@ -1,0 +1,78 @@
+package trace
+
+import "strings"
+
+// Role tells what a type, or a value, stands for in the program traced,
+// where the file says so only by its format's conventions (Extrae's event
+// numbers, Paraver's levels, the records of OTF2): the reader, which
+// knows them, sets it, and the analyses of the program (its processes,
+// its message passing: core/views/mpi) read it instead, knowing no
+// format. The zero Role says nothing.
+type Role uint8
+
+// The roles of container types.
+const (
+	RoleNone Role = iota
+	// RoleThread: the containers are threads of the process their
+	// parent is.
+	RoleThread
+	// RoleApplication: the containers are applications (programs run
+	// together in one trace), whose communicators are numbered apart: the
+	// RoleCommunicator events of one name communicators local to it.
+	RoleApplication
+)
+
+// The roles of event types: calls recorded as events, and what the
+// events at a collective call's entry tell of it.
+const (
+	// RoleCall: an event enters the call its value names (MPI_Send...),
+	// leaving the call entered before if any; an event whose value has
+	// the role RoleOff leaves it and enters none.
+	RoleCall Role = iota + 16
+	// RoleCollectiveCall: RoleCall, whose calls are collective operations
+	// whatever their names.
+	RoleCollectiveCall
+	// RoleCommunicator: an event at the instant a collective call is
+	// entered, on its container, gives the call's communicator: its
+	// value's Alias (the file's id), local to the call's application
+	// (RoleApplication) if it has one.
+	RoleCommunicator
+	// RoleRootFlag: an event at the instant a collective call is
+	// entered, on its container, marks the call the root's (MPI_Bcast's
+	// sender...), unless its value has the role RoleOff.
+	RoleRootFlag
+	// RoleCollectiveEnd: an event inside a collective call (at the end of
+	// the operation), on its container, gives the call's communicator
+	// by its value's Category, and marks the call the root's when its
+	// value has the role RoleRoot.
+	RoleCollectiveEnd
+	// RoleInstructions, RoleCycles: the events are a hardware counter of
+	// the instructions (the cycles) completed, each event's value those
+	// since the previous event of the type on its container.
+	RoleInstructions
+	RoleCycles
+	// RoleParallelConstruct: an event enters a construct of a parallel
+	// programming model (OpenMP's parallel regions, barriers, tasks); an
+	// event whose value has the role RoleOff leaves it.
+	RoleParallelConstruct
+)
+
+// The roles of values.
+const (
+	// RoleOff: the value ends or denies what its type's events say: it
+	// leaves the call (RoleCall), or is not the root (RoleRootFlag).
+	RoleOff Role = iota + 32
+	// RoleRoot: the value marks the call it is in the root's
+	// (RoleCollectiveEnd).
+	RoleRoot
+	// RoleUseful: a state of this value is useful computation, as its
+	// tool measured it (Extrae's Running).
+	RoleUseful
+)
+
+// IsThread tells whether the containers of type t are threads of their
+// parent: its reader says so (RoleThread), or, for the formats whose files
+// name their own types (Pajé, CSV), t is named "thread" in any case.
+func IsThread(t Type) bool {
+	return t.Role == RoleThread || strings.EqualFold(t.Name, "thread")
+}
