@@ -116,11 +116,6 @@ type valueInfo struct {
 	typ                   int32
 	call                  int32 // index in names of the MPI call it stands for, -1
 	class                 Class
-	// comm is the communicator its category names, for the "MPI
-	// collective" events, -1 until the first such event of the value
-	// (numbered then, as they come): looked up once, not hashed at every
-	// collective of every resource.
-	comm int32
 }
 
 type containerInfo struct {
@@ -309,7 +304,7 @@ func (b *Builder) DefineType(t trace.Type) {
 
 // DefineValue implements trace.Sink.
 func (b *Builder) DefineValue(v trace.Value) {
-	info := valueInfo{name: v.Name, alias: v.Alias, category: v.Category, typ: v.Type, call: -1, comm: -1}
+	info := valueInfo{name: v.Name, alias: v.Alias, category: v.Category, typ: v.Type, call: -1}
 	if v.Type >= 0 && int(v.Type) < len(b.types) {
 		t := b.types[v.Type]
 		switch {
@@ -438,10 +433,7 @@ func (b *Builder) Event(e trace.Event) {
 			c.Root = true
 		}
 	case roleCollEnd:
-		if v.comm < 0 {
-			v.comm = b.comm(v.category)
-		}
-		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: v.comm, root: v.alias == CollectiveRootAlias})
+		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category), root: v.alias == CollectiveRootAlias})
 	}
 }
 
