@@ -91,10 +91,10 @@ func newSyncPoints(r *Result) []syncPoints {
 	// last call of a collective's last entrant has a wait state with
 	// each other member, and previous looks for a partner among them.
 	each := func(f func(res, call, partner int32)) {
-		inTimeSlices(r, func(w *Wait) {
+		for _, w := range r.Waits {
 			f(w.Call.Resource, w.Call.Call, w.Cause.Resource)
 			f(w.Cause.Resource, w.Cause.Call, w.Call.Resource)
-		})
+		}
 		for _, ci := range synced {
 			for _, m := range run.Collectives[ci].Members {
 				f(m.Resource, m.Call, -ci-1)
@@ -126,41 +126,6 @@ func newSyncPoints(r *Result) []syncPoints {
 		s.partners[s.calls[call].first] = partner
 	})
 	return out
-}
-
-// inTimeSlices visits every wait state of r once, the resources' wait
-// states a slice of time at a time: those of each resource that ended
-// on their cause's side (At) within the slice, then the next slice. The
-// two calls of a wait state are near its At, so the calls a slice
-// touches on all resources are near one another, where the wait states
-// taken a resource at a time reach their causes' calls all over the run
-// on the other resources, a cache miss each. (A resource's At need not
-// grow with its calls: a wait state is visited in the first slice that
-// has it and every one before it of its resource.)
-func inTimeSlices(r *Result, visit func(*Wait)) {
-	n := len(r.waitFrom) - 1
-	if n <= 0 {
-		return
-	}
-	next := slices.Clone(r.waitFrom[:n])
-	// About 64 wait states of each resource a slice.
-	slicesOf := max(len(r.Waits)/(64*n), 1)
-	start, end := r.run.Start, r.run.End
-	step := max((end-start)/trace.Time(slicesOf), 1)
-	for k := 1; ; k++ {
-		until := start + trace.Time(k)*step
-		last := k >= slicesOf || until >= end
-		for res := range n {
-			i, stop := next[res], r.waitFrom[res+1]
-			for ; i < stop && (last || r.Waits[i].At <= until); i++ {
-				visit(&r.Waits[i])
-			}
-			next[res] = i
-		}
-		if last {
-			return
-		}
-	}
 }
 
 // delayCosts computes the delay costs of the path's wait states from what

@@ -2,7 +2,6 @@ package critpath
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -211,51 +210,4 @@ func TestDelayCostsCallWithoutTime(t *testing.T) {
 		t.Fatalf("rank 0 in MPI_Waitall %v of [60, 80]", waitallTime)
 	}
 	checkCosts(t, r, delayCosts(r, acts, r.callName, r.stateNames).Costs, want)
-}
-
-// TestInTimeSlices holds the order in which the synchronisation points
-// are gathered to what it must be: every wait state once, each
-// resource's in their order, whatever their At (out of order within a
-// resource, before the run's start or after its end) and however many
-// resources have none.
-func TestInTimeSlices(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 300 {
-		resources := 1 + rng.IntN(6)
-		var waits []Wait
-		for res := range resources {
-			for j := range rng.IntN(400) {
-				if rng.IntN(3) == 0 {
-					continue
-				}
-				waits = append(waits, Wait{Call: mpi.CallRef{Resource: int32(res), Call: int32(j)},
-					At: trace.Time(rng.IntN(1200) - 100)})
-			}
-		}
-		r := &Result{Waits: waits, waitFrom: waitOffsets(waits, resources),
-			run: &run{Start: trace.Time(rng.IntN(50)), End: trace.Time(rng.IntN(1000))}}
-		index := map[mpi.CallRef]int{}
-		for i, w := range waits {
-			index[w.Call] = i
-		}
-		seen := make([]int, len(waits))
-		last := make([]int, resources)
-		for i := range last {
-			last[i] = -1
-		}
-		inTimeSlices(r, func(w *Wait) {
-			i := index[w.Call]
-			seen[i]++
-			if res := w.Call.Resource; i <= last[res] {
-				t.Fatalf("trial %d: wait %d of resource %d after wait %d", trial, i, res, last[res])
-			} else {
-				last[res] = i
-			}
-		})
-		for i, n := range seen {
-			if n != 1 {
-				t.Fatalf("trial %d: wait %d visited %d times", trial, i, n)
-			}
-		}
-	}
 }
