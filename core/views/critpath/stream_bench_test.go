@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
-	"github.com/macroscope-hpc/macroscope/core/views/mpi"
 )
 
 // syntheticRun streams into sink a message-passing run shaped as
@@ -15,7 +14,7 @@ import (
 func syntheticRun(sink trace.Sink, ranks, steps int) {
 	sink.DefineType(trace.Type{Name: "Process", Kind: trace.KindContainer, Parent: trace.None})
 	sink.DefineType(trace.Type{Name: "Region", Kind: trace.KindState, Parent: 0})
-	sink.DefineType(trace.Type{Name: mpi.CollectiveEventType, Kind: trace.KindEvent, Parent: 0})
+	sink.DefineType(trace.Type{Name: "MPI collective", Kind: trace.KindEvent, Parent: 0, Role: trace.RoleCollectiveEnd})
 	sink.DefineType(trace.Type{Name: "MPI message", Kind: trace.KindLink, Parent: trace.None, Start: 0, End: 0})
 	for _, n := range []string{"step", "compute", "MPI_Send", "MPI_Recv", "MPI_Allreduce"} {
 		sink.DefineValue(trace.Value{Type: 1, Name: n})
