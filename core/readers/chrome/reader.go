@@ -86,6 +86,10 @@ func run(sc *scanner, counted *countingReader, total int64, sink trace.Sink, opt
 	d.strs = d.col.strs
 	d.col.hold = opt.Hold
 	defer d.col.release()
+	if opt.Hold != nil {
+		sc.weigh = opt.Hold
+		defer sc.unweigh()
+	}
 	if as, ok := sink.(trace.ArgsSink); ok {
 		d.keepArgs = as.KeepsArgs()
 	}
