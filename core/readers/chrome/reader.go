@@ -202,6 +202,9 @@ func (d *decoder) readTrace() error {
 			return err
 		}
 	default:
+		if enc := ingest.WideText(s.buf[s.pos:s.end]); enc != "" && s.offset() == 0 {
+			return s.fail("not a Chrome trace: it %s", ingest.WideTextError(enc))
+		}
 		return s.fail("not a Chrome trace: expected '[' or '{', found %s", describe(c))
 	}
 	if d.cut != "" {
