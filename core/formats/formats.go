@@ -128,6 +128,9 @@ func Detect(path string) (ingest.Format, error) {
 			}
 		}
 	}
+	if enc := ingest.WideText(head); enc != "" {
+		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.WideTextError(enc))
+	}
 	if len(byExt) > 0 {
 		return byExt[0], nil // its reader says what is wrong
 	}

@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -190,6 +192,38 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 	os.WriteFile(pj, []byte("Container, 0, 0, 0, 1, 1, 0\n"), 0o644)
 	if f, err := Detect(pj); err != nil || f.Name != "pjdump" {
 		t.Errorf("a pj_dump table detected as %q, %v", f.Name, err)
+	}
+}
+
+// A trace saved as UTF-16 or UTF-32 (a Windows shell's redirection, an
+// editor) is refused naming its encoding and the way to convert it,
+// whether the format is detected or named (chrome), plain or compressed,
+// instead of an error about its first byte.
+func TestWideTextSaysTheEncoding(t *testing.T) {
+	dir := t.TempDir()
+	events := `[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]`
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range events {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write(utf16)
+	z.Close()
+	for name, data := range map[string][]byte{"w.json": utf16, "w.json.gz": gz.Bytes(), "w.trace": utf16, "w": utf16} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, data, 0o644)
+		const want = "is UTF-16LE text (it starts with its byte-order mark): traces are read as UTF-8; convert it first (iconv -f UTF-16 -t UTF-8)"
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: detected with error %v, want %q", name, err, want)
+		}
+		if src, _, err := Open(path, "chrome", nil); err != nil {
+			t.Errorf("%s opened as chrome: %v", name, err)
+		} else if err := src.Read(trace.New(), trace.ReadOptions{}); !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "byte 0: not a Chrome trace: it "+want) {
+			t.Errorf("%s read as chrome: error %v, want %q", name, err, want)
+		}
 	}
 }
 

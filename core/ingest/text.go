@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -31,4 +33,30 @@ func (v *ValidText) Note(opt trace.ReadOptions, file string) {
 	if v.Replaced > 0 {
 		opt.Warn("%s: %d names or texts are not valid UTF-8: their invalid bytes are shown as U+FFFD (\uFFFD)", file, v.Replaced)
 	}
+}
+
+// WideText names the encoding of text that starts with the byte-order
+// mark of UTF-16 or UTF-32 ("UTF-16LE", ...), as Windows tools write
+// redirected output and some editors save; "" for anything else. Readers
+// take UTF-8 (ASCII) text: such a file is refused with its name and the
+// way to convert it, instead of an error about its first byte.
+func WideText(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe, 0, 0}):
+		return "UTF-32LE"
+	case bytes.HasPrefix(head, []byte{0, 0, 0xfe, 0xff}):
+		return "UTF-32BE"
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
+		return "UTF-16LE"
+	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return "UTF-16BE"
+	}
+	return ""
+}
+
+// WideTextError is the reason WideText's encoding is refused.
+func WideTextError(enc string) string {
+	// iconv's UTF-16 and UTF-32 read the mark and drop it: with the
+	// explicit endianness it would stay, as a U+FEFF.
+	return fmt.Sprintf("is %s text (it starts with its byte-order mark): traces are read as UTF-8; convert it first (iconv -f %s -t UTF-8)", enc, enc[:len("UTF-16")])
 }

@@ -229,3 +229,123 @@ def test_errors_quote_an_excerpt(tmp_path):
 def test_every_error_is_a_macroscope_error():
     for cls in (ms.TraceFormatError, ms.InvalidArgumentError, ms.TraceNotFoundError, ms.InternalError):
         assert issubclass(cls, ms.MacroscopeError)
+
+
+# Hostile files, each read in a fresh interpreter: the read must end with
+# the package's exception naming the file (or, where the input is only
+# odd, a trace), never kill the interpreter, hang or take the machine's
+# memory. Each builder writes its file under tmp and returns the path,
+# the keyword arguments of ms.read, and what the error must say (None: a
+# trace is read).
+def _sqlite(tmp, name, stmts):
+    import sqlite3
+
+    path = tmp / name
+    db = sqlite3.connect(path)
+    for s in stmts:
+        db.execute(s)
+    db.commit()
+    db.close()
+    return path
+
+
+def _nsys_tables():
+    return [
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT)",
+        "INSERT INTO StringIds VALUES (1, 'k')",
+        "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INT)",
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT, correlationId INT, nameId INT)",
+    ]
+
+
+def _gzip_line(tmp, name, head, n_mib, fill=b"x"):
+    import gzip
+
+    path = tmp / name
+    with gzip.open(path, "wb", compresslevel=1) as z:
+        z.write(head)
+        chunk = fill * (1 << 20)
+        for _ in range(n_mib):
+            z.write(chunk)
+    return path
+
+
+_HOSTILE = {
+    "fifo": lambda tmp: (os.mkfifo(tmp / "f.json") or tmp / "f.json", {}, "not a regular file"),
+    "dev_zero": lambda tmp: ("/dev/zero", {"format": "chrome"}, "not a regular file"),
+    "dev_urandom_link": lambda tmp: ((tmp / "r.json").symlink_to("/dev/urandom") or tmp / "r.json", {}, "not a regular file"),
+    "symlink_loop": lambda tmp: (((tmp / "a.json").symlink_to(tmp / "b.json"), (tmp / "b.json").symlink_to(tmp / "a.json"))
+                                 and tmp / "a.json", {}, "too many levels of symbolic links"),
+    "sqlite_infinite_view": lambda tmp: (_sqlite(tmp, "v.sqlite", [
+        "CREATE VIEW StringIds AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x AS id, 'v' AS value FROM c",
+        "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INT)",
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT, correlationId INT, nameId INT)",
+    ]), {"format": "nsys"}, "is a view"),
+    "sqlite_text_in_integer": lambda tmp: (_sqlite(tmp, "t.sqlite", _nsys_tables() + [
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ('abc', 2, 1, 1, 1)",
+    ]), {"format": "nsys"}, "CUPTI_ACTIVITY_KIND_RUNTIME, row 1"),
+    "sqlite_huge_page_count": lambda tmp: (_patch(_sqlite(tmp, "p.sqlite", _nsys_tables()), 28, b"\x7f\xff\xff\xff"),
+                                           {"format": "nsys"}, "malformed"),
+    "json_1e400": lambda tmp: (_write(tmp / "n.json", b'[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1e400,"dur":1}]'),
+                               {}, "byte 48: ts \"1e400\": out of range"),
+    "json_nan": lambda tmp: (_write(tmp / "nan.json", b'[{"ph":"X","name":"a","pid":1,"tid":1,"ts":NaN,"dur":1}]'),
+                             {}, "ts must be a number"),
+    "json_deep": lambda tmp: (_write(tmp / "d.json", b'[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":'
+                                     + b"[" * 2_000_000 + b"]" * 2_000_000 + b"}}]"), {}, "nested more than 512 deep"),
+    "json_utf16": lambda tmp: (_write(tmp / "u.json", '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]'.encode("utf-16")),
+                               {}, "is UTF-16LE text"),
+    "json_bom": lambda tmp: (_write(tmp / "bom.json", b'\xef\xbb\xbf[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]'),
+                             {}, None),
+    "json_2gb_string_budget": lambda tmp: (_gzip_line(tmp, "s.json.gz", b'[{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"', 64),
+                                           {"memory_budget": 16 << 20}, "more than the memory budget of 16 MiB"),
+    "paje_long_line_budget": lambda tmp: (_gzip_line(tmp, "l.paje.gz", b"%EventDef PajeDefineContainerType 0\n% Alias string\n"
+                                                     b"% Type string\n% Name string\n%EndEventDef\n0 CT 0 \"", 64),
+                                          {"memory_budget": 16 << 20}, "more than the memory budget of 16 MiB"),
+    "gzip_bomb": lambda tmp: (_gzip_line(tmp, "b.json.gz", b"[", 64, fill=b" "), {"max_decompressed": 16 << 20}, "max_decompressed"),
+    "perfetto_huge_length": lambda tmp: (_write(tmp / "h.pftrace", b"\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x40abc"),
+                                         {"format": "perfetto"}, "announces"),
+    "gotrace_bad_header": lambda tmp: (_write(tmp / "g.trace", b"go 1.99 trace\x00\x00\x00" + b"\xff" * 64),
+                                       {"format": "gotrace"}, "g.trace"),
+}
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return path
+
+
+def _patch(path, offset, data):
+    b = bytearray(path.read_bytes())
+    b[offset:offset + len(data)] = data
+    path.write_bytes(bytes(b))
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(_HOSTILE))
+def test_hostile_file_in_subprocess(case, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path, kwargs, want = _HOSTILE[case](tmp_path)
+    script = (
+        "import json, sys\n"
+        "import macroscope as ms\n"
+        "try:\n"
+        "    tr = ms.read(sys.argv[1], **json.loads(sys.argv[2]))\n"
+        "    print('TRACE', len(tr.states))\n"
+        "except ms.MacroscopeError as e:\n"
+        "    print('ERROR', type(e).__name__, str(e)[:2000])\n"
+    )
+    run = subprocess.run([sys.executable, "-W", "ignore", "-c", script, str(path), json.dumps(kwargs)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
+    out = run.stdout.strip()
+    if want is None:
+        assert out.startswith("TRACE"), out
+        return
+    assert out.startswith("ERROR"), out
+    assert want in out, out
+    if "budget" not in want:
+        # A budget is the command's; anything else is the file's fault and names it.
+        assert str(path) in out or os.path.basename(str(path)) in out, out

@@ -118,9 +118,11 @@ func (c *cli) stream(path string, sink trace.Sink) error {
 	if err != nil {
 		return err
 	}
-	ro, done := c.readOptions(filepath.Base(path), nil)
+	ro, done := c.readOptions(filepath.Base(path))
 	err = guarded(path, func() error { return src.Read(sink, ro) })
-	done()
+	if berr := done(); berr != nil && c.ctx.Err() == nil {
+		return berr
+	}
 	if err != nil {
 		return err
 	}

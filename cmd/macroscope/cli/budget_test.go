@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +76,34 @@ func TestSummariesFromTheStart(t *testing.T) {
 	if code != StatusUsage || !strings.Contains(errOut,
 		"invalid --start/--end: the window 1-2 s (from the trace's start) is outside the trace, which lasts 0.008 s (from 1661203462.584767 s on its clock)") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// What a reader holds before it delivers it (here a line of 32 MiB
+// without an end, in a gzip file of 32 KiB) weighs against
+// --memory-budget in every command that reads: the read stops with the
+// budget's error, where it went on to the reader's own bound of 256 MiB
+// (and took 3 to 4 times that).
+func TestReaderHeldUnderBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.paje.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := gzip.NewWriter(f)
+	io.WriteString(z, "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n0 CT 0 \"")
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	for range 32 {
+		z.Write(chunk)
+	}
+	z.Close()
+	f.Close()
+	out := t.TempDir()
+	for _, cmd := range []string{"profile", "moments", "overview", "gantt"} {
+		code, _, errOut := runCLI(cmd, path, "--memory-budget", "8MiB", "--out", out)
+		if code != StatusUsage || !strings.Contains(errOut, "invalid --memory-budget: the read holds") ||
+			!strings.Contains(errOut, "more than the memory budget of 8 MiB") {
+			t.Errorf("%s: exit %d: %s", cmd, code, errOut)
+		}
 	}
 }

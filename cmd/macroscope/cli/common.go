@@ -414,15 +414,24 @@ func (c *cli) open(path string) (*ingest.Source, error) {
 	return src, err
 }
 
-// readOptions are the options of a read: its notes, stopped by Ctrl-C
-// (or by stop, if not nil), its progress shown on a terminal.
-func (c *cli) readOptions(what string, stop <-chan struct{}) (trace.ReadOptions, func()) {
-	cancel := c.ctx.Done()
-	if stop != nil {
-		cancel = stop
-	}
+// readOptions are the options of a read: its notes, stopped by Ctrl-C,
+// its progress shown on a terminal, and what the reader holds before it
+// delivers it (a long line, a document parsed whole, a database's
+// records) weighed against the memory budget: a 2 GB line or value in a
+// small compressed file ends the read with the budget's error, not with
+// gigabytes taken. The returned func ends the progress and returns that
+// error if the read outgrew the budget: the reader may have seen only
+// the cancel it caused (a read by parts).
+func (c *cli) readOptions(what string) (trace.ReadOptions, func() error) {
+	ctx, over := context.WithCancel(c.ctx)
+	meter := budget.NewMeter(c.budget, over)
 	p := startProgress(c.stderr, what, "bytes")
-	return trace.ReadOptions{Notes: &trace.Notes{}, Cancel: cancel, Progress: p.update}, p.stop
+	ro := trace.ReadOptions{Notes: &trace.Notes{}, Cancel: ctx.Done(), Progress: p.update, Hold: meter.Hold}
+	return ro, func() error {
+		p.stop()
+		over()
+		return meter.Err()
+	}
 }
 
 // sayNotes reports what the reader skipped, tolerated or found missing.
@@ -444,7 +453,9 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 	stop, over := context.WithCancel(c.ctx)
 	defer over()
 	g := budget.NewGuard(t, c.budget, over)
-	ro, done := c.readOptions(filepath.Base(path), stop.Done())
+	ro, done := c.readOptions(filepath.Base(path))
+	// What the reader holds weighs with the trace, under one budget.
+	ro.Cancel, ro.Hold = stop.Done(), g.Hold
 	err = guarded(path, func() error { return src.Read(g, ro) })
 	done()
 	if g.Err() != nil && c.ctx.Err() == nil {
@@ -484,14 +495,16 @@ func (c *cli) readModel(path string) (*micro.Model, error) {
 		return nil, err
 	}
 	plan := partition.LocalPlan(path, *c.format, c.readerOptions, nil)
-	ro, done := c.readOptions(filepath.Base(path), nil)
+	ro, done := c.readOptions(filepath.Base(path))
 	var m *micro.Model
 	var sum *micro.Summary
 	err = guarded(path, func() (err error) {
 		m, sum, err = partition.FromSource(src, plan, opt, ro)
 		return err
 	})
-	done()
+	if berr := done(); berr != nil && c.ctx.Err() == nil {
+		return nil, berr
+	}
 	if sum != nil {
 		c.sayCounts(path, sum.Counts, sum.Start, sum.End)
 		c.sayNotes(ro.Notes)

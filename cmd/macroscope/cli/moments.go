@@ -82,10 +82,13 @@ func runMoments(c *cli) error {
 	}
 	var ro trace.ReadOptions
 	read := func(sink trace.Sink) error {
-		var done func()
-		ro, done = c.readOptions(filepath.Base(path), nil)
-		defer done()
-		return guarded(path, func() error { return src.Read(sink, ro) })
+		var done func() error
+		ro, done = c.readOptions(filepath.Base(path))
+		err := guarded(path, func() error { return src.Read(sink, ro) })
+		if berr := done(); berr != nil && c.ctx.Err() == nil {
+			return berr
+		}
+		return err
 	}
 	r, err := moments.Stream(read, src.Probe, opt)
 	if err != nil {

@@ -155,3 +155,46 @@ func TestCPUProfileWeighed(t *testing.T) {
 		t.Errorf("%d bytes still held after the read", meter.Held())
 	}
 }
+
+// A long value weighs against the read's memory budget as the window
+// grows for it (trace.ReadOptions.Hold): a name of 32 MiB under a budget
+// of 4 MiB stops the read with the budget's error, where it took twice
+// MaxValue before reaching it. Under a budget it fits, the read
+// completes and gives back what it held.
+func TestLongValueWeighed(t *testing.T) {
+	long := func(end string) []byte {
+		return zstdOf(t, func(w io.Writer) {
+			io.WriteString(w, `[{"ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "name": "`)
+			chunk := bytes.Repeat([]byte("a"), 1<<20)
+			for range 32 {
+				w.Write(chunk)
+			}
+			io.WriteString(w, end)
+		})
+	}
+	// Without its end: nothing is delivered, only the window holds it.
+	data := long("")
+	stop := make(chan struct{})
+	meter := budget.NewMeter(4<<20, func() { close(stop) })
+	err := Decode(bytes.NewReader(data), "long.json.zst", int64(len(data)), trace.New(), trace.ReadOptions{Hold: meter.Hold, Cancel: stop})
+	var ae *errs.ArgumentError
+	if !errors.As(meter.Err(), &ae) || ae.Name != "memory_budget" || !strings.Contains(ae.Reason, "more than the memory budget of 4 MiB") {
+		t.Errorf("meter: %v", meter.Err())
+	}
+	if err == nil {
+		t.Error("the read went on past its budget")
+	}
+	if meter.Held() != 0 {
+		t.Errorf("%d bytes still held after the read", meter.Held())
+	}
+
+	data = long(`"}]`)
+	meter = budget.NewMeter(1<<30, nil)
+	tr := trace.New()
+	if err := Decode(bytes.NewReader(data), "long.json.zst", int64(len(data)), tr, trace.ReadOptions{Hold: meter.Hold}); err != nil {
+		t.Fatal(err)
+	}
+	if tr.States.Len() != 1 || meter.Held() != 0 {
+		t.Errorf("%d states, %d bytes still held after the read", tr.States.Len(), meter.Held())
+	}
+}

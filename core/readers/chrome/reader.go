@@ -86,6 +86,10 @@ func run(sc *scanner, counted *countingReader, total int64, sink trace.Sink, opt
 	d.strs = d.col.strs
 	d.col.hold = opt.Hold
 	defer d.col.release()
+	if opt.Hold != nil {
+		sc.weigh = opt.Hold
+		defer sc.unweigh()
+	}
 	if as, ok := sink.(trace.ArgsSink); ok {
 		d.keepArgs = as.KeepsArgs()
 	}
@@ -198,6 +202,9 @@ func (d *decoder) readTrace() error {
 			return err
 		}
 	default:
+		if enc := ingest.WideText(s.buf[s.pos:s.end]); enc != "" && s.offset() == 0 {
+			return s.fail("not a Chrome trace: it %s", ingest.WideTextError(enc))
+		}
 		return s.fail("not a Chrome trace: expected '[' or '{', found %s", describe(c))
 	}
 	if d.cut != "" {

@@ -48,6 +48,12 @@ type scanner struct {
 	// the bytes the windows passed, for progress, and tells of
 	// cancellation (on a stream, fill reports the progress it counts);
 	// dropped is the end of the pages given back (see release).
+	// weigh, if set, is told of the window's growth past windowSize (a
+	// value of hundreds of megabytes: a decompression bomb's string)
+	// before the bigger window is made (trace.ReadOptions.Hold); weighed
+	// is what it was told. Its error stops the read.
+	weigh   func(int64) error
+	weighed int64
 	whole   []byte
 	in      *countingReader
 	dropped int
@@ -78,6 +84,14 @@ func newScanner(file string, r io.Reader) *scanner {
 // newBytesScanner scans b, which starts on the given line of file.
 func newBytesScanner(file string, b []byte, line int) *scanner {
 	return &scanner{file: file, buf: b, end: len(b), line: line, keep: -1, hold: -1, eof: true}
+}
+
+// unweigh tells weigh that the window is given back.
+func (s *scanner) unweigh() {
+	if s.weigh != nil && s.weighed != 0 {
+		s.weigh(-s.weighed)
+		s.weighed = 0
+	}
 }
 
 // inputEnd is the offset of the end of the input read so far: the input's
@@ -154,7 +168,18 @@ func (s *scanner) fill() bool {
 			s.readErr = errTooLong
 			return false
 		}
-		grown := make([]byte, 2*len(s.buf))
+		size := 2 * len(s.buf)
+		if s.weigh != nil && size > windowSize {
+			// The old window is alive during the copy: both weigh.
+			if err := s.weigh(int64(size)); err != nil {
+				s.weigh(-int64(size))
+				s.readErr = err
+				return false
+			}
+			s.weigh(-s.weighed)
+			s.weighed = int64(size)
+		}
+		grown := make([]byte, size)
 		copy(grown, s.buf[:s.end])
 		s.buf = grown
 	}

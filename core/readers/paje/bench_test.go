@@ -169,7 +169,7 @@ func synthChunks(b *testing.B) ([]*chunk, *defTable) {
 	var carry []byte
 	for {
 		c := &chunk{ready: make(chan struct{}, 1)}
-		carry = c.fill(r, carry, defaultChunk)
+		carry, _ = c.fill(r, carry, defaultChunk, nil)
 		c.tab = tab
 		c.tokenize()
 		chunks = append(chunks, c)

@@ -67,7 +67,9 @@ func (d *decoder) decode(r io.Reader, name string) error {
 	if d.serial {
 		err = d.decodeLines(cut)
 	} else {
-		err = d.decodeText(&streamSource{r: cut})
+		src := &streamSource{r: cut, weigh: d.opt.Hold}
+		err = d.decodeText(src)
+		src.unweigh()
 	}
 	if err != nil {
 		return compressedCut.Explain(err)
@@ -108,11 +110,29 @@ type source interface {
 type streamSource struct {
 	r     io.Reader
 	carry []byte
+	// weigh, if set, is told of the buffers made for lines longer than a
+	// chunk (trace.ReadOptions.Hold); weighed is what it was told, given
+	// back by unweigh once the read ends.
+	weigh   func(int64) error
+	weighed int64
 }
 
-func (s *streamSource) next(c *chunk, size int) { s.carry = c.fill(s.r, s.carry, size) }
-func (s *streamSource) consumed(*chunk)         {}
-func (s *streamSource) mapped() bool            { return false }
+func (s *streamSource) next(c *chunk, size int) {
+	var grown int64
+	s.carry, grown = c.fill(s.r, s.carry, size, s.weigh)
+	s.weighed += grown
+}
+
+// unweigh tells weigh that the long lines' buffers are given back.
+func (s *streamSource) unweigh() {
+	if s.weigh != nil && s.weighed != 0 {
+		s.weigh(-s.weighed)
+		s.weighed = 0
+	}
+}
+
+func (s *streamSource) consumed(*chunk) {}
+func (s *streamSource) mapped() bool    { return false }
 
 // decodeText reads the text of a file through the pipeline.
 func (d *decoder) decodeText(src source) error {
@@ -244,8 +264,11 @@ func putChunk(c *chunk) {
 
 // fill reads the next chunk: carry (the beginning of a line read with the
 // previous chunk) and what follows, up to the last '\n' once size bytes
-// are there. It returns what follows that '\n', to carry on.
-func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
+// are there. It returns what follows that '\n', to carry on, and the
+// bytes of the buffer it made for a line longer than a chunk, which it
+// told weigh (if not nil) of before making it: past the read's memory
+// budget, weigh's error ends the input instead.
+func (c *chunk) fill(r io.Reader, carry []byte, size int, weigh func(int64) error) (rest []byte, weighed int64) {
 	if cap(c.buf) < size+len(carry) {
 		c.buf = make([]byte, 0, size+len(carry))
 	}
@@ -265,27 +288,38 @@ func (c *chunk) fill(r io.Reader, carry []byte, size int) []byte {
 					c.readErr = err
 					c.data = buf[:bytes.LastIndexByte(buf, '\n')+1]
 				}
-				return carry[:0]
+				return carry[:0], weighed
 			}
 		}
 		if i := bytes.LastIndexByte(buf[scanned:], '\n'); i >= 0 {
 			cut := scanned + i + 1
 			carry = append(carry[:0], buf[cut:]...)
 			c.buf, c.data, c.last = buf, buf[:cut], false
-			return carry
+			return carry, weighed
 		}
 		// A line longer than what was read: read on, in a bigger buffer
 		// once this one is full.
 		scanned = len(buf)
 		if len(buf) > maxLine {
 			c.buf, c.data, c.last, c.readErr = buf, buf[:0], true, errLongLine
-			return carry[:0]
+			return carry[:0], weighed
 		}
 		if len(buf) == cap(buf) {
 			// Doubling, but never past one byte more than maxLine: a line
 			// of exactly maxLine bytes would otherwise take a buffer of
 			// twice that (and the old one alive during the copy).
-			bigger := make([]byte, len(buf), min(2*cap(buf), maxLine+1))
+			n := min(2*cap(buf), maxLine+1)
+			if weigh != nil {
+				// The old buffer is alive during the copy: both weigh.
+				if err := weigh(int64(n)); err != nil {
+					weigh(-int64(n))
+					c.buf, c.data, c.last, c.readErr = buf, buf[:0], true, err
+					return carry[:0], weighed
+				}
+				weigh(-weighed)
+				weighed = int64(n)
+			}
+			bigger := make([]byte, len(buf), n)
 			copy(bigger, buf)
 			buf = bigger
 		}

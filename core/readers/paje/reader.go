@@ -278,6 +278,10 @@ func (d *decoder) publish() {
 // the pipeline must agree with, and what it falls back on.
 func (d *decoder) decodeLines(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<20)
+	// What the long lines' buffer weighs against the read's memory
+	// budget (trace.ReadOptions.Hold), told before it grows.
+	var weighed int64
+	defer func() { d.opt.Held(-weighed) }()
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -285,6 +289,18 @@ func (d *decoder) decodeLines(r io.Reader) error {
 			d.long = append(d.long[:0], line...)
 			for err == bufio.ErrBufferFull {
 				line, err = br.ReadSlice('\n')
+				if need := len(d.long) + len(line); need > cap(d.long) && d.opt.Hold != nil {
+					// The old buffer is alive during the copy: both weigh.
+					n := max(2*cap(d.long), need)
+					if herr := d.opt.Held(int64(n)); herr != nil {
+						d.opt.Held(-int64(n))
+						return herr
+					}
+					bigger := make([]byte, len(d.long), n)
+					copy(bigger, d.long)
+					d.opt.Held(-weighed)
+					d.long, weighed = bigger, int64(n)
+				}
 				d.long = append(d.long, line...)
 				if len(d.long) > maxLine {
 					d.line++

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -57,6 +58,31 @@ func TestLongValuesRefused(t *testing.T) {
 	err = ReadCSV([]string{csv}, false, trace.New(), trace.ReadOptions{})
 	if !errors.As(err, &fe) || fe.File != csv || fe.Line != 2 || !strings.Contains(err.Error(), "runs past 256 MiB") {
 		t.Errorf("CSV: %v", err)
+	}
+}
+
+// A long value the JSON decoder buffers weighs against the read's memory
+// budget (trace.ReadOptions.Hold), as twice its size: a string of 32 MiB
+// without its end under a budget of 16 MiB stops the read with the
+// budget's error, where it took 3 times maxValue before reaching it. The
+// CSV reader's long line is weighed by textlines.
+func TestLongValueWeighed(t *testing.T) {
+	js := gzipFile(t, "run_results.json.gz", func(w io.Writer) {
+		io.WriteString(w, `{"rocprofiler-sdk-tool": [{"strings": {"x": "`)
+		repeat(w, 32)
+	})
+	stop := make(chan struct{})
+	meter := budget.NewMeter(16<<20, func() { close(stop) })
+	err := readJSONFile(js, trace.New(), trace.ReadOptions{Hold: meter.Hold, Cancel: stop})
+	var ae *errs.ArgumentError
+	if !errors.As(meter.Err(), &ae) || ae.Name != "memory_budget" || !strings.Contains(ae.Reason, "more than the memory budget of 16 MiB") {
+		t.Errorf("meter: %v", meter.Err())
+	}
+	if err == nil {
+		t.Error("the read went on past its budget")
+	}
+	if meter.Held() != 0 {
+		t.Errorf("%d bytes still held after the read", meter.Held())
 	}
 }
 

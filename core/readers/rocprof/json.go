@@ -174,12 +174,34 @@ type valueGuard struct {
 	r   io.Reader
 	dec *json.Decoder
 	n   int64 // bytes given to the decoder
+	// opt.Hold is told of a value past weighFrom that the decoder
+	// buffers, as twice its size (the buffer grows by doubling, the old
+	// one alive during the copy); weighed is what it was told.
+	opt     trace.ReadOptions
+	weighed int64
 }
 
+// weighFrom is the size of a pending value from which it weighs against
+// the read's budget: real values are kilobytes, the tables of strings a
+// few megabytes.
+const weighFrom = 1 << 20
+
 func (g *valueGuard) Read(p []byte) (int, error) {
-	if pending := g.n - g.dec.InputOffset(); pending > maxValue {
+	pending := g.n - g.dec.InputOffset()
+	if pending > maxValue {
 		return 0, fmt.Errorf("a value runs past %d MiB (%d bytes from byte %d) without its end: more than a trace's value may hold",
 			maxValue>>20, pending, g.dec.InputOffset())
+	}
+	want := int64(0)
+	if pending >= weighFrom {
+		want = 2 * pending
+	}
+	if delta := want - g.weighed; delta != 0 {
+		err := g.opt.Held(delta)
+		g.weighed = want
+		if err != nil {
+			return 0, err
+		}
 	}
 	n, err := g.r.Read(p)
 	g.n += int64(n)
@@ -187,7 +209,8 @@ func (g *valueGuard) Read(p []byte) (int, error) {
 }
 
 func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, sink trace.Sink, opt trace.ReadOptions) error {
-	guard := &valueGuard{r: in}
+	guard := &valueGuard{r: in, opt: opt}
+	defer func() { opt.Held(-guard.weighed) }()
 	dec := json.NewDecoder(guard)
 	guard.dec = dec
 	dec.UseNumber()
