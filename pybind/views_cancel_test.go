@@ -158,7 +158,7 @@ var (
 	})
 	// aggregation: every process of a model of 50,000 apart.
 	aggregation = sync.OnceValue(func() *Aggregation {
-		sc := synthmodel.Scenario{Fanout: [5]int{5, 10, 10, 10, 10}, Slices: 4, Noise: 0.002, Contrast: 0.4}
+		sc := synthmodel.Wide(4)
 		m, err := sc.Model()
 		if err != nil {
 			panic(err)
