@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"bytes"
 	"errors"
 	"runtime"
 	"strings"
@@ -9,8 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // TestAnalysisWorksCanceled: every analysis of a trace in memory, run as
@@ -102,5 +105,54 @@ func TestDelayCostsCanceled(t *testing.T) {
 	}
 	if p, err := (&Analysis{kind: "flat profile"}).StartDelayCosts(); err == nil {
 		t.Fatalf("a flat profile's delay costs: %v, want an error", p)
+	}
+}
+
+// TestMomentsPlotCanceled: the moment display of the 12,800 aggregates of
+// a model of 64 resources x 200 slices, run as a Work and canceled as
+// soon as it starts, ends canceled with nothing left running; run to its
+// end it is the figure Plot draws, byte for byte.
+func TestMomentsPlotCanceled(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(64, 5000), format: "table"}
+	w, err := tr.StartMicro(`{"slices":200}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.MicroModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := &Aggregation{model: m, part: synthmodel.CellParts(m.m), kind: aggregate.KindSpatiotemporal}
+	w, err = agg.StartMoments(`{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo, err := w.Moments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	w, err = mo.StartPlot(`{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	if img, err := w.Image(); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Fatalf("canceled: %d bytes and error %v, want the cancellation", len(img), err)
+	}
+	if n := tracetest.Settled(before); n > before {
+		t.Fatalf("%d goroutines run after the cancellation, %d before", n, before)
+	}
+	want, err := mo.Plot(`{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = mo.StartPlot(`{}`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.Image(); err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("as a Work: %v, not the figure Plot draws", err)
 	}
 }

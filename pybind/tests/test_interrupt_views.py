@@ -294,3 +294,13 @@ def test_delay_costs_run_as_a_work(monkeypatch):
         ("rank-0", "computing", "late sender", 2.0)
     cp.plot(type="delays")
     assert len(works) == 2
+
+
+def test_interrupt_stops_the_moments_figure(nested, ctrl_c):
+    m = nested.micro(slices=200).aggregate(0.0).moments()  # 12,800 rows
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        m.plot()  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert m.plot().to_bytes("png") == m.plot().to_bytes("png")
