@@ -1,12 +1,10 @@
 package commmatrix
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
@@ -19,25 +17,16 @@ func TestCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := tracetest.Closed()
-	if r, err := Compute(tr, Options{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || r != nil {
-		t.Errorf("Compute: %v, error %v", r != nil, err)
-	}
-	a, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr.Replay(a)
-	a.opt.Cancel = closed
-	if r, err := a.Result(); !errors.Is(err, trace.ErrComputationCanceled) || r != nil {
-		t.Errorf("Result: %v, error %v", r != nil, err)
-	}
-	want, err := Compute(tr, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Compute(tr, Options{Cancel: make(chan struct{})})
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("with Cancel open: %v, not the result computed without it", err)
-	}
+	same := func(got, want *Result) bool { return reflect.DeepEqual(got, want) }
+	tracetest.Canceled(t, "Compute", func(cancel <-chan struct{}) (*Result, error) {
+		return Compute(tr, Options{Cancel: cancel})
+	}, same)
+	tracetest.Canceled(t, "Result", func(cancel <-chan struct{}) (*Result, error) {
+		a, err := New(Options{Cancel: cancel})
+		if err != nil {
+			return nil, err
+		}
+		tr.Replay(a) // to its end: the looks are Result's
+		return a.Result()
+	}, same)
 }

@@ -1,12 +1,10 @@
 package critpath
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
@@ -21,37 +19,37 @@ func TestCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := tracetest.Closed()
-	if r, err := Compute(tr, Options{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || r != nil {
-		t.Errorf("Compute: %v, error %v", r != nil, err)
+	var results []*Result
+	defer func() {
+		for _, r := range results {
+			r.Close()
+		}
+	}()
+	same := func(got, want *Result) bool {
+		return reflect.DeepEqual(got.Segments, want.Segments) && reflect.DeepEqual(got.Waits, want.Waits) &&
+			reflect.DeepEqual(got.Attribution, want.Attribution)
 	}
-	a := New(Options{})
-	defer a.Close()
-	tr.Replay(a)
-	a.opt.Cancel = closed
-	if r, err := a.Result(); !errors.Is(err, trace.ErrComputationCanceled) || r != nil {
-		t.Errorf("Result: %v, error %v", r != nil, err)
+	kept := func(r *Result, err error) (*Result, error) {
+		if r != nil {
+			results = append(results, r)
+		}
+		return r, err
 	}
-	want, err := Compute(tr, Options{})
+	tracetest.Canceled(t, "Compute", func(cancel <-chan struct{}) (*Result, error) {
+		return kept(Compute(tr, Options{Cancel: cancel}))
+	}, same)
+	tracetest.Canceled(t, "Result", func(cancel <-chan struct{}) (*Result, error) {
+		a := New(Options{Cancel: cancel})
+		defer a.Close()
+		tr.Replay(a) // to its end: the looks are Result's
+		return kept(a.Result())
+	}, same)
+	r, err := kept(Compute(tr, Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer want.Close()
-	if d, err := want.DelayCostsCancel(closed); !errors.Is(err, trace.ErrComputationCanceled) || d != nil {
-		t.Errorf("delay costs: %v, error %v", d != nil, err)
-	}
-	wantCosts := want.DelayCosts()
-	if wantCosts == nil || len(wantCosts.Costs) == 0 {
-		t.Fatal("no delay costs after a canceled computation of them")
-	}
-	got, err := Compute(tr, Options{Cancel: make(chan struct{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer got.Close()
-	costs, err := got.DelayCostsCancel(make(chan struct{}))
-	if err != nil || !reflect.DeepEqual(got.Segments, want.Segments) || !reflect.DeepEqual(got.Waits, want.Waits) ||
-		!reflect.DeepEqual(got.Attribution, want.Attribution) || !reflect.DeepEqual(costs, wantCosts) {
-		t.Errorf("with Cancel open: %v, not the path, attribution and delay costs computed without it", err)
-	}
+	// Canceled first (kept nothing), then computed, then kept.
+	tracetest.Canceled(t, "DelayCosts", r.DelayCostsCancel, func(got, want *Delays) bool {
+		return got == want && len(want.Costs) > 0
+	})
 }

@@ -1,12 +1,10 @@
 package pop
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
@@ -19,24 +17,17 @@ func TestCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := tracetest.Closed()
-	if r, err := Compute(tr, Options{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || r != nil {
-		t.Errorf("Compute: %v, error %v", r != nil, err)
+	same := func(got, want *Run) bool {
+		// Printed, not reflect.DeepEqual: the counters a trace lacks are NaN.
+		return fmt.Sprintf("%+v", *got) == fmt.Sprintf("%+v", *want)
 	}
-	a := New(Options{})
-	defer a.Close()
-	tr.Replay(a)
-	a.opt.Cancel = closed
-	if r, err := a.Result(); !errors.Is(err, trace.ErrComputationCanceled) || r != nil {
-		t.Errorf("Result: %v, error %v", r != nil, err)
-	}
-	want, err := Compute(tr, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Compute(tr, Options{Cancel: make(chan struct{})})
-	// Printed, not reflect.DeepEqual: the counters a trace lacks are NaN.
-	if err != nil || fmt.Sprintf("%+v", *got) != fmt.Sprintf("%+v", *want) {
-		t.Errorf("with Cancel open: %v, not the result computed without it", err)
-	}
+	tracetest.Canceled(t, "Compute", func(cancel <-chan struct{}) (*Run, error) {
+		return Compute(tr, Options{Cancel: cancel})
+	}, same)
+	tracetest.Canceled(t, "Result", func(cancel <-chan struct{}) (*Run, error) {
+		a := New(Options{Cancel: cancel})
+		defer a.Close()
+		tr.Replay(a) // to its end: the looks are Result's
+		return a.Result()
+	}, same)
 }
