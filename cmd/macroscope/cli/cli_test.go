@@ -90,12 +90,12 @@ func TestInterrupted(t *testing.T) {
 		{"kaleido", "--out", dir, bundledTrace},
 		{"convert", "--out", filepath.Join(dir, "ds"), bundledTrace},
 		{"dump", bundledTrace},
-		{"profile", "--figure", filepath.Join(dir, "profile.png"), bundledTrace},
-		{"imbalance", "--figure", filepath.Join(dir, "imbalance.png"), bundledTrace},
-		{"commmatrix", "--figure", filepath.Join(dir, "commmatrix.png"), bundledTrace},
-		{"pop", "--figure", filepath.Join(dir, "pop.png"), bundledTrace},
-		{"critpath", "--figure", filepath.Join(dir, "critpath.png"), "--delays", filepath.Join(dir, "d.parquet"), "../../../testdata/critpath/cp_delay.trace"},
-		{"stragglers", "--figure", filepath.Join(dir, "stragglers.png"), bundledTrace},
+		{"profile", "--out", dir, "--figure", filepath.Join(dir, "profile.png"), bundledTrace},
+		{"imbalance", "--out", dir, "--figure", filepath.Join(dir, "imbalance.png"), bundledTrace},
+		{"commmatrix", "--out", dir, "--figure", filepath.Join(dir, "commmatrix.png"), bundledTrace},
+		{"pop", "--out", dir, "--figure", filepath.Join(dir, "pop.png"), bundledTrace},
+		{"critpath", "--out", dir, "--figure", filepath.Join(dir, "critpath.png"), "--delays", filepath.Join(dir, "d.parquet"), "../../../testdata/critpath/cp_delay.trace"},
+		{"stragglers", "--out", dir, "--figure", filepath.Join(dir, "stragglers.png"), bundledTrace},
 	} {
 		var out, errOut strings.Builder
 		code := Run(ctx, args, &out, &errOut)
@@ -194,13 +194,13 @@ func (w *cancelAfterRead) Write(p []byte) (int, error) {
 func TestAnalysesInterruptedAfterRead(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"profile", "--figure", filepath.Join(dir, "profile.png"), bundledTrace},
-		{"imbalance", "--figure", filepath.Join(dir, "imbalance.png"), bundledTrace},
-		{"commmatrix", "--figure", filepath.Join(dir, "commmatrix.png"), bundledTrace},
-		{"pop", "--figure", filepath.Join(dir, "pop.png"), bundledTrace},
-		{"critpath", "--figure", filepath.Join(dir, "critpath.png"), "--delays", filepath.Join(dir, "d.parquet"),
+		{"profile", "--out", dir, "--figure", filepath.Join(dir, "profile.png"), bundledTrace},
+		{"imbalance", "--out", dir, "--figure", filepath.Join(dir, "imbalance.png"), bundledTrace},
+		{"commmatrix", "--out", dir, "--figure", filepath.Join(dir, "commmatrix.png"), bundledTrace},
+		{"pop", "--out", dir, "--figure", filepath.Join(dir, "pop.png"), bundledTrace},
+		{"critpath", "--out", dir, "--figure", filepath.Join(dir, "critpath.png"), "--delays", filepath.Join(dir, "d.parquet"),
 			"../../../testdata/critpath/cp_delay.trace"},
-		{"stragglers", "--figure", filepath.Join(dir, "stragglers.png"), "../../../testdata/critpath/cp_coll.trace"},
+		{"stragglers", "--out", dir, "--figure", filepath.Join(dir, "stragglers.png"), "../../../testdata/critpath/cp_coll.trace"},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := &cancelAfterRead{cancel: cancel}
