@@ -10,10 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
-	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
-	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 // TestAnalysisWorksCanceled: every analysis of a trace in memory, run as
@@ -113,17 +111,8 @@ func TestDelayCostsCanceled(t *testing.T) {
 // soon as it starts, ends canceled with nothing left running; run to its
 // end it is the figure Plot draws, byte for byte.
 func TestMomentsPlotCanceled(t *testing.T) {
-	tr := &Trace{t: tracetest.Nested(64, 5000), format: "table"}
-	w, err := tr.StartMicro(`{"slices":200}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := w.MicroModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	agg := &Aggregation{model: m, part: synthmodel.CellParts(m.m), kind: aggregate.KindSpatiotemporal}
-	w, err = agg.StartMoments(`{}`)
+	_, agg := everyCell(t)
+	w, err := agg.StartMoments(`{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
