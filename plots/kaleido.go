@@ -91,7 +91,7 @@ func Kaleidoscope(l *kaleido.Layout, opt KaleidoscopeOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kaleidoFigure{l: l, paint: paint, opt: opt}
+	k := &kaleidoFigure{l: l, paint: paint, opt: opt, look: trace.Looker{Cancel: opt.Cancel}}
 	w := vg.Length((l.Width + kalLegendPx) * ptPerPx)
 	h := vg.Length((l.Width + kalTitlePx) * ptPerPx)
 	img, err := Render(w, h, opt.Format, k.draw)
@@ -107,21 +107,18 @@ type kaleidoFigure struct {
 	l     *kaleido.Layout
 	paint *kaleidoPaint
 	opt   KaleidoscopeOptions
-	// canceled: the drawing stopped at opt.Cancel; nodes counts the
-	// children painted so far, and next is the count at which to look at
-	// opt.Cancel again.
-	canceled    bool
-	nodes, next int
+	// look counts the children painted, between looks at opt.Cancel;
+	// canceled: the drawing stopped at it.
+	look     trace.Looker
+	canceled bool
 }
 
 // stop tells whether the drawing must stop once n more children are
-// painted: opt.Cancel is closed, looked at every trace.StopEvery
-// children.
+// painted: opt.Cancel is closed, looked at first, then every
+// trace.StopEvery children.
 func (k *kaleidoFigure) stop(n int) bool {
-	k.nodes += n
-	if !k.canceled && k.nodes >= k.next {
-		k.next = k.nodes + trace.StopEvery
-		k.canceled = trace.Stopped(k.opt.Cancel) != nil
+	if k.look.Stopped(n) != nil {
+		k.canceled = true
 	}
 	return k.canceled
 }

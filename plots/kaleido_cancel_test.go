@@ -25,8 +25,7 @@ func TestKaleidoscopeCanceled(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := runtime.NumGoroutine()
-	closed := make(chan struct{})
-	close(closed)
+	closed := tracetest.Closed()
 	if img, err := Kaleidoscope(l, KaleidoscopeOptions{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || img != nil {
 		t.Errorf("canceled before: %d bytes, error %v", len(img), err)
 	}
@@ -36,9 +35,10 @@ func TestKaleidoscopeCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := &kaleidoFigure{l: l, paint: paint, opt: KaleidoscopeOptions{Cancel: closed, Format: PNG}}
-	if _, err := Render(500, 500, PNG, k.draw); err != nil || !k.canceled || k.nodes >= l.Tree.Len()-1 {
-		t.Errorf("canceled while drawing: canceled %v after %d of %d nodes, error %v", k.canceled, k.nodes, l.Tree.Len()-1, err)
+	k := &kaleidoFigure{l: l, paint: paint, opt: KaleidoscopeOptions{Cancel: closed, Format: PNG},
+		look: trace.Looker{Cancel: closed}}
+	if _, err := Render(500, 500, PNG, k.draw); err != nil || !k.canceled {
+		t.Errorf("canceled while drawing: canceled %v, error %v", k.canceled, err)
 	}
 	if n := tracetest.Settled(before); n > before {
 		t.Errorf("%d goroutines left running, %d before", n, before)

@@ -59,6 +59,10 @@ type MomentsOptions struct {
 	// aggregates of one hierarchy node. Groups then count lines, and a
 	// line is labelled by its first row.
 	Lines []int
+	// Cancel, once closed, stops the drawing (looked at before the
+	// first row, then every trace.StopEvery rows), which returns
+	// trace.ErrComputationCanceled and no figure. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // LegendEntry names a colour of a moment display.
@@ -103,11 +107,20 @@ const (
 // tick at m1 and a thin line from m1 to m1 + m3 (rightwards for a positive
 // skew). Rows without busy time stay blank.
 func MomentsFigure(rows []MomentRow, opt MomentsOptions) ([]byte, error) {
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	fig, err := newMomentsFigure(rows, opt)
 	if err != nil {
 		return nil, err
 	}
-	return Render(fig.width, fig.height, fig.format, fig.draw)
+	img, err := Render(fig.width, fig.height, fig.format, fig.draw)
+	if fig.canceled || trace.Stopped(opt.Cancel) != nil {
+		// The drawing stopped short (Render has no error to return), or
+		// the image was encoded after the cancel.
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
 }
 
 // momentsFigure is a laid-out moment display.
@@ -122,6 +135,19 @@ type momentsFigure struct {
 	legend [][]LegendEntry // lines of the legend, under the key
 	line   []int           // line of each row; nil: row i on line i
 	lines  int             // number of lines
+
+	// look counts the rows drawn, between looks at the options' Cancel;
+	// canceled: the drawing stopped at it.
+	look     trace.Looker
+	canceled bool
+}
+
+// stop tells whether the drawing must stop before one more row.
+func (f *momentsFigure) stop() bool {
+	if f.look.Stopped(1) != nil {
+		f.canceled = true
+	}
+	return f.canceled
 }
 
 // lineOf returns the line row i is drawn on.
@@ -173,7 +199,7 @@ func newMomentsFigure(rows []MomentRow, opt MomentsOptions) (*momentsFigure, err
 		return nil, errs.Argument("time_range", "empty time range [%v, %v]", opt.TimeMin, opt.TimeMax)
 	}
 	f := &momentsFigure{rows: rows, groups: opt.Groups, format: opt.Format, width: snapUp(opt.Width), keyHeight: keyHeight,
-		line: opt.Lines, lines: lines}
+		line: opt.Lines, lines: lines, look: trace.Looker{Cancel: opt.Cancel}}
 	if f.format == "" {
 		f.format = PNG
 	}
@@ -391,12 +417,18 @@ func (b momentBars) Plot(c draw.Canvas, p *plot.Plot) {
 	// Deviation bars first, under every norm bar, which covers their
 	// middle (and, on a shared line, a neighbour's deviation).
 	for i, r := range rows {
+		if b.f.stop() {
+			return
+		}
 		if m := r.Moments; m.M0 > 0 {
 			_, _, mid, _, devHalf := geometry(i)
 			fillRect(&c, color.Black, x(m.M1-m.M2), mid-devHalf, x(m.M1+m.M2), mid+devHalf)
 		}
 	}
 	for i, r := range rows {
+		if b.f.stop() {
+			return
+		}
 		m := r.Moments
 		if m.M0 == 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/gen/synthmodel"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
@@ -15,15 +16,14 @@ import (
 // whether closed before it began or while it draws; with Cancel open it is
 // the figure drawn without one, byte for byte.
 func TestOverviewCanceled(t *testing.T) {
-	sc := synthmodel.Scenario{Fanout: [5]int{5, 10, 10, 10, 10}, Slices: 4, Noise: 0.002, Contrast: 0.4}
+	sc := synthmodel.Wide(4)
 	m, err := sc.Model()
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values, Cells: m.Cells}
 	all := synthmodel.CellParts(m)
-	closed := make(chan struct{})
-	close(closed)
+	closed := tracetest.Closed()
 	if img, err := Overview(m, in, all, OverviewOptions{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || img != nil {
 		t.Errorf("canceled before: %d bytes, error %v", len(img), err)
 	}

@@ -146,7 +146,7 @@ func newTreemapFigure(m *micro.Model, part *aggregate.Partition, opt TreemapOpti
 	if err != nil {
 		return nil, err
 	}
-	return &treemapFigure{m: m, part: part, opt: opt, tm: tm, top: top, group: ModelGrouping(m, opt.Colors, opt.Keep)}, nil
+	return &treemapFigure{m: m, part: part, opt: opt, tm: tm, look: trace.Looker{Cancel: opt.Cancel}, top: top, group: ModelGrouping(m, opt.Colors, opt.Keep)}, nil
 }
 
 type treemapFigure struct {
@@ -160,18 +160,17 @@ type treemapFigure struct {
 	// visual counts the groups drawn whole because their cells would be
 	// under a pixel.
 	visual int
-	// canceled: the drawing stopped at opt.Cancel; cells counts the cells
-	// drawn since the last look at it.
+	// look counts the cells drawn, between looks at opt.Cancel;
+	// canceled: the drawing stopped at it (or a zoom's layout did).
+	look     trace.Looker
 	canceled bool
-	cells    int
 }
 
 // stop tells whether the drawing must stop: opt.Cancel is closed, looked
-// at every trace.StopEvery cells.
+// at the first cell, then every trace.StopEvery cells.
 func (f *treemapFigure) stop() bool {
-	if f.cells++; !f.canceled && f.cells >= trace.StopEvery {
-		f.cells = 0
-		f.canceled = trace.Stopped(f.opt.Cancel) != nil
+	if f.look.Stopped(1) != nil {
+		f.canceled = true
 	}
 	return f.canceled
 }

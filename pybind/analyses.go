@@ -11,6 +11,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/pop"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -36,6 +37,10 @@ type Analysis struct {
 	// by Close: the tables and the figure are refused from then on.
 	release func() error
 	closed  bool
+	// delays computes the critical path's delay costs, which its
+	// delay_costs table and its figure of delays take, stopped by cancel;
+	// nil for the other analyses.
+	delays func(cancel <-chan struct{}) error
 }
 
 // analyzer computes one analysis: sink receives the trace (nil when the
@@ -48,8 +53,9 @@ type analyzer struct {
 }
 
 // analysisKinds is the table of the analyses: each makes an analyzer from
-// its JSON options.
-var analysisKinds = map[string]func(options string) (*analyzer, error){}
+// its JSON options and the channel that stops it (the reading's or the
+// work's: the user's interrupt).
+var analysisKinds = map[string]func(options string, cancel <-chan struct{}) (*analyzer, error){}
 
 // analysisNames lists the analyses, for messages.
 func analysisNames() []string {
@@ -61,26 +67,56 @@ func analysisNames() []string {
 	return names
 }
 
-func newAnalyzer(kind, options string) (*analyzer, error) {
+func newAnalyzer(kind, options string, cancel <-chan struct{}) (*analyzer, error) {
 	make, ok := analysisKinds[kind]
 	if !ok {
 		return nil, errs.Argument("analysis", "unknown analysis %q (known: %v)", kind, analysisNames())
 	}
-	return make(options)
+	return make(options, cancel)
 }
 
 // Analyze computes the analysis kind of the trace; options is a JSON
 // object of the analysis' options.
 func (t *Trace) Analyze(kind, options string) (a *Analysis, err error) {
 	defer guard(&err)
-	az, err := newAnalyzer(kind, options)
+	az, err := newAnalyzer(kind, options, nil)
 	if err != nil {
 		return nil, err
 	}
+	return t.analyze(az, nil)
+}
+
+// StartAnalyze starts computing the analysis kind of the trace (options
+// as Analyze takes them); a Work whose Analysis is the result, so that
+// Ctrl-C stops it in the replay of the trace or in the analysis.
+func (t *Trace) StartAnalyze(kind, options string) (w *Work, err error) {
+	defer guard(&err)
+	var a *Analysis
+	w = startWork(func(ctl *aggregate.Control) error {
+		az, err := newAnalyzer(kind, options, ctl.Cancel)
+		if err != nil {
+			return err
+		}
+		a, err = t.analyze(az, ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return a }
+	return w, nil
+}
+
+// analyze replays the trace into az's sink, stopped by cancel, and builds
+// the result.
+func (t *Trace) analyze(az *analyzer, cancel <-chan struct{}) (*Analysis, error) {
 	if az.sink != nil {
-		t.t.Replay(az.sink)
+		if c, ok := az.sink.(io.Closer); ok {
+			defer c.Close() // what a stopped replay spilled; a result keeps its own
+		}
+		if err := t.t.ReplayCancel(az.sink, cancel); err != nil {
+			return nil, err
+		}
 	}
-	if a, err = az.finish(t.t, sourceOf(t.t)); err != nil {
+	a, err := az.finish(t.t, sourceOf(t.t))
+	if err != nil {
 		return nil, err
 	}
 	a.info["source"] = sourceOf(t.t)
@@ -101,7 +137,9 @@ func sourceOf(t *trace.Trace) string {
 // into memory first. Reading.Analysis gives the result.
 func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err error) {
 	defer guard(&err)
-	az, err := newAnalyzer(kind, options)
+	r, ro := newReading()
+	// The reading's cancel stops the analysis too, once the trace is read.
+	az, err := newAnalyzer(kind, options, ro.Cancel)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +147,6 @@ func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err erro
 	if err != nil {
 		return nil, err
 	}
-	r, ro := newReading()
 	go r.run(func() error {
 		if c, ok := az.sink.(io.Closer); ok {
 			// What a streaming analysis spilled is released even when
@@ -186,6 +223,20 @@ func (a *Analysis) Close() (err error) {
 		return a.release()
 	}
 	return nil
+}
+
+// StartDelayCosts starts computing the delay costs of a critical path (its
+// delay_costs table and plot(type="delays") then take them as they are);
+// a Work, so that Ctrl-C stops it, and a later call computes them again.
+func (a *Analysis) StartDelayCosts() (w *Work, err error) {
+	defer guard(&err)
+	if err := a.refuseClosed(); err != nil {
+		return nil, err
+	}
+	if a.delays == nil {
+		return nil, errs.Argument("result", "the %s result has no delay costs", a.kind)
+	}
+	return startWork(func(ctl *aggregate.Control) error { return a.delays(ctl.Cancel) }), nil
 }
 
 // refuseClosed returns the error of a table or figure asked of a closed

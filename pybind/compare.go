@@ -332,7 +332,7 @@ func (c *Comparison) StartDifferences(options string) (w *Work, err error) {
 				return err
 			}
 		}
-		tab, err := c.set.Differences(rows, compare.TableOptions{Rank: rank, Top: o.Top, Test: compare.TestOptions{
+		tab, err := c.set.Differences(rows, compare.TableOptions{Rank: rank, Top: o.Top, Cancel: ctl.Cancel, Test: compare.TestOptions{
 			Permutations: o.Permutations, Alpha: o.Alpha, Block: o.Block, Seed: o.Seed}})
 		if err != nil {
 			return err

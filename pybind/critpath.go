@@ -14,7 +14,7 @@ func init() {
 	analysisKinds["critical_path"] = newCritPathAnalyzer
 }
 
-func newCritPathAnalyzer(options string) (*analyzer, error) {
+func newCritPathAnalyzer(options string, cancel <-chan struct{}) (*analyzer, error) {
 	var o struct {
 		WholeRun bool `json:"whole_run"`
 		// SpillMemory is critpath.Options.SpillMemory (0: the
@@ -26,7 +26,7 @@ func newCritPathAnalyzer(options string) (*analyzer, error) {
 	}
 	// Computed while reading: the accumulator keeps the MPI calls and
 	// messages and the other states in 24 bytes each, not the trace.
-	acc := critpath.New(critpath.Options{WholeRun: o.WholeRun, SpillMemory: o.SpillMemory})
+	acc := critpath.New(critpath.Options{WholeRun: o.WholeRun, SpillMemory: o.SpillMemory, Cancel: cancel})
 	return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
 		r, err := acc.Result()
 		if err != nil {
@@ -66,6 +66,10 @@ func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {
 	// The temporary file of the calls and activities (wait_states and
 	// delay_costs read it back) goes at Close, not when Go collects r.
 	a.release = r.Close
+	a.delays = func(cancel <-chan struct{}) error {
+		_, err := r.DelayCostsCancel(cancel)
+		return err
+	}
 	a.figure = func(fig plots.FigureOptions, options string) ([]byte, error) {
 		var o figureOptions
 		if err := decodeOptions(options, &o); err != nil {

@@ -333,6 +333,33 @@ func (m *Moments) Table(addr uintptr) (err error) {
 // Plot draws the moment display and returns the image file's bytes.
 func (m *Moments) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
+	draw, err := m.plotter(options)
+	if err != nil {
+		return nil, err
+	}
+	return draw(nil)
+}
+
+// StartPlot starts drawing the moment display (options as Plot takes
+// them); a Work whose Image is the figure, so that Ctrl-C stops it.
+func (m *Moments) StartPlot(options string) (w *Work, err error) {
+	defer guard(&err)
+	draw, err := m.plotter(options) // bad options fail at once
+	if err != nil {
+		return nil, err
+	}
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) (err error) {
+		img, err = draw(ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return img }
+	return w, nil
+}
+
+// plotter checks Plot's options and returns the drawing they ask for,
+// stopped by its cancel.
+func (m *Moments) plotter(options string) (func(cancel <-chan struct{}) ([]byte, error), error) {
 	o := plotOptions{Format: "png"}
 	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
@@ -342,12 +369,15 @@ func (m *Moments) Plot(options string) (img []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return momentsFigure(m, o.Title, vg.Length(o.Width), vg.Length(o.Height), f, colors)
+	return func(cancel <-chan struct{}) ([]byte, error) {
+		return momentsFigure(m, o.Title, vg.Length(o.Width), vg.Length(o.Height), f, colors, cancel)
+	}, nil
 }
 
 // momentsFigure draws m, titled after its source and busy states unless
 // title is given.
-func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Format, colors map[string]color.RGBA) ([]byte, error) {
+func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Format, colors map[string]color.RGBA,
+	cancel <-chan struct{}) ([]byte, error) {
 	if title == "" {
 		title = fmt.Sprintf("moments of utilization by %s (busy: %s)", m.kind, m.busy)
 		if m.source != "" {
@@ -355,5 +385,5 @@ func momentsFigure(m *Moments, title string, width, height vg.Length, f plots.Fo
 		}
 	}
 	return m.figure(plots.MomentsOptions{Width: width, Height: height, Format: f, Title: titled(title, m.incomplete),
-		StateColors: colors})
+		StateColors: colors, Cancel: cancel})
 }

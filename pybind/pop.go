@@ -45,11 +45,12 @@ func parsePOPOptions(options string) (popOptions, pop.Options, pop.Scaling, erro
 	return o, opt, scaling, err
 }
 
-func newPOPAnalyzer(options string) (*analyzer, error) {
+func newPOPAnalyzer(options string, cancel <-chan struct{}) (*analyzer, error) {
 	o, opt, scaling, err := parsePOPOptions(options)
 	if err != nil {
 		return nil, err
 	}
+	opt.Cancel = cancel
 	acc := pop.New(opt)
 	return &analyzer{sink: acc, finish: func(_ *trace.Trace, source string) (*Analysis, error) {
 		run, err := acc.Result()

@@ -53,12 +53,13 @@ func parseProfileOptions(options string) (profile.Options, profile.Metric, int, 
 	return profile.Options{StateTypes: o.StateTypes, By: by}, metric, top, nil
 }
 
-func newProfileAnalyzer(imbalance bool) func(string) (*analyzer, error) {
-	return func(options string) (*analyzer, error) {
+func newProfileAnalyzer(imbalance bool) func(string, <-chan struct{}) (*analyzer, error) {
+	return func(options string, cancel <-chan struct{}) (*analyzer, error) {
 		opt, metric, top, err := parseProfileOptions(options)
 		if err != nil {
 			return nil, err
 		}
+		opt.Cancel = cancel
 		acc := profile.New(opt)
 		return &analyzer{sink: acc, finish: func(*trace.Trace, string) (*Analysis, error) {
 			r, err := acc.Result()
@@ -131,7 +132,7 @@ func imbalanceAnalysis(r *profile.Result, metric profile.Metric, top int) *Analy
 	return a
 }
 
-func newCommMatrixAnalyzer(options string) (*analyzer, error) {
+func newCommMatrixAnalyzer(options string, cancel <-chan struct{}) (*analyzer, error) {
 	var o struct {
 		Level     string   `json:"level"`
 		LinkTypes []string `json:"link_types"`
@@ -139,7 +140,7 @@ func newCommMatrixAnalyzer(options string) (*analyzer, error) {
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
-	acc, err := commmatrix.New(commmatrix.Options{Level: o.Level, LinkTypes: o.LinkTypes})
+	acc, err := commmatrix.New(commmatrix.Options{Level: o.Level, LinkTypes: o.LinkTypes, Cancel: cancel})
 	if err != nil {
 		return nil, err
 	}

@@ -14,14 +14,14 @@ func init() {
 	analysisKinds["stragglers"] = newStragglersAnalyzer
 }
 
-func newStragglersAnalyzer(options string) (*analyzer, error) {
+func newStragglersAnalyzer(options string, cancel <-chan struct{}) (*analyzer, error) {
 	var o struct {
 		Iteration string `json:"iteration"`
 	}
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
-	acc, err := stragglers.New(stragglers.Options{Iteration: o.Iteration})
+	acc, err := stragglers.New(stragglers.Options{Iteration: o.Iteration, Cancel: cancel})
 	if err != nil {
 		return nil, err
 	}

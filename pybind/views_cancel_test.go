@@ -158,7 +158,7 @@ var (
 	})
 	// aggregation: every process of a model of 50,000 apart.
 	aggregation = sync.OnceValue(func() *Aggregation {
-		sc := synthmodel.Scenario{Fanout: [5]int{5, 10, 10, 10, 10}, Slices: 4, Noise: 0.002, Contrast: 0.4}
+		sc := synthmodel.Wide(4)
 		m, err := sc.Model()
 		if err != nil {
 			panic(err)
@@ -197,11 +197,11 @@ func TestMoreWorksCanceled(t *testing.T) {
 	}
 }
 
-// TestMomentsWorksCanceled: the moments of a trace in memory and of the
-// 12,800 aggregates of a model of it (every resource apart in every
-// slice) end canceled when canceled at their start, with nothing left
-// running; run to their end they give the same result twice.
-func TestMomentsWorksCanceled(t *testing.T) {
+// everyCell returns the trace of 640,000 states of the moments' tests and
+// the aggregation of its model of 200 slices into its 12,800 cells (every
+// resource apart in every slice).
+func everyCell(t *testing.T) (*Trace, *Aggregation) {
+	t.Helper()
 	tr := &Trace{t: tracetest.Nested(64, 5000), format: "table"}
 	w, err := tr.StartMicro(`{"slices":200}`)
 	if err != nil {
@@ -211,13 +211,15 @@ func TestMomentsWorksCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	part := &aggregate.Partition{}
-	for _, leaf := range m.m.Tree.Leaves {
-		for k := range int32(m.m.Slices) {
-			part.Parts = append(part.Parts, aggregate.Part{Node: leaf, First: k, Last: k})
-		}
-	}
-	agg := &Aggregation{model: m, part: part, kind: aggregate.KindSpatiotemporal}
+	return tr, &Aggregation{model: m, part: synthmodel.CellParts(m.m), kind: aggregate.KindSpatiotemporal}
+}
+
+// TestMomentsWorksCanceled: the moments of a trace in memory and of the
+// 12,800 aggregates of a model of it (every resource apart in every
+// slice) end canceled when canceled at their start, with nothing left
+// running; run to their end they give the same result twice.
+func TestMomentsWorksCanceled(t *testing.T) {
+	tr, agg := everyCell(t)
 	rows := func(w *Work) (any, error) {
 		mo, err := w.Moments()
 		if err != nil {

@@ -194,6 +194,17 @@ func (w *Work) Moments() (m *Moments, err error) {
 	return nil, orNone(err, "moments")
 }
 
+// Analysis waits for the end of a Trace.StartAnalyze work and returns its
+// result, or its error.
+func (w *Work) Analysis() (a *Analysis, err error) {
+	defer guard(&err)
+	r, err := w.finished("analysis")
+	if a, ok := r.(*Analysis); ok && a != nil {
+		return a, nil
+	}
+	return nil, orNone(err, "analysis")
+}
+
 // orNone is err, or when nil the error of a work that computes no what.
 func orNone(err error, what string) error {
 	if err != nil {

@@ -44,3 +44,41 @@ func Stopped(cancel <-chan struct{}) error {
 // StopEvery is how many items (states, nodes) a computation handles
 // between two looks at its Cancel channel.
 const StopEvery = 1 << 14
+
+// Looker looks at a Cancel channel as a computation goes: at its first
+// item, then once every StopEvery items of work. Items may differ in size
+// (a treemap node of many leaves and slices, one of a single cell), so a
+// step counts the items it did, and the looks follow the work, not the
+// calls.
+//
+// The first item is looked at, as the loops that look when
+// i%StopEvery == 0 do: a computation whose channel is already closed does
+// none of its work, whatever its size, and a caller's test of a closed
+// channel holds on the smallest input. One look costs a non-blocking
+// receive, nothing beside the items.
+//
+// Once it has seen the channel closed, a Looker stays stopped. Its zero
+// value never stops; a nil Cancel never stops.
+type Looker struct {
+	Cancel <-chan struct{}
+	// next is the count of items at which to look again; done the items
+	// counted so far.
+	done, next int
+	err        error
+}
+
+// Stopped counts items more of work and returns ErrComputationCanceled
+// once the channel, looked at when the count reaches the next look, is
+// closed; nil otherwise.
+func (k *Looker) Stopped(items int) error {
+	if k.err != nil || k.Cancel == nil {
+		return k.err
+	}
+	k.done += items
+	if k.done < k.next {
+		return nil
+	}
+	k.next = k.done + StopEvery
+	k.err = Stopped(k.Cancel)
+	return k.err
+}

@@ -8,6 +8,19 @@ package trace
 // each kind keeps its order, so a sink that computes while a reader
 // streams (an accumulator) computes the same from a trace already read.
 func (t *Trace) Replay(sink Sink) {
+	_ = t.ReplayCancel(sink, nil) // a nil channel never stops it
+}
+
+// ReplayCancel is Replay stopped by cancel: once it is closed (looked at
+// first, then every StopEvery states, variables, links or events), it
+// returns ErrComputationCanceled without finishing the sink, whose
+// result is then incomplete and must be dropped. A nil cancel never
+// stops it.
+func (t *Trace) ReplayCancel(sink Sink, cancel <-chan struct{}) error {
+	look := Looker{Cancel: cancel}
+	if err := look.Stopped(0); err != nil {
+		return err
+	}
 	for _, ty := range t.Types {
 		sink.DefineType(ty)
 	}
@@ -19,15 +32,27 @@ func (t *Trace) Replay(sink Sink) {
 		sink.CreateContainer(c)
 	}
 	for _, s := range t.States.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.State(s)
 	}
 	for _, v := range t.Variables.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.Variable(v)
 	}
 	for _, l := range t.Links.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.Link(l)
 	}
 	for _, e := range t.Events.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.Event(e)
 	}
 	for i := 1; i < len(t.Containers); i++ {
@@ -36,4 +61,5 @@ func (t *Trace) Replay(sink Sink) {
 		}
 	}
 	sink.Finish(t.Start, t.End)
+	return nil
 }

@@ -1,9 +1,11 @@
 package trace_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
 // A trace replayed into another holds the same entities.
@@ -38,5 +40,50 @@ func TestReplay(t *testing.T) {
 	}
 	if len(dst.Types) != 4 || len(dst.Values) != 3 || len(dst.Containers[0].Children) != 2 {
 		t.Errorf("types %d, values %d, root children %v", len(dst.Types), len(dst.Values), dst.Containers[0].Children)
+	}
+}
+
+// closingSink is a trace that closes cancel once it has received after
+// states, and counts the states and Finish it gets.
+type closingSink struct {
+	*trace.Trace
+	cancel         chan struct{}
+	after, states  int
+	finished, shut bool
+}
+
+func (s *closingSink) State(st trace.State) {
+	s.Trace.State(st)
+	if s.states++; s.states == s.after {
+		close(s.cancel)
+		s.shut = true
+	}
+}
+
+func (s *closingSink) Finish(start, end trace.Time) { s.finished = true; s.Trace.Finish(start, end) }
+
+// TestReplayCancel: a replay whose channel is closed before it begins
+// sends nothing; closed while it goes, it stops within trace.StopEvery
+// states, without Finish, and returns trace.ErrComputationCanceled; left
+// open, it replays all, as Replay does.
+func TestReplayCancel(t *testing.T) {
+	src := tracetest.Nested(4, 3*trace.StopEvery) // 8 x StopEvery states
+	all := src.States.Len()
+	for _, after := range []int{0, 1, trace.StopEvery + 5} {
+		s := &closingSink{Trace: trace.New(), cancel: make(chan struct{}), after: after}
+		if after == 0 {
+			close(s.cancel)
+		}
+		err := src.ReplayCancel(s, s.cancel)
+		if !errors.Is(err, trace.ErrComputationCanceled) || s.finished {
+			t.Fatalf("closed after %d states: error %v, finished %v", after, err, s.finished)
+		}
+		if s.states < after || s.states > after+trace.StopEvery {
+			t.Errorf("closed after %d states: %d sent, want at most %d more", after, s.states, trace.StopEvery)
+		}
+	}
+	s := &closingSink{Trace: trace.New(), cancel: make(chan struct{}), after: -1}
+	if err := src.ReplayCancel(s, s.cancel); err != nil || !s.finished || s.states != all {
+		t.Fatalf("open channel: error %v, finished %v, %d of %d states", err, s.finished, s.states, all)
 	}
 }

@@ -20,7 +20,7 @@ import warnings
 import pandas as pd
 import pyarrow as pa
 
-from . import _bridge, _figure, _reading
+from . import _bridge, _figure, _reading, _work
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._formats import check_options
@@ -213,8 +213,9 @@ class CommMatrix(Analysis):
 
 
 def analyze(trace, kind: str, cls, **options):
-    """The analysis ``kind`` of a trace in memory, as a ``cls``."""
-    return cls(_bridge.call(trace._h.Analyze, kind, _bridge.options(**options)))
+    """The analysis ``kind`` of a trace in memory, as a ``cls``. It runs
+    in Go as a work of its own: Ctrl-C stops it."""
+    return cls(_work.compute(trace._h.StartAnalyze, kind, _bridge.options(**options), result="Analysis"))
 
 
 def analyze_file(path, kind: str, cls, format: str | None, progress: Progress, options: dict, reader: dict,

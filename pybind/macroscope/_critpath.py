@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import _analyses, _bridge
+from . import _analyses, _bridge, _work
 from ._analyses import Analysis
 from ._errors import InvalidArgumentError
 from ._reading import Progress
@@ -101,7 +101,14 @@ class CriticalPath(Analysis):
 
     def arrow_table(self, name: str):
         self._check_open()
+        if name == "delay_costs":
+            self._delay_costs()
         return super().arrow_table(name)
+
+    def _delay_costs(self):
+        """Compute the delay costs (kept once complete) in Go as a work of
+        its own, so that Ctrl-C stops them."""
+        _work.run(_bridge.call(self._h.StartDelayCosts), "", progress=False)
 
     def __arrow_c_stream__(self, requested_schema=None):
         self._check_open()
@@ -166,6 +173,8 @@ class CriticalPath(Analysis):
         (``type="states"``, the ``top`` states) or the ``top`` delay costs
         by resource and state (``type="delays"``)."""
         self._check_open()
+        if type == "delays":
+            self._delay_costs()
         return super().plot(path, width, height, format, title, type=type, top=top)
 
     def __len__(self) -> int:

@@ -130,8 +130,10 @@ class Moments(TableResult):
         bytes are returned (as a bytes object that Jupyter displays).
         """
         w, h = _figure.points(width, height, height_optional=True)
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
-            width=w, height=h, format=fmt, title=title, colors=_figure.color_options(colors))),
+        # Drawn in Go as a work of its own: Ctrl-C stops a display of many
+        # rows.
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
+            width=w, height=h, format=fmt, title=title, colors=_figure.color_options(colors)), result="Image"),
             path, format, title or "moments")
 
     def _repr_png_(self):

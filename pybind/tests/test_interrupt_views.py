@@ -9,6 +9,8 @@ polling loop), so that no timing decides the test: the Go work is large
 enough (640,000 states, 200,000 spawned threads, 100,000 aggregates) to be
 running then on any machine."""
 
+import pathlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -229,3 +231,76 @@ def test_interrupt_stops_the_overview_figure(apart, ctrl_c):
     ctrl_c.assert_stopped()
     ctrl_c.disarm()
     assert agg.plot().to_bytes("png") == agg.plot().to_bytes("png")
+
+
+CP_DELAY = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "critpath" / "cp_delay.trace"
+
+
+LINKS = 200_000
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    """64 ranks sending 200,000 messages round the ring: a Pajé trace of
+    cp_delay's header, as the communication matrix counts links and skips
+    states."""
+    header = [line for line in CP_DELAY.read_text().splitlines() if line.startswith("%")]
+    lines = header + ["0 1 0 MPI", "4 3 0 1 1 MPI_LINK"]
+    lines += [f'6 0.000000 {r + 1} 1 0 "rank-{r}"' for r in range(RESOURCES)]
+    for k in range(LINKS):
+        src, dst, t = k % RESOURCES + 1, (k + 1) % RESOURCES + 1, k * 1e-6
+        lines.append(f"15 {t:.6f} 3 0 PTP {src} m{k} 8")
+        lines.append(f"16 {t + 5e-7:.6f} 3 0 PTP {dst} m{k}")
+    path = tmp_path_factory.mktemp("linked") / "ring.trace"
+    path.write_text("\n".join(lines) + "\n")
+    return ms.read(path)
+
+
+@pytest.mark.parametrize("analysis", ["flat_profile", "load_imbalance", "comm_matrix", "pop", "critical_path",
+                                      "stragglers"])
+def test_interrupt_stops_the_analyses(nested, linked, ctrl_c, analysis):
+    # Stopped in the replay of the 640,000 states (or 200,000 links, which
+    # alone the communication matrix counts), before the analysis would
+    # find (for pop, critical_path and stragglers) that the trace has no
+    # MPI calls.
+    trace = linked if analysis == "comm_matrix" else nested
+    if analysis == "comm_matrix":
+        assert trace.comm_matrix().to_pandas()["count"].sum() == LINKS
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        getattr(trace, analysis)()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    # The next call works, and gives what the same analysis read from the
+    # file gives (computed while reading, not as a work).
+    held = ms.read(CP_DELAY)
+    got, want = getattr(held, analysis)(), getattr(ms, analysis)(CP_DELAY) \
+        if hasattr(ms, analysis) else getattr(ms.read(CP_DELAY), analysis)()
+    for name in got.tables:
+        pd.testing.assert_frame_equal(got.table(name), want.table(name))
+
+
+def test_delay_costs_run_as_a_work(monkeypatch):
+    # The delay costs are computed in a work of their own, which Ctrl-C
+    # cancels as any other (the Go side's TestDelayCostsCanceled); cp_delay
+    # is too small to be interrupted while they run.
+    cp = ms.read(CP_DELAY).critical_path()
+    works, run = [], _work.run
+    monkeypatch.setattr(_work, "run", lambda work, desc, progress=None: (works.append(work), run(work, desc, progress)))
+    d = cp.delay_costs()
+    assert len(works) == 1
+    row = d.iloc[0]
+    assert (str(row.resource), str(row.state), str(row.kind), float(row.short_term)) == \
+        ("rank-0", "computing", "late sender", 2.0)
+    cp.plot(type="delays")
+    assert len(works) == 2
+
+
+def test_interrupt_stops_the_moments_figure(nested, ctrl_c):
+    m = nested.micro(slices=200).aggregate(0.0).moments()  # 12,800 rows
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        m.plot()  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert m.plot().to_bytes("png") == m.plot().to_bytes("png")

@@ -137,8 +137,8 @@ func (c *cli) stream(path string, sink trace.Sink) error {
 func resultError(path string, err error) error {
 	var ae *errs.ArgumentError
 	var fe *errs.FormatError
-	if err == nil || errors.As(err, &ae) || errors.As(err, &fe) {
-		return err
+	if err == nil || errors.As(err, &ae) || errors.As(err, &fe) || errors.Is(err, trace.ErrComputationCanceled) {
+		return err // the user's interrupt is not the file's fault
 	}
 	return &errs.FormatError{File: path, Err: err}
 }
@@ -180,7 +180,7 @@ func runProfile(c *cli) error {
 		return err
 	}
 	path := c.arg(0)
-	acc := profile.New(profile.Options{StateTypes: stateTypes.names, By: kind})
+	acc := profile.New(profile.Options{StateTypes: stateTypes.names, By: kind, Cancel: c.ctx.Done()})
 	if err := c.stream(path, acc); err != nil {
 		return err
 	}
@@ -259,7 +259,7 @@ func runImbalance(c *cli) error {
 		return errs.Argument("processes", "must be a number of processes, got %d", *processes)
 	}
 	path := c.arg(0)
-	acc := profile.New(profile.Options{StateTypes: stateTypes.names, By: kind})
+	acc := profile.New(profile.Options{StateTypes: stateTypes.names, By: kind, Cancel: c.ctx.Done()})
 	if err := c.stream(path, acc); err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func runCommMatrix(c *cli) error {
 		return errs.Argument("value", "%q is not bytes or count", *value)
 	}
 	path := c.arg(0)
-	acc, err := commmatrix.New(commmatrix.Options{Level: *level, LinkTypes: linkTypes.names})
+	acc, err := commmatrix.New(commmatrix.Options{Level: *level, LinkTypes: linkTypes.names, Cancel: c.ctx.Done()})
 	if err != nil {
 		return err
 	}
@@ -444,6 +444,7 @@ func runPOP(c *cli) error {
 // popRun reads the trace at path for its POP data (pop.Run), its source
 // set to path.
 func (c *cli) popRun(path string, opt pop.Options) (*pop.Run, error) {
+	opt.Cancel = c.ctx.Done()
 	acc := pop.New(opt)
 	defer acc.Close()
 	if err := c.stream(path, acc); err != nil {
@@ -510,7 +511,7 @@ func runCritPath(c *cli) error {
 		return err
 	}
 	path := c.arg(0)
-	acc := critpath.New(critpath.Options{WholeRun: *wholeRun})
+	acc := critpath.New(critpath.Options{WholeRun: *wholeRun, Cancel: c.ctx.Done()})
 	defer acc.Close()
 	if err := c.stream(path, acc); err != nil {
 		return err
@@ -518,6 +519,13 @@ func runCritPath(c *cli) error {
 	r, err := acc.Result()
 	if err != nil {
 		return resultError(path, err)
+	}
+	if *delays != "" || *kind == "delays" {
+		// Computed here, where Ctrl-C stops them; the table, the lines
+		// and the figure below take them as they are.
+		if _, err := r.DelayCostsCancel(c.ctx.Done()); err != nil {
+			return err
+		}
 	}
 	at := r.Attribution
 	// Times from the trace's start (one clock), said once (sayCounts).
@@ -604,7 +612,7 @@ func runStragglers(c *cli) error {
 		return err
 	}
 	path := c.arg(0)
-	acc, err := stragglers.New(stragglers.Options{Iteration: *iteration})
+	acc, err := stragglers.New(stragglers.Options{Iteration: *iteration, Cancel: c.ctx.Done()})
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,8 @@ func timeless(s string) string {
 
 // TestInterrupted: a command whose context is canceled (Ctrl-C) stops at
 // its next check, says so and exits with status 130, writing nothing.
+// The analyses stop in the read here; their own looks are tested in their
+// packages (TestCanceled) and below (TestAnalysesInterruptedAfterRead).
 func TestInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -88,6 +90,12 @@ func TestInterrupted(t *testing.T) {
 		{"kaleido", "--out", dir, bundledTrace},
 		{"convert", "--out", filepath.Join(dir, "ds"), bundledTrace},
 		{"dump", bundledTrace},
+		{"profile", "--out", dir, "--figure", filepath.Join(dir, "profile.png"), bundledTrace},
+		{"imbalance", "--out", dir, "--figure", filepath.Join(dir, "imbalance.png"), bundledTrace},
+		{"commmatrix", "--out", dir, "--figure", filepath.Join(dir, "commmatrix.png"), bundledTrace},
+		{"pop", "--out", dir, "--figure", filepath.Join(dir, "pop.png"), bundledTrace},
+		{"critpath", "--out", dir, "--figure", filepath.Join(dir, "critpath.png"), "--delays", filepath.Join(dir, "d.parquet"), "../../../testdata/critpath/cp_delay.trace"},
+		{"stragglers", "--out", dir, "--figure", filepath.Join(dir, "stragglers.png"), bundledTrace},
 	} {
 		var out, errOut strings.Builder
 		code := Run(ctx, args, &out, &errOut)
@@ -162,4 +170,49 @@ func TestNoStatesNotBlamedOnFlags(t *testing.T) {
 		{[]string{"overview", "--out", out, path}, StatusFailure, "macroscope overview: " + path + ": the trace has no states to model\n"},
 		{[]string{"profile", "--out", out, "--state-types", "X", path}, StatusUsage, "macroscope profile: invalid --state-types: "},
 	})
+}
+
+// cancelAfterRead is a report that cancels the command's context (as
+// Ctrl-C would) once the trace is read: the analysis then has the trace,
+// and only its own looks at the context stop it.
+type cancelAfterRead struct {
+	strings.Builder
+	cancel context.CancelFunc
+}
+
+func (w *cancelAfterRead) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), "), read") {
+		w.cancel()
+	}
+	return w.Builder.Write(p)
+}
+
+// TestAnalysesInterruptedAfterRead: each analysis interrupted once the
+// trace is read stops in its own computation, says so and exits with
+// status 130, writing nothing; before, it ran to its end and wrote its
+// figure.
+func TestAnalysesInterruptedAfterRead(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"profile", "--out", dir, "--figure", filepath.Join(dir, "profile.png"), bundledTrace},
+		{"imbalance", "--out", dir, "--figure", filepath.Join(dir, "imbalance.png"), bundledTrace},
+		{"commmatrix", "--out", dir, "--figure", filepath.Join(dir, "commmatrix.png"), bundledTrace},
+		{"pop", "--out", dir, "--figure", filepath.Join(dir, "pop.png"), bundledTrace},
+		{"critpath", "--out", dir, "--figure", filepath.Join(dir, "critpath.png"), "--delays", filepath.Join(dir, "d.parquet"),
+			"../../../testdata/critpath/cp_delay.trace"},
+		{"stragglers", "--out", dir, "--figure", filepath.Join(dir, "stragglers.png"), "../../../testdata/critpath/cp_coll.trace"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &cancelAfterRead{cancel: cancel}
+		var errOut strings.Builder
+		code := Run(ctx, args, out, &errOut)
+		cancel()
+		if code != StatusInterrupted || errOut.String() != "macroscope "+args[0]+": interrupted\n" ||
+			!strings.Contains(out.String(), "), read") {
+			t.Errorf("%v: exit %d, %q after %q", args, code, errOut.String(), out.String())
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("an interrupted command wrote %v", entries)
+	}
 }

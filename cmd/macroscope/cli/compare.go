@@ -159,7 +159,7 @@ func runCompare(c *cli) error {
 			return err
 		}
 	}
-	tab, err := set.Differences(footprints, compare.TableOptions{Rank: rankBy,
+	tab, err := set.Differences(footprints, compare.TableOptions{Rank: rankBy, Cancel: c.ctx.Done(),
 		Test: compare.TestOptions{Permutations: *permutations, Alpha: *alpha, Seed: *seed}})
 	if err != nil {
 		return err

@@ -48,6 +48,15 @@ func Million() Scenario {
 	return Scenario{Fanout: [5]int{10, 10, 10, 10, 100}, Slices: 1, Noise: 0.002, Contrast: 0.4}
 }
 
+// Wide is a scenario of 50,000 processes (5 sites, then 10 at each level
+// below) in the given slices: its leaves, or its nodes, are more than
+// three times trace.StopEvery, so a computation over them looks at its
+// Cancel channel several times, yet the model builds in a fraction of a
+// second. The cancel tests of the treemap and the overview share it.
+func Wide(slices int) Scenario {
+	return Scenario{Fanout: [5]int{5, 10, 10, 10, 10}, Slices: slices, Noise: 0.002, Contrast: 0.4}
+}
+
 // Places returns the indices of the heterogeneous groups: Places()[l][:l+1]
 // are the site, super-cluster, cluster and machine indices of the group of
 // depth l (0 = a site) whose children differ.

@@ -59,3 +59,11 @@ func Settled(before int) int {
 	}
 	return n
 }
+
+// Closed returns a Cancel channel already closed: the user's interrupt
+// before a computation begins, which must then stop at its first look.
+func Closed() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}

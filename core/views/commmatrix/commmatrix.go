@@ -34,6 +34,10 @@ type Options struct {
 	Level string
 	// LinkTypes restricts the matrix to these link types (all when empty).
 	LinkTypes []string
+	// Cancel, once closed, stops Compute (while it replays the trace)
+	// and Result, which return trace.ErrComputationCanceled and no
+	// result. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Row is the communication of one link type from one group to another.
@@ -110,7 +114,9 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Replay(a)
+	if err := t.ReplayCancel(a, opt.Cancel); err != nil {
+		return nil, err
+	}
 	return a.Result()
 }
 
@@ -222,6 +228,10 @@ func (a *Accumulator) Result() (*Result, error) {
 	if !a.finished {
 		return nil, fmt.Errorf("commmatrix: the trace has not finished")
 	}
+	look := trace.Looker{Cancel: a.opt.Cancel}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
 	for _, name := range a.opt.LinkTypes {
 		if !slices.ContainsFunc(a.types, func(t typeInfo) bool { return t.kind == trace.KindLink && t.name == name }) {
 			return nil, errs.Argument("link_types", "the trace has no link type %q", name)
@@ -257,7 +267,13 @@ func (a *Accumulator) Result() (*Result, error) {
 	for _, g := range slices.Compact(groups) {
 		r.Groups = append(r.Groups, path(g))
 	}
+	if err := look.Stopped(len(cells)); err != nil { // sorted: n log n
+		return nil, err
+	}
 	for _, c := range cells {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		r.Rows = append(r.Rows, Row{Type: a.types[c.typ].name, Source: path(c.from), Destination: path(c.to),
 			Count: c.count, Bytes: c.bytes, Sized: c.sized, Min: c.min, Max: c.max})
 	}

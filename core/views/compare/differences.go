@@ -5,8 +5,10 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // Rank orders the differences table.
@@ -119,6 +121,10 @@ type TableOptions struct {
 	// correction for multiple rows count every row.
 	Top  int
 	Test TestOptions
+	// Cancel, once closed, stops Differences (looked at before every
+	// row, which its permutation test makes long), which returns
+	// trace.ErrComputationCanceled and no table. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Groups returns the runs' labels in the order first seen and the group
@@ -173,7 +179,11 @@ func (s *Set) Differences(rows []Row, opt TableOptions) (*Table, error) {
 	}
 	// Rows are measured and tested on every core, each with its own
 	// permutations (seeded by the row: the same table whatever the cores).
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(rows)))
+	var stopped atomic.Bool
 	next := make(chan int, len(rows))
 	for i := range rows {
 		next <- i
@@ -188,12 +198,19 @@ func (s *Set) Differences(rows []Row, opt TableOptions) (*Table, error) {
 			defer wg.Done()
 			data := rowData{runSums: matrix(R, X), parSums: matrix(R, X)}
 			for i := range next {
+				if stopped.Load() || trace.Stopped(opt.Cancel) != nil {
+					stopped.Store(true)
+					continue // drains the rows left
+				}
 				s.measureRow(&tab.Rows[i], &data, tab, ps, presentUnder)
 				t.test(&tab.Rows[i], &data, i)
 			}
 		}(testers[w])
 	}
 	wg.Wait()
+	if stopped.Load() {
+		return nil, trace.ErrComputationCanceled
+	}
 	for _, t := range testers {
 		main.maxPerm = max(main.maxPerm, t.maxPerm)
 	}

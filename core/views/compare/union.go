@@ -322,6 +322,10 @@ func (b *builder) set() (*Set, error) {
 	s.layout()
 	s.Values = make([]float64, R*L*T*X)
 	for r, m := range b.models {
+		// The read's cancel stops the union too, a run at a time.
+		if err := trace.Stopped(b.ro.Cancel); err != nil {
+			return nil, err
+		}
 		s.scatter(r, m, leafOf[r], stateOf[r], absentShares[r])
 		b.models[r] = nil // copied: let it go
 	}

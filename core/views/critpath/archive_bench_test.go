@@ -33,7 +33,7 @@ func BenchmarkArchiveDelayCosts(b *testing.B) {
 	b.ResetTimer()
 	start := cpuTime()
 	for range b.N {
-		if d := delayCosts(r, r.acts, r.callName, r.stateNames); len(d.Costs) == 0 {
+		if d, err := delayCosts(r, r.acts, r.callName, r.stateNames, nil); err != nil || len(d.Costs) == 0 {
 			b.Fatal("no delay costs")
 		}
 	}

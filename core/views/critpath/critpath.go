@@ -123,8 +123,10 @@ type Result struct {
 	spill      *mpi.Spill // the file of the spooled calls and acts
 	callName   []int32
 	stateNames []string
+	// delays, once delaysDone; delaysMu orders DelayCosts and Close.
 	delays     *Delays
-	delaysOnce sync.Once
+	delaysDone bool
+	delaysMu   sync.Mutex
 	// Without a run (GPU and task paths): the trace's start and each
 	// resource's extent.
 	traceStart trace.Time
@@ -136,19 +138,34 @@ type Result struct {
 // only the MPI calls, after Close, or when what each resource did could
 // not be read back from the temporary file it was spilled to (Err).
 func (r *Result) DelayCosts() *Delays {
+	d, _ := r.DelayCostsCancel(nil) // a nil channel never stops them
+	return d
+}
+
+// DelayCostsCancel is DelayCosts stopped by cancel: once it is closed
+// (looked at first, then every trace.StopEvery wait states), it returns
+// trace.ErrComputationCanceled and keeps nothing, so that a later call
+// computes them again. A nil cancel never stops it.
+func (r *Result) DelayCostsCancel(cancel <-chan struct{}) (*Delays, error) {
 	if r.acts == nil {
-		return nil
+		return nil, nil
 	}
-	r.delaysOnce.Do(func() {
-		if r.spill.Err() != nil {
-			return
+	r.delaysMu.Lock()
+	defer r.delaysMu.Unlock()
+	if r.delaysDone {
+		return r.delays, nil
+	}
+	if r.spill.Err() == nil {
+		d, err := delayCosts(r, r.acts, r.callName, r.stateNames, cancel)
+		if err != nil {
+			return nil, err
 		}
-		d := delayCosts(r, r.acts, r.callName, r.stateNames)
 		if r.spill.Err() == nil {
 			r.delays = d
 		}
-	})
-	return r.delays
+	}
+	r.delaysDone = true
+	return r.delays, nil
 }
 
 // Err returns the error that kept DelayCosts from being computed, or made
@@ -165,7 +182,9 @@ func (r *Result) Err() error { return r.spill.Err() }
 // collected (it has no name on disk meanwhile, where the system allows
 // it). It may be called more than once.
 func (r *Result) Close() error {
-	r.delaysOnce.Do(func() {})
+	r.delaysMu.Lock()
+	r.delaysDone = true
+	r.delaysMu.Unlock()
 	return r.spill.Close()
 }
 
@@ -180,6 +199,10 @@ type Options struct {
 	// directory, 0 mpi.DefaultSpillMemory, negative never).
 	SpillDir    string
 	SpillMemory int64
+	// Cancel, once closed, stops Compute (while it replays the trace)
+	// and Result (in its passes over the calls and the walk of the path),
+	// which return trace.ErrComputationCanceled and no result. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // FromRun finds the critical path of a run's MPI calls.
@@ -215,8 +238,15 @@ func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 		return nil, errs.Argument("trace", "the critical path needs matched messages or collective operations between "+
 			"the MPI calls; this trace has none (the format does not record them)")
 	}
+	look := trace.Looker{Cancel: opt.Cancel}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
 	rd := run.reader()
 	waits, byCall := waitStates(run, rd, messages)
+	if err := look.Stopped(len(waits)); err != nil {
+		return nil, err
+	}
 	run.synced = synchronisedCollectives(run, rd)
 	run.memberTimes = nil // read once
 	r := &Result{Semantics: Scalasca, Names: run.Names, run: run, callOf: run.reader(), waitFrom: waitOffsets(waits, len(run.Resources))}
@@ -250,6 +280,9 @@ func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 		j := min(cursor[res], rd.firstEntered(res, at)) - 1
 		jumped := false
 		for ; j >= 0; j-- {
+			if err := look.Stopped(1); err != nil {
+				return nil, err
+			}
 			c := rd.call(mpi.CallRef{Resource: res, Call: int32(j)})
 			if !opt.WholeRun && ops[c.Name] == "init" && c.Leave <= at {
 				break // the walk ends at MPI_Init's end

@@ -130,7 +130,11 @@ func newSyncPoints(r *Result) []syncPoints {
 
 // delayCosts computes the delay costs of the path's wait states from what
 // each resource did (acts).
-func delayCosts(r *Result, acts []activity, callName []int32, names []string) *Delays {
+func delayCosts(r *Result, acts []activity, callName []int32, names []string, cancel <-chan struct{}) (*Delays, error) {
+	look := trace.Looker{Cancel: cancel}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
 	run := r.run
 	ops := operations(run)
 	n := len(run.Resources)
@@ -216,6 +220,9 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 	var prop []int32
 	var waited trace.Time
 	for wi, ok := order.next(); ok; wi, ok = order.next() {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		w := &r.Waits[wi]
 		out.Waiting += w.Wait
 		wres, dres := w.Call.Resource, w.Cause.Resource
@@ -281,7 +288,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string) *D
 		return cmp.Or(cmp.Compare(y.ShortTerm+y.LongTerm, x.ShortTerm+x.LongTerm), cmp.Compare(x.Resource, y.Resource),
 			cmp.Compare(x.State, y.State), cmp.Compare(x.Kind, y.Kind))
 	})
-	return out
+	return out, nil
 }
 
 // synchronisedCollectives returns the collectives of run that

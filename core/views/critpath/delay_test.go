@@ -209,5 +209,9 @@ func TestDelayCostsCallWithoutTime(t *testing.T) {
 	if waitallTime != 20 {
 		t.Fatalf("rank 0 in MPI_Waitall %v of [60, 80]", waitallTime)
 	}
-	checkCosts(t, r, delayCosts(r, acts, r.callName, r.stateNames).Costs, want)
+	d, err := delayCosts(r, acts, r.callName, r.stateNames, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCosts(t, r, d.Costs, want)
 }

@@ -61,7 +61,10 @@ func New(opt Options) *Accumulator {
 // attribution and the delay costs.
 func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	a := New(opt)
-	t.Replay(a)
+	defer a.Close() // what a canceled replay spilled; the Result's file is its own
+	if err := t.ReplayCancel(a, opt.Cancel); err != nil {
+		return nil, err
+	}
 	return a.Result()
 }
 
@@ -170,6 +173,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
+	if err := trace.Stopped(a.opt.Cancel); err != nil {
+		return nil, err
+	}
 	index := callIndex{members: mpi.NewSpool[collMember](spill)}
 	// The messages' wait states are taken from their calls while Blocks
 	// has them in hand, not read back from the spools out of order.
@@ -190,6 +196,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	blocks, err := a.mpi.Blocks()
 	if err != nil {
 		return nil, err
+	}
+	if err := trace.Stopped(a.opt.Cancel); err != nil {
+		return nil, err // the activities' goroutine stops (deferred)
 	}
 	if len(blocks.Resources) == 0 && a.graph != nil {
 		// No MPI call: the path through launches or dependencies.

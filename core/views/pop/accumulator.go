@@ -29,6 +29,10 @@ type Options struct {
 	// directory, 0 mpi.DefaultSpillMemory, negative never).
 	SpillDir    string
 	SpillMemory int64
+	// Cancel, once closed, stops Compute (while it replays the trace)
+	// and Result (in its passes over the calls and in the ideal replay),
+	// which return trace.ErrComputationCanceled and no result. Nil: never.
+	Cancel <-chan struct{}
 }
 
 func (o Options) eagerLimit() float64 {
@@ -282,6 +286,7 @@ func New(opt Options) *Accumulator {
 		// The messages become the replay's waits as they are tied to
 		// their calls: they are never all held.
 		a.waits = newWaits(opt.eagerLimit(), a.spill)
+		a.waits.cancel = opt.Cancel
 		a.mpi.OnMessage = a.waits.add
 	}
 	a.mpi.SpillCalls = true
@@ -291,7 +296,10 @@ func New(opt Options) *Accumulator {
 // Compute computes the raw data of a trace held in memory.
 func Compute(t *trace.Trace, opt Options) (*Run, error) {
 	a := New(opt)
-	t.Replay(a)
+	defer a.Close() // what a canceled replay spilled
+	if err := t.ReplayCancel(a, opt.Cancel); err != nil {
+		return nil, err
+	}
 	return a.Result()
 }
 
@@ -522,10 +530,17 @@ func (a *Accumulator) Result() (*Run, error) {
 	if !a.done {
 		return nil, fmt.Errorf("pop: the trace has not finished")
 	}
+	look := trace.Looker{Cancel: a.opt.Cancel}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
 	// The calls, a resource at a time, never all in memory: the replay
 	// and the resources' times read each resource's forwards.
 	run, err := a.mpi.Blocks()
 	if err != nil {
+		return nil, err
+	}
+	if err := look.Stopped(run.NumCalls); err != nil {
 		return nil, err
 	}
 	out := &Run{Runtime: a.end - a.start, Instructions: math.NaN(), Cycles: math.NaN(),
@@ -605,6 +620,9 @@ func (a *Accumulator) Result() (*Run, error) {
 					calls = append(calls, *c)
 				}
 			}
+		}
+		if err := look.Stopped(1 + len(calls)); err != nil {
+			return nil, err // the replay, if running, stops at its own look
 		}
 		useful = useful[:0]
 		isMain := main[p] == id

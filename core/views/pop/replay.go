@@ -117,6 +117,8 @@ type waits struct {
 	spill           *mpi.Spill
 	waitOn, publish []edges // by resource
 	edges           uint32
+	// cancel, once closed, stops the replay (Options.Cancel).
+	cancel <-chan struct{}
 }
 
 // edges are the edges of a resource's calls, in a spool.
@@ -242,11 +244,15 @@ func (w *waits) replay(in replayInput) (*Ideal, error) {
 			done++
 		}
 	}
+	look := trace.Looker{Cancel: w.cancel}
 	for moved := true; moved && done < n; {
 		moved = false
 		for r := range n {
 			cr := &cur[r]
 			for cr.has {
+				if err := look.Stopped(1); err != nil {
+					return nil, err
+				}
 				j, c := cr.pos, &cr.call
 				if !cr.entered {
 					burst := c.Enter - cr.prev

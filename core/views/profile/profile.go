@@ -73,6 +73,10 @@ type Options struct {
 	// empty).
 	StateTypes []string
 	By         By
+	// Cancel, once closed, stops Compute (while it replays the trace)
+	// and Result, which return trace.ErrComputationCanceled and no
+	// result. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // Sum is the time of one state name in one process.
@@ -157,7 +161,9 @@ func New(opt Options) *Accumulator {
 // Compute profiles a trace held in memory.
 func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	a := New(opt)
-	t.Replay(a)
+	if err := t.ReplayCancel(a, opt.Cancel); err != nil {
+		return nil, err
+	}
 	return a.Result()
 }
 
@@ -295,6 +301,10 @@ func (a *Accumulator) Result() (*Result, error) {
 	if !a.finished {
 		return nil, fmt.Errorf("profile: the trace has not finished")
 	}
+	look := trace.Looker{Cancel: a.opt.Cancel}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
 	for _, name := range a.opt.StateTypes {
 		if !slices.ContainsFunc(a.types, func(t typeInfo) bool { return t.kind == trace.KindState && t.name == name }) {
 			return nil, errs.Argument("state_types", "the trace has no state type %q", name)
@@ -314,6 +324,9 @@ func (a *Accumulator) Result() (*Result, error) {
 	}
 	byName := make([]map[int32]Sum, len(a.names))
 	for _, c := range a.cells {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		if byName[c.name] == nil {
 			byName[c.name] = map[int32]Sum{}
 		}

@@ -50,6 +50,10 @@ type Options struct {
 	// resource. Empty: the collective operations, or where there are
 	// none the first of DefaultIterations found on two resources.
 	Iteration string
+	// Cancel, once closed, stops Compute (while it replays the trace)
+	// and Result, which return trace.ErrComputationCanceled and no
+	// result. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // DefaultIterations are the patterns a trace without collective
@@ -147,7 +151,9 @@ func Compute(t *trace.Trace, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Replay(a)
+	if err := t.ReplayCancel(a, opt.Cancel); err != nil {
+		return nil, err
+	}
 	return a.Result()
 }
 
@@ -251,6 +257,10 @@ func (a *Accumulator) Result() (*Result, error) {
 	if !a.done {
 		return nil, fmt.Errorf("stragglers: the trace has not finished")
 	}
+	look := &trace.Looker{Cancel: a.opt.Cancel}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
 	r := &Result{Start: a.start, End: a.end}
 	if a.mpi != nil {
 		run, err := a.mpi.Run()
@@ -261,7 +271,13 @@ func (a *Accumulator) Result() (*Result, error) {
 		for _, res := range run.Resources {
 			r.Resources = append(r.Resources, res.Path)
 		}
+		if err := look.Stopped(0); err != nil { // after the calls' pass
+			return nil, err
+		}
 		for _, c := range run.Collectives {
+			if err := look.Stopped(len(c.Members)); err != nil {
+				return nil, err
+			}
 			in := Instance{Name: run.Names[c.Name], Group: run.Comms[c.Comm]}
 			for _, m := range c.Members {
 				in.Members = append(in.Members, m.Resource)
@@ -274,19 +290,19 @@ func (a *Accumulator) Result() (*Result, error) {
 		}
 		for p, iters := range a.iters {
 			if len(iters) >= 2 {
-				return a.iterations(p, &Result{Start: a.start, End: a.end})
+				return a.iterations(p, &Result{Start: a.start, End: a.end}, look)
 			}
 		}
 		return nil, errs.Argument("trace", "no collective operation in this trace (MPI calls named MPI_Allreduce, "+
 			"MPI_Barrier...), nor NCCL kernels or ProfilerStep iterations on two resources: give iteration= a "+
 			"pattern of state names whose instances synchronise the resources")
 	}
-	return a.iterations(0, r)
+	return a.iterations(0, r, look)
 }
 
 // iterations completes r with the instances of the states matching
 // pattern p: the k-th of each resource.
-func (a *Accumulator) iterations(p int, r *Result) (*Result, error) {
+func (a *Accumulator) iterations(p int, r *Result, look *trace.Looker) (*Result, error) {
 	r.Mode, r.Iteration = "iterations", a.patterns[p]
 	ids := make([]int32, 0, len(a.iters[p]))
 	for id := range a.iters[p] {
@@ -297,6 +313,9 @@ func (a *Accumulator) iterations(p int, r *Result) (*Result, error) {
 	for _, id := range ids {
 		r.Resources = append(r.Resources, a.path(id))
 		its := a.iters[p][id]
+		if err := look.Stopped(len(its)); err != nil { // sorted
+			return nil, err
+		}
 		slices.SortStableFunc(its, func(x, y iteration) int { return cmp.Compare(x.start, y.start) })
 		most = max(most, len(its))
 	}
@@ -307,6 +326,9 @@ func (a *Accumulator) iterations(p int, r *Result) (*Result, error) {
 	lanes := a.lanes(ids)
 	for _, lane := range lanes {
 		for k := range most {
+			if err := look.Stopped(len(lane)); err != nil {
+				return nil, err
+			}
 			in := Instance{}
 			for _, i := range lane {
 				its := a.iters[p][ids[i]]

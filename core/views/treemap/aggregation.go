@@ -55,24 +55,6 @@ type Options struct {
 	Cancel <-chan struct{}
 }
 
-// looker looks at a Cancel channel once every trace.StopEvery items of
-// work, so that a loop whose items differ in size (a node of many leaves
-// and slices, one of a single cell) looks as often per unit of work.
-type looker struct {
-	cancel <-chan struct{}
-	items  int
-}
-
-// stopped counts items more done and returns
-// trace.ErrComputationCanceled once the channel is closed.
-func (k *looker) stopped(items int) error {
-	if k.items += items; k.items < trace.StopEvery {
-		return nil
-	}
-	k.items = 0
-	return trace.Stopped(k.cancel)
-}
-
 // Cell is one rectangle of the treemap of an aggregation.
 type Cell struct {
 	Node   int32 // hierarchy node
@@ -177,13 +159,14 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 	// root.
 	shown := make([]bool, n)
 	aggregated := make([]bool, n)
-	look := &looker{cancel: opt.Cancel}
-	if err := trace.Stopped(opt.Cancel); err != nil {
+	// The first look is at once: a closed channel lays out nothing.
+	look := &trace.Looker{Cancel: opt.Cancel}
+	if err := look.Stopped(0); err != nil {
 		return nil, err
 	}
 	first, last := int32(m.Slices), int32(-1)
 	for _, p := range part.Parts {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		if p.Node < 0 || int(p.Node) >= tree.Len() || p.First < 0 || p.Last < p.First || int(p.Last) >= m.Slices {
@@ -221,7 +204,7 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 		}
 	}
 	for l := n - 1; l >= 0; l-- {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		if !shown[l] {
@@ -242,7 +225,7 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 		}
 		v := int32(l) + root
 		for leaf := tree.LeafLo[v]; leaf < tree.LeafHi[v]; leaf++ {
-			if err := look.stopped(int(last - first + 1)); err != nil {
+			if err := look.Stopped(int(last - first + 1)); err != nil {
 				return nil, err
 			}
 			for k := first; k <= last; k++ {
@@ -307,7 +290,7 @@ func OfPartition(m *micro.Model, part *aggregate.Partition, opt Options) (*Map, 
 	tm.Means = make([]float64, int(cells)*states)
 	window := float64(last - first + 1)
 	for l := range n {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		i := index[l]

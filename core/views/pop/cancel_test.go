@@ -1,0 +1,33 @@
+package pop
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/formats"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
+)
+
+// TestCanceled: with its Cancel closed, Compute stops in the replay of
+// the trace, and Result, once the trace is in, at its first look; both
+// return trace.ErrComputationCanceled and no result. With Cancel open
+// the result is the one computed without it.
+func TestCanceled(t *testing.T) {
+	tr, err := formats.ReadFile("../../../testdata/critpath/cp_delay.trace", "paje")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(got, want *Run) bool {
+		// Printed, not reflect.DeepEqual: the counters a trace lacks are NaN.
+		return fmt.Sprintf("%+v", *got) == fmt.Sprintf("%+v", *want)
+	}
+	tracetest.Canceled(t, "Compute", func(cancel <-chan struct{}) (*Run, error) {
+		return Compute(tr, Options{Cancel: cancel})
+	}, same)
+	tracetest.Canceled(t, "Result", func(cancel <-chan struct{}) (*Run, error) {
+		a := New(Options{Cancel: cancel})
+		defer a.Close()
+		tr.Replay(a) // to its end: the looks are Result's
+		return a.Result()
+	}, same)
+}
