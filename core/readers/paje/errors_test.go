@@ -135,3 +135,33 @@ func write(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestEventsOutOfOrderAcrossTypes: PajeNG checks the order of events per
+// container and type, so a variable set at 0.5 s after a state set at
+// 1 s on the same container is read. The trace ends at its latest event
+// (1 s), where PajeNG ends it at the last line's date and pj_dump prints
+// the state with a negative duration; a container destroyed before its
+// child's events is an error, as PajeNG's own destroy is.
+func TestEventsOutOfOrderAcrossTypes(t *testing.T) {
+	tr := trace.New()
+	if err := Decode(strings.NewReader(miniHeader+"3 1 p1 S a\n5 0.5 p1 V 2\n"), "late.trace", 0, tr, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if tr.End != trace.Second || tr.States.Len() != 1 || tr.Variables.Len() != 1 {
+		t.Fatalf("end %s, %d states, %d variables; want 1 s, 1 and 1", tr.End, tr.States.Len(), tr.Variables.Len())
+	}
+	if st, v := tr.States.At(0), tr.Variables.At(0); st.Start != trace.Second || st.End != trace.Second ||
+		v.Start != trace.Second/2 || v.End != trace.Second || v.Value != 2 {
+		t.Fatalf("state %+v, variable %+v; want the state [1, 1] s, the variable 2 on [0.5, 1] s", st, v)
+	}
+
+	destroy := "%EventDef PajeDestroyContainer 6\n% Time date\n% Type string\n% Name string\n%EndEventDef\n"
+	input := strings.Replace(miniHeader, "0 P 0", destroy+"0 P 0", 1) +
+		"0 T P \"Thread\"\n2 TS T \"TState\"\n1 0 t1 T p1 \"t1\"\n3 1 t1 TS a\n6 0.5 P p1\n"
+	err := Decode(strings.NewReader(input), "destroyed.trace", 0, trace.New(), Options{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != "destroyed.trace" ||
+		!strings.Contains(err.Error(), `the trace is not time-ordered: container "t1" ends at 0.500000000 s, before its event at 1.000000000 s`) {
+		t.Fatalf("got %v, want a format error of destroyed.trace saying t1 ends before its event", err)
+	}
+}

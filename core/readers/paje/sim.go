@@ -2,6 +2,7 @@ package paje
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -509,10 +510,33 @@ func (s *simulator) destroyEvent(f *eventFields) error {
 	return s.destroy(id, at)
 }
 
+// latestOpen is the latest start of the states and variables still open
+// in container c (trace.Time's minimum if none).
+func (s *simulator) latestOpen(c *container) trace.Time {
+	late := trace.Time(math.MinInt64)
+	for _, sl := range c.slots {
+		for d := range int(sl.depth) {
+			late = max(late, sl.state(d).start)
+		}
+		if sl.hasLast && s.kindOf(sl.typ) == trace.KindVariable {
+			late = max(late, sl.varStart)
+		}
+	}
+	return late
+}
+
 // destroy ends container id and its descendants at instant at, closing
 // everything still open in them.
 func (s *simulator) destroy(id int32, at trace.Time) error {
 	c := s.containers[id]
+	if late := s.latestOpen(c); !c.destroyed && at < late {
+		// The container (a descendant of the one the file destroys, or one
+		// with events of several types out of order) has a state or a
+		// variable open since after that instant: it would end before it
+		// begins.
+		return s.failf("the trace is not time-ordered: container %s ends at %s s, before its event at %s s",
+			errs.QuoteBytes([]byte(c.name)), at, late)
+	}
 	if !c.destroyed {
 		c.destroyed, c.last = true, at
 		for _, sl := range c.slots {
@@ -591,6 +615,17 @@ func (s *simulator) finish() error {
 	at := s.lastKnown
 	if !s.timed {
 		at = 0
+	}
+	// PajeNG checks the order of events per container and type only: a
+	// variable set at 0.5 s after a state set at 1 s on the same container
+	// is read. Ending the trace at its last line's date, as PajeNG does,
+	// would end that state before it begins (pj_dump prints a negative
+	// duration); it ends at its latest event instead, which is the last
+	// line's date in every trace in time order.
+	for _, c := range s.containers {
+		if !c.destroyed {
+			at = max(at, s.latestOpen(c))
+		}
 	}
 	end := at
 	if s.containers[0].destroyed {
