@@ -22,8 +22,8 @@ import (
 // the model Stream or Build give on the whole trace.
 //
 // Definitions are matched across partials by what they are, not by their
-// indices: a type by its kind, name, alias and parent type, a value by
-// its type, name, alias and category, a container by its path (its
+// indices: a type by its kind, name, alias, parent type and role, a
+// value by its type, name, alias, category and role, a container by its path (its
 // ancestors' names and aliases, its type, and its rank among the siblings
 // of that name). The model's order of categories and resources follows
 // the order of definitions, which Merge rebuilds as the whole trace's
@@ -331,7 +331,9 @@ func (m *merger) types(parts []*Partial, maps []idMaps) {
 		t := parts[d.part].Types[d.item]
 		ids := maps[d.part].types
 		t.Parent, t.Start, t.End = ref(ids, t.Parent), ref(ids, t.Start), ref(ids, t.End)
-		key := fmt.Sprintf("%d\x00%s\x00%s\x00%d\x00%d\x00%d", t.Kind, t.Name, t.Alias, t.Parent, t.Start, t.End)
+		// The key of partition's runs (runSink), so that the parts add up
+		// to the trace it reads.
+		key := fmt.Sprintf("%d\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d", t.Kind, t.Name, t.Alias, t.Parent, t.Start, t.End, t.Role)
 		id, ok := m.typeIDs[key]
 		if !ok {
 			id = int32(len(m.out.Types))
@@ -356,7 +358,7 @@ func (m *merger) values(parts []*Partial, maps []idMaps) {
 	for _, d := range m.sorted(n, first, late) {
 		v := parts[d.part].Values[d.item]
 		v.Type = ref(maps[d.part].types, v.Type)
-		key := fmt.Sprintf("%d\x00%s\x00%s\x00%s", v.Type, v.Name, v.Alias, v.Category)
+		key := fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%d", v.Type, v.Name, v.Alias, v.Category, v.Role)
 		id, ok := m.valueIDs[key]
 		if !ok {
 			id = int32(len(m.out.Values))

@@ -15,8 +15,10 @@ const RunType = "Run"
 // runSink passes the traces of several files, one after the other, to
 // one sink as one trace: each file's hierarchy goes under a container of
 // type RunType, and the types and values that files share (same kind,
-// name, alias and parent; same type, name, alias and category) are
-// defined once, so that a state type of every rank is one type.
+// name, alias, parent and role; same type, name, alias, category and
+// role) are defined once, so that a state type of every rank is one type;
+// the role is in the key so that a file keeps what its reader said of a
+// type (trace.Role) where another format names one the same.
 type runSink struct {
 	out      trace.Sink
 	runType  int32
@@ -40,7 +42,7 @@ func newRunSink(out trace.Sink) *runSink {
 }
 
 func (r *runSink) defineType(t trace.Type) int32 {
-	key := fmt.Sprintf("%d\x00%s\x00%s\x00%d\x00%d\x00%d", t.Kind, t.Name, t.Alias, t.Parent, t.Start, t.End)
+	key := fmt.Sprintf("%d\x00%s\x00%s\x00%d\x00%d\x00%d\x00%d", t.Kind, t.Name, t.Alias, t.Parent, t.Start, t.End, t.Role)
 	if id, ok := r.types[key]; ok {
 		return id
 	}
@@ -78,7 +80,7 @@ func (r *runSink) DefineType(t trace.Type) {
 
 func (r *runSink) DefineValue(v trace.Value) {
 	v.Type = ref(r.typeOf, v.Type)
-	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s", v.Type, v.Name, v.Alias, v.Category)
+	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%d", v.Type, v.Name, v.Alias, v.Category, v.Role)
 	id, ok := r.values[key]
 	if !ok {
 		id = r.nValues

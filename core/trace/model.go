@@ -80,7 +80,7 @@ type Value struct {
 	Color  string
 	Quoted bool // the file wrote Name between double quotes (see Type.Quoted)
 	// Role tells what the value stands for where the format's conventions
-	// say it (RoleOff, RoleRoot); RoleNone otherwise. (Beside Quoted, it
+	// say it (RoleOff, RoleRoot, RoleUseful); RoleNone otherwise. (Beside Quoted, it
 	// takes no room of its own.)
 	Role Role
 	// Category groups values across names, when the format has such a
