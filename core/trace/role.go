@@ -20,6 +20,11 @@ const (
 	// together in one trace), whose communicators are numbered apart: the
 	// RoleCommunicator events of one name communicators local to it.
 	RoleApplication
+	// RoleAsyncLane: each top-level state of a container is an operation
+	// of its own, which does not depend on the one before it on the
+	// container (the Chrome reader's async lanes, where the operations of
+	// different async ids follow one another).
+	RoleAsyncLane
 )
 
 // The roles of event types: calls recorded as events, and what the
@@ -55,6 +60,16 @@ const (
 	// programming model (OpenMP's parallel regions, barriers, tasks); an
 	// event whose value has the role RoleOff leaves it.
 	RoleParallelConstruct
+	// RoleLaunch: a link goes from a call (a kernel launch, a copy...) to
+	// the start of the GPU operation the call enqueued.
+	RoleLaunch
+	// RoleLaunchSynced: RoleLaunch, from a tracer that records the
+	// synchronisations on the GPU side too when it records any
+	// (Kineto's): an analysis may then link them to their calls.
+	RoleLaunchSynced
+	// RoleEventWait: a link goes from the stream a GPU event was recorded
+	// on, at the record, to the synchronisation that waits for the event.
+	RoleEventWait
 )
 
 // The roles of values.
@@ -68,6 +83,11 @@ const (
 	// RoleUseful: a state of this value is useful computation, as its
 	// tool measured it (Extrae's Running).
 	RoleUseful
+	// RoleLaunchFlow: a link of this value is a launch from a tracer
+	// that records the GPU's synchronisations (RoleLaunchSynced), whatever
+	// its type's role: the Chrome reader's flows are one type, and only
+	// their categories tell Kineto's launches from other flows.
+	RoleLaunchFlow
 )
 
 // IsThread tells whether the containers of type t are threads of their
