@@ -88,7 +88,35 @@ const (
 	// its type's role: the Chrome reader's flows are one type, and only
 	// their categories tell Kineto's launches from other flows.
 	RoleLaunchFlow
+	// RoleMeasurement: a state of this value is the measurement system's
+	// own work (Score-P's buffer flushes, its measurement off), not the
+	// program's computation.
+	RoleMeasurement
+	// RoleParallelRegion: a state of this value is inside a construct of
+	// a parallel programming model (OpenMP's parallel regions and the
+	// bodies the compilers outline for them), where the thread computes.
+	RoleParallelRegion
+	// RoleParallelWait: a state of this value is a construct where the
+	// thread waits or synchronises rather than computes (OpenMP's
+	// barriers, taskwaits, locks).
+	RoleParallelWait
+	// RoleParallelIdle: a state of this value is a thread of a parallel
+	// programming model idle or waiting outside any construct.
+	RoleParallelIdle
 )
+
+// OutlinedParallelBody tells whether name is a compiler's name for the
+// body of an OpenMP parallel region it outlined into a function (GCC's
+// "f._omp_fn.N", Clang's ".omp_outlined."): the compilers', not a
+// format's, convention, which the readers of function names share.
+func OutlinedParallelBody(name string) bool {
+	for _, w := range [...]string{"._omp_fn.", ".omp_outlined.", "__omp_outlined__"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsThread tells whether the containers of type t are threads of their
 // parent: its reader says so (RoleThread), or, for the formats whose files
