@@ -20,6 +20,11 @@ const (
 	// together in one trace), whose communicators are numbered apart: the
 	// RoleCommunicator events of one name communicators local to it.
 	RoleApplication
+	// RoleAsyncLane: each top-level state of a container is an operation
+	// of its own, which does not depend on the one before it on the
+	// container (the Chrome reader's async lanes, where the operations of
+	// different async ids follow one another).
+	RoleAsyncLane
 )
 
 // The roles of event types: calls recorded as events, and what the
@@ -55,6 +60,16 @@ const (
 	// programming model (OpenMP's parallel regions, barriers, tasks); an
 	// event whose value has the role RoleOff leaves it.
 	RoleParallelConstruct
+	// RoleLaunch: a link goes from a call (a kernel launch, a copy...) to
+	// the start of the GPU operation the call enqueued.
+	RoleLaunch
+	// RoleLaunchSynced: RoleLaunch, from a tracer that records the
+	// synchronisations on the GPU side too when it records any
+	// (Kineto's): an analysis may then link them to their calls.
+	RoleLaunchSynced
+	// RoleEventWait: a link goes from the stream a GPU event was recorded
+	// on, at the record, to the synchronisation that waits for the event.
+	RoleEventWait
 )
 
 // The roles of values.
@@ -68,7 +83,40 @@ const (
 	// RoleUseful: a state of this value is useful computation, as its
 	// tool measured it (Extrae's Running).
 	RoleUseful
+	// RoleLaunchFlow: a link of this value is a launch from a tracer
+	// that records the GPU's synchronisations (RoleLaunchSynced), whatever
+	// its type's role: the Chrome reader's flows are one type, and only
+	// their categories tell Kineto's launches from other flows.
+	RoleLaunchFlow
+	// RoleMeasurement: a state of this value is the measurement system's
+	// own work (Score-P's buffer flushes, its measurement off), not the
+	// program's computation.
+	RoleMeasurement
+	// RoleParallelRegion: a state of this value is inside a construct of
+	// a parallel programming model (OpenMP's parallel regions and the
+	// bodies the compilers outline for them), where the thread computes.
+	RoleParallelRegion
+	// RoleParallelWait: a state of this value is a construct where the
+	// thread waits or synchronises rather than computes (OpenMP's
+	// barriers, taskwaits, locks).
+	RoleParallelWait
+	// RoleParallelIdle: a state of this value is a thread of a parallel
+	// programming model idle or waiting outside any construct.
+	RoleParallelIdle
 )
+
+// OutlinedParallelBody tells whether name is a compiler's name for the
+// body of an OpenMP parallel region it outlined into a function (GCC's
+// "f._omp_fn.N", Clang's ".omp_outlined."): the compilers', not a
+// format's, convention, which the readers of function names share.
+func OutlinedParallelBody(name string) bool {
+	for _, w := range [...]string{"._omp_fn.", ".omp_outlined.", "__omp_outlined__"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsThread tells whether the containers of type t are threads of their
 // parent: its reader says so (RoleThread), or, for the formats whose files

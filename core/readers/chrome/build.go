@@ -51,10 +51,12 @@ func (c *collector) build(file string, sink trace.Sink) error {
 	}
 	e.defineTypes(len(links) > 0, len(lost) > 0, &async)
 	if len(launches) > 0 {
-		e.correlation = e.define(trace.Type{Name: "Correlation", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+		e.correlation = e.define(trace.Type{Name: "Correlation", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread,
+			Role: trace.RoleLaunchSynced})
 	}
 	if len(waits) > 0 {
-		e.eventWait = e.define(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread})
+		e.eventWait = e.define(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: e.thread, End: e.thread,
+			Role: trace.RoleEventWait})
 	}
 	e.createContainers(async.groups)
 	e.states()
@@ -241,6 +243,7 @@ type emitter struct {
 	counters                                             []int32
 
 	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
+	launchValues     map[int32]int32    // interned name -> the value of Kineto's launch flows of that name (launchFlowValue)
 	recentValues     [valueSlots]recentValue
 	nValues          int32
 	nStates, nEvents int
@@ -268,7 +271,10 @@ func (e *emitter) defineTypes(links, lostFlows bool, async *asyncResult) {
 	e.state, e.instant, e.procInstant, e.global, e.flow, e.lostFlow = trace.None, trace.None, trace.None, trace.None, trace.None, trace.None
 	e.track, e.asyncSlice, e.asyncInstant, e.asyncStep = trace.None, trace.None, trace.None, trace.None
 	if len(c.tracks) > 0 {
-		e.track = kindOf("Async track", trace.KindContainer, e.process)
+		// Each top-level slice of a lane is an operation of its own async
+		// id, whatever came before it on the lane.
+		e.track = e.define(trace.Type{Name: "Async track", Kind: trace.KindContainer, Parent: e.process, Start: trace.None, End: trace.None,
+			Role: trace.RoleAsyncLane})
 	}
 	for _, t := range c.threads {
 		if t.slices.len() > 0 {
@@ -348,6 +354,23 @@ func (e *emitter) value(typ, name, cat int32) int32 {
 		v = e.defineValue(k)
 	}
 	*slot = recentValue{k, v + 1}
+	return v
+}
+
+// launchFlowValue returns the value of the Flow type named name that
+// Kineto's launch flows (isLaunchFlow) have: trace.RoleLaunchFlow, apart
+// from the value of other flows of that name.
+func (e *emitter) launchFlowValue(name int32) int32 {
+	if v, ok := e.launchValues[name]; ok {
+		return v
+	}
+	v := e.nValues
+	e.nValues++
+	if e.launchValues == nil {
+		e.launchValues = map[int32]int32{}
+	}
+	e.launchValues[name] = v
+	e.sink.DefineValue(trace.Value{Type: e.flow, Name: e.c.strs.str(name), Role: trace.RoleLaunchFlow})
 	return v
 }
 
@@ -663,7 +686,11 @@ func (e *emitter) flows(links []link, lost []unmatched) {
 		if from.cat != none {
 			key = c.strs.str(from.cat) + ":" + key
 		}
-		e.sink.Link(trace.Link{Container: 0, Type: e.flow, Value: e.value(e.flow, from.name, none),
+		value := e.value(e.flow, from.name, none)
+		if c.isLaunchFlow(from) {
+			value = e.launchFlowValue(from.name)
+		}
+		e.sink.Link(trace.Link{Container: 0, Type: e.flow, Value: value,
 			Start: from.at, End: to.at, From: cont(from), To: cont(to), Key: key, Size: math.NaN()})
 	}
 	for _, u := range lost {
@@ -690,6 +717,19 @@ type gpuLink struct {
 // operations, whose id is the correlation id: ac2g, and async_cpu_to_gpu
 // before PyTorch 1.13.
 var launchFlows = map[string]bool{"ac2g": true, "async_cpu_to_gpu": true}
+
+// isLaunchFlow tells whether the flow point p starts one of Kineto's
+// flows from a call to the GPU operation it enqueued, whose category
+// changed with PyTorch's releases: ac2g since 1.13, async_cpu_to_gpu
+// before (launchFlows), and in the first releases (1.8, 1.9) the general
+// category async, the flow named "launch".
+func (c *collector) isLaunchFlow(p *flowPoint) bool {
+	if p.cat == none {
+		return false
+	}
+	cat := c.strs.str(p.cat)
+	return launchFlows[cat] || cat == "async" && c.strs.str(p.name) == "launch"
+}
 
 // correlate draws the links the correlation ids of Kineto's GPU events
 // give, as Holistic Trace Analysis reads them:

@@ -98,7 +98,8 @@
 //     step" events valued by args.step when given. The tracks are shown
 //     as Perfetto and the trace viewer show them: grouped by the process
 //     and name of their first event in the file, each group packed into
-//     lanes, containers of type "Async track" under the process, "<name>"
+//     lanes, containers of type "Async track" (of role
+//     trace.RoleAsyncLane) under the process, "<name>"
 //     then "<name> (overlap lane k)"; a group named as a thread of its
 //     process is "<name> (async)" (or "(async 2)"... where that is
 //     taken), so that no two containers share a path. A track's operations (a top-level
@@ -115,14 +116,17 @@
 //   - s, t, f (flows), and the flow_in / flow_out flags with bind_id on X
 //     events (Perfetto's form): links of type "Flow" between threads,
 //     declared in the root container, valued by the flow name, with Key
-//     "cat:id" (see Flows).
+//     "cat:id" (see Flows). Kineto's launch flows (categories ac2g,
+//     async_cpu_to_gpu, and async for the flows named "launch") have
+//     values of role trace.RoleLaunchFlow, apart from the values of other
+//     flows of the same name.
 //   - X events of Kineto's GPU categories, by their args.correlation:
-//     links of type "Correlation" from a runtime or driver call
+//     links of type "Correlation" (role trace.RoleLaunchSynced) from a runtime or driver call
 //     (cuda_runtime, cuda_driver) to each GPU operation or
 //     synchronisation (kernel, gpu_memcpy, gpu_memset, cuda_sync) of its
 //     correlation id, where no matched launch flow (ac2g,
 //     async_cpu_to_gpu) of that id exists, valued by the call's name; and
-//     links of type "CUDA event wait" from the stream a cudaEventRecord
+//     links of type "CUDA event wait" (role trace.RoleEventWait) from the stream a cudaEventRecord
 //     call recorded on (args.wait_on_stream), at the call's start, to the
 //     synchronisation that waits for it (its
 //     args.wait_on_cuda_event_record_corr_id). Key: the correlation id.

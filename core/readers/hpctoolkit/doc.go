@@ -51,7 +51,9 @@
 // share the states of that prefix, so each frame becomes one state per run
 // of samples through it, of type "Procedure", valued by the function name,
 // with Depth its depth in the path: the states nest as the boxes of a
-// flame chart. A sample in context 0 (the thread idle) ends every state;
+// flame chart. The placeholders of its OMPT support for an idle or waiting
+// OpenMP thread ("<omp idle>"...) have the role trace.RoleParallelIdle,
+// the compilers' outlined parallel bodies trace.RoleParallelRegion. A sample in context 0 (the thread idle) ends every state;
 // a sample in a context the tree does not list is taken as idle and
 // counted (trace.Notes.Skip).
 //

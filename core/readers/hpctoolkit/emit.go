@@ -1,6 +1,8 @@
 package hpctoolkit
 
 import (
+	"strings"
+
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -99,7 +101,7 @@ func (b *builder) value(typ int32, name string) int32 {
 	if v, ok := b.values[k]; ok {
 		return v
 	}
-	b.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	b.sink.DefineValue(trace.Value{Type: typ, Name: name, Role: frameRole(name)})
 	v := b.nValues
 	b.nValues++
 	b.values[k] = v
@@ -177,4 +179,19 @@ func (l *flame) close(t trace.Time, keep int) {
 type lineStat struct {
 	container int32
 	samples   int64
+}
+
+// frameRole returns the role of the frames named name: the placeholders
+// of HPCToolkit's OMPT support for an OpenMP thread idle or waiting
+// outside a construct ("<omp idle>", "<omp barrier wait>"..., but "<omp
+// tool ...>", the tool's own), and the bodies the compilers outline for
+// parallel regions.
+func frameRole(name string) trace.Role {
+	switch {
+	case strings.HasPrefix(name, "<omp ") && !strings.HasPrefix(name, "<omp tool"):
+		return trace.RoleParallelIdle
+	case trace.OutlinedParallelBody(name):
+		return trace.RoleParallelRegion
+	}
+	return trace.RoleNone
 }

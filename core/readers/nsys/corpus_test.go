@@ -277,6 +277,10 @@ func checkLinks(t *testing.T, path string, tr *trace.Trace) {
 		if tr.TypeName(l.Type) == typeWait {
 			continue
 		}
+		// The analyses know the launches by their role, not their name.
+		if r := tr.Types[l.Type].Role; r != trace.RoleLaunch {
+			t.Fatalf("launch type: role %d, want %d", r, trace.RoleLaunch)
+		}
 		if tr.TypeName(tr.Containers[l.From].Type) != "Thread" || tr.TypeName(tr.Containers[l.To].Type) != "Stream" || l.End < l.Start {
 			t.Fatalf("link %+v", l)
 		}

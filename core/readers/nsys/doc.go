@@ -10,12 +10,13 @@
 //     OS runtime and NVTX ranges on threads; CUDA kernel, NCCL kernel,
 //     CUDA memcpy and CUDA memset on streams. NVTX ranges get one state
 //     type per kind (push/pop, start/end) and domain.
-//   - Links "CUDA launch" from an API call to the GPU work of the same
+//   - Links "CUDA launch" (role trace.RoleLaunch) from an API call to the GPU work of the same
 //     correlation id; point events "NVTX mark".
 //   - CUPTI's synchronisation records: states "CUDA synchronization" on
 //     their stream, named as Kineto names them ("Stream Sync", "Event
 //     Sync", "Stream Wait Event", "Context Sync"), launched by their call;
-//     the waits for a CUDA event get a link "CUDA event wait" from the
+//     the waits for a CUDA event get a link "CUDA event wait" (role
+//     trace.RoleEventWait) from the
 //     stream the event was recorded on (CUPTI_ACTIVITY_KIND_CUDA_EVENT).
 //
 // Times are the database's integer nanoseconds, unchanged. States of one

@@ -237,7 +237,7 @@ func (e *emitter) links() {
 		}
 		if typ == trace.None {
 			typ = e.define(trace.Type{Name: typeLaunch, Kind: trace.KindLink, Parent: trace.None,
-				Start: e.contType[kThread], End: e.contType[kStream]})
+				Start: e.contType[kThread], End: e.contType[kStream], Role: trace.RoleLaunch})
 		}
 		v, ok := values[op.what]
 		if !ok {
@@ -293,7 +293,7 @@ func (e *emitter) waits() {
 		}
 		if typ == trace.None {
 			typ = e.define(trace.Type{Name: typeWait, Kind: trace.KindLink, Parent: trace.None,
-				Start: e.contType[kStream], End: e.contType[kStream]})
+				Start: e.contType[kStream], End: e.contType[kStream], Role: trace.RoleEventWait})
 			value = e.defineValue(typ, "cudaEventRecord")
 		}
 		e.sink.Link(trace.Link{Container: 0, Type: typ, Value: value, Start: trace.Time(api.start), End: trace.Time(w.start),

@@ -506,6 +506,10 @@ INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (1, 2, 0, 1, 4294967295, 
 	var got []string
 	for _, l := range tr.Links.All() {
 		if tr.TypeName(l.Type) == typeWait {
+			// The analyses know the waits by their role, not their name.
+			if r := tr.Types[l.Type].Role; r != trace.RoleEventWait {
+				t.Errorf("event wait type: role %d, want %d", r, trace.RoleEventWait)
+			}
 			got = append(got, fmt.Sprintf("%s %d->%d key %s", tr.Containers[l.From].Name, l.Start, l.End, l.Key))
 		}
 	}

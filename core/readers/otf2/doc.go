@@ -54,7 +54,13 @@
 //   - Enter and Leave records become states of type "Region", whose values
 //     are region names, categorised by the region's paradigm as OTF2
 //     names it ("MPI", "USER", "COMPILER", "OPENMP", "MEASUREMENT_SYSTEM"...;
-//     none for archives older than OTF2 1.1, which do not say); Depth is the nesting level (0 outermost) and Order
+//     none for archives older than OTF2 1.1, which do not say), with the
+//     roles POP reads (trace.Role): trace.RoleMeasurement for the
+//     measurement system's regions (its paradigm, or Score-P's "TRACE
+//     BUFFER FLUSH", "MEASUREMENT OFF"), trace.RoleParallelWait for
+//     OpenMP's waits (barriers, taskwaits, locks, flushes),
+//     trace.RoleParallelRegion for its other regions and the compilers'
+//     outlined parallel bodies; Depth is the nesting level (0 outermost) and Order
 //     the rank of the Enter on its location. A Leave closes the innermost
 //     open region even when it names another one (hand-instrumented
 //     programs do that); a Leave with no open region is an error. Regions

@@ -2,6 +2,8 @@ package otf2
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -70,24 +72,71 @@ func (s *symbols) value(typ int32, name string) int32 { return s.categorized(typ
 // categorized returns the value of type typ named name in category
 // category: values of one name in several categories are distinct.
 func (s *symbols) categorized(typ int32, name, category string) int32 {
-	return s.aliased(typ, name, category, "")
+	return s.define(valueKey{typ, name, category, ""}, trace.RoleNone)
+}
+
+// region returns the value of the regions named name of the paradigm
+// named paradigm in the state type typ, with the role their paradigm and
+// name give it (regionRole).
+func (s *symbols) region(typ int32, name, paradigm string) int32 {
+	return s.define(valueKey{typ, name, paradigm, ""}, regionRole(name, paradigm))
 }
 
 // aliased returns the value of type typ named name in category category
 // with alias alias: values that differ by alias alone are distinct.
 func (s *symbols) aliased(typ int32, name, category, alias string) int32 {
-	k := valueKey{typ, name, category, alias}
+	role := trace.RoleNone
+	if alias == collectiveRootAlias {
+		role = trace.RoleRoot
+	}
+	return s.define(valueKey{typ, name, category, alias}, role)
+}
+
+// define returns the value k, delivered with role role when first met.
+func (s *symbols) define(k valueKey, role trace.Role) int32 {
 	if id, ok := s.values[k]; ok {
 		return id
 	}
 	id := int32(len(s.values))
 	s.values[k] = id
-	v := trace.Value{Type: typ, Name: name, Category: category, Alias: alias}
-	if alias == collectiveRootAlias {
-		v.Role = trace.RoleRoot
-	}
-	s.sink.DefineValue(v)
+	s.sink.DefineValue(trace.Value{Type: k.typ, Name: k.name, Category: k.category, Alias: k.alias, Role: role})
 	return id
+}
+
+// The paradigms (OTF2_PARADIGM_...) whose regions have roles.
+const (
+	paradigmOpenMP      = "OPENMP"
+	paradigmMeasurement = "MEASUREMENT_SYSTEM"
+)
+
+// measurementRegions are the regions of the measurement system itself,
+// whatever paradigm the archive gives them: Score-P's buffer flushes and
+// the intervals its measurement was off.
+var measurementRegions = map[string]bool{"TRACE BUFFER FLUSH": true, "MEASUREMENT OFF": true, "BUFFER FLUSH": true}
+
+// openMPWaits are the words naming the OpenMP regions (Score-P's
+// "!$omp implicit barrier @file:line"...) where a thread waits or
+// synchronises rather than computes.
+var openMPWaits = []string{"barrier", "taskwait", "taskgroup", "omp_set_lock", "omp_set_nest_lock", "flush"}
+
+// regionRole returns the role of the regions named name of the paradigm
+// named paradigm: the measurement system's own, OpenMP's constructs and
+// waits, and the bodies the compilers outline for parallel regions
+// (Score-P's compiler instrumentation records them).
+func regionRole(name, paradigm string) trace.Role {
+	switch {
+	case paradigm == paradigmMeasurement || measurementRegions[strings.ToUpper(name)]:
+		return trace.RoleMeasurement
+	case paradigm == paradigmOpenMP:
+		lower := strings.ToLower(name)
+		if slices.ContainsFunc(openMPWaits, func(w string) bool { return strings.Contains(lower, w) }) {
+			return trace.RoleParallelWait
+		}
+		return trace.RoleParallelRegion
+	case trace.OutlinedParallelBody(name):
+		return trace.RoleParallelRegion
+	}
+	return trace.RoleNone
 }
 
 // typeRole returns the role of the type k (trace.Role): the CPU threads

@@ -218,7 +218,7 @@ func (s *simulator) enter(loc int, r *record) error {
 		if derr != nil {
 			return s.failDecode(derr)
 		}
-		value = s.sym.categorized(st.region, name, paradigmName(reg.paradigm))
+		value = s.sym.region(st.region, name, paradigmName(reg.paradigm))
 		s.regionValues[regionUse{st.region, r.ref}] = value
 	}
 	if r.ref < maxCachedRegion {

@@ -207,6 +207,9 @@ func TestCSVSynthetic(t *testing.T) {
 	}
 	if tr.Links.Len() != 1 || tr.Links.At(0).Start != 110 || tr.Links.At(0).End != 130 || tr.Values[tr.Links.At(0).Value].Name != "hipLaunchKernel" {
 		t.Errorf("links %+v", tr.Links)
+	} else if r := tr.Types[tr.Links.At(0).Type].Role; r != trace.RoleLaunch {
+		// The analyses know the launches by their role, not their name.
+		t.Errorf("launch type: role %d, want %d", r, trace.RoleLaunch)
 	}
 	sk := notes.Skipped()
 	if sk["API calls ending before they start"] != 1 || sk["7_hip_api_trace.csv rows that cannot be read"] != 1 {

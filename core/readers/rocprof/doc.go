@@ -43,7 +43,7 @@
 // event" on their thread. Correlation ids, unique within one process's
 // output (a JSON element, the CSV files of one run), join each kernel or
 // copy to the host call that launched it (RPD: rocpd_api_ops) as a link
-// "Launch" from
+// "Launch" (role trace.RoleLaunch) from
 // the thread to the queue, from the call's start to the operation's
 // start, valued by the call's name, with the correlation id as Key and,
 // for copies whose size is known, the bytes as Size. RPD's rocpd_monitor

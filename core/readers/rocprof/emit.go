@@ -181,7 +181,8 @@ func (e *emitter) defineTypes() {
 		e.markType = e.define(trace.Type{Name: "Marker event", Kind: trace.KindEvent, Parent: e.ctype[ctThread], Start: trace.None, End: trace.None})
 	}
 	if len(m.links) > 0 {
-		e.linkType = e.define(trace.Type{Name: "Launch", Kind: trace.KindLink, Parent: trace.None, Start: e.ctype[ctThread], End: e.ctype[ctQueue]})
+		e.linkType = e.define(trace.Type{Name: "Launch", Kind: trace.KindLink, Parent: trace.None, Start: e.ctype[ctThread], End: e.ctype[ctQueue],
+			Role: trace.RoleLaunch})
 	}
 	e.vtype = make([]int32, len(m.varTypes))
 	for i, name := range m.varTypes {

@@ -35,7 +35,8 @@ package critpath
 // Chrome or Perfetto trace, task dependencies) get the same longest path
 // with each link an edge (dependency) from its source to its destination,
 // weighing the time between them, and every resource walked as a CPU
-// thread, but for the Chrome reader's async lanes ("Async track"), where
+// thread, but for the containers whose reader says they are async lanes
+// (trace.RoleAsyncLane: the Chrome reader's "Async track"), where
 // each top-level state is an operation of its own: the operations of
 // different async ids follow one another there without depending on one
 // another.
@@ -147,6 +148,7 @@ type graphCollector struct {
 	kinetoType          []bool // by type: the launches of Kineto's correlation ids
 	waitType            []bool // by type: a link type of CUDA-event waits
 	asyncType           []bool // by type: the container type of async lanes
+	launchValue         []bool // by value: the value of Kineto's launch flows
 	conts               []gcont
 	// kineto: the launches are Kineto's, whose traces record the
 	// synchronisations on the GPU side when they record any.
@@ -194,22 +196,19 @@ func newGraphCollector() *graphCollector {
 func (g *graphCollector) name(n string) int32 { return g.names.ID(n) }
 
 func (g *graphCollector) defineType(t trace.Type) {
-	// The launches of the GPU readers: Nsight Systems' "CUDA launch",
-	// rocprof's "Launch" (both from correlation ids); Kineto's are flows
-	// of category ac2g (see link), or the Chrome reader's "Correlation"
-	// links where no flow gives them. The Chrome reader's "CUDA event
-	// wait" links join the stream a CUDA event was recorded on to the
-	// synchronisation that waits for it.
+	// The readers say which links are launches (from correlation ids, or
+	// Kineto's flows: see link), which join the stream a GPU event was
+	// recorded on to the synchronisation that waits for it, and which
+	// containers hold operations that do not depend on one another.
 	link := t.Kind == trace.KindLink
-	g.kinetoType = append(g.kinetoType, link && t.Name == "Correlation")
-	g.launchType = append(g.launchType, link && (t.Name == "CUDA launch" || t.Name == "Launch" || t.Name == "Correlation"))
-	g.waitType = append(g.waitType, link && t.Name == "CUDA event wait")
-	// The Chrome reader's async lanes hold the operations of many async
-	// ids one after the other (see gcont.unchained).
-	g.asyncType = append(g.asyncType, t.Kind == trace.KindContainer && t.Name == "Async track")
+	g.kinetoType = append(g.kinetoType, link && t.Role == trace.RoleLaunchSynced)
+	g.launchType = append(g.launchType, link && (t.Role == trace.RoleLaunch || t.Role == trace.RoleLaunchSynced))
+	g.waitType = append(g.waitType, link && t.Role == trace.RoleEventWait)
+	g.asyncType = append(g.asyncType, t.Kind == trace.KindContainer && t.Role == trace.RoleAsyncLane)
 }
 
 func (g *graphCollector) defineValue(v trace.Value) {
+	g.launchValue = append(g.launchValue, v.Role == trace.RoleLaunchFlow)
 	g.valueName = append(g.valueName, g.name(v.Name))
 	g.valueCat = append(g.valueCat, g.name(v.Category))
 	if v.Category != "" {
@@ -239,28 +238,11 @@ func (g *graphCollector) link(l trace.Link) {
 		g.waits = append(g.waits, glink{from: l.From, to: l.To, start: l.Start, end: l.End})
 		return
 	}
-	// A Kineto launch flow (kinetoLaunch), or a correlation id.
-	kineto := g.kinetoLaunch(l) || typed && g.kinetoType[l.Type]
+	// A Kineto launch flow, or a correlation id.
+	kineto := l.Value >= 0 && int(l.Value) < len(g.launchValue) && g.launchValue[l.Value] || typed && g.kinetoType[l.Type]
 	launch := kineto || typed && g.launchType[l.Type]
 	g.links = append(g.links, glink{from: l.From, to: l.To, start: l.Start, end: l.End, launch: launch})
 	g.kineto = g.kineto || kineto
-}
-
-// kinetoLaunch tells whether a Chrome flow is one of Kineto's from a call
-// to the GPU operation it enqueued, whose category (the start of its key,
-// "cat:id") changed with PyTorch's releases: ac2g since 1.13,
-// async_cpu_to_gpu before (as the Chrome reader's launchFlows), and in
-// the first releases (1.8, 1.9) the general category async, the flow
-// named "launch".
-func (g *graphCollector) kinetoLaunch(l trace.Link) bool {
-	cat, _, ok := strings.Cut(l.Key, ":")
-	switch {
-	case !ok:
-		return false
-	case cat == "ac2g" || cat == "async_cpu_to_gpu":
-		return true
-	}
-	return cat == "async" && l.Value >= 0 && int(l.Value) < len(g.valueName) && g.names.String(g.valueName[l.Value]) == "launch"
 }
 
 // path returns the path of container id, its names from the root's child

@@ -32,9 +32,11 @@ func newGPUTrace(containers ...string) *gpuTrace {
 	g := &gpuTrace{t: trace.New("test"), values: map[string]int32{}, conts: map[string]int32{}}
 	g.t.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
 	g.t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: tyThread})
-	g.t.DefineType(trace.Type{Name: "CUDA launch", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
+	// The types are named as no reader names them: the view reads their
+	// roles only.
+	g.t.DefineType(trace.Type{Name: "Enqueue", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread, Role: trace.RoleLaunch})
 	g.t.DefineType(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
-	g.t.DefineType(trace.Type{Name: "CUDA event wait", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread})
+	g.t.DefineType(trace.Type{Name: "Awaits", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread, Role: trace.RoleEventWait})
 	for _, c := range containers {
 		g.conts[c] = int32(len(g.t.Containers))
 		g.t.CreateContainer(trace.Container{Name: c, Type: tyThread, Parent: 0})
@@ -255,13 +257,13 @@ func TestGraphDependencies(t *testing.T) {
 	})
 }
 
-// The Chrome reader's async lanes ("Async track") hold the operations of
+// The Chrome reader's async lanes (trace.RoleAsyncLane) hold the operations of
 // many async ids one after the other: each is a call stack of its own,
 // never a dependency of the one before it, so that the lane below, whose
 // two operations would chain to 290, does not outweigh the flow's 250.
 func TestGraphAsyncLanes(t *testing.T) {
 	g := newGPUTrace("worker 0", "worker 1")
-	g.t.DefineType(trace.Type{Name: "Async track", Kind: trace.KindContainer, Parent: trace.None})
+	g.t.DefineType(trace.Type{Name: "Requests", Kind: trace.KindContainer, Parent: trace.None, Role: trace.RoleAsyncLane})
 	g.conts["req"] = int32(len(g.t.Containers))
 	g.t.CreateContainer(trace.Container{Name: "req", Type: tyWait + 1, Parent: 0})
 	g.state("worker 0", "A", 0, 100, 0)
@@ -469,4 +471,27 @@ func TestGraphFlowIntoAStateOutlivingItsParent(t *testing.T) {
 		{"main", 150, 150, EdgeDependency, ""},
 		{"main", 150, 300, EdgeCompute, "Q"},
 	})
+}
+
+// A type named as a reader names its launches, but of no role, is a
+// dependency like any link: the view knows no reader's names. With its
+// role, the same link is a launch.
+func TestGraphRolesNotNames(t *testing.T) {
+	for _, role := range []trace.Role{trace.RoleNone, trace.RoleLaunch} {
+		g := newGPUTrace("cpu", "stream 7")
+		ty := int32(len(g.t.Types))
+		g.t.DefineType(trace.Type{Name: "CUDA launch", Kind: trace.KindLink, Parent: trace.None, Start: tyThread, End: tyThread, Role: role})
+		g.state("cpu", "cudaLaunchKernel", 0, 10, 0)
+		g.state("stream 7", "kernel", 20, 50, 0)
+		g.t.Link(trace.Link{Type: ty, Value: g.value("cudaLaunchKernel"), Start: 0, End: 20,
+			From: g.conts["cpu"], To: g.conts["stream 7"], Key: "1", Size: math.NaN()})
+		r := g.path(t)
+		kinds := map[string]bool{}
+		for _, s := range r.Segments {
+			kinds[s.Via] = true
+		}
+		if kinds[EdgeLaunch] != (role == trace.RoleLaunch) {
+			t.Errorf("role %d: segments %+v, want a launch edge %v", role, r.Segments, role == trace.RoleLaunch)
+		}
+	}
 }

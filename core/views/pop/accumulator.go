@@ -128,33 +128,6 @@ const (
 	cyclesMetric       = "PAPI_TOT_CYC"
 )
 
-// openMPParadigm is the category of OTF2's OpenMP regions.
-const openMPParadigm = "OPENMP"
-
-// openMPWaits are the words naming the OpenMP regions (Score-P's
-// "!$omp implicit barrier @file:line"...) where a thread waits or
-// synchronises rather than computes: Extrae's Synchronization state.
-var openMPWaits = []string{"barrier", "taskwait", "taskgroup", "omp_set_lock", "omp_set_nest_lock", "flush"}
-
-// HPCToolkit's OpenMP frames: the bodies of parallel regions, outlined by
-// the compiler (GCC's "f._omp_fn.N", Clang's ".omp_outlined."), and the
-// placeholders of its OMPT support for a thread idle or waiting ("<omp
-// idle>", "<omp barrier wait>"...).
-var (
-	outlinedOpenMP      = []string{"._omp_fn.", ".omp_outlined.", "__omp_outlined__"}
-	openMPPlaceholder   = "<omp "
-	openMPPlaceholderOK = "<omp tool"
-)
-
-// measurementParadigm is the category of the regions of OTF2's
-// measurement-system paradigm.
-const measurementParadigm = "MEASUREMENT_SYSTEM"
-
-// measurementRegions are the regions of the measurement system itself,
-// which are not the program's computation: Score-P's buffer flushes and
-// the intervals its measurement was off.
-var measurementRegions = map[string]bool{"TRACE BUFFER FLUSH": true, "MEASUREMENT OFF": true, "BUFFER FLUSH": true}
-
 // Accumulator computes the raw data of a run while a trace streams by. It
 // keeps, per container, the useful time and counters so far; the ideal
 // replay needs the MPI calls and messages, which an mpi.Builder gathers
@@ -201,9 +174,9 @@ type openMPRole uint8
 
 const (
 	notOpenMP       openMPRole = iota
-	openMPConstruct            // OTF2's OpenMP regions, HPCToolkit's outlined bodies
-	openMPWaitIn               // a construct where a thread waits (OTF2's barriers)
-	openMPWaitOnly             // a wait outside constructs (HPCToolkit's <omp idle>...)
+	openMPConstruct            // trace.RoleParallelRegion (OTF2's OpenMP regions, outlined bodies)
+	openMPWaitIn               // trace.RoleParallelWait: a construct where a thread waits (OTF2's barriers)
+	openMPWaitOnly             // trace.RoleParallelIdle: a wait outside constructs (HPCToolkit's <omp idle>...)
 	openMPLeave                // Extrae's OpenMP event of value 0
 	openMPEnter                // Extrae's OpenMP event of another value
 )
@@ -344,18 +317,14 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		switch {
 		case t.kind == trace.KindState && v.Role == trace.RoleUseful:
 			info.running = true
-		case t.kind == trace.KindState && (v.Category == measurementParadigm || measurementRegions[strings.ToUpper(v.Name)]):
+		case t.kind == trace.KindState && v.Role == trace.RoleMeasurement:
 			info.measurement = true
-		case t.kind == trace.KindState && v.Category == openMPParadigm:
+		case t.kind == trace.KindState && v.Role == trace.RoleParallelRegion:
 			info.omp = openMPConstruct
-			name := strings.ToLower(v.Name)
-			if slices.ContainsFunc(openMPWaits, func(w string) bool { return strings.Contains(name, w) }) {
-				info.omp = openMPWaitIn
-			}
-		case t.kind == trace.KindState && strings.HasPrefix(v.Name, openMPPlaceholder) && !strings.HasPrefix(v.Name, openMPPlaceholderOK):
+		case t.kind == trace.KindState && v.Role == trace.RoleParallelWait:
+			info.omp = openMPWaitIn
+		case t.kind == trace.KindState && v.Role == trace.RoleParallelIdle:
 			info.omp = openMPWaitOnly
-		case t.kind == trace.KindState && slices.ContainsFunc(outlinedOpenMP, func(w string) bool { return strings.Contains(v.Name, w) }):
-			info.omp = openMPConstruct
 		case t.openMP:
 			info.omp = openMPEnter
 			if v.Role == trace.RoleOff {

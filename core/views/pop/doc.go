@@ -52,8 +52,13 @@
 // region and serial region efficiency, from the main thread's time in
 // OpenMP constructs and serial useful computation), additive and
 // multiplicative. OpenMP constructs are the events of role
-// trace.RoleParallelConstruct (Extrae's OpenMP events, stacked), OTF2's regions of paradigm
-// OPENMP, HPCToolkit's outlined parallel bodies.
+// trace.RoleParallelConstruct (Extrae's OpenMP events, stacked) and the
+// states of role trace.RoleParallelRegion or trace.RoleParallelWait (OTF2's
+// regions of paradigm OPENMP, the compilers' outlined parallel bodies);
+// the states of role trace.RoleParallelIdle (HPCToolkit's "<omp idle>"...)
+// are waits outside them, and those of role trace.RoleMeasurement
+// (Score-P's buffer flushes) the measurement system's own time. The
+// readers set the roles; this package knows no format's names.
 //
 // The Accumulator is a trace.Sink: the useful times and counters are
 // computed while the trace streams by, with the MPI calls and messages
