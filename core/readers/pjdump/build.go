@@ -26,6 +26,8 @@ type decoder struct {
 	// held weighs what the decoder holds against the read's budget
 	// (trace.ReadOptions.Held): the fields of a long line.
 	held func(int64) error
+	// long is set while parseLong has the line: its fields are weighed.
+	long bool
 	// recordsElsewhere tells finish that the file has records outside the
 	// byte range read, so a range of blank lines is not an empty input.
 	recordsElsewhere bool

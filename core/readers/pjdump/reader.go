@@ -217,17 +217,6 @@ func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions)
 	return size, err
 }
 
-// longLine is the length past which a line's fields are counted, and
-// weighed, before it is split (parseLong).
-const longLine = 64 << 10
-
-func (d *decoder) parseLine(line []byte) error {
-	if len(line) > longLine {
-		return d.parseLong(line)
-	}
-	return d.parseShort(line)
-}
-
 // parseLong parses a long line. Its fields take 32 bytes each where the
 // line took as little as one (a comma): a line of tens of megabytes of
 // commas, from a small compressed file, would split into gigabytes. The
@@ -235,9 +224,11 @@ func (d *decoder) parseLine(line []byte) error {
 // first (a line that fits in the budget may still be refused here), and
 // dropped after the line.
 func (d *decoder) parseLong(line []byte) error {
+	d.long = true
+	defer func() { d.long = false }()
 	n := bytes.Count(line, []byte{','}) + 1
 	if n <= cap(d.fields) {
-		return d.parseShort(line)
+		return d.parseLine(line)
 	}
 	size := int64(n) * int64(unsafe.Sizeof(field{}))
 	if d.held != nil {
@@ -249,10 +240,19 @@ func (d *decoder) parseLong(line []byte) error {
 	}
 	d.fields = make([]field, 0, n)
 	defer func() { d.fields = nil }()
-	return d.parseShort(line)
+	return d.parseLine(line)
 }
 
-func (d *decoder) parseShort(line []byte) error {
+// longLine is the length past which a line's fields are counted, and
+// weighed, before it is split (parseLong).
+const longLine = 64 << 10
+
+func (d *decoder) parseLine(line []byte) error {
+	// One comparison on the path of every line, no call.
+	if len(line) > longLine && !d.long {
+		return d.parseLong(line)
+	}
+
 	for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n-- {
 		line = line[:n-1]
 	}
