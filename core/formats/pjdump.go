@@ -25,6 +25,9 @@ type PajeNGFlags struct {
 	// IgnoreIncompleteLinks drops the links that never get both ends
 	// instead of failing: pj_dump --ignore-incomplete-links.
 	IgnoreIncompleteLinks bool
+	// Read are the read's options: its cancel channel, and what the
+	// reader holds weighed against a memory budget (Hold).
+	Read trace.ReadOptions
 }
 
 // DecodePajeNG reads the Pajé trace in r into sink as pj_dump reads it
@@ -33,6 +36,7 @@ type PajeNGFlags struct {
 // progress reports (0 if unknown).
 func DecodePajeNG(r io.Reader, name string, size int64, sink trace.Sink, flags PajeNGFlags) error {
 	opt := paje.PajeNG()
+	opt.ReadOptions = flags.Read
 	opt.Strict = !flags.NoStrict
 	opt.NoImbrication = flags.NoImbrication
 	opt.IgnoreIncompleteLinks = flags.IgnoreIncompleteLinks

@@ -578,6 +578,7 @@ def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_op
 
 def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None = None,
                    labels: Sequence | None = None, metadata=None, slices: int = 100,
+                   start: float | None = None, end: float | None = None,
                    state_types: list[str] | None = None, depth: int | None = None, key: str = "group",
                    match: str = "auto", permutations: int = 199, analyses: bool = True, client=None,
                    to_parquet=None, progress=None, **options) -> pd.DataFrame:
@@ -599,6 +600,11 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     run given as a path; empty for runs given as models or without MPI
     calls.
 
+    ``start`` and ``end`` (seconds from each run's start, as
+    :func:`compare` takes them with its default stretch alignment)
+    restrict every run, the reference's too, to a window. Not with runs
+    given as models (build them on the window).
+
     ``reference`` is the index of a run, or a path, trace or model of its
     own. ``client``, a ``dask.distributed.Client``, summarises the runs on
     its workers (hundreds of runs): the reference's model is shipped to
@@ -612,10 +618,20 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     names_ = _names(runs, names)
     labels_ = _labels(runs, labels)
     metas = _metadata(runs, metadata)
-    model_kwargs = {k: v for k, v in dict(state_types=state_types, depth=depth, key=key).items() if v is not None}
+    # The window is the model's: each run's from its own start, as
+    # Trace.micro and read_micro count it.
+    window = dict(start=None if start is None else float(start), end=None if end is None else float(end))
+    model_kwargs = {k: v for k, v in dict(state_types=state_types, depth=depth, key=key, **window).items()
+                    if v is not None}
     ref_run = runs[reference] if isinstance(reference, int) else reference
     if isinstance(reference, int) and not 0 <= reference < len(runs):
         raise InvalidArgumentError(f"reference: no run {reference} among {len(runs)}", param="reference")
+    if start is not None or end is not None:
+        for name, run in [*zip(names_, runs), ("reference", ref_run)]:
+            if isinstance(run, MicroModel):
+                # compare()'s rule: a model's window was chosen when it was built.
+                raise InvalidArgumentError(f"window: run {name!r} is a model already built on its window: build it "
+                                           "on the window wanted (micro's start, end)", param="window")
     ref = _read_run(ref_run, slices, model_kwargs, options)
     ref_bytes = bytes(_bridge.call(ref._h.Encode))
     series_opts = _bridge.options(match=match, permutations=int(permutations))

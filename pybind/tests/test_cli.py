@@ -353,3 +353,28 @@ def test_compare_series_carries_the_pop_factors_as_the_python_series(tmp_path):
     ok("compare", *runs, "--slices", 20, "--permutations", 19, "--series", "bare.parquet", "--no-analyses",
        "--out", tmp_path)
     assert not [c for c in pd.read_parquet(tmp_path / "bare.parquet").columns if c.startswith("pop:")]
+
+
+def test_compare_series_window_as_the_cli(tmp_path):
+    # start= and end= are the CLI's --start and --end: each run, the
+    # reference's too, on the window from its own start.
+    runs = [str(REPO / "testdata" / "compare" / f"jacobi32-{n}.trace.gz") for n in ("base", "slowhost")]
+    ok("compare", *runs, "--slices", 20, "--permutations", 19, "--series", "window.parquet", "--no-analyses",
+       "--start", 0.5, "--end", 1.5, "--out", tmp_path)
+    got = pd.read_parquet(tmp_path / "window.parquet")
+    want = ms.compare_series(runs, slices=20, permutations=19, analyses=False, start=0.5, end=1.5)
+    numbers = [c for c in want.columns if pd.api.types.is_float_dtype(want[c])]
+    assert "divergence_to_ref" in numbers and [c for c in numbers if c.startswith("seconds:")]
+    pd.testing.assert_frame_equal(got[numbers], want[numbers], check_exact=True)
+    # The window is a second of 32 resources' time: the states' seconds
+    # add up to at most that, and differ from the whole run's.
+    whole = ms.compare_series(runs, slices=20, permutations=19, analyses=False)
+    seconds = [c for c in numbers if c.startswith("seconds:")]
+    assert (want[seconds].sum(axis=1) <= 32 * 1.0 + 1e-9).all()
+    assert not want[seconds].equals(whole[seconds])
+    # As compare()'s: a model's window was chosen when it was built.
+    model = ms.read_micro(runs[1], slices=20, progress=False)
+    for kw in (dict(start=0.5), dict(end=1.5)):
+        with pytest.raises(ms.InvalidArgumentError, match="model already built on its window") as e:
+            ms.compare_series([runs[0], model], slices=20, analyses=False, **kw)
+        assert e.value.param == "window"

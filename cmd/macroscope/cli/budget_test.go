@@ -106,4 +106,47 @@ func TestReaderHeldUnderBudget(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", cmd, code, errOut)
 		}
 	}
+	// compare reads its runs with its own options: together (Build), and
+	// one at a time (--series).
+	for _, args := range [][]string{
+		{"compare", path, path, "--memory-budget", "8MiB", "--out", out},
+		{"compare", path, path, "--memory-budget", "8MiB", "--out", out, "--series", "series.csv", "--no-analyses"},
+	} {
+		code, _, errOut := runCLI(args...)
+		if code != StatusUsage || !strings.Contains(errOut, "invalid --memory-budget: the read holds") ||
+			!strings.Contains(errOut, "more than the memory budget of 8 MiB") {
+			t.Errorf("compare %v: exit %d: %s", args[7:], code, errOut)
+		}
+	}
+	// dump holds the whole trace, read with pj_dump's reader or by its
+	// format's.
+	for _, args := range [][]string{
+		{"dump", "--memory-budget=8MiB", path},
+		{"dump", "--memory-budget", "8MiB", "--format", "paje", path},
+	} {
+		code, dumped, errOut := runCLI(args...)
+		if code != StatusUsage || dumped != "" || !strings.Contains(errOut, "macroscope dump: invalid --memory-budget: the read holds") ||
+			!strings.Contains(errOut, "more than the memory budget of 8 MiB") || !strings.Contains(errOut, "raise --memory-budget") {
+			t.Errorf("%v: exit %d: %s", args[1:], code, errOut)
+		}
+	}
+}
+
+// dump's trace, held whole until it is written, weighs against
+// --memory-budget as readTrace's does; a budget it fits in changes
+// nothing.
+func TestDumpUnderBudget(t *testing.T) {
+	want := mustRun(t, "dump", bundledTrace)
+	if got := mustRun(t, "dump", "--memory-budget=64MiB", bundledTrace); got != want {
+		t.Errorf("under 64 MiB the dump differs")
+	}
+	code, dumped, errOut := runCLI("dump", "--memory-budget=10KiB", bundledTrace)
+	if code != StatusUsage || dumped != "" ||
+		!strings.HasPrefix(errOut, "macroscope dump: invalid --memory-budget: the trace read into memory outgrew the memory budget of 10 KiB") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI("dump", "--memory-budget=lots", bundledTrace)
+	if code != StatusUsage || !strings.Contains(errOut, `macroscope dump: invalid --memory-budget: "lots" is not a size`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
 }

@@ -423,15 +423,37 @@ func (c *cli) open(path string) (*ingest.Source, error) {
 // error if the read outgrew the budget: the reader may have seen only
 // the cancel it caused (a read by parts).
 func (c *cli) readOptions(what string) (trace.ReadOptions, func() error) {
-	ctx, over := context.WithCancel(c.ctx)
-	meter := budget.NewMeter(c.budget, over)
+	ro, done := c.heldOptions()
 	p := startProgress(c.stderr, what, "bytes")
-	ro := trace.ReadOptions{Notes: &trace.Notes{}, Cancel: ctx.Done(), Progress: p.update, Hold: meter.Hold}
+	ro.Progress = p.update
 	return ro, func() error {
 		p.stop()
+		return done()
+	}
+}
+
+// heldOptions are readOptions without the progress, for a command that
+// shows its own (compare counts runs): the notes, Ctrl-C, and what the
+// reader holds weighed against the memory budget. The returned func ends
+// the read and returns the budget's error if it outgrew the budget.
+func (c *cli) heldOptions() (trace.ReadOptions, func() error) {
+	ctx, over := context.WithCancel(c.ctx)
+	meter := budget.NewMeter(c.budget, over)
+	ro := trace.ReadOptions{Notes: &trace.Notes{}, Cancel: ctx.Done(), Hold: meter.Hold}
+	return ro, func() error {
 		over()
 		return meter.Err()
 	}
+}
+
+// overBudget returns the budget's error of a read that outgrew it (done
+// of readOptions or heldOptions), else err: the reader may have seen only
+// the cancel the budget caused, and Ctrl-C's error stays Ctrl-C's.
+func (c *cli) overBudget(done func() error, err error) error {
+	if berr := done(); berr != nil && c.ctx.Err() == nil {
+		return berr
+	}
+	return err
 }
 
 // sayNotes reports what the reader skipped, tolerated or found missing.

@@ -15,7 +15,6 @@ import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/compare"
 	"github.com/macroscope-hpc/macroscope/core/views/pop"
@@ -121,12 +120,13 @@ func runCompare(c *cli) error {
 	}
 	p := startProgress(c.stderr, "runs", "")
 	opt.Progress = func(done, total int) { p.update(int64(done), int64(total)) }
-	notes := &trace.Notes{}
+	ro, done := c.heldOptions()
 	var set *compare.Set
 	err = guarded(strings.Join(c.positional, ", "), func() (err error) {
-		set, err = compare.Build(inputs, opt, trace.ReadOptions{Cancel: c.ctx.Done(), Notes: notes})
+		set, err = compare.Build(inputs, opt, ro)
 		return err
 	})
+	err = c.overBudget(done, err)
 	p.stop()
 	if err != nil {
 		return err
@@ -457,7 +457,9 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 			return err
 		}
 		sink := compare.NewOpsSink()
-		if err := guarded(file, func() error { return src.Read(sink, trace.ReadOptions{Cancel: c.ctx.Done()}) }); err != nil {
+		ro, done := c.heldOptions()
+		err = guarded(file, func() error { return src.Read(sink, ro) })
+		if err := c.overBudget(done, err); err != nil {
 			return err
 		}
 		sums[i] = sink.Summary()
@@ -480,11 +482,12 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 	mopt.Start, mopt.End, mopt.Relative = opt.Start, opt.End, true
 	read := func(in compare.Input) (*micro.Model, error) {
 		var m *micro.Model
+		ro, done := c.heldOptions()
 		err := guarded(in.Name, func() (err error) {
-			m, _, err = micro.FromSource(in.Source, mopt, trace.ReadOptions{Cancel: c.ctx.Done()})
+			m, _, err = micro.FromSource(in.Source, mopt, ro)
 			return err
 		})
-		return m, err
+		return m, c.overBudget(done, err)
 	}
 	ref, err := read(inputs[opt.Reference])
 	if err != nil {

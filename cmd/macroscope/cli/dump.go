@@ -3,12 +3,14 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -31,6 +33,7 @@ type dumpFlags struct {
 	format                                    string
 	upstream, help                            bool
 	file                                      string // "" for standard input
+	budget                                    string // --memory-budget, as typed
 }
 
 // dumpOption describes one option: its letter (0 if none), its long name,
@@ -53,6 +56,7 @@ var dumpOptions = []dumpOption{
 	{0, "entity-hierarchy", "FILE", "output the entity hierarchy to FILE (CSV)", func(f *dumpFlags, v string) { f.entityHierarchy = v }},
 	{0, "type-hierarchy", "FILE", "output the type hierarchy to FILE (CSV)", func(f *dumpFlags, v string) { f.typeHierarchy = v }},
 	{0, "format", "NAME", "read a trace of another format (" + formatNames() + ") instead of Pajé", func(f *dumpFlags, v string) { f.format = v }},
+	{0, "memory-budget", "SIZE", "the most memory the trace read may take: bytes, or with a unit (512MiB, 4GiB); 0 for no limit (default: half of the memory available)", func(f *dumpFlags, v string) { f.budget = v }},
 	{0, "upstream", "", "print as PajeNG's development version (names keep their quotes, no entity is left out)", func(f *dumpFlags, _ string) { f.upstream = true }},
 	{'?', "help", "", "give this help list", func(f *dumpFlags, _ string) { f.help = true }},
 }
@@ -238,7 +242,11 @@ func runDump(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		dumpUsage(stdout)
 		return nil
 	}
-	t, err := readForDump(ctx, f, stdout, stderr)
+	setting, err := parseBudget(f.budget)
+	if err != nil {
+		return dumpBudgetWords(err)
+	}
+	t, err := readForDump(ctx, f, setting, stdout, stderr)
 	if err != nil {
 		if out, errOut, ok := formats.PajeNGOutput(err); ok {
 			// pj_dump's own words, on its streams, with its status.
@@ -276,9 +284,39 @@ func runDump(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return bw.Flush()
 }
 
-// readForDump reads the trace: Pajé with pj_dump's semantics unless
-// another format is named or recognised.
-func readForDump(ctx context.Context, f dumpFlags, stdout, stderr io.Writer) (*trace.Trace, error) {
+// dumpBudgetWords words an error of the memory budget for dump's command
+// line: the flag, not Python's keyword.
+func dumpBudgetWords(err error) error {
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || ae.Name != "memory_budget" {
+		return err
+	}
+	return &errs.ArgumentError{Name: "--memory-budget", Reason: strings.ReplaceAll(ae.Reason, "memory_budget=", "--memory-budget")}
+}
+
+// readForDump reads the trace under the memory budget: Pajé with
+// pj_dump's semantics unless another format is named or recognised.
+func readForDump(ctx context.Context, f dumpFlags, setting int64, stdout, stderr io.Writer) (*trace.Trace, error) {
+	// The whole trace is held until it is written, as in the commands
+	// that read a trace into memory (readTrace): past the budget the read
+	// stops, with the budget's error, and what the reader holds before it
+	// delivers it (a long line) weighs with the trace.
+	stop, over := context.WithCancel(ctx)
+	defer over()
+	var g *budget.Guard
+	ro := func(t *trace.Trace) (trace.Sink, trace.ReadOptions) {
+		g = budget.NewGuard(t, setting, over)
+		return g, trace.ReadOptions{Cancel: stop.Done(), Hold: g.Hold}
+	}
+	t, err := readDumped(ctx, f, ro, stdout, stderr)
+	if g != nil && g.Err() != nil && ctx.Err() == nil {
+		return nil, dumpBudgetWords(g.Err())
+	}
+	return t, err
+}
+
+// readDumped reads the trace for readForDump, into the guard ro makes.
+func readDumped(ctx context.Context, f dumpFlags, ro func(*trace.Trace) (trace.Sink, trace.ReadOptions), stdout, stderr io.Writer) (*trace.Trace, error) {
 	format := f.format
 	if format != "" {
 		if _, err := formats.ByName(format); err != nil {
@@ -304,12 +342,15 @@ func readForDump(ctx context.Context, f dumpFlags, stdout, stderr io.Writer) (*t
 			return nil, errs.Argument("format", "a %s trace is read from a file, not from standard input", format)
 		}
 		t := trace.New(f.file)
-		return t, formats.Read(f.file, format, t, trace.ReadOptions{Cancel: ctx.Done()})
+		sink, opt := ro(t)
+		return t, formats.Read(f.file, format, sink, opt)
 	}
 	flags := formats.PajeNGFlags{NoStrict: f.noStrict, NoImbrication: f.noImbrication, IgnoreIncompleteLinks: f.ignoreIncomplete}
 	if f.file == "" {
 		t := trace.New("(standard input)")
-		return t, formats.DecodePajeNG(canceledReader{ctx, os.Stdin}, "(standard input)", 0, t, flags)
+		sink, opt := ro(t)
+		flags.Read = opt
+		return t, formats.DecodePajeNG(canceledReader{ctx, os.Stdin}, "(standard input)", 0, sink, flags)
 	}
 	in, err := os.Open(f.file)
 	if err != nil {
@@ -324,7 +365,9 @@ func readForDump(ctx context.Context, f dumpFlags, stdout, stderr io.Writer) (*t
 		size = st.Size()
 	}
 	t := trace.New(f.file)
-	return t, formats.DecodePajeNG(canceledReader{ctx, in}, f.file, size, t, flags)
+	sink, opt := ro(t)
+	flags.Read = opt
+	return t, formats.DecodePajeNG(canceledReader{ctx, in}, f.file, size, sink, flags)
 }
 
 // canceledReader reads from r until ctx is canceled (Ctrl-C), then fails

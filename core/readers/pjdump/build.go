@@ -23,6 +23,11 @@ type decoder struct {
 	// stop, if set, ends a scan of the container lines (containerLines)
 	// once it says so, with errFound.
 	stop func() bool
+	// held weighs what the decoder holds against the read's budget
+	// (trace.ReadOptions.Held): the fields of a long line.
+	held func(int64) error
+	// long is set while parseLong has the line: its fields are weighed.
+	long bool
 	// recordsElsewhere tells finish that the file has records outside the
 	// byte range read, so a range of blank lines is not an empty input.
 	recordsElsewhere bool

@@ -31,9 +31,19 @@ var Format = ingest.Format{
 		skip := v.Bool("skip_inverted")
 		limit := ingest.MaxDecompressed(v)
 		from, to := int64(v.Int("part_start")), int64(v.Int("part_end"))
-		unit, err := timeUnit(path, v.String("time_unit"), limit)
-		if err != nil {
-			return nil, err
+		// The unit of a whole read is decided when it reads, with its
+		// options: the scan holds what a line holds (a compressed file
+		// may expand to a line of hundreds of megabytes), weighed
+		// against the read's budget, and stops at its cancel. A part,
+		// of a plain file cut into byte ranges, decides once it is
+		// opened: every part then scans without a budget, but by blocks.
+		name := v.String("time_unit")
+		var unit trace.Time
+		if to > 0 {
+			var err error
+			if unit, err = timeUnit(path, name, readOptions{MaxDecompressed: limit}); err != nil {
+				return nil, err
+			}
 		}
 		files := []string{path}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -42,6 +52,12 @@ var Format = ingest.Format{
 		return &ingest.Source{
 			Read: func(sink trace.Sink, ro trace.ReadOptions) error {
 				opt := readOptions{ReadOptions: ro, MaxDecompressed: limit, TimeUnit: unit}
+				if unit == 0 {
+					var err error
+					if opt.TimeUnit, err = timeUnit(path, name, opt); err != nil {
+						return err
+					}
+				}
 				if skip {
 					var named int
 					opt.OnInverted = func(file string, line int) {
@@ -93,11 +109,16 @@ func looks(h []byte) bool {
 // timeUnit is the unit the time_unit option names; auto decides from the
 // hierarchy of the whole dump (StarPU), not from a part's rows, so that
 // every part of a partitioned read decides the same.
-func timeUnit(path, name string, maxDecompressed int64) (trace.Time, error) {
+// The scan stops, with its error, at the read's cancel or budget.
+func timeUnit(path, name string, opt readOptions) (trace.Time, error) {
 	if unit, ok := trace.TimeUnit(name); ok {
 		return unit, nil
 	}
-	starpu, err := starPU(path, readOptions{MaxDecompressed: maxDecompressed})
+	// Its cancel and budget only: its progress and notes are the read's.
+	starpu, err := starPU(path, readOptions{ReadOptions: trace.ReadOptions{Cancel: opt.Cancel, Hold: opt.Hold}, MaxDecompressed: opt.MaxDecompressed})
+	if err := opt.Canceled(); err != nil {
+		return 0, err
+	}
 	if err != nil || !starpu {
 		// An input that cannot be read fails the read, which says why.
 		return trace.Second, nil

@@ -180,6 +180,7 @@ func hasRecord(f io.ReaderAt, size int64) (bool, error) {
 // small fraction of a parse.
 func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt trace.ReadOptions) (int, error) {
 	word := []byte("Container")
+	d.held = opt.Held
 	buf := make([]byte, min(scanBlock, max(to-from, 1)))
 	n := base // lines before the block
 	for off := from; off < to; {

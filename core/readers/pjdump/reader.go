@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -204,6 +205,7 @@ func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions)
 	// pj_dump ends every line: a last line without its end was cut, though
 	// what is left of it may parse (a name or a number shortened).
 	cut := false
+	d.held = opt.Held
 	size, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = d.base + n
 		cut = line[len(line)-1] != '\n' && len(bytes.TrimSpace(line)) > 0
@@ -215,7 +217,42 @@ func (d *decoder) decode(r io.Reader, in textlines.Input, opt trace.ReadOptions)
 	return size, err
 }
 
+// parseLong parses a long line. Its fields take 32 bytes each where the
+// line took as little as one (a comma): a line of tens of megabytes of
+// commas, from a small compressed file, would split into gigabytes. The
+// slice is made at the size the commas bound, weighed against the budget
+// first (a line that fits in the budget may still be refused here), and
+// dropped after the line.
+func (d *decoder) parseLong(line []byte) error {
+	d.long = true
+	defer func() { d.long = false }()
+	n := bytes.Count(line, []byte{','}) + 1
+	if n <= cap(d.fields) {
+		return d.parseLine(line)
+	}
+	size := int64(n) * int64(unsafe.Sizeof(field{}))
+	if d.held != nil {
+		if err := d.held(size); err != nil {
+			d.held(-size)
+			return err
+		}
+		defer d.held(-size)
+	}
+	d.fields = make([]field, 0, n)
+	defer func() { d.fields = nil }()
+	return d.parseLine(line)
+}
+
+// longLine is the length past which a line's fields are counted, and
+// weighed, before it is split (parseLong).
+const longLine = 64 << 10
+
 func (d *decoder) parseLine(line []byte) error {
+	// One comparison on the path of every line, no call.
+	if len(line) > longLine && !d.long {
+		return d.parseLong(line)
+	}
+
 	for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n-- {
 		line = line[:n-1]
 	}

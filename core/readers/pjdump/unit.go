@@ -108,6 +108,7 @@ func (c *containerTypes) scan(path string, wholeFile bool, opt readOptions) (boo
 		}
 	}
 	in := textlines.Input{Name: path, MaxDecompressed: opt.MaxDecompressed}
+	d.held = opt.Held
 	_, err = textlines.Scan(f, in, opt.ReadOptions, func(line []byte, n int) error {
 		d.line = n
 		if wholeFile && d.sawData && !isContainerLine(line) {
