@@ -297,6 +297,7 @@ func StragglersFigure(r *stragglers.Result, kind string, top int, logScale bool,
 // rank has a "Master thread").
 func ShortNames(paths []string) []string {
 	out := make([]string, len(paths))
+	named := make([]bool, len(paths)) // out[i] is "" for an empty path: not a mark
 	parts := make([][]string, len(paths))
 	for i, p := range paths {
 		parts[i] = strings.Split(p, "/")
@@ -312,10 +313,10 @@ func ShortNames(paths []string) []string {
 		}
 		done := true
 		for i := range paths {
-			if out[i] == "" && (count[suffix(i)] == 1 || k >= len(parts[i])) {
-				out[i] = suffix(i)
+			if !named[i] && (count[suffix(i)] == 1 || k >= len(parts[i])) {
+				out[i], named[i] = suffix(i), true
 			}
-			if out[i] == "" {
+			if !named[i] {
 				done = false
 			}
 		}

@@ -151,7 +151,7 @@ type cell struct {
 func New(opt Options) *Accumulator {
 	return &Accumulator{
 		opt:        opt,
-		containers: []container{{name: "0", parent: trace.None, typ: trace.None}},
+		containers: []container{{name: "0", parent: trace.None, typ: trace.None, process: -1}},
 		nameIndex:  map[Name]int32{},
 		procIndex:  map[int32]int32{},
 		cellIndex:  map[cellKey]int32{},
