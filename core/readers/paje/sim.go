@@ -529,15 +529,15 @@ func (s *simulator) latestOpen(c *container) trace.Time {
 // everything still open in them.
 func (s *simulator) destroy(id int32, at trace.Time) error {
 	c := s.containers[id]
-	if late := s.latestOpen(c); !c.destroyed && at < late {
-		// The container (a descendant of the one the file destroys, or one
-		// with events of several types out of order) has a state or a
-		// variable open since after that instant: it would end before it
-		// begins.
-		return s.failf("the trace is not time-ordered: container %s ends at %s s, before its event at %s s",
-			errs.QuoteBytes([]byte(c.name)), at, late)
-	}
 	if !c.destroyed {
+		if late := s.latestOpen(c); at < late {
+			// The container (a descendant of the one the file destroys, or
+			// one with events of several types out of order) has a state or
+			// a variable open since after that instant: it would end before
+			// it begins.
+			return s.failf("the trace is not time-ordered: container %s ends at %s s, before its event at %s s",
+				errs.QuoteBytes([]byte(c.name)), at, late)
+		}
 		c.destroyed, c.last = true, at
 		for _, sl := range c.slots {
 			if s.kindOf(sl.typ) == trace.KindVariable && sl.hasLast {
