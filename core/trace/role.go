@@ -18,7 +18,10 @@ const (
 	RoleThread
 	// RoleApplication: the containers are applications (programs run
 	// together in one trace), whose communicators are numbered apart: the
-	// RoleCommunicator events of one name communicators local to it.
+	// RoleCommunicator and RoleCollectiveEnd events name communicators
+	// local to it, and the calls no event gives a communicator are on an
+	// unnamed one of its own. (The runs of a trace read from several
+	// files are not applications: they may be the ranks of one job.)
 	RoleApplication
 	// RoleAsyncLane: each top-level state of a container is an operation
 	// of its own, which does not depend on the one before it on the

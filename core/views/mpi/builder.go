@@ -93,7 +93,11 @@ type containerInfo struct {
 // building holds what a resource's calls need while the trace streams.
 type building struct {
 	container int32
-	calls     Spool[Call]
+	// comm is the communicator of the calls no event names one of: the
+	// unnamed one of the resource's application (trace.RoleApplication),
+	// so that the runs of a trace of several pair their collectives apart.
+	comm  int32
+	calls Spool[Call]
 	// Calls recorded as events (trace.RoleCall): the call entered and
 	// not yet left (open), kept aside until
 	// left (it is still changed) at index openAt of calls; flushed to
@@ -202,8 +206,6 @@ type commKey struct {
 	name string
 }
 
-func (b *Builder) comm(c string) int32 { return b.commOf(commKey{app: -1, name: c}) }
-
 func (b *Builder) commOf(k commKey) int32 {
 	if i, ok := b.commIndex[k]; ok {
 		return i
@@ -228,7 +230,9 @@ func (b *Builder) application(c int32) int32 {
 }
 
 // commNames names the communicators: by their names, followed by their
-// application's ("1 of APPL 2") where applications share a name.
+// application's ("1 of APPL 2") where applications share a name; the
+// unnamed one of each application, where there are several, by the
+// application's name.
 func (b *Builder) commNames() []string {
 	apps := map[string]int32{}
 	shared := map[string]bool{}
@@ -241,7 +245,13 @@ func (b *Builder) commNames() []string {
 	names := make([]string, len(b.comms))
 	for i, k := range b.comms {
 		names[i] = k.name
-		if shared[k.name] && k.app >= 0 {
+		switch {
+		case !shared[k.name] || k.app < 0:
+		case k.name == "":
+			// The communicator no event names, of one application
+			// (or run) of several: named by it.
+			names[i] = b.containers[k.app].name
+		default:
 			names[i] += " of " + b.containers[k.app].name
 		}
 	}
@@ -321,7 +331,7 @@ func (b *Builder) resource(container int32) *building {
 	if r < 0 {
 		r = int32(len(b.building))
 		b.res[container] = r
-		b.building = append(b.building, building{container: container})
+		b.building = append(b.building, building{container: container, comm: b.commOf(commKey{app: b.application(container)})})
 		if b.SpillCalls {
 			b.building[r].calls = NewSpool[Call](b.spill)
 		}
@@ -340,7 +350,7 @@ func (b *Builder) State(s trace.State) {
 		return
 	}
 	r := b.resource(s.Container)
-	r.appendCall(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1,
+	r.appendCall(Call{Enter: s.Start, Leave: s.End, Name: v.call, Class: v.class, Coll: -1, Comm: r.comm,
 		Depth: int16(min(max(s.Depth, 0), math.MaxInt16))})
 }
 
@@ -380,7 +390,7 @@ func (b *Builder) Event(e trace.Event) {
 		}
 		if v.call >= 0 && (!b.CollectivesOnly || v.class.Collective()) {
 			r.open, r.openAt = true, int32(r.calls.Len())
-			r.openCall = Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1}
+			r.openCall = Call{Enter: e.Time, Leave: trace.Unset, Name: v.call, Class: v.class, Coll: -1, Comm: r.comm}
 		}
 	case trace.RoleCommunicator:
 		if c := b.openCollective(e); c != nil {
@@ -391,7 +401,8 @@ func (b *Builder) Event(e trace.Event) {
 			c.Root = true
 		}
 	case trace.RoleCollectiveEnd:
-		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.comm(v.category), root: v.role == trace.RoleRoot})
+		comm := b.commOf(commKey{app: b.application(e.Container), name: v.category})
+		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: comm, root: v.role == trace.RoleRoot})
 	}
 }
 
