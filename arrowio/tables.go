@@ -628,13 +628,15 @@ func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // TypesTable lists the type hierarchy of a trace, one row per type in
 // definition order: name, kind (Container, State, Variable, Event, Link),
 // parent (the container type holding it; null at the top), alias (null if
-// none), color (null if none), the number of values defined for it, and
-// for link types the container types of their source and destination.
+// none), color (null if none), the number of values defined for it,
+// for link types the container types of their source and destination,
+// and role: what its reader says the type stands for (trace.Role's name:
+// "thread", "instructions", "launch"...; "" for none).
 func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	n := len(t.Types)
 	names := make([]string, n)
 	kind, parent, source, dest := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	alias, color := make([]string, n), make([]string, n)
+	alias, color, roles := make([]string, n), make([]string, n), make([]string, n)
 	values := make([]int64, n)
 	for _, v := range t.Values {
 		if v.Type >= 0 && int(v.Type) < n {
@@ -646,7 +648,7 @@ func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 		kinds[k] = kindLabels[k].String()
 	}
 	for i, ty := range t.Types {
-		names[i], alias[i], color[i] = ty.Name, ty.Alias, ty.Color
+		names[i], alias[i], color[i], roles[i] = ty.Name, ty.Alias, ty.Color, ty.Role.String()
 		kind[i], parent[i] = int32(ty.Kind), ty.Parent
 		source[i], dest[i] = trace.None, trace.None
 		if ty.Kind == trace.KindLink {
@@ -662,6 +664,7 @@ func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.int64s("values", values)
 	c.optionalCategories("source_type", names, source)
 	c.optionalCategories("destination_type", names, dest)
+	c.strings("role", roles)
 	return c.batch(nil)
 }
 

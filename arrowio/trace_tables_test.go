@@ -16,19 +16,19 @@ import (
 // size, in a hierarchy machine m > processes p1, p2.
 func smallTrace() *trace.Trace {
 	t := trace.New("small")
-	t.DefineType(trace.Type{Name: "Machine", Kind: trace.KindContainer, Parent: trace.None})    // 0
-	t.DefineType(trace.Type{Name: "Process", Alias: "P", Kind: trace.KindContainer, Parent: 0}) // 1
-	t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: 1, Color: "1 0 0"})   // 2
-	t.DefineType(trace.Type{Name: "Load", Kind: trace.KindVariable, Parent: 1})                 // 3
-	t.DefineType(trace.Type{Name: "Mark", Kind: trace.KindEvent, Parent: 1})                    // 4
-	t.DefineType(trace.Type{Name: "Msg", Kind: trace.KindLink, Parent: 0, Start: 1, End: 1})    // 5
-	t.DefineValue(trace.Value{Type: 2, Name: "run"})                                            // 0
-	t.DefineValue(trace.Value{Type: 2, Name: "wait"})                                           // 1
-	t.DefineValue(trace.Value{Type: 4, Name: "checkpoint"})                                     // 2
-	t.DefineValue(trace.Value{Type: 5, Name: "tag 7"})                                          // 3
-	t.CreateContainer(trace.Container{Name: "m", Type: 0, Parent: 0})                           // 1
-	t.CreateContainer(trace.Container{Name: "p1", Type: 1, Parent: 1})                          // 2
-	t.CreateContainer(trace.Container{Name: "p2", Type: 1, Parent: 1})                          // 3
+	t.DefineType(trace.Type{Name: "Machine", Kind: trace.KindContainer, Parent: trace.None})                         // 0
+	t.DefineType(trace.Type{Name: "Process", Alias: "P", Kind: trace.KindContainer, Parent: 0})                      // 1
+	t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: 1, Color: "1 0 0"})                        // 2
+	t.DefineType(trace.Type{Name: "Load", Kind: trace.KindVariable, Parent: 1, Role: trace.RoleInstructions})        // 3
+	t.DefineType(trace.Type{Name: "Mark", Kind: trace.KindEvent, Parent: 1})                                         // 4
+	t.DefineType(trace.Type{Name: "Msg", Kind: trace.KindLink, Parent: 0, Start: 1, End: 1, Role: trace.RoleLaunch}) // 5
+	t.DefineValue(trace.Value{Type: 2, Name: "run"})                                                                 // 0
+	t.DefineValue(trace.Value{Type: 2, Name: "wait"})                                                                // 1
+	t.DefineValue(trace.Value{Type: 4, Name: "checkpoint"})                                                          // 2
+	t.DefineValue(trace.Value{Type: 5, Name: "tag 7"})                                                               // 3
+	t.CreateContainer(trace.Container{Name: "m", Type: 0, Parent: 0})                                                // 1
+	t.CreateContainer(trace.Container{Name: "p1", Type: 1, Parent: 1})                                               // 2
+	t.CreateContainer(trace.Container{Name: "p2", Type: 1, Parent: 1})                                               // 3
 	t.State(trace.State{Container: 2, Type: 2, Value: 0, Start: 0, End: 1_500_000_001})
 	t.State(trace.State{Container: 3, Type: 2, Value: 1, Start: 1, End: 2, Depth: 1})
 	t.Variable(trace.Variable{Container: 3, Type: 3, Start: 250_000_000, End: 3 * trace.Second, Value: 0.5})
@@ -130,6 +130,7 @@ func TestTraceTables(t *testing.T) {
 	expect(t, ty, "values", int64(0), int64(0), int64(2), int64(0), int64(1), int64(1))
 	expect(t, ty, "source_type", nil, nil, nil, nil, nil, "Process")
 	expect(t, ty, "destination_type", nil, nil, nil, nil, nil, "Process")
+	expect(t, ty, "role", "", "", "", "instructions", "", "launch")
 	ty.Release()
 }
 

@@ -1,6 +1,9 @@
 package trace
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Role tells what a type, or a value, stands for in the program traced,
 // where the file says so only by its format's conventions (Extrae's event
@@ -56,7 +59,10 @@ const (
 	RoleCollectiveEnd
 	// RoleInstructions, RoleCycles: the events are a hardware counter of
 	// the instructions (the cycles) completed, each event's value those
-	// since the previous event of the type on its container.
+	// since the previous event of the type on its container; on a
+	// variable type, the variable is the counter accumulated on its
+	// container, sampled (PAPI_TOT_INS, PAPI_TOT_CYC as Score-P records
+	// them).
 	RoleInstructions
 	RoleCycles
 	// RoleParallelConstruct: an event enters a construct of a parallel
@@ -106,7 +112,53 @@ const (
 	// RoleParallelIdle: a state of this value is a thread of a parallel
 	// programming model idle or waiting outside any construct.
 	RoleParallelIdle
+	// RoleStreamSync, RoleContextSync, RoleEventSync, RoleStreamWaitEvent:
+	// a state of this value is a synchronisation recorded on the GPU side
+	// (CUPTI's synchronisation records), launched by the call that
+	// synchronised: with the last operation of its stream
+	// (cudaStreamSynchronize), of all streams (cudaDeviceSynchronize), the
+	// host with the operation a CUDA event was recorded after
+	// (cudaEventSynchronize), or the operations of its stream to come with
+	// that operation (cudaStreamWaitEvent).
+	RoleStreamSync
+	RoleContextSync
+	RoleEventSync
+	RoleStreamWaitEvent
+	// RoleCommunicationKernel: a state of this value is a GPU operation
+	// that communicates between devices (a kernel of NCCL or RCCL).
+	RoleCommunicationKernel
 )
+
+// roleNames name the roles, as exported with the types and values.
+var roleNames = map[Role]string{
+	RoleNone: "", RoleThread: "thread", RoleApplication: "application", RoleAsyncLane: "async lane",
+	RoleCall: "call", RoleCollectiveCall: "collective call", RoleCommunicator: "communicator",
+	RoleRootFlag: "root flag", RoleCollectiveEnd: "collective end", RoleInstructions: "instructions",
+	RoleCycles: "cycles", RoleParallelConstruct: "parallel construct", RoleLaunch: "launch",
+	RoleLaunchSynced: "launch synced", RoleEventWait: "event wait",
+	RoleOff: "off", RoleRoot: "root", RoleUseful: "useful", RoleLaunchFlow: "launch flow",
+	RoleMeasurement: "measurement", RoleParallelRegion: "parallel region", RoleParallelWait: "parallel wait",
+	RoleParallelIdle: "parallel idle", RoleStreamSync: "stream sync", RoleContextSync: "context sync",
+	RoleEventSync: "event sync", RoleStreamWaitEvent: "stream wait event",
+	RoleCommunicationKernel: "communication kernel",
+}
+
+// String names the role ("" for RoleNone, "role N" for a number no role
+// has).
+func (r Role) String() string {
+	if n, ok := roleNames[r]; ok {
+		return n
+	}
+	return "role " + strconv.Itoa(int(r))
+}
+
+// NCCLKernel tells whether name is the name NCCL (and RCCL, which keeps
+// its names) gives its kernels ("ncclKernel_AllReduce_RING_LL_Sum_float",
+// "ncclDevKernel_SendRecv"): the library's convention, not a format's,
+// which the readers of GPU kernels share to set RoleCommunicationKernel.
+func NCCLKernel(name string) bool {
+	return strings.HasPrefix(name, "nccl") && strings.Contains(name, "Kernel")
+}
 
 // OutlinedParallelBody tells whether name is a compiler's name for the
 // body of an OpenMP parallel region it outlined into a function (GCC's

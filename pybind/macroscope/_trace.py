@@ -121,8 +121,10 @@ class Trace:
     def types(self) -> pd.DataFrame:
         """DataFrame of the type hierarchy, in definition order: name, kind
         (Container, State, Variable, Event, Link), parent (the container
-        type holding it), alias, color, number of values, and for links the
-        source_type and destination_type."""
+        type holding it), alias, color, number of values, for links the
+        source_type and destination_type, and role: what the reader says
+        the type stands for ("thread", "instructions", "launch"...; "" for
+        none)."""
         return self._frame("types")
 
     @property

@@ -189,6 +189,17 @@ def test_otf2_metrics_become_variables():
     assert len(ms.read_otf2(archive).variables) == samples
 
 
+def test_otf2_types_roles():
+    # otf2-print -G: the archive's metric members are PAPI_TOT_CYC,
+    # PAPI_L2_TCM and PAPI_BR_MSP; its locations are CPU threads.
+    archive = shared("pipit", "tests", "data", "ping-pong-otf2-papi")
+    types = ms.read_otf2(archive).types
+    role = dict(zip(types.name, types.role))
+    assert role["PAPI_TOT_CYC"] == "cycles"
+    assert role["PAPI_L2_TCM"] == role["PAPI_BR_MSP"] == ""
+    assert role["thread"] == "thread"
+
+
 # --- Chrome -----------------------------------------------------------------
 
 def chrome_oracle(path):

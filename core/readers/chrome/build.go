@@ -380,8 +380,30 @@ func (e *emitter) defineValue(k [3]int32) int32 {
 	v := e.nValues
 	e.nValues++
 	e.values[k] = v
-	e.sink.DefineValue(trace.Value{Type: typ, Name: e.c.strs.str(name), Category: e.c.strs.str(cat)})
+	n, c := e.c.strs.str(name), e.c.strs.str(cat)
+	e.sink.DefineValue(trace.Value{Type: typ, Name: n, Category: c, Role: valueRole(n, c)})
 	return v
+}
+
+// kinetoSyncs are the roles of the synchronisations Kineto records on the
+// GPU side (category cuda_sync), by name.
+var kinetoSyncs = map[string]trace.Role{"Stream Sync": trace.RoleStreamSync, "Context Sync": trace.RoleContextSync,
+	"Event Sync": trace.RoleEventSync, "Stream Wait Event": trace.RoleStreamWaitEvent}
+
+// valueRole is the role of the events named name in category cat:
+// Kineto's synchronisations on the GPU side, NCCL's kernels among its GPU
+// operations, and the compilers' outlined OpenMP bodies (in the stacks of
+// any producer).
+func valueRole(name, cat string) trace.Role {
+	switch {
+	case cat == "cuda_sync":
+		return kinetoSyncs[name]
+	case gpuCategory([]byte(cat)) == gpuOp && trace.NCCLKernel(name):
+		return trace.RoleCommunicationKernel
+	case trace.OutlinedParallelBody(name):
+		return trace.RoleParallelRegion
+	}
+	return trace.RoleNone
 }
 
 // emitState delivers a state and its arguments.

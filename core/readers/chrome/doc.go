@@ -130,6 +130,15 @@
 //     call recorded on (args.wait_on_stream), at the call's start, to the
 //     synchronisation that waits for it (its
 //     args.wait_on_cuda_event_record_corr_id). Key: the correlation id.
+//     The synchronisations' values (cuda_sync) have the roles
+//     trace.RoleStreamSync ("Stream Sync"), RoleContextSync ("Context
+//     Sync"), RoleEventSync ("Event Sync") and RoleStreamWaitEvent
+//     ("Stream Wait Event"); the kernels NCCL names nccl...Kernel... have
+//     trace.RoleCommunicationKernel (trace.NCCLKernel).
+//   - The values of events named as the compilers name the outlined
+//     bodies of OpenMP's parallel regions (f._omp_fn.N, .omp_outlined.:
+//     trace.OutlinedParallelBody) have the role trace.RoleParallelRegion,
+//     whatever their category.
 //   - M: names and sort indexes, see above.
 //   - P events "Profile" and "ProfileChunk" (V8's CPU profile, as DevTools
 //     records it), and Chrome 66's "CpuProfile" instants (ph I): the

@@ -63,3 +63,44 @@ func TestRoles(t *testing.T) {
 		t.Errorf("flows' value roles %v, want %v", got, want)
 	}
 }
+
+// TestValueRoles checks the roles of the values the analyses read:
+// Kineto's synchronisations on the GPU side (category cuda_sync), NCCL's
+// kernels among the GPU operations and the compilers' outlined OpenMP
+// bodies; the same names elsewhere (a CPU annotation named as a kernel, a
+// synchronisation in another category) have none.
+func TestValueRoles(t *testing.T) {
+	tr := decodeString(t, `{"traceEvents": [
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 1, "dur": 1},
+  {"ph": "X", "cat": "cuda_sync", "name": "Context Sync", "pid": 0, "tid": 7, "ts": 3, "dur": 1},
+  {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": 7, "ts": 5, "dur": 1},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": 7, "dur": 1},
+  {"ph": "X", "cat": "cuda_sync", "name": "Other Sync", "pid": 0, "tid": 7, "ts": 9, "dur": 1},
+  {"ph": "X", "cat": "user_annotation", "name": "Stream Sync", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 7, "ts": 11, "dur": 1},
+  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv", "pid": 0, "tid": 7, "ts": 13, "dur": 1},
+  {"ph": "X", "cat": "kernel", "name": "nccl_helper", "pid": 0, "tid": 7, "ts": 15, "dur": 1},
+  {"ph": "X", "cat": "user_annotation", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 1, "tid": 1, "ts": 3, "dur": 1},
+  {"ph": "X", "name": "main._omp_fn.0", "pid": 1, "tid": 2, "ts": 1, "dur": 5},
+  {"ph": "X", "name": ".omp_outlined.", "pid": 1, "tid": 3, "ts": 1, "dur": 5},
+  {"ph": "X", "name": "omp_fn", "pid": 1, "tid": 4, "ts": 1, "dur": 5}
+]}`)
+	want := map[string]trace.Role{
+		"cuda_sync/Stream Sync": trace.RoleStreamSync, "cuda_sync/Context Sync": trace.RoleContextSync,
+		"cuda_sync/Event Sync": trace.RoleEventSync, "cuda_sync/Stream Wait Event": trace.RoleStreamWaitEvent,
+		"cuda_sync/Other Sync": trace.RoleNone, "user_annotation/Stream Sync": trace.RoleNone,
+		"kernel/ncclKernel_AllReduce_RING_LL_Sum_float": trace.RoleCommunicationKernel,
+		"kernel/ncclDevKernel_SendRecv":                 trace.RoleCommunicationKernel, "kernel/nccl_helper": trace.RoleNone,
+		"user_annotation/ncclKernel_AllReduce_RING_LL_Sum_float": trace.RoleNone,
+		"/main._omp_fn.0": trace.RoleParallelRegion, "/.omp_outlined.": trace.RoleParallelRegion, "/omp_fn": trace.RoleNone,
+	}
+	got := map[string]trace.Role{}
+	for _, v := range tr.Values {
+		if tr.Types[v.Type].Kind == trace.KindState {
+			got[v.Category+"/"+v.Name] = v.Role
+		}
+	}
+	if !equalMaps(got, want) {
+		t.Errorf("value roles %v, want %v", got, want)
+	}
+}

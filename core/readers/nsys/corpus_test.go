@@ -111,6 +111,20 @@ func TestCorpus(t *testing.T) {
 				if name == "nsys/mfu_2gpu_before.sqlite" && nccl != 66 {
 					t.Errorf("%d NCCL kernels in the 2-GPU file, want 66 (ncclDevKernel_SendRecv)", nccl)
 				}
+				// The kernels that communicate, by the names the states
+				// show (the short ones): NCCL's, as Holistic Trace
+				// Analysis tells them, have the role.
+				comm := count(t, path, "SELECT count(*) FROM "+kernels+" WHERE "+valid+
+					" AND (SELECT value FROM StringIds WHERE id = shortName) GLOB 'nccl*Kernel*'")
+				roled := 0
+				for _, s := range tr.States.All() {
+					if tr.Values[s.Value].Role == trace.RoleCommunicationKernel {
+						roled++
+					}
+				}
+				if roled != comm {
+					t.Errorf("%d states of role RoleCommunicationKernel, want %d", roled, comm)
+				}
 				checkFirstKernels(t, path, tr)
 			}
 			checkMemcpyKinds(t, path, tr)
@@ -293,6 +307,7 @@ func checkLinks(t *testing.T, path string, tr *trace.Trace) {
 // kernels: CUPTI's record names none) and stream by stream.
 func checkSync(t *testing.T, path string, tr *trace.Trace) {
 	want := map[string]int{}
+	wantRoles := map[trace.Role]int{}
 	for _, row := range query(t, path, `SELECT syncType, coalesce((SELECT min(k.deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL k
 		WHERE k.globalPid >> 24 = s.globalPid >> 24 AND k.contextId = s.contextId), deviceId), streamId, count(*)
 		FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s WHERE `+valid+" GROUP BY 1, 2, 3") {
@@ -300,16 +315,25 @@ func checkSync(t *testing.T, path string, tr *trace.Trace) {
 		kind, _ := strconv.Atoi(row[0])
 		n, _ := strconv.Atoi(row[3])
 		want[syncNames[kind]+" on device "+row[1]+" stream "+row[2]] += n
+		// The analyses know them by their roles (ENUM_CUPTI_SYNC_TYPE).
+		role := map[int]trace.Role{1: trace.RoleEventSync, 2: trace.RoleStreamWaitEvent, 3: trace.RoleStreamSync,
+			4: trace.RoleContextSync}[kind]
+		wantRoles[role] += n
 	}
 	got := map[string]int{}
+	gotRoles := map[trace.Role]int{}
 	for _, s := range tr.States.All() {
 		if tr.TypeName(s.Type) == typeSync {
 			device := tr.Containers[tr.Containers[tr.Containers[s.Container].Parent].Parent].Alias
 			got[tr.ValueName(s.Value)+" on device "+device+" stream "+idOfContainer(tr, s.Container)]++
+			gotRoles[tr.Values[s.Value].Role]++
 		}
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("synchronisations by kind and stream %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(gotRoles, wantRoles) {
+		t.Errorf("synchronisations by role %v, want %v", gotRoles, wantRoles)
 	}
 }
 

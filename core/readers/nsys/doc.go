@@ -8,13 +8,17 @@
 //     thread id, device, context and stream ids), never merged by name.
 //   - States, one state type per kind: CUDA runtime API, CUDA driver API,
 //     OS runtime and NVTX ranges on threads; CUDA kernel, NCCL kernel,
-//     CUDA memcpy and CUDA memset on streams. NVTX ranges get one state
+//     CUDA memcpy and CUDA memset on streams (the values of the kernels
+//     NCCL names nccl...Kernel...: role trace.RoleCommunicationKernel,
+//     trace.NCCLKernel). NVTX ranges get one state
 //     type per kind (push/pop, start/end) and domain.
 //   - Links "CUDA launch" (role trace.RoleLaunch) from an API call to the GPU work of the same
 //     correlation id; point events "NVTX mark".
 //   - CUPTI's synchronisation records: states "CUDA synchronization" on
 //     their stream, named as Kineto names them ("Stream Sync", "Event
-//     Sync", "Stream Wait Event", "Context Sync"), launched by their call;
+//     Sync", "Stream Wait Event", "Context Sync"; their values' roles
+//     trace.RoleStreamSync, RoleEventSync, RoleStreamWaitEvent,
+//     RoleContextSync), launched by their call;
 //     the waits for a CUDA event get a link "CUDA event wait" (role
 //     trace.RoleEventWait) from the
 //     stream the event was recorded on (CUPTI_ACTIVITY_KIND_CUDA_EVENT).

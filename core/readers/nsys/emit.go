@@ -35,7 +35,11 @@ func (e *emitter) define(t trace.Type) int32 {
 }
 
 func (e *emitter) defineValue(typ int32, name string) int32 {
-	e.sink.DefineValue(trace.Value{Type: typ, Name: name})
+	return e.defineRoled(typ, name, trace.RoleNone)
+}
+
+func (e *emitter) defineRoled(typ int32, name string, role trace.Role) int32 {
+	e.sink.DefineValue(trace.Value{Type: typ, Name: name, Role: role})
 	e.nValues++
 	return e.nValues - 1
 }
@@ -189,7 +193,12 @@ func (e *emitter) states(g *group) {
 		s := &g.spans[i]
 		v := ids[s.value]
 		if v < 0 {
-			v = e.defineValue(typ, e.r.stypes[g.stype].values[s.value])
+			st := &e.r.stypes[g.stype]
+			name, role := st.values[s.value], trace.RoleNone
+			if st.role != nil {
+				role = st.role(name)
+			}
+			v = e.defineRoled(typ, name, role)
 			ids[s.value] = v
 		}
 		e.sink.State(trace.State{Container: cont + s.lane, Type: typ, Value: v,

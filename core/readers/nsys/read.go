@@ -130,6 +130,8 @@ type stype struct {
 	on      kind
 	values  []string
 	valueOf map[string]int32
+	// role gives the role of each value by its name (nil: none).
+	role func(name string) trace.Role
 }
 
 // group gathers the spans of one state type on one node.

@@ -3,9 +3,11 @@ package nsys
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/readers/sqlitedb"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // The state types, each its own so that a view can pick one.
@@ -114,6 +116,16 @@ func isNCCL(short, demangled string) bool {
 	return strings.HasPrefix(short, "nccl") || strings.HasPrefix(demangled, "nccl")
 }
 
+// kernelRole is the role of the kernels named name: NCCL's communicate
+// (their names as Holistic Trace Analysis tells them, whichever names
+// the options show).
+func kernelRole(name string) trace.Role {
+	if trace.NCCLKernel(name) {
+		return trace.RoleCommunicationKernel
+	}
+	return trace.RoleNone
+}
+
 func (r *reader) readKernels() error {
 	const table = "CUPTI_ACTIVITY_KIND_KERNEL"
 	var row gpuRow
@@ -132,11 +144,13 @@ func (r *reader) readKernels() error {
 		if isNCCL(s, d) {
 			if nccl < 0 {
 				nccl = r.stateType(typeNCCL, kStream)
+				r.stypes[nccl].role = kernelRole
 			}
 			t = nccl
 		} else {
 			if kernel < 0 {
 				kernel = r.stateType(typeKernel, kStream)
+				r.stypes[kernel].role = kernelRole
 			}
 			t = kernel
 		}
@@ -198,6 +212,17 @@ const (
 // as Kineto and Holistic Trace Analysis do.
 var syncNames = []string{"Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"}
 
+// syncRoles are the roles of the synchronisations of syncNames.
+var syncRoles = []trace.Role{trace.RoleNone, trace.RoleEventSync, trace.RoleStreamWaitEvent, trace.RoleStreamSync,
+	trace.RoleContextSync}
+
+func syncRole(name string) trace.Role {
+	if i := slices.Index(syncNames, name); i >= 0 {
+		return syncRoles[i]
+	}
+	return trace.RoleNone
+}
+
 // readSync reads the synchronisation records: a state on the stream (the
 // wait's stream for "Stream Wait Event", else the one CUPTI names) for
 // each call that waited, linked to it by correlation id, and for the
@@ -214,6 +239,7 @@ func (r *reader) readSync() error {
 	return r.db.Scan(table, r.gpuQuery(table, "syncType", eventCol), row.dest(&kind, &eventSync), func() error {
 		if t < 0 {
 			t = r.stateType(typeSync, kStream) // defined by the first row, as the others' types
+			r.stypes[t].role = syncRole
 		}
 		name := syncNames[0]
 		if kind.Valid && kind.Int64 > 0 && kind.Int64 < int64(len(syncNames)) {

@@ -73,7 +73,9 @@
 //     recorder when the scope is a group). Values are the recorded numbers,
 //     as otf2-print shows them: accumulated counters (PAPI) are not
 //     differentiated and the unit's base and exponent are not applied.
-//     Non-finite values are an error.
+//     Non-finite values are an error. The types of PAPI's instructions
+//     and cycles (PAPI_TOT_INS, PAPI_TOT_CYC) have the roles
+//     trace.RoleInstructions and RoleCycles.
 //   - MPI point-to-point messages (MpiSend or MpiIsend, and MpiRecv or
 //     MpiIrecv) become links of type "MPI message" from the sender's
 //     location to the receiver's, from the send to the receive, with the

@@ -139,16 +139,28 @@ func regionRole(name, paradigm string) trace.Role {
 	return trace.RoleNone
 }
 
+// The metric members of Score-P's hardware counters of instructions and
+// cycles (PAPI's presets, recorded as accumulated since the start).
+const (
+	papiInstructions = "PAPI_TOT_INS"
+	papiCycles       = "PAPI_TOT_CYC"
+)
+
 // typeRole returns the role of the type k (trace.Role): the CPU threads
-// of a location group are threads of its process, and the "MPI
+// of a location group are threads of its process, the "MPI
 // collective" events name the communicator of the collective call they
-// end, and its root.
+// end, and its root, and the variables of PAPI's instructions and cycles
+// are those counters (trace.RoleInstructions, RoleCycles).
 func typeRole(k typeKey) trace.Role {
 	switch {
 	case k.kind == trace.KindContainer && k.name == locationTypeNames[1]:
 		return trace.RoleThread
 	case k.kind == trace.KindEvent && k.name == collectiveType:
 		return trace.RoleCollectiveEnd
+	case k.kind == trace.KindVariable && k.name == papiInstructions:
+		return trace.RoleInstructions
+	case k.kind == trace.KindVariable && k.name == papiCycles:
+		return trace.RoleCycles
 	}
 	return trace.RoleNone
 }

@@ -33,3 +33,44 @@ func TestRegionRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricRoles: the variables of PAPI's instructions and cycles, as
+// Score-P records them, are those counters (trace.RoleInstructions,
+// RoleCycles, which POP reads); other metrics, and other kinds of types
+// of those names, are not. The archive of pipit's tests records
+// PAPI_TOT_CYC, PAPI_L2_TCM and PAPI_BR_MSP (otf2-print -G).
+func TestMetricRoles(t *testing.T) {
+	for _, c := range []struct {
+		kind trace.Kind
+		name string
+		want trace.Role
+	}{
+		{trace.KindVariable, "PAPI_TOT_INS", trace.RoleInstructions},
+		{trace.KindVariable, "PAPI_TOT_CYC", trace.RoleCycles},
+		{trace.KindVariable, "PAPI_L2_TCM", trace.RoleNone},
+		{trace.KindState, "PAPI_TOT_INS", trace.RoleNone},
+	} {
+		if got := typeRole(typeKey{kind: c.kind, name: c.name}); got != c.want {
+			t.Errorf("%v type %q: role %v, want %v", c.kind, c.name, got, c.want)
+		}
+	}
+	tr, _, err := readNotes(t, archivePath(t, "pipit/tests/data/ping-pong-otf2-papi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]trace.Role{}
+	for _, ty := range tr.Types {
+		if ty.Kind == trace.KindVariable {
+			got[ty.Name] = ty.Role
+		}
+	}
+	want := map[string]trace.Role{"PAPI_TOT_CYC": trace.RoleCycles, "PAPI_L2_TCM": trace.RoleNone, "PAPI_BR_MSP": trace.RoleNone}
+	if len(got) != len(want) {
+		t.Errorf("variable types %v, want %v", got, want)
+	}
+	for n, r := range want {
+		if got[n] != r {
+			t.Errorf("variable type %q: role %v, want %v", n, got[n], r)
+		}
+	}
+}

@@ -142,6 +142,10 @@
 // to nanoseconds. The trace spans from the first to the last timestamp of
 // any packet; containers live that whole span.
 //
+// The values named as the compilers name the outlined bodies of OpenMP's
+// parallel regions (f._omp_fn.N, .omp_outlined.:
+// trace.OutlinedParallelBody) have the role trace.RoleParallelRegion.
+//
 // Every other kind of packet (Android system data, winscope, profiles,
 // statistics, configuration...) is skipped and counted by kind in the
 // notes ("packets of kind winscope/surfaceflinger_layers_snapshot").

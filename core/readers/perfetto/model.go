@@ -113,7 +113,14 @@ func (m *model) value(typ int32, name string) int32 {
 	m.nValues++
 	m.values[k] = id
 	slot.typ, slot.name, slot.id = typ, name, id
-	m.sink.DefineValue(trace.Value{Type: typ, Name: m.text.String(name)})
+	n := m.text.String(name)
+	v := trace.Value{Type: typ, Name: n}
+	if trace.OutlinedParallelBody(n) {
+		// The compilers' OpenMP bodies, in the slices of an instrumented
+		// program or the frames of a sampled one.
+		v.Role = trace.RoleParallelRegion
+	}
+	m.sink.DefineValue(v)
 	return id
 }
 

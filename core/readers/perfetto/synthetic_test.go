@@ -1,7 +1,10 @@
 package perfetto
 
 import (
+	"reflect"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // TestHierarchyAndSlices covers the containers track descriptors and
@@ -390,4 +393,31 @@ func TestThreadFullNameAfterComm(t *testing.T) {
 		event Process 5/Compositor 8 Instant "b" 20
 		span 10 20
 	`)
+}
+
+// TestOutlinedBodyRole: the slices of the bodies GCC and Clang outline
+// for OpenMP's parallel regions (f._omp_fn.N, .omp_outlined.) are
+// parallel regions (trace.RoleParallelRegion, which POP reads); other
+// slices are not.
+func TestOutlinedBodyRole(t *testing.T) {
+	data := traceOf(
+		pkt(trackDesc(1, processDesc(10, "app"))),
+		pkt(trackDesc(2, threadDesc(10, 11, "main"))),
+		pkt(ts(100), te(evType(begin), onTrack(2), named("main._omp_fn.0"))),
+		pkt(ts(110), te(evType(begin), onTrack(2), named("work"))),
+		pkt(ts(120), te(evType(end), onTrack(2))),
+		pkt(ts(130), te(evType(end), onTrack(2))),
+		pkt(ts(140), te(evType(begin), onTrack(2), named(".omp_outlined._debug__"))),
+		pkt(ts(150), te(evType(end), onTrack(2))),
+	)
+	tr, _ := mustRead(t, data)
+	got := map[string]trace.Role{}
+	for _, s := range tr.States.All() {
+		got[tr.Values[s.Value].Name] = tr.Values[s.Value].Role
+	}
+	want := map[string]trace.Role{"main._omp_fn.0": trace.RoleParallelRegion, ".omp_outlined._debug__": trace.RoleParallelRegion,
+		"work": trace.RoleNone}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("roles %v, want %v", got, want)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -358,5 +359,35 @@ func TestCSVHostDirs(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "nodeA/Agent 1/Queue 1 nodeB/Agent 1/Queue 1" {
 		t.Errorf("states on %v", got)
+	}
+}
+
+// TestCommunicationKernelRole: RCCL's kernels, named as NCCL names its
+// own, communicate (trace.RoleCommunicationKernel, which the critical
+// path reads); other kernels and host calls of such names do not.
+func TestCommunicationKernelRole(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "7_hip_api_trace.csv", apiHeader+
+		`"HIP_RUNTIME_API","ncclKernelLaunch",7,8,1,100,200`+"\n")
+	kern := writeFile(t, dir, "7_kernel_trace.csv", kernelHeader+
+		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"ncclKernel_AllReduce_RING_LL_Sum_float",2,130,140`+"\n"+
+		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)",3,150,160`+"\n"+
+		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"nccl_reduce",4,170,180`+"\n"+
+		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"k(int, float)",5,190,195`+"\n")
+	files, err := csvFiles(kern, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := readCSVFiles(t, files)
+	got := map[string]trace.Role{}
+	for _, s := range tr.States.All() {
+		got[tr.Values[s.Value].Name] = tr.Values[s.Value].Role
+	}
+	want := map[string]trace.Role{"ncclKernelLaunch": trace.RoleNone,
+		"ncclKernel_AllReduce_RING_LL_Sum_float":                  trace.RoleCommunicationKernel,
+		"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)": trace.RoleCommunicationKernel,
+		"nccl_reduce": trace.RoleNone, "k(int, float)": trace.RoleNone}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("roles %v, want %v", got, want)
 	}
 }

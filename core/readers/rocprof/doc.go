@@ -46,7 +46,9 @@
 // "Launch" (role trace.RoleLaunch) from
 // the thread to the queue, from the call's start to the operation's
 // start, valued by the call's name, with the correlation id as Key and,
-// for copies whose size is known, the bytes as Size. RPD's rocpd_monitor
+// for copies whose size is known, the bytes as Size. The kernels RCCL
+// names as NCCL does (nccl...Kernel...: trace.NCCLKernel) have values of
+// role trace.RoleCommunicationKernel. RPD's rocpd_monitor
 // samples of a GPU (clocks...) are variables of its agent.
 //
 // # What is skipped

@@ -130,6 +130,9 @@ type emitter struct {
 	vtype    []int32 // by variable
 	markType int32
 	linkType int32
+	// kernelType is the state type of the kernel dispatches (None if
+	// none), whose NCCL (RCCL) kernels communicate.
+	kernelType int32
 
 	values  map[[2]int32]int32 // (type, interned name) -> value
 	nvalues int32
@@ -165,6 +168,7 @@ func (e *emitter) defineTypes() {
 	for _, r := range m.recs {
 		kindUsed[r.kind] = true
 	}
+	e.kernelType = trace.None
 	for k, name := range m.kinds.Strings() {
 		e.stype[k] = trace.None
 		if !kindUsed[k] {
@@ -175,6 +179,9 @@ func (e *emitter) defineTypes() {
 			parent = e.ctype[ctThread]
 		}
 		e.stype[k] = e.define(trace.Type{Name: name, Kind: trace.KindState, Parent: parent, Start: trace.None, End: trace.None})
+		if name == kindKernel {
+			e.kernelType = e.stype[k]
+		}
 	}
 	e.markType, e.linkType = trace.None, trace.None
 	if len(m.marks) > 0 {
@@ -199,7 +206,11 @@ func (e *emitter) value(typ, name int32) int32 {
 	}
 	e.values[k] = e.nvalues
 	e.nvalues++
-	e.sink.DefineValue(trace.Value{Type: typ, Name: e.m.names.String(name)})
+	v := trace.Value{Type: typ, Name: e.m.names.String(name)}
+	if typ == e.kernelType && trace.NCCLKernel(v.Name) {
+		v.Role = trace.RoleCommunicationKernel
+	}
+	e.sink.DefineValue(v)
 	return e.nvalues - 1
 }
 

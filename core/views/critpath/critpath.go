@@ -86,6 +86,9 @@ type Segment struct {
 	// came from From's resource, which this one waited for).
 	Via  string
 	From int32 // the previous segment's resource, -1 for the first
+	// Role is the role its reader gave the value of the event Name
+	// (trace.RoleCommunicationKernel: an NCCL kernel, for BoundBy).
+	Role trace.Role
 	// Name is, on a GPU or task path, the event the segment's time is
 	// attributed to ("" for none); Via is then the kind of edge
 	// (EdgeCompute...) and From the resource the edge came from when it

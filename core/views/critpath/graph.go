@@ -22,8 +22,10 @@ package critpath
 //     previous operation on the stream (kernel-kernel, its gap);
 //   - from the last operation of a stream to the end of the call that
 //     synchronised with it (sync wait, no weight), where the trace records
-//     the synchronisation on the GPU side (Kineto's "Stream Sync" for one
-//     stream, "Context Sync" for all) and links it to its call.
+//     the synchronisation on the GPU side (its reader gives the states the
+//     roles trace.RoleStreamSync for one stream, trace.RoleContextSync
+//     for all: Kineto's and Nsight Systems' "Stream Sync", "Context
+//     Sync") and links it to its call.
 //
 // The critical path is the graph's longest path (weights are durations,
 // negative ones, from rounding, count 0), each edge attributed to an event
@@ -80,8 +82,8 @@ const (
 
 // BoundBy classifies a segment of an HTA path by what bounds it, as
 // HTA's get_critical_path_breakdown does: "cpu_bound" (compute),
-// "gpu_compute_bound" or "gpu_communication_bound" (a kernel, NCCL's when
-// named nccl...Kernel), "gpu_kernel_launch_overhead" (launch),
+// "gpu_compute_bound" or "gpu_communication_bound" (a kernel, NCCL's:
+// of role trace.RoleCommunicationKernel), "gpu_kernel_launch_overhead" (launch),
 // "gpu_kernel_kernel_overhead" (kernel-kernel); "" for dependencies and
 // waits, which weigh nothing, and for the segments of other semantics.
 func BoundBy(s Segment) string {
@@ -89,7 +91,7 @@ func BoundBy(s Segment) string {
 	case EdgeCompute:
 		return "cpu_bound"
 	case EdgeKernel:
-		if strings.HasPrefix(s.Name, "nccl") && strings.Contains(s.Name, "Kernel") {
+		if s.Role == trace.RoleCommunicationKernel {
 			return "gpu_communication_bound"
 		}
 		return "gpu_compute_bound"
@@ -113,12 +115,20 @@ var (
 	// functions. Kineto's first releases (PyTorch 1.8 and 1.9) named
 	// them Operator and Runtime.
 	cpuCategories = names("cpu_op", "cuda_runtime", "cuda_driver", "Operator", "Runtime")
-	// Synchronisation recorded on a stream: for one stream, for all.
-	streamSync, contextSync = "Stream Sync", "Context Sync"
-	// Waits for a CUDA event: of the host (cudaEventSynchronize), of a
-	// stream (cudaStreamWaitEvent).
-	eventSync, streamWaitEvent = "Event Sync", "Stream Wait Event"
 )
+
+// syncRole tells the roles of the synchronisations recorded on the GPU
+// side: on a stream, for one stream or all (trace.RoleStreamSync,
+// RoleContextSync), and the waits for a CUDA event, of the host
+// (RoleEventSync: cudaEventSynchronize) or of a stream
+// (RoleStreamWaitEvent: cudaStreamWaitEvent).
+func syncRole(r trace.Role) bool {
+	switch r {
+	case trace.RoleStreamSync, trace.RoleContextSync, trace.RoleEventSync, trace.RoleStreamWaitEvent:
+		return true
+	}
+	return false
+}
 
 // apiName is the name of a CUDA call without the version suffix Nsight
 // Systems gives it ("cudaLaunchKernel_v7000").
@@ -142,6 +152,7 @@ func names(n ...string) map[string]bool {
 // every state of positive duration and the links.
 type graphCollector struct {
 	valueName, valueCat []int32 // by value: name and category indices
+	valueRole           []trace.Role
 	names               intern.Table
 	categories          bool   // some value has a category
 	launchType          []bool // by type: a link type of launches
@@ -172,6 +183,7 @@ type gstate struct {
 	start, end      trace.Time
 	cont, name, cat int32
 	depth, order    int32
+	role            trace.Role // of its value (synchronisations, NCCL's kernels)
 }
 
 // linkPair is a link resolved to the states it joins; start and end are
@@ -210,6 +222,7 @@ func (g *graphCollector) defineType(t trace.Type) {
 func (g *graphCollector) defineValue(v trace.Value) {
 	g.launchValue = append(g.launchValue, v.Role == trace.RoleLaunchFlow)
 	g.valueName = append(g.valueName, g.name(v.Name))
+	g.valueRole = append(g.valueRole, v.Role)
 	g.valueCat = append(g.valueCat, g.name(v.Category))
 	if v.Category != "" {
 		g.categories = true
@@ -226,7 +239,7 @@ func (g *graphCollector) state(s trace.State) {
 		return // HTA drops the events of no duration
 	}
 	g.states.Append(gstate{start: s.Start, end: s.End, cont: s.Container, name: g.valueName[s.Value],
-		cat: g.valueCat[s.Value], depth: s.Depth, order: s.Order})
+		cat: g.valueCat[s.Value], depth: s.Depth, order: s.Order, role: g.valueRole[s.Value]})
 }
 
 func (g *graphCollector) link(l trace.Link) {
@@ -725,7 +738,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 		ops = append(ops, l.to)
 	}
 	sortBy := func(s int32) trace.Time {
-		if n := gr.nameOf(s); n == streamSync || n == contextSync || n == eventSync || n == streamWaitEvent {
+		if syncRole(states[s].role) {
 			return states[s].end
 		}
 		return states[s].start
@@ -758,20 +771,20 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 	for _, s := range ops {
 		stream := streamOf[states[s].cont]
 		call := launchedBy[s]
-		switch gr.nameOf(s) {
-		case streamSync:
+		switch states[s].role {
+		case trace.RoleStreamSync:
 			if n, ok := lastOn[stream]; ok {
 				gr.addEdge(n, gr.endOf(call), EdgeSyncWait, true, call)
 				synced[call] = true
 			}
 			continue
-		case contextSync:
+		case trace.RoleContextSync:
 			for _, st := range streams {
 				gr.addEdge(lastOn[st], gr.endOf(call), EdgeSyncWait, true, call)
 				synced[call] = true
 			}
 			continue
-		case eventSync, streamWaitEvent:
+		case trace.RoleEventSync, trace.RoleStreamWaitEvent:
 			w, ok := waits[s]
 			if !ok {
 				continue // no cudaEventRecord the wait is known to be for
@@ -784,7 +797,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 				continue
 			}
 			src := ls[k-1].to
-			if gr.nameOf(s) == eventSync {
+			if states[s].role == trace.RoleEventSync {
 				gr.addEdge(gr.endOf(src), gr.endOf(call), EdgeSyncWait, true, call)
 				synced[call] = true
 				continue
@@ -990,13 +1003,14 @@ func (gr *graph) toResult(semantics string, path []int32) (*Result, error) {
 		}
 		if e.event >= 0 && (e.kind == EdgeCompute || e.kind == EdgeKernel || e.kind == EdgeKernelGap) {
 			seg.Name = gr.nameOf(e.event) // HTA attributes these edges only
+			seg.Role = gr.states[e.event].role
 		}
 		// A point inside a state (flowPoint) splits no stretch of it, nor
 		// a thread's hop of no weight from one top-level state to the next
 		// (a point inside a state that outlives its parent, callStack).
 		if n := len(r.Segments); n > 0 && gr.isPoint(e.from) {
 			last := &r.Segments[n-1]
-			if last.Resource == seg.Resource && last.Via == seg.Via && last.Name == seg.Name && last.From == seg.From {
+			if last.Resource == seg.Resource && last.Via == seg.Via && last.Name == seg.Name && last.Role == seg.Role && last.From == seg.From {
 				switch {
 				case last.End == seg.Start:
 					last.End = seg.End

@@ -58,6 +58,18 @@ func (g *gpuTrace) state(cont, name string, start, end trace.Time, depth int32) 
 	g.t.State(trace.State{Container: g.conts[cont], Type: tyState, Value: g.value(name), Start: start, End: end, Depth: depth})
 }
 
+// roled is state, of a value of role role: the names the tests give such
+// values are no reader's, as the view reads their roles only.
+func (g *gpuTrace) roled(cont, name string, role trace.Role, start, end trace.Time, depth int32) {
+	v, ok := g.values[name]
+	if !ok {
+		v = int32(len(g.t.Values))
+		g.values[name] = v
+		g.t.DefineValue(trace.Value{Type: tyState, Name: name, Role: role})
+	}
+	g.t.State(trace.State{Container: g.conts[cont], Type: tyState, Value: v, Start: start, End: end, Depth: depth})
+}
+
 // launch links the call at (from, start) to the operation at (to, at).
 func (g *gpuTrace) launch(from string, start trace.Time, to string, at trace.Time) {
 	g.t.Link(trace.Link{Type: tyLaunch, From: g.conts[from], To: g.conts[to], Start: start, End: at, Size: math.NaN()})
@@ -161,8 +173,9 @@ func TestGraphQueuedKernel(t *testing.T) {
 // A synchronisation: the CPU waits in cudaStreamSynchronize for the
 // kernel; the wait is not the CPU's (the call's end weighs nothing), the
 // path goes through the kernel and back to the CPU at the call's end.
-// The stream records the synchronisation ("Stream Sync", Kineto's) on an
-// overlap lane, as the readers place a state overlapping another.
+// The stream records the synchronisation (trace.RoleStreamSync: Kineto's
+// "Stream Sync") on an overlap lane, as the readers place a state
+// overlapping another.
 //
 //	cpu       |step-----------------------------------------------|0-300
 //	            |L1|10-20  |cudaStreamSynchronize 40-210| |add|220-250
@@ -183,7 +196,7 @@ func TestGraphSyncWait(t *testing.T) {
 			g.state("stream 7", "k1", 30, 200, 0)
 			g.launch("cpu", 10, "stream 7", 30)
 			if recorded {
-				g.state("stream 7 (overlap lane 1)", "Stream Sync", 40, 210, 0)
+				g.roled("stream 7 (overlap lane 1)", "waits for the stream", trace.RoleStreamSync, 40, 210, 0)
 				g.launch("cpu", 40, "stream 7", 40) // the flow lands on the stream, its state on the lane
 			}
 			// 10 + launch 20 + k1 170 + sync 0 + 10 + 30 + 50 = 290; the CPU alone 130.
@@ -200,7 +213,8 @@ func TestGraphSyncWait(t *testing.T) {
 	}
 }
 
-// Two streams and a device-wide synchronisation ("Context Sync"): the
+// Two streams and a device-wide synchronisation (trace.RoleContextSync:
+// Kineto's "Context Sync"): the
 // path takes the stream that finishes last.
 //
 //	cpu       |step-------------------------------------------------|0-500
@@ -215,7 +229,7 @@ func TestGraphTwoStreams(t *testing.T) {
 	g.state("cpu", "cudaDeviceSynchronize", 60, 410, 1)
 	g.state("stream 7", "kA", 30, 100, 0)
 	g.state("stream 8", "kB", 60, 400, 0)
-	g.state("stream 8", "Context Sync", 405, 410, 0)
+	g.roled("stream 8", "waits for the device", trace.RoleContextSync, 405, 410, 0)
 	g.launch("cpu", 10, "stream 7", 30)
 	g.launch("cpu", 40, "stream 8", 60)
 	g.launch("cpu", 60, "stream 8", 405)
@@ -367,7 +381,7 @@ func TestGraphStreamWaitEvent(t *testing.T) {
 	g.state("cpu", "cudaStreamWaitEvent", 40, 45, 1)
 	g.state("cpu", "cudaLaunchKernel", 50, 60, 1)
 	g.state("stream 1", "k1", 30, 200, 0)
-	g.state("stream 2", "Stream Wait Event", 46, 47, 0)
+	g.roled("stream 2", "SWE", trace.RoleStreamWaitEvent, 46, 47, 0)
 	g.state("stream 2", "k2", 205, 250, 0)
 	g.launch("cpu", 10, "stream 1", 30)
 	g.launch("cpu", 40, "stream 2", 46)
@@ -397,7 +411,7 @@ func TestGraphEventSync(t *testing.T) {
 	g.state("cpu", "cudaEventRecord", 25, 30, 1)
 	g.state("cpu", "cudaEventSynchronize", 40, 210, 1)
 	g.state("stream 1", "k1", 30, 200, 0)
-	g.state("sync", "Event Sync", 41, 209, 0)
+	g.roled("sync", "ES", trace.RoleEventSync, 41, 209, 0)
 	g.launch("cpu", 10, "stream 1", 30)
 	g.launch("cpu", 40, "sync", 41)
 	g.wait("stream 1", 25, "sync", 41)
@@ -493,5 +507,61 @@ func TestGraphRolesNotNames(t *testing.T) {
 		if kinds[EdgeLaunch] != (role == trace.RoleLaunch) {
 			t.Errorf("role %d: segments %+v, want a launch edge %v", role, r.Segments, role == trace.RoleLaunch)
 		}
+	}
+}
+
+// The synchronisations and NCCL's kernels are known by their values'
+// roles, not their names: a state named as Kineto names a stream's
+// synchronisation is a kernel like any other without the role, and a
+// kernel of role trace.RoleCommunicationKernel bounds the path by
+// communication whatever its name.
+//
+//	cpu       |step---------------------------------------|0-300
+//	            |L1|10-20  |cudaStreamSynchronize 40-210|
+//	stream 7          |k 30-200------------------|
+//	  lane 1               |sync 40-210---------------|
+func TestGraphSyncAndNCCLRoles(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		kernel     trace.Role
+		sync       trace.Role
+		length     trace.Time
+		bound      string
+		syncKernel bool // the synchronisation is on the path as a kernel
+	}{
+		{"roles", trace.RoleCommunicationKernel, trace.RoleStreamSync, 10 + 20 + 170 + 90, "gpu_communication_bound", false},
+		// The synchronisation is then a kernel of 170 after k (a gap
+		// of no weight: it began before k's end).
+		{"names only", trace.RoleNone, trace.RoleNone, 10 + 20 + 170 + 170 + 90, "gpu_compute_bound", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGPUTrace("cpu", "stream 7", "stream 7 (overlap lane 1)")
+			g.state("cpu", "step", 0, 300, 0)
+			g.state("cpu", "cudaLaunchKernel", 10, 20, 1)
+			g.state("cpu", "cudaStreamSynchronize", 40, 210, 1)
+			kernel, sync := "allreduce", "waits"
+			if c.kernel == trace.RoleNone {
+				kernel, sync = "ncclKernel_AllReduce_RING_LL_Sum_float", "Stream Sync"
+			}
+			g.roled("stream 7", kernel, c.kernel, 30, 200, 0)
+			g.roled("stream 7 (overlap lane 1)", sync, c.sync, 40, 210, 0)
+			g.launch("cpu", 10, "stream 7", 30)
+			g.launch("cpu", 40, "stream 7", 40)
+			r := g.path(t)
+			if r.Length() != c.length {
+				t.Errorf("length %d, want %d: %+v", r.Length(), c.length, r.Segments)
+			}
+			bound, onSync := "", false
+			for _, s := range r.Segments {
+				if s.Name == kernel && s.Via == EdgeKernel {
+					bound = BoundBy(s)
+				}
+				onSync = onSync || s.Name == sync && s.Via == EdgeKernel
+			}
+			if bound != c.bound || onSync != c.syncKernel {
+				t.Errorf("kernel bound by %q, synchronisation a kernel on the path %v; want %q, %v: %+v",
+					bound, onSync, c.bound, c.syncKernel, r.Segments)
+			}
+		})
 	}
 }

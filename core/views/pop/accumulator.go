@@ -121,13 +121,6 @@ type Process struct {
 	OpenMP, SerialUseful trace.Time
 }
 
-// The PAPI metrics of instructions and cycles, as the tools that record
-// them as variables name them (Score-P's in OTF2).
-const (
-	instructionsMetric = "PAPI_TOT_INS"
-	cyclesMetric       = "PAPI_TOT_CYC"
-)
-
 // Accumulator computes the raw data of a run while a trace streams by. It
 // keeps, per container, the useful time and counters so far; the ideal
 // replay needs the MPI calls and messages, which an mpi.Builder gathers
@@ -287,13 +280,9 @@ func (a *Accumulator) DefineType(t trace.Type) {
 	a.mpi.DefineType(t)
 	info := typeInfo{name: t.Name, alias: t.Alias, kind: t.Kind, counter: -1, thread: trace.IsThread(t)}
 	switch {
-	case t.Kind == trace.KindEvent && t.Role == trace.RoleInstructions:
+	case (t.Kind == trace.KindEvent || t.Kind == trace.KindVariable) && t.Role == trace.RoleInstructions:
 		info.counter = 0
-	case t.Kind == trace.KindEvent && t.Role == trace.RoleCycles:
-		info.counter = 1
-	case t.Kind == trace.KindVariable && t.Name == instructionsMetric:
-		info.counter = 0
-	case t.Kind == trace.KindVariable && t.Name == cyclesMetric:
+	case (t.Kind == trace.KindEvent || t.Kind == trace.KindVariable) && t.Role == trace.RoleCycles:
 		info.counter = 1
 	}
 	if t.Kind == trace.KindEvent && t.Role == trace.RoleParallelConstruct {

@@ -11,7 +11,7 @@
 // instructions and cycles (the hardware counters PAPI_TOT_INS and
 // PAPI_TOT_CYC: the events of roles trace.RoleInstructions and
 // RoleCycles, Extrae's, with Paraver's "next event value" semantics, or
-// OTF2's accumulated metrics); and the
+// the variables of those roles, OTF2's accumulated metrics); and the
 // runtime IR on an ideal network, with the largest time outside MPI
 // calls it keeps (Replay).
 //

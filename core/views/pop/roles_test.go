@@ -37,3 +37,28 @@ func TestValueRolesNotNames(t *testing.T) {
 		}
 	}
 }
+
+// The hardware counters are known by their types' roles too: a variable
+// or event type named as PAPI's preset but of no role is no counter; one
+// of a neutral name with the role is.
+func TestCounterRolesNotNames(t *testing.T) {
+	a := New(Options{})
+	for _, c := range []struct {
+		ty   trace.Type
+		want int8 // -1: no counter, 0: instructions, 1: cycles
+	}{
+		{trace.Type{Name: "PAPI_TOT_INS", Kind: trace.KindVariable}, -1},
+		{trace.Type{Name: "PAPI_TOT_CYC", Kind: trace.KindVariable}, -1},
+		{trace.Type{Name: "PAPI_TOT_INS", Kind: trace.KindEvent}, -1},
+		{trace.Type{Name: "c1", Kind: trace.KindVariable, Role: trace.RoleInstructions}, 0},
+		{trace.Type{Name: "c2", Kind: trace.KindVariable, Role: trace.RoleCycles}, 1},
+		{trace.Type{Name: "c3", Kind: trace.KindEvent, Role: trace.RoleInstructions}, 0},
+		{trace.Type{Name: "c4", Kind: trace.KindState, Role: trace.RoleCycles}, -1},
+	} {
+		c.ty.Parent, c.ty.Start, c.ty.End = trace.None, trace.None, trace.None
+		a.DefineType(c.ty)
+		if got := a.types[len(a.types)-1].counter; got != c.want {
+			t.Errorf("type %+v: counter %d, want %d", c.ty, got, c.want)
+		}
+	}
+}
