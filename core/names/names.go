@@ -214,6 +214,35 @@ func Groups(all []string) []string {
 	return out
 }
 
+// GroupsOf is Groups for the values of types: typeOf[i] names the type
+// of all[i]. Beside Groups' rules, a name that is a number alone (an id:
+// Perfetto's frame timeline slices, which the trace processor names by
+// the frame's token) groups under its type's name when more than
+// ManyInstances distinct names of that type are numbers alone: the
+// number tells one instance from the next, the type what they are. A
+// few numbered names of a type (a process's "1", "2") stay apart.
+func GroupsOf(all, typeOf []string) []string {
+	out := Groups(all)
+	ids := map[string]map[string]bool{} // the distinct numbers of each type
+	for i, g := range out {
+		if isNumber(g) {
+			if ids[typeOf[i]] == nil {
+				ids[typeOf[i]] = map[string]bool{}
+			}
+			ids[typeOf[i]][g] = true
+		}
+	}
+	for i, g := range out {
+		if typeOf[i] != "" && isNumber(g) && len(ids[typeOf[i]]) > ManyInstances {
+			out[i] = typeOf[i]
+		}
+	}
+	return out
+}
+
+// isNumber reports whether s is an integer alone, its sign allowed.
+func isNumber(s string) bool { return allDigits(strings.TrimPrefix(s, "-")) }
+
 // pytorchNVTX cuts a name at the first of the fields PyTorch's NVTX
 // ranges append (torch/csrc/profiler/util.cpp, getNvtxStr): ", seq = N",
 // ", op_id = N", ", sizes = [...]", ", input_op_ids = [...]".

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -324,5 +325,33 @@ func TestMangledAsDemangled(t *testing.T) {
 	}
 	if checked < 3 {
 		t.Errorf("c++filt demangled %d of the names, want at least 3", checked)
+	}
+}
+
+// TestGroupsOfNumberIDs: names that are a number alone (Perfetto's frame
+// timeline slices, named by the frame's token: 1,720 of them in an
+// Android 13 trace of nowinandroid) group under their type's name when
+// more than ManyInstances of one type are such numbers; a few numbered
+// names of a type stay apart, and so do names with more than a number.
+func TestGroupsOfNumberIDs(t *testing.T) {
+	var all, types, want []string
+	for i := range ManyInstances + 1 {
+		all = append(all, strconv.Itoa(154408112+i*31))
+		types = append(types, "Frame")
+		want = append(want, "Frame")
+	}
+	all = append(all, "-7", "Choreographer#doFrame 154408112", "1", "2", "154408112", "12a")
+	types = append(types, "Frame", "Frame", "Atrace slice", "Atrace slice", "Atrace slice", "Frame")
+	want = append(want, "Frame", "Choreographer#doFrame 154408112", "1", "2", "154408112", "12a")
+	if got := GroupsOf(all, types); !slices.Equal(got, want) {
+		t.Errorf("GroupsOf = %q,\nwant %q", got, want)
+	}
+	// ManyInstances numbers alone are not many.
+	if got := GroupsOf(all[:ManyInstances], types[:ManyInstances]); !slices.Equal(got, all[:ManyInstances]) {
+		t.Errorf("GroupsOf of %d numbers = %q, want them apart", ManyInstances, got)
+	}
+	// A value without a type's name keeps its number.
+	if got := GroupsOf(all[:ManyInstances+1], make([]string, ManyInstances+1)); !slices.Equal(got, all[:ManyInstances+1]) {
+		t.Errorf("GroupsOf without types = %q, want the names", got)
 	}
 }
