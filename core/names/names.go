@@ -80,6 +80,22 @@ var Rules = []Rule{
 		apply: pythonGeneratedCode,
 	},
 	{
+		Name: "pytorch-module-instance",
+		Doc: "the PyTorch profiler's Python events (with_stack) name each call of a module " +
+			"\"nn.Module: <class>_<n>\", n numbering the instances of the class: one group per class",
+		Example: "nn.Module: Linear_12", Grouped: "nn.Module: Linear",
+		apply: pytorchModuleInstance,
+	},
+	{
+		Name: "inductor-graph-call",
+		Doc: "TorchInductor names each call of a compiled graph after the graph's cache key " +
+			"(\"## Call CompiledFxGraph f<51 letters or digits> ##\"), new with every graph compiled: " +
+			"one group for the calls of compiled graphs",
+		Example: "## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
+		Grouped: "## Call CompiledFxGraph ##",
+		apply:   inductorGraphCall,
+	},
+	{
 		Name: "vllm-step",
 		Doc: "vLLM names each step of its model runner after the number of requests and tokens it " +
 			"batches, prefill (context) and decode (generation): one group for every step",
@@ -354,6 +370,40 @@ func inductorModule(path string) bool {
 		}
 	}
 	return true
+}
+
+// pytorchModuleInstance drops the instance number of a module's call in
+// the PyTorch profiler's Python events: "nn.Module: Linear_12" is
+// "nn.Module: Linear" (the class a name of letters, digits and '_').
+func pytorchModuleInstance(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "nn.Module: ")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '_')
+	if i <= 0 || !allDigits(rest[i+1:]) || !isIdentifier(rest[:i]) {
+		return "", false
+	}
+	return "nn.Module: " + rest[:i], true
+}
+
+// inductorGraphCall groups TorchInductor's calls of compiled graphs,
+// "## Call CompiledFxGraph KEY ##", KEY the graph's cache key: "f" and 51
+// lower-case letters or digits (a base32 hash).
+func inductorGraphCall(name string) (string, bool) {
+	key, ok := strings.CutPrefix(name, "## Call CompiledFxGraph ")
+	if !ok {
+		return "", false
+	}
+	if key, ok = strings.CutSuffix(key, " ##"); !ok || len(key) != 52 || key[0] != 'f' {
+		return "", false
+	}
+	for i := 1; i < len(key); i++ {
+		if c := key[i]; !isDigit(c) && (c < 'a' || c > 'z') {
+			return "", false
+		}
+	}
+	return "## Call CompiledFxGraph ##", true
 }
 
 // vllmStep groups vLLM's names of its steps,

@@ -40,6 +40,17 @@ var grouped = []struct{ name, group, rule string }{
 	{"<eval_with_key>.2(4): forward", "<eval_with_key>: forward", "python-generated-code"},
 	{"/tmp/torchinductor_root/ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call", "<torchinductor>: call", "python-generated-code"},
 	{"/tmp/torchinductor_root/ob/cobhwrc24pdghpldxgebph5xuspi6ydi477zebl46iwvbkhoe4qu.py(132): call", "<torchinductor>: call", "python-generated-code"},
+	// The PyTorch profiler's module calls (TraceLens' tests/traces: 84 to
+	// 1,106 such names in each of the H100 and MI300 traces, e.g. 316
+	// in h100/Qwen_Qwen1.5-0.5B-Chat, 1,106 in inference/xdit_sd_3.5).
+	{"nn.Module: Linear_12", "nn.Module: Linear", "pytorch-module-instance"},
+	{"nn.Module: GptOssForCausalLM_0", "nn.Module: GptOssForCausalLM", "pytorch-module-instance"},
+	{"nn.Module: MergedColumnParallelLinear_10", "nn.Module: MergedColumnParallelLinear", "pytorch-module-instance"},
+	{"nn.Module: Conv2d_0", "nn.Module: Conv2d", "pytorch-module-instance"},
+	// TorchInductor's calls of compiled graphs (TraceLens' vLLM, xDiT and
+	// B200 traces: 1 to 3 graphs each, one name per graph).
+	{"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##", "## Call CompiledFxGraph ##", "inductor-graph-call"},
+	{"## Call CompiledFxGraph f4ii27ddivzklxr54hd45chngp247rp2ytmjxpq3f55wet4szuh7 ##", "## Call CompiledFxGraph ##", "inductor-graph-call"},
 	// vLLM's steps (TraceLens' B200 eager trace; the format of vLLM's model runner).
 	{"execute_context_1(888_788544)_generation_0(0)", "execute_context_generation", "vllm-step"},
 	{"execute_context_0(0)_generation_32(32)", "execute_context_generation", "vllm-step"},
@@ -146,6 +157,12 @@ var apart = []string{
 	"ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call",
 	"execute_context_1(888)", "execute_context_x(1)_generation_0(0)", "execute_context_1(888)_generation_0(0)x",
 	"execute_context_1()_generation_0(0)", "execute_context_1(_)_generation_0(0)",
+	// Near misses of module calls and compiled graph calls.
+	"nn.Module: Linear", "nn.Module: Linear_", "nn.Module: Linear_x1", "nn.Module: _3", "nn.Module: a.b_3", "Module: Linear_3",
+	"## Call CompiledFxGraph ##", "## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6l ##",
+	"## Call CompiledFxGraph gp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
+	"## Call CompiledFxGraph fP5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
+	"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh",
 	// Near misses of the CUDA runtime's internal names.
 	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.
