@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import macroscope as ms
 
 
@@ -33,6 +35,7 @@ def test_group_column_and_model_states(tmp_path):
     assert abs(by_group["nn.Module: Linear"] - 25e-6) < 1e-12
     assert abs(by_group[slice_type] - 25e-6) < 1e-12
     assert sorted(trace.micro(slices=5).states) == sorted(["nn.Module: Linear", slice_type, "work"])
-    assert len(trace.micro(slices=5, key="name").states) == 51
+    with pytest.warns(UserWarning, match="51 states"):
+        assert len(trace.micro(slices=5, key="name").states) == 51
     moments = trace.moments(by="state").to_pandas()
     assert {"nn.Module: Linear", slice_type} <= set(moments["state"])
