@@ -112,6 +112,15 @@ var Rules = []Rule{
 		apply: phylanxPrimitive,
 	},
 	{
+		Name: "xla-instruction",
+		Doc: "XLA names the instructions of a compiled program (HLO) by their opcode or fusion kind and a " +
+			"number that makes each name unique in the program (dot.5, ynn_fusion.3, all-reduce.12), as " +
+			"JAX's and TensorFlow's traces show them: one group per opcode or fusion kind, as aten::mm is " +
+			"one name for every matrix product of a PyTorch program",
+		Example: "multiply_add_fusion.4", Grouped: "multiply_add_fusion",
+		apply: xlaInstruction,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -404,6 +413,27 @@ func inductorGraphCall(name string) (string, bool) {
 		}
 	}
 	return "## Call CompiledFxGraph ##", true
+}
+
+// xlaInstruction drops the number XLA's name uniquer appends to an HLO
+// instruction's name: "dot.5" is "dot". The name is lower-case letters,
+// digits, '_' and '-', starting with a letter and not ending with a digit
+// (so "python3.11" stays), then '.' and digits.
+func xlaInstruction(name string) (string, bool) {
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 || !allDigits(name[dot+1:]) {
+		return "", false
+	}
+	base := name[:dot]
+	if c := base[0]; c < 'a' || c > 'z' || isDigit(base[len(base)-1]) {
+		return "", false
+	}
+	for i := 0; i < len(base); i++ {
+		if c := base[i]; !(c >= 'a' && c <= 'z' || isDigit(c) || c == '_' || c == '-') {
+			return "", false
+		}
+	}
+	return base, true
 }
 
 // vllmStep groups vLLM's names of its steps,
