@@ -418,8 +418,14 @@ func inductorGraphCall(name string) (string, bool) {
 // xlaInstruction drops the number XLA's name uniquer appends to an HLO
 // instruction's name: "dot.5" is "dot". The name is lower-case letters,
 // digits, '_' and '-', starting with a letter and not ending with a digit
-// (so "python3.11" stays), then '.' and digits.
+// (so "python3.11" stays), then '.' and digits; "end: dot.5" is "end: dot".
 func xlaInstruction(name string) (string, bool) {
+	// JAX's traces on CPU (jax 0.10) hold, beside each instruction's
+	// slice, a short slice "end: NAME": grouped alike.
+	prefix := ""
+	if rest, ok := strings.CutPrefix(name, "end: "); ok {
+		prefix, name = "end: ", rest
+	}
 	dot := strings.LastIndexByte(name, '.')
 	if dot <= 0 || !allDigits(name[dot+1:]) {
 		return "", false
@@ -433,7 +439,7 @@ func xlaInstruction(name string) (string, bool) {
 			return "", false
 		}
 	}
-	return base, true
+	return prefix + base, true
 }
 
 // vllmStep groups vLLM's names of its steps,

@@ -71,6 +71,7 @@ var grouped = []struct{ name, group, rule string }{
 	{"wrapped_tanh.4", "wrapped_tanh", "xla-instruction"},
 	{"multiply_subtract_fusion.1", "multiply_subtract_fusion", "xla-instruction"},
 	{"all-reduce-start.12", "all-reduce-start", "xla-instruction"},
+	{"end: ynn_fusion.3", "end: ynn_fusion", "xla-instruction"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
@@ -171,7 +172,7 @@ var apart = []string{
 	"## Call CompiledFxGraph fP5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
 	"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh",
 	// Near misses of XLA's instruction names.
-	"python3.11", "libc.so.6", "Dot.5", "dot.", "dot.5a", ".5", "_dot.5", "dot 5", "v8.run", "end: dot.5x",
+	"python3.11", "libc.so.6", "Dot.5", "dot.", "dot.5a", ".5", "_dot.5", "dot 5", "v8.run", "end: dot.5x", "end: ", "end: end: dot.5",
 	// Near misses of the CUDA runtime's internal names.
 	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.
