@@ -412,7 +412,7 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 }
 
 // valueGroups are the group and the domain of every value of a trace
-// (names.Groups, names.Domain; a value whose name tells no domain has its
+// (names.GroupsOf, names.Domain; a value whose name tells no domain has its
 // category's, else its type's, as the models' key="domain"), as codes
 // into their distinct labels.
 type valueGroups struct {
@@ -433,11 +433,11 @@ func groupsOf(t *trace.Trace) valueGroups {
 		return k
 	}
 	g.group, g.domain = make([]int32, len(t.Values)), make([]int32, len(t.Values))
-	written := make([]string, len(t.Values))
+	written, typeName := make([]string, len(t.Values)), make([]string, len(t.Values))
 	for i, v := range t.Values {
-		written[i] = v.Name
+		written[i], typeName[i] = v.Name, t.TypeName(v.Type)
 	}
-	grouped := names.Groups(written)
+	grouped := names.GroupsOf(written, typeName)
 	for i, v := range t.Values {
 		g.group[i] = code(groupIndex, &g.groups, grouped[i])
 		d := names.Domain(v.Name)

@@ -336,7 +336,7 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 // a name. categoryOf maps a value (states, events) or a type (variables)
 // to its category; for states and events, categoryOf[len(t.Values)+typ]
 // is the category of type typ's entities without a value (-1 if unused).
-// With KeyGroup, values of one type and group (names.Groups) share it,
+// With KeyGroup, values of one type and group (names.GroupsOf) share it,
 // labelled by the group. With KeyCategory, values of one category share
 // it, labelled by the category (by the type's name for values without
 // one); KeyDomain and KeyType are alike (valueCategories).
@@ -355,14 +355,18 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 	if key == KeyCategory || key == KeyType || key == KeyDomain {
 		return valueCategories(t, key, typeSel, noValue)
 	}
-	// The name of each value: as written, or grouped (names.Groups, over
+	// The name of each value: as written, or grouped (names.GroupsOf, over
 	// every value of the trace, as the tables' group column).
 	valueName := make([]string, len(t.Values))
 	for i, v := range t.Values {
 		valueName[i] = v.Name
 	}
 	if key == KeyGroup {
-		valueName = names.Groups(valueName)
+		typeName := make([]string, len(t.Values))
+		for i, v := range t.Values {
+			typeName[i] = t.Types[v.Type].Name
+		}
+		valueName = names.GroupsOf(valueName, typeName)
 	}
 	count := map[string]int{}
 	seen := map[[2]string]bool{}

@@ -1,6 +1,7 @@
 package micro
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/names"
+	"github.com/macroscope-hpc/macroscope/core/readers/chrome"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -113,4 +115,76 @@ func sameTime(t *testing.T, what string, raw, grouped *Model) {
 			}
 		}
 	}
+}
+
+// TestGroupedNumberIDs: states named by a number alone, many of one type
+// (Perfetto's frame timeline slices, named by the frame's token), are one
+// state of the type's name in the model, built or streamed, and it holds,
+// in every cell, the time of all of them.
+func TestGroupedNumberIDs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[`)
+	const frames = names.ManyInstances + 5
+	for i := range frames {
+		fmt.Fprintf(&b, `{"ph":"X","name":"%d","pid":1,"tid":1,"ts":%d,"dur":1},`, 154408112+7*i, 2*i)
+	}
+	b.WriteString(`{"ph":"X","name":"draw","pid":1,"tid":2,"ts":0,"dur":50}]}`)
+	tr := trace.New("frames.json")
+	if err := chrome.Decode(strings.NewReader(b.String()), "frames.json", 0, tr, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	typ := tr.Types[tr.Values[0].Type].Name
+	opt := Options{Slices: 5, Depth: Innermost}
+	raw, err := Build(tr, Options{Slices: 5, Depth: Innermost, Key: KeyName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := Build(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := NewAccumulator(opt, tr.Start, tr.End)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(tr)(acc, trace.ReadOptions{})
+	streamed, err := acc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.States) != frames+1 {
+		t.Fatalf("key name: %d states, want %d", len(raw.States), frames+1)
+	}
+	for what, m := range map[string]*Model{"built": built, "streamed": streamed} {
+		if want := []string{typ, "draw"}; !slices.Equal(sortedCopy(m.States), sortedCopy(want)) {
+			t.Fatalf("%s: states %q, want %q", what, m.States, want)
+		}
+		into := make([]int, len(raw.States))
+		for x, s := range raw.States {
+			if s == "draw" {
+				into[x] = slices.Index(m.States, "draw")
+			} else {
+				into[x] = slices.Index(m.States, typ)
+			}
+		}
+		for leaf := range raw.NumLeaves() {
+			for k := range raw.Slices {
+				sum := make([]float64, len(m.States))
+				for x := range raw.States {
+					sum[into[x]] += raw.Value(leaf, k, x)
+				}
+				for g, v := range sum {
+					if got := m.Value(leaf, k, g); math.Abs(got-v) > 1e-12 {
+						t.Fatalf("%s: leaf %d slice %d %q: %g, the raw states add up to %g", what, leaf, k, m.States[g], got, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
 }

@@ -366,7 +366,7 @@ func (a *Accumulator) use(c, typ, v int32) int32 {
 
 // valueCategory is what makes the category of a value in every model
 // whatever the other values of the trace: its type and its name under
-// the Key (names.Group's for KeyGroup, which names.Groups may only
+// the Key (names.Group's for KeyGroup, which names.GroupsOf may only
 // coarsen).
 type valueCategory struct {
 	typ  int32

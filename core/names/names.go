@@ -80,6 +80,22 @@ var Rules = []Rule{
 		apply: pythonGeneratedCode,
 	},
 	{
+		Name: "pytorch-module-instance",
+		Doc: "the PyTorch profiler's Python events (with_stack) name each call of a module " +
+			"\"nn.Module: <class>_<n>\", n numbering the instances of the class: one group per class",
+		Example: "nn.Module: Linear_12", Grouped: "nn.Module: Linear",
+		apply: pytorchModuleInstance,
+	},
+	{
+		Name: "inductor-graph-call",
+		Doc: "TorchInductor names each call of a compiled graph after the graph's cache key " +
+			"(\"## Call CompiledFxGraph f<51 letters or digits> ##\"), new with every graph compiled: " +
+			"one group for the calls of compiled graphs",
+		Example: "## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
+		Grouped: "## Call CompiledFxGraph ##",
+		apply:   inductorGraphCall,
+	},
+	{
 		Name: "vllm-step",
 		Doc: "vLLM names each step of its model runner after the number of requests and tokens it " +
 			"batches, prefill (context) and decode (generation): one group for every step",
@@ -94,6 +110,15 @@ var Rules = []Rule{
 			"primitive and method",
 		Example: "/phylanx/access-variable$28$conf/2$49$53::eval", Grouped: "/phylanx/access-variable::eval",
 		apply: phylanxPrimitive,
+	},
+	{
+		Name: "xla-instruction",
+		Doc: "XLA names the instructions of a compiled program (HLO) by their opcode or fusion kind and a " +
+			"number that makes each name unique in the program (dot.5, ynn_fusion.3, all-reduce.12), as " +
+			"JAX's and TensorFlow's traces show them: one group per opcode or fusion kind, as aten::mm is " +
+			"one name for every matrix product of a PyTorch program",
+		Example: "multiply_add_fusion.4", Grouped: "multiply_add_fusion",
+		apply: xlaInstruction,
 	},
 	{
 		Name:    "step-number",
@@ -214,6 +239,35 @@ func Groups(all []string) []string {
 	return out
 }
 
+// GroupsOf is Groups for the values of types: typeOf[i] names the type
+// of all[i]. Beside Groups' rules, a name that is a number alone (an id:
+// Perfetto's frame timeline slices, which the trace processor names by
+// the frame's token) groups under its type's name when more than
+// ManyInstances distinct names of that type are numbers alone: the
+// number tells one instance from the next, the type what they are. A
+// few numbered names of a type (a process's "1", "2") stay apart.
+func GroupsOf(all, typeOf []string) []string {
+	out := Groups(all)
+	ids := map[string]map[string]bool{} // the distinct numbers of each type
+	for i, g := range out {
+		if isNumber(g) {
+			if ids[typeOf[i]] == nil {
+				ids[typeOf[i]] = map[string]bool{}
+			}
+			ids[typeOf[i]][g] = true
+		}
+	}
+	for i, g := range out {
+		if typeOf[i] != "" && isNumber(g) && len(ids[typeOf[i]]) > ManyInstances {
+			out[i] = typeOf[i]
+		}
+	}
+	return out
+}
+
+// isNumber reports whether s is an integer alone, its sign allowed.
+func isNumber(s string) bool { return allDigits(strings.TrimPrefix(s, "-")) }
+
 // pytorchNVTX cuts a name at the first of the fields PyTorch's NVTX
 // ranges append (torch/csrc/profiler/util.cpp, getNvtxStr): ", seq = N",
 // ", op_id = N", ", sizes = [...]", ", input_op_ids = [...]".
@@ -325,6 +379,67 @@ func inductorModule(path string) bool {
 		}
 	}
 	return true
+}
+
+// pytorchModuleInstance drops the instance number of a module's call in
+// the PyTorch profiler's Python events: "nn.Module: Linear_12" is
+// "nn.Module: Linear" (the class a name of letters, digits and '_').
+func pytorchModuleInstance(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "nn.Module: ")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '_')
+	if i <= 0 || !allDigits(rest[i+1:]) || !isIdentifier(rest[:i]) {
+		return "", false
+	}
+	return "nn.Module: " + rest[:i], true
+}
+
+// inductorGraphCall groups TorchInductor's calls of compiled graphs,
+// "## Call CompiledFxGraph KEY ##", KEY the graph's cache key: "f" and 51
+// lower-case letters or digits (a base32 hash).
+func inductorGraphCall(name string) (string, bool) {
+	key, ok := strings.CutPrefix(name, "## Call CompiledFxGraph ")
+	if !ok {
+		return "", false
+	}
+	if key, ok = strings.CutSuffix(key, " ##"); !ok || len(key) != 52 || key[0] != 'f' {
+		return "", false
+	}
+	for i := 1; i < len(key); i++ {
+		if c := key[i]; !isDigit(c) && (c < 'a' || c > 'z') {
+			return "", false
+		}
+	}
+	return "## Call CompiledFxGraph ##", true
+}
+
+// xlaInstruction drops the number XLA's name uniquer appends to an HLO
+// instruction's name: "dot.5" is "dot". The name is lower-case letters,
+// digits, '_' and '-', starting with a letter and not ending with a digit
+// (so "python3.11" stays), then '.' and digits; "end: dot.5" is "end: dot".
+func xlaInstruction(name string) (string, bool) {
+	// JAX's traces on CPU (jax 0.10) hold, beside each instruction's
+	// slice, a short slice "end: NAME": grouped alike.
+	prefix := ""
+	if rest, ok := strings.CutPrefix(name, "end: "); ok {
+		prefix, name = "end: ", rest
+	}
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 || !allDigits(name[dot+1:]) {
+		return "", false
+	}
+	base := name[:dot]
+	if c := base[0]; c < 'a' || c > 'z' || isDigit(base[len(base)-1]) {
+		return "", false
+	}
+	for i := 0; i < len(base); i++ {
+		if c := base[i]; !(c >= 'a' && c <= 'z' || isDigit(c) || c == '_' || c == '-') {
+			return "", false
+		}
+	}
+	return prefix + base, true
 }
 
 // vllmStep groups vLLM's names of its steps,

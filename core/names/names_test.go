@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,17 @@ var grouped = []struct{ name, group, rule string }{
 	{"<eval_with_key>.2(4): forward", "<eval_with_key>: forward", "python-generated-code"},
 	{"/tmp/torchinductor_root/ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call", "<torchinductor>: call", "python-generated-code"},
 	{"/tmp/torchinductor_root/ob/cobhwrc24pdghpldxgebph5xuspi6ydi477zebl46iwvbkhoe4qu.py(132): call", "<torchinductor>: call", "python-generated-code"},
+	// The PyTorch profiler's module calls (TraceLens' tests/traces: 84 to
+	// 1,106 such names in each of the H100 and MI300 traces, e.g. 316
+	// in h100/Qwen_Qwen1.5-0.5B-Chat, 1,106 in inference/xdit_sd_3.5).
+	{"nn.Module: Linear_12", "nn.Module: Linear", "pytorch-module-instance"},
+	{"nn.Module: GptOssForCausalLM_0", "nn.Module: GptOssForCausalLM", "pytorch-module-instance"},
+	{"nn.Module: MergedColumnParallelLinear_10", "nn.Module: MergedColumnParallelLinear", "pytorch-module-instance"},
+	{"nn.Module: Conv2d_0", "nn.Module: Conv2d", "pytorch-module-instance"},
+	// TorchInductor's calls of compiled graphs (TraceLens' vLLM, xDiT and
+	// B200 traces: 1 to 3 graphs each, one name per graph).
+	{"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##", "## Call CompiledFxGraph ##", "inductor-graph-call"},
+	{"## Call CompiledFxGraph f4ii27ddivzklxr54hd45chngp247rp2ytmjxpq3f55wet4szuh7 ##", "## Call CompiledFxGraph ##", "inductor-graph-call"},
 	// vLLM's steps (TraceLens' B200 eager trace; the format of vLLM's model runner).
 	{"execute_context_1(888_788544)_generation_0(0)", "execute_context_generation", "vllm-step"},
 	{"execute_context_0(0)_generation_32(32)", "execute_context_generation", "vllm-step"},
@@ -52,6 +64,14 @@ var grouped = []struct{ name, group, rule string }{
 	{"/phylanx/define-variable$18$XtX/2$30$20::eval", "/phylanx/define-variable::eval", "phylanx-primitive"},
 	// Without a method (not seen in these traces), the primitive alone.
 	{"/phylanx/define-variable$18$XtX/2$30$20", "/phylanx/define-variable", "phylanx-primitive"},
+	// XLA's instructions in JAX's traces (jax 0.10.2 on CPU, a jitted
+	// 6-layer training step: 66 instruction names of 8 kinds).
+	{"ynn_fusion.3", "ynn_fusion", "xla-instruction"},
+	{"dot.5", "dot", "xla-instruction"},
+	{"wrapped_tanh.4", "wrapped_tanh", "xla-instruction"},
+	{"multiply_subtract_fusion.1", "multiply_subtract_fusion", "xla-instruction"},
+	{"all-reduce-start.12", "all-reduce-start", "xla-instruction"},
+	{"end: ynn_fusion.3", "end: ynn_fusion", "xla-instruction"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
@@ -145,6 +165,14 @@ var apart = []string{
 	"ys/cys3tk2ndpymax7smyj6ciyp4njmsrra3hwe6bdgzttzknlbelul.py(232): call",
 	"execute_context_1(888)", "execute_context_x(1)_generation_0(0)", "execute_context_1(888)_generation_0(0)x",
 	"execute_context_1()_generation_0(0)", "execute_context_1(_)_generation_0(0)",
+	// Near misses of module calls and compiled graph calls.
+	"nn.Module: Linear", "nn.Module: Linear_", "nn.Module: Linear_x1", "nn.Module: _3", "nn.Module: a.b_3", "Module: Linear_3",
+	"## Call CompiledFxGraph ##", "## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6l ##",
+	"## Call CompiledFxGraph gp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
+	"## Call CompiledFxGraph fP5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh ##",
+	"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh",
+	// Near misses of XLA's instruction names.
+	"python3.11", "libc.so.6", "Dot.5", "dot.", "dot.5a", ".5", "_dot.5", "dot 5", "v8.run", "end: dot.5x", "end: ", "end: end: dot.5",
 	// Near misses of the CUDA runtime's internal names.
 	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.
@@ -324,5 +352,33 @@ func TestMangledAsDemangled(t *testing.T) {
 	}
 	if checked < 3 {
 		t.Errorf("c++filt demangled %d of the names, want at least 3", checked)
+	}
+}
+
+// TestGroupsOfNumberIDs: names that are a number alone (Perfetto's frame
+// timeline slices, named by the frame's token: 1,720 of them in an
+// Android 13 trace of nowinandroid) group under their type's name when
+// more than ManyInstances of one type are such numbers; a few numbered
+// names of a type stay apart, and so do names with more than a number.
+func TestGroupsOfNumberIDs(t *testing.T) {
+	var all, types, want []string
+	for i := range ManyInstances + 1 {
+		all = append(all, strconv.Itoa(154408112+i*31))
+		types = append(types, "Frame")
+		want = append(want, "Frame")
+	}
+	all = append(all, "-7", "Choreographer#doFrame 154408112", "1", "2", "154408112", "12a")
+	types = append(types, "Frame", "Frame", "Atrace slice", "Atrace slice", "Atrace slice", "Frame")
+	want = append(want, "Frame", "Choreographer#doFrame 154408112", "1", "2", "154408112", "12a")
+	if got := GroupsOf(all, types); !slices.Equal(got, want) {
+		t.Errorf("GroupsOf = %q,\nwant %q", got, want)
+	}
+	// ManyInstances numbers alone are not many.
+	if got := GroupsOf(all[:ManyInstances], types[:ManyInstances]); !slices.Equal(got, all[:ManyInstances]) {
+		t.Errorf("GroupsOf of %d numbers = %q, want them apart", ManyInstances, got)
+	}
+	// A value without a type's name keeps its number.
+	if got := GroupsOf(all[:ManyInstances+1], make([]string, ManyInstances+1)); !slices.Equal(got, all[:ManyInstances+1]) {
+		t.Errorf("GroupsOf without types = %q, want the names", got)
 	}
 }

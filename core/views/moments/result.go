@@ -171,13 +171,13 @@ func (a *Accumulator) Result() (*Result, error) {
 			r.Resources = append(r.Resources, id)
 		}
 	}
-	// A resource's states are named by group (names.Groups): the values
+	// A resource's states are named by group (names.GroupsOf): the values
 	// of a state type whose names group alike add up, under the first.
-	written := make([]string, len(a.values))
+	written, typeName := make([]string, len(a.values)), make([]string, len(a.values))
 	for i, v := range a.values {
-		written[i] = v.name
+		written[i], typeName[i] = v.name, a.types[v.typ].name
 	}
-	grouped := names.Groups(written)
+	grouped := names.GroupsOf(written, typeName)
 	type groupKey struct {
 		container, typ int32
 		name           string
