@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -196,6 +197,57 @@ func TestProfilesOnlyDatabase(t *testing.T) {
 			if !errors.As(err, &fe) || !strings.HasPrefix(fe.File, dir) || !strings.Contains(err.Error(), "HPCToolkit database of profiles only") ||
 				!strings.Contains(err.Error(), "no timeline") {
 				t.Errorf("%s without %s (format %q): %v", c.source, c.drop, format, err)
+			}
+		}
+	}
+}
+
+// writeMeasurements writes what hpcrun leaves in its output directory for
+// each rank: a profile (HPCRUN-profile) and a trace (HPCRUN-trace) whose
+// records name call paths of the profile's tree, as in HPCToolkit's own
+// test measurements (tests/data/meas/*.m).
+func writeMeasurements(t *testing.T, dir string, ranks int) (profiles, traces []string) {
+	t.Helper()
+	for r := range ranks {
+		base := filepath.Join(dir, fmt.Sprintf("app-%06d-000-11ac0300-4974-0", r))
+		prof := append([]byte("HPCRUN-profile____04.00b"), make([]byte, 40)...)
+		tr := append([]byte("HPCRUN-trace______01.01b"), make([]byte, 8+24)...)
+		if err := os.WriteFile(base+".hpcrun", prof, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(base+".hpctrace", tr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		profiles, traces = append(profiles, base+".hpcrun"), append(traces, base+".hpctrace")
+	}
+	return profiles, traces
+}
+
+// hpcrun's measurements directory (not yet a database) is said to be one,
+// with the way to a database (hpcprof), given as the directory, one of its
+// traces or one of its profiles, detected or named. Before, a directory of
+// one rank was "a directory holding no trace Macroscope knows", one of
+// several ranks was read as a set of traces each refused with "not an
+// HPCToolkit database", and a profile was of no format one could tell.
+func TestMeasurementsDirectory(t *testing.T) {
+	for _, ranks := range []int{1, 4} {
+		dir := filepath.Join(t.TempDir(), "hpctoolkit-app-measurements")
+		os.Mkdir(dir, 0o755)
+		profiles, traces := writeMeasurements(t, dir, ranks)
+		if _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), dir+": is an HPCToolkit measurements directory") ||
+			!strings.Contains(err.Error(), "run hpcprof") {
+			t.Errorf("%d ranks, the directory detected: %v", ranks, err)
+		}
+		for _, c := range []struct{ path, format, says string }{
+			{dir, "hpctoolkit", "HPCToolkit measurements directory"},
+			{traces[0], "", "is in an HPCToolkit measurements directory"},
+			{traces[0], "hpctoolkit", "is in an HPCToolkit measurements directory"},
+			{profiles[0], "", "is a profile of hpcrun (HPCRUN-profile)"},
+		} {
+			_, _, err := Open(c.path, c.format, nil)
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "hpcprof") {
+				t.Errorf("%d ranks, %s (format %q): %v; want a FormatError naming it, saying %q", ranks, c.path, c.format, err, c.says)
 			}
 		}
 	}
