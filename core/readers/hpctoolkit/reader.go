@@ -169,6 +169,13 @@ func explainFile(head []byte) string {
 	return ""
 }
 
+// isExperimentXML reports whether the file at path begins as hpcprof's
+// experiment.xml does (whatever its name).
+func isExperimentXML(path string) bool {
+	head, err := ingest.Head(path, 4096)
+	return err == nil && !bytes.HasPrefix(head, []byte("HPC")) && sniff(head)
+}
+
 func isFile(name string) bool {
 	st, err := os.Stat(name)
 	return err == nil && st.Mode().IsRegular()
@@ -223,13 +230,18 @@ func open(path string, o options) (*opened, error) {
 // openKind opens the database in dir of the kind path names.
 func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 	name := strings.ToLower(filepath.Base(path))
-	xmlDB := isFile(filepath.Join(dir, "experiment.xml"))
+	xmlFile := filepath.Join(dir, "experiment.xml")
+	xmlDB := isFile(xmlFile)
 	sparse := isFile(filepath.Join(dir, "meta.db"))
 	switch {
 	case !isDir && (name == "experiment.xml" || strings.HasSuffix(name, ".hpctrace")):
 		sparse = false
 	case !isDir && isSparseFile(name):
 		xmlDB = false
+	case !isDir && isExperimentXML(path):
+		// An experiment file under another name: the database it
+		// describes is its own and its directory's traces.
+		xmlFile, xmlDB, sparse = path, true, false
 	}
 	switch {
 	case sparse:
@@ -245,7 +257,7 @@ func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 		}
 		return r, nil
 	case xmlDB:
-		db, err := openXML(dir, o)
+		db, err := openXMLFile(dir, xmlFile, o)
 		if err != nil {
 			return nil, err
 		}
