@@ -252,3 +252,39 @@ func TestMeasurementsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// Extrae's intermediate files (a set-0 directory of *.mpit files, one per
+// thread, with no header to tell them by, and the TRACE.mpits list of
+// them, as Extrae 3.2.1's pthread example leaves them) are said to be
+// what they are, with the mpi2prv command that makes the Paraver trace.
+// Before, each was of no format one could tell, and the directory held
+// "no trace Macroscope knows".
+func TestExtraeIntermediateFiles(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "set-0")
+	os.Mkdir(set, 0o755)
+	var mpits strings.Builder
+	for th := range 2 {
+		mpit := filepath.Join(set, fmt.Sprintf("TRACE@node.00000122120000000000%02d.mpit", th))
+		os.WriteFile(mpit, make([]byte, 2240), 0o644)
+		fmt.Fprintf(&mpits, "%s named\n", mpit)
+	}
+	list := filepath.Join(dir, "TRACE.mpits")
+	os.WriteFile(list, []byte(mpits.String()), 0o644)
+	mpit := filepath.Join(set, "TRACE@node.0000012212000000000000.mpit")
+	for _, c := range []struct{ path, format string }{{set, ""}, {dir, ""}, {list, ""}, {mpit, ""}, {mpit, "paraver"}} {
+		_, _, err := Open(c.path, c.format, nil)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "Extrae's intermediate trace") ||
+			!strings.Contains(err.Error(), "mpi2prv -f TRACE.mpits") {
+			t.Errorf("%s (format %q): %v", c.path, c.format, err)
+		}
+	}
+	// Once merged, the directory of the list is the run's: its trace is
+	// read as the .prv, not explained away.
+	os.WriteFile(filepath.Join(dir, "trace.prv"), []byte("#Paraver (01/12/26 at 10:05):1000:1(1):1:1(1:1)\n1:1:1:1:1:0:1000:1\n"), 0o644)
+	if why := ExplainDir(dir); why != "" {
+		t.Errorf("a directory with its merged trace explained as %q", why)
+	}
+}
+
