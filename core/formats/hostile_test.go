@@ -288,3 +288,35 @@ func TestExtraeIntermediateFiles(t *testing.T) {
 	}
 }
 
+// A Score-P experiment directory of a profiling run (Score-P's default:
+// MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
+// member is remapping.spec, as in a summer school's Mandelbrot demo) is
+// said to hold a profile only, with the way to a trace, detected or
+// named; so is its profile.cubex. Before: "a directory holding no trace
+// Macroscope knows", "invalid path: ... holds no OTF2 anchor file" (a
+// usage error) and "cannot tell the trace format".
+func TestScorePProfileOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scorep_mandelbrot_4_sum")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte("# Experiment directory overview\n\n      * `profile.cubex`       CUBE4 result file of the summary measurement.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "scorep.cfg"), []byte("SCOREP_ENABLE_PROFILING=true\nSCOREP_ENABLE_TRACING=false\n"), 0o644)
+	cubex := filepath.Join(dir, "profile.cubex")
+	tarHead := append([]byte("remapping.spec"), make([]byte, 1024-14)...)
+	os.WriteFile(cubex, tarHead, 0o644)
+	for _, c := range []struct{ path, format, says string }{
+		{dir, "", "is a Score-P experiment directory holding a profile only (profile.cubex)"},
+		{dir, "otf2", "is a Score-P experiment directory holding a profile only (profile.cubex)"},
+		{cubex, "", "is a CUBE4 profile"},
+	} {
+		_, _, err := Open(c.path, c.format, nil)
+		if err == nil {
+			src, _, _ := Open(c.path, c.format, nil)
+			err = src.Read(trace.New(), trace.ReadOptions{})
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) ||
+			!strings.Contains(err.Error(), "SCOREP_ENABLE_TRACING=true") {
+			t.Errorf("%s (format %q): %v; want a FormatError saying %q", c.path, c.format, err, c.says)
+		}
+	}
+}
