@@ -85,12 +85,8 @@ func Detect(path string) (ingest.Format, error) {
 				return f, nil
 			}
 		}
-		for _, f := range All {
-			if f.ExplainDir != nil {
-				if why := f.ExplainDir(path); why != "" {
-					return ingest.Format{}, errs.Format(path, 0, "is %s", why)
-				}
-			}
+		if why := ExplainDir(path); why != "" {
+			return ingest.Format{}, errs.Format(path, 0, "is %s", why)
 		}
 		return ingest.Format{}, errs.Format(path, 0, "is a directory holding no trace Macroscope knows (%s); "+
 			"a directory of two or more trace files of one format (the ranks of a job) is read as one trace: "+
@@ -136,6 +132,20 @@ func Detect(path string) (ingest.Format, error) {
 	}
 	return ingest.Format{}, errs.Format(path, 0, "cannot tell the trace format from the name or the content; name it (format=..., one of %s)",
 		strings.Join(Names(), ", "))
+}
+
+// ExplainDir says what a directory that no format reads is, when a format
+// knows it as a producer's output without a trace (a database of profiles
+// only, measurements still to process): "" otherwise.
+func ExplainDir(dir string) string {
+	for _, f := range All {
+		if f.ExplainDir != nil {
+			if why := f.ExplainDir(dir); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
 }
 
 type verdict uint8

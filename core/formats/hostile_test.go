@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -197,6 +198,125 @@ func TestProfilesOnlyDatabase(t *testing.T) {
 				!strings.Contains(err.Error(), "no timeline") {
 				t.Errorf("%s without %s (format %q): %v", c.source, c.drop, format, err)
 			}
+		}
+	}
+}
+
+// writeMeasurements writes what hpcrun leaves in its output directory for
+// each rank: a profile (HPCRUN-profile) and a trace (HPCRUN-trace) whose
+// records name call paths of the profile's tree, as in HPCToolkit's own
+// test measurements (tests/data/meas/*.m).
+func writeMeasurements(t *testing.T, dir string, ranks int) (profiles, traces []string) {
+	t.Helper()
+	for r := range ranks {
+		base := filepath.Join(dir, fmt.Sprintf("app-%06d-000-11ac0300-4974-0", r))
+		prof := append([]byte("HPCRUN-profile____04.00b"), make([]byte, 40)...)
+		tr := append([]byte("HPCRUN-trace______01.01b"), make([]byte, 8+24)...)
+		if err := os.WriteFile(base+".hpcrun", prof, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(base+".hpctrace", tr, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		profiles, traces = append(profiles, base+".hpcrun"), append(traces, base+".hpctrace")
+	}
+	return profiles, traces
+}
+
+// hpcrun's measurements directory (not yet a database) is said to be one,
+// with the way to a database (hpcprof), given as the directory, one of its
+// traces or one of its profiles, detected or named. Before, a directory of
+// one rank was "a directory holding no trace Macroscope knows", one of
+// several ranks was read as a set of traces each refused with "not an
+// HPCToolkit database", and a profile was of no format one could tell.
+func TestMeasurementsDirectory(t *testing.T) {
+	for _, ranks := range []int{1, 4} {
+		dir := filepath.Join(t.TempDir(), "hpctoolkit-app-measurements")
+		os.Mkdir(dir, 0o755)
+		profiles, traces := writeMeasurements(t, dir, ranks)
+		if _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), dir+": is an HPCToolkit measurements directory") ||
+			!strings.Contains(err.Error(), "run hpcprof") {
+			t.Errorf("%d ranks, the directory detected: %v", ranks, err)
+		}
+		for _, c := range []struct{ path, format, says string }{
+			{dir, "hpctoolkit", "HPCToolkit measurements directory"},
+			{traces[0], "", "is in an HPCToolkit measurements directory"},
+			{traces[0], "hpctoolkit", "is in an HPCToolkit measurements directory"},
+			{profiles[0], "", "is a profile of hpcrun (HPCRUN-profile)"},
+		} {
+			_, _, err := Open(c.path, c.format, nil)
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "hpcprof") {
+				t.Errorf("%d ranks, %s (format %q): %v; want a FormatError naming it, saying %q", ranks, c.path, c.format, err, c.says)
+			}
+		}
+	}
+}
+
+// Extrae's intermediate files (a set-0 directory of *.mpit files, one per
+// thread, with no header to tell them by, and the TRACE.mpits list of
+// them, as Extrae 3.2.1's pthread example leaves them) are said to be
+// what they are, with the mpi2prv command that makes the Paraver trace.
+// Before, each was of no format one could tell, and the directory held
+// "no trace Macroscope knows".
+func TestExtraeIntermediateFiles(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "set-0")
+	os.Mkdir(set, 0o755)
+	var mpits strings.Builder
+	for th := range 2 {
+		mpit := filepath.Join(set, fmt.Sprintf("TRACE@node.00000122120000000000%02d.mpit", th))
+		os.WriteFile(mpit, make([]byte, 2240), 0o644)
+		fmt.Fprintf(&mpits, "%s named\n", mpit)
+	}
+	list := filepath.Join(dir, "TRACE.mpits")
+	os.WriteFile(list, []byte(mpits.String()), 0o644)
+	mpit := filepath.Join(set, "TRACE@node.0000012212000000000000.mpit")
+	for _, c := range []struct{ path, format string }{{set, ""}, {dir, ""}, {list, ""}, {mpit, ""}, {mpit, "paraver"}} {
+		_, _, err := Open(c.path, c.format, nil)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "Extrae's intermediate trace") ||
+			!strings.Contains(err.Error(), "mpi2prv -f TRACE.mpits") {
+			t.Errorf("%s (format %q): %v", c.path, c.format, err)
+		}
+	}
+	// Once merged, the directory of the list is the run's: its trace is
+	// read as the .prv, not explained away.
+	os.WriteFile(filepath.Join(dir, "trace.prv"), []byte("#Paraver (01/12/26 at 10:05):1000:1(1):1:1(1:1)\n1:1:1:1:1:0:1000:1\n"), 0o644)
+	if why := ExplainDir(dir); why != "" {
+		t.Errorf("a directory with its merged trace explained as %q", why)
+	}
+}
+
+// A Score-P experiment directory of a profiling run (Score-P's default:
+// MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
+// member is remapping.spec, as in a summer school's Mandelbrot demo) is
+// said to hold a profile only, with the way to a trace, detected or
+// named; so is its profile.cubex. Before: "a directory holding no trace
+// Macroscope knows", "invalid path: ... holds no OTF2 anchor file" (a
+// usage error) and "cannot tell the trace format".
+func TestScorePProfileOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scorep_mandelbrot_4_sum")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte("# Experiment directory overview\n\n      * `profile.cubex`       CUBE4 result file of the summary measurement.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "scorep.cfg"), []byte("SCOREP_ENABLE_PROFILING=true\nSCOREP_ENABLE_TRACING=false\n"), 0o644)
+	cubex := filepath.Join(dir, "profile.cubex")
+	tarHead := append([]byte("remapping.spec"), make([]byte, 1024-14)...)
+	os.WriteFile(cubex, tarHead, 0o644)
+	for _, c := range []struct{ path, format, says string }{
+		{dir, "", "is a Score-P experiment directory holding a profile only (profile.cubex)"},
+		{dir, "otf2", "is a Score-P experiment directory holding a profile only (profile.cubex)"},
+		{cubex, "", "is a CUBE4 profile"},
+	} {
+		_, _, err := Open(c.path, c.format, nil)
+		if err == nil {
+			src, _, _ := Open(c.path, c.format, nil)
+			err = src.Read(trace.New(), trace.ReadOptions{})
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) ||
+			!strings.Contains(err.Error(), "SCOREP_ENABLE_TRACING=true") {
+			t.Errorf("%s (format %q): %v; want a FormatError saying %q", c.path, c.format, err, c.says)
 		}
 	}
 }

@@ -77,7 +77,10 @@ func traceFiles(dir, format string) ([]string, string) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, ""
 	}
-	if _, err := formats.Detect(dir); err == nil {
+	// A directory a format reads, or one it knows as a whole without a
+	// trace (hpcrun's measurements, whose *.hpctrace files name call
+	// paths only hpcprof resolves), is not a set of traces.
+	if _, err := formats.Detect(dir); err == nil || formats.ExplainDir(dir) != "" {
 		return nil, ""
 	}
 	entries, err := os.ReadDir(dir)

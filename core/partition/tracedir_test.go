@@ -136,3 +136,18 @@ func TestOpenDirectoryWithFormat(t *testing.T) {
 		t.Errorf("a file: %q, %v", name, err)
 	}
 }
+
+// hpcrun's measurements directory holds a trace file per rank, but they
+// are not traces to read apart: the directory is one thing, still to be
+// processed by hpcprof, and the reader says so.
+func TestMeasurementsAreNotRanks(t *testing.T) {
+	dir := t.TempDir()
+	for r := range 3 {
+		base := filepath.Join(dir, fmt.Sprintf("app-%06d-000-11ac0300-4974-0", r))
+		os.WriteFile(base+".hpcrun", []byte("HPCRUN-profile____04.00b"), 0o644)
+		os.WriteFile(base+".hpctrace", append([]byte("HPCRUN-trace______01.01b"), make([]byte, 8)...), 0o644)
+	}
+	if got := partition.TraceFiles(dir, ""); got != nil {
+		t.Errorf("measurements taken as ranks: %v", got)
+	}
+}

@@ -226,6 +226,34 @@ def test_errors_quote_an_excerpt(tmp_path):
     assert len(e.value.cause) < 1000
 
 
+@pytest.mark.parametrize("layout", ["hpcrun", "extrae", "scorep"])
+def test_producer_output_without_a_trace_says_what_it_is(layout, tmp_path):
+    """A producer's output that is not yet (or never was) a trace is refused for what it is,
+    with the command that makes one, through ms.read as through the command line: hpcrun's
+    measurements (before hpcprof), Extrae's *.mpit files (before mpi2prv), a Score-P
+    profiling run (profile.cubex, no traces.otf2)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    if layout == "hpcrun":
+        for r in range(2):
+            base = run / f"app-{r:06d}-000-11ac0300-4974-0"
+            base.with_suffix(".hpcrun").write_bytes(b"HPCRUN-profile____04.00b" + bytes(40))
+            base.with_suffix(".hpctrace").write_bytes(b"HPCRUN-trace______01.01b" + bytes(32))
+        paths, says = [run, next(run.glob("*.hpcrun")), next(run.glob("*.hpctrace"))], "hpcprof"
+    elif layout == "extrae":
+        for t in range(2):
+            (run / f"TRACE@node.00000122120000000000{t:02d}.mpit").write_bytes(bytes(2240))
+        paths, says = [run, next(run.glob("*.mpit"))], "mpi2prv -f TRACE.mpits"
+    else:
+        (run / "scorep.cfg").write_text("SCOREP_ENABLE_TRACING=false\n")
+        (run / "profile.cubex").write_bytes(b"remapping.spec" + bytes(1010))
+        paths, says = [run, run / "profile.cubex"], "SCOREP_ENABLE_TRACING=true"
+    for path in paths:
+        with pytest.raises(ms.TraceFormatError, match=says) as e:
+            ms.read(path)
+        assert e.value.file == str(path), (path, e.value.file)
+
+
 def test_every_error_is_a_macroscope_error():
     for cls in (ms.TraceFormatError, ms.InvalidArgumentError, ms.TraceNotFoundError, ms.InternalError):
         assert issubclass(cls, ms.MacroscopeError)

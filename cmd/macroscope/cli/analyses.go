@@ -143,6 +143,18 @@ func resultError(path string, err error) error {
 	return &errs.FormatError{File: path, Err: err}
 }
 
+// noStates is the failure of an analysis of states on a trace that has
+// none (of the state types asked for): a trace of events or counters only
+// (Paraver traces of sampled metrics) is the data's failure, named by its
+// file, where the empty figure was blamed on the command line ("invalid
+// rows: nothing to draw", status 2).
+func noStates(what string, types []string) error {
+	if len(types) > 0 {
+		return errs.Empty("", "the trace has no states of the types %s to %s", strings.Join(types, ", "), what)
+	}
+	return errs.Empty("", "the trace has no states to %s", what)
+}
+
 // figureTitle titles a figure after the trace and the analysis.
 func figureTitle(path, what string) string { return filepath.Base(path) + ": " + what }
 
@@ -189,6 +201,9 @@ func runProfile(c *cli) error {
 		return resultError(path, err)
 	}
 	flat := r.Flat()
+	if len(flat) == 0 {
+		return noStates("profile", stateTypes.names)
+	}
 	c.say("profile", "%d state names over %d %ses", len(flat), len(r.Processes), kind)
 	if !*quiet {
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
@@ -268,6 +283,9 @@ func runImbalance(c *cli) error {
 		return resultError(path, err)
 	}
 	rows := r.Imbalance(m, *processes)
+	if len(rows) == 0 {
+		return noStates("compare over processes", stateTypes.names)
+	}
 	c.say("imbalance", "%d state names over %d %ses, %s time", len(rows), len(r.Processes), kind, m)
 	if !*quiet {
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)

@@ -172,6 +172,26 @@ func TestNoStatesNotBlamedOnFlags(t *testing.T) {
 	})
 }
 
+// TestEventsOnlyTraceRefusedForItsData: the analyses of states refuse a
+// trace of events only (EAR's ear2prv writes sampled node and GPU metrics
+// as Paraver events, without a state) for what it is, naming the file with
+// status 1; they said "invalid rows: nothing to draw" with status 2 (a
+// usage error), after printing an empty table.
+func TestEventsOnlyTraceRefusedForItsData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ear.prv")
+	text := "#Paraver (01/12/26 at 10:05):12000000:0:1:2(2:1,2:2)\n" +
+		"2:0:1:1:1:1000000:5:1200\n2:0:1:1:2:1000000:6:300\n2:0:1:2:1:2000000:5:1100\n2:0:1:2:2:3000000:6:250\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	checkRefusals(t, []refusal{
+		{[]string{"profile", "--out", out, path}, StatusFailure, "macroscope profile: " + path + ": the trace has no states to profile\n"},
+		{[]string{"imbalance", "--out", out, path}, StatusFailure, "macroscope imbalance: " + path + ": the trace has no states to compare over processes\n"},
+		{[]string{"moments", "--out", out, path}, StatusFailure, "macroscope moments: " + path + ": the trace has no states to compute moments of\n"},
+	})
+}
+
 // cancelAfterRead is a report that cancels the command's context (as
 // Ctrl-C would) once the trace is read: the analysis then has the trace,
 // and only its own looks at the context stop it.

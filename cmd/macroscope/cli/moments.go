@@ -104,6 +104,9 @@ func runMoments(c *cli) error {
 		}
 		return &errs.FormatError{File: path, Err: err}
 	}
+	if len(r.Resources) == 0 {
+		return noStates("compute moments of", stateTypes.names)
+	}
 	rows, err := r.Rows(kind)
 	if err != nil {
 		return err

@@ -30,12 +30,13 @@ type options struct {
 
 // Format registers the reader with the ingest door.
 var Format = ingest.Format{
-	Name:       "hpctoolkit",
-	Summary:    "HPCToolkit databases (hpcprof): meta.db + trace.db, or experiment.xml + *.hpctrace",
-	Extensions: []string{".hpctrace"},
-	Sniff:      sniff,
-	SniffDir:   sniffDir,
-	ExplainDir: explainDir,
+	Name:        "hpctoolkit",
+	Summary:     "HPCToolkit databases (hpcprof): meta.db + trace.db, or experiment.xml + *.hpctrace",
+	Extensions:  []string{".hpctrace"},
+	Sniff:       sniff,
+	SniffDir:    sniffDir,
+	ExplainDir:  explainDir,
+	ExplainFile: explainFile,
 	Options: []ingest.Option{{
 		Name: "loops", Kind: ingest.Bool, Default: false,
 		Doc: "make loops frames of their own, between the procedure that holds them and its callees",
@@ -121,7 +122,8 @@ func profilesOnly(what string) string {
 }
 
 // explainDir says what dir is when it is an HPCToolkit database that
-// sniffDir does not take, one of profiles only: "" otherwise.
+// sniffDir does not take, one of profiles only, or hpcrun's measurements
+// directory: "" otherwise.
 func explainDir(dir string) string {
 	switch {
 	case isFile(filepath.Join(dir, "meta.db")) && !isFile(filepath.Join(dir, "trace.db")):
@@ -130,8 +132,48 @@ func explainDir(dir string) string {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.hpctrace")); len(m) == 0 {
 			return profilesOnly("experiment.xml, no *.hpctrace file")
 		}
+	case isMeasurements(dir):
+		return measurements
 	}
 	return ""
+}
+
+// measurements says what hpcrun's output directory is and the way to a
+// database: its *.hpctrace files hold call path ids of the *.hpcrun
+// profiles' trees, which only hpcprof resolves (with hpcstruct's
+// structure files and the binaries) into procedures.
+const measurements = "an HPCToolkit measurements directory (hpcrun's *.hpcrun profiles and *.hpctrace traces), not a database: " +
+	"its call paths are addresses that hpcprof resolves; run hpcprof on it (hpcprof -o DB DIR) and read the database it writes"
+
+// isMeasurements reports whether dir is hpcrun's output: *.hpcrun files
+// (or *.hpctrace ones) and no database file.
+func isMeasurements(dir string) bool {
+	if isFile(filepath.Join(dir, "meta.db")) || isFile(filepath.Join(dir, "experiment.xml")) {
+		return false
+	}
+	for _, pattern := range []string{"*.hpcrun", "*.hpctrace"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// explainFile says what a file of hpcrun's measurements that no format
+// takes is: a profile (HPCRUN-profile), which no database holds.
+func explainFile(head []byte) string {
+	if bytes.HasPrefix(head, []byte("HPCRUN-profile")) {
+		return "a profile of hpcrun (HPCRUN-profile), a file of an HPCToolkit measurements directory, not a database: " +
+			"run hpcprof on the directory (hpcprof -o DB DIR) and read the database it writes"
+	}
+	return ""
+}
+
+// isExperimentXML reports whether the file at path begins as hpcprof's
+// experiment.xml does (whatever its name).
+func isExperimentXML(path string) bool {
+	head, err := ingest.Head(path, 4096)
+	return err == nil && !bytes.HasPrefix(head, []byte("HPC")) && sniff(head)
 }
 
 func isFile(name string) bool {
@@ -188,13 +230,18 @@ func open(path string, o options) (*opened, error) {
 // openKind opens the database in dir of the kind path names.
 func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 	name := strings.ToLower(filepath.Base(path))
-	xmlDB := isFile(filepath.Join(dir, "experiment.xml"))
+	xmlFile := filepath.Join(dir, "experiment.xml")
+	xmlDB := isFile(xmlFile)
 	sparse := isFile(filepath.Join(dir, "meta.db"))
 	switch {
 	case !isDir && (name == "experiment.xml" || strings.HasSuffix(name, ".hpctrace")):
 		sparse = false
 	case !isDir && isSparseFile(name):
 		xmlDB = false
+	case !isDir && isExperimentXML(path):
+		// An experiment file under another name: the database it
+		// describes is its own and its directory's traces.
+		xmlFile, xmlDB, sparse = path, true, false
 	}
 	switch {
 	case sparse:
@@ -210,7 +257,7 @@ func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 		}
 		return r, nil
 	case xmlDB:
-		db, err := openXML(dir, o)
+		db, err := openXMLFile(dir, xmlFile, o)
 		if err != nil {
 			return nil, err
 		}
@@ -227,6 +274,9 @@ func openKind(path, dir string, isDir bool, o options) (*opened, error) {
 		if _, err := ingest.CheckIn(dir, filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+	}
+	if isMeasurements(dir) {
+		return nil, errs.Format(path, 0, "is in %s", measurements)
 	}
 	return nil, errs.Format(path, 0, "not an HPCToolkit database: no meta.db nor experiment.xml in %s", dir)
 }

@@ -54,7 +54,14 @@ func xmlAttrs(se xml.StartElement) map[string]string {
 
 // openXML decodes experiment.xml and lists the trace files.
 func openXML(dir string, o options) (*xmlDB, error) {
-	db := &xmlDB{dir: dir, file: filepath.Join(dir, "experiment.xml"), glob: "*.hpctrace"}
+	return openXMLFile(dir, filepath.Join(dir, "experiment.xml"), o)
+}
+
+// openXMLFile is openXML with the experiment file named: one kept under
+// another name than experiment.xml (experiment1.xml beside a copy of its
+// database), whose traces are still those of its directory.
+func openXMLFile(dir, file string, o options) (*xmlDB, error) {
+	db := &xmlDB{dir: dir, file: file, glob: "*.hpctrace"}
 	f, err := ingest.OpenIn(dir, db.file)
 	if err != nil {
 		return nil, err

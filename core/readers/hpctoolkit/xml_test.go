@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,5 +270,30 @@ func TestXMLTimeRange(t *testing.T) {
 			t.Errorf("without %s: end %d (want %d), %d states", c.from, tr.End, c.end, tr.States.Len())
 		}
 		checkNesting(t, tr)
+	}
+}
+
+// An experiment file kept under another name (experiment1.xml, as a
+// test suite keeps several beside each other) is read as its database's
+// experiment.xml: with its directory's traces, the same states; without
+// them, refused as a database of profiles only. Before, it was "not an
+// HPCToolkit database: no meta.db nor experiment.xml".
+func TestExperimentUnderAnotherName(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "experiment1.xml"), []byte(synthXML), 0o644)
+	err := Read(filepath.Join(dir, "experiment1.xml"), trace.New(), trace.ReadOptions{})
+	wantFormatError(t, err, "profiles only")
+	os.WriteFile(filepath.Join(dir, "app-000000-000-0000abcd-42-0.hpctrace"),
+		hpctrace(bigEndian, [2]uint64{1000, 100}, [2]uint64{1400, 102}), 0o644)
+	tr := trace.New()
+	if err := Read(filepath.Join(dir, "experiment1.xml"), tr, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range tr.States.All() {
+		got = append(got, fmt.Sprint(tr.Values[s.Value].Name, " ", s.Depth, " ", s.Start, " ", s.End))
+	}
+	if want := []string{"work 1 0.000400000 0.001000000", "main 0 0.000000000 0.001000000"}; !slices.Equal(got, want) {
+		t.Errorf("states %q, want %q (as ExampleRead's experiment.xml)", got, want)
 	}
 }

@@ -99,6 +99,9 @@ func findAnchor(path string) (string, error) {
 			return "", errs.Argument("path", "directory %s holds no OTF2 anchor file: no *.otf2 file there (%s) starts like one",
 				path, baseNames(candidates))
 		}
+		if why := explainDir(path); why != "" {
+			return "", errs.Format(path, 0, "is %s", why)
+		}
 		return "", errs.Argument("path", "directory %s holds no OTF2 anchor file (*.otf2)", path)
 	}
 	return "", errs.Argument("path", "directory %s holds %d OTF2 archives (%s): give the anchor file of the one to read",

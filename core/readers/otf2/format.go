@@ -2,8 +2,11 @@ package otf2
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -12,13 +15,17 @@ import (
 var Format = ingest.Format{
 	Name:       "otf2",
 	Summary:    "OTF2 archive (Score-P, APEX): the .otf2 anchor file or its directory",
-	Extensions: []string{".otf2"},
+	Extensions: []string{".otf2", ".cubex"},
 	SniffDir:   func(dir string) bool { _, err := findAnchor(dir); return err == nil },
+	ExplainDir: explainDir,
 	Options: []ingest.Option{
 		{Name: "location_groups", Kind: ingest.Strings,
 			Doc: "read the locations of these location groups (IDs) only: a part of the archive, for a distributed read"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
+		if strings.EqualFold(filepath.Ext(path), ".cubex") {
+			return nil, errs.Format(path, 0, "is %s", cubeProfile)
+		}
 		groups, err := parseGroups(v.Strings("location_groups"))
 		if err != nil {
 			return nil, err
@@ -75,4 +82,24 @@ func cut(path string, n int) ([]ingest.Part, error) {
 		parts = append(parts, ingest.Part{Options: ingest.Values{"location_groups": ids}, Label: label})
 	}
 	return parts, nil
+}
+
+// cubeProfile says what a Score-P (or Scalasca) profile is: a CUBE4 file
+// (a tar archive of metric data and an anchor.xml), a call-path profile
+// without a timeline, and how Score-P records a trace instead.
+const cubeProfile = "a CUBE4 profile (profile.cubex of Score-P or Scalasca: metrics per call path, no timeline), not a trace: " +
+	"Score-P writes an OTF2 trace (traces.otf2) when run with SCOREP_ENABLE_TRACING=true; read that"
+
+// explainDir says what dir is when it is a Score-P experiment directory
+// without a trace: a profile (*.cubex) and no OTF2 anchor. "" otherwise.
+func explainDir(dir string) string {
+	profiles, _ := filepath.Glob(filepath.Join(dir, "*.cubex"))
+	if len(profiles) == 0 {
+		return ""
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.otf2")); len(m) > 0 {
+		return "" // an archive there that findAnchor refused says why itself
+	}
+	return "a Score-P experiment directory holding a profile only (" + filepath.Base(profiles[0]) + "), not a trace: " +
+		"Score-P writes an OTF2 trace (traces.otf2) when run with SCOREP_ENABLE_TRACING=true; read that"
 }

@@ -343,7 +343,7 @@ func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 	}
 	parent, ok := s.typeIDs.get(f.get(roleType))
 	if !ok {
-		return s.failSim("PajeTypeException", "Unknow container type '"+string(f.get(roleType))+"'")
+		return s.failSim("PajeTypeException", "Unknown container type '"+string(f.get(roleType))+"'")
 	}
 	if s.kindOf(parent) != trace.KindContainer {
 		return s.failf("type %s is a %s type, which cannot hold types", errs.QuoteBytes(f.get(roleType)), s.kindOf(parent))
@@ -360,10 +360,10 @@ func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 	if kind == trace.KindLink {
 		var ok bool
 		if t.Start, ok = s.typeIDs.get(f.get(roleStartContainerType)); !ok {
-			return s.failAround("PajeTypeException", "Unknow start container type '"+string(f.get(roleStartContainerType))+"' for link definition", "")
+			return s.failAround("PajeTypeException", "Unknown start container type '"+string(f.get(roleStartContainerType))+"' for link definition", "")
 		}
 		if t.End, ok = s.typeIDs.get(f.get(roleEndContainerType)); !ok {
-			return s.failAround("PajeTypeException", "Unknow end container type '"+string(f.get(roleEndContainerType))+"' for link definition", "")
+			return s.failAround("PajeTypeException", "Unknown end container type '"+string(f.get(roleEndContainerType))+"' for link definition", "")
 		}
 	}
 	id := string(identifier(name, alias))
@@ -385,7 +385,7 @@ func (s *simulator) defineValue(f *eventFields) error {
 	typeKey := string(f.get(roleType))
 	typ, ok := s.typeIDs.get([]byte(typeKey))
 	if !ok {
-		return s.failSim("PajeTypeException", "Unknow type '"+typeKey+"'")
+		return s.failSim("PajeTypeException", "Unknown type '"+typeKey+"'")
 	}
 	name, alias := f.get(roleName), f.get(roleAlias)
 	switch s.kindOf(typ) {

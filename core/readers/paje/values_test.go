@@ -82,3 +82,39 @@ func TestValueRedefinitionAsPajeNG(t *testing.T) {
 		}
 	}
 }
+
+// A type defined in a container type, or a link between container types,
+// that no definition made is refused in pj_dump's words, "Unknown ..."
+// as PajeNG has spelled it since 1.3.5 (its 2017 typo fix). The reader
+// said "Unknow ..." (older PajeNG's spelling), so `macroscope dump` no
+// longer printed pj_dump's error byte for byte (poti's header test traces
+// define a variable type in an undefined container type). Checked against
+// pj_dump when it is installed.
+func TestUnknownTypesInPajeNGWords(t *testing.T) {
+	const defs = "%EventDef PajeDefineContainerType 0\n%  Alias string\n%  Type string\n%  Name string\n%EndEventDef\n" +
+		"%EventDef PajeDefineStateType 3\n%  Alias string\n%  Type string\n%  Name string\n%EndEventDef\n" +
+		"%EventDef PajeDefineLinkType 5\n%  Alias string\n%  Type string\n%  StartContainerType string\n%  EndContainerType string\n%  Name string\n%EndEventDef\n" +
+		"%EventDef PajeCreateContainer 7\n%  Time date\n%  Alias string\n%  Type string\n%  Container string\n%  Name string\n%EndEventDef\n" +
+		"%EventDef PajeSetState 10\n%  Time date\n%  Type string\n%  Container string\n%  Value string\n%EndEventDef\n" +
+		"0 CT 0 \"Thread\"\n"
+	cases := []struct{ name, body, want string }{
+		{"state type in no container type", "3 ST PROCESS \"State\"\n", "Unknown container type 'PROCESS'"},
+		{"link from no container type", "5 L 0 X CT \"Link\"\n", "Unknown start container type 'X' for link definition"},
+		{"link to no container type", "5 L 0 CT Y \"Link\"\n", "Unknown end container type 'Y' for link definition"},
+		{"state of no type", "7 0 c1 CT 0 \"t1\"\n10 1 NOPE c1 \"v\"\n", "Unknown type 'NOPE'"},
+	}
+	pjDump, _ := exec.LookPath("pj_dump")
+	dir := t.TempDir()
+	for _, c := range cases {
+		path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".trace")
+		os.WriteFile(path, []byte(defs+c.body), 0o644)
+		if err := readFiles([]string{path}, trace.New(path), PajeNG()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if pjDump != "" {
+			if out, err := exec.Command(pjDump, path).CombinedOutput(); err == nil || !strings.Contains(string(out), c.want) {
+				t.Errorf("%s: pj_dump says %v: %s", c.name, err, out)
+			}
+		}
+	}
+}

@@ -14,6 +14,13 @@
 // reader takes them (the .pcf of such traces says UNITS MICROSEC). Every time is converted to nanoseconds exactly (the records
 // hold integers). The resources are 0 (none), a number of nodes of one CPU
 // each, or nNodes(cpus,...); each application is nTasks(threads:node,...).
+// With resources 0 the tasks' node numbers are taken as they come, as
+// Paraver's parser does (it checks them only against declared nodes).
+//
+// Extrae's intermediate files (*.mpit, one per thread, listed by
+// TRACE.mpits, in set-N directories) are not a trace yet: given one of
+// them, the list, or a directory of them, the reader says so and names
+// the mpi2prv command that merges them into the .prv.
 //
 // # Hierarchy
 //

@@ -2,7 +2,10 @@ package paraver
 
 import (
 	"bytes"
+	"path/filepath"
+	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -12,10 +15,11 @@ import (
 var Format = ingest.Format{
 	Name:       "paraver",
 	Summary:    "Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it",
-	Extensions: []string{".prv"},
+	Extensions: []string{".prv", ".mpit", ".mpits"},
 	Sniff: func(h []byte) bool {
 		return bytes.HasPrefix(h, []byte("#Paraver")) || bytes.HasPrefix(h, []byte("#PARAVER "))
 	},
+	ExplainDir: explainDir,
 	Options: []ingest.Option{
 		{Name: "view", Kind: ingest.String, Default: "thread", Choices: []string{"thread", "cpu"},
 			Doc: `"thread" places records on application > task > thread, "cpu" on node > CPU`},
@@ -25,6 +29,9 @@ var Format = ingest.Format{
 		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
+		if ext := strings.ToLower(filepath.Ext(ingest.StripCompressed(path))); ext == ".mpit" || ext == ".mpits" {
+			return nil, errs.Format(path, 0, "is %s", intermediate)
+		}
 		o := options{View: threadView, MaxDecompressed: ingest.MaxDecompressed(v)}
 		if v.String("view") == "cpu" {
 			o.View = cpuView
@@ -38,4 +45,26 @@ var Format = ingest.Format{
 	},
 	// Byte ranges of whole lines, one after the other.
 	Parts: textlines.RangeParts(ranges),
+}
+
+// intermediate says what Extrae's intermediate files are and the way to
+// a Paraver trace: each *.mpit holds one thread's raw records (binary,
+// with no header to tell them by), TRACE.mpits lists them, and mpi2prv
+// merges them into the .prv, .pcf and .row that are read.
+const intermediate = "Extrae's intermediate trace (*.mpit files, one per thread, listed by TRACE.mpits), not yet a Paraver trace: " +
+	"merge them with mpi2prv (mpi2prv -f TRACE.mpits -o trace.prv) and read the .prv it writes"
+
+// explainDir says what dir is when it holds Extrae's intermediate files
+// rather than a Paraver trace: *.mpit files (a set-N directory), or a
+// *.mpits list without a merged .prv beside it. "" otherwise.
+func explainDir(dir string) string {
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.mpit")); len(m) > 0 {
+		return intermediate
+	}
+	lists, _ := filepath.Glob(filepath.Join(dir, "*.mpits"))
+	prv, _ := filepath.Glob(filepath.Join(dir, "*.prv*"))
+	if len(lists) > 0 && len(prv) == 0 {
+		return intermediate
+	}
+	return ""
 }

@@ -214,7 +214,12 @@ func parseHeader(line string) (*header, error) {
 			if err != nil {
 				return nil, err
 			}
-			if node > len(h.nodes) {
+			// Without a resource model (0) Paraver takes the tasks'
+			// nodes as they come (processmodel.cpp checks them only
+			// when resources are declared): writers that have no CPUs
+			// to describe still number their nodes from 1 (EAR's
+			// ear2prv: "...:0:1:2(1:1,1:2)").
+			if nodes > 0 && node > len(h.nodes) {
 				return nil, fmt.Errorf("header: task %d.%d runs on node %d, but there are %d nodes", a+1, t+1, node, len(h.nodes))
 			}
 			ap.tasks = append(ap.tasks, task{threads: n, node: node})

@@ -45,6 +45,11 @@ func TestParseHeader(t *testing.T) {
 			header{date: "x", end: 16581309, unit: 1000, apps: []app{{[]task{{1, 0}}}}}},
 		{"#Paraver (x):1.5e3_ns:0:1:1(1:0)",
 			header{date: "x", end: 1500, unit: 1, apps: []app{{[]task{{1, 0}}}}}},
+		// No resource model, yet the tasks name their nodes (EAR's
+		// ear2prv): Paraver checks a task's node only against declared
+		// resources.
+		{"#Paraver (01/12/26 at 10:05):12000000:0:1:2(2:1,2:2)",
+			header{date: "01/12/26 at 10:05", end: 12000000000, unit: 1000, apps: []app{{[]task{{2, 1}, {2, 2}}}}}},
 	} {
 		h, err := parseHeader(c.line)
 		if err != nil {
