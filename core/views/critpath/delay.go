@@ -128,6 +128,65 @@ func newSyncPoints(r *Result) []syncPoints {
 	return out
 }
 
+// sides find the synchronisation intervals of wait states: where each
+// begins (previous) and what a resource did in it (interval). The delay
+// costs keep two: one reaches the delayers' side in the backward order of
+// the wait states, the other the waiting side a resource at a time
+// (backwardOrder's blocks), each with its own chunks read last and hints,
+// so that neither moves the other's along.
+type sides struct {
+	r        *Result
+	acts     []activity
+	rd       *callReader
+	callName []int32
+	syncs    []syncPoints
+	lastInit []int32
+	hints    []int32 // where each resource's wait states were found last
+	inside   []int32 // the wait states inside the last interval
+}
+
+// previous returns where the synchronisation interval of resource res
+// with partner begins, before its call j, and the index of the call it
+// begins after (-1 for none).
+func (sd *sides) previous(res int32, j int32, partner int32) (trace.Time, int32) {
+	run, rd := sd.r.run, sd.rd
+	sp := &sd.syncs[res]
+	for k := sp.before(j); k >= 0; k = sp.before(k) {
+		for _, p := range sp.of(k) {
+			if p == partner || p < 0 && member(run, -p-1, partner) {
+				return rd.call(mpi.CallRef{Resource: res, Call: k}).Leave, k
+			}
+		}
+	}
+	if i := sd.lastInit[res]; i >= 0 && i < j {
+		return rd.call(mpi.CallRef{Resource: res, Call: i}).Leave, i
+	}
+	return run.Start, -1
+}
+
+// interval fills into with the times of resource res per name from the
+// end of call after to the entry of call j, less the wait states inside
+// (noted in sd.inside), and returns their waiting. A name's time stops
+// at zero, as only a time above zero counts: so every name whose time is
+// not zero is one times touched, and is cleared after. (A wait state's
+// call whose time the activity gave to a call overlapping it has none of
+// its own: its name, taken below zero, would keep that into later
+// intervals.)
+func (sd *sides) interval(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
+	r, rd := sd.r, sd.rd
+	sd.acts[res].times(from, rd.call(mpi.CallRef{Resource: res, Call: j}).Enter, into, touched)
+	sd.inside = sd.inside[:0]
+	first, end := r.waitsAfter(res, after, &sd.hints[res])
+	for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
+		w := r.Waits[wi].Wait
+		n := sd.callName[rd.call(r.Waits[wi].Call).Name]
+		into[n] = max(into[n]-w, 0)
+		waited += w
+		sd.inside = append(sd.inside, wi)
+	}
+	return waited
+}
+
 // delayCosts computes the delay costs of the path's wait states from what
 // each resource did (acts).
 func delayCosts(r *Result, acts []activity, callName []int32, names []string, cancel <-chan struct{}) (*Delays, error) {
@@ -138,51 +197,22 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 	run := r.run
 	ops := operations(run)
 	n := len(run.Resources)
-	rd := run.reader()
 	syncs := newSyncPoints(r)
 	lastInit := run.lastInits(ops)
-	// previous returns where the synchronisation interval of resource res
-	// with partner begins, before its call j, and the index of the call
-	// it begins after (-1 for none).
-	previous := func(res int32, j int32, partner int32) (trace.Time, int32) {
-		sp := &syncs[res]
-		for k := sp.before(j); k >= 0; k = sp.before(k) {
-			for _, p := range sp.of(k) {
-				if p == partner || p < 0 && member(run, -p-1, partner) {
-					return rd.call(mpi.CallRef{Resource: res, Call: k}).Leave, k
-				}
-			}
-		}
-		if i := lastInit[res]; i >= 0 && i < j {
-			return rd.call(mpi.CallRef{Resource: res, Call: i}).Leave, i
-		}
-		return run.Start, -1
+	dside := &sides{r: r, acts: acts, rd: run.reader(), callName: callName, syncs: syncs, lastInit: lastInit,
+		hints: make([]int32, n)}
+	// The waiting side's own view of each activity: the same pieces, its
+	// own chunks read last and hints.
+	wacts := make([]activity, len(acts))
+	for i := range acts {
+		wacts[i] = acts[i]
+		wacts[i].read2 = newTwoChunks[pieceEnd]()
+		wacts[i].cur, wacts[i].hintChunk, wacts[i].hintPiece = nil, 0, 0
 	}
+	wside := &sides{r: r, acts: wacts, rd: run.reader(), callName: callName, syncs: syncs, lastInit: lastInit,
+		hints: make([]int32, n)}
 	dmap, wmap := make([]trace.Time, len(names)), make([]trace.Time, len(names))
 	var dTouched, wTouched []int32
-	// interval fills into with the times of resource res per name from
-	// the end of call after to the entry of call j, less the wait states
-	// inside, and returns their waiting. A name's time stops at zero, as
-	// only a time above zero counts: so every name whose time is not zero
-	// is one times touched, and is cleared after. (A wait state's call
-	// whose time the activity gave to a call overlapping it has none of
-	// its own: its name, taken below zero, would keep that into later
-	// intervals.)
-	var inside []int32
-	hints := make([]int32, n) // where each resource's wait states were found last
-	interval := func(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
-		acts[res].times(from, rd.call(mpi.CallRef{Resource: res, Call: j}).Enter, into, touched)
-		inside = inside[:0]
-		first, end := r.waitsAfter(res, after, &hints[res])
-		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
-			w := r.Waits[wi].Wait
-			n := callName[rd.call(r.Waits[wi].Call).Name]
-			into[n] = max(into[n]-w, 0)
-			waited += w
-			inside = append(inside, wi)
-		}
-		return waited
-	}
 	// Costs handed to each wait state, by the kind of wait they come from.
 	costs := make([][3]float64, len(r.Waits))
 	// The costs by resource and state (a key of both, hashed faster than
@@ -206,7 +236,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 		d.ShortTerm += short
 		d.LongTerm += long
 	}
-	order := newBackwardOrder(r, rd)
+	order := newBackwardOrder(r, wside, len(names))
 	var d []trace.Time
 	out := &Delays{}
 	// The delayer's interval is the same for the waits one call caused
@@ -219,25 +249,28 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 	last := delayer{res: -1}
 	var prop []int32
 	var waited trace.Time
-	for wi, ok := order.next(); ok; wi, ok = order.next() {
+	for wi, wtimes, ok := order.next(); ok; wi, wtimes, ok = order.next() {
 		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		w := &r.Waits[wi]
 		out.Waiting += w.Wait
 		wres, dres := w.Call.Resource, w.Cause.Resource
-		from, after := previous(dres, w.Cause.Call, wres)
+		from, after := dside.previous(dres, w.Cause.Call, wres)
 		if cur := (delayer{dres, after, w.Cause.Call, from}); cur != last {
 			for _, s := range dTouched {
 				dmap[s] = 0
 			}
 			dTouched = dTouched[:0]
-			waited = interval(dres, after, w.Cause.Call, from, dmap, &dTouched)
-			prop = append(prop[:0], inside...)
+			waited = dside.interval(dres, after, w.Cause.Call, from, dmap, &dTouched)
+			prop = append(prop[:0], dside.inside...)
 			last = cur
 		}
-		from, after = previous(wres, w.Call.Call, dres)
-		interval(wres, after, w.Call.Call, from, wmap, &wTouched)
+		// The waiting side's interval, found in its resource's block.
+		for _, t := range wtimes {
+			wmap[t.name] = t.t
+			wTouched = append(wTouched, t.name)
+		}
 		d = d[:0]
 		var dsum trace.Time
 		for _, s := range dTouched {
@@ -339,13 +372,22 @@ func member(run *run, coll, res int32) bool {
 // to (those of its delayer before the call w waited for) ends no later
 // than w's (but where w's wait was cut short by the end of its call). The
 // wait states of each resource end in the order of its calls (one ends
-// before the next call begins): the resources' sequences are merged, a
-// wait state at a time as the delay costs visit them, so that the wait
-// state and its call are still in the cache when they do.
+// before the next call begins): the resources' sequences are merged. What
+// the merge and the waiting side of each wait state need (when it ended,
+// its call's leave, its resource's times by name in its interval) is
+// found for a block of each resource's wait states at a time, going back
+// along that resource alone: the 64 resources' calls, activities and wait
+// states visited in turn, a wait state at a time, missed the cache at
+// nearly every step; a block reads one resource's memory in order.
 type backwardOrder struct {
-	r  *Result
-	rd *callReader
-	h  []orderHead // a heap, the next to go first
+	r       *Result
+	side    *sides
+	h       []orderHead // a heap, the next to go first
+	blocks  []waitBlock // by resource, in the order of the heap's heads
+	started bool        // the head of the heap was returned last
+	// the times of the waiting side by name while a wait state is prepared
+	wmap     []trace.Time
+	wTouched []int32
 }
 
 // orderHead is a resource's next wait state, going back, with when it
@@ -353,22 +395,52 @@ type backwardOrder struct {
 type orderHead struct {
 	at, leave trace.Time
 	wait      int32 // the next wait state of its resource, going back
-	stop      int32 // the first wait state of its resource
+	block     int32 // its resource's block
+	pos       int32 // its place in the block
 }
+
+// waitBlock holds a resource's next wait states, going back, as found
+// in one pass: waits[0] is the latest.
+type waitBlock struct {
+	waits []preparedWait
+	times []nameTime
+	next  int32 // the next wait state to prepare (going back)
+	stop  int32 // the first wait state of the resource
+}
+
+// preparedWait is a wait state as the merge and the waiting side need
+// it: when it ended, its call's leave, and its resource's times by name
+// in its interval (times[first:end] of its block).
+type preparedWait struct {
+	at, leave  trace.Time
+	first, end int32
+}
+
+// nameTime is a name's time in an interval.
+type nameTime struct {
+	name int32
+	t    trace.Time
+}
+
+// blockWaits is how many wait states of a resource a block holds.
+const blockWaits = 512
 
 // before tells whether x goes before y.
 func (x *orderHead) before(y *orderHead) bool {
 	return x.at > y.at || x.at == y.at && (x.leave > y.leave || x.leave == y.leave && x.wait > y.wait)
 }
 
-func newBackwardOrder(r *Result, rd *callReader) *backwardOrder {
-	o := &backwardOrder{r: r, rd: rd}
+func newBackwardOrder(r *Result, side *sides, names int) *backwardOrder {
+	o := &backwardOrder{r: r, side: side, wmap: make([]trace.Time, names)}
 	for i := 0; i < len(r.Waits); {
 		j := i
 		for j < len(r.Waits) && r.Waits[j].Call.Resource == r.Waits[i].Call.Resource {
 			j++
 		}
-		o.h = append(o.h, orderHead{wait: int32(j - 1), stop: int32(i)})
+		o.blocks = append(o.blocks, waitBlock{next: int32(j - 1), stop: int32(i)})
+		b := len(o.blocks) - 1
+		o.fill(&o.blocks[b])
+		o.h = append(o.h, orderHead{block: int32(b)})
 		o.set(&o.h[len(o.h)-1])
 		i = j
 	}
@@ -378,11 +450,33 @@ func newBackwardOrder(r *Result, rd *callReader) *backwardOrder {
 	return o
 }
 
-// set sets when h's wait state ended and its call's leave.
+// fill prepares the next wait states of block b, going back.
+func (o *backwardOrder) fill(b *waitBlock) {
+	r, sd := o.r, o.side
+	b.waits, b.times = b.waits[:0], b.times[:0]
+	for ; b.next >= b.stop && len(b.waits) < blockWaits; b.next-- {
+		w := &r.Waits[b.next]
+		c := sd.rd.call(w.Call)
+		p := preparedWait{at: c.Enter + w.Wait, leave: c.Leave, first: int32(len(b.times))}
+		res := w.Call.Resource
+		from, after := sd.previous(res, w.Call.Call, w.Cause.Resource)
+		sd.interval(res, after, w.Call.Call, from, o.wmap, &o.wTouched)
+		for _, n := range o.wTouched {
+			b.times = append(b.times, nameTime{n, o.wmap[n]})
+			o.wmap[n] = 0
+		}
+		o.wTouched = o.wTouched[:0]
+		p.end = int32(len(b.times))
+		b.waits = append(b.waits, p)
+	}
+}
+
+// set sets h's wait state from its block.
 func (o *backwardOrder) set(h *orderHead) {
-	w := &o.r.Waits[h.wait]
-	c := o.rd.call(w.Call)
-	h.at, h.leave = c.Enter+w.Wait, c.Leave
+	b := &o.blocks[h.block]
+	p := &b.waits[h.pos]
+	h.at, h.leave = p.at, p.leave
+	h.wait = b.next + int32(len(b.waits)) - h.pos
 }
 
 // down moves the head at i down the heap to its place.
@@ -404,20 +498,34 @@ func (o *backwardOrder) down(i int) {
 	}
 }
 
-// next returns the next wait state's index, false after the first.
-func (o *backwardOrder) next() (int32, bool) {
+// next returns the next wait state's index and its resource's times by
+// name in its interval (valid until the next call), false after the
+// first.
+func (o *backwardOrder) next() (int32, []nameTime, bool) {
+	if o.started && len(o.h) > 0 {
+		// The wait state returned last was the top's: move it on.
+		top := &o.h[0]
+		b := &o.blocks[top.block]
+		switch {
+		case int(top.pos)+1 < len(b.waits):
+			top.pos++
+			o.set(top)
+		case b.next >= b.stop:
+			o.fill(b)
+			top.pos = 0
+			o.set(top)
+		default:
+			o.h[0] = o.h[len(o.h)-1]
+			o.h = o.h[:len(o.h)-1]
+		}
+		o.down(0)
+	}
+	o.started = true
 	if len(o.h) == 0 {
-		return 0, false
+		return 0, nil, false
 	}
 	top := &o.h[0]
-	wi := top.wait
-	if top.wait == top.stop {
-		o.h[0] = o.h[len(o.h)-1]
-		o.h = o.h[:len(o.h)-1]
-	} else {
-		top.wait--
-		o.set(top)
-	}
-	o.down(0)
-	return wi, true
+	b := &o.blocks[top.block]
+	p := &b.waits[top.pos]
+	return top.wait, b.times[p.first:p.end], true
 }
