@@ -422,8 +422,9 @@ type nameTime struct {
 	t    trace.Time
 }
 
-// blockWaits is how many wait states of a resource a block holds.
-const blockWaits = 512
+// blockWaits is how many wait states of a resource a block holds (a
+// variable for the tests, which make blocks of a few).
+var blockWaits = 512
 
 // before tells whether x goes before y.
 func (x *orderHead) before(y *orderHead) bool {
