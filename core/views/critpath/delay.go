@@ -201,16 +201,6 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 	lastInit := run.lastInits(ops)
 	dside := &sides{r: r, acts: acts, rd: run.reader(), callName: callName, syncs: syncs, lastInit: lastInit,
 		hints: make([]int32, n)}
-	// The waiting side's own view of each activity: the same pieces, its
-	// own chunks read last and hints.
-	wacts := make([]activity, len(acts))
-	for i := range acts {
-		wacts[i] = acts[i]
-		wacts[i].read2 = newTwoChunks[pieceEnd]()
-		wacts[i].cur, wacts[i].hintChunk, wacts[i].hintPiece = nil, 0, 0
-	}
-	wside := &sides{r: r, acts: wacts, rd: run.reader(), callName: callName, syncs: syncs, lastInit: lastInit,
-		hints: make([]int32, n)}
 	dmap, wmap := make([]trace.Time, len(names)), make([]trace.Time, len(names))
 	var dTouched, wTouched []int32
 	// Costs handed to each wait state, by the kind of wait they come from.
@@ -236,7 +226,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 		d.ShortTerm += short
 		d.LongTerm += long
 	}
-	order := newBackwardOrder(r, wside, len(names))
+	order := newBackwardOrder(r, run.reader())
 	var d []trace.Time
 	out := &Delays{}
 	// The delayer's interval is the same for the waits one call caused
@@ -249,7 +239,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 	last := delayer{res: -1}
 	var prop []int32
 	var waited trace.Time
-	for wi, wtimes, ok := order.next(); ok; wi, wtimes, ok = order.next() {
+	for wi, ok := order.next(); ok; wi, ok = order.next() {
 		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
@@ -266,11 +256,8 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 			prop = append(prop[:0], dside.inside...)
 			last = cur
 		}
-		// The waiting side's interval, found in its resource's block.
-		for _, t := range wtimes {
-			wmap[t.name] = t.t
-			wTouched = append(wTouched, t.name)
-		}
+		from, after = dside.previous(wres, w.Call.Call, dres)
+		dside.interval(wres, after, w.Call.Call, from, wmap, &wTouched)
 		d = d[:0]
 		var dsum trace.Time
 		for _, s := range dTouched {
@@ -372,22 +359,17 @@ func member(run *run, coll, res int32) bool {
 // to (those of its delayer before the call w waited for) ends no later
 // than w's (but where w's wait was cut short by the end of its call). The
 // wait states of each resource end in the order of its calls (one ends
-// before the next call begins): the resources' sequences are merged. What
-// the merge and the waiting side of each wait state need (when it ended,
-// its call's leave, its resource's times by name in its interval) is
-// found for a block of each resource's wait states at a time, going back
-// along that resource alone: the 64 resources' calls, activities and wait
-// states visited in turn, a wait state at a time, missed the cache at
-// nearly every step; a block reads one resource's memory in order.
+// before the next call begins): the resources' sequences are merged. The
+// merge's keys (when each wait state ended, its call's leave) are read
+// for a block of each resource's wait states at a time, going back along
+// that resource's calls with a reader of its own: a wait state at a time,
+// across 64 resources, nearly each read missed the cache.
 type backwardOrder struct {
 	r       *Result
-	side    *sides
+	rd      *callReader
 	h       []orderHead // a heap, the next to go first
 	blocks  []waitBlock // by resource, in the order of the heap's heads
 	started bool        // the head of the heap was returned last
-	// the times of the waiting side by name while a wait state is prepared
-	wmap     []trace.Time
-	wTouched []int32
 }
 
 // orderHead is a resource's next wait state, going back, with when it
@@ -399,27 +381,12 @@ type orderHead struct {
 	pos       int32 // its place in the block
 }
 
-// waitBlock holds a resource's next wait states, going back, as found
-// in one pass: waits[0] is the latest.
+// waitBlock holds the keys of a resource's next wait states, going
+// back: keys[0] is the latest's.
 type waitBlock struct {
-	waits []preparedWait
-	times []nameTime
-	next  int32 // the next wait state to prepare (going back)
-	stop  int32 // the first wait state of the resource
-}
-
-// preparedWait is a wait state as the merge and the waiting side need
-// it: when it ended, its call's leave, and its resource's times by name
-// in its interval (times[first:end] of its block).
-type preparedWait struct {
-	at, leave  trace.Time
-	first, end int32
-}
-
-// nameTime is a name's time in an interval.
-type nameTime struct {
-	name int32
-	t    trace.Time
+	keys []callTimes // when the wait state ended, its call's leave
+	next int32       // the next wait state to read (going back)
+	stop int32       // the first wait state of the resource
 }
 
 // blockWaits is how many wait states of a resource a block holds (a
@@ -431,8 +398,8 @@ func (x *orderHead) before(y *orderHead) bool {
 	return x.at > y.at || x.at == y.at && (x.leave > y.leave || x.leave == y.leave && x.wait > y.wait)
 }
 
-func newBackwardOrder(r *Result, side *sides, names int) *backwardOrder {
-	o := &backwardOrder{r: r, side: side, wmap: make([]trace.Time, names)}
+func newBackwardOrder(r *Result, rd *callReader) *backwardOrder {
+	o := &backwardOrder{r: r, rd: rd}
 	for i := 0; i < len(r.Waits); {
 		j := i
 		for j < len(r.Waits) && r.Waits[j].Call.Resource == r.Waits[i].Call.Resource {
@@ -451,33 +418,22 @@ func newBackwardOrder(r *Result, side *sides, names int) *backwardOrder {
 	return o
 }
 
-// fill prepares the next wait states of block b, going back.
+// fill reads the keys of the next wait states of block b, going back.
 func (o *backwardOrder) fill(b *waitBlock) {
-	r, sd := o.r, o.side
-	b.waits, b.times = b.waits[:0], b.times[:0]
-	for ; b.next >= b.stop && len(b.waits) < blockWaits; b.next-- {
-		w := &r.Waits[b.next]
-		c := sd.rd.call(w.Call)
-		p := preparedWait{at: c.Enter + w.Wait, leave: c.Leave, first: int32(len(b.times))}
-		res := w.Call.Resource
-		from, after := sd.previous(res, w.Call.Call, w.Cause.Resource)
-		sd.interval(res, after, w.Call.Call, from, o.wmap, &o.wTouched)
-		for _, n := range o.wTouched {
-			b.times = append(b.times, nameTime{n, o.wmap[n]})
-			o.wmap[n] = 0
-		}
-		o.wTouched = o.wTouched[:0]
-		p.end = int32(len(b.times))
-		b.waits = append(b.waits, p)
+	b.keys = b.keys[:0]
+	for ; b.next >= b.stop && len(b.keys) < blockWaits; b.next-- {
+		w := &o.r.Waits[b.next]
+		c := o.rd.call(w.Call)
+		b.keys = append(b.keys, callTimes{c.Enter + w.Wait, c.Leave})
 	}
 }
 
 // set sets h's wait state from its block.
 func (o *backwardOrder) set(h *orderHead) {
 	b := &o.blocks[h.block]
-	p := &b.waits[h.pos]
-	h.at, h.leave = p.at, p.leave
-	h.wait = b.next + int32(len(b.waits)) - h.pos
+	k := &b.keys[h.pos]
+	h.at, h.leave = k.enter, k.leave
+	h.wait = b.next + int32(len(b.keys)) - h.pos
 }
 
 // down moves the head at i down the heap to its place.
@@ -499,16 +455,14 @@ func (o *backwardOrder) down(i int) {
 	}
 }
 
-// next returns the next wait state's index and its resource's times by
-// name in its interval (valid until the next call), false after the
-// first.
-func (o *backwardOrder) next() (int32, []nameTime, bool) {
+// next returns the next wait state's index, false after the first.
+func (o *backwardOrder) next() (int32, bool) {
 	if o.started && len(o.h) > 0 {
 		// The wait state returned last was the top's: move it on.
 		top := &o.h[0]
 		b := &o.blocks[top.block]
 		switch {
-		case int(top.pos)+1 < len(b.waits):
+		case int(top.pos)+1 < len(b.keys):
 			top.pos++
 			o.set(top)
 		case b.next >= b.stop:
@@ -523,10 +477,7 @@ func (o *backwardOrder) next() (int32, []nameTime, bool) {
 	}
 	o.started = true
 	if len(o.h) == 0 {
-		return 0, nil, false
+		return 0, false
 	}
-	top := &o.h[0]
-	b := &o.blocks[top.block]
-	p := &b.waits[top.pos]
-	return top.wait, b.times[p.first:p.end], true
+	return o.h[0].wait, true
 }
