@@ -128,65 +128,6 @@ func newSyncPoints(r *Result) []syncPoints {
 	return out
 }
 
-// sides find the synchronisation intervals of wait states: where each
-// begins (previous) and what a resource did in it (interval). The delay
-// costs keep two: one reaches the delayers' side in the backward order of
-// the wait states, the other the waiting side a resource at a time
-// (backwardOrder's blocks), each with its own chunks read last and hints,
-// so that neither moves the other's along.
-type sides struct {
-	r        *Result
-	acts     []activity
-	rd       *callReader
-	callName []int32
-	syncs    []syncPoints
-	lastInit []int32
-	hints    []int32 // where each resource's wait states were found last
-	inside   []int32 // the wait states inside the last interval
-}
-
-// previous returns where the synchronisation interval of resource res
-// with partner begins, before its call j, and the index of the call it
-// begins after (-1 for none).
-func (sd *sides) previous(res int32, j int32, partner int32) (trace.Time, int32) {
-	run, rd := sd.r.run, sd.rd
-	sp := &sd.syncs[res]
-	for k := sp.before(j); k >= 0; k = sp.before(k) {
-		for _, p := range sp.of(k) {
-			if p == partner || p < 0 && member(run, -p-1, partner) {
-				return rd.call(mpi.CallRef{Resource: res, Call: k}).Leave, k
-			}
-		}
-	}
-	if i := sd.lastInit[res]; i >= 0 && i < j {
-		return rd.call(mpi.CallRef{Resource: res, Call: i}).Leave, i
-	}
-	return run.Start, -1
-}
-
-// interval fills into with the times of resource res per name from the
-// end of call after to the entry of call j, less the wait states inside
-// (noted in sd.inside), and returns their waiting. A name's time stops
-// at zero, as only a time above zero counts: so every name whose time is
-// not zero is one times touched, and is cleared after. (A wait state's
-// call whose time the activity gave to a call overlapping it has none of
-// its own: its name, taken below zero, would keep that into later
-// intervals.)
-func (sd *sides) interval(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
-	r, rd := sd.r, sd.rd
-	sd.acts[res].times(from, rd.call(mpi.CallRef{Resource: res, Call: j}).Enter, into, touched)
-	sd.inside = sd.inside[:0]
-	first, end := r.waitsAfter(res, after, &sd.hints[res])
-	for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
-		w := r.Waits[wi].Wait
-		n := sd.callName[rd.call(r.Waits[wi].Call).Name]
-		into[n] = max(into[n]-w, 0)
-		waited += w
-		sd.inside = append(sd.inside, wi)
-	}
-	return waited
-}
-
 // delayCosts computes the delay costs of the path's wait states from what
 // each resource did (acts).
 func delayCosts(r *Result, acts []activity, callName []int32, names []string, cancel <-chan struct{}) (*Delays, error) {
@@ -197,12 +138,51 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 	run := r.run
 	ops := operations(run)
 	n := len(run.Resources)
+	rd := run.reader()
 	syncs := newSyncPoints(r)
 	lastInit := run.lastInits(ops)
-	dside := &sides{r: r, acts: acts, rd: run.reader(), callName: callName, syncs: syncs, lastInit: lastInit,
-		hints: make([]int32, n)}
+	// previous returns where the synchronisation interval of resource res
+	// with partner begins, before its call j, and the index of the call
+	// it begins after (-1 for none).
+	previous := func(res int32, j int32, partner int32) (trace.Time, int32) {
+		sp := &syncs[res]
+		for k := sp.before(j); k >= 0; k = sp.before(k) {
+			for _, p := range sp.of(k) {
+				if p == partner || p < 0 && member(run, -p-1, partner) {
+					return rd.call(mpi.CallRef{Resource: res, Call: k}).Leave, k
+				}
+			}
+		}
+		if i := lastInit[res]; i >= 0 && i < j {
+			return rd.call(mpi.CallRef{Resource: res, Call: i}).Leave, i
+		}
+		return run.Start, -1
+	}
 	dmap, wmap := make([]trace.Time, len(names)), make([]trace.Time, len(names))
 	var dTouched, wTouched []int32
+	// interval fills into with the times of resource res per name from
+	// the end of call after to the entry of call j, less the wait states
+	// inside, and returns their waiting. A name's time stops at zero, as
+	// only a time above zero counts: so every name whose time is not zero
+	// is one times touched, and is cleared after. (A wait state's call
+	// whose time the activity gave to a call overlapping it has none of
+	// its own: its name, taken below zero, would keep that into later
+	// intervals.)
+	var inside []int32
+	hints := make([]int32, n) // where each resource's wait states were found last
+	interval := func(res, after, j int32, from trace.Time, into []trace.Time, touched *[]int32) (waited trace.Time) {
+		acts[res].times(from, rd.call(mpi.CallRef{Resource: res, Call: j}).Enter, into, touched)
+		inside = inside[:0]
+		first, end := r.waitsAfter(res, after, &hints[res])
+		for wi := first; wi < end && r.Waits[wi].Call.Call < j; wi++ {
+			w := r.Waits[wi].Wait
+			n := callName[rd.call(r.Waits[wi].Call).Name]
+			into[n] = max(into[n]-w, 0)
+			waited += w
+			inside = append(inside, wi)
+		}
+		return waited
+	}
 	// Costs handed to each wait state, by the kind of wait they come from.
 	costs := make([][3]float64, len(r.Waits))
 	// The costs by resource and state (a key of both, hashed faster than
@@ -226,7 +206,7 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 		d.ShortTerm += short
 		d.LongTerm += long
 	}
-	order := newBackwardOrder(r, run.reader())
+	order := newBackwardOrder(r, rd)
 	var d []trace.Time
 	out := &Delays{}
 	// The delayer's interval is the same for the waits one call caused
@@ -246,18 +226,18 @@ func delayCosts(r *Result, acts []activity, callName []int32, names []string, ca
 		w := &r.Waits[wi]
 		out.Waiting += w.Wait
 		wres, dres := w.Call.Resource, w.Cause.Resource
-		from, after := dside.previous(dres, w.Cause.Call, wres)
+		from, after := previous(dres, w.Cause.Call, wres)
 		if cur := (delayer{dres, after, w.Cause.Call, from}); cur != last {
 			for _, s := range dTouched {
 				dmap[s] = 0
 			}
 			dTouched = dTouched[:0]
-			waited = dside.interval(dres, after, w.Cause.Call, from, dmap, &dTouched)
-			prop = append(prop[:0], dside.inside...)
+			waited = interval(dres, after, w.Cause.Call, from, dmap, &dTouched)
+			prop = append(prop[:0], inside...)
 			last = cur
 		}
-		from, after = dside.previous(wres, w.Call.Call, dres)
-		dside.interval(wres, after, w.Call.Call, from, wmap, &wTouched)
+		from, after = previous(wres, w.Call.Call, dres)
+		interval(wres, after, w.Call.Call, from, wmap, &wTouched)
 		d = d[:0]
 		var dsum trace.Time
 		for _, s := range dTouched {
@@ -359,17 +339,13 @@ func member(run *run, coll, res int32) bool {
 // to (those of its delayer before the call w waited for) ends no later
 // than w's (but where w's wait was cut short by the end of its call). The
 // wait states of each resource end in the order of its calls (one ends
-// before the next call begins): the resources' sequences are merged. The
-// merge's keys (when each wait state ended, its call's leave) are read
-// for a block of each resource's wait states at a time, going back along
-// that resource's calls with a reader of its own: a wait state at a time,
-// across 64 resources, nearly each read missed the cache.
+// before the next call begins): the resources' sequences are merged, a
+// wait state at a time as the delay costs visit them, so that the wait
+// state and its call are still in the cache when they do.
 type backwardOrder struct {
-	r       *Result
-	rd      *callReader
-	h       []orderHead // a heap, the next to go first
-	blocks  []waitBlock // by resource, in the order of the heap's heads
-	started bool        // the head of the heap was returned last
+	r  *Result
+	rd *callReader
+	h  []orderHead // a heap, the next to go first
 }
 
 // orderHead is a resource's next wait state, going back, with when it
@@ -377,21 +353,8 @@ type backwardOrder struct {
 type orderHead struct {
 	at, leave trace.Time
 	wait      int32 // the next wait state of its resource, going back
-	block     int32 // its resource's block
-	pos       int32 // its place in the block
+	stop      int32 // the first wait state of its resource
 }
-
-// waitBlock holds the keys of a resource's next wait states, going
-// back: keys[0] is the latest's.
-type waitBlock struct {
-	keys []callTimes // when the wait state ended, its call's leave
-	next int32       // the next wait state to read (going back)
-	stop int32       // the first wait state of the resource
-}
-
-// blockWaits is how many wait states of a resource a block holds (a
-// variable for the tests, which make blocks of a few).
-var blockWaits = 512
 
 // before tells whether x goes before y.
 func (x *orderHead) before(y *orderHead) bool {
@@ -405,10 +368,7 @@ func newBackwardOrder(r *Result, rd *callReader) *backwardOrder {
 		for j < len(r.Waits) && r.Waits[j].Call.Resource == r.Waits[i].Call.Resource {
 			j++
 		}
-		o.blocks = append(o.blocks, waitBlock{next: int32(j - 1), stop: int32(i)})
-		b := len(o.blocks) - 1
-		o.fill(&o.blocks[b])
-		o.h = append(o.h, orderHead{block: int32(b)})
+		o.h = append(o.h, orderHead{wait: int32(j - 1), stop: int32(i)})
 		o.set(&o.h[len(o.h)-1])
 		i = j
 	}
@@ -418,22 +378,11 @@ func newBackwardOrder(r *Result, rd *callReader) *backwardOrder {
 	return o
 }
 
-// fill reads the keys of the next wait states of block b, going back.
-func (o *backwardOrder) fill(b *waitBlock) {
-	b.keys = b.keys[:0]
-	for ; b.next >= b.stop && len(b.keys) < blockWaits; b.next-- {
-		w := &o.r.Waits[b.next]
-		c := o.rd.call(w.Call)
-		b.keys = append(b.keys, callTimes{c.Enter + w.Wait, c.Leave})
-	}
-}
-
-// set sets h's wait state from its block.
+// set sets when h's wait state ended and its call's leave.
 func (o *backwardOrder) set(h *orderHead) {
-	b := &o.blocks[h.block]
-	k := &b.keys[h.pos]
-	h.at, h.leave = k.enter, k.leave
-	h.wait = b.next + int32(len(b.keys)) - h.pos
+	w := &o.r.Waits[h.wait]
+	c := o.rd.call(w.Call)
+	h.at, h.leave = c.Enter+w.Wait, c.Leave
 }
 
 // down moves the head at i down the heap to its place.
@@ -457,27 +406,18 @@ func (o *backwardOrder) down(i int) {
 
 // next returns the next wait state's index, false after the first.
 func (o *backwardOrder) next() (int32, bool) {
-	if o.started && len(o.h) > 0 {
-		// The wait state returned last was the top's: move it on.
-		top := &o.h[0]
-		b := &o.blocks[top.block]
-		switch {
-		case int(top.pos)+1 < len(b.keys):
-			top.pos++
-			o.set(top)
-		case b.next >= b.stop:
-			o.fill(b)
-			top.pos = 0
-			o.set(top)
-		default:
-			o.h[0] = o.h[len(o.h)-1]
-			o.h = o.h[:len(o.h)-1]
-		}
-		o.down(0)
-	}
-	o.started = true
 	if len(o.h) == 0 {
 		return 0, false
 	}
-	return o.h[0].wait, true
+	top := &o.h[0]
+	wi := top.wait
+	if top.wait == top.stop {
+		o.h[0] = o.h[len(o.h)-1]
+		o.h = o.h[:len(o.h)-1]
+	} else {
+		top.wait--
+		o.set(top)
+	}
+	o.down(0)
+	return wi, true
 }

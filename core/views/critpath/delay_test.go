@@ -2,7 +2,6 @@ package critpath
 
 import (
 	"math"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -215,50 +214,4 @@ func TestDelayCostsCallWithoutTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCosts(t, r, d.Costs, want)
-}
-
-// The delay costs do not depend on how many wait states of a resource
-// the backward order prepares at a time: blocks of one (each wait state
-// prepared as the merge reaches it) to a few, whose ends fall everywhere
-// among the wait states, give the costs of the default blocks bit for
-// bit, with the calls and activities in memory and spilled.
-func TestDelayCostsByBlocks(t *testing.T) {
-	defer func(n int) { blockWaits = n }(blockWaits)
-	for _, c := range []struct{ name, path, format string }{
-		{"cp_mixed", "../../../testdata/critpath/cp_mixed.trace", "paje"},
-		{"cp_delay", "../../../testdata/critpath/cp_delay.trace", "paje"},
-		{"stencil4d-32", "../../../../shared/traces/tracer-stencil4d/stencil4d-otf/traces-32/traces.otf2", "otf2"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			tr := read(t, c.path, c.format)
-			for _, spill := range []int64{-1, 1} {
-				a := New(Options{SpillDir: t.TempDir(), SpillMemory: spill})
-				tr.Replay(a)
-				r, err := a.Result()
-				if err != nil {
-					t.Fatal(err)
-				}
-				blockWaits = 512
-				want, err := delayCosts(r, r.acts, r.callName, r.stateNames, nil)
-				if err != nil || len(want.Costs) == 0 {
-					t.Fatalf("%v, %d costs", err, len(want.Costs))
-				}
-				for _, size := range []int{1, 2, 3, 7} {
-					blockWaits = size
-					got, err := delayCosts(r, r.acts, r.callName, r.stateNames, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Errorf("spill %d, blocks of %d: %d costs %+v, with blocks of 512 %d %+v", spill, size,
-							len(got.Costs), got.Costs, len(want.Costs), want.Costs)
-					}
-				}
-				t.Logf("%d wait states, %d costs", len(r.Waits), len(want.Costs))
-				if err := r.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
-	}
 }
