@@ -101,7 +101,11 @@ func main() {
 			before := cpuTime()
 			d := res.DelayCosts()
 			fmt.Fprintf(os.Stderr, "popmem: delay costs took %.2fs CPU\n", (cpuTime() - before).Seconds())
-			fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
+			if d == nil { // a GPU or task path has none
+				fmt.Println("no delay costs")
+			} else {
+				fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
+			}
 		}
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
