@@ -131,7 +131,8 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
-	shape, unreached, _ := preorder(parent, 0, nil, nil) // no sort: no look
+	// No sort (children in stack order), so no look.
+	shape, unreached, _ := preorder(parent, 0, nil, nil)
 	if unreached != nil { // parents always come earlier in stack order
 		return nil, fmt.Errorf("kaleido: internal error: %d states unreachable", len(unreached))
 	}
