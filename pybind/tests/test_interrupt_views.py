@@ -1,7 +1,7 @@
 """Ctrl-C stops the long computations on a trace in memory: the model,
-the Gantt figure, the call tree, the spawn tree, the radial layout and its
-figure, the treemap of an aggregation and its figure each run in Go on a
-goroutine of their own, polled from Python; KeyboardInterrupt cancels the
+the Gantt figure, the call tree, the spawn tree, the topology, the radial
+layout and its figure, the treemap of an aggregation and its figure each
+run in Go on a goroutine of their own, polled from Python; KeyboardInterrupt cancels the
 Go work, waits for it to stop and goes through, and the next call works.
 
 The interruption is raised at the first poll (what Ctrl-C raises in the
@@ -156,6 +156,18 @@ def test_interrupt_stops_the_spawn_tree(spawned, ctrl_c):
     # The synthetic root above thread 0, the root of a binary tree whose
     # deepest thread, 199,999, is 17 levels below it.
     assert (len(tree), tree.height) == (1 + THREADS, 1 + 1 + 17)
+
+
+def test_interrupt_stops_the_topology(spawned, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        spawned.topology()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    topo = spawned.topology()
+    # Every thread a node, every spawn link an edge: a binary tree.
+    nodes, edges = topo.to_pandas("nodes"), topo.to_pandas("edges")
+    assert (len(nodes), len(edges)) == (THREADS, THREADS - 1)
 
 
 @pytest.fixture(scope="module")
