@@ -344,8 +344,12 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		bars = append(bars, ganttBar{r, s.Depth, int32(i)})
 	}
 	if gv.sort(bars, func(x, y ganttBar) int {
-		return cmp.Or(cmp.Compare(x.depth, y.depth), cmp.Compare(x.row, y.row),
-			cmp.Compare(gv.t.States.At(int(x.state)).Start, gv.t.States.At(int(y.state)).Start))
+		// The states' starts only for bars of one row and depth: cmp.Or
+		// would look both up for every comparison.
+		if c := cmp.Or(cmp.Compare(x.depth, y.depth), cmp.Compare(x.row, y.row)); c != 0 {
+			return c
+		}
+		return cmp.Compare(gv.t.States.At(int(x.state)).Start, gv.t.States.At(int(y.state)).Start)
 	}, false) {
 		return
 	}
