@@ -31,7 +31,7 @@ func launches(n int) *trace.Trace {
 // construction when closed before, in the walk of the path when closed
 // once the graph is built. Open, the path is the one found without it.
 func TestGraphCanceled(t *testing.T) {
-	tr := launches(3 * trace.StopEvery)
+	tr := launches(trace.StopEvery)
 	collect := func(cancel <-chan struct{}) *graphCollector {
 		a := New(Options{})
 		defer a.Close()
