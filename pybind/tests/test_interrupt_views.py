@@ -292,6 +292,27 @@ def test_interrupt_stops_the_analyses(nested, linked, ctrl_c, analysis):
         pd.testing.assert_frame_equal(got.table(name), want.table(name))
 
 
+def test_interrupt_stops_the_analysis_figure(tmp_path, ctrl_c):
+    # The communication matrix of 2,000 ranks round a ring: a heat map of
+    # 4 million cells, drawn as a work that Ctrl-C stops.
+    ranks = 2_000
+    header = [line for line in CP_DELAY.read_text().splitlines() if line.startswith("%")]
+    lines = header + ["0 1 0 MPI", "4 3 0 1 1 MPI_LINK"]
+    lines += [f'6 0.000000 {r + 1} 1 0 "rank-{r}"' for r in range(ranks)]
+    for k in range(ranks):
+        lines.append(f"15 {k * 1e-6:.6f} 3 0 PTP {k + 1} m{k} 8")
+        lines.append(f"16 {k * 1e-6 + 5e-7:.6f} 3 0 PTP {(k + 1) % ranks + 1} m{k}")
+    path = tmp_path / "ring.trace"
+    path.write_text("\n".join(lines) + "\n")
+    matrix = ms.read(path).comm_matrix()
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        matrix.plot()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert matrix.plot(width=300, height=300).to_bytes("png") == matrix.plot(width=300, height=300).to_bytes("png")
+
+
 def test_delay_costs_run_as_a_work(monkeypatch):
     # The delay costs are computed in a work of their own, which Ctrl-C
     # cancels as any other (the Go side's TestDelayCostsCanceled); cp_delay
@@ -305,7 +326,8 @@ def test_delay_costs_run_as_a_work(monkeypatch):
     assert (str(row.resource), str(row.state), str(row.kind), float(row.short_term)) == \
         ("rank-0", "computing", "late sender", 2.0)
     cp.plot(type="delays")
-    assert len(works) == 2
+    # The delay costs asked again (kept: at once), then the figure.
+    assert len(works) == 3
 
 
 def test_interrupt_stops_the_moments_figure(nested, ctrl_c):
