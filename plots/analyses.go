@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // The figures of the performance analyses (flat profile, load imbalance,
@@ -24,6 +25,12 @@ type FigureOptions struct {
 	Width, Height vg.Length // points; 0 for the figure's default
 	Format        Format    // PNG by default
 	Title         string
+	// Cancel, once closed, stops the figures whose size follows the
+	// analysis (the communication matrix's cells, the critical path's
+	// segments): they return trace.ErrComputationCanceled and no image.
+	// The others draw the top rows of a table, in milliseconds. Nil:
+	// never.
+	Cancel <-chan struct{}
 }
 
 func (o *FigureOptions) defaults(w, h vg.Length) {
@@ -191,7 +198,13 @@ func Heatmap(rows, cols []string, values [][]float64, logScale bool, valueLabel,
 		return (v - lo) / (hi - lo)
 	}
 	labelled := func(n int) bool { return n <= 64 }
-	return Render(opt.Width, opt.Height, opt.Format, func(c draw.Canvas) {
+	// The cells, a row at a time, look at Cancel: a matrix of 10,000
+	// ranks has 100 million.
+	look := trace.Looker{Cancel: opt.Cancel}
+	if err := look.Stopped(1); err != nil {
+		return nil, err
+	}
+	img, err := Render(opt.Width, opt.Height, opt.Format, func(c draw.Canvas) {
 		title := textStyle(11)
 		small := textStyle(max(5, math.Min(9, 420/float64(max(len(rows), len(cols))))))
 		axis := textStyle(9)
@@ -222,6 +235,9 @@ func Heatmap(rows, cols []string, values [][]float64, logScale bool, valueLabel,
 		cw := (right - left) / vg.Length(len(cols))
 		ch := (top - bottom) / vg.Length(len(rows))
 		for i, r := range values {
+			if look.Stopped(len(r)) != nil {
+				return // the drawing stops short, refused below
+			}
 			for j, v := range r {
 				if !(v > 0) {
 					continue
@@ -274,6 +290,10 @@ func Heatmap(rows, cols []string, values [][]float64, logScale bool, valueLabel,
 		}
 		c.FillText(vs, vg.Point{X: bx + 44, Y: (bottom + top) / 2}, scaleName)
 	})
+	if err := look.Stopped(0); err != nil {
+		return nil, err
+	}
+	return img, err
 }
 
 // ramp goes from a pale blue (0) to a dark blue (1).
@@ -407,7 +427,13 @@ func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps 
 		p.Y.Tick.Marker = plot.ConstantTicks(nil)
 	}
 	y := func(row int) float64 { return float64(n - 1 - row) }
+	// A line a segment: a path of millions of segments takes seconds to
+	// lay out and as long to draw, so both look at Cancel.
+	look := trace.Looker{Cancel: opt.Cancel}
 	for i, s := range spans {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		s[0], s[1] = max(s[0], x0), min(s[1], x1)
 		if s[1] < s[0] {
 			continue
@@ -430,6 +456,9 @@ func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps 
 		p.Add(ln)
 	}
 	for _, s := range segments {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		ln, err := plotter.NewLine(plotter.XYs{{X: s.Start, Y: y(s.Row)}, {X: s.End, Y: y(s.Row)}})
 		if err != nil {
 			return nil, err
@@ -451,7 +480,11 @@ func PathChart(rows []string, spans [][2]float64, segments []PathSegment, jumps 
 	p.Y.Min, p.Y.Max = -0.7, float64(n)-0.3+extra
 	margin := (x1 - x0) * 0.01
 	p.X.Min, p.X.Max = x0-margin, x1+margin
-	return RenderPlot(p, opt.Width, opt.Height, opt.Format)
+	img, err := RenderPlot(p, opt.Width, opt.Height, opt.Format)
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err // closed while the lines were drawn
+	}
+	return img, err
 }
 
 func textStyle(size float64) draw.TextStyle {

@@ -106,7 +106,11 @@ func CommMatrixFigure(r *commmatrix.Result, typ, value string, logScale bool, op
 		}
 	}
 	m := make([][]float64, len(labels))
+	look := trace.Looker{Cancel: opt.Cancel}
 	for i := range m {
+		if err := look.Stopped(len(labels)); err != nil {
+			return nil, err
+		}
 		m[i] = make([]float64, len(labels))
 	}
 	for _, row := range rows {

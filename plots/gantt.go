@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"image/color"
 	"math"
 	"path"
@@ -241,6 +242,23 @@ func (gv *gantt) stop(i int) bool {
 	return gv.canceled
 }
 
+// sort sorts the bars (stable: equal ones keep their order) and tells
+// whether the drawing must stop: opt.Cancel closed, looked at every
+// trace.StopEvery comparisons of the sort (millions of bars take
+// seconds). The comparisons are those of the unstable sort.Slice and
+// the stable sort.SliceStable, on the same algorithm: the same order.
+func (gv *gantt) sort(bars []ganttBar, compare func(x, y ganttBar) int, stable bool) bool {
+	look := trace.Looker{Cancel: gv.opt.Cancel}
+	sort := trace.SortFunc[[]ganttBar]
+	if stable {
+		sort = trace.SortStableFunc[[]ganttBar]
+	}
+	if !gv.canceled && sort(bars, compare, &look) != nil {
+		gv.canceled = true
+	}
+	return gv.canceled
+}
+
 // ganttBarHeight is the height of a bar at nesting depth d, as a fraction
 // of the row: 0.86 at the outermost level, 78% of the level above deeper
 // down, never under a quarter of the row (from ganttFloorDepth on).
@@ -325,16 +343,16 @@ func (gv *gantt) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 		bars = append(bars, ganttBar{r, s.Depth, int32(i)})
 	}
-	sort.Slice(bars, func(a, b int) bool {
-		x, y := bars[a], bars[b]
-		if x.depth != y.depth {
-			return x.depth < y.depth
+	if gv.sort(bars, func(x, y ganttBar) int {
+		// The states' starts only for bars of one row and depth: cmp.Or
+		// would look both up for every comparison.
+		if c := cmp.Or(cmp.Compare(x.depth, y.depth), cmp.Compare(x.row, y.row)); c != 0 {
+			return c
 		}
-		if x.row != y.row {
-			return x.row < y.row
-		}
-		return gv.t.States.At(int(x.state)).Start < gv.t.States.At(int(y.state)).Start
-	})
+		return cmp.Compare(gv.t.States.At(int(x.state)).Start, gv.t.States.At(int(y.state)).Start)
+	}, false) {
+		return
+	}
 	gv.shown = map[int]float64{}
 	px := vg.Length(72.0 / dpi) // one pixel, in points
 	fill := func(row int, depth int32, x0, x1 vg.Length, cat int) {
@@ -399,12 +417,11 @@ func (gv *gantt) drawBand(bars []ganttBar, tx func(float64) vg.Length, left, px 
 		return
 	}
 	rows := gv.g.Rows
-	sort.SliceStable(bars, func(a, b int) bool {
-		if bars[a].row != bars[b].row {
-			return bars[a].row < bars[b].row
-		}
-		return bars[a].depth > bars[b].depth
-	})
+	if gv.sort(bars, func(x, y ganttBar) int {
+		return cmp.Or(cmp.Compare(x.row, y.row), cmp.Compare(y.depth, x.depth))
+	}, true) {
+		return
+	}
 	column := func(x vg.Length) int { return int(math.Floor(float64((x - left) / px))) }
 	// The columns cover the window and no more: the last one, cut by the
 	// window's end, is filled up to it, as a bar ending there is.

@@ -276,6 +276,25 @@ type analysisPlotOptions struct {
 // the analysis' own.
 func (a *Analysis) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
+	return a.plot(options, nil)
+}
+
+// StartPlot starts drawing the result's figure (options as Plot's); a
+// Work whose Image is the figure, so that Ctrl-C stops the figures whose
+// size follows the trace (the communication matrix, the critical path).
+func (a *Analysis) StartPlot(options string) (w *Work, err error) {
+	defer guard(&err)
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		drawn, err := a.plot(options, ctl.Cancel)
+		img = drawn
+		return err
+	})
+	w.result = func() any { return img }
+	return w, nil
+}
+
+func (a *Analysis) plot(options string, cancel <-chan struct{}) (img []byte, err error) {
 	o := analysisPlotOptions{Format: "png"}
 	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
@@ -296,7 +315,7 @@ func (a *Analysis) Plot(options string) (img []byte, err error) {
 	}
 	reasons, _ := a.info["incomplete"].([]string)
 	return a.figure(plots.FigureOptions{Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f,
-		Title: titled(title, reasons)}, options)
+		Title: titled(title, reasons), Cancel: cancel}, options)
 }
 
 // meta is the metadata every table of an analysis carries.

@@ -69,11 +69,41 @@ func metric(name string, raw json.RawMessage) (names []string, byKind map[string
 // JSON object (see topologyOptions).
 func (t *Trace) Topology(options string) (tp *Topology, err error) {
 	defer guard(&err)
+	return t.topology(options, nil)
+}
+
+// StartTopology starts building the topology-based view of a trace
+// (options as Topology's); a Work whose Topology is the view, so that
+// Ctrl-C stops the construction.
+func (t *Trace) StartTopology(options string) (w *Work, err error) {
+	defer guard(&err)
+	var tp *Topology
+	w = startWork(func(ctl *aggregate.Control) error {
+		built, err := t.topology(options, ctl.Cancel)
+		tp = built
+		return err
+	})
+	w.result = func() any { return tp }
+	return w, nil
+}
+
+// Topology waits for the end of a StartTopology work and returns the
+// view, or its error.
+func (w *Work) Topology() (tp *Topology, err error) {
+	defer guard(&err)
+	r, err := w.finished("topology")
+	if tp, ok := r.(*Topology); ok && tp != nil {
+		return tp, nil
+	}
+	return nil, orNone(err, "topology")
+}
+
+func (t *Trace) topology(options string, cancel <-chan struct{}) (tp *Topology, err error) {
 	var o topologyOptions
 	if err := decodeOptions(options, &o); err != nil {
 		return nil, err
 	}
-	opt := topology.Options{Kinds: o.Kinds, Charge: o.Charge}
+	opt := topology.Options{Kinds: o.Kinds, Charge: o.Charge, Cancel: cancel}
 	if opt.Size, opt.SizeByKind, err = metric("size", o.Size); err != nil {
 		return nil, err
 	}

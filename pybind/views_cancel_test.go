@@ -109,7 +109,8 @@ func equal(a, b any) bool {
 }
 
 // moreWorks are the other long computations Python runs as a Work, each
-// on an input of its own, built once: the spawn tree of 200,000 threads,
+// on an input of its own, built once: the spawn tree of 200,000 threads
+// and their topology (the graph of the spawn links),
 // the kaleidoscope figure of a 640,000-node call tree, the treemap of
 // 50,000 aggregates, its figure and their overview figure.
 var moreWorks = []struct {
@@ -124,6 +125,14 @@ var moreWorks = []struct {
 				return nil, err
 			}
 			return c.Info()
+		}},
+	{"topology", func() (*Work, error) { return spawned().StartTopology(`{}`) },
+		func(w *Work) (any, error) {
+			tp, err := w.Topology()
+			if err != nil {
+				return nil, err
+			}
+			return tp.Info()
 		}},
 	{"kaleidoscope figure", func() (*Work, error) { return layout().StartPlot(`{"view":"procedure"}`) },
 		func(w *Work) (any, error) { return w.Image() }},

@@ -83,10 +83,12 @@ class Analysis(TableResult):
                                   or not math.isfinite(v)):
                 raise InvalidArgumentError(f"{name}: must be a positive number of pixels, got {v!r}", param=name)
         opts = {k: v for k, v in options.items() if v is not None}
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+        # A work of its own: Ctrl-C stops the communication matrix of
+        # thousands of ranks and the critical path of millions of segments.
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
             width=None if width is None else width * _figure.POINTS_PER_PIXEL,
             height=None if height is None else height * _figure.POINTS_PER_PIXEL,
-            format=fmt, title=title, **opts)), path, format, title or self._info["kind"])
+            format=fmt, title=title, **opts), result="Image"), path, format, title or self._info["kind"])
 
     def _repr_png_(self):
         try:

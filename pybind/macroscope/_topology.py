@@ -91,7 +91,8 @@ class Topology:
         opts = _bridge.options(size=_names("size", size), fill=_names("fill", fill), edges=_names("edges", edges),
                                start=_seconds("start", start), end=_seconds("end", end),
                                kinds=None if kinds is None else [str(k) for k in kinds], charge=charge)
-        return cls(_bridge.call(trace_handle.Topology, opts))
+        # A work of its own: Ctrl-C stops the construction on a large trace.
+        return cls(_work.compute(trace_handle.StartTopology, opts, result="Topology"))
 
     # -- tables ------------------------------------------------------------
 

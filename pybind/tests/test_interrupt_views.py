@@ -1,7 +1,7 @@
 """Ctrl-C stops the long computations on a trace in memory: the model,
-the Gantt figure, the call tree, the spawn tree, the radial layout and its
-figure, the treemap of an aggregation and its figure each run in Go on a
-goroutine of their own, polled from Python; KeyboardInterrupt cancels the
+the Gantt figure, the call tree, the spawn tree, the topology, the radial
+layout and its figure, the treemap of an aggregation and its figure each
+run in Go on a goroutine of their own, polled from Python; KeyboardInterrupt cancels the
 Go work, waits for it to stop and goes through, and the next call works.
 
 The interruption is raised at the first poll (what Ctrl-C raises in the
@@ -158,6 +158,18 @@ def test_interrupt_stops_the_spawn_tree(spawned, ctrl_c):
     assert (len(tree), tree.height) == (1 + THREADS, 1 + 1 + 17)
 
 
+def test_interrupt_stops_the_topology(spawned, ctrl_c):
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        spawned.topology()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    topo = spawned.topology()
+    # Every thread a node, every spawn link an edge: a binary tree.
+    nodes, edges = topo.to_pandas("nodes"), topo.to_pandas("edges")
+    assert (len(nodes), len(edges)) == (THREADS, THREADS - 1)
+
+
 @pytest.fixture(scope="module")
 def apart():
     """Every process of a model of 100,000 apart (100 sites of 50 nodes of
@@ -280,6 +292,27 @@ def test_interrupt_stops_the_analyses(nested, linked, ctrl_c, analysis):
         pd.testing.assert_frame_equal(got.table(name), want.table(name))
 
 
+def test_interrupt_stops_the_analysis_figure(tmp_path, ctrl_c):
+    # The communication matrix of 2,000 ranks round a ring: a heat map of
+    # 4 million cells, drawn as a work that Ctrl-C stops.
+    ranks = 2_000
+    header = [line for line in CP_DELAY.read_text().splitlines() if line.startswith("%")]
+    lines = header + ["0 1 0 MPI", "4 3 0 1 1 MPI_LINK"]
+    lines += [f'6 0.000000 {r + 1} 1 0 "rank-{r}"' for r in range(ranks)]
+    for k in range(ranks):
+        lines.append(f"15 {k * 1e-6:.6f} 3 0 PTP {k + 1} m{k} 8")
+        lines.append(f"16 {k * 1e-6 + 5e-7:.6f} 3 0 PTP {(k + 1) % ranks + 1} m{k}")
+    path = tmp_path / "ring.trace"
+    path.write_text("\n".join(lines) + "\n")
+    matrix = ms.read(path).comm_matrix()
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        matrix.plot()
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert matrix.plot(width=300, height=300).to_bytes("png") == matrix.plot(width=300, height=300).to_bytes("png")
+
+
 def test_delay_costs_run_as_a_work(monkeypatch):
     # The delay costs are computed in a work of their own, which Ctrl-C
     # cancels as any other (the Go side's TestDelayCostsCanceled); cp_delay
@@ -293,7 +326,8 @@ def test_delay_costs_run_as_a_work(monkeypatch):
     assert (str(row.resource), str(row.state), str(row.kind), float(row.short_term)) == \
         ("rank-0", "computing", "late sender", 2.0)
     cp.plot(type="delays")
-    assert len(works) == 2
+    # The delay costs asked again (kept: at once), then the figure.
+    assert len(works) == 3
 
 
 def test_interrupt_stops_the_moments_figure(nested, ctrl_c):

@@ -236,7 +236,7 @@ func (c *cli) figureOf(draw func(opt plots.FigureOptions) ([]byte, error)) error
 		return nil
 	}
 	w, h := c.figureSize()
-	img, err := draw(plots.FigureOptions{Width: w, Height: h, Format: c.imgFormat})
+	img, err := draw(plots.FigureOptions{Width: w, Height: h, Format: c.imgFormat, Cancel: c.ctx.Done()})
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func runTopology(c *cli) error {
 		return err
 	}
 	path := c.arg(0)
-	opt := topology.Options{Charge: *charge, Start: c.start, End: c.end}
+	opt := topology.Options{Charge: *charge, Start: c.start, End: c.end, Cancel: c.ctx.Done()}
 	if kinds.set {
 		opt.Kinds = kinds.names
 	}

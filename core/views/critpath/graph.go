@@ -163,8 +163,10 @@ type graphCollector struct {
 	conts               []gcont
 	// kineto: the launches are Kineto's, whose traces record the
 	// synchronisations on the GPU side when they record any.
-	kineto     bool
-	states     mpi.Chunks[gstate]
+	kineto bool
+	states mpi.Chunks[gstate]
+	// cancel, once closed, stops result (Options.Cancel).
+	cancel     <-chan struct{}
 	links      []glink
 	waits      []glink // from the stream an event was recorded on, at the record, to its wait
 	start, end trace.Time
@@ -312,6 +314,9 @@ type graph struct {
 	// (flowPoint), by container, in time order; pointAt finds them.
 	points  map[int32][]int32
 	pointAt map[node]int32
+	// look looks at the collector's cancel as the graph is built and
+	// walked: states, links, nodes.
+	look trace.Looker
 }
 
 func (gr *graph) startOf(s int32) int32 { return 2 * s }
@@ -339,6 +344,8 @@ func (gr *graph) nameOf(s int32) string { return gr.g.names.String(gr.states[s].
 
 // result finds the critical path of what g collected, or says why it
 // cannot.
+// It stops once g.cancel is closed, with trace.ErrComputationCanceled
+// and nothing.
 func (g *graphCollector) result() (*Result, error) {
 	gr, semantics, err := g.build()
 	if err != nil {
@@ -356,8 +363,12 @@ func (g *graphCollector) build() (*graph, string, error) {
 			"flows or correlation ids, those of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
 			"this trace has no MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005) and no links")
 	}
+	gr := &graph{g: g, look: trace.Looker{Cancel: g.cancel}}
+	if err := gr.look.Stopped(1); err != nil {
+		return nil, "", err
+	}
 	states := g.states.Take()
-	gr := &graph{g: g, states: states}
+	gr.states = states
 	hta := slices.ContainsFunc(g.links, func(l glink) bool { return l.launch })
 	semantics := Dependencies
 	if hta {
@@ -375,6 +386,9 @@ func (g *graphCollector) build() (*graph, string, error) {
 		return cmp.Or(cmp.Compare(x.cont, y.cont), cmp.Compare(x.start, y.start), cmp.Compare(y.end, x.end),
 			cmp.Compare(x.depth, y.depth), cmp.Compare(x.order, y.order))
 	})
+	if err := gr.look.Stopped(len(states)); err != nil {
+		return nil, "", err
+	}
 	byCont := map[int32][]int32{}
 	for _, s := range order {
 		byCont[states[s].cont] = append(byCont[states[s].cont], s)
@@ -399,7 +413,9 @@ func (g *graphCollector) build() (*graph, string, error) {
 	}
 	// find returns the innermost state of container c or its lanes that
 	// starts at t, else the innermost that holds t (or, for a link's
-	// source, ends at t); -1 for none.
+	// source, ends at t); -1 for none. scanned counts the states it
+	// walked back through, for the looks at cancel.
+	scanned := 0
 	find := func(c int32, t trace.Time, source bool) int32 {
 		group := lanes[g.laneBase(c, byName)]
 		best := int32(-1)
@@ -424,6 +440,7 @@ func (g *graphCollector) build() (*graph, string, error) {
 		for _, c := range group {
 			ss := byCont[c]
 			k, _ := slices.BinarySearchFunc(ss, t, func(s int32, t trace.Time) int { return cmp.Compare(states[s].start, t) })
+			scanned += k
 			for j := k - 1; j >= 0; j-- {
 				if s := ss[j]; (states[s].end > t || source && states[s].end == t) && deeper(s) {
 					best = s
@@ -443,6 +460,12 @@ func (g *graphCollector) build() (*graph, string, error) {
 		if hta && !l.launch {
 			continue // HTA follows launches only
 		}
+		// A link's ends are found by a search through its containers'
+		// states, and some walk back through many.
+		if err := gr.look.Stopped(1 + scanned); err != nil {
+			return nil, "", err
+		}
+		scanned = 0
 		from, to := find(l.from, l.start, true), find(l.to, l.end, false)
 		if from < 0 || to < 0 {
 			continue
@@ -492,6 +515,9 @@ func (g *graphCollector) build() (*graph, string, error) {
 	// The call stacks of the threads (every container that is no stream).
 	gr.parent = make([]int32, len(states))
 	for c, ss := range byCont {
+		if err := gr.look.Stopped(len(ss)); err != nil {
+			return nil, "", err
+		}
 		if !isStream[c] {
 			points := gr.points[c]
 			slices.SortFunc(points, func(a, b int32) int { return cmp.Or(cmp.Compare(gr.nodes[a].ts, gr.nodes[b].ts), cmp.Compare(a, b)) })
@@ -504,6 +530,9 @@ func (g *graphCollector) build() (*graph, string, error) {
 			streamOf[c] = g.laneBase(c, byName)
 		}
 		gr.kernels(launches, launchedBy, streamOf, gr.eventWaits(find, byName))
+		if err := gr.look.Stopped(len(launches) + len(g.waits)); err != nil {
+			return nil, "", err
+		}
 	}
 	for _, d := range depEdges {
 		// A flow's time is the wait between its ends.
@@ -915,13 +944,23 @@ func (gr *graph) longestPath(semantics string) (*Result, error) {
 	for _, e := range gr.edges {
 		indeg[e.to]++
 	}
+	if err := gr.look.Stopped(len(gr.edges)); err != nil {
+		return nil, err
+	}
+	sorted := gr.sortedNodes()
+	if err := gr.look.Stopped(len(sorted)); err != nil {
+		return nil, err
+	}
 	topo := make([]int32, 0, n)
-	for _, v := range gr.sortedNodes() {
+	for _, v := range sorted {
 		if indeg[v] == 0 {
 			topo = append(topo, v)
 		}
 	}
 	for i := 0; i < len(topo); i++ {
+		if err := gr.look.Stopped(1 + len(gr.out[topo[i]])); err != nil {
+			return nil, err
+		}
 		for _, ei := range gr.out[topo[i]] {
 			to := gr.edges[ei].to
 			if indeg[to]--; indeg[to] == 0 {
@@ -937,6 +976,9 @@ func (gr *graph) longestPath(semantics string) (*Result, error) {
 	via := make([]int32, n) // the edge the longest path arrives by, -1 at its start
 	best := int32(-1)
 	for _, v := range topo {
+		if err := gr.look.Stopped(1 + len(gr.in[v])); err != nil {
+			return nil, err
+		}
 		via[v] = -1
 		for _, ei := range gr.in[v] {
 			e := &gr.edges[ei]
@@ -953,7 +995,18 @@ func (gr *graph) longestPath(semantics string) (*Result, error) {
 		path = append(path, via[v])
 	}
 	slices.Reverse(path)
-	return gr.toResult(semantics, path)
+	if err := gr.look.Stopped(len(path)); err != nil {
+		return nil, err
+	}
+	r, err := gr.toResult(semantics, path)
+	if err != nil {
+		return nil, err
+	}
+	// The attribution, last, goes through every state once.
+	if err := gr.look.Stopped(len(gr.states)); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // toResult makes the path's edges the segments of a Result, each on the

@@ -51,6 +51,8 @@ func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, mpi: mpi.NewBuilder(), graph: newGraphCollector(),
 		spill: &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}}
 	a.mpi.SpillTo(a.spill)
+	a.mpi.Cancel = opt.Cancel
+	a.graph.cancel = opt.Cancel
 	// The calls too: the path reads them back a chunk at a time.
 	a.mpi.SpillCalls = true
 	a.spans = []mpi.Spool[span]{mpi.NewSpool[span](a.spill)}

@@ -76,13 +76,13 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	// Stack order: states of a container and type by the moment they
 	// began (Order breaks ties of equal starts where the reader knows it;
 	// otherwise the outer state began first).
-	slices.SortFunc(states, func(a, b int32) int {
+	// The sort of millions of states takes seconds: it looks too.
+	if err := trace.SortFunc(states, func(a, b int32) int {
 		x, y := t.States.At(int(a)), t.States.At(int(b))
 		return cmp.Or(cmp.Compare(x.Container, y.Container), cmp.Compare(x.Type, y.Type),
 			cmp.Compare(x.Start, y.Start), cmp.Compare(x.Order, y.Order), cmp.Compare(x.Depth, y.Depth),
 			cmp.Compare(a, b))
-	})
-	if err := trace.Stopped(opt.Cancel); err != nil {
+	}, &trace.Looker{Cancel: opt.Cancel}); err != nil {
 		return nil, err
 	}
 	// Rows: 0 is the root, then each state in stack order, preceded by
@@ -131,7 +131,8 @@ func FromTrace(t *trace.Trace, opt TraceOptions) (*Tree, error) {
 	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
-	shape, unreached := preorder(parent, 0, nil)
+	// No sort (children in stack order), so no look.
+	shape, unreached, _ := preorder(parent, 0, nil, nil)
 	if unreached != nil { // parents always come earlier in stack order
 		return nil, fmt.Errorf("kaleido: internal error: %d states unreachable", len(unreached))
 	}

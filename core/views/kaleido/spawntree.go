@@ -91,7 +91,10 @@ func FromSpawnLinksCancel(t *trace.Trace, linkType string, cancel <-chan struct{
 			start[0], first = start[row], false
 		}
 	}
-	shape, unreached := preorder(parent, 0, byStart(start))
+	shape, unreached, err := preorder(parent, 0, byStart(start), &trace.Looker{Cancel: cancel})
+	if err != nil {
+		return nil, err
+	}
 	if err := trace.Stopped(cancel); err != nil {
 		return nil, err
 	}

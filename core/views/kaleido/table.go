@@ -89,7 +89,7 @@ func fromTable[K comparable](ids, parents []K, hasParent []bool, attr Attributes
 	if attr.OrderByStart && attr.Start != nil {
 		compare = byStart(attr.Start)
 	}
-	s, unreached := preorder(parent, roots[0], compare)
+	s, unreached, _ := preorder(parent, roots[0], compare, nil) // a nil look never stops
 	if unreached != nil {
 		return nil, errs.Argument("parent", "%s", describeCycle(parent, unreached[0], key))
 	}

@@ -83,8 +83,9 @@ type shape struct {
 // r's parent, None for root) in depth-first preorder from root, children in
 // row order, or by compare when it is not nil (ties in row order). It
 // returns ok = false, with the rows it could not reach, when some rows are
-// not descendants of root: they hang from cycles of parents.
-func preorder(parent []int32, root int32, compare func(a, b int32) int) (s shape, unreached []int32) {
+// not descendants of root: they hang from cycles of parents. The sorts by
+// compare stop once look does (nil: never), with look's error.
+func preorder(parent []int32, root int32, compare func(a, b int32) int, look *trace.Looker) (s shape, unreached []int32, err error) {
 	n := len(parent)
 	// Children of each row, in CSR form, in row order.
 	off := make([]int32, n+1)
@@ -107,7 +108,9 @@ func preorder(parent []int32, root int32, compare func(a, b int32) int) (s shape
 	if compare != nil {
 		for r := range n {
 			if seg := kids[off[r]:off[r+1]]; len(seg) > 1 {
-				slices.SortStableFunc(seg, compare)
+				if err := trace.SortStableFunc(seg, compare, look); err != nil {
+					return shape{}, nil, err
+				}
 			}
 		}
 	}
@@ -143,7 +146,7 @@ func preorder(parent []int32, root int32, compare func(a, b int32) int) (s shape
 				unreached = append(unreached, int32(r))
 			}
 		}
-		return s, unreached
+		return s, unreached, nil
 	}
 	s.end = make([]int32, n)
 	for v := n - 1; v >= 0; v-- {
@@ -154,7 +157,7 @@ func preorder(parent []int32, root int32, compare func(a, b int32) int) (s shape
 			s.end[p] = max(s.end[p], s.end[v])
 		}
 	}
-	return s, nil
+	return s, nil, nil
 }
 
 // byStart orders rows by start time.

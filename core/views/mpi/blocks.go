@@ -62,9 +62,16 @@ type firstMember struct {
 // the spools is a few bytes per link (the calls its ends were tied to)
 // and per collective, and for OnTied the call of each message's end met
 // first. The messages are then handed, in the order of the links, to
-// OnMessage. It fails as Run does.
+// OnMessage. It fails as Run does, and stops, with nothing, once
+// b.Cancel is closed.
 func (b *Builder) Blocks() (*Blocks, error) {
 	if err := b.ready(); err != nil {
+		return nil, err
+	}
+	// The looks follow the work: a link's ends, a resource's calls (the
+	// preparing goroutine sorts them a resource ahead), a message.
+	look := trace.Looker{Cancel: b.Cancel}
+	if err := look.Stopped(1); err != nil {
 		return nil, err
 	}
 	out := &Blocks{Names: b.names.Strings(), Comms: b.commNames(), Start: b.start, End: b.end}
@@ -105,6 +112,11 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	ties := newMessageTies(b.OnTied, n)
 	var id int32
 	endsOf := func(l *rawLink) {
+		// Once stopped, the rest of the spool is let go unread (Drain
+		// frees it as it goes).
+		if look.Stopped(1) != nil {
+			return
+		}
 		if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
 			sendEnds[from].Append(linkEnd{id, to, l.start})
 			recvEnds[to].Append(linkEnd{id, from, l.end})
@@ -118,9 +130,12 @@ func (b *Builder) Blocks() (*Blocks, error) {
 		b.links.Drain(endsOf)
 	} else {
 		links := b.links.Reader()
-		for l, ok := links.Next(); ok; l, ok = links.Next() {
+		for l, ok := links.Next(); ok && look.Stopped(0) == nil; l, ok = links.Next() {
 			endsOf(l)
 		}
+	}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
 	}
 	b.collEvents.Drain(func(e *collEvent) {
 		if r := resOf[e.container]; r >= 0 {
@@ -149,6 +164,9 @@ func (b *Builder) Blocks() (*Blocks, error) {
 			break // the preparing goroutine failed (below)
 		}
 		calls := p.calls
+		if err := look.Stopped(len(calls) + len(p.sends) + len(p.recvs)); err != nil {
+			return nil, err // the preparing goroutine stops (deferred)
+		}
 		// The collectives (collectives).
 		in.nextResource()
 		for j := range calls {
@@ -207,12 +225,18 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	if b.OnMessage != nil {
 		id = 0
 		b.links.Drain(func(l *rawLink) {
+			if look.Stopped(1) != nil {
+				return
+			}
 			if from, to := resOf[l.from], resOf[l.to]; from >= 0 && to >= 0 {
 				m := Message{From: from, To: to, Send: l.start, Recv: l.end, Size: l.size, SendCall: sendCallOf[id], RecvCall: recvCallOf[id]}
 				b.OnMessage(&m, Class(classes[id]>>4), Class(classes[id]&15))
 			}
 			id++
 		})
+	}
+	if err := look.Stopped(0); err != nil {
+		return nil, err
 	}
 	if err := b.spill.Err(); err != nil {
 		return nil, err

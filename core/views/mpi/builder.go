@@ -51,6 +51,11 @@ type Builder struct {
 	// while the trace streams: for the analyses that read them back by
 	// resource (Blocks) rather than all at once (Run).
 	SpillCalls bool
+	// Cancel, once closed, stops Blocks: it looks at its first link, then
+	// every trace.StopEvery links, calls or messages (a resource's calls
+	// at a time), and returns trace.ErrComputationCanceled and nothing.
+	// Nil: never.
+	Cancel <-chan struct{}
 
 	types      []typeInfo
 	values     []valueInfo

@@ -246,6 +246,7 @@ type burst struct{ b, e trace.Time }
 func New(opt Options) *Accumulator {
 	a := &Accumulator{opt: opt, conts: []container{{name: "0", parent: trace.None, typ: trace.None}}}
 	a.mpi = mpi.NewBuilder()
+	a.mpi.Cancel = opt.Cancel
 	a.spill = &mpi.Spill{Dir: opt.SpillDir, Memory: opt.SpillMemory}
 	a.mpi.SpillTo(a.spill)
 	if !opt.NoIdeal {

@@ -102,6 +102,10 @@ type Options struct {
 	// Charge is the charge of an aggregated node in the layout:
 	// ChargeMembers (default), ChargeSqrt or ChargeUnit.
 	Charge string
+	// Cancel, once closed, stops Build: it looks at its first container,
+	// then every trace.StopEvery containers, links or variables, and
+	// returns trace.ErrComputationCanceled and no graph. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // leafEdge is a relation between two nodes of the full graph.
@@ -166,6 +170,10 @@ func Build(t *trace.Trace, opt Options) (*Topology, error) {
 	default:
 		return nil, errs.Argument("charge", "must be %q, %q or %q, got %q", ChargeMembers, ChargeSqrt, ChargeUnit, opt.Charge)
 	}
+	look := &trace.Looker{Cancel: opt.Cancel}
+	if err := look.Stopped(1); err != nil {
+		return nil, err
+	}
 	linkTypes, err := tp.chooseEdgeTypes(opt)
 	if err != nil {
 		return nil, err
@@ -174,14 +182,18 @@ func Build(t *trace.Trace, opt Options) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	tp.indexContainers(kindTypes)
+	if err := tp.indexContainers(kindTypes, look); err != nil {
+		return nil, err
+	}
 	if len(tp.leaves) == 0 {
 		return nil, errs.Argument("kinds", "the trace has no container of the types %s", strings.Join(tp.kindNames(kindTypes), ", "))
 	}
 	if err := tp.chooseMetrics(opt); err != nil {
 		return nil, err
 	}
-	tp.collectLinks(linkTypes)
+	if err := tp.collectLinks(linkTypes, look); err != nil {
+		return nil, err
+	}
 	start, end := t.Start, t.End
 	if opt.Start != nil {
 		start = *opt.Start
@@ -189,7 +201,7 @@ func Build(t *trace.Trace, opt Options) (*Topology, error) {
 	if opt.End != nil {
 		end = *opt.End
 	}
-	if err := tp.SetWindow(start, end); err != nil {
+	if err := tp.setWindow(start, end, look); err != nil {
 		return nil, err
 	}
 	return tp, nil
@@ -331,8 +343,9 @@ func (tp *Topology) chooseKinds(opt Options, linkTypes []int32) ([]int32, error)
 	return kinds, nil
 }
 
-// indexContainers finds the nodes, their kinds and the groups.
-func (tp *Topology) indexContainers(kindTypes []int32) {
+// indexContainers finds the nodes, their kinds and the groups; it stops
+// once look does.
+func (tp *Topology) indexContainers(kindTypes []int32, look *trace.Looker) error {
 	t := tp.tr
 	n := len(t.Containers)
 	tp.leafOf = make([]int32, n)
@@ -341,6 +354,9 @@ func (tp *Topology) indexContainers(kindTypes []int32) {
 	tp.isGroup = make([]bool, n)
 	kindIdx := map[string]int32{}
 	for c := range t.Containers {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		tp.leafOf[c] = -1
 		tp.paths[c] = t.ContainerPath(int32(c), PathSep)
 		tp.byPath[tp.paths[c]] = int32(c)
@@ -367,12 +383,16 @@ func (tp *Topology) indexContainers(kindTypes []int32) {
 	}
 	walk(0)
 	for _, c := range tp.leaves {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		for p := t.Containers[c].Parent; p != trace.None; p = t.Containers[p].Parent {
 			if tp.leafOf[p] < 0 {
 				tp.isGroup[p] = true
 			}
 		}
 	}
+	return nil
 }
 
 // chooseMetrics finds, for each kind, the variable types of its capacity
@@ -498,8 +518,9 @@ func (tp *Topology) structural(lt int32) bool {
 	return ty.Start >= 0 && ty.End >= 0 && isPlatformKind(t.Types[ty.Start].Name) && isPlatformKind(t.Types[ty.End].Name)
 }
 
-// collectLinks keeps the links of the edge types between two nodes.
-func (tp *Topology) collectLinks(linkTypes []int32) {
+// collectLinks keeps the links of the edge types between two nodes; it
+// stops once look does.
+func (tp *Topology) collectLinks(linkTypes []int32, look *trace.Looker) error {
 	t := tp.tr
 	structural := make(map[int32]bool)
 	for _, lt := range linkTypes {
@@ -510,6 +531,9 @@ func (tp *Topology) collectLinks(linkTypes []int32) {
 		}
 	}
 	for _, l := range t.Links.Unkeyed() { // the keys are not needed
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		st, ok := structural[l.Type]
 		if !ok {
 			continue
@@ -524,12 +548,20 @@ func (tp *Topology) collectLinks(linkTypes []int32) {
 		}
 		tp.links = append(tp.links, linkRec{a: a, b: b, start: l.Start, end: l.End, structural: st})
 	}
+	return nil
 }
 
 // SetWindow integrates the metrics over [start, end] and recounts the
 // edges whose links must overlap it (communications; platform relations
 // count whatever the window). Positions and collapsed groups are kept.
 func (tp *Topology) SetWindow(start, end trace.Time) error {
+	return tp.setWindow(start, end, &trace.Looker{}) // never stops
+}
+
+// setWindow is SetWindow stopped by look (Build's): the window, metrics
+// and edges are then left half set, which only Build, returning no graph,
+// may do.
+func (tp *Topology) setWindow(start, end trace.Time, look *trace.Looker) error {
 	t := tp.tr
 	switch {
 	case start > end || (start == end && t.Start != t.End):
@@ -538,9 +570,14 @@ func (tp *Topology) SetWindow(start, end trace.Time) error {
 		return errs.Argument("start", "the window [%s, %s] s is not inside the trace, which spans [%s, %s] s", start, end, t.Start, t.End)
 	}
 	tp.start, tp.end = start, end
-	tp.integrate()
+	if err := tp.integrate(look); err != nil {
+		return err
+	}
 	pairs := map[[2]int32]int{}
 	for _, l := range tp.links {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		if l.structural || (l.start <= end && l.end >= start) {
 			pairs[[2]int32{l.a, l.b}]++
 		}
@@ -552,6 +589,10 @@ func (tp *Topology) SetWindow(start, end trace.Time) error {
 	slices.SortFunc(tp.edges, func(x, y leafEdge) int {
 		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
 	})
+	// The view goes through every node and edge once.
+	if err := look.Stopped(len(tp.edges) + len(tp.leaves)); err != nil {
+		return err
+	}
 	tp.invalidate()
 	return nil
 }
@@ -562,7 +603,8 @@ func (tp *Topology) SetWindow(start, end trace.Time) error {
 // have it but no piece in the window get 0. A trace that spans no time (a
 // platform description) has an empty window: the averages are then the
 // values at that instant (the last piece set there) and the integrals 0.
-func (tp *Topology) integrate() {
+// It stops once look does.
+func (tp *Topology) integrate(look *trace.Looker) error {
 	t := tp.tr
 	n := len(tp.leaves)
 	tp.capInt = make([]float64, n)
@@ -606,6 +648,9 @@ func (tp *Topology) integrate() {
 	}
 	w := (tp.end - tp.start).Seconds()
 	for _, v := range t.Variables.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		l := tp.leafOf[v.Container]
 		if l < 0 || (v.Type != capType[l] && v.Type != useType[l]) {
 			continue
@@ -631,6 +676,7 @@ func (tp *Topology) integrate() {
 			tp.useMean[i] = tp.useInt[i] / w
 		}
 	}
+	return nil
 }
 
 // Trace returns the trace the graph comes from.
