@@ -393,6 +393,21 @@ func (g *graphCollector) build() (*graph, string, error) {
 	for _, s := range order {
 		byCont[states[s].cont] = append(byCont[states[s].cont], s)
 	}
+	// reach[c][j]: the latest end of container c's states up to its j-th,
+	// so that the search for the states that hold a time stops where
+	// none before can (else a link's end in a gap walked back through
+	// every state of its container: quadratic on long traces).
+	reach := make(map[int32][]trace.Time, len(byCont))
+	for c, ss := range byCont {
+		r := make([]trace.Time, len(ss))
+		for j, s := range ss {
+			r[j] = states[s].end
+			if j > 0 {
+				r[j] = max(r[j], r[j-1])
+			}
+		}
+		reach[c] = r
+	}
 	// The overlap lanes of each container (itself first).
 	byName := map[[2]string]int32{}
 	for i := range g.conts {
@@ -440,12 +455,19 @@ func (g *graphCollector) build() (*graph, string, error) {
 		for _, c := range group {
 			ss := byCont[c]
 			k, _ := slices.BinarySearchFunc(ss, t, func(s int32, t trace.Time) int { return cmp.Compare(states[s].start, t) })
-			scanned += k
+			r := reach[c]
 			for j := k - 1; j >= 0; j-- {
-				if s := ss[j]; (states[s].end > t || source && states[s].end == t) && deeper(s) {
+				scanned++
+				if r[j] < t || !source && r[j] == t {
+					break // no state up to j holds t
+				}
+				s := ss[j]
+				if best >= 0 && states[s].start < states[best].start {
+					break // an earlier start is never deeper than best
+				}
+				if (states[s].end > t || source && states[s].end == t) && deeper(s) {
 					best = s
 				}
-
 			}
 		}
 		return best

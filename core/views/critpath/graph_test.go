@@ -565,3 +565,29 @@ func TestGraphSyncAndNCCLRoles(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkGraphLinksInsideStates: flows leave and reach their workers
+// inside states and in the gaps between them, where the search for the
+// states that hold a link's end walked back through every earlier state
+// of the container (quadratic in the states).
+func BenchmarkGraphLinksInsideStates(b *testing.B) {
+	const n = 20000
+	g := newGPUTrace("worker 0", "worker 1")
+	for i := range trace.Time(n) {
+		g.state("worker 0", "A", 10*i, 10*i+5, 0)
+		g.state("worker 1", "B", 10*i+1, 10*i+6, 0)
+	}
+	for i := range trace.Time(n) {
+		g.flow("worker 0", 10*i+3, "worker 1", 10*i+8) // from inside A to a gap of worker 1
+		g.flow("worker 1", 10*i+7, "worker 0", 10*i+12) // from a gap to inside the next A
+	}
+	g.t.Finish(0, 10*n)
+	b.ResetTimer()
+	for range b.N {
+		r, err := Compute(g.t, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}
