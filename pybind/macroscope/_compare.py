@@ -170,8 +170,11 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     ``name``, ``by`` ("number" or "ordinal") and ``resource``), or
     ``"auto"``: ``"start"`` when the runs' durations are within 5% of
     each other (repetitions: a change local in time stays local), else
-    ``"stretch"`` (runs of different lengths, as a scaling study's);
-    :attr:`Comparison.align` says which was used and
+    ``"stretch"`` (runs of different lengths, as a scaling study's), and
+    ``"start"`` whatever the durations when ``end`` is given (every run
+    over the same seconds); it uses ``length`` when it chooses ``"start"``
+    and refuses runs given as models; :attr:`Comparison.align` says which
+    was used and
     :attr:`Comparison.align_reason` why. docs/compare.md tells each
     one's limits.
 

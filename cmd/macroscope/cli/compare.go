@@ -47,7 +47,7 @@ func runCompare(c *cli) error {
 	c.fs.Var(&names, "names", "comma-separated name of each run (default: the files' names)")
 	reference := c.fs.Int("reference", 0, "index of the reference run (from 0)")
 	align := c.fs.String("align", "stretch", "time alignment: stretch (each run's extent cut into the slices), start, absolute, markers or auto (start when the runs' durations are within 5%, else stretch)")
-	length := c.fs.String("length", "max", "with --align start: the common window, max, min or seconds")
+	length := c.fs.String("length", "max", "with --align start (or auto choosing start): the common window, max, min or seconds")
 	markers := c.fs.String("markers", "ProfilerStep*", "with --align markers: the name of the marker states or events (* for any text)")
 	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (in their names) or ordinal (default: number when every name has one)")
 	markersOn := c.fs.String("markers-resource", "", "with --align markers: the container whose markers count (default: the first holding one)")
