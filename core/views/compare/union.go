@@ -505,7 +505,13 @@ func (s *Set) layout() {
 func matchedNote(renamed []string) string {
 	const shown = 3
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d nodes matched to another run's by the pattern of their names, numbers aside: ", len(renamed))
+	nodes := "nodes"
+	if len(renamed) == 1 {
+		nodes = "node"
+	}
+	// Go goroutines are paired by function (goroutineKeys): their ids
+	// are numbers aside too.
+	fmt.Fprintf(&b, "%d %s matched to another run's by the pattern of their names, numbers aside: ", len(renamed), nodes)
 	b.WriteString(strings.Join(renamed[:min(shown, len(renamed))], ", "))
 	if len(renamed) > shown {
 		fmt.Fprintf(&b, ", and %d more", len(renamed)-shown)
