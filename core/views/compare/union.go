@@ -3,14 +3,13 @@ package compare
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
-	"github.com/macroscope-hpc/macroscope/core/readers/gotrace"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -74,7 +73,8 @@ func (u *union) add(r int, t *hier.Tree, match Match) []string {
 		var paired []int
 		var goKeys []string
 		if match == ByName {
-			if goKeys = goroutineKeys(t.Names[n], names); goKeys == nil {
+			// A reader may key them (Go goroutines: by function).
+			if goKeys = ingest.KeyResources(t.Names[n], names); goKeys == nil {
 				paired = u.matchByName(id, names)
 			}
 		}
@@ -108,40 +108,6 @@ func (u *union) add(r int, t *hier.Tree, match Match) []string {
 	}
 	walk(0, 0, false)
 	return renamed
-}
-
-// goroutineKeys keys the children of a folder of Go goroutines (names,
-// as the Go reader writes them: "G17 main.worker") by their function and
-// their rank among the folder's goroutines of that function, by id (the
-// order of their creation): the k-th goroutine running main.worker in one
-// run is the k-th in another, whatever ids the runtime handed out (they
-// shift with every goroutine the runtime or a library starts earlier),
-// the way a person pairs them. A goroutine whose function the trace never
-// told ("G17") ranks among the others of unknown function. Nil for any
-// other node, matched by name (matchByName).
-func goroutineKeys(folder string, names []string) []string {
-	type goroutine struct {
-		i  int
-		id int64
-	}
-	byFn := map[string][]goroutine{}
-	for i, name := range names {
-		if fn, id, ok := gotrace.GoroutineName(folder, name); ok {
-			byFn[fn] = append(byFn[fn], goroutine{i, id})
-		}
-	}
-	if len(byFn) == 0 {
-		return nil
-	}
-	keys := make([]string, len(names))
-	for fn, gs := range byFn {
-		sort.Slice(gs, func(a, b int) bool { return gs[a].id < gs[b].id })
-		for k, g := range gs {
-			// NUL cannot occur in a name: these keys meet no other.
-			keys[g.i] = "\x00goroutine\x00" + fn + "\x00" + strconv.Itoa(k)
-		}
-	}
-	return keys
 }
 
 // matchByName pairs the children of a run's node (names) with the
@@ -509,7 +475,7 @@ func matchedNote(renamed []string) string {
 	if len(renamed) == 1 {
 		nodes = "node"
 	}
-	// Go goroutines are paired by function (goroutineKeys): their ids
+	// Go goroutines are paired by function (ingest.KeyResources): their ids
 	// are numbers aside too.
 	fmt.Fprintf(&b, "%d %s matched to another run's by the pattern of their names, numbers aside: ", len(renamed), nodes)
 	b.WriteString(strings.Join(renamed[:min(shown, len(renamed))], ", "))
