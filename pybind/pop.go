@@ -1,6 +1,9 @@
 package pybind
 
 import (
+	"bytes"
+	"encoding/gob"
+	"encoding/json"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -105,6 +108,65 @@ func (s *POPSeries) POP(options string) (a *Analysis, err error) {
 		return nil, err
 	}
 	return s.analysis(scaling)
+}
+
+// EncodePOPRun encodes the run of a one-run POP analysis (gob): the
+// study's factors of a compare_series on Dask are computed here from the
+// runs analysed on the workers.
+func (a *Analysis) EncodePOPRun() (data []byte, err error) {
+	defer guard(&err)
+	if a.pop == nil || len(a.pop.Runs) != 1 {
+		return nil, errs.Argument("analysis", "a %s result is not the POP analysis of one run", a.kind)
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(a.pop.Runs[0]); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// AddEncoded adds to the series a run EncodePOPRun encoded.
+func (s *POPSeries) AddEncoded(data []byte) (err error) {
+	defer guard(&err)
+	var r pop.Run
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&r); err != nil {
+		return errs.Argument("runs", "not an encoded POP run: %v", err)
+	}
+	s.add(r, "")
+	return nil
+}
+
+// StudySummary returns, as JSON, the factors of the series that need
+// every run (pop.StudySummaryKeys: scalabilities, speed-up) for each run
+// in the order added: {"keys": [...], "values": [[run 0's], ...]}, null
+// for NaN; options is a JSON object with "scaling".
+func (s *POPSeries) StudySummary(options string) (out string, err error) {
+	defer guard(&err)
+	_, _, scaling, err := parsePOPOptions(options)
+	if err != nil {
+		return "", err
+	}
+	study, err := pop.StudySummary(s.runs, scaling)
+	if err != nil {
+		return "", err
+	}
+	keys := []string{}
+	values := make([][]*float64, len(study))
+	for i, fs := range study {
+		values[i] = []*float64{}
+		for _, f := range fs {
+			if i == 0 {
+				keys = append(keys, f.Key)
+			}
+			var v *float64
+			if x := f.Values[0]; !math.IsNaN(x) && !math.IsInf(x, 0) {
+				v = &x
+			}
+			values[i] = append(values[i], v)
+		}
+	}
+	b, err := json.Marshal(map[string]any{"keys": keys, "values": values})
+	return string(b), err
 }
 
 func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {

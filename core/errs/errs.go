@@ -115,6 +115,15 @@ func NoDuration(at float64) *ArgumentError {
 		strconv.FormatFloat(at, 'g', -1, 64))
 }
 
+// NoDurationEnd is NoDuration when a start was given without an end: the
+// window's end is then the trace's end, its one instant, and no start
+// makes a window of it (a message of "0.5-0 s outside the trace" said
+// what, not why).
+func NoDurationEnd(at float64) *ArgumentError {
+	return Argument("window", "the trace has no duration (all its events are at t = %s s), so a start without an end leaves no window: give an end (end=) too",
+		strconv.FormatFloat(at, 'g', -1, 64))
+}
+
 // MaxQuote is the most bytes of an input's text an error message quotes:
 // a bad field may be a line of gigabytes, or a system file's first line.
 const MaxQuote = 64

@@ -67,6 +67,9 @@ func onClock(v *Time, first, last Time) bool {
 }
 
 func outside(start, end *Time, first, last Time) error {
+	if first == last && end == nil {
+		return errs.NoDurationEnd(first.Seconds())
+	}
 	rel := func(v *Time, edge Time) string {
 		if v == nil {
 			return FormatSeconds(edge - first)

@@ -43,6 +43,8 @@ func TestWindow(t *testing.T) {
 		{"late, on the clock", at(60.2), at(60.3), sec(60.1), sec(60.4), sec(60.2), sec(60.3), ""},
 		// No duration: a window holding its instant.
 		{"instant", at(-1), at(1), 0, 0, sec(-1), sec(1), ""},
+		// ... which a start alone cannot give: the end is the instant.
+		{"instant, start only", at(0.5), nil, sec(3), sec(3), 0, 0, "the trace has no duration (all its events are at t = 3 s), so a start without an end leaves no window: give an end (end=) too"},
 	} {
 		from, to, err := Window(c.start, c.end, c.first, c.last)
 		if c.err != "" {

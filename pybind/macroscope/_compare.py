@@ -170,8 +170,11 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     ``name``, ``by`` ("number" or "ordinal") and ``resource``), or
     ``"auto"``: ``"start"`` when the runs' durations are within 5% of
     each other (repetitions: a change local in time stays local), else
-    ``"stretch"`` (runs of different lengths, as a scaling study's);
-    :attr:`Comparison.align` says which was used and
+    ``"stretch"`` (runs of different lengths, as a scaling study's), and
+    ``"start"`` whatever the durations when ``end`` is given (every run
+    over the same seconds); it uses ``length`` when it chooses ``"start"``
+    and refuses runs given as models; :attr:`Comparison.align` says which
+    was used and
     :attr:`Comparison.align_reason` why. docs/compare.md tells each
     one's limits.
 
@@ -564,16 +567,43 @@ def _run_pop(run, read_options):
 
 
 def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_options, series_opts,
-                analyses=True) -> pa.Table:
-    """One run's row of a series (on a Dask worker, or here)."""
+                analyses=True, keep_pop=False):
+    """One run's row of a series (on a Dask worker, or here); with
+    ``keep_pop``, the row and the run's POP run encoded (None without
+    one), for the study's factors."""
     _distributed._prepare_worker()
     ref = MicroModel(_bridge.call(_bridge.native.DecodeMicroModel, _bridge.go.Slice_byte.from_bytes(ref_bytes)))
     series = _bridge.call(_bridge.native.NewCompareSeries, ref._h, series_opts)
     model = _read_run(run, slices, model_kwargs, read_options)
     _bridge.call(series.AddModel, model._h, json.dumps({"name": name, "label": label, "meta": meta}))
+    encoded = None
     if analyses and (factors := _run_pop(run, read_options)) is not None:
         _bridge.call(series.AddPOP, factors._h)
-    return _bridge.table(series.Table)
+        if keep_pop:
+            encoded = bytes(_bridge.call(factors._h.EncodePOPRun))
+    table = _bridge.table(series.Table)
+    return (table, encoded) if keep_pop else table
+
+
+def _pop_series_columns(names, results):
+    """The study-wide POP columns (scalabilities, speed-up) of the runs
+    that have a POP run (results in row order, each encoded by
+    ``EncodePOPRun``; None: no MPI calls, or a model), as
+    :func:`macroscope.pop` computes them over those runs:
+    {column: values by row, NaN for a run without}; empty when fewer than
+    two runs have one."""
+    have = [i for i, r in enumerate(results) if r is not None]
+    if len(have) < 2:
+        return {}
+    series = _bridge.call(_bridge.native.NewPOPSeries)
+    for i in have:
+        _bridge.call(series.AddEncoded, _bridge.go.Slice_byte.from_bytes(results[i]))
+    study = json.loads(_bridge.call(series.StudySummary, _bridge.options(scaling="auto")))
+    cols = {"pop:" + k: [float("nan")] * len(names) for k in study["keys"]}
+    for i, values in zip(have, study["values"]):
+        for k, v in zip(study["keys"], values):
+            cols["pop:" + k][i] = float("nan") if v is None else float(v)
+    return cols
 
 
 def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None = None,
@@ -598,7 +628,12 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     ``pop:transfer_efficiency``; multiplicative form, as
     :func:`macroscope.pop` computes them): a second streamed read of each
     run given as a path; empty for runs given as models or without MPI
-    calls.
+    calls. Where two runs or more have them, the study's factors too, as
+    :func:`macroscope.pop` computes them over those runs
+    (``pop:global_efficiency``, ``pop:computation_scalability``,
+    ``pop:speedup``, and the IPC, instruction and frequency scalabilities,
+    NaN without hardware counters): their reference is POP's, the run
+    with the fewest processes, not ``reference``.
 
     ``start`` and ``end`` (seconds from each run's start, as
     :func:`compare` takes them with its default stretch alignment)
@@ -641,17 +676,24 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
                                        "process)", param="runs")
         ref_future = client.scatter(ref_bytes, broadcast=True)
         futures = [client.submit(_series_row, os.fspath(r), n, lb, m, ref_future, slices, model_kwargs, options,
-                                 series_opts, bool(analyses), pure=False)
+                                 series_opts, bool(analyses), True, pure=False)
                    for r, n, lb, m in zip(runs, names_, labels_, metas)]
         _distributed._check_client(client)
         _distributed._show_progress(progress, futures)
-        tables = client.gather(futures)
+        rows = client.gather(futures)
+        tables = [t for t, _ in rows]
+        scal = _pop_series_columns(names_, [e for _, e in rows])
     else:
-        tables = []
+        tables, results = [], []
         for r, n, lb, m in zip(runs, names_, labels_, metas):
-            tables.append(_series_row(r, n, lb, m, ref_bytes, slices, model_kwargs, options, series_opts,
-                                      bool(analyses)))
+            t, f = _series_row(r, n, lb, m, ref_bytes, slices, model_kwargs, options, series_opts, bool(analyses),
+                               keep_pop=True)
+            tables.append(t)
+            results.append(f)
+        scal = _pop_series_columns(names_, results)
     table = pa.concat_tables(tables, promote_options="default")
+    for col, values in scal.items():
+        table = table.append_column(col, pa.array(values, type=pa.float64()))
     # States a run lacks: no time in them.
     filled = [table.column(i).fill_null(0.0) if table.schema.field(i).name.startswith(("seconds:", "share:"))
               else table.column(i) for i in range(table.num_columns)]

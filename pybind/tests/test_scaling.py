@@ -199,3 +199,25 @@ def test_series_of_the_study():
     assert df["share:Compute"].tolist() == pytest.approx(pe, abs=1e-12)
     assert df["pop:parallel_efficiency"].tolist() == pytest.approx(pe, abs=1e-12)
     assert df.divergence_to_ref.tolist()[0] == 0 and df.divergence_to_ref.is_monotonic_increasing
+
+
+@pytest.mark.skipif(shutil.which("pj_dump") is None, reason="pj_dump (pajeng) is not installed")
+def test_series_scalability_columns_equal_formulas_from_pj_dump(tmp_path):
+    """compare_series's study-wide POP columns (global efficiency,
+    computation scalability, speed-up) equal the formulas computed from
+    pj_dump's output, the 2-rank run POP's reference, whatever run the
+    comparison's reference is and whatever the order of the runs."""
+    order = [2, 0, 3, 1]  # 8, 2, 16, 4 ranks
+    paths = [runs()[i] for i in order]
+    want = pop_by_hand([pj_dump_run(r, tmp_path) for r in runs()])
+    df = ms.compare_series(paths, reference=2, slices=10, progress=False)
+    for (_, row), i in zip(df.iterrows(), order):
+        w = want[str(RANKS[i])]
+        assert row["pop:global_efficiency"] == pytest.approx(w["Global efficiency"], abs=1e-9, rel=0)
+        assert row["pop:computation_scalability"] == pytest.approx(w["Computation scalability"], abs=1e-9, rel=0)
+        assert row["pop:speedup"] == pytest.approx(w["Speedup"], abs=1e-9, rel=0)
+    # Without hardware counters the IPC scalabilities are unknown: NaN.
+    assert df["pop:ipc_scalability"].isna().all()
+    # One run alone has no study: no such column.
+    one = ms.compare_series(paths[:1], slices=10, progress=False)
+    assert "pop:speedup" not in one.columns and "pop:parallel_efficiency" in one.columns

@@ -47,7 +47,7 @@ func runCompare(c *cli) error {
 	c.fs.Var(&names, "names", "comma-separated name of each run (default: the files' names)")
 	reference := c.fs.Int("reference", 0, "index of the reference run (from 0)")
 	align := c.fs.String("align", "stretch", "time alignment: stretch (each run's extent cut into the slices), start, absolute, markers or auto (start when the runs' durations are within 5%, else stretch)")
-	length := c.fs.String("length", "max", "with --align start: the common window, max, min or seconds")
+	length := c.fs.String("length", "max", "with --align start (or auto choosing start): the common window, max, min or seconds")
 	markers := c.fs.String("markers", "ProfilerStep*", "with --align markers: the name of the marker states or events (* for any text)")
 	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (in their names) or ordinal (default: number when every name has one)")
 	markersOn := c.fs.String("markers-resource", "", "with --align markers: the container whose markers count (default: the first holding one)")
@@ -132,8 +132,12 @@ func runCompare(c *cli) error {
 		return err
 	}
 	for _, r := range set.Runs {
-		c.say("run", "%s: %s, %.6g s, %d resources (%d of the union missing), %d states%s", r.Name, strings.Join(r.Files, ", "),
-			r.Duration(), r.Resources, r.Missing, r.States, markerNote(r))
+		resources := "resources"
+		if r.Resources == 1 {
+			resources = "resource"
+		}
+		c.say("run", "%s: %s, %.6g s, %d %s (%d of the union missing), %d states%s", r.Name, strings.Join(r.Files, ", "),
+			r.Duration(), r.Resources, resources, r.Missing, r.States, markerNote(r))
 		for _, n := range r.Notes {
 			c.say("warning", "%s: %s", r.Name, n)
 		}
@@ -494,6 +498,8 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 		return err
 	}
 	var rows []*compare.SeriesRow
+	var popRuns []pop.Run // of the rows popRows, for the study's factors
+	var popRows []*compare.SeriesRow
 	for i, in := range inputs {
 		m, err := read(in)
 		if err != nil {
@@ -505,12 +511,29 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 			return err
 		}
 		if analyses {
-			if row.Measures, err = c.popMeasures(c.positional[i]); err != nil {
+			var run *pop.Run
+			if row.Measures, run, err = c.popMeasures(c.positional[i]); err != nil {
 				return err
+			}
+			if run != nil {
+				popRuns, popRows = append(popRuns, *run), append(popRows, row)
 			}
 		}
 		rows = append(rows, row)
 		c.say("run", "%s: %.6g s, divergence to the reference %.4g bit%s", row.Name, row.Duration, row.Divergence, departureWords(row))
+	}
+	if len(popRuns) > 1 {
+		// The factors of the study (scalabilities, speed-up), against
+		// POP's reference among the runs with MPI calls.
+		study, err := pop.StudySummary(popRuns, pop.Auto)
+		if err != nil {
+			return err
+		}
+		for k, row := range popRows {
+			for _, f := range study[k] {
+				row.Measures = append(row.Measures, compare.Measure{Name: "pop:" + f.Key, Value: f.Values[0]})
+			}
+		}
 	}
 	if err := c.writeTable(path, arrowio.SeriesTable(rows, memory.DefaultAllocator), ""); err != nil {
 		return err
@@ -520,24 +543,24 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 }
 
 // popMeasures reads the run at path once more for its POP factors
-// (pop.Factors.RunSummary), none when it has no MPI calls (POP does not
+// (pop.Factors.RunSummary) and the run, none when it has no MPI calls (POP does not
 // apply to it).
-func (c *cli) popMeasures(path string) ([]compare.Measure, error) {
+func (c *cli) popMeasures(path string) ([]compare.Measure, *pop.Run, error) {
 	run, err := c.popRun(path, pop.Options{EagerLimit: pop.DefaultEagerLimit})
 	var arg *errs.ArgumentError
 	if errors.As(err, &arg) && arg.Name == "trace" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := pop.ComputeFactors([]pop.Run{*run}, pop.Auto)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []compare.Measure
 	for _, r := range f.RunSummary(0) {
 		out = append(out, compare.Measure{Name: "pop:" + r.Key, Value: r.Values[0]})
 	}
-	return out, nil
+	return out, run, nil
 }

@@ -72,7 +72,18 @@ type goroutine struct {
 	runValue int32
 	runFn    string
 	runKnown bool
+	// pending holds the first states of a goroutine that existed before
+	// the trace, while its function is unknown: a goroutine parked at the
+	// trace's start is made Runnable, then Running, and only the stack of
+	// its parking names it. Created at its first state, it was "G17" in
+	// one run and "G17 runtime.updateMaxProcsGoroutine" in another.
+	pending []trace.State
 }
+
+// maxPending is the most states a goroutine of unknown function keeps
+// before its container is made without a function: a stack usually
+// comes within the first few transitions.
+const maxPending = 8
 
 type region struct {
 	value int32
@@ -349,6 +360,11 @@ func (b *builder) ensure(g *goroutine) int32 {
 			name += " " + g.fn
 		}
 		g.cid = b.container(name, id, b.tGoroutine, b.goroutines, g.born)
+		for _, st := range g.pending {
+			st.Container = g.cid
+			b.sink.State(st)
+		}
+		g.pending = nil
 	}
 	return g.cid
 }
@@ -402,6 +418,16 @@ func (b *builder) goTransition(in *input, now trace.Time) {
 	from, to := in.goFrom, in.goTo
 	g := b.gs.get(id)
 	created := from == xtrace.GoNotExist && to != xtrace.GoNotExist
+	// A goroutine first seen in a status it had before (a generation's
+	// statement of a goroutine parked since before the trace, made as
+	// late as the trace's end when it never woke) has been in that state
+	// since the trace began: no transition of it went unrecorded. Waiting
+	// and runnable need no P, so their lane starts at its birth, 0; the
+	// others start when told, as the Ps' lanes do.
+	since := now
+	if g == nil && from == xtrace.GoUndetermined && (to == xtrace.GoWaiting || to == xtrace.GoRunnable) {
+		since = 0
+	}
 	if g == nil {
 		if to == xtrace.GoNotExist { // ends a goroutine never seen: nothing to model
 			return
@@ -432,14 +458,19 @@ func (b *builder) goTransition(in *input, now trace.Time) {
 	if from == xtrace.GoRunning {
 		b.stopRunning(g, now)
 	}
-	if g.state.open {
+	if g.state.open && g.cid == trace.None && g.fn == "" && len(g.pending) < maxPending {
+		l := &g.state
+		g.pending = append(g.pending, trace.State{Type: b.sGoroutine, Value: l.value, Start: l.start, End: now, Order: l.order})
+		l.open = false
+		l.order++
+	} else if g.state.open {
 		b.closeLane(&g.state, b.ensure(g), b.sGoroutine, now)
 	}
 	if to == xtrace.GoNotExist {
 		b.destroy(g, now)
 		return
 	}
-	b.openLane(&g.state, b.goStateValue(to, in.reason), now)
+	b.openLane(&g.state, b.goStateValue(to, in.reason), since)
 	if to == xtrace.GoRunning {
 		if p := b.ps.get(in.p); p != nil {
 			if p.g != nil {

@@ -45,7 +45,11 @@
 //     created then, named after the function it starts in, and destroyed
 //     when it exits. One that exists when the trace starts is born at 0
 //     and named after the outermost frame of the first stack seen of it
-//     (none may be: it is then just "G<id>"). Its states, of type
+//     (none may be: it is then just "G<id>"); its first few states wait
+//     for that stack, as a goroutine parked before the trace is made
+//     runnable and running before the stack of its parking names it. A
+//     goroutine first stated waiting or runnable has been so since 0 (no
+//     transition of it went unrecorded). Its states, of type
 //     "Goroutine state", are running, runnable, syscall and "waiting:
 //     <reason>" ("waiting: chan receive"; "waiting" without a reason), from
 //     the parser's state transitions. User regions (trace.WithRegion,

@@ -91,6 +91,7 @@ func parseOracle(t *testing.T, out []byte) facts {
 	var base, last int64
 	first := true
 	gs := map[string]open{}        // goroutine -> its open state
+	seen := map[string]bool{}      // goroutines with a transition so far
 	runs := map[string]open{}      // running goroutine -> its P, since when
 	ps := map[string]open{}        // P -> its open state
 	regions := map[string][]open{} // goroutine -> open regions
@@ -149,7 +150,14 @@ func parseOracle(t *testing.T, out []byte) facts {
 					}
 					continue
 				}
-				gs[id] = open{goValue(to, unquote(t, s[4])), now}
+				// A goroutine first seen waiting or runnable has been so
+				// since the trace began.
+				since := now
+				if !seen[id] && from == "Undetermined" && (to == "Waiting" || to == "Runnable") {
+					since = 0
+				}
+				seen[id] = true
+				gs[id] = open{goValue(to, unquote(t, s[4])), since}
 				if from == "NotExist" && g != "-1" && "G"+g != id {
 					f.links = append(f.links, fmt.Sprintf("G%s->%s %d-%d", g, id, now, now))
 				}

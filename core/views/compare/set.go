@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -373,6 +374,11 @@ func newBuilder(inputs []Input, opt Options, ro trace.ReadOptions) (*builder, er
 		}
 		runs[i] = Run{Name: name, Label: label, Meta: in.Meta}
 		if in.Model != nil {
+			if opt.Align.Method == Auto {
+				// Auto may choose Start, which builds every run on a
+				// common window from its start: a model is built already.
+				return nil, errs.Argument("align", `run %q is a model already built: align="auto" may choose %q, which builds each run on a window it fixes; give the runs as traces, or align=%q`, name, Start, Stretch)
+			}
 			if opt.Align.Method != Stretch {
 				return nil, errs.Argument("align", "run %q is a model already built: only %q alignment applies to models (read the trace to align otherwise)", name, Stretch)
 			}
@@ -455,6 +461,9 @@ func (b *builder) plan() error {
 			}
 			if e <= s && b.opt.End == nil {
 				// The error of a model of that run alone, the run named.
+				if b.opt.Start != nil {
+					return fmt.Errorf("run %q: %w", b.runs[i].Name, errs.NoDurationEnd(s.Seconds()))
+				}
 				return fmt.Errorf("run %q: %w", b.runs[i].Name, errs.NoDuration(s.Seconds()))
 			}
 			b.runs[i].Start, b.runs[i].End = s, e
@@ -463,7 +472,7 @@ func (b *builder) plan() error {
 			b.step()
 		}
 		if a.Method == Auto {
-			b.opt.Align.Method, b.reason = chooseAlign(longest, shortest)
+			b.opt.Align.Method, b.reason = chooseAlign(longest, shortest, b.opt.End, b.opt.Align.Length)
 			if b.opt.Align.Method == Stretch {
 				// Read again below, each on its own extent.
 				for i := range b.runs {
@@ -471,7 +480,9 @@ func (b *builder) plan() error {
 				}
 				return nil
 			}
-			b.opt.Align.Length = Length{Rule: "max"}
+			if b.opt.Align.Length.Rule == "" && b.opt.Align.Length.Seconds <= 0 {
+				b.opt.Align.Length = Length{Rule: "max"} // Start's default; a length given is kept
+			}
 		}
 		if b.opt.Align.Method == Absolute {
 			from, to := lo, hi
@@ -775,12 +786,34 @@ func (s *Set) SliceDivergence() []float64 {
 
 // chooseAlign is Auto's choice among the runs' durations: Start when the
 // longest is within AutoTolerance of the shortest, else Stretch, and why.
-func chooseAlign(longest, shortest trace.Time) (Method, string) {
+// A window's end (end, from each run's start) gives every run the same
+// seconds whichever is chosen: Start then, whatever the durations (a run
+// without duration among them, which the window gives one). A length
+// applies to Start only: the reason says when it goes unused.
+func chooseAlign(longest, shortest trace.Time, end *trace.Time, length Length) (Method, string) {
+	if end != nil {
+		return Start, fmt.Sprintf(`align="auto" chose %q: the window ends %s s after each run's start, so every run is compared over the same seconds from its start, whatever its duration`,
+			Start, trace.FormatSeconds(*end))
+	}
 	spread := float64(longest)/float64(max(shortest, 1)) - 1
 	if spread <= AutoTolerance {
-		return Start, fmt.Sprintf(`align="auto" chose %q: the runs' durations (%.6g s to %.6g s) are within %g%% of each other, so their times are compared second for second from their starts`,
-			Start, shortest.Seconds(), longest.Seconds(), 100*AutoTolerance)
+		over := ""
+		switch {
+		case length.Rule == "min":
+			over = " over the shortest run's duration"
+		case length.Rule == "" && length.Seconds > 0:
+			over = fmt.Sprintf(" over the length given, %s s", strconv.FormatFloat(length.Seconds, 'g', -1, 64))
+		}
+		return Start, fmt.Sprintf(`align="auto" chose %q: the runs' durations (%.6g s to %.6g s) are within %g%% of each other, so their times are compared second for second from their starts%s`,
+			Start, shortest.Seconds(), longest.Seconds(), 100*AutoTolerance, over)
 	}
-	return Stretch, fmt.Sprintf(`align="auto" chose %q: the runs' durations (%.6g s to %.6g s) differ by more than %g%%, so each run's extent is cut into the slices (slice k is the same fraction of every run)`,
-		Stretch, shortest.Seconds(), longest.Seconds(), 100*AutoTolerance)
+	unused := ""
+	switch {
+	case length.Rule == "min":
+		unused = `; the length "min" applies to "start" alignment only and is not used`
+	case length.Rule == "" && length.Seconds > 0:
+		unused = fmt.Sprintf(`; the length %s s applies to "start" alignment only and is not used`, strconv.FormatFloat(length.Seconds, 'g', -1, 64))
+	}
+	return Stretch, fmt.Sprintf(`align="auto" chose %q: the runs' durations (%.6g s to %.6g s) differ by more than %g%%, so each run's extent is cut into the slices (slice k is the same fraction of every run)%s`,
+		Stretch, shortest.Seconds(), longest.Seconds(), 100*AutoTolerance, unused)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/hier"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -70,13 +71,26 @@ func (u *union) add(r int, t *hier.Tree, match Match) []string {
 			names[i] = t.Names[c]
 		}
 		var paired []int
+		var goKeys []string
 		if match == ByName {
-			paired = u.matchByName(id, names)
+			// A reader may key them (Go goroutines: by function).
+			if goKeys = ingest.KeyResources(t.Names[n], names); goKeys == nil {
+				paired = u.matchByName(id, names)
+			}
 		}
 		for i, c := range kids {
 			key := names[i]
 			if match == ByPosition {
 				key = strconv.Itoa(i)
+			}
+			if goKeys != nil && goKeys[i] != "" {
+				g := u.node(id, goKeys[i], names[i])
+				renamedHere := u.names[g] != names[i]
+				if renamedHere && !under {
+					renamed = append(renamed, names[i]+" as "+u.names[g])
+				}
+				walk(c, g, under || renamedHere)
+				continue
 			}
 			if paired != nil && paired[i] >= 0 {
 				if !under {
@@ -457,7 +471,13 @@ func (s *Set) layout() {
 func matchedNote(renamed []string) string {
 	const shown = 3
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d nodes matched to another run's by the pattern of their names, numbers aside: ", len(renamed))
+	nodes := "nodes"
+	if len(renamed) == 1 {
+		nodes = "node"
+	}
+	// Go goroutines are paired by function (ingest.KeyResources): their ids
+	// are numbers aside too.
+	fmt.Fprintf(&b, "%d %s matched to another run's by the pattern of their names, numbers aside: ", len(renamed), nodes)
 	b.WriteString(strings.Join(renamed[:min(shown, len(renamed))], ", "))
 	if len(renamed) > shown {
 		fmt.Fprintf(&b, ", and %d more", len(renamed)-shown)

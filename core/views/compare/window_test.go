@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -153,4 +154,87 @@ func TestMissingNote(t *testing.T) {
 	if len(set.Runs[0].Notes) != 1 || !strings.HasPrefix(set.Runs[0].Notes[0], want) || len(set.Runs[1].Notes) != 0 {
 		t.Errorf("notes %q, %q; want %q first", set.Runs[0].Notes, set.Runs[1].Notes, want)
 	}
+}
+
+// TestAutoDetails: align="auto" with a window's end compares every run
+// over the same seconds (Start, whatever the durations, a run without
+// duration among them) and says so; it keeps a length given; it says
+// when the length goes unused; a run without duration given a start
+// alone is told to give an end; models are refused with auto's reason.
+func TestAutoDetails(t *testing.T) {
+	good := tiny(2, span{"h/r0", "Compute", 0, 2})
+	instant := tiny(0, span{"h/r0", "Compute", 0, 0})
+	runs := []Input{{Name: "good", Trace: good}, {Name: "instant", Trace: instant}}
+	for _, w := range [][2]*trace.Time{{secs(0), secs(1)}, {nil, secs(1)}} {
+		set, err := Build(runs, Options{Slices: 2, Align: Align{Method: Auto}, Start: w[0], End: w[1]}, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Align.Method != Start || !strings.Contains(set.AlignReason, `chose "start": the window ends 1 s after each run's start`) {
+			t.Errorf("auto with a window: %s %q", set.Align.Method, set.AlignReason)
+		}
+		given, err := Build(runs, Options{Slices: 2, Align: Align{Method: Start}, Start: w[0], End: w[1]}, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameValues(set.Values, given.Values) || set.Start != given.Start || set.End != given.End {
+			t.Errorf("auto with a window differs from start")
+		}
+		if got := cellOf(set, 0, "h/r0", 1); !sameCell(got, map[string]float64{"Compute": 1}) {
+			t.Errorf("good's slice 1: %v", got)
+		}
+	}
+	for _, m := range []Method{Stretch, Start, Auto} {
+		_, err := Build(runs, Options{Slices: 2, Align: Align{Method: m}, Start: secs(0.5)}, trace.ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), `run "instant"`) || !strings.Contains(err.Error(), "a start without an end leaves no window: give an end (end=) too") {
+			t.Errorf("%s, a start alone on a run without duration: %v", m, err)
+		}
+	}
+
+	a := tiny(10, span{"h/r0", "Compute", 0, 10})
+	near := tiny(10.4, span{"h/r0", "Compute", 0, 10.4})
+	far := tiny(5, span{"h/r0", "Compute", 0, 5})
+	for _, l := range []Length{{Seconds: 5}, {Rule: "min"}} {
+		pair := []Input{{Name: "A", Trace: a}, {Name: "B", Trace: near}}
+		set, err := Build(pair, Options{Slices: 4, Align: Align{Method: Auto, Length: l}}, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		given, err := Build(pair, Options{Slices: 4, Align: Align{Method: Start, Length: l}}, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]trace.Time{"": sec(5), "min": sec(10)}[l.Rule]
+		if set.End != want || given.End != want || !sameValues(set.Values, given.Values) || !strings.Contains(set.AlignReason, "over the") {
+			t.Errorf("auto, length %+v: axis ends at %v (start: %v), want %v; %q", l, set.End, given.End, want, set.AlignReason)
+		}
+		set, err = Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: far}}, Options{Slices: 4, Align: Align{Method: Auto, Length: l}}, trace.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Align.Method != Stretch || !strings.Contains(set.AlignReason, `applies to "start" alignment only and is not used`) {
+			t.Errorf("auto stretching with length %+v: %q", l, set.AlignReason)
+		}
+	}
+
+	m, err := micro.Build(a, micro.Options{Slices: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build([]Input{{Name: "A", Model: m}, {Name: "B", Trace: near}}, Options{Slices: 4, Align: Align{Method: Auto}}, trace.ReadOptions{})
+	if err == nil || !strings.Contains(err.Error(), `run "A" is a model already built: align="auto" may choose "start"`) {
+		t.Errorf("auto with a model: %v", err)
+	}
+}
+
+func sameValues(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -88,12 +88,7 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 		return nil, errs.Argument("runs", "no run given")
 	}
 	runs = slices.Clone(runs)
-	slices.SortStableFunc(runs, func(a, b Run) int {
-		if a.Processes != b.Processes {
-			return a.Processes - b.Processes
-		}
-		return a.Resources - b.Resources
-	})
+	slices.SortStableFunc(runs, referenceFirst)
 	f := &Factors{Runs: runs, NormalisedInstructions: math.NaN()}
 	ref := runs[0]
 	if len(runs) > 1 {
@@ -201,6 +196,47 @@ func (f *Factors) Labels() []string {
 		out[i] = l
 	}
 	return out
+}
+
+// referenceFirst orders the runs of a series, the reference (fewest
+// processes, then resources) first.
+func referenceFirst(a, b Run) int {
+	if a.Processes != b.Processes {
+		return a.Processes - b.Processes
+	}
+	return a.Resources - b.Resources
+}
+
+// StudySummaryKeys are the factors of a series that need every run of it
+// (each against the series' reference): what one run's summary
+// (RunSummaryKeys) cannot say.
+var StudySummaryKeys = []string{"global_efficiency", "computation_scalability", "ipc_scalability",
+	"instruction_scalability", "frequency_scalability", "speedup"}
+
+// StudySummary computes the factors of the series of runs and returns
+// each run's factors of StudySummaryKeys (multiplicative form), in the
+// order the runs are given (ComputeFactors sorts them, reference first).
+func StudySummary(runs []Run, scaling Scaling) ([][]Factor, error) {
+	f, err := ComputeFactors(runs, scaling)
+	if err != nil {
+		return nil, err
+	}
+	// The sorted position of each run given: the same stable sort.
+	order := make([]int, len(runs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return referenceFirst(runs[a], runs[b]) })
+	out := make([][]Factor, len(runs))
+	for at, i := range order {
+		for _, r := range f.Form(Multiplicative) {
+			if slices.Contains(StudySummaryKeys, r.Key) {
+				r.Values = r.Values[at : at+1 : at+1]
+				out[i] = append(out[i], r)
+			}
+		}
+	}
+	return out, nil
 }
 
 // RunSummaryKeys are the factors a one-line summary of a run carries (a
