@@ -578,7 +578,7 @@ func BenchmarkGraphLinksInsideStates(b *testing.B) {
 		g.state("worker 1", "B", 10*i+1, 10*i+6, 0)
 	}
 	for i := range trace.Time(n) {
-		g.flow("worker 0", 10*i+3, "worker 1", 10*i+8) // from inside A to a gap of worker 1
+		g.flow("worker 0", 10*i+3, "worker 1", 10*i+8)  // from inside A to a gap of worker 1
 		g.flow("worker 1", 10*i+7, "worker 0", 10*i+12) // from a gap to inside the next A
 	}
 	g.t.Finish(0, 10*n)
