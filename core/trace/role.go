@@ -145,6 +145,13 @@ const (
 	// RoleBlockingLaunchCall: both RoleLaunchCall and RoleBlockingCall
 	// (cudaMemcpyAsync, which waits when its host memory is pageable).
 	RoleBlockingLaunchCall
+	// RoleStep: a state of this value is one step of the program's main
+	// loop, as its profiler marks them on the host (PyTorch profiler's
+	// ProfilerStep#N; not the copies Kineto draws on the GPU streams).
+	RoleStep
+	// RoleStepCall: RoleStep and RoleHostCall (Kineto's first releases
+	// recorded the steps as operators).
+	RoleStepCall
 )
 
 // roleNames name the roles, as exported with the types and values.
@@ -159,7 +166,8 @@ var roleNames = map[Role]string{
 	RoleParallelIdle: "parallel idle", RoleStreamSync: "stream sync", RoleContextSync: "context sync",
 	RoleEventSync: "event sync", RoleStreamWaitEvent: "stream wait event",
 	RoleCommunicationKernel: "communication kernel", RoleHostCall: "host call", RoleLaunchCall: "launch call",
-	RoleBlockingCall: "blocking call", RoleBlockingLaunchCall: "blocking launch call",
+	RoleBlockingCall: "blocking call", RoleBlockingLaunchCall: "blocking launch call", RoleStep: "step",
+	RoleStepCall: "step call",
 }
 
 // String names the role ("" for RoleNone, "role N" for a number no role
@@ -235,4 +243,6 @@ func (r Role) Blocks() bool { return r == RoleBlockingCall || r == RoleBlockingL
 
 // HostCall tells whether r is a role of the host calls GPU analyses walk
 // (RoleHostCall or one of the launching and blocking calls').
-func (r Role) HostCall() bool { return r == RoleHostCall || r.Launches() || r.Blocks() }
+func (r Role) HostCall() bool {
+	return r == RoleHostCall || r == RoleStepCall || r.Launches() || r.Blocks()
+}

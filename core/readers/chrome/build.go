@@ -400,7 +400,8 @@ var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_dr
 // valueRole is the role of the events named name in category cat:
 // Kineto's synchronisations on the GPU side, NCCL's kernels among its GPU
 // operations, the GPU runtime's launching and blocking calls (by name, in
-// any category), Kineto's other host calls, and the compilers' outlined
+// any category), PyTorch profiler's steps, Kineto's other host calls, and
+// the compilers' outlined
 // OpenMP bodies (in the stacks of any producer; a value has one role, and
 // one of Kineto's calls keeps RoleHostCall).
 func valueRole(name, cat string) trace.Role {
@@ -411,6 +412,14 @@ func valueRole(name, cat string) trace.Role {
 		return trace.RoleCommunicationKernel
 	case trace.GPUCallRole(name) != trace.RoleNone:
 		return trace.GPUCallRole(name)
+	case strings.HasPrefix(name, "ProfilerStep") && cat != "gpu_user_annotation":
+		// PyTorch profiler's steps on the host; Kineto draws copies of
+		// them over the kernels they launched (gpu_user_annotation),
+		// which trail the host's.
+		if kinetoCalls[cat] {
+			return trace.RoleStepCall
+		}
+		return trace.RoleStep
 	case kinetoCalls[cat]:
 		return trace.RoleHostCall
 	case trace.OutlinedParallelBody(name):

@@ -140,7 +140,10 @@
 //     trace.RoleHostCall, and the calls of the GPUs' runtimes that launch
 //     or block (trace.GPUCallRole: cudaLaunchKernel, cudaMemcpyAsync,
 //     cudaStreamSynchronize..., in any category) RoleLaunchCall,
-//     RoleBlockingLaunchCall or RoleBlockingCall instead.
+//     RoleBlockingLaunchCall or RoleBlockingCall instead. PyTorch
+//     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
+//     (RoleStepCall in a call category), none in their copies on the GPU
+//     (gpu_user_annotation).
 //   - The values of events named as the compilers name the outlined
 //     bodies of OpenMP's parallel regions (f._omp_fn.N, .omp_outlined.:
 //     trace.OutlinedParallelBody) have the role trace.RoleParallelRegion,

@@ -92,7 +92,10 @@ func TestValueRoles(t *testing.T) {
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaMalloc", "pid": 1, "tid": 5, "ts": 11, "dur": 1},
   {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 1, "tid": 5, "ts": 13, "dur": 1},
   {"ph": "X", "cat": "user_annotation", "name": "aten::mm", "pid": 1, "tid": 6, "ts": 1, "dur": 1},
-  {"ph": "X", "cat": "python_function", "name": "forward", "pid": 1, "tid": 6, "ts": 3, "dur": 1}
+  {"ph": "X", "cat": "python_function", "name": "forward", "pid": 1, "tid": 6, "ts": 3, "dur": 1},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 8, "ts": 1, "dur": 1},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7, "ts": 20, "dur": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#2", "pid": 1, "tid": 8, "ts": 3, "dur": 1}
 ]}`)
 	want := map[string]trace.Role{
 		"cuda_sync/Stream Sync": trace.RoleStreamSync, "cuda_sync/Context Sync": trace.RoleContextSync,
@@ -108,6 +111,9 @@ func TestValueRoles(t *testing.T) {
 		"Runtime/cudaStreamSynchronize": trace.RoleBlockingCall, "cuda_runtime/cudaMalloc": trace.RoleHostCall,
 		"cuda_driver/cuLaunchKernel": trace.RoleLaunchCall, "user_annotation/aten::mm": trace.RoleNone,
 		"python_function/forward": trace.RoleNone,
+		// PyTorch profiler's steps on the host, not their copies on the GPU.
+		"user_annotation/ProfilerStep#1": trace.RoleStep, "gpu_user_annotation/ProfilerStep#1": trace.RoleNone,
+		"cpu_op/ProfilerStep#2": trace.RoleStepCall,
 	}
 	got := map[string]trace.Role{}
 	for _, v := range tr.Values {
