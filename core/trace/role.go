@@ -127,6 +127,31 @@ const (
 	// RoleCommunicationKernel: a state of this value is a GPU operation
 	// that communicates between devices (a kernel of NCCL or RCCL).
 	RoleCommunicationKernel
+	// RoleHostCall: a state of this value is a call of the host program
+	// that the analyses of GPU work walk: a framework's operator, a call
+	// of the GPU's runtime or driver. A reader that sorts its events into
+	// categories (Kineto's) gives it, or one of the three roles below, to
+	// those calls, so that its other events (annotations, Python
+	// functions) are left out; a reader that gives it to none sorts none.
+	RoleHostCall
+	// RoleLaunchCall: a call of the GPU's runtime or driver that enqueues
+	// an operation on a stream and returns (cudaLaunchKernel,
+	// hipMemsetAsync...); a RoleHostCall.
+	RoleLaunchCall
+	// RoleBlockingCall: a call of the GPU's runtime that returns only once
+	// GPU work it waits for has ended (cudaStreamSynchronize,
+	// cudaMemcpy...): its time is waiting; a RoleHostCall.
+	RoleBlockingCall
+	// RoleBlockingLaunchCall: both RoleLaunchCall and RoleBlockingCall
+	// (cudaMemcpyAsync, which waits when its host memory is pageable).
+	RoleBlockingLaunchCall
+	// RoleStep: a state of this value is one step of the program's main
+	// loop, as its profiler marks them on the host (PyTorch profiler's
+	// ProfilerStep#N; not the copies Kineto draws on the GPU streams).
+	RoleStep
+	// RoleStepCall: RoleStep and RoleHostCall (Kineto's first releases
+	// recorded the steps as operators).
+	RoleStepCall
 )
 
 // roleNames name the roles, as exported with the types and values.
@@ -140,7 +165,9 @@ var roleNames = map[Role]string{
 	RoleMeasurement: "measurement", RoleParallelRegion: "parallel region", RoleParallelWait: "parallel wait",
 	RoleParallelIdle: "parallel idle", RoleStreamSync: "stream sync", RoleContextSync: "context sync",
 	RoleEventSync: "event sync", RoleStreamWaitEvent: "stream wait event",
-	RoleCommunicationKernel: "communication kernel",
+	RoleCommunicationKernel: "communication kernel", RoleHostCall: "host call", RoleLaunchCall: "launch call",
+	RoleBlockingCall: "blocking call", RoleBlockingLaunchCall: "blocking launch call", RoleStep: "step",
+	RoleStepCall: "step call",
 }
 
 // String names the role ("" for RoleNone, "role N" for a number no role
@@ -178,4 +205,44 @@ func OutlinedParallelBody(name string) bool {
 // name their own types (Pajé, CSV), t is named "thread" in any case.
 func IsThread(t Type) bool {
 	return t.Role == RoleThread || strings.EqualFold(t.Name, "thread")
+}
+
+// The calls of the GPUs' runtime and driver APIs that launch work or
+// wait for it, by name, as Holistic Trace Analysis tells them (HTA 0.5.0):
+// CUDA's and HIP's, and MTIA's job submission as Kineto names it.
+var gpuCallRoles = func() map[string]Role {
+	m := map[string]Role{}
+	for _, n := range []string{"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
+		"cudaEventSynchronize", "cudaMemcpy"} {
+		m[n] = RoleBlockingCall
+	}
+	for _, n := range []string{"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cudaMemsetAsync",
+		"runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel", "hipExtModuleLaunchKernel",
+		"hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream"} {
+		m[n] = RoleLaunchCall
+	}
+	m["cudaMemcpyAsync"] = RoleBlockingLaunchCall
+	return m
+}()
+
+// GPUCallRole is the role of the call of a GPU's runtime or driver API
+// named name (without a tracer's decoration: Nsight Systems' version
+// suffix is its reader's to strip): RoleLaunchCall, RoleBlockingCall,
+// RoleBlockingLaunchCall, or RoleNone for a call that neither launches
+// nor waits, or a name of no such call. The APIs' names, not a format's,
+// which the readers of GPU traces share.
+func GPUCallRole(name string) Role {
+	return gpuCallRoles[name]
+}
+
+// Launches tells whether r is a role of calls that launch GPU work.
+func (r Role) Launches() bool { return r == RoleLaunchCall || r == RoleBlockingLaunchCall }
+
+// Blocks tells whether r is a role of calls that wait for GPU work.
+func (r Role) Blocks() bool { return r == RoleBlockingCall || r == RoleBlockingLaunchCall }
+
+// HostCall tells whether r is a role of the host calls GPU analyses walk
+// (RoleHostCall or one of the launching and blocking calls').
+func (r Role) HostCall() bool {
+	return r == RoleHostCall || r == RoleStepCall || r.Launches() || r.Blocks()
 }

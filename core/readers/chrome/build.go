@@ -390,16 +390,38 @@ func (e *emitter) defineValue(k [3]int32) int32 {
 var kinetoSyncs = map[string]trace.Role{"Stream Sync": trace.RoleStreamSync, "Context Sync": trace.RoleContextSync,
 	"Event Sync": trace.RoleEventSync, "Stream Wait Event": trace.RoleStreamWaitEvent}
 
+// kinetoCalls are Kineto's categories of the host calls Holistic Trace
+// Analysis walks: operators and runtime and driver calls, not annotations
+// or Python functions. Kineto's first releases (PyTorch 1.8 and 1.9)
+// named them Operator and Runtime.
+var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_driver": true,
+	"Operator": true, "Runtime": true}
+
 // valueRole is the role of the events named name in category cat:
 // Kineto's synchronisations on the GPU side, NCCL's kernels among its GPU
-// operations, and the compilers' outlined OpenMP bodies (in the stacks of
-// any producer).
+// operations, the GPU runtime's launching and blocking calls (by name, in
+// any category), PyTorch profiler's steps, Kineto's other host calls, and
+// the compilers' outlined
+// OpenMP bodies (in the stacks of any producer; a value has one role, and
+// one of Kineto's calls keeps RoleHostCall).
 func valueRole(name, cat string) trace.Role {
 	switch {
 	case cat == "cuda_sync":
 		return kinetoSyncs[name]
 	case gpuCategory([]byte(cat)) == gpuOp && trace.NCCLKernel(name):
 		return trace.RoleCommunicationKernel
+	case trace.GPUCallRole(name) != trace.RoleNone:
+		return trace.GPUCallRole(name)
+	case strings.HasPrefix(name, "ProfilerStep") && cat != "gpu_user_annotation":
+		// PyTorch profiler's steps on the host; Kineto draws copies of
+		// them over the kernels they launched (gpu_user_annotation),
+		// which trail the host's.
+		if kinetoCalls[cat] {
+			return trace.RoleStepCall
+		}
+		return trace.RoleStep
+	case kinetoCalls[cat]:
+		return trace.RoleHostCall
 	case trace.OutlinedParallelBody(name):
 		return trace.RoleParallelRegion
 	}

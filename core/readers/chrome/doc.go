@@ -134,7 +134,16 @@
 //     trace.RoleStreamSync ("Stream Sync"), RoleContextSync ("Context
 //     Sync"), RoleEventSync ("Event Sync") and RoleStreamWaitEvent
 //     ("Stream Wait Event"); the kernels NCCL names nccl...Kernel... have
-//     trace.RoleCommunicationKernel (trace.NCCLKernel).
+//     trace.RoleCommunicationKernel (trace.NCCLKernel). The CPU events
+//     of Kineto's categories cpu_op, cuda_runtime and cuda_driver
+//     (Operator and Runtime in PyTorch 1.8 and 1.9) have
+//     trace.RoleHostCall, and the calls of the GPUs' runtimes that launch
+//     or block (trace.GPUCallRole: cudaLaunchKernel, cudaMemcpyAsync,
+//     cudaStreamSynchronize..., in any category) RoleLaunchCall,
+//     RoleBlockingLaunchCall or RoleBlockingCall instead. PyTorch
+//     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
+//     (RoleStepCall in a call category), none in their copies on the GPU
+//     (gpu_user_annotation).
 //   - The values of events named as the compilers name the outlined
 //     bodies of OpenMP's parallel regions (f._omp_fn.N, .omp_outlined.:
 //     trace.OutlinedParallelBody) have the role trace.RoleParallelRegion,

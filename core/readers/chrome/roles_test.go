@@ -83,7 +83,19 @@ func TestValueRoles(t *testing.T) {
   {"ph": "X", "cat": "user_annotation", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 1, "tid": 1, "ts": 3, "dur": 1},
   {"ph": "X", "name": "main._omp_fn.0", "pid": 1, "tid": 2, "ts": 1, "dur": 5},
   {"ph": "X", "name": ".omp_outlined.", "pid": 1, "tid": 3, "ts": 1, "dur": 5},
-  {"ph": "X", "name": "omp_fn", "pid": 1, "tid": 4, "ts": 1, "dur": 5}
+  {"ph": "X", "name": "omp_fn", "pid": 1, "tid": 4, "ts": 1, "dur": 5},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 5, "ts": 1, "dur": 5},
+  {"ph": "X", "cat": "Operator", "name": "aten::add", "pid": 1, "tid": 5, "ts": 7, "dur": 1},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 5, "ts": 2, "dur": 1},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 5, "ts": 4, "dur": 1},
+  {"ph": "X", "cat": "Runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 5, "ts": 9, "dur": 1},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMalloc", "pid": 1, "tid": 5, "ts": 11, "dur": 1},
+  {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 1, "tid": 5, "ts": 13, "dur": 1},
+  {"ph": "X", "cat": "user_annotation", "name": "aten::mm", "pid": 1, "tid": 6, "ts": 1, "dur": 1},
+  {"ph": "X", "cat": "python_function", "name": "forward", "pid": 1, "tid": 6, "ts": 3, "dur": 1},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 8, "ts": 1, "dur": 1},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7, "ts": 20, "dur": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#2", "pid": 1, "tid": 8, "ts": 3, "dur": 1}
 ]}`)
 	want := map[string]trace.Role{
 		"cuda_sync/Stream Sync": trace.RoleStreamSync, "cuda_sync/Context Sync": trace.RoleContextSync,
@@ -93,6 +105,15 @@ func TestValueRoles(t *testing.T) {
 		"kernel/ncclDevKernel_SendRecv":                 trace.RoleCommunicationKernel, "kernel/nccl_helper": trace.RoleNone,
 		"user_annotation/ncclKernel_AllReduce_RING_LL_Sum_float": trace.RoleNone,
 		"/main._omp_fn.0": trace.RoleParallelRegion, "/.omp_outlined.": trace.RoleParallelRegion, "/omp_fn": trace.RoleNone,
+		// Kineto's host calls, by category, launching or blocking by name.
+		"cpu_op/aten::mm": trace.RoleHostCall, "Operator/aten::add": trace.RoleHostCall,
+		"cuda_runtime/cudaLaunchKernel": trace.RoleLaunchCall, "cuda_runtime/cudaMemcpyAsync": trace.RoleBlockingLaunchCall,
+		"Runtime/cudaStreamSynchronize": trace.RoleBlockingCall, "cuda_runtime/cudaMalloc": trace.RoleHostCall,
+		"cuda_driver/cuLaunchKernel": trace.RoleLaunchCall, "user_annotation/aten::mm": trace.RoleNone,
+		"python_function/forward": trace.RoleNone,
+		// PyTorch profiler's steps on the host, not their copies on the GPU.
+		"user_annotation/ProfilerStep#1": trace.RoleStep, "gpu_user_annotation/ProfilerStep#1": trace.RoleNone,
+		"cpu_op/ProfilerStep#2": trace.RoleStepCall,
 	}
 	got := map[string]trace.Role{}
 	for _, v := range tr.Values {

@@ -10,7 +10,10 @@
 //     OS runtime and NVTX ranges on threads; CUDA kernel, NCCL kernel,
 //     CUDA memcpy and CUDA memset on streams (the values of the kernels
 //     NCCL names nccl...Kernel...: role trace.RoleCommunicationKernel,
-//     trace.NCCLKernel). NVTX ranges get one state
+//     trace.NCCLKernel; the CUDA API calls that launch or block,
+//     trace.GPUCallRole of the name without the version suffix
+//     ("cudaLaunchKernel_v7000"): RoleLaunchCall, RoleBlockingCall,
+//     RoleBlockingLaunchCall). NVTX ranges get one state
 //     type per kind (push/pop, start/end) and domain.
 //   - Links "CUDA launch" (role trace.RoleLaunch) from an API call to the GPU work of the same
 //     correlation id; point events "NVTX mark".

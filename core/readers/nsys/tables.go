@@ -36,6 +36,7 @@ func (r *reader) readAPI(table, typeName string, driver bool) error {
 	q := fmt.Sprintf(`SELECT start, end, %s, %s, %s, %s FROM %s`, r.col(table, "globalTid"),
 		r.col(table, "correlationId"), r.col(table, "nameId"), r.col(table, "name"), sqlitedb.Ident(table))
 	t := r.stateType(typeName, kThread)
+	r.stypes[t].role = apiRole
 	return r.db.Scan(table, q, []any{&start, &end, &gtid, &corr, &nameID, &name}, func() error {
 		if err := r.tick(); err != nil {
 			return err
@@ -124,6 +125,16 @@ func kernelRole(name string) trace.Role {
 		return trace.RoleCommunicationKernel
 	}
 	return trace.RoleNone
+}
+
+// apiRole is the role of the CUDA API calls named name: launching or
+// blocking, by the name without the version suffix Nsight Systems gives
+// some ("cudaLaunchKernel_v7000").
+func apiRole(name string) trace.Role {
+	if i := strings.LastIndex(name, "_v"); i >= 0 && i+2 < len(name) && strings.Trim(name[i+2:], "0123456789") == "" {
+		name = name[:i]
+	}
+	return trace.GPUCallRole(name)
 }
 
 func (r *reader) readKernels() error {

@@ -144,7 +144,9 @@
 //
 // The values named as the compilers name the outlined bodies of OpenMP's
 // parallel regions (f._omp_fn.N, .omp_outlined.:
-// trace.OutlinedParallelBody) have the role trace.RoleParallelRegion.
+// trace.OutlinedParallelBody) have the role trace.RoleParallelRegion, and
+// those NCCL names nccl...Kernel... (trace.NCCLKernel) the role
+// trace.RoleCommunicationKernel.
 //
 // Every other kind of packet (Android system data, winscope, profiles,
 // statistics, configuration...) is skipped and counted by kind in the

@@ -119,6 +119,10 @@ func (m *model) value(typ int32, name string) int32 {
 		// The compilers' OpenMP bodies, in the slices of an instrumented
 		// program or the frames of a sampled one.
 		v.Role = trace.RoleParallelRegion
+	} else if trace.NCCLKernel(n) {
+		// NCCL's kernels, on the GPU tracks of a trace converted from
+		// Kineto's or Nsight Systems': the GPUs' collectives.
+		v.Role = trace.RoleCommunicationKernel
 	}
 	m.sink.DefineValue(v)
 	return id

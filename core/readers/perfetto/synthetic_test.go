@@ -409,6 +409,8 @@ func TestOutlinedBodyRole(t *testing.T) {
 		pkt(ts(130), te(evType(end), onTrack(2))),
 		pkt(ts(140), te(evType(begin), onTrack(2), named(".omp_outlined._debug__"))),
 		pkt(ts(150), te(evType(end), onTrack(2))),
+		pkt(ts(160), te(evType(begin), onTrack(2), named("ncclDevKernel_AllReduce_Sum_f32_RING_LL"))),
+		pkt(ts(170), te(evType(end), onTrack(2))),
 	)
 	tr, _ := mustRead(t, data)
 	got := map[string]trace.Role{}
@@ -416,7 +418,7 @@ func TestOutlinedBodyRole(t *testing.T) {
 		got[tr.Values[s.Value].Name] = tr.Values[s.Value].Role
 	}
 	want := map[string]trace.Role{"main._omp_fn.0": trace.RoleParallelRegion, ".omp_outlined._debug__": trace.RoleParallelRegion,
-		"work": trace.RoleNone}
+		"work": trace.RoleNone, "ncclDevKernel_AllReduce_Sum_f32_RING_LL": trace.RoleCommunicationKernel}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("roles %v, want %v", got, want)
 	}

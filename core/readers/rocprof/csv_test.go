@@ -368,8 +368,12 @@ func TestCSVHostDirs(t *testing.T) {
 func TestCommunicationKernelRole(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "7_hip_api_trace.csv", apiHeader+
-		`"HIP_RUNTIME_API","ncclKernelLaunch",7,8,1,100,200`+"\n")
+		`"HIP_RUNTIME_API","ncclKernelLaunch",7,8,1,100,200`+"\n"+
+		`"HIP_RUNTIME_API","hipLaunchKernel",7,8,6,210,220`+"\n"+
+		`"HIP_RUNTIME_API","hipMemcpyAsync",7,8,7,230,240`+"\n"+
+		`"HIP_RUNTIME_API","hipMalloc",7,8,8,250,260`+"\n")
 	kern := writeFile(t, dir, "7_kernel_trace.csv", kernelHeader+
+		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"hipLaunchKernel",9,300,310`+"\n"+
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"ncclKernel_AllReduce_RING_LL_Sum_float",2,130,140`+"\n"+
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)",3,150,160`+"\n"+
 		`"KERNEL_DISPATCH","Agent 3",5,0,8,1,1,"nccl_reduce",4,170,180`+"\n"+
@@ -386,7 +390,17 @@ func TestCommunicationKernelRole(t *testing.T) {
 	want := map[string]trace.Role{"ncclKernelLaunch": trace.RoleNone,
 		"ncclKernel_AllReduce_RING_LL_Sum_float":                  trace.RoleCommunicationKernel,
 		"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)": trace.RoleCommunicationKernel,
-		"nccl_reduce": trace.RoleNone, "k(int, float)": trace.RoleNone}
+		"nccl_reduce": trace.RoleNone, "k(int, float)": trace.RoleNone,
+		// HIP's launching calls, not a kernel of such a name.
+		"hipLaunchKernel": trace.RoleLaunchCall, "hipMemcpyAsync": trace.RoleLaunchCall, "hipMalloc": trace.RoleNone}
+	got["hipLaunchKernel"] = trace.RoleNone
+	for _, s := range tr.States.All() {
+		if v := tr.Values[s.Value]; v.Name == "hipLaunchKernel" && tr.Types[v.Type].Name == kindHIP {
+			got[v.Name] = v.Role
+		} else if v.Name == "hipLaunchKernel" && v.Role != trace.RoleNone {
+			t.Errorf("the kernel named hipLaunchKernel has role %v", v.Role)
+		}
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("roles %v, want %v", got, want)
 	}

@@ -48,7 +48,9 @@
 // start, valued by the call's name, with the correlation id as Key and,
 // for copies whose size is known, the bytes as Size. The kernels RCCL
 // names as NCCL does (nccl...Kernel...: trace.NCCLKernel) have values of
-// role trace.RoleCommunicationKernel. RPD's rocpd_monitor
+// role trace.RoleCommunicationKernel; the calls of the HIP runtime that
+// launch (trace.GPUCallRole: hipLaunchKernel, hipMemcpyAsync...) have
+// role trace.RoleLaunchCall. RPD's rocpd_monitor
 // samples of a GPU (clocks...) are variables of its agent.
 //
 // # What is skipped

@@ -209,6 +209,8 @@ func (e *emitter) value(typ, name int32) int32 {
 	v := trace.Value{Type: typ, Name: e.m.names.String(name)}
 	if typ == e.kernelType && trace.NCCLKernel(v.Name) {
 		v.Role = trace.RoleCommunicationKernel
+	} else if typ != e.kernelType {
+		v.Role = trace.GPUCallRole(v.Name) // HIP's launching calls
 	}
 	e.sink.DefineValue(v)
 	return e.nvalues - 1

@@ -9,14 +9,19 @@ package critpath
 //   - on each CPU thread, the walk of its call stack in depth-first order:
 //     from each start or end to the next (the time between is spent in the
 //     operator that holds it; between two top-level operators, a
-//     dependency of no weight); the end of a blocking call
-//     (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventQuery,
-//     cudaEventSynchronize, cudaMemcpy, cudaMemcpyAsync) weighs nothing:
-//     its time is waiting, which the GPU side accounts for;
+//     dependency of no weight); the end of a blocking call (its reader
+//     gives it trace.RoleBlockingCall or RoleBlockingLaunchCall:
+//     cudaStreamSynchronize, cudaMemcpy...) weighs nothing: its time is
+//     waiting, which the GPU side accounts for; where the values have
+//     categories (Kineto's), the calls walked are those the reader gives
+//     a host call's role (trace.Role.HostCall: operators, runtime and
+//     driver calls, not annotations);
 //   - from each GPU operation's start to its end (kernel);
 //   - to each GPU operation: from the call that launched it (launch, the
 //     launch delay) when the stream was idle at the launch and stays so
-//     (its queue length, launches minus operations started, is 1 after
+//     (its queue length, launches by launch calls, trace.RoleLaunchCall or
+//     RoleBlockingLaunchCall: cudaLaunchKernel..., minus operations
+//     started, is 1 after
 //     the launch and 0 after the operation starts) and the stream's
 //     previous operation had ended before the launch; else from the
 //     previous operation on the stream (kernel-kernel, its gap);
@@ -103,20 +108,6 @@ func BoundBy(s Segment) string {
 	return ""
 }
 
-// The names HTA gives a meaning to.
-var (
-	blockingCalls = names("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
-		"cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyAsync")
-	launchCalls = names("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
-		"cudaMemcpyAsync", "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution",
-		"hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream")
-	// CPU events of a trace whose values have categories (Kineto's):
-	// operators and runtime and driver calls, not annotations or Python
-	// functions. Kineto's first releases (PyTorch 1.8 and 1.9) named
-	// them Operator and Runtime.
-	cpuCategories = names("cpu_op", "cuda_runtime", "cuda_driver", "Operator", "Runtime")
-)
-
 // syncRole tells the roles of the synchronisations recorded on the GPU
 // side: on a stream, for one stream or all (trace.RoleStreamSync,
 // RoleContextSync), and the waits for a CUDA event, of the host
@@ -130,37 +121,19 @@ func syncRole(r trace.Role) bool {
 	return false
 }
 
-// apiName is the name of a CUDA call without the version suffix Nsight
-// Systems gives it ("cudaLaunchKernel_v7000").
-func apiName(n string) string {
-	i := strings.LastIndex(n, "_v")
-	if i < 0 || i+2 == len(n) || strings.Trim(n[i+2:], "0123456789") != "" {
-		return n
-	}
-	return n[:i]
-}
-
-func names(n ...string) map[string]bool {
-	m := make(map[string]bool, len(n))
-	for _, s := range n {
-		m[s] = true
-	}
-	return m
-}
-
 // graphCollector keeps what the graph needs while a trace streams by:
 // every state of positive duration and the links.
 type graphCollector struct {
-	valueName, valueCat []int32 // by value: name and category indices
-	valueRole           []trace.Role
-	names               intern.Table
-	categories          bool   // some value has a category
-	launchType          []bool // by type: a link type of launches
-	kinetoType          []bool // by type: the launches of Kineto's correlation ids
-	waitType            []bool // by type: a link type of CUDA-event waits
-	asyncType           []bool // by type: the container type of async lanes
-	launchValue         []bool // by value: the value of Kineto's launch flows
-	conts               []gcont
+	valueName   []int32 // by value: name index
+	valueRole   []trace.Role
+	names       intern.Table
+	categories  bool   // some value has a category
+	launchType  []bool // by type: a link type of launches
+	kinetoType  []bool // by type: the launches of Kineto's correlation ids
+	waitType    []bool // by type: a link type of CUDA-event waits
+	asyncType   []bool // by type: the container type of async lanes
+	launchValue []bool // by value: the value of Kineto's launch flows
+	conts       []gcont
 	// kineto: the launches are Kineto's, whose traces record the
 	// synchronisations on the GPU side when they record any.
 	kineto bool
@@ -182,10 +155,10 @@ type gcont struct {
 }
 
 type gstate struct {
-	start, end      trace.Time
-	cont, name, cat int32
-	depth, order    int32
-	role            trace.Role // of its value (synchronisations, NCCL's kernels)
+	start, end   trace.Time
+	cont, name   int32
+	depth, order int32
+	role         trace.Role // of its value (host calls, synchronisations, NCCL's kernels)
 }
 
 // linkPair is a link resolved to the states it joins; start and end are
@@ -225,7 +198,6 @@ func (g *graphCollector) defineValue(v trace.Value) {
 	g.launchValue = append(g.launchValue, v.Role == trace.RoleLaunchFlow)
 	g.valueName = append(g.valueName, g.name(v.Name))
 	g.valueRole = append(g.valueRole, v.Role)
-	g.valueCat = append(g.valueCat, g.name(v.Category))
 	if v.Category != "" {
 		g.categories = true
 	}
@@ -241,7 +213,7 @@ func (g *graphCollector) state(s trace.State) {
 		return // HTA drops the events of no duration
 	}
 	g.states.Append(gstate{start: s.Start, end: s.End, cont: s.Container, name: g.valueName[s.Value],
-		cat: g.valueCat[s.Value], depth: s.Depth, order: s.Order, role: g.valueRole[s.Value]})
+		depth: s.Depth, order: s.Order, role: g.valueRole[s.Value]})
 }
 
 func (g *graphCollector) link(l trace.Link) {
@@ -505,13 +477,13 @@ func (g *graphCollector) build() (*graph, string, error) {
 	}
 
 	// The node states: on the streams, the launched operations; elsewhere,
-	// with categories, HTA's CPU events, else all.
+	// with categories, HTA's CPU events (the host calls' roles), else all.
 	gr.isNode = make([]bool, len(states))
 	for i, s := range states {
 		if isStream[s.cont] {
 			_, gr.isNode[i] = launchedBy[int32(i)]
 		} else {
-			gr.isNode[i] = !hta || !g.categories || cpuCategories[g.names.String(s.cat)]
+			gr.isNode[i] = !hta || !g.categories || s.role.HostCall()
 		}
 	}
 	for _, l := range slices.Concat(launches, deps) {
@@ -699,7 +671,7 @@ func (gr *graph) callStack(ss []int32, points []int32, hta, chained bool) {
 		}
 		end := gr.endOf(s)
 		if last >= 0 {
-			zero := hta && blockingCalls[apiName(gr.nameOf(s))]
+			zero := hta && gr.states[s].role.Blocks()
 			gr.addEdge(last, end, EdgeCompute, zero, attribute(last, end, lastParent))
 		}
 		last, lastParent = end, gr.parent[s]
@@ -763,7 +735,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 	}
 	steps := map[int32][]step{}
 	for _, l := range launches {
-		if launchCalls[apiName(gr.nameOf(l.from))] {
+		if states[l.from].role.Launches() {
 			st := streamOf[states[l.to].cont]
 			steps[st] = append(steps[st], step{states[l.from].start, 1, l.to}, step{states[l.to].start, -1, l.to})
 		}
@@ -802,7 +774,7 @@ func (gr *graph) kernels(launches []linkPair, launchedBy map[int32]int32, stream
 	if len(waits) > 0 {
 		byStream = map[int32][]linkPair{}
 		for _, l := range launches {
-			if launchCalls[apiName(gr.nameOf(l.from))] {
+			if states[l.from].role.Launches() {
 				st := streamOf[states[l.to].cont]
 				byStream[st] = append(byStream[st], l)
 			}
@@ -904,7 +876,7 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32, synced map[in
 	slices.SortFunc(ends, func(a, b int32) int { return cmp.Compare(gr.states[a].end, gr.states[b].end) })
 	for i, ok := range gr.isNode {
 		s := gr.states[i]
-		if !ok || !blockingCalls[apiName(gr.g.names.String(s.name))] {
+		if !ok || !s.role.Blocks() {
 			continue
 		}
 		if _, launched := launchedBy[int32(i)]; launched || synced[int32(i)] {

@@ -44,12 +44,15 @@ func newGPUTrace(containers ...string) *gpuTrace {
 	return g
 }
 
+// value is the value named name, of the role the readers give a GPU
+// runtime's call of that name (trace.GPUCallRole): the tests name the
+// calls as CUDA does, for the reader, and the view reads the roles.
 func (g *gpuTrace) value(name string) int32 {
 	v, ok := g.values[name]
 	if !ok {
 		v = int32(len(g.t.Values))
 		g.values[name] = v
-		g.t.DefineValue(trace.Value{Type: tyState, Name: name})
+		g.t.DefineValue(trace.Value{Type: tyState, Name: name, Role: trace.GPUCallRole(name)})
 	}
 	return v
 }
@@ -589,5 +592,67 @@ func BenchmarkGraphLinksInsideStates(b *testing.B) {
 			b.Fatal(err)
 		}
 		r.Close()
+	}
+}
+
+// The launching and blocking calls are known by their values' roles, not
+// their names: calls named as no API names them, of roles
+// trace.RoleLaunchCall and RoleBlockingCall, make TestGraphSyncWait's
+// host-side path, and CUDA's names without the roles make calls like any
+// other (the launch then weighs nothing as a launch: the stream was not
+// idle for a launch call, and the blocking call's wait is the CPU's).
+func TestGraphCallRolesNotNames(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		launch, block string
+		lrole, brole  trace.Role
+		length        trace.Time
+		launchOnPath  bool
+	}{
+		{"roles", "enqueue", "drain", trace.RoleLaunchCall, trace.RoleBlockingCall, 290, true},
+		{"names only", "cudaLaunchKernel", "cudaStreamSynchronize", trace.RoleNone, trace.RoleNone, 300, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGPUTrace("cpu", "stream 7")
+			g.state("cpu", "step", 0, 300, 0)
+			g.roled("cpu", c.launch, c.lrole, 10, 20, 1)
+			g.roled("cpu", c.block, c.brole, 40, 210, 1)
+			g.state("cpu", "aten::add", 220, 250, 1)
+			g.state("stream 7", "k1", 30, 200, 0)
+			g.launch("cpu", 10, "stream 7", 30)
+			r := g.path(t)
+			onPath := false
+			for _, s := range r.Segments {
+				onPath = onPath || s.Via == EdgeLaunch
+			}
+			if r.Length() != c.length || onPath != c.launchOnPath {
+				t.Errorf("length %d, launch on the path %v; want %d, %v: %+v", r.Length(), onPath, c.length, c.launchOnPath, r.Segments)
+			}
+		})
+	}
+}
+
+// With categories (Kineto's), only the host calls (trace.RoleHostCall
+// and the launching and blocking calls) are nodes: an annotation of no
+// role, named as Kineto names an operator, is not on the path.
+func TestGraphHostCallRole(t *testing.T) {
+	for _, role := range []trace.Role{trace.RoleNone, trace.RoleHostCall} {
+		g := newGPUTrace("cpu", "stream 7")
+		op := int32(len(g.t.Values))
+		g.t.DefineValue(trace.Value{Type: tyState, Name: "aten::mm", Category: "c", Role: role})
+		launch := int32(len(g.t.Values))
+		g.t.DefineValue(trace.Value{Type: tyState, Name: "go", Category: "c", Role: trace.RoleLaunchCall})
+		g.t.State(trace.State{Container: g.conts["cpu"], Type: tyState, Value: op, Start: 0, End: 100, Depth: 0})
+		g.t.State(trace.State{Container: g.conts["cpu"], Type: tyState, Value: launch, Start: 10, End: 20, Depth: 1})
+		g.state("stream 7", "k1", 30, 50, 0)
+		g.launch("cpu", 10, "stream 7", 30)
+		r := g.path(t)
+		on := false
+		for _, s := range r.Segments {
+			on = on || s.Name == "aten::mm"
+		}
+		if on != (role == trace.RoleHostCall) {
+			t.Errorf("role %v: aten::mm on the path %v: %+v", role, on, r.Segments)
+		}
 	}
 }

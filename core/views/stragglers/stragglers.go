@@ -23,10 +23,12 @@
 // without (a GPU or machine-learning profile) falls back to the first of
 // DefaultIterations found on at least two resources: the NCCL kernels of
 // the GPUs' streams (the collectives of a GPU run, as Nsight Systems'
-// recipe takes them), then PyTorch's ProfilerStep iterations (the ranks'
-// Kineto files read together; on their CPU threads, not the copies
-// Kineto draws on the GPU streams). Result.Iteration names the pattern
-// chosen.
+// recipe takes them: the states of role trace.RoleCommunicationKernel),
+// then the program's steps (trace.RoleStep, RoleStepCall: PyTorch's
+// ProfilerStep iterations of the ranks' Kineto files read together, on
+// their CPU threads, not the copies Kineto draws on the GPU streams). The
+// readers, which know these names, give the roles. Result.Iteration
+// names the default chosen.
 //
 // The Accumulator is a trace.Sink: it keeps only the collective calls or
 // the iterations' extents.
@@ -56,12 +58,27 @@ type Options struct {
 	Cancel <-chan struct{}
 }
 
-// DefaultIterations are the patterns a trace without collective
+// DefaultIterations name, as patterns of the names their states have
+// (Result.Iteration), the iterations a trace without collective
 // operations falls back to, in order: NCCL's GPU kernels
-// ("ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_SendRecv"),
-// one per collective on each GPU in the order the ranks call them; then
-// PyTorch profiler's training steps ("ProfilerStep#12").
+// ("ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_SendRecv":
+// the states of role trace.RoleCommunicationKernel), one per collective
+// on each GPU in the order the ranks call them; then the program's steps
+// (trace.RoleStep, RoleStepCall: PyTorch profiler's "ProfilerStep#12").
+// The defaults are taken by role (defaultRoles), not by these patterns.
 var DefaultIterations = []string{"nccl*Kernel*", "ProfilerStep*"}
+
+// defaultIteration is the index in DefaultIterations of the iterations
+// of a value of role r, -1 for none.
+func defaultIteration(r trace.Role) int8 {
+	switch r {
+	case trace.RoleCommunicationKernel:
+		return 0
+	case trace.RoleStep, trace.RoleStepCall:
+		return 1
+	}
+	return -1
+}
 
 // Instance is one synchronising operation and its last arrival.
 type Instance struct {
@@ -171,7 +188,10 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		a.mpi.DefineValue(v)
 	}
 	first := int8(-1)
-	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState && !a.gpuCopy(v) {
+	state := v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type] == trace.KindState
+	if state && a.opt.Iteration == "" {
+		first = defaultIteration(v.Role)
+	} else if state {
 		for i, p := range a.patterns {
 			if ok, _ := path.Match(p, v.Name); ok {
 				first = int8(i)
@@ -181,17 +201,6 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 	}
 	a.match = append(a.match, first)
 	a.names = append(a.names, v.Name)
-}
-
-// gpuCopy tells whether v is, in the default iterations, the copy of a
-// CPU annotation Kineto draws over the kernels it launched (category
-// gpu_user_annotation: the ProfilerStep#N of a GPU stream). It is the
-// step as that rank's GPU ran it, which trails the rank's own thread,
-// not another member of the step: taken with the threads, the GPU of a
-// single rank was its straggler at every step. Asked for by a pattern
-// (Options.Iteration), it is kept.
-func (a *Accumulator) gpuCopy(v trace.Value) bool {
-	return a.opt.Iteration == "" && v.Category == "gpu_user_annotation"
 }
 
 // CreateContainer implements trace.Sink.

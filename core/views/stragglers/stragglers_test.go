@@ -122,9 +122,9 @@ func gpuRun(ends [2][]trace.Time, steps bool, ncclOn int) *trace.Trace {
 	tr := trace.New()
 	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
 	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
-	tr.DefineValue(trace.Value{Type: 1, Name: "ncclDevKernel_AllReduce_Sum_f32_RING_LL"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ncclDevKernel_AllReduce_Sum_f32_RING_LL", Role: trace.RoleCommunicationKernel})
 	tr.DefineValue(trace.Value{Type: 1, Name: "gemm"})
-	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7", Role: trace.RoleStep})
 	tr.CreateContainer(trace.Container{Name: "GPU 0", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
 	tr.CreateContainer(trace.Container{Name: "GPU 1", Type: 0, Parent: 0, Start: 0, End: trace.Unset})
 	for s := range 2 {
@@ -188,7 +188,7 @@ func TestNCCLKernelsByCommunicatorStream(t *testing.T) {
 	tr.DefineType(trace.Type{Name: "GPU", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
 	tr.DefineType(trace.Type{Name: "Stream", Kind: trace.KindContainer, Parent: 0, Start: trace.None, End: trace.None})
 	tr.DefineType(trace.Type{Name: "Kernel", Kind: trace.KindState, Parent: 1, Start: trace.None, End: trace.None})
-	tr.DefineValue(trace.Value{Type: 2, Name: "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"})
+	tr.DefineValue(trace.Value{Type: 2, Name: "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", Role: trace.RoleCommunicationKernel})
 	for g := range 2 {
 		tr.CreateContainer(trace.Container{Name: "GPU " + string(rune('0'+g)), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
 	}
@@ -230,12 +230,13 @@ func TestNCCLKernelsByCommunicatorStream(t *testing.T) {
 // kinetoRanks is a Kineto profile of ranks, each a CPU thread whose
 // training step (user_annotation) ends at cpuEnds[r] and a GPU stream
 // where Kineto draws the same step (gpu_user_annotation) over the kernels
-// it launched, ending at gpuEnds[r].
+// it launched, ending at gpuEnds[r]: the reader gives the step its role
+// on the thread only.
 func kinetoRanks(cpuEnds, gpuEnds []trace.Time) *trace.Trace {
 	tr := trace.New()
 	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
 	tr.DefineType(trace.Type{Name: "Slice", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
-	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7", Category: "user_annotation"})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7", Category: "user_annotation", Role: trace.RoleStep})
 	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#7", Category: "gpu_user_annotation"})
 	for r := range cpuEnds {
 		thread, stream := int32(len(tr.Containers)), int32(len(tr.Containers)+1)
@@ -272,5 +273,40 @@ func TestKinetoStepsOnTheThreads(t *testing.T) {
 	}
 	if in := r.Instances[0]; r.Resources[in.Last] != "rank 1/thread" || in.Lateness != 5 || in.WaitCaused != 5 {
 		t.Errorf("last %s by %v (caused %v), want rank 1/thread by 5", r.Resources[in.Last], in.Lateness, in.WaitCaused)
+	}
+}
+
+// The default iterations are known by their values' roles, not their
+// names: states named as NCCL and PyTorch name them but of no role are
+// no iterations, and states of the roles are whatever their names.
+func TestDefaultIterationsByRole(t *testing.T) {
+	for _, c := range []struct {
+		role trace.Role
+		want string // Result.Iteration, "" for a refusal
+	}{
+		{trace.RoleNone, ""},
+		{trace.RoleCommunicationKernel, "nccl*Kernel*"},
+		{trace.RoleStep, "ProfilerStep*"},
+		{trace.RoleStepCall, "ProfilerStep*"},
+	} {
+		for _, name := range []string{"ncclKernel_AllReduce", "ProfilerStep#3", "iteration"} {
+			tr := trace.New()
+			tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
+			tr.DefineType(trace.Type{Name: "Slice", Kind: trace.KindState, Parent: 0, Start: trace.None, End: trace.None})
+			tr.DefineValue(trace.Value{Type: 1, Name: name, Role: c.role})
+			for r := range 2 {
+				tr.CreateContainer(trace.Container{Name: fmt.Sprintf("rank %d", r), Type: 0, Parent: 0, Start: 0, End: trace.Unset})
+				tr.State(trace.State{Container: int32(r + 1), Type: 1, Value: 0, Start: 0, End: trace.Time(100 + 10*r)})
+			}
+			tr.Finish(0, 1000)
+			r, err := Compute(tr, Options{})
+			got := ""
+			if err == nil {
+				got = r.Iteration
+			}
+			if got != c.want {
+				t.Errorf("%q of role %v: iterations %q (%v), want %q", name, c.role, got, err, c.want)
+			}
+		}
 	}
 }
