@@ -127,6 +127,14 @@ func (w *wireReader) batch() (rawBatch, error) {
 	if err != nil {
 		return b, fmt.Errorf("failed to read full batch: read %d but wanted %d", n, size)
 	}
+	if c == evEventBatch && w.ver >= 26 && len(b.data) > 0 && b.data[0] == evEndOfGeneration {
+		// The parser tells the end of a generation by the first byte of
+		// a batch's data (batch.isEndOfGeneration), and its end mark is
+		// read as a batch of that byte alone: an event batch whose data
+		// starts with it ends the generation there too, its data
+		// unread.
+		b.endMark = true
+	}
 	return b, nil
 }
 
