@@ -2,11 +2,9 @@ package textlines
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"runtime/debug"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -58,8 +56,7 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 			if k := bytes.IndexByte(rest, '\n'); k >= 0 {
 				read = k + 1
 			}
-			return int64(pos + read), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: int64(pos), Err: fmt.Errorf(
-				"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+			return int64(pos + read), LineTooLong(in.Name, n+1, int64(pos), int64(read))
 		}
 		n++
 		err = line(window[:end], n)
