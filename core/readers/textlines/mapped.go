@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -45,7 +46,8 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 		}
 		held, err := holdLongLine(min(end, MaxLine), textSize, opt)
 		if err != nil {
-			return int64(pos), err
+			// Where the read outgrew the budget (budget.Named).
+			return int64(pos), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: int64(pos), Err: err}
 		}
 		if end > MaxLine {
 			opt.Held(-held)

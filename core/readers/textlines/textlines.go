@@ -117,7 +117,9 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 					size := min(max(2*cap(long), len(long)+len(text)), MaxLine)
 					if herr := opt.Held(int64(size)); herr != nil {
 						opt.Held(-held - int64(size))
-						return counted.N(), herr
+						// Where the read outgrew the budget, for the
+						// front end to say (budget.Named).
+						return counted.N(), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: herr}
 					}
 					bigger := make([]byte, len(long), size)
 					copy(bigger, long)
