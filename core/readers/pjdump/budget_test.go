@@ -94,7 +94,8 @@ func TestTimeUnitScanWeighed(t *testing.T) {
 func TestManyFieldsWeighed(t *testing.T) {
 	path := writeGzip(t, containerLine+"State, 0, S, 0.0, 1.0, 1.0, 0", ',', 8<<20, "\n")
 	allocated, over, err := readUnder(t, path, 64<<20)
-	if !isBudget(over, "64 MiB") || err == nil {
+	var fe *errs.FormatError
+	if !isBudget(over, "64 MiB") || !errors.Is(err, over) || !errors.As(err, &fe) || fe.File != path || fe.Line != 2 {
 		t.Errorf("read: %v; meter: %v", err, over)
 	}
 	if allocated > 128<<20 {
