@@ -270,6 +270,18 @@ def _gzip_line(tmp, name, head, n_mib, fill=b"x"):
     return path
 
 
+def _paje_types(tmp, n):
+    import gzip
+
+    path = tmp / "types.paje.gz"
+    with gzip.open(path, "wb", compresslevel=1) as z:
+        z.write(b"%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+                b"%EventDef PajeDefineStateType 2\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+                b'0 P 0 "P"\n')
+        z.write(b"".join(b'2 S%d P "S%d"\n' % (i, i) for i in range(n)))
+    return path
+
+
 _HOSTILE = {
     "fifo": lambda tmp: (os.mkfifo(tmp / "f.json") or tmp / "f.json", {}, "not a regular file"),
     "dev_zero": lambda tmp: ("/dev/zero", {"format": "chrome"}, "not a regular file"),
@@ -304,6 +316,9 @@ _HOSTILE = {
     "gzip_bomb": lambda tmp: (_gzip_line(tmp, "b.json.gz", b"[", 64, fill=b" "), {"max_decompressed": 16 << 20}, "max_decompressed"),
     "perfetto_huge_length": lambda tmp: (_write(tmp / "h.pftrace", b"\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x40abc"),
                                          {"format": "perfetto"}, "announces"),
+    # A million state types: the trace's types weigh against the budget.
+    "paje_1e6_state_types_budget": lambda tmp: (_paje_types(tmp, 1_000_000), {"memory_budget": 32 << 20},
+                                                "the trace read into memory outgrew the memory budget of 32 MiB"),
     "gotrace_bad_header": lambda tmp: (_write(tmp / "g.trace", b"go 1.99 trace\x00\x00\x00" + b"\xff" * 64),
                                        {"format": "gotrace"}, "g.trace"),
 }
