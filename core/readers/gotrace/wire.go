@@ -100,7 +100,9 @@ func (w *wireReader) batch() (rawBatch, error) {
 		}
 		e, err := w.ReadByte()
 		if err != nil {
-			return b, fmt.Errorf("reading the experiment of the batch at byte %d: %w", start, io.ErrUnexpectedEOF)
+			// The parser returns the reader's io.EOF as it is: the trace
+			// ends there as it ends between batches.
+			return rawBatch{}, err
 		}
 		b.exp = e
 	default:
