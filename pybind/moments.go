@@ -263,7 +263,7 @@ func StartMomentsFromFile(path, readOptions, options string) (r *Reading, err er
 			*ro.Notes = trace.Notes{}
 			err := readGuarded(path, func() error { return src.Read(sink, ro) })
 			if meter.Err() != nil {
-				return overBudget(path, meter.Err())
+				return overBudget(path, meter.Err(), err)
 			}
 			return err
 		}

@@ -2,7 +2,6 @@ package pybind
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -163,7 +162,7 @@ func StartRead(path string, options string) (r *Reading, err error) {
 		opt.Hold = g.Hold // what the reader gathers before delivering it weighs too
 		err := readGuarded(path, func() error { return src.Read(g, opt) })
 		if g.Err() != nil {
-			return overBudget(path, g.Err())
+			return overBudget(path, g.Err(), err)
 		}
 		if err == nil {
 			r.trace = &Trace{t: t, format: format, warnings: opt.Notes.Messages(), notes: opt.Notes}
@@ -276,11 +275,8 @@ func (r *Reading) Model() (m *MicroModel, err error) {
 }
 
 // overBudget names the file whose read outgrew the memory budget in the
-// budget's error (an ArgumentError on memory_budget, which names no file).
-func overBudget(path string, err error) error {
-	var ae *errs.ArgumentError
-	if errors.As(err, &ae) {
-		return errs.Argument(ae.Name, "reading %s: %s", path, ae.Reason)
-	}
-	return err
+// budget's error over (an ArgumentError on memory_budget, which names no
+// file), with the place in it that the reader's error read gives.
+func overBudget(path string, over, read error) error {
+	return budget.Named(over, read, path)
 }

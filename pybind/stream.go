@@ -80,7 +80,7 @@ func readMicro(path string, src *ingest.Source, format string, opt micro.Options
 			return err
 		})
 		if meter.Err() != nil {
-			return overBudget(path, meter.Err())
+			return overBudget(path, meter.Err(), err)
 		}
 		if err != nil {
 			return errs.NameFile(err, files...)

@@ -91,6 +91,14 @@ func (g *Guard) CreateContainer(c trace.Container) {
 	g.tick()
 }
 
+// DefineType implements trace.Sink. Types weigh as values do: a crafted
+// file may define a million (a Pajé trace of one line each).
+func (g *Guard) DefineType(t trace.Type) {
+	g.strs += int64(len(t.Name) + len(t.Alias) + len(t.Color))
+	g.Trace.DefineType(t)
+	g.tick()
+}
+
 // DefineValue implements trace.Sink.
 func (g *Guard) DefineValue(v trace.Value) {
 	g.strs += int64(len(v.Name) + len(v.Alias) + len(v.Category) + len(v.Color))
@@ -144,5 +152,6 @@ func ColumnBytes(t *trace.Trace) int64 {
 	return t.States.Bytes() + t.Variables.Bytes() + t.Links.Bytes() + t.Events.Bytes() +
 		int64(cap(t.Containers))*int64(unsafe.Sizeof(trace.Container{})) +
 		int64(cap(t.Values))*int64(unsafe.Sizeof(trace.Value{})) +
+		int64(cap(t.Types))*int64(unsafe.Sizeof(trace.Type{})) +
 		int64(cap(t.StateArgs)+cap(t.EventArgs))*int64(unsafe.Sizeof(""))
 }

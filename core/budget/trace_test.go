@@ -51,3 +51,18 @@ func TestGuard(t *testing.T) {
 		t.Errorf("no limit: %d states, %v, %d bytes", g.Trace.States.Len(), g.Err(), g.Bytes())
 	}
 }
+
+// Types weigh as values do: a million state types, defined by a Pajé
+// trace of a few megabytes compressed, outgrow a budget of 1 MiB, where
+// the guard did not weigh them at all.
+func TestGuardWeighsTypes(t *testing.T) {
+	overs := 0
+	g := NewGuard(trace.New("t"), 1<<20, func() { overs++ })
+	g.DefineType(trace.Type{Name: "T", Kind: trace.KindContainer, Parent: trace.None})
+	for i := range 1_000_000 {
+		g.DefineType(trace.Type{Name: "S" + strings.Repeat("x", i%16), Kind: trace.KindState, Parent: 0})
+	}
+	if overs != 1 || g.Err() == nil || !strings.Contains(g.Err().Error(), "outgrew the memory budget of 1 MiB") {
+		t.Errorf("Over called %d times; %v", overs, g.Err())
+	}
+}

@@ -118,9 +118,9 @@ func (c *cli) stream(path string, sink trace.Sink) error {
 	if err != nil {
 		return err
 	}
-	ro, done := c.readOptions(filepath.Base(path))
+	ro, done := c.readOptions(path)
 	err = guarded(path, func() error { return src.Read(sink, ro) })
-	if berr := done(); berr != nil && c.ctx.Err() == nil {
+	if berr := done(err); berr != nil && c.ctx.Err() == nil {
 		return berr
 	}
 	if err != nil {

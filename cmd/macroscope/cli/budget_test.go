@@ -21,7 +21,7 @@ func TestMemoryBudgetFlag(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	code, _, errOut = runCLI("gantt", bundledTrace, "--memory-budget", "10KiB", "--out", out)
-	if code != StatusUsage || !strings.HasPrefix(errOut, "macroscope gantt: invalid --memory-budget: the trace read into memory outgrew the memory budget of 10 KiB") ||
+	if code != StatusUsage || !strings.HasPrefix(errOut, "macroscope gantt: invalid --memory-budget: reading "+bundledTrace+": the trace read into memory outgrew the memory budget of 10 KiB") ||
 		!strings.Contains(errOut, "(as macroscope overview, treemap and moments do)") ||
 		!strings.HasSuffix(strings.TrimSpace(errOut), "or raise --memory-budget") || strings.Contains(errOut, "ms.") {
 		t.Errorf("exit %d: %s", code, errOut)
@@ -101,8 +101,8 @@ func TestReaderHeldUnderBudget(t *testing.T) {
 	out := t.TempDir()
 	for _, cmd := range []string{"profile", "moments", "overview", "gantt"} {
 		code, _, errOut := runCLI(cmd, path, "--memory-budget", "8MiB", "--out", out)
-		if code != StatusUsage || !strings.Contains(errOut, "invalid --memory-budget: the read holds") ||
-			!strings.Contains(errOut, "more than the memory budget of 8 MiB") {
+		if code != StatusUsage || !strings.Contains(errOut, "invalid --memory-budget: reading "+path+", line 6 (byte ") ||
+			!strings.Contains(errOut, "): the read holds") || !strings.Contains(errOut, "more than the memory budget of 8 MiB") {
 			t.Errorf("%s: exit %d: %s", cmd, code, errOut)
 		}
 	}
@@ -113,8 +113,8 @@ func TestReaderHeldUnderBudget(t *testing.T) {
 		{"compare", path, path, "--memory-budget", "8MiB", "--out", out, "--series", "series.csv", "--no-analyses"},
 	} {
 		code, _, errOut := runCLI(args...)
-		if code != StatusUsage || !strings.Contains(errOut, "invalid --memory-budget: the read holds") ||
-			!strings.Contains(errOut, "more than the memory budget of 8 MiB") {
+		if code != StatusUsage || !strings.Contains(errOut, "invalid --memory-budget: reading "+path+", line 6 (byte ") ||
+			!strings.Contains(errOut, "): the read holds") || !strings.Contains(errOut, "more than the memory budget of 8 MiB") {
 			t.Errorf("compare %v: exit %d: %s", args[7:], code, errOut)
 		}
 	}
@@ -125,7 +125,8 @@ func TestReaderHeldUnderBudget(t *testing.T) {
 		{"dump", "--memory-budget", "8MiB", "--format", "paje", path},
 	} {
 		code, dumped, errOut := runCLI(args...)
-		if code != StatusUsage || dumped != "" || !strings.Contains(errOut, "macroscope dump: invalid --memory-budget: the read holds") ||
+		if code != StatusUsage || dumped != "" || !strings.Contains(errOut, "macroscope dump: invalid --memory-budget: reading "+path+", line 6 (byte ") ||
+			!strings.Contains(errOut, "): the read holds") ||
 			!strings.Contains(errOut, "more than the memory budget of 8 MiB") || !strings.Contains(errOut, "raise --memory-budget") {
 			t.Errorf("%v: exit %d: %s", args[1:], code, errOut)
 		}
@@ -142,7 +143,7 @@ func TestDumpUnderBudget(t *testing.T) {
 	}
 	code, dumped, errOut := runCLI("dump", "--memory-budget=10KiB", bundledTrace)
 	if code != StatusUsage || dumped != "" ||
-		!strings.HasPrefix(errOut, "macroscope dump: invalid --memory-budget: the trace read into memory outgrew the memory budget of 10 KiB") {
+		!strings.HasPrefix(errOut, "macroscope dump: invalid --memory-budget: reading "+bundledTrace+": the trace read into memory outgrew the memory budget of 10 KiB") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	code, _, errOut = runCLI("dump", "--memory-budget=lots", bundledTrace)

@@ -414,43 +414,45 @@ func (c *cli) open(path string) (*ingest.Source, error) {
 	return src, err
 }
 
-// readOptions are the options of a read: its notes, stopped by Ctrl-C,
-// its progress shown on a terminal, and what the reader holds before it
-// delivers it (a long line, a document parsed whole, a database's
-// records) weighed against the memory budget: a 2 GB line or value in a
-// small compressed file ends the read with the budget's error, not with
-// gigabytes taken. The returned func ends the progress and returns that
-// error if the read outgrew the budget: the reader may have seen only
-// the cancel it caused (a read by parts).
-func (c *cli) readOptions(what string) (trace.ReadOptions, func() error) {
-	ro, done := c.heldOptions()
-	p := startProgress(c.stderr, what, "bytes")
+// readOptions are the options of a read of path: its notes, stopped by
+// Ctrl-C, its progress shown on a terminal, and what the reader holds
+// before it delivers it (a long line, a document parsed whole, a
+// database's records) weighed against the memory budget: a 2 GB line or
+// value in a small compressed file ends the read with the budget's error,
+// not with gigabytes taken. The returned func, given the read's error,
+// ends the progress and returns that error, naming the file, if the read
+// outgrew the budget: the reader may have seen only the cancel it caused
+// (a read by parts).
+func (c *cli) readOptions(path string) (trace.ReadOptions, func(read error) error) {
+	ro, done := c.heldOptions(path)
+	p := startProgress(c.stderr, filepath.Base(path), "bytes")
 	ro.Progress = p.update
-	return ro, func() error {
+	return ro, func(read error) error {
 		p.stop()
-		return done()
+		return done(read)
 	}
 }
 
 // heldOptions are readOptions without the progress, for a command that
 // shows its own (compare counts runs): the notes, Ctrl-C, and what the
 // reader holds weighed against the memory budget. The returned func ends
-// the read and returns the budget's error if it outgrew the budget.
-func (c *cli) heldOptions() (trace.ReadOptions, func() error) {
+// the read and returns the budget's error, naming files (or the file and
+// place the reader's error gives), if it outgrew the budget.
+func (c *cli) heldOptions(files string) (trace.ReadOptions, func(read error) error) {
 	ctx, over := context.WithCancel(c.ctx)
 	meter := budget.NewMeter(c.budget, over)
 	ro := trace.ReadOptions{Notes: &trace.Notes{}, Cancel: ctx.Done(), Hold: meter.Hold}
-	return ro, func() error {
+	return ro, func(read error) error {
 		over()
-		return meter.Err()
+		return budget.Named(meter.Err(), read, files)
 	}
 }
 
 // overBudget returns the budget's error of a read that outgrew it (done
 // of readOptions or heldOptions), else err: the reader may have seen only
 // the cancel the budget caused, and Ctrl-C's error stays Ctrl-C's.
-func (c *cli) overBudget(done func() error, err error) error {
-	if berr := done(); berr != nil && c.ctx.Err() == nil {
+func (c *cli) overBudget(done func(error) error, err error) error {
+	if berr := done(err); berr != nil && c.ctx.Err() == nil {
 		return berr
 	}
 	return err
@@ -475,13 +477,13 @@ func (c *cli) readTrace(path string) (*trace.Trace, error) {
 	stop, over := context.WithCancel(c.ctx)
 	defer over()
 	g := budget.NewGuard(t, c.budget, over)
-	ro, done := c.readOptions(filepath.Base(path))
+	ro, done := c.readOptions(path)
 	// What the reader holds weighs with the trace, under one budget.
 	ro.Cancel, ro.Hold = stop.Done(), g.Hold
 	err = guarded(path, func() error { return src.Read(g, ro) })
-	done()
+	done(err)
 	if g.Err() != nil && c.ctx.Err() == nil {
-		return nil, g.Err()
+		return nil, budget.Named(g.Err(), err, path)
 	}
 	if err != nil {
 		return nil, err
@@ -517,14 +519,14 @@ func (c *cli) readModel(path string) (*micro.Model, error) {
 		return nil, err
 	}
 	plan := partition.LocalPlan(path, *c.format, c.readerOptions, nil)
-	ro, done := c.readOptions(filepath.Base(path))
+	ro, done := c.readOptions(path)
 	var m *micro.Model
 	var sum *micro.Summary
 	err = guarded(path, func() (err error) {
 		m, sum, err = partition.FromSource(src, plan, opt, ro)
 		return err
 	})
-	if berr := done(); berr != nil && c.ctx.Err() == nil {
+	if berr := done(err); berr != nil && c.ctx.Err() == nil {
 		return nil, berr
 	}
 	if sum != nil {

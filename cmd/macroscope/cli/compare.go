@@ -120,7 +120,7 @@ func runCompare(c *cli) error {
 	}
 	p := startProgress(c.stderr, "runs", "")
 	opt.Progress = func(done, total int) { p.update(int64(done), int64(total)) }
-	ro, done := c.heldOptions()
+	ro, done := c.heldOptions(strings.Join(c.positional, ", "))
 	var set *compare.Set
 	err = guarded(strings.Join(c.positional, ", "), func() (err error) {
 		set, err = compare.Build(inputs, opt, ro)
@@ -461,7 +461,7 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 			return err
 		}
 		sink := compare.NewOpsSink()
-		ro, done := c.heldOptions()
+		ro, done := c.heldOptions(file)
 		err = guarded(file, func() error { return src.Read(sink, ro) })
 		if err := c.overBudget(done, err); err != nil {
 			return err
@@ -486,7 +486,7 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 	mopt.Start, mopt.End, mopt.Relative = opt.Start, opt.End, true
 	read := func(in compare.Input) (*micro.Model, error) {
 		var m *micro.Model
-		ro, done := c.heldOptions()
+		ro, done := c.heldOptions(in.Name)
 		err := guarded(in.Name, func() (err error) {
 			m, _, err = micro.FromSource(in.Source, mopt, ro)
 			return err

@@ -310,7 +310,11 @@ func readForDump(ctx context.Context, f dumpFlags, setting int64, stdout, stderr
 	}
 	t, err := readDumped(ctx, f, ro, stdout, stderr)
 	if g != nil && g.Err() != nil && ctx.Err() == nil {
-		return nil, dumpBudgetWords(g.Err())
+		name := f.file
+		if name == "" {
+			name = "standard input"
+		}
+		return nil, dumpBudgetWords(budget.Named(g.Err(), err, name))
 	}
 	return t, err
 }

@@ -82,10 +82,10 @@ func runMoments(c *cli) error {
 	}
 	var ro trace.ReadOptions
 	read := func(sink trace.Sink) error {
-		var done func() error
-		ro, done = c.readOptions(filepath.Base(path))
+		var done func(error) error
+		ro, done = c.readOptions(path)
 		err := guarded(path, func() error { return src.Read(sink, ro) })
-		if berr := done(); berr != nil && c.ctx.Err() == nil {
+		if berr := done(err); berr != nil && c.ctx.Err() == nil {
 			return berr
 		}
 		return err

@@ -100,7 +100,9 @@ func (w *wireReader) batch() (rawBatch, error) {
 		}
 		e, err := w.ReadByte()
 		if err != nil {
-			return b, fmt.Errorf("reading the experiment of the batch at byte %d: %w", start, io.ErrUnexpectedEOF)
+			// The parser returns the reader's io.EOF as it is: the trace
+			// ends there as it ends between batches.
+			return rawBatch{}, err
 		}
 		b.exp = e
 	default:
@@ -126,6 +128,14 @@ func (w *wireReader) batch() (rawBatch, error) {
 	w.off += int64(n)
 	if err != nil {
 		return b, fmt.Errorf("failed to read full batch: read %d but wanted %d", n, size)
+	}
+	if c == evEventBatch && w.ver >= 26 && len(b.data) > 0 && b.data[0] == evEndOfGeneration {
+		// The parser tells the end of a generation by the first byte of
+		// a batch's data (batch.isEndOfGeneration), and its end mark is
+		// read as a batch of that byte alone: an event batch whose data
+		// starts with it ends the generation there too, its data
+		// unread.
+		b.endMark = true
 	}
 	return b, nil
 }

@@ -218,7 +218,13 @@ func (f *eventFile) decode(c *cursor, b *batch) int {
 	if singleton(kind) {
 		v := c.u64()
 		if kind == evEnter || kind == evLeave {
-			if v > math.MaxUint32 && c.err == nil {
+			switch {
+			case c.err != nil:
+			case v == math.MaxUint64:
+				// The singleton is read at 64 bits, where OTF2's mark of
+				// an undefined value (one byte 0xff) is 2^64-1.
+				c.fail(false, "%s of the undefined region (OTF2_UNDEFINED_REGION)", eventName(kind))
+			case v > math.MaxUint32:
 				c.fail(false, "region ID %d does not fit 32 bits", v)
 			}
 			r.ref = f.mapped(mapRegion, uint32(v))

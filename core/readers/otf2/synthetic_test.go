@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -152,6 +153,41 @@ func TestUnbalancedLeave(t *testing.T) {
 	}
 	if filepath.Base(fe.File) != "0.evt" || fe.Offset != 31 || !strings.Contains(fe.Error(), "Leave") {
 		t.Errorf("got %v (file %s, offset %d), want 0.evt at byte 31", fe, fe.File, fe.Offset)
+	}
+}
+
+// TestExtremeRegionIDs: regions defined at the largest identifiers are
+// read as any other, without tables of their size; an Enter of OTF2's
+// undefined region (a compressed 0xff) is an error that says so, naming
+// the file and byte.
+func TestExtremeRegionIDs(t *testing.T) {
+	for _, id := range []uint32{1 << 31, math.MaxUint32 - 1, math.MaxUint32} {
+		e := baseDefs(false)
+		defStr(e, id, "far")
+		defRegionRec(e, id, id)
+		l := &enc{}
+		evTime(l, 1000)
+		evRegion(l, evEnter, id) // at 18 + 9, its ID 2 bytes on
+		evTime(l, 1010)
+		evRegion(l, evLeave, id)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tr, err := readSynthetic(t, testArchive{defs: e.b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}})
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+			t.Errorf("region %#x: %d MiB allocated", id, got>>20)
+		}
+		if id == math.MaxUint32 {
+			var fe *errs.FormatError
+			if !errors.As(err, &fe) || filepath.Base(fe.File) != "0.evt" || fe.Offset != 29 ||
+				!strings.Contains(err.Error(), "Enter of the undefined region (OTF2_UNDEFINED_REGION)") {
+				t.Errorf("undefined region: %v", err)
+			}
+			continue
+		}
+		if err != nil || tr.States.Len() != 1 || tr.Values[tr.States.At(0).Value].Name != "far" {
+			t.Errorf("region %#x: %v, %d states", id, err, tr.States.Len())
+		}
 	}
 }
 

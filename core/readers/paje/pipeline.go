@@ -313,7 +313,7 @@ func (c *chunk) fill(r io.Reader, carry []byte, size int, weigh func(int64) erro
 				// The old buffer is alive during the copy: both weigh.
 				if err := weigh(int64(n)); err != nil {
 					weigh(-int64(n))
-					c.buf, c.data, c.last, c.readErr = buf, buf[:0], true, err
+					c.buf, c.data, c.last, c.readErr = buf, buf[:0], true, outgrew{err}
 					return carry[:0], weighed
 				}
 				weigh(-weighed)
@@ -402,10 +402,23 @@ func (d *decoder) consume(c *chunk) error {
 		c = again
 	}
 	if readErr != nil {
+		if o, ok := readErr.(outgrew); ok {
+			// The budget's error is placed at the line being gathered,
+			// which the line-by-line read names too.
+			d.line++
+			return d.readFailure(o.err)
+		}
 		return d.readFailure(readErr)
 	}
 	return nil
 }
+
+// outgrew is the error of the read's budget (trace.ReadOptions.Hold)
+// refusing the buffer of a long line that chunk.fill was gathering.
+type outgrew struct{ err error }
+
+func (o outgrew) Error() string { return o.err.Error() }
+func (o outgrew) Unwrap() error { return o.err }
 
 // eventFollows tells whether the next line of text is not a header line
 // (%...): the tokenizer may take it.

@@ -294,7 +294,10 @@ func (d *decoder) decodeLines(r io.Reader) error {
 					n := max(2*cap(d.long), need)
 					if herr := d.opt.Held(int64(n)); herr != nil {
 						d.opt.Held(-int64(n))
-						return herr
+						// Where the read outgrew the budget, for the
+						// front end to say (budget.Named).
+						d.line++
+						return d.fail(herr)
 					}
 					bigger := make([]byte, len(d.long), n)
 					copy(bigger, d.long)

@@ -45,11 +45,17 @@ const containerLine = "Container, 0, 0, 0.000000, 1.000000, 1.000000, 0\n"
 // the read, the meter's error and the read's.
 func readUnder(t *testing.T, path string, limit int64) (allocated uint64, over, err error) {
 	t.Helper()
+	return readUnderWith(t, path, ingest.Values{}, limit)
+}
+
+// readUnderWith is readUnder with the door's options v.
+func readUnderWith(t *testing.T, path string, v ingest.Values, limit int64) (allocated uint64, over, err error) {
+	t.Helper()
 	stop := make(chan struct{})
 	meter := budget.NewMeter(limit, func() { close(stop) })
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	src, err := Format.Open(path, ingest.Values{})
+	src, err := Format.Open(path, v)
 	if err == nil {
 		err = src.Read(trace.New(), trace.ReadOptions{Hold: meter.Hold, Cancel: stop})
 	}
@@ -88,7 +94,8 @@ func TestTimeUnitScanWeighed(t *testing.T) {
 func TestManyFieldsWeighed(t *testing.T) {
 	path := writeGzip(t, containerLine+"State, 0, S, 0.0, 1.0, 1.0, 0", ',', 8<<20, "\n")
 	allocated, over, err := readUnder(t, path, 64<<20)
-	if !isBudget(over, "64 MiB") || err == nil {
+	var fe *errs.FormatError
+	if !isBudget(over, "64 MiB") || !errors.Is(err, over) || !errors.As(err, &fe) || fe.File != path || fe.Line != 2 {
 		t.Errorf("read: %v; meter: %v", err, over)
 	}
 	if allocated > 128<<20 {
@@ -102,5 +109,79 @@ func TestManyFieldsWeighed(t *testing.T) {
 	_, _, want := readUnder(t, short, 1<<30)
 	if over != nil || (err == nil) != (want == nil) {
 		t.Errorf("long: %v (meter %v); short: %v", err, over, want)
+	}
+}
+
+// writeSparse writes head, then a line of n zero bytes (a hole: no disk
+// taken) and its end, then tail, and returns the path and where tail
+// starts.
+func writeSparse(t *testing.T, head string, n int64, tail string) (string, int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "long.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString(head)
+	at := int64(len(head)) + n
+	if _, err := f.WriteAt([]byte("\n"+tail), at); err != nil {
+		t.Fatal(err)
+	}
+	return path, at + 1
+}
+
+// A part of a plain file reads the container lines before its range by
+// blocks; a line longer than a block grows it. The bigger block is
+// weighed against the budget before it is made, where it doubled without
+// a bound: a line of 40 MiB took blocks of 64 MiB under a budget of 8
+// MiB. The error says where.
+func TestPartScanWeighed(t *testing.T) {
+	tail := "State, 0, S, 0.0, 1.0, 1.0, 0, s\n"
+	path, from := writeSparse(t, containerLine+"State, 0, S, 0.0, 1.0, 1.0, 0, x", 40<<20, tail)
+	v := ingest.Values{"part_start": int(from), "part_end": int(from) + len(tail)}
+	allocated, over, err := readUnderWith(t, path, v, 8<<20)
+	var fe *errs.FormatError
+	if !isBudget(over, "8 MiB") || !errors.Is(err, over) || !errors.As(err, &fe) || fe.File != path || fe.Line != 2 {
+		t.Errorf("read: %v; meter: %v", err, over)
+	}
+	if allocated > 24<<20 {
+		t.Errorf("%d MiB allocated under a budget of 8 MiB", allocated>>20)
+	}
+	// Under a budget it fits in, the part is read.
+	if _, over, err := readUnderWith(t, path, v, 1<<30); over != nil || err != nil {
+		t.Errorf("under 1 GiB: %v; meter: %v", err, over)
+	}
+}
+
+// Without a budget (the scan for StarPU's types when a part is opened,
+// or a read with none), a line of the scan stops at the longest line a
+// read takes, with the reads' error naming the file and line, where the
+// block doubled past it: a line of 300 MiB took a block of 512 MiB, and
+// 1 GiB allocated in all.
+func TestPartScanLineLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 300 MiB (of a hole) twice")
+	}
+	// "Memory Node" is named: the scan at the part's open reads the
+	// container lines.
+	tail := "State, 0, S, 0.0, 1.0, 1.0, 0, s\nContainer, 0, Memory Node, 0, 1, 1, m\n"
+	path, from := writeSparse(t, containerLine+"State, 0, S, 0.0, 1.0, 1.0, 0, x", 300<<20, tail)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	src, err := Format.Open(path, ingest.Values{"part_start": int(from), "part_end": int(from) + len(tail)})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Blocks of 4 to 256 MiB, the one before alive while the next is
+	// made.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 600<<20 {
+		t.Errorf("the open allocated %d MiB", got>>20)
+	}
+	err = src.Read(trace.New(), trace.ReadOptions{})
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != path || fe.Line != 2 || !strings.Contains(err.Error(), "runs past 256 MiB") {
+		t.Errorf("read: %v", err)
 	}
 }

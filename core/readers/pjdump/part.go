@@ -178,11 +178,16 @@ func hasRecord(f io.ReaderAt, size int64) (bool, error) {
 // range is read by large blocks, searched for "Container" (a fast
 // substring search) and counted for newlines, so that the scan costs a
 // small fraction of a parse.
-func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt trace.ReadOptions) (int, error) {
+func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt trace.ReadOptions) (n int, err error) {
 	word := []byte("Container")
 	d.held = opt.Held
 	buf := make([]byte, min(scanBlock, max(to-from, 1)))
-	n := base // lines before the block
+	// What the block weighs against the budget once a long line grew it
+	// (a block of scanBlock is not weighed, as the reads' buffers are
+	// not).
+	var weighed int64
+	defer func() { opt.Held(-weighed) }()
+	n = base // lines before the block
 	for off := from; off < to; {
 		k, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
 		if err != nil && err != io.EOF {
@@ -193,10 +198,25 @@ func (d *decoder) containerLines(f io.ReaderAt, from, to int64, base int, opt tr
 		}
 		block := buf[:k]
 		if off+int64(k) < to {
-			// Whole lines only; a line longer than the block grows it.
+			// Whole lines only; a line longer than the block grows it,
+			// up to the longest line a read takes (textlines.MaxLine,
+			// with its end), weighed before it is made: a plain file of
+			// gigabytes without an end of line no longer takes a block
+			// of its size.
 			last := bytes.LastIndexByte(block, '\n')
 			if last < 0 {
-				buf = make([]byte, 2*len(buf))
+				if len(buf) >= textlines.MaxLine {
+					return n, textlines.LineTooLong(d.file, n+1, off, int64(len(buf)))
+				}
+				size := min(2*len(buf), textlines.MaxLine)
+				// The old block is alive when the new one is made: both weigh.
+				if herr := opt.Held(int64(size)); herr != nil {
+					opt.Held(-int64(size))
+					return n, &errs.FormatError{File: d.file, Line: n + 1, AtOffset: true, Offset: off, Err: herr}
+				}
+				opt.Held(-weighed)
+				weighed = int64(size)
+				buf = make([]byte, size)
 				continue
 			}
 			block = block[:last+1]

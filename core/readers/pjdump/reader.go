@@ -234,7 +234,8 @@ func (d *decoder) parseLong(line []byte) error {
 	if d.held != nil {
 		if err := d.held(size); err != nil {
 			d.held(-size)
-			return err
+			// Where the read outgrew the budget (budget.Named).
+			return &errs.FormatError{File: d.file, Line: d.line, Err: err}
 		}
 		defer d.held(-size)
 	}

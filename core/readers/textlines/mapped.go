@@ -2,7 +2,6 @@ package textlines
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -47,7 +46,8 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 		}
 		held, err := holdLongLine(min(end, MaxLine), textSize, opt)
 		if err != nil {
-			return int64(pos), err
+			// Where the read outgrew the budget (budget.Named).
+			return int64(pos), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: int64(pos), Err: err}
 		}
 		if end > MaxLine {
 			opt.Held(-held)
@@ -58,8 +58,7 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 			if k := bytes.IndexByte(rest, '\n'); k >= 0 {
 				read = k + 1
 			}
-			return int64(pos + read), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: int64(pos), Err: fmt.Errorf(
-				"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+			return int64(pos + read), LineTooLong(in.Name, n+1, int64(pos), int64(read))
 		}
 		n++
 		err = line(window[:end], n)

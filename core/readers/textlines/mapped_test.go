@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	macerrs "github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -177,8 +178,15 @@ func TestMappedLongLineWeighed(t *testing.T) {
 				t.Errorf("limit %d, mapped %v: %d bytes held after the scan", limit, mapped, held)
 			}
 		}
-		if !slices.Equal(holds[0], holds[1]) || len(holds[0]) == 0 || errs[0] != errs[1] || (limit == 3<<20) != (errs[0] == budget) {
+		if !slices.Equal(holds[0], holds[1]) || len(holds[0]) == 0 || fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) || (limit == 3<<20) != errors.Is(errs[0], budget) {
 			t.Errorf("limit %d: mapped weighed %v (%v), read %v (%v)", limit, holds[1], errs[1], holds[0], errs[0])
+		}
+		// The budget's error is placed at the long line, for the front
+		// end to say where the read outgrew it (budget.Named).
+		for _, err := range errs {
+			if fe := (*macerrs.FormatError)(nil); errors.Is(err, budget) && (!errors.As(err, &fe) || fe.File != path || fe.Line != 2 || fe.Offset != 6) {
+				t.Errorf("limit %d: %v, want the budget's error at %s:2 byte 6", limit, err, path)
+			}
 		}
 	}
 }

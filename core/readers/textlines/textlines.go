@@ -29,6 +29,14 @@ const ReportEvery = 1 << 20
 // error naming the line, instead of a buffer of its size.
 const MaxLine = 256 << 20
 
+// LineTooLong is the error of a line, number line of file, starting at
+// byte offset, that runs past MaxLine without an end: read bytes of it
+// were read when the reader gave up.
+func LineTooLong(file string, line int, offset, read int64) *errs.FormatError {
+	return &errs.FormatError{File: file, Line: line, AtOffset: true, Offset: offset, Err: fmt.Errorf(
+		"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+}
+
 // ErrTruncated is the cause of the error on compressed input that ends in
 // the middle of its data.
 var ErrTruncated = ingest.ErrTruncated
@@ -99,8 +107,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 				text, err = br.ReadSlice('\n')
 				if read := len(long) + len(text); read > MaxLine {
 					opt.Held(-held)
-					return counted.N(), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: fmt.Errorf(
-						"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+					return counted.N(), LineTooLong(in.Name, n+1, done, int64(read))
 				}
 				if len(long)+len(text) > cap(long) {
 					// Grown here rather than by append: the new buffer is
@@ -110,7 +117,9 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 					size := min(max(2*cap(long), len(long)+len(text)), MaxLine)
 					if herr := opt.Held(int64(size)); herr != nil {
 						opt.Held(-held - int64(size))
-						return counted.N(), herr
+						// Where the read outgrew the budget, for the
+						// front end to say (budget.Named).
+						return counted.N(), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: done, Err: herr}
 					}
 					bigger := make([]byte, len(long), size)
 					copy(bigger, long)
