@@ -329,8 +329,14 @@ func readDumped(ctx context.Context, f dumpFlags, ro func(*trace.Trace) (trace.S
 	} else if f.file != "" {
 		// Recognised by name or content; pj_dump reads anything else as
 		// Pajé, and so do we.
-		if found, err := formats.Detect(f.file); err == nil {
+		found, err := formats.Detect(f.file)
+		if err == nil {
 			format = found.Name
+		} else if st, serr := os.Stat(f.file); serr == nil && st.IsDir() {
+			// No Pajé trace is a directory (pj_dump crashes on one):
+			// Detect's words say what it is (hpcrun's measurements,
+			// Extrae's intermediate files) or that it holds no trace.
+			return nil, err
 		}
 	}
 	if format != "" && format != "paje" {

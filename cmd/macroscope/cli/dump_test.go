@@ -215,3 +215,34 @@ func TestParseDumpArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpDirectoryRefusedForWhatItIs: a directory no format reads is
+// refused by dump as by the other commands, for what it is (hpcrun's
+// measurements, Extrae's intermediate files) or as holding no trace; it
+// was read as Pajé, which said "read DIR: is a directory" (pj_dump, whose
+// reading dump follows, crashes on a directory: there are no words of its
+// own to keep).
+func TestDumpDirectoryRefusedForWhatItIs(t *testing.T) {
+	root := t.TempDir()
+	measurements, mpits, empty := filepath.Join(root, "hpctoolkit-measurements"), filepath.Join(root, "extrae"), filepath.Join(root, "empty")
+	for _, f := range []struct{ dir, name, text string }{
+		{measurements, "a.out-000000-000-a8c0-1.hpcrun", "HPCRUN-profile____"},
+		{measurements, "a.out-000000-000-a8c0-1.hpctrace", "HPCRUN-trace______"},
+		{mpits, "TRACE.mpits", ""},
+		{empty, "", ""},
+	} {
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if f.name != "" {
+			if err := os.WriteFile(filepath.Join(f.dir, f.name), []byte(f.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	checkRefusals(t, []refusal{
+		{[]string{"dump", measurements}, StatusFailure, "macroscope dump: " + measurements + ": is an HPCToolkit measurements directory"},
+		{[]string{"dump", mpits}, StatusFailure, "macroscope dump: " + mpits + ": is Extrae's intermediate trace"},
+		{[]string{"dump", empty}, StatusFailure, "macroscope dump: " + empty + ": is a directory holding no trace Macroscope knows"},
+	})
+}
