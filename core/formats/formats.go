@@ -92,6 +92,9 @@ func Detect(path string) (ingest.Format, error) {
 			"a directory of two or more trace files of one format (the ranks of a job) is read as one trace: "+
 			"give a trace file, or a directory of such files", strings.Join(Names(), ", "))
 	}
+	if why := notTrace(path); why != "" {
+		return ingest.Format{}, errs.Format(path, 0, "is %s", why)
+	}
 	head, err := ingest.Head(path, 4096)
 	if err != nil {
 		return ingest.Format{}, err
@@ -168,6 +171,20 @@ func sniff(f ingest.Format, path string, head []byte) verdict {
 	return no
 }
 
+// notTrace says what the file at path is when its name ends as a file of
+// a producer that holds no trace (ingest.Format.NotTraces), "" otherwise.
+func notTrace(path string) string {
+	lower := strings.ToLower(ingest.StripCompressed(path))
+	for _, f := range All {
+		for _, n := range f.NotTraces {
+			if strings.HasSuffix(lower, n.Ending) {
+				return n.Is
+			}
+		}
+	}
+	return ""
+}
+
 // Open finds the format of path (named, or detected when name is "") and
 // opens the trace with the options given, checked against the format's.
 func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, error) {
@@ -175,7 +192,11 @@ func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, 
 	var err error
 	if name == "" {
 		f, err = Detect(path) // which refuses what is not a file or directory
-	} else if _, err = ingest.CheckPath(path); err == nil {
+	} else if st, err2 := ingest.CheckPath(path); err2 != nil {
+		err = err2
+	} else if why := notTrace(path); why != "" && !st.IsDir() {
+		err = errs.Format(path, 0, "is %s", why)
+	} else {
 		f, err = ByName(name)
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -303,10 +304,13 @@ func TestScorePProfileOnly(t *testing.T) {
 	cubex := filepath.Join(dir, "profile.cubex")
 	tarHead := append([]byte("remapping.spec"), make([]byte, 1024-14)...)
 	os.WriteFile(cubex, tarHead, 0o644)
+	os.WriteFile(cubex+".gz", tarHead, 0o644) // named so, whatever its bytes
 	for _, c := range []struct{ path, format, says string }{
 		{dir, "", "is a Score-P experiment directory holding a profile only (profile.cubex)"},
 		{dir, "otf2", "is a Score-P experiment directory holding a profile only (profile.cubex)"},
 		{cubex, "", "is a CUBE4 profile"},
+		{cubex, "otf2", "is a CUBE4 profile"},
+		{cubex + ".gz", "paje", "is a CUBE4 profile"},
 	} {
 		_, _, err := Open(c.path, c.format, nil)
 		if err == nil {
@@ -317,6 +321,12 @@ func TestScorePProfileOnly(t *testing.T) {
 		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) ||
 			!strings.Contains(err.Error(), "SCOREP_ENABLE_TRACING=true") {
 			t.Errorf("%s (format %q): %v; want a FormatError saying %q", c.path, c.format, err, c.says)
+		}
+	}
+	// A profile is no file of the format: its description does not list it.
+	for _, d := range Describe() {
+		if d.Name == "otf2" && slices.Contains(d.Extensions, ".cubex") {
+			t.Errorf("otf2 lists .cubex among the files it reads: %v", d.Extensions)
 		}
 	}
 }

@@ -11,6 +11,13 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
+// NotTrace is a kind of file a format's producer writes that holds no
+// trace: the files whose names end in Ending, and what they are (Is,
+// which says the way to a trace).
+type NotTrace struct {
+	Ending, Is string
+}
+
 // Format describes a trace format and opens its files.
 type Format struct {
 	// Name is the format's identifier, as users spell it (format="paje").
@@ -21,6 +28,12 @@ type Format struct {
 	// the dot (".prv"). Compressed variants need not be listed: detection
 	// strips ".gz", ".bz2" and ".zst" first.
 	Extensions []string
+	// NotTraces are the file name endings (lower case, with the dot) of
+	// files this format's producer writes that hold no trace (a profile,
+	// intermediate files), each with what such a file is and the way to a
+	// trace: the door refuses such a file saying so, whatever format was
+	// asked. They are not Extensions: the format reads none of them.
+	NotTraces []NotTrace
 	// Sniff reports whether the first bytes of a file (decompressed) look
 	// like this format; nil if the content cannot tell.
 	Sniff func(head []byte) bool

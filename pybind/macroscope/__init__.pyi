@@ -121,7 +121,7 @@ def read_otf2(
 ) -> Trace:
     """Read a trace in the otf2 format: OTF2 archive (Score-P, APEX): the .otf2 anchor file or its directory.
 
-    Files ending in .otf2, .cubex (plain or compressed with gzip, bzip2 or zstd).
+    Files ending in .otf2 (plain or compressed with gzip, bzip2 or zstd).
     A directory holding such a trace is read whole.
 
     Options:
@@ -188,7 +188,7 @@ def read_paraver(
 ) -> Trace:
     """Read a trace in the paraver format: Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it.
 
-    Files ending in .prv, .mpit, .mpits (plain or compressed with gzip, bzip2 or zstd).
+    Files ending in .prv (plain or compressed with gzip, bzip2 or zstd).
 
     Options:
     ``view`` (str, default 'thread'): "thread" places records on application > task > thread, "cpu" on node > CPU

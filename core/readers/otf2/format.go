@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -15,7 +13,8 @@ import (
 var Format = ingest.Format{
 	Name:       "otf2",
 	Summary:    "OTF2 archive (Score-P, APEX): the .otf2 anchor file or its directory",
-	Extensions: []string{".otf2", ".cubex"},
+	Extensions: []string{".otf2"},
+	NotTraces:  []ingest.NotTrace{{Ending: ".cubex", Is: cubeProfile}},
 	SniffDir:   func(dir string) bool { _, err := findAnchor(dir); return err == nil },
 	ExplainDir: explainDir,
 	Options: []ingest.Option{
@@ -23,9 +22,6 @@ var Format = ingest.Format{
 			Doc: "read the locations of these location groups (IDs) only: a part of the archive, for a distributed read"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		if strings.EqualFold(filepath.Ext(path), ".cubex") {
-			return nil, errs.Format(path, 0, "is %s", cubeProfile)
-		}
 		groups, err := parseGroups(v.Strings("location_groups"))
 		if err != nil {
 			return nil, err

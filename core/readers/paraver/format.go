@@ -3,9 +3,7 @@ package paraver
 import (
 	"bytes"
 	"path/filepath"
-	"strings"
 
-	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/textlines"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -15,7 +13,8 @@ import (
 var Format = ingest.Format{
 	Name:       "paraver",
 	Summary:    "Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it",
-	Extensions: []string{".prv", ".mpit", ".mpits"},
+	Extensions: []string{".prv"},
+	NotTraces:  []ingest.NotTrace{{Ending: ".mpit", Is: intermediate}, {Ending: ".mpits", Is: intermediate}},
 	Sniff: func(h []byte) bool {
 		return bytes.HasPrefix(h, []byte("#Paraver")) || bytes.HasPrefix(h, []byte("#PARAVER "))
 	},
@@ -29,9 +28,6 @@ var Format = ingest.Format{
 		{Name: "part_end", Kind: ingest.Int, Default: 0, Doc: "the end of the byte range part_start starts (0: the whole file)"},
 	},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
-		if ext := strings.ToLower(filepath.Ext(ingest.StripCompressed(path))); ext == ".mpit" || ext == ".mpits" {
-			return nil, errs.Format(path, 0, "is %s", intermediate)
-		}
 		o := options{View: threadView, MaxDecompressed: ingest.MaxDecompressed(v)}
 		if v.String("view") == "cpu" {
 			o.View = cpuView
