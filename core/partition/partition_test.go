@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -356,5 +357,33 @@ func TestOTF2ProbeIsTheExtent(t *testing.T) {
 		if gs != s || ge < e {
 			t.Fatalf("%s: guessed [%d, %d], read [%d, %d]", p.Label, gs, ge, s, e)
 		}
+	}
+}
+
+// TestParaverSideFileNotesOnce: the remarks on a .pcf and .row, which
+// every part of a Paraver trace makes, are said once.
+func TestParaverSideFileNotesOnce(t *testing.T) {
+	path := writePRV(t)
+	dir := filepath.Dir(path)
+	if err := os.WriteFile(filepath.Join(dir, "t.row"), []byte("LEVEL THREAD SIZE 1\nmain\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.pcf"), []byte("STATES\n1 Running\n1 Run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanFile(path, "", nil, 5)
+	if err != nil || len(plan.Parts) != 5 {
+		t.Fatalf("%v, %d parts", err, len(plan.Parts))
+	}
+	notes := &trace.Notes{}
+	if _, _, err := Local(plan, micro.Options{Slices: 10, Depth: micro.Innermost}, trace.ReadOptions{Notes: notes}, 2); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(dir, "t.pcf") + ":3: STATES: state 1 is given again (first at line 2); the last one is kept, as Paraver keeps it",
+		filepath.Join(dir, "t.row") + ":1: LEVEL THREAD names 1 resources, the trace has 4: the last 3 keep their default names, as Paraver names them",
+	}
+	if got := notes.Messages(); !slices.Equal(got, want) {
+		t.Errorf("notes\n%q\nwant\n%q", got, want)
 	}
 }

@@ -456,6 +456,27 @@ def test_paraver_skips_bad_records_as_paraver_does_and_says_so(tmp_path):
     assert not trace.complete and "INCOMPLETE" in repr(trace)
 
 
+def test_paraver_side_files_that_disagree_are_said(tmp_path):
+    # Paraver names the threads a .row lacks by their numbers and keeps the
+    # last of a state named twice in the .pcf, silently: the reader does
+    # the same, and says so, naming the file and line.
+    path = tmp_path / "t.prv"
+    path.write_text("#Paraver (x):1000_ns:1(2):1:2(1:1,1:1)\n1:1:1:1:1:0:10:1\n1:1:1:2:1:0:10:0\n")
+    (tmp_path / "t.row").write_text("LEVEL THREAD SIZE 1\nmain\n")
+    (tmp_path / "t.pcf").write_text("STATES\n0 Idle\n1 Running\n0 Again\n")
+    with pytest.warns(UserWarning) as caught:
+        trace = ms.read(path)
+    messages = [str(w.message) for w in caught]
+    assert messages == trace.warnings == [
+        f"{tmp_path / 't.pcf'}:4: STATES: state 0 is given again (first at line 2); "
+        "the last one is kept, as Paraver keeps it",
+        f"{tmp_path / 't.row'}:1: LEVEL THREAD names 1 resources, the trace has 2: "
+        "the last 1 keep their default names, as Paraver names them",
+    ]
+    by_thread = {c.rsplit("/", 1)[-1]: v for c, v in zip(trace.states.container.astype(str), trace.states.value.astype(str))}
+    assert by_thread == {"main": "Running", "THREAD 1.2.1": "Again"}
+
+
 def test_broken_gzip_is_a_format_error(tmp_path):
     path = tmp_path / "cut.json.gz"
     path.write_bytes(gzip.compress(b'[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]' * 50)[:40])

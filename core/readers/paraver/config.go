@@ -13,6 +13,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // config holds the names a trace's companion files give: the .pcf names
@@ -23,6 +24,37 @@ type config struct {
 	states     map[int64]named
 	eventTypes map[int64]*eventType
 	levels     map[string][]string // by level: APPL, TASK, THREAD, NODE, CPU...
+
+	// rowFile and levelLine place each level's "LEVEL" line, for the
+	// warning given when the trace declares another number of resources.
+	rowFile   string
+	levelLine map[string]int
+	// remarks counts what the .pcf holds that Paraver accepts but that is
+	// likely a mistake (a state named twice, a negative state), by kind,
+	// in remarkOrder; the reader words them in the notes.
+	remarks     map[string]*remark
+	remarkOrder []string
+}
+
+// remark counts one kind of doubtful .pcf line, with the first one met.
+type remark struct {
+	n     int64
+	first string // "file:line: what"
+}
+
+// remark counts a doubtful line of kind, worded by format if it is the
+// first of its kind.
+func (cfg *config) remark(l *lineReader, kind, format string, args ...any) {
+	if cfg.remarks == nil {
+		cfg.remarks = map[string]*remark{}
+	}
+	r, ok := cfg.remarks[kind]
+	if !ok {
+		r = &remark{first: fmt.Sprintf("%s:%d: ", l.file, l.line) + fmt.Sprintf(format, args...)}
+		cfg.remarks[kind] = r
+		cfg.remarkOrder = append(cfg.remarkOrder, kind)
+	}
+	r.n++
 }
 
 type named struct{ name, color string }
@@ -42,7 +74,7 @@ func configPaths(path string) (pcf, row string) {
 // loadConfig reads a .pcf and a .row file; an empty path, or a file that
 // does not exist, is skipped.
 func loadConfig(pcfPath, rowPath string) (*config, error) {
-	cfg := &config{states: map[int64]named{}, eventTypes: map[int64]*eventType{}, levels: map[string][]string{}}
+	cfg := &config{states: map[int64]named{}, eventTypes: map[int64]*eventType{}, levels: map[string][]string{}, levelLine: map[string]int{}}
 	for _, f := range []struct {
 		path  string
 		parse func(*config, *lineReader) error
@@ -117,6 +149,10 @@ func isKeyword(s string) bool {
 func (cfg *config) parsePCF(l *lineReader) error {
 	section := ""
 	var block []*eventType // types of the current EVENT_TYPE block
+	// The line that first named, or colored, each state: Paraver keeps
+	// the last one given (a map assignment), and so does the reader, but
+	// a state given twice is said.
+	namedAt, coloredAt := map[int64]int{}, map[int64]int{}
 	for {
 		line, ok, err := l.next()
 		if err != nil || !ok {
@@ -138,6 +174,22 @@ func (cfg *config) parsePCF(l *lineReader) error {
 			id, rest, err := leadingInt(text)
 			if err != nil {
 				return l.fail("%s: %v", section, err)
+			}
+			if id < 0 {
+				// Paraver reads states as unsigned 32-bit numbers: it
+				// would show this one as 2^32+id (or drop it, below
+				// -2^31). Records with the same negative state are
+				// named by it here.
+				cfg.remark(l, "negative states", "%s: state %d is negative, which Paraver reads as an unsigned number", section, id)
+			}
+			seen := namedAt
+			if section == "STATES_COLOR" {
+				seen = coloredAt
+			}
+			if first, ok := seen[id]; ok {
+				cfg.remark(l, section+" given twice", "%s: state %d is given again (first at line %d); the last one is kept, as Paraver keeps it", section, id, first)
+			} else {
+				seen[id] = l.line
 			}
 			st := cfg.states[id]
 			if section == "STATES" {
@@ -227,6 +279,7 @@ func (cfg *config) parseRow(l *lineReader) error {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		line0 := l.line
 		f := strings.Fields(line)
 		if len(f) != 4 || f[0] != "LEVEL" || f[2] != "SIZE" {
 			return l.fail(`expected "LEVEL <name> SIZE <n>", found %s`, errs.Quote(line))
@@ -247,6 +300,40 @@ func (cfg *config) parseRow(l *lineReader) error {
 			names = append(names, strings.TrimSpace(name))
 		}
 		cfg.levels[f[1]] = names
+		cfg.rowFile, cfg.levelLine[f[1]] = l.file, line0
+	}
+}
+
+// checkLevel says, in the notes, when the .row names another number of
+// resources at a level than the trace has (have): Paraver names those it
+// lacks by their numbers, and ignores the names left over, so the reader
+// does the same, but says it. A level the .row does not give is not a
+// disagreement.
+func (cfg *config) checkLevel(opt trace.ReadOptions, level string, have int) {
+	if cfg == nil {
+		return
+	}
+	names, ok := cfg.levels[level]
+	if !ok || len(names) == have {
+		return
+	}
+	where := fmt.Sprintf("%s:%d", cfg.rowFile, cfg.levelLine[level])
+	if len(names) < have {
+		opt.Warn("%s: LEVEL %s names %d resources, the trace has %d: the last %d keep their default names, as Paraver names them", where, level, len(names), have, have-len(names))
+		return
+	}
+	opt.Warn("%s: LEVEL %s names %d resources, the trace has %d: the last %d names are unused, as in Paraver", where, level, len(names), have, len(names)-have)
+}
+
+// noteRemarks words the doubtful .pcf lines in the notes.
+func (cfg *config) noteRemarks(opt trace.ReadOptions) {
+	for _, kind := range cfg.remarkOrder {
+		r := cfg.remarks[kind]
+		if r.n == 1 {
+			opt.Warn("%s", r.first)
+		} else {
+			opt.Warn("%s (%d such lines in all)", r.first, r.n)
+		}
 	}
 }
 

@@ -33,6 +33,15 @@
 // records with CPU 0 (unknown) cannot be placed and are an error. All
 // containers live from 0 to the end of the trace.
 //
+// A .row level that names fewer resources than the header declares leaves
+// the others their default names, and one that names more leaves the
+// last names unused, as Paraver does; either is said in a warning naming
+// the .row and the line of its LEVEL. Likewise a .pcf state named or
+// colored twice keeps the last line, as Paraver's map keeps it, and a
+// negative state (Paraver reads states as unsigned 32-bit numbers) still
+// names records with that number: both are counted in a warning naming
+// the .pcf and the line of the first one.
+//
 // # Records
 //
 //   - 1:cpu:appl:task:thread:begin:end:state is a state of type "State",

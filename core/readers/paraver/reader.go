@@ -80,6 +80,7 @@ func decodeInput(r io.Reader, in textlines.Input, cfg *config, view viewKind, si
 		cfg = &config{}
 	}
 	d := &decoder{file: in.Name, cfg: cfg, view: view, sink: sink, opt: opt}
+	cfg.noteRemarks(opt)
 	_, err := textlines.Scan(r, in, opt, func(line []byte, n int) error {
 		d.line = n
 		return d.parseLine(line)

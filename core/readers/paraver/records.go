@@ -122,6 +122,8 @@ func (d *decoder) start() error {
 				d.leaves = append(d.leaves, create(named("CPU", cpu-1, "CPU "+alias), alias, d.leafType, nc))
 			}
 		}
+		d.cfg.checkLevel(d.opt, "NODE", len(h.nodes))
+		d.cfg.checkLevel(d.opt, "CPU", cpu)
 		return nil
 	}
 	// Extrae numbers the communicators of each application apart, and a
@@ -144,6 +146,9 @@ func (d *decoder) start() error {
 			}
 		}
 	}
+	d.cfg.checkLevel(d.opt, "APPL", len(h.apps))
+	d.cfg.checkLevel(d.opt, "TASK", task)
+	d.cfg.checkLevel(d.opt, "THREAD", thread)
 	return nil
 }
 

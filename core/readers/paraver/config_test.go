@@ -1,0 +1,109 @@
+package paraver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// readWithFiles writes the trace prv with its .pcf and .row (skipped if
+// empty) as t.prv, t.pcf and t.row in a new directory, reads it in view,
+// and returns the trace, its notes and the directory.
+func readWithFiles(t *testing.T, prv, pcf, row string, view viewKind) (*trace.Trace, []string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"t.prv": prv, "t.pcf": pcf, "t.row": row} {
+		if text == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.New()
+	notes := &trace.Notes{}
+	if err := readView(filepath.Join(dir, "t.prv"), view, tr, trace.ReadOptions{Notes: notes}); err != nil {
+		t.Fatal(err)
+	}
+	return tr, notes.Messages(), dir
+}
+
+// leafNames returns the names of the containers of the leaf type.
+func leafNames(tr *trace.Trace, typ string) []string {
+	var out []string
+	for _, c := range tr.Containers[1:] {
+		if tr.Types[c.Type].Name == typ {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// TestRowDisagrees: a .row level naming fewer resources than the trace
+// has leaves the others their default names, and one naming more leaves
+// the last names unused, as in Paraver; either is said in the notes,
+// with the .row's file and the line of its LEVEL.
+func TestRowDisagrees(t *testing.T) {
+	// 1 application, 2 tasks of one thread each, 2 nodes of one CPU.
+	cases := []struct {
+		row     string
+		view    viewKind
+		typ     string
+		names   []string
+		warning string
+	}{
+		{"LEVEL APPL SIZE 1\nmyapp\n\nLEVEL THREAD SIZE 1\nfirst\n", threadView, "Thread", []string{"first", "THREAD 1.2.1"},
+			"%s:4: LEVEL THREAD names 1 resources, the trace has 2: the last 1 keep their default names, as Paraver names them"},
+		{"LEVEL TASK SIZE 3\na\nb\nc\n", threadView, "Task", []string{"a", "b"},
+			"%s:1: LEVEL TASK names 3 resources, the trace has 2: the last 1 names are unused, as in Paraver"},
+		{"LEVEL CPU SIZE 1\ncpu-a\nLEVEL NODE SIZE 2\nn1\nn2\n", cpuView, "CPU", []string{"cpu-a", "CPU 2"},
+			"%s:1: LEVEL CPU names 1 resources, the trace has 2: the last 1 keep their default names, as Paraver names them"},
+	}
+	for _, c := range cases {
+		tr, notes, dir := readWithFiles(t, twoThreads+"1:1:1:1:1:0:5:1\n", "", c.row, c.view)
+		if got := leafNames(tr, c.typ); !slices.Equal(got, c.names) {
+			t.Errorf("%q: %s names %q, want %q", c.row, c.typ, got, c.names)
+		}
+		want := []string{fmt.Sprintf(c.warning, filepath.Join(dir, "t.row"))}
+		if !slices.Equal(notes, want) {
+			t.Errorf("%q: notes\n%q\nwant\n%q", c.row, notes, want)
+		}
+	}
+	// A .row that agrees, or that leaves a level out, says nothing.
+	_, notes, _ := readWithFiles(t, twoThreads, "", "LEVEL THREAD SIZE 2\na\nb\nLEVEL CPU SIZE 9\n1\n2\n3\n4\n5\n6\n7\n8\n9\n", threadView)
+	if len(notes) != 0 {
+		t.Errorf("agreeing .row: notes %q", notes)
+	}
+}
+
+// TestPCFStatesDoubtful: a state the .pcf names (or colors) twice keeps
+// the last name, as Paraver's map keeps it, and a negative state (which
+// Paraver reads as an unsigned number) still names the records that carry
+// it; both are said in the notes, counted, with the first line.
+func TestPCFStatesDoubtful(t *testing.T) {
+	pcf := "STATES\n0 Idle\n1 Running\n0 Again\n1 Run\n-5 Minus\n\nSTATES_COLOR\n1 {0,0,255}\n1 {255,0,0}\n"
+	tr, notes, dir := readWithFiles(t, twoThreads+"1:1:1:1:1:0:5:1\n1:1:1:1:1:5:7:0\n1:2:1:2:1:0:5:-5\n", pcf, "", threadView)
+	file := filepath.Join(dir, "t.pcf")
+	want := []string{
+		file + ":4: STATES: state 0 is given again (first at line 2); the last one is kept, as Paraver keeps it (2 such lines in all)",
+		file + ":6: STATES: state -5 is negative, which Paraver reads as an unsigned number",
+		file + ":10: STATES_COLOR: state 1 is given again (first at line 9); the last one is kept, as Paraver keeps it",
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes\n%q\nwant\n%q", notes, want)
+	}
+	var names, colors []string
+	for _, v := range tr.Values {
+		if tr.Types[v.Type].Name == "State" {
+			names = append(names, v.Name)
+			colors = append(colors, v.Color)
+		}
+	}
+	if !slices.Equal(names, []string{"Run", "Again", "Minus"}) || colors[0] != "1 0 0" {
+		t.Errorf("states %q colors %q, want Run (1 0 0), Again, Minus", names, colors)
+	}
+}
