@@ -321,7 +321,9 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 		for _, it := range its {
 			want[it] = true
 		}
-		out := map[string]*[2]float64{}
+		// Sum the cells of a name in integers: float sums in the map's
+		// random order made the last digits differ from run to run.
+		sums := map[string]opCell{}
 		for k, c := range s.cells {
 			if !want[k.iteration] || (dev == CPU && k.gpu) || (dev == GPU && !k.gpu) {
 				continue
@@ -330,13 +332,14 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 			if opt.ShortNames {
 				name = ShortName(name)
 			}
-			v := out[name]
-			if v == nil {
-				v = &[2]float64{}
-				out[name] = v
-			}
-			v[0] += float64(c.count)
-			v[1] += float64(c.dur) / 1e3
+			t := sums[name]
+			t.count += c.count
+			t.dur += c.dur
+			sums[name] = t
+		}
+		out := make(map[string]*[2]float64, len(sums))
+		for name, c := range sums {
+			out[name] = &[2]float64{float64(c.count), float64(c.dur) / 1e3}
 		}
 		return out, nil
 	}

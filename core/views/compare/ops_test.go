@@ -165,3 +165,24 @@ func TestOpsByRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsSumsExactly: a name's durations over several iterations are
+// summed in nanoseconds, then converted: ten 0.1 µs add up to 1 µs, in
+// whatever order the cells come (a float sum in the map's order gave
+// 0.9999999999999999, and last digits that changed from run to run).
+func TestOpsSumsExactly(t *testing.T) {
+	s := &OpsSummary{cells: map[opKey]opCell{}}
+	for it := int64(0); it < 10; it++ {
+		s.cells[opKey{"k", it, true}] = opCell{1, 100}
+		s.Iterations = append(s.Iterations, it)
+	}
+	for range 20 {
+		ops, err := Ops(s, s, OpsOptions{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ops) != 1 || ops[0].Durations != [2]float64{1, 1} || ops[0].Counts != [2]float64{10, 10} {
+			t.Fatalf("got %+v, want 10 counts of 1 µs", ops)
+		}
+	}
+}
