@@ -14,11 +14,16 @@ import (
 // Per-operation counts and durations of PyTorch profiler (Kineto) traces,
 // as HTA's TraceDiff.compare_traces computes them (docs/compare.md,
 // "Operations"): every complete slice with a category other than "Trace"
-// is an operation; on the CPU (no args.stream) it belongs to the
-// iteration ProfilerStep#N whose span holds its start, on a GPU stream to
-// the iteration of the CPU launch its args.correlation names; counts and
-// inclusive durations are summed by name (or short name) over the chosen
-// iterations and device.
+// is an operation; on the CPU (no args.stream) it belongs to the step (a
+// value of role trace.RoleStep or RoleStepCall, "ProfilerStep#N") whose
+// span holds its start, on a GPU stream to the step of the call that
+// launched it: where the launch link (trace.RoleLaunch, RoleLaunchSynced
+// or a value of RoleLaunchFlow) that ends at its start leaves; counts
+// and inclusive durations are summed by name (or short name) over the
+// chosen iterations and device. The stream is still read from Kineto's
+// args: no reader tells a GPU stream's containers yet (a stream with no
+// launch on it is one, a thread "-1" that only synchronisations are
+// launched to is not).
 
 // Device selects the operations of a device kind.
 type Device string
@@ -42,78 +47,95 @@ func ParseDevice(s string) (Device, error) {
 
 // opRecord is one operation as read.
 type opRecord struct {
-	value       int32
-	start, dur  trace.Time
-	stream      int32 // -1: none
-	correlation int64 // -1: none
-	cpuOp       bool
+	container  int32
+	value      int32
+	start, dur trace.Time
+	stream     int32 // args.stream; -1: none
+}
+
+// launchEnd is where a launch link ends (a GPU operation's start on its
+// stream).
+type launchEnd struct {
+	container int32
+	at        trace.Time
 }
 
 // OpsSink collects, while a trace is read, what Ops needs of it: a small
-// record per state, the names of the values, and the arguments stream
-// and correlation. It keeps no other part of the trace.
+// record per state, the names, categories and roles of the values, and
+// the launch links, and the argument stream. It keeps no other part of
+// the trace.
 type OpsSink struct {
-	names    []string
-	cats     []string
-	records  []opRecord
-	nStates  int
-	argsErrs int
+	names   []string
+	cats    []string
+	roles   []trace.Role
+	launchT []bool // by type: its links are launches
+	records []opRecord
+	// launches maps a launch's end to its start (the call's time); the
+	// first link delivered to an end wins.
+	launches map[launchEnd]trace.Time
 }
 
 // NewOpsSink returns an empty sink.
-func NewOpsSink() *OpsSink { return &OpsSink{} }
+func NewOpsSink() *OpsSink {
+	return &OpsSink{launches: map[launchEnd]trace.Time{}}
+}
 
-func (o *OpsSink) DefineType(trace.Type) {}
+func (o *OpsSink) DefineType(t trace.Type) {
+	o.launchT = append(o.launchT, t.Kind == trace.KindLink && (t.Role == trace.RoleLaunch || t.Role == trace.RoleLaunchSynced))
+}
 func (o *OpsSink) DefineValue(v trace.Value) {
 	o.names = append(o.names, v.Name)
 	o.cats = append(o.cats, v.Category)
+	o.roles = append(o.roles, v.Role)
 }
 func (o *OpsSink) CreateContainer(trace.Container)    {}
 func (o *OpsSink) DestroyContainer(int32, trace.Time) {}
 func (o *OpsSink) Variable(trace.Variable)            {}
-func (o *OpsSink) Link(trace.Link)                    {}
 func (o *OpsSink) Event(trace.Event)                  {}
 func (o *OpsSink) Finish(trace.Time, trace.Time)      {}
 
-// State records a state (its index is the order of delivery, which its
-// arguments refer to).
+// Link records a launch: a link of a launch type, or of a launch value
+// (trace.RoleLaunchFlow, the Chrome reader's flows).
+func (o *OpsSink) Link(l trace.Link) {
+	launch := l.Type >= 0 && int(l.Type) < len(o.launchT) && o.launchT[l.Type]
+	if !launch && l.Value >= 0 && int(l.Value) < len(o.roles) && o.roles[l.Value] == trace.RoleLaunchFlow {
+		launch = true
+	}
+	if !launch {
+		return
+	}
+	k := launchEnd{l.To, l.End}
+	if _, ok := o.launches[k]; !ok {
+		o.launches[k] = l.Start
+	}
+}
+
+// State records a state.
 func (o *OpsSink) State(s trace.State) {
-	o.nStates++
 	v := s.Value
 	if v < 0 || int(v) >= len(o.names) {
 		v = -1
 	}
-	o.records = append(o.records, opRecord{value: v, start: s.Start, dur: s.End - s.Start, stream: -1, correlation: -1})
-	if v >= 0 && o.cats[v] == "cpu_op" {
-		o.records[len(o.records)-1].cpuOp = true
-	}
+	o.records = append(o.records, opRecord{container: s.Container, value: v, start: s.Start, dur: s.End - s.Start, stream: -1})
 }
 
 // KeepsArgs asks the reader for the arguments.
 func (o *OpsSink) KeepsArgs() bool { return true }
 
-// Args reads stream and correlation from a state's arguments.
+// Args reads stream from a state's arguments (its index is the order of
+// delivery).
 func (o *OpsSink) Args(kind trace.Kind, index int, text string) {
-	if kind != trace.KindState || index < 0 || index >= len(o.records) {
-		return
-	}
-	if !strings.Contains(text, `"stream"`) && !strings.Contains(text, `"correlation"`) {
+	if kind != trace.KindState || index < 0 || index >= len(o.records) || !strings.Contains(text, `"stream"`) {
 		return
 	}
 	var a struct {
-		Stream      json.RawMessage `json:"stream"`
-		Correlation json.RawMessage `json:"correlation"`
+		Stream json.RawMessage `json:"stream"`
 	}
 	if err := json.Unmarshal([]byte(text), &a); err != nil {
-		o.argsErrs++
 		return
 	}
-	r := &o.records[index]
 	if n, ok := integer(a.Stream); ok {
-		r.stream = int32(n)
-	}
-	if n, ok := integer(a.Correlation); ok {
-		r.correlation = n
+		o.records[index].stream = int32(n)
 	}
 }
 
@@ -129,7 +151,32 @@ func integer(raw json.RawMessage) (int64, bool) {
 	return int64(f), true
 }
 
-var stepRe = regexp.MustCompile(`^ProfilerStep\s*#\s*(\d+)`)
+// operation tells whether the states of value v are operations: those of
+// a category other than Kineto's profiler span ("Trace").
+func (o *OpsSink) operation(v int) bool { return o.cats[v] != "" && o.cats[v] != "Trace" }
+
+// stepNumber reads the N of a step's name, "ProfilerStep#N" as PyTorch's
+// profiler writes it (white space allowed around '#'), or -1.
+func stepNumber(name string) int64 {
+	s := strings.TrimPrefix(name, "ProfilerStep")
+	if len(s) == len(name) {
+		return -1
+	}
+	s = strings.TrimLeft(s, " \t\n\f\r")
+	if !strings.HasPrefix(s, "#") {
+		return -1
+	}
+	s = strings.TrimLeft(s[1:], " \t\n\f\r")
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	k, err := strconv.ParseInt(s[:n], 10, 64)
+	if n == 0 || err != nil {
+		return -1
+	}
+	return k
+}
 
 // opKey is an aggregation cell of a run's operations.
 type opKey struct {
@@ -157,27 +204,22 @@ func (o *OpsSink) Summary() *OpsSummary {
 		start, end trace.Time
 		n          int64
 	}
-	excluded := make([]bool, len(o.names))
-	var steps []step
+	stepOf := make([]int64, len(o.names))
 	iterSet := map[int64]bool{}
 	for v, n := range o.names {
-		excluded[v] = o.cats[v] == "" || o.cats[v] == "Trace"
-		if m := stepRe.FindStringSubmatch(n); m != nil {
-			k, _ := strconv.ParseInt(m[1], 10, 64)
-			iterSet[k] = true
-		}
-	}
-	stepOf := make([]int64, len(o.names))
-	for v, n := range o.names {
 		stepOf[v] = -1
-		if strings.HasPrefix(n, "ProfilerStep") {
-			if m := stepRe.FindStringSubmatch(n); m != nil {
-				stepOf[v], _ = strconv.ParseInt(m[1], 10, 64)
+		if r := o.roles[v]; r == trace.RoleStep || r == trace.RoleStepCall {
+			if k := stepNumber(n); k >= 0 {
+				iterSet[k] = true
+				if o.operation(v) {
+					stepOf[v] = k
+				}
 			}
 		}
 	}
+	var steps []step
 	for _, r := range o.records {
-		if r.value >= 0 && !excluded[r.value] && stepOf[r.value] >= 0 {
+		if r.value >= 0 && stepOf[r.value] >= 0 {
 			steps = append(steps, step{r.start, r.start + r.dur, stepOf[r.value]})
 		}
 	}
@@ -199,41 +241,28 @@ func (o *OpsSink) Summary() *OpsSummary {
 		}
 		return it
 	}
-	iters := make([]int64, len(o.records))
-	launch := map[int64]int64{}
-	for i, r := range o.records {
-		iters[i] = -1
-		if r.value < 0 || excluded[r.value] {
-			continue
-		}
-		if r.stream < 0 {
-			iters[i] = iterationAt(r.start)
-			if r.correlation >= 0 {
-				if _, ok := launch[r.correlation]; !ok {
-					launch[r.correlation] = iters[i]
-				}
-			}
-		}
-	}
-	for i, r := range o.records {
-		if r.value < 0 || excluded[r.value] {
-			continue
-		}
-		switch {
-		case r.stream == 0 && r.cpuOp:
-			iters[i] = iterationAt(r.start)
-		case r.stream > 0:
-			if it, ok := launch[r.correlation]; ok && r.correlation >= 0 {
-				iters[i] = it
-			}
-		}
-	}
 	sum := &OpsSummary{cells: map[opKey]opCell{}}
-	for i, r := range o.records {
-		if r.value < 0 || excluded[r.value] {
+	for _, r := range o.records {
+		if r.value < 0 || !o.operation(int(r.value)) {
 			continue
 		}
-		k := opKey{o.names[r.value], iters[i], r.stream != -1}
+		it := int64(-1)
+		switch {
+		case r.stream < 0:
+			it = iterationAt(r.start)
+		case r.stream == 0 && o.roles[r.value].HostCall():
+			// A host call with a stream (Kineto's Triton launches): on
+			// the stream, in the iteration of its time, as HTA has it.
+			it = iterationAt(r.start)
+		case r.stream == 0:
+		default:
+			// The iteration of the launching call, which the launch
+			// link leaves at its start.
+			if at, ok := o.launches[launchEnd{r.container, r.start}]; ok {
+				it = iterationAt(at)
+			}
+		}
+		k := opKey{o.names[r.value], it, r.stream != -1}
 		c := sum.cells[k]
 		c.count++
 		c.dur += r.dur
@@ -244,6 +273,7 @@ func (o *OpsSink) Summary() *OpsSummary {
 	}
 	sort.Slice(sum.Iterations, func(i, j int) bool { return sum.Iterations[i] < sum.Iterations[j] })
 	o.records = nil
+	o.launches = nil
 	return sum
 }
 
@@ -291,7 +321,9 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 		for _, it := range its {
 			want[it] = true
 		}
-		out := map[string]*[2]float64{}
+		// Sum the cells of a name in integers: float sums in the map's
+		// random order made the last digits differ from run to run.
+		sums := map[string]opCell{}
 		for k, c := range s.cells {
 			if !want[k.iteration] || (dev == CPU && k.gpu) || (dev == GPU && !k.gpu) {
 				continue
@@ -300,13 +332,14 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 			if opt.ShortNames {
 				name = ShortName(name)
 			}
-			v := out[name]
-			if v == nil {
-				v = &[2]float64{}
-				out[name] = v
-			}
-			v[0] += float64(c.count)
-			v[1] += float64(c.dur) / 1e3
+			t := sums[name]
+			t.count += c.count
+			t.dur += c.dur
+			sums[name] = t
+		}
+		out := make(map[string]*[2]float64, len(sums))
+		for name, c := range sums {
+			out[name] = &[2]float64{float64(c.count), float64(c.dur) / 1e3}
 		}
 		return out, nil
 	}

@@ -111,3 +111,78 @@ func TestShortName(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsByRoles: the steps are the values the reader gave a step role, not
+// any value named ProfilerStep#N, and a GPU operation belongs to the
+// iteration of the call its launch link leaves, whatever its arguments
+// say (here none names a correlation).
+func TestOpsByRoles(t *testing.T) {
+	s := NewOpsSink()
+	s.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer})
+	s.DefineType(trace.Type{Name: "Slice", Kind: trace.KindState})
+	s.DefineType(trace.Type{Name: "Launch", Kind: trace.KindLink, Role: trace.RoleLaunch})
+	const host, stream = 1, 2
+	for _, v := range []trace.Value{
+		{Type: 1, Name: "ProfilerStep#5", Category: "user_annotation", Role: trace.RoleStep}, // 0
+		{Type: 1, Name: "ProfilerStep#9", Category: "gpu_user_annotation"},                   // 1: a copy, no role
+		{Type: 1, Name: "cudaLaunchKernel", Category: "cuda_runtime", Role: trace.RoleLaunchCall},
+		{Type: 1, Name: "k", Category: "kernel"},
+		{Type: 2, Name: "launch"},
+	} {
+		s.DefineValue(v)
+	}
+	state := func(c, v int32, start, end trace.Time, args string) {
+		s.State(trace.State{Container: c, Type: 1, Value: v, Start: start, End: end})
+		if args != "" {
+			s.Args(trace.KindState, len(s.records)-1, args)
+		}
+	}
+	state(host, 0, 100, 200, "")
+	state(host, 2, 150, 160, "")
+	state(stream, 1, 300, 400, `{"stream": 7}`)
+	state(host, 2, 310, 320, "") // in the copy's span, in no step
+	state(stream, 3, 305, 306, `{"stream": 7}`)
+	s.Link(trace.Link{Type: 2, Value: 4, Start: 151, End: 305, From: host, To: stream})
+	sum := s.Summary()
+	if len(sum.Iterations) != 1 || sum.Iterations[0] != 5 {
+		t.Errorf("iterations %v, want [5]", sum.Iterations)
+	}
+	ops, err := Ops(sum, sum, OpsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, op := range ops {
+		got[op.Name] = op.Counts[0]
+	}
+	want := map[string]float64{"ProfilerStep#5": 1, "cudaLaunchKernel": 1, "k": 1}
+	if len(got) != len(want) {
+		t.Errorf("step 5 has %v, want %v", got, want)
+	}
+	for n, c := range want {
+		if got[n] != c {
+			t.Errorf("step 5 has %v of %q, want %v", got[n], n, c)
+		}
+	}
+}
+
+// TestOpsSumsExactly: a name's durations over several iterations are
+// summed in nanoseconds, then converted: ten 0.1 µs add up to 1 µs, in
+// whatever order the cells come (a float sum in the map's order gave
+// 0.9999999999999999, and last digits that changed from run to run).
+func TestOpsSumsExactly(t *testing.T) {
+	s := &OpsSummary{cells: map[opKey]opCell{}}
+	for it := int64(0); it < 10; it++ {
+		s.cells[opKey{"k", it, true}] = opCell{1, 100}
+		s.Iterations = append(s.Iterations, it)
+	}
+	for range 20 {
+		ops, err := Ops(s, s, OpsOptions{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ops) != 1 || ops[0].Durations != [2]float64{1, 1} || ops[0].Counts != [2]float64{10, 10} {
+			t.Fatalf("got %+v, want 10 counts of 1 µs", ops)
+		}
+	}
+}
