@@ -348,7 +348,12 @@ def test_compare_series_carries_the_pop_factors_as_the_python_series(tmp_path):
     got = pd.read_parquet(tmp_path / "series.parquet")
     want = ms.compare_series(runs, slices=20, permutations=19)
     pop = [c for c in want.columns if c.startswith("pop:")]
-    assert len(pop) == 5
+    # Each run's factors, then the study's (runs of MPI calls: POP's
+    # scalabilities against the run of fewest processes).
+    assert pop == ["pop:" + k for k in (
+        "parallel_efficiency", "load_balance", "communication_efficiency", "serialisation_efficiency",
+        "transfer_efficiency", "global_efficiency", "computation_scalability", "ipc_scalability",
+        "instruction_scalability", "frequency_scalability", "speedup")]
     pd.testing.assert_frame_equal(got[pop], want[pop], check_exact=True)
     ok("compare", *runs, "--slices", 20, "--permutations", 19, "--series", "bare.parquet", "--no-analyses",
        "--out", tmp_path)
