@@ -92,8 +92,8 @@ func Detect(path string) (ingest.Format, error) {
 			"a directory of two or more trace files of one format (the ranks of a job) is read as one trace: "+
 			"give a trace file, or a directory of such files", strings.Join(Names(), ", "))
 	}
-	if why := notTrace(path); why != "" {
-		return ingest.Format{}, errs.Format(path, 0, "is %s", why)
+	if err := notTrace(path); err != nil {
+		return ingest.Format{}, err
 	}
 	head, err := ingest.Head(path, 4096)
 	if err != nil {
@@ -171,18 +171,19 @@ func sniff(f ingest.Format, path string, head []byte) verdict {
 	return no
 }
 
-// notTrace says what the file at path is when its name ends as a file of
-// a producer that holds no trace (ingest.Format.NotTraces), "" otherwise.
-func notTrace(path string) string {
+// notTrace refuses the file at path, saying what it is, when its name
+// ends as a file of a producer that holds no trace
+// (ingest.Format.NotTraces); nil otherwise.
+func notTrace(path string) error {
 	lower := strings.ToLower(ingest.StripCompressed(path))
 	for _, f := range All {
 		for _, n := range f.NotTraces {
 			if strings.HasSuffix(lower, n.Ending) {
-				return n.Is
+				return errs.Format(path, 0, "is %s", n.Is)
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 // Open finds the format of path (named, or detected when name is "") and
@@ -192,12 +193,14 @@ func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, 
 	var err error
 	if name == "" {
 		f, err = Detect(path) // which refuses what is not a file or directory
-	} else if st, err2 := ingest.CheckPath(path); err2 != nil {
-		err = err2
-	} else if why := notTrace(path); why != "" && !st.IsDir() {
-		err = errs.Format(path, 0, "is %s", why)
 	} else {
-		f, err = ByName(name)
+		var st os.FileInfo
+		if st, err = ingest.CheckPath(path); err == nil && !st.IsDir() {
+			err = notTrace(path) // whatever format is asked
+		}
+		if err == nil {
+			f, err = ByName(name)
+		}
 	}
 	if err != nil {
 		return nil, f, err
