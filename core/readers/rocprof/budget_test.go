@@ -68,3 +68,30 @@ func TestRocpdBudgetNamesTableAndRow(t *testing.T) {
 		t.Errorf("placed at %q, want a row of %s", fe.Where, region)
 	}
 }
+
+// A rocprofv3 JSON file whose records outgrow the budget stops at the
+// byte of the record the model was refused at (its metadata, agents,
+// kernel symbols and strings come first here, so records join the model
+// as they are read), and says it.
+func TestJSONBudgetNamesByte(t *testing.T) {
+	const records = 200_000
+	js := gzipFile(t, "1_results.json.gz", func(w io.Writer) {
+		io.WriteString(w, `{"rocprofiler-sdk-tool": [{"metadata": {"pid": 42, "node": {"hostname": "node1"}},`+
+			`"agents": [], "kernel_symbols": [],`+
+			`"strings": {"buffer_records": [{"kind": "NONE", "operations": []}, {"kind": "HIP_RUNTIME_API", "operations": ["hipMalloc", "hipLaunchKernel"]}]},`+
+			`"buffer_records": {"hip_api": [`)
+		for i := range records {
+			if i > 0 {
+				io.WriteString(w, ",")
+			}
+			fmt.Fprintf(w, `{"kind": 1, "operation": 1, "thread_id": 43, "correlation_id": {"internal": %d}, "start_timestamp": %d, "end_timestamp": %d}`, i+1, 10*i, 10*i+5)
+		}
+		io.WriteString(w, `]}}]}`)
+	})
+	meter := budget.NewMeter(1<<20, nil)
+	err := readJSONFile(js, trace.New(), trace.ReadOptions{Hold: meter.Hold})
+	fe := overBudget(t, meter, err, js, "reading "+js+", byte ")
+	if !fe.HasOffset() || fe.Line != 0 {
+		t.Errorf("placed at line %d, byte %d: want a byte", fe.Line, fe.Offset)
+	}
+}
