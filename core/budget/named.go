@@ -10,7 +10,7 @@ import (
 
 // Named returns the budget's error over (a Meter's or a Guard's) naming
 // the file whose read outgrew the budget: "reading f.gz, line 2 (byte
-// 51): the read holds ...". The place is the reader's, when its error
+// 51): the read holds ...", "reading r.sqlite, table T, row 8192: ...". The place is the reader's, when its error
 // read wraps over in an errs.FormatError (a reader that was refused a
 // buffer says where it was); else it is file, which the front end read.
 // The error is still the budget's, an errs.ArgumentError of
@@ -32,6 +32,9 @@ func Named(over, read error, file string) error {
 			place += fmt.Sprintf(", line %d", fe.Line)
 		case fe.HasOffset():
 			place += fmt.Sprintf(", byte %d", fe.Offset)
+		}
+		if fe.Where != "" {
+			place += ", " + fe.Where
 		}
 	}
 	if place == "" {

@@ -27,6 +27,7 @@ func TestNamed(t *testing.T) {
 		{&errs.FormatError{File: "dir/b.csv.gz", Line: 2, Offset: 51, Err: over}, "dir", "memory_budget: reading dir/b.csv.gz, line 2 (byte 51): " + reason},
 		{&errs.FormatError{File: "b.csv", Line: 7, Err: over}, "b.csv", "memory_budget: reading b.csv, line 7: " + reason},
 		{&errs.FormatError{File: "b.json", AtOffset: true, Err: over}, "b.json", "memory_budget: reading b.json, byte 0: " + reason},
+		{&errs.FormatError{File: "r.sqlite", Where: "table T, row 8192", Err: over}, "r.sqlite", "memory_budget: reading r.sqlite, table T, row 8192: " + reason},
 		// A FormatError of another cause does not place the budget's.
 		{&errs.FormatError{File: "c.csv", Line: 3, Err: other}, "a.csv", "memory_budget: reading a.csv: " + reason},
 	}

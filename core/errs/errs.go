@@ -15,12 +15,14 @@ import (
 // Offset locate the problem as precisely as the reader knows it; zero values
 // mean "not known" (Line counts from 1, Offset is a byte offset), but for
 // an Offset that AtOffset says is known: a problem at byte 0 keeps its
-// position.
+// position. Where names a place neither gives: a database's table and
+// row ("table T, row 7").
 type FormatError struct {
 	File     string
 	Line     int
 	Offset   int64
 	AtOffset bool // Offset is known, even when it is 0
+	Where    string
 	Err      error
 }
 
@@ -28,7 +30,7 @@ type FormatError struct {
 func (e *FormatError) HasOffset() bool { return e.Offset > 0 || e.AtOffset }
 
 func (e *FormatError) Error() string {
-	if inner, ok := e.Err.(*FormatError); ok && inner.File == e.File && e.Line == 0 && e.Offset == 0 {
+	if inner, ok := e.Err.(*FormatError); ok && inner.File == e.File && e.Line == 0 && e.Offset == 0 && e.Where == "" {
 		return inner.Error() // the same file, named once
 	}
 	var b strings.Builder
@@ -37,6 +39,10 @@ func (e *FormatError) Error() string {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	} else if e.HasOffset() {
 		fmt.Fprintf(&b, ": byte %d", e.Offset)
+	}
+	if e.Where != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Where)
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())

@@ -43,6 +43,10 @@ func TestFormatErrorPosition(t *testing.T) {
 	if got := same.Error(); got != "f:2: inner" {
 		t.Errorf("%q", got)
 	}
+	row := &FormatError{File: "r.sqlite", Where: "table T, row 7", Err: errors.New("bad")}
+	if got := row.Error(); got != "r.sqlite: table T, row 7: bad" {
+		t.Errorf("%q", got)
+	}
 }
 
 // TestNameFile: the caller that opened a file names it in an EmptyError

@@ -265,6 +265,33 @@ func GroupsOf(all, typeOf []string) []string {
 	return out
 }
 
+// Possible returns the groups a name of a value of type typ may take
+// among the other names of its trace (GroupsOf): its group (Group), then
+// the groups that need the others, which GroupsOf gives it only when the
+// trace has more than ManyInstances names alike: the base a rule of many
+// instances leaves (a trailing number after a space: "L5 Slice" of "L5
+// Slice 17") and, for a number alone, typ ("Frame" of a frame's token).
+// A name asked for by its group as the legend shows it (busy=["Frame"])
+// is found among them while the trace streams, before its other names
+// are known.
+func Possible(name, typ string) []string {
+	g := Group(name)
+	out := []string{g}
+	for _, r := range Rules {
+		if !r.many {
+			continue
+		}
+		if base, ok := r.apply(g); ok && base != "" && base != g {
+			g = base
+			out = append(out, g)
+		}
+	}
+	if typ != "" && isNumber(g) && typ != g {
+		out = append(out, typ)
+	}
+	return out
+}
+
 // isNumber reports whether s is an integer alone, its sign allowed.
 func isNumber(s string) bool { return allDigits(strings.TrimPrefix(s, "-")) }
 

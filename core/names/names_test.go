@@ -382,3 +382,37 @@ func TestGroupsOfNumberIDs(t *testing.T) {
 		t.Errorf("GroupsOf without types = %q, want the names", got)
 	}
 }
+
+// Possible gives every group GroupsOf may give a name, whatever the other
+// names of the trace: with enough of them (more than ManyInstances), the
+// group GroupsOf gives is the last.
+func TestPossible(t *testing.T) {
+	for _, c := range []struct {
+		name, typ string
+		want      []string
+	}{
+		{"MPI_Send", "State", []string{"MPI_Send"}},
+		{"L5 Slice 17", "Slice", []string{"L5 Slice 17", "L5 Slice"}},
+		{"aten::to, seq = 47651, op_id = 998952", "NVTX", []string{"aten::to"}},
+		{"154408112", "Frame", []string{"154408112", "Frame"}},
+		{"-7", "Frame", []string{"-7", "Frame"}},
+		{"12a", "Frame", []string{"12a"}},
+	} {
+		if got := Possible(c.name, c.typ); !slices.Equal(got, c.want) {
+			t.Errorf("Possible(%q, %q) = %q, want %q", c.name, c.typ, got, c.want)
+		}
+		// With many names alike, GroupsOf gives the last.
+		var all, types []string
+		for k := range ManyInstances + 1 {
+			all, types = append(all, strings.Replace(c.name, "17", fmt.Sprint(100+k), 1)), append(types, c.typ)
+		}
+		if c.name == "154408112" || c.name == "-7" {
+			for k := range all {
+				all[k] = fmt.Sprint(k * 3)
+			}
+		}
+		if g := GroupsOf(all, types); !slices.Contains(Possible(all[0], c.typ), g[0]) || g[0] != Possible(all[0], c.typ)[len(Possible(all[0], c.typ))-1] {
+			t.Errorf("GroupsOf gives %q for %q, Possible %q", g[0], all[0], Possible(all[0], c.typ))
+		}
+	}
+}

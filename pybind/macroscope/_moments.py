@@ -16,8 +16,10 @@ Which states make a resource busy:
 
     busy=None                every state (the default)
     busy=["compute"]         only these state values (names as the file
-                             writes them, or grouped: "aten::copy_" takes
-                             every "aten::copy_, op_id = N")
+                             writes them, or grouped as the legend shows
+                             them: "aten::copy_" takes every "aten::copy_,
+                             op_id = N", "Frame" every frame a Perfetto
+                             trace names by its token)
     idle=["MPI_Wait"]        every state but these
                              (also spelled busy={"all_but": ["MPI_Wait"]})
     gaps=True                also the time a resource spends in no state

@@ -344,9 +344,10 @@ _HOSTILE = {
     "gzip_bomb": lambda tmp: (_gzip_line(tmp, "b.json.gz", b"[", 64, fill=b" "), {"max_decompressed": 16 << 20}, "max_decompressed"),
     "perfetto_huge_length": lambda tmp: (_write(tmp / "h.pftrace", b"\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x40abc"),
                                          {"format": "perfetto"}, "announces"),
-    # A million state types: the trace's types weigh against the budget.
+    # A million state types: the trace's types, and the reader's tables of
+    # them, weigh against the budget; the reader's refusal names the line.
     "paje_1e6_state_types_budget": lambda tmp: (_paje_types(tmp, 1_000_000), {"memory_budget": 32 << 20},
-                                                "the trace read into memory outgrew the memory budget of 32 MiB"),
+                                                "memory_budget: reading %s, line "),
     "gotrace_bad_header": lambda tmp: (_write(tmp / "g.trace", b"go 1.99 trace\x00\x00\x00" + b"\xff" * 64),
                                        {"format": "gotrace"}, "g.trace"),
 }

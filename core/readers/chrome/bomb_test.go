@@ -198,3 +198,31 @@ func TestLongValueWeighed(t *testing.T) {
 		t.Errorf("%d states, %d bytes still held after the read", tr.States.Len(), meter.Held())
 	}
 }
+
+// The budget's refusal of the events gathered is placed at the event the
+// collector weighed at, every weighEvery events, for the front end to say
+// (budget.Named): line 1 of this one-line file, and the byte where that
+// event's object opens, the weighEvery-th, or a multiple.
+func TestEventsBudgetNamesByte(t *testing.T) {
+	var text bytes.Buffer
+	text.WriteString("[")
+	for i := range 200_000 {
+		fmt.Fprintf(&text, `{"ph": "X", "pid": 1, "tid": %d, "ts": %d, "dur": 1, "name": "f"},`, i%8, i)
+	}
+	text.WriteString("]")
+	data := zstdOf(t, func(w io.Writer) { w.Write(text.Bytes()) })
+	meter := budget.NewMeter(2<<20, nil)
+	err := Decode(bytes.NewReader(data), "many.json.zst", int64(len(data)), trace.New(), trace.ReadOptions{Hold: meter.Hold})
+	var fe *errs.FormatError
+	if meter.Err() == nil || !errors.As(err, &fe) || fe.File != "many.json.zst" || !errors.Is(err, meter.Err()) {
+		t.Fatalf("%v, want the budget's error placed in many.json.zst", err)
+	}
+	off := int(fe.Offset)
+	if fe.Line != 1 || off <= 0 || off >= text.Len() || text.Bytes()[off] != '{' || (bytes.Count(text.Bytes()[:off], []byte("{"))+1)%weighEvery != 0 {
+		t.Fatalf("placed at line %d, byte %d: want line 1 and the start of a multiple of the %d-th event", fe.Line, fe.Offset, weighEvery)
+	}
+	want := fmt.Sprintf("reading many.json.zst, line 1 (byte %d): the read holds", off)
+	if named := budget.Named(meter.Err(), err, "many.json.zst").Error(); !strings.Contains(named, want) {
+		t.Errorf("%s\nwant %q", named, want)
+	}
+}

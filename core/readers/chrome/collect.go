@@ -476,7 +476,9 @@ func (c *collector) add(file string, e *rawEvent) error {
 	c.seq++
 	if c.seq%weighEvery == 0 {
 		if err := c.weigh(); err != nil {
-			return err
+			// Placed at the event, for the front end to say
+			// (budget.Named).
+			return &errs.FormatError{File: file, Line: e.line, AtOffset: true, Offset: e.offset, Err: err}
 		}
 	}
 	if e.ph == 0 {

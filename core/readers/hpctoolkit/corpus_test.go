@@ -199,7 +199,7 @@ func readGolden(t *testing.T, name string) []goldenLine {
 				k, v, _ := strings.Cut(kv, "=")
 				if k == "NODE" {
 					n, _ := strconv.ParseUint(v, 10, 64)
-					v = fmt.Sprintf("%x", n)
+					v = fmt.Sprintf("0x%x", n) // the host id as hostid(1) prints it, with 0x
 				}
 				names = append(names, prettyKinds[k]+" "+v)
 			}
@@ -386,9 +386,9 @@ func TestCorpusHierarchy(t *testing.T) {
 		leaves []string // some leaf containers
 		states int
 	}{
-		{sparseDBs["vectorAdd"], []string{"Node 2a803c80/Thread 0", "Node 2a803c80/GPU context 1/GPU stream 7"}, 335},
-		{sparseDBs["lmp-openmp"], []string{"Node 2a803c80/Rank 0/Thread 5", "Node 2a803c80/Rank 3/Thread 0"}, 0},
-		{[]string{"hpctoolkit-db", "xml", "vectorAdd"}, []string{"Node 2a803c80/Rank 0/Thread 0", "Node 2a803c80/Rank 0/Thread 500"}, 631},
+		{sparseDBs["vectorAdd"], []string{"Node 0x2a803c80/Thread 0", "Node 0x2a803c80/GPU context 1/GPU stream 7"}, 335},
+		{sparseDBs["lmp-openmp"], []string{"Node 0x2a803c80/Rank 0/Thread 5", "Node 0x2a803c80/Rank 3/Thread 0"}, 0},
+		{[]string{"hpctoolkit-db", "xml", "vectorAdd"}, []string{"Node 0x2a803c80/Rank 0/Thread 0", "Node 0x2a803c80/Rank 0/Thread 500"}, 631},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.parts, "/"), func(t *testing.T) {

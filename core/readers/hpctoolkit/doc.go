@@ -31,7 +31,8 @@
 // Each trace line is a container whose ancestors come from its
 // identifier tuple, one level per identifier (Node > Rank > Thread, or
 // Node > GPU context > GPU stream), named after the kind and its value
-// ("Rank 3"; a node by its host id in hexadecimal). The kinds hpcprof
+// ("Rank 3"; a node by its host id in hexadecimal, "Node 0x2a803c80",
+// so that it reads as one number). The kinds hpcprof
 // writes get readable type names (Node, Rank, Thread, Core, GPU device,
 // GPU context, GPU stream); other kinds keep meta.db's name. Lines come
 // in the order of their tuples. For XML databases the path is Node

@@ -21,7 +21,7 @@ func TestTwoLinesOneTuple(t *testing.T) {
 	for _, s := range stats {
 		got[containerPath(tr, s.container)] += s.samples
 	}
-	wantPaths := map[string]int64{"Node 2a803c80/Thread 0": 93, "Node 2a803c80/Thread 0 #2": 90}
+	wantPaths := map[string]int64{"Node 0x2a803c80/Thread 0": 93, "Node 0x2a803c80/Thread 0 #2": 90}
 	if len(got) != len(wantPaths) {
 		t.Fatalf("lines: %v, want %v", got, wantPaths)
 	}

@@ -40,15 +40,23 @@ func levels(tuple []ident, kinds []string, prof uint32) []level {
 			name = n
 		}
 		// A node's physical identifier is its host id, which hostid(1)
-		// prints in hexadecimal.
+		// prints in hexadecimal: written with 0x, it reads as a number
+		// wherever names are read for their numbers (the runs of a
+		// comparison on other hosts: "Node 0x2a803c80" and "Node
+		// 0x7f0101" are one resource, where "2a803c80" reads as numbers
+		// and letters).
 		v := fmt.Sprint(id.value())
 		if id.physical && name == "Node" {
-			v = fmt.Sprintf("%x", id.phys)
+			v = hostID(id.phys)
 		}
 		out[i] = level{typ: name, name: name + " " + v}
 	}
 	return out
 }
+
+// hostID writes a node's host id as hostid(1) does, in hexadecimal, with
+// 0x.
+func hostID(h uint64) string { return fmt.Sprintf("0x%x", h) }
 
 // compareTuples orders trace lines by their identifier tuples, identifier
 // by identifier, so that ranks and threads come in numeric order.

@@ -81,7 +81,7 @@ func TestSyntheticSparse(t *testing.T) {
 		for _, s := range tr.States.All() {
 			got = append(got, stateLine(tr, s))
 		}
-		const th = "Node abc/Rank 0/Thread 0"
+		const th = "Node 0xabc/Rank 0/Thread 0"
 		want := []string{
 			th + " foo [0,200) d2 o2",
 			th + " bar [200,300) d2 o3",
@@ -106,7 +106,7 @@ func TestSyntheticSparse(t *testing.T) {
 		for i := range tr.Containers[1:] {
 			conts = append(conts, containerPath(tr, int32(i+1)))
 		}
-		wantConts := []string{"Node abc", "Node abc/Rank 0", "Node abc/Rank 0/Thread 0", "Node abc/Rank 0/Thread 1"}
+		wantConts := []string{"Node 0xabc", "Node 0xabc/Rank 0", "Node 0xabc/Rank 0/Thread 0", "Node 0xabc/Rank 0/Thread 1"}
 		if !slices.Equal(conts, wantConts) {
 			t.Errorf("containers %q, want %q", conts, wantConts)
 		}

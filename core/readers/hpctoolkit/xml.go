@@ -115,7 +115,7 @@ func xmlLineOf(name string) xmlLine {
 		if e1 == nil && e2 == nil && e3 == nil {
 			l.key = [3]uint64{host, rank, thread}
 			l.path = []level{
-				{"Node", fmt.Sprintf("Node %x", host)},
+				{"Node", "Node " + hostID(host)},
 				{"Rank", fmt.Sprintf("Rank %d", rank)},
 				{"Thread", fmt.Sprintf("Thread %d", thread)},
 			}

@@ -84,7 +84,7 @@ func writeXMLDB(t *testing.T) string {
 
 func TestSyntheticXML(t *testing.T) {
 	dir := writeXMLDB(t)
-	const t0, t2 = "Node abcd/Rank 3/Thread 0", "Node abcd/Rank 3/Thread 2"
+	const t0, t2 = "Node 0xabcd/Rank 3/Thread 0", "Node 0xabcd/Rank 3/Thread 2"
 	const unk = "<unknown procedure> 0x10 [libx.so]"
 	for _, loops := range []bool{false, true} {
 		tr := trace.New()

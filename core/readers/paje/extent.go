@@ -42,6 +42,7 @@ func extent(paths []string, opt Options) (first, last trace.Time, ok bool) {
 		}
 	}
 	d := newDecoder(&trace.Counter{}, opt, 0)
+	defer d.sim.release()
 	found := false
 	var budget int64 = probeHead
 	for _, p := range paths {

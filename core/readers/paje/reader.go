@@ -199,6 +199,7 @@ func readFiles(paths []string, sink trace.Sink, opt Options) error {
 		}
 	}
 	d := newDecoder(sink, opt, total)
+	defer d.sim.release()
 	for _, p := range paths {
 		f, err := ingest.OpenFile(p)
 		if err != nil {
@@ -219,6 +220,7 @@ func readFiles(paths []string, sink trace.Sink, opt Options) error {
 // the door (Format), which also takes several files as one trace.
 func Decode(r io.Reader, name string, total int64, sink trace.Sink, opt Options) error {
 	d := newDecoder(sink, opt, total)
+	defer d.sim.release()
 	if err := d.decode(r, name); err != nil {
 		return err
 	}

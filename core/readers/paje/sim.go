@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -42,6 +43,51 @@ type simulator struct {
 	// generalStates sends every state event through state, without
 	// plainState: the reference the tests compare plainState with.
 	generalStates bool
+
+	// The simulator's own tables of types and values, weighed against
+	// the read's memory budget (trace.ReadOptions.Hold) as types and
+	// values are defined: a file of a million type definitions makes
+	// them weigh about three times the trace's types. valueTables is what
+	// the types' value tables hold, idBytes the identifiers' strings,
+	// held what the budget was last told.
+	valueTables, idBytes, held int64
+}
+
+// tableBytes estimates what the simulator's tables of types and values
+// hold: the types, their table of identifiers and its keys, the value
+// tables and the values' names.
+func (s *simulator) tableBytes() int64 {
+	return int64(cap(s.types))*int64(unsafe.Sizeof(typeInfo{})) + s.typeIDs.bytes() + s.valueTables +
+		int64(cap(s.valueNames))*int64(unsafe.Sizeof("")) + s.idBytes
+}
+
+// weighEvery is how much the tables grow between two weighings.
+const weighEvery = 64 << 10
+
+// weigh tells the read's memory budget what the tables hold, when they
+// grew by weighEvery since it was last told, and returns its refusal
+// placed at the line being read (for the front end to say, budget.Named).
+func (s *simulator) weigh() error {
+	if s.opt.Hold == nil {
+		return nil
+	}
+	n := s.tableBytes()
+	if n-s.held < weighEvery {
+		return nil
+	}
+	delta := n - s.held
+	s.held = n
+	if err := s.opt.Held(delta); err != nil {
+		return &errs.FormatError{File: s.file, Line: s.line, Err: err}
+	}
+	return nil
+}
+
+// release gives the tables' weight back to the budget, at the end of the
+// read.
+func (s *simulator) release() {
+	s.opt.Held(-s.held)
+	s.held = 0
 }
 
 // resolveZero picks, for a reference to "0", the root or the container
@@ -377,8 +423,9 @@ func (s *simulator) defineType(ev eventKind, f *eventFields) error {
 	n := int32(len(s.types))
 	s.typeIDs.put(id, n)
 	s.types = append(s.types, typeInfo{kind: kind, parent: parent, depth: depth, start: t.Start, end: t.End, name: t.Name})
+	s.idBytes += int64(len(id))
 	s.sink.DefineType(t)
-	return nil
+	return s.weigh()
 }
 
 func (s *simulator) defineValue(f *eventFields) error {
@@ -410,16 +457,22 @@ func (s *simulator) defineValue(f *eventFields) error {
 	}
 	s.addValue(typ, trace.Value{Type: typ, Name: string(name), Alias: string(alias),
 		Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}, string(identifier(name, alias)))
-	return nil
+	return s.weigh()
 }
 
 func (s *simulator) addValue(typ int32, v trace.Value, id string) int32 {
 	ti := &s.types[typ]
 	if ti.values == nil {
 		ti.values = newIDTable()
+		s.valueTables += ti.values.bytes()
 	}
 	n := int32(len(s.valueNames))
+	before := ti.values.bytes()
 	ti.values.put(id, n)
+	// Values a state event defines are weighed at the next definition
+	// (they are weighed with the trace's values too).
+	s.valueTables += ti.values.bytes() - before
+	s.idBytes += int64(len(id))
 	s.valueNames = append(s.valueNames, v.Name)
 	s.sink.DefineValue(v)
 	return n

@@ -107,6 +107,7 @@ func readSorted(paths []string, sink trace.Sink, opt Options) error {
 	// Progress: the split counts the input bytes up to total, the merge
 	// the bytes of text it passes on, from total up to twice as many.
 	d := newDecoder(sink, opt, 2*total)
+	defer d.sim.release()
 	d.before = total
 	d.file, d.sim.file = paths[len(paths)-1], paths[len(paths)-1] // for an input without lines
 	if err := s.merge(func(k keyed) error {
@@ -337,6 +338,7 @@ func (s *sorter) encodeRun(w io.Writer) {
 
 // cleanup removes the runs' files.
 func (s *sorter) cleanup() {
+	s.keys.sim.release()
 	for _, r := range s.runs {
 		if r.file != nil {
 			r.file.Close()

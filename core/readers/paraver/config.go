@@ -149,10 +149,17 @@ func isKeyword(s string) bool {
 func (cfg *config) parsePCF(l *lineReader) error {
 	section := ""
 	var block []*eventType // types of the current EVENT_TYPE block
+	var blockIDs []int64   // and their ids
 	// The line that first named, or colored, each state: Paraver keeps
 	// the last one given (a map assignment), and so does the reader, but
 	// a state given twice is said.
 	namedAt, coloredAt := map[int64]int{}, map[int64]int{}
+	// The same for event types (by a type's id: the line and name it was
+	// first given) and their values (by type and value: the line that
+	// named it). Paraver keeps a type's last name, and gathers its values
+	// from all its blocks, each value with its last name.
+	typeAt := map[int64]typeLine{}
+	valueAt := map[typeValue]int{}
 	for {
 		line, ok, err := l.next()
 		if err != nil || !ok {
@@ -162,7 +169,7 @@ func (cfg *config) parsePCF(l *lineReader) error {
 		if isKeyword(text) {
 			section = text
 			if section == "EVENT_TYPE" {
-				block = block[:0]
+				block, blockIDs = block[:0], blockIDs[:0]
 			}
 			continue
 		}
@@ -172,6 +179,10 @@ func (cfg *config) parsePCF(l *lineReader) error {
 		switch section {
 		case "STATES", "STATES_COLOR":
 			id, rest, err := leadingInt(text)
+			if errors.Is(err, strconv.ErrRange) {
+				cfg.tooLarge(l, section, "state", text)
+				continue
+			}
 			if err != nil {
 				return l.fail("%s: %v", section, err)
 			}
@@ -204,6 +215,10 @@ func (cfg *config) parsePCF(l *lineReader) error {
 				return l.fail("EVENT_TYPE: expected a gradient, a type and a name")
 			}
 			id, err := strconv.ParseInt(fields[1], 10, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				cfg.tooLarge(l, section, "event type", fields[1])
+				continue
+			}
 			if err != nil {
 				return l.fail("EVENT_TYPE: bad event type %s", errs.Quote(fields[1]))
 			}
@@ -211,27 +226,80 @@ func (cfg *config) parsePCF(l *lineReader) error {
 			et := &eventType{name: strings.TrimSpace(name), values: map[eventValue]string{}}
 			if old := cfg.eventTypes[id]; old != nil {
 				et.values = old.values // a type declared twice keeps its values
+				// Extrae repeats a hardware counter's type in each
+				// counter set, under the same name: only another name
+				// is said.
+				if first := typeAt[id]; first.name != et.name {
+					cfg.remark(l, "event types renamed", "EVENT_TYPE: event type %d is given again with another name, %s (%s at line %d); the last name is kept, as Paraver keeps it",
+						id, errs.Quote(et.name), errs.Quote(first.name), first.line)
+				}
 			}
+			typeAt[id] = typeLine{line: l.line, name: et.name}
 			cfg.eventTypes[id] = et
-			block = append(block, et)
+			block, blockIDs = append(block, et), append(blockIDs, id)
 		case "VALUES":
 			num, name := text, ""
 			if i := strings.IndexAny(text, " \t"); i >= 0 {
 				num, name = text[:i], text[i+1:]
 			}
+			if len(block) == 0 {
+				return l.fail("VALUES without an EVENT_TYPE before it")
+			}
 			v, err := parseEventValue([]byte(num))
+			if err != nil && integer(num) {
+				cfg.tooLarge(l, section, "event value", num)
+				continue
+			}
 			if err != nil {
 				return l.fail("VALUES: %v", err)
 			}
 			name = strings.TrimSpace(name)
-			if len(block) == 0 {
-				return l.fail("VALUES without an EVENT_TYPE before it")
-			}
-			for _, et := range block {
+			said := false // one remark a line, for the first type of the block it renames
+			for i, et := range block {
+				key := typeValue{blockIDs[i], v}
+				old, ok := et.values[v]
+				if ok && old != name && !said {
+					cfg.remark(l, "event values renamed", "VALUES: value %s of event type %d is given again with another name, %s (%s at line %d); the last name is kept, as Paraver keeps it",
+						v, key.typ, errs.Quote(name), errs.Quote(old), valueAt[key])
+					said = true
+				}
+				if !ok || old != name {
+					valueAt[key] = l.line
+				}
 				et.values[v] = name
 			}
 		}
 	}
+}
+
+// typeLine is where an event type was last named, and the name.
+type typeLine struct {
+	line int
+	name string
+}
+
+// typeValue is a value of an event type (by its id).
+type typeValue struct {
+	typ int64
+	v   eventValue
+}
+
+// integer tells whether s is an integer: digits, after a minus sign or
+// not.
+func integer(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// tooLarge says (once for all such lines) that a .pcf line gives a
+// number (field, the text s) beyond 64 bits, and is skipped: no record
+// can carry it (the reader skips a record whose field is beyond 64 bits,
+// as Paraver's does), and Paraver drops the line (it reads these numbers
+// with stoi, as 32-bit ones).
+func (cfg *config) tooLarge(l *lineReader, section, field, s string) {
+	num, _, _ := strings.Cut(s, " ")
+	num, _, _ = strings.Cut(num, "\t")
+	cfg.remark(l, "numbers beyond 64 bits", "%s: the %s %s is beyond 64 bits: the line is skipped, as no record can carry it", section, field, errs.Quote(num))
 }
 
 // leadingInt splits "12   some name" into 12 and "some name".
@@ -241,6 +309,9 @@ func leadingInt(s string) (int64, string, error) {
 		num, rest = s[:i], s[i+1:]
 	}
 	v, err := strconv.ParseInt(num, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, "", err
+	}
 	if err != nil {
 		return 0, "", fmt.Errorf("expected a number at the start of %s", errs.Quote(s))
 	}

@@ -107,3 +107,63 @@ func TestPCFStatesDoubtful(t *testing.T) {
 		t.Errorf("states %q colors %q, want Run (1 0 0), Again, Minus", names, colors)
 	}
 }
+
+// An event type given again with another name, and a value given again
+// with another name, keep the last name, as Paraver's PCFFileParser keeps
+// them (a map assignment), and are said once per kind with their count; a
+// type given again with its name (Extrae repeats its hardware counters in
+// each set) is not. Its values gather from all its blocks.
+func TestPCFEventsGivenTwice(t *testing.T) {
+	pcf := "EVENT_TYPE\n0 5 A\n0 7 Seven\nVALUES\n1 one\n2 two\n\n" +
+		"EVENT_TYPE\n0 5 B\n0 7 Seven\nVALUES\n1 uno\n2 two\n3 tres\n3 three\n\n" +
+		"EVENT_TYPE\n0 5 C\n"
+	prv := twoThreads + "2:1:1:1:1:1:5:1\n2:1:1:1:1:2:5:3\n2:1:1:1:1:3:7:2\n2:1:1:1:1:4:7:1\n"
+	tr, notes, dir := readWithFiles(t, prv, pcf, "", threadView)
+	file := filepath.Join(dir, "t.pcf")
+	want := []string{
+		file + `:9: EVENT_TYPE: event type 5 is given again with another name, "B" (` + `"A" at line 2); the last name is kept, as Paraver keeps it (2 such lines in all)`,
+		file + `:12: VALUES: value 1 of event type 5 is given again with another name, "uno" ("one" at line 5); the last name is kept, as Paraver keeps it (2 such lines in all)`,
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes\n%q\nwant\n%q", notes, want)
+	}
+	var got []string
+	for _, v := range tr.Values {
+		got = append(got, tr.Types[v.Type].Name+": "+v.Alias+" "+v.Name)
+	}
+	// Type 5 is C; 1 is uno, 3 three (the last names); type 7's values
+	// come from both blocks.
+	if w := []string{"C: 1 uno", "C: 3 three", "Seven: 2 two", "Seven: 1 uno"}; !slices.Equal(got, w) {
+		t.Errorf("values %q, want %q", got, w)
+	}
+}
+
+// States, event types and values past 2^31-1 and 2^32 are read as they
+// are, never wrapped (Paraver's stoi drops such .pcf lines; its records
+// keep states in 32 bits): a state 2^32+5 is not state 5. Past 64 bits,
+// a .pcf line is skipped and said (no record can carry the number), and
+// a record is skipped naming its line and field.
+func TestPCFLargeNumbers(t *testing.T) {
+	pcf := "STATES\n5 Five\n4294967301 Wrapped\n3000000000 Big\n18446744073709551621 Huge\n\n" +
+		"EVENT_TYPE\n0 3000000000 Big type\n0 99999999999999999999 Huge type\nVALUES\n3000000000 BigV\n18446744073709551615 Max\n-9223372036854775808 Min\n18446744073709551616 Over\n"
+	prv := twoThreads + "1:1:1:1:1:0:5:5\n1:1:1:1:1:5:6:4294967301\n1:1:1:1:1:6:7:3000000000\n1:2:1:2:1:0:1:18446744073709551621\n" +
+		"2:1:1:1:1:3:3000000000:3000000000\n2:1:1:1:1:4:3000000000:18446744073709551615\n2:1:1:1:1:5:3000000000:-9223372036854775808\n"
+	tr, notes, dir := readWithFiles(t, prv, pcf, "", threadView)
+	file := filepath.Join(dir, "t.pcf")
+	want := []string{
+		file + `:5: STATES: the state "18446744073709551621" is beyond 64 bits: the line is skipped, as no record can carry it (3 such lines in all)`,
+		`skipped 1 state records (1:) that Paraver's reader also rejects (first: line 5: field 8 is "18446744073709551621", beyond 64 bits)`,
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes\n%q\nwant\n%q", notes, want)
+	}
+	var got []string
+	for _, v := range tr.Values {
+		got = append(got, tr.Types[v.Type].Name+": "+v.Alias+" "+v.Name)
+	}
+	w := []string{"State: 5 Five", "State: 4294967301 Wrapped", "State: 3000000000 Big",
+		"Big type: 3000000000 BigV", "Big type: 18446744073709551615 Max", "Big type: -9223372036854775808 Min"}
+	if !slices.Equal(got, w) {
+		t.Errorf("values %q, want %q", got, w)
+	}
+}

@@ -40,7 +40,16 @@
 // colored twice keeps the last line, as Paraver's map keeps it, and a
 // negative state (Paraver reads states as unsigned 32-bit numbers) still
 // names records with that number: both are counted in a warning naming
-// the .pcf and the line of the first one.
+// the .pcf and the line of the first one. So is an event type given again
+// with another name (it keeps the last, and gathers its values from all
+// its blocks; a type repeated with its name, as Extrae repeats its
+// hardware counters in each set, is not said), and a value given again
+// with another name (the last is kept), as Paraver's PCFFileParser keeps
+// them. Numbers are read as they are, past 2^31 and 2^32 too (Paraver's
+// stoi drops such .pcf lines; a state is never wrapped into another): a
+// .pcf line whose state, type or value is beyond 64 bits is skipped and
+// said, since no record can carry it (a record's field beyond 64 bits is
+// skipped, naming its line and field).
 //
 // # Records
 //

@@ -184,6 +184,11 @@ func (d *decoder) split(line []byte, event bool) error {
 			d.fields = append(d.fields, 0)
 		} else {
 			v, ok := parseInt(line[i:j])
+			if !ok && integer(string(line[i:j])) {
+				// Read as a wrapped number, it would be another state,
+				// type or object.
+				return d.fail("field %d is %s, beyond 64 bits", len(d.fields)+2, errs.QuoteBytes(line[i:j]))
+			}
 			if !ok {
 				return d.fail("field %d is %s, not an integer", len(d.fields)+2, errs.QuoteBytes(line[i:j]))
 			}

@@ -210,6 +210,7 @@ func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	var done int64
 	m := newModel()
 	m.hold, m.opt = opt.Hold, opt
+	defer m.release() // a read that stops early gives back what the model held
 	dirs := map[string]bool{}
 	for _, f := range files {
 		dirs[filepath.Dir(f.path)] = true
@@ -273,8 +274,23 @@ type csvReader struct {
 	what                       string
 }
 
-// head classifies the file and returns the row handler.
+// head classifies the file and returns the row handler. A row the model
+// took past the memory budget gives the budget's error (model.tick).
 func (r *csvReader) head(h header) (func(*row) error, error) {
+	handle, err := r.pick(h)
+	if err != nil {
+		return nil, err
+	}
+	return func(w *row) error {
+		if err := handle(w); err != nil {
+			return err
+		}
+		return r.m.err
+	}, nil
+}
+
+// pick classifies the file and returns the handler of its rows.
+func (r *csvReader) pick(h header) (func(*row) error, error) {
 	r.kind = classify(h)
 	r.start, r.end, r.corr = h.col("Start_Timestamp"), h.col("End_Timestamp"), h.col("Correlation_Id")
 	switch r.kind {

@@ -216,6 +216,13 @@ func (f csvFile) read(opt trace.ReadOptions, what string,
 		}
 		if err == nil {
 			err = handle(r)
+			var ae *errs.ArgumentError
+			if errors.As(err, &ae) {
+				// Not a bad row: the memory budget refused what the rows
+				// gathered. The read ends, placed at this line for the
+				// front end to say (budget.Named).
+				return &errs.FormatError{File: f.path, Line: n, Err: err}
+			}
 		}
 		if err == nil {
 			rows++

@@ -216,6 +216,7 @@ func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, s
 	dec.UseNumber()
 	r := &jsonReader{path: path, dec: dec, in: counted, opt: opt, total: total, m: newModel()}
 	r.m.hold, r.m.opt = opt.Hold, opt
+	defer r.m.release() // a read that stops early gives back what the model held
 	if err := r.document(); err != nil {
 		return r.wrap(err)
 	}
@@ -292,6 +293,10 @@ func (r *jsonReader) skip() error {
 // tick counts a record and now and then reports progress and checks
 // cancellation.
 func (r *jsonReader) tick() error {
+	if r.m.err != nil {
+		// The budget refused the model: wrap places it at this record.
+		return r.m.err
+	}
 	r.n++
 	if r.n%4096 != 0 {
 		return nil

@@ -71,6 +71,7 @@ func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	path := f.path
 	m := newModel()
 	m.hold, m.opt = opt.Hold, opt
+	defer m.release() // a read that stops early gives back what the model held
 	host := m.host("")
 	var lay legacyLayout
 	var counters, reversed int64
@@ -112,7 +113,7 @@ func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 			a := m.agent(host, g, gpu, "GPU "+g)
 			c := m.queue(a, "Queue "+strconv.FormatInt(q, 10), q)
 			m.add(c, kindKernel, w.str(lay.name), trace.Time(s), trace.Time(e), 0, nan)
-			return nil
+			return m.err // the budget's refusal (model.tick), placed at this line
 		}, nil
 	})
 	if err != nil {

@@ -117,6 +117,7 @@ func readRocpd(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	m := newModel()
 	m.hold, m.opt = opt.Hold, opt
+	defer m.release() // a read that stops early gives back what the model held
 	r := &rocpdReader{db: db, m: m, opt: opt, multi: len(sets) > 1}
 	for i, s := range sets {
 		for _, t := range rocpdTables {
@@ -150,6 +151,10 @@ func readRocpd(path string, sink trace.Sink, opt trace.ReadOptions) error {
 
 // tick counts a row, and checks for cancellation every 4096.
 func (r *rocpdReader) tick() error {
+	if r.m.err != nil {
+		// The budget refused the model: sqlitedb.Scan places it at this row.
+		return r.m.err
+	}
 	if r.rows++; r.rows%4096 == 0 {
 		return r.opt.Canceled()
 	}

@@ -36,6 +36,7 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	m := newModel()
 	m.hold, m.opt = opt.Hold, opt
+	defer m.release() // a read that stops early gives back what the model held
 	host := m.host("")
 	names, err := rpdStrings(db)
 	if err != nil {
@@ -49,6 +50,11 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	}
 	var reversed, unreadable, rows int64
 	tick := func() error {
+		if m.err != nil {
+			// The budget refused the model: sqlitedb.Scan places it at
+			// this row.
+			return m.err
+		}
 		rows++
 		if rows%4096 == 0 {
 			return opt.Canceled()

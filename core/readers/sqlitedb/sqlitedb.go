@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -400,13 +401,26 @@ func (d *DB) Scan(table, query string, dest []any, row func() error) error {
 			return d.Errorf("table %s, row %d: %v", table, n, err)
 		}
 		if err := row(); err != nil {
-			return err
+			return d.placed(table, n, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return d.failed(table, n, err)
 	}
 	return nil
+}
+
+// placed returns the error a row's callback gave, placed at table and row
+// n when it names no place: the memory budget's refusal (a reader weighs
+// what it gathered as it reads the rows), which the front ends report
+// with its place (budget.Named). A FormatError, already placed, and a
+// cancel pass as they are.
+func (d *DB) placed(table string, n int64, err error) error {
+	var fe *errs.FormatError
+	if errors.As(err, &fe) || errors.Is(err, trace.ErrCanceled) {
+		return err
+	}
+	return &errs.FormatError{File: d.Path, Where: fmt.Sprintf("table %s, row %d", table, n), Err: err}
 }
 
 // Count returns the number of rows of table, a real table.

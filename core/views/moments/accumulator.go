@@ -137,11 +137,20 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 	a.defValues = append(a.defValues, v)
 	counted := false
 	if v.Type >= 0 && int(v.Type) < len(a.types) && a.types[v.Type].selected {
-		// A busy state is named as the file writes it or by its group
-		// (busy=["aten::copy_"] takes every "aten::copy_, op_id = N").
+		// A busy state is named as the file writes it or by its group,
+		// as the legend shows it (busy=["aten::copy_"] takes every
+		// "aten::copy_, op_id = N"), the groups that need the trace's
+		// other names included, which are not known yet: busy=["L5
+		// Slice"] takes "L5 Slice 17", and busy=["Frame"] the frames a
+		// Perfetto trace names by their token, even in a trace with too
+		// few of them for the legend to group them.
 		i := slices.Index(a.opt.Values, v.Name)
 		if i < 0 {
-			i = slices.Index(a.opt.Values, names.Group(v.Name))
+			for _, g := range names.Possible(v.Name, a.types[v.Type].name) {
+				if i = slices.Index(a.opt.Values, g); i >= 0 {
+					break
+				}
+			}
 		}
 		if i >= 0 {
 			a.valueMatched[i] = true

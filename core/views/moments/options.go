@@ -103,9 +103,10 @@ const NoStateName = "(no state)"
 // container with either rule.
 type Options struct {
 	// Select and Values choose the busy state values by name, as the
-	// file writes it or grouped (names.Group): all of them (the default,
-	// Values must be empty), only the listed ones, or all but the listed
-	// ones.
+	// file writes it or grouped as the legend shows it (names.Possible:
+	// the groups that need the trace's other names too): all of them
+	// (the default, Values must be empty), only the listed ones, or all
+	// but the listed ones.
 	Select Selection
 	Values []string
 	// StateTypes restricts the analysis to states of these type names;

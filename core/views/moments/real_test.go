@@ -208,3 +208,62 @@ func TestGroupedStatesNsight(t *testing.T) {
 		t.Errorf("busy=[aten::copy_]: %v, the operator's states by state %v", got, want)
 	}
 }
+
+// TestBusyByLegendGroup: busy= takes a state by its group as the legend
+// shows it, when the group needs the trace's other names: Perfetto's
+// nested_tracks names its slices "L5 Slice 17" and so on, 1,024 names
+// the legend groups as "L5 Slice" (more than names.ManyInstances differ
+// by their number alone), which the accumulator cannot know when the
+// first of them streams in. busy=["L5 Slice"] takes as much time as
+// every raw name listed, and as the group's states by state; a raw name
+// is still taken alone.
+func TestBusyByLegendGroup(t *testing.T) {
+	const path = "../../../../shared/traces/perfetto/perfetto/nested_tracks.perfetto-trace"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("real trace not available: %v", err)
+	}
+	tr, err := formats.ReadFile(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []string
+	for _, v := range tr.Values {
+		if strings.HasPrefix(v.Name, "L5 Slice ") {
+			raw = append(raw, v.Name)
+		}
+	}
+	if len(raw) != 1024 {
+		t.Fatalf("%d values named L5 Slice N, want 1024", len(raw))
+	}
+	busy := func(values ...string) trace.Time {
+		r, err := Compute(tr, Options{Select: Only, Values: values})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum trace.Time
+		for _, id := range r.Resources {
+			sum += r.Busy[id].Busy()
+		}
+		return sum
+	}
+	byState, err := Compute(tr, Options{ByState: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := byState.Rows(ByState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want trace.Time
+	for _, row := range rows {
+		if row.State == "L5 Slice" {
+			want += row.Sums.Busy()
+		}
+	}
+	if got := busy("L5 Slice"); got != busy(raw...) || got != want || got == 0 {
+		t.Errorf("busy=[L5 Slice]: %v; every raw name: %v; the group's states by state: %v", got, busy(raw...), want)
+	}
+	if one := busy(raw[0]); one <= 0 || one >= want {
+		t.Errorf("busy=[%s]: %v, want a share of %v", raw[0], one, want)
+	}
+}

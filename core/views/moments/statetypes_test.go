@@ -242,3 +242,27 @@ func TestStateTypesUnionLateType(t *testing.T) {
 	checkBusy(t, r, "h [A]", ivs(0, 5e-9))
 	checkBusy(t, r, "h [B]", ivs(2e-9, 8e-9))
 }
+
+// busy=["Frame"] takes the frames Perfetto names by their token, a number
+// alone, which the legend groups under their type's name when more than
+// names.ManyInstances of them differ (names.GroupsOf): 25 frames of type
+// Frame, each a second long, a second apart, and an "Idle" second after
+// each; the raw token still names one frame alone.
+func TestBusyFrameTokens(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(pajeHeader + "0 P 0 Proc\n2 F P Frame\n6 0 p1 P 0 p1\n")
+	for k := range 25 {
+		fmt.Fprintf(&b, "11 %d F p1 %d\n11 %d F p1 Idle\n", 2*k, 154408112+16*k, 2*k+1)
+	}
+	b.WriteString("7 50 P p1\n")
+	frames := make([]interval, 25)
+	for k := range frames {
+		frames[k] = interval{sec(float64(2 * k)), sec(float64(2*k + 1))}
+	}
+	checkBusy(t, analyse(t, b.String(), Options{Select: Only, Values: []string{"Frame"}}), "p1", frames)
+	checkBusy(t, analyse(t, b.String(), Options{Select: Only, Values: []string{"154408128"}}), "p1", frames[1:2])
+	r := analyse(t, b.String(), Options{ByState: true})
+	if s, ok := stateSums(r, containerID(t, r, "p1"), "Frame"); !ok || s.Busy() != sec(25) {
+		t.Errorf("the legend's Frame: %v, want 25 s", s.Busy())
+	}
+}

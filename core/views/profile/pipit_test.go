@@ -88,7 +88,7 @@ func pipitName(n string) string {
 // processNumber is pipit's number of one of our processes: the number
 // ending its name when it is a rank ("MPI Rank 3", "Rank 3"), else 0: a
 // process that is not a rank is the run's only one (Score-P's "Process"
-// of a run without MPI, HPCToolkit's "Node 7f0101" of a database without
+// of a run without MPI, HPCToolkit's "Node 0x7f0101" of a database without
 // ranks).
 func processNumber(path string) string {
 	if m := rankNumber.FindStringSubmatch(path); m != nil {
