@@ -289,6 +289,33 @@ func TestExtraeIntermediateFiles(t *testing.T) {
 	}
 }
 
+// Extrae's temporary files, left by a traced process that did not finish
+// tracing (a course's MPI Poisson run, set-0 holding TRACE@c7125...ttmp
+// beside the .mpit of the processes that did), are refused for what they
+// are, detected or named, and so is a directory holding only such files;
+// a set-N holding .mpit files too stays Extrae's intermediate trace.
+// Before: "cannot tell the trace format from the name or the content".
+func TestExtraeTemporaryFiles(t *testing.T) {
+	set := filepath.Join(t.TempDir(), "set-0")
+	os.Mkdir(set, 0o755)
+	ttmp := filepath.Join(set, "TRACE@c7125.0000027748000000000000.ttmp")
+	stmp := filepath.Join(set, "TRACE@c7125.0000027748000000000000.stmp")
+	os.WriteFile(ttmp, make([]byte, 3248), 0o644)
+	os.WriteFile(stmp, nil, 0o644)
+	for _, c := range []struct{ path, format string }{{ttmp, ""}, {ttmp, "paraver"}, {ttmp, "otf2"}, {stmp, ""}, {set, ""}} {
+		_, _, err := Open(c.path, c.format, nil)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "Extrae's temporary trace file") ||
+			!strings.Contains(err.Error(), "did not finish tracing") || !strings.Contains(err.Error(), "mpi2prv") {
+			t.Errorf("%s (format %q): %v", c.path, c.format, err)
+		}
+	}
+	os.WriteFile(filepath.Join(set, "TRACE@c7125.0000027750000002000000.mpit"), make([]byte, 3360), 0o644)
+	if why := ExplainDir(set); !strings.Contains(why, "Extrae's intermediate trace") {
+		t.Errorf("a set-N with .mpit and .ttmp files explained as %q", why)
+	}
+}
+
 // A Score-P experiment directory of a profiling run (Score-P's default:
 // MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
 // member is remapping.spec, as in a summer school's Mandelbrot demo) is
