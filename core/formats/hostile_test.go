@@ -316,6 +316,47 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 	}
 }
 
+// TAU's outputs without an OTF2 trace are refused for what they are, with
+// the way to one: its profiles (profile.0.0.0, text opening with "N
+// templated_functions_MULTI_TIME", as TAU 2.25 wrote them for a K computer
+// NPB BT-MZ run) and a directory of them, detected or named; a directory
+// of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf). Before:
+// "cannot tell the trace format" and "a directory holding no trace".
+func TestTAUOutputsWithoutOTF2(t *testing.T) {
+	profiles := filepath.Join(t.TempDir(), "vi-hps")
+	os.Mkdir(profiles, 0o755)
+	for i, first := range []string{"39 templated_functions_MULTI_TIME\n", "12 templated_functions\n"} {
+		os.WriteFile(filepath.Join(profiles, fmt.Sprintf("profile.%d.0.0", i)),
+			[]byte(first+"# Name Calls Subrs Excl Incl ProfileCalls #\n\".TAU application\" 1 1 113 51685783 0 GROUP=\"TAU_USER\"\n"), 0o644)
+	}
+	traces := filepath.Join(t.TempDir(), "tracedir")
+	os.Mkdir(traces, 0o755)
+	os.WriteFile(filepath.Join(traces, "tautrace.0.0.0.trc"), make([]byte, 96), 0o644)
+	os.WriteFile(filepath.Join(traces, "events.0.edf"), []byte("12 dynamic_trace_events\n"), 0o644)
+	for _, c := range []struct{ path, format, says, way string }{
+		{filepath.Join(profiles, "profile.0.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
+		{filepath.Join(profiles, "profile.1.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
+		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "", ""}, // named: the OTF2 reader says it has no anchor
+		{profiles, "", "is a TAU profile", "TAU_TRACE=1"},
+		{traces, "", "is a trace in TAU's own format", "tau2otf2"},
+	} {
+		src, _, err := Open(c.path, c.format, nil)
+		if err == nil {
+			err = src.Read(trace.New(), trace.ReadOptions{})
+		}
+		if c.says == "" {
+			if err == nil {
+				t.Errorf("%s (format %q): read", c.path, c.format)
+			}
+			continue
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), c.way) {
+			t.Errorf("%s (format %q): %v; want a FormatError saying %q and %q", c.path, c.format, err, c.says, c.way)
+		}
+	}
+}
+
 // A Score-P experiment directory of a profiling run (Score-P's default:
 // MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
 // member is remapping.spec, as in a summer school's Mandelbrot demo) is
