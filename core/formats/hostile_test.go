@@ -357,6 +357,34 @@ func TestTAUOutputsWithoutOTF2(t *testing.T) {
 	}
 }
 
+// Akypuera's librastro files (rastro-0-0.rst of its examples: the first
+// event's header word 10 44 ff ff, then the seconds, the clock's 1e9) and
+// their directory are refused as not yet a Pajé trace, with
+// aky_converter; a reStructuredText file of that ending is not. Before:
+// "cannot tell the trace format" and "a directory holding no trace".
+func TestAkypueraRastroFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "traces")
+	os.Mkdir(dir, 0o755)
+	head := []byte{0x10, 0x44, 0xff, 0xff, 0xad, 0x9c, 0x6f, 0x58, 0, 0, 0, 0, 0x00, 0xca, 0x9a, 0x3b}
+	rst := filepath.Join(dir, "rastro-0-0.rst")
+	os.WriteFile(rst, append(head, make([]byte, 100)...), 0o644)
+	for _, c := range []struct{ path, says string }{
+		{rst, "is a librastro file of Akypuera"},
+		{dir, "is a directory of Akypuera's librastro files"},
+	} {
+		_, _, err := Open(c.path, "", nil)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "aky_converter rastro-*.rst") {
+			t.Errorf("%s: %v", c.path, err)
+		}
+	}
+	doc := filepath.Join(t.TempDir(), "README.rst")
+	os.WriteFile(doc, []byte("Title\n=====\n"), 0o644)
+	if _, _, err := Open(doc, "", nil); err == nil || strings.Contains(err.Error(), "librastro") {
+		t.Errorf("%s: %v", doc, err)
+	}
+}
+
 // A Score-P experiment directory of a profiling run (Score-P's default:
 // MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
 // member is remapping.spec, as in a summer school's Mandelbrot demo) is
