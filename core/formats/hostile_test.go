@@ -385,6 +385,31 @@ func TestAkypueraRastroFiles(t *testing.T) {
 	}
 }
 
+// A Caliper .cali file (the records of LLNL thicket's test profiles:
+// "__rec=node,id=12,attr=10,data=64,parent=3"...) is refused as Caliper's
+// own records, with cali2traceevent, the way from an event trace to the
+// trace-event JSON read; detected (whatever its name) or named chrome.
+// Before: "cannot tell the trace format".
+func TestCaliperRecords(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte("__rec=node,id=12,attr=10,data=64,parent=3\n__rec=node,id=13,attr=8,data=attribute.alias,parent=12\n" +
+		"__rec=ctx,ref=40=41,attr=83,data=0.000123\n")
+	cali, other := filepath.Join(dir, "27_cores.cali"), filepath.Join(dir, "run.out")
+	os.WriteFile(cali, body, 0o644)
+	os.WriteFile(other, body, 0o644)
+	for _, c := range []struct{ path, format string }{{cali, ""}, {other, ""}, {cali, "chrome"}} {
+		src, _, err := Open(c.path, c.format, nil)
+		if err == nil {
+			err = src.Read(trace.New(), trace.ReadOptions{})
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "is a Caliper .cali file") ||
+			!strings.Contains(err.Error(), "cali2traceevent") {
+			t.Errorf("%s (format %q): %v", c.path, c.format, err)
+		}
+	}
+}
+
 // A Score-P experiment directory of a profiling run (Score-P's default:
 // MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
 // member is remapping.spec, as in a summer school's Mandelbrot demo) is
