@@ -289,6 +289,127 @@ func TestExtraeIntermediateFiles(t *testing.T) {
 	}
 }
 
+// Extrae's temporary files, left by a traced process that did not finish
+// tracing (a course's MPI Poisson run, set-0 holding TRACE@c7125...ttmp
+// beside the .mpit of the processes that did), are refused for what they
+// are, detected or named, and so is a directory holding only such files;
+// a set-N holding .mpit files too stays Extrae's intermediate trace.
+// Before: "cannot tell the trace format from the name or the content".
+func TestExtraeTemporaryFiles(t *testing.T) {
+	set := filepath.Join(t.TempDir(), "set-0")
+	os.Mkdir(set, 0o755)
+	ttmp := filepath.Join(set, "TRACE@c7125.0000027748000000000000.ttmp")
+	stmp := filepath.Join(set, "TRACE@c7125.0000027748000000000000.stmp")
+	os.WriteFile(ttmp, make([]byte, 3248), 0o644)
+	os.WriteFile(stmp, nil, 0o644)
+	for _, c := range []struct{ path, format string }{{ttmp, ""}, {ttmp, "paraver"}, {ttmp, "otf2"}, {stmp, ""}, {set, ""}} {
+		_, _, err := Open(c.path, c.format, nil)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "Extrae's temporary trace file") ||
+			!strings.Contains(err.Error(), "did not finish tracing") || !strings.Contains(err.Error(), "mpi2prv") {
+			t.Errorf("%s (format %q): %v", c.path, c.format, err)
+		}
+	}
+	os.WriteFile(filepath.Join(set, "TRACE@c7125.0000027750000002000000.mpit"), make([]byte, 3360), 0o644)
+	if why := ExplainDir(set); !strings.Contains(why, "Extrae's intermediate trace") {
+		t.Errorf("a set-N with .mpit and .ttmp files explained as %q", why)
+	}
+}
+
+// TAU's outputs without an OTF2 trace are refused for what they are, with
+// the way to one: its profiles (profile.0.0.0, text opening with "N
+// templated_functions_MULTI_TIME", as TAU 2.25 wrote them for a K computer
+// NPB BT-MZ run) and a directory of them, detected or named; a directory
+// of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf). Before:
+// "cannot tell the trace format" and "a directory holding no trace".
+func TestTAUOutputsWithoutOTF2(t *testing.T) {
+	profiles := filepath.Join(t.TempDir(), "vi-hps")
+	os.Mkdir(profiles, 0o755)
+	for i, first := range []string{"39 templated_functions_MULTI_TIME\n", "12 templated_functions\n"} {
+		os.WriteFile(filepath.Join(profiles, fmt.Sprintf("profile.%d.0.0", i)),
+			[]byte(first+"# Name Calls Subrs Excl Incl ProfileCalls #\n\".TAU application\" 1 1 113 51685783 0 GROUP=\"TAU_USER\"\n"), 0o644)
+	}
+	traces := filepath.Join(t.TempDir(), "tracedir")
+	os.Mkdir(traces, 0o755)
+	os.WriteFile(filepath.Join(traces, "tautrace.0.0.0.trc"), make([]byte, 96), 0o644)
+	os.WriteFile(filepath.Join(traces, "events.0.edf"), []byte("12 dynamic_trace_events\n"), 0o644)
+	for _, c := range []struct{ path, format, says, way string }{
+		{filepath.Join(profiles, "profile.0.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
+		{filepath.Join(profiles, "profile.1.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
+		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "", ""}, // named: the OTF2 reader says it has no anchor
+		{profiles, "", "is a TAU profile", "TAU_TRACE=1"},
+		{traces, "", "is a trace in TAU's own format", "tau2otf2"},
+	} {
+		src, _, err := Open(c.path, c.format, nil)
+		if err == nil {
+			err = src.Read(trace.New(), trace.ReadOptions{})
+		}
+		if c.says == "" {
+			if err == nil {
+				t.Errorf("%s (format %q): read", c.path, c.format)
+			}
+			continue
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), c.way) {
+			t.Errorf("%s (format %q): %v; want a FormatError saying %q and %q", c.path, c.format, err, c.says, c.way)
+		}
+	}
+}
+
+// Akypuera's librastro files (rastro-0-0.rst of its examples: the first
+// event's header word 10 44 ff ff, then the seconds, the clock's 1e9) and
+// their directory are refused as not yet a Pajé trace, with
+// aky_converter; a reStructuredText file of that ending is not. Before:
+// "cannot tell the trace format" and "a directory holding no trace".
+func TestAkypueraRastroFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "traces")
+	os.Mkdir(dir, 0o755)
+	head := []byte{0x10, 0x44, 0xff, 0xff, 0xad, 0x9c, 0x6f, 0x58, 0, 0, 0, 0, 0x00, 0xca, 0x9a, 0x3b}
+	rst := filepath.Join(dir, "rastro-0-0.rst")
+	os.WriteFile(rst, append(head, make([]byte, 100)...), 0o644)
+	for _, c := range []struct{ path, says string }{
+		{rst, "is a librastro file of Akypuera"},
+		{dir, "is a directory of Akypuera's librastro files"},
+	} {
+		_, _, err := Open(c.path, "", nil)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "aky_converter rastro-*.rst") {
+			t.Errorf("%s: %v", c.path, err)
+		}
+	}
+	doc := filepath.Join(t.TempDir(), "README.rst")
+	os.WriteFile(doc, []byte("Title\n=====\n"), 0o644)
+	if _, _, err := Open(doc, "", nil); err == nil || strings.Contains(err.Error(), "librastro") {
+		t.Errorf("%s: %v", doc, err)
+	}
+}
+
+// A Caliper .cali file (the records of LLNL thicket's test profiles:
+// "__rec=node,id=12,attr=10,data=64,parent=3"...) is refused as Caliper's
+// own records, with cali2traceevent, the way from an event trace to the
+// trace-event JSON read; detected (whatever its name) or named chrome.
+// Before: "cannot tell the trace format".
+func TestCaliperRecords(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte("__rec=node,id=12,attr=10,data=64,parent=3\n__rec=node,id=13,attr=8,data=attribute.alias,parent=12\n" +
+		"__rec=ctx,ref=40=41,attr=83,data=0.000123\n")
+	cali, other := filepath.Join(dir, "27_cores.cali"), filepath.Join(dir, "run.out")
+	os.WriteFile(cali, body, 0o644)
+	os.WriteFile(other, body, 0o644)
+	for _, c := range []struct{ path, format string }{{cali, ""}, {other, ""}, {cali, "chrome"}} {
+		src, _, err := Open(c.path, c.format, nil)
+		if err == nil {
+			err = src.Read(trace.New(), trace.ReadOptions{})
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "is a Caliper .cali file") ||
+			!strings.Contains(err.Error(), "cali2traceevent") {
+			t.Errorf("%s (format %q): %v", c.path, c.format, err)
+		}
+	}
+}
+
 // A Score-P experiment directory of a profiling run (Score-P's default:
 // MANIFEST.md, scorep.cfg and profile.cubex, a CUBE4 tar whose first
 // member is remapping.spec, as in a summer school's Mandelbrot demo) is

@@ -226,12 +226,14 @@ def test_errors_quote_an_excerpt(tmp_path):
     assert len(e.value.cause) < 1000
 
 
-@pytest.mark.parametrize("layout", ["hpcrun", "extrae", "scorep"])
+@pytest.mark.parametrize("layout", ["hpcrun", "extrae", "scorep", "extrae-unfinished", "tau", "akypuera", "caliper"])
 def test_producer_output_without_a_trace_says_what_it_is(layout, tmp_path):
     """A producer's output that is not yet (or never was) a trace is refused for what it is,
     with the command that makes one, through ms.read as through the command line: hpcrun's
-    measurements (before hpcprof), Extrae's *.mpit files (before mpi2prv), a Score-P
-    profiling run (profile.cubex, no traces.otf2)."""
+    measurements (before hpcprof), Extrae's *.mpit files (before mpi2prv) and the *.ttmp
+    of a process that did not finish tracing, a Score-P profiling run (profile.cubex, no
+    traces.otf2), TAU's profiles (profile.N.C.T), Akypuera's librastro files (before
+    aky_converter), Caliper's .cali records (before cali2traceevent)."""
     run = tmp_path / "run"
     run.mkdir()
     if layout == "hpcrun":
@@ -244,6 +246,20 @@ def test_producer_output_without_a_trace_says_what_it_is(layout, tmp_path):
         for t in range(2):
             (run / f"TRACE@node.00000122120000000000{t:02d}.mpit").write_bytes(bytes(2240))
         paths, says = [run, next(run.glob("*.mpit"))], "mpi2prv -f TRACE.mpits"
+    elif layout == "extrae-unfinished":
+        (run / "TRACE@c7125.0000027748000000000000.ttmp").write_bytes(bytes(3248))
+        paths, says = [run, next(run.glob("*.ttmp"))], "did not finish tracing"
+    elif layout == "tau":
+        for r in range(2):
+            (run / f"profile.{r}.0.0").write_text("39 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n")
+        paths, says = [run, run / "profile.0.0.0"], "TAU_TRACE_FORMAT=otf2"
+    elif layout == "caliper":
+        (run / "27_cores.cali").write_text("__rec=node,id=12,attr=10,data=64,parent=3\n")
+        paths, says = [run / "27_cores.cali"], "cali2traceevent"
+    elif layout == "akypuera":
+        for r in range(2):
+            (run / f"rastro-{r}-0.rst").write_bytes(bytes([0x10, 0x44, 0xFF, 0xFF]) + bytes(100))
+        paths, says = [run, run / "rastro-0-0.rst"], "aky_converter"
     else:
         (run / "scorep.cfg").write_text("SCOREP_ENABLE_TRACING=false\n")
         (run / "profile.cubex").write_bytes(b"remapping.spec" + bytes(1010))

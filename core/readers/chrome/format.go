@@ -59,7 +59,24 @@ func notATrace(head []byte) string {
 	if what := typeDump(head); what != "" {
 		return what
 	}
+	if what := caliperRecords(head); what != "" {
+		return what
+	}
 	return executionTrace(head)
+}
+
+// caliperRecords says what a file is when it is in Caliper's own record
+// format (.cali: text lines "__rec=node,id=...,attr=...,data=..." then
+// "__rec=ctx,..."), a profile (runtime-report, spot) or an event trace
+// (event-trace) that Caliper's cali2traceevent turns into the trace-event
+// JSON read here. "" otherwise.
+func caliperRecords(head []byte) string {
+	if !bytes.HasPrefix(head, []byte("__rec=")) {
+		return ""
+	}
+	return "a Caliper .cali file (Caliper's own records: a profile of runtime-report or spot, or an event trace of event-trace), " +
+		"which Macroscope does not read: convert an event trace to trace-event JSON with Caliper's cali2traceevent " +
+		"(cali2traceevent.py run.cali trace.json) and read that; a profile holds no timeline"
 }
 
 // executionTrace says what a file whose first bytes are head is when it is

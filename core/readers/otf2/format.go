@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -11,12 +12,13 @@ import (
 
 // Format is the OTF2 format, for the door (package ingest).
 var Format = ingest.Format{
-	Name:       "otf2",
-	Summary:    "OTF2 archive (Score-P, APEX): the .otf2 anchor file or its directory",
-	Extensions: []string{".otf2"},
-	NotTraces:  []ingest.NotTrace{{Ending: ".cubex", Is: cubeProfile}},
-	SniffDir:   func(dir string) bool { _, err := findAnchor(dir); return err == nil },
-	ExplainDir: explainDir,
+	Name:        "otf2",
+	Summary:     "OTF2 archive (Score-P, APEX): the .otf2 anchor file or its directory",
+	Extensions:  []string{".otf2"},
+	NotTraces:   []ingest.NotTrace{{Ending: ".cubex", Is: cubeProfile}},
+	SniffDir:    func(dir string) bool { _, err := findAnchor(dir); return err == nil },
+	ExplainDir:  explainDir,
+	ExplainFile: explainFile,
 	Options: []ingest.Option{
 		{Name: "location_groups", Kind: ingest.Strings,
 			Doc: "read the locations of these location groups (IDs) only: a part of the archive, for a distributed read"},
@@ -86,15 +88,49 @@ func cut(path string, n int) ([]ingest.Part, error) {
 const cubeProfile = "a CUBE4 profile (profile.cubex of Score-P or Scalasca: metrics per call path, no timeline), not a trace: " +
 	"Score-P writes an OTF2 trace (traces.otf2) when run with SCOREP_ENABLE_TRACING=true; read that"
 
-// explainDir says what dir is when it is a Score-P experiment directory
-// without a trace: a profile (*.cubex) and no OTF2 anchor. "" otherwise.
+// tauProfile says what a TAU profile is (profile.NODE.CONTEXT.THREAD, one
+// per thread, of text: the totals of each timer, no timeline) and how TAU
+// records an OTF2 trace instead.
+const tauProfile = "a TAU profile (profile.NODE.CONTEXT.THREAD: calls and times per function, no timeline), not a trace: " +
+	"TAU writes an OTF2 trace (traces.otf2) when run with TAU_TRACE=1 and TAU_TRACE_FORMAT=otf2; read that"
+
+// tauTrace says what TAU's own trace files are and the way to OTF2.
+const tauTrace = "a trace in TAU's own format (tautrace.NODE.CONTEXT.THREAD.trc with events.NODE.edf), which Macroscope does not read: " +
+	"merge and convert it (tau_treemerge.pl, then tau2otf2 tau.trc tau.edf app.otf2), or run with TAU_TRACE_FORMAT=otf2, and read the OTF2 archive"
+
+// explainFile says what a file is from its first bytes when it is a TAU
+// profile: its first line counts the timers, "N templated_functions" (with
+// "_MULTI_" and the metric's name when TAU measured several). "" otherwise.
+func explainFile(head []byte) string {
+	digits := 0
+	for digits < len(head) && head[digits] >= '0' && head[digits] <= '9' {
+		digits++
+	}
+	if digits > 0 && bytes.HasPrefix(head[digits:], []byte(" templated_functions")) {
+		return tauProfile
+	}
+	return ""
+}
+
+// explainDir says what dir is when it holds a producer's output of the
+// OTF2 producers without a trace: a Score-P experiment directory with a
+// profile (*.cubex) and no OTF2 anchor; TAU's profiles (profile.N.C.T);
+// TAU's own trace files (tautrace.*.trc). "" otherwise.
 func explainDir(dir string) string {
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.otf2")); len(m) > 0 {
+		return "" // an archive there that findAnchor refused says why itself
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "tautrace.*.trc")); len(m) > 0 {
+		return tauTrace
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "profile.*.*.*")); len(m) > 0 {
+		if head, err := ingest.Head(m[0], 64); err == nil && explainFile(head) != "" {
+			return tauProfile
+		}
+	}
 	profiles, _ := filepath.Glob(filepath.Join(dir, "*.cubex"))
 	if len(profiles) == 0 {
 		return ""
-	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "*.otf2")); len(m) > 0 {
-		return "" // an archive there that findAnchor refused says why itself
 	}
 	return "a Score-P experiment directory holding a profile only (" + filepath.Base(profiles[0]) + "), not a trace: " +
 		"Score-P writes an OTF2 trace (traces.otf2) when run with SCOREP_ENABLE_TRACING=true; read that"

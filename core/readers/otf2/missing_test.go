@@ -120,3 +120,33 @@ func TestEmptyGlobalDefinitions(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestNoEventFileAtAll: an archive copied without its directory of events
+// (a repository keeping traces.otf2 and traces.def of a Score-P 1.4 run,
+// every location announcing events) is refused, naming that directory and
+// saying what is missing; before, it was read as a trace of no event that
+// every analysis then refused for a reason of its own ("no states", "no
+// MPI calls").
+func TestNoEventFileAtAll(t *testing.T) {
+	dir := t.TempDir()
+	anchor := testArchive{defs: announcingDefs().b,
+		locations: map[uint64][]byte{0: oneState(1000), 1: oneState(1020)},
+		localDefs: map[uint64][]byte{0: emptyLocalDefs(), 1: emptyLocalDefs()}}.write(t, dir)
+	events := filepath.Join(dir, "traces")
+	must(t, os.RemoveAll(events))
+	_, _, err := readNotes(t, anchor)
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != events {
+		t.Fatalf("got %v, want a FormatError naming %s", err, events)
+	}
+	for _, want := range []string{"none of the 2 location(s)", `"thread" (id 0), "thread" (id 1)`, "definitions only", "LOCATION.evt"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	// The directory there but empty: the same.
+	must(t, os.Mkdir(events, 0o755))
+	if _, _, err := readNotes(t, anchor); !errors.As(err, &fe) || fe.File != events {
+		t.Errorf("empty events directory: got %v", err)
+	}
+}

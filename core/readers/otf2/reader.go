@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -96,6 +97,17 @@ func open(path string, keep func(group uint32) bool) (*archive, error) {
 			path: path, dir: a.dir, size: st.Size(), chunkSize: int64(a.chunkEvents),
 			maps: &local.maps, clock: local.clock, tb: arch.tb,
 		}})
+	}
+	if keep == nil && len(arch.streams) == 0 && len(noEvents) > 0 {
+		// Not one event file: the anchor and the definitions were copied
+		// without the directory of events (a repository that keeps
+		// traces.otf2 and traces.def only). Read, it would be a trace
+		// of no event that each analysis refuses for a reason of its
+		// own; the cause is here.
+		eventsDir := filepath.Join(a.dir, a.name)
+		return nil, errs.Format(eventsDir, 0, "none of the %d location(s) that the definitions announce with events has its event file "+
+			"(%s): the archive holds its definitions only, without its events (%s); copy the whole archive directory",
+			len(noEvents), listSome(noEvents), filepath.Join(eventsDir, "LOCATION.evt"))
 	}
 	if len(noEvents) > 0 {
 		arch.missing = append(arch.missing, fmt.Sprintf("%s: %d location(s) announced by the definitions have no event file (%s): their events are missing",

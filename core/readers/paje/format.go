@@ -2,6 +2,7 @@ package paje
 
 import (
 	"bytes"
+	"path/filepath"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -9,10 +10,12 @@ import (
 
 // Format is the Pajé format, for the door (package ingest).
 var Format = ingest.Format{
-	Name:       "paje",
-	Summary:    "Pajé (PajeNG, SimGrid, StarPU, Akypuera)",
-	Extensions: []string{".paje", ".trace"},
-	Sniff:      looks,
+	Name:        "paje",
+	Summary:     "Pajé (PajeNG, SimGrid, StarPU, Akypuera)",
+	Extensions:  []string{".paje", ".trace"},
+	Sniff:       looks,
+	ExplainFile: explainFile,
+	ExplainDir:  explainDir,
 	Options: []ingest.Option{
 		{Name: "strict", Kind: ingest.Bool, Default: false,
 			Doc: "read exactly as pj_dump (PajeNG 1.3.6) does, refusing what it refuses and rounding variables to single precision; an incomplete trace (a cut last line) fails the read"},
@@ -27,6 +30,40 @@ var Format = ingest.Format{
 		ingest.MaxDecompressedOption,
 	},
 	Open: open,
+}
+
+// rastroInit is how every file librastro writes begins (Akypuera's
+// rastro-RANK-THREAD.rst): the header word, little-endian, of its first
+// event, the initialisation event (type 0x3fff in the 14 high bits, then
+// the codes of its fields, two uint64 and a string).
+var rastroInit = []byte{0x10, 0x44, 0xff, 0xff}
+
+// rastroWay says what librastro files are not yet, and the way there.
+const rastroWay = "not yet a Pajé trace: convert all the run's files with aky_converter (aky_converter rastro-*.rst > trace.paje) " +
+	"and read the Pajé trace it writes"
+
+// explainFile says what a file is when its first bytes are those of
+// Akypuera's binary records (librastro), which aky_converter turns into
+// the Pajé trace that is read. "" otherwise.
+func explainFile(head []byte) string {
+	if bytes.HasPrefix(head, rastroInit) {
+		return "a librastro file of Akypuera (rastro-RANK-THREAD.rst: binary records of one MPI process), " + rastroWay
+	}
+	return ""
+}
+
+// explainDir says what dir is when it holds Akypuera's librastro files
+// (the traces directory of a run) and no Pajé trace. "" otherwise.
+func explainDir(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.rst"))
+	for _, f := range files {
+		if head, err := ingest.Head(f, 16); err == nil {
+			if explainFile(head) != "" {
+				return "a directory of Akypuera's librastro files (rastro-RANK-THREAD.rst, one per MPI process), " + rastroWay
+			}
+		}
+	}
+	return ""
 }
 
 func open(path string, v ingest.Values) (*ingest.Source, error) {

@@ -40,6 +40,9 @@ type simulator struct {
 	// shortLines counts event lines that lack trailing user fields of
 	// their definition (see decoder.parseLine).
 	shortLines int64
+	// redefined counts entity values whose name or alias is already the
+	// identifier of a value of their type (see simulator.defineValue).
+	redefined int64
 	// generalStates sends every state event through state, without
 	// plainState: the reference the tests compare plainState with.
 	generalStates bool
@@ -444,16 +447,30 @@ func (s *simulator) defineValue(f *eventFields) error {
 	// A value is identified by its alias, or its name when it has none.
 	// PajeNG refuses a new value whose alias, or whose name (with an alias
 	// or not), is already the identifier of a value of the type: EZTrace
-	// writes such definitions, and pj_dump stops there. (Two values of
-	// one name with distinct aliases are accepted.)
+	// writes such definitions (GTG's "GOMP_Task" twice, the second with
+	// the alias "GOMP_Untied_Task"), and pj_dump stops there. (Two values
+	// of one name with distinct aliases are accepted.) Unless as PajeNG,
+	// a new alias is defined as if the name were free, and a value whose
+	// own identifier is taken keeps the first definition.
 	ti := &s.types[typ]
 	if len(alias) > 0 {
 		if _, dup := ti.values.get(alias); dup {
+			if !s.opt.StrictPajeNG {
+				s.redefined++
+				return nil
+			}
 			return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(alias)+"' for the type '"+typeKey+"'")
 		}
 	}
 	if _, dup := ti.values.get(name); dup {
-		return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(name)+"' for the type '"+typeKey+"'")
+		if !s.opt.StrictPajeNG {
+			s.redefined++
+			if len(alias) == 0 {
+				return nil
+			}
+		} else {
+			return s.failSim("PajeTypeException", "Trying to redefine the value identified by '"+string(name)+"' for the type '"+typeKey+"'")
+		}
 	}
 	s.addValue(typ, trace.Value{Type: typ, Name: string(name), Alias: string(alias),
 		Color: string(f.get(roleColor)), Quoted: f.isQuoted(roleName)}, string(identifier(name, alias)))
@@ -711,6 +728,10 @@ func (s *simulator) finish() error {
 	}
 	if s.shortLines > 0 {
 		s.opt.Warn("%d event lines lack trailing user fields of their definition (SimGrid's topology links with tracing/smpi/display-sizes lack Size): taken as empty", s.shortLines)
+	}
+	if s.redefined > 0 {
+		s.opt.Warn("%d entity values redefine an identifier already used by a value of their type (EZTrace's GOMP_Task, the second with another alias): "+
+			"a new alias defined, a taken one kept as first defined (pj_dump refuses them; strict too)", s.redefined)
 	}
 	if s.retyped > 0 {
 		s.opt.Warn("%d link ends are containers of a type other than the link type's end, of the same name (SimGrid's tracing/smpi/group defines the MPI type at two levels): taken as they are", s.retyped)

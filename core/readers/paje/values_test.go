@@ -83,6 +83,47 @@ func TestValueRedefinitionAsPajeNG(t *testing.T) {
 	}
 }
 
+// EZTrace 1.x (through GTG) defines the value "GOMP_Task" of its thread
+// state type twice, the second with the alias "GOMP_Untied_Task"
+// (mpi_ring_2p.trace of a 2017 Pajé parser's test traces): pj_dump, and
+// strict reads, refuse the trace at that line; the reader now reads it,
+// as if the name were free: the new alias is a value of that name, and a
+// value whose own identifier (alias, or name without one) is taken keeps
+// the first definition, with one warning counting them. Before, every
+// EZTrace trace was refused ("Trying to redefine the value identified by
+// 'GOMP_Task'").
+func TestValueRedefinitionRead(t *testing.T) {
+	values := "6 GOMP_Task ST \"GOMP_Task\" \"1 1 1\"\n" +
+		"6 GOMP_Untied_Task ST \"GOMP_Task\" \"0 1 1\"\n" + // the name is taken: a new alias
+		"6 v1 ST \"Running\" \"1 0 0\"\n" +
+		"6 v1 ST \"Running2\" \"0 1 0\"\n" + // the alias is taken: the first kept
+		"6 Idle ST \"Idle\" \"0 0 0\"\n" +
+		"6 w ST \"Idle\" \"0 0 0\"\n" // the name is taken, a new alias
+	body := "7 0 c1 CT 0 \"t1\"\n10 1 ST c1 GOMP_Task\n10 2 ST c1 GOMP_Untied_Task\n10 3 ST c1 v1\n10 4 ST c1 w\n10 5 ST c1 Idle\n"
+	path := filepath.Join(t.TempDir(), "eztrace.trace")
+	os.WriteFile(path, []byte(valuesHeader+values+body), 0o644)
+	if err := readFiles([]string{path}, trace.New(path), PajeNG()); err == nil ||
+		!strings.Contains(err.Error(), "Trying to redefine the value identified by 'GOMP_Task' for the type 'ST'") {
+		t.Fatalf("strict: %v, want pj_dump's refusal", err)
+	}
+	tr := trace.New(path)
+	notes := &trace.Notes{}
+	if err := readFiles([]string{path}, tr, Options{ReadOptions: trace.ReadOptions{Notes: notes}}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := range tr.States.Len() {
+		names = append(names, tr.Values[tr.States.At(i).Value].Name)
+	}
+	if want := "GOMP_Task GOMP_Task Running Idle Idle"; strings.Join(names, " ") != want {
+		t.Errorf("states %q, want %q", strings.Join(names, " "), want)
+	}
+	msgs := notes.Messages()
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "3 entity values redefine an identifier") {
+		t.Errorf("notes %q", msgs)
+	}
+}
+
 // A type defined in a container type, or a link between container types,
 // that no definition made is refused in pj_dump's words, "Unknown ..."
 // as PajeNG has spelled it since 1.3.5 (its 2017 typo fix). The reader

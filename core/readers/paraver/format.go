@@ -14,7 +14,8 @@ var Format = ingest.Format{
 	Name:       "paraver",
 	Summary:    "Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it",
 	Extensions: []string{".prv"},
-	NotTraces:  []ingest.NotTrace{{Ending: ".mpit", Is: intermediate}, {Ending: ".mpits", Is: intermediate}},
+	NotTraces: []ingest.NotTrace{{Ending: ".mpit", Is: intermediate}, {Ending: ".mpits", Is: intermediate},
+		{Ending: ".ttmp", Is: unfinished}, {Ending: ".stmp", Is: unfinished}},
 	Sniff: func(h []byte) bool {
 		return bytes.HasPrefix(h, []byte("#Paraver")) || bytes.HasPrefix(h, []byte("#PARAVER "))
 	},
@@ -50,12 +51,25 @@ var Format = ingest.Format{
 const intermediate = "Extrae's intermediate trace (*.mpit files, one per thread, listed by TRACE.mpits), not yet a Paraver trace: " +
 	"merge them with mpi2prv (mpi2prv -f TRACE.mpits -o trace.prv) and read the .prv it writes"
 
+// unfinished says what Extrae's temporary files are: a traced process
+// writes its records to *.ttmp (and its samples to *.stmp) and renames
+// them *.mpit (*.sample) when it finishes tracing (Extrae_fini, or the
+// end of MPI_Finalize); one left behind is of a process that did not get
+// there (killed, crashed, or still running), and mpi2prv does not take it.
+const unfinished = "Extrae's temporary trace file (*.ttmp records, *.stmp samples) of a process that did not finish tracing " +
+	"(Extrae renames it *.mpit when the process ends; killed, crashed or still running, it did not), not a Paraver trace: " +
+	"trace the run to its end, then merge the *.mpit files with mpi2prv (mpi2prv -f TRACE.mpits -o trace.prv) and read the .prv it writes"
+
 // explainDir says what dir is when it holds Extrae's intermediate files
-// rather than a Paraver trace: *.mpit files (a set-N directory), or a
-// *.mpits list without a merged .prv beside it. "" otherwise.
+// rather than a Paraver trace: *.mpit files (a set-N directory), only
+// temporary *.ttmp files, or a *.mpits list without a merged .prv beside
+// it. "" otherwise.
 func explainDir(dir string) string {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.mpit")); len(m) > 0 {
 		return intermediate
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.ttmp")); len(m) > 0 {
+		return unfinished
 	}
 	lists, _ := filepath.Glob(filepath.Join(dir, "*.mpits"))
 	prv, _ := filepath.Glob(filepath.Join(dir, "*.prv*"))

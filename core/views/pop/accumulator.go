@@ -133,14 +133,19 @@ type Accumulator struct {
 	types   []typeInfo
 	values  []valueInfo
 	conts   []container
-	running bool    // the trace has Extrae's Running state
-	openMP  bool    // it has OpenMP constructs (events or regions)
-	counter [2]bool // it has Extrae's counter events
-	metric  [2]bool // it has PAPI metrics (OTF2)
-	err     error
-	start   trace.Time
-	end     trace.Time
-	done    bool
+	running bool // the trace has Extrae's Running state
+	openMP  bool // it has OpenMP constructs (events or regions)
+	// openMPTypes: the trace defines event types of OpenMP constructs
+	// (Extrae's), before the first such event in a stream (a reader
+	// defines a type at its first record, in time order) and before any
+	// state in a replay (a trace in memory defines its types first).
+	openMPTypes bool
+	counter     [2]bool // it has Extrae's counter events
+	metric      [2]bool // it has PAPI metrics (OTF2)
+	err         error
+	start       trace.Time
+	end         trace.Time
+	done        bool
 }
 
 type typeInfo struct {
@@ -288,6 +293,7 @@ func (a *Accumulator) DefineType(t trace.Type) {
 	}
 	if t.Kind == trace.KindEvent && t.Role == trace.RoleParallelConstruct {
 		info.openMP = true
+		a.openMPTypes = true
 	}
 	if info.counter >= 0 && t.Kind == trace.KindEvent {
 		a.counter[info.counter] = true
@@ -381,9 +387,12 @@ func (a *Accumulator) State(s trace.State) {
 					c.bursts[k] = append(c.bursts[k], burst{s.Start, s.End})
 				}
 			}
-			// Only the threads of a process of several threads can be
-			// in OpenMP constructs: an MPI-only trace keeps no burst.
-			if c.parent > 0 && a.conts[c.parent].threads > 1 {
+			// Only the threads of a process of several threads, or of a
+			// trace of OpenMP constructs (an OpenMP program run on one
+			// thread: its constructs' time is not serial computation),
+			// can be in OpenMP constructs: an MPI-only trace keeps no
+			// burst.
+			if c.parent > 0 && (a.conts[c.parent].threads > 1 || a.openMPTypes) {
 				if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
 					c.omp.running[n-1][1] = s.End
 				} else {

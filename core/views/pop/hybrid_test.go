@@ -321,3 +321,59 @@ func TestImageMagickPypop(t *testing.T) {
 		})
 	}
 }
+
+// TestOneThreadOpenMPRun: an OpenMP program run on one thread (pypop's
+// ImageMagick omp1: Extrae's OpenMP events on a process of one thread) in
+// a series with a run of several threads. Its Running bursts inside the
+// constructs were not kept (a process of one thread was taken for
+// MPI-only), so its computation in them counted as serial as well: pypop's
+// thread level and OpenMP region efficiency were 61.94 % on omp1 where
+// pypop prints 99.84 %. By hand (us, T = 100): Running [0, 20), the
+// parallel region [20, 80) computing until 70 then synchronising, Running
+// [80, 100): U = 90, O = 60, of which useful 50, S = 40; multiplicative
+// thread level 90/(60+40), OpenMP region (50+40)/(60+40), serial region
+// 90/(50+40); additive thread level and OpenMP region 1-(60-50)/100,
+// serial region 1. Before: 0.6, 0.6, 1 and 0.4, 0.4, 1.
+func TestOneThreadOpenMPRun(t *testing.T) {
+	dir := t.TempDir()
+	prv := filepath.Join(dir, "omp1.prv")
+	body := "#Paraver (01/01/2026 at 00:00):100000_ns:1(1):1:1(1:1),0\n" +
+		"1:1:1:1:1:0:20000:1\n" +
+		"2:1:1:1:1:20000:60000001:1\n" +
+		"1:1:1:1:1:20000:70000:1\n" +
+		"1:1:1:1:1:70000:80000:5\n" +
+		"2:1:1:1:1:80000:60000001:0\n" +
+		"1:1:1:1:1:80000:100000:1\n"
+	pcf := "STATES\n1    Running\n5    Synchronization\n\nEVENT_TYPE\n0   60000001    Parallel (OMP)\nVALUES\n0   Outside\n1   DO (open)\n"
+	for path, text := range map[string]string{prv: body, filepath.Join(dir, "omp1.pcf"): pcf} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := computeFile(t, prv, "paraver")
+	two := computeFile(t, writeHybridParaver(t, t.TempDir()), "paraver")
+	fs, err := ComputeFactors([]Run{*one, *two}, Strong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Runs[0].ThreadsPerProcess != 1 {
+		t.Fatalf("the reference is the run of %d threads", fs.Runs[0].ThreadsPerProcess)
+	}
+	for form, want := range map[Form]map[string]float64{
+		Multiplicative: {"thread_level_efficiency": 0.9, "openmp_region_efficiency": 0.9, "serial_region_efficiency": 1},
+		Additive:       {"thread_level_efficiency": 0.9, "openmp_region_efficiency": 0.9, "serial_region_efficiency": 1},
+	} {
+		seen := 0
+		for _, row := range fs.Form(form) {
+			if w, ok := want[row.Key]; ok {
+				seen++
+				if math.Abs(row.Values[0]-w) > 1e-12 {
+					t.Errorf("%v %s: %.6f, want %.6f", form, row.Label, row.Values[0], w)
+				}
+			}
+		}
+		if seen != len(want) {
+			t.Errorf("%v: %d of the %d rows", form, seen, len(want))
+		}
+	}
+}
