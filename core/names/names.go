@@ -121,6 +121,16 @@ var Rules = []Rule{
 		apply: xlaInstruction,
 	},
 	{
+		Name: "xla-kernel",
+		Doc: "XLA's GPU kernels are named after their fusion with '.' and '-' made '_' (LLVM function names), " +
+			"so the number that makes a fusion's name unique becomes \"_N\" (loop_add_fusion_4, " +
+			"input_transpose_fusion_1.kd on ROCm, wrapped_slice_2, gemm_fusion_dot_1); XLA names a fusion " +
+			"after its kind and hero ops (loop_add_fusion): one group per fusion name, as the fusion's " +
+			"instructions group (xla-instruction)",
+		Example: "input_transpose_fusion_42", Grouped: "input_transpose_fusion",
+		apply: xlaKernel,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -426,11 +436,12 @@ func xlaInstruction(name string) (string, bool) {
 	if rest, ok := strings.CutPrefix(name, "end: "); ok {
 		prefix, name = "end: ", rest
 	}
-	dot := strings.LastIndexByte(name, '.')
-	if dot <= 0 || !allDigits(name[dot+1:]) {
+	// A name cloned or made unique again gets another number:
+	// "fft.14.0", "reduce-scatter.1.1" (xprof's trace of JAX on GPU).
+	base := trimNumbers(name, '.')
+	if base == name || base == "" {
 		return "", false
 	}
-	base := name[:dot]
 	if c := base[0]; c < 'a' || c > 'z' || isDigit(base[len(base)-1]) {
 		return "", false
 	}
@@ -440,6 +451,49 @@ func xlaInstruction(name string) (string, bool) {
 		}
 	}
 	return prefix + base, true
+}
+
+// trimNumbers drops the numbers that follow sep at the end of name, as
+// many as there are: "fft.14.0" is "fft" ('.'), "loop_add_fusion_4_1"
+// is "loop_add_fusion" ('_').
+func trimNumbers(name string, sep byte) string {
+	for {
+		i := strings.LastIndexByte(name, sep)
+		if i < 0 || !allDigits(name[i+1:]) {
+			return name
+		}
+		name = name[:i]
+	}
+}
+
+// xlaKernel drops the "_N" of an XLA GPU kernel's name, its fusion's
+// instruction name made an LLVM function name (llvm_ir's
+// SanitizeFunctionName turns '.' and '-' into '_'): a name of lower-case
+// letters, digits and '_' whose base ends in "fusion" (XLA's
+// RenameFusions names a fusion "<kind>_<heroes>_fusion", older XLA
+// "fusion") or starts with "wrapped_" (a single instruction wrapped
+// into a fusion) or "gemm_fusion_" (a dot emitted by Triton). ROCm's
+// kernel descriptor suffix ".kd" stays: the first instance, unnumbered,
+// is "input_transpose_fusion.kd".
+func xlaKernel(name string) (string, bool) {
+	s, kd := strings.CutSuffix(name, ".kd")
+	base := trimNumbers(s, '_')
+	if base == s || base == "" || base[0] < 'a' || base[0] > 'z' || base[len(base)-1] == '_' || isDigit(base[len(base)-1]) {
+		return "", false
+	}
+	for i := 0; i < len(base); i++ {
+		if c := base[i]; !(c >= 'a' && c <= 'z' || isDigit(c) || c == '_') {
+			return "", false
+		}
+	}
+	if !(base == "fusion" || strings.HasSuffix(base, "_fusion") ||
+		strings.HasPrefix(base, "wrapped_") || strings.HasPrefix(base, "gemm_fusion_")) {
+		return "", false
+	}
+	if kd {
+		base += ".kd"
+	}
+	return base, true
 }
 
 // vllmStep groups vLLM's names of its steps,

@@ -72,6 +72,26 @@ var grouped = []struct{ name, group, rule string }{
 	{"multiply_subtract_fusion.1", "multiply_subtract_fusion", "xla-instruction"},
 	{"all-reduce-start.12", "all-reduce-start", "xla-instruction"},
 	{"end: ynn_fusion.3", "end: ynn_fusion", "xla-instruction"},
+	// Names made unique twice (xprof's GPU trace of a JAX program, in a
+	// public report of its top kernels; the HLO of TraceLens'
+	// tests/traces/mi300/jax_conv_minimal_08 XSpace).
+	{"fft.14.0", "fft", "xla-instruction"},
+	{"custom-call.160.0", "custom-call", "xla-instruction"},
+	{"reduce-scatter.1.1", "reduce-scatter", "xla-instruction"},
+	{"erf_inv.58.5", "erf_inv", "xla-instruction"},
+	// XLA's GPU kernels: the fusion's name with '.' made '_'. On ROCm
+	// (TraceLens' jax_conv_minimal_08 on MI300: input_transpose_fusion.kd
+	// and input_transpose_fusion_1.kd on each of 8 GPUs; without ".kd" in
+	// jax_conv_minimal_legacy) and CUDA (a public report of an Nsight
+	// Systems export of a JAX model: loop_add_fusion_4, 313,200 launches).
+	{"input_transpose_fusion_1.kd", "input_transpose_fusion.kd", "xla-kernel"},
+	{"input_transpose_fusion_1", "input_transpose_fusion", "xla-kernel"},
+	{"loop_add_fusion_4", "loop_add_fusion", "xla-kernel"},
+	{"input_transpose_fusion_42", "input_transpose_fusion", "xla-kernel"},
+	{"gemm_fusion_dot_1", "gemm_fusion_dot", "xla-kernel"},
+	{"wrapped_slice_2", "wrapped_slice", "xla-kernel"},
+	{"fusion_123", "fusion", "xla-kernel"},
+	{"loop_multiply_subtract_fusion_3_1", "loop_multiply_subtract_fusion", "xla-kernel"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
@@ -173,6 +193,12 @@ var apart = []string{
 	"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh",
 	// Near misses of XLA's instruction names.
 	"python3.11", "libc.so.6", "Dot.5", "dot.", "dot.5a", ".5", "_dot.5", "dot 5", "v8.run", "end: dot.5x", "end: ", "end: end: dot.5",
+	"python3.11.4", "libcuda.so.1.1", "v1.2.3", "1.2.3", "x..1",
+	// Near misses of XLA's kernel names: other producers' numbered
+	// kernels (TorchInductor's "fused", above), a kernel descriptor alone.
+	"loop_add_fusion", "input_transpose_fusion.kd", "__amd_rocclr_copyBuffer.kd", "confusion_2", "_fusion_1",
+	"Loop_add_fusion_4", "loop-add_fusion_4", "loop_add_fusion_", "loop_add_fusion_4x", "wrapped__2", "wrapped_2",
+	"fusion_", "fusion_1.kd.kd", "my_kernel_2", "loop_add_fusion_4.kd ",
 	// Near misses of the CUDA runtime's internal names.
 	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.
