@@ -2,6 +2,8 @@ package rocprof
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -45,5 +47,43 @@ func TestLegacyCSV(t *testing.T) {
 		if !found {
 			t.Errorf("%s: first row not found exactly", path)
 		}
+	}
+}
+
+// Omniperf's rocprofv2 timestamps on an MI300A spell the queue's columns
+// as v1 does (queue-id), the rest as v2 (testdata/omniperf-mi300a: 6
+// rows, 2 per target region, by Python's csv module). They were refused
+// as "not a rocprof v1/v2 CSV file".
+func TestLegacyCSVOmniperfQueueColumns(t *testing.T) {
+	path := filepath.Join("testdata", "omniperf-mi300a", "timestamps.csv")
+	head, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sniffLegacy(head) {
+		t.Errorf("%s is not sniffed as rocprof v1/v2 CSV", path)
+	}
+	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readLegacyCSV(path, true, s, o) })
+	byName := map[string]int{}
+	for _, s := range tr.States.All() {
+		byName[tr.Values[s.Value].Name]++
+		if got := fullName(tr, s.Container); got != "Host/GPU 4/Queue 0" {
+			t.Errorf("dispatch on %q, want Host/GPU 4/Queue 0", got)
+		}
+	}
+	want := map[string]int{
+		"__omp_offloading_32_6b6b__QQmain_l18.kd": 2,
+		"__omp_offloading_32_6b6b__QQmain_l41.kd": 2,
+		"__omp_offloading_32_6b6b__QQmain_l61.kd": 2,
+	}
+	if fmt.Sprint(byName) != fmt.Sprint(want) {
+		t.Errorf("dispatches %v, want %v", byName, want)
+	}
+	found := false
+	for _, s := range tr.States.All() {
+		found = found || s.Start == 4512700137147443 && s.End == 4512700567794144
+	}
+	if !found {
+		t.Errorf("no dispatch at 4512700137147443-4512700567794144, the first row's Start_Timestamp and End_Timestamp")
 	}
 }
