@@ -19,7 +19,7 @@ var legacyColumns = map[string]bool{
 	"pid": true, "tid": true, "grd": true, "wgr": true, "lds": true, "scr": true,
 	"arch_vgpr": true, "accum_vgpr": true, "vgpr": true, "sgpr": true, "fbar": true,
 	"sig": true, "obj": true, "wave_size": true, "DispatchNs": true, "BeginNs": true,
-	"EndNs": true, "CompleteNs": true,
+	"EndNs": true, "CompleteNs": true, "DurationNs": true,
 	// v2
 	"Dispatch_ID": true, "GPU_ID": true, "Queue_ID": true, "PID": true, "TID": true,
 	"Grid_Size": true, "Workgroup_Size": true, "LDS_Per_Workgroup": true,

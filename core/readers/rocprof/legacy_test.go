@@ -87,3 +87,35 @@ func TestLegacyCSVOmniperfQueueColumns(t *testing.T) {
 		t.Errorf("no dispatch at 4512700137147443-4512700567794144, the first row's Start_Timestamp and End_Timestamp")
 	}
 }
+
+// rocprof v1's results.db (testdata/rocprof-v1-db) holds results.csv's
+// rows in a table KERN; it is named as rocprofv3's rocpd database and was
+// refused as "not a rocpd database". Figures from the results.csv beside
+// it (Python's csv module): 1,004 dispatches, their durations summing to
+// 2,648,556,655 ns, the second laplacian_kernel on GPU 8, queue 0.
+func TestLegacyDB(t *testing.T) {
+	path := filepath.Join("testdata", "rocprof-v1-db", "results.db")
+	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRocpd(path, s, o) })
+	byName := map[string]int{}
+	var total trace.Time
+	found := false
+	for _, s := range tr.States.All() {
+		byName[tr.Values[s.Value].Name]++
+		total += s.End - s.Start
+		found = found || s.Start == 2001401021036510 && s.End == 2001401023684049 &&
+			tr.Values[s.Value].Name == "laplacian_kernel" && fullName(tr, s.Container) == "Host/GPU 8/Queue 0"
+	}
+	want := map[string]int{"laplacian_kernel": 1001, "test_function_kernel": 1, "check_kernel": 1, "__amd_rocclr_fillBufferAligned.kd": 1}
+	if fmt.Sprint(byName) != fmt.Sprint(want) {
+		t.Errorf("dispatches %v, want %v", byName, want)
+	}
+	if total != 2648556655 {
+		t.Errorf("durations sum to %d ns, want 2648556655", total)
+	}
+	if !found {
+		t.Error("no laplacian_kernel on Host/GPU 8/Queue 0 at 2001401021036510-2001401023684049 (results.csv's second row)")
+	}
+	if len(notes.Skipped()) != 0 {
+		t.Errorf("skipped %v, want nothing", notes.Skipped())
+	}
+}
