@@ -121,6 +121,17 @@ var Rules = []Rule{
 		apply: xlaInstruction,
 	},
 	{
+		Name: "traceme-metadata",
+		Doc: "TensorFlow's and XLA's profiler annotations (TraceMe, ScopedAnnotation) encode their arguments " +
+			"in the name, \"NAME#key=value,...#\", which the TensorFlow profiler shows as NAME with arguments; " +
+			"as NVTX ranges (Nsight Systems traces of JAX, domain TSL) they stay in the name: XLA's " +
+			"\"XlaModule:#hlo_module=jit_step,program_id=7#\" and \"Thunk:#hlo_op=loop_add_fusion.1#\", one " +
+			"per compiled program and instruction. One group per NAME, XLA's with their module or " +
+			"instruction's kind",
+		Example: "XlaModule:#hlo_module=jit_train_step,program_id=7#", Grouped: "XlaModule: jit_train_step",
+		apply: traceMeMetadata,
+	},
+	{
 		Name: "xla-kernel",
 		Doc: "XLA's GPU kernels are named after their fusion with '.' and '-' made '_' (LLVM function names), " +
 			"so the number that makes a fusion's name unique becomes \"_N\" (loop_add_fusion_4, " +
@@ -451,6 +462,47 @@ func xlaInstruction(name string) (string, bool) {
 		}
 	}
 	return prefix + base, true
+}
+
+// traceMeMetadata drops the arguments TraceMeEncode (tsl/profiler/lib/
+// traceme_encode.h) writes after a name, "NAME#key=value,key=value#",
+// each key a lower-case identifier. XLA's module and instruction
+// annotations keep what names them: "XlaModule: <hlo_module>",
+// "Thunk: <hlo_op's kind>" (xla-instruction, xla-kernel).
+func traceMeMetadata(name string) (string, bool) {
+	if !strings.HasSuffix(name, "#") {
+		return "", false
+	}
+	open := strings.IndexByte(name, '#')
+	if open <= 0 || open == len(name)-1 {
+		return "", false
+	}
+	base := strings.TrimSpace(name[:open])
+	args := map[string]string{}
+	for _, kv := range strings.Split(name[open+1:len(name)-1], ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || !isIdentifier(k) || strings.ToLower(k) != k {
+			return "", false
+		}
+		args[k] = v
+	}
+	label := strings.TrimSuffix(base, ":")
+	if label == "" {
+		return "", false
+	}
+	switch {
+	case label == "XlaModule" && args["hlo_module"] != "":
+		return label + ": " + args["hlo_module"], true
+	case label == "Thunk" && args["hlo_op"] != "":
+		op := args["hlo_op"]
+		if g, ok := xlaInstruction(op); ok {
+			op = g
+		} else if g, ok := xlaKernel(op); ok {
+			op = g
+		}
+		return label + ": " + op, true
+	}
+	return label, true
 }
 
 // trimNumbers drops the numbers that follow sep at the end of name, as

@@ -79,6 +79,17 @@ var grouped = []struct{ name, group, rule string }{
 	{"custom-call.160.0", "custom-call", "xla-instruction"},
 	{"reduce-scatter.1.1", "reduce-scatter", "xla-instruction"},
 	{"erf_inv.58.5", "erf_inv", "xla-instruction"},
+	// XLA's annotations as NVTX ranges in Nsight Systems traces of JAX
+	// (domain TSL; the forms of XLA's gpu_executable.cc and thunk
+	// emitter, and of JAX-Toolbox's nsys-jax test fixtures), and other
+	// TraceMe names with their arguments.
+	{"XlaModule:#hlo_module=jit_train_step,program_id=7#", "XlaModule: jit_train_step", "traceme-metadata"},
+	{"XlaModule:#prefix=jit(train_step)/jit(main),hlo_module=jit_train_step,program_id=12#", "XlaModule: jit_train_step", "traceme-metadata"},
+	{"Thunk:#hlo_op=loop_add_fusion.1#", "Thunk: loop_add_fusion", "traceme-metadata"},
+	{"Thunk:#hlo_op=custom-call.160.0#", "Thunk: custom-call", "traceme-metadata"},
+	{"Thunk:#hlo_op=command_buffer_1#", "Thunk: command_buffer_1", "traceme-metadata"},
+	{"XlaCompileBackend:#module=jit_f#", "XlaCompileBackend", "traceme-metadata"},
+	{"ExecutorState::Process#id=123,iter_num=0#", "ExecutorState::Process", "traceme-metadata"},
 	// XLA's GPU kernels: the fusion's name with '.' made '_'. On ROCm
 	// (TraceLens' jax_conv_minimal_08 on MI300: input_transpose_fusion.kd
 	// and input_transpose_fusion_1.kd on each of 8 GPUs; without ".kd" in
@@ -198,7 +209,8 @@ var apart = []string{
 	// kernels (TorchInductor's "fused", above), a kernel descriptor alone.
 	"loop_add_fusion", "input_transpose_fusion.kd", "__amd_rocclr_copyBuffer.kd", "confusion_2", "_fusion_1",
 	"Loop_add_fusion_4", "loop-add_fusion_4", "loop_add_fusion_", "loop_add_fusion_4x", "wrapped__2", "wrapped_2",
-	"fusion_", "fusion_1.kd.kd", "my_kernel_2", "loop_add_fusion_4.kd ",
+	"fusion_", "fusion_1.kd.kd", "#k=v#", "x#K=v#", "x#k v#", "x#=v#", "a#b#", "Choreographer#doFrame#", "x#k=v# ",
+	"XlaModule:#program_id=7,hlo_module#", "my_kernel_2", "loop_add_fusion_4.kd ",
 	// Near misses of the CUDA runtime's internal names.
 	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.
