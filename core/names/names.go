@@ -478,31 +478,63 @@ func traceMeMetadata(name string) (string, bool) {
 		return "", false
 	}
 	base := strings.TrimSpace(name[:open])
-	args := map[string]string{}
-	for _, kv := range strings.Split(name[open+1:len(name)-1], ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || !isIdentifier(k) || strings.ToLower(k) != k {
-			return "", false
-		}
-		args[k] = v
-	}
+	args, ok := traceMeArgs(name[open+1 : len(name)-1])
 	label := strings.TrimSuffix(base, ":")
-	if label == "" {
+	if !ok || label == "" {
 		return "", false
 	}
 	switch {
 	case label == "XlaModule" && args["hlo_module"] != "":
-		return label + ": " + args["hlo_module"], true
+		// The autotuner's modules are named after the instruction they
+		// tune (gemm_fusion_dot.261).
+		return label + ": " + xlaKind(args["hlo_module"]), true
 	case label == "Thunk" && args["hlo_op"] != "":
-		op := args["hlo_op"]
-		if g, ok := xlaInstruction(op); ok {
-			op = g
-		} else if g, ok := xlaKernel(op); ok {
-			op = g
-		}
-		return label + ": " + op, true
+		return label + ": " + xlaKind(args["hlo_op"]), true
 	}
 	return label, true
+}
+
+// traceMeArgs reads TraceMeEncode's "key=value,key=value": a value runs
+// to the next comma followed by a key and '=' (JAX's scope names hold
+// commas: "reduce_sum[axes=(0, 1)]"), each key a lower-case identifier.
+func traceMeArgs(s string) (map[string]string, bool) {
+	args := map[string]string{}
+	for s != "" {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 || !isArgKey(s[:eq]) {
+			return nil, false
+		}
+		key, rest := s[:eq], s[eq+1:]
+		end := len(rest)
+		for i := 0; i < len(rest); i++ {
+			if rest[i] != ',' {
+				continue
+			}
+			if j := strings.IndexByte(rest[i+1:], '='); j > 0 && isArgKey(rest[i+1:i+1+j]) {
+				end = i
+				break
+			}
+		}
+		args[key] = rest[:end]
+		s = strings.TrimPrefix(rest[end:], ",")
+	}
+	return args, len(args) > 0
+}
+
+// isArgKey reports whether s is a TraceMe argument's key: a lower-case
+// identifier.
+func isArgKey(s string) bool { return isIdentifier(s) && strings.ToLower(s) == s }
+
+// xlaKind is an XLA instruction's name without its instance number
+// (xla-instruction, or xla-kernel for a kernel's name).
+func xlaKind(op string) string {
+	if g, ok := xlaInstruction(op); ok {
+		return g
+	}
+	if g, ok := xlaKernel(op); ok {
+		return g
+	}
+	return op
 }
 
 // trimNumbers drops the numbers that follow sep at the end of name, as
