@@ -283,3 +283,29 @@ func TestDetectNsysStatsCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectArchive: an archive of a run's files (nsys-jax's .zip of
+// JAX-Toolbox's test data; a tar) was "cannot tell the trace format", or
+// refused by the reader of its name's extension: it is refused as an
+// archive, to extract.
+func TestDetectArchive(t *testing.T) {
+	dir := t.TempDir()
+	tarHead := make([]byte, 512)
+	copy(tarHead, "trace.json")
+	copy(tarHead[257:], "ustar\x0000")
+	for name, content := range map[string][]byte{
+		"pax_fsdp4_4proc_proc0.zip": append([]byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), make([]byte, 64)...),
+		"run.json":                  append([]byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), make([]byte, 64)...),
+		"traces.tar":                tarHead,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "archive, not a trace") {
+			t.Errorf("%s: detected with error %v, want an archive to extract", name, err)
+		}
+	}
+}
