@@ -130,6 +130,9 @@ func Detect(path string) (ingest.Format, error) {
 	if enc := ingest.WideText(head); enc != "" {
 		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.WideTextError(enc))
 	}
+	if kind := ingest.Archive(head); kind != "" {
+		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.ArchiveError(kind))
+	}
 	if len(byExt) > 0 {
 		return byExt[0], nil // its reader says what is wrong
 	}

@@ -258,3 +258,54 @@ func TestDetectRocpd(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectNsysStatsCSV: the CSV tables of `nsys stats` (here the first
+// lines of nvtx_pushpop_trace from JAX-Toolbox's nsys-jax test data, and
+// of cuda_api_sum, current and before 2021) were read as pjdump CSV by
+// their extension and refused with "expected Container, State...": they
+// are refused as what they are, with the way to the report's export.
+func TestDetectNsysStatsCSV(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"report_nvtx_pushpop_trace.csv": "Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree\n" +
+			"26940649047,26940822025,172978,0,172978,\"TSL:XlaDumpHloModule:#module=jit__psum,program_id=1#\",215733,215733,0,0,25204,,:25204,\"TSL:XlaDumpHloModule:#module=jit__psum,program_id=1#\"\n",
+		"report_cuda_api_sum.csv": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n65.2,1000,2,500.0,500.0,400,600,141.4,cudaMalloc\n",
+		"old_cudaapisum.csv":      "\"Time(%)\",\"Total Time (ns)\",\"Num Calls\",\"Average\",\"Minimum\",\"Maximum\",\"Name\"\n65.2,1000,2,500.0,400,600,\"cudaMalloc\"\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "nsys stats") || !strings.Contains(err.Error(), "nsys export --type sqlite") {
+			t.Errorf("%s: detected with error %v, want a table of nsys stats and the export", name, err)
+		}
+	}
+}
+
+// TestDetectArchive: an archive of a run's files (nsys-jax's .zip of
+// JAX-Toolbox's test data; a tar) was "cannot tell the trace format", or
+// refused by the reader of its name's extension: it is refused as an
+// archive, to extract.
+func TestDetectArchive(t *testing.T) {
+	dir := t.TempDir()
+	tarHead := make([]byte, 512)
+	copy(tarHead, "trace.json")
+	copy(tarHead[257:], "ustar\x0000")
+	for name, content := range map[string][]byte{
+		"pax_fsdp4_4proc_proc0.zip": append([]byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), make([]byte, 64)...),
+		"run.json":                  append([]byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), make([]byte, 64)...),
+		"traces.tar":                tarHead,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "archive, not a trace") {
+			t.Errorf("%s: detected with error %v, want an archive to extract", name, err)
+		}
+	}
+}

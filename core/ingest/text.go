@@ -60,3 +60,21 @@ func WideTextError(enc string) string {
 	// explicit endianness it would stay, as a U+FEFF.
 	return fmt.Sprintf("is %s text (it starts with its byte-order mark): traces are read as UTF-8; convert it first (iconv -f %s -t UTF-8)", enc, enc[:len("UTF-16")])
 }
+
+// Archive names the archive format whose first bytes head are (a zip or
+// tar file, such as the archives profiling wrappers bundle a run's
+// reports in: nsys-jax's), or "" for any other file.
+func Archive(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "zip"
+	case len(head) >= 262 && string(head[257:262]) == "ustar":
+		return "tar"
+	}
+	return ""
+}
+
+// ArchiveError is the error text for an archive given as a trace.
+func ArchiveError(kind string) string {
+	return fmt.Sprintf("is a %s archive, not a trace: extract it and give the trace file (or directory) inside", kind)
+}

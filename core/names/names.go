@@ -121,6 +121,27 @@ var Rules = []Rule{
 		apply: xlaInstruction,
 	},
 	{
+		Name: "traceme-metadata",
+		Doc: "TensorFlow's and XLA's profiler annotations (TraceMe, ScopedAnnotation) encode their arguments " +
+			"in the name, \"NAME#key=value,...#\", which the TensorFlow profiler shows as NAME with arguments; " +
+			"as NVTX ranges (Nsight Systems traces of JAX, domain TSL) they stay in the name: XLA's " +
+			"\"XlaModule:#hlo_module=jit_step,program_id=7#\" and \"Thunk:#hlo_op=loop_add_fusion.1#\", one " +
+			"per compiled program and instruction. One group per NAME, XLA's with their module or " +
+			"instruction's kind",
+		Example: "XlaModule:#hlo_module=jit_train_step,program_id=7#", Grouped: "XlaModule: jit_train_step",
+		apply: traceMeMetadata,
+	},
+	{
+		Name: "xla-kernel",
+		Doc: "XLA's GPU kernels are named after their fusion with '.' and '-' made '_' (LLVM function names), " +
+			"so the number that makes a fusion's name unique becomes \"_N\" (loop_add_fusion_4, " +
+			"input_transpose_fusion_1.kd on ROCm, wrapped_slice_2, gemm_fusion_dot_1); XLA names a fusion " +
+			"after its kind and hero ops (loop_add_fusion): one group per fusion name, as the fusion's " +
+			"instructions group (xla-instruction)",
+		Example: "input_transpose_fusion_42", Grouped: "input_transpose_fusion",
+		apply: xlaKernel,
+	},
+	{
 		Name:    "step-number",
 		Doc:     "a number after '#' at the end of a name counts instances: Kineto's steps",
 		Example: "ProfilerStep#1014", Grouped: "ProfilerStep",
@@ -453,11 +474,12 @@ func xlaInstruction(name string) (string, bool) {
 	if rest, ok := strings.CutPrefix(name, "end: "); ok {
 		prefix, name = "end: ", rest
 	}
-	dot := strings.LastIndexByte(name, '.')
-	if dot <= 0 || !allDigits(name[dot+1:]) {
+	// A name cloned or made unique again gets another number:
+	// "fft.14.0", "reduce-scatter.1.1" (xprof's trace of JAX on GPU).
+	base := trimNumbers(name, '.')
+	if base == name || base == "" {
 		return "", false
 	}
-	base := name[:dot]
 	if c := base[0]; c < 'a' || c > 'z' || isDigit(base[len(base)-1]) {
 		return "", false
 	}
@@ -467,6 +489,122 @@ func xlaInstruction(name string) (string, bool) {
 		}
 	}
 	return prefix + base, true
+}
+
+// traceMeMetadata drops the arguments TraceMeEncode (tsl/profiler/lib/
+// traceme_encode.h) writes after a name, "NAME#key=value,key=value#",
+// each key a lower-case identifier. XLA's module and instruction
+// annotations keep what names them: "XlaModule: <hlo_module>",
+// "Thunk: <hlo_op's kind>" (xla-instruction, xla-kernel).
+func traceMeMetadata(name string) (string, bool) {
+	if !strings.HasSuffix(name, "#") {
+		return "", false
+	}
+	open := strings.IndexByte(name, '#')
+	if open <= 0 || open == len(name)-1 {
+		return "", false
+	}
+	base := strings.TrimSpace(name[:open])
+	args, ok := traceMeArgs(name[open+1 : len(name)-1])
+	label := strings.TrimSuffix(base, ":")
+	if !ok || label == "" {
+		return "", false
+	}
+	switch {
+	case label == "XlaModule" && args["hlo_module"] != "":
+		// The autotuner's modules are named after the instruction they
+		// tune (gemm_fusion_dot.261).
+		return label + ": " + xlaKind(args["hlo_module"]), true
+	case label == "Thunk" && args["hlo_op"] != "":
+		return label + ": " + xlaKind(args["hlo_op"]), true
+	}
+	return label, true
+}
+
+// traceMeArgs reads TraceMeEncode's "key=value,key=value": a value runs
+// to the next comma followed by a key and '=' (JAX's scope names hold
+// commas: "reduce_sum[axes=(0, 1)]"), each key a lower-case identifier.
+func traceMeArgs(s string) (map[string]string, bool) {
+	args := map[string]string{}
+	for s != "" {
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 || !isArgKey(s[:eq]) {
+			return nil, false
+		}
+		key, rest := s[:eq], s[eq+1:]
+		end := len(rest)
+		for i := 0; i < len(rest); i++ {
+			if rest[i] != ',' {
+				continue
+			}
+			if j := strings.IndexByte(rest[i+1:], '='); j > 0 && isArgKey(rest[i+1:i+1+j]) {
+				end = i
+				break
+			}
+		}
+		args[key] = rest[:end]
+		s = strings.TrimPrefix(rest[end:], ",")
+	}
+	return args, len(args) > 0
+}
+
+// isArgKey reports whether s is a TraceMe argument's key: a lower-case
+// identifier.
+func isArgKey(s string) bool { return isIdentifier(s) && strings.ToLower(s) == s }
+
+// xlaKind is an XLA instruction's name without its instance number
+// (xla-instruction, or xla-kernel for a kernel's name).
+func xlaKind(op string) string {
+	if g, ok := xlaInstruction(op); ok {
+		return g
+	}
+	if g, ok := xlaKernel(op); ok {
+		return g
+	}
+	return op
+}
+
+// trimNumbers drops the numbers that follow sep at the end of name, as
+// many as there are: "fft.14.0" is "fft" ('.'), "loop_add_fusion_4_1"
+// is "loop_add_fusion" ('_').
+func trimNumbers(name string, sep byte) string {
+	for {
+		i := strings.LastIndexByte(name, sep)
+		if i < 0 || !allDigits(name[i+1:]) {
+			return name
+		}
+		name = name[:i]
+	}
+}
+
+// xlaKernel drops the "_N" of an XLA GPU kernel's name, its fusion's
+// instruction name made an LLVM function name (llvm_ir's
+// SanitizeFunctionName turns '.' and '-' into '_'): a name of lower-case
+// letters, digits and '_' whose base ends in "fusion" (XLA's
+// RenameFusions names a fusion "<kind>_<heroes>_fusion", older XLA
+// "fusion") or starts with "wrapped_" (a single instruction wrapped
+// into a fusion) or "gemm_fusion_" (a dot emitted by Triton). ROCm's
+// kernel descriptor suffix ".kd" stays: the first instance, unnumbered,
+// is "input_transpose_fusion.kd".
+func xlaKernel(name string) (string, bool) {
+	s, kd := strings.CutSuffix(name, ".kd")
+	base := trimNumbers(s, '_')
+	if base == s || base == "" || base[0] < 'a' || base[0] > 'z' || base[len(base)-1] == '_' || isDigit(base[len(base)-1]) {
+		return "", false
+	}
+	for i := 0; i < len(base); i++ {
+		if c := base[i]; !(c >= 'a' && c <= 'z' || isDigit(c) || c == '_') {
+			return "", false
+		}
+	}
+	if !(base == "fusion" || strings.HasSuffix(base, "_fusion") ||
+		strings.HasPrefix(base, "wrapped_") || strings.HasPrefix(base, "gemm_fusion_")) {
+		return "", false
+	}
+	if kd {
+		base += ".kd"
+	}
+	return base, true
 }
 
 // vllmStep groups vLLM's names of its steps,

@@ -72,6 +72,47 @@ var grouped = []struct{ name, group, rule string }{
 	{"multiply_subtract_fusion.1", "multiply_subtract_fusion", "xla-instruction"},
 	{"all-reduce-start.12", "all-reduce-start", "xla-instruction"},
 	{"end: ynn_fusion.3", "end: ynn_fusion", "xla-instruction"},
+	// Names made unique twice (xprof's GPU trace of a JAX program, in a
+	// public report of its top kernels; the HLO of TraceLens'
+	// tests/traces/mi300/jax_conv_minimal_08 XSpace).
+	{"fft.14.0", "fft", "xla-instruction"},
+	{"custom-call.160.0", "custom-call", "xla-instruction"},
+	{"reduce-scatter.1.1", "reduce-scatter", "xla-instruction"},
+	{"erf_inv.58.5", "erf_inv", "xla-instruction"},
+	// XLA's annotations as NVTX ranges in Nsight Systems traces of JAX
+	// (domain TSL; the forms of XLA's gpu_executable.cc and thunk
+	// emitter, and of JAX-Toolbox's nsys-jax test fixtures), and other
+	// TraceMe names with their arguments.
+	{"XlaModule:#hlo_module=jit_train_step,program_id=7#", "XlaModule: jit_train_step", "traceme-metadata"},
+	{"XlaModule:#prefix=jit(train_step)/jit(main),hlo_module=jit_train_step,program_id=12#", "XlaModule: jit_train_step", "traceme-metadata"},
+	{"Thunk:#hlo_op=loop_add_fusion.1#", "Thunk: loop_add_fusion", "traceme-metadata"},
+	{"Thunk:#hlo_op=custom-call.160.0#", "Thunk: custom-call", "traceme-metadata"},
+	{"Thunk:#hlo_op=command_buffer_1#", "Thunk: command_buffer_1", "traceme-metadata"},
+	{"XlaCompileBackend:#module=jit_f#", "XlaCompileBackend", "traceme-metadata"},
+	{"ExecutorState::Process#id=123,iter_num=0#", "ExecutorState::Process", "traceme-metadata"},
+	// JAX-Toolbox's nsys-jax test data (pax_fsdp4_4proc_proc0.zip, its
+	// nsys nvtx_pushpop_trace report: 11,455 distinct names in 27,891
+	// ranges, 89 groups): a scope name holding commas, an autotuner module
+	// named after the instruction it tunes, compiler passes.
+	{"Thunk:#name=jit(_psum)/jit(main)/reduce_sum[axes=(0,)],hlo_op=all-reduce-start#", "Thunk: all-reduce-start", "traceme-metadata"},
+	{"Thunk:#name=jit(_unstack)/jit(main)/slice[start_indices=(0, 0) limit_indices=(1, 4) strides=(1, 1)],hlo_op=wrapped_slice#",
+		"Thunk: wrapped_slice", "traceme-metadata"},
+	{"Thunk:#hlo_op=wrapped_slice.1#", "Thunk: wrapped_slice", "traceme-metadata"},
+	{"XlaModule:#hlo_module=gemm_fusion_dot.572#", "XlaModule: gemm_fusion_dot", "traceme-metadata"},
+	{"XlaPass:#name=algorithm-checker,module=jit__psum,program_id=38#", "XlaPass", "traceme-metadata"},
+	// XLA's GPU kernels: the fusion's name with '.' made '_'. On ROCm
+	// (TraceLens' jax_conv_minimal_08 on MI300: input_transpose_fusion.kd
+	// and input_transpose_fusion_1.kd on each of 8 GPUs; without ".kd" in
+	// jax_conv_minimal_legacy) and CUDA (a public report of an Nsight
+	// Systems export of a JAX model: loop_add_fusion_4, 313,200 launches).
+	{"input_transpose_fusion_1.kd", "input_transpose_fusion.kd", "xla-kernel"},
+	{"input_transpose_fusion_1", "input_transpose_fusion", "xla-kernel"},
+	{"loop_add_fusion_4", "loop_add_fusion", "xla-kernel"},
+	{"input_transpose_fusion_42", "input_transpose_fusion", "xla-kernel"},
+	{"gemm_fusion_dot_1", "gemm_fusion_dot", "xla-kernel"},
+	{"wrapped_slice_2", "wrapped_slice", "xla-kernel"},
+	{"fusion_123", "fusion", "xla-kernel"},
+	{"loop_multiply_subtract_fusion_3_1", "loop_multiply_subtract_fusion", "xla-kernel"},
 	// Kineto's steps (hta/tests/data/trace_diff/control/control.json.gz).
 	{"ProfilerStep#1014", "ProfilerStep", "step-number"},
 	{"ProfilerStep#5", "ProfilerStep", "step-number"},
@@ -173,6 +214,13 @@ var apart = []string{
 	"## Call CompiledFxGraph fp5r5pk7bndvtfxhvsvzndl5pa42kyv4kgpya5imdcl36x5bf6lh",
 	// Near misses of XLA's instruction names.
 	"python3.11", "libc.so.6", "Dot.5", "dot.", "dot.5a", ".5", "_dot.5", "dot 5", "v8.run", "end: dot.5x", "end: ", "end: end: dot.5",
+	"python3.11.4", "libcuda.so.1.1", "v1.2.3", "1.2.3", "x..1",
+	// Near misses of XLA's kernel names: other producers' numbered
+	// kernels (TorchInductor's "fused", above), a kernel descriptor alone.
+	"loop_add_fusion", "input_transpose_fusion.kd", "__amd_rocclr_copyBuffer.kd", "confusion_2", "_fusion_1",
+	"Loop_add_fusion_4", "loop-add_fusion_4", "loop_add_fusion_", "loop_add_fusion_4x", "wrapped__2", "wrapped_2",
+	"fusion_", "fusion_1.kd.kd", "#k=v#", "x#K=v#", "x#k v#", "x#=v#", "a#b#", "Choreographer#doFrame#", "x#k=v# ",
+	"XlaModule:#,hlo_module=x#", "XlaModule:#Hlo_module=x#", "my_kernel_2", "loop_add_fusion_4.kd ",
 	// Near misses of the CUDA runtime's internal names.
 	"__cudart", "__cudart_builtin", "__cudart12a", "__cudartGetExportTable", "cudart540",
 	// Phylanx's HPX actions, and near misses of its primitives' names.

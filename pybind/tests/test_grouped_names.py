@@ -39,3 +39,30 @@ def test_group_column_and_model_states(tmp_path):
         assert len(trace.micro(slices=5, key="name").states) == 51
     moments = trace.moments(by="state").to_pandas()
     assert {"nn.Module: Linear", slice_type} <= set(moments["state"])
+
+
+def test_xla_names_group_by_kind(tmp_path):
+    # A JAX step on GPU as its profilers name it: XLA's kernels, the
+    # fusion's name with '.' made '_' (loop_add_fusion_3; ROCm's .kd
+    # kept), and XLA's annotations with TraceMe arguments in the name,
+    # one per program and instruction; each 1 µs.
+    events = []
+    names = (["loop_add_fusion"] + [f"loop_add_fusion_{i}" for i in range(1, 8)]
+             + ["input_transpose_fusion.kd", "input_transpose_fusion_1.kd"])
+    for i, n in enumerate(names):
+        events.append({"ph": "X", "name": n, "pid": 1, "tid": 1, "ts": 2 * i, "dur": 1})
+    notes = [f"Thunk:#hlo_op=loop_add_fusion.{i}#" for i in range(1, 6)] + [
+        f"XlaModule:#hlo_module=jit_train_step,program_id={i}#" for i in range(5)]
+    for i, n in enumerate(notes):
+        events.append({"ph": "X", "name": n, "pid": 1, "tid": 2, "ts": 2 * i, "dur": 1})
+    path = tmp_path / "xla.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    st = ms.read(str(path)).states
+    assert st["value"].nunique() == 20
+    by_group = st.groupby("group", observed=True)["duration"].sum()
+    assert set(by_group.index) == {"loop_add_fusion", "input_transpose_fusion.kd",
+                                   "Thunk: loop_add_fusion", "XlaModule: jit_train_step"}
+    # No time is lost by grouping.
+    assert abs(by_group["loop_add_fusion"] - 8e-6) < 1e-12
+    assert abs(by_group["XlaModule: jit_train_step"] - 5e-6) < 1e-12
+    assert abs(by_group.sum() - st["duration"].sum()) < 1e-12

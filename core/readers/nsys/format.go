@@ -15,12 +15,33 @@ import (
 // the first bytes cannot tell an Nsight Systems export; the registry asks
 // looks (SniffFile), which reads the schema.
 var Format = ingest.Format{
-	Name:       name,
-	Summary:    "Nsight Systems SQLite export (nsys export --type sqlite)",
-	Extensions: extensions,
-	SniffFile:  looks,
-	Options:    options,
-	Open:       open,
+	Name:        name,
+	Summary:     "Nsight Systems SQLite export (nsys export --type sqlite)",
+	Extensions:  extensions,
+	SniffFile:   looks,
+	ExplainFile: explainStatsCSV,
+	Options:     options,
+	Open:        open,
+}
+
+// explainStatsCSV says what a CSV table written by `nsys stats --format
+// csv` is: one of its reports computed from a report file, a trace's
+// rows (nvtx_pushpop_trace, cuda_gpu_trace, cuda_api_trace: first column
+// "Start (ns)") or its totals (cuda_api_sum, cuda_gpu_kern_sum, nvtx_sum:
+// "Time (%)", older releases "Time(%)"), not the report; "" otherwise.
+func explainStatsCSV(head []byte) string {
+	line, _, _ := strings.Cut(strings.TrimPrefix(string(head), "\ufeff"), "\n")
+	first, _, ok := strings.Cut(line, ",")
+	if !ok {
+		return ""
+	}
+	switch strings.Trim(strings.TrimSpace(first), `"`) {
+	case "Start (ns)", "Time (%)", "Time(%)":
+		return "a table of `nsys stats` (a report's rows or totals in CSV), computed from an Nsight Systems " +
+			"report, not the report: export the report itself (nsys export --type sqlite REPORT.nsys-rep) " +
+			"and read the .sqlite file it writes"
+	}
+	return ""
 }
 
 const name = "nsys"

@@ -118,12 +118,15 @@ func peekSchema(path string, is func(*sqlitedb.DB) bool) bool {
 // RPD's (rocpd_op, rocpd_api) and Nsight Systems' exports.
 var RocpdFormat = ingest.Format{
 	Name:       "rocpd",
-	Summary:    "rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs)",
+	Summary:    "rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs); rocprof v1's results.db (kernels)",
 	Extensions: []string{"results.db"},
 	SniffFile:  looksRocpd,
 	Open:       openWhole(readRocpd),
 }
 
 // looksRocpd reports whether the file at path is a SQLite database with
-// rocpd's tables or views.
-func looksRocpd(path string) bool { return peekSchema(path, looksRocpdDB) }
+// rocpd's tables or views, or rocprof v1's kernel table (its results.db,
+// read by the same door).
+func looksRocpd(path string) bool {
+	return peekSchema(path, func(db *sqlitedb.DB) bool { return looksRocpdDB(db) || looksLegacyDB(db) })
+}

@@ -19,7 +19,7 @@ var legacyColumns = map[string]bool{
 	"pid": true, "tid": true, "grd": true, "wgr": true, "lds": true, "scr": true,
 	"arch_vgpr": true, "accum_vgpr": true, "vgpr": true, "sgpr": true, "fbar": true,
 	"sig": true, "obj": true, "wave_size": true, "DispatchNs": true, "BeginNs": true,
-	"EndNs": true, "CompleteNs": true,
+	"EndNs": true, "CompleteNs": true, "DurationNs": true,
 	// v2
 	"Dispatch_ID": true, "GPU_ID": true, "Queue_ID": true, "PID": true, "TID": true,
 	"Grid_Size": true, "Workgroup_Size": true, "LDS_Per_Workgroup": true,
@@ -39,6 +39,10 @@ func legacyHeader(h header) (legacyLayout, bool) {
 		return legacyLayout{h["KernelName"], h["gpu-id"], h["queue-id"], h["BeginNs"], h["EndNs"]}, true
 	case h.has("Kernel_Name", "GPU_ID", "Queue_ID", "Start_Timestamp", "End_Timestamp"):
 		return legacyLayout{h["Kernel_Name"], h["GPU_ID"], h["Queue_ID"], h["Start_Timestamp"], h["End_Timestamp"]}, true
+	case h.has("Kernel_Name", "GPU_ID", "queue-id", "Start_Timestamp", "End_Timestamp"):
+		// v2 as Omniperf runs it (ROCm 6, MI300A): the queue's columns keep
+		// v1's spelling (queue-id, queue-index, pid, tid, DispatchNs).
+		return legacyLayout{h["Kernel_Name"], h["GPU_ID"], h["queue-id"], h["Start_Timestamp"], h["End_Timestamp"]}, true
 	}
 	return legacyLayout{}, false
 }
@@ -80,7 +84,7 @@ func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 		var ok bool
 		lay, ok = legacyHeader(h)
 		if !ok {
-			return nil, errs.Format(path, 1, "not a rocprof v1/v2 CSV file: no KernelName, gpu-id, queue-id, BeginNs, EndNs (v1) nor Kernel_Name, GPU_ID, Queue_ID, Start_Timestamp, End_Timestamp (v2) columns")
+			return nil, errs.Format(path, 1, "not a rocprof v1/v2 CSV file: no KernelName, gpu-id, queue-id, BeginNs, EndNs (v1) nor Kernel_Name, GPU_ID, Queue_ID (or queue-id), Start_Timestamp, End_Timestamp (v2) columns")
 		}
 		for name := range h {
 			if !legacyColumns[name] {

@@ -2,6 +2,8 @@ package rocprof
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -45,5 +47,75 @@ func TestLegacyCSV(t *testing.T) {
 		if !found {
 			t.Errorf("%s: first row not found exactly", path)
 		}
+	}
+}
+
+// Omniperf's rocprofv2 timestamps on an MI300A spell the queue's columns
+// as v1 does (queue-id), the rest as v2 (testdata/omniperf-mi300a: 6
+// rows, 2 per target region, by Python's csv module). They were refused
+// as "not a rocprof v1/v2 CSV file".
+func TestLegacyCSVOmniperfQueueColumns(t *testing.T) {
+	path := filepath.Join("testdata", "omniperf-mi300a", "timestamps.csv")
+	head, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sniffLegacy(head) {
+		t.Errorf("%s is not sniffed as rocprof v1/v2 CSV", path)
+	}
+	tr, _ := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readLegacyCSV(path, true, s, o) })
+	byName := map[string]int{}
+	for _, s := range tr.States.All() {
+		byName[tr.Values[s.Value].Name]++
+		if got := fullName(tr, s.Container); got != "Host/GPU 4/Queue 0" {
+			t.Errorf("dispatch on %q, want Host/GPU 4/Queue 0", got)
+		}
+	}
+	want := map[string]int{
+		"__omp_offloading_32_6b6b__QQmain_l18.kd": 2,
+		"__omp_offloading_32_6b6b__QQmain_l41.kd": 2,
+		"__omp_offloading_32_6b6b__QQmain_l61.kd": 2,
+	}
+	if fmt.Sprint(byName) != fmt.Sprint(want) {
+		t.Errorf("dispatches %v, want %v", byName, want)
+	}
+	found := false
+	for _, s := range tr.States.All() {
+		found = found || s.Start == 4512700137147443 && s.End == 4512700567794144
+	}
+	if !found {
+		t.Errorf("no dispatch at 4512700137147443-4512700567794144, the first row's Start_Timestamp and End_Timestamp")
+	}
+}
+
+// rocprof v1's results.db (testdata/rocprof-v1-db) holds results.csv's
+// rows in a table KERN; it is named as rocprofv3's rocpd database and was
+// refused as "not a rocpd database". Figures from the results.csv beside
+// it (Python's csv module): 1,004 dispatches, their durations summing to
+// 2,648,556,655 ns, the second laplacian_kernel on GPU 8, queue 0.
+func TestLegacyDB(t *testing.T) {
+	path := filepath.Join("testdata", "rocprof-v1-db", "results.db")
+	tr, notes := load(t, func(s trace.Sink, o trace.ReadOptions) error { return readRocpd(path, s, o) })
+	byName := map[string]int{}
+	var total trace.Time
+	found := false
+	for _, s := range tr.States.All() {
+		byName[tr.Values[s.Value].Name]++
+		total += s.End - s.Start
+		found = found || s.Start == 2001401021036510 && s.End == 2001401023684049 &&
+			tr.Values[s.Value].Name == "laplacian_kernel" && fullName(tr, s.Container) == "Host/GPU 8/Queue 0"
+	}
+	want := map[string]int{"laplacian_kernel": 1001, "test_function_kernel": 1, "check_kernel": 1, "__amd_rocclr_fillBufferAligned.kd": 1}
+	if fmt.Sprint(byName) != fmt.Sprint(want) {
+		t.Errorf("dispatches %v, want %v", byName, want)
+	}
+	if total != 2648556655 {
+		t.Errorf("durations sum to %d ns, want 2648556655", total)
+	}
+	if !found {
+		t.Error("no laplacian_kernel on Host/GPU 8/Queue 0 at 2001401021036510-2001401023684049 (results.csv's second row)")
+	}
+	if len(notes.Skipped()) != 0 {
+		t.Errorf("skipped %v, want nothing", notes.Skipped())
 	}
 }

@@ -109,6 +109,9 @@ func readRocpd(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	defer db.Close()
 	db.Watch(opt.Cancel)
 	sets := rocpdSets(db)
+	if len(sets) == 0 && looksLegacyDB(db) {
+		return readLegacyDB(db, path, sink, opt)
+	}
 	if len(sets) == 0 {
 		if views := db.Views(); slices.Contains(views, "rocpd_string") {
 			return db.Errorf("not a readable rocpd database: it has rocpd's views but no rocpd_string_<uuid> table, the run's tables they read")
