@@ -4,9 +4,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,7 +128,7 @@ func TestOpsByRoles(t *testing.T) {
 	const host, stream = 1, 2
 	for _, v := range []trace.Value{
 		{Type: 1, Name: "ProfilerStep#5", Category: "user_annotation", Role: trace.RoleStep, Step: 5}, // 0
-		{Type: 1, Name: "ProfilerStep#9", Category: "gpu_user_annotation"},                   // 1: a copy, no role
+		{Type: 1, Name: "ProfilerStep#9", Category: "gpu_user_annotation"},                            // 1: a copy, no role
 		{Type: 1, Name: "cudaLaunchKernel", Category: "cuda_runtime", Role: trace.RoleLaunchCall},
 		{Type: 1, Name: "k", Category: "kernel"},
 		{Type: 2, Name: "launch"},
