@@ -74,7 +74,12 @@ type Container struct {
 
 // Value is a named value of a state, event or link type (Pajé's entity value).
 type Value struct {
-	Type   int32
+	Type int32
+	// Step is the number of the step a value of role RoleStep or
+	// RoleStepCall is (N of PyTorch's ProfilerStep#N), as its reader
+	// reads it from the name: the views know no step's name. Zero for
+	// other values. (Beside Type, it takes no room of its own.)
+	Step   int32
 	Name   string
 	Alias  string
 	Color  string
@@ -158,6 +163,18 @@ type Sink interface {
 type ArgsSink interface {
 	KeepsArgs() bool
 	Args(kind Kind, index int, json string)
+}
+
+// StreamSink is implemented by sinks that want the GPU stream (queue)
+// each operation ran on where the format records it per operation, as
+// Kineto's args.stream: its reader, which alone knows where the file
+// says it, calls StateStream right after the State call, with that
+// state's index among the states delivered so far and the stream's id
+// as the producer wrote it, a 32-bit integer (Kineto writes the -1 of
+// the operations on no stream as 4294967295, which is -1 here). States
+// the file gives no stream get no call.
+type StreamSink interface {
+	StateStream(index int, stream int32)
 }
 
 // ReadOptions are the options every reader accepts.

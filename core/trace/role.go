@@ -147,11 +147,16 @@ const (
 	RoleBlockingLaunchCall
 	// RoleStep: a state of this value is one step of the program's main
 	// loop, as its profiler marks them on the host (PyTorch profiler's
-	// ProfilerStep#N; not the copies Kineto draws on the GPU streams).
+	// ProfilerStep#N; not the copies Kineto draws on the GPU streams),
+	// whose number is the value's Step.
 	RoleStep
 	// RoleStepCall: RoleStep and RoleHostCall (Kineto's first releases
 	// recorded the steps as operators).
 	RoleStepCall
+	// RoleRecording: a state of this value spans the tracer's recording
+	// itself (Kineto's "PyTorch Profiler (0)", of category Trace), not an
+	// operation of the program.
+	RoleRecording
 )
 
 // roleNames name the roles, as exported with the types and values.
@@ -167,7 +172,7 @@ var roleNames = map[Role]string{
 	RoleEventSync: "event sync", RoleStreamWaitEvent: "stream wait event",
 	RoleCommunicationKernel: "communication kernel", RoleHostCall: "host call", RoleLaunchCall: "launch call",
 	RoleBlockingCall: "blocking call", RoleBlockingLaunchCall: "blocking launch call", RoleStep: "step",
-	RoleStepCall: "step call",
+	RoleStepCall: "step call", RoleRecording: "recording",
 }
 
 // String names the role ("" for RoleNone, "role N" for a number no role
@@ -198,6 +203,32 @@ func OutlinedParallelBody(name string) bool {
 		}
 	}
 	return false
+}
+
+// ProfilerStep reads the number of a step of PyTorch's profiler from its
+// name, "ProfilerStep#N" (white space allowed around '#'): the
+// framework's convention, not a format's, which the readers that set
+// RoleStep share to give the value its Step. ok is false for any other
+// name, and for a number that does not fit a Step.
+func ProfilerStep(name string) (n int32, ok bool) {
+	s, found := strings.CutPrefix(name, "ProfilerStep")
+	if !found {
+		return 0, false
+	}
+	s = strings.TrimLeft(s, " \t\n\f\r")
+	if !strings.HasPrefix(s, "#") {
+		return 0, false
+	}
+	s = strings.TrimLeft(s[1:], " \t\n\f\r")
+	d := 0
+	for d < len(s) && s[d] >= '0' && s[d] <= '9' {
+		d++
+	}
+	k, err := strconv.ParseInt(s[:d], 10, 32)
+	if d == 0 || err != nil {
+		return 0, false
+	}
+	return int32(k), true
 }
 
 // IsThread tells whether the containers of type t are threads of their

@@ -26,12 +26,12 @@ func TestRoleNames(t *testing.T) {
 		}
 	}
 	// The roles the readers set, up to the last of each group.
-	for _, r := range []Role{RoleAsyncLane, RoleEventWait, RoleStepCall} {
+	for _, r := range []Role{RoleAsyncLane, RoleEventWait, RoleRecording} {
 		if _, ok := roleNames[r]; !ok {
 			t.Errorf("role %d has no name", r)
 		}
 	}
-	if len(seen) != int(RoleAsyncLane)+int(RoleEventWait-RoleCall+1)+int(RoleStepCall-RoleOff+1) {
+	if len(seen) != int(RoleAsyncLane)+int(RoleEventWait-RoleCall+1)+int(RoleRecording-RoleOff+1) {
 		t.Errorf("%d named roles: a role without a name, or a name without a role", len(seen))
 	}
 }
@@ -42,6 +42,23 @@ func TestNCCLKernel(t *testing.T) {
 		"ncclDevKernel_SendRecv": true, "nccl_reduce": false, "myncclKernel": false, "": false} {
 		if NCCLKernel(name) != want {
 			t.Errorf("NCCLKernel(%q) = %v", name, !want)
+		}
+	}
+}
+
+// ProfilerStep reads the numbers compare's parser of the step names read
+// (HTA's regexp ProfilerStep\s*#\s*(\d+)), and nothing else.
+func TestProfilerStep(t *testing.T) {
+	for name, want := range map[string]int32{"ProfilerStep#5": 5, "ProfilerStep #12": 12, "ProfilerStep# 0": 0,
+		"ProfilerStep\t#\n7x": 7, "ProfilerStep#2147483647": 1<<31 - 1,
+		"ProfilerStep#2147483648": -1, "ProfilerStep": -1, "ProfilerStep#": -1, "ProfilerStep5": -1,
+		"profilerstep#5": -1, " ProfilerStep#5": -1, "ProfilerStep#-5": -1, "": -1} {
+		n, ok := ProfilerStep(name)
+		if !ok {
+			n = -1
+		}
+		if n != want {
+			t.Errorf("ProfilerStep(%q) = %d, %v; want %d", name, n, ok, want)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package chrome
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -48,6 +50,9 @@ func (c *collector) build(file string, sink trace.Sink) error {
 	e := emitter{c: c, sink: sink, values: map[[3]int32]int32{}}
 	if as, ok := sink.(trace.ArgsSink); ok && as.KeepsArgs() {
 		e.args = as
+	}
+	if ss, ok := sink.(trace.StreamSink); ok {
+		e.streams = ss
 	}
 	e.defineTypes(len(links) > 0, len(lost) > 0, &async)
 	if len(launches) > 0 {
@@ -233,7 +238,8 @@ type emitter struct {
 	c    *collector
 	sink trace.Sink
 
-	args trace.ArgsSink // nil when the sink does not keep arguments
+	args    trace.ArgsSink   // nil when the sink does not keep arguments
+	streams trace.StreamSink // nil when the sink does not want streams
 
 	nTypes                                               int32
 	process, thread, state, instant, procInstant, global int32
@@ -381,7 +387,12 @@ func (e *emitter) defineValue(k [3]int32) int32 {
 	e.nValues++
 	e.values[k] = v
 	n, c := e.c.strs.str(name), e.c.strs.str(cat)
-	e.sink.DefineValue(trace.Value{Type: typ, Name: n, Category: c, Role: valueRole(n, c)})
+	r := valueRole(n, c)
+	var step int32
+	if r == trace.RoleStep || r == trace.RoleStepCall {
+		step, _ = trace.ProfilerStep(n)
+	}
+	e.sink.DefineValue(trace.Value{Type: typ, Name: n, Category: c, Role: r, Step: step})
 	return v
 }
 
@@ -398,21 +409,24 @@ var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_dr
 	"Operator": true, "Runtime": true}
 
 // valueRole is the role of the events named name in category cat:
-// Kineto's synchronisations on the GPU side, NCCL's kernels among its GPU
+// Kineto's span of the profiler's recording (category Trace), its
+// synchronisations on the GPU side, NCCL's kernels among its GPU
 // operations, the GPU runtime's launching and blocking calls (by name, in
-// any category), PyTorch profiler's steps, Kineto's other host calls, and
-// the compilers' outlined
-// OpenMP bodies (in the stacks of any producer; a value has one role, and
-// one of Kineto's calls keeps RoleHostCall).
+// any category), PyTorch profiler's steps (ProfilerStep#N, whose N the
+// value's Step is), Kineto's other host calls, and the compilers'
+// outlined OpenMP bodies (in the stacks of any producer; a value has one
+// role, and one of Kineto's calls keeps RoleHostCall).
 func valueRole(name, cat string) trace.Role {
 	switch {
+	case cat == "Trace":
+		return trace.RoleRecording
 	case cat == "cuda_sync":
 		return kinetoSyncs[name]
 	case gpuCategory([]byte(cat)) == gpuOp && trace.NCCLKernel(name):
 		return trace.RoleCommunicationKernel
 	case trace.GPUCallRole(name) != trace.RoleNone:
 		return trace.GPUCallRole(name)
-	case strings.HasPrefix(name, "ProfilerStep") && cat != "gpu_user_annotation":
+	case cat != "gpu_user_annotation" && isProfilerStep(name):
 		// PyTorch profiler's steps on the host; Kineto draws copies of
 		// them over the kernels they launched (gpu_user_annotation),
 		// which trail the host's.
@@ -428,11 +442,44 @@ func valueRole(name, cat string) trace.Role {
 	return trace.RoleNone
 }
 
-// emitState delivers a state and its arguments.
+// isProfilerStep tells whether name is a step's of PyTorch's profiler,
+// whose number trace.ProfilerStep reads.
+func isProfilerStep(name string) bool {
+	_, ok := trace.ProfilerStep(name)
+	return ok
+}
+
+// emitState delivers a state, its arguments and its stream.
 func (e *emitter) emitState(s trace.State, args int32) {
 	e.sink.State(s)
 	e.giveArgs(trace.KindState, e.nStates, args)
+	if e.streams != nil && args != none {
+		r := e.c.argsRefs[args]
+		if id, ok := argsStream(e.c.argsArena[r.off : r.off+r.n]); ok {
+			e.streams.StateStream(e.nStates, id)
+		}
+	}
 	e.nStates++
+}
+
+// argsStream reads the stream an operation ran on from its arguments
+// (Kineto's "stream", an integer; the stream ids are 32-bit, and the -1 of
+// no stream is written 4294967295).
+func argsStream(args []byte) (int32, bool) {
+	if !bytes.Contains(args, []byte(`"stream"`)) {
+		return 0, false
+	}
+	var a struct {
+		Stream json.RawMessage `json:"stream"`
+	}
+	if json.Unmarshal(args, &a) != nil || len(a.Stream) == 0 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(a.Stream), 64)
+	if err != nil || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int32(int64(f)), true
 }
 
 // emitEvent delivers an event and its arguments.

@@ -142,8 +142,13 @@
 //     cudaStreamSynchronize..., in any category) RoleLaunchCall,
 //     RoleBlockingLaunchCall or RoleBlockingCall instead. PyTorch
 //     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
-//     (RoleStepCall in a call category), none in their copies on the GPU
-//     (gpu_user_annotation).
+//     (RoleStepCall in a call category) and N as their Step
+//     (trace.ProfilerStep), none in their copies on the GPU
+//     (gpu_user_annotation). The profiler's own span (category Trace,
+//     "PyTorch Profiler (0)") has trace.RoleRecording. A sink that asks
+//     for streams (trace.StreamSink) is told the args.stream of each
+//     state that has an integer one, as a 32-bit id (Kineto writes -1 as
+//     4294967295).
 //   - The values of events named as the compilers name the outlined
 //     bodies of OpenMP's parallel regions (f._omp_fn.N, .omp_outlined.:
 //     trace.OutlinedParallelBody) have the role trace.RoleParallelRegion,

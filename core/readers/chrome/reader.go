@@ -93,6 +93,9 @@ func run(sc *scanner, counted *countingReader, total int64, sink trace.Sink, opt
 	if as, ok := sink.(trace.ArgsSink); ok {
 		d.keepArgs = as.KeepsArgs()
 	}
+	if _, ok := sink.(trace.StreamSink); ok {
+		d.keepArgs = true // the streams are read from the arguments
+	}
 	if err := d.readTrace(); err != nil {
 		if errors.Is(err, trace.ErrCanceled) {
 			return trace.ErrCanceled

@@ -1,10 +1,8 @@
 package compare
 
 import (
-	"encoding/json"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -13,25 +11,25 @@ import (
 
 // Per-operation counts and durations of PyTorch profiler (Kineto) traces,
 // as HTA's TraceDiff.compare_traces computes them (docs/compare.md,
-// "Operations"): every complete slice with a category other than "Trace"
-// is an operation; on the CPU (no args.stream) it belongs to the step (a
-// value of role trace.RoleStep or RoleStepCall, "ProfilerStep#N") whose
-// span holds its start, on a GPU stream to the step of the call that
-// launched it: where the launch link (trace.RoleLaunch, RoleLaunchSynced
-// or a value of RoleLaunchFlow) that ends at its start leaves; counts
-// and inclusive durations are summed by name (or short name) over the
-// chosen iterations and device. The stream is still read from Kineto's
-// args: no reader tells a GPU stream's containers yet (a stream with no
-// launch on it is one, a thread "-1" that only synchronisations are
-// launched to is not).
+// "Operations"): every state of a value with a category and not of role
+// trace.RoleRecording (the profiler's own span) is an operation; on the
+// CPU (no stream) it belongs to the step (a value of role trace.RoleStep
+// or RoleStepCall, numbered by the value's Step) whose span holds its
+// start, on a GPU stream to the step of the call that launched it: where
+// the launch link (trace.RoleLaunch, RoleLaunchSynced or a value of
+// RoleLaunchFlow) that ends at its start leaves; counts and inclusive
+// durations are summed by name (or short name) over the chosen iterations
+// and device. The stream of each operation is its reader's to tell
+// (trace.StreamSink): only the reader knows where its format writes it.
+// Nothing here reads a name, a category's text or an argument.
 
 // Device selects the operations of a device kind.
 type Device string
 
 const (
 	AllDevices Device = "ALL"
-	CPU        Device = "CPU" // no args.stream (or -1)
-	GPU        Device = "GPU" // args.stream set
+	CPU        Device = "CPU" // no stream (or -1)
+	GPU        Device = "GPU" // on a stream
 )
 
 // ParseDevice reads ALL, CPU or GPU (any case; empty is ALL).
@@ -50,7 +48,7 @@ type opRecord struct {
 	container  int32
 	value      int32
 	start, dur trace.Time
-	stream     int32 // args.stream; -1: none
+	stream     int32 // trace.StreamSink's; -1: none
 }
 
 // launchEnd is where a launch link ends (a GPU operation's start on its
@@ -61,13 +59,14 @@ type launchEnd struct {
 }
 
 // OpsSink collects, while a trace is read, what Ops needs of it: a small
-// record per state, the names, categories and roles of the values, and
-// the launch links, and the argument stream. It keeps no other part of
-// the trace.
+// record per state with its stream, the names, roles and steps of the
+// values, whether they have a category, and the launch links. It keeps
+// no other part of the trace.
 type OpsSink struct {
 	names   []string
-	cats    []string
+	hasCat  []bool
 	roles   []trace.Role
+	steps   []int32
 	launchT []bool // by type: its links are launches
 	records []opRecord
 	// launches maps a launch's end to its start (the call's time); the
@@ -85,8 +84,9 @@ func (o *OpsSink) DefineType(t trace.Type) {
 }
 func (o *OpsSink) DefineValue(v trace.Value) {
 	o.names = append(o.names, v.Name)
-	o.cats = append(o.cats, v.Category)
+	o.hasCat = append(o.hasCat, v.Category != "")
 	o.roles = append(o.roles, v.Role)
+	o.steps = append(o.steps, v.Step)
 }
 func (o *OpsSink) CreateContainer(trace.Container)    {}
 func (o *OpsSink) DestroyContainer(int32, trace.Time) {}
@@ -119,64 +119,17 @@ func (o *OpsSink) State(s trace.State) {
 	o.records = append(o.records, opRecord{container: s.Container, value: v, start: s.Start, dur: s.End - s.Start, stream: -1})
 }
 
-// KeepsArgs asks the reader for the arguments.
-func (o *OpsSink) KeepsArgs() bool { return true }
-
-// Args reads stream from a state's arguments (its index is the order of
-// delivery).
-func (o *OpsSink) Args(kind trace.Kind, index int, text string) {
-	if kind != trace.KindState || index < 0 || index >= len(o.records) || !strings.Contains(text, `"stream"`) {
-		return
+// StateStream records the stream a state ran on (trace.StreamSink; its
+// index is the order of delivery).
+func (o *OpsSink) StateStream(index int, stream int32) {
+	if index >= 0 && index < len(o.records) {
+		o.records[index].stream = stream
 	}
-	var a struct {
-		Stream json.RawMessage `json:"stream"`
-	}
-	if err := json.Unmarshal([]byte(text), &a); err != nil {
-		return
-	}
-	if n, ok := integer(a.Stream); ok {
-		o.records[index].stream = int32(n)
-	}
-}
-
-// integer reads a JSON number that is an integer.
-func integer(raw json.RawMessage) (int64, bool) {
-	if len(raw) == 0 {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != float64(int64(f)) {
-		return 0, false
-	}
-	return int64(f), true
 }
 
 // operation tells whether the states of value v are operations: those of
-// a category other than Kineto's profiler span ("Trace").
-func (o *OpsSink) operation(v int) bool { return o.cats[v] != "" && o.cats[v] != "Trace" }
-
-// stepNumber reads the N of a step's name, "ProfilerStep#N" as PyTorch's
-// profiler writes it (white space allowed around '#'), or -1.
-func stepNumber(name string) int64 {
-	s := strings.TrimPrefix(name, "ProfilerStep")
-	if len(s) == len(name) {
-		return -1
-	}
-	s = strings.TrimLeft(s, " \t\n\f\r")
-	if !strings.HasPrefix(s, "#") {
-		return -1
-	}
-	s = strings.TrimLeft(s[1:], " \t\n\f\r")
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	k, err := strconv.ParseInt(s[:n], 10, 64)
-	if n == 0 || err != nil {
-		return -1
-	}
-	return k
-}
+// a category, other than the profiler's own span (trace.RoleRecording).
+func (o *OpsSink) operation(v int) bool { return o.hasCat[v] && o.roles[v] != trace.RoleRecording }
 
 // opKey is an aggregation cell of a run's operations.
 type opKey struct {
@@ -189,7 +142,7 @@ type opKey struct {
 // iteration and device: the records are released.
 type OpsSummary struct {
 	cells      map[opKey]opCell
-	Iterations []int64 // the N of the ProfilerStep#N names, sorted
+	Iterations []int64 // the numbers of the steps (trace.Value.Step), sorted
 }
 
 type opCell struct {
@@ -206,14 +159,13 @@ func (o *OpsSink) Summary() *OpsSummary {
 	}
 	stepOf := make([]int64, len(o.names))
 	iterSet := map[int64]bool{}
-	for v, n := range o.names {
+	for v := range o.names {
 		stepOf[v] = -1
 		if r := o.roles[v]; r == trace.RoleStep || r == trace.RoleStepCall {
-			if k := stepNumber(n); k >= 0 {
-				iterSet[k] = true
-				if o.operation(v) {
-					stepOf[v] = k
-				}
+			k := int64(o.steps[v])
+			iterSet[k] = true
+			if o.operation(v) {
+				stepOf[v] = k
 			}
 		}
 	}

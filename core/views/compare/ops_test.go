@@ -2,9 +2,13 @@ package compare
 
 import (
 	"encoding/csv"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -123,25 +127,25 @@ func TestOpsByRoles(t *testing.T) {
 	s.DefineType(trace.Type{Name: "Launch", Kind: trace.KindLink, Role: trace.RoleLaunch})
 	const host, stream = 1, 2
 	for _, v := range []trace.Value{
-		{Type: 1, Name: "ProfilerStep#5", Category: "user_annotation", Role: trace.RoleStep}, // 0
-		{Type: 1, Name: "ProfilerStep#9", Category: "gpu_user_annotation"},                   // 1: a copy, no role
+		{Type: 1, Name: "ProfilerStep#5", Category: "user_annotation", Role: trace.RoleStep, Step: 5}, // 0
+		{Type: 1, Name: "ProfilerStep#9", Category: "gpu_user_annotation"},                            // 1: a copy, no role
 		{Type: 1, Name: "cudaLaunchKernel", Category: "cuda_runtime", Role: trace.RoleLaunchCall},
 		{Type: 1, Name: "k", Category: "kernel"},
 		{Type: 2, Name: "launch"},
 	} {
 		s.DefineValue(v)
 	}
-	state := func(c, v int32, start, end trace.Time, args string) {
+	state := func(c, v int32, start, end trace.Time, on int32) {
 		s.State(trace.State{Container: c, Type: 1, Value: v, Start: start, End: end})
-		if args != "" {
-			s.Args(trace.KindState, len(s.records)-1, args)
+		if on >= 0 {
+			s.StateStream(len(s.records)-1, on)
 		}
 	}
-	state(host, 0, 100, 200, "")
-	state(host, 2, 150, 160, "")
-	state(stream, 1, 300, 400, `{"stream": 7}`)
-	state(host, 2, 310, 320, "") // in the copy's span, in no step
-	state(stream, 3, 305, 306, `{"stream": 7}`)
+	state(host, 0, 100, 200, -1)
+	state(host, 2, 150, 160, -1)
+	state(stream, 1, 300, 400, 7)
+	state(host, 2, 310, 320, -1) // in the copy's span, in no step
+	state(stream, 3, 305, 306, 7)
 	s.Link(trace.Link{Type: 2, Value: 4, Start: 151, End: 305, From: host, To: stream})
 	sum := s.Summary()
 	if len(sum.Iterations) != 1 || sum.Iterations[0] != 5 {
@@ -183,6 +187,72 @@ func TestOpsSumsExactly(t *testing.T) {
 		}
 		if len(ops) != 1 || ops[0].Durations != [2]float64{1, 1} || ops[0].Counts != [2]float64{10, 10} {
 			t.Fatalf("got %+v, want 10 counts of 1 µs", ops)
+		}
+	}
+}
+
+// renamingSink passes a trace on to an OpsSink with every value's name and
+// category replaced by a number (an empty category stays empty) and no
+// arguments: what the ops table is made of must come from the roles, the
+// steps' numbers and the streams the reader gives, not from the names
+// ("ProfilerStep#N"), the categories ("Trace") or the args ("stream")
+// of Kineto's files.
+type renamingSink struct {
+	*OpsSink
+	names   map[string]string // new name -> the file's
+	renamed map[string]string // the file's name -> new
+}
+
+func (r *renamingSink) DefineValue(v trace.Value) {
+	// One name for each of the file's names: the table sums the values
+	// of a name (in several categories, of several types).
+	n, ok := r.renamed[v.Name]
+	if !ok {
+		n = fmt.Sprintf("name %d", len(r.renamed))
+		r.renamed[v.Name] = n
+		r.names[n] = v.Name
+	}
+	v.Name = n
+	if v.Category != "" {
+		v.Category = fmt.Sprintf("category %d", len(r.OpsSink.names))
+	}
+	r.OpsSink.DefineValue(v)
+}
+
+// TestOpsReadNoNames: the ops of Kineto traces are the same, cell by cell,
+// when every name and category is replaced by a number and no argument is
+// given (on main, compare parsed ProfilerStep#N, skipped category
+// "Trace" and read args.stream: no iteration at all then). The traces hold
+// Kineto's stream -1 written 4294967295 (simple_add), a host call with a
+// stream (triton_example), and steps of six iterations (trace_diff).
+func TestOpsReadNoNames(t *testing.T) {
+	for _, path := range []string{"hta/tests/data/trace_diff/control/control.json.gz",
+		"hta/tests/data/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz",
+		"hta/tests/data/triton_example/triton_example.json.gz", "hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz"} {
+		full := filepath.Join(corpus, path)
+		if _, err := os.Stat(full); err != nil {
+			t.Skipf("corpus trace %s absent: %v", path, err)
+		}
+		want := opsOf(t, path)
+		r := &renamingSink{OpsSink: NewOpsSink(), names: map[string]string{}, renamed: map[string]string{}}
+		if err := formats.Read(full, "chrome", r, trace.ReadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := r.Summary()
+		if !slices.Equal(got.Iterations, want.Iterations) || len(want.Iterations) == 0 && !strings.Contains(path, "simple_add") {
+			t.Errorf("%s: iterations %v renamed, %v as read", path, got.Iterations, want.Iterations)
+		}
+		cells := map[opKey]opCell{}
+		gpu := 0
+		for k, c := range got.cells {
+			k.name = r.names[k.name]
+			cells[k] = c
+			if k.gpu {
+				gpu++
+			}
+		}
+		if !maps.Equal(cells, want.cells) || gpu == 0 {
+			t.Errorf("%s: %d cells (%d on GPU) renamed, %d as read", path, len(cells), gpu, len(want.cells))
 		}
 	}
 }

@@ -69,6 +69,11 @@ type Builder struct {
 	names     intern.Table // the calls' names
 	comms     []commKey
 	commIndex map[commKey]int32
+	// endComm is the communicator of the last collective's end
+	// (trace.RoleCollectiveEnd) of value endValue in application endApp:
+	// the ends of a trace come in runs of one value, and commOf hashes
+	// the name.
+	endApp, endValue, endComm int32
 
 	start, end trace.Time
 	finished   bool
@@ -91,6 +96,11 @@ type valueInfo struct {
 type containerInfo struct {
 	name        string
 	parent, typ int32
+	// app is the application (trace.RoleApplication) that holds the
+	// container, itself or an ancestor, or -1: set once at its creation
+	// (its parent's is known by then), so that each collective's end and
+	// each resource look it up instead of walking up the tree.
+	app         int32
 	first, last trace.Time
 	seen        bool
 }
@@ -170,10 +180,11 @@ type collEvent struct {
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	return &Builder{
-		containers: []containerInfo{{name: "0", parent: trace.None, typ: trace.None}},
+		containers: []containerInfo{{name: "0", parent: trace.None, typ: trace.None, app: -1}},
 		res:        []int32{-1},
 		comms:      []commKey{{app: -1}},
 		commIndex:  map[commKey]int32{{app: -1}: 0},
+		endValue:   -1,
 	}
 }
 
@@ -226,12 +237,10 @@ func (b *Builder) commOf(k commKey) int32 {
 // applications has none, and there communicators stay named by their
 // ids alone.
 func (b *Builder) application(c int32) int32 {
-	for ; c > 0 && int(c) < len(b.containers); c = b.containers[c].parent {
-		if t := b.containers[c].typ; t >= 0 && int(t) < len(b.types) && b.types[t].role == trace.RoleApplication {
-			return c
-		}
+	if c <= 0 || int(c) >= len(b.containers) {
+		return -1
 	}
-	return -1
+	return b.containers[c].app
 }
 
 // commNames names the communicators: by their names, followed by their
@@ -305,7 +314,11 @@ func (b *Builder) CreateContainer(c trace.Container) {
 		b.fail("container %q has unknown parent %d", c.Name, c.Parent)
 		c.Parent = 0
 	}
-	b.containers = append(b.containers, containerInfo{name: c.Name, parent: c.Parent, typ: c.Type})
+	app := b.containers[c.Parent].app
+	if t := c.Type; t >= 0 && int(t) < len(b.types) && b.types[t].role == trace.RoleApplication {
+		app = int32(len(b.containers))
+	}
+	b.containers = append(b.containers, containerInfo{name: c.Name, parent: c.Parent, typ: c.Type, app: app})
 	b.res = append(b.res, -1)
 }
 
@@ -406,8 +419,10 @@ func (b *Builder) Event(e trace.Event) {
 			c.Root = true
 		}
 	case trace.RoleCollectiveEnd:
-		comm := b.commOf(commKey{app: b.application(e.Container), name: v.category})
-		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: comm, root: v.role == trace.RoleRoot})
+		if app := b.application(e.Container); app != b.endApp || e.Value != b.endValue {
+			b.endApp, b.endValue, b.endComm = app, e.Value, b.commOf(commKey{app: app, name: v.category})
+		}
+		b.collEvents.Append(collEvent{container: e.Container, at: e.Time, comm: b.endComm, root: v.role == trace.RoleRoot})
 	}
 }
 
