@@ -34,11 +34,13 @@ def save_figures(path, outputs):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path):
     nb = nbformat.read(path, as_version=4)
-    # A notebook that shows the shared corpus says so in its metadata.
+    # A notebook that shows the shared corpus says so in its metadata; it
+    # runs without the corpus too, the cells that read it skipped
+    # (test_notebook_runs_without_the_corpus).
     meta = nb.metadata.get("macroscope", {})
     needs = meta.get("needs_corpus")
     if needs and not SHARED.exists():
-        pytest.skip(f"{path.name} reads {needs}, which is not at {SHARED}")
+        pytest.skip(f"{path.name} reads {needs}, which is not at {SHARED}: run without it below")
     # A notebook that generates its trace with SimGrid says so too, and
     # where the trace is kept once generated.
     simgrid = meta.get("needs_simgrid")
@@ -51,3 +53,32 @@ def test_notebook_runs(path):
     assert not [o for o in outputs if o.output_type == "error"]
     assert saved, "the notebook shows no figure"
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in saved)
+
+
+CORPUS_NOTEBOOKS = [p for p in NOTEBOOKS if nbformat.read(p, as_version=4).metadata.get("macroscope", {}).get("needs_corpus")]
+
+
+@pytest.mark.parametrize("path", CORPUS_NOTEBOOKS, ids=[p.name for p in CORPUS_NOTEBOOKS])
+def test_notebook_runs_without_the_corpus(path, tmp_path):
+    """As from a clone with no corpus beside it: the notebook, copied into a
+    tree where ../../shared is absent, runs to the end; each cell that reads
+    the corpus prints that it is skipped and why, and every other cell runs."""
+    (tmp_path / "repo" / "notebooks").mkdir(parents=True)
+    (tmp_path / "repo" / "testdata").symlink_to(REPO / "testdata")
+    (tmp_path / "repo" / "core").symlink_to(REPO / "core")  # the HTA oracle table compare.ipynb reads
+    nb = nbformat.read(path, as_version=4)
+    marked = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("# reads the corpus")]
+    assert marked, f"{path.name} needs the corpus but marks none of its cells"
+    cwd = tmp_path / "repo" / "notebooks"
+    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        assert not [o for o in cell.outputs if o.output_type == "error"], cell.source
+        text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        if cell.source.startswith("# reads the corpus"):
+            assert text == "skipped: this cell reads the trace corpus, which is not at ../../shared/traces\n", cell.source
+        else:
+            assert "skipped: this cell" not in text, cell.source
+    said = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells if c.cell_type == "code"]
+    assert "The trace corpus is not at ../../shared/traces: the cells that read it are skipped.\n" in said

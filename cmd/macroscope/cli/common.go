@@ -226,7 +226,7 @@ func (c *cli) parse(min, max int) error {
 	case n < min && n == 0:
 		return c.usageError("")
 	case n < min:
-		return c.usageError("missing argument")
+		return c.usageError("missing argument: %d given, at least %d needed", n, min)
 	case n > max:
 		return c.usageError("too many arguments: %s", strings.Join(pos[min:], " "))
 	}

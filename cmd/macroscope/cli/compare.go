@@ -72,7 +72,7 @@ func runCompare(c *cli) error {
 	table := c.tableFlag("table", "differences.parquet", "differences table")
 	props := c.tableFlag("proportions", "proportions.parquet", "long table of each run's proportions")
 	runsTable := c.tableFlag("runs", "runs.parquet", "table of the runs")
-	levelsOut := c.tableFlag("levels", "levels.parquet", "table of the significant levels, written when they are searched for")
+	levelsOut := c.tableFlag("levels", "", "table of every significant level of p, found by a sweep of the levels")
 	if err := c.parse(2, math.MaxInt); err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func runCompare(c *cli) error {
 	m := set.Model()
 	c.say("model", "%d runs x %d resources x %d slices x %d states, %s alignment, the run %s",
 		set.NumRuns(), len(set.Resources.Leaves), set.Slices, len(set.States), set.Align.Method, placementWords(set.Placement))
-	a, err := c.aggregate(m, c.set("levels") && *levelsOut != "")
+	a, err := c.aggregate(m, *levelsOut != "")
 	if err != nil {
 		return err
 	}

@@ -113,7 +113,7 @@ func TestCompareCommand(t *testing.T) {
 	}
 
 	checkRefusals(t, []refusal{
-		{[]string{"compare", a}, StatusUsage, "missing argument"},
+		{[]string{"compare", a}, StatusUsage, "missing argument: 1 given, at least 2 needed"},
 		{[]string{"compare", a, b, "--align", "sideways"}, StatusUsage, "invalid --align"},
 		{[]string{"compare", a, b, "--labels", "x"}, StatusUsage, "invalid --labels: 1 labels for 2 runs"},
 		{[]string{"compare", a, b, "--kind", "spatial"}, StatusUsage, "invalid --kind"},

@@ -33,8 +33,9 @@ func runOverview(c *cli) error {
 	c.aggregationFlags(aggregate.KindSpatiotemporal, "spatiotemporal, spatial (a cut of the hierarchy over the window) or temporal (time cuts shared by every resource)")
 	c.figureFlags("overview.png", 960, 576)
 	table := c.tableFlag("table", "aggregates.parquet", "aggregates table")
-	levelsOut := c.tableFlag("levels", "levels.parquet", "table of the significant levels of p, written when they are "+
-		"searched for: with --p auto, or when this flag names a file")
+	// No default file: --p auto finds the recommended level alone (the
+	// knee), and the sweep of every level is run only when this names a file.
+	levelsOut := c.tableFlag("levels", "", "table of every significant level of p, found by a sweep of the levels")
 	if err := c.parse(1, 1); err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func runOverview(c *cli) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.aggregate(m, c.set("levels") && *levelsOut != "")
+	a, err := c.aggregate(m, *levelsOut != "")
 	if err != nil {
 		return err
 	}

@@ -305,3 +305,33 @@ func line(t *testing.T, out, word string) string {
 	t.Fatalf("no %q line in:\n%s", word, out)
 	return ""
 }
+
+// TestLevelsWrittenOnlyWhenNamed: --p auto finds the recommended level
+// without the sweep, so no levels table is written unless --levels names
+// one, and the help says so rather than showing a default file that is
+// never written.
+func TestLevelsWrittenOnlyWhenNamed(t *testing.T) {
+	for _, cmd := range []string{"overview", "compare"} {
+		_, help, _ := runCLI(cmd, "--help")
+		i := strings.Index(help, "  --levels FILE\n")
+		if i < 0 {
+			t.Fatalf("%s --help has no --levels FILE:\n%s", cmd, help)
+		}
+		entry := help[i:]
+		if j := strings.Index(entry[2:], "\n  -"); j >= 0 {
+			entry = entry[:j+2]
+		}
+		if strings.Contains(entry, "default") || strings.Contains(entry, "levels.parquet") {
+			t.Errorf("%s --help: --levels shows a default file, which is written only when named:\n%s", cmd, entry)
+		}
+	}
+	dir := t.TempDir()
+	mustRun(t, "overview", "--slices", "10", "--out", dir, bundledTrace)
+	if _, err := os.Stat(filepath.Join(dir, "levels.parquet")); !os.IsNotExist(err) {
+		t.Errorf("overview without --levels wrote levels.parquet (%v)", err)
+	}
+	mustRun(t, "overview", "--slices", "10", "--out", dir, "--levels", "l.csv", bundledTrace)
+	if st, err := os.Stat(filepath.Join(dir, "l.csv")); err != nil || st.Size() == 0 {
+		t.Errorf("overview --levels l.csv wrote no table (%v)", err)
+	}
+}

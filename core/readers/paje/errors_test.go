@@ -91,7 +91,8 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 % Value string
 % Key string
 %EndEventDef
-0 P 0`, 1) + "6 L 0 P P \"Link\"\n7 1 0 L p1 v k\n", headerLines + 17, `link with key "k" of type "Link" in container "0" never gets its EndLink`},
+0 P 0`, 1) + "6 L 0 P P \"Link\"\n7 1 0 L p1 v k\n", headerLines + 17, `link with key "k" of type "Link" in container "0" never gets its EndLink (1 incomplete link(s)); ` +
+			"read the trace without them with ignore_incomplete_links=True (Python) or --read ignore_incomplete_links=true (command line)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -656,7 +656,10 @@ func (s *simulator) checkPendingLinks(id int32) error {
 			side = "StartLink"
 		}
 		return &errs.FormatError{File: p.file, Line: p.line, Err: &Error{
-			Msg: fmt.Sprintf("link with key %q of type %q in container %q never gets its %s (%d incomplete link(s))",
+			// The way out, in both callers' syntax: a cut trace ends with
+			// links open, and the reader can drop them.
+			Msg: fmt.Sprintf("link with key %q of type %q in container %q never gets its %s (%d incomplete link(s)); "+
+				"read the trace without them with ignore_incomplete_links=True (Python) or --read ignore_incomplete_links=true (command line)",
 				p.link.Key, s.types[sl.typ].name, c.name, side, len(keys)),
 			PajeNG: text,
 		}}
