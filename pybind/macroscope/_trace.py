@@ -76,7 +76,7 @@ class Trace:
         return list(self._summary["files"])
 
     def _frame(self, name):
-        return _bridge.to_pandas(_bridge.table(self._h.Table, name))
+        return _bridge.to_pandas(_work.table(self._h.StartTable, name))
 
     @functools.cached_property
     def containers(self) -> pd.DataFrame:

@@ -338,3 +338,42 @@ def test_interrupt_stops_the_moments_figure(nested, ctrl_c):
     ctrl_c.assert_stopped()
     ctrl_c.disarm()
     assert m.plot().to_bytes("png") == m.plot().to_bytes("png")
+
+
+def test_interrupt_stops_the_trace_tables(nested, ctrl_c):
+    """The states table of 640,000 states stops at Ctrl-C; once complete,
+    it is the table the direct export gives."""
+    nested.__dict__.pop("states", None)  # not cached by another test
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        nested.states
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert "states" not in nested.__dict__  # nothing partial kept
+    states = nested.states
+    assert len(states) == 2 * RESOURCES * CALLS
+    pd.testing.assert_frame_equal(states, _bridge.to_pandas(_bridge.table(nested._h.Table, "states")))
+
+
+def test_interrupt_stops_the_model_tables(apart, ctrl_c):
+    """The long table of a model of 100,000 ranks (4,000,000 values), its
+    cells for the explorer, the table of an aggregation of 100,000
+    aggregates and their rows stop at Ctrl-C; once complete, each is the
+    table the direct export gives."""
+    model = apart._source[0]
+    for obj, start, direct in [
+        (model, lambda: model.to_arrow(), lambda: _bridge.table(model._h.Table)),
+        (model, lambda: _work.table(model._h.StartCells), lambda: _bridge.table(model._h.Cells)),
+        (apart, lambda: apart.to_arrow(), lambda: _bridge.table(apart._h.Table)),
+        (apart, lambda: _work.table(apart._h.StartRows), lambda: _bridge.table(apart._h.Rows)),
+    ]:
+        obj.__dict__.pop("_table", None)
+        ctrl_c.works.clear()
+        ctrl_c.arm()
+        with pytest.raises(KeyboardInterrupt):
+            start()
+        ctrl_c.assert_stopped()
+        ctrl_c.disarm()
+        assert "_table" not in obj.__dict__
+        got = start()
+        assert got.num_rows > 0 and got.equals(direct())
