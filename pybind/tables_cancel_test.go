@@ -1,6 +1,8 @@
 package pybind
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,4 +74,38 @@ func held(t *testing.T, start func() (*Work, error)) arrow.RecordBatch {
 	rec := r.(*heldTable).take()
 	t.Cleanup(rec.Release)
 	return rec
+}
+
+// The pjdump of 640,000 states canceled as it starts gives nothing and
+// writes no file; complete, it is Pjdump's text, and the file it writes
+// holds that text.
+func TestPjdumpWorkCanceled(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(64, 5000), format: "table"}
+	path := filepath.Join(t.TempDir(), "dump.pjdump")
+	w, err := tr.StartPjdump(path, `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Cancel()
+	if _, err := w.JSON(); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Fatalf("canceled: %v, want the cancellation", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a canceled dump wrote %s: %v", path, err)
+	}
+	want, err := tr.Pjdump("", `{}`)
+	if err != nil || len(want) < 640000 {
+		t.Fatalf("Pjdump: %d bytes, %v", len(want), err)
+	}
+	w, _ = tr.StartPjdump("", `{}`)
+	if got, err := w.JSON(); err != nil || got != want {
+		t.Fatalf("the work's text: %d bytes, %v; Pjdump's %d", len(got), err, len(want))
+	}
+	w, _ = tr.StartPjdump(path, `{}`)
+	if _, err := w.JSON(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != want {
+		t.Fatalf("the file written: %d bytes, %v", len(b), err)
+	}
 }
