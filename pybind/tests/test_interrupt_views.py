@@ -170,6 +170,31 @@ def test_interrupt_stops_the_topology(spawned, ctrl_c):
     assert (len(nodes), len(edges)) == (THREADS, THREADS - 1)
 
 
+def test_interrupt_stops_the_topology_changes(spawned, ctrl_c):
+    """A window and a collapse of the graph of 200,000 threads stop at
+    Ctrl-C; the view they were asked of is unchanged, and once complete
+    they give the view the direct change gives."""
+    topo = spawned.topology()
+    before = topo.to_pandas("edges")
+    window = topo.to_pandas("nodes")["usage"]
+    for change, op, arg in [(lambda: topo.set_window(0, 150_000), "SetWindow", '{"start": 0, "end": 150000}'),
+                            (lambda: topo.collapse("p"), "Collapse", "p")]:
+        ctrl_c.works.clear()
+        ctrl_c.arm()
+        with pytest.raises(KeyboardInterrupt):
+            change()
+        ctrl_c.assert_stopped()
+        ctrl_c.disarm()
+        pd.testing.assert_frame_equal(topo.to_pandas("edges"), before)
+        pd.testing.assert_series_equal(topo.to_pandas("nodes")["usage"], window)
+        got = change()
+        direct = topo._changed(lambda h, op=op, arg=arg: _bridge.call(getattr(h, op), arg))
+        pd.testing.assert_frame_equal(got.to_pandas("nodes"), direct.to_pandas("nodes"))
+        pd.testing.assert_frame_equal(got.to_pandas("edges"), direct.to_pandas("edges"))
+    assert len(topo.set_window(0, 150_000).to_pandas("edges")) < THREADS - 1
+    assert len(topo.collapse("p").to_pandas("nodes")) == 1
+
+
 @pytest.fixture(scope="module")
 def apart():
     """Every process of a model of 100,000 apart (100 sites of 50 nodes of
@@ -377,3 +402,19 @@ def test_interrupt_stops_the_model_tables(apart, ctrl_c):
         assert "_table" not in obj.__dict__
         got = start()
         assert got.num_rows > 0 and got.equals(direct())
+
+
+def test_interrupt_stops_the_pjdump(nested, ctrl_c, tmp_path):
+    """to_pjdump() of 640,000 states stops at Ctrl-C and writes no file;
+    once complete, it is the text the direct dump gives."""
+    out = tmp_path / "nested.pjdump"
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        nested.to_pjdump(out)
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert not out.exists()
+    text = nested.to_pjdump()
+    assert text == _bridge.call(nested._h.Pjdump, "", "{}") and text.count("\nState,") >= 2 * RESOURCES * CALLS - 1
+    nested.to_pjdump(out)
+    assert out.read_text() == text
