@@ -86,7 +86,8 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 	x := newIndex(t, opt)
 	// Once w fails (a full disk, a dump canceled by its writer), the
 	// entities left are not formatted for nothing: each loop looks at
-	// ew.err, set by the buffer's flushes, every 64 KiB written.
+	// ew.err, set by the buffer's flushes (every 64 KiB written), every
+	// 1,024 entities (a look per line cost 1 % more).
 	ew := &errWriter{w: w}
 	bw := bufio.NewWriterSize(ew, 1<<16)
 	var line []byte
@@ -102,8 +103,8 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 		switch t.Types[ty].Kind {
 		case trace.KindState:
 			lo, hi := x.window(len(e.states), func(i int) float64 { return t.States.At(int(e.states[i])).Start.Seconds() }, end)
-			for _, i := range e.states[lo:hi] {
-				if ew.err != nil {
+			for k, i := range e.states[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
 					return
 				}
 				s := t.States.At(int(i))
@@ -112,8 +113,8 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 			}
 		case trace.KindVariable:
 			lo, hi := x.window(len(e.variables), func(i int) float64 { return t.Variables.At(int(e.variables[i])).Start.Seconds() }, end)
-			for _, i := range e.variables[lo:hi] {
-				if ew.err != nil {
+			for k, i := range e.variables[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
 					return
 				}
 				line = x.appendVariable(line[:0], t.Variables.At(int(i)))
@@ -123,8 +124,8 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 			// The links are read without their keys, which appendLink
 			// copies from the column: no string made per link.
 			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links.AtUnkeyed(int(e.links[i])).Start.Seconds() }, end)
-			for _, i := range e.links[lo:hi] {
-				if ew.err != nil {
+			for k, i := range e.links[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
 					return
 				}
 				line = x.appendLink(line[:0], &t.Links, int(i))
@@ -132,8 +133,8 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 			}
 		case trace.KindEvent:
 			lo, hi := x.window(len(e.events), func(i int) float64 { return t.Events.At(int(e.events[i])).Time.Seconds() }, end)
-			for _, i := range e.events[lo:hi] {
-				if ew.err != nil {
+			for k, i := range e.events[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
 					return
 				}
 				line = x.appendEvent(line[:0], t.Events.At(int(i)))
