@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
 // columns assembles a record batch column by column.
@@ -26,6 +28,26 @@ type columns struct {
 	fields []arrow.Field
 	arrays []arrow.Array
 	rows   int
+	// cancel, looked at before each column (stopped), stops the
+	// conversion: the columns left are not built and finish gives
+	// nothing. err is trace.ErrComputationCanceled once seen closed.
+	cancel <-chan struct{}
+	err    error
+}
+
+// stopped reports whether c's conversion was canceled, looking at its
+// channel: a column is a pass over the rows, the work between two looks.
+func (c *columns) stopped() bool {
+	if c.err == nil {
+		c.err = trace.Stopped(c.cancel)
+	}
+	return c.err != nil
+}
+
+// lookAt reports whether cancel is closed, looking at row 0 and every
+// trace.StopEvery rows after: a loop over a table's rows stops there.
+func lookAt(row int, cancel <-chan struct{}) bool {
+	return row%trace.StopEvery == 0 && trace.Stopped(cancel) != nil
 }
 
 func newColumns(mem memory.Allocator, rows int) *columns {
@@ -40,6 +62,9 @@ func (c *columns) add(name string, a arrow.Array) {
 }
 
 func (c *columns) float64s(name string, v []float64) {
+	if c.stopped() {
+		return
+	}
 	b := array.NewFloat64Builder(c.mem)
 	defer b.Release()
 	b.AppendValues(v, nil)
@@ -47,6 +72,9 @@ func (c *columns) float64s(name string, v []float64) {
 }
 
 func (c *columns) int64s(name string, v []int64) {
+	if c.stopped() {
+		return
+	}
 	b := array.NewInt64Builder(c.mem)
 	defer b.Release()
 	b.AppendValues(v, nil)
@@ -54,6 +82,9 @@ func (c *columns) int64s(name string, v []int64) {
 }
 
 func (c *columns) int32s(name string, v []int32) {
+	if c.stopped() {
+		return
+	}
 	b := array.NewInt32Builder(c.mem)
 	defer b.Release()
 	b.AppendValues(v, nil)
@@ -61,6 +92,9 @@ func (c *columns) int32s(name string, v []int32) {
 }
 
 func (c *columns) bools(name string, v []bool) {
+	if c.stopped() {
+		return
+	}
 	b := array.NewBooleanBuilder(c.mem)
 	defer b.Release()
 	b.AppendValues(v, nil)
@@ -68,6 +102,9 @@ func (c *columns) bools(name string, v []bool) {
 }
 
 func (c *columns) strings(name string, v []string) {
+	if c.stopped() {
+		return
+	}
 	b := array.NewStringBuilder(c.mem)
 	defer b.Release()
 	b.AppendValues(v, nil)
@@ -85,6 +122,9 @@ func (c *columns) categories(name string, labels []string, codes []int32) {
 // dictionary adds a dictionary-encoded string column of distinct labels;
 // valid marks the rows that are not null (nil: every row).
 func (c *columns) dictionary(name string, labels []string, codes []int32, valid []bool) {
+	if c.stopped() {
+		return
+	}
 	w := c.codeColumn(name, labels, valid)
 	for i, k := range codes {
 		if valid == nil || valid[i] {
@@ -255,6 +295,20 @@ func (c *columns) batch(meta map[string]string) arrow.RecordBatch {
 	return rec
 }
 
+// finish is batch for a conversion that may be canceled (c.cancel): the
+// record batch, or nothing and trace.ErrComputationCanceled, the columns
+// built released.
+func (c *columns) finish(meta map[string]string) (arrow.RecordBatch, error) {
+	if c.stopped() {
+		for _, a := range c.arrays {
+			a.Release()
+		}
+		c.arrays, c.fields = nil, nil
+		return nil, c.err
+	}
+	return c.batch(meta), nil
+}
+
 // uniqueLabelMap merges equal labels: it returns the distinct labels and
 // the renumbering of the given ones (nil when they were all distinct).
 func uniqueLabelMap(labels []string) ([]string, []int32) {
@@ -279,6 +333,9 @@ func uniqueLabelMap(labels []string) ([]string, []int32) {
 // optionalCategories is categories where a negative code (trace.None, an
 // entity without a value) becomes a null.
 func (c *columns) optionalCategories(name string, labels []string, codes []int32) {
+	if c.stopped() {
+		return
+	}
 	var valid []bool
 	for i, k := range codes {
 		if k < 0 {
@@ -300,6 +357,9 @@ func (c *columns) optionalCategories(name string, labels []string, codes []int32
 // optionalFloat64s adds a float column where NaN, the model's mark of an
 // unknown number, becomes a null.
 func (c *columns) optionalFloat64s(name string, v []float64) {
+	if c.stopped() {
+		return
+	}
 	valid := make([]bool, len(v))
 	nulls := false
 	for i, x := range v {
@@ -325,6 +385,9 @@ func (c *columns) optionalStrings(name string, v []string) {
 // appends (row i's to dst): they go to the column's buffer with no Go
 // string made for each row.
 func (c *columns) optionalStringsOf(name string, n int, appendTo func(dst []byte, i int) []byte) {
+	if c.stopped() {
+		return
+	}
 	b := array.NewStringBuilder(c.mem)
 	defer b.Release()
 	b.Reserve(n)

@@ -130,9 +130,9 @@ func TestMicroTableParts(t *testing.T) {
 	metric := *m
 	metric.Metric = micro.EventCount
 	for name, form := range map[string]*micro.Model{"dense": m, "sparse": m.ToSparse(), "metric": &metric} {
-		one := microTable(form, memory.DefaultAllocator, 1)
+		one, _ := microTable(form, memory.DefaultAllocator, 1, nil)
 		for _, parts := range []int{2, 3, 7, 1000} {
-			rec := microTable(form, memory.DefaultAllocator, parts)
+			rec, _ := microTable(form, memory.DefaultAllocator, parts, nil)
 			for j, col := range one.Columns() {
 				if !sameBytes(col, rec.Column(j)) {
 					t.Errorf("%s, %d parts: column %s differs from the table written in one part", name, parts, one.ColumnName(j))

@@ -37,12 +37,20 @@ func leafPaths(m *micro.Model) []string {
 // with the values that are not zero, not with resources x slices x
 // states.
 func MicroTable(m *micro.Model, mem memory.Allocator) arrow.RecordBatch {
-	return microTable(m, mem, exportParts(m))
+	rec, _ := microTable(m, mem, exportParts(m), nil)
+	return rec
+}
+
+// MicroTableCancel is MicroTable stopped by cancel (Ctrl-C): each part
+// looks every trace.StopEvery cells, and once closed it returns
+// trace.ErrComputationCanceled and nothing.
+func MicroTableCancel(m *micro.Model, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
+	return microTable(m, mem, exportParts(m), cancel)
 }
 
 // microTable is MicroTable with its rows written in parts, one goroutine
 // each: the cells split into that many ranges.
-func microTable(m *micro.Model, mem memory.Allocator, parts int) arrow.RecordBatch {
+func microTable(m *micro.Model, mem memory.Allocator, parts int, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	metric := m.Metric != "" && m.Metric != micro.StateDuration
 	dimension := "state"
 	if metric {
@@ -50,6 +58,7 @@ func microTable(m *micro.Model, mem memory.Allocator, parts int) arrow.RecordBat
 	}
 	cells, firstRows := splitCells(m, parts)
 	c := newColumns(mem, firstRows[len(firstRows)-1])
+	c.cancel = cancel
 	w := microWriter{
 		resource:   c.codeColumn("resource", leafPaths(m), nil),
 		slice:      c.int32Column("slice"),
@@ -70,12 +79,12 @@ func microTable(m *micro.Model, mem memory.Allocator, parts int) arrow.RecordBat
 	}
 	// The parts write disjoint rows of the same columns: a part's first
 	// row is the number of values that are not zero before its cells.
-	inParts(len(cells)-1, func(p int) { w.fill(m, cells[p], cells[p+1], firstRows[p]) })
+	inParts(len(cells)-1, func(p int) { w.fill(m, cells[p], cells[p+1], firstRows[p], cancel) })
 	meta := modelMeta(m)
 	if metric {
 		meta["macroscope.metric"] = string(m.Metric)
 	}
-	return c.batch(meta)
+	return c.finish(meta) // nothing when a part stopped
 }
 
 // exportRowsPerPart is the fewest values of the model given to a goroutine
@@ -143,10 +152,15 @@ type microWriter struct {
 
 // fill writes the rows of cells lo to hi-1 from row on: leaf by leaf,
 // slice by slice, state by state, as the model's values run. A cell's
-// rows share their resource and slice, written once for them all.
-func (w *microWriter) fill(m *micro.Model, lo, hi, row int) {
+// rows share their resource and slice, written once for them all. It
+// stops, the rows after left unwritten, once cancel is closed (looked at
+// every trace.StopEvery cells).
+func (w *microWriter) fill(m *micro.Model, lo, hi, row int, cancel <-chan struct{}) {
 	X := len(m.States)
 	for cell := lo; cell < hi; cell++ {
+		if lookAt(cell-lo, cancel) {
+			return
+		}
 		first := row
 		if m.Cells != nil {
 			states, values := m.Cells.Cell(cell)
@@ -204,6 +218,14 @@ func modelMeta(m *micro.Model) map[string]string {
 // proportion, the mean proportion of every state (one column per state,
 // named "prop:" + state), and its gain and loss.
 func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := PartitionTableCancel(m, in, p, mem, nil)
+	return rec
+}
+
+// PartitionTableCancel is PartitionTable stopped by cancel (Ctrl-C): each
+// chunk of rows looks every trace.StopEvery aggregates, and once closed
+// it returns trace.ErrComputationCanceled and nothing.
+func PartitionTableCancel(m *micro.Model, in aggregate.Input, p *aggregate.Partition, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	n := len(p.Parts)
 	node := make([]string, n)
 	depth := make([]int32, n)
@@ -226,6 +248,9 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 		means := make([]float64, len(m.States))
 		path, pathOf := "", int32(-1) // consecutive aggregates often share their node
 		for i := lo; i < hi; i++ {
+			if lookAt(i-lo, cancel) {
+				return
+			}
 			pt := p.Parts[i]
 			if pt.Node != pathOf {
 				path, pathOf = m.Tree.Path(pt.Node, PathSep), pt.Node
@@ -252,6 +277,7 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 		}
 	})
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.strings("node", node)
 	c.int32s("depth", depth)
 	c.int32s("first_slice", first)
@@ -273,7 +299,7 @@ func PartitionTable(m *micro.Model, in aggregate.Input, p *aggregate.Partition, 
 	meta["macroscope.gain"] = strconv.FormatFloat(p.Gain, 'g', -1, 64)
 	meta["macroscope.loss"] = strconv.FormatFloat(p.Loss, 'g', -1, 64)
 	meta["macroscope.pic"] = strconv.FormatFloat(p.Value, 'g', -1, 64)
-	return c.batch(meta)
+	return c.finish(meta)
 }
 
 // parallelRows calls fill on chunks [lo, hi) of rows 0 to n, one per
@@ -374,6 +400,14 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // models' key="domain") and the state's arguments as JSON text (null if
 // none; see trace.ArgsSink).
 func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := StatesTableCancel(t, mem, nil)
+	return rec
+}
+
+// StatesTableCancel is StatesTable stopped by cancel (Ctrl-C): it looks
+// every trace.StopEvery states and before each column, and once closed
+// returns trace.ErrComputationCanceled and nothing.
+func StatesTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	n := t.States.Len()
 	paths := make([]string, len(t.Containers))
 	for i := range t.Containers {
@@ -391,11 +425,15 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	start, end, dur := make([]float64, n), make([]float64, n), make([]float64, n)
 	startNs, endNs := make([]int64, n), make([]int64, n)
 	for i, s := range t.States.All() {
+		if lookAt(i, cancel) {
+			break // finish gives nothing
+		}
 		cont[i], typ[i], val[i], depth[i] = s.Container, s.Type, s.Value, s.Depth
 		start[i], end[i], dur[i] = s.Start.Seconds(), s.End.Seconds(), (s.End - s.Start).Seconds()
 		startNs[i], endNs[i] = int64(s.Start), int64(s.End)
 	}
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.categories("container", paths, cont)
 	c.categories("type", typeNames, typ)
 	c.categories("value", valueNames, val)
@@ -408,7 +446,7 @@ func StatesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.int64s("start_ns", startNs)
 	c.int64s("end_ns", endNs)
 	addCategoryAndArgs(c, t, val, t.StateArgs, g)
-	return c.batch(nil)
+	return c.finish(nil)
 }
 
 // valueGroups are the group and the domain of every value of a trace
@@ -545,16 +583,27 @@ func (s spans) set(i int, start, end trace.Time) {
 // path, variable type, start, end, duration (seconds), value and the exact
 // start and end in nanoseconds. A variable holds its value over the piece.
 func VariablesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := VariablesTableCancel(t, mem, nil)
+	return rec
+}
+
+// VariablesTableCancel is VariablesTable stopped by cancel, as
+// StatesTableCancel.
+func VariablesTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	names := namesOf(t)
 	n := t.Variables.Len()
 	cont, typ := make([]int32, n), make([]int32, n)
 	value := make([]float64, n)
 	s := newSpans(n)
 	for i, v := range t.Variables.All() {
+		if lookAt(i, cancel) {
+			break
+		}
 		cont[i], typ[i], value[i] = v.Container, v.Type, v.Value
 		s.set(i, v.Start, v.End)
 	}
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.categories("container", names.paths, cont)
 	c.categories("type", names.types, typ)
 	c.float64s("start", s.start)
@@ -563,7 +612,7 @@ func VariablesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("value", value)
 	c.int64s("start_ns", s.startNs)
 	c.int64s("end_ns", s.endNs)
-	return c.batch(nil)
+	return c.finish(nil)
 }
 
 // LinksTable lists the links of a trace: the container the link is
@@ -572,17 +621,27 @@ func VariablesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // (null when the format does not tell) and the exact start and end in
 // nanoseconds.
 func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := LinksTableCancel(t, mem, nil)
+	return rec
+}
+
+// LinksTableCancel is LinksTable stopped by cancel, as StatesTableCancel.
+func LinksTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	names := namesOf(t)
 	n := t.Links.Len()
 	cont, typ, val, from, to := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	size := make([]float64, n)
 	s := newSpans(n)
 	for i, l := range t.Links.Unkeyed() { // the keys go to their column below
+		if lookAt(i, cancel) {
+			break
+		}
 		cont[i], typ[i], val[i], from[i], to[i] = l.Container, l.Type, l.Value, l.From, l.To
 		size[i] = l.Size
 		s.set(i, l.Start, l.End)
 	}
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.categories("container", names.paths, cont)
 	c.categories("type", names.types, typ)
 	c.optionalCategories("value", names.values, val)
@@ -595,7 +654,7 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.optionalFloat64s("size", size)
 	c.int64s("start_ns", s.startNs)
 	c.int64s("end_ns", s.endNs)
-	return c.batch(nil)
+	return c.finish(nil)
 }
 
 // EventsTable lists the point events of a trace: container path, event
@@ -604,16 +663,27 @@ func LinksTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 // domain and the event's arguments as JSON text (null if none; see
 // trace.ArgsSink).
 func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := EventsTableCancel(t, mem, nil)
+	return rec
+}
+
+// EventsTableCancel is EventsTable stopped by cancel, as
+// StatesTableCancel.
+func EventsTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	names := namesOf(t)
 	n := t.Events.Len()
 	cont, typ, val := make([]int32, n), make([]int32, n), make([]int32, n)
 	at := make([]float64, n)
 	atNs := make([]int64, n)
 	for i, e := range t.Events.All() {
+		if lookAt(i, cancel) {
+			break
+		}
 		cont[i], typ[i], val[i] = e.Container, e.Type, e.Value
 		at[i], atNs[i] = e.Time.Seconds(), int64(e.Time)
 	}
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.categories("container", names.paths, cont)
 	c.categories("type", names.types, typ)
 	c.optionalCategories("value", names.values, val)
@@ -622,7 +692,7 @@ func EventsTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("time", at)
 	c.int64s("time_ns", atNs)
 	addCategoryAndArgs(c, t, val, t.EventArgs, g)
-	return c.batch(nil)
+	return c.finish(nil)
 }
 
 // TypesTable lists the type hierarchy of a trace, one row per type in

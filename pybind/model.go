@@ -3,6 +3,7 @@ package pybind
 import (
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
@@ -58,6 +59,15 @@ func metricOf(m *micro.Model) micro.Metric {
 func (m *MicroModel) Table(addr uintptr) (err error) {
 	defer guard(&err)
 	return export(arrowio.MicroTable(m.m, cmem), addr)
+}
+
+// StartTable starts exporting the long table of the model as a Work whose
+// Export gives it, so that Ctrl-C stops a table of millions of rows.
+func (m *MicroModel) StartTable() (w *Work, err error) {
+	defer guard(&err)
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) {
+		return arrowio.MicroTableCancel(m.m, cmem, cancel)
+	}), nil
 }
 
 // aggregateOptions choose the engine: the kind of partitions, the
@@ -401,6 +411,15 @@ func (a *Aggregation) Info() (js string, err error) {
 func (a *Aggregation) Table(addr uintptr) (err error) {
 	defer guard(&err)
 	return export(arrowio.PartitionTable(a.model.m, a.model.in, a.part, cmem), addr)
+}
+
+// StartTable starts Table as a Work whose Export gives the table, so that
+// Ctrl-C stops the table of a fine partition (millions of aggregates).
+func (a *Aggregation) StartTable() (w *Work, err error) {
+	defer guard(&err)
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) {
+		return arrowio.PartitionTableCancel(a.model.m, a.model.in, a.part, cmem, cancel)
+	}), nil
 }
 
 type plotOptions struct {

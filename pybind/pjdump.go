@@ -2,10 +2,13 @@ package pybind
 
 import (
 	"bytes"
+	"io"
 	"os"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 )
 
 type pjdumpOptions struct {
@@ -19,6 +22,49 @@ type pjdumpOptions struct {
 // options is a JSON object (pjdumpOptions).
 func (t *Trace) Pjdump(path string, options string) (text string, err error) {
 	defer guard(&err)
+	return t.pjdump(path, options, nil)
+}
+
+// StartPjdump starts Pjdump as a Work whose JSON is the text (empty when
+// written to path), so that Ctrl-C stops the dump of a large trace: the
+// file is written only once the whole text is.
+func (t *Trace) StartPjdump(path string, options string) (w *Work, err error) {
+	defer guard(&err)
+	if err := decodeOptions(options, &pjdumpOptions{}); err != nil {
+		return nil, err // before the work: a wrong option is no interruption
+	}
+	var text string
+	w = startWork(func(ctl *aggregate.Control) error {
+		var err error
+		text, err = t.pjdump(path, options, ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return text }
+	return w, nil
+}
+
+// stoppingWriter is a writer that fails with
+// trace.ErrComputationCanceled once cancel is closed, looked at every
+// stopEveryBytes written: a writer of a format stops at its next write.
+type stoppingWriter struct {
+	w       io.Writer
+	cancel  <-chan struct{}
+	written int
+}
+
+const stopEveryBytes = 1 << 16
+
+func (s *stoppingWriter) Write(p []byte) (int, error) {
+	if s.written += len(p); s.written >= stopEveryBytes {
+		s.written = 0
+		if err := trace.Stopped(s.cancel); err != nil {
+			return 0, err
+		}
+	}
+	return s.w.Write(p)
+}
+
+func (t *Trace) pjdump(path string, options string, cancel <-chan struct{}) (string, error) {
 	var o pjdumpOptions
 	if err := decodeOptions(options, &o); err != nil {
 		return "", err
@@ -31,7 +77,14 @@ func (t *Trace) Pjdump(path string, options string) (text string, err error) {
 		opt["precision"] = *o.Precision
 	}
 	var b bytes.Buffer
-	if err := formats.Write(&b, t.t, "pjdump", opt); err != nil {
+	var out io.Writer = &b
+	if cancel != nil {
+		out = &stoppingWriter{w: &b, cancel: cancel, written: stopEveryBytes} // looks at the first write
+	}
+	if err := formats.Write(out, t.t, "pjdump", opt); err != nil {
+		return "", err
+	}
+	if err := trace.Stopped(cancel); err != nil {
 		return "", err
 	}
 	if path == "" {

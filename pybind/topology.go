@@ -238,6 +238,11 @@ func (g *Topology) CollapseOptimal(p float64) (js string, err error) {
 	defer guard(&err)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.collapseOptimal(p)
+}
+
+// collapseOptimal is CollapseOptimal, g.mu held.
+func (g *Topology) collapseOptimal(p float64) (string, error) {
 	paths, err := g.tp.CollapseOptimal(p)
 	if err != nil {
 		return "", err
@@ -257,6 +262,62 @@ func (g *Topology) ExpandAll() (err error) {
 	return nil
 }
 
+// StartChange starts a change of the view as a Work, so that Ctrl-C stops
+// it on a large graph: op is "collapse", "expand" (arg a JSON path),
+// "collapse_depth" (a depth), "collapse_optimal" (p), "expand_all" or
+// "set_window" (arg SetWindow's options). Its JSON is what the method of
+// the same name returns (the groups CollapseOptimal collapsed), "null"
+// for the others. A stopped change leaves the view half changed: Python
+// changes a Clone, dropped then.
+func (g *Topology) StartChange(op, arg string) (w *Work, err error) {
+	defer guard(&err)
+	var change func(h *Topology) (string, error)
+	none := func(f func() error) (string, error) { return "null", f() }
+	switch op {
+	case "collapse", "expand":
+		var path string
+		if err := json.Unmarshal([]byte(arg), &path); err != nil {
+			return nil, errs.Argument("path", "must be a string, got %s", arg)
+		}
+		change = func(h *Topology) (string, error) {
+			if op == "collapse" {
+				return none(func() error { return h.tp.Collapse(path) })
+			}
+			return none(func() error { return h.tp.Expand(path) })
+		}
+	case "collapse_depth":
+		var d int
+		if err := json.Unmarshal([]byte(arg), &d); err != nil {
+			return nil, errs.Argument("depth", "must be an integer, got %s", arg)
+		}
+		change = func(h *Topology) (string, error) { return none(func() error { return h.tp.CollapseDepth(d) }) }
+	case "collapse_optimal":
+		var p float64
+		if err := json.Unmarshal([]byte(arg), &p); err != nil {
+			return nil, errs.Argument("p", "must be a number, got %s", arg)
+		}
+		change = func(h *Topology) (string, error) { return h.collapseOptimal(p) }
+	case "expand_all":
+		change = func(h *Topology) (string, error) { return none(func() error { h.tp.ExpandAll(); return nil }) }
+	case "set_window":
+		change = func(h *Topology) (string, error) { return none(func() error { return h.setWindow(arg) }) }
+	default:
+		return nil, errs.Argument("op", "unknown change of a topology %q", op)
+	}
+	var js string
+	w = startWork(func(ctl *aggregate.Control) error {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.tp.Change(ctl.Cancel, func(*topology.Topology) error {
+			var err error
+			js, err = change(g)
+			return err
+		})
+	})
+	w.result = func() any { return js }
+	return w, nil
+}
+
 type windowOptions struct {
 	Start json.RawMessage `json:"start"`
 	End   json.RawMessage `json:"end"`
@@ -268,6 +329,11 @@ func (g *Topology) SetWindow(options string) (err error) {
 	defer guard(&err)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.setWindow(options)
+}
+
+// setWindow is SetWindow, g.mu held.
+func (g *Topology) setWindow(options string) error {
 	var o windowOptions
 	if err := decodeOptions(options, &o); err != nil {
 		return err

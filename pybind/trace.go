@@ -1,6 +1,9 @@
 package pybind
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -67,6 +70,36 @@ func (t *Trace) Table(name string, addr uintptr) (err error) {
 		return export(arrowio.TypesTable(t.t, cmem), addr)
 	}
 	return errs.Argument("table", "unknown trace table %q", name)
+}
+
+// StartTable starts exporting one of the trace's tables, as Table, as a
+// Work whose Export gives it: Ctrl-C stops the conversion of the long ones
+// (states, links, variables, events: millions of rows); the containers
+// and types convert as they are.
+func (t *Trace) StartTable(name string) (w *Work, err error) {
+	defer guard(&err)
+	var convert func(*trace.Trace, memory.Allocator, <-chan struct{}) (arrow.RecordBatch, error)
+	switch name {
+	case "states":
+		convert = arrowio.StatesTableCancel
+	case "variables":
+		convert = arrowio.VariablesTableCancel
+	case "links":
+		convert = arrowio.LinksTableCancel
+	case "events":
+		convert = arrowio.EventsTableCancel
+	case "containers":
+		convert = func(tr *trace.Trace, mem memory.Allocator, _ <-chan struct{}) (arrow.RecordBatch, error) {
+			return arrowio.ContainersTable(tr, mem), nil
+		}
+	case "types":
+		convert = func(tr *trace.Trace, mem memory.Allocator, _ <-chan struct{}) (arrow.RecordBatch, error) {
+			return arrowio.TypesTable(tr, mem), nil
+		}
+	default:
+		return nil, errs.Argument("table", "unknown trace table %q", name)
+	}
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) { return convert(t.t, cmem, cancel) }), nil
 }
 
 // microOptions mirror Trace.micro's keyword arguments.

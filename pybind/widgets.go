@@ -3,6 +3,8 @@ package pybind
 import (
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/plots"
@@ -30,6 +32,24 @@ func (m *MicroModel) Cells(addr uintptr) (err error) {
 func (a *Aggregation) Rows(addr uintptr) (err error) {
 	defer guard(&err)
 	return export(arrowio.PartRowsTable(a.model.m, a.part, cmem), addr)
+}
+
+// StartCells starts Cells as a Work whose Export gives the table, so that
+// Ctrl-C stops it.
+func (m *MicroModel) StartCells() (w *Work, err error) {
+	defer guard(&err)
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) {
+		return arrowio.CellsTableCancel(m.m, cmem, cancel)
+	}), nil
+}
+
+// StartRows starts Rows as a Work whose Export gives the table, so that
+// Ctrl-C stops it.
+func (a *Aggregation) StartRows() (w *Work, err error) {
+	defer guard(&err)
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) {
+		return arrowio.PartRowsTableCancel(a.model.m, a.part, cmem, cancel)
+	}), nil
 }
 
 // CategoryColors returns, as a JSON list of "#rrggbb", the colours the

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/forcelayout"
@@ -211,4 +214,62 @@ func orNone(err error, what string) error {
 		return err
 	}
 	return errors.New("this work computes no " + what)
+}
+
+// heldTable is the table a table work converted, until Export hands it to
+// Python; released then, or when the work is collected without having
+// handed it (interrupted between its end and the export).
+type heldTable struct {
+	mu  sync.Mutex
+	rec arrow.RecordBatch
+}
+
+func (h *heldTable) take() arrow.RecordBatch {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rec := h.rec
+	h.rec = nil
+	return rec
+}
+
+// startTable runs the conversion of a table (an arrowio ...Cancel
+// function, its channel the work's cancel) as a Work; Export gives the
+// table once done.
+func startTable(convert func(cancel <-chan struct{}) (arrow.RecordBatch, error)) *Work {
+	held := &heldTable{}
+	w := startWork(func(ctl *aggregate.Control) error {
+		rec, err := convert(ctl.Cancel)
+		held.mu.Lock()
+		held.rec = rec // before the work is done: Export waits for it
+		held.mu.Unlock()
+		return err
+	})
+	w.result = func() any { return held }
+	runtime.AddCleanup(w, func(h *heldTable) {
+		if rec := h.take(); rec != nil {
+			rec.Release()
+		}
+	}, held)
+	return w
+}
+
+// Export waits for the end of a work that converts a table
+// (Trace.StartTable, MicroModel.StartTable...) and moves the table into
+// the ArrowArrayStream at addr, or returns the work's error. The table is
+// handed over once.
+func (w *Work) Export(addr uintptr) (err error) {
+	defer guard(&err)
+	r, err := w.finished("table")
+	if err != nil {
+		return err
+	}
+	h, ok := r.(*heldTable)
+	if !ok {
+		return errors.New("this work computes no table")
+	}
+	rec := h.take()
+	if rec == nil {
+		return errors.New("this work's table was already exported")
+	}
+	return export(rec, addr)
 }

@@ -110,8 +110,27 @@ func (m *Model) NonZero() int {
 // EachNonZero calls f for every value that is not zero, leaf by leaf,
 // slice by slice, state by state.
 func (m *Model) EachNonZero(f func(leaf, slice, state int, v float64)) {
+	m.EachNonZeroIn(0, m.NumCells(), f)
+}
+
+// NumCells returns the number of cells, leaves x slices, as the values
+// hold them.
+func (m *Model) NumCells() int {
 	if m.Cells != nil {
-		for c := range m.Cells.Len() {
+		return m.Cells.Len()
+	}
+	if len(m.States) == 0 {
+		return 0
+	}
+	return len(m.Values) / len(m.States)
+}
+
+// EachNonZeroIn is EachNonZero of cells lo to hi-1 (a cell is
+// leaf*Slices + slice): a long pass goes a range at a time, to look at a
+// Cancel channel between them.
+func (m *Model) EachNonZeroIn(lo, hi int, f func(leaf, slice, state int, v float64)) {
+	if m.Cells != nil {
+		for c := lo; c < hi; c++ {
 			states, values := m.Cells.Cell(c)
 			for k, x := range states {
 				if values[k] != 0 {
@@ -122,8 +141,9 @@ func (m *Model) EachNonZero(f func(leaf, slice, state int, v float64)) {
 		return
 	}
 	X := len(m.States)
-	for i, v := range m.Values {
+	for i, v := range m.Values[lo*X : hi*X] {
 		if v != 0 {
+			i += lo * X
 			f(i/X/m.Slices, i/X%m.Slices, i%X, v)
 		}
 	}

@@ -31,6 +31,11 @@ class TableResult:
 
     @functools.cached_property
     def _table(self) -> pa.Table:
+        start = getattr(self._h, "StartTable", None)
+        if start is not None:  # a long table: converted as a work Ctrl-C stops
+            from . import _work
+
+            return _work.table(start)
         return _bridge.table(self._export)
 
     @property

@@ -12,6 +12,7 @@ their positions so that the drawing evolves smoothly.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 
@@ -82,6 +83,13 @@ class Topology:
             new._span = span
         change(new._h)
         return new
+
+    @staticmethod
+    def _as_work(op: str, arg=None):
+        """A change of the copy as a Go work (Topology.StartChange), which
+        rebuilds the view: Ctrl-C stops it on a large graph, and the copy,
+        half changed, is dropped with the interruption."""
+        return lambda h: _work.compute(h.StartChange, op, json.dumps(arg), result="JSON")
 
     @classmethod
     def _of_trace(cls, trace_handle, size=None, fill=None, edges=None, start=None, end=None, kinds=None,
@@ -186,7 +194,7 @@ class Topology:
 
         def change(h):
             for p in paths:
-                _bridge.call(h.Collapse, str(p))
+                self._as_work("collapse", str(p))(h)
         return self._changed(change)
 
     def expand(self, path) -> "Topology":
@@ -198,7 +206,7 @@ class Topology:
 
         def change(h):
             for p in paths:
-                _bridge.call(h.Expand, str(p))
+                self._as_work("expand", str(p))(h)
         return self._changed(change)
 
     def collapse_depth(self, depth: int) -> "Topology":
@@ -208,7 +216,7 @@ class Topology:
         unchanged)."""
         if isinstance(depth, bool) or not isinstance(depth, int):
             raise InvalidArgumentError(f"depth: must be an integer, got {depth!r}", param="depth")
-        return self._changed(lambda h: _bridge.call(h.CollapseDepth, depth))
+        return self._changed(self._as_work("collapse_depth", depth))
 
     def collapse_optimal(self, p: float = 0.5) -> "Topology":
         """Choose the groups to collapse automatically: the optimal spatial
@@ -223,11 +231,11 @@ class Topology:
         unchanged."""
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise InvalidArgumentError(f"p: must be a number in [0, 1], got {p!r}", param="p")
-        return self._changed(lambda h: _bridge.call(h.CollapseOptimal, float(p)))
+        return self._changed(self._as_work("collapse_optimal", float(p)))
 
     def expand_all(self) -> "Topology":
         """A new view with every group expanded (this one is unchanged)."""
-        return self._changed(lambda h: _bridge.call(h.ExpandAll))
+        return self._changed(self._as_work("expand_all"))
 
     def set_window(self, start=None, end=None) -> "Topology":
         """A new view integrating the metrics over [start, end] (seconds
@@ -235,7 +243,7 @@ class Topology:
         positions and collapsed groups, as the time slider of Viva does;
         this one is unchanged."""
         opts = _bridge.options(start=_seconds("start", start), end=_seconds("end", end))
-        return self._changed(lambda h: _bridge.call(h.SetWindow, opts))
+        return self._changed(lambda h: _work.compute(h.StartChange, "set_window", opts, result="JSON"))
 
     def layout(self, iterations: int | None = None, seed: int = 0, theta: float | None = None,
                exact: bool = False, *, progress=None, **forces) -> pd.DataFrame:

@@ -76,7 +76,7 @@ class Trace:
         return list(self._summary["files"])
 
     def _frame(self, name):
-        return _bridge.to_pandas(_bridge.table(self._h.Table, name))
+        return _bridge.to_pandas(_work.table(self._h.StartTable, name))
 
     @functools.cached_property
     def containers(self) -> pd.DataFrame:
@@ -169,9 +169,11 @@ class Trace:
                                       or not 0 <= precision <= MAX_PRECISION):
             raise InvalidArgumentError(f"precision: must be a number of decimals from 0 to {MAX_PRECISION}, "
                                        f"got {precision!r:.40}", param="precision")
-        text = _bridge.call(self._h.Pjdump, "" if path is None else os.fspath(path),
-                            _bridge.options(style=style, header=bool(header),
-                                            precision=None if precision is None else int(precision)))
+        # A work of its own: Ctrl-C stops the dump of a large trace (no file written then).
+        text = _work.compute(self._h.StartPjdump, "" if path is None else os.fspath(path),
+                             _bridge.options(style=style, header=bool(header),
+                                             precision=None if precision is None else int(precision)),
+                             result="JSON")
         return text if path is None else None
 
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,

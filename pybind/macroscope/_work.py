@@ -35,6 +35,16 @@ def compute(start, *args, result: str):
     return _bridge.call(getattr(work, result))
 
 
+def table(start, *args):
+    """Start the native work ``start(*args)`` that converts a table
+    (``StartTable``, ``StartCells``...), wait for it as :func:`compute`
+    does, and import the table it made (zero-copy). Ctrl-C stops the
+    conversion of millions of rows as KeyboardInterrupt."""
+    work = _bridge.call(start, *args)
+    run(work, "", progress=False)
+    return _bridge.table(work.Export)
+
+
 class _Bar(_reading._Bar):
     """A tqdm bar of the part of the work done, in percent."""
 

@@ -170,6 +170,31 @@ def test_interrupt_stops_the_topology(spawned, ctrl_c):
     assert (len(nodes), len(edges)) == (THREADS, THREADS - 1)
 
 
+def test_interrupt_stops_the_topology_changes(spawned, ctrl_c):
+    """A window and a collapse of the graph of 200,000 threads stop at
+    Ctrl-C; the view they were asked of is unchanged, and once complete
+    they give the view the direct change gives."""
+    topo = spawned.topology()
+    before = topo.to_pandas("edges")
+    window = topo.to_pandas("nodes")["usage"]
+    for change, op, arg in [(lambda: topo.set_window(0, 150_000), "SetWindow", '{"start": 0, "end": 150000}'),
+                            (lambda: topo.collapse("p"), "Collapse", "p")]:
+        ctrl_c.works.clear()
+        ctrl_c.arm()
+        with pytest.raises(KeyboardInterrupt):
+            change()
+        ctrl_c.assert_stopped()
+        ctrl_c.disarm()
+        pd.testing.assert_frame_equal(topo.to_pandas("edges"), before)
+        pd.testing.assert_series_equal(topo.to_pandas("nodes")["usage"], window)
+        got = change()
+        direct = topo._changed(lambda h, op=op, arg=arg: _bridge.call(getattr(h, op), arg))
+        pd.testing.assert_frame_equal(got.to_pandas("nodes"), direct.to_pandas("nodes"))
+        pd.testing.assert_frame_equal(got.to_pandas("edges"), direct.to_pandas("edges"))
+    assert len(topo.set_window(0, 150_000).to_pandas("edges")) < THREADS - 1
+    assert len(topo.collapse("p").to_pandas("nodes")) == 1
+
+
 @pytest.fixture(scope="module")
 def apart():
     """Every process of a model of 100,000 apart (100 sites of 50 nodes of
@@ -338,3 +363,58 @@ def test_interrupt_stops_the_moments_figure(nested, ctrl_c):
     ctrl_c.assert_stopped()
     ctrl_c.disarm()
     assert m.plot().to_bytes("png") == m.plot().to_bytes("png")
+
+
+def test_interrupt_stops_the_trace_tables(nested, ctrl_c):
+    """The states table of 640,000 states stops at Ctrl-C; once complete,
+    it is the table the direct export gives."""
+    nested.__dict__.pop("states", None)  # not cached by another test
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        nested.states
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert "states" not in nested.__dict__  # nothing partial kept
+    states = nested.states
+    assert len(states) == 2 * RESOURCES * CALLS
+    pd.testing.assert_frame_equal(states, _bridge.to_pandas(_bridge.table(nested._h.Table, "states")))
+
+
+def test_interrupt_stops_the_model_tables(apart, ctrl_c):
+    """The long table of a model of 100,000 ranks (4,000,000 values), its
+    cells for the explorer and the table of an aggregation of 100,000
+    aggregates stop at Ctrl-C; once complete, each is the table the direct
+    export gives. (The aggregates' rows, three numbers each, convert in
+    less time than a poll takes here: their Go test cancels them.)"""
+    model = apart._source[0]
+    for obj, start, direct in [
+        (model, lambda: model.to_arrow(), lambda: _bridge.table(model._h.Table)),
+        (model, lambda: _work.table(model._h.StartCells), lambda: _bridge.table(model._h.Cells)),
+        (apart, lambda: apart.to_arrow(), lambda: _bridge.table(apart._h.Table)),
+    ]:
+        obj.__dict__.pop("_table", None)
+        ctrl_c.works.clear()
+        ctrl_c.arm()
+        with pytest.raises(KeyboardInterrupt):
+            start()
+        ctrl_c.assert_stopped()
+        ctrl_c.disarm()
+        assert "_table" not in obj.__dict__
+        got = start()
+        assert got.num_rows > 0 and got.equals(direct())
+
+
+def test_interrupt_stops_the_pjdump(nested, ctrl_c, tmp_path):
+    """to_pjdump() of 640,000 states stops at Ctrl-C and writes no file;
+    once complete, it is the text the direct dump gives."""
+    out = tmp_path / "nested.pjdump"
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        nested.to_pjdump(out)
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    assert not out.exists()
+    text = nested.to_pjdump()
+    assert text == _bridge.call(nested._h.Pjdump, "", "{}") and text.count("\nState,") >= 2 * RESOURCES * CALLS - 1
+    nested.to_pjdump(out)
+    assert out.read_text() == text

@@ -84,7 +84,12 @@ func writeFormat(w io.Writer, t *trace.Trace, v ingest.Values) error {
 // entities it holds, depth first.
 func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 	x := newIndex(t, opt)
-	bw := bufio.NewWriterSize(w, 1<<16)
+	// Once w fails (a full disk, a dump canceled by its writer), the
+	// entities left are not formatted for nothing: each loop looks at
+	// ew.err, set by the buffer's flushes (every 64 KiB written), every
+	// 1,024 entities (a look per line cost 1 % more).
+	ew := &errWriter{w: w}
+	bw := bufio.NewWriterSize(ew, 1<<16)
 	var line []byte
 	end := t.End.Seconds()
 	x.walk(func(c int32) {
@@ -98,14 +103,20 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 		switch t.Types[ty].Kind {
 		case trace.KindState:
 			lo, hi := x.window(len(e.states), func(i int) float64 { return t.States.At(int(e.states[i])).Start.Seconds() }, end)
-			for _, i := range e.states[lo:hi] {
+			for k, i := range e.states[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
+					return
+				}
 				s := t.States.At(int(i))
 				line = x.appendState(line[:0], &s)
 				bw.Write(line)
 			}
 		case trace.KindVariable:
 			lo, hi := x.window(len(e.variables), func(i int) float64 { return t.Variables.At(int(e.variables[i])).Start.Seconds() }, end)
-			for _, i := range e.variables[lo:hi] {
+			for k, i := range e.variables[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
+					return
+				}
 				line = x.appendVariable(line[:0], t.Variables.At(int(i)))
 				bw.Write(line)
 			}
@@ -113,19 +124,40 @@ func writeDump(w io.Writer, t *trace.Trace, opt writeOptions) error {
 			// The links are read without their keys, which appendLink
 			// copies from the column: no string made per link.
 			lo, hi := x.window(len(e.links), func(i int) float64 { return t.Links.AtUnkeyed(int(e.links[i])).Start.Seconds() }, end)
-			for _, i := range e.links[lo:hi] {
+			for k, i := range e.links[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
+					return
+				}
 				line = x.appendLink(line[:0], &t.Links, int(i))
 				bw.Write(line)
 			}
 		case trace.KindEvent:
 			lo, hi := x.window(len(e.events), func(i int) float64 { return t.Events.At(int(e.events[i])).Time.Seconds() }, end)
-			for _, i := range e.events[lo:hi] {
+			for k, i := range e.events[lo:hi] {
+				if k%1024 == 0 && ew.err != nil {
+					return
+				}
 				line = x.appendEvent(line[:0], t.Events.At(int(i)))
 				bw.Write(line)
 			}
 		}
 	})
 	return bw.Flush()
+}
+
+// errWriter keeps the first error of w's writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }
 
 // window returns the range of the n entities (in PajeNG's order, whose

@@ -111,9 +111,13 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	}
 	ties := newMessageTies(b.OnTied, n)
 	var id int32
+	// Once stopped, the rest of the links' spool is let go unread
+	// (DrainUntil): the records of the chunk under way are passed over,
+	// the file's chunks after it are not read back. Before each chunk
+	// (maxChunk links at most) the channel is looked at: counting a
+	// look's worth of items makes the Looker look.
+	stopped := func() bool { return look.Stopped(trace.StopEvery) != nil }
 	endsOf := func(l *rawLink) {
-		// Once stopped, the rest of the spool is let go unread (Drain
-		// frees it as it goes).
 		if look.Stopped(1) != nil {
 			return
 		}
@@ -127,7 +131,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	}
 	if b.OnMessage == nil {
 		// Read once: no message is handed over after the calls.
-		b.links.Drain(endsOf)
+		b.links.DrainUntil(endsOf, stopped)
 	} else {
 		links := b.links.Reader()
 		for l, ok := links.Next(); ok && look.Stopped(0) == nil; l, ok = links.Next() {
@@ -224,7 +228,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 	b.building = nil
 	if b.OnMessage != nil {
 		id = 0
-		b.links.Drain(func(l *rawLink) {
+		b.links.DrainUntil(func(l *rawLink) {
 			if look.Stopped(1) != nil {
 				return
 			}
@@ -233,7 +237,7 @@ func (b *Builder) Blocks() (*Blocks, error) {
 				b.OnMessage(&m, Class(classes[id]>>4), Class(classes[id]&15))
 			}
 			id++
-		})
+		}, stopped)
 	}
 	if err := look.Stopped(0); err != nil {
 		return nil, err

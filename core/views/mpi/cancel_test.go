@@ -110,3 +110,37 @@ func TestBlocksCanceled(t *testing.T) {
 		t.Errorf("closed at the first message: %d messages handed over, want at most %d of %d", messages, trace.StopEvery+1, ranks*calls/2)
 	}
 }
+
+// Blocks stopped while it hands its messages over does not read the rest
+// of its spilled links back: the spill file, closed with the channel at
+// the first message, is not read again (a read would fail), where the
+// old Drain read it to its end.
+func TestBlocksCanceledSpilled(t *testing.T) {
+	tr := ring(64, 1024) // 32,768 links, chunks of 8,192 at most
+	spill := &Spill{Dir: t.TempDir(), Memory: 1}
+	defer spill.Close()
+	b := NewBuilder()
+	b.SpillTo(spill)
+	cancel := make(chan struct{})
+	b.Cancel = cancel
+	messages := 0
+	b.OnMessage = func(*Message, Class, Class) {
+		if messages == 0 {
+			close(cancel)
+			spill.f.Close()
+		}
+		messages++
+	}
+	tr.Replay(b)
+	got, err := b.Blocks()
+	if !errors.Is(err, trace.ErrComputationCanceled) || got != nil {
+		t.Fatalf("closed at the first message: %v, a result %v; want the cancellation and none", err, got != nil)
+	}
+	if err := spill.Err(); err != nil {
+		t.Errorf("the spilled links were read back after the stop: %v", err)
+	}
+	if messages > maxChunk {
+		t.Errorf("%d messages handed over after the stop, want at most a chunk's %d", messages, maxChunk)
+	}
+	spill.f = nil
+}

@@ -336,11 +336,24 @@ func (p *Spool[T]) full() {
 // of each chunk once visited (Chunks.Drain); the spilled ones are read
 // back into one chunk's memory. It stops early when the spill file cannot
 // be read (Spill.Err).
-func (p *Spool[T]) Drain(visit func(*T)) {
+func (p *Spool[T]) Drain(visit func(*T)) { p.DrainUntil(visit, nil) }
+
+// DrainUntil is Drain that asks stop, when not nil, before each chunk:
+// once it says true, the chunks left are let go unread (their slots of
+// the spill file freed, their memory no longer counted), so that a
+// computation stopped (Ctrl-C) with a spilled spool does not read the
+// rest of the file back for nothing. A chunk holds at most maxChunk
+// records: that bounds the records visited after the stop. It reports
+// whether every record was visited.
+func (p *Spool[T]) DrainUntil(visit func(*T), stop func() bool) bool {
 	segs, mem, cur, s := p.segs, p.mem, p.cur, p.spill
 	*p = Spool[T]{spill: s}
 	var buf []T
 	for k, seg := range segs {
+		if stop != nil && stop() {
+			letGoUnread(s, segs[k:], mem[k:])
+			return false
+		}
 		chunk := mem[k]
 		if chunk == nil {
 			if cap(buf) < seg.n {
@@ -348,7 +361,7 @@ func (p *Spool[T]) Drain(visit func(*T)) {
 			}
 			buf = buf[:seg.n]
 			if !s.read(bytesOf(buf), seg.at) {
-				return
+				return false
 			}
 			s.release(seg.at, len(bytesOf(buf)))
 			chunk = buf
@@ -360,8 +373,27 @@ func (p *Spool[T]) Drain(visit func(*T)) {
 		}
 		mem[k] = nil
 	}
+	if stop != nil && len(cur) > 0 && stop() {
+		return false
+	}
 	for i := range cur {
 		visit(&cur[i])
+	}
+	return true
+}
+
+// letGoUnread lets go of the chunks segs (mem: those kept in memory, nil
+// when spilled) without reading them: the file's slots are freed for
+// other spools, the memory is no longer counted as held.
+func letGoUnread[T any](s *Spill, segs []segment, mem [][]T) {
+	for k, seg := range segs {
+		if chunk := mem[k]; chunk != nil {
+			s.letGo(bytesOf(chunk))
+			mem[k] = nil
+			continue
+		}
+		var zero T
+		s.release(seg.at, seg.n*int(unsafe.Sizeof(zero)))
 	}
 }
 

@@ -267,3 +267,54 @@ func TestSpillReusesDrainedSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// DrainUntil stopped after the first chunk reads no other chunk back
+// (the file is closed then: a read would fail), frees every slot of the
+// file and counts no memory held; never stopped, it visits what Drain
+// visits.
+func TestSpoolDrainUntil(t *testing.T) {
+	const n = 3*maxChunk + 77
+	fill := func(memory int64) (*Spool[record], *Spill) {
+		s := &Spill{Dir: t.TempDir(), Memory: memory}
+		p := NewSpool[record](s)
+		for k := range n {
+			p.Append(record{int64(k) * 1000003, int32(-k), float64(k) / 7})
+		}
+		return &p, s
+	}
+	for _, memory := range []int64{-1, 1, 100 * 24} {
+		p, s := fill(memory)
+		var want, got []record
+		p.Drain(func(r *record) { want = append(want, *r) })
+		s.Close()
+		q, s := fill(memory)
+		all := q.DrainUntil(func(r *record) { got = append(got, *r) }, func() bool { return false })
+		if !all || !slices.Equal(got, want) || len(got) != n {
+			t.Errorf("memory %d, never stopped: %d records, all %v; want the %d Drain visits", memory, len(got), all, len(want))
+		}
+		s.Close()
+
+		p, s = fill(memory)
+		if memory == 1 && s.Spilled() == 0 {
+			t.Fatalf("memory %d: nothing spilled", memory)
+		}
+		visited, first := 0, p.ChunkLen(0)
+		all = p.DrainUntil(func(*record) {
+			visited++
+			if visited == first && s.f != nil {
+				s.f.Close() // a read from now on fails
+			}
+		}, func() bool { return visited > 0 })
+		if all || visited != first {
+			t.Errorf("memory %d, stopped after the first chunk: %d records visited, all %v; want %d", memory, visited, all, first)
+		}
+		if err := s.Err(); err != nil {
+			t.Errorf("memory %d: a chunk was read back after the stop: %v", memory, err)
+		}
+		if s.held != 0 || int64(len(s.free))*spillSlot != s.end || p.Len() != 0 {
+			t.Errorf("memory %d: after the stop, %d bytes held, %d of %d bytes of slots free, Len %d; want all let go",
+				memory, s.held, int64(len(s.free))*spillSlot, s.end, p.Len())
+		}
+		s.f = nil
+	}
+}

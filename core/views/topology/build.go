@@ -155,6 +155,10 @@ type Topology struct {
 	born      map[string][2]float64 // position of an aggregated node when it appeared
 	view      *View
 	laidOut   bool // the view's positions come from a layout run since its last change
+	// look stops a change made through Change (its Cancel): the new
+	// window's integrals and edges, the view's rebuild. Its zero value,
+	// outside Change, never stops.
+	look trace.Looker
 }
 
 // Build reads the graph of t.
@@ -555,7 +559,7 @@ func (tp *Topology) collectLinks(linkTypes []int32, look *trace.Looker) error {
 // edges whose links must overlap it (communications; platform relations
 // count whatever the window). Positions and collapsed groups are kept.
 func (tp *Topology) SetWindow(start, end trace.Time) error {
-	return tp.setWindow(start, end, &trace.Looker{}) // never stops
+	return tp.setWindow(start, end, &tp.look) // stops inside Change only
 }
 
 // setWindow is SetWindow stopped by look (Build's): the window, metrics

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -39,4 +40,56 @@ func TestBuildCanceled(t *testing.T) {
 	}, func(got, want *View) bool {
 		return len(want.Nodes) == 2*trace.StopEvery && len(want.Edges) == 2*trace.StopEvery && fmt.Sprint(*got) == fmt.Sprint(*want) // NaN for no metric
 	})
+}
+
+// Change stops the changes that rebuild the view (a window, a collapse,
+// expanding all; the optimal collapse ends in the same rebuild) at its
+// Cancel: closed, it returns
+// trace.ErrComputationCanceled; open, the view is the one the change
+// gives without it. A change stopped in the rebuild leaves the view it
+// had: the new one is never half built.
+func TestChangeCanceled(t *testing.T) {
+	tr := ringOfRanks(2 * trace.StopEvery)
+	base, err := Build(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := tr.Start + (tr.End-tr.Start)/2
+	for _, c := range []struct {
+		name   string
+		change func(tp *Topology) error
+	}{
+		{"window", func(tp *Topology) error { return tp.SetWindow(tr.Start, mid) }},
+		{"collapse", func(tp *Topology) error { return tp.Collapse("") }},
+		{"expand all", func(tp *Topology) error { tp.ExpandAll(); return nil }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tracetest.Canceled(t, c.name, func(cancel <-chan struct{}) (*View, error) {
+				tp := base.Clone()
+				if cancel == nil {
+					err := c.change(tp) // as before: no Change
+					return tp.View(), err
+				}
+				if err := tp.Change(cancel, c.change); err != nil {
+					return nil, err
+				}
+				return tp.View(), nil
+			}, func(got, want *View) bool {
+				return len(want.Nodes) > 0 && fmt.Sprint(*got) == fmt.Sprint(*want)
+			})
+			// Stopped in the rebuild, after the change's own work.
+			tp := base.Clone()
+			before := fmt.Sprint(*tp.View())
+			cancel := make(chan struct{})
+			err := tp.Change(cancel, func(tp *Topology) error {
+				tp.look.Stopped(trace.StopEvery) // the next look is at the next item
+				close(cancel)
+				tp.invalidate()
+				return nil
+			})
+			if !errors.Is(err, trace.ErrComputationCanceled) || fmt.Sprint(*tp.View()) != before {
+				t.Errorf("stopped in the rebuild: %v; the view changed: %v", err, fmt.Sprint(*tp.View()) != before)
+			}
+		})
+	}
 }

@@ -112,7 +112,11 @@ func (tp *Topology) topmost() []int32 {
 
 func (tp *Topology) invalidate() {
 	old := tp.view
-	tp.view = tp.build()
+	v := tp.build()
+	if v == nil {
+		return // stopped (Change): tp is half changed, for its caller to drop
+	}
+	tp.view = v
 	tp.laidOut = tp.laidOut && old != nil && sameNodes(old, tp.view)
 	tp.place(old, tp.view)
 }
@@ -129,13 +133,18 @@ func sameNodes(a, b *View) bool {
 	return true
 }
 
-// build computes the view for the current window and collapsed groups.
+// build computes the view for the current window and collapsed groups,
+// or nil once tp.look stops (Change): it looks every trace.StopEvery
+// leaves and edges.
 func (tp *Topology) build() *View {
 	t := tp.tr
 	top := tp.topmost()
 	v := &View{Rep: make([]int32, len(tp.leaves))}
 	index := map[string]int32{}
 	for i, c := range tp.leaves {
+		if tp.look.Stopped(1) != nil {
+			return nil
+		}
 		kind := tp.kinds[tp.leafKind[i]]
 		var key string
 		g := top[c]
@@ -176,6 +185,9 @@ func (tp *Topology) build() *View {
 	tp.measure(v)
 	pairs := map[[2]int32]int{}
 	for _, e := range tp.edges {
+		if tp.look.Stopped(1) != nil {
+			return nil
+		}
 		a, b := v.Rep[e.a], v.Rep[e.b]
 		if a == b {
 			continue
@@ -365,6 +377,24 @@ func (tp *Topology) Clone() *Topology {
 		c.view = &v
 	}
 	return &c
+}
+
+// Change makes change (SetWindow, Collapse, CollapseOptimal...) to tp,
+// stopped by cancel (Ctrl-C): the window's integrals and edges and the
+// rebuild of the view look at it every trace.StopEvery leaves, links and
+// edges. Stopped, it returns trace.ErrComputationCanceled and leaves tp
+// half changed: make the change on a Clone and drop it then.
+func (tp *Topology) Change(cancel <-chan struct{}, change func(tp *Topology) error) error {
+	tp.look = trace.Looker{Cancel: cancel}
+	defer func() { tp.look = trace.Looker{} }()
+	if err := tp.look.Stopped(1); err != nil {
+		return err
+	}
+	err := change(tp)
+	if stopped := tp.look.Stopped(0); stopped != nil {
+		return stopped // a change stopped halfway may report nothing
+	}
+	return err
 }
 
 // View returns the graph as shown. It belongs to the topology: it changes

@@ -24,7 +24,7 @@ import time
 import numpy as np
 import pyarrow as pa
 
-from .. import _bridge
+from .. import _work
 from ._base import ipc
 
 # How long one chunk of prefetching may keep the kernel busy (seconds).
@@ -189,7 +189,7 @@ class LevelPack:
             if (shipped and time.perf_counter() - t0 > budget) or self.entries >= MAX_ENTRIES:
                 break
             agg = first[1] if first is not None and first[0] == j else self.model.aggregate(self.p_of(self.levels, j))
-            cols = draw_columns(agg, _bridge.table(agg._h.Rows), self.states, self.drawn)
+            cols = draw_columns(agg, _work.table(agg._h.StartRows), self.states, self.drawn)
             keys = self._key(cols)
             order = np.argsort(keys)
             keys = keys[order]

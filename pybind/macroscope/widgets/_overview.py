@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import traitlets
 
-from .. import _bridge
+from .. import _bridge, _work
 from .._clock import relative
 from .._model import _significant_options
 from . import _cells, _levels
@@ -353,7 +353,7 @@ class ModelExplorer(ArrowWidget):
     @staticmethod
     def _part_rows(v: View) -> pa.Table:
         if v.parts is None:
-            v.parts = _bridge.table(v.aggregation()._h.Rows)
+            v.parts = _work.table(v.aggregation()._h.StartRows)
         return v.parts
 
     def _cells(self, v: View):
@@ -623,7 +623,7 @@ def _window_title(model) -> str:
 def _values(model) -> np.ndarray:
     """The model's cells as an array resources x slices x states, from its
     values that are not zero (the model's table lists those only)."""
-    tbl = _bridge.table(model._h.Cells)
+    tbl = _work.table(model._h.StartCells)
     out = np.zeros((model.resources, model.slices, len(model.states)))
     cols = [tbl.column(name).combine_chunks().to_numpy() for name in ("row", "slice", "state", "value")]
     out[cols[0], cols[1], cols[2]] = cols[3]
