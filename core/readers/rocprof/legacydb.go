@@ -34,8 +34,7 @@ func looksLegacyDB(db *sqlitedb.DB) bool {
 // tables (API traces, which it keeps in other layouts) are counted as
 // skipped.
 func readLegacyDB(db *sqlitedb.DB, path string, sink trace.Sink, opt trace.ReadOptions) error {
-	m := newModel()
-	m.hold, m.opt = opt.Hold, opt
+	m := newModel(opt)
 	defer m.release() // a read that stops early gives back what the model held
 	host := m.host("")
 	cols := make([]string, len(legacyDBColumns))
