@@ -10,12 +10,11 @@ it excuses. Files the examples write go to a temporary directory."""
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import pathlib
-import re
 
 import pytest
+from markdown_examples import python_statements
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 JACOBI = '"testdata/jacobi32.trace"'
@@ -66,13 +65,8 @@ agg = model.aggregate(0.56)
 
 
 def statements(page: str) -> list[str]:
-    text = (ROOT / "docs" / page).read_text()
-    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
-    assert blocks, f"docs/{page} has no Python example"
-    out = []
-    for block in blocks:
-        tree = ast.parse(block)
-        out += [ast.get_source_segment(block, node) for node in tree.body]
+    out = python_statements(ROOT / "docs" / page)
+    assert out, f"docs/{page} has no Python example"
     return out
 
 

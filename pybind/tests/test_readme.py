@@ -7,12 +7,11 @@ them leaves the README, so the list does not outlive what it excuses."""
 
 from __future__ import annotations
 
-import ast
 import os
 import pathlib
-import re
 
 import pytest
+from markdown_examples import python_statements
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -36,13 +35,8 @@ STAND_INS = {
 
 
 def readme_statements() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
-    assert len(blocks) >= 3, "the README's Python examples were not found"
-    out = []
-    for block in blocks:
-        tree = ast.parse(block)
-        out += [ast.get_source_segment(block, node) for node in tree.body]
+    out = python_statements(ROOT / "README.md")
+    assert len(out) >= 3, "the README's Python examples were not found"
     return out
 
 

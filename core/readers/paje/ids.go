@@ -128,12 +128,13 @@ func (t *idTable) getWord(w uint64) (int32, bool) {
 	}
 }
 
-// put files id under key, which must not be there yet.
-// bytes is what the table's slots and keys hold (not the keys' strings).
+// bytes is what the table's slots and keys hold (not the keys' strings),
+// for the read's memory budget (simulator.weigh).
 func (t *idTable) bytes() int64 {
 	return int64(len(t.slots))*int64(unsafe.Sizeof(idSlot{})) + int64(len(t.keys))*int64(unsafe.Sizeof(""))
 }
 
+// put files id under key, which must not be there yet.
 func (t *idTable) put(key string, id int32) {
 	if 2*(t.n+1) > len(t.slots) {
 		old, oldKeys := t.slots, t.keys

@@ -53,7 +53,7 @@ func BenchmarkCSVCorpus(b *testing.B) {
 // BenchmarkEmitStates nests and delivers a million HIP calls of one
 // thread: the reader's nesting and delivery alone.
 func BenchmarkEmitStates(b *testing.B) {
-	m := newModel()
+	m := newModel(trace.ReadOptions{})
 	th := m.thread(m.host(""), 1, 1)
 	for _, s := range readertest.CallStacks(1<<20, 1) {
 		m.add(th, kindHIP, "hipLaunchKernel", s.Start, s.End, 0, nan)

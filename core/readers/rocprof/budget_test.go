@@ -1,9 +1,12 @@
 package rocprof
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +96,37 @@ func TestJSONBudgetNamesByte(t *testing.T) {
 	fe := overBudget(t, meter, err, js, "reading "+js+", byte ")
 	if !fe.HasOffset() || fe.Line != 0 {
 		t.Errorf("placed at line %d, byte %d: want a byte", fe.Line, fe.Offset)
+	}
+}
+
+// rocprof v1's results.db whose kernel rows outgrow the budget stops at
+// the row of KERN the model was refused at, says it, and gives back what
+// the model held (before, the refusal waited for the end of the table and
+// the model's weight stayed held).
+func TestLegacyDBBudgetNamesTableAndRow(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "rocprof-v1-db", "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "results.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO KERN ("KernelName", "gpu-id", "queue-id", BeginNs, EndNs)
+		WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 200000)
+		SELECT KernelName, "gpu-id", "queue-id", BeginNs+i, EndNs+i FROM KERN, c WHERE KERN.rowid = 1`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	meter := budget.NewMeter(1<<20, nil)
+	err = readRocpd(path, trace.New(), trace.ReadOptions{Hold: meter.Hold})
+	fe := overBudget(t, meter, err, path, "reading "+path+", table KERN, row ")
+	var row int
+	if _, serr := fmt.Sscanf(fe.Where, "table KERN, row %d", &row); serr != nil || row < 1 || row >= 200_000 {
+		t.Errorf("placed at %q, want a row of KERN before its last", fe.Where)
 	}
 }

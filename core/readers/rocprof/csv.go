@@ -208,8 +208,7 @@ func ReadCSV(files []string, strict bool, sink trace.Sink, opt trace.ReadOptions
 // readCSV reads the files as one trace.
 func readCSV(files []csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	var done int64
-	m := newModel()
-	m.hold, m.opt = opt.Hold, opt
+	m := newModel(opt)
 	defer m.release() // a read that stops early gives back what the model held
 	dirs := map[string]bool{}
 	for _, f := range files {

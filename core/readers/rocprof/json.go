@@ -214,8 +214,7 @@ func readJSON(path string, in io.Reader, counted *ingest.Counter, total int64, s
 	dec := json.NewDecoder(guard)
 	guard.dec = dec
 	dec.UseNumber()
-	r := &jsonReader{path: path, dec: dec, in: counted, opt: opt, total: total, m: newModel()}
-	r.m.hold, r.m.opt = opt.Hold, opt
+	r := &jsonReader{path: path, dec: dec, in: counted, opt: opt, total: total, m: newModel(opt)}
 	defer r.m.release() // a read that stops early gives back what the model held
 	if err := r.document(); err != nil {
 		return r.wrap(err)

@@ -73,8 +73,7 @@ func readLegacyCSV(path string, strict bool, sink trace.Sink, opt trace.ReadOpti
 
 func readLegacy(f csvFile, sink trace.Sink, opt trace.ReadOptions) error {
 	path := f.path
-	m := newModel()
-	m.hold, m.opt = opt.Hold, opt
+	m := newModel(opt)
 	defer m.release() // a read that stops early gives back what the model held
 	host := m.host("")
 	var lay legacyLayout

@@ -34,8 +34,8 @@ func looksLegacyDB(db *sqlitedb.DB) bool {
 // tables (API traces, which it keeps in other layouts) are counted as
 // skipped.
 func readLegacyDB(db *sqlitedb.DB, path string, sink trace.Sink, opt trace.ReadOptions) error {
-	m := newModel()
-	m.hold, m.opt = opt.Hold, opt
+	m := newModel(opt)
+	defer m.release() // a read that stops early gives back what the model held
 	host := m.host("")
 	cols := make([]string, len(legacyDBColumns))
 	for i, c := range legacyDBColumns {
@@ -67,6 +67,11 @@ func readLegacyDB(db *sqlitedb.DB, path string, sink trace.Sink, opt trace.ReadO
 		a := m.agent(host, g, gpu, "GPU "+g)
 		c := m.queue(a, "Queue "+strconv.FormatInt(queue, 10), queue)
 		m.add(c, kindKernel, name, trace.Time(start), trace.Time(end), 0, nan)
+		if m.err != nil {
+			// The budget refused the model: sqlitedb.Scan places it at
+			// this row.
+			return m.err
+		}
 		return opt.Canceled()
 	})
 	if err != nil {

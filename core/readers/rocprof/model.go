@@ -169,8 +169,11 @@ type contKey struct {
 	key    string
 }
 
-func newModel() *model {
-	m := &model{byKey: map[contKey]int32{}}
+// newModel returns an empty model weighed against opt's memory budget
+// (the caller defers release, which gives its weight back however the
+// read ends).
+func newModel(opt trace.ReadOptions) *model {
+	m := &model{byKey: map[contKey]int32{}, hold: opt.Hold, opt: opt}
 	// Names are kept valid UTF-8; the key stays as read: the same bytes,
 	// the same name.
 	m.names.Keep = m.text.String

@@ -118,8 +118,7 @@ func readRocpd(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 		return db.Errorf("not a rocpd database: no rocpd_string_<uuid> table")
 	}
-	m := newModel()
-	m.hold, m.opt = opt.Hold, opt
+	m := newModel(opt)
 	defer m.release() // a read that stops early gives back what the model held
 	r := &rocpdReader{db: db, m: m, opt: opt, multi: len(sets) > 1}
 	for i, s := range sets {

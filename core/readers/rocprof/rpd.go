@@ -34,8 +34,7 @@ func readRPD(path string, sink trace.Sink, opt trace.ReadOptions) error {
 			return db.Errorf("not an RPD database: %s", db.Missing(t))
 		}
 	}
-	m := newModel()
-	m.hold, m.opt = opt.Hold, opt
+	m := newModel(opt)
 	defer m.release() // a read that stops early gives back what the model held
 	host := m.host("")
 	names, err := rpdStrings(db)
