@@ -299,7 +299,7 @@ def read_rocpd(
     progress: Progress = None,
     memory_budget: int | None = None,
 ) -> Trace:
-    """Read a trace in the rocpd format: rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs).
+    """Read a trace in the rocpd format: rocprofv3 rocpd SQLite database (ROCm 7 default output: regions, kernels, memory copies of one or several runs); rocprof v1's results.db (kernels).
 
     Files ending in results.db (plain or compressed with gzip, bzip2 or zstd).
 
