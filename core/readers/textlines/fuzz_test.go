@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -102,6 +103,12 @@ func FuzzScan(f *testing.F) {
 			}
 			switch how {
 			case "gzip":
+				// Allowed to expand to the text exactly.
+				in.MaxDecompressed = int64(max(1, len(data)))
+				s.n, s.err = Scan(bytes.NewReader(zipped.Bytes()), in, opt, line)
+			case "bomb":
+				// A byte short of the text.
+				in.MaxDecompressed = int64(len(data)) - 1
 				s.n, s.err = Scan(bytes.NewReader(zipped.Bytes()), in, opt, line)
 			default:
 				file, err := os.Open(path)
@@ -115,6 +122,22 @@ func FuzzScan(f *testing.F) {
 			return s
 		}
 		read, mapped, zip := scan("read"), scan("mapped"), scan("gzip")
+		if len(data) > 1 {
+			// Never more lines than the limit on what decompresses
+			// allows, and the limit's error if the scan gets that far.
+			bomb := scan("bomb")
+			joined := bytes.Join(bomb.lines, nil)
+			if len(joined) >= len(data) || !bytes.HasPrefix(data, joined) || bomb.held != 0 {
+				t.Fatalf("bomb: %d bytes of lines past a limit of %d (%v), %d held", len(joined), len(data)-1, bomb.err, bomb.held)
+			}
+			var fe *errs.FormatError
+			if !errors.As(bomb.err, &fe) || fe.File != path {
+				t.Fatalf("bomb: %v, not an error naming the file", bomb.err)
+			}
+			if read.err == nil && !strings.Contains(bomb.err.Error(), "a decompression bomb") {
+				t.Fatalf("bomb: %v, not the limit's error", bomb.err)
+			}
+		}
 
 		for _, c := range []struct {
 			how string
