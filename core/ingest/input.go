@@ -191,6 +191,12 @@ type decompressed struct {
 func (d *decompressed) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	if berr := d.e.Add(n); berr != nil {
+		// Only the bytes within the limit are passed on: a reader keeps
+		// what comes with an error (bufio does), and would otherwise
+		// take lines from past max_decompressed, up to a read's worth.
+		if over := d.e.Out - d.e.Limit; over > 0 {
+			n -= int(min(over, int64(n)))
+		}
 		return n, &errs.FormatError{File: d.name, Err: berr}
 	}
 	switch {

@@ -39,21 +39,29 @@ func scanMapped(f *os.File, data []byte, in Input, opt trace.ReadOptions, line f
 	_, textSize := bufferSizes(in.Total)
 	pos, n, nextReport, dropped := 0, 0, 0, 0
 	for pos < len(data) {
-		window := data[pos:min(len(data), pos+MaxLine+1)]
+		window := data[pos:min(len(data), pos+maxLine+1)]
 		end := bytes.IndexByte(window, '\n') + 1
 		if end == 0 {
 			end = len(window)
 		}
-		held, err := holdLongLine(min(end, MaxLine), textSize, opt)
+		// Scan refuses a line at the buffer that takes it past maxLine,
+		// before it grows for that buffer: it has gathered whole buffers
+		// up to maxLine then, and weighed them.
+		gathered := end
+		if end > maxLine {
+			gathered = maxLine / textSize * textSize
+		}
+		held, err := holdLongLine(gathered, textSize, opt)
 		if err != nil {
 			// Where the read outgrew the budget (budget.Named).
 			return int64(pos), &errs.FormatError{File: in.Name, Line: n + 1, AtOffset: true, Offset: int64(pos), Err: err}
 		}
-		if end > MaxLine {
+		if end > maxLine {
 			opt.Held(-held)
 			// As Scan says it, which has read the line by buffers of
-			// textSize when it gives up: to its end, or that far.
-			rest := data[pos:min(len(data), pos+MaxLine+textSize)]
+			// textSize when it gives up: to its end, or to the first
+			// whole buffer past maxLine.
+			rest := data[pos:min(len(data), pos+(maxLine/textSize+1)*textSize)]
 			read := len(rest)
 			if k := bytes.IndexByte(rest, '\n'); k >= 0 {
 				read = k + 1
@@ -98,7 +106,7 @@ func holdLongLine(length, textSize int, opt trace.ReadOptions) (held int64, err 
 	for gathered < length {
 		chunk := min(textSize, length-gathered)
 		if gathered+chunk > capacity {
-			size := min(max(2*capacity, gathered+chunk), MaxLine)
+			size := min(max(2*capacity, gathered+chunk), maxLine)
 			if err := opt.Held(int64(size)); err != nil {
 				opt.Held(-held - int64(size))
 				return 0, err

@@ -29,12 +29,16 @@ const ReportEvery = 1 << 20
 // error naming the line, instead of a buffer of its size.
 const MaxLine = 256 << 20
 
+// maxLine is MaxLine, a variable so that the fuzz test can scan lines
+// past a limit of a few kilobytes. It is never below the text buffer.
+var maxLine = MaxLine
+
 // LineTooLong is the error of a line, number line of file, starting at
 // byte offset, that runs past MaxLine without an end: read bytes of it
 // were read when the reader gave up.
 func LineTooLong(file string, line int, offset, read int64) *errs.FormatError {
 	return &errs.FormatError{File: file, Line: line, AtOffset: true, Offset: offset, Err: fmt.Errorf(
-		"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", MaxLine>>20, read)}
+		"the line runs past %d MiB (%d bytes read) without an end of line: not a text trace, or a decompression bomb", maxLine>>20, read)}
 }
 
 // ErrTruncated is the cause of the error on compressed input that ends in
@@ -102,10 +106,14 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 		text, err := br.ReadSlice('\n')
 		held := int64(0)
 		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), text...)
+			// A copy of the buffer's size exactly, not append's size
+			// class: the growths below, which the mapped scan's
+			// holdLongLine repeats, start from it.
+			long := make([]byte, len(text))
+			copy(long, text)
 			for err == bufio.ErrBufferFull {
 				text, err = br.ReadSlice('\n')
-				if read := len(long) + len(text); read > MaxLine {
+				if read := len(long) + len(text); read > maxLine {
 					opt.Held(-held)
 					return counted.N(), LineTooLong(in.Name, n+1, done, int64(read))
 				}
@@ -114,7 +122,7 @@ func Scan(r io.Reader, in Input, opt trace.ReadOptions, line func(text []byte, n
 					// weighed before it is made, the old one with it while
 					// both are alive, and it stops at MaxLine instead of
 					// doubling past it.
-					size := min(max(2*cap(long), len(long)+len(text)), MaxLine)
+					size := min(max(2*cap(long), len(long)+len(text)), maxLine)
 					if herr := opt.Held(int64(size)); herr != nil {
 						opt.Held(-held - int64(size))
 						// Where the read outgrew the budget, for the
