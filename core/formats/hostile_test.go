@@ -320,14 +320,28 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 // the way to one: its profiles (profile.0.0.0, text opening with "N
 // templated_functions_MULTI_TIME", as TAU 2.25 wrote them for a K computer
 // NPB BT-MZ run) and a directory of them, detected or named; a directory
-// of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf). Before:
-// "cannot tell the trace format" and "a directory holding no trace".
+// of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf); the
+// directory of a run of several metrics (MULTI__TIME/profile.0.0.0...).
+// Before: "cannot tell the trace format" and "a directory holding no
+// trace".
 func TestTAUOutputsWithoutOTF2(t *testing.T) {
 	profiles := filepath.Join(t.TempDir(), "vi-hps")
 	os.Mkdir(profiles, 0o755)
 	for i, first := range []string{"39 templated_functions_MULTI_TIME\n", "12 templated_functions\n"} {
 		os.WriteFile(filepath.Join(profiles, fmt.Sprintf("profile.%d.0.0", i)),
 			[]byte(first+"# Name Calls Subrs Excl Incl ProfileCalls #\n\".TAU application\" 1 1 113 51685783 0 GROUP=\"TAU_USER\"\n"), 0o644)
+	}
+	// A first profile.*.*.* that is not TAU's does not hide the others.
+	renamed := filepath.Join(t.TempDir(), "renamed")
+	os.Mkdir(renamed, 0o755)
+	os.WriteFile(filepath.Join(renamed, "profile.0.0.0.orig"), []byte("notes\n"), 0o644)
+	os.WriteFile(filepath.Join(renamed, "profile.1.0.0"), []byte("12 templated_functions\n"), 0o644)
+	// A run of several metrics: a MULTI__<metric> directory each.
+	multi := filepath.Join(t.TempDir(), "multi")
+	for _, metric := range []string{"MULTI__PAPI_TOT_CYC", "MULTI__TIME"} {
+		os.MkdirAll(filepath.Join(multi, metric), 0o755)
+		os.WriteFile(filepath.Join(multi, metric, "profile.0.0.0"),
+			[]byte("1 templated_functions_MULTI_"+strings.TrimPrefix(metric, "MULTI__")+"\n# Name Calls Subrs Excl Incl ProfileCalls #\n"), 0o644)
 	}
 	traces := filepath.Join(t.TempDir(), "tracedir")
 	os.Mkdir(traces, 0o755)
@@ -338,6 +352,9 @@ func TestTAUOutputsWithoutOTF2(t *testing.T) {
 		{filepath.Join(profiles, "profile.1.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
 		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "", ""}, // named: the OTF2 reader says it has no anchor
 		{profiles, "", "is a TAU profile", "TAU_TRACE=1"},
+		{renamed, "", "is a TAU profile", "TAU_TRACE=1"},
+		{multi, "", "is a TAU profile of several metrics (MULTI__<metric> directories such as MULTI__PAPI_TOT_CYC", "TAU_TRACE=1"},
+		{filepath.Join(multi, "MULTI__TIME"), "", "is a TAU profile", "TAU_TRACE=1"},
 		{traces, "", "is a trace in TAU's own format", "tau2otf2"},
 	} {
 		src, _, err := Open(c.path, c.format, nil)
