@@ -323,7 +323,7 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 // of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf); the
 // directory of a run of several metrics (MULTI__TIME/profile.0.0.0...).
 // Before: "cannot tell the trace format" and "a directory holding no
-// trace".
+// trace"; named otf2, "not an OTF2 anchor".
 func TestTAUOutputsWithoutOTF2(t *testing.T) {
 	profiles := filepath.Join(t.TempDir(), "vi-hps")
 	os.Mkdir(profiles, 0o755)
@@ -350,7 +350,7 @@ func TestTAUOutputsWithoutOTF2(t *testing.T) {
 	for _, c := range []struct{ path, format, says, way string }{
 		{filepath.Join(profiles, "profile.0.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
 		{filepath.Join(profiles, "profile.1.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
-		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "", ""}, // named: the OTF2 reader says it has no anchor
+		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"}, // named: explained all the same
 		{profiles, "", "is a TAU profile", "TAU_TRACE=1"},
 		{renamed, "", "is a TAU profile", "TAU_TRACE=1"},
 		{multi, "", "is a TAU profile of several metrics (MULTI__<metric> directories such as MULTI__PAPI_TOT_CYC", "TAU_TRACE=1"},
