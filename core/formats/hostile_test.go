@@ -292,9 +292,12 @@ func TestExtraeIntermediateFiles(t *testing.T) {
 // Extrae's temporary files, left by a traced process that did not finish
 // tracing (a course's MPI Poisson run, set-0 holding TRACE@c7125...ttmp
 // beside the .mpit of the processes that did), are refused for what they
-// are, detected or named, and so is a directory holding only such files;
-// a set-N holding .mpit files too stays Extrae's intermediate trace.
-// Before: "cannot tell the trace format from the name or the content".
+// are, detected or named, and so is a directory holding only such files
+// (records or samples); a set-N holding .mpit files too stays Extrae's
+// intermediate trace, with the warning that mpi2prv will lack the
+// unfinished processes. Before: "cannot tell the trace format from the
+// name or the content"; a directory of .stmp only, "holding no trace";
+// no warning.
 func TestExtraeTemporaryFiles(t *testing.T) {
 	set := filepath.Join(t.TempDir(), "set-0")
 	os.Mkdir(set, 0o755)
@@ -310,9 +313,25 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 			t.Errorf("%s (format %q): %v", c.path, c.format, err)
 		}
 	}
+	// A directory of samples only, left by processes whose records were
+	// renamed .mpit but whose samples were not.
+	samples := filepath.Join(t.TempDir(), "set-1")
+	os.Mkdir(samples, 0o755)
+	os.WriteFile(filepath.Join(samples, "TRACE@c7125.0000027749000001000000.stmp"), nil, 0o644)
+	if _, _, err := Open(samples, "", nil); err == nil || !strings.Contains(err.Error(), "Extrae's temporary trace file") {
+		t.Errorf("a directory of .stmp files: %v", err)
+	}
+	// With the .mpit of the processes that finished, the directory is the
+	// intermediate trace, short of the others: mpi2prv will lack them.
 	os.WriteFile(filepath.Join(set, "TRACE@c7125.0000027750000002000000.mpit"), make([]byte, 3360), 0o644)
-	if why := ExplainDir(set); !strings.Contains(why, "Extrae's intermediate trace") {
+	if why := ExplainDir(set); !strings.Contains(why, "Extrae's intermediate trace") || !strings.Contains(why, "mpi2prv -f TRACE.mpits") ||
+		!strings.Contains(why, "1 of its files are still temporary (TRACE@c7125.0000027748000000000000.ttmp...)") ||
+		!strings.Contains(why, "will lack their records") {
 		t.Errorf("a set-N with .mpit and .ttmp files explained as %q", why)
+	}
+	os.WriteFile(filepath.Join(samples, "TRACE@c7125.0000027749000001000000.mpit"), make([]byte, 3360), 0o644)
+	if why := ExplainDir(samples); !strings.Contains(why, "1 of its files are still temporary (TRACE@c7125.0000027749000001000000.stmp...)") {
+		t.Errorf("a set-N with .mpit and .stmp files explained as %q", why)
 	}
 }
 
