@@ -120,12 +120,8 @@ func Detect(path string) (ingest.Format, error) {
 			return f, nil
 		}
 	}
-	for _, f := range All {
-		if f.ExplainFile != nil {
-			if why := f.ExplainFile(head); why != "" {
-				return ingest.Format{}, errs.Format(path, 0, "is %s", why)
-			}
-		}
+	if why := explainFile(head); why != "" {
+		return ingest.Format{}, errs.Format(path, 0, "is %s", why)
 	}
 	if enc := ingest.WideText(head); enc != "" {
 		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.WideTextError(enc))
@@ -138,6 +134,43 @@ func Detect(path string) (ingest.Format, error) {
 	}
 	return ingest.Format{}, errs.Format(path, 0, "cannot tell the trace format from the name or the content; name it (format=..., one of %s)",
 		strings.Join(Names(), ", "))
+}
+
+// explainFile says what a file whose first bytes are head is, when a
+// format knows it as a producer's output without a trace
+// (ingest.Format.ExplainFile): "" otherwise.
+func explainFile(head []byte) string {
+	for _, f := range All {
+		if f.ExplainFile != nil {
+			if why := f.ExplainFile(head); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// explainNamed refuses the file at path, read with format f named by the
+// user, saying what it is when its content is a producer's output without
+// a trace (a TAU profile named otf2): the reader of f would only say the
+// file is not of its format. nil when f's content test, or another
+// format's, takes the file (wrongFormat then gives the way), or when its
+// first bytes cannot be read (the reader says why).
+func explainNamed(path string, f ingest.Format) error {
+	head, err := ingest.Head(path, 4096)
+	if err != nil {
+		return nil
+	}
+	why := explainFile(head)
+	if why == "" || sniff(f, path, head) == yes {
+		return nil
+	}
+	for _, g := range All {
+		if g.Sniff != nil && g.Sniff(head) {
+			return nil
+		}
+	}
+	return errs.Format(path, 0, "is %s", why)
 }
 
 // ExplainDir says what a directory that no format reads is, when a format
@@ -203,6 +236,9 @@ func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, 
 		}
 		if err == nil {
 			f, err = ByName(name)
+		}
+		if err == nil && !st.IsDir() {
+			err = explainNamed(path, f) // what the content says it is
 		}
 	}
 	if err != nil {

@@ -138,9 +138,7 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 	if _, err := Detect(types); err == nil || !strings.Contains(err.Error(), typesWant) || !strings.Contains(err.Error(), "trace.json") {
 		t.Errorf("types.json: detected with error %v, want %q and the way to the trace", err, typesWant)
 	}
-	if src, _, err := Open(types, "chrome", nil); err != nil {
-		t.Errorf("types.json opened as chrome: %v", err)
-	} else if err := src.Read(trace.New(), trace.ReadOptions{}); err == nil || !strings.Contains(err.Error(), typesWant) {
+	if err := openRead(types, "chrome"); err == nil || !strings.Contains(err.Error(), typesWant) {
 		t.Errorf("types.json read as chrome: error %v, want %q", err, typesWant)
 	}
 	// A PyTorch execution trace (the operators' graph, without times),
@@ -169,9 +167,7 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), etWant) || !strings.Contains(err.Error(), ".pt.trace.json") {
 			t.Errorf("%s: detected with error %v, want %q and the way to the Kineto trace", name, err, etWant)
 		}
-		if src, _, err := Open(path, "chrome", nil); err != nil {
-			t.Errorf("%s opened as chrome: %v", name, err)
-		} else if err := src.Read(trace.New(), trace.ReadOptions{}); err == nil || !strings.Contains(err.Error(), etWant) {
+		if err := openRead(path, "chrome"); err == nil || !strings.Contains(err.Error(), etWant) {
 			t.Errorf("%s read as chrome: error %v, want %q", name, err, etWant)
 		}
 	}
@@ -271,6 +267,17 @@ func TestDetectNsysStatsCSV(t *testing.T) {
 			"26940649047,26940822025,172978,0,172978,\"TSL:XlaDumpHloModule:#module=jit__psum,program_id=1#\",215733,215733,0,0,25204,,:25204,\"TSL:XlaDumpHloModule:#module=jit__psum,program_id=1#\"\n",
 		"report_cuda_api_sum.csv": "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n65.2,1000,2,500.0,500.0,400,600,141.4,cudaMalloc\n",
 		"old_cudaapisum.csv":      "\"Time(%)\",\"Total Time (ns)\",\"Num Calls\",\"Average\",\"Minimum\",\"Maximum\",\"Name\"\n65.2,1000,2,500.0,400,600,\"cudaMalloc\"\n",
+		// cuda_kern_exec_trace and nvtx_gpu_proj_trace, whose first
+		// columns are "API Start (ns)" and "Name"; and a table captured
+		// from stdout, after the lines nsys prints before it.
+		"report_cuda_kern_exec_trace.csv": "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),Kernel Dur (ns),Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,Kernel Name\n" +
+			"43703966,78512,,,43769847,75200,141081,1,1,0,cuLaunchKernelEx,\" 148    1    1\",\" 256    1    1\",gemm\n",
+		"report_nvtx_gpu_proj_trace.csv": "Name,Projected Start (ns),Projected Duration (ns),Orig Start (ns),Orig Duration (ns),Style,PID,TID,NumGPUOps,Lvl,NumChild,RangeId,ParentId,RangeStack\n" +
+			"step,100,10000,1000,900,PushPop,42,77,2,0,2,100,,step\n",
+		"stats_stdout.csv": "Generating SQLite file report1.sqlite from report1.nsys-rep\n" +
+			"Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2024.6.1/host-linux-x64/reports/cuda_gpu_trace.py]... \n\n" +
+			" ** CUDA GPU Trace (cuda_gpu_trace):\n\n" +
+			"\"Start (us)\",\"Duration (us)\",\"CorrId\",\"Name\"\n\"20.5\",\"4.2\",\"1\",\"gemm\"\n",
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -308,4 +315,15 @@ func TestDetectArchive(t *testing.T) {
 			t.Errorf("%s: detected with error %v, want an archive to extract", name, err)
 		}
 	}
+}
+
+// openRead opens the file at path as format name and reads it: the error
+// of either (a file the door explains is refused by Open, before its
+// reader would refuse it).
+func openRead(path, name string) error {
+	src, _, err := Open(path, name, nil)
+	if err != nil {
+		return err
+	}
+	return src.Read(trace.New(), trace.ReadOptions{})
 }

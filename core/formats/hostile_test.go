@@ -292,9 +292,12 @@ func TestExtraeIntermediateFiles(t *testing.T) {
 // Extrae's temporary files, left by a traced process that did not finish
 // tracing (a course's MPI Poisson run, set-0 holding TRACE@c7125...ttmp
 // beside the .mpit of the processes that did), are refused for what they
-// are, detected or named, and so is a directory holding only such files;
-// a set-N holding .mpit files too stays Extrae's intermediate trace.
-// Before: "cannot tell the trace format from the name or the content".
+// are, detected or named, and so is a directory holding only such files
+// (records or samples); a set-N holding .mpit files too stays Extrae's
+// intermediate trace, with the warning that mpi2prv will lack the
+// unfinished processes. Before: "cannot tell the trace format from the
+// name or the content"; a directory of .stmp only, "holding no trace";
+// no warning.
 func TestExtraeTemporaryFiles(t *testing.T) {
 	set := filepath.Join(t.TempDir(), "set-0")
 	os.Mkdir(set, 0o755)
@@ -310,9 +313,25 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 			t.Errorf("%s (format %q): %v", c.path, c.format, err)
 		}
 	}
+	// A directory of samples only, left by processes whose records were
+	// renamed .mpit but whose samples were not.
+	samples := filepath.Join(t.TempDir(), "set-1")
+	os.Mkdir(samples, 0o755)
+	os.WriteFile(filepath.Join(samples, "TRACE@c7125.0000027749000001000000.stmp"), nil, 0o644)
+	if _, _, err := Open(samples, "", nil); err == nil || !strings.Contains(err.Error(), "Extrae's temporary trace file") {
+		t.Errorf("a directory of .stmp files: %v", err)
+	}
+	// With the .mpit of the processes that finished, the directory is the
+	// intermediate trace, short of the others: mpi2prv will lack them.
 	os.WriteFile(filepath.Join(set, "TRACE@c7125.0000027750000002000000.mpit"), make([]byte, 3360), 0o644)
-	if why := ExplainDir(set); !strings.Contains(why, "Extrae's intermediate trace") {
+	if why := ExplainDir(set); !strings.Contains(why, "Extrae's intermediate trace") || !strings.Contains(why, "mpi2prv -f TRACE.mpits") ||
+		!strings.Contains(why, "1 of its files are still temporary (TRACE@c7125.0000027748000000000000.ttmp...)") ||
+		!strings.Contains(why, "will lack their records") {
 		t.Errorf("a set-N with .mpit and .ttmp files explained as %q", why)
+	}
+	os.WriteFile(filepath.Join(samples, "TRACE@c7125.0000027749000001000000.mpit"), make([]byte, 3360), 0o644)
+	if why := ExplainDir(samples); !strings.Contains(why, "1 of its files are still temporary (TRACE@c7125.0000027749000001000000.stmp...)") {
+		t.Errorf("a set-N with .mpit and .stmp files explained as %q", why)
 	}
 }
 
@@ -320,14 +339,28 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 // the way to one: its profiles (profile.0.0.0, text opening with "N
 // templated_functions_MULTI_TIME", as TAU 2.25 wrote them for a K computer
 // NPB BT-MZ run) and a directory of them, detected or named; a directory
-// of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf). Before:
-// "cannot tell the trace format" and "a directory holding no trace".
+// of TAU's own trace files (tautrace.0.0.0.trc, events.0.edf); the
+// directory of a run of several metrics (MULTI__TIME/profile.0.0.0...).
+// Before: "cannot tell the trace format" and "a directory holding no
+// trace"; named otf2, "not an OTF2 anchor".
 func TestTAUOutputsWithoutOTF2(t *testing.T) {
 	profiles := filepath.Join(t.TempDir(), "vi-hps")
 	os.Mkdir(profiles, 0o755)
 	for i, first := range []string{"39 templated_functions_MULTI_TIME\n", "12 templated_functions\n"} {
 		os.WriteFile(filepath.Join(profiles, fmt.Sprintf("profile.%d.0.0", i)),
 			[]byte(first+"# Name Calls Subrs Excl Incl ProfileCalls #\n\".TAU application\" 1 1 113 51685783 0 GROUP=\"TAU_USER\"\n"), 0o644)
+	}
+	// A first profile.*.*.* that is not TAU's does not hide the others.
+	renamed := filepath.Join(t.TempDir(), "renamed")
+	os.Mkdir(renamed, 0o755)
+	os.WriteFile(filepath.Join(renamed, "profile.0.0.0.orig"), []byte("notes\n"), 0o644)
+	os.WriteFile(filepath.Join(renamed, "profile.1.0.0"), []byte("12 templated_functions\n"), 0o644)
+	// A run of several metrics: a MULTI__<metric> directory each.
+	multi := filepath.Join(t.TempDir(), "multi")
+	for _, metric := range []string{"MULTI__PAPI_TOT_CYC", "MULTI__TIME"} {
+		os.MkdirAll(filepath.Join(multi, metric), 0o755)
+		os.WriteFile(filepath.Join(multi, metric, "profile.0.0.0"),
+			[]byte("1 templated_functions_MULTI_"+strings.TrimPrefix(metric, "MULTI__")+"\n# Name Calls Subrs Excl Incl ProfileCalls #\n"), 0o644)
 	}
 	traces := filepath.Join(t.TempDir(), "tracedir")
 	os.Mkdir(traces, 0o755)
@@ -336,8 +369,11 @@ func TestTAUOutputsWithoutOTF2(t *testing.T) {
 	for _, c := range []struct{ path, format, says, way string }{
 		{filepath.Join(profiles, "profile.0.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
 		{filepath.Join(profiles, "profile.1.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
-		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "", ""}, // named: the OTF2 reader says it has no anchor
+		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"}, // named: explained all the same
 		{profiles, "", "is a TAU profile", "TAU_TRACE=1"},
+		{renamed, "", "is a TAU profile", "TAU_TRACE=1"},
+		{multi, "", "is a TAU profile of several metrics (MULTI__<metric> directories such as MULTI__PAPI_TOT_CYC", "TAU_TRACE=1"},
+		{filepath.Join(multi, "MULTI__TIME"), "", "is a TAU profile", "TAU_TRACE=1"},
 		{traces, "", "is a trace in TAU's own format", "tau2otf2"},
 	} {
 		src, _, err := Open(c.path, c.format, nil)

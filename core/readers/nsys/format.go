@@ -25,23 +25,60 @@ var Format = ingest.Format{
 }
 
 // explainStatsCSV says what a CSV table written by `nsys stats --format
-// csv` is: one of its reports computed from a report file, a trace's
-// rows (nvtx_pushpop_trace, cuda_gpu_trace, cuda_api_trace: first column
-// "Start (ns)") or its totals (cuda_api_sum, cuda_gpu_kern_sum, nvtx_sum:
-// "Time (%)", older releases "Time(%)"), not the report; "" otherwise.
+// csv` is: one of its reports computed from a report file, a trace's rows
+// (nvtx_pushpop_trace, cuda_gpu_trace: "Start (ns)"; cuda_kern_exec_trace:
+// "API Start (ns)"; nvtx_gpu_proj_trace: "Name,Projected Start (ns)") or
+// its totals (cuda_api_sum, nvtx_sum: "Time (%)", older releases
+// "Time(%)"), not the report; "" otherwise. The table may follow the lines
+// nsys prints before it on stdout ("Processing [...] with [...]...", the
+// report's title), none of which holds a comma.
 func explainStatsCSV(head []byte) string {
-	line, _, _ := strings.Cut(strings.TrimPrefix(string(head), "\ufeff"), "\n")
-	first, _, ok := strings.Cut(line, ",")
-	if !ok {
-		return ""
-	}
-	switch strings.Trim(strings.TrimSpace(first), `"`) {
-	case "Start (ns)", "Time (%)", "Time(%)":
-		return "a table of `nsys stats` (a report's rows or totals in CSV), computed from an Nsight Systems " +
-			"report, not the report: export the report itself (nsys export --type sqlite REPORT.nsys-rep) " +
-			"and read the .sqlite file it writes"
+	text := strings.TrimPrefix(string(head), "\ufeff")
+	for range 8 {
+		line, rest, _ := strings.Cut(text, "\n")
+		if strings.Contains(line, ",") {
+			if !statsHeader(line) {
+				return ""
+			}
+			return "a table of `nsys stats` (a report's rows or totals in CSV), computed from an Nsight Systems " +
+				"report, not the report: export the report itself (nsys export --type sqlite REPORT.nsys-rep) " +
+				"and read the .sqlite file it writes"
+		}
+		if rest == "" {
+			break
+		}
+		text = rest
 	}
 	return ""
+}
+
+// statsHeader reports whether line is the header of an nsys stats table.
+// Every report names its quantities with their unit in parentheses
+// ("Duration (ns)", "Total Time (ns)"; --timeunit gives us, ms or s), and
+// its rows are timed from a start ("Start (ns)", "API Start (ns)",
+// "Projected Start (ns)") or its totals share out the time ("Time (%)"):
+// one rule for the reports rather than a list of them.
+func statsHeader(line string) bool {
+	units, timed := 0, false
+	for cell := range strings.SplitSeq(strings.TrimRight(line, "\r"), ",") {
+		cell = strings.Trim(strings.TrimSpace(cell), `"`)
+		name, unit, ok := strings.Cut(cell, "(")
+		unit, closed := strings.CutSuffix(unit, ")")
+		if !ok || !closed {
+			continue
+		}
+		switch unit {
+		case "ns", "us", "ms", "s", "%":
+		default:
+			continue
+		}
+		units++
+		name = strings.TrimSpace(name)
+		if name == "Start" || strings.HasSuffix(name, " Start") || (name == "Time" && unit == "%") {
+			timed = true
+		}
+	}
+	return timed && units >= 2
 }
 
 const name = "nsys"

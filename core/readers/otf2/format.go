@@ -112,9 +112,34 @@ func explainFile(head []byte) string {
 	return ""
 }
 
+// tauMultiProfile says what the directory of a TAU run that measured
+// several metrics is (%s: one of its MULTI__<metric> subdirectories).
+const tauMultiProfile = "a TAU profile of several metrics (MULTI__<metric> directories such as %s, each of profile.NODE.CONTEXT.THREAD: " +
+	"calls and values per function, no timeline), not a trace: " +
+	"TAU writes an OTF2 trace (traces.otf2) when run with TAU_TRACE=1 and TAU_TRACE_FORMAT=otf2; read that"
+
+// maxLooked bounds the files (and MULTI__ directories) whose first bytes
+// explainDir reads: a directory of thousands of ranks' files costs no more
+// than a few reads, and a TAU profile is told by any of them.
+const maxLooked = 8
+
+// tauProfiles reports whether dir holds TAU profiles: one of its first
+// profile.*.*.* files (at most maxLooked looked at; other tools write
+// files of such names too) opens as a TAU profile does.
+func tauProfiles(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "profile.*.*.*"))
+	for _, p := range m[:min(len(m), maxLooked)] {
+		if head, err := ingest.Head(p, 64); err == nil && explainFile(head) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // explainDir says what dir is when it holds a producer's output of the
 // OTF2 producers without a trace: a Score-P experiment directory with a
-// profile (*.cubex) and no OTF2 anchor; TAU's profiles (profile.N.C.T);
+// profile (*.cubex) and no OTF2 anchor; TAU's profiles (profile.N.C.T,
+// or in MULTI__<metric> subdirectories for a run of several metrics);
 // TAU's own trace files (tautrace.*.trc). "" otherwise.
 func explainDir(dir string) string {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.otf2")); len(m) > 0 {
@@ -123,9 +148,15 @@ func explainDir(dir string) string {
 	if m, _ := filepath.Glob(filepath.Join(dir, "tautrace.*.trc")); len(m) > 0 {
 		return tauTrace
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "profile.*.*.*")); len(m) > 0 {
-		if head, err := ingest.Head(m[0], 64); err == nil && explainFile(head) != "" {
-			return tauProfile
+	if tauProfiles(dir) {
+		return tauProfile
+	}
+	// A run that measured several metrics (TAU_METRICS=TIME:PAPI_...)
+	// keeps each metric's profiles in a MULTI__<metric> subdirectory.
+	metrics, _ := filepath.Glob(filepath.Join(dir, "MULTI__*"))
+	for _, m := range metrics[:min(len(metrics), maxLooked)] {
+		if tauProfiles(m) {
+			return fmt.Sprintf(tauMultiProfile, filepath.Base(m))
 		}
 	}
 	profiles, _ := filepath.Glob(filepath.Join(dir, "*.cubex"))

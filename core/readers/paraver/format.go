@@ -2,6 +2,7 @@ package paraver
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -61,14 +62,23 @@ const unfinished = "Extrae's temporary trace file (*.ttmp records, *.stmp sample
 	"trace the run to its end, then merge the *.mpit files with mpi2prv (mpi2prv -f TRACE.mpits -o trace.prv) and read the .prv it writes"
 
 // explainDir says what dir is when it holds Extrae's intermediate files
-// rather than a Paraver trace: *.mpit files (a set-N directory), only
-// temporary *.ttmp files, or a *.mpits list without a merged .prv beside
-// it. "" otherwise.
+// rather than a Paraver trace: *.mpit files (a set-N directory), with a
+// warning when temporary files of unfinished processes are beside them;
+// only temporary *.ttmp or *.stmp files; or a *.mpits list without a
+// merged .prv beside it. "" otherwise.
 func explainDir(dir string) string {
+	left, _ := filepath.Glob(filepath.Join(dir, "*.ttmp"))
+	if len(left) == 0 {
+		// Samples only (a thread's records were renamed, its samples not).
+		left, _ = filepath.Glob(filepath.Join(dir, "*.stmp"))
+	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.mpit")); len(m) > 0 {
+		if len(left) > 0 {
+			return fmt.Sprintf(partial, intermediate, len(left), filepath.Base(left[0]))
+		}
 		return intermediate
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "*.ttmp")); len(m) > 0 {
+	if len(left) > 0 {
 		return unfinished
 	}
 	lists, _ := filepath.Glob(filepath.Join(dir, "*.mpits"))
@@ -78,3 +88,10 @@ func explainDir(dir string) string {
 	}
 	return ""
 }
+
+// partial adds to intermediate (%s) that some threads did not finish
+// tracing: %d temporary files (the first, %s) left beside the *.mpit
+// files. mpi2prv merges the *.mpit files only, so the trace it writes
+// lacks those threads' records, with no word of it.
+const partial = "%s; but %d of its files are still temporary (%s...): the processes that wrote them did not finish tracing " +
+	"(killed, crashed or still running), and the trace mpi2prv merges will lack their records"
