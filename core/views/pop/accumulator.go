@@ -550,8 +550,13 @@ func (a *Accumulator) Result() (*Run, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, errs.Argument("trace", "POP needs MPI calls or Extrae's Running state: none of the states or "+
-			"events of this trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
+		// The data, not an argument, are outside POP's scope: an
+		// EmptyError, named by its file and a failure (status 1), not
+		// bad usage (status 2).
+		return nil, errs.Empty("", "POP does not apply to this trace: it needs MPI calls or Extrae's Running state, and none of the states or "+
+			"events of this trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005); "+
+			"POP models MPI runs (hybrid MPI+OpenMP too) traced by Extrae (Paraver), Score-P (OTF2), SMPI (Pajé) or HPCToolkit, "+
+			"and OpenMP runs traced by Extrae")
 	}
 	if !a.running && a.openMP {
 		// OTF2's OpenMP threads make no MPI calls: the other threads of
