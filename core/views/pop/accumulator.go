@@ -92,10 +92,12 @@ type Run struct {
 	Messages   int
 	// PerResource details every resource.
 	PerResource []Resource
-	// Model is "MPI" when every process has one resource, else
-	// "MPI+OpenMP" when the trace records OpenMP constructs (Extrae's
-	// OpenMP events, OTF2's regions of paradigm OPENMP), "MPI+threads"
-	// when it does not.
+	// Model says what the run uses. With MPI calls: "MPI+OpenMP" when
+	// the trace records OpenMP constructs (Extrae's OpenMP events, OTF2's
+	// regions of paradigm OPENMP), whatever its threads per process, else
+	// "MPI+threads" for several threads per process, else "MPI".
+	// Without (Extrae's Running state only): "OpenMP" with the
+	// constructs, else "threads" or "serial".
 	Model string
 	// ThreadsPerProcess is the largest number of resources of a process.
 	ThreadsPerProcess int
@@ -647,13 +649,22 @@ func (a *Accumulator) Result() (*Run, error) {
 	for _, p := range out.PerProcess {
 		out.ThreadsPerProcess = max(out.ThreadsPerProcess, p.Threads)
 	}
-	switch {
-	case out.ThreadsPerProcess <= 1:
+	// Named by what the run uses, as pypop's metric sets are (MPI_Metrics,
+	// OpenMP_Metrics, MPI_OpenMP_Metrics): an OpenMP program is one on a
+	// single thread too, and one without MPI calls is not an MPI run.
+	switch mpi := out.Calls > 0; {
+	case mpi && a.openMP:
+		out.Model = "MPI+OpenMP"
+	case mpi && out.ThreadsPerProcess > 1:
+		out.Model = "MPI+threads"
+	case mpi:
 		out.Model = "MPI"
 	case a.openMP:
-		out.Model = "MPI+OpenMP"
+		out.Model = "OpenMP"
+	case out.ThreadsPerProcess > 1:
+		out.Model = "threads"
 	default:
-		out.Model = "MPI+threads"
+		out.Model = "serial"
 	}
 	// The threads other than the main one of a process making MPI calls
 	// follow it in the ideal replay: its ideal times stand for theirs.
