@@ -237,8 +237,9 @@ func TestAnalysesOutsideTheirScope(t *testing.T) {
 	} {
 		args := append(append(c.args, "--out", out), path)
 		code, _, errOut := runCLI(args...)
-		if code != StatusFailure || !strings.Contains(errOut, "macroscope "+c.args[0]+": "+path+": ") {
-			t.Errorf("%v: exit %d, %q; want exit %d naming %s", args, code, errOut, StatusFailure, path)
+		if code != StatusFailure || !strings.HasPrefix(errOut, "macroscope "+c.args[0]+": "+path+": ") ||
+			strings.Count(errOut, path) != 1 {
+			t.Errorf("%v: exit %d, %q; want exit %d naming %s once", args, code, errOut, StatusFailure, path)
 		}
 		for _, want := range c.says {
 			if !strings.Contains(errOut, want) {
