@@ -50,9 +50,9 @@ func POPFactorsTable(f *pop.Factors, labels []string, meta map[string]string, me
 // runtime_ideal and useful_ideal_max (NaN without the ideal replay),
 // instructions, cycles (NaN without counters), ipc, frequency_ghz, calls,
 // messages, useful_rule (what counted as useful), no_ideal (why there
-// is no ideal replay, "" when there is one), model ("MPI", or for several
-// threads per process "MPI+OpenMP" or "MPI+threads": the hybrid factors
-// apply) and threads_per_process.
+// is no ideal replay, "" when there is one), model (pop.Run.Model: "MPI",
+// "MPI+OpenMP", "MPI+threads", "OpenMP", "threads" or "serial") and
+// threads_per_process.
 func POPRawTable(runs []pop.Run, labels []string, meta map[string]string, mem memory.Allocator) arrow.RecordBatch {
 	n := len(runs)
 	c := newColumns(mem, n)

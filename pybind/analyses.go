@@ -117,7 +117,7 @@ func (t *Trace) analyze(az *analyzer, cancel <-chan struct{}) (*Analysis, error)
 	}
 	a, err := az.finish(t.t, sourceOf(t.t))
 	if err != nil {
-		return nil, err
+		return nil, errs.NameFile(err, t.t.Files...)
 	}
 	a.info["source"] = sourceOf(t.t)
 	a.info["incomplete"] = incompleteOf(t)

@@ -302,8 +302,13 @@ func (r *Reading) Moments() (m *Moments, err error) {
 // the trace is at fault, not the options.
 func streamError(path string, err error) error {
 	var ae *errs.ArgumentError
+	var ee *errs.EmptyError
 	if errors.As(err, &ae) {
 		return err
+	}
+	if errors.As(err, &ee) {
+		// Data that hold nothing for the analysis are not malformed.
+		return errs.NameFile(err, path)
 	}
 	return &errs.FormatError{File: path, Err: err}
 }

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _bridge, _distributed, _figure, _work
-from ._errors import InvalidArgumentError
+from ._errors import EmptyTraceError, InvalidArgumentError
 from ._figure import Figure
 from ._formats import check_options
 from ._model import MicroModel
@@ -560,10 +560,8 @@ def _run_pop(run, read_options):
         return None
     try:
         return run.pop() if isinstance(run, Trace) else pop(run, progress=False, **read_options)
-    except InvalidArgumentError as e:
-        if e.param == "trace":  # no MPI calls: POP does not apply to this run
-            return None
-        raise
+    except EmptyTraceError:  # no MPI calls: POP does not apply to this run
+        return None
 
 
 def _series_row(run, name, label, meta, ref_bytes, slices, model_kwargs, read_options, series_opts,

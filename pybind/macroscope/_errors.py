@@ -40,8 +40,9 @@ class InvalidArgumentError(MacroscopeError, ValueError):
 class EmptyTraceError(MacroscopeError, ValueError):
     """The trace holds nothing for what was asked: a model of states of a
     trace without states (none written, or every record skipped, as the
-    reading's warnings say). No argument is at fault; ``file`` names the
-    trace when known."""
+    reading's warnings say), or an analysis of a trace outside its scope
+    (POP or the critical path of a trace without MPI calls). No argument is
+    at fault; ``file`` names the trace when known."""
 
     def __init__(self, message, file=None):
         super().__init__(message)

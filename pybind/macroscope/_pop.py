@@ -24,8 +24,9 @@ class POP(Analysis):
     ``to_pandas()`` is the table of efficiencies, a row per metric (and
     form, where the multiplicative and additive forms differ: load
     balance, serialisation and transfer efficiency), a column per run
-    (labelled by its processes, ``"4x2"`` for 4 processes of 2 threads,
-    or the labels given):
+    (labelled by its processes, ``"4x2"`` for 4 processes of 2 threads and
+    ``"1x1"`` for a run of one thread in a series with threads, as pypop's
+    hybrid layout; or the labels given):
 
     - ``metric``, ``key``, ``depth`` (0 global efficiency, 1 parallel
       efficiency and computation scalability, 2 their factors, 3
@@ -65,7 +66,7 @@ class POP(Analysis):
         runtime, useful_avg, useful_max, useful_total, runtime_ideal,
         useful_ideal_max (seconds), instructions, cycles, ipc,
         frequency_ghz, calls, messages, useful_rule, no_ideal, model
-        ("MPI", "MPI+OpenMP", "MPI+threads"), threads_per_process."""
+        (see :attr:`models`), threads_per_process."""
         return self.table("raw")
 
     def resources(self) -> pd.DataFrame:
@@ -92,9 +93,11 @@ class POP(Analysis):
 
     @property
     def models(self) -> list[str]:
-        """Each run's model, in the order of :attr:`runs`: "MPI",
-        "MPI+OpenMP" (the trace records OpenMP constructs) or "MPI+threads"
-        (several threads per process, no OpenMP constructs)."""
+        """Each run's model, in the order of :attr:`runs`, named as pypop's
+        metric sets: with MPI calls "MPI+OpenMP" (the trace records OpenMP
+        constructs, whatever its threads), "MPI+threads" (several threads
+        per process, no OpenMP constructs) or "MPI"; without, "OpenMP"
+        (one thread too), "threads" or "serial"."""
         return list(self._info.get("models") or ())
 
     def efficiencies(self, form: str = "multiplicative") -> pd.DataFrame:
@@ -176,7 +179,8 @@ def pop(runs, format: str | None = None, *, scaling: str = "auto", labels=None, 
     modelfactors.py, with -S 32k; ``ideal=False`` skips it).
 
     ``scaling`` is "auto" (weak when the useful instructions grow with the
-    processes, as BSC decides; strong without counters), "strong" or
+    resources, every thread of every process, as BSC decides by CPUs;
+    strong without counters), "strong" or
     "weak". ``labels`` names the runs (default: their processes).
     ``format`` and ``options`` are those of :func:`macroscope.read`.
 

@@ -404,7 +404,8 @@ class Trace:
         (through the call stacks, launches, streams and synchronisations),
         one of states joined by flows the longest path through them;
         :attr:`CriticalPath.semantics` says which. Refused when the trace
-        has neither MPI calls nor links."""
+        has neither MPI calls nor links (:class:`EmptyTraceError`, naming
+        the file)."""
         return trace_critical_path(self, whole_run)
 
     def stragglers(self, iteration: str | None = None) -> Stragglers:

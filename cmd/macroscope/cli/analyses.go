@@ -137,8 +137,14 @@ func (c *cli) stream(path string, sink trace.Sink) error {
 func resultError(path string, err error) error {
 	var ae *errs.ArgumentError
 	var fe *errs.FormatError
+	var ee *errs.EmptyError
 	if err == nil || errors.As(err, &ae) || errors.As(err, &fe) || errors.Is(err, trace.ErrComputationCanceled) {
 		return err // the user's interrupt is not the file's fault
+	}
+	if errors.As(err, &ee) {
+		// Data that hold nothing for the analysis (outside its scope)
+		// are not malformed: named once, by the file.
+		return errs.NameFile(err, path)
 	}
 	return &errs.FormatError{File: path, Err: err}
 }

@@ -212,3 +212,51 @@ func TestDirectoryOfRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysesOutsideTheirScope checks that an analysis asked of a trace
+// it does not apply to (no MPI calls, no links, no collectives: two
+// threads of plain slices) is a failure of the data, status 1 as
+// docs/cli.md says, naming the file and what the analysis needs; not bad
+// usage (status 2), which no flag was.
+func TestAnalysesOutsideTheirScope(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "threads.json")
+	body := `{"traceEvents":[` +
+		`{"ph":"X","name":"work","pid":1,"tid":1,"ts":0,"dur":10},` +
+		`{"ph":"X","name":"work","pid":1,"tid":2,"ts":5,"dur":10}]}`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		says []string
+	}{
+		{[]string{"pop"}, []string{"POP does not apply to this trace", "needs MPI calls", "Score-P (OTF2)"}},
+		{[]string{"critpath"}, []string{"the critical path does not apply to this trace", "no MPI calls", "no links"}},
+		{[]string{"stragglers"}, []string{"stragglers do not apply to this trace", "no collective operation", "give --iteration"}},
+	} {
+		args := append(append(c.args, "--out", out), path)
+		code, _, errOut := runCLI(args...)
+		if code != StatusFailure || !strings.HasPrefix(errOut, "macroscope "+c.args[0]+": "+path+": ") ||
+			strings.Count(errOut, path) != 1 {
+			t.Errorf("%v: exit %d, %q; want exit %d naming %s once", args, code, errOut, StatusFailure, path)
+		}
+		for _, want := range c.says {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%v: %q, want it to say %q", args, errOut, want)
+			}
+		}
+	}
+	// A series of such runs has no POP factors, and no failure: POP does
+	// not apply to them (compare tells that refusal from the others).
+	mustRun(t, "compare", "--out", out, "--slices", "4", "--series", "series.csv", path, path)
+	series := readCSV(t, filepath.Join(out, "series.csv"))
+	for _, name := range series.header {
+		if strings.HasPrefix(name, "pop:") {
+			t.Errorf("series of runs without MPI calls has column %s: %v", name, series.header)
+		}
+	}
+	if len(series.rows) != 2 {
+		t.Errorf("series rows %v", series.rows)
+	}
+}

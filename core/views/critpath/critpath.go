@@ -234,12 +234,14 @@ func tiedMessages(run *mpi.Run) iter.Seq2[mpi.CallRef, mpi.CallRef] {
 // those, not run.Messages.
 func fromRun(run *run, messages *messageWaits, opt Options) (*Result, error) {
 	if len(run.Resources) == 0 {
-		return nil, errs.Argument("trace", "the critical path needs MPI calls: none of the states or events of this "+
+		// Outside the analysis's scope is a fact of the data (status 1,
+		// the file named), not bad usage.
+		return nil, errs.Empty("", "the critical path does not apply to this trace: it needs MPI calls, and none of the states or events of this "+
 			"trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
 	}
 	if len(run.Resources) > 1 && run.NumMessages == 0 && len(run.Collectives) == 0 {
-		return nil, errs.Argument("trace", "the critical path needs matched messages or collective operations between "+
-			"the MPI calls; this trace has none (the format does not record them)")
+		return nil, errs.Empty("", "the critical path does not apply to this trace: it needs matched messages or collective operations between "+
+			"the MPI calls, and this trace has none (the format does not record them; Extrae's Paraver, Score-P's OTF2 and SMPI's Pajé traces do)")
 	}
 	look := trace.Looker{Cancel: opt.Cancel}
 	if err := look.Stopped(0); err != nil {

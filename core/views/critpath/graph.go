@@ -330,7 +330,9 @@ func (g *graphCollector) result() (*Result, error) {
 // semantics.
 func (g *graphCollector) build() (*graph, string, error) {
 	if len(g.links) == 0 {
-		return nil, "", errs.Argument("trace", "the critical path needs MPI calls with matched messages or collective "+
+		// Outside the analysis's scope is a fact of the data (status 1,
+		// the file named), not bad usage.
+		return nil, "", errs.Empty("", "the critical path does not apply to this trace: it needs MPI calls with matched messages or collective "+
 			"operations (Scalasca's semantics), kernel launches linked to their GPU operations (HTA's: Kineto's ac2g "+
 			"flows or correlation ids, those of Nsight Systems and rocprof) or links between tasks (flows, dependencies); "+
 			"this trace has no MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005) and no links")
@@ -1033,7 +1035,7 @@ func (gr *graph) toResult(semantics string, path []int32) (*Result, error) {
 	}
 	r.traceStart = g.start
 	if len(path) == 0 {
-		return nil, errs.Argument("trace", "the critical path is empty: the links of this trace join no states of positive duration")
+		return nil, errs.Empty("", "the critical path is empty: the links of this trace join no states of positive duration")
 	}
 	for _, ei := range path {
 		e := gr.edges[ei]

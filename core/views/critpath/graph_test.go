@@ -360,9 +360,9 @@ func TestGraphRefused(t *testing.T) {
 	g.state("cpu", "work", 0, 10, 0)
 	g.t.Finish(0, 10)
 	_, err := Compute(g.t, Options{})
-	var ae *errs.ArgumentError
-	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no MPI calls") || !strings.Contains(err.Error(), "no links") {
-		t.Fatalf("error %v, want an argument error saying the trace has no MPI calls and no links", err)
+	var ee *errs.EmptyError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "no MPI calls") || !strings.Contains(err.Error(), "no links") {
+		t.Fatalf("error %v, want an empty-data error saying the trace has no MPI calls and no links", err)
 	}
 }
 

@@ -92,10 +92,12 @@ type Run struct {
 	Messages   int
 	// PerResource details every resource.
 	PerResource []Resource
-	// Model is "MPI" when every process has one resource, else
-	// "MPI+OpenMP" when the trace records OpenMP constructs (Extrae's
-	// OpenMP events, OTF2's regions of paradigm OPENMP), "MPI+threads"
-	// when it does not.
+	// Model says what the run uses. With MPI calls: "MPI+OpenMP" when
+	// the trace records OpenMP constructs (Extrae's OpenMP events, OTF2's
+	// regions of paradigm OPENMP), whatever its threads per process, else
+	// "MPI+threads" for several threads per process, else "MPI".
+	// Without (Extrae's Running state only): "OpenMP" with the
+	// constructs, else "threads" or "serial".
 	Model string
 	// ThreadsPerProcess is the largest number of resources of a process.
 	ThreadsPerProcess int
@@ -550,8 +552,13 @@ func (a *Accumulator) Result() (*Run, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, errs.Argument("trace", "POP needs MPI calls or Extrae's Running state: none of the states or "+
-			"events of this trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005)")
+		// The data, not an argument, are outside POP's scope: an
+		// EmptyError, named by its file and a failure (status 1), not
+		// bad usage (status 2).
+		return nil, errs.Empty("", "POP does not apply to this trace: it needs MPI calls or Extrae's Running state, and none of the states or "+
+			"events of this trace are MPI calls (states named MPI_* or PMPI_*, Extrae's events 50000001-50000005); "+
+			"POP models MPI runs (hybrid MPI+OpenMP too) traced by Extrae (Paraver), Score-P (OTF2), SMPI (Pajé) or HPCToolkit, "+
+			"and OpenMP runs traced by Extrae")
 	}
 	if !a.running && a.openMP {
 		// OTF2's OpenMP threads make no MPI calls: the other threads of
@@ -642,13 +649,22 @@ func (a *Accumulator) Result() (*Run, error) {
 	for _, p := range out.PerProcess {
 		out.ThreadsPerProcess = max(out.ThreadsPerProcess, p.Threads)
 	}
-	switch {
-	case out.ThreadsPerProcess <= 1:
+	// Named by what the run uses, as pypop's metric sets are (MPI_Metrics,
+	// OpenMP_Metrics, MPI_OpenMP_Metrics): an OpenMP program is one on a
+	// single thread too, and one without MPI calls is not an MPI run.
+	switch mpi := out.Calls > 0; {
+	case mpi && a.openMP:
+		out.Model = "MPI+OpenMP"
+	case mpi && out.ThreadsPerProcess > 1:
+		out.Model = "MPI+threads"
+	case mpi:
 		out.Model = "MPI"
 	case a.openMP:
-		out.Model = "MPI+OpenMP"
+		out.Model = "OpenMP"
+	case out.ThreadsPerProcess > 1:
+		out.Model = "threads"
 	default:
-		out.Model = "MPI+threads"
+		out.Model = "serial"
 	}
 	// The threads other than the main one of a process making MPI calls
 	// follow it in the ideal replay: its ideal times stand for theirs.

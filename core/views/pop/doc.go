@@ -18,24 +18,26 @@
 // For a series of runs (ComputeFactors), the factors, multiplicative as
 // BSC computes them (modelfactors.py, compute_model_factors) and additive
 // as pypop's MPI_Metrics do (pypop/metrics/mpi.py), the reference being
-// the run with the fewest processes:
+// the run with the fewest resources (then threads per process, as pypop
+// chooses it):
 //
 //	load balance            LB  = mean_r U_r / max_r U_r        (additive: 1 - (max U - mean U) / T)
 //	communication eff.      CommE = max_r U_r / T
 //	serialisation eff.      SerE = max_r O_r / IR               (additive: 1 - (IR - max U) / T)
 //	transfer eff.           TE  = CommE / SerE                  (additive: IR / T)
 //	parallel eff.           PE  = mean_r U_r / T = LB x CommE
-//	computation scal.       CompS = sum U (ref) / sum U         (weak: x P / P_ref)
+//	computation scal.       CompS = sum U (ref) / sum U         (weak: x R / R_ref)
 //	global eff.             GE  = PE x CompS
 //	IPC, its scalability    IPC = instructions / cycles, IPC / IPC_ref
-//	instruction scal.       instructions_ref / instructions     (weak: x P / P_ref)
+//	instruction scal.       instructions_ref / instructions     (weak: x R / R_ref)
 //	frequency, its scal.    cycles / sum U (GHz), f / f_ref
-//	speed-up                T_ref / T                           (weak: x P / P_ref)
+//	speed-up                T_ref / T                           (weak: x R / R_ref)
 //
 // where O_r is r's time outside MPI calls from the trace's start to its
-// last record. Weak scaling is recognised as BSC does: the useful
-// instructions, over the reference's, over the ratio of processes,
-// average above 0.9 (Scaling Auto).
+// last record and R the run's resources (threads of all processes, BSC's
+// CPUs). Weak scaling is recognised as BSC does: the useful instructions,
+// over the reference's, over the ratio of resources, average above 0.9
+// (Scaling Auto).
 //
 // The ideal network is not simulated by Dimemas but replayed from the
 // trace's own MPI calls and messages (Replay): on pypop's EPOCH runs the

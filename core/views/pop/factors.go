@@ -16,9 +16,12 @@ type Scaling uint8
 // The scalings.
 const (
 	// Auto guesses as BSC's modelfactors.py does: weak when the useful
-	// instructions grow with the processes (their ratio to the reference
-	// run's over the ratio of processes averages above 0.9), else strong;
-	// strong without counters or with one run.
+	// instructions grow with the CPUs (their ratio to the reference run's
+	// over the ratio of resources, the threads of all processes, averages
+	// above 0.9), else strong; strong without counters or with one run.
+	// BSC's CPUs are the .row file's, every thread of every task: a
+	// series of threads of one process (pypop's ImageMagick runs) is
+	// strong scaling when its instructions stay constant.
 	Auto Scaling = iota
 	Strong
 	Weak
@@ -94,7 +97,7 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 	if len(runs) > 1 {
 		sum := 0.0
 		for _, r := range runs {
-			sum += (r.Instructions / ref.Instructions) / (float64(r.Processes) / float64(ref.Processes))
+			sum += (r.Instructions / ref.Instructions) / (float64(r.Resources) / float64(ref.Resources))
 		}
 		f.NormalisedInstructions = (sum - 1) / float64(len(runs)-1)
 	}
@@ -115,7 +118,8 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 	}
 	weak := func(r Run) float64 {
 		if f.Scaling == Weak {
-			return float64(r.Processes) / float64(ref.Processes)
+			// BSC's proc_ratio: of CPUs, as the detection above.
+			return float64(r.Resources) / float64(ref.Resources)
 		}
 		return 1
 	}
@@ -180,13 +184,16 @@ func (f *Factors) Form(form Form) []Factor {
 }
 
 // Labels names the runs: their processes, and threads per process when
-// there are several ("4x2"); repeated labels get a suffix.
+// a run of the series has several ("4x2"; "1x1" for a run of one thread
+// among them, as pypop's hybrid layout names every run); repeated labels
+// get a suffix.
 func (f *Factors) Labels() []string {
 	out := make([]string, len(f.Runs))
 	seen := map[string]int{}
+	hybrid := f.Hybrid()
 	for i, r := range f.Runs {
 		l := fmt.Sprint(r.Processes)
-		if r.Resources != r.Processes && r.Processes > 0 && r.Resources%r.Processes == 0 {
+		if (hybrid || r.Resources != r.Processes) && r.Processes > 0 && r.Resources%r.Processes == 0 {
 			l = fmt.Sprintf("%dx%d", r.Processes, r.Resources/r.Processes)
 		}
 		seen[l]++
@@ -198,13 +205,18 @@ func (f *Factors) Labels() []string {
 	return out
 }
 
-// referenceFirst orders the runs of a series, the reference (fewest
-// processes, then resources) first.
+// referenceFirst orders the runs of a series, the reference first: as
+// pypop's MetricSet._choose_ref_key, the fewest threads in all (resources),
+// then the fewest threads per process (BSC sorts by CPUs too); then the
+// fewest processes.
 func referenceFirst(a, b Run) int {
-	if a.Processes != b.Processes {
-		return a.Processes - b.Processes
+	if a.Resources != b.Resources {
+		return a.Resources - b.Resources
 	}
-	return a.Resources - b.Resources
+	if a.ThreadsPerProcess != b.ThreadsPerProcess {
+		return a.ThreadsPerProcess - b.ThreadsPerProcess
+	}
+	return a.Processes - b.Processes
 }
 
 // StudySummaryKeys are the factors of a series that need every run of it

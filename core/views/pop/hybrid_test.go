@@ -305,7 +305,7 @@ func TestImageMagickPypop(t *testing.T) {
 				t.Skipf("%d-thread run not available (testdata/imagemagick/fetch.sh)", n)
 			}
 			r := computeFile(t, path, "paraver")
-			if r.Model != "MPI+OpenMP" || r.ThreadsPerProcess != n {
+			if r.Model != "OpenMP" || r.ThreadsPerProcess != n { // no MPI calls: pypop's OpenMP_Metrics
 				t.Fatalf("model %q, %d threads", r.Model, r.ThreadsPerProcess)
 			}
 			fs, err := ComputeFactors([]Run{*r}, Strong)
@@ -359,6 +359,15 @@ func TestOneThreadOpenMPRun(t *testing.T) {
 	if fs.Runs[0].ThreadsPerProcess != 1 {
 		t.Fatalf("the reference is the run of %d threads", fs.Runs[0].ThreadsPerProcess)
 	}
+	// Named as pypop names them: an OpenMP run without MPI calls is
+	// OpenMP on one thread too (it was "MPI"), and its layout is 1x1 in
+	// a series with threads (it was "1").
+	if one.Model != "OpenMP" || two.Model != "MPI+OpenMP" {
+		t.Errorf("models %q and %q, want OpenMP and MPI+OpenMP", one.Model, two.Model)
+	}
+	if l := fs.Labels(); l[0] != "1x1" {
+		t.Errorf("labels %v, want 1x1 first", l)
+	}
 	for form, want := range map[Form]map[string]float64{
 		Multiplicative: {"thread_level_efficiency": 0.9, "openmp_region_efficiency": 0.9, "serial_region_efficiency": 1},
 		Additive:       {"thread_level_efficiency": 0.9, "openmp_region_efficiency": 0.9, "serial_region_efficiency": 1},
@@ -374,6 +383,52 @@ func TestOneThreadOpenMPRun(t *testing.T) {
 		}
 		if seen != len(want) {
 			t.Errorf("%v: %d of the %d rows", form, seen, len(want))
+		}
+	}
+}
+
+// TestScalingOfThreads: BSC's modelfactors.py detects weak scaling by
+// the useful instructions over the ratio of CPUs (its .row file's: every
+// thread of every task), and pypop's reference run has the fewest threads
+// in all, then per process. A series of one process on 1 and 4 threads
+// with the same instructions (pypop's ImageMagick runs) was called weak
+// (the ratio of processes is 1), and a 2x4 run was the reference of a
+// series with a 4x1 run (fewer processes).
+func TestScalingOfThreads(t *testing.T) {
+	run := func(procs, threads int, instructions float64) Run {
+		return Run{Source: fmt.Sprintf("%dx%d", procs, threads), Processes: procs, Resources: procs * threads, ThreadsPerProcess: threads,
+			Runtime: 100, UsefulTotal: trace.Time(90 * procs * threads), UsefulMax: 90, UsefulAvg: 90,
+			Instructions: instructions, Cycles: instructions}
+	}
+	for _, c := range []struct {
+		runs []Run
+		want Scaling
+		norm float64 // ((1e9/1e9)/(4/1) ... ) as BSC averages them
+		ref  string
+	}{
+		{[]Run{run(1, 4, 1e9), run(1, 1, 1e9)}, Strong, 0.25, "1x1"},
+		{[]Run{run(1, 1, 1e9), run(1, 4, 4e9)}, Weak, 1, "1x1"},
+		{[]Run{run(2, 4, 1e9), run(4, 1, 1e9)}, Strong, 0.5, "4x1"},
+		{[]Run{run(1, 1, 1e9), run(2, 1, 2e9), run(4, 1, 4e9)}, Weak, 1, "1x1"}, // MPI-only: as before
+	} {
+		f, err := ComputeFactors(c.runs, Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Scaling != c.want || math.Abs(f.NormalisedInstructions-c.norm) > 1e-12 || f.Runs[0].Source != c.ref {
+			t.Errorf("%v: %v scaling, normalised instructions %v, reference %s; want %v, %v, %s",
+				c.runs, f.Scaling, f.NormalisedInstructions, f.Runs[0].Source, c.want, c.norm, c.ref)
+		}
+	}
+	// Weak scaling scales by the resources: 4 threads doing 4x the
+	// instructions in the same time have speed-up 4 (it was 1: x P/P_ref).
+	f, err := ComputeFactors([]Run{run(1, 1, 1e9), run(1, 4, 4e9)}, Weak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range f.Rows {
+		if row.Key == "speedup" && row.Values[1] != 4 {
+			t.Errorf("weak speed-up %v, want 4", row.Values[1])
 		}
 	}
 }

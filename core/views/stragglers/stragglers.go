@@ -302,7 +302,9 @@ func (a *Accumulator) Result() (*Result, error) {
 				return a.iterations(p, &Result{Start: a.start, End: a.end}, look)
 			}
 		}
-		return nil, errs.Argument("trace", "no collective operation in this trace (MPI calls named MPI_Allreduce, "+
+		// No argument was wrong (none names the iterations): the data
+		// hold nothing to compare, a failure naming the file (status 1).
+		return nil, errs.Empty("", "stragglers do not apply to this trace as it is: it has no collective operation (MPI calls named MPI_Allreduce, "+
 			"MPI_Barrier...), nor NCCL kernels or ProfilerStep iterations on two resources: give iteration= a "+
 			"pattern of state names whose instances synchronise the resources")
 	}
