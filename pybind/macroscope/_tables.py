@@ -8,7 +8,7 @@ import html
 import pandas as pd
 import pyarrow as pa
 
-from . import _bridge
+from . import _bridge, _work
 
 
 class TableResult:
@@ -33,8 +33,6 @@ class TableResult:
     def _table(self) -> pa.Table:
         start = getattr(self._h, "StartTable", None)
         if start is not None:  # a long table: converted as a work Ctrl-C stops
-            from . import _work
-
             return _work.table(start)
         return _bridge.table(self._export)
 
