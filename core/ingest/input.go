@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -249,6 +250,24 @@ func kindOf(m os.FileMode) string {
 		return "a device"
 	}
 	return m.Type().String()
+}
+
+// MaxLooked bounds the files whose first bytes a format's ExplainDir
+// reads to tell what a directory holds: a directory of thousands of
+// ranks' files then costs a few reads, and any of them tells.
+const MaxLooked = 8
+
+// AnyHead reports whether one of the first MaxLooked files matching
+// pattern (filepath.Glob) has first n bytes (decompressed) that is takes;
+// files that cannot be read are passed over.
+func AnyHead(pattern string, n int, is func(head []byte) bool) bool {
+	files, _ := filepath.Glob(pattern)
+	for _, f := range files[:min(len(files), MaxLooked)] {
+		if head, err := Head(f, n); err == nil && is(head) {
+			return true
+		}
+	}
+	return false
 }
 
 // Head returns up to n bytes of the file at path, decompressed if it is

@@ -118,22 +118,11 @@ const tauMultiProfile = "a TAU profile of several metrics (MULTI__<metric> direc
 	"calls and values per function, no timeline), not a trace: " +
 	"TAU writes an OTF2 trace (traces.otf2) when run with TAU_TRACE=1 and TAU_TRACE_FORMAT=otf2; read that"
 
-// maxLooked bounds the files (and MULTI__ directories) whose first bytes
-// explainDir reads: a directory of thousands of ranks' files costs no more
-// than a few reads, and a TAU profile is told by any of them.
-const maxLooked = 8
-
 // tauProfiles reports whether dir holds TAU profiles: one of its first
-// profile.*.*.* files (at most maxLooked looked at; other tools write
-// files of such names too) opens as a TAU profile does.
+// profile.*.*.* files (ingest.AnyHead; other tools write files of such
+// names too) opens as a TAU profile does.
 func tauProfiles(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "profile.*.*.*"))
-	for _, p := range m[:min(len(m), maxLooked)] {
-		if head, err := ingest.Head(p, 64); err == nil && explainFile(head) != "" {
-			return true
-		}
-	}
-	return false
+	return ingest.AnyHead(filepath.Join(dir, "profile.*.*.*"), 64, func(head []byte) bool { return explainFile(head) != "" })
 }
 
 // explainDir says what dir is when it holds a producer's output of the
@@ -154,7 +143,7 @@ func explainDir(dir string) string {
 	// A run that measured several metrics (TAU_METRICS=TIME:PAPI_...)
 	// keeps each metric's profiles in a MULTI__<metric> subdirectory.
 	metrics, _ := filepath.Glob(filepath.Join(dir, "MULTI__*"))
-	for _, m := range metrics[:min(len(metrics), maxLooked)] {
+	for _, m := range metrics[:min(len(metrics), ingest.MaxLooked)] {
 		if tauProfiles(m) {
 			return fmt.Sprintf(tauMultiProfile, filepath.Base(m))
 		}

@@ -53,15 +53,11 @@ func explainFile(head []byte) string {
 }
 
 // explainDir says what dir is when it holds Akypuera's librastro files
-// (the traces directory of a run) and no Pajé trace. "" otherwise.
+// (the traces directory of a run) and no Pajé trace: one of its first
+// *.rst files (ingest.AnyHead) begins as librastro's do. "" otherwise.
 func explainDir(dir string) string {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.rst"))
-	for _, f := range files {
-		if head, err := ingest.Head(f, 16); err == nil {
-			if explainFile(head) != "" {
-				return "a directory of Akypuera's librastro files (rastro-RANK-THREAD.rst, one per MPI process), " + rastroWay
-			}
-		}
+	if ingest.AnyHead(filepath.Join(dir, "*.rst"), 16, func(head []byte) bool { return explainFile(head) != "" }) {
+		return "a directory of Akypuera's librastro files (rastro-RANK-THREAD.rst, one per MPI process), " + rastroWay
 	}
 	return ""
 }
