@@ -43,8 +43,9 @@ def read(path: str | os.PathLike | Sequence[str | os.PathLike], format: str | No
     the reasons instead. For Pajé it also reads as pj_dump does (see
     :func:`read_paje`), for rocprof's CSV it fails on unreadable rows.
 
-    ``progress``: None (default) shows a tqdm bar if tqdm is installed and
-    the read lasts over a second; True always shows one (tqdm required);
+    ``progress``: None (default) shows a tqdm bar if tqdm is installed, the
+    read lasts over a second and someone watches (a notebook, or standard
+    error on a terminal: not a pipe or a log); True always shows one (tqdm required);
     False shows nothing; a callable is called as ``progress(done, total)``
     in bytes (total 0 if unknown) about ten times a second. Interrupting
     the read (Ctrl-C, Jupyter's stop button) stops the reader too.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 from collections.abc import Callable
 
 from . import _bridge, _parquet
@@ -19,7 +20,8 @@ from ._errors import InvalidArgumentError
 _POLL_MS = 100
 
 #: What ``progress=`` takes (see :func:`macroscope.read`): None (a tqdm bar
-#: for reads over a second), True, False, or a callable ``f(done, total)``.
+#: for reads over a second, in a notebook or on a terminal), True, False, or
+#: a callable ``f(done, total)``.
 Progress = bool | Callable[[int, int], object] | None
 
 
@@ -83,7 +85,8 @@ def _progress(reading) -> tuple[int, int]:
 
 def _reporter(progress, desc):
     """The progress display ``progress`` asks for: None (a tqdm bar if tqdm
-    is installed, shown when the read lasts over a second), True (a tqdm
+    is installed, shown when the read lasts over a second in a notebook or on
+    a terminal), True (a tqdm
     bar), False (nothing) or a callable ``f(done, total)``."""
     if progress is False:
         return None
@@ -100,9 +103,26 @@ def _reporter(progress, desc):
             raise InvalidArgumentError(
                 "progress: progress=True draws a tqdm progress bar, but tqdm is not installed "
                 "(pip install tqdm, or pass progress=False or a callable)", param="progress") from None
+        if progress is None and not _watched():
+            return None
         return _Bar(desc, delay=1.0 if progress is None else 0.0)
     raise InvalidArgumentError(f"progress: must be None, True, False or a callable, got {progress!r}",
                                param="progress")
+
+
+def _watched() -> bool:
+    """Whether a person watches the default bar: a notebook's kernel, or a
+    standard error that is a terminal. A script whose standard error goes
+    to a pipe or a log gets no bar by default: tqdm's carriage returns would
+    fill the log (progress=True still draws one there)."""
+    try:
+        if sys.stderr is not None and sys.stderr.isatty():
+            return True
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        pass
+    # In a Jupyter kernel standard error is the kernel's stream, never a
+    # terminal, and tqdm.auto draws the notebook's widget.
+    return "ipykernel" in sys.modules
 
 
 class _Callback:

@@ -53,3 +53,32 @@ def test_errors_of_the_reader_still_surface(tmp_path):
     with pytest.raises(ms.TraceFormatError) as info:
         ms.read(path, progress=lambda d, t: calls.append(d))
     assert info.value.line == 30
+
+
+class _Stream:
+    def __init__(self, tty):
+        self._tty = tty
+
+    def isatty(self):
+        return self._tty
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty, kernel, drawn", [(False, False, False), (True, False, True), (False, True, True)])
+def test_default_bar_only_where_watched(monkeypatch, tty, kernel, drawn):
+    # The default (progress=None) draws a bar on a terminal or in a notebook's
+    # kernel, not into a pipe or a log; progress=True draws one everywhere.
+    pytest.importorskip("tqdm")
+    from macroscope import _reading
+
+    monkeypatch.setattr(sys, "stderr", _Stream(tty))
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    if kernel:
+        monkeypatch.setitem(sys.modules, "ipykernel", sys)
+    assert isinstance(_reading._reporter(None, "t"), _reading._Bar) is drawn
+    assert isinstance(_reading._reporter(True, "t"), _reading._Bar)
