@@ -27,42 +27,15 @@ type ColorMap []color.RGBA
 func ResolveColors(names, traceColors []string, override map[string]string) (ColorMap, error) {
 	out := make(ColorMap, len(names))
 	index := make(map[string]int, len(names))
-	var traced [][3]float64 // OKLab of the trace's colours kept so far
-	near := func(c color.RGBA) bool { return nearAny(OKLab(c), traced) }
-	// The trace's colours first, each once (DistinctTraceColors).
-	traceColors = DistinctTraceColors(traceColors)
-	given := make([]bool, len(names))
 	for i, n := range names {
 		index[n] = i
-		if i < len(traceColors) && traceColors[i] != "" {
-			if c, err := ParseColor(traceColors[i]); err == nil {
-				out[i], given[i] = c, true
-				traced = append(traced, OKLab(c))
-			}
-		}
 	}
-	// Then the palette: the colour of the state's index (the palette's
-	// colours are apart from each other), unless it looks like one of the
-	// trace's; then the next palette colour past the model's states that
-	// does not (past the palette's size, colours repeat anyway).
-	spare := len(names)
-	for i := range names {
-		if given[i] {
-			continue
-		}
-		out[i] = CategoryColor(i)
-		if len(traced) == 0 || !near(out[i]) || len(names) >= paletteSize {
-			continue
-		}
-		for ; spare < paletteSize; spare++ {
-			if c := CategoryColor(spare); !near(c) {
-				out[i] = c
-				traced = append(traced, OKLab(c)) // taken: later states avoid it too
-				spare++
-				break
-			}
-		}
-	}
+	var taken [][3]float64 // OKLab of the colours the palette must not repeat
+	near := func(c color.RGBA) bool { return nearAny(OKLab(c), taken) }
+	given := make([]bool, len(names))
+	// The user's colours first: a state the user paints red makes the
+	// palette skip its own red for the others, as the trace's colours do
+	// (a figure with two reds says nothing about either).
 	for name, spec := range override {
 		i, ok := index[name]
 		if !ok {
@@ -72,7 +45,41 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 		if err != nil {
 			return nil, err
 		}
-		out[i] = c
+		out[i], given[i] = c, true
+		taken = append(taken, OKLab(c))
+	}
+	// Then the trace's colours, each once (DistinctTraceColors).
+	traceColors = DistinctTraceColors(traceColors)
+	for i := range names {
+		if given[i] || i >= len(traceColors) || traceColors[i] == "" {
+			continue
+		}
+		if c, err := ParseColor(traceColors[i]); err == nil {
+			out[i], given[i] = c, true
+			taken = append(taken, OKLab(c))
+		}
+	}
+	// Then the palette: the colour of the state's index (the palette's
+	// colours are apart from each other), unless it looks like one of the
+	// colours given; then the next palette colour past the model's states
+	// that does not (past the palette's size, colours repeat anyway).
+	spare := len(names)
+	for i := range names {
+		if given[i] {
+			continue
+		}
+		out[i] = CategoryColor(i)
+		if len(taken) == 0 || !near(out[i]) || len(names) >= paletteSize {
+			continue
+		}
+		for ; spare < paletteSize; spare++ {
+			if c := CategoryColor(spare); !near(c) {
+				out[i] = c
+				taken = append(taken, OKLab(c)) // taken: later states avoid it too
+				spare++
+				break
+			}
+		}
 	}
 	return out, nil
 }

@@ -173,6 +173,30 @@ func TestResolveColorsNearDuplicates(t *testing.T) {
 	}
 }
 
+// A colour the user gives one state (colors=) is not the palette's colour
+// of another: that state takes the next free palette colour, as it does
+// beside the trace's colours; the states the override does not touch keep
+// theirs.
+func TestResolveColorsAvoidsTheUsersColours(t *testing.T) {
+	names := []string{"compute", "MPI_Wait", "MPI_Send", "MPI_Recv"}
+	second := Hex(CategoryColor(1)) // the palette's colour of MPI_Wait
+	cm, err := ResolveColors(names, nil, map[string]string{"compute": second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm[0] != CategoryColor(1) {
+		t.Errorf("compute: %v, want the user's %s", cm[0], second)
+	}
+	if d := deltaE2000(cieLab(cm[0]), cieLab(cm[1])); d < 10 {
+		t.Errorf("MPI_Wait %v looks like the user's compute %v: ΔE2000 %.2f", cm[1], cm[0], d)
+	}
+	for i := 2; i < len(names); i++ {
+		if cm[i] != CategoryColor(i) {
+			t.Errorf("%s: %v, want the palette's %v", names[i], cm[i], CategoryColor(i))
+		}
+	}
+}
+
 // A model of many states without trace colours keeps the palette, whose
 // first 40 colours are pairwise at least ΔE2000 9 apart (past 30 states).
 func TestPaletteMinDeltaE2000(t *testing.T) {
