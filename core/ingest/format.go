@@ -91,6 +91,14 @@ type Source struct {
 	// it delivers anything (JSON, databases): streaming the model from it
 	// would save nothing, so the model builder reads it into memory once.
 	Whole bool
+	// Job tells that the trace is a whole job, whose communicators are its
+	// own (an OTF2 archive, a Paraver trace: every rank of the run): read
+	// with others as one trace (partition.Runs), each such run is an
+	// application of its own (trace.RoleApplication), so that a collective
+	// of one run never meets another's. A file of one rank or process (a
+	// Kineto trace, an Nsight report) is not: the ranks of a job read
+	// together share their communicators.
+	Job bool
 	// Files are the files the trace is made of, for the record.
 	Files []string
 }

@@ -12,14 +12,14 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
-// under returns the sink that puts a part under its run container, if
-// it has one, and that run sink (nil for none).
-func under(p Part, sink trace.Sink) (trace.Sink, *runSink) {
+// under returns the sink that puts a part of source src under its run
+// container, if it has one, and that run sink (nil for none).
+func under(p Part, src *ingest.Source, sink trace.Sink) (trace.Sink, *runSink) {
 	if p.Run == "" {
 		return sink, nil
 	}
 	r := newRunSink(sink)
-	r.begin(p.Run)
+	r.begin(p.Run, src.Job)
 	return r, r
 }
 
@@ -37,7 +37,7 @@ func Extent(p Part, guess bool, ro trace.ReadOptions) (start, end trace.Time, er
 	if err != nil {
 		return 0, 0, err
 	}
-	sink, runs := under(p, &ext)
+	sink, runs := under(p, src, &ext)
 	if guess && src.Probe != nil && p.Run == "" {
 		if start, end, ok := src.Probe(); ok {
 			return start, end, nil
@@ -64,7 +64,7 @@ func Read(p Part, sink trace.Sink, ro trace.ReadOptions) error {
 	if err != nil {
 		return err
 	}
-	into, runs := under(p, sink)
+	into, runs := under(p, src, sink)
 	if err := src.Read(into, ro); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	} else {
 		acc.StartOrdered = src.StartOrdered
 	}
-	sink, runs := under(p, into)
+	sink, runs := under(p, src, into)
 	if ro.Notes == nil {
 		ro.Notes = &trace.Notes{}
 	}

@@ -36,9 +36,7 @@ type runSink struct {
 }
 
 func newRunSink(out trace.Sink) *runSink {
-	r := &runSink{out: out, types: map[string]int32{}, values: map[string]int32{}}
-	r.runType = r.defineType(trace.Type{Name: RunType, Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None})
-	return r
+	return &runSink{out: out, types: map[string]int32{}, values: map[string]int32{}}
 }
 
 func (r *runSink) defineType(t trace.Type) int32 {
@@ -54,7 +52,15 @@ func (r *runSink) defineType(t trace.Type) int32 {
 }
 
 // begin starts the file of run name: its root becomes a new container.
-func (r *runSink) begin(name string) {
+// job tells that the file is a whole job (ingest.Source.Job): its run is
+// then an application (trace.RoleApplication), whose communicators are
+// apart from the other runs'.
+func (r *runSink) begin(name string, job bool) {
+	role := trace.RoleNone
+	if job {
+		role = trace.RoleApplication
+	}
+	r.runType = r.defineType(trace.Type{Name: RunType, Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None, Role: role})
 	r.typeOf, r.valueOf = r.typeOf[:0], r.valueOf[:0]
 	r.nConts++
 	r.out.CreateContainer(trace.Container{Name: name, Type: r.runType, Parent: 0, End: trace.Unset})
@@ -152,7 +158,7 @@ func Runs(plan *Plan) (*ingest.Source, error) {
 		r := newRunSink(sink)
 		var done, total int64
 		for i, src := range srcs {
-			r.begin(plan.Parts[i].Run)
+			r.begin(plan.Parts[i].Run, src.Job)
 			sub := ro
 			if ro.Progress != nil {
 				// Each file reports its own bytes: count them after the files before.

@@ -22,7 +22,7 @@ func TestRunsKeepRoles(t *testing.T) {
 	}{{"a.paje", trace.RoleNone, trace.RoleNone}, {"b.prv", trace.RoleApplication, trace.RoleNone},
 		{"c.prv", trace.RoleApplication, trace.RoleOff}}
 	for _, f := range files {
-		r.begin(f.name)
+		r.begin(f.name, false)
 		r.DefineType(trace.Type{Name: "Application", Kind: trace.KindContainer, Parent: trace.None, Start: trace.None, End: trace.None, Role: f.typ})
 		r.DefineType(trace.Type{Name: "Call", Alias: "50000001", Kind: trace.KindEvent, Parent: 0, Start: trace.None, End: trace.None, Role: trace.RoleCall})
 		r.DefineValue(trace.Value{Type: 1, Name: "0", Alias: "0", Role: f.val})

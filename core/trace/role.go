@@ -24,7 +24,9 @@ const (
 	// RoleCommunicator and RoleCollectiveEnd events name communicators
 	// local to it, and the calls no event gives a communicator are on an
 	// unnamed one of its own. (The runs of a trace read from several
-	// files are not applications: they may be the ranks of one job.)
+	// files are applications only where each file is a whole job, an
+	// OTF2 archive or a Paraver trace: files of one rank each may be the
+	// ranks of one job; see ingest.Source.Job.)
 	RoleApplication
 	// RoleAsyncLane: each top-level state of a container is an operation
 	// of its own, which does not depend on the one before it on the

@@ -37,7 +37,7 @@ var Format = ingest.Format{
 				}
 				return probe(path, groups)
 			},
-			Files: []string{path}}, nil
+			Job: true, Files: []string{path}}, nil
 	},
 	// Parts of consecutive location groups, merged by time; the messages
 	// between groups are kept by the parts and matched afterwards.

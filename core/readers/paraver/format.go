@@ -36,10 +36,10 @@ var Format = ingest.Format{
 		}
 		if from, to := int64(v.Int("part_start")), int64(v.Int("part_end")); to > 0 {
 			return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return readRange(path, o, from, to, sink, ro) },
-				Files: []string{path}}, nil
+				Job: true, Files: []string{path}}, nil
 		}
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error { return readWith(path, o, sink, ro) },
-			Files: []string{path}}, nil
+			Job: true, Files: []string{path}}, nil
 	},
 	// Byte ranges of whole lines, one after the other.
 	Parts: textlines.RangeParts(ranges),

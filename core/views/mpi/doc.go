@@ -29,7 +29,9 @@
 //     RoleCommunicator event at the call's entry (local to the call's
 //     application, trace.RoleApplication: in a trace of several
 //     applications, communicator 1 of each is its own, named "1 of APPL 2"
-//     where applications share the id), or from the category of the
+//     where applications share the id; the runs of a trace read from
+//     several OTF2 archives or Paraver traces are applications too), or
+//     from the category of the
 //     RoleCollectiveEnd event inside the call, whose value's role
 //     RoleRoot marks the root; in other traces it is unknown, and all
 //     collectives are taken to be on one communicator.
