@@ -138,12 +138,13 @@ func resultError(path string, err error) error {
 	var ae *errs.ArgumentError
 	var fe *errs.FormatError
 	var ee *errs.EmptyError
-	if err == nil || errors.As(err, &ae) || errors.As(err, &fe) || errors.Is(err, trace.ErrComputationCanceled) {
+	if err == nil || errors.As(err, &ae) || errors.Is(err, trace.ErrComputationCanceled) {
 		return err // the user's interrupt is not the file's fault
 	}
-	if errors.As(err, &ee) {
+	if errors.As(err, &ee) || errors.As(err, &fe) {
 		// Data that hold nothing for the analysis (outside its scope)
-		// are not malformed: named once, by the file.
+		// are not malformed, and data the analysis found at fault (a
+		// critical path's cycle) already say so: named once, by the file.
 		return errs.NameFile(err, path)
 	}
 	return &errs.FormatError{File: path, Err: err}

@@ -218,6 +218,28 @@ func TestDirectoryOfRanks(t *testing.T) {
 // threads of plain slices) is a failure of the data, status 1 as
 // docs/cli.md says, naming the file and what the analysis needs; not bad
 // usage (status 2), which no flag was.
+// A trace whose flows join two threads both ways at one instant makes
+// the critical path's graph loop: the data's fault, not the command
+// line's, so exit 1 naming the file once and the states of the loop
+// (was status 2, "invalid trace").
+func TestCriticalPathCycleIsTheTraces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cycle.json")
+	body := `{"traceEvents":[` +
+		`{"ph":"X","name":"X","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"Y","pid":1,"tid":1,"ts":10,"dur":10},` +
+		`{"ph":"X","name":"P","pid":1,"tid":2,"ts":0,"dur":10},{"ph":"X","name":"Q","pid":1,"tid":2,"ts":10,"dur":10},` +
+		`{"ph":"s","name":"f","cat":"c","id":1,"pid":1,"tid":1,"ts":10},{"ph":"f","name":"f","cat":"c","id":1,"pid":1,"tid":2,"ts":10,"bp":"e"},` +
+		`{"ph":"s","name":"g","cat":"c","id":2,"pid":1,"tid":2,"ts":10},{"ph":"f","name":"g","cat":"c","id":2,"pid":1,"tid":1,"ts":10,"bp":"e"}]}`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("critpath", "--out", t.TempDir(), path)
+	want := "macroscope critpath: " + path + ": the graph of the critical path has a cycle: links join states both ways at one instant " +
+		`(one from "Y" on 1/1, begun at 0.000010000 s, to "Q" on 1/2, begun at 0.000010000 s`
+	if code != StatusFailure || !strings.HasPrefix(errOut, want) || strings.Count(errOut, path) != 1 {
+		t.Errorf("exit %d, %q; want exit %d, %q...", code, errOut, StatusFailure, want)
+	}
+}
+
 func TestAnalysesOutsideTheirScope(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "threads.json")
 	body := `{"traceEvents":[` +
