@@ -50,6 +50,19 @@ func TestProfileCommands(t *testing.T) {
 	readPNG(t, filepath.Join(dir, "profile.png"))
 }
 
+// pop over an OpenMP run without MPI calls (pypop's ImageMagick run of 2
+// threads) names it so and the models as pypop does (OpenMP_Metrics),
+// not as hybrid MPI+OpenMP runs; its factors are pypop's.
+func TestPOPCommandOpenMPOnly(t *testing.T) {
+	out := mustRun(t, "pop", "--out", t.TempDir(), "--form", "additive", "../../../testdata/imagemagick/omp2.prv.zst")
+	want := "runs without MPI calls (OpenMP, 2 threads per process): BSC's OpenMP factors, pypop's OpenMP_Metrics " +
+		"(OpenMP and serial region efficiencies)"
+	if !strings.Contains(out, want) || strings.Contains(out, "MPI_OpenMP") ||
+		!regexpLine(out, "OpenMP region efficiency", "99.84") || !regexpLine(out, "Serial region efficiency", "72.90") {
+		t.Errorf("report:\n%s\nwant %q", out, want)
+	}
+}
+
 // pop over a hybrid MPI+OpenMP run (HPCToolkit's LULESH, 27 ranks of 3
 // threads) says so and prints the hybrid factors, BSC's and pypop's,
 // whose products give the parallel efficiency.
@@ -60,7 +73,7 @@ func TestPOPCommandHybrid(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := mustRun(t, "pop", "--out", dir, lulesh)
-	if !strings.Contains(out, "hybrid runs (MPI+OpenMP, 3 threads per process)") ||
+	if !strings.Contains(out, "hybrid runs (MPI+OpenMP, 3 threads per process): BSC's MPI and OpenMP factors, pypop's MPI_OpenMP_Metrics") ||
 		!regexpLine(out, "Parallel efficiency", "66.54") || !regexpLine(out, "MPI parallel efficiency", "89.80") ||
 		!regexpLine(out, "OpenMP parallel efficiency", "74.10") || !regexpLine(out, "Serial region efficiency (pypop)", "76.98") {
 		t.Errorf("report:\n%s", out)

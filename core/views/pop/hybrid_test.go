@@ -322,6 +322,57 @@ func TestImageMagickPypop(t *testing.T) {
 	}
 }
 
+// TestImageMagickSeriesScaling: pypop's ImageMagick runs (1 process of
+// 2 to 8 threads, the same instructions in all) are a thread-scaling
+// study, strong scaling: the series is auto-detected so by comparing
+// instructions per CPU (process x thread), as BSC's modelfactors.py does
+// (its trace_processes counts the .row's CPUs); per process it read as weak.
+// The runs are labelled PxT as pypop's hybrid layout names them.
+func TestImageMagickSeriesScaling(t *testing.T) {
+	const dir = "../../../testdata/imagemagick/"
+	var runs []Run
+	for _, n := range []int{8, 2, 6, 4} { // not in the order of the series
+		path := fmt.Sprintf("%somp%d.prv.zst", dir, n)
+		if _, err := os.Stat(path); err != nil {
+			path = fmt.Sprintf("%somp%d.prv.gz", dir, n)
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		runs = append(runs, *computeFile(t, path, "paraver"))
+	}
+	if len(runs) < 2 {
+		t.Skip("one ImageMagick run only (testdata/imagemagick/fetch.sh fetches the others)")
+	}
+	fs, err := ComputeFactors(runs, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Scaling != Strong {
+		t.Errorf("scaling %v, want strong", fs.Scaling)
+	}
+	labels := fs.Labels()
+	for i, r := range fs.Runs {
+		if w := fmt.Sprintf("1x%d", r.Resources); labels[i] != w || r.Processes != 1 {
+			t.Errorf("run %d: label %q, want %q", i, labels[i], w)
+		}
+		if i > 0 && r.Resources <= fs.Runs[i-1].Resources {
+			t.Errorf("runs not ordered by threads: %v", labels)
+		}
+	}
+	// The instructions are the same in every run: their scalability is 1
+	// to the 3rd digit.
+	for _, row := range fs.Form(Multiplicative) {
+		if row.Key == "instruction_scalability" {
+			for i, v := range row.Values {
+				if math.Abs(v-1) > 1e-3 {
+					t.Errorf("%s of %s: %v, want 1", row.Label, labels[i], v)
+				}
+			}
+		}
+	}
+}
+
 // TestOneThreadOpenMPRun: an OpenMP program run on one thread (pypop's
 // ImageMagick omp1: Extrae's OpenMP events on a process of one thread) in
 // a series with a run of several threads. Its Running bursts inside the
