@@ -62,7 +62,7 @@ func TestExplainStatsColumns(t *testing.T) {
 	for _, head := range []string{
 		"Name  Start  End\n----  -----  ---\nx  1  2\n",                      // no units
 		" Duration (ns)  Total Time (ns)\n -------------  ---------------\n", // no start, no share of time
-		"Time (%)  Total Time (ns)\n--------  ---------------",              // the dashes may be cut: not looked at
+		"Time (%)  Total Time (ns)\n--------  ---------------",               // the dashes may be cut: not looked at
 		"Title\n-----\n",
 		"a - b\n--- x\n",
 	} {
