@@ -303,11 +303,13 @@ func (r *Reading) Moments() (m *Moments, err error) {
 func streamError(path string, err error) error {
 	var ae *errs.ArgumentError
 	var ee *errs.EmptyError
+	var fe *errs.FormatError
 	if errors.As(err, &ae) {
 		return err
 	}
-	if errors.As(err, &ee) {
-		// Data that hold nothing for the analysis are not malformed.
+	if errors.As(err, &ee) || errors.As(err, &fe) {
+		// Data that hold nothing for the analysis are not malformed;
+		// data the analysis found at fault already say so.
 		return errs.NameFile(err, path)
 	}
 	return &errs.FormatError{File: path, Err: err}

@@ -34,6 +34,11 @@ func (e *FormatError) Error() string {
 		return inner.Error() // the same file, named once
 	}
 	var b strings.Builder
+	if e.File == "" && e.Line == 0 && !e.HasOffset() && e.Where == "" {
+		// Data found at fault after the reading (an analysis of the
+		// trace), before the caller names its files (NameFile).
+		return Cap(e.Err.Error())
+	}
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
@@ -99,14 +104,23 @@ func Empty(file, format string, args ...any) *EmptyError {
 }
 
 // NameFile names files (a trace's, joined by ", ") in err when err is an
-// EmptyError that names none: a model built while reading sees the data,
-// not the files they came from, so the caller that opened them names them
-// (before wrapping err: a wrapped error's message is fixed when it is
-// made).
+// EmptyError or a FormatError that names none: a model built while
+// reading, or an analysis of it, sees the data, not the files they came
+// from, so the caller that opened them names them (before wrapping err: a
+// wrapped error's message is fixed when it is made).
 func NameFile(err error, files ...string) error {
+	name := strings.Join(files, ", ")
+	if name == "" {
+		return err
+	}
 	var ee *EmptyError
-	if name := strings.Join(files, ", "); name != "" && errors.As(err, &ee) && ee.File == "" {
-		ee.File = name
+	var fe *FormatError
+	if errors.As(err, &ee) {
+		if ee.File == "" {
+			ee.File = name
+		}
+	} else if errors.As(err, &fe) && fe.File == "" {
+		fe.File = name
 	}
 	return err
 }

@@ -50,7 +50,7 @@ func TestFormatErrorPosition(t *testing.T) {
 }
 
 // TestNameFile: the caller that opened a file names it in an EmptyError
-// that names none, and leaves every other error, and an EmptyError that
+// or a FormatError that names none, and leaves every other error, and an EmptyError that
 // already names its data, as they are.
 func TestNameFile(t *testing.T) {
 	if got := NameFile(Empty("", "the trace has no %ss to model", "state"), "a.trace").Error(); got != "a.trace: the trace has no states to model" {
@@ -61,6 +61,15 @@ func TestNameFile(t *testing.T) {
 	}
 	if got := NameFile(Empty("b.trace", "nothing"), "a.trace").Error(); got != "b.trace: nothing" {
 		t.Errorf("already named: %q", got)
+	}
+	if got := NameFile(Format("", 0, "a cycle"), "a.trace").Error(); got != "a.trace: a cycle" {
+		t.Errorf("a format error without its file: %q", got)
+	}
+	if got := NameFile(Format("b.trace", 3, "bad"), "a.trace").Error(); got != "b.trace:3: bad" {
+		t.Errorf("a format error naming its file: %q", got)
+	}
+	if got := Format("", 0, "a cycle").Error(); got != "a cycle" {
+		t.Errorf("a format error not named yet: %q", got)
 	}
 	arg := Argument("state_types", "the trace has no state type %q", "S")
 	if got := NameFile(arg, "a.trace"); got != error(arg) || strings.Contains(got.Error(), "a.trace") {

@@ -173,6 +173,24 @@ func explainNamed(path string, f ingest.Format) error {
 	return errs.Format(path, 0, "is %s", why)
 }
 
+// explainNamedDir refuses the directory dir, read with a format named by
+// the user, saying what it is when no format takes it and one explains it
+// (a TAU run's profiles named otf2, Extrae's unfinished set-N named
+// paraver): the named reader would only say it finds none of its files
+// there. nil when a format's directory test takes it (its reader, or
+// that of the format named, says the rest).
+func explainNamedDir(dir string) error {
+	for _, f := range All {
+		if f.SniffDir != nil && f.SniffDir(dir) {
+			return nil
+		}
+	}
+	if why := ExplainDir(dir); why != "" {
+		return errs.Format(dir, 0, "is %s", why)
+	}
+	return nil
+}
+
 // ExplainDir says what a directory that no format reads is, when a format
 // knows it as a producer's output without a trace (a database of profiles
 // only, measurements still to process): "" otherwise.
@@ -239,6 +257,9 @@ func Open(path, name string, opt ingest.Values) (*ingest.Source, ingest.Format, 
 		}
 		if err == nil && !st.IsDir() {
 			err = explainNamed(path, f) // what the content says it is
+		}
+		if err == nil && st.IsDir() {
+			err = explainNamedDir(path) // what its files say it is
 		}
 	}
 	if err != nil {

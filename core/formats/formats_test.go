@@ -259,7 +259,9 @@ func TestDetectRocpd(t *testing.T) {
 // lines of nvtx_pushpop_trace from JAX-Toolbox's nsys-jax test data, and
 // of cuda_api_sum, current and before 2021) were read as pjdump CSV by
 // their extension and refused with "expected Container, State...": they
-// are refused as what they are, with the way to the report's export.
+// are refused as what they are, with the way to the report's export. So
+// are its tables as text in columns, which were "cannot tell the trace
+// format".
 func TestDetectNsysStatsCSV(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
@@ -278,6 +280,20 @@ func TestDetectNsysStatsCSV(t *testing.T) {
 			"Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2024.6.1/host-linux-x64/reports/cuda_gpu_trace.py]... \n\n" +
 			" ** CUDA GPU Trace (cuda_gpu_trace):\n\n" +
 			"\"Start (us)\",\"Duration (us)\",\"CorrId\",\"Name\"\n\"20.5\",\"4.2\",\"1\",\"gemm\"\n",
+		// The same tables as text in columns (nsys stats without --format
+		// csv, or nsys profile --stats=true), whose rows hold commas too.
+		"stats.txt": "Processing [report1.sqlite] with [/opt/nvidia/nsight-systems/2024.6.1/host-linux-x64/reports/cuda_api_sum.py]... \n\n" +
+			" ** CUDA API Summary (cuda_api_sum):\n\n" +
+			" Time (%)  Total Time (ns)  Num Calls    Avg (ns)      Med (ns)    Min (ns)   Max (ns)     StdDev (ns)      Name   \n" +
+			" --------  ---------------  ---------  ------------  ------------  --------  -----------  -------------  ----------\n" +
+			"     89.4      301,366,218          2  150683109.0  150683109.0    19,560  301,346,658  213,072,373.0  cudaMalloc\n",
+		"profile.log": "Done.\nGenerating '/tmp/nsys-report-2ee6.qdstrm'\n[1/8] [========================100%] run.nsys-rep\n" +
+			"[2/8] [========================100%] run.sqlite\n[3/8] Executing 'cuda_gpu_trace' stats report\n\n" +
+			" Start (ns)  Duration (ns)  CorrId  Name\n ----------  -------------  ------  ----\n 43,769,847         75,200     120  gemm\n",
+		"old_stats": "Generating CUDA API Statistics...\nCUDA API Statistics (nanoseconds)\n\n" +
+			"Time(%)      Total Time       Calls         Average  Name      \n" +
+			"-------  --------------  ----------  --------------  ----------\n" +
+			"   50.3      1709124966         195       8764743.4  cudaMalloc\n",
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

@@ -305,7 +305,9 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 	stmp := filepath.Join(set, "TRACE@c7125.0000027748000000000000.stmp")
 	os.WriteFile(ttmp, make([]byte, 3248), 0o644)
 	os.WriteFile(stmp, nil, 0o644)
-	for _, c := range []struct{ path, format string }{{ttmp, ""}, {ttmp, "paraver"}, {ttmp, "otf2"}, {stmp, ""}, {set, ""}} {
+	for _, c := range []struct{ path, format string }{{ttmp, ""}, {ttmp, "paraver"}, {ttmp, "otf2"}, {stmp, ""}, {set, ""},
+		{set, "paraver"}, {set, "otf2"}} { // a directory named with a format: explained all the same
+
 		_, _, err := Open(c.path, c.format, nil)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), "Extrae's temporary trace file") ||
@@ -318,8 +320,10 @@ func TestExtraeTemporaryFiles(t *testing.T) {
 	samples := filepath.Join(t.TempDir(), "set-1")
 	os.Mkdir(samples, 0o755)
 	os.WriteFile(filepath.Join(samples, "TRACE@c7125.0000027749000001000000.stmp"), nil, 0o644)
-	if _, _, err := Open(samples, "", nil); err == nil || !strings.Contains(err.Error(), "Extrae's temporary trace file") {
-		t.Errorf("a directory of .stmp files: %v", err)
+	for _, format := range []string{"", "paraver"} {
+		if _, _, err := Open(samples, format, nil); err == nil || !strings.Contains(err.Error(), "Extrae's temporary trace file") {
+			t.Errorf("a directory of .stmp files (format %q): %v", format, err)
+		}
 	}
 	// With the .mpit of the processes that finished, the directory is the
 	// intermediate trace, short of the others: mpi2prv will lack them.
@@ -371,10 +375,14 @@ func TestTAUOutputsWithoutOTF2(t *testing.T) {
 		{filepath.Join(profiles, "profile.1.0.0"), "", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"},
 		{filepath.Join(profiles, "profile.0.0.0"), "otf2", "is a TAU profile", "TAU_TRACE_FORMAT=otf2"}, // named: explained all the same
 		{profiles, "", "is a TAU profile", "TAU_TRACE=1"},
+		{profiles, "otf2", "is a TAU profile", "TAU_TRACE=1"}, // a directory named: explained too
 		{renamed, "", "is a TAU profile", "TAU_TRACE=1"},
 		{multi, "", "is a TAU profile of several metrics (MULTI__<metric> directories such as MULTI__PAPI_TOT_CYC", "TAU_TRACE=1"},
+		{multi, "otf2", "is a TAU profile of several metrics (MULTI__<metric> directories such as MULTI__PAPI_TOT_CYC", "TAU_TRACE=1"},
 		{filepath.Join(multi, "MULTI__TIME"), "", "is a TAU profile", "TAU_TRACE=1"},
+		{filepath.Join(multi, "MULTI__TIME"), "chrome", "is a TAU profile", "TAU_TRACE=1"},
 		{traces, "", "is a trace in TAU's own format", "tau2otf2"},
+		{traces, "otf2", "is a trace in TAU's own format", "tau2otf2"},
 	} {
 		src, _, err := Open(c.path, c.format, nil)
 		if err == nil {
@@ -404,11 +412,12 @@ func TestAkypueraRastroFiles(t *testing.T) {
 	head := []byte{0x10, 0x44, 0xff, 0xff, 0xad, 0x9c, 0x6f, 0x58, 0, 0, 0, 0, 0x00, 0xca, 0x9a, 0x3b}
 	rst := filepath.Join(dir, "rastro-0-0.rst")
 	os.WriteFile(rst, append(head, make([]byte, 100)...), 0o644)
-	for _, c := range []struct{ path, says string }{
-		{rst, "is a librastro file of Akypuera"},
-		{dir, "is a directory of Akypuera's librastro files"},
+	for _, c := range []struct{ path, format, says string }{
+		{rst, "", "is a librastro file of Akypuera"},
+		{dir, "", "is a directory of Akypuera's librastro files"},
+		{dir, "paje", "is a directory of Akypuera's librastro files"}, // named: explained all the same
 	} {
-		_, _, err := Open(c.path, "", nil)
+		_, _, err := Open(c.path, c.format, nil)
 		var fe *errs.FormatError
 		if !errors.As(err, &fe) || fe.File != c.path || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "aky_converter rastro-*.rst") {
 			t.Errorf("%s: %v", c.path, err)

@@ -405,7 +405,8 @@ class Trace:
         one of states joined by flows the longest path through them;
         :attr:`CriticalPath.semantics` says which. Refused when the trace
         has neither MPI calls nor links (:class:`EmptyTraceError`, naming
-        the file)."""
+        the file), and when its links loop (:class:`TraceFormatError`,
+        naming the file and a link of the loop)."""
         return trace_critical_path(self, whole_run)
 
     def stragglers(self, iteration: str | None = None) -> Stragglers:

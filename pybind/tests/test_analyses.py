@@ -428,6 +428,30 @@ def test_critical_path_refused():
     assert info.value.file == str(cpu_only)
 
 
+_CYCLE = ('{"traceEvents":['
+          '{"ph":"X","name":"X","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"Y","pid":1,"tid":1,"ts":10,"dur":10},'
+          '{"ph":"X","name":"P","pid":1,"tid":2,"ts":0,"dur":10},{"ph":"X","name":"Q","pid":1,"tid":2,"ts":10,"dur":10},'
+          '{"ph":"s","name":"f","cat":"c","id":1,"pid":1,"tid":1,"ts":10},'
+          '{"ph":"f","name":"f","cat":"c","id":1,"pid":1,"tid":2,"ts":10,"bp":"e"},'
+          '{"ph":"s","name":"g","cat":"c","id":2,"pid":1,"tid":2,"ts":10},'
+          '{"ph":"f","name":"g","cat":"c","id":2,"pid":1,"tid":1,"ts":10,"bp":"e"}]}')
+
+
+def test_critical_path_cycle_is_the_traces(tmp_path):
+    # Flows joining two threads both ways at one instant: the graph loops.
+    # The data are at fault (TraceFormatError naming the file and the
+    # states of the loop), not an argument; streamed or from a read trace.
+    path = tmp_path / "cycle.json"
+    path.write_text(_CYCLE)
+    says = r'has a cycle: links join states both ways at one instant \(one from "Y" on 1/1, .* to "Q" on 1/2'
+    with pytest.raises(ms.TraceFormatError, match=says) as info:
+        ms.critical_path(path)
+    assert info.value.file == str(path)
+    with pytest.raises(ms.TraceFormatError, match=says) as info:
+        ms.read(path).critical_path()
+    assert info.value.file == str(path)
+
+
 def _spill_files():
     """The temporary files of the critical path this process holds open
     (removed from their directory, reached through their descriptors)."""

@@ -233,7 +233,8 @@ def test_producer_output_without_a_trace_says_what_it_is(layout, tmp_path):
     measurements (before hpcprof), Extrae's *.mpit files (before mpi2prv) and the *.ttmp
     of a process that did not finish tracing, a Score-P profiling run (profile.cubex, no
     traces.otf2), TAU's profiles (profile.N.C.T), Akypuera's librastro files (before
-    aky_converter), Caliper's .cali records (before cali2traceevent)."""
+    aky_converter), Caliper's .cali records (before cali2traceevent); detected, or read
+    with the format named of the trace it would make."""
     run = tmp_path / "run"
     run.mkdir()
     if layout == "hpcrun":
@@ -264,10 +265,15 @@ def test_producer_output_without_a_trace_says_what_it_is(layout, tmp_path):
         (run / "scorep.cfg").write_text("SCOREP_ENABLE_TRACING=false\n")
         (run / "profile.cubex").write_bytes(b"remapping.spec" + bytes(1010))
         paths, says = [run, run / "profile.cubex"], "SCOREP_ENABLE_TRACING=true"
+    # Named with the format of the trace it should have made, a file or a
+    # directory is explained all the same.
+    named = {"hpcrun": "hpctoolkit", "extrae": "paraver", "extrae-unfinished": "paraver", "tau": "otf2",
+             "akypuera": "paje", "caliper": "chrome", "scorep": "otf2"}[layout]
     for path in paths:
-        with pytest.raises(ms.TraceFormatError, match=says) as e:
-            ms.read(path)
-        assert e.value.file == str(path), (path, e.value.file)
+        for format in (None, named):
+            with pytest.raises(ms.TraceFormatError, match=says) as e:
+                ms.read(path, format=format)
+            assert e.value.file == str(path), (path, format, e.value.file)
 
 
 def test_every_error_is_a_macroscope_error():

@@ -138,12 +138,13 @@ func resultError(path string, err error) error {
 	var ae *errs.ArgumentError
 	var fe *errs.FormatError
 	var ee *errs.EmptyError
-	if err == nil || errors.As(err, &ae) || errors.As(err, &fe) || errors.Is(err, trace.ErrComputationCanceled) {
+	if err == nil || errors.As(err, &ae) || errors.Is(err, trace.ErrComputationCanceled) {
 		return err // the user's interrupt is not the file's fault
 	}
-	if errors.As(err, &ee) {
+	if errors.As(err, &ee) || errors.As(err, &fe) {
 		// Data that hold nothing for the analysis (outside its scope)
-		// are not malformed: named once, by the file.
+		// are not malformed, and data the analysis found at fault (a
+		// critical path's cycle) already say so: named once, by the file.
 		return errs.NameFile(err, path)
 	}
 	return &errs.FormatError{File: path, Err: err}
@@ -433,12 +434,7 @@ func runPOP(c *cli) error {
 	}
 	c.say("pop", "%d runs (%s), %s scaling", len(runs), strings.Join(cols, ", "), factors.Scaling)
 	if factors.Hybrid() {
-		var models []string
-		for _, r := range factors.Runs {
-			models = append(models, fmt.Sprintf("%s, %d threads per process", r.Model, r.ThreadsPerProcess))
-		}
-		c.say("pop", "hybrid runs (%s): BSC's MPI and OpenMP factors, pypop's process and thread levels",
-			strings.Join(slices.Compact(models), "; "))
+		c.say("pop", "%s", hybridLine(factors.Runs))
 	}
 	if !*quiet {
 		printFactors(c.stdout, factors.Form(f), cols)
@@ -463,8 +459,30 @@ func runPOP(c *cli) error {
 	})
 }
 
-// printFactors prints the efficiencies in % (plain numbers as they are),
-// indented by depth, a column per run.
+// hybridLine says what the runs of a series with several threads per
+// process use and which models' factors apply, in pypop's words: its
+// MPI_OpenMP_Metrics (process and thread levels) for runs with MPI calls,
+// its OpenMP_Metrics (OpenMP and serial region efficiencies) for runs
+// without.
+func hybridLine(runs []pop.Run) string {
+	var models []string
+	mpi := false
+	for _, r := range runs {
+		threads := "threads"
+		if r.ThreadsPerProcess == 1 {
+			threads = "thread"
+		}
+		models = append(models, fmt.Sprintf("%s, %d %s per process", r.Model, r.ThreadsPerProcess, threads))
+		mpi = mpi || r.Calls > 0
+	}
+	if mpi {
+		return fmt.Sprintf("hybrid runs (%s): BSC's MPI and OpenMP factors, pypop's MPI_OpenMP_Metrics (process and thread levels)",
+			strings.Join(slices.Compact(models), "; "))
+	}
+	return fmt.Sprintf("runs without MPI calls (%s): BSC's OpenMP factors, pypop's OpenMP_Metrics (OpenMP and serial region efficiencies)",
+		strings.Join(slices.Compact(models), "; "))
+}
+
 // popRun reads the trace at path for its POP data (pop.Run), its source
 // set to path.
 func (c *cli) popRun(path string, opt pop.Options) (*pop.Run, error) {
@@ -482,6 +500,8 @@ func (c *cli) popRun(path string, opt pop.Options) (*pop.Run, error) {
 	return run, nil
 }
 
+// printFactors prints the efficiencies in % (plain numbers as they are),
+// indented by depth, a column per run.
 func printFactors(w io.Writer, rows []pop.Factor, cols []string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "metric\t")

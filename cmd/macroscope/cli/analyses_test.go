@@ -50,6 +50,19 @@ func TestProfileCommands(t *testing.T) {
 	readPNG(t, filepath.Join(dir, "profile.png"))
 }
 
+// pop over an OpenMP run without MPI calls (pypop's ImageMagick run of 2
+// threads) names it so and the models as pypop does (OpenMP_Metrics),
+// not as hybrid MPI+OpenMP runs; its factors are pypop's.
+func TestPOPCommandOpenMPOnly(t *testing.T) {
+	out := mustRun(t, "pop", "--out", t.TempDir(), "--form", "additive", "../../../testdata/imagemagick/omp2.prv.zst")
+	want := "runs without MPI calls (OpenMP, 2 threads per process): BSC's OpenMP factors, pypop's OpenMP_Metrics " +
+		"(OpenMP and serial region efficiencies)"
+	if !strings.Contains(out, want) || strings.Contains(out, "MPI_OpenMP") ||
+		!regexpLine(out, "OpenMP region efficiency", "99.84") || !regexpLine(out, "Serial region efficiency", "72.90") {
+		t.Errorf("report:\n%s\nwant %q", out, want)
+	}
+}
+
 // pop over a hybrid MPI+OpenMP run (HPCToolkit's LULESH, 27 ranks of 3
 // threads) says so and prints the hybrid factors, BSC's and pypop's,
 // whose products give the parallel efficiency.
@@ -60,7 +73,7 @@ func TestPOPCommandHybrid(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := mustRun(t, "pop", "--out", dir, lulesh)
-	if !strings.Contains(out, "hybrid runs (MPI+OpenMP, 3 threads per process)") ||
+	if !strings.Contains(out, "hybrid runs (MPI+OpenMP, 3 threads per process): BSC's MPI and OpenMP factors, pypop's MPI_OpenMP_Metrics") ||
 		!regexpLine(out, "Parallel efficiency", "66.54") || !regexpLine(out, "MPI parallel efficiency", "89.80") ||
 		!regexpLine(out, "OpenMP parallel efficiency", "74.10") || !regexpLine(out, "Serial region efficiency (pypop)", "76.98") {
 		t.Errorf("report:\n%s", out)
@@ -218,6 +231,28 @@ func TestDirectoryOfRanks(t *testing.T) {
 // threads of plain slices) is a failure of the data, status 1 as
 // docs/cli.md says, naming the file and what the analysis needs; not bad
 // usage (status 2), which no flag was.
+// A trace whose flows join two threads both ways at one instant makes
+// the critical path's graph loop: the data's fault, not the command
+// line's, so exit 1 naming the file once and the states of the loop
+// (was status 2, "invalid trace").
+func TestCriticalPathCycleIsTheTraces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cycle.json")
+	body := `{"traceEvents":[` +
+		`{"ph":"X","name":"X","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"Y","pid":1,"tid":1,"ts":10,"dur":10},` +
+		`{"ph":"X","name":"P","pid":1,"tid":2,"ts":0,"dur":10},{"ph":"X","name":"Q","pid":1,"tid":2,"ts":10,"dur":10},` +
+		`{"ph":"s","name":"f","cat":"c","id":1,"pid":1,"tid":1,"ts":10},{"ph":"f","name":"f","cat":"c","id":1,"pid":1,"tid":2,"ts":10,"bp":"e"},` +
+		`{"ph":"s","name":"g","cat":"c","id":2,"pid":1,"tid":2,"ts":10},{"ph":"f","name":"g","cat":"c","id":2,"pid":1,"tid":1,"ts":10,"bp":"e"}]}`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("critpath", "--out", t.TempDir(), path)
+	want := "macroscope critpath: " + path + ": the graph of the critical path has a cycle: links join states both ways at one instant " +
+		`(one from "Y" on 1/1, begun at 0.000010000 s, to "Q" on 1/2, begun at 0.000010000 s`
+	if code != StatusFailure || !strings.HasPrefix(errOut, want) || strings.Count(errOut, path) != 1 {
+		t.Errorf("exit %d, %q; want exit %d, %q...", code, errOut, StatusFailure, want)
+	}
+}
+
 func TestAnalysesOutsideTheirScope(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "threads.json")
 	body := `{"traceEvents":[` +

@@ -24,25 +24,30 @@ var Format = ingest.Format{
 	Open:        open,
 }
 
-// explainStatsCSV says what a CSV table written by `nsys stats --format
-// csv` is: one of its reports computed from a report file, a trace's rows
+// explainStatsCSV says what a table written by `nsys stats` is: one of
+// its reports computed from a report file, a trace's rows
 // (nvtx_pushpop_trace, cuda_gpu_trace: "Start (ns)"; cuda_kern_exec_trace:
 // "API Start (ns)"; nvtx_gpu_proj_trace: "Name,Projected Start (ns)") or
 // its totals (cuda_api_sum, nvtx_sum: "Time (%)", older releases
-// "Time(%)"), not the report; "" otherwise. The table may follow the lines
-// nsys prints before it on stdout ("Processing [...] with [...]...", the
-// report's title), none of which holds a comma.
+// "Time(%)"), not the report; "" otherwise. The table is CSV
+// (--format csv), or text in columns (nsys stats' default, and what
+// `nsys profile --stats=true` prints), each header underlined by dashes.
+// It may follow the lines nsys prints before it on stdout ("Processing
+// [...] with [...]...", the report's title), none of which holds a comma.
 func explainStatsCSV(head []byte) string {
 	text := strings.TrimPrefix(string(head), "\ufeff")
+	const way = ", computed from an Nsight Systems report, not the report: export the report itself " +
+		"(nsys export --type sqlite REPORT.nsys-rep) and read the .sqlite file it writes"
+	if statsColumns(text) {
+		return "a table of `nsys stats` (a report's rows or totals, as text in columns)" + way
+	}
 	for range 8 {
 		line, rest, _ := strings.Cut(text, "\n")
 		if strings.Contains(line, ",") {
 			if !statsHeader(line) {
 				return ""
 			}
-			return "a table of `nsys stats` (a report's rows or totals in CSV), computed from an Nsight Systems " +
-				"report, not the report: export the report itself (nsys export --type sqlite REPORT.nsys-rep) " +
-				"and read the .sqlite file it writes"
+			return "a table of `nsys stats` (a report's rows or totals in CSV)" + way
 		}
 		if rest == "" {
 			break
@@ -50,6 +55,58 @@ func explainStatsCSV(head []byte) string {
 		text = rest
 	}
 	return ""
+}
+
+// statsColumns reports whether text (a file's first bytes) holds a table
+// of nsys stats in text columns: a header whose line below is runs of
+// dashes, one a column, each as wide as its column ("Time (%)  Total Time
+// (ns)..." over " --------  ---------------..."), whose cells, cut at
+// the runs, make a header of the reports (statsHeader); or the totals of
+// the releases before 2021.1, whose header gave the unit in the title
+// above ("CUDA API Statistics (nanoseconds)") and named the columns
+// "Time(%)  Total Time  Calls  Average  Minimum  Maximum  Name". Only
+// whole lines are looked at: the last may be cut by the head.
+func statsColumns(text string) bool {
+	lines := strings.Split(text, "\n")
+	for i := 1; i+1 < len(lines); i++ {
+		runs := dashRuns(strings.TrimRight(lines[i], "\r"))
+		if len(runs) < 2 {
+			continue
+		}
+		header := strings.TrimRight(lines[i-1], "\r")
+		cells := make([]string, 0, len(runs))
+		for _, r := range runs {
+			lo, hi := min(r[0], len(header)), min(r[1], len(header))
+			cells = append(cells, strings.TrimSpace(header[lo:hi]))
+		}
+		if statsHeader(strings.Join(cells, ",")) {
+			return true
+		}
+		if len(cells) >= 3 && cells[0] == "Time(%)" && cells[1] == "Total Time" && cells[len(cells)-1] == "Name" {
+			return true
+		}
+	}
+	return false
+}
+
+// dashRuns returns the spans [start, end) of the runs of dashes of line
+// when the line holds nothing else but spaces; nil otherwise.
+func dashRuns(line string) [][2]int {
+	var runs [][2]int
+	start := -1
+	for i := 0; i <= len(line); i++ {
+		dash := i < len(line) && line[i] == '-'
+		switch {
+		case i < len(line) && !dash && line[i] != ' ':
+			return nil
+		case dash && start < 0:
+			start = i
+		case !dash && start >= 0:
+			runs = append(runs, [2]int{start, i})
+			start = -1
+		}
+	}
+	return runs
 }
 
 // statsHeader reports whether line is the header of an nsys stats table.

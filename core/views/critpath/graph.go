@@ -898,7 +898,9 @@ func (gr *graph) hostSync(ops []int32, launchedBy map[int32]int32, synced map[in
 // loop holds (links joining two resources both ways at one instant). In
 // the graph of a trace, the flows go forward in time (flowEnds); a loop
 // comes from launches, synchronisations or flows at a single instant.
-// looping tells the nodes the topological sort could not order.
+// looping tells the nodes the topological sort could not order. The
+// fault is the data's, not a parameter's: a FormatError, whose file the
+// caller that opened the trace names (errs.NameFile).
 func (gr *graph) cycleError(looping func(n int32) bool) error {
 	back, first := 0, -1
 	for i, e := range gr.edges {
@@ -917,19 +919,19 @@ func (gr *graph) cycleError(looping func(n int32) bool) error {
 			gr.nameOf(from), gr.g.path(f.cont), f.start-origin, gr.nameOf(to), gr.g.path(t.cont), t.start-origin)
 	}
 	if back > 0 {
-		return errs.Argument("trace", "the graph of the critical path has a cycle: %d of its edges go back in time, "+
+		return errs.Format("", 0, "the graph of the critical path has a cycle: %d of its edges go back in time, "+
 			"links joining a state to one that began before it (the first %s, from the trace's start); "+
 			"the critical path needs links from each state to later ones, as task dependencies and GPU launches are",
 			back, edgeWords(gr.edges[first]))
 	}
 	for _, e := range gr.edges {
 		if e.kind == EdgeDependency && looping(e.from) && looping(e.to) {
-			return errs.Argument("trace", "the graph of the critical path has a cycle: links join states both ways at one "+
+			return errs.Format("", 0, "the graph of the critical path has a cycle: links join states both ways at one "+
 				"instant (one %s, from the trace's start, at %s s); the critical path needs links from each state to later ones",
 				edgeWords(e), gr.nodes[e.to].ts-origin)
 		}
 	}
-	return errs.Argument("trace", "the graph of the critical path has a cycle")
+	return errs.Format("", 0, "the graph of the critical path has a cycle")
 }
 
 // longestPath finds the graph's longest path (networkx's dag_longest_path,

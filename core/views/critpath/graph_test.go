@@ -347,10 +347,14 @@ func TestGraphCycleNamed(t *testing.T) {
 	g.flow("worker 1", 10, "worker 0", 10)
 	g.t.Finish(0, 300)
 	_, err := Compute(g.t, Options{})
-	var ae *errs.ArgumentError
+	var fe *errs.FormatError
 	want := `links join states both ways at one instant (one from "Y" on worker 0, begun at 0.000000010 s, to "Q" on worker 1, begun at 0.000000010 s, from the trace's start, at 0.000000010 s)`
-	if !errors.As(err, &ae) || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want an argument error saying %q", err, want)
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want a format error (the data's fault) saying %q", err, want)
+	}
+	// The caller that opened the trace names its file, once.
+	if got := errs.NameFile(err, "w.json").Error(); !strings.HasPrefix(got, "w.json: the graph of the critical path has a cycle") {
+		t.Errorf("named: %q", got)
 	}
 }
 

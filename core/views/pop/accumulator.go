@@ -138,16 +138,22 @@ type Accumulator struct {
 	running bool // the trace has Extrae's Running state
 	openMP  bool // it has OpenMP constructs (events or regions)
 	// openMPTypes: the trace defines event types of OpenMP constructs
-	// (Extrae's), before the first such event in a stream (a reader
-	// defines a type at its first record, in time order) and before any
-	// state in a replay (a trace in memory defines its types first).
+	// (Extrae's), before the first such event in a stream (the Paraver
+	// reader defines a type at its first record, in time order, not as
+	// the .pcf declares it) and before any state in a replay (a trace in
+	// memory defines its types first).
 	openMPTypes bool
-	counter     [2]bool // it has Extrae's counter events
-	metric      [2]bool // it has PAPI metrics (OTF2)
-	err         error
-	start       trace.Time
-	end         trace.Time
-	done        bool
+	// events: an event has been delivered. A replay delivers every state
+	// before the first event (trace.Replay), a stream its records in time
+	// order: once events flow, types declared without an OpenMP event
+	// yet say nothing of the constructs to come.
+	events  bool
+	counter [2]bool // it has Extrae's counter events
+	metric  [2]bool // it has PAPI metrics (OTF2)
+	err     error
+	start   trace.Time
+	end     trace.Time
+	done    bool
 }
 
 type typeInfo struct {
@@ -200,6 +206,11 @@ type container struct {
 	// (OTF2): when each was taken, and its value.
 	samples [2][]sample
 	omp     openMPTime
+	// lastRunning is the last Running burst of a thread whose bursts are
+	// not kept (one thread in its process, no OpenMP event yet): in a
+	// stream it may straddle the trace's first OpenMP event, which
+	// comes after it.
+	lastRunning [2]trace.Time
 }
 
 // openMPTime follows a thread's OpenMP constructs: their intervals (from
@@ -393,13 +404,19 @@ func (a *Accumulator) State(s trace.State) {
 			// trace of OpenMP constructs (an OpenMP program run on one
 			// thread: its constructs' time is not serial computation),
 			// can be in OpenMP constructs: an MPI-only trace keeps no
-			// burst.
-			if c.parent > 0 && (a.conts[c.parent].threads > 1 || a.openMPTypes) {
+			// burst. Constructs are known by their events: in a stream,
+			// from the first one on (the constructs begin at their
+			// events); in a replay, whose states come before its
+			// events, by the types the trace in memory defines, which
+			// its reader defined at their first event.
+			if c.parent > 0 && (a.conts[c.parent].threads > 1 || a.openMP || a.openMPTypes && !a.events) {
 				if n := len(c.omp.running); n > 0 && c.omp.running[n-1][1] == s.Start {
 					c.omp.running[n-1][1] = s.End
 				} else {
 					c.omp.running = append(c.omp.running, [2]trace.Time{s.Start, s.End})
 				}
+			} else {
+				c.lastRunning = [2]trace.Time{s.Start, s.End}
 			}
 		}
 	case v.measurement:
@@ -437,6 +454,19 @@ func (a *Accumulator) Link(l trace.Link) {
 	}
 }
 
+// straddling keeps, at the trace's first OpenMP event (at t, in a
+// stream), the Running bursts not kept before it that last beyond it: a
+// construct it opens may hold their end.
+func (a *Accumulator) straddling(t trace.Time) {
+	for i := range a.conts {
+		c := &a.conts[i]
+		if r := c.lastRunning; r[1] > t && r[1] > r[0] {
+			c.omp.running = append(c.omp.running, r)
+		}
+		c.lastRunning = [2]trace.Time{}
+	}
+}
+
 // Event implements trace.Sink.
 func (a *Accumulator) Event(e trace.Event) {
 	a.mpi.Event(e)
@@ -447,7 +477,11 @@ func (a *Accumulator) Event(e trace.Event) {
 	}
 	c := &a.conts[e.Container]
 	a.seen(c, e.Time, e.Time)
+	a.events = true
 	if a.types[e.Type].openMP {
+		if !a.openMP {
+			a.straddling(e.Time)
+		}
 		a.openMP = true
 		c.omp.change(e.Time, a.values[e.Value].omp != openMPLeave)
 		return

@@ -322,6 +322,57 @@ func TestImageMagickPypop(t *testing.T) {
 	}
 }
 
+// TestImageMagickSeriesScaling: pypop's ImageMagick runs (1 process of
+// 2 to 8 threads, the same instructions in all) are a thread-scaling
+// study, strong scaling: the series is auto-detected so by comparing
+// instructions per CPU (process x thread), as BSC's modelfactors.py does
+// (its trace_processes counts the .row's CPUs); per process it read as weak.
+// The runs are labelled PxT as pypop's hybrid layout names them.
+func TestImageMagickSeriesScaling(t *testing.T) {
+	const dir = "../../../testdata/imagemagick/"
+	var runs []Run
+	for _, n := range []int{8, 2, 6, 4} { // not in the order of the series
+		path := fmt.Sprintf("%somp%d.prv.zst", dir, n)
+		if _, err := os.Stat(path); err != nil {
+			path = fmt.Sprintf("%somp%d.prv.gz", dir, n)
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		runs = append(runs, *computeFile(t, path, "paraver"))
+	}
+	if len(runs) < 2 {
+		t.Skip("one ImageMagick run only (testdata/imagemagick/fetch.sh fetches the others)")
+	}
+	fs, err := ComputeFactors(runs, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Scaling != Strong {
+		t.Errorf("scaling %v, want strong", fs.Scaling)
+	}
+	labels := fs.Labels()
+	for i, r := range fs.Runs {
+		if w := fmt.Sprintf("1x%d", r.Resources); labels[i] != w || r.Processes != 1 {
+			t.Errorf("run %d: label %q, want %q", i, labels[i], w)
+		}
+		if i > 0 && r.Resources <= fs.Runs[i-1].Resources {
+			t.Errorf("runs not ordered by threads: %v", labels)
+		}
+	}
+	// The instructions are the same in every run: their scalability is 1
+	// to the 3rd digit.
+	for _, row := range fs.Form(Multiplicative) {
+		if row.Key == "instruction_scalability" {
+			for i, v := range row.Values {
+				if math.Abs(v-1) > 1e-3 {
+					t.Errorf("%s of %s: %v, want 1", row.Label, labels[i], v)
+				}
+			}
+		}
+	}
+}
+
 // TestOneThreadOpenMPRun: an OpenMP program run on one thread (pypop's
 // ImageMagick omp1: Extrae's OpenMP events on a process of one thread) in
 // a series with a run of several threads. Its Running bursts inside the
@@ -383,6 +434,132 @@ func TestOneThreadOpenMPRun(t *testing.T) {
 		}
 		if seen != len(want) {
 			t.Errorf("%v: %d of the %d rows", form, seen, len(want))
+		}
+	}
+}
+
+// streamFile computes the POP data of the trace at path as the command
+// line does: the reader's records straight into the accumulator, in the
+// file's order, not replayed from a trace in memory.
+func streamFile(t *testing.T, path, format string) (*Run, *Accumulator) {
+	t.Helper()
+	src, _, err := formats.Open(path, format, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := New(Options{})
+	defer acc.Close()
+	if err := src.Read(acc, trace.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := acc.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, acc
+}
+
+// TestOneThreadBurstAcrossFirstConstruct: on an OpenMP run of one thread,
+// a Running burst that begins before the trace's first OpenMP event and
+// ends inside the construct it opens. Streamed, the burst came before the
+// event (records in time order) and was not kept, so its part in the
+// construct counted as serial; from a trace in memory it was kept. By hand
+// (us, T = 100): Running [0, 50), the region [20, 80), synchronising from
+// 50, Running [80, 100): O = 60, of which useful 30; OpenMP region
+// efficiency (additive) 1-(60-30)/100 = 0.7 both ways (streamed: 0.4).
+func TestOneThreadBurstAcrossFirstConstruct(t *testing.T) {
+	dir := t.TempDir()
+	prv := filepath.Join(dir, "omp1.prv")
+	body := "#Paraver (01/01/2026 at 00:00):100000_ns:1(1):1:1(1:1),0\n" +
+		"1:1:1:1:1:0:50000:1\n" +
+		"2:1:1:1:1:20000:60000001:1\n" +
+		"1:1:1:1:1:50000:80000:5\n" +
+		"2:1:1:1:1:80000:60000001:0\n" +
+		"1:1:1:1:1:80000:100000:1\n"
+	pcf := "STATES\n1    Running\n5    Synchronization\n\nEVENT_TYPE\n0   60000001    Parallel (OMP)\nVALUES\n0   Outside\n1   DO (open)\n"
+	for path, text := range map[string]string{prv: body, filepath.Join(dir, "omp1.pcf"): pcf} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	streamed, _ := streamFile(t, prv, "paraver")
+	for how, r := range map[string]*Run{"streamed": streamed, "in memory": computeFile(t, prv, "paraver")} {
+		if r.Model != "OpenMP" || len(r.PerResource) != 1 {
+			t.Fatalf("%s: model %q, %d resources", how, r.Model, len(r.PerResource))
+		}
+		if got := r.PerResource[0].UsefulOpenMP; got != 30000 {
+			t.Errorf("%s: useful in the construct %d ns, want 30000", how, got)
+		}
+	}
+}
+
+// TestMPIOnlyDeclaringOpenMPTypes: an MPI-only run of one thread per
+// process whose trace declares the OpenMP construct types without any
+// such event (types defined before the records, as a .pcf lists them;
+// Extrae's mpi2prv lists only the types its records use, and the Paraver
+// reader defines a type at its first record, but a producer may declare
+// more). Streamed, its threads keep no Running burst beyond the first
+// event (they were all kept, for constructs that never come), and the
+// run is MPI with the factors of the same trace without the types.
+func TestMPIOnlyDeclaringOpenMPTypes(t *testing.T) {
+	const n = 1000
+	stream := func(declare bool) (*Run, *Accumulator) {
+		acc := New(Options{})
+		defer acc.Close()
+		acc.DefineType(trace.Type{Name: "Task", Kind: trace.KindContainer, Parent: trace.None})
+		acc.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: 0, Role: trace.RoleThread})
+		acc.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: 1})
+		acc.DefineType(trace.Type{Name: "MPI call", Kind: trace.KindEvent, Parent: 1})
+		if declare {
+			acc.DefineType(trace.Type{Name: "Parallel (OMP)", Kind: trace.KindEvent, Parent: 1, Role: trace.RoleParallelConstruct})
+		}
+		acc.DefineValue(trace.Value{Type: 2, Name: "Running", Role: trace.RoleUseful})
+		acc.DefineValue(trace.Value{Type: 2, Name: "MPI_Barrier", Role: trace.RoleCollectiveCall})
+		acc.DefineValue(trace.Value{Type: 3, Name: "begin"})
+		for p := range 2 {
+			acc.CreateContainer(trace.Container{Name: fmt.Sprint("task ", p), Type: 0, Parent: 0})
+			acc.CreateContainer(trace.Container{Name: fmt.Sprint("thread ", p), Type: 1, Parent: int32(1 + 2*p)})
+		}
+		for i := range trace.Time(n) {
+			for p := range int32(2) {
+				c := 2 + 2*p
+				acc.State(trace.State{Container: c, Type: 2, Value: 0, Start: 10 * i, End: 10*i + 6 + trace.Time(p)})
+				acc.Event(trace.Event{Container: c, Type: 3, Value: 2, Time: 10*i + 6 + trace.Time(p)})
+				acc.State(trace.State{Container: c, Type: 2, Value: 1, Start: 10*i + 6 + trace.Time(p), End: 10*i + 10})
+			}
+		}
+		acc.Finish(0, 10*n)
+		r, err := acc.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, acc
+	}
+	plain, _ := stream(false)
+	declared, acc := stream(true)
+	if declared.Model != "MPI" || plain.Model != "MPI" {
+		t.Errorf("models %q and %q, want MPI", declared.Model, plain.Model)
+	}
+	for _, c := range acc.conts {
+		if len(c.omp.running) > 1 {
+			t.Errorf("%s keeps %d Running bursts, want at most the one before the first event", c.name, len(c.omp.running))
+		}
+	}
+	fd, err := ComputeFactors([]Run{*declared}, Strong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := ComputeFactors([]Run{*plain}, Strong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, rp := fd.Form(Multiplicative), fp.Form(Multiplicative)
+	if len(rd) != len(rp) {
+		t.Fatalf("%d rows, %d without the types", len(rd), len(rp))
+	}
+	for i := range rd {
+		if a, b := rd[i].Values[0], rp[i].Values[0]; a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+			t.Errorf("%s: %v, %v without the types", rd[i].Label, a, b)
 		}
 	}
 }
