@@ -150,9 +150,10 @@ def read_paje(path: str | os.PathLike | Sequence[str | os.PathLike], *, strict: 
     prints, byte for byte. ``ignore_incomplete_links=True`` drops links
     that never get both ends instead of failing. ``sort=True`` reads a
     trace whose events are not in time order (StarPU's raw FxT
-    conversions), sorting them on disk in bounded memory. ``time_unit``
-    ("s", "ms", "us", "ns") is the unit of the dates; "auto" reads seconds
-    except for StarPU's traces, whose dates are milliseconds (and for
+    conversions, NGSolve's traces), sorting them on disk in bounded memory.
+    ``time_unit`` ("s", "ms", "us", "ns") is the unit of the dates; "auto"
+    reads seconds except for StarPU's and NGSolve's traces, whose dates are
+    milliseconds (and for
     ``strict=True``, which takes every date for seconds as pj_dump does).
     ``strict=True``
     also fails on an incomplete trace (a cut last line), as every reader

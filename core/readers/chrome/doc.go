@@ -41,7 +41,13 @@
 // are rounded half away from zero. An event whose ts or dur is a string
 // holding no number ("invalid", "100a") is dropped and counted, as
 // Perfetto drops it; metadata events need no ts. baseTimeNanoseconds is not added: times
-// stay as the trace viewers show them.
+// stay as the trace viewers show them. One producer's exact times are
+// taken instead: rocprof v1's JSON (results.json) writes ts and dur as
+// strings of whole microseconds, truncated, and the nanoseconds in
+// args.BeginNs and args.EndNs; a complete event whose ts is a string and
+// whose BeginNs, truncated to the microsecond, is its ts starts at BeginNs
+// and ends at EndNs (its args are read when they come after ts, as rocprof
+// writes them).
 //
 // # Model
 //

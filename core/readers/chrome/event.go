@@ -252,6 +252,14 @@ type rawEvent struct {
 	gpuCat                              gpuKind
 	correlation, waitRecord, waitStream int64
 
+	// rocprof v1's nanoseconds: its JSON (results.json of --hip-trace,
+	// --hsa-trace, --sys-trace) writes ts and dur as strings of whole
+	// microseconds, truncated, and the exact times as args.BeginNs and
+	// args.EndNs. tsQuoted tells that ts was a string, which is what
+	// makes the reader look for them; -1 when absent.
+	tsQuoted       bool
+	beginNs, endNs int64
+
 	line   int
 	offset int64
 }
@@ -265,13 +273,26 @@ func (e *rawEvent) reset(line int, offset int64) {
 // blankEvent is a rawEvent with no field read.
 var blankEvent = rawEvent{badPh: none, name: none, cat: none, pid: none, tid: none, id: none, bindID: none,
 	argName: none, argLabels: none, argStep: none, args: none,
-	correlation: -1, waitRecord: -1, waitStream: -1}
+	correlation: -1, waitRecord: -1, waitStream: -1, beginNs: -1, endNs: -1}
 
 // parsesArgs tells whether the reader looks inside the arguments of e:
 // metadata names, counter series, async step names, the correlation ids
-// of Kineto's GPU events.
+// of Kineto's GPU events, rocprof v1's nanoseconds.
 func (e *rawEvent) parsesArgs() bool {
-	return e.ph == 'M' || e.ph == 'C' || e.ph == 'T' || e.ph == 'p' || e.ph == 'X' && e.gpuCat != notGPU
+	return e.ph == 'M' || e.ph == 'C' || e.ph == 'T' || e.ph == 'p' || e.ph == 'X' && (e.gpuCat != notGPU || e.tsQuoted)
+}
+
+// exactTimes gives a complete event rocprof v1's nanoseconds (see
+// rawEvent.beginNs) when they agree with its ts: ts is BeginNs truncated
+// to the microsecond. Otherwise ts and dur stay as written.
+func (e *rawEvent) exactTimes() {
+	if e.ph != 'X' || !e.hasTs || e.beginNs < 0 || e.endNs < e.beginNs {
+		return
+	}
+	if trace.Time(e.beginNs/1000*1000) != e.ts {
+		return
+	}
+	e.ts, e.dur, e.hasDur = trace.Time(e.beginNs), trace.Time(e.endNs-e.beginNs), true
 }
 
 // gpuKind tells the categories Kineto gives the CUDA (or HIP) runtime and
@@ -315,6 +336,10 @@ func (e *rawEvent) setGPUArg(key, v []byte) {
 		f = &e.waitRecord
 	case "wait_on_stream":
 		f = &e.waitStream
+	case "BeginNs":
+		f = &e.beginNs
+	case "EndNs":
+		f = &e.endNs
 	default:
 		return
 	}
@@ -376,7 +401,12 @@ func (d *decoder) readEvent(e *rawEvent) error {
 	if len(e.argsText) > 0 {
 		err := d.useArgs(e, e.argsText, e.argsLine)
 		e.argsText, e.argsLine = e.argsText[:0], 0 // read: as if read in place
-		return err
+		if err != nil {
+			return err
+		}
+	}
+	if e.tsQuoted {
+		e.exactTimes()
 	}
 	return nil
 }
@@ -528,6 +558,8 @@ func (d *decoder) readField(e *rawEvent, key []byte) error {
 		e.tid, err = d.internScalar("tid")
 	case 's':
 		var ok bool
+		c, _ := s.peek()
+		e.tsQuoted = c == '"'
 		e.ts, ok, err = d.micros("ts")
 		e.hasTs = err == nil && ok
 		if err == nil && !ok {
@@ -765,12 +797,21 @@ func (d *decoder) readArgs(s *scanner, e *rawEvent) error {
 // keeping the integers setGPUArg knows.
 func (d *decoder) readGPUArg(s *scanner, e *rawEvent, key []byte) error {
 	known := string(key) == "correlation" || string(key) == "wait_on_cuda_event_record_corr_id" || string(key) == "wait_on_stream"
+	ns := e.tsQuoted && (string(key) == "BeginNs" || string(key) == "EndNs")
 	var name [len("wait_on_cuda_event_record_corr_id")]byte
 	k := name[:copy(name[:], key)] // key aliases the buffer the value is read from
 	if err := s.expect(':', "args"); err != nil {
 		return err
 	}
-	if c, _ := s.peek(); !known || c != '-' && (c < '0' || c > '9') {
+	c, _ := s.peek()
+	if ns && c == '"' { // rocprof v1 writes them as strings
+		v, err := s.str()
+		if err == nil {
+			e.setGPUArg(k, v)
+		}
+		return err
+	}
+	if !known && !ns || c != '-' && (c < '0' || c > '9') {
 		return s.skip(1)
 	}
 	v, err := s.number()

@@ -240,7 +240,8 @@ func FuzzParts(f *testing.F) {
 // TestPackedFields guards packedEvent: a field added to rawEvent must be
 // either packed (pack, unpack) or tested by packs, which sends an event
 // holding it to part.rare whole (argsText and argsLine serve the decoder
-// only); then the list below is updated.
+// only, as do tsQuoted, beginNs and endNs: readEvent has moved ts and dur
+// to them before the event is packed); then the list below is updated.
 func TestPackedFields(t *testing.T) {
 	var names []string
 	rt := reflect.TypeFor[rawEvent]()
@@ -249,7 +250,7 @@ func TestPackedFields(t *testing.T) {
 	}
 	const want = "ph badPh name cat pid tid id idLocal bindID flowIn flowOut ts dur hasTs hasDur badTime bindEnclosing scope " +
 		"argName argLabels argStep sortIndex hasSortIndex badSortIndex counters badCounters argsText argsLine profile args " +
-		"gpuCat correlation waitRecord waitStream line offset"
+		"gpuCat correlation waitRecord waitStream tsQuoted beginNs endNs line offset"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("rawEvent's fields are now\n%s\nwere\n%s\nsee packs, pack and unpack", got, want)
 	}

@@ -63,7 +63,10 @@
 //     outlined parallel bodies; Depth is the nesting level (0 outermost) and Order
 //     the rank of the Enter on its location. A Leave closes the innermost
 //     open region even when it names another one (hand-instrumented
-//     programs do that); a Leave with no open region is an error. Regions
+//     programs do that), but regions entered at the same time have no
+//     order: if it names one of those entered at the innermost one's time,
+//     that one is taken as the inner (writers put such Enters in either
+//     order); a Leave with no open region is an error. Regions
 //     still open at the end of the trace end with it.
 //   - Metric samples become variables named after the metric members. A
 //     sample holds until the next sample of the same series (piecewise

@@ -71,6 +71,7 @@ const maxCachedRegion = 1 << 16
 
 type openRegion struct {
 	value int32
+	ref   uint32 // the region's definition, to match a Leave
 	start trace.Time
 	order int32
 }
@@ -204,7 +205,7 @@ func (s *simulator) enter(loc int, r *record) error {
 		st.region = s.sym.entityType(trace.KindState, regionType, s.h.locations[loc].typ)
 	}
 	if r.ref < uint32(len(st.values)) && st.values[r.ref] > 0 {
-		st.stack = append(st.stack, openRegion{value: st.values[r.ref] - 1, start: r.time, order: st.begun})
+		st.stack = append(st.stack, openRegion{value: st.values[r.ref] - 1, ref: r.ref, start: r.time, order: st.begun})
 		st.begun++
 		return nil
 	}
@@ -227,7 +228,7 @@ func (s *simulator) enter(loc int, r *record) error {
 		}
 		st.values[r.ref] = value + 1
 	}
-	st.stack = append(st.stack, openRegion{value: value, start: r.time, order: st.begun})
+	st.stack = append(st.stack, openRegion{value: value, ref: r.ref, start: r.time, order: st.begun})
 	st.begun++
 	return nil
 }
@@ -235,12 +236,31 @@ func (s *simulator) enter(loc int, r *record) error {
 // leave closes the innermost open region. Hand-instrumented programs leave
 // regions out of order at times (the stencil4d traces do); the innermost
 // region is closed anyway, so that the nesting stays a stack.
+//
+// Regions entered at the same time have no order between them, though: a
+// writer may put the Enter of the outer one second (chrome2otf2 does, for
+// the calls rocprof timestamps alike). When the Leave names one of the
+// regions entered at the innermost one's time, that one is the inner of
+// them and is closed, as the timestamps allow.
 func (s *simulator) leave(loc int, r *record) error {
 	st := &s.locs[loc]
 	if len(st.stack) == 0 {
 		return s.fail(loc, r, "Leave of region %d while no region is entered", r.ref)
 	}
-	s.closeRegions(loc, len(st.stack)-1, r.time)
+	top := len(st.stack) - 1
+	if st.stack[top].ref != r.ref {
+		for d := top - 1; d >= 0 && st.stack[d].start == st.stack[top].start; d-- {
+			if st.stack[d].ref == r.ref {
+				// Swap what they are, not when or in which order they
+				// began: those are the same but for the tie.
+				a, b := &st.stack[d], &st.stack[top]
+				a.value, b.value = b.value, a.value
+				a.ref, b.ref = b.ref, a.ref
+				break
+			}
+		}
+	}
+	s.closeRegions(loc, top, r.time)
 	return nil
 }
 

@@ -213,6 +213,31 @@ func TestMismatchedLeave(t *testing.T) {
 	})
 }
 
+// TestLeaveOfRegionsEnteredTogether: two regions entered at the same time
+// have no order; a writer that put the outer one's Enter second
+// (chrome2otf2, converting rocprof's HSA calls) has its Leaves name them
+// inner first. The one left first is the inner one, so each keeps its
+// own name and duration. A Leave naming a region entered earlier still
+// closes the innermost one (TestMismatchedLeave).
+func TestLeaveOfRegionsEnteredTogether(t *testing.T) {
+	l := &enc{}
+	evTime(l, 1000)
+	evRegion(l, evEnter, regionWork)
+	evRegion(l, evEnter, regionMain)
+	evTime(l, 1002)
+	evRegion(l, evLeave, regionWork)
+	evTime(l, 1005)
+	evRegion(l, evLeave, regionMain)
+	tr, err := readSynthetic(t, testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameList(t, describe(tr), []string{
+		"state thread work 0.000000000-0.000000002 depth 1 order 1",
+		"state thread main 0.000000000-0.000000005 depth 0 order 0",
+	})
+}
+
 // TestMessages: receives recorded before their sends, sends that are never
 // received and a message to oneself through a self communicator.
 func TestMessages(t *testing.T) {

@@ -76,7 +76,7 @@ func (s *simulator) checkOrder(sl *slot, at trace.Time) error {
 		err := simulationError("PajeSimulationException", "Illegal, trace is not time-ordered", s.line, fieldList(s.buf, s.spans))
 		// pj_dump's text stays; the message says more.
 		err.Msg = fmt.Sprintf("the trace is not time-ordered: this event at %s s comes after one at %s s in the same container and type "+
-			"(raw StarPU FxT conversions are, before starpu_paje_sort); read it anyway with sort=True (Python) or --read sort=true (command line)",
+			"(raw StarPU FxT conversions are, before starpu_paje_sort, and NGSolve's traces, written in sorted runs); read it anyway with sort=True (Python) or --read sort=true (command line)",
 			at, last)
 		return s.fail(err)
 	}

@@ -69,7 +69,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"unknown event id", miniHeader + "\n9 1 p1 S a\n", headerLines + 2, "Event with id '9' has not been defined"},
 		{"too few fields", miniHeader + "3 1 p1\n", headerLines + 1, "has 2 fields, its definition on line 18 has 4"},
 		{"too many fields", miniHeader + "3 1 p1 S a b\n", headerLines + 1, "has 5 fields"},
-		{"time backwards", miniHeader + "3 2 p1 S a\n3 1 p1 S b\n", headerLines + 2, "the trace is not time-ordered: this event at 1.000000000 s comes after one at 2.000000000 s in the same container and type (raw StarPU FxT conversions are, before starpu_paje_sort); read it anyway with sort=True (Python) or --read sort=true (command line)"},
+		{"time backwards", miniHeader + "3 2 p1 S a\n3 1 p1 S b\n", headerLines + 2, "the trace is not time-ordered: this event at 1.000000000 s comes after one at 2.000000000 s in the same container and type (raw StarPU FxT conversions are, before starpu_paje_sort, and NGSolve's traces, written in sorted runs); read it anyway with sort=True (Python) or --read sort=true (command line)"},
 		{"bad UTF-8", miniHeader + "3 1 p1 S \xff\n", headerLines + 1, "not valid UTF-8"},
 		{"open definition", "%EventDef PajeSetState 3\n% Time date\n", 1, "never closed"},
 		{"missing field", "%EventDef PajeSetState 3\n% Time date\n%EndEventDef\n", 3, "lacks the field(s) Type, Container, Value"},

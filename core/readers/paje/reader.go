@@ -25,7 +25,10 @@
 // type of the same name as the link type's end (counted in a warning);
 // and SMPI's topology links with tracing/smpi/display-sizes, which lack the
 // Size field their definition ends with: missing trailing user fields are
-// empty (counted in a warning).
+// empty (counted in a warning); and NGSolve's ngcore, which creates its
+// threads in a "Node" while their type's parent is the "Task Manager"
+// above it: a container may be created below a container of a type its
+// own type's parent contains (counted in a warning).
 //
 // User fields are not modelled, but for one: a numeric field named Size
 // in PajeStartLink or PajeEndLink (SMPI's tracing/smpi/display-sizes writes
@@ -33,8 +36,8 @@
 //
 // Dates are seconds, as PajeNG and SimGrid write them, unless
 // Options.TimeUnit says otherwise; the door (Format, option time_unit)
-// reads StarPU's traces, whose dates are milliseconds, in milliseconds
-// (see unit.go).
+// reads StarPU's and NGSolve's traces, whose dates are milliseconds, in
+// milliseconds (see unit.go).
 //
 // The reader is a pipeline (see pipeline.go): chunks of lines are split
 // into fields and dates on every core while the simulation consumes them

@@ -40,6 +40,9 @@ type simulator struct {
 	// shortLines counts event lines that lack trailing user fields of
 	// their definition (see decoder.parseLine).
 	shortLines int64
+	// deeper counts containers created below a container of a type that
+	// their type's parent type contains, not in one of that type.
+	deeper int64
 	// redefined counts entity values whose name or alias is already the
 	// identifier of a value of their type (see simulator.defineValue).
 	redefined int64
@@ -533,7 +536,15 @@ func (s *simulator) createContainer(f *eventFields) error {
 	}
 	pc := s.containers[parent]
 	if typ == trace.None || s.types[typ].parent != pc.typ {
-		return s.failf("container type %s is not a child type of the type of container %s", errs.QuoteBytes(typeKey), errs.QuoteBytes(parentKey))
+		// PajeNG refuses it. NGSolve's ngcore defines its "Thread" type
+		// in "Task Manager" and creates the threads in a "Node" inside
+		// it (ViTE shows them there): unless as PajeNG, a container is
+		// created inside a container of a type its own type's parent
+		// contains, deeper than its type says.
+		if typ == trace.None || s.opt.StrictPajeNG || !s.typeAbove(s.types[typ].parent, pc.typ) {
+			return s.failf("container type %s is not a child type of the type of container %s", errs.QuoteBytes(typeKey), errs.QuoteBytes(parentKey))
+		}
+		s.deeper++
 	}
 	if _, dup := s.contIDs.get(id); dup && !zero {
 		return s.failSim("PajeContainerException", "(Container, name: '"+string(name)+"' alias: '"+string(alias)+"') already exists")
@@ -736,9 +747,26 @@ func (s *simulator) finish() error {
 		s.opt.Warn("%d entity values redefine an identifier already used by a value of their type (EZTrace's GOMP_Task, the second with another alias): "+
 			"a new alias defined, a taken one kept as first defined (pj_dump refuses them; strict too)", s.redefined)
 	}
+	if s.deeper > 0 {
+		s.opt.Warn("%d containers are created deeper than their type's parent type (NGSolve's threads in a node, their type in the task manager): taken where they are created (pj_dump refuses them; strict too)", s.deeper)
+	}
 	if s.retyped > 0 {
 		s.opt.Warn("%d link ends are containers of a type other than the link type's end, of the same name (SimGrid's tracing/smpi/group defines the MPI type at two levels): taken as they are", s.retyped)
 	}
 	s.sink.Finish(s.first, end)
 	return nil
+}
+
+// typeAbove tells whether type a contains type b, directly or not.
+func (s *simulator) typeAbove(a, b int32) bool {
+	for range len(s.types) { // a bound: the types form a tree
+		if b == trace.None || b < 0 || int(b) >= len(s.types) {
+			return false
+		}
+		b = s.types[b].parent
+		if b == a {
+			return true
+		}
+	}
+	return false
 }

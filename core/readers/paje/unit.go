@@ -18,12 +18,13 @@ import (
 func (o *Options) inUnit(t trace.Time) trace.Time { return trace.InUnit(t, o.TimeUnit) }
 
 // looksStarPU reports whether the first bytes of a Pajé trace hold the
-// container types starpu_fxt_tool defines (trace.StarPUContainerTypes):
-// each a field of some event line, quoted (as starpu_fxt_tool writes
-// them) or not, split as the reader splits fields. Definition lines
-// (%...) and the last line, which the head may cut, are not looked at.
+// container types starpu_fxt_tool defines (trace.StarPUContainerTypes),
+// or those NGSolve's ngcore defines (ngsolveContainerTypes): each a field
+// of some event line, quoted (as both write them) or not, split as the
+// reader splits fields. Definition lines (%...) and the last line, which
+// the head may cut, are not looked at. Both write milliseconds.
 func looksStarPU(head []byte) bool {
-	names := trace.StarPUContainerTypes
+	names := append(slices.Clip(trace.StarPUContainerTypes), ngsolveContainerTypes...)
 	seen := make([]bool, len(names))
 	var spans []span
 	for pos := 0; pos < len(head); {
@@ -42,8 +43,23 @@ func looksStarPU(head []byte) bool {
 		}
 		pos = end + 1
 	}
-	return trace.LooksStarPU(func(name string) bool {
+	has := func(name string) bool {
 		i := slices.Index(names, name)
 		return i >= 0 && seen[i]
-	})
+	}
+	if trace.LooksStarPU(has) {
+		return true
+	}
+	for _, name := range ngsolveContainerTypes {
+		if !has(name) {
+			return false
+		}
+	}
+	return true
 }
+
+// ngsolveContainerTypes are the container types of the traces NGSolve's
+// ngcore writes (PajeTrace, paje_trace.cpp: a "Task Manager" holding a
+// "Node" of "Thread"s and the "Jobs"), whose dates are milliseconds
+// (its ConvertTime).
+var ngsolveContainerTypes = []string{"Task Manager", "Node", "Thread", "Jobs"}

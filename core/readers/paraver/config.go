@@ -166,6 +166,13 @@ func (cfg *config) parsePCF(l *lineReader) error {
 			return err
 		}
 		text := strings.TrimSpace(line)
+		if strings.HasPrefix(text, "#") {
+			// A comment: Paraver's .pcf parser skips a line starting
+			// with '#' (after its blanks), in any section. ExtraeWin
+			// writes one before each EVENT_TYPE block (the source line
+			// that defines the type).
+			continue
+		}
 		if isKeyword(text) {
 			section = text
 			if section == "EVENT_TYPE" {
@@ -347,7 +354,9 @@ func (cfg *config) parseRow(l *lineReader) error {
 		if err != nil || !ok {
 			return err
 		}
-		if strings.TrimSpace(line) == "" {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			// Paraver's .row parser skips empty lines and comments
+			// (a '#' in the first column) between levels.
 			continue
 		}
 		line0 := l.line

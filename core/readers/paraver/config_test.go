@@ -167,3 +167,29 @@ func TestPCFLargeNumbers(t *testing.T) {
 		t.Errorf("values %q, want %q", got, w)
 	}
 }
+
+// TestCommentLines: Paraver's .pcf and .row parsers skip a line starting
+// with '#' (utils/traceparser/pcffileparser.cpp, rowfileparser.cpp), and
+// so does the reader. ExtraeWin writes "# <source file>:<line>" before
+// each EVENT_TYPE block of its .pcf: such a .pcf was refused at its
+// first comment inside a block ("bad event type").
+func TestCommentLines(t *testing.T) {
+	pcf := "# profiler:0\nEVENT_TYPE\n0 5 ThreadRunning\n\n" +
+		"# tests/a.cpp:113\nEVENT_TYPE\n0 7 nested_test\n  # an indented comment\nVALUES\n1 nested_test:begin\n# a comment among values\n2 nested_test:end\n"
+	row := "# a comment before the levels\nLEVEL THREAD SIZE 2\nfirst\nsecond\n"
+	prv := twoThreads + "2:1:1:1:1:1:5:1\n2:1:1:1:1:2:7:1\n2:1:1:2:1:3:7:2\n"
+	tr, notes, _ := readWithFiles(t, prv, pcf, row, threadView)
+	if len(notes) != 0 {
+		t.Errorf("notes %q, want none", notes)
+	}
+	var got []string
+	for _, v := range tr.Values {
+		got = append(got, tr.Types[v.Type].Name+": "+v.Alias+" "+v.Name)
+	}
+	if w := []string{"ThreadRunning: 1 1", "nested_test: 1 nested_test:begin", "nested_test: 2 nested_test:end"}; !slices.Equal(got, w) {
+		t.Errorf("values %q, want %q", got, w)
+	}
+	if names := leafNames(tr, "Thread"); !slices.Equal(names, []string{"first", "second"}) {
+		t.Errorf("threads %q, want the .row's names", names)
+	}
+}

@@ -49,7 +49,8 @@
 // stoi drops such .pcf lines; a state is never wrapped into another): a
 // .pcf line whose state, type or value is beyond 64 bits is skipped and
 // said, since no record can carry it (a record's field beyond 64 bits is
-// skipped, naming its line and field).
+// skipped, naming its line and field). A line of the .pcf or the .row
+// that starts with '#' is a comment, skipped as Paraver's parsers skip it.
 //
 // # Records
 //
