@@ -1,0 +1,253 @@
+package xplane
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Format is the XSpace format of the TensorFlow and JAX profilers.
+var Format = ingest.Format{
+	Name: "xplane",
+	Summary: "TensorFlow / JAX profiler XSpace (.xplane.pb: jax.profiler.trace, tf.profiler, " +
+		"a plugins/profile/<run>/ directory)",
+	Extensions: []string{ext},
+	Sniff:      sniff,
+	SniffDir:   func(dir string) bool { files, _ := spaceFiles(dir); return len(files) > 0 },
+	Open:       open,
+}
+
+// ext is the ending the profilers give their XSpace files,
+// <host>.xplane.pb.
+const ext = ".xplane.pb"
+
+func open(path string, _ ingest.Values) (*ingest.Source, error) {
+	files := []string{path}
+	if st, err := ingest.CheckPath(path); err == nil && st.IsDir() {
+		files, _ = spaceFiles(path)
+	}
+	return &ingest.Source{Read: ingest.ReadFunc(path, Read), Files: files, Whole: true}, nil
+}
+
+// Read streams the XSpace at path into sink: a file (plain or compressed
+// with gzip, bzip2 or zstd), or a directory of the files of one profile,
+// one per host, as the profilers write them in plugins/profile/<run>/
+// (the directory itself, or the log directory holding it: its latest
+// run).
+func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
+	st, err := ingest.CheckPath(path)
+	if err != nil {
+		return err
+	}
+	files := []string{path}
+	if st.IsDir() {
+		if files, err = spaceFiles(path); err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return errs.Format(path, 0, "is a directory holding no %s file (nor a plugins/profile/<run>/ directory of them)", ext)
+		}
+	}
+	m := newModel(opt)
+	defer m.release()
+	var total int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			total += st.Size()
+		}
+	}
+	var done int64
+	for _, f := range files {
+		data, n, err := load(f, opt, done, total)
+		if err != nil {
+			return err
+		}
+		done += n
+		m.file = f
+		err = m.decodeSpace(data, hostStem(f))
+		opt.Held(-int64(cap(data)))
+		if err == nil {
+			err = m.err
+		}
+		if err != nil {
+			return located(f, err)
+		}
+	}
+	if len(m.recs) == 0 {
+		opt.Warn("%s holds no timed event on the planes a timeline shows (%s, %s*, %s* or %s*)", path,
+			hostThreadsPlane, gpuPlanePrefix, tpuPlanePrefix, customPlane)
+	}
+	if err := m.emit(sink, path); err != nil {
+		return err
+	}
+	m.text.Note(opt, path)
+	return nil
+}
+
+// hostStem is the host's name in a file's name: <host>.xplane.pb.
+func hostStem(path string) string {
+	base := filepath.Base(path)
+	if i := strings.Index(strings.ToLower(base), ext); i > 0 {
+		return base[:i]
+	}
+	return base
+}
+
+// located turns a decoding error into a FormatError naming the file and
+// the byte offset (in the decompressed input).
+func located(path string, err error) error {
+	var c *corrupt
+	if errors.As(err, &c) {
+		return &errs.FormatError{File: path, AtOffset: true, Offset: c.off, Err: c.err}
+	}
+	return err
+}
+
+// loadChunk is how much of the input is read between two looks at
+// cancellation and the memory budget.
+const loadChunk = 4 << 20
+
+// load reads the file at path whole, decompressed: an XSpace is one
+// message whose planes keep their metadata after their lines, so nothing
+// can be decoded before the end of a plane, and the planes of a profile
+// are few and large. The bytes count against the read's memory budget
+// (the caller gives them back). done and total are the progress before
+// this file and of all files; n is the file's size read.
+func load(path string, opt trace.ReadOptions, done, total int64) (data []byte, n int64, err error) {
+	f, err := ingest.OpenFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	cr := &ingest.Counter{R: f, Stop: opt.Canceled}
+	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	var held int64
+	defer func() {
+		if err != nil {
+			opt.Held(-held)
+		}
+	}()
+	for {
+		if err := opt.Canceled(); err != nil {
+			return nil, 0, err
+		}
+		if len(data)+loadChunk > cap(data) {
+			grown := slices.Grow(data, max(loadChunk, cap(data)))
+			if err := opt.Held(int64(cap(grown) - cap(data))); err != nil {
+				return nil, 0, err
+			}
+			held += int64(cap(grown) - cap(data))
+			data = grown
+		}
+		k, rerr := io.ReadFull(in, data[len(data):len(data)+loadChunk])
+		data = data[:len(data)+k]
+		if opt.Progress != nil {
+			opt.Progress(done+cr.N(), total)
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			return data, cr.N(), nil
+		}
+		if rerr != nil {
+			var fe *errs.FormatError
+			if errors.As(rerr, &fe) || errors.Is(rerr, trace.ErrCanceled) {
+				return nil, 0, rerr
+			}
+			return nil, 0, &errs.FormatError{File: path, Err: rerr}
+		}
+	}
+}
+
+// spaceFiles lists the XSpace files of a directory: its own, or those of
+// the latest run of plugins/profile/ (a log directory given to
+// jax.profiler.trace or TensorBoard), or of the latest run directory it
+// holds (plugins/profile itself). Run directories are named by their
+// date (2024_05_01_12_30_00), so the latest is the last by name.
+func spaceFiles(dir string) ([]string, error) {
+	own := func(d string) []string {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(strings.ToLower(ingest.StripCompressed(e.Name())), ext) {
+				out = append(out, filepath.Join(d, e.Name()))
+			}
+		}
+		return out
+	}
+	if files := own(dir); len(files) > 0 {
+		return files, nil
+	}
+	for _, runs := range []string{filepath.Join(dir, "plugins", "profile"), dir} {
+		entries, err := os.ReadDir(runs)
+		if err != nil {
+			continue
+		}
+		for i := len(entries) - 1; i >= 0; i-- {
+			if entries[i].IsDir() {
+				if files := own(filepath.Join(runs, entries[i].Name())); len(files) > 0 {
+					return files, nil
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// sniff reports whether head, the first bytes of a file, start an
+// XSpace: its first plane (field 1) opening with the plane's id (field
+// 1, a varint) or at once its name (field 2), as the profilers name
+// their planes: "/host:CPU", "/host:metadata", "/device:GPU:0",
+// "/device:TPU:0"... A Perfetto trace also opens with field 1, a
+// packet, but no packet opens with these two fields.
+func sniff(head []byte) bool {
+	if len(head) == 0 || head[0] != 0x0a {
+		return false
+	}
+	_, k := protowire.ConsumeVarint(head[1:])
+	if k < 0 {
+		return false
+	}
+	plane := head[1+k:]
+	if num, typ, n := protowire.ConsumeTag(plane); n > 0 && num == planeID && typ == protowire.VarintType {
+		m := protowire.ConsumeFieldValue(num, typ, plane[n:])
+		if m < 0 {
+			return false
+		}
+		plane = plane[n+m:]
+	}
+	num, typ, n := protowire.ConsumeTag(plane)
+	if n < 0 || num != planeName || typ != protowire.BytesType {
+		return false
+	}
+	size, k := protowire.ConsumeVarint(plane[n:])
+	if k < 0 {
+		return false
+	}
+	name := plane[n+k:]
+	if uint64(len(name)) > size {
+		name = name[:size]
+	}
+	for _, p := range []string{"/host:", "/device:", "/virtualdevice:", "Task Environment"} {
+		if bytes.HasPrefix(name, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
