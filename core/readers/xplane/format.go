@@ -59,8 +59,6 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 			return errs.Format(path, 0, "is a directory holding no %s file (nor a plugins/profile/<run>/ directory of them)", ext)
 		}
 	}
-	m := newModel(opt)
-	defer m.release()
 	var total int64
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil {
@@ -68,15 +66,38 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 	}
 	var done int64
-	for _, f := range files {
+	next := 0
+	release := func(data []byte) { opt.Held(-int64(cap(data))) } // what load held
+	return decode(path, sink, opt, release, func() ([]byte, string, error) {
+		if next == len(files) {
+			return nil, "", io.EOF
+		}
+		f := files[next]
+		next++
 		data, n, err := load(f, opt, done, total)
+		done += n
+		return data, f, err
+	})
+}
+
+// decode reads the spaces next gives (the decompressed bytes of a file,
+// and its name; io.EOF after the last) into one trace, named path, and
+// streams it into sink. Each file's bytes are given to release once
+// decoded.
+func decode(path string, sink trace.Sink, opt trace.ReadOptions, release func([]byte), next func() ([]byte, string, error)) error {
+	m := newModel(opt)
+	defer m.release()
+	for {
+		data, f, err := next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return err
 		}
-		done += n
 		m.file = f
 		err = m.decodeSpace(data, hostStem(f))
-		opt.Held(-int64(cap(data)))
+		release(data)
 		if err == nil {
 			err = m.err
 		}
@@ -130,6 +151,10 @@ func load(path string, opt trace.ReadOptions, done, total int64) (data []byte, n
 		return nil, 0, err
 	}
 	defer f.Close()
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
 	cr := &ingest.Counter{R: f, Stop: opt.Canceled}
 	in, release, err := ingest.Decompress(bufio.NewReaderSize(cr, 64<<10), path, ingest.DefaultMaxDecompressed)
 	if err != nil {
@@ -146,15 +171,18 @@ func load(path string, opt trace.ReadOptions, done, total int64) (data []byte, n
 		if err := opt.Canceled(); err != nil {
 			return nil, 0, err
 		}
-		if len(data)+loadChunk > cap(data) {
-			grown := slices.Grow(data, max(loadChunk, cap(data)))
-			if err := opt.Held(int64(cap(grown) - cap(data))); err != nil {
+		if len(data) == cap(data) {
+			// The file's size first (a plain file fits, with a byte for
+			// the read that finds its end), then doubling.
+			grown := slices.Grow(data, int(max(size+1, int64(cap(data)), 4096)))
+			delta := int64(cap(grown) - cap(data))
+			held += delta // the budget counts what it refuses too
+			if err := opt.Held(delta); err != nil {
 				return nil, 0, err
 			}
-			held += int64(cap(grown) - cap(data))
 			data = grown
 		}
-		k, rerr := io.ReadFull(in, data[len(data):len(data)+loadChunk])
+		k, rerr := io.ReadFull(in, data[len(data):min(cap(data), len(data)+loadChunk)])
 		data = data[:len(data)+k]
 		if opt.Progress != nil {
 			opt.Progress(done+cr.N(), total)

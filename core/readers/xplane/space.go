@@ -2,6 +2,7 @@ package xplane
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -185,7 +186,7 @@ func shown(planes []planeRef) []planeRef {
 			custom = append(custom, p)
 		}
 	}
-	sortByName(host)
+	slices.SortStableFunc(host, func(a, b planeRef) int { return strings.Compare(a.name, b.name) })
 	out := host
 	if len(gpu) > 0 {
 		out = append(out, gpu...)
@@ -193,14 +194,6 @@ func shown(planes []planeRef) []planeRef {
 		out = append(out, tpu...)
 	}
 	return append(out, custom...)
-}
-
-func sortByName(ps []planeRef) {
-	for i := 1; i < len(ps); i++ { // few planes: insertion sort, stable
-		for j := i; j > 0 && ps[j].name < ps[j-1].name; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
 }
 
 // eventMeta is what the reader takes of an XEventMetadata.
