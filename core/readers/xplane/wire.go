@@ -62,7 +62,7 @@ func each(msg []byte, base int64, fn func(f *field) error) error {
 			l, n = protowire.ConsumeVarint(msg[pos:])
 			if n >= 0 {
 				if l > uint64(len(msg)-pos-n) {
-					return corruptf(f.off, "field %d announces %d bytes, past the end of its message (%d bytes left)",
+					return corruptf(f.off, "field %d announces %d bytes, past the end of its message (%d bytes left): the file is cut or corrupt",
 						num, l, len(msg)-pos-n)
 				}
 				f.boff = base + int64(pos+n)
