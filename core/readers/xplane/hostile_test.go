@@ -212,6 +212,26 @@ func TestCut(t *testing.T) {
 	if refused == 0 {
 		t.Error("no cut refused")
 	}
+	// Cut between planes: the planes before, marked incomplete, as the
+	// hostnames come after the planes.
+	var planes []int
+	if err := each(data, 0, func(f *field) error {
+		if f.num == spacePlanes {
+			planes = append(planes, int(f.boff)+len(f.b))
+		}
+		return nil
+	}); err != nil || len(planes) < 2 {
+		t.Fatal(err, planes)
+	}
+	for _, n := range planes {
+		_, notes, err := readBytes(data[:n])
+		if err != nil || len(notes.IncompleteReasons()) != 1 {
+			t.Errorf("cut after the plane ending at %d: %v, notes %q; want read, incomplete", n, err, notes.Messages())
+		}
+	}
+	if _, notes, _ := readBytes(data); len(notes.IncompleteReasons()) != 0 {
+		t.Errorf("the whole file is incomplete: %q", notes.Messages())
+	}
 }
 
 // A read holds the file and the events against the memory budget, and

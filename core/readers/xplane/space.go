@@ -151,6 +151,13 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 	if len(hostnames) > 0 && hostnames[0] != "" {
 		host = hostnames[0]
 	}
+	if len(hostnames) == 0 && len(planes) > 0 {
+		// The profilers (TensorFlow 2.4 and later, every jax) name the
+		// host, in a field written after the planes: a space cut
+		// between two planes reads well but for this.
+		m.opt.Incomplete("%s names no host (XSpace.hostnames, which the profilers write after the planes): "+
+			"the file may be cut after its last whole plane", m.file)
+	}
 	h := m.container(-1, ctHost, stem, int64(len(m.conts)), m.text.String(host))
 	for _, p := range shown(planes) {
 		if err := m.decodePlane(h, p); err != nil {
