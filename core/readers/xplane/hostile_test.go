@@ -229,6 +229,9 @@ func TestCut(t *testing.T) {
 			t.Errorf("cut after the plane ending at %d: %v, notes %q; want read, incomplete", n, err, notes.Messages())
 		}
 	}
+	if _, notes, err := readBytes(nil); err != nil || len(notes.IncompleteReasons()) != 1 {
+		t.Errorf("empty file: %v, notes %q; want read, incomplete", err, notes.Messages())
+	}
 	if _, notes, _ := readBytes(data); len(notes.IncompleteReasons()) != 0 {
 		t.Errorf("the whole file is incomplete: %q", notes.Messages())
 	}

@@ -151,6 +151,10 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 	if len(hostnames) > 0 && hostnames[0] != "" {
 		host = hostnames[0]
 	}
+	if len(planes) == 0 && len(hostnames) == 0 {
+		// A profiler always writes a plane (of metadata at least).
+		m.opt.Incomplete("%s holds no plane (%d bytes): the file is empty or cut", m.file, len(data))
+	}
 	if len(hostnames) == 0 && len(planes) > 0 {
 		// The profilers (TensorFlow 2.4 and later, every jax) name the
 		// host, in a field written after the planes: a space cut
