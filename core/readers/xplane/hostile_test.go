@@ -161,6 +161,25 @@ func TestStepsLine(t *testing.T) {
 	}
 }
 
+// The profiler's errors and warnings are notes, the first ten; the
+// others are counted.
+func TestProfilerMessages(t *testing.T) {
+	data := plane(0, "/host:CPU", line(1, "t", 0, event(1, 0, 10)), meta(1, "a", ""))
+	for i := range 12 {
+		data = cat(data, str(spaceErrors, "lost events of CUPTI"), str(spaceWarnings, strings.Repeat("w", 1000+i)))
+	}
+	data = cat(data, str(spaceHostnames, "h"))
+	_, notes, err := readBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := strings.Join(notes.Messages(), "\n")
+	if n := strings.Count(msgs, "the profiler reports"); n != 10 || !strings.Contains(msgs, "reports an error: lost events of CUPTI") ||
+		notes.Skipped()["more of the profiler's errors and warnings"] != 14 || len(msgs) > 10*400+1000 {
+		t.Errorf("%d messages:\n%s\nskipped %v", n, msgs, notes.Skipped())
+	}
+}
+
 // Broken spaces are FormatErrors at the byte of the field at fault.
 func TestHostile(t *testing.T) {
 	good := plane(0, "/host:CPU", line(1, "t", 0, event(1, 0, 10)), meta(1, "a", ""))

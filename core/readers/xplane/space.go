@@ -90,7 +90,6 @@ var internalEvents = map[string]bool{
 
 // planeRef is a plane of the space, not yet decoded.
 type planeRef struct {
-	id   int64
 	name string
 	b    []byte
 	off  int64
@@ -102,6 +101,7 @@ type planeRef struct {
 func (m *model) decodeSpace(data []byte, stem string) error {
 	var planes []planeRef
 	var hostnames []string
+	reported := 0
 	err := each(data, 0, func(f *field) error {
 		switch f.num {
 		case spacePlanes:
@@ -111,11 +111,6 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 			p := planeRef{b: f.b, off: f.boff}
 			err := each(f.b, f.boff, func(g *field) error {
 				switch g.num {
-				case planeID:
-					if err := want(g, "XPlane", "id", protowire.VarintType); err != nil {
-						return err
-					}
-					p.id = g.int64()
 				case planeName:
 					if err := want(g, "XPlane", "name", protowire.BytesType); err != nil {
 						return err
@@ -132,14 +127,18 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 			if err := want(f, "XSpace", "errors, warnings or hostnames", protowire.BytesType); err != nil {
 				return err
 			}
-			s := m.text.String(string(f.b))
-			switch f.num {
-			case spaceErrors:
-				m.opt.Warn("%s: the profiler reports an error: %s", m.file, clip(s))
-			case spaceWarnings:
-				m.opt.Warn("%s: the profiler reports: %s", m.file, clip(s))
+			switch {
+			case f.num == spaceHostnames:
+				hostnames = append(hostnames, m.text.String(string(f.b)))
+			case reported < maxReported:
+				what := "reports"
+				if f.num == spaceErrors {
+					what = "reports an error"
+				}
+				m.opt.Warn("%s: the profiler %s: %s", m.file, what, clip(m.text.String(string(f.b))))
+				reported++
 			default:
-				hostnames = append(hostnames, s)
+				m.opt.Skip("more of the profiler's errors and warnings", 1)
 			}
 		}
 		return nil
@@ -170,6 +169,10 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 	}
 	return nil
 }
+
+// maxReported bounds the profiler's errors and warnings (XSpace.errors,
+// .warnings) a read passes on, each a note; the others are counted.
+const maxReported = 10
 
 // clip shortens a message of the profiler for a note.
 func clip(s string) string {
