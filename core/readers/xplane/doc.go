@@ -20,9 +20,9 @@
 // cut file (a length past the end of its message, a known field of the
 // wrong wire type, an event of negative duration or out of range of
 // int64 nanoseconds) is a FormatError giving the byte offset of the
-// field at fault. A space that names no host is marked incomplete: the
+// field at fault. A space that names no host is read with a warning: the
 // profilers write the hostnames after the planes, so a space cut between
-// two planes lacks them.
+// two planes lacks them (but xprof's own TPU test spaces name none).
 //
 // A directory is read as the profile of one run: its .xplane.pb files,
 // one per host; or, given the log directory (or its plugins/profile),
