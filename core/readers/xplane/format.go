@@ -51,7 +51,9 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		return err
 	}
 	files := []string{path}
+	dir := "" // a directory's files must stay inside it (ingest.OpenIn)
 	if st.IsDir() {
+		dir = path
 		if files, err = spaceFiles(path); err != nil {
 			return err
 		}
@@ -74,7 +76,7 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 		f := files[next]
 		next++
-		data, n, err := load(f, opt, done, total)
+		data, n, err := load(dir, f, opt, done, total)
 		done += n
 		return data, f, err
 	})
@@ -143,10 +145,12 @@ const loadChunk = 4 << 20
 // message whose planes keep their metadata after their lines, so nothing
 // can be decoded before the end of a plane, and the planes of a profile
 // are few and large. The bytes count against the read's memory budget
-// (the caller gives them back). done and total are the progress before
-// this file and of all files; n is the file's size read.
-func load(path string, opt trace.ReadOptions, done, total int64) (data []byte, n int64, err error) {
-	f, err := ingest.OpenFile(path)
+// (the caller gives them back). A file of a directory the user named
+// (dir, "" for a file named) must stay inside it, links resolved. done
+// and total are the progress before this file and of all files; n is the
+// file's size read.
+func load(dir, path string, opt trace.ReadOptions, done, total int64) (data []byte, n int64, err error) {
+	f, err := ingest.OpenIn(dir, path)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -349,5 +350,23 @@ func TestSniff(t *testing.T) {
 		if sniff(data) {
 			t.Errorf("%q sniffed", data)
 		}
+	}
+}
+
+// A run directory's files stay inside the directory named: a link to a
+// space outside it is refused, naming the link (ingest.OpenIn).
+func TestDirectoryLinkOutside(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.xplane.pb")
+	data := cat(plane(0, "/host:CPU", line(1, "main", 0, event(1, 0, 1000)), meta(1, "x", "")), str(spaceHostnames, "h"))
+	if err := os.WriteFile(outside, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(run, "h.xplane.pb")); err != nil {
+		t.Skip(err)
+	}
+	_, err := readertest.ReadFormat(t, Format, run, nil)
+	if !errors.Is(err, ingest.ErrOutside) || !strings.Contains(err.Error(), "h.xplane.pb") {
+		t.Errorf("read through a link outside: %v", err)
 	}
 }
