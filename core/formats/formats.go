@@ -25,6 +25,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/readers/perfetto"
 	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
 	"github.com/macroscope-hpc/macroscope/core/readers/rocprof"
+	"github.com/macroscope-hpc/macroscope/core/readers/xplane"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -32,7 +33,8 @@ import (
 //
 // Formats whose files share an extension with others and which their
 // content tells apart come before the more general ones: rocprofv3's JSON
-// before Chrome's trace-event JSON, rocprof's CSV before pj_dump's.
+// before Chrome's trace-event JSON, rocprof's CSV before pj_dump's, the
+// XSpace (.xplane.pb) before Perfetto's protobuf (.pb).
 var All = []ingest.Format{
 	paje.Format,
 	otf2.Format,
@@ -46,6 +48,7 @@ var All = []ingest.Format{
 	rocprof.RocpdFormat,
 	nsys.Format,
 	hpctoolkit.Format,
+	xplane.Format,
 	perfetto.Format,
 	gotrace.Format,
 }

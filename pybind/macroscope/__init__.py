@@ -41,6 +41,7 @@ by its name or content):
     rpd             rocmProfileData's SQLite database
     rocpd           rocprofv3's rocpd SQLite database (ROCm 7's default)
     hpctoolkit      HPCToolkit databases
+    xplane          TensorFlow and JAX profilers' XSpace (.xplane.pb)
     perfetto        Perfetto protobuf traces
     gotrace         Go execution traces
 """

@@ -108,6 +108,7 @@ __all__ = [
     "read_rocprofv3_csv",
     "read_rocprofv3_json",
     "read_rpd",
+    "read_xplane",
 ]
 
 
@@ -351,6 +352,26 @@ def read_hpctoolkit(
     ``loops`` (bool, default False): make loops frames of their own, between the procedure that holds them and its callees
     ``line_start`` (int, default 0): read only the samples of the trace lines from this one (counted from 0 in the order of the hierarchy) to line_end: a part of the trace, for a distributed read
     ``line_end`` (int, default 0): the end of the trace lines line_start starts (0: all)
+    ``strict`` (bool, default False): fail (a format error naming the file) when the trace is incomplete (a cut last record, a missing or empty part) instead of returning it marked incomplete
+
+    ``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does.
+    """
+    ...
+
+
+def read_xplane(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    progress: Progress = None,
+    memory_budget: int | None = None,
+) -> Trace:
+    """Read a trace in the xplane format: TensorFlow / JAX profiler XSpace (.xplane.pb: jax.profiler.trace, tf.profiler, a plugins/profile/<run>/ directory).
+
+    Files ending in .xplane.pb (plain or compressed with gzip, bzip2 or zstd).
+    A directory holding such a trace is read whole.
+
+    Options:
     ``strict`` (bool, default False): fail (a format error naming the file) when the trace is incomplete (a cut last record, a missing or empty part) instead of returning it marked incomplete
 
     ``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does.

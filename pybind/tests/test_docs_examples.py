@@ -30,6 +30,8 @@ PAGES = {
     "topology.md": {},
     "widgets.md": {'"base.trace"': BASE, '"slowhost.trace"': SLOW},
     "compare.md": {'"before.trace"': BASE, '"after.trace"': SLOW},
+    "readers/xplane.md": {'"logs/plugins/profile/2026_12_01_07_58_29/vm.xplane.pb"':
+                          repr(str(ROOT / "core" / "readers" / "xplane" / "testdata" / "jax_cpu.xplane.pb"))},
 }
 
 # Statements that cannot run from a clone, by page and a fragment of their text.
@@ -48,6 +50,7 @@ NOT_BUNDLED = {
     ("topology.md", "AS_lyon"): "Grid'5000's Lyon site",
     ("topology.md", "lyon."): "Grid'5000's Lyon site",
     ("topology.md", "topo.collapse_optimal(0.5)"): "of the Grid'5000 trace",
+    ("readers/xplane.md", 'ms.read("logs")'): "a profiler's log directory, which a run writes",
 }
 if importlib.util.find_spec("plotly") is None:  # not a dependency: the page says to install it
     NOT_BUNDLED[("figures.md", "plotly")] = "plotly is not installed"

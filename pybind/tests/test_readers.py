@@ -376,7 +376,7 @@ def test_read_finds_the_format(bundled_trace):
     assert_same_trace(ms.read(bundled_trace), ms.read_paje(bundled_trace))
     assert_same_trace(ms.read(bundled_trace, format="paje", strict=False), ms.read_paje(bundled_trace))
     assert ms.read(bundled_trace).format == "paje"
-    assert {"paje", "otf2", "chrome", "paraver", "pjdump", "nsys", "rpd", "hpctoolkit", "perfetto",
+    assert {"paje", "otf2", "chrome", "paraver", "pjdump", "nsys", "rpd", "hpctoolkit", "xplane", "perfetto",
             "gotrace"} <= set(ms.FORMATS)
 
 

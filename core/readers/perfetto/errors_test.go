@@ -196,40 +196,6 @@ func TestInvalidUTF8Names(t *testing.T) {
 	}
 }
 
-// An XSpace (the TensorFlow and JAX profilers' .xplane.pb, protobuf that
-// the .pb extension brings to this reader) is refused as what it is,
-// with the way to the JSON these profilers also write; its first plane's
-// name ("/host:CPU", "/device:GPU:0") is what the Perfetto decoding
-// stumbles on ('/' reads as a field with wire type 7).
-func TestXSpaceNamed(t *testing.T) {
-	plane := func(id bool, name string) []byte {
-		var b []byte
-		if id {
-			b = append(b, 0x08, 0x01)
-		}
-		b = append(b, 0x12, byte(len(name)))
-		b = append(b, name...)
-		b = append(b, 0x1a, 0x02, 0x08, 0x01) // a line
-		return append([]byte{0x0a, byte(len(b))}, b...)
-	}
-	for _, data := range [][]byte{plane(true, "/host:CPU"), plane(false, "/device:GPU:0"), cat(plane(false, "/host:metadata"), plane(true, "/host:CPU"))} {
-		_, _, err := readBytes(data)
-		var fe *errs.FormatError
-		if !errors.As(err, &fe) || fe.Offset != 0 || !strings.Contains(fe.Err.Error(), "XSpace") ||
-			!strings.Contains(fe.Err.Error(), "create_perfetto_trace=True") {
-			t.Errorf("%q: %v, want the XSpace refusal at offset 0", data, err)
-		}
-		if xspace(data) && sniff(data) {
-			t.Errorf("%q: sniffed as Perfetto", data)
-		}
-	}
-	// A Perfetto trace's own error stays its own, and a process tree
-	// named like a device is no XSpace.
-	if xspace(traceOf(pkt(sub(11, []byte{0x0f})))) || xspace(plane(true, "host:CPU")) {
-		t.Error("xspace() took a non-XSpace")
-	}
-}
-
 // Android's other trace files, given to this reader, are refused as what
 // they are with the way to a Perfetto trace: systrace's ftrace text (the
 // head of Catapult's trivial_systrace test trace) and an HTML trace

@@ -130,9 +130,9 @@ func validMessage(b []byte) bool {
 }
 
 // namedOr returns err, the error of a file that did not read as a
-// Perfetto trace, or, when the file is something explain names (an XSpace,
-// which the .pb extension brings here, an ftrace text trace, an HTML
-// page), an error that says what it is and names the way out.
+// Perfetto trace, or, when the file is something explain names (an
+// ftrace text trace, an HTML page), an error that says what it is and
+// names the way out.
 func namedOr(err error, open func() (io.ReadCloser, error), name string) error {
 	var fe *errs.FormatError
 	if !errors.As(err, &fe) {
@@ -160,10 +160,6 @@ const explainHead = 4096
 // out; "" for any other file. head is its first bytes.
 func explain(head []byte) string {
 	switch {
-	case xspace(head):
-		return "a TensorFlow or JAX profiler XSpace (.xplane.pb), not a Perfetto trace: " +
-			"read its trace-event JSON instead (jax.profiler.trace(..., create_perfetto_trace=True) writes " +
-			"perfetto_trace.json.gz beside it)"
 	case ftraceText(head):
 		return "an ftrace text trace (systrace's or the kernel's trace file: \"# tracer:\"), which macroscope does not read: " +
 			"record the same events as a Perfetto protobuf trace (Android 9 and later: perfetto -o trace.pftrace, " +
@@ -186,39 +182,4 @@ func ftraceText(head []byte) bool {
 func htmlPage(head []byte) bool {
 	h := bytes.ToLower(bytes.TrimLeft(head, " \t\r\n\ufeff"))
 	return bytes.HasPrefix(h, []byte("<!doctype html")) || bytes.HasPrefix(h, []byte("<html"))
-}
-
-// xspace reports whether head, the first bytes of a file, start an
-// XSpace: its first plane (field 1) opening with the plane's id (field
-// 1, a varint) or at once its name (field 2), "/host:..." or
-// "/device:...", as the TensorFlow and JAX profilers name them.
-func xspace(head []byte) bool {
-	if len(head) == 0 || head[0] != 0x0a {
-		return false
-	}
-	_, k := protowire.ConsumeVarint(head[1:])
-	if k < 0 {
-		return false
-	}
-	plane := head[1+k:]
-	if num, typ, n := protowire.ConsumeTag(plane); n > 0 && num == 1 && typ == protowire.VarintType {
-		m := protowire.ConsumeFieldValue(num, typ, plane[n:])
-		if m < 0 {
-			return false
-		}
-		plane = plane[n+m:]
-	}
-	num, typ, n := protowire.ConsumeTag(plane)
-	if n < 0 || num != 2 || typ != protowire.BytesType {
-		return false
-	}
-	size, k := protowire.ConsumeVarint(plane[n:])
-	if k < 0 {
-		return false
-	}
-	name := plane[n+k:]
-	if uint64(len(name)) > size {
-		name = name[:size]
-	}
-	return bytes.HasPrefix(name, []byte("/host:")) || bytes.HasPrefix(name, []byte("/device:"))
 }

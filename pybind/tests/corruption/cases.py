@@ -47,6 +47,7 @@ SOURCES = [
     Source("paje-jacobi32", "paje", REPO / "testdata" / "jacobi32.trace", text=True, micro=True),
     Source("gotrace-fib4", "gotrace", REPO / "core" / "readers" / "gotrace" / "testdata" / "fib4.trace"),
     Source("nsys-tiny", "nsys", REPO / "core" / "readers" / "nsys" / "testdata" / "tiny.sqlite"),
+    Source("xplane-jax", "xplane", REPO / "core" / "readers" / "xplane" / "testdata" / "jax_cpu.xplane.pb"),
     # From the corpus, when it is there.
     Source("paje-ms", "paje", CORPUS / "pajeng" / "traces" / "ms.trace", text=True, micro=True),
     Source("paraver-qsort", "paraver", CORPUS / "paraver" / "test" / "cutter" / "qsort_beo3.prv", text=True,

@@ -1,0 +1,560 @@
+package xplane
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
+
+// Field numbers of tsl/profiler/protobuf/xplane.proto.
+const (
+	spacePlanes    = 1 // XSpace.planes
+	spaceErrors    = 2 // XSpace.errors
+	spaceWarnings  = 3 // XSpace.warnings
+	spaceHostnames = 4 // XSpace.hostnames
+
+	planeID            = 1 // XPlane.id
+	planeName          = 2 // XPlane.name
+	planeLines         = 3 // XPlane.lines
+	planeEventMetadata = 4 // XPlane.event_metadata (map<int64, XEventMetadata>)
+	planeStatMetadata  = 5 // XPlane.stat_metadata (map<int64, XStatMetadata>)
+
+	mapKey   = 1
+	mapValue = 2
+
+	lineID          = 1  // XLine.id
+	lineName        = 2  // XLine.name
+	lineTimestampNs = 3  // XLine.timestamp_ns
+	lineEvents      = 4  // XLine.events
+	lineDisplayID   = 10 // XLine.display_id
+	lineDisplayName = 11 // XLine.display_name
+
+	eventMetadataID    = 1 // XEvent.metadata_id
+	eventOffsetPs      = 2 // XEvent.offset_ps (oneof data)
+	eventDurationPs    = 3 // XEvent.duration_ps
+	eventStats         = 4 // XEvent.stats
+	eventNumOccurences = 5 // XEvent.num_occurrences (oneof data)
+
+	emID          = 1 // XEventMetadata.id
+	emName        = 2 // XEventMetadata.name
+	emDisplayName = 4 // XEventMetadata.display_name
+	emStats       = 5 // XEventMetadata.stats
+
+	smName = 2 // XStatMetadata.name
+
+	statMetadataID = 1 // XStat.metadata_id
+	statStr        = 5 // XStat.str_value
+	statRef        = 7 // XStat.ref_value (an XStatMetadata's name)
+)
+
+// The planes xprof's trace viewer shows (xplane_to_trace_container.cc):
+// the host's threads, the GPUs (else the TPUs), and custom devices. The
+// other planes hold metadata (HLO protos, the task's environment) or
+// what xprof derives its other tools from.
+const (
+	hostThreadsPlane = "/host:CPU"
+	gpuPlanePrefix   = "/device:GPU:"
+	tpuPlanePrefix   = "/device:TPU:"
+	customPlane      = "/device:CUSTOM:"
+)
+
+// The lines xprof leaves out of the timeline: counters, drawn as
+// counter tracks, not states.
+const (
+	counterLine       = "_counters_"
+	counterLinePrefix = "counters_"
+	// stepLine is the line of a TPU's steps, each event named by its
+	// step number.
+	stepLine = "Steps"
+	// stepNameStat is the stat whose string value xprof shows as the
+	// event's name.
+	stepNameStat = "step_name"
+)
+
+// internalEvents are the host events xprof's trace viewer hides
+// (IsInternalEvent of xplane_schema.cc): bookkeeping of TensorFlow's
+// allocator and tf.data's producers and consumers, not work.
+var internalEvents = map[string]bool{
+	"MemoryAllocation": true, "MemoryDeallocation": true,
+	"PrefetchProduce": true, "PrefetchConsume": true,
+	"ParallelInterleaveProduce": true, "ParallelInterleaveConsume": true, "ParallelInterleaveInitializeInput": true,
+	"ParallelMapProduce": true, "ParallelMapConsume": true,
+	"MapAndBatchProduce": true, "MapAndBatchConsume": true,
+	"ParseExampleProduce": true, "ParseExampleConsume": true,
+}
+
+// planeRef is a plane of the space, not yet decoded.
+type planeRef struct {
+	name string
+	b    []byte
+	off  int64
+}
+
+// decodeSpace decodes the XSpace data (the whole file, decompressed) of
+// file into m, under a host container. stem names the host when the
+// space names none.
+func (m *model) decodeSpace(data []byte, stem string) error {
+	var planes []planeRef
+	var hostnames []string
+	reported := 0
+	err := each(data, 0, func(f *field) error {
+		switch f.num {
+		case spacePlanes:
+			if err := want(f, "XSpace", "planes", protowire.BytesType); err != nil {
+				return err
+			}
+			p := planeRef{b: f.b, off: f.boff}
+			err := each(f.b, f.boff, func(g *field) error {
+				switch g.num {
+				case planeName:
+					if err := want(g, "XPlane", "name", protowire.BytesType); err != nil {
+						return err
+					}
+					p.name = string(g.b)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			planes = append(planes, p)
+		case spaceErrors, spaceWarnings, spaceHostnames:
+			if err := want(f, "XSpace", "errors, warnings or hostnames", protowire.BytesType); err != nil {
+				return err
+			}
+			switch {
+			case f.num == spaceHostnames:
+				hostnames = append(hostnames, m.text.String(string(f.b)))
+			case reported < maxReported:
+				what := "reports"
+				if f.num == spaceErrors {
+					what = "reports an error"
+				}
+				m.opt.Warn("%s: the profiler %s: %s", m.file, what, clip(m.text.String(string(f.b))))
+				reported++
+			default:
+				m.opt.Skip("more of the profiler's errors and warnings", 1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	host := stem
+	if len(hostnames) > 0 && hostnames[0] != "" {
+		host = hostnames[0]
+	}
+	if len(planes) == 0 && len(hostnames) == 0 {
+		// A profiler always writes a plane (of metadata at least).
+		m.opt.Incomplete("%s holds no plane (%d bytes): the file is empty or cut", m.file, len(data))
+	}
+	if len(hostnames) == 0 && len(planes) > 0 {
+		// The profilers (TensorFlow 2.4 and later, every jax) name the
+		// host, in a field written after the planes: a space cut
+		// between two planes reads well but for this. Not proof of a
+		// cut (xprof's own TPU test spaces name no host): a warning.
+		m.opt.Warn("%s names no host (XSpace.hostnames, which the profilers write after the planes): "+
+			"if the file was cut after its last whole plane, the planes after the cut are missing", m.file)
+	}
+	h := m.container(-1, ctHost, stem, int64(len(m.conts)), m.text.String(host))
+	for _, p := range shown(planes) {
+		if err := m.decodePlane(h, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxReported bounds the profiler's errors and warnings (XSpace.errors,
+// .warnings) a read passes on, each a note; the others are counted.
+const maxReported = 10
+
+// clip shortens a message of the profiler for a note.
+func clip(s string) string {
+	const most = 300
+	if len(s) > most {
+		return strings.ToValidUTF8(s[:most], "") + "..."
+	}
+	return s
+}
+
+// shown returns the planes the trace viewer shows, in its order: the
+// host's threads (by name), the GPUs, or the TPUs when there is no GPU,
+// then the custom devices, each in file order.
+func shown(planes []planeRef) []planeRef {
+	var host, gpu, tpu, custom []planeRef
+	for _, p := range planes {
+		switch {
+		case strings.HasPrefix(p.name, hostThreadsPlane):
+			host = append(host, p)
+		case strings.HasPrefix(p.name, gpuPlanePrefix):
+			gpu = append(gpu, p)
+		case strings.HasPrefix(p.name, tpuPlanePrefix):
+			tpu = append(tpu, p)
+		case strings.HasPrefix(p.name, customPlane):
+			custom = append(custom, p)
+		}
+	}
+	slices.SortStableFunc(host, func(a, b planeRef) int { return strings.Compare(a.name, b.name) })
+	out := host
+	if len(gpu) > 0 {
+		out = append(out, gpu...)
+	} else {
+		out = append(out, tpu...)
+	}
+	return append(out, custom...)
+}
+
+// eventMeta is what the reader takes of an XEventMetadata.
+type eventMeta struct {
+	name     string // the name to show: display_name, else name
+	internal bool   // an event xprof hides
+	stepName string // its step_name stat, if any
+}
+
+// lineRef is a line of a plane, not yet decoded.
+type lineRef struct {
+	b   []byte
+	off int64
+}
+
+// decodePlane decodes plane p into containers under host h: the plane,
+// and a container per line (lines of one display id share one, as the
+// trace viewer draws them in one row).
+func (m *model) decodePlane(h int32, p planeRef) error {
+	var lines []lineRef
+	metas := map[int64]*eventMeta{}
+	statNames := map[int64]string{}
+	var metaFields []*field // event metadata, decoded once the stats are named
+	err := each(p.b, p.off, func(f *field) error {
+		switch f.num {
+		case planeLines:
+			if err := want(f, "XPlane", "lines", protowire.BytesType); err != nil {
+				return err
+			}
+			lines = append(lines, lineRef{b: f.b, off: f.boff})
+		case planeEventMetadata:
+			if err := want(f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
+				return err
+			}
+			g := *f
+			metaFields = append(metaFields, &g)
+		case planeStatMetadata:
+			if err := want(f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
+				return err
+			}
+			key, value, err := mapEntry(f, "stat_metadata")
+			if err != nil {
+				return err
+			}
+			if value == nil {
+				return nil
+			}
+			return each(value.b, value.boff, func(g *field) error {
+				if g.num == smName {
+					if err := want(g, "XStatMetadata", "name", protowire.BytesType); err != nil {
+						return err
+					}
+					statNames[key] = string(g.b)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	stepID, hasStep := int64(0), false
+	for id, name := range statNames {
+		if name == stepNameStat && (!hasStep || id < stepID) {
+			stepID, hasStep = id, true
+		}
+	}
+	st := stepStats{id: stepID, has: hasStep, names: statNames}
+	for _, f := range metaFields {
+		key, value, err := mapEntry(f, "event_metadata")
+		if err != nil {
+			return err
+		}
+		em, err := m.eventMetadata(value, st)
+		if err != nil {
+			return err
+		}
+		metas[key] = em
+	}
+	pc := m.container(h, ctPlane, strconv.FormatInt(int64(len(m.conts)), 10), int64(len(m.conts)), m.text.String(p.name))
+	for _, l := range lines {
+		if err := m.decodeLine(pc, l, metas, st); err != nil {
+			return err
+		}
+		if err := m.opt.Canceled(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapEntry decodes a map entry's key and value (nil when absent).
+func mapEntry(f *field, what string) (int64, *field, error) {
+	var key int64
+	var value *field
+	err := each(f.b, f.boff, func(g *field) error {
+		switch g.num {
+		case mapKey:
+			if err := want(g, "XPlane."+what, "key", protowire.VarintType); err != nil {
+				return err
+			}
+			key = g.int64()
+		case mapValue:
+			if err := want(g, "XPlane."+what, "value", protowire.BytesType); err != nil {
+				return err
+			}
+			v := *g
+			value = &v
+		}
+		return nil
+	})
+	return key, value, err
+}
+
+// stepStats finds the step_name stat of an event: its metadata id, and
+// the names of the stat metadata (a ref_value names one).
+type stepStats struct {
+	id    int64
+	has   bool
+	names map[int64]string
+}
+
+// stepName returns the value of the step_name stat among the XStat
+// field f, "" if it is another stat.
+func (s stepStats) stepName(f *field) (string, error) {
+	var id int64
+	var value string
+	var isRef bool
+	var ref int64
+	err := each(f.b, f.boff, func(g *field) error {
+		switch g.num {
+		case statMetadataID:
+			if err := want(g, "XStat", "metadata_id", protowire.VarintType); err != nil {
+				return err
+			}
+			id = g.int64()
+		case statStr:
+			if err := want(g, "XStat", "str_value", protowire.BytesType); err != nil {
+				return err
+			}
+			value, isRef = string(g.b), false
+		case statRef:
+			if err := want(g, "XStat", "ref_value", protowire.VarintType); err != nil {
+				return err
+			}
+			ref, isRef = g.int64(), true
+		}
+		return nil
+	})
+	if err != nil || id != s.id {
+		return "", err
+	}
+	if isRef {
+		return s.names[ref], nil
+	}
+	return value, nil
+}
+
+// eventMetadata decodes an XEventMetadata (nil: an empty one).
+func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
+	em := &eventMeta{}
+	if f == nil {
+		return em, nil
+	}
+	var name, display string
+	err := each(f.b, f.boff, func(g *field) error {
+		switch g.num {
+		case emName, emDisplayName:
+			if err := want(g, "XEventMetadata", "name", protowire.BytesType); err != nil {
+				return err
+			}
+			if g.num == emName {
+				name = string(g.b)
+			} else {
+				display = string(g.b)
+			}
+		case emStats:
+			if err := want(g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
+				return err
+			}
+			if st.has {
+				s, err := st.stepName(g)
+				if err != nil {
+					return err
+				}
+				if s != "" {
+					em.stepName = s
+				}
+			}
+		}
+		return nil
+	})
+	em.internal = internalEvents[name]
+	em.name = name
+	if display != "" {
+		em.name = display
+	}
+	return em, err
+}
+
+// decodeLine decodes the events of line l of plane container pc.
+func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st stepStats) error {
+	var id, displayID, ts int64
+	var name, display string
+	var events []lineRef
+	err := each(l.b, l.off, func(f *field) error {
+		switch f.num {
+		case lineID, lineDisplayID, lineTimestampNs:
+			if err := want(f, "XLine", "id, display_id or timestamp_ns", protowire.VarintType); err != nil {
+				return err
+			}
+			switch f.num {
+			case lineID:
+				id = f.int64()
+			case lineDisplayID:
+				displayID = f.int64()
+			default:
+				ts = f.int64()
+			}
+		case lineName, lineDisplayName:
+			if err := want(f, "XLine", "name or display_name", protowire.BytesType); err != nil {
+				return err
+			}
+			if f.num == lineName {
+				name = string(f.b)
+			} else {
+				display = string(f.b)
+			}
+		case lineEvents:
+			if err := want(f, "XLine", "events", protowire.BytesType); err != nil {
+				return err
+			}
+			events = append(events, lineRef{b: f.b, off: f.boff})
+		}
+		return nil
+	})
+	if err != nil || len(events) == 0 {
+		return err
+	}
+	if name == counterLine || strings.HasPrefix(name, counterLinePrefix) {
+		m.opt.Skip("counter events (xprof's counter lines, "+counterLine+")", int64(len(events)))
+		return nil
+	}
+	if displayID == 0 {
+		displayID = id
+	}
+	if display == "" {
+		display = name
+	}
+	lc := m.container(pc, ctLine, strconv.FormatInt(displayID, 10), int64(len(m.conts)), m.text.String(display))
+	steps := name == stepLine
+	for k, e := range events {
+		if k%4096 == 4095 {
+			if err := m.opt.Canceled(); err != nil {
+				return err
+			}
+		}
+		if err := m.decodeEvent(lc, ts, e, metas, st, steps); err != nil {
+			return err
+		}
+		if m.err != nil {
+			return m.err
+		}
+	}
+	return nil
+}
+
+// decodeEvent decodes event e of line container lc, whose line starts
+// at ts (ns).
+func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*eventMeta, st stepStats, steps bool) error {
+	var metaID, offset, dur int64
+	aggregated := false
+	stepName := ""
+	err := each(e.b, e.off, func(f *field) error {
+		switch f.num {
+		case eventMetadataID, eventOffsetPs, eventDurationPs, eventNumOccurences:
+			if err := want(f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
+				return err
+			}
+			switch f.num {
+			case eventMetadataID:
+				metaID = f.int64()
+			case eventOffsetPs:
+				offset, aggregated = f.int64(), false
+			case eventDurationPs:
+				dur = f.int64()
+			default:
+				aggregated = true // the oneof's last field wins
+			}
+		case eventStats:
+			if err := want(f, "XEvent", "stats", protowire.BytesType); err != nil {
+				return err
+			}
+			if st.has {
+				s, err := st.stepName(f)
+				if err != nil {
+					return err
+				}
+				if s != "" {
+					stepName = s
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if aggregated {
+		m.opt.Skip("aggregated events (num_occurrences, no time)", 1)
+		return nil
+	}
+	em := metas[metaID]
+	if em == nil {
+		em = &eventMeta{name: "event metadata " + strconv.FormatInt(metaID, 10)}
+		metas[metaID] = em
+		m.opt.Skip("events whose metadata the plane lacks (named by their metadata id)", 1)
+	}
+	if em.internal {
+		m.opt.Skip("events the trace viewer hides (TensorFlow's memory allocations, tf.data producers and consumers)", 1)
+		return nil
+	}
+	if dur < 0 {
+		return corruptf(e.off, "event of negative duration (%d ps)", dur)
+	}
+	start, ok1 := psToNs(ts, offset)
+	end, ok2 := psToNs(ts, offset)
+	if ok2 && dur > 0 {
+		// The end from the exact picoseconds, so that events nested in
+		// picoseconds stay nested in nanoseconds.
+		if offset > math.MaxInt64-dur {
+			ok2 = false
+		} else {
+			end, ok2 = psToNs(ts, offset+dur)
+		}
+	}
+	if !ok1 || !ok2 || trace.Time(end) == trace.Unset {
+		return corruptf(e.off, "event time out of range (line at %d ns, offset %d ps, duration %d ps)", ts, offset, dur)
+	}
+	name := em.name
+	if stepName != "" {
+		name = stepName
+	} else if em.stepName != "" {
+		name = em.stepName
+	}
+	m.add(lc, m.text.String(name), trace.Time(start), trace.Time(end), steps)
+	return nil
+}
