@@ -89,9 +89,9 @@ func (d *decoder) ftrace(f field) error {
 
 func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	var ts uint64
-	var sw, pr field
+	var sw, pr, freq field
 	var tid int32
-	isSwitch, isPrint, otherKind := false, false, false
+	isSwitch, isPrint, isFreq, otherKind := false, false, false, false
 	err := fields(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == feTimestamp:
@@ -100,6 +100,8 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 			sw, isSwitch = g, true
 		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.isBytes():
 			pr, isPrint = g, true
+		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency) && g.isBytes():
+			freq, isFreq = g, true
 		case g.Num == fePID:
 			tid = g.Int32()
 		case g.Num == 5: // common_flags
@@ -126,6 +128,9 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 		}
 		d.print(trace.Time(ts), tid, buf)
 		return nil
+	}
+	if isFreq {
+		return d.frequency(trace.Time(ts), freq)
 	}
 	if !isSwitch {
 		if otherKind {
