@@ -99,12 +99,18 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 		"1234_hip_api_stats.csv": "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n\"hipGetDeviceCount\",1,32505687,32505687.000000,10.54,32505687,32505687,0\n",
 		"results.stats.csv":      "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"Cijk_Ailk\",4,1200,300,100.0\n",
 		"1234_agent_info.csv":    "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\",\"Cpu_Cores_Count\"\n0,0,\"CPU\",64\n",
+		// rocprofv3's thread trace decoder, for rocprof-compute-viewer.
+		"stats_ui_output_agent_5600_dispatch_1.csv": "\"CodeObj\",\"Vaddr\",\"Instruction\",\"Hitcount\",\"Latency\",\"Stall\",\"Idle\",\"Source\"\n" +
+			"1,18432,\"s_load_dwordx2 s[2:3], s[0:1], 0x0\",0,0,0,0,\"\"\n",
 	}
 	for name, content := range files {
 		path := filepath.Join(dir, name)
 		os.WriteFile(path, []byte(content), 0o644)
 		want := "a rocprof statistics summary"
-		if strings.Contains(name, "agent") {
+		switch {
+		case strings.HasPrefix(name, "stats_ui"):
+			want = "rocprofv3's thread trace (--att) statistics"
+		case strings.Contains(name, "agent"):
 			want = "rocprofv3's list of the run's agents"
 		}
 		_, err := Detect(path)
