@@ -100,11 +100,14 @@ type decoder struct {
 	atraceCtrs     map[atraceCounter]*counterTrack
 	atraceCtrOrder []atraceCounter
 	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
-	cpus           map[uint32]*cpuState
-	cpuOrder       []uint32
-	freqs          map[freqKey]*counterTrack // CPUs' and GPUs' clock frequencies
-	freqOrder      []freqKey
-	gpus           map[uint32]int32 // containers of the GPUs of gpu_frequency events
+	// ftraceShift turns the times of the ftrace bundle being read into
+	// boot time (see ftrace).
+	ftraceShift trace.Time
+	cpus        map[uint32]*cpuState
+	cpuOrder    []uint32
+	freqs       map[freqKey]*counterTrack // CPUs' and GPUs' clock frequencies
+	freqOrder   []freqKey
+	gpus        map[uint32]int32 // containers of the GPUs of gpu_frequency events
 
 	global       map[uint32]*clock // builtin clocks' latest relation to boot time
 	unconverted  map[uint32]int64  // packets on clocks with no relation to boot time

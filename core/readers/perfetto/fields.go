@@ -149,11 +149,14 @@ const (
 	fbEvent        = 2
 	fbCompactSched = 4
 	fbFtraceClock  = 5
-	feTimestamp    = 1
-	fePID          = 2
-	fePrint        = 3
-	feSchedSwitch  = 4
-	printBuf       = 2
+	// The two clocks read at one instant, when ftrace's is not boot time.
+	fbFtraceTimestamp = 6
+	fbBootTimestamp   = 7
+	feTimestamp       = 1
+	fePID             = 2
+	fePrint           = 3
+	feSchedSwitch     = 4
+	printBuf          = 2
 	// TracingMarkWriteFtraceEvent (mdss.proto): a kernel's own encoding of
 	// atrace begins and ends.
 	feTracingMarkWrite = 80

@@ -37,3 +37,35 @@ func TestFrequencies(t *testing.T) {
 	checkTypes(t, tr)
 	checkNotes(t, notes, "skipped 1 packets of kind trace_stats")
 }
+
+// TestFtraceGlobalClock covers bundles of kernels whose ftrace has no
+// boot clock: on the global clock with the two clocks read at one instant
+// (ftrace_timestamp, boot_timestamp), their times are turned into boot
+// time, as trace processor does, the trace's start too; without them they
+// are used as they are and counted.
+func TestFtraceGlobalClock(t *testing.T) {
+	sw := func(at uint64, comm string, pid uint64) []byte {
+		return sub(2, vint(1, at), vint(2, 99), sub(4, str(1, "prev"), vint(2, 99), str(5, comm), vint(6, pid)))
+	}
+	cpuFreq := func(at, khz, cpu uint64) []byte {
+		return sub(2, vint(1, at), vint(2, 0), sub(11, vint(1, khz), vint(2, cpu)))
+	}
+	data := traceOf(
+		pkt(sub(1, vint(1, 0), sw(1100, "A", 5), cpuFreq(1150, 300000, 0), vint(5, 2), vint(6, 1000), vint(7, 400))),
+		pkt(sub(1, vint(1, 1), sw(700, "B", 6), vint(5, 2))),
+		pkt(ts(900), sub(35)),
+	)
+	tr, notes := mustRead(t, data)
+	checkRender(t, tr, `
+		container CPU 0 CPU alias=0
+		container CPU 1 CPU alias=1
+		state CPU 0 Running "A 5" 500 900 d0 o0
+		state CPU 1 Running "B 6" 700 900 d0 o0
+		variable CPU 0 cpufreq 550 900 300000
+		span 500 900
+	`)
+	checkTypes(t, tr)
+	checkNotes(t, notes,
+		"skipped 1 ftrace bundles on a clock other than boot time without a snapshot of both clocks (times used as they are)",
+		"skipped 1 packets of kind trace_stats")
+}

@@ -52,7 +52,6 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 func (d *decoder) ftrace(f field) error {
 	var cpu uint32
 	var events, compact []field
-	other := int64(0)
 	err := fields(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case fbCPU:
@@ -61,18 +60,19 @@ func (d *decoder) ftrace(f field) error {
 			events = append(events, g)
 		case fbCompactSched:
 			compact = append(compact, g)
-		case fbFtraceClock:
-			if g.U > 1 { // FTRACE_CLOCK_GLOBAL, LOCAL, MONO_RAW: not boot time
-				other++
-			}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if other > 0 {
-		d.skip("ftrace bundles on a clock other than boot time (times used as they are)", other)
+	shift, other, converted, err := ftraceClock(f)
+	if err != nil {
+		return err
+	}
+	d.ftraceShift = trace.Time(shift)
+	if other && !converted {
+		d.skip("ftrace bundles on a clock other than boot time without a snapshot of both clocks (times used as they are)", 1)
 	}
 	for _, ev := range events {
 		if err := d.ftraceEvent(cpu, ev); err != nil {
@@ -113,6 +113,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	if err != nil {
 		return err
 	}
+	ts = uint64(trace.Time(ts) + d.ftraceShift)
 	if isPrint {
 		if pr.Num == feTracingMarkWrite {
 			return d.tracingMarkWrite(trace.Time(ts), tid, pr)
@@ -197,7 +198,7 @@ func (d *decoder) compactSched(cpu uint32, f field) error {
 		} else {
 			return corruptf(f.Off, "compact sched_switch %d names comm %d of an intern table of %d", i, k, len(table))
 		}
-		c.switchTo(d, trace.Time(t), comm, int32(pids[i]))
+		c.switchTo(d, trace.Time(t)+d.ftraceShift, comm, int32(pids[i]))
 	}
 	return nil
 }
