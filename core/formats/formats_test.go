@@ -333,3 +333,32 @@ func openRead(path, name string) error {
 	}
 	return src.Read(trace.New(), trace.ReadOptions{})
 }
+
+// TestDetectLFSPointer: a Git LFS pointer in place of a trace (a checkout
+// that did not fetch its large files: Chakra-file-test's kineto_trace.json
+// of 564 MB) was refused by the reader of its extension as a damaged file
+// ("not a Chrome trace: expected '[' or '{', found 'v'", "not a SQLite
+// database") or as of no format one could tell; it is refused as the
+// pointer it is, with the command that fetches the file, also when a
+// format is named.
+func TestDetectLFSPointer(t *testing.T) {
+	dir := t.TempDir()
+	pointer := "version https://git-lfs.github.com/spec/v1\n" +
+		"oid sha256:d7e7251d32f1e511e9fe67786e22ef385f16cd3c07f3591d7b74da434d21518e\nsize 564133236\n"
+	for _, name := range []string{"kineto_trace.json", "report1.sqlite", "trace.perfetto-trace", "trace.prv", "trace"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(pointer), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "Git LFS pointer") ||
+			!strings.Contains(err.Error(), "564133236 bytes") || !strings.Contains(err.Error(), "git lfs pull") {
+			t.Errorf("%s: detected with error %v, want a Git LFS pointer to fetch", name, err)
+		}
+	}
+	path := filepath.Join(dir, "kineto_trace.json")
+	if _, _, err := Open(path, "chrome", nil); err == nil || !strings.Contains(err.Error(), "Git LFS pointer") {
+		t.Errorf("read as chrome: error %v, want a Git LFS pointer to fetch", err)
+	}
+}
