@@ -135,7 +135,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	}
 	if !isSwitch {
 		if otherKind {
-			d.skip("ftrace events other than sched_switch", 1)
+			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency)", 1)
 		}
 		return nil
 	}
