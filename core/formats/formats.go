@@ -102,6 +102,11 @@ func Detect(path string) (ingest.Format, error) {
 	if err != nil {
 		return ingest.Format{}, err
 	}
+	// A repository's placeholder of a large file, whatever the name (the
+	// extension's reader would call it a damaged file of its format).
+	if size, ok := ingest.LFSPointer(head); ok {
+		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.LFSPointerError(size))
+	}
 	lower := strings.ToLower(ingest.StripCompressed(path))
 	var byExt []ingest.Format
 	for _, f := range All {
@@ -163,6 +168,9 @@ func explainNamed(path string, f ingest.Format) error {
 	head, err := ingest.Head(path, 4096)
 	if err != nil {
 		return nil
+	}
+	if size, ok := ingest.LFSPointer(head); ok {
+		return errs.Format(path, 0, "%s", ingest.LFSPointerError(size))
 	}
 	why := explainFile(head)
 	if why == "" || sniff(f, path, head) == yes {

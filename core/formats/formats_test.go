@@ -99,12 +99,18 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 		"1234_hip_api_stats.csv": "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n\"hipGetDeviceCount\",1,32505687,32505687.000000,10.54,32505687,32505687,0\n",
 		"results.stats.csv":      "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"Cijk_Ailk\",4,1200,300,100.0\n",
 		"1234_agent_info.csv":    "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\",\"Cpu_Cores_Count\"\n0,0,\"CPU\",64\n",
+		// rocprofv3's thread trace decoder, for rocprof-compute-viewer.
+		"stats_ui_output_agent_5600_dispatch_1.csv": "\"CodeObj\",\"Vaddr\",\"Instruction\",\"Hitcount\",\"Latency\",\"Stall\",\"Idle\",\"Source\"\n" +
+			"1,18432,\"s_load_dwordx2 s[2:3], s[0:1], 0x0\",0,0,0,0,\"\"\n",
 	}
 	for name, content := range files {
 		path := filepath.Join(dir, name)
 		os.WriteFile(path, []byte(content), 0o644)
 		want := "a rocprof statistics summary"
-		if strings.Contains(name, "agent") {
+		switch {
+		case strings.HasPrefix(name, "stats_ui"):
+			want = "rocprofv3's thread trace (--att) statistics"
+		case strings.Contains(name, "agent"):
 			want = "rocprofv3's list of the run's agents"
 		}
 		_, err := Detect(path)
@@ -342,4 +348,33 @@ func openRead(path, name string) error {
 		return err
 	}
 	return src.Read(trace.New(), trace.ReadOptions{})
+}
+
+// TestDetectLFSPointer: a Git LFS pointer in place of a trace (a checkout
+// that did not fetch its large files: Chakra-file-test's kineto_trace.json
+// of 564 MB) was refused by the reader of its extension as a damaged file
+// ("not a Chrome trace: expected '[' or '{', found 'v'", "not a SQLite
+// database") or as of no format one could tell; it is refused as the
+// pointer it is, with the command that fetches the file, also when a
+// format is named.
+func TestDetectLFSPointer(t *testing.T) {
+	dir := t.TempDir()
+	pointer := "version https://git-lfs.github.com/spec/v1\n" +
+		"oid sha256:d7e7251d32f1e511e9fe67786e22ef385f16cd3c07f3591d7b74da434d21518e\nsize 564133236\n"
+	for _, name := range []string{"kineto_trace.json", "report1.sqlite", "trace.perfetto-trace", "trace.prv", "trace"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(pointer), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Detect(path)
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "Git LFS pointer") ||
+			!strings.Contains(err.Error(), "564133236 bytes") || !strings.Contains(err.Error(), "git lfs pull") {
+			t.Errorf("%s: detected with error %v, want a Git LFS pointer to fetch", name, err)
+		}
+	}
+	path := filepath.Join(dir, "kineto_trace.json")
+	if _, _, err := Open(path, "chrome", nil); err == nil || !strings.Contains(err.Error(), "Git LFS pointer") {
+		t.Errorf("read as chrome: error %v, want a Git LFS pointer to fetch", err)
+	}
 }

@@ -78,3 +78,30 @@ func Archive(head []byte) string {
 func ArchiveError(kind string) string {
 	return fmt.Sprintf("is a %s archive, not a trace: extract it and give the trace file (or directory) inside", kind)
 }
+
+// LFSPointer tells whether head is a Git LFS pointer file, the few lines
+// a repository keeps in place of a large file its checkout has not
+// fetched ("version https://git-lfs.github.com/spec/v1", "oid sha256:...",
+// "size N"), and the size of the file it stands for ("" if not given).
+func LFSPointer(head []byte) (size string, ok bool) {
+	const version = "version https://git-lfs.github.com/spec/v1\n"
+	if !bytes.HasPrefix(head, []byte(version)) {
+		return "", false
+	}
+	for _, line := range bytes.Split(head[len(version):], []byte("\n")) {
+		if n, found := bytes.CutPrefix(line, []byte("size ")); found {
+			return string(bytes.TrimSpace(n)), true
+		}
+	}
+	return "", true
+}
+
+// LFSPointerError is the error text for a Git LFS pointer given as a
+// trace.
+func LFSPointerError(size string) string {
+	what := "the file"
+	if size != "" {
+		what = "the file of " + size + " bytes"
+	}
+	return "is a Git LFS pointer, not the trace: " + what + " it stands for was not fetched; run git lfs pull (git lfs pull --include=PATH for this one) in its repository"
+}

@@ -500,3 +500,28 @@ def test_overview_reads_any_format(tmp_path, capfd):
     assert 'invalid --format: unknown format "xml"' in capfd.readouterr().err
     assert main(["overview", str(archive), "--format", "chrome", "--out", str(tmp_path)]) == 1
     assert "traces-32: is a directory" in capfd.readouterr().err
+
+
+def test_kineto_gpu_annotations_beside_their_stream(tmp_path):
+    """Kineto's copies of the host's annotations on a GPU stream
+    (gpu_user_annotation) are on a row of their own: the stream's row holds
+    its kernels and is idle between them (HTA's and TraceLens's GPU time),
+    where it was "ProfilerStep"; no state is lost."""
+    events = [
+        {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}},
+        {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#3", "pid": 0, "tid": 7, "ts": 0, "dur": 100},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+        {"ph": "X", "cat": "kernel", "name": "relu", "pid": 0, "tid": 7, "ts": 90, "dur": 10},
+    ]
+    path = tmp_path / "rank0.pt.trace.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    t = ms.read(path)
+    states = t.states
+    assert states["duration"].sum() == pytest.approx(120e-6)
+    busy = states.groupby("container", observed=True)["duration"].sum()
+    assert busy["0/stream 7"] == pytest.approx(20e-6)
+    assert busy["0/stream 7 (annotations)"] == pytest.approx(100e-6)
+    cells = t.micro(slices=1).to_pandas()
+    on_stream = cells[cells["resource"].astype(str).str.endswith("stream 7")]
+    assert set(on_stream["state"]) == {"gemm", "relu"}
+    assert on_stream["proportion"].sum() == pytest.approx(0.2)

@@ -38,6 +38,7 @@ func (c *collector) build(file string, sink trace.Sink) error {
 		return err
 	}
 	c.matchBeginEnd()
+	c.splitGPUAnnotations()
 	c.gather()
 	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {

@@ -150,7 +150,9 @@
 //     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
 //     (RoleStepCall in a call category) and N as their Step
 //     (trace.ProfilerStep), none in their copies on the GPU
-//     (gpu_user_annotation). The profiler's own span (category Trace,
+//     (gpu_user_annotation), which are read on a thread of their own
+//     beside their stream, "<stream> (annotations)" (see
+//     splitGPUAnnotations). The profiler's own span (category Trace,
 //     "PyTorch Profiler (0)") has trace.RoleRecording. A sink that asks
 //     for streams (trace.StreamSink) is told the args.stream of each
 //     state that has an integer one, as a 32-bit id (Kineto writes -1 as

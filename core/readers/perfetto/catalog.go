@@ -528,8 +528,13 @@ func treeThread(f field) (tid, tgid int32, name string, err error) {
 	return
 }
 
-// ftraceTimes notes the first ftrace timestamp of a bundle.
+// ftraceTimes notes the first ftrace timestamp of a bundle, in boot time
+// (see decoder.ftrace).
 func (c *catalog) ftraceTimes(f field) error {
+	shift, err := ftraceShift(f)
+	if err != nil {
+		return err
+	}
 	return fields(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case fbEvent:
@@ -538,7 +543,7 @@ func (c *catalog) ftraceTimes(f field) error {
 					if err := checkTime(h, "ftrace event timestamp"); err != nil {
 						return err
 					}
-					c.sawTime(int64(h.U))
+					c.sawTime(int64(h.U) + shift)
 				}
 				return nil
 			})
@@ -548,7 +553,7 @@ func (c *catalog) ftraceTimes(f field) error {
 					first := true
 					return uints(h, false, func(v uint64) {
 						if first {
-							c.sawTime(int64(v))
+							c.sawTime(int64(v) + shift)
 							first = false
 						}
 					})
@@ -558,4 +563,37 @@ func (c *catalog) ftraceTimes(f field) error {
 		}
 		return nil
 	})
+}
+
+// ftraceShift is what turns the times of an ftrace bundle into boot time:
+// 0 for a bundle on boot time, the difference of the two clocks read at
+// one instant for one on another clock that gives them (kernels older
+// than 4.x, whose ftrace has no boot clock, as trace processor converts
+// them), 0 again without them (the times are used as they are); other
+// tells that the bundle is on another clock.
+func ftraceShift(f field) (shift int64, err error) {
+	shift, _, _, err = ftraceClock(f)
+	return shift, err
+}
+
+// ftraceClock is ftraceShift, and whether the bundle is on another clock
+// than boot time and whether it gives the two clocks to convert by.
+func ftraceClock(f field) (shift int64, other, converted bool, err error) {
+	var ftraceTS, bootTS int64
+	snapshot := 0
+	err = fields(f.B, f.Off, func(g field) error {
+		switch g.Num {
+		case fbFtraceClock:
+			other = g.U > 1 // FTRACE_CLOCK_GLOBAL, LOCAL, MONO_RAW: not boot time
+		case fbFtraceTimestamp:
+			ftraceTS, snapshot = g.Int64(), snapshot|1
+		case fbBootTimestamp:
+			bootTS, snapshot = g.Int64(), snapshot|2
+		}
+		return nil
+	})
+	if converted = other && snapshot == 3; converted {
+		shift = bootTS - ftraceTS
+	}
+	return shift, other, converted, err
 }

@@ -149,24 +149,35 @@ const (
 	fbEvent        = 2
 	fbCompactSched = 4
 	fbFtraceClock  = 5
-	feTimestamp    = 1
-	fePID          = 2
-	fePrint        = 3
-	feSchedSwitch  = 4
-	printBuf       = 2
+	// The two clocks read at one instant, when ftrace's is not boot time.
+	fbFtraceTimestamp = 6
+	fbBootTimestamp   = 7
+	feTimestamp       = 1
+	fePID             = 2
+	fePrint           = 3
+	feSchedSwitch     = 4
+	printBuf          = 2
 	// TracingMarkWriteFtraceEvent (mdss.proto): a kernel's own encoding of
 	// atrace begins and ends.
 	feTracingMarkWrite = 80
-	tmwPID             = 1
-	tmwName            = 2
-	tmwBegin           = 3
-	ssNextComm         = 5
-	ssNextPID          = 6
-	csInternTable      = 5
-	csSwitchTS         = 1
-	csSwitchPID        = 3
-	csSwitchComm       = 6
-	csWakingTS         = 7
+	// CpuFrequencyFtraceEvent and GpuFrequencyFtraceEvent (power.proto):
+	// a CPU's and a GPU's clock, in kHz and Hz as the kernel writes them.
+	feCPUFrequency = 11
+	feGPUFrequency = 332
+	cfState        = 1
+	cfCPU          = 2
+	gfGPU          = 1
+	gfState        = 2
+	tmwPID         = 1
+	tmwName        = 2
+	tmwBegin       = 3
+	ssNextComm     = 5
+	ssNextPID      = 6
+	csInternTable  = 5
+	csSwitchTS     = 1
+	csSwitchPID    = 3
+	csSwitchComm   = 6
+	csWakingTS     = 7
 )
 
 // packetKinds names the data fields of TracePacket the reader does not

@@ -52,7 +52,6 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 func (d *decoder) ftrace(f field) error {
 	var cpu uint32
 	var events, compact []field
-	other := int64(0)
 	err := fields(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case fbCPU:
@@ -61,18 +60,19 @@ func (d *decoder) ftrace(f field) error {
 			events = append(events, g)
 		case fbCompactSched:
 			compact = append(compact, g)
-		case fbFtraceClock:
-			if g.U > 1 { // FTRACE_CLOCK_GLOBAL, LOCAL, MONO_RAW: not boot time
-				other++
-			}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if other > 0 {
-		d.skip("ftrace bundles on a clock other than boot time (times used as they are)", other)
+	shift, other, converted, err := ftraceClock(f)
+	if err != nil {
+		return err
+	}
+	d.ftraceShift = trace.Time(shift)
+	if other && !converted {
+		d.skip("ftrace bundles on a clock other than boot time without a snapshot of both clocks (times used as they are)", 1)
 	}
 	for _, ev := range events {
 		if err := d.ftraceEvent(cpu, ev); err != nil {
@@ -89,9 +89,9 @@ func (d *decoder) ftrace(f field) error {
 
 func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	var ts uint64
-	var sw, pr field
+	var sw, pr, freq field
 	var tid int32
-	isSwitch, isPrint, otherKind := false, false, false
+	isSwitch, isPrint, isFreq, otherKind := false, false, false, false
 	err := fields(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == feTimestamp:
@@ -100,6 +100,8 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 			sw, isSwitch = g, true
 		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.isBytes():
 			pr, isPrint = g, true
+		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency) && g.isBytes():
+			freq, isFreq = g, true
 		case g.Num == fePID:
 			tid = g.Int32()
 		case g.Num == 5: // common_flags
@@ -111,6 +113,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	if err != nil {
 		return err
 	}
+	ts = uint64(trace.Time(ts) + d.ftraceShift)
 	if isPrint {
 		if pr.Num == feTracingMarkWrite {
 			return d.tracingMarkWrite(trace.Time(ts), tid, pr)
@@ -127,9 +130,12 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 		d.print(trace.Time(ts), tid, buf)
 		return nil
 	}
+	if isFreq {
+		return d.frequency(trace.Time(ts), freq)
+	}
 	if !isSwitch {
 		if otherKind {
-			d.skip("ftrace events other than sched_switch", 1)
+			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency)", 1)
 		}
 		return nil
 	}
@@ -192,7 +198,7 @@ func (d *decoder) compactSched(cpu uint32, f field) error {
 		} else {
 			return corruptf(f.Off, "compact sched_switch %d names comm %d of an intern table of %d", i, k, len(table))
 		}
-		c.switchTo(d, trace.Time(t), comm, int32(pids[i]))
+		c.switchTo(d, trace.Time(t)+d.ftraceShift, comm, int32(pids[i]))
 	}
 	return nil
 }

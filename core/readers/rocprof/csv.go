@@ -39,7 +39,8 @@ func classify(h header) csvKind {
 		return csvCopy
 	case h.has("Kind", "Start_Timestamp", "End_Timestamp"), h.has("Sample_Timestamp"):
 		return csvOther
-	case h.has("Name", "Calls", "TotalDurationNs"), h.has("Node_Id", "Agent_Type"):
+	case h.has("Name", "Calls", "TotalDurationNs"), h.has("Node_Id", "Agent_Type"),
+		h.has("CodeObj", "Vaddr", "Instruction", "Hitcount", "Latency"):
 		return csvStats
 	}
 	return csvUnknown
@@ -90,6 +91,13 @@ func explainCSV(head []byte) string {
 		"with --kernel-trace, --hip-trace; rocprof's results.csv) or their directory"
 	if h.has("Node_Id", "Agent_Type") {
 		return "rocprofv3's list of the run's agents (agent_info.csv), not a trace: " + way
+	}
+	if h.has("CodeObj", "Instruction", "Hitcount") {
+		// The thread trace decoder's table for rocprof-compute-viewer
+		// (stats_ui_output_agent_<pid>_dispatch_<n>.csv, beside the
+		// per-wave JSON of ui_output_agent_<pid>_dispatch_<n>/).
+		return "rocprofv3's thread trace (--att) statistics of one kernel dispatch's instructions " +
+			"(hit counts, latencies and stalls per instruction for rocprof-compute-viewer, no time line), not a trace: " + way
 	}
 	return "a rocprof statistics summary (--stats: calls and durations per function or kernel, " +
 		"no time line), not a trace: " + way

@@ -61,7 +61,13 @@ def summarize(path):
         if ph == "X":
             end = t + ns(e["dur"])
             times.append(end)
-            slices.append((i, key(e["pid"]), key(e["tid"]), e.get("name", ""), t, end))
+            tid = key(e["tid"])
+            if e.get("cat") == "gpu_user_annotation":
+                # Kineto's copies of the host's annotations on a GPU stream
+                # are on a thread of their own beside the stream.
+                tid += " (annotations)"
+                threads.add((key(e["pid"]), tid))
+            slices.append((i, key(e["pid"]), tid, e.get("name", ""), t, end))
         scope = e.get("s", "t") if ph in ("i", "I", "R") else "t"
         if ph == "C" or (ph in ("i", "I", "R") and scope == "p"):
             procs.add(key(e["pid"]))
