@@ -144,8 +144,10 @@
 //     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
 //     (RoleStepCall in a call category) and N as their Step
 //     (trace.ProfilerStep), none in their copies on the GPU
-//     (gpu_user_annotation). The profiler's own span (category Trace,
-//     "PyTorch Profiler (0)") has trace.RoleRecording. A sink that asks
+//     (gpu_user_annotation). The spans Kineto writes of its own recording
+//     (category Trace, named "<span> (<iteration>)": "PyTorch Profiler
+//     (0)", "__cupti_profiler__ (-1)") have trace.RoleRecording; another
+//     producer's category Trace keeps no role. A sink that asks
 //     for streams (trace.StreamSink) is told the args.stream of each
 //     state that has an integer one, as a 32-bit id (Kineto writes -1 as
 //     4294967295).
