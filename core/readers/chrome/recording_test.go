@@ -29,7 +29,7 @@ func (s *valueRoles) Finish(trace.Time, trace.Time)      {}
 // args {"Op count": 0}); no other value has it.
 func TestRecordingSpansOfCorpus(t *testing.T) {
 	spans := map[string][]string{
-		"mtia_rank_0.json.gz": {"MTIA Activity Trace (-1)", "PyTorch Profiler (0)", "__MTIA_CCP_events__ (-1)"},
+		"mtia_rank_0.json.gz":                              {"MTIA Activity Trace (-1)", "PyTorch Profiler (0)", "__MTIA_CCP_events__ (-1)"},
 		"benchmark_result_924719_1679055439_trace.json.gz": {"PyTorch Profiler (0)", "__cupti_profiler__ (-1)"},
 	}
 	// The other Kineto traces whose span is "PyTorch Profiler (0)".
