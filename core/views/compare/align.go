@@ -136,7 +136,7 @@ func (s MarkerSpec) matcher() (*regexp.Regexp, error) {
 func (s MarkerSpec) what() string {
 	if s.Name == "" {
 		return "no step of its main loop (a state its reader marks as a step: PyTorch profiler's ProfilerStep#N " +
-			`in Kineto, Nsight Systems or rocprof traces); name its markers: markers="ProfilerStep*" for the states so named`
+			`in Kineto, Nsight Systems or rocprof traces); give the name of the states or events that mark its iterations (markers="iteration*")`
 	}
 	return fmt.Sprintf("no state or event named like %q", s.Name)
 }
