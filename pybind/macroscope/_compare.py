@@ -450,10 +450,11 @@ class Comparison:
         short names. Each run's trace file is read again, once.
 
         A run without operations (a trace of another producer: its reader
-        gives no categories) or without iterations where ``iteration``
-        needs one raises an error naming its file; where a run lacks an
-        iteration asked for, or any operation of ``device`` in them, the
-        table has zeros and a ``UserWarning`` says why."""
+        gives no categories) raises :class:`EmptyTraceError`, and one
+        without iterations :class:`InvalidArgumentError` for
+        ``iteration=None`` (no first one to take), naming its file; where a
+        run lacks the iterations asked for, or any operation of ``device``
+        in them, its counts are zeros and a ``UserWarning`` says why."""
         opts = _bridge.options(control=None if control is None else self._index(control),
                                test=None if test is None else self._index(test), device=device, iteration=iteration,
                                short_names=bool(short_names))

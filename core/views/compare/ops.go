@@ -263,8 +263,8 @@ type Op struct {
 // iteration asked for, any operation of the device in the iterations),
 // where the table's rows are zeros for want of it, not for a change. A
 // run with no operation at all (a trace of another producer than
-// PyTorch's profiler, whose reader gives no categories), or none in an
-// iteration when the selection needs one, is an error naming its file.
+// PyTorch's profiler, whose reader gives no categories), or, for its
+// first iteration, none in an iteration, is an error naming its file.
 func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, []string, error) {
 	dev, err := ParseDevice(string(opt.Device))
 	if err != nil {
@@ -286,9 +286,14 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, []string, error) {
 				"and this trace's reader gives its states no category")
 		}
 		its := opt.Iterations[side]
-		if (opt.All || its == nil) && len(s.Iterations) == 0 {
-			return nil, errs.Argument("iteration", "%s has no iteration: none of its %d operations is in a step of "+
-				"PyTorch's profiler (ProfilerStep#N), by which HTA's TraceDiff counts them", file, n)
+		if len(s.Iterations) == 0 {
+			none := fmt.Sprintf("%s has no iteration: none of its %d operations is in a step of PyTorch's profiler "+
+				"(ProfilerStep#N), by which HTA's TraceDiff counts them", file, n)
+			if !opt.All && its == nil { // no first iteration to take
+				return nil, errs.Argument("iteration", "%s", none)
+			}
+			warnings = append(warnings, none+": its counts are zeros")
+			return map[string]*[2]float64{}, nil
 		}
 		if opt.All {
 			its = s.Iterations

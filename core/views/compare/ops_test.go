@@ -302,11 +302,22 @@ func TestOpsSayWhy(t *testing.T) {
 		{base, nsys, OpsOptions{All: true}, "h100_2gpu_1s.sqlite: no operator-level states to compare (states of a category, as Kineto's cpu_op, cuda_runtime and kernel): HTA TraceDiff's operations are those of PyTorch profiler (Kineto) traces, and this trace's reader gives its states no category"},
 		{nsys, base, OpsOptions{}, "h100_2gpu_1s.sqlite: no operator-level states"},
 		{simple, base, OpsOptions{}, "iteration: benchmark_result_493459_1694039959_trace.json.gz has no iteration: none of its 837 operations is in a step of PyTorch's profiler (ProfilerStep#N), by which HTA's TraceDiff counts them"},
-		{base, simple, OpsOptions{All: true}, "iteration: benchmark_result_493459_1694039959_trace.json.gz has no iteration"},
 	} {
 		_, _, err := Ops(c.a, c.b, c.opt)
 		if err == nil || !strings.HasPrefix(err.Error(), c.err) {
 			t.Errorf("%+v: %v, want %s", c.opt, err, c.err)
+		}
+	}
+	// All the iterations of a run that has none: its counts are zeros.
+	rows, warnings, err := Ops(base, simple, OpsOptions{All: true})
+	if want := []string{"benchmark_result_493459_1694039959_trace.json.gz has no iteration: none of its 837 operations is in a step of " +
+		"PyTorch's profiler (ProfilerStep#N), by which HTA's TraceDiff counts them: its counts are zeros"}; err != nil || len(rows) == 0 ||
+		!slices.Equal(warnings, want) {
+		t.Errorf("all iterations of a run without: %d rows, %q, %v", len(rows), warnings, err)
+	}
+	for _, r := range rows {
+		if r.Counts[1] != 0 {
+			t.Errorf("%+v: counts of a run without iterations", r)
 		}
 	}
 	var empty *errs.EmptyError
