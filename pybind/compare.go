@@ -3,6 +3,7 @@ package pybind
 import (
 	"bytes"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"math"
 	"sync"
@@ -498,11 +499,12 @@ type opsOptions struct {
 
 // Ops exports HTA TraceDiff's per-operation table of two runs
 // (arrowio.OpsTable); each run is read again, once, for its operations.
-func (c *Comparison) Ops(options string, addr uintptr) (err error) {
+// It returns the warnings of compare.Ops (JSON: a list of strings).
+func (c *Comparison) Ops(options string, addr uintptr) (warnings string, err error) {
 	defer guard(&err)
 	o := opsOptions{Control: c.set.Reference, Test: -1}
 	if err := decodeOptions(options, &o); err != nil {
-		return err
+		return "", err
 	}
 	if o.Test < 0 {
 		o.Test = 1
@@ -512,14 +514,14 @@ func (c *Comparison) Ops(options string, addr uintptr) (err error) {
 	}
 	R := c.set.NumRuns()
 	if o.Control < 0 || o.Control >= R || o.Test < 0 || o.Test >= R {
-		return errs.Argument("runs", "control and test must be run indices from 0 to %d", R-1)
+		return "", errs.Argument("runs", "control and test must be run indices from 0 to %d", R-1)
 	}
 	opt := compare.OpsOptions{ShortNames: o.ShortNames, Device: compare.Device(o.Device)}
 	switch it := o.Iteration.(type) {
 	case nil:
 	case string:
 		if it != "all" {
-			return errs.Argument("iteration", `must be None, "all", an iteration or a list of them, got %q`, it)
+			return "", errs.Argument("iteration", `must be None, "all", an iteration or a list of them, got %q`, it)
 		}
 		opt.All = true
 	case float64:
@@ -529,31 +531,35 @@ func (c *Comparison) Ops(options string, addr uintptr) (err error) {
 		for _, v := range it {
 			n, ok := v.(float64)
 			if !ok {
-				return errs.Argument("iteration", "a list of iteration numbers, got %v", v)
+				return "", errs.Argument("iteration", "a list of iteration numbers, got %v", v)
 			}
 			list = append(list, int64(n))
 		}
 		opt.Iterations = [2][]int64{list, list}
 	default:
-		return errs.Argument("iteration", `must be None, "all", an iteration or a list of them`)
+		return "", errs.Argument("iteration", `must be None, "all", an iteration or a list of them`)
 	}
 	a, err := c.opsOf(o.Control)
 	if err != nil {
-		return err
+		return "", err
 	}
 	b, err := c.opsOf(o.Test)
 	if err != nil {
-		return err
+		return "", err
 	}
-	ops, err := compare.Ops(a, b, opt)
+	ops, warned, err := compare.Ops(a, b, opt)
 	if err != nil {
-		return err
+		return "", err
+	}
+	js, err := json.Marshal(append([]string{}, warned...))
+	if err != nil {
+		return "", err
 	}
 	labels := [2]string{c.set.Runs[o.Control].Name, c.set.Runs[o.Test].Name}
 	if labels[0] == labels[1] {
 		labels[1] += "_test"
 	}
-	return export(arrowio.OpsTable(ops, labels, o.ShortNames, cmem), addr)
+	return string(js), export(arrowio.OpsTable(ops, labels, o.ShortNames, cmem), addr)
 }
 
 // opsOf returns run r's operations, reading it again the first time.
@@ -579,6 +585,7 @@ func (c *Comparison) opsOf(r int) (*compare.OpsSummary, error) {
 		return nil, err
 	}
 	s := sink.Summary()
+	s.File = src.path
 	if c.ops == nil {
 		c.ops = map[int]*compare.OpsSummary{}
 	}

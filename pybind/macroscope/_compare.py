@@ -136,7 +136,8 @@ def _markers(markers):
             raise InvalidArgumentError(f"markers: unknown keys {sorted(unknown)} (use name, by, resource)",
                                        param="markers")
         return {k: str(v) for k, v in markers.items()}
-    raise InvalidArgumentError(f"markers: a name (\"ProfilerStep*\") or a dict of name, by, resource; got {markers!r}",
+    raise InvalidArgumentError(f"markers: None (the steps), a name (\"ProfilerStep*\") or a dict of name, by, resource; "
+                               f"got {markers!r}",
                                param="markers")
 
 
@@ -166,8 +167,11 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     "max", "min" or seconds; past a run's end its cells are absent),
     ``"absolute"`` (the times as recorded: ranks of one job on one clock)
     or ``"markers"`` (each run warped piecewise linearly between markers it
-    carries: ``markers="ProfilerStep*"``, the default, or a dict with
-    ``name``, ``by`` ("number" or "ordinal") and ``resource``), or
+    carries: by default the steps of its main loop as its reader marks
+    them, numbered, whatever the producer (PyTorch profiler's
+    ProfilerStep#N in Kineto, Nsight Systems and rocprof traces); or
+    ``markers="iteration*"``, the states or events so named; or a dict
+    with ``name``, ``by`` ("number" or "ordinal") and ``resource``), or
     ``"auto"``: ``"start"`` when the runs' durations are within 5% of
     each other (repetitions: a change local in time stays local), else
     ``"stretch"`` (runs of different lengths, as a scaling study's), and
@@ -443,11 +447,21 @@ class Comparison:
         ``counts_change_categories`` (+, -, =). ``iteration`` is None (each
         run's first, HTA's default), "all", an iteration number or a list;
         ``device`` "ALL", "CPU" or "GPU"; ``short_names`` groups by HTA's
-        short names. Each run's trace file is read again, once."""
+        short names. Each run's trace file is read again, once.
+
+        A run without operations (a trace of another producer: its reader
+        gives no categories) raises :class:`EmptyTraceError`, and one
+        without iterations :class:`InvalidArgumentError` for
+        ``iteration=None`` (no first one to take), naming its file; where a
+        run lacks the iterations asked for, or any operation of ``device``
+        in them, its counts are zeros and a ``UserWarning`` says why."""
         opts = _bridge.options(control=None if control is None else self._index(control),
                                test=None if test is None else self._index(test), device=device, iteration=iteration,
                                short_names=bool(short_names))
-        df = _bridge.to_pandas(_bridge.table(lambda addr: self._h.Ops(opts, addr)))
+        said = []
+        df = _bridge.to_pandas(_bridge.table(lambda addr: said.append(self._h.Ops(opts, addr))))
+        for w in json.loads(said[0] or "[]"):
+            warnings.warn(w, UserWarning, stacklevel=2)
         return df.set_index(df.columns[0])
 
     def __repr__(self) -> str:

@@ -230,8 +230,33 @@ def test_ops_equal_hta_tracediff(device):
     base = shared(*HTA, "trace_compare", "base", "base.json.gz")
     other = shared(*HTA, "trace_compare", "test", "test.json.gz")
     small = ms.compare([base, other], names=["control", "test"], slices=10, progress=False)
-    got = small.ops(iteration=1010, device=device, short_names=True)
+    if device == "GPU":  # HTA's table has the control's kernels only: the test has none in iteration 1010
+        with pytest.warns(UserWarning, match="test.json.gz has no GPU operation in iteration 1010"):
+            got = small.ops(iteration=1010, device=device, short_names=True)
+    else:
+        got = small.ops(iteration=1010, device=device, short_names=True)
     pd.testing.assert_frame_equal(got, _oracle(f"compare1010_compare_{device}.csv"), check_dtype=False)
+
+
+def test_ops_say_why():
+    """ops() on runs it cannot count says why, naming the file: an Nsight
+    Systems export has no operation (EmptyTraceError), a Kineto trace
+    without steps no iteration; a device a run has nothing of leaves its
+    counts at zero, with a UserWarning."""
+    base = shared(*HTA, "trace_compare", "base", "base.json.gz")
+    cpu = shared(*HTA, "cpu_only", "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
+    simple = shared(*HTA, "critical_path", "simple_add", "benchmark_result_493459_1694039959_trace.json.gz")
+    nsys = shared("nsys", "h100_2gpu_1s.sqlite")
+    with pytest.raises(ms.EmptyTraceError, match="h100_2gpu_1s.sqlite: no operator-level states") as err:
+        ms.compare([base, nsys], slices=10, progress=False).ops(iteration="all")
+    assert err.value.file == str(nsys)
+    with pytest.raises(ms.InvalidArgumentError, match="has no iteration: none of its 837 operations"):
+        ms.compare([simple, base], slices=10, progress=False).ops()
+    cmp = ms.compare([base, cpu], slices=10, progress=False)
+    with pytest.warns(UserWarning, match=r"rank-34\.Jul_15_10_52_41\.1074\.pt\.trace\.json\.gz has no GPU operation in "
+                                         r"iteration \d+: its counts are zeros"):
+        df = cmp.ops(iteration="all", device="GPU")
+    assert len(df) == 1 and df.iloc[0, 0] == 2 and df.iloc[0, 2] == 0  # base's 2 kernels, none in the test run
 
 
 def test_markers_alignment_on_kineto_iterations():

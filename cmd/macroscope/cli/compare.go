@@ -48,8 +48,8 @@ func runCompare(c *cli) error {
 	reference := c.fs.Int("reference", 0, "index of the reference run (from 0)")
 	align := c.fs.String("align", "stretch", "time alignment: stretch (each run's extent cut into the slices), start, absolute, markers or auto (start when the runs' durations are within 5%, else stretch)")
 	length := c.fs.String("length", "max", "with --align start (or auto choosing start): the common window, max, min or seconds")
-	markers := c.fs.String("markers", "ProfilerStep*", "with --align markers: the name of the marker states or events (* for any text)")
-	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (in their names) or ordinal (default: number when every name has one)")
+	markers := c.fs.String("markers", "", "with --align markers: the name of the marker states or events (* for any text; default: the program's steps as the trace's reader marks them, PyTorch profiler's ProfilerStep#N of Kineto, Nsight Systems or rocprof traces)")
+	markersBy := c.fs.String("markers-by", "", "with --align markers: match markers by number (the step's, or the last in their names) or ordinal (default: number when every marker has one)")
 	markersOn := c.fs.String("markers-resource", "", "with --align markers: the container whose markers count (default: the first holding one)")
 	runLevel := c.fs.String("run-level", "resource", "where the run goes in the hierarchy: resource (under each) or top")
 	match := c.fs.String("match", "auto", "how the runs' resources are matched: auto (by path, and names that differ only by their numbers, process or thread ids, paired in order), path or position")
@@ -467,10 +467,14 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 			return err
 		}
 		sums[i] = sink.Summary()
+		sums[i].File = file
 	}
-	ops, err := compare.Ops(sums[0], sums[1], opt)
+	ops, warnings, err := compare.Ops(sums[0], sums[1], opt)
 	if err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		c.say("warning", "%s", c.inCLIWords(w))
 	}
 	labels := [2]string{set.Runs[control].Name, set.Runs[test].Name}
 	c.say("ops", "%d operations of %s and %s", len(ops), labels[0], labels[1])

@@ -212,3 +212,38 @@ func TestCompareWindow(t *testing.T) {
 		t.Errorf("markers with a window: %d %q", code, stderr)
 	}
 }
+
+// TestCompareOpsSaysWhy: --ops on runs it cannot count says why, in the
+// command line's words and naming the file: an Nsight Systems export
+// (no operation: exit 1), a Kineto trace without steps (no iteration:
+// the usage status), an iteration the test run lacks (a warning line,
+// the table written).
+func TestCompareOpsSaysWhy(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "..", "shared", "traces")
+	base := filepath.Join(data, "hta", "tests", "data", "trace_compare", "base", "base.json.gz")
+	cpu := filepath.Join(data, "hta", "tests", "data", "cpu_only", "rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
+	simple := filepath.Join(data, "hta", "tests", "data", "critical_path", "simple_add", "benchmark_result_493459_1694039959_trace.json.gz")
+	nsys := filepath.Join(data, "nsys", "h100_2gpu_1s.sqlite")
+	for _, f := range []string{base, cpu, simple, nsys} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("corpus trace absent: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	flags := []string{"--slices", "10", "--p", "0.5", "--ops", "ops.csv", "--out", dir, "--figure", "", "--table", "", "--proportions", "", "--runs", ""}
+	code, _, stderr := runCLI(append([]string{"compare", base, nsys, "--iteration", "all"}, flags...)...)
+	if code != StatusFailure || !strings.Contains(stderr, nsys+": no operator-level states to compare") {
+		t.Errorf("nsys: %d %q", code, stderr)
+	}
+	code, _, stderr = runCLI(append([]string{"compare", simple, base}, flags...)...)
+	if code != StatusUsage || !strings.Contains(stderr, "invalid --iteration: "+simple+" has no iteration: none of its 837 operations") {
+		t.Errorf("no steps: %d %q", code, stderr)
+	}
+	code, stdout, stderr := runCLI(append([]string{"compare", base, cpu, "--iteration", "1010"}, flags...)...)
+	if code != 0 || !strings.Contains(stdout, "warning    "+cpu+" has no iteration 1010 (its iterations: ") {
+		t.Errorf("an iteration missing: %d %q %q", code, stdout, stderr)
+	}
+	if rows := readCSV(t, filepath.Join(dir, "ops.csv")).rows; len(rows) == 0 {
+		t.Error("an iteration missing: no table")
+	}
+}

@@ -410,7 +410,7 @@ var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_dr
 	"Operator": true, "Runtime": true}
 
 // valueRole is the role of the events named name in category cat:
-// Kineto's span of the profiler's recording (category Trace), its
+// Kineto's spans of the profiler's recording (kinetoSpan), its
 // synchronisations on the GPU side, NCCL's kernels among its GPU
 // operations, the GPU runtime's launching and blocking calls (by name, in
 // any category), PyTorch profiler's steps (ProfilerStep#N, whose N the
@@ -419,7 +419,7 @@ var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_dr
 // role, and one of Kineto's calls keeps RoleHostCall).
 func valueRole(name, cat string) trace.Role {
 	switch {
-	case cat == "Trace":
+	case cat == "Trace" && kinetoSpan(name):
 		return trace.RoleRecording
 	case cat == "cuda_sync":
 		return kinetoSyncs[name]
@@ -441,6 +441,25 @@ func valueRole(name, cat string) trace.Role {
 		return trace.RoleParallelRegion
 	}
 	return trace.RoleNone
+}
+
+// kinetoSpan tells whether name, of an event of category Trace, is one of
+// the spans Kineto writes of its own recording: "<span> (<iteration>)"
+// ("PyTorch Profiler (0)", and its other profilers' "__cupti_profiler__
+// (-1)", "MTIA Activity Trace (-1)"), with pid "Spans" and args {"Op
+// count": N}. Another producer's category Trace is its own: its events
+// stay operations.
+func kinetoSpan(name string) bool {
+	rest, ok := strings.CutSuffix(name, ")")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, " (")
+	if i <= 0 {
+		return false
+	}
+	n := strings.TrimPrefix(rest[i+2:], "-")
+	return n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // isProfilerStep tells whether name is a step's of PyTorch's profiler,

@@ -152,8 +152,10 @@
 //     (trace.ProfilerStep), none in their copies on the GPU
 //     (gpu_user_annotation), which are read on a thread of their own
 //     beside their stream, "<stream> (annotations)" (see
-//     splitGPUAnnotations). The profiler's own span (category Trace,
-//     "PyTorch Profiler (0)") has trace.RoleRecording. A sink that asks
+//     splitGPUAnnotations). The spans Kineto writes of its own recording
+//     (category Trace, named "<span> (<iteration>)": "PyTorch Profiler
+//     (0)", "__cupti_profiler__ (-1)") have trace.RoleRecording; another
+//     producer's category Trace keeps no role. A sink that asks
 //     for streams (trace.StreamSink) is told the args.stream of each
 //     state that has an integer one, as a 32-bit id (Kineto writes -1 as
 //     4294967295).

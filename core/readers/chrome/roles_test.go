@@ -95,7 +95,14 @@ func TestValueRoles(t *testing.T) {
   {"ph": "X", "cat": "python_function", "name": "forward", "pid": 1, "tid": 6, "ts": 3, "dur": 1},
   {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 8, "ts": 1, "dur": 1},
   {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7, "ts": 20, "dur": 1},
-  {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#2", "pid": 1, "tid": 8, "ts": 3, "dur": 1}
+  {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#2", "pid": 1, "tid": 8, "ts": 3, "dur": 1},
+  {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 0, "dur": 30, "args": {"Op count": 0}},
+  {"ph": "X", "cat": "Trace", "name": "__cupti_profiler__ (-1)", "pid": "Spans", "tid": "__cupti_profiler__", "ts": 0, "dur": 30, "args": {"Op count": 0}},
+  {"ph": "X", "cat": "Trace", "name": "load", "pid": 2, "tid": 1, "ts": 0, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "parse (x)", "pid": 2, "tid": 1, "ts": 4, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "parse ()", "pid": 2, "tid": 1, "ts": 8, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "(3)", "pid": 2, "tid": 1, "ts": 12, "dur": 3},
+  {"ph": "X", "cat": "user_annotation", "name": "PyTorch Profiler (0)", "pid": 2, "tid": 2, "ts": 0, "dur": 3}
 ]}`)
 	want := map[string]trace.Role{
 		"cuda_sync/Stream Sync": trace.RoleStreamSync, "cuda_sync/Context Sync": trace.RoleContextSync,
@@ -114,6 +121,12 @@ func TestValueRoles(t *testing.T) {
 		// PyTorch profiler's steps on the host, not their copies on the GPU.
 		"user_annotation/ProfilerStep#1": trace.RoleStep, "gpu_user_annotation/ProfilerStep#1": trace.RoleNone,
 		"cpu_op/ProfilerStep#2": trace.RoleStepCall,
+		// Kineto's spans of its recording ("<span> (<iteration>)" in
+		// category Trace), not another producer's events of a category
+		// Trace, nor the name in another category.
+		"Trace/PyTorch Profiler (0)": trace.RoleRecording, "Trace/__cupti_profiler__ (-1)": trace.RoleRecording,
+		"Trace/load": trace.RoleNone, "Trace/parse (x)": trace.RoleNone, "Trace/parse ()": trace.RoleNone,
+		"Trace/(3)": trace.RoleNone, "user_annotation/PyTorch Profiler (0)": trace.RoleNone,
 	}
 	got := map[string]trace.Role{}
 	for _, v := range tr.Values {

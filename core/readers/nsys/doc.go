@@ -14,7 +14,10 @@
 //     trace.GPUCallRole of the name without the version suffix
 //     ("cudaLaunchKernel_v7000"): RoleLaunchCall, RoleBlockingCall,
 //     RoleBlockingLaunchCall). NVTX ranges get one state
-//     type per kind (push/pop, start/end) and domain.
+//     type per kind (push/pop, start/end) and domain; those named as
+//     PyTorch profiler's steps ("ProfilerStep#N", with emit_nvtx's
+//     ", op_id = K" after it) have trace.RoleStep and N as their Step
+//     (trace.ProfilerStep).
 //   - Links "CUDA launch" (role trace.RoleLaunch) from an API call to the GPU work of the same
 //     correlation id; point events "NVTX mark".
 //   - CUPTI's synchronisation records: states "CUDA synchronization" on

@@ -39,7 +39,11 @@ func (e *emitter) defineValue(typ int32, name string) int32 {
 }
 
 func (e *emitter) defineRoled(typ int32, name string, role trace.Role) int32 {
-	e.sink.DefineValue(trace.Value{Type: typ, Name: name, Role: role})
+	v := trace.Value{Type: typ, Name: name, Role: role}
+	if role == trace.RoleStep {
+		v.Step, _ = trace.ProfilerStep(name)
+	}
+	e.sink.DefineValue(v)
 	e.nValues++
 	return e.nValues - 1
 }

@@ -412,9 +412,21 @@ func (r *reader) readNVTX() error {
 			name += " (" + r.domainName(gtid.Int64&^idMask, domain.Int64) + ")"
 		}
 		t := r.stateType(name, kThread)
+		r.stypes[t].role = nvtxRole
 		r.add(thread, t, start.Int64, end.Int64, r.value(t, msg))
 		return nil
 	})
+}
+
+// nvtxRole is the role of the NVTX ranges named name: PyTorch profiler's
+// steps ("ProfilerStep#N", which PyTorch's emit_nvtx writes as
+// "ProfilerStep#N, op_id = K") are steps of the program's main loop, N
+// their Step (trace.ProfilerStep); other ranges have none.
+func nvtxRole(name string) trace.Role {
+	if _, ok := trace.ProfilerStep(name); ok {
+		return trace.RoleStep
+	}
+	return trace.RoleNone
 }
 
 func (r *reader) domainName(gpid, id int64) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -403,5 +404,36 @@ func TestCommunicationKernelRole(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("roles %v, want %v", got, want)
+	}
+}
+
+// TestMarkerSteps: the roctx ranges named as PyTorch profiler's steps
+// have trace.RoleStep and their number as Step; a mark of that name, a
+// HIP call and other ranges have no step.
+func TestMarkerSteps(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "7_marker_api_trace.csv", apiHeader+
+		`"MARKER_CORE_RANGE_API","ProfilerStep#3",7,8,1,100,200`+"\n"+
+		`"MARKER_CORE_RANGE_API","ProfilerStep#4, op_id = 77",7,8,2,200,300`+"\n"+
+		`"MARKER_CORE_RANGE_API","aten::mm, op_id = 78",7,8,3,210,220`+"\n"+
+		`"MARKER_CORE_RANGE_API","ProfilerStep",7,8,4,300,310`+"\n"+
+		`"MARKER_CORE_API","ProfilerStep#9",7,8,5,320,320`+"\n")
+	kern := writeFile(t, dir, "7_hip_api_trace.csv", apiHeader+
+		`"HIP_RUNTIME_API","ProfilerStep#5",7,8,6,110,120`+"\n")
+	files, err := csvFiles(kern, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := readCSVFiles(t, files)
+	got := map[string][2]int32{}
+	for _, v := range tr.Values {
+		got[tr.Types[v.Type].Name+"|"+v.Name] = [2]int32{int32(v.Role), v.Step}
+	}
+	step := int32(trace.RoleStep)
+	want := map[string][2]int32{"Marker|ProfilerStep#3": {step, 3}, "Marker|ProfilerStep#4, op_id = 77": {step, 4},
+		"Marker|aten::mm, op_id = 78": {}, "Marker|ProfilerStep": {}, "Marker event|ProfilerStep#9": {},
+		"HIP API|ProfilerStep#5": {}}
+	if !maps.Equal(got, want) {
+		t.Errorf("roles and steps %v, want %v", got, want)
 	}
 }

@@ -39,8 +39,10 @@
 // as micro.Accumulator follow); Order ranks them by start. The Sources
 // hold the whole input (Whole): depths need every record of a container.
 //
-// roctx marks (marker records of zero duration) are point events "Marker
-// event" on their thread. Correlation ids, unique within one process's
+// roctx ranges named as PyTorch profiler's steps ("ProfilerStep#N", with
+// the ", op_id = K" of its emit_nvtx after it) have trace.RoleStep and N
+// as their Step (trace.ProfilerStep). roctx marks (marker records of zero
+// duration) are point events "Marker event" on their thread. Correlation ids, unique within one process's
 // output (a JSON element, the CSV files of one run), join each kernel or
 // copy to the host call that launched it (RPD: rocpd_api_ops) as a link
 // "Launch" (role trace.RoleLaunch) from

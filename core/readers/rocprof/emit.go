@@ -133,6 +133,9 @@ type emitter struct {
 	// kernelType is the state type of the kernel dispatches (None if
 	// none), whose NCCL (RCCL) kernels communicate.
 	kernelType int32
+	// rangeType is the state type of the roctx ranges (None if none),
+	// where PyTorch's profiler marks its steps.
+	rangeType int32
 
 	values  map[[2]int32]int32 // (type, interned name) -> value
 	nvalues int32
@@ -168,7 +171,7 @@ func (e *emitter) defineTypes() {
 	for _, r := range m.recs {
 		kindUsed[r.kind] = true
 	}
-	e.kernelType = trace.None
+	e.kernelType, e.rangeType = trace.None, trace.None
 	for k, name := range m.kinds.Strings() {
 		e.stype[k] = trace.None
 		if !kindUsed[k] {
@@ -179,8 +182,11 @@ func (e *emitter) defineTypes() {
 			parent = e.ctype[ctThread]
 		}
 		e.stype[k] = e.define(trace.Type{Name: name, Kind: trace.KindState, Parent: parent, Start: trace.None, End: trace.None})
-		if name == kindKernel {
+		switch name {
+		case kindKernel:
 			e.kernelType = e.stype[k]
+		case kindMarker:
+			e.rangeType = e.stype[k]
 		}
 	}
 	e.markType, e.linkType = trace.None, trace.None
@@ -207,9 +213,14 @@ func (e *emitter) value(typ, name int32) int32 {
 	e.values[k] = e.nvalues
 	e.nvalues++
 	v := trace.Value{Type: typ, Name: e.m.names.String(name)}
-	if typ == e.kernelType && trace.NCCLKernel(v.Name) {
+	switch n, step := trace.ProfilerStep(v.Name); {
+	case typ == e.kernelType && trace.NCCLKernel(v.Name):
 		v.Role = trace.RoleCommunicationKernel
-	} else if typ != e.kernelType {
+	case typ == e.rangeType && step:
+		// PyTorch profiler's steps, as roctx ranges (its emit_nvtx on
+		// ROCm: "ProfilerStep#N, op_id = K").
+		v.Role, v.Step = trace.RoleStep, n
+	case typ != e.kernelType:
 		v.Role = trace.GPUCallRole(v.Name) // HIP's launching calls
 	}
 	e.sink.DefineValue(v)

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -31,9 +32,9 @@ const (
 	// end; before a run starts and after it ends its cells are Absent.
 	Absolute Method = "absolute"
 	// Markers warps each run piecewise linearly between markers the trace
-	// carries (the starts of a named state such as PyTorch's
-	// ProfilerStep#N, or named events), matched across runs: segment k of
-	// every run gets the same slices. See MarkerSpec.
+	// carries (the starts of the program's steps, such as PyTorch's
+	// ProfilerStep#N, or of named states or events), matched across runs:
+	// segment k of every run gets the same slices. See MarkerSpec.
 	Markers Method = "markers"
 	// Auto reads every run's extent first and chooses Start when the
 	// runs' durations are within AutoTolerance of each other (repetitions
@@ -90,13 +91,18 @@ func ParseLength(s string) (Length, error) {
 // alignment.
 type MarkerSpec struct {
 	// Name matches the markers: the name of a state or event value, with
-	// "*" standing for any text ("ProfilerStep*"). Empty means
-	// "ProfilerStep*", the iterations PyTorch's profiler records.
+	// "*" standing for any text ("ProfilerStep*", "iteration *"). Empty
+	// means the steps of the program's main loop, as their readers mark
+	// them (values of role trace.RoleStep or RoleStepCall: PyTorch
+	// profiler's ProfilerStep#N in Kineto, in Nsight Systems' NVTX ranges
+	// and in roctx ranges), numbered by their Step: whatever the
+	// producer, with no name to give.
 	Name string
-	// By says how markers are matched across runs: "number" (the last
-	// number in the name: ProfilerStep#12 of one run with ProfilerStep#12
-	// of another) or "ordinal" (the k-th marker of each run). Empty means
-	// "number" when every marker's name has a number, else "ordinal".
+	// By says how markers are matched across runs: "number" (the step's
+	// number, or with a Name the last number in the name: ProfilerStep#12
+	// of one run with ProfilerStep#12 of another) or "ordinal" (the k-th
+	// marker of each run). Empty means "number" when every marker has a
+	// number (steps always have one), else "ordinal".
 	By string
 	// Resource is the path (names joined by "/") of the container whose
 	// markers count, or a suffix of it; empty means the first container
@@ -104,13 +110,18 @@ type MarkerSpec struct {
 	Resource string
 }
 
-// matcher compiles the spec's name into a regular expression.
+// matcher compiles the spec's name into a regular expression; nil for
+// the steps (no name).
 func (s MarkerSpec) matcher() (*regexp.Regexp, error) {
-	name := s.Name
-	if name == "" {
-		name = "ProfilerStep*"
+	switch s.By {
+	case "", "number", "ordinal":
+	default:
+		return nil, errs.Argument("markers", `by must be "number" or "ordinal", got %q`, s.By)
 	}
-	parts := strings.Split(name, "*")
+	if s.Name == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s.Name, "*")
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
 	}
@@ -118,12 +129,16 @@ func (s MarkerSpec) matcher() (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, errs.Argument("markers", "bad marker name %q: %v", s.Name, err)
 	}
-	switch s.By {
-	case "", "number", "ordinal":
-	default:
-		return nil, errs.Argument("markers", `by must be "number" or "ordinal", got %q`, s.By)
-	}
 	return re, nil
+}
+
+// what says what the spec's markers are, for messages.
+func (s MarkerSpec) what() string {
+	if s.Name == "" {
+		return "no step of its main loop (a state its reader marks as a step: PyTorch profiler's ProfilerStep#N " +
+			`in Kineto, Nsight Systems or rocprof traces); give the name of the states or events that mark its iterations (markers="iteration*")`
+	}
+	return fmt.Sprintf("no state or event named like %q", s.Name)
 }
 
 // Align is how the runs' times are aligned.
@@ -143,13 +158,14 @@ type marker struct {
 // markerSink finds the markers of a trace as it is read, and its extent.
 // It keeps the markers only, never the trace.
 type markerSink struct {
-	re      *regexp.Regexp
-	spec    MarkerSpec
-	types   []trace.Type
-	values  []string // names
-	match   []bool   // by value
-	parents []int32  // container parents
-	names   []string // container names
+	re       *regexp.Regexp // nil: the steps
+	spec     MarkerSpec
+	types    []trace.Type
+	match    []bool // by value
+	keys     []int64
+	numbered []bool   // by value: keys[v] is its number
+	parents  []int32  // container parents
+	names    []string // container names
 	// by container: markers found (with the state's depth)
 	found   map[int32][]depthMarker
 	order   []int32 // containers in the order of their first marker
@@ -161,7 +177,6 @@ type markerSink struct {
 type depthMarker struct {
 	marker
 	depth int32
-	name  string
 }
 
 func newMarkerSink(spec MarkerSpec) (*markerSink, error) {
@@ -175,8 +190,18 @@ func newMarkerSink(spec MarkerSpec) (*markerSink, error) {
 
 func (m *markerSink) DefineType(t trace.Type) { m.types = append(m.types, t) }
 func (m *markerSink) DefineValue(v trace.Value) {
-	m.values = append(m.values, v.Name)
-	m.match = append(m.match, m.re.MatchString(v.Name))
+	var match, numbered bool
+	var key int64
+	if m.re == nil {
+		match = v.Role == trace.RoleStep || v.Role == trace.RoleStepCall
+		key, numbered = int64(v.Step), true
+	} else {
+		match = m.re.MatchString(v.Name)
+		key, numbered = lastNumber(v.Name)
+	}
+	m.match = append(m.match, match)
+	m.keys = append(m.keys, key)
+	m.numbered = append(m.numbered, numbered)
 }
 func (m *markerSink) CreateContainer(c trace.Container) {
 	m.parents = append(m.parents, c.Parent)
@@ -203,9 +228,8 @@ func (m *markerSink) add(c, v int32, start, end trace.Time, depth int32) {
 	if _, ok := m.found[c]; !ok {
 		m.order = append(m.order, c)
 	}
-	name := m.values[v]
-	m.found[c] = append(m.found[c], depthMarker{marker{start: start, end: end}, depth, name})
-	if _, ok := lastNumber(name); !ok {
+	m.found[c] = append(m.found[c], depthMarker{marker{key: m.keys[v], start: start, end: end}, depth})
+	if !m.numbered[v] {
 		m.numbers = false
 	}
 	m.any = true
@@ -239,7 +263,7 @@ func lastNumber(name string) (int64, bool) {
 // pattern is left out), keyed by number or ordinal. byNumber tells which.
 func (m *markerSink) markers(byNumber bool) ([]marker, string, error) {
 	if !m.any {
-		return nil, "", errs.Argument("markers", "no state or event named like %q", m.re.String())
+		return nil, "", errs.Argument("markers", "%s", m.spec.what())
 	}
 	var c int32 = -1
 	if m.spec.Resource == "" {
@@ -265,11 +289,7 @@ func (m *markerSink) markers(byNumber bool) ([]marker, string, error) {
 		if d.depth != minDepth {
 			continue
 		}
-		mk := d.marker
-		if byNumber {
-			mk.key, _ = lastNumber(d.name)
-		}
-		out = append(out, mk)
+		out = append(out, d.marker)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
 	if !byNumber {

@@ -1,8 +1,11 @@
 package compare
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -143,6 +146,9 @@ type opKey struct {
 type OpsSummary struct {
 	cells      map[opKey]opCell
 	Iterations []int64 // the numbers of the steps (trace.Value.Step), sorted
+	// File is the run's trace, which Ops' messages name; its caller sets
+	// it.
+	File string
 }
 
 type opCell struct {
@@ -253,25 +259,62 @@ type Op struct {
 
 // Ops returns compare_traces' table of a control and a test run, in its
 // row order: the control's names sorted, then the names only the test
-// has, sorted.
-func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
+// has, sorted, and warnings: what a run lacks of the selection (an
+// iteration asked for, any operation of the device in the iterations),
+// where the table's rows are zeros for want of it, not for a change. A
+// run with no operation at all (a trace of another producer than
+// PyTorch's profiler, whose reader gives no categories), or, for its
+// first iteration, none in an iteration, is an error naming its file.
+func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, []string, error) {
 	dev, err := ParseDevice(string(opt.Device))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var warnings []string
 	pick := func(s *OpsSummary, side int) (map[string]*[2]float64, error) {
+		file := s.File
+		if file == "" {
+			file = [2]string{"the control run", "the test run"}[side]
+		}
+		n := int64(0)
+		for _, c := range s.cells {
+			n += c.count
+		}
+		if n == 0 {
+			return nil, errs.Empty(s.File, "no operator-level states to compare (states of a category, as Kineto's cpu_op, "+
+				"cuda_runtime and kernel): HTA TraceDiff's operations are those of PyTorch profiler (Kineto) traces, "+
+				"and this trace's reader gives its states no category")
+		}
 		its := opt.Iterations[side]
+		if len(s.Iterations) == 0 {
+			none := fmt.Sprintf("%s has no iteration: none of its %d operations is in a step of PyTorch's profiler "+
+				"(ProfilerStep#N), by which HTA's TraceDiff counts them", file, n)
+			if !opt.All && its == nil { // no first iteration to take
+				return nil, errs.Argument("iteration", "%s", none)
+			}
+			warnings = append(warnings, none+": its counts are zeros")
+			return map[string]*[2]float64{}, nil
+		}
 		if opt.All {
 			its = s.Iterations
 		} else if its == nil {
-			if len(s.Iterations) == 0 {
-				return nil, errs.Argument("iteration", "the trace has no iteration (no ProfilerStep#N)")
-			}
 			its = s.Iterations[:1]
 		}
 		want := map[int64]bool{}
+		var missing []int64
 		for _, it := range its {
 			want[it] = true
+			if _, ok := slices.BinarySearch(s.Iterations, it); !ok {
+				missing = append(missing, it)
+			}
+		}
+		if len(missing) > 0 {
+			in := "iteration"
+			if len(missing) > 1 {
+				in = "iterations"
+			}
+			warnings = append(warnings, fmt.Sprintf("%s has no %s %s (its iterations: %s): its counts there are zeros",
+				file, in, iterationList(missing), iterationList(s.Iterations)))
 		}
 		// Sum the cells of a name in integers: float sums in the map's
 		// random order made the last digits differ from run to run.
@@ -289,6 +332,17 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 			t.dur += c.dur
 			sums[name] = t
 		}
+		if len(sums) == 0 && len(missing) < len(its) {
+			what := "operation"
+			if dev != AllDevices {
+				what = string(dev) + " operation"
+			}
+			in := "iteration"
+			if len(its) > 1 {
+				in = "iterations"
+			}
+			warnings = append(warnings, fmt.Sprintf("%s has no %s in %s %s: its counts are zeros", file, what, in, iterationList(its)))
+		}
 		out := make(map[string]*[2]float64, len(sums))
 		for name, c := range sums {
 			out[name] = &[2]float64{float64(c.count), float64(c.dur) / 1e3}
@@ -297,11 +351,11 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 	}
 	a, err := pick(control, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, err := pick(test, 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var first, rest []string
 	for n := range a {
@@ -335,7 +389,33 @@ func Ops(control, test *OpsSummary, opt OpsOptions) ([]Op, error) {
 		}
 		out = append(out, op)
 	}
-	return out, nil
+	return out, warnings, nil
+}
+
+// iterationList writes iteration numbers, sorted, runs of consecutive
+// ones as ranges: "3", "1009-1014", "1, 4-6", at most 8 items.
+func iterationList(its []int64) string {
+	its = slices.Clone(its)
+	slices.Sort(its)
+	its = slices.Compact(its)
+	var parts []string
+	for i := 0; i < len(its); {
+		j := i
+		for j+1 < len(its) && its[j+1] == its[j]+1 {
+			j++
+		}
+		if len(parts) == 8 {
+			parts = append(parts, "...")
+			break
+		}
+		if j == i {
+			parts = append(parts, strconv.FormatInt(its[i], 10))
+		} else {
+			parts = append(parts, strconv.FormatInt(its[i], 10)+"-"+strconv.FormatInt(its[j], 10))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 var memoryKernel = regexp.MustCompile(`^(Memcpy|Memset|dma)`)

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -55,9 +57,19 @@ func TestOpsEqualHTA(t *testing.T) {
 		for _, dev := range []Device{AllDevices, CPU, GPU} {
 			opt := c.opt
 			opt.Device = dev
-			got, err := Ops(c.a, c.b, opt)
+			got, warnings, err := Ops(c.a, c.b, opt)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// HTA's table of iteration 1010 on the GPU has the control's
+			// kernels only: the test's iteration 1010 has none, which
+			// the warning says (HTA says nothing).
+			var wantWarnings []string
+			if c.prefix == "compare1010" && dev == GPU {
+				wantWarnings = []string{"the test run has no GPU operation in iteration 1010: its counts are zeros"}
+			}
+			if !slices.Equal(warnings, wantWarnings) {
+				t.Errorf("%s %s: warnings %q, want %q", c.prefix, dev, warnings, wantWarnings)
 			}
 			want := readOracle(t, filepath.Join("testdata", "hta_tracediff", c.prefix+"_compare_"+string(dev)+".csv"))
 			if len(got) != len(want) {
@@ -151,9 +163,9 @@ func TestOpsByRoles(t *testing.T) {
 	if len(sum.Iterations) != 1 || sum.Iterations[0] != 5 {
 		t.Errorf("iterations %v, want [5]", sum.Iterations)
 	}
-	ops, err := Ops(sum, sum, OpsOptions{})
-	if err != nil {
-		t.Fatal(err)
+	ops, warnings, err := Ops(sum, sum, OpsOptions{})
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
 	}
 	got := map[string]float64{}
 	for _, op := range ops {
@@ -181,9 +193,9 @@ func TestOpsSumsExactly(t *testing.T) {
 		s.Iterations = append(s.Iterations, it)
 	}
 	for range 20 {
-		ops, err := Ops(s, s, OpsOptions{All: true})
-		if err != nil {
-			t.Fatal(err)
+		ops, warnings, err := Ops(s, s, OpsOptions{All: true})
+		if err != nil || len(warnings) > 0 {
+			t.Fatal(err, warnings)
 		}
 		if len(ops) != 1 || ops[0].Durations != [2]float64{1, 1} || ops[0].Counts != [2]float64{10, 10} {
 			t.Fatalf("got %+v, want 10 counts of 1 µs", ops)
@@ -253,6 +265,90 @@ func TestOpsReadNoNames(t *testing.T) {
 		}
 		if !maps.Equal(cells, want.cells) || gpu == 0 {
 			t.Errorf("%s: %d cells (%d on GPU) renamed, %d as read", path, len(cells), gpu, len(want.cells))
+		}
+	}
+}
+
+// TestOpsSayWhy: where the table would be empty or zeros for want of what
+// it counts, Ops says so, naming the file: an Nsight Systems trace (its
+// reader gives no categories: no operation), a Kineto trace without steps
+// (simple_add: operations in no iteration; its 837 are the events of
+// phase X with a category other than Kineto's span, counted with Python's
+// json module), an iteration a run lacks, a device a run has nothing of.
+func TestOpsSayWhy(t *testing.T) {
+	const data = "hta/tests/data/"
+	read := func(path, format string) *OpsSummary {
+		full := filepath.Join(corpus, path)
+		if _, err := os.Stat(full); err != nil {
+			t.Skipf("corpus trace %s absent: %v", path, err)
+		}
+		sink := NewOpsSink()
+		if err := formats.Read(full, format, sink, trace.ReadOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		s := sink.Summary()
+		s.File = filepath.Base(path)
+		return s
+	}
+	nsys := read("nsys/h100_2gpu_1s.sqlite", "nsys")
+	simple := read(data+"critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz", "chrome")
+	base := read(data+"trace_compare/base/base.json.gz", "chrome")
+	cpu := read(data+"cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", "chrome")
+	for _, c := range []struct {
+		a, b *OpsSummary
+		opt  OpsOptions
+		err  string
+	}{
+		{base, nsys, OpsOptions{All: true}, "h100_2gpu_1s.sqlite: no operator-level states to compare (states of a category, as Kineto's cpu_op, cuda_runtime and kernel): HTA TraceDiff's operations are those of PyTorch profiler (Kineto) traces, and this trace's reader gives its states no category"},
+		{nsys, base, OpsOptions{}, "h100_2gpu_1s.sqlite: no operator-level states"},
+		{simple, base, OpsOptions{}, "iteration: benchmark_result_493459_1694039959_trace.json.gz has no iteration: none of its 837 operations is in a step of PyTorch's profiler (ProfilerStep#N), by which HTA's TraceDiff counts them"},
+	} {
+		_, _, err := Ops(c.a, c.b, c.opt)
+		if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+			t.Errorf("%+v: %v, want %s", c.opt, err, c.err)
+		}
+	}
+	// All the iterations of a run that has none: its counts are zeros.
+	rows, warnings, err := Ops(base, simple, OpsOptions{All: true})
+	if want := []string{"benchmark_result_493459_1694039959_trace.json.gz has no iteration: none of its 837 operations is in a step of " +
+		"PyTorch's profiler (ProfilerStep#N), by which HTA's TraceDiff counts them: its counts are zeros"}; err != nil || len(rows) == 0 ||
+		!slices.Equal(warnings, want) {
+		t.Errorf("all iterations of a run without: %d rows, %q, %v", len(rows), warnings, err)
+	}
+	for _, r := range rows {
+		if r.Counts[1] != 0 {
+			t.Errorf("%+v: counts of a run without iterations", r)
+		}
+	}
+	var empty *errs.EmptyError
+	if _, _, err := Ops(base, nsys, OpsOptions{}); !errors.As(err, &empty) || empty.File != "h100_2gpu_1s.sqlite" {
+		t.Errorf("no operations: %#v, want an EmptyError naming the file", err)
+	}
+	// base has iterations 1009-1010, cpu_only one; an iteration one run
+	// lacks, the GPU of a CPU-only run: a table, with the reason of its
+	// zeros.
+	if !slices.Equal(base.Iterations, []int64{1009, 1010}) || len(cpu.Iterations) != 1 {
+		t.Fatalf("iterations %v, %v", base.Iterations, cpu.Iterations)
+	}
+	cpuIt := cpu.Iterations[0]
+	for _, c := range []struct {
+		opt  OpsOptions
+		want []string
+	}{
+		{OpsOptions{Iterations: [2][]int64{{1010}, {1010}}}, []string{fmt.Sprintf(
+			"rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz has no iteration 1010 (its iterations: %d): its counts there are zeros", cpuIt)}},
+		{OpsOptions{Iterations: [2][]int64{{1008, 1009, 1010, 1012}, {cpuIt}}}, []string{
+			"base.json.gz has no iterations 1008, 1012 (its iterations: 1009-1010): its counts there are zeros"}},
+		{OpsOptions{Device: GPU, All: true}, []string{fmt.Sprintf(
+			"rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz has no GPU operation in iteration %d: its counts are zeros", cpuIt)}},
+		{OpsOptions{Device: CPU, All: true}, nil},
+	} {
+		rows, warnings, err := Ops(base, cpu, c.opt)
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("%+v: %d rows, %v", c.opt, len(rows), err)
+		}
+		if !slices.Equal(warnings, c.want) {
+			t.Errorf("%+v: warnings %q, want %q", c.opt, warnings, c.want)
 		}
 	}
 }

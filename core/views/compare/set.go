@@ -538,7 +538,7 @@ func (b *builder) plan() error {
 			return err
 		}
 		if !ms.any {
-			return errs.Argument("markers", "run %q has no state or event named like %q", b.runs[i].Name, markerName(a.Markers))
+			return errs.Argument("markers", "run %q has %s", b.runs[i].Name, a.Markers.what())
 		}
 		found[i] = ms
 		b.runs[i].Start, b.runs[i].End = ms.extent[0], ms.extent[1]
@@ -610,13 +610,6 @@ func (b *builder) plan() error {
 		b.windows[i] = b.axis
 	}
 	return nil
-}
-
-func markerName(s MarkerSpec) string {
-	if s.Name == "" {
-		return "ProfilerStep*"
-	}
-	return s.Name
 }
 
 func byWord(number bool) string {

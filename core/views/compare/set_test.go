@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -207,10 +208,23 @@ func TestAbsoluteAlignment(t *testing.T) {
 	}
 }
 
-// TestMarkerAlignment: two runs of two iterations (ProfilerStep#1, #2)
-// of different lengths, warped segment by segment: the reference's
-// segments (1 s and 2 s) get 1 and 2 of 3 slices; within a segment the
-// warp is linear.
+// asSteps gives the values named in steps the role of steps of the
+// program's main loop and their number, as a reader does.
+func asSteps(tr *trace.Trace, steps map[string]int32) *trace.Trace {
+	for i := range tr.Values {
+		if n, ok := steps[tr.Values[i].Name]; ok {
+			tr.Values[i].Role, tr.Values[i].Step = trace.RoleStep, n
+		}
+	}
+	return tr
+}
+
+// TestMarkerAlignment: two runs of two iterations (steps #1, #2) of
+// different lengths, warped segment by segment: the reference's segments
+// (1 s and 2 s) get 1 and 2 of 3 slices; within a segment the warp is
+// linear. The markers are the steps as the reader marks them (role and
+// number, not the names: B's are named otherwise), or, named, the states
+// of that name.
 func TestMarkerAlignment(t *testing.T) {
 	a := tiny(3,
 		span{"p/main", "ProfilerStep#1", 0, 1}, span{"p/main", "ProfilerStep#2", 1, 3},
@@ -218,10 +232,46 @@ func TestMarkerAlignment(t *testing.T) {
 	b := tiny(4,
 		span{"p/main", "ProfilerStep#0", 0, 0.5}, span{"p/main", "ProfilerStep#1", 0.5, 2.5}, span{"p/main", "ProfilerStep#2", 2.5, 4},
 		span{"p/gpu", "kernel", 0.5, 1.5}, span{"p/gpu", "kernel", 2.5, 4})
-	set, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers}}, trace.ReadOptions{})
+	// By name, the steps not marked.
+	named := Options{Slices: 3, Align: Align{Method: Markers, Markers: MarkerSpec{Name: "ProfilerStep*"}}}
+	set, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, named, trace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkMarkerAlignment(t, set)
+	// By default, the steps: none marked, none found, and the message
+	// says how to name them.
+	if _, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers}}, trace.ReadOptions{}); err == nil ||
+		!strings.Contains(err.Error(), `run "A" has no step`) || !strings.Contains(err.Error(), `(markers="iteration*")`) {
+		t.Errorf("no steps: %v", err)
+	}
+	asSteps(a, map[string]int32{"ProfilerStep#1": 1, "ProfilerStep#2": 2})
+	// B's steps 0, 1, 2 under other names: their numbers match them.
+	asSteps(b, map[string]int32{"ProfilerStep#0": 0, "ProfilerStep#1": 1, "ProfilerStep#2": 2})
+	for i, name := range []string{"warm-up", "train", "train again"} {
+		b.Values[i].Name = name
+	}
+	set, err = Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers}}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMarkerAlignment(t, set)
+	// Markers matched by ordinal: B's first three.
+	set, err = Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers, Markers: MarkerSpec{By: "ordinal"}}}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Runs[1].DroppedMarkers != 1 || set.Runs[1].Markers[0] != 0 {
+		t.Errorf("ordinal: dropped %d boundaries %v", set.Runs[1].DroppedMarkers, set.Runs[1].Markers)
+	}
+	if _, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers, Markers: MarkerSpec{Name: "Nope*"}}}, trace.ReadOptions{}); err == nil {
+		t.Error("markers that no run has: no error")
+	}
+}
+
+// checkMarkerAlignment checks TestMarkerAlignment's comparison.
+func checkMarkerAlignment(t *testing.T, set *Set) {
+	t.Helper()
 	if set.Runs[1].DroppedMarkers != 1 || len(set.Runs[1].Markers) != 3 || set.Runs[1].MarkerResource != "p/main" {
 		t.Fatalf("B: dropped %d, boundaries %v, on %q", set.Runs[1].DroppedMarkers, set.Runs[1].Markers, set.Runs[1].MarkerResource)
 	}
@@ -238,17 +288,6 @@ func TestMarkerAlignment(t *testing.T) {
 	}
 	if s := set.Runs[1].SliceSeconds; !near(s[0], 2, 1e-9) || !near(s[1], 0.75, 1e-9) {
 		t.Errorf("B slice seconds %v, want 2, 0.75, 0.75", s)
-	}
-	// Markers matched by ordinal: B's first three.
-	set, err = Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers, Markers: MarkerSpec{By: "ordinal"}}}, trace.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if set.Runs[1].DroppedMarkers != 1 || set.Runs[1].Markers[0] != 0 {
-		t.Errorf("ordinal: dropped %d boundaries %v", set.Runs[1].DroppedMarkers, set.Runs[1].Markers)
-	}
-	if _, err := Build([]Input{{Name: "A", Trace: a}, {Name: "B", Trace: b}}, Options{Slices: 3, Align: Align{Method: Markers, Markers: MarkerSpec{Name: "Nope*"}}}, trace.ReadOptions{}); err == nil {
-		t.Error("markers that no run has: no error")
 	}
 }
 
