@@ -56,6 +56,27 @@ var viewWorks = []struct {
 		}
 		return k.Info()
 	}},
+	{"partial", func(tr *Trace) (*Work, error) {
+		return tr.StartPartial(`{"slices":100}`, int64(tr.t.Start), int64(tr.t.End))
+	}, func(w *Work) (any, error) { return w.Data() }},
+}
+
+// TestPartialWork: the partial model a Work builds is the bytes Partial
+// returns.
+func TestPartialWork(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(16, 2000), format: "table"}
+	want, err := tr.Partial(`{"slices":50}`, int64(tr.t.Start), int64(tr.t.End))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tr.StartPartial(`{"slices":50}`, int64(tr.t.Start), int64(tr.t.End))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Data()
+	if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("the work's partial (%d bytes, %v) is not Partial's (%d bytes)", len(got), err, len(want))
+	}
 }
 
 // TestViewWorksCanceled cancels each computation as soon as it starts, on
