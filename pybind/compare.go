@@ -442,6 +442,25 @@ type comparePlotOptions struct {
 // the first top rows) outlined by divergence.
 func (d *Differences) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
+	return d.plot(options, nil)
+}
+
+// StartPlot starts Plot as a Work, which Ctrl-C stops in each run's
+// overview; Work.Image gives the image.
+func (d *Differences) StartPlot(options string) (w *Work, err error) {
+	defer guard(&err)
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		var err error
+		img, err = d.plot(options, ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return img }
+	return w, nil
+}
+
+// plot is Plot, stopped once cancel is closed.
+func (d *Differences) plot(options string, cancel <-chan struct{}) ([]byte, error) {
 	o := comparePlotOptions{plotOptions: plotOptions{Format: "png"}, Top: 10}
 	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
@@ -452,7 +471,8 @@ func (d *Differences) Plot(options string) (img []byte, err error) {
 		return nil, err
 	}
 	return plots.CompareOverview(d.c.set, d.drawnRows(), d.marked(o.Top), plots.CompareOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title, Colors: colors, Runs: o.Runs})
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title, Colors: colors, Runs: o.Runs,
+		Cancel: cancel})
 }
 
 // drawnRows returns the rows the figure draws: the table's when they

@@ -171,6 +171,8 @@ var moreWorks = []struct {
 		func(w *Work) (any, error) { return w.Image() }},
 	{"overview figure", func() (*Work, error) { return aggregation().StartPlot(`{"width":720,"height":432}`) },
 		func(w *Work) (any, error) { return w.Image() }},
+	{"topology figure", func() (*Work, error) { return laidOut().StartPlot(`{"width":600,"height":500}`) },
+		func(w *Work) (any, error) { return w.Image() }},
 }
 
 var (
@@ -185,6 +187,18 @@ var (
 			panic(err)
 		}
 		return &Kaleidoscope{l: l}
+	})
+	// laidOut: the topology of the spawn links of 20,000 threads, laid
+	// out (a few iterations: any positions draw).
+	laidOut = sync.OnceValue(func() *Topology {
+		tp, err := (&Trace{t: tracetest.Spawned(20_000), format: "table"}).Topology(`{}`)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := tp.Layout(`{"iterations":2}`); err != nil {
+			panic(err)
+		}
+		return tp
 	})
 	// aggregation: every process of a model of 50,000 apart.
 	aggregation = sync.OnceValue(func() *Aggregation {

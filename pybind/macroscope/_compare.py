@@ -525,9 +525,10 @@ class Differences(TableResult):
             runs = [self._cmp._index(r) for r in runs]
         n = len(runs) if runs is not None else min(len(self._cmp.names), 8)
         height = height if height is not None else 250 * n + 96
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
             width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, format=fmt, title=title,
-            colors=_figure.color_options(colors), top=int(top), runs=runs)), path, format, title or "comparison")
+            colors=_figure.color_options(colors), top=int(top), runs=runs), result="Image"), path, format,
+            title or "comparison")
 
     def _repr_png_(self):
         return self.plot().to_bytes("png")
