@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
@@ -520,9 +521,25 @@ type opsOptions struct {
 // (arrowio.OpsTable); each run is read again, once, for its operations.
 func (c *Comparison) Ops(options string, addr uintptr) (err error) {
 	defer guard(&err)
+	rec, err := c.opsTable(options, nil)
+	if err != nil {
+		return err
+	}
+	return export(rec, addr)
+}
+
+// StartOps starts Ops as a table work (Work.Export gives the table),
+// which Ctrl-C stops while the runs' files are read again.
+func (c *Comparison) StartOps(options string) (w *Work, err error) {
+	defer guard(&err)
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) { return c.opsTable(options, cancel) }), nil
+}
+
+// opsTable is the table of Ops, its reads stopped once cancel is closed.
+func (c *Comparison) opsTable(options string, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	o := opsOptions{Control: c.set.Reference, Test: -1}
 	if err := decodeOptions(options, &o); err != nil {
-		return err
+		return nil, err
 	}
 	if o.Test < 0 {
 		o.Test = 1
@@ -532,14 +549,14 @@ func (c *Comparison) Ops(options string, addr uintptr) (err error) {
 	}
 	R := c.set.NumRuns()
 	if o.Control < 0 || o.Control >= R || o.Test < 0 || o.Test >= R {
-		return errs.Argument("runs", "control and test must be run indices from 0 to %d", R-1)
+		return nil, errs.Argument("runs", "control and test must be run indices from 0 to %d", R-1)
 	}
 	opt := compare.OpsOptions{ShortNames: o.ShortNames, Device: compare.Device(o.Device)}
 	switch it := o.Iteration.(type) {
 	case nil:
 	case string:
 		if it != "all" {
-			return errs.Argument("iteration", `must be None, "all", an iteration or a list of them, got %q`, it)
+			return nil, errs.Argument("iteration", `must be None, "all", an iteration or a list of them, got %q`, it)
 		}
 		opt.All = true
 	case float64:
@@ -549,35 +566,36 @@ func (c *Comparison) Ops(options string, addr uintptr) (err error) {
 		for _, v := range it {
 			n, ok := v.(float64)
 			if !ok {
-				return errs.Argument("iteration", "a list of iteration numbers, got %v", v)
+				return nil, errs.Argument("iteration", "a list of iteration numbers, got %v", v)
 			}
 			list = append(list, int64(n))
 		}
 		opt.Iterations = [2][]int64{list, list}
 	default:
-		return errs.Argument("iteration", `must be None, "all", an iteration or a list of them`)
+		return nil, errs.Argument("iteration", `must be None, "all", an iteration or a list of them`)
 	}
-	a, err := c.opsOf(o.Control)
+	a, err := c.opsOf(o.Control, cancel)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := c.opsOf(o.Test)
+	b, err := c.opsOf(o.Test, cancel)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ops, err := compare.Ops(a, b, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	labels := [2]string{c.set.Runs[o.Control].Name, c.set.Runs[o.Test].Name}
 	if labels[0] == labels[1] {
 		labels[1] += "_test"
 	}
-	return export(arrowio.OpsTable(ops, labels, o.ShortNames, cmem), addr)
+	return arrowio.OpsTable(ops, labels, o.ShortNames, cmem), nil
 }
 
-// opsOf returns run r's operations, reading it again the first time.
-func (c *Comparison) opsOf(r int) (*compare.OpsSummary, error) {
+// opsOf returns run r's operations, reading it again the first time (a
+// read that cancel stops, keeping nothing).
+func (c *Comparison) opsOf(r int, cancel <-chan struct{}) (*compare.OpsSummary, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.ops[r]; ok {
@@ -595,8 +613,11 @@ func (c *Comparison) opsOf(r int) (*compare.OpsSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := readGuarded(src.path, func() error { return opened.Read(sink, trace.ReadOptions{}) }); err != nil {
+	if err := readGuarded(src.path, func() error { return opened.Read(sink, trace.ReadOptions{Cancel: cancel}) }); err != nil {
 		return nil, err
+	}
+	if err := trace.Stopped(cancel); err != nil {
+		return nil, err // the read may end before it looks
 	}
 	s := sink.Summary()
 	if c.ops == nil {

@@ -447,7 +447,7 @@ class Comparison:
         opts = _bridge.options(control=None if control is None else self._index(control),
                                test=None if test is None else self._index(test), device=device, iteration=iteration,
                                short_names=bool(short_names))
-        df = _bridge.to_pandas(_bridge.table(lambda addr: self._h.Ops(opts, addr)))
+        df = _bridge.to_pandas(_work.table(self._h.StartOps, opts))
         return df.set_index(df.columns[0])
 
     def __repr__(self) -> str:
