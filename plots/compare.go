@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/compare"
 )
@@ -24,6 +25,10 @@ type CompareOptions struct {
 	// MaxComparePanels (beyond: the reference and the runs of the largest
 	// scores).
 	Runs []int
+	// Cancel, once closed, stops CompareOverview, which returns
+	// trace.ErrComputationCanceled and no figure: each run's overview
+	// looks at it as the one-run overview does. Nil: never.
+	Cancel <-chan struct{}
 }
 
 // MaxComparePanels is the most runs the comparison figure draws.
@@ -63,8 +68,24 @@ func CompareOverview(s *compare.Set, rows []compare.Row, marked []compare.Differ
 	for _, r := range rows {
 		part.Parts = append(part.Parts, aggregate.Part{Node: r.Node, First: r.First, Last: r.Last})
 	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
+	canceled := false
+	img, err := Render(opt.Width, opt.Height, opt.Format, compareDraw(s, runs, part, marked, opt, &canceled))
+	if canceled || trace.Stopped(opt.Cancel) != nil {
+		// The drawing stopped short, or the image was encoded after the
+		// cancel.
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
+}
+
+// compareDraw returns the drawing of CompareOverview's figure; it sets
+// *canceled when it stops short at opt.Cancel.
+func compareDraw(s *compare.Set, runs []int, part *aggregate.Partition, marked []compare.Difference, opt CompareOptions, canceled *bool) func(draw.Canvas) {
 	lo, hi := divergenceRange(marked)
-	return Render(opt.Width, opt.Height, opt.Format, func(c draw.Canvas) {
+	return func(c draw.Canvas) {
 		const strip = 0.95 * vg.Inch
 		top := c.Max.Y - 4
 		if opt.Title != "" {
@@ -85,14 +106,17 @@ func CompareOverview(s *compare.Set, rows []compare.Row, marked []compare.Differ
 				}
 			}
 			ov := &overview{m: m, in: aggregate.Input{Tree: m.Tree, Slices: m.Slices, States: len(m.States), Values: m.Values}, p: part,
-				opt: OverviewOptions{Colors: opt.Colors, PixelThreshold: 1, Title: panelTitle(s, r)}}
+				opt: OverviewOptions{Colors: opt.Colors, PixelThreshold: 1, Title: panelTitle(s, r), Cancel: opt.Cancel}}
 			panel := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - vg.Length(i+1)*panelH}, Max: vg.Point{X: c.Max.X, Y: top - vg.Length(i)*panelH}}}
 			ov.draw(panel)
+			if *canceled = ov.canceled || trace.Stopped(opt.Cancel) != nil; *canceled {
+				return
+			}
 			data = ov.data
 			outlineMarked(panel, ov.data, s, marked, lo, hi)
 		}
 		drawDivergenceStrip(c, data, s, lo, hi, c.Min.Y, strip)
-	})
+	}
 }
 
 // defaultPanels returns the runs drawn by default: all up to

@@ -2,12 +2,14 @@ package plots
 
 import (
 	"bytes"
+	"errors"
 	"image/png"
 	"os"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/gen/bsp"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/compare"
 )
@@ -62,5 +64,51 @@ func TestCompareOverview(t *testing.T) {
 	}
 	if _, err := CompareOverview(set, rows, nil, CompareOptions{Runs: []int{3}}); err == nil {
 		t.Error("run 3 of 2 drawn")
+	}
+}
+
+// TestCompareOverviewCanceled: the comparison figure with its Cancel
+// closed stops with trace.ErrComputationCanceled and no figure, closed
+// before it began or while it draws (in the first run's overview); with
+// Cancel open it is the figure drawn without one, byte for byte.
+func TestCompareOverviewCanceled(t *testing.T) {
+	a := bsp.Scenario{Ranks: 200, PerNode: 10, Iterations: 50, Noise: 0.01, Seed: 1}
+	b := a
+	b.Seed, b.Slow, b.Slowdown = 2, []int{13}, 0.3
+	set, err := compare.Build([]compare.Input{{Name: "a", Source: a.Source()}, {Name: "b", Source: b.Source()}}, compare.Options{Slices: 100}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []compare.Row
+	for _, n := range set.Resources.Leaves {
+		for k := range set.Slices {
+			rows = append(rows, compare.Row{Node: n, First: int32(k), Last: int32(k)})
+		}
+	}
+	tab, err := set.Differences(rows[:50], compare.TableOptions{Rank: compare.ByOutlier})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := tracetest.Closed()
+	if img, err := CompareOverview(set, rows, tab.Rows[:3], CompareOptions{Cancel: closed}); !errors.Is(err, trace.ErrComputationCanceled) || img != nil {
+		t.Errorf("canceled before: %d bytes, error %v", len(img), err)
+	}
+	part := &aggregate.Partition{}
+	for _, r := range rows {
+		part.Parts = append(part.Parts, aggregate.Part{Node: r.Node, First: r.First, Last: r.Last})
+	}
+	opt := CompareOptions{Cancel: closed}
+	opt.Colors, _ = ResolveColors(set.States, set.Colors, nil)
+	canceled := false
+	if _, err := Render(700, 500, PNG, compareDraw(set, []int{0, 1}, part, tab.Rows[:3], opt, &canceled)); err != nil || !canceled {
+		t.Errorf("canceled while drawing: canceled %v, error %v", canceled, err)
+	}
+	want, err := CompareOverview(set, rows, tab.Rows[:3], CompareOptions{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CompareOverview(set, rows, tab.Rows[:3], CompareOptions{Title: "t", Cancel: make(chan struct{})})
+	if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+		t.Errorf("with Cancel open: %v, not the figure drawn without it", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/topology"
 )
 
@@ -29,6 +30,10 @@ type TopologyOptions struct {
 	// MaxLabels nodes when the graph is not collapsed anywhere).
 	Labels    bool
 	MaxLabels int
+	// Cancel, once closed, stops Topology, which returns
+	// trace.ErrComputationCanceled and no figure: the drawing looks at it
+	// first, then every trace.StopEvery nodes and edges. Nil: never.
+	Cancel <-chan struct{}
 }
 
 var (
@@ -88,13 +93,34 @@ func Topology(v *topology.View, opt TopologyOptions) ([]byte, error) {
 			return nil, errs.Argument("layout", "node %q has no position: lay the graph out first", n.Path)
 		}
 	}
-	f := &topoFigure{v: v, opt: opt}
-	return Render(opt.Width, opt.Height, opt.Format, f.draw)
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
+	f := &topoFigure{v: v, opt: opt, look: trace.Looker{Cancel: opt.Cancel}}
+	img, err := Render(opt.Width, opt.Height, opt.Format, f.draw)
+	if f.canceled || trace.Stopped(opt.Cancel) != nil {
+		// The drawing stopped short (Render has no error to return), or
+		// the image was encoded after the cancel.
+		return nil, trace.ErrComputationCanceled
+	}
+	return img, err
 }
 
 type topoFigure struct {
 	v   *topology.View
 	opt TopologyOptions
+	// look counts the nodes and edges drawn, between looks at
+	// opt.Cancel; canceled: the drawing stopped at it.
+	look     trace.Looker
+	canceled bool
+}
+
+// stop tells whether the drawing must stop once n more items are drawn.
+func (f *topoFigure) stop(n int) bool {
+	if f.look.Stopped(n) != nil {
+		f.canceled = true
+	}
+	return f.canceled
 }
 
 func (f *topoFigure) draw(c draw.Canvas) {
@@ -144,6 +170,9 @@ func (f *topoFigure) draw(c draw.Canvas) {
 		edge.Width = 0.3
 	}
 	for _, e := range v.Edges {
+		if f.stop(1) {
+			return
+		}
 		a, b := at(v.Nodes[e.From]), at(v.Nodes[e.To])
 		c.StrokeLine2(edge, a.X, a.Y, b.X, b.Y)
 	}
@@ -152,7 +181,7 @@ func (f *topoFigure) draw(c draw.Canvas) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
+	if trace.SortStableFunc(order, func(a, b int) int {
 		sa, sb := v.Nodes[a].Size, v.Nodes[b].Size
 		switch {
 		case sa > sb:
@@ -161,8 +190,14 @@ func (f *topoFigure) draw(c draw.Canvas) {
 			return 1
 		}
 		return 0
-	})
+	}, &f.look) != nil {
+		f.canceled = true
+		return
+	}
 	for _, i := range order {
+		if f.stop(1) {
+			return
+		}
 		n := v.Nodes[i]
 		f.node(c, at(n), n, maxNode, kinds[n.Kind])
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/arrowio"
@@ -213,6 +214,8 @@ type Comparison struct {
 	warnings []string
 	mu       sync.Mutex
 	ops      map[int]*compare.OpsSummary
+	// opsWarned are the warnings of the last StartOps table.
+	opsWarned []string
 }
 
 // Info describes the comparison as JSON.
@@ -443,6 +446,25 @@ type comparePlotOptions struct {
 // the first top rows) outlined by divergence.
 func (d *Differences) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
+	return d.plot(options, nil)
+}
+
+// StartPlot starts Plot as a Work, which Ctrl-C stops in each run's
+// overview; Work.Image gives the image.
+func (d *Differences) StartPlot(options string) (w *Work, err error) {
+	defer guard(&err)
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		var err error
+		img, err = d.plot(options, ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return img }
+	return w, nil
+}
+
+// plot is Plot, stopped once cancel is closed.
+func (d *Differences) plot(options string, cancel <-chan struct{}) ([]byte, error) {
 	o := comparePlotOptions{plotOptions: plotOptions{Format: "png"}, Top: 10}
 	f, err := decodePlotOptions(options, &o, &o.Format)
 	if err != nil {
@@ -453,7 +475,8 @@ func (d *Differences) Plot(options string) (img []byte, err error) {
 		return nil, err
 	}
 	return plots.CompareOverview(d.c.set, d.drawnRows(), d.marked(o.Top), plots.CompareOptions{
-		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title, Colors: colors, Runs: o.Runs})
+		Width: vg.Length(o.Width), Height: vg.Length(o.Height), Format: f, Title: o.Title, Colors: colors, Runs: o.Runs,
+		Cancel: cancel})
 }
 
 // drawnRows returns the rows the figure draws: the table's when they
@@ -502,9 +525,47 @@ type opsOptions struct {
 // It returns the warnings of compare.Ops (JSON: a list of strings).
 func (c *Comparison) Ops(options string, addr uintptr) (warnings string, err error) {
 	defer guard(&err)
+	rec, warned, err := c.opsTable(options, nil)
+	if err != nil {
+		return "", err
+	}
+	return warningsJSON(warned), export(rec, addr)
+}
+
+// StartOps starts Ops as a table work (Work.Export gives the table),
+// which Ctrl-C stops while the runs' files are read again.
+func (c *Comparison) StartOps(options string) (w *Work, err error) {
+	defer guard(&err)
+	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) {
+		rec, warned, err := c.opsTable(options, cancel)
+		c.mu.Lock()
+		c.opsWarned = warned
+		c.mu.Unlock()
+		return rec, err
+	}), nil
+}
+
+// OpsWarnings returns the warnings of the last table StartOps made (JSON:
+// a list of strings; compare.Ops's), for the caller to show.
+func (c *Comparison) OpsWarnings() (js string, err error) {
+	defer guard(&err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return warningsJSON(c.opsWarned), nil
+}
+
+// warningsJSON writes warnings as a JSON list ("[]" for none).
+func warningsJSON(warnings []string) string {
+	js, _ := json.Marshal(append([]string{}, warnings...)) // strings always marshal
+	return string(js)
+}
+
+// opsTable is the table of Ops and compare.Ops's warnings, its reads
+// stopped once cancel is closed.
+func (c *Comparison) opsTable(options string, cancel <-chan struct{}) (arrow.RecordBatch, []string, error) {
 	o := opsOptions{Control: c.set.Reference, Test: -1}
 	if err := decodeOptions(options, &o); err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	if o.Test < 0 {
 		o.Test = 1
@@ -514,14 +575,14 @@ func (c *Comparison) Ops(options string, addr uintptr) (warnings string, err err
 	}
 	R := c.set.NumRuns()
 	if o.Control < 0 || o.Control >= R || o.Test < 0 || o.Test >= R {
-		return "", errs.Argument("runs", "control and test must be run indices from 0 to %d", R-1)
+		return nil, nil, errs.Argument("runs", "control and test must be run indices from 0 to %d", R-1)
 	}
 	opt := compare.OpsOptions{ShortNames: o.ShortNames, Device: compare.Device(o.Device)}
 	switch it := o.Iteration.(type) {
 	case nil:
 	case string:
 		if it != "all" {
-			return "", errs.Argument("iteration", `must be None, "all", an iteration or a list of them, got %q`, it)
+			return nil, nil, errs.Argument("iteration", `must be None, "all", an iteration or a list of them, got %q`, it)
 		}
 		opt.All = true
 	case float64:
@@ -531,39 +592,36 @@ func (c *Comparison) Ops(options string, addr uintptr) (warnings string, err err
 		for _, v := range it {
 			n, ok := v.(float64)
 			if !ok {
-				return "", errs.Argument("iteration", "a list of iteration numbers, got %v", v)
+				return nil, nil, errs.Argument("iteration", "a list of iteration numbers, got %v", v)
 			}
 			list = append(list, int64(n))
 		}
 		opt.Iterations = [2][]int64{list, list}
 	default:
-		return "", errs.Argument("iteration", `must be None, "all", an iteration or a list of them`)
+		return nil, nil, errs.Argument("iteration", `must be None, "all", an iteration or a list of them`)
 	}
-	a, err := c.opsOf(o.Control)
+	a, err := c.opsOf(o.Control, cancel)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	b, err := c.opsOf(o.Test)
+	b, err := c.opsOf(o.Test, cancel)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	ops, warned, err := compare.Ops(a, b, opt)
 	if err != nil {
-		return "", err
-	}
-	js, err := json.Marshal(append([]string{}, warned...))
-	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	labels := [2]string{c.set.Runs[o.Control].Name, c.set.Runs[o.Test].Name}
 	if labels[0] == labels[1] {
 		labels[1] += "_test"
 	}
-	return string(js), export(arrowio.OpsTable(ops, labels, o.ShortNames, cmem), addr)
+	return arrowio.OpsTable(ops, labels, o.ShortNames, cmem), warned, nil
 }
 
-// opsOf returns run r's operations, reading it again the first time.
-func (c *Comparison) opsOf(r int) (*compare.OpsSummary, error) {
+// opsOf returns run r's operations, reading it again the first time (a
+// read that cancel stops, keeping nothing).
+func (c *Comparison) opsOf(r int, cancel <-chan struct{}) (*compare.OpsSummary, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.ops[r]; ok {
@@ -581,8 +639,11 @@ func (c *Comparison) opsOf(r int) (*compare.OpsSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := readGuarded(src.path, func() error { return opened.Read(sink, trace.ReadOptions{}) }); err != nil {
+	if err := readGuarded(src.path, func() error { return opened.Read(sink, trace.ReadOptions{Cancel: cancel}) }); err != nil {
 		return nil, err
+	}
+	if err := trace.Stopped(cancel); err != nil {
+		return nil, err // the read may end before it looks
 	}
 	s := sink.Summary()
 	s.File = src.path

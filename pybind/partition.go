@@ -347,6 +347,25 @@ func MomentsFromRuns(paths, readOptions, options string) (m *Moments, err error)
 // larger one (a file of a Parquet dataset), on the window [start, end] ns.
 func (t *Trace) Partial(modelOptions string, start, end int64) (data []byte, err error) {
 	defer guard(&err)
+	return t.partial(modelOptions, start, end, nil)
+}
+
+// StartPartial starts Partial as a Work, which Ctrl-C stops in the sort
+// and the replay of the states; Work.Data gives the encoded partial.
+func (t *Trace) StartPartial(modelOptions string, start, end int64) (w *Work, err error) {
+	defer guard(&err)
+	var data []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		var err error
+		data, err = t.partial(modelOptions, start, end, ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return data }
+	return w, nil
+}
+
+// partial is Partial, stopped once cancel is closed.
+func (t *Trace) partial(modelOptions string, start, end int64, cancel <-chan struct{}) ([]byte, error) {
 	opt, err := parseMicroOptions(modelOptions)
 	if err != nil {
 		return nil, err
@@ -354,10 +373,25 @@ func (t *Trace) Partial(modelOptions string, start, end int64) (data []byte, err
 	if opt, err = opt.Resolve(trace.Time(start), trace.Time(end)); err != nil {
 		return nil, err
 	}
+	opt.Cancel = cancel
 	from, to := opt.Window(trace.Time(start), trace.Time(end))
 	p, err := partition.BuildTrace(t.t, opt, from, to)
 	if err != nil {
 		return nil, err
 	}
+	if err := trace.Stopped(cancel); err != nil {
+		return nil, err
+	}
 	return p.MarshalBinary()
+}
+
+// Data waits for the end of a work whose result is bytes
+// (Trace.StartPartial) and returns them, or its error.
+func (w *Work) Data() (data []byte, err error) {
+	defer guard(&err)
+	r, err := w.finished("bytes")
+	if b, ok := r.([]byte); ok && b != nil {
+		return b, nil
+	}
+	return nil, orNone(err, "bytes")
 }

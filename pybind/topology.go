@@ -452,6 +452,26 @@ type topoPlotOptions struct {
 // in pixels.
 func (g *Topology) Plot(options string) (img []byte, err error) {
 	defer guard(&err)
+	return g.plot(options, nil)
+}
+
+// StartPlot starts Plot as a Work, which Ctrl-C stops while the layout
+// (when the graph changed) and the drawing go; Work.Image gives the
+// image.
+func (g *Topology) StartPlot(options string) (w *Work, err error) {
+	defer guard(&err)
+	var img []byte
+	w = startWork(func(ctl *aggregate.Control) error {
+		var err error
+		img, err = g.plot(options, ctl.Cancel)
+		return err
+	})
+	w.result = func() any { return img }
+	return w, nil
+}
+
+// plot is Plot, stopped once cancel is closed.
+func (g *Topology) plot(options string, cancel <-chan struct{}) ([]byte, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	o := topoPlotOptions{Format: "png", Width: 960, Height: 820}
@@ -463,7 +483,7 @@ func (g *Topology) Plot(options string) (img []byte, err error) {
 		return nil, errs.Argument("width", "width and height must be positive pixels, got %v x %v", o.Width, o.Height)
 	}
 	if !g.tp.LaidOut() {
-		st, err := g.tp.Layout(forcelayout.Params{})
+		st, err := g.tp.Layout(forcelayout.Params{Cancel: cancel})
 		if err != nil {
 			return nil, err
 		}
@@ -488,7 +508,7 @@ func (g *Topology) Plot(options string) (img []byte, err error) {
 	const ptPerPx = 72.0 / 96
 	return plots.Topology(g.tp.View(), plots.TopologyOptions{
 		Width: vg.Length(o.Width * ptPerPx), Height: vg.Length(o.Height * ptPerPx), Format: f,
-		Title: title, Notes: notes, Labels: o.Labels, MaxNode: vg.Length(o.MaxNode * ptPerPx),
+		Title: title, Notes: notes, Labels: o.Labels, MaxNode: vg.Length(o.MaxNode * ptPerPx), Cancel: cancel,
 	})
 }
 

@@ -56,6 +56,27 @@ var viewWorks = []struct {
 		}
 		return k.Info()
 	}},
+	{"partial", func(tr *Trace) (*Work, error) {
+		return tr.StartPartial(`{"slices":100}`, int64(tr.t.Start), int64(tr.t.End))
+	}, func(w *Work) (any, error) { return w.Data() }},
+}
+
+// TestPartialWork: the partial model a Work builds is the bytes Partial
+// returns.
+func TestPartialWork(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(16, 2000), format: "table"}
+	want, err := tr.Partial(`{"slices":50}`, int64(tr.t.Start), int64(tr.t.End))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tr.StartPartial(`{"slices":50}`, int64(tr.t.Start), int64(tr.t.End))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Data()
+	if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("the work's partial (%d bytes, %v) is not Partial's (%d bytes)", len(got), err, len(want))
+	}
 }
 
 // TestViewWorksCanceled cancels each computation as soon as it starts, on
@@ -150,6 +171,8 @@ var moreWorks = []struct {
 		func(w *Work) (any, error) { return w.Image() }},
 	{"overview figure", func() (*Work, error) { return aggregation().StartPlot(`{"width":720,"height":432}`) },
 		func(w *Work) (any, error) { return w.Image() }},
+	{"topology figure", func() (*Work, error) { return laidOut().StartPlot(`{"width":600,"height":500}`) },
+		func(w *Work) (any, error) { return w.Image() }},
 }
 
 var (
@@ -164,6 +187,18 @@ var (
 			panic(err)
 		}
 		return &Kaleidoscope{l: l}
+	})
+	// laidOut: the topology of the spawn links of 20,000 threads, laid
+	// out (a few iterations: any positions draw).
+	laidOut = sync.OnceValue(func() *Topology {
+		tp, err := (&Trace{t: tracetest.Spawned(20_000), format: "table"}).Topology(`{}`)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := tp.Layout(`{"iterations":2}`); err != nil {
+			panic(err)
+		}
+		return tp
 	})
 	// aggregation: every process of a model of 50,000 apart.
 	aggregation = sync.OnceValue(func() *Aggregation {

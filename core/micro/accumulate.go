@@ -61,8 +61,10 @@ func (g grid) sliceOf(at trace.Time) int {
 
 // buildStates computes the state metrics: the proportion of each slice
 // spent in each state, or with average the mean length in seconds of the
-// stays that contribute to each cell.
-func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeSel []bool, depth int, average bool) []float64 {
+// stays that contribute to each cell. It counts a state, and a run of
+// cells of the last pass, as an item of look, and stops with its error
+// and no values once look says so.
+func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeSel []bool, depth int, average bool, look *trace.Looker) ([]float64, error) {
 	durations := make([]int64, g.cells())
 	var counts []int32
 	if average {
@@ -87,9 +89,14 @@ func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeS
 		})
 	}
 	if depth == Innermost {
-		forEachExclusive(t, typeSel, add)
+		if err := forEachExclusive(t, typeSel, add, look); err != nil {
+			return nil, err
+		}
 	} else {
 		for i := range t.States.Len() {
+			if err := look.Stopped(1); err != nil {
+				return nil, err
+			}
 			if s := t.States.At(i); typeSel[s.Type] && s.Depth == int32(depth) {
 				counted := -1
 				add(&s, s.Start, s.End, &counted)
@@ -100,25 +107,57 @@ func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeS
 	if average {
 		// durations are in 1/n ns.
 		scale := float64(g.n) * 1e9
-		for i, d := range durations {
-			if counts[i] > 0 {
-				out[i] = float64(d) / (scale * float64(counts[i]))
+		err := eachRun(len(durations), look, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if counts[i] > 0 {
+					out[i] = float64(durations[i]) / (scale * float64(counts[i]))
+				}
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
-		return out
+		return out, nil
 	}
 	// A slice is w scaled units long: one division per cell.
 	w := float64(g.width())
-	for i, d := range durations {
-		out[i] = float64(d) / w
+	err := eachRun(len(durations), look, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = float64(durations[i]) / w
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return out, nil
 }
 
-// buildEvents counts the events of each category per cell.
-func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool) []float64 {
+// cellRun is how many cells a pass over the values handles between two
+// looks: a look per cell would cost as much as the cell.
+const cellRun = 1 << 16
+
+// eachRun calls f on the runs [lo, hi) of at most cellRun of [0, n),
+// counting each run's cells as items of look, and stops with its error
+// (nil values then) once look says so.
+func eachRun(n int, look *trace.Looker, f func(lo, hi int)) error {
+	for lo := 0; lo < n; lo += cellRun {
+		hi := min(lo+cellRun, n)
+		if err := look.Stopped(hi - lo); err != nil {
+			return err
+		}
+		f(lo, hi)
+	}
+	return nil
+}
+
+// buildEvents counts the events of each category per cell, an event an
+// item of look.
+func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool, look *trace.Looker) ([]float64, error) {
 	out := make([]float64, g.cells())
 	for _, e := range t.Events.All() {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		if !typeSel[e.Type] || leafOf[e.Container] < 0 {
 			continue
 		}
@@ -126,13 +165,17 @@ func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []b
 			out[g.cell(int(leafOf[e.Container]), k, int(category(categoryOf, len(t.Values), e.Type, e.Value)))]++
 		}
 	}
-	return out
+	return out, nil
 }
 
-// buildVariables computes the time average of every variable per cell.
-func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool) ([]float64, error) {
+// buildVariables computes the time average of every variable per cell, a
+// variable's value an item of look.
+func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool, look *trace.Looker) ([]float64, error) {
 	out := make([]float64, g.cells())
 	for _, v := range t.Variables.All() {
+		if err := look.Stopped(1); err != nil {
+			return nil, err
+		}
 		if !typeSel[v.Type] || leafOf[v.Container] < 0 {
 			continue
 		}
@@ -146,8 +189,13 @@ func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel 
 		})
 	}
 	w := float64(g.width())
-	for i := range out {
-		out[i] /= w
+	err := eachRun(len(out), look, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] /= w
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -156,10 +204,13 @@ func buildVariables(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel 
 // selected types: the parts of each state not covered by a state nested
 // in it on the same container and state type. At every instant, the
 // deepest open state is the one counted.
-func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a, b trace.Time, counted *int)) {
+func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a, b trace.Time, counted *int), look *trace.Looker) error {
 	type key struct{ container, typ int32 }
 	groups := map[key][]int32{}
 	for i, s := range t.States.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		if typeSel[s.Type] {
 			k := key{s.Container, s.Type}
 			groups[k] = append(groups[k], int32(i))
@@ -172,6 +223,10 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a
 	}
 	var stack []*open
 	for _, idx := range groups {
+		// The sort and the walk count the group's states as items.
+		if err := look.Stopped(len(idx)); err != nil {
+			return err
+		}
 		sort.Slice(idx, func(i, j int) bool {
 			a, b := t.States.At(int(idx[i])), t.States.At(int(idx[j]))
 			if a.Start != b.Start {
@@ -195,6 +250,9 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a
 			}
 		}
 		for _, i := range idx {
+			if err := look.Stopped(1); err != nil {
+				return err
+			}
 			s := t.States.At(int(i))
 			// Close what ended, and whatever is not an ancestor of s (an
 			// overlapping sibling is cut where s starts).
@@ -219,4 +277,5 @@ func forEachExclusive(t *trace.Trace, typeSel []bool, add func(s *trace.State, a
 			pop(stack[len(stack)-1].s.End)
 		}
 	}
+	return nil
 }

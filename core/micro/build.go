@@ -126,18 +126,22 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
+	// The builders look at Cancel as they go (a dense model of millions
+	// of states or cells takes seconds).
+	look := &trace.Looker{Cancel: opt.Cancel}
+	var values []float64
 	switch metric {
 	case StateDuration, StateAverageDuration:
-		m.store(buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration))
+		values, err = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration, look)
 	case EventCount:
-		m.store(buildEvents(t, g, leafOf, categoryOf, typeSel))
+		values, err = buildEvents(t, g, leafOf, categoryOf, typeSel, look)
 	case VariableAverage:
-		values, err := buildVariables(t, g, leafOf, categoryOf, typeSel)
-		if err != nil {
-			return nil, err
-		}
-		m.store(values)
+		values, err = buildVariables(t, g, leafOf, categoryOf, typeSel, look)
 	}
+	if err != nil {
+		return nil, err
+	}
+	m.store(values)
 	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package partition
 import (
 	"cmp"
 	"errors"
-	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -122,7 +121,10 @@ func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 	}
 	if mem != nil {
 		acc.StartOrdered = true
-		replay(mem, acc)
+		// The read's Cancel stops the replay too: a read's cancellation.
+		if err := replay(mem, acc, &trace.Looker{Cancel: ro.Cancel}); err != nil {
+			return nil, nil, trace.ErrCanceled
+		}
 	}
 	part, err := acc.Partial()
 	if errors.Is(err, micro.ErrNesting) {
@@ -144,13 +146,21 @@ func build(p Part, opt micro.Options, start, end trace.Time, ro trace.ReadOption
 // BuildTrace is Build for a part already in memory (a file of a Parquet
 // dataset made into a trace by the caller): its states are handed over
 // start-ordered, as the model of a trace in memory takes them.
+// opt.Cancel, once closed, stops it (the sort of the states and their
+// replay look at it every trace.StopEvery items) with
+// trace.ErrComputationCanceled and no partial model.
 func BuildTrace(t *trace.Trace, opt micro.Options, start, end trace.Time) (*micro.Partial, error) {
 	acc, err := micro.NewPartialAccumulator(opt, start, end)
 	if err != nil {
 		return nil, err
 	}
 	acc.StartOrdered = true
-	replay(t, acc)
+	if err := replay(t, acc, &trace.Looker{Cancel: opt.Cancel}); err != nil {
+		return nil, err
+	}
+	if err := trace.Stopped(opt.Cancel); err != nil {
+		return nil, err
+	}
 	part, err := acc.Partial()
 	if errors.Is(err, micro.ErrNesting) && len(t.Files) > 0 {
 		return nil, &errs.FormatError{File: t.Files[0], Err: err}
@@ -160,8 +170,13 @@ func BuildTrace(t *trace.Trace, opt micro.Options, start, end trace.Time) (*micr
 
 // replay delivers a trace in memory to sink, the states of each
 // container and type in the order they start (then by depth and end), as
-// Build sorts them.
-func replay(t *trace.Trace, sink trace.Sink) {
+// Build sorts them. It counts a state, variable, event, link or
+// container as an item of look, and stops with its error (the sink left
+// unfinished) once look says so.
+func replay(t *trace.Trace, sink trace.Sink, look *trace.Looker) error {
+	if err := look.Stopped(0); err != nil {
+		return err
+	}
 	for _, ty := range t.Types {
 		sink.DefineType(ty)
 	}
@@ -176,27 +191,46 @@ func replay(t *trace.Trace, sink trace.Sink) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(i, j int32) int {
+	err := trace.SortStableFunc(order, func(i, j int32) int {
 		a, b := t.States.At(int(i)), t.States.At(int(j))
 		return cmp.Or(cmp.Compare(a.Container, b.Container), cmp.Compare(a.Type, b.Type),
 			cmp.Compare(a.Start, b.Start), cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.End, b.End))
-	})
+	}, look)
+	if err != nil {
+		return err
+	}
 	for _, i := range order {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.State(t.States.At(int(i)))
 	}
 	for _, v := range t.Variables.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.Variable(v)
 	}
 	for _, e := range t.Events.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.Event(e)
 	}
 	for _, l := range t.Links.All() {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		sink.Link(l)
 	}
 	for id := 1; id < len(t.Containers); id++ {
+		if err := look.Stopped(1); err != nil {
+			return err
+		}
 		if end := t.Containers[id].End; end != trace.Unset {
 			sink.DestroyContainer(int32(id), end)
 		}
 	}
 	sink.Finish(t.Start, t.End)
+	return nil
 }

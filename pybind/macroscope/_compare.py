@@ -458,9 +458,8 @@ class Comparison:
         opts = _bridge.options(control=None if control is None else self._index(control),
                                test=None if test is None else self._index(test), device=device, iteration=iteration,
                                short_names=bool(short_names))
-        said = []
-        df = _bridge.to_pandas(_bridge.table(lambda addr: said.append(self._h.Ops(opts, addr))))
-        for w in json.loads(said[0] or "[]"):
+        df = _bridge.to_pandas(_work.table(self._h.StartOps, opts))
+        for w in json.loads(_bridge.call(self._h.OpsWarnings) or "[]"):
             warnings.warn(w, UserWarning, stacklevel=2)
         return df.set_index(df.columns[0])
 
@@ -539,9 +538,10 @@ class Differences(TableResult):
             runs = [self._cmp._index(r) for r in runs]
         n = len(runs) if runs is not None else min(len(self._cmp.names), 8)
         height = height if height is not None else 250 * n + 96
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
             width=width * _figure.POINTS_PER_PIXEL, height=height * _figure.POINTS_PER_PIXEL, format=fmt, title=title,
-            colors=_figure.color_options(colors), top=int(top), runs=runs)), path, format, title or "comparison")
+            colors=_figure.color_options(colors), top=int(top), runs=runs), result="Image"), path, format,
+            title or "comparison")
 
     def _repr_png_(self):
         return self.plot().to_bytes("png")

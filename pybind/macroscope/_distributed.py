@@ -31,7 +31,7 @@ import json
 import os
 import warnings
 
-from . import _bridge, _dataset, _reading
+from . import _bridge, _dataset, _reading, _work
 from ._errors import InvalidArgumentError
 from ._model import MicroModel, warn_notes
 from ._moments import Moments
@@ -97,7 +97,7 @@ def _dataset_build(file: str, model_options: str, start: int, end: int) -> bytes
     """The partial model of one file of a Parquet dataset's states."""
     _prepare_worker()
     trace = _dataset.read_part(file)
-    return bytes(_bridge.call(trace._h.Partial, model_options, start, end))
+    return bytes(_work.compute(trace._h.StartPartial, model_options, start, end, result="Data"))
 
 
 def read_micro_dataset(directory, client, model_options: str, *, start, end, progress) -> MicroModel:

@@ -321,9 +321,10 @@ class Topology:
             self._layout("{}")  # with progress and Ctrl-C, before drawing
         # Other formats are drawn when asked, from the view as it is then:
         # draw them all before collapsing or expanding if they must agree.
-        return _figure.plot(lambda fmt: _bridge.call(self._h.Plot, _bridge.options(
+        return _figure.plot(lambda fmt: _work.compute(self._h.StartPlot, _bridge.options(
             width=float(width), height=float(height), format=fmt, title=title, labels=bool(labels),
-            max_node=None if max_node is None else float(max_node))), path, format, title or "topology")
+            max_node=None if max_node is None else float(max_node)), result="Image"), path, format,
+            title or "topology")
 
     def _repr_png_(self):
         return self.plot().to_bytes("png")

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import macroscope as ms
+from macroscope import _bridge, _reading, _work
 from conftest import REPO, paje_header, shared
 
 ORACLE = REPO / "core" / "views" / "compare" / "testdata" / "hta_tracediff"
@@ -257,6 +258,34 @@ def test_ops_say_why():
                                          r"iteration \d+: its counts are zeros"):
         df = cmp.ops(iteration="all", device="GPU")
     assert len(df) == 1 and df.iloc[0, 0] == 2 and df.iloc[0, 2] == 0  # base's 2 kernels, none in the test run
+
+
+def test_interrupt_stops_the_ops(monkeypatch):
+    """cmp.ops() reads the runs' Kineto files again as a work that Ctrl-C
+    (raised at the first poll) stops, caching nothing; the next call gives
+    HTA's table."""
+    control = shared(*HTA, "trace_diff", "control", "control.json.gz")
+    test = shared(*HTA, "trace_diff", "test", "test.json.gz")
+    cmp = ms.compare([control, test], names=["control", "test"], slices=20, match="position", progress=False)
+    works, wait = [], _work.run
+
+    def interrupted(work, desc, progress=None):
+        works.append(work)
+
+        def interrupt(done, total):
+            raise KeyboardInterrupt  # what Ctrl-C raises in the polling loop
+
+        wait(work, desc, interrupt)
+
+    with monkeypatch.context() as m:
+        m.setattr(_reading, "_POLL_MS", 0)
+        m.setattr(_work, "run", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            cmp.ops()
+    assert len(works) == 1 and works[0].Wait(0)
+    with pytest.raises(ms.MacroscopeError, match="canceled"):
+        _bridge.call(works[0].Err)
+    pd.testing.assert_frame_equal(cmp.ops(), _oracle("tracediff_first_compare_ALL.csv"), check_dtype=False)
 
 
 def test_markers_alignment_on_kineto_iterations():

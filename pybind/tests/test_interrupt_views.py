@@ -418,3 +418,46 @@ def test_interrupt_stops_the_pjdump(nested, ctrl_c, tmp_path):
     assert text == _bridge.call(nested._h.Pjdump, "", "{}") and text.count("\nState,") >= 2 * RESOURCES * CALLS - 1
     nested.to_pjdump(out)
     assert out.read_text() == text
+
+
+def test_interrupt_stops_the_topology_figure(spawned, ctrl_c):
+    """The figure of the graph of 200,000 threads (laid out: its drawing
+    alone) stops at Ctrl-C; once complete it is the direct Plot's image."""
+    topo = spawned.topology()
+    topo.layout(iterations=1, progress=False)
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        topo.plot(width=400, height=300)  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    png = topo.plot(width=400, height=300).to_bytes("png")
+    direct = bytes(_bridge.call(topo._h.Plot, _bridge.options(width=400.0, height=300.0, format="png", labels=False)))
+    assert png.startswith(b"\x89PNG") and png == direct
+
+
+def test_interrupt_stops_the_partial_model(nested, ctrl_c):
+    """The partial model of a trace in memory (a dataset file's, built on a
+    worker) stops at Ctrl-C; once complete it is the direct Partial's."""
+    opts, lo, hi = _bridge.options(slices=100), 0, CALLS * 10**9
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        _work.compute(nested._h.StartPartial, opts, lo, hi, result="Data")
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    data = bytes(_work.compute(nested._h.StartPartial, opts, lo, hi, result="Data"))
+    assert len(data) > 0 and data == bytes(_bridge.call(nested._h.Partial, opts, lo, hi))
+
+
+def test_interrupt_stops_the_comparison_figure(nested, ctrl_c):
+    """The comparison figure of two runs of 64 resources stops at Ctrl-C;
+    once complete it is the direct Plot's image."""
+    diff = ms.compare([nested, nested], slices=200, progress=False).differences(progress=False)
+    ctrl_c.arm()
+    with pytest.raises(KeyboardInterrupt):
+        diff.plot(width=600, height=400)  # drawn when made
+    ctrl_c.assert_stopped()
+    ctrl_c.disarm()
+    png = diff.plot(width=600, height=400).to_bytes("png")
+    direct = bytes(_bridge.call(diff._h.Plot, _bridge.options(width=600 * 0.75, height=400 * 0.75, format="png",
+                                                             top=10)))
+    assert png.startswith(b"\x89PNG") and png == direct

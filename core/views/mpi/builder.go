@@ -51,10 +51,10 @@ type Builder struct {
 	// while the trace streams: for the analyses that read them back by
 	// resource (Blocks) rather than all at once (Run).
 	SpillCalls bool
-	// Cancel, once closed, stops Blocks: it looks at its first link, then
-	// every trace.StopEvery links, calls or messages (a resource's calls
-	// at a time), and returns trace.ErrComputationCanceled and nothing.
-	// Nil: never.
+	// Cancel, once closed, stops Blocks and Run: they look at their
+	// first link, then every trace.StopEvery links, calls or messages (a
+	// resource's calls at a time), and return
+	// trace.ErrComputationCanceled and nothing. Nil: never.
 	Cancel <-chan struct{}
 
 	types      []typeInfo
@@ -490,6 +490,10 @@ func (b *Builder) Run() (*Run, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
 	}
+	look := trace.Looker{Cancel: b.Cancel}
+	if err := look.Stopped(1); err != nil {
+		return nil, err
+	}
 	run := &Run{Names: b.names.Strings(), Comms: b.commNames(), Start: b.start, End: b.end}
 	order := b.resourceOrder()
 	resOf := make([]int32, len(b.containers))
@@ -498,6 +502,10 @@ func (b *Builder) Run() (*Run, error) {
 	}
 	for _, i := range order {
 		bl := &b.building[i]
+		if err := look.Stopped(bl.calls.Len()); err != nil {
+			b.links.DrainUntil(func(*rawLink) {}, func() bool { return true }) // let the spool go unread
+			return nil, err
+		}
 		c := b.containers[bl.container]
 		calls := outermost(bl.takeCalls(), b.end)
 		if len(calls) == 0 {
@@ -516,11 +524,12 @@ func (b *Builder) Run() (*Run, error) {
 	// and write different fields.
 	tied := make(chan struct{})
 	var failed any
+	complete := true
 	go func() {
 		defer close(tied)
 		// Nothing recovers a panic on this goroutine: it is handed back.
 		defer func() { failed = recover() }()
-		b.messages(run, resOf)
+		complete = b.messages(run, resOf)
 	}()
 	b.assignCommunicators(run, resOf)
 	err := collectives(run)
@@ -530,6 +539,9 @@ func (b *Builder) Run() (*Run, error) {
 	}
 	if err == nil {
 		err = b.spill.Err()
+	}
+	if err == nil && (!complete || trace.Stopped(b.Cancel) != nil) {
+		err = trace.ErrComputationCanceled
 	}
 	if err != nil {
 		return nil, err
@@ -647,14 +659,19 @@ func hints(run *Run) []int32 {
 
 // messages ties the links between two resources to their calls. The
 // links of a resource come mostly in time order: the search for their
-// calls starts from the last one found.
-func (b *Builder) messages(run *Run, resOf []int32) {
+// calls starts from the last one found. Once b.Cancel is closed (looked
+// at before each chunk of links), the rest of the links is let go unread
+// and it reports false.
+func (b *Builder) messages(run *Run, resOf []int32) bool {
 	sendHint, recvHint := hints(run), hints(run)
 	if b.OnMessage == nil {
 		run.Messages = make([]Message, 0, b.links.Len())
 	}
-	// The links are let go chunk by chunk as they become messages.
-	b.links.Drain(func(l *rawLink) {
+	// The links are let go chunk by chunk as they become messages. The
+	// Looker is this goroutine's own.
+	look := trace.Looker{Cancel: b.Cancel}
+	stopped := func() bool { return look.Stopped(trace.StopEvery) != nil }
+	return b.links.DrainUntil(func(l *rawLink) {
 		from, to := resOf[l.from], resOf[l.to]
 		if from < 0 || to < 0 {
 			return
@@ -675,7 +692,7 @@ func (b *Builder) messages(run *Run, resOf []int32) {
 			return
 		}
 		run.Messages = append(run.Messages, m)
-	})
+	}, stopped)
 }
 
 // collectives pairs the collective calls: the k-th collective call of

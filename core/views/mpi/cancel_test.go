@@ -144,3 +144,64 @@ func TestBlocksCanceledSpilled(t *testing.T) {
 	}
 	spill.f = nil
 }
+
+// runCanceled gathers the Run of tr with cancel, handing the messages to
+// onMessage when set.
+func runCanceled(tr *trace.Trace, cancel <-chan struct{}, spill *Spill, onMessage func()) (*Run, error) {
+	b := NewBuilder()
+	if spill != nil {
+		b.SpillTo(spill)
+	}
+	b.Cancel = cancel
+	if onMessage != nil {
+		b.OnMessage = func(*Message, Class, Class) { onMessage() }
+	}
+	tr.Replay(b)
+	return b.Run()
+}
+
+// Run with its Cancel closed returns trace.ErrComputationCanceled and
+// nothing; open, it is the Run gathered without one. Closed at its first
+// message, it stops before the next chunk of links (8,192 at most):
+// the messages after are not handed over, and a spilled spool's file is
+// not read again.
+func TestRunCanceled(t *testing.T) {
+	const ranks, calls = 64, 1024 // 65,536 calls, 32,768 messages
+	tr := ring(ranks, calls)
+	tracetest.Canceled(t, "Run", func(cancel <-chan struct{}) (*Run, error) {
+		return runCanceled(tr, cancel, nil, nil)
+	}, func(got, want *Run) bool { return reflect.DeepEqual(got, want) })
+	if want, err := runCanceled(tr, nil, nil, nil); err != nil || want.NumMessages != ranks*calls/2 || len(want.Messages) != ranks*calls/2 {
+		t.Fatalf("the ring: %v", err)
+	}
+	for _, spilled := range []bool{false, true} {
+		var spill *Spill
+		if spilled {
+			spill = &Spill{Dir: t.TempDir(), Memory: 1}
+		}
+		cancel := make(chan struct{})
+		messages := 0
+		run, err := runCanceled(tr, cancel, spill, func() {
+			if messages == 0 {
+				close(cancel)
+				if spill != nil {
+					spill.f.Close()
+				}
+			}
+			messages++
+		})
+		if !errors.Is(err, trace.ErrComputationCanceled) || run != nil {
+			t.Errorf("spilled %v, closed at the first message: %v, a result %v; want the cancellation and none", spilled, err, run != nil)
+		}
+		if messages > maxChunk {
+			t.Errorf("spilled %v: %d messages handed over after the stop, want at most a chunk's %d", spilled, messages, maxChunk)
+		}
+		if spill != nil {
+			if err := spill.Err(); err != nil {
+				t.Errorf("the spilled links were read back after the stop: %v", err)
+			}
+			spill.f = nil
+			spill.Close()
+		}
+	}
+}

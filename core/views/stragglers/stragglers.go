@@ -154,6 +154,7 @@ func New(opt Options) (*Accumulator, error) {
 	if opt.Iteration == "" {
 		a.mpi = mpi.NewBuilder()
 		a.mpi.CollectivesOnly = true
+		a.mpi.Cancel = opt.Cancel                    // Result's gathering of the calls stops too
 		a.patterns = slices.Clone(DefaultIterations) // its own: the variable may change later
 	}
 	for range a.patterns {

@@ -93,3 +93,37 @@ func TestChangeCanceled(t *testing.T) {
 		})
 	}
 }
+
+// CollapseOptimal under Change stops in its own work (before the rebuild)
+// when its channel is closed: the cancel error, no groups, and none of
+// them collapsed; with the channel open it collapses what it collapses
+// without one.
+func TestCollapseOptimalCanceled(t *testing.T) {
+	tp := build(t, smallGrid(), Options{})
+	before := fmt.Sprint(tp.Collapsed())
+	tp.look = trace.Looker{Cancel: tracetest.Closed()}
+	paths, err := tp.CollapseOptimal(0.5)
+	tp.look = trace.Looker{}
+	if !errors.Is(err, trace.ErrComputationCanceled) || paths != nil || fmt.Sprint(tp.Collapsed()) != before {
+		t.Errorf("stopped: %q, error %v, collapsed %q (before %s)", paths, err, tp.Collapsed(), before)
+	}
+	for _, p := range []float64{0, 1e-9, 0.5, 1} {
+		want, err := tp.Clone().CollapseOptimal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		if err := tp.Change(make(chan struct{}), func(tp *Topology) (err error) {
+			got, err = tp.CollapseOptimal(p)
+			return err
+		}); err != nil || !equalStrings(got, want) {
+			t.Errorf("p=%g with the channel open: %q, %v; want %q", p, got, err, want)
+		}
+		if err := tp.Clone().Change(tracetest.Closed(), func(tp *Topology) error {
+			_, err := tp.CollapseOptimal(p)
+			return err
+		}); !errors.Is(err, trace.ErrComputationCanceled) {
+			t.Errorf("p=%g closed: %v", p, err)
+		}
+	}
+}

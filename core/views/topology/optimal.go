@@ -22,6 +22,11 @@ import (
 // collapsed. Gain and loss are normalised (Options.Normalize): p = 0 keeps
 // every group that loses information expanded, p = 1 collapses the whole
 // graph; exact ties collapse.
+//
+// Under Change, it looks at the channel every trace.StopEvery leaves and
+// before the aggregation (linear in the nodes); stopped, it returns
+// trace.ErrComputationCanceled and leaves the groups collapsed as they
+// were.
 func (tp *Topology) CollapseOptimal(p float64) ([]string, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, errs.Argument("p", "must be in [0, 1], got %v", p)
@@ -30,6 +35,9 @@ func (tp *Topology) CollapseOptimal(p float64) ([]string, error) {
 	// The hierarchy of the nodes: their containers and the groups above.
 	keep := make([]bool, len(t.Containers))
 	for _, c := range tp.leaves {
+		if err := tp.look.Stopped(1); err != nil {
+			return nil, err
+		}
 		for a := t.Containers[c].Parent; a >= 0; a = t.Containers[a].Parent {
 			if tp.leafOf[a] >= 0 {
 				return nil, errs.Argument("kinds", "%s holds %s: the optimal aggregation needs nodes that contain no other node", tp.paths[a], tp.paths[c])
@@ -85,6 +93,9 @@ func (tp *Topology) CollapseOptimal(p float64) ([]string, error) {
 	}
 	values := make([]float64, len(tree.Leaves)*states)
 	for i, c := range tp.leaves {
+		if err := tp.look.Stopped(1); err != nil {
+			return nil, err
+		}
 		k := tp.leafKind[i]
 		capacity := tp.capMean[i]
 		if total[k] <= 0 || math.IsNaN(capacity) {
@@ -112,8 +123,14 @@ func (tp *Topology) CollapseOptimal(p float64) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := tp.look.Stopped(tree.Len()); err != nil {
+		return nil, err
+	}
 	part, err := s.Solve(p)
 	if err != nil {
+		return nil, err
+	}
+	if err := tp.look.Stopped(tree.Len()); err != nil {
 		return nil, err
 	}
 	clear(tp.collapsed)
