@@ -173,11 +173,13 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 
 // WithoutMPI tells a series of runs without MPI calls that run OpenMP
 // constructs or several threads per process (pypop's OpenMP_Metrics
-// apply, not its MPI or hybrid sets): its factors are openMPRows'.
+// apply, not its MPI or hybrid sets): its factors are openMPRows'. A run
+// whose model is MPI's (Run.Model "MPI...", as a run built by hand may
+// say without counting its calls) has MPI calls.
 func (f *Factors) WithoutMPI() bool {
 	threads := false
 	for _, r := range f.Runs {
-		if r.Calls > 0 {
+		if r.Calls > 0 || strings.HasPrefix(r.Model, "MPI") {
 			return false
 		}
 		threads = threads || r.ThreadsPerProcess > 1 || r.Model == "OpenMP"

@@ -684,6 +684,7 @@ func TestWithoutMPI(t *testing.T) {
 		{[]Run{run(0, 1, "serial")}, false},
 		{[]Run{run(3, 1, "MPI+OpenMP")}, false},
 		{[]Run{run(0, 2, "OpenMP"), run(3, 2, "MPI+OpenMP")}, false},
+		{[]Run{run(0, 2, "MPI+OpenMP")}, false}, // built by hand: the model says MPI
 	} {
 		fs, err := ComputeFactors(c.runs, Strong)
 		if err != nil {
