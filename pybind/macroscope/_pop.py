@@ -52,6 +52,17 @@ class POP(Analysis):
     pypop's rows need the OpenMP constructs (NaN for "MPI+threads").
     MPI-only runs have none of these rows.
 
+    A series without MPI calls (OpenMP runs, one thread too, or threads:
+    :attr:`without_mpi`) has pypop's OpenMP_Metrics
+    (pypop/metrics/openmp.py) in its order instead: global efficiency,
+    parallel efficiency (OpenMP region efficiency, serial region
+    efficiency), computation scalability (instruction, IPC, frequency
+    scalability), then speed-up, IPC and frequency; the multiplicative
+    form has load balance and communication efficiency (BSC's) and
+    pypop's multiplicative thread level under parallel efficiency. No
+    row of the MPI model (serialisation, transfer, MPI and process level
+    factors): they would be 100 % or repeat another.
+
     :meth:`raw` has the raw data of each run (BSC's "#" lines: runtime,
     useful times, ideal runtime, counters...), :meth:`resources` every
     resource's share, :meth:`processes` every process's (the hybrid
@@ -90,6 +101,13 @@ class POP(Analysis):
         """Whether a run has several threads per process: the table
         then has the hybrid model's rows."""
         return bool(self._info.get("hybrid"))
+
+    @property
+    def without_mpi(self) -> bool:
+        """Whether no run makes MPI calls and a run uses OpenMP or
+        several threads: the table is then pypop's OpenMP_Metrics (see
+        the class)."""
+        return bool(self._info.get("without_mpi"))
 
     @property
     def models(self) -> list[str]:

@@ -321,6 +321,30 @@ def test_pop_mpi_only_has_no_hybrid_rows(jacobi):
     p = jacobi.pop()
     assert not p.hybrid and p.models == ["MPI"]
     assert not [k for k in p.to_pandas()["key"] if k.startswith(("mpi_", "openmp_", "thread_", "process_"))]
+    assert not p.without_mpi
+
+
+def test_pop_openmp_only_is_pypops_openmp_metrics():
+    """An OpenMP run without MPI calls (pypop's ImageMagick omp2) has the
+    rows of pypop's OpenMP_Metrics (pypop/metrics/openmp.py), in its
+    order, with the values its example notebook prints; no MPI row."""
+    p = ms.pop(str(REPO / "testdata" / "imagemagick" / "omp2.prv.zst"))
+    assert p.without_mpi and p.models == ["OpenMP"]
+    add = p.efficiencies("additive")
+    assert list(add.index) == ["Global efficiency", "Parallel efficiency", "OpenMP region efficiency",
+                               "Serial region efficiency", "Computation scalability", "Instruction scalability",
+                               "IPC scalability", "Frequency scalability", "Speedup", "Average IPC",
+                               "Average frequency (GHz)"]
+    df = p.to_pandas()
+    assert list(df[df["form"] != "multiplicative"]["depth"]) == [0, 1, 2, 2, 1, 2, 2, 2, 0, 0, 0]
+    col = add.iloc[:, 0]
+    assert col["Parallel efficiency"] == pytest.approx(0.723112, abs=5e-7)
+    assert col["OpenMP region efficiency"] == pytest.approx(0.998448, abs=5e-7)
+    assert col["Serial region efficiency"] == pytest.approx(0.728963, abs=5e-7)
+    mul = p.efficiencies("multiplicative").iloc[:, 0]
+    assert mul["Load balance"] * mul["Communication efficiency"] == pytest.approx(mul["Parallel efficiency"], rel=1e-12)
+    assert not [k for k in df["key"] if k.startswith(("mpi_", "process_", "serialisation", "transfer"))]
+    assert p.plot(form="additive").size[1] > 0
 
 # -- critical path and stragglers ------------------------------------------
 

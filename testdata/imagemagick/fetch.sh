@@ -1,15 +1,18 @@
 #!/bin/sh
-# Downloads the 4-, 6- and 8-thread ImageMagick traces of pypop (see
+# Downloads the 1-, 4-, 6- and 8-thread ImageMagick traces of pypop (see
 # README.md) next to this script; the tests that use them skip without.
 set -e
 cd "$(dirname "$0")"
 BASE=https://raw.githubusercontent.com/numericalalgorithmsgroup/pypop/830913dd1ad4c7e854f408c991f4171bdc69b18b/pypop/examples/openmp/imagemagick_example_traces
-for n in 4 6 8; do
+for n in 1 4 6 8; do
   for ext in prv.gz pcf row; do
     [ -s omp$n.$ext ] || curl -fsSL -o omp$n.$ext "$BASE/omp$n.$ext"
   done
 done
 sha256sum -c <<'SUMS'
+882f38022608fccb23f86c4299b687d9655b1416fbfd0916c001d36f88fa2ffd  omp1.pcf
+8ebbb339f0ef67ec19f2d8407219bda09ab8b4485940e12967b43bc80f2cb8a2  omp1.prv.gz
+59c948e5ebf47d18d5d6a743134081c47d79a84abeab447db107addfd951b22a  omp1.row
 882f38022608fccb23f86c4299b687d9655b1416fbfd0916c001d36f88fa2ffd  omp4.pcf
 1e7c3b92f6fd897953d0ea258ea0b60bd8bf47f447d5cdb285921cbb985145f5  omp4.prv.gz
 ee8d18a9510d24bea2cb51c7cabceb72a31b5dd6bbe309263be4526059e53d20  omp4.row

@@ -433,7 +433,7 @@ func runPOP(c *cli) error {
 		}
 	}
 	c.say("pop", "%d runs (%s), %s scaling", len(runs), strings.Join(cols, ", "), factors.Scaling)
-	if factors.Hybrid() {
+	if factors.Hybrid() || factors.WithoutMPI() {
 		c.say("pop", "%s", hybridLine(factors.Runs))
 	}
 	if !*quiet {
@@ -463,7 +463,8 @@ func runPOP(c *cli) error {
 // process use and which models' factors apply, in pypop's words: its
 // MPI_OpenMP_Metrics (process and thread levels) for runs with MPI calls,
 // its OpenMP_Metrics (OpenMP and serial region efficiencies) for runs
-// without.
+// without (pop.Factors.WithoutMPI: one thread of OpenMP too), whose table
+// has no MPI rows.
 func hybridLine(runs []pop.Run) string {
 	var models []string
 	mpi := false
@@ -479,7 +480,8 @@ func hybridLine(runs []pop.Run) string {
 		return fmt.Sprintf("hybrid runs (%s): BSC's MPI and OpenMP factors, pypop's MPI_OpenMP_Metrics (process and thread levels)",
 			strings.Join(slices.Compact(models), "; "))
 	}
-	return fmt.Sprintf("runs without MPI calls (%s): BSC's OpenMP factors, pypop's OpenMP_Metrics (OpenMP and serial region efficiencies)",
+	return fmt.Sprintf("runs without MPI calls (%s): pypop's OpenMP_Metrics (OpenMP and serial region efficiencies), "+
+		"BSC's load balance and communication efficiency; no MPI factors",
 		strings.Join(slices.Compact(models), "; "))
 }
 

@@ -52,14 +52,34 @@ func TestProfileCommands(t *testing.T) {
 
 // pop over an OpenMP run without MPI calls (pypop's ImageMagick run of 2
 // threads) names it so and the models as pypop does (OpenMP_Metrics),
-// not as hybrid MPI+OpenMP runs; its factors are pypop's.
+// not as hybrid MPI+OpenMP runs; its factors are pypop's, and neither the
+// table nor the CSV has a row of the MPI model (they had BSC's MPI rows,
+// all 100 %, serialisation, transfer and pypop's process level).
 func TestPOPCommandOpenMPOnly(t *testing.T) {
-	out := mustRun(t, "pop", "--out", t.TempDir(), "--form", "additive", "../../../testdata/imagemagick/omp2.prv.zst")
-	want := "runs without MPI calls (OpenMP, 2 threads per process): BSC's OpenMP factors, pypop's OpenMP_Metrics " +
-		"(OpenMP and serial region efficiencies)"
+	dir := t.TempDir()
+	out := mustRun(t, "pop", "--out", dir, "--form", "additive", "../../../testdata/imagemagick/omp2.prv.zst")
+	want := "runs without MPI calls (OpenMP, 2 threads per process): pypop's OpenMP_Metrics " +
+		"(OpenMP and serial region efficiencies), BSC's load balance and communication efficiency; no MPI factors"
 	if !strings.Contains(out, want) || strings.Contains(out, "MPI_OpenMP") ||
 		!regexpLine(out, "OpenMP region efficiency", "99.84") || !regexpLine(out, "Serial region efficiency", "72.90") {
 		t.Errorf("report:\n%s\nwant %q", out, want)
+	}
+	for _, no := range []string{"MPI ", "Process level", "Serialisation", "Transfer", "Load balance", "Thread level"} {
+		if strings.Contains(out[strings.Index(out, "Global efficiency"):], no) {
+			t.Errorf("additive table has %q:\n%s", no, out)
+		}
+	}
+	table := readCSV(t, filepath.Join(dir, "pop.csv"))
+	var keys []string
+	for _, row := range table.rows {
+		keys = append(keys, row[1]+"/"+row[3])
+	}
+	wantKeys := "global_efficiency/ parallel_efficiency/ load_balance/multiplicative communication_efficiency/multiplicative " +
+		"thread_level_efficiency/multiplicative openmp_region_efficiency/multiplicative serial_region_efficiency/multiplicative " +
+		"openmp_region_efficiency/additive serial_region_efficiency/additive computation_scalability/ instruction_scalability/ " +
+		"ipc_scalability/ frequency_scalability/ speedup/ ipc/ frequency/"
+	if got := strings.Join(keys, " "); got != wantKeys {
+		t.Errorf("pop.csv keys\n%s\nwant\n%s", got, wantKeys)
 	}
 }
 

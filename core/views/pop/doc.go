@@ -62,6 +62,13 @@
 // (Score-P's buffer flushes) the measurement system's own time. The
 // readers set the roles; this package knows no format's names.
 //
+// A series without MPI calls whose runs use OpenMP or threads
+// (Factors.WithoutMPI) has pypop's OpenMP_Metrics instead
+// (pypop/metrics/openmp.py): global and parallel efficiency, OpenMP and
+// serial region efficiency, computation, instruction, IPC and frequency
+// scalability, in that order, and in the multiplicative form BSC's load
+// balance and communication efficiency; no factor of the MPI model.
+//
 // The Accumulator is a trace.Sink: the useful times and counters are
 // computed while the trace streams by, with the MPI calls and messages
 // the replay needs (the mpi package's Builder), not the other states;

@@ -152,7 +152,8 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 	row("transfer_efficiency", "Transfer efficiency", 3, true, "additive", func(r Run) float64 {
 		return ideal(r, float64(r.IdealRuntime)/t(r))
 	})
-	if f.Hybrid() {
+	withoutMPI := f.WithoutMPI()
+	if f.Hybrid() || withoutMPI {
 		f.hybridRows(row, ideal)
 	}
 	row("computation_scalability", "Computation scalability", 1, true, "", compS)
@@ -164,7 +165,70 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 	row("speedup", "Speedup", 0, false, "", func(r Run) float64 { return t(ref) / t(r) * weak(r) })
 	row("ipc", "Average IPC", 0, false, "", ipc)
 	row("frequency", "Average frequency (GHz)", 0, false, "", freq)
+	if withoutMPI {
+		f.Rows = openMPRows(f.Rows)
+	}
 	return f, nil
+}
+
+// WithoutMPI tells a series of runs without MPI calls that run OpenMP
+// constructs or several threads per process (pypop's OpenMP_Metrics
+// apply, not its MPI or hybrid sets): its factors are openMPRows'. A run
+// whose model is MPI's (Run.Model "MPI...", as a run built by hand may
+// say without counting its calls) has MPI calls.
+func (f *Factors) WithoutMPI() bool {
+	threads := false
+	for _, r := range f.Runs {
+		if r.Calls > 0 || strings.HasPrefix(r.Model, "MPI") {
+			return false
+		}
+		threads = threads || r.ThreadsPerProcess > 1 || r.Model == "OpenMP"
+	}
+	return threads
+}
+
+// openMPRows keeps of the rows of a series without MPI calls those of
+// pypop's OpenMP_Metrics (pypop/metrics/openmp.py), in its order: global
+// and parallel efficiency, OpenMP region and serial region efficiency
+// below it, computation scalability with instruction, IPC and frequency
+// scalability below it; then the plain numbers. The multiplicative form
+// keeps BSC's load balance and communication efficiency (its OpenMP
+// factors: the MPI ones are 1 without MPI calls) and pypop's
+// multiplicative thread level with its two factors. Every row of the MPI
+// model (serialisation and transfer on an ideal network, BSC's MPI
+// factors, pypop's process level) would be 100 % or repeat another, and
+// pypop's thread level is the parallel efficiency's only child, so these
+// are left out.
+func openMPRows(rows []Factor) []Factor {
+	const mul, add = "multiplicative", "additive"
+	var out []Factor
+	keep := func(key, form, as string, depth int) {
+		for _, r := range rows {
+			if r.Key == key && r.Form == form {
+				r.Form, r.Depth = as, depth
+				out = append(out, r)
+				return
+			}
+		}
+		panic("pop: no row " + key + " " + form)
+	}
+	keep("global_efficiency", "", "", 0)
+	keep("parallel_efficiency", "", "", 1)
+	keep("load_balance", mul, mul, 2)
+	keep("communication_efficiency", "", mul, 2)
+	keep("thread_level_efficiency", mul, mul, 2)
+	keep("openmp_region_efficiency", mul, mul, 3)
+	keep("serial_region_efficiency", mul, mul, 3)
+	keep("openmp_region_efficiency", add, add, 2)
+	keep("serial_region_efficiency", add, add, 2)
+	keep("computation_scalability", "", "", 1)
+	keep("instruction_scalability", "", "", 2)
+	keep("ipc_scalability", "", "", 2)
+	keep("frequency_scalability", "", "", 2)
+	keep("speedup", "", "", 0)
+	keep("ipc", "", "", 0)
+	keep("frequency", "", "", 0)
+	return out
 }
 
 // Form returns the rows of one form (with the rows both forms share), in

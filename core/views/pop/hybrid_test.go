@@ -609,3 +609,183 @@ func TestScalingOfThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMPOnlyTable: a run without MPI calls (pypop's ImageMagick omp2)
+// gets pypop's OpenMP_Metrics (pypop/metrics/openmp.py), its rows in its
+// order and at its depths, and no row of the MPI model. Before, the table
+// had BSC's MPI rows (all 100 %), serialisation and transfer (100 % and
+// the communication efficiency again) and, additive, pypop's process
+// level with its "MPI ..." rows.
+func TestOpenMPOnlyTable(t *testing.T) {
+	r := computeFile(t, "../../../testdata/imagemagick/omp2.prv.zst", "paraver")
+	fs, err := ComputeFactors([]Run{*r}, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fs.WithoutMPI() || !fs.Hybrid() {
+		t.Fatalf("WithoutMPI %v, Hybrid %v", fs.WithoutMPI(), fs.Hybrid())
+	}
+	layout := func(rows []Factor) []string {
+		var out []string
+		for _, row := range rows {
+			out = append(out, fmt.Sprintf("%d %s %s", row.Depth, row.Key, row.Label))
+		}
+		return out
+	}
+	tail := []string{"1 computation_scalability Computation scalability", "2 instruction_scalability Instruction scalability",
+		"2 ipc_scalability IPC scalability", "2 frequency_scalability Frequency scalability",
+		"0 speedup Speedup", "0 ipc Average IPC", "0 frequency Average frequency (GHz)"}
+	// pypop's _metric_list: Global Efficiency 0, Parallel Efficiency 1,
+	// OpenMP Region Efficiency 2, Serial Region Efficiency 2,
+	// Computational Scaling 1, Instruction Scaling 2, IPC Scaling 2,
+	// Frequency Scaling 2.
+	add := append([]string{"0 global_efficiency Global efficiency", "1 parallel_efficiency Parallel efficiency",
+		"2 openmp_region_efficiency OpenMP region efficiency", "2 serial_region_efficiency Serial region efficiency"}, tail...)
+	mul := append([]string{"0 global_efficiency Global efficiency", "1 parallel_efficiency Parallel efficiency",
+		"2 load_balance Load balance", "2 communication_efficiency Communication efficiency",
+		"2 thread_level_efficiency Thread level efficiency (pypop)",
+		"3 openmp_region_efficiency OpenMP region efficiency (pypop)",
+		"3 serial_region_efficiency Serial region efficiency (pypop)"}, tail...)
+	if got := layout(fs.Form(Additive)); !slices.Equal(got, add) {
+		t.Errorf("additive rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(add, "\n"))
+	}
+	if got := layout(fs.Form(Multiplicative)); !slices.Equal(got, mul) {
+		t.Errorf("multiplicative rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(mul, "\n"))
+	}
+	// The multiplicative factors still multiply to their parent.
+	v := map[string]float64{}
+	for _, row := range fs.Form(Multiplicative) {
+		v[row.Key] = row.Values[0]
+	}
+	if pe := v["load_balance"] * v["communication_efficiency"]; math.Abs(pe-v["parallel_efficiency"]) > 1e-12 {
+		t.Errorf("load balance x communication %v, parallel efficiency %v", pe, v["parallel_efficiency"])
+	}
+	if tl := v["openmp_region_efficiency"] * v["serial_region_efficiency"]; math.Abs(tl-v["thread_level_efficiency"]) > 1e-12 {
+		t.Errorf("OpenMP region x serial region %v, thread level %v", tl, v["thread_level_efficiency"])
+	}
+}
+
+// TestWithoutMPI: which series get pypop's OpenMP table: none with an MPI
+// call in a run, nor a series of serial runs (one thread, no OpenMP
+// construct), whose tables are unchanged.
+func TestWithoutMPI(t *testing.T) {
+	run := func(calls, threads int, model string) Run {
+		return Run{Processes: 1, Resources: threads, ThreadsPerProcess: threads, Calls: calls, Model: model,
+			Runtime: 100, UsefulTotal: 90, UsefulMax: 90, UsefulAvg: 90, Instructions: math.NaN(), Cycles: math.NaN(),
+			PerProcess: []Process{{Threads: threads, OutsideMPI: 100, OpenMP: 50, SerialUseful: 40}}}
+	}
+	for _, c := range []struct {
+		runs []Run
+		want bool
+	}{
+		{[]Run{run(0, 1, "OpenMP")}, true},
+		{[]Run{run(0, 4, "threads")}, true},
+		{[]Run{run(0, 1, "serial"), run(0, 2, "OpenMP")}, true},
+		{[]Run{run(0, 1, "serial")}, false},
+		{[]Run{run(3, 1, "MPI+OpenMP")}, false},
+		{[]Run{run(0, 2, "OpenMP"), run(3, 2, "MPI+OpenMP")}, false},
+		{[]Run{run(0, 2, "MPI+OpenMP")}, false}, // built by hand: the model says MPI
+	} {
+		fs, err := ComputeFactors(c.runs, Strong)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]bool{}
+		for _, row := range fs.Rows {
+			keys[row.Key] = true
+		}
+		if fs.WithoutMPI() != c.want || keys["transfer_efficiency"] == c.want || keys["openmp_region_efficiency"] != (c.want || fs.Hybrid()) {
+			t.Errorf("%+v: WithoutMPI %v, want %v; rows %v", c.runs[0], fs.WithoutMPI(), c.want, keys)
+		}
+	}
+}
+
+// TestImageMagickOpenMPSeries: pypop's ImageMagick series omp1..omp8
+// (testdata/imagemagick/fetch.sh fetches all but omp2), the reference
+// omp1, against every column of pypop's OpenMP_Metrics its example
+// notebook prints (pypop_openmp_series.csv, 6 significant digits). The
+// notebook's IPC and frequency scaling are an older pypop's (the ratio
+// of the means of each thread's IPC, of its frequency), checked so; ours
+// are those of pypop's openmp.py now (ratios of sums), whose product with
+// instruction scalability is computation scalability.
+func TestImageMagickOpenMPSeries(t *testing.T) {
+	const dir = "../../../testdata/imagemagick/"
+	f, err := os.ReadFile(dir + "pypop_openmp_series.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header []string
+	want := map[int][]float64{}
+	var runs []Run
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		cells := strings.Split(line, ",")
+		if header == nil {
+			header = cells
+			continue
+		}
+		var n int
+		fmt.Sscan(cells[0], &n)
+		for _, c := range cells[1:] {
+			var x float64
+			if _, err := fmt.Sscan(c, &x); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			want[n] = append(want[n], x)
+		}
+		path := fmt.Sprintf("%somp%d.prv.zst", dir, n)
+		if _, err := os.Stat(path); err != nil {
+			path = fmt.Sprintf("%somp%d.prv.gz", dir, n)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("%d-thread run not available (testdata/imagemagick/fetch.sh)", n)
+		}
+		runs = append(runs, *computeFile(t, path, "paraver"))
+	}
+	fs, err := ComputeFactors(runs, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fs.WithoutMPI() || fs.Scaling != Strong {
+		t.Fatalf("WithoutMPI %v, scaling %v", fs.WithoutMPI(), fs.Scaling)
+	}
+	got := map[string][]float64{}
+	for _, row := range fs.Form(Additive) {
+		got[row.Key] = row.Values
+	}
+	close6 := func(a, b float64) bool { return math.Abs(a-b) <= 5e-7*max(1, math.Abs(b)) }
+	meanOf := func(r Run, value func(Resource) float64) float64 {
+		s := 0.0
+		for _, res := range r.PerResource {
+			s += value(res)
+		}
+		return s / float64(len(r.PerResource))
+	}
+	ipc := func(res Resource) float64 { return res.Instructions / res.Cycles }
+	freq := func(res Resource) float64 { return res.Cycles / float64(res.Useful) }
+	for i, r := range fs.Runs {
+		w := want[r.Resources]
+		for j, key := range header[1:] {
+			switch key {
+			case "runtime":
+				if g := float64(r.Runtime); !close6(g, w[j]) {
+					t.Errorf("%d threads: runtime %v, pypop %v", r.Resources, g, w[j])
+				}
+			case "ipc_scalability", "frequency_scalability":
+				value := map[string]func(Resource) float64{"ipc_scalability": ipc, "frequency_scalability": freq}[key]
+				if old := meanOf(r, value) / meanOf(fs.Runs[0], value); !close6(old, w[j]) {
+					t.Errorf("%d threads: %s as pypop's notebook computed it %.7f, pypop %.6f", r.Resources, key, old, w[j])
+				}
+			default:
+				if g := got[key][i]; !close6(g, w[j]) {
+					t.Errorf("%d threads: %s %.7f, pypop %.6f", r.Resources, key, g, w[j])
+				}
+			}
+		}
+		if p := got["ipc_scalability"][i] * got["frequency_scalability"][i] * got["instruction_scalability"][i]; math.Abs(p-got["computation_scalability"][i]) > 1e-12 {
+			t.Errorf("%d threads: IPC x frequency x instruction scalability %v, computation scalability %v", r.Resources, p, got["computation_scalability"][i])
+		}
+	}
+}
