@@ -105,7 +105,7 @@ func FuzzRocpd(f *testing.F) {
 		f.Add(seed, uint16(700), byte(0xff))
 		f.Add(seed, uint16(3000), byte(0x41))
 	}
-	dir := f.TempDir()
+	dir := readertest.FuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte, at uint16, b byte) {
 		if len(data) > 32<<10 {
 			return
