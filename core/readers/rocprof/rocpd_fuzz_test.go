@@ -3,10 +3,12 @@ package rocprof
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest/dbrows"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -173,7 +175,9 @@ var legacyDBSQL = []string{`PRAGMA page_size=512`,
 // v1's results.db) with rows inserted, changed and deleted as the input
 // says (see dbrows): ids that name nothing, times reversed, NULL or at
 // the ends of int64, text where a number is. A FormatError naming the
-// file, or a trace that keeps the Sink contract; never a panic.
+// file, or a trace that keeps the Sink contract; never a panic. Under a
+// budget (some multiple of 64 bytes) it may also end with the budget's
+// error; either way it holds nothing once it returns.
 func FuzzRows(f *testing.F) {
 	readertest.BoundMinimization(f)
 	templates := []*dbrows.Template{
@@ -181,12 +185,12 @@ func FuzzRows(f *testing.F) {
 		dbrows.New(f, rpdSQL), dbrows.New(f, legacyDBSQL),
 	}
 	for i := range templates {
-		f.Add(uint8(i), []byte{})
-		f.Add(uint8(i), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23})
-		f.Add(uint8(i), []byte{2, 1, 200, 3, 2, 3, 201, 5, 0, 1, 202, 7, 1})
+		f.Add(uint8(i), []byte{}, uint8(0))
+		f.Add(uint8(i), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}, uint8(0))
+		f.Add(uint8(i), []byte{2, 1, 200, 3, 2, 3, 201, 5, 0, 1, 202, 7, 1}, uint8(5))
 	}
 	path := filepath.Join(readertest.FuzzDir(f), "fuzz_results.db")
-	f.Fuzz(func(t *testing.T, which uint8, input []byte) {
+	f.Fuzz(func(t *testing.T, which uint8, input []byte, limit uint8) {
 		if len(input) > 2048 {
 			return
 		}
@@ -204,8 +208,15 @@ func FuzzRows(f *testing.F) {
 		if which == 2 {
 			read = readRPD
 		}
+		meter := &budget.Meter{Limit: 64 * int64(limit)}
 		sink := readertest.NewContract(trace.New())
-		err = read(path, sink, trace.ReadOptions{Notes: &trace.Notes{}})
+		err = read(path, sink, trace.ReadOptions{Notes: &trace.Notes{}, Hold: meter.Hold})
+		if n := meter.Held(); n != 0 {
+			t.Fatalf("%d bytes still held after the read (%v)", n, err)
+		}
+		if meter.Err() != nil && errors.Is(err, meter.Err()) {
+			return
+		}
 		readertest.CheckRead(t, path, err, sink)
 	})
 }
