@@ -121,11 +121,12 @@ func (c *counter) Link(l trace.Link)         { c.links++ }
 // when the whole read succeeds, every part does, and the parts deliver
 // the whole read's records, each once.
 func FuzzPartRanges(f *testing.F) {
+	readertest.BoundMinimization(f)
 	f.Add("Container, 0, 0, 0, 9, 9, 0\nLink, 0, L, 1.0, 2.0, 1.0, v, \"b\", \"a\", k\nContainer, 0, P, 0, 9, 9, \"a\"\n" +
 		"State, \"a\", S, 1.0, 3.0, 2.0, 0.0, x\nState, \"a\", S, 1.5, 2.0, 0.5, 1.0, y\n" +
 		"Container, 0, P, 0, 9, 9, \"b\"\nEvent, \"b\", E, 4.0, e\nVariable, \"b\", V, 0.0, 9.0, 9.0, 3.5\n")
 	f.Add("Container, 0, 0, 0, 9, 9, 0\r\nContainer, 0, P, 0, 9, 9, \"a, b\"\r\n\r\nState, \"a, b\", S, 1, 2, 1, 0, \"q, r\"")
-	dir := f.TempDir()
+	dir := readertest.FuzzDir(f)
 	n := 0
 	f.Fuzz(func(t *testing.T, text string) {
 		n++

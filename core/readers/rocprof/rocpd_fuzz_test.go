@@ -3,11 +3,14 @@ package rocprof
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest/dbrows"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -20,6 +23,21 @@ func rocpdSeed(t testing.TB, tracks bool) []byte {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	for _, q := range rocpdSQL(tracks) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// rocpdSQL are the statements that write rocpdSeed's database.
+func rocpdSQL(tracks bool) []string {
 	s := "_1"
 	stmts := []string{`PRAGMA page_size=512`,
 		`CREATE TABLE rocpd_string` + s + `(id INTEGER PRIMARY KEY, guid TEXT, string TEXT)`,
@@ -63,17 +81,7 @@ func rocpdSeed(t testing.TB, tracks bool) []byte {
 			`INSERT INTO rocpd_kernel_dispatch`+s+` VALUES (1, 'g', 1, 1, 2, 1, 1, 250, 400, 2)`,
 			`INSERT INTO rocpd_memory_copy`+s+` VALUES (1, 'g', 1, 2, 100, 250, 4096, 3, 4)`)
 	}
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return stmts
 }
 
 // The seeds are read as they should be: a call, its kernel and copy
@@ -105,7 +113,7 @@ func FuzzRocpd(f *testing.F) {
 		f.Add(seed, uint16(700), byte(0xff))
 		f.Add(seed, uint16(3000), byte(0x41))
 	}
-	dir := f.TempDir()
+	dir := readertest.FuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte, at uint16, b byte) {
 		if len(data) > 32<<10 {
 			return
@@ -131,5 +139,84 @@ func FuzzRocpd(f *testing.F) {
 		if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
 			t.Fatal("the database was written")
 		}
+	})
+}
+
+// rpdSQL writes a small RPD database (rocmProfileData's schema, without
+// its NOT NULLs): a kernel launch and a copy, each an API call linked to
+// its operation, the copy's size, clock samples (one not a number).
+var rpdSQL = []string{`PRAGMA page_size=512`,
+	`CREATE TABLE rocpd_string(id INTEGER PRIMARY KEY, string TEXT)`,
+	`CREATE TABLE rocpd_api(id INTEGER PRIMARY KEY, pid INT, tid INT, start INT, "end" INT, apiName_id INT, args_id INT)`,
+	`CREATE TABLE rocpd_op(id INTEGER PRIMARY KEY, gpuId INT, queueId INT, sequenceId INT, completionSignal TEXT, start INT, "end" INT, description_id INT, opType_id INT)`,
+	`CREATE TABLE rocpd_api_ops(id INTEGER PRIMARY KEY, api_id INT, op_id INT)`,
+	`CREATE TABLE rocpd_copyapi(api_ptr_id INTEGER PRIMARY KEY, stream TEXT, size INT, width INT, height INT, kind INT, dst TEXT, src TEXT, dstDevice INT, srcDevice INT, sync BOOL, pinned BOOL)`,
+	`CREATE TABLE rocpd_monitor(id INTEGER PRIMARY KEY, deviceType TEXT, deviceId INT, monitorType TEXT, start INT, "end" INT, value TEXT)`,
+	`INSERT INTO rocpd_string VALUES (1, ''), (2, 'hipLaunchKernel'), (3, 'KernelExecution'), (4, 'k(int)'), (5, 'CopyHostToDevice'), (6, 'hipMemcpy'), (7, 'ptr=0x1 | size=0x10')`,
+	`INSERT INTO rocpd_api VALUES (1, 77, 78, 100, 200, 2, 7), (2, 77, 78, 300, 500, 6, 7), (3, 77, 79, 150, 160, 6, 1)`,
+	`INSERT INTO rocpd_op VALUES (1, 2, 0, 0, '', 250, 400, 4, 3), (2, 2, 1, 0, '', 350, 450, 1, 5)`,
+	`INSERT INTO rocpd_api_ops VALUES (1, 1, 1), (2, 2, 2)`,
+	`INSERT INTO rocpd_copyapi VALUES (2, '0x0', 4096, 0, 0, 1, '0x2', '0x1', 0, 0, 0, 0)`,
+	`INSERT INTO rocpd_monitor VALUES (1, 'gpu', 2, 'sclk', 100, 300, '800'), (2, 'gpu', 2, 'sclk', 300, 500, 'x'), (3, 'cpu', 0, 'sclk', 100, 200, '1')`,
+}
+
+// legacyDBSQL writes a small results.db of rocprof v1: KERN with its
+// columns, two dispatches.
+var legacyDBSQL = []string{`PRAGMA page_size=512`,
+	`CREATE TABLE KERN ("Index" INTEGER, "KernelName" TEXT, "gpu-id" INTEGER, "queue-id" INTEGER, "queue-index" INTEGER, "pid" INTEGER, "tid" INTEGER, ` +
+		`"grd" INTEGER, "wgr" INTEGER, "lds" INTEGER, "scr" INTEGER, "arch_vgpr" INTEGER, "accum_vgpr" INTEGER, "sgpr" INTEGER, "wave_size" INTEGER, ` +
+		`"sig" INTEGER, "obj" INTEGER, "DispatchNs" INTEGER, "BeginNs" INTEGER, "EndNs" INTEGER, "CompleteNs" INTEGER, "DurationNs" INTEGER)`,
+	`INSERT INTO KERN VALUES (0, '"k(int)"', 8, 0, 0, 77, 78, 64, 64, 0, 0, 8, 0, 16, 64, 0, 0, 90, 100, 200, 210, 100), ` +
+		`(1, '"j"', 8, 1, 0, 77, 78, 64, 64, 0, 0, 8, 0, 16, 64, 0, 0, 150, 160, 300, 310, 140)`,
+}
+
+// FuzzRows reads the small databases of each kind the package reads
+// (rocpd with times in its tables or in rocpd_timestamp, RPD, rocprof
+// v1's results.db) with rows inserted, changed and deleted as the input
+// says (see dbrows): ids that name nothing, times reversed, NULL or at
+// the ends of int64, text where a number is. A FormatError naming the
+// file, or a trace that keeps the Sink contract; never a panic. Under a
+// budget (some multiple of 64 bytes) it may also end with the budget's
+// error; either way it holds nothing once it returns.
+func FuzzRows(f *testing.F) {
+	readertest.BoundMinimization(f)
+	templates := []*dbrows.Template{
+		dbrows.New(f, rocpdSQL(false)), dbrows.New(f, rocpdSQL(true)),
+		dbrows.New(f, rpdSQL), dbrows.New(f, legacyDBSQL),
+	}
+	for i := range templates {
+		f.Add(uint8(i), []byte{}, uint8(0))
+		f.Add(uint8(i), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}, uint8(0))
+		f.Add(uint8(i), []byte{2, 1, 200, 3, 2, 3, 201, 5, 0, 1, 202, 7, 1}, uint8(5))
+	}
+	path := filepath.Join(readertest.FuzzDir(f), "fuzz_results.db")
+	f.Fuzz(func(t *testing.T, which uint8, input []byte, limit uint8) {
+		if len(input) > 2048 {
+			return
+		}
+		which %= uint8(len(templates))
+		changes, err := templates[which].Write(path, input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if t.Failed() {
+				t.Logf("the changes:\n%s", changes)
+			}
+		}()
+		read := readRocpd
+		if which == 2 {
+			read = readRPD
+		}
+		meter := &budget.Meter{Limit: 64 * int64(limit)}
+		sink := readertest.NewContract(trace.New())
+		err = read(path, sink, trace.ReadOptions{Notes: &trace.Notes{}, Hold: meter.Hold})
+		if n := meter.Held(); n != 0 {
+			t.Fatalf("%d bytes still held after the read (%v)", n, err)
+		}
+		if meter.Err() != nil && errors.Is(err, meter.Err()) {
+			return
+		}
+		readertest.CheckRead(t, path, err, sink)
 	})
 }

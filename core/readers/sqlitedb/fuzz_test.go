@@ -55,7 +55,7 @@ func FuzzDatabase(f *testing.F) {
 	f.Add(seed, uint16(0), byte(0))
 	f.Add(seed, uint16(100), byte(0xff))
 	f.Add(seed, uint16(1500), byte(0x76))
-	dir := f.TempDir()
+	dir := readertest.FuzzDir(f)
 	f.Fuzz(func(t *testing.T, data []byte, at uint16, b byte) {
 		if len(data) > 16<<10 {
 			return

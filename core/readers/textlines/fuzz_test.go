@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
@@ -27,7 +30,7 @@ type fuzzScan struct {
 }
 
 // FuzzScan scans the same text three ways: a plain file read, the same
-// file mapped, and its gzip stream. Each input also stretches one place
+// file mapped, and its compressed stream (gzip, zstd or bzip2). Each input also stretches one place
 // of the text into a long line, sets Input.Total (below 1 MiB, it sizes
 // the text buffer: lines of a few kilobytes then take the long-line
 // paths, a buffer of its own in Scan, holdLongLine in the mapped scan),
@@ -71,10 +74,10 @@ func FuzzScan(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer os.Remove(path)
-		var zipped bytes.Buffer
-		zw := gzip.NewWriter(&zipped)
-		zw.Write(data)
-		zw.Close()
+		// The compressed stream: gzip, zstd or bzip2, by the high part
+		// of total (its low part, modulo 12000, is Input.Total).
+		kind := compressions[int(total)/12000%len(compressions)]
+		zipped := compress(t, data, kind)
 
 		scan := func(how string) fuzzScan {
 			var s fuzzScan
@@ -102,14 +105,14 @@ func FuzzScan(f *testing.F) {
 				return nil
 			}
 			switch how {
-			case "gzip":
+			case "stream":
 				// Allowed to expand to the text exactly.
 				in.MaxDecompressed = int64(max(1, len(data)))
-				s.n, s.err = Scan(bytes.NewReader(zipped.Bytes()), in, opt, line)
+				s.n, s.err = Scan(bytes.NewReader(zipped), in, opt, line)
 			case "bomb":
 				// A byte short of the text.
 				in.MaxDecompressed = int64(len(data)) - 1
-				s.n, s.err = Scan(bytes.NewReader(zipped.Bytes()), in, opt, line)
+				s.n, s.err = Scan(bytes.NewReader(zipped), in, opt, line)
 			default:
 				file, err := os.Open(path)
 				if err != nil {
@@ -121,7 +124,8 @@ func FuzzScan(f *testing.F) {
 			}
 			return s
 		}
-		read, mapped, zip := scan("read"), scan("mapped"), scan("gzip")
+		read, mapped, zip := scan("read"), scan("mapped"), scan("stream")
+		zipName := kind
 		if len(data) > 1 {
 			// Never more lines than the limit on what decompresses
 			// allows, and the limit's error if the scan gets that far.
@@ -142,7 +146,7 @@ func FuzzScan(f *testing.F) {
 		for _, c := range []struct {
 			how string
 			s   fuzzScan
-		}{{"read", read}, {"mapped", mapped}, {"gzip", zip}} {
+		}{{"read", read}, {"mapped", mapped}, {zipName, zip}} {
 			s := c.s
 			if s.held != 0 {
 				t.Fatalf("%s: %d bytes still held after the scan (%v)", c.how, s.held, s.holds)
@@ -175,7 +179,7 @@ func FuzzScan(f *testing.F) {
 		for _, c := range []struct {
 			how string
 			s   fuzzScan
-		}{{"mapped", mapped}, {"gzip", zip}} {
+		}{{"mapped", mapped}, {zipName, zip}} {
 			s := c.s
 			if !slices.EqualFunc(s.lines, read.lines, bytes.Equal) || fmt.Sprint(s.err) != fmt.Sprint(read.err) || !slices.Equal(s.holds, read.holds) {
 				t.Fatalf("%s: %d lines, %v, weighed %v; read: %d lines, %v, weighed %v", c.how,
@@ -186,6 +190,31 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// compressions are the compressed streams FuzzScan scans.
+var compressions = []string{"gzip", "zstd", "bzip2"}
+
+// zstdWriter is one encoder for the process: a new one allocates
+// megabytes of tables, far more than a scan.
+var zstdWriter, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+
+// compress compresses data with kind. Go writes no bzip2: the bzip2
+// command does, or, where it is not installed, gzip stands in.
+func compress(t *testing.T, data []byte, kind string) []byte {
+	switch kind {
+	case "zstd":
+		return zstdWriter.EncodeAll(data, nil)
+	case "bzip2":
+		if _, err := exec.LookPath("bzip2"); err == nil {
+			return readertest.Compress(t, data, "bzip2")
+		}
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	return b.Bytes()
 }
 
 var (

@@ -3,8 +3,11 @@ package textlines
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 )
 
 // TestRanges checks the cuts against the newlines of the text: every
@@ -76,4 +79,94 @@ func TestRangesCutBefore(t *testing.T) {
 	if fmt.Sprint(rs) != "[[0 8] [8 15]]" {
 		t.Fatalf("ranges %v", rs)
 	}
+}
+
+// FuzzRanges cuts a text into n ranges after first, with or without a
+// rule on where a range may start (a line's first byte, or its length as
+// cutBefore sees it, at most MaxLook bytes), and checks the cut against
+// what Ranges promises, worked out from the text alone: the ranges cover
+// [first, size) once, in order, none empty; each cut is the first line
+// start the rule accepts after one of the n-1 evenly spaced points; so
+// there are at most n. RangeParts makes a part of each range.
+func FuzzRanges(f *testing.F) {
+	readertest.BoundMinimization(f)
+	f.Add([]byte("header\nab\ncdef\n\ng\nhijklmnop\nq"), uint16(7), uint8(3), uint8(0), uint16(0), uint16(0))
+	f.Add([]byte("a\n b\n c\nd\n e\nf\n"), uint16(0), uint8(4), uint8(' '), uint16(0), uint16(0))
+	f.Add([]byte("a\nbb\nccc\ndddd\n"), uint16(0), uint8(9), uint8(0x80|2), uint16(5000), uint16(3))
+	f.Add([]byte("\n\n\n\n"), uint16(2), uint8(255), uint8(0x80), uint16(0), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, first uint16, n, rule uint8, stretch, at uint16) {
+		if len(data) > 8<<10 {
+			return
+		}
+		if stretch > 0 {
+			i := int(at) % (len(data) + 1)
+			data = slices.Concat(data[:i], bytes.Repeat([]byte{'x'}, int(stretch)%(3*MaxLook)), data[i:])
+		}
+		size := int64(len(data))
+		from := int64(first) % (size + 1)
+		// line is the line at s as cutBefore sees it.
+		line := func(s int64) []byte {
+			l := data[s:min(s+MaxLook, size)]
+			if j := bytes.IndexByte(l, '\n'); j >= 0 {
+				l = l[:j]
+			}
+			return l
+		}
+		var accept func([]byte) bool
+		switch {
+		case rule == 0:
+		case rule&0x80 == 0:
+			accept = func(l []byte) bool { return len(l) == 0 || l[0] != rule }
+		default:
+			accept = func(l []byte) bool { return len(l)%5 != int(rule&0x7f)%5 }
+		}
+		var cutBefore func([]byte) bool
+		if accept != nil {
+			cutBefore = func(l []byte) bool {
+				if len(l) > MaxLook || bytes.IndexByte(l, '\n') >= 0 {
+					t.Fatalf("cutBefore given %d bytes, a newline in them: %v", len(l), bytes.IndexByte(l, '\n') >= 0)
+				}
+				return accept(l)
+			}
+		}
+		got, err := Ranges(bytes.NewReader(data), from, size, int(n), cutBefore)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// The cuts the ranges should have: after each point p, the
+		// first line start s > p the rule accepts.
+		var want [][2]int64
+		start := from
+		parts := max(int(n), 1)
+		for i := 1; i < parts; i++ {
+			p := from + (size-from)*int64(i)/int64(parts)
+			s := p + 1
+			for ; s < size; s++ {
+				if data[s-1] == '\n' && (accept == nil || accept(line(s))) {
+					break
+				}
+			}
+			if s < size && s > start {
+				want = append(want, [2]int64{start, s})
+				start = s
+			}
+		}
+		if start < size || len(want) == 0 {
+			want = append(want, [2]int64{start, size})
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d ranges of [%d, %d): %v, want %v", n, from, size, got, want)
+		}
+
+		parts2, err := RangeParts(func(string, int) ([][2]int64, error) { return got, nil }).Cut("x", int(n))
+		if err != nil || len(parts2) != len(got) {
+			t.Fatalf("RangeParts: %d parts, %v", len(parts2), err)
+		}
+		for i, p := range parts2 {
+			if p.Options.Int("part_start") != int(got[i][0]) || p.Options.Int("part_end") != int(got[i][1]) {
+				t.Fatalf("part %d: %v, range %v", i, p.Options, got[i])
+			}
+		}
+	})
 }
