@@ -30,35 +30,46 @@ func stepsOf(tr *trace.Trace) []string {
 
 // JAX's host steps (StepTraceAnnotation("train", step_num=N): an event
 // named "train" with the stats step_num=N and _r=1) are steps numbered
-// N, each keeping the name "train". The times are the file's: line
-// timestamp 9433 ns, offsets 106,855,000, 658,352,000 and 782,426,000 ps,
-// durations 538,685,000, 121,827,000 and 76,895,000 ps (read with the
-// protobuf package). They overlap other events of the thread without
-// nesting, so lie on its overlap lane, as in the trace viewer.
+// N, each keeping the name "train". The times are the files' (read with
+// the protobuf package): in jax_cpu, line timestamp 9433 ns, offsets
+// 106,855,000, 658,352,000 and 782,426,000 ps, durations 538,685,000,
+// 121,827,000 and 76,895,000 ps; in jax_cpu_steps1to4, 9758 ns, offsets
+// 98,560,000, 3,237,759,000, 3,368,519,000 and 3,432,912,000 ps,
+// durations 3,103,024,000, 127,825,000, 62,677,000 and 51,356,000 ps.
+// They overlap other events of the thread without nesting, so lie on its
+// overlap lane, as in the trace viewer.
 func TestJAXHostSteps(t *testing.T) {
-	tr, err := readertest.ReadFormat(t, Format, "testdata/jax_cpu.xplane.pb", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := stepsOf(tr)
-	want := []string{
-		"python (overlap lane 1) train 0 116288 654973",
-		"python (overlap lane 1) train 1 667785 789612",
-		"python (overlap lane 1) train 2 791859 868754",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	// One name for all: the figures, which group values by name, show
-	// one "train".
-	names := map[string]bool{}
-	for _, v := range tr.Values {
-		if v.Role == trace.RoleStep {
-			names[v.Name] = true
+	for file, want := range map[string][]string{
+		"jax_cpu.xplane.pb": {
+			"python (overlap lane 1) train 0 116288 654973",
+			"python (overlap lane 1) train 1 667785 789612",
+			"python (overlap lane 1) train 2 791859 868754",
+		},
+		"jax_cpu_steps1to4.xplane.pb": {
+			"python (overlap lane 1) train 1 108318 3211342",
+			"python (overlap lane 1) train 2 3247517 3375342",
+			"python (overlap lane 1) train 3 3378277 3440954",
+			"python (overlap lane 1) train 4 3442670 3494026",
+		},
+	} {
+		tr, err := readertest.ReadFormat(t, Format, "testdata/"+file, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(names) != 1 || !names["train"] {
-		t.Errorf("step names %v, want train only", names)
+		if got := stepsOf(tr); !slices.Equal(got, want) {
+			t.Errorf("%s: steps:\n%s\nwant:\n%s", file, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// One name for all: the figures, which group values by name,
+		// show one "train".
+		names := map[string]bool{}
+		for _, v := range tr.Values {
+			if v.Role == trace.RoleStep {
+				names[v.Name] = true
+			}
+		}
+		if len(names) != 1 || !names["train"] {
+			t.Errorf("%s: step names %v, want train only", file, names)
+		}
 	}
 }
 
