@@ -153,3 +153,7 @@ def test_fresh_jax_run(tmp_path):
     trace = _agree(xspaces[0], runs[0] / "perfetto_trace.json.gz")
     assert (trace.states["value"] == "train").sum() == 5
     assert len(ms.read(tmp_path / "logs").states) == len(trace.states)
+    # Its steps 0-4 align with the bundled run's 0-2: 3 shared, 4
+    # boundaries (their starts and the end of step 2), 2 of its dropped.
+    runs = ms.compare([xspaces[0], DATA / "jax_cpu.xplane.pb"], align="markers").runs
+    assert runs["markers"].tolist() == [4, 4] and runs["dropped_markers"].tolist() == [2, 0]
