@@ -169,7 +169,8 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     or ``"markers"`` (each run warped piecewise linearly between markers it
     carries: by default the steps of its main loop as its reader marks
     them, numbered, whatever the producer (PyTorch profiler's
-    ProfilerStep#N in Kineto, Nsight Systems and rocprof traces); or
+    ProfilerStep#N in Kineto, Nsight Systems and rocprof traces, JAX's
+    StepTraceAnnotation in XSpace files); or
     ``markers="iteration*"``, the states or events so named; or a dict
     with ``name``, ``by`` ("number" or "ordinal") and ``resource``), or
     ``"auto"``: ``"start"`` when the runs' durations are within 5% of

@@ -116,6 +116,29 @@ def test_cut_file_names_the_byte(tmp_path):
         ms.read(cut)
 
 
+
+def test_jax_runs_compared_by_their_steps(tmp_path):
+    """JAX's steps (StepTraceAnnotation("train", step_num=N), all named
+    "train") align two runs with no marker name: run A has steps 0-2, B
+    1-4; they share 1 and 2 (3 boundaries), A dropping one, B two. The
+    steps stay one name; stragglers takes them as iterations."""
+    a, b = DATA / "jax_cpu.xplane.pb", DATA / "jax_cpu_steps1to4.xplane.pb"
+    cmp = ms.compare([a, b], align="markers")
+    runs = cmp.runs.set_index("run")
+    assert runs["markers"].tolist() == [3, 3]
+    assert runs["dropped_markers"].tolist() == [1, 2]
+    trace = ms.read(a)
+    steps = trace.states[trace.states["value"] == "train"]
+    assert steps["start_ns"].tolist() == [116288, 667785, 791859]
+    assert steps["group"].unique().tolist() == ["train"]
+    run = tmp_path / "plugins" / "profile" / "2026_01_01_00_00_00"
+    run.mkdir(parents=True)
+    (run / "hostA.xplane.pb").write_bytes(a.read_bytes())
+    (run / "hostB.xplane.pb").write_bytes(b.read_bytes())
+    s = ms.read(run).stragglers()
+    assert len(s.instances()) == 3 and s.iteration == "ProfilerStep*"
+
+
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None,
                     reason="jax is not installed in this interpreter (pip install 'jax[cpu]')")
 def test_fresh_jax_run(tmp_path):
@@ -130,3 +153,7 @@ def test_fresh_jax_run(tmp_path):
     trace = _agree(xspaces[0], runs[0] / "perfetto_trace.json.gz")
     assert (trace.states["value"] == "train").sum() == 5
     assert len(ms.read(tmp_path / "logs").states) == len(trace.states)
+    # Its steps 0-4 align with the bundled run's 0-2: 3 shared, 4
+    # boundaries (their starts and the end of step 2), 2 of its dropped.
+    runs = ms.compare([xspaces[0], DATA / "jax_cpu.xplane.pb"], align="markers").runs
+    assert runs["markers"].tolist() == [4, 4] and runs["dropped_markers"].tolist() == [2, 0]

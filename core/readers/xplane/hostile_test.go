@@ -200,6 +200,9 @@ func TestHostile(t *testing.T) {
 		{"time out of range", plane(0, "/host:CPU", line(1, "t", math.MaxInt64-5, event(1, 1e6, 0))), -1, "out of range"},
 		{"end out of range", plane(0, "/host:CPU", line(1, "t", 0, event(1, math.MaxInt64-5, 10))), -1, "out of range"},
 		{"event a varint", plane(0, "/host:CPU", sub(planeLines, vint(lineEvents, 5))), -1, "XLine.events"},
+		{"step number a string of bytes", plane(0, "/host:CPU",
+			line(1, "t", 0, event(1, 0, 10, sub(eventStats, sint(statMetadataID, 10), str(statInt, "7")))),
+			meta(1, "train", ""), statMeta(10, "step_num")), -1, "XStat.int64_value or uint64_value"},
 	} {
 		_, _, err := readBytes(c.data)
 		var fe *errs.FormatError

@@ -36,8 +36,19 @@ type rec struct {
 	depth      int32
 	lane       int32
 	order      int32
-	step       bool // on a "Steps" line
+	step       int32 // the number of a host's step (kind stepHost)
+	kind       uint8 // stepNone, stepDevice or stepHost
 }
+
+// The kinds of event as steps.
+const (
+	stepNone uint8 = iota
+	// stepDevice: an event of a device's "Steps" line, named by its
+	// number.
+	stepDevice
+	// stepHost: a host's step annotation, numbered by its step_num stat.
+	stepHost
+)
 
 // cont is a container, identified by its parent and key.
 type cont struct {
@@ -124,8 +135,9 @@ func (m *model) container(parent int32, typ int, key string, rank int64, name st
 }
 
 // add records an event of line c.
-func (m *model) add(c int32, name string, start, end trace.Time, step bool) {
-	m.recs = append(m.recs, rec{start: start, end: end, cont: c, name: m.names.ID(name), seq: int32(len(m.recs)), step: step})
+func (m *model) add(c int32, name string, start, end trace.Time, kind uint8, step int32) {
+	m.recs = append(m.recs, rec{start: start, end: end, cont: c, name: m.names.ID(name), seq: int32(len(m.recs)),
+		kind: kind, step: step})
 	m.tick()
 }
 
@@ -222,9 +234,25 @@ func (m *model) emit(sink trace.Sink, file string) error {
 		return cmp.Compare(m.sinkCont(&m.recs[a]), m.sinkCont(&m.recs[b]))
 	})
 	values := make([]int32, m.names.Len())
-	steps := map[int32]int32{} // the values of steps, by their interned name
+	steps := map[int32]int32{} // the values of device steps, by their interned name
+	type hostStep struct{ name, step int32 }
+	hostSteps := map[hostStep]int32{} // the values of host steps
 	for i := range values {
 		values[i] = trace.None
+	}
+	// xprof takes the steps of the devices when they have them, the
+	// host's annotations only when they do not (ConvertXSpaceToOpStats:
+	// the host's step events only without a device; on GPUs it derives
+	// the devices' steps from the host's groups): one or the other, so
+	// that a step is never counted twice.
+	deviceSteps := false
+	for i := range m.recs {
+		if r := &m.recs[i]; r.kind == stepDevice {
+			if _, ok := deviceStep(m.names.String(r.name)); ok {
+				deviceSteps = true
+				break
+			}
+		}
 	}
 	nvalues := int32(0)
 	for k, i := range delivery {
@@ -234,8 +262,13 @@ func (m *model) emit(sink trace.Sink, file string) error {
 			}
 		}
 		r := &m.recs[i]
+		kind := r.kind
+		if kind == stepHost && deviceSteps {
+			kind = stepNone
+		}
 		v := values[r.name]
-		if r.step {
+		switch kind {
+		case stepDevice:
 			// A TPU's "Steps" line names its events by their number:
 			// they are the program's steps (trace.RoleStep); the same
 			// name elsewhere is not.
@@ -244,20 +277,34 @@ func (m *model) emit(sink trace.Sink, file string) error {
 			} else {
 				v = trace.None
 			}
+		case stepHost:
+			// Every step of a host's annotation has its name ("train"):
+			// one value per step, of that name, for its number. The
+			// figures group values by name.
+			if sv, ok := hostSteps[hostStep{r.name, r.step}]; ok {
+				v = sv
+			} else {
+				v = trace.None
+			}
 		}
 		if v == trace.None {
 			val := trace.Value{Type: st, Name: m.names.String(r.name)}
-			if n, err := strconv.ParseInt(val.Name, 10, 32); r.step && err == nil && n >= 0 {
-				val.Role, val.Step = trace.RoleStep, int32(n)
+			if n, ok := deviceStep(val.Name); kind == stepDevice && ok {
+				val.Role, val.Step = trace.RoleStep, n
+			} else if kind == stepHost {
+				val.Role, val.Step = trace.RoleStep, r.step
 			} else if trace.NCCLKernel(val.Name) {
 				val.Role = trace.RoleCommunicationKernel
 			}
 			sink.DefineValue(val)
 			v = nvalues
 			nvalues++
-			if r.step {
+			switch kind {
+			case stepDevice:
 				steps[r.name] = v
-			} else {
+			case stepHost:
+				hostSteps[hostStep{r.name, r.step}] = v
+			default:
 				values[r.name] = v
 			}
 		}
@@ -266,6 +313,12 @@ func (m *model) emit(sink trace.Sink, file string) error {
 	}
 	sink.Finish(first, last)
 	return nil
+}
+
+// deviceStep reads the number of a step of a "Steps" line from its name.
+func deviceStep(name string) (int32, bool) {
+	n, err := strconv.ParseInt(name, 10, 32)
+	return int32(n), err == nil && n >= 0
 }
 
 // sinkCont is the sink container of an event: its line's, or one of the

@@ -48,6 +48,8 @@ const (
 	smName = 2 // XStatMetadata.name
 
 	statMetadataID = 1 // XStat.metadata_id
+	statUint       = 3 // XStat.uint64_value
+	statInt        = 4 // XStat.int64_value
 	statStr        = 5 // XStat.str_value
 	statRef        = 7 // XStat.ref_value (an XStatMetadata's name)
 )
@@ -74,7 +76,22 @@ const (
 	// stepNameStat is the stat whose string value xprof shows as the
 	// event's name.
 	stepNameStat = "step_name"
+	// stepNumStat and rootStat are the stats of a host's step annotation
+	// (jax.profiler.StepTraceAnnotation, TensorFlow's
+	// Trace("train", step_num=N, _r=1)): its number, and the mark of a
+	// root event, which xprof's grouping (group_events.cc) makes a step,
+	// numbered by its step_num.
+	stepNumStat = "step_num"
+	rootStat    = "_r"
 )
+
+// explicitStepMarker tells whether xprof takes an event of this name as
+// a host step marker (IsExplicitHostStepMarker, xplane_to_step_events.cc)
+// even without the root stat.
+func explicitStepMarker(name string) bool {
+	return (strings.HasPrefix(name, "train") || strings.HasPrefix(name, "test") ||
+		strings.HasPrefix(name, "TraceContext")) && !strings.Contains(name, "/")
+}
 
 // internalEvents are the host events xprof's trace viewer hides
 // (IsInternalEvent of xplane_schema.cc): bookkeeping of TensorFlow's
@@ -216,6 +233,7 @@ type eventMeta struct {
 	name     string // the name to show: display_name, else name
 	internal bool   // an event xprof hides
 	stepName string // its step_name stat, if any
+	root     bool   // it has the root stat (_r), set on the metadata
 }
 
 // lineRef is a line of a plane, not yet decoded.
@@ -271,13 +289,12 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 	if err != nil {
 		return err
 	}
-	stepID, hasStep := int64(0), false
-	for id, name := range statNames {
-		if name == stepNameStat && (!hasStep || id < stepID) {
-			stepID, hasStep = id, true
-		}
+	st := stepStats{names: statNames, host: strings.HasPrefix(p.name, hostThreadsPlane)}
+	st.id, st.has = statID(statNames, stepNameStat)
+	if st.host {
+		st.numID, st.hasNum = statID(statNames, stepNumStat)
+		st.rootID, st.hasRoot = statID(statNames, rootStat)
 	}
-	st := stepStats{id: stepID, has: hasStep, names: statNames}
 	for _, f := range metaFields {
 		key, value, err := mapEntry(f, "event_metadata")
 		if err != nil {
@@ -324,21 +341,51 @@ func mapEntry(f *field, what string) (int64, *field, error) {
 	return key, value, err
 }
 
-// stepStats finds the step_name stat of an event: its metadata id, and
-// the names of the stat metadata (a ref_value names one).
-type stepStats struct {
-	id    int64
-	has   bool
-	names map[int64]string
+// statID returns the metadata id of the stat named name (the least if
+// several are), false if the plane has none.
+func statID(names map[int64]string, name string) (id int64, ok bool) {
+	for k, n := range names {
+		if n == name && (!ok || k < id) {
+			id, ok = k, true
+		}
+	}
+	return id, ok
 }
 
-// stepName returns the value of the step_name stat among the XStat
-// field f, "" if it is another stat.
-func (s stepStats) stepName(f *field) (string, error) {
+// stepStats finds the stats that name or number a step: the metadata
+// ids of step_name and, on the host's plane, of step_num and _r, and the
+// names of the stat metadata (a ref_value names one).
+type stepStats struct {
+	id     int64
+	has    bool
+	names  map[int64]string
+	host   bool // the plane of the host's threads
+	numID  int64
+	hasNum bool
+	rootID int64
+	// hasRoot: the plane has a root stat
+	hasRoot bool
+}
+
+// wanted tells whether the stats of an event are worth decoding.
+func (s stepStats) wanted() bool { return s.has || s.hasNum || s.hasRoot }
+
+// stat is what the reader takes of an XStat.
+type stat struct {
+	id    int64
+	str   string // str_value, or the name ref_value refers to
+	num   int64  // int64_value or uint64_value
+	isNum bool
+}
+
+// stat decodes the XStat field f.
+func (s stepStats) stat(f *field) (stat, error) {
 	var id int64
 	var value string
 	var isRef bool
 	var ref int64
+	var num int64
+	var isNum bool
 	err := each(f.b, f.boff, func(g *field) error {
 		switch g.num {
 		case statMetadataID:
@@ -356,16 +403,18 @@ func (s stepStats) stepName(f *field) (string, error) {
 				return err
 			}
 			ref, isRef = g.int64(), true
+		case statInt, statUint:
+			if err := want(g, "XStat", "int64_value or uint64_value", protowire.VarintType); err != nil {
+				return err
+			}
+			num, isNum = g.int64(), g.num == statInt || g.u <= math.MaxInt64
 		}
 		return nil
 	})
-	if err != nil || id != s.id {
-		return "", err
-	}
 	if isRef {
-		return s.names[ref], nil
+		value = s.names[ref]
 	}
-	return value, nil
+	return stat{id: id, str: value, num: num, isNum: isNum}, err
 }
 
 // eventMetadata decodes an XEventMetadata (nil: an empty one).
@@ -390,13 +439,16 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 			if err := want(g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
 				return err
 			}
-			if st.has {
-				s, err := st.stepName(g)
+			if st.wanted() {
+				x, err := st.stat(g)
 				if err != nil {
 					return err
 				}
-				if s != "" {
-					em.stepName = s
+				switch {
+				case st.has && x.id == st.id && x.str != "":
+					em.stepName = x.str
+				case st.hasRoot && x.id == st.rootID:
+					em.root = !x.isNum || x.num != 0
 				}
 			}
 		}
@@ -483,6 +535,8 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	var metaID, offset, dur int64
 	aggregated := false
 	stepName := ""
+	stepNum, hasNum := int64(0), false
+	root := false
 	err := each(e.b, e.off, func(f *field) error {
 		switch f.num {
 		case eventMetadataID, eventOffsetPs, eventDurationPs, eventNumOccurences:
@@ -503,13 +557,20 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 			if err := want(f, "XEvent", "stats", protowire.BytesType); err != nil {
 				return err
 			}
-			if st.has {
-				s, err := st.stepName(f)
+			if st.wanted() {
+				x, err := st.stat(f)
 				if err != nil {
 					return err
 				}
-				if s != "" {
-					stepName = s
+				switch {
+				case st.has && x.id == st.id:
+					if x.str != "" {
+						stepName = x.str
+					}
+				case st.hasNum && x.id == st.numID:
+					stepNum, hasNum = x.num, x.isNum
+				case st.hasRoot && x.id == st.rootID:
+					root = !x.isNum || x.num != 0
 				}
 			}
 		}
@@ -555,6 +616,16 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	} else if em.stepName != "" {
 		name = em.stepName
 	}
-	m.add(lc, m.text.String(name), trace.Time(start), trace.Time(end), steps)
+	kind, num := stepNone, int32(0)
+	switch {
+	case steps:
+		kind = stepDevice
+	case hasNum && stepNum >= 0 && stepNum <= math.MaxInt32 && (root || em.root || explicitStepMarker(name)):
+		// A host's step annotation: xprof's grouping makes a root event
+		// (or one its step events name explicitly) a step, numbered by
+		// its step_num.
+		kind, num = stepHost, int32(stepNum)
+	}
+	m.add(lc, m.text.String(name), trace.Time(start), trace.Time(end), kind, num)
 	return nil
 }

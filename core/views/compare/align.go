@@ -95,7 +95,8 @@ type MarkerSpec struct {
 	// means the steps of the program's main loop, as their readers mark
 	// them (values of role trace.RoleStep or RoleStepCall: PyTorch
 	// profiler's ProfilerStep#N in Kineto, in Nsight Systems' NVTX ranges
-	// and in roctx ranges), numbered by their Step: whatever the
+	// and in roctx ranges; JAX's StepTraceAnnotation in XSpace files),
+	// numbered by their Step: whatever the
 	// producer, with no name to give.
 	Name string
 	// By says how markers are matched across runs: "number" (the step's
@@ -136,7 +137,7 @@ func (s MarkerSpec) matcher() (*regexp.Regexp, error) {
 func (s MarkerSpec) what() string {
 	if s.Name == "" {
 		return "no step of its main loop (a state its reader marks as a step: PyTorch profiler's ProfilerStep#N " +
-			`in Kineto, Nsight Systems or rocprof traces); give the name of the states or events that mark its iterations (markers="iteration*")`
+			`in Kineto, Nsight Systems or rocprof traces, JAX's StepTraceAnnotation in XSpace files); give the name of the states or events that mark its iterations (markers="iteration*")`
 	}
 	return fmt.Sprintf("no state or event named like %q", s.Name)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/formats"
@@ -84,6 +85,35 @@ func TestMarkersOnNsysSteps(t *testing.T) {
 		if !slices.Equal(r.Markers, want[i]) || r.DroppedMarkers != 1 || r.MarkerResource != wantOn[i] {
 			t.Errorf("run %s: boundaries %v (%d dropped) on %q, want %v (1) on %q", r.Name, r.Markers, r.DroppedMarkers,
 				r.MarkerResource, want[i], wantOn[i])
+		}
+	}
+}
+
+// TestMarkersOnJAXSteps: two JAX runs (XSpace files of jax 0.10.2 on
+// CPU) aligned on their steps, with no marker name given: the steps are
+// StepTraceAnnotation("train", step_num=N), every one named "train",
+// known by its number. Run A has steps 0-2, run B 1-4; they share 1 and
+// 2, whose starts and the end of 2 are the boundaries (the files' times,
+// read with the protobuf package), A dropping one step and B two.
+func TestMarkersOnJAXSteps(t *testing.T) {
+	var inputs []Input
+	for _, name := range []string{"jax_cpu.xplane.pb", "jax_cpu_steps1to4.xplane.pb"} {
+		src, _, err := formats.Open(filepath.Join("..", "..", "readers", "xplane", "testdata", name), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, Input{Name: name, Source: src})
+	}
+	set, err := Build(inputs, Options{Slices: 10, Align: Align{Method: Markers}}, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]trace.Time{{667785, 791859, 868754}, {108318, 3247517, 3375342}}
+	dropped := []int{1, 2}
+	for i, r := range set.Runs {
+		if !slices.Equal(r.Markers, want[i]) || r.DroppedMarkers != dropped[i] || !strings.HasSuffix(r.MarkerResource, "/python (overlap lane 1)") {
+			t.Errorf("run %s: boundaries %v (%d dropped) on %q, want %v (%d) on the python thread", r.Name, r.Markers,
+				r.DroppedMarkers, r.MarkerResource, want[i], dropped[i])
 		}
 	}
 }

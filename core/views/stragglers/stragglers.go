@@ -26,7 +26,8 @@
 // recipe takes them: the states of role trace.RoleCommunicationKernel),
 // then the program's steps (trace.RoleStep, RoleStepCall: PyTorch's
 // ProfilerStep iterations of the ranks' Kineto files read together, on
-// their CPU threads, not the copies Kineto draws on the GPU streams). The
+// their CPU threads, not the copies Kineto draws on the GPU streams; JAX's
+// StepTraceAnnotation steps of the hosts' XSpace files). The
 // readers, which know these names, give the roles. Result.Iteration
 // names the default chosen.
 //
@@ -306,7 +307,7 @@ func (a *Accumulator) Result() (*Result, error) {
 		// No argument was wrong (none names the iterations): the data
 		// hold nothing to compare, a failure naming the file (status 1).
 		return nil, errs.Empty("", "stragglers do not apply to this trace as it is: it has no collective operation (MPI calls named MPI_Allreduce, "+
-			"MPI_Barrier...), nor NCCL kernels or ProfilerStep iterations on two resources: give iteration= a "+
+			"MPI_Barrier...), nor NCCL kernels or steps (ProfilerStep#N, JAX's StepTraceAnnotation) on two resources: give iteration= a "+
 			"pattern of state names whose instances synchronise the resources")
 	}
 	return a.iterations(0, r, look)

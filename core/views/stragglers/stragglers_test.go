@@ -3,6 +3,7 @@ package stragglers
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -308,5 +309,52 @@ func TestDefaultIterationsByRole(t *testing.T) {
 				t.Errorf("%q of role %v: iterations %q (%v), want %q", name, c.role, got, err, c.want)
 			}
 		}
+	}
+}
+
+// Two hosts' XSpace files of JAX runs in one run directory (as each host
+// of a multi-host run writes its own): their steps
+// (StepTraceAnnotation("train", step_num=N), all named "train") are the
+// iterations, with no pattern given. B's fourth step, which A lacks,
+// makes no instance. Host A's steps end at 654973,
+// 789612 and 868754 ns, host B's at 3211342, 3375342, 3440954 and
+// 3494026 ns (the files' times, read with the protobuf package): B is
+// last in each of the three instances both have, by the difference.
+func TestJAXSteps(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "plugins", "profile", "2026_01_01_00_00_00")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for host, name := range map[string]string{"hostA": "jax_cpu.xplane.pb", "hostB": "jax_cpu_steps1to4.xplane.pb"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "readers", "xplane", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, host+".xplane.pb"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := read(t, run, "xplane")
+	r, err := Compute(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Iteration names the default taken, the steps, by its pattern.
+	if r.Mode != "iterations" || r.Iteration != "ProfilerStep*" || len(r.Resources) != 2 {
+		t.Fatalf("%s of %q on %v", r.Mode, r.Iteration, r.Resources)
+	}
+	lateness := []trace.Time{3211342 - 654973, 3375342 - 789612, 3440954 - 868754}
+	var got []string
+	for _, in := range r.Instances {
+		got = append(got, fmt.Sprintf("%s %d members, last %d at %d, %d late", in.Name, len(in.Members), in.Last, in.At, in.Lateness))
+	}
+	// Both runs were recorded on a host named "vm": the resources are
+	// told apart by their order, host A's first (its file's name).
+	want := make([]string, 0, 3)
+	for k, l := range lateness {
+		want = append(want, fmt.Sprintf("train 2 members, last 1 at %d, %d late", []trace.Time{3211342, 3375342, 3440954}[k], l))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("instances:\n%s\nwant first:\n%s\non %v", strings.Join(got, "\n"), strings.Join(want, "\n"), r.Resources)
 	}
 }
