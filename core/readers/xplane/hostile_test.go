@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -368,5 +369,38 @@ func TestDirectoryLinkOutside(t *testing.T) {
 	_, err := readertest.ReadFormat(t, Format, run, nil)
 	if !errors.Is(err, ingest.ErrOutside) || !strings.Contains(err.Error(), "h.xplane.pb") {
 		t.Errorf("read through a link outside: %v", err)
+	}
+}
+
+// A file larger than the budget is refused by the budget before its
+// bytes are allocated: a sparse file of 4 GiB, under a budget of 64 MiB,
+// allocates none of its size (the runtime's out of memory, for a file
+// larger than memory, would end the process).
+func TestBudgetBeforeAllocation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sparse.xplane.pb")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(4 << 30); err != nil {
+		t.Skip("no sparse file here:", err)
+	}
+	f.Close()
+	over := errors.New("over budget")
+	var held int64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = Read(path, trace.New(), trace.ReadOptions{Hold: func(n int64) error {
+		if held += n; held > 64<<20 {
+			return over
+		}
+		return nil
+	}})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, over) || held != 0 {
+		t.Errorf("read: %v, %d bytes held at the end; want the budget's error, all given back", err, held)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<30 {
+		t.Errorf("allocated %d bytes before the budget refused the file", n)
 	}
 }
