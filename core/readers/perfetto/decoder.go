@@ -101,7 +101,7 @@ type decoder struct {
 	atraceCtrOrder []atraceCounter
 	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
 	// ftraceShift turns the times of the ftrace bundle being read into
-	// boot time (see ftrace).
+	// boot time (see ftraceClock).
 	ftraceShift trace.Time
 	cpus        map[uint32]*cpuState
 	cpuOrder    []uint32
