@@ -404,3 +404,49 @@ func TestBudgetBeforeAllocation(t *testing.T) {
 		t.Errorf("allocated %d bytes before the budget refused the file", n)
 	}
 }
+
+// Spaces of many small fields (empty events, metadata entries) are
+// refused by the budget before the reader's own lists of them grow to
+// many times the file's size: what the read allocates stays within a few
+// times the budget.
+func TestBudgetManySmallFields(t *testing.T) {
+	const n = 1 << 20
+	emptyEvents := bytes.Repeat([]byte{0x22, 0x00}, n) // XLine.events, empty
+	var metas [][]byte
+	for i := range n {
+		metas = append(metas, sub(planeEventMetadata, sint(mapKey, int64(i+1))))
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty events", plane(0, "/host:CPU", sub(planeLines, sint(lineID, 1), str(lineName, "t"), emptyEvents))},
+		{"metadata entries", plane(0, "/host:CPU", cat(metas...), line(1, "t", 0, event(1, 0, 10)))},
+	} {
+		over := errors.New("over budget")
+		const budget = 4 << 20
+		var held int64
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		done := false
+		err := decode("mem.xplane.pb", trace.New(), trace.ReadOptions{Hold: func(k int64) error {
+			if held += k; held > budget {
+				return over
+			}
+			return nil
+		}}, func([]byte) {}, func() ([]byte, string, error) {
+			if done {
+				return nil, "", io.EOF
+			}
+			done = true
+			return c.data, "mem.xplane.pb", nil
+		})
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, over) || held != 0 {
+			t.Errorf("%s: %v, %d bytes held at the end; want the budget's error, all given back", c.name, err, held)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8*budget {
+			t.Errorf("%s (%d bytes): allocated %d bytes under a budget of %d", c.name, len(c.data), got, budget)
+		}
+	}
+}

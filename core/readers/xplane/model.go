@@ -73,6 +73,9 @@ type model struct {
 	held    int64
 	entries int
 	err     error
+	// aside is what the decoding holds beside the model (the metadata
+	// of the plane being decoded), weighed with it.
+	aside int64
 }
 
 func newModel(opt trace.ReadOptions) *model {
@@ -81,10 +84,12 @@ func newModel(opt trace.ReadOptions) *model {
 	return m
 }
 
-// weighEvery is how many events pass between two weighings of the model.
+// weighEvery is how many events and containers pass between two
+// weighings of the model.
 const weighEvery = 4096
 
-// tick counts an event added, and weighs the model every weighEvery.
+// tick counts an event or a container added, and weighs the model every
+// weighEvery.
 func (m *model) tick() {
 	if m.entries++; m.entries%weighEvery != 0 || m.err != nil {
 		return
@@ -94,7 +99,7 @@ func (m *model) tick() {
 
 func (m *model) weigh() {
 	n := int64(cap(m.recs))*int64(unsafe.Sizeof(rec{})) + int64(cap(m.conts))*int64(unsafe.Sizeof(cont{})+64) +
-		m.names.Bytes()
+		m.names.Bytes() + m.aside
 	delta := n - m.held
 	m.held = n
 	if err := m.opt.Held(delta); err != nil && m.err == nil {
@@ -120,6 +125,7 @@ func (m *model) container(parent int32, typ int, key string, rank int64, name st
 	id := int32(len(m.conts))
 	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: key, rank: rank, name: name})
 	m.byKey[k] = id
+	m.tick() // a space of many planes or lines without events weighs too
 	return id
 }
 

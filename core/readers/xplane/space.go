@@ -218,55 +218,58 @@ type eventMeta struct {
 	stepName string // its step_name stat, if any
 }
 
-// lineRef is a line of a plane, not yet decoded.
+// lineRef is a message of a plane (a line, an event), not yet decoded.
 type lineRef struct {
 	b   []byte
 	off int64
 }
 
+// metaWeight is what an entry of a plane's metadata maps weighs, beside
+// its name: the map's entry and the eventMeta.
+const metaWeight = 96
+
 // decodePlane decodes plane p into containers under host h: the plane,
 // and a container per line (lines of one display id share one, as the
-// trace viewer draws them in one row).
+// trace viewer draws them in one row). It walks the plane's fields three
+// times, keeping no list of them (a plane of empty fields would make
+// such a list tens of times the file's size): the stats' names, which
+// the event metadata's step_name needs; the event metadata, which the
+// lines need; the lines. The metadata maps count against the budget.
 func (m *model) decodePlane(h int32, p planeRef) error {
-	var lines []lineRef
-	metas := map[int64]*eventMeta{}
+	defer func() { m.aside = 0 }()
 	statNames := map[int64]string{}
-	var metaFields []*field // event metadata, decoded once the stats are named
-	err := each(p.b, p.off, func(f *field) error {
-		switch f.num {
-		case planeLines:
-			if err := want(f, "XPlane", "lines", protowire.BytesType); err != nil {
-				return err
-			}
-			lines = append(lines, lineRef{b: f.b, off: f.boff})
-		case planeEventMetadata:
-			if err := want(f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
-				return err
-			}
-			g := *f
-			metaFields = append(metaFields, &g)
-		case planeStatMetadata:
-			if err := want(f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
-				return err
-			}
-			key, value, err := mapEntry(f, "stat_metadata")
-			if err != nil {
-				return err
-			}
-			if value == nil {
-				return nil
-			}
-			return each(value.b, value.boff, func(g *field) error {
-				if g.num == smName {
-					if err := want(g, "XStatMetadata", "name", protowire.BytesType); err != nil {
-						return err
-					}
-					statNames[key] = string(g.b)
-				}
-				return nil
-			})
+	metas := map[int64]*eventMeta{}
+	weighMaps := func() error {
+		if n := len(statNames) + len(metas); n%weighEvery == weighEvery-1 {
+			m.aside = int64(n) * metaWeight
+			m.weigh()
 		}
-		return nil
+		return m.err
+	}
+	err := each(p.b, p.off, func(f *field) error {
+		if f.num != planeStatMetadata {
+			return nil
+		}
+		if err := want(f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
+			return err
+		}
+		key, value, err := mapEntry(f, "stat_metadata")
+		if err != nil || value == nil {
+			return err
+		}
+		err = each(value.b, value.boff, func(g *field) error {
+			if g.num == smName {
+				if err := want(g, "XStatMetadata", "name", protowire.BytesType); err != nil {
+					return err
+				}
+				statNames[key] = string(g.b)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return weighMaps()
 	})
 	if err != nil {
 		return err
@@ -278,7 +281,13 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		}
 	}
 	st := stepStats{id: stepID, has: hasStep, names: statNames}
-	for _, f := range metaFields {
+	err = each(p.b, p.off, func(f *field) error {
+		if f.num != planeEventMetadata {
+			return nil
+		}
+		if err := want(f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
+			return err
+		}
 		key, value, err := mapEntry(f, "event_metadata")
 		if err != nil {
 			return err
@@ -288,17 +297,24 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 			return err
 		}
 		metas[key] = em
+		return weighMaps()
+	})
+	if err != nil {
+		return err
 	}
 	pc := m.container(h, ctPlane, strconv.FormatInt(int64(len(m.conts)), 10), int64(len(m.conts)), m.text.String(p.name))
-	for _, l := range lines {
-		if err := m.decodeLine(pc, l, metas, st); err != nil {
+	return each(p.b, p.off, func(f *field) error {
+		if f.num != planeLines {
+			return nil
+		}
+		if err := want(f, "XPlane", "lines", protowire.BytesType); err != nil {
 			return err
 		}
-		if err := m.opt.Canceled(); err != nil {
+		if err := m.decodeLine(pc, lineRef{b: f.b, off: f.boff}, metas, st); err != nil {
 			return err
 		}
-	}
-	return nil
+		return m.opt.Canceled()
+	})
 }
 
 // mapEntry decodes a map entry's key and value (nil when absent).
@@ -410,11 +426,13 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 	return em, err
 }
 
-// decodeLine decodes the events of line l of plane container pc.
+// decodeLine decodes the events of line l of plane container pc. It
+// walks the line's fields twice, keeping no list of its events: its
+// name, display name and timestamp, which the protobuf serializers write
+// on either side of the events, then the events.
 func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st stepStats) error {
-	var id, displayID, ts int64
+	var id, displayID, ts, events int64
 	var name, display string
-	var events []lineRef
 	err := each(l.b, l.off, func(f *field) error {
 		switch f.num {
 		case lineID, lineDisplayID, lineTimestampNs:
@@ -442,15 +460,15 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 			if err := want(f, "XLine", "events", protowire.BytesType); err != nil {
 				return err
 			}
-			events = append(events, lineRef{b: f.b, off: f.boff})
+			events++
 		}
 		return nil
 	})
-	if err != nil || len(events) == 0 {
+	if err != nil || events == 0 {
 		return err
 	}
 	if name == counterLine || strings.HasPrefix(name, counterLinePrefix) {
-		m.opt.Skip("counter events (xprof's counter lines, "+counterLine+")", int64(len(events)))
+		m.opt.Skip("counter events (xprof's counter lines, "+counterLine+")", events)
 		return nil
 	}
 	if displayID == 0 {
@@ -461,20 +479,21 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 	}
 	lc := m.container(pc, ctLine, strconv.FormatInt(displayID, 10), int64(len(m.conts)), m.text.String(display))
 	steps := name == stepLine
-	for k, e := range events {
-		if k%4096 == 4095 {
+	k := 0
+	return each(l.b, l.off, func(f *field) error {
+		if f.num != lineEvents {
+			return nil
+		}
+		if k++; k%4096 == 0 {
 			if err := m.opt.Canceled(); err != nil {
 				return err
 			}
 		}
-		if err := m.decodeEvent(lc, ts, e, metas, st, steps); err != nil {
+		if err := m.decodeEvent(lc, ts, lineRef{b: f.b, off: f.boff}, metas, st, steps); err != nil {
 			return err
 		}
-		if m.err != nil {
-			return m.err
-		}
-	}
-	return nil
+		return m.err
+	})
 }
 
 // decodeEvent decodes event e of line container lc, whose line starts
@@ -524,8 +543,9 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	}
 	em := metas[metaID]
 	if em == nil {
+		// Not kept in metas: a hostile line of events each naming
+		// another id would grow it unweighed; the names are interned.
 		em = &eventMeta{name: "event metadata " + strconv.FormatInt(metaID, 10)}
-		metas[metaID] = em
 		m.opt.Skip("events whose metadata the plane lacks (named by their metadata id)", 1)
 	}
 	if em.internal {
