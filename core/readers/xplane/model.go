@@ -242,9 +242,9 @@ func (m *model) emit(sink trace.Sink, file string) error {
 		r := &m.recs[i]
 		v := values[r.name]
 		if r.step {
-			// A TPU's "Steps" line names its events by their number:
-			// they are the program's steps (trace.RoleStep); the same
-			// name elsewhere is not.
+			// A "Steps" line (a TPU's, a TensorFlow GPU run's) names
+			// its events by their number: they are the program's steps
+			// (trace.RoleStep); the same name elsewhere is not.
 			if sv, ok := steps[r.name]; ok {
 				v = sv
 			} else {
