@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,9 +154,9 @@ func TestStepsLine(t *testing.T) {
 	got := map[string]string{}
 	for _, s := range tr.States.All() {
 		v := tr.Values[s.Value]
-		got[tr.Containers[s.Container].Name+"/"+v.Name] = v.Role.String() + " " + string(rune('0'+v.Step%10))
+		got[tr.Containers[s.Container].Name+"/"+v.Name] = v.Role.String() + " " + strconv.Itoa(int(v.Step))
 	}
-	want := map[string]string{"Steps/41": "step 1", "Steps/42": "step 2", "Steps/warmup": " 0", "XLA Ops/41": " 0"}
+	want := map[string]string{"Steps/41": "step 41", "Steps/42": "step 42", "Steps/warmup": " 0", "XLA Ops/41": " 0"}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], w, got)
