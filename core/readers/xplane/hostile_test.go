@@ -237,7 +237,7 @@ func TestCut(t *testing.T) {
 	// Cut between planes: the planes before, with a warning, as the
 	// hostnames come after the planes.
 	var planes []int
-	if err := each(data, 0, func(f *field) error {
+	if err := each(data, 0, func(f field) error {
 		if f.num == spacePlanes {
 			planes = append(planes, int(f.boff)+len(f.b))
 		}
@@ -449,5 +449,21 @@ func TestBudgetManySmallFields(t *testing.T) {
 		if got := after.TotalAlloc - before.TotalAlloc; got > 8*budget {
 			t.Errorf("%s (%d bytes): allocated %d bytes under a budget of %d", c.name, len(c.data), got, budget)
 		}
+	}
+}
+
+// A space of a million empty planes and hostnames keeps no list of them:
+// it is read (no timed event) allocating a few times its size.
+func TestManyEmptyPlanesAndHostnames(t *testing.T) {
+	data := cat(bytes.Repeat([]byte{0x0a, 0x00}, 1<<20), bytes.Repeat([]byte{0x22, 0x01, 'h'}, 1<<20)) // XSpace.planes, .hostnames
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, notes, err := readBytes(data)
+	runtime.ReadMemStats(&after)
+	if err != nil || !strings.Contains(strings.Join(notes.Messages(), " "), "no timed event") {
+		t.Errorf("read: %v, notes %q; want read, with no timed event", err, notes.Messages())
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(data)) {
+		t.Errorf("allocated %d bytes for a space of %d", got, len(data))
 	}
 }

@@ -99,20 +99,27 @@ type planeRef struct {
 // file into m, under a host container. stem names the host when the
 // space names none.
 func (m *model) decodeSpace(data []byte, stem string) error {
+	// The planes the trace viewer shows, kept until the space is read
+	// (the hostnames come after them); the others only counted.
 	var planes []planeRef
-	var hostnames []string
+	nplanes := 0
+	// The first hostname names the host; the others are only counted
+	// (a list of them would be many times the size of a space of empty
+	// hostnames).
+	var hostname string
+	hostnames := 0
 	reported := 0
-	err := each(data, 0, func(f *field) error {
+	err := each(data, 0, func(f field) error {
 		switch f.num {
 		case spacePlanes:
-			if err := want(f, "XSpace", "planes", protowire.BytesType); err != nil {
+			if err := want(&f, "XSpace", "planes", protowire.BytesType); err != nil {
 				return err
 			}
 			p := planeRef{b: f.b, off: f.boff}
-			err := each(f.b, f.boff, func(g *field) error {
+			err := each(f.b, f.boff, func(g field) error {
 				switch g.num {
 				case planeName:
-					if err := want(g, "XPlane", "name", protowire.BytesType); err != nil {
+					if err := want(&g, "XPlane", "name", protowire.BytesType); err != nil {
 						return err
 					}
 					p.name = string(g.b)
@@ -122,14 +129,20 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 			if err != nil {
 				return err
 			}
-			planes = append(planes, p)
+			nplanes++
+			if shownPlane(p.name) {
+				planes = append(planes, p)
+			}
 		case spaceErrors, spaceWarnings, spaceHostnames:
-			if err := want(f, "XSpace", "errors, warnings or hostnames", protowire.BytesType); err != nil {
+			if err := want(&f, "XSpace", "errors, warnings or hostnames", protowire.BytesType); err != nil {
 				return err
 			}
 			switch {
 			case f.num == spaceHostnames:
-				hostnames = append(hostnames, m.text.String(string(f.b)))
+				if hostnames == 0 {
+					hostname = m.text.String(string(f.b))
+				}
+				hostnames++
 			case reported < maxReported:
 				what := "reports"
 				if f.num == spaceErrors {
@@ -147,14 +160,14 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 		return err
 	}
 	host := stem
-	if len(hostnames) > 0 && hostnames[0] != "" {
-		host = hostnames[0]
+	if hostname != "" {
+		host = hostname
 	}
-	if len(planes) == 0 && len(hostnames) == 0 {
+	if nplanes == 0 && hostnames == 0 {
 		// A profiler always writes a plane (of metadata at least).
 		m.opt.Incomplete("%s holds no plane (%d bytes): the file is empty or cut", m.file, len(data))
 	}
-	if len(hostnames) == 0 && len(planes) > 0 {
+	if hostnames == 0 && nplanes > 0 {
 		// The profilers (TensorFlow 2.4 and later, every jax) name the
 		// host, in a field written after the planes: a space cut
 		// between two planes reads well but for this. Not proof of a
@@ -182,6 +195,17 @@ func clip(s string) string {
 		return strings.ToValidUTF8(s[:most], "") + "..."
 	}
 	return s
+}
+
+// shownPlane tells whether the trace viewer may show the plane named
+// name (shown chooses among them).
+func shownPlane(name string) bool {
+	for _, p := range []string{hostThreadsPlane, gpuPlanePrefix, tpuPlanePrefix, customPlane} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // shown returns the planes the trace viewer shows, in its order: the
@@ -246,20 +270,20 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		}
 		return m.err
 	}
-	err := each(p.b, p.off, func(f *field) error {
+	err := each(p.b, p.off, func(f field) error {
 		if f.num != planeStatMetadata {
 			return nil
 		}
-		if err := want(f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
+		if err := want(&f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
 			return err
 		}
-		key, value, err := mapEntry(f, "stat_metadata")
+		key, value, err := mapEntry(&f, "stat_metadata")
 		if err != nil || value == nil {
 			return err
 		}
-		err = each(value.b, value.boff, func(g *field) error {
+		err = each(value.b, value.boff, func(g field) error {
 			if g.num == smName {
-				if err := want(g, "XStatMetadata", "name", protowire.BytesType); err != nil {
+				if err := want(&g, "XStatMetadata", "name", protowire.BytesType); err != nil {
 					return err
 				}
 				statNames[key] = string(g.b)
@@ -281,14 +305,14 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		}
 	}
 	st := stepStats{id: stepID, has: hasStep, names: statNames}
-	err = each(p.b, p.off, func(f *field) error {
+	err = each(p.b, p.off, func(f field) error {
 		if f.num != planeEventMetadata {
 			return nil
 		}
-		if err := want(f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
+		if err := want(&f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
 			return err
 		}
-		key, value, err := mapEntry(f, "event_metadata")
+		key, value, err := mapEntry(&f, "event_metadata")
 		if err != nil {
 			return err
 		}
@@ -303,11 +327,11 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		return err
 	}
 	pc := m.container(h, ctPlane, strconv.FormatInt(int64(len(m.conts)), 10), int64(len(m.conts)), m.text.String(p.name))
-	return each(p.b, p.off, func(f *field) error {
+	return each(p.b, p.off, func(f field) error {
 		if f.num != planeLines {
 			return nil
 		}
-		if err := want(f, "XPlane", "lines", protowire.BytesType); err != nil {
+		if err := want(&f, "XPlane", "lines", protowire.BytesType); err != nil {
 			return err
 		}
 		if err := m.decodeLine(pc, lineRef{b: f.b, off: f.boff}, metas, st); err != nil {
@@ -321,18 +345,18 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 func mapEntry(f *field, what string) (int64, *field, error) {
 	var key int64
 	var value *field
-	err := each(f.b, f.boff, func(g *field) error {
+	err := each(f.b, f.boff, func(g field) error {
 		switch g.num {
 		case mapKey:
-			if err := want(g, "XPlane."+what, "key", protowire.VarintType); err != nil {
+			if err := want(&g, "XPlane."+what, "key", protowire.VarintType); err != nil {
 				return err
 			}
 			key = g.int64()
 		case mapValue:
-			if err := want(g, "XPlane."+what, "value", protowire.BytesType); err != nil {
+			if err := want(&g, "XPlane."+what, "value", protowire.BytesType); err != nil {
 				return err
 			}
-			v := *g
+			v := g
 			value = &v
 		}
 		return nil
@@ -355,20 +379,20 @@ func (s stepStats) stepName(f *field) (string, error) {
 	var value string
 	var isRef bool
 	var ref int64
-	err := each(f.b, f.boff, func(g *field) error {
+	err := each(f.b, f.boff, func(g field) error {
 		switch g.num {
 		case statMetadataID:
-			if err := want(g, "XStat", "metadata_id", protowire.VarintType); err != nil {
+			if err := want(&g, "XStat", "metadata_id", protowire.VarintType); err != nil {
 				return err
 			}
 			id = g.int64()
 		case statStr:
-			if err := want(g, "XStat", "str_value", protowire.BytesType); err != nil {
+			if err := want(&g, "XStat", "str_value", protowire.BytesType); err != nil {
 				return err
 			}
 			value, isRef = string(g.b), false
 		case statRef:
-			if err := want(g, "XStat", "ref_value", protowire.VarintType); err != nil {
+			if err := want(&g, "XStat", "ref_value", protowire.VarintType); err != nil {
 				return err
 			}
 			ref, isRef = g.int64(), true
@@ -391,10 +415,10 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 		return em, nil
 	}
 	var name, display string
-	err := each(f.b, f.boff, func(g *field) error {
+	err := each(f.b, f.boff, func(g field) error {
 		switch g.num {
 		case emName, emDisplayName:
-			if err := want(g, "XEventMetadata", "name", protowire.BytesType); err != nil {
+			if err := want(&g, "XEventMetadata", "name", protowire.BytesType); err != nil {
 				return err
 			}
 			if g.num == emName {
@@ -403,11 +427,11 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 				display = string(g.b)
 			}
 		case emStats:
-			if err := want(g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
+			if err := want(&g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
 				return err
 			}
 			if st.has {
-				s, err := st.stepName(g)
+				s, err := st.stepName(&g)
 				if err != nil {
 					return err
 				}
@@ -433,10 +457,10 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st stepStats) error {
 	var id, displayID, ts, events int64
 	var name, display string
-	err := each(l.b, l.off, func(f *field) error {
+	err := each(l.b, l.off, func(f field) error {
 		switch f.num {
 		case lineID, lineDisplayID, lineTimestampNs:
-			if err := want(f, "XLine", "id, display_id or timestamp_ns", protowire.VarintType); err != nil {
+			if err := want(&f, "XLine", "id, display_id or timestamp_ns", protowire.VarintType); err != nil {
 				return err
 			}
 			switch f.num {
@@ -448,7 +472,7 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 				ts = f.int64()
 			}
 		case lineName, lineDisplayName:
-			if err := want(f, "XLine", "name or display_name", protowire.BytesType); err != nil {
+			if err := want(&f, "XLine", "name or display_name", protowire.BytesType); err != nil {
 				return err
 			}
 			if f.num == lineName {
@@ -457,7 +481,7 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 				display = string(f.b)
 			}
 		case lineEvents:
-			if err := want(f, "XLine", "events", protowire.BytesType); err != nil {
+			if err := want(&f, "XLine", "events", protowire.BytesType); err != nil {
 				return err
 			}
 			events++
@@ -480,7 +504,7 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 	lc := m.container(pc, ctLine, strconv.FormatInt(displayID, 10), int64(len(m.conts)), m.text.String(display))
 	steps := name == stepLine
 	k := 0
-	return each(l.b, l.off, func(f *field) error {
+	return each(l.b, l.off, func(f field) error {
 		if f.num != lineEvents {
 			return nil
 		}
@@ -502,10 +526,10 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	var metaID, offset, dur int64
 	aggregated := false
 	stepName := ""
-	err := each(e.b, e.off, func(f *field) error {
+	err := each(e.b, e.off, func(f field) error {
 		switch f.num {
 		case eventMetadataID, eventOffsetPs, eventDurationPs, eventNumOccurences:
-			if err := want(f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
+			if err := want(&f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
 				return err
 			}
 			switch f.num {
@@ -519,11 +543,11 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 				aggregated = true // the oneof's last field wins
 			}
 		case eventStats:
-			if err := want(f, "XEvent", "stats", protowire.BytesType); err != nil {
+			if err := want(&f, "XEvent", "stats", protowire.BytesType); err != nil {
 				return err
 			}
 			if st.has {
-				s, err := st.stepName(f)
+				s, err := st.stepName(&f)
 				if err != nil {
 					return err
 				}
