@@ -3,7 +3,9 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,8 +37,10 @@ func ResolveColors(names, traceColors []string, override map[string]string) (Col
 	given := make([]bool, len(names))
 	// The user's colours first: a state the user paints red makes the
 	// palette skip its own red for the others, as the trace's colours do
-	// (a figure with two reds says nothing about either).
-	for name, spec := range override {
+	// (a figure with two reds says nothing about either). In name order,
+	// so that of two unknown names the error names the same one each run.
+	for _, name := range slices.Sorted(maps.Keys(override)) {
+		spec := override[name]
 		i, ok := index[name]
 		if !ok {
 			return nil, errs.Argument("colors", "no state named %q in the figure", name)

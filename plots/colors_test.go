@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -220,5 +221,17 @@ func TestDistinctTraceColors(t *testing.T) {
 	want := []string{"0.6 0.8 0.6", "0 1 0", "", "", "1 0 1", "", ""}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Of several colours given for states the figure lacks, the error names
+// the first by name, every time (the map's order is random).
+func TestResolveColorsUnknownNamesInOrder(t *testing.T) {
+	over := map[string]string{"zeta": "red", "beta": "blue", "alpha": "green", "gamma": "#000000"}
+	for range 50 {
+		_, err := ResolveColors([]string{"gamma"}, nil, over)
+		if err == nil || !strings.Contains(err.Error(), `"alpha"`) {
+			t.Fatalf("error %v, want one naming \"alpha\"", err)
+		}
 	}
 }

@@ -82,7 +82,9 @@ func ArchiveError(kind string) string {
 // LFSPointer tells whether head is a Git LFS pointer file, the few lines
 // a repository keeps in place of a large file its checkout has not
 // fetched ("version https://git-lfs.github.com/spec/v1", "oid sha256:...",
-// "size N"), and the size of the file it stands for ("" if not given).
+// "size N"), and the size of the file it stands for ("" if not given, or
+// not a number: the size goes into an error message, which says no more
+// of a file than it can vouch for).
 func LFSPointer(head []byte) (size string, ok bool) {
 	const version = "version https://git-lfs.github.com/spec/v1\n"
 	if !bytes.HasPrefix(head, []byte(version)) {
@@ -90,7 +92,11 @@ func LFSPointer(head []byte) (size string, ok bool) {
 	}
 	for _, line := range bytes.Split(head[len(version):], []byte("\n")) {
 		if n, found := bytes.CutPrefix(line, []byte("size ")); found {
-			return string(bytes.TrimSpace(n)), true
+			n = bytes.TrimSpace(n)
+			if len(n) == 0 || len(n) > 20 || bytes.ContainsFunc(n, func(r rune) bool { return r < '0' || r > '9' }) {
+				return "", true
+			}
+			return string(n), true
 		}
 	}
 	return "", true

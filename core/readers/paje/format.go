@@ -75,7 +75,7 @@ func open(path string, v ingest.Values) (*ingest.Source, error) {
 		opt.TimeUnit, _ = trace.TimeUnit(unit)
 	} else if v.Bool("strict") {
 		// pj_dump takes every date for seconds: so does its emulation.
-	} else if head, err := ingest.Head(path, 64<<10); err == nil && looksStarPU(head) {
+	} else if head, err := ingest.Head(path, 64<<10); err == nil && writesMilliseconds(head) {
 		opt.TimeUnit, _ = trace.TimeUnit("ms")
 	}
 	probe := func() (trace.Time, trace.Time, bool) { return extent(files, opt) }

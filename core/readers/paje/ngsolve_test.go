@@ -79,10 +79,10 @@ func TestNGSolveThreadsInANode(t *testing.T) {
 		!strings.Contains(err.Error(), `container type "a4" is not a child type of the type of container "0"`) {
 		t.Errorf("Jobs at the root: %v, want a refusal", err)
 	}
-	if !looksStarPU([]byte(ngsolveBody)) {
+	if !writesMilliseconds([]byte(ngsolveBody)) {
 		t.Error("ngcore's container types not told")
 	}
-	if looksStarPU([]byte(strings.ReplaceAll(ngsolveBody, "\"Jobs\"", "\"Queue\""))) {
+	if writesMilliseconds([]byte(strings.ReplaceAll(ngsolveBody, "\"Jobs\"", "\"Queue\""))) {
 		t.Error("three of ngcore's four container types told as ngcore's")
 	}
 }

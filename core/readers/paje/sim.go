@@ -538,9 +538,9 @@ func (s *simulator) createContainer(f *eventFields) error {
 	if typ == trace.None || s.types[typ].parent != pc.typ {
 		// PajeNG refuses it. NGSolve's ngcore defines its "Thread" type
 		// in "Task Manager" and creates the threads in a "Node" inside
-		// it (ViTE shows them there): unless as PajeNG, a container is
-		// created inside a container of a type its own type's parent
-		// contains, deeper than its type says.
+		// it (ViTE shows them there): unlike PajeNG, a container may
+		// be created inside a container of a type its own type's
+		// parent contains, deeper than its type says.
 		if typ == trace.None || s.opt.StrictPajeNG || !s.typeAbove(s.types[typ].parent, pc.typ) {
 			return s.failf("container type %s is not a child type of the type of container %s", errs.QuoteBytes(typeKey), errs.QuoteBytes(parentKey))
 		}

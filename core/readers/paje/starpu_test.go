@@ -100,11 +100,11 @@ func TestStarPUTypesUnquoted(t *testing.T) {
 		"%EventDef Program 1\n% Memory \"Memory Node\" Worker\n%EndEventDef\n",
 		"1 P 0 Program\n1 M P \"Memory Node\"\n1 W M Worker", // the last line may be cut
 	} {
-		if looksStarPU([]byte(head)) {
+		if writesMilliseconds([]byte(head)) {
 			t.Errorf("%q: taken for StarPU's", head)
 		}
 	}
-	if !looksStarPU([]byte("1 P 0 Program\n1 M P \"Memory Node\"\n1 W M Worker\n")) {
+	if !writesMilliseconds([]byte("1 P 0 Program\n1 M P \"Memory Node\"\n1 W M Worker\n")) {
 		t.Error("whole lines with the three types: not taken for StarPU's")
 	}
 }

@@ -17,13 +17,14 @@ import (
 // inUnit converts a date parsed as seconds to the trace's unit.
 func (o *Options) inUnit(t trace.Time) trace.Time { return trace.InUnit(t, o.TimeUnit) }
 
-// looksStarPU reports whether the first bytes of a Pajé trace hold the
+// writesMilliseconds reports whether the first bytes of a Pajé trace are
+// of a producer that writes its dates in milliseconds: they hold the
 // container types starpu_fxt_tool defines (trace.StarPUContainerTypes),
 // or those NGSolve's ngcore defines (ngsolveContainerTypes): each a field
 // of some event line, quoted (as both write them) or not, split as the
 // reader splits fields. Definition lines (%...) and the last line, which
 // the head may cut, are not looked at. Both write milliseconds.
-func looksStarPU(head []byte) bool {
+func writesMilliseconds(head []byte) bool {
 	names := append(slices.Clip(trace.StarPUContainerTypes), ngsolveContainerTypes...)
 	seen := make([]bool, len(names))
 	var spans []span

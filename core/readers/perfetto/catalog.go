@@ -529,9 +529,9 @@ func treeThread(f field) (tid, tgid int32, name string, err error) {
 }
 
 // ftraceTimes notes the first ftrace timestamp of a bundle, in boot time
-// (see decoder.ftrace).
+// (see ftraceClock).
 func (c *catalog) ftraceTimes(f field) error {
-	shift, err := ftraceShift(f)
+	shift, _, _, err := ftraceClock(f)
 	if err != nil {
 		return err
 	}
@@ -565,19 +565,13 @@ func (c *catalog) ftraceTimes(f field) error {
 	})
 }
 
-// ftraceShift is what turns the times of an ftrace bundle into boot time:
-// 0 for a bundle on boot time, the difference of the two clocks read at
-// one instant for one on another clock that gives them (kernels older
-// than 4.x, whose ftrace has no boot clock, as trace processor converts
-// them), 0 again without them (the times are used as they are); other
-// tells that the bundle is on another clock.
-func ftraceShift(f field) (shift int64, err error) {
-	shift, _, _, err = ftraceClock(f)
-	return shift, err
-}
-
-// ftraceClock is ftraceShift, and whether the bundle is on another clock
-// than boot time and whether it gives the two clocks to convert by.
+// ftraceClock returns what turns the times of an ftrace bundle into boot
+// time: 0 for a bundle on boot time, the difference of the two clocks
+// read at one instant for one on another clock that gives them (kernels
+// older than 4.x, whose ftrace has no boot clock, as trace processor
+// converts them), 0 again without them (the times are used as they are).
+// other tells that the bundle is on another clock than boot time,
+// converted that it gives the two clocks to convert by.
 func ftraceClock(f field) (shift int64, other, converted bool, err error) {
 	var ftraceTS, bootTS int64
 	snapshot := 0

@@ -101,13 +101,12 @@ type decoder struct {
 	atraceCtrOrder []atraceCounter
 	pending        map[int32][]flowV1Key // flow (v1) ends waiting for the next slice of their container
 	// ftraceShift turns the times of the ftrace bundle being read into
-	// boot time (see ftrace).
+	// boot time (see ftraceClock).
 	ftraceShift trace.Time
 	cpus        map[uint32]*cpuState
 	cpuOrder    []uint32
 	freqs       map[freqKey]*counterTrack // CPUs' and GPUs' clock frequencies
 	freqOrder   []freqKey
-	gpus        map[uint32]int32 // containers of the GPUs of gpu_frequency events
 
 	global       map[uint32]*clock // builtin clocks' latest relation to boot time
 	unconverted  map[uint32]int64  // packets on clocks with no relation to boot time
@@ -125,7 +124,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	m := newModel(sink, start)
 	return &decoder{inflate: newInflater(), names: newInterner(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{}, states: map[uint64]*stateTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceGroups: map[atraceGroupKey]*atraceGroup{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{}, freqs: map[freqKey]*counterTrack{}, gpus: map[uint32]int32{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceGroups: map[atraceGroupKey]*atraceGroup{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{}, freqs: map[freqKey]*counterTrack{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 

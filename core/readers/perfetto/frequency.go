@@ -1,8 +1,6 @@
 package perfetto
 
 import (
-	"strconv"
-
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -50,7 +48,7 @@ func (d *decoder) frequency(t trace.Time, f field) error {
 		var cont int32
 		name := "cpufreq"
 		if k.gpu {
-			cont, name = d.gpuContainer(k.n), "gpufreq"
+			cont, name = d.conts.gpu(k.n), "gpufreq"
 		} else {
 			cont = d.conts.cpu(k.n)
 		}
@@ -62,15 +60,4 @@ func (d *decoder) frequency(t trace.Time, f field) error {
 		d.skip("frequency values earlier than values of their CPU or GPU already placed", 1)
 	}
 	return nil
-}
-
-// gpuContainer is the container "GPU <n>" of type "GPU" under the root.
-func (d *decoder) gpuContainer(n uint32) int32 {
-	if id, ok := d.gpus[n]; ok {
-		return id
-	}
-	s := strconv.FormatUint(uint64(n), 10)
-	id := d.m.container("GPU", "GPU "+s, s, 0)
-	d.gpus[n] = id
-	return id
 }

@@ -160,6 +160,7 @@ type containers struct {
 	procs   map[int32]int32
 	threads map[int32]int32
 	cpus    map[uint32]int32
+	gpus    map[uint32]int32 // the GPUs of gpu_frequency events
 	// undescribed counts the tracks events refer to without a descriptor.
 	undescribed int64
 	// cycles counts tracks whose parents loop.
@@ -173,7 +174,7 @@ type containers struct {
 
 func newContainers(m *model, cat *catalog) *containers {
 	c := &containers{m: m, cat: cat, tracks: map[uint64]int32{}, procs: map[int32]int32{},
-		threads: map[int32]int32{}, cpus: map[uint32]int32{}}
+		threads: map[int32]int32{}, cpus: map[uint32]int32{}, gpus: map[uint32]int32{}}
 	c.findLaneGroups()
 	return c
 }
@@ -215,13 +216,21 @@ func (c *containers) thread(pid, tid int32) int32 {
 	return id
 }
 
-func (c *containers) cpu(n uint32) int32 {
-	if id, ok := c.cpus[n]; ok {
+// cpu is the container "CPU <n>" of type "CPU" under the root.
+func (c *containers) cpu(n uint32) int32 { return c.numbered("CPU", c.cpus, n) }
+
+// gpu is the container "GPU <n>" of type "GPU" under the root.
+func (c *containers) gpu(n uint32) int32 { return c.numbered("GPU", c.gpus, n) }
+
+// numbered returns the container "<typ> <n>" of type typ under the root,
+// made at its first use and kept in made.
+func (c *containers) numbered(typ string, made map[uint32]int32, n uint32) int32 {
+	if id, ok := made[n]; ok {
 		return id
 	}
 	s := strconv.FormatUint(uint64(n), 10)
-	id := c.m.container("CPU", "CPU "+s, s, 0)
-	c.cpus[n] = id
+	id := c.m.container(typ, typ+" "+s, s, 0)
+	made[n] = id
 	return id
 }
 

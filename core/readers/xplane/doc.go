@@ -57,7 +57,7 @@
 // of a line nest as its call stack (package nesting); events that
 // overlap without nesting go to an overlap lane of the line.
 //
-// Roles: the events of a "Steps" line (a TPU's steps, named by their
-// number) are steps (trace.RoleStep, numbered); NCCL kernels communicate
-// (trace.RoleCommunicationKernel).
+// Roles: the events of a "Steps" line (a TPU's steps, or a TensorFlow
+// GPU run's, named by their number) are steps (trace.RoleStep,
+// numbered); NCCL kernels communicate (trace.RoleCommunicationKernel).
 package xplane

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,12 +179,24 @@ func load(dir, path string, opt trace.ReadOptions, done, total int64) (data []by
 		}
 		if len(data) == cap(data) {
 			// The file's size first (a plain file fits, with a byte for
-			// the read that finds its end), then doubling.
-			grown := slices.Grow(data, int(max(size+1, int64(cap(data)), 4096)))
-			delta := int64(cap(grown) - cap(data))
-			held += delta // the budget counts what it refuses too
-			if err := opt.Held(delta); err != nil {
+			// the read that finds its end), then doubling. The budget is
+			// asked before the allocation: a file larger than memory (or
+			// sparse) is refused by it, not by the runtime's out of
+			// memory, which no caller can recover from.
+			more := max(size+1, int64(cap(data)), 4096)
+			if more > math.MaxInt-int64(cap(data)) {
+				return nil, 0, &errs.FormatError{File: path, Err: fmt.Errorf("is too large to be held in memory (%d bytes read)", len(data))}
+			}
+			held += more // the budget counts what it refuses too
+			if err := opt.Held(more); err != nil {
 				return nil, 0, err
+			}
+			grown := slices.Grow(data, int(more))
+			if extra := int64(cap(grown)-cap(data)) - more; extra != 0 { // the allocator's rounding
+				held += extra
+				if err := opt.Held(extra); err != nil {
+					return nil, 0, err
+				}
 			}
 			data = grown
 		}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,9 +154,9 @@ func TestStepsLine(t *testing.T) {
 	got := map[string]string{}
 	for _, s := range tr.States.All() {
 		v := tr.Values[s.Value]
-		got[tr.Containers[s.Container].Name+"/"+v.Name] = v.Role.String() + " " + string(rune('0'+v.Step%10))
+		got[tr.Containers[s.Container].Name+"/"+v.Name] = v.Role.String() + " " + strconv.Itoa(int(v.Step))
 	}
-	want := map[string]string{"Steps/41": "step 1", "Steps/42": "step 2", "Steps/warmup": " 0", "XLA Ops/41": " 0"}
+	want := map[string]string{"Steps/41": "step 41", "Steps/42": "step 42", "Steps/warmup": " 0", "XLA Ops/41": " 0"}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], w, got)
@@ -238,7 +240,7 @@ func TestCut(t *testing.T) {
 	// Cut between planes: the planes before, with a warning, as the
 	// hostnames come after the planes.
 	var planes []int
-	if err := each(data, 0, func(f *field) error {
+	if err := each(data, 0, func(f field) error {
 		if f.num == spacePlanes {
 			planes = append(planes, int(f.boff)+len(f.b))
 		}
@@ -371,5 +373,100 @@ func TestDirectoryLinkOutside(t *testing.T) {
 	_, err := readertest.ReadFormat(t, Format, run, nil)
 	if !errors.Is(err, ingest.ErrOutside) || !strings.Contains(err.Error(), "h.xplane.pb") {
 		t.Errorf("read through a link outside: %v", err)
+	}
+}
+
+// A file larger than the budget is refused by the budget before its
+// bytes are allocated: a sparse file of 4 GiB, under a budget of 64 MiB,
+// allocates none of its size (the runtime's out of memory, for a file
+// larger than memory, would end the process).
+func TestBudgetBeforeAllocation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sparse.xplane.pb")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(4 << 30); err != nil {
+		t.Skip("no sparse file here:", err)
+	}
+	f.Close()
+	over := errors.New("over budget")
+	var held int64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = Read(path, trace.New(), trace.ReadOptions{Hold: func(n int64) error {
+		if held += n; held > 64<<20 {
+			return over
+		}
+		return nil
+	}})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, over) || held != 0 {
+		t.Errorf("read: %v, %d bytes held at the end; want the budget's error, all given back", err, held)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<30 {
+		t.Errorf("allocated %d bytes before the budget refused the file", n)
+	}
+}
+
+// Spaces of many small fields (empty events, metadata entries) are
+// refused by the budget before the reader's own lists of them grow to
+// many times the file's size: what the read allocates stays within a few
+// times the budget.
+func TestBudgetManySmallFields(t *testing.T) {
+	const n = 1 << 20
+	emptyEvents := bytes.Repeat([]byte{0x22, 0x00}, n) // XLine.events, empty
+	var metas [][]byte
+	for i := range n {
+		metas = append(metas, sub(planeEventMetadata, sint(mapKey, int64(i+1))))
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty events", plane(0, "/host:CPU", sub(planeLines, sint(lineID, 1), str(lineName, "t"), emptyEvents))},
+		{"metadata entries", plane(0, "/host:CPU", cat(metas...), line(1, "t", 0, event(1, 0, 10)))},
+	} {
+		over := errors.New("over budget")
+		const budget = 4 << 20
+		var held int64
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		done := false
+		err := decode("mem.xplane.pb", trace.New(), trace.ReadOptions{Hold: func(k int64) error {
+			if held += k; held > budget {
+				return over
+			}
+			return nil
+		}}, func([]byte) {}, func() ([]byte, string, error) {
+			if done {
+				return nil, "", io.EOF
+			}
+			done = true
+			return c.data, "mem.xplane.pb", nil
+		})
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, over) || held != 0 {
+			t.Errorf("%s: %v, %d bytes held at the end; want the budget's error, all given back", c.name, err, held)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8*budget {
+			t.Errorf("%s (%d bytes): allocated %d bytes under a budget of %d", c.name, len(c.data), got, budget)
+		}
+	}
+}
+
+// A space of a million empty planes and hostnames keeps no list of them:
+// it is read (no timed event) allocating a few times its size.
+func TestManyEmptyPlanesAndHostnames(t *testing.T) {
+	data := cat(bytes.Repeat([]byte{0x0a, 0x00}, 1<<20), bytes.Repeat([]byte{0x22, 0x01, 'h'}, 1<<20)) // XSpace.planes, .hostnames
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, notes, err := readBytes(data)
+	runtime.ReadMemStats(&after)
+	if err != nil || !strings.Contains(strings.Join(notes.Messages(), " "), "no timed event") {
+		t.Errorf("read: %v, notes %q; want read, with no timed event", err, notes.Messages())
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(data)) {
+		t.Errorf("allocated %d bytes for a space of %d", got, len(data))
 	}
 }

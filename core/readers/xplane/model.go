@@ -84,6 +84,9 @@ type model struct {
 	held    int64
 	entries int
 	err     error
+	// aside is what the decoding holds beside the model (the metadata
+	// of the plane being decoded), weighed with it.
+	aside int64
 }
 
 func newModel(opt trace.ReadOptions) *model {
@@ -92,10 +95,12 @@ func newModel(opt trace.ReadOptions) *model {
 	return m
 }
 
-// weighEvery is how many events pass between two weighings of the model.
+// weighEvery is how many events and containers pass between two
+// weighings of the model.
 const weighEvery = 4096
 
-// tick counts an event added, and weighs the model every weighEvery.
+// tick counts an event or a container added, and weighs the model every
+// weighEvery.
 func (m *model) tick() {
 	if m.entries++; m.entries%weighEvery != 0 || m.err != nil {
 		return
@@ -105,7 +110,7 @@ func (m *model) tick() {
 
 func (m *model) weigh() {
 	n := int64(cap(m.recs))*int64(unsafe.Sizeof(rec{})) + int64(cap(m.conts))*int64(unsafe.Sizeof(cont{})+64) +
-		m.names.Bytes()
+		m.names.Bytes() + m.aside
 	delta := n - m.held
 	m.held = n
 	if err := m.opt.Held(delta); err != nil && m.err == nil {
@@ -131,6 +136,7 @@ func (m *model) container(parent int32, typ int, key string, rank int64, name st
 	id := int32(len(m.conts))
 	m.conts = append(m.conts, cont{typ: typ, parent: parent, key: key, rank: rank, name: name})
 	m.byKey[k] = id
+	m.tick() // a space of many planes or lines without events weighs too
 	return id
 }
 
@@ -269,9 +275,9 @@ func (m *model) emit(sink trace.Sink, file string) error {
 		v := values[r.name]
 		switch kind {
 		case stepDevice:
-			// A TPU's "Steps" line names its events by their number:
-			// they are the program's steps (trace.RoleStep); the same
-			// name elsewhere is not.
+			// A "Steps" line (a TPU's, a TensorFlow GPU run's) names
+			// its events by their number: they are the program's steps
+			// (trace.RoleStep); the same name elsewhere is not.
 			if sv, ok := steps[r.name]; ok {
 				v = sv
 			} else {

@@ -116,20 +116,27 @@ type planeRef struct {
 // file into m, under a host container. stem names the host when the
 // space names none.
 func (m *model) decodeSpace(data []byte, stem string) error {
+	// The planes the trace viewer shows, kept until the space is read
+	// (the hostnames come after them); the others only counted.
 	var planes []planeRef
-	var hostnames []string
+	nplanes := 0
+	// The first hostname names the host; the others are only counted
+	// (a list of them would be many times the size of a space of empty
+	// hostnames).
+	var hostname string
+	hostnames := 0
 	reported := 0
-	err := each(data, 0, func(f *field) error {
+	err := each(data, 0, func(f field) error {
 		switch f.num {
 		case spacePlanes:
-			if err := want(f, "XSpace", "planes", protowire.BytesType); err != nil {
+			if err := want(&f, "XSpace", "planes", protowire.BytesType); err != nil {
 				return err
 			}
 			p := planeRef{b: f.b, off: f.boff}
-			err := each(f.b, f.boff, func(g *field) error {
+			err := each(f.b, f.boff, func(g field) error {
 				switch g.num {
 				case planeName:
-					if err := want(g, "XPlane", "name", protowire.BytesType); err != nil {
+					if err := want(&g, "XPlane", "name", protowire.BytesType); err != nil {
 						return err
 					}
 					p.name = string(g.b)
@@ -139,14 +146,20 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 			if err != nil {
 				return err
 			}
-			planes = append(planes, p)
+			nplanes++
+			if shownPlane(p.name) {
+				planes = append(planes, p)
+			}
 		case spaceErrors, spaceWarnings, spaceHostnames:
-			if err := want(f, "XSpace", "errors, warnings or hostnames", protowire.BytesType); err != nil {
+			if err := want(&f, "XSpace", "errors, warnings or hostnames", protowire.BytesType); err != nil {
 				return err
 			}
 			switch {
 			case f.num == spaceHostnames:
-				hostnames = append(hostnames, m.text.String(string(f.b)))
+				if hostnames == 0 {
+					hostname = m.text.String(string(f.b))
+				}
+				hostnames++
 			case reported < maxReported:
 				what := "reports"
 				if f.num == spaceErrors {
@@ -164,14 +177,14 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 		return err
 	}
 	host := stem
-	if len(hostnames) > 0 && hostnames[0] != "" {
-		host = hostnames[0]
+	if hostname != "" {
+		host = hostname
 	}
-	if len(planes) == 0 && len(hostnames) == 0 {
+	if nplanes == 0 && hostnames == 0 {
 		// A profiler always writes a plane (of metadata at least).
 		m.opt.Incomplete("%s holds no plane (%d bytes): the file is empty or cut", m.file, len(data))
 	}
-	if len(hostnames) == 0 && len(planes) > 0 {
+	if hostnames == 0 && nplanes > 0 {
 		// The profilers (TensorFlow 2.4 and later, every jax) name the
 		// host, in a field written after the planes: a space cut
 		// between two planes reads well but for this. Not proof of a
@@ -199,6 +212,17 @@ func clip(s string) string {
 		return strings.ToValidUTF8(s[:most], "") + "..."
 	}
 	return s
+}
+
+// shownPlane tells whether the trace viewer may show the plane named
+// name (shown chooses among them).
+func shownPlane(name string) bool {
+	for _, p := range []string{hostThreadsPlane, gpuPlanePrefix, tpuPlanePrefix, customPlane} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // shown returns the planes the trace viewer shows, in its order: the
@@ -236,55 +260,58 @@ type eventMeta struct {
 	root     bool   // it has the root stat (_r), set on the metadata
 }
 
-// lineRef is a line of a plane, not yet decoded.
+// lineRef is a message of a plane (a line, an event), not yet decoded.
 type lineRef struct {
 	b   []byte
 	off int64
 }
 
+// metaWeight is what an entry of a plane's metadata maps weighs, beside
+// its name: the map's entry and the eventMeta.
+const metaWeight = 96
+
 // decodePlane decodes plane p into containers under host h: the plane,
 // and a container per line (lines of one display id share one, as the
-// trace viewer draws them in one row).
+// trace viewer draws them in one row). It walks the plane's fields three
+// times, keeping no list of them (a plane of empty fields would make
+// such a list tens of times the file's size): the stats' names, which
+// the event metadata's step_name needs; the event metadata, which the
+// lines need; the lines. The metadata maps count against the budget.
 func (m *model) decodePlane(h int32, p planeRef) error {
-	var lines []lineRef
-	metas := map[int64]*eventMeta{}
+	defer func() { m.aside = 0 }()
 	statNames := map[int64]string{}
-	var metaFields []*field // event metadata, decoded once the stats are named
-	err := each(p.b, p.off, func(f *field) error {
-		switch f.num {
-		case planeLines:
-			if err := want(f, "XPlane", "lines", protowire.BytesType); err != nil {
-				return err
-			}
-			lines = append(lines, lineRef{b: f.b, off: f.boff})
-		case planeEventMetadata:
-			if err := want(f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
-				return err
-			}
-			g := *f
-			metaFields = append(metaFields, &g)
-		case planeStatMetadata:
-			if err := want(f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
-				return err
-			}
-			key, value, err := mapEntry(f, "stat_metadata")
-			if err != nil {
-				return err
-			}
-			if value == nil {
-				return nil
-			}
-			return each(value.b, value.boff, func(g *field) error {
-				if g.num == smName {
-					if err := want(g, "XStatMetadata", "name", protowire.BytesType); err != nil {
-						return err
-					}
-					statNames[key] = string(g.b)
-				}
-				return nil
-			})
+	metas := map[int64]*eventMeta{}
+	weighMaps := func() error {
+		if n := len(statNames) + len(metas); n%weighEvery == weighEvery-1 {
+			m.aside = int64(n) * metaWeight
+			m.weigh()
 		}
-		return nil
+		return m.err
+	}
+	err := each(p.b, p.off, func(f field) error {
+		if f.num != planeStatMetadata {
+			return nil
+		}
+		if err := want(&f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
+			return err
+		}
+		key, value, err := mapEntry(&f, "stat_metadata")
+		if err != nil || value == nil {
+			return err
+		}
+		err = each(value.b, value.boff, func(g field) error {
+			if g.num == smName {
+				if err := want(&g, "XStatMetadata", "name", protowire.BytesType); err != nil {
+					return err
+				}
+				statNames[key] = string(g.b)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return weighMaps()
 	})
 	if err != nil {
 		return err
@@ -295,8 +322,14 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		st.numID, st.hasNum = statID(statNames, stepNumStat)
 		st.rootID, st.hasRoot = statID(statNames, rootStat)
 	}
-	for _, f := range metaFields {
-		key, value, err := mapEntry(f, "event_metadata")
+	err = each(p.b, p.off, func(f field) error {
+		if f.num != planeEventMetadata {
+			return nil
+		}
+		if err := want(&f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
+			return err
+		}
+		key, value, err := mapEntry(&f, "event_metadata")
 		if err != nil {
 			return err
 		}
@@ -305,35 +338,42 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 			return err
 		}
 		metas[key] = em
+		return weighMaps()
+	})
+	if err != nil {
+		return err
 	}
 	pc := m.container(h, ctPlane, strconv.FormatInt(int64(len(m.conts)), 10), int64(len(m.conts)), m.text.String(p.name))
-	for _, l := range lines {
-		if err := m.decodeLine(pc, l, metas, st); err != nil {
+	return each(p.b, p.off, func(f field) error {
+		if f.num != planeLines {
+			return nil
+		}
+		if err := want(&f, "XPlane", "lines", protowire.BytesType); err != nil {
 			return err
 		}
-		if err := m.opt.Canceled(); err != nil {
+		if err := m.decodeLine(pc, lineRef{b: f.b, off: f.boff}, metas, st); err != nil {
 			return err
 		}
-	}
-	return nil
+		return m.opt.Canceled()
+	})
 }
 
 // mapEntry decodes a map entry's key and value (nil when absent).
 func mapEntry(f *field, what string) (int64, *field, error) {
 	var key int64
 	var value *field
-	err := each(f.b, f.boff, func(g *field) error {
+	err := each(f.b, f.boff, func(g field) error {
 		switch g.num {
 		case mapKey:
-			if err := want(g, "XPlane."+what, "key", protowire.VarintType); err != nil {
+			if err := want(&g, "XPlane."+what, "key", protowire.VarintType); err != nil {
 				return err
 			}
 			key = g.int64()
 		case mapValue:
-			if err := want(g, "XPlane."+what, "value", protowire.BytesType); err != nil {
+			if err := want(&g, "XPlane."+what, "value", protowire.BytesType); err != nil {
 				return err
 			}
-			v := *g
+			v := g
 			value = &v
 		}
 		return nil
@@ -386,25 +426,25 @@ func (s stepStats) stat(f *field) (stat, error) {
 	var ref int64
 	var num int64
 	var isNum bool
-	err := each(f.b, f.boff, func(g *field) error {
+	err := each(f.b, f.boff, func(g field) error {
 		switch g.num {
 		case statMetadataID:
-			if err := want(g, "XStat", "metadata_id", protowire.VarintType); err != nil {
+			if err := want(&g, "XStat", "metadata_id", protowire.VarintType); err != nil {
 				return err
 			}
 			id = g.int64()
 		case statStr:
-			if err := want(g, "XStat", "str_value", protowire.BytesType); err != nil {
+			if err := want(&g, "XStat", "str_value", protowire.BytesType); err != nil {
 				return err
 			}
 			value, isRef = string(g.b), false
 		case statRef:
-			if err := want(g, "XStat", "ref_value", protowire.VarintType); err != nil {
+			if err := want(&g, "XStat", "ref_value", protowire.VarintType); err != nil {
 				return err
 			}
 			ref, isRef = g.int64(), true
 		case statInt, statUint:
-			if err := want(g, "XStat", "int64_value or uint64_value", protowire.VarintType); err != nil {
+			if err := want(&g, "XStat", "int64_value or uint64_value", protowire.VarintType); err != nil {
 				return err
 			}
 			num, isNum = g.int64(), g.num == statInt || g.u <= math.MaxInt64
@@ -424,10 +464,10 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 		return em, nil
 	}
 	var name, display string
-	err := each(f.b, f.boff, func(g *field) error {
+	err := each(f.b, f.boff, func(g field) error {
 		switch g.num {
 		case emName, emDisplayName:
-			if err := want(g, "XEventMetadata", "name", protowire.BytesType); err != nil {
+			if err := want(&g, "XEventMetadata", "name", protowire.BytesType); err != nil {
 				return err
 			}
 			if g.num == emName {
@@ -436,11 +476,11 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 				display = string(g.b)
 			}
 		case emStats:
-			if err := want(g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
+			if err := want(&g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
 				return err
 			}
 			if st.wanted() {
-				x, err := st.stat(g)
+				x, err := st.stat(&g)
 				if err != nil {
 					return err
 				}
@@ -462,15 +502,17 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 	return em, err
 }
 
-// decodeLine decodes the events of line l of plane container pc.
+// decodeLine decodes the events of line l of plane container pc. It
+// walks the line's fields twice, keeping no list of its events: its
+// name, display name and timestamp, which the protobuf serializers write
+// on either side of the events, then the events.
 func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st stepStats) error {
-	var id, displayID, ts int64
+	var id, displayID, ts, events int64
 	var name, display string
-	var events []lineRef
-	err := each(l.b, l.off, func(f *field) error {
+	err := each(l.b, l.off, func(f field) error {
 		switch f.num {
 		case lineID, lineDisplayID, lineTimestampNs:
-			if err := want(f, "XLine", "id, display_id or timestamp_ns", protowire.VarintType); err != nil {
+			if err := want(&f, "XLine", "id, display_id or timestamp_ns", protowire.VarintType); err != nil {
 				return err
 			}
 			switch f.num {
@@ -482,7 +524,7 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 				ts = f.int64()
 			}
 		case lineName, lineDisplayName:
-			if err := want(f, "XLine", "name or display_name", protowire.BytesType); err != nil {
+			if err := want(&f, "XLine", "name or display_name", protowire.BytesType); err != nil {
 				return err
 			}
 			if f.num == lineName {
@@ -491,18 +533,18 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 				display = string(f.b)
 			}
 		case lineEvents:
-			if err := want(f, "XLine", "events", protowire.BytesType); err != nil {
+			if err := want(&f, "XLine", "events", protowire.BytesType); err != nil {
 				return err
 			}
-			events = append(events, lineRef{b: f.b, off: f.boff})
+			events++
 		}
 		return nil
 	})
-	if err != nil || len(events) == 0 {
+	if err != nil || events == 0 {
 		return err
 	}
 	if name == counterLine || strings.HasPrefix(name, counterLinePrefix) {
-		m.opt.Skip("counter events (xprof's counter lines, "+counterLine+")", int64(len(events)))
+		m.opt.Skip("counter events (xprof's counter lines, "+counterLine+")", events)
 		return nil
 	}
 	if displayID == 0 {
@@ -513,20 +555,21 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 	}
 	lc := m.container(pc, ctLine, strconv.FormatInt(displayID, 10), int64(len(m.conts)), m.text.String(display))
 	steps := name == stepLine
-	for k, e := range events {
-		if k%4096 == 4095 {
+	k := 0
+	return each(l.b, l.off, func(f field) error {
+		if f.num != lineEvents {
+			return nil
+		}
+		if k++; k%4096 == 0 {
 			if err := m.opt.Canceled(); err != nil {
 				return err
 			}
 		}
-		if err := m.decodeEvent(lc, ts, e, metas, st, steps); err != nil {
+		if err := m.decodeEvent(lc, ts, lineRef{b: f.b, off: f.boff}, metas, st, steps); err != nil {
 			return err
 		}
-		if m.err != nil {
-			return m.err
-		}
-	}
-	return nil
+		return m.err
+	})
 }
 
 // decodeEvent decodes event e of line container lc, whose line starts
@@ -537,10 +580,10 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	stepName := ""
 	stepNum, hasNum := int64(0), false
 	root := false
-	err := each(e.b, e.off, func(f *field) error {
+	err := each(e.b, e.off, func(f field) error {
 		switch f.num {
 		case eventMetadataID, eventOffsetPs, eventDurationPs, eventNumOccurences:
-			if err := want(f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
+			if err := want(&f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
 				return err
 			}
 			switch f.num {
@@ -554,11 +597,11 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 				aggregated = true // the oneof's last field wins
 			}
 		case eventStats:
-			if err := want(f, "XEvent", "stats", protowire.BytesType); err != nil {
+			if err := want(&f, "XEvent", "stats", protowire.BytesType); err != nil {
 				return err
 			}
 			if st.wanted() {
-				x, err := st.stat(f)
+				x, err := st.stat(&f)
 				if err != nil {
 					return err
 				}
@@ -585,8 +628,9 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	}
 	em := metas[metaID]
 	if em == nil {
+		// Not kept in metas: a hostile line of events each naming
+		// another id would grow it unweighed; the names are interned.
 		em = &eventMeta{name: "event metadata " + strconv.FormatInt(metaID, 10)}
-		metas[metaID] = em
 		m.opt.Skip("events whose metadata the plane lacks (named by their metadata id)", 1)
 	}
 	if em.internal {

@@ -39,7 +39,7 @@ func (f *field) int64() int64 { return int64(f.u) }
 // of msg, a length beyond it) stops the walk with a corrupt error at its
 // offset: msg is the whole of its message, so a length past its end is
 // the file's fault, never a reason to read further.
-func each(msg []byte, base int64, fn func(f *field) error) error {
+func each(msg []byte, base int64, fn func(f field) error) error {
 	var f field
 	for pos := 0; pos < len(msg); {
 		num, typ, n := protowire.ConsumeTag(msg[pos:])
@@ -80,7 +80,7 @@ func each(msg []byte, base int64, fn func(f *field) error) error {
 			return corruptf(f.off, "malformed field %d: %v", num, protowire.ParseError(n))
 		}
 		pos += n
-		if err := fn(&f); err != nil {
+		if err := fn(f); err != nil {
 			return err
 		}
 	}
