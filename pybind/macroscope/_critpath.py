@@ -232,7 +232,9 @@ class Stragglers(Analysis):
     @property
     def iteration(self) -> str | None:
         """The pattern of the iterations' state names ("nccl*Kernel*",
-        "ProfilerStep*", or the one given), None for collectives."""
+        "ProfilerStep*", or the one given; the steps' own names, such as
+        JAX's "train", for steps of another producer), None for
+        collectives."""
         return self._info.get("iteration") or None
 
     def plot(self, path=None, width=None, height=None, format=None, title=None, *, type: str = "bars",

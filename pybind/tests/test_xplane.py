@@ -136,7 +136,7 @@ def test_jax_runs_compared_by_their_steps(tmp_path):
     (run / "hostA.xplane.pb").write_bytes(a.read_bytes())
     (run / "hostB.xplane.pb").write_bytes(b.read_bytes())
     s = ms.read(run).stragglers()
-    assert len(s.instances()) == 3 and s.iteration == "ProfilerStep*"
+    assert len(s.instances()) == 3 and s.iteration == "train"  # the steps taken by role, named as they are
 
 
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None,

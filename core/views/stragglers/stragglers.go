@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -69,6 +70,31 @@ type Options struct {
 // The defaults are taken by role (defaultRoles), not by these patterns.
 var DefaultIterations = []string{"nccl*Kernel*", "ProfilerStep*"}
 
+// stepIterations is the index of the steps in DefaultIterations.
+const stepIterations = 1
+
+// stepsLabel names the steps taken by role (Result.Iteration): the
+// pattern "ProfilerStep*" where they are all PyTorch's, else their names
+// (JAX's steps are all "train"), the first three in order and "..." for
+// more, so that a label never names states the trace does not have.
+func (a *Accumulator) stepsLabel(iters map[int32][]iteration) string {
+	var names []string
+	for _, its := range iters {
+		for _, it := range its {
+			names = append(names, a.names[it.name])
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if !slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, "ProfilerStep") }) {
+		return DefaultIterations[stepIterations]
+	}
+	if len(names) > 3 {
+		names = append(names[:3], "...")
+	}
+	return strings.Join(names, ", ")
+}
+
 // defaultIteration is the index in DefaultIterations of the iterations
 // of a value of role r, -1 for none.
 func defaultIteration(r trace.Role) int8 {
@@ -76,7 +102,7 @@ func defaultIteration(r trace.Role) int8 {
 	case trace.RoleCommunicationKernel:
 		return 0
 	case trace.RoleStep, trace.RoleStepCall:
-		return 1
+		return stepIterations
 	}
 	return -1
 }
@@ -110,7 +136,7 @@ type Result struct {
 	Resources  []string
 	Instances  []Instance
 	Mode       string // "collectives" or "iterations"
-	Iteration  string // the pattern of the iterations' names ("" for collectives)
+	Iteration  string // the pattern of the iterations' names, or the steps' (stepsLabel); "" for collectives
 	Start, End trace.Time
 }
 
@@ -317,6 +343,9 @@ func (a *Accumulator) Result() (*Result, error) {
 // pattern p: the k-th of each resource.
 func (a *Accumulator) iterations(p int, r *Result, look *trace.Looker) (*Result, error) {
 	r.Mode, r.Iteration = "iterations", a.patterns[p]
+	if a.opt.Iteration == "" && p == stepIterations {
+		r.Iteration = a.stepsLabel(a.iters[p])
+	}
 	ids := make([]int32, 0, len(a.iters[p]))
 	for id := range a.iters[p] {
 		ids = append(ids, id)
