@@ -3,7 +3,6 @@ package pybind
 import (
 	"bytes"
 	"encoding/gob"
-	"encoding/json"
 	"errors"
 	"math"
 	"sync"
@@ -214,8 +213,6 @@ type Comparison struct {
 	warnings []string
 	mu       sync.Mutex
 	ops      map[int]*compare.OpsSummary
-	// opsWarned are the warnings of the last StartOps table.
-	opsWarned []string
 }
 
 // Info describes the comparison as JSON.
@@ -520,47 +517,18 @@ type opsOptions struct {
 	ShortNames bool   `json:"short_names"`
 }
 
-// Ops exports HTA TraceDiff's per-operation table of two runs
-// (arrowio.OpsTable); each run is read again, once, for its operations.
-// It returns the warnings of compare.Ops (JSON: a list of strings).
-func (c *Comparison) Ops(options string, addr uintptr) (warnings string, err error) {
-	defer guard(&err)
-	rec, warned, err := c.opsTable(options, nil)
-	if err != nil {
-		return "", err
-	}
-	return warningsJSON(warned), export(rec, addr)
-}
-
-// StartOps starts Ops as a table work (Work.Export gives the table),
-// which Ctrl-C stops while the runs' files are read again.
+// StartOps starts the export of HTA TraceDiff's per-operation table of
+// two runs (arrowio.OpsTable) as a table work, which Ctrl-C stops while
+// the runs' files are read again (each once, for its operations):
+// Work.Export gives the table, Work.Warnings compare.Ops's warnings.
 func (c *Comparison) StartOps(options string) (w *Work, err error) {
 	defer guard(&err)
-	return startTable(func(cancel <-chan struct{}) (arrow.RecordBatch, error) {
-		rec, warned, err := c.opsTable(options, cancel)
-		c.mu.Lock()
-		c.opsWarned = warned
-		c.mu.Unlock()
-		return rec, err
+	return startWarnedTable(func(cancel <-chan struct{}) (arrow.RecordBatch, []string, error) {
+		return c.opsTable(options, cancel)
 	}), nil
 }
 
-// OpsWarnings returns the warnings of the last table StartOps made (JSON:
-// a list of strings; compare.Ops's), for the caller to show.
-func (c *Comparison) OpsWarnings() (js string, err error) {
-	defer guard(&err)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return warningsJSON(c.opsWarned), nil
-}
-
-// warningsJSON writes warnings as a JSON list ("[]" for none).
-func warningsJSON(warnings []string) string {
-	js, _ := json.Marshal(append([]string{}, warnings...)) // strings always marshal
-	return string(js)
-}
-
-// opsTable is the table of Ops and compare.Ops's warnings, its reads
+// opsTable is the table of StartOps and compare.Ops's warnings, its reads
 // stopped once cancel is closed.
 func (c *Comparison) opsTable(options string, cancel <-chan struct{}) (arrow.RecordBatch, []string, error) {
 	o := opsOptions{Control: c.set.Reference, Test: -1}

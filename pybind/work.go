@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -222,6 +223,10 @@ func orNone(err error, what string) error {
 type heldTable struct {
 	mu  sync.Mutex
 	rec arrow.RecordBatch
+	// warnings are what the conversion has to say of the table
+	// (startWarnedTable), kept with it rather than with the object that
+	// started the work, so that two works never mix theirs.
+	warnings []string
 }
 
 func (h *heldTable) take() arrow.RecordBatch {
@@ -236,11 +241,20 @@ func (h *heldTable) take() arrow.RecordBatch {
 // function, its channel the work's cancel) as a Work; Export gives the
 // table once done.
 func startTable(convert func(cancel <-chan struct{}) (arrow.RecordBatch, error)) *Work {
+	return startWarnedTable(func(cancel <-chan struct{}) (arrow.RecordBatch, []string, error) {
+		rec, err := convert(cancel)
+		return rec, nil, err
+	})
+}
+
+// startWarnedTable is startTable for a conversion that also has warnings
+// to give (Work.Warnings).
+func startWarnedTable(convert func(cancel <-chan struct{}) (arrow.RecordBatch, []string, error)) *Work {
 	held := &heldTable{}
 	w := startWork(func(ctl *aggregate.Control) error {
-		rec, err := convert(ctl.Cancel)
+		rec, warnings, err := convert(ctl.Cancel)
 		held.mu.Lock()
-		held.rec = rec // before the work is done: Export waits for it
+		held.rec, held.warnings = rec, warnings // before the work is done: Export waits for it
 		held.mu.Unlock()
 		return err
 	})
@@ -251,6 +265,25 @@ func startTable(convert func(cancel <-chan struct{}) (arrow.RecordBatch, error))
 		}
 	}, held)
 	return w
+}
+
+// Warnings waits for the end of a work that converts a table and returns
+// what its conversion warned of (JSON: a list of strings, "[]" for none),
+// or the work's error.
+func (w *Work) Warnings() (js string, err error) {
+	defer guard(&err)
+	r, err := w.finished("table")
+	if err != nil {
+		return "", err
+	}
+	h, ok := r.(*heldTable)
+	if !ok {
+		return "", errors.New("this work computes no table")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, err := json.Marshal(append([]string{}, h.warnings...))
+	return string(b), err
 }
 
 // Export waits for the end of a work that converts a table

@@ -459,9 +459,11 @@ class Comparison:
         opts = _bridge.options(control=None if control is None else self._index(control),
                                test=None if test is None else self._index(test), device=device, iteration=iteration,
                                short_names=bool(short_names))
-        df = _bridge.to_pandas(_work.table(self._h.StartOps, opts))
-        for w in json.loads(_bridge.call(self._h.OpsWarnings) or "[]"):
+        work = _bridge.call(self._h.StartOps, opts)
+        _work.run(work, "", progress=False)
+        for w in json.loads(_bridge.call(work.Warnings)):
             warnings.warn(w, UserWarning, stacklevel=2)
+        df = _bridge.to_pandas(_bridge.table(work.Export))
         return df.set_index(df.columns[0])
 
     def __repr__(self) -> str:
