@@ -14,11 +14,11 @@ from . import _bridge, _figure, _work
 from ._errors import InvalidArgumentError
 from ._figure import Figure
 from ._moments import Moments, aggregation_moments
+from ._options import engine_options, significant_options
 from ._clock import span
 from ._tables import TableResult, html_summary, incomplete_suffix, state_list
 from ._treemap import Treemap, plot_treemap, treemap
 
-_KINDS = ("spatiotemporal", "spatial", "temporal")
 
 
 def warn_notes(model: "MicroModel", stacklevel: int = 3) -> "MicroModel":
@@ -161,7 +161,7 @@ class MicroModel(TableResult):
         with KeyboardInterrupt.
         """
         _check_p(p)
-        engine = _engine_options(kind, normalize, gain, window, ties, entities)
+        engine = engine_options(kind, normalize, gain, window, ties, entities)
         work = _bridge.call(self._h.StartAggregate, float(p), engine)
         _work.run(work, "aggregate", progress)
         agg = Aggregation(_bridge.call(work.Aggregation))
@@ -201,7 +201,7 @@ class MicroModel(TableResult):
         Ctrl-C or Jupyter's stop button stops it (the Go search stops
         before its next solve and keeps nothing) with KeyboardInterrupt.
         """
-        opts = _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties, entities)
+        opts = significant_options(threshold, method, normalize, recommend, kind, gain, window, ties, entities)
         self._sweep(opts, progress)
         return _bridge.to_pandas(_bridge.table(self._h.SignificantP, opts))
 
@@ -221,7 +221,7 @@ class MicroModel(TableResult):
         handful of solves where the sweep of a large model needs one per
         level (seconds instead of a minute for 1,000 resources), and the
         same level, bit for bit."""
-        level = self._recommended_level(_significant_options(threshold, method, normalize, recommend, kind, gain,
+        level = self._recommended_level(significant_options(threshold, method, normalize, recommend, kind, gain,
                                                              window, ties, entities), progress)
         return float((level["p_low"] + level["p_high"]) / 2)
 
@@ -262,7 +262,7 @@ class MicroModel(TableResult):
         otherwise the image bytes are returned.
         """
         w, h = _figure.points(width, height)  # before the sweep: a bad size fails at once
-        opts = json.loads(_significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
+        opts = json.loads(significant_options(threshold, method, normalize, recommend, kind, gain, window, ties,
                                                entities))
         self._sweep(json.dumps(opts))  # progress and Ctrl-C for the search; the figure reuses it
         opts.update(width=w, height=h, log_p=bool(log_p))
@@ -309,27 +309,6 @@ class MicroModel(TableResult):
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "
                 f"{len(i['states'])} states, {span(i)}{incomplete_suffix(i)}>")
-
-
-def _engine_options(kind, normalize, gain, window, ties="finest", entities=None) -> str:
-    if kind not in _KINDS:
-        raise InvalidArgumentError(f"kind: must be one of {', '.join(_KINDS)}, got {kind!r}", param="kind")
-    if window is not None:
-        try:
-            first, last = (int(x) for x in window)
-        except (TypeError, ValueError):
-            raise InvalidArgumentError(f"window: must be a pair of slice indices, got {window!r}",
-                                       param="window") from None
-        window = [first, last]
-    return _bridge.options(kind=kind, normalize=bool(normalize), gain=gain, window=window, ties=ties,
-                           entities=entities)
-
-
-def _significant_options(threshold, method, normalize, recommend, kind, gain, window, ties="finest",
-                         entities=None) -> str:
-    opts = json.loads(_engine_options(kind, normalize, gain, window, ties, entities))
-    opts.update(method=method, threshold=float(threshold), recommend=recommend)
-    return json.dumps(opts)
 
 
 def _check_p(p):

@@ -11,6 +11,7 @@ door says the same about the same mistake.
 from __future__ import annotations
 
 import decimal
+import json
 import math
 import numbers
 
@@ -101,3 +102,31 @@ def _instant(param, v):
         return float(v)
     raise InvalidArgumentError(f"{param}: must be a finite number of seconds or a decimal string, got {v!r}",
                                param=param)
+
+
+_KINDS = ("spatiotemporal", "spatial", "temporal")
+
+
+def engine_options(kind, normalize, gain, window, ties="finest", entities=None) -> str:
+    """The JSON options of an aggregation engine (MicroModel.aggregate and
+    every search over p take the same), checked."""
+    if kind not in _KINDS:
+        raise InvalidArgumentError(f"kind: must be one of {', '.join(_KINDS)}, got {kind!r}", param="kind")
+    if window is not None:
+        try:
+            first, last = (int(x) for x in window)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(f"window: must be a pair of slice indices, got {window!r}",
+                                       param="window") from None
+        window = [first, last]
+    return _bridge.options(kind=kind, normalize=bool(normalize), gain=gain, window=window, ties=ties,
+                           entities=entities)
+
+
+def significant_options(threshold, method, normalize, recommend, kind, gain, window, ties="finest",
+                        entities=None) -> str:
+    """The engine's options and those of the search for significant values
+    of p (MicroModel.significant, the knee, the overview explorer)."""
+    opts = json.loads(engine_options(kind, normalize, gain, window, ties, entities))
+    opts.update(method=method, threshold=float(threshold), recommend=recommend)
+    return json.dumps(opts)

@@ -71,7 +71,7 @@ def test_interrupt_stops_aggregate(monkeypatch, model):
     # Identical to the synchronous solve (no progress, no polling).
     import json
 
-    from macroscope._model import _engine_options
+    from macroscope._options import engine_options
 
-    sync = json.loads(_bridge.call(model._h.Aggregate, 0.5, _engine_options("spatiotemporal", True, None, None)).Info())
+    sync = json.loads(_bridge.call(model._h.Aggregate, 0.5, engine_options("spatiotemporal", True, None, None)).Info())
     assert (len(agg), agg.gain, agg.loss, agg.pic) == (sync["aggregates"], sync["gain"], sync["loss"], sync["pic"])

@@ -23,7 +23,7 @@ import traitlets
 
 from .. import _bridge, _work
 from .._clock import relative
-from .._model import _significant_options
+from .._options import significant_options
 from . import _cells, _levels
 from ._base import ArrowWidget, arrow_trait, ipc, model_drawing
 
@@ -83,7 +83,7 @@ BACKGROUND_SWEEP_COST = 1e8
 def _knee_levels(model, threshold: float) -> pd.DataFrame:
     """The recommended level alone, as a one-row significant_p table (the
     same level the sweep recommends, see MicroModel.recommended_p)."""
-    lv = model._recommended_level(_significant_options(threshold, "exact", True, "knee", "spatiotemporal", None,
+    lv = model._recommended_level(significant_options(threshold, "exact", True, "knee", "spatiotemporal", None,
                                                         None))
     return pd.DataFrame({"p_low": [float(lv["p_low"])], "p_high": [float(lv["p_high"])],
                          "gain": [float(lv["gain"])], "loss": [float(lv["loss"])],
