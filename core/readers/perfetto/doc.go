@@ -102,7 +102,8 @@
 //     the flow open.
 //   - sched_switch events of ftrace bundles and their compact encoding:
 //     states "Running" on the CPU valued by the thread switched to,
-//     "<comm> <pid>"; the idle task is no state. Other ftrace events and
+//     "<comm> [<tid>]", as Perfetto's UI labels it (grouped by thread
+//     name); the idle task is no state. Other ftrace events and
 //     compact sched_waking events are counted.
 //   - Atrace annotations in ftrace print and tracing_mark_write events
 //     (B, E, I, C): states "Atrace slice" and events "Instant" of the

@@ -26,7 +26,7 @@ func TestFrequencies(t *testing.T) {
 		container CPU 0 CPU alias=0
 		container CPU 1 CPU alias=1
 		container GPU 0 GPU alias=0
-		state CPU 0 Running "A 5" 100 500 d0 o0
+		state CPU 0 Running "A [5]" 100 500 d0 o0
 		variable CPU 1 cpufreq 150 200 1.8e+06
 		variable CPU 1 cpufreq 200 400 1.2e+06
 		variable CPU 1 cpufreq 400 500 300000
@@ -59,8 +59,8 @@ func TestFtraceGlobalClock(t *testing.T) {
 	checkRender(t, tr, `
 		container CPU 0 CPU alias=0
 		container CPU 1 CPU alias=1
-		state CPU 0 Running "A 5" 500 900 d0 o0
-		state CPU 1 Running "B 6" 700 900 d0 o0
+		state CPU 0 Running "A [5]" 500 900 d0 o0
+		state CPU 1 Running "B [6]" 700 900 d0 o0
 		variable CPU 0 cpufreq 550 900 300000
 		span 500 900
 	`)

@@ -9,7 +9,7 @@ import (
 // Kernel scheduling: the sched_switch events of ftrace bundles (and their
 // compact encoding) tell which thread runs on each CPU. Each CPU is a
 // container of type "CPU" under the root holding states "Running" valued
-// by the thread that runs, "<comm> <pid>"; the idle task (pid 0) is no
+// by the thread that runs, "<comm> [<tid>]"; the idle task (pid 0) is no
 // state. What ran before a CPU's first switch is unknown and not shown;
 // the thread running at the end of the trace runs until then.
 
@@ -41,9 +41,12 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 	if comm == "" {
 		comm = d.cat.threadName(pid)
 	}
+	// Named as Perfetto's UI labels a CPU's slice, "<thread name> [<tid>]"
+	// (sched_switch's next_pid is the kernel's thread id): the thread name
+	// groups its threads (names' thread-id rule), the id tells them apart.
 	name := strconv.Itoa(int(pid))
 	if comm != "" {
-		name = comm + " " + name
+		name = comm + " [" + name + "]"
 	}
 	c.begin(t, d.m.value(c.typ, name))
 }
