@@ -103,7 +103,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 			sw, isSwitch = g, true
 		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.isBytes():
 			pr, isPrint = g, true
-		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency) && g.isBytes():
+		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency || g.Num == feCPUIdle) && g.isBytes():
 			freq, isFreq = g, true
 		case g.Num == fePID:
 			tid = g.Int32()
@@ -138,7 +138,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	}
 	if !isSwitch {
 		if otherKind {
-			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency)", 1)
+			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency, cpu_idle)", 1)
 		}
 		return nil
 	}
