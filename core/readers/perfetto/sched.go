@@ -92,9 +92,9 @@ func (d *decoder) ftrace(f field) error {
 
 func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	var ts uint64
-	var sw, pr, freq field
+	var sw, pr, freq, binder field
 	var tid int32
-	isSwitch, isPrint, isFreq, otherKind := false, false, false, false
+	isSwitch, isPrint, isFreq, isBinder, otherKind := false, false, false, false, false
 	err := fields(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == feTimestamp:
@@ -105,6 +105,8 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 			pr, isPrint = g, true
 		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency || g.Num == feCPUIdle) && g.isBytes():
 			freq, isFreq = g, true
+		case (g.Num == feBinderTransaction || g.Num == feBinderTransactionReceived) && g.isBytes():
+			binder, isBinder = g, true
 		case g.Num == fePID:
 			tid = g.Int32()
 		case g.Num == 5: // common_flags
@@ -136,9 +138,12 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	if isFreq {
 		return d.frequency(trace.Time(ts), freq)
 	}
+	if isBinder {
+		return d.binderEvent(trace.Time(ts), tid, binder)
+	}
 	if !isSwitch {
 		if otherKind {
-			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency, cpu_idle)", 1)
+			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency, cpu_idle, binder_transaction, binder_transaction_received)", 1)
 		}
 		return nil
 	}
