@@ -49,6 +49,28 @@ const ManyInstances = 20
 // of the one before.
 var Rules = []Rule{
 	{
+		Name: "thread-id",
+		Doc: "a CPU's scheduling slices (Perfetto's sched_switch) are valued by the thread that runs, " +
+			"\"<thread name> [<tid>]\" as Perfetto's UI labels them: one group per thread name, as " +
+			"the UI's aggregation by thread name gives, the id kept in the raw name",
+		Example: "RenderThread [3758]", Grouped: "RenderThread",
+		apply: threadID,
+	},
+	{
+		Name: "linux-kthread",
+		Doc: "Linux names its per-CPU kernel threads and its workqueue workers after the CPU or pool " +
+			"and the worker (kworker/1:0, kworker/u16:4, ksoftirqd/2, migration/3): one group per kind",
+		Example: "kworker/u16:4", Grouped: "kworker",
+		apply: linuxKthread,
+	},
+	{
+		Name: "android-binder-thread",
+		Doc: "Android names the threads of a process's binder pool after the process id and their " +
+			"number (Binder:3255_5, HwBinder:2827_1, binder:1234_A): one group per pool kind",
+		Example: "HwBinder:2827_1", Grouped: "HwBinder",
+		apply: androidBinderThread,
+	},
+	{
 		Name: "pytorch-nvtx",
 		Doc: "PyTorch's NVTX ranges (torch.autograd.profiler.emit_nvtx, seen in Nsight Systems) append the " +
 			"operator's sequence number, id, input sizes and input ids to its name",
@@ -315,6 +337,61 @@ func Possible(name, typ string) []string {
 
 // isNumber reports whether s is an integer alone, its sign allowed.
 func isNumber(s string) bool { return allDigits(strings.TrimPrefix(s, "-")) }
+
+// threadID drops the thread id in brackets after a thread's name:
+// "RenderThread [3758]".
+func threadID(name string) (string, bool) {
+	open := strings.LastIndex(name, " [")
+	if open <= 0 || !strings.HasSuffix(name, "]") || !allDigits(name[open+2:len(name)-1]) {
+		return "", false
+	}
+	return name[:open], true
+}
+
+// linuxKthread keeps the kind of a Linux kernel thread named per CPU or
+// worker pool, "<kind>/<cpu>" or "<kind>/[u]<pool>:<worker>[H]": a kind
+// of lower-case letters, digits, '_' and '-' starting with a letter.
+func linuxKthread(name string) (string, bool) {
+	slash := strings.IndexByte(name, '/')
+	if slash <= 0 || name[0] < 'a' || name[0] > 'z' {
+		return "", false
+	}
+	kind, rest := name[:slash], name[slash+1:]
+	for i := 0; i < len(kind); i++ {
+		c := kind[i]
+		if !(c >= 'a' && c <= 'z' || isDigit(c) || c == '_' || c == '-') {
+			return "", false
+		}
+	}
+	rest = strings.TrimPrefix(rest, "u")
+	pool, worker, hasWorker := strings.Cut(rest, ":")
+	if !allDigits(pool) {
+		return "", false
+	}
+	if hasWorker && !allDigits(strings.TrimSuffix(worker, "H")) {
+		return "", false
+	}
+	return kind, true
+}
+
+// androidBinderThread keeps the pool kind of an Android binder thread,
+// "<Binder|HwBinder|binder|hwbinder>:<pid>_<hex number>".
+func androidBinderThread(name string) (string, bool) {
+	kind, rest, ok := strings.Cut(name, ":")
+	if !ok {
+		return "", false
+	}
+	switch kind {
+	case "Binder", "HwBinder", "binder", "hwbinder":
+	default:
+		return "", false
+	}
+	pid, n, ok := strings.Cut(rest, "_")
+	if !ok || !allDigits(pid) || n == "" || strings.Trim(n, "0123456789abcdefABCDEF") != "" {
+		return "", false
+	}
+	return kind, true
+}
 
 // pytorchNVTX cuts a name at the first of the fields PyTorch's NVTX
 // ranges append (torch/csrc/profiler/util.cpp, getNvtxStr): ", seq = N",

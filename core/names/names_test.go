@@ -14,6 +14,20 @@ import (
 // rocprof/, HPCToolkit's LULESH database, Perfetto's nested tracks) and
 // the group a person gives them.
 var grouped = []struct{ name, group, rule string }{
+	// The threads on an Android phone's CPUs (Perfetto sched_switch of a
+	// Samsung J5 on Android 9, wellimc/qoe-prediction's
+	// trace_file.perfetto-trace: 279 threads, 245 thread names).
+	{"RenderThread [3758]", "RenderThread", "thread-id"},
+	{"tracebox [14764]", "tracebox", "thread-id"},
+	{"kworker/u16:4 [6620]", "kworker", "thread-id,linux-kthread"},
+	{"kworker/0:1H [3226]", "kworker", "thread-id,linux-kthread"},
+	{"ksoftirqd/2 [19]", "ksoftirqd", "thread-id,linux-kthread"},
+	{"mmcqd/0 [1261]", "mmcqd", "thread-id,linux-kthread"},
+	{"migration/3", "migration", "linux-kthread"},
+	{"Binder:3255_C [3897]", "Binder", "thread-id,android-binder-thread"},
+	{"Binder:3255_17 [6164]", "Binder", "thread-id,android-binder-thread"},
+	{"HwBinder:2827_1 [3334]", "HwBinder", "thread-id,android-binder-thread"},
+	{"AsyncTask #49 [14593]", "AsyncTask", "thread-id,step-number"},
 	// PyTorch's NVTX ranges (nsys/h100_2gpu_1s.sqlite, mfu_2gpu_before.sqlite).
 	{"aten::copy_, op_id = 998952", "aten::copy_", "pytorch-nvtx"},
 	{"aten::to, seq = 47651, op_id = 998952", "aten::to", "pytorch-nvtx"},
@@ -180,6 +194,10 @@ var grouped = []struct{ name, group, rule string }{
 // by real arguments (tile sizes, generated indices), names that only look
 // numbered.
 var apart = []string{
+	// Thread names and near misses of their ids and kinds.
+	"[3758]", "RenderThread [37a]", "RenderThread []", "buffer[3]", "jbd2/dm-1-8", "irq/45-msm_dsi",
+	"kworker/R-rcu_g", "Kernel/3", "/usr/bin/x/3", "kworker/", "kworker/1:", "kworker/1:x", "a b/1",
+	"Binder:3255", "Binder:x_1", "Binder:3255_", "HwBinder:2827_G", "MyBinder:1_2",
 	"MPI_Send", "MPI_Sendrecv", "MPI_Isend", "PMPI_Init",
 	"ampere_sgemm_128x64_nn", "ampere_sgemm_32x128_nn", "ampere_sgemm_32x32_sliced1x4_nt",
 	"sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x128x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn_infer",

@@ -66,3 +66,26 @@ def test_xla_names_group_by_kind(tmp_path):
     assert abs(by_group["loop_add_fusion"] - 8e-6) < 1e-12
     assert abs(by_group["XlaModule: jit_train_step"] - 5e-6) < 1e-12
     assert abs(by_group.sum() - st["duration"].sum()) < 1e-12
+
+
+def test_cpu_threads_group_by_thread_name(tmp_path):
+    # The threads on a phone's CPUs as the Perfetto reader values them,
+    # "<thread name> [<tid>]" (an Android 9 trace had 279 threads and 245
+    # thread names): kernel workers, binder pools and a process's threads
+    # group by name; the raw name keeps the id; no time is lost.
+    names = ["kworker/u16:4 [6620]", "kworker/1:0 [14259]", "kworker/0:1H [3226]",
+             "Binder:3255_C [3897]", "Binder:3255_17 [6164]", "HwBinder:2827_1 [3334]",
+             "RenderThread [3758]", "RenderThread [4410]", "tracebox [14764]"]
+    events = [{"ph": "X", "name": n, "pid": 1, "tid": 1, "ts": 2 * i, "dur": 1 + i}
+              for i, n in enumerate(names)]
+    path = tmp_path / "cpu.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    st = ms.read(str(path)).states
+    assert st["value"].nunique() == len(names)
+    by_group = st.groupby("group", observed=True)["duration"].sum()
+    want = {"kworker": (1 + 2 + 3) * 1e-6, "Binder": (4 + 5) * 1e-6, "HwBinder": 6e-6,
+            "RenderThread": (7 + 8) * 1e-6, "tracebox": 9e-6}
+    assert set(by_group.index) == set(want)
+    for g, d in want.items():
+        assert abs(by_group[g] - d) < 1e-12
+    assert abs(by_group.sum() - st["duration"].sum()) < 1e-12

@@ -27,6 +27,7 @@ type atraceEvent struct {
 	at        trace.Time
 	tid, tgid int32
 	phase     byte
+	binder    uint8 // a binder send's flags (binder.go)
 	name      string
 	value     int64  // counters; async slices' cookies
 	slice     string // a G event's slice name (name is its track)
@@ -128,6 +129,9 @@ func (d *decoder) applyAtrace() {
 			continue
 		case 'N':
 			d.atraceTrackInstant(&e)
+			continue
+		case binderSend, binderReceive:
+			d.applyBinder(&e)
 			continue
 		}
 		cont := d.conts.thread(e.tgid, e.tid)

@@ -95,6 +95,9 @@ type decoder struct {
 	atrace         []atraceEvent
 	atraceStacks   map[int32]*stack
 	atraceIDs      []int32
+	binderStacks   map[int32]*stack     // binder states of each thread (binder.go)
+	binderIDs      []int32              // their threads, in order of first use
+	binderSent     map[int64]binderSent // binder transactions sent, not yet received, by debug id
 	atraceGroups   map[atraceGroupKey]*atraceGroup
 	frameCookies   map[int64]atraceGroupKey // the frame timeline starts not ended yet, by cookie
 	atraceCtrs     map[atraceCounter]*counterTrack
@@ -124,7 +127,7 @@ func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
 	m := newModel(sink, start)
 	return &decoder{inflate: newInflater(), names: newInterner(), opt: opt, cat: cat, m: m, conts: newContainers(m, cat),
 		seqs: map[uint32]*sequence{}, stacks: map[int32]*stack{}, counters: map[uint64]*counterTrack{}, states: map[uint64]*stateTrack{},
-		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, atraceGroups: map[atraceGroupKey]*atraceGroup{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{}, freqs: map[freqKey]*counterTrack{},
+		ctrNames: map[[2]int32]uint64{}, flows: map[uint64]*flowPoint{}, asyncs: map[asyncKey]int32{}, flowsV1: map[flowV1Key]*flowPoint{}, atraceStacks: map[int32]*stack{}, binderStacks: map[int32]*stack{}, binderSent: map[int64]binderSent{}, atraceGroups: map[atraceGroupKey]*atraceGroup{}, atraceCtrs: map[atraceCounter]*counterTrack{}, pending: map[int32][]flowV1Key{}, cpus: map[uint32]*cpuState{}, freqs: map[freqKey]*counterTrack{},
 		global: map[uint32]*clock{}, unconverted: map[uint32]int64{}, notes: map[string]int64{}}
 }
 
@@ -557,6 +560,13 @@ func (d *decoder) finish() {
 	}
 	for _, id := range d.atraceIDs {
 		st := d.atraceStacks[id]
+		for len(st.open) > 0 {
+			d.unterminated++
+			st.emit(d, end)
+		}
+	}
+	for _, id := range d.binderIDs {
+		st := d.binderStacks[id]
 		for len(st.open) > 0 {
 			d.unterminated++
 			st.emit(d, end)

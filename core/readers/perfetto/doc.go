@@ -102,8 +102,13 @@
 //     the flow open.
 //   - sched_switch events of ftrace bundles and their compact encoding:
 //     states "Running" on the CPU valued by the thread switched to,
-//     "<comm> <pid>"; the idle task is no state. Other ftrace events and
-//     compact sched_waking events are counted.
+//     "<comm> [<tid>]", as Perfetto's UI labels it (grouped by thread
+//     name); the idle task is no state. cpu_frequency, gpu_frequency and
+//     cpu_idle events: variables cpufreq, gpufreq and cpuidle of their
+//     CPU or GPU (see frequency.go). binder_transaction and
+//     binder_transaction_received events: states "binder transaction" and
+//     "binder reply" and events of the threads (see binder.go). Other
+//     ftrace events and compact sched_waking events are counted.
 //   - Atrace annotations in ftrace print and tracing_mark_write events
 //     (B, E, I, C): states "Atrace slice" and events "Instant" of the
 //     writing thread, variables of its process, applied in time order at

@@ -164,20 +164,32 @@ const (
 	// a CPU's and a GPU's clock, in kHz and Hz as the kernel writes them.
 	feCPUFrequency = 11
 	feGPUFrequency = 332
-	cfState        = 1
-	cfCPU          = 2
-	gfGPU          = 1
-	gfState        = 2
-	tmwPID         = 1
-	tmwName        = 2
-	tmwBegin       = 3
-	ssNextComm     = 5
-	ssNextPID      = 6
-	csInternTable  = 5
-	csSwitchTS     = 1
-	csSwitchPID    = 3
-	csSwitchComm   = 6
-	csWakingTS     = 7
+	// CpuIdleFtraceEvent (power.proto): the idle state a CPU enters, or
+	// PWR_EVENT_EXIT ((u32)-1) when it leaves idle.
+	feCPUIdle = 13
+	// BinderTransactionFtraceEvent and BinderTransactionReceivedFtraceEvent
+	// (binder.proto): an Android binder call's send and its receipt.
+	feBinderTransaction         = 50
+	feBinderTransactionReceived = 51
+	btDebugID                   = 1
+	btReply                     = 5
+	btFlags                     = 7
+	ciState                     = 1
+	ciCPU                       = 2
+	cfState                     = 1
+	cfCPU                       = 2
+	gfGPU                       = 1
+	gfState                     = 2
+	tmwPID                      = 1
+	tmwName                     = 2
+	tmwBegin                    = 3
+	ssNextComm                  = 5
+	ssNextPID                   = 6
+	csInternTable               = 5
+	csSwitchTS                  = 1
+	csSwitchPID                 = 3
+	csSwitchComm                = 6
+	csWakingTS                  = 7
 )
 
 // packetKinds names the data fields of TracePacket the reader does not

@@ -9,7 +9,7 @@ import (
 // Kernel scheduling: the sched_switch events of ftrace bundles (and their
 // compact encoding) tell which thread runs on each CPU. Each CPU is a
 // container of type "CPU" under the root holding states "Running" valued
-// by the thread that runs, "<comm> <pid>"; the idle task (pid 0) is no
+// by the thread that runs, "<comm> [<tid>]"; the idle task (pid 0) is no
 // state. What ran before a CPU's first switch is unknown and not shown;
 // the thread running at the end of the trace runs until then.
 
@@ -41,9 +41,12 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 	if comm == "" {
 		comm = d.cat.threadName(pid)
 	}
+	// Named as Perfetto's UI labels a CPU's slice, "<thread name> [<tid>]"
+	// (sched_switch's next_pid is the kernel's thread id): the thread name
+	// groups its threads (names' thread-id rule), the id tells them apart.
 	name := strconv.Itoa(int(pid))
 	if comm != "" {
-		name = comm + " " + name
+		name = comm + " [" + name + "]"
 	}
 	c.begin(t, d.m.value(c.typ, name))
 }
@@ -89,9 +92,9 @@ func (d *decoder) ftrace(f field) error {
 
 func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	var ts uint64
-	var sw, pr, freq field
+	var sw, pr, freq, binder field
 	var tid int32
-	isSwitch, isPrint, isFreq, otherKind := false, false, false, false
+	isSwitch, isPrint, isFreq, isBinder, otherKind := false, false, false, false, false
 	err := fields(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == feTimestamp:
@@ -100,8 +103,10 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 			sw, isSwitch = g, true
 		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.isBytes():
 			pr, isPrint = g, true
-		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency) && g.isBytes():
+		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency || g.Num == feCPUIdle) && g.isBytes():
 			freq, isFreq = g, true
+		case (g.Num == feBinderTransaction || g.Num == feBinderTransactionReceived) && g.isBytes():
+			binder, isBinder = g, true
 		case g.Num == fePID:
 			tid = g.Int32()
 		case g.Num == 5: // common_flags
@@ -133,9 +138,12 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	if isFreq {
 		return d.frequency(trace.Time(ts), freq)
 	}
+	if isBinder {
+		return d.binderEvent(trace.Time(ts), tid, binder)
+	}
 	if !isSwitch {
 		if otherKind {
-			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency)", 1)
+			d.skip("ftrace events of kinds not modelled (other than sched_switch, print, tracing_mark_write, cpu_frequency, gpu_frequency, cpu_idle, binder_transaction, binder_transaction_received)", 1)
 		}
 		return nil
 	}

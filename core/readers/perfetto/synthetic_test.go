@@ -194,10 +194,10 @@ func TestSched(t *testing.T) {
 		container Process 8/named-by-tree 8 Thread alias=8
 		container CPU 0 CPU alias=0
 		container CPU 1 CPU alias=1
-		state CPU 0 Running "A 5" 100 200 d0 o0
-		state CPU 1 Running "C 7" 150 200 d0 o0
-		state CPU 1 Running "named-by-tree 8" 200 300 d0 o1
-		state CPU 0 Running "B 6" 300 500 d0 o1
+		state CPU 0 Running "A [5]" 100 200 d0 o0
+		state CPU 1 Running "C [7]" 150 200 d0 o0
+		state CPU 1 Running "named-by-tree [8]" 200 300 d0 o1
+		state CPU 0 Running "B [6]" 300 500 d0 o1
 		span 100 500
 	`)
 	checkTypes(t, tr)

@@ -38,6 +38,7 @@ func open(path string, _ ingest.Values) (*ingest.Source, error) {
 	files := []string{path}
 	if st, err := ingest.CheckPath(path); err == nil && st.IsDir() {
 		files, _ = spaceFiles(path)
+		files, _ = oneFilePerHost(files)
 	}
 	return &ingest.Source{Read: ingest.ReadFunc(path, Read), Files: files, Whole: true}, nil
 }
@@ -61,6 +62,12 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 		}
 		if len(files) == 0 {
 			return errs.Format(path, 0, "is a directory holding no %s file (nor a plugins/profile/<run>/ directory of them)", ext)
+		}
+		var left [][2]string
+		files, left = oneFilePerHost(files)
+		for _, l := range left {
+			opt.Warn("%s and %s hold the profile of one host: %s is read, %s left out (a copy, compressed or not, of the same host's space)",
+				filepath.Base(l[0]), filepath.Base(l[1]), filepath.Base(l[0]), filepath.Base(l[1]))
 		}
 	}
 	var total int64
@@ -254,6 +261,32 @@ func spaceFiles(dir string) ([]string, error) {
 		}
 	}
 	return nil, nil
+}
+
+// oneFilePerHost keeps one file of each host among a run's files: a run
+// directory holding both <host>.xplane.pb and a compressed copy of it
+// (<host>.xplane.pb.gz, as a user keeps one beside the other) would read
+// the host twice, one plane over the other, every event doubled. The
+// uncompressed file, the profiler's own, is kept (else the first by
+// name); the pairs of kept and left out files are returned.
+func oneFilePerHost(files []string) (kept []string, left [][2]string) {
+	byHost := map[string]int{} // the index in kept of each host's file
+	for _, f := range files {
+		host := strings.ToLower(ingest.StripCompressed(filepath.Base(f)))
+		i, seen := byHost[host]
+		if !seen {
+			byHost[host] = len(kept)
+			kept = append(kept, f)
+			continue
+		}
+		if plain := ingest.StripCompressed(f) == f; plain {
+			left = append(left, [2]string{f, kept[i]})
+			kept[i] = f
+		} else {
+			left = append(left, [2]string{kept[i], f})
+		}
+	}
+	return kept, left
 }
 
 // sniff reports whether head, the first bytes of a file, start an

@@ -341,6 +341,49 @@ func TestDirectories(t *testing.T) {
 	}
 }
 
+// A run directory holding a host's space and a compressed copy of it
+// reads the host once, saying which file it left out: read twice, every
+// event was doubled under one host.
+func TestCompressedCopyOfAHost(t *testing.T) {
+	dir := t.TempDir()
+	space := func(h string) []byte {
+		return plane(0, "/host:CPU", line(1, "main", 0, event(1, 0, 1000)), meta(1, "step of "+h, ""))
+	}
+	for name, data := range map[string][]byte{
+		"hostA" + ext:         space("hostA"),
+		"hostA" + ext + ".gz": readertest.Compress(t, space("hostA"), "gzip"),
+		"hostB" + ext + ".gz": readertest.Compress(t, space("hostB"), "gzip"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, notes, err := readertest.ReadFormatNotes(t, Format, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts []string
+	for _, c := range tr.Containers {
+		if c.Parent == 0 {
+			hosts = append(hosts, c.Name)
+		}
+	}
+	if strings.Join(hosts, ",") != "hostA,hostB" || tr.States.Len() != 2 {
+		t.Errorf("hosts %v, %d states; want hostA and hostB once each, 2 states", hosts, tr.States.Len())
+	}
+	w := strings.Join(notes.Messages(), "\n")
+	if !strings.Contains(w, "hostA.xplane.pb and hostA.xplane.pb.gz hold the profile of one host: hostA.xplane.pb is read") {
+		t.Errorf("warnings %q do not name the copy left out", w)
+	}
+	src, err := Format.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.Files) != 2 {
+		t.Errorf("source files %v, want one per host", src.Files)
+	}
+}
+
 // Sniffing takes the profilers' spaces, not a Perfetto trace nor text.
 func TestSniff(t *testing.T) {
 	for _, name := range []string{"/host:CPU", "/host:metadata", "/device:GPU:0", "/device:TPU:3", "Task Environment"} {
