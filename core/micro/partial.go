@@ -51,7 +51,8 @@ type Partial struct {
 	HasData  []bool // by container
 	TypeUsed []bool // by type
 	// SpanData tells, by container, that it has entities the options
-	// leave out (Options.ProfilerSpans); nil for none.
+	// leave out (Options.ProfilerSpans); the containers past its end have
+	// none.
 	SpanData []bool
 	// NoValue lists the types with entities without a value, in the order
 	// of their first such entity, at NoValueFirst.
@@ -579,7 +580,7 @@ func (p *Partial) check() error {
 	case nc == 0 || p.Options.Slices < 1 || p.Options.Slices > MaxSlices:
 		return bad("hierarchy or slices")
 	case len(p.TypeFirst) != nt || len(p.TypeUsed) != nt || len(p.ValueFirst) != nv || len(p.HasData) != nc ||
-		(p.SpanData != nil && len(p.SpanData) != nc):
+		len(p.SpanData) > nc:
 		return bad("definitions")
 	case len(p.NoValueFirst) != len(p.NoValue) || len(p.ColCode) != len(p.ColCont):
 		return bad("usage")
