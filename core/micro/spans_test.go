@@ -223,3 +223,32 @@ func checkAddsUp(t *testing.T, how string, tr *trace.Trace, m, all *Model) {
 		}
 	}
 }
+
+// TestProfilerSpansOfJAX: JAX's step annotations
+// (StepTraceAnnotation("train", step_num=N), steps by their reader) are
+// left out of a JAX profile's model, its cells those of the model that
+// keeps them, and their time makes up the difference.
+func TestProfilerSpansOfJAX(t *testing.T) {
+	tr, err := readTrace("../readers/xplane/testdata/jax_cpu_steps1to4.xplane.pb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Slices: 20, Depth: Innermost}
+	m, err := Build(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ProfilerSpans = true
+	all, err := Build(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.LeftOut) != 1 || m.LeftOut[0].Role != trace.RoleStep || !slices.Equal(m.LeftOut[0].Names, []string{"train"}) ||
+		m.LeftOut[0].Total() <= 0 {
+		t.Errorf("left out %+v", m.LeftOut)
+	}
+	if slices.Contains(m.States, "train") || !slices.Contains(all.States, "train") {
+		t.Errorf("states %q; with the spans %q", m.States, all.States)
+	}
+	checkAddsUp(t, "jax", tr, m, all)
+}
