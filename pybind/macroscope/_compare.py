@@ -626,7 +626,7 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
                    labels: Sequence | None = None, metadata=None, slices: int = 100,
                    start: float | None = None, end: float | None = None,
                    state_types: list[str] | None = None, depth: int | None = None, key: str = "group",
-                   match: str = "auto", permutations: int = 199, analyses: bool = True, client=None,
+                   profiler_spans: bool = False, match: str = "auto", permutations: int = 199, analyses: bool = True, client=None,
                    to_parquet=None, progress=None, **options) -> pd.DataFrame:
     """A table of a series of runs, one row each, against a reference
     run: the run's name, label, files and ``meta:<key>`` (``metadata``: a
@@ -674,6 +674,8 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     window = dict(start=None if start is None else float(start), end=None if end is None else float(end))
     model_kwargs = {k: v for k, v in dict(state_types=state_types, depth=depth, key=key, **window).items()
                     if v is not None}
+    if profiler_spans:
+        model_kwargs["profiler_spans"] = True
     ref_run = runs[reference] if isinstance(reference, int) else reference
     if isinstance(reference, int) and not 0 <= reference < len(runs):
         raise InvalidArgumentError(f"reference: no run {reference} among {len(runs)}", param="reference")

@@ -94,3 +94,13 @@ def test_profiler_spans_is_checked():
     path = shared(*NCCL)
     with pytest.raises(ms.InvalidArgumentError, match="profiler_spans"):
         ms.read_micro(path, profiler_spans="yes")
+
+
+def test_compare_models_leave_the_spans_out():
+    path = shared(*NCCL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        states = ms.compare([path, path], slices=10, progress=False).model.states
+        every = ms.compare([path, path], slices=10, progress=False, profiler_spans=True).model.states
+    assert "ProfilerStep" not in states and "PyTorch Profiler (0)" not in states
+    assert "ProfilerStep" in every and "PyTorch Profiler (0)" in every
