@@ -262,6 +262,13 @@ func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, opt
 	m.Notes = keyNotes(t, metric.entityKind(), key, typeSel, u.noValue, len(labels), opt)
 	tl := splitTypes(t, metric.entityKind(), typeSel, u.used)
 	leafOf, m.LeftOutRows = buildTree(t, typeSel, u, tl, m)
+	if m.LeftOutRows > 0 && (len(m.Tree.Leaves) == 0 || m.Tree.Len() == 1) {
+		// Only the profiler's spans (the root alone is left, a leaf):
+		// the parameter that keeps them is the way out.
+		return nil, nil, nil, nil, errs.Argument("profiler_spans", "every %s of the trace is a span a profiler draws around the program's work "+
+			"(its recording, the steps, the copies of annotations on the GPU streams), which the model leaves out unless told to keep them",
+			metric.Dimension())
+	}
 	if len(m.Tree.Leaves) == 0 {
 		return nil, nil, nil, nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
 	}

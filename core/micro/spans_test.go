@@ -1,11 +1,13 @@
 package micro
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -251,4 +253,29 @@ func TestProfilerSpansOfJAX(t *testing.T) {
 		t.Errorf("states %q; with the spans %q", m.States, all.States)
 	}
 	checkAddsUp(t, "jax", tr, m, all)
+}
+
+// TestOnlyProfilerSpans: a trace of nothing but the profiler's spans has
+// no model unless it keeps them, and the error names the parameter that
+// does, whichever way the model is built.
+func TestOnlyProfilerSpans(t *testing.T) {
+	tr := trace.New("spans only")
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0})
+	tr.DefineValue(trace.Value{Type: 1, Name: "PyTorch Profiler (0)", Category: "Trace", Role: trace.RoleRecording})
+	tr.CreateContainer(trace.Container{Name: "Spans", Type: 0, Parent: 0})
+	tr.States.Append(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 10})
+	tr.Finish(0, 10)
+	for _, replay := range []bool{true, false} {
+		buildReplays = replay
+		_, err := Build(tr, Options{Slices: 2, Depth: Innermost})
+		buildReplays = true
+		var ae *errs.ArgumentError
+		if !errors.As(err, &ae) || ae.Name != "profiler_spans" || !strings.Contains(ae.Reason, "every state of the trace is a span") {
+			t.Errorf("replay %v: error %v", replay, err)
+		}
+	}
+	if m, err := Build(tr, Options{Slices: 2, Depth: Innermost, ProfilerSpans: true}); err != nil || m.NumLeaves() != 1 {
+		t.Errorf("with the spans: %v", err)
+	}
 }

@@ -34,3 +34,15 @@ func TestOverviewLeavesOutProfilerSpans(t *testing.T) {
 		t.Errorf("--profiler-spans: output\n%s", out)
 	}
 }
+
+// TestOnlyProfilerSpansSaysTheFlag: a trace of nothing but the profiler's
+// spans is refused, naming the flag that models them, which does.
+func TestOnlyProfilerSpansSaysTheFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "only.json")
+	mustWrite(t, file, `{"traceEvents":[
+  {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":100,"args":{"Op count":0}},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":10,"dur":50}]}`)
+	checkRefusals(t, []refusal{{[]string{"overview", "--figure", "", "--table", "", file}, 2,
+		"invalid --profiler-spans: every state of the trace is a span a profiler draws around the program's work"}})
+	mustRun(t, "overview", "--profiler-spans", "--figure", "", "--table", "", file)
+}
