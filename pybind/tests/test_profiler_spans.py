@@ -104,3 +104,15 @@ def test_compare_models_leave_the_spans_out():
         every = ms.compare([path, path], slices=10, progress=False, profiler_spans=True).model.states
     assert "ProfilerStep" not in states and "PyTorch Profiler (0)" not in states
     assert "ProfilerStep" in every and "PyTorch Profiler (0)" in every
+
+
+def test_only_profiler_spans_names_the_keyword(tmp_path):
+    path = tmp_path / "only.json"
+    path.write_text(json.dumps({"traceEvents": [
+        {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
+         "ts": 0, "dur": 100, "args": {"Op count": 0}},
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10, "dur": 50}]}))
+    with pytest.raises(ms.InvalidArgumentError, match="every state of the trace is a span") as e:
+        ms.read_micro(path)
+    assert e.value.param == "profiler_spans"
+    assert ms.read_micro(path, profiler_spans=True).resources == 2
