@@ -29,14 +29,15 @@ type compareOptions struct {
 		By       string `json:"by"`
 		Resource string `json:"resource"`
 	} `json:"markers"`
-	RunLevel     string   `json:"run_level"`
-	Match        string   `json:"match"`
-	Reference    int      `json:"reference"`
-	StateTypes   []string `json:"state_types"`
-	Types        []string `json:"types"`
-	Depth        *int     `json:"depth"`
-	Key          string   `json:"key"`
-	MemoryBudget int64    `json:"memory_budget"`
+	RunLevel      string   `json:"run_level"`
+	Match         string   `json:"match"`
+	Reference     int      `json:"reference"`
+	StateTypes    []string `json:"state_types"`
+	Types         []string `json:"types"`
+	Depth         *int     `json:"depth"`
+	Key           string   `json:"key"`
+	ProfilerSpans bool     `json:"profiler_spans"`
+	MemoryBudget  int64    `json:"memory_budget"`
 	// Start and End: seconds from each run's start (compare.Options).
 	Start *float64 `json:"start"`
 	End   *float64 `json:"end"`
@@ -68,7 +69,7 @@ func parseCompareOptions(js string) (compare.Options, error) {
 	}
 	opt := compare.Options{Slices: o.Slices, Align: compare.Align{Method: method, Length: length}, Placement: placement,
 		Match: match, Reference: o.Reference, Model: micro.Options{StateTypes: o.StateTypes, Types: o.Types,
-			Depth: micro.Innermost, Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget}}
+			Depth: micro.Innermost, Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget, ProfilerSpans: o.ProfilerSpans}}
 	if o.Depth != nil {
 		opt.Model.Depth = *o.Depth
 	}

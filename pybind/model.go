@@ -45,7 +45,20 @@ func (m *MicroModel) Info() (js string, err error) {
 		"nbytes": m.m.ValueBytes(), "sparse": m.m.IsSparse(),
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
 		"trace": m.summary, "incomplete": m.incomplete, "notes": append([]string{}, m.m.Notes...),
+		"left_out": leftOutInfo(m.m), "left_out_note": m.m.LeftOutNote("profiler_spans=True"),
 	})
+}
+
+// leftOutInfo describes what the model left out of the profiler's spans
+// (micro.Model.LeftOut): a row per kind of span, its time in seconds (or
+// its events) over the window; and the resources dropped for holding only
+// them.
+func leftOutInfo(m *micro.Model) map[string]any {
+	rows := []map[string]any{}
+	for _, l := range m.LeftOut {
+		rows = append(rows, map[string]any{"role": l.Role.String(), "names": append([]string{}, l.Names...), "total": l.Total()})
+	}
+	return map[string]any{"spans": rows, "resources": m.LeftOutRows}
 }
 
 func metricOf(m *micro.Model) micro.Metric {

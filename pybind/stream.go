@@ -23,7 +23,8 @@ func parseMicroOptions(options string) (micro.Options, error) {
 	// The window counts from the trace's start, as every window Python
 	// gives (trace.Window).
 	opt := micro.Options{Slices: o.Slices, StateTypes: o.StateTypes, Types: o.Types, Depth: micro.Innermost,
-		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget, Relative: true}
+		Metric: micro.Metric(o.Metric), Key: micro.Key(o.Key), MemoryBudget: o.MemoryBudget, Relative: true,
+		ProfilerSpans: o.ProfilerSpans}
 	if o.Depth != nil {
 		opt.Depth = *o.Depth
 	}

@@ -112,6 +112,8 @@ type microOptions struct {
 	Metric     string   `json:"metric"`
 	Types      []string `json:"types"`
 	Key        string   `json:"key"`
+	// ProfilerSpans keeps the profiler's spans (micro.Options).
+	ProfilerSpans bool `json:"profiler_spans"`
 	// MemoryBudget bounds the model's cells: bytes, 0 the default share
 	// of the memory available, negative no limit.
 	MemoryBudget int64 `json:"memory_budget"`

@@ -64,7 +64,12 @@ func (g grid) sliceOf(at trace.Time) int {
 // stays that contribute to each cell. It counts a state, and a run of
 // cells of the last pass, as an item of look, and stops with its error
 // and no values once look says so.
-func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeSel []bool, depth int, average bool, look *trace.Looker) ([]float64, error) {
+//
+// The states of values the options leave out (outRole, by value: see
+// Options.leftOutRole) still hide the states they enclose from the
+// innermost, and their time goes to out instead of a cell.
+func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeSel []bool, depth int, average bool, look *trace.Looker,
+	outRole []trace.Role, left *leftOuts) ([]float64, error) {
 	durations := make([]int64, g.cells())
 	var counts []int32
 	if average {
@@ -73,6 +78,10 @@ func buildStates(t *trace.Trace, g grid, leafOf, slot, categoryOf []int32, typeS
 	// A piece of state s lasting [a, b); counted holds the last slice
 	// where s was counted as a stay (pieces of one state come in order).
 	add := func(s *trace.State, a, b trace.Time, counted *int) {
+		if s.Value >= 0 && outRole[s.Value] != trace.RoleNone {
+			g.spans(a, b, func(k int, d int64) { left.add(outRole[s.Value], s.Value, k, d) })
+			return
+		}
 		leaf := leafOf[s.Container]
 		if leaf < 0 {
 			return
@@ -152,13 +161,22 @@ func eachRun(n int, look *trace.Looker, f func(lo, hi int)) error {
 
 // buildEvents counts the events of each category per cell, an event an
 // item of look.
-func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool, look *trace.Looker) ([]float64, error) {
+func buildEvents(t *trace.Trace, g grid, leafOf, categoryOf []int32, typeSel []bool, look *trace.Looker, outRole []trace.Role, left *leftOuts) ([]float64, error) {
 	out := make([]float64, g.cells())
 	for _, e := range t.Events.All() {
 		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
-		if !typeSel[e.Type] || leafOf[e.Container] < 0 {
+		if !typeSel[e.Type] {
+			continue
+		}
+		if e.Value >= 0 && outRole[e.Value] != trace.RoleNone {
+			if k := g.sliceOf(e.Time); k >= 0 {
+				left.add(outRole[e.Value], e.Value, k, 1)
+			}
+			continue
+		}
+		if leafOf[e.Container] < 0 {
 			continue
 		}
 		if k := g.sliceOf(e.Time); k >= 0 {

@@ -56,6 +56,12 @@ type Options struct {
 	// categories (KeyCategory) or their types (KeyType). Variable metrics
 	// ignore it.
 	Key Key
+	// ProfilerSpans keeps in the model the spans a profiler draws around
+	// the program's work (trace.Role.ProfilerSpan: its own recording, the
+	// program's steps, the copies of the host's annotations on the GPUs),
+	// which it leaves out when false: their time is reported apart
+	// (Model.LeftOut), and the resources that held only them are dropped.
+	ProfilerSpans bool
 	// MemoryBudget bounds the memory of the model's cells (see
 	// checkMemory): 0 means budget.Default (a share of the memory
 	// available), a negative value no limit.
@@ -102,11 +108,11 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
-	used := scanUsage(t, kind, typeSel)
+	used := scanUsage(t, kind, typeSel, opt)
 	if err := trace.Stopped(opt.Cancel); err != nil {
 		return nil, err
 	}
-	m, leafOf, categoryOf, slot, err := layout(t, metric, key, typeSel, used, opt.Slices, start, end)
+	m, leafOf, categoryOf, slot, err := layout(t, metric, key, typeSel, used, opt, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -130,11 +136,18 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 	// of states or cells takes seconds).
 	look := &trace.Looker{Cancel: opt.Cancel}
 	var values []float64
+	out := newLeftOuts(opt.Slices)
+	outRole := make([]trace.Role, len(t.Values))
+	for i, v := range t.Values {
+		outRole[i] = opt.leftOutRole(v)
+	}
 	switch metric {
 	case StateDuration, StateAverageDuration:
-		values, err = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration, look)
+		values, err = buildStates(t, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration, look, outRole, out)
+		m.LeftOut = out.result(t.Values, opt, float64(g.n)*1e9)
 	case EventCount:
-		values, err = buildEvents(t, g, leafOf, categoryOf, typeSel, look)
+		values, err = buildEvents(t, g, leafOf, categoryOf, typeSel, look, outRole, out)
+		m.LeftOut = out.result(t.Values, opt, 1)
 	case VariableAverage:
 		values, err = buildVariables(t, g, leafOf, categoryOf, typeSel, look)
 	}
@@ -191,19 +204,26 @@ func checkGrid(opt Options, start, end trace.Time) error {
 // usage is what a model's layout needs to know of the entities: which
 // containers hold entities of the selected types, which selected types
 // have entities, and which have entities without a value, in the order of
-// their first such entity.
+// their first such entity. The entities the options leave out
+// (Options.ProfilerSpans) count only in spans: containers holding them.
 type usage struct {
 	hasData []bool // by container
 	used    []bool // by type
 	noValue []int32
+	spans   []bool // by container; nil for none
 }
 
 // scanUsage computes the usage of the entities of kind in t.
-func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
-	u := usage{hasData: make([]bool, len(t.Containers)), used: make([]bool, len(t.Types))}
+func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool, opt Options) usage {
+	u := usage{hasData: make([]bool, len(t.Containers)), used: make([]bool, len(t.Types)),
+		spans: make([]bool, len(t.Containers))}
 	seen := make([]bool, len(t.Types))
 	mark := func(container, typ, value int32) {
 		if !typeSel[typ] {
+			return
+		}
+		if value >= 0 && kind != trace.KindVariable && opt.leftOutRole(t.Values[value]) != trace.RoleNone {
+			u.spans[container] = true
 			return
 		}
 		u.hasData[container] = true
@@ -235,13 +255,20 @@ func scanUsage(t *trace.Trace, kind trace.Kind, typeSel []bool) usage {
 // model without its values, each container's leaf (-1 for none) and the
 // category map (see categories), and by type the offset of a type's leaf
 // from its container's first leaf (see typeLeaves).
-func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, slices int, start, end trace.Time) (m *Model, leafOf, categoryOf, slot []int32, err error) {
-	categoryOf, labels := categories(t, metric.entityKind(), key, typeSel, u.noValue)
-	m = &Model{States: labels, Slices: slices, Start: start, End: end, Metric: metric}
+func layout(t *trace.Trace, metric Metric, key Key, typeSel []bool, u usage, opt Options, start, end trace.Time) (m *Model, leafOf, categoryOf, slot []int32, err error) {
+	categoryOf, labels := categories(t, metric.entityKind(), key, typeSel, u.noValue, opt)
+	m = &Model{States: labels, Slices: opt.Slices, Start: start, End: end, Metric: metric}
 	m.Colors = categoryColors(t, metric.entityKind(), key, categoryOf, len(labels))
-	m.Notes = keyNotes(t, metric.entityKind(), key, typeSel, u.noValue, len(labels))
+	m.Notes = keyNotes(t, metric.entityKind(), key, typeSel, u.noValue, len(labels), opt)
 	tl := splitTypes(t, metric.entityKind(), typeSel, u.used)
-	leafOf = buildTree(t, typeSel, u.hasData, tl, m)
+	leafOf, m.LeftOutRows = buildTree(t, typeSel, u, tl, m)
+	if m.LeftOutRows > 0 && (len(m.Tree.Leaves) == 0 || m.Tree.Len() == 1) {
+		// Only the profiler's spans (the root alone is left, a leaf):
+		// the parameter that keeps them is the way out.
+		return nil, nil, nil, nil, errs.Argument("profiler_spans", "every %s of the trace is a span a profiler draws around the program's work "+
+			"(its recording, the steps, the copies of annotations on the GPU streams), which the model leaves out unless told to keep them",
+			metric.Dimension())
+	}
 	if len(m.Tree.Leaves) == 0 {
 		return nil, nil, nil, nil, errs.Argument("state_types", "no container can hold the selected %ss", metric.Dimension())
 	}
@@ -344,7 +371,7 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 // labelled by the group. With KeyCategory, values of one category share
 // it, labelled by the category (by the type's name for values without
 // one); KeyDomain and KeyType are alike (valueCategories).
-func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
+func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32, opt Options) (categoryOf []int32, labels []string) {
 	if kind == trace.KindVariable {
 		categoryOf = make([]int32, len(t.Types))
 		for i, ty := range t.Types {
@@ -357,7 +384,7 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 		return categoryOf, labels
 	}
 	if key == KeyCategory || key == KeyType || key == KeyDomain {
-		return valueCategories(t, key, typeSel, noValue)
+		return valueCategories(t, key, typeSel, noValue, opt)
 	}
 	// The name of each value: as written, or grouped (names.GroupsOf, over
 	// every value of the trace, as the tables' group column).
@@ -372,10 +399,13 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 		}
 		valueName = names.GroupsOf(valueName, typeName)
 	}
+	// The values the options leave out have no category (-1), as the
+	// values of types not selected.
+	modelled := func(v trace.Value) bool { return typeSel[v.Type] && opt.leftOutRole(v) == trace.RoleNone }
 	count := map[string]int{}
 	seen := map[[2]string]bool{}
 	for i, v := range t.Values {
-		if k := [2]string{t.Types[v.Type].Name, valueName[i]}; typeSel[v.Type] && !seen[k] {
+		if k := [2]string{t.Types[v.Type].Name, valueName[i]}; modelled(v) && !seen[k] {
 			seen[k] = true
 			count[valueName[i]]++
 		}
@@ -384,7 +414,7 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 	index := map[string]int32{}
 	for i, v := range t.Values {
 		categoryOf[i] = -1
-		if !typeSel[v.Type] {
+		if !modelled(v) {
 			continue
 		}
 		label := valueName[i]
@@ -418,7 +448,7 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 // category, and entities without a value, count under their type's name.
 // For KeyType every value counts under its type's name; for KeyDomain
 // under its name's domain (names.Domain), else as for KeyCategory.
-func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (categoryOf []int32, labels []string) {
+func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32, opt Options) (categoryOf []int32, labels []string) {
 	index := map[string]int32{}
 	label := func(s string) int32 {
 		if i, ok := index[s]; ok {
@@ -434,7 +464,7 @@ func valueCategories(t *trace.Trace, key Key, typeSel []bool, noValue []int32) (
 		categoryOf[i] = -1
 	}
 	for i, v := range t.Values {
-		if typeSel[v.Type] {
+		if typeSel[v.Type] && opt.leftOutRole(v) == trace.RoleNone {
 			name := ""
 			if key == KeyDomain {
 				name = names.Domain(v.Name)
@@ -507,17 +537,24 @@ func category(categoryOf []int32, nValues int, typ, value int32) int32 {
 // each trace container, its (first) leaf index (-1 when it is not a
 // resource). hasData tells the containers holding entities of the
 // selected types; tl the containers that get a leaf per state type.
-func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, tl typeLeaves, m *Model) []int32 {
+func buildTree(t *trace.Trace, typeSel []bool, u usage, tl typeLeaves, m *Model) (leafOf []int32, dropped int) {
+	hasData := u.hasData
 	holds := make([]bool, len(t.Types)) // container types that hold selected entities
 	for i, ty := range t.Types {
 		if typeSel[i] && ty.Parent != trace.None {
 			holds[ty.Parent] = true
 		}
 	}
-	isResource := func(c int32) bool { return c > 0 && holds[t.Containers[c].Type] }
+	// A container that held only entities the options leave out is not
+	// a resource: a row that is nothing but a profiler's spans.
+	spansOnly := func(c int32) bool { return u.spans != nil && u.spans[c] && !hasData[c] }
+	isResource := func(c int32) bool { return c > 0 && holds[t.Containers[c].Type] && !spansOnly(c) }
 	// keep[c]: c is a resource or has one below it.
 	keep := make([]bool, len(t.Containers))
 	for c := len(t.Containers) - 1; c > 0; c-- {
+		if holds[t.Containers[c].Type] && spansOnly(int32(c)) {
+			dropped++
+		}
 		if isResource(int32(c)) {
 			keep[c] = true
 		}
@@ -576,7 +613,7 @@ func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, tl typeLeaves, m 
 		m.Container[id] = builderContainer[old]
 		m.StateType[id] = builderType[old]
 	}
-	leafOf := make([]int32, len(t.Containers))
+	leafOf = make([]int32, len(t.Containers))
 	for i := range leafOf {
 		leafOf[i] = -1
 	}
@@ -585,7 +622,7 @@ func buildTree(t *trace.Trace, typeSel []bool, hasData []bool, tl typeLeaves, m 
 			leafOf[c] = tree.LeafLo[node]
 		}
 	}
-	return leafOf
+	return leafOf, dropped
 }
 
 // StateCategories returns the states of the model of a trace with these
@@ -602,6 +639,6 @@ func StateCategories(types []trace.Type, values []trace.Value, key Key) (stateOf
 	for i, ty := range types {
 		typeSel[i] = ty.Kind == trace.KindState
 	}
-	categoryOf, labels := categories(t, trace.KindState, key, typeSel, nil)
+	categoryOf, labels := categories(t, trace.KindState, key, typeSel, nil, Options{ProfilerSpans: true})
 	return categoryOf[:len(values)], labels, categoryColors(t, trace.KindState, key, categoryOf, len(labels))
 }

@@ -69,7 +69,7 @@ func denseStep(t *testing.T, tr *trace.Trace, opt Options, cancel <-chan struct{
 		t.Fatal(err)
 	}
 	key, _ := ParseKey(string(opt.Key))
-	m, leafOf, categoryOf, slot, err := layout(tr, metric, key, typeSel, scanUsage(tr, kind, typeSel), opt.Slices, start, end)
+	m, leafOf, categoryOf, slot, err := layout(tr, metric, key, typeSel, scanUsage(tr, kind, typeSel, opt), opt, start, end)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +77,12 @@ func denseStep(t *testing.T, tr *trace.Trace, opt Options, cancel <-chan struct{
 	look := &trace.Looker{Cancel: cancel}
 	switch metric {
 	case EventCount:
-		return buildEvents(tr, g, leafOf, categoryOf, typeSel, look)
+		return buildEvents(tr, g, leafOf, categoryOf, typeSel, look, make([]trace.Role, len(tr.Values)), newLeftOuts(opt.Slices))
 	case VariableAverage:
 		return buildVariables(tr, g, leafOf, categoryOf, typeSel, look)
 	}
-	return buildStates(tr, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration, look)
+	return buildStates(tr, g, leafOf, slot, categoryOf, typeSel, opt.Depth, metric == StateAverageDuration, look,
+		make([]trace.Role, len(tr.Values)), newLeftOuts(opt.Slices))
 }
 
 // TestDenseStepCanceled: each dense builder (the step Build takes once it

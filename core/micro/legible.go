@@ -19,7 +19,7 @@ const LegibleStates = 20
 // when n is more than a figure colours apart, a sentence saying so and
 // naming the coarser keys that fit (on an Nsight Systems profile,
 // key="domain" and key="type", its handful of state types).
-func keyNotes(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32, n int) []string {
+func keyNotes(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32, n int, opt Options) []string {
 	if n <= LegibleStates || kind == trace.KindVariable {
 		return nil
 	}
@@ -27,7 +27,7 @@ func keyNotes(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue 
 		"figures draw the %d largest by time and the others as \"other\"", n, string(key), LegibleStates, LegibleStates-1)
 	var fits []string
 	for _, k := range Keys[slices.Index(Keys, key)+1:] {
-		if _, labels := categories(t, kind, k, typeSel, noValue); len(labels) <= LegibleStates {
+		if _, labels := categories(t, kind, k, typeSel, noValue, opt); len(labels) <= LegibleStates {
 			fits = append(fits, fmt.Sprintf("key=%q gives %d", string(k), len(labels)))
 		}
 	}

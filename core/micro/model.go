@@ -50,6 +50,12 @@ type Model struct {
 	// figures: more states than a figure colours apart, and the key that
 	// fits (see LegibleStates). Nil when there is nothing to say.
 	Notes []string
+	// LeftOut is what the model left out of the profiler's spans
+	// (Options.ProfilerSpans), by kind of span; LeftOutRows counts the
+	// resources dropped for holding nothing else. Nil and 0 when nothing
+	// was.
+	LeftOut     []LeftOut
+	LeftOutRows int
 	// Metric is what Values measure; empty means StateDuration (models
 	// made by hand).
 	Metric Metric
@@ -229,6 +235,13 @@ func (m *Model) Window(first, last int) (*Model, error) {
 	w := *m
 	w.Slices = n
 	w.Start, w.End = m.SliceStart(first), m.SliceStart(last+1)
+	w.LeftOut = nil
+	for _, l := range m.LeftOut {
+		if len(l.Time) == m.Slices {
+			l.Time = append([]float64(nil), l.Time[first:last+1]...)
+		}
+		w.LeftOut = append(w.LeftOut, l)
+	}
 	if m.Cells != nil {
 		w.Cells = m.Cells.Window(first, n, m.Slices, m.NumLeaves())
 		return &w, nil

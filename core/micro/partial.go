@@ -50,6 +50,10 @@ type Partial struct {
 
 	HasData  []bool // by container
 	TypeUsed []bool // by type
+	// SpanData tells, by container, that it has entities the options
+	// leave out (Options.ProfilerSpans); the containers past its end have
+	// none.
+	SpanData []bool
 	// NoValue lists the types with entities without a value, in the order
 	// of their first such entity, at NoValueFirst.
 	NoValue      []int32
@@ -142,7 +146,7 @@ func (a *Accumulator) Partial() (*Partial, error) {
 		Options: a.opt, WinStart: a.g.start, WinEnd: a.g.end, Start: a.start, End: a.end, Counts: a.counts,
 		Types: a.skel.Types, Values: a.skel.Values, Containers: a.skel.Containers,
 		TypeFirst: a.typeFirst, ValueFirst: a.valueFirst,
-		HasData: a.hasData, TypeUsed: a.typeUsed, NoValue: a.noValue, NoValueFirst: a.noValueFirst,
+		HasData: a.hasData, SpanData: a.spanData, TypeUsed: a.typeUsed, NoValue: a.noValue, NoValueFirst: a.noValueFirst,
 		ColCont: a.colCont,
 	}
 	if a.deferred {
@@ -228,6 +232,7 @@ func Merge(order Order, parts ...*Partial) (*Partial, error) {
 		contIDs: map[string]int32{}, colIDs: map[[2]int32]int32{}}
 	m.out.Containers = []trace.Container{{Name: "0", Alias: "0", Type: trace.None, Parent: trace.None}}
 	m.out.HasData = []bool{false}
+	m.out.SpanData = []bool{false}
 	maps := make([]idMaps, len(parts))
 	for i, p := range parts {
 		maps[i] = idMaps{types: make([]int32, len(p.Types)), values: make([]int32, len(p.Values)),
@@ -254,7 +259,7 @@ func Merge(order Order, parts ...*Partial) (*Partial, error) {
 
 func sameOptions(a, b Options) bool {
 	same := func(x, y *trace.Time) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
-	return a.Slices == b.Slices && same(a.Start, b.Start) && same(a.End, b.End) && a.Metric == b.Metric &&
+	return a.Slices == b.Slices && same(a.Start, b.Start) && same(a.End, b.End) && a.Metric == b.Metric && a.ProfilerSpans == b.ProfilerSpans &&
 		slices.Equal(a.StateTypes, b.StateTypes) && slices.Equal(a.Types, b.Types) && a.Depth == b.Depth && a.Key == b.Key
 }
 
@@ -401,6 +406,7 @@ func (m *merger) containers(parts []*Partial, maps []idMaps) {
 					m.contIDs[key] = id
 					m.out.Containers = append(m.out.Containers, k)
 					m.out.HasData = append(m.out.HasData, false)
+					m.out.SpanData = append(m.out.SpanData, false)
 					if k.Parent != trace.None {
 						par := &m.out.Containers[k.Parent]
 						par.Children = append(par.Children, id)
@@ -422,6 +428,11 @@ func (m *merger) usage(parts []*Partial, maps []idMaps) {
 		for c, has := range p.HasData {
 			if has {
 				m.out.HasData[maps[i].conts[c]] = true
+			}
+		}
+		for c, has := range p.SpanData {
+			if has {
+				m.out.SpanData[maps[i].conts[c]] = true
 			}
 		}
 		for t, used := range p.TypeUsed {
@@ -523,6 +534,7 @@ func (p *Partial) Model() (*Model, error) {
 		return a.Model() // the window's error
 	}
 	copy(a.hasData, p.HasData)
+	copy(a.spanData, p.SpanData)
 	copy(a.typeUsed, p.TypeUsed)
 	a.noValue = p.NoValue
 	for col, cont := range p.ColCont {
@@ -567,7 +579,8 @@ func (p *Partial) check() error {
 	switch {
 	case nc == 0 || p.Options.Slices < 1 || p.Options.Slices > MaxSlices:
 		return bad("hierarchy or slices")
-	case len(p.TypeFirst) != nt || len(p.TypeUsed) != nt || len(p.ValueFirst) != nv || len(p.HasData) != nc:
+	case len(p.TypeFirst) != nt || len(p.TypeUsed) != nt || len(p.ValueFirst) != nv || len(p.HasData) != nc ||
+		len(p.SpanData) > nc:
 		return bad("definitions")
 	case len(p.NoValueFirst) != len(p.NoValue) || len(p.ColCode) != len(p.ColCont):
 		return bad("usage")

@@ -30,7 +30,9 @@ func StateRows(t *trace.Trace, stateTypes []string) (*Rows, error) {
 	if end <= t.Start {
 		end = t.Start + 1
 	}
-	m, leafOf, categoryOf, slot, err := layout(t, StateDuration, KeyGroup, typeSel, scanUsage(t, trace.KindState, typeSel), 1, t.Start, end)
+	// The raw states, all of them: the profiler's spans too.
+	opt := Options{Slices: 1, ProfilerSpans: true}
+	m, leafOf, categoryOf, slot, err := layout(t, StateDuration, KeyGroup, typeSel, scanUsage(t, trace.KindState, typeSel, opt), opt, t.Start, end)
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ type Accumulator struct {
 
 	typeSel     []bool // by type
 	hasData     []bool // by container
+	spanData    []bool // by container: it has entities the options leave out
 	typeUsed    []bool // by type
 	noValueSeen []bool // by type
 	noValue     []int32
@@ -230,15 +231,16 @@ func NewAccumulator(opt Options, start, end trace.Time) (*Accumulator, error) {
 		return nil, errs.Argument("window", "the window [%s, %s] s is not the options' one", start, end)
 	}
 	a := &Accumulator{
-		opt:     opt,
-		metric:  metric,
-		kind:    metric.entityKind(),
-		names:   typeNames(opt),
-		average: metric == StateAverageDuration,
-		skel:    trace.New(),
-		hasData: []bool{false},
-		conts:   []contAcc{{}},
-		nan:     map[int32]nanVariable{},
+		opt:      opt,
+		metric:   metric,
+		kind:     metric.entityKind(),
+		names:    typeNames(opt),
+		average:  metric == StateAverageDuration,
+		skel:     trace.New(),
+		hasData:  []bool{false},
+		spanData: []bool{false},
+		conts:    []contAcc{{}},
+		nan:      map[int32]nanVariable{},
 
 		keyOfCategory: map[valueCategory]int32{},
 	}
@@ -295,6 +297,7 @@ func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.counts.Containers++
 	a.skel.CreateContainer(c)
 	a.hasData = append(a.hasData, false)
+	a.spanData = append(a.spanData, false)
 	a.conts = append(a.conts, contAcc{})
 }
 
@@ -347,7 +350,13 @@ func (a *Accumulator) failNesting(format string, args ...any) {
 
 // use records that container c has an entity of selected type typ with
 // value v (trace.None for none) and returns the entity's category key.
+// An entity the options leave out (Options.ProfilerSpans) gets a key of
+// its own, whose columns the model does not hold, and makes no data.
 func (a *Accumulator) use(c, typ, v int32) int32 {
+	if v >= 0 && a.kind != trace.KindVariable && a.opt.leftOutRole(a.skel.Values[v]) != trace.RoleNone {
+		a.spanData[c] = true
+		return a.valueKey(v)
+	}
 	a.hasData[c] = true
 	a.typeUsed[typ] = true
 	if a.kind == trace.KindVariable {
@@ -371,6 +380,7 @@ func (a *Accumulator) use(c, typ, v int32) int32 {
 type valueCategory struct {
 	typ  int32
 	name string
+	out  trace.Role // the options leave it out (Options.leftOutRole)
 }
 
 // valueKey returns the category key of value v: that of an earlier value
@@ -380,7 +390,7 @@ func (a *Accumulator) valueKey(v int32) int32 {
 		return k
 	}
 	val := a.skel.Values[v]
-	c := valueCategory{typ: val.Type}
+	c := valueCategory{typ: val.Type, out: a.opt.leftOutRole(val)}
 	switch a.keyKind {
 	case KeyName:
 		c.name = val.Name
@@ -828,7 +838,8 @@ func (a *Accumulator) Model() (*Model, error) {
 		return nil, a.err
 	}
 	key, _ := ParseKey(string(a.opt.Key)) // checked by NewAccumulator
-	m, leafOf, categoryOf, slot, err := layout(t, a.metric, key, typeSel, usage{hasData: a.hasData, used: a.typeUsed, noValue: a.noValue}, a.opt.Slices, start, end)
+	m, leafOf, categoryOf, slot, err := layout(t, a.metric, key, typeSel,
+		usage{hasData: a.hasData, used: a.typeUsed, noValue: a.noValue, spans: a.spanData}, a.opt, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -844,7 +855,18 @@ func (a *Accumulator) Model() (*Model, error) {
 	// category, KeyCategory).
 	type part struct{ leaf, cat, col int32 }
 	parts := make([]part, 0, len(a.colCont))
+	out := newLeftOuts(int(g.n))
 	for col, ci := range a.colCont {
+		// The columns of the entities left out, on resources or not,
+		// are what the model reports of them.
+		if code := a.keys[a.colKey[col]]; code >= 0 && a.kind != trace.KindVariable {
+			if r := a.opt.leftOutRole(t.Values[code]); r != trace.RoleNone {
+				for k := range g.n {
+					out.add(r, code, int(k), a.dur[k][col])
+				}
+				continue
+			}
+		}
 		leaf := leafOf[ci]
 		if leaf < 0 {
 			continue
@@ -870,6 +892,11 @@ func (a *Accumulator) Model() (*Model, error) {
 		}
 		return int(x.cat - y.cat)
 	})
+	if a.metric == EventCount {
+		m.LeftOut = out.result(t.Values, a.opt, 1)
+	} else {
+		m.LeftOut = out.result(t.Values, a.opt, float64(g.n)*1e9)
+	}
 	w := float64(g.width())
 	scale := float64(g.n) * 1e9
 	// value returns the value of the cell of slice k that the columns of

@@ -159,6 +159,13 @@ const (
 	// itself (Kineto's "PyTorch Profiler (0)", of category Trace), not an
 	// operation of the program.
 	RoleRecording
+	// RoleDeviceAnnotation: a state of this value is a copy, on a GPU's
+	// stream, of a span the host program named (Kineto's
+	// gpu_user_annotation: "ProfilerStep#N", a module's forward, an NCCL
+	// call), drawn from the first to the last operation it launched there,
+	// idle time between them included: it marks the device's work, and is
+	// not work of the device.
+	RoleDeviceAnnotation
 )
 
 // roleNames name the roles, as exported with the types and values.
@@ -174,7 +181,7 @@ var roleNames = map[Role]string{
 	RoleEventSync: "event sync", RoleStreamWaitEvent: "stream wait event",
 	RoleCommunicationKernel: "communication kernel", RoleHostCall: "host call", RoleLaunchCall: "launch call",
 	RoleBlockingCall: "blocking call", RoleBlockingLaunchCall: "blocking launch call", RoleStep: "step",
-	RoleStepCall: "step call", RoleRecording: "recording",
+	RoleStepCall: "step call", RoleRecording: "recording", RoleDeviceAnnotation: "device annotation",
 }
 
 // String names the role ("" for RoleNone, "role N" for a number no role
@@ -231,6 +238,17 @@ func ProfilerStep(name string) (n int32, ok bool) {
 		return 0, false
 	}
 	return int32(k), true
+}
+
+// ProfilerSpan tells whether r is a role of the spans a profiler draws
+// around the program's work rather than work of the program: its own
+// recording (RoleRecording), the program's steps (RoleStep, RoleStepCall)
+// and the copies of the host's annotations on a device
+// (RoleDeviceAnnotation). The models of a trace leave them out by default
+// (micro.Options.ProfilerSpans), its tables and the analyses that read
+// steps keep them.
+func (r Role) ProfilerSpan() bool {
+	return r == RoleRecording || r == RoleStep || r == RoleStepCall || r == RoleDeviceAnnotation
 }
 
 // IsThread tells whether the containers of type t are threads of their

@@ -146,7 +146,8 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
             start: float | None = None, end: float | None = None,
             run_level: str = "resource", match: str = "auto", state_types: list[str] | None = None,
             depth: int | None = None, key: str = "group", metadata=None, format: str | None = None,
-            memory_budget: int | None = None, progress=None, **options) -> "Comparison":
+            memory_budget: int | None = None, profiler_spans: bool = False, progress=None,
+            **options) -> "Comparison":
     """Compare runs: one microscopic model of all of them, whose hierarchy
     has the run as a level, and what differs between them, where and when.
 
@@ -198,7 +199,7 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
     the default; :attr:`Comparison.warnings` and the runs'
     ``matched_by_pattern`` say which), by path alone (``"path"``) or by
     position among their siblings (``"position"``); a resource a run
-    lacks is ``(absent)``, time in no state ``(idle)``. ``state_types``, ``depth`` and ``key`` are those of
+    lacks is ``(absent)``, time in no state ``(idle)``. ``state_types``, ``depth``, ``key`` and ``profiler_spans`` are those of
     :meth:`Trace.micro`; ``format`` and ``options`` those of
     :func:`macroscope.read`. ``progress`` shows the runs read.
 
@@ -231,7 +232,7 @@ def compare(runs: Sequence, labels: Sequence | None = None, *, names: Sequence[s
                            reference=reference, state_types=state_types, depth=depth, key=key,
                            start=None if start is None else float(start), end=None if end is None else float(end),
                            markers=_markers(markers) if align == "markers" else None,
-                           memory_budget=_bridge.memory_budget(memory_budget))
+                           memory_budget=_bridge.memory_budget(memory_budget), profiler_spans=bool(profiler_spans))
     builder = _bridge.call(_bridge.native.NewCompareBuilder, opts)
     read_options = dict(options)
     if format is not None:
@@ -625,7 +626,7 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
                    labels: Sequence | None = None, metadata=None, slices: int = 100,
                    start: float | None = None, end: float | None = None,
                    state_types: list[str] | None = None, depth: int | None = None, key: str = "group",
-                   match: str = "auto", permutations: int = 199, analyses: bool = True, client=None,
+                   profiler_spans: bool = False, match: str = "auto", permutations: int = 199, analyses: bool = True, client=None,
                    to_parquet=None, progress=None, **options) -> pd.DataFrame:
     """A table of a series of runs, one row each, against a reference
     run: the run's name, label, files and ``meta:<key>`` (``metadata``: a
@@ -673,6 +674,8 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     window = dict(start=None if start is None else float(start), end=None if end is None else float(end))
     model_kwargs = {k: v for k, v in dict(state_types=state_types, depth=depth, key=key, **window).items()
                     if v is not None}
+    if profiler_spans:
+        model_kwargs["profiler_spans"] = True
     ref_run = runs[reference] if isinstance(reference, int) else reference
     if isinstance(reference, int) and not 0 <= reference < len(runs):
         raise InvalidArgumentError(f"reference: no run {reference} among {len(runs)}", param="reference")

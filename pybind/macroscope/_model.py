@@ -95,6 +95,25 @@ class MicroModel(TableResult):
         return list(self._info.get("notes") or ())
 
     @property
+    def left_out(self) -> pd.DataFrame:
+        """What the model left out of the spans a profiler draws around the
+        program's work (see :meth:`macroscope.Trace.micro`'s
+        ``profiler_spans``): a row per kind of span, ``role`` ("recording",
+        "step", "device annotation"), ``names`` (their grouped names) and
+        ``seconds`` (their time in the window: their own, not that of the
+        states nested in them, for the innermost states; events for the
+        event metric). Empty when nothing was left out. The model's time
+        and this add up to the time of the model that keeps them;
+        ``left_out.attrs["resources"]`` counts the resources dropped for
+        holding nothing else."""
+        info = self._info.get("left_out") or {}
+        rows = info.get("spans") or []
+        df = pd.DataFrame({"role": [r["role"] for r in rows], "names": [list(r["names"]) for r in rows],
+                           "seconds": pd.Series([float(r["total"]) for r in rows], dtype="float64")})
+        df.attrs["resources"] = int(info.get("resources") or 0)
+        return df
+
+    @property
     def nbytes(self) -> int:
         """The memory the model's values take: 8 bytes a value, or, for a
         model of many states of which a cell holds a few (it is then kept
@@ -301,6 +320,7 @@ class MicroModel(TableResult):
             ("cells", f"{i['resources']} resources x {i['slices']} slices x {len(i['states'])} states ({i['metric']})"),
             ("time", span(i)),
             ("states", state_list(list(i["states"]))),
+            ("left out", i.get("left_out_note") or ""),
             ("notes", "; ".join(i.get("notes") or ())),
             ("incomplete", "; ".join(i.get("incomplete") or ())),
         ])
@@ -308,7 +328,18 @@ class MicroModel(TableResult):
     def __repr__(self) -> str:
         i = self._info
         return (f"<macroscope.MicroModel {i['resources']} resources x {i['slices']} slices x "
-                f"{len(i['states'])} states, {span(i)}{incomplete_suffix(i)}>")
+                f"{len(i['states'])} states, {span(i)}{_left_out_suffix(i)}{incomplete_suffix(i)}>")
+
+
+def _left_out_suffix(info) -> str:
+    """The repr's word on the profiler's spans left out: their time, and
+    the keyword that keeps them (the whole sentence is the summary's)."""
+    rows = (info.get("left_out") or {}).get("spans") or []
+    if not rows:
+        return ""
+    total = sum(float(r["total"]) for r in rows)
+    unit = " events" if info.get("metric") == "event_count" else " s"
+    return f", {total:.4g}{unit} of profiler spans left out (profiler_spans=True keeps them)"
 
 
 def _check_p(p):
@@ -393,6 +424,7 @@ class Aggregation(TableResult):
             ("model", f"{model['resources']} resources x {model['slices']} slices x {len(model['states'])} states"
              if model is not None else ""),
             ("time", span(model) if model is not None else ""),
+            ("left out", (model.get("left_out_note") or "") if model is not None else ""),
             ("incomplete", "; ".join(i.get("incomplete") or ())),
         ]
         png = base64.b64encode(self._repr_png_()).decode("ascii")

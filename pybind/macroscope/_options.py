@@ -19,19 +19,24 @@ from . import _bridge
 from ._errors import InvalidArgumentError
 
 
-def model_options(slices, start, end, state_types, depth, metric, types, key=None, memory_budget=None) -> str:
+def model_options(slices, start, end, state_types, depth, metric, types, key=None, memory_budget=None,
+                  profiler_spans=False) -> str:
     """The JSON options of a microscopic model, checked (Trace.micro and
     read_micro take the same)."""
     for name, v in (("start", start), ("end", end)):
         if v is not None and not math.isfinite(v):
             raise InvalidArgumentError(f"{name}: must be a finite number of seconds, got {v}", param=name)
     _check_window(start, end)
+    if not isinstance(profiler_spans, bool):
+        raise InvalidArgumentError(f"profiler_spans: must be True or False, got {profiler_spans!r}",
+                                   param="profiler_spans")
     if isinstance(state_types, str):
         state_types = [state_types]
     if isinstance(types, str):
         types = [types]
     return _bridge.options(slices=int(slices), start=start, end=end, state_types=state_types, depth=depth,
-                           metric=metric, types=types, key=key, memory_budget=_bridge.memory_budget(memory_budget))
+                           metric=metric, types=types, key=key, memory_budget=_bridge.memory_budget(memory_budget),
+                           profiler_spans=profiler_spans)
 
 
 def moments_options(busy, idle, by, state_types, nesting, gaps, start=None, end=None) -> str:

@@ -28,7 +28,7 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
                start: float | None = None, end: float | None = None, format: str | None = None, *,
                progress: Progress = None, state_types: list[str] | None = None, depth: int | None = None,
                metric: str = "state_duration", types: list[str] | None = None, key: str = "group",
-               memory_budget: int | None = None, client=None, runs: bool | None = None,
+               memory_budget: int | None = None, profiler_spans: bool = False, client=None, runs: bool | None = None,
                partitions: int | None = None, parallel: bool | None = None, **options) -> MicroModel:
     """Build the microscopic model of the trace file at ``path`` while
     reading it: the same :class:`MicroModel`, cell for cell, as
@@ -37,7 +37,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     slices x states), not with the length of the trace.
 
     ``slices``, ``start``, ``end`` (seconds from the trace's start; default
-    the trace's first and last instants), ``state_types``, ``depth``, ``metric``, ``types`` and ``key`` are
+    the trace's first and last instants), ``state_types``, ``depth``, ``metric``, ``types``, ``key`` and
+    ``profiler_spans`` are
     those of :meth:`macroscope.Trace.micro`; ``format`` and ``options``
     (``strict``, ``view``, ``skip_inverted``...) those of
     :func:`macroscope.read`.
@@ -106,7 +107,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
     """
     check_options("read_micro", options)
     options = dict(options)
-    model_opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
+    model_opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget,
+                               profiler_spans)
     if isinstance(path, (str, os.PathLike)):
         paths = [path]
     else:
@@ -121,7 +123,8 @@ def read_micro(path: str | os.PathLike | Sequence[str | os.PathLike], slices: in
             return _distributed.read_micro_dataset(paths[0], client, model_opts, start=start, end=end,
                                                    progress=progress)
         return _dataset.read_dataset(paths[0]).micro(slices, start, end, state_types=state_types, depth=depth,
-                                                     metric=metric, types=types, key=key)
+                                                     metric=metric, types=types, key=key,
+                                                     profiler_spans=profiler_spans)
     if client is not None:
         return _distributed.read_micro(paths, client, model_opts, start=start, end=end, format=format,
                                        options=options, runs=bool(runs), partitions=partitions, progress=progress)

@@ -178,7 +178,8 @@ class Trace:
 
     def micro(self, slices: int = 100, start: float | None = None, end: float | None = None,
               state_types: list[str] | None = None, depth: int | None = None, metric: str = "state_duration",
-              types: list[str] | None = None, key: str = "group", *, memory_budget: int | None = None) -> MicroModel:
+              types: list[str] | None = None, key: str = "group", *, memory_budget: int | None = None,
+              profiler_spans: bool = False) -> MicroModel:
         """Build the microscopic model: for every resource, each of
         ``slices`` equal time slices of [start, end] (seconds from the
         trace's start, as every time shown reads; an instant of the trace's
@@ -223,17 +224,30 @@ class Trace:
         :attr:`MicroModel.notes`); its figures draw the smallest states as
         "other".
 
+        The spans a profiler draws around the program's work are left out
+        of the model, as they are of the figures of the profilers' own
+        tools: its recording ("PyTorch Profiler (0)"), the program's
+        steps (``ProfilerStep#N``, JAX's step annotations, NVTX and roctx
+        ``ProfilerStep#N`` ranges) and the copies Kineto draws of the
+        host's annotations on the GPU streams. Their time is not lost:
+        :attr:`MicroModel.left_out` gives it, the model's summary says it,
+        the resources that held nothing else are not rows, and the states
+        they enclose keep exactly their own time. ``profiler_spans=True``
+        keeps them as states. The trace's tables keep them whatever, and
+        the analyses of steps (compare's markers, stragglers) read them.
+
         A model of resources x slices x states cells takes about 16 bytes a
         cell: one that would exceed ``memory_budget`` (bytes; default None:
         half of the memory available; 0: no limit) is refused at once with
         :class:`InvalidArgumentError` naming the estimate.
         """
-        opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget)
+        opts = model_options(slices, start, end, state_types, depth, metric, types, key, memory_budget, profiler_spans)
         model = warn_notes(MicroModel(_work.compute(self._h.StartMicro, opts, result="MicroModel")))
         # What the model was built from, so that an explorer zooming into a
         # window rebuilds the window's model from the trace.
         model._source = (self, dict(slices=slices, start=start, end=end, state_types=state_types, depth=depth,
-                                    metric=metric, types=types, key=key, memory_budget=memory_budget))
+                                    metric=metric, types=types, key=key, memory_budget=memory_budget,
+                                    profiler_spans=profiler_spans))
         return model
 
     def moments(self, busy=None, by: str = "resource", start=None, end=None, *, idle=None, state_types=None,

@@ -61,6 +61,7 @@ type cli struct {
 	startS, endS  *string // --start, --end
 	slices        *int    // --slices
 	key           *string // --key: group, name, domain, category or type
+	profilerSpans *bool   // --profiler-spans: keep the profiler's spans in the model
 	out           *string // --out: directory of relative output files
 	figure        *string // --figure: the figure
 	width, height *int
@@ -126,12 +127,20 @@ func (c *cli) windowFlags() {
 }
 
 // modelFlags declares what the microscopic model needs: the trace's
-// format, the window, --slices and --key.
+// format, the window, --slices, --key and --profiler-spans.
 func (c *cli) modelFlags() {
 	c.traceFlags()
 	c.windowFlags()
 	c.slices = c.fs.Int("slices", 100, "number of time slices")
 	c.key = c.fs.String("key", "group", "what the model's states are: the states' names grouped as a person would (group: \"aten::copy_, op_id = 998952\" is aten::copy_), as the file writes them (name), their library or namespace (domain: aten, NCCL, MPI...), their categories (category) or their types (type: kernels, NCCL, memcpy... of GPU profilers)")
+	c.profilerSpans = c.fs.Bool("profiler-spans", false, "keep in the model the spans a profiler draws around the program's work: its own recording (\"PyTorch Profiler (0)\"), the steps (ProfilerStep#N) and Kineto's copies of the host's annotations on the GPU streams; left out by default, their time reported")
+}
+
+// modelOptions are the options of the model the flags ask for, without
+// its window.
+func (c *cli) modelOptions() micro.Options {
+	return micro.Options{Slices: *c.slices, Depth: micro.Innermost, Key: micro.Key(*c.key), ProfilerSpans: *c.profilerSpans,
+		MemoryBudget: c.budget}
 }
 
 // outFlag declares --out, the directory of the files written.
@@ -512,8 +521,8 @@ func guarded(file string, read func() error) (err error) {
 // Python package reads it (partition.LocalPlan).
 func (c *cli) readModel(path string) (*micro.Model, error) {
 	// --start and --end count from the trace's start (trace.Window).
-	opt := micro.Options{Slices: *c.slices, Depth: micro.Innermost, Start: c.start, End: c.end, Key: micro.Key(*c.key),
-		Relative: true, MemoryBudget: c.budget}
+	opt := c.modelOptions()
+	opt.Start, opt.End, opt.Relative = c.start, c.end, true
 	src, err := c.open(path)
 	if err != nil {
 		return nil, err
@@ -538,6 +547,9 @@ func (c *cli) readModel(path string) (*micro.Model, error) {
 	}
 	c.say("model", "%d resources x %d slices x %d states, %.6g-%.6g s", m.NumLeaves(), m.Slices, len(m.States),
 		(m.Start - m.Origin).Seconds(), (m.End - m.Origin).Seconds())
+	if n := m.LeftOutNote("--profiler-spans"); n != "" {
+		c.say("left out", "%s", n)
+	}
 	for _, n := range m.Notes {
 		c.say("warning", "%s", cliNote(n))
 	}

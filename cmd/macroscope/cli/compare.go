@@ -252,7 +252,7 @@ func compareOptions(c *cli, align, length, markers, markersBy, markersOn, runLev
 	}
 	return compare.Options{Slices: *c.slices, Placement: placement, Match: m, Reference: reference, Start: c.start, End: c.end,
 		Align: compare.Align{Method: method, Length: l, Markers: compare.MarkerSpec{Name: markers, By: markersBy, Resource: markersOn}},
-		Model: micro.Options{Depth: micro.Innermost, Key: micro.Key(*c.key)}}, nil
+		Model: micro.Options{Depth: micro.Innermost, Key: micro.Key(*c.key), ProfilerSpans: *c.profilerSpans}}, nil
 }
 
 // defaultNames are the runs' names: --names', else their files' names

@@ -410,8 +410,9 @@ var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_dr
 	"Operator": true, "Runtime": true}
 
 // valueRole is the role of the events named name in category cat:
-// Kineto's spans of the profiler's recording (kinetoSpan), its
-// synchronisations on the GPU side, NCCL's kernels among its GPU
+// Kineto's spans of the profiler's recording (kinetoSpan), its copies of
+// the host's annotations on the GPU streams (never steps: they trail the
+// host's), its synchronisations on the GPU side, NCCL's kernels among its GPU
 // operations, the GPU runtime's launching and blocking calls (by name, in
 // any category), PyTorch profiler's steps (ProfilerStep#N, whose N the
 // value's Step is), Kineto's other host calls, and the compilers'
@@ -421,16 +422,18 @@ func valueRole(name, cat string) trace.Role {
 	switch {
 	case cat == "Trace" && kinetoSpan(name):
 		return trace.RoleRecording
+	case cat == gpuAnnotation:
+		// Kineto's copies of the host's annotations on the GPU streams,
+		// which span idle time between the kernels they mark.
+		return trace.RoleDeviceAnnotation
 	case cat == "cuda_sync":
 		return kinetoSyncs[name]
 	case gpuCategory([]byte(cat)) == gpuOp && trace.NCCLKernel(name):
 		return trace.RoleCommunicationKernel
 	case trace.GPUCallRole(name) != trace.RoleNone:
 		return trace.GPUCallRole(name)
-	case cat != "gpu_user_annotation" && isProfilerStep(name):
-		// PyTorch profiler's steps on the host; Kineto draws copies of
-		// them over the kernels they launched (gpu_user_annotation),
-		// which trail the host's.
+	case isProfilerStep(name):
+		// PyTorch profiler's steps on the host.
 		if kinetoCalls[cat] {
 			return trace.RoleStepCall
 		}

@@ -152,7 +152,8 @@
 //     (trace.ProfilerStep), none in their copies on the GPU
 //     (gpu_user_annotation), which are read on a thread of their own
 //     beside their stream, "<stream> (annotations)" (see
-//     splitGPUAnnotations). The spans Kineto writes of its own recording
+//     splitGPUAnnotations), and whose values, like every value of that
+//     category, have trace.RoleDeviceAnnotation. The spans Kineto writes of its own recording
 //     (category Trace, named "<span> (<iteration>)": "PyTorch Profiler
 //     (0)", "__cupti_profiler__ (-1)") have trace.RoleRecording; another
 //     producer's category Trace keeps no role. A sink that asks

@@ -119,7 +119,7 @@ func TestValueRoles(t *testing.T) {
 		"cuda_driver/cuLaunchKernel": trace.RoleLaunchCall, "user_annotation/aten::mm": trace.RoleNone,
 		"python_function/forward": trace.RoleNone,
 		// PyTorch profiler's steps on the host, not their copies on the GPU.
-		"user_annotation/ProfilerStep#1": trace.RoleStep, "gpu_user_annotation/ProfilerStep#1": trace.RoleNone,
+		"user_annotation/ProfilerStep#1": trace.RoleStep, "gpu_user_annotation/ProfilerStep#1": trace.RoleDeviceAnnotation,
 		"cpu_op/ProfilerStep#2": trace.RoleStepCall,
 		// Kineto's spans of its recording ("<span> (<iteration>)" in
 		// category Trace), not another producer's events of a category
