@@ -52,6 +52,12 @@ func TestTablesCanceled(t *testing.T) {
 		{"variables", func(mem memory.Allocator, c <-chan struct{}) (arrow.RecordBatch, error) {
 			return VariablesTableCancel(tr, mem, c)
 		}},
+		{"containers", func(mem memory.Allocator, c <-chan struct{}) (arrow.RecordBatch, error) {
+			return ContainersTableCancel(tr, mem, c)
+		}},
+		{"types", func(mem memory.Allocator, c <-chan struct{}) (arrow.RecordBatch, error) {
+			return TypesTableCancel(tr, mem, c)
+		}},
 		{"model", func(mem memory.Allocator, c <-chan struct{}) (arrow.RecordBatch, error) {
 			return MicroTableCancel(m, mem, c)
 		}},

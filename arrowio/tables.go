@@ -353,6 +353,15 @@ func LevelsTable(levels []aggregate.Level, recommended int, mem memory.Allocator
 // ContainersTable lists the containers of a trace (the root excluded) in
 // depth-first order: path, name, type, parent path, depth, life span.
 func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := ContainersTableCancel(t, mem, nil)
+	return rec
+}
+
+// ContainersTableCancel is ContainersTable stopped by cancel (Ctrl-C): it
+// looks every trace.StopEvery containers and before each column (a
+// million resources' paths), and once closed returns
+// trace.ErrComputationCanceled and nothing.
+func ContainersTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	var order []int32
 	var depths []int32
 	var walk func(c int32, d int32)
@@ -371,6 +380,9 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	start, end := make([]float64, n), make([]float64, n)
 	startNs, endNs := make([]int64, n), make([]int64, n)
 	for i, id := range order {
+		if lookAt(i, cancel) {
+			break // finish gives nothing
+		}
 		c := t.Containers[id]
 		path[i] = t.ContainerPath(id, PathSep)
 		name[i] = c.Name
@@ -380,6 +392,7 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 		startNs[i], endNs[i] = int64(c.Start), int64(c.End)
 	}
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.strings("path", path)
 	c.strings("name", name)
 	c.strings("type", typ)
@@ -389,7 +402,7 @@ func ContainersTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.float64s("end", end)
 	c.int64s("start_ns", startNs)
 	c.int64s("end_ns", endNs)
-	return c.batch(nil)
+	return c.finish(nil)
 }
 
 // StatesTable lists the state intervals of a trace: container path, state
@@ -703,12 +716,23 @@ func EventsTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struc
 // and role: what its reader says the type stands for (trace.Role's name:
 // "thread", "instructions", "launch"...; "" for none).
 func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
+	rec, _ := TypesTableCancel(t, mem, nil)
+	return rec
+}
+
+// TypesTableCancel is TypesTable stopped by cancel (Ctrl-C): it looks
+// every trace.StopEvery values and types and before each column, and once
+// closed returns trace.ErrComputationCanceled and nothing.
+func TypesTableCancel(t *trace.Trace, mem memory.Allocator, cancel <-chan struct{}) (arrow.RecordBatch, error) {
 	n := len(t.Types)
 	names := make([]string, n)
 	kind, parent, source, dest := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	alias, color, roles := make([]string, n), make([]string, n), make([]string, n)
 	values := make([]int64, n)
-	for _, v := range t.Values {
+	for i, v := range t.Values {
+		if lookAt(i, cancel) {
+			break // finish gives nothing
+		}
 		if v.Type >= 0 && int(v.Type) < n {
 			values[v.Type]++
 		}
@@ -718,6 +742,9 @@ func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 		kinds[k] = kindLabels[k].String()
 	}
 	for i, ty := range t.Types {
+		if lookAt(i, cancel) {
+			break
+		}
 		names[i], alias[i], color[i], roles[i] = ty.Name, ty.Alias, ty.Color, ty.Role.String()
 		kind[i], parent[i] = int32(ty.Kind), ty.Parent
 		source[i], dest[i] = trace.None, trace.None
@@ -726,6 +753,7 @@ func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 		}
 	}
 	c := newColumns(mem, n)
+	c.cancel = cancel
 	c.strings("name", names)
 	c.categories("kind", kinds, kind)
 	c.optionalCategories("parent", names, parent)
@@ -735,7 +763,7 @@ func TypesTable(t *trace.Trace, mem memory.Allocator) arrow.RecordBatch {
 	c.optionalCategories("source_type", names, source)
 	c.optionalCategories("destination_type", names, dest)
 	c.strings("role", roles)
-	return c.batch(nil)
+	return c.finish(nil)
 }
 
 // kindLabels lists the kinds in the order of their values.

@@ -1,8 +1,6 @@
 package pybind
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"math"
 	"sync"
@@ -621,27 +619,6 @@ func (c *Comparison) opsOf(r int, cancel <-chan struct{}) (*compare.OpsSummary, 
 	}
 	c.ops[r] = s
 	return s, nil
-}
-
-// Encode returns the model encoded (gob), to ship it to other processes
-// (a series' reference on a cluster).
-func (m *MicroModel) Encode() (data []byte, err error) {
-	defer guard(&err)
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(m.m); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// DecodeMicroModel decodes what MicroModel.Encode encoded.
-func DecodeMicroModel(data []byte) (m *MicroModel, err error) {
-	defer guard(&err)
-	var mm micro.Model
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&mm); err != nil {
-		return nil, errs.Argument("model", "not an encoded model: %v", err)
-	}
-	return &MicroModel{m: &mm, in: aggregate.Input{Tree: mm.Tree, Slices: mm.Slices, States: len(mm.States), Values: mm.Values, Cells: mm.Cells}}, nil
 }
 
 // CompareSeries gathers the summaries of the runs of a series against a

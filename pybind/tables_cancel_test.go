@@ -34,6 +34,8 @@ func TestTableWorksCanceled(t *testing.T) {
 		start func() (*Work, error)
 	}{
 		{"states", func() (*Work, error) { return tr.StartTable("states") }},
+		{"containers", func() (*Work, error) { return tr.StartTable("containers") }},
+		{"types", func() (*Work, error) { return tr.StartTable("types") }},
 		{"model", m.StartTable},
 		{"cells", m.StartCells},
 		{"aggregation", a.StartTable},

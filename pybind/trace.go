@@ -73,9 +73,8 @@ func (t *Trace) Table(name string, addr uintptr) (err error) {
 }
 
 // StartTable starts exporting one of the trace's tables, as Table, as a
-// Work whose Export gives it: Ctrl-C stops the conversion of the long ones
-// (states, links, variables, events: millions of rows); the containers
-// and types convert as they are.
+// Work whose Export gives it: Ctrl-C stops the conversion (states, links,
+// variables, events: millions of rows; a million resources' containers).
 func (t *Trace) StartTable(name string) (w *Work, err error) {
 	defer guard(&err)
 	var convert func(*trace.Trace, memory.Allocator, <-chan struct{}) (arrow.RecordBatch, error)
@@ -89,13 +88,9 @@ func (t *Trace) StartTable(name string) (w *Work, err error) {
 	case "events":
 		convert = arrowio.EventsTableCancel
 	case "containers":
-		convert = func(tr *trace.Trace, mem memory.Allocator, _ <-chan struct{}) (arrow.RecordBatch, error) {
-			return arrowio.ContainersTable(tr, mem), nil
-		}
+		convert = arrowio.ContainersTableCancel
 	case "types":
-		convert = func(tr *trace.Trace, mem memory.Allocator, _ <-chan struct{}) (arrow.RecordBatch, error) {
-			return arrowio.TypesTable(tr, mem), nil
-		}
+		convert = arrowio.TypesTableCancel
 	default:
 		return nil, errs.Argument("table", "unknown trace table %q", name)
 	}

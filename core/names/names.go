@@ -308,7 +308,7 @@ func GroupsOf(all, typeOf []string) []string {
 	return out
 }
 
-// Possible returns the groups a name of a value of type typ may take
+// PossibleGroups returns the groups a name of a value of type typ may take
 // among the other names of its trace (GroupsOf): its group (Group), then
 // the groups that need the others, which GroupsOf gives it only when the
 // trace has more than ManyInstances names alike: the base a rule of many
@@ -317,7 +317,7 @@ func GroupsOf(all, typeOf []string) []string {
 // A name asked for by its group as the legend shows it (busy=["Frame"])
 // is found among them while the trace streams, before its other names
 // are known.
-func Possible(name, typ string) []string {
+func PossibleGroups(name, typ string) []string {
 	g := Group(name)
 	out := []string{g}
 	for _, r := range Rules {

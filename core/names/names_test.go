@@ -449,10 +449,10 @@ func TestGroupsOfNumberIDs(t *testing.T) {
 	}
 }
 
-// Possible gives every group GroupsOf may give a name, whatever the other
+// PossibleGroups gives every group GroupsOf may give a name, whatever the other
 // names of the trace: with enough of them (more than ManyInstances), the
 // group GroupsOf gives is the last.
-func TestPossible(t *testing.T) {
+func TestPossibleGroups(t *testing.T) {
 	for _, c := range []struct {
 		name, typ string
 		want      []string
@@ -464,8 +464,8 @@ func TestPossible(t *testing.T) {
 		{"-7", "Frame", []string{"-7", "Frame"}},
 		{"12a", "Frame", []string{"12a"}},
 	} {
-		if got := Possible(c.name, c.typ); !slices.Equal(got, c.want) {
-			t.Errorf("Possible(%q, %q) = %q, want %q", c.name, c.typ, got, c.want)
+		if got := PossibleGroups(c.name, c.typ); !slices.Equal(got, c.want) {
+			t.Errorf("PossibleGroups(%q, %q) = %q, want %q", c.name, c.typ, got, c.want)
 		}
 		// With many names alike, GroupsOf gives the last.
 		var all, types []string
@@ -477,8 +477,8 @@ func TestPossible(t *testing.T) {
 				all[k] = fmt.Sprint(k * 3)
 			}
 		}
-		if g := GroupsOf(all, types); !slices.Contains(Possible(all[0], c.typ), g[0]) || g[0] != Possible(all[0], c.typ)[len(Possible(all[0], c.typ))-1] {
-			t.Errorf("GroupsOf gives %q for %q, Possible %q", g[0], all[0], Possible(all[0], c.typ))
+		if g := GroupsOf(all, types); !slices.Contains(PossibleGroups(all[0], c.typ), g[0]) || g[0] != PossibleGroups(all[0], c.typ)[len(PossibleGroups(all[0], c.typ))-1] {
+			t.Errorf("GroupsOf gives %q for %q, PossibleGroups %q", g[0], all[0], PossibleGroups(all[0], c.typ))
 		}
 	}
 }

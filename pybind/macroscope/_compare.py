@@ -686,7 +686,8 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
                 raise InvalidArgumentError(f"window: run {name!r} is a model already built on its window: build it "
                                            "on the window wanted (micro's start, end)", param="window")
     ref = _read_run(ref_run, slices, model_kwargs, options)
-    ref_bytes = bytes(_bridge.call(ref._h.Encode))
+    # A work: Ctrl-C stops the encoding of a large reference between chunks.
+    ref_bytes = bytes(_work.compute(ref._h.StartEncode, result="Data"))
     series_opts = _bridge.options(match=match, permutations=int(permutations))
     if client is not None:
         if any(isinstance(r, (Trace, MicroModel)) for r in runs):

@@ -9,7 +9,7 @@ against Algorithm 1 computed independently on the states read from the
 Pajé lines by hand. What holds and where it differs: docs/papers.md.
 
 The trace (90 MB, 15 MB compressed) is not bundled: it is generated once
-(about a minute of computation, three on a busy machine) and kept in
+(about 80 s of CPU time, 5 to 20 minutes on a busy machine, up to 7.5 GB of memory) and kept in
 build/lu700, under the hash of its generators (testdata/gen/lu_trace.py),
 where the notebook finds it too."""
 

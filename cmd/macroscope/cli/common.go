@@ -375,8 +375,17 @@ func writableDir(dir string) error {
 
 // say prints one line of the report: a label in a column of its own, then
 // what it says.
+//
+// A warning, note or choice names its way out as the command line takes
+// it (inCLIWords): the core words it in Python's keywords (rank="present"
+// is --rank present here).
 func (c *cli) say(label, format string, args ...any) {
-	say(c.stdout, label, format, args...)
+	switch label {
+	case "warning", "note", "align", "test":
+		say(c.stdout, label, "%s", c.inCLIWords(fmt.Sprintf(format, args...)))
+	default:
+		say(c.stdout, label, format, args...)
+	}
 }
 
 // sayCounts reports what was read, and the trace's span: the times

@@ -474,7 +474,7 @@ func (c *cli) compareOps(set *compare.Set, path, iteration, device string, short
 		return err
 	}
 	for _, w := range warnings {
-		c.say("warning", "%s", c.inCLIWords(w))
+		c.say("warning", "%s", w)
 	}
 	labels := [2]string{set.Runs[control].Name, set.Runs[test].Name}
 	c.say("ops", "%d operations of %s and %s", len(ops), labels[0], labels[1])
@@ -488,16 +488,30 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 	mopt.Slices, mopt.Metric = opt.Slices, micro.StateDuration
 	// Each run over the window from its own start, as Build's stretch.
 	mopt.Start, mopt.End, mopt.Relative = opt.Start, opt.End, true
-	read := func(in compare.Input) (*micro.Model, error) {
+	// read reads a run; told, it says what the reader skipped or found
+	// missing and the model's notes, under the run's name (the reference,
+	// read twice, says them once).
+	read := func(in compare.Input, tell bool) (*micro.Model, error) {
 		var m *micro.Model
 		ro, done := c.heldOptions(in.Name)
 		err := guarded(in.Name, func() (err error) {
 			m, _, err = micro.FromSource(in.Source, mopt, ro)
 			return err
 		})
-		return m, c.overBudget(done, err)
+		if err = c.overBudget(done, err); err != nil {
+			return nil, err
+		}
+		if tell {
+			for _, n := range ro.Notes.Messages() {
+				c.say("warning", "%s: %s", in.Name, n)
+			}
+			for _, n := range m.Notes {
+				c.say("warning", "%s: %s", in.Name, cliNote(n))
+			}
+		}
+		return m, nil
 	}
-	ref, err := read(inputs[opt.Reference])
+	ref, err := read(inputs[opt.Reference], false)
 	if err != nil {
 		return err
 	}
@@ -505,7 +519,7 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 	var popRuns []pop.Run // of the rows popRows, for the study's factors
 	var popRows []*compare.SeriesRow
 	for i, in := range inputs {
-		m, err := read(in)
+		m, err := read(in, true)
 		if err != nil {
 			return err
 		}

@@ -247,3 +247,53 @@ func TestCompareOpsSaysWhy(t *testing.T) {
 		t.Error("an iteration missing: no table")
 	}
 }
+
+// TestCompareWarningsInFlags: the ways out that the comparison's notes
+// name (a run lacking resources, names matched by their pattern) are
+// written as the command's flags, not as Python's keywords the command
+// line cannot take (rank="present" was printed as such).
+func TestCompareWarningsInFlags(t *testing.T) {
+	dir := t.TempDir()
+	small := bspTrace(t, dir, "small.trace", bsp.Scenario{Ranks: 4, PerNode: 2, Iterations: 5, Seed: 1})
+	large := bspTrace(t, dir, "large.trace", bsp.Scenario{Ranks: 8, PerNode: 2, Iterations: 5, Seed: 2})
+	out := mustRun(t, "compare", small, large, "--slices", "10", "--p", "0.4", "--permutations", "-1",
+		"--out", dir, "--table", "", "--proportions", "", "--runs", "", "--levels", "", "--figure", "")
+	want := "warning    small: lacks 4 of the 8 resources of the runs: node-3/rank-7, node-3/rank-6, node-2/rank-5, and 1 more; " +
+		"their cells are (absent), a divergence of presence (presence_divergence); --rank present ranks first what differs where every run has the resource\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("no line\n%s\nin the output:\n%s", want, out)
+	}
+	if strings.Contains(out, `="`) {
+		t.Errorf("a keyword argument in the output:\n%s", out)
+	}
+	out = mustRun(t, "compare", small, large, "--slices", "10", "--p", "0.4", "--permutations", "-1", "--align", "auto",
+		"--out", dir, "--table", "", "--proportions", "", "--runs", "", "--levels", "", "--figure", "")
+	if !strings.Contains(out, "\nalign      --align auto chose \"start\": the runs' durations") {
+		t.Errorf("no --align auto in the output:\n%s", out)
+	}
+}
+
+// TestCompareSeriesWarns: --series says what the reader of each run
+// skipped (here a cut last line), under the run's name and once for the
+// reference, as the comparison does; it said nothing.
+func TestCompareSeriesWarns(t *testing.T) {
+	dir := t.TempDir()
+	a := bspTrace(t, dir, "a.trace", bsp.Scenario{Ranks: 4, PerNode: 2, Iterations: 5, Seed: 1})
+	b := bspTrace(t, dir, "b.trace", bsp.Scenario{Ranks: 4, PerNode: 2, Iterations: 5, Seed: 2})
+	text, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(text), "\n")
+	mustWrite(t, b, strings.TrimSuffix(string(text), "\n"))
+	out := mustRun(t, "compare", a, b, "--slices", "10", "--out", dir, "--series", "s.csv", "--no-analyses")
+	want := "warning    b: incomplete: " + b + ": the last line (" + strconv.Itoa(lines) + ") has no end of line: the file is cut\n"
+	if strings.Count(out, "warning") != 1 || !strings.Contains(out, want) {
+		t.Fatalf("want one warning\n%s\nin the output:\n%s", want, out)
+	}
+	// The reference warns once, not for its two reads.
+	out = mustRun(t, "compare", b, a, "--slices", "10", "--out", dir, "--series", "s.csv", "--no-analyses")
+	if strings.Count(out, "warning") != 1 || !strings.Contains(out, want) {
+		t.Fatalf("want one warning\n%s\nin the output:\n%s", want, out)
+	}
+}

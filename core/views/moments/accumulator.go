@@ -146,7 +146,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		// few of them for the legend to group them.
 		i := slices.Index(a.opt.Values, v.Name)
 		if i < 0 {
-			for _, g := range names.Possible(v.Name, a.types[v.Type].name) {
+			for _, g := range names.PossibleGroups(v.Name, a.types[v.Type].name) {
 				if i = slices.Index(a.opt.Values, g); i >= 0 {
 					break
 				}

@@ -103,7 +103,7 @@ const NoStateName = "(no state)"
 // container with either rule.
 type Options struct {
 	// Select and Values choose the busy state values by name, as the
-	// file writes it or grouped as the legend shows it (names.Possible:
+	// file writes it or grouped as the legend shows it (names.PossibleGroups:
 	// the groups that need the trace's other names too): all of them
 	// (the default, Values must be empty), only the listed ones, or all
 	// but the listed ones.

@@ -127,3 +127,42 @@ func TestCollapseOptimalCanceled(t *testing.T) {
 		}
 	}
 }
+
+// A rebuild stopped while it places the new nodes (after the view is
+// built: 2/5 of trace.StopEvery ranks build in fewer items than a look
+// is apart, and place the collapse of all of them in more) leaves the
+// view, the positions and the births as they were; open, the change is
+// the one made without a channel.
+func TestPlaceCanceled(t *testing.T) {
+	tr := ringOfRanks(trace.StopEvery * 2 / 5)
+	base, err := Build(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range base.view.Nodes { // placed, as a layout would: the collapse is born at their centroid
+		base.view.Nodes[i].X, base.view.Nodes[i].Y = float64(i), float64(i%7)
+	}
+	base.remember()
+	tp := base.Clone()
+	before := fmt.Sprint(*tp.View(), tp.pos, tp.born)
+	cancel := make(chan struct{})
+	err = tp.Change(cancel, func(tp *Topology) error {
+		tp.look.Stopped(trace.StopEvery) // the next look is StopEvery items on
+		close(cancel)
+		return tp.Collapse("")
+	})
+	if !errors.Is(err, trace.ErrComputationCanceled) || fmt.Sprint(*tp.View(), tp.pos, tp.born) != before {
+		t.Errorf("stopped in the placement: %v; the view, positions or births changed: %v", err, fmt.Sprint(*tp.View(), tp.pos, tp.born) != before)
+	}
+	want := base.Clone()
+	if err := want.Collapse(""); err != nil {
+		t.Fatal(err)
+	}
+	got := base.Clone()
+	if err := got.Change(make(chan struct{}), func(tp *Topology) error { return tp.Collapse("") }); err != nil {
+		t.Fatal(err)
+	}
+	if w := fmt.Sprint(*want.View(), want.pos, want.born); len(want.born) != 1 || fmt.Sprint(*got.View(), got.pos, got.born) != w {
+		t.Errorf("open: the collapse differs from the one without a channel (%d births)", len(want.born))
+	}
+}

@@ -116,9 +116,14 @@ func (tp *Topology) invalidate() {
 	if v == nil {
 		return // stopped (Change): tp is half changed, for its caller to drop
 	}
+	born := tp.place(old, v)
+	if born == nil {
+		return // stopped: the view, positions and births as they were
+	}
 	tp.view = v
 	tp.laidOut = tp.laidOut && old != nil && sameNodes(old, tp.view)
-	tp.place(old, tp.view)
+	maps.Copy(tp.born, born)
+	tp.remember()
 }
 
 func sameNodes(a, b *View) bool {
@@ -271,11 +276,19 @@ func jitter(key string) (float64, float64) {
 // it replaces; a node revealed by an expansion reappears at its last
 // position, moved by as much as the aggregate that hid it moved since it
 // appeared, or else at that aggregate's position plus a small jitter.
-func (tp *Topology) place(old, v *View) {
+//
+// It returns the births of the new aggregates, for the caller to record
+// with the view, or nil once tp.look stops (Change): it looks every
+// trace.StopEvery nodes and leaves, and changes nothing of tp.
+func (tp *Topology) place(old, v *View) map[string][2]float64 {
+	born := map[string][2]float64{}
 	var oldIndex map[string]int32
 	if old != nil {
 		oldIndex = make(map[string]int32, len(old.Nodes))
 		for i, n := range old.Nodes {
+			if tp.look.Stopped(1) != nil {
+				return nil
+			}
 			oldIndex[n.Path] = int32(i)
 		}
 	}
@@ -291,6 +304,9 @@ func (tp *Topology) place(old, v *View) {
 	if old != nil {
 		counted = map[[2]int32]bool{}
 		for l, nv := range v.Rep {
+			if tp.look.Stopped(1) != nil {
+				return nil
+			}
 			o := old.Rep[l]
 			if from[nv] < 0 {
 				from[nv] = o
@@ -307,6 +323,9 @@ func (tp *Topology) place(old, v *View) {
 		}
 	}
 	for i := range v.Nodes {
+		if tp.look.Stopped(1) != nil {
+			return nil
+		}
 		n := &v.Nodes[i]
 		if o, ok := oldIndex[n.Path]; ok {
 			n.X, n.Y = old.Nodes[o].X, old.Nodes[o].Y
@@ -323,7 +342,7 @@ func (tp *Topology) place(old, v *View) {
 		switch {
 		case !revealed && cnt[i] > 0:
 			n.X, n.Y = sumX[i]/float64(cnt[i]), sumY[i]/float64(cnt[i])
-			tp.born[n.Path] = [2]float64{n.X, n.Y}
+			born[n.Path] = [2]float64{n.X, n.Y}
 		case o >= 0 && !math.IsNaN(old.Nodes[o].X):
 			on := old.Nodes[o]
 			if last, ok := tp.pos[n.Path]; ok {
@@ -338,7 +357,7 @@ func (tp *Topology) place(old, v *View) {
 			}
 		}
 	}
-	tp.remember()
+	return born
 }
 
 // above tells whether container a is a proper ancestor of container b.
