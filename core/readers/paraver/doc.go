@@ -1,5 +1,5 @@
 // Package paraver reads traces in the Paraver format of the BSC tools
-// (Extrae, Dimemas): a .prv file of records, possibly compressed (gzip, bzip2, zstd), with
+// (Extrae, Dimemas) and ovni: a .prv file of records, possibly compressed (gzip, bzip2, zstd), with
 // a .pcf file naming states, event types and event values, and a .row file
 // naming resources. It streams them into a trace.Sink.
 //
