@@ -23,6 +23,10 @@
 // an ID keeps its first definition, the world's, and the read warns once
 // (otf2-print warns too; python3-otf2 refuses them).
 //
+// Regions still entered when their location's ThreadEnd comes end with it
+// (EZTrace 2.0's OMPT module leaves pool threads' implicit tasks so), with
+// a warning counting them; those open at the end of the trace end with it.
+//
 // # Time
 //
 // A timestamp of t ticks becomes (t - globalOffset) * 1e9 / resolution
