@@ -187,7 +187,7 @@ def read_paraver(
     progress: Progress = None,
     memory_budget: int | None = None,
 ) -> Trace:
-    """Read a trace in the paraver format: Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it.
+    """Read a trace in the paraver format: Paraver .prv (Extrae, Dimemas, ovni), with the .pcf and .row beside it.
 
     Files ending in .prv (plain or compressed with gzip, bzip2 or zstd).
 

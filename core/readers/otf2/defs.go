@@ -170,6 +170,10 @@ type definitions struct {
 	// counts holds the number of records of each type, total their sum.
 	counts map[uint8]int
 	total  int
+	// redefined counts the Group and Comm definitions that give an ID
+	// again (see decodeDefinitions), first the offset of the first one.
+	redefined map[string]int
+	first     int64
 }
 
 // readDefinitions reads the archive's global definitions file.
@@ -225,6 +229,18 @@ func decodeDefinitions(data []byte, chunkSize uint64) (*definitions, *decodeErro
 		k := idKey{kind, id}
 		if kind == defMetricInstance { // classes and instances share their IDs
 			k.kind = defMetricClass
+		}
+		if seen[k] && (kind == defGroup || kind == defComm) {
+			// EZTrace 2.0 gives Group 0 to MPI_COMM_WORLD's COMM_LOCATIONS,
+			// its COMM_GROUP and MPI_COMM_SELF's group, and Comm 0 to both
+			// communicators. OTF2's reader passes such definitions on and
+			// otf2-print warns; the first is kept (the world's locations, the
+			// world), which later references to the ID meant too.
+			if len(d.redefined) == 0 {
+				d.redefined, d.first = map[string]int{}, at
+			}
+			d.redefined[name]++
+			return nil
 		}
 		if seen[k] {
 			return &decodeError{offset: at, msg: name + " " + itoa(id) + " is defined twice"}
@@ -314,7 +330,7 @@ func (d *definitions) decode(kind uint8, r *cursor, at int64) (uint64, string, b
 	case defComm:
 		id := r.u32()
 		c := comm{name: r.u32(), group: r.u32(), at: at}
-		if r.err == nil {
+		if _, again := d.comms[id]; r.err == nil && !again { // the first is kept
 			d.comms[id] = c
 		}
 		return uint64(id), "Comm", true
@@ -365,7 +381,7 @@ func (d *definitions) decodeGroup(r *cursor) uint32 {
 			g.paradigm = paradigmMPI
 		}
 	}
-	if r.err == nil {
+	if _, again := d.groups[id]; r.err == nil && !again { // the first is kept
 		d.groups[id] = g
 	}
 	return id

@@ -17,6 +17,16 @@
 // as the format allows. Archives of the SIONlib file substrate and
 // zlib-compressed archives are refused with an error that says so.
 //
+// A definition whose ID its kind already defined is an error, save a Group
+// or a Comm: EZTrace 2.0 gives Group 0 to MPI_COMM_WORLD's locations, to
+// its group and to MPI_COMM_SELF's, and Comm 0 to both communicators. Such
+// an ID keeps its first definition, the world's, and the read warns once
+// (otf2-print warns too; python3-otf2 refuses them).
+//
+// Regions still entered when their location's ThreadEnd comes end with it
+// (EZTrace 2.0's OMPT module leaves pool threads' implicit tasks so), with
+// a warning counting them; those open at the end of the trace end with it.
+//
 // # Time
 //
 // A timestamp of t ticks becomes (t - globalOffset) * 1e9 / resolution

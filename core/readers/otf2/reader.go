@@ -148,6 +148,16 @@ func (arch *archive) read(sink trace.Sink, opt trace.ReadOptions) error {
 	for _, m := range arch.missing {
 		opt.Incomplete("%s", m)
 	}
+	if r := arch.defs.redefined; len(r) > 0 {
+		var what []string
+		for _, name := range []string{"Group", "Comm"} {
+			if r[name] > 0 {
+				what = append(what, fmt.Sprintf("%d %s", r[name], name))
+			}
+		}
+		opt.Warn("%s: %s definition(s) give an ID already defined (the first at byte %d; EZTrace 2.0 writes such): each ID keeps its first definition",
+			arch.anchor.globalDefsPath(), strings.Join(what, " and "), arch.defs.first)
+	}
 	h, err := arch.hierarchy(sink)
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ const (
 	evParameterString      = 32
 	evParameterInt         = 33
 	evParameterUnsignedInt = 34
+	evThreadEnd            = 65
 	evProgramBegin         = 83
 	evProgramEnd           = 84
 )

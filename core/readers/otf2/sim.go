@@ -39,6 +39,9 @@ type simulator struct {
 	sink  trace.Sink
 	locs  []locationState
 	comms map[uint32]*commRanks
+	// endedOpen counts the regions still entered when their thread's
+	// ThreadEnd came, which closed them (see threadEnd).
+	endedOpen int64
 	// commNames counts the communicator definitions of each name, made
 	// when a communicator is first resolved: a name several definitions
 	// share is told apart by the definition's ID.
@@ -188,6 +191,9 @@ func (s *simulator) handle(loc int, r *record, values []float64) error {
 			return s.failDecode(derr)
 		}
 		return s.event(loc, r, parameterType, name)
+	case evThreadEnd:
+		s.threadEnd(loc, r)
+		return s.event(loc, r, otherType, recordName(r.kind))
 	case evMpiIsendComplete, evMpiIrecvRequest, evMpiRequestTest, evMpiRequestCancelled, evMpiCollectiveBegin:
 		// Bookkeeping of requests and collectives: the matching records
 		// above carry what the trace model needs.
@@ -262,6 +268,18 @@ func (s *simulator) leave(loc int, r *record) error {
 	}
 	s.closeRegions(loc, top, r.time)
 	return nil
+}
+
+// threadEnd closes the regions still entered on loc when its thread ends:
+// nothing runs on a thread past its end. EZTrace 2.0's OMPT module leaves
+// the OpenMP pool threads' last implicit task and barrier so (the runtime
+// tells no end of them), and they would otherwise last to the end of the
+// trace. Score-P leaves every region before ThreadEnd.
+func (s *simulator) threadEnd(loc int, r *record) {
+	if n := len(s.locs[loc].stack); n > 0 {
+		s.endedOpen += int64(n)
+		s.closeRegions(loc, 0, r.time)
+	}
 }
 
 // closeRegions ends the regions of loc from the innermost down to depth.
@@ -464,6 +482,9 @@ func (s *simulator) finish() {
 		if t, ok := (timeBase{clk.offset, clk.resolution}).toTime(clk.offset + clk.length); ok {
 			end = max(end, t)
 		}
+	}
+	if s.endedOpen > 0 {
+		s.opt.Warn("%d region(s) were still entered when their thread ended (ThreadEnd, without their Leave): they end with their thread", s.endedOpen)
 	}
 	for loc := range s.locs {
 		s.closeRegions(loc, 0, end)

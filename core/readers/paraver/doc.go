@@ -1,5 +1,5 @@
 // Package paraver reads traces in the Paraver format of the BSC tools
-// (Extrae, Dimemas): a .prv file of records, possibly compressed (gzip, bzip2, zstd), with
+// (Extrae, Dimemas) and ovni: a .prv file of records, possibly compressed (gzip, bzip2, zstd), with
 // a .pcf file naming states, event types and event values, and a .row file
 // naming resources. It streams them into a trace.Sink.
 //
@@ -100,6 +100,17 @@
 //     one naming an application or tasks the header does not declare (as
 //     tools that append an application to a trace leave them) is counted
 //     in a warning, not refused.
+//
+// ovni's traces (ovniemu's cpu.prv, thread.prv and the like, told by the
+// fixed date 19/01/38 at 03:14 that ovni writes in their header) hold
+// events only, each event type a channel whose value lasts until the next
+// event of that type on the row, 0 being none (the "Last Evt Val" of
+// ovni's .cfg files). Their events become states instead: one state type
+// per event type, named by the .pcf, from each non-zero value to the next
+// event of the type on the row or to the end of the trace, the values
+// named by the .pcf and colored by its STATES_COLOR, as ovni's windows
+// color them. Such a trace is read whole, never in byte ranges (see
+// ovni.go).
 //
 // In the header, applications are separated by ':' or ',' (Paraver reads
 // any one character there), and ',' or ':' precedes the number of

@@ -13,7 +13,7 @@ import (
 // Format is the Paraver format, for the door (package ingest).
 var Format = ingest.Format{
 	Name:       "paraver",
-	Summary:    "Paraver .prv (Extrae, Dimemas), with the .pcf and .row beside it",
+	Summary:    "Paraver .prv (Extrae, Dimemas, ovni), with the .pcf and .row beside it",
 	Extensions: []string{".prv"},
 	NotTraces: []ingest.NotTrace{{Ending: ".mpit", Is: intermediate}, {Ending: ".mpits", Is: intermediate},
 		{Ending: ".ttmp", Is: unfinished}, {Ending: ".stmp", Is: unfinished}},

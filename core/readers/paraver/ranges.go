@@ -38,6 +38,13 @@ func ranges(path string, n int) ([][2]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	line := bytes.TrimRight(header, "\r\n")
+	line = line[bytes.LastIndexByte(line, '\n')+1:] // past a "new format" line
+	if h, err := parseHeader(string(line)); err == nil && isOvni(h) {
+		// Its states run from one line to another (see ovni.go): one
+		// part only.
+		n = 1
+	}
 	return textlines.Ranges(f, int64(len(header)), st.Size(), n, nil)
 }
 

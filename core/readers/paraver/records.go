@@ -40,6 +40,10 @@ type decoder struct {
 	last trace.Time
 	cut  bool // the last line read has no end of line
 
+	// ovni, for ovni's traces (see ovni.go), holds the channels whose
+	// events become states; nil for the others.
+	ovni *channels
+
 	opt trace.ReadOptions
 	// badComms counts communicator records that do not fit the header,
 	// which Paraver does not check either (communicators are not modelled).
@@ -97,6 +101,9 @@ func (d *decoder) start() error {
 		return fallback
 	}
 	h := d.head
+	if isOvni(h) && d.view == threadView {
+		d.ovni = newChannels()
+	}
 	task, thread := 0, 0
 	for _, a := range h.apps {
 		d.taskFirst = append(d.taskFirst, task)
@@ -403,8 +410,12 @@ func (d *decoder) events(f []int64) error {
 		return err
 	}
 	for i := 5; i < len(f); i += 2 {
-		k := d.eventKind(f[i])
 		ev := d.evals[(i-5)/2]
+		if d.ovni != nil {
+			d.channelEvent(cont, at, f[i], ev)
+			continue
+		}
+		k := d.eventKind(f[i])
 		v, ok := k.values[ev]
 		if !ok {
 			alias := ev.String()
@@ -548,6 +559,9 @@ func (d *decoder) finish() error {
 	// append applications leave such headers in complete traces.)
 	if d.cut {
 		d.opt.Incomplete("%s: the last line (%d) has no end of line: the file is cut", d.file, d.line)
+	}
+	if d.ovni != nil {
+		d.closeChannels(max(d.head.end, d.last))
 	}
 	d.sink.Finish(0, max(d.head.end, d.last))
 	return nil
