@@ -59,6 +59,23 @@ def bsp(tmp_path_factory):
     }
 
 
+@pytest.mark.parametrize("threshold", [1e-2, 1e-3])
+def test_recommended_p_is_the_sweeps(bsp, threshold):
+    # The knee searched for alone (a handful of solves) against the sweep of
+    # every significant level it replaces (one solve per level: minutes on
+    # 10,000 resources), asked of another comparison of the same runs so
+    # that neither reuses what the other kept: the same p, bit for bit.
+    knee = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
+    swept = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
+    p = knee.recommended_p(threshold=threshold)
+    levels = swept.significant_p(threshold=threshold)
+    assert len(levels) > 3
+    row = levels[levels.recommended].iloc[0]
+    assert p == float((row.p_low + row.p_high) / 2)
+    assert knee.differences(threshold=threshold).p == p
+    assert swept.recommended_p(threshold=threshold) == p  # from the kept levels
+
+
 def test_slowdown_found_at_the_recommended_level(bsp):
     cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
     assert cmp.names == ["a", "slow"] and cmp.reference == 0

@@ -87,3 +87,17 @@ func BenchmarkCompare64x64x100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDifferences10k measures the differences table alone of 2 runs
+// of 10,000 ranks x 100 slices, a row for every node of the hierarchy
+// over the whole window (10,101 rows, 100 blocks each): the permutation
+// test of a level of 10,000 resources.
+func BenchmarkDifferences10k(b *testing.B) {
+	set := slowdownSet(b, 10000, 100, 100, 0.02, false)
+	rows, _ := set.NodeRows(nil)
+	for b.Loop() {
+		if _, err := set.Differences(rows, TableOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
