@@ -107,6 +107,11 @@ func Detect(path string) (ingest.Format, error) {
 	if size, ok := ingest.LFSPointer(head); ok {
 		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.LFSPointerError(size))
 	}
+	// Whatever the name (trace.json.xz would be Chrome's, and its reader
+	// would call its bytes a damaged trace).
+	if name, tool := ingest.UnreadCompression(head); name != "" {
+		return ingest.Format{}, errs.Format(path, 0, "%s", ingest.UnreadCompressionError(name, tool))
+	}
 	lower := strings.ToLower(ingest.StripCompressed(path))
 	var byExt []ingest.Format
 	for _, f := range All {
@@ -171,6 +176,9 @@ func explainNamed(path string, f ingest.Format) error {
 	}
 	if size, ok := ingest.LFSPointer(head); ok {
 		return errs.Format(path, 0, "%s", ingest.LFSPointerError(size))
+	}
+	if name, tool := ingest.UnreadCompression(head); name != "" {
+		return errs.Format(path, 0, "%s", ingest.UnreadCompressionError(name, tool))
 	}
 	why := explainFile(head)
 	if why == "" || sniff(f, path, head) == yes {

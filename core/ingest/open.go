@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
@@ -201,6 +202,17 @@ func ReadFileIn(dir, path string, limit int64) ([]byte, error) {
 	}
 	if limit > 0 && st.Size() > limit {
 		return nil, &errs.FormatError{File: path, Err: fmt.Errorf("is %d bytes, more than the %d this file may hold", st.Size(), limit)}
+	}
+	// The file is held whole: past budget.Floor, its size is measured
+	// against the default budget (a share of the memory available) first.
+	// A sparse file of a terabyte (an OTF2 archive's definitions, an
+	// HPCToolkit meta.db) would have the runtime abort the process, which
+	// no caller can recover from.
+	if size := st.Size(); size > budget.Floor {
+		if limit := budget.Default(); limit > 0 && size > limit {
+			return nil, &errs.FormatError{File: path, Err: fmt.Errorf("is %d bytes, read whole: more than the memory a read may take (%s, of %s available)",
+				size, budget.Bytes(limit), budget.Bytes(budget.Available()))}
+		}
 	}
 	buf := make([]byte, st.Size())
 	n, err := io.ReadFull(f, buf)

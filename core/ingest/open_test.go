@@ -92,3 +92,34 @@ func TestOpenChecks(t *testing.T) {
 		t.Errorf("ReadFileIn past its limit: %v", err)
 	}
 }
+
+// TestReadFileInAsksTheBudget: a file read whole (an OTF2 archive's
+// definitions, an HPCToolkit meta.db) larger than the memory budget is
+// refused, naming it, before its buffer is allocated. Before, a sparse
+// definitions file of a terabyte was allocated whole: the runtime aborts
+// the process on such an allocation, which no caller can recover from.
+func TestReadFileInAsksTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "traces.def")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 40); err != nil {
+		f.Close()
+		t.Skip("no sparse file of a terabyte here:", err)
+	}
+	f.Close()
+	_, err = ingest.ReadFileIn(dir, path, 0)
+	var fe *errs.FormatError
+	if !errors.As(err, &fe) || fe.File != path || !strings.Contains(err.Error(), "is 1099511627776 bytes, read whole") ||
+		!strings.Contains(err.Error(), "more than the memory a read may take") {
+		t.Errorf("got %v, want a FormatError naming %s and the memory budget", err, path)
+	}
+	// Under the budget's floor, a file is read as before.
+	small := filepath.Join(dir, "small.def")
+	os.WriteFile(small, []byte("defs"), 0o644)
+	if b, err := ingest.ReadFileIn(dir, small, 0); err != nil || string(b) != "defs" {
+		t.Errorf("small file: %q, %v", b, err)
+	}
+}

@@ -74,6 +74,28 @@ func Archive(head []byte) string {
 	return ""
 }
 
+// UnreadCompression names the compression of head that Decompress does
+// not undo (xz, lzip, lz4, a 7z archive's), or "" for any other
+// file: its reader would call its compressed bytes a damaged trace.
+func UnreadCompression(head []byte) (name, tool string) {
+	switch {
+	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
+		return "xz", "xz -d"
+	case bytes.HasPrefix(head, []byte("LZIP")):
+		return "lzip", "lzip -d"
+	case bytes.HasPrefix(head, []byte("\x04\x22\x4d\x18")):
+		return "lz4", "lz4 -d"
+	case bytes.HasPrefix(head, []byte("7z\xbc\xaf\x27\x1c")):
+		return "7z", "7z x"
+	}
+	return "", ""
+}
+
+// UnreadCompressionError is the error text for a file compressed so.
+func UnreadCompressionError(name, tool string) string {
+	return fmt.Sprintf("is %s-compressed, which Macroscope does not decompress: decompress it first (%s), or compress it with gzip, bzip2 or zstd", name, tool)
+}
+
 // ArchiveError is the error text for an archive given as a trace.
 func ArchiveError(kind string) string {
 	return fmt.Sprintf("is a %s archive, not a trace: extract it and give the trace file (or directory) inside", kind)

@@ -73,6 +73,10 @@ func decodeProfiles(r io.ReaderAt, size int64, file string) ([]profile, error) {
 		return nil, ib.err
 	}
 	out := make([]profile, n)
+	// Profiles may share a tuple (one pointer): it is decoded once, and
+	// shared, so that a million profiles pointing at one tuple of
+	// thousands of identifiers do not make a billion.
+	decoded := map[uint64][]ident{}
 	for i := range n {
 		at := pp + i*stride
 		pTuple := ib.u64(at+0x20, "an identifier tuple pointer")
@@ -82,25 +86,41 @@ func decodeProfiles(r io.ReaderAt, size int64, file string) ([]profile, error) {
 		if pTuple == 0 {
 			continue
 		}
+		if tuple, ok := decoded[pTuple]; ok {
+			out[i].tuple = tuple
+			continue
+		}
 		nIds := uint64(tb.u16(pTuple, "an identifier tuple"))
+		if nIds > maxTuple {
+			// Each identifier is a level of the hierarchy: hpcprof writes
+			// a handful (node, rank, thread, GPU context, stream).
+			return nil, tb.failed(pTuple, "an identifier tuple of %d identifiers, more than %d: not a database hpcprof writes", nIds, maxTuple)
+		}
 		if !tb.array(pTuple+8, nIds, szIdent, szIdent, "an identifier tuple") {
 			return nil, tb.err
 		}
+		tuple := make([]ident, nIds)
 		for k := range nIds {
 			a := pTuple + 8 + k*szIdent
-			out[i].tuple = append(out[i].tuple, ident{
+			tuple[k] = ident{
 				kind:     tb.u8(a, ""),
 				physical: tb.u16(a+2, "")&1 != 0,
 				logical:  tb.u32(a+4, ""),
 				phys:     tb.u64(a+8, ""),
-			})
+			}
 		}
+		decoded[pTuple] = tuple
+		out[i].tuple = tuple
 	}
 	if ib.err != nil {
 		return nil, ib.err
 	}
 	return out, tb.err
 }
+
+// maxTuple bounds the identifiers of a tuple, each a level of the
+// hierarchy (trace.MaxDepth bounds the whole of it).
+const maxTuple = 64
 
 // readBlob reads the n bytes at off of a file of the given size, after
 // checking that they lie in it.

@@ -2,11 +2,14 @@ package hpctoolkit
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -146,4 +149,33 @@ func TestUnsortedTimestamps(t *testing.T) {
 	s.lines[1].records = [][2]uint64{{300, 4}, {200, 4}}
 	err := Read(s.write(t), trace.New(), trace.ReadOptions{})
 	wantFormatError(t, err, "comes before the previous one")
+}
+
+// TestLongIdentifierTuple: a profile's identifier tuple, a level of the
+// hierarchy per identifier, holds at most maxTuple identifiers; a longer
+// one is refused at its offset in profile.db. Before, a tuple of 65,535
+// (its count is 16 bits) made a hierarchy as deep, past trace.MaxDepth.
+func TestLongIdentifierTuple(t *testing.T) {
+	for _, n := range []int{maxTuple, maxTuple + 1, 65535} {
+		s := sample()
+		long := make([]ident, n)
+		for i := range long {
+			long[i] = ident{kind: 3, logical: uint32(i)}
+		}
+		s.tuples[2] = long
+		dir := s.write(t)
+		tr := trace.New()
+		err := readWith(dir, options{}, tr, trace.ReadOptions{})
+		if n <= maxTuple {
+			if err != nil {
+				t.Fatalf("a tuple of %d: %v", n, err)
+			}
+			continue
+		}
+		var fe *errs.FormatError
+		if !errors.As(err, &fe) || fe.File != filepath.Join(dir, "profile.db") || !fe.AtOffset || fe.Offset == 0 ||
+			!strings.Contains(err.Error(), fmt.Sprintf("an identifier tuple of %d identifiers, more than %d", n, maxTuple)) {
+			t.Errorf("a tuple of %d: %v", n, err)
+		}
+	}
 }

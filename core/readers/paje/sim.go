@@ -135,7 +135,11 @@ type container struct {
 	children []int32
 	own      slot    // the first slot
 	slots    []*slot // its entity slots, in creation order; own first
-	_        [48]byte
+	// depth is the container's nesting below the root (1 for the root's
+	// children), bounded by trace.MaxDepth: a container may go deeper than
+	// its type (see createContainer), so its type's depth bounds nothing.
+	depth int32
+	_     [44]byte
 }
 
 // slot holds the open entities of one type in one container, and what
@@ -546,6 +550,10 @@ func (s *simulator) createContainer(f *eventFields) error {
 		}
 		s.deeper++
 	}
+	depth := pc.depth + 1
+	if depth > trace.MaxDepth {
+		return s.failf("container %s would be nested %d levels deep, more than %d: not a trace a tool writes", errs.QuoteBytes(name), depth, trace.MaxDepth)
+	}
 	if _, dup := s.contIDs.get(id); dup && !zero {
 		return s.failSim("PajeContainerException", "(Container, name: '"+string(name)+"' alias: '"+string(alias)+"') already exists")
 	}
@@ -555,7 +563,7 @@ func (s *simulator) createContainer(f *eventFields) error {
 	} else {
 		s.contIDs.put(string(id), n)
 	}
-	s.containers = append(s.containers, &container{typ: typ, name: string(name), last: s.lastKnown})
+	s.containers = append(s.containers, &container{typ: typ, name: string(name), last: s.lastKnown, depth: depth})
 	pc.children = append(pc.children, n)
 	s.sink.CreateContainer(trace.Container{Name: string(name), Alias: string(alias), Type: typ, Parent: parent,
 		Start: s.lastKnown, End: trace.Unset, Quoted: f.isQuoted(roleName)})

@@ -614,7 +614,7 @@ func (d *decoder) finish() {
 		d.opt.Warn("%d tracks are used without a track descriptor: they are containers named by their uuid under the root", d.conts.undescribed)
 	}
 	if d.conts.cycles > 0 {
-		d.opt.Warn("%d tracks have parents that loop: they are placed under the root", d.conts.cycles)
+		d.opt.Warn("%d tracks have parents that loop or nest more than %d deep: they are placed under the root", d.conts.cycles, maxTrackDepth)
 	}
 	clocks := make([]uint32, 0, len(d.unconverted))
 	for c := range d.unconverted {

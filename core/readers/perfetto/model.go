@@ -32,6 +32,7 @@ type model struct {
 	nTypes   int32
 	nValues  int32
 	contType []int32 // container type of each container; the root's is None
+	depth    []int32 // depth of each container below the root (the root's is 0)
 	start    trace.Time
 	text     ingest.ValidText // the names delivered, made valid UTF-8
 	cache    *valueCache
@@ -56,7 +57,7 @@ func newModel(sink trace.Sink, start trace.Time) *model {
 		cache[i].id = -1
 	}
 	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{}, cache: cache,
-		contType: []int32{trace.None}, start: start, named: map[childName]bool{}, lanes: map[int32]*trace.Lanes{}}
+		contType: []int32{trace.None}, depth: []int32{0}, start: start, named: map[childName]bool{}, lanes: map[int32]*trace.Lanes{}}
 }
 
 // typ returns the type of kind named name whose containers are of type
@@ -134,6 +135,7 @@ func (m *model) container(typeName, name, alias string, parent int32) int32 {
 	t := m.typ(trace.KindContainer, typeName, m.contType[parent])
 	id := int32(len(m.contType))
 	m.contType = append(m.contType, t)
+	m.depth = append(m.depth, m.depth[parent]+1)
 	m.named[childName{parent, name}] = true
 	m.sink.CreateContainer(trace.Container{Name: m.text.String(name), Alias: m.text.String(alias), Type: t, Parent: parent,
 		Start: m.start, End: trace.Unset})
@@ -163,7 +165,7 @@ type containers struct {
 	gpus    map[uint32]int32 // the GPUs of gpu_frequency events
 	// undescribed counts the tracks events refer to without a descriptor.
 	undescribed int64
-	// cycles counts tracks whose parents loop.
+	// cycles counts tracks whose parents loop, or nest too deep.
 	cycles int64
 	// groupOf is the lane group of each track that shares its name and
 	// parent with others (see lanes.go); holding, the lane each such
@@ -235,7 +237,11 @@ func (c *containers) numbered(typ string, made map[uint32]int32, n uint32) int32
 }
 
 // maxTrackDepth bounds the chain of parents followed: deeper, the parents
-// are taken to loop.
+// are taken to loop. It bounds the depth of a track's container too: the
+// chain followed from one track stops at a track already made, which may
+// be that deep already (tracks used from the top of a chain down, each
+// maxTrackDepth below the last, would nest without end: a hierarchy
+// whose recursive walks overflow a goroutine's stack, see trace.MaxDepth).
 const maxTrackDepth = 256
 
 // track returns the container of the track uuid (not a counter track):
@@ -269,6 +275,10 @@ func (c *containers) trackAt(uuid uint64, depth int) int32 {
 		parent := c.trackParent(uuid, t, depth)
 		if id, ok := c.tracks[uuid]; ok { // created while creating its parents (a loop)
 			return id
+		}
+		if c.m.depth[parent] >= maxTrackDepth {
+			c.cycles++
+			parent = 0
 		}
 		s := strconv.FormatUint(uuid, 10)
 		name := t.name

@@ -136,8 +136,21 @@ type container struct {
 // is the inclusive time of the completed states of depth d whose
 // enclosing state has not completed yet.
 type stream struct {
-	typ    int32
+	typ int32
+	// levels[d] sums the inclusive time of the states at depth d delivered
+	// before the state at depth d-1 that holds them (a reader delivering a
+	// state once it ends: the innermost first).
 	levels []trace.Time
+	// last[d] is the last state delivered at depth d, with its cell: a
+	// state at depth d+1 within it was delivered after it (a reader
+	// delivering states as they begin, as Chrome's complete events are),
+	// and is taken off its exclusive time at once.
+	last []lastState
+}
+
+type lastState struct {
+	start, end trace.Time
+	cell       int32 // -1: none
 }
 
 type cellKey struct{ name, process int32 }
@@ -227,11 +240,19 @@ func (a *Accumulator) State(s trace.State) {
 	d := int(s.Depth)
 	for len(st.levels) < d+2 {
 		st.levels = append(st.levels, 0)
+		st.last = append(st.last, lastState{cell: -1})
 	}
 	inc := s.End - s.Start
 	exc := inc - st.levels[d+1]
 	st.levels[d+1] = 0
-	st.levels[d] += inc
+	// The state that holds it was delivered already (it began before and
+	// ends after; a sibling delivered before ends at or before this one's
+	// start, which holds it only when this one is empty and at its end).
+	if p := st.last[max(d-1, 0)]; d > 0 && p.cell >= 0 && p.start <= s.Start && s.End <= p.end && s.Start < p.end {
+		a.cells[p.cell].Exclusive -= inc
+	} else {
+		st.levels[d] += inc
+	}
 	if c.process < 0 {
 		c.process = a.process(s.Container)
 	}
@@ -242,6 +263,7 @@ func (a *Accumulator) State(s trace.State) {
 		a.cellIndex[k] = i
 		a.cells = append(a.cells, cell{cellKey: k})
 	}
+	st.last[d] = lastState{s.Start, s.End, i}
 	sum := &a.cells[i].Sum
 	sum.Count++
 	sum.Inclusive += inc
