@@ -1,9 +1,9 @@
 package perfetto
 
 import (
-	"google.golang.org/protobuf/encoding/protowire"
-
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Clock frequencies, as Android's system traces record them ("CPU
@@ -30,7 +30,7 @@ func (d *decoder) frequency(t trace.Time, f field) error {
 	if f.Num == feGPUFrequency {
 		k.gpu, state, id = true, gfState, gfGPU
 	}
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case state:
 			v = uint32(g.U)
