@@ -234,7 +234,7 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 	*h = packetHead{}
 	p.err, p.evErr = nil, nil
 	var ev []byte
-	evAt, evTag := -1, 0
+	evTag := -1 // the offset of the event's tag in b: one more live variable would spill in the loop
 	for pos := 0; pos < len(b); {
 		c := b[pos]
 		pos++
@@ -255,19 +255,20 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 			}
 		case pktTrackEvent<<3 | 2:
 			l, next := varintAt(b, pos)
-			if next < 0 || l > uint64(len(b)-next) || evAt >= 0 {
+			if next < 0 || l > uint64(len(b)-next) || evTag >= 0 {
 				return false
 			}
 			evTag = pos - 1
 			pos = next + int(l)
-			ev, evAt = b[next:pos:pos], next
+			ev = b[next:pos:pos]
 		default:
 			return false
 		}
 	}
-	if evAt < 0 {
+	if evTag < 0 {
 		return false
 	}
+	_, evAt := varintAt(b, evTag+1) // the event's length, read again: its end is the event's start
 	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt), At: off + int64(evTag)}, true
 	e := &p.ev
 	e.reset()

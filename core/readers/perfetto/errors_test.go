@@ -163,7 +163,8 @@ func TestHostileTimesAndEmpty(t *testing.T) {
 	} {
 		_, _, err := readBytes(data)
 		var fe *errs.FormatError
-		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "past 2^63-1 ns") || !fe.HasOffset() {
+		// The packet's tag and length take 2 bytes: the timestamp's tag is the third.
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "past 2^63-1 ns") || !fe.HasOffset() || fe.Offset != 2 {
 			t.Errorf("%v", err)
 		}
 	}
