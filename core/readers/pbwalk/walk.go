@@ -125,7 +125,7 @@ func (it *Iter) Next(f *Field) (bool, error) {
 		}
 		if n >= 0 {
 			if l > uint64(len(b)-pos-n) {
-					return false, Corruptf(f.At, "malformed field %d: it announces %d bytes, past the end of its message (%d bytes left): the file is cut or corrupt",
+				return false, Corruptf(f.At, "malformed field %d: it announces %d bytes, past the end of its message (%d bytes left): the file is cut or corrupt",
 					num, l, len(b)-pos-n)
 			}
 			start := pos + n
