@@ -581,7 +581,17 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	stepName := ""
 	stepNum, hasNum := int64(0), false
 	root := false
-	err := pbwalk.Each(e.b, e.off, func(f field) error {
+	// A loop rather than pbwalk.Each: this runs once an event, and the
+	// callback would cost a call and its captures a field.
+	it := pbwalk.NewIter(e.b, e.off)
+	var f field
+	for {
+		if ok, err := it.Next(&f); !ok {
+			if err != nil {
+				return err
+			}
+			break
+		}
 		switch f.Num {
 		case eventMetadataID, eventOffsetPs, eventDurationPs, eventNumOccurences:
 			if err := want(&f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
@@ -618,10 +628,6 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if aggregated {
 		m.opt.Skip("aggregated events (num_occurrences, no time)", 1)
