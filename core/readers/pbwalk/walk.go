@@ -23,18 +23,23 @@ func Corruptf(off int64, format string, args ...any) error {
 
 // Field is one decoded field of a message. Varint and fixed fields hold
 // their value in U; length-delimited ones their bytes in B (capped at
-// their end, so that an append cannot reach the next field) and the
-// input offset of those bytes in Off, so that the walk of a nested
-// message locates its errors. At is the input offset of the field's tag.
-// U, B and Off are zero where they do not apply.
+// their end, so that an append cannot reach the next field). Off is the
+// input offset of the value (of B's bytes, so that the walk of a nested
+// message locates its errors), Head the number of bytes before it: the
+// tag's and, for a length-delimited field, its length's. At tells where
+// the field starts. (Head rather than the tag's offset keeps a Field at
+// 48 bytes: the readers copy and clear them once a packet.)
 type Field struct {
-	Num protowire.Number
-	Typ protowire.Type
-	U   uint64
-	B   []byte
-	Off int64
-	At  int64
+	Num  protowire.Number
+	Typ  protowire.Type
+	Head uint8
+	U    uint64
+	B    []byte
+	Off  int64
 }
+
+// At is the input offset of the field's tag.
+func (f Field) At() int64 { return f.Off - int64(f.Head) }
 
 // Int64 and friends read U as the protobuf scalar types of those names
 // do; String reads B as a string field.
@@ -105,11 +110,12 @@ func (it *Iter) Next(f *Field) (bool, error) {
 			return false, Corruptf(it.base+int64(at), "malformed field tag: %v", protowire.ParseError(n))
 		}
 	}
-	f.Num, f.Typ, f.At = num, typ, it.base+int64(at)
+	f.Num, f.Typ = num, typ
 	pos += n
+	f.Off, f.Head = it.base+int64(pos), uint8(n)
 	switch typ {
 	case protowire.VarintType:
-		f.B, f.Off = nil, 0
+		f.B = nil
 		if pos < len(b) && b[pos] < 0x80 {
 			f.U, n = uint64(b[pos]), 1
 		} else {
@@ -125,30 +131,30 @@ func (it *Iter) Next(f *Field) (bool, error) {
 		}
 		if n >= 0 {
 			if l > uint64(len(b)-pos-n) {
-				return false, Corruptf(f.At, "malformed field %d: it announces %d bytes, past the end of its message (%d bytes left): the file is cut or corrupt",
+				return false, Corruptf(it.base+int64(at), "malformed field %d: it announces %d bytes, past the end of its message (%d bytes left): the file is cut or corrupt",
 					num, l, len(b)-pos-n)
 			}
 			start := pos + n
 			end := start + int(l)
-			f.B, f.Off = b[start:end:end], it.base+int64(start)
+			f.B, f.Off, f.Head = b[start:end:end], it.base+int64(start), f.Head+uint8(n)
 			n += int(l)
 		}
 	case protowire.Fixed64Type:
-		f.B, f.Off = nil, 0
+		f.B = nil
 		f.U, n = protowire.ConsumeFixed64(b[pos:])
 	case protowire.Fixed32Type:
-		f.B, f.Off = nil, 0
+		f.B = nil
 		var v uint32
 		v, n = protowire.ConsumeFixed32(b[pos:])
 		f.U = uint64(v)
 	case protowire.StartGroupType:
-		f.U, f.B, f.Off = 0, nil, 0
+		f.U, f.B = 0, nil
 		n = protowire.ConsumeFieldValue(num, typ, b[pos:])
 	default:
-		return false, Corruptf(f.At, "field %d has the invalid wire type %d", num, typ)
+		return false, Corruptf(it.base+int64(at), "field %d has the invalid wire type %d", num, typ)
 	}
 	if n < 0 {
-		return false, Corruptf(f.At, "malformed field %d: %v", num, protowire.ParseError(n))
+		return false, Corruptf(it.base+int64(at), "malformed field %d: %v", num, protowire.ParseError(n))
 	}
 	it.pos = pos + n
 	return true, nil

@@ -18,7 +18,8 @@ func reference(msg []byte, base int64) (fs []Field, errAt int64, failed bool) {
 		if n < 0 {
 			return fs, base + int64(pos), true
 		}
-		f := Field{Num: num, Typ: typ, At: base + int64(pos)}
+		f := Field{Num: num, Typ: typ, Off: base + int64(pos+n), Head: uint8(n)}
+		at := base + int64(pos)
 		v := msg[pos+n:]
 		var m int
 		switch typ {
@@ -34,6 +35,7 @@ func reference(msg []byte, base int64) (fs []Field, errAt int64, failed bool) {
 			f.B, m = protowire.ConsumeBytes(v)
 			if m >= 0 {
 				f.Off = base + int64(pos+n+m-len(f.B))
+				f.Head += uint8(m - len(f.B))
 			}
 		case protowire.StartGroupType:
 			m = protowire.ConsumeFieldValue(num, typ, v)
@@ -41,7 +43,7 @@ func reference(msg []byte, base int64) (fs []Field, errAt int64, failed bool) {
 			m = -1
 		}
 		if m < 0 {
-			return fs, f.At, true
+			return fs, at, true
 		}
 		fs = append(fs, f)
 		pos += n + m
@@ -51,7 +53,7 @@ func reference(msg []byte, base int64) (fs []Field, errAt int64, failed bool) {
 
 func equalFields(a, b []Field) bool {
 	return slices.EqualFunc(a, b, func(x, y Field) bool {
-		return x.Num == y.Num && x.Typ == y.Typ && x.U == y.U && bytes.Equal(x.B, y.B) && x.Off == y.Off && x.At == y.At
+		return x.Num == y.Num && x.Typ == y.Typ && x.U == y.U && bytes.Equal(x.B, y.B) && x.Off == y.Off && x.Head == y.Head
 	})
 }
 
@@ -133,7 +135,7 @@ func TestLengthPastTheEnd(t *testing.T) {
 	msg := []byte{0x08, 0x01, 0x12, 0x05, 'a', 'b'}
 	it := NewIter(msg, 1000)
 	var f Field
-	if ok, err := it.Next(&f); !ok || err != nil || f.Num != 1 || f.U != 1 || f.At != 1000 {
+	if ok, err := it.Next(&f); !ok || err != nil || f.Num != 1 || f.U != 1 || f.At() != 1000 {
 		t.Fatalf("first field %+v, %v", f, err)
 	}
 	for range 2 {

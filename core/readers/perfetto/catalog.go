@@ -68,7 +68,7 @@ const maxTimestamp = math.MaxInt64
 // checkTime refuses a timestamp past maxTimestamp, at the field holding it.
 func checkTime(f field, what string) error {
 	if f.U > maxTimestamp {
-		return pbwalk.Corruptf(f.At, "%s %d is past 2^63-1 ns (292 years): not a time", what, f.U)
+		return pbwalk.Corruptf(f.At(), "%s %d is past 2^63-1 ns (292 years): not a time", what, f.U)
 	}
 	return nil
 }

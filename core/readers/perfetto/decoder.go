@@ -269,7 +269,7 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 		return false
 	}
 	_, evAt := varintAt(b, evTag+1) // the event's length, read again: its end is the event's start
-	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt), At: off + int64(evTag)}, true
+	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt), Head: uint8(evAt - evTag)}, true
 	e := &p.ev
 	e.reset()
 	for pos := 0; pos < len(ev); {

@@ -18,7 +18,7 @@ type field = pbwalk.Field
 // library refuses it too).
 func want(f *field, msg, name string, typ protowire.Type) error {
 	if f.Typ != typ {
-		return pbwalk.Corruptf(f.At, "%s.%s (field %d) has wire type %s, not %s", msg, name, f.Num, wireName(f.Typ), wireName(typ))
+		return pbwalk.Corruptf(f.At(), "%s.%s (field %d) has wire type %s, not %s", msg, name, f.Num, wireName(f.Typ), wireName(typ))
 	}
 	return nil
 }
