@@ -234,7 +234,7 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 	*h = packetHead{}
 	p.err, p.evErr = nil, nil
 	var ev []byte
-	evTag := -1 // the offset of the event's tag in b: one more live variable would spill in the loop
+	evAt := -1
 	for pos := 0; pos < len(b); {
 		c := b[pos]
 		pos++
@@ -255,21 +255,27 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 			}
 		case pktTrackEvent<<3 | 2:
 			l, next := varintAt(b, pos)
-			if next < 0 || l > uint64(len(b)-next) || evTag >= 0 {
+			if next < 0 || l > uint64(len(b)-next) || evAt >= 0 {
 				return false
 			}
-			evTag = pos - 1
 			pos = next + int(l)
-			ev = b[next:pos:pos]
+			ev, evAt = b[next:pos:pos], next
 		default:
 			return false
 		}
 	}
-	if evTag < 0 {
+	if evAt < 0 {
 		return false
 	}
-	_, evAt := varintAt(b, evTag+1) // the event's length, read again: its end is the event's start
-	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt), Head: uint8(evAt - evTag)}, true
+	// The event's head: its tag and a minimal length (the loop keeps no
+	// more live variables, which would spill). A longer length, which no
+	// writer makes, leaves a byte of it where the tag would be, with the
+	// varint's high bit: the general walk reads that packet.
+	head := 1 + protowire.SizeVarint(uint64(len(ev)))
+	if b[evAt-head] != pktTrackEvent<<3|2 {
+		return false
+	}
+	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt), Head: uint8(head)}, true
 	e := &p.ev
 	e.reset()
 	for pos := 0; pos < len(ev); {
