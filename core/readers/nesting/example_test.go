@@ -58,3 +58,31 @@ func Example() {
 	// wait  [11, 12] lane 1 depth 1 order 1
 	// async [ 8, 14] lane 1 depth 0 order 0
 }
+
+// Nest does a reader's loop over one thread's records: it places them
+// and hands back their placement and the order of delivery.
+func ExampleTracker_Nest() {
+	type rec struct {
+		start, end trace.Time
+		at         nesting.Placement
+	}
+	// In the order of Compare: main, then what runs inside it.
+	recs := []rec{{start: 0, end: 10}, {start: 1, end: 3}, {start: 5, end: 5}, {start: 8, end: 14}, {start: 11, end: 12}}
+	var delivery []int
+	var t nesting.Tracker
+	lanes, ok := t.Nest(len(recs),
+		func(i int) (trace.Time, trace.Time) { return recs[i].start, recs[i].end },
+		func(i int, at nesting.Placement) { recs[i].at = at },
+		func(i int) { delivery = append(delivery, i) })
+	fmt.Println("lanes:", lanes, ok)
+	for _, i := range delivery {
+		fmt.Printf("[%2d, %2d] %+v\n", recs[i].start, recs[i].end, recs[i].at)
+	}
+	// Output:
+	// lanes: 2 true
+	// [ 1,  3] {Lane:0 Depth:1 Order:1}
+	// [ 5,  5] {Lane:0 Depth:1 Order:2}
+	// [ 0, 10] {Lane:0 Depth:0 Order:0}
+	// [11, 12] {Lane:1 Depth:1 Order:1}
+	// [ 8, 14] {Lane:1 Depth:0 Order:0}
+}

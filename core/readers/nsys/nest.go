@@ -33,22 +33,10 @@ func nest(t *nesting.Tracker, sp []span) (int32, bool) {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	t.Reset()
-	t.Grow(len(sp))
-	for i := range sp {
-		s := &sp[i]
-		at, ok := t.Place(trace.Time(s.start), trace.Time(s.end))
-		if !ok {
-			return 0, false
-		}
-		s.lane, s.depth, s.order = at.Lane, at.Depth, at.Order
-	}
 	var rank int32
-	for lane := range t.Lanes() {
-		for _, i := range t.Completed(lane) {
-			sp[i].delivery = rank
-			rank++
-		}
-	}
-	return int32(t.Lanes()), true
+	lanes, ok := t.Nest(len(sp),
+		func(i int) (trace.Time, trace.Time) { return trace.Time(sp[i].start), trace.Time(sp[i].end) },
+		func(i int, at nesting.Placement) { sp[i].lane, sp[i].depth, sp[i].order = at.Lane, at.Depth, at.Order },
+		func(i int) { sp[i].delivery = rank; rank++ })
+	return int32(lanes), ok
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -95,7 +96,7 @@ func (d *decoder) tracingMarkWrite(ts trace.Time, tid int32, f field) error {
 	var tgid int64
 	var name string
 	var begin uint64
-	if err := fields(f.B, f.Off, func(g field) error {
+	if err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case tmwPID:
 			tgid = g.Int64()

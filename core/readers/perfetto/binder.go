@@ -1,6 +1,7 @@
 package perfetto
 
 import (
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -42,7 +43,7 @@ const tfOneWay = 0x01
 func (d *decoder) binderEvent(t trace.Time, tid int32, f field) error {
 	var id int64
 	var reply, flags uint64
-	if err := fields(f.B, f.Off, func(g field) error {
+	if err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == btDebugID:
 			id = int64(g.Int32())

@@ -1,6 +1,10 @@
 package perfetto
 
-import "math"
+import (
+	"math"
+
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
+)
 
 // The first pass: what names and places the containers get. Track
 // descriptors, process and thread descriptors and process trees may come
@@ -64,7 +68,7 @@ const maxTimestamp = math.MaxInt64
 // checkTime refuses a timestamp past maxTimestamp, at the field holding it.
 func checkTime(f field, what string) error {
 	if f.U > maxTimestamp {
-		return corruptf(f.Off, "%s %d is past 2^63-1 ns (292 years): not a time", what, f.U)
+		return pbwalk.Corruptf(f.At(), "%s %d is past 2^63-1 ns (292 years): not a time", what, f.U)
 	}
 	return nil
 }
@@ -82,10 +86,10 @@ func (c *catalog) packet(b []byte, off int64) error {
 	var clock, seq uint32
 	var defaults []byte
 	var defaultsOff int64
-	err := fields(b, off, func(f field) error {
+	err := pbwalk.Each(b, off, func(f field) error {
 		switch f.Num {
 		case pktTimestamp:
-			ts, hasTS = f.U, f.isVarint()
+			ts, hasTS = f.U, f.IsVarint()
 			if err := checkTime(f, "packet timestamp"); err != nil {
 				return err
 			}
@@ -109,13 +113,13 @@ func (c *catalog) packet(b []byte, off int64) error {
 		case pktProcessTree:
 			return c.processTree(f)
 		case pktClockSnapshot:
-			return fields(f.B, f.Off, func(g field) error {
-				if g.Num != csClocks || !g.isBytes() {
+			return pbwalk.Each(f.B, f.Off, func(g field) error {
+				if g.Num != csClocks || !g.IsBytes() {
 					return nil
 				}
 				var id uint64
 				var t uint64
-				err := fields(g.B, g.Off, func(h field) error {
+				err := pbwalk.Each(g.B, g.Off, func(h field) error {
 					switch h.Num {
 					case clkID:
 						id = h.U
@@ -133,7 +137,7 @@ func (c *catalog) packet(b []byte, off int64) error {
 		case pktFtraceEvents:
 			return c.ftraceTimes(f)
 		case pktCompressedPackets, pktZstdCompressed:
-			if f.isBytes() {
+			if f.IsBytes() {
 				return c.inflate.each(f, f.Num == pktZstdCompressed, c.packet)
 			}
 		}
@@ -143,7 +147,7 @@ func (c *catalog) packet(b []byte, off int64) error {
 		return err
 	}
 	if defaults != nil {
-		err := fields(defaults, defaultsOff, func(f field) error {
+		err := pbwalk.Each(defaults, defaultsOff, func(f field) error {
 			if f.Num == defaultsClockID {
 				c.seqClock[seq] = uint32(f.U)
 			}
@@ -241,10 +245,10 @@ func varintAt(b []byte, pos int) (uint64, int) {
 // scanAll is scan for packets of any encoding.
 func (s *catalogScan) scanAll(b []byte, off int64) {
 	*s = catalogScan{}
-	it := fieldIter{b: b, base: off}
+	it := pbwalk.NewIter(b, off)
 	var f field
 	for {
-		ok, err := it.next(&f)
+		ok, err := it.Next(&f)
 		if !ok {
 			s.err = err
 			return
@@ -259,7 +263,7 @@ func (s *catalogScan) scanAll(b []byte, off int64) {
 func (s *catalogScan) field(f *field) bool {
 	switch f.Num {
 	case pktTimestamp:
-		s.ts, s.hasTS = f.U, f.isVarint()
+		s.ts, s.hasTS = f.U, f.IsVarint()
 		if err := checkTime(*f, "packet timestamp"); err != nil {
 			s.err = err
 			return false
@@ -300,14 +304,14 @@ func (c *catalog) trackDescriptor(f field) error {
 	var uuid uint64
 	t := trackInfo{}
 	var procName, procCmd, threadName string
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case tdUUID:
 			uuid = g.U
 		case tdParentUUID:
 			t.parent, t.hasParent = g.U, true
 		case tdName, tdStaticName, tdAtraceName:
-			if g.isBytes() {
+			if g.IsBytes() {
 				t.name = g.String()
 			}
 		case tdProcess:
@@ -329,7 +333,7 @@ func (c *catalog) trackDescriptor(f field) error {
 			t.kind = trackState
 		case tdCounter:
 			t.kind = trackCounter
-			return fields(g.B, g.Off, func(h field) error {
+			return pbwalk.Each(g.B, g.Off, func(h field) error {
 				switch h.Num {
 				case cdUnitMult:
 					t.mult = h.Int64()
@@ -442,7 +446,7 @@ func (c *catalog) threadDescriptor(f field) error {
 // processDescriptor reads a ProcessDescriptor: its pid, process name
 // and the first entry of its command line.
 func processDescriptor(f field) (pid int32, name, cmdline string, err error) {
-	err = fields(f.B, f.Off, func(g field) error {
+	err = pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case pdPID:
 			pid = g.Int32()
@@ -460,7 +464,7 @@ func processDescriptor(f field) (pid int32, name, cmdline string, err error) {
 
 // threadDescriptor reads a ThreadDescriptor.
 func threadDescriptor(f field) (pid, tid int32, name string, refUS int64, err error) {
-	err = fields(f.B, f.Off, func(g field) error {
+	err = pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case thPID:
 			pid = g.Int32()
@@ -479,7 +483,7 @@ func threadDescriptor(f field) (pid, tid int32, name string, refUS int64, err er
 // processTree reads the names of processes (first word of the command
 // line) and threads, and which process each thread belongs to.
 func (c *catalog) processTree(f field) error {
-	return fields(f.B, f.Off, func(g field) error {
+	return pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case ptProcesses:
 			pid, name, err := treeProcess(g)
@@ -499,7 +503,7 @@ func (c *catalog) processTree(f field) error {
 }
 
 func treeProcess(f field) (pid int32, name string, err error) {
-	err = fields(f.B, f.Off, func(h field) error {
+	err = pbwalk.Each(f.B, f.Off, func(h field) error {
 		switch h.Num {
 		case ptpPID:
 			pid = h.Int32()
@@ -514,7 +518,7 @@ func treeProcess(f field) (pid int32, name string, err error) {
 }
 
 func treeThread(f field) (tid, tgid int32, name string, err error) {
-	err = fields(f.B, f.Off, func(h field) error {
+	err = pbwalk.Each(f.B, f.Off, func(h field) error {
 		switch h.Num {
 		case pttTID:
 			tid = h.Int32()
@@ -535,10 +539,10 @@ func (c *catalog) ftraceTimes(f field) error {
 	if err != nil {
 		return err
 	}
-	return fields(f.B, f.Off, func(g field) error {
+	return pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case fbEvent:
-			return fields(g.B, g.Off, func(h field) error {
+			return pbwalk.Each(g.B, g.Off, func(h field) error {
 				if h.Num == feTimestamp {
 					if err := checkTime(h, "ftrace event timestamp"); err != nil {
 						return err
@@ -548,7 +552,7 @@ func (c *catalog) ftraceTimes(f field) error {
 				return nil
 			})
 		case fbCompactSched:
-			return fields(g.B, g.Off, func(h field) error {
+			return pbwalk.Each(g.B, g.Off, func(h field) error {
 				if h.Num == csSwitchTS || h.Num == csWakingTS {
 					first := true
 					return uints(h, false, func(v uint64) {
@@ -575,7 +579,7 @@ func (c *catalog) ftraceTimes(f field) error {
 func ftraceClock(f field) (shift int64, other, converted bool, err error) {
 	var ftraceTS, bootTS int64
 	snapshot := 0
-	err = fields(f.B, f.Off, func(g field) error {
+	err = pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case fbFtraceClock:
 			other = g.U > 1 // FTRACE_CLOCK_GLOBAL, LOCAL, MONO_RAW: not boot time

@@ -1,6 +1,9 @@
 package perfetto
 
-import "github.com/macroscope-hpc/macroscope/core/trace"
+import (
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
+	"github.com/macroscope-hpc/macroscope/core/trace"
+)
 
 // Timestamps. Perfetto's trace clock is boot time: packet timestamps with
 // no clock id (and no default clock on their sequence) or with the
@@ -77,12 +80,12 @@ func (d *decoder) clockSnapshot(seq *sequence, f field) error {
 	var all []entry
 	var boot int64
 	hasBoot := false
-	err := fields(f.B, f.Off, func(g field) error {
-		if g.Num != csClocks || !g.isBytes() {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
+		if g.Num != csClocks || !g.IsBytes() {
 			return nil
 		}
 		e := entry{mult: 1}
-		err := fields(g.B, g.Off, func(h field) error {
+		err := pbwalk.Each(g.B, g.Off, func(h field) error {
 			switch h.Num {
 			case clkID:
 				e.id = uint32(h.U)

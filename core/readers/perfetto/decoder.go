@@ -3,6 +3,7 @@ package perfetto
 import (
 	"sort"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -269,7 +270,15 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 	if evAt < 0 {
 		return false
 	}
-	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt)}, true
+	// The event's head: its tag and a minimal length (the loop keeps no
+	// more live variables, which would spill). A longer length, which no
+	// writer makes, leaves a byte of it where the tag would be, with the
+	// varint's high bit: the general walk reads that packet.
+	head := 1 + protowire.SizeVarint(uint64(len(ev)))
+	if b[evAt-head] != pktTrackEvent<<3|2 {
+		return false
+	}
+	h.data, h.hasData = field{Num: pktTrackEvent, Typ: protowire.BytesType, B: ev, Off: off + int64(evAt), Head: uint8(head)}, true
 	e := &p.ev
 	e.reset()
 	for pos := 0; pos < len(ev); {
@@ -312,10 +321,10 @@ func (p *parsedPacket) parseCommon(b []byte, off int64, in *interner) bool {
 // parse reads the fields of a TracePacket.
 func (p *packetHead) parse(b []byte, off int64) error {
 	*p = packetHead{}
-	it := fieldIter{b: b, base: off}
+	it := pbwalk.NewIter(b, off)
 	var f field
 	for {
-		ok, err := it.next(&f)
+		ok, err := it.Next(&f)
 		if !ok {
 			return err
 		}
@@ -327,7 +336,7 @@ func (p *packetHead) parse(b []byte, off int64) error {
 func (p *packetHead) field(f *field) {
 	switch f.Num {
 	case pktTimestamp:
-		p.ts, p.hasTS = f.U, f.isVarint()
+		p.ts, p.hasTS = f.U, f.IsVarint()
 	case pktClockID:
 		p.clock, p.hasClock = uint32(f.U), true
 	case pktSequenceID:
@@ -369,7 +378,7 @@ func (d *decoder) apply(_ []byte, _ int64, pp *parsedPacket) error {
 		return pp.err
 	}
 	p := &pp.head
-	if p.hasData && (p.data.Num == pktCompressedPackets || p.data.Num == pktZstdCompressed) && p.data.isBytes() {
+	if p.hasData && (p.data.Num == pktCompressedPackets || p.data.Num == pktZstdCompressed) && p.data.IsBytes() {
 		return d.inflate.each(p.data, p.data.Num == pktZstdCompressed, d.packet)
 	}
 	if p.extra > 0 {
@@ -460,13 +469,13 @@ func (d *decoder) apply(_ []byte, _ int64, pp *parsedPacket) error {
 // and the other interned data are not kept: the model has no place for
 // them.
 func (d *decoder) intern(seq *sequence, f field) error {
-	return fields(f.B, f.Off, func(g field) error {
-		if g.Num != idEventNames || !g.isBytes() {
+	return pbwalk.Each(f.B, f.Off, func(g field) error {
+		if g.Num != idEventNames || !g.IsBytes() {
 			return nil
 		}
 		var iid uint64
 		var name string
-		err := fields(g.B, g.Off, func(h field) error {
+		err := pbwalk.Each(g.B, g.Off, func(h field) error {
 			switch h.Num {
 			case internIID:
 				iid = h.U
@@ -483,13 +492,13 @@ func (d *decoder) intern(seq *sequence, f field) error {
 // defaults reads a TracePacketDefaults: the default clock and the
 // default track and extra counter tracks of track events.
 func (d *decoder) defaults(seq *sequence, f field) error {
-	return fields(f.B, f.Off, func(g field) error {
+	return pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case defaultsClockID:
 			seq.defClock = uint32(g.U)
 		case defaultsTrackEvent:
 			seq.defExtra, seq.defExtraDbl = nil, nil
-			return fields(g.B, g.Off, func(h field) error {
+			return pbwalk.Each(g.B, g.Off, func(h field) error {
 				switch h.Num {
 				case teTrackUUID:
 					seq.hasDefTrack, seq.defTrack = true, h.U
@@ -510,7 +519,7 @@ func (d *decoder) defaults(seq *sequence, f field) error {
 // not states: they get no container.
 func (d *decoder) trackDescriptor(f field) error {
 	var uuid uint64
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		if g.Num == tdUUID {
 			uuid = g.U
 		}
@@ -528,7 +537,7 @@ func (d *decoder) trackDescriptor(f field) error {
 
 // processTree creates the containers of the processes and threads listed.
 func (d *decoder) processTree(f field) error {
-	return fields(f.B, f.Off, func(g field) error {
+	return pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case ptProcesses:
 			pid, _, err := treeProcess(g)

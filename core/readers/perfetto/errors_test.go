@@ -35,7 +35,7 @@ func TestCorruptInput(t *testing.T) {
 		{"cut length of the first packet", []byte{0x0a, 0x80}, 0, "ends inside a length"},
 		{"cut tag of the first field", []byte{0x80}, 0, "ends inside a field tag"},
 		{"invalid wire type in an event", traceOf(pkt(sub(11, []byte{0x0f}))), 4, "invalid wire type 7"},
-		{"cut field in an event", traceOf(pkt(sub(11, []byte{0x5a, 0x05, 'a'}))), 5, "malformed field 11"},
+		{"cut field in an event", traceOf(pkt(sub(11, []byte{0x5a, 0x05, 'a'}))), 4, "malformed field 11: it announces 5 bytes, past the end"},
 		{"group at the top", cat(first, []byte{0x0b, 0x0c}), int64(len(first)), "wire type 3"},
 		{"field number 0", cat(first, []byte{0x02, 0x00}), int64(len(first)), "invalid field number 0"},
 		{"huge packet", cat(first, []byte{0x0a, 0x80, 0x80, 0x80, 0x80, 0x10}), int64(len(first)), "more than a trace packet may hold"},
@@ -163,7 +163,8 @@ func TestHostileTimesAndEmpty(t *testing.T) {
 	} {
 		_, _, err := readBytes(data)
 		var fe *errs.FormatError
-		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "past 2^63-1 ns") || !fe.HasOffset() {
+		// The packet's tag and length take 2 bytes: the timestamp's tag is the third.
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "past 2^63-1 ns") || !fe.HasOffset() || fe.Offset != 2 {
 			t.Errorf("%v", err)
 		}
 	}

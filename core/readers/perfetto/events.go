@@ -3,6 +3,7 @@ package perfetto
 import (
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -72,10 +73,10 @@ const (
 // the names.
 func (e *trackEvent) parse(f field, in *interner) error {
 	e.reset()
-	it := fieldIter{b: f.B, base: f.Off}
+	it := pbwalk.NewIter(f.B, f.Off)
 	var g field
 	for {
-		ok, err := it.next(&g)
+		ok, err := it.Next(&g)
 		if !ok {
 			return err
 		}
@@ -139,7 +140,7 @@ func (e *trackEvent) field(g *field, in *interner) error {
 
 // parseLegacy reads a TrackEvent.LegacyEvent into e.
 func (e *trackEvent) parseLegacy(g field) error {
-	return fields(g.B, g.Off, func(h field) error {
+	return pbwalk.Each(g.B, g.Off, func(h field) error {
 		switch h.Num {
 		case legacyNameIID:
 			if !e.hasNameIID {

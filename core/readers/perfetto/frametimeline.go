@@ -3,6 +3,7 @@ package perfetto
 import (
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -41,14 +42,14 @@ const (
 
 // frameTimeline reads a FrameTimelineEvent packet at time ts.
 func (d *decoder) frameTimeline(f field, ts trace.Time, timed bool) error {
-	if !f.isBytes() {
+	if !f.IsBytes() {
 		d.skip("frame timeline events that are not a message", 1)
 		return nil
 	}
 	var kind int32
 	var body field
-	if err := fields(f.B, f.Off, func(g field) error {
-		if g.Num >= ftlExpectedDisplayStart && g.Num <= ftlFrameEnd && g.isBytes() {
+	if err := pbwalk.Each(f.B, f.Off, func(g field) error {
+		if g.Num >= ftlExpectedDisplayStart && g.Num <= ftlFrameEnd && g.IsBytes() {
 			kind, body = int32(g.Num), g
 		}
 		return nil
@@ -69,8 +70,8 @@ func (d *decoder) frameTimeline(f field, ts trace.Time, timed bool) error {
 	if kind == ftlExpectedDisplayStart || kind == ftlActualDisplayStart {
 		pidField = ftlDisplayPID
 	}
-	if err := fields(body.B, body.Off, func(g field) error {
-		if !g.isVarint() {
+	if err := pbwalk.Each(body.B, body.Off, func(g field) error {
+		if !g.IsVarint() {
 			return nil
 		}
 		switch uint64(g.Num) {

@@ -1,9 +1,9 @@
 package perfetto
 
 import (
-	"google.golang.org/protobuf/encoding/protowire"
-
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Clock frequencies, as Android's system traces record them ("CPU
@@ -40,7 +40,7 @@ func (d *decoder) frequency(t trace.Time, f field) error {
 	case feCPUIdle:
 		k.idle, state, id = true, ciState, ciCPU
 	}
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case state:
 			v = uint32(g.U)

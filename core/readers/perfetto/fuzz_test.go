@@ -126,6 +126,9 @@ func FuzzParseCommon(f *testing.F) {
 	f.Add(pkt(ts(1<<40), te(evType(end), nameIID(3), vint(3, 1)), seqID(300), flags(needs)))
 	f.Add(pkt(ts(5), te(named("a"), named("b")), te(evType(end))))
 	f.Add(pkt(ts(5), te(named(strings.Repeat("n", 300)))))
+	// An event whose length takes a byte more than it needs (0x82 0x00
+	// for 2), after a timestamp whose value is the event's tag (0x5a).
+	f.Add(append(cat(ts(0x5a), []byte{0x5a, 0x82, 0x00}), evType(end)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var common, all parsedPacket
 		in := newInterner()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -93,9 +94,9 @@ const progressEvery = 4 << 20
 // located turns a decoding error into a FormatError naming the file and
 // the byte offset (in the decompressed input).
 func located(path string, err error) error {
-	var c *corrupt
+	var c *pbwalk.Corrupt
 	if errors.As(err, &c) {
-		return &errs.FormatError{File: path, AtOffset: true, Offset: c.off, Err: c.err}
+		return &errs.FormatError{File: path, AtOffset: true, Offset: c.Off, Err: c.Err}
 	}
 	var fe *errs.FormatError
 	if errors.As(err, &fe) || errors.Is(err, trace.ErrCanceled) {
@@ -123,7 +124,7 @@ func newInflater() *inflater {
 // zstd_compressed_packets field. Errors inside are located at the field.
 func (in *inflater) each(f field, zstdData bool, fn func(pkt []byte, off int64) error) error {
 	if in.depth > 0 {
-		return corruptf(f.Off, "compressed packets inside compressed packets: Perfetto compresses packets once (a decompression bomb?)")
+		return pbwalk.Corruptf(f.Off, "compressed packets inside compressed packets: Perfetto compresses packets once (a decompression bomb?)")
 	}
 	in.exp.In += int64(len(f.B))
 	data, err := inflate(f, zstdData)
@@ -131,7 +132,7 @@ func (in *inflater) each(f field, zstdData bool, fn func(pkt []byte, off int64) 
 		return err
 	}
 	if err := in.exp.Add(len(data)); err != nil {
-		return corruptf(f.Off, "%v", err)
+		return pbwalk.Corruptf(f.Off, "%v", err)
 	}
 	in.depth++
 	defer func() { in.depth-- }()
@@ -142,16 +143,16 @@ func (in *inflater) each(f field, zstdData bool, fn func(pkt []byte, off int64) 
 // compressed_packets or zstd_compressed_packets field f. Errors inside are
 // located at the field.
 func eachInner(f field, data []byte, fn func(pkt []byte, off int64) error) error {
-	err := fields(data, 0, func(g field) error {
-		if g.Num != 1 || !g.isBytes() {
+	err := pbwalk.Each(data, 0, func(g field) error {
+		if g.Num != 1 || !g.IsBytes() {
 			return nil
 		}
 		return fn(g.B, 0)
 	})
 	if err != nil {
-		var c *corrupt
+		var c *pbwalk.Corrupt
 		if errors.As(err, &c) {
-			return corruptf(f.Off, "in compressed packets (at their byte %d): %v", c.off, c.err)
+			return pbwalk.Corruptf(f.Off, "in compressed packets (at their byte %d): %v", c.Off, c.Err)
 		}
 		return err
 	}

@@ -3,6 +3,7 @@ package perfetto
 import (
 	"strconv"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -55,7 +56,7 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 func (d *decoder) ftrace(f field) error {
 	var cpu uint32
 	var events, compact []field
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case fbCPU:
 			cpu = uint32(g.U)
@@ -95,17 +96,17 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	var sw, pr, freq, binder field
 	var tid int32
 	isSwitch, isPrint, isFreq, isBinder, otherKind := false, false, false, false, false
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch {
 		case g.Num == feTimestamp:
 			ts = g.U
-		case g.Num == feSchedSwitch && g.isBytes():
+		case g.Num == feSchedSwitch && g.IsBytes():
 			sw, isSwitch = g, true
-		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.isBytes():
+		case (g.Num == fePrint || g.Num == feTracingMarkWrite) && g.IsBytes():
 			pr, isPrint = g, true
-		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency || g.Num == feCPUIdle) && g.isBytes():
+		case (g.Num == feCPUFrequency || g.Num == feGPUFrequency || g.Num == feCPUIdle) && g.IsBytes():
 			freq, isFreq = g, true
-		case (g.Num == feBinderTransaction || g.Num == feBinderTransactionReceived) && g.isBytes():
+		case (g.Num == feBinderTransaction || g.Num == feBinderTransactionReceived) && g.IsBytes():
 			binder, isBinder = g, true
 		case g.Num == fePID:
 			tid = g.Int32()
@@ -124,7 +125,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 			return d.tracingMarkWrite(trace.Time(ts), tid, pr)
 		}
 		var buf string
-		if err := fields(pr.B, pr.Off, func(g field) error {
+		if err := pbwalk.Each(pr.B, pr.Off, func(g field) error {
 			if g.Num == printBuf {
 				buf = g.String()
 			}
@@ -149,7 +150,7 @@ func (d *decoder) ftraceEvent(cpu uint32, f field) error {
 	}
 	var comm string
 	var pid int32
-	err = fields(sw.B, sw.Off, func(g field) error {
+	err = pbwalk.Each(sw.B, sw.Off, func(g field) error {
 		switch g.Num {
 		case ssNextComm:
 			comm = g.String()
@@ -173,7 +174,7 @@ func (d *decoder) compactSched(cpu uint32, f field) error {
 	var times []uint64
 	var pids, comms []uint64
 	waking := int64(0)
-	err := fields(f.B, f.Off, func(g field) error {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
 		switch g.Num {
 		case csInternTable:
 			table = append(table, g.String())
@@ -192,7 +193,7 @@ func (d *decoder) compactSched(cpu uint32, f field) error {
 		return err
 	}
 	if len(pids) != len(times) || len(comms) != len(times) {
-		return corruptf(f.Off, "compact sched_switch columns differ in length: %d timestamps, %d pids, %d comms",
+		return pbwalk.Corruptf(f.Off, "compact sched_switch columns differ in length: %d timestamps, %d pids, %d comms",
 			len(times), len(pids), len(comms))
 	}
 	d.skip("compact sched_waking events", waking)
@@ -204,7 +205,7 @@ func (d *decoder) compactSched(cpu uint32, f field) error {
 		if k := comms[i]; k < uint64(len(table)) {
 			comm = table[k]
 		} else {
-			return corruptf(f.Off, "compact sched_switch %d names comm %d of an intern table of %d", i, k, len(table))
+			return pbwalk.Corruptf(f.Off, "compact sched_switch %d names comm %d of an intern table of %d", i, k, len(table))
 		}
 		c.switchTo(d, trace.Time(t)+d.ftraceShift, comm, int32(pids[i]))
 	}

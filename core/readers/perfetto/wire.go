@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -23,143 +23,18 @@ const maxPacket = 256 << 20
 // (Perfetto writes them under 512 KB compressed).
 const maxInflated = 64 << 20
 
-// corrupt is a decoding error at a byte offset of the decompressed input.
-type corrupt struct {
-	off int64
-	err error
-}
-
-func (c *corrupt) Error() string { return c.err.Error() }
-
-func corruptf(off int64, format string, args ...any) error {
-	return &corrupt{off: off, err: fmt.Errorf(format, args...)}
-}
-
-// field is one decoded field of a message. For varint and fixed fields U
-// holds the value; for length-delimited fields B holds the bytes and Off
-// their offset in the input, so that errors in a nested message locate it.
-type field struct {
-	Num protowire.Number
-	Typ protowire.Type
-	U   uint64
-	B   []byte
-	Off int64
-}
-
-// Int64 and friends read U as the protobuf scalar types do.
-func (f field) Int64() int64    { return int64(f.U) }
-func (f field) Int32() int32    { return int32(f.U) }
-func (f field) Bool() bool      { return f.U != 0 }
-func (f field) Double() float64 { return math.Float64frombits(f.U) }
-func (f field) String() string  { return string(f.B) }
-func (f field) isVarint() bool  { return f.Typ == protowire.VarintType }
-func (f field) isBytes() bool   { return f.Typ == protowire.BytesType }
-func (f field) isScalar() bool {
-	return f.Typ != protowire.BytesType && f.Typ != protowire.StartGroupType
-}
-
-// fields calls fn for each field of the message b, which starts at input
-// offset base. A malformed field stops the walk with a corrupt error.
-func fields(b []byte, base int64, fn func(f field) error) error {
-	it := fieldIter{b: b, base: base}
-	var f field
-	for {
-		ok, err := it.next(&f)
-		if !ok {
-			return err
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-}
-
-// fieldIter walks the fields of a message without a call through a
-// function value per field, for the loops that run once per packet.
-type fieldIter struct {
-	b    []byte
-	pos  int
-	base int64 // input offset of b
-}
-
-// next decodes the next field into f: false at the end of the message,
-// or with a corrupt error at a malformed field. The one- and two-byte
-// varints that make most of a trace are decoded here; longer ones, and
-// every malformed input, go to protowire, whose verdicts the errors word.
-func (it *fieldIter) next(f *field) (bool, error) {
-	b, pos := it.b, it.pos
-	if pos >= len(b) {
-		return false, nil
-	}
-	var num protowire.Number
-	var typ protowire.Type
-	var n int
-	if c := b[pos]; c < 0x80 && c >= 8 {
-		num, typ, n = protowire.Number(c>>3), protowire.Type(c&7), 1
-	} else if c >= 0x80 && pos+1 < len(b) && b[pos+1] < 0x80 { // fields 16 to 2047
-		key := uint64(c&0x7f) | uint64(b[pos+1])<<7
-		num, typ, n = protowire.Number(key>>3), protowire.Type(key&7), 2
-	} else {
-		num, typ, n = protowire.ConsumeTag(b[pos:])
-		if n < 0 {
-			return false, corruptf(it.base+int64(pos), "malformed field tag: %v", protowire.ParseError(n))
-		}
-	}
-	f.Num, f.Typ = num, typ
-	pos += n
-	switch typ {
-	case protowire.VarintType:
-		f.B, f.Off = nil, 0
-		if pos < len(b) && b[pos] < 0x80 {
-			f.U, n = uint64(b[pos]), 1
-		} else {
-			f.U, n = protowire.ConsumeVarint(b[pos:])
-		}
-	case protowire.BytesType:
-		f.U = 0
-		var l uint64
-		if pos < len(b) && b[pos] < 0x80 {
-			l, n = uint64(b[pos]), 1
-		} else {
-			l, n = protowire.ConsumeVarint(b[pos:])
-		}
-		if n >= 0 && l <= uint64(len(b)-pos-n) {
-			start := pos + n
-			end := start + int(l)
-			f.B, f.Off = b[start:end:end], it.base+int64(start)
-			n += int(l)
-		} else {
-			f.B, n = protowire.ConsumeBytes(b[pos:])
-		}
-	case protowire.Fixed64Type:
-		f.B, f.Off = nil, 0
-		f.U, n = protowire.ConsumeFixed64(b[pos:])
-	case protowire.Fixed32Type:
-		f.B, f.Off = nil, 0
-		var v uint32
-		v, n = protowire.ConsumeFixed32(b[pos:])
-		f.U = uint64(v)
-	case protowire.StartGroupType:
-		f.U, f.B, f.Off = 0, nil, 0
-		n = protowire.ConsumeFieldValue(num, typ, b[pos:])
-	default:
-		return false, corruptf(it.base+int64(pos-1), "field %d has the invalid wire type %d", num, typ)
-	}
-	if n < 0 {
-		return false, corruptf(it.base+int64(pos), "malformed field %d: %v", num, protowire.ParseError(n))
-	}
-	it.pos = pos + n
-	return true, nil
-}
+// field is the protobuf walker's field, under the short name the
+// decoders use.
+type field = pbwalk.Field
 
 // uints calls fn for each value of a repeated integer field, packed (one
 // length-delimited field) or not; fixed tells fixed64 from varint encoding.
 func uints(f field, fixed bool, fn func(v uint64)) error {
-	if f.isScalar() {
+	if f.IsScalar() {
 		fn(f.U)
 		return nil
 	}
-	if !f.isBytes() {
+	if !f.IsBytes() {
 		return nil
 	}
 	b := f.B
@@ -172,7 +47,7 @@ func uints(f field, fixed bool, fn func(v uint64)) error {
 			v, n = protowire.ConsumeVarint(b)
 		}
 		if n < 0 {
-			return corruptf(f.Off+int64(len(f.B)-len(b)), "malformed packed field %d: %v", f.Num, protowire.ParseError(n))
+			return pbwalk.Corruptf(f.Off+int64(len(f.B)-len(b)), "malformed packed field %d: %v", f.Num, protowire.ParseError(n))
 		}
 		fn(v)
 		b = b[n:]
@@ -327,9 +202,9 @@ func (r *framer) cut(start int64, have int, need lack) error {
 		r.cutAt = &cutPoint{start: start, need: need, have: have}
 		return io.EOF
 	case ended && need.what == "":
-		return corruptf(start, "truncated packet: %d bytes announced, %d present", need.body, have-(need.bytes-int(need.body)))
+		return pbwalk.Corruptf(start, "truncated packet: %d bytes announced, %d present", need.body, have-(need.bytes-int(need.body)))
 	case ended:
-		return corruptf(start, "truncated trace: the input ends inside %s", need.what)
+		return pbwalk.Corruptf(start, "truncated trace: the input ends inside %s", need.what)
 	}
 	return err
 }
@@ -345,7 +220,7 @@ func frameField(data []byte, start int64) (n int, body []byte, need lack, err er
 	}
 	num, typ := protowire.Number(key>>3), protowire.Type(key&7)
 	if num < 1 || num > protowire.MaxValidNumber {
-		return 0, nil, lack{}, corruptf(start, "invalid field number %d in the trace (not a Perfetto protobuf trace?)", num)
+		return 0, nil, lack{}, pbwalk.Corruptf(start, "invalid field number %d in the trace (not a Perfetto protobuf trace?)", num)
 	}
 	switch typ {
 	case protowire.BytesType:
@@ -354,7 +229,7 @@ func frameField(data []byte, start int64) (n int, body []byte, need lack, err er
 			return 0, nil, lack{what: "a length", bytes: len(data) + 1}, err
 		}
 		if l > maxPacket {
-			return 0, nil, lack{}, corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, l, maxPacket)
+			return 0, nil, lack{}, pbwalk.Corruptf(start, "field %d announces %d bytes, more than a trace packet may hold (%d)", num, l, maxPacket)
 		}
 		end := k + m + int(l)
 		if end > len(data) {
@@ -380,7 +255,7 @@ func frameField(data []byte, start int64) (n int, body []byte, need lack, err er
 		}
 		return k + size, nil, lack{}, nil
 	}
-	return 0, nil, lack{}, corruptf(start, "field %d has the wire type %d, not that of trace packets (not a Perfetto protobuf trace?)", num, typ)
+	return 0, nil, lack{}, pbwalk.Corruptf(start, "field %d has the wire type %d, not that of trace packets (not a Perfetto protobuf trace?)", num, typ)
 }
 
 // headVarint decodes a varint of a field's head as a byte-by-byte reader
@@ -395,14 +270,14 @@ func headVarint(data []byte, start int64, what string) (x uint64, k int, err err
 		b := data[i]
 		if b < 0x80 {
 			if i == binary.MaxVarintLen64-1 && b > 1 {
-				return 0, 0, corruptf(start, "malformed varint in %s", what)
+				return 0, 0, pbwalk.Corruptf(start, "malformed varint in %s", what)
 			}
 			return x | uint64(b)<<s, i + 1, nil
 		}
 		x |= uint64(b&0x7f) << s
 		s += 7
 	}
-	return 0, 0, corruptf(start, "malformed varint in %s", what)
+	return 0, 0, pbwalk.Corruptf(start, "malformed varint in %s", what)
 }
 
 // inflate expands a compressed_packets (zlib) or zstd_compressed_packets
@@ -412,24 +287,24 @@ func inflate(f field, zstdData bool) ([]byte, error) {
 	if zstdData {
 		zr, err := zstd.NewReader(bytes.NewReader(f.B), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
-			return nil, corruptf(f.Off, "broken zstd compressed packets: %v", err)
+			return nil, pbwalk.Corruptf(f.Off, "broken zstd compressed packets: %v", err)
 		}
 		defer zr.Close()
 		rd = zr
 	} else {
 		zr, err := zlib.NewReader(bytes.NewReader(f.B))
 		if err != nil {
-			return nil, corruptf(f.Off, "broken compressed packets: %v", err)
+			return nil, pbwalk.Corruptf(f.Off, "broken compressed packets: %v", err)
 		}
 		defer zr.Close()
 		rd = zr
 	}
 	out, err := io.ReadAll(io.LimitReader(rd, maxInflated+1))
 	if err != nil {
-		return nil, corruptf(f.Off, "broken compressed packets: %v", err)
+		return nil, pbwalk.Corruptf(f.Off, "broken compressed packets: %v", err)
 	}
 	if len(out) > maxInflated {
-		return nil, corruptf(f.Off, "compressed packets expand past %d bytes", maxInflated)
+		return nil, pbwalk.Corruptf(f.Off, "compressed packets expand past %d bytes", maxInflated)
 	}
 	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -139,9 +140,9 @@ func hostStem(path string) string {
 // located turns a decoding error into a FormatError naming the file and
 // the byte offset (in the decompressed input).
 func located(path string, err error) error {
-	var c *corrupt
+	var c *pbwalk.Corrupt
 	if errors.As(err, &c) {
-		return &errs.FormatError{File: path, AtOffset: true, Offset: c.off, Err: c.err}
+		return &errs.FormatError{File: path, AtOffset: true, Offset: c.Off, Err: c.Err}
 	}
 	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/readers/readertest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -240,9 +241,9 @@ func TestCut(t *testing.T) {
 	// Cut between planes: the planes before, with a warning, as the
 	// hostnames come after the planes.
 	var planes []int
-	if err := each(data, 0, func(f field) error {
-		if f.num == spacePlanes {
-			planes = append(planes, int(f.boff)+len(f.b))
+	if err := pbwalk.Each(data, 0, func(f field) error {
+		if f.Num == spacePlanes {
+			planes = append(planes, int(f.Off)+len(f.B))
 		}
 		return nil
 	}); err != nil || len(planes) < 2 {

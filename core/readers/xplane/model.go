@@ -168,7 +168,7 @@ func (m *model) nest(file string) ([]int32, error) {
 		m.conts[i].lanes = 1
 	}
 	delivery := make([]int32, 0, len(m.recs))
-	t := nesting.Tracker{KeepCompletion: true}
+	var t nesting.Tracker
 	for lo := 0; lo < len(m.recs); {
 		if lo%(1<<16) == 0 {
 			if err := m.opt.Canceled(); err != nil {
@@ -179,26 +179,19 @@ func (m *model) nest(file string) ([]int32, error) {
 		for hi < len(m.recs) && m.recs[hi].cont == m.recs[lo].cont {
 			hi++
 		}
-		t.Reset()
-		t.Grow(hi - lo)
-		for i := lo; i < hi; i++ {
-			r := &m.recs[i]
-			at, ok := t.Place(r.start, r.end)
-			if !ok {
-				c := &m.conts[r.cont]
-				return nil, errs.Format(file, 0, "line %q of plane %q has more than %d mutually overlapping events: not a timeline",
-					c.name, m.conts[c.parent].name, nesting.DefaultMaxLanes)
-			}
-			r.lane, r.depth, r.order = at.Lane, at.Depth, at.Order
+		recs := m.recs[lo:hi]
+		lanes, ok := t.Nest(len(recs),
+			func(i int) (trace.Time, trace.Time) { return recs[i].start, recs[i].end },
+			func(i int, at nesting.Placement) {
+				recs[i].lane, recs[i].depth, recs[i].order = at.Lane, at.Depth, at.Order
+			},
+			func(i int) { delivery = append(delivery, int32(lo+i)) })
+		c := &m.conts[recs[0].cont]
+		if !ok {
+			return nil, errs.Format(file, 0, "line %q of plane %q has more than %d mutually overlapping events: not a timeline",
+				c.name, m.conts[c.parent].name, nesting.DefaultMaxLanes)
 		}
-		for lane := range t.Lanes() {
-			for _, i := range t.Completed(lane) {
-				delivery = append(delivery, int32(lo)+i)
-			}
-		}
-		if c := &m.conts[m.recs[lo].cont]; int32(t.Lanes()) > c.lanes {
-			c.lanes = int32(t.Lanes())
-		}
+		c.lanes = max(c.lanes, int32(lanes))
 		lo = hi
 	}
 	return delivery, nil

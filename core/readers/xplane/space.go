@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
 
@@ -126,20 +127,20 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 	var hostname string
 	hostnames := 0
 	reported := 0
-	err := each(data, 0, func(f field) error {
-		switch f.num {
+	err := pbwalk.Each(data, 0, func(f field) error {
+		switch f.Num {
 		case spacePlanes:
 			if err := want(&f, "XSpace", "planes", protowire.BytesType); err != nil {
 				return err
 			}
-			p := planeRef{b: f.b, off: f.boff}
-			err := each(f.b, f.boff, func(g field) error {
-				switch g.num {
+			p := planeRef{b: f.B, off: f.Off}
+			err := pbwalk.Each(f.B, f.Off, func(g field) error {
+				switch g.Num {
 				case planeName:
 					if err := want(&g, "XPlane", "name", protowire.BytesType); err != nil {
 						return err
 					}
-					p.name = string(g.b)
+					p.name = string(g.B)
 				}
 				return nil
 			})
@@ -155,17 +156,17 @@ func (m *model) decodeSpace(data []byte, stem string) error {
 				return err
 			}
 			switch {
-			case f.num == spaceHostnames:
+			case f.Num == spaceHostnames:
 				if hostnames == 0 {
-					hostname = m.text.String(string(f.b))
+					hostname = m.text.String(string(f.B))
 				}
 				hostnames++
 			case reported < maxReported:
 				what := "reports"
-				if f.num == spaceErrors {
+				if f.Num == spaceErrors {
 					what = "reports an error"
 				}
-				m.opt.Warn("%s: the profiler %s: %s", m.file, what, clip(m.text.String(string(f.b))))
+				m.opt.Warn("%s: the profiler %s: %s", m.file, what, clip(m.text.String(string(f.B))))
 				reported++
 			default:
 				m.opt.Skip("more of the profiler's errors and warnings", 1)
@@ -288,8 +289,8 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		}
 		return m.err
 	}
-	err := each(p.b, p.off, func(f field) error {
-		if f.num != planeStatMetadata {
+	err := pbwalk.Each(p.b, p.off, func(f field) error {
+		if f.Num != planeStatMetadata {
 			return nil
 		}
 		if err := want(&f, "XPlane", "stat_metadata", protowire.BytesType); err != nil {
@@ -299,12 +300,12 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		if err != nil || value == nil {
 			return err
 		}
-		err = each(value.b, value.boff, func(g field) error {
-			if g.num == smName {
+		err = pbwalk.Each(value.B, value.Off, func(g field) error {
+			if g.Num == smName {
 				if err := want(&g, "XStatMetadata", "name", protowire.BytesType); err != nil {
 					return err
 				}
-				statNames[key] = string(g.b)
+				statNames[key] = string(g.B)
 			}
 			return nil
 		})
@@ -322,8 +323,8 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		st.numID, st.hasNum = statID(statNames, stepNumStat)
 		st.rootID, st.hasRoot = statID(statNames, rootStat)
 	}
-	err = each(p.b, p.off, func(f field) error {
-		if f.num != planeEventMetadata {
+	err = pbwalk.Each(p.b, p.off, func(f field) error {
+		if f.Num != planeEventMetadata {
 			return nil
 		}
 		if err := want(&f, "XPlane", "event_metadata", protowire.BytesType); err != nil {
@@ -344,14 +345,14 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 		return err
 	}
 	pc := m.container(h, ctPlane, strconv.FormatInt(int64(len(m.conts)), 10), int64(len(m.conts)), m.text.String(p.name))
-	return each(p.b, p.off, func(f field) error {
-		if f.num != planeLines {
+	return pbwalk.Each(p.b, p.off, func(f field) error {
+		if f.Num != planeLines {
 			return nil
 		}
 		if err := want(&f, "XPlane", "lines", protowire.BytesType); err != nil {
 			return err
 		}
-		if err := m.decodeLine(pc, lineRef{b: f.b, off: f.boff}, metas, st); err != nil {
+		if err := m.decodeLine(pc, lineRef{b: f.B, off: f.Off}, metas, st); err != nil {
 			return err
 		}
 		return m.opt.Canceled()
@@ -362,13 +363,13 @@ func (m *model) decodePlane(h int32, p planeRef) error {
 func mapEntry(f *field, what string) (int64, *field, error) {
 	var key int64
 	var value *field
-	err := each(f.b, f.boff, func(g field) error {
-		switch g.num {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
+		switch g.Num {
 		case mapKey:
 			if err := want(&g, "XPlane."+what, "key", protowire.VarintType); err != nil {
 				return err
 			}
-			key = g.int64()
+			key = g.Int64()
 		case mapValue:
 			if err := want(&g, "XPlane."+what, "value", protowire.BytesType); err != nil {
 				return err
@@ -426,28 +427,28 @@ func (s stepStats) stat(f *field) (stat, error) {
 	var ref int64
 	var num int64
 	var isNum bool
-	err := each(f.b, f.boff, func(g field) error {
-		switch g.num {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
+		switch g.Num {
 		case statMetadataID:
 			if err := want(&g, "XStat", "metadata_id", protowire.VarintType); err != nil {
 				return err
 			}
-			id = g.int64()
+			id = g.Int64()
 		case statStr:
 			if err := want(&g, "XStat", "str_value", protowire.BytesType); err != nil {
 				return err
 			}
-			value, isRef = string(g.b), false
+			value, isRef = string(g.B), false
 		case statRef:
 			if err := want(&g, "XStat", "ref_value", protowire.VarintType); err != nil {
 				return err
 			}
-			ref, isRef = g.int64(), true
+			ref, isRef = g.Int64(), true
 		case statInt, statUint:
 			if err := want(&g, "XStat", "int64_value or uint64_value", protowire.VarintType); err != nil {
 				return err
 			}
-			num, isNum = g.int64(), g.num == statInt || g.u <= math.MaxInt64
+			num, isNum = g.Int64(), g.Num == statInt || g.U <= math.MaxInt64
 		}
 		return nil
 	})
@@ -464,16 +465,16 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 		return em, nil
 	}
 	var name, display string
-	err := each(f.b, f.boff, func(g field) error {
-		switch g.num {
+	err := pbwalk.Each(f.B, f.Off, func(g field) error {
+		switch g.Num {
 		case emName, emDisplayName:
 			if err := want(&g, "XEventMetadata", "name", protowire.BytesType); err != nil {
 				return err
 			}
-			if g.num == emName {
-				name = string(g.b)
+			if g.Num == emName {
+				name = string(g.B)
 			} else {
-				display = string(g.b)
+				display = string(g.B)
 			}
 		case emStats:
 			if err := want(&g, "XEventMetadata", "stats", protowire.BytesType); err != nil {
@@ -509,28 +510,28 @@ func (m *model) eventMetadata(f *field, st stepStats) (*eventMeta, error) {
 func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st stepStats) error {
 	var id, displayID, ts, events int64
 	var name, display string
-	err := each(l.b, l.off, func(f field) error {
-		switch f.num {
+	err := pbwalk.Each(l.b, l.off, func(f field) error {
+		switch f.Num {
 		case lineID, lineDisplayID, lineTimestampNs:
 			if err := want(&f, "XLine", "id, display_id or timestamp_ns", protowire.VarintType); err != nil {
 				return err
 			}
-			switch f.num {
+			switch f.Num {
 			case lineID:
-				id = f.int64()
+				id = f.Int64()
 			case lineDisplayID:
-				displayID = f.int64()
+				displayID = f.Int64()
 			default:
-				ts = f.int64()
+				ts = f.Int64()
 			}
 		case lineName, lineDisplayName:
 			if err := want(&f, "XLine", "name or display_name", protowire.BytesType); err != nil {
 				return err
 			}
-			if f.num == lineName {
-				name = string(f.b)
+			if f.Num == lineName {
+				name = string(f.B)
 			} else {
-				display = string(f.b)
+				display = string(f.B)
 			}
 		case lineEvents:
 			if err := want(&f, "XLine", "events", protowire.BytesType); err != nil {
@@ -556,8 +557,8 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 	lc := m.container(pc, ctLine, strconv.FormatInt(displayID, 10), int64(len(m.conts)), m.text.String(display))
 	steps := name == stepLine
 	k := 0
-	return each(l.b, l.off, func(f field) error {
-		if f.num != lineEvents {
+	return pbwalk.Each(l.b, l.off, func(f field) error {
+		if f.Num != lineEvents {
 			return nil
 		}
 		if k++; k%4096 == 0 {
@@ -565,7 +566,7 @@ func (m *model) decodeLine(pc int32, l lineRef, metas map[int64]*eventMeta, st s
 				return err
 			}
 		}
-		if err := m.decodeEvent(lc, ts, lineRef{b: f.b, off: f.boff}, metas, st, steps); err != nil {
+		if err := m.decodeEvent(lc, ts, lineRef{b: f.B, off: f.Off}, metas, st, steps); err != nil {
 			return err
 		}
 		return m.err
@@ -580,19 +581,29 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 	stepName := ""
 	stepNum, hasNum := int64(0), false
 	root := false
-	err := each(e.b, e.off, func(f field) error {
-		switch f.num {
+	// A loop rather than pbwalk.Each: this runs once an event, and the
+	// callback would cost a call and its captures a field.
+	it := pbwalk.NewIter(e.b, e.off)
+	var f field
+	for {
+		if ok, err := it.Next(&f); !ok {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		switch f.Num {
 		case eventMetadataID, eventOffsetPs, eventDurationPs, eventNumOccurences:
 			if err := want(&f, "XEvent", "metadata_id, offset_ps, duration_ps or num_occurrences", protowire.VarintType); err != nil {
 				return err
 			}
-			switch f.num {
+			switch f.Num {
 			case eventMetadataID:
-				metaID = f.int64()
+				metaID = f.Int64()
 			case eventOffsetPs:
-				offset, aggregated = f.int64(), false
+				offset, aggregated = f.Int64(), false
 			case eventDurationPs:
-				dur = f.int64()
+				dur = f.Int64()
 			default:
 				aggregated = true // the oneof's last field wins
 			}
@@ -617,10 +628,6 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if aggregated {
 		m.opt.Skip("aggregated events (num_occurrences, no time)", 1)
@@ -638,7 +645,7 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 		return nil
 	}
 	if dur < 0 {
-		return corruptf(e.off, "event of negative duration (%d ps)", dur)
+		return pbwalk.Corruptf(e.off, "event of negative duration (%d ps)", dur)
 	}
 	start, ok1 := psToNs(ts, offset)
 	end, ok2 := psToNs(ts, offset)
@@ -652,7 +659,7 @@ func (m *model) decodeEvent(lc int32, ts int64, e lineRef, metas map[int64]*even
 		}
 	}
 	if !ok1 || !ok2 || trace.Time(end) == trace.Unset {
-		return corruptf(e.off, "event time out of range (line at %d ns, offset %d ps, duration %d ps)", ts, offset, dur)
+		return pbwalk.Corruptf(e.off, "event time out of range (line at %d ns, offset %d ps, duration %d ps)", ts, offset, dur)
 	}
 	name := em.name
 	if stepName != "" {
