@@ -3,9 +3,11 @@ package pybind
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
@@ -68,4 +70,48 @@ func TestEncodeModel(t *testing.T) {
 	if got, err := ew.Data(); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("the work's bytes (%d, %v) are not Encode's (%d)", len(got), err, len(want))
 	}
+}
+
+// Bytes that decode but whose parts do not fit each other (as a
+// truncated or forged model gives) are not a model: the decoding says so
+// rather than a later computation indexing out of range.
+func TestDecodeModelUnfit(t *testing.T) {
+	tr := &Trace{t: tracetest.Nested(4, 10), format: "table"}
+	w, err := tr.StartMicro(`{"slices":10}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, err := w.MicroModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, spoil := range map[string]func(m *micro.Model){
+		"a value short":        func(m *micro.Model) { m.Values = m.Values[:len(m.Values)-1] },
+		"no tree":              func(m *micro.Model) { m.Tree = nil },
+		"a parent after":       func(m *micro.Model) { m.Tree.Parent[1] = int32(m.Tree.Len() - 1) },
+		"leaves out of order":  func(m *micro.Model) { m.Tree.Leaves[0], m.Tree.Leaves[1] = m.Tree.Leaves[1], m.Tree.Leaves[0] },
+		"a leaf's range":       func(m *micro.Model) { m.Tree.LeafHi[0] += 5 },
+		"containers short":     func(m *micro.Model) { m.Container = m.Container[1:] },
+		"slices":               func(m *micro.Model) { m.Slices = 0 },
+		"sparse offsets":       func(m *micro.Model) { *m = *m.ToSparse(); m.Cells.Start[3] = 1 << 40 },
+		"sparse and dense too": func(m *micro.Model) { v := m.Values; *m = *m.ToSparse(); m.Values = v },
+	} {
+		dense := *mm.m.ToDense() // a copy: ToDense of a dense model is the model
+		m := &dense
+		m.Tree = cloneTree(m.Tree)
+		spoil(m)
+		data, err := encodeModel(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeMicroModel(data); err == nil || !strings.Contains(err.Error(), "not an encoded model") {
+			t.Errorf("%s: %v, want not an encoded model", name, err)
+		}
+	}
+}
+
+func cloneTree(t *hier.Tree) *hier.Tree {
+	c := *t
+	c.Parent, c.Leaves, c.LeafHi = slices.Clone(t.Parent), slices.Clone(t.Leaves), slices.Clone(t.LeafHi)
+	return &c
 }
