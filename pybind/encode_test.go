@@ -9,6 +9,7 @@ import (
 
 	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/trace/tracetest"
 )
 
@@ -114,4 +115,40 @@ func cloneTree(t *hier.Tree) *hier.Tree {
 	c := *t
 	c.Parent, c.Leaves, c.LeafHi = slices.Clone(t.Parent), slices.Clone(t.Leaves), slices.Clone(t.LeafHi)
 	return &c
+}
+
+// What a model left out of the profiler's spans survives its encoding:
+// a series' reference decoded on a worker says the same as the model.
+func TestEncodeModelLeftOut(t *testing.T) {
+	tr := trace.New("spans")
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#1", Role: trace.RoleStep, Step: 1})
+	tr.DefineValue(trace.Value{Type: 1, Name: "aten::mm"})
+	tr.CreateContainer(trace.Container{Name: "main", Type: 0, Parent: 0})
+	tr.States.Append(trace.State{Container: 1, Type: 1, Value: 1, Start: 2, End: 4, Depth: 1})
+	tr.States.Append(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 10})
+	tr.Finish(0, 10)
+	w, err := (&Trace{t: tr, format: "table"}).StartMicro(`{"slices":2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, err := w.MicroModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mm.m.LeftOut) != 1 || mm.m.LeftOut[0].Total() != 8e-9 {
+		t.Fatalf("left out %+v", mm.m.LeftOut)
+	}
+	data, err := mm.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeMicroModel(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.m.LeftOut, mm.m.LeftOut) || back.m.LeftOutNote("x") != mm.m.LeftOutNote("x") {
+		t.Errorf("decoded left out %+v, want %+v", back.m.LeftOut, mm.m.LeftOut)
+	}
 }
