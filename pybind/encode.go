@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/hier"
 	"github.com/macroscope-hpc/macroscope/core/micro"
 	"github.com/macroscope-hpc/macroscope/core/sparse"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -144,7 +146,54 @@ func decodeModel(data []byte) (*micro.Model, error) {
 	if err := dec.Decode(new(int)); err != io.EOF {
 		return nil, errors.New("bytes after the model")
 	}
+	if err := checkModel(m); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// checkModel checks that the parts of a decoded model fit each other: a
+// tree numbered in preorder as hier.Builder numbers it, a node's container
+// and state type, slices in range, and as many cells as leaves x slices x
+// states, sparse ones well formed. Bytes that decode but do not fit would
+// otherwise index out of range in the first computation that reads them.
+func checkModel(m *micro.Model) error {
+	t := m.Tree
+	if t == nil || t.Len() == 0 || len(t.Parent) != t.Len() || t.Parent[0] != -1 {
+		return errors.New("no tree, or a tree without its root")
+	}
+	b := hier.NewBuilder(t.Names[0])
+	for i := 1; i < t.Len(); i++ {
+		if p := t.Parent[i]; p < 0 || int(p) >= i {
+			return fmt.Errorf("node %d: its parent %d does not come before it", i, p)
+		}
+		b.Add(int(t.Parent[i]), t.Names[i])
+	}
+	want, _ := b.Build()
+	same := slices.Equal(t.Names, want.Names) && slices.Equal(t.Parent, want.Parent) && slices.Equal(t.Depth, want.Depth) &&
+		slices.Equal(t.LeafLo, want.LeafLo) && slices.Equal(t.LeafHi, want.LeafHi) && slices.Equal(t.Leaves, want.Leaves) &&
+		slices.Equal(t.End, want.End) && slices.EqualFunc(t.Children, want.Children, slices.Equal)
+	if !same || len(t.Children) != t.Len() {
+		return errors.New("the tree is not numbered in preorder, or its parts do not fit each other")
+	}
+	if len(m.Container) != t.Len() || (m.StateType != nil && len(m.StateType) != t.Len()) {
+		return fmt.Errorf("%d containers and %d state types for %d nodes", len(m.Container), len(m.StateType), t.Len())
+	}
+	if m.Slices < 1 || m.Slices > micro.MaxSlices {
+		return fmt.Errorf("%d slices", m.Slices)
+	}
+	cells := len(t.Leaves) * m.Slices
+	if m.Cells != nil {
+		if m.Values != nil {
+			return errors.New("both dense and sparse cells")
+		}
+		if err := m.Cells.Check(cells, len(m.States)); err != nil {
+			return err
+		}
+	} else if len(m.Values) != cells*len(m.States) {
+		return fmt.Errorf("%d values for %d leaves x %d slices x %d states", len(m.Values), len(t.Leaves), m.Slices, len(m.States))
+	}
+	return nil
 }
 
 // decodeChunks decodes n numbers written in chunks. The slice grows with

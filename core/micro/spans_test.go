@@ -279,3 +279,31 @@ func TestOnlyProfilerSpans(t *testing.T) {
 		t.Errorf("with the spans: %v", err)
 	}
 }
+
+// TestProfilerSpansNamesWhateverKey: the names of the spans left out are
+// those of every value with time, whatever the key: with
+// key=category (or type), Kineto's copies of two annotations on a GPU
+// stream share a category, and the stream's builders, which key the
+// columns by category, listed only the first's name.
+func TestProfilerSpansNamesWhateverKey(t *testing.T) {
+	tr := trace.New("annotations")
+	tr.DefineType(trace.Type{Name: "Thread", Kind: trace.KindContainer, Parent: trace.None})
+	tr.DefineType(trace.Type{Name: "S", Kind: trace.KindState, Parent: 0})
+	tr.DefineValue(trace.Value{Type: 1, Name: "ProfilerStep#1", Category: "gpu_user_annotation", Role: trace.RoleDeviceAnnotation})
+	tr.DefineValue(trace.Value{Type: 1, Name: "forward", Category: "gpu_user_annotation", Role: trace.RoleDeviceAnnotation})
+	tr.DefineValue(trace.Value{Type: 1, Name: "kernel", Category: "kernel"})
+	tr.CreateContainer(trace.Container{Name: "stream 7 (annotations)", Type: 0, Parent: 0})
+	tr.CreateContainer(trace.Container{Name: "stream 7", Type: 0, Parent: 0})
+	tr.States.Append(trace.State{Container: 1, Type: 1, Value: 0, Start: 0, End: 5})
+	tr.States.Append(trace.State{Container: 1, Type: 1, Value: 1, Start: 5, End: 9})
+	tr.States.Append(trace.State{Container: 2, Type: 1, Value: 2, Start: 1, End: 9})
+	tr.Finish(0, 10)
+	for _, key := range Keys {
+		for how, m := range spanModels(t, tr, Options{Slices: 2, Depth: Innermost, Key: key}) {
+			if len(m.LeftOut) != 1 || !slices.Equal(m.LeftOut[0].Names, []string{"ProfilerStep", "forward"}) ||
+				!slices.Equal(m.LeftOut[0].Time, []float64{5e-9, 4e-9}) {
+				t.Errorf("key %s, %s: left out %+v", key, how, m.LeftOut)
+			}
+		}
+	}
+}

@@ -391,18 +391,22 @@ func (a *Accumulator) valueKey(v int32) int32 {
 	}
 	val := a.skel.Values[v]
 	c := valueCategory{typ: val.Type, out: a.opt.leftOutRole(val)}
-	switch a.keyKind {
-	case KeyName:
-		c.name = val.Name
-	case KeyGroup:
+	switch {
+	case c.out != trace.RoleNone:
+		// Left out whatever the key: the columns of its group, whose
+		// name Model.LeftOut lists, as the dense builders list every
+		// value's (a value of a category's key would hide the others').
 		c.name = names.Group(val.Name)
-	case KeyCategory:
+	case a.keyKind == KeyName:
+		c.name = val.Name
+	case a.keyKind == KeyGroup:
+		c.name = names.Group(val.Name)
+	case a.keyKind == KeyCategory:
 		c.name = val.Category
-	case KeyDomain:
+	case a.keyKind == KeyDomain:
 		if c.name = names.Domain(val.Name); c.name == "" {
 			c.name = "\x00" + val.Category // not a domain's name
 		}
-	case KeyType:
 	}
 	k, ok := a.keyOfCategory[c]
 	if !ok {

@@ -160,6 +160,9 @@ func (c *Cells) Check(cells, categories int) error {
 		if hi < lo {
 			return fmt.Errorf("cell %d: its entries end (%d) before they start (%d)", i, hi, lo)
 		}
+		if hi > int64(len(c.Value)) { // a later offset comes back down: this one is past the entries
+			return fmt.Errorf("cell %d: its entries end (%d) past the %d values", i, hi, len(c.Value))
+		}
 		prev := int32(-1)
 		for _, x := range c.State[lo:hi] {
 			if x <= prev || int(x) >= categories {
