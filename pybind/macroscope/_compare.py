@@ -657,6 +657,13 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     restrict every run, the reference's too, to a window. Not with runs
     given as models (build them on the window).
 
+    ``profiler_spans=True`` keeps in every run's model, the reference's
+    too, the spans a profiler draws around the program's work (its
+    recording, the steps, the copies of the host's annotations on the GPU
+    streams), which the models leave out by default, as
+    :meth:`Trace.micro`'s do; runs given as models keep what they were
+    built with.
+
     ``reference`` is the index of a run, or a path, trace or model of its
     own. ``client``, a ``dask.distributed.Client``, summarises the runs on
     its workers (hundreds of runs): the reference's model is shipped to
