@@ -227,6 +227,7 @@ func (c *Comparison) Info() (js string, err error) {
 		"runs": runs, "reference": s.Reference, "slices": s.Slices, "start": s.Start.Seconds(), "end": s.End.Seconds(),
 		"origin": s.Origin().Seconds(), "states": s.States, "resources": len(s.Resources.Leaves), "align": string(s.Align.Method),
 		"run_level": string(s.Placement), "warnings": c.warnings, "align_reason": s.AlignReason,
+		"left_out": s.LeftOutNote("profiler_spans=True"),
 	})
 }
 

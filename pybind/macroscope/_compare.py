@@ -305,6 +305,15 @@ class Comparison:
         return list(self._info.get("warnings") or ())
 
     @property
+    def left_out(self) -> str:
+        """What the runs' models left out of the spans a profiler draws
+        around the program's work (its recording, the steps, the copies of
+        the host's annotations on the GPU streams), each kind's time summed
+        over the runs, and how to keep them: a sentence, "" when nothing
+        was (``profiler_spans=True``, or traces without such spans)."""
+        return self._info.get("left_out") or ""
+
+    @property
     def align(self) -> str:
         """The alignment used ("stretch", "start", "absolute" or
         "markers"; ``align="auto"`` resolved)."""
@@ -473,7 +482,8 @@ class Comparison:
         placement = "run under each resource" if i["run_level"] == "resource" else "runs at the top"
         names = ", ".join(self.names[:4]) + (", ..." if len(self.names) > 4 else "")
         return (f"<macroscope.Comparison {len(i['runs'])} runs ({names}), {i['resources']} resources x "
-                f"{i['slices']} slices, {i['align']}{' (auto)' if i.get('align_reason') else ''}, {placement}>")
+                f"{i['slices']} slices, {i['align']}{' (auto)' if i.get('align_reason') else ''}, {placement}"
+                f"{', profiler spans left out (profiler_spans=True keeps them)' if i.get('left_out') else ''}>")
 
 
 class Differences(TableResult):
@@ -656,6 +666,13 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     :func:`compare` takes them with its default stretch alignment)
     restrict every run, the reference's too, to a window. Not with runs
     given as models (build them on the window).
+
+    ``profiler_spans=True`` keeps in every run's model, the reference's
+    too, the spans a profiler draws around the program's work (its
+    recording, the steps, the copies of the host's annotations on the GPU
+    streams), which the models leave out by default, as
+    :meth:`Trace.micro`'s do; runs given as models keep what they were
+    built with.
 
     ``reference`` is the index of a run, or a path, trace or model of its
     own. ``client``, a ``dask.distributed.Client``, summarises the runs on

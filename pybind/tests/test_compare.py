@@ -76,6 +76,64 @@ def test_recommended_p_is_the_sweeps(bsp, threshold):
     assert swept.recommended_p(threshold=threshold) == p  # from the kept levels
 
 
+def test_a_large_comparison_explorer_opens_at_the_knee(bsp, monkeypatch):
+    """A comparison whose sweep of every level is costly opens its explorer
+    at the knee alone (a few solves); the slider gets every level after,
+    from a thread, at the same level (nothing computed again); it moves
+    over them as for a small comparison."""
+    import pyarrow as pa
+
+    from macroscope.widgets import _compare, _overview
+
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)  # these runs count as large
+    first = {}
+    start = _compare.CompareExplorer._sweep_in_background
+
+    def before_the_sweep(w):  # the first frame's levels, before the thread can replace them
+        first["levels"] = pa.ipc.open_stream(w.levels).read_all().to_pandas()
+        first["level"], first["p"], first["diff"] = w.level, w.view["p"], w.differences
+        start(w)
+
+    monkeypatch.setattr(_compare.CompareExplorer, "_sweep_in_background", before_the_sweep)
+    cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
+    w = cmp.explore()
+    swept = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False).significant_p()
+    rec = int(np.flatnonzero(swept.recommended.to_numpy())[0])
+    knee = first["levels"]
+    assert len(knee) == 1 and bool(knee.recommended[0]) and first["level"] == 0
+    for col in ("p_low", "p_high", "aggregates"):
+        assert knee[col][0] == swept[col][rec], col
+    p = float((swept.p_low[rec] + swept.p_high[rec]) / 2)
+    assert first["p"] == p == first["diff"].p
+    assert w.wait_levels(timeout=120)
+    levels = pa.ipc.open_stream(w.levels).read_all().to_pandas()
+    assert levels.equals(swept[["p_low", "p_high", "aggregates", "recommended"]])
+    assert len(levels) > 3 and w.level == rec
+    assert w.differences is first["diff"]  # the same level: not computed again
+    w.set_level(0)
+    assert w.differences.p == float((swept.p_low[0] + swept.p_high[0]) / 2)
+    assert len(w.aggregates_table()) == len(cmp.differences(p=w.differences.p, rows="aggregates", permutations=-1))
+
+
+def test_closing_a_large_comparison_explorer_stops_its_sweep(bsp, monkeypatch):
+    """Closing the explorer stops the sweep of its levels (the Go search
+    is canceled, nothing kept): the sweep starts once it is closed."""
+    import threading
+
+    from macroscope.widgets import _overview
+
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
+    cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
+    closed, sweep = threading.Event(), cmp.significant_p
+    monkeypatch.setattr(cmp, "significant_p", lambda **kw: closed.wait() and sweep(**kw))
+    w = cmp.explore()
+    w.close()
+    closed.set()
+    assert w.wait_levels(timeout=60)
+    assert len(w._levels) == 1  # the levels never came
+    assert cmp.model.significant_p(threshold=1e-2).recommended.sum() == 1  # the model swept afresh, unharmed
+
+
 def test_slowdown_found_at_the_recommended_level(bsp):
     cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
     assert cmp.names == ["a", "slow"] and cmp.reference == 0

@@ -461,3 +461,25 @@ def test_interrupt_stops_the_comparison_figure(nested, ctrl_c):
     direct = bytes(_bridge.call(diff._h.Plot, _bridge.options(width=600 * 0.75, height=400 * 0.75, format="png",
                                                              top=10)))
     assert png.startswith(b"\x89PNG") and png == direct
+
+
+def test_interrupt_stops_a_large_comparison_explorer(nested, ctrl_c):
+    """A large comparison's explorer opens at the knee, searched for on
+    the caller's thread: Ctrl-C stops that search (one work, canceled) and
+    no sweep is left running; opened again, it shows the knee's p."""
+    from macroscope.widgets import _compare, _overview
+
+    cmp = ms.compare([nested, nested], slices=100, progress=False)
+    sweeps = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
+        mp.setattr(_compare.CompareExplorer, "_sweep_in_background", lambda w: sweeps.append(w))
+        ctrl_c.arm()
+        with pytest.raises(KeyboardInterrupt):
+            cmp.explore()
+        ctrl_c.assert_stopped()
+        ctrl_c.disarm()
+        assert sweeps == []
+        w = cmp.explore()
+    assert sweeps == [w] and len(w._levels) == 1
+    assert w.differences.p == cmp.recommended_p()

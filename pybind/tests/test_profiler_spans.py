@@ -116,3 +116,28 @@ def test_only_profiler_spans_names_the_keyword(tmp_path):
         ms.read_micro(path)
     assert e.value.param == "profiler_spans"
     assert ms.read_micro(path, profiler_spans=True).resources == 2
+
+
+def test_compare_says_once_what_its_runs_left_out(tmp_path):
+    """A comparison says once, for all its runs, what their models left
+    out (each kind's time summed over the runs; by hand from the events:
+    the recording's thread holds nothing else, a step's own time is its
+    length less its operator's) and the keyword that keeps them."""
+    def run(name, rec, step, op):
+        path = tmp_path / name
+        path.write_text(json.dumps({"traceEvents": [
+            {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
+             "ts": 0, "dur": rec, "args": {"Op count": 0}},
+            {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10, "dur": step},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": op}]}))
+        return path
+
+    runs = [run("a.json", 100, 80, 50), run("b.json", 200, 180, 100)]
+    cmp = ms.compare(runs, slices=10, progress=False)
+    assert cmp.left_out == (
+        "2 of the 2 runs, their times summed: left out of the model, as spans around the program's work rather than "
+        "work: the profiler's recording (\"PyTorch Profiler (0)\"), 0.0003 s; the steps (\"ProfilerStep\"), 0.00011 s; "
+        "2 resources that held only them are not rows; profiler_spans=True keeps them")
+    assert repr(cmp).endswith(", profiler spans left out (profiler_spans=True keeps them)>")
+    every = ms.compare(runs, slices=10, progress=False, profiler_spans=True)
+    assert every.left_out == "" and "profiler spans" not in repr(every)

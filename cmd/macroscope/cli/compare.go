@@ -142,6 +142,9 @@ func runCompare(c *cli) error {
 			c.say("warning", "%s: %s", r.Name, n)
 		}
 	}
+	if n := set.LeftOutNote("--profiler-spans"); n != "" {
+		c.say("left out", "%s", n)
+	}
 	if set.AlignReason != "" {
 		c.say("align", "%s", set.AlignReason)
 	}

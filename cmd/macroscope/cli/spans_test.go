@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,4 +46,38 @@ func TestOnlyProfilerSpansSaysTheFlag(t *testing.T) {
 	checkRefusals(t, []refusal{{[]string{"overview", "--figure", "", "--table", "", file}, 2,
 		"invalid --profiler-spans: every state of the trace is a span a profiler draws around the program's work"}})
 	mustRun(t, "overview", "--profiler-spans", "--figure", "", "--table", "", file)
+}
+
+// TestCompareLeavesOutProfilerSpans: compare models the runs' work as the
+// overview does, and says once, for all the runs, what their models left
+// out (each kind's time summed over the runs, by hand from the events
+// below: the recording's thread holds nothing else, a step's own time is
+// its length less its operator's) and the flag that keeps them.
+func TestCompareLeavesOutProfilerSpans(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, rec, step, op int) string {
+		f := filepath.Join(dir, name)
+		mustWrite(t, f, fmt.Sprintf(`{"traceEvents":[
+  {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"PyTorch Profiler","ts":0,"dur":%d,"args":{"Op count":0}},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":10,"dur":%d},
+  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":%d}]}`, rec, step, op))
+		return f
+	}
+	a, b := run("a.json", 100, 80, 50), run("b.json", 200, 180, 100)
+	args := []string{"compare", "--slices", "10", "--p", "0", "--permutations", "9", "--figure", "", "--table", "",
+		"--proportions", "", "--runs", "", a, b}
+	out := mustRun(t, args...)
+	want := `left out   2 of the 2 runs, their times summed: left out of the model, as spans around the program's work ` +
+		`rather than work: the profiler's recording ("PyTorch Profiler (0)"), 0.0003 s; the steps ("ProfilerStep"), ` +
+		`0.00011 s; 2 resources that held only them are not rows; --profiler-spans keeps them`
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if n := strings.Count(out, "left out"); n != 2 { // the label and the sentence's
+		t.Errorf("the spans are said %d times:\n%s", n/2, out)
+	}
+	out = mustRun(t, append([]string{"compare", "--profiler-spans"}, args[1:]...)...)
+	if strings.Contains(out, "left out") {
+		t.Errorf("--profiler-spans: output\n%s", out)
+	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,6 +158,47 @@ type Run struct {
 	States int64
 	// Notes are what the reader skipped or found missing.
 	Notes []string
+	// LeftOut and LeftOutRows are what the run's model left out of the
+	// profiler's spans (micro.Model's): the joint model has no place for
+	// them, and a person is told (Set.LeftOutNote).
+	LeftOut     []micro.LeftOut
+	LeftOutRows int
+}
+
+// LeftOutNote is the sentence that tells a person what the runs' models
+// left out of the profiler's spans, said once for all the runs (each
+// kind's names together, its time summed over the runs), and how to keep
+// them (keep: `--profiler-spans`, `profiler_spans=True`); "" when nothing
+// was.
+func (s *Set) LeftOutNote(keep string) string {
+	var all micro.Model // the runs' spans as one model's, for micro's sentence
+	all.Metric = micro.StateDuration
+	runs := 0
+	for _, r := range s.Runs {
+		if len(r.LeftOut) > 0 || r.LeftOutRows > 0 {
+			runs++
+		}
+		all.LeftOutRows += r.LeftOutRows
+		for _, l := range r.LeftOut {
+			k := slices.IndexFunc(all.LeftOut, func(a micro.LeftOut) bool { return a.Role == l.Role })
+			if k < 0 {
+				all.LeftOut = append(all.LeftOut, micro.LeftOut{Role: l.Role, Time: []float64{0}}) // the sum alone
+				k = len(all.LeftOut) - 1
+			}
+			a := &all.LeftOut[k]
+			for _, n := range l.Names {
+				if !slices.Contains(a.Names, n) {
+					a.Names = append(a.Names, n)
+				}
+			}
+			a.Time[0] += l.Total()
+		}
+	}
+	n := all.LeftOutNote(keep)
+	if n == "" || len(s.Runs) == 1 {
+		return n
+	}
+	return fmt.Sprintf("%d of the %d runs, their times summed: %s", runs, len(s.Runs), n)
 }
 
 // Duration returns the run's extent in seconds.
@@ -675,6 +717,7 @@ func (b *builder) read(i int) error {
 		return fmt.Errorf("run %q: %w", run.Name, errs.NameFile(err, in.files()...))
 	}
 	run.Notes = notes.Messages()
+	run.LeftOut, run.LeftOutRows = m.LeftOut, m.LeftOutRows
 	run.Resources = m.NumLeaves()
 	run.WindowStart, run.WindowEnd = m.Start, m.End
 	if b.warps[i] != nil {

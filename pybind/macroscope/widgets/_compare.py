@@ -10,15 +10,24 @@ footprint outlines it in every run and shows each run's proportions and
 their deltas to the reference. The rows reported above the noise floor
 (or the first by score) are outlined in a colour of their divergence, and
 listed under the panels.
+
+A large comparison (two runs of 10,000 resources: minutes of CPU to list
+every level) opens at its recommended level alone, the knee, found with a
+handful of solves; the other levels are swept on a thread, and the
+slider gets them when they are known (:meth:`CompareExplorer.wait_levels`),
+as the model explorer does.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pyarrow as pa
 import traitlets
 
 from .. import _bridge
+from . import _overview
 from ._base import ArrowWidget, arrow_trait
 
 # The most runs drawn (as the static figure).
@@ -47,7 +56,7 @@ class CompareExplorer(ArrowWidget):
     hierarchy = arrow_trait()  # the union hierarchy: id, parent, depth, name, path, row_lo, row_hi
     rows = arrow_trait()  # the level's aggregates (where the runs' parts meet) and, per run, mode and opacity
     marks = arrow_trait()  # the differences outlined: the level's nodes reported (or the first by score)
-    levels = arrow_trait()  # significant_p of the comparison's model
+    levels = arrow_trait()  # significant_p of the comparison's model (the knee's alone until swept, if large)
     level = traitlets.Int(0).tag(sync=True)
     runs = traitlets.List(traitlets.Unicode()).tag(sync=True)
     reference = traitlets.Int(0).tag(sync=True)
@@ -72,10 +81,19 @@ class CompareExplorer(ArrowWidget):
         super().__init__(width=int(width), height=int(height), layout=layout, **kwargs)
         # The comparison figure's colours (one set of colours).
         self.set_states(comparison.states, _bridge.call_json(comparison._h.StateColors))
-        self._levels = comparison.significant_p(threshold=threshold)
-        if p is None:
+        self._threshold = threshold
+        # Held while the levels swept on a thread replace the knee's.
+        self._swap = threading.RLock()
+        model = comparison.model
+        knee_first = p is None and model.resources * float(model.slices) ** 3 > _overview.BACKGROUND_SWEEP_COST
+        if knee_first:
+            # On this thread: Ctrl-C stops the knee's search.
+            self._levels, i = _overview._knee_levels(model, threshold), 0
+        elif p is None:
+            self._levels = comparison.significant_p(threshold=threshold)
             i = int(np.flatnonzero(self._levels.recommended.to_numpy())[0])
         else:
+            self._levels = comparison.significant_p(threshold=threshold)
             lo, hi = self._levels.p_low.to_numpy(), self._levels.p_high.to_numpy()
             inside = np.flatnonzero((lo <= p) & (p <= hi))
             i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(lo - p)))
@@ -86,11 +104,69 @@ class CompareExplorer(ArrowWidget):
         hierarchy = _bridge.table(comparison._h.ResourceHierarchy)
         self.send_tables(hierarchy=hierarchy, runs=[names[r] for r in self._panels], reference=comparison.reference,
                          window=[0, comparison.slices - 1],
-                         levels=pa.Table.from_pandas(self._levels[["p_low", "p_high", "aggregates", "recommended"]],
-                                                     preserve_index=False))
+                         levels=self._levels_table())
         self._show(i)
         self.observe(self._on_level, names="level")
         self.observe(self._on_hover, names="hovered")
+        if knee_first:
+            self._sweep_in_background()
+
+    # --- the levels swept after the first frame ---------------------------
+
+    def _sweep_in_background(self) -> None:
+        """Sweep every significant level on a thread; then the slider holds
+        them all, at the knee's index among them: the same level, bit for
+        bit (MicroModel.recommended_p), so nothing is computed again."""
+        def stopped(_done, _total):
+            if self._stop_sweep.is_set():
+                raise _overview._SweepStopped  # the Go search is canceled, keeping nothing
+
+        def sweep():
+            try:
+                levels = self._cmp.significant_p(threshold=self._threshold, progress=stopped)
+            except _overview._SweepStopped:
+                return
+            except BaseException as e:  # reported by wait_levels
+                self._sweep_error = e
+                return
+            rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+            with self._swap:
+                at = self._levels.iloc[self.level]
+                # The level shown: the knee's, or one the slider could not leave.
+                inside = np.flatnonzero((levels.p_low.to_numpy() <= at.p_low) & (at.p_high <= levels.p_high.to_numpy()))
+                i = int(inside[0]) if len(inside) else rec
+                self._levels = levels
+                self.send_tables(levels=self._levels_table(), level=i)
+
+        self._sweep_error = None
+        self._stop_sweep = threading.Event()
+        self._sweeper = threading.Thread(target=sweep, name="macroscope comparison levels", daemon=True)
+        self._sweeper.start()
+
+    def close(self) -> None:
+        """Close the widget, and stop the sweep of its levels if it runs."""
+        stop = getattr(self, "_stop_sweep", None)
+        if stop is not None:
+            stop.set()
+        super().close()
+
+    def wait_levels(self, timeout: float | None = None) -> bool:
+        """Wait for the levels a large comparison sweeps after its first
+        frame (it opens at the recommended level alone): True once the
+        slider has them all (at once for smaller comparisons), False if
+        ``timeout`` seconds passed first. Raises what stopped the sweep."""
+        t = getattr(self, "_sweeper", None)
+        if t is not None:
+            t.join(timeout)
+            if t.is_alive():
+                return False
+        if getattr(self, "_sweep_error", None) is not None:
+            raise self._sweep_error
+        return True
+
+    def _levels_table(self) -> pa.Table:
+        return pa.Table.from_pandas(self._levels[["p_low", "p_high", "aggregates", "recommended"]],
+                                    preserve_index=False)
 
     # --- the level --------------------------------------------------------
 
@@ -161,8 +237,9 @@ class CompareExplorer(ArrowWidget):
 
     def _on_level(self, change) -> None:
         i = int(change["new"])
-        if 0 <= i < len(self._levels) and (self._diff is None or abs(self._diff.p - self._p(i)) > 0):
-            self._show(i)
+        with self._swap:
+            if 0 <= i < len(self._levels) and (self._diff is None or abs(self._diff.p - self._p(i)) > 0):
+                self._show(i)
 
     def set_level(self, i: int) -> None:
         """Show level ``i`` of the comparison's significant levels."""
