@@ -349,19 +349,13 @@ func threadID(name string) (string, bool) {
 }
 
 // linuxKthread keeps the kind of a Linux kernel thread named per CPU or
-// worker pool, "<kind>/<cpu>" or "<kind>/[u]<pool>:<worker>[H]": a kind
-// of lower-case letters, digits, '_' and '-' starting with a letter.
+// worker pool, "<kind>/<cpu>" or "<kind>/[u]<pool>:<worker>[H]". Only the
+// kernel's own kinds (kthreadKinds): "phase/1" or "gpu/0" in another
+// producer's names are things a person tells apart.
 func linuxKthread(name string) (string, bool) {
-	slash := strings.IndexByte(name, '/')
-	if slash <= 0 || name[0] < 'a' || name[0] > 'z' {
+	kind, rest, ok := strings.Cut(name, "/")
+	if !ok || !kthreadKinds[kind] {
 		return "", false
-	}
-	kind, rest := name[:slash], name[slash+1:]
-	for i := 0; i < len(kind); i++ {
-		c := kind[i]
-		if !(c >= 'a' && c <= 'z' || isDigit(c) || c == '_' || c == '-') {
-			return "", false
-		}
 	}
 	rest = strings.TrimPrefix(rest, "u")
 	pool, worker, hasWorker := strings.Cut(rest, ":")
@@ -372,6 +366,15 @@ func linuxKthread(name string) (string, bool) {
 		return "", false
 	}
 	return kind, true
+}
+
+// kthreadKinds are the kernel threads Linux starts per CPU (smpboot's
+// threads, RCU's offload threads), its workqueues' workers and its
+// per-device queue threads (mmcqd/0, kdmflush/253:0: the device's numbers).
+var kthreadKinds = map[string]bool{
+	"kworker": true, "ksoftirqd": true, "migration": true, "cpuhp": true, "watchdog": true,
+	"idle_inject": true, "rcuc": true, "rcuop": true, "rcuos": true, "rcuob": true, "rcuog": true,
+	"rcuos_exp": true, "irq_work": true, "mmcqd": true, "kdmflush": true,
 }
 
 // androidBinderThread keeps the pool kind of an Android binder thread,

@@ -197,6 +197,7 @@ var apart = []string{
 	// Thread names and near misses of their ids and kinds.
 	"[3758]", "RenderThread [37a]", "RenderThread []", "buffer[3]", "jbd2/dm-1-8", "irq/45-msm_dsi",
 	"kworker/R-rcu_g", "Kernel/3", "/usr/bin/x/3", "kworker/", "kworker/1:", "kworker/1:x", "a b/1",
+	"phase/1", "solve/0", "gpu/0", "x/1:2", "layer_norm/3",
 	"Binder:3255", "Binder:x_1", "Binder:3255_", "HwBinder:2827_G", "MyBinder:1_2",
 	"MPI_Send", "MPI_Sendrecv", "MPI_Isend", "PMPI_Init",
 	"ampere_sgemm_128x64_nn", "ampere_sgemm_32x128_nn", "ampere_sgemm_32x32_sliced1x4_nt",
