@@ -27,7 +27,7 @@ import pyarrow as pa
 import traitlets
 
 from .. import _bridge
-from . import _overview
+from . import _levels, _overview
 from ._base import ArrowWidget, arrow_trait
 
 # The most runs drawn (as the static figure).
@@ -117,18 +117,7 @@ class CompareExplorer(ArrowWidget):
         """Sweep every significant level on a thread; then the slider holds
         them all, at the knee's index among them: the same level, bit for
         bit (MicroModel.recommended_p), so nothing is computed again."""
-        def stopped(_done, _total):
-            if self._stop_sweep.is_set():
-                raise _overview._SweepStopped  # the Go search is canceled, keeping nothing
-
-        def sweep():
-            try:
-                levels = self._cmp.significant_p(threshold=self._threshold, progress=stopped)
-            except _overview._SweepStopped:
-                return
-            except BaseException as e:  # reported by wait_levels
-                self._sweep_error = e
-                return
+        def done(levels):
             rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
             with self._swap:
                 at = self._levels.iloc[self.level]
@@ -138,16 +127,14 @@ class CompareExplorer(ArrowWidget):
                 self._levels = levels
                 self.send_tables(levels=self._levels_table(), level=i)
 
-        self._sweep_error = None
-        self._stop_sweep = threading.Event()
-        self._sweeper = threading.Thread(target=sweep, name="macroscope comparison levels", daemon=True)
-        self._sweeper.start()
+        self._sweep = _levels.BackgroundSweep(
+            lambda progress: self._cmp.significant_p(threshold=self._threshold, progress=progress), done,
+            "macroscope comparison levels")
 
     def close(self) -> None:
         """Close the widget, and stop the sweep of its levels if it runs."""
-        stop = getattr(self, "_stop_sweep", None)
-        if stop is not None:
-            stop.set()
+        if getattr(self, "_sweep", None) is not None:
+            self._sweep.stop()
         super().close()
 
     def wait_levels(self, timeout: float | None = None) -> bool:
@@ -155,14 +142,8 @@ class CompareExplorer(ArrowWidget):
         frame (it opens at the recommended level alone): True once the
         slider has them all (at once for smaller comparisons), False if
         ``timeout`` seconds passed first. Raises what stopped the sweep."""
-        t = getattr(self, "_sweeper", None)
-        if t is not None:
-            t.join(timeout)
-            if t.is_alive():
-                return False
-        if getattr(self, "_sweep_error", None) is not None:
-            raise self._sweep_error
-        return True
+        sweep = getattr(self, "_sweep", None)
+        return True if sweep is None else sweep.wait(timeout)
 
     def _levels_table(self) -> pa.Table:
         return pa.Table.from_pandas(self._levels[["p_low", "p_high", "aggregates", "recommended"]],

@@ -19,6 +19,7 @@ rows of the Aggregation.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -217,3 +218,49 @@ class LevelPack:
         content = {"kind": "levels", "levels": shipped, "first_uid": first_uid, "slices": self.slices,
                    "rows": rows.num_rows if rows is not None else 0, "done": self.done}
         return content, [ipc(rows), np.concatenate(deltas).tobytes() if deltas else b""]
+
+
+class _SweepStopped(Exception):
+    """The sweep of a closed explorer's levels, stopped."""
+
+
+class BackgroundSweep:
+    """The significant levels of a large model or comparison, swept on a
+    thread after the explorer's first frame (shown at the recommended level
+    alone): ``search(progress)`` returns the levels, ``done(levels)`` takes
+    them. :meth:`stop` cancels the Go search between its steps (a large
+    sweep takes minutes of the kernel's cores); :meth:`wait` joins it."""
+
+    def __init__(self, search, done, name: str):
+        self._stop = threading.Event()
+        self.error = None
+
+        def stopped(_done, _total):
+            if self._stop.is_set():
+                raise _SweepStopped  # the Go search is canceled, keeping nothing
+
+        def sweep():
+            try:
+                levels = search(stopped)
+            except _SweepStopped:
+                return
+            except BaseException as e:  # reported by wait
+                self.error = e
+                return
+            done(levels)
+
+        self._thread = threading.Thread(target=sweep, name=name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the levels are in (or the sweep stopped), False if
+        ``timeout`` seconds passed first; raises what stopped the sweep."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            return False
+        if self.error is not None:
+            raise self.error
+        return True

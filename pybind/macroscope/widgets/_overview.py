@@ -68,9 +68,6 @@ def _level_p(levels, i: int) -> float:
 _uids = itertools.count(1)
 
 
-class _SweepStopped(Exception):
-    """The sweep of a closed explorer's levels, stopped."""
-
 # A model whose sweep of the significant levels costs more than this
 # (resources x slices^3, the dynamic program's work per solve, which the
 # sweep repeats for every level) opens at its recommended level, found with
@@ -191,18 +188,7 @@ class ModelExplorer(ArrowWidget):
         ``v`` gives way, wherever it is in the history, to the same view
         with every level (the slider's), redrawn if shown. The native side
         keeps the levels, so the sweep runs once per model."""
-        def stopped(_done, _total):
-            if self._stop_sweep.is_set():
-                raise _SweepStopped  # the Go search is canceled, keeping nothing
-
-        def sweep():
-            try:
-                levels = v.model.significant_p(threshold=self._threshold, progress=stopped)
-            except _SweepStopped:
-                return
-            except BaseException as e:  # reported by wait_levels
-                self._sweep_error = e
-                return
+        def done(levels):
             i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
             # The same level: the same partition.
             full = self._level_view(v.model, levels, i, v.rows, v.slices, v.title, agg=v.agg)
@@ -216,17 +202,15 @@ class ModelExplorer(ArrowWidget):
                 if shown:
                     self._show()
 
-        self._sweep_error = None
-        self._stop_sweep = threading.Event()
-        self._sweeper = threading.Thread(target=sweep, name="macroscope significant levels", daemon=True)
-        self._sweeper.start()
+        self._sweep = _levels.BackgroundSweep(
+            lambda progress: v.model.significant_p(threshold=self._threshold, progress=progress), done,
+            "macroscope significant levels")
 
     def close(self) -> None:
         """Close the widget, and stop the sweep of its levels if it runs
         (a large model's takes minutes of the kernel's cores)."""
-        stop = getattr(self, "_stop_sweep", None)
-        if stop is not None:
-            stop.set()
+        if getattr(self, "_sweep", None) is not None:
+            self._sweep.stop()
         super().close()
 
     def wait_levels(self, timeout: float | None = None) -> bool:
@@ -235,14 +219,8 @@ class ModelExplorer(ArrowWidget):
         slider gets every level when they are known): True once they are
         there (at once for smaller models), False if ``timeout`` seconds
         passed first. Raises what stopped the sweep, if anything did."""
-        t = getattr(self, "_sweeper", None)
-        if t is not None:
-            t.join(timeout)
-            if t.is_alive():
-                return False
-        if getattr(self, "_sweep_error", None) is not None:
-            raise self._sweep_error
-        return True
+        sweep = getattr(self, "_sweep", None)
+        return True if sweep is None else sweep.wait(timeout)
 
     @property
     def current(self) -> View:
