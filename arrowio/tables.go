@@ -485,10 +485,11 @@ func groupsOf(t *trace.Trace) valueGroups {
 	}
 	g.group, g.domain = make([]int32, len(t.Values)), make([]int32, len(t.Values))
 	written, typeName := make([]string, len(t.Values)), make([]string, len(t.Values))
+	thread := make([]bool, len(t.Values))
 	for i, v := range t.Values {
-		written[i], typeName[i] = v.Name, t.TypeName(v.Type)
+		written[i], typeName[i], thread[i] = v.Name, t.TypeName(v.Type), v.Role == trace.RoleScheduledThread
 	}
-	grouped := names.GroupsOf(written, typeName)
+	grouped := names.GroupsOf(written, typeName, thread)
 	for i, v := range t.Values {
 		g.group[i] = code(groupIndex, &g.groups, grouped[i])
 		d := names.Domain(v.Name)

@@ -394,10 +394,11 @@ func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValu
 	}
 	if key == KeyGroup {
 		typeName := make([]string, len(t.Values))
+		thread := make([]bool, len(t.Values))
 		for i, v := range t.Values {
-			typeName[i] = t.Types[v.Type].Name
+			typeName[i], thread[i] = t.Types[v.Type].Name, v.Role == trace.RoleScheduledThread
 		}
-		valueName = names.GroupsOf(valueName, typeName)
+		valueName = names.GroupsOf(valueName, typeName, thread)
 	}
 	// The values the options leave out have no category (-1), as the
 	// values of types not selected.

@@ -95,7 +95,7 @@ func (l *leftOuts) result(values []trace.Value, opt Options, scale float64) []Le
 		seen := map[string]bool{}
 		for i, v := range values {
 			if l.seen[int32(i)] && opt.leftOutRole(v) == r {
-				if g := names.Group(v.Name); !seen[g] {
+				if g := names.GroupOf(v.Name, v.Role == trace.RoleScheduledThread); !seen[g] {
 					seen[g] = true
 					lo.Names = append(lo.Names, g)
 				}

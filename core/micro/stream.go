@@ -396,11 +396,11 @@ func (a *Accumulator) valueKey(v int32) int32 {
 		// Left out whatever the key: the columns of its group, whose
 		// name Model.LeftOut lists, as the dense builders list every
 		// value's (a value of a category's key would hide the others').
-		c.name = names.Group(val.Name)
+		c.name = names.GroupOf(val.Name, val.Role == trace.RoleScheduledThread)
 	case a.keyKind == KeyName:
 		c.name = val.Name
 	case a.keyKind == KeyGroup:
-		c.name = names.Group(val.Name)
+		c.name = names.GroupOf(val.Name, val.Role == trace.RoleScheduledThread)
 	case a.keyKind == KeyCategory:
 		c.name = val.Category
 	case a.keyKind == KeyDomain:

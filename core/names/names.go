@@ -38,6 +38,12 @@ type Rule struct {
 	// many: the rule groups names only when more than ManyInstances of
 	// a set group alike by it (Groups); Group alone does not apply it.
 	many bool
+	// thread: the rule groups the names of threads only (GroupThread:
+	// the values of a CPU's scheduling slices, which their reader marks
+	// trace.RoleScheduledThread). Its form, "<name> [<number>]", is
+	// also another producer's name for distinct things ("Block [0]",
+	// "Layer [3]"), which Group leaves apart.
+	thread bool
 }
 
 // ManyInstances is the number of names differing by a trailing number
@@ -52,9 +58,11 @@ var Rules = []Rule{
 		Name: "thread-id",
 		Doc: "a CPU's scheduling slices (Perfetto's sched_switch) are valued by the thread that runs, " +
 			"\"<thread name> [<tid>]\" as Perfetto's UI labels them: one group per thread name, as " +
-			"the UI's aggregation by thread name gives, the id kept in the raw name",
+			"the UI's aggregation by thread name gives, the id kept in the raw name. Only for the values " +
+			"their reader marks as threads (GroupThread): another producer's \"Block [0]\" stays apart",
 		Example: "RenderThread [3758]", Grouped: "RenderThread",
-		apply: threadID,
+		apply:  threadID,
+		thread: true,
 	},
 	{
 		Name: "linux-kthread",
@@ -222,18 +230,38 @@ var Rules = []Rule{
 // Group returns the group of a state's or event's name: the name a person
 // would give all its instances. Names no rule applies to are their own
 // group. The rules that need to see the other names (a trailing number
-// after a space) do not apply: see Groups.
+// after a space) do not apply: see Groups. Nor do the rules of threads'
+// names: see GroupThread.
 func Group(name string) string {
-	g, _ := Explain(name)
+	g, _ := explain(name, false)
+	return g
+}
+
+// GroupThread is Group for a value that names a thread running on a CPU
+// (trace.RoleScheduledThread: "<thread name> [<tid>]"): the rules of
+// threads' names apply too, first.
+func GroupThread(name string) string {
+	g, _ := explain(name, true)
+	return g
+}
+
+// GroupOf is GroupThread when thread is true, Group otherwise.
+func GroupOf(name string, thread bool) string {
+	g, _ := explain(name, thread)
 	return g
 }
 
 // Explain returns the group of name and the names of the rules that made
 // it, in order (none when the name is its own group), as Group.
-func Explain(name string) (group string, rules []string) {
+func Explain(name string) (group string, rules []string) { return explain(name, false) }
+
+// ExplainThread is Explain as GroupThread groups.
+func ExplainThread(name string) (group string, rules []string) { return explain(name, true) }
+
+func explain(name string, thread bool) (group string, rules []string) {
 	group = name
 	for _, r := range Rules {
-		if r.many {
+		if r.many || r.thread && !thread {
 			continue
 		}
 		if g, ok := r.apply(group); ok && g != "" && g != group {
@@ -248,14 +276,23 @@ func Explain(name string) (group string, rules []string) {
 // trace): Group's, then the rules that need the others, such as a
 // trailing number after a space, which counts instances only when more
 // than ManyInstances names differ by it alone.
-func Groups(all []string) []string {
+func Groups(all []string) []string { return groups(all, nil) }
+
+// groups is Groups, GroupThread's for the names all[i] whose thread[i]
+// is true (thread may be nil: none).
+func groups(all []string, thread []bool) []string {
 	out := make([]string, len(all))
-	memo := make(map[string]string, len(all))
+	type key struct {
+		name   string
+		thread bool
+	}
+	memo := make(map[key]string, len(all))
 	for i, n := range all {
-		g, ok := memo[n]
+		k := key{n, thread != nil && thread[i]}
+		g, ok := memo[k]
 		if !ok {
-			g = Group(n)
-			memo[n] = g
+			g = GroupOf(n, k.thread)
+			memo[k] = g
 		}
 		out[i] = g
 	}
@@ -283,14 +320,16 @@ func Groups(all []string) []string {
 }
 
 // GroupsOf is Groups for the values of types: typeOf[i] names the type
-// of all[i]. Beside Groups' rules, a name that is a number alone (an id:
+// of all[i], and thread[i] tells whether all[i] names a thread running
+// on a CPU (trace.RoleScheduledThread), grouped as GroupThread does
+// (thread may be nil: no name is a thread's). Beside Groups' rules, a name that is a number alone (an id:
 // Perfetto's frame timeline slices, which the trace processor names by
 // the frame's token) groups under its type's name when more than
 // ManyInstances distinct names of that type are numbers alone: the
 // number tells one instance from the next, the type what they are. A
 // few numbered names of a type (a process's "1", "2") stay apart.
-func GroupsOf(all, typeOf []string) []string {
-	out := Groups(all)
+func GroupsOf(all, typeOf []string, thread []bool) []string {
+	out := groups(all, thread)
 	ids := map[string]map[string]bool{} // the distinct numbers of each type
 	for i, g := range out {
 		if isNumber(g) {
@@ -309,7 +348,8 @@ func GroupsOf(all, typeOf []string) []string {
 }
 
 // PossibleGroups returns the groups a name of a value of type typ may take
-// among the other names of its trace (GroupsOf): its group (Group), then
+// among the other names of its trace (GroupsOf): its group (GroupOf, thread
+// as GroupsOf's), then
 // the groups that need the others, which GroupsOf gives it only when the
 // trace has more than ManyInstances names alike: the base a rule of many
 // instances leaves (a trailing number after a space: "L5 Slice" of "L5
@@ -317,8 +357,8 @@ func GroupsOf(all, typeOf []string) []string {
 // A name asked for by its group as the legend shows it (busy=["Frame"])
 // is found among them while the trace streams, before its other names
 // are known.
-func PossibleGroups(name, typ string) []string {
-	g := Group(name)
+func PossibleGroups(name, typ string, thread bool) []string {
+	g := GroupOf(name, thread)
 	out := []string{g}
 	for _, r := range Rules {
 		if !r.many {

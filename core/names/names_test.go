@@ -198,6 +198,9 @@ var apart = []string{
 	"[3758]", "RenderThread [37a]", "RenderThread []", "buffer[3]", "jbd2/dm-1-8", "irq/45-msm_dsi",
 	"kworker/R-rcu_g", "Kernel/3", "/usr/bin/x/3", "kworker/", "kworker/1:", "kworker/1:x", "a b/1",
 	"phase/1", "solve/0", "gpu/0", "x/1:2", "layer_norm/3",
+	// Another producer's names of the thread-id form: not a thread's
+	// name (GroupThread), distinct things.
+	"Block [0]", "Layer [3]", "Block [1]", "Stage [12]",
 	"Binder:3255", "Binder:x_1", "Binder:3255_", "HwBinder:2827_G", "MyBinder:1_2",
 	"MPI_Send", "MPI_Sendrecv", "MPI_Isend", "PMPI_Init",
 	"ampere_sgemm_128x64_nn", "ampere_sgemm_32x128_nn", "ampere_sgemm_32x32_sliced1x4_nt",
@@ -250,7 +253,13 @@ var apart = []string{
 
 func TestGroupRealNames(t *testing.T) {
 	for _, c := range grouped {
-		g, rules := Explain(c.name)
+		// The threads on CPUs are grouped as their reader marks them
+		// (trace.RoleScheduledThread), the other names as they are.
+		explain := Explain
+		if strings.HasPrefix(c.rule, "thread-id") {
+			explain = ExplainThread
+		}
+		g, rules := explain(c.name)
 		if g != c.group {
 			t.Errorf("Group(%.60q) = %q, want %q", c.name, g, c.group)
 		}
@@ -271,6 +280,57 @@ func TestApart(t *testing.T) {
 	}
 }
 
+// TestThreadIDForThreadsOnly: "<name> [<number>]" groups by name for the
+// values that name a thread running on a CPU (GroupThread, as the
+// Perfetto reader marks them), never for another producer's names;
+// near misses of a thread id stay apart even as threads' names.
+func TestThreadIDForThreadsOnly(t *testing.T) {
+	for name, want := range map[string]string{
+		"Block [0]": "Block", "Layer [3]": "Layer", "RenderThread [3758]": "RenderThread",
+		"kworker/u16:4 [6620]": "kworker", "Binder:3255_C [3897]": "Binder",
+	} {
+		if g := GroupThread(name); g != want {
+			t.Errorf("GroupThread(%q) = %q, want %q", name, g, want)
+		}
+		if g := GroupOf(name, true); g != want {
+			t.Errorf("GroupOf(%q, true) = %q, want %q", name, g, want)
+		}
+		if g, want := GroupOf(name, false), Group(name); g != want {
+			t.Errorf("GroupOf(%q, false) = %q, Group %q", name, g, want)
+		}
+		if g, rules := Explain(name); slices.Contains(rules, "thread-id") {
+			t.Errorf("Explain(%q) = %q by %v: thread-id applies to threads only", name, g, rules)
+		}
+	}
+	for _, n := range []string{"Block [0]", "Layer [3]", "RenderThread [3758]", "tracebox [14764]"} {
+		if g := Group(n); g != n {
+			t.Errorf("Group(%q) = %q, want the name itself", n, g)
+		}
+	}
+	for _, n := range []string{"[3758]", "RenderThread [37a]", "RenderThread []", "buffer[3]", "Block [-1]", "Block [0] "} {
+		if g := GroupThread(n); g != n {
+			t.Errorf("GroupThread(%q) = %q, want the name itself", n, g)
+		}
+	}
+	// In a set of values: the threads' names grouped, the others not.
+	all := []string{"Block [0]", "Block [0]", "Block [1]", "RenderThread [3758]", "RenderThread [4410]"}
+	types := []string{"Slice", "Running", "Slice", "Running", "Running"}
+	thread := []bool{false, true, false, true, true}
+	want := []string{"Block [0]", "Block", "Block [1]", "RenderThread", "RenderThread"}
+	if got := GroupsOf(all, types, thread); !slices.Equal(got, want) {
+		t.Errorf("GroupsOf = %q, want %q", got, want)
+	}
+	if got := GroupsOf(all, types, nil); !slices.Equal(got, all) {
+		t.Errorf("GroupsOf without threads = %q, want the names", got)
+	}
+	if got := PossibleGroups("Block [0]", "Running", true); !slices.Equal(got, []string{"Block"}) {
+		t.Errorf("PossibleGroups of a thread = %q", got)
+	}
+	if got := PossibleGroups("Block [0]", "Slice", false); !slices.Equal(got, []string{"Block [0]"}) {
+		t.Errorf("PossibleGroups of a slice = %q", got)
+	}
+}
+
 // The rules' own examples are what they say (those that need many
 // names, among more than ManyInstances like them).
 func TestRuleExamples(t *testing.T) {
@@ -285,7 +345,11 @@ func TestRuleExamples(t *testing.T) {
 			}
 			continue
 		}
-		g, rules := Explain(r.Example)
+		explain := Explain
+		if r.thread {
+			explain = ExplainThread
+		}
+		g, rules := explain(r.Example)
 		if g != r.Grouped || !slices.Contains(rules, r.Name) {
 			t.Errorf("rule %s: Explain(%.50q) = %q by %v, want %q", r.Name, r.Example, g, rules, r.Grouped)
 		}
@@ -437,15 +501,15 @@ func TestGroupsOfNumberIDs(t *testing.T) {
 	all = append(all, "-7", "Choreographer#doFrame 154408112", "1", "2", "154408112", "12a")
 	types = append(types, "Frame", "Frame", "Atrace slice", "Atrace slice", "Atrace slice", "Frame")
 	want = append(want, "Frame", "Choreographer#doFrame 154408112", "1", "2", "154408112", "12a")
-	if got := GroupsOf(all, types); !slices.Equal(got, want) {
+	if got := GroupsOf(all, types, nil); !slices.Equal(got, want) {
 		t.Errorf("GroupsOf = %q,\nwant %q", got, want)
 	}
 	// ManyInstances numbers alone are not many.
-	if got := GroupsOf(all[:ManyInstances], types[:ManyInstances]); !slices.Equal(got, all[:ManyInstances]) {
+	if got := GroupsOf(all[:ManyInstances], types[:ManyInstances], nil); !slices.Equal(got, all[:ManyInstances]) {
 		t.Errorf("GroupsOf of %d numbers = %q, want them apart", ManyInstances, got)
 	}
 	// A value without a type's name keeps its number.
-	if got := GroupsOf(all[:ManyInstances+1], make([]string, ManyInstances+1)); !slices.Equal(got, all[:ManyInstances+1]) {
+	if got := GroupsOf(all[:ManyInstances+1], make([]string, ManyInstances+1), nil); !slices.Equal(got, all[:ManyInstances+1]) {
 		t.Errorf("GroupsOf without types = %q, want the names", got)
 	}
 }
@@ -465,7 +529,7 @@ func TestPossibleGroups(t *testing.T) {
 		{"-7", "Frame", []string{"-7", "Frame"}},
 		{"12a", "Frame", []string{"12a"}},
 	} {
-		if got := PossibleGroups(c.name, c.typ); !slices.Equal(got, c.want) {
+		if got := PossibleGroups(c.name, c.typ, false); !slices.Equal(got, c.want) {
 			t.Errorf("PossibleGroups(%q, %q) = %q, want %q", c.name, c.typ, got, c.want)
 		}
 		// With many names alike, GroupsOf gives the last.
@@ -478,8 +542,8 @@ func TestPossibleGroups(t *testing.T) {
 				all[k] = fmt.Sprint(k * 3)
 			}
 		}
-		if g := GroupsOf(all, types); !slices.Contains(PossibleGroups(all[0], c.typ), g[0]) || g[0] != PossibleGroups(all[0], c.typ)[len(PossibleGroups(all[0], c.typ))-1] {
-			t.Errorf("GroupsOf gives %q for %q, PossibleGroups %q", g[0], all[0], PossibleGroups(all[0], c.typ))
+		if g := GroupsOf(all, types, nil); !slices.Contains(PossibleGroups(all[0], c.typ, false), g[0]) || g[0] != PossibleGroups(all[0], c.typ, false)[len(PossibleGroups(all[0], c.typ, false))-1] {
+			t.Errorf("GroupsOf gives %q for %q, PossibleGroups %q", g[0], all[0], PossibleGroups(all[0], c.typ, false))
 		}
 	}
 }

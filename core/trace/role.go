@@ -166,6 +166,13 @@ const (
 	// idle time between them included: it marks the device's work, and is
 	// not work of the device.
 	RoleDeviceAnnotation
+	// RoleScheduledThread: a state of this value is a thread running on a
+	// CPU, as the kernel's scheduler switched to it (Perfetto's
+	// sched_switch), and the value is named after the thread: "<thread
+	// name> [<tid>]" as Perfetto's UI labels a CPU's slices. The grouping
+	// of names (core/names) groups such a value by its thread's name, and
+	// no other value whose name only looks alike ("Block [0]").
+	RoleScheduledThread
 )
 
 // roleNames name the roles, as exported with the types and values.
@@ -182,6 +189,7 @@ var roleNames = map[Role]string{
 	RoleCommunicationKernel: "communication kernel", RoleHostCall: "host call", RoleLaunchCall: "launch call",
 	RoleBlockingCall: "blocking call", RoleBlockingLaunchCall: "blocking launch call", RoleStep: "step",
 	RoleStepCall: "step call", RoleRecording: "recording", RoleDeviceAnnotation: "device annotation",
+	RoleScheduledThread: "scheduled thread",
 }
 
 // String names the role ("" for RoleNone, "role N" for a number no role

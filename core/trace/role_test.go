@@ -26,12 +26,12 @@ func TestRoleNames(t *testing.T) {
 		}
 	}
 	// The roles the readers set, up to the last of each group.
-	for _, r := range []Role{RoleAsyncLane, RoleEventWait, RoleDeviceAnnotation} {
+	for _, r := range []Role{RoleAsyncLane, RoleEventWait, RoleScheduledThread} {
 		if _, ok := roleNames[r]; !ok {
 			t.Errorf("role %d has no name", r)
 		}
 	}
-	if len(seen) != int(RoleAsyncLane)+int(RoleEventWait-RoleCall+1)+int(RoleDeviceAnnotation-RoleOff+1) {
+	if len(seen) != int(RoleAsyncLane)+int(RoleEventWait-RoleCall+1)+int(RoleScheduledThread-RoleOff+1) {
 		t.Errorf("%d named roles: a role without a name, or a name without a role", len(seen))
 	}
 }

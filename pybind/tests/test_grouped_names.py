@@ -68,24 +68,75 @@ def test_xla_names_group_by_kind(tmp_path):
     assert abs(by_group.sum() - st["duration"].sum()) < 1e-12
 
 
+def _varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _int(num, v):
+    return _varint(num << 3) + _varint(v)
+
+
+def _msg(num, *parts):
+    body = b"".join(p.encode() if isinstance(p, str) else p for p in parts)
+    return _varint(num << 3 | 2) + _varint(len(body)) + body
+
+
+def _sched_trace(path, threads):
+    # A Perfetto trace of ftrace bundles (TracePacket.ftrace_events, 1): on
+    # CPU i, sched_switch (FtraceEvent 4: next_comm 5, next_pid 6) to
+    # thread i at start, then to the idle task (pid 0) at end.
+    packets = b""
+    for cpu, (comm, tid, start, end) in enumerate(threads):
+        events = b"".join(
+            _msg(2, _int(1, at), _int(2, 1), _msg(4, _msg(1, "prev"), _int(2, 1), _msg(5, c), _int(6, p)))
+            for at, c, p in ((start, comm, tid), (end, f"swapper/{cpu}", 0)))
+        packets += _msg(1, _msg(1, _int(1, cpu), events))
+    path.write_bytes(packets)
+
+
+# The threads on a phone's CPUs (an Android 9 trace had 279 threads and
+# 245 thread names), each running (1 + i) µs.
+_CPU_THREADS = [("kworker/u16:4", 6620), ("kworker/1:0", 14259), ("kworker/0:1H", 3226),
+                ("Binder:3255_C", 3897), ("Binder:3255_17", 6164), ("HwBinder:2827_1", 3334),
+                ("RenderThread", 3758), ("RenderThread", 4410), ("tracebox", 14764)]
+
+
 def test_cpu_threads_group_by_thread_name(tmp_path):
-    # The threads on a phone's CPUs as the Perfetto reader values them,
-    # "<thread name> [<tid>]" (an Android 9 trace had 279 threads and 245
-    # thread names): kernel workers, binder pools and a process's threads
-    # group by name; the raw name keeps the id; no time is lost.
-    names = ["kworker/u16:4 [6620]", "kworker/1:0 [14259]", "kworker/0:1H [3226]",
-             "Binder:3255_C [3897]", "Binder:3255_17 [6164]", "HwBinder:2827_1 [3334]",
-             "RenderThread [3758]", "RenderThread [4410]", "tracebox [14764]"]
-    events = [{"ph": "X", "name": n, "pid": 1, "tid": 1, "ts": 2 * i, "dur": 1 + i}
-              for i, n in enumerate(names)]
-    path = tmp_path / "cpu.json"
-    path.write_text(json.dumps({"traceEvents": events}))
-    st = ms.read(str(path)).states
-    assert st["value"].nunique() == len(names)
+    # The Perfetto reader values a CPU's slices by the thread that runs,
+    # "<thread name> [<tid>]": kernel workers, binder pools and a
+    # process's threads group by name; the raw name keeps the id; no time
+    # is lost.
+    path = tmp_path / "cpu.perfetto-trace"
+    _sched_trace(path, [(c, tid, 2000 * i, 2000 * i + 1000 * (1 + i)) for i, (c, tid) in enumerate(_CPU_THREADS)])
+    trace = ms.read(str(path))
+    st = trace.states
+    assert sorted(st["value"]) == sorted(f"{c} [{tid}]" for c, tid in _CPU_THREADS)
     by_group = st.groupby("group", observed=True)["duration"].sum()
     want = {"kworker": (1 + 2 + 3) * 1e-6, "Binder": (4 + 5) * 1e-6, "HwBinder": 6e-6,
             "RenderThread": (7 + 8) * 1e-6, "tracebox": 9e-6}
     assert set(by_group.index) == set(want)
     for g, d in want.items():
         assert abs(by_group[g] - d) < 1e-12
-    assert abs(by_group.sum() - st["duration"].sum()) < 1e-12
+    assert abs(by_group.sum() - 45e-6) < 1e-12
+    assert sorted(trace.micro(slices=3).states) == sorted(want)
+
+
+def test_bracketed_numbers_of_other_producers_stay_apart(tmp_path):
+    # "<name> [<n>]" in another producer's slices names distinct things
+    # (a network's blocks, layers): only the Perfetto reader's CPU slices
+    # are threads' names grouped by name.
+    names = ["Block [0]", "Block [1]", "Layer [3]", "Layer [4]"] + [f"{c} [{tid}]" for c, tid in _CPU_THREADS]
+    events = [{"ph": "X", "name": n, "pid": 1, "tid": 1, "ts": 2 * i, "dur": 1 + i}
+              for i, n in enumerate(names)]
+    path = tmp_path / "blocks.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = ms.read(str(path))
+    st = trace.states
+    assert sorted(st["group"]) == sorted(names)
+    assert (st["group"] == st["value"]).all()
+    assert sorted(trace.micro(slices=3).states) == sorted(names)

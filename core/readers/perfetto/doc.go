@@ -151,7 +151,10 @@
 // parallel regions (f._omp_fn.N, .omp_outlined.:
 // trace.OutlinedParallelBody) have the role trace.RoleParallelRegion, and
 // those NCCL names nccl...Kernel... (trace.NCCLKernel) the role
-// trace.RoleCommunicationKernel.
+// trace.RoleCommunicationKernel. The values of a CPU's state Running,
+// the threads that run ("<comm> [<tid>]"), have the role
+// trace.RoleScheduledThread: grouped by thread name (core/names' thread-id
+// rule), which no other value of the form "<name> [<n>]" is.
 //
 // Every other kind of packet (Android system data, winscope, profiles,
 // statistics, configuration...) is skipped and counted by kind in the

@@ -43,6 +43,10 @@ type model struct {
 	named  map[childName]bool
 	lanes  map[int32]*trace.Lanes
 	tracks map[string]bool
+	// threadType is the state type of the CPUs' scheduling slices, whose
+	// values name the thread that runs (trace.RoleScheduledThread); -1
+	// before the first CPU.
+	threadType int32
 }
 
 // childName is the name of a container under its parent.
@@ -56,7 +60,7 @@ func newModel(sink trace.Sink, start trace.Time) *model {
 	for i := range cache {
 		cache[i].id = -1
 	}
-	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{}, cache: cache,
+	return &model{sink: sink, types: map[typeKey]int32{}, values: map[valueKey]int32{}, cache: cache, threadType: -1,
 		contType: []int32{trace.None}, depth: []int32{0}, start: start, named: map[childName]bool{}, lanes: map[int32]*trace.Lanes{}}
 }
 
@@ -116,7 +120,11 @@ func (m *model) value(typ int32, name string) int32 {
 	slot.typ, slot.name, slot.id = typ, name, id
 	n := m.text.String(name)
 	v := trace.Value{Type: typ, Name: n}
-	if trace.OutlinedParallelBody(n) {
+	if typ == m.threadType {
+		// A thread on a CPU, "<thread name> [<tid>]": grouped by the
+		// thread's name, which another producer's "Block [0]" is not.
+		v.Role = trace.RoleScheduledThread
+	} else if trace.OutlinedParallelBody(n) {
 		// The compilers' OpenMP bodies, in the slices of an instrumented
 		// program or the frames of a sampled one.
 		v.Role = trace.RoleParallelRegion

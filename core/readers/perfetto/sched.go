@@ -22,6 +22,7 @@ func (d *decoder) cpu(n uint32) *cpuState {
 	if c == nil {
 		cont := d.conts.cpu(n)
 		c = &cpuState{oneState{cont: cont, typ: d.m.typ(trace.KindState, "Running", d.m.contType[cont])}}
+		d.m.threadType = c.typ
 		d.cpus[n] = c
 		d.cpuOrder = append(d.cpuOrder, n)
 	}
@@ -44,7 +45,8 @@ func (c *cpuState) switchTo(d *decoder, t trace.Time, comm string, pid int32) {
 	}
 	// Named as Perfetto's UI labels a CPU's slice, "<thread name> [<tid>]"
 	// (sched_switch's next_pid is the kernel's thread id): the thread name
-	// groups its threads (names' thread-id rule), the id tells them apart.
+	// groups its threads (names' thread-id rule, for the values of
+	// threadType: trace.RoleScheduledThread), the id tells them apart.
 	name := strconv.Itoa(int(pid))
 	if comm != "" {
 		name = comm + " [" + name + "]"

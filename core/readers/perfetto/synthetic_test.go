@@ -201,6 +201,16 @@ func TestSched(t *testing.T) {
 		span 100 500
 	`)
 	checkTypes(t, tr)
+	// The values name the threads that run: marked so, which groups them
+	// by thread name (names.GroupThread) and no other "<name> [<n>]".
+	for _, v := range tr.Values {
+		if v.Role != trace.RoleScheduledThread {
+			t.Errorf("value %q of type %q has role %q, want %q", v.Name, tr.Types[v.Type].Name, v.Role, trace.RoleScheduledThread)
+		}
+	}
+	if len(tr.Values) != 4 {
+		t.Errorf("%d values, want 4", len(tr.Values))
+	}
 	checkNotes(t, notes,
 		"skipped 1 ftrace print events that are no atrace annotation (text, malformed annotations)",
 		"skipped 2 compact sched_waking events",

@@ -59,6 +59,7 @@ type valueInfo struct {
 	name    string
 	typ     int32
 	counted bool // a busy value of a selected state type
+	thread  bool // its name is a thread's (trace.RoleScheduledThread), grouped so
 }
 
 type container struct {
@@ -146,7 +147,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 		// few of them for the legend to group them.
 		i := slices.Index(a.opt.Values, v.Name)
 		if i < 0 {
-			for _, g := range names.PossibleGroups(v.Name, a.types[v.Type].name) {
+			for _, g := range names.PossibleGroups(v.Name, a.types[v.Type].name, v.Role == trace.RoleScheduledThread) {
 				if i = slices.Index(a.opt.Values, g); i >= 0 {
 					break
 				}
@@ -164,7 +165,7 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 			counted = i < 0
 		}
 	}
-	a.values = append(a.values, valueInfo{name: v.Name, typ: v.Type, counted: counted})
+	a.values = append(a.values, valueInfo{name: v.Name, typ: v.Type, counted: counted, thread: v.Role == trace.RoleScheduledThread})
 }
 
 // CreateContainer implements trace.Sink.

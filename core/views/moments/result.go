@@ -174,10 +174,11 @@ func (a *Accumulator) Result() (*Result, error) {
 	// A resource's states are named by group (names.GroupsOf): the values
 	// of a state type whose names group alike add up, under the first.
 	written, typeName := make([]string, len(a.values)), make([]string, len(a.values))
+	thread := make([]bool, len(a.values))
 	for i, v := range a.values {
-		written[i], typeName[i] = v.name, a.types[v.typ].name
+		written[i], typeName[i], thread[i] = v.name, a.types[v.typ].name, v.thread
 	}
-	grouped := names.GroupsOf(written, typeName)
+	grouped := names.GroupsOf(written, typeName, thread)
 	type groupKey struct {
 		container, typ int32
 		name           string
