@@ -118,6 +118,34 @@ def test_only_profiler_spans_names_the_keyword(tmp_path):
     assert ms.read_micro(path, profiler_spans=True).resources == 2
 
 
+def test_another_producers_trace_category_is_work(tmp_path):
+    """Only Kineto's own spans are its recording: category Trace, process
+    "Spans", a thread named after the span. Another producer's iterations
+    in category Trace are states of the model, whether or not Kineto's
+    span is in the file; their time is all kept (by hand: 3 x 20 µs)."""
+    path = tmp_path / "iterations.json"
+    iterations = [{"ph": "X", "cat": "Trace", "name": f"Iteration ({i})", "pid": 1, "tid": 1,
+                   "ts": 30 * i, "dur": 20} for i in range(3)]
+    kineto = {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
+              "ts": 0, "dur": 100, "args": {"Op count": 0}}
+    path.write_text(json.dumps({"traceEvents": iterations + [kineto]}))
+    trace = ms.read(str(path))
+    model = trace.micro(slices=1)
+    assert sorted(model.states) == ["Iteration (0)", "Iteration (1)", "Iteration (2)"]
+    assert abs(_time(model) - 60e-6) < 1e-12
+    lo = model.left_out
+    assert list(lo["role"]) == ["recording"] and list(lo["names"]) == [["PyTorch Profiler (0)"]]
+    assert abs(lo["seconds"].sum() - 100e-6) < 1e-12
+    assert sorted(trace.micro(slices=1, profiler_spans=True).states) == [
+        "Iteration (0)", "Iteration (1)", "Iteration (2)", "PyTorch Profiler (0)"]
+    # Without Kineto's span: the iterations alone, nothing left out.
+    path.write_text(json.dumps({"traceEvents": iterations}))
+    model = ms.read_micro(str(path), slices=1)
+    assert sorted(model.states) == ["Iteration (0)", "Iteration (1)", "Iteration (2)"]
+    assert abs(_time(model) - 60e-6) < 1e-12
+    assert model.left_out.empty
+
+
 def test_compare_says_once_what_its_runs_left_out(tmp_path):
     """A comparison says once, for all its runs, what their models left
     out (each kind's time summed over the runs; by hand from the events:

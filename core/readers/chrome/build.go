@@ -251,6 +251,7 @@ type emitter struct {
 
 	values           map[[3]int32]int32 // (type, interned name, interned category) -> value
 	launchValues     map[int32]int32    // interned name -> the value of Kineto's launch flows of that name (launchFlowValue)
+	recordingValues  map[[2]int32]int32 // (interned name, category) -> the value of Kineto's spans of its recording (recordingValue)
 	recentValues     [valueSlots]recentValue
 	nValues          int32
 	nStates, nEvents int
@@ -381,6 +382,25 @@ func (e *emitter) launchFlowValue(name int32) int32 {
 	return v
 }
 
+// recordingValue returns the value of the State type named name in
+// category cat that Kineto's spans of its own recording (kinetoSpan)
+// have: trace.RoleRecording, apart from the value of another producer's
+// slices of that name and category, which are operations.
+func (e *emitter) recordingValue(name, cat int32) int32 {
+	k := [2]int32{name, cat}
+	if v, ok := e.recordingValues[k]; ok {
+		return v
+	}
+	v := e.nValues
+	e.nValues++
+	if e.recordingValues == nil {
+		e.recordingValues = map[[2]int32]int32{}
+	}
+	e.recordingValues[k] = v
+	e.sink.DefineValue(trace.Value{Type: e.state, Name: e.c.strs.str(name), Category: e.c.strs.str(cat), Role: trace.RoleRecording})
+	return v
+}
+
 // defineValue numbers and delivers a value first met.
 func (e *emitter) defineValue(k [3]int32) int32 {
 	typ, name, cat := k[0], k[1], k[2]
@@ -420,8 +440,6 @@ var kinetoCalls = map[string]bool{"cpu_op": true, "cuda_runtime": true, "cuda_dr
 // role, and one of Kineto's calls keeps RoleHostCall).
 func valueRole(name, cat string) trace.Role {
 	switch {
-	case cat == "Trace" && kinetoSpan(name):
-		return trace.RoleRecording
 	case cat == gpuAnnotation:
 		// Kineto's copies of the host's annotations on the GPU streams,
 		// which span idle time between the kernels they mark.
@@ -446,19 +464,24 @@ func valueRole(name, cat string) trace.Role {
 	return trace.RoleNone
 }
 
-// kinetoSpan tells whether name, of an event of category Trace, is one of
-// the spans Kineto writes of its own recording: "<span> (<iteration>)"
-// ("PyTorch Profiler (0)", and its other profilers' "__cupti_profiler__
-// (-1)", "MTIA Activity Trace (-1)"), with pid "Spans" and args {"Op
-// count": N}. Another producer's category Trace is its own: its events
-// stay operations.
-func kinetoSpan(name string) bool {
+// kinetoSpan tells whether a slice of category Trace named name, on
+// thread tid of process pid, is one of the spans Kineto writes of its
+// own recording (libkineto's ChromeTraceLogger::handleTraceSpan): pid
+// "Spans", tid the span's name, and named "<prefix><span> (<iteration>)"
+// ("PyTorch Profiler (0)" on thread "PyTorch Profiler", and its other
+// profilers' "__cupti_profiler__ (-1)", "MTIA Activity Trace (-1)").
+// Another producer's category Trace is its own, even named "Iteration
+// (3)": its slices stay operations.
+func kinetoSpan(pid, tid, name string) bool {
+	if pid != "Spans" || tid == "" {
+		return false
+	}
 	rest, ok := strings.CutSuffix(name, ")")
 	if !ok {
 		return false
 	}
 	i := strings.LastIndex(rest, " (")
-	if i <= 0 {
+	if i <= 0 || !strings.HasSuffix(rest[:i], tid) {
 		return false
 	}
 	n := strings.TrimPrefix(rest[i+2:], "-")
@@ -747,11 +770,22 @@ func distinct(names []string, id func(i int) string) []string {
 func (e *emitter) states() {
 	c := e.c
 	for ti := range c.threads {
-		for _, chunk := range c.threads[ti].slices.parts() {
+		th := &c.threads[ti]
+		// Kineto's spans of its recording are on threads of process
+		// "Spans" (kinetoSpan), where another producer's are not.
+		spans := c.strs.str(c.procs[th.proc].key) == "Spans"
+		for _, chunk := range th.slices.parts() {
 			for i := range chunk {
 				s := &chunk[i]
+				var v int32
+				if spans && s.cat != none && c.strs.str(s.cat) == "Trace" &&
+					kinetoSpan("Spans", c.strs.str(th.key), c.strs.str(s.name)) {
+					v = e.recordingValue(s.name, s.cat)
+				} else {
+					v = e.value(e.state, s.name, s.cat)
+				}
 				e.emitState(trace.State{Container: e.thrCont[ti] + s.lane, Type: e.state,
-					Value: e.value(e.state, s.name, s.cat), Start: s.start, End: s.end, Depth: s.depth}, s.args)
+					Value: v, Start: s.start, End: s.end, Depth: s.depth}, s.args)
 			}
 		}
 	}

@@ -154,9 +154,10 @@
 //     beside their stream, "<stream> (annotations)" (see
 //     splitGPUAnnotations), and whose values, like every value of that
 //     category, have trace.RoleDeviceAnnotation. The spans Kineto writes of its own recording
-//     (category Trace, named "<span> (<iteration>)": "PyTorch Profiler
+//     (category Trace, on process "Spans" and a thread named after the
+//     span, named "[<prefix>]<span> (<iteration>)": "PyTorch Profiler
 //     (0)", "__cupti_profiler__ (-1)") have trace.RoleRecording; another
-//     producer's category Trace keeps no role. A sink that asks
+//     producer's category Trace keeps no role, even "Iteration (3)". A sink that asks
 //     for streams (trace.StreamSink) is told the args.stream of each
 //     state that has an integer one, as a 32-bit id (Kineto writes -1 as
 //     4294967295).

@@ -102,6 +102,11 @@ func TestValueRoles(t *testing.T) {
   {"ph": "X", "cat": "Trace", "name": "parse (x)", "pid": 2, "tid": 1, "ts": 4, "dur": 3},
   {"ph": "X", "cat": "Trace", "name": "parse ()", "pid": 2, "tid": 1, "ts": 8, "dur": 3},
   {"ph": "X", "cat": "Trace", "name": "(3)", "pid": 2, "tid": 1, "ts": 12, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "Iteration (3)", "pid": 2, "tid": 1, "ts": 16, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "Iteration (4)", "pid": 2, "tid": "Iteration", "ts": 20, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "Epoch (5)", "pid": "Spans", "tid": "Iteration", "ts": 0, "dur": 3},
+  {"ph": "X", "cat": "Trace", "name": "Warmup Epoch (1)", "pid": "Spans", "tid": "Epoch", "ts": 4, "dur": 3},
+  {"ph": "X", "cat": "user_annotation", "name": "Epoch (2)", "pid": "Spans", "tid": "Epoch", "ts": 8, "dur": 3},
   {"ph": "X", "cat": "user_annotation", "name": "PyTorch Profiler (0)", "pid": 2, "tid": 2, "ts": 0, "dur": 3}
 ]}`)
 	want := map[string]trace.Role{
@@ -127,6 +132,11 @@ func TestValueRoles(t *testing.T) {
 		"Trace/PyTorch Profiler (0)": trace.RoleRecording, "Trace/__cupti_profiler__ (-1)": trace.RoleRecording,
 		"Trace/load": trace.RoleNone, "Trace/parse (x)": trace.RoleNone, "Trace/parse ()": trace.RoleNone,
 		"Trace/(3)": trace.RoleNone, "user_annotation/PyTorch Profiler (0)": trace.RoleNone,
+		// Another producer's iterations in category Trace, in another
+		// process or on a thread "Spans" does not name so: operations. A
+		// span's name may have a prefix (Kineto's TraceSpan.prefix).
+		"Trace/Iteration (3)": trace.RoleNone, "Trace/Iteration (4)": trace.RoleNone, "Trace/Epoch (5)": trace.RoleNone,
+		"Trace/Warmup Epoch (1)": trace.RoleRecording, "user_annotation/Epoch (2)": trace.RoleNone,
 	}
 	got := map[string]trace.Role{}
 	for _, v := range tr.Values {
