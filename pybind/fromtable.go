@@ -19,6 +19,9 @@ type tableOptions struct {
 	TimeUnit  string   `json:"time_unit"`
 	StateType string   `json:"state_type"`
 	Name      string   `json:"name"`
+	// Role names a column of the values' roles: the dataset's reader
+	// gives it (macroscope._dataset), from_pandas does not.
+	Role string `json:"role"`
 }
 
 // FromArrow builds a trace from a table of intervals, which Python
@@ -38,7 +41,7 @@ func FromArrow(addr uintptr, options string) (t *Trace, err error) {
 	}
 	b := intervals.NewBuilder(intervals.Options{Sep: o.Sep, Levels: o.Levels, StateType: o.StateType})
 	cols := arrowio.IntervalColumns{Resource: o.Resource, State: o.State, Start: o.Start, End: o.End,
-		Duration: o.Duration, Type: o.Type, TimeUnit: o.TimeUnit}
+		Duration: o.Duration, Type: o.Type, TimeUnit: o.TimeUnit, Role: o.Role}
 	if err := arrowio.ReadIntervals(rdr, cols, b); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,8 @@
 // NAME is the path of the partition's container, percent-encoded as
 // Arrow's hive partitioning encodes it (every byte but letters, digits and
 // -._~). Times are integer nanoseconds; containers are named by their
-// paths. A table without rows, or a partition, has no directory. The
+// paths; a state's role column names its value's role (trace.Role), which
+// the models read. A table without rows, or a partition, has no directory. The
 // schema is fixed (Schemas; docs/distributed.md).
 package dataset
 
@@ -74,7 +75,7 @@ var Schemas = map[string]*arrow.Schema{
 	"containers": arrow.NewSchema([]arrow.Field{field("path", str), field("name", str), field("type", str), field("parent", str),
 		field("depth", i32), field("start_ns", i64), field("end_ns", i64)}, nil),
 	"states": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("value", str), field("category", str),
-		field("start_ns", i64), field("end_ns", i64), field("depth", i32), rankF}, nil),
+		field("start_ns", i64), field("end_ns", i64), field("depth", i32), field("role", str), rankF}, nil),
 	"links": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("value", str), field("source", str),
 		field("destination", str), field("start_ns", i64), field("end_ns", i64), field("key", str), field("size", f64), rankF}, nil),
 	"variables": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("start_ns", i64),
@@ -112,6 +113,10 @@ type marker struct {
 	Rows        rows     `json:"rows"`
 	StartNs     int64    `json:"start_ns"`
 	EndNs       int64    `json:"end_ns"`
+	// Roles is true: the states carry the role of their value (the
+	// column role). Datasets written before it have no such column, and
+	// their models cannot tell the profiler's spans from the work.
+	Roles bool `json:"roles"`
 }
 
 // rows are the rows of each table, in the order the marker lists them.
@@ -161,7 +166,7 @@ func Write(t *trace.Trace, dir string, opt Options) (Stats, error) {
 	}
 	m := marker{Version: Version, TimeUnit: "ns", Source: t.Files, Format: opt.Format,
 		Rows:    rows{st.Rows["states"], st.Rows["links"], st.Rows["variables"], st.Rows["events"]},
-		StartNs: int64(t.Start), EndNs: int64(t.End)}
+		StartNs: int64(t.Start), EndNs: int64(t.End), Roles: true}
 	if m.Source == nil {
 		m.Source = []string{}
 	}
@@ -343,6 +348,7 @@ func (w *writer) appendRow(b *array.RecordBuilder, name string, i int) {
 		i64(4).Append(int64(x.Start))
 		i64(5).Append(int64(x.End))
 		b.Field(6).(*array.Int32Builder).Append(x.Depth)
+		optional(7, w.role(x.Value))
 	case "links":
 		l := t.Links.AtUnkeyed(i)
 		s(0).Append(w.path(l.Container))
@@ -393,6 +399,14 @@ func (w *writer) value(v int32) string {
 		return ""
 	}
 	return w.t.Values[v].Name
+}
+
+// role names the role of a value (trace.Role's String), "" for none.
+func (w *writer) role(v int32) string {
+	if v < 0 || int(v) >= len(w.t.Values) {
+		return ""
+	}
+	return w.t.Values[v].Role.String()
 }
 
 // category is the category of a value, "" for none.

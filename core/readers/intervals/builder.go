@@ -49,8 +49,17 @@ type container struct {
 type stateType struct {
 	name   string
 	depth  int
-	values []string
-	index  map[string]int32
+	values []stateValue
+	index  map[stateValue]int32
+}
+
+// stateValue is a value of a state type: its name and its role. Rows of
+// one name and different roles are different values, as the reader that
+// set the roles defined them (a Kineto annotation on the host and its
+// copy on a stream).
+type stateValue struct {
+	name string
+	role trace.Role
 }
 
 type typeKey struct {
@@ -86,6 +95,13 @@ func (b *Builder) Grow(n int) { b.rows = slices.Grow(b.rows, n) }
 // point into memory that changes after the call (Arrow buffers): Add copies
 // what it keeps.
 func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
+	return b.AddRole(path, typ, state, trace.RoleNone, start, end)
+}
+
+// AddRole is Add for a state whose value has the role role: the table
+// recorded the roles its reader gave (a Parquet dataset of a trace), which
+// the models read (the profiler's spans they leave out).
+func (b *Builder) AddRole(path, typ, state string, role trace.Role, start, end trace.Time) error {
 	n := len(b.rows)
 	if end < start {
 		return errs.Argument("end", "row %d: the state ends at %v s, before it starts at %v s", n, end, start)
@@ -103,16 +119,16 @@ func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
 	if !ok {
 		ti = int32(len(b.types))
 		k.name = strings.Clone(typ)
-		b.types = append(b.types, stateType{name: k.name, depth: depth, index: map[string]int32{}})
+		b.types = append(b.types, stateType{name: k.name, depth: depth, index: map[stateValue]int32{}})
 		b.typeIndex[k] = ti
 	}
 	st := &b.types[ti]
-	vi, ok := st.index[state]
+	vi, ok := st.index[stateValue{state, role}]
 	if !ok {
 		vi = int32(len(st.values))
-		state = strings.Clone(state)
-		st.values = append(st.values, state)
-		st.index[state] = vi
+		v := stateValue{strings.Clone(state), role}
+		st.values = append(st.values, v)
+		st.index[v] = vi
 	}
 	b.rows = append(b.rows, row{container: c, typ: ti, value: vi, start: start, end: end})
 	if b.first || start < b.start {
@@ -208,7 +224,11 @@ func (b *Builder) Finish(sink trace.Sink) error {
 	}
 	for i, st := range b.types {
 		for _, v := range st.values {
-			sink.DefineValue(trace.Value{Type: int32(maxDepth + i), Name: v})
+			value := trace.Value{Type: int32(maxDepth + i), Name: v.name, Role: v.role}
+			if v.role == trace.RoleStep || v.role == trace.RoleStepCall {
+				value.Step, _ = trace.ProfilerStep(v.name)
+			}
+			sink.DefineValue(value)
 		}
 	}
 	if t := trace.Held(sink); t != nil { // spare it the growing
