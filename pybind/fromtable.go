@@ -22,6 +22,13 @@ type tableOptions struct {
 	// Role names a column of the values' roles: the dataset's reader
 	// gives it (macroscope._dataset), from_pandas does not.
 	Role string `json:"role"`
+	// Containers are the paths of the trace's containers, created in
+	// this order before the rows' (the dataset's containers table), and
+	// ExtentNs the trace's [start, end] in ns: the dataset's reader gives
+	// them, so that the trace read back orders its resources and spans
+	// its time as the trace written did.
+	Containers []string `json:"containers"`
+	ExtentNs   []int64  `json:"extent_ns"`
 }
 
 // FromArrow builds a trace from a table of intervals, which Python
@@ -40,6 +47,14 @@ func FromArrow(addr uintptr, options string) (t *Trace, err error) {
 		return nil, err
 	}
 	b := intervals.NewBuilder(intervals.Options{Sep: o.Sep, Levels: o.Levels, StateType: o.StateType})
+	for _, p := range o.Containers {
+		if err := b.Declare(p); err != nil {
+			return nil, err
+		}
+	}
+	if len(o.ExtentNs) == 2 && o.ExtentNs[0] <= o.ExtentNs[1] {
+		b.Cover(trace.Time(o.ExtentNs[0]), trace.Time(o.ExtentNs[1]))
+	}
 	cols := arrowio.IntervalColumns{Resource: o.Resource, State: o.State, Start: o.Start, End: o.End,
 		Duration: o.Duration, Type: o.Type, TimeUnit: o.TimeUnit, Role: o.Role}
 	if err := arrowio.ReadIntervals(rdr, cols, b); err != nil {

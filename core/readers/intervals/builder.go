@@ -141,16 +141,38 @@ func (b *Builder) AddRole(path, typ, state string, role trace.Role, start, end t
 	return nil
 }
 
+// Declare creates the resource at path and its ancestors, if no row made
+// them yet: the order of the containers is that of the declarations and
+// then of the rows, and a resource declared holds no state unless a row
+// puts one there (a table of the states of a trace whose containers are
+// listed apart: a Parquet dataset's).
+func (b *Builder) Declare(path string) error {
+	_, err := b.resource(path, -1)
+	return err
+}
+
+// Cover makes the trace span at least [start, end], whatever its rows'
+// extent: the extent of the trace the table's states were taken from.
+func (b *Builder) Cover(start, end trace.Time) {
+	if b.first || start < b.start {
+		b.start = start
+	}
+	if b.first || end > b.end {
+		b.end = end
+	}
+	b.first = false
+}
+
 // resource returns the container at path, creating it and its ancestors.
 func (b *Builder) resource(path string, n int) (int32, error) {
 	if c, ok := b.byPath[path]; ok {
 		return c, nil
 	}
 	if path == "" {
-		return 0, errs.Argument("resource", "row %d: the resource path is empty", n)
+		return 0, errs.Argument("resource", "%s: the resource path is empty", where(n))
 	}
 	if depth := strings.Count(path, b.opt.Sep) + 1; depth > trace.MaxDepth {
-		return 0, errs.Argument("resource", "row %d: resource path %s is %d names deep, more than %d", n, errs.Quote(path), depth, trace.MaxDepth)
+		return 0, errs.Argument("resource", "%s: resource path %s is %d names deep, more than %d", where(n), errs.Quote(path), depth, trace.MaxDepth)
 	}
 	names := strings.Split(path, b.opt.Sep)
 	parent := int32(0)
@@ -160,7 +182,7 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 	own, end := "", 0
 	for i, name := range names {
 		if name == "" {
-			return 0, errs.Argument("resource", "row %d: resource path %q has an empty name (separator %q)", n, path, b.opt.Sep)
+			return 0, errs.Argument("resource", "%s: resource path %q has an empty name (separator %q)", where(n), path, b.opt.Sep)
 		}
 		if i > 0 {
 			end += len(b.opt.Sep)
@@ -174,7 +196,7 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 			}
 			name, prefix = own[end-len(name):end], own[:end]
 			if lv := b.opt.Levels; len(lv) > 0 && i >= len(lv) {
-				return 0, errs.Argument("levels", "row %d: resource path %q is %d deep, but only %d level names are given", n, path, len(names), len(lv))
+				return 0, errs.Argument("levels", "%s: resource path %q is %d deep, but only %d level names are given", where(n), path, len(names), len(lv))
 			}
 			c = int32(len(b.containers))
 			b.containers = append(b.containers, container{name: name, path: prefix, parent: parent, depth: i + 1})
@@ -183,6 +205,14 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 		parent = c
 	}
 	return parent, nil
+}
+
+// where names the row n of the table, or a declared resource (n < 0).
+func where(n int) string {
+	if n < 0 {
+		return "declared resource"
+	}
+	return fmt.Sprintf("row %d", n)
 }
 
 // levelName names the container type of depth d (from 1).
