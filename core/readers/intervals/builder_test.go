@@ -226,3 +226,43 @@ func TestDeepPathCopiedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclareAndCover: declared resources come first, in their order,
+// whatever the rows' order; one no row uses is a container without
+// states; Cover widens the trace's extent, never narrows it; a bad
+// declared path is refused as a declared resource, not as a row.
+func TestDeclareAndCover(t *testing.T) {
+	b := NewBuilder(Options{})
+	for _, p := range []string{"n/b", "n/a", "n/idle"} {
+		if err := b.Declare(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Cover(5, 50)
+	for _, r := range []struct {
+		path       string
+		start, end trace.Time
+	}{{"n/a", 10, 20}, {"n/b", 0, 30}, {"m", 15, 40}} {
+		if err := b.Add(r.path, "", "x", r.start, r.end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.New()
+	if err := b.Finish(tr); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 1; i < len(tr.Containers); i++ {
+		got = append(got, tr.ContainerPath(int32(i), "/"))
+	}
+	if want := "n n/b n/a n/idle m"; strings.Join(got, " ") != want {
+		t.Errorf("containers %q, want %q", got, want)
+	}
+	if tr.Start != 0 || tr.End != 50 {
+		t.Errorf("extent [%v, %v], want [0, 50]", tr.Start, tr.End)
+	}
+	var ae *errs.ArgumentError
+	if err := NewBuilder(Options{}).Declare("n//a"); !errors.As(err, &ae) || !strings.HasPrefix(ae.Reason, "declared resource: ") {
+		t.Errorf("bad declared path: %v", err)
+	}
+}
