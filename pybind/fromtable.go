@@ -2,6 +2,7 @@ package pybind
 
 import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
+	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/readers/intervals"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -29,6 +30,9 @@ type tableOptions struct {
 	// its time as the trace written did.
 	Containers []string `json:"containers"`
 	ExtentNs   []int64  `json:"extent_ns"`
+	// Values are the trace's values of states, [type, name, role], in its
+	// order: the order of the model's categories.
+	Values [][3]string `json:"values"`
 }
 
 // FromArrow builds a trace from a table of intervals, which Python
@@ -51,6 +55,13 @@ func FromArrow(addr uintptr, options string) (t *Trace, err error) {
 		if err := b.Declare(p); err != nil {
 			return nil, err
 		}
+	}
+	for _, v := range o.Values {
+		r, ok := trace.RoleNamed(v[2])
+		if !ok {
+			return nil, errs.Argument("values", "value %s of type %s: %s is no role's name", errs.Quote(v[1]), errs.Quote(v[0]), errs.Quote(v[2]))
+		}
+		b.DeclareValue(v[0], v[1], r)
 	}
 	if len(o.ExtentNs) == 2 && o.ExtentNs[0] <= o.ExtentNs[1] {
 		b.Cover(trace.Time(o.ExtentNs[0]), trace.Time(o.ExtentNs[1]))

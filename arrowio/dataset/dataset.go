@@ -6,6 +6,7 @@
 //
 //	DIR/_macroscope_dataset.json         what the dataset holds (version, source, rows)
 //	DIR/containers/part-0.parquet        the hierarchy
+//	DIR/values/part-0.parquet            the values of the states, in the trace's order
 //	DIR/states/rank=NAME/part-0.parquet  the states of the containers under NAME
 //	DIR/links/rank=NAME/part-0.parquet   the links sent from there
 //	DIR/variables/rank=NAME/part-0.parquet
@@ -74,6 +75,7 @@ var (
 var Schemas = map[string]*arrow.Schema{
 	"containers": arrow.NewSchema([]arrow.Field{field("path", str), field("name", str), field("type", str), field("parent", str),
 		field("depth", i32), field("start_ns", i64), field("end_ns", i64)}, nil),
+	"values": arrow.NewSchema([]arrow.Field{field("type", str), field("value", str), field("category", str), field("role", str)}, nil),
 	"states": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("value", str), field("category", str),
 		field("start_ns", i64), field("end_ns", i64), field("depth", i32), field("role", str), rankF}, nil),
 	"links": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("value", str), field("source", str),
@@ -162,6 +164,9 @@ func Write(t *trace.Trace, dir string, opt Options) (Stats, error) {
 	}
 	st.Partitions = len(seen)
 	if err := w.containers(); err != nil {
+		return Stats{}, err
+	}
+	if err := w.values(); err != nil {
 		return Stats{}, err
 	}
 	m := marker{Version: Version, TimeUnit: "ns", Source: t.Files, Format: opt.Format,
@@ -430,6 +435,36 @@ func (w *writer) containers() error {
 	rec := array.NewRecordBatch(schema, cols, all.NumRows())
 	defer rec.Release()
 	dir := filepath.Join(w.dir, "containers")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return files.Write(rec, filepath.Join(dir, "part-0.parquet"))
+}
+
+// values writes the values of the state types, in the trace's order: the
+// order of a model's categories, which the states' partitions do not
+// keep.
+func (w *writer) values() error {
+	schema := Schemas["values"]
+	b := array.NewRecordBuilder(w.mem, schema)
+	defer b.Release()
+	for i, v := range w.t.Values {
+		if v.Type < 0 || int(v.Type) >= len(w.t.Types) || w.t.Types[v.Type].Kind != trace.KindState {
+			continue
+		}
+		b.Field(0).(*array.StringBuilder).Append(w.t.TypeName(v.Type))
+		b.Field(1).(*array.StringBuilder).Append(v.Name)
+		for k, s := range []string{v.Category, w.role(int32(i))} {
+			if s == "" {
+				b.Field(2 + k).AppendNull()
+			} else {
+				b.Field(2 + k).(*array.StringBuilder).Append(s)
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	dir := filepath.Join(w.dir, "values")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

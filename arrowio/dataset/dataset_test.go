@@ -131,7 +131,7 @@ func TestWriteByRank(t *testing.T) {
 		"events/rank=m%2Fa%20b/part-0.parquet",
 		"links/rank=m%2Fa%20b/part-0.parquet", "links/rank=m%2Fp2/part-0.parquet",
 		"states/rank=m%2Fa%20b/part-0.parquet", "states/rank=m%2Fp2/part-0.parquet", "states/rank=m/part-0.parquet",
-		"variables/rank=m%2Fp2/part-0.parquet",
+		"values/part-0.parquet", "variables/rank=m%2Fp2/part-0.parquet",
 	}
 	if got := filesIn(t, dir); !reflect.DeepEqual(got, want) {
 		t.Errorf("files\n%v\nwant\n%v", got, want)
@@ -151,6 +151,8 @@ func TestWriteByRank(t *testing.T) {
 			[][]any{{"m/p2", "Load", int64(250_000_000), int64(3e9), 0.5}}},
 		{"events/rank=m%2Fa%20b/part-0.parquet", []string{"container", "type", "value", "category", "time_ns"},
 			[][]any{{"m/a b", "Mark", "checkpoint", nil, int64(2_000_000_007)}}},
+		{"values/part-0.parquet", []string{"type", "value", "category", "role"},
+			[][]any{{"State", "run", "compute", "step"}, {"State", "wait", nil, nil}}},
 		{"containers/part-0.parquet", []string{"path", "name", "type", "parent", "depth", "start_ns", "end_ns"},
 			[][]any{{"m", "m", "Machine", "", int32(1), int64(0), int64(3e9)}, {"m/a b", "a b", "Process", "m", int32(2), int64(0), int64(3e9)},
 				{"m/p2", "p2", "Process", "m", int32(2), int64(0), int64(3e9)}}},

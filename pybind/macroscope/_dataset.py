@@ -9,6 +9,7 @@ part per file on a Dask cluster. The layout and the schema are fixed
 
     DIR/_macroscope_dataset.json   what the dataset holds (version, source)
     DIR/containers/part-0.parquet  the hierarchy
+    DIR/values/part-0.parquet      the values of the states, in order
     DIR/states/rank=NAME/part-0.parquet
     DIR/links/rank=NAME/...
     DIR/variables/rank=NAME/...
@@ -152,7 +153,8 @@ _COLUMNS = ["container", "type", "value", "start_ns", "end_ns"]
 
 def layout(directory) -> dict:
     """What the states of a dataset do not say of the trace written: the
-    paths of its containers in its order, and its extent (ns); the options
+    paths of its containers and its values in its order, and its extent
+    (ns); the options
     of :func:`_trace` that make the trace read back order its resources and
     span its time as the trace written did, so that their models are one.
     Empty for what the dataset does not hold."""
@@ -161,16 +163,29 @@ def layout(directory) -> dict:
     ext = meta.get("start_ns"), meta.get("end_ns")
     if all(type(x) is int for x in ext) and ext[0] <= ext[1]:
         out["extent_ns"] = list(ext)
-    path = os.path.join(directory, "containers", "part-0.parquet")
-    if os.path.lexists(path):
+
+    def table(name, columns):
+        path = os.path.join(directory, name, "part-0.parquet")
+        if not os.path.lexists(path):  # a dataset written before it had one
+            return None
         checked_file(directory, path)
         try:
-            paths = pq.read_table(path, columns=["path"], partitioning=None).column("path")
+            t = pq.read_table(path, columns=columns, partitioning=None)
         except (pa.ArrowException, OSError, KeyError) as e:
             raise _arrow_error(path, e) from None
-        if not pa.types.is_string(paths.type):
-            raise _arrow_error(path, f"column path holds {paths.type}, not strings")
-        out["containers"] = [p for p in paths.to_pylist() if p]
+        for c in columns:
+            if not pa.types.is_string(t.column(c).type):
+                raise _arrow_error(path, f"column {c} holds {t.column(c).type}, not strings")
+        return t
+
+    containers = table("containers", ["path"])
+    if containers is not None:
+        out["containers"] = [p for p in containers.column("path").to_pylist() if p]
+    values = table("values", ["type", "value", "role"])
+    if values is not None:
+        out["_values_file"] = os.path.join(directory, "values", "part-0.parquet")
+        out["values"] = [[t or "", v or "", r or ""] for t, v, r in zip(*(values.column(c).to_pylist()
+                                                                          for c in ("type", "value", "role")))]
     return out
 
 
@@ -181,10 +196,14 @@ def _trace(table, name, file, layout=None) -> Trace:
     cols = dict(resource="container", state="value", start="start_ns", end="end_ns", type="type")
     if "role" in table.column_names:
         cols["role"] = "role"
-    opts = _bridge.options(**cols, sep="/", time_unit="ns", state_type="State", name=str(name), **(layout or {}))
+    layout = dict(layout or {})
+    values_file = layout.pop("_values_file", None)
+    opts = _bridge.options(**cols, sep="/", time_unit="ns", state_type="State", name=str(name), **layout)
     try:
         return Trace(_to_go(_select(table, cols), opts))
     except InvalidArgumentError as e:
+        if e.param == "values":
+            raise TraceFormatError(f"{values_file}: {e}", file=values_file, cause=str(e)) from None
         if e.param != "role":
             raise
         # Only a damaged (or forged) file has a role no macroscope names.

@@ -131,8 +131,11 @@ SPANS_LEFT_OUT = {"recording": 5000e-6, "step": 4 * 500e-6, "device annotation":
 
 def _strip_roles(out):
     """The dataset out as a macroscope without roles wrote it: no role
-    column, no roles in the marker."""
+    column, no values table, no roles in the marker."""
+    import shutil
+
     import pyarrow.parquet as pq
+    shutil.rmtree(os.path.join(out, "values"))
     for root, _, files in os.walk(os.path.join(out, "states")):
         for f in files:
             path = os.path.join(root, f)

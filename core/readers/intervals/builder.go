@@ -33,6 +33,13 @@ type Builder struct {
 	typeIndex  map[typeKey]int32 // by container depth and name
 	first      bool              // no row yet
 	start, end trace.Time
+	// declared ranks the values DeclareValue named, by type name.
+	declared map[declaredValue]int
+}
+
+type declaredValue struct {
+	typ string
+	stateValue
 }
 
 type row struct {
@@ -151,6 +158,22 @@ func (b *Builder) Declare(path string) error {
 	return err
 }
 
+// DeclareValue gives the values of the state type typ named state with
+// the role role their place: the values rows use are defined in the order
+// of their declarations, and those not declared after them, in the order
+// the rows use them. (The value order is the order of a model's
+// categories: a Parquet dataset lists its trace's values in its order.)
+// A value no row uses is not defined.
+func (b *Builder) DeclareValue(typ, state string, role trace.Role) {
+	if b.declared == nil {
+		b.declared = map[declaredValue]int{}
+	}
+	k := declaredValue{typ, stateValue{state, role}}
+	if _, ok := b.declared[k]; !ok {
+		b.declared[k] = len(b.declared)
+	}
+}
+
 // Cover makes the trace span at least [start, end], whatever its rows'
 // extent: the extent of the trace the table's states were taken from.
 func (b *Builder) Cover(start, end trace.Time) {
@@ -252,14 +275,36 @@ func (b *Builder) Finish(sink trace.Sink) error {
 		valueBase[i] = values
 		values += int32(len(st.values))
 	}
+	// The values by type, in order of first use; the declared ones first,
+	// in their order (stable: the others keep theirs).
+	type ref struct{ typ, value int32 }
+	refs := make([]ref, 0, values)
 	for i, st := range b.types {
-		for _, v := range st.values {
-			value := trace.Value{Type: int32(maxDepth + i), Name: v.name, Role: v.role}
-			if v.role == trace.RoleStep || v.role == trace.RoleStepCall {
-				value.Step, _ = trace.ProfilerStep(v.name)
-			}
-			sink.DefineValue(value)
+		for j := range st.values {
+			refs = append(refs, ref{int32(i), int32(j)})
 		}
+	}
+	if len(b.declared) > 0 {
+		rank := func(r ref) int {
+			st := &b.types[r.typ]
+			if k, ok := b.declared[declaredValue{st.name, st.values[r.value]}]; ok {
+				return k
+			}
+			return len(b.declared)
+		}
+		slices.SortStableFunc(refs, func(x, y ref) int { return cmp.Compare(rank(x), rank(y)) })
+	}
+	// id is the value's index in the trace, by its place in refs' order
+	// before the sort (valueBase[type] + value).
+	id := make([]int32, values)
+	for k, r := range refs {
+		id[valueBase[r.typ]+r.value] = int32(k)
+		v := b.types[r.typ].values[r.value]
+		value := trace.Value{Type: int32(maxDepth) + r.typ, Name: v.name, Role: v.role}
+		if v.role == trace.RoleStep || v.role == trace.RoleStepCall {
+			value.Step, _ = trace.ProfilerStep(v.name)
+		}
+		sink.DefineValue(value)
 	}
 	if t := trace.Held(sink); t != nil { // spare it the growing
 		t.States.Grow(len(b.rows))
@@ -269,7 +314,7 @@ func (b *Builder) Finish(sink trace.Sink) error {
 	}
 	for i, r := range b.rows {
 		sink.State(trace.State{
-			Container: r.container, Type: int32(maxDepth) + r.typ, Value: valueBase[r.typ] + r.value,
+			Container: r.container, Type: int32(maxDepth) + r.typ, Value: id[valueBase[r.typ]+r.value],
 			Start: r.start, End: r.end, Depth: depth[i], Order: order[i],
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,5 +265,46 @@ func TestDeclareAndCover(t *testing.T) {
 	var ae *errs.ArgumentError
 	if err := NewBuilder(Options{}).Declare("n//a"); !errors.As(err, &ae) || !strings.HasPrefix(ae.Reason, "declared resource: ") {
 		t.Errorf("bad declared path: %v", err)
+	}
+}
+
+// TestDeclareValue: the values rows use are defined in the order of their
+// declarations, across types, then the others in the order of use; a
+// declared value no row uses is not defined, and one of another role is
+// another value.
+func TestDeclareValue(t *testing.T) {
+	b := NewBuilder(Options{})
+	b.DeclareValue("B", "late", trace.RoleNone)
+	b.DeclareValue("A", "step", trace.RoleStep)
+	b.DeclareValue("A", "unused", trace.RoleNone)
+	b.DeclareValue("A", "early", trace.RoleNone)
+	for _, r := range []struct{ typ, value string }{{"A", "early"}, {"A", "other"}, {"A", "step"}, {"B", "late"}} {
+		if err := b.AddRole("r", r.typ, r.value, map[bool]trace.Role{true: trace.RoleStep}[r.value == "step"], 0, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.New()
+	if err := b.Finish(tr); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range tr.Values {
+		got = append(got, tr.TypeName(v.Type)+":"+v.Name+":"+v.Role.String())
+	}
+	if want := "B:late: A:step:step A:early: A:other:"; strings.Join(got, " ") != want {
+		t.Errorf("values %q, want %q", got, want)
+	}
+	for i := range tr.States.Len() {
+		if s := tr.States.At(i); tr.Values[s.Value].Type != s.Type {
+			t.Errorf("state %d: value %d of another type", i, s.Value)
+		}
+	}
+	var names []string
+	for i := range tr.States.Len() {
+		names = append(names, tr.Values[tr.States.At(i).Value].Name)
+	}
+	slices.Sort(names)
+	if strings.Join(names, " ") != "early late other step" {
+		t.Errorf("states' values %v", names)
 	}
 }
