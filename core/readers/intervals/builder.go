@@ -33,8 +33,10 @@ type Builder struct {
 	typeIndex  map[typeKey]int32 // by container depth and name
 	first      bool              // no row yet
 	start, end trace.Time
-	// declared ranks the values DeclareValue named, by type name.
-	declared map[declaredValue]int
+	// declared ranks the values DeclareValue named, by type name;
+	// declOrder lists them in that order.
+	declared  map[declaredValue]int
+	declOrder []declaredValue
 }
 
 type declaredValue struct {
@@ -163,7 +165,10 @@ func (b *Builder) Declare(path string) error {
 // of their declarations, and those not declared after them, in the order
 // the rows use them. (The value order is the order of a model's
 // categories: a Parquet dataset lists its trace's values in its order.)
-// A value no row uses is not defined.
+// A declared value no row uses is defined on every state type of its
+// type's name, if the rows make one: so the traces of the parts of one
+// table define the same values in the same order, which the merge of
+// their models keeps (micro.ByPart).
 func (b *Builder) DeclareValue(typ, state string, role trace.Role) {
 	if b.declared == nil {
 		b.declared = map[declaredValue]int{}
@@ -171,6 +176,7 @@ func (b *Builder) DeclareValue(typ, state string, role trace.Role) {
 	k := declaredValue{typ, stateValue{state, role}}
 	if _, ok := b.declared[k]; !ok {
 		b.declared[k] = len(b.declared)
+		b.declOrder = append(b.declOrder, k)
 	}
 }
 
@@ -267,6 +273,16 @@ func (b *Builder) Finish(sink trace.Sink) error {
 			parent = trace.None
 		}
 		sink.DefineType(trace.Type{Name: b.levelName(d), Kind: trace.KindContainer, Parent: parent})
+	}
+	for _, k := range b.declOrder {
+		for i := range b.types {
+			if st := &b.types[i]; st.name == k.typ {
+				if _, ok := st.index[k.stateValue]; !ok {
+					st.index[k.stateValue] = int32(len(st.values))
+					st.values = append(st.values, k.stateValue)
+				}
+			}
+		}
 	}
 	valueBase := make([]int32, len(b.types))
 	var values int32

@@ -270,14 +270,15 @@ func TestDeclareAndCover(t *testing.T) {
 
 // TestDeclareValue: the values rows use are defined in the order of their
 // declarations, across types, then the others in the order of use; a
-// declared value no row uses is not defined, and one of another role is
-// another value.
+// declared value no row uses is defined on the types of its type's name
+// (not on a type no row makes), and one of another role is another value.
 func TestDeclareValue(t *testing.T) {
 	b := NewBuilder(Options{})
 	b.DeclareValue("B", "late", trace.RoleNone)
 	b.DeclareValue("A", "step", trace.RoleStep)
 	b.DeclareValue("A", "unused", trace.RoleNone)
 	b.DeclareValue("A", "early", trace.RoleNone)
+	b.DeclareValue("C", "none", trace.RoleNone)
 	for _, r := range []struct{ typ, value string }{{"A", "early"}, {"A", "other"}, {"A", "step"}, {"B", "late"}} {
 		if err := b.AddRole("r", r.typ, r.value, map[bool]trace.Role{true: trace.RoleStep}[r.value == "step"], 0, 1); err != nil {
 			t.Fatal(err)
@@ -291,7 +292,7 @@ func TestDeclareValue(t *testing.T) {
 	for _, v := range tr.Values {
 		got = append(got, tr.TypeName(v.Type)+":"+v.Name+":"+v.Role.String())
 	}
-	if want := "B:late: A:step:step A:early: A:other:"; strings.Join(got, " ") != want {
+	if want := "B:late: A:step:step A:unused: A:early: A:other:"; strings.Join(got, " ") != want {
 		t.Errorf("values %q, want %q", got, want)
 	}
 	for i := range tr.States.Len() {
