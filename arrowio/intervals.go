@@ -29,6 +29,9 @@ type IntervalColumns struct {
 	// by name (trace.Role's String; null or "" for none): the roles a
 	// reader gave, which a Parquet dataset of the trace keeps.
 	Role string
+	// Category, if set, names a column holding the category of each
+	// row's value (trace.Value's; null or "" for none).
+	Category string
 }
 
 // ReadIntervals adds the rows of every record batch of rdr to b, rows
@@ -61,10 +64,10 @@ func ReadIntervals(rdr array.RecordReader, cols IntervalColumns, b *intervals.Bu
 		}
 		return idx[0], nil
 	}
-	var idx [7]int
+	var idx [8]int
 	for k, c := range []struct{ param, name string }{
 		{"resource", cols.Resource}, {"state", cols.State}, {"start", cols.Start},
-		{"end", cols.End}, {"duration", cols.Duration}, {"type", cols.Type}, {"role", cols.Role},
+		{"end", cols.End}, {"duration", cols.Duration}, {"type", cols.Type}, {"role", cols.Role}, {"category", cols.Category},
 	} {
 		i, err := find(c.param, c.name)
 		if err != nil {
@@ -86,7 +89,7 @@ func ReadIntervals(rdr array.RecordReader, cols IntervalColumns, b *intervals.Bu
 	return nil
 }
 
-func readBatch(rec arrow.RecordBatch, idx [7]int, cols IntervalColumns, base int, b *intervals.Builder) error {
+func readBatch(rec arrow.RecordBatch, idx [8]int, cols IntervalColumns, base int, b *intervals.Builder) error {
 	resource, err := stringsOf(rec.Column(idx[0]), "resource", cols.Resource)
 	if err != nil {
 		return err
@@ -117,6 +120,12 @@ func readBatch(rec arrow.RecordBatch, idx [7]int, cols IntervalColumns, base int
 	role := func(int) (string, bool) { return "", false }
 	if idx[6] >= 0 {
 		if role, err = stringsOf(rec.Column(idx[6]), "role", cols.Role); err != nil {
+			return err
+		}
+	}
+	category := func(int) (string, bool) { return "", false }
+	if idx[7] >= 0 {
+		if category, err = stringsOf(rec.Column(idx[7]), "category", cols.Category); err != nil {
 			return err
 		}
 	}
@@ -162,7 +171,8 @@ func readBatch(rec arrow.RecordBatch, idx [7]int, cols IntervalColumns, base int
 				return errs.Argument("role", "row %d: column %q holds %s, which is no role's name", row, cols.Role, errs.Quote(name))
 			}
 		}
-		if err := b.AddRole(r, ty, s, rl, t0, t1); err != nil {
+		cat, _ := category(i)
+		if err := b.AddValue(r, ty, s, cat, rl, t0, t1); err != nil {
 			return err
 		}
 	}

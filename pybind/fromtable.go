@@ -30,9 +30,11 @@ type tableOptions struct {
 	// its time as the trace written did.
 	Containers []string `json:"containers"`
 	ExtentNs   []int64  `json:"extent_ns"`
-	// Values are the trace's values of states, [type, name, role], in its
-	// order: the order of the model's categories.
-	Values [][3]string `json:"values"`
+	// Category names a column of the values' categories (the dataset's).
+	Category string `json:"category"`
+	// Values are the trace's values of states, [type, name, category,
+	// role], in its order: the order of the model's categories.
+	Values [][4]string `json:"values"`
 }
 
 // FromArrow builds a trace from a table of intervals, which Python
@@ -57,17 +59,17 @@ func FromArrow(addr uintptr, options string) (t *Trace, err error) {
 		}
 	}
 	for _, v := range o.Values {
-		r, ok := trace.RoleNamed(v[2])
+		r, ok := trace.RoleNamed(v[3])
 		if !ok {
-			return nil, errs.Argument("values", "value %s of type %s: %s is no role's name", errs.Quote(v[1]), errs.Quote(v[0]), errs.Quote(v[2]))
+			return nil, errs.Argument("values", "value %s of type %s: %s is no role's name", errs.Quote(v[1]), errs.Quote(v[0]), errs.Quote(v[3]))
 		}
-		b.DeclareValue(v[0], v[1], r)
+		b.DeclareValue(v[0], v[1], v[2], r)
 	}
 	if len(o.ExtentNs) == 2 && o.ExtentNs[0] <= o.ExtentNs[1] {
 		b.Cover(trace.Time(o.ExtentNs[0]), trace.Time(o.ExtentNs[1]))
 	}
 	cols := arrowio.IntervalColumns{Resource: o.Resource, State: o.State, Start: o.Start, End: o.End,
-		Duration: o.Duration, Type: o.Type, TimeUnit: o.TimeUnit, Role: o.Role}
+		Duration: o.Duration, Type: o.Type, TimeUnit: o.TimeUnit, Role: o.Role, Category: o.Category}
 	if err := arrowio.ReadIntervals(rdr, cols, b); err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ def _arrow_error(file, e):
     return TraceFormatError(f"{file}: {why}", file=os.fspath(file), cause=why)
 
 
-_COLUMNS = ["container", "type", "value", "start_ns", "end_ns"]
+_COLUMNS = ["container", "type", "value", "category", "start_ns", "end_ns"]
 
 
 def layout(directory) -> dict:
@@ -181,11 +181,11 @@ def layout(directory) -> dict:
     containers = table("containers", ["path"])
     if containers is not None:
         out["containers"] = [p for p in containers.column("path").to_pylist() if p]
-    values = table("values", ["type", "value", "role"])
+    columns = ["type", "value", "category", "role"]
+    values = table("values", columns)
     if values is not None:
         out["_values_file"] = os.path.join(directory, "values", "part-0.parquet")
-        out["values"] = [[t or "", v or "", r or ""] for t, v, r in zip(*(values.column(c).to_pylist()
-                                                                          for c in ("type", "value", "role")))]
+        out["values"] = [[x or "" for x in v] for v in zip(*(values.column(c).to_pylist() for c in columns))]
     return out
 
 
@@ -193,7 +193,7 @@ def _trace(table, name, file, layout=None) -> Trace:
     """The trace of the states in table (see :func:`macroscope.from_pandas`),
     their values with the roles of its column role if it has one, laid out
     as layout (:func:`layout`) says."""
-    cols = dict(resource="container", state="value", start="start_ns", end="end_ns", type="type")
+    cols = dict(resource="container", state="value", start="start_ns", end="end_ns", type="type", category="category")
     if "role" in table.column_names:
         cols["role"] = "role"
     layout = dict(layout or {})
@@ -204,9 +204,10 @@ def _trace(table, name, file, layout=None) -> Trace:
     except InvalidArgumentError as e:
         if e.param == "values":
             raise TraceFormatError(f"{values_file}: {e}", file=values_file, cause=str(e)) from None
-        if e.param != "role":
+        if e.param not in ("role", "category"):
             raise
-        # Only a damaged (or forged) file has a role no macroscope names.
+        # Only a damaged (or forged) file has a role no macroscope names,
+        # or categories that are not strings.
         raise TraceFormatError(f"{os.fspath(file)}: {e}", file=os.fspath(file), cause=str(e)) from None
 
 

@@ -194,7 +194,7 @@ def test_model_of_a_dataset_is_the_files(tmp_path, spans):
 
 def test_model_of_a_corpus_dataset_is_the_files(tmp_path):
     """Same on HTA's NCCL trace (a recording, steps, copies of
-    annotations on 2 streams, 18 containers)."""
+    annotations on 2 streams, 18 containers), whatever the key."""
     path = shared("hta", "tests", "data", "nccl_parser_config", "nccl_data.json.gz")
     out = ms.to_parquet_dataset(ms.read(path, progress=False), tmp_path / "ds")
     with warnings.catch_warnings():
@@ -202,6 +202,9 @@ def test_model_of_a_corpus_dataset_is_the_files(tmp_path):
         for spans in (False, True):
             want = ms.read_micro(path, slices=20, profiler_spans=spans)
             _same_model(ms.read_micro(out, slices=20, profiler_spans=spans), want)
+        # The values' categories too (key category, and domain's fallback).
+        for key in ("name", "category", "type", "domain"):
+            _same_model(ms.read_micro(out, slices=20, key=key), ms.read_micro(path, slices=20, key=key))
         assert set(_left_out(ms.read_micro(out, slices=20))) == {"recording", "step", "device annotation"}
 
 

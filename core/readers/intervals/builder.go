@@ -62,13 +62,13 @@ type stateType struct {
 	index  map[stateValue]int32
 }
 
-// stateValue is a value of a state type: its name and its role. Rows of
-// one name and different roles are different values, as the reader that
-// set the roles defined them (a Kineto annotation on the host and its
-// copy on a stream).
+// stateValue is a value of a state type: its name, its category and its
+// role. Rows of one name and different categories or roles are different
+// values, as the reader that set them defined them (a Kineto annotation
+// on the host and its copy on a stream).
 type stateValue struct {
-	name string
-	role trace.Role
+	name, category string
+	role           trace.Role
 }
 
 type typeKey struct {
@@ -104,13 +104,14 @@ func (b *Builder) Grow(n int) { b.rows = slices.Grow(b.rows, n) }
 // point into memory that changes after the call (Arrow buffers): Add copies
 // what it keeps.
 func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
-	return b.AddRole(path, typ, state, trace.RoleNone, start, end)
+	return b.AddValue(path, typ, state, "", trace.RoleNone, start, end)
 }
 
-// AddRole is Add for a state whose value has the role role: the table
-// recorded the roles its reader gave (a Parquet dataset of a trace), which
-// the models read (the profiler's spans they leave out).
-func (b *Builder) AddRole(path, typ, state string, role trace.Role, start, end trace.Time) error {
+// AddValue is Add for a state whose value has the category category and
+// the role role: the table recorded what its reader gave (a Parquet
+// dataset of a trace), which the models read (their key category, the
+// profiler's spans they leave out).
+func (b *Builder) AddValue(path, typ, state, category string, role trace.Role, start, end trace.Time) error {
 	n := len(b.rows)
 	if end < start {
 		return errs.Argument("end", "row %d: the state ends at %v s, before it starts at %v s", n, end, start)
@@ -132,10 +133,10 @@ func (b *Builder) AddRole(path, typ, state string, role trace.Role, start, end t
 		b.typeIndex[k] = ti
 	}
 	st := &b.types[ti]
-	vi, ok := st.index[stateValue{state, role}]
+	vi, ok := st.index[stateValue{state, category, role}]
 	if !ok {
 		vi = int32(len(st.values))
-		v := stateValue{strings.Clone(state), role}
+		v := stateValue{strings.Clone(state), strings.Clone(category), role}
 		st.values = append(st.values, v)
 		st.index[v] = vi
 	}
@@ -160,8 +161,8 @@ func (b *Builder) Declare(path string) error {
 	return err
 }
 
-// DeclareValue gives the values of the state type typ named state with
-// the role role their place: the values rows use are defined in the order
+// DeclareValue gives the values of the state type typ named state, of
+// category category and with the role role, their place: the values rows use are defined in the order
 // of their declarations, and those not declared after them, in the order
 // the rows use them. (The value order is the order of a model's
 // categories: a Parquet dataset lists its trace's values in its order.)
@@ -169,11 +170,11 @@ func (b *Builder) Declare(path string) error {
 // type's name, if the rows make one: so the traces of the parts of one
 // table define the same values in the same order, which the merge of
 // their models keeps (micro.ByPart).
-func (b *Builder) DeclareValue(typ, state string, role trace.Role) {
+func (b *Builder) DeclareValue(typ, state, category string, role trace.Role) {
 	if b.declared == nil {
 		b.declared = map[declaredValue]int{}
 	}
-	k := declaredValue{typ, stateValue{state, role}}
+	k := declaredValue{typ, stateValue{state, category, role}}
 	if _, ok := b.declared[k]; !ok {
 		b.declared[k] = len(b.declared)
 		b.declOrder = append(b.declOrder, k)
@@ -316,7 +317,7 @@ func (b *Builder) Finish(sink trace.Sink) error {
 	for k, r := range refs {
 		id[valueBase[r.typ]+r.value] = int32(k)
 		v := b.types[r.typ].values[r.value]
-		value := trace.Value{Type: int32(maxDepth) + r.typ, Name: v.name, Role: v.role}
+		value := trace.Value{Type: int32(maxDepth) + r.typ, Name: v.name, Category: v.category, Role: v.role}
 		if v.role == trace.RoleStep || v.role == trace.RoleStepCall {
 			value.Step, _ = trace.ProfilerStep(v.name)
 		}

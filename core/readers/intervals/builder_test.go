@@ -274,13 +274,13 @@ func TestDeclareAndCover(t *testing.T) {
 // (not on a type no row makes), and one of another role is another value.
 func TestDeclareValue(t *testing.T) {
 	b := NewBuilder(Options{})
-	b.DeclareValue("B", "late", trace.RoleNone)
-	b.DeclareValue("A", "step", trace.RoleStep)
-	b.DeclareValue("A", "unused", trace.RoleNone)
-	b.DeclareValue("A", "early", trace.RoleNone)
-	b.DeclareValue("C", "none", trace.RoleNone)
+	b.DeclareValue("B", "late", "", trace.RoleNone)
+	b.DeclareValue("A", "step", "", trace.RoleStep)
+	b.DeclareValue("A", "unused", "", trace.RoleNone)
+	b.DeclareValue("A", "early", "", trace.RoleNone)
+	b.DeclareValue("C", "none", "", trace.RoleNone)
 	for _, r := range []struct{ typ, value string }{{"A", "early"}, {"A", "other"}, {"A", "step"}, {"B", "late"}} {
-		if err := b.AddRole("r", r.typ, r.value, map[bool]trace.Role{true: trace.RoleStep}[r.value == "step"], 0, 1); err != nil {
+		if err := b.AddValue("r", r.typ, r.value, "", map[bool]trace.Role{true: trace.RoleStep}[r.value == "step"], 0, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
