@@ -25,6 +25,13 @@ type IntervalColumns struct {
 	// and integers nanoseconds. Timestamp and duration columns carry their
 	// own unit; timestamps count from the Unix epoch.
 	TimeUnit string
+	// Role, if set, names a column holding the role of each row's value,
+	// by name (trace.Role's String; null or "" for none): the roles a
+	// reader gave, which a Parquet dataset of the trace keeps.
+	Role string
+	// Category, if set, names a column holding the category of each
+	// row's value (trace.Value's; null or "" for none).
+	Category string
 }
 
 // ReadIntervals adds the rows of every record batch of rdr to b, rows
@@ -57,10 +64,10 @@ func ReadIntervals(rdr array.RecordReader, cols IntervalColumns, b *intervals.Bu
 		}
 		return idx[0], nil
 	}
-	var idx [6]int
+	var idx [8]int
 	for k, c := range []struct{ param, name string }{
 		{"resource", cols.Resource}, {"state", cols.State}, {"start", cols.Start},
-		{"end", cols.End}, {"duration", cols.Duration}, {"type", cols.Type},
+		{"end", cols.End}, {"duration", cols.Duration}, {"type", cols.Type}, {"role", cols.Role}, {"category", cols.Category},
 	} {
 		i, err := find(c.param, c.name)
 		if err != nil {
@@ -82,7 +89,7 @@ func ReadIntervals(rdr array.RecordReader, cols IntervalColumns, b *intervals.Bu
 	return nil
 }
 
-func readBatch(rec arrow.RecordBatch, idx [6]int, cols IntervalColumns, base int, b *intervals.Builder) error {
+func readBatch(rec arrow.RecordBatch, idx [8]int, cols IntervalColumns, base int, b *intervals.Builder) error {
 	resource, err := stringsOf(rec.Column(idx[0]), "resource", cols.Resource)
 	if err != nil {
 		return err
@@ -107,6 +114,18 @@ func readBatch(rec arrow.RecordBatch, idx [6]int, cols IntervalColumns, base int
 	typ := func(int) (string, bool) { return "", true }
 	if idx[5] >= 0 {
 		if typ, err = stringsOf(rec.Column(idx[5]), "type", cols.Type); err != nil {
+			return err
+		}
+	}
+	role := func(int) (string, bool) { return "", false }
+	if idx[6] >= 0 {
+		if role, err = stringsOf(rec.Column(idx[6]), "role", cols.Role); err != nil {
+			return err
+		}
+	}
+	category := func(int) (string, bool) { return "", false }
+	if idx[7] >= 0 {
+		if category, err = stringsOf(rec.Column(idx[7]), "category", cols.Category); err != nil {
 			return err
 		}
 	}
@@ -146,7 +165,14 @@ func readBatch(rec arrow.RecordBatch, idx [6]int, cols IntervalColumns, base int
 				return errs.Argument("duration", "row %d: start plus duration is out of range", row)
 			}
 		}
-		if err := b.Add(r, ty, s, t0, t1); err != nil {
+		var rl trace.Role
+		if name, ok := role(i); ok {
+			if rl, ok = trace.RoleNamed(name); !ok {
+				return errs.Argument("role", "row %d: column %q holds %s, which is no role's name", row, cols.Role, errs.Quote(name))
+			}
+		}
+		cat, _ := category(i)
+		if err := b.AddValue(r, ty, s, cat, rl, t0, t1); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package arrowio
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -224,4 +225,46 @@ func (s scribbler) Free(b []byte) {
 		b[i] = 'X'
 	}
 	s.Allocator.Free(b)
+}
+
+// TestReadIntervalsRoles: a role column gives each row's value its role,
+// by name; one name under two roles is two values (Kineto's annotation on
+// the host and its copy on a stream), a step's number is read from its
+// name, and a name no role has is refused naming its row.
+func TestReadIntervalsRoles(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	names := []string{"resource", "state", "start", "end", "role"}
+	cols := IntervalColumns{Resource: "resource", State: "state", Start: "start", End: "end", Role: "role"}
+	tr, err := readTable(table(t, mem, names,
+		strs(mem, []string{"host", "gpu", "host", "gpu"}, nil),
+		strs(mem, []string{"ProfilerStep#7", "ProfilerStep#7", "aten::mm", "gemm"}, nil),
+		i64s(mem, []int64{0, 1, 2, 3}), i64s(mem, []int64{10, 9, 5, 4}),
+		strs(mem, []string{"step", "device annotation", "", ""}, []bool{true, true, true, false})), cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type v struct {
+		name string
+		role trace.Role
+		step int32
+	}
+	var got []v
+	for _, x := range tr.Values {
+		got = append(got, v{x.Name, x.Role, x.Step})
+	}
+	want := []v{{"ProfilerStep#7", trace.RoleStep, 7}, {"ProfilerStep#7", trace.RoleDeviceAnnotation, 0},
+		{"aten::mm", trace.RoleNone, 0}, {"gemm", trace.RoleNone, 0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+	if s := tr.States.At(1); tr.Values[s.Value].Role != trace.RoleDeviceAnnotation {
+		t.Errorf("row 1 has the value %+v", tr.Values[s.Value])
+	}
+	_, err = readTable(table(t, mem, names, strs(mem, []string{"a", "b"}, nil), strs(mem, []string{"x", "y"}, nil),
+		i64s(mem, []int64{0, 1}), i64s(mem, []int64{1, 2}), strs(mem, []string{"step", "Step"}, nil)), cols)
+	var ae *errs.ArgumentError
+	if !errors.As(err, &ae) || ae.Name != "role" || !strings.Contains(ae.Reason, `row 1: column "role" holds "Step", which is no role's name`) {
+		t.Errorf("unknown role: %v", err)
+	}
 }

@@ -6,6 +6,7 @@
 //
 //	DIR/_macroscope_dataset.json         what the dataset holds (version, source, rows)
 //	DIR/containers/part-0.parquet        the hierarchy
+//	DIR/values/part-0.parquet            the values of the states, in the trace's order
 //	DIR/states/rank=NAME/part-0.parquet  the states of the containers under NAME
 //	DIR/links/rank=NAME/part-0.parquet   the links sent from there
 //	DIR/variables/rank=NAME/part-0.parquet
@@ -14,7 +15,8 @@
 // NAME is the path of the partition's container, percent-encoded as
 // Arrow's hive partitioning encodes it (every byte but letters, digits and
 // -._~). Times are integer nanoseconds; containers are named by their
-// paths. A table without rows, or a partition, has no directory. The
+// paths; a state's role column names its value's role (trace.Role), which
+// the models read. A table without rows, or a partition, has no directory. The
 // schema is fixed (Schemas; docs/distributed.md).
 package dataset
 
@@ -73,8 +75,9 @@ var (
 var Schemas = map[string]*arrow.Schema{
 	"containers": arrow.NewSchema([]arrow.Field{field("path", str), field("name", str), field("type", str), field("parent", str),
 		field("depth", i32), field("start_ns", i64), field("end_ns", i64)}, nil),
+	"values": arrow.NewSchema([]arrow.Field{field("type", str), field("value", str), field("category", str), field("role", str)}, nil),
 	"states": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("value", str), field("category", str),
-		field("start_ns", i64), field("end_ns", i64), field("depth", i32), rankF}, nil),
+		field("start_ns", i64), field("end_ns", i64), field("depth", i32), field("role", str), rankF}, nil),
 	"links": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("value", str), field("source", str),
 		field("destination", str), field("start_ns", i64), field("end_ns", i64), field("key", str), field("size", f64), rankF}, nil),
 	"variables": arrow.NewSchema([]arrow.Field{field("container", str), field("type", str), field("start_ns", i64),
@@ -112,6 +115,10 @@ type marker struct {
 	Rows        rows     `json:"rows"`
 	StartNs     int64    `json:"start_ns"`
 	EndNs       int64    `json:"end_ns"`
+	// Roles is true: the states carry the role of their value (the
+	// column role). Datasets written before it have no such column, and
+	// their models cannot tell the profiler's spans from the work.
+	Roles bool `json:"roles"`
 }
 
 // rows are the rows of each table, in the order the marker lists them.
@@ -159,9 +166,12 @@ func Write(t *trace.Trace, dir string, opt Options) (Stats, error) {
 	if err := w.containers(); err != nil {
 		return Stats{}, err
 	}
+	if err := w.values(); err != nil {
+		return Stats{}, err
+	}
 	m := marker{Version: Version, TimeUnit: "ns", Source: t.Files, Format: opt.Format,
 		Rows:    rows{st.Rows["states"], st.Rows["links"], st.Rows["variables"], st.Rows["events"]},
-		StartNs: int64(t.Start), EndNs: int64(t.End)}
+		StartNs: int64(t.Start), EndNs: int64(t.End), Roles: true}
 	if m.Source == nil {
 		m.Source = []string{}
 	}
@@ -343,6 +353,7 @@ func (w *writer) appendRow(b *array.RecordBuilder, name string, i int) {
 		i64(4).Append(int64(x.Start))
 		i64(5).Append(int64(x.End))
 		b.Field(6).(*array.Int32Builder).Append(x.Depth)
+		optional(7, w.role(x.Value))
 	case "links":
 		l := t.Links.AtUnkeyed(i)
 		s(0).Append(w.path(l.Container))
@@ -395,6 +406,14 @@ func (w *writer) value(v int32) string {
 	return w.t.Values[v].Name
 }
 
+// role names the role of a value (trace.Role's String), "" for none.
+func (w *writer) role(v int32) string {
+	if v < 0 || int(v) >= len(w.t.Values) {
+		return ""
+	}
+	return w.t.Values[v].Role.String()
+}
+
 // category is the category of a value, "" for none.
 func (w *writer) category(v int32) string {
 	if v < 0 || int(v) >= len(w.t.Values) {
@@ -416,6 +435,36 @@ func (w *writer) containers() error {
 	rec := array.NewRecordBatch(schema, cols, all.NumRows())
 	defer rec.Release()
 	dir := filepath.Join(w.dir, "containers")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return files.Write(rec, filepath.Join(dir, "part-0.parquet"))
+}
+
+// values writes the values of the state types, in the trace's order: the
+// order of a model's categories, which the states' partitions do not
+// keep.
+func (w *writer) values() error {
+	schema := Schemas["values"]
+	b := array.NewRecordBuilder(w.mem, schema)
+	defer b.Release()
+	for i, v := range w.t.Values {
+		if v.Type < 0 || int(v.Type) >= len(w.t.Types) || w.t.Types[v.Type].Kind != trace.KindState {
+			continue
+		}
+		b.Field(0).(*array.StringBuilder).Append(w.t.TypeName(v.Type))
+		b.Field(1).(*array.StringBuilder).Append(v.Name)
+		for k, s := range []string{v.Category, w.role(int32(i))} {
+			if s == "" {
+				b.Field(2 + k).AppendNull()
+			} else {
+				b.Field(2 + k).(*array.StringBuilder).Append(s)
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	dir := filepath.Join(w.dir, "values")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -28,19 +28,19 @@ import (
 // (one without value, key or size) and a state on the machine itself.
 func smallTrace() *trace.Trace {
 	t := trace.New("small.trace")
-	t.DefineType(trace.Type{Name: "Machine", Kind: trace.KindContainer, Parent: trace.None}) // 0
-	t.DefineType(trace.Type{Name: "Process", Kind: trace.KindContainer, Parent: 0})          // 1
-	t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: 1})                // 2
-	t.DefineType(trace.Type{Name: "Load", Kind: trace.KindVariable, Parent: 1})              // 3
-	t.DefineType(trace.Type{Name: "Mark", Kind: trace.KindEvent, Parent: 1})                 // 4
-	t.DefineType(trace.Type{Name: "Msg", Kind: trace.KindLink, Parent: 0, Start: 1, End: 1}) // 5
-	t.DefineValue(trace.Value{Type: 2, Name: "run", Category: "compute"})                    // 0
-	t.DefineValue(trace.Value{Type: 2, Name: "wait"})                                        // 1
-	t.DefineValue(trace.Value{Type: 4, Name: "checkpoint"})                                  // 2
-	t.DefineValue(trace.Value{Type: 5, Name: "tag 7"})                                       // 3
-	t.CreateContainer(trace.Container{Name: "m", Type: 0, Parent: 0})                        // 1
-	t.CreateContainer(trace.Container{Name: "a b", Type: 1, Parent: 1})                      // 2
-	t.CreateContainer(trace.Container{Name: "p2", Type: 1, Parent: 1})                       // 3
+	t.DefineType(trace.Type{Name: "Machine", Kind: trace.KindContainer, Parent: trace.None})    // 0
+	t.DefineType(trace.Type{Name: "Process", Kind: trace.KindContainer, Parent: 0})             // 1
+	t.DefineType(trace.Type{Name: "State", Kind: trace.KindState, Parent: 1})                   // 2
+	t.DefineType(trace.Type{Name: "Load", Kind: trace.KindVariable, Parent: 1})                 // 3
+	t.DefineType(trace.Type{Name: "Mark", Kind: trace.KindEvent, Parent: 1})                    // 4
+	t.DefineType(trace.Type{Name: "Msg", Kind: trace.KindLink, Parent: 0, Start: 1, End: 1})    // 5
+	t.DefineValue(trace.Value{Type: 2, Name: "run", Category: "compute", Role: trace.RoleStep}) // 0
+	t.DefineValue(trace.Value{Type: 2, Name: "wait"})                                           // 1
+	t.DefineValue(trace.Value{Type: 4, Name: "checkpoint"})                                     // 2
+	t.DefineValue(trace.Value{Type: 5, Name: "tag 7"})                                          // 3
+	t.CreateContainer(trace.Container{Name: "m", Type: 0, Parent: 0})                           // 1
+	t.CreateContainer(trace.Container{Name: "a b", Type: 1, Parent: 1})                         // 2
+	t.CreateContainer(trace.Container{Name: "p2", Type: 1, Parent: 1})                          // 3
 	t.State(trace.State{Container: 2, Type: 2, Value: 0, Start: 0, End: 1_500_000_001})
 	t.State(trace.State{Container: 3, Type: 2, Value: 1, Start: 1, End: 2, Depth: 1})
 	t.State(trace.State{Container: 1, Type: 2, Value: 1, Start: 5, End: 9})
@@ -131,7 +131,7 @@ func TestWriteByRank(t *testing.T) {
 		"events/rank=m%2Fa%20b/part-0.parquet",
 		"links/rank=m%2Fa%20b/part-0.parquet", "links/rank=m%2Fp2/part-0.parquet",
 		"states/rank=m%2Fa%20b/part-0.parquet", "states/rank=m%2Fp2/part-0.parquet", "states/rank=m/part-0.parquet",
-		"variables/rank=m%2Fp2/part-0.parquet",
+		"values/part-0.parquet", "variables/rank=m%2Fp2/part-0.parquet",
 	}
 	if got := filesIn(t, dir); !reflect.DeepEqual(got, want) {
 		t.Errorf("files\n%v\nwant\n%v", got, want)
@@ -141,9 +141,9 @@ func TestWriteByRank(t *testing.T) {
 		names []string
 		rows  [][]any
 	}{
-		{"states/rank=m%2Fa%20b/part-0.parquet", []string{"container", "type", "value", "category", "start_ns", "end_ns", "depth"},
-			[][]any{{"m/a b", "State", "run", "compute", int64(0), int64(1_500_000_001), int32(0)}}},
-		{"states/rank=m%2Fp2/part-0.parquet", nil, [][]any{{"m/p2", "State", "wait", nil, int64(1), int64(2), int32(1)}}},
+		{"states/rank=m%2Fa%20b/part-0.parquet", []string{"container", "type", "value", "category", "start_ns", "end_ns", "depth", "role"},
+			[][]any{{"m/a b", "State", "run", "compute", int64(0), int64(1_500_000_001), int32(0), "step"}}},
+		{"states/rank=m%2Fp2/part-0.parquet", nil, [][]any{{"m/p2", "State", "wait", nil, int64(1), int64(2), int32(1), nil}}},
 		{"links/rank=m%2Fa%20b/part-0.parquet", []string{"container", "type", "value", "source", "destination", "start_ns", "end_ns", "key", "size"},
 			[][]any{{"m", "Msg", "tag 7", "m/a b", "m/p2", int64(1e9), int64(2e9), "k1", 4096.0}}},
 		{"links/rank=m%2Fp2/part-0.parquet", nil, [][]any{{"m", "Msg", nil, "m/p2", "m/a b", int64(2e9), int64(2e9), nil, nil}}},
@@ -151,6 +151,8 @@ func TestWriteByRank(t *testing.T) {
 			[][]any{{"m/p2", "Load", int64(250_000_000), int64(3e9), 0.5}}},
 		{"events/rank=m%2Fa%20b/part-0.parquet", []string{"container", "type", "value", "category", "time_ns"},
 			[][]any{{"m/a b", "Mark", "checkpoint", nil, int64(2_000_000_007)}}},
+		{"values/part-0.parquet", []string{"type", "value", "category", "role"},
+			[][]any{{"State", "run", "compute", "step"}, {"State", "wait", nil, nil}}},
 		{"containers/part-0.parquet", []string{"path", "name", "type", "parent", "depth", "start_ns", "end_ns"},
 			[][]any{{"m", "m", "Machine", "", int32(1), int64(0), int64(3e9)}, {"m/a b", "a b", "Process", "m", int32(2), int64(0), int64(3e9)},
 				{"m/p2", "p2", "Process", "m", int32(2), int64(0), int64(3e9)}}},
@@ -173,7 +175,7 @@ func TestWriteByRank(t *testing.T) {
 	}
 	wantMarker := map[string]any{"macroscope_dataset": 1.0, "time_unit": "ns", "partition_by": "rank", "source": []any{"small.trace"},
 		"format": "paje", "rows": map[string]any{"states": 3.0, "links": 2.0, "variables": 1.0, "events": 1.0},
-		"start_ns": 0.0, "end_ns": 3e9}
+		"start_ns": 0.0, "end_ns": 3e9, "roles": true}
 	if !reflect.DeepEqual(m, wantMarker) {
 		t.Errorf("marker %v", m)
 	}

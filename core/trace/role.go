@@ -222,6 +222,22 @@ func OutlinedParallelBody(name string) bool {
 	return false
 }
 
+// RoleNamed is the role String names name ("" for RoleNone): how a
+// table that recorded the roles by name (a Parquet dataset's) gives them
+// back. ok is false for a name no role has.
+func RoleNamed(name string) (r Role, ok bool) {
+	r, ok = roleByName[name]
+	return r, ok
+}
+
+var roleByName = func() map[string]Role {
+	m := make(map[string]Role, len(roleNames))
+	for r, n := range roleNames {
+		m[n] = r
+	}
+	return m
+}()
+
 // ProfilerStep reads the number of a step of PyTorch's profiler from its
 // name, "ProfilerStep#N" (white space allowed around '#'): the
 // framework's convention, not a format's, which the readers that set

@@ -36,6 +36,22 @@ func TestRoleNames(t *testing.T) {
 	}
 }
 
+// TestRoleNamed: RoleNamed reads back the name of every role, and no
+// other name.
+func TestRoleNamed(t *testing.T) {
+	for r := range Role(255) {
+		got, ok := RoleNamed(r.String())
+		if _, named := roleNames[r]; named != ok || (ok && got != r) {
+			t.Errorf("RoleNamed(%q) = %d, %v", r.String(), got, ok)
+		}
+	}
+	for _, n := range []string{"Step", "step ", "role 3", "none"} {
+		if r, ok := RoleNamed(n); ok {
+			t.Errorf("RoleNamed(%q) = %d", n, r)
+		}
+	}
+}
+
 // NCCLKernel follows Holistic Trace Analysis' test of NCCL's kernels.
 func TestNCCLKernel(t *testing.T) {
 	for name, want := range map[string]bool{"ncclKernel_AllReduce_RING_LL_Sum_float": true,

@@ -9,12 +9,17 @@ part per file on a Dask cluster. The layout and the schema are fixed
 
     DIR/_macroscope_dataset.json   what the dataset holds (version, source)
     DIR/containers/part-0.parquet  the hierarchy
+    DIR/values/part-0.parquet      the values of the states, in order
     DIR/states/rank=NAME/part-0.parquet
     DIR/links/rank=NAME/...
     DIR/variables/rank=NAME/...
     DIR/events/rank=NAME/...
 
-Times are integer nanoseconds; containers are named by their paths.
+Times are integer nanoseconds; containers are named by their paths. The
+states' column role names the role of their value (a profiler's step, its
+recording...), which the models read: a dataset written before it has
+none, and its models keep the spans the model of the trace's file leaves
+out (a warning says so).
 """
 
 from __future__ import annotations
@@ -22,14 +27,16 @@ from __future__ import annotations
 import json
 import os
 import stat
+import warnings
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from . import _bridge
 from ._errors import InvalidArgumentError, TraceFormatError
-from ._from_table import from_pandas
+from ._from_table import _select, _to_go
 from ._trace import Trace
 
 VERSION = 1
@@ -41,7 +48,7 @@ SCHEMAS = {
                              ("depth", pa.int32()), ("start_ns", pa.int64()), ("end_ns", pa.int64())]),
     "states": pa.schema([("container", _STRING), ("type", _STRING), ("value", _STRING), ("category", _STRING),
                          ("start_ns", pa.int64()), ("end_ns", pa.int64()), ("depth", pa.int32()),
-                         ("rank", _STRING)]),
+                         ("role", _STRING), ("rank", _STRING)]),
     "links": pa.schema([("container", _STRING), ("type", _STRING), ("value", _STRING), ("source", _STRING),
                         ("destination", _STRING), ("start_ns", pa.int64()), ("end_ns", pa.int64()),
                         ("key", _STRING), ("size", pa.float64()), ("rank", _STRING)]),
@@ -83,8 +90,8 @@ def checked_file(directory, path) -> str:
 _MAX_MARKER = 1 << 20
 
 
-def _states(directory):
-    """The states dataset of a dataset directory, checked."""
+def _marker(directory) -> dict:
+    """The description of a dataset, checked."""
     marker = checked_file(directory, os.path.join(directory, MARKER))
     try:
         if os.path.getsize(marker) > _MAX_MARKER:
@@ -99,6 +106,22 @@ def _states(directory):
     if meta.get("macroscope_dataset") != VERSION:
         raise InvalidArgumentError(f"path: {directory} is a dataset of version {meta.get('macroscope_dataset')!r:.40}, "
                                    f"this macroscope reads version {VERSION}", param="path")
+    return meta
+
+
+def roles_note(directory) -> str | None:
+    """The note for a dataset whose states do not carry their values'
+    roles (written before they did), None for one that does."""
+    if _marker(directory).get("roles") is True:
+        return None
+    return (f"{os.fspath(directory)}: the dataset does not record its values' roles (written by an older "
+            "macroscope): its models keep the profiler's spans (steps, recording, device annotations) that the "
+            "model of the trace's file leaves out; write it again with to_parquet_dataset to leave them out")
+
+
+def _states(directory):
+    """The states dataset of a dataset directory, checked."""
+    _marker(directory)
     states = os.path.join(directory, "states")
     # pyarrow's listing leaves out what is not a file (a FIFO in place of a
     # part: the read would be short without a word); every entry is looked
@@ -125,32 +148,93 @@ def _arrow_error(file, e):
     return TraceFormatError(f"{file}: {why}", file=os.fspath(file), cause=why)
 
 
-_COLUMNS = ["container", "type", "value", "start_ns", "end_ns"]
+_COLUMNS = ["container", "type", "value", "category", "start_ns", "end_ns"]
 
 
-def _trace(table, name) -> Trace:
-    return from_pandas(table, resource="container", start="start_ns", end="end_ns", state="value", type="type",
-                       time_unit="ns", name=name)
+def layout(directory) -> dict:
+    """What the states of a dataset do not say of the trace written: the
+    paths of its containers and its values in its order, and its extent
+    (ns); the options
+    of :func:`_trace` that make the trace read back order its resources and
+    span its time as the trace written did, so that their models are one.
+    Empty for what the dataset does not hold."""
+    out = {}
+    meta = _marker(directory)
+    ext = meta.get("start_ns"), meta.get("end_ns")
+    if all(type(x) is int for x in ext) and ext[0] <= ext[1]:
+        out["extent_ns"] = list(ext)
+
+    def table(name, columns):
+        path = os.path.join(directory, name, "part-0.parquet")
+        if not os.path.lexists(path):  # a dataset written before it had one
+            return None
+        checked_file(directory, path)
+        try:
+            t = pq.read_table(path, columns=columns, partitioning=None)
+        except (pa.ArrowException, OSError, KeyError) as e:
+            raise _arrow_error(path, e) from None
+        for c in columns:
+            if not pa.types.is_string(t.column(c).type):
+                raise _arrow_error(path, f"column {c} holds {t.column(c).type}, not strings")
+        return t
+
+    containers = table("containers", ["path"])
+    if containers is not None:
+        out["containers"] = [p for p in containers.column("path").to_pylist() if p]
+    columns = ["type", "value", "category", "role"]
+    values = table("values", columns)
+    if values is not None:
+        out["_values_file"] = os.path.join(directory, "values", "part-0.parquet")
+        out["values"] = [[x or "" for x in v] for v in zip(*(values.column(c).to_pylist() for c in columns))]
+    return out
+
+
+def _trace(table, name, file, layout=None) -> Trace:
+    """The trace of the states in table (see :func:`macroscope.from_pandas`),
+    their values with the roles of its column role if it has one, laid out
+    as layout (:func:`layout`) says."""
+    cols = dict(resource="container", state="value", start="start_ns", end="end_ns", type="type", category="category")
+    if "role" in table.column_names:
+        cols["role"] = "role"
+    layout = dict(layout or {})
+    values_file = layout.pop("_values_file", None)
+    opts = _bridge.options(**cols, sep="/", time_unit="ns", state_type="State", name=str(name), **layout)
+    try:
+        return Trace(_to_go(_select(table, cols), opts))
+    except InvalidArgumentError as e:
+        if e.param == "values":
+            raise TraceFormatError(f"{values_file}: {e}", file=values_file, cause=str(e)) from None
+        if e.param not in ("role", "category"):
+            raise
+        # Only a damaged (or forged) file has a role no macroscope names,
+        # or categories that are not strings.
+        raise TraceFormatError(f"{os.fspath(file)}: {e}", file=os.fspath(file), cause=str(e)) from None
 
 
 def read_dataset(directory) -> Trace:
     """The trace of a dataset written by :func:`to_parquet_dataset`: its
-    states, on its containers (see :func:`macroscope.from_pandas`)."""
+    states, on its containers, their values with their roles."""
     states = _states(directory)
+    note = roles_note(directory)
     try:
-        table = states.to_table(columns=_COLUMNS)
+        table = states.to_table(columns=_COLUMNS + ([] if note else ["role"]))
     except (pa.ArrowException, OSError) as e:
         raise _arrow_error(os.path.join(directory, "states"), e) from None
-    return _trace(table, os.path.basename(os.path.normpath(directory)))
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)
+    return _trace(table, os.path.basename(os.path.normpath(directory)), os.path.join(directory, "states"),
+                  layout(directory))
 
 
-def read_part(file) -> Trace:
-    """The trace of one file of a dataset's states."""
+def read_part(file, layout=None) -> Trace:
+    """The trace of one file of a dataset's states, with the values' roles
+    if the file has them, laid out as layout (:func:`layout`) says."""
     try:
-        table = pq.read_table(file, columns=_COLUMNS, partitioning=None)
+        names = pq.read_schema(file).names
+        table = pq.read_table(file, columns=_COLUMNS + (["role"] if "role" in names else []), partitioning=None)
     except (pa.ArrowException, OSError) as e:
         raise _arrow_error(file, e) from None
-    return _trace(table, os.fspath(file))
+    return _trace(table, os.fspath(file), file, layout)
 
 
 def extent_of(file) -> tuple[int, int]:

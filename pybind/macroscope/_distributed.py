@@ -93,10 +93,11 @@ def _dataset_extent(file: str) -> tuple[int, int]:
     return _dataset.extent_of(file)
 
 
-def _dataset_build(file: str, model_options: str, start: int, end: int) -> bytes:
-    """The partial model of one file of a Parquet dataset's states."""
+def _dataset_build(file: str, model_options: str, start: int, end: int, layout: dict | None = None) -> bytes:
+    """The partial model of one file of a Parquet dataset's states, its
+    containers declared in the dataset's order (layout)."""
     _prepare_worker()
-    trace = _dataset.read_part(file)
+    trace = _dataset.read_part(file, layout)
     return bytes(_work.compute(trace._h.StartPartial, model_options, start, end, result="Data"))
 
 
@@ -105,13 +106,24 @@ def read_micro_dataset(directory, client, model_options: str, *, start, end, pro
     part per file of its states, as the files follow in the dataset."""
     _check_client(client)
     files = _dataset.state_files(directory)
+    # The workers read each file's roles; the note on a dataset without
+    # them is said here, once.
+    note = _dataset.roles_note(directory)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)
     if not files:
         raise InvalidArgumentError(f"path: the dataset {directory} holds no states", param="path")
     # The extent of the states: the window's edges where it leaves them,
     # and its origin (start= and end= count from the trace's start).
     extents = client.gather(client.map(_dataset_extent, files, pure=True))
     lo, hi = min(e[0] for e in extents), max(e[1] for e in extents)
-    partials = client.map(_dataset_build, files, model_options=model_options, start=lo, end=hi, pure=True,
+    # The trace written spans at least its states: its extent, which the
+    # marker keeps, is the window of its model (read_dataset's too).
+    layout = _dataset.layout(directory)
+    if "extent_ns" in layout:
+        lo, hi = min(lo, layout["extent_ns"][0]), max(hi, layout["extent_ns"][1])
+    partials = client.map(_dataset_build, files, model_options=model_options, start=lo, end=hi, layout=layout,
+                          pure=True,
                           key=[f"macroscope-partial-{i}-{_token(f, model_options, lo, hi)}" for i, f in enumerate(files)])
     total = _reduce(client, functools.partial(_merge, _BY_PART), partials)
     _show_progress(progress, partials + [total])

@@ -33,6 +33,15 @@ type Builder struct {
 	typeIndex  map[typeKey]int32 // by container depth and name
 	first      bool              // no row yet
 	start, end trace.Time
+	// declared ranks the values DeclareValue named, by type name;
+	// declOrder lists them in that order.
+	declared  map[declaredValue]int
+	declOrder []declaredValue
+}
+
+type declaredValue struct {
+	typ string
+	stateValue
 }
 
 type row struct {
@@ -49,8 +58,17 @@ type container struct {
 type stateType struct {
 	name   string
 	depth  int
-	values []string
-	index  map[string]int32
+	values []stateValue
+	index  map[stateValue]int32
+}
+
+// stateValue is a value of a state type: its name, its category and its
+// role. Rows of one name and different categories or roles are different
+// values, as the reader that set them defined them (a Kineto annotation
+// on the host and its copy on a stream).
+type stateValue struct {
+	name, category string
+	role           trace.Role
 }
 
 type typeKey struct {
@@ -86,6 +104,14 @@ func (b *Builder) Grow(n int) { b.rows = slices.Grow(b.rows, n) }
 // point into memory that changes after the call (Arrow buffers): Add copies
 // what it keeps.
 func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
+	return b.AddValue(path, typ, state, "", trace.RoleNone, start, end)
+}
+
+// AddValue is Add for a state whose value has the category category and
+// the role role: the table recorded what its reader gave (a Parquet
+// dataset of a trace), which the models read (their key category, the
+// profiler's spans they leave out).
+func (b *Builder) AddValue(path, typ, state, category string, role trace.Role, start, end trace.Time) error {
 	n := len(b.rows)
 	if end < start {
 		return errs.Argument("end", "row %d: the state ends at %v s, before it starts at %v s", n, end, start)
@@ -103,16 +129,16 @@ func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
 	if !ok {
 		ti = int32(len(b.types))
 		k.name = strings.Clone(typ)
-		b.types = append(b.types, stateType{name: k.name, depth: depth, index: map[string]int32{}})
+		b.types = append(b.types, stateType{name: k.name, depth: depth, index: map[stateValue]int32{}})
 		b.typeIndex[k] = ti
 	}
 	st := &b.types[ti]
-	vi, ok := st.index[state]
+	vi, ok := st.index[stateValue{state, category, role}]
 	if !ok {
 		vi = int32(len(st.values))
-		state = strings.Clone(state)
-		st.values = append(st.values, state)
-		st.index[state] = vi
+		v := stateValue{strings.Clone(state), strings.Clone(category), role}
+		st.values = append(st.values, v)
+		st.index[v] = vi
 	}
 	b.rows = append(b.rows, row{container: c, typ: ti, value: vi, start: start, end: end})
 	if b.first || start < b.start {
@@ -125,16 +151,58 @@ func (b *Builder) Add(path, typ, state string, start, end trace.Time) error {
 	return nil
 }
 
+// Declare creates the resource at path and its ancestors, if no row made
+// them yet: the order of the containers is that of the declarations and
+// then of the rows, and a resource declared holds no state unless a row
+// puts one there (a table of the states of a trace whose containers are
+// listed apart: a Parquet dataset's).
+func (b *Builder) Declare(path string) error {
+	_, err := b.resource(path, -1)
+	return err
+}
+
+// DeclareValue gives the values of the state type typ named state, of
+// category category and with the role role, their place: the values rows use are defined in the order
+// of their declarations, and those not declared after them, in the order
+// the rows use them. (The value order is the order of a model's
+// categories: a Parquet dataset lists its trace's values in its order.)
+// A declared value no row uses is defined on every state type of its
+// type's name, if the rows make one: so the traces of the parts of one
+// table define the same values in the same order, which the merge of
+// their models keeps (micro.ByPart).
+func (b *Builder) DeclareValue(typ, state, category string, role trace.Role) {
+	if b.declared == nil {
+		b.declared = map[declaredValue]int{}
+	}
+	k := declaredValue{typ, stateValue{state, category, role}}
+	if _, ok := b.declared[k]; !ok {
+		b.declared[k] = len(b.declared)
+		b.declOrder = append(b.declOrder, k)
+	}
+}
+
+// Cover makes the trace span at least [start, end], whatever its rows'
+// extent: the extent of the trace the table's states were taken from.
+func (b *Builder) Cover(start, end trace.Time) {
+	if b.first || start < b.start {
+		b.start = start
+	}
+	if b.first || end > b.end {
+		b.end = end
+	}
+	b.first = false
+}
+
 // resource returns the container at path, creating it and its ancestors.
 func (b *Builder) resource(path string, n int) (int32, error) {
 	if c, ok := b.byPath[path]; ok {
 		return c, nil
 	}
 	if path == "" {
-		return 0, errs.Argument("resource", "row %d: the resource path is empty", n)
+		return 0, errs.Argument("resource", "%s: the resource path is empty", where(n))
 	}
 	if depth := strings.Count(path, b.opt.Sep) + 1; depth > trace.MaxDepth {
-		return 0, errs.Argument("resource", "row %d: resource path %s is %d names deep, more than %d", n, errs.Quote(path), depth, trace.MaxDepth)
+		return 0, errs.Argument("resource", "%s: resource path %s is %d names deep, more than %d", where(n), errs.Quote(path), depth, trace.MaxDepth)
 	}
 	names := strings.Split(path, b.opt.Sep)
 	parent := int32(0)
@@ -144,7 +212,7 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 	own, end := "", 0
 	for i, name := range names {
 		if name == "" {
-			return 0, errs.Argument("resource", "row %d: resource path %q has an empty name (separator %q)", n, path, b.opt.Sep)
+			return 0, errs.Argument("resource", "%s: resource path %q has an empty name (separator %q)", where(n), path, b.opt.Sep)
 		}
 		if i > 0 {
 			end += len(b.opt.Sep)
@@ -158,7 +226,7 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 			}
 			name, prefix = own[end-len(name):end], own[:end]
 			if lv := b.opt.Levels; len(lv) > 0 && i >= len(lv) {
-				return 0, errs.Argument("levels", "row %d: resource path %q is %d deep, but only %d level names are given", n, path, len(names), len(lv))
+				return 0, errs.Argument("levels", "%s: resource path %q is %d deep, but only %d level names are given", where(n), path, len(names), len(lv))
 			}
 			c = int32(len(b.containers))
 			b.containers = append(b.containers, container{name: name, path: prefix, parent: parent, depth: i + 1})
@@ -167,6 +235,14 @@ func (b *Builder) resource(path string, n int) (int32, error) {
 		parent = c
 	}
 	return parent, nil
+}
+
+// where names the row n of the table, or a declared resource (n < 0).
+func where(n int) string {
+	if n < 0 {
+		return "declared resource"
+	}
+	return fmt.Sprintf("row %d", n)
 }
 
 // levelName names the container type of depth d (from 1).
@@ -199,6 +275,16 @@ func (b *Builder) Finish(sink trace.Sink) error {
 		}
 		sink.DefineType(trace.Type{Name: b.levelName(d), Kind: trace.KindContainer, Parent: parent})
 	}
+	for _, k := range b.declOrder {
+		for i := range b.types {
+			if st := &b.types[i]; st.name == k.typ {
+				if _, ok := st.index[k.stateValue]; !ok {
+					st.index[k.stateValue] = int32(len(st.values))
+					st.values = append(st.values, k.stateValue)
+				}
+			}
+		}
+	}
 	valueBase := make([]int32, len(b.types))
 	var values int32
 	for i, st := range b.types {
@@ -206,10 +292,36 @@ func (b *Builder) Finish(sink trace.Sink) error {
 		valueBase[i] = values
 		values += int32(len(st.values))
 	}
+	// The values by type, in order of first use; the declared ones first,
+	// in their order (stable: the others keep theirs).
+	type ref struct{ typ, value int32 }
+	refs := make([]ref, 0, values)
 	for i, st := range b.types {
-		for _, v := range st.values {
-			sink.DefineValue(trace.Value{Type: int32(maxDepth + i), Name: v})
+		for j := range st.values {
+			refs = append(refs, ref{int32(i), int32(j)})
 		}
+	}
+	if len(b.declared) > 0 {
+		rank := func(r ref) int {
+			st := &b.types[r.typ]
+			if k, ok := b.declared[declaredValue{st.name, st.values[r.value]}]; ok {
+				return k
+			}
+			return len(b.declared)
+		}
+		slices.SortStableFunc(refs, func(x, y ref) int { return cmp.Compare(rank(x), rank(y)) })
+	}
+	// id is the value's index in the trace, by its place in refs' order
+	// before the sort (valueBase[type] + value).
+	id := make([]int32, values)
+	for k, r := range refs {
+		id[valueBase[r.typ]+r.value] = int32(k)
+		v := b.types[r.typ].values[r.value]
+		value := trace.Value{Type: int32(maxDepth) + r.typ, Name: v.name, Category: v.category, Role: v.role}
+		if v.role == trace.RoleStep || v.role == trace.RoleStepCall {
+			value.Step, _ = trace.ProfilerStep(v.name)
+		}
+		sink.DefineValue(value)
 	}
 	if t := trace.Held(sink); t != nil { // spare it the growing
 		t.States.Grow(len(b.rows))
@@ -219,7 +331,7 @@ func (b *Builder) Finish(sink trace.Sink) error {
 	}
 	for i, r := range b.rows {
 		sink.State(trace.State{
-			Container: r.container, Type: int32(maxDepth) + r.typ, Value: valueBase[r.typ] + r.value,
+			Container: r.container, Type: int32(maxDepth) + r.typ, Value: id[valueBase[r.typ]+r.value],
 			Start: r.start, End: r.end, Depth: depth[i], Order: order[i],
 		})
 	}

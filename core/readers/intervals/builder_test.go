@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,5 +225,87 @@ func TestDeepPathCopiedOnce(t *testing.T) {
 		if c := b.containers[d]; c.name != "a" || c.path != path[:2*d-1] || c.depth != d || c.parent != int32(d-1) {
 			t.Fatalf("container %d: %q at %q, depth %d, parent %d", d, c.name, c.path, c.depth, c.parent)
 		}
+	}
+}
+
+// TestDeclareAndCover: declared resources come first, in their order,
+// whatever the rows' order; one no row uses is a container without
+// states; Cover widens the trace's extent, never narrows it; a bad
+// declared path is refused as a declared resource, not as a row.
+func TestDeclareAndCover(t *testing.T) {
+	b := NewBuilder(Options{})
+	for _, p := range []string{"n/b", "n/a", "n/idle"} {
+		if err := b.Declare(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Cover(5, 50)
+	for _, r := range []struct {
+		path       string
+		start, end trace.Time
+	}{{"n/a", 10, 20}, {"n/b", 0, 30}, {"m", 15, 40}} {
+		if err := b.Add(r.path, "", "x", r.start, r.end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.New()
+	if err := b.Finish(tr); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 1; i < len(tr.Containers); i++ {
+		got = append(got, tr.ContainerPath(int32(i), "/"))
+	}
+	if want := "n n/b n/a n/idle m"; strings.Join(got, " ") != want {
+		t.Errorf("containers %q, want %q", got, want)
+	}
+	if tr.Start != 0 || tr.End != 50 {
+		t.Errorf("extent [%v, %v], want [0, 50]", tr.Start, tr.End)
+	}
+	var ae *errs.ArgumentError
+	if err := NewBuilder(Options{}).Declare("n//a"); !errors.As(err, &ae) || !strings.HasPrefix(ae.Reason, "declared resource: ") {
+		t.Errorf("bad declared path: %v", err)
+	}
+}
+
+// TestDeclareValue: the values rows use are defined in the order of their
+// declarations, across types, then the others in the order of use; a
+// declared value no row uses is defined on the types of its type's name
+// (not on a type no row makes), and one of another role is another value.
+func TestDeclareValue(t *testing.T) {
+	b := NewBuilder(Options{})
+	b.DeclareValue("B", "late", "", trace.RoleNone)
+	b.DeclareValue("A", "step", "", trace.RoleStep)
+	b.DeclareValue("A", "unused", "", trace.RoleNone)
+	b.DeclareValue("A", "early", "", trace.RoleNone)
+	b.DeclareValue("C", "none", "", trace.RoleNone)
+	for _, r := range []struct{ typ, value string }{{"A", "early"}, {"A", "other"}, {"A", "step"}, {"B", "late"}} {
+		if err := b.AddValue("r", r.typ, r.value, "", map[bool]trace.Role{true: trace.RoleStep}[r.value == "step"], 0, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := trace.New()
+	if err := b.Finish(tr); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range tr.Values {
+		got = append(got, tr.TypeName(v.Type)+":"+v.Name+":"+v.Role.String())
+	}
+	if want := "B:late: A:step:step A:unused: A:early: A:other:"; strings.Join(got, " ") != want {
+		t.Errorf("values %q, want %q", got, want)
+	}
+	for i := range tr.States.Len() {
+		if s := tr.States.At(i); tr.Values[s.Value].Type != s.Type {
+			t.Errorf("state %d: value %d of another type", i, s.Value)
+		}
+	}
+	var names []string
+	for i := range tr.States.Len() {
+		names = append(names, tr.Values[tr.States.At(i).Value].Name)
+	}
+	slices.Sort(names)
+	if strings.Join(names, " ") != "early late other step" {
+		t.Errorf("states' values %v", names)
 	}
 }
