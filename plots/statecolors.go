@@ -59,13 +59,25 @@ func TraceStateColors(types []trace.Type, values []trace.Value, override map[str
 			byLabel[name] = spec
 		}
 	}
-	cm, err := ResolveColors(labels, traceColors, byLabel)
+	// The default model leaves out the profiler's spans (micro's
+	// Options.ProfilerSpans): their states take the palette's colours
+	// after the others', so that every other state has its colour in the
+	// model's figures.
+	order := workFirst(labels, stateOf, values)
+	sorted, sortedColors := make([]string, len(labels)), make([]string, len(labels))
+	for k, c := range order {
+		sorted[k], sortedColors[k] = labels[c], traceColors[c]
+	}
+	cm, err := ResolveColors(sorted, sortedColors, byLabel)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]color.RGBA, len(labels)+len(values))
+	for k, c := range order {
+		out[labels[c]] = cm[k]
+	}
 	for c, l := range labels {
-		out[l] = cm[c]
+		cm[c] = out[l]
 	}
 	for i, v := range values {
 		if c := stateOf[i]; c >= 0 {
@@ -89,6 +101,34 @@ func TraceStateColors(types []trace.Type, values []trace.Value, override map[str
 		out[name] = c
 	}
 	return out, nil
+}
+
+// workFirst orders the states (labels, of values by stateOf) as the
+// default model has them: the states of work first, in their order, then
+// those of which every value is a profiler's span (trace.Role.ProfilerSpan).
+func workFirst(labels []string, stateOf []int32, values []trace.Value) []int {
+	span := make([]bool, len(labels))
+	for c := range span {
+		span[c] = true
+	}
+	seen := make([]bool, len(labels))
+	for i, v := range values {
+		if c := stateOf[i]; c >= 0 {
+			seen[c] = true
+			if !v.Role.ProfilerSpan() {
+				span[c] = false
+			}
+		}
+	}
+	order := make([]int, 0, len(labels))
+	for _, last := range []bool{false, true} {
+		for c := range labels {
+			if (span[c] && seen[c]) == last {
+				order = append(order, c)
+			}
+		}
+	}
+	return order
 }
 
 // MomentsStateColors returns the colour of each state of rows, by name,
