@@ -76,13 +76,10 @@ func TraceStateColors(types []trace.Type, values []trace.Value, override map[str
 	for k, c := range order {
 		out[labels[c]] = cm[k]
 	}
-	for c, l := range labels {
-		cm[c] = out[l]
-	}
 	for i, v := range values {
 		if c := stateOf[i]; c >= 0 {
 			if _, ok := out[v.Name]; !ok {
-				out[v.Name] = cm[c]
+				out[v.Name] = out[labels[c]]
 			}
 			isValue[v.Name] = true
 		}
