@@ -179,6 +179,43 @@ def test_py_spy_chrometrace(tmp_path, idle):
     assert len(trace.containers[trace.containers["depth"] == 2]) == len(threads)
 
 
+def _clang():
+    for name in ["clang++"] + [f"clang++-{v}" for v in range(22, 13, -1)]:
+        if exe := shutil.which(name):
+            return exe
+    pytest.skip("clang++ is not installed (apt install clang)")
+
+
+def test_clang_time_trace(tmp_path):
+    """clang's -ftime-trace: the run's X events are the states; the totals
+    LLVM appends ("Total <name>" at ts 0, a thread each) are skipped and
+    said, and the trace ends with the run."""
+    src = tmp_path / "t.cpp"
+    src.write_text("#include <vector>\n#include <map>\n"
+                   "template <int N> struct F { static constexpr int v = F<N - 1>::v + 1; };\n"
+                   "template <> struct F<0> { static constexpr int v = 0; };\n"
+                   "int main() { std::map<int, std::vector<int>> m; m[1].push_back(F<60>::v); return m.size(); }\n")
+    subprocess.run([_clang(), "-O1", "-ftime-trace", "-ftime-trace-granularity=0", "-c", str(src),
+                    "-o", str(tmp_path / "t.o")], check=True, capture_output=True, cwd=tmp_path)
+    ev = _events(tmp_path / "t.json")
+    totals = [e for e in ev if e["ph"] == "X" and e["name"].startswith("Total ")]
+    run = [e for e in ev if e["ph"] in "Xb" and e not in totals]
+    assert totals and run
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        trace = ms.read(tmp_path / "t.json")
+    assert len(trace.states) == len(run)
+    assert not trace.states["value"].astype(str).str.startswith("Total ").any()
+    assert list(trace.skipped.values()) == [len(totals)]
+    assert "LLVM time-trace totals" in next(iter(trace.skipped))
+    threads = trace.containers[trace.containers["type"] == "Thread"]
+    assert len(threads) == len({e["tid"] for e in run})
+    end = max(e["ts"] + e.get("dur", 0) for e in ev if e["ph"] in "Xe" and e not in totals)
+    assert trace.end == pytest.approx(end / 1e6)
+    agg = trace.micro(slices=20).aggregate(0.5)
+    assert agg.plot().to_bytes("png")[:4] == b"\x89PNG"
+
+
 # Go 1.18 to 1.25, as their runtimes wrote the same program's trace: the
 # counts are those of each release's go tool trace (see the Go test).
 GO_RELEASES = {

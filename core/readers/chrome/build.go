@@ -40,6 +40,7 @@ func (c *collector) build(file string, sink trace.Sink) error {
 	c.matchBeginEnd()
 	c.splitGPUAnnotations()
 	c.gather()
+	c.dropLLVMTotals()
 	c.closeOpenSlices()
 	if err := c.nest(file); err != nil {
 		return err

@@ -238,6 +238,9 @@ type collector struct {
 	seq         int32
 	first, last trace.Time
 	timed       bool
+	// lastOff is the latest instant seen on no thread (see seeOff).
+	lastOff  trace.Time
+	timedOff bool
 
 	// hold weighs what the collector holds against the read's memory
 	// budget (trace.ReadOptions.Held), every weighEvery events; held is
@@ -444,6 +447,17 @@ func (c *collector) see(t trace.Time) {
 	}
 	c.first = min(c.first, t)
 	c.last = max(c.last, t)
+}
+
+// seeOff records an instant of no thread (a process's or the trace's
+// instant event, a counter value, an async event), and of the trace: the
+// latest of them is kept apart, for the end of the trace to be found
+// again when whole threads are dropped (dropLLVMTotals).
+func (c *collector) seeOff(t trace.Time) {
+	if !c.timedOff || t > c.lastOff {
+		c.lastOff, c.timedOff = t, true
+	}
+	c.see(t)
 }
 
 // seeOn records an instant of thread t, and of the trace.
@@ -671,7 +685,7 @@ func (c *collector) addInstant(e *rawEvent) {
 		in.owner = c.process(e.pid)
 	}
 	*c.addedInstants.add() = in
-	c.see(e.ts)
+	c.seeOff(e.ts)
 }
 
 // addCounter records the series of a counter event. A counter with an id
@@ -693,7 +707,7 @@ func (c *collector) addCounter(e *rawEvent) {
 		}
 		*c.addedSamples.add() = sample{ts: e.ts, value: s.value, seq: c.seq, proc: p, typ: typ}
 	}
-	c.see(e.ts)
+	c.seeOff(e.ts)
 }
 
 // addAsync records an async event on its track: nestable (b, e, n) tracks
@@ -723,7 +737,7 @@ func (c *collector) addAsync(e *rawEvent) {
 	t := &c.tracks[c.track(k, e)]
 	*t.events.add() = asyncEvent{ts: e.ts, seq: c.seq, name: e.name, cat: e.cat, args: e.args,
 		step: e.argStep, phase: e.ph}
-	c.see(e.ts)
+	c.seeOff(e.ts)
 }
 
 // track returns the async track of key k, made for e, its first event,
