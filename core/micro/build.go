@@ -117,6 +117,7 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	m.Origin = t.Start
+	m.Steps = stepsOf(t, start, end)
 	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
 	if (metric == StateDuration || metric == StateAverageDuration) && opt.Depth == Innermost && buildReplays {
 		// The model as a stream builds it, its memory checked as the

@@ -72,7 +72,14 @@ func spanModels(t *testing.T, tr *trace.Trace, opt Options) map[string]*Model {
 		t.Fatal(err)
 	}
 	out["dense"] = m
-	acc, err := NewPartialAccumulator(opt, tr.Start, tr.End)
+	start, end := tr.Start, tr.End // the window the options give, if any
+	if opt.Start != nil {
+		start = *opt.Start
+	}
+	if opt.End != nil {
+		end = *opt.End
+	}
+	acc, err := NewPartialAccumulator(opt, start, end)
 	if err != nil {
 		t.Fatal(err)
 	}
