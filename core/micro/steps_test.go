@@ -166,4 +166,3 @@ func TestStepsOfKinetoCorpus(t *testing.T) {
 		}
 	}
 }
-

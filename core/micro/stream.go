@@ -66,14 +66,15 @@ type Accumulator struct {
 
 	typeSel     []bool // by type
 	hasData     []bool // by container
-	// stepOf holds, by value, the number of the step its states are, or
-	// noStep; steps gathers them, whatever the options select (Model.Steps).
-	stepOf []int64
-	steps  steps
 	spanData    []bool // by container: it has entities the options leave out
 	typeUsed    []bool // by type
 	noValueSeen []bool // by type
 	noValue     []int32
+
+	// stepOf holds, by value, the number of the step its states are, or
+	// noStep; steps gathers them, whatever the options select (Model.Steps).
+	stepOf []int64
+	steps  steps
 
 	// Categories get a dense key on first use: keyOfValue by value id,
 	// keyOfType by type (entities without a value; variable types); keys
