@@ -59,7 +59,9 @@ def test_steps_of_a_kineto_trace_on_every_path(tmp_path):
     default = tr.micro(slices=40)
     kept = tr.micro(slices=40, profiler_spans=True)
     streamed = ms.read_micro(path, slices=40, progress=False)
-    for m in (default, kept, streamed, pickle.loads(pickle.dumps(default))):
+    ms.to_parquet_dataset(path, tmp_path / "ds")
+    dataset = ms.read_micro(tmp_path / "ds", slices=40, progress=False)
+    for m in (default, kept, streamed, dataset, pickle.loads(pickle.dumps(default))):
         _check_steps(m, want)
     # A window keeps the steps it overlaps, a zoom (Model.Window) too.
     first = default.steps.iloc[1]
