@@ -350,8 +350,10 @@ func SeriesTable(rows []*compare.SeriesRow, mem memory.Allocator) arrow.RecordBa
 			if !ok {
 				measures = append(measures, m.Name)
 				v = make([]float64, n)
-				for j := range v {
-					v[j] = math.NaN()
+				if !strings.HasPrefix(m.Name, compare.LeftOutMeasure) { // none left out is 0 s
+					for j := range v {
+						v[j] = math.NaN()
+					}
 				}
 				values[m.Name] = v
 			}

@@ -146,6 +146,7 @@ func (ov *overview) draw(c draw.Canvas) {
 	}
 	data := plt.DataCanvas(area)
 	ov.data = data.Rectangle
+	drawSteps(c, data.Rectangle, m)
 	ov.drawStrips(data, levels)
 	ov.drawLegend(c, data, right-vg.Length(levels)*stripWidth-gap)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/arrowio"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/micro"
+	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/plots"
 )
@@ -46,7 +47,25 @@ func (m *MicroModel) Info() (js string, err error) {
 		"metric": string(metricOf(m.m)), "dimension": metricOf(m.m).Dimension(),
 		"trace": m.summary, "incomplete": m.incomplete, "notes": append([]string{}, m.m.Notes...),
 		"left_out": leftOutInfo(m.m), "left_out_note": m.m.LeftOutNote("profiler_spans=True"),
+		"steps": stepsInfo(m.m),
 	})
+}
+
+// stepsInfo describes the program's steps in the model's window
+// (micro.Model.Steps), in seconds from the trace's start: "steps", a row
+// per step, and "marks", where a figure marks them (plots.StepMarks), so
+// that the explorer draws the static figure's marks.
+func stepsInfo(m *micro.Model) map[string]any {
+	rel := func(t trace.Time) float64 { return (t - m.Origin).Seconds() }
+	rows := []map[string]any{}
+	for _, s := range m.Steps {
+		rows = append(rows, map[string]any{"step": s.Number, "label": s.Label(), "start": rel(s.Start), "end": rel(s.End)})
+	}
+	marks := []map[string]any{}
+	for _, mk := range plots.StepMarks(m) {
+		marks = append(marks, map[string]any{"t": rel(mk.At), "label": mk.Label})
+	}
+	return map[string]any{"steps": rows, "marks": marks}
 }
 
 // leftOutInfo describes what the model left out of the profiler's spans

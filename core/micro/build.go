@@ -117,6 +117,7 @@ func Build(t *trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	m.Origin = t.Start
+	m.Steps = stepsOf(t, start, end)
 	g := grid{start: start, end: end, n: int64(opt.Slices), nCat: len(m.States), leaves: len(m.Tree.Leaves)}
 	if (metric == StateDuration || metric == StateAverageDuration) && opt.Depth == Innermost && buildReplays {
 		// The model as a stream builds it, its memory checked as the
@@ -372,6 +373,49 @@ func selectTypes(t *trace.Trace, kind trace.Kind, names []string) ([]bool, error
 // it, labelled by the category (by the type's name for values without
 // one); KeyDomain and KeyType are alike (valueCategories).
 func categories(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32, opt Options) (categoryOf []int32, labels []string) {
+	categoryOf, labels = categoriesInOrder(t, kind, key, typeSel, noValue, opt)
+	if kind != trace.KindVariable && opt.ProfilerSpans {
+		spansLast(t.Values, categoryOf, labels)
+	}
+	return categoryOf, labels
+}
+
+// spansLast moves the categories of which every value is a profiler's
+// span (trace.Role.ProfilerSpan) after the others, each part in its
+// order: a model that keeps the spans (Options.ProfilerSpans) then has the
+// default model's states first, in its order, and every figure colours
+// them as the default model's do (the palette goes by a state's index).
+func spansLast(values []trace.Value, categoryOf []int32, labels []string) {
+	span := make([]bool, len(labels))
+	for c := range span {
+		span[c] = true
+	}
+	for i, c := range categoryOf {
+		if c >= 0 && (i >= len(values) || !values[i].Role.ProfilerSpan()) {
+			span[c] = false // a category of work, or of entities without a value
+		}
+	}
+	to := make([]int32, len(labels))
+	moved := make([]string, 0, len(labels))
+	for _, last := range []bool{false, true} {
+		for c, l := range labels {
+			if span[c] == last {
+				to[c] = int32(len(moved))
+				moved = append(moved, l)
+			}
+		}
+	}
+	copy(labels, moved)
+	for i, c := range categoryOf {
+		if c >= 0 {
+			categoryOf[i] = to[c]
+		}
+	}
+}
+
+// categoriesInOrder is categories with the categories in the order of
+// the values (then of the types of entities without a value).
+func categoriesInOrder(t *trace.Trace, kind trace.Kind, key Key, typeSel []bool, noValue []int32, opt Options) (categoryOf []int32, labels []string) {
 	if kind == trace.KindVariable {
 		categoryOf = make([]int32, len(t.Types))
 		for i, ty := range t.Types {

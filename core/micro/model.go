@@ -56,6 +56,10 @@ type Model struct {
 	// was.
 	LeftOut     []LeftOut
 	LeftOutRows int
+	// Steps are the program's steps that overlap the window (Step), in
+	// order of start, whether the model leaves their time out or not; nil
+	// for a trace without steps and in models made by hand.
+	Steps []Step
 	// Metric is what Values measure; empty means StateDuration (models
 	// made by hand).
 	Metric Metric
@@ -235,6 +239,7 @@ func (m *Model) Window(first, last int) (*Model, error) {
 	w := *m
 	w.Slices = n
 	w.Start, w.End = m.SliceStart(first), m.SliceStart(last+1)
+	w.Steps = windowSteps(m.Steps, w.Start, w.End)
 	w.LeftOut = nil
 	for _, l := range m.LeftOut {
 		if len(l.Time) == m.Slices {

@@ -54,6 +54,9 @@ type Partial struct {
 	// leave out (Options.ProfilerSpans); the containers past its end have
 	// none.
 	SpanData []bool
+	// Steps are the program's steps the part's states mark (Model.Steps),
+	// wherever they lie: the window is cut once they are merged.
+	Steps []Step
 	// NoValue lists the types with entities without a value, in the order
 	// of their first such entity, at NoValueFirst.
 	NoValue      []int32
@@ -147,7 +150,7 @@ func (a *Accumulator) Partial() (*Partial, error) {
 		Types: a.skel.Types, Values: a.skel.Values, Containers: a.skel.Containers,
 		TypeFirst: a.typeFirst, ValueFirst: a.valueFirst,
 		HasData: a.hasData, SpanData: a.spanData, TypeUsed: a.typeUsed, NoValue: a.noValue, NoValueFirst: a.noValueFirst,
-		ColCont: a.colCont,
+		ColCont: a.colCont, Steps: a.steps.list(),
 	}
 	if a.deferred {
 		p.LateTypes = len(a.skel.Types) - a.lateFrom[0]
@@ -249,6 +252,11 @@ func Merge(order Order, parts ...*Partial) (*Partial, error) {
 	m.containers(parts, maps)
 	m.out.Counts.Containers = int64(len(m.out.Containers) - 1)
 	m.usage(parts, maps)
+	all := steps{}
+	for _, p := range parts {
+		all.addAll(p.Steps)
+	}
+	m.out.Steps = all.list()
 	for i, p := range parts {
 		if err := m.columns(p, maps[i]); err != nil {
 			return nil, err
@@ -535,6 +543,7 @@ func (p *Partial) Model() (*Model, error) {
 	}
 	copy(a.hasData, p.HasData)
 	copy(a.spanData, p.SpanData)
+	a.steps.addAll(p.Steps)
 	copy(a.typeUsed, p.TypeUsed)
 	a.noValue = p.NoValue
 	for col, cont := range p.ColCont {

@@ -72,7 +72,14 @@ func spanModels(t *testing.T, tr *trace.Trace, opt Options) map[string]*Model {
 		t.Fatal(err)
 	}
 	out["dense"] = m
-	acc, err := NewPartialAccumulator(opt, tr.Start, tr.End)
+	start, end := tr.Start, tr.End // the window the options give, if any
+	if opt.Start != nil {
+		start = *opt.Start
+	}
+	if opt.End != nil {
+		end = *opt.End
+	}
+	acc, err := NewPartialAccumulator(opt, start, end)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,5 +312,32 @@ func TestProfilerSpansNamesWhateverKey(t *testing.T) {
 				t.Errorf("key %s, %s: left out %+v", key, how, m.LeftOut)
 			}
 		}
+	}
+}
+
+// TestProfilerSpansKeptLast: a model that keeps the profiler's spans has
+// the default model's states first, in its order, then the spans, on
+// every build path and whatever the key: the palette colours a state by
+// its index, so a state has one colour in the figures of both models (and
+// in the moment display's, plots.TraceStateColors).
+func TestProfilerSpansKeptLast(t *testing.T) {
+	tr := profilerSpans()
+	for _, key := range []Key{KeyGroup, KeyName, KeyCategory} {
+		def, err := Build(tr, Options{Slices: 4, Depth: Innermost, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for how, m := range spanModels(t, tr, Options{Slices: 4, Depth: Innermost, Key: key, ProfilerSpans: true}) {
+			if len(m.States) <= len(def.States) || !slices.Equal(m.States[:len(def.States)], def.States) {
+				t.Errorf("key %s, %s: states %q, the default model's %q first", key, how, m.States, def.States)
+			}
+		}
+	}
+	m, err := Build(tr, Options{Slices: 4, Depth: Innermost, ProfilerSpans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"aten::mm", "kernel", "PyTorch Profiler (0)", "ProfilerStep"}; !slices.Equal(m.States, want) {
+		t.Errorf("states %q, want %q", m.States, want)
 	}
 }

@@ -71,6 +71,11 @@ type Accumulator struct {
 	noValueSeen []bool // by type
 	noValue     []int32
 
+	// stepOf holds, by value, the number of the step its states are, or
+	// noStep; steps gathers them, whatever the options select (Model.Steps).
+	stepOf []int64
+	steps  steps
+
 	// Categories get a dense key on first use: keyOfValue by value id,
 	// keyOfType by type (entities without a value; variable types); keys
 	// maps a key back: a value id, or -1-type.
@@ -241,6 +246,7 @@ func NewAccumulator(opt Options, start, end trace.Time) (*Accumulator, error) {
 		spanData: []bool{false},
 		conts:    []contAcc{{}},
 		nan:      map[int32]nanVariable{},
+		steps:    steps{},
 
 		keyOfCategory: map[valueCategory]int32{},
 	}
@@ -284,6 +290,11 @@ func (a *Accumulator) DefineType(t trace.Type) {
 // DefineValue implements trace.Sink. Only the values of the metric's kind
 // of types keep their names.
 func (a *Accumulator) DefineValue(v trace.Value) {
+	n := int64(noStep)
+	if isStep(v) {
+		n = int64(v.Step)
+	}
+	a.stepOf = append(a.stepOf, n)
 	if v.Type < 0 || int(v.Type) >= len(a.typeSel) || !a.typeSel[v.Type] {
 		v = trace.Value{Type: v.Type}
 	}
@@ -488,6 +499,9 @@ func (a *Accumulator) spans(x, y trace.Time) []piece {
 func (a *Accumulator) State(s trace.State) {
 	a.counts.States++
 	a.firstUse(s.Type, s.Value, s.Start)
+	if s.Value >= 0 && int(s.Value) < len(a.stepOf) && a.stepOf[s.Value] != noStep {
+		a.steps.add(int32(a.stepOf[s.Value]), s.Start, s.End)
+	}
 	if a.kind != trace.KindState || !a.typeSel[s.Type] {
 		return
 	}
@@ -848,6 +862,7 @@ func (a *Accumulator) Model() (*Model, error) {
 		return nil, err
 	}
 	m.Origin = a.start
+	m.Steps = a.steps.within(start, end)
 	if err := a.nanError(leafOf); err != nil {
 		return nil, err
 	}

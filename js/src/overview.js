@@ -333,6 +333,7 @@ function render({ model, el }) {
       area[m] += (xb - xa) * (yb - ya);
     }
     raster.put();
+    drawSteps(ctx, L, view);
     ctx.strokeStyle = "#444444";
     ctx.lineWidth = 1;
     ctx.strokeRect(L.x0 - 0.5, L.y0 - 0.5, L.w + 1, L.h + 1);
@@ -393,6 +394,44 @@ function render({ model, el }) {
     if (chosen.length === 0) {
       ctx.fillText(`${rn} resources`, L.x0 - 4, L.y0 + L.h / 2);
     }
+  }
+
+  // drawSteps marks where the program's steps start (view.steps: the
+  // static overview's marks, seconds from the trace's start), as it does:
+  // a dashed line at least 3 pixels after the last one drawn, and its
+  // label at the top when it does not run into the previous label.
+  function drawSteps(ctx, L, view) {
+    const marks = view.steps || [];
+    if (!marks.length) return;
+    const dt = (view.end - view.start) / view.slices;
+    const t0 = view.start + view.first * dt, t1 = view.start + (view.last + 1) * dt;
+    ctx.save();
+    ctx.font = "10px sans-serif";
+    ctx.textBaseline = "top";
+    ctx.textAlign = "left";
+    let lastLine = -Infinity, labelEnd = -Infinity;
+    for (const { t, label } of marks) {
+      if (t < t0 || t > t1) continue;
+      const x = Math.round(L.x0 + ((t - t0) / (t1 - t0)) * L.w) + 0.5;
+      if (x - lastLine < 3) continue;
+      lastLine = x;
+      ctx.strokeStyle = "rgba(40, 40, 40, 0.78)";
+      ctx.lineWidth = 1;
+      ctx.setLineDash([4, 3]);
+      ctx.beginPath();
+      ctx.moveTo(x, L.y0);
+      ctx.lineTo(x, L.y0 + L.h);
+      ctx.stroke();
+      if (!label || x < labelEnd) continue;
+      const w = ctx.measureText(label).width;
+      if (x + 3 + w > L.x0 + L.w) continue; // cut by the edge
+      ctx.fillStyle = "rgba(255, 255, 255, 0.78)";
+      ctx.fillRect(x + 2, L.y0 + 1, w + 2, 12);
+      ctx.fillStyle = "#141414";
+      ctx.fillText(label, x + 3, L.y0 + 2);
+      labelEnd = x + 3 + w + 4;
+    }
+    ctx.restore();
   }
 
   // drawTime writes the time axis of the view's slices.

@@ -672,7 +672,10 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     recording, the steps, the copies of the host's annotations on the GPU
     streams), which the models leave out by default, as
     :meth:`Trace.micro`'s do; runs given as models keep what they were
-    built with.
+    built with. What each run's model left out is in the columns
+    ``left_out:<role>`` (seconds; "recording", "step", "device
+    annotation"; 0 for a run that left none out), and said once for all
+    the runs in ``attrs["left_out"]`` ("" when nothing was).
 
     ``reference`` is the index of a run, or a path, trace or model of its
     own. ``client``, a ``dask.distributed.Client``, summarises the runs on
@@ -731,11 +734,29 @@ def compare_series(runs: Sequence, *, reference=0, names: Sequence[str] | None =
     table = pa.concat_tables(tables, promote_options="default")
     for col, values in scal.items():
         table = table.append_column(col, pa.array(values, type=pa.float64()))
-    # States a run lacks: no time in them.
-    filled = [table.column(i).fill_null(0.0) if table.schema.field(i).name.startswith(("seconds:", "share:"))
+    # States a run lacks, spans it did not leave out: no time in them.
+    filled = [table.column(i).fill_null(0.0)
+              if table.schema.field(i).name.startswith(("seconds:", "share:", "left_out:"))
               else table.column(i) for i in range(table.num_columns)]
     table = pa.table(filled, names=table.column_names)
     if to_parquet is not None:
         pq.write_table(table, os.fspath(to_parquet))
-    return table.to_pandas()
+    df = table.to_pandas()
+    df.attrs["left_out"] = _series_left_out(df)
+    return df
+
+
+def _series_left_out(df: pd.DataFrame) -> str:
+    """What the runs' models of a series left out of the profiler's spans
+    (its ``left_out:<role>`` columns), said once for all the runs as
+    :attr:`Comparison.left_out` says it; "" when nothing was."""
+    what = {"recording": "the profiler's recording", "step": "the steps",
+            "device annotation": "the copies of the host's annotations on the GPU streams"}
+    cols = [c for c in df.columns if c.startswith("left_out:")]
+    if not cols:
+        return ""
+    runs = int((df[cols].sum(axis=1) > 0).sum())
+    parts = [f"{what.get(c[len('left_out:'):], c[len('left_out:'):])}, {float(df[c].sum()):.4g} s" for c in cols]
+    return (f"{runs} of the {len(df)} runs, their times summed: left out of the models, as spans around the "
+            f"program's work rather than work: {'; '.join(parts)}; profiler_spans=True keeps them")
 

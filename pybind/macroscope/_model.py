@@ -114,6 +114,22 @@ class MicroModel(TableResult):
         return df
 
     @property
+    def steps(self) -> pd.DataFrame:
+        """The program's steps in the model's window, as its profiler marks
+        them (PyTorch's ``ProfilerStep#N``, their NVTX or roctx ranges, an
+        XSpace profile's steps), whether the model leaves their time out or
+        not: a row per step, ``step`` (N), ``label`` ("step N"), ``start``
+        and ``end`` (seconds from the trace's start), the earliest start
+        and the latest end of that step over the resources, in order of
+        start. The overview and the explorer mark where each starts. Empty
+        for a trace without steps."""
+        rows = (self._info.get("steps") or {}).get("steps") or []
+        return pd.DataFrame({"step": pd.Series([int(r["step"]) for r in rows], dtype="int64"),
+                             "label": [r["label"] for r in rows],
+                             "start": pd.Series([float(r["start"]) for r in rows], dtype="float64"),
+                             "end": pd.Series([float(r["end"]) for r in rows], dtype="float64")})
+
+    @property
     def nbytes(self) -> int:
         """The memory the model's values take: 8 bytes a value, or, for a
         model of many states of which a cell holds a few (it is then kept

@@ -379,3 +379,45 @@ def test_overview_labels_every_row_of_an_uneven_hierarchy(lab):
     unmarked = [r for r in range(leaves) if not marked(r)]
     assert not unmarked, f"rows without a label: {unmarked} of {leaves}"
     nb.close()
+
+
+def test_overview_marks_the_steps(lab):
+    """A PyTorch profile's overview explorer marks where each step starts,
+    as the static figure does: a dashed dark grey line down the plot at
+    each mark's time (the model's steps, seconds from the trace's start),
+    on the time axis the page draws."""
+    path = SHARED / "hta" / "tests" / "data" / "df_index_resolver" / "df_index_resolver.json.gz"
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    import macroscope as ms
+    from macroscope._clock import relative
+
+    model = ms.read(path).micro(slices=40)
+    start, end = relative(model._info)
+    marks = [mk["t"] for mk in model._info["steps"]["marks"]]
+    assert marks == list(model.steps.start) + [max(model.steps.end)]
+    nb = lab.notebook([
+        "import macroscope as ms",
+        f"m = ms.read({str(path)!r}).micro(slices=40)",
+        "w = m.explore(width=1000, height=420)\nw",
+    ], name="steps")
+    nb.page.set_viewport_size({"width": 1400, "height": 900})
+    el = nb.widget(0)
+    nb.wait_frame(el, 1)
+    x0, y0, w, h = plot_of(el)
+    pixels = nb.screenshot(el, "steps")
+
+    def dashed(x):  # rows of the column at x (or a pixel beside) in the line's dark grey
+        n = 0
+        for y in range(int(y0) + 16, int(y0 + h) - 1):
+            for xx in (math.floor(x) - 1, math.floor(x), math.floor(x) + 1):
+                r, g, b = pixels.at(xx, y)
+                if max(r, g, b) < 100 and max(r, g, b) - min(r, g, b) < 16:
+                    n += 1
+                    break
+        return n
+
+    for t in marks:
+        x = x0 + (t - start) / (end - start) * w
+        assert dashed(x) > 0.3 * h, f"no step line at {t:g} s (x = {x:.1f})"
+    nb.close()

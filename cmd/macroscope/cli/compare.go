@@ -556,6 +556,9 @@ func (c *cli) compareSeries(inputs []compare.Input, opt compare.Options, path st
 			}
 		}
 	}
+	if n := compare.SeriesLeftOutNote(rows, "--profiler-spans"); n != "" {
+		c.say("left out", "%s", n)
+	}
 	if err := c.writeTable(path, arrowio.SeriesTable(rows, memory.DefaultAllocator), ""); err != nil {
 		return err
 	}

@@ -41,6 +41,11 @@ type SeriesRow struct {
 	// the whole window is largest, OutlierScore that score.
 	OutlierNode  string
 	OutlierScore float64
+	// LeftOut and LeftOutRows are what the run's model left out of the
+	// profiler's spans (micro.Model's): the Measures "left_out:<role>"
+	// hold their seconds, SeriesLeftOutNote says it.
+	LeftOut     []micro.LeftOut
+	LeftOutRows int
 	// Measures are further numbers of the run, each a column after the
 	// others (the command line's POP factors, "pop:load_balance"...); a
 	// run without one has a null there.
@@ -52,6 +57,12 @@ type Measure struct {
 	Name  string
 	Value float64
 }
+
+// LeftOutMeasure prefixes the Measures of a series' row that hold the
+// seconds its model left out of each kind of profiler span
+// ("left_out:recording", "left_out:step", "left_out:device annotation").
+// A run without such spans left out none: 0, not a missing value.
+const LeftOutMeasure = "left_out:"
 
 // SeriesOptions tune Summarize.
 type SeriesOptions struct {
@@ -93,6 +104,10 @@ func Summarize(run Input, ref *micro.Model, opt SeriesOptions) (*SeriesRow, erro
 		} else if out.OutlierNode == "" && d.OutlierScore > 1e-9 { // none for a run like the reference (rounding aside)
 			out.OutlierNode, out.OutlierScore = set.Resources.Path(d.Node, "/"), d.OutlierScore
 		}
+	}
+	out.LeftOut, out.LeftOutRows = r.LeftOut, r.LeftOutRows
+	for _, l := range r.LeftOut {
+		out.Measures = append(out.Measures, Measure{Name: LeftOutMeasure + l.Role.String(), Value: l.Total()})
 	}
 	out.Shares = make([]float64, len(out.Seconds))
 	if total := out.Duration * float64(r.Resources); total > 0 {

@@ -201,6 +201,16 @@ func (s *Set) LeftOutNote(keep string) string {
 	return fmt.Sprintf("%d of the %d runs, their times summed: %s", runs, len(s.Runs), n)
 }
 
+// SeriesLeftOutNote is Set.LeftOutNote for the rows of a series (each
+// run compared alone with the reference): said once for all the runs.
+func SeriesLeftOutNote(rows []*SeriesRow, keep string) string {
+	set := &Set{Runs: make([]Run, len(rows))}
+	for i, r := range rows {
+		set.Runs[i].LeftOut, set.Runs[i].LeftOutRows = r.LeftOut, r.LeftOutRows
+	}
+	return set.LeftOutNote(keep)
+}
+
 // Duration returns the run's extent in seconds.
 func (r *Run) Duration() float64 { return (r.End - r.Start).Seconds() }
 
@@ -797,8 +807,21 @@ func (s *Set) RunModel(r int) *micro.Model {
 	for i := range containers {
 		containers[i] = trace.None
 	}
+	// What the run's model left out, slice by slice where its slices are
+	// the common axis's, else as its total alone (Model.LeftOut's sums).
+	run := s.Runs[r]
+	var out []micro.LeftOut
+	for _, l := range run.LeftOut {
+		if len(l.Time) != T {
+			l.Time = []float64{l.Total()}
+		}
+		l.Names = slices.Clone(l.Names)
+		l.Time = slices.Clone(l.Time)
+		out = append(out, l)
+	}
 	return &micro.Model{Tree: s.Resources, Container: containers, States: s.States, Colors: s.Colors,
-		Metric: micro.StateDuration, Slices: T, Start: s.Start, End: s.End, Origin: s.Origin(), Values: values}
+		Metric: micro.StateDuration, Slices: T, Start: s.Start, End: s.End, Origin: s.Origin(), Values: values,
+		LeftOut: out, LeftOutRows: run.LeftOutRows}
 }
 
 // SliceDivergence returns, for each slice, the divergence of the runs'

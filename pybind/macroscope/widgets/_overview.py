@@ -260,7 +260,9 @@ class ModelExplorer(ArrowWidget):
         info = {"kind": v.kind, "title": v.title, "start": start, "end": end, "slices": m.slices,
                 "first": v.slices[0], "last": v.slices[1], "row_lo": v.rows[0], "row_hi": v.rows[1],
                 "step": self._at if at is None else at, "uid": v.uid, "model": self._mid(m),
-                "held": self._held(v), "seq": self._seq}
+                "held": self._held(v), "seq": self._seq,
+                # Where the static overview marks the program's steps.
+                "steps": list((m._info.get("steps") or {}).get("marks") or ())}
         if at is None:
             info["back"] = self._info(self._history[self._at - 1], self._at - 1) if self._at > 0 else None
             info["forward"] = (self._info(self._history[self._at + 1], self._at + 1)
