@@ -198,7 +198,7 @@ func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 	for i, r := range f.Runs {
 		models[i] = r.Model
 	}
-	a.info["models"], a.info["hybrid"], a.info["without_mpi"] = models, f.Hybrid(), f.WithoutMPI()
+	a.info["models"], a.info["hybrid"], a.info["without_mpi"], a.info["serial"] = models, f.Hybrid(), f.WithoutMPI(), f.Serial()
 	if len(f.Runs) == 1 {
 		a.info["source"] = f.Runs[0].Source
 	}
