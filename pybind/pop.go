@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
+	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -181,6 +182,15 @@ func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 			if s.labels[j] != "" && sameRun(&s.runs[j], &r) {
 				labels[i] = s.labels[j]
 			}
+		}
+	}
+	// Each run's own label is its processes: runs of as many processes
+	// (a serial series: all "1") are told apart as Labels tells them, or
+	// the table's columns would repeat.
+	seen := map[string]int{}
+	for i, l := range labels {
+		if seen[l]++; seen[l] > 1 {
+			labels[i] = fmt.Sprintf("%s (%d)", l, seen[l])
 		}
 	}
 	a := &Analysis{kind: "POP efficiencies", pop: f, popLabels: labels, info: map[string]any{

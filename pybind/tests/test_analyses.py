@@ -340,6 +340,7 @@ def test_pop_serial_series_has_no_mpi_rows(tmp_path):
         runs.append(str(path))
     p = ms.pop(runs)
     assert p.serial and not p.without_mpi and not p.hybrid and p.models == ["serial", "serial"]
+    assert p.runs == ["1", "1 (2)"]  # runs of as many processes told apart, one column each
     for form in ("multiplicative", "additive"):
         eff = p.efficiencies(form)
         assert list(eff.index) == ["Global efficiency", "Parallel efficiency", "Computation scalability",
