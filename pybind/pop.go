@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
+	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -183,6 +184,15 @@ func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 			}
 		}
 	}
+	// Each run's own label is its processes: runs of as many processes
+	// (a serial series: all "1") are told apart as Labels tells them, or
+	// the table's columns would repeat.
+	seen := map[string]int{}
+	for i, l := range labels {
+		if seen[l]++; seen[l] > 1 {
+			labels[i] = fmt.Sprintf("%s (%d)", l, seen[l])
+		}
+	}
 	a := &Analysis{kind: "POP efficiencies", pop: f, popLabels: labels, info: map[string]any{
 		"runs": labels, "scaling": f.Scaling.String(), "normalised_instructions": nullable(f.NormalisedInstructions),
 	}}
@@ -198,7 +208,7 @@ func (s *POPSeries) analysis(scaling pop.Scaling) (*Analysis, error) {
 	for i, r := range f.Runs {
 		models[i] = r.Model
 	}
-	a.info["models"], a.info["hybrid"], a.info["without_mpi"] = models, f.Hybrid(), f.WithoutMPI()
+	a.info["models"], a.info["hybrid"], a.info["without_mpi"], a.info["serial"] = models, f.Hybrid(), f.WithoutMPI(), f.Serial()
 	if len(f.Runs) == 1 {
 		a.info["source"] = f.Runs[0].Source
 	}

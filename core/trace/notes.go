@@ -156,3 +156,39 @@ func (n *Notes) AddNew(o *Notes) {
 	fresh.warnings = slices.DeleteFunc(fresh.warnings, func(s string) bool { return had["w"+s] })
 	n.Add(fresh)
 }
+
+// Unended counts the states a reader ends with the trace (or with the
+// recording of their thread) because their end never came, and on how many
+// containers: a trace cut short leaves them so, and the time they are given
+// is then a guess the user should know of. Report says it in the same words
+// for every reader. The zero value is ready to use.
+type Unended struct {
+	n      int64
+	places map[int32]struct{}
+}
+
+// Add counts n states of place (a container, or the reader's own index of
+// a location) ended at the end.
+func (u *Unended) Add(place int32, n int64) {
+	if n <= 0 {
+		return
+	}
+	if u.places == nil {
+		u.places = map[int32]struct{}{}
+	}
+	u.places[place] = struct{}{}
+	u.n += n
+}
+
+// Count returns the states counted and the places they were on.
+func (u *Unended) Count() (states int64, places int) { return u.n, len(u.places) }
+
+// Report warns of the states counted, if any: what names them ("regions
+// (Enter without Leave)"), where names their places ("locations") and how
+// says where they were ended ("they end with it, at 1.5 s").
+func (u *Unended) Report(opt ReadOptions, what, where, how string) {
+	if u.n == 0 {
+		return
+	}
+	opt.Warn("%d %s were still open at the end of the trace, on %d %s: %s", u.n, what, len(u.places), where, how)
+}

@@ -36,3 +36,27 @@ func TestNotes(t *testing.T) {
 		t.Errorf("added reasons %q", got)
 	}
 }
+
+// TestUnended: the states ended at the end are counted with their places,
+// each place once, in one sentence; none, no sentence.
+func TestUnended(t *testing.T) {
+	n := &Notes{}
+	opt := ReadOptions{Notes: n}
+	var u Unended
+	u.Report(opt, "regions", "locations", "they end with it")
+	if m := n.Messages(); len(m) != 0 {
+		t.Fatalf("%q without anything open", m)
+	}
+	u.Add(3, 2)
+	u.Add(3, 1)
+	u.Add(7, 1)
+	u.Add(9, 0) // nothing open there: not a place
+	if s, p := u.Count(); s != 4 || p != 2 {
+		t.Errorf("count %d on %d, want 4 on 2", s, p)
+	}
+	u.Report(opt, "regions", "locations", "they end with it")
+	want := []string{"4 regions were still open at the end of the trace, on 2 locations: they end with it"}
+	if got := n.Messages(); !slices.Equal(got, want) {
+		t.Errorf("messages %q, want %q", got, want)
+	}
+}

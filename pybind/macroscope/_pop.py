@@ -110,6 +110,14 @@ class POP(Analysis):
         return bool(self._info.get("without_mpi"))
 
     @property
+    def serial(self) -> bool:
+        """Whether every run is serial (one thread of one process, no MPI
+        calls or OpenMP constructs): the table then has global and
+        parallel efficiency, computation scalability and its factors,
+        speed-up, IPC and frequency, and no MPI rows."""
+        return bool(self._info.get("serial"))
+
+    @property
     def models(self) -> list[str]:
         """Each run's model, in the order of :attr:`runs`, named as pypop's
         metric sets: with MPI calls "MPI+OpenMP" (the trace records OpenMP

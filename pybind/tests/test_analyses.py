@@ -324,6 +324,36 @@ def test_pop_mpi_only_has_no_hybrid_rows(jacobi):
     assert not p.without_mpi
 
 
+def test_pop_serial_series_has_no_mpi_rows(tmp_path):
+    """Two serial runs (one thread of one process, Extrae's Running state,
+    no MPI call or OpenMP construct): their table is global and parallel
+    efficiency, computation scalability and its factors, speed-up, IPC
+    and frequency, each its closed form; no load balance, communication
+    or MPI row, in either form."""
+    runs = []
+    for name, running in (("small", (0, 80)), ("large", (0, 60))):
+        path = tmp_path / f"{name}.prv"
+        path.write_text("#Paraver (01/01/2026 at 00:00):100000_ns:1(1):1:1(1:1),0\n"
+                        f"1:1:1:1:1:{running[0] * 1000}:{running[1] * 1000}:1\n"
+                        f"1:1:1:1:1:{running[1] * 1000}:100000:0\n")
+        path.with_suffix(".pcf").write_text("STATES\n0    Idle\n1    Running\n")
+        runs.append(str(path))
+    p = ms.pop(runs)
+    assert p.serial and not p.without_mpi and not p.hybrid and p.models == ["serial", "serial"]
+    assert p.runs == ["1", "1 (2)"]  # runs of as many processes told apart, one column each
+    for form in ("multiplicative", "additive"):
+        eff = p.efficiencies(form)
+        assert list(eff.index) == ["Global efficiency", "Parallel efficiency", "Computation scalability",
+                                   "Instruction scalability", "IPC scalability", "Frequency scalability",
+                                   "Speedup", "Average IPC", "Average frequency (GHz)"], form
+    eff = p.efficiencies()
+    ref, other = eff.iloc[:, 0], eff.iloc[:, 1]  # a tie on resources: the reference is the first given
+    assert ref["Parallel efficiency"] == pytest.approx(0.8, abs=1e-12)
+    assert other["Parallel efficiency"] == pytest.approx(0.6, abs=1e-12)
+    assert other["Computation scalability"] == pytest.approx(80 / 60, abs=1e-12)
+    assert other["Global efficiency"] == pytest.approx(0.6 * 80 / 60, abs=1e-12)
+
+
 def test_pop_openmp_only_is_pypops_openmp_metrics():
     """An OpenMP run without MPI calls (pypop's ImageMagick omp2) has the
     rows of pypop's OpenMP_Metrics (pypop/metrics/openmp.py), in its

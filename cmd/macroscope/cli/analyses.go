@@ -435,6 +435,9 @@ func runPOP(c *cli) error {
 	c.say("pop", "%d runs (%s), %s scaling", len(runs), strings.Join(cols, ", "), factors.Scaling)
 	if factors.Hybrid() || factors.WithoutMPI() {
 		c.say("pop", "%s", hybridLine(factors.Runs))
+	} else if factors.Serial() {
+		c.say("pop", "serial runs (one thread, no MPI calls or OpenMP constructs): global and parallel efficiency, "+
+			"computation scalability and its factors; no load balance, communication or MPI factors")
 	}
 	if !*quiet {
 		printFactors(c.stdout, factors.Form(f), cols)

@@ -118,8 +118,8 @@ func (c *collector) matchBeginEnd() {
 		for _, b := range open {
 			*t.slices.add() = slice{start: b.ts, end: openEnd, name: b.name, cat: b.cat, args: b.args, seq: b.seq}
 			t.open = true
-			c.notes.warn("%d begin events (ph B) without end, cut at the end of their thread's recording")
 		}
+		c.notes.unended.Add(int32(ti), int64(len(open)))
 	}
 }
 

@@ -357,6 +357,8 @@ type notes struct {
 	order   []string
 	warned  map[string]int64
 	worder  []string
+	// unended counts the B events never ended, by thread.
+	unended trace.Unended
 }
 
 func (n *notes) skip(what string, count int64) {
@@ -384,6 +386,7 @@ func (n *notes) warn(format string) {
 }
 
 func (n *notes) flush(opt trace.ReadOptions) {
+	n.unended.Report(opt, "begin events (ph B) without end", "threads", "they end at the last event of their thread, as the trace viewer ends them")
 	for _, f := range n.worder {
 		opt.Warn(f, n.warned[f])
 	}

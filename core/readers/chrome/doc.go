@@ -84,7 +84,8 @@
 //     closes the latest open B. An E with nothing open is counted and
 //     dropped. An X without dur, or a B never closed, was still running
 //     when the recording stopped: it lasts until the last instant seen on
-//     its thread, as in the trace viewer, and is counted in a warning.
+//     its thread, as in the trace viewer, and is counted in a warning (the
+//     B never closed with their threads, trace.Unended's words).
 //   - i, I and R: point events "Instant" on the thread, or with scope "p"
 //     a "Process instant" on the process, or with scope "g" a "Global
 //     instant" on the root container.

@@ -394,6 +394,33 @@ func TestRecordSizes(t *testing.T) {
 	}
 }
 
+// TestBeginsWithoutEnd: B events never ended (a trace cut short) end at
+// the last event of their thread, as the trace viewer ends them, and the
+// read says how many there were and on how many threads.
+func TestBeginsWithoutEnd(t *testing.T) {
+	tr, notes := decodeNotes(t, `[
+{"ph":"B","name":"outer","pid":1,"tid":1,"ts":1},
+{"ph":"B","name":"inner","pid":1,"tid":1,"ts":2},
+{"ph":"i","name":"tick","pid":1,"tid":1,"ts":6},
+{"ph":"B","name":"done","pid":1,"tid":2,"ts":1},
+{"ph":"E","pid":1,"tid":2,"ts":3},
+{"ph":"B","name":"cut","pid":1,"tid":2,"ts":4},
+{"ph":"X","name":"later","pid":1,"tid":3,"ts":1,"dur":20}
+]`)
+	checkLines(t, "states", dump(tr), []string{
+		`state /1/1 Slice outer 1.000-6.000 d0`,
+		`state /1/1 Slice inner 2.000-6.000 d1`,
+		`state /1/2 Slice done 1.000-3.000 d0`,
+		`state /1/2 Slice cut 4.000-4.000 d0`,
+		`state /1/3 Slice later 1.000-21.000 d0`,
+		`event /1/1 Instant tick 6.000`,
+	})
+	want := []string{"3 begin events (ph B) without end were still open at the end of the trace, on 2 threads: they end at the last event of their thread, as the trace viewer ends them"}
+	if got := notes.Messages(); !slices.Equal(got, want) {
+		t.Errorf("notes %q, want %q", got, want)
+	}
+}
+
 // TestEndArgsJoinBegin checks that the arguments of an end event (E, e,
 // F) join those of its begin on the slice, as the trace viewer shows them.
 func TestEndArgsJoinBegin(t *testing.T) {

@@ -141,8 +141,10 @@ type metric struct {
 type builder struct {
 	sink trace.Sink
 	opt  trace.ReadOptions
-	file string           // the trace's name, for notes
-	text ingest.ValidText // the names made valid UTF-8 (a damaged string table)
+	// unended counts the user regions still open at the end, by goroutine.
+	unended trace.Unended
+	file    string           // the trace's name, for notes
+	text    ingest.ValidText // the names made valid UTF-8 (a damaged string table)
 
 	started bool
 	base    xtrace.Time // the first event's time, the trace's 0
@@ -685,6 +687,9 @@ func (b *builder) finish() {
 		if g.state.open {
 			b.closeLane(&g.state, b.ensure(g), b.sGoroutine, end)
 		}
+		if len(g.regions) > 0 {
+			b.unended.Add(b.ensure(g), int64(len(g.regions)))
+		}
 		for len(g.regions) > 0 {
 			b.closeRegion(g, end)
 		}
@@ -705,6 +710,10 @@ func (b *builder) finish() {
 	for _, what := range sortedKeys(b.skipped) {
 		b.opt.Notes.Skip(what, b.skipped[what])
 	}
+	// Goroutine and P states open at the end are what they were when the
+	// tracing stopped; a user region is ended by its code, so one still open
+	// is worth a word.
+	b.unended.Report(b.opt, "user regions (trace.StartRegion without End)", "goroutines", "they end with it, at "+end.String()+" s")
 	b.text.Note(b.opt, b.file)
 	b.sink.Finish(0, end)
 }

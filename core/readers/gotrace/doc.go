@@ -71,7 +71,9 @@
 // Goroutines created outside any goroutine (by the runtime, or by C code
 // calling Go) have no link.
 //
-// States still open when the trace ends end with it. Goroutine states and
+// States still open when the trace ends end with it; user regions among
+// them (trace.StartRegion without End) are counted in a warning, with
+// their goroutines. Goroutine states and
 // ranges that the parser restates at each generation's start are not
 // split there.
 //

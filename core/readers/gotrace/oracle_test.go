@@ -28,6 +28,9 @@ type facts struct {
 	pRunning                                             []string // "P<id> span" of each goroutine run
 	end                                                  trace.Time
 	samples                                              int64 // CPU profile samples, skipped
+	// unended says how many user regions were open at the end, and on how
+	// many goroutines: "3 on 2", "" for none.
+	unended string
 }
 
 var (
@@ -240,10 +243,17 @@ func parseOracle(t *testing.T, out []byte) facts {
 	for id, o := range ps {
 		f.pStates = append(f.pStates, fmt.Sprintf("%s %d-%d %s", id, o.start, last, o.value))
 	}
+	unended, on := 0, 0
 	for id, r := range regions {
 		for d, o := range r {
 			f.regions = append(f.regions, fmt.Sprintf("%s %d-%d %d %s", id, o.start, last, d, o.value))
 		}
+		if len(r) > 0 {
+			unended, on = unended+len(r), on+1
+		}
+	}
+	if unended > 0 {
+		f.unended = fmt.Sprintf("%d on %d", unended, on)
 	}
 	for k, o := range ranges {
 		f.ranges = append(f.ranges, rangeFact(k, o.value, o.start, last))
@@ -279,7 +289,8 @@ func (f facts) withoutTimes() facts {
 		return out
 	}
 	return facts{goStates: blur(f.goStates), pStates: blur(f.pStates), regions: blur(f.regions), links: blur(f.links),
-		ranges: blur(f.ranges), variables: blur(f.variables), logs: blur(f.logs), pRunning: blur(f.pRunning), samples: f.samples}
+		ranges: blur(f.ranges), variables: blur(f.variables), logs: blur(f.logs), pRunning: blur(f.pRunning), samples: f.samples,
+		unended: f.unended}
 }
 
 func (f *facts) sort() {
@@ -360,6 +371,9 @@ func compareFacts(t *testing.T, got, want facts) {
 	check("runtime ranges", got.ranges, want.ranges)
 	check("metrics", got.variables, want.variables)
 	check("goroutine runs on Ps", got.pRunning, want.pRunning)
+	if got.unended != want.unended {
+		t.Errorf("user regions open at the end: %q, want %q", got.unended, want.unended)
+	}
 	if got.samples != want.samples {
 		t.Errorf("%d CPU profile samples skipped, want %d", got.samples, want.samples)
 	}

@@ -25,7 +25,8 @@
 //
 // Regions still entered when their location's ThreadEnd comes end with it
 // (EZTrace 2.0's OMPT module leaves pool threads' implicit tasks so), with
-// a warning counting them; those open at the end of the trace end with it.
+// a warning counting them; those open at the end of the trace end with it,
+// with a warning counting them and their locations (trace.Unended).
 //
 // # Time
 //
@@ -73,7 +74,9 @@
 //     outlined parallel bodies; Depth is the nesting level (0 outermost) and Order
 //     the rank of the Enter on its location. A Leave closes the innermost
 //     open region even when it names another one (hand-instrumented
-//     programs do that), but regions entered at the same time have no
+//     programs do that, and EZTrace's OMPT module), as Scalasca's PEARL
+//     and ViTE do, and the read counts such Leaves in a warning; but
+//     regions entered at the same time have no
 //     order: if it names one of those entered at the innermost one's time,
 //     that one is taken as the inner (writers put such Enters in either
 //     order); a Leave with no open region is an error. Regions

@@ -42,6 +42,12 @@ type simulator struct {
 	// endedOpen counts the regions still entered when their thread's
 	// ThreadEnd came, which closed them (see threadEnd).
 	endedOpen int64
+	// misnamed counts the Leaves that named another region than the
+	// innermost one entered, and on which locations (see leave).
+	misnamed     int64
+	misnamedLocs map[int]struct{}
+	// unended counts the regions still entered at the end of the trace.
+	unended trace.Unended
 	// commNames counts the communicator definitions of each name, made
 	// when a communicator is first resolved: a name several definitions
 	// share is told apart by the definition's ID.
@@ -240,8 +246,13 @@ func (s *simulator) enter(loc int, r *record) error {
 }
 
 // leave closes the innermost open region. Hand-instrumented programs leave
-// regions out of order at times (the stencil4d traces do); the innermost
-// region is closed anyway, so that the nesting stays a stack.
+// regions out of order at times (the stencil4d traces do), and EZTrace 2.0's
+// OMPT module leaves a pool thread's "Working" over its last implicit task
+// and barrier; the innermost region is closed anyway, so that the nesting
+// stays a stack, as Score-P's own analysis (Scalasca's PEARL pops its call
+// path at any Leave) and ViTE (a Leave pops the container's innermost
+// state) read them; pipit alone matches a Leave by name and leaves the
+// regions above it open. Such Leaves are counted in a warning.
 //
 // Regions entered at the same time have no order between them, though: a
 // writer may put the Enter of the outer one second (chrome2otf2 does, for
@@ -255,6 +266,7 @@ func (s *simulator) leave(loc int, r *record) error {
 	}
 	top := len(st.stack) - 1
 	if st.stack[top].ref != r.ref {
+		tie := false
 		for d := top - 1; d >= 0 && st.stack[d].start == st.stack[top].start; d-- {
 			if st.stack[d].ref == r.ref {
 				// Swap what they are, not when or in which order they
@@ -262,8 +274,16 @@ func (s *simulator) leave(loc int, r *record) error {
 				a, b := &st.stack[d], &st.stack[top]
 				a.value, b.value = b.value, a.value
 				a.ref, b.ref = b.ref, a.ref
+				tie = true
 				break
 			}
+		}
+		if !tie {
+			s.misnamed++
+			if s.misnamedLocs == nil {
+				s.misnamedLocs = map[int]struct{}{}
+			}
+			s.misnamedLocs[loc] = struct{}{}
 		}
 	}
 	s.closeRegions(loc, top, r.time)
@@ -486,9 +506,14 @@ func (s *simulator) finish() {
 	if s.endedOpen > 0 {
 		s.opt.Warn("%d region(s) were still entered when their thread ended (ThreadEnd, without their Leave): they end with their thread", s.endedOpen)
 	}
+	if s.misnamed > 0 {
+		s.opt.Warn("%d Leave record(s) named another region than the innermost one entered, on %d location(s): each closed the innermost one, as Scalasca and ViTE read them", s.misnamed, len(s.misnamedLocs))
+	}
 	for loc := range s.locs {
+		s.unended.Add(int32(loc), int64(len(s.locs[loc].stack)))
 		s.closeRegions(loc, 0, end)
 	}
+	s.unended.Report(s.opt, "region(s) (Enter without Leave or ThreadEnd)", "location(s)", "they end with it, at "+end.String()+" s")
 	for _, k := range s.seriesOrder {
 		v := s.series[k]
 		if !v.valid {

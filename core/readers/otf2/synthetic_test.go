@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,9 +48,18 @@ func baseDefs(big bool) *enc {
 
 func readSynthetic(t *testing.T, a testArchive) (*trace.Trace, error) {
 	t.Helper()
+	tr, _, err := readSyntheticNotes(t, a)
+	return tr, err
+}
+
+// readSyntheticNotes is readSynthetic with the read's notes.
+func readSyntheticNotes(t *testing.T, a testArchive) (*trace.Trace, []string, error) {
+	t.Helper()
 	anchor := a.write(t, t.TempDir())
 	tr := trace.New(anchor)
-	return tr, Read(anchor, tr, trace.ReadOptions{})
+	notes := &trace.Notes{}
+	err := Read(anchor, tr, trace.ReadOptions{Notes: notes})
+	return tr, notes.Messages(), err
 }
 
 // describe renders the entities of a trace, in emission order.
@@ -192,7 +202,8 @@ func TestExtremeRegionIDs(t *testing.T) {
 }
 
 // TestMismatchedLeave: a Leave that names another region than the
-// innermost one closes the innermost one.
+// innermost one closes the innermost one, as Scalasca and ViTE do, and the
+// read counts such Leaves.
 func TestMismatchedLeave(t *testing.T) {
 	l := &enc{}
 	evTime(l, 1000)
@@ -203,7 +214,7 @@ func TestMismatchedLeave(t *testing.T) {
 	evRegion(l, evLeave, regionMain)
 	evTime(l, 1003)
 	evRegion(l, evLeave, regionWork)
-	tr, err := readSynthetic(t, testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}})
+	tr, notes, err := readSyntheticNotes(t, testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +222,10 @@ func TestMismatchedLeave(t *testing.T) {
 		"state thread work 0.000000001-0.000000002 depth 1 order 1",
 		"state thread main 0.000000000-0.000000003 depth 0 order 0",
 	})
+	want := "2 Leave record(s) named another region than the innermost one entered, on 1 location(s): each closed the innermost one, as Scalasca and ViTE read them"
+	if !slices.Contains(notes, want) {
+		t.Errorf("notes %q, want %q among them", notes, want)
+	}
 }
 
 // TestLeaveOfRegionsEnteredTogether: two regions entered at the same time
@@ -228,7 +243,7 @@ func TestLeaveOfRegionsEnteredTogether(t *testing.T) {
 	evRegion(l, evLeave, regionWork)
 	evTime(l, 1005)
 	evRegion(l, evLeave, regionMain)
-	tr, err := readSynthetic(t, testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}})
+	tr, notes, err := readSyntheticNotes(t, testArchive{defs: baseDefs(false).b, locations: map[uint64][]byte{0: chunked(false, 0, l.b)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +251,11 @@ func TestLeaveOfRegionsEnteredTogether(t *testing.T) {
 		"state thread work 0.000000000-0.000000002 depth 1 order 1",
 		"state thread main 0.000000000-0.000000005 depth 0 order 0",
 	})
+	for _, n := range notes {
+		if strings.Contains(n, "Leave record") || strings.Contains(n, "still open") {
+			t.Errorf("note %q: a tie is no misnamed Leave", n)
+		}
+	}
 }
 
 // TestMessages: receives recorded before their sends, sends that are never

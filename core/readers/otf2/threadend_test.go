@@ -1,7 +1,7 @@
 package otf2
 
 import (
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -11,7 +11,8 @@ import (
 // ThreadEnd comes end with it, not with the trace (EZTrace 2.0's OMPT module
 // leaves a pool thread's implicit task and barrier entered so), and the
 // read says how many; regions open at the end of a thread that records no
-// ThreadEnd still end with the trace, unsaid.
+// ThreadEnd still end with the trace, with a warning that counts them and
+// their locations, and so does a Leave naming a region deeper in the stack.
 func TestRegionsOpenAtThreadEnd(t *testing.T) {
 	l0, l1 := &enc{}, &enc{}
 	evTime(l0, 1001)
@@ -44,8 +45,15 @@ func TestRegionsOpenAtThreadEnd(t *testing.T) {
 		"P0 main 0.000000001-0.000000005",
 		"P1 main 0.000000001-0.000000100",
 	})
-	if msgs := notes.Messages(); len(msgs) != 1 || !strings.Contains(msgs[0], "2 region(s) were still entered when their thread ended") {
-		t.Errorf("notes %q", msgs)
+	// The Leave of main over work, the two regions ThreadEnd closed and P1's
+	// main, which no record ends, are each said with their counts.
+	want := []string{
+		"2 region(s) were still entered when their thread ended (ThreadEnd, without their Leave): they end with their thread",
+		"1 Leave record(s) named another region than the innermost one entered, on 1 location(s): each closed the innermost one, as Scalasca and ViTE read them",
+		"1 region(s) (Enter without Leave or ThreadEnd) were still open at the end of the trace, on 1 location(s): they end with it, at 0.000000100 s",
+	}
+	if msgs := notes.Messages(); !slices.Equal(msgs, want) {
+		t.Errorf("notes %q, want %q", msgs, want)
 	}
 	if tr.Events.Len() != 1 || tr.Values[tr.Events.At(0).Value].Name != "ThreadEnd" {
 		t.Errorf("%d events, want the ThreadEnd", tr.Events.Len())

@@ -109,8 +109,11 @@
 // per event type, named by the .pcf, from each non-zero value to the next
 // event of the type on the row or to the end of the trace, the values
 // named by the .pcf and colored by its STATES_COLOR, as ovni's windows
-// color them. Such a trace is read whole, never in byte ranges (see
-// ovni.go).
+// color them. A type whose values the .pcf does not name (TIDs, PIDs,
+// task and body IDs, ranks, the number of running threads) holds numbers,
+// not states: it becomes a variable of that name, its value held the same
+// way, 0 leaving a gap. Such a trace is read whole, never in byte ranges
+// (see ovni.go).
 //
 // In the header, applications are separated by ':' or ',' (Paraver reads
 // any one character there), and ',' or ':' precedes the number of

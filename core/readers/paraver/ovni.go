@@ -19,6 +19,18 @@ import (
 // the event's value, from each non-zero event to the next event of the
 // type on the row (or the end of the trace).
 //
+// A channel whose values the .pcf does not name carries numbers, not
+// states: the TID and PID of the running thread, task and body IDs, MPI
+// ranks, AppIDs, the CPU a thread runs on, the number of running threads.
+// ovni's .cfg views draw most of them in gradient mode (task IDs, ranks,
+// the number of running threads: magnitudes, 0 drawn as no value), and
+// none is a subsystem or a state a profile should list beside "Task:
+// Running body". Such a channel is read as a variable of its type, its
+// value held from each non-zero event to the next event of the type on the
+// row (0 leaves a gap, as the views draw it). Channels whose values the
+// .pcf names (subsystems, thread states, task types, MPI functions) stay
+// states.
+//
 // ovniemu writes a fixed date into the header, 19/01/38 at 03:14 (the end
 // of 32-bit time), and rows as the threads of one task (0:1:1(N:1)), a
 // layout no other writer we know of gives with that date.
@@ -45,8 +57,20 @@ type channelKey struct {
 
 type openState struct {
 	start trace.Time
-	typ   int32 // the model's state type
-	value int32
+	typ   int32 // the model's state or variable type
+	value int32 // the state's value
+	// number is the variable's value, for a channel of numbers (numeric).
+	number  float64
+	numeric bool
+}
+
+// end emits what s held on cont until at.
+func (s openState) end(sink trace.Sink, cont int32, at trace.Time) {
+	if s.numeric {
+		sink.Variable(trace.Variable{Container: cont, Type: s.typ, Start: s.start, End: at, Value: s.number})
+		return
+	}
+	sink.State(trace.State{Container: cont, Type: s.typ, Value: s.value, Start: s.start, End: at})
 }
 
 func newChannels() *channels {
@@ -59,7 +83,7 @@ func (d *decoder) channelEvent(cont int32, at trace.Time, typ int64, ev eventVal
 	c := d.ovni
 	key := channelKey{cont, typ}
 	if s, ok := c.open[key]; ok {
-		d.sink.State(trace.State{Container: cont, Type: s.typ, Value: s.value, Start: s.start, End: at})
+		s.end(d.sink, cont, at)
 		delete(c.open, key)
 	}
 	if ev.mag == 0 {
@@ -69,12 +93,25 @@ func (d *decoder) channelEvent(cont int32, at trace.Time, typ int64, ev eventVal
 	if k == nil {
 		alias := strconv.FormatInt(typ, 10)
 		name := alias
-		if et := d.cfg.eventTypes[typ]; et != nil && et.name != "" {
+		et := d.cfg.eventTypes[typ]
+		if et != nil && et.name != "" {
 			name = et.name
 		}
-		k = &eventKind{typ: d.defineType(trace.Type{Name: name, Alias: alias, Kind: trace.KindState, Parent: d.leafType}),
-			values: map[eventValue]int32{}}
+		kind := trace.KindState
+		if et == nil || len(et.values) == 0 {
+			kind = trace.KindVariable
+		}
+		k = &eventKind{typ: d.defineType(trace.Type{Name: name, Alias: alias, Kind: kind, Parent: d.leafType}),
+			values: map[eventValue]int32{}, numeric: kind == trace.KindVariable}
 		c.types[typ] = k
+	}
+	if k.numeric {
+		n := float64(ev.mag)
+		if ev.neg {
+			n = -n
+		}
+		c.open[key] = openState{start: at, typ: k.typ, number: n, numeric: true}
+		return
 	}
 	v, ok := k.values[ev]
 	if !ok {
@@ -107,7 +144,7 @@ func (d *decoder) closeChannels(end trace.Time) {
 	})
 	for _, k := range keys {
 		s := d.ovni.open[k]
-		d.sink.State(trace.State{Container: k.cont, Type: s.typ, Value: s.value, Start: s.start, End: max(end, s.start)})
+		s.end(d.sink, k.cont, max(end, s.start))
 	}
 	d.ovni.open = nil
 }

@@ -17,7 +17,7 @@ import (
 // of LEVEL NODE and LEVEL THREAD.
 const (
 	ovniPRV = "#Paraver (19/01/38 at 03:14):00000000000000001000_ns:0:1:1(2:1)\n" +
-		"2:0:1:1:1:0:2:31319\n" + // a channel without a .pcf name
+		"2:0:1:1:1:0:2:31319\n" + // the TID channel: numbers the .pcf does not name
 		"2:0:1:1:1:0:37:18:40:100\n" + // two channels in one record
 		"2:0:1:1:2:50:37:0\n" + // 0 ends nothing: no state was open
 		"2:0:1:1:1:100:37:19\n" +
@@ -25,13 +25,17 @@ const (
 		"2:0:1:1:1:300:37:0:40:0\n" +
 		"2:0:1:1:1:400:37:19\n" +
 		"2:0:1:1:1:500:37:19\n" + // the same value again: a new state
+		"2:0:1:1:1:600:2:0\n" + // no thread: a gap in the TID variable
+		"2:0:1:1:1:700:2:31320\n" +
+		"2:0:1:1:2:800:99:7\n" + // a type the .pcf does not know: numbers too
 		"2:0:1:1:2:900:37:0\n"
 	ovniPCF = "DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n\n" +
 		"DEFAULT_SEMANTIC\n\nTHREAD_FUNC         State As Is\n\n\nSTATES_COLOR\n" +
 		"0   {  0,   0,   0}\n18  {255, 225,  25}\n19  { 60, 180,  75}\n\n\n" +
 		"EVENT_TYPE\n0 37         Nanos6 subsystem of the RUNNING thread\nVALUES\n" +
 		"18   Task: Running body\n19   Worker: Looking for work\n\n\n" +
-		"EVENT_TYPE\n0 40         Nanos6 idle state of the RUNNING thread\nVALUES\n100  Progressing\n\n\n"
+		"EVENT_TYPE\n0 40         Nanos6 idle state of the RUNNING thread\nVALUES\n100  Progressing\n\n\n" +
+		"EVENT_TYPE\n0 2          Thread: TID of the ACTIVE thread\n\n\n"
 	ovniRow = "LEVEL NODE SIZE 1\nhostname\n\nLEVEL THREAD SIZE 2\nTH 1.31319\nTH 1.31320\n"
 )
 
@@ -60,11 +64,12 @@ func ovniStates(tr *trace.Trace) []string {
 // whose value lasts until the next event of that type on the row, 0 being
 // none (Paraver's "Last Evt Val", the semantics of ovni's .cfg files), so
 // its events become states of that type, the last ones ending with the
-// trace; the values keep the .pcf's names and STATES_COLOR's colors.
+// trace; the values keep the .pcf's names and STATES_COLOR's colors. A
+// channel whose values the .pcf does not name (TIDs, task IDs) is a
+// variable.
 func TestOvniChannelsAsStates(t *testing.T) {
 	tr, notes, _ := readWithFiles(t, ovniPRV, ovniPCF, ovniRow, threadView)
 	want := []string{
-		"TH 1.31319 2 31319 0-1000",
 		"TH 1.31319 Nanos6 subsystem of the RUNNING thread Task: Running body 0-100",
 		"TH 1.31319 Nanos6 idle state of the RUNNING thread Progressing 0-300",
 		"TH 1.31319 Nanos6 subsystem of the RUNNING thread Worker: Looking for work 100-300",
@@ -74,6 +79,20 @@ func TestOvniChannelsAsStates(t *testing.T) {
 	}
 	if got := ovniStates(tr); !slices.Equal(got, want) {
 		t.Errorf("states:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Channels of numbers (values the .pcf does not name: TIDs, task IDs)
+	// are variables, 0 leaving a gap, not states named by numbers.
+	var vars []string
+	for _, v := range tr.Variables.All() {
+		vars = append(vars, fmt.Sprintf("%s %s %g %d-%d", tr.Containers[v.Container].Name, tr.Types[v.Type].Name, v.Value, v.Start, v.End))
+	}
+	wantVars := []string{
+		"TH 1.31319 Thread: TID of the ACTIVE thread 31319 0-600",
+		"TH 1.31319 Thread: TID of the ACTIVE thread 31320 700-1000",
+		"TH 1.31320 99 7 800-1000",
+	}
+	if !slices.Equal(vars, wantVars) {
+		t.Errorf("variables:\n%s\nwant:\n%s", strings.Join(vars, "\n"), strings.Join(wantVars, "\n"))
 	}
 	if tr.Events.Len() != 0 || len(notes) != 0 {
 		t.Errorf("%d events, notes %q; want none", tr.Events.Len(), notes)
@@ -98,8 +117,8 @@ func TestOvniChannelsAsStates(t *testing.T) {
 	// The same records under another date are any Paraver trace's events.
 	other := strings.Replace(ovniPRV, "19/01/38 at 03:14", "19/01/38 at 03:15", 1)
 	tr, _, _ = readWithFiles(t, other, ovniPCF, ovniRow, threadView)
-	if tr.States.Len() != 0 || tr.Events.Len() != 11 {
-		t.Errorf("another date: %d states and %d events, want 0 and 11", tr.States.Len(), tr.Events.Len())
+	if tr.States.Len() != 0 || tr.Events.Len() != 14 {
+		t.Errorf("another date: %d states and %d events, want 0 and 14", tr.States.Len(), tr.Events.Len())
 	}
 }
 

@@ -59,6 +59,8 @@ type eventKind struct {
 	typ    int32
 	role   trace.Role // of the type (eventRole)
 	values map[eventValue]int32
+	// numeric: an ovni channel read as a variable (see ovni.go).
+	numeric bool
 }
 
 func (d *decoder) fail(format string, args ...any) error {

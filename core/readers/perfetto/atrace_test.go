@@ -112,7 +112,7 @@ func TestAtraceAsync(t *testing.T) {
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
-		"2 slices were still open at the end of the trace: they end with it, at 74.662603008 s",
+		"2 slices were still open at the end of the trace, on 2 tracks: they end with it, at 74.662603008 s",
 		"skipped 2 ftrace print events that are no atrace annotation (text, malformed annotations)",
 		"skipped 2 atrace async slice begins (S, G) of a slice already open (same name and cookie: ignored, as the trace processor ignores them)",
 		"skipped 1 atrace async slice ends (F, H) with no open slice of their name and cookie")

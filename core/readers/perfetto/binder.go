@@ -1,6 +1,8 @@
 package perfetto
 
 import (
+	"strconv"
+
 	"github.com/macroscope-hpc/macroscope/core/readers/pbwalk"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -14,7 +16,12 @@ import (
 //     that receives it, a state "binder reply" from its receipt until that
 //     thread sends the reply;
 //   - a one-way call (flag TF_ONE_WAY): events "binder transaction async"
-//     on the sender and "binder async rcv" on the receiver.
+//     on the sender and "binder async rcv" on the receiver;
+//   - a link of type "Binder transaction" from the sender's thread at the
+//     send to the receiver's at the receipt, for a call and a one-way call
+//     (valued "binder transaction" and "binder transaction async", keyed
+//     by the debug id), as trace processor's flows join the sending slice
+//     to the receiving one and Perfetto's UI draws them; not for a reply.
 //
 // The states are of type "Binder transaction", nested on a stack of their
 // own per thread. A transaction is known by its debug id; a receipt of a
@@ -70,27 +77,32 @@ func (d *decoder) binderEvent(t trace.Time, tid int32, f field) error {
 	return nil
 }
 
-// binderSent is what the receipt of a transaction needs of its send.
-type binderSent struct{ flags uint8 }
+// binderSent is what the receipt of a transaction needs of its send: its
+// flags, and where and when it was sent, for the link.
+type binderSent struct {
+	flags uint8
+	cont  int32
+	at    trace.Time
+}
 
-// applyBinder applies a binder event, in time order (applyAtrace).
+// binderSteps names what a send (binderSteps[0]) and a receipt
+// (binderSteps[1]) make: the two mirror each other.
+var binderSteps = [2]struct {
+	state, instant, noReply string
+}{
+	{"binder transaction", "binder transaction async", "binder replies sent by a thread with no open binder reply"},
+	{"binder reply", "binder async rcv", "binder replies received by a thread with no open binder transaction"},
+}
+
+// applyBinder applies a binder event, in time order (applyAtrace). The
+// receipt of a call or of a one-way call is linked from its send, as
+// trace processor's flows join them (BinderTracker::TransactionReceived);
+// a reply's is not.
 func (d *decoder) applyBinder(e *atraceEvent) {
 	cont := d.conts.thread(0, e.tid)
 	if e.phase == binderSend {
-		d.binderSent[e.value] = binderSent{flags: e.binder}
-		switch {
-		case e.binder&binderReply != 0:
-			// The server sends the reply: its "binder reply" ends.
-			if !d.binderStack(cont).pop(d, e.at) {
-				d.skip("binder replies sent by a thread with no open binder reply", 1)
-			}
-		case e.binder&binderOneway != 0:
-			d.binderInstant(cont, "binder transaction async", e.at)
-		default:
-			st := d.binderStack(cont)
-			st.push(slice{start: e.at, end: open, value: d.m.value(st.typ, "binder transaction"), order: st.order})
-			st.order++
-		}
+		d.binderSent[e.value] = binderSent{flags: e.binder, cont: cont, at: e.at}
+		d.binderStep(cont, e.at, e.binder, 0)
 		return
 	}
 	sent, ok := d.binderSent[e.value]
@@ -99,17 +111,35 @@ func (d *decoder) applyBinder(e *atraceEvent) {
 		return
 	}
 	delete(d.binderSent, e.value)
-	switch {
-	case sent.flags&binderReply != 0:
-		// The caller receives the reply: its "binder transaction" ends.
-		if !d.binderStack(cont).pop(d, e.at) {
-			d.skip("binder replies received by a thread with no open binder transaction", 1)
+	d.binderStep(cont, e.at, sent.flags, 1)
+	if sent.flags&binderReply == 0 {
+		name := binderSteps[0].state
+		if sent.flags&binderOneway != 0 {
+			name = binderSteps[0].instant
 		}
-	case sent.flags&binderOneway != 0:
-		d.binderInstant(cont, "binder async rcv", e.at)
+		typ := d.m.linkTypeNamed("Binder transaction", d.m.contType[sent.cont], d.m.contType[cont])
+		d.m.sink.Link(trace.Link{Container: 0, Type: typ, Value: d.m.value(typ, name), Start: sent.at, End: e.at,
+			From: sent.cont, To: cont, Key: strconv.FormatInt(e.value, 10), Size: nan})
+	}
+}
+
+// binderStep is what a send (side 0) or a receipt (side 1) of a
+// transaction of the given flags does on thread cont at t: a reply ends
+// the state open there (the server's "binder reply" when it is sent, the
+// caller's "binder transaction" when it is received), a one-way call is
+// an instant, a call begins a state.
+func (d *decoder) binderStep(cont int32, t trace.Time, flags uint8, side int) {
+	step := binderSteps[side]
+	switch {
+	case flags&binderReply != 0:
+		if !d.binderStack(cont).pop(d, t) {
+			d.skip(step.noReply, 1)
+		}
+	case flags&binderOneway != 0:
+		d.binderInstant(cont, step.instant, t)
 	default:
 		st := d.binderStack(cont)
-		st.push(slice{start: e.at, end: open, value: d.m.value(st.typ, "binder reply"), order: st.order})
+		st.push(slice{start: t, end: open, value: d.m.value(st.typ, step.state), order: st.order})
 		st.order++
 	}
 }

@@ -7,8 +7,10 @@ import "testing"
 // 7 is "binder transaction" on 5 until the reply (id 2) is received and
 // "binder reply" on 7 until 7 sends it; a one-way call (id 3) is an
 // event on each side; a receipt whose send the trace lacks (id 9) is
-// counted. The send of the call and its receipt sit in the bundles of
-// different CPUs, the receipt's first in the file.
+// counted. The call and the one-way call are links from their send to
+// their receipt, as trace processor's flows join the sending slice to the
+// receiving one; the reply is not. The send of the call and its receipt
+// sit in the bundles of different CPUs, the receipt's first in the file.
 func TestBinder(t *testing.T) {
 	send := func(at, tid, id, reply, flags uint64) []byte {
 		return sub(2, vint(1, at), vint(2, tid), sub(50, vint(1, id), vint(5, reply), vint(7, flags)))
@@ -31,6 +33,8 @@ func TestBinder(t *testing.T) {
 		state Thread 5 Binder transaction "binder transaction" 100 320 d0 o0
 		event Thread 5 Binder "binder transaction async" 400
 		event Thread 7 Binder "binder async rcv" 410
+		link Binder transaction "binder transaction" Thread 5 -> Thread 7 100 120 key=1
+		link Binder transaction "binder transaction async" Thread 5 -> Thread 7 400 410 key=3
 		span 100 500
 	`)
 	checkTypes(t, tr)

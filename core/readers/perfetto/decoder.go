@@ -116,8 +116,8 @@ type decoder struct {
 	unconverted  map[uint32]int64  // packets on clocks with no relation to boot time
 	notes        map[string]int64  // what is skipped, by kind
 	noteOrder    []string
-	unterminated int64
-	truncated    int64 // open slices ended at the end of a complete slice enclosing them
+	unterminated trace.Unended // slices open at the end of the trace, by container
+	truncated    int64         // open slices ended at the end of a complete slice enclosing them
 }
 
 func newDecoder(sink trace.Sink, opt trace.ReadOptions, cat *catalog) *decoder {
@@ -570,14 +570,14 @@ func (d *decoder) finish() {
 	for _, id := range d.atraceIDs {
 		st := d.atraceStacks[id]
 		for len(st.open) > 0 {
-			d.unterminated++
+			d.unterminated.Add(id, 1)
 			st.emit(d, end)
 		}
 	}
 	for _, id := range d.binderIDs {
 		st := d.binderStacks[id]
 		for len(st.open) > 0 {
-			d.unterminated++
+			d.unterminated.Add(id, 1)
 			st.emit(d, end)
 		}
 	}
@@ -616,9 +616,7 @@ func (d *decoder) finish() {
 	if d.truncated > 0 {
 		d.opt.Warn("%d slices were still open when the complete slice enclosing them ended: they end with it", d.truncated)
 	}
-	if d.unterminated > 0 {
-		d.opt.Warn("%d slices were still open at the end of the trace: they end with it, at %s s", d.unterminated, end)
-	}
+	d.unterminated.Report(d.opt, "slices", "tracks", "they end with it, at "+end.String()+" s")
 	if d.conts.undescribed > 0 {
 		d.opt.Warn("%d tracks are used without a track descriptor: they are containers named by their uuid under the root", d.conts.undescribed)
 	}

@@ -64,7 +64,7 @@
 //   - TYPE_SLICE_BEGIN and TYPE_SLICE_END: states "Slice" valued by the
 //     event name, nested per container (Depth 0 outermost; Order counts the
 //     begins). A slice still open at the end of the trace ends with it, and
-//     a warning counts them; an end with nothing open is skipped and
+//     a warning counts them and their tracks; an end with nothing open is skipped and
 //     counted.
 //   - TYPE_INSTANT: events "Instant".
 //   - TYPE_COUNTER, and extra_counter_values of any event (their tracks

@@ -546,7 +546,7 @@ func (d *decoder) closeAll(id int32, end trace.Time) {
 			st.truncate(d, i)
 			continue
 		}
-		d.unterminated++
+		d.unterminated.Add(id, 1)
 		st.emit(d, end)
 	}
 }

@@ -55,7 +55,7 @@ func TestFrameTimeline(t *testing.T) {
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
-		"1 slices were still open at the end of the trace: they end with it, at 0.000000300 s",
+		"1 slices were still open at the end of the trace, on 1 tracks: they end with it, at 0.000000300 s",
 		"skipped 1 frame timeline ends whose cookie no start has",
 		"skipped 1 frame timeline starts without a process id")
 }

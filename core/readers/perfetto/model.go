@@ -80,15 +80,19 @@ func (m *model) typ(kind trace.Kind, name string, parent int32) int32 {
 
 // linkType returns the type of flows from containers of type from to
 // containers of type to, declared in the root.
-func (m *model) linkType(from, to int32) int32 {
-	k := typeKey{kind: trace.KindLink, name: "Flow", parent: from, to: to}
+func (m *model) linkType(from, to int32) int32 { return m.linkTypeNamed("Flow", from, to) }
+
+// linkTypeNamed returns the type of links named name from containers of
+// type from to containers of type to, declared in the root.
+func (m *model) linkTypeNamed(name string, from, to int32) int32 {
+	k := typeKey{kind: trace.KindLink, name: name, parent: from, to: to}
 	if id, ok := m.types[k]; ok {
 		return id
 	}
 	id := m.nTypes
 	m.nTypes++
 	m.types[k] = id
-	m.sink.DefineType(trace.Type{Name: "Flow", Kind: trace.KindLink, Parent: trace.None, Start: from, End: to})
+	m.sink.DefineType(trace.Type{Name: name, Kind: trace.KindLink, Parent: trace.None, Start: from, End: to})
 	return id
 }
 

@@ -59,7 +59,7 @@ func TestHierarchyAndSlices(t *testing.T) {
 	`)
 	checkTypes(t, tr)
 	checkNotes(t, notes,
-		"1 slices were still open at the end of the trace: they end with it, at 0.000000400 s",
+		"1 slices were still open at the end of the trace, on 1 tracks: they end with it, at 0.000000400 s",
 		"skipped 1 categories of track events (not kept)",
 		"skipped 1 arguments of track events (debug annotations, typed fields: not kept)",
 		"skipped 1 slice ends with no open slice on their track")

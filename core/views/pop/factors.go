@@ -167,8 +167,44 @@ func ComputeFactors(runs []Run, scaling Scaling) (*Factors, error) {
 	row("frequency", "Average frequency (GHz)", 0, false, "", freq)
 	if withoutMPI {
 		f.Rows = openMPRows(f.Rows)
+	} else if f.Serial() {
+		f.Rows = serialRows(f.Rows)
 	}
 	return f, nil
+}
+
+// Serial tells a series of serial runs: each one thread of one process,
+// without MPI calls or OpenMP constructs (Run.Model "serial"). Nothing
+// runs in parallel there: load balance is 1 by definition, communication
+// efficiency repeats the parallel efficiency, serialisation and transfer
+// have no messages to measure; its factors are serialRows'.
+func (f *Factors) Serial() bool {
+	for _, r := range f.Runs {
+		if r.Model != "serial" || r.Resources > 1 || r.Calls > 0 {
+			return false
+		}
+	}
+	return len(f.Runs) > 0
+}
+
+// serialRows keeps of the rows of a serial series those that say
+// something of one thread: global efficiency, the parallel efficiency
+// (the share of the runtime in useful computation, outside the
+// measurement's own regions), computation scalability with instruction,
+// IPC and frequency scalability below it; then the plain numbers. The
+// rows of the MPI model would be 100 % or repeat the parallel efficiency.
+func serialRows(rows []Factor) []Factor {
+	var out []Factor
+	for _, key := range []string{"global_efficiency", "parallel_efficiency", "computation_scalability",
+		"instruction_scalability", "ipc_scalability", "frequency_scalability", "speedup", "ipc", "frequency"} {
+		for _, r := range rows {
+			if r.Key == key && r.Form == "" {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // WithoutMPI tells a series of runs without MPI calls that run OpenMP
