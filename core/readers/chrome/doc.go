@@ -152,7 +152,9 @@
 //     RoleBlockingLaunchCall or RoleBlockingCall instead. PyTorch
 //     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
 //     (RoleStepCall in a call category) and N as their Step
-//     (trace.ProfilerStep), none in their copies on the GPU
+//     (trace.ProfilerStep), as PaddlePaddle's profiler's steps do
+//     (category ProfileStep, "ProfileStep#N[<duration>]"), none in their
+//     copies on the GPU
 //     (gpu_user_annotation), which are read on a thread of their own
 //     beside their stream, "<stream> (annotations)" (see
 //     splitGPUAnnotations), and whose values, like every value of that
