@@ -177,6 +177,54 @@ func TestDetectFileSaysWhatItIs(t *testing.T) {
 			t.Errorf("%s read as chrome: error %v, want %q", name, err, etWant)
 		}
 	}
+	// A Hatchet profile, as Triton's Proton writes it by default
+	// (name.hatchet, nlohmann's sorted keys: a node's children before its
+	// frame), and as hatchet's to_literal does: told by its nodes,
+	// detected or named as chrome, whatever its extension.
+	proton := `[
+  {
+    "children": [
+      {
+        "children": [],
+        "frame": {"name": "matmul_kernel", "type": "function"},
+        "metrics": {"count": 10, "device_id": "0", "device_type": "CUDA", "time (ns)": 204800}
+      }
+    ],
+    "frame": {"name": "ROOT", "type": "function"},
+    "metrics": {"count": 0, "time (ns)": 0}
+  },
+  {"CUDA": {"0": {"arch": "90", "num_sms": 132}}}
+]`
+	for _, name := range []string{"matmul.hatchet", "matmul.json"} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(proton), 0o644)
+		const hatchetWant = "is a Hatchet profile"
+		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), hatchetWant) || !strings.Contains(err.Error(), `data="trace"`) {
+			t.Errorf("%s: detected with error %v, want %q and the way to Proton's trace", name, err, hatchetWant)
+		}
+		if err := openRead(path, "chrome"); err == nil || !strings.Contains(err.Error(), hatchetWant) {
+			t.Errorf("%s read as chrome: error %v, want %q", name, err, hatchetWant)
+		}
+	}
+	// Hatchet's own order (frame and metrics before children), and a deep
+	// tree, indented, whose first leaf is past the bytes looked at.
+	deep := "[" + strings.Repeat("{\n  \"children\": [\n"+strings.Repeat(" ", 300), 40) + "{}"
+	for name, content := range map[string]string{
+		"literal.json": `[{"frame": {"name": "main", "type": "function"}, "metrics": {"time (inc)": 1.0}, "children": []}]`,
+		"deep.hatchet": deep,
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(content), 0o644)
+		if _, err := Detect(path); err == nil || !strings.Contains(err.Error(), "is a Hatchet profile") {
+			t.Errorf("%s: detected with error %v, want a Hatchet profile", name, err)
+		}
+	}
+	// Trace events whose args hold a frame and metrics are still a trace.
+	argsFrame := filepath.Join(dir, "args_frame.json")
+	os.WriteFile(argsFrame, []byte(`[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1,"args":{"children":[],"frame":{"name":"f"},"metrics":{}}}]`), 0o644)
+	if f, err := Detect(argsFrame); err != nil || f.Name != "chrome" {
+		t.Errorf("a trace-event array with a frame in args detected as %q, %v", f.Name, err)
+	}
 	// A trace-event object with a key "schema" and "nodes" after its
 	// events is still a trace.
 	withNodes := filepath.Join(dir, "with_nodes.json")

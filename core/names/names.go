@@ -79,6 +79,14 @@ var Rules = []Rule{
 		apply: androidBinderThread,
 	},
 	{
+		Name: "paddle-duration",
+		Doc: "PaddlePaddle's profiler (paddle.profiler, export_chrome_tracing) names every event after " +
+			"its own duration, \"<name>[<d> ms]\" above a millisecond and \"<name>[<d> us]\" below, " +
+			"three decimals (its chrometracing_logger): the duration is cut, the time stays the event's",
+		Example: "matmul_grad kernel launch[12.345 us]", Grouped: "matmul_grad kernel launch",
+		apply: paddleDuration,
+	},
+	{
 		Name: "pytorch-nvtx",
 		Doc: "PyTorch's NVTX ranges (torch.autograd.profiler.emit_nvtx, seen in Nsight Systems) append the " +
 			"operator's sequence number, id, input sizes and input ids to its name",
@@ -855,6 +863,25 @@ func trailingNumber(name string, sep byte) (string, bool) {
 
 // stepNumber drops a trailing "#N" or " #N".
 func stepNumber(name string) (string, bool) { return trailingNumber(name, '#') }
+
+// paddleDuration cuts the "[d.ddd ms]" or "[d.ddd us]" PaddlePaddle's
+// profiler appends to every event's name: digits, a point, exactly three
+// decimals (its "%.3f"), a space and the unit.
+func paddleDuration(name string) (string, bool) {
+	if !strings.HasSuffix(name, " ms]") && !strings.HasSuffix(name, " us]") {
+		return "", false
+	}
+	open := strings.LastIndexByte(name, '[')
+	if open < 1 {
+		return "", false
+	}
+	num := name[open+1 : len(name)-len(" ms]")]
+	dot := len(num) - 4
+	if dot < 1 || num[dot] != '.' || !allDigits(num[:dot]) || !allDigits(num[dot+1:]) {
+		return "", false
+	}
+	return name[:open], true
+}
 
 // spaceNumber drops a trailing " N".
 func spaceNumber(name string) (string, bool) { return trailingNumber(name, ' ') }

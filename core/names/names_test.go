@@ -183,6 +183,19 @@ var grouped = []struct{ name, group, rule string }{
 	{"_Z12scale_kernelIfEvPT_S0_i", "scale_kernel", "cxx-mangled"},
 	{"_ZL10add_kernelPfS_i", "add_kernel", "cxx-mangled"},
 	{"_ZNSt6vector4pushEv", "push", "cxx-mangled"},
+	// PaddlePaddle 3.3.1's profiler (export_chrome_tracing) on a CPU
+	// training loop: every event named with its duration, milliseconds
+	// above one, microseconds below; its steps numbered too. A GPU kernel
+	// as its logger names it (the signature, then the duration).
+	{"ProfileStep#3[22.057 ms]", "ProfileStep", "paddle-duration,step-number"},
+	{"ProfileStep#7[1123.644 ms]", "ProfileStep", "paddle-duration,step-number"},
+	{"gaussian infer_meta[0.166 us]", "gaussian infer_meta", "paddle-duration"},
+	{"matmul_grad kernel launch[13.259 us]", "matmul_grad kernel launch", "paddle-duration"},
+	{"Global_GradNodeAccumulation[101.932 us]", "Global_GradNodeAccumulation", "paddle-duration"},
+	{"adam_ pybind_imperative_func[15.461 us]", "adam_ pybind_imperative_func", "paddle-duration"},
+	{"_DataLoaderIterSingleProcess[2.312 ms]", "_DataLoaderIterSingleProcess", "paddle-duration"},
+	{"void phi::funcs::VectorizedElementwiseKernel<float, phi::funcs::AddFunctor<float>, 2, 1, 4>(phi::Array<char const* __restrict__, 2>, phi::Array<float*, 1>, long, long, int, phi::funcs::AddFunctor<float>)[4.128 us]",
+		"VectorizedElementwiseKernel", "paddle-duration,cxx-signature"},
 	// HPCToolkit's LULESH: C++ functions and GCC's outlined OpenMP regions.
 	{"CalcEnergyForElems(double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double*, double, double, double, double, double, double, double, int, int*)",
 		"CalcEnergyForElems", "cxx-signature"},
@@ -194,6 +207,10 @@ var grouped = []struct{ name, group, rule string }{
 // by real arguments (tile sizes, generated indices), names that only look
 // numbered.
 var apart = []string{
+	// Near misses of PaddlePaddle's durations: no decimals, two or four,
+	// another unit, no space, nothing before, a memory event.
+	"a[12 ms]", "a[1.23 ms]", "a[1.2345 us]", "a[1.234 s]", "a[1.234ms]", "[1.234 ms]", "a[x.234 ms]",
+	"a[1.2x4 us]", "a[.234 us]", "a[1.234 us] ", "[memory]", "x[1,234 ms]",
 	// Thread names and near misses of their ids and kinds.
 	"[3758]", "RenderThread [37a]", "RenderThread []", "buffer[3]", "jbd2/dm-1-8", "irq/45-msm_dsi",
 	"kworker/R-rcu_g", "Kernel/3", "/usr/bin/x/3", "kworker/", "kworker/1:", "kworker/1:x", "a b/1",

@@ -412,7 +412,10 @@ func (e *emitter) defineValue(k [3]int32) int32 {
 	r := valueRole(n, c)
 	var step int32
 	if r == trace.RoleStep || r == trace.RoleStepCall {
-		step, _ = trace.ProfilerStep(n)
+		var ok bool
+		if step, ok = trace.ProfilerStep(n); !ok {
+			step, _ = paddleStep(n, c)
+		}
 	}
 	e.sink.DefineValue(trace.Value{Type: typ, Name: n, Category: c, Role: r, Step: step})
 	return v
@@ -457,6 +460,9 @@ func valueRole(name, cat string) trace.Role {
 			return trace.RoleStepCall
 		}
 		return trace.RoleStep
+	case isPaddleStep(name, cat):
+		// PaddlePaddle's profiler's steps.
+		return trace.RoleStep
 	case kinetoCalls[cat]:
 		return trace.RoleHostCall
 	case trace.OutlinedParallelBody(name):
@@ -487,6 +493,30 @@ func kinetoSpan(pid, tid, name string) bool {
 	}
 	n := strings.TrimPrefix(rest[i+2:], "-")
 	return n != "" && strings.Trim(n, "0123456789") == ""
+}
+
+// paddleStep reads the number of a step of PaddlePaddle's profiler
+// (paddle.profiler.Profiler.step): category ProfileStep, named
+// "ProfileStep#<n>" and the step's duration ("ProfileStep#3[22.057 ms]").
+func paddleStep(name, cat string) (int32, bool) {
+	rest, ok := strings.CutPrefix(name, "ProfileStep#")
+	if cat != "ProfileStep" || !ok {
+		return 0, false
+	}
+	d := 0
+	for d < len(rest) && rest[d] >= '0' && rest[d] <= '9' {
+		d++
+	}
+	if d == 0 || d < len(rest) && rest[d] != '[' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest[:d], 10, 32)
+	return int32(n), err == nil
+}
+
+func isPaddleStep(name, cat string) bool {
+	_, ok := paddleStep(name, cat)
+	return ok
 }
 
 // isProfilerStep tells whether name is a step's of PyTorch's profiler,

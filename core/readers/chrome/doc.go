@@ -26,6 +26,9 @@
 // the trace object, or whose compressed stream is cut, keeps every event
 // complete until then and is noted incomplete (trace.ReadOptions.Incomplete)
 // with the byte offset of the cut; if no event is complete, it is an error.
+// Trace objects one after the other (Triton's Proton writes its
+// .chrome_trace as one object per line: per GPU stream, or per flushed
+// phase) are read as one trace, with a warning counting them.
 // Two things JSON forbids are accepted, as Perfetto's parser accepts them
 // and real files hold them: a comma before a closing '}' or ']', and raw
 // control characters (a newline copied from a log) inside strings; the
@@ -150,7 +153,9 @@
 //     RoleBlockingLaunchCall or RoleBlockingCall instead. PyTorch
 //     profiler's steps (ProfilerStep#N) have trace.RoleStep on the host
 //     (RoleStepCall in a call category) and N as their Step
-//     (trace.ProfilerStep), none in their copies on the GPU
+//     (trace.ProfilerStep), as PaddlePaddle's profiler's steps do
+//     (category ProfileStep, "ProfileStep#N[<duration>]"), none in their
+//     copies on the GPU
 //     (gpu_user_annotation), which are read on a thread of their own
 //     beside their stream, "<stream> (annotations)" (see
 //     splitGPUAnnotations), and whose values, like every value of that

@@ -62,7 +62,91 @@ func notATrace(head []byte) string {
 	if what := caliperRecords(head); what != "" {
 		return what
 	}
+	if what := hatchetLiteral(head); what != "" {
+		return what
+	}
 	return executionTrace(head)
+}
+
+// hatchetLiteral says what a file whose first bytes are head is when it is
+// a profile in Hatchet's literal form, which Triton's Proton writes by
+// default (name.hatchet) and hatchet's to_literal too: an array of trees,
+// each node an object {"children": [...], "frame": {"name": ...},
+// "metrics": {...}}. Proton writes its keys sorted, so a node's children
+// come before its frame: the walk goes down the first children to a node
+// whose frame and metrics the head holds. "" for anything else.
+func hatchetLiteral(head []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimLeft(head, " \t\r\n\ufeff")))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return ""
+	}
+	// Each open object or array. keyNext tells that an object's next
+	// token is a key, key is its last one; nodes tells that an array's
+	// objects are nodes (the top array, a node's children), node that an
+	// object is one.
+	type level struct {
+		object, keyNext, nodes, node bool
+		key                          string
+		keys                         map[string]bool
+	}
+	stack := []*level{{nodes: true}}
+	const what = "a Hatchet profile (a tree of calling contexts with their metrics, as Triton's Proton writes " +
+		"by default in name.hatchet), not a timeline: record a trace with proton.start(name, data=\"trace\"), " +
+		"which writes name.chrome_trace, and read that"
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			// A deep tree, indented, may not reach its first leaf in
+			// the head: nodes whose first key is children, one in the
+			// other, from the first tree down, tell it too.
+			if len(stack) < 5 {
+				return ""
+			}
+			for _, l := range stack[1:] {
+				if l.object && (!l.node || len(l.keys) != 1 || !l.keys["children"]) || !l.object && !l.nodes {
+					return ""
+				}
+			}
+			return what
+		}
+		top := stack[len(stack)-1]
+		if key, ok := tok.(string); ok && top.object && top.keyNext {
+			top.keys[key], top.key, top.keyNext = true, key, false
+			if top.node && top.keys["frame"] && top.keys["metrics"] {
+				return what
+			}
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			if len(stack) == 1 && len(top.keys) > 0 {
+				return "" // the first tree holds no node with a frame and metrics
+			}
+			if len(stack) == 1 {
+				top.keys = map[string]bool{"tree": true}
+			}
+			stack = append(stack, &level{object: true, keyNext: true, node: !top.object && top.nodes, keys: map[string]bool{}})
+			continue
+		case json.Delim('['):
+			if len(stack) == 1 {
+				return ""
+			}
+			stack = append(stack, &level{nodes: top.object && top.node && top.key == "children"})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return ""
+			}
+		default:
+			if len(stack) == 1 {
+				return "" // an array of scalars
+			}
+		}
+		if top := stack[len(stack)-1]; top.object {
+			top.keyNext = true
+		}
+	}
 }
 
 // caliperRecords says what a file is when it is in Caliper's own record

@@ -204,6 +204,21 @@ func (d *decoder) readTrace() error {
 		if err := d.readObject(); err != nil {
 			return err
 		}
+		// Triton's Proton writes a trace (.chrome_trace) as trace objects
+		// one after the other, one per line: one per GPU stream (its
+		// TraceData's dumpKernelMetricTrace, before one object held every
+		// stream), one per flushed phase in its periodic flushing mode;
+		// tests of its backends read the file line by line. Every
+		// object's events are read, the first's and the others' alike.
+		for d.cut == "" {
+			if c, ok := s.peek(); !ok || c != '{' {
+				break
+			}
+			d.col.notes.warn(moreObjects)
+			if err := d.readObject(); err != nil {
+				return err
+			}
+		}
 	default:
 		if enc := ingest.WideText(s.buf[s.pos:s.end]); enc != "" && s.offset() == 0 {
 			return s.fail("not a Chrome trace: it %s", ingest.WideTextError(enc))
@@ -224,6 +239,12 @@ func (d *decoder) readTrace() error {
 	}
 	return nil
 }
+
+// moreObjects is the warning of a file holding trace objects one after
+// the other; its %d is how many follow the first.
+const moreObjects = "%d more trace objects follow the first (one per line, as Triton's Proton writes a trace: " +
+	"one per stream, or one per phase when it flushes periodically): their events are read with the first's, " +
+	"at the times each object gives them"
 
 // readObject reads the object form. Besides traceEvents, the format has
 // systemTraceEvents (ftrace text, not modelled: its lines are counted),

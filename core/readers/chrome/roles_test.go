@@ -107,7 +107,10 @@ func TestValueRoles(t *testing.T) {
   {"ph": "X", "cat": "Trace", "name": "Epoch (5)", "pid": "Spans", "tid": "Iteration", "ts": 0, "dur": 3},
   {"ph": "X", "cat": "Trace", "name": "Warmup Epoch (1)", "pid": "Spans", "tid": "Epoch", "ts": 4, "dur": 3},
   {"ph": "X", "cat": "user_annotation", "name": "Epoch (2)", "pid": "Spans", "tid": "Epoch", "ts": 8, "dur": 3},
-  {"ph": "X", "cat": "user_annotation", "name": "PyTorch Profiler (0)", "pid": 2, "tid": 2, "ts": 0, "dur": 3}
+  {"ph": "X", "cat": "user_annotation", "name": "PyTorch Profiler (0)", "pid": 2, "tid": 2, "ts": 0, "dur": 3},
+  {"ph": "X", "cat": "ProfileStep", "name": "ProfileStep#3[22.057 ms]", "pid": 3, "tid": "3(Python)", "ts": 0, "dur": 22057.297},
+  {"ph": "X", "cat": "ProfileStep", "name": "ProfileStep#x[1.000 ms]", "pid": 3, "tid": "3(Python)", "ts": 30000, "dur": 1000},
+  {"ph": "X", "cat": "UserDefined", "name": "ProfileStep#4[1.000 ms]", "pid": 3, "tid": "3(Python)", "ts": 40000, "dur": 1000}
 ]}`)
 	want := map[string]trace.Role{
 		"cuda_sync/Stream Sync": trace.RoleStreamSync, "cuda_sync/Context Sync": trace.RoleContextSync,
@@ -137,6 +140,10 @@ func TestValueRoles(t *testing.T) {
 		// span's name may have a prefix (Kineto's TraceSpan.prefix).
 		"Trace/Iteration (3)": trace.RoleNone, "Trace/Iteration (4)": trace.RoleNone, "Trace/Epoch (5)": trace.RoleNone,
 		"Trace/Warmup Epoch (1)": trace.RoleRecording, "user_annotation/Epoch (2)": trace.RoleNone,
+		// PaddlePaddle's steps (category ProfileStep, named with their
+		// duration), not a name of that form in another category.
+		"ProfileStep/ProfileStep#3[22.057 ms]": trace.RoleStep, "ProfileStep/ProfileStep#x[1.000 ms]": trace.RoleNone,
+		"UserDefined/ProfileStep#4[1.000 ms]": trace.RoleNone,
 	}
 	got := map[string]trace.Role{}
 	for _, v := range tr.Values {
@@ -146,5 +153,10 @@ func TestValueRoles(t *testing.T) {
 	}
 	if !equalMaps(got, want) {
 		t.Errorf("value roles %v, want %v", got, want)
+	}
+	for _, v := range tr.Values {
+		if v.Name == "ProfileStep#3[22.057 ms]" && v.Step != 3 {
+			t.Errorf("PaddlePaddle's step %q has step %d, want 3", v.Name, v.Step)
+		}
 	}
 }
