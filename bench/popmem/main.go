@@ -19,6 +19,9 @@
 // and when the result is ready, before the hash ("at result"), and for the critical path the CPU time the delay costs
 // took: the analysis's own cost. Both spill beyond POPMEM_SPILL_MEMORY
 // bytes of records in memory when it is set (their Options.SpillMemory).
+// With POPMEM_PIPE set, the analyses get the trace through a trace.Pipe
+// (their sink's work on a goroutine of its own, as ms.critical_path(path)
+// reads), and so does count.
 package main
 
 import (
@@ -62,11 +65,11 @@ func main() {
 		out = fmt.Sprintf("%d states", t.States.Len())
 	case "count":
 		var c trace.Counter
-		check(formats.Read(path, format, &c, trace.ReadOptions{}))
+		check(read(path, format, &c))
 		out = fmt.Sprintf("%d states, %d links, %d events", c.States, c.Links, c.Events)
 	case "pop":
 		a := pop.New(pop.Options{SpillMemory: spillMemory()})
-		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		check(read(path, format, a))
 		usage("read")
 		run, err := a.Result()
 		check(err)
@@ -76,7 +79,7 @@ func main() {
 		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
 	case "critpath":
 		a := critpath.New(critpath.Options{SpillMemory: spillMemory()})
-		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		check(read(path, format, a))
 		usage("read")
 		res, err := a.Result()
 		check(err)
@@ -112,6 +115,17 @@ func main() {
 		os.Exit(2)
 	}
 	fmt.Println(out)
+}
+
+// read streams the trace at path into sink, through a trace.Pipe when
+// POPMEM_PIPE is set.
+func read(path, format string, sink trace.Sink) error {
+	if os.Getenv("POPMEM_PIPE") == "" {
+		return formats.Read(path, format, sink, trace.ReadOptions{})
+	}
+	p := trace.NewPipe(sink)
+	defer p.Wait()
+	return formats.Read(path, format, p, trace.ReadOptions{})
 }
 
 // spillMemory returns the spill's share of memory POPMEM_SPILL_MEMORY
