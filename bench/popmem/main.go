@@ -4,14 +4,15 @@
 // reading the trace into memory, and their results before and after a
 // change:
 //
-//	popmem count|read|pop|critpath FILE [FORMAT]
+//	popmem count|read|pop|critpath|stragglers FILE [FORMAT]
 //
 // count streams the trace into a sink that only counts (the reader's own
 // memory); read reads the trace into memory (formats.ReadFile); pop streams it into
 // the POP accumulator (pop.New, as ms.pop(path) does) and hashes the POP
 // data printed with %+v (every field; NaN prints alike); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states, then the attribution (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+// states, then the attribution (and, with POPMEM_DELAYS set, the delay
+// costs); stragglers hashes the instances and the table by resource. POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 //
 // Hashing a result of millions of rows through fmt takes seconds of its
 // own, so popmem also prints, on standard error, the CPU time (user+sys)
@@ -40,11 +41,12 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/critpath"
 	"github.com/macroscope-hpc/macroscope/core/views/pop"
+	"github.com/macroscope-hpc/macroscope/core/views/stragglers"
 )
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: popmem count|read|pop|critpath FILE [FORMAT]")
+		fmt.Fprintln(os.Stderr, "usage: popmem count|read|pop|critpath|stragglers FILE [FORMAT]")
 		os.Exit(2)
 	}
 	what, path, format := os.Args[1], os.Args[2], ""
@@ -110,6 +112,19 @@ func main() {
 				fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
 			}
 		}
+	case "stragglers":
+		a, err := stragglers.New(stragglers.Options{})
+		check(err)
+		check(read(path, format, a))
+		usage("read")
+		r, err := a.Result()
+		check(err)
+		usage("result")
+		out = fmt.Sprintf("%d instances, %d resources", len(r.Instances), len(r.Resources))
+		h := sha256.New()
+		hashSlice(h, r.Instances)
+		fmt.Fprintf(h, " %+v", r.ByResource())
+		fmt.Printf("sha256 %x\n", h.Sum(nil))
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
 		os.Exit(2)
