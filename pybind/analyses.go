@@ -54,7 +54,10 @@ type analyzer struct {
 	// pipe runs the sink on a goroutine of its own while a file is read
 	// (trace.Pipe): for a sink whose work is a large part of the read's,
 	// which the merge of a reader that orders its records on one
-	// goroutine (OTF2's) would otherwise do in turn with its own.
+	// goroutine (OTF2's) would otherwise do in turn with its own. Only
+	// for sinks without the optional interfaces readers look for
+	// (trace.ArgsSink, StreamSink, DeferSink, ingest.EndsKeeper): the
+	// Pipe has none of them.
 	pipe bool
 }
 

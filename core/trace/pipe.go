@@ -12,7 +12,9 @@ import (
 // merge of an OTF2 archive's locations) then shares a second core with
 // the sink's work, where the two took turns on one. The sink sees the
 // same calls with the same arguments as it would have directly, and is
-// only ever called from one goroutine at a time.
+// only ever called from one goroutine at a time. The Pipe implements
+// none of the optional interfaces (ArgsSink, StreamSink, DeferSink):
+// a sink that has one gets no call of theirs through it.
 //
 // Memory is bounded: pipeBatches batches of pipeBatchLen calls at most,
 // the reader waiting for the sink when they are all full.
