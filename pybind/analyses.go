@@ -3,6 +3,7 @@ package pybind
 import (
 	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -50,6 +51,14 @@ type Analysis struct {
 type analyzer struct {
 	sink   trace.Sink
 	finish func(held *trace.Trace, source string) (*Analysis, error)
+	// pipe runs the sink on a goroutine of its own while a file is read
+	// (trace.Pipe): for a sink whose work is a large part of the read's,
+	// which the merge of a reader that orders its records on one
+	// goroutine (OTF2's) would otherwise do in turn with its own. Only
+	// for sinks without the optional interfaces readers look for
+	// (trace.ArgsSink, StreamSink, DeferSink, ingest.EndsKeeper): the
+	// Pipe has none of them.
+	pipe bool
 }
 
 // analysisKinds is the table of the analyses: each makes an analyzer from
@@ -158,7 +167,16 @@ func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err erro
 			held = trace.New(src.Files...)
 			sink = held
 		}
-		if err := readGuarded(path, func() error { return src.Read(sink, ro) }); err != nil {
+		if err := readGuarded(path, func() error {
+			if az.pipe && runtime.GOMAXPROCS(0) > 1 {
+				p := trace.NewPipe(sink)
+				// Once the reader stopped, whatever its reason: the
+				// sink's calls made, its panic raised here.
+				defer p.Wait()
+				return src.Read(p, ro)
+			}
+			return src.Read(sink, ro)
+		}); err != nil {
 			return err
 		}
 		a, err := az.finish(held, path)

@@ -33,7 +33,7 @@ func newCritPathAnalyzer(options string, cancel <-chan struct{}) (*analyzer, err
 			return nil, err
 		}
 		return critPathAnalysis(r, r.Attribution), nil
-	}}, nil
+	}, pipe: true}, nil
 }
 
 func critPathAnalysis(r *critpath.Result, at *critpath.Attribution) *Analysis {

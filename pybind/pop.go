@@ -65,7 +65,7 @@ func newPOPAnalyzer(options string, cancel <-chan struct{}) (*analyzer, error) {
 		s := &POPSeries{}
 		s.add(*run, o.Label)
 		return s.analysis(scaling)
-	}}, nil
+	}, pipe: true}, nil
 }
 
 // POPSeries gathers the runs of a scaling study, one POP analysis each, for

@@ -4,14 +4,15 @@
 // reading the trace into memory, and their results before and after a
 // change:
 //
-//	popmem count|read|pop|critpath FILE [FORMAT]
+//	popmem count|read|pop|critpath|stragglers FILE [FORMAT]
 //
 // count streams the trace into a sink that only counts (the reader's own
 // memory); read reads the trace into memory (formats.ReadFile); pop streams it into
 // the POP accumulator (pop.New, as ms.pop(path) does) and hashes the POP
 // data printed with %+v (every field; NaN prints alike); critpath streams
 // it into the critical path's accumulator and hashes the path and wait
-// states, then the attribution (and, with POPMEM_DELAYS set, the delay costs). POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
+// states, then the attribution (and, with POPMEM_DELAYS set, the delay
+// costs); stragglers hashes the instances and the table by resource. POPMEM_CPUPROFILE names a file for a Go CPU profile of the run.
 //
 // Hashing a result of millions of rows through fmt takes seconds of its
 // own, so popmem also prints, on standard error, the CPU time (user+sys)
@@ -19,6 +20,9 @@
 // and when the result is ready, before the hash ("at result"), and for the critical path the CPU time the delay costs
 // took: the analysis's own cost. Both spill beyond POPMEM_SPILL_MEMORY
 // bytes of records in memory when it is set (their Options.SpillMemory).
+// With POPMEM_PIPE set, the analyses get the trace through a trace.Pipe
+// (their sink's work on a goroutine of its own, as ms.critical_path(path)
+// reads), and so does count.
 package main
 
 import (
@@ -37,11 +41,12 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/critpath"
 	"github.com/macroscope-hpc/macroscope/core/views/pop"
+	"github.com/macroscope-hpc/macroscope/core/views/stragglers"
 )
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: popmem count|read|pop|critpath FILE [FORMAT]")
+		fmt.Fprintln(os.Stderr, "usage: popmem count|read|pop|critpath|stragglers FILE [FORMAT]")
 		os.Exit(2)
 	}
 	what, path, format := os.Args[1], os.Args[2], ""
@@ -62,11 +67,11 @@ func main() {
 		out = fmt.Sprintf("%d states", t.States.Len())
 	case "count":
 		var c trace.Counter
-		check(formats.Read(path, format, &c, trace.ReadOptions{}))
+		check(read(path, format, &c))
 		out = fmt.Sprintf("%d states, %d links, %d events", c.States, c.Links, c.Events)
 	case "pop":
 		a := pop.New(pop.Options{SpillMemory: spillMemory()})
-		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		check(read(path, format, a))
 		usage("read")
 		run, err := a.Result()
 		check(err)
@@ -76,7 +81,7 @@ func main() {
 		fmt.Printf("sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *run))))
 	case "critpath":
 		a := critpath.New(critpath.Options{SpillMemory: spillMemory()})
-		check(formats.Read(path, format, a, trace.ReadOptions{}))
+		check(read(path, format, a))
 		usage("read")
 		res, err := a.Result()
 		check(err)
@@ -107,11 +112,35 @@ func main() {
 				fmt.Printf("delays sha256 %x\n", sha256.Sum256([]byte(fmt.Sprintf("%+v", *d))))
 			}
 		}
+	case "stragglers":
+		a, err := stragglers.New(stragglers.Options{})
+		check(err)
+		check(read(path, format, a))
+		usage("read")
+		r, err := a.Result()
+		check(err)
+		usage("result")
+		out = fmt.Sprintf("%d instances, %d resources", len(r.Instances), len(r.Resources))
+		h := sha256.New()
+		hashSlice(h, r.Instances)
+		fmt.Fprintf(h, " %+v", r.ByResource())
+		fmt.Printf("sha256 %x\n", h.Sum(nil))
 	default:
 		fmt.Fprintln(os.Stderr, "popmem: unknown analysis", what)
 		os.Exit(2)
 	}
 	fmt.Println(out)
+}
+
+// read streams the trace at path into sink, through a trace.Pipe when
+// POPMEM_PIPE is set.
+func read(path, format string, sink trace.Sink) error {
+	if os.Getenv("POPMEM_PIPE") == "" {
+		return formats.Read(path, format, sink, trace.ReadOptions{})
+	}
+	p := trace.NewPipe(sink)
+	defer p.Wait()
+	return formats.Read(path, format, p, trace.ReadOptions{})
 }
 
 // spillMemory returns the spill's share of memory POPMEM_SPILL_MEMORY
