@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
+	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 	"github.com/macroscope-hpc/macroscope/core/views/aggregate"
 	"github.com/macroscope-hpc/macroscope/core/views/pop"
@@ -59,6 +60,17 @@ type analyzer struct {
 	// (trace.ArgsSink, StreamSink, DeferSink, ingest.EndsKeeper): the
 	// Pipe has none of them.
 	pipe bool
+}
+
+// pipeable reports whether sink loses nothing behind a trace.Pipe: it
+// implements none of the optional interfaces readers look for, which the
+// Pipe hides.
+func pipeable(sink trace.Sink) bool {
+	switch sink.(type) {
+	case trace.ArgsSink, trace.StreamSink, trace.DeferSink, ingest.EndsKeeper:
+		return false
+	}
+	return true
 }
 
 // analysisKinds is the table of the analyses: each makes an analyzer from
@@ -168,7 +180,7 @@ func StartAnalyze(path, readOptions, kind, options string) (r *Reading, err erro
 			sink = held
 		}
 		if err := readGuarded(path, func() error {
-			if az.pipe && runtime.GOMAXPROCS(0) > 1 {
+			if az.pipe && runtime.GOMAXPROCS(0) > 1 && pipeable(sink) {
 				p := trace.NewPipe(sink)
 				// Once the reader stopped, whatever its reason: the
 				// sink's calls made, its panic raised here.
