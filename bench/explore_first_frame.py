@@ -85,7 +85,9 @@ def main():
     # The next level, as a page that holds no levels asks it (a reset
     # page): its solve and its draw table through Python.
     w._handle({"action": "reset"})
-    nxt = w.level + 1 if w.level + 1 < len(levels) else w.level - 1
+    # The finer neighbour (the coarser one of a noisy model may be its
+    # single aggregate).
+    nxt = w.level - 1 if w.level > 0 else w.level + 1
     t4 = time.process_time()
     w.set_level(nxt)
     out["step_cpu_s"] = round(time.process_time() - t4, 3)
