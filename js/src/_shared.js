@@ -451,6 +451,33 @@ export function levelSlider(slider, model) {
   return { set, dispose: sliderKeys(slider, set) };
 }
 
+// askLevels makes a slider (and the other elements given) ask Python,
+// once, for the levels of a view opened at one level (a large model's:
+// view.partial) the first time they are grabbed: pressed, focused or
+// keyed. The sweep of a large model takes minutes of the kernel's cores;
+// a user who never moves the slider does not pay it. onAsk(): the page
+// asked (to say so). Returns { note(view), dispose }: note is what the
+// bar adds while the view holds one level of many.
+export function askLevels(model, elements, onAsk) {
+  const asked = new Set(); // the views (uid) whose levels the page asked for
+  const key = (view) => String(view.uid === undefined ? "" : view.uid);
+  const ask = () => {
+    const view = model.get("view") || {};
+    if (!view.partial || view.asked || asked.has(key(view)) || view.kind === "detail") return;
+    asked.add(key(view));
+    model.send({ action: "levels" });
+    if (onAsk) onAsk();
+  };
+  for (const e of elements) for (const t of ["pointerdown", "focus", "keydown"]) e.addEventListener(t, ask);
+  return {
+    note: (view) => !view.partial ? ""
+      : view.asked || asked.has(key(view)) ? " (finding the others...)" : " (others: grab the slider)",
+    dispose: () => {
+      for (const e of elements) for (const t of ["pointerdown", "focus", "keydown"]) e.removeEventListener(t, ask);
+    },
+  };
+}
+
 // sliderKeys makes the arrow, page, Home and End keys on a range slider
 // move it by whole levels through set(i), and returns what undoes it. The
 // keys are caught on the window, in the capture phase, before the front

@@ -8,7 +8,7 @@
 // by score) are outlined in a colour of their divergence.
 import {
   element, fmt, frameDrawn, hiDPI, installCSS, layered, levelSlider, Palette, PickBuffer, pixel, pointer, Raster,
-  readTable, seconds, swatches, timeAxis, Tooltip, fitWidth, onWidthChange,
+  readTable, seconds, swatches, timeAxis, Tooltip, fitWidth, onWidthChange, askLevels,
 } from "./_shared.js";
 
 // divergenceRGB maps a divergence onto the static figure's scale: light
@@ -37,6 +37,9 @@ function render({ model, el }) {
   const tip = new Tooltip(root);
   const pick = new PickBuffer();
   const levelCtl = levelSlider(slider, model);
+  const labelText = (view) => `p = ${fmt(view.p, 4)}: ${view.aggregates} aggregates, ${view.count} nodes, ` +
+    `${view.reported} reported (${view.test} test)` + asking.note(view);
+  const asking = askLevels(model, [slider], () => { label.textContent = labelText(model.get("view") || {}); });
 
   // The panels: a title and a layered canvas per run, made once.
   const runs = model.get("runs");
@@ -136,7 +139,7 @@ function render({ model, el }) {
     const levels = readTable(model.get("levels"));
     slider.max = String(levels ? levels.length - 1 : 0);
     slider.value = String(model.get("level"));
-    label.textContent = `p = ${fmt(view.p, 4)}: ${view.aggregates} aggregates, ${view.count} nodes, ${view.reported} reported (${view.test} test)`;
+    label.textContent = labelText(view);
     root.dataset.plot = `${L.x0},${L.y0},${L.w},${L.h}`;
     overlayAll();
     frameDrawn(model, root, { count: n, marks: m, level: model.get("level"), window: `${w[0]},${w[1]}`, reported: view.reported, plot: `${L.x0},${L.y0},${L.w},${L.h}` }, since);
@@ -262,6 +265,7 @@ function render({ model, el }) {
   return () => {
     stopWidth();
     levelCtl.dispose();
+    asking.dispose();
     model.off("change:_sent_at", onData);
     model.off("change:hover_info", onHover);
   };

@@ -9,7 +9,7 @@
 // data it holds. Python follows each such action and confirms the view.
 import {
   table, column, hiDPI, Palette, Tooltip, PickBuffer, frameDrawn, element, layered, pointer, seconds, timeAxis, installCSS,
-  Raster, pixel, levelSlider, fitWidth, onWidthChange,
+  Raster, pixel, levelSlider, askLevels, fitWidth, onWidthChange,
 } from "./_shared.js";
 import { Levels } from "./_levels.js";
 
@@ -539,7 +539,8 @@ function render({ model, el }) {
     const p = (column(lv, "p_low")[level] + column(lv, "p_high")[level]) / 2;
     levelText.textContent =
       `level ${level + 1}/${lv.numRows}: p = ${p.toPrecision(3)}, ${column(lv, "aggregates")[level]} aggregates, ` +
-      `gain ${column(lv, "gain")[level].toPrecision(3)}, loss ${column(lv, "loss")[level].toPrecision(3)}`;
+      `gain ${column(lv, "gain")[level].toPrecision(3)}, loss ${column(lv, "loss")[level].toPrecision(3)}` +
+      asking.note(view);
   }
 
   // --- the mouse --------------------------------------------------------
@@ -655,6 +656,7 @@ function render({ model, el }) {
   // draws the level at once when it holds it (the change:level handler),
   // else Python sends it.
   const levelInput = levelSlider(slider, model);
+  const asking = askLevels(model, [slider, quality], () => { if (d) updateBar(d.view, d.level); });
   back.addEventListener("click", () => send("back", {}, walkAhead("back")));
   forward.addEventListener("click", () => send("forward", {}, walkAhead("forward")));
 
@@ -679,6 +681,7 @@ function render({ model, el }) {
     stopWidth();
     window.removeEventListener("mouseup", onMouseUp);
     levelInput.dispose();
+    asking.dispose();
     model.off("change:_sent_at", onData);
     model.off("change:level", onLevel);
     model.off("change:hover_info", onHover);

@@ -83,20 +83,17 @@ def test_a_large_comparison_explorer_opens_at_the_knee(bsp, monkeypatch):
     over them as for a small comparison."""
     import pyarrow as pa
 
-    from macroscope.widgets import _compare, _overview
+    from macroscope.widgets import _overview
 
     monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)  # these runs count as large
-    first = {}
-    start = _compare.CompareExplorer._sweep_in_background
-
-    def before_the_sweep(w):  # the first frame's levels, before the thread can replace them
-        first["levels"] = pa.ipc.open_stream(w.levels).read_all().to_pandas()
-        first["level"], first["p"], first["diff"] = w.level, w.view["p"], w.differences
-        start(w)
-
-    monkeypatch.setattr(_compare.CompareExplorer, "_sweep_in_background", before_the_sweep)
     cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
     w = cmp.explore()
+    # The first frame; no sweep until the slider is grabbed.
+    first = {"levels": pa.ipc.open_stream(w.levels).read_all().to_pandas(), "level": w.level, "p": w.view["p"],
+             "diff": w.differences}
+    assert w.view["partial"] and not w._sweep.asked
+    w._on_msg(w, {"action": "levels"}, [])  # the page: the slider grabbed
+    assert w._sweep.asked
     swept = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False).significant_p()
     rec = int(np.flatnonzero(swept.recommended.to_numpy())[0])
     knee = first["levels"]
@@ -115,6 +112,33 @@ def test_a_large_comparison_explorer_opens_at_the_knee(bsp, monkeypatch):
     assert len(w.aggregates_table()) == len(cmp.differences(p=w.differences.p, rows="aggregates", permutations=-1))
 
 
+def test_a_large_comparison_explorer_opens_at_the_p_asked_for(bsp, monkeypatch):
+    """cmp.explore(p=...) of a large comparison shows the differences at p
+    before any sweep (the levels' range of p not yet known); asked, the
+    levels come, the slider at the level holding p, as a small comparison
+    opens."""
+    import pyarrow as pa
+
+    from macroscope.widgets import _overview
+
+    p = 0.3
+    small = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False).explore(p=p)  # swept first
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
+    cmp = ms.compare([bsp["a"], bsp["slow"]], slices=40, progress=False)
+    w = cmp.explore(p=p)
+    first = pa.ipc.open_stream(w.levels).read_all().to_pandas()
+    assert len(first) == 1 and first.p_low[0] == first.p_high[0] == p and w.view["partial"] and not w._sweep.asked
+    assert w.differences.p == p == w.view["p"]
+    want = cmp.differences(p=p, rows="aggregates", permutations=-1).to_pandas()
+    assert first.aggregates[0] == len(want) == len(w.aggregates_table()) == w.view["aggregates"]
+    assert w.wait_levels(timeout=120)
+    levels = pa.ipc.open_stream(w.levels).read_all().to_pandas()
+    assert levels.equals(pa.ipc.open_stream(small.levels).read_all().to_pandas())
+    assert w.level == small.level and not w.view["partial"]
+    assert w.differences.p == small.differences.p
+    assert w.view_table().equals(small.view_table())
+
+
 def test_closing_a_large_comparison_explorer_stops_its_sweep(bsp, monkeypatch):
     """Closing the explorer stops the sweep of its levels (the Go search
     is canceled, nothing kept): the sweep starts once it is closed."""
@@ -127,6 +151,7 @@ def test_closing_a_large_comparison_explorer_stops_its_sweep(bsp, monkeypatch):
     closed, sweep = threading.Event(), cmp.significant_p
     monkeypatch.setattr(cmp, "significant_p", lambda **kw: closed.wait() and sweep(**kw))
     w = cmp.explore()
+    w._on_msg(w, {"action": "levels"}, [])  # asked: the sweep waits until the widget is closed
     w.close()
     closed.set()
     assert w.wait_levels(timeout=60)

@@ -126,9 +126,16 @@ def test_explorer_shows_the_recommended_level(model):
     assert decode(w, "levels").num_rows == len(levels)
 
 
-def test_a_large_model_opens_at_its_recommended_level_and_sweeps_after(trace, monkeypatch):
+def _sweep_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name == "macroscope significant levels"]
+
+
+def test_a_large_model_opens_at_its_recommended_level_and_sweeps_when_asked(trace, monkeypatch):
     """A model whose sweep is costly opens at the recommended level alone
-    (the knee, a few solves); the sweep runs on a thread, and then the
+    (the knee, a few solves); the sweep runs when the slider is first
+    grabbed (the page's "levels" message), on a thread, and then the
     slider holds every level, the same one shown, as for a small model."""
     from macroscope.widgets import _overview
 
@@ -137,13 +144,17 @@ def test_a_large_model_opens_at_its_recommended_level_and_sweeps_after(trace, mo
     w = model.explore()
     first = decode(w, "levels").to_pandas()
     assert len(first) == 1 and bool(first.recommended[0])
+    # Not asked: no sweep runs (a user who never moves the slider pays none).
+    assert w.view["partial"] and not w.view["asked"] and not w.current.sweep.asked and not _sweep_threads()
+    w._handle({"action": "levels"})  # the page: the slider grabbed
+    assert w.current.sweep.asked
     assert w.wait_levels(timeout=120)
     levels = model.significant_p()
     rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
     # The knee is the sweep's recommended level, bit for bit.
     for col in ("p_low", "p_high", "gain", "loss", "aggregates"):
         assert first[col][0] == levels[col][rec], col
-    assert len(w.current.levels) == len(levels) and w.level == rec
+    assert len(w.current.levels) == len(levels) and w.level == rec and not w.view["partial"]
     assert decode(w, "levels").to_pandas().equals(levels)
     agg = model.aggregate(float((levels.p_low[rec] + levels.p_high[rec]) / 2))
     assert w.view["n"] == len(agg) and decode(w, "aggregates").num_rows == len(agg)
@@ -152,17 +163,87 @@ def test_a_large_model_opens_at_its_recommended_level_and_sweeps_after(trace, mo
     assert w.view["n"] == len(model.aggregate(float((levels.p_low[0] + levels.p_high[0]) / 2)))
 
 
+def test_a_large_model_opens_at_the_p_asked_for_with_one_solve(trace, monkeypatch):
+    """explore(p=...) of a large model draws the optimum at p at once (one
+    solve, no sweep); the levels come when asked, the slider then at the
+    level holding p, as for a small model."""
+    from macroscope.widgets import _overview
+
+    p = 0.3
+    small = trace.micro(slices=40).explore(p=p)  # swept first: the small model's way
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
+    model = trace.micro(slices=40)
+    w = model.explore(p=p)
+    first = decode(w, "levels").to_pandas()
+    agg = model.aggregate(p)
+    assert len(first) == 1 and first.p_low[0] == first.p_high[0] == p and not first.recommended[0]
+    assert (first.gain[0], first.loss[0], first.aggregates[0]) == (agg.gain, agg.loss, len(agg))
+    assert w.view["p"] == p and w.view["n"] == len(agg) and decode(w, "aggregates").num_rows == len(agg)
+    assert w.aggregation.to_pandas().equals(agg.to_pandas())
+    assert w.view["partial"] and not w.current.sweep.asked and not _sweep_threads()
+    assert w.wait_levels(timeout=120)  # asks, and waits
+    levels = model.significant_p()
+    assert w.level == small.level and 0 < w.level < len(levels) - 1
+    assert decode(w, "levels").to_pandas().equals(levels)
+    assert w.view["n"] == small.view["n"] == levels.aggregates[w.level]
+    lo, hi = levels.p_low[w.level], levels.p_high[w.level]
+    assert lo <= p <= hi
+
+
 def test_closing_a_large_model_explorer_stops_its_sweep(trace, monkeypatch):
     """Closing the explorer stops the sweep of its levels: the Go search
-    is canceled (nothing kept), the thread ends, no error is reported."""
+    is canceled (nothing kept), the thread ends, no error is reported; a
+    sweep not yet asked for never starts."""
     from macroscope.widgets import _overview
 
     monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
     model = trace.micro(slices=400)  # a sweep of seconds
     w = model.explore()
+    w._handle({"action": "levels"})
     w.close()
     assert w.wait_levels(timeout=60)
     assert len(w.current.levels) == 1  # the levels never came
+    never = model.explore(p=0.2)
+    never.close()
+    never._handle({"action": "levels"})  # too late: closed
+    assert never.wait_levels(timeout=60) and not never.current.sweep.asked and len(never.current.levels) == 1
+
+
+def test_the_sweep_does_not_keep_a_closed_explorer_alive(trace, monkeypatch):
+    """The sweep's thread holds the widget weakly: closed and dropped, the
+    explorer is collected while its sweep still runs; a sweep whose
+    widget is collected stops, and never starts after."""
+    import gc
+    import threading
+    import weakref
+
+    from macroscope.widgets import _levels, _overview
+
+    monkeypatch.setattr(_overview, "BACKGROUND_SWEEP_COST", 0)
+    model = trace.micro(slices=300)
+    gate, search = threading.Event(), model.significant_p
+    monkeypatch.setattr(model, "significant_p", lambda **kw: gate.wait() and search(**kw))
+    w = model.explore(p=0.2)
+    assert not w.wait_levels(timeout=0)  # asked: the thread waits at the gate
+    sweep, ref = w.current.sweep, weakref.ref(w)
+    w.close()
+    del w
+    gc.collect()
+    assert ref() is None and sweep._sweep._thread.is_alive()
+    gate.set()
+    assert sweep.wait(timeout=60)
+
+    class Holder:
+        pass
+
+    holder = Holder()
+    found = []
+    lazy = _levels.LevelsOnDemand(lambda progress: found.append(1), found.append, "test levels")
+    lazy.watch(holder)
+    del holder
+    gc.collect()
+    lazy.ask()
+    assert lazy.wait(timeout=10) and not lazy.asked and found == []
 
 
 def _hierarchy_paths(model):

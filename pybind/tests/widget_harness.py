@@ -277,8 +277,11 @@ class Lab:
         self.context = self.browser.context
         self._count = 0
 
-    def notebook(self, cells: list[str], name: str | None = None, timeout: float = 180) -> Notebook:
-        """Write a notebook of ``cells``, open it and run them all."""
+    def notebook(self, cells: list[str], name: str | None = None, timeout: float = 180,
+                 init: str | None = None) -> Notebook:
+        """Write a notebook of ``cells``, open it and run them all; ``init``
+        is a script the page runs before its own (Playwright's
+        add_init_script), e.g. to record what the canvases draw."""
         import nbformat
 
         self._count += 1
@@ -288,6 +291,8 @@ class Lab:
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, self.dir / "nb" / f"{name}.ipynb")
         page = self.context.new_page()
+        if init:
+            page.add_init_script(init)
         page.set_default_timeout(timeout * 1000)
         page.goto(self.url + self.app["open"].format(name=name, token=self.token))
         page.wait_for_function(

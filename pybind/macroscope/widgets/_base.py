@@ -89,7 +89,11 @@ class ArrowWidget(anywidget.AnyWidget):
     ``data-latency``, see ``frameDrawn`` in _shared.js).
     """
 
-    _esm = BUNDLE
+    # The module's text, a trait of the class: anywidget would wrap a path
+    # in a FileContents shared by the class whose change signal holds every
+    # widget made, so that no explorer, closed and dropped, were ever freed
+    # (nor its models and tables, nor a sweep's stop on collection).
+    _esm = traitlets.Unicode(BUNDLE.read_text(encoding="utf-8")).tag(sync=True)
     # The view that draws the widget: its name in js/src/index.js.
     _renderer = traitlets.Unicode("").tag(sync=True)
 

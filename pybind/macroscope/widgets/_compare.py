@@ -13,16 +13,19 @@ listed under the panels.
 
 A large comparison (two runs of 10,000 resources: minutes of CPU to list
 every level) opens at its recommended level alone, the knee, found with a
-handful of solves; the other levels are swept on a thread, and the
-slider gets them when they are known (:meth:`CompareExplorer.wait_levels`),
-as the model explorer does.
+handful of solves, or at the p asked for; the other levels are swept on a
+thread when the slider is first grabbed, and the slider gets them when
+they are known (:meth:`CompareExplorer.wait_levels` asks and waits), as
+the model explorer does.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import traitlets
 
@@ -85,18 +88,23 @@ class CompareExplorer(ArrowWidget):
         # Held while the levels swept on a thread replace the knee's.
         self._swap = threading.RLock()
         model = comparison.model
-        knee_first = p is None and model.resources * float(model.slices) ** 3 > _overview.BACKGROUND_SWEEP_COST
-        if knee_first:
+        large = model.resources * float(model.slices) ** 3 > _overview.BACKGROUND_SWEEP_COST
+        self._sweep = None
+        if large and p is None:
             # On this thread: Ctrl-C stops the knee's search.
             self._levels, i = _overview._knee_levels(model, threshold), 0
+        elif large:
+            # The level of p alone (its range not yet known): the
+            # differences at p are the only solves before the first frame.
+            self._levels, i = pd.DataFrame({"p_low": [float(p)], "p_high": [float(p)],
+                                            "aggregates": np.array([0], dtype=np.int64),
+                                            "recommended": [False]}), 0
         elif p is None:
             self._levels = comparison.significant_p(threshold=threshold)
             i = int(np.flatnonzero(self._levels.recommended.to_numpy())[0])
         else:
             self._levels = comparison.significant_p(threshold=threshold)
-            lo, hi = self._levels.p_low.to_numpy(), self._levels.p_high.to_numpy()
-            inside = np.flatnonzero((lo <= p) & (p <= hi))
-            i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(lo - p)))
+            i = _overview._level_of(self._levels, p)
         self._diff = None
         self._df = None
         self._parts = None
@@ -105,45 +113,68 @@ class CompareExplorer(ArrowWidget):
         self.send_tables(hierarchy=hierarchy, runs=[names[r] for r in self._panels], reference=comparison.reference,
                          window=[0, comparison.slices - 1],
                          levels=self._levels_table())
+        if large:
+            self._sweep_in_background()
         self._show(i)
+        if large and p is not None:  # the aggregates drawn at p
+            self._levels.loc[0, "aggregates"] = len(self._parts)
+            self.send_tables(levels=self._levels_table())
         self.observe(self._on_level, names="level")
         self.observe(self._on_hover, names="hovered")
-        if knee_first:
-            self._sweep_in_background()
+        self.on_msg(self._on_msg)
 
     # --- the levels swept after the first frame ---------------------------
 
     def _sweep_in_background(self) -> None:
-        """Sweep every significant level on a thread; then the slider holds
-        them all, at the knee's index among them: the same level, bit for
-        bit (MicroModel.recommended_p), so nothing is computed again."""
-        def done(levels):
-            rec = int(np.flatnonzero(levels.recommended.to_numpy())[0])
-            with self._swap:
-                at = self._levels.iloc[self.level]
-                # The level shown: the knee's, or one the slider could not leave.
-                inside = np.flatnonzero((levels.p_low.to_numpy() <= at.p_low) & (at.p_high <= levels.p_high.to_numpy()))
-                i = int(inside[0]) if len(inside) else rec
-                self._levels = levels
-                self.send_tables(levels=self._levels_table(), level=i)
+        """Make the sweep of every significant level, run on a thread when
+        first asked (the page's slider grabbed, or :meth:`wait_levels`);
+        then the slider holds them all, at the level holding the p shown:
+        for the knee the same level, bit for bit (MicroModel.recommended_p),
+        so nothing is computed again. The thread holds the widget weakly."""
+        me, cmp, threshold = weakref.ref(self), self._cmp, self._threshold
 
-        self._sweep = _levels.BackgroundSweep(
-            lambda progress: self._cmp.significant_p(threshold=self._threshold, progress=progress), done,
+        def done(levels):
+            w = me()
+            if w is None:
+                return
+            with w._swap:
+                at = w._levels.iloc[w.level]
+                # The level shown: the knee's, p's, or one the slider could not leave.
+                i = _overview._level_of(levels, float((at.p_low + at.p_high) / 2))
+                w._levels = levels
+                w._sweep = None
+                # The view before the level: a new level redraws (_on_level),
+                # with a view of its own, sent after this one.
+                w.send_tables(levels=w._levels_table(), view={**w.view, "partial": False, "asked": False}, level=i)
+
+        self._sweep = _levels.LevelsOnDemand(
+            lambda progress: cmp.significant_p(threshold=threshold, progress=progress), done,
             "macroscope comparison levels")
+        self._sweep.watch(self)
+        self._sweeps = [self._sweep]
 
     def close(self) -> None:
-        """Close the widget, and stop the sweep of its levels if it runs."""
-        if getattr(self, "_sweep", None) is not None:
-            self._sweep.stop()
+        """Close the widget, and stop the sweep of its levels, running or
+        not yet asked for."""
+        for sweep in getattr(self, "_sweeps", ()):
+            sweep.stop()
         super().close()
 
     def wait_levels(self, timeout: float | None = None) -> bool:
-        """Wait for the levels a large comparison sweeps after its first
-        frame (it opens at the recommended level alone): True once the
-        slider has them all (at once for smaller comparisons), False if
-        ``timeout`` seconds passed first. Raises what stopped the sweep."""
-        sweep = getattr(self, "_sweep", None)
-        return True if sweep is None else sweep.wait(timeout)
+        """The levels of a large comparison (it opens at one level, the
+        recommended one or that of ``p``, and sweeps the others when the
+        slider is first grabbed), swept if they are not yet, and waited
+        for: True once the slider has them all (at once for smaller
+        comparisons), False if ``timeout`` seconds passed first. Raises
+        what stopped the sweep."""
+        sweeps = getattr(self, "_sweeps", ())
+        return True if not sweeps else sweeps[0].wait(timeout)
+
+    def _on_msg(self, _widget, content, _buffers) -> None:
+        if isinstance(content, dict) and content.get("action") == "levels" and self._sweep is not None:
+            # The slider grabbed: the other levels.
+            self._sweep.ask()
+            self.view = {**self.view, "asked": True}
 
     def _levels_table(self) -> pa.Table:
         return pa.Table.from_pandas(self._levels[["p_low", "p_high", "aggregates", "recommended"]],
@@ -175,7 +206,9 @@ class CompareExplorer(ArrowWidget):
             "count": len(self._df),
             "aggregates": len(self._parts),
             "reported": int(test["reported"]), "test": test["method"], "note": test.get("note", ""),
-            "align": info["align"]})
+            "align": info["align"],
+            # One level of many, the others swept when the slider is grabbed.
+            "partial": self._sweep is not None, "asked": self._sweep is not None and self._sweep.asked})
 
     def _draw_table(self, df) -> pa.Table:
         """The columns the page draws: the rows (leaves) and slices of

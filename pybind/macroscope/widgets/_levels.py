@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 
 import numpy as np
 import pyarrow as pa
@@ -264,3 +265,49 @@ class BackgroundSweep:
         if self.error is not None:
             raise self.error
         return True
+
+
+class LevelsOnDemand:
+    """The sweep of a large model's or comparison's significant levels,
+    run when first asked (:meth:`ask`: the page's slider or quality curves
+    grabbed, or ``wait_levels`` from Python), not when the explorer opens:
+    the sweep of 10,000 resources takes minutes of the kernel's cores,
+    which a user who never moves the slider should not pay. :meth:`stop`
+    cancels it, or keeps it from starting (the widget closed, or
+    collected: see :meth:`watch`)."""
+
+    def __init__(self, search, done, name: str):
+        self._search, self._done, self._name = search, done, name
+        self._lock = threading.Lock()
+        self._sweep = None
+        self._stopped = False
+
+    @property
+    def asked(self) -> bool:
+        return self._sweep is not None
+
+    def ask(self) -> None:
+        """Start the sweep on a thread, once (not after :meth:`stop`)."""
+        with self._lock:
+            if self._sweep is None and not self._stopped:
+                self._sweep = BackgroundSweep(self._search, self._done, self._name)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self._sweep is not None:
+                self._sweep.stop()
+
+    def watch(self, widget) -> None:
+        """Stop when ``widget`` is garbage-collected. The sweep holds the
+        widget weakly (its ``done`` must too), so that an explorer nobody
+        holds any more does not keep its kernel's cores busy."""
+        weakref.finalize(widget, self.stop)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Ask for the levels, and wait for them: True once they are in (or
+        the sweep is stopped), False if ``timeout`` seconds passed first;
+        raises what stopped the sweep."""
+        self.ask()
+        sweep = self._sweep
+        return True if sweep is None else sweep.wait(timeout)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +48,9 @@ class View:
     cols: object = None  # agg's draw columns (_levels.draw_columns), made when first asked
     uid: int = 0  # names the view to the browser (its level pack)
     pack: object = None  # the levels the browser holds (_levels.LevelPack), overview only
+    # A large model's overview opens at one level (the knee's, or p's);
+    # its other levels are swept when first asked (_levels.LevelsOnDemand).
+    sweep: object = None
 
     def set_agg(self, agg) -> None:
         self.agg, self.df, self.parts, self.cols = agg, None, None, None
@@ -85,6 +89,23 @@ def _knee_levels(model, threshold: float) -> pd.DataFrame:
     return pd.DataFrame({"p_low": [float(lv["p_low"])], "p_high": [float(lv["p_high"])],
                          "gain": [float(lv["gain"])], "loss": [float(lv["loss"])],
                          "aggregates": np.array([lv["aggregates"]], dtype=np.int64), "recommended": [True]})
+
+
+def _p_levels(agg) -> pd.DataFrame:
+    """The level of the p asked for alone, as a one-row significant_p
+    table, before the sweep: its partition ``agg`` (one solve), its range
+    of p not yet known (p_low = p_high = p), not said to be recommended."""
+    return pd.DataFrame({"p_low": [float(agg.p)], "p_high": [float(agg.p)], "gain": [float(agg.gain)],
+                         "loss": [float(agg.loss)], "aggregates": np.array([len(agg)], dtype=np.int64),
+                         "recommended": [False]})
+
+
+def _level_of(levels, p: float) -> int:
+    """The index of the level whose range holds p (the first, at a
+    breakpoint), else the nearest."""
+    lo, hi = levels.p_low.to_numpy(), levels.p_high.to_numpy()
+    inside = np.flatnonzero((lo <= p) & (p <= hi))
+    return int(inside[0]) if len(inside) else int(np.argmin(np.abs(lo - p)))
 
 
 class ModelExplorer(ArrowWidget):
@@ -132,6 +153,7 @@ class ModelExplorer(ArrowWidget):
         self._at = -1
         # Held while the levels swept in the background replace a view.
         self._swap = threading.RLock()
+        self._sweeps = []  # the sweeps of large models' levels (_sweep_later)
         self._selection = None
         self._model_tables = {}  # (id(model), name) -> (model, IPC bytes)
         self._mids = {}  # id(model) -> (model, the number naming it to the browser)
@@ -162,16 +184,17 @@ class ModelExplorer(ArrowWidget):
 
     def _overview(self, model, p=None, title="") -> View:
         rows, slices, title = (0, model.resources), (0, model.slices - 1), title or _window_title(model)
-        if p is None and model.resources * float(model.slices) ** 3 > BACKGROUND_SWEEP_COST:
-            v = self._level_view(model, _knee_levels(model, self._threshold), 0, rows, slices, title)
-            self._sweep_in_background(v)
+        if model.resources * float(model.slices) ** 3 > BACKGROUND_SWEEP_COST:
+            # One level first: the knee (a few solves), or p's (one solve).
+            if p is None:
+                v = self._level_view(model, _knee_levels(model, self._threshold), 0, rows, slices, title)
+            else:
+                agg = model.aggregate(p)
+                v = self._level_view(model, _p_levels(agg), 0, rows, slices, title, agg=agg)
+            self._sweep_later(v, knee=p is None)
             return v
         levels = model.significant_p(threshold=self._threshold)
-        if p is None:
-            i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
-        else:
-            inside = np.flatnonzero((levels.p_low.to_numpy() <= p) & (p <= levels.p_high.to_numpy()))
-            i = int(inside[0]) if len(inside) else int(np.argmin(np.abs(levels.p_low.to_numpy() - p)))
+        i = int(np.flatnonzero(levels.recommended.to_numpy())[0]) if p is None else _level_of(levels, p)
         return self._level_view(model, levels, i, rows, slices, title)
 
     def _level_view(self, model, levels, i, rows, slices, title, agg=None) -> View:
@@ -182,45 +205,60 @@ class ModelExplorer(ArrowWidget):
         v.pack = _levels.LevelPack(model, levels, self.states, self._types(model), _level_p, self._drawn)
         return v
 
-    def _sweep_in_background(self, v: View) -> None:
-        """Sweep the significant levels of overview ``v`` (shown at its
-        recommended level alone) on a thread; when they are all known,
-        ``v`` gives way, wherever it is in the history, to the same view
-        with every level (the slider's), redrawn if shown. The native side
-        keeps the levels, so the sweep runs once per model."""
-        def done(levels):
-            i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
-            # The same level: the same partition.
-            full = self._level_view(v.model, levels, i, v.rows, v.slices, v.title, agg=v.agg)
-            with self._swap:
-                self._model_tables.pop((id(v.model), "levels"), None)
-                shown = False
-                for k, h in enumerate(self._history):
-                    if h is v:
-                        self._history[k] = full
-                        shown = shown or k == self._at
-                if shown:
-                    self._show()
+    def _sweep_later(self, v: View, knee: bool) -> None:
+        """Make the sweep of the significant levels of overview ``v`` (shown
+        at one level: the knee's, or the level of the p asked for), run on
+        a thread when first asked: the page asks when its slider or quality
+        curves are grabbed, Python with :meth:`wait_levels`. When the levels
+        are known, ``v`` gives way, wherever it is in the history, to the
+        same view with every level (the slider's), at the level that holds
+        its p, redrawn if shown. The native side keeps the levels, so the
+        sweep runs once per model. The thread holds the widget weakly."""
+        me, model, threshold = weakref.ref(self), v.model, self._threshold
 
-        self._sweep = _levels.BackgroundSweep(
-            lambda progress: v.model.significant_p(threshold=self._threshold, progress=progress), done,
+        def done(levels):
+            w = me()
+            if w is None:
+                return
+            if knee:  # the same level: the same partition, bit for bit
+                i = int(np.flatnonzero(levels.recommended.to_numpy())[0])
+                full = w._level_view(model, levels, i, v.rows, v.slices, v.title, agg=v.agg)
+            else:  # the level holding p, as a small model's explorer opens
+                full = w._level_view(model, levels, _level_of(levels, _level_p(v.levels, 0)), v.rows, v.slices,
+                                     v.title)
+            with w._swap:
+                w._model_tables.pop((id(model), "levels"), None)
+                shown = False
+                for k, h in enumerate(w._history):
+                    if h is v:
+                        w._history[k] = full
+                        shown = shown or k == w._at
+                if shown:
+                    w._show()
+
+        v.sweep = _levels.LevelsOnDemand(
+            lambda progress: model.significant_p(threshold=threshold, progress=progress), done,
             "macroscope significant levels")
+        v.sweep.watch(self)
+        self._sweeps.append(v.sweep)
 
     def close(self) -> None:
-        """Close the widget, and stop the sweep of its levels if it runs
-        (a large model's takes minutes of the kernel's cores)."""
-        if getattr(self, "_sweep", None) is not None:
-            self._sweep.stop()
+        """Close the widget, and stop the sweeps of its levels, running or
+        not yet asked for (a large model's takes minutes of the kernel's
+        cores)."""
+        for sweep in getattr(self, "_sweeps", ()):
+            sweep.stop()
         super().close()
 
     def wait_levels(self, timeout: float | None = None) -> bool:
-        """Wait for the significant levels a large model's overview sweeps
-        after its first frame (it opens at the recommended level alone, the
-        slider gets every level when they are known): True once they are
-        there (at once for smaller models), False if ``timeout`` seconds
-        passed first. Raises what stopped the sweep, if anything did."""
-        sweep = getattr(self, "_sweep", None)
-        return True if sweep is None else sweep.wait(timeout)
+        """The significant levels of the overview shown, swept if they are
+        not yet (a large model's overview opens at one level, the
+        recommended one or that of ``p``, and sweeps the others when the
+        slider is first grabbed), and waited for: True once they are there
+        (at once for smaller models), False if ``timeout`` seconds passed
+        first. Raises what stopped the sweep, if anything did."""
+        v = self.current
+        return True if v.sweep is None else v.sweep.wait(timeout)
 
     @property
     def current(self) -> View:
@@ -270,7 +308,10 @@ class ModelExplorer(ArrowWidget):
         if v.kind == "overview":
             lv = v.levels.iloc[v.level]
             info.update(level=v.level, p=_level_p(v.levels, v.level), n=int(lv.aggregates), gain=float(lv.gain),
-                        loss=float(lv.loss))
+                        loss=float(lv.loss),
+                        # One level of many, the others swept when asked
+                        # (the page says so, and asks when the slider is grabbed).
+                        partial=v.sweep is not None, asked=v.sweep is not None and v.sweep.asked)
         else:
             # The cells of a detail view travel as a grid: row after row
             # (resources row_lo to row_hi), slice after slice.
@@ -491,6 +532,12 @@ class ModelExplorer(ArrowWidget):
         action = content.get("action")
         if action == "zoom":
             self.zoom(content["start"], content["end"])
+        elif action == "levels":
+            # The slider or the quality curves grabbed: the other levels.
+            v = self.current
+            if v.kind == "overview" and v.sweep is not None and not v.sweep.asked:
+                v.sweep.ask()
+                self.view = self._info(v)
         elif action == "prefetch":
             self._prefetch(int(content["view"]))
         elif action == "reset":
