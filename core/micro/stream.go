@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/sparse"
@@ -124,9 +125,11 @@ type Accumulator struct {
 	deferred bool
 	lateFrom [3]int
 
-	// OnNestingError, if set, is called once when the stream turns out not
-	// to be nested (Model will return ErrNesting): the read can stop there.
-	OnNestingError func()
+	// OnError, if set, is called once when the accumulation cannot go on:
+	// the stream turns out not to be nested (Model will return
+	// ErrNesting), or its columns outgrow the memory budget (Model
+	// returns the budget's error). The read can stop there.
+	OnError func()
 
 	// StartOrdered, set before the first state, tells that on each
 	// container and state type the states arrive in the order they start
@@ -340,10 +343,14 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 }
 
 func (a *Accumulator) failNesting(format string, args ...any) {
+	a.fail(fmt.Errorf("%w: "+format, append([]any{ErrNesting}, args...)...))
+}
+
+func (a *Accumulator) fail(err error) {
 	if a.err == nil {
-		a.err = fmt.Errorf("%w: "+format, append([]any{ErrNesting}, args...)...)
-		if a.OnNestingError != nil {
-			a.OnNestingError()
+		a.err = err
+		if a.OnError != nil {
+			a.OnError()
 		}
 	}
 }
@@ -434,6 +441,9 @@ func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
 		c.cols = append(c.cols, 0)
 	}
 	col := int32(len(a.colCont))
+	if err := a.checkColumns(int(col) + 1); err != nil {
+		a.fail(err)
+	}
 	c.cols[key] = col + 1
 	a.colCont, a.colKey = append(a.colCont, ci), append(a.colKey, key)
 	if a.dur == nil && a.sum == nil {
@@ -457,6 +467,26 @@ func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
 		}
 	}
 	return col
+}
+
+// checkColumns weighs cols columns against the memory budget when their
+// count reaches a power of two (from 4,096), about when the slices' arrays
+// grow: each column takes a cell in every slice, and a million containers
+// of one state each (a Pajé file of 50 MB) took gigabytes while read,
+// before the model's own check (checkBytes) could refuse it. The arrays
+// and their next growth are counted.
+func (a *Accumulator) checkColumns(cols int) error {
+	if cols < 1<<12 || cols&(cols-1) != 0 {
+		return nil
+	}
+	per := 8.0
+	if a.average {
+		per += 4
+	}
+	need := 2 * float64(cols) * float64(a.g.n) * per
+	return budget.Check("slices", fmt.Sprintf("the model's columns gathered while reading (%d containers and states so far x %d slices)", cols, a.g.n),
+		int64(min(need, math.MaxInt64/2)), a.opt.MemoryBudget,
+		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"domain\" or key=\"type\")")
 }
 
 // spans returns the pieces of [x, y) in the window, slice by slice (see
