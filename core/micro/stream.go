@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
@@ -298,6 +299,11 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 // CreateContainer implements trace.Sink.
 func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.counts.Containers++
+	if n := len(a.conts); n == cap(a.conts) && n >= 1<<12 { // about to grow
+		if err := a.checkColumns(); err != nil {
+			a.fail(err)
+		}
+	}
 	a.skel.CreateContainer(c)
 	a.hasData = append(a.hasData, false)
 	a.spanData = append(a.spanData, false)
@@ -441,8 +447,10 @@ func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
 		c.cols = append(c.cols, 0)
 	}
 	col := int32(len(a.colCont))
-	if err := a.checkColumns(int(col) + 1); err != nil {
-		a.fail(err)
+	if n := len(a.colCont); n == cap(a.colCont) && n >= 1<<12 { // the arrays are about to grow
+		if err := a.checkColumns(); err != nil {
+			a.fail(err)
+		}
 	}
 	c.cols[key] = col + 1
 	a.colCont, a.colKey = append(a.colCont, ci), append(a.colKey, key)
@@ -469,22 +477,21 @@ func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
 	return col
 }
 
-// checkColumns weighs cols columns against the memory budget when their
-// count reaches a power of two (from 4,096), about when the slices' arrays
-// grow: each column takes a cell in every slice, and a million containers
-// of one state each (a Pajé file of 50 MB) took gigabytes while read,
-// before the model's own check (checkBytes) could refuse it. The arrays
-// and their next growth are counted.
-func (a *Accumulator) checkColumns(cols int) error {
-	if cols < 1<<12 || cols&(cols-1) != 0 {
-		return nil
-	}
+// checkColumns weighs the containers and columns against the memory
+// budget when their arrays are about to grow: each container takes its
+// place in the skeleton, each column a cell in every slice, and a million
+// containers of one state each (a Pajé file of 50 MB) took gigabytes
+// while read, before the model's own check (checkBytes) could refuse it.
+// The arrays count twice and a quarter (their copy, grown, beside them).
+func (a *Accumulator) checkColumns() error {
 	per := 8.0
 	if a.average {
 		per += 4
 	}
-	need := 2 * float64(cols) * float64(a.g.n) * per
-	return budget.Check("slices", fmt.Sprintf("the model's columns gathered while reading (%d containers and states so far x %d slices)", cols, a.g.n),
+	cols, conts := len(a.colCont), len(a.conts)
+	need := 2.25 * (float64(cols)*(float64(a.g.n)*per+8) +
+		float64(conts)*float64(unsafe.Sizeof(trace.Container{})+unsafe.Sizeof(contAcc{})+2))
+	return budget.Check("slices", fmt.Sprintf("the model's containers and columns gathered while reading (%d containers, %d columns x %d slices so far)", conts, cols, a.g.n),
 		int64(min(need, math.MaxInt64/2)), a.opt.MemoryBudget,
 		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"domain\" or key=\"type\")")
 }
