@@ -188,6 +188,15 @@ func CheckIn(dir, path string) (os.FileInfo, error) {
 // directory is dir, with OpenIn's checks, refusing a file of more than
 // limit bytes (limit <= 0: no limit) before reading it.
 func ReadFileIn(dir, path string, limit int64) ([]byte, error) {
+	return ReadFileHeld(dir, path, limit, nil)
+}
+
+// ReadFileHeld is ReadFileIn for a read under a memory budget: before
+// the file's buffer is allocated, hold (a trace.ReadOptions.Held; nil:
+// none) is told of its size, and its refusal (the user's memory_budget
+// exceeded) is returned, naming the file. The caller tells hold when it
+// drops the buffer.
+func ReadFileHeld(dir, path string, limit int64, hold func(int64) error) ([]byte, error) {
 	f, err := OpenIn(dir, path)
 	if err != nil {
 		return nil, err
@@ -212,6 +221,12 @@ func ReadFileIn(dir, path string, limit int64) ([]byte, error) {
 		if limit := budget.Default(); limit > 0 && size > limit {
 			return nil, &errs.FormatError{File: path, Err: fmt.Errorf("is %d bytes, read whole: more than the memory a read may take (%s, of %s available)",
 				size, budget.Bytes(limit), budget.Bytes(budget.Available()))}
+		}
+	}
+	if hold != nil {
+		if err := hold(st.Size()); err != nil {
+			// The budget's error, wrapped to name the file (budget.Named).
+			return nil, &errs.FormatError{File: path, Err: err}
 		}
 	}
 	buf := make([]byte, st.Size())

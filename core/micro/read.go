@@ -138,7 +138,7 @@ func StreamWith(src Source, opt Options, ro trace.ReadOptions, sopt StreamOption
 		// already, and handing the states over would cost more than it saves.
 		stop := make(chan struct{})
 		var once sync.Once
-		acc.OnNestingError = func() { once.Do(func() { close(stop) }) }
+		acc.OnError = func() { once.Do(func() { close(stop) }) }
 		acc.StartOrdered = sopt.StartOrdered
 		if runtime.GOMAXPROCS(0) >= asyncMinProcs {
 			pipe := newAsync(acc)

@@ -24,7 +24,7 @@ func replayStates(t *trace.Trace, opt Options, start, end trace.Time) (m *Model,
 		return nil, true, err
 	}
 	stopped := false
-	acc.OnNestingError = func() { stopped = true }
+	acc.OnError = func() { stopped = true }
 	for _, ty := range t.Types {
 		acc.DefineType(ty)
 	}
@@ -47,6 +47,9 @@ func replayStates(t *trace.Trace, opt Options, start, end trace.Time) (m *Model,
 		}
 		acc.State(t.States.At(i))
 		if stopped {
+			if !errors.Is(acc.err, ErrNesting) {
+				return nil, true, acc.err // the memory budget
+			}
 			return nil, false, nil
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
+	"github.com/macroscope-hpc/macroscope/core/budget"
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/names"
 	"github.com/macroscope-hpc/macroscope/core/sparse"
@@ -129,9 +131,11 @@ type Accumulator struct {
 	deferred bool
 	lateFrom [3]int
 
-	// OnNestingError, if set, is called once when the stream turns out not
-	// to be nested (Model will return ErrNesting): the read can stop there.
-	OnNestingError func()
+	// OnError, if set, is called once when the accumulation cannot go on:
+	// the stream turns out not to be nested (Model will return
+	// ErrNesting), or its columns outgrow the memory budget (Model
+	// returns the budget's error). The read can stop there.
+	OnError func()
 
 	// StartOrdered, set before the first state, tells that on each
 	// container and state type the states arrive in the order they start
@@ -306,6 +310,11 @@ func (a *Accumulator) DefineValue(v trace.Value) {
 // CreateContainer implements trace.Sink.
 func (a *Accumulator) CreateContainer(c trace.Container) {
 	a.counts.Containers++
+	if n := len(a.conts); n == cap(a.conts) && n >= 1<<12 { // about to grow
+		if err := a.checkColumns(); err != nil {
+			a.fail(err)
+		}
+	}
 	a.skel.CreateContainer(c)
 	a.hasData = append(a.hasData, false)
 	a.spanData = append(a.spanData, false)
@@ -351,10 +360,14 @@ func (a *Accumulator) Finish(start, end trace.Time) {
 }
 
 func (a *Accumulator) failNesting(format string, args ...any) {
+	a.fail(fmt.Errorf("%w: "+format, append([]any{ErrNesting}, args...)...))
+}
+
+func (a *Accumulator) fail(err error) {
 	if a.err == nil {
-		a.err = fmt.Errorf("%w: "+format, append([]any{ErrNesting}, args...)...)
-		if a.OnNestingError != nil {
-			a.OnNestingError()
+		a.err = err
+		if a.OnError != nil {
+			a.OnError()
 		}
 	}
 }
@@ -445,6 +458,11 @@ func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
 		c.cols = append(c.cols, 0)
 	}
 	col := int32(len(a.colCont))
+	if n := len(a.colCont); n == cap(a.colCont) && n >= 1<<12 { // the arrays are about to grow
+		if err := a.checkColumns(); err != nil {
+			a.fail(err)
+		}
+	}
 	c.cols[key] = col + 1
 	a.colCont, a.colKey = append(a.colCont, ci), append(a.colKey, key)
 	if a.dur == nil && a.sum == nil {
@@ -468,6 +486,25 @@ func (a *Accumulator) col(c *contAcc, ci, key int32) int32 {
 		}
 	}
 	return col
+}
+
+// checkColumns weighs the containers and columns against the memory
+// budget when their arrays are about to grow: each container takes its
+// place in the skeleton, each column a cell in every slice, and a million
+// containers of one state each (a Pajé file of 50 MB) took gigabytes
+// while read, before the model's own check (checkBytes) could refuse it.
+// The arrays count twice and a quarter (their copy, grown, beside them).
+func (a *Accumulator) checkColumns() error {
+	per := 8.0
+	if a.average {
+		per += 4
+	}
+	cols, conts := len(a.colCont), len(a.conts)
+	need := 2.25 * (float64(cols)*(float64(a.g.n)*per+8) +
+		float64(conts)*float64(unsafe.Sizeof(trace.Container{})+unsafe.Sizeof(contAcc{})+2))
+	return budget.Check("slices", fmt.Sprintf("the model's containers and columns gathered while reading (%d containers, %d columns x %d slices so far)", conts, cols, a.g.n),
+		int64(min(need, math.MaxInt64/2)), a.opt.MemoryBudget,
+		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"domain\" or key=\"type\")")
 }
 
 // spans returns the pieces of [x, y) in the window, slice by slice (see

@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from . import _bridge
+from . import _arrow_guard, _bridge
 from ._errors import InvalidArgumentError, TraceFormatError
 from ._from_table import _select, _to_go
 from ._trace import Trace
@@ -122,6 +122,7 @@ def roles_note(directory) -> str | None:
 def _states(directory):
     """The states dataset of a dataset directory, checked."""
     _marker(directory)
+    _arrow_guard.check(directory)
     states = os.path.join(directory, "states")
     # pyarrow's listing leaves out what is not a file (a FIFO in place of a
     # part: the read would be short without a word); every entry is looked
@@ -169,6 +170,7 @@ def layout(directory) -> dict:
         if not os.path.lexists(path):  # a dataset written before it had one
             return None
         checked_file(directory, path)
+        _arrow_guard.check(path)
         try:
             t = pq.read_table(path, columns=columns, partitioning=None)
         except (pa.ArrowException, OSError, KeyError) as e:
@@ -229,6 +231,7 @@ def read_dataset(directory) -> Trace:
 def read_part(file, layout=None) -> Trace:
     """The trace of one file of a dataset's states, with the values' roles
     if the file has them, laid out as layout (:func:`layout`) says."""
+    _arrow_guard.check(file)
     try:
         names = pq.read_schema(file).names
         table = pq.read_table(file, columns=_COLUMNS + (["role"] if "role" in names else []), partitioning=None)
@@ -239,6 +242,7 @@ def read_part(file, layout=None) -> Trace:
 
 def extent_of(file) -> tuple[int, int]:
     """The first start and last end (ns) of the states of one file."""
+    _arrow_guard.check(file)
     try:
         table = pq.read_table(file, columns=["start_ns", "end_ns"], partitioning=None)
     except (pa.ArrowException, OSError) as e:

@@ -12,7 +12,7 @@ import pyarrow.csv as csv
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
-from . import _bridge
+from . import _arrow_guard, _bridge
 from ._errors import InvalidArgumentError, TraceFormatError, TraceNotFoundError
 from ._trace import Trace
 
@@ -91,6 +91,8 @@ def read_table(path: str | os.PathLike, resource: str = "resource", start: str =
     if not os.path.exists(path):
         raise TraceNotFoundError(2, "no such file", path)
     lower = path.lower()
+    if lower.endswith((".parquet", ".pq", ".feather", ".arrow", ".ipc")):
+        _arrow_guard.check(path)
     try:
         if lower.endswith((".parquet", ".pq")):
             table = pq.read_table(path)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -81,6 +82,24 @@ type sparseDB struct {
 	traceFile string
 	traceSize int64
 	part      [2]int // the trace lines read (options.Lines)
+	metaSize  int64  // bytes of meta.db, held whole (its names point into it)
+}
+
+// weight estimates the bytes the opened database holds while it is read:
+// meta.db whole, its frames and context map, the profiles' identifier
+// tuples and the trace lines' headers.
+func (db *sparseDB) weight() int64 {
+	n := db.metaSize
+	if m := db.meta; m != nil {
+		n += int64(len(m.fr.name))*(16+4+4) + int64(len(m.frameOf))*32
+	}
+	for _, p := range db.profiles {
+		n += 32 + int64(len(p.tuple))*int64(unsafe.Sizeof(ident{}))
+	}
+	if db.traces != nil {
+		n += int64(len(db.traces.lines)) * int64(unsafe.Sizeof(traceLine{}))
+	}
+	return n
 }
 
 // openSparse decodes meta.db, profile.db and the directory of trace.db.
@@ -91,6 +110,7 @@ func openSparse(dir string, o options) (*sparseDB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.metaSize = int64(len(data))
 	if db.meta, err = decodeMeta(&blob{data: data, file: metaFile}, o.Loops); err != nil {
 		return nil, err
 	}
@@ -125,6 +145,12 @@ func openSparse(dir string, o options) (*sparseDB, error) {
 
 // read streams the database's traces into sink.
 func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
+	// The database was decoded when it was opened, before the read's
+	// options were known (meta.db under the default budget only): it is
+	// weighed against the user's budget now, before any line is read.
+	if err := opt.Held(db.weight()); err != nil {
+		return &errs.FormatError{File: filepath.Join(db.dir, "meta.db"), Err: err}
+	}
 	_, err := db.readLines(sink, opt)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/macroscope-hpc/macroscope/core/errs"
 	"github.com/macroscope-hpc/macroscope/core/ingest"
@@ -176,10 +177,12 @@ type definitions struct {
 	first     int64
 }
 
-// readDefinitions reads the archive's global definitions file.
-func readDefinitions(a *anchor) (*definitions, error) {
+// readDefinitions reads the archive's global definitions file, weighing
+// the file while it is decoded, then the definitions, with hold (nil:
+// none).
+func readDefinitions(a *anchor, hold func(int64) error) (*definitions, error) {
 	path := a.globalDefsPath()
-	data, err := ingest.ReadFileIn(a.dir, path, 0)
+	data, err := ingest.ReadFileHeld(a.dir, path, 0, hold)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -190,8 +193,16 @@ func readDefinitions(a *anchor) (*definitions, error) {
 		return nil, &errs.FormatError{File: path, Err: errorString("the global definition file is empty: the archive defines nothing (was it cut, or its writer killed?)")}
 	}
 	d, derr := decodeDefinitions(data, a.chunkDefs)
+	if hold != nil {
+		hold(-int64(len(data)))
+	}
 	if derr != nil {
 		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
+	}
+	if hold != nil {
+		if err := hold(d.weight()); err != nil {
+			return nil, &errs.FormatError{File: path, Err: err}
+		}
 	}
 	if !d.haveClock {
 		return nil, &errs.FormatError{File: path, Err: errorString("no ClockProperties definition: timestamps cannot be converted")}
@@ -422,4 +433,26 @@ func regionParadigm(r cursor) uint8 {
 		return paradigmUnknown
 	}
 	return p
+}
+
+// weight estimates the bytes the definitions take in memory: a map entry
+// or slice element per record (a group member is 8 bytes where its record
+// may spend 1), for the budget (see readDefinitions).
+func (d *definitions) weight() int64 {
+	const entry = 64 // a map entry of a small struct, with the map's overhead
+	n := int64(len(d.strings)+len(d.badStrings)+len(d.regions)+len(d.comms)+len(d.interComms)+
+		len(d.members)+len(d.parameters)+len(d.groups)+len(d.metrics)) * entry
+	n += int64(len(d.nodes))*int64(unsafe.Sizeof(systemTreeNode{})) +
+		int64(len(d.lgroups))*int64(unsafe.Sizeof(locationGroup{})) +
+		int64(len(d.locations))*int64(unsafe.Sizeof(location{}))
+	for _, s := range d.strings {
+		n += int64(len(s))
+	}
+	for _, g := range d.groups {
+		n += 8 * int64(len(g.members))
+	}
+	for _, m := range d.metrics {
+		n += 4 * int64(len(m.members))
+	}
+	return n
 }

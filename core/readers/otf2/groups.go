@@ -19,7 +19,7 @@ import (
 // locationGroups returns the IDs of the archive's location groups that
 // have locations with event files, in definition order.
 func locationGroups(path string) ([]uint32, error) {
-	arch, err := open(path, nil)
+	arch, err := open(path, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func locationGroups(path string) ([]uint32, error) {
 // system tree node, say, make one series of the whole read, which the
 // groups read apart would cut in two.
 func separable(path string) (bool, error) {
-	arch, err := open(path, func(uint32) bool { return false }) // the definitions only
+	arch, err := open(path, func(uint32) bool { return false }, nil) // the definitions only
 	if err != nil {
 		return false, err
 	}
@@ -81,7 +81,7 @@ func separable(path string) (bool, error) {
 // readGroups streams the records of the locations of the given location
 // groups only (all of them when groups is nil).
 func readGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOptions) error {
-	arch, err := openGroups(path, groups)
+	arch, err := openGroups(path, groups, opt.Held)
 	if err != nil {
 		return err
 	}
@@ -91,12 +91,12 @@ func readGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOpt
 // openGroups opens the archive at path for the locations of the given
 // location groups only (all of them when groups is nil): only their
 // definitions and event files are opened.
-func openGroups(path string, groups []uint32) (*archive, error) {
+func openGroups(path string, groups []uint32, hold func(int64) error) (*archive, error) {
 	var keep func(uint32) bool
 	if groups != nil {
 		keep = func(g uint32) bool { return slices.Contains(groups, g) }
 	}
-	arch, err := open(path, keep)
+	arch, err := open(path, keep, hold)
 	if err != nil {
 		return nil, err
 	}

@@ -65,9 +65,9 @@ type localDefs struct {
 
 // readLocalDefs reads the definition file of location loc. Locations
 // without one use global IDs and the global clock.
-func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
+func readLocalDefs(a *anchor, loc uint64, hold func(int64) error) (*localDefs, error) {
 	path := a.localDefsPath(loc)
-	data, err := ingest.ReadFileIn(a.dir, path, 0)
+	data, err := ingest.ReadFileHeld(a.dir, path, 0, hold)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &localDefs{missing: true}, nil
 	}
@@ -75,8 +75,25 @@ func readLocalDefs(a *anchor, loc uint64) (*localDefs, error) {
 		return nil, &errs.FormatError{File: path, Err: err}
 	}
 	l, derr := decodeLocalDefs(data, a.chunkDefs)
+	if hold != nil {
+		hold(-int64(len(data)))
+	}
 	if derr != nil {
 		return nil, &errs.FormatError{File: path, AtOffset: true, Offset: derr.offset, Err: errorString(derr.msg)}
+	}
+	if hold != nil {
+		// The ID maps are held for the whole read: a record of n bytes
+		// may declare n entries, each 8 bytes in a dense map and about
+		// 40 in a sparse one.
+		w := int64(0)
+		for _, m := range l.maps {
+			if m != nil {
+				w += 8*int64(len(m.dense)) + 40*int64(len(m.sparse))
+			}
+		}
+		if err := hold(w); err != nil {
+			return nil, &errs.FormatError{File: path, Err: err}
+		}
 	}
 	return l, nil
 }

@@ -140,7 +140,7 @@ func pairEnds(path string, parts []ingest.Ends, sink trace.Sink, start, end trac
 // caller found. Ends of locations the archive does not define (messages
 // of another archive) are a FormatError.
 func matchMessages(path string, parts []*messages, sink trace.Sink, start, end trace.Time, opt trace.ReadOptions) error {
-	arch, err := open(path, func(uint32) bool { return false }) // the definitions only
+	arch, err := open(path, func(uint32) bool { return false }, opt.Held) // the definitions only
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ type fileExtent struct {
 // (the location groups given, all when nil) ends the trace with, reading
 // timestamps only. ok is false when it cannot tell exactly.
 func probe(path string, groups []uint32) (start, end trace.Time, ok bool) {
-	arch, err := openGroups(path, groups)
+	arch, err := openGroups(path, groups, nil)
 	if err != nil {
 		return 0, 0, false
 	}
@@ -246,7 +246,7 @@ func (w *walker) chunk(f *eventFile, file *os.File, buf []byte, k int64, first b
 // model's read detects (micro.ErrWindow) and corrects. ok is false when
 // the clock properties give no length.
 func window(path string, groups []uint32) (start, end trace.Time, ok bool) {
-	arch, err := openGroups(path, groups)
+	arch, err := openGroups(path, groups, nil)
 	if err != nil {
 		return 0, 0, false
 	}

@@ -24,7 +24,7 @@ func readFile(path string) (*trace.Trace, error) {
 // parallel; the sink is called from the calling goroutine only, in an
 // order that does not depend on scheduling.
 func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
-	arch, err := open(path, nil)
+	arch, err := open(path, nil, opt.Held)
 	if err != nil {
 		return err
 	}
@@ -47,8 +47,12 @@ type archive struct {
 
 // open reads the anchor file, the global definitions and the definitions
 // of every location (of the location groups keep accepts, when not nil),
-// and prepares their event files for reading.
-func open(path string, keep func(group uint32) bool) (*archive, error) {
+// and prepares their event files for reading. hold (a
+// trace.ReadOptions.Held, or nil) weighs what the definitions take in
+// memory against the user's budget: a few kilobytes of records may
+// declare millions of group members or ID map entries, held for the
+// whole read.
+func open(path string, keep func(group uint32) bool, hold func(int64) error) (*archive, error) {
 	anchorPath, err := findAnchor(path)
 	if err != nil {
 		return nil, err
@@ -57,7 +61,7 @@ func open(path string, keep func(group uint32) bool) (*archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs, err := readDefinitions(a)
+	defs, err := readDefinitions(a, hold)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +89,7 @@ func open(path string, keep func(group uint32) bool) (*archive, error) {
 			return nil, &errs.FormatError{File: a.globalDefsPath(), AtOffset: true, Offset: l.at,
 				Err: fmt.Errorf("location %d announces %d events, but its event file cannot be read: %w", l.id, l.events, err)}
 		}
-		local, err := readLocalDefs(a, l.id)
+		local, err := readLocalDefs(a, l.id, hold)
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,7 @@ type decoded struct {
 
 func decodeAll(t testing.TB, anchor string) (*archive, []decoded) {
 	t.Helper()
-	arch, err := open(anchor, nil)
+	arch, err := open(anchor, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
