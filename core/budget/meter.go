@@ -69,6 +69,13 @@ func (m *Meter) Held() int64 {
 	return m.held
 }
 
+// Peak returns the most bytes the reader held at once.
+func (m *Meter) Peak() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peak
+}
+
 // Err returns the error of a read that outgrew its budget, nil otherwise.
 func (m *Meter) Err() error {
 	m.mu.Lock()

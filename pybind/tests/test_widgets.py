@@ -533,3 +533,17 @@ def test_explore_without_anywidget_says_the_command():
             "try:\n    m.explore()\nexcept ImportError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code, str(TRACE)], capture_output=True, text=True, timeout=120)
     assert 'pip install "anywidget>=0.9.18" "traitlets>=5.9"' in out.stdout, out.stderr
+
+
+def test_sweep_reports_what_stopped_its_levels_being_shown():
+    """An error once the levels are found, while they replace the view
+    (done), is raised by wait as one of the search's: the levels never
+    reached the slider, and wait_levels must not say they did."""
+    from macroscope.widgets import _levels
+
+    def done(_levels_found):
+        raise RuntimeError("the redraw failed")
+
+    sweep = _levels.BackgroundSweep(lambda progress: [], done, "test levels")
+    with pytest.raises(RuntimeError, match="the redraw failed"):
+        sweep.wait(timeout=60)

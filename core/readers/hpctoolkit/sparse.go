@@ -148,7 +148,11 @@ func (db *sparseDB) read(sink trace.Sink, opt trace.ReadOptions) error {
 	// The database was decoded when it was opened, before the read's
 	// options were known (meta.db under the default budget only): it is
 	// weighed against the user's budget now, before any line is read.
-	if err := opt.Held(db.weight()); err != nil {
+	w := db.weight()
+	// Given back when the read is over: a second pass, or the next part
+	// of a read by parts under one budget, weighs the database afresh.
+	defer opt.Held(-w)
+	if err := opt.Held(w); err != nil {
 		return &errs.FormatError{File: filepath.Join(db.dir, "meta.db"), Err: err}
 	}
 	_, err := db.readLines(sink, opt)

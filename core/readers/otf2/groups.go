@@ -85,6 +85,7 @@ func readGroups(path string, groups []uint32, sink trace.Sink, opt trace.ReadOpt
 	if err != nil {
 		return err
 	}
+	defer arch.release()
 	return arch.read(sink, opt)
 }
 

@@ -144,6 +144,7 @@ func matchMessages(path string, parts []*messages, sink trace.Sink, start, end t
 	if err != nil {
 		return err
 	}
+	defer arch.release()
 	h, err := arch.hierarchy(sink)
 	if err != nil {
 		return err

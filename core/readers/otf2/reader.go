@@ -28,6 +28,7 @@ func Read(path string, sink trace.Sink, opt trace.ReadOptions) error {
 	if err != nil {
 		return err
 	}
+	defer arch.release()
 	return arch.read(sink, opt)
 }
 
@@ -43,6 +44,10 @@ type archive struct {
 	missing []string
 	// subset tells that some location groups are left out (readGroups).
 	subset bool
+	// held is what the definitions weigh against the read's budget (see
+	// open), given back by release once the read is over.
+	held int64
+	hold func(int64) error
 }
 
 // open reads the anchor file, the global definitions and the definitions
@@ -52,7 +57,23 @@ type archive struct {
 // memory against the user's budget: a few kilobytes of records may
 // declare millions of group members or ID map entries, held for the
 // whole read.
-func open(path string, keep func(group uint32) bool, hold func(int64) error) (*archive, error) {
+func open(path string, keep func(group uint32) bool, hold func(int64) error) (arch *archive, err error) {
+	if hold != nil {
+		// What the definitions weigh is counted, to be given back when
+		// the read is over (release) or fails here: a read in several
+		// passes, or by parts under one budget, would otherwise count the
+		// definitions of every pass and part it has done.
+		var held int64
+		budgetHold := hold
+		hold = func(n int64) error { held += n; return budgetHold(n) }
+		defer func() {
+			if err != nil || arch == nil { // a panic of a hostile file's, too
+				budgetHold(-held)
+			} else {
+				arch.held, arch.hold = held, budgetHold
+			}
+		}()
+	}
 	anchorPath, err := findAnchor(path)
 	if err != nil {
 		return nil, err
@@ -65,7 +86,7 @@ func open(path string, keep func(group uint32) bool, hold func(int64) error) (*a
 	if err != nil {
 		return nil, err
 	}
-	arch := &archive{anchor: a, defs: defs, tb: timeBase{defs.clock.offset, defs.clock.resolution}}
+	arch = &archive{anchor: a, defs: defs, tb: timeBase{defs.clock.offset, defs.clock.resolution}}
 	var noEvents, noDefs []string
 	for i, l := range defs.locations {
 		if keep != nil && !keep(l.group) {
@@ -122,6 +143,15 @@ func open(path string, keep func(group uint32) bool, hold func(int64) error) (*a
 			a.dir, len(noDefs), listSome(noDefs)))
 	}
 	return arch, nil
+}
+
+// release gives back to the read's budget what the definitions weighed
+// (see open), once the read is over.
+func (a *archive) release() {
+	if a.hold != nil && a.held != 0 {
+		a.hold(-a.held)
+		a.held = 0
+	}
 }
 
 // locationLabel names a location for the user: its name and id.

@@ -248,7 +248,10 @@ class BackgroundSweep:
             except BaseException as e:  # reported by wait
                 self.error = e
                 return
-            done(levels)
+            try:
+                done(levels)
+            except BaseException as e:  # the levels never shown: reported by wait too
+                self.error = e
 
         self._thread = threading.Thread(target=sweep, name=name, daemon=True)
         self._thread.start()
