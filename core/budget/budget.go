@@ -120,7 +120,36 @@ func Check(param, what string, need, setting int64, advice string) error {
 	if setting < 0 || setting == 0 && need <= Floor && !limited() {
 		return nil
 	}
-	limit := Resolve(setting)
+	return exceeds(param, what, need, Resolve(setting), advice)
+}
+
+// Once is a budget checked again and again as work grows (a model's
+// arrays while a trace is read), whose default is resolved once, at its
+// first check that needs it: the memory available later is what the
+// work already took less, and counting what it holds in the need and
+// again in the limit would refuse work that fits. The zero Once is the
+// default budget.
+type Once struct {
+	// Setting is the user's (see Resolve).
+	Setting  int64
+	limit    int64
+	resolved bool
+}
+
+// Check is Check with the Once's setting, resolved at the first call
+// that needs it.
+func (o *Once) Check(param, what string, need int64, advice string) error {
+	if o.Setting < 0 || o.Setting == 0 && need <= Floor && !limited() {
+		return nil
+	}
+	if !o.resolved {
+		o.limit, o.resolved = Resolve(o.Setting), true
+	}
+	return exceeds(param, what, need, o.limit, advice)
+}
+
+// exceeds returns Check's error when need exceeds limit (0: no limit).
+func exceeds(param, what string, need, limit int64, advice string) error {
 	if limit <= 0 || need <= limit {
 		return nil
 	}

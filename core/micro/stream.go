@@ -78,6 +78,10 @@ type Accumulator struct {
 	stepOf []int64
 	steps  steps
 
+	// columnsBudget weighs the containers and columns as they grow
+	// (checkColumns), its default fixed at its first check.
+	columnsBudget budget.Once
+
 	// Categories get a dense key on first use: keyOfValue by value id,
 	// keyOfType by type (entities without a value; variable types); keys
 	// maps a key back: a value id, or -1-type.
@@ -502,8 +506,9 @@ func (a *Accumulator) checkColumns() error {
 	cols, conts := len(a.colCont), len(a.conts)
 	need := 2.25 * (float64(cols)*(float64(a.g.n)*per+8) +
 		float64(conts)*float64(unsafe.Sizeof(trace.Container{})+unsafe.Sizeof(contAcc{})+2))
-	return budget.Check("slices", fmt.Sprintf("the model's containers and columns gathered while reading (%d containers, %d columns x %d slices so far)", conts, cols, a.g.n),
-		int64(min(need, math.MaxInt64/2)), a.opt.MemoryBudget,
+	a.columnsBudget.Setting = a.opt.MemoryBudget
+	return a.columnsBudget.Check("slices", fmt.Sprintf("the model's containers and columns gathered while reading (%d containers, %d columns x %d slices so far)", conts, cols, a.g.n),
+		int64(min(need, math.MaxInt64/2)),
 		"use fewer slices, a shorter window, or fewer states or resources (state_types=, key=\"domain\" or key=\"type\")")
 }
 
