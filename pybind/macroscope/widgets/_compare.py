@@ -171,9 +171,17 @@ class CompareExplorer(ArrowWidget):
         return True if not sweeps else sweeps[0].wait(timeout)
 
     def _on_msg(self, _widget, content, _buffers) -> None:
-        if isinstance(content, dict) and content.get("action") == "levels" and self._sweep is not None:
+        if not (isinstance(content, dict) and content.get("action") == "levels"):
+            return
+        # Under the lock the sweep's thread takes to put its levels in: it
+        # may end between a look at self._sweep and its use, and its
+        # finished view must not be overwritten by this one.
+        with self._swap:
+            sweep = self._sweep
+            if sweep is None:
+                return
             # The slider grabbed: the other levels.
-            self._sweep.ask()
+            sweep.ask()
             self.view = {**self.view, "asked": True}
 
     def _levels_table(self) -> pa.Table:
