@@ -15,6 +15,7 @@ OPTIONAL = {
     "distributed": "Dask, for the computations on a cluster",
     "tqdm": "progress bars",
     "macroscope.widgets": "the notebook widgets, built on anywidget",
+    "pyarrow_hotfix": "the Arrow project's fix of pyarrow before 14.0.1 (CVE-2023-47248), looked for only there",
 }
 
 
