@@ -371,7 +371,7 @@ func otherProfile(keys []string) string {
 	}
 	switch {
 	case has("$schema", "profiles", "shared"):
-		return "a speedscope file (speedscope's own format: read the profile it was made from, which its exporter field names)"
+		return "a speedscope file (read it with format=\"speedscope\")"
 	case has("meta", "threads"):
 		return "a Firefox Profiler (Gecko) profile"
 	case has("ticks", "markers", "profile"):
