@@ -190,7 +190,7 @@ func hostileCorpus() []hostileFile {
 			write: file("ids.json", `[{"ph":"X","name":"a","pid":18446744073709551615,"tid":-9223372036854775808,"ts":1,"dur":1}]`)},
 		{name: "speedscope nested three million deep", format: "speedscope",
 			write: file("deep.speedscope.json", `{"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[`+strings.Repeat(`{"a":`, 3<<20)),
-			says: "exceeded max depth", where: true},
+			says:  "exceeded max depth", where: true},
 		{name: "speedscope a stack a million frames deep", format: "speedscope",
 			write: file("stack.json", `{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"f"}]},`+
 				`"profiles":[{"type":"sampled","name":"t","unit":"seconds","startValue":0,"endValue":1,"samples":[[0`+strings.Repeat(",0", 1<<20)+`]],"weights":[1]}]}`),

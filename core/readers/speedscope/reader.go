@@ -56,7 +56,7 @@ const heldFactor = 4
 
 // readFile reads the speedscope file at path (plain or compressed, at
 // most limit bytes once decompressed) into sink.
-func readFile(path string, limit int64, sink trace.Sink, opt trace.ReadOptions) error {
+func readFile(path string, limit int64, count float64, sink trace.Sink, opt trace.ReadOptions) error {
 	f, err := ingest.OpenFile(path)
 	if err != nil {
 		return err
@@ -71,11 +71,12 @@ func readFile(path string, limit int64, sink trace.Sink, opt trace.ReadOptions) 
 	if err != nil {
 		return &errs.FormatError{File: path, Err: err}
 	}
-	return read(path, data, sink, opt)
+	return read(path, data, count, sink, opt)
 }
 
-// read decodes data, a whole speedscope document, into sink.
-func read(path string, data []byte, sink trace.Sink, opt trace.ReadOptions) error {
+// read decodes data, a whole speedscope document, into sink; count is
+// the nanoseconds of a count of unit "none" (0: such profiles are refused).
+func read(path string, data []byte, count float64, sink trace.Sink, opt trace.ReadOptions) error {
 	held := int64(len(data)) * heldFactor
 	if err := opt.Held(held); err != nil {
 		return &errs.FormatError{File: path, Err: err}
@@ -87,7 +88,8 @@ func read(path string, data []byte, sink trace.Sink, opt trace.ReadOptions) erro
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return &errs.FormatError{File: path, Offset: syn.Offset, AtOffset: true, Err: fmt.Errorf("not valid JSON: %v", syn)}
+			// Offset counts the bytes read, the offending one included.
+			return &errs.FormatError{File: path, Offset: max(syn.Offset-1, 0), AtOffset: true, Err: fmt.Errorf("not valid JSON: %v", syn)}
 		case errors.As(err, &typ):
 			return &errs.FormatError{File: path, Offset: typ.Offset, AtOffset: true,
 				Err: fmt.Errorf("%s holds a JSON %s where the speedscope schema wants a %s", field(typ.Field), typ.Value, typ.Type)}
@@ -100,7 +102,7 @@ func read(path string, data []byte, sink trace.Sink, opt trace.ReadOptions) erro
 	if len(doc.Profiles) == 0 {
 		return errs.Format(path, 0, "the speedscope file holds no profiles")
 	}
-	b := &builder{path: path, doc: &doc, sink: sink, opt: opt, values: map[int64]int32{}, valueOf: map[frame]int32{}}
+	b := &builder{path: path, doc: &doc, count: count, sink: sink, opt: opt, values: map[int64]int32{}, valueOf: map[frame]int32{}}
 	return b.build()
 }
 
@@ -116,6 +118,7 @@ func field(f string) string {
 type builder struct {
 	path    string
 	doc     *document
+	count   float64 // nanoseconds of a count of unit "none"; 0: refused
 	sink    trace.Sink
 	opt     trace.ReadOptions
 	state   int32
@@ -149,10 +152,12 @@ func (b *builder) build() error {
 	// reaches the sink.
 	for p := range b.doc.Profiles {
 		pr := &b.doc.Profiles[p]
-		if _, ok := units[pr.Unit]; !ok {
+		if b.ns(p) == 0 {
 			switch pr.Unit {
-			case "none", "bytes":
-				return b.fail(p, "its values are in unit %q, not a time: the file has no timeline to read (record it with time as the unit)", pr.Unit)
+			case "none":
+				return b.fail(p, "its values are in unit \"none\" (counts), not a time: give the time a count stands for, the sampling interval (count_unit=\"ms\"...)")
+			case "bytes":
+				return b.fail(p, "its values are in unit \"bytes\" (a memory profile), not a time: the file has no timeline to read")
 			}
 			return b.fail(p, "unknown unit %q (the schema's units are none, nanoseconds, microseconds, milliseconds, seconds, bytes)", pr.Unit)
 		}
@@ -215,11 +220,19 @@ func (b *builder) span(start, end trace.Time) {
 
 // time converts v, in profile p's unit, to the model's nanoseconds.
 func (b *builder) time(p int, v float64, what string) (trace.Time, error) {
-	ns := math.Round(v * units[b.doc.Profiles[p].Unit])
+	ns := math.Round(v * b.ns(p))
 	if math.IsNaN(ns) || ns >= math.MaxInt64/2 || ns <= math.MinInt64/2 {
 		return 0, b.fail(p, "%s %v is out of range", what, v)
 	}
 	return trace.Time(ns), nil
+}
+
+// ns is the nanoseconds of one unit of profile p's values, 0 for none.
+func (b *builder) ns(p int) float64 {
+	if u := b.doc.Profiles[p].Unit; u == "none" {
+		return b.count
+	}
+	return units[b.doc.Profiles[p].Unit]
 }
 
 // value is the value of frame index i (checked by the caller).
