@@ -3,6 +3,11 @@ package speedscope
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/macroscope-hpc/macroscope/core/errs"
 
 	"github.com/macroscope-hpc/macroscope/core/ingest"
 	"github.com/macroscope-hpc/macroscope/core/trace"
@@ -16,17 +21,44 @@ var Format = ingest.Format{
 	Summary:    "speedscope JSON (py-spy --format speedscope, rbspy, Austin's austin2speedscope, pyinstrument, speedscope exports)",
 	Extensions: []string{".speedscope.json", ".json"},
 	Sniff:      Sniff,
-	Options: []ingest.Option{{Name: "count_unit", Kind: ingest.String, Default: "none", Choices: []string{"none", "s", "ms", "us", "ns"},
-		Doc: "the time one count stands for in a profile whose unit is \"none\" (its weights or event times are counts, as speedscope's importers of perf and collapsed stacks write): the sampling interval, e.g. ms; none refuses such profiles"},
+	Options: []ingest.Option{{Name: "count_unit", Kind: ingest.String, Default: "none",
+		Doc: "the time one count lasts in a profile whose unit is \"none\" (rbspy's, and speedscope's importers of perf and collapsed stacks: a weight or an event time is a number of samples): the sampling interval, as a number and s, ms, us or ns (\"10ms\" for rbspy's 100 Hz); none refuses such profiles"},
 		ingest.MaxDecompressedOption},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
 		limit := ingest.MaxDecompressed(v)
-		count, _ := trace.TimeUnit(v.String("count_unit"))
+		count, err := countUnit(v.String("count_unit"))
+		if err != nil {
+			return nil, err
+		}
 		// The reader parses the whole document before it delivers anything.
 		return &ingest.Source{Read: func(sink trace.Sink, ro trace.ReadOptions) error {
-			return readFile(path, limit, float64(count), sink, ro)
+			return readFile(path, limit, count, sink, ro)
 		}, Whole: true, Files: []string{path}}, nil
 	},
+}
+
+// countUnit parses the count_unit option: "none" (0), or a positive
+// duration such as "10ms", in nanoseconds.
+func countUnit(s string) (float64, error) {
+	if s == "none" || s == "" {
+		return 0, nil
+	}
+	for _, u := range []string{"ns", "us", "ms", "s"} {
+		num, ok := strings.CutSuffix(s, u)
+		if !ok {
+			continue
+		}
+		unit, _ := trace.TimeUnit(u)
+		if num == "" {
+			num = "1"
+		}
+		n, err := strconv.ParseFloat(num, 64)
+		if err != nil || !(n > 0) || math.IsInf(n, 0) || n*float64(unit) > float64(trace.Second)*1e6 {
+			break
+		}
+		return n * float64(unit), nil
+	}
+	return 0, errs.Argument("count_unit", "wants none or a duration such as 10ms (a number and s, ms, us or ns, at most a million seconds), not %q", s)
 }
 
 // schemaURL is the part of the "$schema" value every writer gives.

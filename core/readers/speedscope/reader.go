@@ -155,7 +155,7 @@ func (b *builder) build() error {
 		if b.ns(p) == 0 {
 			switch pr.Unit {
 			case "none":
-				return b.fail(p, "its values are in unit \"none\" (counts), not a time: give the time a count stands for, the sampling interval (count_unit=\"ms\"...)")
+				return b.fail(p, "its values are in unit \"none\" (counts), not a time: give the time a count lasts, the sampling interval (count_unit=\"10ms\"...)")
 			case "bytes":
 				return b.fail(p, "its values are in unit \"bytes\" (a memory profile), not a time: the file has no timeline to read")
 			}

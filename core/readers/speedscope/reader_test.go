@@ -109,6 +109,23 @@ func TestEventedCounts(t *testing.T) {
 	if got := spans(tr); !slices.Equal(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
+	// rbspy's 100 Hz: a count lasts 10 ms.
+	tr, err = readPath(t, path, ingest.Values{"count_unit": "10ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spans(tr)[0]; got != (span{"simple.txt", "a", 0, 0, 140 * ms}) {
+		t.Errorf("with 10ms counts, %v", got)
+	}
+	for _, bad := range []string{"ms10", "-1ms", "0s", "1e300s", "NaNms", "10"} {
+		v, err := speedscope.Format.Check(ingest.Values{"count_unit": bad})
+		if err == nil {
+			_, err = speedscope.Format.Open(path, v)
+		}
+		if err == nil || !strings.Contains(err.Error(), "count_unit") {
+			t.Errorf("count_unit=%q: %v", bad, err)
+		}
+	}
 }
 
 // rawDoc is an independent decoding of a file, for the oracles.
