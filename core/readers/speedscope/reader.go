@@ -67,21 +67,45 @@ func readFile(path string, limit int64, count float64, sink trace.Sink, opt trac
 		return err
 	}
 	defer release()
-	data, err := io.ReadAll(in)
+	data, held, err := readHeld(in, opt)
+	defer opt.Held(-held)
 	if err != nil {
 		return &errs.FormatError{File: path, Err: err}
 	}
 	return read(path, data, count, sink, opt)
 }
 
-// read decodes data, a whole speedscope document, into sink; count is
+// readHeld reads in whole, telling opt.Hold of the memory the document
+// will take (heldFactor times its size) before its buffer grows: a
+// decompression bomb stops at the read's budget, not at the memory's
+// end. It returns the bytes told, for the caller to give back.
+func readHeld(in io.Reader, opt trace.ReadOptions) ([]byte, int64, error) {
+	var buf []byte
+	var held int64
+	for {
+		if len(buf) == cap(buf) {
+			grown := max(2*cap(buf), 1<<20)
+			if err := opt.Held(int64(grown-cap(buf)) * heldFactor); err != nil {
+				return nil, held, err
+			}
+			held += int64(grown-cap(buf)) * heldFactor
+			buf = append(make([]byte, 0, grown), buf...)
+		}
+		n, err := in.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, held, nil
+		}
+		if err != nil {
+			return nil, held, err
+		}
+	}
+}
+
+// read decodes data, a whole speedscope document (held by the caller),
+// into sink; count is
 // the nanoseconds of a count of unit "none" (0: such profiles are refused).
 func read(path string, data []byte, count float64, sink trace.Sink, opt trace.ReadOptions) error {
-	held := int64(len(data)) * heldFactor
-	if err := opt.Held(held); err != nil {
-		return &errs.FormatError{File: path, Err: err}
-	}
-	defer opt.Held(-held)
 	var doc document
 	if err := json.Unmarshal(data, &doc); err != nil {
 		var syn *json.SyntaxError

@@ -322,3 +322,11 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+func speedscopeOpen(t *testing.T, path string) (*ingest.Source, error) {
+	v, err := speedscope.Format.Check(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return speedscope.Format.Open(path, v)
+}
