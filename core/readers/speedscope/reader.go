@@ -345,8 +345,15 @@ func (b *builder) evented(p int, pr *profile) (trace.Time, error) {
 // sampled reads the stacks of profile p, each lasting its weight after
 // the one ahead of it; it returns the profile's last instant.
 func (b *builder) sampled(p int, pr *profile) (trace.Time, error) {
-	if len(pr.Weights) != len(pr.Samples) {
+	if len(pr.Weights) < len(pr.Samples) {
 		return 0, b.fail(p, "%d samples but %d weights: each sample has its weight", len(pr.Samples), len(pr.Weights))
+	}
+	if len(pr.Weights) > len(pr.Samples) {
+		// rbspy --subprocesses writes the weights of every process's
+		// samples in each profile: speedscope takes the first ones, as
+		// here.
+		b.opt.Notes.Warn("%s: profile %d (%q) has %d samples but %d weights: the first %d weights read, the others ignored as speedscope does",
+			b.path, p, pr.Name, len(pr.Samples), len(pr.Weights), len(pr.Samples))
 	}
 	at := pr.StartValue
 	t, err := b.time(p, at, "startValue")

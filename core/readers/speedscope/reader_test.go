@@ -330,3 +330,20 @@ func speedscopeOpen(t *testing.T, path string) (*ingest.Source, error) {
 	}
 	return speedscope.Format.Open(path, v)
 }
+
+// rbspy --subprocesses gives each profile the weights of every process's
+// samples: the first ones are read, as speedscope reads them, and said.
+func TestExtraWeights(t *testing.T) {
+	doc := `{` + schema + `,"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","name":"p","unit":"seconds","startValue":0,"endValue":3,` +
+		`"samples":[[0],[0]],"weights":[1,2,4]}]}`
+	tr, notes, err := readertest.ReadFormatNotes(t, speedscope.Format, write(t, "rbspy.json", doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spans(tr); !slices.Equal(got, []span{{"p", "a", 0, 0, 3 * trace.Second}}) {
+		t.Errorf("got %v", got)
+	}
+	if msgs := notes.Messages(); len(msgs) != 1 || !strings.Contains(msgs[0], "2 samples but 3 weights") {
+		t.Errorf("notes %q", msgs)
+	}
+}
