@@ -22,7 +22,7 @@ var Format = ingest.Format{
 	Extensions: []string{".speedscope.json", ".json"},
 	Sniff:      Sniff,
 	Options: []ingest.Option{{Name: "count_unit", Kind: ingest.String, Default: "none",
-		Doc: "the time one count lasts in a profile whose unit is \"none\" (old rbspy's, and speedscope's importers of perf and collapsed stacks: a weight or an event time is a number of samples): the sampling interval, as a number and s, ms, us or ns (\"10ms\" for rbspy's 100 Hz); none refuses such profiles"},
+		Doc: "the time one count lasts in a profile whose unit is \"none\" (rbspy's, and speedscope's importers of perf and collapsed stacks: a weight or an event time is a number of samples): the sampling interval, as a number and s, ms, us or ns (\"10ms\" for rbspy's 100 Hz); none refuses such profiles"},
 		ingest.MaxDecompressedOption},
 	Open: func(path string, v ingest.Values) (*ingest.Source, error) {
 		limit := ingest.MaxDecompressed(v)
