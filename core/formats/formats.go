@@ -25,6 +25,7 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/readers/perfetto"
 	"github.com/macroscope-hpc/macroscope/core/readers/pjdump"
 	"github.com/macroscope-hpc/macroscope/core/readers/rocprof"
+	"github.com/macroscope-hpc/macroscope/core/readers/speedscope"
 	"github.com/macroscope-hpc/macroscope/core/readers/xplane"
 	"github.com/macroscope-hpc/macroscope/core/trace"
 )
@@ -33,12 +34,13 @@ import (
 //
 // Formats whose files share an extension with others and which their
 // content tells apart come before the more general ones: rocprofv3's JSON
-// before Chrome's trace-event JSON, rocprof's CSV before pj_dump's, the
+// and speedscope's JSON before Chrome's trace-event JSON, rocprof's CSV before pj_dump's, the
 // XSpace (.xplane.pb) before Perfetto's protobuf (.pb).
 var All = []ingest.Format{
 	paje.Format,
 	otf2.Format,
 	rocprof.JSONFormat,
+	speedscope.Format,
 	chrome.Format,
 	paraver.Format,
 	rocprof.CSVFormat,

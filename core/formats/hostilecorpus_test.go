@@ -188,6 +188,17 @@ func hostileCorpus() []hostileFile {
 			says: "nested more than 512 deep", where: true},
 		{name: "chrome ids past 64 bits", format: "chrome",
 			write: file("ids.json", `[{"ph":"X","name":"a","pid":18446744073709551615,"tid":-9223372036854775808,"ts":1,"dur":1}]`)},
+		{name: "speedscope nested three million deep", format: "speedscope",
+			write: file("deep.speedscope.json", `{"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[`+strings.Repeat(`{"a":`, 3<<20)),
+			says:  "exceeded max depth", where: true},
+		{name: "speedscope a stack a million frames deep", format: "speedscope",
+			write: file("stack.json", `{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"f"}]},`+
+				`"profiles":[{"type":"sampled","name":"t","unit":"seconds","startValue":0,"endValue":1,"samples":[[0`+strings.Repeat(",0", 1<<20)+`]],"weights":[1]}]}`),
+			says: "nests frames more than 10000 deep"},
+		{name: "speedscope frame index past the table", format: "speedscope",
+			write: file("index.json", `{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[]},`+
+				`"profiles":[{"type":"evented","name":"t","unit":"seconds","startValue":0,"endValue":1,"events":[{"type":"O","at":0,"frame":9223372036854775807}]}]}`),
+			says: "names frame 9223372036854775807, but shared.frames holds 0"},
 		{name: "rocprofv3 JSON nested three million deep", format: "rocprofv3-json",
 			write: file("deep_results.json", `{"rocprofiler-sdk-tool":[`+strings.Repeat(`{"a":`, 3<<20)), says: "exceeded max depth", where: true},
 		{name: "rocprofv3 CSV times of 30 digits", format: "rocprofv3-csv",

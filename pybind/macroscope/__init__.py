@@ -32,6 +32,7 @@ by its name or content):
     paje            Pajé: PajeNG, SimGrid, StarPU, Akypuera
     otf2            OTF2 archives: Score-P, APEX
     chrome          Chrome and Perfetto trace-event JSON: PyTorch Kineto...
+    speedscope      speedscope JSON: py-spy, rbspy, Austin, pyinstrument
     paraver         Paraver: Extrae, Dimemas, ovni
     pjdump          pj_dump's CSV output, StarVZ's directories of it
     nsys            Nsight Systems' SQLite export

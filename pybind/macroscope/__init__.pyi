@@ -108,6 +108,7 @@ __all__ = [
     "read_rocprofv3_csv",
     "read_rocprofv3_json",
     "read_rpd",
+    "read_speedscope",
     "read_xplane",
 ]
 
@@ -146,6 +147,29 @@ def read_rocprofv3_json(
     Files ending in _results.json (plain or compressed with gzip, bzip2 or zstd).
 
     Options:
+    ``strict`` (bool, default False): fail (a format error naming the file) when the trace is incomplete (a cut last record, a missing or empty part) instead of returning it marked incomplete
+
+    ``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does.
+    """
+    ...
+
+
+def read_speedscope(
+    path: str | os.PathLike[str],
+    *,
+    count_unit: str = "none",
+    max_decompressed: int = 68719476736,
+    strict: bool = False,
+    progress: Progress = None,
+    memory_budget: int | None = None,
+) -> Trace:
+    """Read a trace in the speedscope format: speedscope JSON (py-spy --format speedscope, rbspy, Austin's austin2speedscope, pyinstrument, speedscope exports).
+
+    Files ending in .speedscope.json, .json (plain or compressed with gzip, bzip2 or zstd).
+
+    Options:
+    ``count_unit`` (str, default 'none'): the time one count lasts in a profile whose unit is "none" (rbspy's, and speedscope's importers of perf and collapsed stacks: a weight or an event time is a number of samples): the sampling interval, as a number and s, ms, us or ns ("10ms" for rbspy's 100 Hz); none refuses such profiles
+    ``max_decompressed`` (int, default 68719476736): the most bytes a compressed file (gzip, bzip2, zstd) may expand to before the read stops, against decompression bombs; 0: no limit
     ``strict`` (bool, default False): fail (a format error naming the file) when the trace is incomplete (a cut last record, a missing or empty part) instead of returning it marked incomplete
 
     ``progress``, ``memory_budget``: see :func:`read`. Raises as :func:`read` does.

@@ -370,6 +370,13 @@ _HOSTILE = {
     # them, weigh against the budget; the reader's refusal names the line.
     "paje_1e6_state_types_budget": lambda tmp: (_paje_types(tmp, 1_000_000), {"memory_budget": 32 << 20},
                                                 "memory_budget: reading %s, line "),
+    "speedscope_budget": lambda tmp: (_gzip_line(tmp, "p.speedscope.json.gz",
+                                                 b'{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"', 64),
+                                      {"memory_budget": 16 << 20}, "memory_budget: reading %s"),
+    "speedscope_frame_index": lambda tmp: (_write(tmp / "i.json", b'{"$schema":"https://www.speedscope.app/file-format-schema.json",'
+                                                  b'"shared":{"frames":[]},"profiles":[{"type":"sampled","name":"t","unit":"seconds",'
+                                                  b'"startValue":0,"endValue":1,"samples":[[1e30]],"weights":[1]}]}'),
+                                           {}, "i.json: byte "),
     "gotrace_bad_header": lambda tmp: (_write(tmp / "g.trace", b"go 1.99 trace\x00\x00\x00" + b"\xff" * 64),
                                        {"format": "gotrace"}, "g.trace"),
 }

@@ -525,3 +525,41 @@ def test_kineto_gpu_annotations_beside_their_stream(tmp_path):
     on_stream = cells[cells["resource"].astype(str).str.endswith("stream 7")]
     assert set(on_stream["state"]) == {"gemm", "relu"}
     assert on_stream["proportion"].sum() == pytest.approx(0.2)
+
+
+# --- speedscope ---------------------------------------------------------------
+
+def test_speedscope_py_spy_through_python():
+    """py-spy's speedscope output (0.4.3, record --format speedscope) is found
+    by content and read: the time of each frame name at depth 0 equals the sum
+    of the weights of the samples whose stack starts with it, and the thread
+    lasts the sum of all the weights."""
+    path = REPO / "core" / "readers" / "speedscope" / "testdata" / "pyspy.speedscope.json"
+    doc = json.loads(path.read_text())
+    frames = doc["shared"]["frames"]
+    want = collections.Counter()
+    for stack, weight in zip(doc["profiles"][0]["samples"], doc["profiles"][0]["weights"]):
+        if stack:
+            want[frames[stack[0]]["name"]] += weight
+    t = ms.read(path)
+    assert t.format == "speedscope"
+    states = t.states
+    top = states[states["depth"] == 0].groupby("value", observed=True)["duration"].sum()
+    assert {k: pytest.approx(v) for k, v in want.items()} == top.to_dict()
+    assert t.end - t.start == pytest.approx(sum(doc["profiles"][0]["weights"]))
+
+
+def test_speedscope_counts_need_their_length(tmp_path):
+    """A profile in unit "none" (rbspy's) is refused, naming the option, unless
+    count_unit says what a count lasts."""
+    doc = {"$schema": "https://www.speedscope.app/file-format-schema.json",
+           "shared": {"frames": [{"name": "main", "file": "a.rb"}]},
+           "profiles": [{"type": "sampled", "name": "", "unit": "none", "startValue": 0, "endValue": 3,
+                         "samples": [[0], [0], [0]], "weights": [1, 1, 1]}]}
+    path = tmp_path / "rbspy.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ms.TraceFormatError, match="count_unit") as info:
+        ms.read(path)
+    assert "rbspy.json" in str(info.value)
+    t = ms.read(path, count_unit="10ms")
+    assert t.states["duration"].tolist() == pytest.approx([0.03])

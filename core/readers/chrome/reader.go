@@ -344,7 +344,9 @@ func (d *decoder) readObject() error {
 		}
 	}
 	if !seen && !d.col.isProfileFile() && !d.col.isSamplesOnly() {
-		if what := otherProfile(keys); what != "" {
+		if what := otherProfile(keys); what == speedscopeFile {
+			return s.fail("%s, not trace events: read it with format=\"speedscope\" (or let the format be detected)", what)
+		} else if what != "" {
 			return s.fail("%s, not trace events: macroscope does not read it", what)
 		}
 		return s.fail("the trace object has no traceEvents array (nor the nodes, samples and timeDeltas of a CPU profile, nor stackFrames and samples)")
@@ -355,6 +357,10 @@ func (d *decoder) readObject() error {
 // maxNamingKeys is how many of the object's first keys otherProfile looks
 // at: those of the profiles it names come first.
 const maxNamingKeys = 16
+
+// speedscopeFile is what otherProfile calls a file of speedscope's
+// format, which the speedscope reader reads.
+const speedscopeFile = "a speedscope file"
 
 // otherProfile names the JSON profiles of other tools that a file without
 // trace events may be, by the keys of its object ("" for none of them):
@@ -371,7 +377,7 @@ func otherProfile(keys []string) string {
 	}
 	switch {
 	case has("$schema", "profiles", "shared"):
-		return "a speedscope file (speedscope's own format: read the profile it was made from, which its exporter field names)"
+		return speedscopeFile
 	case has("meta", "threads"):
 		return "a Firefox Profiler (Gecko) profile"
 	case has("ticks", "markers", "profile"):
