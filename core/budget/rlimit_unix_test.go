@@ -13,25 +13,49 @@ import (
 	"github.com/macroscope-hpc/macroscope/core/errs"
 )
 
-// underLimit, set in the environment, makes TestFloorUnderALimit's child
-// limit its own address space before checking.
-const underLimit = "MACROSCOPE_BUDGET_UNDER_LIMIT"
+// childUnderLimit, set in the environment to a test's name, makes that
+// test, run again in a child process, limit its own address space.
+const childUnderLimit = "MACROSCOPE_BUDGET_UNDER_LIMIT"
 
-// TestFloorUnderALimit: under an address-space limit (ulimit -v), work
-// under Floor is measured against what the limit leaves, since past it the
-// Go runtime aborts the process rather than waiting for memory. Run in a
-// child process, which limits itself.
-func TestFloorUnderALimit(t *testing.T) {
-	if os.Getenv(underLimit) != "" {
+// underALimit runs body in a child process of the test binary whose
+// address space is limited to what it uses plus runtimeReserve and room
+// (a limit cannot be lifted once lowered); the test passes if the child's
+// does. In a process that already has a limit, the test is skipped.
+func underALimit(t *testing.T, room int64, body func(t *testing.T)) {
+	t.Helper()
+	if os.Getenv(childUnderLimit) == t.Name() {
 		size := meminfo("/proc/self/status", "VmSize:")
 		if size == 0 {
 			t.Skip("no VmSize in /proc/self/status")
 		}
-		room := int64(runtimeReserve + 256<<20)
-		lim := syscall.Rlimit{Cur: uint64(size + room), Max: uint64(size + room)}
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		limit := uint64(size + runtimeReserve + room)
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
 			t.Fatal(err)
 		}
+		body(t)
+		return
+	}
+	if limited() {
+		t.Skip("this process already has a limit")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), childUnderLimit+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// TestFloorUnderALimit: under an address-space limit (ulimit -v), work
+// under Floor is measured against what the limit leaves, since past it the
+// Go runtime aborts the process rather than waiting for memory.
+func TestFloorUnderALimit(t *testing.T) {
+	if !limited() {
+		if err := Check("cores", "work", 512<<20, 0, ""); err != nil {
+			t.Fatalf("without a limit, under the floor: %v", err)
+		}
+	}
+	underALimit(t, 256<<20, func(t *testing.T) {
 		if !limited() {
 			t.Fatal("limited() is false under RLIMIT_AS")
 		}
@@ -45,8 +69,8 @@ func TestFloorUnderALimit(t *testing.T) {
 			t.Fatalf("1 MiB: %v", err)
 		}
 		// A limit all but used up refuses everything.
-		size = meminfo("/proc/self/status", "VmSize:")
-		lim = syscall.Rlimit{Cur: uint64(size + runtimeReserve/2), Max: uint64(size + runtimeReserve/2)}
+		size := meminfo("/proc/self/status", "VmSize:")
+		lim := syscall.Rlimit{Cur: uint64(size + runtimeReserve/2), Max: uint64(size + runtimeReserve/2)}
 		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
 			t.Fatal(err)
 		}
@@ -56,42 +80,16 @@ func TestFloorUnderALimit(t *testing.T) {
 		if err := Check("cores", "work", 1<<10, 0, ""); !errors.As(err, &ae) {
 			t.Fatalf("1 KiB under a limit used up: %v", err)
 		}
-		return
-	}
-	if limited() {
-		t.Skip("this process already has a limit")
-	}
-	if err := Check("cores", "work", 512<<20, 0, ""); err != nil {
-		t.Fatalf("without a limit, under the floor: %v", err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFloorUnderALimit$", "-test.v")
-	cmd.Env = append(os.Environ(), underLimit+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestFloorUnderALimit") {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	})
 }
-
-// onceUnderLimit makes TestOnceResolvesItsDefaultOnce's child limit its
-// own address space.
-const onceUnderLimit = "MACROSCOPE_BUDGET_ONCE_UNDER_LIMIT"
 
 // TestOnceResolvesItsDefaultOnce: a budget checked as work grows keeps the
 // default it resolved at its first check; the memory the work took since
 // is not taken off it again (Check, resolved at each call, would refuse
-// the same need once the work holds its memory). In a child process
-// under an address-space limit, where the available memory is exact.
+// the same need once the work holds its memory). Under an address-space
+// limit, where the available memory is exact.
 func TestOnceResolvesItsDefaultOnce(t *testing.T) {
-	if os.Getenv(onceUnderLimit) != "" {
-		size := meminfo("/proc/self/status", "VmSize:")
-		if size == 0 {
-			t.Skip("no VmSize in /proc/self/status")
-		}
-		room := int64(runtimeReserve + 256<<20)
-		lim := syscall.Rlimit{Cur: uint64(size + room), Max: uint64(size + room)}
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
-			t.Fatal(err)
-		}
+	underALimit(t, 256<<20, func(t *testing.T) {
 		var o Once
 		if err := o.Check("slices", "columns", 1<<20, ""); err != nil {
 			t.Fatalf("1 MiB: %v", err)
@@ -110,15 +108,5 @@ func TestOnceResolvesItsDefaultOnce(t *testing.T) {
 			t.Fatal("Once: 200 MiB within its 128 MiB")
 		}
 		held[len(held)-1] = 1
-		return
-	}
-	if limited() {
-		t.Skip("this process already has a limit")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOnceResolvesItsDefaultOnce$", "-test.v")
-	cmd.Env = append(os.Environ(), onceUnderLimit+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestOnceResolvesItsDefaultOnce") {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	})
 }
